@@ -1,0 +1,55 @@
+// The check driver: runs every gate on a typed schedule and gathers
+// findings and per-property verdicts. This is what `cake check` calls.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/diagnostic.h"
+#include "ir/schedule.h"
+
+namespace cake::checks {
+
+struct CheckOptions {
+  ir::Target target = ir::Target::Unspecified;  // resolved target (decorator or --target)
+  unsigned timeout_ms = 10000;                  // per solver query
+  unsigned memory_mb = 4096;                    // solver memory cap
+  bool structural = true;
+  bool layout = true;
+  bool model_check = true;
+};
+
+// Alive2-style strict result kinds for one property.
+enum class VerdictKind {
+  Proved,          // holds for every trip count allowed by the assumptions
+  Checked,         // holds for the listed parameter values only
+  Counterexample,  // a violation was found (and replayed)
+  Unknown,         // could not decide: timeout, memory, unsupported construct
+  Error,           // internal error (e.g. engines disagree)
+};
+std::string_view verdictName(VerdictKind v);
+
+struct PropertyVerdict {
+  std::string property;   // rule id, or a group such as "sync" for the model checker
+  VerdictKind kind = VerdictKind::Unknown;
+  std::string detail;     // "K in {0,1,3,4,5,8,9}", "timeout after 10 s", ...
+};
+
+struct CheckResult {
+  std::vector<ir::Finding> findings;
+  std::vector<PropertyVerdict> verdicts;
+  nlohmann::json resources = nlohmann::json::object();  // resource report
+  bool hasErrors() const;
+  // True when some verdict is Unknown or Error: `cake check` then exits 2
+  // unless an error finding already decided the outcome.
+  bool undecided() const;
+};
+
+CheckResult checkSchedule(const ir::Schedule& s, const CheckOptions& opts);
+
+// Every rule known to cake (front end, structural, model checker, gates).
+std::span<const ir::RuleInfo> allRules();
+
+}  // namespace cake::checks

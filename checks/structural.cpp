@@ -1,0 +1,230 @@
+#include "checks/structural.h"
+
+#include <array>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace cake::checks {
+
+using namespace cake::ir;
+
+static const RuleInfo kRules[] = {
+    {"struct.slot-out-of-range", Severity::Error, Category::ScheduleSemantics,
+     "a stage= index outside the barrier's or view's slots",
+     "An op names a slot with stage=e, but e is not in [0, count) for the barrier (or "
+     "[0, stages) for the view) it addresses. With iter=e the slot is e % count and is "
+     "always in range; stage= is a slot index and must be. The check evaluates the index "
+     "for every value of the enclosing constant-bound loops and role instances."},
+    {"struct.wrong-direction", Severity::Error, Category::ScheduleSemantics,
+     "a barrier used against its declared direction",
+     "A barrier declares which roles arrive on it (prod=) and which wait on it (cons=). "
+     "An arrive, expect_tx, TMA load completing on it, or an MMA commit arriving on it "
+     "from a role outside prod=, or a wait from a role outside cons=, is a finding: "
+     "either the declaration or the op is wrong."},
+    {"struct.unused", Severity::Warning, Category::ScheduleSemantics,
+     "a declared resource is never used",
+     "A pool, view, TMEM region, register fragment, pipeline, barrier, named barrier or "
+     "role is declared but no op (or, for a role, no `with` block) uses it."},
+};
+
+std::span<const RuleInfo> structuralRules() { return kRules; }
+
+static const RuleInfo& rule(std::string_view id) { return *findRule(kRules, id); }
+
+namespace {
+
+// One enclosing loop or guard on the path to an op.
+struct Context {
+  const Stmt* stmt;
+  bool in_else;
+};
+
+class StructuralChecker {
+ public:
+  StructuralChecker(const Schedule& s, DiagnosticSink& sink) : s_(s), sink_(sink) {}
+
+  void run() {
+    for (const RoleBody& body : s_.bodies) {
+      role_ = body.role;
+      used_roles_.insert(body.role);
+      std::vector<Context> ctx;
+      walk(body.body, ctx);
+    }
+    reportUnused();
+  }
+
+ private:
+  const Schedule& s_;
+  DiagnosticSink& sink_;
+  int role_ = -1;
+  std::set<int> used_views_, used_tmems_, used_regs_, used_barriers_, used_named_, used_roles_;
+
+  void walk(const Block& block, std::vector<Context>& ctx) {
+    for (const Stmt& st : block) {
+      if (st.kind == Stmt::Kind::Op) {
+        checkOp(st.op, ctx);
+        continue;
+      }
+      ctx.push_back({&st, false});
+      walk(st.body, ctx);
+      ctx.back().in_else = true;
+      walk(st.orelse, ctx);
+      ctx.pop_back();
+    }
+  }
+
+  void noteBuffer(const BufferRef& b) {
+    switch (b.kind) {
+      case BufferRef::Kind::View: used_views_.insert(b.index); break;
+      case BufferRef::Kind::Tmem: used_tmems_.insert(b.index); break;
+      case BufferRef::Kind::Regs: used_regs_.insert(b.index); break;
+      default: break;
+    }
+  }
+
+  void checkOp(const Op& op, const std::vector<Context>& ctx) {
+    noteBuffer(op.dst);
+    noteBuffer(op.src);
+    noteBuffer(op.src2);
+    if (op.named_barrier >= 0) used_named_.insert(op.named_barrier);
+    if (op.barrier >= 0) {
+      used_barriers_.insert(op.barrier);
+      checkDirection(op);
+      if (op.sel.mode == SlotSel::Mode::Stage)
+        checkSlotRange(op, ctx, s_.barriers[op.barrier].count, "barrier", s_.barriers[op.barrier].name,
+                       s_.barriers[op.barrier].range);
+    }
+    // A staged view addressed with stage= (tma_load, tma_store, cp_async).
+    const BufferRef* staged = op.dst.kind == BufferRef::Kind::View ? &op.dst
+                            : op.src.kind == BufferRef::Kind::View ? &op.src : nullptr;
+    bool view_selects_by_sel = op.kind == OpKind::TmaLoad || op.kind == OpKind::TmaStore || op.kind == OpKind::CpAsync;
+    if (staged && view_selects_by_sel && op.sel.mode == SlotSel::Mode::Stage) {
+      const View& v = s_.views[staged->index];
+      checkSlotRange(op, ctx, v.stages, "view", v.name, v.range);
+    }
+  }
+
+  bool roleIn(const std::vector<int>& roles) const {
+    return std::find(roles.begin(), roles.end(), role_) != roles.end();
+  }
+
+  void checkDirection(const Op& op) {
+    const Barrier& b = s_.barriers[op.barrier];
+    bool arrives = op.kind == OpKind::Arrive || op.kind == OpKind::ExpectTx || op.kind == OpKind::TmaLoad ||
+                   op.kind == OpKind::MmaCommit;
+    bool waits = op.kind == OpKind::Wait;
+    const std::string& role_name = s_.roles[role_].name;
+    if (arrives && !roleIn(b.prod)) {
+      Finding f = makeFinding(rule("struct.wrong-direction"), op.range,
+                              fmt::format("role '{}' arrives on barrier '{}' ({}), but is not one of its producers",
+                                          role_name, b.name, opName(op.kind)));
+      f.notes.push_back({b.range, fmt::format("'{}' declared here with prod={}", b.name, roleList(b.prod))});
+      f.subject = {{"role", role_name}, {"barrier", b.name}};
+      sink_.add(std::move(f));
+    }
+    if (waits && !roleIn(b.cons)) {
+      Finding f = makeFinding(rule("struct.wrong-direction"), op.range,
+                              fmt::format("role '{}' waits on barrier '{}', but is not one of its consumers",
+                                          role_name, b.name));
+      f.notes.push_back({b.range, fmt::format("'{}' declared here with cons={}", b.name, roleList(b.cons))});
+      f.subject = {{"role", role_name}, {"barrier", b.name}};
+      sink_.add(std::move(f));
+    }
+  }
+
+  std::string roleList(const std::vector<int>& roles) const {
+    std::vector<std::string> names;
+    for (int r : roles) names.push_back(s_.roles[r].name);
+    return fmt::format("[{}]", fmt::join(names, ", "));
+  }
+
+  // Evaluate the stage= index for every combination of the enclosing loops'
+  // values (when their bounds are constant) and every role instance, skipping
+  // combinations that an enclosing guard rules out. Anything symbolic is left
+  // to the model checker: this check only reports what it can evaluate.
+  void checkSlotRange(const Op& op, const std::vector<Context>& ctx, int count, std::string_view what,
+                      const std::string& name, const SourceRange& decl) {
+    const int kMaxCombinations = 1 << 14;
+    std::vector<std::pair<int, std::vector<int64_t>>> loops;  // loop var -> values
+    long long combos = 1;
+    for (const Context& c : ctx) {
+      if (c.stmt->kind != Stmt::Kind::For) continue;
+      auto lo = constValue(c.stmt->lo), hi = constValue(c.stmt->hi);
+      auto step = c.stmt->step ? constValue(c.stmt->step) : std::optional<int64_t>(1);
+      if (!lo || !hi || !step || *step == 0) continue;  // symbolic: values unknown here
+      std::vector<int64_t> vals;
+      for (int64_t v = *lo; (*step > 0 ? v < *hi : v > *hi) && static_cast<int>(vals.size()) <= kMaxCombinations; v += *step)
+        vals.push_back(v);
+      combos *= std::max<size_t>(vals.size(), 1);
+      if (vals.empty() || combos > kMaxCombinations) return;
+      loops.push_back({c.stmt->loop_var, std::move(vals)});
+    }
+    int instances = s_.roles[role_].instanceCount();
+    std::vector<size_t> idx(loops.size(), 0);
+    while (true) {
+      for (int inst = 0; inst < instances; ++inst) {
+        EvalEnv env;
+        env.instance = inst;
+        for (size_t i = 0; i < loops.size(); ++i) env.loop_vars[loops[i].first] = loops[i].second[idx[i]];
+        if (!guardsHold(ctx, env)) continue;
+        auto v = evaluate(*op.sel.index, env);
+        if (v && (*v < 0 || *v >= count)) {
+          Finding f = makeFinding(rule("struct.slot-out-of-range"), op.sel.index->range.valid() ? op.sel.index->range : op.range,
+                                  fmt::format("stage={} is outside the {} slots [0, {}) of {} '{}'", *v, count,
+                                              count, what, name));
+          f.notes.push_back({decl, fmt::format("'{}' declared here with {} slots", name, count)});
+          f.subject = {{"role", s_.roles[role_].name}, {"instance", inst}, {what, name}, {"slot", *v}};
+          sink_.add(std::move(f));
+          return;  // one finding per op
+        }
+      }
+      size_t i = 0;
+      for (; i < idx.size(); ++i) {
+        if (++idx[i] < loops[i].second.size()) break;
+        idx[i] = 0;
+      }
+      if (i == idx.size()) break;
+    }
+  }
+
+  // False only when some enclosing guard evaluates and rules this path out.
+  static bool guardsHold(const std::vector<Context>& ctx, const EvalEnv& env) {
+    for (const Context& c : ctx) {
+      if (c.stmt->kind != Stmt::Kind::If || !c.stmt->cond) continue;
+      auto v = evaluate(*c.stmt->cond, env);
+      if (v && ((*v != 0) == c.in_else)) return false;
+    }
+    return true;
+  }
+
+  template <typename Table>
+  void reportUnusedIn(const Table& table, const std::set<int>& used, std::string_view what) {
+    for (int i = 0; i < static_cast<int>(table.size()); ++i) {
+      if (used.count(i)) continue;
+      Finding f = makeFinding(rule("struct.unused"), table[i].range,
+                              fmt::format("{} '{}' is declared but never used", what, table[i].name));
+      f.subject = {{std::string(what), table[i].name}};
+      sink_.add(std::move(f));
+    }
+  }
+
+  void reportUnused() {
+    std::set<int> used_pools;
+    // A pool is used when any of its views is declared (the view may itself be unused).
+    for (const View& v : s_.views) used_pools.insert(v.pool);
+    reportUnusedIn(s_.pools, used_pools, "pool");
+    reportUnusedIn(s_.views, used_views_, "view");
+    reportUnusedIn(s_.tmems, used_tmems_, "tmem");
+    reportUnusedIn(s_.regs, used_regs_, "register fragment");
+    reportUnusedIn(s_.barriers, used_barriers_, "barrier");
+    reportUnusedIn(s_.named_barriers, used_named_, "named barrier");
+    reportUnusedIn(s_.roles, used_roles_, "role");
+  }
+};
+
+}  // namespace
+
+void runStructuralChecks(const Schedule& s, DiagnosticSink& sink) { StructuralChecker(s, sink).run(); }
+
+}  // namespace cake::checks

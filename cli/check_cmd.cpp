@@ -1,0 +1,189 @@
+// `cake check [--target T] [--format text|json|jsonl] FILE...`
+#include <algorithm>
+#include <cstdio>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+#include "cli/commands.h"
+#include "ir/frontend.h"
+
+namespace cake::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> files;
+  std::string target;
+  std::string format = "text";
+  unsigned timeout_s = 10;
+  unsigned memory_mb = 4096;
+  bool no_model_check = false;
+  bool no_layout = false;
+  bool color = false;
+};
+
+struct ScheduleReport {
+  std::string name;
+  ir::Target target;
+  checks::CheckResult result;
+};
+
+struct FileReport {
+  std::string file;
+  std::vector<ir::Finding> frontend;  // syntax / type findings, or the read error
+  std::vector<ScheduleReport> schedules;
+  int exit_code = kOk;
+};
+
+int exitCodeFor(const FileReport& r) {
+  auto isError = [](const ir::Finding& f) { return f.severity == ir::Severity::Error; };
+  if (std::any_of(r.frontend.begin(), r.frontend.end(), isError)) return kCannotCheck;
+  bool errors = false, undecided = false;
+  for (const ScheduleReport& s : r.schedules) {
+    errors |= s.result.hasErrors();
+    undecided |= s.result.undecided();
+  }
+  if (errors) return kFindings;      // a decided violation outranks an unknown elsewhere
+  if (undecided) return kCannotCheck;
+  return kOk;
+}
+
+ir::Finding ioError(const std::string& file, const std::string& message) {
+  ir::Finding f;
+  f.rule = "io.error";
+  f.severity = ir::Severity::Error;
+  f.category = ir::Category::Syntax;
+  f.message = message;
+  f.range.file = ir::makeSourceFile(file, "");
+  return f;
+}
+
+FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target target_override) {
+  FileReport report;
+  report.file = path;
+  std::string error;
+  ir::SourceFilePtr file = ir::readSourceFile(path, error);
+  if (!file) {
+    report.frontend.push_back(ioError(path, error));
+    report.exit_code = kCannotCheck;
+    return report;
+  }
+  ir::DiagnosticSink sink;
+  ir::FrontendOptions fe;
+  fe.target_override = target_override;
+  std::optional<ir::Module> module = ir::compileModule(file, fe, sink);
+  report.frontend = sink.findings();
+  if (module) {
+    for (const ir::Schedule& s : module->schedules) {
+      checks::CheckOptions opts;
+      opts.target = s.target != ir::Target::Unspecified ? s.target : target_override;
+      opts.timeout_ms = args.timeout_s * 1000;
+      opts.memory_mb = args.memory_mb;
+      opts.model_check = !args.no_model_check;
+      opts.layout = !args.no_layout;
+      report.schedules.push_back({s.name, opts.target, checks::checkSchedule(s, opts)});
+    }
+  }
+  report.exit_code = exitCodeFor(report);
+  return report;
+}
+
+nlohmann::json verdictsJson(const checks::CheckResult& r) {
+  nlohmann::json v = nlohmann::json::array();
+  for (const checks::PropertyVerdict& p : r.verdicts)
+    v.push_back({{"property", p.property}, {"verdict", checks::verdictName(p.kind)}, {"detail", p.detail}});
+  return v;
+}
+
+nlohmann::json fileJson(const FileReport& r) {
+  nlohmann::json j;
+  j["file"] = r.file;
+  j["exit_code"] = r.exit_code;
+  j["findings"] = nlohmann::json::array();
+  for (const ir::Finding& f : r.frontend) j["findings"].push_back(ir::toJson(f));
+  j["schedules"] = nlohmann::json::array();
+  for (const ScheduleReport& s : r.schedules) {
+    nlohmann::json js;
+    js["name"] = s.name;
+    js["target"] = s.target == ir::Target::Unspecified ? nlohmann::json(nullptr) : nlohmann::json(ir::targetName(s.target));
+    js["findings"] = nlohmann::json::array();
+    for (const ir::Finding& f : s.result.findings) js["findings"].push_back(ir::toJson(f));
+    js["verdicts"] = verdictsJson(s.result);
+    js["resources"] = s.result.resources;
+    j["schedules"].push_back(std::move(js));
+  }
+  return j;
+}
+
+void countSeverities(const std::vector<ir::Finding>& fs, int& errors, int& warnings) {
+  for (const ir::Finding& f : fs) {
+    errors += f.severity == ir::Severity::Error;
+    warnings += f.severity == ir::Severity::Warning;
+  }
+}
+
+void printText(const FileReport& r, bool color) {
+  for (const ir::Finding& f : r.frontend) fmt::print("{}", ir::renderText(f, color));
+  for (const ScheduleReport& s : r.schedules) {
+    int errors = 0, warnings = 0;
+    countSeverities(s.result.findings, errors, warnings);
+    for (const ir::Finding& f : s.result.findings) fmt::print("{}", ir::renderText(f, color));
+    std::string target = s.target == ir::Target::Unspecified ? "no target" : std::string(ir::targetName(s.target));
+    fmt::print("{}: schedule '{}' ({}): {} error{}, {} warning{}\n", r.file, s.name, target, errors,
+               errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+    for (const checks::PropertyVerdict& p : s.result.verdicts)
+      fmt::print("{}: schedule '{}': {}: {}{}{}\n", r.file, s.name, p.property, checks::verdictName(p.kind),
+                 p.detail.empty() ? "" : ": ", p.detail);
+  }
+}
+
+int runCheck(const CheckArgs& args) {
+  ir::Target target_override = ir::Target::Unspecified;
+  if (!args.target.empty()) {
+    auto t = ir::parseTarget(args.target);
+    if (!t) {
+      fmt::print(stderr, "cake: error: unknown target '{}' (expected sm_80, sm_90a or sm_100a)\n", args.target);
+      return kCannotCheck;
+    }
+    target_override = *t;
+  }
+  int exit_code = kOk;
+  nlohmann::json files = nlohmann::json::array();
+  for (const std::string& path : args.files) {
+    FileReport r = checkFile(path, args, target_override);
+    exit_code = std::max(exit_code, r.exit_code);
+    if (args.format == "text") {
+      printText(r, args.color);
+    } else if (args.format == "jsonl") {
+      fmt::print("{}\n", ir::dumpJson(fileJson(r)));
+    } else {
+      files.push_back(fileJson(r));
+    }
+  }
+  if (args.format == "json") {
+    nlohmann::json doc = {{"tool", "cake"}, {"version", CAKE_VERSION}, {"files", files}, {"exit_code", exit_code}};
+    fmt::print("{}\n", ir::dumpJson(doc, 2));
+  }
+  std::fflush(stdout);
+  return exit_code;
+}
+
+}  // namespace
+
+void addCheckCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand("check", "Check schedules: front end, structural checks, layout gates, model checker");
+  cmd->add_option("files", args->files, "CAKE IR files")->required();
+  cmd->add_option("--target", args->target, "sm_80 | sm_90a | sm_100a (must match the decorator when both are given)");
+  cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "jsonl"}));
+  cmd->add_option("--timeout", args->timeout_s, "per-query solver timeout in seconds")->check(CLI::Range(1u, 3600u));
+  cmd->add_option("--memory", args->memory_mb, "solver memory cap in MiB")->check(CLI::Range(64u, 1u << 20));
+  cmd->add_flag("--no-model-check", args->no_model_check, "skip the model checker (sync.*, data.*, proxy.*)");
+  cmd->add_flag("--no-layout", args->no_layout, "skip the layout and hardware gates");
+  cmd->add_flag("--color", args->color, "colour the text output");
+  cmd->callback([args, &exit_code] { exit_code = runCheck(*args); });
+}
+
+}  // namespace cake::cli

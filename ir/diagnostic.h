@@ -1,0 +1,115 @@
+// The diagnostic model shared by every stage: rules (stable ids with a
+// severity, category and message template), findings (a rule instance at a
+// source range, with notes and an optional trace), and their rendering as
+// clang-style text and as JSON.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/source.h"
+
+namespace cake::ir {
+
+enum class Severity { Error, Warning, Note, Remark };
+
+enum class Category {
+  Syntax,               // the text is not in the language
+  Type,                 // names, arguments, types
+  ProgramSafety,        // deadlock, race, async work at exit
+  HardwareConformance,  // target contracts: TMA, MMA, TMEM, registers
+  DataConsistency,      // stale data, phases, proxy fences
+  ScheduleSemantics,    // structure: directions, slots, unused resources
+  PerformanceReport,    // resource report, estimates
+  Hint,
+};
+
+std::string_view severityName(Severity s);
+std::string_view categoryName(Category c);
+
+// One entry of the rule catalog. Tables of these live in the stage that
+// owns the rule; `cake explain` looks them up through checks::allRules().
+struct RuleInfo {
+  std::string_view id;        // stable, e.g. "sync.deadlock"
+  Severity severity;
+  Category category;
+  std::string_view title;     // one line
+  std::string_view summary;   // a paragraph for `cake explain`
+};
+
+// The front end's own rules (syntax.*, type.*).
+std::span<const RuleInfo> frontendRules();
+const RuleInfo* findRule(std::span<const RuleInfo> table, std::string_view id);
+
+// A secondary location: "the other side of the problem".
+struct Note {
+  SourceRange range;
+  std::string message;
+};
+
+// One step of a counterexample trace. Fields that do not apply stay empty
+// (or -1), and are left out of the JSON.
+struct TraceStep {
+  std::string role;         // role name
+  int instance = -1;        // instance index within the role
+  std::string op;           // op as written, e.g. "lm.wait(full, iter=k)"
+  SourceRange range;        // where the op is
+  std::optional<long long> iteration;   // value of iter= (or loop var) at the step
+  std::string barrier;      // barrier name
+  int slot = -1;
+  std::optional<long long> phase_meant;
+  std::optional<long long> completed;   // barrier's completed-phase count
+  std::string buffer;       // e.g. "smem_a[1] bytes [16384,32768)"
+  std::string event;        // free-form: "issues", "completes", "blocks", ...
+};
+
+struct Finding {
+  std::string rule;         // RuleInfo::id
+  Severity severity = Severity::Error;
+  Category category = Category::ProgramSafety;
+  std::string message;
+  SourceRange range;
+  std::vector<Note> notes;
+  std::vector<TraceStep> trace;
+  // Verdict of the property behind the finding when it came from a solver:
+  // "counterexample", or for reports e.g. "proved" / "checked for K in {..}".
+  std::string verdict;
+  nlohmann::json subject = nlohmann::json::object();  // role, barrier, slot, ...
+  nlohmann::json data = nlohmann::json::object();     // rule-specific payload (e.g. resource report)
+};
+
+// Collects findings; stages append, the driver renders.
+class DiagnosticSink {
+ public:
+  void add(Finding f) { findings_.push_back(std::move(f)); }
+  const std::vector<Finding>& findings() const { return findings_; }
+  std::vector<Finding>& findings() { return findings_; }
+  bool hasErrors() const;
+  size_t errorCount() const;
+ private:
+  std::vector<Finding> findings_;
+};
+
+// Build a finding from a rule table entry (severity and category come from it).
+Finding makeFinding(const RuleInfo& rule, SourceRange range, std::string message);
+
+// clang-style text:  file:line:col: error: message [rule.id]
+//                    <source line>
+//                         ^~~~~
+//                    file:line:col: note: ...
+std::string renderText(const Finding& f, bool color = false);
+nlohmann::json toJson(const Finding& f);
+nlohmann::json toJson(const SourceRange& r);
+nlohmann::json toJson(const TraceStep& t);
+// Serialise JSON safely: invalid UTF-8 (from binary input) is replaced, never thrown on.
+std::string dumpJson(const nlohmann::json& j, int indent = -1);
+// Make arbitrary bytes printable on one terminal line (control bytes and
+// invalid UTF-8 become \xNN), for messages that quote the input.
+std::string printable(std::string_view bytes);
+
+}  // namespace cake::ir
