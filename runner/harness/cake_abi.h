@@ -1,0 +1,42 @@
+// cake kernel ABI: what every lowered (or hand-written) kernel library exports.
+//
+// A kernel is compiled by nvcc into a shared object (`nvcc -shared`), which the
+// harness (runner/harness/cake_harness.cu) loads with dlopen. The harness owns
+// allocation, random inputs, the poisoned output, the cuBLAS oracle and CUPTI
+// timing; the kernel library only encodes its tensor maps and launches.
+//
+// Problem: C[M,N] = A[M,K] * B[N,K]^T, A and B K-major bf16, C row-major bf16,
+// fp32 accumulation.
+#pragma once
+#include <stdint.h>
+
+#define CAKE_ABI_VERSION 1
+
+typedef struct CakeGemmArgs {
+  const void* A;  // bf16 [M, K], row stride lda elements
+  const void* B;  // bf16 [N, K], row stride ldb elements
+  void* C;        // bf16 [M, N], row stride ldc elements
+  int M, N, K;
+  int lda, ldb, ldc;
+} CakeGemmArgs;
+
+typedef struct CakeKernelInfo {
+  const char* name;    // schedule / kernel name
+  const char* target;  // "sm_90a", "sm_80", ...
+  int block_m, block_n, block_k;
+  int stages;
+  // required divisibility of M, N, K (1 = any); the harness refuses other shapes
+  int m_multiple, n_multiple, k_multiple;
+} CakeKernelInfo;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+// Exported by the kernel library.
+typedef int (*cake_abi_version_fn)(void);
+typedef void (*cake_kernel_info_fn)(CakeKernelInfo*);
+// Returns a cudaError_t (0 = success). `stream` is a cudaStream_t.
+typedef int (*cake_gemm_launch_fn)(const CakeGemmArgs*, void* stream);
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,487 @@
+// cake_harness: loads a kernel library (see cake_abi.h), checks it against
+// cuBLAS on fresh random inputs with a poisoned output, and times it and
+// cuBLAS with CUPTI kernel activity records after an L2 flush.
+//
+//   cake_harness --kernel k.so --m 4096 --n 4096 --k 4096 [--runs 50]
+//                [--warmup 5] [--seed S] [--no-time] [--no-baseline]
+//
+// Prints a table, then one JSON line (the last line of stdout). Exit status:
+// 0 ran and correct, 1 ran and incorrect, 2 usage / load error, 3 CUDA error.
+//
+// The harness does not watch for hangs itself: runner::run() starts it as a
+// child process with a timeout and reports "hang" if it has to kill it.
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cake_abi.h"
+
+namespace {
+
+struct Options {
+  std::string kernel;
+  int M = 4096, N = 4096, K = 4096;
+  int runs = 50, warmup = 5;
+  uint64_t seed = 0;
+  bool seed_given = false;
+  bool time = true, baseline = true;
+  int samples = 64;
+};
+
+struct Json {
+  std::string s = "{";
+  void sep() {
+    if (s.size() > 1) s += ", ";
+  }
+  void str(const char* k, const std::string& v) {
+    sep();
+    s += "\"" + std::string(k) + "\": \"";
+    for (char c : v) {
+      if (c == '"' || c == '\\') s += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) continue;
+      s += c;
+    }
+    s += "\"";
+  }
+  void num(const char* k, double v) {
+    sep();
+    char b[64];
+    if (std::isfinite(v))
+      snprintf(b, sizeof b, "%.6g", v);
+    else
+      snprintf(b, sizeof b, "null");
+    s += "\"" + std::string(k) + "\": " + b;
+  }
+  void integer(const char* k, long long v) {
+    sep();
+    s += "\"" + std::string(k) + "\": " + std::to_string(v);
+  }
+  void boolean(const char* k, bool v) {
+    sep();
+    s += "\"" + std::string(k) + "\": " + (v ? "true" : "false");
+  }
+  void null(const char* k) {
+    sep();
+    s += "\"" + std::string(k) + "\": null";
+  }
+  std::string done() const { return s + "}"; }
+};
+
+Json g_json;
+
+[[noreturn]] void fail(const char* result, const std::string& msg, int code) {
+  fprintf(stderr, "cake_harness: %s\n", msg.c_str());
+  g_json.str("result", result);
+  g_json.str("error", msg);
+  if (std::string(result) == "load_error") g_json.boolean("compiled", false);
+  printf("%s\n", g_json.done().c_str());
+  fflush(stdout);
+  exit(code);
+}
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess)                                                                    \
+      fail("cuda_error", std::string(#x) + ": " + cudaGetErrorString(e_), 3);                 \
+  } while (0)
+#define CKB(x)                                                                                \
+  do {                                                                                        \
+    cublasStatus_t e_ = (x);                                                                  \
+    if (e_ != CUBLAS_STATUS_SUCCESS)                                                          \
+      fail("cuda_error", std::string(#x) + ": cublas status " + std::to_string(e_), 3);       \
+  } while (0)
+#define CKP(x)                                                                                \
+  do {                                                                                        \
+    CUptiResult e_ = (x);                                                                     \
+    if (e_ != CUPTI_SUCCESS) {                                                                \
+      const char* m_ = nullptr;                                                               \
+      cuptiGetResultString(e_, &m_);                                                          \
+      fail("cuda_error", std::string(#x) + ": " + (m_ ? m_ : "cupti error"), 3);              \
+    }                                                                                         \
+  } while (0)
+
+// ------------------------------------------------------------ device helpers
+__device__ __forceinline__ uint64_t splitmix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+__global__ void cake_fill_random(__nv_bfloat16* p, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const uint64_t r = splitmix(seed ^ (i * 0xD1B54A32D192ED03ull));
+    const float u = static_cast<float>(r >> 40) * (1.0f / 16777216.0f);  // [0,1)
+    p[i] = __float2bfloat16(2.0f * u - 1.0f);
+  }
+}
+
+// Writes every 16-byte word of a buffer at least twice the L2 size, so the
+// next kernel starts with a cold L2. Recognized in CUPTI records by its name.
+__global__ void cake_l2_flush_kernel(int4* p, size_t n, int v) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    p[i] = make_int4(v, v + 1, v + 2, v + 3);
+}
+
+struct CmpPartial {
+  double diff2, ref2, max_diff, max_ref;
+  unsigned long long nonfinite;
+};
+
+__global__ void cake_compare(const __nv_bfloat16* c, const __nv_bfloat16* r, size_t n, CmpPartial* out) {
+  double d2 = 0, r2 = 0, md = 0, mr = 0;
+  unsigned long long nf = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const float cv = __bfloat162float(c[i]);
+    const float rv = __bfloat162float(r[i]);
+    if (!isfinite(cv)) {
+      ++nf;
+      continue;
+    }
+    const double d = static_cast<double>(cv) - rv;
+    d2 += d * d;
+    r2 += static_cast<double>(rv) * rv;
+    md = fmax(md, fabs(d));
+    mr = fmax(mr, fabs(static_cast<double>(rv)));
+  }
+  __shared__ CmpPartial sh[256];
+  sh[threadIdx.x] = {d2, r2, md, mr, nf};
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) {
+      CmpPartial& a = sh[threadIdx.x];
+      const CmpPartial& b = sh[threadIdx.x + s];
+      a.diff2 += b.diff2;
+      a.ref2 += b.ref2;
+      a.max_diff = fmax(a.max_diff, b.max_diff);
+      a.max_ref = fmax(a.max_ref, b.max_ref);
+      a.nonfinite += b.nonfinite;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+}
+
+// ------------------------------------------------------------------- CUPTI
+struct KernelRecord {
+  uint64_t start, end;
+  std::string name;
+};
+std::vector<KernelRecord> g_records;
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *size = 8u << 20;
+  *buffer = static_cast<uint8_t*>(aligned_alloc(8, *size));
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  CUpti_Activity* rec = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
+      g_records.push_back({k->start, k->end, k->name ? k->name : ""});
+    }
+  }
+  free(buffer);
+}
+
+struct Timing {
+  double median_ms = NAN, min_ms = NAN, max_ms = NAN;
+  int samples = 0;
+  int kernels_per_run = 0;
+};
+
+// Runs `launch` `runs` times, each after an L2 flush, and returns the median
+// of the per-run GPU time (sum of the durations of the kernels the run
+// launched, from CUPTI records).
+template <class F>
+Timing time_with_cupti(F launch, int warmup, int runs, int4* flush_buf, size_t flush_words, int flush_grid) {
+  for (int i = 0; i < warmup; ++i) {
+    cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
+    launch();
+  }
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  g_records.clear();
+  CKP(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  for (int i = 0; i < runs; ++i) {
+    cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
+    launch();
+  }
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  CKP(cuptiActivityFlushAll(1));
+  CKP(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  std::sort(g_records.begin(), g_records.end(),
+            [](const KernelRecord& a, const KernelRecord& b) { return a.start < b.start; });
+  std::vector<double> per_run;
+  int kernels = 0, max_kernels = 0;
+  double cur = -1;
+  for (const auto& r : g_records) {
+    if (r.name.find("cake_l2_flush_kernel") != std::string::npos) {
+      if (cur >= 0) per_run.push_back(cur);
+      max_kernels = std::max(max_kernels, kernels);
+      cur = 0;
+      kernels = 0;
+    } else if (cur >= 0) {
+      cur += (r.end - r.start) * 1e-6;
+      ++kernels;
+    }
+  }
+  if (cur >= 0) per_run.push_back(cur);
+  max_kernels = std::max(max_kernels, kernels);
+  Timing t;
+  if (per_run.empty()) return t;
+  std::sort(per_run.begin(), per_run.end());
+  const size_t n = per_run.size();
+  t.median_ms = n % 2 ? per_run[n / 2] : 0.5 * (per_run[n / 2 - 1] + per_run[n / 2]);
+  t.min_ms = per_run.front();
+  t.max_ms = per_run.back();
+  t.samples = static_cast<int>(n);
+  t.kernels_per_run = max_kernels;
+  return t;
+}
+
+struct Check {
+  double rel_l2 = NAN;       // ||c - ref||_2 / ||ref||_2
+  double max_err_rel = NAN;  // max|c - ref| / max|ref|
+  unsigned long long nonfinite = 0;
+};
+
+Check compare(const __nv_bfloat16* c, const __nv_bfloat16* ref, size_t n) {
+  const int blocks = 264;
+  CmpPartial* d = nullptr;
+  CK(cudaMalloc(&d, blocks * sizeof(CmpPartial)));
+  cake_compare<<<blocks, 256>>>(c, ref, n, d);
+  CK(cudaGetLastError());
+  std::vector<CmpPartial> h(blocks);
+  CK(cudaMemcpy(h.data(), d, blocks * sizeof(CmpPartial), cudaMemcpyDeviceToHost));
+  CK(cudaFree(d));
+  CmpPartial t{0, 0, 0, 0, 0};
+  for (const auto& p : h) {
+    t.diff2 += p.diff2;
+    t.ref2 += p.ref2;
+    t.max_diff = std::max(t.max_diff, p.max_diff);
+    t.max_ref = std::max(t.max_ref, p.max_ref);
+    t.nonfinite += p.nonfinite;
+  }
+  Check c2;
+  c2.rel_l2 = t.ref2 > 0 ? std::sqrt(t.diff2 / t.ref2) : (t.diff2 > 0 ? INFINITY : 0);
+  c2.max_err_rel = t.max_ref > 0 ? t.max_diff / t.max_ref : t.max_diff;
+  c2.nonfinite = t.nonfinite;
+  return c2;
+}
+
+float bf2f(uint16_t v) {
+  uint32_t u = static_cast<uint32_t>(v) << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+// float64 host reference on sampled entries: max |x - exact| / max|exact|,
+// for the kernel's output and for cuBLAS's.
+void sample_check(const Options& o, const __nv_bfloat16* A, const __nv_bfloat16* B, const __nv_bfloat16* C,
+                  const __nv_bfloat16* R, std::mt19937_64& rng, double* kernel_err, double* cublas_err) {
+  std::vector<uint16_t> arow(o.K), brow(o.K);
+  double max_exact = 0, max_k = 0, max_c = 0;
+  for (int s = 0; s < o.samples; ++s) {
+    const int i = static_cast<int>(rng() % o.M), j = static_cast<int>(rng() % o.N);
+    CK(cudaMemcpy(arow.data(), A + static_cast<size_t>(i) * o.K, o.K * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(brow.data(), B + static_cast<size_t>(j) * o.K, o.K * 2, cudaMemcpyDeviceToHost));
+    uint16_t cv = 0, rv = 0;
+    CK(cudaMemcpy(&cv, C + static_cast<size_t>(i) * o.N + j, 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&rv, R + static_cast<size_t>(i) * o.N + j, 2, cudaMemcpyDeviceToHost));
+    double exact = 0;
+    for (int k = 0; k < o.K; ++k) exact += static_cast<double>(bf2f(arow[k])) * bf2f(brow[k]);
+    max_exact = std::max(max_exact, std::fabs(exact));
+    const double ck = bf2f(cv);
+    max_k = std::isfinite(ck) ? std::max(max_k, std::fabs(ck - exact)) : INFINITY;
+    max_c = std::max(max_c, std::fabs(static_cast<double>(bf2f(rv)) - exact));
+  }
+  *kernel_err = max_exact > 0 ? max_k / max_exact : max_k;
+  *cublas_err = max_exact > 0 ? max_c / max_exact : max_c;
+}
+
+bool parse(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (a == "--kernel" && (v = next())) o.kernel = v;
+    else if (a == "--m" && (v = next())) o.M = atoi(v);
+    else if (a == "--n" && (v = next())) o.N = atoi(v);
+    else if (a == "--k" && (v = next())) o.K = atoi(v);
+    else if (a == "--runs" && (v = next())) o.runs = atoi(v);
+    else if (a == "--warmup" && (v = next())) o.warmup = atoi(v);
+    else if (a == "--samples" && (v = next())) o.samples = atoi(v);
+    else if (a == "--seed" && (v = next())) o.seed = strtoull(v, nullptr, 0), o.seed_given = true;
+    else if (a == "--no-time") o.time = false;
+    else if (a == "--no-baseline") o.baseline = false;
+    else return false;
+  }
+  return !o.kernel.empty() && o.M > 0 && o.N > 0 && o.K > 0 && o.runs > 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, o)) {
+    fprintf(stderr,
+            "usage: cake_harness --kernel K.so [--m M --n N --k K] [--runs 50] [--warmup 5] [--seed S]\n"
+            "                    [--samples 64] [--no-time] [--no-baseline]\n");
+    return 2;
+  }
+  if (!o.seed_given) o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  g_json.str("kernel_lib", o.kernel);
+  g_json.integer("M", o.M);
+  g_json.integer("N", o.N);
+  g_json.integer("K", o.K);
+  g_json.integer("seed", static_cast<long long>(o.seed & 0x7FFFFFFFFFFFFFFFull));
+  g_json.null("verified");  // the harness does not know; runner::run() fills it in
+
+  // ---- load the kernel library
+  void* lib = dlopen(o.kernel.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) fail("load_error", std::string("dlopen: ") + dlerror(), 2);
+  auto abi = reinterpret_cast<cake_abi_version_fn>(dlsym(lib, "cake_abi_version"));
+  auto info_fn = reinterpret_cast<cake_kernel_info_fn>(dlsym(lib, "cake_kernel_info"));
+  auto launch_fn = reinterpret_cast<cake_gemm_launch_fn>(dlsym(lib, "cake_gemm_launch"));
+  if (!abi || !info_fn || !launch_fn) fail("load_error", "kernel library lacks the cake ABI symbols", 2);
+  if (abi() != CAKE_ABI_VERSION) fail("load_error", "kernel library ABI version mismatch", 2);
+  CakeKernelInfo info{};
+  info_fn(&info);
+  g_json.str("kernel", info.name ? info.name : "?");
+  g_json.str("target", info.target ? info.target : "?");
+  g_json.boolean("compiled", true);
+  if ((info.m_multiple > 1 && o.M % info.m_multiple) || (info.n_multiple > 1 && o.N % info.n_multiple) ||
+      (info.k_multiple > 1 && o.K % info.k_multiple))
+    fail("unsupported_shape", "shape not a multiple of what the kernel requires", 2);
+
+  // ---- device and buffers
+  CK(cudaSetDevice(0));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  g_json.str("device", prop.name);
+  const size_t nA = static_cast<size_t>(o.M) * o.K, nB = static_cast<size_t>(o.N) * o.K,
+               nC = static_cast<size_t>(o.M) * o.N;
+  __nv_bfloat16 *A, *B, *C, *R;
+  CK(cudaMalloc(&A, nA * 2));
+  CK(cudaMalloc(&B, nB * 2));
+  CK(cudaMalloc(&C, nC * 2));
+  CK(cudaMalloc(&R, nC * 2));
+  const size_t flush_bytes = std::max<size_t>(2 * static_cast<size_t>(prop.l2CacheSize), 64u << 20);
+  int4* flush = nullptr;
+  CK(cudaMalloc(&flush, flush_bytes));
+  const size_t flush_words = flush_bytes / sizeof(int4);
+  const int flush_grid = prop.multiProcessorCount * 4;
+
+  cake_fill_random<<<prop.multiProcessorCount * 8, 256>>>(A, nA, o.seed);
+  cake_fill_random<<<prop.multiProcessorCount * 8, 256>>>(B, nB, ~o.seed);
+  CK(cudaGetLastError());
+  CK(cudaMemset(C, 0xFF, nC * 2));  // poison: 0xFFFF is a bf16 NaN
+  CK(cudaMemset(R, 0xFF, nC * 2));
+
+  cublasHandle_t handle;
+  CKB(cublasCreate(&handle));
+  const float alpha = 1.0f, beta = 0.0f;
+  // Row-major C[M,N] = A[M,K] B[N,K]^T is column-major C^T[N,M] = B^T' A: "TN".
+  auto cublas_launch = [&]() {
+    CKB(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, o.N, o.M, o.K, &alpha, B, CUDA_R_16BF, o.K, A,
+                     CUDA_R_16BF, o.K, &beta, R, CUDA_R_16BF, o.N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  };
+  CakeGemmArgs args{A, B, C, o.M, o.N, o.K, o.K, o.K, o.N};
+  auto kernel_launch = [&]() {
+    int e = launch_fn(&args, nullptr);
+    if (e) fail("launch_error", std::string("cake_gemm_launch: ") + cudaGetErrorString(static_cast<cudaError_t>(e)), 3);
+  };
+
+  // ---- correctness
+  cublas_launch();
+  CK(cudaDeviceSynchronize());
+  kernel_launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  Check chk = compare(C, R, nC);
+  std::mt19937_64 rng(o.seed);
+  double sample_kernel = NAN, sample_cublas = NAN;
+  sample_check(o, A, B, C, R, rng, &sample_kernel, &sample_cublas);
+  const double tol_rel = 1e-2, tol_max = 5e-2, tol_sample = 2e-2;
+  bool correct = chk.nonfinite == 0 && chk.rel_l2 <= tol_rel && chk.max_err_rel <= tol_max &&
+                 sample_kernel <= tol_sample;
+
+  // ---- timing
+  Timing tk, tb;
+  if (o.time) {
+    CKP(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+    tk = time_with_cupti(kernel_launch, o.warmup, o.runs, flush, flush_words, flush_grid);
+    if (o.baseline) tb = time_with_cupti(cublas_launch, o.warmup, o.runs, flush, flush_words, flush_grid);
+    // re-check after the timed runs (a race shows up as a moving error)
+    CK(cudaMemset(C, 0xFF, nC * 2));
+    kernel_launch();
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    Check again = compare(C, R, nC);
+    if (!(again.nonfinite == 0 && again.rel_l2 <= tol_rel && again.max_err_rel <= tol_max)) correct = false;
+    chk.rel_l2 = std::max(chk.rel_l2, again.rel_l2);
+    chk.max_err_rel = std::max(chk.max_err_rel, again.max_err_rel);
+    chk.nonfinite = std::max(chk.nonfinite, again.nonfinite);
+  }
+
+  const double flops = 2.0 * o.M * o.N * static_cast<double>(o.K);
+  const double tflops = flops / (tk.median_ms * 1e-3) / 1e12;
+  const double btflops = flops / (tb.median_ms * 1e-3) / 1e12;
+  const double ratio = tb.median_ms / tk.median_ms;
+
+  printf("%-24s %-8s %6s %6s %6s %10s %10s %9s %9s %9s\n", "kernel", "target", "M", "N", "K", "rel_l2",
+         "max_rel", "ms", "TFLOP/s", "nonfinite");
+  printf("%-24s %-8s %6d %6d %6d %10.3e %10.3e %9.4f %9.1f %9llu\n", info.name, info.target, o.M, o.N, o.K,
+         chk.rel_l2, chk.max_err_rel, tk.median_ms, tflops, chk.nonfinite);
+  if (o.time && o.baseline)
+    printf("%-24s %-8s %6d %6d %6d %10s %10s %9.4f %9.1f %9s\n", "cublasGemmEx", "-", o.M, o.N, o.K, "-", "-",
+           tb.median_ms, btflops, "-");
+  printf("correct=%s  sample_err(kernel)=%.3e sample_err(cublas)=%.3e  ratio(cublas_ms/kernel_ms)=%.3f  "
+         "runs=%d kernels/run: kernel %d, cublas %d\n",
+         correct ? "yes" : "NO", sample_kernel, sample_cublas, ratio, tk.samples, tk.kernels_per_run,
+         tb.kernels_per_run);
+
+  g_json.str("result", correct ? "ok" : "wrong");
+  g_json.boolean("correct", correct);
+  g_json.num("rel_error", chk.rel_l2);
+  g_json.num("max_rel_error", chk.max_err_rel);
+  g_json.num("sample_error", sample_kernel);
+  g_json.num("cublas_sample_error", sample_cublas);
+  g_json.integer("nonfinite", static_cast<long long>(chk.nonfinite));
+  g_json.num("median_ms", tk.median_ms);
+  g_json.num("min_ms", tk.min_ms);
+  g_json.num("tflops", tflops);
+  g_json.num("baseline_ms", tb.median_ms);
+  g_json.num("baseline_tflops", btflops);
+  g_json.num("ratio", ratio);
+  g_json.integer("runs", tk.samples);
+  g_json.integer("l2_flush_bytes", static_cast<long long>(flush_bytes));
+  printf("%s\n", g_json.done().c_str());
+  fflush(stdout);
+
+  cublasDestroy(handle);
+  cudaFree(A);
+  cudaFree(B);
+  cudaFree(C);
+  cudaFree(R);
+  cudaFree(flush);
+  return correct ? 0 : 1;
+}

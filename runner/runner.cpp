@@ -1,0 +1,318 @@
+#include "runner/runner.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runner/process.h"
+
+#ifndef CAKE_HARNESS_SOURCE_DIR
+#define CAKE_HARNESS_SOURCE_DIR ""
+#endif
+#ifndef CAKE_CUDA_BIN_DIR
+#define CAKE_CUDA_BIN_DIR ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace cake::runner {
+
+namespace {
+
+std::string tail(const std::string& s, size_t n = 4000) {
+  return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+}
+
+bool isExecutable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
+
+std::string makeWorkDir(const Options& opts) {
+  if (!opts.work_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(opts.work_dir, ec);
+    return opts.work_dir;
+  }
+  const char* tmp = getenv("TMPDIR");
+  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/cake-run-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) return "/tmp";
+  return buf.data();
+}
+
+std::string sanitize(std::string_view name) {
+  std::string s;
+  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+  return s.empty() ? "kernel" : s;
+}
+
+// Library search path for the harness: CUPTI lives in different places in
+// different CUDA images.
+std::vector<std::pair<std::string, std::string>> harnessEnv(const std::string& nvcc) {
+  std::string paths;
+  auto add = [&](const std::string& p) {
+    if (!p.empty() && fs::exists(p)) paths += (paths.empty() ? "" : ":") + p;
+  };
+  if (const char* e = getenv("CAKE_CUPTI_DIR")) add(e);
+  fs::path bin = fs::path(nvcc).parent_path();
+  if (!bin.empty()) {
+    add((bin.parent_path() / "extras/CUPTI/lib64").string());
+    add((bin.parent_path() / "lib64").string());
+    add((bin.parent_path() / "lib").string());
+  }
+  add("/usr/local/cuda/extras/CUPTI/lib64");
+  add("/usr/local/cuda/lib64");
+  add("/usr/local/cuda/lib");
+  if (const char* e = getenv("LD_LIBRARY_PATH")) paths += (paths.empty() ? "" : ":") + std::string(e);
+  return {{"LD_LIBRARY_PATH", paths}};
+}
+
+}  // namespace
+
+std::optional<Shape> parseShape(std::string_view text, std::string* error) {
+  Shape s;
+  std::string t(text);
+  auto fail = [&](const std::string& m) -> std::optional<Shape> {
+    if (error) *error = m;
+    return std::nullopt;
+  };
+  // "4096x4096x4096"
+  if (t.find('=') == std::string::npos) {
+    for (char& c : t)
+      if (c == 'x' || c == 'X') c = ' ';
+    std::istringstream in(t);
+    if (!(in >> s.M >> s.N >> s.K)) return fail("expected M=..,N=..,K=.. or MxNxK");
+  } else {
+    for (char& c : t)
+      if (c == ',' || c == ';') c = ' ';
+    std::istringstream in(t);
+    std::string item;
+    while (in >> item) {
+      auto eq = item.find('=');
+      if (eq == std::string::npos) return fail("bad shape item '" + item + "'");
+      std::string k = item.substr(0, eq);
+      char* end = nullptr;
+      long long v = strtoll(item.c_str() + eq + 1, &end, 0);
+      if (!end || *end) return fail("bad value in '" + item + "'");
+      if (k == "M" || k == "m") s.M = v;
+      else if (k == "N" || k == "n") s.N = v;
+      else if (k == "K" || k == "k") s.K = v;
+      else return fail("unknown dimension '" + k + "' (expected M, N, K)");
+    }
+  }
+  if (s.M <= 0 || s.N <= 0 || s.K <= 0) return fail("M, N and K must all be given and positive");
+  if (s.M > (1 << 30) || s.N > (1 << 30) || s.K > (1 << 30)) return fail("dimension too large");
+  return s;
+}
+
+nlohmann::json toJson(const Result& r) {
+  nlohmann::json j;
+  j["result"] = r.result;
+  j["verified"] = r.verified ? nlohmann::json(*r.verified) : nlohmann::json(nullptr);
+  j["compiled"] = r.compiled;
+  j["correct"] = r.correct;
+  auto num = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  j["rel_error"] = num(r.rel_error);
+  j["median_ms"] = num(r.median_ms);
+  j["tflops"] = num(r.tflops);
+  j["baseline_ms"] = num(r.baseline_ms);
+  j["ratio"] = num(r.ratio);
+  j["kernel"] = r.kernel;
+  j["target"] = r.target;
+  j["shape"] = {{"M", r.shape.M}, {"N", r.shape.N}, {"K", r.shape.K}};
+  if (!r.detail.empty()) j["detail"] = r.detail;
+  if (!r.harness.is_null()) j["harness"] = r.harness;
+  return j;
+}
+
+std::vector<std::string> archFlags(ir::Target t) {
+  switch (t) {
+    case ir::Target::SM80:
+      return {"-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_80,code=sm_90"};
+    case ir::Target::SM100a:
+      return {"-gencode=arch=compute_100a,code=sm_100a"};
+    case ir::Target::SM90a:
+    case ir::Target::Unspecified:
+    default:
+      return {"-gencode=arch=compute_90a,code=sm_90a"};
+  }
+}
+
+std::string nvccPath(const Options& opts) {
+  if (!opts.nvcc.empty()) return opts.nvcc;
+  if (const char* e = getenv("CAKE_NVCC"); e && *e) return e;
+  std::string built = std::string(CAKE_CUDA_BIN_DIR);
+  if (!built.empty() && isExecutable(built + "/nvcc")) return built + "/nvcc";
+  if (isExecutable("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  return "nvcc";
+}
+
+bool gpuAvailable() {
+  if (const char* e = getenv("CAKE_NO_GPU"); e && *e && std::string(e) != "0") return false;
+  return access("/dev/nvidia0", F_OK) == 0 || access("/dev/nvidiactl", F_OK) == 0;
+}
+
+std::string harnessPath(const Options& opts, std::string* error) {
+  if (!opts.harness.empty()) return opts.harness;
+  if (const char* e = getenv("CAKE_HARNESS"); e && *e) return e;
+  const std::string src_dir = CAKE_HARNESS_SOURCE_DIR;
+  if (src_dir.empty() || !fs::exists(src_dir + "/cake_harness.cu")) {
+    if (error) *error = "no harness: set CAKE_HARNESS or build cake from its source tree";
+    return "";
+  }
+  const char* home = getenv("HOME");
+  fs::path cache = fs::path(getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME")
+                                                     : std::string(home ? home : "/tmp") + "/.cache") /
+                   "cake";
+  std::error_code ec;
+  fs::create_directories(cache, ec);
+  fs::path bin = cache / "cake_harness";
+  const auto src_time = std::max(fs::last_write_time(src_dir + "/cake_harness.cu", ec),
+                                 fs::last_write_time(src_dir + "/cake_abi.h", ec));
+  if (fs::exists(bin) && fs::last_write_time(bin, ec) >= src_time) return bin.string();
+  std::vector<std::string> cmd = {nvccPath(opts), "-std=c++17", "-O2", "-cudart", "shared",
+                                  "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90",
+                                  "-I" + src_dir, src_dir + "/cake_harness.cu", "-o", bin.string() + ".tmp",
+                                  "-lcublas", "-lcupti", "-ldl"};
+  fs::path nv = fs::path(cmd[0]).parent_path().parent_path();
+  for (const char* sub : {"extras/CUPTI/lib64", "lib64", "lib"})
+    if (fs::exists(nv / sub)) cmd.push_back("-L" + (nv / sub).string());
+  ProcessResult p = runProcess(cmd, opts.compile_timeout_s);
+  if (!p.started || p.exit_code != 0) {
+    if (error) *error = "building the harness failed: " + (p.error.empty() ? tail(p.err) : p.error);
+    return "";
+  }
+  fs::rename(bin.string() + ".tmp", bin, ec);
+  return bin.string();
+}
+
+Result compile(const std::string& cu_path, ir::Target target, const std::string& so_path, const Options& opts) {
+  Result r;
+  r.cu_path = cu_path;
+  r.so_path = so_path;
+  std::vector<std::string> cmd = {nvccPath(opts), "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC",
+                                  "-cudart", "shared", "-lineinfo"};
+  for (const auto& f : archFlags(target)) cmd.push_back(f);
+  const std::string src_dir = CAKE_HARNESS_SOURCE_DIR;
+  if (!src_dir.empty()) cmd.push_back("-I" + src_dir);
+  for (const auto& f : opts.nvcc_flags) cmd.push_back(f);
+  cmd.push_back(cu_path);
+  cmd.push_back("-o");
+  cmd.push_back(so_path);
+  ProcessResult p = runProcess(cmd, opts.compile_timeout_s);
+  if (!p.started) {
+    r.result = "compile_error";
+    r.detail = p.error;
+    return r;
+  }
+  if (p.timed_out || p.exit_code != 0) {
+    r.result = "compile_error";
+    r.detail = p.timed_out ? "nvcc timed out" : tail(p.err + p.out);
+    return r;
+  }
+  r.compiled = true;
+  r.result = "compiled";
+  // ptxas warnings (e.g. setmaxnreg ignored, wgmma serialized) are worth keeping
+  if (!p.err.empty()) r.detail = tail(p.err, 2000);
+  return r;
+}
+
+Result runLibrary(const std::string& so_path, const Shape& shape, const Options& opts) {
+  Result r;
+  r.so_path = so_path;
+  r.shape = shape;
+  r.compiled = true;
+  r.verified = opts.verified;
+  if (!gpuAvailable()) {
+    r.result = "no_gpu";
+    r.detail = "no NVIDIA GPU on this machine";
+    return r;
+  }
+  std::string err;
+  std::string harness = harnessPath(opts, &err);
+  if (harness.empty()) {
+    r.result = "error";
+    r.detail = err;
+    return r;
+  }
+  std::vector<std::string> cmd = {harness, "--kernel", fs::absolute(so_path).string(), "--m",
+                                  std::to_string(shape.M), "--n", std::to_string(shape.N), "--k",
+                                  std::to_string(shape.K), "--runs", std::to_string(opts.runs), "--warmup",
+                                  std::to_string(opts.warmup)};
+  if (opts.seed) {
+    cmd.push_back("--seed");
+    cmd.push_back(std::to_string(*opts.seed));
+  }
+  if (!opts.time) cmd.push_back("--no-time");
+  if (!opts.baseline) cmd.push_back("--no-baseline");
+  ProcessResult p = runProcess(cmd, opts.run_timeout_s, harnessEnv(nvccPath(opts)));
+  if (!p.started) {
+    r.result = "error";
+    r.detail = p.error;
+    return r;
+  }
+  if (p.timed_out) {
+    r.result = "hang";
+    r.detail = "killed by the watchdog after " + std::to_string(opts.run_timeout_s) + " s";
+    return r;
+  }
+  // the harness's JSON line is the last line of stdout that starts with '{'
+  std::istringstream lines(p.out);
+  std::string line, last;
+  while (std::getline(lines, line))
+    if (!line.empty() && line[0] == '{') last = line;
+  if (!last.empty()) {
+    try {
+      r.harness = nlohmann::json::parse(last);
+    } catch (...) {
+    }
+  }
+  const auto& h = r.harness;
+  auto getd = [&](const char* k) { return h.contains(k) && h[k].is_number() ? h[k].get<double>() : -1.0; };
+  if (h.is_object()) {
+    r.result = h.value("result", std::string("error"));
+    r.correct = h.value("correct", false);
+    r.compiled = h.contains("compiled") && h["compiled"].is_boolean() ? h["compiled"].get<bool>() : true;
+    r.kernel = h.value("kernel", std::string());
+    r.target = h.value("target", std::string());
+    r.rel_error = getd("rel_error");
+    r.median_ms = getd("median_ms");
+    r.tflops = getd("tflops");
+    r.baseline_ms = getd("baseline_ms");
+    r.ratio = getd("ratio");
+    if (h.contains("error")) r.detail = h["error"].get<std::string>();
+  } else if (p.term_signal) {
+    r.result = "crash";
+    r.detail = "harness killed by signal " + std::to_string(p.term_signal) + ": " + tail(p.err);
+  } else {
+    r.result = "error";
+    r.detail = "harness exited with " + std::to_string(p.exit_code) + " and no result: " + tail(p.err + p.out);
+  }
+  return r;
+}
+
+Result runSource(const std::string& cuda_source, std::string_view name, ir::Target target, const Shape& shape,
+                 const Options& opts) {
+  const std::string dir = makeWorkDir(opts);
+  const std::string base = dir + "/" + sanitize(name);
+  {
+    std::ofstream f(base + ".cu");
+    f << cuda_source;
+  }
+  Result c = compile(base + ".cu", target, base + ".so", opts);
+  if (!c.compiled) {
+    c.shape = shape;
+    c.verified = opts.verified;
+    return c;
+  }
+  Result r = runLibrary(base + ".so", shape, opts);
+  r.cu_path = base + ".cu";
+  if (!c.detail.empty() && r.detail.empty()) r.detail = c.detail;
+  return r;
+}
+
+}  // namespace cake::runner

@@ -1,0 +1,82 @@
+// runner: compile a lowered kernel with nvcc, run it in the harness under a
+// watchdog, and collect the evidence record (correctness against cuBLAS,
+// CUPTI timings). Everything CUDA happens in child processes: a kernel that
+// hangs is killed with its process and reported as result "hang".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/schedule.h"
+
+namespace cake::runner {
+
+struct Shape {
+  int64_t M = 0, N = 0, K = 0;
+};
+// "M=4096,N=4096,K=4096" (any order, ',' or ' ' separated; also "4096x4096x4096").
+std::optional<Shape> parseShape(std::string_view text, std::string* error = nullptr);
+
+struct Options {
+  std::string nvcc;          // empty: $CAKE_NVCC, else the toolkit found at build time, else "nvcc"
+  std::string harness;       // cake_harness binary; empty: $CAKE_HARNESS, else built from source (cached)
+  std::string work_dir;      // where .cu/.so/logs go; empty: a fresh directory under $TMPDIR
+  double compile_timeout_s = 300;
+  double run_timeout_s = 120; // the watchdog: a run that takes longer is a "hang"
+  int runs = 50, warmup = 5;
+  bool time = true, baseline = true;
+  std::optional<uint64_t> seed;      // empty: fresh random inputs
+  std::optional<bool> verified;      // what `cake check` said; copied into the record
+  std::vector<std::string> nvcc_flags;  // extra flags
+};
+
+struct Result {
+  // ok | wrong | hang | crash | compile_error | load_error | launch_error |
+  // cuda_error | unsupported_shape | no_gpu | error
+  std::string result = "error";
+  std::optional<bool> verified;
+  bool compiled = false;
+  bool correct = false;
+  double rel_error = -1, median_ms = -1, tflops = -1, baseline_ms = -1, ratio = -1;
+  std::string kernel, target;
+  Shape shape;
+  std::string detail;            // error message / log tail
+  std::string so_path, cu_path;  // artifacts
+  nlohmann::json harness;        // the harness's own JSON line, if any
+};
+
+nlohmann::json toJson(const Result& r);
+
+// nvcc -gencode flags for a target: sm_90a -> compute_90a/sm_90a,
+// sm_80 -> compute_80 as sm_80 and sm_90 machine code (so it also runs on
+// Hopper), sm_100a -> compute_100a/sm_100a.
+std::vector<std::string> archFlags(ir::Target t);
+
+// Is there a GPU to run on (a /dev/nvidia0 and a working harness start)?
+bool gpuAvailable();
+
+// Compiles `cu_path` into a shared library `so_path` that exports the cake
+// kernel ABI (runner/harness/cake_abi.h). Sets compiled / result / detail.
+Result compile(const std::string& cu_path, ir::Target target, const std::string& so_path,
+               const Options& opts);
+
+// Runs a compiled kernel library in the harness under the watchdog.
+Result runLibrary(const std::string& so_path, const Shape& shape, const Options& opts);
+
+// Writes `cuda_source` into the work dir, compiles and runs it.
+Result runSource(const std::string& cuda_source, std::string_view name, ir::Target target,
+                 const Shape& shape, const Options& opts);
+
+// Lowers the schedule (lowering::lowerToCuda) and runs it: `cake run`.
+Result run(const ir::Schedule& schedule, const Shape& shape, const Options& opts);
+
+// Path of the harness binary to use, building it if needed ("" + error on failure).
+std::string harnessPath(const Options& opts, std::string* error);
+std::string nvccPath(const Options& opts);
+
+}  // namespace cake::runner
