@@ -1,0 +1,1532 @@
+// Resolver and type checker: ast::Module -> ir::Module (ir/schedule.h).
+//
+// Names resolve to indices into the schedule's tables; integer names are
+// substituted into the expressions that use them; constants are folded with
+// Python semantics and checked for overflow and division by zero. Every
+// problem is a type.* finding at the offending source range.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "ir/ast.h"
+#include "ir/frontend.h"
+
+namespace cake::ir {
+
+namespace {
+
+using AE = ast::Expr;
+using AK = ast::ExprKind;
+
+constexpr int kMaxIrDepth = 200;
+constexpr int64_t kMaxIrSize = 100000;
+
+enum class VK {
+  Error,     // already reported: propagate silently
+  Int, Float, Str, None, Tuple, List,
+  Builder, ModCake, ModLM, DType,
+  Param, Pool, View, Tmem, Regs, Role, Pipeline, Barrier, NamedBarrier,
+  Buffer,    // a view slot / sliced sub-tile / sliced regs or tmem
+};
+
+struct Value {
+  VK k = VK::Error;
+  ExprPtr i;                 // Int
+  bool isBool = false;       // Int from True/False/comparison
+  double f = 0;              // Float
+  std::string s;             // Str
+  std::vector<Value> elems;  // Tuple / List
+  int idx = -1;              // resource index
+  DType dt = DType::BF16;
+  BufferRef buf;             // Buffer
+  SourceRange range;
+};
+
+std::string kindName(const Value& v) {
+  switch (v.k) {
+    case VK::Error: return "an invalid value";
+    case VK::Int: return v.isBool ? "a boolean" : "an integer";
+    case VK::Float: return "a float";
+    case VK::Str: return "a string";
+    case VK::None: return "None";
+    case VK::Tuple: return "a tuple";
+    case VK::List: return "a list";
+    case VK::Builder: return "the builder";
+    case VK::ModCake: return "the module 'cake'";
+    case VK::ModLM: return "the module 'LM'";
+    case VK::DType: return "a dtype";
+    case VK::Param: return "a parameter";
+    case VK::Pool: return "a shared-memory pool";
+    case VK::View: return "a view";
+    case VK::Tmem: return "a tensor-memory region";
+    case VK::Regs: return "a register fragment";
+    case VK::Role: return "a role";
+    case VK::Pipeline: return "a pipeline";
+    case VK::Barrier: return "a barrier";
+    case VK::NamedBarrier: return "a named barrier";
+    case VK::Buffer: return "a buffer slot";
+  }
+  return "a value";
+}
+
+struct Sym {
+  Value v;
+  SourceRange def;
+};
+
+// Thrown to abandon the current statement after an error was reported.
+struct Abandon {};
+
+enum class CallClass { Decl, Op, IntFn, Assume, Range, Other };
+
+const std::set<std::string> kBuilderDecls = {"smem", "tmem", "regs", "role", "pipeline", "barrier", "named_barrier"};
+const std::set<std::string> kBuilderOps = {
+    "tma_store_commit", "tma_store_wait", "cp_async_commit", "cp_async_wait", "expect_tx", "arrive", "wait",
+    "sync", "bar_arrive", "fence_proxy", "copy", "mma", "mma_commit", "mma_wait", "fill", "unary", "binary",
+    "reduce"};
+const std::set<std::string> kBuilderIntFns = {"cdiv", "block_idx", "grid_dim", "instance"};
+const std::set<std::string> kViewOps = {"tma_load", "tma_store", "cp_async"};
+
+std::optional<DType> dtypeByName(std::string_view n) {
+  if (n == "bf16") return DType::BF16;
+  if (n == "f16") return DType::F16;
+  if (n == "f32") return DType::F32;
+  if (n == "e4m3") return DType::E4M3;
+  if (n == "e5m2") return DType::E5M2;
+  if (n == "i8") return DType::I8;
+  if (n == "i32") return DType::I32;
+  return std::nullopt;
+}
+
+std::optional<ParamType> paramTypeByName(std::string_view n) {
+  if (n == "tma1d") return ParamType::Tma1d;
+  if (n == "tma2d") return ParamType::Tma2d;
+  if (n == "tma3d") return ParamType::Tma3d;
+  if (n == "tma4d") return ParamType::Tma4d;
+  if (n == "tma5d") return ParamType::Tma5d;
+  if (n == "gmem") return ParamType::Gmem;
+  if (n == "i32") return ParamType::I32;
+  if (n == "f32") return ParamType::F32;
+  return std::nullopt;
+}
+
+int rankOfParam(ParamType t) {
+  switch (t) {
+    case ParamType::Tma1d: return 1;
+    case ParamType::Tma2d: return 2;
+    case ParamType::Tma3d: return 3;
+    case ParamType::Tma4d: return 4;
+    case ParamType::Tma5d: return 5;
+    default: return 0;
+  }
+}
+
+// Keyword/positional binding of one call.
+struct Args {
+  std::map<std::string, const AE*> kw;
+  const AE* get(const std::string& n) const {
+    auto it = kw.find(n);
+    return it == kw.end() ? nullptr : it->second;
+  }
+  bool has(const std::string& n) const { return kw.count(n) != 0; }
+};
+
+struct ArgSpec {
+  const char* name;
+  bool required = false;
+};
+
+class Resolver {
+ public:
+  Resolver(const ast::Module& m, const FrontendOptions& o, DiagnosticSink& sink) : m_(m), opts_(o), sink_(sink) {}
+
+  std::optional<Module> run() {
+    size_t before = sink_.errorCount();
+    Module out;
+    out.file = m_.file;
+    std::map<std::string, SourceRange> names;
+    bool sawDef = false;
+    for (const ast::StmtPtr& sp : m_.body) {
+      const ast::Stmt& s = *sp;
+      try {
+        switch (s.kind) {
+          case ast::Stmt::Kind::Import:
+          case ast::Stmt::Kind::FromImport:
+          case ast::Stmt::Kind::Pass:
+            break;
+          case ast::Stmt::Kind::Expr:
+            if (s.value->kind == AK::Str) break;  // docstring
+            [[fallthrough]];
+          default:
+            error("type.misplaced", s.range,
+                  "only imports, a docstring and @cake.schedule functions may appear at the top level of a file");
+            break;
+          case ast::Stmt::Kind::Def: {
+            sawDef = true;
+            auto prev = names.find(s.target);
+            if (prev != names.end()) {
+              Finding f = frontendFinding("type.duplicate", s.target_range,
+                                          fmt::format("a schedule named '{}' is already defined", s.target));
+              f.notes.push_back({prev->second, "previous definition is here"});
+              sink_.add(std::move(f));
+              break;
+            }
+            names[s.target] = s.target_range;
+            std::optional<Schedule> sc = schedule(s);
+            if (sc) out.schedules.push_back(std::move(*sc));
+            break;
+          }
+        }
+      } catch (const Abandon&) {
+      }
+    }
+    if (!sawDef && sink_.errorCount() == before) {
+      SourceRange r;
+      r.file = m_.file;
+      r.line = r.col = r.end_line = 1;
+      r.end_col = 2;
+      error("type.misplaced", r, "no @cake.schedule function in the file");
+    }
+    if (sink_.errorCount() != before) return std::nullopt;
+    return out;
+  }
+
+ private:
+  // ------------------------------------------------------------ reporting
+  void error(std::string_view rule, const SourceRange& r, std::string msg) {
+    sink_.add(frontendFinding(rule, r, std::move(msg)));
+  }
+  [[noreturn]] void fail(std::string_view rule, const SourceRange& r, std::string msg) {
+    error(rule, r, std::move(msg));
+    throw Abandon{};
+  }
+
+  // -------------------------------------------------------------- scopes
+  const Sym* lookup(const std::string& n) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(n);
+      if (f != it->end()) return &f->second;
+    }
+    return nullptr;
+  }
+
+  void define(const std::string& n, const SourceRange& r, Value v) {
+    if (const Sym* prev = lookup(n)) {
+      Finding f = frontendFinding(
+          "type.duplicate", r,
+          fmt::format("'{}' is already defined; names in a schedule are assigned once", n));
+      if (prev->def.valid()) f.notes.push_back({prev->def, "previous definition is here"});
+      sink_.add(std::move(f));
+      throw Abandon{};
+    }
+    scopes_.back()[n] = Sym{std::move(v), r};
+  }
+
+  // ------------------------------------------------------- integer exprs
+  ExprPtr keep(std::shared_ptr<Expr> e, int depth, int64_t size) {
+    info_[e.get()] = {depth, size};
+    keep_.push_back(e);
+    return e;
+  }
+
+  ExprPtr leaf(ExprKind k, int64_t value, int index, const SourceRange& r) {
+    auto e = std::make_shared<Expr>();
+    e->kind = k;
+    e->value = value;
+    e->index = index;
+    e->range = r;
+    return keep(std::move(e), 1, 1);
+  }
+  ExprPtr cnst(int64_t v, const SourceRange& r) { return leaf(ExprKind::Const, v, 0, r); }
+
+  std::pair<int, int64_t> infoOf(const ExprPtr& e) const {
+    auto it = info_.find(e.get());
+    return it == info_.end() ? std::pair<int, int64_t>{1, 1} : it->second;
+  }
+
+  static std::optional<int64_t> constOf(const ExprPtr& e) {
+    if (e && e->kind == ExprKind::Const) return e->value;
+    return std::nullopt;
+  }
+
+  // Python floor division / modulo; nullopt on overflow.
+  static std::optional<int64_t> floorDiv(int64_t a, int64_t b) {
+    if (a == INT64_MIN && b == -1) return std::nullopt;
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+  static int64_t floorMod(int64_t a, int64_t b) {
+    if (b == -1) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+
+  ExprPtr op(ExprKind k, std::vector<ExprPtr> args, const SourceRange& r) {
+    // division by a constant zero, even with a symbolic dividend
+    if ((k == ExprKind::FloorDiv || k == ExprKind::Mod || k == ExprKind::CDiv) && constOf(args[1]) == 0)
+      fail("type.division-by-zero", r, fmt::format("{} by zero", k == ExprKind::Mod ? "modulo" : "division"));
+    bool allConst = std::all_of(args.begin(), args.end(), [](const ExprPtr& a) { return constOf(a).has_value(); });
+    if (allConst) {
+      int64_t a = *constOf(args[0]);
+      int64_t b = args.size() > 1 ? *constOf(args[1]) : 0;
+      int64_t v = 0;
+      bool ovf = false;
+      switch (k) {
+        case ExprKind::Neg: ovf = a == INT64_MIN; v = ovf ? 0 : -a; break;
+        case ExprKind::Add: ovf = __builtin_add_overflow(a, b, &v); break;
+        case ExprKind::Sub: ovf = __builtin_sub_overflow(a, b, &v); break;
+        case ExprKind::Mul: ovf = __builtin_mul_overflow(a, b, &v); break;
+        case ExprKind::FloorDiv: {
+          auto q = floorDiv(a, b);
+          ovf = !q;
+          v = q.value_or(0);
+          break;
+        }
+        case ExprKind::Mod: v = floorMod(a, b); break;
+        case ExprKind::CDiv: {
+          if (a == INT64_MIN) { ovf = true; break; }
+          auto q = floorDiv(-a, b);
+          if (!q || *q == INT64_MIN) { ovf = true; break; }
+          v = -*q;
+          break;
+        }
+        case ExprKind::Min: v = std::min(a, b); break;
+        case ExprKind::Max: v = std::max(a, b); break;
+        case ExprKind::Lt: v = a < b; break;
+        case ExprKind::Le: v = a <= b; break;
+        case ExprKind::Gt: v = a > b; break;
+        case ExprKind::Ge: v = a >= b; break;
+        case ExprKind::Eq: v = a == b; break;
+        case ExprKind::Ne: v = a != b; break;
+        case ExprKind::And: v = (a != 0) && (b != 0); break;
+        case ExprKind::Or: v = (a != 0) || (b != 0); break;
+        case ExprKind::Not: v = a == 0; break;
+        default: allConst = false; break;
+      }
+      if (ovf) fail("type.int-overflow", r, "integer overflow: the constant value does not fit in 64 bits");
+      if (allConst) return cnst(v, r);
+    }
+    int depth = 0;
+    int64_t size = 1;
+    for (const ExprPtr& a : args) {
+      auto [d, s] = infoOf(a);
+      depth = std::max(depth, d);
+      size = std::min<int64_t>(size + s, kMaxIrSize + 1);
+    }
+    ++depth;
+    if (depth > kMaxIrDepth || size > kMaxIrSize)
+      fail("syntax.too-deep", r,
+           fmt::format("expression too large after substituting integer names (more than {} levels or {} nodes)",
+                       kMaxIrDepth, kMaxIrSize));
+    auto e = std::make_shared<Expr>();
+    e->kind = k;
+    e->args = std::move(args);
+    e->range = r;
+    return keep(std::move(e), depth, size);
+  }
+
+  // ---------------------------------------------------------- evaluation
+  Value mkv(VK k, const SourceRange& r, int idx = -1) {
+    Value v;
+    v.k = k;
+    v.range = r;
+    v.idx = idx;
+    return v;
+  }
+  Value intv(ExprPtr e, const SourceRange& r, bool isBool = false) {
+    Value v = mkv(VK::Int, r);
+    v.i = std::move(e);
+    v.isBool = isBool;
+    return v;
+  }
+
+  // An integer operand; reports a mismatch for anything else.
+  ExprPtr needInt(const Value& v, std::string_view what) {
+    if (v.k == VK::Int) return v.i;
+    if (v.k == VK::Error) throw Abandon{};
+    fail("type.mismatch", v.range, fmt::format("expected an integer for {}, found {}", what, kindName(v)));
+  }
+  ExprPtr intOf(const AE& e, std::string_view what) { return needInt(eval(e), what); }
+
+  int64_t constInt(const AE& e, std::string_view what) {
+    ExprPtr x = intOf(e, what);
+    if (auto c = constOf(x)) return *c;
+    fail("type.non-constant", e.range,
+         fmt::format("{} must be a constant integer; it depends on a parameter, a loop variable or the instance",
+                     what));
+  }
+  int constIntRange(const AE& e, std::string_view what, int64_t lo, int64_t hi) {
+    int64_t v = constInt(e, what);
+    if (v < lo || v > hi)
+      fail("type.mismatch", e.range,
+           hi == INT32_MAX ? fmt::format("{} must be at least {}, found {}", what, lo, v)
+                           : fmt::format("{} must be in [{}, {}], found {}", what, lo, hi, v));
+    return static_cast<int>(v);
+  }
+
+  Value eval(const AE& e) {
+    switch (e.kind) {
+      case AK::Int:
+        if (e.overflow)
+          fail("type.int-overflow", e.range, fmt::format("integer literal {} does not fit in 64 bits", e.raw));
+        return intv(cnst(e.ival, e.range), e.range);
+      case AK::Float: {
+        Value v = mkv(VK::Float, e.range);
+        v.f = e.fval;
+        return v;
+      }
+      case AK::Str: {
+        Value v = mkv(VK::Str, e.range);
+        v.s = e.text;
+        return v;
+      }
+      case AK::True: return intv(cnst(1, e.range), e.range, true);
+      case AK::False: return intv(cnst(0, e.range), e.range, true);
+      case AK::None: return mkv(VK::None, e.range);
+      case AK::Name: {
+        const Sym* s = lookup(e.text);
+        if (!s) {
+          if (e.text == "min" || e.text == "max" || e.text == "range" || e.text == "print" || e.text == "len")
+            fail("type.mismatch", e.range, fmt::format("'{}' can only be called", e.text));
+          fail("type.undefined-name", e.range, fmt::format("undefined name '{}'", e.text));
+        }
+        if (s->v.k == VK::Error) throw Abandon{};
+        Value v = s->v;
+        if (v.k != VK::Int) v.range = e.range;  // integers keep their definition's ranges
+        return v;
+      }
+      case AK::Tuple:
+      case AK::List: {
+        Value v = mkv(e.kind == AK::Tuple ? VK::Tuple : VK::List, e.range);
+        for (const ast::ExprPtr& a : e.args) v.elems.push_back(eval(*a));
+        return v;
+      }
+      case AK::Attribute: return attribute(e);
+      case AK::Call: return call(e, false, nullptr);
+      case AK::Subscript: return subscript(e);
+      case AK::Slice: fail("type.mismatch", e.range, "a slice is only allowed inside a subscript");
+      case AK::UnaryOp: {
+        Value x = eval(*e.args[0]);
+        if (e.text == "not") return intv(op(ExprKind::Not, {needInt(x, "'not'")}, e.range), e.range, true);
+        if (x.k == VK::Float) {
+          if (e.text == "-") x.f = -x.f;
+          x.range = e.range;
+          return x;
+        }
+        ExprPtr a = needInt(x, fmt::format("unary '{}'", e.text));
+        if (e.text == "+") return intv(a, e.range);
+        return intv(op(ExprKind::Neg, {a}, e.range), e.range);
+      }
+      case AK::BinOp: {
+        ExprPtr a = intOf(*e.args[0], fmt::format("'{}'", e.text));
+        ExprPtr b = intOf(*e.args[1], fmt::format("'{}'", e.text));
+        ExprKind k = e.text == "+" ? ExprKind::Add : e.text == "-" ? ExprKind::Sub : e.text == "*" ? ExprKind::Mul
+                   : e.text == "//" ? ExprKind::FloorDiv : ExprKind::Mod;
+        return intv(op(k, {a, b}, e.range), e.range);
+      }
+      case AK::Compare: {
+        std::vector<ExprPtr> xs;
+        for (const ast::ExprPtr& a : e.args) xs.push_back(intOf(*a, "a comparison"));
+        ExprPtr acc;
+        for (size_t i = 0; i < e.ops.size(); ++i) {
+          const std::string& o = e.ops[i];
+          ExprKind k = o == "<" ? ExprKind::Lt : o == "<=" ? ExprKind::Le : o == ">" ? ExprKind::Gt
+                     : o == ">=" ? ExprKind::Ge : o == "==" ? ExprKind::Eq : ExprKind::Ne;
+          ExprPtr c = op(k, {xs[i], xs[i + 1]}, e.range);
+          acc = acc ? op(ExprKind::And, {acc, c}, e.range) : c;
+        }
+        return intv(acc, e.range, true);
+      }
+      case AK::BoolOp: {
+        ExprKind k = e.text == "and" ? ExprKind::And : ExprKind::Or;
+        ExprPtr acc;
+        for (const ast::ExprPtr& a : e.args) {
+          ExprPtr x = intOf(*a, fmt::format("'{}'", e.text));
+          acc = acc ? op(k, {acc, x}, e.range) : x;
+        }
+        return intv(acc, e.range, true);
+      }
+    }
+    fail("type.mismatch", e.range, "unsupported expression");
+  }
+
+  Value attribute(const AE& e) {
+    Value base = eval(*e.args[0]);
+    const std::string& n = e.text;
+    switch (base.k) {
+      case VK::Builder:
+        if (auto d = dtypeByName(n)) {
+          Value v = mkv(VK::DType, e.range);
+          v.dt = *d;
+          return v;
+        }
+        if (kBuilderDecls.count(n) || kBuilderOps.count(n) || kBuilderIntFns.count(n) || n == "range" ||
+            n == "assume")
+          fail("type.mismatch", e.range, fmt::format("'{}.{}' must be called", builder_, n));
+        fail("type.unknown-op", e.range,
+             fmt::format("'{}.{}' is not part of CAKE IR (see docs/ir-reference.md)", builder_, n));
+      case VK::ModLM:
+        if (paramTypeByName(n))
+          fail("type.mismatch", e.range, fmt::format("'LM.{}' is a parameter type; it is only used as an annotation", n));
+        fail("type.unknown-op", e.range, fmt::format("'LM.{}' is not part of CAKE IR", n));
+      default:
+        break;
+    }
+    if ((base.k == VK::View && kViewOps.count(n)) || (base.k == VK::Pool && n == "view"))
+      fail("type.mismatch", e.range, fmt::format("'{}' must be called", n));
+    fail("type.unknown-op", e.range, fmt::format("{} has no attribute '{}'", kindName(base), n));
+  }
+
+  // ----------------------------------------------------------- subscripts
+  const std::vector<ExprPtr>* shapeOf(const BufferRef& b, const Schedule& s) const {
+    switch (b.kind) {
+      case BufferRef::Kind::View: return &s.views[b.index].shape;
+      case BufferRef::Kind::Tmem: return &s.tmems[b.index].shape;
+      case BufferRef::Kind::Regs: return &s.regs[b.index].shape;
+      default: return nullptr;
+    }
+  }
+
+  Value subscript(const AE& e) {
+    Value base = eval(*e.args[0]);
+    const AE& idx = *e.args[1];
+    bool isSlice = idx.kind == AK::Slice || idx.kind == AK::Tuple;
+    Value out = mkv(VK::Buffer, e.range);
+    if (base.k == VK::View) {
+      if (isSlice)
+        fail("type.mismatch", idx.range,
+             fmt::format("index the slot of view '{}' first, then slice it: {}[e][r0:r1, :]",
+                         sch_->views[base.idx].name, sch_->views[base.idx].name));
+      out.buf.kind = BufferRef::Kind::View;
+      out.buf.index = base.idx;
+      out.buf.slot = intOf(idx, "a view slot");
+      out.buf.range = e.range;
+      return out;
+    }
+    if (base.k == VK::Tmem || base.k == VK::Regs || base.k == VK::Buffer) {
+      BufferRef b;
+      if (base.k == VK::Buffer) {
+        b = base.buf;
+      } else {
+        b.kind = base.k == VK::Tmem ? BufferRef::Kind::Tmem : BufferRef::Kind::Regs;
+        b.index = base.idx;
+      }
+      if (!b.slices.empty()) fail("type.mismatch", e.range, "a sub-tile cannot be sliced again");
+      if (!isSlice)
+        fail("type.mismatch", idx.range,
+             base.k == VK::Buffer ? "a view slot is selected once; slice it with [r0:r1, :]"
+                                  : fmt::format("{} has no slots; slice it with [r0:r1, :]", kindName(base)));
+      std::vector<const AE*> items;
+      if (idx.kind == AK::Tuple)
+        for (const ast::ExprPtr& a : idx.args) items.push_back(a.get());
+      else
+        items.push_back(&idx);
+      const std::vector<ExprPtr>* shape = shapeOf(b, *sch_);
+      if (shape && items.size() > shape->size())
+        fail("type.mismatch", idx.range,
+             fmt::format("{} slices for a buffer of rank {}", items.size(), shape->size()));
+      for (const AE* it : items) {
+        if (it->kind != AK::Slice)
+          fail("type.mismatch", it->range, "use a range 'r0:r1' (or ':') in every dimension of a sub-tile");
+        Slice sl;
+        if (it->args[0]) sl.lo = intOf(*it->args[0], "a slice bound");
+        if (it->args[1]) sl.hi = intOf(*it->args[1], "a slice bound");
+        b.slices.push_back(sl);
+      }
+      b.range = e.range;
+      out.buf = b;
+      return out;
+    }
+    if (base.k == VK::Param)
+      fail("type.mismatch", e.range, "a global tensor is not indexed; give its tile position with coords=(...)");
+    fail("type.mismatch", e.range, fmt::format("{} cannot be indexed", kindName(base)));
+  }
+
+  // ---------------------------------------------------------------- calls
+  Args bind(const AE& call, std::string_view fname, std::initializer_list<ArgSpec> spec, size_t maxPositional,
+            std::initializer_list<std::pair<const char*, const char*>> aliases = {}) {
+    Args a;
+    std::vector<ArgSpec> sp(spec);
+    size_t npos = call.args.size() - 1;
+    if (npos > maxPositional)
+      fail("type.unknown-argument", call.args[maxPositional + 1]->range,
+           maxPositional == 0 ? fmt::format("{} takes no positional arguments", fname)
+                              : fmt::format("{} takes at most {} positional argument{}", fname, maxPositional,
+                                            maxPositional == 1 ? "" : "s"));
+    for (size_t i = 0; i < npos; ++i) a.kw[sp[i].name] = call.args[i + 1].get();
+    for (const ast::Keyword& k : call.kwargs) {
+      std::string name = k.name;
+      for (auto& [alias, canon] : aliases)
+        if (name == alias) name = canon;
+      bool known = std::any_of(sp.begin(), sp.end(), [&](const ArgSpec& s) { return name == s.name; });
+      if (!known) {
+        std::string list;
+        for (const ArgSpec& s : sp) list += (list.empty() ? "" : ", ") + std::string(s.name) + "=";
+        fail("type.unknown-argument", k.name_range,
+             fmt::format("{} has no argument '{}'{}", fname, k.name,
+                         list.empty() ? std::string(" (it takes none)") : fmt::format(" (it takes {})", list)));
+      }
+      if (a.kw.count(name))
+        fail("type.duplicate", k.name_range,
+             name != k.name ? fmt::format("'{}' and '{}' are the same argument of {}; give one", k.name, name, fname)
+                            : fmt::format("argument '{}' of {} is given twice", k.name, fname));
+      a.kw[name] = k.value.get();
+    }
+    for (const ArgSpec& s : sp)
+      if (s.required && !a.has(s.name))
+        fail("type.missing-argument", call.range, fmt::format("{} needs the argument '{}='", fname, s.name));
+    return a;
+  }
+
+  CallClass classify(const AE& call, std::string* name) {
+    const AE& fn = *call.args[0];
+    if (fn.kind == AK::Attribute) {
+      const AE& obj = *fn.args[0];
+      const std::string& n = fn.text;
+      *name = n;
+      if (obj.kind == AK::Name) {
+        const Sym* s = lookup(obj.text);
+        if (s && s->v.k == VK::Builder) {
+          if (kBuilderDecls.count(n)) return CallClass::Decl;
+          if (kBuilderOps.count(n)) return CallClass::Op;
+          if (kBuilderIntFns.count(n)) return CallClass::IntFn;
+          if (n == "assume") return CallClass::Assume;
+          if (n == "range") return CallClass::Range;
+          return CallClass::Other;
+        }
+        if (s && s->v.k == VK::Pool && n == "view") return CallClass::Decl;
+        if (s && s->v.k == VK::View && kViewOps.count(n)) return CallClass::Op;
+      }
+    }
+    return CallClass::Other;
+  }
+
+  // Evaluates a call in expression position. `declName` is the name being
+  // assigned when the call is the whole right-hand side.
+  Value call(const AE& e, bool asStatement, const ast::Stmt* assign) {
+    std::string n;
+    CallClass cc = classify(e, &n);
+    switch (cc) {
+      case CallClass::Decl:
+        if (!assign)
+          fail("type.misplaced", e.range, fmt::format("a declaration must be assigned to a name: 'x = ...{}(...)'", n));
+        if (inRole_)
+          fail("type.misplaced", e.range,
+               "declarations belong at the top level of the schedule, not inside a role block");
+        return declaration(e, n, *assign);
+      case CallClass::Op:
+        fail("type.mismatch", e.range, fmt::format("'{}' is an op and has no value; call it as a statement", n));
+      case CallClass::Assume:
+        fail("type.mismatch", e.range, "lm.assume(...) has no value; call it as a statement");
+      case CallClass::Range:
+        fail("type.mismatch", e.range, "lm.range(...) is only allowed as the iterable of a 'for' loop");
+      case CallClass::IntFn: return intFn(e, n);
+      case CallClass::Other: break;
+    }
+    (void)asStatement;
+    const AE& fn = *e.args[0];
+    if (fn.kind == AK::Name) {
+      if (const Sym* s = lookup(fn.text)) {
+        if (s->v.k == VK::Error) throw Abandon{};
+        fail("type.mismatch", fn.range, fmt::format("'{}' is {} and cannot be called", fn.text, kindName(s->v)));
+      }
+      if (fn.text == "min" || fn.text == "max") {
+        if (!e.kwargs.empty())
+          fail("type.unknown-argument", e.kwargs[0].name_range, fmt::format("{}() takes no keyword arguments", fn.text));
+        if (e.args.size() < 3) fail("type.missing-argument", e.range, fmt::format("{}() needs at least two integers", fn.text));
+        ExprPtr acc;
+        for (size_t i = 1; i < e.args.size(); ++i) {
+          ExprPtr x = intOf(*e.args[i], fmt::format("{}()", fn.text));
+          acc = acc ? op(fn.text == "min" ? ExprKind::Min : ExprKind::Max, {acc, x}, e.range) : x;
+        }
+        return intv(acc, e.range);
+      }
+      if (fn.text == "range")
+        fail("type.unknown-op", fn.range, fmt::format("use {}.range(lo, hi[, step]) instead of Python's range", builder_));
+      fail("type.unknown-op", fn.range, fmt::format("unknown function '{}'", fn.text));
+    }
+    if (fn.kind == AK::Attribute) {
+      Value obj = eval(*fn.args[0]);
+      const std::string& m = fn.text;
+      if (obj.k == VK::Builder)
+        fail("type.unknown-op", fn.range, fmt::format("unknown op '{}.{}' (see docs/ir-reference.md)", builder_, m));
+      if (obj.k == VK::ModCake)
+        fail("type.unknown-op", fn.range,
+             m == "schedule" ? "@cake.schedule(...) is a decorator" : fmt::format("unknown function 'cake.{}'", m));
+      if (obj.k == VK::View && (m == "view"))
+        fail("type.unknown-op", fn.range, "'view' is a method of a pool (lm.smem), not of a view");
+      if ((obj.k == VK::View || obj.k == VK::Buffer) && kViewOps.count(m))
+        fail("type.mismatch", fn.args[0]->range,
+             fmt::format("'{}' is called on the view itself, with stage=/iter= naming the slot", m));
+      if (obj.k == VK::Pool)
+        fail("type.unknown-op", fn.range, fmt::format("a pool has no method '{}' (it has .view)", m));
+      if (obj.k == VK::View)
+        fail("type.unknown-op", fn.range,
+             fmt::format("a view has no method '{}' (it has .tma_load, .tma_store, .cp_async)", m));
+      fail("type.unknown-op", fn.range, fmt::format("{} has no method '{}'", kindName(obj), m));
+    }
+    eval(fn);
+    fail("type.mismatch", fn.range, "this expression cannot be called");
+  }
+
+  Value intFn(const AE& e, const std::string& n) {
+    if (n == "instance") {
+      bind(e, "lm.instance", {}, 0);
+      return intv(leaf(ExprKind::Instance, 0, 0, e.range), e.range);
+    }
+    if (n == "block_idx" || n == "grid_dim") {
+      Args a = bind(e, "lm." + n, {{"dim", true}}, 1);
+      int d = constIntRange(*a.get("dim"), "the dimension", 0, 2);
+      return intv(leaf(n == "block_idx" ? ExprKind::BlockIdx : ExprKind::GridDim, 0, d, e.range), e.range);
+    }
+    // cdiv
+    Args a = bind(e, "lm.cdiv", {{"a", true}, {"b", true}}, 2);
+    ExprPtr x = intOf(*a.get("a"), "lm.cdiv");
+    ExprPtr y = intOf(*a.get("b"), "lm.cdiv");
+    return intv(op(ExprKind::CDiv, {x, y}, e.range), e.range);
+  }
+
+  // ---------------------------------------------------- typed arguments
+  DType dtypeArg(const AE& e) {
+    Value v = eval(e);
+    if (v.k == VK::DType) return v.dt;
+    if (v.k == VK::Error) throw Abandon{};
+    fail("type.mismatch", e.range,
+         fmt::format("expected a dtype ({0}.bf16, {0}.f16, {0}.f32, {0}.e4m3, {0}.e5m2, {0}.i8, {0}.i32), found {1}",
+                     builder_, kindName(v)));
+  }
+
+  std::vector<ExprPtr> shapeArg(const AE& e) {
+    Value v = eval(e);
+    std::vector<ExprPtr> out;
+    if (v.k == VK::Int) {
+      out.push_back(v.i);
+      return out;
+    }
+    if (v.k != VK::Tuple && v.k != VK::List) {
+      if (v.k == VK::Error) throw Abandon{};
+      fail("type.mismatch", e.range, fmt::format("expected a shape such as (128, 64), found {}", kindName(v)));
+    }
+    if (v.elems.empty()) fail("type.mismatch", e.range, "a shape needs at least one dimension");
+    for (const Value& x : v.elems) {
+      ExprPtr d = needInt(x, "a shape dimension");
+      if (auto c = constOf(d); c && *c <= 0)
+        fail("type.mismatch", x.range, fmt::format("a shape dimension must be positive, found {}", *c));
+      out.push_back(d);
+    }
+    return out;
+  }
+
+  int resourceArg(const AE& e, VK want, std::string_view what) {
+    Value v = eval(e);
+    if (v.k == want) return v.idx;
+    if (v.k == VK::Error) throw Abandon{};
+    fail("type.mismatch", e.range, fmt::format("expected {} for {}, found {}", kindName(mkv(want, {})), what, kindName(v)));
+  }
+
+  std::vector<int> roleList(const AE& e, std::string_view what) {
+    Value v = eval(e);
+    std::vector<int> out;
+    std::vector<Value> items;
+    if (v.k == VK::Role) items.push_back(v);
+    else if (v.k == VK::List || v.k == VK::Tuple) items = v.elems;
+    else if (v.k == VK::Error) throw Abandon{};
+    else fail("type.mismatch", e.range, fmt::format("expected a list of roles for {}, found {}", what, kindName(v)));
+    for (const Value& x : items) {
+      if (x.k != VK::Role)
+        fail("type.mismatch", x.range, fmt::format("expected a role in {}, found {}", what, kindName(x)));
+      if (std::find(out.begin(), out.end(), x.idx) != out.end())
+        fail("type.duplicate", x.range, fmt::format("role '{}' is listed twice in {}", sch_->roles[x.idx].name, what));
+      out.push_back(x.idx);
+    }
+    return out;
+  }
+
+  // A storage operand. `allow` lists the kinds the op accepts.
+  BufferRef bufferArg(const AE& e, std::initializer_list<BufferRef::Kind> allow, std::string_view what,
+                      bool allowScalar = false) {
+    Value v = eval(e);
+    BufferRef b;
+    b.range = e.range;
+    switch (v.k) {
+      case VK::View: {
+        b.kind = BufferRef::Kind::View;
+        b.index = v.idx;
+        const View& vw = sch_->views[v.idx];
+        if (vw.stages > 1)
+          fail("type.mismatch", e.range,
+               fmt::format("view '{}' has {} slots: name one, e.g. {}[k]", vw.name, vw.stages, vw.name));
+        break;
+      }
+      case VK::Buffer: b = v.buf; b.range = e.range; break;
+      case VK::Tmem: b.kind = BufferRef::Kind::Tmem; b.index = v.idx; break;
+      case VK::Regs: b.kind = BufferRef::Kind::Regs; b.index = v.idx; break;
+      case VK::Param:
+        b.kind = BufferRef::Kind::Param;
+        b.index = v.idx;
+        if (!isTensorParam(sch_->params[v.idx].type))
+          fail("type.mismatch", e.range,
+               fmt::format("'{}' is a scalar parameter, not a tensor", sch_->params[v.idx].name));
+        break;
+      case VK::Int:
+        if (!allowScalar) break;
+        if (!constOf(v.i)) fail("type.non-constant", e.range, fmt::format("the scalar operand of {} must be a constant", what));
+        b.kind = BufferRef::Kind::Scalar;
+        b.scalar = v.i;
+        b.scalar_f = static_cast<double>(*constOf(v.i));
+        return b;
+      case VK::Float:
+        if (!allowScalar) break;
+        b.kind = BufferRef::Kind::Scalar;
+        b.scalar_f = v.f;
+        return b;
+      case VK::Error: throw Abandon{};
+      default: break;
+    }
+    if (b.kind == BufferRef::Kind::None || std::find(allow.begin(), allow.end(), b.kind) == allow.end()) {
+      std::string kinds;
+      for (BufferRef::Kind k : allow) {
+        if (!kinds.empty()) kinds += " or ";
+        kinds += k == BufferRef::Kind::View ? "a view slot" : k == BufferRef::Kind::Tmem ? "tensor memory"
+               : k == BufferRef::Kind::Regs ? "a register fragment" : "a global tensor";
+      }
+      fail("type.mismatch", e.range, fmt::format("{} must be {}, found {}", what, kinds, kindName(v)));
+    }
+    return b;
+  }
+
+  int tensorParamArg(const AE& e, std::string_view what, bool tmaOnly) {
+    Value v = eval(e);
+    if (v.k == VK::Error) throw Abandon{};
+    if (v.k != VK::Param || !isTensorParam(sch_->params[v.idx].type))
+      fail("type.mismatch", e.range, fmt::format("{} must be a global tensor parameter, found {}", what, kindName(v)));
+    if (tmaOnly && rankOfParam(sch_->params[v.idx].type) == 0)
+      fail("type.mismatch", e.range,
+           fmt::format("{} needs a TMA tensor (LM.tma1d ... LM.tma5d); '{}' is LM.gmem", what, sch_->params[v.idx].name));
+    return v.idx;
+  }
+
+  std::vector<ExprPtr> coordsArg(const AE& e, int rank) {
+    Value v = eval(e);
+    std::vector<Value> items;
+    if (v.k == VK::Tuple || v.k == VK::List) items = v.elems;
+    else if (v.k == VK::Int) items.push_back(v);
+    else if (v.k == VK::Error) throw Abandon{};
+    else fail("type.mismatch", e.range, fmt::format("coords= must be a tuple of integers, found {}", kindName(v)));
+    std::vector<ExprPtr> out;
+    for (const Value& x : items) out.push_back(needInt(x, "a coordinate"));
+    if (rank > 0 && static_cast<int>(out.size()) != rank)
+      fail("type.mismatch", e.range,
+           fmt::format("coords= has {} coordinate{} but the tensor has rank {}", out.size(), out.size() == 1 ? "" : "s",
+                       rank));
+    return out;
+  }
+
+  // stage= / iter= / phase= of an op on a resource with `slots` slots.
+  SlotSel selector(const Args& a, const AE& call, int slots, bool phaseAllowed, std::string_view what) {
+    SlotSel sel;
+    const AE* it = a.get("iter");
+    const AE* st = a.get("stage");
+    if (it && st)
+      fail("type.duplicate", call.range, "give either iter= or stage=, not both");
+    if (it) {
+      sel.mode = SlotSel::Mode::Iter;
+      sel.index = intOf(*it, "iter=");
+    } else if (st) {
+      sel.mode = SlotSel::Mode::Stage;
+      sel.index = intOf(*st, "stage=");
+    } else if (slots > 1) {
+      fail("type.missing-argument", call.range,
+           fmt::format("{} has {} slots: name one with iter= or stage=", what, slots));
+    }
+    if (const AE* ph = phaseAllowed ? a.get("phase") : nullptr) {
+      Value pv = eval(*ph);
+      if (pv.k != VK::None) {
+        if (sel.mode == SlotSel::Mode::Iter)
+          fail("type.mismatch", ph->range, "phase= goes with stage=; with iter= the phase is iter // count");
+        if (sel.mode == SlotSel::Mode::None) {  // a single slot: stage 0
+          sel.mode = SlotSel::Mode::Stage;
+          sel.index = cnst(0, call.range);
+        }
+        sel.phase = needInt(pv, "phase=");
+      }
+    }
+    return sel;
+  }
+
+  // ---------------------------------------------------------- declarations
+  Value declaration(const AE& e, const std::string& n, const ast::Stmt& assign) {
+    const std::string& name = assign.target;
+    Schedule& s = *sch_;
+    const std::string fname = (n == "view" ? "view" : builder_ + "." + n);
+    if (n == "smem") {
+      Args a = bind(e, fname, {{"bytes", true}}, 1);
+      Pool p;
+      p.name = name;
+      p.bytes = intOf(*a.get("bytes"), "the pool size");
+      if (auto c = constOf(p.bytes); c && *c <= 0)
+        fail("type.mismatch", a.get("bytes")->range, fmt::format("a pool size must be positive, found {}", *c));
+      p.range = assign.range;
+      s.pools.push_back(std::move(p));
+      return mkv(VK::Pool, assign.range, static_cast<int>(s.pools.size()) - 1);
+    }
+    if (n == "view") {
+      int pool = resourceArg(*e.args[0]->args[0], VK::Pool, "the pool");
+      Args a = bind(e, "pool.view",
+                    {{"offset", true}, {"shape", true}, {"dtype", true}, {"stages", false}, {"swizzle", false}}, 0,
+                    {{"stage", "stages"}});
+      View v;
+      v.name = name;
+      v.pool = pool;
+      v.offset = intOf(*a.get("offset"), "offset=");
+      if (auto c = constOf(v.offset); c && *c < 0)
+        fail("type.mismatch", a.get("offset")->range, fmt::format("offset= must not be negative, found {}", *c));
+      v.shape = shapeArg(*a.get("shape"));
+      v.dtype = dtypeArg(*a.get("dtype"));
+      if (const AE* st = a.get("stages")) v.stages = constIntRange(*st, "stages=", 1, INT32_MAX);
+      if (const AE* sw = a.get("swizzle")) {
+        Value x = eval(*sw);
+        if (x.k == VK::None) v.swizzle = Swizzle::None;
+        else if (x.k == VK::Str && x.s == "32B") v.swizzle = Swizzle::B32;
+        else if (x.k == VK::Str && x.s == "64B") v.swizzle = Swizzle::B64;
+        else if (x.k == VK::Str && x.s == "128B") v.swizzle = Swizzle::B128;
+        else fail("type.mismatch", sw->range,
+                  fmt::format("swizzle= must be None, \"32B\", \"64B\" or \"128B\", found {}",
+                              x.k == VK::Str ? "\"" + x.s + "\"" : kindName(x)));
+      }
+      v.range = assign.range;
+      s.views.push_back(std::move(v));
+      return mkv(VK::View, assign.range, static_cast<int>(s.views.size()) - 1);
+    }
+    if (n == "tmem") {
+      Args a = bind(e, fname, {{"cols", true}, {"width", true}, {"shape", true}, {"dtype", true}}, 0);
+      Tmem t;
+      t.name = name;
+      t.cols = intOf(*a.get("cols"), "cols=");
+      t.width = intOf(*a.get("width"), "width=");
+      t.shape = shapeArg(*a.get("shape"));
+      t.dtype = dtypeArg(*a.get("dtype"));
+      t.range = assign.range;
+      s.tmems.push_back(std::move(t));
+      return mkv(VK::Tmem, assign.range, static_cast<int>(s.tmems.size()) - 1);
+    }
+    if (n == "regs") {
+      Args a = bind(e, fname, {{"shape", true}, {"dtype", true}}, 0);
+      Regs r;
+      r.name = name;
+      r.shape = shapeArg(*a.get("shape"));
+      r.dtype = dtypeArg(*a.get("dtype"));
+      r.range = assign.range;
+      s.regs.push_back(std::move(r));
+      return mkv(VK::Regs, assign.range, static_cast<int>(s.regs.size()) - 1);
+    }
+    if (n == "role") {
+      Args a = bind(e, fname, {{"warps", true}, {"group", false}, {"regs", false}}, 1);
+      Role r;
+      r.name = name;
+      const AE& w = *a.get("warps");
+      Value wv = eval(w);
+      std::vector<Value> items;
+      if (wv.k == VK::List || wv.k == VK::Tuple) items = wv.elems;
+      else if (wv.k == VK::Error) throw Abandon{};
+      else fail("type.mismatch", w.range, fmt::format("warps= must be a list of warp indices, found {}", kindName(wv)));
+      if (items.empty()) fail("type.mismatch", w.range, "a role needs at least one warp");
+      for (const Value& x : items) {
+        ExprPtr xi = needInt(x, "a warp index");
+        auto c = constOf(xi);
+        if (!c) fail("type.non-constant", x.range, "warp indices must be constants");
+        if (*c < 0 || *c > 1023) fail("type.mismatch", x.range, fmt::format("warp index {} is out of range [0, 1023]", *c));
+        if (std::find(r.warps.begin(), r.warps.end(), *c) != r.warps.end())
+          fail("type.duplicate", x.range, fmt::format("warp {} is listed twice", *c));
+        r.warps.push_back(static_cast<int>(*c));
+      }
+      if (const AE* g = a.get("group")) {
+        Value gv = eval(*g);
+        if (gv.k != VK::None) {
+          r.group = constIntRange(*g, "group=", 1, INT32_MAX);
+          if (r.warps.size() % static_cast<size_t>(r.group) != 0)
+            fail("type.mismatch", g->range,
+                 fmt::format("group={} does not divide the role's {} warps", r.group, r.warps.size()));
+        }
+      }
+      if (const AE* rg = a.get("regs")) {
+        Value rv = eval(*rg);
+        if (rv.k != VK::None) r.regs = constIntRange(*rg, "regs=", 1, INT32_MAX);
+      }
+      r.range = assign.range;
+      s.roles.push_back(std::move(r));
+      return mkv(VK::Role, assign.range, static_cast<int>(s.roles.size()) - 1);
+    }
+    if (n == "pipeline") {
+      Args a = bind(e, fname, {{"stages", true}}, 1, {{"stage", "stages"}});
+      Pipeline p;
+      p.name = name;
+      p.stages = constIntRange(*a.get("stages"), "stages=", 1, INT32_MAX);
+      p.range = assign.range;
+      s.pipelines.push_back(std::move(p));
+      return mkv(VK::Pipeline, assign.range, static_cast<int>(s.pipelines.size()) - 1);
+    }
+    if (n == "barrier") {
+      Args a = bind(e, fname,
+                    {{"count", false}, {"prod", true}, {"cons", true}, {"init_count", false}, {"pipeline", false}}, 0);
+      Barrier b;
+      b.name = name;
+      if (const AE* p = a.get("pipeline")) {
+        Value pv = eval(*p);
+        if (pv.k != VK::None) b.pipeline = resourceArg(*p, VK::Pipeline, "pipeline=");
+      }
+      b.count = b.pipeline >= 0 ? s.pipelines[b.pipeline].stages : 1;
+      if (const AE* c = a.get("count")) b.count = constIntRange(*c, "count=", 1, INT32_MAX);
+      b.prod = roleList(*a.get("prod"), "prod=");
+      b.cons = roleList(*a.get("cons"), "cons=");
+      if (const AE* ic = a.get("init_count")) b.init_count = constIntRange(*ic, "init_count=", 1, INT32_MAX);
+      b.range = assign.range;
+      s.barriers.push_back(std::move(b));
+      return mkv(VK::Barrier, assign.range, static_cast<int>(s.barriers.size()) - 1);
+    }
+    // named_barrier
+    Args a = bind(e, fname, {{"roles", true}}, 1);
+    NamedBarrier nb;
+    nb.name = name;
+    nb.roles = roleList(*a.get("roles"), "roles=");
+    if (nb.roles.empty()) fail("type.mismatch", a.get("roles")->range, "a named barrier needs at least one role");
+    nb.range = assign.range;
+    s.named_barriers.push_back(std::move(nb));
+    return mkv(VK::NamedBarrier, assign.range, static_cast<int>(s.named_barriers.size()) - 1);
+  }
+
+  // ------------------------------------------------------------------ ops
+  Op opCall(const AE& e, const std::string& n) {
+    Op o;
+    o.range = e.range;
+    Schedule& s = *sch_;
+    const AE& fn = *e.args[0];
+    auto barrierSlots = [&](int b) { return s.barriers[b].count; };
+    if (kViewOps.count(n)) {
+      int view = resourceArg(*fn.args[0], VK::View, n);
+      const View& vw = s.views[view];
+      std::string fname = vw.name + "." + n;
+      BufferRef vref;
+      vref.kind = BufferRef::Kind::View;
+      vref.index = view;
+      vref.range = fn.args[0]->range;
+      BufferRef tref;
+      tref.kind = BufferRef::Kind::Param;
+      if (n == "tma_load") {
+        o.kind = OpKind::TmaLoad;
+        Args a = bind(e, fname, {{"tensor", true}, {"coords", true}, {"stage", false}, {"iter", false}, {"barrier", true}}, 1);
+        tref.index = tensorParamArg(*a.get("tensor"), "the source of tma_load", true);
+        tref.range = a.get("tensor")->range;
+        o.coords = coordsArg(*a.get("coords"), rankOfParam(s.params[tref.index].type));
+        o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "barrier=");
+        o.sel = selector(a, e, std::max(vw.stages, barrierSlots(o.barrier)), false,
+                         fmt::format("view '{}' / barrier '{}'", vw.name, s.barriers[o.barrier].name));
+        o.dst = vref;
+        o.src = tref;
+      } else {
+        bool store = n == "tma_store";
+        o.kind = store ? OpKind::TmaStore : OpKind::CpAsync;
+        Args a = bind(e, fname, {{"tensor", true}, {"coords", true}, {"stage", false}, {"iter", false}}, 1);
+        tref.index = tensorParamArg(*a.get("tensor"), store ? "the destination of tma_store" : "the source of cp_async", store);
+        tref.range = a.get("tensor")->range;
+        o.coords = coordsArg(*a.get("coords"), rankOfParam(s.params[tref.index].type));
+        o.sel = selector(a, e, vw.stages, false, fmt::format("view '{}'", vw.name));
+        if (store) { o.src = vref; o.dst = tref; }
+        else { o.dst = vref; o.src = tref; }
+      }
+      return o;
+    }
+    const std::string fname = builder_ + "." + n;
+    auto pendingArg = [&](const Args& a) {
+      if (const AE* p = a.get("pending")) {
+        int v = constIntRange(*p, "pending=", 0, INT32_MAX);
+        return cnst(v, p->range);
+      }
+      return cnst(0, e.range);
+    };
+    if (n == "tma_store_commit" || n == "cp_async_commit" || n == "fence_proxy") {
+      bind(e, fname, {}, 0);
+      o.kind = n == "fence_proxy" ? OpKind::FenceProxy : n == "tma_store_commit" ? OpKind::TmaStoreCommit
+                                                                                   : OpKind::CpAsyncCommit;
+      return o;
+    }
+    if (n == "tma_store_wait" || n == "cp_async_wait" || n == "mma_wait") {
+      Args a = bind(e, fname, {{"pending", false}}, 1);
+      o.kind = n == "tma_store_wait" ? OpKind::TmaStoreWait : n == "cp_async_wait" ? OpKind::CpAsyncWait
+                                                                                     : OpKind::MmaWait;
+      o.pending = pendingArg(a);
+      return o;
+    }
+    if (n == "expect_tx") {
+      Args a = bind(e, fname, {{"barrier", true}, {"bytes", true}, {"stage", false}, {"iter", false}}, 2);
+      o.kind = OpKind::ExpectTx;
+      o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of expect_tx");
+      o.bytes = intOf(*a.get("bytes"), "bytes");
+      o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+      return o;
+    }
+    if (n == "arrive") {
+      Args a = bind(e, fname, {{"barrier", true}, {"stage", false}, {"iter", false}, {"count", false}}, 1);
+      o.kind = OpKind::Arrive;
+      o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of arrive");
+      o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+      o.count = a.get("count") ? cnst(constIntRange(*a.get("count"), "count=", 1, INT32_MAX), a.get("count")->range)
+                               : cnst(1, e.range);
+      return o;
+    }
+    if (n == "wait") {
+      Args a = bind(e, fname, {{"barrier", true}, {"stage", false}, {"iter", false}, {"phase", false}}, 1);
+      o.kind = OpKind::Wait;
+      o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of wait");
+      o.sel = selector(a, e, barrierSlots(o.barrier), true, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+      return o;
+    }
+    if (n == "sync" || n == "bar_arrive") {
+      Args a = bind(e, fname, {{"barrier", true}}, 1);
+      o.kind = n == "sync" ? OpKind::Sync : OpKind::BarArrive;
+      o.named_barrier = resourceArg(*a.get("barrier"), VK::NamedBarrier, "the barrier of " + fname);
+      return o;
+    }
+    using BK = BufferRef::Kind;
+    if (n == "copy") {
+      Args a = bind(e, fname, {{"dst", true}, {"src", true}, {"coords", false}}, 2);
+      o.kind = OpKind::Copy;
+      o.dst = bufferArg(*a.get("dst"), {BK::View, BK::Tmem, BK::Regs, BK::Param}, "the destination of copy");
+      o.src = bufferArg(*a.get("src"), {BK::View, BK::Tmem, BK::Regs, BK::Param}, "the source of copy");
+      bool dstG = o.dst.kind == BK::Param, srcG = o.src.kind == BK::Param;
+      if (dstG && srcG) fail("type.mismatch", e.range, "copy between two global tensors is not an op");
+      if (const AE* c = a.get("coords")) {
+        if (!dstG && !srcG) fail("type.mismatch", c->range, "coords= places a tile in a global tensor; neither side is one");
+        int p = dstG ? o.dst.index : o.src.index;
+        o.coords = coordsArg(*c, rankOfParam(s.params[p].type));
+      } else if (dstG || srcG) {
+        fail("type.missing-argument", e.range, "a copy to or from a global tensor needs coords=(...)");
+      }
+      return o;
+    }
+    if (n == "mma") {
+      Args a = bind(e, fname, {{"acc", true}, {"a", true}, {"b", true}, {"init", false}}, 3);
+      o.kind = OpKind::Mma;
+      o.dst = bufferArg(*a.get("acc"), {BK::Regs, BK::Tmem}, "the accumulator of mma");
+      o.src = bufferArg(*a.get("a"), {BK::View, BK::Regs}, "operand a of mma");
+      o.src2 = bufferArg(*a.get("b"), {BK::View}, "operand b of mma");
+      if (const AE* i = a.get("init")) o.init = intOf(*i, "init=");
+      return o;
+    }
+    if (n == "mma_commit") {
+      Args a = bind(e, fname, {{"barrier", false}, {"stage", false}, {"iter", false}}, 1);
+      o.kind = OpKind::MmaCommit;
+      if (const AE* b = a.get("barrier")) {
+        Value bv = eval(*b);
+        if (bv.k != VK::None) o.barrier = resourceArg(*b, VK::Barrier, "barrier=");
+      }
+      if (o.barrier >= 0)
+        o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+      else if (a.has("stage") || a.has("iter"))
+        fail("type.mismatch", e.range, "stage=/iter= of mma_commit name a slot of its barrier=; there is none");
+      return o;
+    }
+    auto fnArg = [&](const Args& a, std::initializer_list<const char*> allowed) {
+      const AE* f = a.get("op");
+      Value v = eval(*f);
+      if (v.k != VK::Str) {
+        if (v.k == VK::Error) throw Abandon{};
+        fail("type.mismatch", f->range, fmt::format("op= must be a string, found {}", kindName(v)));
+      }
+      std::string list;
+      for (const char* x : allowed) {
+        if (v.s == x) return v.s;
+        list += (list.empty() ? "\"" : ", \"") + std::string(x) + "\"";
+      }
+      fail("type.unknown-op", f->range, fmt::format("unknown {} op \"{}\" (expected one of {})", fname, v.s, list));
+    };
+    if (n == "fill") {
+      Args a = bind(e, fname, {{"dst", true}, {"value", true}}, 2);
+      o.kind = OpKind::Fill;
+      o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of fill");
+      Value v = eval(*a.get("value"));
+      if (v.k == VK::Float) {
+        o.fill_value_f = v.f;
+      } else {
+        o.fill_value = needInt(v, "the fill value");
+        auto c = constOf(o.fill_value);
+        if (!c) fail("type.non-constant", a.get("value")->range, "the fill value must be a constant");
+        o.fill_value_f = static_cast<double>(*c);
+      }
+      return o;
+    }
+    if (n == "unary") {
+      Args a = bind(e, fname, {{"dst", true}, {"src", true}, {"op", true}}, 2);
+      o.kind = OpKind::Unary;
+      o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of unary");
+      o.src = bufferArg(*a.get("src"), {BK::Regs, BK::View, BK::Tmem}, "the source of unary");
+      o.fn = fnArg(a, {"exp2", "neg", "abs", "relu", "rsqrt", "recip", "sqrt"});
+      return o;
+    }
+    if (n == "binary") {
+      Args a = bind(e, fname, {{"dst", true}, {"a", true}, {"b", true}, {"op", true}}, 3);
+      o.kind = OpKind::Binary;
+      o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of binary");
+      o.src = bufferArg(*a.get("a"), {BK::Regs, BK::View, BK::Tmem}, "operand a of binary");
+      o.src2 = bufferArg(*a.get("b"), {BK::Regs, BK::View, BK::Tmem}, "operand b of binary", true);
+      o.fn = fnArg(a, {"add", "sub", "mul", "div", "max", "min"});
+      return o;
+    }
+    // reduce
+    Args a = bind(e, fname, {{"dst", true}, {"src", true}, {"op", true}, {"axis", true}}, 2);
+    o.kind = OpKind::Reduce;
+    o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of reduce");
+    o.src = bufferArg(*a.get("src"), {BK::Regs, BK::View, BK::Tmem}, "the source of reduce");
+    o.fn = fnArg(a, {"sum", "max", "min", "argmin", "argmax"});
+    o.axis = constIntRange(*a.get("axis"), "axis=", 0, 7);
+    if (const std::vector<ExprPtr>* sh = shapeOf(o.src, s); sh && o.axis >= static_cast<int>(sh->size()))
+      fail("type.mismatch", a.get("axis")->range,
+           fmt::format("axis={} is out of range for a source of rank {}", o.axis, sh->size()));
+    return o;
+  }
+
+  // ----------------------------------------------------------- statements
+  struct ScopeGuard {
+    Resolver& r;
+    explicit ScopeGuard(Resolver& r_) : r(r_) { r.scopes_.emplace_back(); }
+    ~ScopeGuard() { r.scopes_.pop_back(); }
+  };
+
+  void assignStmt(const ast::Stmt& s) {
+    Value v;
+    if (s.value->kind == AK::Call) v = call(*s.value, false, &s);
+    else v = eval(*s.value);
+    if (v.k == VK::Int) v.range = s.value->range;
+    try {
+      define(s.target, s.target_range, v);
+    } catch (const Abandon&) {
+      throw;
+    }
+  }
+
+  // Binds the name as an error value so that later uses stay quiet.
+  void poison(const ast::Stmt& s) {
+    if (s.kind == ast::Stmt::Kind::Assign && !lookup(s.target)) scopes_.back()[s.target] = Sym{Value{}, s.target_range};
+  }
+
+  void topStmt(const ast::Stmt& s) {
+    switch (s.kind) {
+      case ast::Stmt::Kind::Pass: return;
+      case ast::Stmt::Kind::Assign: assignStmt(s); return;
+      case ast::Stmt::Kind::Expr: {
+        if (s.value->kind == AK::Str) return;  // docstring
+        if (s.value->kind == AK::Call) {
+          std::string n;
+          CallClass cc = classify(*s.value, &n);
+          if (cc == CallClass::Assume) {
+            Args a = bind(*s.value, builder_ + ".assume", {{"cond", true}}, 1);
+            Assume as;
+            as.cond = intOf(*a.get("cond"), "lm.assume");
+            as.range = s.value->range;
+            sch_->assumes.push_back(std::move(as));
+            return;
+          }
+          if (cc == CallClass::Op)
+            fail("type.misplaced", s.value->range,
+                 fmt::format("op '{}' outside a role block; put it inside 'with ROLE:'", n));
+          call(*s.value, true, nullptr);
+        } else {
+          eval(*s.value);
+        }
+        fail("type.mismatch", s.range, "this statement has no effect");
+      }
+      case ast::Stmt::Kind::With: {
+        int role = resourceArg(*s.value, VK::Role, "'with'");
+        RoleBody rb;
+        rb.role = role;
+        rb.range = s.range;
+        inRole_ = true;
+        {
+          ScopeGuard g(*this);
+          rb.body = block(s.body);
+        }
+        inRole_ = false;
+        sch_->bodies.push_back(std::move(rb));
+        return;
+      }
+      case ast::Stmt::Kind::For:
+      case ast::Stmt::Kind::If:
+        fail("type.misplaced", s.range, "control flow outside a role block; put it inside 'with ROLE:'");
+      case ast::Stmt::Kind::Def:
+        fail("type.misplaced", s.range, "functions cannot be nested");
+      case ast::Stmt::Kind::Import:
+      case ast::Stmt::Kind::FromImport:
+        fail("type.misplaced", s.range, "imports belong at the top level of the file");
+    }
+  }
+
+  Block block(const ast::Block& b) {
+    Block out;
+    for (const ast::StmtPtr& sp : b) {
+      try {
+        roleStmt(*sp, out);
+      } catch (const Abandon&) {
+        poison(*sp);
+      }
+    }
+    return out;
+  }
+
+  void roleStmt(const ast::Stmt& s, Block& out) {
+    switch (s.kind) {
+      case ast::Stmt::Kind::Pass: return;
+      case ast::Stmt::Kind::Assign: assignStmt(s); return;
+      case ast::Stmt::Kind::Expr: {
+        if (s.value->kind == AK::Str) return;
+        if (s.value->kind == AK::Call) {
+          std::string n;
+          CallClass cc = classify(*s.value, &n);
+          if (cc == CallClass::Op) {
+            Stmt st;
+            st.kind = Stmt::Kind::Op;
+            st.range = s.range;
+            st.op = opCall(*s.value, n);
+            out.push_back(std::move(st));
+            return;
+          }
+          if (cc == CallClass::Assume) fail("type.misplaced", s.value->range, "lm.assume(...) belongs at the top level of the schedule");
+          if (cc == CallClass::Decl)
+            fail("type.misplaced", s.value->range, "declarations belong at the top level of the schedule, not inside a role block");
+          call(*s.value, true, nullptr);
+        } else {
+          eval(*s.value);
+        }
+        fail("type.mismatch", s.range, "this statement has no effect");
+      }
+      case ast::Stmt::Kind::With:
+        fail("type.misplaced", s.range, "'with' blocks sit at the top level of the schedule and do not nest");
+      case ast::Stmt::Kind::For: {
+        const AE& it = *s.value;
+        std::string n;
+        if (it.kind != AK::Call || classify(it, &n) != CallClass::Range) {
+          if (it.kind == AK::Call && it.args[0]->kind == AK::Name && it.args[0]->text == "range")
+            fail("type.unknown-op", it.args[0]->range,
+                 fmt::format("use {}.range(lo, hi[, step]) instead of Python's range", builder_));
+          fail("type.mismatch", it.range, fmt::format("a loop iterates over {}.range(lo, hi[, step])", builder_));
+        }
+        Args a = bind(it, builder_ + ".range", {{"lo", true}, {"hi", true}, {"step", false}}, 3);
+        Stmt st;
+        st.kind = Stmt::Kind::For;
+        st.range = s.range;
+        st.lo = intOf(*a.get("lo"), "the loop start");
+        st.hi = intOf(*a.get("hi"), "the loop end");
+        if (const AE* stp = a.get("step")) {
+          int64_t v = constInt(*stp, "the loop step");
+          if (v == 0) fail("type.mismatch", stp->range, "the loop step must not be zero");
+          st.step = cnst(v, stp->range);
+        } else {
+          st.step = cnst(1, s.range);
+        }
+        LoopVar lv;
+        lv.name = s.target;
+        lv.range = s.target_range;
+        sch_->loop_vars.push_back(lv);
+        st.loop_var = static_cast<int>(sch_->loop_vars.size()) - 1;
+        ScopeGuard g(*this);
+        define(s.target, s.target_range,
+               intv(leaf(ExprKind::LoopVar, 0, st.loop_var, s.target_range), s.target_range));
+        st.body = block(s.body);
+        out.push_back(std::move(st));
+        return;
+      }
+      case ast::Stmt::Kind::If: {
+        // if/elif/else -> nested Stmt::If in orelse
+        std::vector<Stmt> chain;
+        for (const ast::Branch& br : s.branches) {
+          if (!br.cond) break;
+          Stmt st;
+          st.kind = Stmt::Kind::If;
+          st.range = br.header;
+          st.cond = intOf(*br.cond, "an 'if' condition");
+          ScopeGuard g(*this);
+          st.body = block(br.body);
+          chain.push_back(std::move(st));
+        }
+        if (!s.branches.empty() && !s.branches.back().cond) {
+          ScopeGuard g(*this);
+          Block els = block(s.branches.back().body);
+          chain.back().orelse = std::move(els);
+        }
+        for (size_t i = chain.size() - 1; i > 0; --i) chain[i - 1].orelse.push_back(std::move(chain[i]));
+        out.push_back(std::move(chain[0]));
+        return;
+      }
+      case ast::Stmt::Kind::Def: fail("type.misplaced", s.range, "functions cannot be nested");
+      case ast::Stmt::Kind::Import:
+      case ast::Stmt::Kind::FromImport:
+        fail("type.misplaced", s.range, "imports belong at the top level of the file");
+    }
+  }
+
+  // ------------------------------------------------------------ schedules
+  void decorator(const ast::Stmt& def, Schedule& s) {
+    if (def.decorators.empty())
+      fail("type.misplaced", def.target_range,
+           fmt::format("function '{}' is not a schedule: mark it with @cake.schedule(...)", def.target));
+    if (def.decorators.size() > 1)
+      fail("type.unknown-op", def.decorators[1].range, "a schedule takes exactly one decorator, @cake.schedule(...)");
+    const AE& d = *def.decorators[0].expr;
+    const AE* callee = d.kind == AK::Call ? d.args[0].get() : &d;
+    bool ok = callee->kind == AK::Attribute && callee->text == "schedule" && callee->args[0]->kind == AK::Name &&
+              callee->args[0]->text == "cake";
+    if (!ok) fail("type.unknown-op", d.range, "unknown decorator; a schedule is marked @cake.schedule(...)");
+    const AE* targetArg = nullptr;
+    if (d.kind == AK::Call) {
+      Args a = bind(d, "@cake.schedule", {{"target", false}, {"warps", false}, {"cluster", false}}, 0);
+      if (const AE* t = a.get("target")) {
+        Value v = eval(*t);
+        if (v.k != VK::None) {
+          if (v.k != VK::Str)
+            fail("type.mismatch", t->range, fmt::format("target= must be a string such as \"sm_90a\", found {}", kindName(v)));
+          std::optional<Target> tg = parseTarget(v.s);
+          if (!tg || *tg == Target::Unspecified)
+            fail("type.mismatch", t->range,
+                 fmt::format("unknown target \"{}\" (expected \"sm_80\", \"sm_90a\" or \"sm_100a\")", v.s));
+          s.target = *tg;
+          targetArg = t;
+        }
+      }
+      if (const AE* w = a.get("warps")) {
+        Value v = eval(*w);
+        if (v.k != VK::None) s.warps = constIntRange(*w, "warps=", 1, 1024);
+      }
+      if (const AE* c = a.get("cluster")) {
+        Value v = eval(*c);
+        if (v.k != VK::None) {
+          std::vector<Value> items;
+          if (v.k == VK::Tuple || v.k == VK::List) items = v.elems;
+          else if (v.k == VK::Int) items.push_back(v);
+          else fail("type.mismatch", c->range, fmt::format("cluster= must be a tuple (x, y, z), found {}", kindName(v)));
+          if (items.empty() || items.size() > 3)
+            fail("type.mismatch", c->range, "cluster= has one to three dimensions");
+          for (size_t i = 0; i < items.size(); ++i) {
+            auto k = constOf(needInt(items[i], "a cluster dimension"));
+            if (!k) fail("type.non-constant", items[i].range, "cluster dimensions must be constants");
+            if (*k < 1 || *k > 16)
+              fail("type.mismatch", items[i].range, fmt::format("a cluster dimension must be in [1, 16], found {}", *k));
+            s.cluster[i] = static_cast<int>(*k);
+          }
+        }
+      }
+    }
+    if (opts_.target_override != Target::Unspecified) {
+      if (s.target != Target::Unspecified && s.target != opts_.target_override)
+        fail("type.target-mismatch", targetArg ? targetArg->range : d.range,
+             fmt::format("schedule '{}' is written for {} but the requested target is {}; cake never lowers a "
+                         "schedule to another GPU generation",
+                         s.name, targetName(s.target), targetName(opts_.target_override)));
+      s.target = opts_.target_override;
+    }
+  }
+
+  std::optional<Schedule> schedule(const ast::Stmt& def) {
+    Schedule s;
+    s.name = def.target;
+    s.range = def.range;
+    sch_ = &s;
+    inRole_ = false;
+    scopes_.clear();
+    scopes_.emplace_back();
+    scopes_.back()["cake"] = Sym{mkv(VK::ModCake, {}), {}};
+    scopes_.back()["LM"] = Sym{mkv(VK::ModLM, {}), {}};
+    size_t before = sink_.errorCount();
+    decorator(def, s);  // Abandon propagates: without the decorator the schedule means nothing
+    if (def.params.empty())
+      fail("type.missing-argument", def.target_range,
+           fmt::format("schedule '{}' needs the builder as its first parameter: def {}(lm, ...)", def.target, def.target));
+    scopes_.emplace_back();
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      const ast::Param& p = def.params[i];
+      try {
+        if (i == 0) {
+          if (p.annotation)
+            fail("type.mismatch", p.annotation->range,
+                 fmt::format("the first parameter '{}' is the builder and takes no type", p.name));
+          builder_ = p.name;
+          define(p.name, p.range, mkv(VK::Builder, p.range));
+          continue;
+        }
+        if (!p.annotation)
+          fail("type.mismatch", p.range,
+               fmt::format("parameter '{}' needs a type: LM.tma1d ... LM.tma5d, LM.gmem, LM.i32 or LM.f32", p.name));
+        const AE& an = *p.annotation;
+        std::optional<ParamType> pt;
+        if (an.kind == AK::Attribute && an.args[0]->kind == AK::Name && an.args[0]->text == "LM")
+          pt = paramTypeByName(an.text);
+        if (!pt)
+          fail("type.mismatch", an.range,
+               fmt::format("unknown parameter type '{}' (expected LM.tma1d ... LM.tma5d, LM.gmem, LM.i32 or LM.f32)",
+                           ast::printExpr(an)));
+        Param prm;
+        prm.name = p.name;
+        prm.type = *pt;
+        prm.range = p.range;
+        s.params.push_back(prm);
+        int idx = static_cast<int>(s.params.size()) - 1;
+        Value v = mkv(VK::Param, p.range, idx);
+        if (*pt == ParamType::I32) v = intv(leaf(ExprKind::Param, 0, idx, p.range), p.range);
+        define(p.name, p.range, v);
+      } catch (const Abandon&) {
+        if (!lookup(p.name)) scopes_.back()[p.name] = Sym{Value{}, p.range};
+      }
+    }
+    scopes_.emplace_back();
+    for (const ast::StmtPtr& sp : def.body) {
+      try {
+        topStmt(*sp);
+      } catch (const Abandon&) {
+        inRole_ = false;
+        poison(*sp);
+      }
+    }
+    sch_ = nullptr;
+    if (sink_.errorCount() != before) return std::nullopt;
+    return s;
+  }
+
+  const ast::Module& m_;
+  FrontendOptions opts_;
+  DiagnosticSink& sink_;
+  Schedule* sch_ = nullptr;
+  std::vector<std::map<std::string, Sym>> scopes_;
+  std::string builder_ = "lm";
+  bool inRole_ = false;
+  std::unordered_map<const Expr*, std::pair<int, int64_t>> info_;
+  std::vector<ExprPtr> keep_;
+};
+
+}  // namespace
+
+std::optional<Module> compileModule(const SourceFilePtr& file, const FrontendOptions& opts, DiagnosticSink& sink) {
+  try {
+    std::optional<ast::Module> m = ast::parse(file, sink);
+    if (!m) return std::nullopt;
+    return Resolver(*m, opts, sink).run();
+  } catch (const std::exception& e) {
+    SourceRange r;
+    r.file = file;
+    r.line = r.col = r.end_line = 1;
+    r.end_col = 2;
+    sink.add(frontendFinding("syntax.invalid-input", r, std::string("internal error in the front end: ") + e.what()));
+  } catch (...) {
+    SourceRange r;
+    r.file = file;
+    r.line = r.col = r.end_line = 1;
+    r.end_col = 2;
+    sink.add(frontendFinding("syntax.invalid-input", r, "internal error in the front end"));
+  }
+  return std::nullopt;
+}
+
+}  // namespace cake::ir
