@@ -1,0 +1,59 @@
+// The explicit-state engine: exhaustive breadth-first exploration of a
+// System's interleavings (docs/semantics.md), and replay() that validates a
+// trace from any engine step by step.
+//
+// Exploration keeps a visited set of hashed states and reduces the
+// interleavings with persistent sets (docs/semantics.md "Partial-order
+// reduction" says why that is sound for every rule). Breadth-first order
+// makes the first violation found for a rule one with the shortest trace.
+// A violating step ends its path: later violations on that path are
+// consequences, not causes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "encoder/engine.h"
+#include "encoder/system.h"
+
+namespace cake::encoder {
+
+struct ExploreOptions {
+  uint64_t max_states = 2000000;   // beyond: Outcome::Unknown
+  unsigned timeout_ms = 10000;     // beyond: Outcome::Unknown
+  bool reduce = true;              // persistent-set reduction (off: every interleaving)
+  bool stop_at_first = false;      // stop at the first violation (else: one per rule)
+};
+
+// Static findings that need no exploration: arrival counts and transaction
+// bytes per (slot, phase) as the program means them (sync.arrival-overflow,
+// sync.arrival-underflow, sync.tx-imbalance). explore() includes them.
+std::vector<Violation> staticViolations(const System& sys);
+
+ModelCheckResult explore(const System& sys, const ExploreOptions& opts = {});
+
+// What one step did, for traces shown to users.
+struct StepInfo {
+  Step step;
+  std::string event;               // "waits", "passes", "arrives", "issues", "lands", ...
+  int slot = -1;                   // flat mbarrier slot
+  int64_t phase = -1;              // phase meant
+  int64_t completed = -1;          // completed-phase count of the slot after the step
+  int named = -1;
+  std::string buffer;              // the byte ranges it touches
+};
+
+struct ReplayResult {
+  bool valid = false;              // every step was enabled in turn
+  int failed_step = -1;            // first step that was not enabled
+  std::string error;               // why
+  std::vector<StepInfo> steps;     // one per valid step
+  // Violations met along the trace (at its steps, and at its end: deadlock,
+  // async work at exit), in order. A counterexample is confirmed when one of
+  // them has its rule.
+  std::vector<Violation> violations;
+};
+ReplayResult replay(const System& sys, const Trace& trace);
+
+}  // namespace cake::encoder

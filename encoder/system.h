@@ -1,0 +1,177 @@
+// The flat transition system of a schedule: the reference semantics of cake
+// (docs/semantics.md says it in words; encoder/simulator.h explores it).
+//
+// buildSystem() takes an ir::Schedule plus concrete values for its scalar
+// parameters (and block_idx / grid_dim) and produces
+//
+//   * one Process per role instance, whose program is a straight-line list
+//     of concrete Instrs: loops are fully unrolled, `if`s decided, every
+//     slot, phase, byte range and count evaluated. A process's state is
+//     therefore just its pc (plus its open async groups, see simulator.h);
+//   * the mbarrier slots (one per barrier per slot) with their init_count;
+//   * the named barriers with the number of warps that complete a
+//     generation;
+//   * the memory spaces (one per smem pool, one for TMEM, one per register
+//     fragment per instance) in which every access is a byte range. Views
+//     that alias share their pool's space, so their ranges overlap.
+//
+// Everything that lowering derives and that changes the semantics is made
+// explicit here, so an engine never has to re-derive it:
+//   * a wait on a negative iteration produces no Instr (it passes at once);
+//   * the phase of stage= ops without phase= is counted per instance;
+//   * derived expect_tx: for a (role, barrier) pair with TMA loads and no
+//     explicit lm.expect_tx, one ExpectTx Instr (one arrival + the summed box
+//     bytes) is inserted before the first TMA load of each batch, a batch
+//     being the loads of one instance on one barrier slot and phase within
+//     one iteration of their innermost enclosing loop;
+//   * lm.sync(nb) becomes two Instrs: SyncArrive then SyncWait.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/schedule.h"
+
+namespace cake::encoder {
+
+// Concrete values of everything an Expr may refer to besides loop variables
+// and lm.instance().
+struct Binding {
+  std::map<int, int64_t> params;      // ir::Schedule::params index -> value
+  int64_t block_idx[3] = {0, 0, 0};
+  int64_t grid_dim[3] = {1, 1, 1};
+};
+// "K=128, M=64" (parameters only, in declaration order; grid parts when not
+// the defaults).
+std::string bindingToString(const ir::Schedule& s, const Binding& b);
+
+// ------------------------------------------------------------------ memory
+
+struct MemSpace {
+  enum class Kind { Smem, Tmem, Regs };
+  Kind kind = Kind::Smem;
+  int index = -1;      // pool / -1 for TMEM / regs index
+  int process = -1;    // Regs: the owning process
+  std::string name;    // "pool", "tmem", "acc@consumers[1]"
+};
+
+enum class Proxy { Generic, Async };
+
+// One read or write of a byte range by an instruction.
+struct Access {
+  int space = -1;
+  int64_t lo = 0, hi = 0;       // [lo, hi) bytes (TMEM: columns)
+  bool write = false;
+  Proxy proxy = Proxy::Generic;
+  // Asynchronous accesses last beyond the issuing step: a TMA load until it
+  // lands; a TMA store / cp.async / sm_90a MMA until a *_wait retires its
+  // group; an sm_100a MMA until its group completes (commit barrier arrival).
+  bool async = false;
+  // Data identity, for data.stale-read (views only, view = -1 otherwise).
+  // A write stores its (view, index, gen) in the bytes it writes; a read of
+  // (view, index) expects gen. See docs/semantics.md "Stale data".
+  int view = -1;
+  int64_t index = 0;            // the view index as written (iteration or stage)
+  int64_t gen = 0;              // write: generation; read: generation meant
+  bool stage_like = false;      // the op's index never reaches `stages`
+  std::string what;             // "smem_a[1][0:64, :] bytes [16384, 24576)"
+};
+
+// ------------------------------------------------------------ instructions
+
+enum class InstrKind {
+  Wait,          // mbarrier wait: slot, phase (meant)
+  Arrive,        // count arrivals on slot (phase = meant phase)
+  ExpectTx,      // one arrival + bytes expected (explicit or derived)
+  TmaLoad,       // async write of accesses[0]; lands `bytes` on slot
+  TmaStore,      // async read of accesses[0]; joins the open store group
+  StoreCommit,   // closes the open store group
+  StoreWait,     // retires all but `pending` newest committed store groups
+  CpAsync,       // async (generic proxy) write; joins the open cp.async group
+  CpAsyncCommit,
+  CpAsyncWait,   // retires all but `pending` newest committed cp.async groups
+  Mma,           // reads a, b; writes acc. sm_80: synchronous; else joins the open MMA group
+  MmaCommit,     // closes the open MMA group; sm_100a with slot >= 0: the group's
+                 // completion is one arrival on slot (phase = meant phase)
+  MmaWait,       // retires all but `pending` newest committed MMA groups
+  SyncArrive,    // lm.sync part 1: arrive on named barrier, remember the generation
+  SyncWait,      // lm.sync part 2: block until that generation completes
+  BarArrive,     // lm.bar_arrive: arrive without waiting
+  Fence,         // lm.fence_proxy
+  Generic,       // copy / fill / unary / binary / reduce (synchronous, generic proxy)
+};
+std::string_view instrKindName(InstrKind k);
+
+struct Instr {
+  InstrKind kind = InstrKind::Generic;
+  const ir::Stmt* stmt = nullptr;   // the source op (never null; derived ExpectTx
+                                    // points at the TMA load it was derived for)
+  bool derived = false;             // inserted by the derived-expect_tx rule
+  int slot = -1;                    // flat mbarrier slot (System::slots index), -1 if none
+  int64_t phase = -1;               // meant phase of that slot
+  int64_t count = 0;                // Arrive: arrivals
+  int64_t bytes = 0;                // ExpectTx: expected; TmaLoad: delivered
+  int64_t pending = 0;              // *Wait: pending=
+  int named = -1;                   // named barrier (SyncArrive/SyncWait/BarArrive)
+  std::vector<Access> accesses;
+  std::optional<int64_t> iteration; // iter= value, else the innermost loop variable
+  std::vector<std::pair<int, int64_t>> loops;  // (loop var, value), outermost first
+};
+
+struct Process {
+  int role = -1;
+  int instance = 0;
+  int warps = 1;                    // warps of this instance
+  std::string name;                 // "consumers[1]", or "producer" for single-instance roles
+  std::vector<Instr> program;
+};
+
+struct BarrierSlot {
+  int barrier = -1;                 // ir::Schedule::barriers index
+  int slot = 0;
+  int init_count = 1;
+  std::string name;                 // "full[2]"
+};
+
+struct NamedBarrier {
+  int index = -1;                   // ir::Schedule::named_barriers index
+  int expected_warps = 0;           // sum of warps of its roles
+  std::string name;
+};
+
+struct System {
+  const ir::Schedule* schedule = nullptr;
+  ir::Target target = ir::Target::Unspecified;
+  Binding binding;
+  std::vector<Process> procs;
+  std::vector<BarrierSlot> slots;
+  std::vector<int> barrier_base;    // ir barrier index -> first flat slot
+  std::vector<NamedBarrier> named;
+  std::vector<MemSpace> spaces;
+
+  int slotOf(int barrier, int64_t slot) const { return barrier_base[barrier] + static_cast<int>(slot); }
+  size_t instrCount() const;
+};
+
+struct BuildLimits {
+  size_t max_instrs = 200000;       // over all processes; beyond: "too large"
+};
+
+// Builds the system, or returns nullopt with a reason in *error (an
+// expression that does not evaluate, a slot out of range, a zero step,
+// too many instructions, ...). The schedule must outlive the System.
+std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::Target target,
+                                  std::string* error, const BuildLimits& lim = {});
+
+// The op as written in the source (from its range), e.g.
+// "lm.wait(full, iter=k)"; a rendering from the IR when no text is known.
+std::string opText(const ir::Schedule& s, const ir::Stmt& st);
+// One line per instruction, for debugging and golden tests:
+// "producer pc=3 wait full[1] phase 0 (k=1)".
+std::string instrToString(const System& sys, int proc, int pc);
+std::string systemToString(const System& sys);
+
+}  // namespace cake::encoder
