@@ -1,0 +1,131 @@
+#include "encoder/z3_solver.h"
+
+#include <algorithm>
+
+namespace cake::encoder::z3w {
+
+std::string_view answerName(Answer a) {
+  switch (a) {
+    case Answer::Correct: return "correct";
+    case Answer::Incorrect: return "incorrect";
+    case Answer::FailedToProve: return "failed-to-prove";
+    case Answer::Error: return "error";
+  }
+  return "error";
+}
+
+void applyGlobalLimits(const Limits& lim) {
+  if (lim.memory_mb > 0) z3::set_param("memory_max_size", static_cast<int>(lim.memory_mb));
+}
+
+z3::params solverParams(z3::context& c, const Limits& lim) {
+  z3::params p(c);
+  if (lim.timeout_ms > 0) p.set("timeout", lim.timeout_ms);
+  if (lim.rlimit > 0) p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(lim.rlimit, 0xffffffffu)));
+  return p;
+}
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Z3 reports a timeout as "timeout" or "canceled" depending on where it was
+// interrupted; name it uniformly so callers can print "timeout after N s".
+std::string normalizeReason(std::string r, const Limits& lim, double secs) {
+  if (r.empty()) r = "unknown";
+  if (r == "canceled" && lim.timeout_ms > 0 && secs * 1000 >= 0.9 * lim.timeout_ms) r = "timeout";
+  if (r == "canceled" && lim.rlimit > 0) r = "resource limit";
+  if (r.find("memory") != std::string::npos) r = "memory limit (" + std::to_string(lim.memory_mb) + " MB)";
+  if (r == "timeout") {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "timeout after %.1f s", lim.timeout_ms / 1000.0);
+    r = buf;
+  }
+  return r;
+}
+
+}  // namespace
+
+QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions) {
+  QueryResult out;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    applyGlobalLimits(lim);
+    s.set(solverParams(s.ctx(), lim));
+    z3::check_result r;
+    if (assumptions.empty()) {
+      r = s.check();
+    } else {
+      z3::expr_vector as(s.ctx());
+      for (const auto& a : assumptions) as.push_back(a);
+      r = s.check(as);
+    }
+    out.seconds = since(t0);
+    switch (r) {
+      case z3::unsat: out.answer = Answer::Correct; break;
+      case z3::sat: out.answer = Answer::Incorrect; break;
+      case z3::unknown:
+        out.answer = Answer::FailedToProve;
+        out.reason = normalizeReason(s.reason_unknown(), lim, out.seconds);
+        break;
+    }
+  } catch (const z3::exception& e) {
+    out.seconds = since(t0);
+    std::string msg = e.msg();
+    if (msg.find("memory") != std::string::npos) {
+      out.answer = Answer::FailedToProve;
+      out.reason = normalizeReason(msg, lim, out.seconds);
+    } else {
+      out.answer = Answer::Error;
+      out.reason = "z3: " + msg;
+    }
+  }
+  return out;
+}
+
+QueryResult query(z3::fixedpoint& fp, z3::expr q, const Limits& lim) {
+  QueryResult out;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    applyGlobalLimits(lim);
+    z3::params p(fp.ctx());
+    if (lim.timeout_ms > 0) p.set("timeout", lim.timeout_ms);
+    fp.set(p);
+    z3::check_result r = fp.query(q);
+    out.seconds = since(t0);
+    switch (r) {
+      case z3::unsat: out.answer = Answer::Correct; break;
+      case z3::sat: out.answer = Answer::Incorrect; break;
+      case z3::unknown:
+        out.answer = Answer::FailedToProve;
+        out.reason = normalizeReason(fp.reason_unknown(), lim, out.seconds);
+        break;
+    }
+  } catch (const z3::exception& e) {
+    out.seconds = since(t0);
+    std::string msg = e.msg();
+    if (msg.find("memory") != std::string::npos || msg.find("canceled") != std::string::npos ||
+        msg.find("timeout") != std::string::npos) {
+      out.answer = Answer::FailedToProve;
+      out.reason = normalizeReason(msg, lim, out.seconds);
+    } else {
+      out.answer = Answer::Error;
+      out.reason = "z3: " + msg;
+    }
+  }
+  return out;
+}
+
+Deadline::Deadline(unsigned total_ms) : start_(std::chrono::steady_clock::now()), total_ms_(total_ms) {}
+
+unsigned Deadline::remainingMs() const {
+  double el = elapsedSeconds() * 1000.0;
+  if (el >= total_ms_) return 0;
+  return static_cast<unsigned>(total_ms_ - el);
+}
+
+double Deadline::elapsedSeconds() const { return since(start_); }
+
+}  // namespace cake::encoder::z3w

@@ -1,0 +1,66 @@
+// A thin wrapper around Z3 in the spirit of Alive2's smt/ layer: every query
+// gets a per-query timeout and a memory cap, and its outcome is one of four
+// strict kinds. Z3's `unknown` is never a pass: it becomes FailedToProve with
+// Z3's own reason ("timeout", "max. memory exceeded", "canceled",
+// "incomplete quantifiers", ...). Exceptions become Error.
+//
+// Internal to encoder/ (it includes <z3++.h>); the public, Z3-free API is
+// encoder/z3_engine.h.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <z3++.h>
+
+#include "encoder/z3_engine.h"
+
+namespace cake::encoder::z3w {
+
+// Outcome of one "is the bad formula satisfiable?" query.
+enum class Answer {
+  Correct,        // unsat: the property holds (no bad state / no model)
+  Incorrect,      // sat: a model (counterexample) exists
+  FailedToProve,  // unknown: timeout, memory, incompleteness (reason says which)
+  Error,          // Z3 threw, or the query was malformed
+};
+std::string_view answerName(Answer a);
+
+struct QueryResult {
+  Answer answer = Answer::Error;
+  std::string reason;   // for FailedToProve / Error
+  double seconds = 0;
+};
+
+// Sets the process-wide memory cap (Z3's global `memory_max_size`, in MB).
+// Z3 only has a global knob for this; it is set before each query from the
+// limits, so the last caller wins (queries in cake run one at a time).
+void applyGlobalLimits(const Limits& lim);
+
+// Solver parameters for a query under `lim`: timeout and rlimit.
+z3::params solverParams(z3::context& c, const Limits& lim);
+
+// Checks `s` (with optional assumptions). On Incorrect the model is
+// available from s.get_model().
+QueryResult check(z3::solver& s, const Limits& lim,
+                  const std::vector<z3::expr>& assumptions = {});
+
+// Spacer / fixedpoint query: Correct when `query` is unreachable.
+QueryResult query(z3::fixedpoint& fp, z3::expr query, const Limits& lim);
+
+// Wall-clock budget shared by several queries (a BMC run is many small
+// queries): remaining() shrinks the per-query timeout.
+class Deadline {
+ public:
+  explicit Deadline(unsigned total_ms);
+  unsigned remainingMs() const;
+  bool expired() const { return remainingMs() == 0; }
+  double elapsedSeconds() const;
+ private:
+  std::chrono::steady_clock::time_point start_;
+  unsigned total_ms_;
+};
+
+}  // namespace cake::encoder::z3w
