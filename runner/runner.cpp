@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lowering/lower.h"
 #include "runner/process.h"
 
 #ifndef CAKE_HARNESS_SOURCE_DIR
@@ -312,6 +313,25 @@ Result runSource(const std::string& cuda_source, std::string_view name, ir::Targ
   Result r = runLibrary(base + ".so", shape, opts);
   r.cu_path = base + ".cu";
   if (!c.detail.empty() && r.detail.empty()) r.detail = c.detail;
+  return r;
+}
+
+Result run(const ir::Schedule& schedule, const Shape& shape, const Options& opts) {
+  lowering::LowerOptions lo;
+  lowering::LowerResult lr = lowering::lowerToCuda(schedule, lo);
+  if (!lr.ok) {
+    Result r;
+    r.result = "lower_error";
+    r.shape = shape;
+    r.verified = opts.verified;
+    r.kernel = schedule.name;
+    r.target = std::string(ir::targetName(lr.target));
+    for (const auto& f : lr.findings) r.detail += ir::renderText(f) + "\n";
+    return r;
+  }
+  Result r = runSource(lr.source, schedule.name, lr.target, shape, opts);
+  if (r.kernel.empty()) r.kernel = schedule.name;
+  if (r.target.empty()) r.target = std::string(ir::targetName(lr.target));
   return r;
 }
 

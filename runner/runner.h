@@ -36,8 +36,8 @@ struct Options {
 };
 
 struct Result {
-  // ok | wrong | hang | crash | compile_error | load_error | launch_error |
-  // cuda_error | unsupported_shape | no_gpu | error
+  // ok | wrong | hang | crash | lower_error | compile_error | load_error |
+  // launch_error | cuda_error | unsupported_shape | no_gpu | error
   std::string result = "error";
   std::optional<bool> verified;
   bool compiled = false;

@@ -1,25 +1,34 @@
-// cake-runner: run a kernel library or CUDA source in the harness under the
-// watchdog and print the evidence record (one JSON line). A development tool
-// for the runner; `cake run` is the user-facing entry point.
+// cake-runner: a development tool for lowering/ and runner/ (`cake lower` and
+// `cake run` are the user-facing entry points).
 //
-//   cake-runner (--so K.so | --cu K.cu [--target sm_90a]) --shape M=..,N=..,K=..
-//               [--harness PATH] [--timeout S] [--runs N] [--no-baseline] [--seed S]
+//   cake-runner --cake F.cake [--schedule NAME] --emit out.cu        lower only
+//   cake-runner --cake F.cake [--schedule NAME] --shape M=..,N=..,K=..  lower, build, run
+//   cake-runner --so K.so --shape ...                                 run a kernel library
+//   cake-runner --cu K.cu [--target sm_90a] --shape ...               build and run a .cu
+// options: [--harness PATH] [--timeout S] [--runs N] [--no-baseline] [--no-time] [--seed S] [--work-dir D]
+// Prints the runner's evidence record (one JSON line).
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 
+#include "ir/frontend.h"
+#include "lowering/lower.h"
 #include "runner/runner.h"
 
 using namespace cake;
 
 int main(int argc, char** argv) {
-  std::string so, cu, shape_text = "M=4096,N=4096,K=4096", target = "sm_90a";
+  std::string so, cu, cake_file, schedule_name, emit, shape_text = "M=4096,N=4096,K=4096", target = "sm_90a";
   runner::Options opts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--so") so = next();
     else if (a == "--cu") cu = next();
+    else if (a == "--cake") cake_file = next();
+    else if (a == "--schedule") schedule_name = next();
+    else if (a == "--emit") emit = next();
     else if (a == "--target") target = next();
     else if (a == "--shape") shape_text = next();
     else if (a == "--harness") opts.harness = next();
@@ -30,8 +39,7 @@ int main(int argc, char** argv) {
     else if (a == "--seed") opts.seed = strtoull(next().c_str(), nullptr, 0);
     else if (a == "--work-dir") opts.work_dir = next();
     else {
-      fprintf(stderr, "usage: cake-runner (--so K.so | --cu K.cu [--target T]) --shape M=..,N=..,K=.. "
-                      "[--harness P] [--timeout S] [--runs N] [--no-baseline] [--no-time] [--seed S]\n");
+      fprintf(stderr, "usage: see runner/tools/cake_runner_main.cpp\n");
       return 2;
     }
   }
@@ -42,7 +50,31 @@ int main(int argc, char** argv) {
     return 2;
   }
   runner::Result r;
-  if (!so.empty()) {
+  if (!cake_file.empty()) {
+    auto file = ir::readSourceFile(cake_file, err);
+    if (!file) {
+      fprintf(stderr, "cake-runner: %s\n", err.c_str());
+      return 2;
+    }
+    ir::DiagnosticSink sink;
+    auto mod = ir::compileModule(file, {}, sink);
+    for (const auto& f : sink.findings()) fprintf(stderr, "%s\n", ir::renderText(f).c_str());
+    if (!mod || mod->schedules.empty()) return 2;
+    const ir::Schedule* s = &mod->schedules[0];
+    for (const auto& x : mod->schedules)
+      if (x.name == schedule_name) s = &x;
+    if (!emit.empty()) {
+      auto lr = lowering::lowerToCuda(*s);
+      for (const auto& f : lr.findings) fprintf(stderr, "%s\n", ir::renderText(f).c_str());
+      if (!lr.ok) return 1;
+      std::ofstream(emit) << lr.source;
+      fprintf(stderr, "cake-runner: %s -> %s (%s, %d threads, %d B smem, grid %s)\n", s->name.c_str(), emit.c_str(),
+              std::string(ir::targetName(lr.target)).c_str(), lr.launch.threads, lr.launch.smem_bytes,
+              lr.launch.grid.c_str());
+      return 0;
+    }
+    r = runner::run(*s, *shape, opts);
+  } else if (!so.empty()) {
     r = runner::runLibrary(so, *shape, opts);
   } else if (!cu.empty()) {
     ir::Target t = target == "sm_80" ? ir::Target::SM80
@@ -52,7 +84,7 @@ int main(int argc, char** argv) {
     r = runner::compile(cu, t, base + ".so", opts);
     if (r.compiled) r = runner::runLibrary(base + ".so", *shape, opts);
   } else {
-    fprintf(stderr, "cake-runner: give --so or --cu\n");
+    fprintf(stderr, "cake-runner: give --cake, --so or --cu\n");
     return 2;
   }
   printf("%s\n", runner::toJson(r).dump().c_str());
