@@ -315,7 +315,9 @@ class Parser {
   }
 
   // ':' then either NEWLINE INDENT stmts DEDENT or one simple statement.
-  Block suite() {
+  Block suite(const Token& head) {
+    if (blockDepth_ + 1 > kMaxBlockDepth)
+      fail("syntax.too-deep", head, fmt::format("blocks nested more than {} levels deep", kMaxBlockDepth));
     expectOp(":");
     DepthGuard g(*this, blockDepth_, kMaxBlockDepth, "blocks");
     Block b;
@@ -348,7 +350,7 @@ class Parser {
       br.cond = expr();
       br.header = rangeOf(kw, cur());
       if (s->branches.empty()) s->range = br.header;
-      br.body = suite();
+      br.body = suite(kw);
       s->branches.push_back(std::move(br));
       if (atKw("elif")) {
         // an elif is a nested if: it counts against the block-depth limit
@@ -363,7 +365,7 @@ class Parser {
       const Token& kw = cur();
       ++p_;
       br.header = rangeOf(kw, cur());
-      br.body = suite();
+      br.body = suite(kw);
       s->branches.push_back(std::move(br));
     }
     (void)first;
@@ -387,7 +389,7 @@ class Parser {
     ++p_;
     s->value = exprList();
     s->range = rangeOf(first, cur());
-    s->body = suite();
+    s->body = suite(first);
     if (atKw("else")) fail("syntax.unsupported", cur(), "'for ... else' is not part of CAKE IR");
     return s;
   }
@@ -401,7 +403,7 @@ class Parser {
     if (atKw("as")) fail("syntax.unsupported", cur(), "'with ... as' is not part of CAKE IR; write 'with ROLE:'");
     if (atOp(",")) fail("syntax.unsupported", cur(), "a 'with' names exactly one role");
     s->range = rangeOf(first, cur());
-    s->body = suite();
+    s->body = suite(first);
     return s;
   }
 
@@ -436,7 +438,7 @@ class Parser {
     ++p_;
     if (atOp("->")) fail("syntax.unsupported", cur(), "return annotations are not part of CAKE IR");
     s->range = rangeOf(first, cur());
-    s->body = suite();
+    s->body = suite(first);
     return s;
   }
 
@@ -614,7 +616,6 @@ class Parser {
   }
 
   ExprPtr call(ExprPtr fn) {
-    DepthGuard g(*this, exprDepth_, kMaxExprDepth, "expression");
     ++p_;  // (
     std::vector<ExprPtr> args{fn};
     std::vector<Keyword> kws;
@@ -669,7 +670,6 @@ class Parser {
   }
 
   ExprPtr subscript(ExprPtr v) {
-    DepthGuard g(*this, exprDepth_, kMaxExprDepth, "expression");
     const Token& open = cur();
     ++p_;  // [
     if (atOp("]")) unexpected("an index");
@@ -736,7 +736,6 @@ class Parser {
       }
       case Tok::Op: {
         if (t.text == "(") {
-          DepthGuard g(*this, exprDepth_, kMaxExprDepth, "parentheses");
           ++p_;
           if (atOp(")")) {
             const Token& close = cur();
@@ -772,7 +771,6 @@ class Parser {
           return copy;
         }
         if (t.text == "[") {
-          DepthGuard g(*this, exprDepth_, kMaxExprDepth, "brackets");
           ++p_;
           std::vector<ExprPtr> elems;
           while (!atOp("]")) {

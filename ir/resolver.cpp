@@ -350,6 +350,10 @@ class Resolver {
   ExprPtr needInt(const Value& v, std::string_view what) {
     if (v.k == VK::Int) return v.i;
     if (v.k == VK::Error) throw Abandon{};
+    if (v.k == VK::Param && sch_)
+      fail("type.mismatch", v.range,
+           fmt::format("expected an integer for {}, found the {} parameter '{}' (only LM.i32 parameters are integers)",
+                       what, paramTypeName(sch_->params[v.idx].type), sch_->params[v.idx].name));
     fail("type.mismatch", v.range, fmt::format("expected an integer for {}, found {}", what, kindName(v)));
   }
   ExprPtr intOf(const AE& e, std::string_view what) { return needInt(eval(e), what); }
@@ -559,6 +563,7 @@ class Resolver {
            maxPositional == 0 ? fmt::format("{} takes no positional arguments", fname)
                               : fmt::format("{} takes at most {} positional argument{}", fname, maxPositional,
                                             maxPositional == 1 ? "" : "s"));
+    std::map<std::string, std::string> spelled;
     for (size_t i = 0; i < npos; ++i) a.kw[sp[i].name] = call.args[i + 1].get();
     for (const ast::Keyword& k : call.kwargs) {
       std::string name = k.name;
@@ -572,11 +577,14 @@ class Resolver {
              fmt::format("{} has no argument '{}'{}", fname, k.name,
                          list.empty() ? std::string(" (it takes none)") : fmt::format(" (it takes {})", list)));
       }
-      if (a.kw.count(name))
+      if (a.kw.count(name)) {
+        std::string other = spelled.count(name) ? spelled[name] : name;
         fail("type.duplicate", k.name_range,
-             name != k.name ? fmt::format("'{}' and '{}' are the same argument of {}; give one", k.name, name, fname)
-                            : fmt::format("argument '{}' of {} is given twice", k.name, fname));
+             other != k.name ? fmt::format("'{}' and '{}' are the same argument of {}; give one", other, k.name, fname)
+                             : fmt::format("argument '{}' of {} is given twice", k.name, fname));
+      }
       a.kw[name] = k.value.get();
+      spelled[name] = k.name;
     }
     for (const ArgSpec& s : sp)
       if (s.required && !a.has(s.name))

@@ -1,0 +1,1 @@
+# expect-error: type.misplaced @ 1:1

@@ -1,0 +1,2 @@
+# expect-error: type.misplaced @ 2:1
+x = 1

@@ -1,0 +1,3 @@
+# expect-error: type.misplaced @ 2:5
+def k(lm):
+    pass

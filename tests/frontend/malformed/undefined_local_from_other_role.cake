@@ -1,0 +1,14 @@
+# expect-error: type.undefined-name @ 14:28
+@cake.schedule()
+def k(lm, Q: LM.tma2d, K: LM.i32):
+    pool = lm.smem(65536)
+    smem = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
+    acc = lm.regs(shape=(64, 64), dtype=lm.f32)
+    load = lm.role(warps=[0])
+    mma = lm.role(warps=[1])
+    full = lm.barrier(count=2, prod=[load], cons=[mma], init_count=1)
+    with load:
+        m0 = 64 * lm.instance()
+        lm.fence_proxy()
+    with mma:
+        lm.wait(full, iter=m0)

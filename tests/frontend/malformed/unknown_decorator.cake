@@ -1,0 +1,4 @@
+# expect-error: type.unknown-op @ 2:2
+@cake.kernel()
+def k(lm):
+    pass

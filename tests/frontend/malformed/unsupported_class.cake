@@ -1,0 +1,3 @@
+# expect-error: syntax.unsupported @ 2:1
+class Foo:
+    pass

@@ -1,0 +1,91 @@
+// `cake fmt` over every corpus file: it parses, the output parses back to
+// the same AST, formatting is idempotent, comments survive, and a file that
+// type-checks still type-checks after formatting.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "test_util.h"
+
+using namespace cake::ir;
+using namespace cake::ir::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> cakeFiles(const fs::path& dir) {
+  std::vector<fs::path> out;
+  if (fs::exists(dir))
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".cake") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<fs::path> roundTripFiles() {
+  std::vector<fs::path> out = cakeFiles(sourceDir() / "corpus");
+  for (const fs::path& p : cakeFiles(sourceDir() / "fuzz/seeds")) out.push_back(p);
+  if (out.empty()) out.push_back(fs::path());  // keeps the suite instantiated
+  return out;
+}
+
+size_t countComments(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+class CorpusRoundTrip : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(CorpusRoundTrip, FormatIsCanonical) {
+  const fs::path& p = GetParam();
+  if (p.empty()) GTEST_SKIP() << "no corpus files yet";
+  std::string text = readFile(p);
+  auto file = src(text, p.string());
+  DiagnosticSink sink;
+  auto original = ast::parse(file, sink);
+  ASSERT_TRUE(original) << describe(sink);
+  auto once = formatSource(file, sink);
+  ASSERT_TRUE(once) << describe(sink);
+  auto onceFile = src(*once, p.string() + ".fmt");
+  auto reparsed = ast::parse(onceFile, sink);
+  ASSERT_TRUE(reparsed) << describe(sink) << "\n" << *once;
+  EXPECT_TRUE(ast::equal(*original, *reparsed)) << *once;
+  auto twice = formatSource(onceFile, sink);
+  ASSERT_TRUE(twice);
+  EXPECT_EQ(*once, *twice);
+  // comments, including inline expectations, are kept
+  EXPECT_EQ(original->comments.size(), reparsed->comments.size());
+  EXPECT_EQ(countComments(text, "# expect-error:"), countComments(*once, "# expect-error:"));
+  EXPECT_EQ(countComments(text, "# expect:"), countComments(*once, "# expect:"));
+  // the front end's verdict does not change
+  DiagnosticSink a, b;
+  bool okBefore = compileModule(file, {}, a).has_value();
+  bool okAfter = compileModule(onceFile, {}, b).has_value();
+  EXPECT_EQ(okBefore, okAfter) << describe(a) << describe(b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusRoundTrip, ::testing::ValuesIn(roundTripFiles()),
+                         [](const ::testing::TestParamInfo<fs::path>& i) {
+                           std::string n = i.param.empty() ? "none" : i.param.parent_path().filename().string() +
+                                                                          "_" + i.param.stem().string();
+                           for (char& c : n)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n + "_" + std::to_string(i.index);
+                         });
+
+TEST(CorpusFrontEnd, EveryCorpusFileCompiles) {
+  // every corpus file is meant for the checks: the front end must accept it
+  for (const fs::path& p : cakeFiles(sourceDir() / "corpus")) {
+    DiagnosticSink sink;
+    auto m = compileModule(src(readFile(p), p.string()), {}, sink);
+    bool expectsFrontEndError = false;
+    std::string text = readFile(p);
+    for (const char* g : {"# expect: syntax.", "# expect: type.", "expect-error: syntax.", "expect-error: type."})
+      if (text.find(g) != std::string::npos) expectsFrontEndError = true;
+    if (expectsFrontEndError) continue;
+    EXPECT_TRUE(m.has_value()) << p << "\n" << describe(sink);
+  }
+}
