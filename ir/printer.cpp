@@ -55,7 +55,14 @@ void printInto(std::string& out, const Expr& e, int minPrec, bool inSubscript) {
     case ExprKind::False: out += "False"; break;
     case ExprKind::None: out += "None"; break;
     case ExprKind::Attribute:
-      printInto(out, *e.args[0], 8);
+      // `1 .x` must not print as `1.x` (a float literal followed by a name)
+      if ((e.args[0]->kind == ExprKind::Int || e.args[0]->kind == ExprKind::Float) && !e.args[0]->parenthesized) {
+        out += "(";
+        printInto(out, *e.args[0], 0);
+        out += ")";
+      } else {
+        printInto(out, *e.args[0], 8);
+      }
       out += ".";
       out += e.text;
       break;

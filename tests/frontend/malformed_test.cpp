@@ -46,7 +46,7 @@ TEST(Malformed, EveryRuleIsCovered) {
   for (const fs::path& p : malformedFiles())
     if (auto h = header(readFile(p))) seen.insert(h->rule);
   for (const RuleInfo& r : frontendRules()) {
-    if (r.id == "type.target-mismatch") continue;  // needs --target: see FrontendUnit.TargetMismatch
+    if (r.id == "type.target-mismatch") continue;  // needs --target: see Resolver.TargetMismatch
     EXPECT_TRUE(seen.count(std::string(r.id))) << "no malformed case for " << r.id;
   }
 }

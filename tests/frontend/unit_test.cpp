@@ -474,3 +474,9 @@ TEST(Rules, EveryFrontEndRuleHasTitleSummaryAndPage) {
     EXPECT_TRUE(std::filesystem::exists(page)) << page;
   }
 }
+
+TEST(Formatter, AttributeOfANumberStaysParseable) {
+  std::string once = fmtText("x = 1 .real\ny = 1.5 .imag\n");
+  EXPECT_EQ(once, "x = (1).real\ny = (1.5).imag\n");
+  EXPECT_EQ(fmtText(once), once);
+}
