@@ -1,0 +1,293 @@
+// The corpus gate (`cake corpus`): runs every corpus case through the front
+// end and the check driver, compares the result with the case's inline
+// expectations (docs/contributing.md "Corpus expectations"), and reports
+// agreements, false positives, false negatives, unknowns and unsupported
+// cases, a per-rule confusion table and check times, as text, JSON, JSON
+// Lines (one record per case) and a self-contained HTML page.
+//
+// A run is a list of CaseRecords; every report is built from that list
+// alone (buildReport), so a run split into shards and merged gives exactly
+// the report of one run (timings aside: they are measured, not derived).
+// See docs/corpus-gate.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/check.h"
+
+namespace cake::checks::gate {
+
+// ------------------------------------------------------------ expectations
+
+// The inline expectations of one case.
+//   `# expect: pass`              no error finding
+//   `# expect: <rule>`            that rule is reported as an error (each such line)
+//   `<code>  # expect-error: <rule>` that rule, with its primary location on
+//                                 one of the lines that carry it for that rule
+//   `# expect-any: <r1> <r2> ...` at least one of these rules (mutants: every
+//                                 rule the independent labeller saw)
+struct Expectation {
+  bool pass = false;
+  std::vector<std::string> rules;                   // `# expect:` rules, in order, unique
+  std::vector<std::string> any_of;                  // `# expect-any:` rules
+  std::map<std::string, std::vector<int>> lines;    // rule -> lines with `# expect-error:`
+  std::vector<std::string> problems;                // malformed or contradictory annotations
+
+  bool empty() const { return !pass && rules.empty() && any_of.empty() && lines.empty(); }
+  // Every rule that must be reported (the `# expect:` rules and the rules of
+  // `# expect-error:` lines), sorted.
+  std::vector<std::string> requiredRules() const;
+  // "pass", or the required rules joined by '+', or "any(r1|r2)".
+  std::string label() const;
+};
+
+Expectation parseExpectations(std::string_view text);
+nlohmann::json toJson(const Expectation& e);
+Expectation expectationFromJson(const nlohmann::json& j);
+
+// `# target: sm_100a`: the target a case is checked for when its decorator
+// names none (what `cake check --target` gives on the command line).
+std::optional<std::string> parseTargetAnnotation(std::string_view text);
+
+// A mutant's header (written by checks/mutate.h): `# mutant: <operator>`,
+// `# original: <path>`, `# line: <n>: <text>`, `# label: <how it was labelled>`.
+struct MutantHeader {
+  std::string op, original, line, label;
+};
+std::optional<MutantHeader> parseMutantHeader(std::string_view text);
+
+// --------------------------------------------------------------- the cases
+
+// 16 hex digits (64-bit FNV-1a of the bytes). Cases are identified by it for
+// sharding and resuming: a case's verdict depends on its text only.
+std::string contentHash(std::string_view text);
+
+struct Case {
+  std::string path;       // as discovered (relative to the working directory) or virtual
+  std::string text;
+  std::string hash;       // contentHash(text)
+};
+
+// Every `.cake` file under the given files/directories (recursively),
+// sorted by path, duplicates removed. Fills `errors` for unreadable paths.
+std::vector<Case> discoverCases(const std::vector<std::string>& paths,
+                                std::vector<std::string>& errors);
+
+struct Shard {
+  int index = 1;   // 1-based
+  int count = 1;
+};
+// "i/n" with 1 <= i <= n.
+std::optional<Shard> parseShard(std::string_view s);
+// Deterministic: by content hash only, so a case lands in the same shard
+// whatever the order or the set of other cases.
+bool inShard(std::string_view hash, const Shard& shard);
+
+// ------------------------------------------------------------- observation
+
+// One error-severity finding as the gate sees it.
+struct Reported {
+  std::string rule;
+  int line = 0;             // primary location (0: none)
+  std::string message;
+  bool operator<(const Reported& o) const {
+    return std::tie(rule, line, message) < std::tie(o.rule, o.line, o.message);
+  }
+  bool operator==(const Reported& o) const {
+    return rule == o.rule && line == o.line && message == o.message;
+  }
+};
+
+// What the front end and the check driver said about a case.
+struct Observation {
+  bool frontend_ok = true;
+  std::vector<Reported> frontend_errors;   // syntax.* / type.* errors
+  std::vector<Reported> errors;            // error findings of checkSchedule, all schedules
+  std::vector<std::string> undecided;      // "<schedule>: <property>: unknown (<detail>)"
+  std::string crash;                       // an exception escaped the checks
+};
+
+// Runs a case's text: compileModule, then checkSchedule on every schedule
+// with the schedule's target. Never throws.
+Observation observe(const Case& c, const CheckOptions& opts);
+
+// ---------------------------------------------------------------- records
+
+enum class Outcome {
+  Agree,           // the checks said what the expectation says
+  FalsePositive,   // a known-good case rejected
+  FalseNegative,   // a known-bad case accepted, or reported with the wrong rule/line
+  Unknown,         // could not decide (a verdict Unknown/Error, a crash); never agreement
+  Unsupported,     // front-end error on a case that does not expect one (exit-2 class)
+  Invalid,         // the case has no (or a malformed) expectation
+};
+std::string_view outcomeName(Outcome o);   // "agree", "false-positive", ...
+std::optional<Outcome> parseOutcome(std::string_view s);
+
+struct CaseRecord {
+  std::string path;
+  std::string hash;
+  std::string kind = "corpus";       // "corpus" | "mutant"
+  Expectation expect;
+  std::optional<MutantHeader> mutant;
+  Outcome outcome = Outcome::Invalid;
+  std::string reason;                // one line: why this outcome
+  std::vector<Reported> reported;    // errors (front end or checks), sorted
+  std::vector<std::string> undecided;
+  double time_ms = 0;                // front end + checks, wall clock
+};
+nlohmann::json toJson(const CaseRecord& r, bool with_time = true);
+CaseRecord recordFromJson(const nlohmann::json& j);   // throws nlohmann::json::exception
+
+// Compares an observation with the case's expectation.
+CaseRecord judge(const Case& c, const Observation& obs, double time_ms);
+
+// ----------------------------------------------------------------- report
+
+struct RuleRow {
+  int expected = 0;      // cases that expect the rule
+  int agreed = 0;        // ... and got it (where the case agreed)
+  int accepted = 0;      // ... and got no error at all (false negative)
+  int wrong = 0;         // ... and got other errors (false negative)
+  int unknown = 0;       // ... undecided
+  int unsupported = 0;   // ... front-end error
+  int spurious = 0;      // cases that report the rule as an error without expecting it
+};
+
+struct Tally {
+  int cases = 0, agree = 0, fp = 0, fn = 0, unknown = 0, unsupported = 0, invalid = 0;
+  void add(Outcome o);
+};
+
+struct Regression {
+  std::string path;
+  std::string was;   // outcome in the baseline
+  std::string now;   // outcome now ("missing" if the case is gone)
+};
+
+struct Report {
+  std::vector<CaseRecord> cases;                 // sorted by path
+  Tally total;
+  std::map<std::string, Tally> by_kind;          // "corpus", "mutant"
+  std::map<std::string, RuleRow> rules;          // "pass" is a row too
+  // confusion[expected][observed]: expected is "pass" or a required rule;
+  // observed is the same label when the case agreed, else "pass" (nothing
+  // reported), the first reported rule, "unknown" or "unsupported".
+  std::map<std::string, std::map<std::string, int>> confusion;
+  // Timings (not part of the deterministic report).
+  double median_ms = 0, p95_ms = 0, max_ms = 0, total_ms = 0;
+  // Baseline comparison (filled by compareBaseline).
+  bool baseline_checked = false;
+  std::vector<Regression> regressions;
+  std::vector<Regression> improvements;
+  // Shard bookkeeping of merged runs: shards seen, and whether they cover
+  // the whole case set that the runs were started on.
+  std::vector<std::string> notes;
+
+  bool gateFailed() const { return total.fp > 0 || total.fn > 0 || total.invalid > 0 || !regressions.empty(); }
+};
+
+// Records with the same path: the last one wins. The order of `records`
+// does not matter.
+Report buildReport(std::vector<CaseRecord> records);
+
+// The JSON document. Without timings (`deterministic`), a report built from
+// the same records is byte-identical whatever the shards and their order.
+nlohmann::json reportJson(const Report& r, bool deterministic = false);
+std::string renderTextReport(const Report& r, bool with_timings = true, int max_listed = 50);
+std::string renderHtmlReport(const Report& r);
+
+// corpus/baseline.json: {"version": 1, "cases": {path: {"hash", "expect", "outcome"}}}.
+nlohmann::json makeBaseline(const Report& r);
+// A case that agreed in the baseline and does not now (or is gone) is a
+// regression; one that did not agree and does now is an improvement.
+void compareBaseline(Report& r, const nlohmann::json& baseline);
+
+// ------------------------------------------------------------- JSON Lines
+
+// First line of every JSONL file: {"type":"run", "shard":"i/n",
+// "universe": <cases before sharding>, "universe_hash": <hash of their sorted hashes>}.
+struct RunHeader {
+  Shard shard;
+  int universe = 0;
+  std::string universe_hash;
+};
+nlohmann::json toJson(const RunHeader& h);
+
+struct JsonlContents {
+  std::vector<RunHeader> headers;
+  std::vector<CaseRecord> records;
+  std::vector<std::string> errors;   // "FILE:LINE: message" for lines that do not parse
+};
+// Reads one or more JSONL files. A truncated last line (an interrupted run) is
+// reported in `errors` and skipped.
+JsonlContents readJsonl(const std::vector<std::string>& files);
+
+// Adds a note to the report when the headers do not describe one complete
+// set of shards of one case set.
+void checkShardCoverage(Report& r, const std::vector<RunHeader>& headers);
+
+// ---------------------------------------------------------------- commands
+
+struct CorpusOptions {
+  std::vector<std::string> paths;        // files/dirs; empty: "corpus"
+  std::optional<std::string> shard;      // "i/n"
+  std::optional<std::string> jsonl;      // append one record per case (and a header)
+  std::optional<std::string> json;       // the report as JSON
+  std::optional<std::string> html;       // the report as HTML
+  std::optional<std::string> baseline;   // compare with this baseline
+  std::optional<std::string> write_baseline;  // write the current outcomes as a baseline
+  std::optional<std::string> resume;     // skip cases whose hash has a record in this JSONL
+  int mutants = 0;                       // also generate and label this many mutants in the run
+  uint64_t seed = 1;                     // for --mutants
+  int jobs = 1;                          // worker threads
+  unsigned timeout_ms = 10000;           // per solver query
+  bool quiet = false;                    // no text report on stdout
+  bool progress = true;                  // progress on stderr (only if it is a terminal)
+  int max_listed = 50;                   // cases listed per section of the text report
+};
+
+// `cake corpus`. Exit status: 0 the gate passes, 1 it fails (an FP, an FN,
+// an invalid case, or a regression against the baseline), 2 usage or I/O error.
+int runCorpusCommand(const CorpusOptions& opts);
+
+struct MergeOptions {
+  std::vector<std::string> inputs;       // JSONL files
+  std::optional<std::string> json, html, baseline, write_baseline, jsonl;
+  bool quiet = false;
+  int max_listed = 50;
+};
+// `cake corpus merge A.jsonl B.jsonl ...`: the report of the union of the
+// records, exactly as one run would give it. Same exit status.
+int runMergeCommand(const MergeOptions& opts);
+
+// Which cases of the universe this run checks (`todo`: in the shard, no
+// record yet) and which it takes from the resume file (`carried`: in the
+// shard, a record with the same content hash, re-labelled with the case's path).
+struct Plan {
+  std::vector<Case> todo;
+  std::vector<CaseRecord> carried;
+  int other_shards = 0;
+};
+Plan planRun(const std::vector<Case>& cases, const Shard& shard,
+             const std::map<std::string, CaseRecord>& resumed_by_hash);
+
+// The case runner is replaceable (tests).
+using Observer = std::function<Observation(const Case&)>;
+// Runs (or resumes) the given cases; calls `on_record` for each new record
+// as soon as it is known (in case order when jobs == 1).
+std::vector<CaseRecord> runCases(const std::vector<Case>& cases, const Observer& observer,
+                                 int jobs, const std::function<void(const CaseRecord&)>& on_record,
+                                 bool progress);
+
+}  // namespace cake::checks::gate

@@ -1,0 +1,750 @@
+#include "checks/mutate.h"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "checks/corpus_gate.h"
+#include "ir/ast.h"
+
+namespace cake::checks::mutate {
+
+namespace fs = std::filesystem;
+namespace ast = ir::ast;
+
+// ============================================================= operators
+
+namespace {
+
+constexpr OperatorInfo kOperators[] = {
+    {"drop-wait", "delete an lm.wait (a consumer no longer waits for the slot to fill / be released)"},
+    {"drop-arrive", "delete an lm.arrive (a slot is never released)"},
+    {"drop-expect-tx", "delete an lm.expect_tx"},
+    {"drop-fence", "delete an lm.fence_proxy (generic writes read by the async proxy unfenced)"},
+    {"drop-commit", "delete an mma_commit / cp_async_commit / tma_store_commit"},
+    {"drop-async-wait", "delete an mma_wait / cp_async_wait / tma_store_wait"},
+    {"drop-named-barrier", "delete an lm.sync / lm.bar_arrive on a named barrier"},
+    {"wait-after-use", "move a wait (or sync, or *_wait) after the statement that follows it"},
+    {"fence-after-use", "move an lm.fence_proxy after the async op that follows it"},
+    {"release-early", "move a release (arrive, bar_arrive, mma_commit to a barrier) before the statement that precedes it"},
+    {"commit-after-wait", "swap a *_commit with the *_wait that follows it"},
+    {"iter-plus-1", "iter=e -> iter=e + 1"},
+    {"iter-minus-1", "iter=e -> iter=e - 1"},
+    {"iter-plus-lap", "iter=e -> iter=e + S (one lap of the ring later: same slot, next phase)"},
+    {"stage-plus-1", "stage=e -> stage=(e + 1) % S (the neighbouring slot)"},
+    {"slot-plus-1", "view[e] -> view[e + 1] in an operand (reads the neighbouring slot)"},
+    {"phase-plus-1", "phase=e -> phase=e + 1"},
+    {"phase-minus-1", "phase=e -> phase=e - 1"},
+    {"phase-const", "a wait's phase becomes the constant 0 (iter=e -> stage=e % S, phase=0)"},
+    {"init-count-plus-1", "a barrier's init_count + 1"},
+    {"init-count-minus-1", "a barrier's init_count - 1"},
+    {"arrive-count-plus-1", "an arrive's count + 1"},
+    {"expect-tx-plus-16", "expect_tx bytes + 16"},
+    {"expect-tx-minus-16", "expect_tx bytes - 16"},
+    {"pending-plus-1", "pending=n -> n + 1 on mma_wait / cp_async_wait / tma_store_wait"},
+    {"pending-minus-1", "pending=n -> n - 1 on mma_wait / cp_async_wait / tma_store_wait"},
+    {"fewer-stages", "a view's stages - 1 (its barriers keep their slots)"},
+    {"fewer-stages-pipeline", "a pipeline's stages - 1 (its barriers lose a slot, the views keep theirs)"},
+    {"trip-minus-1", "for v in lm.range(lo, hi) -> lm.range(lo, hi - 1)"},
+    {"trip-plus-1", "for v in lm.range(lo, hi) -> lm.range(lo, hi + 1)"},
+    {"guard-plus-1", "if a <op> c -> if a <op> c + 1 (a guard off by one)"},
+    {"guard-minus-1", "if a <op> c -> if a <op> c - 1"},
+    {"alias-views", "a view's offset becomes another view's offset (same pool)"},
+    {"misalign-swizzle", "a swizzled view's offset + 16"},
+};
+
+// ------------------------------------------------------------- the text
+
+struct Edit {
+  size_t begin = 0, end = 0;   // byte offsets in the original
+  std::string text;
+};
+
+class Text {
+ public:
+  explicit Text(const std::string& t) : t_(t) {
+    starts_.push_back(0);
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i] == '\n') starts_.push_back(i + 1);
+  }
+  const std::string& str() const { return t_; }
+  size_t offset(int line, int col) const {
+    if (line < 1) return 0;
+    if (static_cast<size_t>(line) > starts_.size()) return t_.size();
+    return std::min(t_.size(), starts_[line - 1] + static_cast<size_t>(std::max(col, 1) - 1));
+  }
+  size_t begin(const ir::SourceRange& r) const { return offset(r.line, r.col); }
+  size_t end(const ir::SourceRange& r) const { return offset(r.end_line, r.end_col); }
+  std::string of(const ir::SourceRange& r) const { return t_.substr(begin(r), end(r) - begin(r)); }
+  // [start of line a, start of line b+1)
+  size_t lineBegin(int line) const { return offset(line, 1); }
+  size_t lineEnd(int line) const {   // after the newline
+    return static_cast<size_t>(line) < starts_.size() ? starts_[line] : t_.size();
+  }
+  std::string line(int line) const {
+    std::string s = t_.substr(lineBegin(line), lineEnd(line) - lineBegin(line));
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    return s;
+  }
+  std::string indentOf(int line) const {
+    std::string l = this->line(line);
+    size_t n = 0;
+    while (n < l.size() && (l[n] == ' ' || l[n] == '\t')) ++n;
+    return l.substr(0, n);
+  }
+
+ private:
+  std::string t_;
+  std::vector<size_t> starts_;
+};
+
+std::string apply(const std::string& text, std::vector<Edit> edits) {
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
+  std::string out = text;
+  for (const auto& e : edits) out.replace(e.begin, e.end - e.begin, e.text);
+  return out;
+}
+
+std::string trimmed(std::string s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// ------------------------------------------------------- the syntax tree
+
+struct CallInfo {
+  std::string obj;      // "lm", a view name, a pool name
+  std::string method;   // "wait", "tma_load", "view", ...
+  const ast::Expr* call = nullptr;
+};
+
+std::optional<CallInfo> callOf(const ast::Expr* e) {
+  if (!e || e->kind != ast::ExprKind::Call || e->args.empty()) return std::nullopt;
+  const ast::Expr* fn = e->args[0].get();
+  if (fn->kind != ast::ExprKind::Attribute || fn->args.empty() || fn->args[0]->kind != ast::ExprKind::Name)
+    return std::nullopt;
+  return CallInfo{fn->args[0]->text, fn->text, e};
+}
+
+const ast::Keyword* kwarg(const ast::Expr* call, std::string_view name) {
+  for (const auto& k : call->kwargs)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+// Positional argument i (after the callee).
+const ast::Expr* posarg(const ast::Expr* call, size_t i) {
+  return i + 1 < call->args.size() ? call->args[i + 1].get() : nullptr;
+}
+
+bool isIntLit(const ast::Expr* e, int64_t* v = nullptr) {
+  if (!e) return false;
+  if (e->kind == ast::ExprKind::Int && !e->overflow) {
+    if (v) *v = e->ival;
+    return true;
+  }
+  if (e->kind == ast::ExprKind::UnaryOp && e->text == "-" && e->args.size() == 1 &&
+      e->args[0]->kind == ast::ExprKind::Int && !e->args[0]->overflow) {
+    if (v) *v = -e->args[0]->ival;
+    return true;
+  }
+  return false;
+}
+
+// The last line of a statement, compound ones included.
+int endLine(const ast::Stmt& s) {
+  int e = s.range.end_line;
+  for (const auto& c : s.body) e = std::max(e, endLine(*c));
+  for (const auto& b : s.branches) {
+    e = std::max(e, b.header.end_line);
+    for (const auto& c : b.body) e = std::max(e, endLine(*c));
+  }
+  return e;
+}
+
+// Where a statement sits.
+struct Site {
+  const ast::Stmt* stmt;
+  const ast::Block* block;
+  size_t index;
+};
+
+void collect(const ast::Block& b, std::vector<Site>& out) {
+  for (size_t i = 0; i < b.size(); ++i) {
+    out.push_back({b[i].get(), &b, i});
+    collect(b[i]->body, out);
+    for (const auto& br : b[i]->branches) collect(br.body, out);
+  }
+}
+
+// The declarations of one schedule (a decorated def).
+struct Decls {
+  std::map<std::string, const ast::Expr*> views, barriers, pipelines, pools;
+  std::vector<std::string> view_order;
+};
+
+Decls declarations(const ast::Stmt& def) {
+  Decls d;
+  for (const auto& s : def.body) {
+    if (s->kind != ast::Stmt::Kind::Assign) continue;
+    auto c = callOf(s->value.get());
+    if (!c) continue;
+    if (c->method == "view") d.views[s->target] = c->call, d.view_order.push_back(s->target);
+    else if (c->obj == "lm" && c->method == "barrier") d.barriers[s->target] = c->call;
+    else if (c->obj == "lm" && c->method == "pipeline") d.pipelines[s->target] = c->call;
+    else if (c->obj == "lm" && c->method == "smem") d.pools[s->target] = c->call;
+  }
+  return d;
+}
+
+// ---------------------------------------------------------- the mutator
+
+const std::set<std::string> kWaitLike = {"wait", "sync", "mma_wait", "cp_async_wait", "tma_store_wait"};
+const std::set<std::string> kCommits = {"mma_commit", "cp_async_commit", "tma_store_commit"};
+const std::set<std::string> kAsyncWaits = {"mma_wait", "cp_async_wait", "tma_store_wait"};
+const std::map<std::string, std::string> kCommitWait = {
+    {"mma_commit", "mma_wait"}, {"cp_async_commit", "cp_async_wait"}, {"tma_store_commit", "tma_store_wait"}};
+
+class Mutator {
+ public:
+  Mutator(const Original& o, const ast::Module& m) : o_(o), m_(m), text_(o.text) {}
+
+  std::vector<Mutant> run() {
+    for (const auto& s : m_.body)
+      if (s->kind == ast::Stmt::Kind::Def) schedule(*s);
+    return std::move(out_);
+  }
+
+ private:
+  const Original& o_;
+  const ast::Module& m_;
+  Text text_;
+  Decls d_;
+  std::vector<Mutant> out_;
+
+  std::string src(const ast::Expr* e) const { return text_.of(e->range); }
+
+  static bool needsParens(const ast::Expr* e) {
+    return e->kind == ast::ExprKind::Compare || e->kind == ast::ExprKind::BoolOp ||
+           (e->kind == ast::ExprKind::UnaryOp && e->text == "not");
+  }
+
+  // e + delta, folded when e is a literal or `x +/- literal`.
+  std::string plus(const ast::Expr* e, int64_t delta) const {
+    int64_t v;
+    if (isIntLit(e, &v)) return std::to_string(v + delta);
+    if (e->kind == ast::ExprKind::BinOp && (e->text == "+" || e->text == "-") && !e->parenthesized &&
+        isIntLit(e->args[1].get(), &v) && e->args[1]->kind == ast::ExprKind::Int) {
+      int64_t c = (e->text == "+" ? v : -v) + delta;
+      std::string lhs = src(e->args[0].get());
+      if (c == 0) return lhs;
+      return c > 0 ? fmt::format("{} + {}", lhs, c) : fmt::format("{} - {}", lhs, -c);
+    }
+    std::string s = needsParens(e) ? "(" + src(e) + ")" : src(e);
+    return delta >= 0 ? fmt::format("{} + {}", s, delta) : fmt::format("{} - {}", s, -delta);
+  }
+
+  static std::string atom(const std::string& s, const ast::Expr* e) {
+    bool simple = e->kind == ast::ExprKind::Name || e->kind == ast::ExprKind::Int || e->parenthesized ||
+                  e->kind == ast::ExprKind::Call || e->kind == ast::ExprKind::Subscript ||
+                  e->kind == ast::ExprKind::Attribute;
+    return simple ? s : "(" + s + ")";
+  }
+
+  void emit(const std::string& op, int line, std::vector<Edit> edits, std::string change) {
+    Mutant mu;
+    mu.op = op;
+    mu.original = o_.path;
+    mu.line = line;
+    mu.line_text = trimmed(text_.line(line));
+    mu.change = std::move(change);
+    mu.body = apply(o_.text, std::move(edits));
+    if (mu.body == o_.text) return;
+    int site = 0;
+    for (const auto& x : out_)
+      if (x.op == op && x.line == line) site = std::max(site, x.site + 1);
+    mu.site = site;
+    out_.push_back(std::move(mu));
+  }
+
+  void replaceExpr(const std::string& op, const ast::Expr* e, const std::string& with, const std::string& what) {
+    emit(op, e->range.line, {{text_.begin(e->range), text_.end(e->range), with}},
+         fmt::format("{}: `{}` -> `{}`", what, src(e), with));
+  }
+
+  // Adds `name=value` as the last argument of a call.
+  Edit addKwarg(const ast::Expr* call, const std::string& name, const std::string& value) const {
+    size_t close = text_.end(call->range) - 1;   // the ')'
+    bool empty = call->args.size() <= 1 && call->kwargs.empty();
+    return {close, close, fmt::format("{}{}={}", empty ? "" : ", ", name, value)};
+  }
+
+  // Deletes a statement (its whole lines); a block left empty gets `pass`.
+  void deleteStmt(const std::string& op, const Site& s) {
+    int a = s.stmt->range.line, b = endLine(*s.stmt);
+    std::string repl;
+    if (s.block->size() == 1) repl = text_.indentOf(a) + "pass\n";
+    emit(op, a, {{text_.lineBegin(a), text_.lineEnd(b), repl}},
+         fmt::format("deleted `{}`", trimmed(text_.line(a))));
+  }
+
+  // Swaps the statement at `s` with its next sibling (both whole lines).
+  void swapWithNext(const std::string& op, const Site& s, int report_line) {
+    const ast::Stmt& x = *s.stmt;
+    const ast::Stmt& y = *(*s.block)[s.index + 1];
+    size_t xa = text_.lineBegin(x.range.line), xb = text_.lineEnd(endLine(x));
+    size_t ya = text_.lineBegin(y.range.line), yb = text_.lineEnd(endLine(y));
+    std::string xs = text_.str().substr(xa, xb - xa), gap = text_.str().substr(xb, ya - xb),
+                ys = text_.str().substr(ya, yb - ya);
+    if (!xs.empty() && xs.back() != '\n') xs += '\n';
+    if (!ys.empty() && ys.back() != '\n') { ys += '\n'; if (xs.back() == '\n' && yb == text_.str().size()) xs.pop_back(); }
+    emit(op, report_line, {{xa, yb, ys + gap + xs}},
+         fmt::format("moved `{}` after `{}`", trimmed(text_.line(x.range.line)), trimmed(text_.line(y.range.line))));
+  }
+
+  // Slots of a barrier: its count= text, or its pipeline's stages= text.
+  std::optional<std::string> barrierSlots(const std::string& name) const {
+    auto it = d_.barriers.find(name);
+    if (it == d_.barriers.end()) return std::nullopt;
+    if (auto k = kwarg(it->second, "count")) return src(k->value.get());
+    if (auto k = kwarg(it->second, "pipeline")) {
+      auto p = d_.pipelines.find(src(k->value.get()));
+      if (p != d_.pipelines.end())
+        if (auto st = kwarg(p->second, "stages")) return src(st->value.get());
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string> viewStages(const std::string& name) const {
+    auto it = d_.views.find(name);
+    if (it == d_.views.end()) return std::nullopt;
+    if (auto k = kwarg(it->second, "stages")) return src(k->value.get());
+    if (auto k = kwarg(it->second, "stage")) return src(k->value.get());
+    return std::string("1");
+  }
+  // The slot count the op's stage=/iter= refers to.
+  std::optional<std::string> slotsOf(const CallInfo& c) const {
+    if (c.obj != "lm") return viewStages(c.obj);
+    const ast::Expr* b = posarg(c.call, 0);
+    if (auto k = kwarg(c.call, "barrier")) b = k->value.get();
+    if (b && b->kind == ast::ExprKind::Name) return barrierSlots(b->text);
+    return std::nullopt;
+  }
+
+  void opStatement(const Site& s, const CallInfo& c) {
+    const std::string& m = c.method;
+    const bool lm = c.obj == "lm";
+    const int line = s.stmt->range.line;
+    // deletions
+    if (lm) {
+      if (m == "wait") deleteStmt("drop-wait", s);
+      else if (m == "arrive") deleteStmt("drop-arrive", s);
+      else if (m == "expect_tx") deleteStmt("drop-expect-tx", s);
+      else if (m == "fence_proxy") deleteStmt("drop-fence", s);
+      else if (kCommits.count(m)) deleteStmt("drop-commit", s);
+      else if (kAsyncWaits.count(m)) deleteStmt("drop-async-wait", s);
+      else if (m == "sync" || m == "bar_arrive") deleteStmt("drop-named-barrier", s);
+    }
+    // moves
+    const bool has_next = s.index + 1 < s.block->size();
+    if (lm && kWaitLike.count(m) && has_next) swapWithNext("wait-after-use", s, line);
+    if (lm && m == "fence_proxy" && has_next) swapWithNext("fence-after-use", s, line);
+    const bool release = lm && (m == "arrive" || m == "bar_arrive" || (m == "mma_commit" && kwarg(c.call, "barrier")));
+    if (release && s.index > 0) {
+      Site prev{(*s.block)[s.index - 1].get(), s.block, s.index - 1};
+      swapWithNext("release-early", prev, line);
+    }
+    if (lm && kCommits.count(m) && has_next) {
+      auto n = callOf((*s.block)[s.index + 1]->value.get());
+      if ((*s.block)[s.index + 1]->kind == ast::Stmt::Kind::Expr && n && n->obj == "lm" &&
+          n->method == kCommitWait.at(m))
+        swapWithNext("commit-after-wait", s, line);
+    }
+    // slot selection
+    if (auto k = kwarg(c.call, "iter")) {
+      const ast::Expr* e = k->value.get();
+      replaceExpr("iter-plus-1", e, plus(e, 1), "iter");
+      replaceExpr("iter-minus-1", e, plus(e, -1), "iter");
+      auto slots = slotsOf(c);
+      int64_t S;
+      if (slots) {
+        std::string lap = isIntLitText(*slots, &S) ? plus(e, S) : fmt::format("{} + {}", src(e), *slots);
+        replaceExpr("iter-plus-lap", e, lap, "iter");
+        if (lm && m == "wait") {
+          std::string with = fmt::format("stage={} % {}, phase=0", atom(src(e), e), *slots);
+          emit("phase-const", line, {{text_.begin(k->name_range), text_.end(e->range), with}},
+               fmt::format("`iter={}` -> `{}`", src(e), with));
+        }
+      }
+    }
+    if (auto k = kwarg(c.call, "stage")) {
+      const ast::Expr* e = k->value.get();
+      if (auto slots = slotsOf(c); slots && *slots != "1") {
+        std::string with = fmt::format("({}) % {}", plus(e, 1), *slots);
+        replaceExpr("stage-plus-1", e, with, "stage");
+      }
+      if (lm && m == "wait") {
+        if (auto p = kwarg(c.call, "phase")) {
+          const ast::Expr* pe = p->value.get();
+          replaceExpr("phase-plus-1", pe, plus(pe, 1), "phase");
+          replaceExpr("phase-minus-1", pe, plus(pe, -1), "phase");
+          int64_t v;
+          if (!(isIntLit(pe, &v) && v == 0)) replaceExpr("phase-const", pe, "0", "phase");
+        } else {
+          emit("phase-const", line, {addKwarg(c.call, "phase", "0")}, "added `phase=0` (was derived)");
+        }
+      }
+    }
+    // counts
+    if (lm && m == "arrive") {
+      if (auto k = kwarg(c.call, "count")) replaceExpr("arrive-count-plus-1", k->value.get(), plus(k->value.get(), 1), "count");
+      else emit("arrive-count-plus-1", line, {addKwarg(c.call, "count", "2")}, "added `count=2`");
+    }
+    if (lm && m == "expect_tx") {
+      const ast::Expr* b = kwarg(c.call, "bytes") ? kwarg(c.call, "bytes")->value.get() : posarg(c.call, 1);
+      if (b) {
+        replaceExpr("expect-tx-plus-16", b, plus(b, 16), "bytes");
+        replaceExpr("expect-tx-minus-16", b, plus(b, -16), "bytes");
+      }
+    }
+    if (lm && kAsyncWaits.count(m)) {
+      if (auto k = kwarg(c.call, "pending")) {
+        const ast::Expr* e = k->value.get();
+        int64_t v = 1;
+        replaceExpr("pending-plus-1", e, plus(e, 1), "pending");
+        if (!isIntLit(e, &v) || v >= 1) replaceExpr("pending-minus-1", e, plus(e, -1), "pending");
+      } else {
+        emit("pending-plus-1", line, {addKwarg(c.call, "pending", "1")}, "added `pending=1`");
+      }
+    }
+    // operands that name a view slot: view[e] -> view[e + 1]
+    operandSlots(c.call, line);
+  }
+
+  static bool isIntLitText(const std::string& s, int64_t* v) {
+    if (s.empty()) return false;
+    size_t i = s[0] == '-' ? 1 : 0;
+    if (i == s.size()) return false;
+    for (size_t j = i; j < s.size(); ++j)
+      if (s[j] < '0' || s[j] > '9') return false;
+    *v = std::stoll(s);
+    return true;
+  }
+
+  void operandSlots(const ast::Expr* e, int line) {
+    if (!e) return;
+    if (e->kind == ast::ExprKind::Subscript && e->args.size() == 2 && e->args[0]->kind == ast::ExprKind::Name &&
+        d_.views.count(e->args[0]->text) && e->args[1]->kind != ast::ExprKind::Tuple &&
+        e->args[1]->kind != ast::ExprKind::Slice) {
+      const ast::Expr* idx = e->args[1].get();
+      if (viewStages(e->args[0]->text).value_or("1") != "1")
+        replaceExpr("slot-plus-1", idx, plus(idx, 1), e->args[0]->text + " slot");
+      return;
+    }
+    for (const auto& a : e->args) operandSlots(a.get(), line);
+    for (const auto& k : e->kwargs) operandSlots(k.value.get(), line);
+  }
+
+  void declaration(const ast::Stmt& s, const CallInfo& c) {
+    const int line = s.range.line;
+    if (c.obj == "lm" && c.method == "barrier") {
+      if (auto k = kwarg(c.call, "init_count")) {
+        const ast::Expr* e = k->value.get();
+        replaceExpr("init-count-plus-1", e, plus(e, 1), "init_count");
+        int64_t v = 2;
+        if (!isIntLit(e, &v) || v > 1) replaceExpr("init-count-minus-1", e, plus(e, -1), "init_count");
+      } else {
+        emit("init-count-plus-1", line, {addKwarg(c.call, "init_count", "2")}, "added `init_count=2`");
+      }
+    }
+    if (c.obj == "lm" && c.method == "pipeline") {
+      if (auto k = kwarg(c.call, "stages")) {
+        int64_t v;
+        if (isIntLit(k->value.get(), &v) && v > 1)
+          replaceExpr("fewer-stages-pipeline", k->value.get(), std::to_string(v - 1), "stages");
+      }
+    }
+    if (c.method == "view") {
+      const ast::Keyword* st = kwarg(c.call, "stages");
+      if (!st) st = kwarg(c.call, "stage");
+      int64_t v;
+      if (st && isIntLit(st->value.get(), &v) && v > 1)
+        replaceExpr("fewer-stages", st->value.get(), std::to_string(v - 1), "stages");
+      const ast::Keyword* off = kwarg(c.call, "offset");
+      const ast::Keyword* sw = kwarg(c.call, "swizzle");
+      if (off && sw && sw->value->kind == ast::ExprKind::Str)
+        replaceExpr("misalign-swizzle", off->value.get(), plus(off->value.get(), 16), "offset");
+      if (off) {
+        const std::string me = s.target;
+        for (const auto& other : d_.view_order) {
+          if (other == me) continue;
+          const ast::Expr* oc = d_.views.at(other);
+          const ast::Keyword* ooff = kwarg(oc, "offset");
+          if (!ooff || src(ooff->value.get()) == src(off->value.get())) continue;
+          if (src(oc->args[0]->args[0].get()) != src(c.call->args[0]->args[0].get())) continue;   // same pool
+          replaceExpr("alias-views", off->value.get(), src(ooff->value.get()),
+                      fmt::format("offset of {} (aliases {})", me, other));
+        }
+      }
+    }
+  }
+
+  void control(const ast::Stmt& s) {
+    if (s.kind == ast::Stmt::Kind::For) {
+      auto c = callOf(s.value.get());
+      if (c && c->obj == "lm" && c->method == "range") {
+        const ast::Expr* hi = posarg(c->call, 1);
+        if (hi) {
+          replaceExpr("trip-minus-1", hi, plus(hi, -1), "loop bound");
+          replaceExpr("trip-plus-1", hi, plus(hi, 1), "loop bound");
+        }
+      }
+    }
+    if (s.kind == ast::Stmt::Kind::If) {
+      for (const auto& br : s.branches) {
+        const ast::Expr* cond = br.cond.get();
+        if (!cond || cond->kind != ast::ExprKind::Compare || cond->args.size() != 2) continue;
+        const ast::Expr* rhs = cond->args[1].get();
+        replaceExpr("guard-plus-1", rhs, plus(rhs, 1), "guard");
+        replaceExpr("guard-minus-1", rhs, plus(rhs, -1), "guard");
+      }
+    }
+  }
+
+  void schedule(const ast::Stmt& def) {
+    d_ = declarations(def);
+    std::vector<Site> sites;
+    collect(def.body, sites);
+    for (const auto& s : sites) {
+      const ast::Stmt& st = *s.stmt;
+      if (st.kind == ast::Stmt::Kind::Expr) {
+        if (auto c = callOf(st.value.get())) opStatement(s, *c);
+      } else if (st.kind == ast::Stmt::Kind::Assign) {
+        if (auto c = callOf(st.value.get())) declaration(st, *c);
+      } else {
+        control(st);
+      }
+    }
+  }
+};
+
+// Removes the original's expectations: `# expect...` comment lines, and
+// trailing `# expect-error:` comments.
+std::string stripExpectations(const std::string& text) {
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    std::string t = trimmed(line);
+    if (t.rfind("#", 0) == 0) {
+      std::string body = trimmed(t.substr(1));
+      if (body.rfind("expect:", 0) == 0 || body.rfind("expect-any:", 0) == 0 || body.rfind("expect-error:", 0) == 0 ||
+          body.rfind("expect ", 0) == 0)
+        continue;
+    }
+    size_t p = line.find("# expect-error:");
+    if (p == std::string::npos) p = line.find("#expect-error:");
+    if (p != std::string::npos) {
+      line = line.substr(0, p);
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
+    }
+    out += line;
+    out += '\n';
+  }
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
+// splitmix64: a portable, seeded sequence (std::shuffle's results differ
+// between standard libraries).
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+}  // namespace
+
+std::span<const OperatorInfo> operators() { return kOperators; }
+
+std::string Mutant::relativePath() const {
+  std::string p = fs::path(original).lexically_normal().generic_string();
+  if (p.rfind("corpus/", 0) == 0) p = p.substr(7);
+  while (p.rfind("../", 0) == 0) p = p.substr(3);
+  if (p.size() > 5 && p.substr(p.size() - 5) == ".cake") p = p.substr(0, p.size() - 5);
+  return fmt::format("{}/{}-L{}{}.cake", p, op, line, site ? fmt::format("-{}", site) : "");
+}
+
+bool isEligible(const Original& o) {
+  auto e = gate::parseExpectations(o.text);
+  return e.pass && e.problems.empty() && !gate::parseMutantHeader(o.text);
+}
+
+std::vector<Mutant> enumerate(const Original& o, std::string* error) {
+  auto file = ir::makeSourceFile(o.path, o.text);
+  ir::DiagnosticSink sink;
+  auto mod = ast::parse(file, sink);
+  if (!mod) {
+    if (error) *error = sink.findings().empty() ? "does not parse" : ir::renderText(sink.findings().front());
+    return {};
+  }
+  Mutator mu(o, *mod);
+  auto out = mu.run();
+  const std::string stripped = stripExpectations(o.text);
+  std::vector<Mutant> kept;
+  for (auto& m : out) {
+    m.body = stripExpectations(m.body);
+    if (m.body != stripped) kept.push_back(std::move(m));
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const Mutant& a, const Mutant& b) {
+    return std::tie(a.line, a.op, a.site) < std::tie(b.line, b.op, b.site);
+  });
+  return kept;
+}
+
+std::vector<Mutant> generate(const std::vector<Original>& originals, int n, uint64_t seed) {
+  std::map<std::string, std::vector<Mutant>> by_op;
+  std::set<std::string> bodies;
+  for (const auto& o : originals) {
+    if (!isEligible(o)) continue;
+    for (auto& m : enumerate(o)) {
+      if (!bodies.insert(m.body).second) continue;
+      by_op[m.op].push_back(std::move(m));
+    }
+  }
+  std::vector<Mutant> picked;
+  if (n <= 0) {
+    for (auto& [op, v] : by_op)
+      for (auto& m : v) picked.push_back(std::move(m));
+  } else {
+    Rng rng{seed};
+    for (auto& [op, v] : by_op)
+      for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.next() % i]);
+    std::map<std::string, size_t> pos;
+    bool more = true;
+    while (more && static_cast<int>(picked.size()) < n) {
+      more = false;
+      for (auto& [op, v] : by_op) {
+        size_t& p = pos[op];
+        if (p >= v.size()) continue;
+        more = true;
+        picked.push_back(std::move(v[p++]));
+        if (static_cast<int>(picked.size()) >= n) break;
+      }
+    }
+  }
+  std::sort(picked.begin(), picked.end(),
+            [](const Mutant& a, const Mutant& b) { return a.relativePath() < b.relativePath(); });
+  return picked;
+}
+
+// ================================================================= labels
+
+std::string Label::text() const {
+  switch (kind) {
+    case Kind::Bad:
+      return fmt::format("bad ({}) by the {}, {}{}", fmt::join(rules, ", "), method, bounds,
+                         detail.empty() ? "" : "; first violation: " + detail);
+    case Kind::Benign:
+      return fmt::format("benign: no violation under exhaustive exploration with {} ({})", bounds, method);
+    case Kind::Undetermined:
+      return fmt::format("undetermined ({}): {}", method, detail);
+  }
+  return "";
+}
+
+std::string renderMutant(const Mutant& m, const Label* label) {
+  std::string h;
+  h += fmt::format("# mutant: {}\n", m.op);
+  h += fmt::format("# original: {}\n", m.original);
+  h += fmt::format("# line: {}: {}\n", m.line, m.line_text);
+  h += fmt::format("# change: {}\n", m.change);
+  if (label) {
+    h += fmt::format("# label: {}\n", label->text());
+    if (label->kind == Label::Kind::Benign) h += "# expect: pass\n";
+    else if (label->kind == Label::Kind::Bad) h += fmt::format("# expect-any: {}\n", fmt::join(label->rules, " "));
+  }
+  return h + m.body;
+}
+
+Label labelMutant(const Mutant& m, const LabelOptions& opts) {
+  Label l;
+  l.method = "no oracle yet";
+  l.detail = "the explicit-state simulator is not integrated";
+  return l;
+}
+
+// ================================================================ command
+
+int runMutateCommand(const MutateOptions& opts) {
+  if (opts.list_operators) {
+    for (const auto& op : kOperators) std::cout << fmt::format("{:<22} {}\n", op.id, op.summary);
+    return 0;
+  }
+  std::vector<std::string> errors;
+  auto cases = gate::discoverCases(opts.inputs, errors);
+  for (const auto& e : errors) std::cerr << "cake mutate: " << e << "\n";
+  if (!errors.empty()) return 2;
+  std::vector<Original> originals;
+  for (const auto& c : cases) {
+    Original o{c.path, c.text};
+    if (!isEligible(o)) {
+      if (opts.inputs.size() == 1 && cases.size() == 1)
+        std::cerr << fmt::format("cake mutate: {}: not a known-good schedule (`# expect: pass`)\n", c.path);
+      continue;
+    }
+    std::string err;
+    if (enumerate(o, &err).empty() && !err.empty()) std::cerr << "cake mutate: " << err << "\n";
+    originals.push_back(std::move(o));
+  }
+  auto mutants = generate(originals, opts.n, opts.seed);
+  int written = 0, bad = 0, benign = 0, undetermined = 0;
+  std::map<std::string, std::array<int, 3>> per_op;
+  for (const auto& m : mutants) {
+    Label label;
+    label.method = "not labelled";
+    if (opts.label) label = labelMutant(m, LabelOptions{});
+    auto& po = per_op[m.op];
+    switch (label.kind) {
+      case Label::Kind::Bad: ++bad, ++po[0]; break;
+      case Label::Kind::Benign: ++benign, ++po[1]; break;
+      case Label::Kind::Undetermined: ++undetermined, ++po[2]; break;
+    }
+    const bool keep = label.kind != Label::Kind::Undetermined || opts.keep_undetermined || !opts.label;
+    if (!opts.out_dir) {
+      std::cout << fmt::format("{}: {}\n", m.relativePath(), opts.label ? label.text() : m.change);
+      continue;
+    }
+    if (!keep) continue;
+    fs::path p = fs::path(*opts.out_dir) / m.relativePath();
+    std::error_code ec;
+    fs::create_directories(p.parent_path(), ec);
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      std::cerr << fmt::format("cake mutate: cannot write {}\n", p.string());
+      return 2;
+    }
+    out << renderMutant(m, opts.label ? &label : nullptr);
+    ++written;
+  }
+  std::cerr << fmt::format("cake mutate: {} mutants from {} originals: {} bad, {} benign, {} undetermined", mutants.size(),
+                           originals.size(), bad, benign, undetermined);
+  if (opts.out_dir) std::cerr << fmt::format("; {} written under {}", written, *opts.out_dir);
+  std::cerr << "\n";
+  for (const auto& [op, c] : per_op)
+    std::cerr << fmt::format("  {:<22} {:4} bad {:4} benign {:4} undetermined\n", op, c[0], c[1], c[2]);
+  return 0;
+}
+
+}  // namespace cake::checks::mutate
