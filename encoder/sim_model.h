@@ -1,0 +1,131 @@
+// Internal to the explicit-state engine (simulator.cpp, sim_*.cpp): the
+// static tables derived from a System, the state vector, and the step
+// function. Not for other folders: use encoder/simulator.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "encoder/engine.h"
+#include "encoder/simulator.h"
+#include "encoder/system.h"
+
+namespace cake::encoder::sim {
+
+// The three kinds of per-instance async groups (docs/semantics.md).
+enum GroupKind { kMma = 0, kStore = 1, kCp = 2, kGroupKinds = 3 };
+
+// A half-open interval of atoms (the pieces every byte range is cut into).
+struct AtomRange {
+  int a0 = 0, a1 = 0;
+  bool overlaps(const AtomRange& o) const { return a0 < o.a1 && o.a0 < a1; }
+};
+
+// Static tables.
+class Model {
+ public:
+  explicit Model(const System& sys);
+
+  const System& sys;
+  int P = 0;                       // processes
+  int S = 0;                       // mbarrier slots
+  int N = 0;                       // named barriers
+  int atoms = 0;                   // all atoms
+  int tracked = 0;                 // atoms whose data / fence state is kept (smem)
+  std::vector<int> tracked_of;     // atom -> tracked index or -1
+  std::vector<int> atom_space;     // atom -> space
+  std::vector<int64_t> atom_lo, atom_hi;
+  // atoms_of[p][pc][i]: atom range of program[pc].accesses[i]
+  std::vector<std::vector<std::vector<AtomRange>>> atoms_of;
+  // write_id[p][pc][i]: id of a data-tagged write, -1 otherwise
+  std::vector<std::vector<std::vector<int>>> write_id;
+  struct WriteRef { int proc, pc, acc; };
+  std::vector<WriteRef> writes;
+  // commit_seq[p][pc]: ordinal of an MmaCommit among its process's MmaCommits
+  std::vector<std::vector<int>> commit_seq;
+  bool async_mma = true;           // target with asynchronous MMA
+
+  // Layout of the state vector.
+  int off_pc = 0, off_sgen = 0, off_obs = 0, off_slot = 0, off_named = 0, off_atom = 0, off_var = 0;
+
+  const Instr& instr(int p, int pc) const { return sys.procs[p].program[pc]; }
+  int programSize(int p) const { return static_cast<int>(sys.procs[p].program.size()); }
+  const Access& access(int p, int pc, int i) const { return instr(p, pc).accesses[i]; }
+  // The group kind of an async instruction (Mma, TmaStore, CpAsync and their
+  // commits / waits), or -1.
+  int groupKind(InstrKind k) const;
+  // True when program[pc] executes generic accesses synchronously (its
+  // accesses are "current" until the process's next step).
+  bool isSyncAccess(int p, int pc) const;
+};
+
+// The async part of a state, decoded.
+struct Load {
+  int32_t proc, pc, phase;   // phase: the slot's phase being assembled at issue
+  bool operator<(const Load& o) const { return std::tie(proc, pc) < std::tie(o.proc, o.pc); }
+  bool operator==(const Load& o) const = default;
+};
+struct Group {
+  int32_t commit_pc = -1;    // -1: the open group
+  std::vector<int32_t> pcs;  // issuing pcs of its async ops
+};
+// An async completion no instance has observed yet (docs/semantics.md
+// "Async work at exit"): a landed TMA load (proc -1) or a completed sm_100a
+// MMA group (proc, seq), counted into `phase` of `slot`.
+struct Unobserved {
+  int32_t slot, phase, proc, seq;
+  auto key() const { return std::tie(slot, phase, proc, seq); }
+  bool operator<(const Unobserved& o) const { return key() < o.key(); }
+  bool operator==(const Unobserved& o) const { return key() == o.key(); }
+};
+struct Async {
+  std::vector<Load> loads;
+  std::vector<std::vector<Group>> groups;  // [proc * kGroupKinds + kind]
+  std::vector<Unobserved> unobserved;
+  std::vector<Group>& of(int p, int k) { return groups[p * kGroupKinds + k]; }
+  const std::vector<Group>& of(int p, int k) const { return groups[p * kGroupKinds + k]; }
+};
+
+// The state: a flat vector of int32 (hashable as is).
+//   pc[P] sync_gen[P] observed_seq[P] | per slot: completed pending tx |
+//   per named barrier: gen arrived | per tracked atom: data unfenced |
+//   var: the async part (encodeAsync)
+struct State {
+  std::vector<int32_t> v;
+  bool operator==(const State&) const = default;
+};
+enum SlotField { kCompleted = 0, kPending = 1, kTx = 2, kSlotFields = 3 };
+
+State initialState(const Model& m);
+Async decodeAsync(const Model& m, const State& s);
+void encodeAsync(const Model& m, State& s, const Async& a);
+uint64_t hashState(const int32_t* v, size_t n);
+
+inline int32_t pcOf(const Model& m, const State& s, int p) { return s.v[m.off_pc + p]; }
+inline int32_t slotField(const Model& m, const State& s, int k, SlotField f) {
+  return s.v[m.off_slot + kSlotFields * k + f];
+}
+inline bool finished(const Model& m, const State& s, int p) { return pcOf(m, s, p) >= m.programSize(p); }
+bool allFinished(const Model& m, const State& s);
+
+// The steps enabled in s, in a fixed order (processes first, then landings,
+// then group completions).
+std::vector<Step> enabledSteps(const Model& m, const State& s, const Async& a);
+bool isEnabled(const Model& m, const State& s, const Async& a, const Step& st);
+
+// Applies an enabled step to s (a copy of the predecessor, whose async part
+// is `a`). Violations met by the step are appended to `found` (without
+// traces); `info`, when given, describes the step.
+void applyStep(const Model& m, State& s, const Async& a, const Step& st, std::vector<Violation>& found,
+               StepInfo* info);
+
+// Violations of the state itself: a waiter whose phase the slot has
+// already passed (lost phase), async work at exit, deadlock (unless a
+// static finding explains the blocked waits: `explained(slot, phase)`).
+void stateViolations(const Model& m, const State& s, const Async& a, const std::vector<Step>& enabled,
+                     const std::vector<Violation>& statics, std::vector<Violation>& found);
+
+}  // namespace cake::encoder::sim

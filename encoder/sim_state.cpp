@@ -1,0 +1,770 @@
+// The step function of the explicit-state engine: the executable form of
+// docs/semantics.md. Every rule check that happens at a step lives here.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "encoder/sim_model.h"
+
+namespace cake::encoder::sim {
+
+// ================================================================ model
+
+Model::Model(const System& s) : sys(s) {
+  P = static_cast<int>(sys.procs.size());
+  S = static_cast<int>(sys.slots.size());
+  N = static_cast<int>(sys.named.size());
+  async_mma = sys.target != ir::Target::SM80;
+
+  // Cut every space into atoms at the boundaries of all accesses.
+  std::map<int, std::set<int64_t>> cuts;
+  for (const Process& p : sys.procs)
+    for (const Instr& in : p.program)
+      for (const Access& a : in.accesses) {
+        cuts[a.space].insert(a.lo);
+        cuts[a.space].insert(a.hi);
+      }
+  std::map<int, std::vector<int64_t>> bounds;
+  std::map<int, int> base;
+  for (auto& [space, set] : cuts) {
+    bounds[space] = std::vector<int64_t>(set.begin(), set.end());
+    base[space] = atoms;
+    const auto& b = bounds[space];
+    for (size_t i = 0; i + 1 < b.size(); ++i) {
+      atom_space.push_back(space);
+      atom_lo.push_back(b[i]);
+      atom_hi.push_back(b[i + 1]);
+      bool smem = sys.spaces[space].kind == MemSpace::Kind::Smem;
+      tracked_of.push_back(smem ? tracked++ : -1);
+      ++atoms;
+    }
+  }
+  auto atomIndex = [&](int space, int64_t x) {
+    const auto& b = bounds[space];
+    return base[space] + static_cast<int>(std::lower_bound(b.begin(), b.end(), x) - b.begin());
+  };
+
+  atoms_of.resize(P);
+  write_id.resize(P);
+  commit_seq.resize(P);
+  for (int p = 0; p < P; ++p) {
+    const auto& prog = sys.procs[p].program;
+    atoms_of[p].resize(prog.size());
+    write_id[p].resize(prog.size());
+    commit_seq[p].assign(prog.size(), -1);
+    int seq = 0;
+    for (size_t pc = 0; pc < prog.size(); ++pc) {
+      const Instr& in = prog[pc];
+      if (in.kind == InstrKind::MmaCommit) commit_seq[p][pc] = seq++;
+      for (size_t i = 0; i < in.accesses.size(); ++i) {
+        const Access& a = in.accesses[i];
+        atoms_of[p][pc].push_back({atomIndex(a.space, a.lo), atomIndex(a.space, a.hi)});
+        int id = -1;
+        if (a.write && a.view >= 0) {
+          id = static_cast<int>(writes.size());
+          writes.push_back({p, static_cast<int>(pc), static_cast<int>(i)});
+        }
+        write_id[p][pc].push_back(id);
+      }
+    }
+  }
+
+  off_pc = 0;
+  off_sgen = P;
+  off_obs = 2 * P;
+  off_slot = 3 * P;
+  off_named = off_slot + kSlotFields * S;
+  off_atom = off_named + 2 * N;
+  off_var = off_atom + 2 * tracked;
+}
+
+int Model::groupKind(InstrKind k) const {
+  switch (k) {
+    case InstrKind::Mma: return async_mma ? kMma : -1;
+    case InstrKind::MmaCommit:
+    case InstrKind::MmaWait: return kMma;
+    case InstrKind::TmaStore:
+    case InstrKind::StoreCommit:
+    case InstrKind::StoreWait: return kStore;
+    case InstrKind::CpAsync:
+    case InstrKind::CpAsyncCommit:
+    case InstrKind::CpAsyncWait: return kCp;
+    default: return -1;
+  }
+}
+
+bool Model::isSyncAccess(int p, int pc) const {
+  InstrKind k = instr(p, pc).kind;
+  return k == InstrKind::Generic || (k == InstrKind::Mma && !async_mma);
+}
+
+// ================================================================ state
+
+State initialState(const Model& m) {
+  State s;
+  s.v.assign(m.off_var, 0);
+  for (int p = 0; p < m.P; ++p) s.v[m.off_obs + p] = -1;
+  for (int k = 0; k < m.S; ++k) s.v[m.off_slot + kSlotFields * k + kPending] = std::max(1, m.sys.slots[k].init_count);
+  for (int t = 0; t < m.tracked; ++t) s.v[m.off_atom + 2 * t] = -1;
+  Async a;
+  a.groups.resize(m.P * kGroupKinds);
+  encodeAsync(m, s, a);
+  return s;
+}
+
+Async decodeAsync(const Model& m, const State& s) {
+  Async a;
+  size_t i = m.off_var;
+  const auto& v = s.v;
+  int n = v[i++];
+  for (int k = 0; k < n; ++k, i += 3) a.loads.push_back({v[i], v[i + 1], v[i + 2]});
+  a.groups.resize(m.P * kGroupKinds);
+  for (auto& gs : a.groups) {
+    int ng = v[i++];
+    for (int g = 0; g < ng; ++g) {
+      Group grp;
+      grp.commit_pc = v[i++];
+      int np = v[i++];
+      grp.pcs.assign(v.begin() + i, v.begin() + i + np);
+      i += np;
+      gs.push_back(std::move(grp));
+    }
+  }
+  n = v[i++];
+  for (int k = 0; k < n; ++k, i += 4) a.unobserved.push_back({v[i], v[i + 1], v[i + 2], v[i + 3]});
+  return a;
+}
+
+void encodeAsync(const Model& m, State& s, const Async& a) {
+  auto& v = s.v;
+  v.resize(m.off_var);
+  std::vector<Load> loads = a.loads;
+  std::sort(loads.begin(), loads.end());
+  v.push_back(static_cast<int32_t>(loads.size()));
+  for (const Load& l : loads) v.insert(v.end(), {l.proc, l.pc, l.phase});
+  for (const auto& gs : a.groups) {
+    v.push_back(static_cast<int32_t>(gs.size()));
+    for (const Group& g : gs) {
+      v.push_back(g.commit_pc);
+      v.push_back(static_cast<int32_t>(g.pcs.size()));
+      v.insert(v.end(), g.pcs.begin(), g.pcs.end());
+    }
+  }
+  std::vector<Unobserved> u = a.unobserved;
+  std::sort(u.begin(), u.end());
+  u.erase(std::unique(u.begin(), u.end()), u.end());
+  v.push_back(static_cast<int32_t>(u.size()));
+  for (const Unobserved& x : u) v.insert(v.end(), {x.slot, x.phase, x.proc, x.seq});
+}
+
+uint64_t hashState(const int32_t* v, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<uint32_t>(v[i]);
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+bool allFinished(const Model& m, const State& s) {
+  for (int p = 0; p < m.P; ++p)
+    if (!finished(m, s, p)) return false;
+  return true;
+}
+
+// The oldest committed group of a kind, or null.
+static const Group* oldestCommitted(const std::vector<Group>& gs) {
+  for (const Group& g : gs)
+    if (g.commit_pc >= 0) return &g;
+  return nullptr;
+}
+
+// ================================================================ enabledness
+
+static bool waitPasses(int64_t completed, int64_t phase) { return ((completed - phase) & 1) != 0; }
+
+bool isEnabled(const Model& m, const State& s, const Async& a, const Step& st) {
+  switch (st.kind) {
+    case Step::Kind::Exec: {
+      if (st.proc < 0 || st.proc >= m.P || pcOf(m, s, st.proc) != st.pc || finished(m, s, st.proc)) return false;
+      const Instr& in = m.instr(st.proc, st.pc);
+      if (in.kind == InstrKind::Wait) return waitPasses(slotField(m, s, in.slot, kCompleted), in.phase);
+      if (in.kind == InstrKind::SyncWait) return s.v[m.off_named + 2 * in.named] > s.v[m.off_sgen + st.proc];
+      return true;
+    }
+    case Step::Kind::Land:
+      return std::any_of(a.loads.begin(), a.loads.end(),
+                         [&](const Load& l) { return l.proc == st.proc && l.pc == st.pc; });
+    case Step::Kind::Complete: {
+      if (st.proc < 0 || st.proc >= m.P) return false;
+      const Group* g = oldestCommitted(a.of(st.proc, kMma));
+      return g && g->commit_pc == st.pc && m.instr(st.proc, st.pc).slot >= 0;
+    }
+  }
+  return false;
+}
+
+std::vector<Step> enabledSteps(const Model& m, const State& s, const Async& a) {
+  std::vector<Step> out;
+  for (int p = 0; p < m.P; ++p) {
+    Step st{Step::Kind::Exec, p, pcOf(m, s, p)};
+    if (!finished(m, s, p) && isEnabled(m, s, a, st)) out.push_back(st);
+  }
+  for (const Load& l : a.loads) out.push_back({Step::Kind::Land, l.proc, l.pc});
+  for (int p = 0; p < m.P; ++p) {
+    const Group* g = oldestCommitted(a.of(p, kMma));
+    if (g && m.instr(p, g->commit_pc).slot >= 0) out.push_back({Step::Kind::Complete, p, g->commit_pc});
+  }
+  return out;
+}
+
+// ================================================================ steps
+
+namespace {
+
+// Applies one step; the members are the pieces of the semantics.
+class Stepper {
+ public:
+  Stepper(const Model& m, State& s, const Async& a, std::vector<Violation>& found, StepInfo* info)
+      : m_(m), s_(s), a_(a), found_(found), info_(info) {}
+
+  void run(const Step& st) {
+    if (info_) info_->step = st;
+    switch (st.kind) {
+      case Step::Kind::Exec: exec(st.proc, st.pc); break;
+      case Step::Kind::Land: land(st.proc, st.pc); break;
+      case Step::Kind::Complete: complete(st.proc, st.pc); break;
+    }
+    if (async_dirty_) encodeAsync(m_, s_, a_);
+  }
+
+ private:
+  const Model& m_;
+  State& s_;
+  Async a_;                    // a working copy, written back when dirty
+  bool async_dirty_ = false;
+  std::vector<Violation>& found_;
+  StepInfo* info_;
+
+  int32_t& slot(int k, SlotField f) { return s_.v[m_.off_slot + kSlotFields * k + f]; }
+  int32_t& data(int t) { return s_.v[m_.off_atom + 2 * t]; }
+  int32_t& unfenced(int t) { return s_.v[m_.off_atom + 2 * t + 1]; }
+  int32_t& pc(int p) { return s_.v[m_.off_pc + p]; }
+  Async& async() { async_dirty_ = true; return a_; }
+
+  void event(std::string e, int slot_ = -1, int64_t phase = -1) {
+    if (!info_) return;
+    info_->event = std::move(e);
+    info_->slot = slot_;
+    info_->phase = phase;
+  }
+  void eventDone(int slot_) {
+    if (info_ && slot_ >= 0) info_->completed = s_.v[m_.off_slot + kSlotFields * slot_ + kCompleted];
+  }
+
+  Violation& report(std::string rule, std::string message, int p, int pc_) {
+    Violation v;
+    v.rule = std::move(rule);
+    v.message = std::move(message);
+    v.primary = {p, pc_, ""};
+    found_.push_back(std::move(v));
+    return found_.back();
+  }
+
+  std::string procName(int p) const { return m_.sys.procs[p].name; }
+  std::string slotName(int k) const { return m_.sys.slots[k].name; }
+
+  // ------------------------------------------------------------ barrier slots
+
+  // Completes phases while the pending arrivals are used up and the
+  // transaction count is zero; extra arrivals spill into the next phase.
+  void settle(int k) {
+    int init = std::max(1, m_.sys.slots[k].init_count);
+    while (slot(k, kPending) <= 0 && slot(k, kTx) == 0) {
+      ++slot(k, kCompleted);
+      slot(k, kPending) += init;
+    }
+  }
+
+  void arrive(int k, int64_t count, int p, int pc_) {
+    slot(k, kPending) -= static_cast<int32_t>(count);
+    if (slot(k, kPending) < 0 && slot(k, kTx) != 0) {
+      auto& v = report("sync.arrival-overflow",
+                       fmt::format("{} arrives on {} after all {} arrivals of its phase {} came (it still waits for "
+                                   "{} transaction bytes)",
+                                   procName(p), slotName(k), m_.sys.slots[k].init_count,
+                                   slot(k, kCompleted), slot(k, kTx)),
+                       p, pc_);
+      v.slot = k;
+      v.completed = slot(k, kCompleted);
+    }
+    settle(k);
+  }
+
+  // A passing wait makes every async completion counted into an earlier
+  // phase of the slot known to the instances (and, through FIFO order, the
+  // earlier MMA groups of the same issuer).
+  void observe(int k, int64_t completed) {
+    bool any = false;
+    for (const Unobserved& u : a_.unobserved)
+      if (u.slot == k && u.phase < completed) any = true;
+    if (!any) return;
+    Async& a = async();
+    for (const Unobserved& u : a.unobserved)
+      if (u.slot == k && u.phase < completed && u.proc >= 0)
+        s_.v[m_.off_obs + u.proc] = std::max(s_.v[m_.off_obs + u.proc], u.seq);
+    std::erase_if(a.unobserved, [&](const Unobserved& u) {
+      return (u.slot == k && u.phase < completed) || (u.proc >= 0 && u.seq <= s_.v[m_.off_obs + u.proc]);
+    });
+  }
+
+  // ------------------------------------------------------------ exec
+
+  void exec(int p, int pc_) {
+    const Instr& in = m_.instr(p, pc_);
+    ++pc(p);
+    switch (in.kind) {
+      case InstrKind::Wait: return wait(p, pc_, in);
+      case InstrKind::Arrive:
+        event("arrives", in.slot, in.phase);
+        arrive(in.slot, in.count, p, pc_);
+        return eventDone(in.slot);
+      case InstrKind::ExpectTx:
+        event(fmt::format("expects {} bytes (one arrival)", in.bytes), in.slot, in.phase);
+        slot(in.slot, kTx) += static_cast<int32_t>(in.bytes);
+        arrive(in.slot, 1, p, pc_);
+        return eventDone(in.slot);
+      case InstrKind::TmaLoad:
+        event("issues the TMA load", in.slot, in.phase);
+        checkAccesses(p, pc_);
+        async().loads.push_back({p, pc_, slot(in.slot, kCompleted)});
+        return;
+      case InstrKind::TmaStore:
+      case InstrKind::CpAsync:
+        event(in.kind == InstrKind::TmaStore ? "issues the TMA store" : "issues the cp.async");
+        checkAccesses(p, pc_);
+        return joinGroup(p, pc_, m_.groupKind(in.kind));
+      case InstrKind::Mma:
+        if (m_.async_mma) {
+          event("issues the MMA");
+          checkAccesses(p, pc_);
+          return joinGroup(p, pc_, kMma);
+        }
+        event("runs the MMA");
+        checkAccesses(p, pc_);
+        return writeData(p, pc_);
+      case InstrKind::StoreCommit:
+      case InstrKind::CpAsyncCommit:
+      case InstrKind::MmaCommit:
+        event("commits the group", in.slot, in.phase);
+        return commit(p, pc_, m_.groupKind(in.kind));
+      case InstrKind::StoreWait:
+      case InstrKind::CpAsyncWait:
+      case InstrKind::MmaWait:
+        event(fmt::format("waits until at most {} groups are pending", in.pending));
+        return retire(p, m_.groupKind(in.kind), in.pending);
+      case InstrKind::SyncArrive: return namedArrive(p, pc_, in, true);
+      case InstrKind::BarArrive: return namedArrive(p, pc_, in, false);
+      case InstrKind::SyncWait:
+        event("passes the named barrier");
+        s_.v[m_.off_sgen + p] = 0;
+        return;
+      case InstrKind::Fence:
+        event("fences generic against async proxy");
+        for (int t = 0; t < m_.tracked; ++t) unfenced(t) &= ~bit(p);
+        return;
+      case InstrKind::Generic:
+        event("runs");
+        checkAccesses(p, pc_);
+        return writeData(p, pc_);
+    }
+  }
+
+  static int32_t bit(int p) { return p < 31 ? (1 << p) : (1 << 30); }
+
+  void wait(int p, int pc_, const Instr& in) {
+    int64_t c = slot(in.slot, kCompleted);
+    event("passes the wait", in.slot, in.phase);
+    eventDone(in.slot);
+    if (c != in.phase + 1) {
+      std::string why = c < in.phase + 1
+                            ? fmt::format("only {} phase{} of {} completed: the parity of phase {} matched a lap early",
+                                          c, c == 1 ? "" : "s", slotName(in.slot), in.phase)
+                            : fmt::format("{} phases of {} completed: phase {} was overtaken", c, slotName(in.slot),
+                                          in.phase);
+      auto& v = report("sync.stale-phase",
+                       fmt::format("wait for phase {} of {} passes with completed count {} (expected {}): {}",
+                                   in.phase, slotName(in.slot), c, in.phase + 1, why),
+                       p, pc_);
+      v.slot = in.slot;
+      v.phase = in.phase;
+      v.completed = c;
+    }
+    observe(in.slot, c);
+  }
+
+  void namedArrive(int p, int pc_, const Instr& in, bool waits) {
+    int32_t& gen = s_.v[m_.off_named + 2 * in.named];
+    int32_t& arrived = s_.v[m_.off_named + 2 * in.named + 1];
+    const NamedBarrier& nb = m_.sys.named[in.named];
+    if (waits) s_.v[m_.off_sgen + p] = gen + 1;  // waits for this generation to complete
+    arrived += m_.sys.procs[p].warps;
+    if (info_) {
+      info_->named = in.named;
+      info_->event = fmt::format("{} {} ({} of {} warps in generation {})", waits ? "syncs on" : "arrives on",
+                                 nb.name, arrived, nb.expected_warps, gen);
+    }
+    if (arrived > nb.expected_warps && nb.expected_warps > 0) {
+      report("sync.arrival-overflow",
+             fmt::format("{} brings {} to {} warps in generation {}, more than the {} of its roles", procName(p),
+                         nb.name, arrived, gen, nb.expected_warps),
+             p, pc_)
+          .named = in.named;
+    }
+    if (nb.expected_warps > 0 && arrived >= nb.expected_warps) {
+      ++gen;
+      arrived = std::max(0, arrived - nb.expected_warps);
+    }
+  }
+
+  // ------------------------------------------------------------ async groups
+
+  void joinGroup(int p, int pc_, int kind) {
+    auto& gs = async().of(p, kind);
+    if (gs.empty() || gs.back().commit_pc >= 0) gs.push_back({});
+    gs.back().pcs.push_back(pc_);
+  }
+
+  // A commit closes the open group, or makes an empty one (commit_group
+  // with nothing issued still counts as a group).
+  void commit(int p, int pc_, int kind) {
+    auto& gs = async().of(p, kind);
+    if (gs.empty() || gs.back().commit_pc >= 0) gs.push_back({});
+    gs.back().commit_pc = pc_;
+  }
+
+  // *_wait(pending=n): all but the n newest committed groups are retired.
+  void retire(int p, int kind, int64_t pending) {
+    const auto& gs0 = a_.of(p, kind);
+    int64_t committed = std::count_if(gs0.begin(), gs0.end(), [](const Group& g) { return g.commit_pc >= 0; });
+    if (committed <= pending) return;
+    auto& gs = async().of(p, kind);
+    int64_t drop = committed - pending;
+    std::vector<Group> kept;
+    for (Group& g : gs) {
+      if (g.commit_pc >= 0 && drop > 0) {
+        --drop;
+        if (kind == kCp)
+          for (int32_t ipc : g.pcs) writeData(p, ipc);  // cp.async data is there once waited
+        continue;
+      }
+      kept.push_back(std::move(g));
+    }
+    gs = std::move(kept);
+  }
+
+  // ------------------------------------------------------------ landings
+
+  void land(int p, int pc_) {
+    const Instr& in = m_.instr(p, pc_);
+    Async& a = async();
+    auto it = std::find_if(a.loads.begin(), a.loads.end(), [&](const Load& l) { return l.proc == p && l.pc == pc_; });
+    int32_t meant = it->phase;
+    a.loads.erase(it);
+    event(fmt::format("TMA load lands {} bytes", in.bytes), in.slot, in.phase);
+    writeData(p, pc_);
+    int k = in.slot;
+    if (slot(k, kCompleted) > meant) {
+      auto& v = report("sync.tx-imbalance",
+                       fmt::format("the TMA load's {} bytes land on {} after the phase it was issued for ({}) "
+                                   "completed: the expected transaction bytes were too few",
+                                   in.bytes, slotName(k), meant),
+                       p, pc_);
+      v.slot = k;
+      v.phase = meant;
+      v.completed = slot(k, kCompleted);
+    }
+    int32_t phase_now = slot(k, kCompleted);
+    slot(k, kTx) -= static_cast<int32_t>(in.bytes);
+    settle(k);
+    a.unobserved.push_back({k, phase_now, -1, 0});
+    eventDone(k);
+  }
+
+  void complete(int p, int commit_pc) {
+    const Instr& in = m_.instr(p, commit_pc);
+    Async& a = async();
+    auto& gs = a.of(p, kMma);
+    auto it = std::find_if(gs.begin(), gs.end(), [](const Group& g) { return g.commit_pc >= 0; });
+    gs.erase(it);
+    event("MMA group completes and arrives", in.slot, in.phase);
+    int k = in.slot;
+    int32_t phase_now = slot(k, kCompleted);
+    arrive(k, 1, p, commit_pc);
+    a.unobserved.push_back({k, phase_now, p, m_.commit_seq[p][commit_pc]});
+    eventDone(k);
+  }
+
+  // ------------------------------------------------------------ memory
+
+  // Effects of a completed write: the bytes hold its data; a generic write
+  // is unfenced until its process fences.
+  void writeData(int p, int pc_) {
+    const Instr& in = m_.instr(p, pc_);
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      const Access& acc = in.accesses[i];
+      if (!acc.write) continue;
+      const AtomRange& r = m_.atoms_of[p][pc_][i];
+      for (int x = r.a0; x < r.a1; ++x) {
+        int t = m_.tracked_of[x];
+        if (t < 0) continue;
+        data(t) = m_.write_id[p][pc_][i];
+        unfenced(t) = acc.proxy == Proxy::Generic ? (unfenced(t) | bit(p)) : 0;
+      }
+    }
+  }
+
+  std::string overlapText(const Access& a, const AtomRange& ra, const AtomRange& rb) const {
+    int x0 = std::max(ra.a0, rb.a0), x1 = std::min(ra.a1, rb.a1);
+    if (x0 >= x1) return a.what;
+    const MemSpace& sp = m_.sys.spaces[m_.atom_space[x0]];
+    return fmt::format("{} [{}, {})", sp.name, m_.atom_lo[x0], m_.atom_hi[x1 - 1]);
+  }
+
+  void checkAccesses(int p, int pc_) {
+    const Instr& in = m_.instr(p, pc_);
+    for (size_t i = 0; i < in.accesses.size(); ++i)
+      if (!checkRace(p, pc_, static_cast<int>(i)) && !in.accesses[i].write) checkRead(p, pc_, static_cast<int>(i));
+  }
+
+  // Returns true when a race was reported.
+  bool checkRace(int p, int pc_, int i) {
+    const Access& acc = m_.access(p, pc_, i);
+    const AtomRange& ra = m_.atoms_of[p][pc_][i];
+    const Instr& me = m_.instr(p, pc_);
+    auto conflict = [&](int q, int qpc, int j, std::string_view how) {
+      const Access& b = m_.access(q, qpc, j);
+      const AtomRange& rb = m_.atoms_of[q][qpc][j];
+      if (!(acc.write || b.write) || !ra.overlaps(rb)) return false;
+      // wgmma / tcgen05 ops of one instance are ordered among themselves
+      if (q == p && me.kind == InstrKind::Mma && m_.instr(q, qpc).kind == InstrKind::Mma) return false;
+      std::string what = overlapText(acc, ra, rb);
+      auto& v = report("sync.race",
+                       fmt::format("{} {} {} while {} {} it{}", procName(p), acc.write ? "writes" : "reads", what,
+                                   q == p ? "its own" : procName(q) + "'s", how, ""),
+                       p, pc_);
+      v.others.push_back({q, qpc, fmt::format("{} {} here", b.write ? "written" : "read", how)});
+      v.buffer = what;
+      return true;
+    };
+    for (const Load& l : a_.loads)
+      if (conflict(l.proc, l.pc, 0, "TMA load (not landed yet) writes")) return true;
+    for (int q = 0; q < m_.P; ++q)
+      for (int k = 0; k < kGroupKinds; ++k)
+        for (const Group& g : a_.of(q, k))
+          for (int32_t qpc : g.pcs) {
+            const Instr& qi = m_.instr(q, qpc);
+            for (size_t j = 0; j < qi.accesses.size(); ++j)
+              if (qi.accesses[j].async && conflict(q, qpc, static_cast<int>(j), groupHow(k, g)))
+                return true;
+          }
+    for (int q = 0; q < m_.P; ++q) {
+      int qpc = pcOf(m_, s_, q) - 1;
+      if (q == p || qpc < 0 || !m_.isSyncAccess(q, qpc)) continue;
+      const Instr& qi = m_.instr(q, qpc);
+      for (size_t j = 0; j < qi.accesses.size(); ++j)
+        if (conflict(q, qpc, static_cast<int>(j), "unordered access")) return true;
+    }
+    return false;
+  }
+
+  static std::string groupHow(int kind, const Group& g) {
+    const char* what = kind == kMma ? "MMA" : kind == kStore ? "TMA store" : "cp.async";
+    return fmt::format("{} ({}) still accesses", what, g.commit_pc < 0 ? "its group is not committed" : "its group is not retired");
+  }
+
+  // Stale data and missing proxy fences, for a read that does not race.
+  void checkRead(int p, int pc_, int i) {
+    const Access& acc = m_.access(p, pc_, i);
+    const AtomRange& r = m_.atoms_of[p][pc_][i];
+    for (int x = r.a0; x < r.a1; ++x) {
+      int t = m_.tracked_of[x];
+      if (t < 0) continue;
+      if (acc.proxy == Proxy::Async && unfenced(t) != 0) {
+        int w = __builtin_ctz(static_cast<uint32_t>(unfenced(t)));
+        auto& v = report("proxy.missing-fence",
+                         fmt::format("{} reads {} through the async proxy, but {}'s generic-proxy write of it has no "
+                                     "lm.fence_proxy() after it",
+                                     procName(p), acc.what, procName(w)),
+                         p, pc_);
+        int wd = data(t);
+        if (wd >= 0) v.others.push_back({m_.writes[wd].proc, m_.writes[wd].pc, "written here (generic proxy)"});
+        v.buffer = acc.what;
+        return;
+      }
+      if (acc.view >= 0 && staleRead(p, pc_, acc, data(t))) return;
+    }
+  }
+
+  bool staleRead(int p, int pc_, const Access& acc, int32_t d) {
+    const ir::View& view = m_.sys.schedule->views[acc.view];
+    if (d < 0) {
+      auto& v = report("data.stale-read",
+                       fmt::format("{} reads {} (for index {}) but nothing was written there yet", procName(p),
+                                   acc.what, acc.index),
+                       p, pc_);
+      v.buffer = acc.what;
+      return true;
+    }
+    const Model::WriteRef& w = m_.writes[d];
+    if (w.proc == p) return false;  // its own data, ordered by program order
+    const Access& wa = m_.access(w.proc, w.pc, w.acc);
+    bool same_index = wa.view == acc.view && wa.index == acc.index;
+    bool same_slot = wa.view == acc.view && (wa.stage_like || acc.stage_like) &&
+                     ((wa.index - acc.index) % view.stages == 0);
+    if ((same_index && wa.gen == acc.gen) || (!same_index && same_slot)) return false;
+    std::string held = wa.view == acc.view ? fmt::format("index {} (generation {})", wa.index, wa.gen)
+                                           : m_.sys.schedule->views[wa.view].name;
+    auto& v = report("data.stale-read",
+                     fmt::format("{} reads {} meaning index {} (generation {}), but it holds the data of {}",
+                                 procName(p), acc.what, acc.index, acc.gen, held),
+                     p, pc_);
+    v.others.push_back({w.proc, w.pc, "the data it holds was written here"});
+    v.buffer = acc.what;
+    return true;
+  }
+};
+
+}  // namespace
+
+void applyStep(const Model& m, State& s, const Async& a, const Step& st, std::vector<Violation>& found,
+               StepInfo* info) {
+  Stepper(m, s, a, found, info).run(st);
+}
+
+// ================================================================ state checks
+
+static void lostPhase(const Model& m, const State& s, std::vector<Violation>& found) {
+  for (int p = 0; p < m.P; ++p) {
+    if (finished(m, s, p)) continue;
+    int pc = pcOf(m, s, p);
+    const Instr& in = m.instr(p, pc);
+    if (in.kind != InstrKind::Wait) continue;
+    int64_t c = slotField(m, s, in.slot, kCompleted);
+    if (c < in.phase + 2) continue;
+    Violation v;
+    v.rule = "sync.lost-phase";
+    v.message = fmt::format("{} waits for phase {} of {}, but the slot already completed phase {}: the waiter is "
+                            "{} phases behind",
+                            m.sys.procs[p].name, in.phase, m.sys.slots[in.slot].name, c - 1, c - in.phase - 1);
+    v.primary = {p, pc, ""};
+    v.slot = in.slot;
+    v.phase = in.phase;
+    v.completed = c;
+    found.push_back(std::move(v));
+  }
+}
+
+static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vector<Violation>& found) {
+  auto report = [&](int p, int pc, std::string msg) {
+    Violation v;
+    v.rule = "sync.async-at-exit";
+    v.message = std::move(msg);
+    v.primary = {p, pc, ""};
+    const Instr& in = m.instr(p, pc);
+    if (!in.accesses.empty()) v.buffer = in.accesses[0].what;
+    v.slot = in.slot;
+    found.push_back(std::move(v));
+  };
+  for (const Load& l : a.loads) {
+    report(l.proc, l.pc,
+           fmt::format("every role has exited while the TMA load into {} has not landed",
+                       m.instr(l.proc, l.pc).accesses[0].what));
+    return;
+  }
+  static const char* kWhat[] = {"MMA", "TMA store", "cp.async"};
+  static const char* kFix[] = {"lm.mma_wait(pending=0) or a commit barrier that is waited",
+                               "lm.tma_store_wait(pending=0)", "lm.cp_async_wait(pending=0)"};
+  for (int p = 0; p < m.P; ++p)
+    for (int k = 0; k < kGroupKinds; ++k)
+      for (const Group& g : a.of(p, k))
+        if (!g.pcs.empty()) {
+          report(p, g.pcs.front(),
+                 fmt::format("{} exits while its {} {} still accesses shared memory ({}: no {} before exit)",
+                             m.sys.procs[p].name, kWhat[k], g.commit_pc < 0 ? "(never committed)" : "group",
+                             m.instr(p, g.pcs.front()).accesses.empty() ? "" : m.instr(p, g.pcs.front()).accesses[0].what,
+                             kFix[k]));
+          return;
+        }
+  for (const Unobserved& u : a.unobserved) {
+    // find an op that completed into it, for the location
+    for (int p = 0; p < m.P; ++p)
+      for (int pc = 0; pc < m.programSize(p); ++pc) {
+        const Instr& in = m.instr(p, pc);
+        bool match = u.proc < 0 ? (in.kind == InstrKind::TmaLoad && in.slot == u.slot)
+                                : (p == u.proc && m.commit_seq[p][pc] == u.seq);
+        if (!match) continue;
+        report(p, pc,
+               fmt::format("every role has exited, but no instance waited for phase {} of {}: the {} counted into "
+                           "it may still be in flight",
+                           u.phase, m.sys.slots[u.slot].name, u.proc < 0 ? "TMA load" : "MMA group"));
+        return;
+      }
+  }
+}
+
+static void deadlock(const Model& m, const State& s, const std::vector<Violation>& statics,
+                     std::vector<Violation>& found) {
+  auto explained = [&](int slot, int64_t phase) {
+    return std::any_of(statics.begin(), statics.end(), [&](const Violation& v) {
+      return v.slot == slot && (v.phase == phase || v.phase < 0) &&
+             (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
+    });
+  };
+  Violation v;
+  v.rule = "sync.deadlock";
+  bool all_explained = true;
+  for (int p = 0; p < m.P; ++p) {
+    if (finished(m, s, p)) continue;
+    int pc = pcOf(m, s, p);
+    const Instr& in = m.instr(p, pc);
+    std::string what;
+    if (in.kind == InstrKind::Wait) {
+      if (!explained(in.slot, in.phase)) all_explained = false;
+      what = fmt::format("{} waits for phase {} of {} (completed: {})", m.sys.procs[p].name, in.phase,
+                         m.sys.slots[in.slot].name, slotField(m, s, in.slot, kCompleted));
+    } else {
+      all_explained = false;
+      what = fmt::format("{} waits on {} (generation {})", m.sys.procs[p].name, m.sys.named[in.named].name,
+                         s.v[m.off_named + 2 * in.named]);
+    }
+    if (v.primary.proc < 0) {
+      v.primary = {p, pc, ""};
+      v.message = "no instance can make progress: " + what;
+      v.slot = in.slot;
+      v.phase = in.kind == InstrKind::Wait ? in.phase : -1;
+      v.named = in.named;
+      if (in.slot >= 0) v.completed = slotField(m, s, in.slot, kCompleted);
+    } else {
+      v.others.push_back({p, pc, what});
+      v.message += "; " + what;
+    }
+  }
+  if (v.primary.proc >= 0 && !all_explained) found.push_back(std::move(v));
+}
+
+void stateViolations(const Model& m, const State& s, const Async& a, const std::vector<Step>& enabled,
+                     const std::vector<Violation>& statics, std::vector<Violation>& found) {
+  lostPhase(m, s, found);
+  if (allFinished(m, s)) {
+    asyncAtExit(m, s, a, found);
+    return;
+  }
+  bool progress = std::any_of(enabled.begin(), enabled.end(), [](const Step& st) { return true; });
+  if (!progress) deadlock(m, s, statics, found);
+}
+
+}  // namespace cake::encoder::sim

@@ -1,0 +1,350 @@
+// Breadth-first exploration with a visited set, static findings, and
+// replay of traces from any engine.
+#include "encoder/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "encoder/sim_model.h"
+#include "encoder/sim_por.h"
+
+namespace cake::encoder {
+
+using sim::Async;
+using sim::Model;
+using sim::State;
+
+// ================================================================ engine.h bits
+
+std::string_view outcomeName(Outcome o) {
+  switch (o) {
+    case Outcome::Pass: return "pass";
+    case Outcome::Proved: return "proved";
+    case Outcome::Violation: return "violation";
+    case Outcome::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string stepToString(const System& sys, const Step& st) {
+  switch (st.kind) {
+    case Step::Kind::Exec:
+      if (st.proc >= 0 && st.proc < static_cast<int>(sys.procs.size()) && st.pc >= 0 &&
+          st.pc < static_cast<int>(sys.procs[st.proc].program.size()))
+        return instrToString(sys, st.proc, st.pc);
+      return fmt::format("exec proc {} pc {}", st.proc, st.pc);
+    case Step::Kind::Land: return fmt::format("land: TMA load of proc {} pc {}", st.proc, st.pc);
+    case Step::Kind::Complete: return fmt::format("complete: MMA group of proc {} committed at pc {}", st.proc, st.pc);
+  }
+  return "?";
+}
+
+static ProofEngine& proofEngineSlot() {
+  static ProofEngine engine;
+  return engine;
+}
+void setProofEngine(ProofEngine engine) { proofEngineSlot() = std::move(engine); }
+const ProofEngine& proofEngine() { return proofEngineSlot(); }
+
+// ================================================================ static findings
+
+namespace {
+
+// Per (slot, meant phase): the arrivals, transaction bytes and waits the
+// program means for it.
+struct PhasePlan {
+  int64_t arrivals = 0, expected = 0, delivered = 0;
+  std::vector<Site> arrivers, expects, loads, waits;
+};
+
+std::map<std::pair<int, int64_t>, PhasePlan> phasePlans(const System& sys) {
+  std::map<std::pair<int, int64_t>, PhasePlan> plans;
+  for (int p = 0; p < static_cast<int>(sys.procs.size()); ++p)
+    for (int pc = 0; pc < static_cast<int>(sys.procs[p].program.size()); ++pc) {
+      const Instr& in = sys.procs[p].program[pc];
+      if (in.slot < 0) continue;
+      PhasePlan& plan = plans[{in.slot, in.phase}];
+      Site site{p, pc, ""};
+      switch (in.kind) {
+        case InstrKind::Arrive:
+        case InstrKind::MmaCommit:
+          plan.arrivals += in.count;
+          plan.arrivers.push_back(site);
+          break;
+        case InstrKind::ExpectTx:
+          plan.arrivals += 1;
+          plan.expected += in.bytes;
+          plan.arrivers.push_back(site);
+          plan.expects.push_back(site);
+          break;
+        case InstrKind::TmaLoad:
+          plan.delivered += in.bytes;
+          plan.loads.push_back(site);
+          break;
+        case InstrKind::Wait: plan.waits.push_back(site); break;
+        default: break;
+      }
+    }
+  return plans;
+}
+
+std::string siteOp(const System& sys, const Site& s) {
+  return opText(*sys.schedule, *sys.procs[s.proc].program[s.pc].stmt);
+}
+
+// Notes naming the arrivals of a phase, one per distinct op.
+std::vector<Site> distinctOps(const System& sys, const std::vector<Site>& sites, const std::string& what) {
+  std::vector<Site> out;
+  std::vector<const ir::Stmt*> seen;
+  for (const Site& s : sites) {
+    const ir::Stmt* st = sys.procs[s.proc].program[s.pc].stmt;
+    if (std::find(seen.begin(), seen.end(), st) != seen.end()) continue;
+    seen.push_back(st);
+    int n = static_cast<int>(std::count_if(sites.begin(), sites.end(), [&](const Site& o) {
+      return sys.procs[o.proc].program[o.pc].stmt == st;
+    }));
+    out.push_back({s.proc, s.pc, fmt::format("{} ({}x)", what, n)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Violation> staticViolations(const System& sys) {
+  std::vector<Violation> out;
+  bool over = false, under = false, tx = false;
+  for (const auto& [key, plan] : phasePlans(sys)) {
+    auto [slot, phase] = key;
+    const BarrierSlot& bs = sys.slots[slot];
+    if (!over && plan.arrivals > bs.init_count) {
+      over = true;
+      Violation v;
+      v.rule = "sync.arrival-overflow";
+      v.message = phase < 0 ? fmt::format("{} arrival(s) on {} for phase {}: a phase nobody waits for",
+                                          plan.arrivals, bs.name, phase)
+                            : fmt::format("phase {} of {} gets {} arrivals, but the barrier expects {} "
+                                          "(init_count): the extra ones complete a phase nobody meant to complete",
+                                          phase, bs.name, plan.arrivals, bs.init_count);
+      v.primary = plan.arrivers.back();
+      v.at_declaration = true;
+      v.others = distinctOps(sys, plan.arrivers, "arrives here");
+      v.slot = slot;
+      v.phase = phase;
+      out.push_back(std::move(v));
+    }
+    if (!under && !plan.waits.empty() && plan.arrivals < bs.init_count) {
+      under = true;
+      Violation v;
+      v.rule = "sync.arrival-underflow";
+      v.message = fmt::format("phase {} of {} gets {} arrival{}, but the barrier expects {} (init_count): the "
+                              "phase never completes as meant and its waiters hang",
+                              phase, bs.name, plan.arrivals, plan.arrivals == 1 ? "" : "s", bs.init_count);
+      v.primary = plan.waits.front();
+      v.at_declaration = true;
+      v.others = distinctOps(sys, plan.arrivers, "arrives here");
+      auto waits = distinctOps(sys, plan.waits, "waits here");
+      v.others.insert(v.others.end(), waits.begin(), waits.end());
+      v.slot = slot;
+      v.phase = phase;
+      out.push_back(std::move(v));
+    }
+    if (!tx && (!plan.expects.empty() || !plan.loads.empty()) && plan.expected != plan.delivered) {
+      tx = true;
+      Violation v;
+      v.rule = "sync.tx-imbalance";
+      bool many = plan.expected > plan.delivered;
+      v.message = fmt::format("phase {} of {} expects {} transaction bytes but its TMA loads deliver {}: {}", phase,
+                              bs.name, plan.expected, plan.delivered,
+                              many ? "the phase never completes" : "the phase completes before all data lands");
+      v.primary = !plan.expects.empty() ? plan.expects.front() : plan.loads.front();
+      v.others = distinctOps(sys, plan.loads, "loads here");
+      v.slot = slot;
+      v.phase = phase;
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+// ================================================================ exploration
+
+namespace {
+
+// The visited set: states live in one arena; a node is a state plus the
+// step that first reached it (for traces).
+class Graph {
+ public:
+  struct Node {
+    uint64_t offset;
+    uint32_t length;
+    int32_t parent;
+    Step step;
+  };
+
+  // Returns the node of s, and whether it is new.
+  std::pair<int, bool> insert(const State& s, int parent, const Step& step) {
+    if ((nodes_.size() + 1) * 2 > table_.size()) grow();
+    uint64_t h = sim::hashState(s.v.data(), s.v.size());
+    size_t mask = table_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      int32_t n = table_[i];
+      if (n < 0) {
+        int id = static_cast<int>(nodes_.size());
+        nodes_.push_back({arena_.size(), static_cast<uint32_t>(s.v.size()), parent, step});
+        hashes_.push_back(h);
+        arena_.insert(arena_.end(), s.v.begin(), s.v.end());
+        table_[i] = id;
+        return {id, true};
+      }
+      if (hashes_[n] == h && equal(n, s)) return {n, false};
+    }
+  }
+
+  State state(int n) const {
+    const Node& node = nodes_[n];
+    return State{std::vector<int32_t>(arena_.begin() + node.offset, arena_.begin() + node.offset + node.length)};
+  }
+  size_t size() const { return nodes_.size(); }
+  Trace trace(int n) const {
+    Trace t;
+    for (; n > 0; n = nodes_[n].parent) t.push_back(nodes_[n].step);
+    std::reverse(t.begin(), t.end());
+    return t;
+  }
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<uint64_t> hashes_;
+  std::vector<int32_t> arena_;
+  std::vector<int32_t> table_ = std::vector<int32_t>(1024, -1);
+
+  bool equal(int n, const State& s) const {
+    const Node& node = nodes_[n];
+    return node.length == s.v.size() && std::equal(s.v.begin(), s.v.end(), arena_.begin() + node.offset);
+  }
+  void grow() {
+    std::vector<int32_t> t(table_.size() * 2, -1);
+    size_t mask = t.size() - 1;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      size_t i = hashes_[n] & mask;
+      while (t[i] >= 0) i = (i + 1) & mask;
+      t[i] = static_cast<int32_t>(n);
+    }
+    table_ = std::move(t);
+  }
+};
+
+// Keeps the first (shortest) violation per rule.
+class Findings {
+ public:
+  bool add(Violation v, const Trace& trace) {
+    if (seen_.count(v.rule)) return false;
+    seen_[v.rule] = true;
+    v.trace = trace;
+    list_.push_back(std::move(v));
+    return true;
+  }
+  bool any() const { return !list_.empty(); }
+  std::vector<Violation>& list() { return list_; }
+ private:
+  std::map<std::string, bool> seen_;
+  std::vector<Violation> list_;
+};
+
+}  // namespace
+
+ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
+  auto start = std::chrono::steady_clock::now();
+  ModelCheckResult res;
+  res.engine = "explicit";
+  Model m(sys);
+  sim::Reducer reducer(m);
+  Findings found;
+  std::vector<Violation> statics = staticViolations(sys);
+  for (const Violation& v : statics) found.add(v, {});
+
+  Graph g;
+  g.insert(sim::initialState(m), -1, {});
+  bool budget = false;
+  std::vector<Violation> here;
+  for (size_t n = 0; n < g.size(); ++n) {
+    if (n % 256 == 0) {
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      if (g.size() > opts.max_states || ms > opts.timeout_ms) { budget = true; break; }
+    }
+    if (opts.stop_at_first && found.any()) break;
+    State s = g.state(static_cast<int>(n));
+    Async a = sim::decodeAsync(m, s);
+    std::vector<Step> enabled = sim::enabledSteps(m, s, a);
+    here.clear();
+    sim::stateViolations(m, s, a, enabled, statics, here);
+    if (!here.empty() || sim::allFinished(m, s)) {
+      for (Violation& v : here) found.add(std::move(v), g.trace(static_cast<int>(n)));
+      continue;  // a violating state ends its path; so does the exit
+    }
+    std::vector<Step> steps = opts.reduce ? reducer.reduce(s, a, enabled) : enabled;
+    for (const Step& st : steps) {
+      State next = s;
+      here.clear();
+      sim::applyStep(m, next, a, st, here, nullptr);
+      ++res.transitions;
+      if (!here.empty()) {
+        Trace t = g.trace(static_cast<int>(n));
+        t.push_back(st);
+        for (Violation& v : here) found.add(std::move(v), t);
+        continue;
+      }
+      g.insert(next, static_cast<int>(n), st);
+    }
+  }
+  res.states = g.size();
+  res.violations = std::move(found.list());
+  std::stable_sort(res.violations.begin(), res.violations.end(),
+                   [](const Violation& x, const Violation& y) { return x.trace.size() < y.trace.size(); });
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!res.violations.empty()) res.outcome = Outcome::Violation;
+  else if (budget) {
+    res.outcome = Outcome::Unknown;
+    res.detail = fmt::format("state budget exceeded ({} states, {:.1f} s)", res.states, res.seconds);
+  } else res.outcome = Outcome::Pass;
+  return res;
+}
+
+// ================================================================ replay
+
+ReplayResult replay(const System& sys, const Trace& trace) {
+  ReplayResult r;
+  Model m(sys);
+  std::vector<Violation> statics = staticViolations(sys);
+  State s = sim::initialState(m);
+  Trace done;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    Async a = sim::decodeAsync(m, s);
+    std::vector<Violation> here;
+    sim::stateViolations(m, s, a, sim::enabledSteps(m, s, a), statics, here);
+    for (Violation& v : here)
+      if (v.rule == "sync.lost-phase") { v.trace = done; r.violations.push_back(std::move(v)); }
+    if (!sim::isEnabled(m, s, a, trace[i])) {
+      r.failed_step = static_cast<int>(i);
+      r.error = fmt::format("step {} ({}) is not enabled", i, stepToString(sys, trace[i]));
+      return r;
+    }
+    StepInfo info;
+    here.clear();
+    sim::applyStep(m, s, a, trace[i], here, &info);
+    done.push_back(trace[i]);
+    for (Violation& v : here) { v.trace = done; r.violations.push_back(std::move(v)); }
+    r.steps.push_back(std::move(info));
+  }
+  Async a = sim::decodeAsync(m, s);
+  std::vector<Violation> here;
+  sim::stateViolations(m, s, a, sim::enabledSteps(m, s, a), statics, here);
+  for (Violation& v : here) { v.trace = done; r.violations.push_back(std::move(v)); }
+  r.valid = true;
+  return r;
+}
+
+}  // namespace cake::encoder

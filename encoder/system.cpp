@@ -1,0 +1,670 @@
+// Schedule + concrete parameter values -> flat transition system.
+// See system.h for the shape of the result and docs/semantics.md for the
+// meaning of every instruction.
+#include "encoder/system.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace cake::encoder {
+
+using ir::BufferRef;
+using ir::OpKind;
+using ir::SlotSel;
+using ir::Stmt;
+
+namespace {
+
+// Internal: a reason why the schedule cannot be turned into a system.
+struct BuildError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+
+bool rangesOverlap(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi) { return alo < bhi && blo < ahi; }
+
+// Per-process bookkeeping while unrolling (all of it is static: it depends
+// only on the process's own program).
+struct ProcState {
+  std::map<int, int64_t> waits_on_slot;     // stage= waits so far, per flat slot
+  std::map<int, int64_t> arrivals_on_slot;  // stage= arrive-type ops so far, per flat slot
+  std::map<int, int64_t> waits_on_barrier;  // passed waits per barrier (epochs of TMA-filled views)
+  int64_t blocking_syncs = 0;               // any wait / bar.sync so far
+  int64_t ctx = 0;                          // id of the innermost loop iteration
+  int64_t next_ctx = 1;
+  // derived expect_tx batches: (ctx, flat slot, phase) -> instr index
+  std::map<std::tuple<int64_t, int, int64_t>, size_t> batches;
+  // data identity: (view, index) -> ranges written so far by this process
+  std::map<std::pair<int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
+  struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; };
+  std::map<std::pair<int, int64_t>, ReadEpoch> reads;
+};
+
+class Builder {
+ public:
+  Builder(const ir::Schedule& s, const Binding& b, ir::Target t, const BuildLimits& lim)
+      : s_(s), lim_(lim) {
+    sys_.schedule = &s;
+    sys_.binding = b;
+    sys_.target = t;
+  }
+
+  System build() {
+    resolveTarget();
+    makeSlots();
+    makeSpaces();
+    findDerivedBarriers();
+    findFillBarriers();
+    for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
+      for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i);
+    markStageLike();
+    makeNamedBarriers();
+    return std::move(sys_);
+  }
+
+ private:
+  const ir::Schedule& s_;
+  BuildLimits lim_;
+  System sys_;
+  size_t total_ = 0;
+  int tmem_space_ = -1;
+  std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
+  std::set<std::pair<int, int>> derived_;              // (role, barrier) with derived expect_tx
+  std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
+  std::map<const Stmt*, bool> reaches_stages_;         // op -> some index >= stages
+  ir::EvalEnv env_;
+  int proc_ = -1;
+  ProcState* ps_ = nullptr;
+  std::vector<std::pair<int, int64_t>> loops_;
+
+  // ------------------------------------------------------------ set-up
+
+  // An unspecified target is inferred from what the schedule uses
+  // (docs/semantics.md "Targets"): TMEM -> sm_100a, cp.async -> sm_80,
+  // otherwise sm_90a.
+  void resolveTarget() {
+    if (sys_.target != ir::Target::Unspecified) return;
+    if (s_.target != ir::Target::Unspecified) { sys_.target = s_.target; return; }
+    bool cp = false;
+    for (const auto& body : s_.bodies)
+      ir::forEachOp(body.body, [&](const Stmt& st) { cp |= st.op.kind == OpKind::CpAsync; });
+    sys_.target = !s_.tmems.empty() ? ir::Target::SM100a : cp ? ir::Target::SM80 : ir::Target::SM90a;
+  }
+
+  void makeSlots() {
+    for (int b = 0; b < static_cast<int>(s_.barriers.size()); ++b) {
+      const ir::Barrier& bar = s_.barriers[b];
+      sys_.barrier_base.push_back(static_cast<int>(sys_.slots.size()));
+      for (int k = 0; k < bar.count; ++k)
+        sys_.slots.push_back({b, k, bar.init_count, fmt::format("{}[{}]", bar.name, k)});
+    }
+  }
+
+  void makeSpaces() {
+    for (int p = 0; p < static_cast<int>(s_.pools.size()); ++p)
+      sys_.spaces.push_back({MemSpace::Kind::Smem, p, -1, s_.pools[p].name});
+    if (!s_.tmems.empty()) {
+      tmem_space_ = static_cast<int>(sys_.spaces.size());
+      sys_.spaces.push_back({MemSpace::Kind::Tmem, -1, -1, "tmem"});
+    }
+  }
+
+  // (role, barrier) pairs whose TMA loads get a derived expect_tx: the role
+  // issues TMA loads on the barrier and no lm.expect_tx on it.
+  void findDerivedBarriers() {
+    std::set<std::pair<int, int>> loads, explicit_;
+    for (const auto& body : s_.bodies)
+      ir::forEachOp(body.body, [&](const Stmt& st) {
+        if (st.op.kind == OpKind::TmaLoad) loads.insert({body.role, st.op.barrier});
+        if (st.op.kind == OpKind::ExpectTx) explicit_.insert({body.role, st.op.barrier});
+      });
+    for (const auto& rb : loads)
+      if (!explicit_.count(rb)) derived_.insert(rb);
+  }
+
+  void findFillBarriers() {
+    for (const auto& body : s_.bodies)
+      ir::forEachOp(body.body, [&](const Stmt& st) {
+        if (st.op.kind == OpKind::TmaLoad) fill_barriers_[st.op.dst.index].insert(st.op.barrier);
+      });
+  }
+
+  void makeNamedBarriers() {
+    for (int n = 0; n < static_cast<int>(s_.named_barriers.size()); ++n) {
+      const ir::NamedBarrier& nb = s_.named_barriers[n];
+      int warps = 0;
+      for (int r : nb.roles) warps += static_cast<int>(s_.roles[r].warps.size());
+      sys_.named.push_back({n, warps, nb.name});
+    }
+  }
+
+  void makeProcess(int role, int instance) {
+    const ir::Role& r = s_.roles[role];
+    Process p;
+    p.role = role;
+    p.instance = instance;
+    p.warps = r.warpsPerInstance();
+    p.name = r.instanceCount() > 1 ? fmt::format("{}[{}]", r.name, instance) : r.name;
+    proc_ = static_cast<int>(sys_.procs.size());
+    sys_.procs.push_back(std::move(p));
+    ProcState st;
+    ps_ = &st;
+    env_ = ir::EvalEnv{};
+    env_.params = sys_.binding.params;
+    env_.instance = instance;
+    for (int d = 0; d < 3; ++d) {
+      env_.block_idx[d] = sys_.binding.block_idx[d];
+      env_.grid_dim[d] = sys_.binding.grid_dim[d];
+    }
+    loops_.clear();
+    for (const ir::RoleBody& body : s_.bodies)
+      if (body.role == role) block(body.body);
+    ps_ = nullptr;
+  }
+
+  // ------------------------------------------------------------ evaluation
+
+  int64_t eval(const ir::ExprPtr& e, std::string_view what) {
+    if (!e) throw BuildError(fmt::format("{} is missing", what));
+    auto v = ir::evaluate(*e, env_);
+    if (!v) throw BuildError(fmt::format("{} ({}) does not evaluate for {}", what, ir::exprToString(*e, s_),
+                                         bindingToString(s_, sys_.binding)));
+    return *v;
+  }
+
+  Process& proc() { return sys_.procs[proc_]; }
+
+  // ------------------------------------------------------------ control
+
+  void block(const ir::Block& b) {
+    for (const Stmt& st : b) {
+      switch (st.kind) {
+        case Stmt::Kind::Op: op(st); break;
+        case Stmt::Kind::If:
+          block(eval(st.cond, "the condition") != 0 ? st.body : st.orelse);
+          break;
+        case Stmt::Kind::For: loop(st); break;
+      }
+    }
+  }
+
+  void loop(const Stmt& st) {
+    int64_t lo = eval(st.lo, "the loop start"), hi = eval(st.hi, "the loop end");
+    int64_t step = st.step ? eval(st.step, "the loop step") : 1;
+    if (step == 0) throw BuildError("a loop step is zero");
+    int64_t saved_ctx = ps_->ctx;
+    for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
+      env_.loop_vars[st.loop_var] = v;
+      loops_.push_back({st.loop_var, v});
+      ps_->ctx = ps_->next_ctx++;
+      block(st.body);
+      loops_.pop_back();
+    }
+    env_.loop_vars.erase(st.loop_var);
+    ps_->ctx = saved_ctx;
+  }
+
+  Instr& emit(InstrKind k, const Stmt& st) {
+    if (++total_ > lim_.max_instrs)
+      throw BuildError(fmt::format("more than {} instructions after unrolling", lim_.max_instrs));
+    Instr in;
+    in.kind = k;
+    in.stmt = &st;
+    in.loops = loops_;
+    if (!loops_.empty()) in.iteration = loops_.back().second;
+    if (st.op.sel.mode == SlotSel::Mode::Iter) in.iteration = eval(st.op.sel.index, "iter=");
+    proc().program.push_back(std::move(in));
+    return proc().program.back();
+  }
+
+  // ------------------------------------------------------------ barrier slots
+
+  struct SlotPhase {
+    int slot = -1;         // flat
+    int64_t phase = 0;
+    bool counted = false;  // stage= without phase=: the phase is counted per instance
+  };
+
+  // The slot and meant phase an op names on barrier b (IR.md "Slots and phases").
+  SlotPhase slotPhase(const SlotSel& sel, int b) {
+    const ir::Barrier& bar = s_.barriers[b];
+    SlotPhase sp;
+    if (sel.mode == SlotSel::Mode::Iter) {
+      int64_t e = eval(sel.index, "iter=");
+      sp.slot = sys_.slotOf(b, floorMod(e, bar.count));
+      sp.phase = floorDiv(e, bar.count);
+      return sp;
+    }
+    int64_t stage = sel.mode == SlotSel::Mode::Stage ? eval(sel.index, "stage=") : 0;
+    if (stage < 0 || stage >= bar.count)
+      throw BuildError(fmt::format("stage={} is out of range for barrier '{}' ({} slots)", stage, bar.name, bar.count));
+    sp.slot = sys_.slotOf(b, stage);
+    if (sel.phase) sp.phase = eval(sel.phase, "phase=");
+    else sp.counted = true;
+    return sp;
+  }
+
+  int64_t countedPhase(std::map<int, int64_t>& counter, const SlotPhase& sp) {
+    return sp.counted ? counter[sp.slot]++ : sp.phase;
+  }
+
+  // ------------------------------------------------------------ buffers
+
+  int regsSpace(int regs) {
+    auto key = std::make_pair(regs, proc_);
+    auto it = regs_space_.find(key);
+    if (it != regs_space_.end()) return it->second;
+    int id = static_cast<int>(sys_.spaces.size());
+    sys_.spaces.push_back({MemSpace::Kind::Regs, regs, proc_, fmt::format("{}@{}", s_.regs[regs].name, proc().name)});
+    regs_space_[key] = id;
+    return id;
+  }
+
+  std::vector<int64_t> shapeOf(const std::vector<ir::ExprPtr>& shape) {
+    std::vector<int64_t> dims;
+    for (const auto& d : shape) dims.push_back(eval(d, "a shape dimension"));
+    return dims;
+  }
+
+  // Byte range of a (sliced) sub-tile of a row-major tile at `base`: the
+  // bounding range, which is exact when only the outermost dimension is
+  // sliced (the common case: rows per warpgroup). Also the exact element
+  // count for transaction bytes.
+  struct Tile { int64_t lo, hi, elems; std::string slices; };
+  Tile tileRange(const std::vector<int64_t>& dims, const std::vector<ir::Slice>& slices, int64_t base, int esize) {
+    std::vector<int64_t> lo(dims.size(), 0), hi = dims;
+    std::string text;
+    for (size_t d = 0; d < slices.size() && d < dims.size(); ++d) {
+      if (slices[d].lo) lo[d] = std::clamp<int64_t>(eval(slices[d].lo, "a slice start"), 0, dims[d]);
+      if (slices[d].hi) hi[d] = std::clamp<int64_t>(eval(slices[d].hi, "a slice end"), 0, dims[d]);
+      if (hi[d] < lo[d]) hi[d] = lo[d];
+      text += (d ? ", " : "") + (slices[d].lo || slices[d].hi ? fmt::format("{}:{}", lo[d], hi[d]) : std::string(":"));
+    }
+    int64_t elems = 1, first = 0, last = 0, stride = 1;
+    for (size_t d = dims.size(); d-- > 0;) {
+      elems *= hi[d] - lo[d];
+      first += lo[d] * stride;
+      last += (hi[d] - 1) * stride;
+      stride *= dims[d];
+    }
+    Tile t{base + first * esize, base + (last + 1) * esize, elems, slices.empty() ? "" : "[" + text + "]"};
+    if (elems == 0) t.hi = t.lo;
+    return t;
+  }
+
+  // The access of a buffer operand; `index` overrides the view index (ops
+  // that name their slot with stage=/iter=). Global tensors and scalars
+  // have none.
+  std::optional<Access> access(const BufferRef& ref, std::optional<int64_t> index, bool write, Proxy proxy,
+                               bool async, int64_t* bytes = nullptr) {
+    Access a;
+    a.write = write;
+    a.proxy = proxy;
+    a.async = async;
+    switch (ref.kind) {
+      case BufferRef::Kind::View: {
+        const ir::View& v = s_.views[ref.index];
+        auto dims = shapeOf(v.shape);
+        int esize = ir::dtypeBytes(v.dtype);
+        int64_t slot_bytes = esize;
+        for (int64_t d : dims) slot_bytes *= d;
+        int64_t offset = eval(v.offset, "a view offset");
+        a.space = v.pool;
+        a.view = ref.index;
+        if (!index && ref.slot) index = eval(ref.slot, "a view slot");
+        if (!index) {  // the whole ring
+          a.lo = offset;
+          a.hi = offset + slot_bytes * v.stages;
+          a.index = -1;
+          a.what = fmt::format("{} bytes [{}, {})", v.name, a.lo, a.hi);
+          if (bytes) *bytes = a.hi - a.lo;
+          return a;
+        }
+        a.index = *index;
+        int64_t base = offset + floorMod(*index, v.stages) * slot_bytes;
+        Tile t = tileRange(dims, ref.slices, base, esize);
+        a.lo = t.lo;
+        a.hi = t.hi;
+        if (bytes) *bytes = t.elems * esize;
+        a.what = fmt::format("{}[{}]{} bytes [{}, {})", v.name, floorMod(*index, v.stages), t.slices, a.lo, a.hi);
+        return a;
+      }
+      case BufferRef::Kind::Tmem: {
+        const ir::Tmem& tm = s_.tmems[ref.index];
+        a.space = tmem_space_;
+        a.lo = eval(tm.cols, "tmem cols=");
+        a.hi = a.lo + eval(tm.width, "tmem width=");
+        a.what = fmt::format("{} columns [{}, {})", tm.name, a.lo, a.hi);
+        return a;
+      }
+      case BufferRef::Kind::Regs: {
+        auto dims = shapeOf(s_.regs[ref.index].shape);
+        int64_t n = ir::dtypeBytes(s_.regs[ref.index].dtype);
+        for (int64_t d : dims) n *= d;
+        a.space = regsSpace(ref.index);
+        a.lo = 0;
+        a.hi = std::max<int64_t>(n, 1);
+        a.what = s_.regs[ref.index].name;
+        return a;
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  // Generation of a write (how many earlier writes of this process carried
+  // the same view index over overlapping bytes) and the generation a read
+  // means (how many times this process has come back to that view index
+  // after synchronizing). docs/semantics.md "Stale data".
+  void tag(Access& a, const Stmt& st) {
+    if (a.view < 0 || a.index < 0) return;
+    const ir::View& v = s_.views[a.view];
+    if (a.index >= v.stages) reaches_stages_[&st] = true;
+    else reaches_stages_.emplace(&st, false);
+    auto key = std::make_pair(a.view, a.index);
+    if (a.write) {
+      auto& ranges = ps_->writes[key];
+      a.gen = std::count_if(ranges.begin(), ranges.end(),
+                            [&](const auto& r) { return rangesOverlap(r.first, r.second, a.lo, a.hi); });
+      ranges.push_back({a.lo, a.hi});
+      return;
+    }
+    int64_t marker = ps_->blocking_syncs;
+    auto fb = fill_barriers_.find(a.view);
+    if (fb != fill_barriers_.end()) {
+      marker = 0;
+      for (int b : fb->second) marker += ps_->waits_on_barrier[b];
+    }
+    auto [it, fresh] = ps_->reads.try_emplace(key);
+    if (!fresh && it->second.marker != marker) ++it->second.epoch;
+    it->second.marker = marker;
+    a.gen = it->second.epoch;
+  }
+
+  void addAccess(Instr& in, std::optional<Access> a, const Stmt& st) {
+    if (!a) return;
+    tag(*a, st);
+    in.accesses.push_back(std::move(*a));
+  }
+
+  // ------------------------------------------------------------ ops
+
+  bool asyncMma() const { return sys_.target != ir::Target::SM80; }
+
+  void op(const Stmt& st) {
+    const ir::Op& o = st.op;
+    switch (o.kind) {
+      case OpKind::Wait: return wait(st);
+      case OpKind::Arrive: {
+        SlotPhase sp = slotPhase(o.sel, o.barrier);
+        Instr& in = emit(InstrKind::Arrive, st);
+        in.slot = sp.slot;
+        in.phase = countedPhase(ps_->arrivals_on_slot, sp);
+        in.count = o.count ? eval(o.count, "count=") : 1;
+        return;
+      }
+      case OpKind::ExpectTx: {
+        SlotPhase sp = slotPhase(o.sel, o.barrier);
+        Instr& in = emit(InstrKind::ExpectTx, st);
+        in.slot = sp.slot;
+        in.phase = countedPhase(ps_->arrivals_on_slot, sp);
+        in.count = 1;
+        in.bytes = eval(o.bytes, "bytes");
+        return;
+      }
+      case OpKind::TmaLoad: return tmaLoad(st);
+      case OpKind::TmaStore: {
+        Instr& in = emit(InstrKind::TmaStore, st);
+        addAccess(in, access(o.src, viewIndex(o.sel), false, Proxy::Async, true), st);
+        return;
+      }
+      case OpKind::CpAsync: {
+        Instr& in = emit(InstrKind::CpAsync, st);
+        addAccess(in, access(o.dst, viewIndex(o.sel), true, Proxy::Generic, true), st);
+        return;
+      }
+      case OpKind::TmaStoreCommit: emit(InstrKind::StoreCommit, st); return;
+      case OpKind::CpAsyncCommit: emit(InstrKind::CpAsyncCommit, st); return;
+      case OpKind::TmaStoreWait: pendingWait(InstrKind::StoreWait, st); return;
+      case OpKind::CpAsyncWait: pendingWait(InstrKind::CpAsyncWait, st); return;
+      case OpKind::MmaWait: pendingWait(InstrKind::MmaWait, st); return;
+      case OpKind::Mma: return mma(st);
+      case OpKind::MmaCommit: {
+        Instr& in = emit(InstrKind::MmaCommit, st);
+        if (o.barrier >= 0 && asyncMma()) {
+          SlotPhase sp = slotPhase(o.sel, o.barrier);
+          in.slot = sp.slot;
+          in.phase = countedPhase(ps_->arrivals_on_slot, sp);
+          in.count = 1;
+        }
+        return;
+      }
+      case OpKind::Sync: {
+        emit(InstrKind::SyncArrive, st).named = o.named_barrier;
+        emit(InstrKind::SyncWait, st).named = o.named_barrier;
+        ++ps_->blocking_syncs;
+        return;
+      }
+      case OpKind::BarArrive: emit(InstrKind::BarArrive, st).named = o.named_barrier; return;
+      case OpKind::FenceProxy: emit(InstrKind::Fence, st); return;
+      case OpKind::Copy:
+      case OpKind::Fill:
+      case OpKind::Unary:
+      case OpKind::Binary:
+      case OpKind::Reduce: return generic(st);
+    }
+  }
+
+  std::optional<int64_t> viewIndex(const SlotSel& sel) {
+    if (sel.mode == SlotSel::Mode::None) return 0;
+    return eval(sel.index, sel.mode == SlotSel::Mode::Iter ? "iter=" : "stage=");
+  }
+
+  void wait(const Stmt& st) {
+    const ir::Op& o = st.op;
+    if (o.sel.mode == SlotSel::Mode::Iter && eval(o.sel.index, "iter=") < 0) return;  // passes at once
+    SlotPhase sp = slotPhase(o.sel, o.barrier);
+    Instr& in = emit(InstrKind::Wait, st);
+    in.slot = sp.slot;
+    in.phase = countedPhase(ps_->waits_on_slot, sp);
+    ++ps_->waits_on_barrier[o.barrier];
+    ++ps_->blocking_syncs;
+  }
+
+  void pendingWait(InstrKind k, const Stmt& st) {
+    Instr& in = emit(k, st);
+    in.pending = st.op.pending ? eval(st.op.pending, "pending=") : 0;
+  }
+
+  void tmaLoad(const Stmt& st) {
+    const ir::Op& o = st.op;
+    SlotPhase sp = slotPhase(o.sel, o.barrier);
+    int64_t bytes = 0;
+    auto acc = access(o.dst, viewIndex(o.sel), true, Proxy::Async, true, &bytes);
+    bool derived = derived_.count({proc().role, o.barrier}) > 0;
+    int64_t phase = sp.phase;
+    if (derived) {
+      phase = derivedExpect(st, sp, bytes);
+    } else if (sp.counted) {
+      phase = std::max<int64_t>(ps_->arrivals_on_slot[sp.slot] - 1, 0);
+    }
+    Instr& in = emit(InstrKind::TmaLoad, st);
+    in.slot = sp.slot;
+    in.phase = phase;
+    in.bytes = bytes;
+    addAccess(in, acc, st);
+  }
+
+  // One derived expect_tx per batch (ctx, slot, phase), inserted before the
+  // batch's first load; later loads of the batch add their bytes to it.
+  int64_t derivedExpect(const Stmt& st, const SlotPhase& sp, int64_t bytes) {
+    int64_t phase = sp.phase;
+    if (sp.counted) {
+      // stage= without phase=: a batch in this iteration keeps its phase
+      for (const auto& [key, idx] : ps_->batches)
+        if (std::get<0>(key) == ps_->ctx && std::get<1>(key) == sp.slot) {
+          proc().program[idx].bytes += bytes;
+          return std::get<2>(key);
+        }
+      phase = ps_->arrivals_on_slot[sp.slot]++;
+    }
+    auto key = std::make_tuple(ps_->ctx, sp.slot, phase);
+    auto it = ps_->batches.find(key);
+    if (it != ps_->batches.end()) {
+      proc().program[it->second].bytes += bytes;
+      return phase;
+    }
+    Instr& in = emit(InstrKind::ExpectTx, st);
+    in.derived = true;
+    in.slot = sp.slot;
+    in.phase = phase;
+    in.count = 1;
+    in.bytes = bytes;
+    ps_->batches[key] = proc().program.size() - 1;
+    return phase;
+  }
+
+  void mma(const Stmt& st) {
+    const ir::Op& o = st.op;
+    bool async = asyncMma();
+    Proxy smem_proxy = async ? Proxy::Async : Proxy::Generic;
+    Instr& in = emit(InstrKind::Mma, st);
+    auto operand = [&](const BufferRef& r) {
+      return access(r, std::nullopt, false, r.kind == BufferRef::Kind::View ? smem_proxy : Proxy::Generic, async);
+    };
+    addAccess(in, operand(o.src), st);
+    addAccess(in, operand(o.src2), st);
+    addAccess(in, access(o.dst, std::nullopt, true, Proxy::Generic, async), st);
+  }
+
+  void generic(const Stmt& st) {
+    const ir::Op& o = st.op;
+    Instr& in = emit(InstrKind::Generic, st);
+    addAccess(in, access(o.src, std::nullopt, false, Proxy::Generic, false), st);
+    if (o.kind == OpKind::Binary) addAccess(in, access(o.src2, std::nullopt, false, Proxy::Generic, false), st);
+    addAccess(in, access(o.dst, std::nullopt, true, Proxy::Generic, false), st);
+  }
+
+  // An op whose view index never reaches its view's stages names stages,
+  // not iterations: its index is compared modulo stages.
+  void markStageLike() {
+    for (Process& p : sys_.procs)
+      for (Instr& in : p.program)
+        for (Access& a : in.accesses)
+          if (a.view >= 0) a.stage_like = !reaches_stages_[in.stmt];
+  }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- public
+
+std::string bindingToString(const ir::Schedule& s, const Binding& b) {
+  std::string out;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) {
+    auto it = b.params.find(p);
+    if (it == b.params.end()) continue;
+    out += fmt::format("{}{}={}", out.empty() ? "" : ", ", s.params[p].name, it->second);
+  }
+  for (int d = 0; d < 3; ++d) {
+    if (b.block_idx[d] != 0) out += fmt::format("{}block_idx({})={}", out.empty() ? "" : ", ", d, b.block_idx[d]);
+    if (b.grid_dim[d] != 1) out += fmt::format("{}grid_dim({})={}", out.empty() ? "" : ", ", d, b.grid_dim[d]);
+  }
+  return out;
+}
+
+size_t System::instrCount() const {
+  size_t n = 0;
+  for (const Process& p : procs) n += p.program.size();
+  return n;
+}
+
+std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
+                                  const BuildLimits& lim) {
+  try {
+    return Builder(s, b, target, lim).build();
+  } catch (const BuildError& e) {
+    if (error) *error = e.what();
+    return std::nullopt;
+  }
+}
+
+std::string_view instrKindName(InstrKind k) {
+  switch (k) {
+    case InstrKind::Wait: return "wait";
+    case InstrKind::Arrive: return "arrive";
+    case InstrKind::ExpectTx: return "expect_tx";
+    case InstrKind::TmaLoad: return "tma_load";
+    case InstrKind::TmaStore: return "tma_store";
+    case InstrKind::StoreCommit: return "tma_store_commit";
+    case InstrKind::StoreWait: return "tma_store_wait";
+    case InstrKind::CpAsync: return "cp_async";
+    case InstrKind::CpAsyncCommit: return "cp_async_commit";
+    case InstrKind::CpAsyncWait: return "cp_async_wait";
+    case InstrKind::Mma: return "mma";
+    case InstrKind::MmaCommit: return "mma_commit";
+    case InstrKind::MmaWait: return "mma_wait";
+    case InstrKind::SyncArrive: return "sync.arrive";
+    case InstrKind::SyncWait: return "sync.wait";
+    case InstrKind::BarArrive: return "bar_arrive";
+    case InstrKind::Fence: return "fence_proxy";
+    case InstrKind::Generic: return "generic";
+  }
+  return "?";
+}
+
+std::string opText(const ir::Schedule& s, const ir::Stmt& st) {
+  const ir::SourceRange& r = st.op.range.valid() ? st.op.range : st.range;
+  if (r.valid() && r.file) {
+    std::string_view line = r.file->lineText(r.line);
+    size_t from = r.col > 0 ? static_cast<size_t>(r.col - 1) : 0;
+    if (from < line.size()) {
+      size_t to = (r.end_line == r.line && r.end_col > r.col) ? static_cast<size_t>(r.end_col - 1) : line.size();
+      return std::string(line.substr(from, to - from));
+    }
+  }
+  return fmt::format("lm.{}(...)", ir::opName(st.op.kind));
+}
+
+std::string instrToString(const System& sys, int proc, int pc) {
+  const Process& p = sys.procs[proc];
+  const Instr& in = p.program[pc];
+  std::string out = fmt::format("{} pc={} {}", p.name, pc, instrKindName(in.kind));
+  if (in.derived) out += " (derived)";
+  if (in.slot >= 0) out += fmt::format(" {} phase {}", sys.slots[in.slot].name, in.phase);
+  if (in.kind == InstrKind::Arrive && in.count != 1) out += fmt::format(" count {}", in.count);
+  if (in.bytes) out += fmt::format(" bytes {}", in.bytes);
+  if (in.named >= 0) out += " " + sys.named[in.named].name;
+  if (in.kind == InstrKind::StoreWait || in.kind == InstrKind::CpAsyncWait || in.kind == InstrKind::MmaWait)
+    out += fmt::format(" pending {}", in.pending);
+  for (const Access& a : in.accesses)
+    out += fmt::format(" {}{}{} {}", a.write ? "W" : "R", a.async ? "~" : "", a.proxy == Proxy::Async ? "a" : "",
+                       a.what) +
+           (a.view >= 0 ? fmt::format(" #{}g{}", a.index, a.gen) : "");
+  if (!in.loops.empty()) {
+    out += " (";
+    for (size_t i = 0; i < in.loops.size(); ++i)
+      out += fmt::format("{}{}={}", i ? ", " : "", sys.schedule->loop_vars[in.loops[i].first].name, in.loops[i].second);
+    out += ")";
+  }
+  return out;
+}
+
+std::string systemToString(const System& sys) {
+  std::string out = fmt::format("target {} {}\n", ir::targetName(sys.target), bindingToString(*sys.schedule, sys.binding));
+  for (const BarrierSlot& b : sys.slots) out += fmt::format("slot {} init_count {}\n", b.name, b.init_count);
+  for (const NamedBarrier& n : sys.named) out += fmt::format("named {} warps {}\n", n.name, n.expected_warps);
+  for (int p = 0; p < static_cast<int>(sys.procs.size()); ++p)
+    for (int pc = 0; pc < static_cast<int>(sys.procs[p].program.size()); ++pc) out += instrToString(sys, p, pc) + "\n";
+  return out;
+}
+
+}  // namespace cake::encoder
