@@ -1,46 +1,56 @@
 #!/usr/bin/env bash
 # Runs on the device machine (the `run` tool), from the repo root, with the
 # prebuilt binaries in .devcarry/ (see docs/gpu.md "Reproducing"):
-#   bash bench/gpu/device_sweep.sh [quick]
-# Checks and times every .devcarry/*.so kernel library against cuBLAS, then
-# runs the deadlock kernel under the watchdog.
+#   [KERNELS="a.so b.so"] [SIZES="4096 8192"] [RUNS=50] [EDGE=1] [SASS=1] bash bench/gpu/device_sweep.sh
+# Checks and times each kernel library against cuBLAS (interleaved runs),
+# optionally checks edge shapes and SASS, then runs the deadlocking kernels
+# under the runner's watchdog.
 set -u
 D=.devcarry
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 CUPTI=$(dirname "$(find / -name 'libcupti.so.13' -not -path '*/.devcarry/*' -not -path '/proc/*' 2>/dev/null | head -1)" 2>/dev/null)
 export LD_LIBRARY_PATH=$D/lib:${CUPTI:-/usr/local/cuda/extras/CUPTI/lib64}:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
-echo "cupti (image): ${CUPTI:-none}"
+smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader; }
+smi
 $D/cake_harness >/dev/null 2>&1; rc=$?
 if [ $rc -ne 2 ]; then echo "prebuilt harness does not start (rc=$rc): $($D/cake_harness 2>&1 | head -3)"; fi
-if command -v cuobjdump >/dev/null; then
-  for so in $D/sm90_*.so; do
-    cuobjdump --dump-sass "$so" > "$OUT/$(basename "$so" .so).sass" 2>&1
-    echo "$(basename "$so"): $(grep -c HGMMA "$OUT/$(basename "$so" .so).sass") HGMMA, $(grep -c UTMALDG "$OUT/$(basename "$so" .so).sass") UTMALDG, $(grep -cE 'LDL|STL' "$OUT/$(basename "$so" .so).sass") LDL/STL, setmaxnreg: $(grep -c USETMAXREG "$OUT/$(basename "$so" .so).sass")"
+if [ -n "${SASS:-}" ] && command -v cuobjdump >/dev/null; then
+  for so in ${KERNELS:-$D/*.so $D/lowered/*.so}; do
+    cuobjdump --dump-sass "$so" > /tmp/k.sass 2>&1
+    echo "$(basename "$so"): $(grep -c HGMMA /tmp/k.sass) HGMMA, $(grep -c HMMA /tmp/k.sass) HMMA, $(grep -c UTMALDG /tmp/k.sass) UTMALDG, $(grep -cE 'LDL|STL' /tmp/k.sass) LDL/STL, $(grep -c USETMAXREG /tmp/k.sass) USETMAXREG"
   done
-  ls $OUT/*.sass | tail -n +2 | xargs rm -f
 fi
-H="timeout -s KILL 90 $D/cake_harness"
-SIZES=${SIZES:-"4096 8192"}
-for so in ${KERNELS:-$D/sm90_*.so $D/sm80_gemm.so}; do
-  for s in $SIZES; do
+H="timeout -s KILL 120 $D/cake_harness"
+printf "%-34s %6s %9s %9s %7s %9s %9s %7s %s\n" kernel size ms min_ms TFLOP/s cublas_ms cb_min TF_cb ratio
+for so in ${KERNELS:-$D/sm90_bn256_s4_g16.so $D/sm90_bn256_s4_np.so $D/sm80_gemm.so $D/lowered/*.so}; do
+  for s in ${SIZES:-4096 8192}; do
     $H --kernel "$so" --m $s --n $s --k $s --runs ${RUNS:-50} > "$OUT/run.txt" 2>&1; rc=$?
     tail -1 "$OUT/run.txt" >> "$OUT/results.jsonl"
-    echo "== $(basename $so) $s^3 rc=$rc"; grep -E "^(sm|cublas|correct)" "$OUT/run.txt" | grep -v '^kernel'
+    python3 - "$OUT/run.txt" "$(basename $so .so)" $s $rc <<'PY'
+import json, sys
+try:
+    j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+    print("%-34s %6s %9.4f %9.4f %7.0f %9.4f %9.4f %7.0f %.3f %s" % (sys.argv[2], sys.argv[3], j["median_ms"], j["min_ms"], j["tflops"], j["baseline_ms"], j["baseline_min_ms"], j["baseline_tflops"], j["ratio"], "correct" if j["correct"] else "WRONG rc=" + sys.argv[4]))
+except Exception as e:
+    print(sys.argv[2], sys.argv[3], "rc", sys.argv[4], "no result:", open(sys.argv[1]).read()[-300:])
+PY
   done
 done
-# odd shapes (edges): correctness only
-for so in ${EDGE_KERNELS:-$D/sm90_bn256_s4_g16.so $D/sm80_gemm.so}; do
-  for shp in "3000 2056 1000" "128 256 64" "1 8 8"; do
-    set -- $shp
-    $H --kernel "$so" --m $1 --n $2 --k $3 --no-time > "$OUT/run.txt" 2>&1; rc=$?
-    tail -1 "$OUT/run.txt" >> "$OUT/results.jsonl"
-    echo "== $(basename $so) ${1}x${2}x${3} rc=$rc $(grep -o '"correct": [a-z]*, "rel_error": [^,]*' "$OUT/run.txt")"
+smi
+if [ -n "${EDGE:-}" ]; then
+  for so in ${KERNELS:-$D/sm90_bn256_s4_g16.so $D/sm80_gemm.so $D/lowered/*.so}; do
+    for shp in "3000 2056 1000" "128 256 64" "200 264 72" "1 8 8"; do
+      set -- $shp
+      $H --kernel "$so" --m $1 --n $2 --k $3 --no-time > "$OUT/run.txt" 2>&1; rc=$?
+      tail -1 "$OUT/run.txt" >> "$OUT/results.jsonl"
+      echo "   $(basename $so) ${1}x${2}x${3} rc=$rc $(grep -o '"correct": [a-z]*, "rel_error": [^,]*' "$OUT/run.txt")"
+    done
   done
-done
-# watchdog: a kernel that never finishes must come back as "hang", leaving nothing running
-if [ -x $D/cake-runner ]; then
-  $D/cake-runner --so $D/deadlock.so --harness $D/cake_harness --shape M=128,N=128,K=64 --timeout ${HANG_S:-10} --no-time
-  echo "processes on the GPU after the hang:"; nvidia-smi --query-compute-apps=pid,name --format=csv,noheader; pgrep -a cake_harness || echo "(no cake_harness left)"
-  $D/cake-runner --so $D/sm90_bn256_s4_g16.so --harness $D/cake_harness --shape M=4096,N=4096,K=4096 --timeout 60 --runs 20
 fi
+# watchdog: kernels that never finish must come back as "hang", leaving nothing running
+for dl in $D/deadlock.so $D/dl/*.so; do
+  [ -f "$dl" ] || continue
+  $D/cake-runner --so "$dl" --harness $D/cake_harness --shape M=4096,N=4096,K=4096 --timeout ${HANG_S:-10} --no-time
+done
+echo "GPU processes after the hangs: [$(nvidia-smi --query-compute-apps=pid,name --format=csv,noheader)] harnesses left: $(pgrep -c cake_harness || true)"
+$D/cake-runner --so $D/lowered/sm90_ws_bn256_persistent.so --harness $D/cake_harness --shape M=4096,N=4096,K=4096 --timeout 60 --runs 20 | python3 -c 'import json,sys; j=json.load(sys.stdin); print("after the hangs:", j["result"], j["median_ms"], "ms")'

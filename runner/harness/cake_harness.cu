@@ -5,6 +5,7 @@
 //   cake_harness --kernel k.so --m 4096 --n 4096 --k 4096 [--runs 50]
 //                [--warmup 5] [--seed S] [--no-time] [--no-baseline]
 //
+// Kernel and cuBLAS runs are interleaved (each after its own L2 flush).
 // Prints a table, then one JSON line (the last line of stdout). Exit status:
 // 0 ran and correct, 1 ran and incorrect, 2 usage / load error, 3 CUDA error.
 //
@@ -200,19 +201,27 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 }
 
 struct Timing {
-  double median_ms = NAN, min_ms = NAN, max_ms = NAN;
+  double median_ms = NAN, min_ms = NAN, max_ms = NAN, p90_ms = NAN;
   int samples = 0;
   int kernels_per_run = 0;
 };
 
-// Runs `launch` `runs` times, each after an L2 flush, and returns the median
-// of the per-run GPU time (sum of the durations of the kernels the run
-// launched, from CUPTI records).
-template <class F>
-Timing time_with_cupti(F launch, int warmup, int runs, int4* flush_buf, size_t flush_words, int flush_grid) {
+// Times `launch_a` and `launch_b` (the kernel and cuBLAS) interleaved --
+// flush, A, flush, B, flush, A, ... -- so both see the same clocks and
+// temperature, and returns the median of each one's per-run GPU time (the
+// sum of the durations of the kernels a run launched, from CUPTI records).
+// With no B, only A is timed.
+template <class FA, class FB>
+void time_with_cupti(FA launch_a, FB launch_b, bool with_b, int warmup, int runs, int4* flush_buf,
+                     size_t flush_words, int flush_grid, Timing* ta, Timing* tb) {
+  const int per = with_b ? 2 : 1;
   for (int i = 0; i < warmup; ++i) {
     cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
-    launch();
+    launch_a();
+    if (with_b) {
+      cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
+      launch_b();
+    }
   }
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
@@ -220,7 +229,11 @@ Timing time_with_cupti(F launch, int warmup, int runs, int4* flush_buf, size_t f
   CKP(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   for (int i = 0; i < runs; ++i) {
     cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
-    launch();
+    launch_a();
+    if (with_b) {
+      cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
+      launch_b();
+    }
   }
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
@@ -228,32 +241,44 @@ Timing time_with_cupti(F launch, int warmup, int runs, int4* flush_buf, size_t f
   CKP(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   std::sort(g_records.begin(), g_records.end(),
             [](const KernelRecord& a, const KernelRecord& b) { return a.start < b.start; });
-  std::vector<double> per_run;
-  int kernels = 0, max_kernels = 0;
-  double cur = -1;
+  std::vector<double> per_run[2];
+  int max_kernels[2] = {0, 0};
+  int segment = -1, kernels = 0;
+  double cur = 0;
+  auto close_segment = [&]() {
+    if (segment < 0) return;
+    per_run[segment % per].push_back(cur);
+    max_kernels[segment % per] = std::max(max_kernels[segment % per], kernels);
+  };
   for (const auto& r : g_records) {
     if (r.name.find("cake_l2_flush_kernel") != std::string::npos) {
-      if (cur >= 0) per_run.push_back(cur);
-      max_kernels = std::max(max_kernels, kernels);
+      close_segment();
+      ++segment;
       cur = 0;
       kernels = 0;
-    } else if (cur >= 0) {
+    } else if (segment >= 0) {
       cur += (r.end - r.start) * 1e-6;
       ++kernels;
     }
   }
-  if (cur >= 0) per_run.push_back(cur);
-  max_kernels = std::max(max_kernels, kernels);
-  Timing t;
-  if (per_run.empty()) return t;
-  std::sort(per_run.begin(), per_run.end());
-  const size_t n = per_run.size();
-  t.median_ms = n % 2 ? per_run[n / 2] : 0.5 * (per_run[n / 2 - 1] + per_run[n / 2]);
-  t.min_ms = per_run.front();
-  t.max_ms = per_run.back();
-  t.samples = static_cast<int>(n);
-  t.kernels_per_run = max_kernels;
-  return t;
+  close_segment();
+  if (segment + 1 != runs * per)
+    fail("cuda_error", "CUPTI returned " + std::to_string(segment + 1) + " flush records for " +
+                           std::to_string(runs * per) + " runs", 3);
+  Timing* out[2] = {ta, tb};
+  for (int w = 0; w < per; ++w) {
+    auto& v = per_run[w];
+    Timing& t = *out[w];
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    t.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    t.min_ms = v.front();
+    t.max_ms = v.back();
+    t.p90_ms = v[std::min(n - 1, static_cast<size_t>(0.9 * n))];
+    t.samples = static_cast<int>(n);
+    t.kernels_per_run = max_kernels[w];
+  }
 }
 
 struct Check {
@@ -428,8 +453,8 @@ int main(int argc, char** argv) {
   Timing tk, tb;
   if (o.time) {
     CKP(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
-    tk = time_with_cupti(kernel_launch, o.warmup, o.runs, flush, flush_words, flush_grid);
-    if (o.baseline) tb = time_with_cupti(cublas_launch, o.warmup, o.runs, flush, flush_words, flush_grid);
+    time_with_cupti(kernel_launch, cublas_launch, o.baseline, o.warmup, o.runs, flush, flush_words, flush_grid, &tk,
+                    &tb);
     // re-check after the timed runs (a race shows up as a moving error)
     CK(cudaMemset(C, 0xFF, nC * 2));
     kernel_launch();
@@ -468,6 +493,8 @@ int main(int argc, char** argv) {
   g_json.integer("nonfinite", static_cast<long long>(chk.nonfinite));
   g_json.num("median_ms", tk.median_ms);
   g_json.num("min_ms", tk.min_ms);
+  g_json.num("p90_ms", tk.p90_ms);
+  g_json.num("baseline_min_ms", tb.min_ms);
   g_json.num("tflops", tflops);
   g_json.num("baseline_ms", tb.median_ms);
   g_json.num("baseline_tflops", btflops);
