@@ -202,7 +202,7 @@ TEST(RunnerGpu, DeadlockIsReportedAsHang) {
   if (!haveNvcc()) GTEST_SKIP() << "no nvcc";
   auto s = loadSchedule("bench/gpu/schedules/sm90_deadlock.cake");
   runner::Options o;
-  o.run_timeout_s = 20;
+  o.run_timeout_s = 15;
   o.time = false;
   auto r = runner::run(s, {1024, 1024, 1024}, o);
   EXPECT_EQ(r.result, "hang") << r.detail;
