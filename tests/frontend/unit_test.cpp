@@ -480,3 +480,52 @@ TEST(Formatter, AttributeOfANumberStaysParseable) {
   EXPECT_EQ(once, "x = (1).real\ny = (1.5).imag\n");
   EXPECT_EQ(fmtText(once), once);
 }
+
+// 3,000-deep nesting, generated here rather than stored (the file would be
+// megabytes of indentation); tests/frontend/malformed/too_deep_blocks_300.cake
+// is the stored case for the CLI.
+TEST(Limits, ThreeThousandNestedBlocks) {
+  for (int indent : {1, 4}) {
+    std::string s = "@cake.schedule()\ndef k(lm, K: LM.i32):\n    load = lm.role(warps=[0])\n    with load:\n";
+    int base = 8;
+    for (int i = 0; i < 3000; ++i) s += std::string(base + i * indent, ' ') + "if K > 0:\n";
+    s += std::string(base + 3000 * indent, ' ') + "lm.fence_proxy()\n";
+    DiagnosticSink sink;
+    EXPECT_FALSE(compile(s, sink));
+    ASSERT_EQ(sink.findings().size(), 1u);
+    EXPECT_EQ(sink.findings()[0].rule, "syntax.too-deep");
+    // the 199th `if` (depth: def 1, with 2, ifs from 3) is the first too deep
+    EXPECT_EQ(sink.findings()[0].range.line, 5 + 198);
+    EXPECT_EQ(sink.findings()[0].range.col, base + 198 * indent + 1);
+    DiagnosticSink fs;
+    EXPECT_FALSE(formatSource(src(s), fs));
+    EXPECT_EQ(fs.findings().at(0).rule, "syntax.too-deep");
+  }
+}
+
+TEST(Limits, ThreeThousandNestedParenthesesBracketsAndCalls) {
+  for (auto [open, close] : {std::pair{"(", ")"}, std::pair{"[", "]"}, std::pair{"f(", ")"}, std::pair{"-", ""},
+                             std::pair{"not ", ""}, std::pair{"x[", "]"}}) {
+    std::string e;
+    for (int i = 0; i < 3000; ++i) e += open;
+    e += "1";
+    for (int i = 0; i < 3000; ++i) e += close;
+    DiagnosticSink sink;
+    EXPECT_FALSE(compile("@cake.schedule()\ndef k(lm):\n    x = " + e + "\n", sink)) << open;
+    ASSERT_FALSE(sink.findings().empty()) << open;
+    EXPECT_EQ(sink.findings()[0].rule, "syntax.too-deep") << open;
+    EXPECT_EQ(sink.findings()[0].range.line, 3) << open;
+  }
+}
+
+TEST(Limits, LongFlatInputsAreFine) {
+  // long but flat: many statements, long lists, long comparison-free lines
+  std::string s = "@cake.schedule()\ndef k(lm):\n    load = lm.role(warps=[0])\n";
+  for (int i = 0; i < 5000; ++i) s += "    x" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  s += "    with load:\n";
+  for (int i = 0; i < 5000; ++i) s += "        lm.fence_proxy()\n";
+  DiagnosticSink sink;
+  auto m = compile(s, sink);
+  ASSERT_TRUE(m) << describe(sink);
+  EXPECT_EQ(m->schedules[0].bodies[0].body.size(), 5000u);
+}
