@@ -1,11 +1,303 @@
+// Persistent-set reduction for the explicit-state engine; see sim_por.h for
+// the method and docs/semantics.md for why it keeps every rule's violations
+// reachable.
 #include "encoder/sim_por.h"
+
+#include <algorithm>
 
 namespace cake::encoder::sim {
 
-Reducer::Reducer(const Model& m) : m_(m) {}
+namespace {
+bool waitPasses(int64_t completed, int64_t phase) { return ((completed - phase) & 1) != 0; }
+}  // namespace
+
+Reducer::Reducer(const Model& m) : m_(m) {
+  obj_named_ = m.S;
+  obj_atom_ = m.S + m.N;
+  active_ = obj_atom_ + m.atoms <= kMaxObjects;
+  if (active_) precompute();
+}
+
+// R/W on the atoms of an instruction's accesses.
+Foot Reducer::accessFoot(int p, int pc, bool) const {
+  Foot f;
+  const Instr& in = m_.instr(p, pc);
+  for (size_t i = 0; i < in.accesses.size(); ++i) {
+    const AtomRange& r = m_.atoms_of[p][pc][i];
+    for (int x = r.a0; x < r.a1; ++x) (in.accesses[i].write ? f.w : f.r).set(obj_atom_ + x);
+  }
+  return f;
+}
+
+// A synchronous access stays current until the process's next step, so
+// that step (whatever it is) ends it: it is part of the step's footprint.
+Foot Reducer::currentFoot(int p, int pc_now) const {
+  if (pc_now <= 0 || pc_now > m_.programSize(p) || !m_.isSyncAccess(p, pc_now - 1)) return {};
+  return accessFoot(p, pc_now - 1, false);
+}
+
+void Reducer::precompute() {
+  own_.resize(m_.P);
+  spawn_.resize(m_.P);
+  head_win_.resize(m_.P);
+  next_block_.resize(m_.P);
+  blocks_.resize(m_.P);
+  seg_win_.resize(m_.P);
+  for (int p = 0; p < m_.P; ++p) {
+    int n = m_.programSize(p);
+    own_[p].resize(n);
+    spawn_[p].resize(n);
+    Bits generic_writes;
+    // The async groups of the process, simulated statically: a *_wait
+    // retires exactly the groups that are older than its `pending` newest,
+    // so its footprint is theirs (not every group ever issued).
+    std::vector<Bits> groups[kGroupKinds];
+    Bits open[kGroupKinds];
+    for (int pc = 0; pc < n; ++pc) {
+      const Instr& in = m_.instr(p, pc);
+      Foot& f = own_[p][pc];
+      f |= accessFoot(p, pc, false);
+      int kind = m_.groupKind(in.kind);
+      switch (in.kind) {
+        case InstrKind::Wait: f.r.set(in.slot); break;
+        case InstrKind::SyncWait: f.r.set(obj_named_ + in.named); break;
+        case InstrKind::Arrive: f.a.set(in.slot); break;
+        case InstrKind::ExpectTx: f.w.set(in.slot); break;
+        case InstrKind::SyncArrive:
+        case InstrKind::BarArrive: f.w.set(obj_named_ + in.named); break;
+        case InstrKind::StoreWait:
+        case InstrKind::CpAsyncWait:
+        case InstrKind::MmaWait: {
+          auto& gs = groups[kind];
+          while (static_cast<int64_t>(gs.size()) > in.pending) {
+            f.w |= gs.front();
+            gs.erase(gs.begin());
+          }
+          break;
+        }
+        case InstrKind::StoreCommit:
+        case InstrKind::CpAsyncCommit:
+        case InstrKind::MmaCommit:
+          groups[kind].push_back(open[kind]);
+          if (in.slot >= 0) {  // its completion arrives and ends the MMAs' accesses
+            spawn_[p][pc].a.set(in.slot);
+            spawn_[p][pc].w |= open[kind];
+          }
+          open[kind].reset();
+          break;
+        case InstrKind::Fence: f.w |= generic_writes; break;
+        case InstrKind::TmaLoad: spawn_[p][pc].l.set(in.slot); break;
+        default: break;
+      }
+      for (size_t i = 0; i < in.accesses.size(); ++i) {
+        const Access& a = in.accesses[i];
+        const AtomRange& r = m_.atoms_of[p][pc][i];
+        for (int x = r.a0; x < r.a1; ++x) {
+          if (a.async && kind >= 0) open[kind].set(obj_atom_ + x);
+          if (a.write && a.proxy == Proxy::Generic && m_.tracked_of[x] >= 0) generic_writes.set(obj_atom_ + x);
+        }
+      }
+      if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait) blocks_[p].push_back(pc);
+    }
+    head_win_[p].assign(n + 1, Foot{});
+    for (int pc = n - 1; pc >= 0; --pc) {
+      InstrKind k = m_.instr(p, pc).kind;
+      if (k == InstrKind::Wait || k == InstrKind::SyncWait) continue;  // a window stops before a wait
+      head_win_[p][pc] = own_[p][pc];
+      head_win_[p][pc] |= spawn_[p][pc];
+      head_win_[p][pc] |= head_win_[p][pc + 1];
+    }
+    next_block_[p].assign(n + 1, static_cast<int>(blocks_[p].size()));
+    for (int pc = n - 1, b = static_cast<int>(blocks_[p].size()); pc >= 0; --pc) {
+      if (b > 0 && blocks_[p][b - 1] == pc) --b;
+      next_block_[p][pc] = b;
+    }
+    for (int bpc : blocks_[p]) {
+      Foot f = own_[p][bpc];
+      f |= head_win_[p][bpc + 1];
+      seg_win_[p].push_back(f);
+    }
+  }
+}
+
+Reducer::Contribution Reducer::contribution(int p, int pc) const {
+  const Instr& in = m_.instr(p, pc);
+  Contribution c;
+  switch (in.kind) {
+    case InstrKind::Arrive: c.slot = in.slot; c.arrivals = in.count; break;
+    case InstrKind::ExpectTx: c.slot = in.slot; c.arrivals = 1; c.expected = in.bytes; break;
+    case InstrKind::TmaLoad: c.slot = in.slot; c.landed = in.bytes; break;
+    case InstrKind::MmaCommit: if (in.slot >= 0) { c.slot = in.slot; c.arrivals = 1; } break;
+    case InstrKind::SyncArrive:
+    case InstrKind::BarArrive: c.named = in.named; c.arrivals = m_.sys.procs[p].warps; break;
+    default: break;
+  }
+  return c;
+}
+
+std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a) const {
+  std::vector<Agent> out;
+  for (int p = 0; p < m_.P; ++p) {
+    Agent ag;
+    ag.kind = Agent::Kind::Proc;
+    ag.proc = p;
+    if (!finished(m_, s, p)) {
+      int pc = pcOf(m_, s, p);
+      ag.step = {Step::Kind::Exec, p, pc};
+      ag.enabled = isEnabled(m_, s, a, ag.step);
+      ag.trans = own_[p][pc];
+      ag.trans |= currentFoot(p, pc);
+    }
+    out.push_back(std::move(ag));
+  }
+  for (size_t i = 0; i < a.loads.size(); ++i) {
+    const Load& l = a.loads[i];
+    const Instr& in = m_.instr(l.proc, l.pc);
+    Agent ag;
+    ag.kind = Agent::Kind::Load;
+    ag.proc = l.proc;
+    ag.load = static_cast<int>(i);
+    ag.enabled = true;
+    ag.step = {Step::Kind::Land, l.proc, l.pc};
+    ag.trans = accessFoot(l.proc, l.pc, false);
+    ag.trans.l.set(in.slot);
+    ag.win = ag.trans;
+    ag.gives.push_back({in.slot, -1, 0, in.bytes, 0});
+    out.push_back(std::move(ag));
+  }
+  for (int p = 0; p < m_.P; ++p) {
+    Agent ag;
+    ag.kind = Agent::Kind::Comp;
+    ag.proc = p;
+    bool head = true;
+    for (const Group& g : a.of(p, kMma)) {
+      if (g.commit_pc < 0) continue;
+      int slot = m_.instr(p, g.commit_pc).slot;
+      if (slot < 0) break;  // never completes, nor do the groups behind it
+      Foot f;  // one plain arrival; the group's accesses end
+      f.a.set(slot);
+      for (int32_t ipc : g.pcs) {
+        Foot acc = accessFoot(p, ipc, false);
+        f.w |= acc.r | acc.w;
+      }
+      if (head) {
+        ag.enabled = true;
+        ag.step = {Step::Kind::Complete, p, g.commit_pc};
+        ag.trans = f;
+        head = false;
+      }
+      ag.win |= f;
+      ag.gives.push_back({slot, -1, 1, 0, 0});
+    }
+    if (!head) out.push_back(std::move(ag));
+  }
+  return out;
+}
+
+// Windows of every agent while `frozen` stands still (least fixpoint).
+std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<Agent>& ag, int frozen) const {
+  std::vector<Window> win(ag.size());
+  std::vector<int64_t> arrivals(m_.S, 0), landed(m_.S, 0), expected(m_.S, 0), named(m_.N, 0);
+  auto give = [&](Window& w, const Contribution& c) {
+    if (c.slot >= 0) {
+      arrivals[c.slot] += c.arrivals;
+      landed[c.slot] += c.landed;
+      expected[c.slot] += c.expected;
+      w.enables.set(c.slot);
+    } else if (c.named >= 0) {
+      named[c.named] += c.arrivals;
+      w.enables.set(obj_named_ + c.named);
+    }
+  };
+  std::vector<int> block(ag.size(), -1);  // Proc: index of the blocking wait its window stops at
+  for (size_t i = 0; i < ag.size(); ++i) {
+    const Agent& a = ag[i];
+    if (static_cast<int>(i) == frozen) continue;
+    if (a.kind != Agent::Kind::Proc) {
+      win[i].foot = a.win;
+      for (const Contribution& c : a.gives) give(win[i], c);
+      continue;
+    }
+    int p = a.proc;
+    if (finished(m_, s, p)) continue;
+    int pc = pcOf(m_, s, p);
+    win[i].foot = currentFoot(p, pc);
+    win[i].foot |= head_win_[p][pc];
+    block[i] = next_block_[p][pc];
+    int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
+    for (int x = pc; x < end; ++x) give(win[i], contribution(p, x));
+  }
+  auto passable = [&](int p, int bpc) {
+    const Instr& in = m_.instr(p, bpc);
+    if (in.kind == InstrKind::Wait) {
+      int k = in.slot;
+      int64_t c = slotField(m_, s, k, kCompleted), pending = slotField(m_, s, k, kPending),
+              tx = slotField(m_, s, k, kTx);
+      if (waitPasses(c, in.phase)) return true;
+      return arrivals[k] >= pending && landed[k] >= tx && (tx >= 0 || expected[k] >= -tx);
+    }
+    int nb = in.named;
+    if (bpc == pcOf(m_, s, p) && s.v[m_.off_named + 2 * nb] > s.v[m_.off_sgen + p]) return true;
+    return s.v[m_.off_named + 2 * nb + 1] + named[nb] >= m_.sys.named[nb].expected_warps;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < ag.size(); ++i) {
+      if (block[i] < 0) continue;
+      int p = ag[i].proc;
+      while (block[i] < static_cast<int>(blocks_[p].size()) && passable(p, blocks_[p][block[i]])) {
+        int b = block[i]++;
+        win[i].foot |= seg_win_[p][b];
+        int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
+        for (int x = blocks_[p][b]; x < end; ++x) give(win[i], contribution(p, x));
+        changed = true;
+      }
+    }
+  }
+  return win;
+}
+
+// Stubborn-set closure from `seed`: the agents whose current transitions
+// form a persistent set.
+std::vector<int> Reducer::closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
+                                  int seed) const {
+  std::vector<char> in(ag.size(), 0);
+  std::vector<int> list{seed};
+  in[seed] = 1;
+  for (size_t k = 0; k < list.size(); ++k) {
+    const Agent& z = ag[list[k]];
+    Bits needs;  // a blocked member needs whoever can enable it
+    if (!z.enabled) {
+      const Instr& ins = m_.instr(z.proc, pcOf(m_, s, z.proc));
+      if (ins.kind == InstrKind::Wait) needs.set(ins.slot);
+      else needs.set(obj_named_ + ins.named);
+    }
+    for (size_t y = 0; y < ag.size(); ++y) {
+      if (in[y]) continue;
+      bool add = z.enabled ? z.trans.conflicts(win[y].foot) : (win[y].enables & needs).any();
+      if (add) {
+        in[y] = 1;
+        list.push_back(static_cast<int>(y));
+      }
+    }
+  }
+  return list;
+}
 
 std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vector<Step>& enabled) {
-  return enabled;
+  if (!active_ || enabled.size() <= 1) return enabled;
+  std::vector<Agent> ag = agents(s, a);
+  std::vector<Step> best = enabled;
+  for (size_t x = 0; x < ag.size(); ++x) {
+    if (!ag[x].enabled) continue;
+    std::vector<Window> win = windows(s, ag, static_cast<int>(x));
+    std::vector<Step> steps;
+    for (int y : closure(s, ag, win, static_cast<int>(x)))
+      if (ag[y].enabled) steps.push_back(ag[y].step);
+    if (steps.size() < best.size()) best = std::move(steps);
+    if (best.size() == 1) break;
+  }
+  return best;
 }
 
 }  // namespace cake::encoder::sim

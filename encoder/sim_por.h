@@ -1,22 +1,98 @@
 // Internal to the explicit-state engine: persistent-set partial-order
 // reduction (docs/semantics.md "Partial-order reduction").
+//
+// Agents are the processes, the in-flight TMA loads (one landing each) and
+// the per-process queues of committed sm_100a MMA groups (one completion at
+// a time, FIFO). A transition's footprint is what it reads (R) and writes
+// (W) among the objects: mbarrier slots, named barriers and memory atoms;
+// landings on a slot (L) and plain arrivals (A) are modes that commute
+// with themselves.
+//
+// For a seed agent X, every other agent's *window* over-approximates what
+// it can still do while X stands still: its instructions up to the first
+// wait that cannot pass without X (a least fixpoint over the arrivals,
+// transaction bytes and named-barrier arrivals the windows provide), plus
+// the async ops they spawn. A stubborn-set closure from X then adds every
+// agent whose window conflicts with an enabled member's transition, and
+// every agent that could enable a blocked member. The smallest closure over
+// all seeds is explored.
 #pragma once
 
+#include <bitset>
 #include <vector>
 
 #include "encoder/sim_model.h"
 
 namespace cake::encoder::sim {
 
+constexpr int kMaxObjects = 512;
+using Bits = std::bitset<kMaxObjects>;
+
+// Access modes per object: r read, w write, l TMA landing on a slot, a a
+// plain arrival on a slot. Landings commute with landings and plain
+// arrivals with plain arrivals (counters), everything else with reads only.
+struct Foot {
+  Bits r, w, l, a;
+  Foot& operator|=(const Foot& o) {
+    r |= o.r;
+    w |= o.w;
+    l |= o.l;
+    a |= o.a;
+    return *this;
+  }
+  bool conflicts(const Foot& o) const {
+    return (w & (o.r | o.w | o.l | o.a)).any() || (r & (o.w | o.l | o.a)).any() || (l & (o.r | o.w | o.a)).any() ||
+           (a & (o.r | o.w | o.l)).any();
+  }
+};
+
 class Reducer {
  public:
   explicit Reducer(const Model& m);
   // A subset of `enabled` that is persistent in s (all of it when no
-  // smaller persistent set is found).
+  // smaller persistent set is found, or when reduction is off because the
+  // system has more than kMaxObjects objects).
   std::vector<Step> reduce(const State& s, const Async& a, const std::vector<Step>& enabled);
+  bool active() const { return active_; }
 
  private:
+  struct Contribution {     // what a stretch of program can give to others
+    int slot = -1, named = -1;
+    int64_t arrivals = 0, landed = 0, expected = 0;
+  };
+  struct Agent {
+    enum class Kind { Proc, Load, Comp } kind = Kind::Proc;
+    int proc = -1;
+    int load = -1;          // Load: index into Async::loads
+    bool enabled = false;
+    Step step;
+    Foot trans;             // footprint of its current transition
+    // Comp / Load: fixed window
+    Foot win;
+    std::vector<Contribution> gives;
+  };
+  struct Window {
+    Foot foot;
+    Bits enables;           // slots / named barriers it may arrive on or land on
+  };
+
   const Model& m_;
+  bool active_ = true;
+  int obj_named_ = 0, obj_atom_ = 0;
+  // per process, per pc
+  std::vector<std::vector<Foot>> own_, spawn_, head_win_;
+  std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
+  std::vector<std::vector<int>> blocks_;             // pcs of Wait / SyncWait
+  std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)
+
+  void precompute();
+  Foot accessFoot(int p, int pc, bool only_writes_as_w) const;
+  Foot currentFoot(int p, int pc_now) const;
+  Contribution contribution(int p, int pc) const;
+  std::vector<Agent> agents(const State& s, const Async& a) const;
+  std::vector<Window> windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
+  std::vector<int> closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
+                           int seed) const;
 };
 
 }  // namespace cake::encoder::sim
