@@ -1,0 +1,49 @@
+# BUG (data.stale-read): the small-K resident GEMM with a 1-based MMA loop
+# (lm.range(1, 4)).  K-chunks 1 and 2 are read correctly, but chunk "3"
+# selects slot 3 % 3 = 0, which holds K-chunk 0: chunk 0 is never
+# multiplied and is counted where chunk 3 should be.  All three loads were
+# waited, so nothing races: the read names iteration 3 and the slot holds
+# iteration 0.
+# Models: gemm/sm90_small_k_resident.cake.
+# Fix: gemm/sm90_small_k_resident.cake - lm.range(0, 3).
+# expect: data.stale-read
+@cake.schedule(target="sm_90a")
+def gemm_sm90_small_k_one_based(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32):
+    pool   = lm.smem(81920)
+    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_b = pool.view(offset=24576, shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_c = pool.view(offset=73728, shape=(64, 64),  dtype=lm.bf16, stages=1, swizzle="128B")
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    out    = lm.regs(shape=(64, 128), dtype=lm.bf16)
+
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    full = lm.barrier(count=3, prod=[load], cons=[math], init_count=1)
+
+    m_blk = lm.block_idx(0) * 64
+    n_blk = lm.block_idx(1) * 128
+
+    with load:
+        for s in lm.range(0, 3):
+            smem_a.tma_load(A, coords=(m_blk, s * 64), stage=s, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, s * 64), stage=s, barrier=full)
+
+    with math:
+        for s in lm.range(0, 3):
+            lm.wait(full, stage=s)
+        for kk in lm.range(1, 4):
+            lm.mma(acc, smem_a[kk], smem_b[kk], init=(kk == 1))  # expect-error: data.stale-read
+        lm.mma_commit()
+        lm.mma_wait(pending=0)
+        # epilogue: two 64x64 halves through one staging tile
+        lm.copy(out, acc)
+        lm.copy(smem_c[0], out[:, 0:64])
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk, n_blk), stage=0)
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+        lm.copy(smem_c[0], out[:, 64:128])
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk, n_blk + 64), stage=0)
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

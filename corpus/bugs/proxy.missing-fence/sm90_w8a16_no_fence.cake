@@ -1,0 +1,56 @@
+# BUG (proxy.missing-fence): the W8A16 smem-dequant GEMM without the proxy
+# fence.  The converted bf16 B tile is written with st.shared (generic
+# proxy) and then read by wgmma (async proxy).  bar.sync orders the two
+# warpgroups, but it does not make generic-proxy writes visible to the
+# async proxy: each writer must execute fence.proxy.async between its
+# st.shared and the barrier.  The wgmma may read stale smem.
+# Models: gemm/sm90_mixed_input_w8a16.cake.
+# Fix: gemm/sm90_mixed_input_w8a16.cake - lm.fence_proxy() after the
+# st.shared, before lm.sync(conv).
+# expect: proxy.missing-fence
+@cake.schedule(target="sm_90a")
+def gemm_sm90_w8a16_no_fence(lm, A: LM.tma2d, Bq: LM.tma2d, C: LM.tma2d,
+                                 M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(K > 0)
+    pool    = lm.smem(180224)
+    smem_a  = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_bq = pool.view(offset=49152,  shape=(128, 64), dtype=lm.i8,   stages=3, swizzle="64B")
+    smem_b  = pool.view(offset=73728,  shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_c  = pool.view(offset=122880, shape=(64, 128), dtype=lm.bf16, stages=2)
+    bq_r    = lm.regs(shape=(64, 64), dtype=lm.bf16)
+    acc     = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+
+    pipe  = lm.pipeline(stages=3)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+    conv  = lm.named_barrier(roles=[consumers])
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 3)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_bq.tma_load(Bq, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.copy(bq_r, smem_bq[k][m0:m0 + 64, :])
+            lm.copy(smem_b[k][m0:m0 + 64, :], bq_r)
+            lm.sync(conv)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))  # expect-error: proxy.missing-fence
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
