@@ -410,7 +410,7 @@ class Stepper {
     int32_t& gen = s_.v[m_.off_named + 2 * in.named];
     int32_t& arrived = s_.v[m_.off_named + 2 * in.named + 1];
     const NamedBarrier& nb = m_.sys.named[in.named];
-    if (waits) s_.v[m_.off_sgen + p] = gen + 1;  // waits for this generation to complete
+    if (waits) s_.v[m_.off_sgen + p] = gen;  // waits until this generation completes
     arrived += m_.sys.procs[p].warps;
     if (info_) {
       info_->named = in.named;
@@ -609,6 +609,19 @@ class Stepper {
     }
   }
 
+  // Does a read of `r` find data other than it means in bytes written by
+  // `w` (same view)? Iteration-indexed ops compare index and generation;
+  // when either side names stages (its index never reaches `stages`), the
+  // laps compare: a stage-like side's lap is its generation, an
+  // iteration-like side's lap is index // stages.
+  static bool staleData(const Access& w, const Access& r, int64_t stages) {
+    if (!w.stage_like && !r.stage_like) return w.index != r.index || w.gen != r.gen;
+    auto fdiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
+    int64_t lap_w = w.stage_like ? w.gen : fdiv(w.index, stages);
+    int64_t lap_r = r.stage_like ? r.gen : fdiv(r.index, stages);
+    return lap_w != lap_r;
+  }
+
   bool staleRead(int p, int pc_, const Access& acc, int32_t d) {
     const ir::View& view = m_.sys.schedule->views[acc.view];
     if (d < 0) {
@@ -622,10 +635,7 @@ class Stepper {
     const Model::WriteRef& w = m_.writes[d];
     if (w.proc == p) return false;  // its own data, ordered by program order
     const Access& wa = m_.access(w.proc, w.pc, w.acc);
-    bool same_index = wa.view == acc.view && wa.index == acc.index;
-    bool same_slot = wa.view == acc.view && (wa.stage_like || acc.stage_like) &&
-                     ((wa.index - acc.index) % view.stages == 0);
-    if ((same_index && wa.gen == acc.gen) || (!same_index && same_slot)) return false;
+    if (wa.view == acc.view && !staleData(wa, acc, view.stages)) return false;
     std::string held = wa.view == acc.view ? fmt::format("index {} (generation {})", wa.index, wa.gen)
                                            : m_.sys.schedule->views[wa.view].name;
     auto& v = report("data.stale-read",
@@ -716,6 +726,48 @@ static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vec
   }
 }
 
+// Processes (other than p) that could still contribute to what p waits for.
+static bool provides(const Model& m, const State& s, int y, const Instr& w) {
+  for (int pc = pcOf(m, s, y); pc < m.programSize(y); ++pc) {
+    const Instr& in = m.instr(y, pc);
+    if (w.kind == InstrKind::Wait && in.slot == w.slot && in.kind != InstrKind::Wait) return true;
+    if (w.kind == InstrKind::SyncWait && in.named == w.named &&
+        (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive))
+      return true;
+  }
+  return false;
+}
+
+// Blocked processes in wait-for order: those on a cycle of the wait-for
+// graph first (the heart of the deadlock), then the rest.
+static std::vector<int> deadlockOrder(const Model& m, const State& s) {
+  std::vector<int> blocked;
+  for (int p = 0; p < m.P; ++p)
+    if (!finished(m, s, p)) blocked.push_back(p);
+  auto waitsOn = [&](int x, int y) { return x != y && provides(m, s, y, m.instr(x, pcOf(m, s, x))); };
+  std::vector<int> cyclic, rest;
+  for (int x : blocked) {
+    // x is on a cycle when x is reachable from one of its providers
+    std::vector<int> stack, seen(m.P, 0);
+    for (int y : blocked)
+      if (waitsOn(x, y)) stack.push_back(y);
+    bool on_cycle = false;
+    while (!stack.empty() && !on_cycle) {
+      int y = stack.back();
+      stack.pop_back();
+      if (seen[y]++) continue;
+      for (int z : blocked)
+        if (waitsOn(y, z)) {
+          if (z == x) on_cycle = true;
+          stack.push_back(z);
+        }
+    }
+    (on_cycle ? cyclic : rest).push_back(x);
+  }
+  cyclic.insert(cyclic.end(), rest.begin(), rest.end());
+  return cyclic;
+}
+
 static void deadlock(const Model& m, const State& s, const std::vector<Violation>& statics,
                      std::vector<Violation>& found) {
   auto explained = [&](int slot, int64_t phase) {
@@ -726,18 +778,15 @@ static void deadlock(const Model& m, const State& s, const std::vector<Violation
   };
   Violation v;
   v.rule = "sync.deadlock";
-  bool all_explained = true;
-  for (int p = 0; p < m.P; ++p) {
-    if (finished(m, s, p)) continue;
+  for (int p : deadlockOrder(m, s)) {
     int pc = pcOf(m, s, p);
     const Instr& in = m.instr(p, pc);
     std::string what;
     if (in.kind == InstrKind::Wait) {
-      if (!explained(in.slot, in.phase)) all_explained = false;
+      if (explained(in.slot, in.phase)) return;  // the count is the cause, reported as such
       what = fmt::format("{} waits for phase {} of {} (completed: {})", m.sys.procs[p].name, in.phase,
                          m.sys.slots[in.slot].name, slotField(m, s, in.slot, kCompleted));
     } else {
-      all_explained = false;
       what = fmt::format("{} waits on {} (generation {})", m.sys.procs[p].name, m.sys.named[in.named].name,
                          s.v[m.off_named + 2 * in.named]);
     }
@@ -753,12 +802,14 @@ static void deadlock(const Model& m, const State& s, const std::vector<Violation
       v.message += "; " + what;
     }
   }
-  if (v.primary.proc >= 0 && !all_explained) found.push_back(std::move(v));
+  if (v.primary.proc >= 0) found.push_back(std::move(v));
 }
 
 void stateViolations(const Model& m, const State& s, const Async& a, const std::vector<Step>& enabled,
                      const std::vector<Violation>& statics, std::vector<Violation>& found) {
+  size_t before = found.size();
   lostPhase(m, s, found);
+  if (found.size() > before) return;  // a lost phase explains whatever blocks here
   if (allFinished(m, s)) {
     asyncAtExit(m, s, a, found);
     return;

@@ -128,8 +128,7 @@ std::vector<Violation> staticViolations(const System& sys) {
                             : fmt::format("phase {} of {} gets {} arrivals, but the barrier expects {} "
                                           "(init_count): the extra ones complete a phase nobody meant to complete",
                                           phase, bs.name, plan.arrivals, bs.init_count);
-      v.primary = plan.arrivers.back();
-      v.at_declaration = true;
+      v.primary = plan.arrivers.back();  // the op that tips it over
       v.others = distinctOps(sys, plan.arrivers, "arrives here");
       v.slot = slot;
       v.phase = phase;
@@ -143,7 +142,6 @@ std::vector<Violation> staticViolations(const System& sys) {
                               "phase never completes as meant and its waiters hang",
                               phase, bs.name, plan.arrivals, plan.arrivals == 1 ? "" : "s", bs.init_count);
       v.primary = plan.waits.front();
-      v.at_declaration = true;
       v.others = distinctOps(sys, plan.arrivers, "arrives here");
       auto waits = distinctOps(sys, plan.waits, "waits here");
       v.others.insert(v.others.end(), waits.begin(), waits.end());

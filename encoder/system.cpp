@@ -37,7 +37,7 @@ bool rangesOverlap(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi) { return 
 struct ProcState {
   std::map<int, int64_t> waits_on_slot;     // stage= waits so far, per flat slot
   std::map<int, int64_t> arrivals_on_slot;  // stage= arrive-type ops so far, per flat slot
-  std::map<int, int64_t> waits_on_barrier;  // passed waits per barrier (epochs of TMA-filled views)
+  std::map<int, int64_t> waits_on_slot_total;  // waits per flat slot, any mode (read epochs)
   int64_t blocking_syncs = 0;               // any wait / bar.sync so far
   int64_t ctx = 0;                          // id of the innermost loop iteration
   int64_t next_ctx = 1;
@@ -377,11 +377,13 @@ class Builder {
       ranges.push_back({a.lo, a.hi});
       return;
     }
+    // A reader comes back for new data after a wait on the slot that fills
+    // this index (TMA-filled views), or after any wait / bar.sync.
     int64_t marker = ps_->blocking_syncs;
     auto fb = fill_barriers_.find(a.view);
     if (fb != fill_barriers_.end()) {
       marker = 0;
-      for (int b : fb->second) marker += ps_->waits_on_barrier[b];
+      for (int b : fb->second) marker += ps_->waits_on_slot_total[sys_.slotOf(b, floorMod(a.index, s_.barriers[b].count))];
     }
     auto [it, fresh] = ps_->reads.try_emplace(key);
     if (!fresh && it->second.marker != marker) ++it->second.epoch;
@@ -475,7 +477,7 @@ class Builder {
     Instr& in = emit(InstrKind::Wait, st);
     in.slot = sp.slot;
     in.phase = countedPhase(ps_->waits_on_slot, sp);
-    ++ps_->waits_on_barrier[o.barrier];
+    ++ps_->waits_on_slot_total[sp.slot];
     ++ps_->blocking_syncs;
   }
 

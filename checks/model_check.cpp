@@ -1,0 +1,496 @@
+// The model checker's driver: covering parameter values, one exhaustive
+// exploration per value, findings with replayed traces, verdicts.
+#include "checks/model_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "encoder/engine.h"
+#include "encoder/simulator.h"
+
+namespace cake::checks {
+
+using encoder::Binding;
+using ir::ExprKind;
+using ir::ExprPtr;
+using ir::Stmt;
+
+namespace {
+
+// ================================================================ expressions
+
+bool dependsOnParams(const ir::Expr& e) {
+  if (e.kind == ExprKind::Param || e.kind == ExprKind::BlockIdx || e.kind == ExprKind::GridDim) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && dependsOnParams(*a); });
+}
+bool dependsOnParam(const ir::Expr& e, int p) {
+  if (e.kind == ExprKind::Param) return e.index == p;
+  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnParam(*a, p); });
+}
+bool dependsOnLoops(const ir::Expr& e) {
+  if (e.kind == ExprKind::LoopVar) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && dependsOnLoops(*a); });
+}
+void constantsOf(const ir::Expr& e, std::set<int64_t>& out) {
+  if (e.kind == ExprKind::Const && std::abs(e.value) >= 2) out.insert(std::abs(e.value));
+  for (const ExprPtr& a : e.args)
+    if (a) constantsOf(*a, out);
+}
+
+bool isComparison(ExprKind k) {
+  return k == ExprKind::Lt || k == ExprKind::Le || k == ExprKind::Gt || k == ExprKind::Ge || k == ExprKind::Eq ||
+         k == ExprKind::Ne;
+}
+
+// An expression whose value the covering set wants to hit, and the values.
+struct Goal {
+  ExprPtr expr;
+  std::set<int64_t> values;
+};
+
+// Trip counts of loops whose bounds depend on the parameters, and the sides
+// of guards comparing a parameter expression with a constant.
+class GoalCollector {
+ public:
+  GoalCollector(const ir::Schedule& s) : s_(s) {
+    for (const auto& p : s.pipelines) stages_.insert(p.stages);
+    for (const auto& b : s.barriers) stages_.insert(b.count);
+    for (const auto& v : s.views) stages_.insert(v.stages);
+    stages_.erase(0);
+    if (stages_.empty()) stages_.insert(1);
+    for (const auto& body : s.bodies) block(body.body);
+  }
+  std::vector<Goal> goals;
+  std::set<int> relevant() const {
+    std::set<int> out;
+    for (const Goal& g : goals)
+      for (int p = 0; p < static_cast<int>(s_.params.size()); ++p)
+        if (dependsOnParam(*g.expr, p)) out.insert(p);
+    return out;
+  }
+  // The sync structure depends on the parameters at all.
+  bool dependent = false;
+  int64_t maxStages() const { return *stages_.rbegin(); }
+
+ private:
+  const ir::Schedule& s_;
+  std::set<int64_t> stages_;
+
+  std::set<int64_t> tripTargets() const {
+    std::set<int64_t> t;
+    for (int64_t S : stages_)
+      for (int64_t v : {int64_t{0}, int64_t{1}, S - 1, S, S + 1, 2 * S, 2 * S + 1})
+        if (v >= 0) t.insert(v);
+    return t;
+  }
+  void note(const ExprPtr& e) {
+    if (e && dependsOnParams(*e)) dependent = true;
+  }
+  void block(const ir::Block& b) {
+    for (const Stmt& st : b) {
+      if (st.kind == Stmt::Kind::For) {
+        note(st.lo);
+        note(st.hi);
+        note(st.step);
+        if ((st.lo && dependsOnParams(*st.lo)) || (st.hi && dependsOnParams(*st.hi))) {
+          ExprPtr step = st.step ? st.step : ir::makeConst(1);
+          ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
+          goals.push_back({trip, tripTargets()});
+        }
+        block(st.body);
+      } else if (st.kind == Stmt::Kind::If) {
+        note(st.cond);
+        guard(st.cond);
+        block(st.body);
+        block(st.orelse);
+      } else {
+        op(st.op);
+      }
+    }
+  }
+  void guard(const ExprPtr& c) {
+    if (!c) return;
+    if (isComparison(c->kind) && c->args.size() == 2) {
+      for (int side = 0; side < 2; ++side) {
+        const ExprPtr& e = c->args[side];
+        auto k = ir::constValue(c->args[1 - side]);
+        if (k && dependsOnParams(*e) && !dependsOnLoops(*e)) goals.push_back({e, {*k - 1, *k, *k + 1}});
+      }
+      return;
+    }
+    for (const ExprPtr& a : c->args) guard(a);
+  }
+  void op(const ir::Op& o) {
+    note(o.sel.index);
+    note(o.sel.phase);
+    note(o.bytes);
+    note(o.count);
+    note(o.pending);
+    for (const auto* r : {&o.dst, &o.src, &o.src2}) {
+      note(r->slot);
+      for (const auto& sl : r->slices) {
+        note(sl.lo);
+        note(sl.hi);
+      }
+    }
+  }
+};
+
+// ================================================================ bindings
+
+class BindingSearch {
+ public:
+  BindingSearch(const ir::Schedule& s, const std::vector<Goal>& goals, int64_t max_stages)
+      : s_(s), goals_(goals), max_stages_(max_stages) {
+    for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
+      if (s.params[p].type == ir::ParamType::I32) ints_.push_back(p);
+  }
+
+  // Two bases: every loop at its smallest trip count >= 1, and every loop
+  // at 2 trips (so loops interact); from each, one parameter at a time
+  // takes every value its goals want.
+  std::vector<Binding> run() {
+    Binding base1 = baseBinding();
+    Binding base2 = base1;
+    for (int p : ints_)
+      for (const Goal& g : goals_)
+        if (dependsOnParam(*g.expr, p) && g.values.count(2))
+          if (auto v = find(base1, p, *g.expr, 2)) { base2.params[p] = *v; break; }
+    std::vector<Binding> out{base1};
+    if (assumed(base2)) out.push_back(base2);
+    for (const Binding& base : {base1, base2})
+      for (int p : ints_)
+        for (const Goal& g : goals_) {
+          if (!dependsOnParam(*g.expr, p)) continue;
+          for (int64_t target : g.values)
+            if (auto v = find(base, p, *g.expr, target)) {
+              Binding b = base;
+              b.params[p] = *v;
+              out.push_back(b);
+            }
+        }
+    dedupe(out);
+    std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
+    return out;
+  }
+
+ private:
+  const ir::Schedule& s_;
+  const std::vector<Goal>& goals_;
+  int64_t max_stages_;
+  std::vector<int> ints_;
+
+  ir::EvalEnv env(const Binding& b) const {
+    ir::EvalEnv e;
+    e.params = b.params;
+    e.instance = 0;
+    for (int d = 0; d < 3; ++d) {
+      e.block_idx[d] = b.block_idx[d];
+      e.grid_dim[d] = b.grid_dim[d];
+    }
+    for (int v = 0; v < static_cast<int>(s_.loop_vars.size()); ++v) e.loop_vars[v] = 0;
+    return e;
+  }
+  bool assumed(const Binding& b) const {
+    ir::EvalEnv e = env(b);
+    for (const auto& a : s_.assumes) {
+      auto v = ir::evaluate(*a.cond, e);
+      if (!v || *v == 0) return false;
+    }
+    return true;
+  }
+  std::optional<int64_t> value(const Binding& b, const ir::Expr& e) const { return ir::evaluate(e, env(b)); }
+
+  std::vector<int64_t> candidates(const ir::Expr& e) const {
+    std::set<int64_t> c;
+    for (int64_t v = -1; v <= 64; ++v) c.insert(v);
+    std::set<int64_t> ks;
+    constantsOf(e, ks);
+    for (int64_t k : ks)
+      for (int64_t n = 0; n <= 2 * max_stages_ + 3; ++n)
+        for (int64_t d : {-1, 0, 1}) c.insert(k * n + d);
+    return {c.begin(), c.end()};
+  }
+
+  // The smallest value of parameter p that makes e == target and satisfies
+  // the assumptions (the other parameters at `base`).
+  std::optional<int64_t> find(const Binding& base, int p, const ir::Expr& e, int64_t target) const {
+    Binding b = base;
+    for (int64_t v : candidates(e)) {
+      b.params[p] = v;
+      auto x = value(b, e);
+      if (x && *x == target && assumed(b)) return v;
+    }
+    return std::nullopt;
+  }
+
+  // Every parameter at its smallest value that satisfies the assumptions
+  // and gives the goals it controls at least 1.
+  Binding baseBinding() const {
+    Binding b;
+    for (int p : ints_) b.params[p] = 1;
+    for (int pass = 0; pass < 2; ++pass)
+      for (int p : ints_) {
+        std::vector<int64_t> cand{1};
+        for (int64_t v = 0; v <= 64; ++v) cand.push_back(v);
+        for (const Goal& g : goals_)
+          if (dependsOnParam(*g.expr, p))
+            for (int64_t v : candidates(*g.expr)) cand.push_back(v);
+        std::optional<int64_t> any;
+        for (int64_t v : cand) {
+          Binding t = b;
+          t.params[p] = v;
+          if (!assumed(t)) continue;
+          if (!any) any = v;
+          bool positive = std::all_of(goals_.begin(), goals_.end(), [&](const Goal& g) {
+            if (!dependsOnParam(*g.expr, p)) return true;
+            auto x = value(t, *g.expr);
+            return x && *x >= 1;
+          });
+          if (positive) { any = v; break; }
+        }
+        if (any) b.params[p] = *any;
+      }
+    return b;
+  }
+
+  int64_t weight(const Binding& b) const {
+    int64_t w = 0;
+    for (const Goal& g : goals_) {
+      auto x = value(b, *g.expr);
+      if (x) w += std::max<int64_t>(0, *x);
+    }
+    return w;
+  }
+  static void dedupe(std::vector<Binding>& bs) {
+    std::set<std::map<int, int64_t>> seen;
+    std::vector<Binding> out;
+    for (Binding& b : bs)
+      if (seen.insert(b.params).second) out.push_back(std::move(b));
+    bs = std::move(out);
+  }
+};
+
+// A fingerprint of what a system does, to skip values that change nothing.
+uint64_t fingerprint(const encoder::System& sys) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](int64_t x) {
+    h ^= static_cast<uint64_t>(x);
+    h *= 1099511628211ull;
+  };
+  for (const encoder::Process& p : sys.procs) {
+    mix(-7);
+    for (const encoder::Instr& in : p.program) {
+      for (int64_t x : {static_cast<int64_t>(in.kind), static_cast<int64_t>(in.slot), in.phase, in.count, in.bytes,
+                        in.pending, static_cast<int64_t>(in.named)})
+        mix(x);
+      for (const encoder::Access& a : in.accesses)
+        for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, static_cast<int64_t>(a.write), a.index, a.gen,
+                          static_cast<int64_t>(a.stage_like)})
+          mix(x);
+    }
+  }
+  return h;
+}
+
+// ================================================================ findings
+
+const ir::RuleInfo& rule(std::string_view id) {
+  const ir::RuleInfo* r = ir::findRule(syncRules(), id);
+  return r ? *r : syncRules()[0];
+}
+
+ir::SourceRange opRange(const encoder::System& sys, int proc, int pc) {
+  const Stmt& st = *sys.procs[proc].program[pc].stmt;
+  return st.op.range.valid() ? st.op.range : st.range;
+}
+
+std::string stepOpText(const encoder::System& sys, const encoder::Step& st) {
+  const encoder::Instr& in = sys.procs[st.proc].program[st.pc];
+  return encoder::opText(*sys.schedule, *in.stmt);
+}
+
+ir::TraceStep traceStep(const encoder::System& sys, const encoder::StepInfo& info) {
+  const encoder::Step& st = info.step;
+  const encoder::Process& p = sys.procs[st.proc];
+  const encoder::Instr& in = p.program[st.pc];
+  ir::TraceStep t;
+  t.role = sys.schedule->roles[p.role].name;
+  t.instance = p.instance;
+  t.op = stepOpText(sys, st);
+  t.range = opRange(sys, st.proc, st.pc);
+  t.iteration = in.iteration;
+  if (info.slot >= 0) {
+    const encoder::BarrierSlot& bs = sys.slots[info.slot];
+    t.barrier = sys.schedule->barriers[bs.barrier].name;
+    t.slot = bs.slot;
+    t.phase_meant = info.phase;
+    if (info.completed >= 0) t.completed = info.completed;
+  } else if (info.named >= 0) {
+    t.barrier = sys.named[info.named].name;
+  }
+  for (const encoder::Access& a : in.accesses) t.buffer += (t.buffer.empty() ? "" : "; ") + a.what;
+  t.event = in.derived ? "derived expect_tx: " + info.event : info.event;
+  return t;
+}
+
+nlohmann::json subjectOf(const encoder::System& sys, const encoder::Violation& v) {
+  nlohmann::json j = nlohmann::json::object();
+  if (v.primary.proc >= 0) {
+    const encoder::Process& p = sys.procs[v.primary.proc];
+    j["role"] = sys.schedule->roles[p.role].name;
+    j["instance"] = p.instance;
+    const encoder::Instr& in = p.program[v.primary.pc];
+    if (in.iteration) j["iteration"] = *in.iteration;
+  }
+  if (v.slot >= 0) {
+    j["barrier"] = sys.schedule->barriers[sys.slots[v.slot].barrier].name;
+    j["slot"] = sys.slots[v.slot].slot;
+  }
+  if (v.named >= 0) j["barrier"] = sys.named[v.named].name;
+  if (v.phase >= 0) j["phase"] = v.phase;
+  if (v.completed >= 0) j["completed"] = v.completed;
+  if (!v.buffer.empty()) j["buffer"] = v.buffer;
+  return j;
+}
+
+ir::Finding toFinding(const encoder::System& sys, const encoder::Violation& v, const std::string& binding,
+                      const encoder::ReplayResult* replayed) {
+  const ir::Schedule& s = *sys.schedule;
+  ir::SourceRange range;
+  std::vector<ir::Note> notes;
+  if (v.at_declaration && v.slot >= 0) {
+    const ir::Barrier& b = s.barriers[sys.slots[v.slot].barrier];
+    range = b.range;
+    if (v.primary.proc >= 0)
+      notes.push_back({opRange(sys, v.primary.proc, v.primary.pc),
+                       fmt::format("declared with init_count={}; {}", b.init_count,
+                                   sys.procs[v.primary.proc].program[v.primary.pc].kind == encoder::InstrKind::Wait
+                                       ? "waits here" : "arrives here")});
+  } else if (v.primary.proc >= 0) {
+    range = opRange(sys, v.primary.proc, v.primary.pc);
+  }
+  for (const encoder::Site& o : v.others)
+    if (o.proc >= 0) notes.push_back({opRange(sys, o.proc, o.pc), o.message});
+  if ((v.rule == "sync.arrival-overflow" || v.rule == "sync.arrival-underflow") && v.slot >= 0 && !v.at_declaration) {
+    const ir::Barrier& b = s.barriers[sys.slots[v.slot].barrier];
+    notes.push_back({b.range, fmt::format("'{}' is declared with init_count={}", b.name, b.init_count)});
+  }
+  std::string msg = v.message + (binding.empty() ? "" : " (for " + binding + ")");
+  ir::Finding f = ir::makeFinding(rule(v.rule), range, msg);
+  f.notes = std::move(notes);
+  f.verdict = "counterexample";
+  f.subject = subjectOf(sys, v);
+  if (!binding.empty()) f.data["binding"] = binding;
+  if (replayed)
+    for (const encoder::StepInfo& info : replayed->steps) f.trace.push_back(traceStep(sys, info));
+  return f;
+}
+
+bool confirmed(const encoder::ReplayResult& r, const std::string& rule) {
+  return r.valid && std::any_of(r.violations.begin(), r.violations.end(),
+                                [&](const encoder::Violation& v) { return v.rule == rule; });
+}
+
+std::string valuesText(const ir::Schedule& s, const std::vector<Binding>& bs, const std::set<int>& relevant) {
+  std::map<int, std::set<int64_t>> vals;
+  for (const Binding& b : bs)
+    for (auto [p, v] : b.params)
+      if (relevant.count(p)) vals[p].insert(v);
+  std::string out;
+  for (auto& [p, set] : vals) {
+    std::string list;
+    for (int64_t v : set) list += (list.empty() ? "" : ",") + std::to_string(v);
+    out += fmt::format("{}{} in {{{}}}", out.empty() ? "" : ", ", s.params[p].name, list);
+  }
+  return out;
+}
+
+// "K=320": the parameters the synchronization depends on.
+std::string relevantText(const ir::Schedule& s, const Binding& b, const std::set<int>& relevant) {
+  Binding r = b;
+  std::erase_if(r.params, [&](const auto& kv) { return !relevant.count(kv.first); });
+  return encoder::bindingToString(s, r);
+}
+
+}  // namespace
+
+std::vector<Binding> coveringBindings(const ir::Schedule& s) {
+  GoalCollector goals(s);
+  return BindingSearch(s, goals.goals, goals.maxStages()).run();
+}
+
+// ================================================================ driver
+
+void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
+                     std::vector<PropertyVerdict>& verdicts) {
+  auto start = std::chrono::steady_clock::now();
+  GoalCollector goals(s);
+  std::vector<Binding> bindings = BindingSearch(s, goals.goals, goals.maxStages()).run();
+  std::set<int> relevant = goals.relevant();
+  std::set<uint64_t> seen;
+  std::vector<Binding> checked;
+  std::string unknown;
+  bool found = false;
+  for (const Binding& b : bindings) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (ms > opts.timeout_ms) { unknown = fmt::format("time budget of {} ms used up", opts.timeout_ms); break; }
+    std::string err;
+    auto sys = encoder::buildSystem(s, b, opts.target, &err);
+    if (!sys) { unknown = fmt::format("{} ({})", err, encoder::bindingToString(s, b)); continue; }
+    if (!seen.insert(fingerprint(*sys)).second) { checked.push_back(b); continue; }
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = static_cast<unsigned>(std::max(1.0, opts.timeout_ms - ms));
+    encoder::ModelCheckResult r = encoder::explore(*sys, eo);
+    checked.push_back(b);
+    if (r.outcome == encoder::Outcome::Unknown) {
+      unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s, b));
+      continue;
+    }
+    if (r.outcome != encoder::Outcome::Violation) continue;
+    std::string bt = goals.dependent ? relevantText(s, b, relevant) : "";
+    for (const encoder::Violation& v : r.violations) {
+      if (v.trace.empty()) { sink.add(toFinding(*sys, v, bt, nullptr)); continue; }
+      encoder::ReplayResult rr = encoder::replay(*sys, v.trace);
+      if (!confirmed(rr, v.rule)) {
+        verdicts.push_back({v.rule, VerdictKind::Error,
+                            fmt::format("internal: the counterexample did not replay ({})", rr.error)});
+        continue;
+      }
+      sink.add(toFinding(*sys, v, bt, &rr));
+      verdicts.push_back({v.rule, VerdictKind::Counterexample, bt});
+    }
+    found = true;
+    break;  // the smallest values with a violation tell the story
+  }
+  if (found) return;
+  if (!unknown.empty()) {
+    verdicts.push_back({"sync", VerdictKind::Unknown, unknown});
+    return;
+  }
+  if (!goals.dependent) {
+    verdicts.push_back({"sync", VerdictKind::Proved, "the synchronization does not depend on the parameters"});
+    return;
+  }
+  std::string detail = valuesText(s, checked, relevant);
+  if (const auto& prove = encoder::proofEngine()) {
+    encoder::ModelCheckQuery q;
+    q.schedule = &s;
+    q.target = opts.target;
+    q.bindings = checked;
+    q.timeout_ms = opts.timeout_ms;
+    q.memory_mb = opts.memory_mb;
+    encoder::ModelCheckResult pr = prove(q);
+    if (pr.outcome == encoder::Outcome::Proved) {
+      verdicts.push_back({"sync", VerdictKind::Proved, pr.engine});
+      return;
+    }
+  }
+  verdicts.push_back({"sync", VerdictKind::Checked, detail});
+}
+
+}  // namespace cake::checks
