@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,10 +12,14 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "checks/corpus_gate.h"
+#include "encoder/simulator.h"
 #include "ir/ast.h"
+#include "ir/frontend.h"
 
 namespace cake::checks::mutate {
 
@@ -35,11 +42,19 @@ constexpr OperatorInfo kOperators[] = {
     {"fence-after-use", "move an lm.fence_proxy after the async op that follows it"},
     {"release-early", "move a release (arrive, bar_arrive, mma_commit to a barrier) before the statement that precedes it"},
     {"commit-after-wait", "swap a *_commit with the *_wait that follows it"},
+    {"commit-early", "move a *_commit before the statement that precedes it (the op it should close)"},
+    {"fence-early", "move an lm.fence_proxy before the statement that precedes it (the write it should order)"},
+    {"wait-early", "move a wait before the statement that precedes it (stricter: often benign)"},
+    {"release-late", "move a release after the statement that follows it (later: often benign)"},
+    {"wrong-barrier", "an op names another barrier of the schedule"},
     {"iter-plus-1", "iter=e -> iter=e + 1"},
     {"iter-minus-1", "iter=e -> iter=e - 1"},
     {"iter-plus-lap", "iter=e -> iter=e + S (one lap of the ring later: same slot, next phase)"},
+    {"iter-minus-lap", "iter=e -> iter=e - S (one lap earlier: same slot, previous phase)"},
     {"stage-plus-1", "stage=e -> stage=(e + 1) % S (the neighbouring slot)"},
+    {"stage-minus-1", "stage=e -> stage=(e + S - 1) % S (the other neighbouring slot)"},
     {"slot-plus-1", "view[e] -> view[e + 1] in an operand (reads the neighbouring slot)"},
+    {"slot-minus-1", "view[e] -> view[e - 1] in an operand"},
     {"phase-plus-1", "phase=e -> phase=e + 1"},
     {"phase-minus-1", "phase=e -> phase=e - 1"},
     {"phase-const", "a wait's phase becomes the constant 0 (iter=e -> stage=e % S, phase=0)"},
@@ -54,6 +69,7 @@ constexpr OperatorInfo kOperators[] = {
     {"fewer-stages-pipeline", "a pipeline's stages - 1 (its barriers lose a slot, the views keep theirs)"},
     {"trip-minus-1", "for v in lm.range(lo, hi) -> lm.range(lo, hi - 1)"},
     {"trip-plus-1", "for v in lm.range(lo, hi) -> lm.range(lo, hi + 1)"},
+    {"trip-skip-first", "for v in lm.range(lo, hi) -> lm.range(lo + 1, hi)"},
     {"guard-plus-1", "if a <op> c -> if a <op> c + 1 (a guard off by one)"},
     {"guard-minus-1", "if a <op> c -> if a <op> c - 1"},
     {"alias-views", "a view's offset becomes another view's offset (same pool)"},
@@ -189,7 +205,7 @@ void collect(const ast::Block& b, std::vector<Site>& out) {
 // The declarations of one schedule (a decorated def).
 struct Decls {
   std::map<std::string, const ast::Expr*> views, barriers, pipelines, pools;
-  std::vector<std::string> view_order;
+  std::vector<std::string> view_order, barrier_order;
 };
 
 Decls declarations(const ast::Stmt& def) {
@@ -199,7 +215,7 @@ Decls declarations(const ast::Stmt& def) {
     auto c = callOf(s->value.get());
     if (!c) continue;
     if (c->method == "view") d.views[s->target] = c->call, d.view_order.push_back(s->target);
-    else if (c->obj == "lm" && c->method == "barrier") d.barriers[s->target] = c->call;
+    else if (c->obj == "lm" && c->method == "barrier") d.barriers[s->target] = c->call, d.barrier_order.push_back(s->target);
     else if (c->obj == "lm" && c->method == "pipeline") d.pipelines[s->target] = c->call;
     else if (c->obj == "lm" && c->method == "smem") d.pools[s->target] = c->call;
   }
@@ -268,6 +284,7 @@ class Mutator {
     mu.line_text = trimmed(text_.line(line));
     mu.change = std::move(change);
     mu.body = apply(o_.text, std::move(edits));
+    mu.original_text = o_.text;
     if (mu.body == o_.text) return;
     int site = 0;
     for (const auto& x : out_)
@@ -301,6 +318,8 @@ class Mutator {
   void swapWithNext(const std::string& op, const Site& s, int report_line) {
     const ast::Stmt& x = *s.stmt;
     const ast::Stmt& y = *(*s.block)[s.index + 1];
+    // an assignment defines a name the other statement may use
+    if (x.kind == ast::Stmt::Kind::Assign || y.kind == ast::Stmt::Kind::Assign) return;
     size_t xa = text_.lineBegin(x.range.line), xb = text_.lineEnd(endLine(x));
     size_t ya = text_.lineBegin(y.range.line), yb = text_.lineEnd(endLine(y));
     std::string xs = text_.str().substr(xa, xb - xa), gap = text_.str().substr(xb, ya - xb),
@@ -358,9 +377,23 @@ class Mutator {
     if (lm && kWaitLike.count(m) && has_next) swapWithNext("wait-after-use", s, line);
     if (lm && m == "fence_proxy" && has_next) swapWithNext("fence-after-use", s, line);
     const bool release = lm && (m == "arrive" || m == "bar_arrive" || (m == "mma_commit" && kwarg(c.call, "barrier")));
-    if (release && s.index > 0) {
-      Site prev{(*s.block)[s.index - 1].get(), s.block, s.index - 1};
-      swapWithNext("release-early", prev, line);
+    const Site prev{s.index > 0 ? (*s.block)[s.index - 1].get() : nullptr, s.block, s.index > 0 ? s.index - 1 : 0};
+    if (release && s.index > 0) swapWithNext("release-early", prev, line);
+    if (release && has_next) swapWithNext("release-late", s, line);
+    if (lm && kWaitLike.count(m) && s.index > 0) swapWithNext("wait-early", prev, line);
+    if (lm && m == "fence_proxy" && s.index > 0) swapWithNext("fence-early", prev, line);
+    if (lm && kCommits.count(m) && s.index > 0) swapWithNext("commit-early", prev, line);
+    // another barrier
+    if (d_.barrier_order.size() > 1) {
+      const ast::Expr* b = nullptr;
+      if (lm && (m == "wait" || m == "arrive" || m == "expect_tx")) b = posarg(c.call, 0);
+      if (auto k = kwarg(c.call, "barrier")) b = k->value.get();
+      if (b && b->kind == ast::ExprKind::Name && d_.barriers.count(b->text)) {
+        auto it = std::find(d_.barrier_order.begin(), d_.barrier_order.end(), b->text);
+        size_t i = static_cast<size_t>(it - d_.barrier_order.begin());
+        const std::string& other = d_.barrier_order[(i + 1) % d_.barrier_order.size()];
+        replaceExpr("wrong-barrier", b, other, "barrier");
+      }
     }
     if (lm && kCommits.count(m) && has_next) {
       auto n = callOf((*s.block)[s.index + 1]->value.get());
@@ -378,6 +411,8 @@ class Mutator {
       if (slots) {
         std::string lap = isIntLitText(*slots, &S) ? plus(e, S) : fmt::format("{} + {}", src(e), *slots);
         replaceExpr("iter-plus-lap", e, lap, "iter");
+        std::string back = isIntLitText(*slots, &S) ? plus(e, -S) : fmt::format("{} - {}", src(e), *slots);
+        replaceExpr("iter-minus-lap", e, back, "iter");
         if (lm && m == "wait") {
           std::string with = fmt::format("stage={} % {}, phase=0", atom(src(e), e), *slots);
           emit("phase-const", line, {{text_.begin(k->name_range), text_.end(e->range), with}},
@@ -388,8 +423,10 @@ class Mutator {
     if (auto k = kwarg(c.call, "stage")) {
       const ast::Expr* e = k->value.get();
       if (auto slots = slotsOf(c); slots && *slots != "1") {
-        std::string with = fmt::format("({}) % {}", plus(e, 1), *slots);
-        replaceExpr("stage-plus-1", e, with, "stage");
+        replaceExpr("stage-plus-1", e, fmt::format("({}) % {}", plus(e, 1), *slots), "stage");
+        int64_t S;
+        std::string minus = isIntLitText(*slots, &S) ? plus(e, S - 1) : fmt::format("{} + {} - 1", src(e), *slots);
+        replaceExpr("stage-minus-1", e, fmt::format("({}) % {}", minus, *slots), "stage");
       }
       if (lm && m == "wait") {
         if (auto p = kwarg(c.call, "phase")) {
@@ -445,8 +482,10 @@ class Mutator {
         d_.views.count(e->args[0]->text) && e->args[1]->kind != ast::ExprKind::Tuple &&
         e->args[1]->kind != ast::ExprKind::Slice) {
       const ast::Expr* idx = e->args[1].get();
-      if (viewStages(e->args[0]->text).value_or("1") != "1")
+      if (viewStages(e->args[0]->text).value_or("1") != "1") {
         replaceExpr("slot-plus-1", idx, plus(idx, 1), e->args[0]->text + " slot");
+        replaceExpr("slot-minus-1", idx, plus(idx, -1), e->args[0]->text + " slot");
+      }
       return;
     }
     for (const auto& a : e->args) operandSlots(a.get(), line);
@@ -501,10 +540,12 @@ class Mutator {
     if (s.kind == ast::Stmt::Kind::For) {
       auto c = callOf(s.value.get());
       if (c && c->obj == "lm" && c->method == "range") {
+        const ast::Expr* lo = posarg(c->call, 0);
         const ast::Expr* hi = posarg(c->call, 1);
         if (hi) {
           replaceExpr("trip-minus-1", hi, plus(hi, -1), "loop bound");
           replaceExpr("trip-plus-1", hi, plus(hi, 1), "loop bound");
+          replaceExpr("trip-skip-first", lo, plus(lo, 1), "loop start");
         }
       }
     }
@@ -545,9 +586,11 @@ std::string stripExpectations(const std::string& text) {
     std::string t = trimmed(line);
     if (t.rfind("#", 0) == 0) {
       std::string body = trimmed(t.substr(1));
-      if (body.rfind("expect:", 0) == 0 || body.rfind("expect-any:", 0) == 0 || body.rfind("expect-error:", 0) == 0 ||
-          body.rfind("expect ", 0) == 0)
+      if (body.rfind("expect:", 0) == 0 || body.rfind("expect-any:", 0) == 0 || body.rfind("expect-error:", 0) == 0) {
+        // keep the line (line numbers stay those of the original)
+        out += line.substr(0, line.find('#')) + "# (the original's expectation: see the label above)\n";
         continue;
+      }
     }
     size_t p = line.find("# expect-error:");
     if (p == std::string::npos) p = line.find("#expect-error:");
@@ -678,11 +721,361 @@ std::string renderMutant(const Mutant& m, const Label* label) {
   return h + m.body;
 }
 
+// ------------------------------------------------------ the oracle: bounds
+
+namespace {
+
+// Loop trip counts and `if` outcomes that do not depend on a loop variable:
+// what a parameter value changes about a schedule.
+void boundExprs(const ir::Block& b, std::vector<std::pair<const ir::Stmt*, bool>>& out) {
+  for (const auto& st : b) {
+    if (st.kind == ir::Stmt::Kind::For) out.push_back({&st, true});
+    if (st.kind == ir::Stmt::Kind::If) out.push_back({&st, false});
+    boundExprs(st.body, out);
+    boundExprs(st.orelse, out);
+  }
+}
+
+struct Bounds {
+  std::vector<encoder::Binding> bindings;
+  std::string text;   // "K in {1, 64, 192}; M = 1; block_idx 0 of grid_dim 1"
+};
+
+int ringDepth(const ir::Schedule& s) {
+  int d = 1;
+  for (const auto& v : s.views) d = std::max(d, v.stages);
+  for (const auto& p : s.pipelines) d = std::max(d, p.stages);
+  for (const auto& b : s.barriers) d = std::max(d, b.count);
+  return d;
+}
+
+// Scalar parameter values that give every loop of the schedule the trip
+// counts 0 (when the assumptions allow it), 1, S-1, S, S+1 and 2S+1 (S: the
+// deepest ring), found by evaluating the loop bounds for candidate values
+// (one parameter at a time, the others at their smallest allowed value).
+Bounds chooseBounds(const ir::Schedule& s, const LabelOptions& opts) {
+  std::vector<int> scalars;
+  for (int i = 0; i < static_cast<int>(s.params.size()); ++i)
+    if (s.params[i].type == ir::ParamType::I32) scalars.push_back(i);
+  std::vector<std::pair<const ir::Stmt*, bool>> exprs;
+  for (const auto& body : s.bodies) boundExprs(body.body, exprs);
+  const int S = ringDepth(s);
+  const std::set<int64_t> wanted = {0, 1, S - 1, S, S + 1, 2 * S + 1};
+  const int64_t cap = 2 * S + 1;
+
+  std::vector<int64_t> candidates;
+  for (int64_t v = 0; v <= 16; ++v) candidates.push_back(v);
+  for (int64_t v = 32; v <= 8192; v += 16) candidates.push_back(v);
+
+  auto env = [&](const std::map<int, int64_t>& params) {
+    ir::EvalEnv e;
+    e.params = params;
+    e.instance = 0;
+    for (int d = 0; d < 3; ++d) e.block_idx[d] = 0, e.grid_dim[d] = 1;
+    return e;
+  };
+  auto allowed = [&](const std::map<int, int64_t>& params) {
+    auto e = env(params);
+    for (const auto& a : s.assumes) {
+      auto v = ir::evaluate(*a.cond, e);
+      if (v && *v == 0) return false;
+    }
+    return true;
+  };
+  // signature: trip counts and conditions; nullopt if a trip count exceeds the cap
+  auto signature = [&](const std::map<int, int64_t>& params) -> std::optional<std::vector<int64_t>> {
+    auto e = env(params);
+    std::vector<int64_t> sig;
+    for (const auto& [st, is_for] : exprs) {
+      if (is_for) {
+        auto lo = ir::evaluate(*st->lo, e), hi = ir::evaluate(*st->hi, e);
+        auto step = st->step ? ir::evaluate(*st->step, e) : std::optional<int64_t>(1);
+        if (!lo || !hi || !step || *step == 0) continue;
+        int64_t n = *step > 0 ? (*hi > *lo ? (*hi - *lo + *step - 1) / *step : 0)
+                              : (*lo > *hi ? (*lo - *hi - *step - 1) / -*step : 0);
+        if (n > cap) return std::nullopt;
+        sig.push_back(n);
+      } else if (auto c = ir::evaluate(*st->cond, e)) {
+        sig.push_back(*c != 0);
+      }
+    }
+    return sig;
+  };
+
+  // base: the smallest allowed value of each parameter (others at 1)
+  std::map<int, int64_t> base;
+  for (int p : scalars) base[p] = 1;
+  for (int p : scalars) {
+    for (int64_t v : candidates) {
+      auto t = base;
+      t[p] = v;
+      if (allowed(t) && signature(t)) {
+        base[p] = v;
+        break;
+      }
+    }
+  }
+  std::map<int, std::vector<int64_t>> values;
+  for (int p : scalars) {
+    std::map<std::vector<int64_t>, int64_t> first;   // signature -> smallest value
+    for (int64_t v : candidates) {
+      auto t = base;
+      t[p] = v;
+      if (!allowed(t)) continue;
+      auto sig = signature(t);
+      if (sig && !first.count(*sig)) first[*sig] = v;
+    }
+    // prefer values whose largest trip count is one of the wanted ones
+    std::vector<std::tuple<int, int64_t, int64_t>> ranked;   // (not wanted, max trip, value)
+    for (const auto& [sig, v] : first) {
+      int64_t mx = sig.empty() ? 0 : *std::max_element(sig.begin(), sig.end());
+      ranked.push_back({wanted.count(mx) ? 0 : 1, mx, v});
+    }
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<int64_t> vs;
+    for (const auto& [w, mx, v] : ranked)
+      if (static_cast<int>(vs.size()) < opts.max_values_per_param) vs.push_back(v);
+    if (vs.empty()) vs.push_back(base[p]);
+    std::sort(vs.begin(), vs.end());
+    values[p] = vs;
+  }
+
+  Bounds b;
+  size_t product = 1;
+  for (const auto& [p, vs] : values) product *= vs.size();
+  auto binding = [](const std::map<int, int64_t>& params) {
+    encoder::Binding bd;
+    bd.params = params;
+    return bd;
+  };
+  std::set<std::map<int, int64_t>> seen;
+  auto add = [&](const std::map<int, int64_t>& params) {
+    if (seen.insert(params).second) b.bindings.push_back(binding(params));
+  };
+  const bool full = product <= 16;
+  if (full) {
+    std::vector<std::map<int, int64_t>> acc{{}};
+    for (const auto& [p, vs] : values) {
+      std::vector<std::map<int, int64_t>> next;
+      for (const auto& partial : acc)
+        for (int64_t v : vs) {
+          auto t = partial;
+          t[p] = v;
+          next.push_back(t);
+        }
+      acc = std::move(next);
+    }
+    for (const auto& t : acc) add(t);
+  } else {
+    add(base);
+    for (const auto& [p, vs] : values)
+      for (int64_t v : vs) {
+        auto t = base;
+        t[p] = v;
+        add(t);
+      }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [p, vs] : values)
+    parts.push_back(vs.size() == 1 ? fmt::format("{} = {}", s.params[p].name, vs[0])
+                                   : fmt::format("{} in {{{}}}", s.params[p].name, fmt::join(vs, ", ")));
+  b.text = parts.empty() ? "no scalar parameters" : fmt::format("{}", fmt::join(parts, ", "));
+  if (!full && values.size() > 1) b.text += " (one parameter varied at a time)";
+  b.text += "; block_idx 0 of grid_dim 1";
+  return b;
+}
+
+// ------------------------------------------------ the oracle: layout facts
+
+// Layout facts computed directly from the declarations (not by the gates):
+// every view inside its pool, and every slot aligned to its swizzle atom,
+// to 128 bytes when a TMA copy touches it, and to 16 bytes.
+std::set<std::string> layoutViolations(const ir::Schedule& s, const encoder::Binding& b, std::string* first) {
+  std::set<std::string> out;
+  ir::EvalEnv e;
+  e.params = b.params;
+  e.instance = 0;
+  for (int d = 0; d < 3; ++d) e.block_idx[d] = b.block_idx[d], e.grid_dim[d] = b.grid_dim[d];
+  std::set<int> tma_views;
+  for (const auto& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      const ir::Op& op = st.op;
+      if (op.kind == ir::OpKind::TmaLoad && op.dst.kind == ir::BufferRef::Kind::View) tma_views.insert(op.dst.index);
+      if (op.kind == ir::OpKind::TmaStore && op.src.kind == ir::BufferRef::Kind::View) tma_views.insert(op.src.index);
+    });
+  auto note = [&](const std::string& rule, const std::string& what) {
+    if (out.insert(rule).second && first && first->empty()) *first = what;
+  };
+  for (int i = 0; i < static_cast<int>(s.views.size()); ++i) {
+    const ir::View& v = s.views[i];
+    auto off = ir::evaluate(*v.offset, e);
+    auto pool = ir::evaluate(*s.pools[v.pool].bytes, e);
+    int64_t elems = 1;
+    bool ok = off && pool;
+    for (const auto& d : v.shape) {
+      auto x = ir::evaluate(*d, e);
+      if (!x) ok = false;
+      else elems *= *x;
+    }
+    if (!ok) continue;
+    const int64_t slot = elems * ir::dtypeBytes(v.dtype);
+    if (*off < 0 || *off + v.stages * slot > *pool)
+      note("layout.view-outside-pool", fmt::format("{} spans [{}, {}) of a {}-byte pool", v.name, *off,
+                                                   *off + v.stages * slot, *pool));
+    int64_t align = 16;
+    if (tma_views.count(i)) align = 128;
+    const int64_t atom = ir::swizzleBytes(v.swizzle) * 8;
+    align = std::max(align, atom);
+    for (int k = 0; k < v.stages; ++k)
+      if ((*off + k * slot) % align != 0) {
+        note("layout.misaligned", fmt::format("{}[{}] starts at byte {}, not a multiple of {}", v.name, k,
+                                              *off + k * slot, align));
+        break;
+      }
+  }
+  return out;
+}
+
+// Barrier directions, computed directly from IR.md's contract: a role that
+// arrives on a barrier (arrive, expect_tx, a TMA load or an MMA commit that
+// completes on it) must be one of its producers, a role that waits one of
+// its consumers.
+std::set<std::string> directionViolations(const ir::Schedule& s, std::string* first) {
+  std::set<std::string> out;
+  for (const auto& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      const ir::Op& op = st.op;
+      if (op.barrier < 0 || op.barrier >= static_cast<int>(s.barriers.size())) return;
+      const ir::Barrier& b = s.barriers[op.barrier];
+      const bool arrives = op.kind == ir::OpKind::Arrive || op.kind == ir::OpKind::ExpectTx ||
+                           op.kind == ir::OpKind::TmaLoad || op.kind == ir::OpKind::MmaCommit;
+      const auto& side = arrives ? b.prod : b.cons;
+      if (!arrives && op.kind != ir::OpKind::Wait) return;
+      if (std::find(side.begin(), side.end(), body.role) != side.end()) return;
+      if (out.insert("struct.wrong-direction").second && first && first->empty())
+        *first = fmt::format("role {} {} barrier {} (line {}) but is not one of its {}", s.roles[body.role].name,
+                             arrives ? "arrives on" : "waits on", b.name, st.range.line,
+                             arrives ? "producers" : "consumers");
+    });
+  return out;
+}
+
+std::string describe(const encoder::System& sys, const encoder::Violation& v) {
+  std::string where;
+  if (v.primary.proc >= 0 && v.primary.proc < static_cast<int>(sys.procs.size()) && v.primary.pc >= 0 &&
+      v.primary.pc < static_cast<int>(sys.procs[v.primary.proc].program.size()))
+    where = fmt::format(" at `{}` (line {})",
+                        encoder::opText(*sys.schedule, *sys.procs[v.primary.proc].program[v.primary.pc].stmt),
+                        sys.procs[v.primary.proc].program[v.primary.pc].stmt->range.line);
+  return fmt::format("{}: {}{}", v.rule, v.message, where);
+}
+
+}  // namespace
+
 Label labelMutant(const Mutant& m, const LabelOptions& opts) {
-  Label l;
-  l.method = "no oracle yet";
-  l.detail = "the explicit-state simulator is not integrated";
-  return l;
+  Label label;
+  label.method = "explicit-state simulator (encoder/simulator.h)";
+  auto file = ir::makeSourceFile(m.relativePath(), m.body);
+  ir::DiagnosticSink sink;
+  ir::FrontendOptions fe;
+  if (auto t = gate::parseTargetAnnotation(m.body))
+    if (auto tt = ir::parseTarget(*t)) fe.target_override = *tt;
+  auto mod = ir::compileModule(file, fe, sink);
+  if (!mod || sink.hasErrors()) {
+    label.detail = "the mutant does not pass the front end";
+    for (const auto& f : sink.findings())
+      if (f.severity == ir::Severity::Error) {
+        label.detail += ": " + f.rule + " " + f.message;
+        break;
+      }
+    return label;
+  }
+  // The original, for layout facts that were already there.
+  std::optional<ir::Module> orig;
+  {
+    ir::DiagnosticSink osink;
+    orig = ir::compileModule(ir::makeSourceFile(m.original, m.original_text), fe, osink);
+  }
+  auto originalSchedule = [&](const std::string& name) -> const ir::Schedule* {
+    if (!orig) return nullptr;
+    for (const auto& s : orig->schedules)
+      if (s.name == name) return &s;
+    return nullptr;
+  };
+  std::vector<std::string> rules;   // in the order found
+  auto addRule = [&](const std::string& r) {
+    if (std::find(rules.begin(), rules.end(), r) == rules.end()) rules.push_back(r);
+  };
+  std::vector<std::string> bounds_texts;
+  uint64_t states = 0;
+  std::string undetermined;
+  std::string first;
+  bool direct_used = false;
+  for (const auto& s : mod->schedules) {
+    const ir::Target target = s.target != ir::Target::Unspecified ? s.target : fe.target_override;
+    {
+      std::string dfirst;
+      auto dv = directionViolations(s, &dfirst);
+      if (const ir::Schedule* os = originalSchedule(s.name))
+        for (const auto& r : directionViolations(*os, nullptr)) dv.erase(r);
+      for (const auto& r : dv) {
+        addRule(r);
+        if (first.empty()) first = dfirst;
+      }
+      if (!dv.empty()) direct_used = true;
+    }
+    Bounds bounds = chooseBounds(s, opts);
+    bounds_texts.push_back(mod->schedules.size() > 1 ? s.name + ": " + bounds.text : bounds.text);
+    for (const auto& b : bounds.bindings) {
+      // layout facts: only those the mutation introduced (compare with the
+      // unmutated declarations: the same schedule of the original file)
+      std::string lfirst;
+      auto lv = layoutViolations(s, b, &lfirst);
+      if (const ir::Schedule* os = originalSchedule(s.name); os && !lv.empty()) {
+        for (const auto& r : layoutViolations(*os, b, nullptr)) lv.erase(r);
+        if (lv.empty()) lfirst.clear();
+      }
+      if (!lv.empty()) {
+        for (const auto& r : lv) addRule(r), direct_used = true;
+        if (first.empty()) first = lfirst + " (" + encoder::bindingToString(s, b) + ")";
+      }
+      std::string err;
+      auto sys = encoder::buildSystem(s, b, target, &err);
+      if (!sys) {
+        if (err.find("out of range") != std::string::npos) {
+          addRule("struct.slot-out-of-range");
+          if (first.empty()) first = err + " (" + encoder::bindingToString(s, b) + ")";
+        } else if (undetermined.empty()) {
+          undetermined = fmt::format("cannot build the system for {}: {}", encoder::bindingToString(s, b), err);
+        }
+        continue;
+      }
+      encoder::ExploreOptions eo;
+      eo.max_states = static_cast<uint64_t>(opts.max_states);
+      eo.timeout_ms = opts.timeout_ms;
+      auto r = encoder::explore(*sys, eo);
+      states += r.states;
+      for (const auto& v : r.violations) {
+        addRule(v.rule);
+        if (first.empty()) first = describe(*sys, v) + " (" + encoder::bindingToString(s, b) + ")";
+      }
+      if (r.outcome == encoder::Outcome::Unknown && undetermined.empty())
+        undetermined = fmt::format("exploration incomplete for {}: {}", encoder::bindingToString(s, b), r.detail);
+    }
+  }
+  label.bounds = fmt::format("{}; {} states", fmt::join(bounds_texts, "; "), states);
+  if (direct_used) label.method += " and a direct computation from the declarations";
+  if (!rules.empty()) {
+    label.kind = Label::Kind::Bad;
+    label.rules = rules;
+    label.detail = first;
+  } else if (!undetermined.empty()) {
+    label.kind = Label::Kind::Undetermined;
+    label.detail = undetermined;
+  } else {
+    label.kind = Label::Kind::Benign;
+  }
+  return label;
 }
 
 // ================================================================ command
@@ -708,13 +1101,37 @@ int runMutateCommand(const MutateOptions& opts) {
     if (enumerate(o, &err).empty() && !err.empty()) std::cerr << "cake mutate: " << err << "\n";
     originals.push_back(std::move(o));
   }
+  if (opts.inputs.empty()) {
+    std::cerr << "cake mutate: no input files\n";
+    return 2;
+  }
   auto mutants = generate(originals, opts.n, opts.seed);
+  std::vector<Label> labels(mutants.size());
+  for (auto& l : labels) l.method = "not labelled";
+  if (opts.label) {
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    size_t done = 0;
+    const bool tty = isatty(STDERR_FILENO) == 1;
+    auto worker = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < mutants.size();) {
+        labels[i] = labelMutant(mutants[i], LabelOptions{});
+        std::lock_guard<std::mutex> lock(mu);
+        ++done;
+        if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", done, mutants.size(), mutants[i].relativePath()) << std::flush;
+      }
+    };
+    std::vector<std::thread> ts;
+    for (int k = 1; k < std::max(1, opts.jobs); ++k) ts.emplace_back(worker);
+    worker();
+    for (auto& t : ts) t.join();
+    if (tty) std::cerr << "\r\033[K" << std::flush;
+  }
   int written = 0, bad = 0, benign = 0, undetermined = 0;
   std::map<std::string, std::array<int, 3>> per_op;
-  for (const auto& m : mutants) {
-    Label label;
-    label.method = "not labelled";
-    if (opts.label) label = labelMutant(m, LabelOptions{});
+  for (size_t i = 0; i < mutants.size(); ++i) {
+    const Mutant& m = mutants[i];
+    const Label& label = labels[i];
     auto& po = per_op[m.op];
     switch (label.kind) {
       case Label::Kind::Bad: ++bad, ++po[0]; break;

@@ -45,6 +45,7 @@ struct Mutant {
   std::string line_text;      // the original line, trimmed
   std::string change;         // one line: what was changed
   std::string body;           // mutated text, the original's expectations removed
+  std::string original_text;  // the original file (for the oracle's comparisons)
 
   // "<original without a leading corpus/ and .cake>/<op>-L<line>[-<site>].cake",
   // the path below the mutants folder (corpus/mutants/).
@@ -84,7 +85,7 @@ struct Label {
 struct LabelOptions {
   int max_values_per_param = 6;       // scalar parameter values tried (see docs/corpus-gate.md)
   long long max_states = 2'000'000;   // per parameter assignment
-  int max_instances = 4;              // role instances / grid positions explored
+  unsigned timeout_ms = 20000;        // per parameter assignment
 };
 
 // Labels a mutant with the independent oracle for its operator (see above).

@@ -31,12 +31,13 @@ def all_sites(lm, A: LM.tma2d, C: LM.tma2d, X: LM.gmem, K: LM.i32):
     smem_c = pool.view(offset=16384, shape=(64, 64), dtype=lm.bf16, stages=2)
     smem_x = pool.view(offset=32768, shape=(64, 64), dtype=lm.bf16, stages=2)
     acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
+    pr     = lm.regs(shape=(64, 64), dtype=lm.f32)
     prod = lm.role(warps=[0])
     cons = lm.role(warps=[4, 5, 6, 7])
     pipe  = lm.pipeline(stages=2)
     full  = lm.barrier(prod=[prod], cons=[cons], init_count=1, pipeline=pipe)
     empty = lm.barrier(prod=[cons], cons=[prod], pipeline=pipe)
-    xf    = lm.barrier(count=2, prod=[prod], cons=[cons], init_count=2)
+    xf    = lm.barrier(count=3, prod=[prod], cons=[cons], init_count=2)
     nb    = lm.named_barrier(roles=[prod, cons])
     with prod:
         for k in lm.range(0, K):
@@ -48,6 +49,7 @@ def all_sites(lm, A: LM.tma2d, C: LM.tma2d, X: LM.gmem, K: LM.i32):
                 lm.wait(empty, stage=j % 2, phase=0)
             lm.arrive(xf, stage=j)
         lm.bar_arrive(nb)
+        lm.fill(pr, 0.0)
     with cons:
         for k in lm.range(0, K):
             lm.wait(full, iter=k)
@@ -152,12 +154,12 @@ TEST(Mutate, EditsAreLocal) {
 
 TEST(Mutate, SelectionIsDeterministicAndCoversOperators) {
   std::vector<Original> os{{"corpus/t.cake", kAllSites}};
-  auto a = generate(os, 40, 7), b = generate(os, 40, 7), c = generate(os, 40, 8);
-  ASSERT_EQ(a.size(), 40u);
+  auto a = generate(os, 80, 7), b = generate(os, 80, 7), c = generate(os, 80, 8);
+  ASSERT_EQ(a.size(), 80u);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(renderMutant(a[i], nullptr), renderMutant(b[i], nullptr));
   std::set<std::string> ops;
   for (const auto& m : a) ops.insert(m.op);
-  EXPECT_EQ(ops.size(), operators().size());   // round-robin: 40 >= number of operators
+  EXPECT_EQ(ops.size(), operators().size());   // round-robin: 80 >= number of operators
   bool differs = false;
   for (size_t i = 0; i < a.size(); ++i) differs |= a[i].relativePath() != c[i].relativePath();
   EXPECT_TRUE(differs);
