@@ -24,7 +24,11 @@ Foot Reducer::accessFoot(int p, int pc, bool) const {
   const Instr& in = m_.instr(p, pc);
   for (size_t i = 0; i < in.accesses.size(); ++i) {
     const AtomRange& r = m_.atoms_of[p][pc][i];
-    for (int x = r.a0; x < r.a1; ++x) (in.accesses[i].write ? f.w : f.r).set(obj_atom_ + x);
+    const Access& acc = in.accesses[i];
+    for (int x = r.a0; x < r.a1; ++x) {
+      (acc.write ? f.w : f.r).set(obj_atom_ + x);
+      if (!acc.write && acc.proxy == Proxy::Async) f.ar.set(obj_atom_ + x);
+    }
   }
   return f;
 }
@@ -51,8 +55,9 @@ void Reducer::precompute() {
     // The async groups of the process, simulated statically: a *_wait
     // retires exactly the groups that are older than its `pending` newest,
     // so its footprint is theirs (not every group ever issued).
-    std::vector<Bits> groups[kGroupKinds];
-    Bits open[kGroupKinds];
+    struct Rec { Bits r, w; };  // the accesses a group's records stand for
+    std::vector<Rec> groups[kGroupKinds];
+    Rec open[kGroupKinds];
     for (int pc = 0; pc < n; ++pc) {
       const Instr& in = m_.instr(p, pc);
       Foot& f = own_[p][pc];
@@ -69,8 +74,10 @@ void Reducer::precompute() {
         case InstrKind::CpAsyncWait:
         case InstrKind::MmaWait: {
           auto& gs = groups[kind];
+          // ending a read record matters to writers only, a write record to all
           while (static_cast<int64_t>(gs.size()) > in.pending) {
-            f.w |= gs.front();
+            f.r |= gs.front().r;
+            f.w |= gs.front().w;
             gs.erase(gs.begin());
           }
           break;
@@ -81,11 +88,12 @@ void Reducer::precompute() {
           groups[kind].push_back(open[kind]);
           if (in.slot >= 0) {  // its completion arrives and ends the MMAs' accesses
             spawn_[p][pc].a.set(in.slot);
-            spawn_[p][pc].w |= open[kind];
+            spawn_[p][pc].r |= open[kind].r;
+            spawn_[p][pc].w |= open[kind].w;
           }
-          open[kind].reset();
+          open[kind] = {};
           break;
-        case InstrKind::Fence: f.w |= generic_writes; break;
+        case InstrKind::Fence: f.f |= generic_writes; break;
         case InstrKind::TmaLoad: spawn_[p][pc].l.set(in.slot); break;
         default: break;
       }
@@ -93,7 +101,7 @@ void Reducer::precompute() {
         const Access& a = in.accesses[i];
         const AtomRange& r = m_.atoms_of[p][pc][i];
         for (int x = r.a0; x < r.a1; ++x) {
-          if (a.async && kind >= 0) open[kind].set(obj_atom_ + x);
+          if (a.async && kind >= 0) (a.write ? open[kind].w : open[kind].r).set(obj_atom_ + x);
           if (a.write && a.proxy == Proxy::Generic && m_.tracked_of[x] >= 0) generic_writes.set(obj_atom_ + x);
         }
       }
@@ -178,7 +186,8 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a) cons
       f.a.set(slot);
       for (int32_t ipc : g.pcs) {
         Foot acc = accessFoot(p, ipc, false);
-        f.w |= acc.r | acc.w;
+        f.r |= acc.r;
+        f.w |= acc.w;
       }
       if (head) {
         ag.enabled = true;

@@ -29,20 +29,24 @@ constexpr int kMaxObjects = 512;
 using Bits = std::bitset<kMaxObjects>;
 
 // Access modes per object: r read, w write, l TMA landing on a slot, a a
-// plain arrival on a slot. Landings commute with landings and plain
-// arrivals with plain arrivals (counters), everything else with reads only.
+// plain arrival on a slot, f a fence clearing its process's unfenced marks
+// on an atom, ar an async-proxy read (also in r). Landings commute with
+// landings and plain arrivals with plain arrivals (counters); a fence only
+// matters to async-proxy reads; everything else commutes with reads only.
 struct Foot {
-  Bits r, w, l, a;
+  Bits r, w, l, a, f, ar;
   Foot& operator|=(const Foot& o) {
     r |= o.r;
     w |= o.w;
     l |= o.l;
     a |= o.a;
+    f |= o.f;
+    ar |= o.ar;
     return *this;
   }
   bool conflicts(const Foot& o) const {
     return (w & (o.r | o.w | o.l | o.a)).any() || (r & (o.w | o.l | o.a)).any() || (l & (o.r | o.w | o.a)).any() ||
-           (a & (o.r | o.w | o.l)).any();
+           (a & (o.r | o.w | o.l)).any() || (f & o.ar).any() || (ar & o.f).any();
   }
 };
 
