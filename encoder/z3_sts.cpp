@@ -1,7 +1,9 @@
 #include "encoder/z3_sts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <set>
 
 namespace cake::encoder::z3w {
 
@@ -16,6 +18,13 @@ int Sts::addInt(const std::string& name, z3::expr init) {
 
 int Sts::addBool(const std::string& name, z3::expr init) {
   vars_.push_back(ctx_->bool_const(("s!" + name).c_str()));
+  inits_.push_back(init);
+  names_.push_back(name);
+  return static_cast<int>(vars_.size()) - 1;
+}
+
+int Sts::addVar(const std::string& name, z3::sort sort, z3::expr init) {
+  vars_.push_back(ctx_->constant(("s!" + name).c_str(), sort));
   inits_.push_back(init);
   names_.push_back(name);
   return static_cast<int>(vars_.size()) - 1;
@@ -90,7 +99,7 @@ class Unroller {
       std::vector<z3::expr> st;
       for (int v = 0; v < sts_.numVars(); ++v) {
         std::string nm = prefix_ + std::to_string(k) + "!" + sts_.varName(v);
-        st.push_back(sts_.var(v).is_bool() ? c_.bool_const(nm.c_str()) : c_.int_const(nm.c_str()));
+        st.push_back(c_.constant(nm.c_str(), sts_.var(v).get_sort()));
       }
       states_.push_back(std::move(st));
     }
@@ -128,15 +137,22 @@ class Unroller {
 
   // Constraints: state d+1 follows from state d by one transition; the
   // selector's value says which.
+  // Constraints: state d+1 follows from state d by one transition; the
+  // selector's value says which. The selector is a bit-vector (keeps a
+  // bit-vector system in QF_BV) or an integer.
+  z3::expr selIs(z3::expr sel, int t) const {
+    return sel.is_bv() ? sel == c_.bv_val(t, sel.get_sort().bv_size()) : sel == t;
+  }
   z3::expr step(int d, z3::expr sel) {
     const auto& trs = sts_.transitions();
     state(d + 1);
     std::vector<z3::expr> parts;
-    parts.push_back(sel >= 0);
-    parts.push_back(sel < static_cast<int>(trs.size()));
+    int n = static_cast<int>(trs.size());
+    if (sel.is_bv()) parts.push_back(z3::ult(sel, c_.bv_val(n, sel.get_sort().bv_size())));
+    else { parts.push_back(sel >= 0); parts.push_back(sel < n); }
     // next value of each variable as an ite over the transitions that write it
     std::vector<std::vector<std::pair<int, z3::expr>>> writes(sts_.numVars());
-    for (int t = 0; t < static_cast<int>(trs.size()); ++t) {
+    for (int t = 0; t < n; ++t) {
       std::string tn = "t" + std::to_string(t);
       // locals of a transition are shared by its guard and its updates
       Frame f(c_);
@@ -148,14 +164,14 @@ class Unroller {
         std::string nm = prefix_ + std::to_string(d) + "!" + tn + "!" + l.decl().name().str();
         f.to.push_back(c_.int_const(nm.c_str()));
       }
-      parts.push_back(z3::implies(sel == t, f.apply(trs[t].guard)));
+      parts.push_back(z3::implies(selIs(sel, t), f.apply(trs[t].guard)));
       for (const auto& [v, e] : trs[t].updates) writes[v].push_back({t, f.apply(e)});
     }
     const auto& cur = state(d);
     const auto& nxt = state(d + 1);
     for (int v = 0; v < sts_.numVars(); ++v) {
       z3::expr val = cur[v];
-      for (auto it = writes[v].rbegin(); it != writes[v].rend(); ++it) val = z3::ite(sel == it->first, it->second, val);
+      for (auto it = writes[v].rbegin(); it != writes[v].rend(); ++it) val = z3::ite(selIs(sel, it->first), it->second, val);
       parts.push_back(nxt[v] == val);
     }
     return mkAnd(c_, parts);
@@ -192,6 +208,13 @@ class Unroller {
 int64_t evalInt(z3::model& m, z3::expr e) {
   z3::expr v = m.eval(e, true);
   if (v.is_bool()) return v.is_true() ? 1 : 0;
+  if (v.is_bv()) {
+    uint64_t u = 0;
+    if (!v.is_numeral_u64(u)) return 0;
+    unsigned w = v.get_sort().bv_size();
+    if (w < 64 && (u >> (w - 1)) & 1) return static_cast<int64_t>(u) - (int64_t(1) << w);
+    return static_cast<int64_t>(u);
+  }
   int64_t out = 0;
   if (v.is_numeral_i64(out)) return out;
   return 0;
@@ -201,106 +224,382 @@ int64_t evalInt(z3::model& m, z3::expr e) {
 
 // ------------------------------------------------------------------ BMC
 
+BmcResult bmcFullDepth(const Sts& sts, const BmcOptions& opts);
+
 BmcResult bmc(const Sts& sts, const BmcOptions& opts) {
+  if (opts.full_depth && opts.violations_end_paths) return bmcFullDepth(sts, opts);
   BmcResult out;
+  // Z3's incremental solver answers bit-vector queries in its SMT core;
+  // a fresh solver from the qfbv tactic (bit-blasting + SAT) is far
+  // faster on these. The model is copied back through `last`.
+  std::optional<z3::solver> last;
+  auto oneShot = [&](z3::solver& s, const Limits& lim, std::vector<z3::expr> as) {
+    if (!opts.bit_blast) {
+      last.reset();
+      QueryResult r = check(s, lim, as);
+      if (getenv("CAKE_Z3_TRACE")) fprintf(stderr, "  query %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
+      return r;
+    }
+    const char* tn = getenv("CAKE_Z3_TACTIC");
+    z3::tactic tac = tn && std::string(tn) == "bb"
+                         ? (z3::tactic(s.ctx(), "simplify") & z3::tactic(s.ctx(), "bit-blast") & z3::tactic(s.ctx(), "sat"))
+                         : z3::tactic(s.ctx(), tn ? tn : "qfbv");
+    z3::solver f = tac.mk_solver();
+    z3::expr_vector v = s.assertions();
+    for (unsigned i = 0; i < v.size(); ++i) f.add(v[i]);
+    for (auto& a : as) f.add(a);
+    if (const char* dump = getenv("CAKE_Z3_DUMP")) {
+      FILE* fo = fopen(dump, "w");
+      if (fo) { fputs(f.to_smt2().c_str(), fo); fclose(fo); }
+    }
+    QueryResult r = check(f, lim);
+    last.emplace(f);
+    if (getenv("CAKE_Z3_TRACE")) fprintf(stderr, "  query %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
+    return r;
+  };
+  auto getModel = [&](z3::solver& s) { return last ? last->get_model() : s.get_model(); };
   z3::context& c = sts.ctx();
   Deadline deadline(opts.limits.timeout_ms);
+  const auto& trs = sts.transitions();
+  std::vector<int> bads = selectedBads(sts, opts.only_bads);
+  // rules still to find -> their bads
+  std::map<std::string, std::vector<int>> open;
+  for (int b : bads) open[sts.bads()[b].rule].push_back(b);
+  std::vector<int> stateBads, transBads;  // all bads (for clean runs)
+  for (int b = 0; b < static_cast<int>(sts.bads().size()); ++b)
+    (sts.bads()[b].transition >= 0 ? transBads : stateBads).push_back(b);
+
+  auto limits = [&]() {
+    Limits lim = opts.limits;
+    lim.timeout_ms = std::max(1u, deadline.remainingMs());
+    return lim;
+  };
+  auto fail = [&](const QueryResult& r, int d) {
+    out.answer = r.answer;
+    out.reason = r.reason + " (at depth " + std::to_string(d) + ")";
+    out.depth = d;
+  };
+  out.answer = Answer::Correct;  // until a query fails
   try {
     Unroller u(sts, opts.param_values, "b!");
-    z3::solver s(c, "QF_LIA");
+    z3::solver s(c);
     s.add(u.init());
-    std::vector<int> bads = selectedBads(sts, opts.only_bads);
     std::vector<z3::expr> sels;
-    for (int d = 0; d <= opts.max_depth; ++d) {
-      Limits lim = opts.limits;
-      lim.timeout_ms = std::max(1u, deadline.remainingMs());
+    unsigned selBits = 1;
+    while ((size_t(1) << selBits) < trs.size() + 1) ++selBits;
+    ++selBits;  // a sign bit: evalInt reads bit-vectors as signed
+    bool done = false;
+    for (int d = 0; d <= opts.max_depth && !done; ++d) {
       if (deadline.expired()) {
         out.answer = Answer::FailedToProve;
-        out.reason = "timeout after " + std::to_string(opts.limits.timeout_ms / 1000.0).substr(0, 4) + " s at depth " + std::to_string(d);
+        out.reason = "timeout after " + std::to_string(opts.limits.timeout_ms / 1000) + " s (at depth " + std::to_string(d) + ")";
         out.depth = d;
         break;
       }
-      // 1. a bad state at depth d?
-      std::vector<z3::expr> badLits;
-      z3::expr act = c.bool_const(("b!act" + std::to_string(d)).c_str());
-      std::vector<z3::expr> which;
-      for (int b : bads) {
-        const auto& B = sts.bads()[b];
-        z3::expr p = u.at(B.pred, d, B.locals, "bad" + std::to_string(b));
-        z3::expr lit = c.bool_const(("b!bad" + std::to_string(d) + "!" + std::to_string(b)).c_str());
-        s.add(lit == p);
-        which.push_back(lit);
+      // literals: each bad at depth d (a transition bad needs a clean state d)
+      z3::expr cleanState = c.bool_val(true);
+      if (opts.violations_end_paths) {
+        std::vector<z3::expr> v;
+        for (int b : stateBads) v.push_back(u.at(sts.bads()[b].pred, d, sts.bads()[b].locals, "sb" + std::to_string(b)));
+        cleanState = !mkOr(c, v);
+        if (sts.stop()) cleanState = cleanState && !u.at(*sts.stop(), d, {}, "stop");
       }
-      s.add(z3::implies(act, mkOr(c, which)));
-      QueryResult r = check(s, lim, {act});
-      ++out.queries;
-      if (r.answer == Answer::Incorrect) {
-        z3::model m = s.get_model();
-        out.answer = Answer::Incorrect;
-        out.depth = d;
+      std::map<int, z3::expr> lit;  // bad -> literal
+      for (const auto& [rule, bs] : open)
+        for (int b : bs) {
+          const auto& B = sts.bads()[b];
+          z3::expr l = c.bool_const(("b!bad" + std::to_string(d) + "!" + std::to_string(b)).c_str());
+          z3::expr p = u.at(B.pred, d, B.locals, "bad" + std::to_string(b));
+          if (B.transition >= 0) p = p && cleanState;
+          s.add(l == p);
+          lit.emplace(b, l);
+        }
+      // find every open rule reachable at depth d
+      while (!open.empty()) {
+        std::vector<z3::expr> any;
+        for (const auto& [rule, bs] : open)
+          for (int b : bs) any.push_back(lit.at(b));
+        z3::expr act = c.bool_const(("b!act" + std::to_string(d) + "!" + std::to_string(out.queries)).c_str());
+        s.add(z3::implies(act, mkOr(c, any)));
+        QueryResult r = oneShot(s, limits(), {act});
+        ++out.queries;
+        if (r.answer == Answer::Correct) break;
+        if (r.answer != Answer::Incorrect) { fail(r, d); done = true; break; }
+        z3::model m = getModel(s);
+        std::vector<BmcStep> prefix;
         for (int i = 0; i < d; ++i) {
           BmcStep st;
           st.transition = static_cast<int>(evalInt(m, sels[i]));
-          st.tag = sts.transitions()[st.transition].tag;
-          out.trace.push_back(st);
+          st.tag = trs[st.transition].tag;
+          prefix.push_back(st);
         }
-        for (size_t i = 0; i < bads.size(); ++i) {
-          if (m.eval(which[i], true).is_true()) { out.bad = bads[i]; break; }
-        }
-        for (const auto& p : u.paramTo()) out.param_values.push_back(evalInt(m, p));
+        std::vector<int64_t> pv;
+        for (const auto& p : u.paramTo()) pv.push_back(evalInt(m, p));
+        std::vector<std::vector<int64_t>> states;
         for (int i = 0; i <= d; ++i) {
           std::vector<int64_t> row;
           for (const auto& v : u.state(i)) row.push_back(evalInt(m, v));
-          out.states.push_back(std::move(row));
+          states.push_back(std::move(row));
         }
-        if (out.bad >= 0 && sts.bads()[out.bad].transition >= 0) {
-          BmcStep st;
-          st.transition = sts.bads()[out.bad].transition;
-          st.tag = sts.transitions()[st.transition].tag;
-          out.trace.push_back(st);
+        std::vector<std::string> hit;
+        for (const auto& [rule, bs] : open)
+          for (int b : bs)
+            if (m.eval(lit.at(b), true).is_true()) {
+              BmcFinding f;
+              f.rule = rule;
+              f.bad = b;
+              f.depth = d;
+              f.trace = prefix;
+              const auto& B = sts.bads()[b];
+              if (B.transition >= 0) f.trace.push_back({B.transition, trs[B.transition].tag});
+              f.param_values = pv;
+              f.states = states;
+              out.findings.push_back(std::move(f));
+              hit.push_back(rule);
+              break;
+            }
+        if (hit.empty()) {  // cannot happen: the model satisfies `act`
+          out.answer = Answer::Error;
+          out.reason = "internal: model satisfies no bad literal";
+          done = true;
+          break;
         }
-        break;
+        for (const auto& h : hit) open.erase(h);
+        if (opts.stop_at_first) { done = true; break; }
       }
-      if (r.answer != Answer::Correct) {
-        out.answer = r.answer;
-        out.reason = r.reason + " at depth " + std::to_string(d);
-        out.depth = d;
-        break;
+      if (done) break;
+      if (open.empty()) { out.depth = d; break; }
+      // unroll step d; with violations ending runs it must be clean
+      z3::expr sel = c.bv_const(("b!sel" + std::to_string(d)).c_str(), selBits);
+      sels.push_back(sel);
+      z3::expr stepF = u.step(d, sel);
+      if (getenv("CAKE_Z3_TRACE") && d == 0) {
+        std::set<unsigned> seen;
+        std::vector<z3::expr> todo{stepF};
+        while (!todo.empty()) {
+          z3::expr e = todo.back(); todo.pop_back();
+          if (!seen.insert(e.id()).second) continue;
+          if (e.is_app()) for (unsigned i = 0; i < e.num_args(); ++i) todo.push_back(e.arg(i));
+        }
+        fprintf(stderr, "  vars %d transitions %zu bads %zu step nodes %zu\n", sts.numVars(), trs.size(), sts.bads().size(), seen.size());
       }
-      // 2. can any run go on past depth d?
-      z3::expr go = c.bool_const(("b!go" + std::to_string(d)).c_str());
-      s.add(z3::implies(go, u.enabled(d)));
-      QueryResult r2 = check(s, lim, {go});
+      s.add(stepF);
+      if (d >= 1)
+        for (const auto& [a, b] : opts.forbidden_adjacent)
+          s.add(!(u.selIs(sels[d - 1], a) && u.selIs(sel, b)));
+      if (opts.violations_end_paths) {
+        s.add(cleanState);
+        for (int b : transBads) {
+          const auto& B = sts.bads()[b];
+          s.add(z3::implies(u.selIs(sel, B.transition), !u.at(B.pred, d, B.locals, "tb" + std::to_string(b))));
+        }
+      }
+      // can any (clean) run take step d?
+      QueryResult r2 = oneShot(s, limits(), {});
       ++out.queries;
       if (r2.answer == Answer::Correct) {
-        out.answer = Answer::Correct;
         out.complete = true;
         out.depth = d;
         break;
       }
-      if (r2.answer != Answer::Incorrect) {
-        out.answer = r2.answer;
-        out.reason = r2.reason + " at depth " + std::to_string(d);
-        out.depth = d;
-        break;
-      }
-      if (d == opts.max_depth) {
-        out.answer = Answer::Correct;
-        out.complete = false;
-        out.depth = d;
-        break;
-      }
-      // 3. unroll one more step
-      z3::expr sel = c.int_const(("b!sel" + std::to_string(d)).c_str());
-      sels.push_back(sel);
-      s.add(u.step(d, sel));
+      if (r2.answer != Answer::Incorrect) { fail(r2, d); break; }
+      out.depth = d + 1;
+      if (d == opts.max_depth) break;  // runs go on past the bound
     }
+    if (out.answer == Answer::Correct && !out.findings.empty()) out.answer = Answer::Incorrect;
   } catch (const z3::exception& e) {
     out.answer = Answer::Error;
     out.reason = std::string("z3: ") + e.msg();
   }
+  if (!out.findings.empty()) {
+    out.bad = out.findings.front().bad;
+    out.trace = out.findings.front().trace;
+  }
   out.seconds = deadline.elapsedSeconds();
   return out;
+}
+
+// Full-depth BMC: unroll to max_depth first (every run of a straight-line
+// system ends by then), ask once whether any rule is reachable at any depth,
+// then find each reachable rule's shortest depth by binary search. A passing
+// system costs one query instead of two per depth.
+BmcResult bmcFullDepth(const Sts& sts, const BmcOptions& opts) {
+  BmcResult out;
+  z3::context& c = sts.ctx();
+  Deadline deadline(opts.limits.timeout_ms);
+  const auto& trs = sts.transitions();
+  std::vector<int> bads = selectedBads(sts, opts.only_bads);
+  std::vector<int> stateBads, transBads;
+  for (int b = 0; b < static_cast<int>(sts.bads().size()); ++b)
+    (sts.bads()[b].transition >= 0 ? transBads : stateBads).push_back(b);
+  auto limits = [&]() {
+    Limits lim = opts.limits;
+    lim.timeout_ms = std::max(1u, deadline.remainingMs());
+    return lim;
+  };
+  const int D = opts.max_depth;
+  out.answer = Answer::Correct;
+  try {
+    Unroller u(sts, opts.param_values, "f!");
+    z3::solver s = opts.bit_blast ? z3::tactic(c, "qfbv").mk_solver() : z3::solver(c);
+    s.add(u.init());
+    unsigned selBits = 1;
+    while ((size_t(1) << selBits) < trs.size() + 1) ++selBits;
+    ++selBits;
+    std::vector<z3::expr> sels;
+    // lit[d][b]: bad b at depth d along a clean run
+    std::vector<std::map<int, z3::expr>> lit(D + 1);
+    for (int d = 0; d <= D; ++d) {
+      std::vector<z3::expr> v;
+      for (int b : stateBads) v.push_back(u.at(sts.bads()[b].pred, d, sts.bads()[b].locals, "sb" + std::to_string(b)));
+      z3::expr clean = !mkOr(c, v);
+      if (sts.stop()) clean = clean && !u.at(*sts.stop(), d, {}, "stop");
+      for (int b : bads) {
+        const auto& B = sts.bads()[b];
+        z3::expr p = u.at(B.pred, d, B.locals, "bad" + std::to_string(b));
+        if (B.transition >= 0) p = p && clean;
+        z3::expr l = c.bool_const(("f!bad" + std::to_string(d) + "!" + std::to_string(b)).c_str());
+        s.add(l == p);
+        lit[d].emplace(b, l);
+      }
+      if (d == D) break;
+      // step d, clean; a run may also end (stutter) once nothing is enabled
+      z3::expr sel = c.bv_const(("f!sel" + std::to_string(d)).c_str(), selBits);
+      sels.push_back(sel);
+      z3::expr moves = u.enabled(d) && clean;
+      z3::expr stepF = u.step(d, sel);
+      z3::expr stutter = c.bool_val(true);
+      for (int v2 = 0; v2 < sts.numVars(); ++v2) stutter = stutter && u.state(d + 1)[v2] == u.state(d)[v2];
+      z3::expr good = stepF;
+      for (int b : transBads) {
+        const auto& B = sts.bads()[b];
+        good = good && z3::implies(u.selIs(sel, B.transition), !u.at(B.pred, d, B.locals, "tb" + std::to_string(b)));
+      }
+      // a run that cannot (cleanly) go on stays put; later lits are then
+      // lits of the same state: harmless for "shortest", which is searched
+      z3::expr moved = c.bool_const(("f!moved" + std::to_string(d)).c_str());
+      s.add(z3::implies(moved, good && clean));
+      s.add(z3::implies(!moved, stutter));
+      if (d >= 1) {
+        z3::expr prevMoved = c.bool_const(("f!moved" + std::to_string(d - 1)).c_str());
+        s.add(z3::implies(moved, prevMoved));  // stutter only at the end
+        for (const auto& [a, b] : opts.forbidden_adjacent)
+          s.add(!(prevMoved && moved && u.selIs(sels[d - 1], a) && u.selIs(sel, b)));
+      }
+      (void)moves;
+    }
+    out.depth = D;
+    // the rules to find
+    std::map<std::string, std::vector<int>> open;
+    for (int b : bads) open[sts.bads()[b].rule].push_back(b);
+    auto query = [&](const std::vector<int>& bs, int maxd, z3::model* m) -> Answer {
+      std::vector<z3::expr> any;
+      for (int d = 0; d <= maxd; ++d)
+        for (int b : bs) any.push_back(lit[d].at(b));
+      s.push();
+      s.add(mkOr(c, any));
+      QueryResult r = check(s, limits());
+      ++out.queries;
+      if (getenv("CAKE_Z3_TRACE")) fprintf(stderr, "  fquery %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
+      if (r.answer == Answer::Incorrect && m) *m = s.get_model();
+      if (r.answer == Answer::FailedToProve || r.answer == Answer::Error) {
+        out.answer = r.answer;
+        out.reason = r.reason;
+      }
+      s.pop();
+      return r.answer;
+    };
+    while (!open.empty()) {
+      std::vector<int> all;
+      for (const auto& [rule, bs] : open) all.insert(all.end(), bs.begin(), bs.end());
+      z3::model m(c);
+      Answer a = query(all, D, &m);
+      if (a == Answer::Correct) break;
+      if (a != Answer::Incorrect) break;
+      // the rule hit first in this run
+      std::string rule;
+      int hi = D;
+      for (int d = 0; d <= D && rule.empty(); ++d)
+        for (int b : all)
+          if (m.eval(lit[d].at(b), true).is_true()) { rule = sts.bads()[b].rule; hi = d; break; }
+      if (rule.empty()) { out.answer = Answer::Error; out.reason = "internal: no bad literal true"; break; }
+      const std::vector<int>& rbs = open.at(rule);
+      // binary search the least depth with rule reachable: lo..hi, hi known sat
+      int lo = 0;
+      z3::model best = m;
+      while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        z3::model mm(c);
+        Answer am = query(rbs, mid, &mm);
+        if (am == Answer::Incorrect) { hi = mid; best = mm; }
+        else if (am == Answer::Correct) lo = mid + 1;
+        else break;
+      }
+      if (out.answer == Answer::FailedToProve || out.answer == Answer::Error) break;
+      BmcFinding f;
+      f.rule = rule;
+      f.depth = hi;
+      for (int b : rbs)
+        if (best.eval(lit[hi].at(b), true).is_true()) { f.bad = b; break; }
+      for (int i = 0; i < hi; ++i) {
+        BmcStep st;
+        st.transition = static_cast<int>(evalInt(best, sels[i]));
+        st.tag = trs[st.transition].tag;
+        f.trace.push_back(st);
+      }
+      if (f.bad >= 0 && sts.bads()[f.bad].transition >= 0)
+        f.trace.push_back({sts.bads()[f.bad].transition, trs[sts.bads()[f.bad].transition].tag});
+      for (const auto& p : u.paramTo()) f.param_values.push_back(evalInt(best, p));
+      out.findings.push_back(std::move(f));
+      open.erase(rule);
+      if (opts.stop_at_first) break;
+    }
+    out.complete = true;  // max_depth covers every run (the client's promise)
+    if (out.answer == Answer::Correct && !out.findings.empty()) out.answer = Answer::Incorrect;
+  } catch (const z3::exception& e) {
+    out.answer = Answer::Error;
+    out.reason = std::string("z3: ") + e.msg();
+  }
+  if (!out.findings.empty()) {
+    out.bad = out.findings.front().bad;
+    out.trace = out.findings.front().trace;
+  }
+  out.seconds = deadline.elapsedSeconds();
+  return out;
+}
+
+Footprint footprints(const Sts& sts) {
+  std::map<unsigned, int> varOf;
+  for (int v = 0; v < sts.numVars(); ++v) varOf[sts.var(v).id()] = v;
+  auto collect = [&](z3::expr e, std::set<int>& out) {
+    std::set<unsigned> seen;
+    std::vector<z3::expr> todo{e};
+    while (!todo.empty()) {
+      z3::expr x = todo.back();
+      todo.pop_back();
+      if (!seen.insert(x.id()).second) continue;
+      if (x.is_const()) {
+        auto it = varOf.find(x.id());
+        if (it != varOf.end()) out.insert(it->second);
+      } else if (x.is_app()) {
+        for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
+      }
+    }
+  };
+  Footprint fp;
+  const auto& trs = sts.transitions();
+  fp.reads.resize(trs.size());
+  fp.writes.resize(trs.size());
+  for (size_t t = 0; t < trs.size(); ++t) {
+    collect(trs[t].guard, fp.reads[t]);
+    for (const auto& [v, e] : trs[t].updates) {
+      fp.writes[t].insert(v);
+      collect(e, fp.reads[t]);
+    }
+  }
+  for (const auto& b : sts.bads())
+    if (b.transition >= 0) collect(b.pred, fp.reads[b.transition]);
+  return fp;
 }
 
 // ------------------------------------------------------------------ Spacer
@@ -318,6 +617,11 @@ ProofResult chc(const Sts& sts, const ProofOptions& opts) {
     p.set("xform.inline_linear", false);
     p.set("xform.inline_eager", false);
     p.set("spacer.q3", false);
+    for (const auto& [k, v] : opts.spacer_params) {
+      if (v == "true" || v == "false") p.set(k.c_str(), v == "true");
+      else if (!v.empty() && std::isdigit(static_cast<unsigned char>(v[0]))) p.set(k.c_str(), static_cast<unsigned>(std::stoul(v)));
+      else p.set(k.c_str(), v.c_str());
+    }
     fp.set(p);
 
     z3::sort_vector sorts(c);

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ class Sts {
   int addInt(const std::string& name, int64_t init) { return addInt(name, ctx_->int_val(init)); }
   int addBool(const std::string& name, z3::expr init);
   int addBool(const std::string& name, bool init) { return addBool(name, ctx_->bool_val(init)); }
+  // A state variable of any sort (bit-vectors for concrete systems).
+  int addVar(const std::string& name, z3::sort sort, z3::expr init);
   z3::expr var(int i) const { return vars_[i]; }
   const std::string& varName(int i) const { return names_[i]; }
   int numVars() const { return static_cast<int>(vars_.size()); }
@@ -63,6 +66,9 @@ class Sts {
                              // guard is part of pred); -1: a state property
   };
   int addTransition(Transition t);
+  // States that end a run without being bad (every process has exited).
+  void setStop(z3::expr e) { stop_ = e; }
+  const std::optional<z3::expr>& stop() const { return stop_; }
   int addBad(Bad b);
   const std::vector<Transition>& transitions() const { return trans_; }
   const std::vector<Bad>& bads() const { return bads_; }
@@ -76,37 +82,69 @@ class Sts {
   std::vector<z3::expr> params_, assumes_;
   std::vector<Transition> trans_;
   std::vector<Bad> bads_;
+  std::optional<z3::expr> stop_;
   int fresh_ = 0;
 };
 
 // ------------------------------------------------------------------ BMC
+//
+// Shortest counterexample per rule: depth by depth, every rule (Bad::rule)
+// not found yet is looked for at the current depth; the first depth at
+// which a rule is reachable gives its trace. With `violations_end_paths`
+// (the simulator's semantics) a run stops at its first violation and at a
+// stop state: a rule only counts when reachable along a violation-free run.
 
 struct BmcOptions {
   int max_depth = 1000;
-  Limits limits;                 // per query; timeout_ms also caps the whole run
-  // Which bad predicates to look for (indices into Sts::bads()); empty = all.
-  std::vector<int> only_bads;
-  // Values for the parameters (a concrete run); unset ones stay symbolic.
-  std::vector<std::optional<int64_t>> param_values;
+  Limits limits;                 // timeout_ms caps the whole run
+  std::vector<int> only_bads;    // indices into Sts::bads(); empty = all
+  std::vector<std::optional<int64_t>> param_values;  // unset: symbolic
+  bool violations_end_paths = false;
+  bool stop_at_first = false;    // stop at the first rule found
+  bool bit_blast = false;        // a fresh qfbv-tactic solver per query (bit-vector systems)
+  // Unroll to max_depth at once and search every rule there first (the
+  // client promises that every run ends within max_depth).
+  bool full_depth = false;
+  // Partial-order reduction: pairs (a, b) of transitions that must not be
+  // taken as step d = a, step d+1 = b (b then a reaches the same state,
+  // meeting the same violations). The client vouches for soundness.
+  std::vector<std::pair<int, int>> forbidden_adjacent;
 };
+
+// Variables read / written by each transition (guard, updates, and the
+// predicates of the bads tied to it), for independence.
+struct Footprint {
+  std::vector<std::set<int>> reads, writes;
+};
+Footprint footprints(const Sts& sts);
 
 struct BmcStep {
   int transition = -1;           // index into Sts::transitions()
   int tag = -1;                  // its tag
 };
 
+struct BmcFinding {
+  std::string rule;
+  int bad = -1;                  // index into Sts::bads()
+  int depth = 0;                 // states before the violation
+  std::vector<BmcStep> trace;    // ends with the violating transition, if any
+  std::vector<int64_t> param_values;
+  std::vector<std::vector<int64_t>> states;  // 0..depth (Bool as 0/1)
+};
+
 struct BmcResult {
-  Answer answer = Answer::Error;  // Correct: no bad state reachable within the
-                                  // bound; Incorrect: trace found
+  Answer answer = Answer::Error;  // Correct: no rule reachable within the
+                                  // bound; Incorrect: findings non-empty;
+                                  // FailedToProve: budget (findings so far kept)
   std::string reason;
-  bool complete = false;          // Correct and every run ended within the bound
-  int depth = 0;                  // depth explored / length of the trace
-  std::vector<BmcStep> trace;     // Incorrect: the steps, in order
-  int bad = -1;                   // Incorrect: index into Sts::bads()
-  std::vector<int64_t> param_values;          // Incorrect: the parameters of the run
-  std::vector<std::vector<int64_t>> states;   // Incorrect: states 0..depth (Bool as 0/1)
+  bool complete = false;          // every run ended within the bound
+  int depth = 0;                  // depth explored
+  std::vector<BmcFinding> findings;  // one per rule, in the order found
   double seconds = 0;
   int queries = 0;
+  // the first finding, for single-property callers
+  int bad = -1;
+  std::vector<BmcStep> trace;
 };
 
 BmcResult bmc(const Sts& sts, const BmcOptions& opts);
@@ -117,6 +155,8 @@ struct ProofOptions {
   Limits limits;
   std::vector<int> only_bads;     // empty = all
   bool kinduction_fallback = false;
+  // Extra fixedpoint parameters ("spacer.ground_pobs" -> "false", ...).
+  std::vector<std::pair<std::string, std::string>> spacer_params;
   int kind_max_k = 8;
 };
 
