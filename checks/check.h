@@ -2,6 +2,7 @@
 // findings and per-property verdicts. This is what `cake check` calls.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 

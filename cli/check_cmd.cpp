@@ -133,9 +133,19 @@ void printText(const FileReport& r, bool color) {
     std::string target = s.target == ir::Target::Unspecified ? "no target" : std::string(ir::targetName(s.target));
     fmt::print("{}: schedule '{}' ({}): {} error{}, {} warning{}\n", r.file, s.name, target, errors,
                errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
-    for (const checks::PropertyVerdict& p : s.result.verdicts)
+    // Proved gates fold into one line (JSON keeps each verdict); every other
+    // verdict gets its own line, since it says what was not proved.
+    std::vector<std::string> proved;
+    for (const checks::PropertyVerdict& p : s.result.verdicts) {
+      if (p.kind == checks::VerdictKind::Proved && p.property != "sync") {
+        proved.push_back(p.property);
+        continue;
+      }
       fmt::print("{}: schedule '{}': {}: {}{}{}\n", r.file, s.name, p.property, checks::verdictName(p.kind),
                  p.detail.empty() ? "" : ": ", p.detail);
+    }
+    if (!proved.empty())
+      fmt::print("{}: schedule '{}': proved for all parameter values: {}\n", r.file, s.name, fmt::join(proved, ", "));
   }
 }
 

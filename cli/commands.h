@@ -14,5 +14,6 @@ enum ExitCode { kOk = 0, kFindings = 1, kCannotCheck = 2 };
 void addCheckCommand(CLI::App& app, int& exit_code);
 void addFmtCommand(CLI::App& app, int& exit_code);
 void addExplainCommand(CLI::App& app, int& exit_code);
+void addLowerRunCommands(CLI::App& app, int& exit_code);
 
 }  // namespace cake::cli

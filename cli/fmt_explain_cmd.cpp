@@ -7,6 +7,7 @@
 #include "checks/check.h"
 #include "cli/commands.h"
 #include "ir/frontend.h"
+#include "lowering/lower.h"
 
 namespace cake::cli {
 
@@ -56,8 +57,18 @@ int runFmt(const FmtArgs& args) {
   return exit_code;
 }
 
+// Every rule the command can report: the checks' catalog plus lowering's.
+const std::vector<ir::RuleInfo>& everyRule() {
+  static const std::vector<ir::RuleInfo> all = [] {
+    std::vector<ir::RuleInfo> v;
+    for (auto table : {checks::allRules(), lowering::loweringRules()}) v.insert(v.end(), table.begin(), table.end());
+    return v;
+  }();
+  return all;
+}
+
 int runExplain(const std::string& id) {
-  const ir::RuleInfo* r = ir::findRule(checks::allRules(), id);
+  const ir::RuleInfo* r = ir::findRule(everyRule(), id);
   if (!r) {
     fmt::print(stderr, "cake: error: unknown rule id '{}'; `cake explain --list` lists them\n", id);
     return kCannotCheck;
@@ -68,7 +79,7 @@ int runExplain(const std::string& id) {
 }
 
 int listRules() {
-  for (const ir::RuleInfo& r : checks::allRules())
+  for (const ir::RuleInfo& r : everyRule())
     fmt::print("{:<28} {:<8} {:<21} {}\n", r.id, ir::severityName(r.severity), ir::categoryName(r.category), r.title);
   return kOk;
 }

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   cake::cli::addCheckCommand(app, exit_code);
   cake::cli::addFmtCommand(app, exit_code);
   cake::cli::addExplainCommand(app, exit_code);
+  cake::cli::addLowerRunCommands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -216,7 +216,7 @@ enum class OpKind {
 std::string_view opName(OpKind k);   // "tma_load", "wait", ...
 
 struct Op {
-  OpKind kind;
+  OpKind kind = OpKind::FenceProxy;
   SourceRange range;
 
   // Storage operands. For tma_load/cp_async: dst = view, src = tensor.
@@ -248,7 +248,7 @@ struct Stmt {
   enum class Kind { Op, For, If };
   Kind kind = Kind::Op;
   SourceRange range;
-  Op op{OpKind::FenceProxy, {}};    // Kind::Op
+  Op op;                            // Kind::Op
   int loop_var = -1;                // Kind::For: `for v in lm.range(lo, hi, step)`
   ExprPtr lo, hi, step;             //   step defaults to 1 (constant, non-zero)
   ExprPtr cond;                     // Kind::If

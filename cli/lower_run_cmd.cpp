@@ -1,0 +1,208 @@
+// `cake lower FILE -o out.cu` and `cake run FILE --shape M=..,N=..,K=..`.
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+#include "cli/commands.h"
+#include "ir/frontend.h"
+#include "lowering/lower.h"
+#include "runner/runner.h"
+
+namespace cake::cli {
+
+namespace {
+
+struct LoadedSchedule {
+  std::optional<ir::Module> module;
+  const ir::Schedule* schedule = nullptr;
+};
+
+void printFindings(const std::vector<ir::Finding>& fs) {
+  for (const ir::Finding& f : fs) fmt::print(stderr, "{}", ir::renderText(f));
+}
+
+// Reads and compiles FILE and picks the schedule (the only one, or --schedule NAME).
+LoadedSchedule load(const std::string& path, const std::string& target, const std::string& name, int& exit_code) {
+  LoadedSchedule out;
+  exit_code = kCannotCheck;
+  ir::FrontendOptions fe;
+  if (!target.empty()) {
+    auto t = ir::parseTarget(target);
+    if (!t) {
+      fmt::print(stderr, "cake: error: unknown target '{}' (expected sm_80, sm_90a or sm_100a)\n", target);
+      return out;
+    }
+    fe.target_override = *t;
+  }
+  std::string error;
+  ir::SourceFilePtr file = ir::readSourceFile(path, error);
+  if (!file) {
+    fmt::print(stderr, "{}: error: {} [io.error]\n", path, error);
+    return out;
+  }
+  ir::DiagnosticSink sink;
+  out.module = ir::compileModule(file, fe, sink);
+  printFindings(sink.findings());
+  if (!out.module) return out;
+  for (const ir::Schedule& s : out.module->schedules)
+    if (name.empty() || s.name == name) {
+      if (out.schedule && name.empty()) {
+        fmt::print(stderr, "{}: error: the file holds several schedules; pick one with --schedule NAME\n", path);
+        out.schedule = nullptr;
+        return out;
+      }
+      out.schedule = &s;
+    }
+  if (!out.schedule) {
+    fmt::print(stderr, "{}: error: no schedule named '{}'\n", path, name);
+    return out;
+  }
+  if (out.schedule->target == ir::Target::Unspecified && fe.target_override != ir::Target::Unspecified) {
+    // The front end keeps the decorator's target; --target fills it in.
+    const_cast<ir::Schedule*>(out.schedule)->target = fe.target_override;
+  }
+  exit_code = kOk;
+  return out;
+}
+
+struct LowerArgs {
+  std::string file, output, target, schedule;
+  bool no_comments = false;
+};
+
+int runLower(const LowerArgs& a) {
+  int exit_code;
+  LoadedSchedule ls = load(a.file, a.target, a.schedule, exit_code);
+  if (!ls.schedule) return exit_code;
+  lowering::LowerOptions opts;
+  opts.comments = !a.no_comments;
+  lowering::LowerResult r = lowering::lowerToCuda(*ls.schedule, opts);
+  printFindings(r.findings);
+  if (!r.ok) return kCannotCheck;
+  if (a.output.empty() || a.output == "-") {
+    fmt::print("{}", r.source);
+    return kOk;
+  }
+  std::ofstream o(a.output, std::ios::binary | std::ios::trunc);
+  o << r.source;
+  if (!o) {
+    fmt::print(stderr, "{}: error: cannot write [io.error]\n", a.output);
+    return kCannotCheck;
+  }
+  if (r.target == ir::Target::SM100a)
+    fmt::print(stderr, "note: sm_100a code is compile-only here: no sm_100a device is available to run it\n");
+  return kOk;
+}
+
+struct RunArgs {
+  std::string file, shape, target, schedule, format = "text";
+  bool allow_unverified = false;
+  double timeout_s = 120;
+  int runs = 50;
+  std::optional<uint64_t> seed;
+};
+
+// Compute capability of GPU 0 as "9.0", or "" when none is visible.
+std::string deviceComputeCapability() {
+  FILE* p = popen("nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1", "r");
+  if (!p) return "";
+  std::array<char, 64> buf{};
+  std::string out;
+  if (fgets(buf.data(), buf.size(), p)) out = buf.data();
+  pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// An exact-target device: sm_90a and sm_100a code runs only on its own
+// generation; sm_80 code (compiled with an sm_90 image too) runs on 8.x and 9.0.
+std::optional<std::string> deviceMismatch(ir::Target t) {
+  std::string cc = deviceComputeCapability();
+  if (cc.empty()) return std::nullopt;  // the runner reports no_gpu itself
+  bool ok = (t == ir::Target::SM90a && cc == "9.0") || (t == ir::Target::SM100a && cc == "10.0") ||
+            (t == ir::Target::SM80 && (cc.rfind("8.", 0) == 0 || cc == "9.0"));
+  if (ok) return std::nullopt;
+  return fmt::format("the schedule targets {} but the device has compute capability {}", ir::targetName(t), cc);
+}
+
+int refuse(const std::string& why, const std::string& format) {
+  if (format == "json")
+    fmt::print("{}\n", ir::dumpJson({{"result", "refused"}, {"detail", why}}));
+  fmt::print(stderr, "cake: run refused: {}\n", why);
+  return kCannotCheck;
+}
+
+int runRun(const RunArgs& a) {
+  int exit_code;
+  LoadedSchedule ls = load(a.file, a.target, a.schedule, exit_code);
+  if (!ls.schedule) return exit_code;
+  std::string error;
+  auto shape = runner::parseShape(a.shape, &error);
+  if (!shape) return refuse(fmt::format("bad --shape '{}': {}", a.shape, error), a.format);
+
+  checks::CheckOptions copts;
+  copts.target = ls.schedule->target;
+  checks::CheckResult check = checks::checkSchedule(*ls.schedule, copts);
+  bool verified = !check.hasErrors() && !check.undecided();
+  if (!verified) {
+    for (const ir::Finding& f : check.findings)
+      if (f.severity == ir::Severity::Error) fmt::print(stderr, "{}", ir::renderText(f));
+    if (!a.allow_unverified)
+      return refuse(check.hasErrors() ? "the schedule does not verify (see the findings above)"
+                                      : "the verifier could not decide the schedule (unknown verdict)",
+                    a.format);
+    fmt::print(stderr, "warning: running a schedule that does not verify (--allow-unverified)\n");
+  }
+  if (ls.schedule->target == ir::Target::Unspecified) return refuse("no target: give target= or --target", a.format);
+  if (auto mismatch = deviceMismatch(ls.schedule->target)) return refuse(*mismatch, a.format);
+
+  runner::Options ropts;
+  ropts.verified = verified;
+  ropts.run_timeout_s = a.timeout_s;
+  ropts.runs = a.runs;
+  ropts.seed = a.seed;
+  runner::Result r = runner::run(*ls.schedule, *shape, ropts);
+  nlohmann::json j = runner::toJson(r);
+  if (a.format == "json") {
+    fmt::print("{}\n", ir::dumpJson(j));
+  } else {
+    fmt::print("{:<10} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", "result", "verified", "compiled",
+               "correct", "rel_error", "median_ms", "TFLOP/s", "cuBLAS_ms", "ratio");
+    fmt::print("{:<10} {:<9} {:<9} {:<8} {:>10.3g} {:>11.4f} {:>9.1f} {:>12.4f} {:>7.3f}\n", r.result, verified,
+               r.compiled, r.correct, r.rel_error, r.median_ms, r.tflops, r.baseline_ms, r.ratio);
+    if (!r.detail.empty()) fmt::print("{}\n", r.detail);
+  }
+  return r.result == "ok" ? kOk : r.result == "wrong" || r.result == "hang" || r.result == "crash" ? kFindings : kCannotCheck;
+}
+
+}  // namespace
+
+void addLowerRunCommands(CLI::App& app, int& exit_code) {
+  auto la = std::make_shared<LowerArgs>();
+  CLI::App* lower = app.add_subcommand("lower", "Lower a schedule to CUDA C++ with inline PTX");
+  lower->add_option("file", la->file, "CAKE IR file")->required();
+  lower->add_option("-o,--output", la->output, "output .cu file (default: stdout)");
+  lower->add_option("--target", la->target, "sm_80 | sm_90a | sm_100a");
+  lower->add_option("--schedule", la->schedule, "schedule name when the file holds several");
+  lower->add_flag("--no-comments", la->no_comments, "leave explanatory comments out");
+  lower->callback([la, &exit_code] { exit_code = runLower(*la); });
+
+  auto ra = std::make_shared<RunArgs>();
+  CLI::App* run = app.add_subcommand("run", "Verify, lower, compile, run on the GPU, check against cuBLAS, and time");
+  run->add_option("file", ra->file, "CAKE IR file")->required();
+  run->add_option("--shape", ra->shape, "problem size, e.g. M=4096,N=4096,K=4096")->required();
+  run->add_option("--target", ra->target, "sm_80 | sm_90a | sm_100a");
+  run->add_option("--schedule", ra->schedule, "schedule name when the file holds several");
+  run->add_option("--format", ra->format, "output format")->check(CLI::IsMember({"text", "json"}));
+  run->add_option("--timeout", ra->timeout_s, "watchdog: seconds before a run counts as a hang")->check(CLI::Range(1.0, 3600.0));
+  run->add_option("--runs", ra->runs, "timed runs (median reported)")->check(CLI::Range(1, 100000));
+  run->add_option("--seed", ra->seed, "random seed for the inputs (default: fresh)");
+  run->add_flag("--allow-unverified", ra->allow_unverified,
+                "run even if the verifier rejects the schedule (to observe a bug on the GPU)");
+  run->callback([ra, &exit_code] { exit_code = runRun(*ra); });
+}
+
+}  // namespace cake::cli
