@@ -1,0 +1,41 @@
+# GATE mma.warpgroup (bad): the consumer role spans two warpgroups (warps
+# 4..11) but has no group=4, so it is ONE instance of 8 warps issuing a
+# 128-row MMA.  wgmma is a warpgroup instruction: the issuing instance must
+# be exactly one aligned warpgroup.
+# Fix: good_group4_instances.cake - group=4 (two instances, 64 rows each,
+# sliced operand; empty then expects 2 arrivals).
+# expect: mma.warpgroup
+@cake.schedule(target="sm_90a")
+def gemm_8warp_instance(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, K: LM.i32):
+    lm.assume(K > 0)
+    pool   = lm.smem(65536)
+    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    acc    = lm.regs(shape=(128, 128), dtype=lm.f32)
+    out    = lm.regs(shape=(128, 128), dtype=lm.bf16)
+
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11])  # expect-error: mma.warpgroup
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[math], cons=[load], init_count=1, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with load:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 2)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with math:
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))  # expect-error: mma.warpgroup
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(out, acc)
+        lm.copy(C, out, coords=(m_blk, n_blk))
