@@ -46,6 +46,8 @@ class Model {
   std::vector<WriteRef> writes;
   // commit_seq[p][pc]: ordinal of an MmaCommit among its process's MmaCommits
   std::vector<std::vector<int>> commit_seq;
+  // commits_before[p][pc]: MmaCommits of p before pc
+  std::vector<std::vector<int>> commits_before;
   bool async_mma = true;           // target with asynchronous MMA
 
   // Layout of the state vector.
@@ -115,6 +117,8 @@ bool allFinished(const Model& m, const State& s);
 // then group completions).
 std::vector<Step> enabledSteps(const Model& m, const State& s, const Async& a);
 bool isEnabled(const Model& m, const State& s, const Async& a, const Step& st);
+// mma_wait(pending) must first see an MMA group with a commit barrier complete.
+bool mmaWaitBlocked(const Model& m, const Async& a, int p, int64_t pending);
 
 // Applies an enabled step to s (a copy of the predecessor, whose async part
 // is `a`). Violations met by the step are appended to `found` (without

@@ -276,14 +276,18 @@ std::vector<int> Reducer::closure(const State& s, const std::vector<Agent>& ag, 
   for (size_t k = 0; k < list.size(); ++k) {
     const Agent& z = ag[list[k]];
     Bits needs;  // a blocked member needs whoever can enable it
+    bool needs_comp = false;  // an mma_wait needs its process's MMA completions
     if (!z.enabled) {
       const Instr& ins = m_.instr(z.proc, pcOf(m_, s, z.proc));
       if (ins.kind == InstrKind::Wait) needs.set(ins.slot);
-      else needs.set(obj_named_ + ins.named);
+      else if (ins.kind == InstrKind::SyncWait) needs.set(obj_named_ + ins.named);
+      else needs_comp = true;
     }
     for (size_t y = 0; y < ag.size(); ++y) {
       if (in[y]) continue;
-      bool add = z.enabled ? z.trans.conflicts(win[y].foot) : (win[y].enables & needs).any();
+      bool add = z.enabled ? z.trans.conflicts(win[y].foot)
+                           : (win[y].enables & needs).any() ||
+                                 (needs_comp && ag[y].kind == Agent::Kind::Comp && ag[y].proc == z.proc);
       if (add) {
         in[y] = 1;
         list.push_back(static_cast<int>(y));

@@ -49,14 +49,17 @@ Model::Model(const System& s) : sys(s) {
   atoms_of.resize(P);
   write_id.resize(P);
   commit_seq.resize(P);
+  commits_before.resize(P);
   for (int p = 0; p < P; ++p) {
     const auto& prog = sys.procs[p].program;
     atoms_of[p].resize(prog.size());
     write_id[p].resize(prog.size());
     commit_seq[p].assign(prog.size(), -1);
+    commits_before[p].assign(prog.size() + 1, 0);
     int seq = 0;
     for (size_t pc = 0; pc < prog.size(); ++pc) {
       const Instr& in = prog[pc];
+      commits_before[p][pc] = seq;
       if (in.kind == InstrKind::MmaCommit) commit_seq[p][pc] = seq++;
       for (size_t i = 0; i < in.accesses.size(); ++i) {
         const Access& a = in.accesses[i];
@@ -186,6 +189,20 @@ static const Group* oldestCommitted(const std::vector<Group>& gs) {
 
 static bool waitPasses(int64_t completed, int64_t phase) { return ((completed - phase) & 1) != 0; }
 
+// An MMA group committed with a barrier completes only by arriving on it:
+// mma_wait cannot retire it before that (it waits for the completion).
+bool mmaWaitBlocked(const Model& m, const Async& a, int p, int64_t pending) {
+  const auto& gs = a.of(p, kMma);
+  int64_t committed = std::count_if(gs.begin(), gs.end(), [](const Group& g) { return g.commit_pc >= 0; });
+  for (const Group& g : gs) {
+    if (committed <= pending) break;
+    if (g.commit_pc < 0) continue;
+    if (m.instr(p, g.commit_pc).slot >= 0) return true;
+    --committed;
+  }
+  return false;
+}
+
 bool isEnabled(const Model& m, const State& s, const Async& a, const Step& st) {
   switch (st.kind) {
     case Step::Kind::Exec: {
@@ -193,6 +210,7 @@ bool isEnabled(const Model& m, const State& s, const Async& a, const Step& st) {
       const Instr& in = m.instr(st.proc, st.pc);
       if (in.kind == InstrKind::Wait) return waitPasses(slotField(m, s, in.slot, kCompleted), in.phase);
       if (in.kind == InstrKind::SyncWait) return s.v[m.off_named + 2 * in.named] > s.v[m.off_sgen + st.proc];
+      if (in.kind == InstrKind::MmaWait) return !mmaWaitBlocked(m, a, st.proc, in.pending);
       return true;
     }
     case Step::Kind::Land:
@@ -365,7 +383,9 @@ class Stepper {
       case InstrKind::CpAsyncWait:
       case InstrKind::MmaWait:
         event(fmt::format("waits until at most {} groups are pending", in.pending));
-        return retire(p, m_.groupKind(in.kind), in.pending);
+        retire(p, m_.groupKind(in.kind), in.pending);
+        if (in.kind == InstrKind::MmaWait) knowCompleted(p, pc_);
+        return;
       case InstrKind::SyncArrive: return namedArrive(p, pc_, in, true);
       case InstrKind::BarArrive: return namedArrive(p, pc_, in, false);
       case InstrKind::SyncWait:
@@ -464,6 +484,20 @@ class Stepper {
       kept.push_back(std::move(g));
     }
     gs = std::move(kept);
+  }
+
+  // After mma_wait every MMA group committed before the ones still
+  // outstanding is known complete, and so are the arrivals of their commits.
+  void knowCompleted(int p, int pc_) {
+    const auto& gs = a_.of(p, kMma);
+    int64_t outstanding = std::count_if(gs.begin(), gs.end(), [](const Group& g) { return g.commit_pc >= 0; });
+    int32_t known = static_cast<int32_t>(m_.commits_before[p][pc_] - 1 - outstanding);
+    int32_t& obs = s_.v[m_.off_obs + p];
+    if (known <= obs) return;
+    obs = known;
+    bool any = std::any_of(a_.unobserved.begin(), a_.unobserved.end(),
+                           [&](const Unobserved& u) { return u.proc == p && u.seq <= obs; });
+    if (any) std::erase_if(async().unobserved, [&](const Unobserved& u) { return u.proc == p && u.seq <= obs; });
   }
 
   // ------------------------------------------------------------ landings
@@ -698,9 +732,17 @@ static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vec
   static const char* kWhat[] = {"MMA", "TMA store", "cp.async"};
   static const char* kFix[] = {"lm.mma_wait(pending=0) or a commit barrier that is waited",
                                "lm.tma_store_wait(pending=0)", "lm.cp_async_wait(pending=0)"};
+  // A group still touches memory if it has ops; an MMA commit with a
+  // barrier still has its arrival (an mbarrier write) to come.
   for (int p = 0; p < m.P; ++p)
     for (int k = 0; k < kGroupKinds; ++k)
-      for (const Group& g : a.of(p, k))
+      for (const Group& g : a.of(p, k)) {
+        if (g.pcs.empty() && k == kMma && g.commit_pc >= 0 && m.instr(p, g.commit_pc).slot >= 0) {
+          report(p, g.commit_pc,
+                 fmt::format("every role has exited before the MMA group committed here arrived on {}",
+                             m.sys.slots[m.instr(p, g.commit_pc).slot].name));
+          return;
+        }
         if (!g.pcs.empty()) {
           report(p, g.pcs.front(),
                  fmt::format("{} exits while its {} {} still accesses shared memory ({}: no {} before exit)",
@@ -709,6 +751,7 @@ static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vec
                              kFix[k]));
           return;
         }
+      }
   for (const Unobserved& u : a.unobserved) {
     // find an op that completed into it, for the location
     for (int p = 0; p < m.P; ++p)
