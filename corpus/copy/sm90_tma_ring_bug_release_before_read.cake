@@ -1,0 +1,52 @@
+# BUG (sync.race): the compute warpgroup releases the input slot as soon as
+# its wait passes - before copying the tile to registers.  The TMA warp may
+# then refill slot t%3 (iteration t+3) while the warpgroup is still
+# reading it with ld.shared.
+# Models: copy/sm90_tma_load_store_ring.cake with the arrive hoisted.
+# Fix: copy/sm90_tma_load_store_ring.cake (arrive after the lm.copy).
+# expect: sync.race
+@cake.schedule(target="sm_90a")
+def gelu_like_tma_ring_release_early(lm, X: LM.tma2d, Y: LM.tma2d, rows: LM.i32, cols: LM.i32):
+    lm.assume(rows > 0)
+    lm.assume(cols > 0)
+    pool   = lm.smem(81920)
+    smem_x = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_y = pool.view(offset=49152, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    x      = lm.regs(shape=(128, 64), dtype=lm.f32)
+    e      = lm.regs(shape=(128, 64), dtype=lm.f32)
+
+    load    = lm.role(warps=[0])
+    compute = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=3)
+    full  = lm.barrier(prod=[load], cons=[compute], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[compute], cons=[load], init_count=1, pipeline=pipe)
+
+    tiles_r  = lm.cdiv(rows, 128)
+    tiles_c  = lm.cdiv(cols, 64)
+    n_tiles  = tiles_r * tiles_c
+    my_tiles = lm.cdiv(max(n_tiles - lm.block_idx(0), 0), lm.grid_dim(0))
+
+    with load:
+        for t in lm.range(0, my_tiles):
+            tile = lm.block_idx(0) + t * lm.grid_dim(0)
+            lm.wait(empty, iter=t - 3)
+            smem_x.tma_load(X, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t, barrier=full)  # expect-error: sync.race
+
+    with compute:
+        for t in lm.range(0, my_tiles):
+            tile = lm.block_idx(0) + t * lm.grid_dim(0)
+            lm.wait(full, iter=t)
+            lm.arrive(empty, iter=t)  # expect-error: sync.race
+            lm.copy(x, smem_x[t])  # expect-error: sync.race
+            # x * sigmoid(1.702 x) via exp2: e = 1 / (1 + 2^(-1.702*log2(e)*x))
+            lm.binary(e, x, -2.4554669, op="mul")
+            lm.unary(e, e, op="exp2")
+            lm.binary(e, e, 1.0, op="add")
+            lm.unary(e, e, op="recip")
+            lm.binary(x, x, e, op="mul")
+            lm.tma_store_wait(pending=1)
+            lm.copy(smem_y[t], x)
+            lm.fence_proxy()
+            smem_y.tma_store(Y, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
