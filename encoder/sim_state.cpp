@@ -587,10 +587,17 @@ class Stepper {
       if (q == p && me.kind == InstrKind::Mma && m_.instr(q, qpc).kind == InstrKind::Mma) return false;
       std::string what = overlapText(acc, ra, rb);
       auto& v = report("sync.race",
-                       fmt::format("{} {} {} while {} {} it{}", procName(p), acc.write ? "writes" : "reads", what,
-                                   q == p ? "its own" : procName(q) + "'s", how, ""),
+                       fmt::format("{} {} {} while {} {} it", procName(p), acc.write ? "writes" : "reads", what,
+                                   q == p ? "its own" : procName(q) + "'s", how),
                        p, pc_);
       v.others.push_back({q, qpc, fmt::format("{} {} here", b.write ? "written" : "read", how)});
+      // Between two parties the writer is at fault (it overwrote data still
+      // in use, or wrote what the reader did not wait for); an instance
+      // racing with its own async op is at fault where it accesses too early.
+      if (q != p && b.write && !acc.write) {
+        v.others.back() = {p, pc_, fmt::format("read here by {}", procName(p))};
+        v.primary = {q, qpc, ""};
+      }
       v.buffer = what;
       return true;
     };
