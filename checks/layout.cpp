@@ -1,0 +1,469 @@
+// The layout / hardware-contract gate driver: op sites, the solver-backed
+// obligation bookkeeping, findings and verdicts.
+#include "checks/layout.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "checks/layout_internal.h"
+
+namespace cake::checks {
+namespace layout {
+
+using ir::Expr;
+using ir::ExprKind;
+
+// ------------------------------------------------ expression construction
+
+bool isConst(const ExprPtr& e, int64_t* v) {
+  if (!e || e->kind != ExprKind::Const) return false;
+  if (v) *v = e->value;
+  return true;
+}
+
+ExprPtr lit(int64_t v) { return ir::makeConst(v); }
+
+static ExprPtr bin(ExprKind k, ExprPtr a, ExprPtr b) {
+  ExprPtr e = ir::makeExpr(k, {std::move(a), std::move(b)});
+  if (isConst(e->args[0]) && isConst(e->args[1])) {
+    if (auto v = ir::evaluate(*e, ir::EvalEnv{})) return lit(*v);
+  }
+  return e;
+}
+
+ExprPtr add(ExprPtr a, ExprPtr b) {
+  if (isConst(b) && b->value == 0) return a;
+  if (isConst(a) && a->value == 0) return b;
+  return bin(ExprKind::Add, std::move(a), std::move(b));
+}
+ExprPtr sub(ExprPtr a, ExprPtr b) {
+  if (isConst(b) && b->value == 0) return a;
+  return bin(ExprKind::Sub, std::move(a), std::move(b));
+}
+ExprPtr mul(ExprPtr a, ExprPtr b) {
+  if (isConst(a) && a->value == 1) return b;
+  if (isConst(b) && b->value == 1) return a;
+  return bin(ExprKind::Mul, std::move(a), std::move(b));
+}
+ExprPtr fdiv(ExprPtr a, ExprPtr b) {
+  if (isConst(b) && b->value == 1) return a;
+  return bin(ExprKind::FloorDiv, std::move(a), std::move(b));
+}
+ExprPtr mod(ExprPtr a, ExprPtr b) { return bin(ExprKind::Mod, std::move(a), std::move(b)); }
+ExprPtr cdiv(ExprPtr a, ExprPtr b) {
+  if (isConst(b) && b->value == 1) return a;
+  return bin(ExprKind::CDiv, std::move(a), std::move(b));
+}
+ExprPtr min(ExprPtr a, ExprPtr b) { return bin(ExprKind::Min, std::move(a), std::move(b)); }
+ExprPtr max(ExprPtr a, ExprPtr b) { return bin(ExprKind::Max, std::move(a), std::move(b)); }
+ExprPtr lt(ExprPtr a, ExprPtr b) { return bin(ExprKind::Lt, std::move(a), std::move(b)); }
+ExprPtr le(ExprPtr a, ExprPtr b) { return bin(ExprKind::Le, std::move(a), std::move(b)); }
+ExprPtr ge(ExprPtr a, ExprPtr b) { return bin(ExprKind::Ge, std::move(a), std::move(b)); }
+ExprPtr gt(ExprPtr a, ExprPtr b) { return bin(ExprKind::Gt, std::move(a), std::move(b)); }
+ExprPtr eq(ExprPtr a, ExprPtr b) { return bin(ExprKind::Eq, std::move(a), std::move(b)); }
+ExprPtr ne(ExprPtr a, ExprPtr b) { return bin(ExprKind::Ne, std::move(a), std::move(b)); }
+ExprPtr land(ExprPtr a, ExprPtr b) {
+  int64_t v;
+  if (isConst(a, &v)) return v ? (isConst(b) ? lit(b->value != 0) : b) : lit(0);
+  if (isConst(b, &v) && v) return a;
+  return bin(ExprKind::And, std::move(a), std::move(b));
+}
+ExprPtr lor(ExprPtr a, ExprPtr b) {
+  int64_t v;
+  if (isConst(a, &v)) return v ? lit(1) : (isConst(b) ? lit(b->value != 0) : b);
+  if (isConst(b, &v) && !v) return a;
+  return bin(ExprKind::Or, std::move(a), std::move(b));
+}
+ExprPtr lnot(ExprPtr a) {
+  int64_t v;
+  if (isConst(a, &v)) return lit(v == 0);
+  return ir::makeExpr(ExprKind::Not, {std::move(a)});
+}
+ExprPtr alignUp(ExprPtr e, int64_t a) {
+  if (a <= 1) return e;
+  return mul(fdiv(add(std::move(e), lit(a - 1)), lit(a)), lit(a));
+}
+ExprPtr product(const std::vector<ExprPtr>& xs) {
+  ExprPtr p = lit(1);
+  for (const auto& x : xs) p = mul(p, x ? x : lit(0));
+  return p;
+}
+ExprPtr allOf(const std::vector<ExprPtr>& xs) {
+  ExprPtr p = lit(1);
+  for (const auto& x : xs) p = land(p, x);
+  return p;
+}
+ExprPtr anyOf(const std::vector<ExprPtr>& xs) {
+  ExprPtr p = lit(0);
+  for (const auto& x : xs) p = lor(p, x);
+  return p;
+}
+
+static ExprPtr symbol(ExprKind k, int index) {
+  auto e = std::make_shared<Expr>();
+  e->kind = k;
+  e->index = index;
+  return e;
+}
+
+// ---------------------------------------------------------- target facts
+
+TargetInfo targetInfo(ir::Target t) {
+  TargetInfo ti;
+  ti.target = t;
+  switch (t) {
+    case ir::Target::SM80:
+      ti.known = true;
+      ti.smem_per_block = 166912;  // 163 KiB opt-in
+      ti.smem_per_sm = 167936;     // 164 KiB
+      break;
+    case ir::Target::SM90a:
+      ti.known = true;
+      ti.smem_per_block = 232448;  // 227 KiB opt-in
+      ti.smem_per_sm = 233472;     // 228 KiB
+      ti.tma = ti.setmaxnreg = ti.clusters = ti.wgmma = true;
+      break;
+    case ir::Target::SM100a:
+      ti.known = true;
+      ti.smem_per_block = 232448;  // 227 KiB opt-in
+      ti.smem_per_sm = 233472;     // 228 KiB
+      ti.tma = ti.setmaxnreg = ti.clusters = ti.tmem = ti.tcgen05 = true;
+      break;
+    case ir::Target::Unspecified:
+      break;
+  }
+  return ti;
+}
+
+int64_t launchRegsPerThread(int warps) {
+  if (warps <= 0) return 248;
+  int64_t r = std::min<int64_t>(255, 65536 / (32 * static_cast<int64_t>(warps)));
+  return r / 8 * 8;
+}
+
+// ---------------------------------------------------------------- gates
+
+static void collectSites(const ir::Schedule& s, const ir::Block& block, int role,
+                         std::vector<ExprPtr>& premises, std::vector<OpSite>& out) {
+  for (size_t i = 0; i < block.size(); ++i) {
+    const ir::Stmt& st = block[i];
+    switch (st.kind) {
+      case ir::Stmt::Kind::Op: {
+        OpSite site;
+        site.stmt = &st;
+        site.role = role;
+        site.block = &block;
+        site.index = i;
+        site.premises = premises;
+        out.push_back(std::move(site));
+        break;
+      }
+      case ir::Stmt::Kind::For: {
+        size_t mark = premises.size();
+        ExprPtr v = symbol(ExprKind::LoopVar, st.loop_var);
+        int64_t step = 1;
+        if (st.step) isConst(st.step, &step);
+        if (st.lo && st.hi) {
+          if (step > 0) {
+            premises.push_back(ge(v, st.lo));
+            premises.push_back(lt(v, st.hi));
+          } else if (step < 0) {
+            premises.push_back(le(v, st.lo));
+            premises.push_back(gt(v, st.hi));
+          }
+          if (step != 1 && step != -1 && step != 0) premises.push_back(eq(mod(sub(v, st.lo), lit(step)), lit(0)));
+        }
+        collectSites(s, st.body, role, premises, out);
+        premises.resize(mark);
+        break;
+      }
+      case ir::Stmt::Kind::If: {
+        size_t mark = premises.size();
+        if (st.cond) premises.push_back(st.cond);
+        collectSites(s, st.body, role, premises, out);
+        premises.resize(mark);
+        if (st.cond) premises.push_back(lnot(st.cond));
+        collectSites(s, st.orelse, role, premises, out);
+        premises.resize(mark);
+        break;
+      }
+    }
+  }
+}
+
+static encoder::Limits limitsOf(const CheckOptions& o) {
+  encoder::Limits l;
+  l.timeout_ms = o.timeout_ms;
+  l.memory_mb = o.memory_mb;
+  return l;
+}
+
+Gates::Gates(const ir::Schedule& sched, const CheckOptions& o, ir::DiagnosticSink& k)
+    : s(sched), opts(o), sink(k),
+      ti(targetInfo(o.target != ir::Target::Unspecified ? o.target : sched.target)),
+      prover(sched, limitsOf(o)) {
+  for (const ir::RoleBody& body : s.bodies) {
+    std::vector<ExprPtr> premises;
+    if (body.role >= 0 && body.role < static_cast<int>(s.roles.size())) {
+      int n = s.roles[body.role].instanceCount();
+      ExprPtr inst = symbol(ExprKind::Instance, 0);
+      premises.push_back(ge(inst, lit(0)));
+      premises.push_back(lt(inst, lit(std::max(n, 1))));
+    }
+    collectSites(s, body.body, body.role, premises, sites);
+  }
+  // Which views TMA copies and MMAs touch, and the alignment they need.
+  view_tma.assign(s.views.size(), false);
+  view_mma.assign(s.views.size(), false);
+  for (const OpSite& site : sites) {
+    const ir::Op& op = site.op();
+    auto mark = [&](const ir::BufferRef& r, std::vector<bool>& flags) {
+      if (r.kind == ir::BufferRef::Kind::View && r.index >= 0 && r.index < static_cast<int>(flags.size()))
+        flags[r.index] = true;
+    };
+    if (op.kind == ir::OpKind::TmaLoad) mark(op.dst, view_tma);
+    if (op.kind == ir::OpKind::TmaStore) mark(op.src, view_tma);
+    if (op.kind == ir::OpKind::Mma) {
+      mark(op.src, view_mma);
+      mark(op.src2, view_mma);
+    }
+  }
+  view_align.assign(s.views.size(), 16);
+  pool_align.assign(s.pools.size(), 16);
+  for (size_t v = 0; v < s.views.size(); ++v) {
+    int64_t a = 16;
+    if (view_tma[v]) a = std::max<int64_t>(a, 128);
+    a = std::max<int64_t>(a, 8 * ir::swizzleBytes(s.views[v].swizzle));
+    view_align[v] = a;
+    int p = s.views[v].pool;
+    if (p >= 0 && p < static_cast<int>(s.pools.size())) pool_align[p] = std::max(pool_align[p], a);
+  }
+}
+
+void Gates::record(std::string_view rule, const encoder::BvResult& r, bool symbolic) {
+  VerdictAgg& a = agg[std::string(rule)];
+  ++a.obligations;
+  if (symbolic) ++a.symbolic;
+  switch (r.kind) {
+    case encoder::BvVerdict::Holds: break;
+    case encoder::BvVerdict::Fails:
+      if (a.failed++ == 0) a.first_failure = r.model.empty() ? "" : r.model.toString(s);
+      break;
+    case encoder::BvVerdict::Unknown: a.unknown.push_back(r.detail); break;
+    case encoder::BvVerdict::Error: a.errors.push_back(r.detail); break;
+  }
+}
+
+encoder::BvResult Gates::check(std::string_view rule, const ExprPtr& goal, const std::vector<ExprPtr>& premises) {
+  encoder::BvResult r = prover.prove(goal, premises);
+  record(rule, r, !r.constant);
+  return r;
+}
+
+encoder::BvResult Gates::possible(std::string_view rule, const ExprPtr& cond, const std::vector<ExprPtr>& premises) {
+  encoder::BvResult r = prover.witness(cond, premises);
+  record(rule, r, !r.constant);
+  return r;
+}
+
+void Gates::fact(std::string_view rule, bool ok, const std::string& what) {
+  encoder::BvResult r;
+  r.kind = ok ? encoder::BvVerdict::Holds : encoder::BvVerdict::Fails;
+  r.constant = true;
+  record(rule, r, false);
+}
+
+ir::Finding Gates::finding(std::string_view rule, const ir::SourceRange& at, std::string message) {
+  ir::Finding f = ir::makeFinding(layoutRule(rule), at, std::move(message));
+  if (ti.known) f.subject["target"] = std::string(ir::targetName(ti.target));
+  return f;
+}
+
+void Gates::note(ir::Finding& f, const ir::SourceRange& at, std::string message) {
+  f.notes.push_back(ir::Note{at, std::move(message)});
+}
+
+void Gates::emit(ir::Finding f, const encoder::BvResult* r) {
+  if (r && r->kind == encoder::BvVerdict::Fails) {
+    f.verdict = "counterexample";
+    if (!r->model.empty()) f.data["counterexample"] = r->model.toJson(s);
+    if (r->undefined) f.data["undefined"] = true;
+  }
+  sink.add(std::move(f));
+}
+
+std::string Gates::str(const ExprPtr& e) const { return e ? ir::exprToString(*e, s) : std::string("?"); }
+
+std::optional<int64_t> Gates::valueAt(const ExprPtr& e, const encoder::BvResult* r) const {
+  if (!e) return std::nullopt;
+  if (r && !r->model.empty()) return ir::evaluate(*e, r->model.env(s));
+  return ir::evaluate(*e, ir::EvalEnv{});
+}
+
+std::string Gates::show(const ExprPtr& e, const encoder::BvResult* r) const {
+  int64_t v;
+  if (isConst(e, &v)) return std::to_string(v);
+  std::string text = str(e);
+  if (auto val = valueAt(e, r)) return fmt::format("{} = {}", text, *val);
+  return text;
+}
+
+std::string Gates::when(const encoder::BvResult& r) const {
+  std::string out;
+  if (r.kind == encoder::BvVerdict::Fails && !r.model.empty()) out = " when " + r.model.toString(s);
+  if (r.kind == encoder::BvVerdict::Fails && r.undefined)
+    out += " (the arithmetic overflows 64 bits or divides by zero there)";
+  return out;
+}
+
+ExprPtr Gates::slotBytes(int v) const {
+  const ir::View& view = s.views[v];
+  return mul(product(view.shape), lit(ir::dtypeBytes(view.dtype)));
+}
+
+ExprPtr Gates::viewBytes(int v) const { return mul(lit(std::max(s.views[v].stages, 1)), slotBytes(v)); }
+
+std::vector<ExprPtr> Gates::refShape(const ir::BufferRef& r) const {
+  const std::vector<ExprPtr>* base = nullptr;
+  switch (r.kind) {
+    case ir::BufferRef::Kind::View:
+      if (r.index >= 0 && r.index < static_cast<int>(s.views.size())) base = &s.views[r.index].shape;
+      break;
+    case ir::BufferRef::Kind::Tmem:
+      if (r.index >= 0 && r.index < static_cast<int>(s.tmems.size())) base = &s.tmems[r.index].shape;
+      break;
+    case ir::BufferRef::Kind::Regs:
+      if (r.index >= 0 && r.index < static_cast<int>(s.regs.size())) base = &s.regs[r.index].shape;
+      break;
+    default: break;
+  }
+  if (!base) return {};
+  std::vector<ExprPtr> out = *base;
+  for (size_t d = 0; d < r.slices.size() && d < out.size(); ++d) {
+    const ir::Slice& sl = r.slices[d];
+    ExprPtr lo = sl.lo ? sl.lo : lit(0);
+    ExprPtr hi = sl.hi ? sl.hi : out[d];
+    out[d] = sub(hi, lo);
+  }
+  return out;
+}
+
+ir::DType Gates::refDtype(const ir::BufferRef& r) const {
+  switch (r.kind) {
+    case ir::BufferRef::Kind::View: return s.views[r.index].dtype;
+    case ir::BufferRef::Kind::Tmem: return s.tmems[r.index].dtype;
+    case ir::BufferRef::Kind::Regs: return s.regs[r.index].dtype;
+    default: return ir::DType::F32;
+  }
+}
+
+std::string Gates::refName(const ir::BufferRef& r) const {
+  switch (r.kind) {
+    case ir::BufferRef::Kind::View: return s.views[r.index].name;
+    case ir::BufferRef::Kind::Tmem: return s.tmems[r.index].name;
+    case ir::BufferRef::Kind::Regs: return s.regs[r.index].name;
+    case ir::BufferRef::Kind::Param: return s.params[r.index].name;
+    default: return "?";
+  }
+}
+
+ir::SourceRange Gates::refDecl(const ir::BufferRef& r) const {
+  switch (r.kind) {
+    case ir::BufferRef::Kind::View: return s.views[r.index].range;
+    case ir::BufferRef::Kind::Tmem: return s.tmems[r.index].range;
+    case ir::BufferRef::Kind::Regs: return s.regs[r.index].range;
+    case ir::BufferRef::Kind::Param: return s.params[r.index].range;
+    default: return r.range;
+  }
+}
+
+std::vector<int> Gates::instanceWarps(int role, int i) const {
+  const ir::Role& r = s.roles[role];
+  if (r.group <= 0) return r.warps;
+  std::vector<int> out;
+  for (int k = i * r.group; k < (i + 1) * r.group && k < static_cast<int>(r.warps.size()); ++k)
+    out.push_back(r.warps[k]);
+  return out;
+}
+
+std::vector<PropertyVerdict> Gates::verdicts() const {
+  std::vector<PropertyVerdict> out;
+  std::string domain;
+  if (!s.assumes.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& a : s.assumes) parts.push_back(str(a.cond));
+    domain = fmt::format(" allowed by lm.assume({})", fmt::join(parts, "), lm.assume("));
+  }
+  for (const auto& [rule, a] : agg) {
+    PropertyVerdict v;
+    v.property = rule;
+    if (a.failed > 0) {
+      v.kind = VerdictKind::Counterexample;
+      v.detail = fmt::format("{} of {} obligation(s) fail", a.failed, a.obligations);
+      if (!a.first_failure.empty()) v.detail += ", e.g. " + a.first_failure;
+    } else if (!a.errors.empty()) {
+      v.kind = VerdictKind::Error;
+      v.detail = a.errors.front();
+    } else if (!a.unknown.empty()) {
+      v.kind = VerdictKind::Unknown;
+      v.detail = fmt::format("{} of {} obligation(s) undecided: {}", a.unknown.size(), a.obligations,
+                             a.unknown.front());
+    } else {
+      v.kind = VerdictKind::Proved;
+      if (a.symbolic == 0)
+        v.detail = fmt::format("{} obligation(s), all constant", a.obligations);
+      else if (vacuous)
+        v.detail = fmt::format("{} obligation(s) ({} symbolic) hold vacuously: the assumptions contradict",
+                               a.obligations, a.symbolic);
+      else
+        v.detail = fmt::format("{} obligation(s) ({} symbolic) hold for every parameter value{}", a.obligations,
+                               a.symbolic, domain);
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace layout
+
+void runLayoutGates(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
+                    nlohmann::json& resources, std::vector<PropertyVerdict>& verdicts) {
+  layout::Gates g(s, opts, sink);
+
+  // Contradictory assumptions make every symbolic proof vacuous.
+  if (!s.assumes.empty()) {
+    encoder::BvVerdict c = g.prover.assumptionsConsistent();
+    if (c == encoder::BvVerdict::Fails) {
+      g.vacuous = true;
+      ir::Finding f = g.finding("layout.assume-contradiction", s.assumes.front().range,
+                                "no parameter values satisfy every lm.assume of this schedule; symbolic checks "
+                                "would hold vacuously");
+      for (size_t i = 1; i < s.assumes.size(); ++i)
+        layout::Gates::note(f, s.assumes[i].range, "together with this assumption");
+      g.emit(std::move(f));
+    }
+  }
+
+  if (!g.ti.known) {
+    ir::Finding f = g.finding(
+        "target.unspecified", s.range,
+        fmt::format("schedule '{}' names no target: skipped the target-specific gates (target.feature, "
+                    "layout.smem-limit, mma.no-instruction, mma.dtype, mma.operand-location, mma.swizzle, "
+                    "mma.warpgroup); give @cake.schedule(target=...) or --target",
+                    s.name));
+    g.emit(std::move(f));
+  } else {
+    layout::runTargetFeatureGates(g);
+  }
+  layout::runRoleGates(g);
+  layout::runSmemGates(g);
+  layout::runTmaGates(g);
+  layout::runMmaGates(g);
+  layout::runTmemGates(g);
+  resources = layout::buildResourceReport(g);
+  auto v = g.verdicts();
+  verdicts.insert(verdicts.end(), v.begin(), v.end());
+}
+
+}  // namespace cake::checks

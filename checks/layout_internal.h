@@ -1,0 +1,169 @@
+// Internals of the layout / hardware-contract gates (checks/layout*.cpp).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/check.h"
+#include "encoder/bv_prover.h"
+#include "ir/diagnostic.h"
+#include "ir/schedule.h"
+
+namespace cake::checks {
+
+const ir::RuleInfo& layoutRule(std::string_view id);
+
+namespace layout {
+
+using ir::ExprPtr;
+
+// ------------------------------------------------ expression construction
+// Small constant-folding builders over ir::Expr (Python semantics).
+ExprPtr lit(int64_t v);
+ExprPtr add(ExprPtr a, ExprPtr b);
+ExprPtr sub(ExprPtr a, ExprPtr b);
+ExprPtr mul(ExprPtr a, ExprPtr b);
+ExprPtr fdiv(ExprPtr a, ExprPtr b);
+ExprPtr mod(ExprPtr a, ExprPtr b);
+ExprPtr cdiv(ExprPtr a, ExprPtr b);
+ExprPtr min(ExprPtr a, ExprPtr b);
+ExprPtr max(ExprPtr a, ExprPtr b);
+ExprPtr lt(ExprPtr a, ExprPtr b);
+ExprPtr le(ExprPtr a, ExprPtr b);
+ExprPtr ge(ExprPtr a, ExprPtr b);
+ExprPtr gt(ExprPtr a, ExprPtr b);
+ExprPtr eq(ExprPtr a, ExprPtr b);
+ExprPtr ne(ExprPtr a, ExprPtr b);
+ExprPtr land(ExprPtr a, ExprPtr b);
+ExprPtr lor(ExprPtr a, ExprPtr b);
+ExprPtr lnot(ExprPtr a);
+ExprPtr alignUp(ExprPtr e, int64_t a);
+ExprPtr product(const std::vector<ExprPtr>& xs);  // 1 for an empty list
+ExprPtr allOf(const std::vector<ExprPtr>& xs);    // 1 for an empty list
+ExprPtr anyOf(const std::vector<ExprPtr>& xs);    // 0 for an empty list
+bool isConst(const ExprPtr& e, int64_t* v = nullptr);
+
+// ------------------------------------------------------------- op sites
+
+// One op with where it runs: role, enclosing loops/guards as premises.
+struct OpSite {
+  const ir::Stmt* stmt = nullptr;
+  int role = -1;
+  const ir::Block* block = nullptr;  // the block holding the statement
+  size_t index = 0;                  // its index in `block`
+  std::vector<ExprPtr> premises;     // loop bounds, guards, instance range
+  const ir::Op& op() const { return stmt->op; }
+};
+
+// ---------------------------------------------------------- target facts
+
+struct TargetInfo {
+  ir::Target target = ir::Target::Unspecified;
+  bool known = false;
+  int64_t smem_per_block = 0;   // opt-in per-block limit (bytes)
+  int64_t smem_per_sm = 0;      // per-SM capacity (bytes)
+  int64_t smem_reserved = 1024; // per-block system reservation (bytes)
+  bool tma = false, setmaxnreg = false, clusters = false, tmem = false;
+  bool wgmma = false, tcgen05 = false;
+};
+TargetInfo targetInfo(ir::Target t);
+
+// ---------------------------------------------------------------- gates
+
+struct VerdictAgg {
+  int obligations = 0;
+  int symbolic = 0;
+  int failed = 0;
+  std::string first_failure;
+  std::vector<std::string> unknown;  // reasons
+  std::vector<std::string> errors;
+};
+
+class Gates {
+ public:
+  Gates(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink);
+
+  const ir::Schedule& s;
+  const CheckOptions& opts;
+  ir::DiagnosticSink& sink;
+  TargetInfo ti;
+  encoder::BvProver prover;
+  std::vector<OpSite> sites;
+  bool vacuous = false;  // the assumptions contradict each other
+
+  // Derived facts.
+  std::vector<bool> view_tma;       // a TMA copy uses the view
+  std::vector<bool> view_mma;       // an MMA reads the view
+  std::vector<int64_t> view_align;  // required slot alignment (bytes)
+  std::vector<int64_t> pool_align;
+
+  // Prove `goal` as an obligation of `rule` (result is recorded).
+  encoder::BvResult check(std::string_view rule, const ExprPtr& goal,
+                          const std::vector<ExprPtr>& premises = {});
+  // Is `cond` possible? (recorded under `rule`; "holds" = impossible.)
+  encoder::BvResult possible(std::string_view rule, const ExprPtr& cond,
+                             const std::vector<ExprPtr>& premises = {});
+  // A solver-free obligation.
+  void fact(std::string_view rule, bool ok, const std::string& what = {});
+
+  // A finding of `rule`; with a solver result, the counterexample goes
+  // into the verdict / data / message suffix.
+  ir::Finding finding(std::string_view rule, const ir::SourceRange& at, std::string message);
+  void emit(ir::Finding f, const encoder::BvResult* r = nullptr);
+  static void note(ir::Finding& f, const ir::SourceRange& at, std::string message);
+
+  // Text helpers.
+  std::string str(const ExprPtr& e) const;  // "128 * BN * 2"
+  // "N" for a constant; "expr" (= value under the model) otherwise.
+  std::string show(const ExprPtr& e, const encoder::BvResult* r = nullptr) const;
+  std::optional<int64_t> valueAt(const ExprPtr& e, const encoder::BvResult* r) const;
+  std::string when(const encoder::BvResult& r) const;  // " when BN = 136" / ""
+
+  // Shapes and sizes.
+  ExprPtr slotBytes(int view) const;
+  ExprPtr viewBytes(int view) const;  // stages * slot
+  // Extents of a buffer reference after slicing; empty for params/scalars.
+  std::vector<ExprPtr> refShape(const ir::BufferRef& r) const;
+  ir::DType refDtype(const ir::BufferRef& r) const;
+  std::string refName(const ir::BufferRef& r) const;
+  ir::SourceRange refDecl(const ir::BufferRef& r) const;
+  // Warps of instance `i` of role `r`.
+  std::vector<int> instanceWarps(int role, int i) const;
+
+  std::vector<PropertyVerdict> verdicts() const;
+
+  std::map<std::string, VerdictAgg, std::less<>> agg;
+  void record(std::string_view rule, const encoder::BvResult& r, bool symbolic);
+};
+
+// The gate families (layout_*.cpp).
+void runTargetFeatureGates(Gates& g);
+void runSmemGates(Gates& g);
+void runTmaGates(Gates& g);
+void runMmaGates(Gates& g);
+void runTmemGates(Gates& g);
+void runRoleGates(Gates& g);
+nlohmann::json buildResourceReport(Gates& g);
+
+// Shared-memory placement (also used by the report).
+struct SmemLayout {
+  std::vector<ExprPtr> pool_base;  // byte address of each pool
+  std::vector<ExprPtr> pool_end;
+  ExprPtr barrier_base;
+  int64_t barrier_slots = 0;
+  ExprPtr total;
+};
+SmemLayout smemLayout(const Gates& g);
+
+// Per-thread register budget at launch: the largest multiple of 8 not
+// above min(255, 65536 / threads).
+int64_t launchRegsPerThread(int warps);
+
+}  // namespace layout
+}  // namespace cake::checks

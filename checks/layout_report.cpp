@@ -1,0 +1,193 @@
+// The resource report (rule report.resources): shared memory by pool, view
+// and barrier; registers per role; TMEM columns; blocks per SM.
+#include <fmt/format.h>
+
+#include "checks/layout_internal.h"
+
+namespace cake::checks::layout {
+
+namespace {
+
+// A quantity: a number when constant, else {"expr", "max"} (max under the
+// assumptions, null when unbounded or undecided).
+struct Quantity {
+  nlohmann::json json;
+  std::optional<int64_t> value;  // constant value, or the maximum
+  bool symbolic = false;
+};
+
+Quantity quantity(Gates& g, const ExprPtr& e) {
+  Quantity q;
+  int64_t v;
+  if (isConst(e, &v)) {
+    q.json = v;
+    q.value = v;
+    return q;
+  }
+  q.symbolic = true;
+  q.value = g.prover.maximum(e);
+  q.json = {{"expr", g.str(e)}, {"max", q.value ? nlohmann::json(*q.value) : nlohmann::json(nullptr)}};
+  return q;
+}
+
+std::string withCommas(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return v < 0 ? "-" + s : s;
+}
+
+}  // namespace
+
+nlohmann::json buildResourceReport(Gates& g) {
+  const ir::Schedule& s = g.s;
+  nlohmann::json rep;
+  rep["schedule"] = s.name;
+  rep["target"] = g.ti.known ? nlohmann::json(std::string(ir::targetName(g.ti.target))) : nlohmann::json(nullptr);
+
+  // ---- shared memory
+  SmemLayout L = smemLayout(g);
+  nlohmann::json pools = nlohmann::json::array();
+  for (size_t p = 0; p < s.pools.size(); ++p) {
+    nlohmann::json views = nlohmann::json::array();
+    for (size_t v = 0; v < s.views.size(); ++v) {
+      const ir::View& view = s.views[v];
+      if (view.pool != static_cast<int>(p)) continue;
+      views.push_back({{"name", view.name},
+                       {"offset", quantity(g, view.offset ? view.offset : lit(0)).json},
+                       {"slot_bytes", quantity(g, g.slotBytes(static_cast<int>(v))).json},
+                       {"stages", view.stages},
+                       {"bytes", quantity(g, g.viewBytes(static_cast<int>(v))).json},
+                       {"dtype", std::string(ir::dtypeName(view.dtype))},
+                       {"swizzle", std::string(ir::swizzleName(view.swizzle))},
+                       {"align", g.view_align[v]}});
+    }
+    pools.push_back({{"name", s.pools[p].name},
+                     {"bytes", quantity(g, s.pools[p].bytes ? s.pools[p].bytes : lit(0)).json},
+                     {"base", quantity(g, L.pool_base[p]).json},
+                     {"align", g.pool_align[p]},
+                     {"views", views}});
+  }
+  nlohmann::json bars = nlohmann::json::array();
+  for (const ir::Barrier& b : s.barriers) bars.push_back({{"name", b.name}, {"slots", b.count}, {"bytes", 8 * b.count}});
+  Quantity total = quantity(g, L.total);
+  rep["smem"] = {{"limit", g.ti.known ? nlohmann::json(g.ti.smem_per_block) : nlohmann::json(nullptr)},
+                 {"total", total.json},
+                 {"pools", pools},
+                 {"barriers",
+                  {{"slots", L.barrier_slots},
+                   {"bytes", 8 * L.barrier_slots},
+                   {"base", quantity(g, L.barrier_base).json},
+                   {"list", bars}}}};
+
+  // ---- registers
+  int warps = s.warpCount();
+  int64_t R = launchRegsPerThread(warps);
+  bool setmaxnreg = !g.ti.known || g.ti.setmaxnreg;
+  nlohmann::json roles = nlohmann::json::array();
+  std::vector<std::set<int>> frags(s.roles.size());
+  for (const OpSite& site : g.sites) {
+    if (site.role < 0) continue;
+    for (const ir::BufferRef* r : {&site.op().dst, &site.op().src, &site.op().src2})
+      if (r->kind == ir::BufferRef::Kind::Regs && r->index >= 0) frags[site.role].insert(r->index);
+  }
+  int64_t block_regs = 0;
+  for (size_t i = 0; i < s.roles.size(); ++i) {
+    const ir::Role& r = s.roles[i];
+    int threads = 32 * std::max(r.warpsPerInstance(), 1);
+    int64_t per = r.regs && setmaxnreg ? *r.regs : R;
+    nlohmann::json fl = nlohmann::json::array();
+    ExprPtr sum = lit(0);
+    for (int k : frags[i]) {
+      const ir::Regs& fr = s.regs[k];
+      ExprPtr words = cdiv(cdiv(mul(product(fr.shape), lit(ir::dtypeBytes(fr.dtype))), lit(4)), lit(threads));
+      sum = add(sum, words);
+      fl.push_back({{"name", fr.name}, {"per_thread", quantity(g, words).json}});
+    }
+    int64_t regs_total = 32 * static_cast<int64_t>(r.warps.size()) * per;
+    block_regs += regs_total;
+    roles.push_back({{"name", r.name},
+                     {"warps", r.warps},
+                     {"instances", r.instanceCount()},
+                     {"threads_per_instance", threads},
+                     {"per_thread", per},
+                     {"source", r.regs && setmaxnreg ? "setmaxnreg" : "launch"},
+                     {"fragments", fl},
+                     {"fragment_regs", quantity(g, sum).json},
+                     {"registers", regs_total}});
+  }
+  rep["registers"] = {{"file", 65536},
+                      {"warps", warps},
+                      {"threads", 32 * warps},
+                      {"launch_per_thread", R},
+                      {"roles", roles},
+                      {"total", block_regs}};
+
+  // ---- TMEM
+  std::optional<int64_t> tmem_cols;
+  if (!s.tmems.empty()) {
+    nlohmann::json regions = nlohmann::json::array();
+    int64_t hi = 0;
+    bool known = true;
+    for (const ir::Tmem& tm : s.tmems) {
+      Quantity c = quantity(g, tm.cols ? tm.cols : lit(0));
+      Quantity w = quantity(g, tm.width ? tm.width : lit(0));
+      regions.push_back({{"name", tm.name}, {"cols", c.json}, {"width", w.json}});
+      if (c.value && w.value) hi = std::max(hi, *c.value + *w.value);
+      else known = false;
+    }
+    if (known) {
+      int64_t alloc = 32;
+      while (alloc < hi && alloc < 512) alloc *= 2;
+      tmem_cols = alloc;
+    }
+    rep["tmem"] = {{"capacity", 512},
+                   {"regions", regions},
+                   {"allocated", tmem_cols ? nlohmann::json(*tmem_cols) : nlohmann::json(nullptr)}};
+  } else {
+    rep["tmem"] = nullptr;
+  }
+
+  // ---- blocks per SM
+  std::string occupancy;
+  if (g.ti.known && warps > 0 && warps <= 32) {
+    nlohmann::json by = nlohmann::json::object();
+    std::vector<std::pair<std::string, int64_t>> lim;
+    if (total.value && *total.value >= 0)
+      lim.push_back({"smem", g.ti.smem_per_sm / (*total.value + g.ti.smem_reserved)});
+    int64_t regs_per_block = R * 32 * warps;
+    if (regs_per_block > 0) lim.push_back({"registers", 65536 / regs_per_block});
+    lim.push_back({"warps", 64 / warps});
+    lim.push_back({"blocks", 32});
+    if (tmem_cols && *tmem_cols > 0) lim.push_back({"tmem", 512 / *tmem_cols});
+    auto best = lim.front();
+    for (auto& l : lim) {
+      by[l.first] = l.second;
+      if (l.second < best.second) best = l;
+    }
+    rep["blocks_per_sm"] = {{"value", best.second},
+                            {"limiter", best.first},
+                            {"by", by},
+                            {"assumes", fmt::format("{} registers per thread at launch; {} bytes reserved per block",
+                                                    R, g.ti.smem_reserved)}};
+    occupancy = fmt::format("{} block(s)/SM (limited by {})", best.second, best.first);
+  } else {
+    rep["blocks_per_sm"] = nullptr;
+    occupancy = "blocks/SM unknown without a target";
+  }
+
+  // ---- the finding
+  std::string smem_text =
+      total.value ? fmt::format("{}{} B", total.symbolic ? "up to " : "", withCommas(*total.value))
+                  : fmt::format("{} B", g.str(L.total));
+  if (g.ti.known) smem_text += fmt::format(" of {} B", withCommas(g.ti.smem_per_block));
+  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers {} of 65,536", s.name, smem_text, warps,
+                                withCommas(block_regs));
+  if (tmem_cols) msg += fmt::format("; TMEM {} of 512 columns", *tmem_cols);
+  msg += "; " + occupancy;
+  ir::Finding f = g.finding("report.resources", s.range, msg);
+  f.data = rep;
+  g.emit(std::move(f));
+  return rep;
+}
+
+}  // namespace cake::checks::layout

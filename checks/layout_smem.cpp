@@ -1,0 +1,209 @@
+// Shared memory: views inside pools, alignment, overlap notes, the
+// per-block limit.
+#include <fmt/format.h>
+
+#include "checks/layout_internal.h"
+
+namespace cake::checks::layout {
+
+SmemLayout smemLayout(const Gates& g) {
+  const ir::Schedule& s = g.s;
+  SmemLayout L;
+  ExprPtr end = lit(0);
+  for (size_t p = 0; p < s.pools.size(); ++p) {
+    ExprPtr base = alignUp(end, g.pool_align[p]);
+    ExprPtr bytes = s.pools[p].bytes ? s.pools[p].bytes : lit(0);
+    L.pool_base.push_back(base);
+    end = add(base, bytes);
+    L.pool_end.push_back(end);
+  }
+  for (const ir::Barrier& b : s.barriers) L.barrier_slots += std::max(b.count, 0);
+  L.barrier_base = L.barrier_slots > 0 ? alignUp(end, 8) : end;
+  L.total = add(L.barrier_base, lit(8 * L.barrier_slots));
+  return L;
+}
+
+static std::string alignReason(const Gates& g, int v) {
+  const ir::View& view = g.s.views[v];
+  int64_t a = g.view_align[v];
+  if (view.swizzle != ir::Swizzle::None && a == 8 * ir::swizzleBytes(view.swizzle))
+    return fmt::format("{} bytes, the {} swizzle atom (8 rows of {} bytes)", a, ir::swizzleName(view.swizzle),
+                       ir::swizzleBytes(view.swizzle));
+  if (g.view_tma[v] && a == 128) return "128 bytes, as a TMA copy needs";
+  return fmt::format("{} bytes", a);
+}
+
+void runSmemGates(Gates& g) {
+  const ir::Schedule& s = g.s;
+  const int nv = static_cast<int>(s.views.size());
+
+  for (int v = 0; v < nv; ++v) {
+    const ir::View& view = s.views[v];
+    if (view.pool < 0 || view.pool >= static_cast<int>(s.pools.size())) continue;
+    const ir::Pool& pool = s.pools[view.pool];
+    ExprPtr off = view.offset ? view.offset : lit(0);
+    ExprPtr pool_bytes = pool.bytes ? pool.bytes : lit(0);
+
+    // Positive extents.
+    bool extents_ok = true;
+    for (size_t d = 0; d < view.shape.size(); ++d) {
+      ExprPtr ext = view.shape[d] ? view.shape[d] : lit(0);
+      auto r = g.check("layout.view-outside-pool", ge(ext, lit(1)));
+      if (r.kind != encoder::BvVerdict::Fails) continue;
+      extents_ok = false;
+      ir::Finding f = g.finding("layout.view-outside-pool", view.range,
+                                fmt::format("extent {} of view '{}' (dimension {}) is not positive{}", g.show(ext, &r),
+                                            view.name, d, g.when(r)));
+      f.subject["view"] = view.name;
+      g.emit(std::move(f), &r);
+    }
+    if (!extents_ok) continue;
+
+    // Inside the pool.
+    auto r0 = g.check("layout.view-outside-pool", ge(off, lit(0)));
+    if (r0.kind == encoder::BvVerdict::Fails) {
+      ir::Finding f = g.finding("layout.view-outside-pool", view.range,
+                                fmt::format("view '{}' starts at byte {}, before the start of pool '{}'{}", view.name,
+                                            g.show(off, &r0), pool.name, g.when(r0)));
+      Gates::note(f, pool.range, fmt::format("pool '{}' declared here", pool.name));
+      f.subject["view"] = view.name;
+      f.subject["pool"] = pool.name;
+      g.emit(std::move(f), &r0);
+      continue;
+    }
+    ExprPtr end = add(off, g.viewBytes(v));
+    auto r1 = g.check("layout.view-outside-pool", le(end, pool_bytes));
+    if (r1.kind == encoder::BvVerdict::Fails) {
+      ir::Finding f = g.finding(
+          "layout.view-outside-pool", view.range,
+          fmt::format("view '{}' ends at byte {} ({} stage(s) of {} bytes from offset {}), past the end of pool "
+                      "'{}' ({} bytes){}",
+                      view.name, g.show(end, &r1), view.stages, g.show(g.slotBytes(v), &r1), g.show(off, &r1),
+                      pool.name, g.show(pool_bytes, &r1), g.when(r1)));
+      Gates::note(f, pool.range, fmt::format("pool '{}' declared here with {} bytes", pool.name, g.str(pool_bytes)));
+      f.subject["view"] = view.name;
+      f.subject["pool"] = pool.name;
+      if (auto e = g.valueAt(end, &r1)) f.data["view_end"] = *e;
+      if (auto e = g.valueAt(pool_bytes, &r1)) f.data["pool_bytes"] = *e;
+      g.emit(std::move(f), &r1);
+    }
+
+    // Alignment of every slot.
+    int64_t a = g.view_align[v];
+    auto ra = g.check("layout.misaligned", eq(mod(off, lit(a)), lit(0)));
+    if (ra.kind == encoder::BvVerdict::Fails) {
+      ir::Finding f = g.finding("layout.misaligned", view.range,
+                                fmt::format("view '{}' starts at offset {}, which is not a multiple of {}{}", view.name,
+                                            g.show(off, &ra), alignReason(g, v), g.when(ra)));
+      Gates::note(f, pool.range,
+                  fmt::format("pool '{}' starts {}-byte aligned", pool.name, g.pool_align[view.pool]));
+      f.subject["view"] = view.name;
+      f.data["alignment"] = a;
+      g.emit(std::move(f), &ra);
+    } else if (view.stages > 1) {
+      ExprPtr slot = g.slotBytes(v);
+      auto rs = g.check("layout.misaligned", eq(mod(slot, lit(a)), lit(0)));
+      if (rs.kind == encoder::BvVerdict::Fails) {
+        ir::Finding f = g.finding(
+            "layout.misaligned", view.range,
+            fmt::format("slot 1 of view '{}' starts {} bytes after slot 0, not a multiple of {}{}", view.name,
+                        g.show(slot, &rs), alignReason(g, v), g.when(rs)));
+        f.subject["view"] = view.name;
+        f.subject["slot"] = 1;
+        f.data["alignment"] = a;
+        g.emit(std::move(f), &rs);
+      }
+    }
+  }
+
+  // Views sharing bytes of a pool: a note for the race checker.
+  for (int a = 0; a < nv; ++a) {
+    for (int b = a + 1; b < nv; ++b) {
+      const ir::View& va = s.views[a];
+      const ir::View& vb = s.views[b];
+      if (va.pool != vb.pool || va.pool < 0) continue;
+      ExprPtr oa = va.offset ? va.offset : lit(0), ob = vb.offset ? vb.offset : lit(0);
+      ExprPtr ea = add(oa, g.viewBytes(a)), eb = add(ob, g.viewBytes(b));
+      // Informational: only an undecided query shows up in the verdicts.
+      auto r = g.prover.witness(land(lt(oa, eb), lt(ob, ea)));
+      if (r.kind == encoder::BvVerdict::Unknown || r.kind == encoder::BvVerdict::Error)
+        g.record("layout.overlap", r, true);
+      if (r.kind != encoder::BvVerdict::Fails) continue;
+      ExprPtr lo = max(oa, ob), hi = min(ea, eb);
+      auto lov = g.valueAt(lo, &r), hiv = g.valueAt(hi, &r);
+      std::string bytes = lov && hiv ? fmt::format("bytes [{}, {})", *lov, *hiv) : "bytes";
+      ir::Finding f = g.finding(
+          "layout.overlap", vb.range,
+          fmt::format("view '{}' shares {} of pool '{}' with view '{}'{}; the race checker orders their uses",
+                      vb.name, bytes, s.pools[va.pool].name, va.name, r.constant ? "" : g.when(r)));
+      Gates::note(f, va.range, fmt::format("view '{}' declared here", va.name));
+      f.subject["views"] = {va.name, vb.name};
+      f.subject["pool"] = s.pools[va.pool].name;
+      if (lov && hiv) f.data["bytes"] = {*lov, *hiv};
+      f.data["always"] = false;
+      // Overlapping for every allowed value, or only for some?
+      auto always = g.prover.prove(land(lt(oa, eb), lt(ob, ea)));
+      f.data["always"] = always.kind == encoder::BvVerdict::Holds;
+      g.emit(std::move(f));
+    }
+  }
+
+  // The per-block limit.
+  if (!g.ti.known) return;
+  SmemLayout L = smemLayout(g);
+  for (size_t p = 0; p < s.pools.size(); ++p) {
+    ExprPtr bytes = s.pools[p].bytes ? s.pools[p].bytes : lit(0);
+    auto r = g.check("layout.smem-limit", ge(bytes, lit(0)));
+    if (r.kind == encoder::BvVerdict::Fails) {
+      ir::Finding f = g.finding("layout.smem-limit", s.pools[p].range,
+                                fmt::format("pool '{}' has a negative size {}{}", s.pools[p].name,
+                                            g.show(bytes, &r), g.when(r)));
+      g.emit(std::move(f), &r);
+    }
+  }
+  int64_t limit = g.ti.smem_per_block;
+  auto r = g.check("layout.smem-limit", le(L.total, lit(limit)));
+  if (r.kind != encoder::BvVerdict::Fails) return;
+  // Blame the first pool whose end crosses the limit (else the barriers).
+  ir::SourceRange at = s.range;
+  std::string culprit;
+  int blamed = -1;
+  for (size_t p = 0; p < s.pools.size(); ++p) {
+    auto e = g.valueAt(L.pool_end[p], &r);
+    if (e && *e > limit) {
+      blamed = static_cast<int>(p);
+      break;
+    }
+  }
+  if (blamed >= 0) {
+    at = s.pools[blamed].range;
+    culprit = fmt::format("pool '{}' ends at byte {}", s.pools[blamed].name, g.show(L.pool_end[blamed], &r));
+  } else if (!s.barriers.empty()) {
+    at = s.barriers.front().range;
+    culprit = fmt::format("the {} mbarrier(s) end at byte {}", L.barrier_slots, g.show(L.total, &r));
+  }
+  auto total = g.valueAt(L.total, &r);
+  ir::Finding f = g.finding(
+      "layout.smem-limit", at,
+      fmt::format("the block needs {} bytes of shared memory, more than the {} bytes {} allows per block{}{}",
+                  total ? std::to_string(*total) : g.str(L.total), limit, ir::targetName(g.ti.target),
+                  culprit.empty() ? "" : ": " + culprit, g.when(r)));
+  for (size_t p = 0; p < s.pools.size(); ++p) {
+    if (static_cast<int>(p) == blamed) continue;
+    auto b = g.valueAt(L.pool_base[p], &r);
+    auto e = g.valueAt(L.pool_end[p], &r);
+    Gates::note(f, s.pools[p].range,
+                fmt::format("pool '{}' occupies bytes [{}, {})", s.pools[p].name, b ? std::to_string(*b) : "?",
+                            e ? std::to_string(*e) : "?"));
+  }
+  if (L.barrier_slots > 0 && !(blamed < 0)) {
+    Gates::note(f, s.barriers.front().range,
+                fmt::format("{} mbarrier slot(s) take {} bytes after the pools", L.barrier_slots,
+                            8 * L.barrier_slots));
+  }
+  if (total) f.data["bytes"] = *total;
+  f.data["limit"] = limit;
+  g.emit(std::move(f), &r);
+}
+
+}  // namespace cake::checks::layout

@@ -1,0 +1,141 @@
+// TMEM: column ranges, overlaps, allocatable widths, and the lane quarters
+// of the warps that copy to or from it.
+#include <fmt/format.h>
+
+#include "checks/layout_internal.h"
+
+namespace cake::checks::layout {
+
+void runTmemGates(Gates& g) {
+  const ir::Schedule& s = g.s;
+  if (g.ti.known && !g.ti.tmem) return;  // lm.tmem is a target.feature error there
+  const int n = static_cast<int>(s.tmems.size());
+
+  for (int i = 0; i < n; ++i) {
+    const ir::Tmem& tm = s.tmems[i];
+    ExprPtr cols = tm.cols ? tm.cols : lit(0), width = tm.width ? tm.width : lit(0);
+    // Inside the 512 columns.
+    auto r = g.check("tmem.out-of-range", land(ge(cols, lit(0)), le(add(cols, width), lit(512))));
+    if (r.kind == encoder::BvVerdict::Fails) {
+      ir::Finding f = g.finding("tmem.out-of-range", tm.range,
+                                fmt::format("TMEM region '{}' covers columns [{}, {}), outside the 512 columns of "
+                                            "tensor memory{}",
+                                            tm.name, g.show(cols, &r), g.show(add(cols, width), &r), g.when(r)));
+      f.subject["tmem"] = tm.name;
+      g.emit(std::move(f), &r);
+    }
+    // At most 128 lanes.
+    if (!tm.shape.empty()) {
+      auto rl = g.check("tmem.out-of-range", land(ge(tm.shape[0], lit(1)), le(tm.shape[0], lit(128))));
+      if (rl.kind == encoder::BvVerdict::Fails) {
+        ir::Finding f = g.finding("tmem.out-of-range", tm.range,
+                                  fmt::format("TMEM region '{}' has {} rows; tensor memory has 128 lanes{}", tm.name,
+                                              g.show(tm.shape[0], &rl), g.when(rl)));
+        f.subject["tmem"] = tm.name;
+        g.emit(std::move(f), &rl);
+      }
+    }
+    // An allocatable width.
+    auto rw = g.check("tmem.width", anyOf({eq(width, lit(32)), eq(width, lit(64)), eq(width, lit(128)),
+                                           eq(width, lit(256)), eq(width, lit(512))}));
+    if (rw.kind == encoder::BvVerdict::Fails) {
+      ir::Finding f = g.finding("tmem.width", tm.range,
+                                fmt::format("TMEM region '{}' is {} columns wide; tcgen05.alloc allocates a power "
+                                            "of 2 of at least 32 columns (32, 64, 128, 256 or 512){}",
+                                            tm.name, g.show(width, &rw), g.when(rw)));
+      f.subject["tmem"] = tm.name;
+      g.emit(std::move(f), &rw);
+    } else if (tm.shape.size() >= 2) {
+      // Wide enough for its shape (32-bit columns; 16-bit values pack two per column).
+      ExprPtr need = cdiv(mul(tm.shape.back(), lit(ir::dtypeBytes(tm.dtype))), lit(4));
+      auto rn = g.check("tmem.width", le(need, width));
+      if (rn.kind == encoder::BvVerdict::Fails) {
+        ir::Finding f = g.finding("tmem.width", tm.range,
+                                  fmt::format("TMEM region '{}' is {} columns wide but its shape needs {} columns "
+                                              "({} x {} per lane){}",
+                                              tm.name, g.show(width, &rn), g.show(need, &rn),
+                                              g.show(tm.shape.back(), &rn), ir::dtypeName(tm.dtype), g.when(rn)));
+        f.subject["tmem"] = tm.name;
+        g.emit(std::move(f), &rn);
+      }
+    }
+  }
+
+  // Disjoint column ranges.
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      const ir::Tmem& ta = s.tmems[a];
+      const ir::Tmem& tb = s.tmems[b];
+      ExprPtr ca = ta.cols ? ta.cols : lit(0), cb = tb.cols ? tb.cols : lit(0);
+      ExprPtr ea = add(ca, ta.width ? ta.width : lit(0)), eb = add(cb, tb.width ? tb.width : lit(0));
+      auto r = g.check("tmem.overlap", lnot(land(lt(ca, eb), lt(cb, ea))));
+      if (r.kind != encoder::BvVerdict::Fails) continue;
+      auto lo = g.valueAt(max(ca, cb), &r), hi = g.valueAt(min(ea, eb), &r);
+      ir::Finding f = g.finding(
+          "tmem.overlap", tb.range,
+          fmt::format("TMEM region '{}' shares columns {} with region '{}'{}", tb.name,
+                      lo && hi ? fmt::format("[{}, {})", *lo, *hi) : std::string("?"), ta.name, g.when(r)));
+      Gates::note(f, ta.range, fmt::format("TMEM region '{}' declared here", ta.name));
+      f.subject["tmem"] = {ta.name, tb.name};
+      g.emit(std::move(f), &r);
+    }
+  }
+
+  // tcgen05.ld / tcgen05.st: warp w reaches lanes 32*(w%4) .. +31.
+  std::set<std::pair<int, int>> reported;  // (role, tmem)
+  for (const OpSite& site : g.sites) {
+    const ir::Op& op = site.op();
+    if (op.kind != ir::OpKind::Copy || site.role < 0) continue;
+    const ir::BufferRef* tref = nullptr;
+    if (op.src.kind == ir::BufferRef::Kind::Tmem) tref = &op.src;
+    else if (op.dst.kind == ir::BufferRef::Kind::Tmem) tref = &op.dst;
+    if (!tref || tref->index < 0) continue;
+    const ir::Tmem& tm = s.tmems[tref->index];
+    // Lane quarters touched: rows [lo, hi) of the region (all 128 lanes when unknown).
+    int64_t lo = 0, hi = 128;
+    if (!tm.shape.empty()) {
+      int64_t rows;
+      if (isConst(tm.shape[0], &rows)) hi = std::min<int64_t>(rows, 128);
+    }
+    if (!tref->slices.empty()) {
+      const ir::Slice& sl = tref->slices[0];
+      int64_t v;
+      bool klo = !sl.lo || isConst(sl.lo, &v);
+      if (sl.lo && klo) lo = v;
+      bool khi = !sl.hi || isConst(sl.hi, &v);
+      if (sl.hi && khi) hi = v;
+      if (!klo || !khi) lo = 0, hi = 128;  // symbolic slice: ask for every quarter
+    }
+    std::set<int> need;
+    for (int64_t q = std::max<int64_t>(lo, 0) / 32; q * 32 < hi && q < 4; ++q) need.insert(static_cast<int>(q));
+    const ir::Role& role = s.roles[site.role];
+    for (int inst = 0; inst < role.instanceCount(); ++inst) {
+      std::set<int> have;
+      for (int w : g.instanceWarps(site.role, inst)) have.insert(w % 4);
+      std::vector<std::string> missing;
+      for (int q : need)
+        if (!have.count(q)) missing.push_back(fmt::format("lanes {}-{}", 32 * q, 32 * q + 31));
+      g.fact("tmem.reader", missing.empty());
+      if (missing.empty()) continue;
+      if (!reported.insert({site.role, tref->index}).second) break;
+      std::vector<std::string> ws;
+      for (int w : g.instanceWarps(site.role, inst)) ws.push_back(std::to_string(w));
+      bool read = tref == &op.src;
+      ir::Finding f = g.finding(
+          "tmem.reader", op.range.valid() ? op.range : site.stmt->range,
+          fmt::format("instance {} of role '{}' (warps [{}]) {} rows [{}, {}) of TMEM region '{}', but no warp of "
+                      "it reaches {} (warp w reaches lanes 32*(w%4)..32*(w%4)+31; use a warpgroup)",
+                      inst, role.name, fmt::join(ws, ", "), read ? "reads" : "writes", lo, hi, tm.name,
+                      fmt::join(missing, ", ")));
+      Gates::note(f, role.range, fmt::format("role '{}' declared here", role.name));
+      Gates::note(f, tm.range, fmt::format("TMEM region '{}' declared here", tm.name));
+      f.subject["role"] = role.name;
+      f.subject["instance"] = inst;
+      f.subject["tmem"] = tm.name;
+      g.emit(std::move(f));
+      break;
+    }
+  }
+}
+
+}  // namespace cake::checks::layout

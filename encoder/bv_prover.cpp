@@ -1,0 +1,544 @@
+#include "encoder/bv_prover.h"
+
+#include <chrono>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include <z3++.h>
+
+#include "encoder/z3_solver.h"
+
+namespace cake::encoder {
+
+std::string_view bvVerdictName(BvVerdict v) {
+  switch (v) {
+    case BvVerdict::Holds: return "holds";
+    case BvVerdict::Fails: return "fails";
+    case BvVerdict::Unknown: return "unknown";
+    case BvVerdict::Error: return "error";
+  }
+  return "error";
+}
+
+// ------------------------------------------------------------------ model
+
+bool BvModel::empty() const {
+  if (!params.empty() || !loop_vars.empty() || instance) return false;
+  for (int d = 0; d < 3; ++d)
+    if (block_idx[d] || grid_dim[d]) return false;
+  return true;
+}
+
+ir::EvalEnv BvModel::env(const ir::Schedule& s, int64_t fill) const {
+  ir::EvalEnv e;
+  for (size_t i = 0; i < s.params.size(); ++i) e.params[static_cast<int>(i)] = fill;
+  for (size_t i = 0; i < s.loop_vars.size(); ++i) e.loop_vars[static_cast<int>(i)] = fill;
+  for (auto& [k, v] : params) e.params[k] = v;
+  for (auto& [k, v] : loop_vars) e.loop_vars[k] = v;
+  e.instance = instance ? *instance : fill;
+  for (int d = 0; d < 3; ++d) {
+    e.grid_dim[d] = grid_dim[d] ? *grid_dim[d] : std::max<int64_t>(fill, 1);
+    e.block_idx[d] = block_idx[d] ? *block_idx[d] : 0;
+  }
+  return e;
+}
+
+static std::string symbolName(const ir::Schedule& s, char kind, int index) {
+  switch (kind) {
+    case 'p':
+      if (index >= 0 && index < static_cast<int>(s.params.size())) return s.params[index].name;
+      return "param#" + std::to_string(index);
+    case 'v':
+      if (index >= 0 && index < static_cast<int>(s.loop_vars.size())) return s.loop_vars[index].name;
+      return "loop#" + std::to_string(index);
+    case 'i': return "lm.instance()";
+    case 'b': return "lm.block_idx(" + std::to_string(index) + ")";
+    case 'g': return "lm.grid_dim(" + std::to_string(index) + ")";
+  }
+  return "?";
+}
+
+std::string BvModel::toString(const ir::Schedule& s) const {
+  std::ostringstream os;
+  bool first = true;
+  auto put = [&](const std::string& name, int64_t v) {
+    os << (first ? "" : ", ") << name << " = " << v;
+    first = false;
+  };
+  for (auto& [k, v] : params) put(symbolName(s, 'p', k), v);
+  for (auto& [k, v] : loop_vars) put(symbolName(s, 'v', k), v);
+  if (instance) put(symbolName(s, 'i', 0), *instance);
+  for (int d = 0; d < 3; ++d)
+    if (grid_dim[d]) put(symbolName(s, 'g', d), *grid_dim[d]);
+  for (int d = 0; d < 3; ++d)
+    if (block_idx[d]) put(symbolName(s, 'b', d), *block_idx[d]);
+  return os.str();
+}
+
+nlohmann::json BvModel::toJson(const ir::Schedule& s) const {
+  nlohmann::json j = nlohmann::json::object();
+  for (auto& [k, v] : params) j[symbolName(s, 'p', k)] = v;
+  for (auto& [k, v] : loop_vars) j[symbolName(s, 'v', k)] = v;
+  if (instance) j[symbolName(s, 'i', 0)] = *instance;
+  for (int d = 0; d < 3; ++d) {
+    if (grid_dim[d]) j[symbolName(s, 'g', d)] = *grid_dim[d];
+    if (block_idx[d]) j[symbolName(s, 'b', d)] = *block_idx[d];
+  }
+  return j;
+}
+
+bool hasFreeSymbols(const ir::Expr& e) {
+  switch (e.kind) {
+    case ir::ExprKind::Param:
+    case ir::ExprKind::LoopVar:
+    case ir::ExprKind::BlockIdx:
+    case ir::ExprKind::GridDim:
+    case ir::ExprKind::Instance:
+      return true;
+    default:
+      break;
+  }
+  for (const auto& a : e.args)
+    if (a && hasFreeSymbols(*a)) return true;
+  return false;
+}
+
+// ----------------------------------------------------------- translation
+
+namespace {
+
+constexpr unsigned kBits = 64;
+
+// Thrown for constructs the bit-vector encoding does not cover; the query
+// answers Unknown with the message.
+struct Unsupported {
+  std::string what;
+};
+
+struct Term {
+  z3::expr v;    // 64-bit value
+  z3::expr def;  // definedness: no overflow, no division by zero
+};
+
+}  // namespace
+
+struct BvProver::Impl {
+  const ir::Schedule& s;
+  Limits limits;
+  z3::context ctx;
+  // Free symbols created so far: key (kind, index) -> term, plus domain facts.
+  std::map<std::pair<char, int>, z3::expr> symbols;
+  std::map<std::pair<char, int>, z3::expr> domains;
+  int query_count = 0;
+
+  Impl(const ir::Schedule& sched, Limits l) : s(sched), limits(l) {}
+
+  z3::expr num(int64_t v) { return ctx.bv_val(static_cast<int64_t>(v), kBits); }
+  z3::expr tru() { return ctx.bool_val(true); }
+
+  z3::expr symbol(char kind, int index, std::set<std::pair<char, int>>* used) {
+    auto key = std::make_pair(kind, index);
+    if (used) used->insert(key);
+    if (kind == 'b') symbol('g', index, used);  // block_idx's domain mentions grid_dim
+    auto it = symbols.find(key);
+    if (it != symbols.end()) return it->second;
+    std::string name = std::string(1, kind) + std::to_string(index);
+    z3::expr x = ctx.bv_const(name.c_str(), kBits);
+    const int64_t i32min = INT32_MIN, i32max = INT32_MAX;
+    std::vector<z3::expr> dom;
+    switch (kind) {
+      case 'p':
+        if (index < 0 || index >= static_cast<int>(s.params.size()))
+          throw Unsupported{"parameter index " + std::to_string(index) + " out of range"};
+        if (s.params[index].type != ir::ParamType::I32)
+          throw Unsupported{"parameter '" + s.params[index].name + "' (" +
+                            std::string(ir::paramTypeName(s.params[index].type)) +
+                            ") in an integer expression"};
+        dom.push_back(z3::sge(x, num(i32min)) && z3::sle(x, num(i32max)));
+        break;
+      case 'v':
+        dom.push_back(z3::sge(x, num(i32min)) && z3::sle(x, num(i32max)));
+        break;
+      case 'i':
+        dom.push_back(z3::sge(x, num(0)) && z3::slt(x, num(1024)));
+        break;
+      case 'g':
+        dom.push_back(z3::sge(x, num(1)) && z3::sle(x, num(i32max)));
+        break;
+      case 'b': {
+        z3::expr g = symbols.at({'g', index});
+        dom.push_back(z3::sge(x, num(0)) && z3::slt(x, g));
+        break;
+      }
+    }
+    symbols.emplace(key, x);
+    domains.emplace(key, dom.empty() ? ctx.bool_val(true) : dom.front());
+    return x;
+  }
+
+  static z3::expr truth(const z3::expr& v) { return v != v.ctx().bv_val(0, kBits); }
+  z3::expr fromBool(const z3::expr& b) { return z3::ite(b, num(1), num(0)); }
+
+  // Side conditions of the current query: the defining axioms of the
+  // quotient/remainder variables introduced for // and %.
+  std::vector<z3::expr> axioms;
+  std::map<std::pair<unsigned, unsigned>, std::tuple<z3::expr, z3::expr, size_t>> divs;  // (a, b) -> q, r, axiom
+  std::set<size_t>* touched = nullptr;  // axioms the expression being translated relies on
+  int fresh = 0;
+
+  void resetQuery() {
+    axioms.clear();
+    divs.clear();
+  }
+
+  // Python floor division: (q, r) with a == q*b + r, r of b's sign and
+  // |r| < |b|. A positive constant power-of-two divisor is a shift and a
+  // mask (exact in two's complement). Any other divisor gets fresh q, r and
+  // those axioms, which bit-blast to a multiplier instead of a divider
+  // circuit (much easier for the SAT solver); the product is taken in 66
+  // bits, where the true q*b always fits, and must not wrap there. The axioms are guarded by definedness, so
+  // an undefined division constrains nothing.
+  std::pair<z3::expr, z3::expr> floorDivMod(const z3::expr& a, const z3::expr& b, const z3::expr& defined) {
+    if (b.is_numeral()) {
+      uint64_t u = 0;
+      if (b.is_numeral_u64(u) && u > 0 && u < (uint64_t(1) << 62) && (u & (u - 1)) == 0) {
+        unsigned k = 0;
+        while ((uint64_t(1) << k) != u) ++k;
+        if (k == 0) return {a, num(0)};
+        z3::expr q = z3::ashr(a, ctx.bv_val(k, kBits));
+        z3::expr r = a & ctx.bv_val(u - 1, kBits);
+        return {q, r};
+      }
+    }
+    auto key = std::make_pair(a.id(), b.id());
+    if (auto it = divs.find(key); it != divs.end()) {
+      if (touched) touched->insert(std::get<2>(it->second));
+      return {std::get<0>(it->second), std::get<1>(it->second)};
+    }
+    std::string n = std::to_string(fresh++);
+    z3::expr q = ctx.bv_const(("q!" + n).c_str(), kBits);
+    z3::expr r = ctx.bv_const(("r!" + n).c_str(), kBits);
+    auto wide = [](const z3::expr& x) { return z3::sext(x, 2); };
+    z3::expr zero = num(0);
+    z3::expr qb = wide(q) * wide(b);
+    z3::expr eqn = z3::bvmul_no_overflow(wide(q), wide(b), true) && z3::bvmul_no_underflow(wide(q), wide(b)) &&
+                   wide(a) == qb + wide(r);
+    z3::expr sign = z3::ite(z3::sgt(b, zero), z3::sge(r, zero) && z3::slt(r, b), z3::sle(r, zero) && z3::sgt(r, b));
+    axioms.push_back(z3::implies(defined, eqn && sign));
+    divs.emplace(key, std::make_tuple(q, r, axioms.size() - 1));
+    if (touched) touched->insert(axioms.size() - 1);
+    return {q, r};
+  }
+
+  Term tr(const ir::Expr& e, std::set<std::pair<char, int>>* used) {
+    using K = ir::ExprKind;
+    switch (e.kind) {
+      case K::Const: return {num(e.value), tru()};
+      case K::Param: return {symbol('p', e.index, used), tru()};
+      case K::LoopVar: return {symbol('v', e.index, used), tru()};
+      case K::Instance: return {symbol('i', 0, used), tru()};
+      case K::BlockIdx:
+        if (e.index < 0 || e.index > 2) throw Unsupported{"lm.block_idx dimension out of range"};
+        return {symbol('b', e.index, used), tru()};
+      case K::GridDim:
+        if (e.index < 0 || e.index > 2) throw Unsupported{"lm.grid_dim dimension out of range"};
+        return {symbol('g', e.index, used), tru()};
+      default: break;
+    }
+    auto arg = [&](size_t i) -> Term {
+      if (i >= e.args.size() || !e.args[i]) throw Unsupported{"malformed expression"};
+      return tr(*e.args[i], used);
+    };
+    if (e.kind == K::Neg || e.kind == K::Not) {
+      if (e.args.size() != 1) throw Unsupported{"malformed expression"};
+      Term a = arg(0);
+      if (e.kind == K::Neg) return {-a.v, a.def && z3::bvneg_no_overflow(a.v)};
+      return {fromBool(!truth(a.v)), a.def};
+    }
+    if (e.args.size() != 2) throw Unsupported{"malformed expression"};
+    Term a = arg(0), b = arg(1);
+    switch (e.kind) {
+      case K::Add:
+        return {a.v + b.v, a.def && b.def && z3::bvadd_no_overflow(a.v, b.v, true) &&
+                               z3::bvadd_no_underflow(a.v, b.v)};
+      case K::Sub:
+        return {a.v - b.v, a.def && b.def && z3::bvsub_no_overflow(a.v, b.v) &&
+                               z3::bvsub_no_underflow(a.v, b.v, true)};
+      case K::Mul:
+        return {a.v * b.v, a.def && b.def && z3::bvmul_no_overflow(a.v, b.v, true) &&
+                               z3::bvmul_no_underflow(a.v, b.v)};
+      case K::FloorDiv: {
+        z3::expr def = a.def && b.def && truth(b.v) && z3::bvsdiv_no_overflow(a.v, b.v);
+        return {floorDivMod(a.v, b.v, def).first, def};
+      }
+      case K::Mod: {
+        // Python: MIN % -1 == 0 is defined; the axioms still hold there (q = 2^63 fits 66 bits
+        // but not 64), so guard them like //, and define the result directly.
+        z3::expr def = a.def && b.def && truth(b.v);
+        z3::expr div_def = def && z3::bvsdiv_no_overflow(a.v, b.v);
+        z3::expr r = floorDivMod(a.v, b.v, div_def).second;
+        return {z3::ite(div_def, r, num(0)), def};
+      }
+      case K::CDiv: {
+        // -((-a) // b)
+        z3::expr na = -a.v;
+        z3::expr def = a.def && b.def && z3::bvneg_no_overflow(a.v) && truth(b.v) && z3::bvsdiv_no_overflow(na, b.v);
+        z3::expr q = floorDivMod(na, b.v, def).first;
+        return {-q, def && z3::bvneg_no_overflow(q)};
+      }
+      case K::Min: return {z3::ite(z3::sle(a.v, b.v), a.v, b.v), a.def && b.def};
+      case K::Max: return {z3::ite(z3::sge(a.v, b.v), a.v, b.v), a.def && b.def};
+      case K::Lt: return {fromBool(z3::slt(a.v, b.v)), a.def && b.def};
+      case K::Le: return {fromBool(z3::sle(a.v, b.v)), a.def && b.def};
+      case K::Gt: return {fromBool(z3::sgt(a.v, b.v)), a.def && b.def};
+      case K::Ge: return {fromBool(z3::sge(a.v, b.v)), a.def && b.def};
+      case K::Eq: return {fromBool(a.v == b.v), a.def && b.def};
+      case K::Ne: return {fromBool(a.v != b.v), a.def && b.def};
+      // Short-circuit: `n > 0 and k % n == 0` is defined when n == 0.
+      case K::And: return {fromBool(truth(a.v) && truth(b.v)), a.def && (!truth(a.v) || b.def)};
+      case K::Or: return {fromBool(truth(a.v) || truth(b.v)), a.def && (truth(a.v) || b.def)};
+      default: break;
+    }
+    throw Unsupported{"unsupported expression kind"};
+  }
+
+  // One conjunct of a query with the symbols and axioms it relies on.
+  struct Part {
+    z3::expr e;
+    std::set<std::pair<char, int>> syms;
+    std::set<size_t> axs;
+  };
+
+  // A fact: defined and true.
+  Part part(const ir::Expr& x) {
+    Part p{ctx.bool_val(true), {}, {}};
+    touched = &p.axs;
+    Term t = tr(x, &p.syms);
+    touched = nullptr;
+    p.e = t.def && truth(t.v);
+    return p;
+  }
+
+  // Facts every query may start from: the schedule's assumptions and the
+  // extra premises.
+  std::vector<Part> facts(const std::vector<ir::ExprPtr>& premises) {
+    std::vector<Part> out;
+    for (const ir::Assume& a : s.assumes)
+      if (a.cond) out.push_back(part(*a.cond));
+    for (const ir::ExprPtr& p : premises)
+      if (p) out.push_back(part(*p));
+    return out;
+  }
+
+  // Cone of influence: the facts that share symbols with the goal,
+  // transitively. A fact over other symbols cannot change the answer
+  // (unless the facts are contradictory on their own, which
+  // assumptionsConsistent() reports), and leaving it out keeps the query
+  // small (a loop bound with a symbolic division, for instance).
+  static std::vector<const Part*> cone(const Part& goal, const std::vector<Part>& fs,
+                                       std::set<std::pair<char, int>>& syms) {
+    syms = goal.syms;
+    std::vector<bool> in(fs.size(), false);
+    std::vector<const Part*> out;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t i = 0; i < fs.size(); ++i) {
+        if (in[i]) continue;
+        bool touches = fs[i].syms.empty();
+        for (const auto& k : fs[i].syms)
+          if (syms.count(k)) touches = true;
+        if (!touches) continue;
+        in[i] = true;
+        grew = true;
+        out.push_back(&fs[i]);
+        syms.insert(fs[i].syms.begin(), fs[i].syms.end());
+      }
+    }
+    return out;
+  }
+
+  BvModel readModel(const z3::model& m, const std::set<std::pair<char, int>>& used) {
+    BvModel out;
+    for (const auto& key : used) {
+      auto it = symbols.find(key);
+      if (it == symbols.end()) continue;
+      z3::expr val = m.eval(it->second, true);
+      uint64_t u = 0;
+      if (!val.is_numeral_u64(u)) continue;
+      int64_t v = static_cast<int64_t>(u);
+      switch (key.first) {
+        case 'p': out.params[key.second] = v; break;
+        case 'v': out.loop_vars[key.second] = v; break;
+        case 'i': out.instance = v; break;
+        case 'b': out.block_idx[key.second] = v; break;
+        case 'g': out.grid_dim[key.second] = v; break;
+      }
+    }
+    return out;
+  }
+
+  // Core query: is `bad` (built from the goal's Part) satisfiable together
+  // with the facts in its cone? unsat -> Holds, sat -> Fails + model.
+  BvResult solve(const ir::Expr& goal, const std::function<z3::expr(const Term&)>& build_bad,
+                 const std::vector<ir::ExprPtr>& premises, bool probe_undefined, bool all_facts = false) {
+    BvResult r;
+    ++query_count;
+    try {
+      resetQuery();
+      Part g{ctx.bool_val(true), {}, {}};
+      touched = &g.axs;
+      Term t = tr(goal, &g.syms);
+      touched = nullptr;
+      z3::expr bad = build_bad(t);
+      std::vector<Part> fs = facts(premises);
+      std::set<std::pair<char, int>> syms;
+      std::vector<const Part*> in;
+      if (all_facts) {
+        syms = g.syms;
+        for (const Part& p : fs) {
+          in.push_back(&p);
+          syms.insert(p.syms.begin(), p.syms.end());
+        }
+      } else {
+        in = cone(g, fs, syms);
+      }
+      std::set<size_t> axs = g.axs;
+      for (const Part* p : in) axs.insert(p->axs.begin(), p->axs.end());
+      // The QF_BV tactic (simplify, solve-eqs, bit-blast, SAT) decides
+      // these small formulas far faster than the general incremental core.
+      z3::solver sol(ctx, "QF_BV");
+      for (const auto& k : syms) {
+        sol.add(domains.at(k));
+        if (k.first == 'b') sol.add(domains.at({'g', k.second}));
+      }
+      for (const Part* p : in) sol.add(p->e);
+      for (size_t i : axs) sol.add(axioms[i]);
+      sol.add(bad);
+      z3w::QueryResult q = z3w::check(sol, limits);
+      r.seconds = q.seconds;
+      switch (q.answer) {
+        case z3w::Answer::Correct: r.kind = BvVerdict::Holds; break;
+        case z3w::Answer::Incorrect: {
+          r.kind = BvVerdict::Fails;
+          z3::model m = sol.get_model();
+          r.model = readModel(m, syms);
+          if (probe_undefined) r.undefined = m.eval(t.def, true).is_false();
+          break;
+        }
+        case z3w::Answer::FailedToProve:
+          r.kind = BvVerdict::Unknown;
+          r.detail = q.reason;
+          break;
+        case z3w::Answer::Error:
+          r.kind = BvVerdict::Error;
+          r.detail = q.reason;
+          break;
+      }
+    } catch (const Unsupported& u) {
+      touched = nullptr;
+      r.kind = BvVerdict::Unknown;
+      r.detail = "unsupported: " + u.what;
+    } catch (const z3::exception& ex) {
+      touched = nullptr;
+      r.kind = BvVerdict::Error;
+      r.detail = std::string("z3: ") + ex.msg();
+    }
+    return r;
+  }
+};
+
+BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_unique<Impl>(s, limits)) {}
+BvProver::~BvProver() = default;
+
+int BvProver::queries() const { return impl_->query_count; }
+
+BvResult BvProver::prove(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>& premises) {
+  if (!goal) return BvResult{BvVerdict::Error, {}, false, false, "no goal", 0};
+  if (!hasFreeSymbols(*goal)) {
+    // Decided by constant folding (a constant fact does not depend on the
+    // assumptions, so it is reported even when they are contradictory).
+    BvResult r;
+    r.constant = true;
+    std::optional<int64_t> v = ir::evaluate(*goal, ir::EvalEnv{});
+    if (!v) {
+      r.kind = BvVerdict::Fails;
+      r.undefined = true;
+    } else {
+      r.kind = *v != 0 ? BvVerdict::Holds : BvVerdict::Fails;
+    }
+    return r;
+  }
+  return impl_->solve(
+      *goal, [](const Term& t) { return !(t.def && Impl::truth(t.v)); }, premises, true);
+}
+
+BvResult BvProver::witness(const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises) {
+  if (!cond) return BvResult{BvVerdict::Error, {}, false, false, "no condition", 0};
+  if (!hasFreeSymbols(*cond)) {
+    BvResult r;
+    r.constant = true;
+    std::optional<int64_t> v = ir::evaluate(*cond, ir::EvalEnv{});
+    r.kind = (v && *v != 0) ? BvVerdict::Fails : BvVerdict::Holds;
+    return r;
+  }
+  return impl_->solve(
+      *cond, [](const Term& t) { return t.def && Impl::truth(t.v); }, premises, false);
+}
+
+std::optional<int64_t> BvProver::maximum(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises) {
+  if (!e) return std::nullopt;
+  if (!hasFreeSymbols(*e)) return ir::evaluate(*e, ir::EvalEnv{});
+  ++impl_->query_count;
+  try {
+    impl_->resetQuery();
+    Impl::Part g{impl_->ctx.bool_val(true), {}, {}};
+    impl_->touched = &g.axs;
+    Term t = impl_->tr(*e, &g.syms);
+    impl_->touched = nullptr;
+    auto fs = impl_->facts(premises);
+    std::set<std::pair<char, int>> syms;
+    auto in = Impl::cone(g, fs, syms);
+    std::set<size_t> axs = g.axs;
+    for (const auto* p : in) axs.insert(p->axs.begin(), p->axs.end());
+    z3::optimize opt(impl_->ctx);
+    z3::params p(impl_->ctx);
+    if (impl_->limits.timeout_ms > 0) p.set("timeout", impl_->limits.timeout_ms);
+    opt.set(p);
+    z3w::applyGlobalLimits(impl_->limits);
+    for (const auto& k : syms) {
+      opt.add(impl_->domains.at(k));
+      if (k.first == 'b') opt.add(impl_->domains.at({'g', k.second}));
+    }
+    for (const auto* f : in) opt.add(f->e);
+    for (size_t i : axs) opt.add(impl_->axioms[i]);
+    opt.add(t.def);
+    // Signed maximum as an unsigned one: flip the sign bit.
+    z3::expr key = t.v ^ impl_->ctx.bv_val(static_cast<uint64_t>(1) << 63, kBits);
+    opt.maximize(key);
+    if (opt.check() != z3::sat) return std::nullopt;
+    z3::expr val = opt.get_model().eval(t.v, true);
+    uint64_t u = 0;
+    if (!val.is_numeral_u64(u)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  } catch (const Unsupported&) {
+    return std::nullopt;
+  } catch (const z3::exception&) {
+    return std::nullopt;
+  }
+}
+
+BvVerdict BvProver::assumptionsConsistent() {
+  if (impl_->s.assumes.empty()) return BvVerdict::Holds;
+  ir::Expr one;
+  one.kind = ir::ExprKind::Const;
+  one.value = 1;
+  BvResult r = impl_->solve(one, [&](const Term&) { return impl_->ctx.bool_val(true); }, {}, false, true);
+  switch (r.kind) {
+    case BvVerdict::Fails: return BvVerdict::Holds;   // a model exists
+    case BvVerdict::Holds: return BvVerdict::Fails;   // no model: contradictory
+    default: return r.kind;
+  }
+}
+
+}  // namespace cake::encoder

@@ -1,0 +1,117 @@
+// Bit-vector proofs over a schedule's scalar parameters: the solver behind
+// the layout and hardware-contract gates (checks/layout*.cpp).
+//
+// An ir::Expr is translated into a 64-bit bit-vector term with Python's
+// integer semantics (floor `//` and `%`, lm.cdiv, min/max, comparisons and
+// short-circuit and/or/not). Python integers do not overflow; a 64-bit term
+// can. Every translated expression therefore carries a *definedness*
+// condition: no intermediate result leaves the signed 64-bit range and no
+// divisor is zero. Where the definedness condition holds, the bit-vector
+// value equals the Python value, so the answers below are exact:
+//
+//   prove(goal)    holds for every assignment allowed by the premises
+//                  (the schedule's lm.assume facts, the domains of the free
+//                  symbols, and the extra premises given)?  The goal counts
+//                  as violated where it is undefined (an overflow or a
+//                  division by zero is a finding, not a pass).
+//   witness(cond)  some allowed assignment where cond is (defined and) true?
+//
+// Free symbols: LM.i32 parameters range over [-2^31, 2^31); loop variables
+// likewise; lm.instance() over [0, 1024); lm.grid_dim(d) over [1, 2^31) and
+// lm.block_idx(d) over [0, grid_dim(d)). Premises narrow them.
+//
+// Results are strict (Alive2 style): Holds, Fails (with a model), Unknown
+// (timeout, memory, unsupported construct: never a pass), Error.
+//
+// Public and Z3-free: only encoder/*.cpp include <z3++.h>.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "encoder/z3_engine.h"
+#include "ir/schedule.h"
+
+namespace cake::encoder {
+
+enum class BvVerdict {
+  Holds,    // prove: holds for all allowed values; witness: no allowed value makes it true
+  Fails,    // prove: a counterexample; witness: a witness (in `model`)
+  Unknown,  // undecided (reason in `detail`)
+  Error,    // internal error (reason in `detail`)
+};
+std::string_view bvVerdictName(BvVerdict v);
+
+// Values of the free symbols in a model. Symbols the model leaves open are
+// absent (any value works).
+struct BvModel {
+  std::map<int, int64_t> params;     // Schedule::params index -> value
+  std::map<int, int64_t> loop_vars;  // Schedule::loop_vars index -> value
+  std::optional<int64_t> instance;
+  std::optional<int64_t> block_idx[3];
+  std::optional<int64_t> grid_dim[3];
+
+  bool empty() const;
+  // Evaluation environment; symbols the model leaves open get `fill`
+  // (so a concrete value exists for every sub-expression of a message).
+  ir::EvalEnv env(const ir::Schedule& s, int64_t fill = 0) const;
+  // "M = 192, K = 0" with the schedule's names, in parameter order.
+  std::string toString(const ir::Schedule& s) const;
+  nlohmann::json toJson(const ir::Schedule& s) const;
+};
+
+struct BvResult {
+  BvVerdict kind = BvVerdict::Error;
+  BvModel model;           // Fails
+  // Fails: the model makes the goal undefined (64-bit overflow or division
+  // by zero) rather than false.
+  bool undefined = false;
+  // The goal mentions no free symbol: it was decided by constant folding.
+  bool constant = false;
+  std::string detail;      // Unknown / Error reason
+  double seconds = 0;
+};
+
+class BvProver {
+ public:
+  // Takes the schedule's lm.assume facts as premises of every query.
+  BvProver(const ir::Schedule& s, Limits limits = {});
+  ~BvProver();
+  BvProver(const BvProver&) = delete;
+  BvProver& operator=(const BvProver&) = delete;
+
+  // Does `goal` (an integer expression, true when non-zero) hold for every
+  // allowed assignment? `premises` are extra facts for this query only.
+  BvResult prove(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>& premises = {});
+
+  // Is there an allowed assignment where `cond` is defined and true?
+  // Fails = yes (model is the witness), Holds = no such assignment.
+  BvResult witness(const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises = {});
+
+  // The largest value of `e` over allowed assignments where it is defined,
+  // if Z3 finds one within the limits (nullopt: unbounded, unknown, or no
+  // allowed assignment).
+  std::optional<int64_t> maximum(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises = {});
+
+  // Are the schedule's assumptions satisfiable? (If not, every proof is
+  // vacuous.) Holds = consistent; Fails = contradictory; Unknown/Error.
+  BvVerdict assumptionsConsistent();
+
+  // Queries issued so far (for tests and timing reports).
+  int queries() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// True when `e` mentions a parameter, loop variable or builtin.
+bool hasFreeSymbols(const ir::Expr& e);
+
+}  // namespace cake::encoder

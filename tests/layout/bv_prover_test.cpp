@@ -1,0 +1,233 @@
+// The bit-vector prover behind the layout gates: Python integer semantics,
+// definedness (overflow, division by zero), assumptions, strict results.
+#include <gtest/gtest.h>
+
+#include "encoder/bv_prover.h"
+
+namespace cake {
+namespace {
+
+using encoder::BvProver;
+using encoder::BvVerdict;
+using ir::ExprKind;
+using ir::ExprPtr;
+
+ExprPtr C(int64_t v) { return ir::makeConst(v); }
+ExprPtr P(int i) {
+  auto e = std::make_shared<ir::Expr>();
+  e->kind = ExprKind::Param;
+  e->index = i;
+  return e;
+}
+ExprPtr B(ExprKind k, ExprPtr a, ExprPtr b) { return ir::makeExpr(k, {std::move(a), std::move(b)}); }
+ExprPtr U(ExprKind k, ExprPtr a) { return ir::makeExpr(k, {std::move(a)}); }
+
+ir::Schedule twoParams() {
+  ir::Schedule s;
+  s.name = "t";
+  s.params.push_back({"M", ir::ParamType::I32, {}});
+  s.params.push_back({"N", ir::ParamType::I32, {}});
+  s.params.push_back({"X", ir::ParamType::F32, {}});
+  return s;
+}
+
+// Python's // and %, computed independently of the code under test.
+int64_t pyDiv(int64_t a, int64_t b) {
+  long double q = static_cast<long double>(a) / static_cast<long double>(b);
+  int64_t f = static_cast<int64_t>(q);
+  if (static_cast<long double>(f) > q) --f;
+  // Correct rounding noise: a - f*b must be in [0, b) or (b, 0].
+  while (true) {
+    __int128 r = static_cast<__int128>(a) - static_cast<__int128>(f) * b;
+    if (b > 0 && r < 0) { --f; continue; }
+    if (b > 0 && r >= b) { ++f; continue; }
+    if (b < 0 && r > 0) { --f; continue; }
+    if (b < 0 && r <= b) { ++f; continue; }
+    return f;
+  }
+}
+int64_t pyMod(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<__int128>(a) - static_cast<__int128>(pyDiv(a, b)) * b); }
+
+TEST(BvProver, FloorDivModCdivMatchPython) {
+  ir::Schedule s = twoParams();
+  BvProver pv(s);
+  const int64_t vals[] = {-2147483648LL, -7, -1, 0, 1, 3, 64, 2147483647LL};
+  for (int64_t a : vals) {
+    for (int64_t b : vals) {
+      if (b == 0) continue;
+      std::vector<ExprPtr> pin = {B(ExprKind::Eq, P(0), C(a)), B(ExprKind::Eq, P(1), C(b))};
+      int64_t d = pyDiv(a, b), m = pyMod(a, b), c = -pyDiv(-a, b);
+      auto rd = pv.prove(B(ExprKind::Eq, B(ExprKind::FloorDiv, P(0), P(1)), C(d)), pin);
+      auto rm = pv.prove(B(ExprKind::Eq, B(ExprKind::Mod, P(0), P(1)), C(m)), pin);
+      auto rc = pv.prove(B(ExprKind::Eq, B(ExprKind::CDiv, P(0), P(1)), C(c)), pin);
+      EXPECT_EQ(rd.kind, BvVerdict::Holds) << a << " // " << b << " = " << d;
+      EXPECT_EQ(rm.kind, BvVerdict::Holds) << a << " % " << b << " = " << m;
+      EXPECT_EQ(rc.kind, BvVerdict::Holds) << "cdiv(" << a << ", " << b << ") = " << c;
+      // And the constant folder agrees (ir::evaluate).
+      EXPECT_EQ(ir::evaluate(*B(ExprKind::FloorDiv, C(a), C(b)), {}), d);
+      EXPECT_EQ(ir::evaluate(*B(ExprKind::Mod, C(a), C(b)), {}), m);
+      // A constant divisor (shift and mask for 64, axioms otherwise).
+      std::vector<ExprPtr> pinA = {B(ExprKind::Eq, P(0), C(a))};
+      EXPECT_EQ(pv.prove(B(ExprKind::Eq, B(ExprKind::FloorDiv, P(0), C(b)), C(d)), pinA).kind, BvVerdict::Holds)
+          << a << " // " << b;
+      EXPECT_EQ(pv.prove(B(ExprKind::Eq, B(ExprKind::Mod, P(0), C(b)), C(m)), pinA).kind, BvVerdict::Holds)
+          << a << " % " << b;
+    }
+  }
+}
+
+TEST(BvProver, MinMaxComparisonsLogic) {
+  ir::Schedule s = twoParams();
+  BvProver pv(s);
+  // min(M, N) <= max(M, N) for every value.
+  EXPECT_EQ(pv.prove(B(ExprKind::Le, B(ExprKind::Min, P(0), P(1)), B(ExprKind::Max, P(0), P(1)))).kind,
+            BvVerdict::Holds);
+  // not (M < N and N < M)
+  EXPECT_EQ(pv.prove(U(ExprKind::Not, B(ExprKind::And, B(ExprKind::Lt, P(0), P(1)), B(ExprKind::Lt, P(1), P(0))))).kind,
+            BvVerdict::Holds);
+  // M >= N or M < N
+  EXPECT_EQ(pv.prove(B(ExprKind::Or, B(ExprKind::Ge, P(0), P(1)), B(ExprKind::Lt, P(0), P(1)))).kind,
+            BvVerdict::Holds);
+  // Python's % with a positive divisor is in [0, d); with a negative one in (d, 0].
+  for (int64_t d : {64, 7, -5}) {
+    auto mod = B(ExprKind::Mod, P(0), C(d));
+    auto inRange = d > 0 ? B(ExprKind::And, B(ExprKind::Ge, mod, C(0)), B(ExprKind::Lt, mod, C(d)))
+                         : B(ExprKind::And, B(ExprKind::Le, mod, C(0)), B(ExprKind::Gt, mod, C(d)));
+    EXPECT_EQ(pv.prove(inRange).kind, BvVerdict::Holds) << d;
+    // M == (M // d) * d + M % d
+    auto recon = B(ExprKind::Eq, P(0), B(ExprKind::Add, B(ExprKind::Mul, B(ExprKind::FloorDiv, P(0), C(d)), C(d)), mod));
+    EXPECT_EQ(pv.prove(recon).kind, BvVerdict::Holds) << d;
+  }
+}
+
+TEST(BvProver, OverflowIsAViolationNotAWrap) {
+  ir::Schedule s = twoParams();
+  BvProver pv(s);
+  // M*M*M*0 == 0 in Python, but M*M*M leaves 64 bits for |M| > 2^21.
+  auto cube = B(ExprKind::Mul, B(ExprKind::Mul, P(0), P(0)), P(0));
+  auto r = pv.prove(B(ExprKind::Eq, B(ExprKind::Mul, cube, C(0)), C(0)));
+  ASSERT_EQ(r.kind, BvVerdict::Fails);
+  EXPECT_TRUE(r.undefined);
+  ASSERT_TRUE(r.model.params.count(0));
+  int64_t m = r.model.params.at(0);
+  EXPECT_GT(m < 0 ? -static_cast<__int128>(m) : m, static_cast<__int128>(2000000));
+  // Bounded by a premise, it holds.
+  EXPECT_EQ(pv.prove(B(ExprKind::Eq, B(ExprKind::Mul, cube, C(0)), C(0)),
+                     {B(ExprKind::Lt, P(0), C(1000)), B(ExprKind::Gt, P(0), C(-1000))})
+                .kind,
+            BvVerdict::Holds);
+  // A wrapped product never makes a goal "hold": M * 2^40 > 0 for M > 0 is
+  // true in Python but leaves 64 bits for M >= 2^23 -> undefined there.
+  auto big = B(ExprKind::Gt, B(ExprKind::Mul, P(0), C(int64_t(1) << 40)), C(0));
+  auto rb = pv.prove(big, {B(ExprKind::Gt, P(0), C(0))});
+  ASSERT_EQ(rb.kind, BvVerdict::Fails);
+  EXPECT_TRUE(rb.undefined);
+  EXPECT_GE(rb.model.params.at(0), int64_t(1) << 23);
+  EXPECT_EQ(pv.prove(big, {B(ExprKind::Gt, P(0), C(0)), B(ExprKind::Lt, P(0), C(int64_t(1) << 20))}).kind,
+            BvVerdict::Holds);
+  // Constant overflow is reported as undefined too.
+  auto cr = pv.prove(B(ExprKind::Gt, B(ExprKind::Mul, C(int64_t(1) << 40), C(int64_t(1) << 40)), C(0)));
+  EXPECT_EQ(cr.kind, BvVerdict::Fails);
+  EXPECT_TRUE(cr.undefined);
+  EXPECT_TRUE(cr.constant);
+}
+
+TEST(BvProver, DivisionByZeroIsAViolation) {
+  ir::Schedule s = twoParams();
+  BvProver pv(s);
+  auto q = B(ExprKind::FloorDiv, P(0), P(1));
+  auto goal = B(ExprKind::Eq, q, q);  // true wherever it is defined
+  auto r = pv.prove(goal);
+  ASSERT_EQ(r.kind, BvVerdict::Fails);
+  EXPECT_TRUE(r.undefined);
+  EXPECT_EQ(r.model.params.at(1), 0);
+  EXPECT_EQ(pv.prove(goal, {B(ExprKind::Ne, P(1), C(0))}).kind, BvVerdict::Holds);
+  // Short-circuit: `N == 0 or (M % N) * 0 == 0` is defined everywhere
+  // (the right side is not evaluated when N == 0), and true.
+  auto guarded = B(ExprKind::Or, B(ExprKind::Eq, P(1), C(0)),
+                   B(ExprKind::Eq, B(ExprKind::Mul, B(ExprKind::Mod, P(0), P(1)), C(0)), C(0)));
+  EXPECT_EQ(pv.prove(guarded).kind, BvVerdict::Holds);
+  // ... and `(M % N) * 0 == 0 or N == 0` is not: M % 0 is evaluated first.
+  auto unguarded = B(ExprKind::Or, B(ExprKind::Eq, B(ExprKind::Mul, B(ExprKind::Mod, P(0), P(1)), C(0)), C(0)),
+                     B(ExprKind::Eq, P(1), C(0)));
+  auto ru = pv.prove(unguarded);
+  ASSERT_EQ(ru.kind, BvVerdict::Fails);
+  EXPECT_TRUE(ru.undefined);
+}
+
+TEST(BvProver, SchedulesAssumptionsArePremises) {
+  ir::Schedule s = twoParams();
+  auto goal = B(ExprKind::Eq, B(ExprKind::Mod, P(0), C(16)), C(0));
+  {
+    BvProver pv(s);
+    auto r = pv.prove(goal);
+    ASSERT_EQ(r.kind, BvVerdict::Fails);
+    int64_t m = r.model.params.at(0);
+    EXPECT_NE(pyMod(m, 16), 0);
+    EXPECT_EQ(r.model.toString(s).rfind("M = ", 0), 0u) << r.model.toString(s);
+  }
+  s.assumes.push_back({B(ExprKind::Eq, B(ExprKind::Mod, P(0), C(64)), C(0)), {}});
+  {
+    BvProver pv(s);
+    EXPECT_EQ(pv.prove(goal).kind, BvVerdict::Holds);
+    EXPECT_EQ(pv.assumptionsConsistent(), BvVerdict::Holds);
+  }
+  s.assumes.push_back({B(ExprKind::Eq, B(ExprKind::Mod, P(0), C(64)), C(1)), {}});
+  {
+    BvProver pv(s);
+    EXPECT_EQ(pv.assumptionsConsistent(), BvVerdict::Fails);
+  }
+}
+
+TEST(BvProver, WitnessAndMaximum) {
+  ir::Schedule s = twoParams();
+  s.assumes.push_back({B(ExprKind::And, B(ExprKind::Gt, P(1), C(0)), B(ExprKind::Le, P(1), C(256))), {}});
+  BvProver pv(s);
+  auto w = pv.witness(B(ExprKind::Eq, B(ExprKind::Mul, P(1), C(3)), C(768)));
+  ASSERT_EQ(w.kind, BvVerdict::Fails);
+  EXPECT_EQ(w.model.params.at(1), 256);
+  EXPECT_EQ(pv.witness(B(ExprKind::Gt, P(1), C(256))).kind, BvVerdict::Holds);
+  EXPECT_EQ(pv.maximum(B(ExprKind::Mul, P(1), C(128))), 32768);
+  EXPECT_EQ(pv.maximum(C(7)), 7);
+}
+
+TEST(BvProver, FreeSymbolDomains) {
+  ir::Schedule s = twoParams();
+  BvProver pv(s);
+  auto inst = std::make_shared<ir::Expr>();
+  inst->kind = ExprKind::Instance;
+  EXPECT_EQ(pv.prove(B(ExprKind::Ge, inst, C(0))).kind, BvVerdict::Holds);
+  auto bid = std::make_shared<ir::Expr>();
+  bid->kind = ExprKind::BlockIdx;
+  auto gdim = std::make_shared<ir::Expr>();
+  gdim->kind = ExprKind::GridDim;
+  EXPECT_EQ(pv.prove(B(ExprKind::Lt, bid, gdim)).kind, BvVerdict::Holds);
+  // An i32 parameter fits 32 bits.
+  EXPECT_EQ(pv.prove(B(ExprKind::Le, P(0), C(2147483647))).kind, BvVerdict::Holds);
+  EXPECT_EQ(pv.prove(B(ExprKind::Lt, P(0), C(2147483647))).kind, BvVerdict::Fails);
+}
+
+TEST(BvProver, UnsupportedIsUnknownNeverAPass) {
+  ir::Schedule s = twoParams();
+  BvProver pv(s);
+  auto r = pv.prove(B(ExprKind::Ge, P(2), C(0)));  // X is LM.f32
+  EXPECT_EQ(r.kind, BvVerdict::Unknown);
+  EXPECT_NE(r.detail.find("LM.f32"), std::string::npos) << r.detail;
+}
+
+TEST(BvProver, TimeoutIsUnknown) {
+  ir::Schedule s = twoParams();
+  encoder::Limits lim;
+  lim.timeout_ms = 50;
+  BvProver pv(s, lim);
+  // Factoring a 62-bit semiprime by bit-blasting: far beyond 50 ms.
+  int64_t n = 2147483647LL * 2147483629LL;
+  auto goal = U(ExprKind::Not, B(ExprKind::And, B(ExprKind::And, B(ExprKind::Gt, P(0), C(1)), B(ExprKind::Gt, P(1), C(1))),
+                                  B(ExprKind::Eq, B(ExprKind::Mul, P(0), P(1)), C(n))));
+  auto r = pv.prove(goal);
+  EXPECT_TRUE(r.kind == BvVerdict::Unknown || r.kind == BvVerdict::Fails) << encoder::bvVerdictName(r.kind);
+  if (r.kind == BvVerdict::Unknown) EXPECT_NE(r.detail.find("timeout"), std::string::npos) << r.detail;
+}
+
+}  // namespace
+}  // namespace cake

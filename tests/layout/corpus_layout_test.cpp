@@ -1,0 +1,127 @@
+// The layout gates on the corpus: every `.cake` file under corpus/ is
+// compiled and run through runLayoutGates alone.
+//  * An expected rule of the gates' families (`# expect:` / `# expect-error:`)
+//    must be reported, at one of the marked lines when lines are marked.
+//  * A file labelled `# expect: pass` must get no error from the gates
+//    (the false-positive guard), and so must a file whose expected rules
+//    are all other engines' (unless a `# may-also:` names a gate rule).
+//  * No gate verdict may be unknown or an internal error.
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "checks/corpus_gate.h"
+#include "layout_test_util.h"
+
+namespace cake {
+namespace {
+
+namespace fs = std::filesystem;
+using layout_test::readFile;
+using layout_test::sourceDir;
+
+bool gateRule(const std::string& r) {
+  for (const char* p : {"layout.", "tma.", "mma.", "tmem.", "roles.", "regs.", "target.", "report."})
+    if (r.rfind(p, 0) == 0) return true;
+  return r == "sync.tx-imbalance";
+}
+
+std::vector<std::string> corpusFiles() {
+  std::vector<std::string> out;
+  fs::path root = sourceDir() / "corpus";
+  if (!fs::exists(root)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && e.path().extension() == ".cake") out.push_back(fs::relative(e.path(), root).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// `# may-also: r1 r2` rules (corpus addition, docs/corpus.md).
+std::set<std::string> mayAlso(const std::string& text) {
+  std::set<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto p = line.find("# may-also:");
+    if (p == std::string::npos) continue;
+    std::istringstream ws(line.substr(p + 11));
+    std::string w;
+    while (ws >> w) out.insert(w);
+  }
+  return out;
+}
+
+class CorpusLayout : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusLayout, GatesAgreeWithExpectations) {
+  fs::path path = sourceDir() / "corpus" / GetParam();
+  std::string text = readFile(path);
+  checks::gate::Expectation ex = checks::gate::parseExpectations(text);
+  if (ex.empty()) GTEST_SKIP() << "no expectation";
+
+  ir::SourceFilePtr file = ir::makeSourceFile(path.string(), text);
+  ir::FrontendOptions fo;
+  ir::Target target = ir::Target::Unspecified;
+  if (auto t = checks::gate::parseTargetAnnotation(text))
+    if (auto pt = ir::parseTarget(*t)) target = *pt;
+  fo.target_override = target;
+  ir::DiagnosticSink fsink;
+  auto mod = ir::compileModule(file, fo, fsink);
+  if (!mod) GTEST_SKIP() << "front end rejects it (" << (fsink.findings().empty() ? "" : fsink.findings()[0].rule) << ")";
+
+  std::set<std::string> allowed = mayAlso(text);
+  for (const ir::Schedule& s : mod->schedules) {
+    ir::DiagnosticSink sink;
+    nlohmann::json res;
+    std::vector<checks::PropertyVerdict> verdicts;
+    checks::CheckOptions opts;
+    opts.target = target;
+    checks::runLayoutGates(s, opts, sink, res, verdicts);
+    std::string all;
+    for (const auto& f : sink.findings())
+      all += std::string(ir::severityName(f.severity)) + " " + f.rule + " line " + std::to_string(f.range.line) + ": " +
+             f.message + "\n";
+    SCOPED_TRACE(s.name + ":\n" + all);
+
+    for (const auto& v : verdicts)
+      EXPECT_TRUE(v.kind != checks::VerdictKind::Unknown && v.kind != checks::VerdictKind::Error)
+          << v.property << ": " << v.detail;
+    EXPECT_TRUE(res.is_object() && res.contains("smem"));
+
+    // Required gate rules.
+    for (const std::string& rule : ex.requiredRules()) {
+      if (!gateRule(rule)) continue;
+      auto it = ex.lines.find(rule);
+      bool found = false;
+      for (const auto& f : sink.findings()) {
+        if (f.rule != rule || f.severity != ir::Severity::Error) continue;
+        if (it == ex.lines.end() ||
+            std::find(it->second.begin(), it->second.end(), f.range.line) != it->second.end())
+          found = true;
+      }
+      EXPECT_TRUE(found) << "expected " << rule << " from the gates";
+    }
+    // No other gate errors.
+    std::set<std::string> required;
+    for (const auto& r : ex.requiredRules()) required.insert(r);
+    for (const auto& r : ex.any_of) required.insert(r);
+    for (const auto& f : sink.findings()) {
+      if (f.severity != ir::Severity::Error) continue;
+      EXPECT_TRUE(required.count(f.rule) || allowed.count(f.rule))
+          << "unexpected gate error " << f.rule << " at line " << f.range.line << ": " << f.message;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CorpusLayout, ::testing::ValuesIn(corpusFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           std::string n = i.param;
+                           for (char& c : n)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace cake

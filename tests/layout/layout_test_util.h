@@ -1,0 +1,93 @@
+// Helpers shared by the layout-gate tests.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "checks/layout.h"
+#include "ir/frontend.h"
+
+namespace cake::layout_test {
+
+inline std::filesystem::path sourceDir() {
+#ifdef CAKE_SOURCE_DIR
+  return CAKE_SOURCE_DIR;
+#else
+  return ".";
+#endif
+}
+
+inline std::string readFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct GateRun {
+  ir::DiagnosticSink frontend;
+  std::optional<ir::Module> module;
+  ir::DiagnosticSink sink;
+  nlohmann::json resources;
+  std::vector<checks::PropertyVerdict> verdicts;
+
+  const ir::Schedule& schedule() const { return module->schedules.front(); }
+  std::vector<const ir::Finding*> rule(std::string_view id) const {
+    std::vector<const ir::Finding*> out;
+    for (const auto& f : sink.findings())
+      if (f.rule == id) out.push_back(&f);
+    return out;
+  }
+  bool has(std::string_view id) const { return !rule(id).empty(); }
+  size_t errors() const { return sink.errorCount(); }
+  const checks::PropertyVerdict* verdict(std::string_view id) const {
+    for (const auto& v : verdicts)
+      if (v.property == id) return &v;
+    return nullptr;
+  }
+  std::string describe() const {
+    std::string out;
+    for (const auto& f : frontend.findings())
+      out += "[frontend] " + f.rule + " @" + std::to_string(f.range.line) + ": " + f.message + "\n";
+    for (const auto& f : sink.findings())
+      out += std::string(ir::severityName(f.severity)) + " " + f.rule + " @" + std::to_string(f.range.line) + ": " +
+             f.message + "\n";
+    for (const auto& v : verdicts)
+      out += "verdict " + v.property + " " + std::string(checks::verdictName(v.kind)) + ": " + v.detail + "\n";
+    return out;
+  }
+};
+
+// Compiles `text` and runs the gates on its first schedule.
+inline std::unique_ptr<GateRun> runGates(const std::string& text, ir::Target target = ir::Target::Unspecified,
+                                         const std::string& name = "test.cake") {
+  auto run = std::make_unique<GateRun>();
+  ir::SourceFilePtr file = ir::makeSourceFile(name, text);
+  ir::FrontendOptions fo;
+  fo.target_override = target;
+  run->module = ir::compileModule(file, fo, run->frontend);
+  if (!run->module || run->module->schedules.empty()) {
+    ADD_FAILURE() << "front end rejected the schedule:\n" << run->describe();
+    return run;
+  }
+  checks::CheckOptions opts;
+  opts.target = target;
+  checks::runLayoutGates(run->schedule(), opts, run->sink, run->resources, run->verdicts);
+  return run;
+}
+
+// The line of `text` (1-based) holding `needle`.
+inline int lineOf(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (line.find(needle) != std::string::npos) return n;
+  return 0;
+}
+
+}  // namespace cake::layout_test
