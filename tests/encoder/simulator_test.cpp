@@ -1,0 +1,367 @@
+// The explicit-state engine: one failing and one fixed schedule per rule,
+// shortest traces, replay, budgets, reduction.
+#include <gtest/gtest.h>
+
+#include "encoder/simulator.h"
+#include "test_util.h"
+
+using namespace cake;
+using cake::testing::bind;
+using cake::testing::build;
+using cake::testing::compile;
+using cake::testing::find;
+using cake::testing::hasRule;
+using cake::testing::lineOf;
+using cake::testing::primaryLine;
+using cake::testing::rules;
+
+namespace {
+
+struct Checked {
+  ir::Module mod;
+  encoder::System sys;
+  encoder::ModelCheckResult result;
+};
+
+// Compiles, binds K (when the schedule has it) and explores.
+Checked check(const std::string& text, int64_t k = 0, bool reduce = true) {
+  Checked r;
+  r.mod = compile(text);
+  if (r.mod.schedules.empty()) return r;
+  r.sys = build(r.mod.schedules[0], bind(r.mod.schedules[0], {{"K", k}}));
+  encoder::ExploreOptions o;
+  o.reduce = reduce;
+  r.result = encoder::explore(r.sys, o);
+  return r;
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// The standard warp-specialized mainloop, small: 2 stages, 2 consumers.
+const std::string kMainloop = R"(@cake.schedule(target="sm_90a")
+def mainloop(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
+    pool   = lm.smem(81920)
+    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2)
+    smem_b = pool.view(offset=32768, shape=(64, 64),  dtype=lm.bf16, stages=2)
+    smem_c = pool.view(offset=49152, shape=(64, 64),  dtype=lm.bf16, stages=2)
+    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
+    producer  = lm.role(warps=[0])
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
+    full  = lm.barrier(count=2, prod=[producer], cons=[consumers], init_count=1)
+    empty = lm.barrier(count=2, prod=[consumers], cons=[producer], init_count=2)
+    with producer:
+        for k in lm.range(0, K):
+            lm.wait(empty, iter=k - 2)
+            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, K):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(0, 0), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+)";
+
+}  // namespace
+
+TEST(Simulator, MainloopPasses) {
+  for (int64_t k : {0, 1, 2, 3, 5}) {
+    Checked r = check(kMainloop, k);
+    EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "K=" << k << "\n" << rules(r.result);
+  }
+}
+
+TEST(Simulator, ReductionKeepsVerdictAndShrinksStates) {
+  Checked full = check(kMainloop, 5, false), reduced = check(kMainloop, 5, true);
+  EXPECT_EQ(full.result.outcome, encoder::Outcome::Pass);
+  EXPECT_EQ(reduced.result.outcome, encoder::Outcome::Pass);
+  EXPECT_LT(reduced.result.states * 5, full.result.states);
+}
+
+TEST(Simulator, RaceReleaseBeforeRetire) {
+  std::string bad = replace(kMainloop, "            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=k)\n",
+                            "            lm.arrive(empty, iter=k)\n            lm.mma_wait(pending=0)\n");
+  Checked r = check(bad, 3);
+  const encoder::Violation* v = find(r.result, "sync.race");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "smem_a.tma_load"));  // the writer
+  ASSERT_FALSE(v->others.empty());
+  EXPECT_EQ(r.sys.procs[v->others[0].proc].program[v->others[0].pc].kind, encoder::InstrKind::Mma);
+  // the trace replays to the race
+  encoder::ReplayResult rr = encoder::replay(r.sys, v->trace);
+  ASSERT_TRUE(rr.valid) << rr.error;
+  EXPECT_EQ(rr.steps.size(), v->trace.size());
+  EXPECT_EQ(rr.violations.back().rule, "sync.race");
+}
+
+TEST(Simulator, RaceWithOwnStore) {
+  std::string bad = R"(@cake.schedule(target="sm_90a")
+def f(lm, Y: LM.tma2d, K: LM.i32):
+    pool = lm.smem(16384)
+    y = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
+    x = lm.regs(shape=(64, 64), dtype=lm.f32)
+    wg = lm.role(warps=[0, 1, 2, 3])
+    with wg:
+        for t in lm.range(0, K):
+            lm.tma_store_wait(pending=2)
+            lm.copy(y[t], x)
+            lm.fence_proxy()
+            y.tma_store(Y, coords=(t, 0), iter=t)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+)";
+  Checked r = check(bad, 3);
+  const encoder::Violation* v = find(r.result, "sync.race");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "lm.copy(y[t], x)"));
+  Checked fixed = check(replace(bad, "pending=2", "pending=1"), 3);
+  EXPECT_EQ(fixed.result.outcome, encoder::Outcome::Pass) << rules(fixed.result);
+}
+
+TEST(Simulator, StalePhase) {
+  std::string bad = replace(kMainloop, "lm.wait(full, iter=k)", "lm.wait(full, stage=k % 2, phase=k // 2 + 1)");
+  Checked r = check(bad, 1);
+  const encoder::Violation* v = find(r.result, "sync.stale-phase");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(v->phase, 1);
+  EXPECT_EQ(v->completed, 0);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "lm.wait(full"));
+}
+
+TEST(Simulator, LostPhase) {
+  // the producer skips the empty wait: it can complete full[0] twice
+  // before a consumer gets to its wait for phase 0
+  std::string bad = replace(kMainloop, "            lm.wait(empty, iter=k - 2)\n", "");
+  Checked r = check(bad, 3);
+  EXPECT_TRUE(hasRule(r.result, "sync.lost-phase") || hasRule(r.result, "sync.race")) << rules(r.result);
+  const encoder::Violation* v = find(r.result, "sync.lost-phase");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_GE(v->completed, v->phase + 2);
+}
+
+TEST(Simulator, ArrivalOverflowAndUnderflowAreStatic) {
+  Checked over = check(replace(kMainloop, "init_count=2", "init_count=1"), 2);
+  const encoder::Violation* v = find(over.result, "sync.arrival-overflow");
+  ASSERT_NE(v, nullptr) << rules(over.result);
+  EXPECT_TRUE(v->trace.empty());
+  EXPECT_EQ(primaryLine(over.sys, *v), lineOf(kMainloop, "lm.arrive(empty"));
+
+  Checked under = check(replace(kMainloop, "init_count=2", "init_count=3"), 3);
+  v = find(under.result, "sync.arrival-underflow");
+  ASSERT_NE(v, nullptr) << rules(under.result);
+  EXPECT_EQ(primaryLine(under.sys, *v), lineOf(kMainloop, "lm.wait(empty"));
+  // the hang it causes is not reported again as a bare deadlock
+  EXPECT_FALSE(hasRule(under.result, "sync.deadlock")) << rules(under.result);
+}
+
+TEST(Simulator, TxImbalance) {
+  std::string many = replace(kMainloop, "            smem_a.tma_load",
+                             "            lm.expect_tx(full, 65536, iter=k)\n            smem_a.tma_load");
+  Checked r = check(many, 1);
+  const encoder::Violation* v = find(r.result, "sync.tx-imbalance");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(many, "lm.expect_tx"));
+  EXPECT_FALSE(hasRule(r.result, "sync.deadlock"));
+
+  std::string few = replace(kMainloop, "            smem_a.tma_load",
+                            "            lm.expect_tx(full, 16384, iter=k)\n            smem_a.tma_load");
+  r = check(few, 1);
+  EXPECT_TRUE(hasRule(r.result, "sync.tx-imbalance")) << rules(r.result);
+
+  std::string right = replace(kMainloop, "            smem_a.tma_load",
+                              "            lm.expect_tx(full, 24576, iter=k)\n            smem_a.tma_load");
+  r = check(right, 3);
+  EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << rules(r.result);
+}
+
+TEST(Simulator, StaleRead) {
+  // three stages loaded once by stage index, read as iterations 1..3:
+  // iteration 3 means the second fill of slot 0, which never comes
+  std::string bad = R"(@cake.schedule(target="sm_90a")
+def f(lm, A: LM.tma2d):
+    pool = lm.smem(24576)
+    a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=3)
+    acc = lm.regs(shape=(64, 64), dtype=lm.f32)
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    full = lm.barrier(count=3, prod=[load], cons=[math], init_count=1)
+    with load:
+        for s in lm.range(0, 3):
+            a.tma_load(A, coords=(0, s), stage=s, barrier=full)
+    with math:
+        for s in lm.range(0, 3):
+            lm.wait(full, stage=s)
+        for kk in lm.range(1, 4):
+            lm.mma(acc, a[kk], a[kk], init=(kk == 1))
+        lm.mma_commit()
+        lm.mma_wait(pending=0)
+)";
+  Checked r = check(bad);
+  const encoder::Violation* v = find(r.result, "data.stale-read");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "lm.mma(acc"));
+  Checked fixed = check(replace(bad, "lm.range(1, 4)", "lm.range(0, 3)"));
+  EXPECT_EQ(fixed.result.outcome, encoder::Outcome::Pass) << rules(fixed.result);
+}
+
+TEST(Simulator, MissingFenceOnZeroTripPath) {
+  std::string bad = R"(@cake.schedule(target="sm_90a")
+def f(lm, Y: LM.tma2d, K: LM.i32):
+    pool = lm.smem(8192)
+    y = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16)
+    x = lm.regs(shape=(64, 64), dtype=lm.f32)
+    wg = lm.role(warps=[0, 1, 2, 3])
+    with wg:
+        lm.copy(y[0], x)
+        for i in lm.range(0, K):
+            lm.fence_proxy()
+        y.tma_store(Y, coords=(0, 0), stage=0)
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+)";
+  EXPECT_EQ(check(bad, 1).result.outcome, encoder::Outcome::Pass);
+  Checked r = check(bad, 0);
+  const encoder::Violation* v = find(r.result, "proxy.missing-fence");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "y.tma_store"));
+  ASSERT_FALSE(v->others.empty());
+}
+
+TEST(Simulator, AsyncAtExit) {
+  std::string bad = replace(kMainloop, "        lm.tma_store_wait(pending=0)\n", "");
+  Checked r = check(bad, 1);
+  const encoder::Violation* v = find(r.result, "sync.async-at-exit");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "smem_c.tma_store"));
+  // uncommitted MMAs at exit (the paper's fragment, shortened)
+  std::string fragment = R"(@cake.schedule()
+def f(lm, Q: LM.tma3d):
+    pool = lm.smem(32768)
+    q = pool.view(offset=0, shape=(128, 128), dtype=lm.bf16)
+    t = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    load = lm.role(warps=[0])
+    mma = lm.role(warps=[1])
+    full = lm.barrier(count=1, prod=[load], cons=[mma], init_count=1)
+    with load:
+        q.tma_load(Q, coords=(0, 0, 0), stage=0, barrier=full)
+    with mma:
+        lm.wait(full, stage=0)
+        lm.mma(t, q[0], q[0], init=True)
+)";
+  Checked r2 = check(fragment);
+  v = find(r2.result, "sync.async-at-exit");
+  ASSERT_NE(v, nullptr) << rules(r2.result);
+  EXPECT_EQ(primaryLine(r2.sys, *v), lineOf(fragment, "lm.mma("));
+  // committed to a barrier that an epilogue waits: fixed
+  std::string fixed = replace(fragment, "        lm.mma(t, q[0], q[0], init=True)\n",
+                              "        lm.mma(t, q[0], q[0], init=True)\n        lm.mma_commit(barrier=done, stage=0)\n");
+  fixed = replace(fixed, "    with load:", "    epi = lm.role(warps=[2])\n    done = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)\n    r = lm.regs(shape=(128, 128), dtype=lm.f32)\n    with epi:\n        lm.wait(done, stage=0)\n        lm.copy(r, t)\n    with load:");
+  Checked r3 = check(fixed);
+  EXPECT_EQ(r3.result.outcome, encoder::Outcome::Pass) << rules(r3.result);
+}
+
+TEST(Simulator, DeadlockCycleBetweenMbarrierAndBarSync) {
+  std::string bad = R"(@cake.schedule(target="sm_90a")
+def f(lm, Q: LM.tma2d):
+    pool = lm.smem(16384)
+    q = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16)
+    r = lm.regs(shape=(128, 64), dtype=lm.f32)
+    producer = lm.role(warps=[0])
+    consumer = lm.role(warps=[4, 5, 6, 7])
+    q_full = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)
+    q_empty = lm.named_barrier(roles=[producer, consumer])
+    with producer:
+        lm.sync(q_empty)
+        q.tma_load(Q, coords=(0, 0), stage=0, barrier=q_full)
+    with consumer:
+        lm.wait(q_full, stage=0)
+        lm.copy(r, q[0])
+        lm.bar_arrive(q_empty)
+)";
+  Checked r = check(bad);
+  const encoder::Violation* v = find(r.result, "sync.deadlock");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(v->others.size(), 1u);
+  EXPECT_EQ(r.result.violations.size(), 1u);
+  // shortest trace: the producer's arrival on q_empty and nothing else
+  EXPECT_EQ(v->trace.size(), 1u);
+  encoder::ReplayResult rr = encoder::replay(r.sys, v->trace);
+  ASSERT_TRUE(rr.valid);
+  EXPECT_EQ(rr.violations.back().rule, "sync.deadlock");
+}
+
+TEST(Simulator, NamedBarrierRunAhead) {
+  std::string bad = R"(@cake.schedule(target="sm_90a")
+def f(lm, Y: LM.tma2d):
+    pool = lm.smem(16384)
+    y = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16)
+    x = lm.regs(shape=(128, 64), dtype=lm.f32)
+    compute = lm.role(warps=[0, 1, 2, 3])
+    store = lm.role(warps=[4])
+    h0 = lm.named_barrier(roles=[compute, store])
+    h1 = lm.named_barrier(roles=[compute, store])
+    with compute:
+        lm.copy(y[0], x)
+        lm.fence_proxy()
+        lm.bar_arrive(h0)
+        lm.copy(y[0], x)
+        lm.fence_proxy()
+        lm.bar_arrive(h1)
+    with store:
+        lm.sync(h0)
+        y.tma_store(Y, coords=(0, 0), stage=0)
+        lm.tma_store_commit()
+        lm.sync(h1)
+        y.tma_store(Y, coords=(0, 64), stage=0)
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+)";
+  Checked r = check(bad);
+  const encoder::Violation* v = find(r.result, "sync.race");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  int line = primaryLine(r.sys, *v);
+  EXPECT_TRUE(line == 14 || line == 19) << line;
+}
+
+TEST(Simulator, ReplayRejectsDisabledSteps) {
+  Checked r = check(kMainloop, 1);
+  // a consumer cannot pass its wait before anything was loaded
+  encoder::Trace t{{encoder::Step::Kind::Exec, 1, 0}};
+  encoder::ReplayResult rr = encoder::replay(r.sys, t);
+  EXPECT_FALSE(rr.valid);
+  EXPECT_EQ(rr.failed_step, 0);
+  // landing a load that was never issued
+  t = {{encoder::Step::Kind::Exec, 0, 0}, {encoder::Step::Kind::Land, 0, 2}};
+  rr = encoder::replay(r.sys, t);
+  EXPECT_FALSE(rr.valid);
+  EXPECT_EQ(rr.failed_step, 1);
+  // a valid prefix: expect_tx, load A, land A
+  t = {{encoder::Step::Kind::Exec, 0, 0}, {encoder::Step::Kind::Exec, 0, 1}, {encoder::Step::Kind::Land, 0, 1}};
+  rr = encoder::replay(r.sys, t);
+  ASSERT_TRUE(rr.valid) << rr.error;
+  ASSERT_EQ(rr.steps.size(), 3u);
+  EXPECT_EQ(rr.steps[2].slot, r.sys.slotOf(0, 0));
+  EXPECT_EQ(rr.steps[2].completed, 0);  // B has not landed: phase 0 incomplete
+}
+
+TEST(Simulator, BudgetGivesUnknown) {
+  Checked r = check(kMainloop, 3);
+  encoder::ExploreOptions o;
+  o.max_states = 10;
+  o.reduce = false;
+  auto res = encoder::explore(r.sys, o);
+  EXPECT_EQ(res.outcome, encoder::Outcome::Unknown);
+  EXPECT_NE(res.detail.find("budget"), std::string::npos);
+}

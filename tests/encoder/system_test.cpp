@@ -1,0 +1,241 @@
+// buildSystem(): unrolling, slots and phases, derived expect_tx, byte
+// ranges, named barriers, targets, refusals.
+#include <gtest/gtest.h>
+
+#include "encoder/system.h"
+#include "test_util.h"
+
+using namespace cake;
+using cake::testing::bind;
+using cake::testing::build;
+using cake::testing::compile;
+using encoder::InstrKind;
+
+namespace {
+
+const char* kRing = R"(@cake.schedule(target="sm_90a")
+def ring(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
+    pool   = lm.smem(65536)
+    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2)
+    smem_b = pool.view(offset=32768, shape=(64, 64),  dtype=lm.bf16, stages=2)
+    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
+    producer  = lm.role(warps=[0])
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
+    full  = lm.barrier(count=2, prod=[producer], cons=[consumers], init_count=1)
+    empty = lm.barrier(count=2, prod=[consumers], cons=[producer], init_count=2)
+    with producer:
+        for k in lm.range(0, K):
+            lm.wait(empty, iter=k - 2)
+            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, K):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+)";
+
+std::vector<const encoder::Instr*> ofKind(const encoder::Process& p, InstrKind k) {
+  std::vector<const encoder::Instr*> out;
+  for (const auto& in : p.program)
+    if (in.kind == k) out.push_back(&in);
+  return out;
+}
+
+}  // namespace
+
+TEST(System, ProcessesPerInstance) {
+  auto mod = compile(kRing);
+  auto sys = build(mod.schedules[0], bind(mod.schedules[0], {{"K", 3}}));
+  ASSERT_EQ(sys.procs.size(), 3u);
+  EXPECT_EQ(sys.procs[0].name, "producer");
+  EXPECT_EQ(sys.procs[1].name, "consumers[0]");
+  EXPECT_EQ(sys.procs[2].instance, 1);
+  EXPECT_EQ(sys.procs[2].warps, 4);
+  EXPECT_EQ(sys.slots.size(), 4u);
+  EXPECT_EQ(sys.slots[sys.slotOf(1, 1)].name, "empty[1]");
+  EXPECT_EQ(sys.slots[sys.slotOf(1, 1)].init_count, 2);
+  EXPECT_EQ(sys.target, ir::Target::SM90a);
+}
+
+TEST(System, NegativeIterationWaitsVanish) {
+  auto mod = compile(kRing);
+  auto sys = build(mod.schedules[0], bind(mod.schedules[0], {{"K", 3}}));
+  auto waits = ofKind(sys.procs[0], InstrKind::Wait);
+  ASSERT_EQ(waits.size(), 1u);  // k = 2 only: iter 0 -> empty[0] phase 0
+  EXPECT_EQ(waits[0]->slot, sys.slotOf(1, 0));
+  EXPECT_EQ(waits[0]->phase, 0);
+  EXPECT_EQ(waits[0]->iteration, 0);
+}
+
+TEST(System, DerivedExpectTxPerBatch) {
+  auto mod = compile(kRing);
+  auto sys = build(mod.schedules[0], bind(mod.schedules[0], {{"K", 3}}));
+  const auto& prog = sys.procs[0].program;
+  // k=0: expect, load, load; k=1: expect, load, load; k=2: wait, expect, load, load
+  ASSERT_EQ(prog.size(), 10u);
+  EXPECT_EQ(prog[0].kind, InstrKind::ExpectTx);
+  EXPECT_TRUE(prog[0].derived);
+  EXPECT_EQ(prog[0].bytes, 128 * 64 * 2 + 64 * 64 * 2);
+  EXPECT_EQ(prog[0].count, 1);
+  EXPECT_EQ(prog[1].kind, InstrKind::TmaLoad);
+  EXPECT_EQ(prog[1].bytes, 128 * 64 * 2);
+  auto expects = ofKind(sys.procs[0], InstrKind::ExpectTx);
+  ASSERT_EQ(expects.size(), 3u);
+  EXPECT_EQ(expects[2]->slot, sys.slotOf(0, 0));  // iter 2 -> full[0]
+  EXPECT_EQ(expects[2]->phase, 1);                // phase 2 // 2
+}
+
+TEST(System, ExplicitExpectTxIsNotDerived) {
+  std::string text = kRing;
+  text.replace(text.find("            smem_a.tma_load"), 0, "            lm.expect_tx(full, 100, iter=k)\n");
+  auto mod = compile(text);
+  auto sys = build(mod.schedules[0], bind(mod.schedules[0], {{"K", 1}}));
+  auto expects = ofKind(sys.procs[0], InstrKind::ExpectTx);
+  ASSERT_EQ(expects.size(), 1u);
+  EXPECT_FALSE(expects[0]->derived);
+  EXPECT_EQ(expects[0]->bytes, 100);
+}
+
+TEST(System, SlicedAndAliasedByteRanges) {
+  auto mod = compile(kRing);
+  auto sys = build(mod.schedules[0], bind(mod.schedules[0], {{"K", 2}}));
+  auto mmas = ofKind(sys.procs[2], InstrKind::Mma);  // instance 1: rows 64..128
+  ASSERT_EQ(mmas.size(), 2u);
+  const auto& a = mmas[1]->accesses[0];  // smem_a[1][64:128, :]
+  EXPECT_EQ(a.lo, 16384 + 64 * 64 * 2);
+  EXPECT_EQ(a.hi, 32768);
+  EXPECT_FALSE(a.write);
+  EXPECT_TRUE(a.async);
+  EXPECT_EQ(a.proxy, encoder::Proxy::Async);
+  const auto& b = mmas[1]->accesses[1];  // smem_b[1]
+  EXPECT_EQ(b.space, a.space);           // one pool: one space
+  EXPECT_EQ(b.lo, 32768 + 8192);
+  const auto& acc = mmas[1]->accesses[2];
+  EXPECT_TRUE(acc.write);
+  EXPECT_EQ(sys.spaces[acc.space].kind, encoder::MemSpace::Kind::Regs);
+  EXPECT_EQ(sys.spaces[acc.space].process, 2);
+}
+
+TEST(System, StagePhasesAreCountedPerInstance) {
+  auto mod = compile(R"(@cake.schedule(target="sm_90a")
+def f(lm, X: LM.tma2d):
+    pool = lm.smem(32768)
+    v = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
+    r = lm.regs(shape=(64, 64), dtype=lm.f32)
+    load = lm.role(warps=[0])
+    use  = lm.role(warps=[1])
+    full = lm.barrier(count=2, prod=[load], cons=[use], init_count=1)
+    with load:
+        for j in lm.range(0, 4):
+            v.tma_load(X, coords=(0, j), stage=j % 2, barrier=full)
+    with use:
+        for j in lm.range(0, 4):
+            lm.wait(full, stage=j % 2)
+            lm.copy(r, v[j % 2])
+)");
+  auto sys = build(mod.schedules[0], {});
+  auto waits = ofKind(sys.procs[1], InstrKind::Wait);
+  ASSERT_EQ(waits.size(), 4u);
+  EXPECT_EQ(waits[2]->slot, sys.slotOf(0, 0));
+  EXPECT_EQ(waits[2]->phase, 1);  // second wait on slot 0
+  auto expects = ofKind(sys.procs[0], InstrKind::ExpectTx);
+  ASSERT_EQ(expects.size(), 4u);
+  EXPECT_EQ(expects[3]->phase, 1);
+  auto loads = ofKind(sys.procs[0], InstrKind::TmaLoad);
+  EXPECT_EQ(loads[3]->phase, 1);
+  // data identity: the second fill of slot 1 is generation 1; the reader's
+  // second read of index 1 (after a wait on full[1]) means generation 1
+  EXPECT_EQ(loads[3]->accesses[0].gen, 1);
+  EXPECT_TRUE(loads[3]->accesses[0].stage_like);
+  auto copies = ofKind(sys.procs[1], InstrKind::Generic);
+  EXPECT_EQ(copies[3]->accesses[0].gen, 1);
+}
+
+TEST(System, NamedBarriersSplitSync) {
+  auto mod = compile(R"(@cake.schedule(target="sm_90a")
+def f(lm):
+    a = lm.role(warps=[0, 1, 2, 3])
+    b = lm.role(warps=[4])
+    nb = lm.named_barrier(roles=[a, b])
+    with a:
+        lm.bar_arrive(nb)
+    with b:
+        lm.sync(nb)
+)");
+  auto sys = build(mod.schedules[0], {});
+  ASSERT_EQ(sys.named.size(), 1u);
+  EXPECT_EQ(sys.named[0].expected_warps, 5);
+  ASSERT_EQ(sys.procs[1].program.size(), 2u);
+  EXPECT_EQ(sys.procs[1].program[0].kind, InstrKind::SyncArrive);
+  EXPECT_EQ(sys.procs[1].program[1].kind, InstrKind::SyncWait);
+  EXPECT_EQ(sys.procs[0].program[0].kind, InstrKind::BarArrive);
+}
+
+TEST(System, TargetInference) {
+  auto mod = compile(R"(@cake.schedule()
+def f(lm, Q: LM.tma2d):
+    pool = lm.smem(32768)
+    q = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16)
+    t = lm.tmem(cols=0, width=64, shape=(128, 64), dtype=lm.f32)
+    w = lm.role(warps=[0])
+    full = lm.barrier(count=1, prod=[w], cons=[w], init_count=1)
+    with w:
+        q.tma_load(Q, coords=(0, 0), stage=0, barrier=full)
+        lm.wait(full, stage=0)
+        lm.mma(t, q[0], q[0])
+        lm.mma_commit(barrier=full, stage=0)
+)");
+  auto sys = build(mod.schedules[0], {});
+  EXPECT_EQ(sys.target, ir::Target::SM100a);
+  auto commits = ofKind(sys.procs[0], InstrKind::MmaCommit);
+  ASSERT_EQ(commits.size(), 1u);
+  EXPECT_EQ(commits[0]->phase, 1);  // second arrive-type op on full[0]
+}
+
+TEST(System, RefusesWhatItCannotBuild) {
+  auto mod = compile(kRing);
+  std::string err;
+  encoder::BuildLimits lim;
+  lim.max_instrs = 50;
+  auto sys = encoder::buildSystem(mod.schedules[0], bind(mod.schedules[0], {{"K", 100}}), ir::Target::Unspecified,
+                                  &err, lim);
+  EXPECT_FALSE(sys.has_value());
+  EXPECT_NE(err.find("more than 50 instructions"), std::string::npos) << err;
+  sys = encoder::buildSystem(mod.schedules[0], {}, ir::Target::Unspecified, &err);  // K unbound
+  EXPECT_FALSE(sys.has_value());
+  EXPECT_NE(err.find("does not evaluate"), std::string::npos) << err;
+}
+
+TEST(System, OpTextIsTheSource) {
+  auto mod = compile(kRing);
+  auto sys = build(mod.schedules[0], bind(mod.schedules[0], {{"K", 1}}));
+  const auto& in = sys.procs[1].program[0];
+  EXPECT_EQ(encoder::opText(mod.schedules[0], *in.stmt), "lm.wait(full, iter=k)");
+  EXPECT_NE(encoder::instrToString(sys, 1, 0).find("wait full[0] phase 0"), std::string::npos);
+}
+
+// The builder does not need the front end: a schedule built by hand.
+TEST(System, HandBuiltSchedule) {
+  ir::Schedule s;
+  s.name = "hand";
+  s.target = ir::Target::SM90a;
+  s.roles.push_back({"a", {0}, 0, std::nullopt, {}});
+  s.roles.push_back({"b", {1}, 0, std::nullopt, {}});
+  s.named_barriers.push_back({"nb", {0, 1}, {}});
+  ir::Stmt arrive;
+  arrive.op.kind = ir::OpKind::BarArrive;
+  arrive.op.named_barrier = 0;
+  ir::Stmt sync;
+  sync.op.kind = ir::OpKind::Sync;
+  sync.op.named_barrier = 0;
+  s.bodies.push_back({0, {arrive}, {}});
+  s.bodies.push_back({1, {sync}, {}});
+  auto sys = build(s, {});
+  EXPECT_EQ(sys.instrCount(), 3u);
+  auto r = encoder::explore(sys);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Pass) << cake::testing::rules(r);
+}

@@ -1,0 +1,72 @@
+// Helpers for the encoder tests: compile .cake text, build a system, explore.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "encoder/simulator.h"
+#include "encoder/system.h"
+#include "ir/frontend.h"
+
+namespace cake::testing {
+
+// Compiles one schedule; fails the test on front-end errors.
+inline ir::Module compile(const std::string& text) {
+  ir::DiagnosticSink sink;
+  auto mod = ir::compileModule(ir::makeSourceFile("test.cake", text), {}, sink);
+  std::string errs;
+  for (const auto& f : sink.findings()) errs += f.rule + ": " + f.message + "\n";
+  EXPECT_TRUE(mod.has_value()) << errs << text;
+  if (!mod) return ir::Module{};
+  return std::move(*mod);
+}
+
+// Parameter values by name.
+inline encoder::Binding bind(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> vals) {
+  encoder::Binding b;
+  for (const auto& [name, v] : vals)
+    for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
+      if (s.params[p].name == name) b.params[p] = v;
+  return b;
+}
+
+inline encoder::System build(const ir::Schedule& s, const encoder::Binding& b) {
+  std::string err;
+  auto sys = encoder::buildSystem(s, b, ir::Target::Unspecified, &err);
+  EXPECT_TRUE(sys.has_value()) << err;
+  return sys ? std::move(*sys) : encoder::System{};
+}
+
+inline bool hasRule(const encoder::ModelCheckResult& r, const std::string& rule) {
+  return std::any_of(r.violations.begin(), r.violations.end(),
+                     [&](const encoder::Violation& v) { return v.rule == rule; });
+}
+
+inline const encoder::Violation* find(const encoder::ModelCheckResult& r, const std::string& rule) {
+  for (const auto& v : r.violations)
+    if (v.rule == rule) return &v;
+  return nullptr;
+}
+
+inline std::string rules(const encoder::ModelCheckResult& r) {
+  std::string out;
+  for (const auto& v : r.violations) out += v.rule + " (" + v.message + ")\n";
+  return out;
+}
+
+// Source line of a violation's primary op.
+inline int primaryLine(const encoder::System& sys, const encoder::Violation& v) {
+  if (v.primary.proc < 0) return -1;
+  return sys.procs[v.primary.proc].program[v.primary.pc].stmt->op.range.line;
+}
+
+// The 1-based line of the first line of `text` containing `needle`.
+inline int lineOf(const std::string& text, const std::string& needle) {
+  size_t at = text.find(needle);
+  if (at == std::string::npos) return -1;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+}  // namespace cake::testing
