@@ -4,6 +4,8 @@
 #include <set>
 #include <tuple>
 
+#include "checks/layout.h"
+#include "checks/model_check.h"
 #include "checks/structural.h"
 
 namespace cake::checks {
@@ -52,6 +54,8 @@ CheckResult checkSchedule(const ir::Schedule& s, const CheckOptions& opts) {
   CheckResult result;
   ir::DiagnosticSink sink;
   if (opts.structural) runStructuralChecks(s, sink);
+  if (opts.layout) runLayoutGates(s, opts, sink, result.resources, result.verdicts);
+  if (opts.model_check) runModelChecker(s, opts, sink, result.verdicts);
   result.findings = std::move(sink.findings());
   dedupe(result.findings);
   order(result.findings);
@@ -61,7 +65,7 @@ CheckResult checkSchedule(const ir::Schedule& s, const CheckOptions& opts) {
 std::span<const ir::RuleInfo> allRules() {
   static const std::vector<ir::RuleInfo> all = [] {
     std::vector<ir::RuleInfo> v;
-    for (auto table : {ir::frontendRules(), structuralRules()}) v.insert(v.end(), table.begin(), table.end());
+    for (auto table : {ir::frontendRules(), structuralRules(), layoutRules(), syncRules()}) v.insert(v.end(), table.begin(), table.end());
     return v;
   }();
   return all;
