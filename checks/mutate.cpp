@@ -749,18 +749,23 @@ int ringDepth(const ir::Schedule& s) {
   return d;
 }
 
-// Scalar parameter values that give every loop of the schedule the trip
-// counts 0 (when the assumptions allow it), 1, S-1, S, S+1 and 2S+1 (S: the
-// deepest ring), found by evaluating the loop bounds for candidate values
-// (one parameter at a time, the others at their smallest allowed value).
+// Scalar parameter values for the exploration. For each LM.i32 parameter
+// (the others at their smallest allowed value) the candidate values are
+// grouped by what they change -- the trip count of every loop and the outcome
+// of every `if` whose bounds do not depend on a loop variable -- and one value
+// per group is kept, preferring largest trip counts of 1, S+1, 2, 2S+1, S, 0,
+// S-1, 2S (S: the deepest ring of the schedule). The bindings are every
+// combination of those values that satisfies the lm.assume facts and keeps
+// every trip count <= 2S+1, at most max_bindings of them (lists shortened
+// from their least preferred end).
 Bounds chooseBounds(const ir::Schedule& s, const LabelOptions& opts) {
   std::vector<int> scalars;
   for (int i = 0; i < static_cast<int>(s.params.size()); ++i)
     if (s.params[i].type == ir::ParamType::I32) scalars.push_back(i);
   std::vector<std::pair<const ir::Stmt*, bool>> exprs;
   for (const auto& body : s.bodies) boundExprs(body.body, exprs);
-  const int S = ringDepth(s);
-  const std::set<int64_t> wanted = {0, 1, S - 1, S, S + 1, 2 * S + 1};
+  const int64_t S = ringDepth(s);
+  const std::vector<int64_t> preference = {1, S + 1, 2, 2 * S + 1, S, 0, S - 1, 2 * S};
   const int64_t cap = 2 * S + 1;
 
   std::vector<int64_t> candidates;
@@ -782,7 +787,7 @@ Bounds chooseBounds(const ir::Schedule& s, const LabelOptions& opts) {
     }
     return true;
   };
-  // signature: trip counts and conditions; nullopt if a trip count exceeds the cap
+  // trip counts and conditions; nullopt if a trip count exceeds the cap
   auto signature = [&](const std::map<int, int64_t>& params) -> std::optional<std::vector<int64_t>> {
     auto e = env(params);
     std::vector<int64_t> sig;
@@ -815,6 +820,7 @@ Bounds chooseBounds(const ir::Schedule& s, const LabelOptions& opts) {
       }
     }
   }
+  // per parameter: values by preference
   std::map<int, std::vector<int64_t>> values;
   for (int p : scalars) {
     std::map<std::vector<int64_t>, int64_t> first;   // signature -> smallest value
@@ -825,35 +831,21 @@ Bounds chooseBounds(const ir::Schedule& s, const LabelOptions& opts) {
       auto sig = signature(t);
       if (sig && !first.count(*sig)) first[*sig] = v;
     }
-    // prefer values whose largest trip count is one of the wanted ones
-    std::vector<std::tuple<int, int64_t, int64_t>> ranked;   // (not wanted, max trip, value)
+    std::vector<std::tuple<int64_t, int64_t>> ranked;   // (rank, value)
     for (const auto& [sig, v] : first) {
       int64_t mx = sig.empty() ? 0 : *std::max_element(sig.begin(), sig.end());
-      ranked.push_back({wanted.count(mx) ? 0 : 1, mx, v});
+      auto it = std::find(preference.begin(), preference.end(), mx);
+      ranked.push_back({it != preference.end() ? it - preference.begin() : 100 + mx, v});
     }
     std::sort(ranked.begin(), ranked.end());
     std::vector<int64_t> vs;
-    for (const auto& [w, mx, v] : ranked)
-      if (static_cast<int>(vs.size()) < opts.max_values_per_param) vs.push_back(v);
+    for (const auto& [rank, v] : ranked)
+      if (static_cast<int>(vs.size()) < opts.max_values_per_param && std::find(vs.begin(), vs.end(), v) == vs.end())
+        vs.push_back(v);
     if (vs.empty()) vs.push_back(base[p]);
-    std::sort(vs.begin(), vs.end());
     values[p] = vs;
   }
-
-  Bounds b;
-  size_t product = 1;
-  for (const auto& [p, vs] : values) product *= vs.size();
-  auto binding = [](const std::map<int, int64_t>& params) {
-    encoder::Binding bd;
-    bd.params = params;
-    return bd;
-  };
-  std::set<std::map<int, int64_t>> seen;
-  auto add = [&](const std::map<int, int64_t>& params) {
-    if (seen.insert(params).second) b.bindings.push_back(binding(params));
-  };
-  const bool full = product <= 16;
-  if (full) {
+  auto product = [&] {
     std::vector<std::map<int, int64_t>> acc{{}};
     for (const auto& [p, vs] : values) {
       std::vector<std::map<int, int64_t>> next;
@@ -865,22 +857,36 @@ Bounds chooseBounds(const ir::Schedule& s, const LabelOptions& opts) {
         }
       acc = std::move(next);
     }
-    for (const auto& t : acc) add(t);
-  } else {
-    add(base);
-    for (const auto& [p, vs] : values)
-      for (int64_t v : vs) {
-        auto t = base;
-        t[p] = v;
-        add(t);
-      }
+    std::vector<std::map<int, int64_t>> kept;
+    for (auto& t : acc)
+      if (allowed(t) && signature(t)) kept.push_back(std::move(t));
+    return kept;
+  };
+  auto combos = product();
+  while (static_cast<int>(combos.size()) > opts.max_bindings) {
+    auto longest = std::max_element(values.begin(), values.end(),
+                                    [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    if (longest->second.size() <= 1) break;
+    longest->second.pop_back();
+    combos = product();
+  }
+  if (combos.empty()) combos.push_back(base);
+
+  Bounds b;
+  for (const auto& t : combos) {
+    encoder::Binding bd;
+    bd.params = t;
+    b.bindings.push_back(bd);
   }
   std::vector<std::string> parts;
-  for (const auto& [p, vs] : values)
+  for (auto [p, vs] : values) {
+    std::sort(vs.begin(), vs.end());
     parts.push_back(vs.size() == 1 ? fmt::format("{} = {}", s.params[p].name, vs[0])
                                    : fmt::format("{} in {{{}}}", s.params[p].name, fmt::join(vs, ", ")));
+  }
   b.text = parts.empty() ? "no scalar parameters" : fmt::format("{}", fmt::join(parts, ", "));
-  if (!full && values.size() > 1) b.text += " (one parameter varied at a time)";
+  if (values.size() > 1)
+    b.text += fmt::format(" ({} combinations with every trip count <= {})", combos.size(), cap);
   b.text += "; block_idx 0 of grid_dim 1";
   return b;
 }

@@ -84,6 +84,7 @@ struct Label {
 
 struct LabelOptions {
   int max_values_per_param = 6;       // scalar parameter values tried (see docs/corpus-gate.md)
+  int max_bindings = 64;              // parameter combinations explored per schedule
   long long max_states = 2'000'000;   // per parameter assignment
   unsigned timeout_ms = 20000;        // per parameter assignment
 };

@@ -191,3 +191,101 @@ TEST(Mutate, CorpusMutantsParse) {
   }
   EXPECT_GT(n, 0);
 }
+
+// ------------------------------------------------------------------ labels
+
+namespace {
+
+// corpus/gemm/sm90_ws_4stage.cake, frozen here so the test does not move
+// with the corpus.
+const char* kWs4 = R"(# expect: pass
+@cake.schedule(target="sm_90a")
+def gemm(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(163840)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=131072, shape=(64, 128), dtype=lm.bf16, stages=2)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+)";
+
+const Mutant* find(const std::vector<Mutant>& ms, const std::string& op, const std::string& line_text) {
+  for (const auto& m : ms)
+    if (m.op == op && m.line_text == line_text) return &m;
+  return nullptr;
+}
+
+bool has(const Label& l, const std::string& rule) {
+  return std::find(l.rules.begin(), l.rules.end(), rule) != l.rules.end();
+}
+
+}  // namespace
+
+TEST(Label, TheOracleSeparatesBugsFromEquivalentMutants) {
+  auto ms = enumerate({"corpus/gemm/ws4.cake", kWs4});
+  LabelOptions opts;
+
+  // the consumer reads the slot before it is filled
+  const Mutant* drop = find(ms, "drop-wait", "lm.wait(full, iter=k)");
+  ASSERT_NE(drop, nullptr);
+  Label l = labelMutant(*drop, opts);
+  EXPECT_EQ(l.kind, Label::Kind::Bad) << l.text();
+  EXPECT_TRUE(has(l, "data.stale-read") || has(l, "sync.race")) << l.text();
+  EXPECT_NE(l.text().find("K in {"), std::string::npos) << "the bounds are stated: " << l.text();
+
+  // releasing before the wgmma group retires
+  const Mutant* early = find(ms, "wait-after-use", "lm.mma_wait(pending=0)");
+  ASSERT_NE(early, nullptr);
+  l = labelMutant(*early, opts);
+  EXPECT_EQ(l.kind, Label::Kind::Bad) << l.text();
+  EXPECT_TRUE(has(l, "sync.race")) << l.text();
+
+  // waiting for the release of k-3 instead of k-4: stricter, equivalent
+  const Mutant* strict = find(ms, "iter-plus-1", "lm.wait(empty, iter=k - 4)");
+  ASSERT_NE(strict, nullptr);
+  l = labelMutant(*strict, opts);
+  EXPECT_EQ(l.kind, Label::Kind::Benign) << l.text();
+  EXPECT_NE(l.text().find("benign: no violation under exhaustive exploration with"), std::string::npos);
+  std::string file = renderMutant(*strict, &l);
+  EXPECT_TRUE(cake::checks::gate::parseExpectations(file).pass);
+
+  // layout and direction facts come from a direct computation
+  const Mutant* mis = find(ms, "misalign-swizzle",
+                           "smem_b = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle=\"128B\")");
+  ASSERT_NE(mis, nullptr);
+  l = labelMutant(*mis, opts);
+  EXPECT_TRUE(has(l, "layout.misaligned")) << l.text();
+  bool direction = false;
+  for (const auto& m : ms)
+    if (m.op == "wrong-barrier" && m.line_text == "lm.wait(full, iter=k)")
+      direction = has(labelMutant(m, opts), "struct.wrong-direction");
+  EXPECT_TRUE(direction);
+}
