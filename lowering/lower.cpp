@@ -1,57 +1,113 @@
-// ir::Schedule -> CUDA C++ with inline PTX. See lower.h and docs/gpu.md.
+// ir::Schedule -> CUDA C++ with inline PTX: the driver and the analyses.
+// See lower.h and docs/gpu.md.
 //
 // Structure of the output:
-//   prelude (fixed helpers) | per-shape wgmma helpers | the kernel | host launch code
-// The kernel: barrier init by thread 0, then one branch per role (an
-// if / else-if chain on the warp index, so setmaxnreg sits in a single
-// branch per warpgroup), each running the role's body for its instance.
-#include "lowering/lower.h"
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
+//   includes + ABI | [namespace {] prelude helpers | per-shape wgmma helpers |
+//   the kernel | host launch code [}]
+// The kernel: barrier init by thread 0 (and TMEM allocation by warp 0),
+// then one branch per role (an if / else-if chain on the warp index, so
+// setmaxnreg sits in a single branch per warpgroup), each running the
+// role's body for its instance.
 #include <algorithm>
-#include <functional>
-#include <map>
+#include <cctype>
+#include <cmath>
 #include <numeric>
-#include <set>
 
+#include "lowering/lower_internal.h"
 #include "lowering/prelude.h"
 
 namespace cake::lowering {
-
-using ir::Expr;
-using ir::ExprKind;
-using ir::OpKind;
-using ir::Stmt;
 
 namespace {
 
 const ir::RuleInfo kRules[] = {
     {"lower.unsupported", ir::Severity::Error, ir::Category::HardwareConformance,
      "the lowering has no emission for this construct on this target",
-     "The schedule is valid CAKE IR, but `cake lower` / `cake run` cannot emit it yet for the chosen target "
-     "(for example an op with no lowering, a rank other than 2, or a target without a backend). The message "
-     "names the construct. docs/gpu.md lists what each target lowers."},
+     "The schedule is valid CAKE IR, but `cake lower` / `cake run` cannot emit it for the chosen target (for "
+     "example a TMA copy on sm_80, a TMEM operand of a compute op, a sliced register fragment, or an MMA "
+     "operand type the target's instructions do not take). The message names the construct. docs/gpu.md lists "
+     "what each target lowers."},
     {"lower.binding", ir::Severity::Error, ir::Category::ScheduleSemantics,
      "the schedule's parameters do not match the problem it is run as",
      "`cake run` binds the runtime problem to the schedule's parameters. For a GEMM the tensor parameters are, "
-     "in order, A [M, K], B [N, K] and C [M, N], and i32 parameters named M, N and K receive the sizes. A "
-     "schedule with other parameters cannot be run as a GEMM."},
+     "in order, A [M, K], B [N, K] and C [M, N] (bf16), and i32 parameters named M, N and K receive the sizes. "
+     "A schedule with other parameters cannot be run as a GEMM; `cake lower` still lowers it (generic launcher "
+     "cake_launch)."},
     {"lower.layout", ir::Severity::Error, ir::Category::HardwareConformance,
      "an operand's shape or layout does not fit the instruction the lowering emits",
-     "Each op lowers to fixed instructions (wgmma m64nNk16 with shared-memory descriptors, ldmatrix + "
-     "mma.sync m16n8k16, cp.async of 16-byte chunks, TMA boxes). An operand whose shape, swizzle, alignment or "
-     "element type these instructions cannot take is reported here with the constraint it breaks."},
+     "Each op lowers to fixed instructions (wgmma m64nNk16 / tcgen05.mma with shared-memory descriptors, "
+     "ldmatrix + mma.sync m16n8k16, cp.async chunks, TMA boxes, TMEM 32x32b loads) and each register fragment "
+     "gets one thread layout. An operand whose shape, swizzle, alignment or element type these cannot take, "
+     "or two fragments that would need different layouts, is reported here with the constraint it breaks."},
     {"lower.grid", ir::Severity::Error, ir::Category::ScheduleSemantics,
      "the launch grid cannot be derived from the schedule",
      "Lowering derives the grid from the output: each lm.block_idx(d) that moves the coordinates of the store "
      "to the output tensor by T elements along a dimension of extent E gives grid dimension d = cdiv(E, T); a "
-     "schedule that uses lm.grid_dim is persistent and gets one CTA per multiprocessor. A schedule with no "
-     "store to its output, or whose coordinates do not move with lm.block_idx, has no derivable grid."},
+     "schedule that uses lm.grid_dim is persistent and gets one CTA per multiprocessor. A GEMM run needs a "
+     "derivable grid; the generic launcher cake_launch takes the grid from its caller when none is derivable."},
 };
 
-// --------------------------------------------------------------- helpers
+const char* kReserved[] = {
+    // C++ keywords and alternative tokens
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+    "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+    "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+    "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+    "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+    // names the generated code or the CUDA headers use
+    "min", "max", "dim3", "threadIdx", "blockIdx", "gridDim", "blockDim", "warpSize", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t", "size_t", "uintptr_t", "float2", "uint2",
+    "int2", "int4", "float4", "half", "half2", "nv_bfloat16", "nv_bfloat162", "CUtensorMap", "cudaStream_t",
+    "cudaError_t", "memcpy", "printf", "exp2f", "fabsf", "fmaxf", "fminf", "sqrtf", "rsqrtf", "expf", "logf",
+    "INFINITY", "NAN", "NULL", "EOF", "HUGE_VAL", "HUGE_VALF", "INT_MAX", "INT_MIN", "UINT_MAX", "FLT_MAX",
+    "FLT_MIN", "DBL_MAX", "CHAR_BIT", "RAND_MAX", "assert", "errno", "offsetof", "main", "std", "M_PI", "M_E",
+    "signbit", "isnan", "isinf", "isfinite", "fpclassify", "abs", "exp2", "sqrt", "floor", "ceil", "round"};
+
+bool isReserved(const std::string& n) {
+  for (const char* k : kReserved)
+    if (n == k) return true;
+  return false;
+}
+
+}  // namespace
+
+namespace detail {
+
+// ------------------------------------------------------------- helpers
+
+// A schedule name as a C++ identifier: kept as written unless it clashes
+// with a keyword, a name of the generated code or of the CUDA headers.
+std::string sanitizeIdent(const std::string& raw) {
+  std::string s;
+  for (char c : raw) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "u_" + s;
+  auto lower = s;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.rfind("cake_", 0) == 0 || s.rfind("__", 0) == 0 || (s.size() > 1 && s[0] == '_' && std::isupper(s[1])) ||
+      s.rfind("CU_", 0) == 0 || s.rfind("CUDA", 0) == 0 || s.rfind("cuda", 0) == 0 || s.rfind("cu", 0) == 0 ||
+      s.rfind("nv", 0) == 0 || s.rfind("NV", 0) == 0)
+    s = "u_" + s;
+  if (isReserved(s)) s += "_";
+  return s;
+}
+
+
+std::string sanitizeComment(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\\') o += '/';
+    else if (u < 0x20 || u >= 0x7f) o += (c == '\t' ? ' ' : '?');
+    else o += c;
+  }
+  // a trailing '/' can't form "*/" or a line splice in a // comment; trim spaces
+  while (!o.empty() && o.back() == ' ') o.pop_back();
+  return o;
+}
 
 std::string cType(ir::DType d) {
   switch (d) {
@@ -64,24 +120,6 @@ std::string cType(ir::DType d) {
     case ir::DType::E5M2: return "__nv_fp8_e5m2";
   }
   return "float";
-}
-
-const char* cppKeywords[] = {"alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char",
-                             "class", "const", "constexpr", "continue", "default", "delete", "do", "double",
-                             "else", "enum", "explicit", "export", "extern", "float", "for", "friend", "goto",
-                             "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "operator",
-                             "private", "protected", "public", "register", "return", "short", "signed", "sizeof",
-                             "static", "struct", "switch", "template", "this", "throw", "try", "typedef",
-                             "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while",
-                             "min", "max", "dim3", "threadIdx", "blockIdx", "gridDim", "blockDim", "warpSize"};
-
-// A schedule name as a C++ identifier: kept as written unless it clashes
-// with a keyword or with the generated cake_* names.
-std::string ident(const std::string& n) {
-  for (const char* k : cppKeywords)
-    if (n == k) return n + "_";
-  if (n.rfind("cake_", 0) == 0 || n.rfind("__", 0) == 0) return "u_" + n;
-  return n;
 }
 
 int64_t lcm64(int64_t a, int64_t b) { return a / std::gcd(a, b) * b; }
@@ -102,174 +140,79 @@ bool exprUses(const Expr& e, ExprKind k) {
   return false;
 }
 
-// ------------------------------------------------------- register layouts
+std::string floatLiteral(double v) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v) || std::fabs(v) > 3.4028234663852886e38) return v < 0 ? "(-INFINITY)" : "INFINITY";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  s += "f";
+  if (v < 0) s = "(" + s + ")";
+  return s;
+}
 
-struct FragLayout {
-  enum class Kind { None, Wgmma, MmaSync };
-  Kind kind = Kind::None;
-  int rows = 0, cols = 0;  // the instance's tile
-  int mblocks = 0;         // wgmma: rows / 64
-  int wm = 1, wn = 1;      // mma.sync: warp grid
-  int mt = 0, nt = 0;      // mma.sync: m16 / n8 tiles per warp
-  std::string dims() const {
-    if (kind == Kind::Wgmma) return fmt::format("[{}][{}]", mblocks, cols / 2);
-    if (kind == Kind::MmaSync) return fmt::format("[{}][{}][4]", mt, nt);
-    return "[1]";
+std::string Family::describe() const {
+  switch (kind) {
+    case Generic:
+      return fmt::format("{} cycle over the instance's {} threads{}", colsMajor ? "columns" : "rows", T,
+                         tmem ? " (row = TMEM lane)" : "");
+    case Wg: return fmt::format("wgmma accumulator layout ({} warpgroup{})", G, G > 1 ? "s" : "");
+    case Mma: return fmt::format("mma.sync accumulator layout (warp grid {}x{})", wm, wn);
+    default: return "none";
   }
-  int perThread() const {
-    if (kind == Kind::Wgmma) return mblocks * cols / 2;
-    if (kind == Kind::MmaSync) return mt * nt * 4;
-    return 0;
-  }
-};
+}
 
-// ------------------------------------------------------------- the lowering
+// ------------------------------------------------------------- basics
 
-class Lowering {
- public:
-  Lowering(const ir::Schedule& s, const LowerOptions& o) : s_(s), opts_(o) {}
-  LowerResult run();
+void Lowering::error(const char* rule, const ir::SourceRange& r, std::string msg) {
+  const ir::RuleInfo* info = &kRules[0];
+  for (const auto& k : kRules)
+    if (k.id == rule) info = &k;
+  findings_.push_back(ir::makeFinding(*info, r, std::move(msg)));
+}
 
- private:
-  const ir::Schedule& s_;
-  const LowerOptions& opts_;
-  ir::Target target_ = ir::Target::Unspecified;
-  std::vector<ir::Finding> findings_;
-
-  // analysis results
-  int threads_ = 0;
-  int regCap_ = 0;
-  std::vector<int> tensorRole_;  // param index -> 0 A, 1 B, 2 C, -1 scalar
-  std::vector<int> tensorParams_;
-  std::vector<int64_t> poolOffset_;
-  int64_t barOffset_ = 0, smemUsed_ = 0;
-  std::vector<int> barSlotBase_;     // index of the first mbarrier of each barrier
-  std::vector<int> barWeight_;       // arrivals one instance-arrive is worth
-  std::vector<bool> deriveTx_;       // expect_tx derived from the TMA loads
-  std::vector<bool> roleSingle_;     // runs on one elected thread per instance
-  std::vector<int> roleInstBase_;    // global index of the role's first instance
-  int instBarBase_ = 0;              // named barrier id of instance 0's own barrier
-  std::vector<int> namedBarId_;
-  std::vector<int> namedBarThreads_;
-  std::vector<FragLayout> frag_;     // per regs
-  std::vector<bool> loopNonneg_;     // per loop var
-  std::set<std::pair<int, int>> tmaps_;  // (param, view) pairs used by TMA
-  std::set<std::pair<int, std::string>> wgmmaShapes_;
-  std::set<int> gmemParams_;         // tensor params accessed through a pointer
-  bool persistent_ = false;
-  std::string gridHost_[3];
-
-  // emission state
-  std::string out_;
-  int indent_ = 0;
-  int role_ = -1;          // role being emitted
-  bool single_ = false;    // role runs on one elected thread
-  std::set<int> stagePhaseBars_;  // barriers waited with stage= and no phase= (per-role phase bits)
-
-  // ---- diagnostics
-  void error(const char* rule, const ir::SourceRange& r, std::string msg) {
-    const ir::RuleInfo* info = nullptr;
-    for (const auto& k : kRules)
-      if (k.id == rule) info = &k;
-    findings_.push_back(ir::makeFinding(*info, r, std::move(msg)));
-  }
-  bool failed() const { return !findings_.empty(); }
-
-  // ---- emission
-  void line(const std::string& l) {
-    if (l.empty()) {
-      out_ += "\n";
-      return;
-    }
-    out_.append(static_cast<size_t>(indent_) * 2, ' ');
-    out_ += l;
+void Lowering::line(const std::string& l) {
+  if (l.empty()) {
     out_ += "\n";
+    return;
   }
-  void comment(const std::string& c) {
-    if (opts_.comments) line("// " + c);
-  }
-  struct Indent {
-    Lowering& l;
-    explicit Indent(Lowering& x) : l(x) { ++l.indent_; }
-    ~Indent() { --l.indent_; }
-  };
-  void open(const std::string& head) {
-    line(head + " {");
-    ++indent_;
-  }
-  void openScope() {
-    line("{");
-    ++indent_;
-  }
-  void close(const std::string& tail = "}") {
-    --indent_;
-    line(tail);
-  }
+  out_.append(static_cast<size_t>(std::max(indent_, 0)) * 2, ' ');
+  out_ += l;
+  out_ += "\n";
+}
 
-  // ---- expressions
-  bool nonneg(const Expr& e) const;
-  std::string expr(const ir::ExprPtr& e, bool host = false) const;
-  std::string expr(const Expr& e, bool host) const;
-  std::string pyText(const ir::ExprPtr& e) const { return e ? ir::exprToString(*e, s_) : "?"; }
-  std::optional<int64_t> constOf(const ir::ExprPtr& e) const { return e ? ir::constValue(e) : std::nullopt; }
+std::string Lowering::uniqueName(const std::string& raw) {
+  std::string base = sanitizeIdent(raw), n = base;
+  for (int i = 2; usedNames_.count(n); ++i) n = fmt::format("{}_{}", base, i);
+  usedNames_.insert(n);
+  return n;
+}
 
-  // ---- analysis
-  void bindProblem();
-  void layoutSmem();
-  void analyzeRoles();
-  void analyzeBarriers();
-  void analyzeFragments();
-  void analyzeLoops(const ir::Block& b);
-  void deriveGrid();
-  void checkOps();
-
-  // ---- names
-  std::string viewName(int v) const { return ident(s_.views[v].name); }
-  std::string barName(int b) const { return ident(s_.barriers[b].name); }
-  std::string regsName(int r) const { return ident(s_.regs[r].name); }
-  std::string paramName(int p) const { return ident(s_.params[p].name); }
-  std::string tmapName(int p, int v) const { return "cake_tmap_" + s_.params[p].name + "_" + s_.views[v].name; }
-  int64_t viewSlotBytes(int v) const;
-  int64_t viewRows(int v) const { return *constOf(s_.views[v].shape[0]); }
-  int64_t viewCols(int v) const { return *constOf(s_.views[v].shape[1]); }
-  int64_t viewRowBytes(int v) const { return viewCols(v) * ir::dtypeBytes(s_.views[v].dtype); }
-  std::string slotOf(const ir::ExprPtr& e, int stages) const;
-  std::string viewSlotAddr(const ir::BufferRef& ref) const;
-  // the slot an async copy names with stage= / iter= (IR.md "Slots and phases")
-  std::string viewSlotAddrSel(const ir::BufferRef& ref, const ir::SlotSel& sel) const {
-    ir::BufferRef r = ref;
-    if (sel.mode != ir::SlotSel::Mode::None) r.slot = sel.index;
-    return viewSlotAddr(r);
+void Lowering::assignNames() {
+  for (const auto& p : s_.params) paramNames_.push_back(uniqueName(p.name));
+  for (const auto& p : s_.pools) poolNames_.push_back(uniqueName(p.name));
+  for (const auto& v : s_.views) viewNames_.push_back(uniqueName(v.name));
+  for (const auto& t : s_.tmems) tmemNames_.push_back(uniqueName(t.name));
+  for (const auto& r : s_.regs) regsNames_.push_back(uniqueName(r.name));
+  for (const auto& b : s_.barriers) barNames_.push_back(uniqueName(b.name));
+  // loop variables live in their own scopes: unique against the names above only
+  const std::set<std::string> globals = usedNames_;
+  for (const auto& l : s_.loop_vars) {
+    std::string base = sanitizeIdent(l.name), n = base;
+    for (int i = 2; globals.count(n); ++i) n = fmt::format("{}_{}", base, i);
+    loopNames_.push_back(n);
   }
-  std::string barSlotAddr(int b, const ir::SlotSel& sel, const ir::SourceRange& r);
+}
 
-  // ---- kernel pieces
-  void emitKernel();
-  void emitRole(int role, const std::vector<const ir::RoleBody*>& bodies);
-  void emitBlock(const ir::Block& b);
-  void emitStmt(const Stmt& st, const std::map<size_t, int64_t>& txBefore, size_t idx);
-  void emitOp(const ir::Op& op);
-  void emitWait(const ir::Op& op);
-  void emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx);
-  void emitTmaLoad(const ir::Op& op);
-  void emitTmaStore(const ir::Op& op);
-  void emitCpAsync(const ir::Op& op);
-  void emitMmaSm90(const ir::Op& op);
-  void emitMmaSm80(const ir::Op& op);
-  void emitCopy(const ir::Op& op);
-  void emitFill(const ir::Op& op);
-  void instSync();
-  void elected(const std::function<void()>& body);
-  void emitHost();
-  std::string kernelName() const { return "cake_" + ident(s_.name) + "_kernel"; }
-};
+std::string Lowering::kernelName() const { return "cake_" + sanitizeIdent(s_.name) + "_kernel"; }
 
 // ------------------------------------------------------------- expressions
 
 bool Lowering::nonneg(const Expr& e) const {
   switch (e.kind) {
     case ExprKind::Const: return e.value >= 0;
-    case ExprKind::Param: return true;  // the problem's sizes (M, N, K) are positive
+    case ExprKind::Param:
+      if (auto it = spec_.find(e.index); it != spec_.end()) return it->second >= 0;
+      return nonnegParams_.count(e.index) > 0;
     case ExprKind::LoopVar:
       return e.index >= 0 && e.index < static_cast<int>(loopNonneg_.size()) && loopNonneg_[e.index];
     case ExprKind::BlockIdx:
@@ -300,12 +243,18 @@ std::string Lowering::expr(const Expr& e, bool host) const {
   auto a = [&](int i) { return expr(*e.args[i], host); };
   auto bin = [&](const char* op) { return "(" + a(0) + " " + op + " " + a(1) + ")"; };
   switch (e.kind) {
-    case ExprKind::Const: return std::to_string(e.value);
-    case ExprKind::Param: return paramName(e.index);
-    case ExprKind::LoopVar: return ident(s_.loop_vars[e.index].name);
-    case ExprKind::BlockIdx: return std::string("static_cast<int>(blockIdx.") + "xyz"[e.index] + ")";
-    case ExprKind::GridDim: return std::string("static_cast<int>(gridDim.") + "xyz"[e.index] + ")";
-    case ExprKind::Instance: return "cake_instance";
+    case ExprKind::Const:
+      if (e.value > 2147483647 || e.value < -2147483647) return fmt::format("{}LL", e.value);
+      return std::to_string(e.value);
+    case ExprKind::Param:
+      if (auto it = spec_.find(e.index); it != spec_.end()) return std::to_string(it->second);
+      return paramName(e.index);
+    case ExprKind::LoopVar: return loopNames_[e.index];
+    case ExprKind::BlockIdx:
+      return host ? "0" : std::string("static_cast<int>(blockIdx.") + "xyz"[e.index] + ")";
+    case ExprKind::GridDim:
+      return host ? "1" : std::string("static_cast<int>(gridDim.") + "xyz"[e.index] + ")";
+    case ExprKind::Instance: return host ? "0" : "cake_instance";
     case ExprKind::Neg: return "(-" + a(0) + ")";
     case ExprKind::Add: return bin("+");
     case ExprKind::Sub: return bin("-");
@@ -335,38 +284,277 @@ std::string Lowering::expr(const Expr& e, bool host) const {
   return "0";
 }
 
-// ------------------------------------------------------------- analysis
+std::string Lowering::pyText(const ir::ExprPtr& e) const {
+  return e ? sanitizeComment(ir::exprToString(*e, s_)) : "?";
+}
 
-void Lowering::bindProblem() {
-  tensorRole_.assign(s_.params.size(), -1);
-  for (size_t i = 0; i < s_.params.size(); ++i) {
-    const auto& p = s_.params[i];
-    if (ir::isTensorParam(p.type)) {
-      if (tensorParams_.size() < 3) tensorRole_[i] = static_cast<int>(tensorParams_.size());
-      tensorParams_.push_back(static_cast<int>(i));
-      if (p.type != ir::ParamType::Tma2d && p.type != ir::ParamType::Gmem)
-        error("lower.binding", p.range,
-              fmt::format("tensor parameter '{}' is {}: a GEMM binds rank-2 tensors (LM.tma2d or LM.gmem)", p.name,
-                          ir::paramTypeName(p.type)));
-    } else if (p.type == ir::ParamType::I32) {
-      if (p.name != "M" && p.name != "N" && p.name != "K")
-        error("lower.binding", p.range,
-              fmt::format("i32 parameter '{}' has no value in a GEMM run (only M, N and K are bound)", p.name));
-    } else {
-      error("lower.binding", p.range, fmt::format("parameter '{}' ({}) has no value in a GEMM run", p.name,
-                                                  ir::paramTypeName(p.type)));
-    }
-  }
-  if (tensorParams_.size() != 3)
-    error("lower.binding", s_.range,
-          fmt::format("a GEMM binds three tensor parameters A [M,K], B [N,K], C [M,N]; schedule '{}' has {}", s_.name,
-                      tensorParams_.size()));
+// ------------------------------------------------------------- shapes
+
+std::vector<int64_t> Lowering::viewShape(int v) const {
+  std::vector<int64_t> d;
+  for (const auto& x : s_.views[v].shape) d.push_back(constOf(x).value_or(1));
+  return d;
+}
+
+Tile Lowering::viewTile(int v) const {
+  auto d = viewShape(v);
+  Tile t;
+  if (d.empty()) return t;
+  t.C = d.back();
+  t.R = 1;
+  for (size_t i = 0; i + 1 < d.size(); ++i) t.R *= d[i];
+  return t;
 }
 
 int64_t Lowering::viewSlotBytes(int v) const {
-  int64_t n = ir::dtypeBytes(s_.views[v].dtype);
-  for (const auto& d : s_.views[v].shape) n *= constOf(d).value_or(0);
-  return n;
+  Tile t = viewTile(v);
+  return t.R * t.C * ir::dtypeBytes(s_.views[v].dtype);
+}
+
+std::string Lowering::viewOffset(int v, const std::string& row, const std::string& colBytes) const {
+  const int W = viewBlock_.empty() ? 0 : viewBlock_[v];
+  if (!W) {
+    const int sw = ir::swizzleBytes(s_.views[v].swizzle);
+    return fmt::format("cake_swz<{}>(static_cast<uint32_t>(({}) * {} + ({})))", sw, row, viewRowBytes(v), colBytes);
+  }
+  const Tile t = viewTile(v);
+  return fmt::format("(static_cast<uint32_t>({2}) / {0}u * {1}u + cake_swz<{0}>(static_cast<uint32_t>(({3}) * {0} + "
+                     "static_cast<uint32_t>({2}) % {0}u)))",
+                     W, t.R * W, colBytes, row);
+}
+
+bool Lowering::blockView(int v) {
+  const int64_t rb = viewRowBytes(v);
+  const int sw = ir::swizzleBytes(s_.views[v].swizzle);
+  if (sw && rb == sw) return true;  // already canonical
+  int W = sw;
+  if (!W) W = rb % 128 == 0 ? 128 : rb % 64 == 0 ? 64 : rb % 32 == 0 ? 32 : 0;
+  const Tile t = viewTile(v);
+  auto off = constOf(s_.views[v].offset);
+  if (!W || rb % W || t.R % 8 || !off || *off % (8 * W) || viewShape(v).size() > 2) return false;
+  viewBlock_[v] = W;
+  return true;
+}
+
+std::vector<int64_t> Lowering::tmaBox(int v, int rank) const {
+  std::vector<int64_t> shape = viewShape(v);
+  if (viewBlock_[v]) shape.back() = viewBlock_[v] / ir::dtypeBytes(s_.views[v].dtype);
+  while (static_cast<int>(shape.size()) > rank) {
+    shape[1] *= shape[0];
+    shape.erase(shape.begin());
+  }
+  while (static_cast<int>(shape.size()) < rank) shape.insert(shape.begin(), 1);
+  return shape;
+}
+
+Tile Lowering::regsTile(int r) const {
+  if (r < static_cast<int>(regsTiles_.size())) return regsTiles_[r];
+  Tile t;
+  const auto& sh = s_.regs[r].shape;
+  if (sh.empty()) return t;
+  t.C = constOf(sh.back()).value_or(1);
+  for (size_t i = 0; i + 1 < sh.size(); ++i) t.R *= constOf(sh[i]).value_or(1);
+  return t;
+}
+
+Tile Lowering::tmemTile(int m) const {
+  Tile t;
+  const auto& sh = s_.tmems[m].shape;
+  if (sh.empty()) return t;
+  t.C = constOf(sh.back()).value_or(1);
+  for (size_t i = 0; i + 1 < sh.size(); ++i) t.R *= constOf(sh[i]).value_or(1);
+  return t;
+}
+
+namespace {
+// hi - lo of a slice when it is the same at every point (evaluated at two)
+std::optional<int64_t> sliceExtent(const ir::Schedule& s, const ir::Slice& sl, int64_t full,
+                                   const std::map<int, int64_t>& spec = {}) {
+  auto evalAt = [&](int64_t base) -> std::optional<int64_t> {
+    ir::EvalEnv env;
+    for (size_t p = 0; p < s.params.size(); ++p) env.params[static_cast<int>(p)] = base + 3 * p;
+    for (const auto& [p, v] : spec) env.params[p] = v;
+    for (size_t l = 0; l < s.loop_vars.size(); ++l) env.loop_vars[static_cast<int>(l)] = base / 2 + l;
+    env.instance = base % 3;
+    for (int d = 0; d < 3; ++d) env.block_idx[d] = base % 5 + d, env.grid_dim[d] = 7 + d;
+    auto lo = sl.lo ? ir::evaluate(*sl.lo, env) : std::optional<int64_t>(0);
+    auto hi = sl.hi ? ir::evaluate(*sl.hi, env) : std::optional<int64_t>(full);
+    if (!lo || !hi) return std::nullopt;
+    return *hi - *lo;
+  };
+  auto a = evalAt(4096), b = evalAt(1 << 20);
+  if (!a || !b || *a != *b || *a <= 0) return std::nullopt;
+  return *a;
+}
+}  // namespace
+
+bool Lowering::refTile(const ir::BufferRef& ref, Tile& t, int64_t*, int64_t*) const {
+  switch (ref.kind) {
+    case ir::BufferRef::Kind::View: {
+      t = viewTile(ref.index);
+      if (ref.slices.empty()) return true;
+      const auto d = viewShape(ref.index);
+      if (d.size() > 2) return false;
+      if (d.size() == 1) {
+        auto e = sliceExtent(s_, ref.slices[0], t.C, spec_);
+        if (!e) return false;
+        t.C = *e;
+        return true;
+      }
+      auto r = sliceExtent(s_, ref.slices[0], t.R, spec_);
+      if (!r) return false;
+      t.R = *r;
+      if (ref.slices.size() > 1) {
+        auto c = sliceExtent(s_, ref.slices[1], t.C, spec_);
+        if (!c) return false;
+        t.C = *c;
+      }
+      return true;
+    }
+    case ir::BufferRef::Kind::Regs: {
+      t = regsTile(ref.index);
+      if (ref.slices.empty()) return true;
+      if (s_.regs[ref.index].shape.size() > 2) return false;
+      if (s_.regs[ref.index].shape.size() == 1) {
+        int64_t& e = t.R > 1 ? t.R : t.C;
+        auto x = sliceExtent(s_, ref.slices[0], e, spec_);
+        if (!x) return false;
+        e = *x;
+        return true;
+      }
+      auto r = sliceExtent(s_, ref.slices[0], t.R, spec_);
+      if (!r) return false;
+      t.R = *r;
+      if (ref.slices.size() > 1) {
+        auto c = sliceExtent(s_, ref.slices[1], t.C, spec_);
+        if (!c) return false;
+        t.C = *c;
+      }
+      return true;
+    }
+    case ir::BufferRef::Kind::Tmem: {
+      t = tmemTile(ref.index);
+      if (ref.slices.empty()) return true;
+      if (s_.tmems[ref.index].shape.size() != 2) return false;
+      auto r = sliceExtent(s_, ref.slices[0], t.R, spec_);
+      if (!r || *r != t.R) return false;  // lanes are not sliced
+      if (ref.slices.size() > 1) {
+        auto c = sliceExtent(s_, ref.slices[1], t.C, spec_);
+        if (!c) return false;
+        t.C = *c;
+      }
+      return true;
+    }
+    case ir::BufferRef::Kind::Scalar:
+      t = Tile{1, 1};
+      return true;
+    default:
+      return false;
+  }
+}
+
+ir::DType Lowering::refDtype(const ir::BufferRef& ref) const {
+  switch (ref.kind) {
+    case ir::BufferRef::Kind::View: return s_.views[ref.index].dtype;
+    case ir::BufferRef::Kind::Regs: return s_.regs[ref.index].dtype;
+    case ir::BufferRef::Kind::Tmem: return s_.tmems[ref.index].dtype;
+    case ir::BufferRef::Kind::Param: return tensors_[ref.index].dtype;
+    case ir::BufferRef::Kind::Scalar: return ref.scalar ? ir::DType::I32 : ir::DType::F32;
+    default: return ir::DType::F32;
+  }
+}
+
+// ------------------------------------------------------------- analysis
+
+void Lowering::analyzeParams() {
+  tensors_.assign(s_.params.size(), TensorInfo{});
+  for (size_t i = 0; i < s_.params.size(); ++i) tensors_[i].rank = ir::tmaRank(s_.params[i].type);
+  auto note = [&](int p, size_t rank, const ir::SourceRange& r, std::optional<ir::DType> dt, bool ptr) {
+    auto& t = tensors_[p];
+    if (t.rank == 0) t.rank = static_cast<int>(rank);
+    else if (t.rank != static_cast<int>(rank))
+      error("lower.layout", r,
+            fmt::format("tensor '{}' is addressed with {} coordinates here and {} elsewhere", s_.params[p].name,
+                        rank, t.rank));
+    if (dt && !t.dtypeKnown) {
+      t.dtype = *dt;
+      t.dtypeKnown = true;
+    }
+    if (ptr) t.ptr = true;
+  };
+  for (const auto& body : s_.bodies)
+    ir::forEachOp(body.body, [&](const Stmt& st) {
+      const auto& op = st.op;
+      using K = ir::BufferRef::Kind;
+      switch (op.kind) {
+        case OpKind::TmaLoad:
+        case OpKind::TmaStore: {
+          const auto& view = op.kind == OpKind::TmaLoad ? op.dst : op.src;
+          const auto& tensor = op.kind == OpKind::TmaLoad ? op.src : op.dst;
+          if (view.kind != K::View || tensor.kind != K::Param) return;
+          tmaps_.insert({tensor.index, view.index});
+          note(tensor.index, op.coords.size(), op.range, s_.views[view.index].dtype, false);
+          break;
+        }
+        case OpKind::CpAsync:
+          if (op.dst.kind == K::View && op.src.kind == K::Param)
+            note(op.src.index, op.coords.size(), op.range, s_.views[op.dst.index].dtype, true);
+          break;
+        case OpKind::Copy: case OpKind::Fill: case OpKind::Unary: case OpKind::Binary: case OpKind::Reduce: {
+          std::optional<ir::DType> other;
+          for (const auto* r : {&op.dst, &op.src, &op.src2})
+            if (r->kind == K::View || r->kind == K::Regs || r->kind == K::Tmem) {
+              other = refDtype(*r);
+              break;
+            }
+          for (const auto* r : {&op.dst, &op.src, &op.src2})
+            if (r->kind == K::Param) note(r->index, op.coords.size(), op.range, other, true);
+          break;
+        }
+        default:
+          break;
+      }
+    });
+  // parameters known to be >= 0 (lm.assume(p > c), p >= c with c >= 0) index without floor corrections
+  std::function<void(const Expr&)> scan = [&](const Expr& c) {
+    if (c.kind == ExprKind::And) {
+      scan(*c.args[0]);
+      scan(*c.args[1]);
+      return;
+    }
+    auto isP = [](const Expr& e) { return e.kind == ExprKind::Param; };
+    auto cst = [](const Expr& e) { return e.kind == ExprKind::Const ? std::optional<int64_t>(e.value) : std::nullopt; };
+    if (c.args.size() != 2) return;
+    const Expr &l = *c.args[0], &r = *c.args[1];
+    if ((c.kind == ExprKind::Gt || c.kind == ExprKind::Ge) && isP(l) && cst(r) && *cst(r) >= -1 + (c.kind == ExprKind::Ge))
+      nonnegParams_.insert(l.index);
+    if ((c.kind == ExprKind::Lt || c.kind == ExprKind::Le) && isP(r) && cst(l) && *cst(l) >= -1 + (c.kind == ExprKind::Le))
+      nonnegParams_.insert(r.index);
+  };
+  for (const auto& a : s_.assumes)
+    if (a.cond) scan(*a.cond);
+}
+
+void Lowering::needConst(const ir::ExprPtr& e, const ir::SourceRange& r, const std::string& what) {
+  if (!e || constOf(e)) return;
+  std::set<int> ps;
+  std::function<void(const Expr&)> walk = [&](const Expr& x) {
+    if (x.kind == ExprKind::Param && !spec_.count(x.index)) ps.insert(x.index);
+    for (const auto& a : x.args)
+      if (a) walk(*a);
+  };
+  walk(*e);
+  std::vector<std::string> names;
+  for (int p : ps) {
+    names.push_back(s_.params[p].name);
+    unspecialized_.insert(s_.params[p].name);
+  }
+  error("lower.unsupported", r,
+        names.empty()
+            ? fmt::format("{} is not a constant", what)
+            : fmt::format("{} depends on {}: lowering needs constant shapes; specialise the kernel for a value "
+                          "(LowerOptions::specialize, `cake lower --set {}=...`)",
+                          what, fmt::join(names, ", "), names[0]));
 }
 
 void Lowering::layoutSmem() {
@@ -374,7 +562,8 @@ void Lowering::layoutSmem() {
   for (const auto& p : s_.pools) {
     auto bytes = constOf(p.bytes);
     if (!bytes || *bytes <= 0) {
-      error("lower.unsupported", p.range, fmt::format("pool '{}' needs a constant positive size", p.name));
+      if (!bytes) needConst(p.bytes, p.range, fmt::format("the size of pool '{}'", p.name));
+      else error("lower.unsupported", p.range, fmt::format("pool '{}' needs a positive size", p.name));
       return;
     }
     off = (off + 1023) / 1024 * 1024;
@@ -384,26 +573,25 @@ void Lowering::layoutSmem() {
   for (size_t v = 0; v < s_.views.size(); ++v) {
     const auto& view = s_.views[v];
     auto o = constOf(view.offset);
-    bool shape_ok = view.shape.size() == 2;
+    bool shape_ok = !view.shape.empty();
     for (const auto& d : view.shape) shape_ok = shape_ok && constOf(d) && *constOf(d) > 0;
     if (!o || !shape_ok) {
-      error("lower.unsupported", view.range,
-            fmt::format("view '{}': lowering needs a constant offset and a constant 2-D shape", view.name));
+      needConst(view.offset, view.range, fmt::format("the offset of view '{}'", view.name));
+      for (const auto& d : view.shape) needConst(d, view.range, fmt::format("the shape of view '{}'", view.name));
+      if (!failed())
+        error("lower.unsupported", view.range, fmt::format("view '{}': lowering needs a positive shape", view.name));
       continue;
     }
     const int sw = ir::swizzleBytes(view.swizzle);
+    const int vi = static_cast<int>(v);
     if (sw) {
       const int64_t period = sw * 8;  // 256 / 512 / 1024 B
-      if (*o % period || viewSlotBytes(static_cast<int>(v)) % period)
+      if (*o % period || viewSlotBytes(vi) % period)
         error("lower.layout", view.range,
               fmt::format("view '{}': with a {}B swizzle its offset and slot size must be multiples of {} B", view.name,
                           sw, period));
-      if (viewRowBytes(static_cast<int>(v)) != sw)
-        error("lower.layout", view.range,
-              fmt::format("view '{}': rows of {} B with a {}B swizzle; lowering needs rows of exactly {} B", view.name,
-                          viewRowBytes(static_cast<int>(v)), sw, sw));
-    } else if (*o % 128) {
-      error("lower.layout", view.range, fmt::format("view '{}': offset must be a multiple of 128 B", view.name));
+    } else if (*o % 16) {
+      error("lower.layout", view.range, fmt::format("view '{}': offset must be a multiple of 16 B", view.name));
     }
   }
   off = (off + 7) / 8 * 8;
@@ -414,48 +602,52 @@ void Lowering::layoutSmem() {
     slots += b.count;
   }
   smemUsed_ = barOffset_ + 8 * slots;
-  if (smemUsed_ + 1024 > 232448)
-    error("lower.layout", s_.range,
-          fmt::format("shared memory {} B (+1024 B alignment slack) exceeds the 227 KiB a block can have",
-                      smemUsed_));
+  if (!s_.tmems.empty()) {
+    tmemSlotOffset_ = smemUsed_;
+    smemUsed_ += 8;
+  }
 }
 
-bool onlyElectedOps(const ir::Block& b) {
-  bool ok = true;
-  ir::forEachOp(b, [&](const Stmt& st) {
-    switch (st.op.kind) {
-      case OpKind::Wait: case OpKind::Arrive: case OpKind::ExpectTx: case OpKind::TmaLoad:
-      case OpKind::TmaStore: case OpKind::TmaStoreCommit: case OpKind::TmaStoreWait: case OpKind::FenceProxy:
-        break;
-      default:
-        ok = false;
-    }
-  });
-  return ok;
+bool Lowering::opIsElected(const ir::Op& op) const {
+  switch (op.kind) {
+    case OpKind::Wait: case OpKind::Arrive: case OpKind::ExpectTx: case OpKind::TmaLoad:
+    case OpKind::TmaStore: case OpKind::TmaStoreCommit: case OpKind::TmaStoreWait: case OpKind::FenceProxy:
+      return true;
+    case OpKind::Mma:
+      return op.dst.kind == ir::BufferRef::Kind::Tmem;
+    case OpKind::MmaCommit:
+    case OpKind::MmaWait:
+      return target_ == ir::Target::SM100a;
+    default:
+      return false;
+  }
 }
 
 void Lowering::analyzeRoles() {
-  threads_ = s_.warpCount() * 32;
+  warps_ = s_.warpCount();
+  threads_ = warps_ * 32;
   if (threads_ <= 0 || threads_ > 1024) {
-    error("lower.unsupported", s_.range, fmt::format("{} threads per block", threads_));
+    error("lower.unsupported", s_.range, fmt::format("{} threads per block (1..1024 lower)", threads_));
     return;
   }
   regCap_ = std::min(255, 65536 / threads_) / 8 * 8;
-  int inst = 0;
   for (size_t r = 0; r < s_.roles.size(); ++r) {
     const auto& role = s_.roles[r];
     bool single = true;
     for (const auto& body : s_.bodies)
-      if (body.role == static_cast<int>(r)) single = single && onlyElectedOps(body.body);
+      if (body.role == static_cast<int>(r))
+        ir::forEachOp(body.body, [&](const Stmt& st) { single = single && opIsElected(st.op); });
     roleSingle_.push_back(single);
-    roleInstBase_.push_back(inst);
-    inst += role.instanceCount();
-    if (role.regs) {
+    for (int w : role.warps)
+      if (w >= warps_)
+        error("lower.unsupported", role.range,
+              fmt::format("role '{}' uses warp {} but the block has {} warps (decorator warps=)", role.name, w, warps_));
+    if (role.regs && target_ != ir::Target::SM80) {
       // setmaxnreg is warpgroup-wide: the role must own whole aligned warpgroups
       std::set<int> w(role.warps.begin(), role.warps.end());
       bool ok = threads_ % 128 == 0;
-      for (int x : role.warps) ok = ok && w.count(x / 4 * 4) && w.count(x / 4 * 4 + 1) && w.count(x / 4 * 4 + 2) &&
-                                       w.count(x / 4 * 4 + 3);
+      for (int x : role.warps)
+        for (int k = 0; k < 4; ++k) ok = ok && w.count(x / 4 * 4 + k);
       if (!ok)
         error("lower.layout", role.range,
               fmt::format("role '{}' has regs={} but does not own whole warpgroups (setmaxnreg is per warpgroup)",
@@ -463,14 +655,12 @@ void Lowering::analyzeRoles() {
       if (*role.regs < 24 || *role.regs > 256 || *role.regs % 8)
         error("lower.layout", role.range,
               fmt::format("role '{}': regs={} must be a multiple of 8 in [24, 256]", role.name, *role.regs));
-      if (target_ != ir::Target::SM90a && target_ != ir::Target::SM100a)
-        error("lower.unsupported", role.range, "setmaxnreg (regs=) needs sm_90a or later");
     }
     if (role.group > 0 && role.warps.size() % role.group)
       error("lower.layout", role.range, fmt::format("role '{}': {} warps do not split into groups of {}", role.name,
                                                     role.warps.size(), role.group));
   }
-  // named barriers: ids 1..n; then one per instance for its own syncs
+  // named barriers: ids 1..n
   int id = 1;
   for (const auto& nb : s_.named_barriers) {
     namedBarId_.push_back(id++);
@@ -479,99 +669,36 @@ void Lowering::analyzeRoles() {
     namedBarThreads_.push_back(t);
     for (int r : nb.roles) roleSingle_[r] = false;  // bar.sync needs every thread
   }
-  instBarBase_ = id;
-  if (instBarBase_ + inst > 16)
+  // then one per instance of each multi-warp role that syncs its own warps
+  roleInstBar_.assign(s_.roles.size(), -1);
+  for (size_t r = 0; r < s_.roles.size(); ++r) {
+    const auto& role = s_.roles[r];
+    if (roleSingle_[r] || role.warpsPerInstance() <= 1) continue;
+    if (role.instanceCount() == 1 && static_cast<int>(role.warps.size()) == warps_) continue;  // __syncthreads
+    roleInstBar_[r] = id;
+    id += role.instanceCount();
+  }
+  if (id > 16)
     error("lower.unsupported", s_.range,
-          fmt::format("{} named barriers + {} instances need more than the 16 hardware barriers",
-                      s_.named_barriers.size(), inst));
+          fmt::format("{} named barriers + the multi-warp instances' own barriers need {} of the 15 hardware barriers",
+                      s_.named_barriers.size(), id - 1));
 }
 
 void Lowering::analyzeBarriers() {
-  std::set<int> explicitTx;
+  std::set<int> explicitTx, commitBars;
   for (const auto& body : s_.bodies)
     ir::forEachOp(body.body, [&](const Stmt& st) {
       if (st.op.kind == OpKind::ExpectTx) explicitTx.insert(st.op.barrier);
+      if (st.op.kind == OpKind::MmaCommit && st.op.barrier >= 0) commitBars.insert(st.op.barrier);
     });
   for (size_t b = 0; b < s_.barriers.size(); ++b) {
     int64_t w = 1;
-    for (int r : s_.barriers[b].prod)
-      if (!roleSingle_[r] && s_.roles[r].warpsPerInstance() > 1) w = lcm64(w, s_.roles[r].warpsPerInstance());
+    if (!commitBars.count(static_cast<int>(b)))
+      for (int r : s_.barriers[b].prod)
+        if (!roleSingle_[r] && s_.roles[r].warpsPerInstance() > 1) w = lcm64(w, s_.roles[r].warpsPerInstance());
     barWeight_.push_back(static_cast<int>(w));
     deriveTx_.push_back(!explicitTx.count(static_cast<int>(b)));
   }
-}
-
-void Lowering::analyzeFragments() {
-  frag_.assign(s_.regs.size(), FragLayout{});
-  // mma destinations fix the accumulator layout
-  for (const auto& body : s_.bodies) {
-    const auto& role = s_.roles[body.role];
-    ir::forEachOp(body.body, [&](const Stmt& st) {
-      const auto& op = st.op;
-      if (op.kind != OpKind::Mma || op.dst.kind != ir::BufferRef::Kind::Regs) return;
-      const auto& regs = s_.regs[op.dst.index];
-      auto rows = regs.shape.size() == 2 ? constOf(regs.shape[0]) : std::nullopt;
-      auto cols = regs.shape.size() == 2 ? constOf(regs.shape[1]) : std::nullopt;
-      if (!rows || !cols) {
-        error("lower.layout", regs.range, fmt::format("regs '{}': lowering needs a constant 2-D shape", regs.name));
-        return;
-      }
-      FragLayout f;
-      f.rows = static_cast<int>(*rows);
-      f.cols = static_cast<int>(*cols);
-      if (target_ == ir::Target::SM90a) {
-        f.kind = FragLayout::Kind::Wgmma;
-        if (f.rows % 64 || f.cols % 8 || f.cols > 256 || f.cols < 8 || (f.cols > 128 && f.cols % 16)) {
-          error("lower.layout", op.range,
-                fmt::format("wgmma accumulator '{}' is {}x{}: rows must be a multiple of 64, columns a multiple of 8 "
-                            "up to 256", regs.name, f.rows, f.cols));
-          return;
-        }
-        f.mblocks = f.rows / 64;
-      } else {
-        f.kind = FragLayout::Kind::MmaSync;
-        const int w = role.warpsPerInstance();
-        int best = -1;
-        for (int wm = 1; wm <= w; ++wm) {
-          if (w % wm) continue;
-          const int wn = w / wm;
-          if (f.rows % (16 * wm) || f.cols % (16 * wn)) continue;
-          const int score = std::abs(f.rows / wm - f.cols / wn);
-          if (best < 0 || score < best) {
-            best = score;
-            f.wm = wm;
-            f.wn = wn;
-          }
-        }
-        if (best < 0) {
-          error("lower.layout", op.range,
-                fmt::format("mma.sync accumulator '{}' ({}x{}) does not split over {} warps in m16 x n16 tiles",
-                            regs.name, f.rows, f.cols, w));
-          return;
-        }
-        f.mt = f.rows / f.wm / 16;
-        f.nt = f.cols / f.wn / 8;
-      }
-      auto& cur = frag_[op.dst.index];
-      if (cur.kind != FragLayout::Kind::None &&
-          (cur.kind != f.kind || cur.rows != f.rows || cur.cols != f.cols || cur.wm != f.wm)) {
-        error("lower.layout", op.range, fmt::format("regs '{}' is the accumulator of two different mma shapes",
-                                                    regs.name));
-        return;
-      }
-      cur = f;
-    });
-  }
-  // converting copies between fragments keep the layout
-  for (int pass = 0; pass < 4; ++pass)
-    for (const auto& body : s_.bodies)
-      ir::forEachOp(body.body, [&](const Stmt& st) {
-        const auto& op = st.op;
-        if (op.kind == OpKind::Copy && op.dst.kind == ir::BufferRef::Kind::Regs &&
-            op.src.kind == ir::BufferRef::Kind::Regs && frag_[op.dst.index].kind == FragLayout::Kind::None &&
-            frag_[op.src.index].kind != FragLayout::Kind::None)
-          frag_[op.dst.index] = frag_[op.src.index];
-      });
 }
 
 void Lowering::analyzeLoops(const ir::Block& b) {
@@ -579,7 +706,6 @@ void Lowering::analyzeLoops(const ir::Block& b) {
     if (st.kind == Stmt::Kind::For) {
       if (st.loop_var >= static_cast<int>(loopNonneg_.size())) loopNonneg_.resize(st.loop_var + 1, false);
       auto step = st.step ? constOf(st.step) : std::optional<int64_t>(1);
-      // nonneg if it counts up from a nonneg start
       loopNonneg_[st.loop_var] = step && *step > 0 && nonneg(*st.lo);
       analyzeLoops(st.body);
     } else if (st.kind == Stmt::Kind::If) {
@@ -589,54 +715,524 @@ void Lowering::analyzeLoops(const ir::Block& b) {
   }
 }
 
+namespace {
+// the instance's warps are whole aligned warpgroups
+bool alignedWarpgroups(const ir::Role& role) {
+  const int wpi = role.warpsPerInstance();
+  if (wpi % 4) return false;
+  for (int i = 0; i < role.instanceCount(); ++i) {
+    const int first = role.warps[i * wpi];
+    if (first % 4) return false;
+    for (int k = 1; k < wpi; ++k)
+      if (role.warps[i * wpi + k] != first + k) return false;
+  }
+  return true;
+}
+}  // namespace
+
+void Lowering::planMmas() {
+  using K = ir::BufferRef::Kind;
+  // roles with an mma whose a is a fragment: their mma.sync accumulators use
+  // one warp column (wn = 1) so that a fragment holds whole rows of K
+  std::set<int> rsRoles;
+  for (const auto& body : s_.bodies)
+    ir::forEachOp(body.body, [&](const Stmt& st) {
+      if (st.op.kind == OpKind::Mma && st.op.src.kind == K::Regs) rsRoles.insert(body.role);
+    });
+  for (const auto& body : s_.bodies) {
+    const auto& role = s_.roles[body.role];
+    ir::forEachOp(body.body, [&](const Stmt& st) {
+      const auto& op = st.op;
+      if (op.kind != OpKind::Mma) return;
+      auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
+      if (op.src2.kind != K::View) return fail("lower.unsupported", "an mma whose b operand is not a view slot");
+      const int vb = op.src2.index;
+      const auto& B = s_.views[vb];
+      Tile tb, ta, tacc;
+      if (!refTile(op.src2, tb)) return fail("lower.unsupported", "the mma b operand's slice has no constant extent");
+      if (!refTile(op.src, ta)) return fail("lower.unsupported", "the mma a operand's slice has no constant extent");
+      if (!refTile(op.dst, tacc) || !op.dst.slices.empty())
+        return fail("lower.unsupported", "a sliced mma accumulator");
+      if (op.src.kind == K::View && viewShape(op.src.index).size() != 2)
+        return fail("lower.unsupported", "an mma operand view that is not 2-D");
+      if (viewShape(vb).size() != 2) return fail("lower.unsupported", "an mma operand view that is not 2-D");
+      if (op.src.slices.size() > 1 || op.src2.slices.size() > 1) {
+        const auto& sl = op.src.slices.size() > 1 ? op.src.slices[1] : op.src2.slices[1];
+        if (sl.lo || sl.hi) return fail("lower.layout", "an mma operand may be sliced along rows only");
+      }
+      const int64_t K = ta.C;
+      if (tb.C != K || ta.R != tacc.R || tb.R != tacc.C)
+        return fail("lower.layout", fmt::format("mma shapes: acc {}x{}, a {}x{}, b {}x{}: need acc = a rows x b rows "
+                                                "and a common K", tacc.R, tacc.C, ta.R, ta.C, tb.R, tb.C));
+      const ir::DType adt = refDtype(op.src), bdt = B.dtype;
+      auto tyName = [](ir::DType d) -> std::string {
+        switch (d) {
+          case ir::DType::BF16: return "bf16";
+          case ir::DType::F16: return "f16";
+          case ir::DType::E4M3: return "e4m3";
+          case ir::DType::E5M2: return "e5m2";
+          case ir::DType::F32: return "tf32";
+          default: return "";
+        }
+      };
+      auto smemOk = [&](int v) { return blockView(v); };
+      MmaPlan p;
+      if (op.dst.kind == K::Tmem) {
+        if (target_ != ir::Target::SM100a)
+          return fail("lower.unsupported", "an mma into TMEM (tcgen05) needs sm_100a");
+        if (op.src.kind != K::View) return fail("lower.unsupported", "tcgen05.mma with a from registers or TMEM");
+        p.kind = MmaPlan::Tcgen05;
+        p.ty = tyName(adt);
+        if (adt != bdt || p.ty.empty())
+          return fail("lower.layout", "tcgen05.mma operands must have one type of bf16, f16, e4m3, e5m2 or f32 (tf32)");
+        p.kstep = 32 / ir::dtypeBytes(adt);
+        if (!smemOk(op.src.index) || !smemOk(vb))
+          return fail("lower.layout", "tcgen05.mma operands need the K-major canonical layout: rows of a multiple of 32 "
+                                      "bytes, a multiple of 8 rows, and an offset aligned to the swizzle atom (8 rows)");
+        if (ta.R != 64 && ta.R != 128) return fail("lower.layout", fmt::format("tcgen05.mma M = {} (64 or 128)", ta.R));
+        if (tb.R % (ta.R == 64 ? 8 : 16) || tb.R < 8 || tb.R > 256)
+          return fail("lower.layout", fmt::format("tcgen05.mma N = {} (a multiple of {} up to 256)", tb.R,
+                                                  ta.R == 64 ? 8 : 16));
+        if (K % p.kstep) return fail("lower.layout", fmt::format("tcgen05.mma K = {} is not a multiple of {}", K, p.kstep));
+        usesTmem_ = true;
+        mma_[&op] = p;
+        return;
+      }
+      if (op.dst.kind != K::Regs) return fail("lower.unsupported", "an mma accumulator that is not regs or TMEM");
+      if (s_.regs[op.dst.index].dtype != ir::DType::F32)
+        return fail("lower.layout", "mma accumulators are f32 fragments");
+      const int wpi = role.warpsPerInstance();
+      std::string whyNotWgmma;
+      bool wg = target_ == ir::Target::SM90a;
+      if (!wg) whyNotWgmma = "wgmma is sm_90a only";
+      if (wg && !alignedWarpgroups(role)) {
+        wg = false;
+        whyNotWgmma = fmt::format("role '{}' instances are not whole aligned warpgroups", role.name);
+      }
+      const int G = std::max(1, wpi / 4);
+      if (wg && (tacc.R % (64 * G) || tacc.C % 8 || tacc.C > 256)) {
+        wg = false;
+        whyNotWgmma = fmt::format("accumulator {}x{} is not {} x (multiple of 64) rows by 8..256 columns", tacc.R,
+                                  tacc.C, G);
+      }
+      const std::string ty = tyName(bdt);
+      if (wg && (ty.empty() || (op.src.kind == K::View && adt != bdt))) {
+        wg = false;
+        whyNotWgmma = "operand types";
+      }
+      if (wg && (!smemOk(vb) || (op.src.kind == K::View && !smemOk(op.src.index)))) {
+        wg = false;
+        whyNotWgmma = "wgmma operands need the K-major canonical layout (rows of a multiple of 32 bytes, 8-row atoms)";
+      }
+      if (op.src.kind == K::Regs && !wg) {
+        // mma.sync m16n8k16 with A from the fragment (its mma.sync layout, one warp column)
+        if (bdt != ir::DType::BF16 && bdt != ir::DType::F16)
+          return fail("lower.layout", "mma.sync with a from registers needs bf16 or f16 b");
+        if (adt != bdt && adt != ir::DType::F32)
+          return fail("lower.layout", "the a fragment of an mma must have b's type (or f32, converted)");
+        if (K % 16) return fail("lower.layout", fmt::format("mma.sync K = {} is not a multiple of 16", K));
+        if (tacc.R % (16 * wpi) || tacc.C % 16)
+          return fail("lower.layout", fmt::format("mma.sync with a from registers: accumulator {}x{} must split into "
+                                                  "{} warps of 16-row multiples, columns a multiple of 16 ({})",
+                                                  tacc.R, tacc.C, wpi, whyNotWgmma));
+        if (viewRowBytes(vb) % 16) return fail("lower.layout", "ldmatrix needs operand rows of a multiple of 16 bytes");
+        p.kind = MmaPlan::MmaSync;
+        p.rs = true;
+        p.ty = tyName(bdt);
+        p.wm = wpi;
+        p.wn = 1;
+        p.kstep = 16;
+      } else if (op.src.kind == K::Regs) {
+        if (bdt != ir::DType::BF16 && bdt != ir::DType::F16)
+          return fail("lower.layout", "wgmma with a from registers needs bf16 or f16 operands");
+        if (adt != bdt && adt != ir::DType::F32)
+          return fail("lower.layout", "the a fragment of a wgmma must have b's type (or f32, converted)");
+        p.kind = MmaPlan::Wgmma;
+        p.rs = true;
+        p.G = G;
+        p.ty = ty;
+        p.kstep = 16;
+        if (K % 16) return fail("lower.layout", fmt::format("wgmma K = {} is not a multiple of 16", K));
+      } else if (op.src.kind != K::View) {
+        return fail("lower.unsupported", "an mma whose a operand is not a view slot or regs");
+      } else if (wg) {
+        p.kind = MmaPlan::Wgmma;
+        p.G = G;
+        p.ty = ty;
+        p.kstep = 32 / ir::dtypeBytes(bdt);
+        if (K % p.kstep) return fail("lower.layout", fmt::format("wgmma K = {} is not a multiple of {}", K, p.kstep));
+      } else {
+        // mma.sync m16n8k16 over a warp grid of the instance
+        if ((adt != ir::DType::BF16 && adt != ir::DType::F16) || adt != bdt)
+          return fail("lower.layout", "mma.sync (" + whyNotWgmma + ") takes bf16 or f16 operands of one type");
+        if (K % 16) return fail("lower.layout", fmt::format("mma.sync K = {} is not a multiple of 16", K));
+        if (viewRowBytes(op.src.index) % 16 || viewRowBytes(vb) % 16)
+          return fail("lower.layout", "ldmatrix needs operand rows of a multiple of 16 bytes");
+        int best = -1;
+        for (int wm = 1; wm <= wpi; ++wm) {
+          if (wpi % wm) continue;
+          if (rsRoles.count(body.role) && wm != wpi) continue;
+          const int wn = wpi / wm;
+          if (tacc.R % (16 * wm) || tacc.C % (16 * wn)) continue;
+          const int score = static_cast<int>(std::abs(tacc.R / wm - tacc.C / wn));
+          if (best < 0 || score < best) {
+            best = score;
+            p.wm = wm;
+            p.wn = wn;
+          }
+        }
+        if (best < 0)
+          return fail("lower.layout", fmt::format("mma.sync accumulator {}x{} does not split over {} warps in m16 x "
+                                                  "n16 tiles ({})", tacc.R, tacc.C, wpi, whyNotWgmma));
+        p.kind = MmaPlan::MmaSync;
+        p.ty = ty;
+        p.kstep = 16;
+      }
+      mma_[&op] = p;
+    });
+  }
+}
+
+std::optional<Dist> Lowering::distFor(const Family& f, bool row, int64_t E, std::string* why) const {
+  Dist d;
+  d.E = E;
+  if (E == 1) return d;
+  switch (f.kind) {
+    case Family::Generic:
+    case Family::None:
+      if (row != f.colsMajor) {
+        d.kind = Dist::Cyclic;
+        d.T = f.T;
+        d.n = static_cast<int>((E + f.T - 1) / f.T);
+      } else {
+        d.kind = Dist::Full;
+        d.n = static_cast<int>(E);
+      }
+      return d;
+    case Family::Wg:
+      if (row) {
+        if (E % (64 * f.G)) break;
+        d.kind = Dist::WgRow;
+        d.G = f.G;
+        d.n = static_cast<int>(2 * E / (64 * f.G));
+      } else {
+        if (E % 8) break;
+        d.kind = Dist::WgCol;
+        d.n = static_cast<int>(E / 4);
+      }
+      return d;
+    case Family::Mma:
+      d.wm = f.wm;
+      d.wn = f.wn;
+      if (row) {
+        if (E % (16 * f.wm)) break;
+        d.kind = Dist::MmaRow;
+        d.n = static_cast<int>(E / (8 * f.wm));
+      } else {
+        if (E % (8 * f.wn)) break;
+        d.kind = Dist::MmaCol;
+        d.n = static_cast<int>(E / (4 * f.wn));
+      }
+      return d;
+  }
+  if (why) *why = fmt::format("{} {} do not fit the {}", E, row ? "rows" : "columns", f.describe());
+  return std::nullopt;
+}
+
+std::optional<Layout> Lowering::layoutFor(const Family& f, Tile t, std::string* why) const {
+  auto r = distFor(f, true, t.R, why);
+  if (!r) return std::nullopt;
+  auto c = distFor(f, false, t.C, why);
+  if (!c) return std::nullopt;
+  return Layout{f, t, *r, *c};
+}
+
+const Layout* Lowering::layoutOf(int regs) const {
+  auto it = frag_.find({role_, regs});
+  return it == frag_.end() ? nullptr : &it->second;
+}
+
+void Lowering::analyzeFragments() {
+  using K = ir::BufferRef::Kind;
+  // normalised tiles: a rank-1 fragment is a row (1, n), except the result
+  // of a reduction over the last axis of a 2-D fragment, which is a column
+  regsTiles_.clear();
+  std::vector<Tile> tiles;
+  for (size_t r = 0; r < s_.regs.size(); ++r) tiles.push_back(regsTile(static_cast<int>(r)));
+  regsTiles_ = tiles;
+  for (const auto& body : s_.bodies)
+    ir::forEachOp(body.body, [&](const Stmt& st) {
+      const auto& op = st.op;
+      if (op.kind == OpKind::Reduce && op.dst.kind == K::Regs && s_.regs[op.dst.index].shape.size() == 1) {
+        size_t srank = 0;
+        if (op.src.kind == K::Regs) srank = s_.regs[op.src.index].shape.size();
+        if (op.src.kind == K::View) srank = s_.views[op.src.index].shape.size();
+        if (srank == 2 && op.axis == 1) std::swap(regsTiles_[op.dst.index].R, regsTiles_[op.dst.index].C);
+      }
+    });
+
+  // union-find over (role, regs)
+  std::map<std::pair<int, int>, int> id;
+  std::vector<int> parent;
+  std::vector<std::vector<Family>> anchors;
+  auto node = [&](int role, int regs) {
+    auto [it, inserted] = id.insert({{role, regs}, static_cast<int>(parent.size())});
+    if (inserted) {
+      parent.push_back(it->second);
+      anchors.emplace_back();
+    }
+    return it->second;
+  };
+  std::function<int(int)> find = [&](int x) { return parent[x] == x ? x : parent[x] = find(parent[x]); };
+  auto unite = [&](int a, int b) { parent[find(a)] = find(b); };
+  for (const auto& body : s_.bodies) {
+    const int r = body.role;
+    const auto& role = s_.roles[r];
+    const int T = role.warpsPerInstance() * 32;
+    ir::forEachOp(body.body, [&](const Stmt& st) {
+      const auto& op = st.op;
+      std::vector<int> regsOps;
+      for (const auto* ref : {&op.dst, &op.src, &op.src2})
+        if (ref->kind == K::Regs) {
+          if (!ref->slices.empty() && (op.kind == OpKind::Mma || op.kind == OpKind::Reduce ||
+                                       (op.kind == OpKind::Copy && (op.dst.kind == K::Tmem || op.src.kind == K::Tmem)))) {
+            error("lower.unsupported", op.range,
+                  fmt::format("a sliced register fragment ('{}') as an mma, reduce or TMEM operand",
+                              s_.regs[ref->index].name));
+            return;
+          }
+          regsOps.push_back(node(r, ref->index));
+        }
+      if (op.kind == OpKind::Mma) {
+        auto it = mma_.find(&op);
+        if (it == mma_.end() || op.dst.kind != K::Regs) return;
+        Family f;
+        f.T = T;
+        if (it->second.kind == MmaPlan::Wgmma) {
+          f.kind = Family::Wg;
+          f.G = it->second.G;
+        } else {
+          f.kind = Family::Mma;
+          f.wm = it->second.wm;
+          f.wn = it->second.wn;
+        }
+        anchors[find(node(r, op.dst.index))].push_back(f);
+        if (op.src.kind == K::Regs) unite(node(r, op.src.index), node(r, op.dst.index));
+        return;
+      }
+      if (op.kind == OpKind::Copy && (op.dst.kind == K::Tmem || op.src.kind == K::Tmem)) {
+        const auto& rr = op.dst.kind == K::Regs ? op.dst : op.src;
+        if (rr.kind != K::Regs) return;
+        Family f;
+        f.kind = Family::Generic;
+        f.T = T;
+        f.tmem = true;
+        anchors[find(node(r, rr.index))].push_back(f);
+        return;
+      }
+      for (size_t i = 1; i < regsOps.size(); ++i) unite(regsOps[i], regsOps[0]);
+    });
+  }
+  // merge anchors per component
+  std::map<int, std::vector<std::pair<int, int>>> members;
+  for (const auto& [key, x] : id) members[find(x)].push_back(key);
+  for (auto& [root, keys] : members) {
+    std::vector<Family> fams;
+    for (const auto& key : keys)
+      for (const auto& f : anchors[id[key]]) fams.push_back(f);
+    const auto& role = s_.roles[keys[0].first];
+    Family fam;
+    fam.kind = Family::Generic;
+    fam.T = role.warpsPerInstance() * 32;
+    if (!fams.empty()) {
+      fam = fams[0];
+      for (const auto& f : fams)
+        if (!(f == fam)) {
+          error("lower.layout", s_.regs[keys[0].second].range,
+                fmt::format("fragments connected to '{}' in role '{}' need two register layouts ({} and {}): split "
+                            "them or copy through shared memory",
+                            s_.regs[keys[0].second].name, role.name, fam.describe(), f.describe()));
+          break;
+        }
+      for (const auto& f : fams) fam.tmem = fam.tmem || f.tmem;
+    } else {
+      bool allRows = true, anyCol = false;
+      for (const auto& key : keys) {
+        allRows = allRows && regsTiles_[key.second].R == 1;
+        anyCol = anyCol || regsTiles_[key.second].C > 1;
+      }
+      fam.colsMajor = allRows && anyCol;
+    }
+    for (const auto& key : keys) {
+      std::string why;
+      auto l = layoutFor(fam, regsTiles_[key.second], &why);
+      if (!l) {
+        error("lower.layout", s_.regs[key.second].range,
+              fmt::format("fragment '{}' ({}x{}) in role '{}': {}", s_.regs[key.second].name,
+                          regsTiles_[key.second].R, regsTiles_[key.second].C, role.name, why));
+        continue;
+      }
+      if (static_cast<int64_t>(l->NR()) * l->NC() > 1024)
+        error("lower.layout", s_.regs[key.second].range,
+              fmt::format("fragment '{}' needs {} elements per thread in role '{}' (at most 1024 are lowered)",
+                          s_.regs[key.second].name, static_cast<int64_t>(l->NR()) * l->NC(), role.name));
+      frag_[key] = *l;
+    }
+  }
+}
+
+bool Lowering::regsShift(const ir::BufferRef& ref, const Layout& full, Tile sub, int& di, int& dj,
+                         std::string* why) const {
+  di = dj = 0;
+  if (ref.slices.empty()) return true;
+  int64_t off[2] = {0, 0};
+  const bool oneD = s_.regs[ref.index].shape.size() == 1;
+  for (size_t k = 0; k < ref.slices.size() && k < 2; ++k) {
+    const auto& lo = ref.slices[k].lo;
+    auto c = lo ? constOf(lo) : std::optional<int64_t>(0);
+    if (!c) {
+      if (why) *why = "a register fragment slice needs constant bounds";
+      return false;
+    }
+    const int dim = oneD ? (full.t.R > 1 ? 0 : 1) : static_cast<int>(k);
+    off[dim] = *c;
+  }
+  auto shiftOf = [&](const Dist& d, int64_t o, int64_t ext, int& sh) -> bool {
+    if (o == 0 && ext == d.E) return true;
+    switch (d.kind) {
+      case Dist::One: return o == 0;
+      case Dist::Full: sh = static_cast<int>(o); return true;
+      case Dist::Cyclic:
+        if (o % d.T || ext == 1) return false;
+        sh = static_cast<int>(o / d.T);
+        return true;
+      case Dist::WgRow:
+        if (o % (64 * d.G) || ext % (64 * d.G)) return false;
+        sh = static_cast<int>(2 * o / (64 * d.G));
+        return true;
+      case Dist::WgCol:
+        if (o % 8 || ext % 8) return false;
+        sh = static_cast<int>(o / 4);
+        return true;
+      case Dist::MmaRow:
+        if (d.wm != 1 || o % 16 || ext % 16) return false;
+        sh = static_cast<int>(o / 8);
+        return true;
+      case Dist::MmaCol:
+        if (d.wn != 1 || o % 8 || ext % 8) return false;
+        sh = static_cast<int>(o / 4);
+        return true;
+    }
+    return false;
+  };
+  if (!shiftOf(full.row, off[0], sub.R, di) || !shiftOf(full.col, off[1], sub.C, dj)) {
+    if (why)
+      *why = fmt::format("the slice at ({}, {}) of fragment '{}' is not a whole part of its {}", off[0], off[1],
+                         s_.regs[ref.index].name, full.fam.describe());
+    return false;
+  }
+  return true;
+}
+
+int Lowering::reduceDim(const ir::Op& op) const {
+  using K = ir::BufferRef::Kind;
+  std::vector<int64_t> shape;
+  Tile t;
+  if (op.src.kind == K::Regs) {
+    for (const auto& d : s_.regs[op.src.index].shape) shape.push_back(constOf(d).value_or(1));
+    t = regsTile(op.src.index);
+  } else if (op.src.kind == K::View) {
+    shape = viewShape(op.src.index);
+    t = viewTile(op.src.index);
+  } else {
+    return op.axis == 0 ? 0 : 1;  // a tensor operand takes the other operands' 2-D tile
+  }
+  const int rank = static_cast<int>(shape.size());
+  if (op.axis < 0 || op.axis >= rank) return -1;
+  if (rank == 1) return t.R == 1 ? 1 : 0;
+  if (op.axis == rank - 1) return 1;
+  int64_t others = 1;
+  for (int i = 0; i + 1 < rank; ++i)
+    if (i != op.axis) others *= shape[i];
+  return others == 1 ? 0 : -1;
+}
+
+void Lowering::analyzeScratch() {
+  using K = ir::BufferRef::Kind;
+  roleScratch_.assign(s_.roles.size(), -1);
+  roleScratchStride_.assign(s_.roles.size(), 0);
+  int64_t off = (smemUsed_ + 15) / 16 * 16;
+  for (const auto& body : s_.bodies) {
+    const int r = body.role;
+    const auto& role = s_.roles[r];
+    const int W = role.warpsPerInstance();
+    if (W <= 1 || roleScratch_[r] >= 0) continue;
+    bool need = false;
+    for (const auto& b2 : s_.bodies) {
+      if (b2.role != r) continue;
+      ir::forEachOp(b2.body, [&](const Stmt& st) {
+        const auto& op = st.op;
+        if (op.kind != OpKind::Reduce || op.src.kind != K::Regs) return;
+        auto it = frag_.find({r, op.src.index});
+        if (it == frag_.end()) return;
+        const int rd = reduceDim(op);
+        if (rd < 0) return;
+        const Dist& dd = rd == 0 ? it->second.row : it->second.col;
+        if (dd.kind == Dist::Cyclic || dd.kind == Dist::WgRow || (dd.kind == Dist::MmaRow && dd.wm > 1) ||
+            (dd.kind == Dist::MmaCol && dd.wn > 1))
+          need = true;
+      });
+    }
+    if (!need) continue;
+    roleScratch_[r] = off;
+    roleScratchStride_[r] = static_cast<int64_t>(W) * 32 * scratchSlots_ * 8;
+    off += roleScratchStride_[r] * role.instanceCount();
+  }
+  smemUsed_ = std::max(smemUsed_, off);
+  if (smemUsed_ + 1024 > 232448)
+    error("lower.layout", s_.range,
+          fmt::format("shared memory {} B (+1024 B alignment slack) exceeds the 227 KiB a block can have", smemUsed_));
+}
+
 void Lowering::deriveGrid() {
-  // persistent: the schedule strides over tiles by lm.grid_dim
-  std::function<void(const ir::ExprPtr&)> visit;
+  using K = ir::BufferRef::Kind;
   bool usesGrid = false;
-  visit = [&](const ir::ExprPtr& e) {
+  auto visit = [&](const ir::ExprPtr& e) {
     if (e && exprUses(*e, ExprKind::GridDim)) usesGrid = true;
   };
   const ir::Op* out = nullptr;
-  for (const auto& body : s_.bodies) {
-    std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
-      for (const auto& st : b) {
-        if (st.kind == Stmt::Kind::For) {
-          visit(st.lo);
-          visit(st.hi);
-          walk(st.body);
-        } else if (st.kind == Stmt::Kind::If) {
-          visit(st.cond);
-          walk(st.body);
-          walk(st.orelse);
-        } else {
-          for (const auto& c : st.op.coords) visit(c);
-          visit(st.op.sel.index);
-          const bool toTensor = st.op.dst.kind == ir::BufferRef::Kind::Param;
-          if (!out && toTensor && (st.op.kind == OpKind::TmaStore || st.op.kind == OpKind::Copy)) out = &st.op;
-        }
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+    for (const auto& st : b) {
+      if (st.kind == Stmt::Kind::For) {
+        visit(st.lo);
+        visit(st.hi);
+        walk(st.body);
+      } else if (st.kind == Stmt::Kind::If) {
+        visit(st.cond);
+        walk(st.body);
+        walk(st.orelse);
+      } else {
+        for (const auto& c : st.op.coords) visit(c);
+        visit(st.op.sel.index);
+        if (!out && st.op.dst.kind == K::Param && !st.op.coords.empty()) out = &st.op;
       }
-    };
-    walk(body.body);
-  }
+    }
+  };
+  for (const auto& body : s_.bodies) walk(body.body);
   for (auto& g : gridHost_) g = "1";
   if (usesGrid) {
     persistent_ = true;
+    gridDerived_ = true;
     gridHost_[0] = "cake_num_sms";
     return;
   }
-  if (!out) {
-    error("lower.grid", s_.range, "no store to an output tensor (tma_store or copy with coords=) to derive the grid from");
-    return;
-  }
-  const int outParam = out->dst.index;
-  if (out->coords.size() != 2) {
-    error("lower.grid", out->range, "the output store needs two coordinates");
-    return;
-  }
-  const int role = tensorRole_[outParam];
-  const char* ext[3][2] = {{"M", "K"}, {"N", "K"}, {"M", "N"}};
+  if (!out) return;
+  const int p = out->dst.index;
+  int tindex = 0;
+  for (int i = 0; i < p; ++i) tindex += ir::isTensorParam(s_.params[i].type) ? 1 : 0;
   ir::EvalEnv env;
-  for (size_t p = 0; p < s_.params.size(); ++p) env.params[static_cast<int>(p)] = 1 << 20;
+  for (size_t q = 0; q < s_.params.size(); ++q) env.params[static_cast<int>(q)] = 1 << 20;
+  specEnv(env);
   for (size_t v = 0; v < s_.loop_vars.size(); ++v) env.loop_vars[static_cast<int>(v)] = 0;
   env.instance = 0;
   for (int d = 0; d < 3; ++d) {
@@ -645,107 +1241,118 @@ void Lowering::deriveGrid() {
   }
   bool any = false;
   for (int d = 0; d < 3; ++d) {
-    for (int c = 0; c < 2; ++c) {
+    for (size_t c = 0; c < out->coords.size(); ++c) {
       ir::EvalEnv e1 = env;
       e1.block_idx[d] = 1;
       auto v0 = ir::evaluate(*out->coords[c], env), v1 = ir::evaluate(*out->coords[c], e1);
-      if (!v0 || !v1) {
-        error("lower.grid", out->range, "cannot evaluate the output coordinates");
-        return;
-      }
+      if (!v0 || !v1) return;
       const int64_t step = *v1 - *v0;
-      if (step > 0 && role >= 0) {
-        gridHost_[d] = fmt::format("cake_cdiv({}, {})", ext[role][c], step);
+      if (step > 0) {
+        gridHost_[d] = fmt::format("cake_cdiv(static_cast<int>(cake_t[{}].dims[{}]), {})", tindex, c, step);
         any = true;
+        break;
       }
     }
   }
-  if (!any)
-    error("lower.grid", out->range, "the output coordinates do not move with lm.block_idx: every CTA would write "
-                                    "the same tile");
+  gridDerived_ = any;
 }
 
 void Lowering::checkOps() {
+  using K = ir::BufferRef::Kind;
+  const bool hopperPlus = target_ == ir::Target::SM90a || target_ == ir::Target::SM100a;
   for (const auto& body : s_.bodies) {
     ir::forEachOp(body.body, [&](const Stmt& st) {
       const auto& op = st.op;
-      const bool sm90 = target_ == ir::Target::SM90a, sm80 = target_ == ir::Target::SM80;
       auto unsupported = [&](const std::string& what) {
-        error("lower.unsupported", op.range,
-              fmt::format("{} is not lowered for {}", what, ir::targetName(target_)));
+        error("lower.unsupported", op.range, fmt::format("{} is not lowered for {}", what, ir::targetName(target_)));
+      };
+      auto constPending = [&] {
+        if (op.pending && !constOf(op.pending)) error("lower.unsupported", op.range, "pending= must be a constant");
       };
       switch (op.kind) {
         case OpKind::TmaLoad:
         case OpKind::TmaStore: {
-          if (!sm90) return unsupported("lm." + std::string(ir::opName(op.kind)));
+          if (!hopperPlus) return unsupported("a TMA copy (sm_90a and later)");
           const auto& view = op.kind == OpKind::TmaLoad ? op.dst : op.src;
           const auto& tensor = op.kind == OpKind::TmaLoad ? op.src : op.dst;
-          if (view.kind != ir::BufferRef::Kind::View || tensor.kind != ir::BufferRef::Kind::Param)
+          if (view.kind != K::View || tensor.kind != K::Param)
             return unsupported("a TMA copy that is not between a view slot and a tensor parameter");
           if (!view.slices.empty()) return unsupported("a TMA copy of a sliced slot");
-          if (s_.params[tensor.index].type != ir::ParamType::Tma2d)
-            return unsupported("a TMA copy of a parameter that is not LM.tma2d");
-          if (op.coords.size() != 2) return unsupported("a TMA copy without two coordinates");
-          tmaps_.insert({tensor.index, view.index});
-          const int64_t rows = viewRows(view.index), cols = viewCols(view.index);
-          if (rows > 256 || cols > 256)
-            error("lower.layout", op.range, fmt::format("TMA box {}x{}: each box dimension must be <= 256", rows, cols));
-          if (viewRowBytes(view.index) % 16)
-            error("lower.layout", op.range, "TMA box rows must be a multiple of 16 bytes");
-          if (op.kind == OpKind::TmaLoad && op.barrier < 0)
-            error("lower.unsupported", op.range, "a TMA load needs barrier=");
+          const int rank = ir::tmaRank(s_.params[tensor.index].type);
+          if (rank == 0) return unsupported("a TMA copy of an LM.gmem parameter");
+          if (static_cast<int>(op.coords.size()) != rank)
+            return unsupported(fmt::format("a TMA copy with {} coordinates of a rank-{} tensor", op.coords.size(), rank));
+          for (auto d : tmaBox(view.index, rank))
+            if (d > 256) error("lower.layout", op.range, fmt::format("TMA box dimension {} > 256", d));
+          if (viewRowBytes(view.index) % 16) error("lower.layout", op.range, "TMA box rows must be multiples of 16 B");
+          const int sw = ir::swizzleBytes(s_.views[view.index].swizzle);
+          // rows up to the swizzle span are what TMA takes; wider rows are stored as blocked columns
+          if (sw && viewRowBytes(view.index) > sw && !viewBlock_[view.index]) blockView(view.index);
+          if (sw && !viewBlock_[view.index] && (viewRowBytes(view.index) > sw || sw % viewRowBytes(view.index)))
+            error("lower.layout", op.range,
+                  fmt::format("view '{}': TMA with a {}B swizzle needs rows of at most {} B that divide it (rows are "
+                              "{} B)", s_.views[view.index].name, sw, sw, viewRowBytes(view.index)));
+          if (op.kind == OpKind::TmaLoad && op.barrier < 0) error("lower.unsupported", op.range, "a TMA load needs barrier=");
           break;
         }
         case OpKind::TmaStoreCommit:
         case OpKind::TmaStoreWait:
-        case OpKind::MmaCommit:
+          if (!hopperPlus) return unsupported("lm." + std::string(ir::opName(op.kind)));
+          constPending();
+          break;
+        case OpKind::ExpectTx:
+          if (!hopperPlus) return unsupported("lm.expect_tx (sm_90a and later)");
+          break;
         case OpKind::MmaWait:
-          if (!sm90) return unsupported("lm." + std::string(ir::opName(op.kind)));
-          if ((op.kind == OpKind::TmaStoreWait || op.kind == OpKind::MmaWait) && !constOf(op.pending) && op.pending)
-            error("lower.unsupported", op.range, "pending= must be a constant");
-          if (op.kind == OpKind::MmaCommit && op.barrier >= 0) return unsupported("lm.mma_commit(barrier=)");
-          break;
-        case OpKind::CpAsync:
-          if (!sm80 && !sm90) return unsupported("lm.cp_async");
-          if (op.dst.kind != ir::BufferRef::Kind::View || op.src.kind != ir::BufferRef::Kind::Param ||
-              !op.dst.slices.empty() || op.coords.size() != 2)
-            return unsupported("a cp_async that is not a whole view slot from a rank-2 tensor");
-          gmemParams_.insert(op.src.index);
-          if (viewRowBytes(op.dst.index) % 16) error("lower.layout", op.range, "cp.async rows must be 16-byte multiples");
-          if (roleSingle_[body.role]) roleSingle_[body.role] = false;
-          break;
-        case OpKind::CpAsyncCommit:
         case OpKind::CpAsyncWait:
-          if (!sm80 && !sm90) return unsupported("lm." + std::string(ir::opName(op.kind)));
-          if (op.kind == OpKind::CpAsyncWait && op.pending && !constOf(op.pending))
-            error("lower.unsupported", op.range, "pending= must be a constant");
+          constPending();
           break;
-        case OpKind::Mma:
-          if (!sm90 && !sm80) return unsupported("lm.mma");
-          if (op.dst.kind != ir::BufferRef::Kind::Regs || op.src.kind != ir::BufferRef::Kind::View ||
-              op.src2.kind != ir::BufferRef::Kind::View)
-            return unsupported("an mma whose accumulator is not regs or whose operands are not view slots");
+        case OpKind::MmaCommit:
+          if (op.barrier >= 0 && target_ == ir::Target::SM90a)
+            break;  // wgmma groups cannot arrive: wait_group 0, then arrive (see emitMmaCommit)
           break;
-        case OpKind::Copy:
-          if (op.dst.kind == ir::BufferRef::Kind::Param) gmemParams_.insert(op.dst.index);
-          if (!((op.src.kind == ir::BufferRef::Kind::Regs &&
-                 (op.dst.kind == ir::BufferRef::Kind::Regs || op.dst.kind == ir::BufferRef::Kind::View ||
-                  op.dst.kind == ir::BufferRef::Kind::Param))))
-            return unsupported("this lm.copy (lowered: regs -> regs, regs -> view slot, regs -> tensor)");
-          if (frag_[op.src.index].kind == FragLayout::Kind::None)
-            error("lower.layout", op.range,
-                  fmt::format("regs '{}' has no layout: it is never an mma accumulator or a copy of one",
-                              s_.regs[op.src.index].name));
+        case OpKind::CpAsync: {
+          if (op.dst.kind != K::View || op.src.kind != K::Param || !op.dst.slices.empty())
+            return unsupported("a cp_async that is not a whole view slot from a tensor");
+          if (op.coords.empty()) return unsupported("a cp_async without coords=");
+          if (op.coords.size() == 1 && viewTile(op.dst.index).R != 1)
+            return unsupported("a cp_async of a 2-D slot from a rank-1 tensor");
+          if (viewShape(op.dst.index).size() > 2 && viewShape(op.dst.index)[0] != 1)
+            return unsupported("a cp_async into a view of rank > 2");
           break;
+        }
+        case OpKind::Arrive:
+          if (op.count && !constOf(op.count)) error("lower.unsupported", op.range, "arrive count= must be a constant");
+          break;
+        case OpKind::Copy: {
+          const auto dk = op.dst.kind, sk = op.src.kind;
+          if (dk == K::Tmem || sk == K::Tmem) {
+            if (!((dk == K::Tmem && sk == K::Regs) || (dk == K::Regs && sk == K::Tmem)))
+              return unsupported("a TMEM copy that is not TMEM <-> regs (tcgen05.ld / tcgen05.st)");
+            if (target_ != ir::Target::SM100a) return unsupported("a TMEM copy (sm_100a)");
+            usesTmem_ = true;
+            break;
+          }
+          if (dk == K::Param && sk == K::Param) return unsupported("a copy between two tensors");
+          if ((dk == K::Param || sk == K::Param) && op.coords.empty()) return unsupported("a tensor copy without coords=");
+          break;
+        }
         case OpKind::Fill:
-          if (op.dst.kind != ir::BufferRef::Kind::Regs) return unsupported("lm.fill of anything but regs");
-          if (frag_[op.dst.index].kind == FragLayout::Kind::None)
-            error("lower.layout", op.range, fmt::format("regs '{}' has no layout", s_.regs[op.dst.index].name));
+          if (op.dst.kind == K::Tmem || op.dst.kind == K::Param) return unsupported("lm.fill of TMEM or a tensor");
           break;
         case OpKind::Unary:
         case OpKind::Binary:
-        case OpKind::Reduce:
-          return unsupported("lm." + std::string(ir::opName(op.kind)));
+        case OpKind::Reduce: {
+          int tensorsSeen = 0;
+          for (const auto* r : {&op.dst, &op.src, &op.src2}) {
+            if (r->kind == K::Tmem) return unsupported("a compute op on TMEM (copy it to regs first)");
+            if (r->kind == K::Param) ++tensorsSeen;
+          }
+          if (tensorsSeen > 1) return unsupported("a compute op on two tensor operands (one coords=)");
+          if (tensorsSeen && op.coords.empty()) return unsupported("a tensor operand without coords=");
+          if (op.kind == OpKind::Reduce && op.dst.kind == K::Param) return unsupported("a reduction into a tensor");
+          break;
+        }
         default:
           break;
       }
@@ -753,949 +1360,185 @@ void Lowering::checkOps() {
   }
 }
 
-// ------------------------------------------------------------ addresses
-
-std::string Lowering::slotOf(const ir::ExprPtr& e, int stages) const {
-  if (stages == 1) return "0";
-  if (auto c = constOf(e)) return std::to_string(((*c % stages) + stages) % stages);
-  if (nonneg(*e)) return "(" + expr(e) + ") % " + std::to_string(stages);
-  return "cake_mod(" + expr(e) + ", " + std::to_string(stages) + ")";
-}
-
-std::string Lowering::viewSlotAddr(const ir::BufferRef& ref) const {
-  const int v = ref.index;
-  const int stages = s_.views[v].stages;
-  if (stages == 1 || !ref.slot) return viewName(v);
-  return "(" + viewName(v) + " + " + std::to_string(viewSlotBytes(v)) + " * (" + slotOf(ref.slot, stages) + "))";
-}
-
-std::string Lowering::barSlotAddr(int b, const ir::SlotSel& sel, const ir::SourceRange& r) {
-  const int count = s_.barriers[b].count;
-  if (count == 1) return barName(b);
-  if (sel.mode == ir::SlotSel::Mode::None) {
-    error("lower.unsupported", r, fmt::format("barrier '{}' has {} slots: name one with iter= or stage=",
-                                              s_.barriers[b].name, count));
-    return barName(b);
-  }
-  return "(" + barName(b) + " + 8 * (" + slotOf(sel.index, count) + "))";
-}
-
-// ------------------------------------------------------------ emission
-
-void Lowering::elected(const std::function<void()>& body) {
-  if (single_ || threads_ == 0) {
-    body();
-    return;
-  }
-  open("if (cake_elected)");
-  body();
-  close();
-}
-
-void Lowering::instSync() {
-  const auto& role = s_.roles[role_];
-  if (single_) return;
-  if (role.warpsPerInstance() == 1)
-    line("__syncwarp();");
-  else if (role.instanceCount() == 1 && static_cast<int>(role.warps.size()) * 32 == threads_)
-    line("__syncthreads();  // the instance is the whole block");
-  else
-    line(fmt::format("cake_bar_sync(cake_inst_bar, {});  // this instance's {} threads", role.warpsPerInstance() * 32,
-                     role.warpsPerInstance() * 32));
-}
-
-void Lowering::emitWait(const ir::Op& op) {
-  const int b = op.barrier;
-  const auto& bar = s_.barriers[b];
-  const auto& sel = op.sel;
-  if (sel.mode == ir::SlotSel::Mode::Iter) {
-    const auto& e = sel.index;
-    const std::string es = expr(e);
-    const std::string cnt = std::to_string(bar.count);
-    auto waitLine = [&](const std::string& idx) {
-      const std::string slot = bar.count == 1 ? "0" : "(" + idx + ") % " + cnt;
-      const std::string parity = bar.count == 1 ? "(" + idx + ") & 1" : "((" + idx + ") / " + cnt + ") & 1";
-      line(fmt::format("cake_mbar_wait({} + 8 * ({}), {});", barName(b), slot, parity));
-    };
-    if (auto c = constOf(e)) {
-      if (*c < 0) {
-        comment(fmt::format("wait({}, iter={}): a negative iteration passes at once", bar.name, *c));
-        return;
-      }
-      waitLine(std::to_string(*c));
-    } else if (nonneg(*e)) {
-      waitLine(es);
-    } else {
-      comment(fmt::format("wait({}, iter={}): slot = iter % {}, phase = iter // {}; iter < 0 passes at once",
-                          bar.name, pyText(e), bar.count, bar.count));
-      open(fmt::format("if ({} >= 0)", es));
-      waitLine(es);
-      close();
-    }
-    return;
-  }
-  if (sel.mode == ir::SlotSel::Mode::Stage) {
-    const std::string slot = slotOf(sel.index, bar.count);
-    if (sel.phase) {
-      line(fmt::format("cake_mbar_wait({} + 8 * ({}), ({}) & 1);", barName(b), slot, expr(sel.phase)));
-    } else {
-      comment(fmt::format("wait({}, stage={}): phase = this instance's earlier waits on the slot (bit per slot)",
-                          bar.name, pyText(sel.index)));
-      line(fmt::format("cake_mbar_wait({} + 8 * ({}), (cake_phase_{} >> ({})) & 1u);", barName(b), slot, bar.name,
-                       slot));
-      line(fmt::format("cake_phase_{} ^= 1u << ({});", bar.name, slot));
-    }
-    return;
-  }
-  // no selector: a one-slot barrier waited in order (phase bit of slot 0)
-  if (sel.phase) {
-    line(fmt::format("cake_mbar_wait({}, ({}) & 1);", barName(b), expr(sel.phase)));
-  } else {
-    line(fmt::format("cake_mbar_wait({}, cake_phase_{} & 1u);", barName(b), bar.name));
-    line(fmt::format("cake_phase_{} ^= 1u;", bar.name));
-  }
-}
-
-// One instance-arrive on barrier b (worth barWeight_[b] hardware arrivals).
-void Lowering::emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx) {
-  const int b = op.barrier;
-  const auto& role = s_.roles[role_];
-  const int w = barWeight_[b];
-  const std::string addr = barSlotAddr(b, op.sel, op.range);
-  const int64_t count = op.count ? constOf(op.count).value_or(1) : 1;
-  if (op.count && !constOf(op.count)) error("lower.unsupported", op.range, "arrive count= must be a constant");
-  if (tx_bytes > 0 || explicit_tx) {
-    // expect_tx: the arrival is the elected thread's
-    elected([&] {
-      if (explicit_tx)
-        line(fmt::format("cake_mbar_arrive_expect_tx({}, {});", addr, expr(op.bytes)));
-      else
-        line(fmt::format("cake_mbar_arrive_expect_tx({}, {});  // derived: the bytes of the TMA loads below", addr,
-                         tx_bytes));
-      if (w > 1) line(fmt::format("cake_mbar_arrive({}, {});", addr, w - 1));
-    });
-    return;
-  }
-  if (single_ || role.warpsPerInstance() == 1 || w == 1) {
-    if (!single_) line("__syncwarp();");
-    if (!single_ && role.warpsPerInstance() > 1) instSync();
-    elected([&] { line(fmt::format("cake_mbar_arrive({}, {});", addr, count * w)); });
-  } else {
-    // each warp of the instance arrives once it is done: count * weight / warps each
-    const int per = static_cast<int>(count * w / role.warpsPerInstance());
-    if (opts_.comments)
-      line(fmt::format("// one arrival per warp ({} warps x {} = {} = the instance's arrive)", role.warpsPerInstance(),
-                       per, count * w));
-    line("__syncwarp();");
-    line(fmt::format("if (cake_lane == 0) cake_mbar_arrive({}, {});", addr, per));
-  }
-}
-
-void Lowering::emitTmaLoad(const ir::Op& op) {
-  const int v = op.dst.index, p = op.src.index;
-  const std::string dst = viewSlotAddrSel(op.dst, op.sel);
-  const std::string bar = barSlotAddr(op.barrier, op.sel, op.range);
-  // coords are outermost first; TMA takes the innermost first
-  elected([&] {
-    line(fmt::format("cake_tma_load_2d({}, &{}, {}, {}, {});", dst, tmapName(p, v), bar, expr(op.coords[1]),
-                     expr(op.coords[0])));
-  });
-}
-
-void Lowering::emitTmaStore(const ir::Op& op) {
-  const int v = op.src.index, p = op.dst.index;
-  if (!single_ && s_.roles[role_].warpsPerInstance() > 1) {
-    comment("the instance's threads wrote the slot: sync them before the elected thread stores it");
-    instSync();
-  } else if (!single_) {
-    line("__syncwarp();");
-  }
-  elected([&] {
-    line(fmt::format("cake_tma_store_2d(&{}, {}, {}, {});", tmapName(p, v), viewSlotAddrSel(op.src, op.sel), expr(op.coords[1]),
-                     expr(op.coords[0])));
-  });
-}
-
-void Lowering::emitCpAsync(const ir::Op& op) {
-  const int v = op.dst.index, p = op.src.index;
-  const auto& view = s_.views[v];
-  const int eb = ir::dtypeBytes(view.dtype);
-  const int64_t rows = viewRows(v), rowBytes = viewRowBytes(v);
-  const int64_t perRow = rowBytes / 16, chunks = rows * perRow;
-  const int instThreads = s_.roles[role_].warpsPerInstance() * 32;
-  const int sw = ir::swizzleBytes(view.swizzle);
-  const std::string pn = paramName(p);
-  openScope();
-  comment(fmt::format("{}[{}] <- {}[{} : +{}, {} : +{}] in 16-byte cp.async chunks ({} per thread, zero-fill outside)",
-                      view.name, pyText(op.sel.index ? op.sel.index : op.dst.slot), s_.params[p].name, pyText(op.coords[0]), rows,
-                      pyText(op.coords[1]), viewCols(v), (chunks + instThreads - 1) / instThreads));
-  line(fmt::format("const uint32_t cake_dst = {};", viewSlotAddrSel(op.dst, op.sel)));
-  line(fmt::format("const int cake_r0 = {}, cake_c0 = {};", expr(op.coords[0]), expr(op.coords[1])));
-  line("#pragma unroll");
-  open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", chunks, instThreads));
-  line(fmt::format("const int cake_r = cake_q / {}, cake_c = (cake_q % {}) * {};", perRow, perRow, 16 / eb));
-  line(fmt::format("const bool cake_in = cake_r0 + cake_r < cake_{0}_rows && cake_c0 + cake_c < cake_{0}_cols;", pn));
-  line(fmt::format("cake_cp_async_16(cake_dst + cake_swz<{}>(cake_r * {} + cake_c * {}),", sw, rowBytes, eb));
-  line(fmt::format("                 {0} + (cake_in ? static_cast<size_t>(cake_r0 + cake_r) * cake_{0}_ld + cake_c0 + "
-                   "cake_c : 0), cake_in);",
-                   pn));
-  close();
-  close();
-}
-
-void Lowering::emitMmaSm90(const ir::Op& op) {
-  const auto& f = frag_[op.dst.index];
-  if (f.kind != FragLayout::Kind::Wgmma) return;
-  const auto& role = s_.roles[role_];
-  if (role.warpsPerInstance() != 4 || role.warps[0] % 4) {
-    error("lower.layout", op.range,
-          fmt::format("wgmma is issued by a warpgroup: role '{}' needs instances of 4 warps starting at a warp index "
-                      "divisible by 4 (group=4)", role.name));
-    return;
-  }
-  const int va = op.src.index, vb = op.src2.index;
-  const auto &A = s_.views[va], &B = s_.views[vb];
-  if (A.dtype != B.dtype || (A.dtype != ir::DType::BF16 && A.dtype != ir::DType::F16)) {
-    error("lower.layout", op.range, "wgmma operands must both be bf16 or both f16");
-    return;
-  }
-  const std::string ty = A.dtype == ir::DType::BF16 ? "bf16" : "f16";
-  auto rowsOf = [&](const ir::BufferRef& r, int v, int64_t& lo, std::string& loExpr) -> int64_t {
-    lo = 0;
-    loExpr = "0";
-    if (r.slices.empty()) return viewRows(v);
-    if (r.slices.size() > 1 && (r.slices[1].lo || r.slices[1].hi)) {
-      if (!(constOf(r.slices[1].lo).value_or(0) == 0 &&
-            constOf(r.slices[1].hi).value_or(viewCols(v)) == viewCols(v))) {
-        error("lower.layout", op.range, "an mma operand may be sliced along rows only");
-        return -1;
-      }
-    }
-    const auto& s = r.slices[0];
-    loExpr = s.lo ? expr(s.lo) : "0";
-    if (!s.hi) return viewRows(v) - constOf(s.lo).value_or(0);
-    // hi - lo must be constant: evaluate with the free symbols at two points
-    ir::EvalEnv env;
-    for (size_t p = 0; p < s_.params.size(); ++p) env.params[static_cast<int>(p)] = 1 << 12;
-    for (size_t l = 0; l < s_.loop_vars.size(); ++l) env.loop_vars[static_cast<int>(l)] = 0;
-    env.instance = 0;
-    for (int d = 0; d < 3; ++d) env.block_idx[d] = 0, env.grid_dim[d] = 1;
-    auto h = ir::evaluate(*s.hi, env);
-    auto l = s.lo ? ir::evaluate(*s.lo, env) : std::optional<int64_t>(0);
-    if (!h || !l) return -1;
-    lo = *l;
-    return *h - *l;
+bool Lowering::bindGemm(bool report) {
+  std::vector<int> tp;
+  bool ok = true;
+  auto bad = [&](const ir::SourceRange& r, const std::string& m) {
+    ok = false;
+    if (report) error("lower.binding", r, m);
   };
-  int64_t aLo, bLo;
-  std::string aLoE, bLoE;
-  const int64_t aRows = rowsOf(op.src, va, aLo, aLoE), bRows = rowsOf(op.src2, vb, bLo, bLoE);
-  const int64_t K = viewCols(va);
-  if (aRows != f.rows || bRows != f.cols || viewCols(vb) != K || K % 16) {
-    error("lower.layout", op.range,
-          fmt::format("mma shapes: acc {}x{}, a {}x{}, b {}x{}: need acc = a rows x b rows and a common K (multiple of "
-                      "16)", f.rows, f.cols, aRows, K, bRows, viewCols(vb)));
-    return;
-  }
-  if (A.swizzle == ir::Swizzle::None || B.swizzle == ir::Swizzle::None) {
-    error("lower.layout", op.range, "wgmma operands from shared memory must be swizzled views (32B, 64B or 128B)");
-    return;
-  }
-  const int modeA = A.swizzle == ir::Swizzle::B128 ? 1 : A.swizzle == ir::Swizzle::B64 ? 2 : 3;
-  const int modeB = B.swizzle == ir::Swizzle::B128 ? 1 : B.swizzle == ir::Swizzle::B64 ? 2 : 3;
-  wgmmaShapes_.insert({f.cols, ty});
-  const int64_t rbA = viewRowBytes(va), rbB = viewRowBytes(vb);
-  openScope();
-  comment(fmt::format("{} {}= {} . {}^T: wgmma m64n{}k16 x {} (K = {}), descriptors: {}B swizzle, SBO {} B",
-                      s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+", A.name, B.name, f.cols,
-                      f.mblocks * K / 16, K, ir::swizzleBytes(A.swizzle), 8 * rbA));
-  line(fmt::format("const uint32_t cake_a = {} + ({}) * {};", viewSlotAddr(op.src), aLoE, rbA));
-  line(fmt::format("const uint32_t cake_b = {} + ({}) * {};", viewSlotAddr(op.src2), bLoE, rbB));
-  line(fmt::format("const int cake_scale_d = {};", op.init ? "(" + expr(op.init) + ") ? 0 : 1" : std::string("1")));
-  line("cake_wgmma_fence();");
-  line("#pragma unroll");
-  open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", K / 16));
-  for (int i = 0; i < f.mblocks; ++i)
-    line(fmt::format("cake_wgmma_m64n{}k16_{}({}[{}], cake_wgmma_desc(cake_a + {} + cake_k * {}, {}, {}), "
-                     "cake_wgmma_desc(cake_b + cake_k * {}, {}, {}), cake_k == 0 ? cake_scale_d : 1);",
-                     f.cols, ty, regsName(op.dst.index), i, i * 64 * rbA, 16 * ir::dtypeBytes(A.dtype), 8 * rbA,
-                     modeA, 16 * ir::dtypeBytes(B.dtype), 8 * rbB, modeB));
-  close();
-  close();
-}
-
-void Lowering::emitMmaSm80(const ir::Op& op) {
-  const auto& f = frag_[op.dst.index];
-  if (f.kind != FragLayout::Kind::MmaSync) return;
-  const int va = op.src.index, vb = op.src2.index;
-  const auto &A = s_.views[va], &B = s_.views[vb];
-  if (A.dtype != B.dtype || (A.dtype != ir::DType::BF16 && A.dtype != ir::DType::F16)) {
-    error("lower.layout", op.range, "mma.sync operands must both be bf16 or both f16");
-    return;
-  }
-  if (!op.src.slices.empty() || !op.src2.slices.empty()) {
-    error("lower.unsupported", op.range, "sliced mma operands on sm_80");
-    return;
-  }
-  const int64_t K = viewCols(va);
-  if (viewRows(va) != f.rows || viewRows(vb) != f.cols || viewCols(vb) != K || K % 16) {
-    error("lower.layout", op.range,
-          fmt::format("mma shapes: acc {}x{}, a {}x{}, b {}x{}", f.rows, f.cols, viewRows(va), K, viewRows(vb),
-                      viewCols(vb)));
-    return;
-  }
-  if (f.nt % 2) {
-    error("lower.layout", op.range, "mma.sync lowering loads B in pairs of n8 tiles: warp tile columns must be a "
-                                    "multiple of 16");
-    return;
-  }
-  const std::string ty = A.dtype == ir::DType::BF16 ? "bf16" : "f16";
-  const std::string acc = regsName(op.dst.index);
-  const int64_t rbA = viewRowBytes(va), rbB = viewRowBytes(vb);
-  const int swA = ir::swizzleBytes(A.swizzle), swB = ir::swizzleBytes(B.swizzle);
-  openScope();
-  comment(fmt::format("{} {}= {} . {}^T: mma.sync m16n8k16, warp grid {}x{}, warp tile {}x{} ({} x {} tiles)",
-                      s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+", A.name, B.name, f.wm, f.wn,
-                      f.rows / f.wm, f.cols / f.wn, f.mt, f.nt));
-  if (op.init) {
-    open(fmt::format("if ({})", expr(op.init)));
-    line("#pragma unroll");
-    line(fmt::format("for (int i = 0; i < {}; ++i)", f.mt));
-    line("#pragma unroll");
-    line(fmt::format("  for (int j = 0; j < {}; ++j)", f.nt));
-    line(fmt::format("    {0}[i][j][0] = {0}[i][j][1] = {0}[i][j][2] = {0}[i][j][3] = 0.f;", acc));
-    close();
-  }
-  line(fmt::format("const uint32_t cake_a = {}, cake_b = {};", viewSlotAddr(op.src), viewSlotAddr(op.src2)));
-  line("#pragma unroll");
-  open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", K / 16));
-  line(fmt::format("uint32_t cake_af[{}][4], cake_bf[{}][4];", f.mt, f.nt / 2));
-  line("#pragma unroll");
-  line(fmt::format("for (int i = 0; i < {}; ++i)", f.mt));
-  line(fmt::format("  cake_ldmatrix_x4(cake_af[i], cake_a + cake_swz<{}>((cake_wrow + 16 * i + cake_lane % 16) * {} + "
-                   "(2 * cake_k + cake_lane / 16) * 16));",
-                   swA, rbA));
-  line("#pragma unroll");
-  line(fmt::format("for (int j = 0; j < {}; ++j)", f.nt / 2));
-  line(fmt::format("  cake_ldmatrix_x4(cake_bf[j], cake_b + cake_swz<{}>((cake_wcol + 16 * j + cake_lane % 8 + "
-                   "(cake_lane / 16) * 8) * {} + (2 * cake_k + (cake_lane / 8) % 2) * 16));",
-                   swB, rbB));
-  line("#pragma unroll");
-  line(fmt::format("for (int i = 0; i < {}; ++i)", f.mt));
-  line("#pragma unroll");
-  line(fmt::format("  for (int j = 0; j < {}; ++j)", f.nt));
-  line(fmt::format("    cake_mma_16816_{}({}[i][j], cake_af[i], cake_bf[j / 2][(j % 2) * 2], cake_bf[j / 2][(j % 2) * 2 "
-                   "+ 1]);",
-                   ty, acc));
-  close();
-  close();
-}
-
-// Pairs of consecutive columns of a fragment: calls fn(elem0, elem1, row, col)
-// with C++ expressions for the two elements and their tile coordinates.
-static void forEachPair(const FragLayout& f, const std::string& name,
-                        const std::function<void(const std::string&, const std::string&, const std::string&,
-                                                 const std::string&)>& fn,
-                        const std::function<void(const std::string&)>& line) {
-  if (f.kind == FragLayout::Kind::Wgmma) {
-    line("#pragma unroll");
-    line(fmt::format("for (int i = 0; i < {}; ++i)", f.mblocks));
-    line("#pragma unroll");
-    line(fmt::format("  for (int j = 0; j < {}; ++j)", f.cols / 8));
-    line("#pragma unroll");
-    line("    for (int h = 0; h < 2; ++h) {");
-    fn(name + "[i][4 * j + 2 * h]", name + "[i][4 * j + 2 * h + 1]",
-       "64 * i + 16 * cake_wwarp + cake_lane / 4 + 8 * h", "8 * j + 2 * (cake_lane % 4)");
-    line("    }");
-  } else {
-    line("#pragma unroll");
-    line(fmt::format("for (int i = 0; i < {}; ++i)", f.mt));
-    line("#pragma unroll");
-    line(fmt::format("  for (int j = 0; j < {}; ++j)", f.nt));
-    line("#pragma unroll");
-    line("    for (int h = 0; h < 2; ++h) {");
-    fn(name + "[i][j][2 * h]", name + "[i][j][2 * h + 1]", "cake_wrow + 16 * i + cake_lane / 4 + 8 * h",
-       "cake_wcol + 8 * j + 2 * (cake_lane % 4)");
-    line("    }");
-  }
-}
-
-static std::string toFloat(ir::DType d, const std::string& v) {
-  if (d == ir::DType::BF16) return "__bfloat162float(" + v + ")";
-  if (d == ir::DType::F16) return "__half2float(" + v + ")";
-  return v;
-}
-
-static std::string packPair(ir::DType dst, ir::DType src, const std::string& a, const std::string& b) {
-  const std::string fa = toFloat(src, a), fb = toFloat(src, b);
-  if (dst == ir::DType::BF16) {
-    if (src == ir::DType::BF16) return "__halves2bfloat162(" + a + ", " + b + ")";
-    return "__floats2bfloat162_rn(" + fa + ", " + fb + ")";
-  }
-  if (dst == ir::DType::F16) {
-    if (src == ir::DType::F16) return "__halves2half2(" + a + ", " + b + ")";
-    return "__floats2half2_rn(" + fa + ", " + fb + ")";
-  }
-  return "make_float2(" + fa + ", " + fb + ")";
-}
-
-static std::string pairType(ir::DType d) {
-  if (d == ir::DType::BF16) return "__nv_bfloat162";
-  if (d == ir::DType::F16) return "__half2";
-  return "float2";
-}
-
-void Lowering::emitCopy(const ir::Op& op) {
-  const auto& f = frag_[op.src.index];
-  const ir::DType sd = s_.regs[op.src.index].dtype;
-  const std::string src = regsName(op.src.index);
-  auto L = [&](const std::string& l) { line(l); };
-  if (op.dst.kind == ir::BufferRef::Kind::Regs) {
-    const auto& g = frag_[op.dst.index];
-    const ir::DType dd = s_.regs[op.dst.index].dtype;
-    if (g.kind != f.kind || g.rows != f.rows || g.cols != f.cols) {
-      error("lower.layout", op.range, "a copy between fragments of different shapes");
-      return;
-    }
-    comment(fmt::format("{} <- {} ({} -> {}), same layout", s_.regs[op.dst.index].name, s_.regs[op.src.index].name,
-                        ir::dtypeName(sd), ir::dtypeName(dd)));
-    const std::string dst = regsName(op.dst.index);
-    forEachPair(
-        f, src,
-        [&](const std::string& a, const std::string& b, const std::string&, const std::string&) {
-          std::string da = a, db = b;
-          da.replace(0, src.size(), dst);
-          db.replace(0, src.size(), dst);
-          auto conv = [&](const std::string& v) {
-            const std::string fv = toFloat(sd, v);
-            if (dd == ir::DType::BF16) return sd == dd ? v : "__float2bfloat16_rn(" + fv + ")";
-            if (dd == ir::DType::F16) return sd == dd ? v : "__float2half_rn(" + fv + ")";
-            return fv;
-          };
-          line("      " + da + " = " + conv(a) + ";");
-          line("      " + db + " = " + conv(b) + ";");
-        },
-        L);
-    return;
-  }
-  if (op.dst.kind == ir::BufferRef::Kind::View) {
-    const int v = op.dst.index;
-    const auto& view = s_.views[v];
-    if (view.dtype != ir::DType::BF16 && view.dtype != ir::DType::F16 && view.dtype != ir::DType::F32) {
-      error("lower.unsupported", op.range, "a register -> shared copy into this element type");
-      return;
-    }
-    std::string rowOff = "0", colOff = "0";
-    if (!op.dst.slices.empty()) {
-      if (op.dst.slices[0].lo) rowOff = expr(op.dst.slices[0].lo);
-      if (op.dst.slices.size() > 1 && op.dst.slices[1].lo) colOff = expr(op.dst.slices[1].lo);
-    } else if (viewRows(v) != f.rows || viewCols(v) != f.cols) {
-      error("lower.layout", op.range,
-            fmt::format("copy of a {}x{} fragment into a {}x{} slot", f.rows, f.cols, viewRows(v), viewCols(v)));
-      return;
-    }
-    const int eb = ir::dtypeBytes(view.dtype);
-    const int sw = ir::swizzleBytes(view.swizzle);
-    openScope();
-    comment(fmt::format("{}[{}] <- {} ({} -> {}): st.shared of column pairs{}", view.name, pyText(op.dst.slot),
-                        s_.regs[op.src.index].name, ir::dtypeName(sd), ir::dtypeName(view.dtype),
-                        sw ? fmt::format(", {}B swizzle", sw) : std::string()));
-    line(fmt::format("const uint32_t cake_dst = {};", viewSlotAddr(op.dst)));
-    forEachPair(
-        f, src,
-        [&](const std::string& a, const std::string& b, const std::string& r, const std::string& c) {
-          line(fmt::format("      const {} cake_v = {};", pairType(view.dtype), packPair(view.dtype, sd, a, b)));
-          line(fmt::format("      const uint32_t cake_off = cake_swz<{}>(({} + {}) * {} + ({} + {}) * {});", sw, rowOff,
-                           r, viewRowBytes(v), colOff, c, eb));
-          if (view.dtype == ir::DType::F32)
-            line("      asm volatile(\"st.shared.v2.f32 [%0], {%1, %2};\" :: \"r\"(cake_dst + cake_off), "
-                 "\"f\"(cake_v.x), \"f\"(cake_v.y) : \"memory\");");
-          else
-            line("      asm volatile(\"st.shared.b32 [%0], %1;\" :: \"r\"(cake_dst + cake_off), "
-                 "\"r\"(*reinterpret_cast<const uint32_t*>(&cake_v)) : \"memory\");");
-        },
-        L);
-    close();
-    return;
-  }
-  // regs -> global tensor
-  const int p = op.dst.index;
-  if (op.coords.size() != 2) {
-    error("lower.unsupported", op.range, "a copy to a tensor needs coords=(row, col)");
-    return;
-  }
-  const std::string pn = paramName(p);
-  openScope();
-  comment(fmt::format("{}[{} : +{}, {} : +{}] <- {} ({} -> bf16): st.global of column pairs, guarded",
-                      s_.params[p].name, pyText(op.coords[0]), f.rows, pyText(op.coords[1]), f.cols,
-                      s_.regs[op.src.index].name, ir::dtypeName(sd)));
-  line(fmt::format("const int cake_r0 = {}, cake_c0 = {};", expr(op.coords[0]), expr(op.coords[1])));
-  forEachPair(
-      f, src,
-      [&](const std::string& a, const std::string& b, const std::string& r, const std::string& c) {
-        line(fmt::format("      const int cake_r = cake_r0 + {}, cake_c = cake_c0 + {};", r, c));
-        line(fmt::format("      if (cake_r < cake_{0}_rows && cake_c < cake_{0}_cols)", pn));
-        line(fmt::format("        *reinterpret_cast<__nv_bfloat162*>({0} + static_cast<size_t>(cake_r) * cake_{0}_ld + "
-                         "cake_c) = {1};",
-                         pn, packPair(ir::DType::BF16, sd, a, b)));
-      },
-      L);
-  close();
-}
-
-void Lowering::emitFill(const ir::Op& op) {
-  const auto& f = frag_[op.dst.index];
-  const std::string name = regsName(op.dst.index);
-  const std::string v = op.fill_value ? expr(op.fill_value) : fmt::format("{}", op.fill_value_f);
-  auto L = [&](const std::string& l) { line(l); };
-  forEachPair(
-      f, name,
-      [&](const std::string& a, const std::string& b, const std::string&, const std::string&) {
-        line("      " + a + " = " + v + ";");
-        line("      " + b + " = " + v + ";");
-      },
-      L);
-}
-
-void Lowering::emitOp(const ir::Op& op) {
-  const auto& role = s_.roles[role_];
-  switch (op.kind) {
-    case OpKind::Wait: emitWait(op); break;
-    case OpKind::Arrive: emitArrive(op, 0, false); break;
-    case OpKind::ExpectTx: emitArrive(op, 0, true); break;
-    case OpKind::TmaLoad: emitTmaLoad(op); break;
-    case OpKind::TmaStore: emitTmaStore(op); break;
-    case OpKind::TmaStoreCommit: elected([&] { line("cake_tma_store_commit();"); }); break;
-    case OpKind::TmaStoreWait: {
-      const int64_t n = op.pending ? constOf(op.pending).value_or(0) : 0;
-      elected([&] { line(fmt::format("cake_tma_store_wait<{}>();  // reads of the stored slots done", n)); });
-      if (!single_ && role.warpsPerInstance() > 1) instSync();
-      break;
-    }
-    case OpKind::CpAsync: emitCpAsync(op); break;
-    case OpKind::CpAsyncCommit: line("cake_cp_async_commit();"); break;
-    case OpKind::CpAsyncWait: {
-      const int64_t n = op.pending ? constOf(op.pending).value_or(0) : 0;
-      line(fmt::format("cake_cp_async_wait<{}>();", n));
-      comment("every thread's copies landed: sync the instance so each sees all of them");
-      instSync();
-      break;
-    }
-    case OpKind::Sync: {
-      const int nb = op.named_barrier;
-      line(fmt::format("cake_bar_sync({}, {});  // {}", namedBarId_[nb], namedBarThreads_[nb],
-                       s_.named_barriers[nb].name));
-      break;
-    }
-    case OpKind::BarArrive: {
-      const int nb = op.named_barrier;
-      line(fmt::format("cake_bar_arrive({}, {});  // {}", namedBarId_[nb], namedBarThreads_[nb],
-                       s_.named_barriers[nb].name));
-      break;
-    }
-    case OpKind::FenceProxy: line("cake_fence_proxy_async();"); break;
-    case OpKind::Mma:
-      if (target_ == ir::Target::SM90a)
-        emitMmaSm90(op);
-      else
-        emitMmaSm80(op);
-      break;
-    case OpKind::MmaCommit: line("cake_wgmma_commit();"); break;
-    case OpKind::MmaWait: {
-      const int64_t n = op.pending ? constOf(op.pending).value_or(0) : 0;
-      line(fmt::format("cake_wgmma_wait<{}>();", n));
-      break;
-    }
-    case OpKind::Copy: emitCopy(op); break;
-    case OpKind::Fill: emitFill(op); break;
-    default: break;
-  }
-}
-
-void Lowering::emitStmt(const Stmt& st, const std::map<size_t, int64_t>& txBefore, size_t idx) {
-  if (st.kind == Stmt::Kind::For) {
-    const std::string v = ident(s_.loop_vars[st.loop_var].name);
-    const auto step = st.step ? constOf(st.step).value_or(1) : 1;
-    const std::string cmp = step > 0 ? "<" : ">";
-    const std::string inc = step == 1 ? "++" + v : fmt::format("{} += {}", v, step);
-    open(fmt::format("for (int {0} = {1}; {0} {2} {3}; {4})", v, expr(st.lo), cmp, expr(st.hi), inc));
-    emitBlock(st.body);
-    close();
-    return;
-  }
-  if (st.kind == Stmt::Kind::If) {
-    open(fmt::format("if ({})", expr(st.cond)));
-    emitBlock(st.body);
-    if (!st.orelse.empty()) {
-      close("} else {");
-      ++indent_;
-      emitBlock(st.orelse);
-    }
-    close();
-    return;
-  }
-  if (opts_.comments) {
-    std::string src(st.range.file ? st.range.file->lineText(st.range.line) : "");
-    src.erase(0, src.find_first_not_of(" \t"));
-    if (!src.empty()) line(fmt::format("// {}:{}  {}", st.range.file->name, st.range.line, src));
-  }
-  auto it = txBefore.find(idx);
-  if (it != txBefore.end()) {
-    ir::Op tx = st.op;  // same barrier and selector as the load
-    emitArrive(tx, it->second, false);
-  }
-  emitOp(st.op);
-}
-
-void Lowering::emitBlock(const ir::Block& b) {
-  // derived expect_tx: one arrive.expect_tx per group of TMA loads that name
-  // the same barrier slot in this block (same barrier and selector)
-  std::map<size_t, int64_t> txBefore;
-  std::vector<bool> covered(b.size(), false);
-  for (size_t i = 0; i < b.size(); ++i) {
-    const auto& st = b[i];
-    if (st.kind != Stmt::Kind::Op || st.op.kind != OpKind::TmaLoad || covered[i] || st.op.barrier < 0 ||
-        !deriveTx_[st.op.barrier])
-      continue;
-    int64_t bytes = viewSlotBytes(st.op.dst.index);
-    for (size_t j = i + 1; j < b.size(); ++j) {
-      const auto& sj = b[j];
-      if (sj.kind != Stmt::Kind::Op) break;
-      if (sj.op.kind == OpKind::TmaLoad && sj.op.barrier == st.op.barrier && sj.op.sel.mode == st.op.sel.mode &&
-          exprEqual(sj.op.sel.index, st.op.sel.index) && !covered[j]) {
-        bytes += viewSlotBytes(sj.op.dst.index);
-        covered[j] = true;
-      }
-      if (sj.op.kind == OpKind::Wait && sj.op.barrier == st.op.barrier) break;
-    }
-    txBefore[i] = bytes;
-  }
-  for (size_t i = 0; i < b.size(); ++i) emitStmt(b[i], txBefore, i);
-}
-
-void Lowering::emitRole(int r, const std::vector<const ir::RoleBody*>& bodies) {
-  const auto& role = s_.roles[r];
-  role_ = r;
-  single_ = roleSingle_[r];
-  const auto& w = role.warps;
-  bool contiguous = true;
-  for (size_t i = 1; i < w.size(); ++i) contiguous = contiguous && w[i] == w[i - 1] + 1;
-  std::string pred, pos;
-  if (contiguous) {
-    pred = w.size() == 1 ? fmt::format("cake_warp == {}", w[0])
-                         : fmt::format("cake_warp >= {} && cake_warp < {}", w[0], w.back() + 1);
-    pos = fmt::format("cake_warp - {}", w[0]);
-  } else {
-    uint32_t mask = 0;
-    for (int x : w) mask |= 1u << x;
-    pred = fmt::format("(0x{:x}u >> cake_warp) & 1u", mask);
-    pos = fmt::format("__popc(0x{:x}u & ((1u << cake_warp) - 1u))", mask);
-  }
-  const int wpi = role.warpsPerInstance();
-  line(fmt::format("if ({}) {{", pred));
-  ++indent_;
-  comment(fmt::format("role '{}': warps [{}], {} instance{} of {} warp{}{}{}", role.name, fmt::join(w, ", "),
-                      role.instanceCount(), role.instanceCount() > 1 ? "s" : "", wpi, wpi > 1 ? "s" : "",
-                      role.regs ? fmt::format(", setmaxnreg {}", *role.regs) : std::string(),
-                      single_ ? "; only waits, arrivals and TMA: runs on one elected thread per instance" : ""));
-  if (role.regs && *role.regs != regCap_) {
-    if (*role.regs > regCap_)
-      line(fmt::format("cake_setmaxnreg_inc<{}>();  // from {} at launch", *role.regs, regCap_));
-    else
-      line(fmt::format("cake_setmaxnreg_dec<{}>();  // from {} at launch", *role.regs, regCap_));
-  }
-  line(fmt::format("const int cake_instance = ({}) / {};", pos, wpi));
-  line(fmt::format("const int cake_inst_thread = (({}) % {}) * 32 + cake_lane;", pos, wpi));
-  line("const bool cake_elected = cake_inst_thread == 0;");
-  line(fmt::format("const int cake_inst_bar = {} + cake_instance;  // named barrier of this instance",
-                   instBarBase_ + roleInstBase_[r]));
-  line("const int cake_wwarp = cake_inst_thread / 32;  // warp within the instance");
-  line("(void)cake_instance; (void)cake_elected; (void)cake_inst_bar; (void)cake_wwarp;");
-  // fragments this role touches
-  std::set<int> regsUsed;
-  stagePhaseBars_.clear();
-  for (const auto* body : bodies)
-    ir::forEachOp(body->body, [&](const Stmt& st) {
-      for (const auto* ref : {&st.op.dst, &st.op.src, &st.op.src2})
-        if (ref->kind == ir::BufferRef::Kind::Regs) regsUsed.insert(ref->index);
-      if (st.op.kind == OpKind::Wait && !st.op.sel.phase && st.op.sel.mode != ir::SlotSel::Mode::Iter)
-        stagePhaseBars_.insert(st.op.barrier);
-    });
-  for (int b : stagePhaseBars_)
-    line(fmt::format("uint32_t cake_phase_{} = 0;  // phase bit per slot of '{}' for this instance",
-                     s_.barriers[b].name, s_.barriers[b].name));
-  bool mmaSync = false;
-  for (int x : regsUsed) {
-    const auto& f = frag_[x];
-    if (f.kind == FragLayout::Kind::None) continue;
-    if (f.kind == FragLayout::Kind::MmaSync) {
-      if (!mmaSync) {
-        line(fmt::format("const int cake_wrow = (cake_wwarp / {}) * {}, cake_wcol = (cake_wwarp % {}) * {};", f.wn,
-                         f.rows / f.wm, f.wn, f.cols / f.wn));
-        mmaSync = true;
-      }
-    }
-    line(fmt::format("{} {}{};  // {} {}x{} per instance, {} per thread", cType(s_.regs[x].dtype), regsName(x),
-                     f.dims(), s_.regs[x].name, f.rows, f.cols, f.perThread()));
-  }
-  if (single_) open("if (cake_elected)");
-  for (const auto* body : bodies) emitBlock(body->body);
-  if (single_) close();
-  --indent_;
-  line("}");
-}
-
-void Lowering::emitKernel() {
-  // kernel parameters
-  std::vector<std::string> params;
   for (size_t i = 0; i < s_.params.size(); ++i) {
     const auto& p = s_.params[i];
-    const int pi = static_cast<int>(i);
     if (ir::isTensorParam(p.type)) {
-      for (const auto& [tp, tv] : tmaps_)
-        if (tp == pi) params.push_back("const __grid_constant__ CUtensorMap " + tmapName(tp, tv));
-      if (gmemParams_.count(pi)) params.push_back(fmt::format("__nv_bfloat16* __restrict__ {}", paramName(pi)));
-      params.push_back(fmt::format("int cake_{0}_rows, int cake_{0}_cols, int cake_{0}_ld", paramName(pi)));
+      tp.push_back(static_cast<int>(i));
+      const auto& t = tensors_[i];
+      if (!(p.type == ir::ParamType::Tma2d || (p.type == ir::ParamType::Gmem && (t.rank == 2 || t.rank == 0))))
+        bad(p.range, fmt::format("tensor parameter '{}' is {} (rank {}): a GEMM binds rank-2 tensors", p.name,
+                                 ir::paramTypeName(p.type), t.rank));
+      if (t.dtypeKnown && t.dtype != ir::DType::BF16)
+        bad(p.range, fmt::format("tensor parameter '{}' holds {}: the GEMM run is bf16", p.name, ir::dtypeName(t.dtype)));
+    } else if (p.type == ir::ParamType::I32) {
+      if (p.name != "M" && p.name != "N" && p.name != "K")
+        bad(p.range, fmt::format("i32 parameter '{}' has no value in a GEMM run (only M, N and K are bound)", p.name));
     } else {
-      params.push_back("int " + paramName(pi));
+      bad(p.range, fmt::format("parameter '{}' ({}) has no value in a GEMM run", p.name, ir::paramTypeName(p.type)));
     }
   }
-  comment(fmt::format("schedule '{}' ({}): {} threads, {} B shared memory (+1024 alignment slack)", s_.name,
-                      ir::targetName(target_), threads_, smemUsed_));
-  line(fmt::format("__global__ void __launch_bounds__({}, 1) {}(", threads_, kernelName()));
-  for (size_t i = 0; i < params.size(); ++i) line("    " + params[i] + (i + 1 < params.size() ? "," : ") {"));
-  if (params.empty()) line("    ) {");
-  ++indent_;
-  for (size_t i = 0; i < s_.params.size(); ++i)
-    if (ir::isTensorParam(s_.params[i].type))
-      line(fmt::format("(void)cake_{0}_rows; (void)cake_{0}_cols; (void)cake_{0}_ld;", paramName(static_cast<int>(i))));
-  line("extern __shared__ __align__(1024) uint8_t cake_smem_raw[];");
-  line("const uint32_t cake_smem = (cake_smem_u32(cake_smem_raw) + 1023u) & ~1023u;");
-  for (size_t p = 0; p < s_.pools.size(); ++p)
-    line(fmt::format("const uint32_t cake_pool_{} = cake_smem + {};  // {} ({} B)", s_.pools[p].name, poolOffset_[p],
-                     s_.pools[p].name, *constOf(s_.pools[p].bytes)));
-  for (size_t v = 0; v < s_.views.size(); ++v) {
-    const auto& view = s_.views[v];
-    line(fmt::format("const uint32_t {} = cake_pool_{} + {};  // {}x{} {}, {} slot{} of {} B{}", viewName(static_cast<int>(v)),
-                     s_.pools[view.pool].name, *constOf(view.offset), viewRows(static_cast<int>(v)),
-                     viewCols(static_cast<int>(v)), ir::dtypeName(view.dtype), view.stages, view.stages > 1 ? "s" : "",
-                     viewSlotBytes(static_cast<int>(v)),
-                     view.swizzle != ir::Swizzle::None ? fmt::format(", {} swizzle", ir::swizzleName(view.swizzle))
-                                                        : std::string()));
-    line(fmt::format("(void){};", viewName(static_cast<int>(v))));
+  if (tp.size() != 3)
+    bad(s_.range, fmt::format("a GEMM binds three tensor parameters A [M,K], B [N,K], C [M,N]; schedule '{}' has {}",
+                              s_.name, tp.size()));
+  if (ok && !gridDerived_) {
+    ok = false;
+    if (report)
+      error("lower.grid", s_.range,
+            "no store to an output tensor whose coordinates move with lm.block_idx (and no lm.grid_dim): the grid "
+            "of a GEMM run cannot be derived");
   }
-  for (size_t b = 0; b < s_.barriers.size(); ++b) {
-    const auto& bar = s_.barriers[b];
-    line(fmt::format("const uint32_t {} = cake_smem + {};  // {} mbarrier{}, 8 B each", barName(static_cast<int>(b)),
-                     barOffset_ + 8 * barSlotBase_[b], bar.count, bar.count > 1 ? "s" : ""));
-  }
-  line("const int cake_warp = threadIdx.x / 32, cake_lane = threadIdx.x % 32;");
-  line("(void)cake_lane;");
-  line("");
-  open("if (threadIdx.x == 0)");
-  for (size_t b = 0; b < s_.barriers.size(); ++b) {
-    const auto& bar = s_.barriers[b];
-    const int w = barWeight_[b];
-    std::string why = fmt::format("init_count {}", bar.init_count);
-    if (w > 1) why += fmt::format(" x {} (one arrival per warp of an arriving instance)", w);
-    line(fmt::format("for (int s = 0; s < {}; ++s) cake_mbar_init({} + 8 * s, {});  // {}", bar.count,
-                     barName(static_cast<int>(b)), bar.init_count * w, why));
-  }
-  if (!s_.barriers.empty()) line("cake_fence_mbarrier_init();");
-  for (const auto& [tp, tv] : tmaps_) line(fmt::format("cake_prefetch_tensormap(&{});", tmapName(tp, tv)));
-  close();
-  line("__syncthreads();");
-  line("");
-  // one branch per role
-  bool first = true;
-  for (size_t r = 0; r < s_.roles.size(); ++r) {
-    std::vector<const ir::RoleBody*> bodies;
-    for (const auto& b : s_.bodies)
-      if (b.role == static_cast<int>(r)) bodies.push_back(&b);
-    if (bodies.empty()) continue;
-    if (!first) {
-      out_.resize(out_.size() - 1);  // "}\n" -> "} else "
-      out_ += " else ";
-      const size_t pos = out_.size();
-      emitRole(static_cast<int>(r), bodies);
-      // strip the indentation emitted before "if"
-      size_t k = pos;
-      while (k < out_.size() && out_[k] == ' ') ++k;
-      out_.erase(pos, k - pos);
-    } else {
-      emitRole(static_cast<int>(r), bodies);
-    }
-    first = false;
-  }
-  --indent_;
-  line("}");
+  return ok;
 }
 
-void Lowering::emitHost() {
-  line("");
-  line("// ---- host: tensor maps, grid, launch ------------------------------------");
-  line(fmt::format("extern \"C\" int cake_abi_version(void) {{ return CAKE_ABI_VERSION; }}"));
-  line("");
-  open("extern \"C\" void cake_kernel_info(CakeKernelInfo* info)");
-  line(fmt::format("info->name = \"{}\";", s_.name));
-  line(fmt::format("info->target = \"{}\";", ir::targetName(target_)));
-  line("info->block_m = info->block_n = info->block_k = 0;");
-  int stages = 1;
-  for (const auto& v : s_.views) stages = std::max(stages, v.stages);
-  line(fmt::format("info->stages = {};", stages));
-  comment("16-byte row strides for TMA / cp.async and bf16x2 stores");
-  line("info->m_multiple = 1;");
-  line("info->n_multiple = 8;");
-  line("info->k_multiple = 8;");
-  close();
-  line("");
-  open("extern \"C\" int cake_gemm_launch(const CakeGemmArgs* cake_args, void* cake_stream)");
-  line("const int M = cake_args->M, N = cake_args->N, K = cake_args->K;");
-  line("(void)M; (void)N; (void)K;");
-  for (const auto& a : s_.assumes) {
-    bool hostable = true;
-    for (auto k : {ExprKind::LoopVar, ExprKind::BlockIdx, ExprKind::GridDim, ExprKind::Instance})
-      if (exprUses(*a.cond, k)) hostable = false;
-    if (hostable)
-      line(fmt::format("if (!({})) return cudaErrorInvalidValue;  // lm.assume({})", expr(a.cond, true),
-                       pyText(a.cond)));
-  }
-  const char* names[3] = {"A", "B", "C"};
-  const char* rows[3] = {"M", "N", "M"};
-  const char* cols[3] = {"K", "K", "N"};
-  const char* lds[3] = {"lda", "ldb", "ldc"};
-  for (const auto& [tp, tv] : tmaps_) {
-    const int role = tensorRole_[tp];
-    const auto& view = s_.views[tv];
-    const char* sw = view.swizzle == ir::Swizzle::B128  ? "CU_TENSOR_MAP_SWIZZLE_128B"
-                     : view.swizzle == ir::Swizzle::B64 ? "CU_TENSOR_MAP_SWIZZLE_64B"
-                     : view.swizzle == ir::Swizzle::B32 ? "CU_TENSOR_MAP_SWIZZLE_32B"
-                                                        : "CU_TENSOR_MAP_SWIZZLE_NONE";
-    const char* dt = view.dtype == ir::DType::F16 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
-                     : view.dtype == ir::DType::F32 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"
-                                                    : "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
-    line(fmt::format("CUtensorMap {};  // {} [{}, {}], box {}x{} = one slot of '{}'", tmapName(tp, tv),
-                     s_.params[tp].name, rows[role], cols[role], viewRows(tv), viewCols(tv), view.name));
-    line(fmt::format("if (int e = cake_encode_2d(&{}, {}, {}, cake_args->{}, {}, {}, cake_args->{}, {}, {}, {})) "
-                     "return e;",
-                     tmapName(tp, tv), dt, ir::dtypeBytes(view.dtype), names[role], rows[role], cols[role], lds[role],
-                     viewRows(tv), viewCols(tv), sw));
-  }
-  line(fmt::format("const int cake_smem_bytes = {};", smemUsed_ + 1024));
-  line("static bool cake_attr = false;");
-  open("if (!cake_attr)");
-  line(fmt::format("cudaError_t e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-                   "cake_smem_bytes);",
-                   kernelName()));
-  line("if (e != cudaSuccess) return e;");
-  line("cake_attr = true;");
-  close();
-  if (persistent_) {
-    line("int cake_dev = 0, cake_num_sms = 0;");
-    line("cudaGetDevice(&cake_dev);");
-    line("cudaDeviceGetAttribute(&cake_num_sms, cudaDevAttrMultiProcessorCount, cake_dev);");
-    comment("persistent: the schedule strides over its tiles by lm.grid_dim(0)");
-  }
-  line(fmt::format("const dim3 cake_grid({}, {}, {});", gridHost_[0], gridHost_[1], gridHost_[2]));
-  std::vector<std::string> args;
-  for (size_t i = 0; i < s_.params.size(); ++i) {
-    const int pi = static_cast<int>(i);
-    const auto& p = s_.params[i];
-    if (ir::isTensorParam(p.type)) {
-      const int role = tensorRole_[pi];
-      for (const auto& [tp, tv] : tmaps_)
-        if (tp == pi) args.push_back(tmapName(tp, tv));
-      if (gmemParams_.count(pi))
-        args.push_back(fmt::format("static_cast<__nv_bfloat16*>(const_cast<void*>(static_cast<const void*>(cake_args->{})))",
-                                   names[role]));
-      args.push_back(fmt::format("{}, {}, cake_args->{}", rows[role], cols[role], lds[role]));
-    } else {
-      args.push_back(p.name);
-    }
-  }
-  line(fmt::format("{}<<<cake_grid, {}, cake_smem_bytes, static_cast<cudaStream_t>(cake_stream)>>>(", kernelName(),
-                   threads_));
-  for (size_t i = 0; i < args.size(); ++i) line("    " + args[i] + (i + 1 < args.size() ? "," : ");"));
-  line("return cudaGetLastError();");
-  close();
-}
+// ------------------------------------------------------------- the driver
 
 LowerResult Lowering::run() {
   LowerResult res;
-  target_ = opts_.target != ir::Target::Unspecified ? opts_.target : s_.target;
-  if (target_ == ir::Target::Unspecified) target_ = ir::Target::SM90a;
-  res.target = target_;
-  if (target_ != ir::Target::SM90a && target_ != ir::Target::SM80) {
-    error("lower.unsupported", s_.range,
-          fmt::format("no CUDA backend for {} yet (lowered targets: sm_90a, sm_80)", ir::targetName(target_)));
+  auto finish = [&]() {
     res.findings = findings_;
     return res;
-  }
+  };
+  target_ = opts_.target != ir::Target::Unspecified ? opts_.target : s_.target;
+  if (target_ == ir::Target::Unspecified) target_ = s_.tmems.empty() ? ir::Target::SM90a : ir::Target::SM100a;
+  res.target = target_;
   if (opts_.target != ir::Target::Unspecified && s_.target != ir::Target::Unspecified && opts_.target != s_.target) {
     error("lower.unsupported", s_.range,
           fmt::format("schedule '{}' is written for {}, not {}: lowering never retargets a schedule", s_.name,
                       ir::targetName(s_.target), ir::targetName(opts_.target)));
-    res.findings = findings_;
-    return res;
+    return finish();
   }
-  for (int d = 0; d < 3; ++d)
-    if (s_.cluster[d] != 1) error("lower.unsupported", s_.range, "clusters (cluster=) are not lowered yet");
-  bindProblem();
+  auto plainIdent = [](const std::string& n) {
+    if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+    for (char c : n)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return !isReserved(n);
+  };
+  if (!opts_.namespace_name.empty() && !plainIdent(opts_.namespace_name)) {
+    error("lower.unsupported", s_.range,
+          fmt::format("namespace name '{}' is not a plain C++ identifier", sanitizeComment(opts_.namespace_name)));
+    return finish();
+  }
+  for (const auto& [name, v] : opts_.specialize) {
+    bool found = false;
+    for (size_t i = 0; i < s_.params.size(); ++i)
+      if (s_.params[i].name == name && s_.params[i].type == ir::ParamType::I32) {
+        spec_[static_cast<int>(i)] = v;
+        found = true;
+      }
+    if (!found)
+      error("lower.unsupported", s_.range,
+            fmt::format("specialize: schedule '{}' has no i32 parameter '{}'", s_.name, sanitizeComment(name)));
+  }
+  specEnv(specEnv_);
+  for (const auto& a : s_.assumes)
+    if (!spec_.empty() && a.cond)
+      if (auto v = ir::evaluate(*a.cond, specEnv_); v && *v == 0)
+        error("lower.unsupported", a.range,
+              fmt::format("the specialised values violate lm.assume({})", pyText(a.cond)));
+  if (failed()) return finish();
+  assignNames();
+  viewBlock_.assign(s_.views.size(), 0);
+  analyzeParams();
   layoutSmem();
-  analyzeRoles();
-  if (failed()) {
-    res.findings = findings_;
-    return res;
+  for (const auto& r : s_.regs)
+    for (const auto& d : r.shape) needConst(d, r.range, fmt::format("the shape of fragment '{}'", r.name));
+  for (const auto& t : s_.tmems) {
+    needConst(t.cols, t.range, fmt::format("the columns of '{}'", t.name));
+    needConst(t.width, t.range, fmt::format("the width of '{}'", t.name));
+    for (const auto& d : t.shape) needConst(d, t.range, fmt::format("the shape of '{}'", t.name));
   }
+  if (failed()) return finish();
+  analyzeRoles();
+  if (failed()) return finish();
   analyzeBarriers();
   for (const auto& b : s_.bodies) analyzeLoops(b.body);
+  if (opts_.problem == Problem::Gemm)
+    for (size_t i = 0; i < s_.params.size(); ++i)
+      if (s_.params[i].type == ir::ParamType::I32 &&
+          (s_.params[i].name == "M" || s_.params[i].name == "N" || s_.params[i].name == "K"))
+        nonnegParams_.insert(static_cast<int>(i));
+  planMmas();
   analyzeFragments();
   checkOps();
-  deriveGrid();
-  if (failed()) {
-    res.findings = findings_;
-    return res;
+  if (usesTmem_ && target_ != ir::Target::SM100a)
+    error("lower.unsupported", s_.range, "TMEM needs sm_100a");
+  if (usesTmem_) {
+    int64_t need = 0;
+    for (const auto& t : s_.tmems) need = std::max(need, constOf(t.cols).value_or(0) + constOf(t.width).value_or(0));
+    int cols = 32;
+    while (cols < need) cols *= 2;
+    if (cols > 512) error("lower.layout", s_.range, fmt::format("TMEM columns [0, {}) exceed the 512 of an SM", need));
+    tmemCols_ = cols;
+    if (tmemSlotOffset_ < 0) {
+      tmemSlotOffset_ = smemUsed_;
+      smemUsed_ += 8;
+    }
   }
-  // kernel body first (it decides which wgmma helpers are needed)
+  analyzeScratch();
+  deriveGrid();
+  if (opts_.problem == Problem::Gemm) gemm_ = bindGemm(true);
+  else if (opts_.problem == Problem::Auto) gemm_ = bindGemm(false);
+  if (failed()) return finish();
+
   out_.clear();
   emitKernel();
   std::string kernel = std::move(out_);
   out_.clear();
   emitHost();
   std::string host = std::move(out_);
-  if (failed()) {
-    res.findings = findings_;
-    return res;
+  if (failed()) return finish();
+
+  std::vector<std::string> flags;
+  switch (target_) {
+    case ir::Target::SM80: flags = {"-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_80,code=sm_90"}; break;
+    case ir::Target::SM100a: flags = {"-gencode=arch=compute_100a,code=sm_100a"}; break;
+    default: flags = {"-gencode=arch=compute_90a,code=sm_90a"}; break;
   }
   std::string src;
-  src += fmt::format("// Generated by cake lowering from schedule '{}' ({}). Do not edit.\n", s_.name,
-                     s_.range.file ? s_.range.file->name : std::string("<schedule>"));
-  src += fmt::format("// target {}: nvcc -shared -Xcompiler -fPIC -cudart shared {}\n", ir::targetName(target_),
-                     target_ == ir::Target::SM80
-                         ? "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_80,code=sm_90"
-                         : "-gencode=arch=compute_90a,code=sm_90a");
+  const std::string file = s_.range.file ? sanitizeComment(s_.range.file->name) : std::string("<schedule>");
+  src += fmt::format("// Generated by cake lowering from schedule '{}' ({}). Do not edit.\n", sanitizeComment(s_.name),
+                     file);
+  src += fmt::format("// target {}: nvcc -std=c++17 -shared -Xcompiler -fPIC -cudart shared {}\n",
+                     ir::targetName(target_), fmt::join(flags, " "));
+  if (target_ == ir::Target::SM100a)
+    src += "// sm_100a: compile-only here (no sm_100a device is available to run it).\n";
+  src += preludeGlobalText();
+  if (!opts_.namespace_name.empty()) src += fmt::format("\nnamespace {} {{\n", opts_.namespace_name);
   src += preludeText();
-  if (target_ == ir::Target::SM90a) src += preludeSm90Text();
+  if (target_ != ir::Target::SM80) src += preludeTmaText();
+  if (target_ == ir::Target::SM90a) src += preludeWgmmaText();
   src += preludeSm80Text();
-  for (const auto& [n, ty] : wgmmaShapes_) src += "\n" + wgmmaHelper(n, ty);
+  if (target_ == ir::Target::SM100a) src += preludeTcgen05Text();
+  for (const auto& [n, ty, rs] : wgmmaHelpers_) src += "\n" + wgmmaHelper(n, ty, rs);
   src += "\n";
   src += kernel;
   if (!tmaps_.empty()) src += preludeHostText();
   src += host;
+  if (!opts_.namespace_name.empty()) src += fmt::format("\n}}  // namespace {}\n", opts_.namespace_name);
   res.ok = true;
   res.source = std::move(src);
   res.kernel_name = kernelName();
+  res.problem = gemm_ ? Problem::Gemm : Problem::None;
+  res.arch_flags = flags;
   res.launch.threads = threads_;
   res.launch.smem_bytes = static_cast<int>(smemUsed_ + 1024);
-  res.launch.grid = fmt::format("({}, {}, {})", gridHost_[0], gridHost_[1], gridHost_[2]);
+  res.launch.grid = hostGridText();
   res.launch.persistent = persistent_;
-  res.findings = findings_;
-  return res;
+  for (int d = 0; d < 3; ++d) res.launch.cluster[d] = s_.cluster[d];
+  return finish();
 }
 
-}  // namespace
+}  // namespace detail
 
 LowerResult lowerToCuda(const ir::Schedule& schedule, const LowerOptions& opts) {
-  Lowering l(schedule, opts);
+  detail::Lowering l(schedule, opts);
   return l.run();
 }
 

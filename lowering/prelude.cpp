@@ -1,5 +1,5 @@
 // Fixed text of the generated .cu files: includes, the kernel ABI, and the
-// inline-PTX helpers every lowered kernel uses. Generated per-shape helpers
+// inline-PTX helpers lowered kernels use. Generated per-shape helpers
 // (wgmma with its N accumulator registers) are made in wgmmaHelper().
 #include "lowering/prelude.h"
 
@@ -7,18 +7,22 @@
 
 namespace cake::lowering {
 
-const char* preludeText() {
+const char* preludeGlobalText() {
   return R"PRELUDE(#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 // ---- cake kernel ABI (runner/harness/cake_abi.h) -------------------------
-#if __has_include("cake_abi.h")
+#if !defined(CAKE_ABI_VERSION) && __has_include("cake_abi.h")
 #include "cake_abi.h"
-#else
+#endif
+#ifndef CAKE_ABI_VERSION
 #define CAKE_ABI_VERSION 1
 typedef struct CakeGemmArgs {
   const void* A; const void* B; void* C;
@@ -30,8 +34,22 @@ typedef struct CakeKernelInfo {
   int block_m, block_n, block_k, stages;
   int m_multiple, n_multiple, k_multiple;
 } CakeKernelInfo;
+typedef struct CakeTensorArg {
+  void* data; int rank;
+  long long dims[5]; long long strides[5];
+} CakeTensorArg;
+typedef struct CakeLaunchArgs {
+  const CakeTensorArg* tensors; int num_tensors;
+  const int* i32; int num_i32;
+  const float* f32; int num_f32;
+  unsigned grid[3];
+} CakeLaunchArgs;
 #endif
+)PRELUDE";
+}
 
+const char* preludeText() {
+  return R"PRELUDE(
 // ---- integer helpers with Python semantics (IR.md: // and % floor) -------
 __host__ __device__ __forceinline__ int cake_floordiv(int a, int b) {
   const int q = a / b;
@@ -44,6 +62,14 @@ __host__ __device__ __forceinline__ int cake_mod(int a, int b) {
 __host__ __device__ __forceinline__ int cake_cdiv(int a, int b) { return -cake_floordiv(-a, b); }
 __host__ __device__ __forceinline__ int cake_min(int a, int b) { return a < b ? a : b; }
 __host__ __device__ __forceinline__ int cake_max(int a, int b) { return a > b ? a : b; }
+
+// Extents of a tensor read or written element-wise: sizes and strides in
+// elements, outermost first (the innermost stride is 1).
+template <int N>
+struct cake_ext {
+  long long d[N];
+  long long s[N];
+};
 
 // Byte offset inside a swizzled tile (the pattern TMA writes for
 // CU_TENSOR_MAP_SWIZZLE_{32,64,128}B): 16-byte chunk bits [4, 4+n) are
@@ -62,18 +88,28 @@ __device__ __forceinline__ uint32_t cake_smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 __device__ __forceinline__ void cake_mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
 __device__ __forceinline__ void cake_fence_mbarrier_init() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
 }
 __device__ __forceinline__ void cake_mbar_arrive(uint32_t bar, uint32_t count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+#else
+  for (uint32_t i = 0; i < count; ++i)
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+#endif
 }
 __device__ __forceinline__ void cake_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+#endif
 }
 __device__ __forceinline__ void cake_mbar_wait(uint32_t bar, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
       "{\n"
       ".reg .pred P1;\n"
@@ -83,6 +119,17 @@ __device__ __forceinline__ void cake_mbar_wait(uint32_t bar, uint32_t parity) {
       "}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
+#else
+  asm volatile(
+      "{\n"
+      ".reg .pred P1;\n"
+      "WAIT_%=:\n"
+      "mbarrier.test_wait.parity.shared.b64 P1, [%0], %1;\n"
+      "@!P1 bra WAIT_%=;\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+#endif
 }
 // bar.sync / bar.arrive on a named barrier (id 0 is __syncthreads)
 __device__ __forceinline__ void cake_bar_sync(int id, int threads) {
@@ -92,28 +139,141 @@ __device__ __forceinline__ void cake_bar_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 __device__ __forceinline__ void cake_fence_proxy_async() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+// ---- element conversions (compute ops work in float, or int when all i32) --
+__device__ __forceinline__ float cake_f32(float x) { return x; }
+__device__ __forceinline__ float cake_f32(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float cake_f32(__half x) { return __half2float(x); }
+__device__ __forceinline__ float cake_f32(int x) { return static_cast<float>(x); }
+__device__ __forceinline__ float cake_f32(int8_t x) { return static_cast<float>(x); }
+__device__ __forceinline__ float cake_f32(__nv_fp8_e4m3 x) { return static_cast<float>(x); }
+__device__ __forceinline__ float cake_f32(__nv_fp8_e5m2 x) { return static_cast<float>(x); }
+__device__ __forceinline__ int cake_i32(int x) { return x; }
+__device__ __forceinline__ int cake_i32(int8_t x) { return x; }
+template <typename T> __device__ __forceinline__ T cake_cvt(float x);
+template <> __device__ __forceinline__ float cake_cvt<float>(float x) { return x; }
+template <> __device__ __forceinline__ __nv_bfloat16 cake_cvt<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+template <> __device__ __forceinline__ __half cake_cvt<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ int cake_cvt<int>(float x) { return __float2int_rz(x); }
+template <> __device__ __forceinline__ int8_t cake_cvt<int8_t>(float x) {
+  return static_cast<int8_t>(__float2int_rz(fminf(fmaxf(x, -128.f), 127.f)));
+}
+template <> __device__ __forceinline__ __nv_fp8_e4m3 cake_cvt<__nv_fp8_e4m3>(float x) { return __nv_fp8_e4m3(x); }
+template <> __device__ __forceinline__ __nv_fp8_e5m2 cake_cvt<__nv_fp8_e5m2>(float x) { return __nv_fp8_e5m2(x); }
+template <typename T> __device__ __forceinline__ T cake_cvti(int x) { return cake_cvt<T>(static_cast<float>(x)); }
+template <> __device__ __forceinline__ int cake_cvti<int>(int x) { return x; }
+template <> __device__ __forceinline__ int8_t cake_cvti<int8_t>(int x) { return static_cast<int8_t>(x); }
+
+// ld.shared / st.shared of one element at a shared-memory address
+template <typename T>
+__device__ __forceinline__ T cake_lds(uint32_t a) {
+  T v;
+  if constexpr (sizeof(T) == 1) {
+    uint16_t r;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=h"(r) : "r"(a) : "memory");
+    const uint8_t b = static_cast<uint8_t>(r);
+    memcpy(&v, &b, 1);
+  } else if constexpr (sizeof(T) == 2) {
+    uint16_t r;
+    asm volatile("ld.shared.b16 %0, [%1];" : "=h"(r) : "r"(a) : "memory");
+    memcpy(&v, &r, 2);
+  } else {
+    uint32_t r;
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(r) : "r"(a) : "memory");
+    memcpy(&v, &r, 4);
+  }
+  return v;
+}
+template <typename T>
+__device__ __forceinline__ void cake_sts(uint32_t a, T v) {
+  if constexpr (sizeof(T) == 1) {
+    uint8_t b;
+    memcpy(&b, &v, 1);
+    asm volatile("st.shared.u8 [%0], %1;" ::"r"(a), "h"(static_cast<uint16_t>(b)) : "memory");
+  } else if constexpr (sizeof(T) == 2) {
+    uint16_t r;
+    memcpy(&r, &v, 2);
+    asm volatile("st.shared.b16 [%0], %1;" ::"r"(a), "h"(r) : "memory");
+  } else {
+    uint32_t r;
+    memcpy(&r, &v, 4);
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(r) : "memory");
+  }
+}
+// two consecutive elements at once (the pair never crosses a 16-byte chunk)
+__device__ __forceinline__ void cake_sts_pair(uint32_t a, __nv_bfloat16 x, __nv_bfloat16 y) {
+  __nv_bfloat162 v = __halves2bfloat162(x, y);
+  uint32_t r;
+  memcpy(&r, &v, 4);
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(r) : "memory");
+}
+__device__ __forceinline__ void cake_sts_pair(uint32_t a, __half x, __half y) {
+  __half2 v = __halves2half2(x, y);
+  uint32_t r;
+  memcpy(&r, &v, 4);
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(r) : "memory");
+}
+__device__ __forceinline__ void cake_sts_pair(uint32_t a, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(a), "f"(x), "f"(y) : "memory");
+}
+__device__ __forceinline__ void cake_sts_pair(uint32_t a, int x, int y) {
+  asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(a), "r"(x), "r"(y) : "memory");
+}
+template <typename T>
+__device__ __forceinline__ void cake_stg_pair(T* p, T x, T y) {
+  if constexpr (sizeof(T) == 2) {
+    uint32_t r = 0;
+    memcpy(reinterpret_cast<char*>(&r), &x, 2);
+    memcpy(reinterpret_cast<char*>(&r) + 2, &y, 2);
+    *reinterpret_cast<uint32_t*>(p) = r;
+  } else if constexpr (sizeof(T) == 4) {
+    uint2 r;
+    memcpy(&r.x, &x, 4);
+    memcpy(&r.y, &y, 4);
+    *reinterpret_cast<uint2*>(p) = r;
+  } else {
+    p[0] = x;
+    p[1] = y;
+  }
+}
+
+// bf16 / f16 pair of a register fragment as one 32-bit MMA A register
+__device__ __forceinline__ uint32_t cake_pack2(__nv_bfloat16 a, __nv_bfloat16 b) {
+  __nv_bfloat162 v = __halves2bfloat162(a, b);
+  uint32_t r;
+  memcpy(&r, &v, 4);
+  return r;
+}
+__device__ __forceinline__ uint32_t cake_pack2(__half a, __half b) {
+  __half2 v = __halves2half2(a, b);
+  uint32_t r;
+  memcpy(&r, &v, 4);
+  return r;
+}
+
+// ---- reductions ---------------------------------------------------------
+__device__ __forceinline__ float cake_shfl_xor(float v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+__device__ __forceinline__ int cake_shfl_xor(int v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+// argmin / argmax step: keep the smaller index on ties
+__device__ __forceinline__ void cake_argmin_step(float& v, int& i, float v2, int i2) {
+  if (v2 < v || (v2 == v && i2 < i)) { v = v2; i = i2; }
+}
+__device__ __forceinline__ void cake_argmax_step(float& v, int& i, float v2, int i2) {
+  if (v2 > v || (v2 == v && i2 < i)) { v = v2; i = i2; }
 }
 )PRELUDE";
 }
 
-const char* preludeSm90Text() {
-  return R"PRELUDE(
-// ---- sm_90a: TMA, setmaxnreg, wgmma -------------------------------------
+const char* preludeTmaText() {
+  static const std::string text = [] {
+    std::string s = R"PRELUDE(
+// ---- sm_90a / sm_100a: TMA, setmaxnreg ----------------------------------
 __device__ __forceinline__ void cake_prefetch_tensormap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
-}
-__device__ __forceinline__ void cake_tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1)
-      : "memory");
-}
-__device__ __forceinline__ void cake_tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
-                   reinterpret_cast<uint64_t>(map)),
-               "r"(src), "r"(c0), "r"(c1)
-               : "memory");
 }
 __device__ __forceinline__ void cake_tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 template <int N>
@@ -128,6 +288,43 @@ template <int N>
 __device__ __forceinline__ void cake_setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
 }
+// TMA loads and stores of one box; coordinates innermost first.
+)PRELUDE";
+    for (int r = 1; r <= 5; ++r) {
+      std::string params, coords, ops;
+      for (int i = 0; i < r; ++i) {
+        params += fmt::format(", int c{}", i);
+        coords += fmt::format("{}%{}", i ? ", " : "", i + 3);
+        ops += fmt::format(", \"r\"(c{})", i);
+      }
+      s += fmt::format(
+          "__device__ __forceinline__ void cake_tma_load_{0}d(uint32_t dst, const CUtensorMap* map, uint32_t bar{1}) "
+          "{{\n"
+          "  asm volatile(\"cp.async.bulk.tensor.{0}d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, "
+          "{{{2}}}], [%2];\"\n"
+          "               ::\"r\"(dst), \"l\"(reinterpret_cast<uint64_t>(map)), \"r\"(bar){3} : \"memory\");\n"
+          "}}\n",
+          r, params, coords, ops);
+      std::string scoords, sops;
+      for (int i = 0; i < r; ++i) {
+        scoords += fmt::format("{}%{}", i ? ", " : "", i + 2);
+        sops += fmt::format(", \"r\"(c{})", i);
+      }
+      s += fmt::format(
+          "__device__ __forceinline__ void cake_tma_store_{0}d(const CUtensorMap* map, uint32_t src{1}) {{\n"
+          "  asm volatile(\"cp.async.bulk.tensor.{0}d.global.shared::cta.bulk_group [%0, {{{2}}}], [%1];\"\n"
+          "               ::\"l\"(reinterpret_cast<uint64_t>(map)), \"r\"(src){3} : \"memory\");\n"
+          "}}\n",
+          r, params, scoords, sops);
+    }
+    return s;
+  }();
+  return text.c_str();
+}
+
+const char* preludeWgmmaText() {
+  return R"PRELUDE(
+// ---- sm_90a: wgmma -------------------------------------------------------
 __device__ __forceinline__ void cake_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void cake_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>
@@ -147,9 +344,16 @@ __device__ __forceinline__ uint64_t cake_wgmma_desc(uint32_t saddr, uint32_t sbo
 
 const char* preludeSm80Text() {
   return R"PRELUDE(
-// ---- sm_80: cp.async, ldmatrix, mma.sync --------------------------------
-__device__ __forceinline__ void cake_cp_async_16(uint32_t dst, const void* src, bool pred) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(pred ? 16 : 0) : "memory");
+// ---- cp.async, ldmatrix, mma.sync (sm_80 and later) ----------------------
+// Copies `bytes` (4, 8 or 16) from global to shared; reads src_bytes of them
+// (0..bytes) and zero-fills the rest.
+template <int BYTES>
+__device__ __forceinline__ void cake_cp_async(uint32_t dst, const void* src, int src_bytes) {
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(src), "n"(BYTES), "r"(src_bytes)
+                 : "memory");
 }
 __device__ __forceinline__ void cake_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N>
@@ -161,21 +365,94 @@ __device__ __forceinline__ void cake_ldmatrix_x4(uint32_t (&r)[4], uint32_t addr
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
 }
-__device__ __forceinline__ void cake_mma_16816_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+// D (row g, cols 2c, 2c+1: d0 d1; row g+8: d2 d3) += A[16x16] . B[16x8]
+__device__ __forceinline__ void cake_mma_16816_bf16(float& d0, float& d1, float& d2, float& d3, const uint32_t (&a)[4],
+                                                    uint32_t b0, uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
-__device__ __forceinline__ void cake_mma_16816_f16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+__device__ __forceinline__ void cake_mma_16816_f16(float& d0, float& d1, float& d2, float& d3, const uint32_t (&a)[4],
+                                                   uint32_t b0, uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 )PRELUDE";
+}
+
+const char* preludeTcgen05Text() {
+  static const std::string text = [] {
+    std::string s = R"PRELUDE(
+// ---- sm_100a: tcgen05 (TMEM allocation, MMA, commit, TMEM <-> registers) ----
+__device__ __forceinline__ void cake_tmem_alloc(uint32_t dst_smem, uint32_t ncols) {
+  asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(dst_smem), "r"(ncols)
+               : "memory");
+  asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cake_tmem_dealloc(uint32_t taddr, uint32_t ncols) {
+  asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;" ::"r"(taddr), "r"(ncols) : "memory");
+}
+__device__ __forceinline__ void cake_tc_fence_before() { asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory"); }
+__device__ __forceinline__ void cake_tc_fence_after() { asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory"); }
+// Shared-memory descriptor (sm_100): start >> 4 [0,14), LBO >> 4 [16,30)
+// (1: unused for swizzled K-major), SBO >> 4 [32,46), version 1 [46,48),
+// layout [61,64) (2: 128B swizzle, 4: 64B, 6: 32B).
+__device__ __forceinline__ uint64_t cake_umma_desc(uint32_t saddr, uint32_t sbo_bytes, uint32_t layout) {
+  return static_cast<uint64_t>((saddr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(1) << 16) |
+         (static_cast<uint64_t>(sbo_bytes >> 4) << 32) | (static_cast<uint64_t>(1) << 46) |
+         (static_cast<uint64_t>(layout) << 61);
+}
+// D[tmem] (+)= A[smem] . B[smem]^T, one instruction (K = 32 bytes of A/B rows)
+#define CAKE_UMMA(KIND)                                                                                          \
+  __device__ __forceinline__ void cake_umma_##KIND(uint32_t d_tmem, uint64_t da, uint64_t db, uint32_t idesc,   \
+                                                   int accumulate) {                                            \
+    asm volatile(                                                                                                \
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\ntcgen05.mma.cta_group::1.kind::" #KIND " [%0], %1, %2, %3, p;\n}\n" \
+        ::"r"(d_tmem), "l"(da), "l"(db), "r"(idesc), "r"(accumulate)                                             \
+        : "memory");                                                                                             \
+  }
+CAKE_UMMA(f16)
+CAKE_UMMA(tf32)
+CAKE_UMMA(f8f6f4)
+#undef CAKE_UMMA
+// arrives (once) on the mbarrier when every tcgen05.mma issued so far by this thread has completed
+__device__ __forceinline__ void cake_umma_commit(uint32_t bar) {
+  asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void cake_tmem_wait_ld() { asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void cake_tmem_wait_st() { asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory"); }
+// 32x32b: each thread of the warp reads (writes) N consecutive 32-bit
+// columns of its own TMEM lane (the warp's lane quarter).
+)PRELUDE";
+    for (int n : {1, 2, 4, 8, 16, 32}) {
+      std::string regs, outs, ins;
+      for (int i = 0; i < n; ++i) {
+        regs += fmt::format("{}%{}", i ? ", " : "", i);
+        outs += fmt::format("{}\"=r\"(v[{}])", i ? ", " : "", i);
+        ins += fmt::format(", \"r\"(v[{}])", i);
+      }
+      s += fmt::format(
+          "__device__ __forceinline__ void cake_tmem_ld_x{0}(uint32_t taddr, uint32_t (&v)[{0}]) {{\n"
+          "  asm volatile(\"tcgen05.ld.sync.aligned.32x32b.x{0}.b32 {{{1}}}, [%{0}];\" : {2} : \"r\"(taddr));\n"
+          "}}\n",
+          n, regs, outs);
+      std::string sregs;
+      for (int i = 0; i < n; ++i) sregs += fmt::format("{}%{}", i ? ", " : "", i + 1);
+      s += fmt::format(
+          "__device__ __forceinline__ void cake_tmem_st_x{0}(uint32_t taddr, const uint32_t (&v)[{0}]) {{\n"
+          "  asm volatile(\"tcgen05.st.sync.aligned.32x32b.x{0}.b32 [%0], {{{1}}};\" :: \"r\"(taddr){2} : "
+          "\"memory\");\n"
+          "}}\n",
+          n, sregs, ins);
+    }
+    return s;
+  }();
+  return text.c_str();
 }
 
 const char* preludeHostText() {
@@ -192,37 +469,54 @@ static PFN_cuTensorMapEncodeTiled_v12000 cake_get_encode() {
   }
   return fn;
 }
-// A 2-D row-major tensor [rows, cols] (cols contiguous, row stride ld
-// elements), box [box_rows, box_cols].
-static int cake_encode_2d(CUtensorMap* map, CUtensorMapDataType type, int elem_bytes, const void* ptr, int rows,
-                          int cols, int ld, int box_rows, int box_cols, CUtensorMapSwizzle swizzle) {
+// A row-major tensor of `rank` dimensions (dims and strides in elements,
+// outermost first, innermost stride 1), box `box` (outermost first).
+static int cake_encode(CUtensorMap* map, CUtensorMapDataType type, int elem_bytes, const CakeTensorArg& t,
+                       const int* box, CUtensorMapSwizzle swizzle) {
   auto encode = cake_get_encode();
   if (!encode) return cudaErrorNotSupported;
-  cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * elem_bytes};
-  cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  cuuint32_t estr[2] = {1, 1};
-  CUresult r = encode(map, type, 2, const_cast<void*>(ptr), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const int rank = t.rank;
+  if (rank < 1 || rank > 5 || t.strides[rank - 1] != 1) return cudaErrorInvalidValue;
+  cuuint64_t dims[5], strides[5];
+  cuuint32_t boxd[5], estr[5];
+  for (int i = 0; i < rank; ++i) {
+    dims[i] = static_cast<cuuint64_t>(t.dims[rank - 1 - i]);
+    boxd[i] = static_cast<cuuint32_t>(box[rank - 1 - i]);
+    estr[i] = 1;
+  }
+  for (int i = 0; i + 1 < rank; ++i) strides[i] = static_cast<cuuint64_t>(t.strides[rank - 2 - i]) * elem_bytes;
+  CUresult r = encode(map, type, rank, t.data, dims, strides, boxd, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
 }
 )PRELUDE";
 }
 
-std::string wgmmaHelper(int n, const std::string& ab_type) {
+// The accumulator fragment of one m64 block is passed as its two row halves
+// d0 (rows g) and d1 (rows g + 8), each [N/4]: wgmma register k holds row
+// half (k / 2) % 2, column 8 * (k / 4) + 2 * (lane % 4) + k % 2, i.e.
+// d{(k/2)%2}[2 * (k / 4) + k % 2].
+std::string wgmmaHelper(int n, const std::string& ab_type, bool rs) {
   const int nreg = n / 2;
+  const bool fp8 = ab_type == "e4m3" || ab_type == "e5m2";
+  const bool tf32 = ab_type == "tf32";
+  const int kk = fp8 ? 32 : tf32 ? 8 : 16;
+  const bool transposes = !fp8 && !tf32;  // imm-trans-a/b exist for f16/bf16 only
   std::string s;
-  s += fmt::format(
-      "// wgmma.mma_async m64n{0}k16: f32 accumulators ({1} per thread) += {2} x {2}, A and B from shared memory\n",
-      n, nreg, ab_type);
-  s += fmt::format(
-      "__device__ __forceinline__ void cake_wgmma_m64n{0}k16_{1}(float (&d)[{2}], uint64_t desc_a, uint64_t desc_b, "
-      "int scale_d) {{\n",
-      n, ab_type, nreg);
+  const std::string name = fmt::format("cake_wgmma{}_m64n{}k{}_{}", rs ? "_rs" : "", n, kk, ab_type);
+  s += fmt::format("// wgmma.mma_async m64n{0}k{1}: f32 accumulators ({2} per thread) += {3} x {3}, A from {4}\n", n,
+                   kk, nreg, ab_type, rs ? "registers" : "shared memory");
+  s += fmt::format("__device__ __forceinline__ void {}(float (&d0)[{}], float (&d1)[{}], ", name, n / 4, n / 4);
+  if (rs)
+    s += "uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, ";
+  else
+    s += "uint64_t desc_a, ";
+  s += "uint64_t desc_b, int scale_d) {\n";
+  const int na = rs ? 4 : 1;
   s += "  asm volatile(\n";
   s += "      \"{\\n.reg .pred p;\\n\"\n";
-  s += fmt::format("      \"setp.ne.b32 p, %{}, 0;\\n\"\n", nreg + 2);
-  s += fmt::format("      \"wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} \"\n", n, ab_type, ab_type);
+  s += fmt::format("      \"setp.ne.b32 p, %{}, 0;\\n\"\n", nreg + na + 1);
+  s += fmt::format("      \"wgmma.mma_async.sync.aligned.m64n{}k{}.f32.{}.{} \"\n", n, kk, ab_type, ab_type);
   for (int c = 0; c < nreg; c += 16) {
     s += "      \"";
     if (c == 0) s += "{";
@@ -233,14 +527,21 @@ std::string wgmmaHelper(int n, const std::string& ab_type) {
     if (c + 16 >= nreg) s += "}, ";
     s += "\"\n";
   }
-  s += fmt::format("      \"%{}, %{}, p, 1, 1, 0, 0;\\n}}\\n\"\n", nreg, nreg + 1);
+  if (rs)
+    s += fmt::format("      \"{{%{}, %{}, %{}, %{}}}, %{}, p, 1, 1, 0;\\n}}\\n\"\n", nreg, nreg + 1, nreg + 2, nreg + 3,
+                     nreg + 4);
+  else
+    s += fmt::format("      \"%{}, %{}, p, 1, 1{};\\n}}\\n\"\n", nreg, nreg + 1, transposes ? ", 0, 0" : "");
   s += "      :";
   for (int i = 0; i < nreg; ++i) {
     if (i % 8 == 0) s += "\n        ";
-    s += fmt::format("\"+f\"(d[{}])", i);
+    s += fmt::format("\"+f\"(d{}[{}])", (i / 2) % 2, 2 * (i / 4) + i % 2);
     if (i + 1 < nreg) s += ", ";
   }
-  s += "\n      : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n}\n";
+  if (rs)
+    s += "\n      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(desc_b), \"r\"(scale_d));\n}\n";
+  else
+    s += "\n      : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n}\n";
   return s;
 }
 

@@ -1,15 +1,22 @@
-// Fixed text pieces of the generated CUDA files (see prelude.cpp).
+// Fixed text of the generated .cu files (see prelude.cpp).
 #pragma once
 
 #include <string>
 
 namespace cake::lowering {
 
-const char* preludeText();      // includes, ABI, integer helpers, mbarrier, named barriers, proxy fence
-const char* preludeSm90Text();  // TMA, setmaxnreg, wgmma fence/commit/wait, descriptors
-const char* preludeSm80Text();  // cp.async, ldmatrix, mma.sync
-const char* preludeHostText();  // cuTensorMapEncodeTiled through the driver entry point
-// The wgmma.mma_async m64n{n}k16 wrapper for "bf16" or "f16" operands.
-std::string wgmmaHelper(int n, const std::string& ab_type);
+// Global part: #includes and the kernel ABI types (guarded, so several
+// lowered files can be concatenated into one translation unit).
+const char* preludeGlobalText();
+// The rest goes inside the (optional) namespace.
+const char* preludeText();         // integer helpers, smem, mbarriers, named barriers, conversions
+const char* preludeTmaText();      // sm_90a / sm_100a: TMA 1-5d, setmaxnreg, proxy fences
+const char* preludeWgmmaText();    // sm_90a: wgmma fence/commit/wait, descriptors
+const char* preludeSm80Text();     // cp.async, ldmatrix, mma.sync (all targets)
+const char* preludeTcgen05Text();  // sm_100a: tcgen05 alloc/mma/commit/ld/st, fences
+const char* preludeHostText();     // host: tensor-map encoding through the driver entry point
+// wgmma.mma_async m64nNk{K} wrapper for one accumulator width and operand
+// type ("bf16", "f16", "e4m3", "e5m2", "tf32"); rs: A from registers.
+std::string wgmmaHelper(int n, const std::string& ab_type, bool rs);
 
 }  // namespace cake::lowering

@@ -36,8 +36,10 @@ struct Options {
 };
 
 struct Result {
-  // ok | wrong | hang | crash | lower_error | compile_error | load_error |
-  // launch_error | cuda_error | unsupported_shape | no_gpu | error
+  // ok | wrong | hang | crash | lower_error | no_oracle | compile_error |
+  // load_error | launch_error | cuda_error | unsupported_shape | no_gpu | error
+  // (no_oracle: the schedule lowers but is not a GEMM, the only problem the
+  // harness can check; `cake run` exits 2 with the detail)
   std::string result = "error";
   std::optional<bool> verified;
   bool compiled = false;

@@ -29,6 +29,30 @@ typedef struct CakeKernelInfo {
   int m_multiple, n_multiple, k_multiple;
 } CakeKernelInfo;
 
+// The generic launcher every lowered kernel exports (for any schedule, not
+// only GEMMs): the schedule's tensor parameters in order, then its i32 and
+// f32 parameters in order. Dims and strides are in elements, outermost
+// first; the innermost stride must be 1. grid: {0, 0, 0} uses the grid the
+// lowering derived from the schedule (the output store's block_idx steps,
+// or one CTA per SM for a persistent schedule); a schedule with no derivable
+// grid needs one here.
+typedef struct CakeTensorArg {
+  void* data;
+  int rank;
+  long long dims[5];
+  long long strides[5];
+} CakeTensorArg;
+
+typedef struct CakeLaunchArgs {
+  const CakeTensorArg* tensors;
+  int num_tensors;
+  const int* i32;
+  int num_i32;
+  const float* f32;
+  int num_f32;
+  unsigned grid[3];
+} CakeLaunchArgs;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,6 +61,8 @@ typedef int (*cake_abi_version_fn)(void);
 typedef void (*cake_kernel_info_fn)(CakeKernelInfo*);
 // Returns a cudaError_t (0 = success). `stream` is a cudaStream_t.
 typedef int (*cake_gemm_launch_fn)(const CakeGemmArgs*, void* stream);
+// Exported by every lowered kernel library; the GEMM launcher only by GEMM-shaped schedules.
+typedef int (*cake_launch_fn)(const CakeLaunchArgs*, void* stream);
 #ifdef __cplusplus
 }
 #endif

@@ -39,10 +39,10 @@ ir::Module compileFile(const std::string& rel) {
   return m ? std::move(*m) : ir::Module{};
 }
 
-lowering::LowerResult lowerFile(const std::string& rel) {
+lowering::LowerResult lowerFile(const std::string& rel, lowering::LowerOptions o = {}) {
   auto m = compileFile(rel);
   if (m.schedules.empty()) return {};
-  return lowering::lowerToCuda(m.schedules[0]);
+  return lowering::lowerToCuda(m.schedules[0], o);
 }
 
 std::string findingsText(const lowering::LowerResult& r) {
@@ -70,10 +70,14 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
   ASSERT_TRUE(r.ok) << findingsText(r);
   const std::string& s = r.source;
   EXPECT_EQ(r.target, ir::Target::SM90a);
+  EXPECT_EQ(r.problem, lowering::Problem::Gemm);
   EXPECT_EQ(r.kernel_name, "cake_gemm_sm90_ws_4stage_kernel");
   EXPECT_EQ(r.launch.threads, 384);
   EXPECT_FALSE(r.launch.persistent);
-  EXPECT_EQ(r.launch.grid, "(cake_cdiv(M, 128), cake_cdiv(N, 128), 1)");
+  EXPECT_EQ(r.launch.grid, "(cdiv(C.shape[0], 128), cdiv(C.shape[1], 128), 1)");
+  // the generic signature: one tensor map per (tensor, view), scalars
+  EXPECT_TRUE(contains(s, "const __grid_constant__ CUtensorMap cake_tmap_A_smem_a,"));
+  EXPECT_TRUE(contains(s, "const int K) {"));
   // names from the schedule
   EXPECT_TRUE(contains(s, "const uint32_t smem_a = cake_pool_pool + 0;"));
   EXPECT_TRUE(contains(s, "const uint32_t smem_b = cake_pool_pool + 65536;"));
@@ -101,21 +105,33 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
   // wgmma: m64n128k16, 4 k-steps of 32 B, SBO 1024, 128B swizzle (mode 1); A rows of this instance
   EXPECT_TRUE(contains(s, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
   EXPECT_TRUE(contains(s, "+ ((64 * cake_instance)) * 128;"));
-  EXPECT_TRUE(contains(s, "cake_wgmma_desc(cake_a + 0 + cake_k * 32, 1024, 1)"));
+  EXPECT_TRUE(contains(s, "cake_wgmma_desc(cake_a + 0 * 128 + cake_k * 32, 1024, 1)"));
   EXPECT_TRUE(contains(s, "cake_wgmma_wait<0>();"));
-  // epilogue through the staging slot and a TMA store, with a sync of the instance first
+  EXPECT_TRUE(contains(s, "float acc[2][32];"));
+  // epilogue: paired st.shared, then the instance's sync before the elected TMA store
+  EXPECT_TRUE(contains(s, "cake_sts_pair("));
   EXPECT_TRUE(contains(s, "cake_bar_sync(cake_inst_bar, 128);"));
-  EXPECT_TRUE(contains(s, "cake_tma_store_2d(&cake_tmap_C_smem_c,"));
+  {
+    const size_t k = s.find("__global__ void");
+    const size_t fence = s.find("cake_fence_proxy_async();", k), sync = s.find("cake_bar_sync(cake_inst_bar, 128);", k),
+                 store = s.find("cake_tma_store_2d(&cake_tmap_C_smem_c,", k);
+    EXPECT_LT(fence, sync);  // each writer fences its own writes, then the instance syncs
+    EXPECT_LT(sync, store);
+  }
   EXPECT_TRUE(contains(s, "cake_tma_store_wait<0>();"));
-  // host: tensor maps from the views' boxes and swizzles
-  EXPECT_TRUE(contains(s, "cake_encode_2d(&cake_tmap_A_smem_a, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, cake_args->A, M, "
-                          "K, cake_args->lda, 128, 64, CU_TENSOR_MAP_SWIZZLE_128B)"));
-  EXPECT_TRUE(contains(s, "cake_args->C, M, N, cake_args->ldc, 64, 128, CU_TENSOR_MAP_SWIZZLE_NONE)"));
+  // host: tensor maps from the views' boxes and swizzles; assumptions; the two launchers
+  EXPECT_TRUE(contains(s, "const int cake_box_A_smem_a[2] = {128, 64};"));
+  EXPECT_TRUE(contains(s, "cake_encode(&cake_tmap_A_smem_a, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, cake_t[0], "
+                          "cake_box_A_smem_a, CU_TENSOR_MAP_SWIZZLE_128B)"));
+  EXPECT_TRUE(contains(s, "cake_box_C_smem_c, CU_TENSOR_MAP_SWIZZLE_NONE)"));
   EXPECT_TRUE(contains(s, "if (!((K > 0))) return cudaErrorInvalidValue;  // lm.assume(K > 0)"));
+  EXPECT_TRUE(contains(s, "extern \"C\" int cake_launch(const CakeLaunchArgs* a, void* stream)"));
+  EXPECT_TRUE(contains(s, "extern \"C\" int cake_gemm_launch(const CakeGemmArgs* g, void* stream)"));
 }
 
 TEST(Lowering, Deterministic) {
-  for (const char* f : {kSm90Gemm, kSm90Persistent, kSm80Gemm}) {
+  for (const char* f : {kSm90Gemm, kSm90Persistent, kSm80Gemm, "corpus/attention/sm90_fa3_fwd.cake",
+                        "corpus/gemm/sm100_tcgen05_ws.cake"}) {
     auto a = lowerFile(f), b = lowerFile(f);
     ASSERT_TRUE(a.ok) << f << "\n" << findingsText(a);
     EXPECT_EQ(a.source, b.source) << f;
@@ -127,7 +143,7 @@ TEST(Lowering, PersistentUsesGridDim) {
   ASSERT_TRUE(r.ok) << findingsText(r);
   EXPECT_TRUE(r.launch.persistent);
   EXPECT_TRUE(contains(r.source, "cudaDevAttrMultiProcessorCount"));
-  EXPECT_TRUE(contains(r.source, "const dim3 cake_grid(cake_num_sms, 1, 1);"));
+  EXPECT_TRUE(contains(r.source, "dim3 cake_grid(cake_num_sms, 1, 1);"));
   // the global ring index it = t * k_tiles + k drives slot and phase
   EXPECT_TRUE(contains(r.source, "for (int t = 0; t <"));
   EXPECT_TRUE(contains(r.source, "cake_mbar_wait(full + 8 * ((((t * ((K + 64 - 1) / 64)) + k)) % 4), "
@@ -143,22 +159,81 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_EQ(r.launch.threads, 128);
   EXPECT_FALSE(contains(s, "wgmma.mma_async.sync"));
   EXPECT_FALSE(contains(s, "setmaxnreg.inc"));
-  EXPECT_TRUE(contains(s, "cake_cp_async_16(cake_dst + cake_swz<64>(cake_r * 64 + cake_c * 2),"));
+  EXPECT_FALSE(contains(s, "cp.async.bulk.tensor"));
+  // gmem tensors: a typed pointer and its extents
+  EXPECT_TRUE(contains(s, "__nv_bfloat16* A, const cake_ext<2> cake_ext_A,"));
+  EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_dst + cake_swz<64>(static_cast<uint32_t>((cake_r) * 64 + (cake_c * 2))),"));
   EXPECT_TRUE(contains(s, "cake_cp_async_wait<1>();"));
   // one role instance = the whole block: the sync after the cp.async wait is __syncthreads
   EXPECT_TRUE(contains(s, "__syncthreads();  // the instance is the whole block"));
-  EXPECT_TRUE(contains(s, "cake_mma_16816_bf16(acc[i][j], cake_af[i]"));
-  EXPECT_TRUE(contains(s, "float acc[4][8][4];"));
-  EXPECT_TRUE(contains(s, "__nv_bfloat16 out[4][8][4];"));
-  EXPECT_TRUE(contains(s, "if (cake_r < cake_C_rows && cake_c < cake_C_cols)"));
+  EXPECT_TRUE(contains(s, "cake_mma_16816_bf16(acc[2 * i][2 * j], acc[2 * i][2 * j + 1], acc[2 * i + 1][2 * j], "
+                          "acc[2 * i + 1][2 * j + 1], cake_af[i]"));
+  EXPECT_TRUE(contains(s, "float acc[8][16];"));
+  EXPECT_TRUE(contains(s, "__nv_bfloat16 out[8][16];"));
+  // guarded paired stores to C
+  EXPECT_TRUE(contains(s, "cake_stg_pair(C + "));
+  EXPECT_TRUE(contains(s, "< cake_ext_C.d[1]"));
+  // the mainloop needs no syncs beyond the one after each cp_async_wait
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u);
 }
 
-TEST(Lowering, Sm100HasNoBackendYet) {
+TEST(Lowering, Sm100Tcgen05Gemm) {
   auto r = lowerFile("corpus/gemm/sm100_tcgen05_ws.cake");
-  EXPECT_FALSE(r.ok);
-  ASSERT_FALSE(r.findings.empty());
-  EXPECT_EQ(r.findings[0].rule, "lower.unsupported");
-  EXPECT_TRUE(r.source.empty());
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_EQ(r.target, ir::Target::SM100a);
+  ASSERT_FALSE(r.arch_flags.empty());
+  EXPECT_EQ(r.arch_flags[0], "-gencode=arch=compute_100a,code=sm_100a");
+  EXPECT_TRUE(contains(s, "compile-only here"));
+  // TMEM: allocated by warp 0 (128 columns), freed at the end
+  EXPECT_TRUE(contains(s, "if (cake_warp == 0) cake_tmem_alloc(cake_smem + "));
+  EXPECT_TRUE(contains(s, ", 128);"));
+  EXPECT_TRUE(contains(s, "cake_tmem_dealloc(cake_tmem_base, 128);"));
+  // the MMA warp: elected thread, 4 k-steps, instruction descriptor bf16 x bf16 -> f32, M=128, N=128
+  EXPECT_TRUE(contains(s, "cake_umma_f16(cake_d, cake_umma_desc(cake_a + cake_k * 32, 1024, 2), "
+                          "cake_umma_desc(cake_b + cake_k * 32, 1024, 2), 0x08200490u, cake_k == 0 ? cake_acc : 1);"));
+  EXPECT_TRUE(contains(s, "cake_umma_commit((empty + 8 * ((k) % 4)));"));
+  EXPECT_TRUE(contains(s, "cake_umma_commit(acc_full);"));
+  // the epilogue: tcgen05.ld of its lane quarter, 32 columns at a time
+  EXPECT_TRUE(contains(s, "cake_tmem_ld_x32(cake_taddr + 96, cake_v);"));
+  EXPECT_TRUE(contains(s, "((32u * (cake_warp % 4)) << 16)"));
+  EXPECT_TRUE(contains(s, "cake_tc_fence_after();"));
+}
+
+TEST(Lowering, UnswizzledMmaOperandsAreBlocked) {
+  // 128x128 bf16 slots without a swizzle: stored as two 128B-swizzled column
+  // blocks so that TMA boxes and tcgen05 descriptors take them
+  auto r = lowerFile("corpus/basics/paper_fragment_fixed.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_TRUE(contains(s, "const int cake_box_Q_smem_q[3] = {1, 128, 64};"));
+  EXPECT_TRUE(contains(s, "cake_box_Q_smem_q, CU_TENSOR_MAP_SWIZZLE_128B)"));
+  EXPECT_TRUE(contains(s, "+ 16384, &cake_tmap_Q_smem_q,"));
+  EXPECT_TRUE(contains(s, "cake_umma_desc(cake_a + (cake_k * 32 / 128) * 16384 + (cake_k * 32) % 128, 1024, 2)"));
+}
+
+TEST(Lowering, FlashAttentionFragments) {
+  auto r = lowerFile("corpus/attention/sm90_fa3_fwd.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_EQ(r.problem, lowering::Problem::None);  // not a GEMM: only the generic launcher
+  EXPECT_FALSE(contains(s, "cake_gemm_launch"));
+  // rank-3 tensor maps, box padded to the tensor's rank
+  EXPECT_TRUE(contains(s, "const int cake_box_Q_smem_q[3] = {1, 128, 64};"));
+  EXPECT_TRUE(contains(s, "cake_tma_load_3d("));
+  // S and P share the wgmma layout; the row statistics are [2][1] per thread
+  EXPECT_TRUE(contains(s, "float s_acc[2][16];"));
+  EXPECT_TRUE(contains(s, "__nv_bfloat16 p[2][16];"));
+  EXPECT_TRUE(contains(s, "float m_i[2][1];"));
+  // the row max over a quad: shuffles with lane masks 1 and 2, no shared memory
+  EXPECT_TRUE(contains(s, "cake_v = fmaxf(cake_v, cake_shfl_xor(cake_v, 1));"));
+  EXPECT_TRUE(contains(s, "cake_v = fmaxf(cake_v, cake_shfl_xor(cake_v, 2));"));
+  EXPECT_FALSE(contains(s, "cake_scratch"));
+  // broadcast of a row statistic: (64,64) - (64,1)
+  EXPECT_TRUE(contains(s, "exp2f("));
+  EXPECT_TRUE(contains(s, "cake_f32(m_new[cake_i][0])"));
+  // O += P V: wgmma with A from registers
+  EXPECT_TRUE(contains(s, "cake_wgmma_rs_m64n64k16_bf16(o_acc[0], o_acc[1], cake_pack2("));
 }
 
 TEST(Lowering, NeverRetargets) {
@@ -172,11 +247,10 @@ TEST(Lowering, NeverRetargets) {
   EXPECT_EQ(r.findings[0].rule, "lower.unsupported");
 }
 
-TEST(Lowering, WgmmaNeedsAWarpgroupInstance) {
-  // consumers split into instances of 2 warps: wgmma cannot be issued
-  const std::string text = R"(
+namespace {
+const char* kTwoWarpConsumers = R"(
 @cake.schedule(target="sm_90a")
-def bad(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, M: LM.i32, N: LM.i32, K: LM.i32):
+def two_warp(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, M: LM.i32, N: LM.i32, K: LM.i32):
     pool   = lm.smem(65536)
     smem_a = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
     smem_b = pool.view(offset=16384, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
@@ -199,14 +273,17 @@ def bad(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, M: LM.i32, N: LM.i32, K: LM.i3
             lm.arrive(empty, iter=k)
         lm.copy(C, acc, coords=(lm.block_idx(0) * 64, lm.block_idx(1) * 64))
 )";
-  auto m = compileText("bad.cake", text);
+}  // namespace
+
+TEST(Lowering, NonWarpgroupInstancesUseMmaSync) {
+  // consumers split into instances of 2 warps: wgmma cannot be issued; sm_90a has mma.sync
+  auto m = compileText("two_warp.cake", kTwoWarpConsumers);
   ASSERT_FALSE(m.schedules.empty());
   auto r = lowering::lowerToCuda(m.schedules[0]);
-  EXPECT_FALSE(r.ok);
-  bool found = false;
-  for (const auto& f : r.findings)
-    if (f.rule == "lower.layout" && f.message.find("warpgroup") != std::string::npos) found = true;
-  EXPECT_TRUE(found) << findingsText(r);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_TRUE(contains(r.source, "cake_mma_16816_bf16("));
+  EXPECT_FALSE(contains(r.source, "wgmma.mma_async.sync.aligned.m64"));
+  EXPECT_TRUE(contains(r.source, "mma_wait: mma.sync is synchronous"));
 }
 
 TEST(Lowering, GemmBindingNeedsThreeTensors) {
@@ -220,13 +297,84 @@ def two(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
     with w:
         v.tma_load(A, coords=(0, 0), stage=0, barrier=b)
         lm.wait(b, stage=0)
+        v.tma_store(B, coords=(lm.block_idx(0) * 64, 0), stage=0)
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
 )";
   auto m = compileText("two.cake", text);
   ASSERT_FALSE(m.schedules.empty());
-  auto r = lowering::lowerToCuda(m.schedules[0]);
+  lowering::LowerOptions gemm;
+  gemm.problem = lowering::Problem::Gemm;
+  auto r = lowering::lowerToCuda(m.schedules[0], gemm);
   EXPECT_FALSE(r.ok);
   ASSERT_FALSE(r.findings.empty());
   EXPECT_EQ(r.findings[0].rule, "lower.binding");
+  // `cake lower` (Problem::Auto): the generic launcher only
+  auto a = lowering::lowerToCuda(m.schedules[0]);
+  ASSERT_TRUE(a.ok) << findingsText(a);
+  EXPECT_EQ(a.problem, lowering::Problem::None);
+  EXPECT_TRUE(contains(a.source, "int cake_launch(const CakeLaunchArgs* a, void* stream)"));
+  EXPECT_TRUE(contains(a.source, "a->num_tensors != 2 || a->num_i32 != 1 || a->num_f32 != 0"));
+  EXPECT_TRUE(contains(a.source, "dim3 cake_grid(cake_cdiv(static_cast<int>(cake_t[1].dims[0]), 64), 1, 1);"));
+}
+
+TEST(Lowering, NamesAreSanitised) {
+  // schedule names that are C++ keywords, CUDA names or cake_* names become other identifiers;
+  // a backslash in a source line never reaches a // comment (it would splice the next line)
+  const std::string text =
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def cake_k(lm, float: LM.gmem, uint32_t: LM.i32):\n"
+      "    pool = lm.smem(1024)\n"
+      "    threadIdx = pool.view(offset=0, shape=(8, 64), dtype=lm.f32)\n"
+      "    cake_acc = lm.regs(shape=(8, 64), dtype=lm.f32)\n"
+      "    w = lm.role(warps=[0])\n"
+      "    with w:\n"
+      "        lm.fill(cake_acc, 1.5)  # a comment with a backslash \\\n"
+      "        lm.copy(threadIdx[0], cake_acc)\n"
+      "        lm.copy(float, cake_acc, coords=(lm.block_idx(0) * 8, 0))\n";
+  auto m = compileText("names.cake", text);
+  ASSERT_FALSE(m.schedules.empty());
+  auto r = lowering::lowerToCuda(m.schedules[0]);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_EQ(r.kernel_name, "cake_u_cake_k_kernel");
+  EXPECT_TRUE(contains(s, "float* float_, const cake_ext<2> cake_ext_float_"));
+  EXPECT_TRUE(contains(s, "const int uint32_t_) {"));
+  EXPECT_TRUE(contains(s, "const uint32_t threadIdx_ = cake_pool_pool + 0;"));
+  EXPECT_TRUE(contains(s, "float u_cake_acc[1][64];"));
+  for (size_t p = s.find('\\'); p != std::string::npos; p = s.find('\\', p + 1))
+    EXPECT_NE(s[p + 1], '\n') << "a line ends in a backslash";
+}
+
+TEST(Lowering, NamespaceOption) {
+  lowering::LowerOptions o;
+  o.namespace_name = "sched_1";
+  auto r = lowerFile(kSm90Gemm, o);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_TRUE(contains(r.source, "\nnamespace sched_1 {\n"));
+  EXPECT_TRUE(contains(r.source, "}  // namespace sched_1"));
+  EXPECT_FALSE(contains(r.source, "extern \"C\""));
+  // the #includes stay outside the namespace
+  EXPECT_LT(r.source.find("#include <cuda.h>"), r.source.find("namespace sched_1"));
+  o.namespace_name = "not an identifier";
+  auto bad = lowerFile(kSm90Gemm, o);
+  EXPECT_FALSE(bad.ok);
+}
+
+TEST(Lowering, SymbolicShapesAreSpecialised) {
+  const char* f = "corpus/layout/good_tx_balance_symbolic.cake";
+  auto r = lowerFile(f);
+  EXPECT_FALSE(r.ok);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].rule, "lower.unsupported");
+  EXPECT_TRUE(contains(r.findings[0].message, "depends on BM")) << findingsText(r);
+  lowering::LowerOptions o;
+  o.specialize["BM"] = 128;
+  auto s = lowerFile(f, o);
+  ASSERT_TRUE(s.ok) << findingsText(s);
+  EXPECT_TRUE(contains(s.source, "if (BM != 128) return cudaErrorInvalidValue;"));
+  o.specialize["BM"] = 96;  // violates lm.assume(BM % 64 == 0)
+  EXPECT_FALSE(lowerFile(f, o).ok);
 }
 
 TEST(Lowering, RulesHavePages) {

@@ -142,12 +142,39 @@ TEST(RunnerArch, Flags) {
   EXPECT_EQ(f80[1], "-gencode=arch=compute_80,code=sm_90");
 }
 
+ir::Schedule compileSchedule(const std::string& text) {
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(ir::makeSourceFile("inline.cake", text), {}, sink);
+  EXPECT_TRUE(m && !m->schedules.empty());
+  return m && !m->schedules.empty() ? m->schedules[0] : ir::Schedule{};
+}
+
 TEST(RunnerRun, LowerErrorIsAResult) {
-  auto s = loadSchedule("corpus/gemm/sm100_tcgen05_ws.cake");
+  // a TMA copy on sm_80 has no lowering
+  auto s = compileSchedule(R"(
+@cake.schedule(target="sm_80")
+def tma80(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, M: LM.i32, N: LM.i32, K: LM.i32):
+    pool = lm.smem(16384)
+    v = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16)
+    w = lm.role(warps=[0])
+    b = lm.barrier(count=1, prod=[w], cons=[w], init_count=1)
+    with w:
+        v.tma_load(A, coords=(0, 0), stage=0, barrier=b)
+        lm.wait(b, stage=0)
+)");
   auto r = runner::run(s, {128, 128, 64}, {});
   EXPECT_EQ(r.result, "lower_error");
   EXPECT_FALSE(r.compiled);
   EXPECT_NE(r.detail.find("lower.unsupported"), std::string::npos);
+}
+
+TEST(RunnerRun, NonGemmHasNoOracle) {
+  // attention lowers (cake lower) but the harness only has a GEMM oracle
+  auto s = loadSchedule("corpus/attention/sm90_fa3_fwd.cake");
+  auto r = runner::run(s, {128, 128, 64}, {});
+  EXPECT_EQ(r.result, "no_oracle") << r.detail;
+  EXPECT_FALSE(r.compiled);
+  EXPECT_NE(r.detail.find("no oracle"), std::string::npos);
 }
 
 TEST(RunnerRun, NoGpuIsAResult) {
@@ -166,7 +193,8 @@ TEST(RunnerRun, NoGpuIsAResult) {
 TEST(RunnerNvcc, LoweredCodeCompiles) {
   if (!haveNvcc()) GTEST_SKIP() << "no nvcc";
   const auto dir = tempDir("nvcc");
-  for (const char* f : {"corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm80_cp_async_multistage.cake"}) {
+  for (const char* f : {"corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm80_cp_async_multistage.cake",
+                        "corpus/gemm/sm100_tcgen05_ws.cake", "corpus/attention/sm90_fa3_fwd.cake"}) {
     auto s = loadSchedule(f);
     auto lr = lowering::lowerToCuda(s);
     ASSERT_TRUE(lr.ok);

@@ -1,0 +1,710 @@
+// Compute ops on fragments, slots and tensors: copy, fill, unary, binary,
+// reduce, and TMEM <-> register copies. See docs/gpu.md ("Fragments").
+#include <algorithm>
+
+#include "lowering/lower_internal.h"
+
+namespace cake::lowering::detail {
+
+using K = ir::BufferRef::Kind;
+
+namespace {
+
+// C++ expression of the index a distribution gives slot `s` of this thread.
+std::string distIndex(const Dist& d, const std::string& s) {
+  switch (d.kind) {
+    case Dist::One: return "0";
+    case Dist::Full: return s;
+    case Dist::Cyclic: return fmt::format("(cake_inst_thread + {} * {})", d.T, s);
+    case Dist::WgRow:
+      if (d.G > 1)
+        return fmt::format("(64 * ({} * ({} / 2) + cake_wwarp / 4) + 16 * (cake_wwarp % 4) + 8 * ({} % 2) + cake_lane / 4)",
+                           d.G, s, s);
+      return fmt::format("(64 * ({} / 2) + 16 * cake_wwarp + 8 * ({} % 2) + cake_lane / 4)", s, s);
+    case Dist::WgCol: return fmt::format("(8 * ({} / 2) + 2 * (cake_lane % 4) + {} % 2)", s, s);
+    case Dist::MmaRow:
+      return fmt::format("((cake_wwarp / {}) * {} + 16 * ({} / 2) + 8 * ({} % 2) + cake_lane / 4)", d.wn, d.E / d.wm, s, s);
+    case Dist::MmaCol:
+      return fmt::format("((cake_wwarp % {}) * {} + 8 * ({} / 2) + 2 * (cake_lane % 4) + {} % 2)", d.wn, d.E / d.wn, s, s);
+  }
+  return "0";
+}
+
+bool distGuarded(const Dist& d) { return d.kind == Dist::Cyclic && d.E % d.T != 0; }
+
+// Threads of the family that hold replicas of a layout's elements: only the
+// one whose replicated coordinates are 0 writes to memory.
+std::string canonical(const Layout& l) {
+  std::vector<std::string> c;
+  const Family& f = l.fam;
+  const bool rowRep = l.row.kind == Dist::One || l.row.kind == Dist::Full;
+  const bool colRep = l.col.kind == Dist::One || l.col.kind == Dist::Full;
+  switch (f.kind) {
+    case Family::Generic:
+    case Family::None:
+      if ((f.colsMajor ? colRep : rowRep)) c.push_back("cake_inst_thread == 0");
+      break;
+    case Family::Wg:
+      if (rowRep) c.push_back("cake_inst_thread / 4 % 8 == 0 && cake_wwarp == 0");
+      if (colRep) c.push_back("cake_lane % 4 == 0");
+      break;
+    case Family::Mma:
+      if (rowRep) c.push_back(fmt::format("cake_wwarp / {} == 0 && cake_lane / 4 == 0", f.wn));
+      if (colRep) c.push_back(fmt::format("cake_wwarp % {} == 0 && cake_lane % 4 == 0", f.wn));
+      break;
+  }
+  if (c.empty()) return "true";
+  return fmt::format("{}", fmt::join(c, " && "));
+}
+
+// Lane masks and warp groups that hold the other parts of a reduced dimension.
+struct Combine {
+  std::vector<int> masks;
+  int warps = 1;                  // warps in the group
+  std::string warpOf;             // C++ expression of the k-th warp of this thread's group (uses cake_g)
+};
+Combine combineFor(const Dist& d, int W) {
+  Combine c;
+  switch (d.kind) {
+    case Dist::Cyclic:
+      c.masks = {1, 2, 4, 8, 16};
+      c.warps = W;
+      c.warpOf = "cake_g";
+      break;
+    case Dist::WgRow:
+      c.masks = {4, 8, 16};
+      c.warps = W;
+      c.warpOf = "cake_g";
+      break;
+    case Dist::WgCol:
+      c.masks = {1, 2};
+      break;
+    case Dist::MmaRow:
+      c.masks = {4, 8, 16};
+      c.warps = d.wm;
+      c.warpOf = fmt::format("(cake_g * {} + cake_wwarp % {})", d.wn, d.wn);
+      break;
+    case Dist::MmaCol:
+      c.masks = {1, 2};
+      c.warps = d.wn;
+      c.warpOf = fmt::format("((cake_wwarp / {}) * {} + cake_g)", d.wn, d.wn);
+      break;
+    default:
+      break;
+  }
+  return c;
+}
+
+struct Fn {
+  std::string identity;
+  std::string combine;  // with a, b
+};
+
+}  // namespace
+
+std::string Lowering::tmemAddr(const ir::BufferRef& ref, int64_t col_off) const {
+  const auto& t = s_.tmems[ref.index];
+  std::string a = fmt::format("cake_tmem_base + ({})", expr(t.cols));
+  if (ref.slices.size() > 1 && ref.slices[1].lo) a += " + (" + expr(ref.slices[1].lo) + ")";
+  if (col_off) a += fmt::format(" + {}", col_off);
+  return a;
+}
+
+// ------------------------------------------------------------ element-wise
+
+namespace {
+struct Operand {
+  const ir::BufferRef* ref = nullptr;
+  int di = 0, dj = 0;  // sliced fragment: slot offsets
+  Tile t;
+  ir::DType dt = ir::DType::F32;
+  std::string name;    // regs name / view base variable / tensor pointer
+  std::string prefix;  // per-operand generated locals
+};
+}  // namespace
+
+void Lowering::emitElementwise(const ir::Op& op) {
+  auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
+  // the op's tile: the destination's, or (for a tensor destination) the first source's
+  Tile tile;
+  if (op.dst.kind == K::Param) {
+    bool found = false;
+    for (const auto* r : {&op.src, &op.src2})
+      if ((r->kind == K::Regs || r->kind == K::View) && refTile(*r, tile)) {
+        found = true;
+        break;
+      }
+    if (!found) return fail("lower.unsupported", "a store to a tensor whose tile has no register or view source");
+  } else if (!refTile(op.dst, tile)) {
+    return fail("lower.unsupported", "the destination's slice has no constant extent");
+  }
+  std::vector<Operand> srcs;
+  std::vector<const ir::BufferRef*> srcRefs;
+  if (op.kind == OpKind::Copy || op.kind == OpKind::Unary) srcRefs = {&op.src};
+  if (op.kind == OpKind::Binary) srcRefs = {&op.src, &op.src2};
+  int n = 0;
+  for (const auto* r : srcRefs) {
+    Operand o;
+    o.ref = r;
+    o.prefix = fmt::format("cake_s{}", n++);
+    if (r->kind == K::Param) o.t = tile;
+    else if (!refTile(*r, o.t)) return fail("lower.unsupported", "a source slice without a constant extent");
+    if ((o.t.R != tile.R && o.t.R != 1) || (o.t.C != tile.C && o.t.C != 1)) {
+      // same element count, different 2-D split (e.g. (64,) vs (1, 64)): not a broadcast
+      return fail("lower.layout", fmt::format("operand shape {}x{} does not broadcast to {}x{}", o.t.R, o.t.C, tile.R,
+                                              tile.C));
+    }
+    o.dt = refDtype(*r);
+    srcs.push_back(o);
+  }
+  Operand dst;
+  dst.ref = &op.dst;
+  dst.t = tile;
+  dst.dt = refDtype(op.dst);
+  dst.prefix = "cake_d";
+  // iteration layout: the family of the fragments involved
+  const Layout* anchor = nullptr;
+  if (op.dst.kind == K::Regs) anchor = layoutOf(op.dst.index);
+  for (const auto& o : srcs)
+    if (!anchor && o.ref->kind == K::Regs) anchor = layoutOf(o.ref->index);
+  std::optional<Layout> L;
+  if (anchor) {
+    std::string why;
+    L = layoutFor(anchor->fam, tile, &why);
+    if (!L) return fail("lower.layout", "the op's tile does not fit its fragments' layout: " + why);
+  }
+  const int T = s_.roles[role_].warpsPerInstance() * 32;
+  // compute type
+  static const std::set<std::string> floatOnly = {"exp2", "rsqrt", "sqrt", "recip", "div"};
+  bool intc = dst.dt == ir::DType::I32 && !floatOnly.count(op.fn);
+  for (const auto& o : srcs) intc = intc && (o.dt == ir::DType::I32 || o.dt == ir::DType::I8);
+  if (op.kind == OpKind::Fill && !op.fill_value) intc = false;
+  const std::string ct = intc ? "int" : "float";
+  const std::string rd = intc ? "cake_i32" : "cake_f32";
+
+  openScope();
+  // comment
+  {
+    auto refName = [&](const ir::BufferRef& r) -> std::string {
+      switch (r.kind) {
+        case K::Regs: return s_.regs[r.index].name;
+        case K::View: return s_.views[r.index].name + "[" + pyText(r.slot) + "]";
+        case K::Param: return s_.params[r.index].name;
+        case K::Scalar: return r.scalar ? pyText(r.scalar) : fmt::format("{}", r.scalar_f);
+        default: return "?";
+      }
+    };
+    std::string what;
+    if (op.kind == OpKind::Fill) what = op.fill_value ? pyText(op.fill_value) : fmt::format("{}", op.fill_value_f);
+    else if (op.kind == OpKind::Copy) what = refName(op.src);
+    else if (op.kind == OpKind::Unary) what = fmt::format("{}({})", op.fn, refName(op.src));
+    else what = fmt::format("{}({}, {})", op.fn, refName(op.src), refName(op.src2));
+    comment(sanitizeComment(fmt::format("{} <- {}: {}x{} {}, {}", refName(op.dst), what, tile.R, tile.C, ct,
+                                        L ? L->fam.describe() : fmt::format("strided over {} threads", T))));
+  }
+  // per-operand setup
+  auto setup = [&](Operand& o) {
+    const auto& r = *o.ref;
+    if (r.kind == K::Regs) {
+      o.name = regsName(r.index);
+      const Layout* full = layoutOf(r.index);
+      std::string why;
+      if (full && !regsShift(r, *full, o.t, o.di, o.dj, &why)) fail("lower.layout", why);
+    } else if (r.kind == K::View) {
+      o.name = o.prefix + "_v";
+      line(fmt::format("const uint32_t {} = {};", o.name, viewSlotAddr(r)));
+      std::string r0 = "0", c0 = "0";
+      if (!r.slices.empty()) {
+        const bool oneD = viewShape(r.index).size() == 1;
+        if (oneD) {
+          if (r.slices[0].lo) c0 = expr(r.slices[0].lo);
+        } else {
+          if (r.slices[0].lo) r0 = expr(r.slices[0].lo);
+          if (r.slices.size() > 1 && r.slices[1].lo) c0 = expr(r.slices[1].lo);
+        }
+      }
+      line(fmt::format("const int {0}_r0 = {1}, {0}_c0 = {2};", o.prefix, r0, c0));
+    } else if (r.kind == K::Param) {
+      o.name = paramName(r.index);
+      const int N = static_cast<int>(op.coords.size());
+      const std::string ext = "cake_ext_" + o.name;
+      if (N == 1 && tile.R != 1) {
+        fail("lower.unsupported", "a 2-D tile of a rank-1 tensor");
+        return;
+      }
+      std::string base = "0", ok = "true";
+      for (int k = 0; k + 2 < N; ++k) {
+        base += fmt::format(" + static_cast<long long>({}) * {}.s[{}]", expr(op.coords[k]), ext, k);
+        ok += fmt::format(" && ({0}) >= 0 && ({0}) < {1}.d[{2}]", expr(op.coords[k]), ext, k);
+      }
+      line(fmt::format("const long long {0}_r0 = {1}, {0}_c0 = {2}, {0}_base = {3};", o.prefix,
+                       N >= 2 ? expr(op.coords[N - 2]) : "0", expr(op.coords[N - 1]), base));
+      line(fmt::format("const bool {}_plane = {};", o.prefix, ok));
+    }
+  };
+  for (auto& o : srcs) setup(o);
+  setup(dst);
+  if (failed()) {
+    close();
+    return;
+  }
+  const std::string rowI = L ? "cake_i" : "", colJ = L ? "cake_j" : "";
+  // element access at (cake_r, cake_c) of the op's tile (broadcast along extent-1 dims)
+  auto viewOff = [&](const Operand& o, const std::string& rr, const std::string& cc) {
+    const int v = o.ref->index;
+    const int eb = ir::dtypeBytes(s_.views[v].dtype);
+    return fmt::format("{} + {}", o.name,
+                       viewOffset(v, fmt::format("{}_r0 + {}", o.prefix, rr), fmt::format("({}_c0 + {}) * {}", o.prefix, cc, eb)));
+  };
+  auto tensorIdx = [&](const Operand& o, const std::string& rr, const std::string& cc, std::string* inb) {
+    const int N = static_cast<int>(op.coords.size());
+    const std::string ext = "cake_ext_" + o.name;
+    const std::string gr = fmt::format("({}_r0 + {})", o.prefix, rr), gc = fmt::format("({}_c0 + {})", o.prefix, cc);
+    std::string in = fmt::format("{}_plane && {} >= 0 && {} < {}.d[{}]", o.prefix, gc, gc, ext, N - 1);
+    if (N >= 2) in += fmt::format(" && {} >= 0 && {} < {}.d[{}]", gr, gr, ext, N - 2);
+    *inb = in;
+    if (N >= 2) return fmt::format("{}_base + {} * {}.s[{}] + {}", o.prefix, gr, ext, N - 2, gc);
+    return fmt::format("{}_base + {}", o.prefix, gc);
+  };
+  auto read = [&](const Operand& o) -> std::string {
+    const std::string rr = o.t.R == 1 ? "0" : "cake_r", cc = o.t.C == 1 ? "0" : "cake_c";
+    switch (o.ref->kind) {
+      case K::Regs: {
+        std::string i = o.t.R == 1 ? "0" : rowI, j = o.t.C == 1 ? "0" : colJ;
+        if (o.di) i = fmt::format("{} + {}", i, o.di);
+        if (o.dj) j = fmt::format("{} + {}", j, o.dj);
+        return fmt::format("{}({}[{}][{}])", rd, o.name, i, j);
+      }
+      case K::View:
+        return fmt::format("{}(cake_lds<{}>({}))", rd, cType(o.dt), viewOff(o, rr, cc));
+      case K::Param: {
+        std::string in;
+        const std::string idx = tensorIdx(o, rr, cc, &in);
+        return fmt::format("(({}) ? {}({}[{}]) : {}(0))", in, rd, o.name, idx, ct);
+      }
+      case K::Scalar:
+        if (o.ref->scalar) return intc ? fmt::format("({})", expr(o.ref->scalar)) : fmt::format("static_cast<float>({})", expr(o.ref->scalar));
+        return floatLiteral(o.ref->scalar_f);
+      default:
+        return "0";
+    }
+  };
+  // the value
+  std::string val;
+  auto un = [&](const std::string& x) -> std::string {
+    const std::string& f = op.fn;
+    if (intc) {
+      if (f == "neg") return "(-" + x + ")";
+      if (f == "abs") return "abs(" + x + ")";
+      if (f == "relu") return "cake_max(" + x + ", 0)";
+    }
+    if (f == "exp2") return "exp2f(" + x + ")";
+    if (f == "neg") return "(-" + x + ")";
+    if (f == "abs") return "fabsf(" + x + ")";
+    if (f == "relu") return "fmaxf(" + x + ", 0.f)";
+    if (f == "rsqrt") return "rsqrtf(" + x + ")";
+    if (f == "recip") return "(1.f / " + x + ")";
+    if (f == "sqrt") return "sqrtf(" + x + ")";
+    fail("lower.unsupported", "unary op '" + sanitizeComment(f) + "'");
+    return x;
+  };
+  auto bin = [&](const std::string& a, const std::string& b) -> std::string {
+    const std::string& f = op.fn;
+    if (f == "add") return "(" + a + " + " + b + ")";
+    if (f == "sub") return "(" + a + " - " + b + ")";
+    if (f == "mul") return "(" + a + " * " + b + ")";
+    if (f == "div") return "(" + a + " / " + b + ")";
+    if (f == "max") return intc ? "cake_max(" + a + ", " + b + ")" : "fmaxf(" + a + ", " + b + ")";
+    if (f == "min") return intc ? "cake_min(" + a + ", " + b + ")" : "fminf(" + a + ", " + b + ")";
+    fail("lower.unsupported", "binary op '" + sanitizeComment(f) + "'");
+    return a;
+  };
+  switch (op.kind) {
+    case OpKind::Fill:
+      val = op.fill_value ? (intc ? fmt::format("({})", expr(op.fill_value))
+                                  : fmt::format("static_cast<float>({})", expr(op.fill_value)))
+                          : floatLiteral(op.fill_value_f);
+      break;
+    case OpKind::Copy: val = read(srcs[0]); break;
+    case OpKind::Unary: val = un(read(srcs[0])); break;
+    case OpKind::Binary: {
+      Operand b2 = srcs[1];
+      val = bin(read(srcs[0]), read(b2));
+      break;
+    }
+    default: break;
+  }
+  const std::string cvt = intc ? "cake_cvti" : "cake_cvt";
+  auto write = [&](const std::string& v) {
+    const std::string T_ = cType(dst.dt);
+    switch (op.dst.kind) {
+      case K::Regs:
+        line(fmt::format("{}[cake_i{}][cake_j{}] = {}<{}>({});", dst.name, dst.di ? fmt::format(" + {}", dst.di) : "",
+                         dst.dj ? fmt::format(" + {}", dst.dj) : "", cvt, T_, v));
+        break;
+      case K::View: line(fmt::format("cake_sts<{}>({}, {}<{}>({}));", T_, viewOff(dst, "cake_r", "cake_c"), cvt, T_, v)); break;
+      case K::Param: {
+        std::string in;
+        const std::string idx = tensorIdx(dst, "cake_r", "cake_c", &in);
+        line(fmt::format("if ({}) {}[{}] = {}<{}>({});", in, dst.name, idx, cvt, T_, v));
+        break;
+      }
+      default: break;
+    }
+  };
+  const bool memDst = op.dst.kind != K::Regs;
+  if (L) {
+    const std::string canon = memDst ? canonical(*L) : "true";
+    // pairs: a register -> memory copy along a column distribution of adjacent pairs
+    const int deb = ir::dtypeBytes(dst.dt);
+    const bool pairs = op.kind == OpKind::Copy && memDst && srcs[0].ref->kind == K::Regs && srcs[0].t.R == tile.R &&
+                       srcs[0].t.C == tile.C && L->NC() % 2 == 0 && (deb == 2 || deb == 4) &&
+                       (L->col.kind == Dist::WgCol || L->col.kind == Dist::MmaCol || L->col.kind == Dist::Full) &&
+                       (op.dst.kind == K::View || op.coords.size() >= 1);
+    if (canon != "true") line(fmt::format("const bool cake_w = {};  // one replica writes", canon));
+    if (pairs && op.dst.kind == K::Param) {
+      const int N = static_cast<int>(op.coords.size());
+      line(fmt::format("const bool cake_pairs = (cake_d_c0 % 2 == 0) && ({} || cake_ext_{}.s[{}] % 2 == 0) && "
+                       "(reinterpret_cast<uintptr_t>({}) % {} == 0);",
+                       N >= 2 ? "false" : "true", dst.name, std::max(0, N - 2), dst.name, 2 * deb));
+    }
+    line("#pragma unroll");
+    open(fmt::format("for (int cake_i = 0; cake_i < {}; ++cake_i)", L->NR()));
+    line(fmt::format("const int cake_r = {};", distIndex(L->row, "cake_i")));
+    line("(void)cake_r;");
+    std::vector<std::string> guards;
+    if (distGuarded(L->row)) guards.push_back(fmt::format("cake_r < {}", L->t.R));
+    if (canon != "true") guards.push_back("cake_w");
+    line("#pragma unroll");
+    if (pairs) {
+      open(fmt::format("for (int cake_jj = 0; cake_jj < {}; cake_jj += 2)", L->NC()));
+      const std::string s = srcs[0].name;
+      const std::string T_ = cType(dst.dt);
+      line(fmt::format("const int cake_c = {};", distIndex(L->col, "cake_jj")));
+      std::vector<std::string> g = guards;
+      if (distGuarded(L->col)) g.push_back(fmt::format("cake_c < {}", L->t.C));
+      if (!g.empty()) line(fmt::format("if ({}) {{", fmt::join(g, " && ")));
+      const std::string si = srcs[0].di ? fmt::format("cake_i + {}", srcs[0].di) : "cake_i";
+      const std::string a = fmt::format("{}<{}>({}({}[{}][cake_jj + {}]))", cvt, T_, rd, s, si, srcs[0].dj);
+      const std::string b = fmt::format("{}<{}>({}({}[{}][cake_jj + {}]))", cvt, T_, rd, s, si, srcs[0].dj + 1);
+      if (op.dst.kind == K::View) {
+        line(fmt::format("  cake_sts_pair({}, {}, {});", viewOff(dst, "cake_r", "cake_c"), a, b));
+      } else {
+        std::string in, in2;
+        const std::string idx = tensorIdx(dst, "cake_r", "cake_c", &in);
+        tensorIdx(dst, "cake_r", "(cake_c + 1)", &in2);
+        line(fmt::format("  const {} cake_x = {}, cake_y = {};", T_, a, b));
+        line(fmt::format("  if (cake_pairs && {} && {}) cake_stg_pair({} + {}, cake_x, cake_y);", in, in2, dst.name, idx));
+        line(fmt::format("  else {{ if ({}) {}[{}] = cake_x; if ({}) {}[{} + 1] = cake_y; }}", in, dst.name, idx, in2,
+                         dst.name, idx));
+      }
+      if (!g.empty()) line("}");
+      close();
+    } else {
+      open(fmt::format("for (int cake_j = 0; cake_j < {}; ++cake_j)", L->NC()));
+      line(fmt::format("const int cake_c = {};", distIndex(L->col, "cake_j")));
+      line("(void)cake_c;");
+      std::vector<std::string> g = guards;
+      if (distGuarded(L->col)) g.push_back(fmt::format("cake_c < {}", L->t.C));
+      if (!g.empty()) open(fmt::format("if ({})", fmt::join(g, " && ")));
+      write(val);
+      if (!g.empty()) close();
+      close();
+    }
+    close();
+  } else {
+    // no fragment: the instance's threads stride over the tile's elements
+    line("#pragma unroll 4");
+    open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", tile.R * tile.C, T));
+    line(fmt::format("const int cake_r = cake_q / {}, cake_c = cake_q % {};", tile.C, tile.C));
+    line("(void)cake_r; (void)cake_c;");
+    write(val);
+    close();
+  }
+  close();
+}
+
+// ------------------------------------------------------------ reductions
+
+void Lowering::emitReduce(const ir::Op& op) {
+  auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
+  const int rdim = reduceDim(op);
+  if (rdim < 0) return fail("lower.unsupported", "a reduction over a leading axis of a rank > 2 operand");
+  Tile st;
+  if (op.src.kind == K::Param) {
+    if (!refTile(op.dst, st)) return fail("lower.unsupported", "reduction tile");
+    return fail("lower.unsupported", "a reduction whose source is a tensor (copy the tile into regs or a view first)");
+  }
+  if (!refTile(op.src, st)) return fail("lower.unsupported", "a reduction source slice without a constant extent");
+  Tile dt;
+  if (!refTile(op.dst, dt)) return fail("lower.unsupported", "a reduction destination slice without a constant extent");
+  const Tile want = rdim == 1 ? Tile{st.R, 1} : Tile{1, st.C};
+  if (dt.R * dt.C != want.R * want.C)
+    return fail("lower.layout", fmt::format("reduce of {}x{} along axis {} gives {}x{}, not the destination's {}x{}",
+                                            st.R, st.C, op.axis, want.R, want.C, dt.R, dt.C));
+  const std::string& f = op.fn;
+  const bool arg = f == "argmin" || f == "argmax";
+  Fn fn;
+  if (f == "sum") fn = {"0.f", "({a} + {b})"};
+  else if (f == "max" || f == "argmax") fn = {"(-INFINITY)", "fmaxf({a}, {b})"};
+  else if (f == "min" || f == "argmin") fn = {"INFINITY", "fminf({a}, {b})"};
+  else return fail("lower.unsupported", "reduce op '" + sanitizeComment(f) + "'");
+  auto comb = [&](const std::string& a, const std::string& b) {
+    std::string s = fn.combine;
+    s.replace(s.find("{a}"), 3, a);
+    s.replace(s.find("{b}"), 3, b);
+    return s;
+  };
+  const std::string step = f == "argmin" ? "cake_argmin_step" : "cake_argmax_step";
+  const ir::DType ddt = refDtype(op.dst);
+  const std::string DT = cType(ddt);
+  const auto& role = s_.roles[role_];
+  const int W = role.warpsPerInstance(), T = W * 32;
+
+  openScope();
+  comment(sanitizeComment(fmt::format("{} <- {}({}, axis={}) of a {}x{} tile", op.dst.kind == K::Regs ? s_.regs[op.dst.index].name : "slot",
+                                      f, op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name,
+                                      op.axis, st.R, st.C)));
+  if (op.src.kind == K::Regs) {
+    const Layout* Ls = layoutOf(op.src.index);
+    if (!Ls) {
+      close();
+      return;
+    }
+    std::string why;
+    auto Ld = layoutFor(Ls->fam, want, &why);
+    if (!Ld) {
+      close();
+      return fail("lower.layout", why);
+    }
+    const Dist& keep = rdim == 1 ? Ls->row : Ls->col;
+    const Dist& red = rdim == 1 ? Ls->col : Ls->row;
+    const std::string src = regsName(op.src.index);
+    const int nk = keep.n, nr = red.n;
+    line(fmt::format("float cake_red[{}];", nk));
+    if (arg) line(fmt::format("int cake_redi[{}];", nk));
+    if (arg) line("(void)cake_red;");
+    line("#pragma unroll");
+    open(fmt::format("for (int cake_a = 0; cake_a < {}; ++cake_a)", nk));
+    line(fmt::format("float cake_v = {};", fn.identity));
+    if (arg) line("int cake_x = 0x7fffffff;");
+    line("#pragma unroll");
+    open(fmt::format("for (int cake_b = 0; cake_b < {}; ++cake_b)", nr));
+    line(fmt::format("const int cake_k = {};  // index along the reduced axis", distIndex(red, "cake_b")));
+    line("(void)cake_k;");
+    const std::string el = rdim == 1 ? fmt::format("cake_f32({}[cake_a][cake_b])", src)
+                                     : fmt::format("cake_f32({}[cake_b][cake_a])", src);
+    std::vector<std::string> g;
+    if (distGuarded(red)) g.push_back(fmt::format("cake_k < {}", red.E));
+    if (distGuarded(keep)) g.push_back(fmt::format("{} < {}", distIndex(keep, "cake_a"), keep.E));
+    const std::string guard = g.empty() ? "" : fmt::format("if ({}) ", fmt::join(g, " && "));
+    if (arg) line(fmt::format("{}{}(cake_v, cake_x, {}, cake_k);", guard, step, el));
+    else line(fmt::format("{}cake_v = {};", guard, comb("cake_v", el)));
+    close();
+    const Combine c = combineFor(red, W);
+    for (int m : c.masks) {
+      if (arg) {
+        line(fmt::format("{{ const float cake_o = cake_shfl_xor(cake_v, {0}); const int cake_oi = cake_shfl_xor(cake_x, "
+                         "{0}); {1}(cake_v, cake_x, cake_o, cake_oi); }}",
+                         m, step));
+      } else {
+        line(fmt::format("cake_v = {};", comb("cake_v", fmt::format("cake_shfl_xor(cake_v, {})", m))));
+      }
+    }
+    line("cake_red[cake_a] = cake_v;");
+    if (arg) line("cake_redi[cake_a] = cake_x;");
+    close();
+    if (c.warps > 1) {
+      if (roleScratch_[role_] < 0) {
+        close();
+        return fail("lower.layout", "internal: no reduction scratch for this role");
+      }
+      const int B = scratchSlots_;
+      comment(fmt::format("across the {} warps that hold other parts of the axis: through shared memory", c.warps));
+      line("#pragma unroll");
+      open(fmt::format("for (int cake_b0 = 0; cake_b0 < {}; cake_b0 += {})", nk, B));
+      instSync();
+      line("#pragma unroll");
+      open(fmt::format("for (int cake_b = 0; cake_b < {} && cake_b0 + cake_b < {}; ++cake_b)", B, nk));
+      line(fmt::format("const uint32_t cake_p = cake_scratch + ((cake_wwarp * 32 + cake_lane) * {} + cake_b) * 8;", B));
+      line("cake_sts<float>(cake_p, cake_red[cake_b0 + cake_b]);");
+      if (arg) line("cake_sts<int>(cake_p + 4, cake_redi[cake_b0 + cake_b]);");
+      close();
+      instSync();
+      line("#pragma unroll");
+      open(fmt::format("for (int cake_b = 0; cake_b < {} && cake_b0 + cake_b < {}; ++cake_b)", B, nk));
+      line(fmt::format("float cake_v = {};", fn.identity));
+      if (arg) line("int cake_x = 0x7fffffff;");
+      open(fmt::format("for (int cake_g = 0; cake_g < {}; ++cake_g)", c.warps));
+      line(fmt::format("const uint32_t cake_p = cake_scratch + (({} * 32 + cake_lane) * {} + cake_b) * 8;", c.warpOf, B));
+      if (arg) line(fmt::format("{}(cake_v, cake_x, cake_lds<float>(cake_p), cake_lds<int>(cake_p + 4));", step));
+      else line(fmt::format("cake_v = {};", comb("cake_v", "cake_lds<float>(cake_p)")));
+      close();
+      line("cake_red[cake_b0 + cake_b] = cake_v;");
+      if (arg) line("cake_redi[cake_b0 + cake_b] = cake_x;");
+      close();
+      close();
+      instSync();
+    }
+    const std::string result = arg ? fmt::format("cake_cvti<{}>(cake_redi[cake_a])", DT)
+                                   : fmt::format("cake_cvt<{}>(cake_red[cake_a])", DT);
+    // write: the destination's layout keeps the same distribution along the kept axis
+    line("#pragma unroll");
+    open(fmt::format("for (int cake_a = 0; cake_a < {}; ++cake_a)", nk));
+    const std::string kidx = distIndex(keep, "cake_a");
+    std::vector<std::string> wg;
+    if (distGuarded(keep)) wg.push_back(fmt::format("{} < {}", kidx, keep.E));
+    if (op.dst.kind == K::Regs) {
+      const Layout* Lr = layoutOf(op.dst.index);
+      if (!Lr || !(Lr->fam == Ls->fam)) {
+        close();
+        close();
+        return fail("lower.layout", "the reduction's destination fragment has another layout than its source");
+      }
+      if (!wg.empty()) line(fmt::format("if ({})", fmt::join(wg, " && ")));
+      line(fmt::format("  {}[{}][{}] = {};", regsName(op.dst.index), rdim == 1 ? "cake_a" : "0", rdim == 1 ? "0" : "cake_a",
+                       result));
+    } else if (op.dst.kind == K::View) {
+      const int v = op.dst.index;
+      const int eb = ir::dtypeBytes(s_.views[v].dtype);
+      const int64_t dc = viewTile(v).C;
+      wg.push_back(canonical(*Ld));
+      // the destination's elements in order: element k of the kept axis at flat index k
+      line(fmt::format("if ({}) cake_sts<{}>({} + {}, {});", fmt::join(wg, " && "), DT, viewSlotAddr(op.dst),
+                       viewOffset(v, fmt::format("({}) / {}", kidx, dc), fmt::format("(({}) % {}) * {}", kidx, dc, eb)),
+                       result));
+      if (!op.dst.slices.empty()) fail("lower.unsupported", "a reduction into a sliced slot");
+    } else {
+      fail("lower.unsupported", "a reduction into this destination");
+    }
+    close();
+    close();
+    return;
+  }
+  // source in shared memory: each destination element reduces its line serially
+  if (op.src.kind != K::View) {
+    close();
+    return fail("lower.unsupported", "a reduction of this source");
+  }
+  const int v = op.src.index;
+  const int eb = ir::dtypeBytes(s_.views[v].dtype);
+  std::string r0 = "0", c0 = "0";
+  if (!op.src.slices.empty() && viewShape(v).size() == 2) {
+    if (op.src.slices[0].lo) r0 = expr(op.src.slices[0].lo);
+    if (op.src.slices.size() > 1 && op.src.slices[1].lo) c0 = expr(op.src.slices[1].lo);
+  } else if (!op.src.slices.empty() && op.src.slices[0].lo) {
+    c0 = expr(op.src.slices[0].lo);
+  }
+  line(fmt::format("const uint32_t cake_sv = {};", viewSlotAddr(op.src)));
+  const int64_t redN = rdim == 1 ? st.C : st.R;
+  auto elem = [&](const std::string& kk) {
+    const std::string rr = rdim == 1 ? "cake_kept" : kk, cc = rdim == 1 ? kk : "cake_kept";
+    return fmt::format("cake_f32(cake_lds<{}>(cake_sv + {}))", cType(s_.views[v].dtype),
+                       viewOffset(v, fmt::format("{} + {}", r0, rr), fmt::format("({} + {}) * {}", c0, cc, eb)));
+  };
+  auto body = [&](const std::string& keptExpr, const std::function<void(const std::string&)>& store) {
+    line(fmt::format("const int cake_kept = {};", keptExpr));
+    line(fmt::format("float cake_v = {};", fn.identity));
+    if (arg) line("int cake_x = 0x7fffffff;");
+    open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", redN));
+    if (arg) line(fmt::format("{}(cake_v, cake_x, {}, cake_k);", step, elem("cake_k")));
+    else line(fmt::format("cake_v = {};", comb("cake_v", elem("cake_k"))));
+    close();
+    store(arg ? fmt::format("cake_cvti<{}>(cake_x)", DT) : fmt::format("cake_cvt<{}>(cake_v)", DT));
+  };
+  if (op.dst.kind == K::Regs) {
+    const Layout* Ld = layoutOf(op.dst.index);
+    if (!Ld) {
+      close();
+      return;
+    }
+    const Dist& keep = rdim == 1 ? Ld->row : Ld->col;
+    line("#pragma unroll");
+    open(fmt::format("for (int cake_a = 0; cake_a < {}; ++cake_a)", keep.n));
+    if (distGuarded(keep)) open(fmt::format("if ({} < {})", distIndex(keep, "cake_a"), keep.E));
+    body(distIndex(keep, "cake_a"), [&](const std::string& r) {
+      line(fmt::format("{}[{}][{}] = {};", regsName(op.dst.index), rdim == 1 ? "cake_a" : "0", rdim == 1 ? "0" : "cake_a",
+                       r));
+    });
+    if (distGuarded(keep)) close();
+    close();
+  } else if (op.dst.kind == K::View) {
+    const int dv = op.dst.index;
+    const int deb = ir::dtypeBytes(s_.views[dv].dtype);
+    const int64_t dc = viewTile(dv).C;
+    open(fmt::format("for (int cake_a = cake_inst_thread; cake_a < {}; cake_a += {})", rdim == 1 ? st.R : st.C, T));
+    body("cake_a", [&](const std::string& r) {
+      line(fmt::format("cake_sts<{}>({} + {}, {});", DT, viewSlotAddr(op.dst),
+                       viewOffset(dv, fmt::format("cake_a / {}", dc), fmt::format("(cake_a % {}) * {}", dc, deb)), r));
+    });
+    close();
+  } else {
+    fail("lower.unsupported", "a reduction into this destination");
+  }
+  close();
+}
+
+// ------------------------------------------------------------ TMEM <-> registers
+
+void Lowering::emitTmemCopy(const ir::Op& op) {
+  auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
+  const bool load = op.src.kind == K::Tmem;
+  const ir::BufferRef& tm = load ? op.src : op.dst;
+  const ir::BufferRef& rg = load ? op.dst : op.src;
+  const Layout* L = layoutOf(rg.index);
+  if (!L) return;
+  Tile tt;
+  if (!refTile(tm, tt)) return fail("lower.unsupported", "a TMEM slice without constant extents");
+  const auto& role = s_.roles[role_];
+  const int wpi = role.warpsPerInstance();
+  if (tt.R != 128 || L->t.R != 128 || L->t.C != tt.C || L->row.kind != Dist::Cyclic || L->col.kind != Dist::Full)
+    return fail("lower.layout", fmt::format("a TMEM copy moves a 128-lane region to a 128-row fragment of the same "
+                                            "columns (TMEM {}x{}, fragment {}x{})", tt.R, tt.C, L->t.R, L->t.C));
+  if (wpi < 4) return fail("lower.layout", "a TMEM copy of 128 lanes needs an instance of at least 4 warps");
+  for (int i = 0; i < role.instanceCount(); ++i)
+    for (int w = 0; w < 4; ++w)
+      if (role.warps[i * wpi + w] % 4 != w)
+        return fail("lower.layout",
+                    fmt::format("role '{}': warp {} of an instance reaches TMEM lanes {}..{}, not the fragment's rows "
+                                "{}..{} (instances must start at a warp index divisible by 4)",
+                                role.name, role.warps[i * wpi + w], 32 * (role.warps[i * wpi + w] % 4),
+                                32 * (role.warps[i * wpi + w] % 4) + 31, 32 * w, 32 * w + 31));
+  const ir::DType tdt = s_.tmems[tm.index].dtype;
+  if (tdt != ir::DType::F32 && tdt != ir::DType::I32)
+    return fail("lower.layout", "TMEM copies move 32-bit (f32 / i32) columns");
+  const std::string x = regsName(rg.index), T_ = cType(s_.regs[rg.index].dtype);
+  openScope();
+  comment(fmt::format("{} {} {}: tcgen05.{} 32x32b, thread = TMEM lane (row), {} columns", sanitizeComment(s_.regs[rg.index].name),
+                      load ? "<-" : "->", sanitizeComment(s_.tmems[tm.index].name), load ? "ld" : "st", tt.C));
+  const bool extra = wpi > 4;
+  if (extra) open("if (cake_wwarp < 4)  // the warps that hold the fragment's 128 rows");
+  line(fmt::format("const uint32_t cake_taddr = {} + ((32u * (cake_warp % 4)) << 16);", tmemAddr(tm, 0)));
+  int64_t c0 = 0;
+  while (c0 < tt.C) {
+    int n = 32;
+    while (n > tt.C - c0) n /= 2;
+    openScope();
+    line(fmt::format("uint32_t cake_v[{}];", n));
+    if (load) {
+      line(fmt::format("cake_tmem_ld_x{}(cake_taddr + {}, cake_v);", n, c0));
+      line("cake_tmem_wait_ld();");
+      line("#pragma unroll");
+      line(fmt::format("for (int e = 0; e < {}; ++e) {}[0][{} + e] = {};", n, x, c0,
+                       tdt == ir::DType::F32 ? fmt::format("cake_cvt<{}>(__uint_as_float(cake_v[e]))", T_)
+                                             : fmt::format("cake_cvti<{}>(static_cast<int>(cake_v[e]))", T_)));
+    } else {
+      line("#pragma unroll");
+      line(fmt::format("for (int e = 0; e < {}; ++e) cake_v[e] = {};", n,
+                       tdt == ir::DType::F32 ? fmt::format("__float_as_uint(cake_f32({}[0][{} + e]))", x, c0)
+                                             : fmt::format("static_cast<uint32_t>(__float2int_rz(cake_f32({}[0][{} + e])))", x, c0)));
+      line(fmt::format("cake_tmem_st_x{}(cake_taddr + {}, cake_v);", n, c0));
+      line("cake_tmem_wait_st();");
+    }
+    close();
+    c0 += n;
+  }
+  if (extra) close();
+  close();
+}
+
+}  // namespace cake::lowering::detail

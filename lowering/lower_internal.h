@@ -1,0 +1,305 @@
+// Internal to lowering/: the Lowering class shared by lower.cpp (analysis),
+// lower_emit.cpp (kernel), lower_compute.cpp (fragment ops) and
+// lower_host.cpp (host launch code). See docs/gpu.md.
+#pragma once
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lowering/lower.h"
+
+namespace cake::lowering::detail {
+
+using ir::Expr;
+using ir::ExprKind;
+using ir::OpKind;
+using ir::Stmt;
+
+// ------------------------------------------------------- register layouts
+//
+// A fragment (lm.regs) is a 2-D tile R x C (rows = the product of the
+// leading dimensions, C = the last one). Each thread of the instance holds
+// NR x NC elements, declared `T name[NR][NC]`: slot (i, j) is the element at
+// row row.index(i), column col.index(j). A layout is the product of a row
+// distribution and a column distribution, both fixed by the fragment's
+// family (all fragments that meet in an element-wise op share one), so an
+// element-wise op indexes every operand with the same (i, j) — or with 0
+// along a broadcast (extent 1) dimension — and never moves data between
+// threads. Reductions combine across the threads of the reduced dimension
+// with warp shuffles and, across warps, through a shared-memory scratch.
+
+struct Tile {
+  int64_t R = 1, C = 1;
+};
+
+struct Dist {
+  enum Kind { One, Full, Cyclic, WgRow, WgCol, MmaRow, MmaCol };
+  Kind kind = One;
+  int64_t E = 1;   // extent
+  int n = 1;       // slots per thread
+  int T = 32;      // Cyclic: threads
+  int G = 1;       // WgRow: warpgroups per instance
+  int wm = 1, wn = 1;
+};
+
+struct Family {
+  enum Kind { None, Generic, Wg, Mma };
+  Kind kind = None;
+  bool colsMajor = false;  // Generic: columns cycle over the threads (row vectors)
+  int T = 32;              // threads per instance
+  int G = 1;               // Wg: warpgroups per instance
+  int wm = 1, wn = 1;      // Mma: warp grid
+  bool tmem = false;       // Generic, anchored by a TMEM copy (row = thread = TMEM lane)
+  bool operator==(const Family& o) const {
+    return kind == o.kind && colsMajor == o.colsMajor && T == o.T && G == o.G && wm == o.wm && wn == o.wn;
+  }
+  std::string describe() const;
+};
+
+struct Layout {
+  Family fam;
+  Tile t;
+  Dist row, col;
+  int NR() const { return row.n; }
+  int NC() const { return col.n; }
+};
+
+// One lm.mma, as planned.
+struct MmaPlan {
+  enum Kind { Wgmma, MmaSync, Tcgen05 };
+  Kind kind = MmaSync;
+  std::string ty;          // bf16 f16 e4m3 e5m2 tf32
+  int kstep = 16;          // elements of K per instruction
+  bool rs = false;         // wgmma: A from registers
+  int G = 1;               // wgmma: warpgroups per instance
+  int wm = 1, wn = 1;      // mma.sync warp grid
+};
+
+// Accesses since the last sync of the instance (IR.md: "lowering inserts the
+// synchronization among the instance's own warps that this needs").
+struct Access {
+  int key;                 // view index, or 100000 + tensor parameter
+  ir::ExprPtr slot;        // nullptr: any slot
+  bool operator<(const Access& o) const { return key < o.key || (key == o.key && slot.get() < o.slot.get()); }
+  bool operator==(const Access& o) const { return key == o.key && slot.get() == o.slot.get(); }
+};
+struct SyncState {
+  std::set<Access> rd, wr;
+  bool operator==(const SyncState& o) const { return rd == o.rd && wr == o.wr; }
+};
+
+struct TensorInfo {
+  int rank = 0;                   // 0: not known (unused)
+  ir::DType dtype = ir::DType::BF16;
+  bool dtypeKnown = false;
+  bool ptr = false;               // accessed element-wise: pointer + extents
+};
+
+class Lowering {
+ public:
+  Lowering(const ir::Schedule& s, const LowerOptions& o) : s_(s), opts_(o) {}
+  LowerResult run();
+
+  // ---- shared state (public for the helpers in the .cpp files) ----
+  const ir::Schedule& s_;
+  const LowerOptions& opts_;
+  ir::Target target_ = ir::Target::Unspecified;
+  std::vector<ir::Finding> findings_;
+  bool gemm_ = false;              // GEMM ABI emitted
+
+  // names (sanitised, unique)
+  std::vector<std::string> paramNames_, poolNames_, viewNames_, tmemNames_, regsNames_, barNames_, loopNames_;
+  std::set<std::string> usedNames_;
+
+  // analysis
+  int threads_ = 0, warps_ = 0, regCap_ = 0;
+  std::vector<TensorInfo> tensors_;                 // per param
+  std::set<std::pair<int, int>> tmaps_;             // (param, view) pairs used by TMA
+  std::vector<int64_t> poolOffset_;
+  int64_t barOffset_ = 0, tmemSlotOffset_ = -1, smemUsed_ = 0;
+  std::vector<int> barSlotBase_;
+  std::vector<int> barWeight_;
+  std::vector<bool> deriveTx_;
+  std::vector<bool> roleSingle_;
+  std::vector<int> roleInstBar_;                    // named barrier id of the role's first instance, -1: none needed
+  std::vector<int> namedBarId_, namedBarThreads_;
+  std::vector<int64_t> roleScratch_;                // smem offset of the role's scratch (per instance stride below)
+  std::vector<int64_t> roleScratchStride_;
+  int scratchSlots_ = 8;                            // values per thread per scratch round
+  std::vector<bool> loopNonneg_;
+  std::set<int> nonnegParams_;
+  std::vector<Tile> regsTiles_;                     // per regs, normalised to 2-D
+  std::map<std::pair<int, int>, Layout> frag_;      // (role, regs) -> layout
+  std::map<const ir::Op*, MmaPlan> mma_;
+  std::set<std::pair<int, std::string>> wgmmaShapes_;
+  std::set<std::tuple<int, std::string, bool>> wgmmaHelpers_;
+  bool usesTmem_ = false;
+  int tmemCols_ = 0;
+  bool persistent_ = false;
+  std::string gridHost_[3];                         // host expressions (cake_launch_impl scope)
+  bool gridDerived_ = false;
+
+  // emission state
+  std::string out_;
+  int indent_ = 0;
+  int role_ = -1;
+  bool single_ = false;
+  std::set<int> stagePhaseBars_;
+
+  // ---- diagnostics
+  void error(const char* rule, const ir::SourceRange& r, std::string msg);
+  bool failed() const { return !findings_.empty(); }
+
+  // ---- emission
+  void line(const std::string& l);
+  void comment(const std::string& c) {
+    if (opts_.comments) line("// " + c);
+  }
+  void open(const std::string& head) {
+    line(head + " {");
+    ++indent_;
+  }
+  void openScope() {
+    line("{");
+    ++indent_;
+  }
+  void close(const std::string& tail = "}") {
+    --indent_;
+    line(tail);
+  }
+
+  // ---- names and expressions
+  void assignNames();
+  std::string uniqueName(const std::string& raw);
+  bool nonneg(const Expr& e) const;
+  std::string expr(const ir::ExprPtr& e, bool host = false) const;
+  std::string expr(const Expr& e, bool host) const;
+  std::string pyText(const ir::ExprPtr& e) const;
+  std::optional<int64_t> constOf(const ir::ExprPtr& e) const {
+    return e ? (spec_.empty() ? ir::constValue(e) : ir::evaluate(*e, specEnv_)) : std::nullopt;
+  }
+  std::map<int, int64_t> spec_;                     // specialised i32 parameters (index -> value)
+  ir::EvalEnv specEnv_;                             // their values, for constOf
+  void specEnv(ir::EvalEnv& env) const {            // force the specialised values into an environment
+    for (const auto& [p, v] : spec_) env.params[p] = v;
+  }
+  std::set<std::string> unspecialized_;             // parameters a shape depends on, not given
+  void needConst(const ir::ExprPtr& e, const ir::SourceRange& r, const std::string& what);
+  std::string paramName(int p) const { return paramNames_[p]; }
+  std::string viewName(int v) const { return viewNames_[v]; }
+  std::string barName(int b) const { return barNames_[b]; }
+  std::string regsName(int r) const { return regsNames_[r]; }
+  std::string tmapName(int p, int v) const { return "cake_tmap_" + paramNames_[p] + "_" + viewNames_[v]; }
+  std::string kernelName() const;
+
+  // ---- shapes
+  Tile viewTile(int v) const;                      // the slot, flattened
+  int64_t viewSlotBytes(int v) const;
+  int64_t viewRowBytes(int v) const { return viewTile(v).C * ir::dtypeBytes(s_.views[v].dtype); }
+  // Physical layout of a slot. Normally row-major (row pitch = the row's
+  // bytes) with the view's swizzle. A "blocked" view (viewBlock_[v] = W)
+  // is stored as row-bytes / W column blocks of [rows][W bytes], each
+  // swizzled with a W-byte swizzle: the K-major canonical layout that
+  // wgmma / tcgen05 descriptors and TMA boxes need (used for unswizzled MMA
+  // operands and for swizzled views whose rows are wider than the swizzle).
+  std::vector<int> viewBlock_;
+  std::string viewOffset(int v, const std::string& row, const std::string& colBytes) const;
+  int viewSwizzleEff(int v) const { return viewBlock_[v] ? viewBlock_[v] : ir::swizzleBytes(s_.views[v].swizzle); }
+  int64_t viewRowPitch(int v) const { return viewBlock_[v] ? viewBlock_[v] : viewRowBytes(v); }
+  bool blockView(int v);                            // try to make v blocked (MMA operand); false if it can't be
+  std::vector<int64_t> tmaBox(int v, int rank) const;
+  std::vector<int64_t> viewShape(int v) const;
+  Tile regsTile(int r) const;
+  Tile tmemTile(int t) const;
+  // the 2-D tile an operand denotes (slices applied); false if not constant
+  bool refTile(const ir::BufferRef& ref, Tile& t, int64_t* r0c = nullptr, int64_t* c0c = nullptr) const;
+  ir::DType refDtype(const ir::BufferRef& ref) const;
+
+  // ---- analysis
+  void analyzeParams();
+  void layoutSmem();
+  void analyzeRoles();
+  void analyzeBarriers();
+  void analyzeLoops(const ir::Block& b);
+  void planMmas();
+  void analyzeFragments();
+  void analyzeScratch();
+  int reduceDim(const ir::Op& op) const;
+  // slot offsets (di, dj) of a sliced fragment operand inside its fragment's layout
+  bool regsShift(const ir::BufferRef& ref, const Layout& full, Tile sub, int& di, int& dj, std::string* why) const;       // 0: rows, 1: columns of the 2-D tile, -1: unsupported
+  void deriveGrid();
+  void checkOps();
+  bool bindGemm(bool report);
+  const Layout* layoutOf(int regs) const;
+  std::optional<Layout> layoutFor(const Family& f, Tile t, std::string* why) const;
+  std::optional<Dist> distFor(const Family& f, bool row, int64_t E, std::string* why) const;
+
+  // ---- addresses
+  std::string slotOf(const ir::ExprPtr& e, int stages) const;
+  std::string viewSlotAddr(const ir::BufferRef& ref) const;
+  std::string viewSlotAddrSel(const ir::BufferRef& ref, const ir::SlotSel& sel) const {
+    ir::BufferRef r = ref;
+    if (sel.mode != ir::SlotSel::Mode::None) r.slot = sel.index;
+    return viewSlotAddr(r);
+  }
+  std::string barSlotAddr(int b, const ir::SlotSel& sel, const ir::SourceRange& r);
+
+  // ---- instance synchronisation
+  bool multiThread() const;                       // the current role runs on more than one thread per instance
+  void instSync();
+  void elected(const std::function<void()>& body);
+  std::vector<Access> opReads(const ir::Op& op) const;
+  std::vector<Access> opWrites(const ir::Op& op) const;
+  bool opIsElected(const ir::Op& op) const;
+  bool conflicts(const Access& a, const Access& b) const;
+  bool needsSync(const ir::Op& op, const SyncState& st) const;
+  void applyOp(const ir::Op& op, SyncState& st) const;
+  SyncState walkBlock(const ir::Block& b, SyncState st, bool emit);
+  SyncState widen(const SyncState& st) const;
+
+  // ---- kernel pieces
+  void emitKernel();
+  void emitRole(int role, const std::vector<const ir::RoleBody*>& bodies);
+  void emitStmtOp(const Stmt& st, const std::map<size_t, int64_t>& txBefore, size_t idx);
+  std::map<size_t, int64_t> derivedTx(const ir::Block& b) const;
+  void emitOp(const ir::Op& op);
+  void emitWait(const ir::Op& op);
+  void emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx);
+  void emitTmaLoad(const ir::Op& op);
+  void emitTmaStore(const ir::Op& op);
+  void emitCpAsync(const ir::Op& op);
+  void emitMma(const ir::Op& op);
+  void emitWgmma(const ir::Op& op, const MmaPlan& p);
+  void emitMmaSync(const ir::Op& op, const MmaPlan& p);
+  void emitTcgen05(const ir::Op& op, const MmaPlan& p);
+  void emitMmaCommit(const ir::Op& op);
+  void tcFenceBefore();
+  void tcFenceAfter();
+
+  // ---- compute ops (lower_compute.cpp)
+  void emitElementwise(const ir::Op& op);
+  void emitReduce(const ir::Op& op);
+  void emitTmemCopy(const ir::Op& op);
+  std::string tmemAddr(const ir::BufferRef& ref, int64_t col_off) const;
+
+  // ---- host (lower_host.cpp)
+  void emitHost();
+  std::string hostGridText() const;
+};
+
+std::string sanitizeComment(std::string_view s);
+std::string sanitizeIdent(const std::string& raw);
+std::string cType(ir::DType d);
+int64_t lcm64(int64_t a, int64_t b);
+bool exprEqual(const ir::ExprPtr& a, const ir::ExprPtr& b);
+bool exprUses(const Expr& e, ExprKind k);
+std::string floatLiteral(double v);
+
+}  // namespace cake::lowering::detail

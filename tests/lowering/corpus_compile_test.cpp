@@ -1,0 +1,282 @@
+// Every corpus schedule lowers to CUDA, and the lowered sources compile with
+// nvcc (no GPU needed): one translation unit per target that concatenates
+// every lowered schedule of that target, each in its own namespace
+// (LowerOptions::namespace_name), compiled with `nvcc -c` so ptxas runs
+// (SASS for sm_80 / sm_90a / sm_100a). The compile test skips when no nvcc
+// is found ($CAKE_NVCC, /usr/local/cuda/bin/nvcc, nvcc on PATH).
+//
+// Files that say `# expect: pass` must lower; known-bad ones are lowered
+// where possible (their count is printed). CAKE_LOWER_CORPUS_DIR overrides
+// the corpus directory; CAKE_KEEP_LOWERED=DIR keeps the translation units.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "ir/frontend.h"
+#include "lowering/lower.h"
+
+using namespace cake;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sourceDir() {
+  if (const char* e = getenv("CAKE_SOURCE_DIR")) return e;
+  return CAKE_SOURCE_DIR;
+}
+
+std::string readText(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// `# target: sm_100a` (the corpus annotation for files whose decorator has none)
+std::optional<ir::Target> targetAnnotation(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto p = line.find_first_not_of(" \t");
+    if (p == std::string::npos || line[p] != '#') continue;
+    auto q = line.find("target:", p);
+    if (q == std::string::npos) continue;
+    std::string v = line.substr(q + 7);
+    v.erase(0, v.find_first_not_of(" \t"));
+    v.erase(v.find_last_not_of(" \t\r") + 1);
+    if (auto t = ir::parseTarget(v)) return t;
+  }
+  return std::nullopt;
+}
+
+bool expectsPass(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto p = line.find("# expect:");
+    if (p == std::string::npos || line.find_first_not_of(" \t") != p) continue;
+    std::string v = line.substr(p + 9);
+    v.erase(0, v.find_first_not_of(" \t"));
+    v.erase(v.find_last_not_of(" \t\r") + 1);
+    if (v == "pass") return true;
+  }
+  return false;
+}
+
+struct Lowered {
+  std::string file, schedule;
+  bool pass = false;    // the file expects `pass`
+  bool ok = false;
+  ir::Target target = ir::Target::Unspecified;
+  std::string source, why;
+};
+
+// The parameters a failed lowering asks to specialise ("... depends on BM, BN: ..."),
+// each given the smallest value in [1, 4096] that satisfies the schedule's lm.assume's
+// (the other i32 parameters held at 4096).
+std::map<std::string, int64_t> specialization(const ir::Schedule& s, const lowering::LowerResult& r) {
+  std::set<std::string> names;
+  for (const auto& f : r.findings) {
+    auto p = f.message.find(" depends on ");
+    auto q = f.message.find(": lowering needs constant shapes");
+    if (p == std::string::npos || q == std::string::npos || q < p) continue;
+    std::string list = f.message.substr(p + 12, q - p - 12);
+    size_t b = 0;
+    while (b < list.size()) {
+      auto e = list.find(", ", b);
+      names.insert(list.substr(b, e == std::string::npos ? std::string::npos : e - b));
+      if (e == std::string::npos) break;
+      b = e + 2;
+    }
+  }
+  std::map<std::string, int64_t> out;
+  ir::EvalEnv env;
+  for (size_t i = 0; i < s.params.size(); ++i) env.params[static_cast<int>(i)] = 4096;
+  for (const auto& name : names) {
+    int idx = -1;
+    for (size_t i = 0; i < s.params.size(); ++i)
+      if (s.params[i].name == name) idx = static_cast<int>(i);
+    if (idx < 0) return {};
+    for (int64_t v = 1; v <= 4096; ++v) {
+      env.params[idx] = v;
+      bool ok = true;
+      for (const auto& a : s.assumes)
+        if (auto x = ir::evaluate(*a.cond, env); x && *x == 0) ok = false;
+      if (ok) {
+        out[name] = v;
+        break;
+      }
+    }
+    if (!out.count(name)) return {};
+  }
+  return out;
+}
+
+std::vector<Lowered> lowerCorpus() {
+  const char* dirEnv = getenv("CAKE_LOWER_CORPUS_DIR");
+  const fs::path root = dirEnv ? fs::path(dirEnv) : fs::path(sourceDir()) / "corpus";
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && e.path().extension() == ".cake") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<Lowered> out;
+  int n = 0;
+  for (const auto& f : files) {
+    const std::string text = readText(f);
+    const std::string rel = fs::relative(f, root).string();
+    ir::FrontendOptions fe;
+    if (auto t = targetAnnotation(text)) fe.target_override = *t;
+    ir::DiagnosticSink sink;
+    auto m = ir::compileModule(ir::makeSourceFile(rel, text), fe, sink);
+    if (!m) continue;  // front-end-invalid corpus files (syntax.* / type.* expectations) have nothing to lower
+    for (const auto& s : m->schedules) {
+      Lowered l;
+      l.file = rel;
+      l.schedule = s.name;
+      l.pass = expectsPass(text);
+      lowering::LowerOptions o;
+      o.target = s.target == ir::Target::Unspecified ? fe.target_override : ir::Target::Unspecified;
+      o.namespace_name = "cake_corpus_" + std::to_string(n++);
+      auto r = lowering::lowerToCuda(s, o);
+      if (!r.ok) {
+        // shapes that depend on an i32 parameter: specialise for the smallest value the assumptions allow
+        auto spec = specialization(s, r);
+        if (!spec.empty()) {
+          o.specialize = spec;
+          r = lowering::lowerToCuda(s, o);
+          l.schedule += " [";
+          for (const auto& [k, v] : spec) l.schedule += k + "=" + std::to_string(v) + " ";
+          l.schedule.back() = ']';
+        }
+      }
+      l.ok = r.ok;
+      l.target = r.target;
+      l.source = std::move(r.source);
+      for (const auto& fd : r.findings) l.why += ir::renderText(fd) + "\n";
+      out.push_back(std::move(l));
+    }
+  }
+  return out;
+}
+
+const std::vector<Lowered>& corpus() {
+  static const std::vector<Lowered> c = lowerCorpus();
+  return c;
+}
+
+std::string findNvcc() {
+  if (const char* e = getenv("CAKE_NVCC"); e && *e) return e;
+  if (fs::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  if (std::system("command -v nvcc > /dev/null 2>&1") == 0) return "nvcc";
+  return "";
+}
+
+std::string archFlags(ir::Target t) {
+  switch (t) {
+    case ir::Target::SM80: return "-gencode=arch=compute_80,code=sm_80";
+    case ir::Target::SM100a: return "-gencode=arch=compute_100a,code=sm_100a";
+    default: return "-gencode=arch=compute_90a,code=sm_90a";
+  }
+}
+
+}  // namespace
+
+TEST(LoweringCorpus, EveryAcceptedScheduleLowers) {
+  const auto& c = corpus();
+  ASSERT_FALSE(c.empty());
+  std::map<std::string, std::pair<int, int>> perTarget;  // target -> (lowered, not)
+  int badLowered = 0, badTotal = 0;
+  for (const auto& l : c) {
+    auto& pt = perTarget[std::string(ir::targetName(l.target))];
+    (l.ok ? pt.first : pt.second)++;
+    if (l.pass) {
+      EXPECT_TRUE(l.ok) << l.file << " (" << l.schedule << ") expects pass but does not lower:\n" << l.why;
+    } else {
+      ++badTotal;
+      badLowered += l.ok ? 1 : 0;
+      if (!l.ok) std::printf("[ known-bad, not lowered ] %s: %s", l.file.c_str(), l.why.c_str());
+    }
+  }
+  for (const auto& [t, n] : perTarget)
+    std::printf("[ lowering ] %s: %d lowered, %d not lowered\n", t.c_str(), n.first, n.second);
+  std::printf("[ lowering ] known-bad schedules lowered: %d of %d\n", badLowered, badTotal);
+}
+
+TEST(LoweringCorpus, LoweredCorpusCompilesWithNvcc) {
+  const std::string nvcc = findNvcc();
+  if (nvcc.empty()) GTEST_SKIP() << "no nvcc ($CAKE_NVCC, /usr/local/cuda/bin/nvcc, PATH)";
+  const auto& c = corpus();
+  std::map<ir::Target, std::string> tu;
+  std::map<ir::Target, int> count;
+  for (const auto& l : c) {
+    if (!l.ok) continue;
+    tu[l.target] += "// ==== " + l.file + " : " + l.schedule + "\n" + l.source + "\n";
+    ++count[l.target];
+  }
+  ASSERT_FALSE(tu.empty());
+  const char* keep = getenv("CAKE_KEEP_LOWERED");
+  const fs::path dir = keep && *keep ? fs::path(keep)
+                                     : fs::temp_directory_path() / ("cake_lowered_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // one nvcc per target, two at a time (CI has 2 cores)
+  struct Job {
+    ir::Target t;
+    std::string cmd, log;
+    double seconds = 0;
+    int rc = 0;
+  };
+  std::vector<Job> jobs;
+  for (const auto& [t, text] : tu) {
+    const std::string name = std::string(ir::targetName(t));
+    const fs::path cu = dir / ("corpus_" + name + ".cu"), obj = dir / ("corpus_" + name + ".o"),
+                   log = dir / ("corpus_" + name + ".log");
+    std::ofstream(cu, std::ios::binary) << text;
+    Job j;
+    j.t = t;
+    j.log = log.string();
+    // -c runs cicc and ptxas: real SASS for the target, so ptxas checks every instruction against it.
+    // -Xcicc -O1 -Xptxas -O1: optimisation is what costs (5x less CPU than the defaults), not checking.
+    j.cmd = nvcc + " -std=c++17 -c -Xcicc -O1 -Xptxas -O1 " + archFlags(t) + " -o '" + obj.string() + "' '" +
+            cu.string() + "' > '" + log.string() + "' 2>&1";
+    jobs.push_back(j);
+  }
+  rusage before{};
+  getrusage(RUSAGE_CHILDREN, &before);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < jobs.size(); i += 2) {
+    std::vector<std::future<void>> run;
+    for (size_t k = i; k < std::min(i + 2, jobs.size()); ++k)
+      run.push_back(std::async(std::launch::async, [&j = jobs[k]] {
+        const auto s = std::chrono::steady_clock::now();
+        j.rc = std::system(j.cmd.c_str());
+        j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
+      }));
+    for (auto& f : run) f.get();
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& j : jobs) {
+    std::printf("[ nvcc ] %s: %d schedules in one translation unit, %.1f s, %s\n",
+                std::string(ir::targetName(j.t)).c_str(), count[j.t], j.seconds, j.rc == 0 ? "ok" : "FAILED");
+    EXPECT_EQ(j.rc, 0) << "nvcc failed for " << ir::targetName(j.t) << ":\n" << readText(j.log).substr(0, 20000);
+  }
+  rusage after{};
+  getrusage(RUSAGE_CHILDREN, &after);
+  auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  const double cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
+  std::printf("[ nvcc ] total %.1f s wall, %.1f s CPU (user + sys of the nvcc processes)\n", total, cpu);
+  RecordProperty("nvcc_seconds", std::to_string(total));
+  if (!keep || !*keep) fs::remove_all(dir);
+}
