@@ -1,7 +1,8 @@
 // cake-independent differential driver: N random small schedules through
 // the explicit-state simulator and Z3 BMC; prints the agreement count.
 //
-//   differential [N=1000] [SEED=1] [--verbose] [--timeout-ms=T] [--shard=i/m]
+//   differential [N=1000] [SEED=1] [--verbose] [--timeout-ms=T]
+//                [--max-trips=3] [--max-stages=3] [--max-consumers=2] [--budget-s=S]
 //
 // Exit status 1 on any disagreement or internal error.
 #include <cstdio>
@@ -18,18 +19,23 @@ int main(int argc, char** argv) {
   int n = 1000;
   uint64_t seed = 1;
   bool verbose = false;
+  double budget = 0;
   int pos = 0;
   Z3BmcOptions bo;
+  RandomScheduleOptions ro;
   bo.limits.timeout_ms = 60000;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--verbose") verbose = true;
     else if (a.rfind("--timeout-ms=", 0) == 0) bo.limits.timeout_ms = std::stoul(a.substr(13));
+    else if (a.rfind("--budget-s=", 0) == 0) budget = std::stod(a.substr(11));
+    else if (a.rfind("--max-trips=", 0) == 0) ro.max_trips = std::stoi(a.substr(12));
+    else if (a.rfind("--max-stages=", 0) == 0) ro.max_stages = std::stoi(a.substr(13));
+    else if (a.rfind("--max-consumers=", 0) == 0) ro.max_consumers = std::stoi(a.substr(16));
     else if (pos == 0) { n = std::atoi(a.c_str()); ++pos; }
     else if (pos == 1) { seed = std::strtoull(a.c_str(), nullptr, 10); ++pos; }
   }
-  RandomScheduleOptions ro;
-  DiffStats st = runDifferential(seed, n, ro, bo, &std::cout, verbose);
+  DiffStats st = runDifferential(seed, n, ro, bo, &std::cout, verbose, budget);
   std::printf("differential seed=%llu: %d schedules, %d agree, %d disagree, %d undecided, %d not built, "
               "%d internal errors; %d pass in both\n",
               static_cast<unsigned long long>(seed), st.runs, st.agree, st.disagree, st.undecided, st.not_built,

@@ -45,12 +45,13 @@ DiffCase diffOne(const RandomSchedule& rs, const Z3BmcOptions& opts) {
 }
 
 DiffStats runDifferential(uint64_t seed, int n, const RandomScheduleOptions& ro, const Z3BmcOptions& bo,
-                          std::ostream* log, bool verbose) {
+                          std::ostream* log, bool verbose, double budget_s) {
   DiffStats st;
   auto t0 = std::chrono::steady_clock::now();
   std::mt19937_64 rng(seed);
   std::vector<double> times;
   for (int i = 0; i < n; ++i) {
+    if (budget_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > budget_s) break;
     RandomSchedule rs = randomSchedule(rng, ro);
     DiffCase dc = diffOne(rs, bo);
     ++st.runs;

@@ -38,9 +38,10 @@ struct DiffStats {
   double bmc_median = 0, bmc_max = 0, sim_max = 0, seconds = 0;
 };
 
-// Runs n schedules from `seed`; writes one line per disagreement (and per
-// case when verbose) to `log` if given.
+// Runs n schedules from `seed` (or until budget_s seconds have passed, if
+// positive); writes one line per disagreement (and per case when verbose)
+// to `log` if given.
 DiffStats runDifferential(uint64_t seed, int n, const RandomScheduleOptions& ro, const Z3BmcOptions& bo,
-                          std::ostream* log, bool verbose = false);
+                          std::ostream* log, bool verbose = false, double budget_s = 0);
 
 }  // namespace cake::encoder

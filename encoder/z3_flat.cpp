@@ -85,6 +85,24 @@ class Flat {
         if (b.count(x)) return false;
       return true;
     };
+    // pc[q] is read by other processes' commands only as events
+    // Exec(q, x) (evReadsOf_); replace those reads and the write of pc[q]
+    // by event ids (negative, so they never clash with variable ids)
+    std::set<int> pcVars(pc_.begin(), pc_.end());
+    auto evId = [&](int q, int x) { return -1 - (q * 100000 + x); };
+    for (size_t t = 0; t < trs.size(); ++t) {
+      const Step& st = steps_[trs[t].tag];
+      if (st.kind != Step::Kind::Exec) continue;
+      std::set<int> r;
+      for (int v : fp.reads[t])
+        if (!pcVars.count(v) || v == pc_[st.proc]) r.insert(v);
+      auto it = evReadsOf_.find(static_cast<int>(t));
+      if (it != evReadsOf_.end())
+        for (const auto& [q, x] : it->second) r.insert(evId(q, x));
+      fp.reads[t] = std::move(r);
+      fp.writes[t].erase(pc_[st.proc]);
+      fp.writes[t].insert(evId(st.proc, st.pc));
+    }
     for (size_t a = 0; a < trs.size(); ++a) {
       const Step& sa = steps_[trs[a].tag];
       if (sa.kind != Step::Kind::Exec) continue;
@@ -96,6 +114,7 @@ class Flat {
           out.push_back({static_cast<int>(a), static_cast<int>(b)});
       }
     }
+    if (getenv("CAKE_Z3_TRACE")) fprintf(stderr, "  POR: %zu commuting pairs of %zu commands\n", out.size(), trs.size());
     return out;
   }
   const std::vector<Violation>& statics() const { return statics_; }
@@ -128,6 +147,11 @@ class Flat {
   // commit pcs per (proc, kind), in program order
   std::vector<std::array<std::vector<int>, sim::kGroupKinds>> commits_;
   std::vector<Step> steps_;
+  // For partial-order reduction: the "Exec(q, x) has happened" events whose
+  // occurrence a command's guard, updates or bads observe through pc[q]
+  // (pc[q] > x, pc[q] == x + 1), per transition.
+  mutable std::set<std::pair<int, int>>* evReads_ = nullptr;
+  std::map<int, std::set<std::pair<int, int>>> evReadsOf_;
 
   z3::expr num(int64_t v) const { return c_.bv_val(static_cast<int64_t>(v), W_); }
   z3::expr V(int i) const { return sts_.var(i); }
@@ -310,6 +334,7 @@ class Flat {
 
   // Is the async op of (q, qpc) still accessing memory (issued, group not retired)?
   z3::expr live(int q, int qpc) const {
+    if (evReads_) evReads_->insert({q, qpc});
     int k = m_.groupKind(m_.instr(q, qpc).kind);
     return V(pc_[q]) > num(qpc) && V(retired_[q][k]) <= num(commitsBefore(q, k, qpc));
   }
@@ -348,7 +373,10 @@ class Flat {
         bool hit = false;
         for (size_t j = 0; j < qi.accesses.size(); ++j)
           if ((acc.write || qi.accesses[j].write) && ra.overlaps(m_.atoms_of[q][qpc][j])) hit = true;
-        if (hit) conds.push_back(V(pc_[q]) == num(qpc + 1));
+        if (hit) {
+          if (evReads_) { evReads_->insert({q, qpc}); evReads_->insert({q, qpc + 1}); }
+          conds.push_back(V(pc_[q]) == num(qpc + 1));
+        }
       }
     }
     z3::expr r = ff();
@@ -412,6 +440,14 @@ class Flat {
   }
 
   void execTransition(int p, int pc) {
+    std::set<std::pair<int, int>> ev;
+    evReads_ = &ev;
+    execTransitionImpl(p, pc);
+    evReads_ = nullptr;
+    evReadsOf_[static_cast<int>(sts_.transitions().size()) - 1] = std::move(ev);
+  }
+
+  void execTransitionImpl(int p, int pc) {
     const Instr& in = m_.instr(p, pc);
     z3::expr guard = V(pc_[p]) == num(pc);
     Upd u{*this, {}};
