@@ -319,8 +319,9 @@ ir::TraceStep traceStep(const encoder::System& sys, const encoder::StepInfo& inf
   const encoder::Process& p = sys.procs[st.proc];
   const encoder::Instr& in = p.program[st.pc];
   ir::TraceStep t;
-  t.role = sys.schedule->roles[p.role].name;
-  t.instance = p.instance;
+  const ir::Role& role = sys.schedule->roles[p.role];
+  t.role = role.name;
+  if (role.instanceCount() > 1) t.instance = p.instance;  // "consumers[1]"; a one-instance role is just "producer"
   t.op = stepOpText(sys, st);
   t.range = opRange(sys, st.proc, st.pc);
   t.iteration = in.iteration;
@@ -455,7 +456,7 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
     std::string bt = goals.dependent ? relevantText(s, b, relevant) : "";
     for (const encoder::Violation& v : r.violations) {
       if (v.trace.empty()) { sink.add(toFinding(*sys, v, bt, nullptr)); continue; }
-      encoder::ReplayResult rr = encoder::replay(*sys, v.trace);
+      encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule));
       if (!confirmed(rr, v.rule)) {
         verdicts.push_back({v.rule, VerdictKind::Error,
                             fmt::format("internal: the counterexample did not replay ({})", rr.error)});

@@ -708,9 +708,11 @@ static void lostPhase(const Model& m, const State& s, std::vector<Violation>& fo
     if (c < in.phase + 2) continue;
     Violation v;
     v.rule = "sync.lost-phase";
-    v.message = fmt::format("{} waits for phase {} of {}, but the slot already completed phase {}: the waiter is "
-                            "{} phases behind",
-                            m.sys.procs[p].name, in.phase, m.sys.slots[in.slot].name, c - 1, c - in.phase - 1);
+    int64_t behind = c - in.phase - 1;
+    v.message = fmt::format("{} waits for phase {} of {}, but the slot already completed phase {}: the waiter is {} "
+                            "phase{} behind (with parity waits it now blocks for a lap or passes on the wrong one)",
+                            m.sys.procs[p].name, in.phase, m.sys.slots[in.slot].name, c - 1, behind,
+                            behind == 1 ? "" : "s");
     v.primary = {p, pc, ""};
     v.slot = in.slot;
     v.phase = in.phase;

@@ -323,8 +323,12 @@ ReplayResult replay(const System& sys, const Trace& trace) {
     Async a = sim::decodeAsync(m, s);
     std::vector<Violation> here;
     sim::stateViolations(m, s, a, sim::enabledSteps(m, s, a), statics, here);
-    for (Violation& v : here)
-      if (v.rule == "sync.lost-phase") { v.trace = done; r.violations.push_back(std::move(v)); }
+    for (Violation& v : here) {
+      bool seen = std::any_of(r.violations.begin(), r.violations.end(), [&](const Violation& o) {
+        return o.rule == v.rule && o.primary.proc == v.primary.proc && o.primary.pc == v.primary.pc;
+      });
+      if (v.rule == "sync.lost-phase" && !seen) { v.trace = done; r.violations.push_back(std::move(v)); }
+    }
     if (!sim::isEnabled(m, s, a, trace[i])) {
       r.failed_step = static_cast<int>(i);
       r.error = fmt::format("step {} ({}) is not enabled", i, stepToString(sys, trace[i]));
@@ -343,6 +347,34 @@ ReplayResult replay(const System& sys, const Trace& trace) {
   for (Violation& v : here) { v.trace = done; r.violations.push_back(std::move(v)); }
   r.valid = true;
   return r;
+}
+
+}  // namespace cake::encoder
+
+namespace cake::encoder {
+
+static bool endsIn(const System& sys, const Trace& t, const std::string& rule) {
+  ReplayResult r = replay(sys, t);
+  if (!r.valid) return false;
+  return std::any_of(r.violations.begin(), r.violations.end(),
+                     [&](const Violation& v) { return v.rule == rule && v.trace.size() == t.size(); });
+}
+
+Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule) {
+  if (!endsIn(sys, trace, rule)) return trace;
+  Trace t = trace;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = t.size(); i-- > 0;) {
+      Trace shorter = t;
+      shorter.erase(shorter.begin() + static_cast<long>(i));
+      if (endsIn(sys, shorter, rule)) {
+        t = std::move(shorter);
+        changed = true;
+      }
+    }
+  }
+  return t;
 }
 
 }  // namespace cake::encoder

@@ -56,4 +56,11 @@ struct ReplayResult {
 };
 ReplayResult replay(const System& sys, const Trace& trace);
 
+// A shorter trace that still replays and still ends in a violation of
+// `rule` (greedy: drops one step at a time, from the end, while that
+// holds). Breadth-first traces are shortest in the reduced graph; this
+// also drops the steps that only the reduction forced in (landings of
+// unrelated loads, instances that play no part).
+Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule);
+
 }  // namespace cake::encoder
