@@ -5,6 +5,7 @@
 # Models: attention/sm90_fa3_fwd.cake.
 # Fix: attention/sm90_fa3_fwd.cake (mma_wait, then arrive v_empty).
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_90a")
 def fa3_fwd_v_release_early(lm, Q: LM.tma3d, K: LM.tma3d, Vt: LM.tma3d, O: LM.tma3d,
             seqlen_q: LM.i32, seqlen_k: LM.i32):

@@ -6,7 +6,7 @@
 # Models: conv/sm90_fprop_tma4d_ws.cake.
 # Fix: conv/sm90_fprop_tma4d_ws.cake (iter=it-4 = the ring depth).
 # expect: sync.race
-# may-also: sync.lost-phase sync.stale-phase data.stale-read
+# may-also: sync.lost-phase sync.stale-phase data.stale-read sync.arrival-overflow
 @cake.schedule(target="sm_90a")
 def conv3x3_fprop_empty_depth_5(lm, X: LM.tma4d, Wt: LM.tma4d, Y: LM.tma4d, P: LM.i32, C: LM.i32):
     lm.assume(C > 0)

@@ -5,6 +5,7 @@
 # Models: copy/sm90_tma_load_store_ring.cake with the arrive hoisted.
 # Fix: copy/sm90_tma_load_store_ring.cake (arrive after the lm.copy).
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_90a")
 def gelu_like_tma_ring_release_early(lm, X: LM.tma2d, Y: LM.tma2d, rows: LM.i32, cols: LM.i32):
     lm.assume(rows > 0)

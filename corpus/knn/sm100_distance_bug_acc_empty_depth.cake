@@ -7,7 +7,7 @@
 # Fix: knn/sm100_distance_double_tmem.cake (iter=t-2: one wait per reuse of
 # a buffer).
 # expect: sync.race
-# may-also: sync.lost-phase sync.stale-phase
+# may-also: sync.lost-phase sync.stale-phase data.stale-read sync.arrival-overflow
 @cake.schedule(target="sm_100a")
 def distance_acc_empty_depth(lm, Q: LM.tma2d, Xdb: LM.tma2d, XN: LM.gmem, D2: LM.tma2d,
                          Nq: LM.i32, Ndb: LM.i32, D: LM.i32):

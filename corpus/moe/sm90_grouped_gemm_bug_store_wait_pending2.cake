@@ -6,6 +6,7 @@
 # Models: moe/sm90_grouped_gemm_uniform.cake.
 # Fix: moe/sm90_grouped_gemm_uniform.cake (pending=1).
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_90a")
 def moe_grouped_gemm_pending2(lm, A: LM.tma2d, W: LM.tma3d, C: LM.tma2d,
                      E: LM.i32, cap: LM.i32, N: LM.i32, K: LM.i32):

@@ -6,6 +6,7 @@
 # Models: normalization/sm100_rmsnorm_persistent.cake.
 # Fix: normalization/sm100_rmsnorm_persistent.cake (drain, then release).
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_100a")
 def rmsnorm_1024_release_early(lm, X: LM.tma2d, W: LM.gmem, Y: LM.tma2d, rows: LM.i32):
     lm.assume(rows > 0)

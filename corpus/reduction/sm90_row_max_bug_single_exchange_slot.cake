@@ -7,6 +7,7 @@
 # Models: reduction/sm90_row_max_two_wg.cake.
 # Fix: reduction/sm90_row_max_two_wg.cake (slot j%2).
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_90a")
 def row_max_single_exchange_slot(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
     lm.assume(D > 0)

@@ -9,7 +9,7 @@
 # Fix: gemm/sm100_tcgen05_ws.cake - release only through
 # mma_commit(barrier=empty, ...).
 # expect: sync.arrival-overflow
-# may-also: sync.race
+# may-also: sync.race sync.stale-phase sync.lost-phase data.stale-read
 @cake.schedule(target="sm_100a")
 def gemm_sm100_manual_and_commit_release(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                           M: LM.i32, N: LM.i32, K: LM.i32):

@@ -10,7 +10,7 @@
 # Fix: gemm/sm90_ws_4stage.cake - init_count = number of consumer
 # instances that arrive (2).
 # expect: sync.arrival-overflow
-# may-also: sync.race
+# may-also: sync.race sync.stale-phase sync.lost-phase data.stale-read
 @cake.schedule(target="sm_90a")
 def gemm_sm90_empty_init_too_low(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                         M: LM.i32, N: LM.i32, K: LM.i32):

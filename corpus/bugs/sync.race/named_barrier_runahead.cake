@@ -8,6 +8,7 @@
 # Fix: named_barrier_runahead_fixed.cake - double-buffer the staging tile
 # (stages=2), one slot per half.
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_90a")
 def epilogue_subtile_runahead(lm, X: LM.gmem, Y: LM.tma2d, rows: LM.i32):
     lm.assume(rows > 0)

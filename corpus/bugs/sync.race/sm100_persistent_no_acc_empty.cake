@@ -8,7 +8,7 @@
 # Fix: sm100_persistent_no_acc_empty_fixed.cake - epilogue arrives acc_empty
 # after its tcgen05.ld, MMA warp waits it (iter=t-1) before the tile.
 # expect: sync.race
-# may-also: sync.lost-phase
+# may-also: sync.lost-phase data.stale-read
 @cake.schedule(target="sm_100a")
 def gemm_sm100_persistent_no_acc_empty(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                                        M: LM.i32, N: LM.i32, K: LM.i32):

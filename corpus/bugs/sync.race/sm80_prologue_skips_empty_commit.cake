@@ -9,6 +9,7 @@
 # Fix: gemm/sm80_cp_async_multistage.cake (loop to S-1, guard the copies
 # with `if s < k_tiles`, commit unconditionally).
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_80")
 def gemm_sm80_short_prologue(lm, A: LM.gmem, B: LM.gmem, C: LM.gmem, K: LM.i32):
     lm.assume(K > 0)

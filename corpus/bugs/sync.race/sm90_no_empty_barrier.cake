@@ -7,6 +7,7 @@
 # Fix: sm90_no_empty_barrier_fixed.cake - add the empty barrier
 # (consumer arrives after its read, producer waits iter=k-2).
 # expect: sync.race
+# may-also: sync.lost-phase sync.stale-phase data.stale-read sync.arrival-overflow
 @cake.schedule(target="sm_90a")
 def rowsum_no_empty(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
     lm.assume(D > 0)

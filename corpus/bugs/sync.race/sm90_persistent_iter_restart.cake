@@ -10,7 +10,7 @@
 # Models: gemm/sm90_persistent_ws.cake with the global ring counter removed.
 # Fix: gemm/sm90_persistent_ws.cake (it = t * k_tiles + k everywhere).
 # expect: sync.race
-# may-also: sync.lost-phase sync.stale-phase data.stale-read
+# may-also: sync.lost-phase sync.stale-phase data.stale-read sync.arrival-overflow
 @cake.schedule(target="sm_90a")
 def gemm_persistent_restart(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                             M: LM.i32, N: LM.i32, K: LM.i32):

@@ -6,6 +6,7 @@
 # Fix: sm90_release_before_mma_retired_fixed.cake - mma_wait(pending=0)
 # before lm.arrive(empty, ...).
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_90a")
 def gemm_release_early(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
     lm.assume(K > 0)

@@ -8,6 +8,7 @@
 # release the PREVIOUS slot (iter=k-1, whose group is now retired), and
 # after the loop retire everything and release the last slot.
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_90a")
 def gemm_pending1_bad(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
     lm.assume(K > 0)

@@ -7,6 +7,7 @@
 # Fix: basics/tma_store_ring.cake - tma_store_wait(pending=1) before
 # writing the slot.
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_90a")
 def scale_store_ring_unthrottled(lm, X: LM.gmem, Y: LM.tma2d, rows: LM.i32):
     lm.assume(rows > 0)

@@ -10,6 +10,7 @@
 # Fix: gemm/sm90_ws_explicit_phase.cake - phase=k//4 - 1, skipped while
 # k < 4 (or use iter=k - 4, which passes at once while negative).
 # expect: sync.stale-phase
+# may-also: sync.arrival-underflow
 @cake.schedule(target="sm_90a")
 def gemm_sm90_phase_bit_as_number(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                              M: LM.i32, N: LM.i32, K: LM.i32):

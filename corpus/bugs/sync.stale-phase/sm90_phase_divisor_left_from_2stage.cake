@@ -9,7 +9,7 @@
 # Models: gemm/sm90_ws_explicit_phase.cake.
 # Fix: gemm/sm90_ws_explicit_phase.cake - phase=k // 4.
 # expect: sync.stale-phase
-# may-also: sync.race sync.deadlock sync.lost-phase
+# may-also: sync.race sync.deadlock sync.lost-phase sync.arrival-underflow
 @cake.schedule(target="sm_90a")
 def gemm_sm90_phase_divisor_bug(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                              M: LM.i32, N: LM.i32, K: LM.i32):

@@ -12,7 +12,7 @@
 # math_wg_order_barrier.
 # Fix: gemm/sm90_pingpong.cake.
 # expect: sync.stale-phase
-# may-also: sync.race data.stale-read
+# may-also: sync.race data.stale-read sync.arrival-overflow
 @cake.schedule(target="sm_90a")
 def gemm_sm90_pingpong_no_order(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                        M: LM.i32, N: LM.i32, K: LM.i32):

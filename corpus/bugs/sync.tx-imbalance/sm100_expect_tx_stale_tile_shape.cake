@@ -7,7 +7,7 @@
 # Models: gemm/sm100_tcgen05_256_subtiled.cake with a hand-written expect_tx.
 # Fix: sm100_expect_tx_stale_tile_shape_fixed.cake (49152).
 # expect: sync.tx-imbalance
-# may-also: sync.race data.stale-read
+# may-also: sync.race data.stale-read sync.async-at-exit
 @cake.schedule(target="sm_100a")
 def gemm_sm100_256_stale_tx(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                             M: LM.i32, N: LM.i32, K: LM.i32):

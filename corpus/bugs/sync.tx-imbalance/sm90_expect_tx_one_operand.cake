@@ -8,7 +8,7 @@
 # Fix: gemm/sm90_ws_explicit_expect_tx.cake (32768), or omit expect_tx and
 # let lowering derive it (gemm/sm90_ws_4stage.cake).
 # expect: sync.tx-imbalance
-# may-also: sync.race data.stale-read
+# may-also: sync.race data.stale-read sync.async-at-exit
 @cake.schedule(target="sm_90a")
 def gemm_sm90_expect_tx_one_operand(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                         M: LM.i32, N: LM.i32, K: LM.i32):

@@ -6,7 +6,7 @@
 # too.)
 # Fix: good_consumer_arrives_on_empty.cake.
 # expect: struct.wrong-direction
-# may-also: sync.arrival-overflow sync.deadlock sync.arrival-underflow sync.race sync.stale-phase
+# may-also: sync.arrival-overflow sync.deadlock sync.arrival-underflow sync.race sync.stale-phase sync.lost-phase
 @cake.schedule(target="sm_90a")
 def gemm_release_on_full(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
                         M: LM.i32, N: LM.i32, K: LM.i32):
