@@ -118,7 +118,7 @@ TEST(ModelCheck, CounterexampleFinding) {
     if (st.op == "smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)" && st.iteration == 4) refill = &st;
   ASSERT_NE(refill, nullptr);
   EXPECT_EQ(refill->role, "producer");
-  EXPECT_EQ(refill->instance, 0);
+  EXPECT_EQ(refill->instance, -1);  // a one-instance role
   EXPECT_EQ(refill->barrier, "full");
   EXPECT_EQ(refill->slot, 0);
   EXPECT_EQ(refill->phase_meant, 1);
