@@ -311,7 +311,10 @@ std::string Gates::show(const ExprPtr& e, const encoder::BvResult* r) const {
 
 std::string Gates::when(const encoder::BvResult& r) const {
   std::string out;
-  if (r.kind == encoder::BvVerdict::Fails && !r.model.empty()) out = " when " + r.model.toString(s);
+  if (r.kind == encoder::BvVerdict::Fails) {
+    const encoder::BvModel& m = r.goal_model.empty() ? r.model : r.goal_model;
+    if (!m.empty()) out = " when " + m.toString(s);
+  }
   if (r.kind == encoder::BvVerdict::Fails && r.undefined)
     out += " (the arithmetic overflows 64 bits or divides by zero there)";
   return out;
@@ -376,6 +379,16 @@ ir::SourceRange Gates::refDecl(const ir::BufferRef& r) const {
     case ir::BufferRef::Kind::Param: return s.params[r.index].range;
     default: return r.range;
   }
+}
+
+const OpSite* Gates::firstUse(ir::BufferRef::Kind k, int index, std::optional<ir::OpKind> kind) const {
+  for (const OpSite& site : sites) {
+    const ir::Op& op = site.op();
+    if (kind && op.kind != *kind) continue;
+    for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
+      if (r->kind == k && r->index == index) return &site;
+  }
+  return nullptr;
 }
 
 std::vector<int> Gates::instanceWarps(int role, int i) const {

@@ -133,6 +133,9 @@ class Gates {
   ir::DType refDtype(const ir::BufferRef& r) const;
   std::string refName(const ir::BufferRef& r) const;
   ir::SourceRange refDecl(const ir::BufferRef& r) const;
+  // The first op site that uses view / TMEM region `index` (nullptr if none),
+  // optionally only ops of kind `kind`.
+  const OpSite* firstUse(ir::BufferRef::Kind k, int index, std::optional<ir::OpKind> kind = std::nullopt) const;
   // Warps of instance `i` of role `r`.
   std::vector<int> instanceWarps(int role, int i) const;
 

@@ -138,11 +138,13 @@ void runMmaGates(Gates& g) {
                            site.premises);
         if (res.kind != encoder::BvVerdict::Fails) continue;
         shapes_ok = false;
-        ir::Finding f = g.finding("mma.shape-mismatch", at,
-                                  fmt::format("operand {} takes [{}:{}] of dimension {} of '{}', outside its {} "
-                                              "elements{}",
-                                              roleName[i], g.show(lo, &res), g.show(hi, &res), d, g.refName(r),
-                                              g.show(full[d], &res), g.when(res)));
+        auto lov = g.valueAt(lo, &res), hiv = g.valueAt(hi, &res);
+        std::string what = d == 0 ? "rows" : d == 1 ? "columns" : fmt::format("dimension {} elements", d);
+        ir::Finding f = g.finding(
+            "mma.shape-mismatch", at,
+            fmt::format("operand {} takes {} [{}, {}) of '{}' (slice [{}:{}]), outside its {} {}{}", roleName[i], what,
+                        lov ? std::to_string(*lov) : "?", hiv ? std::to_string(*hiv) : "?", g.refName(r), g.str(lo),
+                        g.str(hi), g.show(full[d], &res), what, g.when(res)));
         Gates::note(f, g.refDecl(r), fmt::format("'{}' declared here", g.refName(r)));
         g.emit(std::move(f), &res);
       }

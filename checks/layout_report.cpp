@@ -99,7 +99,7 @@ nlohmann::json buildResourceReport(Gates& g) {
     ExprPtr sum = lit(0);
     for (int k : frags[i]) {
       const ir::Regs& fr = s.regs[k];
-      ExprPtr words = cdiv(cdiv(mul(product(fr.shape), lit(ir::dtypeBytes(fr.dtype))), lit(4)), lit(threads));
+      ExprPtr words = cdiv(mul(product(fr.shape), lit(ir::dtypeBytes(fr.dtype))), lit(4 * threads));
       sum = add(sum, words);
       fl.push_back({{"name", fr.name}, {"per_thread", quantity(g, words).json}});
     }
@@ -115,6 +115,16 @@ nlohmann::json buildResourceReport(Gates& g) {
                      {"fragment_regs", quantity(g, sum).json},
                      {"registers", regs_total}});
   }
+  // What the block holds: every warp (idle ones included) at its budget.
+  int64_t alloc = 0;
+  for (int w = 0; w < warps; ++w) {
+    int64_t per = R;
+    for (const ir::Role& r : s.roles)
+      for (int x : r.warps)
+        if (x == w && r.regs && setmaxnreg) per = *r.regs;
+    alloc += 32 * per;
+  }
+  block_regs = alloc;
   rep["registers"] = {{"file", 65536},
                       {"warps", warps},
                       {"threads", 32 * warps},
@@ -180,8 +190,8 @@ nlohmann::json buildResourceReport(Gates& g) {
       total.value ? fmt::format("{}{} B", total.symbolic ? "up to " : "", withCommas(*total.value))
                   : fmt::format("{} B", g.str(L.total));
   if (g.ti.known) smem_text += fmt::format(" of {} B", withCommas(g.ti.smem_per_block));
-  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers {} of 65,536", s.name, smem_text, warps,
-                                withCommas(block_regs));
+  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers {} of 65,536 ({}/thread at launch)",
+                                s.name, smem_text, warps, withCommas(block_regs), R);
   if (tmem_cols) msg += fmt::format("; TMEM {} of 512 columns", *tmem_cols);
   msg += "; " + occupancy;
   ir::Finding f = g.finding("report.resources", s.range, msg);

@@ -30,8 +30,8 @@ std::vector<std::set<int>> fragmentsByRole(const Gates& g) {
 
 // Per-thread registers a fragment takes in an instance of `threads` threads.
 static ExprPtr fragmentRegs(const ir::Regs& r, int threads) {
-  ExprPtr words = cdiv(mul(product(r.shape), lit(ir::dtypeBytes(r.dtype))), lit(4));
-  return cdiv(words, lit(std::max(threads, 1)));
+  // ceil(bytes / 4 / threads) = ceil(bytes / (4 * threads)) for positive sizes.
+  return cdiv(mul(product(r.shape), lit(ir::dtypeBytes(r.dtype))), lit(4 * std::max(threads, 1)));
 }
 
 void runRoleGates(Gates& g) {
@@ -85,6 +85,7 @@ void runRoleGates(Gates& g) {
       ir::Finding f = g.finding("roles.too-many-warps", at,
                                 fmt::format("the block has {} warps ({} threads); at most 32 warps (1024 threads): {}",
                                             warps, 32 * warps, who));
+      if (at.line != s.range.line) Gates::note(f, s.range, fmt::format("schedule '{}' starts here", s.name));
       f.data["warps"] = warps;
       g.emit(std::move(f));
     }
@@ -215,9 +216,9 @@ void runRoleGates(Gates& g) {
     }
   }
 
-  // ---- fragments per role
+  // ---- fragments per role (meaningless beyond 32 warps: reported above)
   auto frags = fragmentsByRole(g);
-  for (int i = 0; i < nr; ++i) {
+  for (int i = 0; i < nr && warps <= 32; ++i) {
     if (frags[i].empty()) continue;
     const ir::Role& r = s.roles[i];
     int threads = 32 * r.warpsPerInstance();
@@ -232,7 +233,8 @@ void runRoleGates(Gates& g) {
         "regs.fragment", r.range,
         fmt::format("the register fragments of role '{}' need {} registers per thread ({} threads per instance), "
                     "more than its budget of {}{}{}",
-                    r.name, g.show(need, &res), threads, budget,
+                    r.name, g.valueAt(need, &res) ? std::to_string(*g.valueAt(need, &res)) : g.str(need), threads,
+                    budget,
                     r.regs ? fmt::format(" (regs={})", *r.regs) : fmt::format(" (launch budget for {} warps)", warps),
                     g.when(res)));
     for (int k : frags[i]) {

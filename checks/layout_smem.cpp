@@ -108,6 +108,10 @@ void runSmemGates(Gates& g) {
             "layout.misaligned", view.range,
             fmt::format("slot 1 of view '{}' starts {} bytes after slot 0, not a multiple of {}{}", view.name,
                         g.show(slot, &rs), alignReason(g, v), g.when(rs)));
+        if (const OpSite* use = g.view_tma[v] ? g.firstUse(ir::BufferRef::Kind::View, v, ir::OpKind::TmaLoad) : nullptr)
+          Gates::note(f, use->op().range, "a TMA copy writes each slot");
+        else if (const OpSite* u2 = g.view_tma[v] ? g.firstUse(ir::BufferRef::Kind::View, v, ir::OpKind::TmaStore) : nullptr)
+          Gates::note(f, u2->op().range, "a TMA copy reads each slot");
         f.subject["view"] = view.name;
         f.subject["slot"] = 1;
         f.data["alignment"] = a;
@@ -195,6 +199,15 @@ void runSmemGates(Gates& g) {
     Gates::note(f, s.pools[p].range,
                 fmt::format("pool '{}' occupies bytes [{}, {})", s.pools[p].name, b ? std::to_string(*b) : "?",
                             e ? std::to_string(*e) : "?"));
+  }
+  if (blamed >= 0) {
+    for (size_t v = 0; v < s.views.size(); ++v) {
+      if (s.views[v].pool != blamed) continue;
+      auto vb = g.valueAt(g.viewBytes(static_cast<int>(v)), &r);
+      Gates::note(f, s.views[v].range,
+                  fmt::format("view '{}' takes {} bytes ({} stage(s))", s.views[v].name,
+                              vb ? std::to_string(*vb) : g.str(g.viewBytes(static_cast<int>(v))), s.views[v].stages));
+    }
   }
   if (L.barrier_slots > 0 && !(blamed < 0)) {
     Gates::note(f, s.barriers.front().range,

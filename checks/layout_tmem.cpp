@@ -6,6 +6,12 @@
 
 namespace cake::checks::layout {
 
+static void useNote(Gates& g, ir::Finding& f, int tmem) {
+  if (const OpSite* use = g.firstUse(ir::BufferRef::Kind::Tmem, tmem))
+    Gates::note(f, use->op().range.valid() ? use->op().range : use->stmt->range,
+                fmt::format("'{}' is used here", g.s.tmems[tmem].name));
+}
+
 void runTmemGates(Gates& g) {
   const ir::Schedule& s = g.s;
   if (g.ti.known && !g.ti.tmem) return;  // lm.tmem is a target.feature error there
@@ -21,6 +27,7 @@ void runTmemGates(Gates& g) {
                                 fmt::format("TMEM region '{}' covers columns [{}, {}), outside the 512 columns of "
                                             "tensor memory{}",
                                             tm.name, g.show(cols, &r), g.show(add(cols, width), &r), g.when(r)));
+      useNote(g, f, i);
       f.subject["tmem"] = tm.name;
       g.emit(std::move(f), &r);
     }
@@ -31,6 +38,7 @@ void runTmemGates(Gates& g) {
         ir::Finding f = g.finding("tmem.out-of-range", tm.range,
                                   fmt::format("TMEM region '{}' has {} rows; tensor memory has 128 lanes{}", tm.name,
                                               g.show(tm.shape[0], &rl), g.when(rl)));
+        useNote(g, f, i);
         f.subject["tmem"] = tm.name;
         g.emit(std::move(f), &rl);
       }
@@ -43,6 +51,7 @@ void runTmemGates(Gates& g) {
                                 fmt::format("TMEM region '{}' is {} columns wide; tcgen05.alloc allocates a power "
                                             "of 2 of at least 32 columns (32, 64, 128, 256 or 512){}",
                                             tm.name, g.show(width, &rw), g.when(rw)));
+      useNote(g, f, i);
       f.subject["tmem"] = tm.name;
       g.emit(std::move(f), &rw);
     } else if (tm.shape.size() >= 2) {
@@ -55,6 +64,7 @@ void runTmemGates(Gates& g) {
                                               "({} x {} per lane){}",
                                               tm.name, g.show(width, &rn), g.show(need, &rn),
                                               g.show(tm.shape.back(), &rn), ir::dtypeName(tm.dtype), g.when(rn)));
+        useNote(g, f, i);
         f.subject["tmem"] = tm.name;
         g.emit(std::move(f), &rn);
       }

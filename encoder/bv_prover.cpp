@@ -423,6 +423,7 @@ struct BvProver::Impl {
           r.kind = BvVerdict::Fails;
           z3::model m = sol.get_model();
           r.model = readModel(m, syms);
+          r.goal_model = readModel(m, g.syms);
           if (probe_undefined) r.undefined = m.eval(t.def, true).is_false();
           break;
         }
@@ -454,7 +455,11 @@ BvProver::~BvProver() = default;
 int BvProver::queries() const { return impl_->query_count; }
 
 BvResult BvProver::prove(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>& premises) {
-  if (!goal) return BvResult{BvVerdict::Error, {}, false, false, "no goal", 0};
+  if (!goal) {
+    BvResult r;
+    r.detail = "no goal";
+    return r;
+  }
   if (!hasFreeSymbols(*goal)) {
     // Decided by constant folding (a constant fact does not depend on the
     // assumptions, so it is reported even when they are contradictory).
@@ -474,7 +479,11 @@ BvResult BvProver::prove(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>
 }
 
 BvResult BvProver::witness(const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises) {
-  if (!cond) return BvResult{BvVerdict::Error, {}, false, false, "no condition", 0};
+  if (!cond) {
+    BvResult r;
+    r.detail = "no condition";
+    return r;
+  }
   if (!hasFreeSymbols(*cond)) {
     BvResult r;
     r.constant = true;

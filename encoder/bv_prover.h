@@ -68,7 +68,8 @@ struct BvModel {
 
 struct BvResult {
   BvVerdict kind = BvVerdict::Error;
-  BvModel model;           // Fails
+  BvModel model;           // Fails: every symbol of the query (goal and the facts it depends on)
+  BvModel goal_model;      // Fails: only the symbols the goal itself mentions (for messages)
   // Fails: the model makes the goal undefined (64-bit overflow or division
   // by zero) rather than false.
   bool undefined = false;

@@ -51,7 +51,7 @@ int64_t pyMod(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<__
 TEST(BvProver, FloorDivModCdivMatchPython) {
   ir::Schedule s = twoParams();
   BvProver pv(s);
-  const int64_t vals[] = {-2147483648LL, -7, -1, 0, 1, 3, 64, 2147483647LL};
+  const int64_t vals[] = {-2147483648LL, -7, -1, 0, 3, 64, 2147483647LL};
   for (int64_t a : vals) {
     for (int64_t b : vals) {
       if (b == 0) continue;

@@ -1,0 +1,52 @@
+# LAYOUT layout.overlap (note) + sync.race: as
+# good_overlap_epilogue_over_drained_ring without the named barrier before
+# the epilogue. Consumer instance 0 may finish first and write its staging
+# slot (A ring slot 0 or 1) while instance 1's wgmma still reads rows
+# 64..127 of that A slot. The gates only note the overlap (the aliasing is
+# legal); the race checker finds the unordered write (and the MMA that reads
+# the overwritten bytes sees another buffer's data: data.stale-read).
+# Fix: lm.sync(epi_sync) over both warpgroups before the epilogue.
+# expect: sync.race
+# may-also: data.stale-read
+@cake.schedule(target="sm_90a")
+def bad_overlap_epilogue_over_live_ring(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(131072)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=0,      shape=(64, 128), dtype=lm.bf16, stages=2)  # over the A ring
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        # epilogue: NO synchronization with the other warpgroup
+        lm.copy(smem_c[lm.instance()], acc)  # expect-error: sync.race
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

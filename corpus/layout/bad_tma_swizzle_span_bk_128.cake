@@ -1,0 +1,39 @@
+# LAYOUT tma.swizzle-span (bad, symbolic): as good_tma_swizzle_span_bk_64
+# but BK may also be 128: 256-byte rows do not fit a 128-byte swizzle span
+# (the gate names BK = 128).
+# Fix: split the K tile into two 64-column boxes, or keep BK <= 64.
+# expect: tma.swizzle-span
+
+@cake.schedule(target="sm_90a")
+def bad_tma_swizzle_span_bk_128(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32, BK: LM.i32):
+    lm.assume(D > 0)
+    lm.assume(BK == 32 or BK == 64 or BK == 128)
+    pool   = lm.smem(2 * 128 * BK * 2)
+    smem_x = pool.view(offset=0, shape=(128, BK), dtype=lm.bf16, stages=2, swizzle="128B")  # expect-error: tma.swizzle-span
+    x      = lm.regs(shape=(128, BK), dtype=lm.f32)
+    part   = lm.regs(shape=(128, 1), dtype=lm.f32)
+    total  = lm.regs(shape=(128, 1), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    red  = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
+
+    d_tiles = lm.cdiv(D, BK)
+    row0 = lm.block_idx(0) * 128
+
+    with load:
+        for j in lm.range(0, d_tiles):
+            lm.wait(empty, iter=j - 2)
+            smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)  # expect-error: tma.swizzle-span
+
+    with red:
+        lm.fill(total, 0.0)
+        for j in lm.range(0, d_tiles):
+            lm.wait(full, iter=j)
+            lm.copy(x, smem_x[j])
+            lm.arrive(empty, iter=j)
+            lm.reduce(part, x, op="sum", axis=1)
+            lm.binary(total, total, part, op="add")
+        lm.copy(Y, total, coords=(row0, 0))
