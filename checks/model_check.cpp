@@ -384,7 +384,7 @@ ir::Finding toFinding(const encoder::System& sys, const encoder::Violation& v, c
   std::string msg = v.message + (binding.empty() ? "" : " (for " + binding + ")");
   ir::Finding f = ir::makeFinding(rule(v.rule), range, msg);
   f.notes = std::move(notes);
-  f.verdict = "counterexample";
+  if (replayed) f.verdict = "counterexample";  // static counting findings have no trace
   f.subject = subjectOf(sys, v);
   if (!binding.empty()) f.data["binding"] = binding;
   if (replayed)

@@ -382,7 +382,7 @@ class Stepper {
       case InstrKind::StoreWait:
       case InstrKind::CpAsyncWait:
       case InstrKind::MmaWait:
-        event(fmt::format("waits until at most {} groups are pending", in.pending));
+        event(fmt::format("waits until at most {} group{} pending", in.pending, in.pending == 1 ? " is" : "s are"));
         retire(p, m_.groupKind(in.kind), in.pending);
         if (in.kind == InstrKind::MmaWait) knowCompleted(p, pc_);
         return;
@@ -561,11 +561,25 @@ class Stepper {
     }
   }
 
+  // "a[0] bytes [0, 8192)": the overlapping part, named through access a.
   std::string overlapText(const Access& a, const AtomRange& ra, const AtomRange& rb) const {
     int x0 = std::max(ra.a0, rb.a0), x1 = std::min(ra.a1, rb.a1);
     if (x0 >= x1) return a.what;
-    const MemSpace& sp = m_.sys.spaces[m_.atom_space[x0]];
-    return fmt::format("{} [{}, {})", sp.name, m_.atom_lo[x0], m_.atom_hi[x1 - 1]);
+    std::string name = a.what.substr(0, a.what.find(" bytes ["));
+    name = name.substr(0, name.find(" columns ["));
+    bool tmem = m_.sys.spaces[m_.atom_space[x0]].kind == MemSpace::Kind::Tmem;
+    return fmt::format("{} {} [{}, {})", name, tmem ? "columns" : "bytes", m_.atom_lo[x0], m_.atom_hi[x1 - 1]);
+  }
+
+  // "load's TMA load", "math's MMA", "consumers[1]'s lm.copy"
+  std::string actor(int q, int qpc) const {
+    const Instr& in = m_.instr(q, qpc);
+    std::string what = in.kind == InstrKind::TmaLoad    ? "TMA load"
+                       : in.kind == InstrKind::TmaStore ? "TMA store"
+                       : in.kind == InstrKind::CpAsync  ? "cp.async"
+                       : in.kind == InstrKind::Mma      ? "MMA"
+                                                        : "lm." + std::string(ir::opName(in.stmt->op.kind));
+    return procName(q) + "'s " + what;
   }
 
   void checkAccesses(int p, int pc_) {
@@ -585,24 +599,30 @@ class Stepper {
       if (!(acc.write || b.write) || !ra.overlaps(rb)) return false;
       // wgmma / tcgen05 ops of one instance are ordered among themselves
       if (q == p && me.kind == InstrKind::Mma && m_.instr(q, qpc).kind == InstrKind::Mma) return false;
-      std::string what = overlapText(acc, ra, rb);
-      auto& v = report("sync.race",
-                       fmt::format("{} {} {} while {} {} it", procName(p), acc.write ? "writes" : "reads", what,
-                                   q == p ? "its own" : procName(q) + "'s", how),
-                       p, pc_);
-      v.others.push_back({q, qpc, fmt::format("{} {} here", b.write ? "written" : "read", how)});
       // Between two parties the writer is at fault (it overwrote data still
       // in use, or wrote what the reader did not wait for); an instance
       // racing with its own async op is at fault where it accesses too early.
-      if (q != p && b.write && !acc.write) {
-        v.others.back() = {p, pc_, fmt::format("read here by {}", procName(p))};
+      bool blame_other = q != p && b.write && !acc.write;
+      std::string what = blame_other ? overlapText(b, rb, ra) : overlapText(acc, ra, rb);
+      auto side = [&](int x, int xpc, bool write, std::string_view state) {
+        return fmt::format("{}{}{} {}", actor(x, xpc), state.empty() ? "" : " ", state, write ? "writes" : "reads");
+      };
+      std::string me_side = side(p, pc_, acc.write, ""), other_side = side(q, qpc, b.write, how);
+      std::string tail = how.empty() ? ", and no barrier orders the two" : "";
+      auto& v = report("sync.race",
+                       blame_other ? fmt::format("{} {} while {} them{}", other_side, what, me_side, tail)
+                                   : fmt::format("{} {} while {} them{}", me_side, what, other_side, tail),
+                       p, pc_);
+      v.others.push_back({q, qpc, fmt::format("{} here", other_side)});
+      if (blame_other) {
+        v.others.back() = {p, pc_, fmt::format("{} here", me_side)};
         v.primary = {q, qpc, ""};
       }
       v.buffer = what;
       return true;
     };
     for (const Load& l : a_.loads)
-      if (conflict(l.proc, l.pc, 0, "TMA load (not landed yet) writes")) return true;
+      if (conflict(l.proc, l.pc, 0, "(not landed yet)")) return true;
     for (int q = 0; q < m_.P; ++q)
       for (int k = 0; k < kGroupKinds; ++k)
         for (const Group& g : a_.of(q, k))
@@ -617,14 +637,13 @@ class Stepper {
       if (q == p || qpc < 0 || !m_.isSyncAccess(q, qpc)) continue;
       const Instr& qi = m_.instr(q, qpc);
       for (size_t j = 0; j < qi.accesses.size(); ++j)
-        if (conflict(q, qpc, static_cast<int>(j), "unordered access")) return true;
+        if (conflict(q, qpc, static_cast<int>(j), "")) return true;
     }
     return false;
   }
 
   static std::string groupHow(int kind, const Group& g) {
-    const char* what = kind == kMma ? "MMA" : kind == kStore ? "TMA store" : "cp.async";
-    return fmt::format("{} ({}) still accesses", what, g.commit_pc < 0 ? "its group is not committed" : "its group is not retired");
+    return g.commit_pc < 0 ? "(its group is not even committed)" : "(its group is not retired)";
   }
 
   // Stale data and missing proxy fences, for a read that does not race.

@@ -129,7 +129,9 @@ std::vector<Violation> staticViolations(const System& sys) {
                                           "(init_count): the extra ones complete a phase nobody meant to complete",
                                           phase, bs.name, plan.arrivals, bs.init_count);
       v.primary = plan.arrivers.back();  // the op that tips it over
-      v.others = distinctOps(sys, plan.arrivers, "arrives here");
+      for (const Site& a : distinctOps(sys, plan.arrivers, "arrives here"))
+        if (sys.procs[a.proc].program[a.pc].stmt != sys.procs[v.primary.proc].program[v.primary.pc].stmt)
+          v.others.push_back(a);
       v.slot = slot;
       v.phase = phase;
       out.push_back(std::move(v));
@@ -143,8 +145,9 @@ std::vector<Violation> staticViolations(const System& sys) {
                               phase, bs.name, plan.arrivals, plan.arrivals == 1 ? "" : "s", bs.init_count);
       v.primary = plan.waits.front();
       v.others = distinctOps(sys, plan.arrivers, "arrives here");
-      auto waits = distinctOps(sys, plan.waits, "waits here");
-      v.others.insert(v.others.end(), waits.begin(), waits.end());
+      for (const Site& w : distinctOps(sys, plan.waits, "waits here"))  // other waits than the primary
+        if (sys.procs[w.proc].program[w.pc].stmt != sys.procs[v.primary.proc].program[v.primary.pc].stmt)
+          v.others.push_back(w);
       v.slot = slot;
       v.phase = phase;
       out.push_back(std::move(v));
