@@ -5,9 +5,12 @@
 #
 # LAYOUT mma.operand-location (bad): ported from an sm_90a kernel that feeds
 # wgmma's A from registers, the MMA warp loads the A tile into registers
-# first. tcgen05.mma takes A only from shared memory or TMEM.
+# first. tcgen05.mma takes A only from shared memory or TMEM. (The model
+# checker also sees the next copy overwrite a_r while the previous
+# asynchronous MMA may still read it: sync.race.)
 # Fix: pass smem_a[k] as a (as in the good twin).
 # expect: mma.operand-location
+# may-also: sync.race
 
 @cake.schedule(target="sm_100a")
 def bad_mma_operand_a_in_registers(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
