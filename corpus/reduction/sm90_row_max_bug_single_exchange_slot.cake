@@ -12,7 +12,7 @@
 def row_max_single_exchange_slot(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
     lm.assume(D > 0)
     pool   = lm.smem(36864)
-    smem_x = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_x = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2)
     smem_p = pool.view(offset=32768, shape=(128, 1),  dtype=lm.f32,  stages=2)
     x      = lm.regs(shape=(128, 32), dtype=lm.f32)
     part   = lm.regs(shape=(128, 1), dtype=lm.f32)

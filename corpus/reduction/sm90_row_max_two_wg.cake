@@ -9,12 +9,14 @@
 #    last read by instance 0 at tile t-2, before instance 0's sync of tile
 #    t-1 - which instance 1 passed before writing: no race, one sync per
 #    tile.
+#  * the input view is unswizzled: each warpgroup reads a column half
+#    (64 bytes into every 128-byte row) with plain ld.shared.
 # expect: pass
 @cake.schedule(target="sm_90a")
 def row_max_two_wg(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
     lm.assume(D > 0)
     pool   = lm.smem(36864)
-    smem_x = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_x = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2)
     smem_p = pool.view(offset=32768, shape=(128, 1),  dtype=lm.f32,  stages=2)
     x      = lm.regs(shape=(128, 32), dtype=lm.f32)
     part   = lm.regs(shape=(128, 1), dtype=lm.f32)
