@@ -1,7 +1,8 @@
 // cake-runner: a development tool for lowering/ and runner/ (`cake lower` and
 // `cake run` are the user-facing entry points).
 //
-//   cake-runner --cake F.cake [--schedule NAME] --emit out.cu        lower only
+//   cake-runner --cake F.cake [--schedule NAME] [--set P=V ...] --emit out.cu   lower only
+//                (--set specialises an i32 parameter that shapes depend on)
 //   cake-runner --cake F.cake [--schedule NAME] --shape M=..,N=..,K=..  lower, build, run
 //   cake-runner --so K.so --shape ...                                 run a kernel library
 //   cake-runner --cu K.cu [--target sm_90a] --shape ...               build and run a .cu
@@ -21,6 +22,7 @@ using namespace cake;
 int main(int argc, char** argv) {
   std::string so, cu, cake_file, schedule_name, emit, shape_text = "M=4096,N=4096,K=4096", target = "sm_90a";
   runner::Options opts;
+  lowering::LowerOptions lower_opts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -29,6 +31,15 @@ int main(int argc, char** argv) {
     else if (a == "--cake") cake_file = next();
     else if (a == "--schedule") schedule_name = next();
     else if (a == "--emit") emit = next();
+    else if (a == "--set") {
+      const std::string kv = next();
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos) {
+        fprintf(stderr, "cake-runner: --set NAME=VALUE\n");
+        return 2;
+      }
+      lower_opts.specialize[kv.substr(0, eq)] = strtoll(kv.c_str() + eq + 1, nullptr, 0);
+    }
     else if (a == "--target") target = next();
     else if (a == "--shape") shape_text = next();
     else if (a == "--harness") opts.harness = next();
@@ -64,7 +75,7 @@ int main(int argc, char** argv) {
     for (const auto& x : mod->schedules)
       if (x.name == schedule_name) s = &x;
     if (!emit.empty()) {
-      auto lr = lowering::lowerToCuda(*s);
+      auto lr = lowering::lowerToCuda(*s, lower_opts);
       for (const auto& f : lr.findings) fprintf(stderr, "%s\n", ir::renderText(f).c_str());
       if (!lr.ok) return 1;
       std::ofstream(emit) << lr.source;
