@@ -70,8 +70,23 @@ LoadedSchedule load(const std::string& path, const std::string& target, const st
 
 struct LowerArgs {
   std::string file, output, target, schedule;
+  std::vector<std::string> set;  // NAME=VALUE specialisations of scalar parameters
   bool no_comments = false;
 };
+
+// "BM=64" -> {"BM", 64}; nullopt on anything else.
+std::optional<std::pair<std::string, int64_t>> parseSetting(const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return std::nullopt;
+  try {
+    size_t used = 0;
+    long long v = std::stoll(text.substr(eq + 1), &used);
+    if (used != text.size() - eq - 1) return std::nullopt;
+    return std::pair<std::string, int64_t>{text.substr(0, eq), v};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
 
 int runLower(const LowerArgs& a) {
   int exit_code;
@@ -79,6 +94,14 @@ int runLower(const LowerArgs& a) {
   if (!ls.schedule) return exit_code;
   lowering::LowerOptions opts;
   opts.comments = !a.no_comments;
+  for (const std::string& setting : a.set) {
+    auto kv = parseSetting(setting);
+    if (!kv) {
+      fmt::print(stderr, "cake: error: --set expects NAME=INTEGER, got '{}'\n", setting);
+      return kCannotCheck;
+    }
+    opts.specialize[kv->first] = kv->second;
+  }
   lowering::LowerResult r = lowering::lowerToCuda(*ls.schedule, opts);
   printFindings(r.findings);
   if (!r.ok) return kCannotCheck;
@@ -188,6 +211,7 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
   lower->add_option("--target", la->target, "sm_80 | sm_90a | sm_100a");
   lower->add_option("--schedule", la->schedule, "schedule name when the file holds several");
   lower->add_flag("--no-comments", la->no_comments, "leave explanatory comments out");
+  lower->add_option("--set", la->set, "give a scalar parameter a value, e.g. --set BM=64 (repeatable)");
   lower->callback([la, &exit_code] { exit_code = runLower(*la); });
 
   auto ra = std::make_shared<RunArgs>();

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
+struct CmdResult {
   int status = -1;
   std::string out;  // stdout and stderr together
 };
@@ -26,9 +26,9 @@ std::string shellQuote(const std::string& s) {
   return q + "'";
 }
 
-Run cake(const std::string& args, bool merge_stderr = true) {
+CmdResult cake(const std::string& args, bool merge_stderr = true) {
   std::string cmd = shellQuote(CAKE_EXE) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Run r;
+  CmdResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;
@@ -84,13 +84,13 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(cake("check").status, 2);
   EXPECT_EQ(cake("check --format xml x.cake").status, 2);
   fs::path good = writeTemp("good_target.cake", kGood);
-  Run r = cake("check --target sm_42 " + shellQuote(good.string()));
+  CmdResult r = cake("check --target sm_42 " + shellQuote(good.string()));
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown target"), std::string::npos) << r.out;
 }
 
 TEST(Cli, MissingFileExitTwo) {
-  Run r = cake("check /nonexistent/dir/none.cake");
+  CmdResult r = cake("check /nonexistent/dir/none.cake");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("/nonexistent/dir/none.cake"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cannot open"), std::string::npos) << r.out;
@@ -101,7 +101,7 @@ TEST(Cli, WrongDirectionIsLocatedError) {
   // The consumer waits on the ring it should only arrive on.
   bad.replace(bad.find("lm.wait(full, iter=k)"), 21, "lm.wait(empty, iter=k)");
   fs::path p = writeTemp("wrong_direction.cake", bad);
-  Run r = cake("check --no-model-check --no-layout " + shellQuote(p.string()));
+  CmdResult r = cake("check --no-model-check --no-layout " + shellQuote(p.string()));
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find(p.string() + ":16:13: error:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("[struct.wrong-direction]"), std::string::npos) << r.out;
@@ -112,7 +112,7 @@ TEST(Cli, JsonOutputIsValidAndComplete) {
   std::string bad = kGood;
   bad.replace(bad.find("lm.wait(full, iter=k)"), 21, "lm.wait(empty, iter=k)");
   fs::path p = writeTemp("json.cake", bad);
-  Run r = cake("check --format json --no-model-check --no-layout " + shellQuote(p.string()), false);
+  CmdResult r = cake("check --format json --no-model-check --no-layout " + shellQuote(p.string()), false);
   EXPECT_EQ(r.status, 1);
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["exit_code"], 1);
@@ -134,10 +134,10 @@ TEST(Cli, JsonOutputIsValidAndComplete) {
 TEST(Cli, BinaryGarbageGivesLocatedErrorAndValidJson) {
   std::string garbage("\x00\xff\xfe@cake\x01\x02\n\x80\x81", 12);
   fs::path p = writeTemp("garbage.cake", garbage);
-  Run r = cake("check " + shellQuote(p.string()));
+  CmdResult r = cake("check " + shellQuote(p.string()));
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(std::regex_replace(p.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + ":[0-9]+:[0-9]+: error:"))) << r.out;
-  Run j = cake("check --format json " + shellQuote(p.string()), false);
+  CmdResult j = cake("check --format json " + shellQuote(p.string()), false);
   EXPECT_EQ(j.status, 2);
   EXPECT_NO_THROW((void)nlohmann::json::parse(j.out)) << j.out;
 }
@@ -149,7 +149,7 @@ TEST(Cli, MalformedInputsExitTwoWithLocation) {
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".cake") continue;
     ++n;
-    Run r = cake("check " + shellQuote(e.path().string()));
+    CmdResult r = cake("check " + shellQuote(e.path().string()));
     EXPECT_EQ(r.status, 2) << e.path() << "\n" << r.out;
     EXPECT_NE(r.out.find(e.path().string() + ":"), std::string::npos) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(":[0-9]+:[0-9]+: error:"))) << e.path() << "\n" << r.out;
@@ -158,17 +158,17 @@ TEST(Cli, MalformedInputsExitTwoWithLocation) {
 }
 
 TEST(Cli, ExplainKnownAndUnknown) {
-  Run r = cake("explain struct.wrong-direction");
+  CmdResult r = cake("explain struct.wrong-direction");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("docs/rules/struct.wrong-direction.md"), std::string::npos);
   EXPECT_EQ(cake("explain no.such-rule").status, 2);
-  Run list = cake("explain --list");
+  CmdResult list = cake("explain --list");
   EXPECT_EQ(list.status, 0);
   EXPECT_NE(list.out.find("struct.unused"), std::string::npos);
 }
 
 TEST(Cli, EveryRuleHasADocsPage) {
-  Run list = cake("explain --list");
+  CmdResult list = cake("explain --list");
   std::istringstream in(list.out);
   std::string line;
   int n = 0;
@@ -183,10 +183,10 @@ TEST(Cli, EveryRuleHasADocsPage) {
 
 TEST(Cli, FmtIsIdempotent) {
   fs::path p = writeTemp("fmt.cake", kGood);
-  Run once = cake("fmt " + shellQuote(p.string()), false);
+  CmdResult once = cake("fmt " + shellQuote(p.string()), false);
   ASSERT_EQ(once.status, 0);
   fs::path q = writeTemp("fmt2.cake", once.out);
-  Run twice = cake("fmt " + shellQuote(q.string()), false);
+  CmdResult twice = cake("fmt " + shellQuote(q.string()), false);
   EXPECT_EQ(twice.status, 0);
   EXPECT_EQ(once.out, twice.out);
   EXPECT_EQ(cake("fmt --check " + shellQuote(q.string())).status, 0);
