@@ -430,8 +430,9 @@ std::vector<PropertyVerdict> Gates::verdicts() const {
         v.detail = fmt::format("{} obligation(s) ({} symbolic) hold vacuously: the assumptions contradict",
                                a.obligations, a.symbolic);
       else
-        v.detail = fmt::format("{} obligation(s) ({} symbolic) hold for every parameter value{}", a.obligations,
-                               a.symbolic, domain);
+        v.detail = fmt::format("{} obligation(s) ({} symbolic) hold for every value of the parameters, role "
+                               "instances and loop variables{}",
+                               a.obligations, a.symbolic, domain);
     }
     out.push_back(std::move(v));
   }
