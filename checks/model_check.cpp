@@ -217,14 +217,37 @@ class BindingSearch {
   }
 
   // The smallest value of parameter p that makes e == target and satisfies
-  // the assumptions (the other parameters at `base`).
+  // the assumptions (the other parameters at `base`): first among the small
+  // values and the multiples of the expression's constants, then by a
+  // galloping + binary search, which finds it when e grows with p (a
+  // divisor that is itself a parameter, as in cdiv(D, BK)).
   std::optional<int64_t> find(const Binding& base, int p, const ir::Expr& e, int64_t target) const {
     Binding b = base;
-    for (int64_t v : candidates(e)) {
+    auto at = [&](int64_t v) {
       b.params[p] = v;
-      auto x = value(b, e);
-      if (x && *x == target && assumed(b)) return v;
+      return value(b, e);
+    };
+    auto hit = [&](int64_t v) {
+      auto x = at(v);
+      return x && *x == target && assumed(b);
+    };
+    for (int64_t v : candidates(e))
+      if (hit(v)) return v;
+    int64_t hi = 1;
+    while (hi < (int64_t{1} << 30)) {
+      auto x = at(hi);
+      if (!x || *x >= target) break;
+      hi *= 2;
     }
+    int64_t lo = hi / 2;
+    while (lo + 1 < hi) {  // smallest v in (lo, hi] with e(v) >= target, when e grows with v
+      int64_t mid = lo + (hi - lo) / 2;
+      auto x = at(mid);
+      if (x && *x >= target) hi = mid;
+      else lo = mid;
+    }
+    for (int64_t v = hi; v < hi + 4; ++v)
+      if (hit(v)) return v;
     return std::nullopt;
   }
 

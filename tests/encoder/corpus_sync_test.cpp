@@ -25,16 +25,21 @@ struct Expectations {
   std::set<std::string> rules;              // # expect: <rule>
   bool pass = false;                        // # expect: pass
   std::map<std::string, std::set<int>> lines;  // # expect-error: <rule> -> lines
+  std::set<std::string> any;                // # expect-any: r1 r2 ... (one of them)
 };
 
 Expectations expectations(const std::string& text) {
   Expectations e;
   std::istringstream in(text);
   std::string line;
-  std::regex whole(R"(^\s*#\s*expect:\s*([\w.\-]+))"), trailing(R"(#\s*expect-error:\s*([\w.\-]+))");
+  std::regex whole(R"(^\s*#\s*expect:\s*([\w.\-]+))"), trailing(R"(#\s*expect-error:\s*([\w.\-]+))"),
+      any(R"(^\s*#\s*expect-any:(.*))");
   for (int n = 1; std::getline(in, line); ++n) {
     std::smatch m;
-    if (std::regex_search(line, m, whole)) {
+    if (std::regex_search(line, m, any)) {
+      std::istringstream words(m[1].str());
+      for (std::string w; words >> w;) e.any.insert(w);
+    } else if (std::regex_search(line, m, whole)) {
       if (m[1] == "pass") e.pass = true;
       else e.rules.insert(m[1]);
     } else if (std::regex_search(line, m, trailing)) {
@@ -71,10 +76,12 @@ TEST(CorpusSync, Expectations) {
       checks::runModelChecker(s, opts, sink, verdicts);
       double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       times.push_back(sec);
+      if (sec > 1.0) std::cout << "slow: " << entry.path() << " " << sec << " s\n";
       for (auto& f : sink.findings()) findings.push_back(f);
       // Unknown is fine where the file is about another stage's error
       // (e.g. a slot out of range makes the system unbuildable).
       bool others = std::any_of(ex.rules.begin(), ex.rules.end(), [](const std::string& r) { return !mine(r); }) ||
+                    std::any_of(ex.any.begin(), ex.any.end(), [](const std::string& r) { return !mine(r); }) ||
                     std::any_of(ex.lines.begin(), ex.lines.end(), [](const auto& kv) { return !mine(kv.first); });
       for (auto& v : verdicts)
         if (v.kind == checks::VerdictKind::Error || (v.kind == checks::VerdictKind::Unknown && !others))
@@ -95,6 +102,11 @@ TEST(CorpusSync, Expectations) {
       if (!mine(r)) continue;
       EXPECT_TRUE(reported.count(r)) << name << ": expected " << r;
     }
+    bool any_mine = std::any_of(ex.any.begin(), ex.any.end(), [](const std::string& r) { return mine(r); });
+    bool any_other = std::any_of(ex.any.begin(), ex.any.end(), [](const std::string& r) { return !mine(r); });
+    if (any_mine && !any_other)
+      EXPECT_TRUE(std::any_of(ex.any.begin(), ex.any.end(), [&](const std::string& r) { return reported.count(r) > 0; }))
+          << name << ": expected one of the expect-any rules";
     for (auto& [r, lines] : ex.lines) {
       if (!mine(r)) continue;
       bool hit = std::any_of(findings.begin(), findings.end(),
