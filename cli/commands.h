@@ -15,5 +15,7 @@ void addCheckCommand(CLI::App& app, int& exit_code);
 void addFmtCommand(CLI::App& app, int& exit_code);
 void addExplainCommand(CLI::App& app, int& exit_code);
 void addLowerRunCommands(CLI::App& app, int& exit_code);
+void addCorpusCommand(CLI::App& app, int& exit_code);
+void addMutateCommand(CLI::App& app, int& exit_code);
 
 }  // namespace cake::cli

@@ -2,19 +2,13 @@
 // `cake mutate FILE... [-n N] [--seed S] [-o DIR]`: thin CLI11 wrappers over
 // checks/corpus_gate.h and checks/mutate.h (docs/corpus-gate.md).
 //
-// Wiring (cli/main.cpp): declare in cli/commands.h
-//   void addCorpusCommand(CLI::App& app, int& exit_code);
-//   void addMutateCommand(CLI::App& app, int& exit_code);
-// and call both next to addCheckCommand.
 #include <CLI/CLI.hpp>
 
 #include "checks/corpus_gate.h"
 #include "checks/mutate.h"
+#include "cli/commands.h"
 
 namespace cake::cli {
-
-void addCorpusCommand(CLI::App& app, int& exit_code);
-void addMutateCommand(CLI::App& app, int& exit_code);
 
 void addCorpusCommand(CLI::App& app, int& exit_code) {
   struct Args {

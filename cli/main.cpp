@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   cake::cli::addFmtCommand(app, exit_code);
   cake::cli::addExplainCommand(app, exit_code);
   cake::cli::addLowerRunCommands(app, exit_code);
+  cake::cli::addCorpusCommand(app, exit_code);
+  cake::cli::addMutateCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
