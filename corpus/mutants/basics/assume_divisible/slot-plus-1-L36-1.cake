@@ -1,0 +1,47 @@
+# mutant: slot-plus-1
+# original: corpus/basics/assume_divisible.cake
+# line: 36: lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))
+# change: smem_b slot: `k` -> `k + 1`
+# label: bad (data.stale-read, sync.race) by the explicit-state simulator (encoder/simulator.h), K in {256, 320, 384, 448, 512, 576}; block_idx 0 of grid_dim 1; 387 states; first violation: data.stale-read: math reads smem_b[1] bytes [49152, 65536) (for index 1) but nothing was written there yet at `lm.mma(acc, smem_a[k], smem_b[k + 1], init=(k == 0))` (line 36) (K=320)
+# expect-any: data.stale-read sync.race
+# lm.assume facts about the scalar parameters: K is a positive multiple of
+# 64 and at least one full pipeline (K >= 256), so every k-block is full
+# and the ring always wraps; the checks must hold for all such K (and may
+# use the facts, e.g. to prove that k_tiles = K // 64 >= 4).
+# A Hopper 4-stage mainloop with a single consumer warpgroup.
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_90a")
+def gemm_assume_divisible(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, K: LM.i32):
+    lm.assume(K % 64 == 0)
+    lm.assume(K >= 256)
+    pool   = lm.smem(98304)
+    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    out    = lm.regs(shape=(64, 128), dtype=lm.bf16)
+
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[math], cons=[load], init_count=1, pipeline=pipe)
+
+    k_tiles = K // 64
+    m_blk = lm.block_idx(0) * 64
+    n_blk = lm.block_idx(1) * 128
+
+    with load:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with math:
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k], smem_b[k + 1], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(out, acc)
+        lm.copy(C, out, coords=(m_blk, n_blk))

@@ -1,0 +1,56 @@
+# mutant: commit-early
+# original: corpus/bugs/sync.race/sm90_wait_pending1_release_previous.cake
+# line: 49: lm.tma_store_commit()
+# change: moved `smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())` after `lm.tma_store_commit()`
+# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), K in {1, 80, 144, 208, 272, 528}; block_idx 0 of grid_dim 1; 444 states; first violation: sync.async-at-exit: consumers[0] exits while its TMA store (never committed) still accesses shared memory (smem_c[0] bytes [131072, 147456): no lm.tma_store_wait(pending=0) before exit) at `smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())` (line 49) (K=1)
+# expect-any: sync.async-at-exit
+# FIXED version of sm90_wait_pending1_release_current.cake: one wgmma group
+# stays in flight across iterations (CUTLASS K_PIPE_MMAS = 1, DeepGEMM),
+# so the MMA of k-block k overlaps the wait for k-block k+1.
+# After mma_wait(pending=1) only the group of iteration k may be
+# outstanding, so slot (k-1)%4 is no longer read and is released
+# (iter=k-1; skipped at k=0).  After the loop pending=0 retires the last
+# group and the last slot is released (so every phase of empty still gets
+# exactly 2 arrivals - one per consumer instance).
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_90a")
+def gemm_pending1_good(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
+    lm.assume(K > 0)
+    pool   = lm.smem(163840)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=131072, shape=(64, 128), dtype=lm.bf16, stages=2)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=1)
+            if k > 0:
+                lm.arrive(empty, iter=k - 1)
+        lm.mma_wait(pending=0)
+        lm.arrive(empty, iter=k_tiles - 1)
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        lm.tma_store_commit()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_wait(pending=0)

@@ -1,0 +1,46 @@
+# mutant: drop-wait
+# original: corpus/copy/sm100_tma_copy_persistent.cake
+# line: 32: lm.wait(full, iter=t)
+# change: deleted `lm.wait(full, iter=t)`
+# label: bad (data.stale-read, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 282 states; first violation: data.stale-read: compute reads smem_x[0] bytes [0, 16384) (for index 0) but nothing was written there yet at `lm.copy(x, smem_x[t])` (line 32) (rows=1)
+# expect-any: data.stale-read sync.race sync.async-at-exit
+# Blackwell persistent TMA copy/scale kernel (no tensor cores, no TMEM):
+# TMA warp -> 4-slot ring -> compute warpgroup -> 2-slot TMA store ring.
+# Same structure as copy/sm90_tma_load_store_ring.cake on sm_100a, where
+# TMA, mbarriers and bulk stores behave the same.
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_100a")
+def scale_copy_sm100(lm, X: LM.tma2d, Y: LM.tma2d, rows: LM.i32):
+    lm.assume(rows > 0)
+    pool   = lm.smem(98304)
+    smem_x = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_y = pool.view(offset=65536, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    x      = lm.regs(shape=(128, 64), dtype=lm.f32)
+
+    compute = lm.role(warps=[0, 1, 2, 3])
+    load    = lm.role(warps=[4])
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[load], cons=[compute], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[compute], cons=[load], init_count=1, pipeline=pipe)
+
+    n_tiles  = lm.cdiv(rows, 128)
+    my_tiles = lm.cdiv(max(n_tiles - lm.block_idx(0), 0), lm.grid_dim(0))
+
+    with load:
+        for t in lm.range(0, my_tiles):
+            r0 = (lm.block_idx(0) + t * lm.grid_dim(0)) * 128
+            lm.wait(empty, iter=t - 4)
+            smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)
+
+    with compute:
+        for t in lm.range(0, my_tiles):
+            r0 = (lm.block_idx(0) + t * lm.grid_dim(0)) * 128
+            lm.copy(x, smem_x[t])
+            lm.arrive(empty, iter=t)
+            lm.binary(x, x, 1.5, op="mul")
+            lm.tma_store_wait(pending=1)
+            lm.copy(smem_y[t], x)
+            lm.fence_proxy()
+            smem_y.tma_store(Y, coords=(r0, 0), iter=t)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

@@ -1,0 +1,48 @@
+# mutant: pending-plus-1
+# original: corpus/gates/layout.view-outside-pool/good_store_stage_fits_pool.cake
+# line: 37: lm.tma_store_wait(pending=0)
+# change: pending: `0` -> `1`
+# label: benign: no violation under exhaustive exploration with M = 0, N = 0, K in {1, 80, 144, 208, 272} (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 216 states (explicit-state simulator (encoder/simulator.h))
+# expect: pass
+# GATE layout.view-outside-pool (good): the same kernel with the pool
+# grown to 81920 bytes, so both staging slots [49152, 81920) fit.
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_90a")
+def gemm_view_inside_pool(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(K > 0)
+    pool   = lm.smem(81920)
+    smem_a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_c = pool.view(offset=49152, shape=(64, 128), dtype=lm.bf16, stages=2)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[math], cons=[load], init_count=1, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 64
+    n_blk = lm.block_idx(1) * 128
+
+    with load:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 2)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with math:
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        for h in lm.range(0, 2):
+            lm.tma_store_wait(pending=1)
+            lm.copy(smem_c[h], acc)
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m_blk, n_blk), stage=h)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

@@ -1,0 +1,48 @@
+# mutant: drop-async-wait
+# original: corpus/gates/struct.slot-out-of-range/good_ring_shrunk_to_3.cake
+# line: 43: lm.tma_store_wait(pending=0)
+# change: deleted `lm.tma_store_wait(pending=0)`
+# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 80, 144, 208, 336, 400} (6 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 407 states; first violation: sync.async-at-exit: consumers[0] exits while its TMA store group still accesses shared memory (smem_c[0] bytes [98304, 114688): no lm.tma_store_wait(pending=0) before exit) at `smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())` (line 41) (M=0, N=0, K=1)
+# expect-any: sync.async-at-exit
+# GATE struct.slot-out-of-range (good): the 3-stage version with every
+# slot expression k % 3 and phase k // 3 (empty: k // 3 - 1 from k >= 3).
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_90a")
+def gemm_slots_in_range(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
+                             M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(K > 0)
+    pool   = lm.smem(131072)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_b = pool.view(offset=49152,  shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_c = pool.view(offset=98304,  shape=(64, 128), dtype=lm.bf16, stages=2)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+
+    full  = lm.barrier(count=3, prod=[producer], cons=[consumers], init_count=1)
+    empty = lm.barrier(count=3, prod=[consumers], cons=[producer], init_count=2)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            if k >= 3:
+                lm.wait(empty, stage=k % 3, phase=k // 3 - 1)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), stage=k % 3, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), stage=k % 3, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, stage=k % 3, phase=k // 3)
+            lm.mma(acc, smem_a[k % 3][m0:m0 + 64, :], smem_b[k % 3], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, stage=k % 3)
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()

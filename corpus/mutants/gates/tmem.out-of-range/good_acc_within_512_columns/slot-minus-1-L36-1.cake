@@ -1,0 +1,55 @@
+# mutant: slot-minus-1
+# original: corpus/gates/tmem.out-of-range/good_acc_within_512_columns.cake
+# line: 36: lm.mma(tmem_acc, smem_a[k], smem_b[k], init=(k == 0))
+# change: smem_b slot: `k` -> `k - 1`
+# label: bad (data.stale-read, sync.race) by the explicit-state simulator (encoder/simulator.h), K in {1, 80, 144, 208, 336, 400}; block_idx 0 of grid_dim 1; 133 states; first violation: data.stale-read: mma reads smem_b[2] bytes [114688, 147456) (for index -1) but nothing was written there yet at `lm.mma(tmem_acc, smem_a[k], smem_b[k - 1], init=(k == 0))` (line 36) (K=1)
+# expect-any: data.stale-read sync.race
+# GATE tmem.out-of-range (good): the 256-column accumulator at columns
+# [256, 512) - the upper half of TMEM.
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_100a")
+def gemm_tmem_in_range(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
+    lm.assume(K > 0)
+    pool     = lm.smem(180224)
+    smem_a   = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_b   = pool.view(offset=49152,  shape=(256, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_c   = pool.view(offset=147456, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    tmem_acc = lm.tmem(cols=256, width=256, shape=(128, 256), dtype=lm.f32)
+    acc_r    = lm.regs(shape=(128, 64), dtype=lm.f32)
+
+    epi  = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+
+    pipe     = lm.pipeline(stages=3)
+    full     = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty    = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    acc_full = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 256
+
+    with load:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 3)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with mma:
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(tmem_acc, smem_a[k], smem_b[k - 1], init=(k == 0))
+            lm.mma_commit(barrier=empty, iter=k)
+        lm.mma_commit(barrier=acc_full, stage=0)
+
+    with epi:
+        lm.wait(acc_full, stage=0)
+        for j in lm.range(0, 4):
+            lm.copy(acc_r, tmem_acc[:, j * 64:j * 64 + 64])
+            lm.tma_store_wait(pending=1)
+            lm.copy(smem_c[j], acc_r)
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m_blk, n_blk + j * 64), iter=j)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

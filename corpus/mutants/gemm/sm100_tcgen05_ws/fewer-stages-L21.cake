@@ -1,0 +1,66 @@
+# mutant: fewer-stages
+# original: corpus/gemm/sm100_tcgen05_ws.cake
+# line: 21: smem_a   = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+# change: stages: `4` -> `3`
+# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 550 states; first violation: sync.race: load writes pool [0, 16384) while its own TMA load (not landed yet) writes it at `smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)` (line 43) (M=0, N=0, K=272)
+# expect-any: sync.race data.stale-read
+# Blackwell warp-specialized GEMM with tcgen05 MMA into TMEM
+# (CUTLASS sm100 KernelTmaWarpSpecialized1SmSm100, 1-SM, 128x128x64, 4 stages).
+# C = A . B^T, bf16 -> f32 (TMEM) -> bf16.
+#  roles (CUTLASS sm100 layout): epilogue warps 0-3 (one instance, so each
+#  warp reaches its own TMEM lane quadrant), MMA warp 4, TMA warp 5.
+#  * full : TMA -> MMA, one derived arrive.expect_tx(32768) per phase.
+#  * empty: MMA -> TMA, released by tcgen05.commit: mma_commit(barrier=empty,
+#    iter=k) arrives when the MMAs reading slot k%4 have completed, so the
+#    slot is never released while an MMA still reads it (init_count=1).
+#  * acc_full: one commit after the K loop; MMA groups complete in issue
+#    order, so its completion means every MMA into tmem_acc has finished.
+#  * epilogue: tcgen05.ld TMEM -> regs, st.shared into the staging tile,
+#    fence_proxy, TMA store, drain before exit.
+# smem: A 64K + B 64K + C 32K = 160 KiB.  TMEM: columns [0,128).
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_100a")
+def gemm_sm100_tcgen05_ws(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
+                          M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(K > 0)
+    pool     = lm.smem(163840)
+    smem_a   = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_b   = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c   = pool.view(offset=131072, shape=(128, 128), dtype=lm.bf16, stages=1)
+    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    acc_r    = lm.regs(shape=(128, 128), dtype=lm.f32)
+
+    epi  = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+
+    pipe     = lm.pipeline(stages=4)
+    full     = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty    = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    acc_full = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with load:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with mma:
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(tmem_acc, smem_a[k], smem_b[k], init=(k == 0))
+            lm.mma_commit(barrier=empty, iter=k)
+        lm.mma_commit(barrier=acc_full, stage=0)
+
+    with epi:
+        lm.wait(acc_full, stage=0)
+        lm.copy(acc_r, tmem_acc)
+        lm.copy(smem_c[0], acc_r)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk, n_blk), stage=0)
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

@@ -1,0 +1,56 @@
+# mutant: fewer-stages
+# original: corpus/gemm/sm90_ws_explicit_expect_tx.cake
+# line: 16: smem_c = pool.view(offset=131072, shape=(64, 128), dtype=lm.bf16, stages=2)
+# change: stages: `2` -> `1`
+# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 534 states; first violation: sync.race: consumers[1] writes pool [131072, 147456) while consumers[0]'s unordered access it at `lm.copy(smem_c[lm.instance()], acc)` (line 46) (M=1, N=1, K=1)
+# expect-any: sync.race data.stale-read
+# The 4-stage Hopper mainloop with the arrive.expect_tx written out instead
+# of derived: one arrival per slot per iteration announcing the bytes of
+# BOTH loads that complete on it (A 128x64 bf16 + B 128x64 bf16 = 32768).
+# With an explicit lm.expect_tx on a barrier, lowering derives none for it.
+# Equivalent to gemm/sm90_ws_4stage.cake.
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_90a")
+def gemm_sm90_explicit_expect_tx(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
+                        M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(163840)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=131072, shape=(64, 128), dtype=lm.bf16, stages=1)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            lm.expect_tx(full, 2 * 128 * 64 * 2, iter=k)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        # epilogue
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

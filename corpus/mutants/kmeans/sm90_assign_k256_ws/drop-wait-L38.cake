@@ -1,0 +1,52 @@
+# mutant: drop-wait
+# original: corpus/kmeans/sm90_assign_k256_ws.cake
+# line: 38: lm.wait(full, iter=k)
+# change: deleted `lm.wait(full, iter=k)`
+# label: bad (data.stale-read, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), N = 0, D in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 6417 states; first violation: data.stale-read: consumers[0] reads smem_x[0][0:64, :] bytes [0, 8192) (for index 0) but nothing was written there yet at `lm.mma(dots, smem_x[k][m0:m0 + 64, :], smem_c[k], init=(k == 0))` (line 38) (N=0, D=1)
+# expect-any: data.stale-read sync.race sync.async-at-exit
+# Hopper k-means assignment, k = 256 clusters, warp-specialized: a TMA
+# warpgroup streams 128x64 point tiles and the 256x64 centroid tiles over D
+# through a 4-stage ring; two consumer warpgroups each own 64 points and
+# compute their 64x256 dot products with wgmma (N = 256), then
+# dist = ||c||^2 - 2 x.c and argmin into labels (plain global stores, no
+# smem epilogue).
+# smem: 4 x (16 KiB + 32 KiB) = 192 KiB.
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_90a")
+def kmeans_assign_k256(lm, X: LM.tma2d, Cn: LM.tma2d, CN: LM.gmem, Lab: LM.gmem,
+                       N: LM.i32, D: LM.i32):
+    lm.assume(D > 0)
+    pool   = lm.smem(196608)
+    smem_x = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=65536, shape=(256, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    dots   = lm.regs(shape=(64, 256), dtype=lm.f32)
+    cn     = lm.regs(shape=(1, 256), dtype=lm.f32)
+    lab    = lm.regs(shape=(64, 1), dtype=lm.i32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+
+    d_tiles = lm.cdiv(D, 64)
+    p0 = lm.block_idx(0) * 128
+
+    with producer:
+        for k in lm.range(0, d_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_x.tma_load(X, coords=(p0, k * 64), iter=k, barrier=full)
+            smem_c.tma_load(Cn, coords=(0, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, d_tiles):
+            lm.mma(dots, smem_x[k][m0:m0 + 64, :], smem_c[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(cn, CN, coords=(0, 0))
+        lm.binary(dots, dots, -2.0, op="mul")
+        lm.binary(dots, dots, cn, op="add")
+        lm.reduce(lab, dots, op="argmin", axis=1)
+        lm.copy(Lab, lab, coords=(p0 + m0, 0))

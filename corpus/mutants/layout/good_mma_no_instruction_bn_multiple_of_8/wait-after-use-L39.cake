@@ -1,0 +1,62 @@
+# mutant: wait-after-use
+# original: corpus/layout/good_mma_no_instruction_bn_multiple_of_8.cake
+# line: 39: lm.wait(empty, iter=k - 4)
+# change: moved `lm.wait(empty, iter=k - 4)` after `smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)`
+# label: bad (sync.arrival-overflow, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 80, 144, 208, 272, 528}, BN = 8 (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 868 states; first violation: sync.arrival-overflow: producer arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 34816 transaction bytes) at `smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)` (line 39) (M=1, N=1, K=272, BN=8)
+# expect-any: sync.arrival-overflow sync.race data.stale-read
+# The standard sm_90a warp-specialized GEMM (CUTLASS
+# KernelTmaWarpSpecializedCooperative shape): a producer warpgroup
+# (setmaxnreg 40) loads 128x64 A and BNx64 B tiles into a 4-slot ring; two
+# consumer warpgroups (group=4, setmaxnreg 232) each multiply 64 rows of A
+# with B (wgmma) and store their 64 x BN result through TMA.
+#
+# LAYOUT mma.no-instruction (good, symbolic in BN): the N tile BN is a
+# multiple of 8 in 8..128, so wgmma m64nBNk16 exists for every allowed BN.
+# Bad twin: bad_mma_no_instruction_bn_multiple_of_4.
+# (the original's expectation: see the label above)
+
+@cake.schedule(target="sm_90a")
+def good_mma_no_instruction_bn_multiple_of_8(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32, BN: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    lm.assume(BN >= 8)
+    lm.assume(BN <= 128)
+    lm.assume(BN % 8 == 0)
+    pool   = lm.smem(163840)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(BN, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=131072, shape=(64, BN), dtype=lm.bf16, stages=2)
+    acc    = lm.regs(shape=(64, BN), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * BN
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            lm.wait(empty, iter=k - 4)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        # epilogue: each instance stages its 64 rows and stores them
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

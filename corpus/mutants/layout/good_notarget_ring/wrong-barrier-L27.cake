@@ -1,0 +1,44 @@
+# mutant: wrong-barrier
+# original: corpus/layout/good_notarget_ring.cake
+# line: 27: lm.wait(empty, iter=j - 2)
+# change: barrier: `empty` -> `full`
+# label: bad (struct.wrong-direction, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 183 states; first violation: role load waits on barrier full (line 27) but is not one of its consumers
+# expect-any: struct.wrong-direction sync.lost-phase sync.race data.stale-read
+# LAYOUT target.unspecified (note): no target in the decorator and no
+# `# target:` line: the gates that depend on a target (features, the
+# shared-memory limit, MMA rules) are skipped and one note says so; every
+# other gate still runs. Not an error.
+# (the original's expectation: see the label above)
+
+@cake.schedule()
+def good_notarget_ring(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
+    lm.assume(D > 0)
+    pool   = lm.smem(32768)
+    smem_x = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    x      = lm.regs(shape=(128, 64), dtype=lm.f32)
+    part   = lm.regs(shape=(128, 1), dtype=lm.f32)
+    total  = lm.regs(shape=(128, 1), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    red  = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
+
+    d_tiles = lm.cdiv(D, 64)
+    row0 = lm.block_idx(0) * 128
+
+    with load:
+        for j in lm.range(0, d_tiles):
+            lm.wait(full, iter=j - 2)
+            smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)
+
+    with red:
+        lm.fill(total, 0.0)
+        for j in lm.range(0, d_tiles):
+            lm.wait(full, iter=j)
+            lm.copy(x, smem_x[j])
+            lm.arrive(empty, iter=j)
+            lm.reduce(part, x, op="sum", axis=1)
+            lm.binary(total, total, part, op="add")
+        lm.copy(Y, total, coords=(row0, 0))

@@ -1,0 +1,60 @@
+# mutant: drop-named-barrier
+# original: corpus/layout/good_overlap_epilogue_over_drained_ring.cake
+# line: 50: lm.sync(epi_sync)
+# change: deleted `lm.sync(epi_sync)`
+# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 707 states; first violation: sync.race: consumers[1] reads pool [8192, 16384) while consumers[0]'s unordered access it at `lm.copy(smem_c[lm.instance()], acc)` (line 50) (M=1, N=1, K=1)
+# expect-any: sync.race data.stale-read
+# LAYOUT layout.overlap (note, intended aliasing): the sm_90a warp-specialized
+# GEMM with its epilogue staging buffer smem_c placed over the A ring
+# (bytes [0, 32768) of the pool), saving 32 KiB. It is safe because the
+# epilogue writes only after a named barrier over both consumer warpgroups:
+# each has retired its last wgmma (mma_wait(pending=0)) and every TMA load
+# into the ring has been waited for, so nothing reads or writes the A ring
+# any more. The gates report the shared bytes as a note (layout.overlap)
+# for the race checker - never an error.
+# Counterpart: bad_overlap_epilogue_over_live_ring (no barrier: sync.race).
+# (the original's expectation: see the label above)
+@cake.schedule(target="sm_90a")
+def good_overlap_epilogue_over_drained_ring(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(131072)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=0,      shape=(64, 128), dtype=lm.bf16, stages=2)  # over the A ring
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+
+    epi_sync = lm.named_barrier(roles=[consumers])
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        # epilogue: both warpgroups have retired their last wgmma (and every
+        # TMA load into the ring has been consumed): the A ring is drained
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

@@ -1,0 +1,42 @@
+# mutant: phase-const
+# original: corpus/layout/good_roles_group_divides.cake
+# line: 31: lm.wait(full, iter=j)
+# change: `iter=j` -> `stage=j % 2, phase=0`
+# label: bad (data.stale-read, sync.lost-phase, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 159 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 16384) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j])` (line 32) (D=144)
+# expect-any: data.stale-read sync.lost-phase sync.race sync.async-at-exit
+# LAYOUT roles.group (good): group=4 on a 4-warp role: one instance.
+# Bad twin: bad_roles_group_3_of_4.
+# (the original's expectation: see the label above)
+
+@cake.schedule(target="sm_90a")
+def good_roles_group_divides(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
+    lm.assume(D > 0)
+    pool   = lm.smem(32768)
+    smem_x = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    x      = lm.regs(shape=(128, 64), dtype=lm.f32)
+    part   = lm.regs(shape=(128, 1), dtype=lm.f32)
+    total  = lm.regs(shape=(128, 1), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    red  = lm.role(warps=[4, 5, 6, 7], group=4)
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
+
+    d_tiles = lm.cdiv(D, 64)
+    row0 = lm.block_idx(0) * 128
+
+    with load:
+        for j in lm.range(0, d_tiles):
+            lm.wait(empty, iter=j - 2)
+            smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)
+
+    with red:
+        lm.fill(total, 0.0)
+        for j in lm.range(0, d_tiles):
+            lm.wait(full, stage=j % 2, phase=0)
+            lm.copy(x, smem_x[j])
+            lm.arrive(empty, iter=j)
+            lm.reduce(part, x, op="sum", axis=1)
+            lm.binary(total, total, part, op="add")
+        lm.copy(Y, total, coords=(row0, 0))

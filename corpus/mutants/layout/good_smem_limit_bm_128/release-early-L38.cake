@@ -1,0 +1,47 @@
+# mutant: release-early
+# original: corpus/layout/good_smem_limit_bm_128.cake
+# line: 38: lm.arrive(empty, iter=j)
+# change: moved `lm.copy(x, smem_x[j])` after `lm.arrive(empty, iter=j)`
+# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 400 states; first violation: sync.race: red reads pool [0, 1024) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 31) (D=528, BM=8)
+# expect-any: sync.race data.stale-read
+# LAYOUT layout.smem-limit (good, symbolic): an 8-stage ring of BM x 64
+# bf16 tiles needs 1024*BM bytes (+ 128 bytes of mbarriers); with
+# BM <= 128 that is at most 131200 bytes, under sm_90a's 232448-byte
+# per-block limit, for every allowed BM. Bad twin: bad_smem_limit_bm_256.
+# (the original's expectation: see the label above)
+
+@cake.schedule(target="sm_90a")
+def good_smem_limit_bm_128(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32, BM: LM.i32):
+    lm.assume(D > 0)
+    lm.assume(BM >= 8)
+    lm.assume(BM <= 128)
+    lm.assume(BM % 8 == 0)
+    pool   = lm.smem(8 * BM * 128)
+    smem_x = pool.view(offset=0, shape=(BM, 64), dtype=lm.bf16, stages=8, swizzle="128B")
+    x      = lm.regs(shape=(BM, 64), dtype=lm.f32)
+    part   = lm.regs(shape=(BM, 1), dtype=lm.f32)
+    total  = lm.regs(shape=(BM, 1), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    red  = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=8)
+    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
+
+    d_tiles = lm.cdiv(D, 64)
+    row0 = lm.block_idx(0) * BM
+
+    with load:
+        for j in lm.range(0, d_tiles):
+            lm.wait(empty, iter=j - 8)
+            smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)
+
+    with red:
+        lm.fill(total, 0.0)
+        for j in lm.range(0, d_tiles):
+            lm.wait(full, iter=j)
+            lm.arrive(empty, iter=j)
+            lm.copy(x, smem_x[j])
+            lm.reduce(part, x, op="sum", axis=1)
+            lm.binary(total, total, part, op="add")
+        lm.copy(Y, total, coords=(row0, 0))

@@ -1,0 +1,44 @@
+# mutant: fewer-stages-pipeline
+# original: corpus/layout/good_tma_swizzle_span_bk_64.cake
+# line: 18: pipe  = lm.pipeline(stages=2)
+# change: stages: `2` -> `1`
+# label: bad (sync.arrival-overflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 48, 80, 112, 144}, BK = 32 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 207 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 16384 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)` (line 28) (D=80, BK=32)
+# expect-any: sync.arrival-overflow sync.lost-phase
+# LAYOUT tma.swizzle-span (good, symbolic): 128B-swizzled rows of BK bf16
+# values are 2*BK bytes; BK in {32, 64} keeps them within the 128-byte
+# swizzle span. Bad twin: bad_tma_swizzle_span_bk_128.
+# (the original's expectation: see the label above)
+
+@cake.schedule(target="sm_90a")
+def good_tma_swizzle_span_bk_64(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32, BK: LM.i32):
+    lm.assume(D > 0)
+    lm.assume(BK == 32 or BK == 64)
+    pool   = lm.smem(2 * 128 * BK * 2)
+    smem_x = pool.view(offset=0, shape=(128, BK), dtype=lm.bf16, stages=2, swizzle="128B")
+    x      = lm.regs(shape=(128, BK), dtype=lm.f32)
+    part   = lm.regs(shape=(128, 1), dtype=lm.f32)
+    total  = lm.regs(shape=(128, 1), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    red  = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=1)
+    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
+
+    d_tiles = lm.cdiv(D, BK)
+    row0 = lm.block_idx(0) * 128
+
+    with load:
+        for j in lm.range(0, d_tiles):
+            lm.wait(empty, iter=j - 2)
+            smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)
+
+    with red:
+        lm.fill(total, 0.0)
+        for j in lm.range(0, d_tiles):
+            lm.wait(full, iter=j)
+            lm.copy(x, smem_x[j])
+            lm.arrive(empty, iter=j)
+            lm.reduce(part, x, op="sum", axis=1)
+            lm.binary(total, total, part, op="add")
+        lm.copy(Y, total, coords=(row0, 0))

@@ -1,0 +1,47 @@
+# mutant: drop-expect-tx
+# original: corpus/layout/good_tx_balance_symbolic.cake
+# line: 31: lm.expect_tx(full, BM * 128, iter=j)
+# change: deleted `lm.expect_tx(full, BM * 128, iter=j)`
+# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 141 states (explicit-state simulator (encoder/simulator.h))
+# expect: pass
+# LAYOUT sync.tx-imbalance (good, symbolic): an explicit expect_tx announces
+# BM * 128 bytes per slot and phase, exactly the bytes of the BM x 64 bf16
+# box that completes on the same slot (iter=j): proved for every BM.
+# Bad twin: bad_tx_imbalance_symbolic.
+# (the original's expectation: see the label above)
+
+@cake.schedule(target="sm_90a")
+def good_tx_balance_symbolic(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32, BM: LM.i32):
+    lm.assume(D > 0)
+    lm.assume(BM >= 64)
+    lm.assume(BM <= 128)
+    lm.assume(BM % 64 == 0)
+    pool   = lm.smem(32768)
+    smem_x = pool.view(offset=0, shape=(BM, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    x      = lm.regs(shape=(BM, 64), dtype=lm.f32)
+    part   = lm.regs(shape=(BM, 1), dtype=lm.f32)
+    total  = lm.regs(shape=(BM, 1), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    red  = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
+
+    d_tiles = lm.cdiv(D, 64)
+    row0 = lm.block_idx(0) * BM
+
+    with load:
+        for j in lm.range(0, d_tiles):
+            lm.wait(empty, iter=j - 2)
+            smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)
+
+    with red:
+        lm.fill(total, 0.0)
+        for j in lm.range(0, d_tiles):
+            lm.wait(full, iter=j)
+            lm.copy(x, smem_x[j])
+            lm.arrive(empty, iter=j)
+            lm.reduce(part, x, op="sum", axis=1)
+            lm.binary(total, total, part, op="add")
+        lm.copy(Y, total, coords=(row0, 0))
