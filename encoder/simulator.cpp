@@ -182,6 +182,7 @@ class Graph {
     uint64_t offset;
     uint32_t length;
     int32_t parent;
+    uint32_t depth;
     Step step;
   };
 
@@ -194,7 +195,8 @@ class Graph {
       int32_t n = table_[i];
       if (n < 0) {
         int id = static_cast<int>(nodes_.size());
-        nodes_.push_back({arena_.size(), static_cast<uint32_t>(s.v.size()), parent, step});
+        uint32_t depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
+        nodes_.push_back({arena_.size(), static_cast<uint32_t>(s.v.size()), parent, depth, step});
         hashes_.push_back(h);
         arena_.insert(arena_.end(), s.v.begin(), s.v.end());
         table_[i] = id;
@@ -209,6 +211,7 @@ class Graph {
     return State{std::vector<int32_t>(arena_.begin() + node.offset, arena_.begin() + node.offset + node.length)};
   }
   size_t size() const { return nodes_.size(); }
+  uint32_t depth(int n) const { return nodes_[n].depth; }
   Trace trace(int n) const {
     Trace t;
     for (; n > 0; n = nodes_[n].parent) t.push_back(nodes_[n].step);
@@ -271,18 +274,26 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   g.insert(sim::initialState(m), -1, {});
   bool budget = false;
   std::vector<Violation> here;
+  int64_t first_depth = -1;  // depth of the first dynamic violation
+  size_t first_states = 0;
+  auto noteFirst = [&](size_t n) {
+    if (first_depth < 0) { first_depth = g.depth(static_cast<int>(n)); first_states = g.size(); }
+  };
   for (size_t n = 0; n < g.size(); ++n) {
     if (n % 256 == 0) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       if (g.size() > opts.max_states || ms > opts.timeout_ms) { budget = true; break; }
     }
-    if (opts.stop_at_first && found.any()) break;
+    if (first_depth >= 0 && (opts.stop_at_first || g.depth(static_cast<int>(n)) > first_depth + opts.more_depth ||
+                             g.size() > first_states + opts.more_states))
+      break;
     State s = g.state(static_cast<int>(n));
     Async a = sim::decodeAsync(m, s);
     std::vector<Step> enabled = sim::enabledSteps(m, s, a);
     here.clear();
     sim::stateViolations(m, s, a, enabled, statics, here);
     if (!here.empty() || sim::allFinished(m, s)) {
+      if (!here.empty()) noteFirst(n);
       for (Violation& v : here) found.add(std::move(v), g.trace(static_cast<int>(n)));
       continue;  // a violating state ends its path; so does the exit
     }
@@ -293,6 +304,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
       sim::applyStep(m, next, a, st, here, nullptr);
       ++res.transitions;
       if (!here.empty()) {
+        noteFirst(n);
         Trace t = g.trace(static_cast<int>(n));
         t.push_back(st);
         for (Violation& v : here) found.add(std::move(v), t);

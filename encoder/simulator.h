@@ -24,6 +24,11 @@ struct ExploreOptions {
   unsigned timeout_ms = 10000;     // beyond: Outcome::Unknown
   bool reduce = true;              // persistent-set reduction (off: every interleaving)
   bool stop_at_first = false;      // stop at the first violation (else: one per rule)
+  // After the first violation, other rules are looked for only this many
+  // steps deeper and within this many more states: their causes are near
+  // the first one, and a broken schedule's state space is large.
+  uint32_t more_depth = 12;
+  uint64_t more_states = 100000;
 };
 
 // Static findings that need no exploration: arrival counts and transaction
