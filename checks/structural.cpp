@@ -170,7 +170,9 @@ class StructuralChecker {
         if (!guardsHold(ctx, env)) continue;
         auto v = evaluate(*op.sel.index, env);
         if (v && (*v < 0 || *v >= count)) {
-          Finding f = makeFinding(rule("struct.slot-out-of-range"), op.sel.index->range.valid() ? op.sel.index->range : op.range,
+          // The op is the primary location: after substitution the index's own
+          // range may point at a loop variable's definition.
+          Finding f = makeFinding(rule("struct.slot-out-of-range"), op.range,
                                   fmt::format("stage={} is outside the {} slots [0, {}) of {} '{}'", *v, count,
                                               count, what, name));
           f.notes.push_back({decl, fmt::format("'{}' declared here with {} slots", name, count)});
