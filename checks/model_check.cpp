@@ -450,6 +450,42 @@ std::vector<Binding> coveringBindings(const ir::Schedule& s) {
 
 // ================================================================ driver
 
+// A proof engine's counterexamples (on values the bounded check did not
+// try) are replayed on the simulator before they are shown; one that does
+// not replay is an internal error (the engines disagree). Returns whether
+// anything was reported.
+static bool reportProofViolations(const ir::Schedule& s, const CheckOptions& opts, const encoder::ModelCheckResult& pr,
+                                  const std::set<int>& relevant, ir::DiagnosticSink& sink,
+                                  std::vector<PropertyVerdict>& verdicts) {
+  bool any = false;
+  for (const encoder::Violation& v : pr.violations) {
+    if (!v.binding) continue;
+    std::string err;
+    auto sys = encoder::buildSystem(s, *v.binding, opts.target, &err);
+    std::string bt = relevantText(s, *v.binding, relevant);
+    if (!sys) {
+      verdicts.push_back({v.rule, VerdictKind::Error, fmt::format("{}: counterexample for {} cannot be built: {}",
+                                                                 pr.engine, bt, err)});
+      any = true;
+      continue;
+    }
+    encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule));
+    if (!confirmed(rr, v.rule)) {
+      verdicts.push_back({v.rule, VerdictKind::Error,
+                          fmt::format("engines disagree: {}'s counterexample for {} does not replay ({})", pr.engine, bt,
+                                      rr.valid ? "the rule is not met" : rr.error)});
+      any = true;
+      continue;
+    }
+    ir::Finding f = toFinding(*sys, v, bt, &rr);
+    f.data["engine"] = pr.engine;
+    sink.add(std::move(f));
+    verdicts.push_back({v.rule, VerdictKind::Counterexample, bt});
+    any = true;
+  }
+  return any;
+}
+
 void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
                      std::vector<PropertyVerdict>& verdicts) {
   auto start = std::chrono::steady_clock::now();
@@ -513,6 +549,9 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
       verdicts.push_back({"sync", VerdictKind::Proved, pr.engine});
       return;
     }
+    if (pr.outcome == encoder::Outcome::Violation && reportProofViolations(s, opts, pr, relevant, sink, verdicts))
+      return;
+    if (pr.outcome == encoder::Outcome::Unknown && !pr.detail.empty()) detail += "; proof: unknown (" + pr.detail + ")";
   }
   verdicts.push_back({"sync", VerdictKind::Checked, detail});
 }

@@ -26,6 +26,7 @@ struct Expectations {
   bool pass = false;                        // # expect: pass
   std::map<std::string, std::set<int>> lines;  // # expect-error: <rule> -> lines
   std::set<std::string> any;                // # expect-any: r1 r2 ... (one of them)
+  std::set<std::string> also;               // # may-also: r1 r2 ... (tolerated extras)
 };
 
 Expectations expectations(const std::string& text) {
@@ -36,7 +37,11 @@ Expectations expectations(const std::string& text) {
       any(R"(^\s*#\s*expect-any:(.*))");
   for (int n = 1; std::getline(in, line); ++n) {
     std::smatch m;
-    if (std::regex_search(line, m, any)) {
+    std::smatch mm;
+    if (std::regex_search(line, mm, std::regex(R"(^\s*#\s*may-also:(.*))"))) {
+      std::istringstream words(mm[1].str());
+      for (std::string w; words >> w;) e.also.insert(w);
+    } else if (std::regex_search(line, m, any)) {
       std::istringstream words(m[1].str());
       for (std::string w; words >> w;) e.any.insert(w);
     } else if (std::regex_search(line, m, whole)) {
@@ -102,6 +107,11 @@ TEST(CorpusSync, Expectations) {
       if (!mine(r)) continue;
       EXPECT_TRUE(reported.count(r)) << name << ": expected " << r;
     }
+    // Extra rules (not expected, not tolerated): reported with CAKE_EXTRAS=1.
+    if (getenv("CAKE_EXTRAS"))
+      for (const std::string& r : reported)
+        if (!ex.rules.count(r) && !ex.any.count(r) && !ex.also.count(r) && !ex.lines.count(r))
+          std::cout << "extra: " << name << ": " << r << "\n";
     bool any_mine = std::any_of(ex.any.begin(), ex.any.end(), [](const std::string& r) { return mine(r); });
     bool any_other = std::any_of(ex.any.begin(), ex.any.end(), [](const std::string& r) { return !mine(r); });
     if (any_mine && !any_other)

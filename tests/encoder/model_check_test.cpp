@@ -151,3 +151,41 @@ TEST(ModelCheck, RuleCatalog) {
     EXPECT_TRUE(ids.count(id)) << id;
   EXPECT_EQ(ids.size(), 10u);
 }
+
+// The hook a proof engine (Z3) plugs into: its answers are used, and its
+// counterexamples are replayed before they are shown.
+TEST(ModelCheck, ProofEngineHook) {
+  auto mod = compile(kGemm);
+  const ir::Schedule& s = mod.schedules[0];
+  encoder::setProofEngine([](const encoder::ModelCheckQuery& q) {
+    EXPECT_FALSE(q.bindings.empty());
+    encoder::ModelCheckResult r;
+    r.outcome = encoder::Outcome::Proved;
+    r.engine = "fake-prover";
+    return r;
+  });
+  Result r = run(s);
+  ASSERT_EQ(r.verdicts.size(), 1u);
+  EXPECT_EQ(r.verdicts[0].kind, checks::VerdictKind::Proved);
+  EXPECT_EQ(r.verdicts[0].detail, "fake-prover");
+
+  // a counterexample that does not replay is an internal error
+  encoder::setProofEngine([&](const encoder::ModelCheckQuery&) {
+    encoder::ModelCheckResult r;
+    r.outcome = encoder::Outcome::Violation;
+    r.engine = "fake-prover";
+    encoder::Violation v;
+    v.rule = "sync.race";
+    v.binding = encoder::Binding{};
+    v.binding->params[2] = 64;
+    v.trace = {{encoder::Step::Kind::Exec, 1, 0}};  // the consumer cannot start with its wait passing
+    r.violations.push_back(v);
+    return r;
+  });
+  r = run(s);
+  encoder::setProofEngine(nullptr);
+  ASSERT_FALSE(r.verdicts.empty());
+  EXPECT_EQ(r.verdicts[0].kind, checks::VerdictKind::Error);
+  EXPECT_NE(r.verdicts[0].detail.find("engines disagree"), std::string::npos) << r.verdicts[0].detail;
+  EXPECT_TRUE(r.sink.findings().empty());
+}
