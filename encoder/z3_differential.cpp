@@ -21,7 +21,11 @@ DiffCase diffOne(const RandomSchedule& rs, const Z3BmcOptions& opts) {
     return dc;
   }
   dc.built = true;
-  ModelCheckResult sim = explore(*sys);
+  // every rule the explorer can reach, not only those near the first one
+  ExploreOptions eo;
+  eo.more_depth = 1u << 30;
+  eo.more_states = uint64_t(1) << 40;
+  ModelCheckResult sim = explore(*sys, eo);
   Z3BmcResult bmc = bmcCheck(*sys, opts);
   dc.sim_seconds = sim.seconds;
   dc.bmc_seconds = bmc.result.seconds;

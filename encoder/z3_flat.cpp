@@ -524,7 +524,7 @@ class Flat {
         const NamedBarrier& nb = sys_.named[in.named];
         z3::expr gen = V(ngen_[in.named]);
         z3::expr arrived = V(narr_[in.named]) + num(sys_.procs[p].warps);
-        if (in.kind == InstrKind::SyncArrive) u.set(sgen_[p], gen + 1);
+        if (in.kind == InstrKind::SyncArrive) u.set(sgen_[p], gen);  // waits until this generation completes
         if (nb.expected_warps > 0) {
           viol.push_back({"sync.arrival-overflow", arrived > num(nb.expected_warps)});
           z3::expr wrap = arrived >= num(nb.expected_warps);

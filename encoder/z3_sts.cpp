@@ -613,7 +613,7 @@ ProofResult chc(const Sts& sts, const ProofOptions& opts) {
     z3::fixedpoint fp(c);
     z3::params p(c);
     p.set("engine", "spacer");
-    p.set("xform.slice", true);
+    p.set("xform.slice", !opts.hint.has_value());  // covers need it off
     p.set("xform.inline_linear", false);
     p.set("xform.inline_eager", false);
     p.set("spacer.q3", false);
@@ -650,6 +650,20 @@ ProofResult chc(const Sts& sts, const ProofOptions& opts) {
     std::vector<z3::expr> cur;
     for (int v = 0; v < sts.numVars(); ++v) cur.push_back(sts.var(v));
 
+    if (opts.hint) {
+      z3::expr_vector from(c), to(c);
+      unsigned i = 0;
+      for (int v = 0; v < sts.numVars(); ++v, ++i) {
+        from.push_back(sts.var(v));
+        to.push_back(z3::expr(c, Z3_mk_bound(c, i, sts.var(v).get_sort())));
+      }
+      for (const auto& q : sts.params()) {
+        from.push_back(q);
+        to.push_back(z3::expr(c, Z3_mk_bound(c, i++, q.get_sort())));
+      }
+      z3::expr h = z3::expr(*opts.hint).substitute(from, to);
+      fp.add_cover(-1, inv, h);
+    }
     // init
     {
       std::vector<z3::expr> init;

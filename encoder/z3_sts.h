@@ -155,6 +155,9 @@ struct ProofOptions {
   Limits limits;
   std::vector<int> only_bads;     // empty = all
   bool kinduction_fallback = false;
+  // A known invariant (over the state variables and parameters), given to
+  // Spacer as a lemma of the relation (add_cover at level infinity).
+  std::optional<z3::expr> hint;
   // Extra fixedpoint parameters ("spacer.ground_pobs" -> "false", ...).
   std::vector<std::pair<std::string, std::string>> spacer_params;
   int kind_max_k = 8;

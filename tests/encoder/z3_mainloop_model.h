@@ -26,6 +26,10 @@ struct MainloopBugs {
   bool consumer_skip_mma_wait = false;
   int empty_init_count = -1;      // -1: NC (correct)
   int consumer_arrive_offset = 0; // arrive(empty, iter=k + this)
+  // Model reductions for prover experiments (not bugs): drop data
+  // identity (stale-read) or transaction bytes.
+  bool no_data = false;
+  bool no_tx = false;
 };
 
 // linear = false: loop counters are integers, slots and phases are k % S and
@@ -154,20 +158,23 @@ inline void buildMainloop(z3w::Sts& m, int S, int NC, MainloopBugs bugs = {}, bo
     int s = cs.slot;
     z3::expr g = V(pcP) == 2 && cs.g;
     std::vector<std::pair<int, z3::expr>> u{{pcP, c.int_val(3)}};
-    arriveUpd(u, cf[s], af[s], txf[s], initFull, c.int_val(BYTES_A + BYTES_B));
+    arriveUpd(u, cf[s], af[s], txf[s], initFull, c.int_val(bugs.no_tx ? 0 : BYTES_A + BYTES_B));
     int t = tr("P.expect_tx" + std::to_string(s), g, u);
     bad("sync.arrival-overflow", g && V(af[s]) + 1 > initFull, t);
   }
   for (const Case& cs : cases(kP, 0)) {
     int s = cs.slot;
     z3::expr g = V(pcP) == 3 && cs.g;
-    int t = tr("P.load_a" + std::to_string(s), g, {{pcP, c.int_val(4)}, {inA[s], c.bool_val(true)}, {itA[s], kval(kP)}});
+    std::vector<std::pair<int, z3::expr>> ua{{pcP, c.int_val(4)}, {inA[s], c.bool_val(true)}};
+    if (!bugs.no_data) ua.push_back({itA[s], kval(kP)});
+    int t = tr("P.load_a" + std::to_string(s), g, ua);
     bad("sync.race", g && (V(inA[s]) || readers(s)), t);
   }
   for (const Case& cs : cases(kP, 0)) {
     int s = cs.slot;
     z3::expr g = V(pcP) == 4 && cs.g;
-    std::vector<std::pair<int, z3::expr>> u{{pcP, c.int_val(0)}, {inB[s], c.bool_val(true)}, {itB[s], kval(kP)}};
+    std::vector<std::pair<int, z3::expr>> u{{pcP, c.int_val(0)}, {inB[s], c.bool_val(true)}};
+    if (!bugs.no_data) u.push_back({itB[s], kval(kP)});
     inc(kP, u);
     int t = tr("P.load_b" + std::to_string(s), g, u);
     bad("sync.race", g && (V(inB[s]) || readers(s)), t);
@@ -177,14 +184,17 @@ inline void buildMainloop(z3w::Sts& m, int S, int NC, MainloopBugs bugs = {}, bo
   for (int s = 0; s < S; ++s) {
     for (int which = 0; which < 2; ++which) {
       int in = which ? inB[s] : inA[s], it = which ? itB[s] : itA[s], d = which ? dB[s] : dA[s];
-      int bytes = which ? BYTES_B : BYTES_A;
+      int bytes = bugs.no_tx ? 0 : (which ? BYTES_B : BYTES_A);
       z3::expr nt = V(txf[s]) - bytes;
       z3::expr done = V(af[s]) == initFull && nt == 0;
-      tr(std::string("tma.") + (which ? "b" : "a") + std::to_string(s), V(in),
-         {{in, c.bool_val(false)}, {d, V(it)},
+      std::vector<std::pair<int, z3::expr>> tu{{in, c.bool_val(false)}};
+      if (!bugs.no_data) tu.push_back({d, V(it)});
+      for (auto& x : std::vector<std::pair<int, z3::expr>>{
           {txf[s], z3::ite(done, c.int_val(0), nt)},
           {af[s], z3::ite(done, c.int_val(0), V(af[s]))},
-          {cf[s], z3::ite(done, V(cf[s]) + 1, V(cf[s]))}});
+          {cf[s], z3::ite(done, V(cf[s]) + 1, V(cf[s]))}})
+        tu.push_back(x);
+      tr(std::string("tma.") + (which ? "b" : "a") + std::to_string(s), V(in), tu);
     }
   }
   // ---- consumers
@@ -199,7 +209,7 @@ inline void buildMainloop(z3w::Sts& m, int S, int NC, MainloopBugs bugs = {}, bo
       z3::expr g = pc == 2 && cs.g;
       int t = tr(n + ".mma" + std::to_string(s), g, {{pcC[i], c.int_val(3)}, {grp[i], c.int_val(1)}, {gslot[i], c.int_val(s)}});
       bad("sync.race", g && (V(inA[s]) || V(inB[s])), t);
-      bad("data.stale-read", g && !(V(inA[s]) || V(inB[s])) && (V(dA[s]) != k || V(dB[s]) != k), t);
+      if (!bugs.no_data) bad("data.stale-read", g && !(V(inA[s]) || V(inB[s])) && (V(dA[s]) != k || V(dB[s]) != k), t);
     }
     tr(n + ".commit", pc == 3, {{pcC[i], c.int_val(4)}, {grp[i], c.int_val(2)}});
     tr(n + ".mma.done", V(grp[i]) == 2, {{grp[i], c.int_val(0)}});

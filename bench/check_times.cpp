@@ -1,0 +1,74 @@
+// Prints the `cake check` time of every corpus schedule (the whole check
+// driver: structural checks, layout gates, model checker), then the median
+// and the maximum.
+//
+//   cake_bench_check_times [CORPUS_DIR=corpus] [--repeat=N]
+//
+// Each schedule is checked N times (default 3) and its median is reported.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "checks/check.h"
+#include "ir/frontend.h"
+
+using namespace cake;
+
+int main(int argc, char** argv) {
+  std::string dir = "corpus";
+  int repeat = 3;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--repeat=", 0) == 0) repeat = std::max(1, std::stoi(a.substr(9)));
+    else dir = a;
+  }
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".cake") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<double> times;
+  std::string worst;
+  for (const auto& f : files) {
+    std::string err;
+    auto file = ir::readSourceFile(f, err);
+    if (!file) continue;
+    ir::DiagnosticSink sink;
+    auto mod = ir::compileModule(file, {}, sink);
+    if (!mod) {
+      std::printf("%-70s  (front-end error)\n", f.c_str());
+      continue;
+    }
+    for (const auto& s : mod->schedules) {
+      checks::CheckOptions opts;
+      opts.target = s.target;
+      std::vector<double> runs;
+      checks::CheckResult res;
+      for (int r = 0; r < repeat; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        res = checks::checkSchedule(s, opts);
+        runs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::sort(runs.begin(), runs.end());
+      double t = runs[runs.size() / 2];
+      std::string verdicts;
+      for (const auto& v : res.verdicts)
+        verdicts += std::string(verdicts.empty() ? "" : " ") + v.property + "=" + std::string(checks::verdictName(v.kind));
+      std::printf("%-70s %8.4f s  %zu error(s)  %s\n", (f + ":" + s.name).c_str(), t,
+                  static_cast<size_t>(res.hasErrors() ? 1 : 0) * res.findings.size(), verdicts.c_str());
+      if (times.empty() || t > *std::max_element(times.begin(), times.end())) worst = f + ":" + s.name;
+      times.push_back(t);
+    }
+  }
+  if (times.empty()) {
+    std::printf("no schedules under %s\n", dir.c_str());
+    return 1;
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("check time over %zu schedules: median %.4f s, max %.4f s (%s)\n", sorted.size(),
+              sorted[sorted.size() / 2], sorted.back(), worst.c_str());
+  return 0;
+}

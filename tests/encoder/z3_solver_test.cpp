@@ -1,0 +1,80 @@
+// The Z3 wrapper's strict result kinds, and the Spacer / BMC engines on
+// small symbolic systems.
+#include <gtest/gtest.h>
+
+#include "encoder/z3_solver.h"
+#include "encoder/z3_sts.h"
+
+using namespace cake::encoder;
+
+TEST(Z3Wrapper, KindsAndReasons) {
+  z3::context c;
+  z3::expr x = c.int_const("x");
+  {
+    z3::solver s(c);
+    s.add(x > 0 && x < 0);
+    EXPECT_EQ(z3w::check(s, {}).answer, z3w::Answer::Correct);
+  }
+  {
+    z3::solver s(c);
+    s.add(x > 3);
+    auto r = z3w::check(s, {});
+    EXPECT_EQ(r.answer, z3w::Answer::Incorrect);
+    EXPECT_TRUE(s.get_model().eval(x > 3, true).is_true());
+  }
+  {
+    // Nonlinear integer arithmetic with a 1 ms budget: unknown, never a pass.
+    z3::solver s(c);
+    z3::expr a = c.int_const("a"), b = c.int_const("b"), d = c.int_const("d");
+    s.add(a > 1 && b > 1 && d > 1 && a * a * a + b * b * b == d * d * d + 7 * a * b * d + 1234567);
+    Limits lim;
+    lim.timeout_ms = 1;
+    auto r = z3w::check(s, lim);
+    if (r.answer == z3w::Answer::FailedToProve) {
+      EXPECT_NE(r.reason.find("timeout"), std::string::npos) << r.reason;
+    } else {
+      EXPECT_NE(r.answer, z3w::Answer::Correct);  // a lucky model is fine, a pass is not
+    }
+  }
+}
+
+// x counts to T, y trails x by at most one step: y <= x <= T, for every T.
+static void counter(z3w::Sts& m, bool buggy) {
+  z3::context& c = m.ctx();
+  z3::expr T = m.param("T");
+  m.assume(T >= 0);
+  int x = m.addInt("x", 0), y = m.addInt("y", 0);
+  int b = m.addBool("b", false);
+  m.addTransition({"inc", -1, m.var(x) < T && !m.var(b), {{x, m.var(x) + 1}, {b, c.bool_val(true)}}, {}});
+  m.addTransition({"incy", -1, m.var(b), {{y, m.var(y) + (buggy ? 2 : 1)}, {b, c.bool_val(false)}}, {}});
+  m.addBad({"bad", -1, m.var(x) > T || m.var(y) > m.var(x), {}, -1});
+}
+
+TEST(Z3Spacer, ProvesForEveryParameterAndFindsBugs) {
+  {
+    z3::context c;
+    z3w::Sts m(c);
+    counter(m, false);
+    z3w::ProofOptions po;
+    po.limits.timeout_ms = 20000;
+    auto r = z3w::chc(m, po);
+    EXPECT_EQ(r.answer, z3w::Answer::Correct) << r.reason;
+  }
+  {
+    z3::context c;
+    z3w::Sts m(c);
+    counter(m, true);
+    z3w::ProofOptions po;
+    po.limits.timeout_ms = 20000;
+    auto r = z3w::chc(m, po);
+    EXPECT_EQ(r.answer, z3w::Answer::Incorrect) << r.reason;
+    // BMC with a concrete T finds the shortest run to the bad state
+    z3w::BmcOptions bo;
+    bo.max_depth = 10;
+    bo.param_values = {3};
+    auto b = z3w::bmc(m, bo);
+    ASSERT_EQ(b.answer, z3w::Answer::Incorrect) << b.reason;
+    ASSERT_EQ(b.findings.size(), 1u);
+    EXPECT_EQ(b.findings[0].depth, 2);  // inc, incy(+2)
+  }
+}
