@@ -31,6 +31,10 @@ bool dependsOnParam(const ir::Expr& e, int p) {
   if (e.kind == ExprKind::Param) return e.index == p;
   return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnParam(*a, p); });
 }
+bool dependsOnBlockIdx(const ir::Expr& e, int d) {
+  if (e.kind == ExprKind::BlockIdx) return e.index == d;
+  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnBlockIdx(*a, d); });
+}
 bool dependsOnLoops(const ir::Expr& e) {
   if (e.kind == ExprKind::LoopVar) return true;
   return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && dependsOnLoops(*a); });
@@ -173,6 +177,7 @@ class BindingSearch {
               out.push_back(b);
             }
         }
+    for (const Binding& base : {base1, base2}) blockValues(base, out);
     dedupe(out);
     std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
     return out;
@@ -289,11 +294,34 @@ class BindingSearch {
     }
     return w;
   }
+  // Goals that depend on lm.block_idx(d) (persistent kernels: the tiles of
+  // this CTA) also take their values through the block index, with a grid
+  // one larger - in particular 0: a CTA that gets no work.
+  void blockValues(const Binding& base, std::vector<Binding>& out) const {
+    for (int d = 0; d < 3; ++d)
+      for (const Goal& g : goals_) {
+        if (!dependsOnBlockIdx(*g.expr, d)) continue;
+        for (int64_t target : g.values)
+          for (int64_t v = 0; v <= 4 * (2 * max_stages_ + 2); ++v) {
+            Binding b = base;
+            b.block_idx[d] = v;
+            b.grid_dim[d] = std::max<int64_t>(base.grid_dim[d], v + 1);
+            auto x = value(b, *g.expr);
+            if (x && *x == target && assumed(b)) {
+              out.push_back(b);
+              break;
+            }
+          }
+      }
+  }
+
   static void dedupe(std::vector<Binding>& bs) {
-    std::set<std::map<int, int64_t>> seen;
+    std::set<std::tuple<std::map<int, int64_t>, std::vector<int64_t>>> seen;
     std::vector<Binding> out;
-    for (Binding& b : bs)
-      if (seen.insert(b.params).second) out.push_back(std::move(b));
+    for (Binding& b : bs) {
+      std::vector<int64_t> grid{b.block_idx[0], b.block_idx[1], b.block_idx[2], b.grid_dim[0], b.grid_dim[1], b.grid_dim[2]};
+      if (seen.insert({b.params, grid}).second) out.push_back(std::move(b));
+    }
     bs = std::move(out);
   }
 };
@@ -493,6 +521,7 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
   std::vector<Binding> bindings = BindingSearch(s, goals.goals, goals.maxStages()).run();
   std::set<int> relevant = goals.relevant();
   std::set<uint64_t> seen;
+  std::set<std::string> reported;  // rules already reported
   std::vector<Binding> checked;
   std::string unknown;
   bool found = false;
@@ -514,6 +543,7 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
     if (r.outcome != encoder::Outcome::Violation) continue;
     std::string bt = goals.dependent ? relevantText(s, b, relevant) : "";
     for (const encoder::Violation& v : r.violations) {
+      if (!reported.insert(v.rule).second) continue;  // found for smaller values already
       if (v.trace.empty()) { sink.add(toFinding(*sys, v, bt, nullptr)); continue; }
       encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule));
       if (!confirmed(rr, v.rule)) {
@@ -524,8 +554,10 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
       sink.add(toFinding(*sys, v, bt, &rr));
       verdicts.push_back({v.rule, VerdictKind::Counterexample, bt});
     }
+    // Larger values may show other rules (a CTA with no tiles exits early;
+    // a race needs a lap): keep going, smallest values first, one finding
+    // per rule.
     found = true;
-    break;  // the smallest values with a violation tell the story
   }
   if (found) return;
   if (!unknown.empty()) {
