@@ -534,6 +534,7 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
     if (!seen.insert(fingerprint(*sys)).second) { checked.push_back(b); continue; }
     encoder::ExploreOptions eo;
     eo.timeout_ms = static_cast<unsigned>(std::max(1.0, opts.timeout_ms - ms));
+    eo.memory_mb = std::min(opts.memory_mb, 1024u);
     encoder::ModelCheckResult r = encoder::explore(*sys, eo);
     checked.push_back(b);
     if (r.outcome == encoder::Outcome::Unknown) {

@@ -271,7 +271,11 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   for (const Violation& v : statics) found.add(v, {});
 
   Graph g;
-  g.insert(sim::initialState(m), -1, {});
+  State init = sim::initialState(m);
+  g.insert(init, -1, {});
+  // ~bytes per visited state: the state, its node, hash and table entries
+  uint64_t per_state = init.v.size() * 4 + 64 + 48;
+  uint64_t max_states = std::min<uint64_t>(opts.max_states, uint64_t{opts.memory_mb} * 1024 * 1024 / per_state);
   bool budget = false;
   std::vector<Violation> here;
   int64_t first_depth = -1;  // depth of the first dynamic violation
@@ -282,7 +286,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   for (size_t n = 0; n < g.size(); ++n) {
     if (n % 256 == 0) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (g.size() > opts.max_states || ms > opts.timeout_ms) { budget = true; break; }
+      if (g.size() > max_states || ms > opts.timeout_ms) { budget = true; break; }
     }
     if (first_depth >= 0 && (opts.stop_at_first || g.depth(static_cast<int>(n)) > first_depth + opts.more_depth ||
                              g.size() > first_states + opts.more_states))
@@ -321,7 +325,8 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   if (!res.violations.empty()) res.outcome = Outcome::Violation;
   else if (budget) {
     res.outcome = Outcome::Unknown;
-    res.detail = fmt::format("state budget exceeded ({} states, {:.1f} s)", res.states, res.seconds);
+    res.detail = fmt::format("state budget exceeded ({} states, {:.1f} s; limits {} states, {} ms)", res.states,
+                             res.seconds, max_states, opts.timeout_ms);
   } else res.outcome = Outcome::Pass;
   return res;
 }

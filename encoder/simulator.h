@@ -22,6 +22,7 @@ namespace cake::encoder {
 struct ExploreOptions {
   uint64_t max_states = 2000000;   // beyond: Outcome::Unknown
   unsigned timeout_ms = 10000;     // beyond: Outcome::Unknown
+  unsigned memory_mb = 1024;       // the visited set's size cap; beyond: Outcome::Unknown
   bool reduce = true;              // persistent-set reduction (off: every interleaving)
   bool stop_at_first = false;      // stop at the first violation (else: one per rule)
   // After the first violation, other rules are looked for only this many
