@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include <unistd.h>
@@ -141,11 +140,10 @@ std::string htmlEscape(std::string_view s) {
 }
 
 bool readFile(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
+  std::string error;
+  auto f = ir::readSourceFile(path, error);
+  if (!f) return false;
+  out = f->text;
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "checks/corpus_gate.h"
+#include "tests/corpus/fixtures.h"
 
 namespace fs = std::filesystem;
 using namespace cake::checks::gate;
@@ -550,4 +551,43 @@ TEST(Command, ExitStatusAndBaseline) {
   CorpusOptions sh = o;
   sh.shard = "3/2";
   EXPECT_EQ(runCorpusCommand(sh), 2);
+}
+
+TEST(Command, GeneratedMutantsAreLabelledShardedAndChecked) {
+  fs::path dir = scratch("command-mutants");
+  writeAll(dir / "corpus/ws4.cake", cake::test::kWs4);
+  CorpusOptions o;
+  o.paths = {(dir / "corpus").string()};
+  o.mutants = 6;
+  o.seed = 3;
+  o.quiet = true;
+  o.jsonl = (dir / "all.jsonl").string();
+  o.json = (dir / "all.json").string();
+  runCorpusCommand(o);
+  auto all = readJsonl({*o.jsonl});
+  ASSERT_EQ(all.records.size(), 7u);
+  int mutants = 0;
+  for (const auto& r : all.records) {
+    if (r.kind != "mutant") continue;
+    ++mutants;
+    EXPECT_EQ(r.path.rfind("mutants:", 0), 0u) << r.path;
+    ASSERT_TRUE(r.mutant.has_value());
+    EXPECT_FALSE(r.mutant->label.empty());
+    EXPECT_NE(r.outcome, Outcome::Invalid) << r.reason;   // every generated mutant carries a label
+  }
+  EXPECT_EQ(mutants, 6);
+  // the same mutants, in two shards: each labels only its own, the merge is the one run
+  for (int i = 1; i <= 2; ++i) {
+    CorpusOptions s = o;
+    s.json.reset();
+    s.shard = std::to_string(i) + "/2";
+    s.jsonl = (dir / ("m" + std::to_string(i) + ".jsonl")).string();
+    runCorpusCommand(s);
+  }
+  MergeOptions m;
+  m.inputs = {(dir / "m1.jsonl").string(), (dir / "m2.jsonl").string()};
+  m.json = (dir / "merged.json").string();
+  m.quiet = true;
+  runMergeCommand(m);
+  EXPECT_EQ(deterministic(dir / "all.json").dump(), deterministic(dir / "merged.json").dump());
 }
