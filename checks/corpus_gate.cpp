@@ -924,7 +924,7 @@ json makeBaseline(const Report& r) {
   return {{"format", 1}, {"tool", "cake corpus"}, {"cases", cases}};
 }
 
-void compareBaseline(Report& r, const json& baseline) {
+void compareBaseline(Report& r, const json& baseline, const std::function<bool(const std::string&)>& in_scope) {
   r.baseline_checked = true;
   r.regressions.clear();
   r.improvements.clear();
@@ -932,6 +932,7 @@ void compareBaseline(Report& r, const json& baseline) {
   for (const auto& c : r.cases) now[c.path] = &c;
   if (!baseline.contains("cases") || !baseline.at("cases").is_object()) return;
   for (const auto& [path, b] : baseline.at("cases").items()) {
+    if (in_scope && !in_scope(path)) continue;
     const std::string was = b.value("outcome", "");
     auto it = now.find(path);
     const std::string cur = it == now.end() ? "missing" : std::string(outcomeName(it->second->outcome));
@@ -1086,7 +1087,7 @@ bool stderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 // the text report, and returns the exit status.
 int finish(Report& rep, const std::optional<std::string>& json_path, const std::optional<std::string>& html_path,
            const std::optional<std::string>& baseline, const std::optional<std::string>& write_baseline, bool quiet,
-           int max_listed) {
+           int max_listed, const std::function<bool(const std::string&)>& baseline_scope = {}) {
   if (baseline) {
     std::string text;
     if (!readFile(*baseline, text)) {
@@ -1094,7 +1095,7 @@ int finish(Report& rep, const std::optional<std::string>& json_path, const std::
       return 2;
     }
     try {
-      compareBaseline(rep, json::parse(text));
+      compareBaseline(rep, json::parse(text), baseline_scope);
     } catch (const std::exception& e) {
       std::cerr << fmt::format("cake corpus: baseline {}: {}\n", *baseline, e.what());
       return 2;
@@ -1138,6 +1139,10 @@ int runCorpusCommand(const CorpusOptions& opts) {
       return 2;
     }
     shard = *s;
+  }
+  if (shard.count > 1 && opts.write_baseline) {
+    std::cerr << "cake corpus: --write-baseline needs every case: write it with `cake corpus merge`\n";
+    return 2;
   }
   std::vector<std::string> errors;
   std::vector<Case> cases = discoverCases(paths, errors);
@@ -1253,7 +1258,15 @@ int runCorpusCommand(const CorpusOptions& opts) {
     std::cerr << fmt::format("cake corpus: {} cases taken from {}, {} checked\n", records.size() - fresh_count,
                              *opts.resume, fresh_count);
   Report rep = buildReport(std::move(records));
-  return finish(rep, opts.json, opts.html, opts.baseline, opts.write_baseline, opts.quiet, opts.max_listed);
+  // A shard compares only its own cases with the baseline; a case that is
+  // gone is reported by the one shard its path hashes to.
+  std::map<std::string, std::string> hash_of;
+  for (const auto& c : cases) hash_of[c.path] = c.hash;
+  auto scope = [&](const std::string& path) {
+    auto it = hash_of.find(path);
+    return inShard(it != hash_of.end() ? it->second : contentHash(path), shard);
+  };
+  return finish(rep, opts.json, opts.html, opts.baseline, opts.write_baseline, opts.quiet, opts.max_listed, scope);
 }
 
 int runMergeCommand(const MergeOptions& opts) {

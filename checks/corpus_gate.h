@@ -211,7 +211,10 @@ std::string renderHtmlReport(const Report& r);
 nlohmann::json makeBaseline(const Report& r);
 // A case that agreed in the baseline and does not now (or is gone) is a
 // regression; one that did not agree and does now is an improvement.
-void compareBaseline(Report& r, const nlohmann::json& baseline);
+// `in_scope` (a shard run) limits the comparison to the baseline's paths it
+// accepts; unset: all of them.
+void compareBaseline(Report& r, const nlohmann::json& baseline,
+                     const std::function<bool(const std::string& path)>& in_scope = {});
 
 // ------------------------------------------------------------- JSON Lines
 

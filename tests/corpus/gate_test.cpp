@@ -496,6 +496,29 @@ TEST(Command, TwoShardsMergedGiveExactlyTheReportOfOneRun) {
   EXPECT_EQ(s1.records.size() + s2.records.size(), 9u);
 }
 
+TEST(Command, ShardsCompareOnlyTheirOwnCasesWithTheBaseline) {
+  fs::path dir = scratch("command-shard-baseline");
+  writeMiniCorpus(dir / "corpus");
+  CorpusOptions o;
+  o.paths = {(dir / "corpus").string()};
+  o.quiet = true;
+  o.write_baseline = (dir / "baseline.json").string();
+  runCorpusCommand(o);
+  for (int i = 1; i <= 2; ++i) {
+    CorpusOptions s = o;
+    s.write_baseline.reset();
+    s.baseline = (dir / "baseline.json").string();
+    s.shard = std::to_string(i) + "/2";
+    s.json = (dir / ("s" + std::to_string(i) + ".json")).string();
+    runCorpusCommand(s);
+    auto j = nlohmann::json::parse(readAll(dir / ("s" + std::to_string(i) + ".json")));
+    EXPECT_EQ(j["baseline"]["regressions"].size(), 0u) << "shard " << i;   // the other shard's cases are not missing
+  }
+  CorpusOptions w = o;
+  w.shard = "1/2";
+  EXPECT_EQ(runCorpusCommand(w), 2);   // a baseline needs every case
+}
+
 TEST(Command, ResumeSkipsRecordedCases) {
   fs::path dir = scratch("command-resume");
   writeMiniCorpus(dir / "corpus");
