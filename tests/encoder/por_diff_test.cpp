@@ -76,3 +76,43 @@ TEST(PorDiff, ReducedFindsWhatFullFinds) {
             << same_rules << "; states full " << full_states << " reduced " << reduced_states << "\n";
   for (auto& [r, n] : rule_hits) std::cout << "  " << r << ": " << n << "\n";
 }
+
+// The same comparison on the corpus at its covering values (slow: full
+// interleavings; run with CAKE_POR_CORPUS=1).
+#include <filesystem>
+#include "checks/model_check.h"
+TEST(PorDiff, Corpus) {
+  if (!getenv("CAKE_POR_CORPUS")) GTEST_SKIP() << "set CAKE_POR_CORPUS=1";
+  namespace fs = std::filesystem;
+  int systems = 0, skipped = 0, same = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(CAKE_SOURCE_DIR) / "corpus")) {
+    if (e.path().extension() != ".cake" || e.path().string().find("/mutants/") != std::string::npos) continue;
+    std::string err;
+    auto file = ir::readSourceFile(e.path().string(), err);
+    ir::DiagnosticSink sink;
+    auto mod = ir::compileModule(file, {}, sink);
+    if (!mod) continue;
+    for (const auto& s : mod->schedules)
+      for (const auto& b : checks::coveringBindings(s)) {
+        auto sys = encoder::buildSystem(s, b, s.target, &err);
+        if (!sys) continue;
+        encoder::ExploreOptions o;
+        o.reduce = false;
+        o.max_states = 200000;
+        o.more_depth = 1000000;
+        o.more_states = 1000000;
+        auto full = encoder::explore(*sys, o);
+        if (full.outcome == encoder::Outcome::Unknown) { ++skipped; continue; }
+        o.reduce = true;
+        auto red = encoder::explore(*sys, o);
+        ++systems;
+        ASSERT_EQ(full.outcome, red.outcome) << e.path() << " " << encoder::bindingToString(s, b);
+        std::set<std::string> fr, rr;
+        for (auto& v : full.violations) fr.insert(v.rule);
+        for (auto& v : red.violations) rr.insert(v.rule);
+        same += fr == rr;
+      }
+  }
+  std::cout << systems << " corpus systems agree (" << same << " with equal rule sets), " << skipped
+            << " too large for the full interleaving\n";
+}
