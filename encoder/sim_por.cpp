@@ -19,7 +19,7 @@ Reducer::Reducer(const Model& m) : m_(m) {
 }
 
 // R/W on the atoms of an instruction's accesses.
-Foot Reducer::accessFoot(int p, int pc, bool) const {
+Foot Reducer::accessFoot(int p, int pc) const {
   Foot f;
   const Instr& in = m_.instr(p, pc);
   for (size_t i = 0; i < in.accesses.size(); ++i) {
@@ -37,7 +37,7 @@ Foot Reducer::accessFoot(int p, int pc, bool) const {
 // that step (whatever it is) ends it: it is part of the step's footprint.
 Foot Reducer::currentFoot(int p, int pc_now) const {
   if (pc_now <= 0 || pc_now > m_.programSize(p) || !m_.isSyncAccess(p, pc_now - 1)) return {};
-  return accessFoot(p, pc_now - 1, false);
+  return accessFoot(p, pc_now - 1);
 }
 
 void Reducer::precompute() {
@@ -61,7 +61,7 @@ void Reducer::precompute() {
     for (int pc = 0; pc < n; ++pc) {
       const Instr& in = m_.instr(p, pc);
       Foot& f = own_[p][pc];
-      f |= accessFoot(p, pc, false);
+      f |= accessFoot(p, pc);
       int kind = m_.groupKind(in.kind);
       switch (in.kind) {
         case InstrKind::Wait: f.r.set(in.slot); break;
@@ -167,7 +167,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a) cons
     ag.load = static_cast<int>(i);
     ag.enabled = true;
     ag.step = {Step::Kind::Land, l.proc, l.pc};
-    ag.trans = accessFoot(l.proc, l.pc, false);
+    ag.trans = accessFoot(l.proc, l.pc);
     ag.trans.l.set(in.slot);
     ag.win = ag.trans;
     ag.gives.push_back({in.slot, -1, 0, in.bytes, 0});
@@ -185,7 +185,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a) cons
       Foot f;  // one plain arrival; the group's accesses end
       f.a.set(slot);
       for (int32_t ipc : g.pcs) {
-        Foot acc = accessFoot(p, ipc, false);
+        Foot acc = accessFoot(p, ipc);
         f.r |= acc.r;
         f.w |= acc.w;
       }

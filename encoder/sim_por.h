@@ -90,7 +90,7 @@ class Reducer {
   std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)
 
   void precompute();
-  Foot accessFoot(int p, int pc, bool only_writes_as_w) const;
+  Foot accessFoot(int p, int pc) const;
   Foot currentFoot(int p, int pc_now) const;
   Contribution contribution(int p, int pc) const;
   std::vector<Agent> agents(const State& s, const Async& a) const;

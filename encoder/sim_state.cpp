@@ -885,8 +885,7 @@ void stateViolations(const Model& m, const State& s, const Async& a, const std::
     asyncAtExit(m, s, a, found);
     return;
   }
-  bool progress = std::any_of(enabled.begin(), enabled.end(), [](const Step& st) { return true; });
-  if (!progress) deadlock(m, s, statics, found);
+  if (enabled.empty()) deadlock(m, s, statics, found);
 }
 
 }  // namespace cake::encoder::sim
