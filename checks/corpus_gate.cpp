@@ -821,6 +821,7 @@ std::string renderTextReport(const Report& r, bool with_timings, int max_listed)
   if (r.total.fn) why.push_back(fmt::format("{} false negatives", r.total.fn));
   if (r.total.invalid) why.push_back(fmt::format("{} invalid cases", r.total.invalid));
   if (!r.regressions.empty()) why.push_back(fmt::format("{} regressions", r.regressions.size()));
+  if (r.incomplete) why.push_back("an incomplete merge");
   out += r.gateFailed() ? fmt::format("\ngate: FAIL ({})\n", fmt::join(why, ", ")) : "\ngate: pass\n";
   return out;
 }
@@ -985,76 +986,78 @@ JsonlContents readJsonl(const std::vector<std::string>& files) {
   return out;
 }
 
-void checkShardCoverage(Report& r, const std::vector<RunHeader>& headers) {
-  if (headers.empty()) {
-    r.notes.push_back("the inputs have no run header: cannot tell whether every shard is present");
-    return;
-  }
+namespace {
+
+// Why the headers do not describe one complete set of shards of one case set, or "".
+std::string coverageProblem(const Report& r, const std::vector<RunHeader>& headers) {
+  if (headers.empty()) return "the inputs have no run header: cannot tell whether every shard is present";
   std::set<std::string> universes;
   std::set<int> counts;
   for (const auto& h : headers) universes.insert(h.universe_hash), counts.insert(h.shard.count);
-  if (universes.size() > 1) {
-    r.notes.push_back(fmt::format("the inputs come from {} different case sets", universes.size()));
-    return;
-  }
-  if (counts.size() > 1) {
-    r.notes.push_back("the inputs were sharded with different shard counts");
-    return;
-  }
+  if (universes.size() > 1) return fmt::format("the inputs come from {} different case sets", universes.size());
+  if (counts.size() > 1) return "the inputs were sharded with different shard counts";
   const int n = *counts.begin();
   std::set<int> seen;
   for (const auto& h : headers) seen.insert(h.shard.index);
   std::vector<int> missing;
   for (int i = 1; i <= n; ++i)
     if (!seen.count(i)) missing.push_back(i);
-  if (!missing.empty())
-    r.notes.push_back(fmt::format("incomplete: shard(s) {} of {} missing", fmt::join(missing, ", "), n));
-  else if (static_cast<int>(r.cases.size()) != headers.front().universe)
-    r.notes.push_back(fmt::format("incomplete: {} of {} cases have a record (an interrupted shard? resume it)",
-                                  r.cases.size(), headers.front().universe));
+  if (!missing.empty()) return fmt::format("incomplete: shard(s) {} of {} missing", fmt::join(missing, ", "), n);
+  if (static_cast<int>(r.cases.size()) != headers.front().universe)
+    return fmt::format("incomplete: {} of {} cases have a record (an interrupted shard? resume it)", r.cases.size(),
+                       headers.front().universe);
+  return "";
+}
+
+}  // namespace
+
+void checkShardCoverage(Report& r, const std::vector<RunHeader>& headers) {
+  std::string problem = coverageProblem(r, headers);
+  if (problem.empty()) return;
+  r.notes.push_back(std::move(problem));
+  r.incomplete = true;
 }
 
 // =============================================================== running
 
+void parallelFor(size_t n, int jobs, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+  };
+  const int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(1, jobs)), std::max<size_t>(n, 1)));
+  std::vector<std::thread> ts;
+  for (int k = 1; k < threads; ++k) ts.emplace_back(worker);
+  worker();
+  for (auto& t : ts) t.join();
+}
+
 std::vector<CaseRecord> runCases(const std::vector<Case>& cases, const Observer& observer, int jobs,
                                  const std::function<void(const CaseRecord&)>& on_record, bool progress) {
   std::vector<CaseRecord> out(cases.size());
-  std::atomic<size_t> next{0};
   std::mutex mu;
   size_t done = 0;
   int fp = 0, fn = 0, unknown = 0;
-  auto worker = [&] {
-    for (;;) {
-      size_t i = next.fetch_add(1);
-      if (i >= cases.size()) return;
-      auto t0 = std::chrono::steady_clock::now();
-      Observation obs = observer(cases[i]);
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      CaseRecord rec = judge(cases[i], obs, ms);
-      std::lock_guard<std::mutex> lock(mu);
-      ++done;
-      fp += rec.outcome == Outcome::FalsePositive;
-      fn += rec.outcome == Outcome::FalseNegative;
-      unknown += rec.outcome == Outcome::Unknown;
-      if (on_record) on_record(rec);
-      if (progress) {
-        std::string p = cases[i].path;
-        if (p.size() > 50) p = "..." + p.substr(p.size() - 47);
-        std::cerr << fmt::format("\r\033[K[{}/{}] {} FP {} FN {} unknown  {}", done, cases.size(), fp, fn,
-                                 unknown, p)
-                  << std::flush;
-      }
-      out[i] = std::move(rec);
+  parallelFor(cases.size(), jobs, [&](size_t i) {
+    auto t0 = std::chrono::steady_clock::now();
+    Observation obs = observer(cases[i]);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    CaseRecord rec = judge(cases[i], obs, ms);
+    std::lock_guard<std::mutex> lock(mu);
+    ++done;
+    fp += rec.outcome == Outcome::FalsePositive;
+    fn += rec.outcome == Outcome::FalseNegative;
+    unknown += rec.outcome == Outcome::Unknown;
+    if (on_record) on_record(rec);
+    if (progress) {
+      std::string p = cases[i].path;
+      if (p.size() > 50) p = "..." + p.substr(p.size() - 47);
+      std::cerr << fmt::format("\r\033[K[{}/{}] {} FP {} FN {} unknown  {}", done, cases.size(), fp, fn,
+                               unknown, p)
+                << std::flush;
     }
-  };
-  jobs = std::max(1, std::min<int>(jobs, static_cast<int>(std::max<size_t>(1, cases.size()))));
-  if (jobs == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> ts;
-    for (int k = 0; k < jobs; ++k) ts.emplace_back(worker);
-    for (auto& t : ts) t.join();
-  }
+    out[i] = std::move(rec);
+  });
   if (progress && !cases.empty()) std::cerr << "\r\033[K" << std::flush;
   return out;
 }
@@ -1186,29 +1189,39 @@ int runCorpusCommand(const CorpusOptions& opts) {
   std::vector<CaseRecord> records = std::move(plan.carried);
 
   // Label the generated mutants this shard runs.
+  std::vector<CaseRecord> unlabelled;
   if (!generated.empty()) {
     std::map<std::string, const mutate::Mutant*> by_path;
     for (const auto& m : generated) by_path[m.virtualPath()] = &m;
+    std::vector<mutate::Label> labels(todo.size());
+    parallelFor(todo.size(), opts.jobs, [&](size_t i) {
+      auto it = by_path.find(todo[i].path);
+      if (it != by_path.end()) labels[i] = mutate::labelMutant(*it->second, mutate::LabelOptions{});
+    });
     std::vector<Case> kept;
-    int undetermined = 0;
-    for (auto& c : todo) {
+    for (size_t i = 0; i < todo.size(); ++i) {
+      Case& c = todo[i];
       auto it = by_path.find(c.path);
       if (it == by_path.end()) {
         kept.push_back(std::move(c));
         continue;
       }
-      mutate::Label label = mutate::labelMutant(*it->second, mutate::LabelOptions{});
-      if (label.kind == mutate::Label::Kind::Undetermined) {
-        ++undetermined;
+      if (labels[i].kind == mutate::Label::Kind::Undetermined) {
+        // no label, no verdict to compare with: an unknown case, with the reason
+        CaseRecord r;
+        r.path = c.path;
+        r.hash = c.hash;
+        r.kind = "mutant";
+        r.mutant = parseMutantHeader(c.text);
+        r.outcome = Outcome::Unknown;
+        r.reason = "the oracle could not label this mutant: " + labels[i].detail;
+        unlabelled.push_back(std::move(r));
         continue;
       }
-      c.text = mutate::renderMutant(*it->second, &label);   // hash stays that of the unlabelled mutant
+      c.text = mutate::renderMutant(*it->second, &labels[i]);   // hash stays that of the unlabelled mutant
       kept.push_back(std::move(c));
     }
     todo = std::move(kept);
-    if (undetermined)
-      std::cerr << fmt::format("cake corpus: {} generated mutants could not be labelled and were left out\n",
-                               undetermined);
   }
 
   // JSON Lines: a header (unless appending to a resumed file that has one),
@@ -1228,8 +1241,10 @@ int runCorpusCommand(const CorpusOptions& opts) {
     if (!append || fs::file_size(*opts.jsonl, ec) == 0) jsonl << toJson(header).dump() << "\n";
     if (!append)
       for (const auto& r : records) jsonl << toJson(r).dump() << "\n";
+    for (const auto& r : unlabelled) jsonl << toJson(r).dump() << "\n";
     jsonl.flush();
   }
+  for (auto& r : unlabelled) records.push_back(std::move(r));
 
   CheckOptions check_opts;
   check_opts.timeout_ms = opts.timeout_ms;

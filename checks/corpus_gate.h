@@ -193,8 +193,11 @@ struct Report {
   // Shard bookkeeping of merged runs: shards seen, and whether they cover
   // the whole case set that the runs were started on.
   std::vector<std::string> notes;
+  bool incomplete = false;   // a merge that lacks shards or records: the gate cannot pass
 
-  bool gateFailed() const { return total.fp > 0 || total.fn > 0 || total.invalid > 0 || !regressions.empty(); }
+  bool gateFailed() const {
+    return total.fp > 0 || total.fn > 0 || total.invalid > 0 || !regressions.empty() || incomplete;
+  }
 };
 
 // Records with the same path: the last one wins. The order of `records`
@@ -236,8 +239,8 @@ struct JsonlContents {
 // reported in `errors` and skipped.
 JsonlContents readJsonl(const std::vector<std::string>& files);
 
-// Adds a note to the report when the headers do not describe one complete
-// set of shards of one case set.
+// Adds a note to the report, and marks it incomplete (the gate fails), when
+// the headers do not describe one complete set of shards of one case set.
 void checkShardCoverage(Report& r, const std::vector<RunHeader>& headers);
 
 // ---------------------------------------------------------------- commands
@@ -284,6 +287,9 @@ struct Plan {
 };
 Plan planRun(const std::vector<Case>& cases, const Shard& shard,
              const std::map<std::string, CaseRecord>& resumed_by_hash);
+
+// Calls fn(0) ... fn(n-1) on `jobs` threads (the calling one included).
+void parallelFor(size_t n, int jobs, const std::function<void(size_t)>& fn);
 
 // The case runner is replaceable (tests).
 using Observer = std::function<Observation(const Case&)>;

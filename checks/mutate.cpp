@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <mutex>
-#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -1115,22 +1113,15 @@ int runMutateCommand(const MutateOptions& opts) {
   std::vector<Label> labels(mutants.size());
   for (auto& l : labels) l.method = "not labelled";
   if (opts.label) {
-    std::atomic<size_t> next{0};
     std::mutex mu;
     size_t done = 0;
     const bool tty = isatty(STDERR_FILENO) == 1;
-    auto worker = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < mutants.size();) {
-        labels[i] = labelMutant(mutants[i], LabelOptions{});
-        std::lock_guard<std::mutex> lock(mu);
-        ++done;
-        if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", done, mutants.size(), mutants[i].relativePath()) << std::flush;
-      }
-    };
-    std::vector<std::thread> ts;
-    for (int k = 1; k < std::max(1, opts.jobs); ++k) ts.emplace_back(worker);
-    worker();
-    for (auto& t : ts) t.join();
+    gate::parallelFor(mutants.size(), opts.jobs, [&](size_t i) {
+      labels[i] = labelMutant(mutants[i], LabelOptions{});
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      if (tty) std::cerr << fmt::format("\r\033[K[{}/{}] {}", done, mutants.size(), mutants[i].relativePath()) << std::flush;
+    });
     if (tty) std::cerr << "\r\033[K" << std::flush;
   }
   int written = 0, bad = 0, benign = 0, undetermined = 0;

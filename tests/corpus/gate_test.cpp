@@ -286,6 +286,8 @@ TEST(Merge, MissingShardIsNoted) {
   checkShardCoverage(r, {RunHeader{Shard{1, 2}, 40, "u"}});
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_NE(r.notes[0].find("missing"), std::string::npos);
+  EXPECT_TRUE(r.incomplete);
+  EXPECT_TRUE(r.gateFailed());
 }
 
 TEST(Resume, SkipsCasesWhoseHashHasARecord) {
