@@ -1233,7 +1233,16 @@ int runCorpusCommand(const CorpusOptions& opts) {
     std::error_code ec;
     fs::path p(*opts.jsonl);
     if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+    bool torn = false;   // an interrupted write left a last line without its newline
+    if (append) {
+      std::ifstream in(*opts.jsonl, std::ios::binary | std::ios::ate);
+      if (in && in.tellg() > 0) {
+        in.seekg(-1, std::ios::end);
+        torn = in.get() != '\n';
+      }
+    }
     jsonl.open(*opts.jsonl, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
+    if (torn) jsonl << "\n";
     if (!jsonl) {
       std::cerr << fmt::format("cake corpus: cannot write {}\n", *opts.jsonl);
       return 2;

@@ -535,8 +535,8 @@ TEST(Command, ResumeSkipsRecordedCases) {
   std::istringstream in(readAll(dir / "run.jsonl"));
   std::string line, kept;
   for (int n = 0; n < 4 && std::getline(in, line); ++n) kept += line + "\n";
-  kept += "{\"type\":\"case\",\"pa";
-  writeAll(dir / "run.jsonl", kept + "\n");
+  kept += "{\"type\":\"case\",\"pa";   // torn mid-line, no newline
+  writeAll(dir / "run.jsonl", kept);
 
   CorpusOptions r = o;
   r.resume = o.jsonl;
