@@ -386,6 +386,22 @@ std::optional<int64_t> sliceExtent(const ir::Schedule& s, const ir::Slice& sl, i
   if (!a || !b || *a != *b || *a <= 0) return std::nullopt;
   return *a;
 }
+
+// Narrows a 2-D tile by `[r0:r1]` or `[r0:r1, c0:c1]`; false when a slice
+// has no constant extent.
+template <typename TileT>
+bool narrowRowsCols(const ir::Schedule& s, const std::vector<ir::Slice>& slices, TileT& t,
+                    const std::map<int, int64_t>& spec) {
+  auto r = sliceExtent(s, slices[0], t.R, spec);
+  if (!r) return false;
+  t.R = *r;
+  if (slices.size() > 1) {
+    auto c = sliceExtent(s, slices[1], t.C, spec);
+    if (!c) return false;
+    t.C = *c;
+  }
+  return true;
+}
 }  // namespace
 
 bool Lowering::refTile(const ir::BufferRef& ref, Tile& t, int64_t*, int64_t*) const {
@@ -401,15 +417,7 @@ bool Lowering::refTile(const ir::BufferRef& ref, Tile& t, int64_t*, int64_t*) co
         t.C = *e;
         return true;
       }
-      auto r = sliceExtent(s_, ref.slices[0], t.R, spec_);
-      if (!r) return false;
-      t.R = *r;
-      if (ref.slices.size() > 1) {
-        auto c = sliceExtent(s_, ref.slices[1], t.C, spec_);
-        if (!c) return false;
-        t.C = *c;
-      }
-      return true;
+      return narrowRowsCols(s_, ref.slices, t, spec_);
     }
     case ir::BufferRef::Kind::Regs: {
       t = regsTile(ref.index);
@@ -422,15 +430,7 @@ bool Lowering::refTile(const ir::BufferRef& ref, Tile& t, int64_t*, int64_t*) co
         e = *x;
         return true;
       }
-      auto r = sliceExtent(s_, ref.slices[0], t.R, spec_);
-      if (!r) return false;
-      t.R = *r;
-      if (ref.slices.size() > 1) {
-        auto c = sliceExtent(s_, ref.slices[1], t.C, spec_);
-        if (!c) return false;
-        t.C = *c;
-      }
-      return true;
+      return narrowRowsCols(s_, ref.slices, t, spec_);
     }
     case ir::BufferRef::Kind::Tmem: {
       t = tmemTile(ref.index);
