@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <string>
 
 #include "ir/frontend.h"
@@ -105,13 +106,20 @@ TEST(RunnerProcess, WatchdogKillsTheGroup) {
   pid_t grandchild = 0;
   f >> grandchild;
   ASSERT_GT(grandchild, 0);
-  // the background sleep was in the same process group: it must be gone (or a zombie about to be reaped by init)
-  bool alive = kill(grandchild, 0) == 0;
-  if (alive) {
+  // The background sleep was in the same process group: it must be gone, or a zombie waiting for its new
+  // parent to reap it. SIGKILL is delivered asynchronously, so give the kernel a moment to finish it off;
+  // a survivor is still alive after 5 s.
+  auto grandchildAlive = [grandchild] {
+    if (kill(grandchild, 0) != 0) return false;
     std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
     std::string pid, comm, state;
     stat >> pid >> comm >> state;
-    alive = state != "Z";
+    return !(state == "Z" || state == "X" || state.empty());
+  };
+  bool alive = grandchildAlive();
+  for (int i = 0; alive && i < 500; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    alive = grandchildAlive();
   }
   EXPECT_FALSE(alive);
   std::filesystem::remove_all(pidfile.parent_path());
