@@ -53,7 +53,7 @@ static void order(std::vector<ir::Finding>& findings) {
 CheckResult checkSchedule(const ir::Schedule& s, const CheckOptions& opts) {
   CheckResult result;
   ir::DiagnosticSink sink;
-  if (opts.structural) runStructuralChecks(s, sink);
+  if (opts.structural) runStructuralChecks(s, sink, opts, &result.verdicts);
   if (opts.layout) runLayoutGates(s, opts, sink, result.resources, result.verdicts);
   if (opts.model_check) runModelChecker(s, opts, sink, result.verdicts);
   result.findings = std::move(sink.findings());

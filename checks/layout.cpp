@@ -100,11 +100,32 @@ ExprPtr anyOf(const std::vector<ExprPtr>& xs) {
   return p;
 }
 
-static ExprPtr symbol(ExprKind k, int index) {
+ExprPtr symbol(ExprKind k, int index) {
   auto e = std::make_shared<Expr>();
   e->kind = k;
   e->index = index;
   return e;
+}
+
+void pushLoopPremises(const ir::Stmt& st, std::vector<ExprPtr>& premises, bool upper) {
+  ExprPtr v = symbol(ExprKind::LoopVar, st.loop_var);
+  int64_t step = 1;
+  if (st.step) isConst(st.step, &step);
+  if (!st.lo || !st.hi) return;
+  if (step > 0) {
+    premises.push_back(ge(v, st.lo));
+    if (upper) premises.push_back(lt(v, st.hi));
+  } else if (step < 0) {
+    premises.push_back(le(v, st.lo));
+    if (upper) premises.push_back(gt(v, st.hi));
+  }
+  if (step != 1 && step != -1 && step != 0) premises.push_back(eq(mod(sub(v, st.lo), lit(step)), lit(0)));
+}
+
+void pushInstancePremises(int instances, std::vector<ExprPtr>& premises) {
+  ExprPtr inst = symbol(ExprKind::Instance, 0);
+  premises.push_back(ge(inst, lit(0)));
+  premises.push_back(lt(inst, lit(std::max(instances, 1))));
 }
 
 // ---------------------------------------------------------- target facts
@@ -161,19 +182,7 @@ static void collectSites(const ir::Schedule& s, const ir::Block& block, int role
       }
       case ir::Stmt::Kind::For: {
         size_t mark = premises.size();
-        ExprPtr v = symbol(ExprKind::LoopVar, st.loop_var);
-        int64_t step = 1;
-        if (st.step) isConst(st.step, &step);
-        if (st.lo && st.hi) {
-          if (step > 0) {
-            premises.push_back(ge(v, st.lo));
-            premises.push_back(lt(v, st.hi));
-          } else if (step < 0) {
-            premises.push_back(le(v, st.lo));
-            premises.push_back(gt(v, st.hi));
-          }
-          if (step != 1 && step != -1 && step != 0) premises.push_back(eq(mod(sub(v, st.lo), lit(step)), lit(0)));
-        }
+        pushLoopPremises(st, premises);
         collectSites(s, st.body, role, premises, out);
         premises.resize(mark);
         break;
@@ -192,7 +201,7 @@ static void collectSites(const ir::Schedule& s, const ir::Block& block, int role
   }
 }
 
-static encoder::Limits limitsOf(const CheckOptions& o) {
+encoder::Limits limitsOf(const CheckOptions& o) {
   encoder::Limits l;
   l.timeout_ms = o.timeout_ms;
   l.memory_mb = o.memory_mb;
@@ -205,12 +214,8 @@ Gates::Gates(const ir::Schedule& sched, const CheckOptions& o, ir::DiagnosticSin
       prover(sched, limitsOf(o)) {
   for (const ir::RoleBody& body : s.bodies) {
     std::vector<ExprPtr> premises;
-    if (body.role >= 0 && body.role < static_cast<int>(s.roles.size())) {
-      int n = s.roles[body.role].instanceCount();
-      ExprPtr inst = symbol(ExprKind::Instance, 0);
-      premises.push_back(ge(inst, lit(0)));
-      premises.push_back(lt(inst, lit(std::max(n, 1))));
-    }
+    if (body.role >= 0 && body.role < static_cast<int>(s.roles.size()))
+      pushInstancePremises(s.roles[body.role].instanceCount(), premises);
     collectSites(s, body.body, body.role, premises, sites);
   }
   // Which views TMA copies and MMAs touch, and the alignment they need.
@@ -241,18 +246,55 @@ Gates::Gates(const ir::Schedule& sched, const CheckOptions& o, ir::DiagnosticSin
   }
 }
 
-void Gates::record(std::string_view rule, const encoder::BvResult& r, bool symbolic) {
-  VerdictAgg& a = agg[std::string(rule)];
-  ++a.obligations;
-  if (symbolic) ++a.symbolic;
+void VerdictAgg::record(const ir::Schedule& s, const encoder::BvResult& r, bool is_symbolic) {
+  ++obligations;
+  if (is_symbolic) ++symbolic;
   switch (r.kind) {
     case encoder::BvVerdict::Holds: break;
     case encoder::BvVerdict::Fails:
-      if (a.failed++ == 0) a.first_failure = r.model.empty() ? "" : r.model.toString(s);
+      if (failed++ == 0) first_failure = r.model.empty() ? "" : r.model.toString(s);
       break;
-    case encoder::BvVerdict::Unknown: a.unknown.push_back(r.detail); break;
-    case encoder::BvVerdict::Error: a.errors.push_back(r.detail); break;
+    case encoder::BvVerdict::Unknown: unknown.push_back(r.detail); break;
+    case encoder::BvVerdict::Error: errors.push_back(r.detail); break;
   }
+}
+
+PropertyVerdict VerdictAgg::verdict(const ir::Schedule& s, std::string_view rule, bool vacuous) const {
+  PropertyVerdict v;
+  v.property = std::string(rule);
+  if (failed > 0) {
+    v.kind = VerdictKind::Counterexample;
+    v.detail = fmt::format("{} of {} obligation(s) fail", failed, obligations);
+    if (!first_failure.empty()) v.detail += ", e.g. " + first_failure;
+  } else if (!errors.empty()) {
+    v.kind = VerdictKind::Error;
+    v.detail = errors.front();
+  } else if (!unknown.empty()) {
+    v.kind = VerdictKind::Unknown;
+    v.detail = fmt::format("{} of {} obligation(s) undecided: {}", unknown.size(), obligations, unknown.front());
+  } else {
+    v.kind = VerdictKind::Proved;
+    std::string domain;
+    if (!s.assumes.empty()) {
+      std::vector<std::string> parts;
+      for (const auto& a : s.assumes) parts.push_back(a.cond ? ir::exprToString(*a.cond, s) : std::string("?"));
+      domain = fmt::format(" allowed by lm.assume({})", fmt::join(parts, "), lm.assume("));
+    }
+    if (symbolic == 0)
+      v.detail = fmt::format("{} obligation(s), all constant", obligations);
+    else if (vacuous)
+      v.detail = fmt::format("{} obligation(s) ({} symbolic) hold vacuously: the assumptions contradict",
+                             obligations, symbolic);
+    else
+      v.detail = fmt::format("{} obligation(s) ({} symbolic) hold for every value of the parameters, role "
+                             "instances and loop variables{}",
+                             obligations, symbolic, domain);
+  }
+  return v;
+}
+
+void Gates::record(std::string_view rule, const encoder::BvResult& r, bool symbolic) {
+  agg[std::string(rule)].record(s, r, symbolic);
 }
 
 encoder::BvResult Gates::check(std::string_view rule, const ExprPtr& goal, const std::vector<ExprPtr>& premises) {
@@ -402,40 +444,7 @@ std::vector<int> Gates::instanceWarps(int role, int i) const {
 
 std::vector<PropertyVerdict> Gates::verdicts() const {
   std::vector<PropertyVerdict> out;
-  std::string domain;
-  if (!s.assumes.empty()) {
-    std::vector<std::string> parts;
-    for (const auto& a : s.assumes) parts.push_back(str(a.cond));
-    domain = fmt::format(" allowed by lm.assume({})", fmt::join(parts, "), lm.assume("));
-  }
-  for (const auto& [rule, a] : agg) {
-    PropertyVerdict v;
-    v.property = rule;
-    if (a.failed > 0) {
-      v.kind = VerdictKind::Counterexample;
-      v.detail = fmt::format("{} of {} obligation(s) fail", a.failed, a.obligations);
-      if (!a.first_failure.empty()) v.detail += ", e.g. " + a.first_failure;
-    } else if (!a.errors.empty()) {
-      v.kind = VerdictKind::Error;
-      v.detail = a.errors.front();
-    } else if (!a.unknown.empty()) {
-      v.kind = VerdictKind::Unknown;
-      v.detail = fmt::format("{} of {} obligation(s) undecided: {}", a.unknown.size(), a.obligations,
-                             a.unknown.front());
-    } else {
-      v.kind = VerdictKind::Proved;
-      if (a.symbolic == 0)
-        v.detail = fmt::format("{} obligation(s), all constant", a.obligations);
-      else if (vacuous)
-        v.detail = fmt::format("{} obligation(s) ({} symbolic) hold vacuously: the assumptions contradict",
-                               a.obligations, a.symbolic);
-      else
-        v.detail = fmt::format("{} obligation(s) ({} symbolic) hold for every value of the parameters, role "
-                               "instances and loop variables{}",
-                               a.obligations, a.symbolic, domain);
-    }
-    out.push_back(std::move(v));
-  }
+  for (const auto& [rule, a] : agg) out.push_back(a.verdict(s, rule, vacuous));
   return out;
 }
 

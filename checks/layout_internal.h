@@ -48,6 +48,18 @@ ExprPtr product(const std::vector<ExprPtr>& xs);  // 1 for an empty list
 ExprPtr allOf(const std::vector<ExprPtr>& xs);    // 1 for an empty list
 ExprPtr anyOf(const std::vector<ExprPtr>& xs);    // 0 for an empty list
 bool isConst(const ExprPtr& e, int64_t* v = nullptr);
+ExprPtr symbol(ir::ExprKind k, int index);  // a parameter, loop variable or builtin
+
+// The values the variable of `for v in lm.range(lo, hi, step)` takes, as
+// premises: lo <= v < hi (hi < v <= lo for a negative step), and
+// (v - lo) % step == 0 for |step| > 1. Without `upper`, the bound on the
+// `hi` side is left out (a weaker premise, often a much cheaper query).
+void pushLoopPremises(const ir::Stmt& loop, std::vector<ExprPtr>& premises, bool upper = true);
+// 0 <= lm.instance() < instances (at least 1).
+void pushInstancePremises(int instances, std::vector<ExprPtr>& premises);
+
+// The solver limits of a check run.
+encoder::Limits limitsOf(const CheckOptions& o);
 
 // ------------------------------------------------------------- op sites
 
@@ -76,6 +88,8 @@ TargetInfo targetInfo(ir::Target t);
 
 // ---------------------------------------------------------------- gates
 
+// The obligations of one rule: counted as they are decided, summed up into
+// one verdict (proved / counterexample / unknown / error).
 struct VerdictAgg {
   int obligations = 0;
   int symbolic = 0;
@@ -83,6 +97,10 @@ struct VerdictAgg {
   std::string first_failure;
   std::vector<std::string> unknown;  // reasons
   std::vector<std::string> errors;
+
+  void record(const ir::Schedule& s, const encoder::BvResult& r, bool symbolic);
+  // `vacuous`: the schedule's assumptions contradict each other.
+  PropertyVerdict verdict(const ir::Schedule& s, std::string_view rule, bool vacuous) const;
 };
 
 class Gates {

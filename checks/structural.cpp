@@ -1,9 +1,13 @@
 #include "checks/structural.h"
 
 #include <array>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "checks/layout_internal.h"
+#include "encoder/bv_prover.h"
 
 namespace cake::checks {
 
@@ -15,7 +19,10 @@ static const RuleInfo kRules[] = {
      "An op names a slot with stage=e, but e is not in [0, count) for the barrier (or "
      "[0, stages) for the view) it addresses. With iter=e the slot is e % count and is "
      "always in range; stage= is a slot index and must be. The check evaluates the index "
-     "for every value of the enclosing constant-bound loops and role instances."},
+     "for every value of the enclosing constant-bound loops and role instances; where a loop "
+     "bound, a guard or the index itself is symbolic, it proves 0 <= e < count with Z3 "
+     "bit-vectors for every value the lm.assume facts, the enclosing loops and guards allow, "
+     "and reports a counterexample with its values."},
     {"struct.wrong-direction", Severity::Error, Category::ScheduleSemantics,
      "a barrier used against its declared direction",
      "A barrier declares which roles arrive on it (prod=) and which wait on it (cons=). "
@@ -42,9 +49,10 @@ struct Context {
 
 class StructuralChecker {
  public:
-  StructuralChecker(const Schedule& s, DiagnosticSink& sink) : s_(s), sink_(sink) {}
+  StructuralChecker(const Schedule& s, DiagnosticSink& sink, const CheckOptions& opts)
+      : s_(s), sink_(sink), opts_(opts) {}
 
-  void run() {
+  void run(std::vector<PropertyVerdict>* verdicts) {
     for (const RoleBody& body : s_.bodies) {
       role_ = body.role;
       used_roles_.insert(body.role);
@@ -52,12 +60,20 @@ class StructuralChecker {
       walk(body.body, ctx);
     }
     reportUnused();
+    // A verdict only where the prover was needed: the constant cases are
+    // decided exactly (a finding or nothing), as before.
+    if (verdicts && slots_.symbolic > 0)
+      verdicts->push_back(slots_.verdict(s_, "struct.slot-out-of-range", vacuous_));
   }
 
  private:
   const Schedule& s_;
   DiagnosticSink& sink_;
+  const CheckOptions& opts_;
   int role_ = -1;
+  std::unique_ptr<encoder::BvProver> prover_;  // made on first use
+  bool vacuous_ = false;                       // the assumptions contradict each other
+  layout::VerdictAgg slots_;                   // struct.slot-out-of-range obligations
   std::set<int> used_views_, used_tmems_, used_regs_, used_barriers_, used_named_, used_roles_;
 
   void walk(const Block& block, std::vector<Context>& ctx) {
@@ -141,23 +157,28 @@ class StructuralChecker {
 
   // Evaluate the stage= index for every combination of the enclosing loops'
   // values (when their bounds are constant) and every role instance, skipping
-  // combinations that an enclosing guard rules out. Anything symbolic is left
-  // to the model checker: this check only reports what it can evaluate.
+  // combinations that an enclosing guard rules out. Where that does not
+  // decide every combination (a symbolic loop bound, guard or index, or too
+  // many combinations), the prover decides the rest.
   void checkSlotRange(const Op& op, const std::vector<Context>& ctx, int count, std::string_view what,
                       const std::string& name, const SourceRange& decl) {
     const int kMaxCombinations = 1 << 14;
     std::vector<std::pair<int, std::vector<int64_t>>> loops;  // loop var -> values
     long long combos = 1;
+    bool decided = true;  // the index evaluated on every path enumerated
     for (const Context& c : ctx) {
       if (c.stmt->kind != Stmt::Kind::For) continue;
       auto lo = constValue(c.stmt->lo), hi = constValue(c.stmt->hi);
       auto step = c.stmt->step ? constValue(c.stmt->step) : std::optional<int64_t>(1);
-      if (!lo || !hi || !step || *step == 0) continue;  // symbolic: values unknown here
+      // Symbolic: values unknown here. An index that does not depend on the
+      // variable still evaluates; one that does is left to the prover.
+      if (!lo || !hi || !step || *step == 0) continue;
       std::vector<int64_t> vals;
       for (int64_t v = *lo; (*step > 0 ? v < *hi : v > *hi) && static_cast<int>(vals.size()) <= kMaxCombinations; v += *step)
         vals.push_back(v);
       combos *= std::max<size_t>(vals.size(), 1);
-      if (vals.empty() || combos > kMaxCombinations) return;
+      if (vals.empty()) return recordConstant(true);  // the op never runs
+      if (combos > kMaxCombinations) return proveSlotRange(op, ctx, count, what, name, decl);
       loops.push_back({c.stmt->loop_var, std::move(vals)});
     }
     int instances = s_.roles[role_].instanceCount();
@@ -169,6 +190,7 @@ class StructuralChecker {
         for (size_t i = 0; i < loops.size(); ++i) env.loop_vars[loops[i].first] = loops[i].second[idx[i]];
         if (!guardsHold(ctx, env)) continue;
         auto v = evaluate(*op.sel.index, env);
+        if (!v) decided = false;
         if (v && (*v < 0 || *v >= count)) {
           // The op is the primary location: after substitution the index's own
           // range may point at a loop variable's definition.
@@ -178,7 +200,7 @@ class StructuralChecker {
           f.notes.push_back({decl, fmt::format("'{}' declared here with {} slots", name, count)});
           f.subject = {{"role", s_.roles[role_].name}, {"instance", inst}, {what, name}, {"slot", *v}};
           sink_.add(std::move(f));
-          return;  // one finding per op
+          return recordConstant(false);  // one finding per op
         }
       }
       size_t i = 0;
@@ -188,6 +210,105 @@ class StructuralChecker {
       }
       if (i == idx.size()) break;
     }
+    if (decided) return recordConstant(true);
+    proveSlotRange(op, ctx, count, what, name, decl);
+  }
+
+  void recordConstant(bool holds) {
+    encoder::BvResult r;
+    r.kind = holds ? encoder::BvVerdict::Holds : encoder::BvVerdict::Fails;
+    r.constant = true;
+    slots_.record(s_, r, false);
+  }
+
+  encoder::BvProver& prover() {
+    if (!prover_) {
+      prover_ = std::make_unique<encoder::BvProver>(s_, layout::limitsOf(opts_));
+      vacuous_ = !s_.assumes.empty() && prover_->assumptionsConsistent() == encoder::BvVerdict::Fails;
+    }
+    return *prover_;
+  }
+
+  // Prove 0 <= e < count for every value of the parameters (under the
+  // lm.assume facts), role instances and enclosing loop variables that
+  // reaches the op: the loops' ranges (with their steps) and the enclosing
+  // guards (negated in else branches) are the premises. Fails is a
+  // reachable out-of-range index; Unknown leaves the verdict unknown.
+  void proveSlotRange(const Op& op, const std::vector<Context>& ctx, int count, std::string_view what,
+                      const std::string& name, const SourceRange& decl) {
+    using namespace layout;
+    auto pathPremises = [&](bool upper) {
+      std::vector<ExprPtr> premises;
+      pushInstancePremises(s_.roles[role_].instanceCount(), premises);
+      for (const Context& c : ctx) {
+        if (c.stmt->kind == Stmt::Kind::For) pushLoopPremises(*c.stmt, premises, upper);
+        else if (c.stmt->cond) premises.push_back(c.in_else ? lnot(c.stmt->cond) : c.stmt->cond);
+      }
+      return premises;
+    };
+    const ExprPtr& e = op.sel.index;
+    ExprPtr goal = land(ge(e, lit(0)), lt(e, lit(count)));
+    // First without the loops' upper bounds (trip counts such as
+    // cdiv(max(E * m_tiles * n_tiles - block_idx, 0), grid_dim) make slow
+    // queries, and `t % 2` needs none): holding there, it holds with them.
+    encoder::BvResult r = prover().prove(goal, pathPremises(false));
+    std::vector<ExprPtr> premises = pathPremises(true);
+    if (r.kind != encoder::BvVerdict::Holds) r = prover().prove(goal, premises);
+    if (r.kind == encoder::BvVerdict::Fails && !r.undefined) r = smallest(goal, premises, r);
+    slots_.record(s_, r, !r.constant);
+    if (r.kind != encoder::BvVerdict::Fails) return;
+
+    EvalEnv env = r.model.env(s_);
+    std::optional<int64_t> v = evaluate(*e, env);
+    // "for k = 3 (K = 193)": the index's own symbols, then the rest of the witness.
+    encoder::BvModel rest = r.model;
+    for (const auto& [k, x] : r.goal_model.params) rest.params.erase(k);
+    for (const auto& [k, x] : r.goal_model.loop_vars) rest.loop_vars.erase(k);
+    if (r.goal_model.instance) rest.instance.reset();
+    std::string at = r.goal_model.toString(s_);
+    std::string others = rest.toString(s_);
+    if (at.empty()) std::swap(at, others);
+    std::string witness = at.empty() ? "" : " for " + at + (others.empty() ? "" : " (" + others + ")");
+    std::string value = v && !r.undefined ? fmt::format("is {}", *v) : "is undefined (its arithmetic overflows 64 bits or divides by zero)";
+    Finding f = makeFinding(rule("struct.slot-out-of-range"), op.range,
+                            fmt::format("stage={} {}{}, outside the {} slots [0, {}) of {} '{}'",
+                                        exprToString(*e, s_), value, witness, count, count, what, name));
+    f.notes.push_back({decl, fmt::format("'{}' declared here with {} slots", name, count)});
+    f.subject = {{"role", s_.roles[role_].name}, {what, name}};
+    if (r.model.instance) f.subject["instance"] = *r.model.instance;
+    if (v && !r.undefined) f.subject["slot"] = *v;
+    f.verdict = "counterexample";
+    if (!r.model.empty()) f.data["counterexample"] = r.model.toJson(s_);
+    sink_.add(std::move(f));
+  }
+
+  // A readable counterexample: each symbol of the witness in turn (loop
+  // variables, the instance, then parameters) at its value closest to zero
+  // on the same side of it, the earlier ones fixed. Keeps `r` where the
+  // solver gives up.
+  encoder::BvResult smallest(const ExprPtr& goal, std::vector<ExprPtr> premises, const encoder::BvResult& r) {
+    using namespace layout;
+    std::vector<std::pair<ExprPtr, int64_t>> syms;
+    for (const auto& [k, x] : r.model.loop_vars) syms.push_back({symbol(ExprKind::LoopVar, k), x});
+    if (r.model.instance) syms.push_back({symbol(ExprKind::Instance, 0), *r.model.instance});
+    for (const auto& [k, x] : r.model.params) syms.push_back({symbol(ExprKind::Param, k), x});
+    std::vector<ExprPtr> search = premises;
+    search.push_back(lnot(goal));
+    std::vector<ExprPtr> fixed;
+    for (const auto& [x, val] : syms) {
+      std::vector<ExprPtr> side = search;
+      side.push_back(val >= 0 ? ge(x, lit(0)) : lt(x, lit(0)));
+      // The largest -x is the smallest x >= 0; the largest x < 0 is the closest to zero.
+      std::optional<int64_t> m = prover().maximum(val >= 0 ? sub(lit(0), x) : x, side);
+      if (!m) continue;
+      ExprPtr fix = eq(x, lit(val >= 0 ? -*m : *m));
+      search.push_back(fix);
+      fixed.push_back(fix);
+    }
+    if (fixed.empty()) return r;
+    premises.insert(premises.end(), fixed.begin(), fixed.end());
+    encoder::BvResult small = prover().prove(goal, premises);
+    return small.kind == encoder::BvVerdict::Fails && !small.undefined ? small : r;
   }
 
   // False only when some enclosing guard evaluates and rules this path out.
@@ -227,6 +348,9 @@ class StructuralChecker {
 
 }  // namespace
 
-void runStructuralChecks(const Schedule& s, DiagnosticSink& sink) { StructuralChecker(s, sink).run(); }
+void runStructuralChecks(const Schedule& s, DiagnosticSink& sink, const CheckOptions& opts,
+                         std::vector<PropertyVerdict>* verdicts) {
+  StructuralChecker(s, sink, opts).run(verdicts);
+}
 
 }  // namespace cake::checks
