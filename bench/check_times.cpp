@@ -6,6 +6,7 @@
 //
 // Each schedule is checked N times (default 3) and its median is reported.
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   std::sort(files.begin(), files.end());
   std::vector<double> times;
   std::string worst;
+  std::map<std::string, int> sync_verdicts;  // the model checker's verdict, by kind
   for (const auto& f : files) {
     std::string err;
     auto file = ir::readSourceFile(f, err);
@@ -55,6 +57,8 @@ int main(int argc, char** argv) {
       double t = runs[runs.size() / 2];
       std::string verdicts;
       for (const auto& v : res.verdicts)
+        if (v.property == "sync") ++sync_verdicts[std::string(checks::verdictName(v.kind))];
+      for (const auto& v : res.verdicts)
         verdicts += std::string(verdicts.empty() ? "" : " ") + v.property + "=" + std::string(checks::verdictName(v.kind));
       std::printf("%-70s %8.4f s  %zu error(s)  %s\n", (f + ":" + s.name).c_str(), t,
                   static_cast<size_t>(res.hasErrors() ? 1 : 0) * res.findings.size(), verdicts.c_str());
@@ -70,5 +74,8 @@ int main(int argc, char** argv) {
   std::sort(sorted.begin(), sorted.end());
   std::printf("check time over %zu schedules: median %.4f s, max %.4f s (%s)\n", sorted.size(),
               sorted[sorted.size() / 2], sorted.back(), worst.c_str());
+  std::printf("sync verdicts:");
+  for (const auto& [kind, n] : sync_verdicts) std::printf(" %s %d", kind.c_str(), n);
+  std::printf("\n");
   return 0;
 }

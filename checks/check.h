@@ -17,6 +17,9 @@ struct CheckOptions {
   ir::Target target = ir::Target::Unspecified;  // resolved target (decorator or --target)
   unsigned timeout_ms = 10000;                  // per solver query
   unsigned memory_mb = 4096;                    // solver memory cap
+  // The proof for every trip count (encoder/trip_proof.h), after the bounded
+  // check found nothing: its time budget (0: no proof, "checked" at most).
+  unsigned proof_timeout_ms = 3000;
   bool structural = true;
   bool layout = true;
   bool model_check = true;

@@ -11,6 +11,7 @@
 
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
+#include "encoder/trip_proof.h"
 
 namespace cake::checks {
 
@@ -570,14 +571,24 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
     return;
   }
   std::string detail = valuesText(s, checked, relevant);
-  if (const auto& prove = encoder::proofEngine()) {
-    encoder::ModelCheckQuery q;
-    q.schedule = &s;
-    q.target = opts.target;
-    q.bindings = checked;
-    q.timeout_ms = opts.timeout_ms;
-    q.memory_mb = opts.memory_mb;
-    encoder::ModelCheckResult pr = prove(q);
+  if (opts.proof_timeout_ms > 0) {
+    // The proof for every value: a registered engine, else lap induction
+    // over the trip count (encoder/trip_proof.h).
+    encoder::ModelCheckResult pr;
+    if (const auto& prove = encoder::proofEngine()) {
+      encoder::ModelCheckQuery q;
+      q.schedule = &s;
+      q.target = opts.target;
+      q.bindings = checked;
+      q.timeout_ms = opts.timeout_ms;
+      q.memory_mb = opts.memory_mb;
+      pr = prove(q);
+    } else {
+      encoder::TripProofOptions to;
+      to.timeout_ms = opts.proof_timeout_ms;
+      to.memory_mb = std::min(opts.memory_mb, 1024u);
+      pr = encoder::proveEveryTripCount(s, opts.target, checked, to);
+    }
     if (pr.outcome == encoder::Outcome::Proved) {
       verdicts.push_back({"sync", VerdictKind::Proved, pr.engine});
       return;

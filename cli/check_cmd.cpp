@@ -19,6 +19,7 @@ struct CheckArgs {
   std::string format = "text";
   unsigned timeout_s = 10;
   unsigned memory_mb = 4096;
+  double proof_timeout_s = 3;
   bool no_model_check = false;
   bool no_layout = false;
   bool color = false;
@@ -81,6 +82,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       opts.target = s.target != ir::Target::Unspecified ? s.target : target_override;
       opts.timeout_ms = args.timeout_s * 1000;
       opts.memory_mb = args.memory_mb;
+      opts.proof_timeout_ms = static_cast<unsigned>(args.proof_timeout_s * 1000);
       opts.model_check = !args.no_model_check;
       opts.layout = !args.no_layout;
       report.schedules.push_back({s.name, opts.target, checks::checkSchedule(s, opts)});
@@ -189,6 +191,9 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--target", args->target, "sm_80 | sm_90a | sm_100a (must match the decorator when both are given)");
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "jsonl"}));
   cmd->add_option("--timeout", args->timeout_s, "per-query solver timeout in seconds")->check(CLI::Range(1u, 3600u));
+  cmd->add_option("--proof-timeout", args->proof_timeout_s,
+                  "seconds for the proof for every trip count after the bounded check (0: bounded check only)")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--memory", args->memory_mb, "solver memory cap in MiB")->check(CLI::Range(64u, 1u << 20));
   cmd->add_flag("--no-model-check", args->no_model_check, "skip the model checker (sync.*, data.*, proxy.*)");
   cmd->add_flag("--no-layout", args->no_layout, "skip the layout and hardware gates");

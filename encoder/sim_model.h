@@ -24,10 +24,22 @@ struct AtomRange {
   bool overlaps(const AtomRange& o) const { return a0 < o.a1 && o.a0 < a1; }
 };
 
+// Programs that are not straight lines (encoder/trip_proof.cpp lays out one
+// loop body window and one exit path per trip count). Without one, a
+// process runs program[0], program[1], ... and is done at program.size().
+struct ControlFlow {
+  // next[p][pc]: the pc after program[pc] runs (>= program.size(): done).
+  std::vector<std::vector<int32_t>> next;
+  // prev[p][pc]: the instruction that ran just before the process reached
+  // pc (-1: none); defined for every pc a process can be at, done pcs too.
+  // Each pc must have a single predecessor.
+  std::vector<std::vector<int32_t>> prev;
+};
+
 // Static tables.
 class Model {
  public:
-  explicit Model(const System& sys);
+  explicit Model(const System& sys, const ControlFlow* flow = nullptr);
 
   const System& sys;
   int P = 0;                       // processes
@@ -52,6 +64,10 @@ class Model {
 
   // Layout of the state vector.
   int off_pc = 0, off_sgen = 0, off_obs = 0, off_slot = 0, off_named = 0, off_atom = 0, off_var = 0;
+
+  ControlFlow flow;                 // empty: straight lines
+  int nextPc(int p, int pc) const { return flow.next.empty() ? pc + 1 : flow.next[p][pc]; }
+  int prevPc(int p, int pc) const { return flow.prev.empty() ? pc - 1 : flow.prev[p][pc]; }
 
   const Instr& instr(int p, int pc) const { return sys.procs[p].program[pc]; }
   int programSize(int p) const { return static_cast<int>(sys.procs[p].program.size()); }

@@ -11,10 +11,11 @@ namespace {
 bool waitPasses(int64_t completed, int64_t phase) { return ((completed - phase) & 1) != 0; }
 }  // namespace
 
-Reducer::Reducer(const Model& m) : m_(m) {
+Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits) {
   obj_named_ = m.S;
   obj_atom_ = m.S + m.N;
-  active_ = obj_atom_ + m.atoms <= kMaxObjects;
+  obj_trip_ = obj_atom_ + m.atoms;  // the trip count (with an ExitLayout)
+  active_ = obj_trip_ + 1 <= kMaxObjects;
   if (active_) precompute();
 }
 
@@ -36,8 +37,9 @@ Foot Reducer::accessFoot(int p, int pc) const {
 // A synchronous access stays current until the process's next step, so
 // that step (whatever it is) ends it: it is part of the step's footprint.
 Foot Reducer::currentFoot(int p, int pc_now) const {
-  if (pc_now <= 0 || pc_now > m_.programSize(p) || !m_.isSyncAccess(p, pc_now - 1)) return {};
-  return accessFoot(p, pc_now - 1);
+  const int last = m_.prevPc(p, pc_now);
+  if (last < 0 || last >= m_.programSize(p) || !m_.isSyncAccess(p, last)) return {};
+  return accessFoot(p, last);
 }
 
 void Reducer::precompute() {
@@ -47,10 +49,24 @@ void Reducer::precompute() {
   next_block_.resize(m_.P);
   blocks_.resize(m_.P);
   seg_win_.resize(m_.P);
+  exit_foot_.resize(m_.P);
+  exit_gives_.resize(m_.P);
+  heads_before_.resize(m_.P);
   for (int p = 0; p < m_.P; ++p) {
     int n = m_.programSize(p);
     own_[p].resize(n);
     spawn_[p].resize(n);
+    const int exits_begin = exits_ ? exits_->exits_begin[p] : n;
+    auto isHead = [&](int pc) { return exits_ && pc < n && exits_->is_head[p][pc]; };
+    Foot all_async;  // every async access of the process (what an exit path's waits may retire)
+    for (int pc = 0; pc < n; ++pc) {
+      const Instr& in = m_.instr(p, pc);
+      for (size_t i = 0; i < in.accesses.size(); ++i) {
+        if (!in.accesses[i].async) continue;
+        const AtomRange& r = m_.atoms_of[p][pc][i];
+        for (int x = r.a0; x < r.a1; ++x) (in.accesses[i].write ? all_async.w : all_async.r).set(obj_atom_ + x);
+      }
+    }
     Bits generic_writes;
     // The async groups of the process, simulated statically: a *_wait
     // retires exactly the groups that are older than its `pending` newest,
@@ -66,7 +82,10 @@ void Reducer::precompute() {
       switch (in.kind) {
         case InstrKind::Wait: f.r.set(in.slot); break;
         case InstrKind::SyncWait: f.r.set(obj_named_ + in.named); break;
-        case InstrKind::Arrive: f.a.set(in.slot); break;
+        case InstrKind::Arrive:
+          f.a.set(in.slot);
+          if (exits_) f.r.set(in.slot);
+          break;
         case InstrKind::ExpectTx: f.w.set(in.slot); break;
         case InstrKind::SyncArrive:
         case InstrKind::BarArrive: f.w.set(obj_named_ + in.named); break;
@@ -90,13 +109,22 @@ void Reducer::precompute() {
             spawn_[p][pc].a.set(in.slot);
             spawn_[p][pc].r |= open[kind].r;
             spawn_[p][pc].w |= open[kind].w;
+            if (exits_) spawn_[p][pc].r.set(in.slot);
+            if (pc >= exits_begin) spawn_[p][pc] |= all_async;
           }
           open[kind] = {};
           break;
         case InstrKind::Fence: f.f |= generic_writes; break;
-        case InstrKind::TmaLoad: spawn_[p][pc].l.set(in.slot); break;
+        case InstrKind::TmaLoad:
+          spawn_[p][pc].l.set(in.slot);
+          if (exits_) f.r.set(in.slot);
+          break;
         default: break;
       }
+      // an exit path starts from any iteration: its waits may retire any group
+      if (pc >= exits_begin && (in.kind == InstrKind::StoreWait || in.kind == InstrKind::CpAsyncWait ||
+                                in.kind == InstrKind::MmaWait))
+        f |= all_async;
       for (size_t i = 0; i < in.accesses.size(); ++i) {
         const Access& a = in.accesses[i];
         const AtomRange& r = m_.atoms_of[p][pc][i];
@@ -107,13 +135,28 @@ void Reducer::precompute() {
       }
       if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait) blocks_[p].push_back(pc);
     }
+    for (int pc = exits_begin; pc < n; ++pc) {
+      exit_foot_[p] |= own_[p][pc];
+      exit_foot_[p] |= spawn_[p][pc];
+      Contribution c = contribution(p, pc);
+      if (c.slot >= 0 || c.named >= 0) exit_gives_[p].push_back(c);
+    }
+    exit_foot_[p].w.set(obj_trip_);
+    for (int pc = 0; pc < n; ++pc)
+      // entering an iteration raises the trip count's lower bound: that
+      // commutes with other entries (a max), not with leaving (a write)
+      if (isHead(pc)) own_[p][pc].a.set(obj_trip_);
+    heads_before_[p].assign(n + 1, 0);
+    for (int pc = 0; pc < n; ++pc) heads_before_[p][pc + 1] = heads_before_[p][pc] + (isHead(pc) ? 1 : 0);
     head_win_[p].assign(n + 1, Foot{});
     for (int pc = n - 1; pc >= 0; --pc) {
       InstrKind k = m_.instr(p, pc).kind;
-      if (k == InstrKind::Wait || k == InstrKind::SyncWait) continue;  // a window stops before a wait
-      head_win_[p][pc] = own_[p][pc];
-      head_win_[p][pc] |= spawn_[p][pc];
-      head_win_[p][pc] |= head_win_[p][pc + 1];
+      if (k != InstrKind::Wait && k != InstrKind::SyncWait) {  // a window stops before a wait
+        head_win_[p][pc] = own_[p][pc];
+        head_win_[p][pc] |= spawn_[p][pc];
+        head_win_[p][pc] |= head_win_[p][pc + 1];
+      }
+      if (isHead(pc)) head_win_[p][pc] |= exit_foot_[p];  // leaving the loop comes before the head's op
     }
     next_block_[p].assign(n + 1, static_cast<int>(blocks_[p].size()));
     for (int pc = n - 1, b = static_cast<int>(blocks_[p].size()); pc >= 0; --pc) {
@@ -143,7 +186,7 @@ Reducer::Contribution Reducer::contribution(int p, int pc) const {
   return c;
 }
 
-std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a) const {
+std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, const std::vector<char>* leaving) const {
   std::vector<Agent> out;
   for (int p = 0; p < m_.P; ++p) {
     Agent ag;
@@ -152,9 +195,14 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a) cons
     if (!finished(m_, s, p)) {
       int pc = pcOf(m_, s, p);
       ag.step = {Step::Kind::Exec, p, pc};
-      ag.enabled = isEnabled(m_, s, a, ag.step);
+      ag.enabled = ag.exec_enabled = isEnabled(m_, s, a, ag.step);
       ag.trans = own_[p][pc];
       ag.trans |= currentFoot(p, pc);
+      if (leaving && (*leaving)[p]) {  // leaving the loop: a transition of this agent too
+        ag.leaves = true;
+        ag.enabled = true;
+        ag.trans |= exit_foot_[p];
+      }
     }
     out.push_back(std::move(ag));
   }
@@ -184,6 +232,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a) cons
       if (slot < 0) break;  // never completes, nor do the groups behind it
       Foot f;  // one plain arrival; the group's accesses end
       f.a.set(slot);
+      if (exits_) f.r.set(slot);
       for (int32_t ipc : g.pcs) {
         Foot acc = accessFoot(p, ipc);
         f.r |= acc.r;
@@ -234,7 +283,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
     win[i].foot |= head_win_[p][pc];
     block[i] = next_block_[p][pc];
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
-    for (int x = pc; x < end; ++x) give(win[i], contribution(p, x));
+    giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
   }
   auto passable = [&](int p, int bpc) {
     const Instr& in = m_.instr(p, bpc);
@@ -258,12 +307,21 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
         int b = block[i]++;
         win[i].foot |= seg_win_[p][b];
         int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
-        for (int x = blocks_[p][b]; x < end; ++x) give(win[i], contribution(p, x));
+        giveRange(p, blocks_[p][b], end, [&](const Contribution& c) { give(win[i], c); });
         changed = true;
       }
     }
   }
   return win;
+}
+
+void Reducer::giveRange(int p, int a, int b, const std::function<void(const Contribution&)>& give) const {
+  for (int x = a; x < b; ++x) give(contribution(p, x));
+  if (!exits_) return;
+  const int n = m_.programSize(p);
+  const int hi = std::min(b + 1, n);  // the op the window stops at may be a head: leaving comes first
+  if (a < hi && heads_before_[p][hi] > heads_before_[p][a])
+    for (const Contribution& c : exit_gives_[p]) give(c);
 }
 
 // Stubborn-set closure from `seed`: the agents whose current transitions
@@ -299,18 +357,46 @@ std::vector<int> Reducer::closure(const State& s, const std::vector<Agent>& ag, 
 
 std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vector<Step>& enabled) {
   if (!active_ || enabled.size() <= 1) return enabled;
-  std::vector<Agent> ag = agents(s, a);
   std::vector<Step> best = enabled;
-  for (size_t x = 0; x < ag.size(); ++x) {
-    if (!ag[x].enabled) continue;
-    std::vector<Window> win = windows(s, ag, static_cast<int>(x));
-    std::vector<Step> steps;
-    for (int y : closure(s, ag, win, static_cast<int>(x)))
-      if (ag[y].enabled) steps.push_back(ag[y].step);
+  for (std::vector<Step>& steps : persistentSets(s, agents(s, a))) {
     if (steps.size() < best.size()) best = std::move(steps);
     if (best.size() == 1) break;
   }
   return best;
+}
+
+std::optional<std::vector<Step>> Reducer::reduceWithExits(const State& s, const Async& a,
+                                                          const std::vector<Step>& enabled,
+                                                          const std::vector<char>& leaving) {
+  if (!active_ || !exits_) return std::nullopt;
+  const size_t all = enabled.size() + static_cast<size_t>(std::count(leaving.begin(), leaving.end(), 1));
+  std::optional<std::vector<Step>> best;
+  for (std::vector<Step>& steps : persistentSets(s, agents(s, a, &leaving))) {
+    if (steps.size() < (best ? best->size() : all)) best = std::move(steps);
+    if (best && best->size() == 1) break;
+  }
+  return best;
+}
+
+// One persistent set per enabled seed agent (up to the first of one step).
+// A leaving agent contributes
+// Step{Exec, p, -1} besides its Exec step (when that is enabled).
+std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std::vector<Agent>& ag) const {
+  std::vector<std::vector<Step>> sets;
+  for (size_t x = 0; x < ag.size(); ++x) {
+    if (!ag[x].enabled) continue;
+    std::vector<Window> win = windows(s, ag, static_cast<int>(x));
+    std::vector<Step> steps;
+    for (int y : closure(s, ag, win, static_cast<int>(x))) {
+      if (!ag[y].enabled) continue;
+      if (!ag[y].leaves || ag[y].exec_enabled) steps.push_back(ag[y].step);
+      if (ag[y].leaves) steps.push_back({Step::Kind::Exec, ag[y].proc, -1});
+    }
+    const bool single = steps.size() == 1;
+    sets.push_back(std::move(steps));
+    if (single) break;  // nothing smaller
+  }
+  return sets;
 }
 
 }  // namespace cake::encoder::sim

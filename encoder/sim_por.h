@@ -19,6 +19,8 @@
 #pragma once
 
 #include <bitset>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "encoder/sim_model.h"
@@ -50,13 +52,31 @@ struct Foot {
   }
 };
 
+// Programs with loop exits (encoder/trip_proof.cpp): at a loop head a
+// process may leave the loop for one of the exit paths, which fill its
+// program from exits_begin on. The reduction then over-approximates: a
+// window that reaches a head covers every exit path whole (footprint and
+// arrivals), and a *_wait or commit on an exit path counts as touching
+// every async access of its process. An arrival also reads its slot there:
+// the proof checks the phase each arrival lands in.
+struct ExitLayout {
+  std::vector<std::vector<char>> is_head;  // [p][pc]
+  std::vector<int> exits_begin;            // [p] (the program size: no exits)
+};
+
 class Reducer {
  public:
-  explicit Reducer(const Model& m);
+  explicit Reducer(const Model& m, const ExitLayout* exits = nullptr);
   // A subset of `enabled` that is persistent in s (all of it when no
   // smaller persistent set is found, or when reduction is off because the
   // system has more than kMaxObjects objects).
   std::vector<Step> reduce(const State& s, const Async& a, const std::vector<Step>& enabled);
+  // With an ExitLayout: leaving[p] says that process p may leave its loop
+  // now (a transition that writes the trip count, an object of its own).
+  // Returns the processes and steps of a persistent set: a process that may
+  // leave is in it when Step{Exec, p, -1} is. nullopt: no smaller set.
+  std::optional<std::vector<Step>> reduceWithExits(const State& s, const Async& a, const std::vector<Step>& enabled,
+                                                   const std::vector<char>& leaving);
   bool active() const { return active_; }
 
  private:
@@ -68,7 +88,9 @@ class Reducer {
     enum class Kind { Proc, Load, Comp } kind = Kind::Proc;
     int proc = -1;
     int load = -1;          // Load: index into Async::loads
-    bool enabled = false;
+    bool enabled = false;   // some transition of it is enabled
+    bool exec_enabled = false;
+    bool leaves = false;    // Proc with an ExitLayout: may leave its loop now
     Step step;
     Foot trans;             // footprint of its current transition
     // Comp / Load: fixed window
@@ -82,18 +104,27 @@ class Reducer {
 
   const Model& m_;
   bool active_ = true;
-  int obj_named_ = 0, obj_atom_ = 0;
+  int obj_named_ = 0, obj_atom_ = 0, obj_trip_ = 0;
   // per process, per pc
   std::vector<std::vector<Foot>> own_, spawn_, head_win_;
   std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
   std::vector<std::vector<int>> blocks_;             // pcs of Wait / SyncWait
   std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)
+  // with an ExitLayout
+  const ExitLayout* exits_ = nullptr;
+  std::vector<Foot> exit_foot_;                      // per process: all of its exit paths
+  std::vector<std::vector<Contribution>> exit_gives_;
+  std::vector<std::vector<int>> heads_before_;       // [p][pc]: loop heads in [0, pc)
+
+  // Adds what program[a..b) gives, and every exit path if a head lies in [a, b].
+  void giveRange(int p, int a, int b, const std::function<void(const Contribution&)>& give) const;
 
   void precompute();
   Foot accessFoot(int p, int pc) const;
   Foot currentFoot(int p, int pc_now) const;
   Contribution contribution(int p, int pc) const;
-  std::vector<Agent> agents(const State& s, const Async& a) const;
+  std::vector<Agent> agents(const State& s, const Async& a, const std::vector<char>* leaving = nullptr) const;
+  std::vector<std::vector<Step>> persistentSets(const State& s, const std::vector<Agent>& ag) const;
   std::vector<Window> windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
   std::vector<int> closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
                            int seed) const;

@@ -12,7 +12,8 @@ namespace cake::encoder::sim {
 
 // ================================================================ model
 
-Model::Model(const System& s) : sys(s) {
+Model::Model(const System& s, const ControlFlow* f) : sys(s) {
+  if (f) flow = *f;
   P = static_cast<int>(sys.procs.size());
   S = static_cast<int>(sys.slots.size());
   N = static_cast<int>(sys.named.size());
@@ -56,11 +57,12 @@ Model::Model(const System& s) : sys(s) {
     write_id[p].resize(prog.size());
     commit_seq[p].assign(prog.size(), -1);
     commits_before[p].assign(prog.size() + 1, 0);
-    int seq = 0;
     for (size_t pc = 0; pc < prog.size(); ++pc) {
       const Instr& in = prog[pc];
-      commits_before[p][pc] = seq;
-      if (in.kind == InstrKind::MmaCommit) commit_seq[p][pc] = seq++;
+      // commits on the path to pc (with a ControlFlow every predecessor has a smaller pc)
+      const int before = prevPc(p, static_cast<int>(pc));
+      commits_before[p][pc] = before < 0 ? 0 : commits_before[p][before] + (prog[before].kind == InstrKind::MmaCommit);
+      if (in.kind == InstrKind::MmaCommit) commit_seq[p][pc] = commits_before[p][pc];
       for (size_t i = 0; i < in.accesses.size(); ++i) {
         const Access& a = in.accesses[i];
         atoms_of[p][pc].push_back({atomIndex(a.space, a.lo), atomIndex(a.space, a.hi)});
@@ -343,7 +345,7 @@ class Stepper {
 
   void exec(int p, int pc_) {
     const Instr& in = m_.instr(p, pc_);
-    ++pc(p);
+    pc(p) = m_.nextPc(p, pc_);
     switch (in.kind) {
       case InstrKind::Wait: return wait(p, pc_, in);
       case InstrKind::Arrive:
@@ -633,7 +635,7 @@ class Stepper {
                 return true;
           }
     for (int q = 0; q < m_.P; ++q) {
-      int qpc = pcOf(m_, s_, q) - 1;
+      int qpc = m_.prevPc(q, pcOf(m_, s_, q));
       if (q == p || qpc < 0 || !m_.isSyncAccess(q, qpc)) continue;
       const Instr& qi = m_.instr(q, qpc);
       for (size_t j = 0; j < qi.accesses.size(); ++j)

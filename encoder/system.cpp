@@ -85,6 +85,9 @@ class Builder {
   int proc_ = -1;
   ProcState* ps_ = nullptr;
   std::vector<std::pair<int, int64_t>> loops_;
+  bool in_bounds_ = false;            // evaluating a loop's bounds
+  int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
+  bool left_replaced_loop_ = false;   // this process has left such a loop
 
   // ------------------------------------------------------------ set-up
 
@@ -160,12 +163,18 @@ class Builder {
     ps_ = &st;
     env_ = ir::EvalEnv{};
     env_.params = sys_.binding.params;
+    env_.replace = sys_.binding.replace;
+    env_.replace_value = sys_.binding.replace_value;
+    env_.replace_hits = &sys_.replace_hits;
+    env_.params_read = &sys_.params_read;
     env_.instance = instance;
     for (int d = 0; d < 3; ++d) {
       env_.block_idx[d] = sys_.binding.block_idx[d];
       env_.grid_dim[d] = sys_.binding.grid_dim[d];
     }
     loops_.clear();
+    replaced_loop_depth_ = 0;
+    left_replaced_loop_ = false;
     for (const ir::RoleBody& body : s_.bodies)
       if (body.role == role) block(body.body);
     ps_ = nullptr;
@@ -175,10 +184,23 @@ class Builder {
 
   int64_t eval(const ir::ExprPtr& e, std::string_view what) {
     if (!e) throw BuildError(fmt::format("{} is missing", what));
+    const int64_t hits_before = sys_.replace_hits;
     auto v = ir::evaluate(*e, env_);
     if (!v) throw BuildError(fmt::format("{} ({}) does not evaluate for {}", what, ir::exprToString(*e, s_),
                                          bindingToString(s_, sys_.binding)));
+    if (sys_.replace_hits != hits_before && !in_bounds_) noteReplacedUse(e.get(), sys_.replace_hits - hits_before);
     return *v;
+  }
+
+  // Where the replaced expression (Binding::replace) is read outside loop
+  // bounds: on a process's exit path from a loop it bounds, or elsewhere.
+  void noteReplacedUse(const ir::Expr* e, int64_t hits) {
+    if (left_replaced_loop_ && replaced_loop_depth_ == 0) {
+      auto& uses = sys_.replace_exit_uses;
+      if (std::find(uses.begin(), uses.end(), e) == uses.end()) uses.push_back(e);
+    } else {
+      sys_.replace_hits_elsewhere += hits;
+    }
   }
 
   Process& proc() { return sys_.procs[proc_]; }
@@ -198,10 +220,16 @@ class Builder {
   }
 
   void loop(const Stmt& st) {
+    const int64_t hits_before = sys_.replace_hits;
+    in_bounds_ = true;
     int64_t lo = eval(st.lo, "the loop start"), hi = eval(st.hi, "the loop end");
     int64_t step = st.step ? eval(st.step, "the loop step") : 1;
+    in_bounds_ = false;
+    const bool replaced = sys_.replace_hits != hits_before;
+    sys_.replace_hits_in_bounds += sys_.replace_hits - hits_before;
     if (step == 0) throw BuildError("a loop step is zero");
     int64_t saved_ctx = ps_->ctx;
+    replaced_loop_depth_ += replaced;
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
@@ -209,6 +237,8 @@ class Builder {
       block(st.body);
       loops_.pop_back();
     }
+    replaced_loop_depth_ -= replaced;
+    left_replaced_loop_ |= replaced;
     env_.loop_vars.erase(st.loop_var);
     ps_->ctx = saved_ctx;
   }

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct Binding {
   std::map<int, int64_t> params;      // ir::Schedule::params index -> value
   int64_t block_idx[3] = {0, 0, 0};
   int64_t grid_dim[3] = {1, 1, 1};
+  // Trip-count proof (encoder/trip_proof.h): evaluate with this expression
+  // replaced by `replace_value` (ir::EvalEnv::replace).
+  const ir::Expr* replace = nullptr;
+  int64_t replace_value = 0;
 };
 // "K=128, M=64" (parameters only, in declaration order; grid parts when not
 // the defaults).
@@ -151,6 +156,18 @@ struct System {
   std::vector<int> barrier_base;    // ir barrier index -> first flat slot
   std::vector<NamedBarrier> named;
   std::vector<MemSpace> spaces;
+  // What building read: the parameters whose values it used (and
+  // lm.block_idx(d) as -1 - d, lm.grid_dim(d) as -4 - d), and how often
+  // the replaced expression (Binding::replace) was evaluated, in all and as
+  // a loop bound.
+  std::set<int> params_read;
+  int64_t replace_hits = 0;
+  int64_t replace_hits_in_bounds = 0;
+  // Expressions (as evaluated) that read it on a process's exit path from a
+  // loop it bounds; reads anywhere else but loop bounds (a prefix, a loop
+  // body, a process without such a loop) are counted here:
+  std::vector<const ir::Expr*> replace_exit_uses;
+  int64_t replace_hits_elsewhere = 0;
 
   int slotOf(int barrier, int64_t slot) const { return barrier_base[barrier] + static_cast<int>(slot); }
   size_t instrCount() const;

@@ -188,13 +188,31 @@ static std::optional<int64_t> dimValue(const std::optional<int64_t> (&dims)[3], 
   return dims[d];
 }
 
+bool sameExpr(const Expr& a, const Expr& b) {
+  if (&a == &b) return true;
+  if (a.kind != b.kind || a.value != b.value || a.index != b.index || a.args.size() != b.args.size()) return false;
+  for (size_t i = 0; i < a.args.size(); ++i)
+    if (!a.args[i] || !b.args[i] || !sameExpr(*a.args[i], *b.args[i])) return false;
+  return true;
+}
+
 std::optional<int64_t> evaluate(const Expr& e, const EvalEnv& env) {
+  if (env.replace && sameExpr(e, *env.replace)) {
+    if (env.replace_hits) ++*env.replace_hits;
+    return env.replace_value;
+  }
   switch (e.kind) {
     case ExprKind::Const: return e.value;
-    case ExprKind::Param: return lookup(env.params, e.index);
+    case ExprKind::Param:
+      if (env.params_read) env.params_read->insert(e.index);
+      return lookup(env.params, e.index);
     case ExprKind::LoopVar: return lookup(env.loop_vars, e.index);
-    case ExprKind::BlockIdx: return dimValue(env.block_idx, e.index);
-    case ExprKind::GridDim: return dimValue(env.grid_dim, e.index);
+    case ExprKind::BlockIdx:
+      if (env.params_read) env.params_read->insert(-1 - e.index);
+      return dimValue(env.block_idx, e.index);
+    case ExprKind::GridDim:
+      if (env.params_read) env.params_read->insert(-4 - e.index);
+      return dimValue(env.grid_dim, e.index);
     case ExprKind::Instance: return env.instance;
     case ExprKind::Neg: {
       if (e.args.size() != 1) return std::nullopt;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,8 +81,20 @@ struct EvalEnv {
   std::optional<int64_t> instance;
   std::optional<int64_t> block_idx[3];
   std::optional<int64_t> grid_dim[3];
+  // The trip-count proof (encoder/trip_proof.h) evaluates a schedule with one
+  // expression (a loop bound such as lm.cdiv(K, 64)) replaced by a value:
+  // every sub-expression equal to `replace` (sameExpr) evaluates to
+  // `replace_value`, and counts one in *replace_hits.
+  const Expr* replace = nullptr;
+  int64_t replace_value = 0;
+  int64_t* replace_hits = nullptr;
+  // When set, the index of every parameter an evaluation reads is added;
+  // lm.block_idx(d) adds -1 - d and lm.grid_dim(d) adds -4 - d.
+  std::set<int>* params_read = nullptr;
 };
 std::optional<int64_t> evaluate(const Expr& e, const EvalEnv& env);
+// Structural equality (same kinds, values, indices and arguments).
+bool sameExpr(const Expr& a, const Expr& b);
 std::optional<int64_t> constValue(const ExprPtr& e);   // evaluate with an empty env
 bool dependsOnLoopVar(const Expr& e, int loop_var);
 // Python-like rendering with the schedule's names, e.g. "k - 4".

@@ -191,3 +191,26 @@ TEST(Cli, FmtIsIdempotent) {
   EXPECT_EQ(once.out, twice.out);
   EXPECT_EQ(cake("fmt --check " + shellQuote(q.string())).status, 0);
 }
+
+// The model checker's verdict for the standard mainloop: proved for every K
+// (lap induction), and only "checked" for listed values when the proof is off.
+TEST(Cli, MainloopSyncIsProvedForEveryTripCount) {
+  auto syncVerdict = [](const std::string& out) {
+    auto j = nlohmann::json::parse(out);
+    for (const auto& v : j["files"][0]["schedules"][0]["verdicts"])
+      if (v["property"] == "sync") return v;
+    return nlohmann::json{};
+  };
+  std::string file = shellQuote(src("corpus/gemm/sm90_ws_4stage.cake").string());
+  CmdResult r = cake("check --format json --proof-timeout 60 " + file, false);
+  EXPECT_EQ(r.status, 0) << r.out;
+  auto v = syncVerdict(r.out);
+  EXPECT_EQ(v["verdict"], "proved") << r.out;
+  EXPECT_NE(v["detail"].get<std::string>().find("lap induction"), std::string::npos) << v;
+
+  r = cake("check --format json --proof-timeout 0 " + file, false);
+  EXPECT_EQ(r.status, 0) << r.out;
+  v = syncVerdict(r.out);
+  EXPECT_EQ(v["verdict"], "checked") << r.out;
+  EXPECT_NE(v["detail"].get<std::string>().find("K in {"), std::string::npos) << v;
+}

@@ -43,9 +43,10 @@ struct Result {
   std::vector<checks::PropertyVerdict> verdicts;
 };
 
-Result run(const ir::Schedule& s) {
+Result run(const ir::Schedule& s, unsigned proof_timeout_ms = 3000) {
   Result r;
   checks::CheckOptions o;
+  o.proof_timeout_ms = proof_timeout_ms;
   checks::runModelChecker(s, o, r.sink, r.verdicts);
   return r;
 }
@@ -65,13 +66,21 @@ TEST(ModelCheck, CoveringValuesHitTheTripCounts) {
   EXPECT_FALSE(trips.count(0));
 }
 
+// Without the proof, a pass is "checked" for the values explored; with it
+// (the default), this mainloop is proved for every trip count.
 TEST(ModelCheck, PassIsCheckedForTheValues) {
   auto mod = compile(kGemm);
-  Result r = run(mod.schedules[0]);
+  Result r = run(mod.schedules[0], 0);
   EXPECT_TRUE(r.sink.findings().empty());
   ASSERT_EQ(r.verdicts.size(), 1u);
   EXPECT_EQ(r.verdicts[0].kind, checks::VerdictKind::Checked);
   EXPECT_EQ(r.verdicts[0].detail.rfind("K in {1,", 0), 0u) << r.verdicts[0].detail;
+
+  r = run(mod.schedules[0], 60000);
+  EXPECT_TRUE(r.sink.findings().empty());
+  ASSERT_EQ(r.verdicts.size(), 1u);
+  EXPECT_EQ(r.verdicts[0].kind, checks::VerdictKind::Proved) << r.verdicts[0].detail;
+  EXPECT_NE(r.verdicts[0].detail.find("lap induction"), std::string::npos) << r.verdicts[0].detail;
 }
 
 TEST(ModelCheck, ParameterFreeSyncIsProved) {

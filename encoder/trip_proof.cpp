@@ -1,0 +1,833 @@
+// Lap induction: the proof for every trip count (trip_proof.h says what it
+// establishes and how; docs/z3.md gives the argument).
+#include "encoder/trip_proof.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "encoder/bv_prover.h"
+#include "encoder/sim_graph.h"
+#include "encoder/sim_model.h"
+#include "encoder/sim_por.h"
+#include "encoder/simulator.h"
+
+namespace cake::encoder {
+
+namespace {
+
+using sim::Async;
+using sim::Model;
+using sim::State;
+
+// A reason the proof does not apply or does not go through (-> Unknown).
+struct Fail : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The unrolled window was too short for the exploration (-> retry, wider).
+struct WindowTooSmall {};
+
+// ================================================================ the trip expression
+
+bool mentionsParam(const ir::Expr& e) {
+  if (e.kind == ir::ExprKind::Param) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const ir::ExprPtr& a) { return a && mentionsParam(*a); });
+}
+
+void collectLoops(const ir::Block& b, std::vector<const ir::Stmt*>& out) {
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::For) out.push_back(&st);
+    collectLoops(st.body, out);
+    collectLoops(st.orelse, out);
+  }
+}
+
+// The loops whose bound depends on a parameter: each is
+// `for v in lm.range(lo, E + off)` with one expression E (the trip count).
+struct TripLoops {
+  ir::ExprPtr trip;
+  std::map<int, int64_t> lo;   // loop var -> constant start
+  std::map<int, int64_t> off;  // loop var -> constant offset of its bound
+};
+
+// e = core + offset with a constant offset (`E`, `E - 1`, `1 + E`, ...).
+std::pair<ir::ExprPtr, int64_t> splitOffset(const ir::ExprPtr& e) {
+  if (e->args.size() == 2 && (e->kind == ir::ExprKind::Add || e->kind == ir::ExprKind::Sub)) {
+    auto c1 = ir::constValue(e->args[1]);
+    if (c1) {
+      auto [core, off] = splitOffset(e->args[0]);
+      return {core, e->kind == ir::ExprKind::Add ? off + *c1 : off - *c1};
+    }
+    auto c0 = ir::constValue(e->args[0]);
+    if (c0 && e->kind == ir::ExprKind::Add) {
+      auto [core, off] = splitOffset(e->args[1]);
+      return {core, off + *c0};
+    }
+  }
+  return {e, 0};
+}
+
+TripLoops findTrip(const ir::Schedule& s) {
+  std::vector<const ir::Stmt*> loops;
+  for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+  TripLoops tl;
+  for (const ir::Stmt* st : loops) {
+    bool sym_hi = st->hi && mentionsParam(*st->hi);
+    bool sym_other = (st->lo && mentionsParam(*st->lo)) || (st->step && mentionsParam(*st->step));
+    if (sym_other) throw Fail("a loop's start or step depends on a parameter");
+    if (!sym_hi) continue;
+    auto lo = ir::constValue(st->lo);
+    auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
+    if (!lo || !step || *step != 1) throw Fail("a loop with a symbolic bound has a start that is not a constant or a step other than 1");
+    auto [core, off] = splitOffset(st->hi);
+    if (!tl.trip) tl.trip = core;
+    else if (!ir::sameExpr(*tl.trip, *core))
+      throw Fail(fmt::format("the symbolic loops have different bounds ({} and {})", ir::exprToString(*tl.trip, s),
+                             ir::exprToString(*st->hi, s)));
+    tl.lo[st->loop_var] = *lo;
+    tl.off[st->loop_var] = off;
+  }
+  if (!tl.trip) throw Fail("no loop bound depends on a parameter");
+  return tl;
+}
+
+// ================================================================ instruction comparison
+
+bool sameAccess(const Access& a, const Access& b) {
+  return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.write == b.write && a.proxy == b.proxy &&
+         a.async == b.async && a.view == b.view && a.index == b.index && a.gen == b.gen &&
+         a.stage_like == b.stage_like;
+}
+
+bool sameInstr(const Instr& a, const Instr& b) {
+  if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.phase != b.phase ||
+      a.count != b.count || a.bytes != b.bytes || a.pending != b.pending || a.named != b.named ||
+      a.iteration != b.iteration || a.loops != b.loops || a.accesses.size() != b.accesses.size())
+    return false;
+  for (size_t i = 0; i < a.accesses.size(); ++i)
+    if (!sameAccess(a.accesses[i], b.accesses[i])) return false;
+  return true;
+}
+
+// How far one period moves each quantity (learned from the instructions).
+struct Deltas {
+  std::map<int, int64_t> slot_phase;      // flat slot -> phase
+  std::map<int, int64_t> view_index;      // view -> index of iteration-like accesses
+  std::map<int, int64_t> view_gen;        // view -> generation of iteration-like accesses
+  std::map<int, int64_t> view_gen_stage;  // view -> generation of stage-like accesses
+
+  static bool learn(std::map<int, int64_t>& m, int key, int64_t d) {
+    auto [it, fresh] = m.emplace(key, d);
+    return fresh || it->second == d;
+  }
+  static int64_t of(const std::map<int, int64_t>& m, int key) {
+    auto it = m.find(key);
+    return it == m.end() ? 0 : it->second;
+  }
+  bool viewMoves(int view) const {
+    return of(view_index, view) != 0 || of(view_gen, view) != 0 || of(view_gen_stage, view) != 0;
+  }
+};
+
+// Is b the instruction a, one period later? Learns the deltas it implies.
+bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
+  if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.count != b.count ||
+      a.bytes != b.bytes || a.pending != b.pending || a.named != b.named ||
+      a.accesses.size() != b.accesses.size())
+    return false;
+  if (a.slot >= 0 ? !Deltas::learn(d.slot_phase, a.slot, b.phase - a.phase) : a.phase != b.phase) return false;
+  for (size_t i = 0; i < a.accesses.size(); ++i) {
+    const Access &x = a.accesses[i], &y = b.accesses[i];
+    if (x.space != y.space || x.lo != y.lo || x.hi != y.hi || x.write != y.write || x.proxy != y.proxy ||
+        x.async != y.async || x.view != y.view || x.stage_like != y.stage_like)
+      return false;
+    if (x.view < 0) continue;
+    if (x.stage_like) {
+      if (x.index != y.index || !Deltas::learn(d.view_gen_stage, x.view, y.gen - x.gen)) return false;
+    } else if (!Deltas::learn(d.view_index, x.view, y.index - x.index) ||
+               !Deltas::learn(d.view_gen, x.view, y.gen - x.gen)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Are the instruction lists b = a shifted by a period? Deltas change only
+// when they are.
+bool shiftedRange(const std::vector<Instr>& pa, size_t a0, size_t a1, const std::vector<Instr>& pb, size_t b0,
+                  size_t b1, Deltas& d) {
+  if (a1 - a0 != b1 - b0) return false;
+  Deltas trial = d;
+  for (size_t i = 0; i < a1 - a0; ++i)
+    if (!shiftedInstr(pa[a0 + i], pb[b0 + i], trial)) return false;
+  d = std::move(trial);
+  return true;
+}
+
+// ================================================================ the unrolled window
+
+// The shape of one process's program in the system for trip count W.
+struct ProcShape {
+  bool loops = false;            // runs the symbolic loop
+  int var = -1;
+  int64_t lo = 0, off = 0;       // for v in range(lo, T + off)
+  int64_t end = 0;               // W + off: the first iteration the window does not run
+  std::vector<int> head;         // head[v - lo]: first pc of iteration v; head[end - lo]: end of the loop
+  std::vector<int64_t> iter_of;  // pc -> iteration (loop part), -1 elsewhere
+  int headOf(int64_t v) const { return head[static_cast<size_t>(v - lo)]; }
+  int loopEnd() const { return headOf(end); }
+  // The iteration at whose head the loop ends for trip count T.
+  int64_t lastHead(int64_t T) const { return std::max(T + off, lo); }
+};
+
+ProcShape shapeOf(const Process& proc, const TripLoops& tl, int64_t W) {
+  ProcShape sh;
+  const auto& prog = proc.program;
+  sh.iter_of.assign(prog.size(), -1);
+  int first = -1, last = -1;
+  for (size_t pc = 0; pc < prog.size(); ++pc) {
+    for (const auto& [var, value] : prog[pc].loops) {
+      if (!tl.lo.count(var)) continue;
+      if (sh.var >= 0 && sh.var != var) throw Fail(fmt::format("{} runs two symbolic loops", proc.name));
+      sh.var = var;
+      sh.iter_of[pc] = value;
+    }
+    if (sh.iter_of[pc] < 0) continue;
+    if (last >= 0 && (last != static_cast<int>(pc) - 1 || sh.iter_of[pc] < sh.iter_of[last]))
+      throw Fail(fmt::format("{} runs its symbolic loop more than once, or not in one piece", proc.name));
+    if (first < 0) first = static_cast<int>(pc);
+    last = static_cast<int>(pc);
+  }
+  if (first < 0) return sh;
+  sh.loops = true;
+  sh.lo = tl.lo.at(sh.var);
+  sh.off = tl.off.at(sh.var);
+  sh.end = W + sh.off;
+  if (sh.end <= sh.lo) throw WindowTooSmall{};
+  sh.head.assign(static_cast<size_t>(sh.end - sh.lo + 1), -1);
+  for (int pc = first; pc <= last; ++pc) {
+    int64_t v = sh.iter_of[pc];
+    if (v < sh.lo || v >= sh.end) throw Fail("a symbolic loop's iterations are out of order");
+    if (sh.head[v - sh.lo] < 0) sh.head[v - sh.lo] = pc;
+  }
+  sh.head[sh.end - sh.lo] = last + 1;
+  for (int64_t v = sh.lo; v < sh.end; ++v)
+    if (sh.head[v - sh.lo] < 0)
+      throw Fail(fmt::format("iteration {} of {}'s symbolic loop has no operation (a loop head would be ambiguous)", v,
+                             proc.name));
+  return sh;
+}
+
+// Everything the exploration needs, for one window width W.
+struct Window {
+  int64_t W = 0, t0 = 0, t1 = 0, j0 = 0, w0 = 0, P = 0;
+  System base;                                  // the system for T = W
+  std::vector<System> by_trip;                  // [T - t0]: the system for T
+  std::vector<ProcShape> shape;
+  Deltas d;
+  std::map<int, int64_t> named_delta;           // named barrier -> generations per period
+  std::vector<int64_t> commit_delta;            // process -> MMA commits per period
+  // the combined program
+  System comb;
+  sim::ControlFlow flow;
+  std::vector<std::map<int64_t, int>> exit_to;  // [p][T]: pc after leaving the loop with trip count T
+  std::vector<std::vector<int>> shift_pc;       // [p][pc]: pc one period earlier, -1 if none
+};
+
+System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLoops& tl, int64_t T) {
+  b.replace = tl.trip.get();
+  b.replace_value = T;
+  std::string err;
+  auto sys = buildSystem(s, b, target, &err);
+  if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
+  if (!sys->params_read.empty()) {
+    const int r = *sys->params_read.rbegin();  // parameters first (>= 0), then the builtins
+    std::string what = r >= 0 ? s.params[r].name
+                       : r >= -3 ? fmt::format("lm.block_idx({})", -1 - r)
+                                 : fmt::format("lm.grid_dim({})", -4 - r);
+    throw Fail(fmt::format("the schedule reads {} outside the loop bound {}", what, ir::exprToString(*tl.trip, s)));
+  }
+  if (sys->replace_hits_elsewhere != 0)
+    throw Fail(fmt::format("the trip count {} is used outside loop bounds and exit paths (in a prefix, a loop body "
+                           "or a role without the loop)",
+                           ir::exprToString(*tl.trip, s)));
+  return std::move(*sys);
+}
+
+// e with every sub-expression equal to `target` replaced by `by`.
+ir::ExprPtr substitute(const ir::ExprPtr& e, const ir::Expr& target, const ir::ExprPtr& by) {
+  if (!e) return e;
+  if (ir::sameExpr(*e, target)) return by;
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) a = substitute(a, target, by);
+  return copy;
+}
+
+// An exit path may use the trip count T (`iter=k_tiles - 1`): the window
+// shows exit paths repeating with the period up to W; beyond it they
+// repeat because every such expression e moves by the same amount per
+// period from j0 on: e(t + P) - e(t) == e(j0 + P) - e(j0) for every t >= j0
+// and every value of its other symbols (proved with the bit-vector prover).
+void checkExitUses(const ir::Schedule& s, const TripLoops& tl, const std::vector<const ir::Expr*>& uses, int64_t P,
+                   int64_t j0) {
+  if (uses.empty()) return;
+  BvProver prover(s);
+  auto t = std::make_shared<ir::Expr>();
+  t->kind = ir::ExprKind::LoopVar;
+  t->index = 1 << 20;  // a fresh symbol
+  auto plus = [&](const ir::ExprPtr& x, int64_t c) { return ir::makeExpr(ir::ExprKind::Add, {x, ir::makeConst(c)}); };
+  for (const ir::Expr* use : uses) {
+    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
+    auto at = [&](const ir::ExprPtr& value) { return substitute(e, *tl.trip, value); };
+    auto step = [&](const ir::ExprPtr& x) { return ir::makeExpr(ir::ExprKind::Sub, {at(plus(x, P)), at(x)}); };
+    auto goal = ir::makeExpr(ir::ExprKind::Eq, {step(t), step(ir::makeConst(j0))});
+    auto premise = ir::makeExpr(ir::ExprKind::Ge, {t, ir::makeConst(j0)});
+    BvResult r = prover.prove(goal, {premise});
+    if (r.kind != BvVerdict::Holds)
+      throw Fail(fmt::format("the exit path's {} does not move by the same amount every {} iterations ({})",
+                             ir::exprToString(*use, s), P, bvVerdictName(r.kind)));
+  }
+}
+
+// The end of the common part of process p in the system for trip count T.
+int cutOf(const ProcShape& sh, int64_t T) { return sh.headOf(sh.lastHead(T)); }
+
+// Does the system for T agree with the window up to its loop exit?
+bool agreesWithWindow(const Window& w, const System& sys) {
+  for (size_t p = 0; p < sys.procs.size(); ++p) {
+    const auto& mine = sys.procs[p].program;
+    const auto& base = w.base.procs[p].program;
+    const ProcShape& sh = w.shape[p];
+    size_t n = sh.loops ? static_cast<size_t>(cutOf(sh, static_cast<int64_t>(sys.binding.replace_value))) : base.size();
+    if (mine.size() < n || (!sh.loops && mine.size() != base.size())) return false;
+    for (size_t i = 0; i < n; ++i)
+      if (!sameInstr(mine[i], base[i])) return false;
+  }
+  return true;
+}
+
+// Instructions [headOf(v), headOf(v + 1)) of process p: iteration v.
+bool bodyShifted(const Window& w, size_t p, int64_t v, int64_t P, Deltas& d) {
+  const ProcShape& sh = w.shape[p];
+  const auto& prog = w.base.procs[p].program;
+  return shiftedRange(prog, sh.headOf(v), sh.headOf(v + 1), prog, sh.headOf(v + P), sh.headOf(v + P + 1), d);
+}
+
+// The smallest period P (with the deltas it implies) such that iteration
+// v + P is iteration v shifted for every v >= w0 in the window, leaving
+// room to shift. False: none in this window.
+bool findPeriod(Window& w, int max_period) {
+  for (int64_t P = 1; P <= max_period; ++P) {
+    Deltas d;
+    int64_t w0 = INT64_MIN, end = INT64_MAX;
+    bool ok = true;
+    for (size_t p = 0; p < w.shape.size() && ok; ++p) {
+      const ProcShape& sh = w.shape[p];
+      if (!sh.loops) continue;
+      int64_t top = sh.end - 1 - P, v = top;
+      while (v >= sh.lo && bodyShifted(w, p, v, P, d)) --v;
+      if (v == top) ok = false;
+      w0 = std::max(w0, v + 1);
+      end = std::min(end, sh.end);
+    }
+    if (!ok || w0 == INT64_MIN || w0 + 2 * P + 2 > end) continue;
+    w.P = P;
+    w.w0 = w0;
+    w.d = std::move(d);
+    return true;
+  }
+  return false;
+}
+
+std::pair<int, int> suffixOf(const Window& w, size_t p, int64_t T) {
+  const auto& prog = w.by_trip[static_cast<size_t>(T - w.t0)].procs[p].program;
+  return {cutOf(w.shape[p], T), static_cast<int>(prog.size())};
+}
+
+// j0: from there on the exit path for T is the one for T - P, shifted.
+void findSuffixPeriod(Window& w) {
+  w.j0 = w.W + 1;
+  for (int64_t T = w.W; T - w.P >= w.t1; --T) {
+    bool ok = true;
+    for (size_t p = 0; p < w.shape.size() && ok; ++p) {
+      if (!w.shape[p].loops) continue;
+      auto [a0, a1] = suffixOf(w, p, T - w.P);
+      auto [b0, b1] = suffixOf(w, p, T);
+      ok = shiftedRange(w.by_trip[T - w.P - w.t0].procs[p].program, a0, a1, w.by_trip[T - w.t0].procs[p].program, b0,
+                        b1, w.d);
+    }
+    if (!ok) break;
+    w.j0 = T;
+  }
+}
+
+// Named-barrier generations and MMA commits per period (steady state).
+void periodCounts(Window& w) {
+  std::map<int, int64_t> warps;
+  w.commit_delta.assign(w.base.procs.size(), 0);
+  for (size_t p = 0; p < w.shape.size(); ++p) {
+    const ProcShape& sh = w.shape[p];
+    if (!sh.loops) continue;
+    for (int pc = sh.headOf(w.w0); pc < sh.headOf(w.w0 + w.P); ++pc) {
+      const Instr& in = w.base.procs[p].program[pc];
+      if (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive) warps[in.named] += w.base.procs[p].warps;
+      if (in.kind == InstrKind::MmaCommit) ++w.commit_delta[p];
+    }
+  }
+  for (const auto& [n, k] : warps) {
+    int64_t expected = w.base.named[n].expected_warps;
+    if (expected <= 0 || k % expected != 0)
+      throw Fail(fmt::format("{} does not complete a whole number of generations per period", w.base.named[n].name));
+    w.named_delta[n] = k / expected;
+  }
+}
+
+// Does one period leave this instruction's meaning alone (its slot's
+// phases, its named barrier's generations, its views' data tags)?
+bool unmoved(const Window& w, const Instr& in) {
+  if (in.slot >= 0 && Deltas::of(w.d.slot_phase, in.slot) != 0) return false;
+  if (in.named >= 0 && Deltas::of(w.named_delta, in.named) != 0) return false;
+  return std::none_of(in.accesses.begin(), in.accesses.end(),
+                      [&](const Access& a) { return a.view >= 0 && w.d.viewMoves(a.view); });
+}
+
+// The combined program: per looping process, the window's prefix and
+// iterations, then one exit path per trip count t1..W, each ending in its
+// own done pc (program size + T - t1) so that every pc has one predecessor.
+void layOut(Window& w) {
+  const int64_t ends = w.W - w.t1 + 1;
+  w.comb = w.base;
+  const size_t P = w.base.procs.size();
+  w.flow.next.assign(P, {});
+  w.flow.prev.assign(P, {});
+  w.exit_to.assign(P, {});
+  w.shift_pc.assign(P, {});
+  for (size_t p = 0; p < P; ++p) {
+    const ProcShape& sh = w.shape[p];
+    auto& prog = w.comb.procs[p].program;
+    auto& next = w.flow.next[p];
+    auto& prev = w.flow.prev[p];
+    auto& shift = w.shift_pc[p];
+    if (!sh.loops) {
+      // A process without the loop stays where it is when a shift moves the
+      // others, provided nothing it still does moves with the period
+      // (e.g. an epilogue role waiting for the accumulator's barrier).
+      const int n = static_cast<int>(prog.size());
+      for (int i = 0; i < n; ++i) next.push_back(i + 1);
+      for (int i = 0; i <= n; ++i) prev.push_back(i - 1);
+      shift.assign(static_cast<size_t>(n) + 1, -1);
+      shift[n] = n;  // done stays done
+      for (int i = n - 1; i >= 0 && unmoved(w, prog[i]); --i) shift[i] = i;
+      continue;
+    }
+    const int loop_end = sh.loopEnd();
+    prog.resize(static_cast<size_t>(loop_end));
+    std::map<int64_t, std::pair<int, int>> suffix;
+    for (int64_t T = w.t1; T <= w.W; ++T) {
+      auto [a, b] = suffixOf(w, p, T);
+      const auto& src = w.by_trip[T - w.t0].procs[p].program;
+      int start = static_cast<int>(prog.size());
+      prog.insert(prog.end(), src.begin() + a, src.begin() + b);
+      suffix[T] = {start, static_cast<int>(prog.size())};
+    }
+    const int n = static_cast<int>(prog.size());
+    next.assign(static_cast<size_t>(n), -1);
+    prev.assign(static_cast<size_t>(n + ends), -1);
+    shift.assign(static_cast<size_t>(n + ends), -1);
+    for (int i = 0; i < loop_end; ++i) {
+      next[i] = i + 1;
+      prev[i] = i - 1;
+    }
+    for (const auto& [T, range] : suffix) {
+      auto [a, b] = range;
+      const int done = n + static_cast<int>(T - w.t1);
+      const int before = cutOf(sh, T) - 1;
+      for (int i = a; i < b; ++i) {
+        next[i] = i + 1 < b ? i + 1 : done;
+        prev[i] = i == a ? before : i - 1;
+      }
+      prev[done] = b > a ? b - 1 : before;
+      w.exit_to[p][T] = b > a ? a : done;
+    }
+    for (int i = sh.headOf(w.w0 + w.P); i < loop_end; ++i) {
+      int64_t v = sh.iter_of[i];
+      shift[i] = sh.headOf(v - w.P) + (i - sh.headOf(v));
+    }
+    for (int64_t T = std::max(w.j0, w.t1 + w.P); T <= w.W; ++T) {
+      auto [a, b] = suffix[T];
+      auto [a2, b2] = suffix[T - w.P];
+      for (int i = a; i < b; ++i) shift[i] = a2 + (i - a);
+      shift[n + (T - w.t1)] = n + static_cast<int>(T - w.P - w.t1);
+    }
+  }
+}
+
+// ================================================================ exploration
+
+class LapExplorer {
+ public:
+  LapExplorer(const Window& w, const TripProofOptions& opts, std::chrono::steady_clock::time_point start)
+      : w_(w), m_(w.comb, &w.flow), opts_(opts), start_(start) {
+    for (int p = 0; p < m_.P; ++p) {
+      const ProcShape& sh = w_.shape[p];
+      layout_.is_head.emplace_back(static_cast<size_t>(m_.programSize(p)), 0);
+      layout_.exits_begin.push_back(sh.loops ? sh.loopEnd() : m_.programSize(p));
+      if (sh.loops)
+        for (int64_t v = sh.lo; v < sh.end; ++v) layout_.is_head[p][sh.headOf(v)] = 1;
+    }
+    if (opts_.reduce) reducer_.emplace(m_, &layout_);
+  }
+
+  // Proved or throws Fail / WindowTooSmall.
+  uint64_t run() {
+    State init = sim::initialState(m_);
+    g_.insert(pack(init, static_cast<int32_t>(w_.t1), -1), -1, {});
+    uint64_t per_state = init.v.size() * 4 + 64 + 48;
+    uint64_t max_states = std::min<uint64_t>(opts_.max_states, uint64_t{opts_.memory_mb} * 1024 * 1024 / per_state);
+    for (size_t n = 0; n < g_.size(); ++n) {
+      if (n % 256 == 0) {
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+        if (g_.size() > max_states || ms > opts_.timeout_ms)
+          throw Fail(fmt::format("budget exceeded after {} states ({:.1f} s)", g_.size(), ms / 1000));
+      }
+      expand(static_cast<int>(n));
+    }
+    return g_.size();
+  }
+
+ private:
+  const Window& w_;
+  Model m_;
+  const TripProofOptions& opts_;
+  std::chrono::steady_clock::time_point start_;
+  sim::Graph g_;
+  sim::ExitLayout layout_;
+  std::optional<sim::Reducer> reducer_;
+
+  static State pack(State s, int32_t L, int32_t T) {
+    s.v.push_back(L);
+    s.v.push_back(T);
+    return s;
+  }
+
+  // The iteration whose head process p is at, or nullopt.
+  std::optional<int64_t> headAt(int p, int pc) const {
+    const ProcShape& sh = w_.shape[p];
+    if (!sh.loops || pc >= sh.loopEnd() || sh.iter_of[pc] < 0) return std::nullopt;
+    int64_t v = sh.iter_of[pc];
+    if (sh.headOf(v) != pc) return std::nullopt;
+    return v;
+  }
+
+  [[noreturn]] void failWith(const Violation& v, int32_t T) const {
+    std::string where = v.primary.proc >= 0 && v.primary.pc >= 0 && v.primary.pc < m_.programSize(v.primary.proc)
+                            ? " at " + opText(*w_.comb.schedule, *m_.instr(v.primary.proc, v.primary.pc).stmt)
+                            : "";
+    throw Fail(fmt::format("the exploration over every trip count meets {}{}{}: {}", v.rule, where,
+                           T >= 0 ? "" : " (trip count still open)", v.message));
+  }
+
+  void expand(int node) {
+    State s = g_.state(node);
+    const int32_t T = s.v.back();
+    s.v.pop_back();
+    const int32_t L = s.v.back();
+    s.v.pop_back();
+    Async a = sim::decodeAsync(m_, s);
+    for (int p = 0; p < m_.P; ++p) {
+      const ProcShape& sh = w_.shape[p];
+      int pc = sim::pcOf(m_, s, p);
+      if (sh.loops && pc < sh.loopEnd() && sh.iter_of[pc] >= sh.end - 1) throw WindowTooSmall{};
+    }
+    std::vector<Step> steps;
+    std::vector<std::pair<int, int64_t>> exits;  // (process, trip count it fixes)
+    for (const Step& st : sim::enabledSteps(m_, s, a)) {
+      if (st.kind == Step::Kind::Exec) {
+        auto v = headAt(st.proc, st.pc);
+        if (v && T >= 0 && T + w_.shape[st.proc].off <= *v) continue;  // the loop is over for this T
+      }
+      steps.push_back(st);
+    }
+    for (int p = 0; p < m_.P; ++p) {
+      auto v = headAt(p, sim::pcOf(m_, s, p));
+      if (!v) continue;
+      // the loop runs while v < T + off
+      const int64_t lo = w_.shape[p].lo, off = w_.shape[p].off;
+      if (T >= 0) {
+        if (T + off > *v) continue;
+        if (*v != w_.shape[p].lastHead(T)) throw Fail("internal: a process passed the end of its loop");
+        exits.push_back({p, T});
+      } else if (*v > lo) {
+        if (*v - off >= L) exits.push_back({p, *v - off});  // it ran iteration v - 1: T = v - off exactly
+      } else {
+        for (int64_t t = L; t <= lo - off; ++t) exits.push_back({p, t});
+      }
+    }
+    std::vector<Violation> here;
+    std::vector<Step> live = steps;
+    if (!exits.empty()) live.push_back({});
+    sim::stateViolations(m_, s, a, live, {}, here);
+    if (!here.empty()) failWith(here.front(), T);
+    if (sim::allFinished(m_, s)) return checkPhasesComplete(s);
+
+    // Each returns the successor's node.
+    auto follow = [&](const Step& st) {
+      checkArrivalPhase(s, st, T);
+      State next = s;
+      here.clear();
+      sim::applyStep(m_, next, a, st, here, nullptr);
+      if (!here.empty()) failWith(here.front(), T);
+      int32_t L2 = L;
+      if (st.kind == Step::Kind::Exec && T < 0)
+        if (auto v = headAt(st.proc, st.pc))  // iteration v runs: T + off > v
+          L2 = std::max<int32_t>(L, static_cast<int32_t>(*v - w_.shape[st.proc].off + 1));
+      return add(std::move(next), T < 0 ? L2 : -1, T, node, st);
+    };
+    auto leave = [&](int p, int64_t t) {
+      State next = s;
+      next.v[m_.off_pc + p] = w_.exit_to[p].at(t);
+      return add(std::move(next), -1, static_cast<int32_t>(t), node, Step{Step::Kind::Exec, p, -1});
+    };
+
+    // A persistent subset first (sim_por.h). Every cycle of the explored
+    // graph needs a fully expanded state: a subset that leads to a state
+    // already expanded (or to this one) is completed (the cycle proviso; in
+    // a cycle, the state expanded last has such a successor).
+    std::vector<char> done_step(steps.size(), 0), done_exit(exits.size(), 0);
+    bool reduced = false, all_new = true;
+    auto fresh = [&](int id) { return id > node; };
+    if (reducer_) {
+      std::vector<char> leaving(static_cast<size_t>(m_.P), 0);
+      for (const auto& e : exits) leaving[e.first] = 1;
+      if (auto subset = reducer_->reduceWithExits(s, a, steps, leaving)) {
+        reduced = true;
+        for (const Step& st : *subset) {
+          for (size_t i = 0; i < steps.size(); ++i)
+            if (!done_step[i] && st.pc >= 0 && steps[i] == st) { done_step[i] = 1; all_new &= fresh(follow(steps[i])); }
+          for (size_t i = 0; i < exits.size(); ++i)
+            if (!done_exit[i] && st.pc < 0 && exits[i].first == st.proc) {
+              done_exit[i] = 1;
+              all_new &= fresh(leave(exits[i].first, exits[i].second));
+            }
+        }
+      }
+    }
+    if (reduced && all_new) return;
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (!done_step[i]) follow(steps[i]);
+    for (size_t i = 0; i < exits.size(); ++i)
+      if (!done_exit[i]) leave(exits[i].first, exits[i].second);
+  }
+
+  // Inserts the normalized state; returns its node.
+  int add(State s, int32_t L, int32_t T, int parent, const Step& st) {
+    while (shift(s, L, T)) {
+    }
+    return g_.insert(pack(std::move(s), L, T), parent, st).first;
+  }
+
+  // An arrival (or the bytes of a TMA load) must count into the phase it
+  // means: otherwise a phase completes with arrivals meant for another.
+  void checkArrivalPhase(const State& s, const Step& st, int32_t T) const {
+    if (st.kind == Step::Kind::Land) return;  // checked by the step itself (sync.tx-imbalance)
+    const Instr& in = m_.instr(st.proc, st.pc);
+    bool arrival = st.kind == Step::Kind::Complete || in.kind == InstrKind::Arrive ||
+                   in.kind == InstrKind::ExpectTx || in.kind == InstrKind::TmaLoad;
+    if (!arrival || in.slot < 0) return;
+    int32_t c = sim::slotField(m_, s, in.slot, sim::kCompleted);
+    if (c == in.phase) return;
+    Violation v;
+    v.rule = in.phase < c ? "sync.arrival-overflow" : "sync.arrival-underflow";
+    v.primary = {st.proc, st.pc, ""};
+    v.message = fmt::format("{} counts into phase {} of {}, but it means phase {}", w_.comb.procs[st.proc].name, c,
+                            w_.comb.slots[in.slot].name, in.phase);
+    failWith(v, T);
+  }
+
+  void checkPhasesComplete(const State& s) const {
+    for (int k = 0; k < m_.S; ++k) {
+      int32_t pending = sim::slotField(m_, s, k, sim::kPending), tx = sim::slotField(m_, s, k, sim::kTx);
+      if (pending != std::max(1, w_.comb.slots[k].init_count) || tx != 0)
+        throw Fail(fmt::format("the exploration over every trip count ends with phase {} of {} incomplete ({} "
+                               "arrivals and {} transaction bytes missing)",
+                               sim::slotField(m_, s, k, sim::kCompleted), w_.comb.slots[k].name, pending, tx));
+    }
+  }
+
+  // Moves s one period back if every part of it can move; see trip_proof.h.
+  bool shift(State& s, int32_t& L, int32_t& T) const {
+    const int64_t P = w_.P;
+    const int64_t open = T >= 0 ? T : L;
+    if (open < w_.j0 || open - P < w_.t1) return false;
+    State n = s;
+    for (int p = 0; p < m_.P; ++p) {
+      int pc = sim::pcOf(m_, s, p);
+      int to = w_.shift_pc[p][pc];
+      if (to < 0) return false;
+      n.v[m_.off_pc + p] = to;
+      if (pc < m_.programSize(p) && m_.instr(p, pc).kind == InstrKind::SyncWait)
+        n.v[m_.off_sgen + p] -= static_cast<int32_t>(Deltas::of(w_.named_delta, m_.instr(p, pc).named));
+      int32_t obs = s.v[m_.off_obs + p];
+      if (obs >= 0) {
+        obs -= static_cast<int32_t>(w_.commit_delta[p]);
+        if (obs < -1) return false;
+        n.v[m_.off_obs + p] = obs;
+      }
+    }
+    for (int k = 0; k < m_.S; ++k)
+      n.v[m_.off_slot + sim::kSlotFields * k + sim::kCompleted] -= static_cast<int32_t>(Deltas::of(w_.d.slot_phase, k));
+    for (int k = 0; k < m_.N; ++k) n.v[m_.off_named + 2 * k] -= static_cast<int32_t>(Deltas::of(w_.named_delta, k));
+    for (int t = 0; t < m_.tracked; ++t) {
+      int32_t& id = n.v[m_.off_atom + 2 * t];
+      if (id < 0) continue;
+      const Model::WriteRef& wr = m_.writes[id];
+      int to = w_.shift_pc[wr.proc][wr.pc];
+      if (to >= 0) {
+        id = m_.write_id[wr.proc][to][wr.acc];
+        if (id < 0) return false;
+      } else if (w_.d.viewMoves(m_.access(wr.proc, wr.pc, wr.acc).view)) {
+        return false;
+      }
+    }
+    Async a = sim::decodeAsync(m_, s);
+    auto movePc = [&](int p, int32_t& pc) {
+      if (pc < 0) return true;
+      pc = w_.shift_pc[p][pc];
+      return pc >= 0;
+    };
+    for (sim::Load& l : a.loads) {
+      l.phase -= static_cast<int32_t>(Deltas::of(w_.d.slot_phase, m_.instr(l.proc, l.pc).slot));
+      if (!movePc(l.proc, l.pc)) return false;
+    }
+    for (int p = 0; p < m_.P; ++p)
+      for (int k = 0; k < sim::kGroupKinds; ++k)
+        for (sim::Group& g : a.of(p, k)) {
+          if (!movePc(p, g.commit_pc)) return false;
+          for (int32_t& pc : g.pcs)
+            if (!movePc(p, pc)) return false;
+        }
+    for (sim::Unobserved& u : a.unobserved) {
+      u.phase -= static_cast<int32_t>(Deltas::of(w_.d.slot_phase, u.slot));
+      if (u.proc >= 0) {
+        u.seq -= static_cast<int32_t>(w_.commit_delta[u.proc]);
+        if (u.seq < 0) return false;
+      }
+    }
+    sim::encodeAsync(m_, n, a);
+    s = std::move(n);
+    if (T >= 0) T = static_cast<int32_t>(T - P);
+    else L = static_cast<int32_t>(L - P);
+    return true;
+  }
+};
+
+// ================================================================ driver
+
+// The smallest trip count to prove from: the smallest one the checked
+// values give, if the schedule's assumptions guarantee it. Else the
+// smallest loop start: the trip expression is only a loop bound, so every
+// value at or below every symbolic loop's start (minus its bound's offset)
+// builds the same system (no iteration runs) as that value.
+int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector<Binding>& checked) {
+  std::optional<int64_t> low;
+  for (const Binding& b : checked) {
+    ir::EvalEnv env;
+    env.params = b.params;
+    if (auto v = ir::evaluate(*tl.trip, env)) low = low ? std::min(*low, *v) : *v;
+  }
+  int64_t min_lo = INT64_MAX;  // at or below it, no symbolic loop runs an iteration
+  for (const auto& [var, lo] : tl.lo) min_lo = std::min(min_lo, lo - tl.off.at(var));
+  if (low && *low > min_lo) {
+    BvProver prover(s);
+    auto goal = ir::makeExpr(ir::ExprKind::Ge, {tl.trip, ir::makeConst(*low)});
+    if (prover.prove(goal).kind == BvVerdict::Holds) return *low;
+  }
+  return min_lo;
+}
+
+std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
+                    int64_t t0, int64_t W, const TripProofOptions& opts, std::chrono::steady_clock::time_point start,
+                    uint64_t& states) {
+  Window w;
+  w.W = W;
+  w.t0 = t0;
+  w.base = buildAt(s, binding, target, tl, W);
+  for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
+  if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
+    throw Fail("no role runs the symbolic loop");
+  for (int64_t T = t0; T <= W; ++T) w.by_trip.push_back(buildAt(s, binding, target, tl, T));
+  w.t1 = W + 1;
+  for (int64_t T = W; T >= t0 && agreesWithWindow(w, w.by_trip[T - t0]); --T) w.t1 = T;
+  if (w.t1 > W - 2) throw WindowTooSmall{};
+  for (int64_t T = w.t1; T <= W; ++T)
+    for (const Violation& v : staticViolations(w.by_trip[T - t0]))
+      throw Fail(fmt::format("trip count {}: {} ({})", T, v.rule, v.message));
+  if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
+  findSuffixPeriod(w);
+  if (w.j0 > W - w.P) throw WindowTooSmall{};
+  std::vector<const ir::Expr*> exit_uses;
+  for (const System& sys : w.by_trip)
+    for (const ir::Expr* e : sys.replace_exit_uses)
+      if (std::find(exit_uses.begin(), exit_uses.end(), e) == exit_uses.end()) exit_uses.push_back(e);
+  checkExitUses(s, tl, exit_uses, w.P, w.j0);
+  periodCounts(w);
+  layOut(w);
+  // The trip counts before the steady body, one by one.
+  for (int64_t T = t0; T < w.t1; ++T) {
+    ExploreOptions eo;
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    eo.timeout_ms = static_cast<unsigned>(std::max(1.0, opts.timeout_ms - ms));
+    eo.memory_mb = opts.memory_mb;
+    eo.stop_at_first = true;
+    ModelCheckResult r = explore(w.by_trip[T - t0], eo);
+    if (r.outcome == Outcome::Violation)
+      throw Fail(fmt::format("trip count {} meets {}", T, r.violations.front().rule));
+    if (r.outcome != Outcome::Pass) throw Fail(fmt::format("trip count {}: {}", T, r.detail));
+    states += r.states;
+  }
+  states += LapExplorer(w, opts, start).run();
+  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}, trip counts below {} one by one)",
+                     ir::exprToString(*tl.trip, s), t0, w.P, w.w0, W, w.t1);
+}
+
+}  // namespace
+
+ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                                     const TripProofOptions& opts) {
+  auto start = std::chrono::steady_clock::now();
+  ModelCheckResult res;
+  res.engine = "lap induction";
+  res.outcome = Outcome::Unknown;
+  try {
+    if (checked.empty()) throw Fail("no parameter values were checked");
+    TripLoops tl = findTrip(s);
+    int64_t t0 = lowestTrip(s, tl, checked);
+    int64_t max_lo = 0;
+    for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
+    for (int64_t W = std::max<int64_t>(opts.first_window, t0 + max_lo + 8);; W *= 2) {
+      if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
+      try {
+        uint64_t states = 0;
+        res.engine = attempt(s, target, checked.front(), tl, t0, W, opts, start, states);
+        res.states = states;
+        res.outcome = Outcome::Proved;
+        break;
+      } catch (const WindowTooSmall&) {
+        continue;
+      }
+    }
+  } catch (const Fail& f) {
+    res.detail = f.what();
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return res;
+}
+
+}  // namespace cake::encoder

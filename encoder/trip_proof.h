@@ -1,0 +1,64 @@
+// The proof for every trip count: "lap induction" over a schedule whose
+// loops run a symbolic number of times (docs/z3.md "Proofs for every trip
+// count" gives the argument in full).
+//
+// The bounded check (checks/model_check.cpp) explores the flat system for a
+// covering set of parameter values. This engine covers *every* value of the
+// one expression that bounds the schedule's symbolic loops (e.g.
+// `k_tiles = lm.cdiv(K, 64)`), T >= t0, in one finite exploration:
+//
+//  1. The schedule must read its parameters only through that expression,
+//     and that expression only as a loop bound. Then the system for trip
+//     count T is prefix . B_lo ... B_(T-1) . suffix_T per process, where the
+//     body iterations B_v do not depend on T (checked: the systems built for
+//     T = t0..W agree instruction by instruction).
+//  2. A period P is found such that B_(v+P) is B_v shifted: the same
+//     instructions, every slot's phases moved by the same amount, every
+//     view's indices and generations likewise (checked for v >= w0); the
+//     exit paths suffix_T and suffix_(T-P) likewise (checked for T >= j0).
+//  3. One explicit-state exploration runs the unrolled window with T left
+//     open: at a loop head a process either enters the iteration (then T is
+//     larger) or leaves the loop for suffix_T (then T is fixed). Its runs are
+//     exactly the runs of the systems for all T >= t1. Every state in which
+//     all processes are past the warm-up is moved back by one period
+//     (program counters, completed-phase counts, named-barrier generations,
+//     data tags, async work, T): shifted states behave alike, so the
+//     exploration is finite. It must meet no violation, every arrival must
+//     land in the phase it means, and every exit must leave all barrier
+//     phases complete (these stand in for the per-phase arrival and
+//     transaction counts, which the bounded check takes from the whole
+//     program). Trip counts t0 <= T < t1 (where the body is not yet the
+//     steady one) are explored one by one.
+//
+// Everything the engine cannot establish makes it answer Unknown with the
+// reason; it never answers Proved on a guess.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "encoder/engine.h"
+#include "encoder/system.h"
+#include "ir/schedule.h"
+
+namespace cake::encoder {
+
+struct TripProofOptions {
+  unsigned timeout_ms = 10000;
+  unsigned memory_mb = 1024;
+  uint64_t max_states = 2000000;
+  int max_period = 24;       // periods tried: 1..max_period iterations
+  int first_window = 24;     // iterations unrolled at first; doubled while too few
+  int max_window = 192;
+  bool reduce = true;        // persistent-set reduction (sim_por.h) with the cycle proviso
+};
+
+// `checked`: the bindings the bounded check used (their parameter values
+// give the smallest trip count worth proving from; one of them supplies
+// block_idx / grid_dim). Returns Proved (engine: the argument, in one
+// line), or Unknown with the reason; never Violation (a violation found
+// on the way is reported as the reason the proof failed).
+ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                                     const TripProofOptions& opts = {});
+
+}  // namespace cake::encoder
