@@ -189,6 +189,10 @@ class Builder {
     if (!v) throw BuildError(fmt::format("{} ({}) does not evaluate for {}", what, ir::exprToString(*e, s_),
                                          bindingToString(s_, sys_.binding)));
     if (sys_.replace_hits != hits_before && !in_bounds_) noteReplacedUse(e.get(), sys_.replace_hits - hits_before);
+    if (replaced_loop_depth_ > 0 && !in_bounds_) {
+      auto& body = sys_.replace_loop_exprs;
+      if (std::find(body.begin(), body.end(), e.get()) == body.end()) body.push_back(e.get());
+    }
     return *v;
   }
 

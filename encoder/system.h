@@ -168,6 +168,8 @@ struct System {
   // body, a process without such a loop) are counted here:
   std::vector<const ir::Expr*> replace_exit_uses;
   int64_t replace_hits_elsewhere = 0;
+  // Every expression evaluated inside a loop the replaced expression bounds.
+  std::vector<const ir::Expr*> replace_loop_exprs;
 
   int slotOf(int barrier, int64_t slot) const { return barrier_base[barrier] + static_cast<int>(slot); }
   size_t instrCount() const;

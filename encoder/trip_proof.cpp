@@ -270,6 +270,51 @@ ir::ExprPtr substitute(const ir::ExprPtr& e, const ir::Expr& target, const ir::E
   return copy;
 }
 
+// "e moves by the same amount every period from `from` on": with x the
+// sub-expression `target`, e(x + P) - e(x) == e(from + P) - e(from) for
+// every x >= from and every value of e's other symbols.
+BvVerdict movesWithPeriod(BvProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from) {
+  auto x = std::make_shared<ir::Expr>();
+  x->kind = ir::ExprKind::LoopVar;
+  x->index = 1 << 20;  // a fresh symbol
+  auto plus = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(ir::ExprKind::Add, {a, ir::makeConst(c)}); };
+  auto at = [&](const ir::ExprPtr& value) { return substitute(e, target, value); };
+  auto step = [&](const ir::ExprPtr& a) { return ir::makeExpr(ir::ExprKind::Sub, {at(plus(a, P)), at(a)}); };
+  auto goal = ir::makeExpr(ir::ExprKind::Eq, {step(x), step(ir::makeConst(from))});
+  auto premise = ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(from)});
+  return prover.prove(goal, {premise}).kind;
+}
+
+bool mentionsLoopVar(const ir::Expr& e, const std::set<int>& vars) {
+  if (e.kind == ir::ExprKind::LoopVar && vars.count(e.index)) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && mentionsLoopVar(*a, vars); });
+}
+
+// The window shows the loop body repeating with the period up to W; beyond
+// it the body repeats because every expression it evaluates moves by the
+// same amount every period of the loop variable from w0 on (proved; e.g.
+// `iter=k - 4` or `k % 4` do, `min(k, 30)` does not).
+void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vector<const ir::Expr*>& exprs, int64_t P,
+                    int64_t w0) {
+  std::set<int> vars;
+  for (const auto& [var, lo] : tl.lo) vars.insert(var);
+  std::optional<BvProver> prover;
+  for (const ir::Expr* use : exprs) {
+    if (!mentionsLoopVar(*use, vars)) continue;
+    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
+    if (!prover) prover.emplace(s);
+    for (int var : vars) {
+      auto v = std::make_shared<ir::Expr>();
+      v->kind = ir::ExprKind::LoopVar;
+      v->index = var;
+      BvVerdict r = movesWithPeriod(*prover, e, *v, P, w0);
+      if (r != BvVerdict::Holds)
+        throw Fail(fmt::format("the loop body's {} does not move by the same amount every {} iterations ({})",
+                               ir::exprToString(*use, s), P, bvVerdictName(r)));
+    }
+  }
+}
+
 // An exit path may use the trip count T (`iter=k_tiles - 1`): the window
 // shows exit paths repeating with the period up to W; beyond it they
 // repeat because every such expression e moves by the same amount per
@@ -279,20 +324,12 @@ void checkExitUses(const ir::Schedule& s, const TripLoops& tl, const std::vector
                    int64_t j0) {
   if (uses.empty()) return;
   BvProver prover(s);
-  auto t = std::make_shared<ir::Expr>();
-  t->kind = ir::ExprKind::LoopVar;
-  t->index = 1 << 20;  // a fresh symbol
-  auto plus = [&](const ir::ExprPtr& x, int64_t c) { return ir::makeExpr(ir::ExprKind::Add, {x, ir::makeConst(c)}); };
   for (const ir::Expr* use : uses) {
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
-    auto at = [&](const ir::ExprPtr& value) { return substitute(e, *tl.trip, value); };
-    auto step = [&](const ir::ExprPtr& x) { return ir::makeExpr(ir::ExprKind::Sub, {at(plus(x, P)), at(x)}); };
-    auto goal = ir::makeExpr(ir::ExprKind::Eq, {step(t), step(ir::makeConst(j0))});
-    auto premise = ir::makeExpr(ir::ExprKind::Ge, {t, ir::makeConst(j0)});
-    BvResult r = prover.prove(goal, {premise});
-    if (r.kind != BvVerdict::Holds)
+    BvVerdict r = movesWithPeriod(prover, e, *tl.trip, P, j0);
+    if (r != BvVerdict::Holds)
       throw Fail(fmt::format("the exit path's {} does not move by the same amount every {} iterations ({})",
-                             ir::exprToString(*use, s), P, bvVerdictName(r.kind)));
+                             ir::exprToString(*use, s), P, bvVerdictName(r)));
   }
 }
 
@@ -772,11 +809,15 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
   if (w.j0 > W - w.P) throw WindowTooSmall{};
-  std::vector<const ir::Expr*> exit_uses;
-  for (const System& sys : w.by_trip)
+  std::vector<const ir::Expr*> exit_uses, body_exprs;
+  for (const System& sys : w.by_trip) {
     for (const ir::Expr* e : sys.replace_exit_uses)
       if (std::find(exit_uses.begin(), exit_uses.end(), e) == exit_uses.end()) exit_uses.push_back(e);
+    for (const ir::Expr* e : sys.replace_loop_exprs)
+      if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
+  }
   checkExitUses(s, tl, exit_uses, w.P, w.j0);
+  checkBodyExprs(s, tl, body_exprs, w.P, w.w0);
   periodCounts(w);
   layOut(w);
   // The trip counts before the steady body, one by one.
@@ -793,8 +834,9 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     states += r.states;
   }
   states += LapExplorer(w, opts, start).run();
-  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}, trip counts below {} one by one)",
-                     ir::exprToString(*tl.trip, s), t0, w.P, w.w0, W, w.t1);
+  std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
+  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})", ir::exprToString(*tl.trip, s),
+                     t0, w.P, w.w0, W, small);
 }
 
 }  // namespace

@@ -130,6 +130,18 @@ TEST(TripProof, BrokenRingsAreNotProved) {
   }
 }
 
+// A body that repeats within the unrolled window but changes after it
+// (from k = 31 on the consumers wait on iteration 30's phase again) must
+// not be extrapolated.
+TEST(TripProof, BodyThatChangesBeyondTheWindowIsNotProved) {
+  std::string t = mainloop(4, 4, 0);
+  t.replace(t.find("lm.wait(full, iter=k)"), 21, "lm.wait(full, iter=min(k, 30))");
+  auto mod = cake::testing::compile(t);
+  auto r = prove(mod.schedules.at(0));
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("min(k, 30)"), std::string::npos) << r.detail;
+}
+
 TEST(TripProof, ParameterOutsideTheLoopBoundIsUnknown) {
   std::string t = mainloop(4, 4, 0);
   // K read by an op inside the loop, not only by the bound
