@@ -853,7 +853,13 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     int64_t t0 = lowestTrip(s, tl, checked);
     int64_t max_lo = 0;
     for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
-    for (int64_t W = std::max<int64_t>(opts.first_window, t0 + max_lo + 8);; W *= 2) {
+    // The window must see every iteration-indexed view index reach its
+    // stage count (the builder treats an index that never does as a stage).
+    int64_t max_stages = 1;
+    for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
+    for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
+    for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
+    for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
       if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
       try {
         uint64_t states = 0;
