@@ -88,6 +88,7 @@ class Builder {
   bool in_bounds_ = false;            // evaluating a loop's bounds
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
   bool left_replaced_loop_ = false;   // this process has left such a loop
+  std::set<int> replaced_vars_;       // the variables of such loops
 
   // ------------------------------------------------------------ set-up
 
@@ -188,7 +189,7 @@ class Builder {
     auto v = ir::evaluate(*e, env_);
     if (!v) throw BuildError(fmt::format("{} ({}) does not evaluate for {}", what, ir::exprToString(*e, s_),
                                          bindingToString(s_, sys_.binding)));
-    if (sys_.replace_hits != hits_before && !in_bounds_) noteReplacedUse(e.get(), sys_.replace_hits - hits_before);
+    if (sys_.replace_hits != hits_before && !in_bounds_) noteReplacedUse(e.get());
     if (replaced_loop_depth_ > 0 && !in_bounds_) {
       auto& body = sys_.replace_loop_exprs;
       if (std::find(body.begin(), body.end(), e.get()) == body.end()) body.push_back(e.get());
@@ -197,14 +198,19 @@ class Builder {
   }
 
   // Where the replaced expression (Binding::replace) is read outside loop
-  // bounds: on a process's exit path from a loop it bounds, or elsewhere.
-  void noteReplacedUse(const ir::Expr* e, int64_t hits) {
-    if (left_replaced_loop_ && replaced_loop_depth_ == 0) {
-      auto& uses = sys_.replace_exit_uses;
-      if (std::find(uses.begin(), uses.end(), e) == uses.end()) uses.push_back(e);
-    } else {
-      sys_.replace_hits_elsewhere += hits;
-    }
+  // bounds (System::replace_uses).
+  void noteReplacedUse(const ir::Expr* e) {
+    System::ReplacedUse u;
+    u.expr = e;
+    u.region = replaced_loop_depth_ > 0 ? System::ReplacedUse::Body
+               : left_replaced_loop_    ? System::ReplacedUse::Exit
+                                        : System::ReplacedUse::Prefix;
+    u.process = proc_;
+    u.loop_vars = env_.loop_vars;
+    for (int var : replaced_vars_) u.loop_vars.erase(var);  // those stay symbolic in the proof
+    u.instance = env_.instance.value_or(0);
+    auto& uses = sys_.replace_uses;
+    if (std::find(uses.begin(), uses.end(), u) == uses.end()) uses.push_back(std::move(u));
   }
 
   Process& proc() { return sys_.procs[proc_]; }
@@ -234,6 +240,7 @@ class Builder {
     if (step == 0) throw BuildError("a loop step is zero");
     int64_t saved_ctx = ps_->ctx;
     replaced_loop_depth_ += replaced;
+    if (replaced) replaced_vars_.insert(st.loop_var);
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});

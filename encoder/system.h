@@ -163,11 +163,19 @@ struct System {
   std::set<int> params_read;
   int64_t replace_hits = 0;
   int64_t replace_hits_in_bounds = 0;
-  // Expressions (as evaluated) that read it on a process's exit path from a
-  // loop it bounds; reads anywhere else but loop bounds (a prefix, a loop
-  // body, a process without such a loop) are counted here:
-  std::vector<const ir::Expr*> replace_exit_uses;
-  int64_t replace_hits_elsewhere = 0;
+  // Every evaluation outside loop bounds that read it (once per distinct
+  // expression and environment): where the process was, and the values of
+  // the loop variables and lm.instance() it was evaluated with.
+  struct ReplacedUse {
+    enum Region { Prefix, Body, Exit };  // before, inside, after the loop it bounds
+    const ir::Expr* expr = nullptr;
+    Region region = Prefix;
+    int process = -1;
+    std::map<int, int64_t> loop_vars;
+    int64_t instance = 0;
+    bool operator==(const ReplacedUse&) const = default;
+  };
+  std::vector<ReplacedUse> replace_uses;
   // Every expression evaluated inside a loop the replaced expression bounds.
   std::vector<const ir::Expr*> replace_loop_exprs;
 

@@ -176,8 +176,9 @@ bool shiftedRange(const std::vector<Instr>& pa, size_t a0, size_t a1, const std:
 struct ProcShape {
   bool loops = false;            // runs the symbolic loop
   int var = -1;
-  int64_t lo = 0, off = 0;       // for v in range(lo, T + off)
-  int64_t end = 0;               // W + off: the first iteration the window does not run
+  int64_t lo = 0, off = 0;       // the loop runs its steady iterations while v < T + off
+  int64_t end = 0;               // W + off: the first iteration the window does not run steadily
+  int64_t full_end = 0;          // the first iteration the window's system does not run at all
   std::vector<int> head;         // head[v - lo]: first pc of iteration v; head[end - lo]: end of the loop
   std::vector<int64_t> iter_of;  // pc -> iteration (loop part), -1 elsewhere
   int headOf(int64_t v) const { return head[static_cast<size_t>(v - lo)]; }
@@ -208,7 +209,7 @@ ProcShape shapeOf(const Process& proc, const TripLoops& tl, int64_t W) {
   sh.loops = true;
   sh.lo = tl.lo.at(sh.var);
   sh.off = tl.off.at(sh.var);
-  sh.end = W + sh.off;
+  sh.end = sh.full_end = W + sh.off;
   if (sh.end <= sh.lo) throw WindowTooSmall{};
   sh.head.assign(static_cast<size_t>(sh.end - sh.lo + 1), -1);
   for (int pc = first; pc <= last; ++pc) {
@@ -253,10 +254,6 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
                                  : fmt::format("lm.grid_dim({})", -4 - r);
     throw Fail(fmt::format("the schedule reads {} outside the loop bound {}", what, ir::exprToString(*tl.trip, s)));
   }
-  if (sys->replace_hits_elsewhere != 0)
-    throw Fail(fmt::format("the trip count {} is used outside loop bounds and exit paths (in a prefix, a loop body "
-                           "or a role without the loop)",
-                           ir::exprToString(*tl.trip, s)));
   return std::move(*sys);
 }
 
@@ -285,6 +282,11 @@ BvVerdict movesWithPeriod(BvProver& prover, const ir::ExprPtr& e, const ir::Expr
   return prover.prove(goal, {premise}).kind;
 }
 
+bool containsExpr(const ir::Expr& e, const ir::Expr& target) {
+  if (ir::sameExpr(e, target)) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && containsExpr(*a, target); });
+}
+
 bool mentionsLoopVar(const ir::Expr& e, const std::set<int>& vars) {
   if (e.kind == ir::ExprKind::LoopVar && vars.count(e.index)) return true;
   return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && mentionsLoopVar(*a, vars); });
@@ -300,7 +302,7 @@ void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vecto
   for (const auto& [var, lo] : tl.lo) vars.insert(var);
   std::optional<BvProver> prover;
   for (const ir::Expr* use : exprs) {
-    if (!mentionsLoopVar(*use, vars)) continue;
+    if (!mentionsLoopVar(*use, vars) || containsExpr(*use, *tl.trip)) continue;  // the latter: checkTripUses
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
     if (!prover) prover.emplace(s);
     for (int var : vars) {
@@ -315,39 +317,146 @@ void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vecto
   }
 }
 
-// An exit path may use the trip count T (`iter=k_tiles - 1`): the window
-// shows exit paths repeating with the period up to W; beyond it they
-// repeat because every such expression e moves by the same amount per
-// period from j0 on: e(t + P) - e(t) == e(j0 + P) - e(j0) for every t >= j0
-// and every value of its other symbols (proved with the bit-vector prover).
-void checkExitUses(const ir::Schedule& s, const TripLoops& tl, const std::vector<const ir::Expr*>& uses, int64_t P,
-                   int64_t j0) {
+ir::ExprPtr symbolNode(ir::ExprKind kind, int index) {
+  auto x = std::make_shared<ir::Expr>();
+  x->kind = kind;
+  x->index = index;
+  return x;
+}
+
+// Every read of the trip count T outside loop bounds must be one the shift
+// argument covers (proved with the bit-vector prover, the loop variables
+// and lm.instance() it was evaluated with bound to their values, the
+// symbolic loop variable v and T free):
+//   before the loop (prefix, roles without the loop): the same value for
+//     every T >= t1;
+//   in a steady iteration (v < T + c): the same value for every T, and the
+//     same change per period of v from w0 on;
+//   in a tail iteration (T + c <= v < T + off) or after the loop: the same
+//     change when v and T both move by a period, wherever v - T is, from
+//     j0 on (`iter=k_tiles - 1` does; `min(k_tiles, 30)` does not).
+void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
+                   const std::vector<System::ReplacedUse>& uses) {
   if (uses.empty()) return;
+  using K = ir::ExprKind;
+  auto op = [](K k, ir::ExprPtr a, ir::ExprPtr b) { return ir::makeExpr(k, {std::move(a), std::move(b)}); };
+  auto num = [](int64_t v) { return ir::makeConst(v); };
   BvProver prover(s);
-  for (const ir::Expr* use : uses) {
-    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
-    BvVerdict r = movesWithPeriod(prover, e, *tl.trip, P, j0);
+  const ir::ExprPtr t = symbolNode(K::LoopVar, 1 << 20), t2 = symbolNode(K::LoopVar, (1 << 20) + 1);
+  const int64_t P = w.P;
+  for (const System::ReplacedUse& u : uses) {
+    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
+    for (const auto& [var, value] : u.loop_vars) e = substitute(e, *symbolNode(K::LoopVar, var), num(value));
+    e = substitute(e, *symbolNode(K::Instance, 0), num(u.instance));
+    const ProcShape& sh = w.shape[u.process];
+    const ir::ExprPtr v = symbolNode(K::LoopVar, sh.var);
+    auto at = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) {
+      return substitute(sh.loops ? substitute(e, *v, V) : e, *tl.trip, T);
+    };
+    auto plusP = [&](const ir::ExprPtr& x) { return op(K::Add, x, num(P)); };
+    // moving v and T by a period changes e the same wherever v - T is
+    auto repeats = [&](int64_t from, std::vector<ir::ExprPtr> premises) {
+      auto D = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) { return op(K::Sub, at(plusP(V), plusP(T)), at(V, T)); };
+      ir::ExprPtr v_ref = op(K::Add, op(K::Sub, v, t), num(from));  // the same place relative to T = from
+      premises.push_back(op(K::Ge, t, num(from)));
+      return prover.prove(op(K::Eq, D(v, t), D(v_ref, num(from))), premises).kind;
+    };
+    BvVerdict r = BvVerdict::Holds;
+    std::string where;
+    if (u.region == System::ReplacedUse::Prefix || !sh.loops) {
+      where = "before the loop";
+      r = prover.prove(op(K::Eq, at(v, t), at(v, num(w.t1))), {op(K::Ge, t, num(w.t1))}).kind;
+    } else if (u.region == System::ReplacedUse::Exit) {
+      where = "after the loop";
+      r = repeats(w.j0, {});
+    } else {
+      const int64_t c = sh.off, full = tl.off.at(sh.var);
+      auto steady = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) { return op(K::Lt, V, op(K::Add, T, num(c))); };
+      where = "in a steady iteration";
+      r = prover
+              .prove(op(K::Eq, at(v, t), at(v, t2)), {op(K::Ge, v, num(sh.lo)), op(K::Ge, t, num(w.t1)),
+                                                      op(K::Ge, t2, num(w.t1)), steady(v, t), steady(v, t2)})
+              .kind;
+      if (r == BvVerdict::Holds) {
+        auto step = [&](const ir::ExprPtr& V) { return op(K::Sub, at(plusP(V), t), at(V, t)); };
+        r = prover.prove(op(K::Eq, step(v), step(num(w.w0))), {op(K::Ge, v, num(w.w0)), steady(plusP(v), t)}).kind;
+      }
+      if (r == BvVerdict::Holds && c < full) {
+        where = "in a tail iteration";
+        r = repeats(w.j0, {op(K::Le, op(K::Add, t, num(c)), v), op(K::Lt, v, op(K::Add, t, num(full)))});
+      }
+    }
     if (r != BvVerdict::Holds)
-      throw Fail(fmt::format("the exit path's {} does not move by the same amount every {} iterations ({})",
-                             ir::exprToString(*use, s), P, bvVerdictName(r)));
+      throw Fail(fmt::format("{} reads {} {} in a way that does not stay put or repeat with the period of {} ({})",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.trip, s), where, P,
+                             bvVerdictName(r)));
   }
 }
 
 // The end of the common part of process p in the system for trip count T.
 int cutOf(const ProcShape& sh, int64_t T) { return sh.headOf(sh.lastHead(T)); }
 
-// Does the system for T agree with the window up to its loop exit?
-bool agreesWithWindow(const Window& w, const System& sys) {
+// Where the system for T first differs from the window's, per process: a
+// looping process parts in some iteration u (its steady iterations end
+// there: from u's head on, tail iterations and exit path are the system's
+// own), a process without the loop must not part at all.
+// Returns u per process (-1 for processes without the loop), or nullopt.
+std::optional<std::vector<int64_t>> partingHeads(const Window& w, const System& sys) {
+  std::vector<int64_t> heads;
   for (size_t p = 0; p < sys.procs.size(); ++p) {
     const auto& mine = sys.procs[p].program;
     const auto& base = w.base.procs[p].program;
     const ProcShape& sh = w.shape[p];
-    size_t n = sh.loops ? static_cast<size_t>(cutOf(sh, static_cast<int64_t>(sys.binding.replace_value))) : base.size();
-    if (mine.size() < n || (!sh.loops && mine.size() != base.size())) return false;
-    for (size_t i = 0; i < n; ++i)
-      if (!sameInstr(mine[i], base[i])) return false;
+    size_t d = 0;
+    const size_t n = std::min(mine.size(), base.size());
+    while (d < n && sameInstr(mine[d], base[d])) ++d;
+    if (!sh.loops) {
+      if (d != mine.size() || mine.size() != base.size()) return std::nullopt;
+      heads.push_back(-1);
+      continue;
+    }
+    // the iteration the first difference falls in: the system's own
+    // instructions start at its head (those before d are the same anyway)
+    if (d < static_cast<size_t>(sh.headOf(sh.lo)) || d >= static_cast<size_t>(sh.loopEnd())) return std::nullopt;
+    heads.push_back(sh.iter_of[d]);
   }
-  return true;
+  return heads;
+}
+
+// t1 and every looping process's steady offset c (its steady iterations
+// are v < T + c): from t1 to W every system parts from the window at
+// head(max(T + c, lo)).
+void findSteadyOffsets(Window& w) {
+  const int64_t W = w.W;
+  std::vector<std::optional<int64_t>> c(w.shape.size());
+  w.t1 = W + 1;
+  for (int64_t T = W - 1; T >= w.t0; --T) {
+    auto heads = partingHeads(w, w.by_trip[T - w.t0]);
+    if (!heads) break;
+    bool ok = true;
+    for (size_t p = 0; p < w.shape.size() && ok; ++p) {
+      const ProcShape& sh = w.shape[p];
+      if (!sh.loops) continue;
+      const int64_t u = (*heads)[p];
+      if (u > sh.lo) {
+        if (!c[p]) c[p] = u - T;
+        ok = *c[p] == u - T;
+      } else {
+        ok = c[p] && T + *c[p] <= sh.lo;  // no steady iteration: the offset must say so too
+      }
+    }
+    if (!ok) break;
+    w.t1 = T;
+  }
+  if (w.t1 > W - 2) throw WindowTooSmall{};
+  for (size_t p = 0; p < w.shape.size(); ++p) {
+    ProcShape& sh = w.shape[p];
+    if (!sh.loops) continue;
+    if (!c[p] || *c[p] > sh.off) throw Fail("internal: a loop parts from the window after its end");
+    sh.off = *c[p];
+    sh.end = W + sh.off;
+    if (sh.end <= sh.lo + 1) throw WindowTooSmall{};
+  }
 }
 
 // Instructions [headOf(v), headOf(v + 1)) of process p: iteration v.
@@ -768,11 +877,13 @@ class LapExplorer {
 // ================================================================ driver
 
 // The smallest trip count to prove from: the smallest one the checked
-// values give, if the schedule's assumptions guarantee it. Else the
-// smallest loop start: the trip expression is only a loop bound, so every
+// values give, if the schedule's assumptions guarantee it (else 0, if they
+// guarantee that). Else, when the trip expression is only a loop bound,
+// the smallest loop start: every
 // value at or below every symbolic loop's start (minus its bound's offset)
 // builds the same system (no iteration runs) as that value.
-int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector<Binding>& checked) {
+int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector<Binding>& checked,
+                   bool only_bounds) {
   std::optional<int64_t> low;
   for (const Binding& b : checked) {
     ir::EvalEnv env;
@@ -781,12 +892,15 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   }
   int64_t min_lo = INT64_MAX;  // at or below it, no symbolic loop runs an iteration
   for (const auto& [var, lo] : tl.lo) min_lo = std::min(min_lo, lo - tl.off.at(var));
-  if (low && *low > min_lo) {
-    BvProver prover(s);
-    auto goal = ir::makeExpr(ir::ExprKind::Ge, {tl.trip, ir::makeConst(*low)});
-    if (prover.prove(goal).kind == BvVerdict::Holds) return *low;
+  if (only_bounds && (!low || *low <= min_lo)) return min_lo;
+  BvProver prover(s);
+  for (int64_t t : {low.value_or(0), int64_t{0}}) {
+    auto goal = ir::makeExpr(ir::ExprKind::Ge, {tl.trip, ir::makeConst(t)});
+    if (prover.prove(goal).kind == BvVerdict::Holds) return t;
   }
-  return min_lo;
+  if (only_bounds) return min_lo;
+  // read outside loop bounds too: values below the loop starts may differ
+  throw Fail(fmt::format("the schedule's assumptions do not keep {} from being negative", ir::exprToString(*tl.trip, s)));
 }
 
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
@@ -800,24 +914,23 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
     throw Fail("no role runs the symbolic loop");
   for (int64_t T = t0; T <= W; ++T) w.by_trip.push_back(buildAt(s, binding, target, tl, T));
-  w.t1 = W + 1;
-  for (int64_t T = W; T >= t0 && agreesWithWindow(w, w.by_trip[T - t0]); --T) w.t1 = T;
-  if (w.t1 > W - 2) throw WindowTooSmall{};
+  findSteadyOffsets(w);
   for (int64_t T = w.t1; T <= W; ++T)
     for (const Violation& v : staticViolations(w.by_trip[T - t0]))
       throw Fail(fmt::format("trip count {}: {} ({})", T, v.rule, v.message));
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
   if (w.j0 > W - w.P) throw WindowTooSmall{};
-  std::vector<const ir::Expr*> exit_uses, body_exprs;
+  std::vector<const ir::Expr*> body_exprs;
+  std::vector<System::ReplacedUse> uses;
   for (const System& sys : w.by_trip) {
-    for (const ir::Expr* e : sys.replace_exit_uses)
-      if (std::find(exit_uses.begin(), exit_uses.end(), e) == exit_uses.end()) exit_uses.push_back(e);
+    for (const System::ReplacedUse& u : sys.replace_uses)
+      if (std::find(uses.begin(), uses.end(), u) == uses.end()) uses.push_back(u);
     for (const ir::Expr* e : sys.replace_loop_exprs)
       if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
   }
-  checkExitUses(s, tl, exit_uses, w.P, w.j0);
   checkBodyExprs(s, tl, body_exprs, w.P, w.w0);
+  checkTripUses(s, tl, w, uses);
   periodCounts(w);
   layOut(w);
   // The trip counts before the steady body, one by one.
@@ -850,7 +963,8 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
     TripLoops tl = findTrip(s);
-    int64_t t0 = lowestTrip(s, tl, checked);
+    const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
+    int64_t t0 = lowestTrip(s, tl, checked, only_bounds);
     int64_t max_lo = 0;
     for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
     // The window must see every iteration-indexed view index reach its

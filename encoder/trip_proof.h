@@ -7,15 +7,18 @@
 // one expression that bounds the schedule's symbolic loops (e.g.
 // `k_tiles = lm.cdiv(K, 64)`), T >= t0, in one finite exploration:
 //
-//  1. The schedule must read its parameters only through that expression,
-//     and that expression only as a loop bound. Then the system for trip
-//     count T is prefix . B_lo ... B_(T-1) . suffix_T per process, where the
-//     body iterations B_v do not depend on T (checked: the systems built for
-//     T = t0..W agree instruction by instruction).
+//  1. The schedule must read its parameters only through that expression E
+//     (loops bounded by E + constant). Then the system for trip count T is,
+//     per process, prefix . steady iterations B_lo ... B_(T+c-1) . exit_T,
+//     where the steady iterations do not depend on T (checked: the systems
+//     built for T = t0..W agree instruction by instruction up to where they
+//     part, at iteration T + c; every read of E outside loop bounds is
+//     proved to stay put or repeat with the period).
 //  2. A period P is found such that B_(v+P) is B_v shifted: the same
 //     instructions, every slot's phases moved by the same amount, every
-//     view's indices and generations likewise (checked for v >= w0); the
-//     exit paths suffix_T and suffix_(T-P) likewise (checked for T >= j0).
+//     view's indices and generations likewise (checked for v >= w0, and
+//     proved beyond the window for every expression the body evaluates);
+//     the exit paths exit_T and exit_(T-P) likewise (checked for T >= j0).
 //  3. One explicit-state exploration runs the unrolled window with T left
 //     open: at a loop head a process either enters the iteration (then T is
 //     larger) or leaves the loop for suffix_T (then T is fixed). Its runs are
