@@ -247,6 +247,17 @@ class StructuralChecker {
       return premises;
     };
     const ExprPtr& e = op.sel.index;
+    // `x % c` with a constant 0 < c <= count is in range whatever x is (floor
+    // modulo): no query (those over products of trip counts can time out).
+    if (e->kind == ir::ExprKind::Mod && e->args.size() == 2) {
+      auto c = ir::constValue(e->args[1]);
+      if (c && *c > 0 && *c <= count) {
+        encoder::BvResult holds;
+        holds.kind = encoder::BvVerdict::Holds;
+        slots_.record(s_, holds, true);
+        return;
+      }
+    }
     ExprPtr goal = land(ge(e, lit(0)), lt(e, lit(count)));
     // First without the loops' upper bounds (trip counts such as
     // cdiv(max(E * m_tiles * n_tiles - block_idx, 0), grid_dim) make slow

@@ -297,14 +297,14 @@ bool mentionsLoopVar(const ir::Expr& e, const std::set<int>& vars) {
 // same amount every period of the loop variable from w0 on (proved; e.g.
 // `iter=k - 4` or `k % 4` do, `min(k, 30)` does not).
 void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vector<const ir::Expr*>& exprs, int64_t P,
-                    int64_t w0) {
+                    int64_t w0, const Limits& limits) {
   std::set<int> vars;
   for (const auto& [var, lo] : tl.lo) vars.insert(var);
   std::optional<BvProver> prover;
   for (const ir::Expr* use : exprs) {
     if (!mentionsLoopVar(*use, vars) || containsExpr(*use, *tl.trip)) continue;  // the latter: checkTripUses
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
-    if (!prover) prover.emplace(s);
+    if (!prover) prover.emplace(s, limits);
     for (int var : vars) {
       auto v = std::make_shared<ir::Expr>();
       v->kind = ir::ExprKind::LoopVar;
@@ -336,12 +336,12 @@ ir::ExprPtr symbolNode(ir::ExprKind kind, int index) {
 //     change when v and T both move by a period, wherever v - T is, from
 //     j0 on (`iter=k_tiles - 1` does; `min(k_tiles, 30)` does not).
 void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
-                   const std::vector<System::ReplacedUse>& uses) {
+                   const std::vector<System::ReplacedUse>& uses, const Limits& limits) {
   if (uses.empty()) return;
   using K = ir::ExprKind;
   auto op = [](K k, ir::ExprPtr a, ir::ExprPtr b) { return ir::makeExpr(k, {std::move(a), std::move(b)}); };
   auto num = [](int64_t v) { return ir::makeConst(v); };
-  BvProver prover(s);
+  BvProver prover(s, limits);
   const ir::ExprPtr t = symbolNode(K::LoopVar, 1 << 20), t2 = symbolNode(K::LoopVar, (1 << 20) + 1);
   const int64_t P = w.P;
   for (const System::ReplacedUse& u : uses) {
@@ -883,7 +883,7 @@ class LapExplorer {
 // value at or below every symbolic loop's start (minus its bound's offset)
 // builds the same system (no iteration runs) as that value.
 int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector<Binding>& checked,
-                   bool only_bounds) {
+                   bool only_bounds, const Limits& limits) {
   std::optional<int64_t> low;
   for (const Binding& b : checked) {
     ir::EvalEnv env;
@@ -893,7 +893,9 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   int64_t min_lo = INT64_MAX;  // at or below it, no symbolic loop runs an iteration
   for (const auto& [var, lo] : tl.lo) min_lo = std::min(min_lo, lo - tl.off.at(var));
   if (only_bounds && (!low || *low <= min_lo)) return min_lo;
-  BvProver prover(s);
+  Limits each = limits;  // two queries at most share the budget
+  each.timeout_ms = std::max(50u, limits.timeout_ms / 3);
+  BvProver prover(s, each);
   for (int64_t t : {low.value_or(0), int64_t{0}}) {
     auto goal = ir::makeExpr(ir::ExprKind::Ge, {tl.trip, ir::makeConst(t)});
     if (prover.prove(goal).kind == BvVerdict::Holds) return t;
@@ -929,8 +931,16 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     for (const ir::Expr* e : sys.replace_loop_exprs)
       if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
   }
-  checkBodyExprs(s, tl, body_exprs, w.P, w.w0);
-  checkTripUses(s, tl, w, uses);
+  // the solver's queries share the proof's time budget
+  const double used_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
+  Limits limits;
+  limits.timeout_ms = static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms));
+  limits.memory_mb = opts.memory_mb;
+  checkBodyExprs(s, tl, body_exprs, w.P, w.w0, limits);
+  checkTripUses(s, tl, w, uses, limits);
+  if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() >= opts.timeout_ms)
+    throw Fail("budget exceeded in the bit-vector proofs");
   periodCounts(w);
   layOut(w);
   // The trip counts before the steady body, one by one.
@@ -964,7 +974,10 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     if (checked.empty()) throw Fail("no parameter values were checked");
     TripLoops tl = findTrip(s);
     const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
-    int64_t t0 = lowestTrip(s, tl, checked, only_bounds);
+    Limits limits;
+    limits.timeout_ms = opts.timeout_ms;
+    limits.memory_mb = opts.memory_mb;
+    int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits);
     int64_t max_lo = 0;
     for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
     // The window must see every iteration-indexed view index reach its
@@ -975,6 +988,8 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
     for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
       if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
       try {
         uint64_t states = 0;
         res.engine = attempt(s, target, checked.front(), tl, t0, W, opts, start, states);
