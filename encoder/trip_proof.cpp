@@ -267,13 +267,21 @@ ir::ExprPtr substitute(const ir::ExprPtr& e, const ir::Expr& target, const ir::E
   return copy;
 }
 
+ir::ExprPtr symbolNode(ir::ExprKind kind, int index) {
+  auto x = std::make_shared<ir::Expr>();
+  x->kind = kind;
+  x->index = index;
+  return x;
+}
+
+// A symbol no schedule uses (a loop variable index beyond any real one).
+constexpr int kFreshSymbol = 1 << 20;
+
 // "e moves by the same amount every period from `from` on": with x the
 // sub-expression `target`, e(x + P) - e(x) == e(from + P) - e(from) for
 // every x >= from and every value of e's other symbols.
 BvVerdict movesWithPeriod(BvProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from) {
-  auto x = std::make_shared<ir::Expr>();
-  x->kind = ir::ExprKind::LoopVar;
-  x->index = 1 << 20;  // a fresh symbol
+  const ir::ExprPtr x = symbolNode(ir::ExprKind::LoopVar, kFreshSymbol);
   auto plus = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(ir::ExprKind::Add, {a, ir::makeConst(c)}); };
   auto at = [&](const ir::ExprPtr& value) { return substitute(e, target, value); };
   auto step = [&](const ir::ExprPtr& a) { return ir::makeExpr(ir::ExprKind::Sub, {at(plus(a, P)), at(a)}); };
@@ -306,22 +314,12 @@ void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vecto
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
     if (!prover) prover.emplace(s, limits);
     for (int var : vars) {
-      auto v = std::make_shared<ir::Expr>();
-      v->kind = ir::ExprKind::LoopVar;
-      v->index = var;
-      BvVerdict r = movesWithPeriod(*prover, e, *v, P, w0);
+      BvVerdict r = movesWithPeriod(*prover, e, *symbolNode(ir::ExprKind::LoopVar, var), P, w0);
       if (r != BvVerdict::Holds)
         throw Fail(fmt::format("the loop body's {} does not move by the same amount every {} iterations ({})",
                                ir::exprToString(*use, s), P, bvVerdictName(r)));
     }
   }
-}
-
-ir::ExprPtr symbolNode(ir::ExprKind kind, int index) {
-  auto x = std::make_shared<ir::Expr>();
-  x->kind = kind;
-  x->index = index;
-  return x;
 }
 
 // Every read of the trip count T outside loop bounds must be one the shift
@@ -342,7 +340,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
   auto op = [](K k, ir::ExprPtr a, ir::ExprPtr b) { return ir::makeExpr(k, {std::move(a), std::move(b)}); };
   auto num = [](int64_t v) { return ir::makeConst(v); };
   BvProver prover(s, limits);
-  const ir::ExprPtr t = symbolNode(K::LoopVar, 1 << 20), t2 = symbolNode(K::LoopVar, (1 << 20) + 1);
+  const ir::ExprPtr t = symbolNode(K::LoopVar, kFreshSymbol), t2 = symbolNode(K::LoopVar, kFreshSymbol + 1);
   const int64_t P = w.P;
   for (const System::ReplacedUse& u : uses) {
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it

@@ -377,6 +377,18 @@ void Lowering::emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx) 
 // ------------------------------------------------------------ TMA, cp.async
 
 
+// ", c_last, ..., c_0": the TMA coordinates (innermost first) of box `blk`
+// of a slot blocked into `W`-byte column boxes.
+std::string Lowering::tmaBoxCoords(const ir::Op& op, int v, int blk, int W) {
+  std::string coords;
+  for (size_t i = op.coords.size(); i-- > 0;) {
+    std::string c = expr(op.coords[i]);
+    if (blk && i + 1 == op.coords.size()) c = fmt::format("{} + {}", c, blk * W / ir::dtypeBytes(s_.views[v].dtype));
+    coords += ", " + c;
+  }
+  return coords;
+}
+
 void Lowering::emitTmaLoad(const ir::Op& op) {
   const int v = op.dst.index, p = op.src.index;
   const std::string dst = viewSlotAddrSel(op.dst, op.sel);
@@ -385,12 +397,7 @@ void Lowering::emitTmaLoad(const ir::Op& op) {
   const int nblk = W ? static_cast<int>(viewRowBytes(v) / W) : 1;
   elected([&] {
     for (int blk = 0; blk < nblk; ++blk) {
-      std::string coords;
-      for (size_t i = op.coords.size(); i-- > 0;) {
-        std::string c = expr(op.coords[i]);
-        if (blk && i + 1 == op.coords.size()) c = fmt::format("{} + {}", c, blk * W / ir::dtypeBytes(s_.views[v].dtype));
-        coords += ", " + c;
-      }
+      const std::string coords = tmaBoxCoords(op, v, blk, W);
       const std::string d = blk ? fmt::format("{} + {}", dst, blk * viewTile(v).R * W) : dst;
       if (W && blk == 0) comment(fmt::format("blocked slot: {} TMA boxes of {} B columns", nblk, W));
       line(fmt::format("cake_tma_load_{}d({}, &{}, {}{});", op.coords.size(), d, tmapName(p, v), bar, coords));
@@ -405,12 +412,7 @@ void Lowering::emitTmaStore(const ir::Op& op) {
   const int nblk = W ? static_cast<int>(viewRowBytes(v) / W) : 1;
   elected([&] {
     for (int blk = 0; blk < nblk; ++blk) {
-      std::string coords;
-      for (size_t i = op.coords.size(); i-- > 0;) {
-        std::string c = expr(op.coords[i]);
-        if (blk && i + 1 == op.coords.size()) c = fmt::format("{} + {}", c, blk * W / ir::dtypeBytes(s_.views[v].dtype));
-        coords += ", " + c;
-      }
+      const std::string coords = tmaBoxCoords(op, v, blk, W);
       std::string src = viewSlotAddrSel(op.src, op.sel);
       if (blk) src = fmt::format("{} + {}", src, blk * viewTile(v).R * W);
       line(fmt::format("cake_tma_store_{}d(&{}, {}{});", op.coords.size(), tmapName(p, v), src, coords));

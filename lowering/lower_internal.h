@@ -272,6 +272,7 @@ class Lowering {
   void emitOp(const ir::Op& op);
   void emitWait(const ir::Op& op);
   void emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx);
+  std::string tmaBoxCoords(const ir::Op& op, int v, int blk, int W);
   void emitTmaLoad(const ir::Op& op);
   void emitTmaStore(const ir::Op& op);
   void emitCpAsync(const ir::Op& op);
