@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -35,9 +36,14 @@ struct WindowTooSmall {};
 
 // ================================================================ the trip expression
 
+// Does e or any of its sub-expressions satisfy `pred`?
+bool anySubExpr(const ir::Expr& e, const std::function<bool(const ir::Expr&)>& pred) {
+  if (pred(e)) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && anySubExpr(*a, pred); });
+}
+
 bool mentionsParam(const ir::Expr& e) {
-  if (e.kind == ir::ExprKind::Param) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [](const ir::ExprPtr& a) { return a && mentionsParam(*a); });
+  return anySubExpr(e, [](const ir::Expr& x) { return x.kind == ir::ExprKind::Param; });
 }
 
 void collectLoops(const ir::Block& b, std::vector<const ir::Stmt*>& out) {
@@ -291,13 +297,11 @@ BvVerdict movesWithPeriod(BvProver& prover, const ir::ExprPtr& e, const ir::Expr
 }
 
 bool containsExpr(const ir::Expr& e, const ir::Expr& target) {
-  if (ir::sameExpr(e, target)) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && containsExpr(*a, target); });
+  return anySubExpr(e, [&](const ir::Expr& x) { return ir::sameExpr(x, target); });
 }
 
 bool mentionsLoopVar(const ir::Expr& e, const std::set<int>& vars) {
-  if (e.kind == ir::ExprKind::LoopVar && vars.count(e.index)) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && mentionsLoopVar(*a, vars); });
+  return anySubExpr(e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && vars.count(x.index) > 0; });
 }
 
 // The window shows the loop body repeating with the period up to W; beyond
