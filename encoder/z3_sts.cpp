@@ -224,6 +224,18 @@ int64_t evalInt(z3::model& m, z3::expr e) {
 
 // ------------------------------------------------------------------ BMC
 
+// The end of both BMC loops: findings make a Correct run Incorrect, the
+// first finding is the headline, and the time is taken.
+static BmcResult finishBmc(BmcResult out, const Deadline& deadline) {
+  if (out.answer == Answer::Correct && !out.findings.empty()) out.answer = Answer::Incorrect;
+  if (!out.findings.empty()) {
+    out.bad = out.findings.front().bad;
+    out.trace = out.findings.front().trace;
+  }
+  out.seconds = deadline.elapsedSeconds();
+  return out;
+}
+
 BmcResult bmcFullDepth(const Sts& sts, const BmcOptions& opts);
 
 BmcResult bmc(const Sts& sts, const BmcOptions& opts) {
@@ -406,17 +418,11 @@ BmcResult bmc(const Sts& sts, const BmcOptions& opts) {
       out.depth = d + 1;
       if (d == opts.max_depth) break;  // runs go on past the bound
     }
-    if (out.answer == Answer::Correct && !out.findings.empty()) out.answer = Answer::Incorrect;
   } catch (const z3::exception& e) {
     out.answer = Answer::Error;
     out.reason = std::string("z3: ") + e.msg();
   }
-  if (!out.findings.empty()) {
-    out.bad = out.findings.front().bad;
-    out.trace = out.findings.front().trace;
-  }
-  out.seconds = deadline.elapsedSeconds();
-  return out;
+  return finishBmc(std::move(out), deadline);
 }
 
 // Full-depth BMC: unroll to max_depth first (every run of a straight-line
@@ -555,17 +561,11 @@ BmcResult bmcFullDepth(const Sts& sts, const BmcOptions& opts) {
       if (opts.stop_at_first) break;
     }
     out.complete = true;  // max_depth covers every run (the client's promise)
-    if (out.answer == Answer::Correct && !out.findings.empty()) out.answer = Answer::Incorrect;
   } catch (const z3::exception& e) {
     out.answer = Answer::Error;
     out.reason = std::string("z3: ") + e.msg();
   }
-  if (!out.findings.empty()) {
-    out.bad = out.findings.front().bad;
-    out.trace = out.findings.front().trace;
-  }
-  out.seconds = deadline.elapsedSeconds();
-  return out;
+  return finishBmc(std::move(out), deadline);
 }
 
 Footprint footprints(const Sts& sts) {
