@@ -398,12 +398,13 @@ std::string Lowering::tmaBoxCoords(const ir::Op& op, int v, int blk, int W) {
 void Lowering::emitRaster() {
   if (!raster_) return;
   comment("CTA order: groups of 8 lm.block_idx(0) values, lm.block_idx(1) inside a group (L2 reuse)");
-  line("const int cake_blin = static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y);");
-  line("const int cake_bgrp = static_cast<int>(8 * gridDim.y);  // blocks per group");
-  line("const int cake_bx0 = cake_blin / cake_bgrp * 8;  // first block row of the group");
-  line("const int cake_bgm = cake_min(static_cast<int>(gridDim.x) - cake_bx0, 8);");
-  line("const int cake_bx = cake_bx0 + cake_blin % cake_bgrp % cake_bgm;");
-  line("const int cake_by = cake_blin % cake_bgrp / cake_bgm;");
+  comment("64-bit: gridDim.x * gridDim.y may pass 2^31");
+  line("const unsigned long long cake_blin = blockIdx.x + 1ull * gridDim.x * blockIdx.y;");
+  line("const unsigned long long cake_bgrp = 8ull * gridDim.y;  // blocks per group");
+  line("const unsigned cake_bx0 = static_cast<unsigned>(cake_blin / cake_bgrp * 8);  // first block row of the group");
+  line("const unsigned cake_bgm = gridDim.x - cake_bx0 < 8u ? gridDim.x - cake_bx0 : 8u;");
+  line("const int cake_bx = static_cast<int>(cake_bx0 + cake_blin % cake_bgrp % cake_bgm);");
+  line("const int cake_by = static_cast<int>(cake_blin % cake_bgrp / cake_bgm);");
   line("(void)cake_bx; (void)cake_by;");
 }
 

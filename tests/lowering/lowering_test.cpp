@@ -2,7 +2,6 @@
 // nvcc and GPU tests are in tests/runner).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <vector>
 #include <string>
 
@@ -137,22 +136,23 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
 }
 
 // The lines emitRaster writes, as host code: (blockIdx.x, blockIdx.y) -> (bx, by).
-static void rasterOf(int x, int y, int gx, int gy, int& bx, int& by) {
-  const int blin = x + gx * y, bgrp = 8 * gy, bx0 = blin / bgrp * 8, bgm = std::min(gx - bx0, 8);
-  bx = bx0 + blin % bgrp % bgm;
-  by = blin % bgrp / bgm;
+static void rasterOf(unsigned x, unsigned y, unsigned gx, unsigned gy, int& bx, int& by) {
+  const unsigned long long blin = x + 1ull * gx * y, bgrp = 8ull * gy;
+  const unsigned bx0 = static_cast<unsigned>(blin / bgrp * 8), bgm = gx - bx0 < 8u ? gx - bx0 : 8u;
+  bx = static_cast<int>(bx0 + blin % bgrp % bgm);
+  by = static_cast<int>(blin % bgrp / bgm);
 }
 
 TEST(Lowering, TwoDimensionalGridsAreWalkedInGroups) {
   auto r = lowerFile(kSm90Gemm);
   ASSERT_TRUE(r.ok) << findingsText(r);
   const std::string& s = r.source;
-  for (const char* l : {"const int cake_blin = static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y);",
-                        "const int cake_bgrp = static_cast<int>(8 * gridDim.y);",
-                        "const int cake_bx0 = cake_blin / cake_bgrp * 8;",
-                        "const int cake_bgm = cake_min(static_cast<int>(gridDim.x) - cake_bx0, 8);",
-                        "const int cake_bx = cake_bx0 + cake_blin % cake_bgrp % cake_bgm;",
-                        "const int cake_by = cake_blin % cake_bgrp / cake_bgm;"})
+  for (const char* l : {"const unsigned long long cake_blin = blockIdx.x + 1ull * gridDim.x * blockIdx.y;",
+                        "const unsigned long long cake_bgrp = 8ull * gridDim.y;",
+                        "const unsigned cake_bx0 = static_cast<unsigned>(cake_blin / cake_bgrp * 8);",
+                        "const unsigned cake_bgm = gridDim.x - cake_bx0 < 8u ? gridDim.x - cake_bx0 : 8u;",
+                        "const int cake_bx = static_cast<int>(cake_bx0 + cake_blin % cake_bgrp % cake_bgm);",
+                        "const int cake_by = static_cast<int>(cake_blin % cake_bgrp / cake_bgm);"})
     EXPECT_TRUE(contains(s, l)) << l;
   // every lm.block_idx of the schedule reads the remapped pair
   const size_t k = s.find("(void)cake_bx; (void)cake_by;");
@@ -171,6 +171,14 @@ TEST(Lowering, TwoDimensionalGridsAreWalkedInGroups) {
         }
       for (int v : seen) EXPECT_EQ(v, 1) << gx << "x" << gy;
     }
+  // grids past 2^31 blocks: the corners still map inside the grid
+  {
+    const unsigned gx = (1u << 31) - 1, gy = 65535;  // the largest grid CUDA launches
+    int bx = -1, by = -1;
+    rasterOf(gx - 1, gy - 1, gx, gy, bx, by);
+    EXPECT_EQ(bx, static_cast<int>(gx - 1));
+    EXPECT_EQ(by, static_cast<int>(gy - 1));
+  }
   // persistent schedules order their own tiles; nothing is remapped
   auto p = lowerFile(kSm90Persistent);
   ASSERT_TRUE(p.ok) << findingsText(p);
