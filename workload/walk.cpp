@@ -10,6 +10,7 @@ struct Walker {
   int64_t& budget;
   std::string* why;
   int role = -1, instance = 0;
+  bool after_loop = false;
 
   bool fail(const std::string& m) {
     if (why && why->empty()) *why = m;
@@ -20,7 +21,7 @@ struct Walker {
     for (const ir::Stmt& st : b) {
       if (st.kind == ir::Stmt::Kind::Op) {
         if (--budget < 0) return fail("too many ops to walk");
-        visit(OpVisit{st.op, role, instance, env, depth});
+        visit(OpVisit{st.op, role, instance, env, depth, after_loop && depth == 0});
       } else if (st.kind == ir::Stmt::Kind::If) {
         auto c = st.cond ? ir::evaluate(*st.cond, env) : std::nullopt;
         if (!c) return fail("a condition does not evaluate");
@@ -36,6 +37,7 @@ struct Walker {
           if (!block(st.body, env, depth + 1)) return false;
         }
         env.loop_vars.erase(st.loop_var);
+        if (depth == 0) after_loop = true;
       }
     }
     return true;
@@ -55,6 +57,7 @@ bool walkCta(const ir::Schedule& s, const ir::EvalEnv& env0, const OpVisitor& vi
       env.instance = i;
       w.role = rb.role;
       w.instance = i;
+      w.after_loop = false;
       if (!w.block(rb.body, env, 0)) return false;
     }
   }

@@ -22,6 +22,7 @@ struct OpVisit {
   int instance;  // instance of that role
   const ir::EvalEnv& env;
   int depth;     // loop nesting depth of the op
+  bool after_loop;  // at depth 0 after a top-level loop of its role body (an epilogue)
 };
 using OpVisitor = std::function<void(const OpVisit&)>;
 
