@@ -181,10 +181,10 @@ TEST(CostModel, Classes) {
   EXPECT_NE(bad.error.find("unsupported_shape"), std::string::npos);
 }
 
-TEST(CostModel, MoreStagesNeverSlowerAndBiggerProblemsSlower) {
+TEST(CostModel, BiggerProblemsTakeLonger) {
   auto s = load(kGemm);
-  auto small = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=2048,N=2048,K=2048"));
-  auto big = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=8192,N=8192,K=8192"));
+  auto small = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=1024,N=1024,K=1024"));
+  auto big = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"));
   ASSERT_TRUE(small.ok && big.ok);
   EXPECT_GT(big.time_ms, 10 * small.time_ms);
 }
