@@ -8,7 +8,7 @@
 # Phases, each stopping at its share of the time:
 #   1. sanity: the binaries start (else stop at once);
 #   2. the sweep: every (schedule, shape) pair of pairs.tsv in the harness, timed
-#      (CUPTI, L2 flushed, 15 runs) with its oracle and baseline -> $OUT/sweep.jsonl;
+#      (CUPTI, L2 flushed, 12 runs) with its oracle and baseline -> $OUT/sweep.jsonl;
 #   3. `cake run --workload ...` on corpus schedules (lowered and compiled here) -> $OUT/headline.jsonl;
 #   4. PyTorch SDPA (cuDNN, flash) and the Triton k-means assignment -> $OUT/torch_refs.jsonl;
 #   5. Nsight Compute speed of light of the holdout pairs -> $OUT/ncu.csv + $OUT/ncu_pids.tsv.
@@ -32,14 +32,14 @@ python3 "$C"/cost_sweep.py time "$C" /dev/null 0 >/dev/null || { log "cost_sweep
 
 # 2. the sweep
 log "sweep: $(wc -l < "$C"/pairs.tsv) pairs"
-python3 "$C"/cost_sweep.py time "$C" "$OUT"/sweep.jsonl "$(at $((LIMIT * 45 / 100)))" >> "$L" 2>&1
+python3 "$C"/cost_sweep.py time "$C" "$OUT"/sweep.jsonl "$(at $((LIMIT * 36 / 100)))" >> "$L" 2>&1
 log "sweep done: $(wc -l < "$OUT"/sweep.jsonl) records"
 tail -3 "$L"
 
 # 3. cake run --workload on corpus schedules (each compiles here with nvcc)
 H="$OUT"/headline.jsonl
 hl() {
-  [ $(date +%s) -lt "$(at $((LIMIT * 62 / 100)))" ] || { log "skip cake run $*"; return; }
+  [ $(date +%s) -lt "$(at $((LIMIT * 50 / 100)))" ] || { log "skip cake run $*"; return; }
   echo "# cake run $*" >> "$L"
   timeout 90 "$C"/bin/cake run "$@" --format json --runs 30 --seed 11 >> "$H" 2>> "$L"
   echo "exit $?" >> "$L"
@@ -56,7 +56,7 @@ log "cake run done"
 cat "$H" | cut -c1-300
 
 # 4. PyTorch / Triton references
-TB=$(( LIMIT * 80 / 100 - ($(date +%s) - T0) ))
+TB=$(( LIMIT * 63 / 100 - ($(date +%s) - T0) ))
 [ "$TB" -gt 20 ] && timeout $((TB + 30)) python3 "$C"/torch_refs.py --budget "$TB" > "$OUT"/torch_refs.jsonl 2>> "$L"
 log "torch refs done"; cat "$OUT"/torch_refs.jsonl | cut -c1-300
 
@@ -68,7 +68,7 @@ if [ "$left" -gt 20 ]; then
     -k regex:'^cake_.*_kernel$' \
     --metrics sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
     --csv --log-file "$OUT"/ncu.csv \
-    python3 "$C"/cost_sweep.py ncu "$C" "$OUT"/ncu_pids.tsv "$(at $((LIMIT - 15)))" >> "$L" 2>&1
+    python3 "$C"/cost_sweep.py ncu "$C" "$OUT"/ncu_pids.tsv "$(at $((LIMIT - 25)))" >> "$L" 2>&1
   log "ncu done: $(wc -l < "$OUT"/ncu_pids.tsv) pairs"
 fi
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw --format=csv >> "$L"
