@@ -278,7 +278,8 @@ bool isOutput(const Contract& c, const std::string& name) {
 
 }  // namespace
 
-BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::string, int64_t>& sets, int num_sms) {
+BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::string, int64_t>& sets, int num_sms,
+                bool coverage) {
   const Contract& c = contractOf(shape.kind);
   Binding b;
   b.shape = shape;
@@ -352,6 +353,11 @@ BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::s
     b.min_bytes += n;
   }
 
+  if (!coverage) {
+    BindResult r;
+    r.binding = b;
+    return r;
+  }
   // --- coverage: every CTA's boxes, projected on each tensor dimension
   std::map<std::pair<int, size_t>, std::set<std::pair<int64_t, int64_t>>> spans;
   std::string overrun;
