@@ -234,6 +234,11 @@ Result runHarness(const std::string& so_path, const std::vector<std::string>& pr
   r.so_path = so_path;
   r.compiled = true;
   r.verified = opts.verified;
+  if (opts.dry_run) {
+    r.result = "dry_run";
+    for (const std::string& a : problem) r.detail += (r.detail.empty() ? "" : " ") + a;
+    return r;
+  }
   if (!gpuAvailable()) {
     r.result = "no_gpu";
     r.detail = "no NVIDIA GPU on this machine";
