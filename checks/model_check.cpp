@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/sync_engine.h"
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
@@ -536,7 +537,12 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
     encoder::ExploreOptions eo;
     eo.timeout_ms = static_cast<unsigned>(std::max(1.0, opts.timeout_ms - ms));
     eo.memory_mb = std::min(opts.memory_mb, 1024u);
-    encoder::ModelCheckResult r = encoder::explore(*sys, eo);
+    SyncRun run = runSyncEngine(*sys, opts.sync_engine, eo);
+    if (!run.internal_error.empty()) {  // the engines disagree: nothing they say is reported
+      verdicts.push_back({"sync", VerdictKind::Error, "internal: " + run.internal_error});
+      return;
+    }
+    encoder::ModelCheckResult r = std::move(run.result);
     checked.push_back(b);
     if (r.outcome == encoder::Outcome::Unknown) {
       unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s, b));
