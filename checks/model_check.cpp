@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/sync_engine.h"
 #include "encoder/bv_prover.h"
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
@@ -686,11 +687,20 @@ class Driver {
   }
   std::string usedUp() const { return fmt::format("time budget of {} ms used up", budget_.totalMs()); }
 
-  encoder::ModelCheckResult explore(const encoder::System& sys) const {
+  encoder::ModelCheckResult explore(const encoder::System& sys) {
     encoder::ExploreOptions eo;
     eo.timeout_ms = std::max(1u, budget_.remainingMs());
     eo.memory_mb = std::min(opts_.memory_mb, 1024u);
-    return encoder::explore(sys, eo);
+    // --engine (checks/sync_engine.h): a disagreement of the engines is an
+    // internal error; nothing either says about this binding is reported
+    SyncRun run = runSyncEngine(sys, opts_.sync_engine, eo);
+    if (!run.internal_error.empty()) {
+      verdicts_.push_back({"sync", VerdictKind::Error, "internal: " + run.internal_error});
+      run.result = {};
+      run.result.outcome = encoder::Outcome::Unknown;
+      run.result.detail = "the engines disagree (see the error)";
+    }
+    return run.result;
   }
 
   // Findings (one per rule) with replayed traces for the violations of r,

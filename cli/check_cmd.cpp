@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "checks/sync_engine.h"
 #include "cli/commands.h"
 #include "cli/cost.h"
 #include "cli/load.h"
@@ -19,6 +20,7 @@ struct CheckArgs {
   std::vector<std::string> files;
   std::string target;
   std::string format = "text";
+  std::string engine = "explicit";   // checks/sync_engine.h
   unsigned timeout_s = 10;
   unsigned memory_mb = 4096;
   double proof_timeout_s = 3;
@@ -91,6 +93,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       opts.memory_mb = args.memory_mb;
       opts.proof_timeout_ms = static_cast<unsigned>(args.proof_timeout_s * 1000);
       opts.model_check = !args.no_model_check;
+      opts.sync_engine = *checks::parseSyncEngine(args.engine);
       opts.layout = !args.no_layout;
       report.schedules.push_back({s.name, opts.target, checks::checkSchedule(s, opts), std::nullopt, ""});
       if (!args.shape.empty()) {
@@ -211,6 +214,9 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--proof-timeout", args->proof_timeout_s,
                   "seconds for the proof for every trip count after the bounded check (0: bounded check only)")
       ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--engine", args->engine, "the engine that decides synchronization: explicit (default), z3 "
+                                           "(partial-order encoding) or both (must agree; a disagreement exits 2)")
+      ->check(CLI::IsMember({"explicit", "z3", "both"}));
   cmd->add_option("--memory", args->memory_mb, "solver memory cap in MiB")->check(CLI::Range(64u, 1u << 20));
   cmd->add_flag("--no-model-check", args->no_model_check, "skip the model checker (sync.*, data.*, proxy.*)");
   cmd->add_flag("--no-layout", args->no_layout, "skip the layout and hardware gates");
