@@ -130,38 +130,9 @@ void pushInstancePremises(int instances, std::vector<ExprPtr>& premises) {
 
 // ---------------------------------------------------------- target facts
 
-TargetInfo targetInfo(ir::Target t) {
-  TargetInfo ti;
-  ti.target = t;
-  switch (t) {
-    case ir::Target::SM80:
-      ti.known = true;
-      ti.smem_per_block = 166912;  // 163 KiB opt-in
-      ti.smem_per_sm = 167936;     // 164 KiB
-      break;
-    case ir::Target::SM90a:
-      ti.known = true;
-      ti.smem_per_block = 232448;  // 227 KiB opt-in
-      ti.smem_per_sm = 233472;     // 228 KiB
-      ti.tma = ti.setmaxnreg = ti.clusters = ti.wgmma = true;
-      break;
-    case ir::Target::SM100a:
-      ti.known = true;
-      ti.smem_per_block = 232448;  // 227 KiB opt-in
-      ti.smem_per_sm = 233472;     // 228 KiB
-      ti.tma = ti.setmaxnreg = ti.clusters = ti.tmem = ti.tcgen05 = true;
-      break;
-    case ir::Target::Unspecified:
-      break;
-  }
-  return ti;
-}
+TargetInfo targetInfo(ir::Target t) { return ir::targetLimits(t); }
 
-int64_t launchRegsPerThread(int warps) {
-  if (warps <= 0) return 248;
-  int64_t r = std::min<int64_t>(255, 65536 / (32 * static_cast<int64_t>(warps)));
-  return r / 8 * 8;
-}
+
 
 // ---------------------------------------------------------------- gates
 
