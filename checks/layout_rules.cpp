@@ -40,10 +40,12 @@ static const RuleInfo kLayoutRules[] = {
      "ring is a deliberate reuse. The note tells the race checker (sync.race) that "
      "accesses to the two views touch the same bytes; it proves that no two uses of the "
      "shared bytes are unordered."},
-    {"layout.assume-contradiction", Severity::Warning, Category::ScheduleSemantics,
+    {"layout.assume-contradiction", Severity::Error, Category::ScheduleSemantics,
      "the schedule's lm.assume facts contradict each other",
      "No parameter values satisfy every lm.assume of the schedule. Every symbolic check "
-     "would then hold vacuously, so the gates say so instead of reporting proofs."},
+     "would then hold vacuously and the model checker has no values to run, so nothing "
+     "about the schedule is checked: an error. Assumptions the solver cannot settle make "
+     "the verdict unknown (exit 2)."},
     // ---- TMA
     {"tma.box-extent", Severity::Error, Category::HardwareConformance,
      "a TMA box dimension is outside 1..256, or the box has more dimensions than the tensor",

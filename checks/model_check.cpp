@@ -195,12 +195,23 @@ class BindingSearch {
       for (const Goal& g : goals_)
         if (dependsOnParam(*g.expr, p) && g.values.count(2))
           if (auto v = find(base1, p, *g.expr, 2)) { base2.params[p] = *v; break; }
+    // A third base for the guards: every loop at its largest target trip
+    // count (the ring has wrapped), so what a guard selects also runs for
+    // a full lap (a release before the MMA retires races only on a refill).
+    Binding base3 = base1;
+    for (const Goal& g : goals_)
+      if (g.trip && !g.values.empty())
+        for (int p : ints_)
+          if (dependsOnParam(*g.expr, p))
+            if (auto v = find(base3, p, *g.expr, *g.values.rbegin())) { base3.params[p] = *v; break; }
     std::vector<Binding> out{base1};
     if (assumed(base2)) out.push_back(base2);
-    for (const Binding& base : {base1, base2})
+    const Binding* bases[] = {&base1, &base2, &base3};
+    for (int i = 0; i < 3; ++i)
       for (int p : ints_)
         for (const Goal& g : goals_) {
-          if (!dependsOnParam(*g.expr, p)) continue;
+          const Binding& base = *bases[i];
+          if (!dependsOnParam(*g.expr, p) || (i == 2 && g.trip)) continue;
           for (int64_t target : g.values)
             if (auto v = find(base, p, *g.expr, target)) {
               Binding b = base;
@@ -284,7 +295,10 @@ class BindingSearch {
     return out;
   }
   encoder::BvProver& prover() {
-    if (!prover_) prover_ = std::make_unique<encoder::BvProver>(s_, limits_);
+    if (!prover_) {
+      prover_ = std::make_unique<encoder::BvProver>(s_, limits_);
+      prover_->setBudget(limits_.timeout_ms);  // within the obligation's budget
+    }
     return *prover_;
   }
   // Smallest |p| first, then the positive one.
@@ -299,17 +313,21 @@ class BindingSearch {
   // the assumptions (the other parameters at `base`): first among the small
   // values and the multiples of the expression's constants, then by a
   // galloping + binary search, which finds it when e grows with p (a
-  // divisor that is itself a parameter, as in cdiv(D, BK)); last, Z3 draws
-  // it from the lm.assume domain (`lm.assume(K >= 4096)`).
+  // divisor that is itself a parameter, as in cdiv(D, BK)); last, when no
+  // value tried lies inside the assumptions, Z3 draws it from the lm.assume
+  // domain.
   std::optional<int64_t> find(const Binding& base, int p, const ir::Expr& e, int64_t target) {
     Binding b = base;
     auto at = [&](int64_t v) {
       b.params[p] = v;
       return value(b, e);
     };
+    bool inside = false;  // some value tried satisfies the assumptions
     auto hit = [&](int64_t v) {
       auto x = at(v);
-      return x && *x == target && assumed(b);
+      bool ok = assumed(b);
+      inside |= ok;
+      return x && *x == target && ok;
     };
     for (int64_t v : candidates(e))
       if (hit(v)) return v;
@@ -328,7 +346,11 @@ class BindingSearch {
     }
     for (int64_t v = hi; v < hi + 4; ++v)
       if (hit(v)) return v;
-    if (s_.assumes.empty()) return std::nullopt;  // the search above covers what Z3 would add
+    // Z3 only where the values tried miss the lm.assume domain altogether
+    // (`lm.assume(K >= 4096)`): inside it the search above stands, and a
+    // solver query per unreachable target (trip count 0 under K > 0) would
+    // cost more than the exploration.
+    if (inside || s_.assumes.empty()) return std::nullopt;
     std::vector<ExprPtr> objectives;
     smallObjectives(p, objectives);
     // A non-owning handle: `e` outlives the query.
@@ -807,15 +829,17 @@ class Driver {
     return false;
   }
 
-  // The trip count the proof names, and (for a violation met while the trip
-  // count was still open, where it names the least one) the next few: the
-  // first whose concrete system shows a violation is reported.
+  // The trip count the proof names (for a violation met while the trip
+  // count was still open, the least it allows and the next few): the first
+  // whose concrete system shows a violation is reported. An exact trip
+  // count whose system shows none means the engines disagree (error); an
+  // open one that none of the few shows stays undecided (unknown).
   bool confirmAtTrip(const encoder::ModelCheckResult& pr, const encoder::Violation& v, const Binding& base) {
     const ir::Expr& trip = *v.binding->replace;
     const int64_t T = v.binding->replace_value;
+    const int64_t last = v.trip_open ? T + 2 * goals_.maxStages() + 1 : T;
     std::optional<Binding> tried;
-    for (int64_t t = T; t <= T + 2 * goals_.maxStages() + 1; ++t) {
-      if (budget_.remainingMs() == 0) break;
+    for (int64_t t = T; t <= last && budget_.remainingMs() > 0; ++t) {
       std::optional<Binding> b = search_.bindingFor(base, trip, t);
       if (!b) continue;
       tried = b;
@@ -826,11 +850,12 @@ class Driver {
       if (r.outcome == encoder::Outcome::Violation && report(*sys, *b, r)) return true;
     }
     if (!tried) return false;
+    const bool disagree = !v.trip_open && budget_.remainingMs() > 0;
     verdicts_.push_back(
-        {v.rule, budget_.remainingMs() == 0 ? VerdictKind::Unknown : VerdictKind::Error,
-         fmt::format("{}{} meets {} at trip count {} ({}), but the bounded check of {} finds no violation",
-                     budget_.remainingMs() == 0 ? usedUp() + ": " : "engines disagree: ", pr.engine, v.rule, T,
-                     v.message, relevantText(s_, *tried, relevant_))});
+        {v.rule, disagree ? VerdictKind::Error : VerdictKind::Unknown,
+         fmt::format("{}{} meets {} at trip count {}{} ({}), but the bounded check of {} finds no violation",
+                     disagree ? "engines disagree: " : budget_.remainingMs() == 0 ? usedUp() + ": " : "", pr.engine,
+                     v.rule, v.trip_open ? ">= " : "", T, v.message, relevantText(s_, *tried, relevant_))});
     return true;
   }
 };

@@ -55,6 +55,9 @@ struct Violation {
                                // (arrival counts: init_count vs arrivals)
   Trace trace;                 // from the initial state; empty for static findings
   std::optional<Binding> binding;  // the parameter values the trace runs on
+  // Lap induction (binding->replace set): met before the trip count was
+  // fixed; binding->replace_value is then the least trip count it allows.
+  bool trip_open = false;
 };
 
 enum class Outcome {

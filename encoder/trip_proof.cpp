@@ -36,7 +36,10 @@ struct Fail : std::runtime_error {
 // proveEveryTripCount() answers Violation with it, for the caller to check
 // on concrete parameter values.
 struct Met : Fail {
-  Met(const std::string& what, Violation v, int64_t T) : Fail(what), violation(std::move(v)), trip(T) {}
+  Met(const std::string& what, Violation v, int64_t T, bool open = false)
+      : Fail(what), violation(std::move(v)), trip(T) {
+    violation.trip_open = open;
+  }
   Violation violation;
   int64_t trip;
 };
@@ -692,7 +695,7 @@ class LapExplorer {
                             : "";
     std::string what = fmt::format("the exploration over every trip count meets {}{}{}: {}", v.rule, where,
                                    T >= 0 ? "" : " (trip count still open)", v.message);
-    if (met) throw Met(what, v, T >= 0 ? T : std::max<int64_t>(L, w_.t1));
+    if (met) throw Met(what, v, T >= 0 ? T : std::max<int64_t>(L, w_.t1), T < 0);
     throw Fail(what);
   }
 
@@ -1021,7 +1024,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     // The trip expression is a node of the schedule: the pointer stays valid.
     res.outcome = Outcome::Violation;
     res.detail = m.what();
-    Violation v = m.violation;
+    Violation v = m.violation;  // trip_open as the Met says
     v.trace.clear();  // a trace of the system for trip count T, not of a binding
     v.binding = checked.front();
     v.binding->replace = tl.trip.get();

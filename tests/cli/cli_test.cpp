@@ -322,3 +322,48 @@ def hard(lm, A: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
   EXPECT_EQ(cases, 0) << "the interrupted case was recorded";
   fs::remove_all(d);
 }
+
+// Exit 0 says what it means (issue 9, point 5): "proved" for every allowed
+// value, or "checked" for listed values; --require-proof turns checked-only
+// into exit 2 with the reason.
+TEST(Cli, ExitZeroSaysProvedOrCheckedAndRequireProofDemandsAProof) {
+  std::string file = shellQuote(src("corpus/gemm/sm90_ws_4stage.cake").string());
+  CmdResult r = cake("check --proof-timeout 0 " + file);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("result: checked, not proved"), std::string::npos) << r.out;
+
+  r = cake("check --proof-timeout 0 --require-proof " + file);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--require-proof: checked, not proved: schedule 'gemm_sm90_ws_4stage': sync: checked: K in {"),
+            std::string::npos)
+      << r.out;
+
+  r = cake("check --format json --proof-timeout 0 --require-proof " + file, false);
+  EXPECT_EQ(r.status, 2) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["exit_code"], 2);
+  EXPECT_EQ(j["files"][0]["result"], "checked");
+  ASSERT_EQ(j["files"][0]["not_proved"].size(), 1u) << j;
+
+  r = cake("check --require-proof --proof-timeout 60 --timeout 60 " + file);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("result: proved"), std::string::npos) << r.out;
+
+  // A skipped stage is not a proof either.
+  r = cake("check --require-proof --no-model-check " + file);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("sync: skipped (--no-model-check)"), std::string::npos) << r.out;
+}
+
+// A contradictory lm.assume is an error, never a warning followed by
+// "proved" (issue 9, point 4).
+TEST(Cli, ContradictoryAssumptionIsAnError) {
+  std::string file = shellQuote(src("corpus/bugs/layout.assume-contradiction/sm90_assume_zero_eq_one.cake").string());
+  CmdResult r = cake("check " + file);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("error: no parameter values satisfy every lm.assume"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sync: proved"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sync: unknown"), std::string::npos) << r.out;
+  r = cake("check --no-layout " + file);
+  EXPECT_EQ(r.status, 2) << r.out;
+}
