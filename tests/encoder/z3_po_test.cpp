@@ -20,7 +20,7 @@ using namespace cake;
 using namespace cake::encoder;
 
 TEST(Z3Po, AgreesWithSimulatorOnRandomSchedules) {
-  int n = 40;
+  int n = 150;
   if (const char* e = std::getenv("CAKE_PO_DIFF_N")) n = std::atoi(e);
   RandomScheduleOptions ro;
   ro.max_trips = 2;
