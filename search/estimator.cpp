@@ -1,0 +1,10 @@
+#include "search/estimator.h"
+
+namespace cake::search {
+
+Estimator defaultEstimator(std::string* name) {
+  *name = "none";
+  return {};
+}
+
+}  // namespace cake::search
