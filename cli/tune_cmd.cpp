@@ -9,6 +9,7 @@
 #include "runner/runner.h"
 #include "search/ablate.h"
 #include "search/batch.h"
+#include "search/dispatch.h"
 #include "search/estimator.h"
 #include "search/route.h"
 #include "search/tune.h"
@@ -141,7 +142,38 @@ int runTune(const TuneArgs& a) {
   return report->to_corpus.empty() ? kOk : kFindings;
 }
 
+struct DispatchArgs {
+  std::string spec_file, out_dir;
+  int jobs = 2;
+};
+
+int runDispatch(const DispatchArgs& a) {
+  std::string e;
+  auto ds = search::loadDispatchSpec(a.spec_file, &e);
+  if (!ds) {
+    fmt::print(stderr, "cake dispatch: error: {}\n", e);
+    return kCannotCheck;
+  }
+  std::string estimator_name;
+  auto step = search::dispatchStep(*ds, a.out_dir, a.jobs, search::defaultEstimator(&estimator_name), &e);
+  if (!step) {
+    fmt::print(stderr, "cake dispatch: error: {}\n", e);
+    return kCannotCheck;
+  }
+  fmt::print("{}", step->text);
+  return kOk;
+}
+
 }  // namespace
+
+void addDispatchCommand(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<DispatchArgs>();
+  CLI::App* c = app.add_subcommand("dispatch", "Build a shape-dispatching kernel library from tuned winners over a declared shape domain");
+  c->add_option("spec", a->spec_file, "dispatch spec (JSON, docs/search.md)")->required();
+  c->add_option("-o,--out", a->out_dir, "output folder (shards, per-shard tune runs, library, evaluation)")->required();
+  c->add_option("-j,--jobs", a->jobs, "parallel checks")->check(CLI::Range(1, 256));
+  c->callback([a, &exit_code] { exit_code = runDispatch(*a); });
+}
 
 void addTuneCommand(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<TuneArgs>();

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -124,27 +125,46 @@ std::optional<int> runBatch(const std::string& batch_dir, const RunBatchOptions&
   ro.seed = m.value("seed", uint64_t{1});
   ro.work_dir = (fs::path(batch_dir) / "so").string();
   fs::create_directories(ro.work_dir);
-  // Compile in parallel (CPU work), then measure one at a time (GPU timing).
-  std::vector<runner::Result> built(todo.size());
-  checks::gate::parallelFor(todo.size(), opts.jobs, [&](size_t i) {
-    const std::string cu = (fs::path(batch_dir) / todo[i]["cu"].get<std::string>()).string();
+  // Compile in parallel (CPU work; each .cu once, several items may share
+  // one, e.g. a dispatcher at several shapes), then measure one at a time
+  // (GPU timing).
+  std::map<std::string, size_t> first_of;
+  std::vector<size_t> unique;
+  for (size_t i = 0; i < todo.size(); ++i)
+    if (first_of.emplace(todo[i]["cu"].get<std::string>(), i).second) unique.push_back(i);
+  std::map<std::string, runner::Result> built;
+  std::mutex mu;
+  checks::gate::parallelFor(unique.size(), opts.jobs, [&](size_t u) {
+    const nlohmann::json& item = todo[unique[u]];
+    const std::string cu = (fs::path(batch_dir) / item["cu"].get<std::string>()).string();
     const std::string so = (fs::path(ro.work_dir) / fs::path(cu).stem()).string() + ".so";
-    auto target = ir::parseTarget(todo[i].value("target", std::string("sm_90a")));
-    built[i] = runner::compile(cu, target.value_or(ir::Target::SM90a), so, ro);
+    auto target = ir::parseTarget(item.value("target", std::string("sm_90a")));
+    runner::Result r = runner::compile(cu, target.value_or(ir::Target::SM90a), so, ro);
+    std::lock_guard<std::mutex> lock(mu);
+    built[item["cu"].get<std::string>()] = r;
   });
   std::ofstream out(results, std::ios::app);
-  for (size_t i = 0; i < todo.size(); ++i) {
-    runner::Result r = built[i];
+  for (const nlohmann::json& item : todo) {
+    runner::Result r = built[item["cu"].get<std::string>()];
+    runner::Shape item_shape = *shape;
+    if (item.contains("shape")) {
+      auto s = runner::parseShape(item["shape"].get<std::string>(), &e);
+      if (!s) {
+        *error = fmt::format("{}/manifest.json: item '{}': shape: {}", batch_dir, item["id"].get<std::string>(), e);
+        return std::nullopt;
+      }
+      item_shape = *s;
+    }
     double wall = 0;
     if (r.compiled) {
       runner::Options one = ro;
-      one.verified = todo[i].value("verified", false);
+      one.verified = item.value("verified", false);
       auto t0 = std::chrono::steady_clock::now();
-      r = runner::runLibrary(built[i].so_path, *shape, one);
+      r = runner::runLibrary(r.so_path, item_shape, one);
       wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    r.shape = *shape;
-    out << nlohmann::json{{"id", todo[i]["id"]}, {"gpu_wall_s", wall}, {"measurement", runner::toJson(r)}}.dump()
+    r.shape = item_shape;
+    out << nlohmann::json{{"id", item["id"]}, {"gpu_wall_s", wall}, {"measurement", runner::toJson(r)}}.dump()
         << '\n';
     out.flush();
   }

@@ -4,11 +4,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "ir/frontend.h"
 #include "lowering/lower.h"
+#include "search/batch.h"
+#include "search/route.h"
 
 namespace fs = std::filesystem;
 
@@ -202,6 +205,133 @@ std::optional<double> geomeanSpeedup(const std::vector<nlohmann::json>& measurem
   }
   if (n == 0) return std::nullopt;
   return std::exp(sum / n);
+}
+
+}  // namespace cake::search
+
+namespace cake::search {
+
+namespace {
+
+nlohmann::json shapeJson(const runner::Shape& s) { return shapeText(s); }
+
+std::string readAll(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// One training shard: gate (shared verdicts), rank, ingest what the device
+// measured, emit the next batch; the winner when one is measured.
+std::optional<Winner> tuneShard(const TuneSpec& base, const runner::Shape& shard, const std::string& run_dir,
+                                const std::string& verdicts_from, int jobs, const Estimator& estimator,
+                                DispatchStep& step, std::string* error, bool* failed) {
+  TuneOptions to;
+  to.spec = base;
+  to.spec.workload.shape = shard;
+  to.run_dir = run_dir;
+  to.jobs = jobs;
+  to.estimator = estimator;
+  to.verdicts_from = verdicts_from;
+  auto records = gateAndRank(to, error);
+  if (!records) return *failed = true, std::nullopt;
+  const std::string batch = (fs::path(run_dir) / "batch").string();
+  if (fs::exists(fs::path(batch) / "results.jsonl") && !ingest(*records, batch + "/results.jsonl", error))
+    return *failed = true, std::nullopt;
+  auto selected = selectForMeasurement(*records, to.spec.top_k, to.spec.batch);
+  if (!selected.empty()) {
+    auto stats = emitBatch(*records, selected, to.spec, batch, error);
+    if (!stats) return *failed = true, std::nullopt;
+    if (stats->written > 0) step.pending_batches.push_back(batch);
+  }
+  auto rep = route(*records, to.spec, run_dir, error);
+  if (!rep || !writeRecords(resultsPath(run_dir), *records, error)) return *failed = true, std::nullopt;
+  if (!rep->best) return std::nullopt;
+  const Record& b = (*records)[*rep->best];
+  return Winner{b.id, b.source_path, shard, *b.measuredMs()};
+}
+
+}  // namespace
+
+std::optional<DispatchStep> dispatchStep(const DispatchSpec& ds, const std::string& dir, int jobs,
+                                         const Estimator& estimator, std::string* error) {
+  auto spec = loadSpec(ds.tune_spec, error);
+  if (!spec) return std::nullopt;
+  auto shards = makeShards(ds, error);
+  if (!shards) return std::nullopt;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  nlohmann::json sj = {{"seed", ds.seed}, {"train", nlohmann::json::array()}, {"eval", nlohmann::json::array()}};
+  for (const auto& s : shards->train) sj["train"].push_back(shapeJson(s));
+  for (const auto& s : shards->eval) sj["eval"].push_back(shapeJson(s));
+  std::ofstream(fs::path(dir) / "shards.json", std::ios::trunc) << sj.dump(2) << '\n';
+
+  DispatchStep step;
+  std::vector<Winner> winners;
+  std::string t = fmt::format("# cake dispatch\n\ndomain: {} shapes; {} training shards, {} unseen evaluation shards (seed {})\n\n",
+                              ds.domain.size(), shards->train.size(), shards->eval.size(), ds.seed);
+  t += "| training shard | winner | ms |\n|---|---|---|\n";
+  for (size_t i = 0; i < shards->train.size(); ++i) {
+    const std::string run = (fs::path(dir) / fmt::format("train-{}", i)).string();
+    bool failed = false;
+    auto w = tuneShard(*spec, shards->train[i], run, i == 0 ? "" : (fs::path(dir) / "train-0").string(), jobs,
+                       estimator, step, error, &failed);
+    if (failed) return std::nullopt;
+    if (w) winners.push_back(*w);
+    t += w ? fmt::format("| {} | {} | {:.4f} |\n", shapeText(shards->train[i]), w->id, w->ms)
+           : fmt::format("| {} | not measured yet | |\n", shapeText(shards->train[i]));
+  }
+  if (winners.size() == shards->train.size()) {
+    std::vector<int> kernel_of_shard;
+    std::vector<std::string> kernels;
+    auto lib = dispatchLibrary(winners, error);
+    if (!lib) return std::nullopt;
+    std::ofstream(fs::path(dir) / "dispatch_select.h", std::ios::trunc) << selectorHeader(winners, &kernel_of_shard, &kernels);
+    const fs::path eval = fs::path(dir) / "eval";
+    fs::create_directories(eval / "cu", ec);
+    const bool changed = readAll(eval / "cu/dispatch.cu") != *lib;
+    std::ofstream(fs::path(dir) / "dispatch.cu", std::ios::trunc) << *lib;
+    step.library = true;
+    t += fmt::format("\nlibrary: {}/dispatch.cu ({} kernel(s)), selector {}/dispatch_select.h\n", dir, kernels.size(), dir);
+    if (changed) {
+      // a new library: a fresh evaluation batch (old results measured another library)
+      std::ofstream(eval / "cu/dispatch.cu", std::ios::trunc) << *lib;
+      nlohmann::json items = nlohmann::json::array();
+      for (size_t j = 0; j < shards->eval.size(); ++j)
+        items.push_back({{"id", fmt::format("eval-{}", j)}, {"cu", "cu/dispatch.cu"}, {"target", "sm_90a"},
+                         {"verified", true}, {"shape", shapeText(shards->eval[j])}});
+      nlohmann::json manifest = {{"version", 1}, {"workload", {{"kind", "gemm"}, {"shape", shapeText(shards->eval[0])}}},
+                                 {"runs", spec->runs}, {"timeout_s", spec->timeout_s}, {"seed", spec->seed}, {"items", items}};
+      std::ofstream(eval / "manifest.json", std::ios::trunc) << manifest.dump(2) << '\n';
+      fs::remove(eval / "results.jsonl", ec);
+    }
+    std::vector<nlohmann::json> ms;
+    std::ifstream in(eval / "results.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_object() && j.contains("measurement")) ms.push_back(j["measurement"]);
+    }
+    if (ms.size() < shards->eval.size()) {
+      step.pending_batches.push_back(eval.string());
+      t += fmt::format("evaluation: {} of {} unseen shards measured\n", ms.size(), shards->eval.size());
+    } else {
+      step.eval_geomean = geomeanSpeedup(ms);
+      t += "\n| unseen shard | result | ms | cuBLAS ms |\n|---|---|---|---|\n";
+      for (const auto& m : ms)
+        t += fmt::format("| {} | {} | {} | {} |\n", m.contains("shape") ? m["shape"].dump() : "", m.value("result", std::string()),
+                         m.contains("median_ms") ? m["median_ms"].dump() : "", m.contains("baseline_ms") ? m["baseline_ms"].dump() : "");
+      t += step.eval_geomean ? fmt::format("\ngeometric mean speed-up over cuBLAS on the unseen shards: {:.3f}x\n", *step.eval_geomean)
+                             : "\nno unseen shard measured correct: no geometric mean\n";
+    }
+  }
+  if (!step.pending_batches.empty()) {
+    t += "\nbatches for the device (then run `cake dispatch` again):\n";
+    for (const auto& b : step.pending_batches) t += fmt::format("  cake tune --run-batch {} -j N\n", b);
+  }
+  step.text = t;
+  std::ofstream(fs::path(dir) / "dispatch_report.md", std::ios::trunc) << t;
+  return step;
 }
 
 }  // namespace cake::search

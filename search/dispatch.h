@@ -24,6 +24,7 @@
 
 #include "runner/runner.h"
 #include "search/spec.h"
+#include "search/tune.h"
 
 namespace cake::search {
 
@@ -68,5 +69,31 @@ std::optional<std::string> dispatchLibrary(const std::vector<Winner>& winners, s
 // The geometric mean of cuBLAS time / dispatcher time over measured shards
 // (> 1: faster than cuBLAS). nullopt when nothing is measured ok.
 std::optional<double> geomeanSpeedup(const std::vector<nlohmann::json>& measurements);
+
+}  // namespace cake::search
+
+namespace cake::search {
+
+// `cake dispatch SPEC -o DIR`, one step per call, resumable:
+//   1. DIR/shards.json: the training and evaluation shards;
+//   2. per training shard a tune run DIR/train-<i> (verdicts shared with
+//      train-0, predictions per shape); its measurement batch, when one is
+//      needed, in DIR/train-<i>/batch (run it on the device with
+//      `cake tune --run-batch`, the next call ingests it);
+//   3. once every shard has a measured winner: DIR/dispatch.cu (the library),
+//      DIR/dispatch_select.h (its selector, host C++) and the evaluation batch
+//      DIR/eval (the library at every unseen shard);
+//   4. once DIR/eval/results.jsonl exists: the geometric mean speed-up over
+//      cuBLAS on the unseen shards.
+// Returns the summary text (also DIR/dispatch_report.md).
+struct DispatchStep {
+  std::string text;
+  std::vector<std::string> pending_batches;   // batch folders waiting for the device
+  bool library = false;                        // dispatch.cu written
+  std::optional<double> eval_geomean;
+};
+std::optional<DispatchStep> dispatchStep(const DispatchSpec& ds, const std::string& dir, int jobs,
+                                         const Estimator& estimator,
+                                         std::string* error);
 
 }  // namespace cake::search

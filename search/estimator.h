@@ -1,7 +1,5 @@
-// The estimator `cake tune` ranks with. The cost model (costmodel/, helper
-// branch h-cost) plugs in here once its API lands; until then there is no
-// estimator and candidates are measured in enumeration order (the report
-// and the ablation say so: nothing is predicted that was not computed).
+// The estimator `cake tune` ranks with: the cost model (costmodel/estimate.h)
+// on the workload's shape. Tests plug in their own (tune.h's Estimator).
 #pragma once
 
 #include <string>
@@ -10,7 +8,7 @@
 
 namespace cake::search {
 
-// The estimator to use and its name for the report ("none" when empty).
+// The cost model as an Estimator, and its name for the report.
 Estimator defaultEstimator(std::string* name);
 
 }  // namespace cake::search

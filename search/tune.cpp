@@ -133,11 +133,19 @@ std::optional<std::vector<Record>> gateAndRank(const TuneOptions& opts, std::str
   if (!previous) return std::nullopt;
   std::map<std::string, Record> before;
   for (Record& r : *previous) before[r.id] = std::move(r);
+  // Verdicts from another run of the same candidates (another shape): the
+  // gate does not depend on the shape, the prediction does.
+  std::map<std::string, Record> gated;
+  if (!opts.verdicts_from.empty()) {
+    auto other = readRecords(resultsPath(opts.verdicts_from), error);
+    if (!other) return std::nullopt;
+    for (Record& r : *other) gated[r.id] = std::move(r);
+  }
 
   const size_t n = candidates->size();
   std::vector<Record> records(n);
   std::vector<Prepared> prepared(n);
-  std::vector<bool> fresh(n, false);
+  std::vector<bool> fresh(n, false), predict(n, false);
   // Front end + lowering (the dedupe key) for every candidate not already recorded.
   checks::gate::parallelFor(n, opts.jobs, [&](size_t i) {
     const Candidate& c = (*candidates)[i];
@@ -154,6 +162,17 @@ std::optional<std::vector<Record>> gateAndRank(const TuneOptions& opts, std::str
       return;
     }
     std::ofstream(r.source_path, std::ios::trunc) << c.source;
+    if (auto g = gated.find(c.id); g != gated.end() && g->second.source_hash == r.source_hash) {
+      r.verdict = g->second.verdict;
+      r.rule = g->second.rule;
+      r.detail = g->second.detail;
+      r.code_hash = g->second.code_hash;
+      if (r.verdict == "verified" && opts.estimator) {
+        prepared[i] = prepare(c, c.origin == "grid" ? opts.spec.schedule : "");
+        predict[i] = prepared[i].schedule != nullptr;
+      }
+      return;
+    }
     fresh[i] = true;
     prepared[i] = prepare(c, c.origin == "grid" ? opts.spec.schedule : "");
     const Prepared& p = prepared[i];
@@ -181,14 +200,16 @@ std::optional<std::vector<Record>> gateAndRank(const TuneOptions& opts, std::str
   // Gate and predict what is new.
   checks::gate::parallelFor(n, opts.jobs, [&](size_t i) {
     Record& r = records[i];
-    if (!fresh[i] || !r.verdict.empty()) return;
     const Prepared& p = prepared[i];
-    gate(r, *p.schedule, opts.check_timeout_ms);
-    if (r.verdict == "verified" && !p.lowered) {
-      r.verdict = "lower_error";
-      r.detail = firstLine(p.lower_error);
+    if (fresh[i] && r.verdict.empty()) {
+      gate(r, *p.schedule, opts.check_timeout_ms);
+      if (r.verdict == "verified" && !p.lowered) {
+        r.verdict = "lower_error";
+        r.detail = firstLine(p.lower_error);
+      }
+      predict[i] = r.verdict == "verified";
     }
-    if (r.verdict == "verified" && opts.estimator) r.prediction = opts.estimator(*p.schedule, opts.spec.workload);
+    if (predict[i] && opts.estimator) r.prediction = opts.estimator(*p.schedule, opts.spec.workload);
   });
   assignRanks(records);
   if (!writeRecords(resultsPath(opts.run_dir), records, error)) return std::nullopt;

@@ -38,6 +38,10 @@ struct TuneOptions {
   int jobs = 2;                   // parallel checks / compiles
   Estimator estimator;            // empty: no ranking (enumeration order)
   unsigned check_timeout_ms = 10000;
+  // Another run folder of the same spec at another shape: its gate verdicts
+  // are reused for unchanged candidates (`cake dispatch`: one check per
+  // candidate, one prediction per shard).
+  std::string verdicts_from;
 };
 
 // Generates, gates and ranks; merges with the records already in the run
