@@ -55,7 +55,7 @@ std::optional<search::TuneSpec> buildSpec(const TuneArgs& a, std::string* error)
   for (const std::string& m : a.mutate) s.mutate.push_back(m);
   if (!a.baseline.empty()) s.baseline = a.baseline;
   if (!a.shape.empty()) {
-    auto shape = runner::parseShape(a.shape, error);
+    auto shape = workload::parseShape(s.workload.shape.kind, a.shape, error);
     if (!shape) return std::nullopt;
     s.workload.shape = *shape;
   }
@@ -185,7 +185,7 @@ void addTuneCommand(CLI::App& app, int& exit_code) {
   c->add_option("--param", a->params, "a choice: NAME=64,128 | NAME=2..7 | NAME=64..256:64 | NAME=32..256*2 (repeatable)");
   c->add_option("--mutate", a->mutate, "an accepted schedule whose mutants are candidates (repeatable)");
   c->add_option("--baseline", a->baseline, "a .cake measured beside the candidates (ratio in the report)");
-  c->add_option("--shape", a->shape, "workload shape, e.g. M=4096,N=4096,K=4096");
+  c->add_option("--shape", a->shape, "workload sizes, e.g. M=4096,N=4096,K=4096 (the spec's workload kind; default gemm)");
   c->add_option("--top-k", a->top_k, "verified candidates to measure, best predicted first (0: all)");
   c->add_flag("--all", a->all, "measure every verified candidate (an exhaustive sweep)");
   c->add_option("--batch", a->batch, "measurements per device call");

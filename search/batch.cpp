@@ -13,6 +13,7 @@
 #include "ir/frontend.h"
 #include "lowering/lower.h"
 #include "runner/runner.h"
+#include "workload/workload.h"
 #include "search/tune.h"
 
 namespace fs = std::filesystem;
@@ -25,29 +26,67 @@ nlohmann::json notRunnable(const std::string& result, const std::string& detail)
   return {{"result", result}, {"detail", detail}};
 }
 
-// Lowers a candidate file for the runner's problem (GEMM). "" + detail when it cannot.
-std::string lowerForRunner(const std::string& path, std::string* target, std::string* detail) {
-  std::string err;
-  ir::SourceFilePtr file = ir::readSourceFile(path, err);
-  if (!file) {
-    *detail = err;
-    return "";
-  }
+// A candidate file's one schedule (nullopt + detail when it has not exactly one).
+std::optional<ir::Module> loadOne(const std::string& path, std::string* detail) {
+  ir::SourceFilePtr file = ir::readSourceFile(path, *detail);
+  if (!file) return std::nullopt;
   ir::DiagnosticSink sink;
   auto mod = ir::compileModule(file, {}, sink);
   if (!mod || mod->schedules.size() != 1) {
     *detail = "the candidate does not compile to one schedule";
+    return std::nullopt;
+  }
+  return mod;
+}
+
+// Binds a candidate to the workload's contract and lowers it for the
+// runner (GEMM through cake_gemm_launch, the others through cake_launch).
+// "" + result/detail when it cannot be measured (unsupported_shape,
+// no_oracle, lower_error).
+std::string lowerForRunner(const std::string& path, const workload::Shape& shape, std::string* target,
+                           std::string* result, std::string* detail) {
+  auto mod = loadOne(path, detail);
+  if (!mod) return *result = "error", "";
+  const ir::Schedule& s = mod->schedules.front();
+  workload::BindResult br = workload::bind(s, shape);
+  if (!br.binding) {
+    *result = br.result;
+    *detail = br.detail;
     return "";
   }
   lowering::LowerOptions lo;
-  lo.problem = lowering::Problem::Gemm;
-  lowering::LowerResult lr = lowering::lowerToCuda(mod->schedules.front(), lo);
+  lo.problem = shape.kind == workload::Kind::Gemm ? lowering::Problem::Gemm : lowering::Problem::None;
+  lowering::LowerResult lr = lowering::lowerToCuda(s, lo);
   if (!lr.ok) {
+    *result = "lower_error";
     for (const auto& f : lr.findings) *detail += ir::renderText(f);
     return "";
   }
   *target = std::string(ir::targetName(lr.target));
   return lr.source;
+}
+
+// One measurement: a candidate is bound to the contract from its schedule;
+// an item without one (a dispatcher library) is a GEMM kernel library.
+runner::Result measure(const std::string& batch_dir, const nlohmann::json& item, const std::string& so,
+                       const workload::Shape& shape, const runner::Options& opts) {
+  if (!item.contains("cake")) {
+    runner::Result r = runner::runLibrary(so, {shape.at("M"), shape.at("N"), shape.at("K")}, opts);
+    r.dims = shape.dims;
+    return r;
+  }
+  runner::Result r;
+  r.dims = shape.dims;
+  r.workload = std::string(workload::kindName(shape.kind));
+  auto mod = loadOne((fs::path(batch_dir) / item["cake"].get<std::string>()).string(), &r.detail);
+  if (!mod) return r;
+  workload::BindResult br = workload::bind(mod->schedules.front(), shape);
+  if (!br.binding) {
+    r.result = br.result;
+    r.detail = br.detail;
+    return r;
+  }
+  return runner::runWorkloadLibrary(so, mod->schedules.front(), *br.binding, opts);
 }
 
 std::set<std::string> idsIn(const std::string& results) {
@@ -67,6 +106,7 @@ std::optional<BatchStats> emitBatch(std::vector<Record>& records, const std::vec
                                     const TuneSpec& spec, const std::string& batch_dir, std::string* error) {
   std::error_code ec;
   fs::create_directories(fs::path(batch_dir) / "cu", ec);
+  fs::create_directories(fs::path(batch_dir) / "cake", ec);
   if (ec) {
     *error = fmt::format("{}: cannot create: {}", batch_dir, ec.message());
     return std::nullopt;
@@ -75,20 +115,23 @@ std::optional<BatchStats> emitBatch(std::vector<Record>& records, const std::vec
   nlohmann::json items = nlohmann::json::array();
   for (size_t i : selected) {
     Record& r = records[i];
-    std::string target, detail;
-    std::string source = lowerForRunner(r.source_path, &target, &detail);
+    std::string target, result, detail;
+    std::string source = lowerForRunner(r.source_path, spec.workload.shape, &target, &result, &detail);
     if (source.empty()) {
-      r.measurement = notRunnable("no_oracle", detail);
+      r.measurement = notRunnable(result, detail);
       ++stats.not_runnable;
       continue;
     }
     const std::string cu = "cu/" + safeName(r.id) + ".cu";
+    const std::string cake = "cake/" + safeName(r.id) + ".cake";
     std::ofstream(fs::path(batch_dir) / cu, std::ios::trunc) << source;
-    items.push_back({{"id", r.id}, {"cu", cu}, {"target", target}, {"verified", r.verdict == "verified"}});
+    // the schedule travels too: the device binds it to the contract's tensors
+    fs::copy_file(r.source_path, fs::path(batch_dir) / cake, fs::copy_options::overwrite_existing, ec);
+    items.push_back({{"id", r.id}, {"cu", cu}, {"cake", cake}, {"target", target}, {"verified", r.verdict == "verified"}});
     ++stats.written;
   }
   nlohmann::json manifest = {{"version", 1},
-                             {"workload", {{"kind", spec.workload.kind}, {"shape", shapeText(spec.workload.shape)}}},
+                             {"workload", {{"kind", spec.workload.kind()}, {"shape", spec.workload.text()}}},
                              {"runs", spec.runs},
                              {"timeout_s", spec.timeout_s},
                              {"seed", spec.seed},
@@ -107,7 +150,9 @@ std::optional<int> runBatch(const std::string& batch_dir, const RunBatchOptions&
     return std::nullopt;
   }
   std::string e;
-  auto shape = runner::parseShape(m["workload"].value("shape", std::string()), &e);
+  auto kind = workload::parseKind(m["workload"].value("kind", std::string("gemm")));
+  auto shape = kind ? workload::parseShape(*kind, m["workload"].value("shape", std::string()), &e) : std::nullopt;
+  if (!kind) e = "unknown workload kind";
   if (!shape) {
     *error = fmt::format("{}/manifest.json: workload.shape: {}", batch_dir, e);
     return std::nullopt;
@@ -146,9 +191,9 @@ std::optional<int> runBatch(const std::string& batch_dir, const RunBatchOptions&
   std::ofstream out(results, std::ios::app);
   for (const nlohmann::json& item : todo) {
     runner::Result r = built[item["cu"].get<std::string>()];
-    runner::Shape item_shape = *shape;
-    if (item.contains("shape")) {
-      auto s = runner::parseShape(item["shape"].get<std::string>(), &e);
+    workload::Shape item_shape = *shape;
+    if (item.contains("shape")) {   // one library at several shapes (a dispatcher's evaluation)
+      auto s = workload::parseShape(shape->kind, item["shape"].get<std::string>(), &e);
       if (!s) {
         *error = fmt::format("{}/manifest.json: item '{}': shape: {}", batch_dir, item["id"].get<std::string>(), e);
         return std::nullopt;
@@ -160,10 +205,9 @@ std::optional<int> runBatch(const std::string& batch_dir, const RunBatchOptions&
       runner::Options one = ro;
       one.verified = item.value("verified", false);
       auto t0 = std::chrono::steady_clock::now();
-      r = runner::runLibrary(r.so_path, item_shape, one);
+      r = measure(batch_dir, item, r.so_path, item_shape, one);
       wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    r.shape = item_shape;
     out << nlohmann::json{{"id", item["id"]}, {"gpu_wall_s", wall}, {"measurement", runner::toJson(r)}}.dump()
         << '\n';
     out.flush();

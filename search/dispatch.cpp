@@ -229,7 +229,7 @@ std::optional<Winner> tuneShard(const TuneSpec& base, const runner::Shape& shard
                                 DispatchStep& step, std::string* error, bool* failed) {
   TuneOptions to;
   to.spec = base;
-  to.spec.workload.shape = shard;
+  to.spec.workload.shape = gemmShape(shard);
   to.run_dir = run_dir;
   to.jobs = jobs;
   to.estimator = estimator;
@@ -258,6 +258,11 @@ std::optional<DispatchStep> dispatchStep(const DispatchSpec& ds, const std::stri
                                          const Estimator& estimator, std::string* error) {
   auto spec = loadSpec(ds.tune_spec, error);
   if (!spec) return std::nullopt;
+  if (spec->workload.shape.kind != workload::Kind::Gemm) {
+    *error = fmt::format("{}: a dispatcher selects GEMM kernels by M, N, K; the tune spec's workload is {}",
+                         ds.tune_spec, spec->workload.kind());
+    return std::nullopt;
+  }
   auto shards = makeShards(ds, error);
   if (!shards) return std::nullopt;
   std::error_code ec;

@@ -40,8 +40,7 @@ bool writeCorpusCase(const Record& r, const TuneSpec& spec, const std::string& d
       "# workload: {} {}\n"
       "# triage: a verifier defect (give the rule it misses: `# expect: <rule>`) or a lowering\n"
       "# defect (`# expect: pass` and a lowering test), then move it into corpus/.\n",
-      evidence, r.id, r.mutation.empty() ? "" : " (" + r.mutation + ")", spec.workload.kind,
-      shapeText(spec.workload.shape));
+      evidence, r.id, r.mutation.empty() ? "" : " (" + r.mutation + ")", spec.workload.kind(), spec.workload.text());
   out << body.str();
   return static_cast<bool>(out);
 }
@@ -82,7 +81,7 @@ std::optional<Report> route(std::vector<Record>& records, const TuneSpec& spec, 
     if (r.prediction && relError(r.prediction->ms, *ms) > spec.calibration_error) {
       calib << nlohmann::json{{"id", r.id},
                               {"source", r.source_path},
-                              {"workload", {{"kind", spec.workload.kind}, {"shape", shapeText(spec.workload.shape)}}},
+                              {"workload", {{"kind", spec.workload.kind()}, {"shape", spec.workload.text()}}},
                               {"predicted_ms", r.prediction->ms},
                               {"bottleneck", r.prediction->bottleneck},
                               {"measured_ms", *ms},
@@ -94,7 +93,7 @@ std::optional<Report> route(std::vector<Record>& records, const TuneSpec& spec, 
     }
   }
 
-  std::string t = fmt::format("# cake tune report\n\nworkload: {} {}\n\n", spec.workload.kind, shapeText(spec.workload.shape));
+  std::string t = fmt::format("# cake tune report\n\nworkload: {} {}\n\n", spec.workload.kind(), spec.workload.text());
   t += "| verdict | candidates |\n|---|---|\n";
   for (const auto& [v, n] : rep.verdicts) t += fmt::format("| {} | {} |\n", v, n);
   t += fmt::format("\nmeasured: {} ({:.1f} GPU seconds)\n", rep.measured, rep.gpu_seconds);

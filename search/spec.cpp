@@ -61,6 +61,10 @@ std::optional<std::vector<int64_t>> parseRange(std::string_view t, std::string* 
 
 std::string shapeText(const runner::Shape& s) { return fmt::format("M={},N={},K={}", s.M, s.N, s.K); }
 
+workload::Shape gemmShape(const runner::Shape& s) {
+  return {workload::Kind::Gemm, {{"M", s.M}, {"N", s.N}, {"K", s.K}}};
+}
+
 std::optional<std::vector<int64_t>> parseValues(std::string_view text, std::string* error) {
   std::set<int64_t> values;
   size_t start = 0;
@@ -130,11 +134,12 @@ std::optional<TuneSpec> specFromJson(const nlohmann::json& j, const std::string&
       for (const auto& m : j["mutate"]) s.mutate.push_back(path(m.get<std::string>()));
     if (j.contains("workload")) {
       const auto& w = j["workload"];
-      s.workload.kind = w.value("kind", std::string("gemm"));
-      if (s.workload.kind != "gemm")
-        return bad(fmt::format("workload.kind '{}': the runner measures 'gemm' workloads only", s.workload.kind));
+      const std::string kind = w.value("kind", std::string("gemm"));
+      auto k = workload::parseKind(kind);
+      if (!k) return bad(fmt::format("workload.kind '{}': expected one of {}", kind, workload::kindList()));
+      if (!w.contains("shape") && *k != workload::Kind::Gemm) return bad("workload.shape: give the sizes");
       std::string e;
-      auto shape = runner::parseShape(w.value("shape", std::string("M=4096,N=4096,K=4096")), &e);
+      auto shape = workload::parseShape(*k, w.value("shape", std::string("M=4096,N=4096,K=4096")), &e);
       if (!shape) return bad("workload.shape: " + e);
       s.workload.shape = *shape;
     }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/runner.h"
+#include "workload/workload.h"
 
 namespace cake::search {
 
@@ -24,14 +25,17 @@ struct Choice {
   std::vector<int64_t> values;
 };
 
-// The workload contract a candidate is measured on. Today the runner's
-// oracle is GEMM (C = A . B^T against cuBLAS); `kind` names it so other
-// contracts (kmeans, attention) can be added beside it.
+// The workload contract a candidate is measured on (workload/workload.h:
+// gemm, kmeans-assign, attention-fwd, row-sum, row-max): its kind and
+// sizes. The runner checks each against the contract's oracle and times
+// the contract's baseline (cuBLAS for GEMM).
 struct Workload {
-  std::string kind = "gemm";
-  runner::Shape shape{4096, 4096, 4096};
+  workload::Shape shape{workload::Kind::Gemm, {{"M", 4096}, {"N", 4096}, {"K", 4096}}};
+  std::string kind() const { return std::string(workload::kindName(shape.kind)); }
+  std::string text() const { return shape.text(); }   // "M=4096,N=4096,K=4096"
 };
 std::string shapeText(const runner::Shape& s);   // "M=4096,N=4096,K=4096"
+workload::Shape gemmShape(const runner::Shape& s);
 
 struct TuneSpec {
   std::string template_path;          // .cake file whose LM.i32 choices are tuned

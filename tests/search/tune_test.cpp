@@ -146,13 +146,23 @@ TEST(TuneSpec, FromJson) {
   EXPECT_EQ(s->template_path, "/base/t.cake");
   ASSERT_EQ(s->choices.size(), 2u);
   EXPECT_EQ(s->choices[1].values, (std::vector<int64_t>{2, 4, 5}));
-  EXPECT_EQ(s->workload.shape.N, 512);
+  EXPECT_EQ(s->workload.shape.at("N"), 512);
+  EXPECT_EQ(s->workload.kind(), "gemm");
   EXPECT_EQ(s->top_k, 3);
   EXPECT_FALSE(specFromJson(nlohmann::json::parse(R"({"template": "t.cake"})"), "", &e));   // no choices
   EXPECT_FALSE(specFromJson(nlohmann::json::parse(R"({"template": "t.cake", "params": {"A": "1"}, "topk": 2})"), "", &e));
   EXPECT_NE(e.find("topk"), std::string::npos);
   EXPECT_FALSE(specFromJson(nlohmann::json::parse(R"({"template": "t.cake", "params": {"A": "1"},
       "workload": {"kind": "attention"}})"), "", &e));
+  EXPECT_NE(e.find("expected one of"), std::string::npos) << e;
+  // any workload contract, with its own sizes
+  auto rs = specFromJson(nlohmann::json::parse(R"({"template": "t.cake", "params": {"A": "1"},
+      "workload": {"kind": "row-sum", "shape": "M=256,N=512"}})"), "", &e);
+  ASSERT_TRUE(rs) << e;
+  EXPECT_EQ(rs->workload.kind(), "row-sum");
+  EXPECT_EQ(rs->workload.shape.at("M"), 256);
+  EXPECT_FALSE(specFromJson(nlohmann::json::parse(R"({"template": "t.cake", "params": {"A": "1"},
+      "workload": {"kind": "row-sum"}})"), "", &e));   // a non-GEMM contract names its sizes
 }
 
 // ------------------------------------------------------------ candidates
@@ -357,7 +367,7 @@ TEST(TuneMeasure, BatchEmitAndIngest) {
   o.spec.mutate = {};
   o.spec.template_path = d.file("rowsum.cake", kTemplate);
   o.spec.choices = {{"BM", {64}}, {"PAD", {0}}};
-  o.spec.workload.shape = {256, 256, 512};
+  o.spec.workload.shape = gemmShape({256, 256, 512});
   o.run_dir = (d.path / "run").string();
   std::string e;
   auto rs = gateAndRank(o, &e);
@@ -369,14 +379,16 @@ TEST(TuneMeasure, BatchEmitAndIngest) {
   const std::string batch = (d.path / "batch").string();
   auto stats = emitBatch(*rs, sel, o.spec, batch, &e);
   ASSERT_TRUE(stats) << e;
-  // the GEMM lowers with the runner's ABI; the row sum has no oracle and is recorded at once
+  // the GEMM binds to the gemm contract; the row sum does not and is recorded at once
   EXPECT_EQ(stats->written, 1);
   EXPECT_EQ(stats->not_runnable, 1);
-  EXPECT_EQ(byId(*rs)["BM=64,PAD=0"].result(), "no_oracle");
+  EXPECT_NE(byId(*rs)["BM=64,PAD=0"].result(), "");
+  EXPECT_FALSE(byId(*rs)["BM=64,PAD=0"].measuredMs());
   auto manifest = nlohmann::json::parse(slurp(batch + "/manifest.json"));
   EXPECT_EQ(manifest["workload"]["shape"], "M=256,N=256,K=512");
   ASSERT_EQ(manifest["items"].size(), 1u);
   EXPECT_EQ(manifest["items"][0]["id"], "baseline");
+  EXPECT_TRUE(fs::exists(batch + "/" + manifest["items"][0]["cake"].get<std::string>()));
   EXPECT_NE(slurp(batch + "/" + manifest["items"][0]["cu"].get<std::string>()).find("cake_gemm_launch"),
             std::string::npos);
 
@@ -399,6 +411,29 @@ TEST(TuneMeasure, BatchEmitAndIngest) {
   ::unsetenv("CAKE_NO_GPU");
   ASSERT_TRUE(ran) << e;
   EXPECT_EQ(*ran, 0);   // the one item already has a result
+}
+
+TEST(TuneMeasure, OtherContractsBindThroughTheWorkload) {
+  TempDir d;
+  TuneOptions o = rowsumOptions(d, {{"BM", {64}}, {"PAD", {0}}});
+  std::string e;
+  auto shape = workload::parseShape(workload::Kind::RowSum, "M=1024,N=512", &e);
+  ASSERT_TRUE(shape) << e;
+  o.spec.workload.shape = *shape;
+  auto rs = gateAndRank(o, &e);
+  ASSERT_TRUE(rs) << e;
+  ASSERT_EQ((*rs)[0].verdict, "verified");
+  const std::string batch = (d.path / "batch").string();
+  auto stats = emitBatch(*rs, selectForMeasurement(*rs, 0, 10), o.spec, batch, &e);
+  ASSERT_TRUE(stats) << e;
+  EXPECT_EQ(stats->written, 1) << (*rs)[0].measurement.dump();
+  auto manifest = nlohmann::json::parse(slurp(batch + "/manifest.json"));
+  EXPECT_EQ(manifest["workload"]["kind"], "row-sum");
+  EXPECT_EQ(manifest["workload"]["shape"], "M=1024,N=512");
+  // the generic launcher, not the GEMM ABI
+  const std::string cu = slurp(batch + "/" + manifest["items"][0]["cu"].get<std::string>());
+  EXPECT_NE(cu.find("cake_launch"), std::string::npos);
+  EXPECT_EQ(cu.find("cake_gemm_launch"), std::string::npos);
 }
 
 // ---------------------------------------------------------------- routing
