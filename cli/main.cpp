@@ -67,6 +67,8 @@ int main(int argc, char** argv) {
   cake::cli::addLowerRunCommands(app, exit_code);
   cake::cli::addCorpusCommand(app, exit_code);
   cake::cli::addMutateCommand(app, exit_code);
+  cake::cli::addTuneCommand(app, exit_code);
+  cake::cli::addDispatchCommand(app, exit_code);
   cake::cli::addCostCommand(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -367,3 +367,34 @@ TEST(Cli, ContradictoryAssumptionIsAnError) {
   r = cake("check --no-layout " + file);
   EXPECT_EQ(r.status, 2) << r.out;
 }
+
+// ------------------------------------------------------ cake tune / dispatch
+
+TEST(CliTune, BadInputIsAUsageError) {
+  auto r = cake("tune -o /tmp/cake_cli_tune --template " + shellQuote(src("search/examples/gemm_sm90_ws.cake").string()) +
+                " --param BN=256..64");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--param BN=256..64: empty range"), std::string::npos) << r.out;
+  r = cake("tune -o /tmp/cake_cli_tune");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("nothing to tune"), std::string::npos) << r.out;
+  r = cake("tune --ablate /nonexistent/run");
+  EXPECT_EQ(r.status, 2);
+  r = cake("dispatch /nonexistent.json -o /tmp/cake_cli_dispatch");
+  EXPECT_EQ(r.status, 2);
+}
+
+TEST(CliTune, AblateFromRecordedResults) {
+  fs::path dir = fs::temp_directory_path() / "cake_cli_test_ablate";
+  fs::create_directories(dir);
+  std::ofstream(dir / "results.jsonl")
+      << R"({"id":"a","verdict":"verified","rank":1,"prediction":{"ms":1.0,"bottleneck":"x"},"measurement":{"result":"ok","median_ms":1.01},"gpu_wall_s":2})"
+      << "\n"
+      << R"({"id":"b","verdict":"verified","rank":2,"prediction":{"ms":2.0,"bottleneck":"x"},"measurement":{"result":"ok","median_ms":1.0},"gpu_wall_s":2})"
+      << "\n"
+      << R"({"id":"c","verdict":"rejected","rule":"regs.budget","rank":0,"measurement":null})" << "\n";
+  auto r = cake("tune --ablate " + shellQuote(dir.string()));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("| 2 | 2 | 1 | 1 | 1.0 | 2 | yes |"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
