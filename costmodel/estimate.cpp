@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/target.h"
 #include "workload/walk.h"
 
 #ifndef CAKE_COSTMODEL_DIR
@@ -290,11 +291,13 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
     int n;
     const char* why;
   };
+  const ir::TargetLimits& lim = ir::targetLimits(hw.target);
   const int per_cta_regs = std::max(1, f.threads * f.regs_per_thread);
-  const Lim lims[] = {{hw.smem_per_sm / std::max(f.smem_bytes + 1024, 1), "shared memory"},
-                      {hw.threads_per_sm / std::max(f.threads, 1), "threads"},
-                      {hw.regs_per_sm / per_cta_regs, "registers"},
-                      {hw.ctas_per_sm, "CTA slots"}};
+  const Lim lims[] = {
+      {static_cast<int>(lim.smem_per_sm / std::max<int64_t>(f.smem_bytes + lim.smem_reserved, 1)), "shared memory"},
+      {lim.max_warps_per_sm * 32 / std::max(f.threads, 1), "threads"},
+      {static_cast<int>(lim.register_file / per_cta_regs), "registers"},
+      {lim.max_blocks_per_sm, "CTA slots"}};
   Lim tight = lims[0];
   for (const Lim& l : lims)
     if (l.n < tight.n) tight = l;

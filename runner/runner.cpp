@@ -425,6 +425,11 @@ Result runWorkload(const ir::Schedule& schedule, const workload::Shape& shape, c
     r.target = std::string(ir::targetName(schedule.target));
     return r;
   };
+  // GEMM: the same size check as run() (assumptions, a K fixed by the
+  // schedule), then, for every workload, the contract's coverage walk
+  if (shape.kind == workload::Kind::Gemm)
+    if (auto mismatch = lowering::gemmShapeMismatch(schedule, shape.at("M"), shape.at("N"), shape.at("K")))
+      return refused("unsupported_shape", *mismatch);
   workload::BindResult br = workload::bind(schedule, shape, opts.sets);
   if (!br.binding) return refused(br.result, br.detail);
   lowering::LowerOptions lo;
