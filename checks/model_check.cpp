@@ -542,8 +542,10 @@ void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::Diagno
       unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s, b));
       continue;
     }
-    if (r.outcome != encoder::Outcome::Violation) continue;
     std::string bt = goals.dependent ? relevantText(s, b, relevant) : "";
+    for (const encoder::Violation& w : r.warnings)  // they leave the verdict alone
+      if (reported.insert(w.rule).second) sink.add(toFinding(*sys, w, bt, nullptr));
+    if (r.outcome != encoder::Outcome::Violation) continue;
     for (const encoder::Violation& v : r.violations) {
       if (!reported.insert(v.rule).second) continue;  // found for smaller values already
       if (v.trace.empty()) { sink.add(toFinding(*sys, v, bt, nullptr)); continue; }

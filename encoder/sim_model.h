@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -142,9 +143,21 @@ bool mmaWaitBlocked(const Model& m, const Async& a, int p, int64_t pending);
 void applyStep(const Model& m, State& s, const Async& a, const Step& st, std::vector<Violation>& found,
                StepInfo* info);
 
+// An arrival-type step (an arrive, an expect_tx, a TMA load's bytes, an
+// sm_100a MMA group's completion) counts into the slot's *current* phase,
+// whatever phase its op means: lowering names only the slot. Returns that
+// phase when it differs from the meant one (docs/semantics.md "Phase
+// annotations"), else nullopt. The step must be enabled in s.
+std::optional<int32_t> landsElsewhere(const Model& m, const State& s, const Step& st);
+
+// Does static finding v (an arrival underflow or a transaction imbalance of
+// a phase) explain a wait for `phase` of `slot` that blocks forever?
+bool explainsDeadlock(const Violation& v, int slot, int64_t phase);
+
 // Violations of the state itself: a waiter whose phase the slot has
-// already passed (lost phase), async work at exit, deadlock (unless a
-// static finding explains the blocked waits: `explained(slot, phase)`).
+// already passed (lost phase), async work at exit, deadlock (when a static
+// finding of `statics` explains a blocked wait, that finding instead: the
+// count is the cause, and this state is its witness).
 void stateViolations(const Model& m, const State& s, const Async& a, const std::vector<Step>& enabled,
                      const std::vector<Violation>& statics, std::vector<Violation>& found);
 

@@ -2,6 +2,7 @@
 // docs/semantics.md. Every rule check that happens at a step lives here.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -799,6 +800,22 @@ static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vec
   }
 }
 
+bool explainsDeadlock(const Violation& v, int slot, int64_t phase) {
+  return v.slot == slot && (v.phase == phase || v.phase < 0) &&
+         (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
+}
+
+std::optional<int32_t> landsElsewhere(const Model& m, const State& s, const Step& st) {
+  if (st.kind == Step::Kind::Land || st.proc < 0 || st.pc < 0) return std::nullopt;
+  const Instr& in = m.instr(st.proc, st.pc);
+  bool arrival = st.kind == Step::Kind::Complete || in.kind == InstrKind::Arrive || in.kind == InstrKind::ExpectTx ||
+                 in.kind == InstrKind::TmaLoad;
+  if (!arrival || in.slot < 0) return std::nullopt;
+  int32_t c = slotField(m, s, in.slot, kCompleted);
+  if (c == in.phase) return std::nullopt;
+  return c;
+}
+
 // Processes (other than p) that could still contribute to what p waits for.
 static bool provides(const Model& m, const State& s, int y, const Instr& w) {
   for (int pc = pcOf(m, s, y); pc < m.programSize(y); ++pc) {
@@ -843,11 +860,10 @@ static std::vector<int> deadlockOrder(const Model& m, const State& s) {
 
 static void deadlock(const Model& m, const State& s, const std::vector<Violation>& statics,
                      std::vector<Violation>& found) {
-  auto explained = [&](int slot, int64_t phase) {
-    return std::any_of(statics.begin(), statics.end(), [&](const Violation& v) {
-      return v.slot == slot && (v.phase == phase || v.phase < 0) &&
-             (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
-    });
+  auto explained = [&](int slot, int64_t phase) -> const Violation* {
+    for (const Violation& v : statics)
+      if (explainsDeadlock(v, slot, phase)) return &v;
+    return nullptr;
   };
   Violation v;
   v.rule = "sync.deadlock";
@@ -856,7 +872,11 @@ static void deadlock(const Model& m, const State& s, const std::vector<Violation
     const Instr& in = m.instr(p, pc);
     std::string what;
     if (in.kind == InstrKind::Wait) {
-      if (explained(in.slot, in.phase)) return;  // the count is the cause, reported as such
+      if (const Violation* cause = explained(in.slot, in.phase)) {
+        // the count is the cause: reported as such, with this run as its trace
+        found.push_back(*cause);
+        return;
+      }
       what = fmt::format("{} waits for phase {} of {} (completed: {})", m.sys.procs[p].name, in.phase,
                          m.sys.slots[in.slot].name, slotField(m, s, in.slot, kCompleted));
     } else {

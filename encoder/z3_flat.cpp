@@ -584,13 +584,13 @@ class Flat {
     bad("sync.arrival-overflow", guard && over, t);
   }
 
-  bool explained(int p, int pc) const {
+  // The static finding that explains a wait at (p, pc) blocking forever, or null.
+  const Violation* explained(int p, int pc) const {
     const Instr& in = m_.instr(p, pc);
-    if (in.kind != InstrKind::Wait) return false;
-    return std::any_of(statics_.begin(), statics_.end(), [&](const Violation& v) {
-      return v.slot == in.slot && (v.phase == in.phase || v.phase < 0) &&
-             (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
-    });
+    if (in.kind != InstrKind::Wait) return nullptr;
+    for (const Violation& v : statics_)
+      if (sim::explainsDeadlock(v, in.slot, in.phase)) return &v;
+    return nullptr;
   }
 
   void stateBads() {
@@ -619,12 +619,21 @@ class Flat {
     z3::expr any = ff();
     for (const auto& t : sts_.transitions()) any = any || t.guard;
     // a blocked wait whose phase a static finding explains (underflow, tx
-    // imbalance) makes the deadlock that finding's consequence
+    // imbalance) makes the deadlock that finding's consequence: reported
+    // under its rule (as sim::stateViolations does)
     z3::expr anyExplained = ff();
+    std::map<std::string, z3::expr> byRule;
     for (int p = 0; p < m_.P; ++p)
       for (int pc = 0; pc < m_.programSize(p); ++pc)
-        if (explained(p, pc)) anyExplained = anyExplained || V(pc_[p]) == num(pc);
+        if (const Violation* v = explained(p, pc)) {
+          z3::expr at = V(pc_[p]) == num(pc);
+          anyExplained = anyExplained || at;
+          auto it = byRule.find(v->rule);
+          if (it == byRule.end()) byRule.emplace(v->rule, at);
+          else it->second = it->second || at;
+        }
     bad("sync.deadlock", !lost && !allDone && !any && !anyExplained, -1);
+    for (const auto& [rule, at] : byRule) bad(rule, !lost && !allDone && !any && at, -1);
   }
 };
 
@@ -692,14 +701,7 @@ Z3BmcResult bmcCheck(const System& sys, const Z3BmcOptions& opts) {
     bo.full_depth = getenv("CAKE_Z3_BYDEPTH") == nullptr && opts.max_depth < 0;
     if (getenv("CAKE_Z3_NOPOR") == nullptr) bo.forbidden_adjacent = flat.commuting(sts);
     bo.stop_at_first = opts.stop_at_first;
-    // static findings first, as explore() does; their rules are not searched
-    std::set<std::string> have;
-    for (const Violation& v : flat.statics())
-      if (have.insert(v.rule).second) res.violations.push_back(v);
-    for (int b = 0; b < static_cast<int>(sts.bads().size()); ++b)
-      if (!have.count(sts.bads()[b].rule)) bo.only_bads.push_back(b);
-    z3w::BmcResult r = bo.only_bads.empty() ? z3w::BmcResult{} : z3w::bmc(sts, bo);
-    if (bo.only_bads.empty()) { r.answer = z3w::Answer::Correct; r.complete = true; }
+    z3w::BmcResult r = z3w::bmc(sts, bo);
     out.complete = r.complete;
     out.depth = r.depth;
     out.queries = r.queries;
@@ -731,6 +733,10 @@ Z3BmcResult bmcCheck(const System& sys, const Z3BmcOptions& opts) {
                      [](const Violation& x, const Violation& y) { return x.trace.size() < y.trace.size(); });
     bool finished = r.answer == z3w::Answer::Correct || r.answer == z3w::Answer::Incorrect;
     out.complete = finished && r.complete;
+    // the static candidates, as explore() resolves them (an undecided search
+    // cannot say every run is clean: they stay errors)
+    if (!out.complete && res.violations.empty() && !flat.statics().empty()) res.violations = flat.statics();
+    else resolveStatics(sys, flat.statics(), std::nullopt, res.violations, res.warnings);
     if (out.internal_error) {
       res.outcome = Outcome::Unknown;
       res.detail = "internal error: " + out.error;
