@@ -110,13 +110,20 @@ struct Async {
 
 // The state: a flat vector of int32 (hashable as is).
 //   pc[P] sync_gen[P] observed_seq[P] | per slot: completed pending tx |
-//   per named barrier: gen arrived | per tracked atom: data unfenced |
+//   per named barrier: gen arrived | per tracked atom: AtomField |
 //   var: the async part (encodeAsync)
 struct State {
   std::vector<int32_t> v;
   bool operator==(const State&) const = default;
 };
 enum SlotField { kCompleted = 0, kPending = 1, kTx = 2, kSlotFields = 3 };
+// Per tracked atom: the write whose data it holds (-1: none), and the
+// processes (one bit each) whose generic-proxy writes / reads of it no
+// lm.fence_proxy() of theirs has followed yet.
+enum AtomField { kData = 0, kUnfencedWrites = 1, kUnfencedReads = 2, kAtomFields = 3 };
+inline size_t atomField(const Model& m, int t, AtomField f) {
+  return static_cast<size_t>(m.off_atom + kAtomFields * t + f);
+}
 
 State initialState(const Model& m);
 Async decodeAsync(const Model& m, const State& s);

@@ -83,7 +83,7 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   off_slot = 3 * P;
   off_named = off_slot + kSlotFields * S;
   off_atom = off_named + 2 * N;
-  off_var = off_atom + 2 * tracked;
+  off_var = off_atom + kAtomFields * tracked;
 }
 
 int Model::groupKind(InstrKind k) const {
@@ -113,7 +113,7 @@ State initialState(const Model& m) {
   s.v.assign(m.off_var, 0);
   for (int p = 0; p < m.P; ++p) s.v[m.off_obs + p] = -1;
   for (int k = 0; k < m.S; ++k) s.v[m.off_slot + kSlotFields * k + kPending] = std::max(1, m.sys.slots[k].init_count);
-  for (int t = 0; t < m.tracked; ++t) s.v[m.off_atom + 2 * t] = -1;
+  for (int t = 0; t < m.tracked; ++t) s.v[atomField(m, t, kData)] = -1;
   Async a;
   a.groups.resize(m.P * kGroupKinds);
   encodeAsync(m, s, a);
@@ -271,8 +271,9 @@ class Stepper {
   StepInfo* info_;
 
   int32_t& slot(int k, SlotField f) { return s_.v[m_.off_slot + kSlotFields * k + f]; }
-  int32_t& data(int t) { return s_.v[m_.off_atom + 2 * t]; }
-  int32_t& unfenced(int t) { return s_.v[m_.off_atom + 2 * t + 1]; }
+  int32_t& data(int t) { return s_.v[atomField(m_, t, kData)]; }
+  int32_t& unfenced(int t) { return s_.v[atomField(m_, t, kUnfencedWrites)]; }
+  int32_t& unfencedReads(int t) { return s_.v[atomField(m_, t, kUnfencedReads)]; }
   int32_t& pc(int p) { return s_.v[m_.off_pc + p]; }
   Async& async() { async_dirty_ = true; return a_; }
 
@@ -376,6 +377,7 @@ class Stepper {
         }
         event("runs the MMA");
         checkAccesses(p, pc_);
+        markGenericReads(p, pc_);
         return writeData(p, pc_);
       case InstrKind::StoreCommit:
       case InstrKind::CpAsyncCommit:
@@ -397,11 +399,15 @@ class Stepper {
         return;
       case InstrKind::Fence:
         event("fences generic against async proxy");
-        for (int t = 0; t < m_.tracked; ++t) unfenced(t) &= ~bit(p);
+        for (int t = 0; t < m_.tracked; ++t) {
+          unfenced(t) &= ~bit(p);
+          unfencedReads(t) &= ~bit(p);
+        }
         return;
       case InstrKind::Generic:
         event("runs");
         checkAccesses(p, pc_);
+        markGenericReads(p, pc_);
         return writeData(p, pc_);
     }
   }
@@ -560,7 +566,21 @@ class Stepper {
         if (t < 0) continue;
         data(t) = m_.write_id[p][pc_][i];
         unfenced(t) = acc.proxy == Proxy::Generic ? (unfenced(t) | bit(p)) : 0;
+        if (acc.proxy == Proxy::Async) unfencedReads(t) = 0;  // the access it had to follow is over
       }
+    }
+  }
+
+  // A synchronous generic-proxy read of shared memory: until its process
+  // fences, an async-proxy write of the bytes (a TMA load) may overtake it.
+  void markGenericReads(int p, int pc_) {
+    const Instr& in = m_.instr(p, pc_);
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      const Access& acc = in.accesses[i];
+      if (acc.write || acc.proxy != Proxy::Generic) continue;
+      const AtomRange& r = m_.atoms_of[p][pc_][i];
+      for (int x = r.a0; x < r.a1; ++x)
+        if (m_.tracked_of[x] >= 0) unfencedReads(m_.tracked_of[x]) |= bit(p);
     }
   }
 
@@ -587,8 +607,51 @@ class Stepper {
 
   void checkAccesses(int p, int pc_) {
     const Instr& in = m_.instr(p, pc_);
-    for (size_t i = 0; i < in.accesses.size(); ++i)
-      if (!checkRace(p, pc_, static_cast<int>(i)) && !in.accesses[i].write) checkRead(p, pc_, static_cast<int>(i));
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      if (checkRace(p, pc_, static_cast<int>(i))) continue;
+      if (!in.accesses[i].write) checkRead(p, pc_, static_cast<int>(i));
+      else if (in.accesses[i].proxy == Proxy::Async) checkAsyncWrite(p, pc_, static_cast<int>(i));
+    }
+  }
+
+  // An async-proxy write (a TMA load, from its issue on) of bytes that a
+  // generic-proxy access - a read (write-after-read) or a write - reached
+  // before it, with no lm.fence_proxy() by that access's process in
+  // between: the PTX memory model orders accesses of different proxies only
+  // through a proxy fence, whatever barriers order the two.
+  void checkAsyncWrite(int p, int pc_, int i) {
+    const Access& acc = m_.access(p, pc_, i);
+    const AtomRange& r = m_.atoms_of[p][pc_][i];
+    for (int x = r.a0; x < r.a1; ++x) {
+      int t = m_.tracked_of[x];
+      if (t < 0 || (unfencedReads(t) | unfenced(t)) == 0) continue;
+      bool read = unfencedReads(t) != 0;
+      int q = __builtin_ctz(static_cast<uint32_t>(read ? unfencedReads(t) : unfenced(t)));
+      auto& v = report("proxy.missing-fence",
+                       fmt::format("{} writes {} through the async proxy, but {}'s generic-proxy {} of it has no "
+                                   "lm.fence_proxy() after it (write-after-{} across proxies)",
+                                   actor(p, pc_), acc.what, procName(q), read ? "read" : "write",
+                                   read ? "read" : "write"),
+                       p, pc_);
+      if (int qpc = lastGenericAccess(q, x, !read); qpc >= 0)
+        v.others.push_back({q, qpc, read ? "read here (generic proxy)" : "written here (generic proxy)"});
+      v.buffer = acc.what;
+      return;
+    }
+  }
+
+  // The last instruction before q's pc with a synchronous generic-proxy
+  // read (write) of atom x, or -1 (for a note).
+  int lastGenericAccess(int q, int x, bool write) const {
+    for (int qpc = m_.prevPc(q, pcOf(m_, s_, q)); qpc >= 0; qpc = m_.prevPc(q, qpc)) {
+      const Instr& in = m_.instr(q, qpc);
+      for (size_t j = 0; j < in.accesses.size(); ++j) {
+        const Access& b = in.accesses[j];
+        const AtomRange& rb = m_.atoms_of[q][qpc][j];
+        if (b.write == write && b.proxy == Proxy::Generic && rb.a0 <= x && x < rb.a1) return qpc;
+      }
+    }
+    return -1;
   }
 
   // Returns true when a race was reported.

@@ -831,7 +831,7 @@ class LapExplorer {
       n.v[m_.off_slot + sim::kSlotFields * k + sim::kCompleted] -= static_cast<int32_t>(Deltas::of(w_.d.slot_phase, k));
     for (int k = 0; k < m_.N; ++k) n.v[m_.off_named + 2 * k] -= static_cast<int32_t>(Deltas::of(w_.named_delta, k));
     for (int t = 0; t < m_.tracked; ++t) {
-      int32_t& id = n.v[m_.off_atom + 2 * t];
+      int32_t& id = n.v[sim::atomField(m_, t, sim::kData)];
       if (id < 0) continue;
       const Model::WriteRef& wr = m_.writes[id];
       int to = w_.shift_pc[wr.proc][wr.pc];

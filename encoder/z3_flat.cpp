@@ -16,7 +16,8 @@
 //                     (bytes divided by their gcd: only == 0 matters);
 //   per named barrier generation, warps arrived;
 //   per smem atom     the write id of the data it holds, one "unfenced
-//                     generic write" bit per process;
+//                     generic write" and one "unfenced generic read" bit
+//                     per process;
 //   per TMA load      in flight, phase meant at issue; landed-unobserved
 //                     and its phase;
 //   per MMA commit    completed-unobserved and its phase (sm_100a).
@@ -139,7 +140,8 @@ class Flat {
   std::vector<int> comp_, pend_, tx_;
   std::vector<int> ngen_, narr_;
   std::vector<int> data_;
-  std::vector<std::vector<int>> unf_;  // [tracked][proc]
+  std::vector<std::vector<int>> unf_;   // [tracked][proc]: unfenced generic write
+  std::vector<std::vector<int>> unfr_;  // [tracked][proc]: unfenced generic read
   struct LoadV { int p, pc, in, ph, uo, uoph; };
   std::vector<LoadV> loads_;
   struct MmaC { int p, pc, slot, seq, idx, uo, uoph; };
@@ -237,12 +239,14 @@ class Flat {
       narr_.push_back(bv(sys_.named[i].name + ".arrived", 0));
     }
     unf_.resize(m_.tracked);
+    unfr_.resize(m_.tracked);
     for (int x = 0; x < m_.atoms; ++x) {
       int t = m_.tracked_of[x];
       if (t < 0) continue;
       std::string n = fmt::format("atom{}", t);
       data_.push_back(bv(n + ".data", -1));
       for (int p = 0; p < m_.P; ++p) unf_[t].push_back(boolean(fmt::format("{}.unfenced{}", n, p)));
+      for (int p = 0; p < m_.P; ++p) unfr_[t].push_back(boolean(fmt::format("{}.unfencedread{}", n, p)));
     }
   }
 
@@ -303,10 +307,37 @@ class Flat {
             if (q == p) u.set(unf_[t][q], cond || u.get(unf_[t][q]));
           } else {
             u.set(unf_[t][q], !cond && u.get(unf_[t][q]));
+            u.set(unfr_[t][q], !cond && u.get(unfr_[t][q]));
           }
         }
       }
     }
+  }
+
+  // sim's markGenericReads(): a synchronous generic-proxy read marks its
+  // atoms until its process fences.
+  void markGenericReads(Upd& u, int p, int pc) {
+    const Instr& in = m_.instr(p, pc);
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      const Access& acc = in.accesses[i];
+      if (acc.write || acc.proxy != Proxy::Generic) continue;
+      const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+      for (int x = r.a0; x < r.a1; ++x)
+        if (m_.tracked_of[x] >= 0) u.set(unfr_[m_.tracked_of[x]][p], tt());
+    }
+  }
+
+  // sim's checkAsyncWrite(): an async-proxy write of atoms an unfenced
+  // generic access reached.
+  z3::expr asyncWriteUnfenced(int p, int pc, int i) const {
+    const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+    z3::expr f = ff();
+    for (int x = r.a0; x < r.a1; ++x) {
+      int t = m_.tracked_of[x];
+      if (t < 0) continue;
+      for (int q = 0; q < m_.P; ++q) f = f || V(unf_[t][q]) || V(unfr_[t][q]);
+    }
+    return f;
   }
 
   // observe(k, completed c) at a passing wait
@@ -462,6 +493,8 @@ class Flat {
           auto [fi, si] = readIssues(p, pc, static_cast<int>(i));
           f = f || (!ri && fi);
           s = s || (!ri && si);
+        } else if (in.accesses[i].proxy == Proxy::Async) {
+          f = f || (!ri && asyncWriteUnfenced(p, pc, static_cast<int>(i)));
         }
       }
       viol.push_back({"sync.race", r});
@@ -496,7 +529,10 @@ class Flat {
         break;
       case InstrKind::Mma:
         accesses();
-        if (!m_.async_mma) writeData(u, p, pc, tt());
+        if (!m_.async_mma) {
+          markGenericReads(u, p, pc);
+          writeData(u, p, pc, tt());
+        }
         break;
       case InstrKind::StoreCommit:
       case InstrKind::CpAsyncCommit:
@@ -540,10 +576,14 @@ class Flat {
         u.set(sgen_[p], num(0));
         break;
       case InstrKind::Fence:
-        for (int t = 0; t < m_.tracked; ++t) u.set(unf_[t][p], ff());
+        for (int t = 0; t < m_.tracked; ++t) {
+          u.set(unf_[t][p], ff());
+          u.set(unfr_[t][p], ff());
+        }
         break;
       case InstrKind::Generic:
         accesses();
+        markGenericReads(u, p, pc);
         writeData(u, p, pc, tt());
         break;
     }

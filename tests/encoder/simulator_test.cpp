@@ -260,6 +260,26 @@ def f(lm, A: LM.tma2d):
   EXPECT_EQ(fixed.result.outcome, encoder::Outcome::Pass) << rules(fixed.result);
 }
 
+// Write-after-read across proxies: generic reads (lm.copy) of a TMA-filled
+// slot, then a TMA refill of it, need the reader's lm.fence_proxy() between.
+TEST(Simulator, MissingFenceGenericReadBeforeTmaRefill) {
+  const std::string& good = cake::testing::kOneSlotHandoff;
+  std::string bad = replace(good, "            lm.fence_proxy()\n", "");
+  Checked r = check(bad, 2);
+  const encoder::Violation* v = find(r.result, "proxy.missing-fence");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "smem_x.tma_load"));
+  ASSERT_FALSE(v->others.empty());
+  const encoder::Site& read = v->others[0];
+  EXPECT_EQ(r.sys.procs[read.proc].program[read.pc].stmt->op.range.line, lineOf(bad, "lm.copy(x, smem_x[0])"));
+  EXPECT_NE(v->message.find("generic-proxy read"), std::string::npos) << v->message;
+  // one TMA load only: nothing is refilled
+  EXPECT_EQ(check(bad, 1).result.outcome, encoder::Outcome::Pass);
+  for (int64_t k : {1, 2, 3}) EXPECT_EQ(check(good, k).result.outcome, encoder::Outcome::Pass);
+  // wgmma reads through the async proxy: the warp-specialized mainloop needs no fence
+  EXPECT_EQ(check(kMainloop, 3).result.outcome, encoder::Outcome::Pass);
+}
+
 TEST(Simulator, MissingFenceOnZeroTripPath) {
   std::string bad = R"(@cake.schedule(target="sm_90a")
 def f(lm, Y: LM.tma2d, K: LM.i32):

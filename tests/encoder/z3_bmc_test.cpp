@@ -68,19 +68,24 @@ TEST(Z3Bmc, CorpusKnownBad) {
 }
 
 // Arrival counts as annotated vs as landed (docs/semantics.md "Phase
-// annotations"): both engines turn them into the same errors, or none.
+// annotations"), and generic reads before a TMA refill: both engines give
+// the same errors, or none.
 TEST(Z3Bmc, PhaseAnnotationsResolveAlike) {
-  struct Case { const char* init; const char* arrive; bool error; };
-  for (const Case& c : {Case{"1", "t + 1", false}, Case{"1", "t", false}, Case{"2", "t", true}}) {
+  // (init_count, iter= of the release, proxy fence after the reads, the rule expected or "")
+  struct Case { const char* init; const char* arrive; bool fence; const char* rule; };
+  for (const Case& c : {Case{"1", "t + 1", true, ""}, Case{"1", "t", true, ""}, Case{"2", "t", true, "sync.arrival-underflow"},
+                        Case{"1", "t", false, "proxy.missing-fence"}}) {
     std::string text = cake::testing::kOneSlotHandoff;
     text.replace(text.find("init_count=1)\n    with"), 12, fmt::format("init_count={}", c.init));
     text.replace(text.find("iter=t)\n            lm.copy(Y"), 6, fmt::format("iter={}", c.arrive));
+    if (!c.fence) text.replace(text.find("            lm.fence_proxy()\n"), 29, "");
     ir::Module mod = cake::testing::compile(text);
     ASSERT_FALSE(mod.schedules.empty());
     System sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {{"K", 2}}));
     Z3BmcResult z = agreeOn(sys);
-    EXPECT_EQ(z.result.outcome == Outcome::Violation, c.error) << c.init << " " << c.arrive;
-    EXPECT_EQ(rules(z.result).count("sync.arrival-underflow") > 0, c.error);
+    const bool error = *c.rule != 0;
+    EXPECT_EQ(z.result.outcome == Outcome::Violation, error) << c.init << " " << c.arrive << " " << c.fence;
+    if (error) EXPECT_EQ(rules(z.result).count(c.rule), 1u) << c.rule;
   }
 }
 
