@@ -740,12 +740,20 @@ class Stepper {
   // when either side names stages (its index never reaches `stages`), the
   // laps compare: a stage-like side's lap is its generation, an
   // iteration-like side's lap is index // stages.
+  static bool byLaps(const Access& w, const Access& r) { return w.stage_like || r.stage_like; }
+  static int64_t lapOf(const Access& a, int64_t stages) {
+    auto fdiv = [](int64_t x, int64_t y) { return x / y - ((x % y != 0) && ((x < 0) != (y < 0))); };
+    return a.stage_like ? a.gen : fdiv(a.index, stages);
+  }
   static bool staleData(const Access& w, const Access& r, int64_t stages) {
-    if (!w.stage_like && !r.stage_like) return w.index != r.index || w.gen != r.gen;
-    auto fdiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
-    int64_t lap_w = w.stage_like ? w.gen : fdiv(w.index, stages);
-    int64_t lap_r = r.stage_like ? r.gen : fdiv(r.index, stages);
-    return lap_w != lap_r;
+    if (!byLaps(w, r)) return w.index != r.index || w.gen != r.gen;
+    return lapOf(w, stages) != lapOf(r, stages);
+  }
+  // What a read means and what a write holds, in the terms staleData
+  // compares them (laps when either side names stages).
+  static std::string identity(const Access& a, bool laps, int64_t stages) {
+    return laps ? fmt::format("lap {} of the slot (index {})", lapOf(a, stages), a.index)
+                : fmt::format("index {} (generation {})", a.index, a.gen);
   }
 
   bool staleRead(int p, int pc_, const Access& acc, int32_t d) {
@@ -762,11 +770,11 @@ class Stepper {
     if (w.proc == p) return false;  // its own data, ordered by program order
     const Access& wa = m_.access(w.proc, w.pc, w.acc);
     if (wa.view == acc.view && !staleData(wa, acc, view.stages)) return false;
-    std::string held = wa.view == acc.view ? fmt::format("index {} (generation {})", wa.index, wa.gen)
-                                           : m_.sys.schedule->views[wa.view].name;
+    const bool laps = wa.view == acc.view && byLaps(wa, acc);
+    std::string held = wa.view == acc.view ? identity(wa, laps, view.stages) : m_.sys.schedule->views[wa.view].name;
     auto& v = report("data.stale-read",
-                     fmt::format("{} reads {} meaning index {} (generation {}), but it holds the data of {}",
-                                 procName(p), acc.what, acc.index, acc.gen, held),
+                     fmt::format("{} reads {} meaning {}, but it holds the data of {}", procName(p), acc.what,
+                                 identity(acc, laps, view.stages), held),
                      p, pc_);
     v.others.push_back({w.proc, w.pc, "the data it holds was written here"});
     v.buffer = acc.what;

@@ -256,6 +256,11 @@ def f(lm, A: LM.tma2d):
   const encoder::Violation* v = find(r.result, "data.stale-read");
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "lm.mma(acc"));
+  // a stage-named write and an iteration-named read compare by laps: the
+  // message says laps (it said "generation 0 ... generation 0" before)
+  EXPECT_NE(v->message.find("meaning lap 1 of the slot (index 3), but it holds the data of lap 0 of the slot (index 0)"),
+            std::string::npos)
+      << v->message;
   Checked fixed = check(replace(bad, "lm.range(1, 4)", "lm.range(0, 3)"));
   EXPECT_EQ(fixed.result.outcome, encoder::Outcome::Pass) << rules(fixed.result);
 }
