@@ -676,6 +676,11 @@ class Driver {
       // Larger values may show other rules (a CTA with no tiles exits early;
       // a race needs a lap): keep going, smallest values first, one finding
       // per rule.
+      // Warnings (an iter= annotation naming another phase than the one its
+      // arrival lands in) leave the verdict alone.
+      for (const encoder::Violation& w : r.warnings)
+        if (reported_.insert(w.rule).second)
+          sink_.add(toFinding(*sys, w, goals_.dependent ? relevantText(s_, b, relevant_) : "", nullptr));
       if (r.outcome == encoder::Outcome::Violation) found |= report(*sys, b, r);
     }
     if (found) return;

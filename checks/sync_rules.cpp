@@ -50,6 +50,16 @@ static const RuleInfo kRules[] = {
      "A phase of a slot that some instance waits for gets fewer arrivals than the barrier's "
      "init_count, counting as for sync.arrival-overflow. It never completes as meant: its waiters hang "
      "(reported here rather than as sync.deadlock) or pass on arrivals meant for a later phase."},
+    {"sync.phase-annotation-mismatch", Severity::Warning, Category::DataConsistency,
+     "an arrival's iter= / phase= names another phase than the one it lands in",
+     "Lowering names only the slot of an arrival (mbarrier.arrive has no phase operand), so on "
+     "hardware every arrive, expect_tx, TMA load's bytes and MMA commit arrival counts into its "
+     "slot's current phase. When the phase an op's iter= or phase= means differs from the one it "
+     "lands in - an iter= off by a lap of a one-slot barrier, a final release nobody waits for - and "
+     "yet no run goes wrong (every wait passes on the phase it means, nothing hangs, races or reads "
+     "stale data), the program is correct as lowered and the disagreement is this warning, naming "
+     "both phases, instead of sync.arrival-underflow or sync.arrival-overflow. The lap-induction "
+     "proof does not apply to such a schedule: its verdict stays 'checked'."},
     {"sync.tx-imbalance", Severity::Error, Category::ProgramSafety,
      "expected transaction bytes differ from the bytes TMA loads deliver",
      "For a phase of a slot, the bytes announced by expect_tx differ from the bytes the TMA loads "

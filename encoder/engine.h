@@ -71,6 +71,9 @@ std::string_view outcomeName(Outcome o);
 struct ModelCheckResult {
   Outcome outcome = Outcome::Unknown;
   std::vector<Violation> violations;  // at most one per rule, shortest trace first
+  // Findings of severity warning (sync.phase-annotation-mismatch): they do
+  // not change the outcome.
+  std::vector<Violation> warnings;
   std::string detail;                 // why unknown, engine notes
   std::string engine;                 // "explicit", "z3-bmc", "spacer", ...
   uint64_t states = 0;                // explicit engine: states visited
