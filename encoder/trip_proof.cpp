@@ -935,10 +935,8 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   for (int64_t T = t0; T <= W; ++T) w.by_trip.push_back(buildAt(s, binding, target, tl, T));
   findSteadyOffsets(w);
   for (int64_t T = w.t1; T <= W; ++T)
-    for (const Violation& v : staticViolations(w.by_trip[T - t0]))  // see checkArrivalPhase
-      throw Fail(fmt::format("trip count {}: the annotated arrival or transaction counts do not add up ({}), which "
-                             "lap induction stands on",
-                             T, v.message));
+    for (const Violation& v : staticViolations(w.by_trip[T - t0]))  // confirmed (or not) on concrete values
+      throw Met(fmt::format("trip count {}: {} ({})", T, v.rule, v.message), v, T);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
   if (w.j0 > W - w.P) throw WindowTooSmall{};

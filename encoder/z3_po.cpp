@@ -208,6 +208,7 @@ class Po {
 
   // ------------------------------------------------------------ building
   bool checkShape(std::string* why);
+  bool hasGenericSmemRead() const;
   void makeEvents();
   void makeGroups();
   void makeSlots();
@@ -234,13 +235,39 @@ bool Po::checkShape(std::string* why) {
         *why = "a negative arrival count or byte count";
         return false;
       }
+      // Not encoded yet (docs/z3.md "Partial-order encoding", limits): the
+      // simulator's resolution of per-phase counts as annotated (errors only
+      // when a run goes wrong, else sync.phase-annotation-mismatch), and the
+      // unfenced generic-proxy read marks that a TMA refill checks. Unknown,
+      // never a pass, until they are.
+      if (in.kind == InstrKind::TmaLoad && hasGenericSmemRead()) {
+        *why = "generic-proxy reads of shared memory before a TMA load (proxy order for reads is not encoded yet)";
+        return false;
+      }
       if (in.named >= 0 && sys_.named[in.named].expected_warps > 0 &&
           sys_.procs[p].warps > sys_.named[in.named].expected_warps) {
         *why = fmt::format("{} brings more warps to {} than it expects", sys_.procs[p].name, sys_.named[in.named].name);
         return false;
       }
     }
+  if (!staticViolations(sys_).empty()) {
+    *why = "per-phase arrival or byte counts as annotated do not add up (their resolution against the runs, "
+           "sync.phase-annotation-mismatch, is not encoded yet)";
+    return false;
+  }
   return true;
+}
+
+bool Po::hasGenericSmemRead() const {
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      if (!m_.isSyncAccess(p, pc)) continue;
+      for (const Access& a : instr(p, pc).accesses)
+        if (!a.write && a.proxy == Proxy::Generic && a.space >= 0 &&
+            sys_.spaces[a.space].kind == MemSpace::Kind::Smem)
+          return true;
+    }
+  return false;
 }
 
 void Po::makeEvents() {
