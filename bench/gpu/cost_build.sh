@@ -14,8 +14,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 mkdir -p "$CARRY"/so "$CARRY"/bin "$CARRY"/lib "$CARRY"/cu
-python3 bench/gpu/cost_plan.py
+# ROUND=2: round 2's plan (bench/gpu/cost_plan.py --round 2, docs/costmodel.md)
+ROUND=${ROUND:-1}
+python3 bench/gpu/cost_plan.py --round "$ROUND"
 PLAN=bench/gpu/schedules/cost_variants/plan.tsv
+[ "$ROUND" = 2 ] && PLAN=bench/gpu/schedules/cost_variants/plan2.tsv
 
 # --- verify each schedule once
 cut -f3 "$PLAN" | sort -u > "$CARRY"/files.txt

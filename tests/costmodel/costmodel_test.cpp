@@ -124,6 +124,36 @@ TEST(WorkloadBind, PersistentGridIsTheSmCount) {
   EXPECT_EQ(r.binding->grid[0], 132);
 }
 
+// The GEMM size checks of `cake run` with and without --workload are this
+// binding (lowering::gemmShapeMismatch folded into it).
+TEST(WorkloadBind, FixedKMustBeCovered) {
+  // sm90_small_k_resident has no parameter K: its loads cover K = 192
+  const char* f = "corpus/gemm/sm90_small_k_resident.cake";
+  auto at256 = bindText(f, workload::Kind::Gemm, "M=4096,N=4096,K=256");
+  EXPECT_EQ(at256.result, "unsupported_shape");
+  EXPECT_NE(at256.detail.find("[0, 192) of dimension 1"), std::string::npos) << at256.detail;
+  EXPECT_TRUE(bindText(f, workload::Kind::Gemm, "M=4096,N=4096,K=192").binding);
+  EXPECT_TRUE(bindText(f, workload::Kind::Gemm, "M=128,N=256,K=192").binding);
+}
+
+TEST(WorkloadBind, AssumptionsMustHold) {
+  // sm90_ws_4stage with `lm.assume(K > 4096)` in place of `K > 0`: a size that breaks it is refused
+  std::string err;
+  auto f = ir::readSourceFile(std::string(CAKE_SOURCE_DIR) + "/" + kGemm, err);
+  ASSERT_TRUE(f) << err;
+  std::string text = f->text;
+  const std::string from = "lm.assume(K > 0)";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "lm.assume(K > 4096)");
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(ir::makeSourceFile("tight.cake", text), {}, sink);
+  ASSERT_TRUE(m && !m->schedules.empty());
+  auto r = workload::bind(m->schedules[0], shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"));
+  EXPECT_EQ(r.result, "unsupported_shape");
+  EXPECT_NE(r.detail.find("K > 4096"), std::string::npos) << r.detail;
+  EXPECT_TRUE(workload::bind(m->schedules[0], shape(workload::Kind::Gemm, "M=4096,N=4096,K=8192")).binding);
+}
+
 // ------------------------------------------------------------ the model
 
 TEST(CostModel, GemmFactsAndTerms) {
