@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "encoder/random_schedule.h"
+#include "encoder/testing/random_schedule.h"
 #include "encoder/simulator.h"
 #include "encoder/z3_engine.h"
 #include "ir/frontend.h"
