@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "encoder/bv_prover.h"
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
@@ -55,10 +56,21 @@ bool isComparison(ExprKind k) {
 struct Goal {
   ExprPtr expr;
   std::set<int64_t> values;
+  bool trip = false;  // a loop's trip count (values relative to the smallest allowed one)
 };
 
-// Trip counts of loops whose bounds depend on the parameters, and the sides
-// of guards comparing a parameter expression with a constant.
+ExprPtr leafExpr(ExprKind k, int index) {
+  auto e = std::make_shared<ir::Expr>();
+  e->kind = k;
+  e->index = index;
+  return e;
+}
+ExprPtr eqExpr(ExprPtr a, int64_t v) { return ir::makeExpr(ExprKind::Eq, {std::move(a), ir::makeConst(v)}); }
+
+// Trip counts of loops whose bounds depend on the parameters, the sides of
+// guards comparing a parameter expression with a constant, and the
+// difference of the sides of guards comparing two parameter expressions
+// (`if m_blk + 128 >= M`, `if M > N`: both outcomes and the boundary).
 class GoalCollector {
  public:
   GoalCollector(const ir::Schedule& s) : s_(s) {
@@ -70,8 +82,9 @@ class GoalCollector {
     for (const auto& body : s.bodies) block(body.body);
   }
   std::vector<Goal> goals;
+  // The parameters that reach control flow, a slot, a count or a byte range.
   std::set<int> relevant() const {
-    std::set<int> out;
+    std::set<int> out = reach_;
     for (const Goal& g : goals)
       for (int p = 0; p < static_cast<int>(s_.params.size()); ++p)
         if (dependsOnParam(*g.expr, p)) out.insert(p);
@@ -84,6 +97,7 @@ class GoalCollector {
  private:
   const ir::Schedule& s_;
   std::set<int64_t> stages_;
+  std::set<int> reach_;
 
   std::set<int64_t> tripTargets() const {
     std::set<int64_t> t;
@@ -93,7 +107,10 @@ class GoalCollector {
     return t;
   }
   void note(const ExprPtr& e) {
-    if (e && dependsOnParams(*e)) dependent = true;
+    if (!e || !dependsOnParams(*e)) return;
+    dependent = true;
+    for (int p = 0; p < static_cast<int>(s_.params.size()); ++p)
+      if (dependsOnParam(*e, p)) reach_.insert(p);
   }
   void block(const ir::Block& b) {
     for (const Stmt& st : b) {
@@ -104,7 +121,7 @@ class GoalCollector {
         if ((st.lo && dependsOnParams(*st.lo)) || (st.hi && dependsOnParams(*st.hi))) {
           ExprPtr step = st.step ? st.step : ir::makeConst(1);
           ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
-          goals.push_back({trip, tripTargets()});
+          goals.push_back({trip, tripTargets(), true});
         }
         block(st.body);
       } else if (st.kind == Stmt::Kind::If) {
@@ -120,6 +137,11 @@ class GoalCollector {
   void guard(const ExprPtr& c) {
     if (!c) return;
     if (isComparison(c->kind) && c->args.size() == 2) {
+      const ExprPtr &l = c->args[0], &r = c->args[1];
+      if (l && r && dependsOnParams(*l) && dependsOnParams(*r) && !dependsOnLoops(*l) && !dependsOnLoops(*r)) {
+        goals.push_back({ir::makeExpr(ExprKind::Sub, {l, r}), {-1, 0, 1}});
+        return;
+      }
       for (int side = 0; side < 2; ++side) {
         const ExprPtr& e = c->args[side];
         auto k = ir::constValue(c->args[1 - side]);
@@ -149,17 +171,24 @@ class GoalCollector {
 
 class BindingSearch {
  public:
-  BindingSearch(const ir::Schedule& s, const std::vector<Goal>& goals, int64_t max_stages)
-      : s_(s), goals_(goals), max_stages_(max_stages) {
+  // `limits`: Z3's budget for drawing values from the lm.assume domain
+  // when the small candidates miss it (all queries together).
+  BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, int64_t max_stages, encoder::Limits limits)
+      : s_(s), goals_(std::move(goals)), max_stages_(max_stages), limits_(limits) {
     for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
       if (s.params[p].type == ir::ParamType::I32) ints_.push_back(p);
   }
 
-  // Two bases: every loop at its smallest trip count >= 1, and every loop
-  // at 2 trips (so loops interact); from each, one parameter at a time
-  // takes every value its goals want.
+  // Two bases: every loop at its smallest allowed trip count >= 1, and
+  // every loop at 2 trips (so loops interact); from each, one parameter at
+  // a time takes every value its goals want. Every binding returned
+  // satisfies every lm.assume; none at all means none was found (failure()
+  // says why).
   std::vector<Binding> run() {
-    Binding base1 = baseBinding();
+    std::optional<Binding> first = baseBinding();
+    if (!first) return {};
+    const Binding base1 = *first;
+    shiftTripTargets(base1);
     Binding base2 = base1;
     for (int p : ints_)
       for (const Goal& g : goals_)
@@ -179,16 +208,36 @@ class BindingSearch {
             }
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
+    std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
     dedupe(out);
     std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
     return out;
   }
 
+  // Why run() found no binding.
+  const std::string& failure() const { return failure_; }
+
+  // Parameter values (from `base`, one parameter changed) inside the
+  // assumptions that give `e` the value `target`.
+  std::optional<Binding> bindingFor(const Binding& base, const ir::Expr& e, int64_t target) {
+    for (int p : ints_)
+      if (dependsOnParam(e, p))
+        if (auto v = find(base, p, e, target)) {
+          Binding b = base;
+          b.params[p] = *v;
+          return b;
+        }
+    return std::nullopt;
+  }
+
  private:
   const ir::Schedule& s_;
-  const std::vector<Goal>& goals_;
+  std::vector<Goal> goals_;
   int64_t max_stages_;
+  encoder::Limits limits_;
+  std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
   std::vector<int> ints_;
+  std::string failure_;
 
   ir::EvalEnv env(const Binding& b) const {
     ir::EvalEnv e;
@@ -222,12 +271,36 @@ class BindingSearch {
     return {c.begin(), c.end()};
   }
 
+  // Premises that pin every parameter but `free` (and the grid) to `b`.
+  std::vector<ExprPtr> pinned(const Binding& b, const std::set<int>& free) const {
+    std::vector<ExprPtr> out;
+    for (int p : ints_)
+      if (!free.count(p) && b.params.count(p)) out.push_back(eqExpr(leafExpr(ExprKind::Param, p), b.params.at(p)));
+    for (int d = 0; d < 3; ++d) {
+      out.push_back(eqExpr(leafExpr(ExprKind::BlockIdx, d), b.block_idx[d]));
+      out.push_back(eqExpr(leafExpr(ExprKind::GridDim, d), b.grid_dim[d]));
+    }
+    return out;
+  }
+  encoder::BvProver& prover() {
+    if (!prover_) prover_ = std::make_unique<encoder::BvProver>(s_, limits_);
+    return *prover_;
+  }
+  // Smallest |p| first, then the positive one.
+  static void smallObjectives(int p, std::vector<ExprPtr>& out) {
+    ExprPtr x = leafExpr(ExprKind::Param, p);
+    ExprPtr neg = ir::makeExpr(ExprKind::Sub, {ir::makeConst(0), x});
+    out.push_back(ir::makeExpr(ExprKind::Max, {x, neg}));
+    out.push_back(neg);
+  }
+
   // The smallest value of parameter p that makes e == target and satisfies
   // the assumptions (the other parameters at `base`): first among the small
   // values and the multiples of the expression's constants, then by a
   // galloping + binary search, which finds it when e grows with p (a
-  // divisor that is itself a parameter, as in cdiv(D, BK)).
-  std::optional<int64_t> find(const Binding& base, int p, const ir::Expr& e, int64_t target) const {
+  // divisor that is itself a parameter, as in cdiv(D, BK)); last, Z3 draws
+  // it from the lm.assume domain (`lm.assume(K >= 4096)`).
+  std::optional<int64_t> find(const Binding& base, int p, const ir::Expr& e, int64_t target) {
     Binding b = base;
     auto at = [&](int64_t v) {
       b.params[p] = v;
@@ -254,12 +327,22 @@ class BindingSearch {
     }
     for (int64_t v = hi; v < hi + 4; ++v)
       if (hit(v)) return v;
-    return std::nullopt;
+    if (s_.assumes.empty()) return std::nullopt;  // the search above covers what Z3 would add
+    std::vector<ExprPtr> objectives;
+    smallObjectives(p, objectives);
+    // A non-owning handle: `e` outlives the query.
+    ExprPtr goal = eqExpr(ExprPtr(ExprPtr{}, &e), target);
+    encoder::BvResult r = prover().smallestWitness(goal, objectives, pinned(base, {p}));
+    if (r.kind != encoder::BvVerdict::Fails || !r.model.params.count(p)) return std::nullopt;
+    int64_t v = r.model.params.at(p);
+    return hit(v) ? std::optional<int64_t>(v) : std::nullopt;
   }
 
   // Every parameter at its smallest value that satisfies the assumptions
-  // and gives the goals it controls at least 1.
-  Binding baseBinding() const {
+  // and gives the goals it controls at least 1. When the small candidates
+  // miss the lm.assume domain, Z3 draws the values from it (goals >= 1 if
+  // possible). nullopt: no values inside the assumptions were found.
+  std::optional<Binding> baseBinding() {
     Binding b;
     for (int p : ints_) b.params[p] = 1;
     for (int pass = 0; pass < 2; ++pass)
@@ -284,7 +367,48 @@ class BindingSearch {
         }
         if (any) b.params[p] = *any;
       }
-    return b;
+    if (assumed(b)) return b;
+    return solvedBase(b);
+  }
+
+  std::optional<Binding> solvedBase(Binding b) {
+    std::vector<ExprPtr> objectives;
+    for (int p : ints_) smallObjectives(p, objectives);
+    ExprPtr positive = ir::makeConst(1);
+    for (const Goal& g : goals_)
+      positive = ir::makeExpr(ExprKind::And, {positive, ir::makeExpr(ExprKind::Ge, {g.expr, ir::makeConst(1)})});
+    std::set<int> all(ints_.begin(), ints_.end());
+    std::string why;
+    for (const ExprPtr& cond : {positive, ir::makeConst(1)}) {
+      encoder::BvResult r = prover().smallestWitness(cond, objectives, pinned(b, all));
+      if (r.kind == encoder::BvVerdict::Fails) {
+        Binding t = b;
+        for (auto [p, v] : r.model.params) t.params[p] = v;
+        if (assumed(t)) return t;
+        why = "the solver's values do not satisfy them when evaluated";
+      } else if (r.kind == encoder::BvVerdict::Holds) {
+        why = "they are contradictory";
+      } else {
+        why = fmt::format("the solver could not settle them ({})", r.detail);
+        break;
+      }
+    }
+    failure_ = fmt::format("no parameter values satisfying the lm.assume facts were found: {}", why);
+    return std::nullopt;
+  }
+
+  // A trip count the assumptions keep above 1 (`lm.assume(K >= 4096)`)
+  // cannot take the values 0, 1, S-1, ...: those it cannot reach are taken
+  // relative to the smallest allowed trip count instead.
+  void shiftTripTargets(const Binding& base) {
+    for (Goal& g : goals_) {
+      if (!g.trip) continue;
+      auto t = value(base, *g.expr);
+      if (!t || *t <= 1) continue;
+      std::set<int64_t> vals;
+      for (int64_t x : g.values) vals.insert(x < *t ? *t + x : x);
+      g.values = std::move(vals);
+    }
   }
 
   int64_t weight(const Binding& b) const {
@@ -471,130 +595,238 @@ std::string relevantText(const ir::Schedule& s, const Binding& b, const std::set
 
 std::vector<Binding> coveringBindings(const ir::Schedule& s) {
   GoalCollector goals(s);
-  return BindingSearch(s, goals.goals, goals.maxStages()).run();
+  return BindingSearch(s, goals.goals, goals.maxStages(), encoder::Limits{}).run();
 }
 
 // ================================================================ driver
 
-// A proof engine's counterexamples (on values the bounded check did not
-// try) are replayed on the simulator before they are shown; one that does
-// not replay is an internal error (the engines disagree). Returns whether
-// anything was reported.
-static bool reportProofViolations(const ir::Schedule& s, const CheckOptions& opts, const encoder::ModelCheckResult& pr,
-                                  const std::set<int>& relevant, ir::DiagnosticSink& sink,
-                                  std::vector<PropertyVerdict>& verdicts) {
-  bool any = false;
-  for (const encoder::Violation& v : pr.violations) {
-    if (!v.binding) continue;
-    std::string err;
-    auto sys = encoder::buildSystem(s, *v.binding, opts.target, &err);
-    std::string bt = relevantText(s, *v.binding, relevant);
-    if (!sys) {
-      verdicts.push_back({v.rule, VerdictKind::Error, fmt::format("{}: counterexample for {} cannot be built: {}",
-                                                                 pr.engine, bt, err)});
-      any = true;
-      continue;
-    }
-    encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule));
-    if (!confirmed(rr, v.rule)) {
-      verdicts.push_back({v.rule, VerdictKind::Error,
-                          fmt::format("engines disagree: {}'s counterexample for {} does not replay ({})", pr.engine, bt,
-                                      rr.valid ? "the rule is not met" : rr.error)});
-      any = true;
-      continue;
-    }
-    ir::Finding f = toFinding(*sys, v, bt, &rr);
-    f.data["engine"] = pr.engine;
-    sink.add(std::move(f));
-    verdicts.push_back({v.rule, VerdictKind::Counterexample, bt});
-    any = true;
+namespace {
+
+// The budget of one obligation (--timeout): the covering values, every
+// exploration and the proof share it.
+class Budget {
+ public:
+  explicit Budget(unsigned total_ms) : start_(std::chrono::steady_clock::now()), total_ms_(total_ms) {}
+  double usedMs() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   }
-  return any;
-}
+  unsigned remainingMs() const { return static_cast<unsigned>(std::max(0.0, total_ms_ - usedMs())); }
+  unsigned totalMs() const { return total_ms_; }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  unsigned total_ms_;
+};
+
+class Driver {
+ public:
+  Driver(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
+         std::vector<PropertyVerdict>& verdicts)
+      : s_(s), opts_(opts), sink_(sink), verdicts_(verdicts), budget_(opts.timeout_ms), goals_(s),
+        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.maxStages(), limits()) {}
+
+  void run() {
+    std::vector<Binding> bindings = search_.run();
+    if (bindings.empty()) {
+      verdicts_.push_back({"sync", VerdictKind::Unknown, search_.failure()});
+      return;
+    }
+    std::set<uint64_t> seen;
+    std::vector<Binding> checked;
+    std::string unknown;
+    bool found = false;
+    for (const Binding& b : bindings) {
+      if (budget_.remainingMs() == 0) { unknown = usedUp(); break; }
+      std::string err;
+      auto sys = encoder::buildSystem(s_, b, opts_.target, &err);
+      if (!sys) { unknown = fmt::format("{} ({})", err, encoder::bindingToString(s_, b)); continue; }
+      checked.push_back(b);
+      if (!seen.insert(fingerprint(*sys)).second) continue;
+      encoder::ModelCheckResult r = explore(*sys);
+      if (r.outcome == encoder::Outcome::Unknown) {
+        unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s_, b));
+        continue;
+      }
+      // Larger values may show other rules (a CTA with no tiles exits early;
+      // a race needs a lap): keep going, smallest values first, one finding
+      // per rule.
+      if (r.outcome == encoder::Outcome::Violation) found |= report(*sys, b, r);
+    }
+    if (found) return;
+    if (!unknown.empty()) {
+      verdicts_.push_back({"sync", VerdictKind::Unknown, unknown});
+      return;
+    }
+    if (!goals_.dependent) {
+      verdicts_.push_back({"sync", VerdictKind::Proved, "the synchronization does not depend on the parameters"});
+      return;
+    }
+    prove(checked);
+  }
+
+ private:
+  const ir::Schedule& s_;
+  const CheckOptions& opts_;
+  ir::DiagnosticSink& sink_;
+  std::vector<PropertyVerdict>& verdicts_;
+  Budget budget_;
+  GoalCollector goals_;
+  std::set<int> relevant_;
+  BindingSearch search_;
+  std::set<std::string> reported_;  // rules already reported
+
+  encoder::Limits limits() const {
+    encoder::Limits l;
+    l.timeout_ms = std::max(1u, budget_.remainingMs());
+    l.memory_mb = opts_.memory_mb;
+    return l;
+  }
+  std::string usedUp() const { return fmt::format("time budget of {} ms used up", budget_.totalMs()); }
+
+  encoder::ModelCheckResult explore(const encoder::System& sys) const {
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = std::max(1u, budget_.remainingMs());
+    eo.memory_mb = std::min(opts_.memory_mb, 1024u);
+    return encoder::explore(sys, eo);
+  }
+
+  // Findings (one per rule) with replayed traces for the violations of r,
+  // found on the system for b. Returns whether any was reported.
+  bool report(const encoder::System& sys, const Binding& b, const encoder::ModelCheckResult& r) {
+    std::string bt = goals_.dependent ? relevantText(s_, b, relevant_) : "";
+    bool any = false;
+    for (const encoder::Violation& v : r.violations) {
+      if (!reported_.insert(v.rule).second) continue;  // found for smaller values already
+      any = true;
+      if (v.trace.empty()) { sink_.add(toFinding(sys, v, bt, nullptr)); continue; }
+      encoder::ReplayResult rr = encoder::replay(sys, encoder::minimizeTrace(sys, v.trace, v.rule));
+      if (!confirmed(rr, v.rule)) {
+        verdicts_.push_back({v.rule, VerdictKind::Error,
+                             fmt::format("internal: the counterexample did not replay ({})", rr.error)});
+        continue;
+      }
+      sink_.add(toFinding(sys, v, bt, &rr));
+      verdicts_.push_back({v.rule, VerdictKind::Counterexample, bt});
+    }
+    return any;
+  }
+
+  // The proof for every value, after the bounded check found nothing: a
+  // registered engine, else lap induction over the trip count
+  // (encoder/trip_proof.h). What it cannot settle leaves the verdict
+  // "checked" with the reason; a violation it meets is a finding.
+  void prove(const std::vector<Binding>& checked) {
+    std::string detail = valuesText(s_, checked, relevant_);
+    if (opts_.proof_timeout_ms == 0) {
+      verdicts_.push_back({"sync", VerdictKind::Checked, detail});
+      return;
+    }
+    const unsigned left = budget_.remainingMs();
+    if (left == 0) {
+      verdicts_.push_back({"sync", VerdictKind::Checked, detail + "; proof: unknown (" + usedUp() + ")"});
+      return;
+    }
+    encoder::ModelCheckResult pr;
+    if (const auto& engine = encoder::proofEngine()) {
+      encoder::ModelCheckQuery q;
+      q.schedule = &s_;
+      q.target = opts_.target;
+      q.bindings = checked;
+      q.timeout_ms = left;
+      q.memory_mb = opts_.memory_mb;
+      pr = engine(q);
+    } else {
+      encoder::TripProofOptions to;
+      to.timeout_ms = std::min(opts_.proof_timeout_ms, left);
+      to.memory_mb = std::min(opts_.memory_mb, 1024u);
+      pr = encoder::proveEveryTripCount(s_, opts_.target, checked, to);
+    }
+    if (pr.outcome == encoder::Outcome::Proved) {
+      verdicts_.push_back({"sync", VerdictKind::Proved, pr.engine});
+      return;
+    }
+    if (pr.outcome == encoder::Outcome::Violation) {
+      if (reportProofViolations(pr, checked.front(), detail)) return;
+    } else if (!pr.detail.empty()) {
+      detail += "; proof: unknown (" + pr.detail + ")";
+    }
+    verdicts_.push_back({"sync", VerdictKind::Checked, detail});
+  }
+
+  // A proof engine's violations are shown only as counterexamples on
+  // concrete parameter values, replayed on the simulator. One given for a
+  // trip count (Binding::replace, lap induction) is checked again with
+  // parameter values inside the assumptions that give that trip count;
+  // one that does not replay is an internal error (the engines disagree).
+  // Returns whether a verdict was given; false leaves "checked" (with the
+  // reason added to `detail`): the violation lies outside the assumptions.
+  bool reportProofViolations(const encoder::ModelCheckResult& pr, const Binding& base, std::string& detail) {
+    for (const encoder::Violation& v : pr.violations) {
+      if (!v.binding) continue;
+      if (v.binding->replace) {
+        if (confirmAtTrip(pr, v, base)) return true;
+        detail += fmt::format("; proof: unknown ({} meets {} at trip count {}, which no parameter values allowed by "
+                              "the lm.assume facts give)",
+                              pr.engine, v.rule, v.binding->replace_value);
+        return false;
+      }
+      std::string err;
+      std::string bt = relevantText(s_, *v.binding, relevant_);
+      auto sys = encoder::buildSystem(s_, *v.binding, opts_.target, &err);
+      if (!sys) {
+        verdicts_.push_back({v.rule, VerdictKind::Error,
+                             fmt::format("{}: counterexample for {} cannot be built: {}", pr.engine, bt, err)});
+        return true;
+      }
+      encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule));
+      if (!confirmed(rr, v.rule)) {
+        verdicts_.push_back({v.rule, VerdictKind::Error,
+                             fmt::format("engines disagree: {}'s counterexample for {} does not replay ({})",
+                                         pr.engine, bt, rr.valid ? "the rule is not met" : rr.error)});
+        return true;
+      }
+      ir::Finding f = toFinding(*sys, v, bt, &rr);
+      f.data["engine"] = pr.engine;
+      sink_.add(std::move(f));
+      verdicts_.push_back({v.rule, VerdictKind::Counterexample, bt});
+      return true;
+    }
+    return false;
+  }
+
+  // The trip count the proof names, and (for a violation met while the trip
+  // count was still open, where it names the least one) the next few: the
+  // first whose concrete system shows a violation is reported.
+  bool confirmAtTrip(const encoder::ModelCheckResult& pr, const encoder::Violation& v, const Binding& base) {
+    const ir::Expr& trip = *v.binding->replace;
+    const int64_t T = v.binding->replace_value;
+    std::optional<Binding> tried;
+    for (int64_t t = T; t <= T + 2 * goals_.maxStages() + 1; ++t) {
+      if (budget_.remainingMs() == 0) break;
+      std::optional<Binding> b = search_.bindingFor(base, trip, t);
+      if (!b) continue;
+      tried = b;
+      std::string err;
+      auto sys = encoder::buildSystem(s_, *b, opts_.target, &err);
+      if (!sys) continue;
+      encoder::ModelCheckResult r = explore(*sys);
+      if (r.outcome == encoder::Outcome::Violation && report(*sys, *b, r)) return true;
+    }
+    if (!tried) return false;
+    verdicts_.push_back(
+        {v.rule, budget_.remainingMs() == 0 ? VerdictKind::Unknown : VerdictKind::Error,
+         fmt::format("{}{} meets {} at trip count {} ({}), but the bounded check of {} finds no violation",
+                     budget_.remainingMs() == 0 ? usedUp() + ": " : "engines disagree: ", pr.engine, v.rule, T,
+                     v.message, relevantText(s_, *tried, relevant_))});
+    return true;
+  }
+};
+
+}  // namespace
 
 void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
                      std::vector<PropertyVerdict>& verdicts) {
-  auto start = std::chrono::steady_clock::now();
-  GoalCollector goals(s);
-  std::vector<Binding> bindings = BindingSearch(s, goals.goals, goals.maxStages()).run();
-  std::set<int> relevant = goals.relevant();
-  std::set<uint64_t> seen;
-  std::set<std::string> reported;  // rules already reported
-  std::vector<Binding> checked;
-  std::string unknown;
-  bool found = false;
-  for (const Binding& b : bindings) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (ms > opts.timeout_ms) { unknown = fmt::format("time budget of {} ms used up", opts.timeout_ms); break; }
-    std::string err;
-    auto sys = encoder::buildSystem(s, b, opts.target, &err);
-    if (!sys) { unknown = fmt::format("{} ({})", err, encoder::bindingToString(s, b)); continue; }
-    if (!seen.insert(fingerprint(*sys)).second) { checked.push_back(b); continue; }
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = static_cast<unsigned>(std::max(1.0, opts.timeout_ms - ms));
-    eo.memory_mb = std::min(opts.memory_mb, 1024u);
-    encoder::ModelCheckResult r = encoder::explore(*sys, eo);
-    checked.push_back(b);
-    if (r.outcome == encoder::Outcome::Unknown) {
-      unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s, b));
-      continue;
-    }
-    if (r.outcome != encoder::Outcome::Violation) continue;
-    std::string bt = goals.dependent ? relevantText(s, b, relevant) : "";
-    for (const encoder::Violation& v : r.violations) {
-      if (!reported.insert(v.rule).second) continue;  // found for smaller values already
-      if (v.trace.empty()) { sink.add(toFinding(*sys, v, bt, nullptr)); continue; }
-      encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule));
-      if (!confirmed(rr, v.rule)) {
-        verdicts.push_back({v.rule, VerdictKind::Error,
-                            fmt::format("internal: the counterexample did not replay ({})", rr.error)});
-        continue;
-      }
-      sink.add(toFinding(*sys, v, bt, &rr));
-      verdicts.push_back({v.rule, VerdictKind::Counterexample, bt});
-    }
-    // Larger values may show other rules (a CTA with no tiles exits early;
-    // a race needs a lap): keep going, smallest values first, one finding
-    // per rule.
-    found = true;
-  }
-  if (found) return;
-  if (!unknown.empty()) {
-    verdicts.push_back({"sync", VerdictKind::Unknown, unknown});
-    return;
-  }
-  if (!goals.dependent) {
-    verdicts.push_back({"sync", VerdictKind::Proved, "the synchronization does not depend on the parameters"});
-    return;
-  }
-  std::string detail = valuesText(s, checked, relevant);
-  if (opts.proof_timeout_ms > 0) {
-    // The proof for every value: a registered engine, else lap induction
-    // over the trip count (encoder/trip_proof.h).
-    encoder::ModelCheckResult pr;
-    if (const auto& prove = encoder::proofEngine()) {
-      encoder::ModelCheckQuery q;
-      q.schedule = &s;
-      q.target = opts.target;
-      q.bindings = checked;
-      q.timeout_ms = opts.timeout_ms;
-      q.memory_mb = opts.memory_mb;
-      pr = prove(q);
-    } else {
-      encoder::TripProofOptions to;
-      to.timeout_ms = opts.proof_timeout_ms;
-      to.memory_mb = std::min(opts.memory_mb, 1024u);
-      pr = encoder::proveEveryTripCount(s, opts.target, checked, to);
-    }
-    if (pr.outcome == encoder::Outcome::Proved) {
-      verdicts.push_back({"sync", VerdictKind::Proved, pr.engine});
-      return;
-    }
-    if (pr.outcome == encoder::Outcome::Violation && reportProofViolations(s, opts, pr, relevant, sink, verdicts))
-      return;
-    if (pr.outcome == encoder::Outcome::Unknown && !pr.detail.empty()) detail += "; proof: unknown (" + pr.detail + ")";
-  }
-  verdicts.push_back({"sync", VerdictKind::Checked, detail});
+  Driver(s, opts, sink, verdicts).run();
 }
 
 }  // namespace cake::checks

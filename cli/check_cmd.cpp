@@ -7,6 +7,8 @@
 
 #include "checks/check.h"
 #include "cli/commands.h"
+#include "cli/cost.h"
+#include "cli/load.h"
 #include "ir/frontend.h"
 #include "ir/rule_ids.h"
 #include "ir/sarif.h"
@@ -25,12 +27,17 @@ struct CheckArgs {
   bool no_model_check = false;
   bool no_layout = false;
   bool color = false;
+  // the report section's cost estimate (--shape given)
+  std::string workload = "gemm", shape;
+  std::vector<std::string> set;
 };
 
 struct ScheduleReport {
   std::string name;
   ir::Target target;
   checks::CheckResult result;
+  std::optional<costmodel::Estimate> cost;
+  std::string cost_error;
 };
 
 struct FileReport {
@@ -83,7 +90,13 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       opts.proof_timeout_ms = static_cast<unsigned>(args.proof_timeout_s * 1000);
       opts.model_check = !args.no_model_check;
       opts.layout = !args.no_layout;
-      report.schedules.push_back({s.name, opts.target, checks::checkSchedule(s, opts)});
+      report.schedules.push_back({s.name, opts.target, checks::checkSchedule(s, opts), std::nullopt, ""});
+      if (!args.shape.empty()) {
+        auto& sr = report.schedules.back();
+        auto sets = parseSettings(args.set);
+        if (sets) sr.cost = costOf(s, args.workload, args.shape, *sets, &sr.cost_error);
+        else sr.cost_error = "bad --set";
+      }
     }
   }
   report.exit_code = exitCodeFor(report);
@@ -112,6 +125,8 @@ nlohmann::json fileJson(const FileReport& r) {
     for (const ir::Finding& f : s.result.findings) js["findings"].push_back(ir::toJson(f));
     js["verdicts"] = verdictsJson(s.result);
     js["resources"] = s.result.resources;
+    if (s.cost) js["report"] = {{"cost", costmodel::toJson(*s.cost)}};
+    else if (!s.cost_error.empty()) js["report"] = {{"cost", {{"ok", false}, {"error", s.cost_error}}}};
     j["schedules"].push_back(std::move(js));
   }
   return j;
@@ -146,6 +161,8 @@ void printText(const FileReport& r, bool color) {
     }
     if (!proved.empty())
       fmt::print("{}: schedule '{}': proved for all parameter values: {}\n", r.file, s.name, fmt::join(proved, ", "));
+    if (s.cost) fmt::print("{}: schedule '{}': report: {}", r.file, s.name, costText(*s.cost));
+    else if (!s.cost_error.empty()) fmt::print("{}: schedule '{}': report: cost: {}\n", r.file, s.name, s.cost_error);
   }
 }
 
@@ -202,6 +219,9 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-model-check", args->no_model_check, "skip the model checker (sync.*, data.*, proxy.*)");
   cmd->add_flag("--no-layout", args->no_layout, "skip the layout and hardware gates");
   cmd->add_flag("--color", args->color, "colour the text output");
+  cmd->add_option("--shape", args->shape, "add the cost model's report for this problem size (as for cake cost)");
+  cmd->add_option("--workload", args->workload, "the problem contract of --shape (default gemm)");
+  cmd->add_option("--set", args->set, "i32 parameter values for --shape, e.g. --set BM=64");
   cmd->callback([args, &exit_code] { exit_code = runCheck(*args); });
 }
 

@@ -7,24 +7,18 @@
 
 #include "checks/check.h"
 #include "cli/commands.h"
+#include "cli/load.h"
 #include "ir/frontend.h"
 #include "lowering/lower.h"
 #include "runner/runner.h"
+#include "workload/workload.h"
 
 namespace cake::cli {
-
-namespace {
-
-struct LoadedSchedule {
-  std::optional<ir::Module> module;
-  const ir::Schedule* schedule = nullptr;
-};
 
 void printFindings(const std::vector<ir::Finding>& fs) {
   for (const ir::Finding& f : fs) fmt::print(stderr, "{}", ir::renderText(f));
 }
 
-// Reads and compiles FILE and picks the schedule (the only one, or --schedule NAME).
 LoadedSchedule load(const std::string& path, const std::string& target, const std::string& name, int& exit_code) {
   LoadedSchedule out;
   exit_code = kCannotCheck;
@@ -68,13 +62,16 @@ LoadedSchedule load(const std::string& path, const std::string& target, const st
   return out;
 }
 
+namespace {
+
 struct LowerArgs {
   std::string file, output, target, schedule;
   std::vector<std::string> set;  // NAME=VALUE specialisations of scalar parameters
   bool no_comments = false;
 };
 
-// "BM=64" -> {"BM", 64}; nullopt on anything else.
+}  // namespace
+
 std::optional<std::pair<std::string, int64_t>> parseSetting(const std::string& text) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) return std::nullopt;
@@ -88,20 +85,30 @@ std::optional<std::pair<std::string, int64_t>> parseSetting(const std::string& t
   }
 }
 
+std::optional<std::map<std::string, int64_t>> parseSettings(const std::vector<std::string>& sets) {
+  std::map<std::string, int64_t> out;
+  for (const std::string& setting : sets) {
+    auto kv = parseSetting(setting);
+    if (!kv) {
+      fmt::print(stderr, "cake: error: --set expects NAME=INTEGER, got '{}'\n", setting);
+      return std::nullopt;
+    }
+    out[kv->first] = kv->second;
+  }
+  return out;
+}
+
+namespace {
+
 int runLower(const LowerArgs& a) {
   int exit_code;
   LoadedSchedule ls = load(a.file, a.target, a.schedule, exit_code);
   if (!ls.schedule) return exit_code;
   lowering::LowerOptions opts;
   opts.comments = !a.no_comments;
-  for (const std::string& setting : a.set) {
-    auto kv = parseSetting(setting);
-    if (!kv) {
-      fmt::print(stderr, "cake: error: --set expects NAME=INTEGER, got '{}'\n", setting);
-      return kCannotCheck;
-    }
-    opts.specialize[kv->first] = kv->second;
-  }
+  auto sets = parseSettings(a.set);
+  if (!sets) return kCannotCheck;
+  opts.specialize = *sets;
   lowering::LowerResult r = lowering::lowerToCuda(*ls.schedule, opts);
   printFindings(r.findings);
   if (!r.ok) return kCannotCheck;
@@ -121,7 +128,8 @@ int runLower(const LowerArgs& a) {
 }
 
 struct RunArgs {
-  std::string file, shape, target, schedule, format = "text";
+  std::string file, shape, target, schedule, format = "text", workload = "gemm";
+  std::vector<std::string> set;
   bool allow_unverified = false;
   double timeout_s = 120;
   int runs = 50;
@@ -163,8 +171,12 @@ int runRun(const RunArgs& a) {
   LoadedSchedule ls = load(a.file, a.target, a.schedule, exit_code);
   if (!ls.schedule) return exit_code;
   std::string error;
-  auto shape = runner::parseShape(a.shape, &error);
+  auto kind = workload::parseKind(a.workload);
+  if (!kind) return refuse(fmt::format("unknown workload '{}' (expected {})", a.workload, workload::kindList()), a.format);
+  auto shape = workload::parseShape(*kind, a.shape, &error);
   if (!shape) return refuse(fmt::format("bad --shape '{}': {}", a.shape, error), a.format);
+  auto sets = parseSettings(a.set);
+  if (!sets) return kCannotCheck;
 
   checks::CheckOptions copts;
   copts.target = ls.schedule->target;
@@ -187,15 +199,18 @@ int runRun(const RunArgs& a) {
   ropts.run_timeout_s = a.timeout_s;
   ropts.runs = a.runs;
   ropts.seed = a.seed;
-  runner::Result r = runner::run(*ls.schedule, *shape, ropts);
+  ropts.sets = *sets;
+  runner::Result r = runner::runWorkload(*ls.schedule, *shape, ropts);
   nlohmann::json j = runner::toJson(r);
   if (a.format == "json") {
     fmt::print("{}\n", ir::dumpJson(j));
   } else {
-    fmt::print("{:<10} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", "result", "verified", "compiled",
-               "correct", "rel_error", "median_ms", "TFLOP/s", "cuBLAS_ms", "ratio");
-    fmt::print("{:<10} {:<9} {:<9} {:<8} {:>10.3g} {:>11.4f} {:>9.1f} {:>12.4f} {:>7.3f}\n", r.result, verified,
+    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", "result", "verified", "compiled",
+               "correct", "rel_error", "median_ms", "TFLOP/s", "baseline_ms", "ratio");
+    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10.3g} {:>11.4f} {:>9.1f} {:>12.4f} {:>7.3f}\n", r.result, verified,
                r.compiled, r.correct, r.rel_error, r.median_ms, r.tflops, r.baseline_ms, r.ratio);
+    if (r.harness.is_object() && r.harness.contains("baseline"))
+      fmt::print("baseline: {}\n", r.harness["baseline"].get<std::string>());
     if (!r.detail.empty()) fmt::print("{}\n", r.detail);
   }
   return r.result == "ok" ? kOk : r.result == "wrong" || r.result == "hang" || r.result == "crash" ? kFindings : kCannotCheck;
@@ -217,7 +232,12 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
   auto ra = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Verify, lower, compile, run on the GPU, check against cuBLAS, and time");
   run->add_option("file", ra->file, "CAKE IR file")->required();
-  run->add_option("--shape", ra->shape, "problem size, e.g. M=4096,N=4096,K=4096")->required();
+  run->add_option("--shape", ra->shape,
+                  "problem size: gemm M=..,N=..,K=..; kmeans-assign N=..,K=..,D=..[,B=..]; attention-fwd "
+                  "S=..,D=..[,B=..,H=..,causal=0|1]; row-sum / row-max M=..,N=..")
+      ->required();
+  run->add_option("--workload", ra->workload, "the problem contract: " + workload::kindList() + " (default gemm)");
+  run->add_option("--set", ra->set, "give an i32 parameter the workload does not size a value, e.g. --set BM=64");
   run->add_option("--target", ra->target, "sm_80 | sm_90a | sm_100a");
   run->add_option("--schedule", ra->schedule, "schedule name when the file holds several");
   run->add_option("--format", ra->format, "output format")->check(CLI::IsMember({"text", "json"}));

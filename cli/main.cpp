@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   cake::cli::addLowerRunCommands(app, exit_code);
   cake::cli::addCorpusCommand(app, exit_code);
   cake::cli::addMutateCommand(app, exit_code);
+  cake::cli::addCostCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

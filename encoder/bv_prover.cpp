@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <z3++.h>
 
 #include "encoder/z3_solver.h"
@@ -132,7 +134,22 @@ struct BvProver::Impl {
   std::map<std::pair<char, int>, z3::expr> domains;
   int query_count = 0;
 
+  // limits.timeout_ms bounds all queries together (one obligation, see
+  // BvProver): each query gets what is left.
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
   Impl(const ir::Schedule& sched, Limits l) : s(sched), limits(l) {}
+
+  // This query's limits, or nullopt when the budget is used up.
+  std::optional<Limits> queryLimits() const {
+    if (limits.timeout_ms == 0) return limits;
+    const double used = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (used >= limits.timeout_ms) return std::nullopt;
+    Limits l = limits;
+    l.timeout_ms = std::max(1u, static_cast<unsigned>(limits.timeout_ms - used));
+    return l;
+  }
+  std::string usedUp() const { return fmt::format("timeout (the budget of {} ms is used up)", limits.timeout_ms); }
 
   z3::expr num(int64_t v) { return ctx.bv_val(static_cast<int64_t>(v), kBits); }
   z3::expr tru() { return ctx.bool_val(true); }
@@ -415,7 +432,13 @@ struct BvProver::Impl {
       for (const Part* p : in) sol.add(p->e);
       for (size_t i : axs) sol.add(axioms[i]);
       sol.add(bad);
-      z3w::QueryResult q = z3w::check(sol, limits);
+      std::optional<Limits> lim = queryLimits();
+      if (!lim) {
+        r.kind = BvVerdict::Unknown;
+        r.detail = usedUp();
+        return r;
+      }
+      z3w::QueryResult q = z3w::check(sol, *lim);
       r.seconds = q.seconds;
       switch (q.answer) {
         case z3w::Answer::Correct: r.kind = BvVerdict::Holds; break;
@@ -447,6 +470,9 @@ struct BvProver::Impl {
     }
     return r;
   }
+
+  BvResult optimize(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
+                    const std::vector<ir::ExprPtr>& premises, int64_t* best);
 };
 
 BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_unique<Impl>(s, limits)) {}
@@ -495,46 +521,99 @@ BvResult BvProver::witness(const ir::ExprPtr& cond, const std::vector<ir::ExprPt
       *cond, [](const Term& t) { return t.def && Impl::truth(t.v); }, premises, false);
 }
 
+// Shared by maximum() and smallestWitness(): `cond` (defined and true)
+// with the facts of its cone and the objectives' cones, optimized by Z3's
+// optimizer (objectives minimized or maximized in order, signed).
+BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
+                                  const std::vector<ir::ExprPtr>& premises, int64_t* best) {
+  BvResult r;
+  ++query_count;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    resetQuery();
+    Part g{ctx.bool_val(true), {}, {}};
+    touched = &g.axs;
+    Term c = tr(cond, &g.syms);
+    std::vector<Term> obj;
+    for (const ir::ExprPtr& o : objectives) obj.push_back(tr(*o, &g.syms));
+    touched = nullptr;
+    auto fs = facts(premises);
+    std::set<std::pair<char, int>> syms;
+    auto in = cone(g, fs, syms);
+    std::set<size_t> axs = g.axs;
+    for (const auto* p : in) axs.insert(p->axs.begin(), p->axs.end());
+    std::optional<Limits> lim = queryLimits();
+    if (!lim) {
+      r.kind = BvVerdict::Unknown;
+      r.detail = usedUp();
+      return r;
+    }
+    z3::optimize opt(ctx);
+    z3::params p(ctx);
+    if (lim->timeout_ms > 0) p.set("timeout", lim->timeout_ms);
+    opt.set(p);
+    z3w::applyGlobalLimits(*lim);
+    for (const auto& k : syms) {
+      opt.add(domains.at(k));
+      if (k.first == 'b') opt.add(domains.at({'g', k.second}));
+    }
+    for (const auto* f : in) opt.add(f->e);
+    for (size_t i : axs) opt.add(axioms[i]);
+    opt.add(c.def && truth(c.v));
+    const z3::expr sign = ctx.bv_val(static_cast<uint64_t>(1) << 63, kBits);
+    for (const Term& o : obj) {
+      opt.add(o.def);
+      // Signed order as an unsigned one: flip the sign bit.
+      if (maximize) opt.maximize(o.v ^ sign);
+      else opt.minimize(o.v ^ sign);
+    }
+    switch (opt.check()) {
+      case z3::sat: {
+        r.kind = BvVerdict::Fails;
+        z3::model m = opt.get_model();
+        r.model = readModel(m, syms);
+        r.goal_model = readModel(m, g.syms);
+        uint64_t u = 0;
+        if (best && !obj.empty() && m.eval(obj.front().v, true).is_numeral_u64(u)) *best = static_cast<int64_t>(u);
+        break;
+      }
+      case z3::unsat: r.kind = BvVerdict::Holds; break;
+      default:
+        r.kind = BvVerdict::Unknown;
+        r.detail = Z3_optimize_get_reason_unknown(ctx, opt);
+        break;
+    }
+  } catch (const Unsupported& u) {
+    touched = nullptr;
+    r.kind = BvVerdict::Unknown;
+    r.detail = "unsupported: " + u.what;
+  } catch (const z3::exception& ex) {
+    touched = nullptr;
+    r.kind = BvVerdict::Error;
+    r.detail = std::string("z3: ") + ex.msg();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
 std::optional<int64_t> BvProver::maximum(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises) {
   if (!e) return std::nullopt;
   if (!hasFreeSymbols(*e)) return ir::evaluate(*e, ir::EvalEnv{});
-  ++impl_->query_count;
-  try {
-    impl_->resetQuery();
-    Impl::Part g{impl_->ctx.bool_val(true), {}, {}};
-    impl_->touched = &g.axs;
-    Term t = impl_->tr(*e, &g.syms);
-    impl_->touched = nullptr;
-    auto fs = impl_->facts(premises);
-    std::set<std::pair<char, int>> syms;
-    auto in = Impl::cone(g, fs, syms);
-    std::set<size_t> axs = g.axs;
-    for (const auto* p : in) axs.insert(p->axs.begin(), p->axs.end());
-    z3::optimize opt(impl_->ctx);
-    z3::params p(impl_->ctx);
-    if (impl_->limits.timeout_ms > 0) p.set("timeout", impl_->limits.timeout_ms);
-    opt.set(p);
-    z3w::applyGlobalLimits(impl_->limits);
-    for (const auto& k : syms) {
-      opt.add(impl_->domains.at(k));
-      if (k.first == 'b') opt.add(impl_->domains.at({'g', k.second}));
-    }
-    for (const auto* f : in) opt.add(f->e);
-    for (size_t i : axs) opt.add(impl_->axioms[i]);
-    opt.add(t.def);
-    // Signed maximum as an unsigned one: flip the sign bit.
-    z3::expr key = t.v ^ impl_->ctx.bv_val(static_cast<uint64_t>(1) << 63, kBits);
-    opt.maximize(key);
-    if (opt.check() != z3::sat) return std::nullopt;
-    z3::expr val = opt.get_model().eval(t.v, true);
-    uint64_t u = 0;
-    if (!val.is_numeral_u64(u)) return std::nullopt;
-    return static_cast<int64_t>(u);
-  } catch (const Unsupported&) {
-    return std::nullopt;
-  } catch (const z3::exception&) {
-    return std::nullopt;
+  int64_t best = 0;
+  ir::ExprPtr one = ir::makeConst(1);
+  BvResult r = impl_->optimize(*one, {e}, true, premises, &best);
+  if (r.kind != BvVerdict::Fails) return std::nullopt;
+  return best;
+}
+
+BvResult BvProver::smallestWitness(const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& objectives,
+                                   const std::vector<ir::ExprPtr>& premises) {
+  if (!cond) {
+    BvResult r;
+    r.detail = "no condition";
+    return r;
   }
+  return impl_->optimize(*cond, objectives, false, premises, nullptr);
 }
 
 BvVerdict BvProver::assumptionsConsistent() {

@@ -82,6 +82,9 @@ struct BvResult {
 class BvProver {
  public:
   // Takes the schedule's lm.assume facts as premises of every query.
+  // limits.timeout_ms is the budget of all its queries together (one
+  // obligation: `cake check --timeout`); a query after it is used up is
+  // Unknown ("timeout ...").
   BvProver(const ir::Schedule& s, Limits limits = {});
   ~BvProver();
   BvProver(const BvProver&) = delete;
@@ -99,6 +102,14 @@ class BvProver {
   // if Z3 finds one within the limits (nullopt: unbounded, unknown, or no
   // allowed assignment).
   std::optional<int64_t> maximum(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises = {});
+
+  // Like witness(), but the witness minimizes `objectives` (signed, in
+  // order: lexicographic) among the allowed assignments. The model checker
+  // draws its covering parameter values from the lm.assume domain with it
+  // (checks/model_check.cpp). Fails = a witness (in `model`, every symbol of
+  // cond, objectives and the facts they touch), Holds = none, Unknown.
+  BvResult smallestWitness(const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& objectives,
+                           const std::vector<ir::ExprPtr>& premises = {});
 
   // Are the schedule's assumptions satisfiable? (If not, every proof is
   // vacuous.) Holds = consistent; Fails = contradictory; Unknown/Error.

@@ -80,6 +80,12 @@ class Model {
   bool isSyncAccess(int p, int pc) const;
 };
 
+// Does a read `acc` (of a view, by process p) find data other than it
+// means in bytes whose last write has id `d` (Model::writes, -1: none or
+// untagged)? staleData compares the tags of two accesses of one view.
+bool staleData(const Access& w, const Access& r, int64_t stages);
+bool staleWrite(const Model& m, int p, const Access& acc, int32_t d);
+
 // The async part of a state, decoded.
 struct Load {
   int32_t proc, pc, phase;   // phase: the slot's phase being assembled at issue

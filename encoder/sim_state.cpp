@@ -105,6 +105,28 @@ bool Model::isSyncAccess(int p, int pc) const {
   return k == InstrKind::Generic || (k == InstrKind::Mma && !async_mma);
 }
 
+// ================================================================ data
+
+// Iteration-indexed ops compare index and generation; when either side
+// names stages (its index never reaches `stages`), the laps compare: a
+// stage-like side's lap is its generation, an iteration-like side's lap is
+// index // stages.
+bool staleData(const Access& w, const Access& r, int64_t stages) {
+  if (!w.stage_like && !r.stage_like) return w.index != r.index || w.gen != r.gen;
+  auto fdiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
+  int64_t lap_w = w.stage_like ? w.gen : fdiv(w.index, stages);
+  int64_t lap_r = r.stage_like ? r.gen : fdiv(r.index, stages);
+  return lap_w != lap_r;
+}
+
+bool staleWrite(const Model& m, int p, const Access& acc, int32_t d) {
+  if (d < 0) return true;
+  const Model::WriteRef& w = m.writes[d];
+  if (w.proc == p) return false;  // its own data, ordered by program order
+  const Access& wa = m.access(w.proc, w.pc, w.acc);
+  return wa.view != acc.view || staleData(wa, acc, m.sys.schedule->views[acc.view].stages);
+}
+
 // ================================================================ state
 
 State initialState(const Model& m) {
@@ -671,21 +693,7 @@ class Stepper {
     }
   }
 
-  // Does a read of `r` find data other than it means in bytes written by
-  // `w` (same view)? Iteration-indexed ops compare index and generation;
-  // when either side names stages (its index never reaches `stages`), the
-  // laps compare: a stage-like side's lap is its generation, an
-  // iteration-like side's lap is index // stages.
-  static bool staleData(const Access& w, const Access& r, int64_t stages) {
-    if (!w.stage_like && !r.stage_like) return w.index != r.index || w.gen != r.gen;
-    auto fdiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
-    int64_t lap_w = w.stage_like ? w.gen : fdiv(w.index, stages);
-    int64_t lap_r = r.stage_like ? r.gen : fdiv(r.index, stages);
-    return lap_w != lap_r;
-  }
-
   bool staleRead(int p, int pc_, const Access& acc, int32_t d) {
-    const ir::View& view = m_.sys.schedule->views[acc.view];
     if (d < 0) {
       auto& v = report("data.stale-read",
                        fmt::format("{} reads {} (for index {}) but nothing was written there yet", procName(p),
@@ -694,10 +702,9 @@ class Stepper {
       v.buffer = acc.what;
       return true;
     }
+    if (!staleWrite(m_, p, acc, d)) return false;
     const Model::WriteRef& w = m_.writes[d];
-    if (w.proc == p) return false;  // its own data, ordered by program order
     const Access& wa = m_.access(w.proc, w.pc, w.acc);
-    if (wa.view == acc.view && !staleData(wa, acc, view.stages)) return false;
     std::string held = wa.view == acc.view ? fmt::format("index {} (generation {})", wa.index, wa.gen)
                                            : m_.sys.schedule->views[wa.view].name;
     auto& v = report("data.stale-read",

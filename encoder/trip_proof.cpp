@@ -31,6 +31,15 @@ using sim::State;
 struct Fail : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// A violation of the simulator's rules met on the way, at trip count T (for
+// one met while the trip count was still open: the least T it can be).
+// proveEveryTripCount() answers Violation with it, for the caller to check
+// on concrete parameter values.
+struct Met : Fail {
+  Met(const std::string& what, Violation v, int64_t T) : Fail(what), violation(std::move(v)), trip(T) {}
+  Violation violation;
+  int64_t trip;
+};
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
 
@@ -674,12 +683,17 @@ class LapExplorer {
     return v;
   }
 
-  [[noreturn]] void failWith(const Violation& v, int32_t T) const {
+  // `L`: the least trip count the state allows while T is open. A
+  // violation the simulator's rules report is `met` (a concrete one for the
+  // caller to confirm); the proof's own stand-ins are not.
+  [[noreturn]] void failWith(const Violation& v, int32_t T, int32_t L, bool met = true) const {
     std::string where = v.primary.proc >= 0 && v.primary.pc >= 0 && v.primary.pc < m_.programSize(v.primary.proc)
                             ? " at " + opText(*w_.comb.schedule, *m_.instr(v.primary.proc, v.primary.pc).stmt)
                             : "";
-    throw Fail(fmt::format("the exploration over every trip count meets {}{}{}: {}", v.rule, where,
-                           T >= 0 ? "" : " (trip count still open)", v.message));
+    std::string what = fmt::format("the exploration over every trip count meets {}{}{}: {}", v.rule, where,
+                                   T >= 0 ? "" : " (trip count still open)", v.message);
+    if (met) throw Met(what, v, T >= 0 ? T : std::max<int64_t>(L, w_.t1));
+    throw Fail(what);
   }
 
   void expand(int node) {
@@ -722,16 +736,16 @@ class LapExplorer {
     std::vector<Step> live = steps;
     if (!exits.empty()) live.push_back({});
     sim::stateViolations(m_, s, a, live, {}, here);
-    if (!here.empty()) failWith(here.front(), T);
+    if (!here.empty()) failWith(here.front(), T, L);
     if (sim::allFinished(m_, s)) return checkPhasesComplete(s);
 
     // Each returns the successor's node.
     auto follow = [&](const Step& st) {
-      checkArrivalPhase(s, st, T);
+      checkArrivalPhase(s, st, T, L);
       State next = s;
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
-      if (!here.empty()) failWith(here.front(), T);
+      if (!here.empty()) failWith(here.front(), T, L);
       int32_t L2 = L;
       if (st.kind == Step::Kind::Exec && T < 0)
         if (auto v = headAt(st.proc, st.pc))  // iteration v runs: T + off > v
@@ -783,7 +797,7 @@ class LapExplorer {
 
   // An arrival (or the bytes of a TMA load) must count into the phase it
   // means: otherwise a phase completes with arrivals meant for another.
-  void checkArrivalPhase(const State& s, const Step& st, int32_t T) const {
+  void checkArrivalPhase(const State& s, const Step& st, int32_t T, int32_t L) const {
     if (st.kind == Step::Kind::Land) return;  // checked by the step itself (sync.tx-imbalance)
     const Instr& in = m_.instr(st.proc, st.pc);
     bool arrival = st.kind == Step::Kind::Complete || in.kind == InstrKind::Arrive ||
@@ -796,7 +810,7 @@ class LapExplorer {
     v.primary = {st.proc, st.pc, ""};
     v.message = fmt::format("{} counts into phase {} of {}, but it means phase {}", w_.comb.procs[st.proc].name, c,
                             w_.comb.slots[in.slot].name, in.phase);
-    failWith(v, T);
+    failWith(v, T, L, /*met=*/false);
   }
 
   void checkPhasesComplete(const State& s) const {
@@ -921,7 +935,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   findSteadyOffsets(w);
   for (int64_t T = w.t1; T <= W; ++T)
     for (const Violation& v : staticViolations(w.by_trip[T - t0]))
-      throw Fail(fmt::format("trip count {}: {} ({})", T, v.rule, v.message));
+      throw Met(fmt::format("trip count {}: {} ({})", T, v.rule, v.message), v, T);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
   if (w.j0 > W - w.P) throw WindowTooSmall{};
@@ -954,7 +968,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     eo.stop_at_first = true;
     ModelCheckResult r = explore(w.by_trip[T - t0], eo);
     if (r.outcome == Outcome::Violation)
-      throw Fail(fmt::format("trip count {} meets {}", T, r.violations.front().rule));
+      throw Met(fmt::format("trip count {} meets {}", T, r.violations.front().rule), r.violations.front(), T);
     if (r.outcome != Outcome::Pass) throw Fail(fmt::format("trip count {}: {}", T, r.detail));
     states += r.states;
   }
@@ -972,9 +986,10 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   ModelCheckResult res;
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;
+  TripLoops tl;
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
-    TripLoops tl = findTrip(s);
+    tl = findTrip(s);
     const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
     Limits limits;
     limits.timeout_ms = opts.timeout_ms;
@@ -1002,6 +1017,16 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
         continue;
       }
     }
+  } catch (const Met& m) {
+    // The trip expression is a node of the schedule: the pointer stays valid.
+    res.outcome = Outcome::Violation;
+    res.detail = m.what();
+    Violation v = m.violation;
+    v.trace.clear();  // a trace of the system for trip count T, not of a binding
+    v.binding = checked.front();
+    v.binding->replace = tl.trip.get();
+    v.binding->replace_value = m.trip;
+    res.violations.push_back(std::move(v));
   } catch (const Fail& f) {
     res.detail = f.what();
   }

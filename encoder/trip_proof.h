@@ -59,8 +59,12 @@ struct TripProofOptions {
 // `checked`: the bindings the bounded check used (their parameter values
 // give the smallest trip count worth proving from; one of them supplies
 // block_idx / grid_dim). Returns Proved (engine: the argument, in one
-// line), or Unknown with the reason; never Violation (a violation found
-// on the way is reported as the reason the proof failed).
+// line), Unknown with the reason, or Violation when the simulator's rules
+// are broken on the way: one violation whose binding is checked.front()
+// with the trip expression replaced by the trip count it was met at
+// (Binding::replace; for one met while the trip count was still open, the
+// least trip count it allows), without a trace. The caller confirms it on
+// concrete parameter values (checks/model_check.cpp).
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                      const TripProofOptions& opts = {});
 

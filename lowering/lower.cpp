@@ -222,6 +222,7 @@ std::string Lowering::expr(const Expr& e, bool host) const {
       return paramName(e.index);
     case ExprKind::LoopVar: return loopNames_[e.index];
     case ExprKind::BlockIdx:
+      if (!host && raster_ && e.index < 2) return e.index == 0 ? "cake_bx" : "cake_by";
       return host ? "0" : std::string("static_cast<int>(blockIdx.") + "xyz"[e.index] + ")";
     case ExprKind::GridDim:
       return host ? "1" : std::string("static_cast<int>(gridDim.") + "xyz"[e.index] + ")";
@@ -305,6 +306,25 @@ bool Lowering::blockView(int v) {
   if (!W || rb % W || t.R % 8 || !off || *off % (8 * W) || viewShape(v).size() > 2) return false;
   viewBlock_[v] = W;
   return true;
+}
+
+// Unswizzled views that a TMA store reads are staging tiles written from
+// registers (an accumulator copy, an element-wise op). Row-major with rows of
+// 128 B or more, the 8 rows a warp writes at once share their banks (8-way
+// conflicts for a wgmma accumulator); stored blocked and swizzled (the TMA
+// store swizzles back), each row's chunk lands in its own banks. Only the
+// physical layout changes: every access goes through viewOffset and the TMA
+// boxes, so the synchronisation the checker verified is emitted unchanged.
+void Lowering::blockStagingViews() {
+  using K = ir::BufferRef::Kind;
+  for (const auto& body : s_.bodies)
+    ir::forEachOp(body.body, [&](const Stmt& st) {
+      const auto& op = st.op;
+      if (op.kind != OpKind::TmaStore || op.src.kind != K::View) return;
+      const int v = op.src.index;
+      if (ir::swizzleBytes(s_.views[v].swizzle) || viewBlock_[v] || viewRowBytes(v) < 64) return;
+      blockView(v);
+    });
 }
 
 std::vector<int64_t> Lowering::tmaBox(int v, int rank) const {
@@ -1226,6 +1246,9 @@ void Lowering::deriveGrid() {
     }
   }
   gridDerived_ = any;
+  // A 2-D grid of independent CTAs (no clusters) is walked in groups of
+  // block rows (see emitRaster); a persistent schedule orders its own tiles.
+  raster_ = any && gridHost_[0] != "1" && gridHost_[1] != "1" && s_.cluster[0] * s_.cluster[1] * s_.cluster[2] == 1;
 }
 
 void Lowering::checkOps() {
@@ -1436,6 +1459,7 @@ LowerResult Lowering::run() {
           (s_.params[i].name == "M" || s_.params[i].name == "N" || s_.params[i].name == "K"))
         nonnegParams_.insert(static_cast<int>(i));
   planMmas();
+  blockStagingViews();
   analyzeFragments();
   checkOps();
   if (usesTmem_ && target_ != ir::Target::SM100a)

@@ -389,6 +389,25 @@ std::string Lowering::tmaBoxCoords(const ir::Op& op, int v, int blk, int W) {
   return coords;
 }
 
+// The CTAs of a 2-D grid run in launch order (x fastest). Walking x (the
+// first block coordinate, the M tiles of a GEMM) in groups of 8 keeps the
+// CTAs that run together on a few rows of A and columns of B, so they hit
+// in L2. The map is a bijection of the grid onto itself and the CTAs of a
+// schedule never communicate, so every CTA still runs exactly the
+// verified program for its (lm.block_idx(0), lm.block_idx(1)).
+void Lowering::emitRaster() {
+  if (!raster_) return;
+  comment("CTA order: groups of 8 lm.block_idx(0) values, lm.block_idx(1) inside a group (L2 reuse)");
+  comment("64-bit: gridDim.x * gridDim.y may pass 2^31");
+  line("const unsigned long long cake_blin = blockIdx.x + 1ull * gridDim.x * blockIdx.y;");
+  line("const unsigned long long cake_bgrp = 8ull * gridDim.y;  // blocks per group");
+  line("const unsigned cake_bx0 = static_cast<unsigned>(cake_blin / cake_bgrp * 8);  // first block row of the group");
+  line("const unsigned cake_bgm = gridDim.x - cake_bx0 < 8u ? gridDim.x - cake_bx0 : 8u;");
+  line("const int cake_bx = static_cast<int>(cake_bx0 + cake_blin % cake_bgrp % cake_bgm);");
+  line("const int cake_by = static_cast<int>(cake_blin % cake_bgrp / cake_bgm);");
+  line("(void)cake_bx; (void)cake_by;");
+}
+
 void Lowering::emitTmaLoad(const ir::Op& op) {
   const int v = op.dst.index, p = op.src.index;
   const std::string dst = viewSlotAddrSel(op.dst, op.sel);
@@ -939,6 +958,7 @@ void Lowering::emitKernel() {
   }
   line("const int cake_warp = threadIdx.x / 32, cake_lane = threadIdx.x % 32;");
   line("(void)cake_lane;");
+  emitRaster();
   line("");
   if (!s_.barriers.empty() || !tmaps_.empty()) {
     open("if (threadIdx.x == 0)");

@@ -143,6 +143,7 @@ class Lowering {
   bool usesTmem_ = false;
   int tmemCols_ = 0;
   bool persistent_ = false;
+  bool raster_ = false;  // lm.block_idx(0/1) come from a grouped walk of the grid (emitRaster)
   std::string gridHost_[3];                         // host expressions (cake_launch_impl scope)
   bool gridDerived_ = false;
 
@@ -229,6 +230,7 @@ class Lowering {
   void analyzeBarriers();
   void analyzeLoops(const ir::Block& b);
   void planMmas();
+  void blockStagingViews();                        // swizzled layout for TMA-store staging views
   void analyzeFragments();
   void analyzeScratch();
   int reduceDim(const ir::Op& op) const;
@@ -236,6 +238,7 @@ class Lowering {
   bool regsShift(const ir::BufferRef& ref, const Layout& full, Tile sub, int& di, int& dj, std::string* why) const;       // 0: rows, 1: columns of the 2-D tile, -1: unsupported
   void deriveGrid();
   void checkOps();
+  void emitRaster();
   bool bindGemm(bool report);
   const Layout* layoutOf(int regs) const;
   std::optional<Layout> layoutFor(const Family& f, Tile t, std::string* why) const;

@@ -124,7 +124,9 @@ nlohmann::json toJson(const Result& r) {
   j["ratio"] = num(r.ratio);
   j["kernel"] = r.kernel;
   j["target"] = r.target;
-  j["shape"] = {{"M", r.shape.M}, {"N", r.shape.N}, {"K", r.shape.K}};
+  j["workload"] = r.workload;
+  if (r.dims.empty()) j["shape"] = {{"M", r.shape.M}, {"N", r.shape.N}, {"K", r.shape.K}};
+  else j["shape"] = r.dims;
   if (!r.detail.empty()) j["detail"] = r.detail;
   if (!r.harness.is_null()) j["harness"] = r.harness;
   return j;
@@ -172,8 +174,9 @@ std::string harnessPath(const Options& opts, std::string* error) {
   std::error_code ec;
   fs::create_directories(cache, ec);
   fs::path bin = cache / "cake_harness";
-  const auto src_time = std::max(fs::last_write_time(src_dir + "/cake_harness.cu", ec),
-                                 fs::last_write_time(src_dir + "/cake_abi.h", ec));
+  const auto src_time = std::max({fs::last_write_time(src_dir + "/cake_harness.cu", ec),
+                                  fs::last_write_time(src_dir + "/cake_abi.h", ec),
+                                  fs::last_write_time(src_dir + "/workloads.cuh", ec)});
   if (fs::exists(bin) && fs::last_write_time(bin, ec) >= src_time) return bin.string();
   std::vector<std::string> cmd = {nvccPath(opts), "-std=c++17", "-O2", "-cudart", "shared",
                                   "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90",
@@ -222,10 +225,13 @@ Result compile(const std::string& cu_path, ir::Target target, const std::string&
   return r;
 }
 
-Result runLibrary(const std::string& so_path, const Shape& shape, const Options& opts) {
+namespace {
+
+// Runs the harness on a kernel library with the problem arguments `problem`
+// under the watchdog and reads its JSON line into a Result.
+Result runHarness(const std::string& so_path, const std::vector<std::string>& problem, const Options& opts) {
   Result r;
   r.so_path = so_path;
-  r.shape = shape;
   r.compiled = true;
   r.verified = opts.verified;
   if (!gpuAvailable()) {
@@ -240,10 +246,11 @@ Result runLibrary(const std::string& so_path, const Shape& shape, const Options&
     r.detail = err;
     return r;
   }
-  std::vector<std::string> cmd = {harness, "--kernel", fs::absolute(so_path).string(), "--m",
-                                  std::to_string(shape.M), "--n", std::to_string(shape.N), "--k",
-                                  std::to_string(shape.K), "--runs", std::to_string(opts.runs), "--warmup",
-                                  std::to_string(opts.warmup)};
+  std::vector<std::string> cmd = {harness, "--kernel", fs::absolute(so_path).string()};
+  cmd.insert(cmd.end(), problem.begin(), problem.end());
+  for (const std::string& a : {std::string("--runs"), std::to_string(opts.runs), std::string("--warmup"),
+                               std::to_string(opts.warmup)})
+    cmd.push_back(a);
   if (opts.seed) {
     cmd.push_back("--seed");
     cmd.push_back(std::to_string(*opts.seed));
@@ -293,6 +300,48 @@ Result runLibrary(const std::string& so_path, const Shape& shape, const Options&
     r.result = "error";
     r.detail = "harness exited with " + std::to_string(p.exit_code) + " and no result: " + tail(p.err + p.out);
   }
+  return r;
+}
+
+}  // namespace
+
+Result runLibrary(const std::string& so_path, const Shape& shape, const Options& opts) {
+  Result r = runHarness(so_path,
+                        {"--m", std::to_string(shape.M), "--n", std::to_string(shape.N), "--k", std::to_string(shape.K)},
+                        opts);
+  r.shape = shape;
+  return r;
+}
+
+Result runWorkloadLibrary(const std::string& so_path, const ir::Schedule& schedule, const workload::Binding& b,
+                          const Options& opts) {
+  const workload::Shape& sh = b.shape;
+  if (sh.kind == workload::Kind::Gemm) {
+    Result r = runLibrary(so_path, Shape{sh.at("M"), sh.at("N"), sh.at("K")}, opts);
+    r.dims = sh.dims;
+    return r;
+  }
+  std::vector<std::string> args = {"--workload", std::string(workload::kindName(sh.kind))};
+  for (const auto& [k, v] : sh.dims) {
+    args.push_back("--dim");
+    args.push_back(k + "=" + std::to_string(v));
+  }
+  for (size_t p = 0; p < schedule.params.size(); ++p) {
+    if (!b.tensor_name[p].empty()) {
+      std::string t = b.tensor_name[p] + ":";
+      for (size_t d = 0; d < b.tensor_dims[p].size(); ++d) t += (d ? "," : "") + std::to_string(b.tensor_dims[p][d]);
+      args.push_back("--tensor");
+      args.push_back(t);
+    } else if (auto it = b.i32.find(static_cast<int>(p)); it != b.i32.end()) {
+      args.push_back("--i32");
+      args.push_back(std::to_string(it->second));
+    }
+  }
+  args.push_back("--launches");
+  args.push_back(std::to_string(b.launches));
+  Result r = runHarness(so_path, args, opts);
+  r.workload = std::string(workload::kindName(sh.kind));
+  r.dims = sh.dims;
   return r;
 }
 
@@ -352,6 +401,51 @@ Result run(const ir::Schedule& schedule, const Shape& shape, const Options& opts
   Result r = runSource(lr.source, schedule.name, lr.target, shape, opts);
   if (r.kernel.empty()) r.kernel = schedule.name;
   if (r.target.empty()) r.target = std::string(ir::targetName(lr.target));
+  return r;
+}
+
+Result runWorkload(const ir::Schedule& schedule, const workload::Shape& shape, const Options& opts) {
+  auto refused = [&](const std::string& result, const std::string& detail) {
+    Result r;
+    r.result = result;
+    r.detail = detail;
+    r.workload = std::string(workload::kindName(shape.kind));
+    r.dims = shape.dims;
+    r.verified = opts.verified;
+    r.kernel = schedule.name;
+    r.target = std::string(ir::targetName(schedule.target));
+    return r;
+  };
+  workload::BindResult br = workload::bind(schedule, shape, opts.sets);
+  if (!br.binding) return refused(br.result, br.detail);
+  lowering::LowerOptions lo;
+  lo.specialize = opts.sets;
+  lo.problem = shape.kind == workload::Kind::Gemm ? lowering::Problem::Gemm : lowering::Problem::None;
+  lowering::LowerResult lr = lowering::lowerToCuda(schedule, lo);
+  if (!lr.ok) {
+    std::string detail;
+    for (const auto& f : lr.findings) detail += ir::renderText(f) + "\n";
+    return refused("lower_error", detail);
+  }
+  const std::string dir = makeWorkDir(opts);
+  const std::string base = dir + "/" + sanitize(schedule.name);
+  {
+    std::ofstream f(base + ".cu");
+    f << lr.source;
+  }
+  Result c = compile(base + ".cu", lr.target, base + ".so", opts);
+  if (!c.compiled) {
+    Result r = refused(c.result, c.detail);
+    r.cu_path = base + ".cu";
+    return r;
+  }
+  Result r = runWorkloadLibrary(base + ".so", schedule, *br.binding, opts);
+  r.cu_path = base + ".cu";
+  r.workload = std::string(workload::kindName(shape.kind));
+  r.dims = shape.dims;
+  if (r.kernel.empty()) r.kernel = schedule.name;
+  if (r.target.empty()) r.target = std::string(ir::targetName(lr.target));
+  if (!br.detail.empty()) r.detail += (r.detail.empty() ? "" : "\n") + br.detail;
   return r;
 }
 

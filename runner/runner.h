@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/schedule.h"
+#include "workload/workload.h"
 
 namespace cake::runner {
 
@@ -33,6 +35,7 @@ struct Options {
   std::optional<uint64_t> seed;      // empty: fresh random inputs
   std::optional<bool> verified;      // what `cake check` said; copied into the record
   std::vector<std::string> nvcc_flags;  // extra flags
+  std::map<std::string, int64_t> sets;  // values of i32 parameters the workload does not size (--set)
 };
 
 struct Result {
@@ -47,6 +50,8 @@ struct Result {
   double rel_error = -1, median_ms = -1, tflops = -1, baseline_ms = -1, ratio = -1;
   std::string kernel, target;
   Shape shape;
+  std::string workload = "gemm";
+  std::map<std::string, int64_t> dims;  // the workload's sizes; empty: shape (M, N, K)
   std::string detail;            // error message / log tail
   std::string so_path, cu_path;  // artifacts
   nlohmann::json harness;        // the harness's own JSON line, if any
@@ -76,6 +81,18 @@ Result runSource(const std::string& cuda_source, std::string_view name, ir::Targ
 
 // Lowers the schedule (lowering::lowerToCuda) and runs it: `cake run`.
 Result run(const ir::Schedule& schedule, const Shape& shape, const Options& opts);
+
+// `cake run --workload W --shape ...`: binds the schedule to the workload's
+// contract (workload::bind: "unsupported_shape" / "no_oracle" before any GPU
+// work), lowers it (GEMM through cake_gemm_launch, the others through the
+// generic cake_launch), compiles, and runs the harness with the contract's
+// oracle and baseline. One evidence record schema for every workload.
+Result runWorkload(const ir::Schedule& schedule, const workload::Shape& shape, const Options& opts);
+
+// Runs a built kernel library for a bound workload (the harness arguments
+// from the binding).
+Result runWorkloadLibrary(const std::string& so_path, const ir::Schedule& schedule, const workload::Binding& b,
+                          const Options& opts);
 
 // Path of the harness binary to use, building it if needed ("" + error on failure).
 std::string harnessPath(const Options& opts, std::string* error);

@@ -11,7 +11,21 @@
 
 namespace cake::encoder {
 
-DiffCase diffOne(const RandomSchedule& rs, const Z3BmcOptions& opts) {
+DiffEngine bmcEngine(const Z3BmcOptions& opts) {
+  return [opts](const System& sys) {
+    Z3BmcResult r = bmcCheck(sys, opts);
+    return DiffRun{std::move(r.result), r.internal_error, std::move(r.error), r.depth};
+  };
+}
+
+DiffEngine poEngine(const PoOptions& opts) {
+  return [opts](const System& sys) {
+    PoResult r = poCheck(sys, opts);
+    return DiffRun{std::move(r.result), r.internal_error, std::move(r.error), r.events};
+  };
+}
+
+DiffCase diffOne(const RandomSchedule& rs, const DiffEngine& engine) {
   DiffCase dc;
   dc.description = rs.description;
   std::string err;
@@ -26,7 +40,7 @@ DiffCase diffOne(const RandomSchedule& rs, const Z3BmcOptions& opts) {
   eo.more_depth = 1u << 30;
   eo.more_states = uint64_t(1) << 40;
   ModelCheckResult sim = explore(*sys, eo);
-  Z3BmcResult bmc = bmcCheck(*sys, opts);
+  DiffRun bmc = engine(*sys);
   dc.sim_seconds = sim.seconds;
   dc.bmc_seconds = bmc.result.seconds;
   dc.depth = bmc.depth;
@@ -48,7 +62,7 @@ DiffCase diffOne(const RandomSchedule& rs, const Z3BmcOptions& opts) {
   return dc;
 }
 
-DiffStats runDifferential(uint64_t seed, int n, const RandomScheduleOptions& ro, const Z3BmcOptions& bo,
+DiffStats runDifferential(uint64_t seed, int n, const RandomScheduleOptions& ro, const DiffEngine& engine,
                           std::ostream* log, bool verbose, double budget_s) {
   DiffStats st;
   auto t0 = std::chrono::steady_clock::now();
@@ -57,7 +71,7 @@ DiffStats runDifferential(uint64_t seed, int n, const RandomScheduleOptions& ro,
   for (int i = 0; i < n; ++i) {
     if (budget_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > budget_s) break;
     RandomSchedule rs = randomSchedule(rng, ro);
-    DiffCase dc = diffOne(rs, bo);
+    DiffCase dc = diffOne(rs, engine);
     ++st.runs;
     if (!dc.built) {
       ++st.not_built;

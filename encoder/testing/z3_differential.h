@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include "encoder/testing/random_schedule.h"
 #include "encoder/z3_engine.h"
+#include "encoder/z3_po.h"
 
 namespace cake::encoder {
 
@@ -29,7 +31,20 @@ struct DiffCase {
   int depth = 0;
 };
 
-DiffCase diffOne(const RandomSchedule& rs, const Z3BmcOptions& opts);
+// A Z3 engine under test: its result on one System, and whether one of its
+// traces failed to replay (an internal error).
+struct DiffRun {
+  ModelCheckResult result;
+  bool internal_error = false;
+  std::string error;
+  int depth = 0;
+};
+using DiffEngine = std::function<DiffRun(const System&)>;
+DiffEngine bmcEngine(const Z3BmcOptions& opts);  // Z3 BMC (z3_engine.h)
+DiffEngine poEngine(const PoOptions& opts);      // the partial-order engine (z3_po.h)
+
+DiffCase diffOne(const RandomSchedule& rs, const DiffEngine& engine);
+inline DiffCase diffOne(const RandomSchedule& rs, const Z3BmcOptions& opts) { return diffOne(rs, bmcEngine(opts)); }
 
 struct DiffStats {
   int runs = 0, not_built = 0, undecided = 0, agree = 0, disagree = 0, internal_errors = 0;
@@ -41,7 +56,11 @@ struct DiffStats {
 // Runs n schedules from `seed` (or until budget_s seconds have passed, if
 // positive); writes one line per disagreement (and per case when verbose)
 // to `log` if given.
-DiffStats runDifferential(uint64_t seed, int n, const RandomScheduleOptions& ro, const Z3BmcOptions& bo,
+DiffStats runDifferential(uint64_t seed, int n, const RandomScheduleOptions& ro, const DiffEngine& engine,
                           std::ostream* log, bool verbose = false, double budget_s = 0);
+inline DiffStats runDifferential(uint64_t seed, int n, const RandomScheduleOptions& ro, const Z3BmcOptions& bo,
+                                 std::ostream* log, bool verbose = false, double budget_s = 0) {
+  return runDifferential(seed, n, ro, bmcEngine(bo), log, verbose, budget_s);
+}
 
 }  // namespace cake::encoder

@@ -142,12 +142,17 @@ struct CmpPartial {
   unsigned long long nonfinite;
 };
 
-__global__ void cake_compare(const __nv_bfloat16* c, const __nv_bfloat16* r, size_t n, CmpPartial* out) {
+__device__ __forceinline__ float cake_tof(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float cake_tof(float v) { return v; }
+
+// The reference is bf16 (cuBLAS GEMM) or f32 (the attention / reduction oracles).
+template <class T, class R>
+__global__ void cake_compare(const T* c, const R* r, size_t n, CmpPartial* out) {
   double d2 = 0, r2 = 0, md = 0, mr = 0;
   unsigned long long nf = 0;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    const float cv = __bfloat162float(c[i]);
-    const float rv = __bfloat162float(r[i]);
+    const float cv = cake_tof(c[i]);
+    const float rv = cake_tof(r[i]);
     if (!isfinite(cv)) {
       ++nf;
       continue;
@@ -287,7 +292,8 @@ struct Check {
   unsigned long long nonfinite = 0;
 };
 
-Check compare(const __nv_bfloat16* c, const __nv_bfloat16* ref, size_t n) {
+template <class T, class R>
+Check compare(const T* c, const R* ref, size_t n) {
   const int blocks = 264;
   CmpPartial* d = nullptr;
   CK(cudaMalloc(&d, blocks * sizeof(CmpPartial)));
@@ -342,6 +348,32 @@ void sample_check(const Options& o, const __nv_bfloat16* A, const __nv_bfloat16*
   *cublas_err = max_exact > 0 ? max_c / max_exact : max_c;
 }
 
+}  // namespace
+
+#include "workloads.cuh"
+
+namespace {
+
+wl::Args g_wl;
+
+// "NAME:4,128,64" -> {"NAME", {4, 128, 64}}
+bool parseTensor(const std::string& t) {
+  const auto colon = t.find(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  std::vector<long long> dims;
+  for (size_t i = colon + 1; i < t.size();) {
+    char* end = nullptr;
+    dims.push_back(strtoll(t.c_str() + i, &end, 10));
+    if (end == t.c_str() + i || dims.back() <= 0) return false;
+    i = static_cast<size_t>(end - t.c_str());
+    if (i < t.size() && t[i] != ',') return false;
+    ++i;
+  }
+  if (dims.empty() || dims.size() > 5) return false;
+  g_wl.tensors.push_back({t.substr(0, colon), dims});
+  return true;
+}
+
 bool parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -355,11 +387,21 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--warmup" && (v = next())) o.warmup = atoi(v);
     else if (a == "--samples" && (v = next())) o.samples = atoi(v);
     else if (a == "--seed" && (v = next())) o.seed = strtoull(v, nullptr, 0), o.seed_given = true;
+    else if (a == "--workload" && (v = next())) g_wl.workload = v;
+    else if (a == "--dim" && (v = next())) {
+      const std::string d = v;
+      const auto eq = d.find('=');
+      if (eq == std::string::npos) return false;
+      g_wl.dims[d.substr(0, eq)] = strtoll(d.c_str() + eq + 1, nullptr, 10);
+    } else if (a == "--tensor" && (v = next())) {
+      if (!parseTensor(v)) return false;
+    } else if (a == "--i32" && (v = next())) g_wl.i32.push_back(atoi(v));
+    else if (a == "--launches" && (v = next())) g_wl.launches = std::max(1LL, atoll(v));
     else if (a == "--no-time") o.time = false;
     else if (a == "--no-baseline") o.baseline = false;
     else return false;
   }
-  return !o.kernel.empty() && o.M > 0 && o.N > 0 && o.K > 0 && o.runs > 0;
+  return !o.kernel.empty() && o.M > 0 && o.N > 0 && o.K > 0 && o.runs > 0 && o.warmup >= 0;
 }
 
 }  // namespace
@@ -369,14 +411,18 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     fprintf(stderr,
             "usage: cake_harness --kernel K.so [--m M --n N --k K] [--runs 50] [--warmup 5] [--seed S]\n"
-            "                    [--samples 64] [--no-time] [--no-baseline]\n");
+            "                    [--samples 64] [--no-time] [--no-baseline]\n"
+            "       cake_harness --kernel K.so --workload W --dim NAME=V.. --tensor NAME:d0,d1,...  --i32 V.. [--launches L]\n");
     return 2;
   }
   if (!o.seed_given) o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   g_json.str("kernel_lib", o.kernel);
-  g_json.integer("M", o.M);
-  g_json.integer("N", o.N);
-  g_json.integer("K", o.K);
+  const bool generic = !g_wl.workload.empty() && g_wl.workload != "gemm";
+  if (!generic) {
+    g_json.integer("M", o.M);
+    g_json.integer("N", o.N);
+    g_json.integer("K", o.K);
+  }
   g_json.integer("seed", static_cast<long long>(o.seed & 0x7FFFFFFFFFFFFFFFull));
   g_json.null("verified");  // the harness does not know; runner::run() fills it in
 
@@ -386,13 +432,14 @@ int main(int argc, char** argv) {
   auto abi = reinterpret_cast<cake_abi_version_fn>(dlsym(lib, "cake_abi_version"));
   auto info_fn = reinterpret_cast<cake_kernel_info_fn>(dlsym(lib, "cake_kernel_info"));
   auto launch_fn = reinterpret_cast<cake_gemm_launch_fn>(dlsym(lib, "cake_gemm_launch"));
-  if (!abi || !info_fn || !launch_fn) fail("load_error", "kernel library lacks the cake ABI symbols", 2);
+  if (!abi || !info_fn || (!launch_fn && !generic)) fail("load_error", "kernel library lacks the cake ABI symbols", 2);
   if (abi() != CAKE_ABI_VERSION) fail("load_error", "kernel library ABI version mismatch", 2);
   CakeKernelInfo info{};
   info_fn(&info);
   g_json.str("kernel", info.name ? info.name : "?");
   g_json.str("target", info.target ? info.target : "?");
   g_json.boolean("compiled", true);
+  if (generic) return wl::run(o, g_wl, lib);
   if ((info.m_multiple > 1 && o.M % info.m_multiple) || (info.n_multiple > 1 && o.N % info.n_multiple) ||
       (info.k_multiple > 1 && o.K % info.k_multiple))
     fail("unsupported_shape", "shape not a multiple of what the kernel requires", 2);

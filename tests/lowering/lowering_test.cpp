@@ -2,6 +2,7 @@
 // nvcc and GPU tests are in tests/runner).
 #include <gtest/gtest.h>
 
+#include <vector>
 #include <string>
 
 #include "ir/frontend.h"
@@ -101,7 +102,7 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
   EXPECT_TRUE(contains(s, "cake_mbar_wait(full + 8 * ((k) % 4), ((k) / 4) & 1);"));
   // TMA: coordinates innermost first, slot from iter=
   EXPECT_TRUE(contains(s, "cake_tma_load_2d((smem_a + 16384 * ((k) % 4)), &cake_tmap_A_smem_a, (full + 8 * ((k) % 4)), "
-                          "(k * 64), (static_cast<int>(blockIdx.x) * 128));"));
+                          "(k * 64), (cake_bx * 128));"));
   // wgmma: m64n128k16, 4 k-steps of 32 B, SBO 1024, 128B swizzle (mode 1); A rows of this instance
   EXPECT_TRUE(contains(s, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
   EXPECT_TRUE(contains(s, "+ ((64 * cake_instance)) * 128;"));
@@ -123,10 +124,65 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
   EXPECT_TRUE(contains(s, "const int cake_box_A_smem_a[2] = {128, 64};"));
   EXPECT_TRUE(contains(s, "cake_encode(&cake_tmap_A_smem_a, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, cake_t[0], "
                           "cake_box_A_smem_a, CU_TENSOR_MAP_SWIZZLE_128B)"));
-  EXPECT_TRUE(contains(s, "cake_box_C_smem_c, CU_TENSOR_MAP_SWIZZLE_NONE)"));
+  // the unswizzled staging view is stored as two 128B-swizzled 64-column blocks: two boxes per TMA store
+  EXPECT_TRUE(contains(s, "const int cake_box_C_smem_c[2] = {64, 64};"));
+  EXPECT_TRUE(contains(s, "cake_box_C_smem_c, CU_TENSOR_MAP_SWIZZLE_128B)"));
+  EXPECT_TRUE(contains(s, "cake_tma_store_2d(&cake_tmap_C_smem_c, (smem_c + 16384 * ((cake_instance) % 2)) + 8192, "
+                          "(cake_by * 128) + 64, ((cake_bx * 128) + (64 * cake_instance)));"));
+  EXPECT_TRUE(contains(s, "cake_swz<128>(static_cast<uint32_t>((cake_d_r0 + cake_r) * 128 + "));
   EXPECT_TRUE(contains(s, "if (!((K > 0))) return cudaErrorInvalidValue;  // lm.assume(K > 0)"));
   EXPECT_TRUE(contains(s, "extern \"C\" int cake_launch(const CakeLaunchArgs* a, void* stream)"));
   EXPECT_TRUE(contains(s, "extern \"C\" int cake_gemm_launch(const CakeGemmArgs* g, void* stream)"));
+}
+
+// The lines emitRaster writes, as host code: (blockIdx.x, blockIdx.y) -> (bx, by).
+static void rasterOf(unsigned x, unsigned y, unsigned gx, unsigned gy, int& bx, int& by) {
+  const unsigned long long blin = x + 1ull * gx * y, bgrp = 8ull * gy;
+  const unsigned bx0 = static_cast<unsigned>(blin / bgrp * 8), bgm = gx - bx0 < 8u ? gx - bx0 : 8u;
+  bx = static_cast<int>(bx0 + blin % bgrp % bgm);
+  by = static_cast<int>(blin % bgrp / bgm);
+}
+
+TEST(Lowering, TwoDimensionalGridsAreWalkedInGroups) {
+  auto r = lowerFile(kSm90Gemm);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  for (const char* l : {"const unsigned long long cake_blin = blockIdx.x + 1ull * gridDim.x * blockIdx.y;",
+                        "const unsigned long long cake_bgrp = 8ull * gridDim.y;",
+                        "const unsigned cake_bx0 = static_cast<unsigned>(cake_blin / cake_bgrp * 8);",
+                        "const unsigned cake_bgm = gridDim.x - cake_bx0 < 8u ? gridDim.x - cake_bx0 : 8u;",
+                        "const int cake_bx = static_cast<int>(cake_bx0 + cake_blin % cake_bgrp % cake_bgm);",
+                        "const int cake_by = static_cast<int>(cake_blin % cake_bgrp / cake_bgm);"})
+    EXPECT_TRUE(contains(s, l)) << l;
+  // every lm.block_idx of the schedule reads the remapped pair
+  const size_t k = s.find("(void)cake_bx; (void)cake_by;");
+  ASSERT_NE(k, std::string::npos);
+  EXPECT_EQ(s.find("blockIdx.", k), std::string::npos);
+  // the map is a bijection of the grid (partial last group included), so every tile is still computed once
+  for (int gx : {1, 2, 7, 8, 9, 17, 64})
+    for (int gy : {1, 3, 8, 33}) {
+      std::vector<int> seen(gx * gy, 0);
+      for (int y = 0; y < gy; ++y)
+        for (int x = 0; x < gx; ++x) {
+          int bx = -1, by = -1;
+          rasterOf(x, y, gx, gy, bx, by);
+          ASSERT_TRUE(bx >= 0 && bx < gx && by >= 0 && by < gy) << gx << "x" << gy;
+          ++seen[bx + gx * by];
+        }
+      for (int v : seen) EXPECT_EQ(v, 1) << gx << "x" << gy;
+    }
+  // grids past 2^31 blocks: the corners still map inside the grid
+  {
+    const unsigned gx = (1u << 31) - 1, gy = 65535;  // the largest grid CUDA launches
+    int bx = -1, by = -1;
+    rasterOf(gx - 1, gy - 1, gx, gy, bx, by);
+    EXPECT_EQ(bx, static_cast<int>(gx - 1));
+    EXPECT_EQ(by, static_cast<int>(gy - 1));
+  }
+  // persistent schedules order their own tiles; nothing is remapped
+  auto p = lowerFile(kSm90Persistent);
+  ASSERT_TRUE(p.ok) << findingsText(p);
+  EXPECT_FALSE(contains(p.source, "cake_bx"));
 }
 
 TEST(Lowering, Deterministic) {

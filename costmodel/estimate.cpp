@@ -1,0 +1,409 @@
+#include "costmodel/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "workload/walk.h"
+
+#ifndef CAKE_COSTMODEL_DIR
+#define CAKE_COSTMODEL_DIR ""
+#endif
+
+namespace cake::costmodel {
+
+std::string_view bottleneckName(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::Memory: return "memory-bound";
+    case Bottleneck::TensorCore: return "tensor-core-bound";
+    case Bottleneck::Compute: return "compute-bound";
+    case Bottleneck::Latency: return "latency-bound";
+    case Bottleneck::Occupancy: return "occupancy-limited";
+    case Bottleneck::Epilogue: return "epilogue-bound";
+    case Bottleneck::Launch: return "launch-bound";
+  }
+  return "?";
+}
+
+std::string_view solBucket(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::Memory: return "memory";
+    case Bottleneck::TensorCore:
+    case Bottleneck::Compute: return "compute";
+    default: return "latency";
+  }
+}
+
+nlohmann::json Coefficients::toJson() const {
+  nlohmann::json j;
+  j["coefficients"] = c;
+  j["source"] = source;
+  return j;
+}
+
+std::optional<Coefficients> Coefficients::fromJson(const nlohmann::json& j, std::string* error) {
+  Coefficients k;
+  if (!j.is_object() || !j.contains("coefficients") || !j["coefficients"].is_object()) {
+    if (error) *error = "expected an object with \"coefficients\"";
+    return std::nullopt;
+  }
+  for (const auto& [name, v] : j["coefficients"].items()) {
+    if (!v.is_number() || v.get<double>() < 0 || !k.c.count(name)) {
+      if (error) *error = fmt::format("bad coefficient '{}'", name);
+      return std::nullopt;
+    }
+    k.c[name] = v.get<double>();
+  }
+  k.source = j.value("source", std::string("file"));
+  return k;
+}
+
+Coefficients Coefficients::load(ir::Target t) {
+  std::string path;
+  if (const char* e = getenv("CAKE_COST_COEFFICIENTS"); e && *e) path = e;
+  else if (*CAKE_COSTMODEL_DIR)
+    path = fmt::format("{}/coefficients/{}.json", CAKE_COSTMODEL_DIR,
+                       t == ir::Target::Unspecified ? "sm_90a" : ir::targetName(t));
+  std::ifstream in(path);
+  if (!in) return {};
+  try {
+    auto k = fromJson(nlohmann::json::parse(in));
+    if (k) {
+      k->source = path;
+      return *k;
+    }
+  } catch (...) {
+  }
+  return {};
+}
+
+double combine(const std::map<std::string, double>& raw, const Coefficients& k, std::string* main_term) {
+  auto r = [&](const char* n) {
+    auto it = raw.find(n);
+    return it == raw.end() ? 0.0 : it->second;
+  };
+  std::string best = "tensor";
+  double main = -1;
+  for (const char* n : {"tensor", "memory", "latency"}) {
+    const double v = k.get(n) * r(n);
+    if (v > main) main = v, best = n;
+  }
+  if (main_term) *main_term = best;
+  const double launches = raw.count("launches") ? raw.at("launches") : 1.0;
+  return launches * (k.get("launch") * r("launch") + main + k.get("core") * r("core") + k.get("epilogue") * r("epilogue"));
+}
+
+namespace {
+
+double product(const std::vector<int64_t>& v) {
+  double p = 1;
+  for (int64_t x : v) p *= static_cast<double>(x);
+  return p;
+}
+
+// Bytes of a box that lie inside the tensor (TMA fills the rest with zeros
+// without reading memory; element-wise copies are guarded).
+double clippedBytes(const workload::TensorBox& box, const std::vector<int64_t>& dims) {
+  double n = ir::dtypeBytes(box.dtype);
+  for (size_t d = 0; d < box.lo.size(); ++d) {
+    int64_t lo = std::max<int64_t>(box.lo[d], 0);
+    int64_t hi = box.lo[d] + box.ext[d];
+    if (d < dims.size()) hi = std::min(hi, dims[d]);
+    n *= static_cast<double>(std::max<int64_t>(hi - lo, 0));
+  }
+  return n;
+}
+
+bool isSfu(const std::string& fn) { return fn == "exp2" || fn == "rsqrt" || fn == "recip" || fn == "sqrt"; }
+
+int smemBytes(const ir::Schedule& s) {
+  int64_t bytes = 1024;  // the lowering aligns the base to 1024 at run time
+  for (const ir::Pool& p : s.pools)
+    if (auto v = ir::constValue(p.bytes)) bytes += (*v + 1023) / 1024 * 1024;
+  for (const ir::Barrier& b : s.barriers) bytes += 8 * b.count;
+  return static_cast<int>(bytes);
+}
+
+// Registers per thread: setmaxnreg budgets where given, else the fragments
+// spread over a warpgroup (or the block) plus a fixed overhead.
+int regsPerThread(const ir::Schedule& s, int threads) {
+  int64_t with_budget = 0, warps_budget = 0;
+  for (const ir::Role& r : s.roles)
+    if (r.regs) with_budget += static_cast<int64_t>(*r.regs) * 32 * r.warps.size(), warps_budget += r.warps.size();
+  if (warps_budget > 0 && warps_budget * 32 == threads) return static_cast<int>(with_budget / threads);
+  double words = 0;
+  const int spread = std::min(threads, 128);
+  for (const ir::Regs& r : s.regs) {
+    double elems = 1;
+    for (const auto& e : r.shape) elems *= static_cast<double>(ir::constValue(e).value_or(1));
+    words += elems * ir::dtypeBytes(r.dtype) / 4 / spread;
+  }
+  return static_cast<int>(std::min<double>({255.0, 65536.0 / threads, 40 + words}));
+}
+
+struct Walked {
+  Facts f;
+  std::map<int, int64_t> view_loads;
+  std::map<std::pair<int, int>, int64_t> waits;  // (role, instance) -> waits
+};
+
+bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, Walked& w, std::string* why) {
+  ir::EvalEnv env = b.env();
+  for (int d = 0; d < 3; ++d) env.block_idx[d] = 0;
+  int64_t budget = 20'000'000;
+  Facts& f = w.f;
+  return workload::walkCta(s, env, [&](const workload::OpVisit& v) {
+    const ir::Op& op = v.op;
+    if (auto box = workload::tensorBox(s, op, v.env)) {
+      const auto& dims = b.tensor_dims.at(box->param);
+      const double bytes = clippedBytes(*box, dims);
+      if (box->write) {
+        f.store_bytes += bytes;
+        if (v.after_loop) f.epilogue_store_bytes += bytes;
+      } else {
+        f.load_bytes += bytes;
+      }
+      if (op.kind == ir::OpKind::TmaLoad || op.kind == ir::OpKind::CpAsync) ++w.view_loads[op.dst.index];
+      if (op.kind != ir::OpKind::Copy) return;
+    }
+    switch (op.kind) {
+      case ir::OpKind::Wait: ++w.waits[{v.role, v.instance}]; break;
+      case ir::OpKind::Mma: {
+        auto acc = workload::operandShape(s, op.dst, v.env);
+        auto a = workload::operandShape(s, op.src, v.env);
+        if (acc.size() < 2 || a.empty()) break;
+        const double R = product(acc) / acc.back(), N = acc.back(), K = a.back();
+        ir::DType at = op.src.kind == ir::BufferRef::Kind::View ? s.views.at(op.src.index).dtype
+                       : op.src.kind == ir::BufferRef::Kind::Regs ? s.regs.at(op.src.index).dtype
+                                                                   : ir::DType::BF16;
+        const int eb = ir::dtypeBytes(at);
+        const double kstep = eb == 1 ? 32 : eb == 4 ? 8 : 16;
+        // f32 (tf32) runs at half the bf16 rate, 8-bit types at twice it
+        const double rate = eb == 1 ? 2.0 : eb == 4 ? 0.5 : 1.0;
+        f.mma_flops += 2 * R * N * K / rate;
+        std::string shape;
+        double instrs = 0;
+        const auto& role = s.roles.at(v.role);
+        if (op.dst.kind == ir::BufferRef::Kind::Tmem) {
+          shape = fmt::format("tcgen05.m{}n{}k{}", R, N, kstep);
+          instrs = K / kstep;
+        } else if (s.target == ir::Target::SM90a && role.warpsPerInstance() % 4 == 0) {
+          shape = fmt::format("wgmma.m64n{}k{}", N, kstep);
+          instrs = std::ceil(R / 64) * K / kstep;
+        } else {
+          shape = fmt::format("mma.m16n8k{}", kstep);
+          instrs = std::ceil(R / 16) * std::ceil(N / 8) * K / kstep;
+        }
+        f.mma_instructions += instrs;
+        f.mma_shapes[shape] += instrs;
+        break;
+      }
+      case ir::OpKind::Fill:
+      case ir::OpKind::Unary:
+      case ir::OpKind::Binary:
+      case ir::OpKind::Reduce:
+      case ir::OpKind::Copy: {
+        const ir::BufferRef& big = op.kind == ir::OpKind::Reduce ? op.src : op.dst;
+        auto shape = workload::operandShape(s, big, v.env);
+        if (shape.empty()) shape = workload::operandShape(s, op.src, v.env);
+        const double elems = product(shape);
+        if (op.kind == ir::OpKind::Unary && isSfu(op.fn)) f.sfu_ops += elems;
+        else f.fp32_ops += elems;
+        for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
+          if (r->kind == ir::BufferRef::Kind::View) f.smem_generic_bytes += elems * ir::dtypeBytes(s.views.at(r->index).dtype);
+        if (v.after_loop) f.epilogue_ops += elems;
+        break;
+      }
+      default: break;
+    }
+  }, budget, why);
+}
+
+std::string human(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes / 1e6);
+  return fmt::format("{:.1f} KB", bytes / 1e3);
+}
+
+}  // namespace
+
+Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, const Coefficients& k) {
+  Estimate e;
+  Walked w;
+  std::string why;
+  if (!walkFacts(s, b, hw, w, &why)) {
+    e.error = "cannot walk the schedule: " + why;
+    return e;
+  }
+  Facts& f = w.f;
+  f.threads = s.warpCount() * 32;
+  f.smem_bytes = smemBytes(s);
+  f.regs_per_thread = regsPerThread(s, std::max(f.threads, 32));
+  f.ctas = b.grid[0] * b.grid[1] * b.grid[2];
+  // occupancy: the tightest of shared memory, threads, registers, CTA slots
+  struct Lim {
+    int n;
+    const char* why;
+  };
+  const int per_cta_regs = std::max(1, f.threads * f.regs_per_thread);
+  const Lim lims[] = {{hw.smem_per_sm / std::max(f.smem_bytes + 1024, 1), "shared memory"},
+                      {hw.threads_per_sm / std::max(f.threads, 1), "threads"},
+                      {hw.regs_per_sm / per_cta_regs, "registers"},
+                      {hw.ctas_per_sm, "CTA slots"}};
+  Lim tight = lims[0];
+  for (const Lim& l : lims)
+    if (l.n < tight.n) tight = l;
+  f.ctas_per_sm = std::max(tight.n, 1);
+  f.occupancy_limit = tight.why;
+  f.ctas_busiest_sm = (f.ctas + hw.sms - 1) / hw.sms;
+  const int64_t conc = std::min<int64_t>(f.ctas_per_sm, std::max<int64_t>(f.ctas_busiest_sm, 1));
+  f.rounds = (f.ctas_busiest_sm + conc - 1) / conc;
+  f.fill = static_cast<double>(f.ctas) / (static_cast<double>(f.rounds) * hw.sms * conc);
+  // the deepest-used ring: the view with the most loads
+  for (const auto& [view, n] : w.view_loads)
+    if (n > f.pipeline_loads) {
+      f.pipeline_loads = n;
+      f.stages = s.views.at(view).stages;
+    }
+  for (const auto& [ri, n] : w.waits) f.waits = std::max(f.waits, n);
+  f.l2_bytes = f.load_bytes * static_cast<double>(f.ctas);
+  f.dram_bytes = std::max(b.min_bytes / static_cast<double>(b.launches), 0.0);
+
+  const double clk = hw.clock_ghz * 1e9;
+  const double n = static_cast<double>(f.ctas_busiest_sm), r = static_cast<double>(f.rounds);
+  const double per_sm_bw = hw.sm_load_bytes_per_clk * clk;
+  std::map<std::string, double> raw;
+  raw["launches"] = static_cast<double>(b.launches);
+  raw["launch"] = hw.launch_us * 1e-3;
+  raw["tensor"] = n * f.mma_flops / (hw.tc_flops_per_clk_sm * clk) * 1e3;
+  const double t_dram = f.dram_bytes / (hw.dram_gbps * 1e9) * 1e3;
+  const double t_l2 = f.l2_bytes / (hw.l2_gbps * 1e9) * 1e3;
+  const double t_sm = n * f.load_bytes / per_sm_bw * 1e3;
+  raw["memory"] = std::max({t_dram, t_l2, t_sm});
+  const double in_flight = std::max(1, f.stages);
+  const double t_pipe = r * static_cast<double>(f.pipeline_loads) / in_flight * hw.mem_latency_ns * 1e-6;
+  const double t_sync = r * static_cast<double>(f.waits) * hw.barrier_rtt_ns * 1e-6;
+  raw["latency"] = t_pipe + t_sync;
+  const double main_ops = f.fp32_ops - f.epilogue_ops;
+  raw["core"] = n * (main_ops / (hw.fp32_per_clk_sm * clk) + f.sfu_ops / (hw.sfu_per_clk_sm * clk) +
+                     f.smem_generic_bytes / (hw.smem_bytes_per_clk_sm * clk)) * 1e3;
+  raw["epilogue"] = r * (f.epilogue_store_bytes / per_sm_bw + f.epilogue_ops / (hw.fp32_per_clk_sm * clk) +
+                         (f.epilogue_store_bytes > 0 ? hw.mem_latency_ns * 1e-9 : 0)) * 1e3;
+  e.raw = raw;
+  std::string main;
+  e.time_ms = combine(raw, k, &main);
+  e.facts = f;
+
+  const double L = static_cast<double>(b.launches);
+  auto term = [&](const std::string& name, double ms, std::string text) { e.terms.push_back({name, L * ms, text}); };
+  const std::string mma_text = [&] {
+    std::string t;
+    for (const auto& [shape, cnt] : f.mma_shapes) t += fmt::format("{}{:.0f} x {}", t.empty() ? "" : ", ", cnt, shape);
+    return t.empty() ? std::string("no MMA") : t;
+  }();
+  term("tensor", k.get("tensor") * raw["tensor"],
+       fmt::format("{:.3g} GFLOP per CTA ({}) x {} CTAs on the busiest SM at {:.0f} FLOP/clk", f.mma_flops / 1e9,
+                   mma_text, f.ctas_busiest_sm, hw.tc_flops_per_clk_sm));
+  term("memory", k.get("memory") * raw["memory"],
+       fmt::format("{} from DRAM at {:.0f} GB/s, {} through L2 at {:.0f} GB/s, {} per SM at {:.0f} B/clk ({})",
+                   human(f.dram_bytes), hw.dram_gbps, human(f.l2_bytes), hw.l2_gbps, human(n * f.load_bytes),
+                   hw.sm_load_bytes_per_clk,
+                   t_dram >= t_l2 && t_dram >= t_sm ? "DRAM" : t_l2 >= t_sm ? "L2" : "per-SM intake"));
+  term("latency", k.get("latency") * raw["latency"],
+       fmt::format("{} loads through a {}-stage ring at {:.0f} ns each, {} barrier waits at {:.0f} ns, x {} rounds",
+                   f.pipeline_loads, f.stages, hw.mem_latency_ns, f.waits, hw.barrier_rtt_ns, f.rounds));
+  term("core", k.get("core") * raw["core"],
+       fmt::format("{:.3g} M FP32 element ops, {:.3g} M MUFU ops, {} generic smem per CTA", main_ops / 1e6,
+                   f.sfu_ops / 1e6, human(f.smem_generic_bytes)));
+  term("epilogue", k.get("epilogue") * raw["epilogue"],
+       fmt::format("{} stored and {:.3g} M element ops after the main loop, x {} rounds", human(f.epilogue_store_bytes),
+                   f.epilogue_ops / 1e6, f.rounds));
+  term("launch", k.get("launch") * raw["launch"], fmt::format("{:.1f} us per launch x {} launches", hw.launch_us, b.launches));
+  const std::string occ = fmt::format("{} CTAs, {} per SM ({}-limited: {} threads, {} B smem, ~{} regs/thread), {} rounds, "
+                                      "{:.0f}% of the SM slots busy",
+                                      f.ctas, f.ctas_per_sm, f.occupancy_limit, f.threads, f.smem_bytes,
+                                      f.regs_per_thread, f.rounds, 100 * f.fill);
+  std::sort(e.terms.begin(), e.terms.end(), [](const Term& a, const Term& b2) { return a.ms > b2.ms; });
+  // the class: the largest contribution (the main term only counts its winner)
+  std::string top;
+  double top_ms = -1;
+  for (const Term& t : e.terms) {
+    const bool main_part = t.name == "tensor" || t.name == "memory" || t.name == "latency";
+    if (main_part && t.name != main) continue;
+    if (t.ms > top_ms) top_ms = t.ms, top = t.name;
+  }
+  const bool underfilled = f.ctas * f.ctas_per_sm < hw.sms * f.ctas_per_sm * 6 / 10 || f.fill < 0.6;
+  if (top == "tensor") e.bottleneck = Bottleneck::TensorCore;
+  else if (top == "memory") e.bottleneck = Bottleneck::Memory;
+  else if (top == "latency") e.bottleneck = Bottleneck::Latency;
+  else if (top == "core") e.bottleneck = Bottleneck::Compute;
+  else if (top == "epilogue") e.bottleneck = Bottleneck::Epilogue;
+  else e.bottleneck = Bottleneck::Launch;
+  if (underfilled && (top == "latency" || top == "tensor" || top == "memory")) e.bottleneck = Bottleneck::Occupancy;
+  // deciding: the class's term, the runner-up, and occupancy when it matters
+  for (const Term& t : e.terms) {
+    if (e.deciding.size() >= 2) break;
+    if (t.ms > 0) e.deciding.push_back(t);
+  }
+  e.terms.push_back({"occupancy", 0, occ});
+  if (e.bottleneck == Bottleneck::Occupancy || f.fill < 0.9) e.deciding.push_back(e.terms.back());
+  e.ok = true;
+  return e;
+}
+
+Estimate estimate(const ir::Schedule& s, const workload::Shape& shape, const std::map<std::string, int64_t>& sets) {
+  const Hardware& hw = hardware(s.target);
+  workload::BindResult br = workload::bind(s, shape, sets, hw.sms);
+  if (!br.binding) {
+    Estimate e;
+    e.error = br.result + ": " + br.detail;
+    return e;
+  }
+  return estimate(s, *br.binding, hw, Coefficients::load(s.target));
+}
+
+nlohmann::json toJson(const Estimate& e) {
+  nlohmann::json j;
+  j["ok"] = e.ok;
+  if (!e.ok) {
+    j["error"] = e.error;
+    return j;
+  }
+  j["time_ms"] = e.time_ms;
+  j["bottleneck"] = bottleneckName(e.bottleneck);
+  j["sol_bucket"] = solBucket(e.bottleneck);
+  auto terms = [](const std::vector<Term>& ts) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const Term& t : ts) a.push_back({{"term", t.name}, {"ms", t.ms}, {"why", t.why}});
+    return a;
+  };
+  j["deciding"] = terms(e.deciding);
+  j["terms"] = terms(e.terms);
+  j["raw"] = e.raw;
+  const Facts& f = e.facts;
+  j["facts"] = {{"ctas", f.ctas},
+                {"ctas_per_sm", f.ctas_per_sm},
+                {"occupancy_limit", f.occupancy_limit},
+                {"rounds", f.rounds},
+                {"fill", f.fill},
+                {"threads", f.threads},
+                {"smem_bytes", f.smem_bytes},
+                {"regs_per_thread", f.regs_per_thread},
+                {"load_bytes_per_cta", f.load_bytes},
+                {"store_bytes_per_cta", f.store_bytes},
+                {"mma_flops_per_cta", f.mma_flops},
+                {"mma_shapes", f.mma_shapes},
+                {"fp32_ops_per_cta", f.fp32_ops},
+                {"sfu_ops_per_cta", f.sfu_ops},
+                {"pipeline_loads", f.pipeline_loads},
+                {"stages", f.stages},
+                {"waits", f.waits},
+                {"dram_bytes", f.dram_bytes},
+                {"l2_bytes", f.l2_bytes}};
+  return j;
+}
+
+}  // namespace cake::costmodel

@@ -1,0 +1,31 @@
+#include "costmodel/hardware.h"
+
+namespace cake::costmodel {
+
+namespace {
+
+// sm_90a: the H200 SXM of this project's device: 132 SMs, 1.98 GHz under
+// load (nvidia-smi after a sweep, docs/gpu.md), dense bf16 4096 FLOP/clk/SM
+// (989 TFLOP/s at 1.83 GHz on the datasheet; 769-798 measured for cuBLAS
+// 8192^3, .library/device/KINDS.md), HBM3e 4.8 TB/s on the datasheet and
+// ~4.3 TB/s measured for a device copy.
+constexpr Hardware kSm90a{ir::Target::SM90a, "H200 SXM", 132, 1.98, 4096, 128, 16, 4300, 10000, 64, 128,
+                          700, 120, 2.5, 50e6, 233472, 65536, 2048, 32};
+// sm_80: A100 SXM 80 GB (datasheet): 108 SMs, 1.41 GHz, 312 TFLOP/s bf16.
+constexpr Hardware kSm80{ir::Target::SM80, "A100 SXM (datasheet)", 108, 1.41, 2048, 64, 16, 1800, 5000, 64, 128,
+                         800, 150, 2.5, 40e6, 167936, 65536, 2048, 32};
+// sm_100a: B200 (datasheet): 148 SMs, ~1.9 GHz, 2.25 PFLOP/s dense bf16, 8 TB/s.
+constexpr Hardware kSm100a{ir::Target::SM100a, "B200 (datasheet)", 148, 1.9, 8192, 128, 16, 7200, 16000, 64, 128,
+                           700, 120, 2.5, 126e6, 233472, 65536, 2048, 32};
+
+}  // namespace
+
+const Hardware& hardware(ir::Target t) {
+  switch (t) {
+    case ir::Target::SM80: return kSm80;
+    case ir::Target::SM100a: return kSm100a;
+    default: return kSm90a;
+  }
+}
+
+}  // namespace cake::costmodel

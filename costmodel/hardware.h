@@ -1,0 +1,42 @@
+// hardware: the throughput, bandwidth and latency figures the cost model
+// prices a schedule with, one row per target. Nominal figures (datasheets,
+// and for sm_90a the H200 figures measured on this project's device); the
+// calibration (calibrate.h) scales the model's terms, not these numbers.
+//
+// The checks' limits (shared memory per block/SM, registers, TMEM) live in
+// the checks' target table; the occupancy figures here (smem_per_sm,
+// regs_per_sm, threads_per_sm, ctas_per_sm) are the same architectural
+// limits, kept beside the rates so one row describes the machine the model
+// assumes.
+#pragma once
+
+#include <string_view>
+
+#include "ir/schedule.h"
+
+namespace cake::costmodel {
+
+struct Hardware {
+  ir::Target target = ir::Target::Unspecified;
+  std::string_view device;        // the part the row describes
+  int sms = 0;
+  double clock_ghz = 0;           // SM clock under load
+  double tc_flops_per_clk_sm = 0; // dense bf16/f16 tensor-core FLOP per clock per SM
+  double fp32_per_clk_sm = 0;     // FP32 lanes (FFMA = 1 op here) per clock per SM
+  double sfu_per_clk_sm = 0;      // MUFU (exp2, rcp, rsqrt) per clock per SM
+  double dram_gbps = 0;           // achievable DRAM bandwidth (GB/s)
+  double l2_gbps = 0;             // L2 -> SM aggregate bandwidth (GB/s)
+  double sm_load_bytes_per_clk = 0; // what one SM can take in from L2 per clock
+  double smem_bytes_per_clk_sm = 0; // shared-memory bandwidth per SM per clock
+  double mem_latency_ns = 0;      // a TMA / cp.async tile from DRAM, loaded GPU
+  double barrier_rtt_ns = 0;      // an mbarrier arrive -> wait round trip
+  double launch_us = 0;           // a launch's fixed cost inside the CUPTI duration
+  double l2_bytes = 0;
+  // occupancy limits (architectural; the same as the checks' target limits)
+  int smem_per_sm = 0, regs_per_sm = 0, threads_per_sm = 0, ctas_per_sm = 0;
+};
+
+// The row for a target (sm_90a for Unspecified).
+const Hardware& hardware(ir::Target t);
+
+}  // namespace cake::costmodel

@@ -1,0 +1,882 @@
+// The partial-order encoding of a flat System (z3_po.h says what; docs/z3.md
+// "Partial-order encoding" gives the argument). The semantics encoded is
+// sim_state.cpp's, quantity by quantity:
+//
+//  * clocks: one bit-vector t_e per event, pairwise distinct, below n (the
+//    number of events); END is the cut: the run is {e : t_e < END}, in clock
+//    order. Program order, landing after issue and completion after commit
+//    hold for every event (executed or not), so every run prefix extends to
+//    a clock assignment.
+//  * barrier slot k: A(e) / Xexp(e) / Xland(e) = arrivals / expected /
+//    landed bytes of the slot events up to and including e. Settling makes
+//    the completed count after e the largest floor(A(f) / init) over slot
+//    events f <= e after which tx == 0 (A is monotone), so phase j completes
+//    at the first slot event f with tx(f) == 0 and A(f) >= init (j + 1): its
+//    clock is d[k][j] (INF when none), and c(tau) = #{j : d[k][j] < tau}.
+//  * named barrier: generation = floor(W / E) for the warps W arrived before
+//    (exact while no instance brings more warps than E: checked).
+//  * async groups: group membership, the *_wait that retires a group, and
+//    the MMA waits that must see a barrier group complete are static in a
+//    straight-line program; a group leaves at that wait's clock or at its
+//    Complete event.
+//  * bytes: per tracked atom, the write occurrences (generic ops, landings,
+//    cp.async data at the retiring wait, in the simulator's order inside one
+//    step); the data at tau is the last occurrence before tau; an
+//    unfenced generic write is one with no later fence of its process and no
+//    later async-proxy write of the atom before tau.
+#include "encoder/z3_po.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "encoder/sim_model.h"
+#include "encoder/simulator.h"
+#include "encoder/z3_solver.h"
+
+namespace cake::encoder {
+
+namespace {
+
+using sim::Model;
+using E = z3::expr;
+
+int bitsFor(int64_t v) {
+  int b = 1;
+  while ((int64_t(1) << b) <= v && b < 62) ++b;
+  return b;
+}
+
+const char* kStepRules[] = {"sync.stale-phase", "sync.arrival-overflow", "sync.race", "proxy.missing-fence",
+                            "data.stale-read", "sync.tx-imbalance"};
+const char* kStateRules[] = {"sync.lost-phase", "sync.deadlock", "sync.async-at-exit"};
+
+E all(z3::context& c, const std::vector<E>& v) {
+  if (v.empty()) return c.bool_val(true);
+  z3::expr_vector x(c);
+  for (const auto& e : v) x.push_back(e);
+  return z3::mk_and(x);
+}
+E any(z3::context& c, const std::vector<E>& v) {
+  if (v.empty()) return c.bool_val(false);
+  z3::expr_vector x(c);
+  for (const auto& e : v) x.push_back(e);
+  return z3::mk_or(x);
+}
+
+class Po {
+ public:
+  Po(const System& sys, z3::context& c) : sys_(sys), m_(sys), c_(c), end_(c), inf_(c) {}
+
+  bool build(std::string* why);
+  int events() const { return static_cast<int>(ev_.size()); }
+  int width() const { return w_; }
+
+  // Every event before END is enabled, violates nothing, and no state
+  // before it has a lost phase.
+  E prefix() const { return prefix_; }
+  // A violation of `rule` at the cut END (a step rule at the event whose
+  // clock is END, a state rule in the state before END).
+  E target(const std::string& rule) const {
+    auto it = targets_.find(rule);
+    return it == targets_.end() ? c_.bool_val(false) : it->second;
+  }
+  // The run of a model: the events before END, plus the event at END for a
+  // step rule.
+  Trace traceOf(const z3::model& mdl, bool with_end) const;
+
+ private:
+  struct Event {
+    Step step;
+    E t;
+  };
+  struct SlotEv {
+    int ev;
+    int64_t w = 0, exp = 0, land = 0;
+  };
+  struct Grp {
+    int kind = 0, seq = -1, commit_pc = -1, retire_pc = -1, complete_ev = -1;
+    bool barrier = false;
+    std::vector<int> ops;
+  };
+  struct WriteOcc {
+    int ev = -1, sub = 0, proc = -1, pc = -1, acc = -1, fence_ev = -1;
+    bool generic = false;
+  };
+
+  const System& sys_;
+  Model m_;
+  z3::context& c_;
+  int w_ = 8;
+  std::vector<Event> ev_;
+  std::vector<std::vector<int>> exec_;                 // [p][pc] -> event
+  std::map<std::pair<int, int>, int> land_;            // (p, pc) -> Land event
+  std::vector<std::vector<SlotEv>> slot_ev_;           // per slot
+  std::vector<std::vector<E>> d_;                      // [slot][j]
+  std::vector<int64_t> init_;                          // max(1, init_count)
+  std::vector<std::vector<std::pair<int, int64_t>>> named_ev_;  // per named barrier: (event, warps)
+  std::vector<std::vector<Grp>> groups_;               // [p * 3 + kind]
+  std::vector<std::vector<int>> op_group_;             // [p][pc] -> group index (its kind's list), -1
+  std::map<std::pair<int, int>, std::vector<int>> mma_wait_needs_;  // (p, wait pc) -> barrier groups
+  std::map<std::pair<int, int>, std::vector<int>> retires_;         // (p, wait pc) -> groups it retires
+  std::vector<std::vector<WriteOcc>> writes_;          // per tracked atom
+  std::vector<Violation> statics_;
+  E end_, inf_;
+  E prefix_{c_};
+  std::map<std::string, E> targets_;
+  std::map<int, std::map<std::string, E>> step_viol_;  // event -> rule -> formula
+  unsigned fresh_ = 0;
+
+  // ------------------------------------------------------------ helpers
+  E num(int64_t v) const { return c_.bv_val(static_cast<uint64_t>(v), w_); }
+  E T(int e) const { return ev_[e].t; }
+  E before(int e, const E& tau) const { return e < 0 ? c_.bool_val(false) : z3::ult(T(e), tau); }
+  // e happens at or before f (e == f counts)
+  E upTo(int e, int f) const { return e == f ? c_.bool_val(true) : z3::ult(T(e), T(f)); }
+  E all(const std::vector<E>& v) const { return cake::encoder::all(c_, v); }
+  E any(const std::vector<E>& v) const { return cake::encoder::any(c_, v); }
+  E sum(const std::vector<E>& v) const {
+    E s = num(0);
+    for (const auto& e : v) s = s + e;
+    return s;
+  }
+  int addEvent(Step st) {
+    ev_.push_back({st, c_.bv_const(fmt::format("t{}", ev_.size()).c_str(), w_)});
+    return static_cast<int>(ev_.size()) - 1;
+  }
+  const Instr& instr(int p, int pc) const { return m_.instr(p, pc); }
+  int lastPc(int p) const { return m_.programSize(p) - 1; }
+
+  // completed phases of slot k before tau: at least m / exactly, as numbers
+  E cAtLeast(int k, int64_t m, const E& tau) const {
+    if (m <= 0) return c_.bool_val(true);
+    if (m > static_cast<int64_t>(d_[k].size())) return c_.bool_val(false);
+    return z3::ult(d_[k][m - 1], tau);
+  }
+  E cNum(int k, const E& tau) const {
+    std::vector<E> xs;
+    for (const E& d : d_[k]) xs.push_back(z3::ite(z3::ult(d, tau), num(1), num(0)));
+    return sum(xs);
+  }
+  // some phase of slot k completes at a clock in [from, to)
+  E completesIn(int k, const E& from, const E& to) const {
+    std::vector<E> xs;
+    for (const E& d : d_[k]) xs.push_back(z3::ule(from, d) && z3::ult(d, to));
+    return any(xs);
+  }
+  E genAt(int nb, const E& tau) const {
+    int64_t e = sys_.named[nb].expected_warps;
+    if (e <= 0) return num(0);
+    std::vector<E> xs;
+    for (auto [ev, warps] : named_ev_[nb]) xs.push_back(z3::ite(before(ev, tau), num(warps), num(0)));
+    return z3::udiv(sum(xs), num(e));
+  }
+  E finishedAt(int p, const E& tau) const {
+    return m_.programSize(p) == 0 ? c_.bool_val(true) : before(exec_[p][lastPc(p)], tau);
+  }
+  // process p is at pc (pc == size: finished) in the state before tau
+  E at(int p, int pc, const E& tau) const {
+    E prev = pc == 0 ? c_.bool_val(true) : before(exec_[p][pc - 1], tau);
+    return pc == m_.programSize(p) ? prev : prev && !before(exec_[p][pc], tau);
+  }
+  const Grp& group(int p, int kind, int g) const { return groups_[p * sim::kGroupKinds + kind][g]; }
+  int removalEvent(int p, const Grp& g) const {
+    if (g.barrier) return g.complete_ev;
+    return g.retire_pc >= 0 ? exec_[p][g.retire_pc] : -1;
+  }
+
+  // ------------------------------------------------------------ building
+  bool checkShape(std::string* why);
+  void makeEvents();
+  void makeGroups();
+  void makeSlots();
+  void makeWrites();
+  E enabled(int e, const E& tau) const;
+  E notAfterExit(int e) const;
+  E live(int q, int qpc, int j, int p, const E& tau) const;
+  E raceAt(int p, int pc, int i) const;
+  void readRules(int p, int pc, int i, E& fence, E& stale) const;
+  void stepRules();
+  E unobservedAt(const E& tau) const;
+  void stateRules();
+};
+
+bool Po::checkShape(std::string* why) {
+  if (m_.P > 30) {
+    *why = "more than 30 processes (the simulator's unfenced-write bits alias)";
+    return false;
+  }
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      if (in.count < 0 || in.bytes < 0) {
+        *why = "a negative arrival count or byte count";
+        return false;
+      }
+      if (in.named >= 0 && sys_.named[in.named].expected_warps > 0 &&
+          sys_.procs[p].warps > sys_.named[in.named].expected_warps) {
+        *why = fmt::format("{} brings more warps to {} than it expects", sys_.procs[p].name, sys_.named[in.named].name);
+        return false;
+      }
+    }
+  return true;
+}
+
+void Po::makeEvents() {
+  exec_.resize(m_.P);
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) exec_[p].push_back(addEvent({Step::Kind::Exec, p, pc}));
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc)
+      if (instr(p, pc).kind == InstrKind::TmaLoad) land_[{p, pc}] = addEvent({Step::Kind::Land, p, pc});
+}
+
+// Static group structure (docs/semantics.md "Async groups"): an async op
+// joins the open group; a commit closes it (or makes an empty one); a
+// *_wait(pending=n) at a point with C commits before it retires the groups
+// with seq < C - n (an MMA group with a commit barrier instead leaves by its
+// Complete step, and the wait blocks until then).
+void Po::makeGroups() {
+  groups_.assign(m_.P * sim::kGroupKinds, {});
+  op_group_.assign(m_.P, {});
+  for (int p = 0; p < m_.P; ++p) {
+    op_group_[p].assign(m_.programSize(p), -1);
+    int open[sim::kGroupKinds] = {-1, -1, -1};
+    int commits[sim::kGroupKinds] = {0, 0, 0};
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      int k = m_.groupKind(in.kind);
+      if (k < 0) continue;
+      auto& gs = groups_[p * sim::kGroupKinds + k];
+      auto openGroup = [&] {
+        if (open[k] < 0) {
+          open[k] = static_cast<int>(gs.size());
+          gs.push_back({});
+          gs.back().kind = k;
+        }
+        return open[k];
+      };
+      switch (in.kind) {
+        case InstrKind::TmaStore:
+        case InstrKind::CpAsync:
+        case InstrKind::Mma: {
+          int g = openGroup();
+          gs[g].ops.push_back(pc);
+          op_group_[p][pc] = g;
+          break;
+        }
+        case InstrKind::StoreCommit:
+        case InstrKind::CpAsyncCommit:
+        case InstrKind::MmaCommit: {
+          int g = openGroup();
+          gs[g].commit_pc = pc;
+          gs[g].seq = commits[k]++;
+          gs[g].barrier = in.kind == InstrKind::MmaCommit && in.slot >= 0;
+          open[k] = -1;
+          break;
+        }
+        default: {  // the waits
+          for (int g = 0; g < static_cast<int>(gs.size()); ++g) {
+            Grp& grp = gs[g];
+            if (grp.seq < 0 || grp.seq >= commits[k] - in.pending) continue;
+            if (grp.barrier) {
+              mma_wait_needs_[{p, pc}].push_back(g);
+            } else if (grp.retire_pc < 0) {
+              grp.retire_pc = pc;
+              retires_[{p, pc}].push_back(g);
+            }
+          }
+        }
+      }
+    }
+    for (Grp& g : groups_[p * sim::kGroupKinds + sim::kMma])
+      if (g.barrier) g.complete_ev = addEvent({Step::Kind::Complete, p, g.commit_pc});
+  }
+}
+
+void Po::makeSlots() {
+  slot_ev_.assign(m_.S, {});
+  init_.resize(m_.S);
+  for (int k = 0; k < m_.S; ++k) init_[k] = std::max(1, sys_.slots[k].init_count);
+  named_ev_.assign(m_.N, {});
+  for (int e = 0; e < events(); ++e) {
+    const Step& st = ev_[e].step;
+    const Instr& in = instr(st.proc, st.pc);
+    if (st.kind == Step::Kind::Land) slot_ev_[in.slot].push_back({e, 0, 0, in.bytes});
+    else if (st.kind == Step::Kind::Complete) slot_ev_[in.slot].push_back({e, 1, 0, 0});
+    else if (in.kind == InstrKind::Arrive) slot_ev_[in.slot].push_back({e, in.count, 0, 0});
+    else if (in.kind == InstrKind::ExpectTx) slot_ev_[in.slot].push_back({e, 1, in.bytes, 0});
+    else if (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive)
+      named_ev_[in.named].push_back({e, sys_.procs[st.proc].warps});
+  }
+}
+
+// Write occurrences per tracked atom, in the order sim_state.cpp performs
+// them inside one step (sub).
+void Po::makeWrites() {
+  writes_.assign(m_.tracked, {});
+  int sub = 0;
+  auto nextFence = [&](int p, int pc) {
+    for (int x = pc + 1; x < m_.programSize(p); ++x)
+      if (instr(p, x).kind == InstrKind::Fence) return exec_[p][x];
+    return -1;
+  };
+  auto record = [&](int e, int p, int pc, int at_pc) {
+    const Instr& in = instr(p, pc);
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      const Access& a = in.accesses[i];
+      if (!a.write) continue;
+      const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+      for (int x = r.a0; x < r.a1; ++x) {
+        int t = m_.tracked_of[x];
+        if (t < 0) continue;
+        WriteOcc w;
+        w.ev = e;
+        w.sub = sub++;
+        w.proc = p;
+        w.pc = pc;
+        w.acc = static_cast<int>(i);
+        w.generic = a.proxy == Proxy::Generic;
+        if (w.generic) w.fence_ev = nextFence(p, at_pc);
+        writes_[t].push_back(w);
+      }
+    }
+  };
+  for (int e = 0; e < events(); ++e) {
+    const Step& st = ev_[e].step;
+    if (st.kind == Step::Kind::Complete) continue;
+    const Instr& in = instr(st.proc, st.pc);
+    if (st.kind == Step::Kind::Land) { record(e, st.proc, st.pc, st.pc); continue; }
+    if (in.kind == InstrKind::Generic || (in.kind == InstrKind::Mma && !m_.async_mma)) record(e, st.proc, st.pc, st.pc);
+    if (in.kind == InstrKind::CpAsyncWait) {
+      auto it = retires_.find({st.proc, st.pc});
+      if (it != retires_.end())
+        for (int g : it->second)
+          for (int opc : group(st.proc, sim::kCp, g).ops) record(e, st.proc, opc, st.pc);
+    }
+  }
+}
+
+bool Po::build(std::string* why) {
+  if (!checkShape(why)) return false;
+  statics_ = staticViolations(sys_);
+  // sizes first: the events, then a width that holds every clock and counter
+  int64_t n = sys_.instrCount();
+  int64_t total_w = 0, total_b = 0, total_warps = 0, max_init = 1, max_e = 0, bytes_gcd = 0;
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      if (in.kind == InstrKind::TmaLoad) ++n;
+      if (in.kind == InstrKind::MmaCommit && in.slot >= 0) ++n;
+      if (in.kind == InstrKind::Arrive) total_w += in.count;
+      if (in.kind == InstrKind::ExpectTx || (in.kind == InstrKind::MmaCommit && in.slot >= 0)) ++total_w;
+      if (in.kind == InstrKind::ExpectTx || in.kind == InstrKind::TmaLoad) {
+        total_b += in.bytes;
+        bytes_gcd = std::gcd(bytes_gcd, in.bytes);
+      }
+      if (in.named >= 0) total_warps += sys_.procs[p].warps;
+    }
+  for (const auto& s : sys_.slots) max_init = std::max<int64_t>(max_init, s.init_count);
+  for (const auto& nb : sys_.named) max_e = std::max<int64_t>(max_e, nb.expected_warps);
+  int64_t need = std::max({n + 2, total_w + 2 * max_init + 2, total_b + 1, total_warps + max_e + 2});
+  w_ = bitsFor(need) + 1;
+  end_ = c_.bv_const("END", w_);
+  inf_ = num(n + 1);
+
+  makeEvents();
+  makeGroups();
+  if (events() != n) {
+    *why = fmt::format("internal: {} events, {} expected", events(), n);
+    return false;
+  }
+  makeSlots();
+  makeWrites();
+  // bytes divided by their gcd (only tx == 0 matters)
+  if (bytes_gcd > 1)
+    for (auto& evs : slot_ev_)
+      for (SlotEv& s : evs) { s.exp /= bytes_gcd; s.land /= bytes_gcd; }
+
+  // structure: clocks distinct and below n; program order; land after
+  // issue; complete after commit
+  std::vector<E> base;
+  {
+    z3::expr_vector ts(c_);
+    for (const Event& e : ev_) {
+      ts.push_back(e.t);
+      base.push_back(z3::ult(e.t, num(n)));
+    }
+    if (ts.size() > 1) base.push_back(z3::distinct(ts));
+  }
+  base.push_back(z3::ule(end_, num(n)));
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 1; pc < m_.programSize(p); ++pc) base.push_back(z3::ult(T(exec_[p][pc - 1]), T(exec_[p][pc])));
+  for (auto [key, e] : land_) base.push_back(z3::ult(T(exec_[key.first][key.second]), T(e)));
+  for (int p = 0; p < m_.P; ++p)
+    for (const Grp& g : groups_[p * sim::kGroupKinds + sim::kMma])
+      if (g.barrier) base.push_back(z3::ult(T(exec_[p][g.commit_pc]), T(g.complete_ev)));
+
+  // completion clocks of every slot's phases
+  d_.assign(m_.S, {});
+  for (int k = 0; k < m_.S; ++k) {
+    const auto& evs = slot_ev_[k];
+    int64_t tw = 0;
+    for (const SlotEv& s : evs) tw += s.w;
+    std::vector<E> a, z;
+    for (const SlotEv& f : evs) {
+      std::vector<E> as, xe, xl;
+      for (const SlotEv& g : evs) {
+        E up = upTo(g.ev, f.ev);
+        if (g.w) as.push_back(z3::ite(up, num(g.w), num(0)));
+        if (g.exp) xe.push_back(z3::ite(up, num(g.exp), num(0)));
+        if (g.land) xl.push_back(z3::ite(up, num(g.land), num(0)));
+      }
+      a.push_back(sum(as));
+      z.push_back(sum(xe) == sum(xl));
+    }
+    for (int64_t j = 0; j < tw / init_[k]; ++j) {
+      E d = c_.bv_const(fmt::format("d{}_{}", k, j).c_str(), w_);
+      std::vector<E> hits, none;
+      for (size_t f = 0; f < evs.size(); ++f) {
+        E cond = z[f] && z3::uge(a[f], num(init_[k] * (j + 1)));
+        base.push_back(z3::implies(cond, z3::ule(d, T(evs[f].ev))));
+        hits.push_back(cond && d == T(evs[f].ev));
+        none.push_back(!cond);
+      }
+      base.push_back(any(hits) || (all(none) && d == inf_));
+      d_[k].push_back(d);
+    }
+    for (size_t f = 0; f < evs.size(); ++f) {
+      // arrival overflow at an arriving event: pending < 0 while tx != 0
+      if (!evs[f].w) continue;
+      E pending_neg = z3::ugt(a[f], num(init_[k]) * (num(1) + cNum(k, T(evs[f].ev))));
+      step_viol_[evs[f].ev].insert_or_assign("sync.arrival-overflow", pending_neg && !z[f]);
+    }
+  }
+  stepRules();
+  stateRules();
+
+  std::vector<E> pre = base;
+  for (int e = 0; e < events(); ++e) {
+    std::vector<E> bad;
+    for (auto& [rule, f] : step_viol_[e]) bad.push_back(f);
+    pre.push_back(z3::implies(z3::ult(T(e), end_), enabled(e, T(e)) && notAfterExit(e) && !any(bad)));
+  }
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      if (in.kind != InstrKind::Wait) continue;
+      E t = T(exec_[p][pc]);
+      pre.push_back(z3::implies(z3::ult(t, end_), !cAtLeast(in.slot, in.phase + 2, t)));
+    }
+  prefix_ = all(pre);
+  return true;
+}
+
+// Whether event e may be taken in the state before tau (program order and
+// issue/commit order are structural).
+E Po::enabled(int e, const E& tau) const {
+  const Step& st = ev_[e].step;
+  const Instr& in = instr(st.proc, st.pc);
+  if (st.kind == Step::Kind::Land) return !before(e, tau);
+  if (st.kind == Step::Kind::Complete) {
+    std::vector<E> xs{before(exec_[st.proc][st.pc], tau), !before(e, tau)};
+    const auto& gs = groups_[st.proc * sim::kGroupKinds + sim::kMma];
+    int seq = -1;
+    for (const Grp& g : gs)
+      if (g.commit_pc == st.pc) seq = g.seq;
+    for (const Grp& g : gs)
+      if (g.seq >= 0 && g.seq < seq) xs.push_back(before(removalEvent(st.proc, g), tau));
+    return all(xs);
+  }
+  switch (in.kind) {
+    case InstrKind::Wait: {
+      int64_t np = ((in.phase % 2) + 2) % 2;
+      return cNum(in.slot, tau).extract(0, 0) != c_.bv_val(static_cast<uint64_t>(np), 1);
+    }
+    case InstrKind::SyncWait: {
+      int a = -1;
+      for (int x = st.pc - 1; x >= 0 && a < 0; --x)
+        if (instr(st.proc, x).kind == InstrKind::SyncArrive && instr(st.proc, x).named == in.named) a = exec_[st.proc][x];
+      if (a < 0) return c_.bool_val(false);
+      return z3::ugt(genAt(in.named, tau), genAt(in.named, T(a)));
+    }
+    case InstrKind::MmaWait: {
+      std::vector<E> xs;
+      auto it = mma_wait_needs_.find({st.proc, st.pc});
+      if (it != mma_wait_needs_.end())
+        for (int g : it->second) xs.push_back(before(group(st.proc, sim::kMma, g).complete_ev, tau));
+      return all(xs);
+    }
+    default: return c_.bool_val(true);
+  }
+}
+
+// A landing or completion is never taken after every process has exited
+// (the exit state ends a run).
+E Po::notAfterExit(int e) const {
+  const Step& st = ev_[e].step;
+  if (st.kind == Step::Kind::Exec) return c_.bool_val(true);
+  std::vector<E> xs;
+  for (int p = 0; p < m_.P; ++p) xs.push_back(!finishedAt(p, T(e)));
+  return any(xs);
+}
+
+// Is access j of (q, qpc) still in progress in the state before tau, as
+// seen by a step of process p (sim_state.cpp checkRace: in-flight loads,
+// unretired group ops, another process's current synchronous access)?
+E Po::live(int q, int qpc, int j, int p, const E& tau) const {
+  const Instr& qi = instr(q, qpc);
+  E issued = before(exec_[q][qpc], tau);
+  if (qi.kind == InstrKind::TmaLoad) return j == 0 ? issued && !before(land_.at({q, qpc}), tau) : c_.bool_val(false);
+  int k = m_.groupKind(qi.kind);
+  if (k >= 0 && op_group_[q][qpc] >= 0) {
+    if (!qi.accesses[j].async) return c_.bool_val(false);
+    return issued && !before(removalEvent(q, group(q, k, op_group_[q][qpc])), tau);
+  }
+  if (q == p || !m_.isSyncAccess(q, qpc)) return c_.bool_val(false);
+  return qpc == lastPc(q) ? issued : issued && !before(exec_[q][qpc + 1], tau);
+}
+
+E Po::raceAt(int p, int pc, int i) const {
+  const Access& acc = m_.access(p, pc, i);
+  const sim::AtomRange& ra = m_.atoms_of[p][pc][i];
+  const Instr& me = instr(p, pc);
+  E tau = T(exec_[p][pc]);
+  std::vector<E> xs;
+  for (int q = 0; q < m_.P; ++q)
+    for (int qpc = 0; qpc < m_.programSize(q); ++qpc) {
+      if (q == p && qpc == pc) continue;
+      const Instr& qi = instr(q, qpc);
+      if (q == p && me.kind == InstrKind::Mma && qi.kind == InstrKind::Mma) continue;
+      for (size_t j = 0; j < qi.accesses.size(); ++j) {
+        if (!(acc.write || qi.accesses[j].write) || !ra.overlaps(m_.atoms_of[q][qpc][j])) continue;
+        E l = live(q, qpc, static_cast<int>(j), p, tau);
+        if (!l.is_false()) xs.push_back(l);
+      }
+    }
+  return any(xs);
+}
+
+// Missing fence / stale data at a read that does not race: the first
+// tracked atom of the read with a problem decides (sim_state.cpp checkRead).
+void Po::readRules(int p, int pc, int i, E& fence, E& stale) const {
+  const Access& acc = m_.access(p, pc, i);
+  const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+  E tau = T(exec_[p][pc]);
+  std::vector<E> fences, stales;
+  E clean_so_far = c_.bool_val(true);
+  for (int x = r.a0; x < r.a1; ++x) {
+    int t = m_.tracked_of[x];
+    if (t < 0) continue;
+    const auto& ws = writes_[t];
+    auto later = [&](const WriteOcc& b, const WriteOcc& a) {  // b after a
+      return b.ev == a.ev ? c_.bool_val(b.sub > a.sub) : z3::ult(T(a.ev), T(b.ev));
+    };
+    E f = c_.bool_val(false);
+    if (acc.proxy == Proxy::Async) {
+      std::vector<E> unf;
+      for (const WriteOcc& w : ws) {
+        if (!w.generic) continue;
+        std::vector<E> xs{before(w.ev, tau), !before(w.fence_ev, tau)};
+        for (const WriteOcc& a : ws)
+          if (!a.generic) xs.push_back(!(before(a.ev, tau) && later(a, w)));
+        unf.push_back(all(xs));
+      }
+      f = any(unf);
+    }
+    E s = c_.bool_val(false);
+    if (acc.view >= 0) {
+      std::vector<E> none, bad;
+      for (const WriteOcc& w : ws) {
+        none.push_back(!before(w.ev, tau));
+        if (!sim::staleWrite(m_, p, acc, m_.write_id[w.proc][w.pc][w.acc])) continue;
+        std::vector<E> last{before(w.ev, tau)};
+        for (const WriteOcc& o : ws)
+          if (&o != &w) last.push_back(!(before(o.ev, tau) && later(o, w)));
+        bad.push_back(all(last));
+      }
+      s = all(none) || any(bad);
+    }
+    fences.push_back(clean_so_far && f);
+    stales.push_back(clean_so_far && !f && s);
+    clean_so_far = clean_so_far && !f && !s;
+  }
+  fence = any(fences);
+  stale = any(stales);
+}
+
+void Po::stepRules() {
+  for (int e = 0; e < events(); ++e) {
+    const Step& st = ev_[e].step;
+    const Instr& in = instr(st.proc, st.pc);
+    auto& rules = step_viol_[e];
+    if (st.kind == Step::Kind::Land) {
+      E issue = T(exec_[st.proc][st.pc]);
+      rules.insert_or_assign("sync.tx-imbalance", completesIn(in.slot, issue, T(e)));
+      continue;
+    }
+    if (st.kind != Step::Kind::Exec) continue;
+    switch (in.kind) {
+      case InstrKind::Wait:
+        rules.insert_or_assign("sync.stale-phase", cNum(in.slot, T(e)) != num(in.phase + 1));
+        break;
+      case InstrKind::SyncArrive:
+      case InstrKind::BarArrive: {
+        int64_t ex = sys_.named[in.named].expected_warps;
+        if (ex <= 0) break;
+        std::vector<E> xs;
+        for (auto [ev, warps] : named_ev_[in.named]) xs.push_back(z3::ite(before(ev, T(e)), num(warps), num(0)));
+        rules.insert_or_assign("sync.arrival-overflow", z3::ugt(z3::urem(sum(xs), num(ex)) + num(sys_.procs[st.proc].warps), num(ex)));
+        break;
+      }
+      case InstrKind::TmaLoad:
+      case InstrKind::TmaStore:
+      case InstrKind::CpAsync:
+      case InstrKind::Mma:
+      case InstrKind::Generic: {
+        std::vector<E> races, fences, stales;
+        for (size_t i = 0; i < in.accesses.size(); ++i) {
+          E race = raceAt(st.proc, st.pc, static_cast<int>(i));
+          races.push_back(race);
+          if (in.accesses[i].write) continue;
+          E f(c_), s(c_);
+          readRules(st.proc, st.pc, static_cast<int>(i), f, s);
+          fences.push_back(!race && f);
+          stales.push_back(!race && s);
+        }
+        rules.insert_or_assign("sync.race", any(races));
+        rules.insert_or_assign("proxy.missing-fence", any(fences));
+        rules.insert_or_assign("data.stale-read", any(stales));
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+// A landed load or a completed barrier MMA group that no wait has observed
+// (sim_state.cpp observe / knowCompleted), in the state before tau.
+E Po::unobservedAt(const E& tau) const {
+  auto observedOnSlot = [&](int k, const E& from) {
+    std::vector<E> xs;
+    for (int p = 0; p < m_.P; ++p)
+      for (int pc = 0; pc < m_.programSize(p); ++pc) {
+        const Instr& in = instr(p, pc);
+        if (in.kind != InstrKind::Wait || in.slot != k) continue;
+        E tw = T(exec_[p][pc]);
+        xs.push_back(z3::ult(from, tw) && z3::ult(tw, tau) && completesIn(k, from, tw));
+      }
+    return any(xs);
+  };
+  std::vector<E> un;
+  for (auto [key, e] : land_)
+    un.push_back(before(e, tau) && !observedOnSlot(instr(key.first, key.second).slot, T(e)));
+  for (int p = 0; p < m_.P; ++p) {
+    const auto& gs = groups_[p * sim::kGroupKinds + sim::kMma];
+    for (const Grp& g : gs) {
+      if (!g.barrier) continue;
+      E tc = T(g.complete_ev);
+      std::vector<E> seen;
+      for (int pc = 0; pc < m_.programSize(p); ++pc)
+        if (instr(p, pc).kind == InstrKind::MmaWait) {
+          E tw = T(exec_[p][pc]);
+          seen.push_back(z3::ult(tc, tw) && z3::ult(tw, tau));
+        }
+      for (const Grp& h : gs)  // its own or a later group's completion observed on its slot
+        if (h.barrier && h.seq >= g.seq) seen.push_back(observedOnSlot(instr(p, h.commit_pc).slot, T(h.complete_ev)) &&
+                                                        z3::ult(tc, tau));
+      un.push_back(before(g.complete_ev, tau) && !any(seen));
+    }
+  }
+  return any(un);
+}
+
+void Po::stateRules() {
+  // step rules at the event whose clock is END
+  std::vector<E> lost_at_end;
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      if (in.kind == InstrKind::Wait) lost_at_end.push_back(at(p, pc, end_) && cAtLeast(in.slot, in.phase + 2, end_));
+    }
+  E lost = any(lost_at_end);
+  for (const char* rule : kStepRules) {
+    std::vector<E> xs;
+    for (int e = 0; e < events(); ++e) {
+      auto it = step_viol_[e].find(rule);
+      if (it == step_viol_[e].end()) continue;
+      xs.push_back(T(e) == end_ && enabled(e, T(e)) && notAfterExit(e) && it->second);
+    }
+    targets_.emplace(rule, !lost && any(xs));
+  }
+  targets_.emplace("sync.lost-phase", lost);
+
+  std::vector<E> finished, inflight;
+  for (int p = 0; p < m_.P; ++p) finished.push_back(finishedAt(p, end_));
+  for (auto [key, e] : land_) inflight.push_back(before(exec_[key.first][key.second], end_) && !before(e, end_));
+  // deadlock: some process unfinished, every next step disabled, no blocked
+  // wait that a static underflow / tx-imbalance explains
+  std::vector<E> dl{!all(finished), !any(inflight), !lost};
+  auto explained = [&](int slot, int64_t phase) {
+    return std::any_of(statics_.begin(), statics_.end(), [&](const Violation& v) {
+      return v.slot == slot && (v.phase == phase || v.phase < 0) &&
+             (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
+    });
+  };
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      E here = at(p, pc, end_);
+      dl.push_back(z3::implies(here, !enabled(exec_[p][pc], end_)));
+      if (in.kind == InstrKind::Wait && explained(in.slot, in.phase)) dl.push_back(!here);
+    }
+  for (int p = 0; p < m_.P; ++p)
+    for (const Grp& g : groups_[p * sim::kGroupKinds + sim::kMma])
+      if (g.barrier) dl.push_back(!enabled(g.complete_ev, end_));
+  targets_.emplace("sync.deadlock", all(dl));
+
+  // async work at exit: in-flight loads, unretired group ops, barrier groups
+  // not completed, completions nobody observed
+  std::vector<E> left = inflight;
+  for (int p = 0; p < m_.P; ++p)
+    for (int k = 0; k < sim::kGroupKinds; ++k)
+      for (const Grp& g : groups_[p * sim::kGroupKinds + k])
+        if (!g.ops.empty() || g.barrier) left.push_back(!before(removalEvent(p, g), end_));
+  left.push_back(unobservedAt(end_));
+  targets_.emplace("sync.async-at-exit", all(finished) && any(left));
+}
+
+Trace Po::traceOf(const z3::model& mdl, bool with_end) const {
+  uint64_t end = mdl.eval(end_, true).get_numeral_uint64();
+  std::vector<std::pair<uint64_t, int>> order;
+  for (int e = 0; e < events(); ++e) {
+    uint64_t t = mdl.eval(T(e), true).get_numeral_uint64();
+    if (t < end || (with_end && t == end)) order.push_back({t, e});
+  }
+  std::sort(order.begin(), order.end());
+  Trace tr;
+  for (auto [t, e] : order) tr.push_back(ev_[e].step);
+  return tr;
+}
+
+std::string traceText(const System& sys, const Trace& t) {
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) out += fmt::format("\n  {}: {}", i, stepToString(sys, t[i]));
+  return out;
+}
+
+}  // namespace
+
+PoResult poCheck(const System& sys, const PoOptions& opts) {
+  PoResult out;
+  ModelCheckResult& res = out.result;
+  res.engine = "z3-po";
+  z3w::Deadline deadline(opts.limits.timeout_ms);
+  auto finish = [&]() -> PoResult& {
+    res.seconds = deadline.elapsedSeconds();
+    return out;
+  };
+  z3::context c;
+  Po po(sys, c);
+  std::string why;
+  try {
+    if (!po.build(&why)) {
+      res.outcome = Outcome::Unknown;
+      res.detail = "z3-po: " + why;
+      return finish();
+    }
+  } catch (const z3::exception& e) {
+    res.outcome = Outcome::Unknown;
+    res.detail = std::string("z3-po: ") + e.msg();
+    return finish();
+  }
+  out.events = po.events();
+  out.width = po.width();
+
+  std::set<std::string> found;
+  for (Violation& v : staticViolations(sys)) {
+    found.insert(v.rule);
+    res.violations.push_back(std::move(v));
+  }
+  std::vector<std::string> open;
+  for (const char* r : kStepRules)
+    if (!found.count(r)) open.push_back(r);
+  for (const char* r : kStateRules)
+    if (!found.count(r)) open.push_back(r);
+  bool stop = opts.stop_at_first && !res.violations.empty();
+  while (!open.empty() && !stop) {
+    if (deadline.expired()) {
+      res.outcome = Outcome::Unknown;
+      res.detail = fmt::format("z3-po: time budget of {} ms used up", opts.limits.timeout_ms);
+      return finish();
+    }
+    std::vector<E> goals;
+    for (const auto& r : open) goals.push_back(po.target(r));
+    const char* kind = std::getenv("CAKE_PO_SOLVER");
+    z3::solver s = kind && std::string(kind) == "smt" ? z3::solver(c) : z3::tactic(c, kind ? kind : "qfbv").mk_solver();
+    s.add(po.prefix());
+    s.add(any(c, goals));
+    Limits lim = opts.limits;
+    lim.timeout_ms = deadline.remainingMs();
+    z3w::QueryResult q = z3w::check(s, lim);
+    ++out.queries;
+    if (q.answer == z3w::Answer::Correct) break;
+    if (q.answer != z3w::Answer::Incorrect) {
+      res.outcome = Outcome::Unknown;
+      res.detail = "z3-po: " + q.reason;
+      return finish();
+    }
+    z3::model mdl = s.get_model();
+    std::vector<std::string> hit;
+    for (const auto& r : open)
+      if (mdl.eval(po.target(r), true).is_true()) hit.push_back(r);
+    if (hit.empty()) {
+      out.internal_error = true;
+      out.error = "z3-po: a model of the disjunction satisfies no rule";
+      break;
+    }
+    for (const auto& rule : hit) {
+      bool step_rule = std::find(std::begin(kStepRules), std::end(kStepRules), rule) != std::end(kStepRules);
+      Trace tr = po.traceOf(mdl, step_rule);
+      ReplayResult rr = replay(sys, tr);
+      const Violation* confirmed = nullptr;
+      bool earlier = false;
+      for (const Violation& v : rr.violations) {
+        bool at_end = v.trace.size() == tr.size();
+        if (v.rule == rule && (at_end || rule == "sync.lost-phase")) { if (!confirmed) confirmed = &v; }
+        else if (!at_end) earlier = true;
+      }
+      if (!rr.valid || !confirmed || earlier) {
+        out.internal_error = true;
+        out.error = fmt::format("z3-po: the {} counterexample does not replay on the simulator ({}); Z3's trace:{}",
+                                rule,
+                                !rr.valid ? rr.error
+                                : earlier ? "the simulator meets a violation before its end"
+                                          : "the simulator does not meet the rule",
+                                traceText(sys, tr));
+        stop = true;
+        break;
+      }
+      Violation v = *confirmed;
+      v.trace = tr;
+      res.violations.push_back(std::move(v));
+      std::erase(open, rule);
+      if (opts.stop_at_first) stop = true;
+    }
+  }
+  if (out.internal_error) {
+    res.outcome = Outcome::Unknown;
+    res.detail = out.error;
+    return finish();
+  }
+  res.outcome = res.violations.empty() ? Outcome::Pass : Outcome::Violation;
+  std::stable_sort(res.violations.begin(), res.violations.end(),
+                   [](const Violation& x, const Violation& y) { return x.trace.size() < y.trace.size(); });
+  return finish();
+}
+
+}  // namespace cake::encoder

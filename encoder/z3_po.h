@@ -1,0 +1,52 @@
+// The Z3 partial-order engine (docs/z3.md "Partial-order encoding"): decides
+// the synchronization of a flat System (encoder/system.h) for its concrete
+// parameter values without enumerating interleavings.
+//
+// In the style of Alglave, Kroening and Tautschnig ("Partial orders for
+// efficient BMC of concurrent software", CAV 2013) every Step a run can take
+// (Exec of each instruction, Land of each TMA load, Complete of each sm_100a
+// MMA group with a barrier) is one event with a symbolic clock; a run is a
+// prefix of the clock order. The state before an event is a function of
+// which events precede it: arrivals, transaction bytes, completed phases
+// (one "completion clock" per slot and phase), named-barrier generations,
+// the last write of every byte, proxy fences, async groups. Each rule is a
+// formula over the clocks (a race: two conflicting byte ranges whose live
+// intervals overlap; a deadlock: a cut where every unfinished process's
+// next event is disabled), and the simulator's "a violation ends its run"
+// is a constraint on every event before the cut.
+//
+// Every counterexample is turned into a Trace of Steps and replayed with
+// encoder::replay() before it is reported; one that does not replay (or
+// meets an earlier violation) is an internal error with the trace, never a
+// finding and never a pass.
+#pragma once
+
+#include <string>
+
+#include "encoder/engine.h"
+#include "encoder/system.h"
+#include "encoder/z3_engine.h"
+
+namespace cake::encoder {
+
+struct PoOptions {
+  Limits limits;              // timeout_ms bounds the whole check (all queries)
+  bool stop_at_first = false; // stop after the first rule found (else: every rule)
+};
+
+struct PoResult {
+  // engine "z3-po". Pass: no run violates any rule (complete); Violation:
+  // one per rule, each replayed and confirmed by the simulator (static
+  // findings included, as explore() reports them); Unknown: Z3 gave up or
+  // the system has a shape the encoding does not cover (detail says which).
+  ModelCheckResult result;
+  bool internal_error = false; // a Z3 trace the simulator did not confirm
+  std::string error;           // which rule, the trace, what the simulator saw
+  int queries = 0;
+  int events = 0;              // events of the encoding
+  int width = 0;               // bit-vector width of clocks and counters
+};
+
+PoResult poCheck(const System& sys, const PoOptions& opts = {});
+
+}  // namespace cake::encoder
