@@ -2,7 +2,7 @@
 // driver: structural checks, layout gates, model checker), then the median
 // and the maximum.
 //
-//   cake_bench_check_times [CORPUS_DIR=corpus] [--repeat=N]
+//   cake_bench_check_times [CORPUS_DIR=corpus] [--repeat=N] [--engine=explicit|z3|both]
 //
 // Each schedule is checked N times (default 3) and its median is reported.
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "checks/check.h"
+#include "checks/sync_engine.h"
 #include "ir/frontend.h"
 
 using namespace cake;
@@ -21,9 +22,15 @@ using namespace cake;
 int main(int argc, char** argv) {
   std::string dir = "corpus";
   int repeat = 3;
+  checks::SyncEngine engine = checks::SyncEngine::Explicit;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--repeat=", 0) == 0) repeat = std::max(1, std::stoi(a.substr(9)));
+    else if (a.rfind("--engine=", 0) == 0) {
+      auto e = checks::parseSyncEngine(a.substr(9));
+      if (!e) { std::fprintf(stderr, "--engine must be explicit, z3 or both\n"); return 2; }
+      engine = *e;
+    }
     else dir = a;
   }
   std::vector<std::string> files;
@@ -46,6 +53,7 @@ int main(int argc, char** argv) {
     for (const auto& s : mod->schedules) {
       checks::CheckOptions opts;
       opts.target = s.target;
+      opts.sync_engine = engine;
       std::vector<double> runs;
       checks::CheckResult res;
       for (int r = 0; r < repeat; ++r) {

@@ -13,6 +13,10 @@
 
 namespace cake::checks {
 
+// The engine that decides synchronization for each parameter binding
+// (checks/sync_engine.h).
+enum class SyncEngine { Explicit, Z3, Both };
+
 struct CheckOptions {
   ir::Target target = ir::Target::Unspecified;  // resolved target (decorator or --target)
   unsigned timeout_ms = 10000;                  // per solver query
@@ -20,6 +24,7 @@ struct CheckOptions {
   // The proof for every trip count (encoder/trip_proof.h), after the bounded
   // check found nothing: its time budget (0: no proof, "checked" at most).
   unsigned proof_timeout_ms = 3000;
+  SyncEngine sync_engine = SyncEngine::Explicit;  // --engine
   bool structural = true;
   bool layout = true;
   bool model_check = true;

@@ -130,38 +130,9 @@ void pushInstancePremises(int instances, std::vector<ExprPtr>& premises) {
 
 // ---------------------------------------------------------- target facts
 
-TargetInfo targetInfo(ir::Target t) {
-  TargetInfo ti;
-  ti.target = t;
-  switch (t) {
-    case ir::Target::SM80:
-      ti.known = true;
-      ti.smem_per_block = 166912;  // 163 KiB opt-in
-      ti.smem_per_sm = 167936;     // 164 KiB
-      break;
-    case ir::Target::SM90a:
-      ti.known = true;
-      ti.smem_per_block = 232448;  // 227 KiB opt-in
-      ti.smem_per_sm = 233472;     // 228 KiB
-      ti.tma = ti.setmaxnreg = ti.clusters = ti.wgmma = true;
-      break;
-    case ir::Target::SM100a:
-      ti.known = true;
-      ti.smem_per_block = 232448;  // 227 KiB opt-in
-      ti.smem_per_sm = 233472;     // 228 KiB
-      ti.tma = ti.setmaxnreg = ti.clusters = ti.tmem = ti.tcgen05 = true;
-      break;
-    case ir::Target::Unspecified:
-      break;
-  }
-  return ti;
-}
+TargetInfo targetInfo(ir::Target t) { return ir::targetLimits(t); }
 
-int64_t launchRegsPerThread(int warps) {
-  if (warps <= 0) return 248;
-  int64_t r = std::min<int64_t>(255, 65536 / (32 * static_cast<int64_t>(warps)));
-  return r / 8 * 8;
-}
+
 
 // ---------------------------------------------------------------- gates
 
@@ -212,6 +183,7 @@ Gates::Gates(const ir::Schedule& sched, const CheckOptions& o, ir::DiagnosticSin
     : s(sched), opts(o), sink(k),
       ti(targetInfo(o.target != ir::Target::Unspecified ? o.target : sched.target)),
       prover(sched, limitsOf(o)) {
+  prover.setBudget(o.timeout_ms);  // --timeout bounds the gates' queries together
   for (const ir::RoleBody& body : s.bodies) {
     std::vector<ExprPtr> premises;
     if (body.role >= 0 && body.role < static_cast<int>(s.roles.size()))
@@ -454,17 +426,30 @@ void runLayoutGates(const ir::Schedule& s, const CheckOptions& opts, ir::Diagnos
                     nlohmann::json& resources, std::vector<PropertyVerdict>& verdicts) {
   layout::Gates g(s, opts, sink);
 
-  // Contradictory assumptions make every symbolic proof vacuous.
+  // Contradictory assumptions make every symbolic proof vacuous (and leave
+  // the model checker no values to check): an error. Assumptions the solver
+  // cannot settle leave every proof in doubt: unknown.
   if (!s.assumes.empty()) {
     encoder::BvVerdict c = g.prover.assumptionsConsistent();
     if (c == encoder::BvVerdict::Fails) {
       g.vacuous = true;
-      ir::Finding f = g.finding("layout.assume-contradiction", s.assumes.front().range,
-                                "no parameter values satisfy every lm.assume of this schedule; symbolic checks "
-                                "would hold vacuously");
-      for (size_t i = 1; i < s.assumes.size(); ++i)
-        layout::Gates::note(f, s.assumes[i].range, "together with this assumption");
+      // An assumption false on its own (`lm.assume(0 == 1)`) is the place.
+      size_t at = 0;
+      for (size_t i = 0; i < s.assumes.size(); ++i)
+        if (s.assumes[i].cond && !encoder::hasFreeSymbols(*s.assumes[i].cond) &&
+            ir::evaluate(*s.assumes[i].cond, ir::EvalEnv{}).value_or(0) == 0) {
+          at = i;
+          break;
+        }
+      ir::Finding f = g.finding("layout.assume-contradiction", s.assumes[at].range,
+                                "no parameter values satisfy every lm.assume of this schedule; nothing it says "
+                                "can be checked (every symbolic check would hold vacuously)");
+      for (size_t i = 0; i < s.assumes.size(); ++i)
+        if (i != at) layout::Gates::note(f, s.assumes[i].range, "together with this assumption");
       g.emit(std::move(f));
+    } else if (c != encoder::BvVerdict::Holds) {
+      verdicts.push_back({"layout.assume-contradiction", VerdictKind::Unknown,
+                          "the solver could not settle whether the lm.assume facts can hold together"});
     }
   }
 

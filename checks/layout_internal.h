@@ -14,6 +14,7 @@
 #include "encoder/bv_prover.h"
 #include "ir/diagnostic.h"
 #include "ir/schedule.h"
+#include "ir/target.h"
 
 namespace cake::checks {
 
@@ -79,15 +80,8 @@ struct OpSite {
 
 // ---------------------------------------------------------- target facts
 
-struct TargetInfo {
-  ir::Target target = ir::Target::Unspecified;
-  bool known = false;
-  int64_t smem_per_block = 0;   // opt-in per-block limit (bytes)
-  int64_t smem_per_sm = 0;      // per-SM capacity (bytes)
-  int64_t smem_reserved = 1024; // per-block system reservation (bytes)
-  bool tma = false, setmaxnreg = false, clusters = false, tmem = false;
-  bool wgmma = false, tcgen05 = false;
-};
+// The target's limits and features: the one target table (ir/target.h).
+using TargetInfo = ir::TargetLimits;
 TargetInfo targetInfo(ir::Target t);
 
 // ---------------------------------------------------------------- gates
@@ -186,9 +180,6 @@ struct SmemLayout {
 };
 SmemLayout smemLayout(const Gates& g);
 
-// Per-thread register budget at launch: the largest multiple of 8 not
-// above min(255, 65536 / threads).
-int64_t launchRegsPerThread(int warps);
 
 }  // namespace layout
 }  // namespace cake::checks

@@ -81,7 +81,7 @@ nlohmann::json buildResourceReport(Gates& g) {
 
   // ---- registers
   int warps = s.warpCount();
-  int64_t R = launchRegsPerThread(warps);
+  int64_t R = g.ti.launchRegsPerThread(32 * warps);
   bool setmaxnreg = !g.ti.known || g.ti.setmaxnreg;
   nlohmann::json roles = nlohmann::json::array();
   std::vector<std::set<int>> frags(s.roles.size());
@@ -125,7 +125,7 @@ nlohmann::json buildResourceReport(Gates& g) {
     alloc += 32 * per;
   }
   block_regs = alloc;
-  rep["registers"] = {{"file", 65536},
+  rep["registers"] = {{"file", g.ti.register_file},
                       {"warps", warps},
                       {"threads", 32 * warps},
                       {"launch_per_thread", R},
@@ -147,10 +147,10 @@ nlohmann::json buildResourceReport(Gates& g) {
     }
     if (known) {
       int64_t alloc = 32;
-      while (alloc < hi && alloc < 512) alloc *= 2;
+      while (alloc < hi && alloc < ir::hw::kTmemColumns) alloc *= 2;
       tmem_cols = alloc;
     }
-    rep["tmem"] = {{"capacity", 512},
+    rep["tmem"] = {{"capacity", ir::hw::kTmemColumns},
                    {"regions", regions},
                    {"allocated", tmem_cols ? nlohmann::json(*tmem_cols) : nlohmann::json(nullptr)}};
   } else {
@@ -159,16 +159,16 @@ nlohmann::json buildResourceReport(Gates& g) {
 
   // ---- blocks per SM
   std::string occupancy;
-  if (g.ti.known && warps > 0 && warps <= 32) {
+  if (g.ti.known && warps > 0 && warps <= g.ti.max_warps_per_block) {
     nlohmann::json by = nlohmann::json::object();
     std::vector<std::pair<std::string, int64_t>> lim;
     if (total.value && *total.value >= 0)
       lim.push_back({"smem", g.ti.smem_per_sm / (*total.value + g.ti.smem_reserved)});
     int64_t regs_per_block = R * 32 * warps;
-    if (regs_per_block > 0) lim.push_back({"registers", 65536 / regs_per_block});
-    lim.push_back({"warps", 64 / warps});
-    lim.push_back({"blocks", 32});
-    if (tmem_cols && *tmem_cols > 0) lim.push_back({"tmem", 512 / *tmem_cols});
+    if (regs_per_block > 0) lim.push_back({"registers", g.ti.register_file / regs_per_block});
+    lim.push_back({"warps", g.ti.max_warps_per_sm / warps});
+    lim.push_back({"blocks", g.ti.max_blocks_per_sm});
+    if (tmem_cols && *tmem_cols > 0) lim.push_back({"tmem", ir::hw::kTmemColumns / *tmem_cols});
     auto best = lim.front();
     for (auto& l : lim) {
       by[l.first] = l.second;
@@ -190,9 +190,9 @@ nlohmann::json buildResourceReport(Gates& g) {
       total.value ? fmt::format("{}{} B", total.symbolic ? "up to " : "", withCommas(*total.value))
                   : fmt::format("{} B", g.str(L.total));
   if (g.ti.known) smem_text += fmt::format(" of {} B", withCommas(g.ti.smem_per_block));
-  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers {} of 65,536 ({}/thread at launch)",
-                                s.name, smem_text, warps, withCommas(block_regs), R);
-  if (tmem_cols) msg += fmt::format("; TMEM {} of 512 columns", *tmem_cols);
+  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers {} of {} ({}/thread at launch)",
+                                s.name, smem_text, warps, withCommas(block_regs), withCommas(g.ti.register_file), R);
+  if (tmem_cols) msg += fmt::format("; TMEM {} of {} columns", *tmem_cols, ir::hw::kTmemColumns);
   msg += "; " + occupancy;
   ir::Finding f = g.finding("report.resources", s.range, msg);
   f.data = rep;

@@ -181,7 +181,7 @@ void runRoleGates(Gates& g) {
   }
 
   // ---- the register file
-  int64_t R = launchRegsPerThread(warps);
+  int64_t R = g.ti.launchRegsPerThread(32 * warps);
   if (any_regs && setmaxnreg_ok_target && warps > 0 && warps <= 32) {
     int64_t total = 0;
     int biggest = -1;
@@ -223,8 +223,8 @@ void runRoleGates(Gates& g) {
     const ir::Role& r = s.roles[i];
     int threads = 32 * r.warpsPerInstance();
     if (threads <= 0) continue;
-    int64_t budget = r.regs && setmaxnreg_ok_target ? *r.regs : std::min<int64_t>(R, 255);
-    budget = std::min<int64_t>(budget, 255);
+    int64_t budget = r.regs && setmaxnreg_ok_target ? *r.regs : std::min<int64_t>(R, g.ti.max_regs_per_thread);
+    budget = std::min<int64_t>(budget, g.ti.max_regs_per_thread);
     ExprPtr need = lit(0);
     for (int k : frags[i]) need = add(need, fragmentRegs(s.regs[k], threads));
     auto res = g.check("regs.fragment", le(need, lit(budget)));

@@ -21,23 +21,24 @@ void runTmemGates(Gates& g) {
     const ir::Tmem& tm = s.tmems[i];
     ExprPtr cols = tm.cols ? tm.cols : lit(0), width = tm.width ? tm.width : lit(0);
     // Inside the 512 columns.
-    auto r = g.check("tmem.out-of-range", land(ge(cols, lit(0)), le(add(cols, width), lit(512))));
+    auto r = g.check("tmem.out-of-range", land(ge(cols, lit(0)), le(add(cols, width), lit(ir::hw::kTmemColumns))));
     if (r.kind == encoder::BvVerdict::Fails) {
       ir::Finding f = g.finding("tmem.out-of-range", tm.range,
-                                fmt::format("TMEM region '{}' covers columns [{}, {}), outside the 512 columns of "
+                                fmt::format("TMEM region '{}' covers columns [{}, {}), outside the {} columns of "
                                             "tensor memory{}",
-                                            tm.name, g.show(cols, &r), g.show(add(cols, width), &r), g.when(r)));
+                                            tm.name, g.show(cols, &r), g.show(add(cols, width), &r),
+                                            ir::hw::kTmemColumns, g.when(r)));
       useNote(g, f, i);
       f.subject["tmem"] = tm.name;
       g.emit(std::move(f), &r);
     }
     // At most 128 lanes.
     if (!tm.shape.empty()) {
-      auto rl = g.check("tmem.out-of-range", land(ge(tm.shape[0], lit(1)), le(tm.shape[0], lit(128))));
+      auto rl = g.check("tmem.out-of-range", land(ge(tm.shape[0], lit(1)), le(tm.shape[0], lit(ir::hw::kTmemLanes))));
       if (rl.kind == encoder::BvVerdict::Fails) {
         ir::Finding f = g.finding("tmem.out-of-range", tm.range,
-                                  fmt::format("TMEM region '{}' has {} rows; tensor memory has 128 lanes{}", tm.name,
-                                              g.show(tm.shape[0], &rl), g.when(rl)));
+                                  fmt::format("TMEM region '{}' has {} rows; tensor memory has {} lanes{}", tm.name,
+                                              g.show(tm.shape[0], &rl), ir::hw::kTmemLanes, g.when(rl)));
         useNote(g, f, i);
         f.subject["tmem"] = tm.name;
         g.emit(std::move(f), &rl);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/sync_engine.h"
 #include "encoder/bv_prover.h"
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
@@ -194,12 +195,23 @@ class BindingSearch {
       for (const Goal& g : goals_)
         if (dependsOnParam(*g.expr, p) && g.values.count(2))
           if (auto v = find(base1, p, *g.expr, 2)) { base2.params[p] = *v; break; }
+    // A third base for the guards: every loop at its largest target trip
+    // count (the ring has wrapped), so what a guard selects also runs for
+    // a full lap (a release before the MMA retires races only on a refill).
+    Binding base3 = base1;
+    for (const Goal& g : goals_)
+      if (g.trip && !g.values.empty())
+        for (int p : ints_)
+          if (dependsOnParam(*g.expr, p))
+            if (auto v = find(base3, p, *g.expr, *g.values.rbegin())) { base3.params[p] = *v; break; }
     std::vector<Binding> out{base1};
     if (assumed(base2)) out.push_back(base2);
-    for (const Binding& base : {base1, base2})
+    const Binding* bases[] = {&base1, &base2, &base3};
+    for (int i = 0; i < 3; ++i)
       for (int p : ints_)
         for (const Goal& g : goals_) {
-          if (!dependsOnParam(*g.expr, p)) continue;
+          const Binding& base = *bases[i];
+          if (!dependsOnParam(*g.expr, p) || (i == 2 && g.trip)) continue;
           for (int64_t target : g.values)
             if (auto v = find(base, p, *g.expr, target)) {
               Binding b = base;
@@ -283,7 +295,10 @@ class BindingSearch {
     return out;
   }
   encoder::BvProver& prover() {
-    if (!prover_) prover_ = std::make_unique<encoder::BvProver>(s_, limits_);
+    if (!prover_) {
+      prover_ = std::make_unique<encoder::BvProver>(s_, limits_);
+      prover_->setBudget(limits_.timeout_ms);  // within the obligation's budget
+    }
     return *prover_;
   }
   // Smallest |p| first, then the positive one.
@@ -298,17 +313,21 @@ class BindingSearch {
   // the assumptions (the other parameters at `base`): first among the small
   // values and the multiples of the expression's constants, then by a
   // galloping + binary search, which finds it when e grows with p (a
-  // divisor that is itself a parameter, as in cdiv(D, BK)); last, Z3 draws
-  // it from the lm.assume domain (`lm.assume(K >= 4096)`).
+  // divisor that is itself a parameter, as in cdiv(D, BK)); last, when no
+  // value tried lies inside the assumptions, Z3 draws it from the lm.assume
+  // domain.
   std::optional<int64_t> find(const Binding& base, int p, const ir::Expr& e, int64_t target) {
     Binding b = base;
     auto at = [&](int64_t v) {
       b.params[p] = v;
       return value(b, e);
     };
+    bool inside = false;  // some value tried satisfies the assumptions
     auto hit = [&](int64_t v) {
       auto x = at(v);
-      return x && *x == target && assumed(b);
+      bool ok = assumed(b);
+      inside |= ok;
+      return x && *x == target && ok;
     };
     for (int64_t v : candidates(e))
       if (hit(v)) return v;
@@ -327,7 +346,11 @@ class BindingSearch {
     }
     for (int64_t v = hi; v < hi + 4; ++v)
       if (hit(v)) return v;
-    if (s_.assumes.empty()) return std::nullopt;  // the search above covers what Z3 would add
+    // Z3 only where the values tried miss the lm.assume domain altogether
+    // (`lm.assume(K >= 4096)`): inside it the search above stands, and a
+    // solver query per unreachable target (trip count 0 under K > 0) would
+    // cost more than the exploration.
+    if (inside || s_.assumes.empty()) return std::nullopt;
     std::vector<ExprPtr> objectives;
     smallObjectives(p, objectives);
     // A non-owning handle: `e` outlives the query.
@@ -650,6 +673,11 @@ class Driver {
       // Larger values may show other rules (a CTA with no tiles exits early;
       // a race needs a lap): keep going, smallest values first, one finding
       // per rule.
+      // Warnings (an iter= annotation naming another phase than the one its
+      // arrival lands in) leave the verdict alone.
+      for (const encoder::Violation& w : r.warnings)
+        if (reported_.insert(w.rule).second)
+          sink_.add(toFinding(*sys, w, goals_.dependent ? relevantText(s_, b, relevant_) : "", nullptr));
       if (r.outcome == encoder::Outcome::Violation) found |= report(*sys, b, r);
     }
     if (found) return;
@@ -683,11 +711,20 @@ class Driver {
   }
   std::string usedUp() const { return fmt::format("time budget of {} ms used up", budget_.totalMs()); }
 
-  encoder::ModelCheckResult explore(const encoder::System& sys) const {
+  encoder::ModelCheckResult explore(const encoder::System& sys) {
     encoder::ExploreOptions eo;
     eo.timeout_ms = std::max(1u, budget_.remainingMs());
     eo.memory_mb = std::min(opts_.memory_mb, 1024u);
-    return encoder::explore(sys, eo);
+    // --engine (checks/sync_engine.h): a disagreement of the engines is an
+    // internal error; nothing either says about this binding is reported
+    SyncRun run = runSyncEngine(sys, opts_.sync_engine, eo);
+    if (!run.internal_error.empty()) {
+      verdicts_.push_back({"sync", VerdictKind::Error, "internal: " + run.internal_error});
+      run.result = {};
+      run.result.outcome = encoder::Outcome::Unknown;
+      run.result.detail = "the engines disagree (see the error)";
+    }
+    return run.result;
   }
 
   // Findings (one per rule) with replayed traces for the violations of r,
@@ -764,7 +801,12 @@ class Driver {
     for (const encoder::Violation& v : pr.violations) {
       if (!v.binding) continue;
       if (v.binding->replace) {
-        if (confirmAtTrip(pr, v, base)) return true;
+        std::string benign;
+        if (confirmAtTrip(pr, v, base, benign)) return true;
+        if (!benign.empty()) {
+          detail += "; proof: unknown (" + benign + ")";
+          return false;
+        }
         detail += fmt::format("; proof: unknown ({} meets {} at trip count {}, which no parameter values allowed by "
                               "the lm.assume facts give)",
                               pr.engine, v.rule, v.binding->replace_value);
@@ -794,15 +836,23 @@ class Driver {
     return false;
   }
 
-  // The trip count the proof names, and (for a violation met while the trip
-  // count was still open, where it names the least one) the next few: the
-  // first whose concrete system shows a violation is reported.
-  bool confirmAtTrip(const encoder::ModelCheckResult& pr, const encoder::Violation& v, const Binding& base) {
+  // The trip count the proof names (for a violation met while the trip
+  // count was still open, the least it allows and the next few): the first
+  // whose concrete system shows a violation is reported. An exact trip
+  // count whose system shows none means the engines disagree (error); an
+  // open one that none of the few shows stays undecided (unknown).
+  // A concrete run that passes with only warnings (per-phase counts as
+  // annotated that do not add up, while every arrival lands in its slot's
+  // current phase and nothing hangs: sync.phase-annotation-mismatch) is not
+  // a disagreement: the proof stands on the annotations and cannot decide;
+  // `benign` then says why and nothing is reported as an error.
+  bool confirmAtTrip(const encoder::ModelCheckResult& pr, const encoder::Violation& v, const Binding& base,
+                     std::string& benign) {
     const ir::Expr& trip = *v.binding->replace;
     const int64_t T = v.binding->replace_value;
+    const int64_t last = v.trip_open ? T + 2 * goals_.maxStages() + 1 : T;
     std::optional<Binding> tried;
-    for (int64_t t = T; t <= T + 2 * goals_.maxStages() + 1; ++t) {
-      if (budget_.remainingMs() == 0) break;
+    for (int64_t t = T; t <= last && budget_.remainingMs() > 0; ++t) {
       std::optional<Binding> b = search_.bindingFor(base, trip, t);
       if (!b) continue;
       tried = b;
@@ -811,13 +861,24 @@ class Driver {
       if (!sys) continue;
       encoder::ModelCheckResult r = explore(*sys);
       if (r.outcome == encoder::Outcome::Violation && report(*sys, *b, r)) return true;
+      if (r.outcome == encoder::Outcome::Pass && !r.warnings.empty()) {
+        for (const encoder::Violation& w : r.warnings)
+          if (reported_.insert(w.rule).second)
+            sink_.add(toFinding(*sys, w, goals_.dependent ? relevantText(s_, *b, relevant_) : "", nullptr));
+        benign = fmt::format("{} meets {} at trip count {} ({}), but the arrivals land in their slots' current "
+                             "phases and the bounded check of {} passes: the annotations disagree with the phases, "
+                             "which the proof stands on",
+                             pr.engine, v.rule, T, v.message, relevantText(s_, *b, relevant_));
+        return false;
+      }
     }
     if (!tried) return false;
+    const bool disagree = !v.trip_open && budget_.remainingMs() > 0;
     verdicts_.push_back(
-        {v.rule, budget_.remainingMs() == 0 ? VerdictKind::Unknown : VerdictKind::Error,
-         fmt::format("{}{} meets {} at trip count {} ({}), but the bounded check of {} finds no violation",
-                     budget_.remainingMs() == 0 ? usedUp() + ": " : "engines disagree: ", pr.engine, v.rule, T,
-                     v.message, relevantText(s_, *tried, relevant_))});
+        {v.rule, disagree ? VerdictKind::Error : VerdictKind::Unknown,
+         fmt::format("{}{} meets {} at trip count {}{} ({}), but the bounded check of {} finds no violation",
+                     disagree ? "engines disagree: " : budget_.remainingMs() == 0 ? usedUp() + ": " : "", pr.engine,
+                     v.rule, v.trip_open ? ">= " : "", T, v.message, relevantText(s_, *tried, relevant_))});
     return true;
   }
 };

@@ -201,6 +201,7 @@ class StructuralChecker {
   encoder::BvProver& prover() {
     if (!prover_) {
       prover_ = std::make_unique<encoder::BvProver>(s_, layout::limitsOf(opts_));
+      prover_->setBudget(opts_.timeout_ms);  // --timeout bounds its queries together
       vacuous_ = !s_.assumes.empty() && prover_->assumptionsConsistent() == encoder::BvVerdict::Fails;
     }
     return *prover_;

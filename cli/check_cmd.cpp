@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "checks/sync_engine.h"
 #include "cli/commands.h"
 #include "cli/cost.h"
 #include "cli/load.h"
@@ -21,6 +22,7 @@ struct CheckArgs {
   std::vector<std::string> files;
   std::string target;
   std::string format = "text";
+  std::string engine = "explicit";   // checks/sync_engine.h
   unsigned timeout_s = 10;
   unsigned memory_mb = 4096;
   double proof_timeout_s = 3;
@@ -30,6 +32,7 @@ struct CheckArgs {
   // the report section's cost estimate (--shape given)
   std::string workload = "gemm", shape;
   std::vector<std::string> set;
+  bool require_proof = false;
 };
 
 struct ScheduleReport {
@@ -45,6 +48,11 @@ struct FileReport {
   std::vector<ir::Finding> frontend;  // syntax / type findings, or the read error
   std::vector<ScheduleReport> schedules;
   int exit_code = kOk;
+  // What exit 0 means: "proved" (every property for every value the
+  // lm.assume facts allow) or "checked" (some only for listed values, or
+  // skipped: `not_proved` says which); "counterexample" / "unknown" otherwise.
+  std::string result;
+  std::vector<std::string> not_proved;  // "schedule 'g': sync: checked: K in {1,2}"
 };
 
 int exitCodeFor(const FileReport& r) {
@@ -58,6 +66,23 @@ int exitCodeFor(const FileReport& r) {
   if (errors) return kFindings;      // a decided violation outranks an unknown elsewhere
   if (undecided) return kCannotCheck;
   return kOk;
+}
+
+// Fills r.result and r.not_proved; with --require-proof a file that is
+// only checked cannot pass (exit 2).
+void settleResult(FileReport& r, const CheckArgs& args) {
+  for (const ScheduleReport& s : r.schedules) {
+    std::string where = fmt::format("schedule '{}': ", s.name);
+    for (const checks::PropertyVerdict& p : s.result.verdicts)
+      if (p.kind == checks::VerdictKind::Checked)
+        r.not_proved.push_back(fmt::format("{}{}: checked: {}", where, p.property, p.detail));
+    if (args.no_model_check) r.not_proved.push_back(where + "sync: skipped (--no-model-check)");
+    if (args.no_layout) r.not_proved.push_back(where + "layout gates: skipped (--no-layout)");
+  }
+  if (r.exit_code == kFindings) r.result = "counterexample";
+  else if (r.exit_code != kOk) r.result = "unknown";
+  else r.result = r.not_proved.empty() ? "proved" : "checked";
+  if (args.require_proof && r.result == "checked") r.exit_code = kCannotCheck;
 }
 
 ir::Finding ioError(const std::string& file, const std::string& message) {
@@ -89,6 +114,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       opts.memory_mb = args.memory_mb;
       opts.proof_timeout_ms = static_cast<unsigned>(args.proof_timeout_s * 1000);
       opts.model_check = !args.no_model_check;
+      opts.sync_engine = *checks::parseSyncEngine(args.engine);
       opts.layout = !args.no_layout;
       report.schedules.push_back({s.name, opts.target, checks::checkSchedule(s, opts), std::nullopt, ""});
       if (!args.shape.empty()) {
@@ -100,6 +126,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
     }
   }
   report.exit_code = exitCodeFor(report);
+  settleResult(report, args);
   return report;
 }
 
@@ -114,6 +141,8 @@ nlohmann::json fileJson(const FileReport& r) {
   nlohmann::json j;
   j["file"] = r.file;
   j["exit_code"] = r.exit_code;
+  j["result"] = r.result;
+  j["not_proved"] = r.not_proved;
   j["findings"] = nlohmann::json::array();
   for (const ir::Finding& f : r.frontend) j["findings"].push_back(ir::toJson(f));
   j["schedules"] = nlohmann::json::array();
@@ -139,7 +168,7 @@ void countSeverities(const std::vector<ir::Finding>& fs, int& errors, int& warni
   }
 }
 
-void printText(const FileReport& r, bool color) {
+void printText(const FileReport& r, bool color, bool require_proof) {
   for (const ir::Finding& f : r.frontend) fmt::print("{}", ir::renderText(f, color));
   for (const ScheduleReport& s : r.schedules) {
     int errors = 0, warnings = 0;
@@ -164,6 +193,15 @@ void printText(const FileReport& r, bool color) {
     if (s.cost) fmt::print("{}: schedule '{}': report: {}", r.file, s.name, costText(*s.cost));
     else if (!s.cost_error.empty()) fmt::print("{}: schedule '{}': report: cost: {}\n", r.file, s.name, s.cost_error);
   }
+  // What a pass means: the last line an agent reads.
+  if (r.result == "proved")
+    fmt::print("{}: result: proved (every property holds for every parameter value the lm.assume facts allow)\n",
+               r.file);
+  else if (r.result == "checked" && require_proof)
+    fmt::print("{}: result: error: --require-proof: checked, not proved: {}\n", r.file, fmt::join(r.not_proved, "; "));
+  else if (r.result == "checked")
+    fmt::print("{}: result: checked, not proved (some properties hold for the listed values only, see above)\n",
+               r.file);
 }
 
 int runCheck(const CheckArgs& args) {
@@ -183,7 +221,7 @@ int runCheck(const CheckArgs& args) {
     FileReport r = checkFile(path, args, target_override);
     exit_code = std::max(exit_code, r.exit_code);
     if (args.format == "text") {
-      printText(r, args.color);
+      printText(r, args.color, args.require_proof);
     } else if (args.format == "jsonl") {
       fmt::print("{}\n", ir::dumpJson(fileJson(r)));
     } else if (args.format == "sarif") {
@@ -211,10 +249,20 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("files", args->files, "CAKE IR files")->required();
   cmd->add_option("--target", args->target, "sm_80 | sm_90a | sm_100a (must match the decorator when both are given)");
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "jsonl", "sarif"}));
-  cmd->add_option("--timeout", args->timeout_s, "per-query solver timeout in seconds")->check(CLI::Range(1u, 3600u));
+  cmd->add_option("--timeout", args->timeout_s,
+                  "seconds for one whole obligation (the model checker's values, explorations and proof together; "
+                  "each gate's solver queries together); past it the verdict is unknown (default 10)")
+      ->check(CLI::Range(1u, 3600u));
   cmd->add_option("--proof-timeout", args->proof_timeout_s,
-                  "seconds for the proof for every trip count after the bounded check (0: bounded check only)")
+                  "seconds for the proof for every trip count after the bounded check, within --timeout "
+                  "(0: bounded check only; default 3)")
       ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--engine", args->engine, "the engine that decides synchronization: explicit (default), z3 "
+                                           "(partial-order encoding) or both (must agree; a disagreement exits 2)")
+      ->check(CLI::IsMember({"explicit", "z3", "both"}));
+  cmd->add_flag("--require-proof", args->require_proof,
+                "exit 2 (with the reason) when a property is only checked for listed values, not proved for every "
+                "allowed value");
   cmd->add_option("--memory", args->memory_mb, "solver memory cap in MiB")->check(CLI::Range(64u, 1u << 20));
   cmd->add_flag("--no-model-check", args->no_model_check, "skip the model checker (sync.*, data.*, proxy.*)");
   cmd->add_flag("--no-layout", args->no_layout, "skip the layout and hardware gates");

@@ -17,6 +17,8 @@ void addExplainCommand(CLI::App& app, int& exit_code);
 void addLowerRunCommands(CLI::App& app, int& exit_code);
 void addCorpusCommand(CLI::App& app, int& exit_code);
 void addMutateCommand(CLI::App& app, int& exit_code);
+void addTuneCommand(CLI::App& app, int& exit_code);
+void addDispatchCommand(CLI::App& app, int& exit_code);
 void addCostCommand(CLI::App& app, int& exit_code);
 
 }  // namespace cake::cli

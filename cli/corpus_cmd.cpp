@@ -103,6 +103,9 @@ void addMutateCommand(CLI::App& app, int& exit_code) {
   sub->add_flag("--keep-undetermined", opts->keep_undetermined,
                 "also write mutants the oracle could not label (they have no expectation)");
   sub->add_flag("--list-operators", opts->list_operators, "list the mutation operators and exit");
+  sub->add_flag("--relabel", opts->relabel,
+                "the inputs are mutant files: run the oracle again and rewrite the label and expectation of those "
+                "whose expectation changed (after a change of the semantics)");
   sub->callback([opts, out, no_label, &exit_code] {
     checks::mutate::MutateOptions o = *opts;
     if (!out->empty()) o.out_dir = *out;

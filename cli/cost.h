@@ -14,7 +14,7 @@ namespace cake::cli {
 // with `error` for a bad workload name or shape.
 std::optional<costmodel::Estimate> costOf(const ir::Schedule& s, const std::string& workload,
                                           const std::string& shape, const std::map<std::string, int64_t>& sets,
-                                          std::string* error);
+                                          std::string* error, bool coverage = true);
 // "cost: 0.2100 ms predicted, tensor-core-bound\n  tensor ... \n"
 std::string costText(const costmodel::Estimate& e);
 

@@ -23,7 +23,7 @@ namespace cake::cli {
 
 std::optional<costmodel::Estimate> costOf(const ir::Schedule& s, const std::string& workload_name,
                                           const std::string& shape_text, const std::map<std::string, int64_t>& sets,
-                                          std::string* error) {
+                                          std::string* error, bool coverage) {
   auto kind = workload::parseKind(workload_name);
   if (!kind) {
     *error = fmt::format("unknown workload '{}' (expected {})", workload_name, workload::kindList());
@@ -34,12 +34,14 @@ std::optional<costmodel::Estimate> costOf(const ir::Schedule& s, const std::stri
     *error = fmt::format("bad --shape '{}': {}", shape_text, *error);
     return std::nullopt;
   }
-  return costmodel::estimate(s, *shape, sets);
+  return costmodel::estimate(s, *shape, sets, coverage);
 }
 
 std::string costText(const costmodel::Estimate& e) {
   if (!e.ok) return "cost: " + e.error + "\n";
-  std::string out = fmt::format("cost: {:.4f} ms predicted, {}\n", e.time_ms, costmodel::bottleneckName(e.bottleneck));
+  std::string out = fmt::format("cost: {:.4f} ms predicted, {} (of peak: memory {:.0f}%, tensor cores {:.0f}%, CUDA cores {:.0f}%)\n",
+                                e.time_ms, costmodel::bottleneckName(e.bottleneck), 100 * e.utilization.at("memory"),
+                                100 * e.utilization.at("tensor"), 100 * e.utilization.at("core"));
   for (const costmodel::Term& t : e.deciding) out += fmt::format("  {:<9} {:>9.4f} ms  {}\n", t.name, t.ms, t.why);
   return out;
 }
@@ -49,7 +51,7 @@ namespace {
 struct CostArgs {
   std::string file, target, schedule, workload = "gemm", shape, format = "text";
   std::vector<std::string> set;
-  std::string records, output, coefficients;
+  std::string records, output, coefficients, split = "holdout";
   bool all_terms = false;
 };
 
@@ -139,7 +141,9 @@ std::vector<Loaded> loadRecords(const std::string& path, std::string* error) {
     std::map<std::string, int64_t> sets;
     for (const auto& [k, v] : j.value("sets", nlohmann::json::object()).items()) sets[k] = v.get<int64_t>();
     std::string err;
-    auto e = costOf(*s, j.value("workload", std::string("gemm")), j.value("shape", std::string()), sets, &err);
+    // the pair ran (result ok): its binding is known good, the coverage walk is not needed
+    auto e = costOf(*s, j.value("workload", std::string("gemm")), j.value("shape", std::string()), sets, &err,
+                    /*coverage=*/false);
     if (!e || !e->ok) {
       *error = fmt::format("{}:{}: {}", path, n, e ? e->error : err);
       return {};
@@ -208,18 +212,25 @@ int runEvaluate(const CostArgs& a) {
   int agree = 0, with_ncu = 0;
   nlohmann::json rows = nlohmann::json::array();
   for (const Loaded& l : recs) {
-    if (l.split != "holdout") continue;
+    if (l.split != a.split) continue;
     std::string main;
     const double p = costmodel::combine(l.sample.raw, k, &main);
     per[l.workload].first.push_back(p);
     per[l.workload].second.push_back(l.sample.measured_ms);
     pred_all.push_back(p);
     meas_all.push_back(l.sample.measured_ms);
-    rows.push_back({{"id", l.sample.id}, {"predicted_ms", p}, {"measured_ms", l.sample.measured_ms}});
+    rows.push_back({{"id", l.sample.id},
+                    {"workload", l.workload},
+                    {"predicted_ms", p},
+                    {"measured_ms", l.sample.measured_ms},
+                    {"class", costmodel::bottleneckName(l.predicted_class)},
+                    {"ncu", l.ncu_bucket},
+                    {"main", main},
+                    {"raw", l.sample.raw}});
   }
   std::map<std::string, int> confusion;  // "predicted/ncu" -> count
   for (const Loaded& l : recs) {
-    if (l.split != "holdout" || l.ncu_bucket.empty()) continue;
+    if (l.split != a.split || l.ncu_bucket.empty()) continue;
     ++with_ncu;
     const std::string_view b = costmodel::solBucket(l.predicted_class);
     agree += b == l.ncu_bucket;
@@ -260,6 +271,7 @@ void addCostCommand(CLI::App& app, int& exit_code) {
   CLI::App* ev = cost->add_subcommand("evaluate", "Accuracy of the model on the held-out records");
   ev->add_option("records", a->records, "JSONL records")->required();
   ev->add_option("--coefficients", a->coefficients, "coefficients file (default: the versioned fit)");
+  ev->add_option("--split", a->split, "which records: holdout (default) or calibrate");
   ev->add_option("--format", a->format, "text, or json to add the per-pair rows")->check(CLI::IsMember({"text", "json"}));
   cal->callback([a, &exit_code] { exit_code = runCalibrate(*a); });
   ev->callback([a, &exit_code] { exit_code = runEvaluate(*a); });

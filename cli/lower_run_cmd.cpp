@@ -8,6 +8,7 @@
 #include "checks/check.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/memory_cap.h"
 #include "ir/frontend.h"
 #include "lowering/lower.h"
 #include "runner/runner.h"
@@ -62,12 +63,29 @@ LoadedSchedule load(const std::string& path, const std::string& target, const st
   return out;
 }
 
+// Verified schedules are what pass to lowering and to the GPU: checks the
+// schedule and prints its error findings when it does not verify. Returns
+// kOk (verified), kFindings (errors) or kCannotCheck (an unknown verdict);
+// `*refusal` is the reason to give when it did not verify.
+static int verify(const ir::Schedule& s, std::string* refusal) {
+  checks::CheckOptions copts;
+  copts.target = s.target;
+  checks::CheckResult check = checks::checkSchedule(s, copts);
+  if (!check.hasErrors() && !check.undecided()) return kOk;
+  for (const ir::Finding& f : check.findings)
+    if (f.severity == ir::Severity::Error) fmt::print(stderr, "{}", ir::renderText(f));
+  *refusal = check.hasErrors() ? "the schedule does not verify (see the findings above)"
+                               : "the verifier could not decide the schedule (unknown verdict)";
+  return check.hasErrors() ? kFindings : kCannotCheck;
+}
+
 namespace {
 
 struct LowerArgs {
   std::string file, output, target, schedule;
   std::vector<std::string> set;  // NAME=VALUE specialisations of scalar parameters
   bool no_comments = false;
+  bool allow_unverified = false;
 };
 
 }  // namespace
@@ -109,6 +127,14 @@ int runLower(const LowerArgs& a) {
   auto sets = parseSettings(a.set);
   if (!sets) return kCannotCheck;
   opts.specialize = *sets;
+  std::string refusal;
+  if (int verdict = verify(*ls.schedule, &refusal); verdict != kOk) {
+    if (!a.allow_unverified) {
+      fmt::print(stderr, "cake: lower refused: {}; --allow-unverified lowers it anyway\n", refusal);
+      return verdict;
+    }
+    fmt::print(stderr, "warning: lowering a schedule that does not verify (--allow-unverified)\n");
+  }
   lowering::LowerResult r = lowering::lowerToCuda(*ls.schedule, opts);
   printFindings(r.findings);
   if (!r.ok) return kCannotCheck;
@@ -178,17 +204,10 @@ int runRun(const RunArgs& a) {
   auto sets = parseSettings(a.set);
   if (!sets) return kCannotCheck;
 
-  checks::CheckOptions copts;
-  copts.target = ls.schedule->target;
-  checks::CheckResult check = checks::checkSchedule(*ls.schedule, copts);
-  bool verified = !check.hasErrors() && !check.undecided();
+  std::string refusal;
+  bool verified = verify(*ls.schedule, &refusal) == kOk;
   if (!verified) {
-    for (const ir::Finding& f : check.findings)
-      if (f.severity == ir::Severity::Error) fmt::print(stderr, "{}", ir::renderText(f));
-    if (!a.allow_unverified)
-      return refuse(check.hasErrors() ? "the schedule does not verify (see the findings above)"
-                                      : "the verifier could not decide the schedule (unknown verdict)",
-                    a.format);
+    if (!a.allow_unverified) return refuse(refusal, a.format);
     fmt::print(stderr, "warning: running a schedule that does not verify (--allow-unverified)\n");
   }
   if (ls.schedule->target == ir::Target::Unspecified) return refuse("no target: give target= or --target", a.format);
@@ -199,6 +218,7 @@ int runRun(const RunArgs& a) {
   ropts.run_timeout_s = a.timeout_s;
   ropts.runs = a.runs;
   ropts.seed = a.seed;
+  liftMemoryCap();   // nvcc and the CUDA harness need more address space than the checks
   ropts.sets = *sets;
   runner::Result r = runner::runWorkload(*ls.schedule, *shape, ropts);
   nlohmann::json j = runner::toJson(r);
@@ -227,6 +247,8 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
   lower->add_option("--schedule", la->schedule, "schedule name when the file holds several");
   lower->add_flag("--no-comments", la->no_comments, "leave explanatory comments out");
   lower->add_option("--set", la->set, "give a scalar parameter a value, e.g. --set BM=64 (repeatable)");
+  lower->add_flag("--allow-unverified", la->allow_unverified,
+                  "lower even if the verifier rejects the schedule or cannot decide it (to observe a bug)");
   lower->callback([la, &exit_code] { exit_code = runLower(*la); });
 
   auto ra = std::make_shared<RunArgs>();

@@ -2,15 +2,64 @@
 #include <cstdio>
 #include <exception>
 
+#include <sys/resource.h>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/memory_cap.h"
+
+namespace cake::cli {
+
+namespace {
+rlimit g_uncapped{RLIM_INFINITY, RLIM_INFINITY};
+bool g_capped = false;
+}  // namespace
+
+// The process caps its own memory (the soft address-space limit), so a
+// schedule that asks for more than any check can afford fails with
+// std::bad_alloc -- reported, exit 2 -- instead of taking the machine. The
+// hard limit is left alone so the cap can be lifted again (liftMemoryCap).
+// Sanitizer builds reserve terabytes of shadow address space: no cap there.
+bool capMemory(unsigned mib) {
+#if defined(__SANITIZE_ADDRESS__)
+  return false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return false;
+#endif
+#endif
+  if (getrlimit(RLIMIT_AS, &g_uncapped) != 0) return false;
+  if (mib == 0) return true;
+  rlimit r = g_uncapped;
+  rlim_t want = static_cast<rlim_t>(mib) << 20;
+  if (r.rlim_max != RLIM_INFINITY && want > r.rlim_max) want = r.rlim_max;
+  r.rlim_cur = want;
+  g_capped = setrlimit(RLIMIT_AS, &r) == 0;
+  return g_capped;
+}
+
+void liftMemoryCap() {
+  if (g_capped) setrlimit(RLIMIT_AS, &g_uncapped);
+  g_capped = false;
+}
+
+}  // namespace cake::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"cake: a verifier-first compiler harness for GPU kernel schedules (CAKE IR)", "cake"};
   app.set_version_flag("--version", std::string("cake ") + CAKE_VERSION);
   app.require_subcommand(1);
+  // Options of the whole command may also follow the subcommand.
+  app.fallthrough();
+  unsigned memory_limit_mib = cake::cli::kDefaultMemoryLimitMiB;
+  app.add_option("--memory-limit", memory_limit_mib,
+                 "cap on this process's own memory (address space) in MiB, 0 for none (default 4096); work that "
+                 "needs more ends with a reported out-of-memory error, exit 2")
+      ->check(CLI::Range(0u, 1u << 24));
+  // Applied before any subcommand runs: options are parsed first.
+  app.parse_complete_callback([&] { cake::cli::capMemory(memory_limit_mib); });
   int exit_code = cake::cli::kOk;
   cake::cli::addCheckCommand(app, exit_code);
   cake::cli::addFmtCommand(app, exit_code);
@@ -18,6 +67,8 @@ int main(int argc, char** argv) {
   cake::cli::addLowerRunCommands(app, exit_code);
   cake::cli::addCorpusCommand(app, exit_code);
   cake::cli::addMutateCommand(app, exit_code);
+  cake::cli::addTuneCommand(app, exit_code);
+  cake::cli::addDispatchCommand(app, exit_code);
   cake::cli::addCostCommand(app, exit_code);
   try {
     app.parse(argc, argv);
@@ -30,6 +81,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // Usage errors are "could not check" (2), never CLI11's own codes.
     app.exit(e);
+    return cake::cli::kCannotCheck;
+  } catch (const std::bad_alloc&) {
+    cake::cli::liftMemoryCap();
+    fmt::print(stderr, "cake: error: out of memory: the work needs more than --memory-limit ({} MiB) allows\n",
+               memory_limit_mib);
     return cake::cli::kCannotCheck;
   } catch (const std::exception& e) {
     fmt::print(stderr, "cake: internal error: {}\n", e.what());

@@ -4,9 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "ir/target.h"
 #include "workload/walk.h"
 
 #ifndef CAKE_COSTMODEL_DIR
@@ -144,6 +147,43 @@ int regsPerThread(const ir::Schedule& s, int threads) {
   return static_cast<int>(std::min<double>({255.0, 65536.0 / threads, 40 + words}));
 }
 
+// Fragments anchored by an MMA (an accumulator or an A operand): the
+// lowering gives them the MMA register layout; the others get the generic
+// one (docs/gpu.md "Fragments").
+std::set<int> mmaFragments(const ir::Schedule& s) {
+  std::set<int> out;
+  for (const ir::RoleBody& rb : s.bodies)
+    ir::forEachOp(rb.body, [&](const ir::Stmt& st) {
+      if (st.op.kind != ir::OpKind::Mma) return;
+      for (const ir::BufferRef* r : {&st.op.dst, &st.op.src})
+        if (r->kind == ir::BufferRef::Kind::Regs) out.insert(r->index);
+    });
+  return out;
+}
+
+// Shared-memory bank conflicts of a generic access to a view: a warp of
+// the generic layout touches 32 rows at once (one per lane), of the MMA
+// layouts 8; rows `row_bytes` apart fall on 32 / gcd(row_bytes / 4, 32)
+// distinct banks, and a swizzle spreads the 16-byte chunks of up to 8
+// (128B), 4 (64B) or 2 (32B) consecutive rows. Row vectors (one row) and
+// accesses without a fragment are conflict-free.
+double bankConflict(const ir::Schedule& s, const ir::View& v, const ir::Op& op, const std::set<int>& mma_frags) {
+  const ir::BufferRef* frag = nullptr;
+  for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
+    if (r->kind == ir::BufferRef::Kind::Regs) frag = r;
+  if (!frag || v.shape.size() < 2) return 1;
+  const auto& fshape = s.regs.at(frag->index).shape;
+  if (fshape.size() < 2 || ir::constValue(fshape[0]).value_or(1) <= 1) return 1;
+  const int64_t row_bytes = ir::constValue(v.shape.back()).value_or(0) * ir::dtypeBytes(v.dtype);
+  if (row_bytes <= 0 || row_bytes % 4) return 1;
+  const double rows_per_warp = mma_frags.count(frag->index) ? 8 : 32;
+  const double banks_apart = 32.0 / std::gcd<int64_t>(row_bytes / 4, 32);
+  double conflict = std::max(1.0, rows_per_warp / banks_apart);
+  const int swz = ir::swizzleBytes(v.swizzle);
+  if (swz) conflict = std::max(1.0, conflict / (swz / 16));
+  return conflict;
+}
+
 struct Walked {
   Facts f;
   std::map<int, int64_t> view_loads;
@@ -155,6 +195,7 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const Hardware
   for (int d = 0; d < 3; ++d) env.block_idx[d] = 0;
   int64_t budget = 20'000'000;
   Facts& f = w.f;
+  const std::set<int> mma_frags = mmaFragments(s);
   return workload::walkCta(s, env, [&](const workload::OpVisit& v) {
     const ir::Op& op = v.op;
     if (auto box = workload::tensorBox(s, op, v.env)) {
@@ -213,7 +254,9 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const Hardware
         if (op.kind == ir::OpKind::Unary && isSfu(op.fn)) f.sfu_ops += elems;
         else f.fp32_ops += elems;
         for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
-          if (r->kind == ir::BufferRef::Kind::View) f.smem_generic_bytes += elems * ir::dtypeBytes(s.views.at(r->index).dtype);
+          if (r->kind == ir::BufferRef::Kind::View)
+            f.smem_generic_bytes += elems * ir::dtypeBytes(s.views.at(r->index).dtype) *
+                                    bankConflict(s, s.views.at(r->index), op, mma_frags);
         if (v.after_loop) f.epilogue_ops += elems;
         break;
       }
@@ -248,11 +291,13 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
     int n;
     const char* why;
   };
+  const ir::TargetLimits& lim = ir::targetLimits(hw.target);
   const int per_cta_regs = std::max(1, f.threads * f.regs_per_thread);
-  const Lim lims[] = {{hw.smem_per_sm / std::max(f.smem_bytes + 1024, 1), "shared memory"},
-                      {hw.threads_per_sm / std::max(f.threads, 1), "threads"},
-                      {hw.regs_per_sm / per_cta_regs, "registers"},
-                      {hw.ctas_per_sm, "CTA slots"}};
+  const Lim lims[] = {
+      {static_cast<int>(lim.smem_per_sm / std::max<int64_t>(f.smem_bytes + lim.smem_reserved, 1)), "shared memory"},
+      {lim.max_warps_per_sm * 32 / std::max(f.threads, 1), "threads"},
+      {static_cast<int>(lim.register_file / per_cta_regs), "registers"},
+      {lim.max_blocks_per_sm, "CTA slots"}};
   Lim tight = lims[0];
   for (const Lim& l : lims)
     if (l.n < tight.n) tight = l;
@@ -283,7 +328,8 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   const double t_l2 = f.l2_bytes / (hw.l2_gbps * 1e9) * 1e3;
   const double t_sm = n * f.load_bytes / per_sm_bw * 1e3;
   raw["memory"] = std::max({t_dram, t_l2, t_sm});
-  const double in_flight = std::max(1, f.stages);
+  // the consumer holds one slot while it computes on it: S - 1 loads in flight
+  const double in_flight = std::max(1, f.stages - 1);
   const double t_pipe = r * static_cast<double>(f.pipeline_loads) / in_flight * hw.mem_latency_ns * 1e-6;
   const double t_sync = r * static_cast<double>(f.waits) * hw.barrier_rtt_ns * 1e-6;
   raw["latency"] = t_pipe + t_sync;
@@ -327,22 +373,37 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
                                       f.ctas, f.ctas_per_sm, f.occupancy_limit, f.threads, f.smem_bytes,
                                       f.regs_per_thread, f.rounds, 100 * f.fill);
   std::sort(e.terms.begin(), e.terms.end(), [](const Term& a, const Term& b2) { return a.ms > b2.ms; });
-  // the class: the largest contribution (the main term only counts its winner)
-  std::string top;
-  double top_ms = -1;
-  for (const Term& t : e.terms) {
-    const bool main_part = t.name == "tensor" || t.name == "memory" || t.name == "latency";
-    if (main_part && t.name != main) continue;
-    if (t.ms > top_ms) top_ms = t.ms, top = t.name;
+  // The class, defined as Nsight Compute's speed of light is: a unit is the
+  // bound when the kernel keeps it busy >= 60% of the time at its nominal
+  // peak, i.e. when its raw (peak-rate) term is >= 60% of the predicted time.
+  // Otherwise no unit is near its peak and the largest of the remaining
+  // causes names the class.
+  const double t_launch = e.time_ms > 0 ? e.time_ms / L : 1;
+  // memory: the GPU-wide DRAM / L2 terms (what the speed of light measures);
+  // one SM's intake limit leaves the memory system mostly idle
+  // tensor / core: averaged over all SMs, as the speed of light averages
+  // (the raw terms are the busiest SM's)
+  const double sm_share = static_cast<double>(f.ctas) / (std::max<double>(n, 1) * hw.sms);
+  e.utilization = {{"memory", std::max(t_dram, t_l2) / t_launch},
+                   {"tensor", raw["tensor"] * sm_share / t_launch},
+                   {"core", raw["core"] * sm_share / t_launch}};
+  std::string unit;
+  double unit_u = 0;
+  for (const auto& [name, u] : e.utilization)
+    if (u > unit_u) unit_u = u, unit = name;
+  const bool underfilled = f.ctas < hw.sms * 6 / 10 || f.fill < 0.6;
+  if (unit_u >= 0.6) {
+    e.bottleneck = unit == "memory" ? Bottleneck::Memory : unit == "tensor" ? Bottleneck::TensorCore : Bottleneck::Compute;
+  } else {
+    std::string top;
+    double top_ms = -1;
+    for (const Term& t : e.terms)
+      if ((t.name == "latency" || t.name == "epilogue" || t.name == "launch") && t.ms > top_ms) top_ms = t.ms, top = t.name;
+    if (top == "launch" && top_ms >= 0.5 * e.time_ms) e.bottleneck = Bottleneck::Launch;
+    else if (underfilled) e.bottleneck = Bottleneck::Occupancy;
+    else if (top == "epilogue") e.bottleneck = Bottleneck::Epilogue;
+    else e.bottleneck = Bottleneck::Latency;
   }
-  const bool underfilled = f.ctas * f.ctas_per_sm < hw.sms * f.ctas_per_sm * 6 / 10 || f.fill < 0.6;
-  if (top == "tensor") e.bottleneck = Bottleneck::TensorCore;
-  else if (top == "memory") e.bottleneck = Bottleneck::Memory;
-  else if (top == "latency") e.bottleneck = Bottleneck::Latency;
-  else if (top == "core") e.bottleneck = Bottleneck::Compute;
-  else if (top == "epilogue") e.bottleneck = Bottleneck::Epilogue;
-  else e.bottleneck = Bottleneck::Launch;
-  if (underfilled && (top == "latency" || top == "tensor" || top == "memory")) e.bottleneck = Bottleneck::Occupancy;
   // deciding: the class's term, the runner-up, and occupancy when it matters
   for (const Term& t : e.terms) {
     if (e.deciding.size() >= 2) break;
@@ -354,9 +415,10 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   return e;
 }
 
-Estimate estimate(const ir::Schedule& s, const workload::Shape& shape, const std::map<std::string, int64_t>& sets) {
+Estimate estimate(const ir::Schedule& s, const workload::Shape& shape, const std::map<std::string, int64_t>& sets,
+                  bool coverage) {
   const Hardware& hw = hardware(s.target);
-  workload::BindResult br = workload::bind(s, shape, sets, hw.sms);
+  workload::BindResult br = workload::bind(s, shape, sets, hw.sms, coverage);
   if (!br.binding) {
     Estimate e;
     e.error = br.result + ": " + br.detail;
@@ -383,6 +445,7 @@ nlohmann::json toJson(const Estimate& e) {
   j["deciding"] = terms(e.deciding);
   j["terms"] = terms(e.terms);
   j["raw"] = e.raw;
+  j["utilization"] = e.utilization;
   const Facts& f = e.facts;
   j["facts"] = {{"ctas", f.ctas},
                 {"ctas_per_sm", f.ctas_per_sm},

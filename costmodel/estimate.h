@@ -38,7 +38,11 @@ enum class Bottleneck { Memory, TensorCore, Compute, Latency, Occupancy, Epilogu
 std::string_view bottleneckName(Bottleneck b);  // memory-bound, tensor-core-bound, compute-bound, ...
 // The Nsight Compute speed-of-light bucket a class falls in: "memory",
 // "compute" (tensor-core- and compute-bound) or "latency" (the rest: neither
-// unit near its peak).
+// unit near its peak). The class follows the speed-of-light definition: a
+// unit whose nominal-peak term is >= 60% of the predicted time bounds the
+// kernel (memory, tensor cores, CUDA cores); otherwise launch (>= half the
+// time), occupancy (CTAs < 60% of the SMs or waves < 60% full), epilogue
+// or latency, whichever applies first.
 std::string_view solBucket(Bottleneck b);
 
 // What the walk of one CTA found (per CTA unless said otherwise).
@@ -78,6 +82,9 @@ struct Estimate {
   Facts facts;
   // the raw (coefficient 1) values of the fitted terms, for calibration
   std::map<std::string, double> raw;
+  // memory, tensor, core: the raw (nominal peak) term over the predicted
+  // time, what Nsight Compute's speed of light reports as % of peak
+  std::map<std::string, double> utilization;
 };
 
 // The free coefficients of the model (one value per term name).
@@ -98,7 +105,8 @@ struct Coefficients {
 
 Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, const Coefficients& k);
 // Binds the schedule to `shape` first; an unbound schedule gives !ok with the binding's detail.
-Estimate estimate(const ir::Schedule& s, const workload::Shape& shape, const std::map<std::string, int64_t>& sets = {});
+Estimate estimate(const ir::Schedule& s, const workload::Shape& shape, const std::map<std::string, int64_t>& sets = {},
+                  bool coverage = true);
 
 // Recombine raw terms with coefficients: the model's formula, shared by
 // estimate() and the calibration.

@@ -10,13 +10,13 @@ namespace {
 // 8192^3, .library/device/KINDS.md), HBM3e 4.8 TB/s on the datasheet and
 // ~4.3 TB/s measured for a device copy.
 constexpr Hardware kSm90a{ir::Target::SM90a, "H200 SXM", 132, 1.98, 4096, 128, 16, 4300, 10000, 64, 128,
-                          700, 120, 2.5, 50e6, 233472, 65536, 2048, 32};
+                          700, 120, 2.5, 50e6};
 // sm_80: A100 SXM 80 GB (datasheet): 108 SMs, 1.41 GHz, 312 TFLOP/s bf16.
 constexpr Hardware kSm80{ir::Target::SM80, "A100 SXM (datasheet)", 108, 1.41, 2048, 64, 16, 1800, 5000, 64, 128,
-                         800, 150, 2.5, 40e6, 167936, 65536, 2048, 32};
+                         800, 150, 2.5, 40e6};
 // sm_100a: B200 (datasheet): 148 SMs, ~1.9 GHz, 2.25 PFLOP/s dense bf16, 8 TB/s.
 constexpr Hardware kSm100a{ir::Target::SM100a, "B200 (datasheet)", 148, 1.9, 8192, 128, 16, 7200, 16000, 64, 128,
-                           700, 120, 2.5, 126e6, 233472, 65536, 2048, 32};
+                           700, 120, 2.5, 126e6};
 
 }  // namespace
 

@@ -3,11 +3,9 @@
 // and for sm_90a the H200 figures measured on this project's device); the
 // calibration (calibrate.h) scales the model's terms, not these numbers.
 //
-// The checks' limits (shared memory per block/SM, registers, TMEM) live in
-// the checks' target table; the occupancy figures here (smem_per_sm,
-// regs_per_sm, threads_per_sm, ctas_per_sm) are the same architectural
-// limits, kept beside the rates so one row describes the machine the model
-// assumes.
+// The limits (shared memory per SM, registers, threads and blocks per SM)
+// are not repeated here: the model reads them from the one target table,
+// ir/target.h (ir::targetLimits), keyed by the same ir::Target.
 #pragma once
 
 #include <string_view>
@@ -32,8 +30,6 @@ struct Hardware {
   double barrier_rtt_ns = 0;      // an mbarrier arrive -> wait round trip
   double launch_us = 0;           // a launch's fixed cost inside the CUPTI duration
   double l2_bytes = 0;
-  // occupancy limits (architectural; the same as the checks' target limits)
-  int smem_per_sm = 0, regs_per_sm = 0, threads_per_sm = 0, ctas_per_sm = 0;
 };
 
 // The row for a target (sm_90a for Unspecified).

@@ -134,22 +134,24 @@ struct BvProver::Impl {
   std::map<std::pair<char, int>, z3::expr> domains;
   int query_count = 0;
 
-  // limits.timeout_ms bounds all queries together (one obligation, see
-  // BvProver): each query gets what is left.
+  // setBudget(): all queries from `start` on share budget_ms (one
+  // obligation); each gets at most what is left. 0: none.
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  unsigned budget_ms = 0;
 
   Impl(const ir::Schedule& sched, Limits l) : s(sched), limits(l) {}
 
   // This query's limits, or nullopt when the budget is used up.
   std::optional<Limits> queryLimits() const {
-    if (limits.timeout_ms == 0) return limits;
+    if (budget_ms == 0) return limits;
     const double used = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (used >= limits.timeout_ms) return std::nullopt;
+    if (used >= budget_ms) return std::nullopt;
     Limits l = limits;
-    l.timeout_ms = std::max(1u, static_cast<unsigned>(limits.timeout_ms - used));
+    const unsigned left = std::max(1u, static_cast<unsigned>(budget_ms - used));
+    l.timeout_ms = l.timeout_ms == 0 ? left : std::min(l.timeout_ms, left);
     return l;
   }
-  std::string usedUp() const { return fmt::format("timeout (the budget of {} ms is used up)", limits.timeout_ms); }
+  std::string usedUp() const { return fmt::format("timeout (the budget of {} ms is used up)", budget_ms); }
 
   z3::expr num(int64_t v) { return ctx.bv_val(static_cast<int64_t>(v), kBits); }
   z3::expr tru() { return ctx.bool_val(true); }
@@ -479,6 +481,11 @@ BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_uniqu
 BvProver::~BvProver() = default;
 
 int BvProver::queries() const { return impl_->query_count; }
+
+void BvProver::setBudget(unsigned total_ms) {
+  impl_->start = std::chrono::steady_clock::now();
+  impl_->budget_ms = total_ms;
+}
 
 BvResult BvProver::prove(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>& premises) {
   if (!goal) {

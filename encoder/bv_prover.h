@@ -82,9 +82,7 @@ struct BvResult {
 class BvProver {
  public:
   // Takes the schedule's lm.assume facts as premises of every query.
-  // limits.timeout_ms is the budget of all its queries together (one
-  // obligation: `cake check --timeout`); a query after it is used up is
-  // Unknown ("timeout ...").
+  // limits.timeout_ms bounds each query (setBudget: all together).
   BvProver(const ir::Schedule& s, Limits limits = {});
   ~BvProver();
   BvProver(const BvProver&) = delete;
@@ -114,6 +112,11 @@ class BvProver {
   // Are the schedule's assumptions satisfiable? (If not, every proof is
   // vacuous.) Holds = consistent; Fails = contradictory; Unknown/Error.
   BvVerdict assumptionsConsistent();
+
+  // From now on all queries share `total_ms` (one obligation: `cake check
+  // --timeout`); each gets at most what is left, and one after it is used
+  // up is Unknown ("timeout (the budget ... is used up)"). 0: no budget.
+  void setBudget(unsigned total_ms);
 
   // Queries issued so far (for tests and timing reports).
   int queries() const;

@@ -55,6 +55,9 @@ struct Violation {
                                // (arrival counts: init_count vs arrivals)
   Trace trace;                 // from the initial state; empty for static findings
   std::optional<Binding> binding;  // the parameter values the trace runs on
+  // Lap induction (binding->replace set): met before the trip count was
+  // fixed; binding->replace_value is then the least trip count it allows.
+  bool trip_open = false;
 };
 
 enum class Outcome {
@@ -68,6 +71,9 @@ std::string_view outcomeName(Outcome o);
 struct ModelCheckResult {
   Outcome outcome = Outcome::Unknown;
   std::vector<Violation> violations;  // at most one per rule, shortest trace first
+  // Findings of severity warning (sync.phase-annotation-mismatch): they do
+  // not change the outcome.
+  std::vector<Violation> warnings;
   std::string detail;                 // why unknown, engine notes
   std::string engine;                 // "explicit", "z3-bmc", "spacer", ...
   uint64_t states = 0;                // explicit engine: states visited

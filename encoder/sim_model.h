@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -115,13 +116,20 @@ struct Async {
 
 // The state: a flat vector of int32 (hashable as is).
 //   pc[P] sync_gen[P] observed_seq[P] | per slot: completed pending tx |
-//   per named barrier: gen arrived | per tracked atom: data unfenced |
+//   per named barrier: gen arrived | per tracked atom: AtomField |
 //   var: the async part (encodeAsync)
 struct State {
   std::vector<int32_t> v;
   bool operator==(const State&) const = default;
 };
 enum SlotField { kCompleted = 0, kPending = 1, kTx = 2, kSlotFields = 3 };
+// Per tracked atom: the write whose data it holds (-1: none), and the
+// processes (one bit each) whose generic-proxy writes / reads of it no
+// lm.fence_proxy() of theirs has followed yet.
+enum AtomField { kData = 0, kUnfencedWrites = 1, kUnfencedReads = 2, kAtomFields = 3 };
+inline size_t atomField(const Model& m, int t, AtomField f) {
+  return static_cast<size_t>(m.off_atom + kAtomFields * t + f);
+}
 
 State initialState(const Model& m);
 Async decodeAsync(const Model& m, const State& s);
@@ -148,9 +156,21 @@ bool mmaWaitBlocked(const Model& m, const Async& a, int p, int64_t pending);
 void applyStep(const Model& m, State& s, const Async& a, const Step& st, std::vector<Violation>& found,
                StepInfo* info);
 
+// An arrival-type step (an arrive, an expect_tx, a TMA load's bytes, an
+// sm_100a MMA group's completion) counts into the slot's *current* phase,
+// whatever phase its op means: lowering names only the slot. Returns that
+// phase when it differs from the meant one (docs/semantics.md "Phase
+// annotations"), else nullopt. The step must be enabled in s.
+std::optional<int32_t> landsElsewhere(const Model& m, const State& s, const Step& st);
+
+// Does static finding v (an arrival underflow or a transaction imbalance of
+// a phase) explain a wait for `phase` of `slot` that blocks forever?
+bool explainsDeadlock(const Violation& v, int slot, int64_t phase);
+
 // Violations of the state itself: a waiter whose phase the slot has
-// already passed (lost phase), async work at exit, deadlock (unless a
-// static finding explains the blocked waits: `explained(slot, phase)`).
+// already passed (lost phase), async work at exit, deadlock (when a static
+// finding of `statics` explains a blocked wait, that finding instead: the
+// count is the cause, and this state is its witness).
 void stateViolations(const Model& m, const State& s, const Async& a, const std::vector<Step>& enabled,
                      const std::vector<Violation>& statics, std::vector<Violation>& found);
 

@@ -28,7 +28,7 @@ Foot Reducer::accessFoot(int p, int pc) const {
     const Access& acc = in.accesses[i];
     for (int x = r.a0; x < r.a1; ++x) {
       (acc.write ? f.w : f.r).set(obj_atom_ + x);
-      if (!acc.write && acc.proxy == Proxy::Async) f.ar.set(obj_atom_ + x);
+      if (acc.proxy == Proxy::Async) f.ar.set(obj_atom_ + x);  // checks the unfenced marks
     }
   }
   return f;
@@ -67,7 +67,7 @@ void Reducer::precompute() {
         for (int x = r.a0; x < r.a1; ++x) (in.accesses[i].write ? all_async.w : all_async.r).set(obj_atom_ + x);
       }
     }
-    Bits generic_writes;
+    Bits generic_accesses;  // atoms it wrote or read through the generic proxy so far (its fences clear their marks)
     // The async groups of the process, simulated statically: a *_wait
     // retires exactly the groups that are older than its `pending` newest,
     // so its footprint is theirs (not every group ever issued).
@@ -114,7 +114,7 @@ void Reducer::precompute() {
           }
           open[kind] = {};
           break;
-        case InstrKind::Fence: f.f |= generic_writes; break;
+        case InstrKind::Fence: f.f |= generic_accesses; break;
         case InstrKind::TmaLoad:
           spawn_[p][pc].l.set(in.slot);
           if (exits_) f.r.set(in.slot);
@@ -130,7 +130,7 @@ void Reducer::precompute() {
         const AtomRange& r = m_.atoms_of[p][pc][i];
         for (int x = r.a0; x < r.a1; ++x) {
           if (a.async && kind >= 0) (a.write ? open[kind].w : open[kind].r).set(obj_atom_ + x);
-          if (a.write && a.proxy == Proxy::Generic && m_.tracked_of[x] >= 0) generic_writes.set(obj_atom_ + x);
+          if (a.proxy == Proxy::Generic && m_.tracked_of[x] >= 0) generic_accesses.set(obj_atom_ + x);
         }
       }
       if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait) blocks_[p].push_back(pc);

@@ -32,9 +32,11 @@ using Bits = std::bitset<kMaxObjects>;
 
 // Access modes per object: r read, w write, l TMA landing on a slot, a a
 // plain arrival on a slot, f a fence clearing its process's unfenced marks
-// on an atom, ar an async-proxy read (also in r). Landings commute with
-// landings and plain arrivals with plain arrivals (counters); a fence only
-// matters to async-proxy reads; everything else commutes with reads only.
+// on an atom, ar an async-proxy access (also in r or w: it checks the
+// marks). Landings commute with landings and plain arrivals with plain
+// arrivals (counters); a fence only matters to async-proxy accesses;
+// everything else commutes with reads only (a generic read sets its own
+// process's mark: reads of different processes still commute).
 struct Foot {
   Bits r, w, l, a, f, ar;
   Foot& operator|=(const Foot& o) {

@@ -2,6 +2,7 @@
 // docs/semantics.md. Every rule check that happens at a step lives here.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -82,7 +83,7 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   off_slot = 3 * P;
   off_named = off_slot + kSlotFields * S;
   off_atom = off_named + 2 * N;
-  off_var = off_atom + 2 * tracked;
+  off_var = off_atom + kAtomFields * tracked;
 }
 
 int Model::groupKind(InstrKind k) const {
@@ -134,7 +135,7 @@ State initialState(const Model& m) {
   s.v.assign(m.off_var, 0);
   for (int p = 0; p < m.P; ++p) s.v[m.off_obs + p] = -1;
   for (int k = 0; k < m.S; ++k) s.v[m.off_slot + kSlotFields * k + kPending] = std::max(1, m.sys.slots[k].init_count);
-  for (int t = 0; t < m.tracked; ++t) s.v[m.off_atom + 2 * t] = -1;
+  for (int t = 0; t < m.tracked; ++t) s.v[atomField(m, t, kData)] = -1;
   Async a;
   a.groups.resize(m.P * kGroupKinds);
   encodeAsync(m, s, a);
@@ -292,8 +293,9 @@ class Stepper {
   StepInfo* info_;
 
   int32_t& slot(int k, SlotField f) { return s_.v[m_.off_slot + kSlotFields * k + f]; }
-  int32_t& data(int t) { return s_.v[m_.off_atom + 2 * t]; }
-  int32_t& unfenced(int t) { return s_.v[m_.off_atom + 2 * t + 1]; }
+  int32_t& data(int t) { return s_.v[atomField(m_, t, kData)]; }
+  int32_t& unfenced(int t) { return s_.v[atomField(m_, t, kUnfencedWrites)]; }
+  int32_t& unfencedReads(int t) { return s_.v[atomField(m_, t, kUnfencedReads)]; }
   int32_t& pc(int p) { return s_.v[m_.off_pc + p]; }
   Async& async() { async_dirty_ = true; return a_; }
 
@@ -397,6 +399,7 @@ class Stepper {
         }
         event("runs the MMA");
         checkAccesses(p, pc_);
+        markGenericReads(p, pc_);
         return writeData(p, pc_);
       case InstrKind::StoreCommit:
       case InstrKind::CpAsyncCommit:
@@ -418,11 +421,15 @@ class Stepper {
         return;
       case InstrKind::Fence:
         event("fences generic against async proxy");
-        for (int t = 0; t < m_.tracked; ++t) unfenced(t) &= ~bit(p);
+        for (int t = 0; t < m_.tracked; ++t) {
+          unfenced(t) &= ~bit(p);
+          unfencedReads(t) &= ~bit(p);
+        }
         return;
       case InstrKind::Generic:
         event("runs");
         checkAccesses(p, pc_);
+        markGenericReads(p, pc_);
         return writeData(p, pc_);
     }
   }
@@ -581,7 +588,21 @@ class Stepper {
         if (t < 0) continue;
         data(t) = m_.write_id[p][pc_][i];
         unfenced(t) = acc.proxy == Proxy::Generic ? (unfenced(t) | bit(p)) : 0;
+        if (acc.proxy == Proxy::Async) unfencedReads(t) = 0;  // the access it had to follow is over
       }
+    }
+  }
+
+  // A synchronous generic-proxy read of shared memory: until its process
+  // fences, an async-proxy write of the bytes (a TMA load) may overtake it.
+  void markGenericReads(int p, int pc_) {
+    const Instr& in = m_.instr(p, pc_);
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      const Access& acc = in.accesses[i];
+      if (acc.write || acc.proxy != Proxy::Generic) continue;
+      const AtomRange& r = m_.atoms_of[p][pc_][i];
+      for (int x = r.a0; x < r.a1; ++x)
+        if (m_.tracked_of[x] >= 0) unfencedReads(m_.tracked_of[x]) |= bit(p);
     }
   }
 
@@ -608,8 +629,51 @@ class Stepper {
 
   void checkAccesses(int p, int pc_) {
     const Instr& in = m_.instr(p, pc_);
-    for (size_t i = 0; i < in.accesses.size(); ++i)
-      if (!checkRace(p, pc_, static_cast<int>(i)) && !in.accesses[i].write) checkRead(p, pc_, static_cast<int>(i));
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      if (checkRace(p, pc_, static_cast<int>(i))) continue;
+      if (!in.accesses[i].write) checkRead(p, pc_, static_cast<int>(i));
+      else if (in.accesses[i].proxy == Proxy::Async) checkAsyncWrite(p, pc_, static_cast<int>(i));
+    }
+  }
+
+  // An async-proxy write (a TMA load, from its issue on) of bytes that a
+  // generic-proxy access - a read (write-after-read) or a write - reached
+  // before it, with no lm.fence_proxy() by that access's process in
+  // between: the PTX memory model orders accesses of different proxies only
+  // through a proxy fence, whatever barriers order the two.
+  void checkAsyncWrite(int p, int pc_, int i) {
+    const Access& acc = m_.access(p, pc_, i);
+    const AtomRange& r = m_.atoms_of[p][pc_][i];
+    for (int x = r.a0; x < r.a1; ++x) {
+      int t = m_.tracked_of[x];
+      if (t < 0 || (unfencedReads(t) | unfenced(t)) == 0) continue;
+      bool read = unfencedReads(t) != 0;
+      int q = __builtin_ctz(static_cast<uint32_t>(read ? unfencedReads(t) : unfenced(t)));
+      auto& v = report("proxy.missing-fence",
+                       fmt::format("{} writes {} through the async proxy, but {}'s generic-proxy {} of it has no "
+                                   "lm.fence_proxy() after it (write-after-{} across proxies)",
+                                   actor(p, pc_), acc.what, procName(q), read ? "read" : "write",
+                                   read ? "read" : "write"),
+                       p, pc_);
+      if (int qpc = lastGenericAccess(q, x, !read); qpc >= 0)
+        v.others.push_back({q, qpc, read ? "read here (generic proxy)" : "written here (generic proxy)"});
+      v.buffer = acc.what;
+      return;
+    }
+  }
+
+  // The last instruction before q's pc with a synchronous generic-proxy
+  // read (write) of atom x, or -1 (for a note).
+  int lastGenericAccess(int q, int x, bool write) const {
+    for (int qpc = m_.prevPc(q, pcOf(m_, s_, q)); qpc >= 0; qpc = m_.prevPc(q, qpc)) {
+      const Instr& in = m_.instr(q, qpc);
+      for (size_t j = 0; j < in.accesses.size(); ++j) {
+        const Access& b = in.accesses[j];
+        const AtomRange& rb = m_.atoms_of[q][qpc][j];
+        if (b.write == write && b.proxy == Proxy::Generic && rb.a0 <= x && x < rb.a1) return qpc;
+      }
+    }
+    return -1;
   }
 
   // Returns true when a race was reported.
@@ -693,6 +757,23 @@ class Stepper {
     }
   }
 
+  // Does a read of `r` find data other than it means in bytes written by
+  // `w` (same view)? Iteration-indexed ops compare index and generation;
+  // when either side names stages (its index never reaches `stages`), the
+  // laps compare: a stage-like side's lap is its generation, an
+  // iteration-like side's lap is index // stages.
+  static bool byLaps(const Access& w, const Access& r) { return w.stage_like || r.stage_like; }
+  static int64_t lapOf(const Access& a, int64_t stages) {
+    auto fdiv = [](int64_t x, int64_t y) { return x / y - ((x % y != 0) && ((x < 0) != (y < 0))); };
+    return a.stage_like ? a.gen : fdiv(a.index, stages);
+  }
+  // What a read means and what a write holds, in the terms staleData
+  // compares them (laps when either side names stages).
+  static std::string identity(const Access& a, bool laps, int64_t stages) {
+    return laps ? fmt::format("lap {} of the slot (index {})", lapOf(a, stages), a.index)
+                : fmt::format("index {} (generation {})", a.index, a.gen);
+  }
+
   bool staleRead(int p, int pc_, const Access& acc, int32_t d) {
     if (d < 0) {
       auto& v = report("data.stale-read",
@@ -705,11 +786,12 @@ class Stepper {
     if (!staleWrite(m_, p, acc, d)) return false;
     const Model::WriteRef& w = m_.writes[d];
     const Access& wa = m_.access(w.proc, w.pc, w.acc);
-    std::string held = wa.view == acc.view ? fmt::format("index {} (generation {})", wa.index, wa.gen)
-                                           : m_.sys.schedule->views[wa.view].name;
+    const int64_t stages = m_.sys.schedule->views[acc.view].stages;
+    const bool laps = wa.view == acc.view && byLaps(wa, acc);
+    std::string held = wa.view == acc.view ? identity(wa, laps, stages) : m_.sys.schedule->views[wa.view].name;
     auto& v = report("data.stale-read",
-                     fmt::format("{} reads {} meaning index {} (generation {}), but it holds the data of {}",
-                                 procName(p), acc.what, acc.index, acc.gen, held),
+                     fmt::format("{} reads {} meaning {}, but it holds the data of {}", procName(p), acc.what,
+                                 identity(acc, laps, stages), held),
                      p, pc_);
     v.others.push_back({w.proc, w.pc, "the data it holds was written here"});
     v.buffer = acc.what;
@@ -806,6 +888,22 @@ static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vec
   }
 }
 
+bool explainsDeadlock(const Violation& v, int slot, int64_t phase) {
+  return v.slot == slot && (v.phase == phase || v.phase < 0) &&
+         (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
+}
+
+std::optional<int32_t> landsElsewhere(const Model& m, const State& s, const Step& st) {
+  if (st.kind == Step::Kind::Land || st.proc < 0 || st.pc < 0) return std::nullopt;
+  const Instr& in = m.instr(st.proc, st.pc);
+  bool arrival = st.kind == Step::Kind::Complete || in.kind == InstrKind::Arrive || in.kind == InstrKind::ExpectTx ||
+                 in.kind == InstrKind::TmaLoad;
+  if (!arrival || in.slot < 0) return std::nullopt;
+  int32_t c = slotField(m, s, in.slot, kCompleted);
+  if (c == in.phase) return std::nullopt;
+  return c;
+}
+
 // Processes (other than p) that could still contribute to what p waits for.
 static bool provides(const Model& m, const State& s, int y, const Instr& w) {
   for (int pc = pcOf(m, s, y); pc < m.programSize(y); ++pc) {
@@ -850,11 +948,10 @@ static std::vector<int> deadlockOrder(const Model& m, const State& s) {
 
 static void deadlock(const Model& m, const State& s, const std::vector<Violation>& statics,
                      std::vector<Violation>& found) {
-  auto explained = [&](int slot, int64_t phase) {
-    return std::any_of(statics.begin(), statics.end(), [&](const Violation& v) {
-      return v.slot == slot && (v.phase == phase || v.phase < 0) &&
-             (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
-    });
+  auto explained = [&](int slot, int64_t phase) -> const Violation* {
+    for (const Violation& v : statics)
+      if (explainsDeadlock(v, slot, phase)) return &v;
+    return nullptr;
   };
   Violation v;
   v.rule = "sync.deadlock";
@@ -863,7 +960,11 @@ static void deadlock(const Model& m, const State& s, const std::vector<Violation
     const Instr& in = m.instr(p, pc);
     std::string what;
     if (in.kind == InstrKind::Wait) {
-      if (explained(in.slot, in.phase)) return;  // the count is the cause, reported as such
+      if (const Violation* cause = explained(in.slot, in.phase)) {
+        // the count is the cause: reported as such, with this run as its trace
+        found.push_back(*cause);
+        return;
+      }
       what = fmt::format("{} waits for phase {} of {} (completed: {})", m.sys.procs[p].name, in.phase,
                          m.sys.slots[in.slot].name, slotField(m, s, in.slot, kCompleted));
     } else {

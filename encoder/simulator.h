@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,30 @@ struct ExploreOptions {
   uint64_t more_states = 100000;
 };
 
-// Static findings that need no exploration: arrival counts and transaction
-// bytes per (slot, phase) as the program means them (sync.arrival-overflow,
-// sync.arrival-underflow, sync.tx-imbalance). explore() includes them.
+// Arrival counts and transaction bytes per (slot, phase) as the program's
+// annotations mean them (iter=, phase=): sync.arrival-overflow,
+// sync.arrival-underflow, sync.tx-imbalance, the first of each. On hardware
+// an arrival lands in its slot's current phase whatever phase it means, so
+// these are *candidates*: resolveStatics() decides what they become.
 std::vector<Violation> staticViolations(const System& sys);
+
+// An arrival seen landing in another phase than its op means.
+struct Landing {
+  int proc = -1, pc = -1;
+  int64_t meant = 0, landed = 0;
+};
+
+// What the static candidates become, given the violations the runs met
+// (`violations`, the engine's, traces and all; a deadlock that a candidate
+// explains is already that candidate, traced). When some run went wrong,
+// every candidate is an error (the likely cause; a traced copy found by a
+// run is kept, else the static one is added). When every run was clean, the
+// lowered program is correct whatever the annotations say: the candidates
+// and the first landing seen (if any) become one
+// sync.phase-annotation-mismatch warning. docs/semantics.md "Phase
+// annotations".
+void resolveStatics(const System& sys, const std::vector<Violation>& statics, const std::optional<Landing>& landing,
+                    std::vector<Violation>& violations, std::vector<Violation>& warnings);
 
 ModelCheckResult explore(const System& sys, const ExploreOptions& opts = {});
 

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "ir/expect_tx.h"
+
 namespace cake::encoder {
 
 using ir::BufferRef;
@@ -39,10 +41,9 @@ struct ProcState {
   std::map<int, int64_t> arrivals_on_slot;  // stage= arrive-type ops so far, per flat slot
   std::map<int, int64_t> waits_on_slot_total;  // waits per flat slot, any mode (read epochs)
   int64_t blocking_syncs = 0;               // any wait / bar.sync so far
-  int64_t ctx = 0;                          // id of the innermost loop iteration
-  int64_t next_ctx = 1;
-  // derived expect_tx batches: (ctx, flat slot, phase) -> instr index
-  std::map<std::tuple<int64_t, int, int64_t>, size_t> batches;
+  // derived expect_tx: batch (ir::TxPlan) -> its latest arrival's
+  // instr index and phase (the batch's later loads add their bytes to it)
+  std::map<int, std::pair<size_t, int64_t>> batches;
   // data identity: (view, index) -> ranges written so far by this process
   std::map<std::pair<int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
   struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; };
@@ -62,7 +63,7 @@ class Builder {
     resolveTarget();
     makeSlots();
     makeSpaces();
-    findDerivedBarriers();
+    tx_plan_ = ir::planDerivedTx(s_);
     findFillBarriers();
     for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
       for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i);
@@ -78,7 +79,7 @@ class Builder {
   size_t total_ = 0;
   int tmem_space_ = -1;
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
-  std::set<std::pair<int, int>> derived_;              // (role, barrier) with derived expect_tx
+  ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
   std::map<const Stmt*, bool> reaches_stages_;         // op -> some index >= stages
   ir::EvalEnv env_;
@@ -120,19 +121,6 @@ class Builder {
       tmem_space_ = static_cast<int>(sys_.spaces.size());
       sys_.spaces.push_back({MemSpace::Kind::Tmem, -1, -1, "tmem"});
     }
-  }
-
-  // (role, barrier) pairs whose TMA loads get a derived expect_tx: the role
-  // issues TMA loads on the barrier and no lm.expect_tx on it.
-  void findDerivedBarriers() {
-    std::set<std::pair<int, int>> loads, explicit_;
-    for (const auto& body : s_.bodies)
-      ir::forEachOp(body.body, [&](const Stmt& st) {
-        if (st.op.kind == OpKind::TmaLoad) loads.insert({body.role, st.op.barrier});
-        if (st.op.kind == OpKind::ExpectTx) explicit_.insert({body.role, st.op.barrier});
-      });
-    for (const auto& rb : loads)
-      if (!explicit_.count(rb)) derived_.insert(rb);
   }
 
   void findFillBarriers() {
@@ -238,20 +226,17 @@ class Builder {
     const bool replaced = sys_.replace_hits != hits_before;
     sys_.replace_hits_in_bounds += sys_.replace_hits - hits_before;
     if (step == 0) throw BuildError("a loop step is zero");
-    int64_t saved_ctx = ps_->ctx;
     replaced_loop_depth_ += replaced;
     if (replaced) replaced_vars_.insert(st.loop_var);
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
-      ps_->ctx = ps_->next_ctx++;
       block(st.body);
       loops_.pop_back();
     }
     replaced_loop_depth_ -= replaced;
     left_replaced_loop_ |= replaced;
     env_.loop_vars.erase(st.loop_var);
-    ps_->ctx = saved_ctx;
   }
 
   Instr& emit(InstrKind k, const Stmt& st) {
@@ -532,9 +517,8 @@ class Builder {
     SlotPhase sp = slotPhase(o.sel, o.barrier);
     int64_t bytes = 0;
     auto acc = access(o.dst, viewIndex(o.sel), true, Proxy::Async, true, &bytes);
-    bool derived = derived_.count({proc().role, o.barrier}) > 0;
     int64_t phase = sp.phase;
-    if (derived) {
+    if (tx_plan_.batchOf(&st)) {
       phase = derivedExpect(st, sp, bytes);
     } else if (sp.counted) {
       phase = std::max<int64_t>(ps_->arrivals_on_slot[sp.slot] - 1, 0);
@@ -546,32 +530,26 @@ class Builder {
     addAccess(in, acc, st);
   }
 
-  // One derived expect_tx per batch (ctx, slot, phase), inserted before the
-  // batch's first load; later loads of the batch add their bytes to it.
+  // One derived expect_tx per batch of the plan (ir/expect_tx.h), issued
+  // right before the batch's first load; the batch's later loads (the same
+  // straight-line code, the same slot selector) add their bytes to it.
   int64_t derivedExpect(const Stmt& st, const SlotPhase& sp, int64_t bytes) {
-    int64_t phase = sp.phase;
-    if (sp.counted) {
-      // stage= without phase=: a batch in this iteration keeps its phase
-      for (const auto& [key, idx] : ps_->batches)
-        if (std::get<0>(key) == ps_->ctx && std::get<1>(key) == sp.slot) {
-          proc().program[idx].bytes += bytes;
-          return std::get<2>(key);
-        }
-      phase = ps_->arrivals_on_slot[sp.slot]++;
+    const int batch = tx_plan_.batch_of.at(&st);
+    if (!tx_plan_.headedBy(&st)) {
+      auto it = ps_->batches.find(batch);
+      if (it != ps_->batches.end()) {
+        proc().program[it->second.first].bytes += bytes;
+        return it->second.second;
+      }
     }
-    auto key = std::make_tuple(ps_->ctx, sp.slot, phase);
-    auto it = ps_->batches.find(key);
-    if (it != ps_->batches.end()) {
-      proc().program[it->second].bytes += bytes;
-      return phase;
-    }
+    const int64_t phase = sp.counted ? ps_->arrivals_on_slot[sp.slot]++ : sp.phase;
     Instr& in = emit(InstrKind::ExpectTx, st);
     in.derived = true;
     in.slot = sp.slot;
     in.phase = phase;
     in.count = 1;
     in.bytes = bytes;
-    ps_->batches[key] = proc().program.size() - 1;
+    ps_->batches[batch] = {proc().program.size() - 1, phase};
     return phase;
   }
 

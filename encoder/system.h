@@ -21,9 +21,9 @@
 //   * the phase of stage= ops without phase= is counted per instance;
 //   * derived expect_tx: for a (role, barrier) pair with TMA loads and no
 //     explicit lm.expect_tx, one ExpectTx Instr (one arrival + the summed box
-//     bytes) is inserted before the first TMA load of each batch, a batch
-//     being the loads of one instance on one barrier slot and phase within
-//     one iteration of their innermost enclosing loop;
+//     bytes) is inserted before the first TMA load of each batch of the plan
+//     that lowering emits too (ir/expect_tx.h: consecutive loads of one
+//     statement list with the same barrier and selector);
 //   * lm.sync(nb) becomes two Instrs: SyncArrive then SyncWait.
 #pragma once
 

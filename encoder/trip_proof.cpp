@@ -36,7 +36,10 @@ struct Fail : std::runtime_error {
 // proveEveryTripCount() answers Violation with it, for the caller to check
 // on concrete parameter values.
 struct Met : Fail {
-  Met(const std::string& what, Violation v, int64_t T) : Fail(what), violation(std::move(v)), trip(T) {}
+  Met(const std::string& what, Violation v, int64_t T, bool open = false)
+      : Fail(what), violation(std::move(v)), trip(T) {
+    violation.trip_open = open;
+  }
   Violation violation;
   int64_t trip;
 };
@@ -692,7 +695,7 @@ class LapExplorer {
                             : "";
     std::string what = fmt::format("the exploration over every trip count meets {}{}{}: {}", v.rule, where,
                                    T >= 0 ? "" : " (trip count still open)", v.message);
-    if (met) throw Met(what, v, T >= 0 ? T : std::max<int64_t>(L, w_.t1));
+    if (met) throw Met(what, v, T >= 0 ? T : std::max<int64_t>(L, w_.t1), T < 0);
     throw Fail(what);
   }
 
@@ -796,21 +799,19 @@ class LapExplorer {
   }
 
   // An arrival (or the bytes of a TMA load) must count into the phase it
-  // means: otherwise a phase completes with arrivals meant for another.
-  void checkArrivalPhase(const State& s, const Step& st, int32_t T, int32_t L) const {
-    if (st.kind == Step::Kind::Land) return;  // checked by the step itself (sync.tx-imbalance)
+  // means: the per-phase arrival and transaction counts that the bounded
+  // check takes from the whole program stand on it. A schedule whose
+  // annotations disagree with where its arrivals land may be correct (they
+  // land in the slot's current phase), but this argument cannot show it:
+  // the proof fails (unknown), it never passes on it.
+  void checkArrivalPhase(const State& s, const Step& st, int32_t T, int32_t /*L*/) const {
+    auto c = sim::landsElsewhere(m_, s, st);
+    if (!c) return;
     const Instr& in = m_.instr(st.proc, st.pc);
-    bool arrival = st.kind == Step::Kind::Complete || in.kind == InstrKind::Arrive ||
-                   in.kind == InstrKind::ExpectTx || in.kind == InstrKind::TmaLoad;
-    if (!arrival || in.slot < 0) return;
-    int32_t c = sim::slotField(m_, s, in.slot, sim::kCompleted);
-    if (c == in.phase) return;
-    Violation v;
-    v.rule = in.phase < c ? "sync.arrival-overflow" : "sync.arrival-underflow";
-    v.primary = {st.proc, st.pc, ""};
-    v.message = fmt::format("{} counts into phase {} of {}, but it means phase {}", w_.comb.procs[st.proc].name, c,
-                            w_.comb.slots[in.slot].name, in.phase);
-    failWith(v, T, L, /*met=*/false);
+    throw Fail(fmt::format("{}'s {} lands in phase {} of {} but means phase {}{}: lap induction needs every arrival "
+                           "in the phase it means",
+                           w_.comb.procs[st.proc].name, opText(*w_.comb.schedule, *in.stmt), *c,
+                           w_.comb.slots[in.slot].name, in.phase, T >= 0 ? "" : " (trip count still open)"));
   }
 
   void checkPhasesComplete(const State& s) const {
@@ -847,7 +848,7 @@ class LapExplorer {
       n.v[m_.off_slot + sim::kSlotFields * k + sim::kCompleted] -= static_cast<int32_t>(Deltas::of(w_.d.slot_phase, k));
     for (int k = 0; k < m_.N; ++k) n.v[m_.off_named + 2 * k] -= static_cast<int32_t>(Deltas::of(w_.named_delta, k));
     for (int t = 0; t < m_.tracked; ++t) {
-      int32_t& id = n.v[m_.off_atom + 2 * t];
+      int32_t& id = n.v[sim::atomField(m_, t, sim::kData)];
       if (id < 0) continue;
       const Model::WriteRef& wr = m_.writes[id];
       int to = w_.shift_pc[wr.proc][wr.pc];
@@ -934,7 +935,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   for (int64_t T = t0; T <= W; ++T) w.by_trip.push_back(buildAt(s, binding, target, tl, T));
   findSteadyOffsets(w);
   for (int64_t T = w.t1; T <= W; ++T)
-    for (const Violation& v : staticViolations(w.by_trip[T - t0]))
+    for (const Violation& v : staticViolations(w.by_trip[T - t0]))  // confirmed (or not) on concrete values
       throw Met(fmt::format("trip count {}: {} ({})", T, v.rule, v.message), v, T);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
@@ -1021,7 +1022,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     // The trip expression is a node of the schedule: the pointer stays valid.
     res.outcome = Outcome::Violation;
     res.detail = m.what();
-    Violation v = m.violation;
+    Violation v = m.violation;  // trip_open as the Met says
     v.trace.clear();  // a trace of the system for trip count T, not of a binding
     v.binding = checked.front();
     v.binding->replace = tl.trip.get();

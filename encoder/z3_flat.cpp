@@ -16,7 +16,8 @@
 //                     (bytes divided by their gcd: only == 0 matters);
 //   per named barrier generation, warps arrived;
 //   per smem atom     the write id of the data it holds, one "unfenced
-//                     generic write" bit per process;
+//                     generic write" and one "unfenced generic read" bit
+//                     per process;
 //   per TMA load      in flight, phase meant at issue; landed-unobserved
 //                     and its phase;
 //   per MMA commit    completed-unobserved and its phase (sm_100a).
@@ -139,7 +140,8 @@ class Flat {
   std::vector<int> comp_, pend_, tx_;
   std::vector<int> ngen_, narr_;
   std::vector<int> data_;
-  std::vector<std::vector<int>> unf_;  // [tracked][proc]
+  std::vector<std::vector<int>> unf_;   // [tracked][proc]: unfenced generic write
+  std::vector<std::vector<int>> unfr_;  // [tracked][proc]: unfenced generic read
   struct LoadV { int p, pc, in, ph, uo, uoph; };
   std::vector<LoadV> loads_;
   struct MmaC { int p, pc, slot, seq, idx, uo, uoph; };
@@ -237,12 +239,14 @@ class Flat {
       narr_.push_back(bv(sys_.named[i].name + ".arrived", 0));
     }
     unf_.resize(m_.tracked);
+    unfr_.resize(m_.tracked);
     for (int x = 0; x < m_.atoms; ++x) {
       int t = m_.tracked_of[x];
       if (t < 0) continue;
       std::string n = fmt::format("atom{}", t);
       data_.push_back(bv(n + ".data", -1));
       for (int p = 0; p < m_.P; ++p) unf_[t].push_back(boolean(fmt::format("{}.unfenced{}", n, p)));
+      for (int p = 0; p < m_.P; ++p) unfr_[t].push_back(boolean(fmt::format("{}.unfencedread{}", n, p)));
     }
   }
 
@@ -303,10 +307,37 @@ class Flat {
             if (q == p) u.set(unf_[t][q], cond || u.get(unf_[t][q]));
           } else {
             u.set(unf_[t][q], !cond && u.get(unf_[t][q]));
+            u.set(unfr_[t][q], !cond && u.get(unfr_[t][q]));
           }
         }
       }
     }
+  }
+
+  // sim's markGenericReads(): a synchronous generic-proxy read marks its
+  // atoms until its process fences.
+  void markGenericReads(Upd& u, int p, int pc) {
+    const Instr& in = m_.instr(p, pc);
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      const Access& acc = in.accesses[i];
+      if (acc.write || acc.proxy != Proxy::Generic) continue;
+      const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+      for (int x = r.a0; x < r.a1; ++x)
+        if (m_.tracked_of[x] >= 0) u.set(unfr_[m_.tracked_of[x]][p], tt());
+    }
+  }
+
+  // sim's checkAsyncWrite(): an async-proxy write of atoms an unfenced
+  // generic access reached.
+  z3::expr asyncWriteUnfenced(int p, int pc, int i) const {
+    const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+    z3::expr f = ff();
+    for (int x = r.a0; x < r.a1; ++x) {
+      int t = m_.tracked_of[x];
+      if (t < 0) continue;
+      for (int q = 0; q < m_.P; ++q) f = f || V(unf_[t][q]) || V(unfr_[t][q]);
+    }
+    return f;
   }
 
   // observe(k, completed c) at a passing wait
@@ -462,6 +493,8 @@ class Flat {
           auto [fi, si] = readIssues(p, pc, static_cast<int>(i));
           f = f || (!ri && fi);
           s = s || (!ri && si);
+        } else if (in.accesses[i].proxy == Proxy::Async) {
+          f = f || (!ri && asyncWriteUnfenced(p, pc, static_cast<int>(i)));
         }
       }
       viol.push_back({"sync.race", r});
@@ -496,7 +529,10 @@ class Flat {
         break;
       case InstrKind::Mma:
         accesses();
-        if (!m_.async_mma) writeData(u, p, pc, tt());
+        if (!m_.async_mma) {
+          markGenericReads(u, p, pc);
+          writeData(u, p, pc, tt());
+        }
         break;
       case InstrKind::StoreCommit:
       case InstrKind::CpAsyncCommit:
@@ -540,10 +576,14 @@ class Flat {
         u.set(sgen_[p], num(0));
         break;
       case InstrKind::Fence:
-        for (int t = 0; t < m_.tracked; ++t) u.set(unf_[t][p], ff());
+        for (int t = 0; t < m_.tracked; ++t) {
+          u.set(unf_[t][p], ff());
+          u.set(unfr_[t][p], ff());
+        }
         break;
       case InstrKind::Generic:
         accesses();
+        markGenericReads(u, p, pc);
         writeData(u, p, pc, tt());
         break;
     }
@@ -584,13 +624,13 @@ class Flat {
     bad("sync.arrival-overflow", guard && over, t);
   }
 
-  bool explained(int p, int pc) const {
+  // The static finding that explains a wait at (p, pc) blocking forever, or null.
+  const Violation* explained(int p, int pc) const {
     const Instr& in = m_.instr(p, pc);
-    if (in.kind != InstrKind::Wait) return false;
-    return std::any_of(statics_.begin(), statics_.end(), [&](const Violation& v) {
-      return v.slot == in.slot && (v.phase == in.phase || v.phase < 0) &&
-             (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
-    });
+    if (in.kind != InstrKind::Wait) return nullptr;
+    for (const Violation& v : statics_)
+      if (sim::explainsDeadlock(v, in.slot, in.phase)) return &v;
+    return nullptr;
   }
 
   void stateBads() {
@@ -619,12 +659,21 @@ class Flat {
     z3::expr any = ff();
     for (const auto& t : sts_.transitions()) any = any || t.guard;
     // a blocked wait whose phase a static finding explains (underflow, tx
-    // imbalance) makes the deadlock that finding's consequence
+    // imbalance) makes the deadlock that finding's consequence: reported
+    // under its rule (as sim::stateViolations does)
     z3::expr anyExplained = ff();
+    std::map<std::string, z3::expr> byRule;
     for (int p = 0; p < m_.P; ++p)
       for (int pc = 0; pc < m_.programSize(p); ++pc)
-        if (explained(p, pc)) anyExplained = anyExplained || V(pc_[p]) == num(pc);
+        if (const Violation* v = explained(p, pc)) {
+          z3::expr at = V(pc_[p]) == num(pc);
+          anyExplained = anyExplained || at;
+          auto it = byRule.find(v->rule);
+          if (it == byRule.end()) byRule.emplace(v->rule, at);
+          else it->second = it->second || at;
+        }
     bad("sync.deadlock", !lost && !allDone && !any && !anyExplained, -1);
+    for (const auto& [rule, at] : byRule) bad(rule, !lost && !allDone && !any && at, -1);
   }
 };
 
@@ -695,14 +744,7 @@ Z3BmcResult bmcCheck(const System& sys, const Z3BmcOptions& opts) {
     bo.trace = opts.trace;
     if (opts.partial_order) bo.forbidden_adjacent = flat.commuting(sts, opts.trace);
     bo.stop_at_first = opts.stop_at_first;
-    // static findings first, as explore() does; their rules are not searched
-    std::set<std::string> have;
-    for (const Violation& v : flat.statics())
-      if (have.insert(v.rule).second) res.violations.push_back(v);
-    for (int b = 0; b < static_cast<int>(sts.bads().size()); ++b)
-      if (!have.count(sts.bads()[b].rule)) bo.only_bads.push_back(b);
-    z3w::BmcResult r = bo.only_bads.empty() ? z3w::BmcResult{} : z3w::bmc(sts, bo);
-    if (bo.only_bads.empty()) { r.answer = z3w::Answer::Correct; r.complete = true; }
+    z3w::BmcResult r = z3w::bmc(sts, bo);
     out.complete = r.complete;
     out.depth = r.depth;
     out.queries = r.queries;
@@ -734,6 +776,10 @@ Z3BmcResult bmcCheck(const System& sys, const Z3BmcOptions& opts) {
                      [](const Violation& x, const Violation& y) { return x.trace.size() < y.trace.size(); });
     bool finished = r.answer == z3w::Answer::Correct || r.answer == z3w::Answer::Incorrect;
     out.complete = finished && r.complete;
+    // the static candidates, as explore() resolves them (an undecided search
+    // cannot say every run is clean: they stay errors)
+    if (!out.complete && res.violations.empty() && !flat.statics().empty()) res.violations = flat.statics();
+    else resolveStatics(sys, flat.statics(), std::nullopt, res.violations, res.warnings);
     if (out.internal_error) {
       res.outcome = Outcome::Unknown;
       res.detail = "internal error: " + out.error;

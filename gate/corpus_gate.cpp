@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -277,6 +279,15 @@ std::optional<std::string> parseTargetAnnotation(std::string_view text) {
   return std::nullopt;
 }
 
+bool wantsProof(std::string_view text) {
+  for (std::string_view line : splitLines(text)) {
+    std::string_view t = trim(line);
+    if (t.empty() || t.front() != '#') continue;
+    if (auto v = annotation(t, "check")) return trim(*v) == "proof";
+  }
+  return false;
+}
+
 std::optional<MutantHeader> parseMutantHeader(std::string_view text) {
   MutantHeader h;
   bool any = false;
@@ -387,6 +398,7 @@ Observation observe(const Case& c, const CheckOptions& base) {
     for (const auto& s : module->schedules) {
       CheckOptions opts = base;
       opts.target = s.target != ir::Target::Unspecified ? s.target : fe.target_override;
+      if (wantsProof(c.text)) opts.proof_timeout_ms = CheckOptions{}.proof_timeout_ms;
       CheckResult r = checkSchedule(s, opts);
       for (const auto& f : r.findings)
         if (f.severity == ir::Severity::Error) obs.errors.push_back({f.rule, f.range.line, f.message});
@@ -1091,6 +1103,53 @@ namespace {
 
 bool stderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
+// Ctrl-C (SIGINT) or SIGTERM while cases are checked. Z3 installs its own
+// SIGINT handler while it solves and turns the signal into a *canceled*
+// query, which the case would record as unknown, and --resume would take
+// that record as the case's verdict. So the signals are blocked in every
+// thread of the run (worker threads inherit the mask) and one thread takes
+// them with sigwait: it waits for the record being written, if any, says
+// where to resume, and ends the process with 128 + the signal, so an
+// interrupted case never gets a record.
+class InterruptGuard {
+ public:
+  InterruptGuard(std::mutex& output, std::function<std::string()> summary)
+      : output_(output), summary_(std::move(summary)) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    waiter_ = std::thread([this] { waitForSignal(); });
+  }
+  ~InterruptGuard() {
+    done_ = true;
+    pthread_kill(waiter_.native_handle(), SIGTERM);   // wakes sigwait; done_ says it is no interrupt
+    waiter_.join();
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  void waitForSignal() {
+    int sig = 0;
+    while (sigwait(&set_, &sig) != 0) {
+    }
+    if (done_) return;
+    std::lock_guard<std::mutex> lock(output_);   // no torn record
+    std::cerr << fmt::format("\ncake corpus: interrupted ({}); {}\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+                             summary_())
+              << std::flush;
+    std::_Exit(128 + sig);
+  }
+
+  std::mutex& output_;
+  std::function<std::string()> summary_;
+  sigset_t set_{}, old_{};
+  std::atomic<bool> done_{false};
+  std::thread waiter_;
+};
+
 // Writes the outputs shared by `cake corpus` and `cake corpus merge`, prints
 // the text report, and returns the exit status.
 int finish(Report& rep, const std::optional<std::string>& json_path, const std::optional<std::string>& html_path,
@@ -1156,6 +1215,10 @@ int runCorpusCommand(const CorpusOptions& opts) {
   std::vector<Case> cases = discoverCases(paths, errors);
   for (const auto& e : errors) std::cerr << "cake corpus: " << e << "\n";
   if (!errors.empty()) return 2;
+  if (cases.empty()) {   // nothing checked is not a pass
+    std::cerr << fmt::format("cake corpus: no .cake cases under {}\n", fmt::join(paths, ", "));
+    return 2;
+  }
 
   // Generated mutants: deterministic from the corpus and the seed; sharded
   // by the hash of the unlabelled mutant, labelled only in their own shard.
@@ -1262,16 +1325,29 @@ int runCorpusCommand(const CorpusOptions& opts) {
 
   CheckOptions check_opts;
   check_opts.timeout_ms = opts.timeout_ms;
-  // The gate judges findings; the proof for every trip count only turns
-  // "checked" into "proved" and never adds one, so it is left to `cake
-  // check` (and measured by bench/check_times) to keep the gate fast.
+  // The gate judges findings; the proof for every trip count mostly turns
+  // "checked" into "proved", so it is left to `cake check` (and measured by
+  // bench/check_times) to keep the gate fast, except for the cases marked
+  // `# check: proof` (a violation only the proof meets).
   check_opts.proof_timeout_ms = 0;
-  auto fresh = runCases(
-      todo, [&](const Case& c) { return observe(c, check_opts); }, opts.jobs,
-      [&](const CaseRecord& r) {
-        if (jsonl.is_open()) jsonl << toJson(r).dump() << "\n" << std::flush;
-      },
-      opts.progress && stderrIsTerminal());
+  std::mutex output;
+  std::atomic<size_t> written{0};
+  std::vector<CaseRecord> fresh;
+  {
+    InterruptGuard guard(output, [&] {
+      return opts.jsonl ? fmt::format("{} case record(s) in {}; continue with --resume {} --jsonl {}", written.load(),
+                                      *opts.jsonl, *opts.jsonl, *opts.jsonl)
+                        : std::string("no --jsonl file: nothing to resume");
+    });
+    fresh = runCases(
+        todo, [&](const Case& c) { return observe(c, check_opts); }, opts.jobs,
+        [&](const CaseRecord& r) {
+          std::lock_guard<std::mutex> lock(output);
+          if (jsonl.is_open()) jsonl << toJson(r).dump() << "\n" << std::flush;
+          ++written;
+        },
+        opts.progress && stderrIsTerminal());
+  }
   const size_t fresh_count = fresh.size();
   for (auto& r : fresh) records.push_back(std::move(r));
 

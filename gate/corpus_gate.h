@@ -64,6 +64,12 @@ Expectation expectationFromJson(const nlohmann::json& j);
 // names none (what `cake check --target` gives on the command line).
 std::optional<std::string> parseTargetAnnotation(std::string_view text);
 
+// `# check: proof`: the gate checks the case as `cake check` does by
+// default, the proof for every trip count included (which can find a
+// violation the covering values miss); other cases skip the proof to keep
+// the gate fast.
+bool wantsProof(std::string_view text);
+
 // A mutant's header (written by gate/mutate.h): `# mutant: <operator>`,
 // `# original: <path>`, `# line: <n>: <text>`, `# label: <how it was labelled>`.
 struct MutantHeader {

@@ -109,7 +109,14 @@ struct MutateOptions {
   bool keep_undetermined = false;     // write mutants the oracle could not label (no expectation)
   bool list_operators = false;
   int jobs = 1;
+  // The inputs are mutant files (`# mutant:` headers): run the oracle again
+  // on each (after a change of the semantics) and rewrite the label and the
+  // expectation of those whose label changed; the body is kept.
+  bool relabel = false;
 };
+
+// A mutant file read back (renderMutant's output), or nullopt with `error`.
+std::optional<Mutant> parseMutantFile(const std::string& path, const std::string& text, std::string* error);
 // `cake mutate FILE... [-n N] [--seed S] [-o DIR]`. 0 on success, 2 on a usage or I/O error.
 int runMutateCommand(const MutateOptions& opts);
 

@@ -1,6 +1,8 @@
 #include "ir/diagnostic.h"
 
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -72,6 +74,29 @@ static std::string caretLine(std::string_view line, const SourceRange& r) {
   return out;
 }
 
+// SourceFile::lineText scans from the start of the file; rendering one
+// finding per line of a long file that way is quadratic (200,000 findings
+// took minutes). Rendering indexes the line starts of the file it renders
+// from once (per thread; the cache holds the file weakly, so a file that
+// is gone is never mistaken for a new one at the same address).
+static std::string_view indexedLineText(const SourceFilePtr& file, int line) {
+  thread_local std::weak_ptr<const SourceFile> cached;
+  thread_local std::vector<size_t> starts;
+  if (cached.lock() != file) {
+    cached = file;
+    starts.assign(1, 0);
+    for (size_t i = 0; i < file->text.size(); ++i)
+      if (file->text[i] == '\n') starts.push_back(i + 1);
+  }
+  if (line < 1 || static_cast<size_t>(line) > starts.size()) return {};
+  std::string_view t = file->text;
+  size_t pos = starts[line - 1];
+  size_t end = static_cast<size_t>(line) < starts.size() ? starts[line] - 1 : t.size();
+  std::string_view out = t.substr(pos, end - pos);
+  if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+  return out;
+}
+
 static void renderLocated(std::string& out, const SourceRange& range, std::string_view severity,
                           std::string_view message, std::string_view suffix, bool color) {
   const char* bold = color ? "\033[1m" : "";
@@ -80,7 +105,7 @@ static void renderLocated(std::string& out, const SourceRange& range, std::strin
   out += fmt::format("{}{}:{} {}{}:{} {}{}{}\n", bold, range.str(), reset, sevColor, severity, reset,
                      printable(message), suffix.empty() ? "" : " ", suffix);
   if (range.valid() && range.file) {
-    std::string_view line = range.file->lineText(range.line);
+    std::string_view line = indexedLineText(range.file, range.line);
     bool clean = printable(line) == line;  // only echo lines the caret can align under
     if (!line.empty() && clean) out += fmt::format("{}\n{}\n", line, caretLine(line, range));
   }

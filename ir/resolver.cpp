@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/target.h"
 #include "ir/ast.h"
 #include "ir/frontend.h"
 
@@ -365,13 +366,31 @@ class Resolver {
          fmt::format("{} must be a constant integer; it depends on a parameter, a loop variable or the instance",
                      what));
   }
-  int constIntRange(const AE& e, std::string_view what, int64_t lo, int64_t hi) {
+  int constIntRange(const AE& e, std::string_view what, int64_t lo, int64_t hi, std::string_view why = {}) {
     int64_t v = constInt(e, what);
     if (v < lo || v > hi)
       fail("type.mismatch", e.range,
            hi == INT32_MAX ? fmt::format("{} must be at least {}, found {}", what, lo, v)
-                           : fmt::format("{} must be in [{}, {}], found {}", what, lo, hi, v));
+                           : fmt::format("{} must be in [{}, {}]{}, found {}", what, lo, hi, why, v));
     return static_cast<int>(v);
+  }
+
+  // Sizes beyond what any GPU allows are rejected here, with their location,
+  // before a later stage allocates for them (ir/target.h).
+  int barrierSlots(const AE& e) {
+    const int64_t max = ir::hw::maxSmemPerBlock() / ir::hw::kMbarrierBytes;
+    return constIntRange(e, "count=", 1, max,
+                         fmt::format(" (each slot is an {}-byte mbarrier in shared memory, at most {} bytes on any "
+                                     "target)",
+                                     ir::hw::kMbarrierBytes, ir::hw::maxSmemPerBlock()));
+  }
+  int arrivalCount(const AE& e, std::string_view what) {
+    return constIntRange(e, what, 1, ir::hw::kMaxArrivalCount, " (an mbarrier counts arrivals in 20 bits)");
+  }
+  int stageCount(const AE& e) {
+    return constIntRange(e, "stages=", 1, ir::hw::maxSmemPerBlock(),
+                         fmt::format(" (every stage takes shared memory, at most {} bytes on any target)",
+                                     ir::hw::maxSmemPerBlock()));
   }
 
   Value eval(const AE& e) {
@@ -897,7 +916,7 @@ class Resolver {
         fail("type.mismatch", a.get("offset")->range, fmt::format("offset= must not be negative, found {}", *c));
       v.shape = shapeArg(*a.get("shape"));
       v.dtype = dtypeArg(*a.get("dtype"));
-      if (const AE* st = a.get("stages")) v.stages = constIntRange(*st, "stages=", 1, INT32_MAX);
+      if (const AE* st = a.get("stages")) v.stages = stageCount(*st);
       if (const AE* sw = a.get("swizzle")) {
         Value x = eval(*sw);
         if (x.k == VK::None) v.swizzle = Swizzle::None;
@@ -957,7 +976,7 @@ class Resolver {
       if (const AE* g = a.get("group")) {
         Value gv = eval(*g);
         if (gv.k != VK::None) {
-          r.group = constIntRange(*g, "group=", 1, INT32_MAX);
+          r.group = constIntRange(*g, "group=", 1, 1024, " (warps of a block)");
           if (r.warps.size() % static_cast<size_t>(r.group) != 0)
             fail("type.mismatch", g->range,
                  fmt::format("group={} does not divide the role's {} warps", r.group, r.warps.size()));
@@ -975,7 +994,7 @@ class Resolver {
       Args a = bind(e, fname, {{"stages", true}}, 1, {{"stage", "stages"}});
       Pipeline p;
       p.name = name;
-      p.stages = constIntRange(*a.get("stages"), "stages=", 1, INT32_MAX);
+      p.stages = stageCount(*a.get("stages"));
       p.range = assign.range;
       s.pipelines.push_back(std::move(p));
       return mkv(VK::Pipeline, assign.range, static_cast<int>(s.pipelines.size()) - 1);
@@ -990,10 +1009,10 @@ class Resolver {
         if (pv.k != VK::None) b.pipeline = resourceArg(*p, VK::Pipeline, "pipeline=");
       }
       b.count = b.pipeline >= 0 ? s.pipelines[b.pipeline].stages : 1;
-      if (const AE* c = a.get("count")) b.count = constIntRange(*c, "count=", 1, INT32_MAX);
+      if (const AE* c = a.get("count")) b.count = barrierSlots(*c);
       b.prod = roleList(*a.get("prod"), "prod=");
       b.cons = roleList(*a.get("cons"), "cons=");
-      if (const AE* ic = a.get("init_count")) b.init_count = constIntRange(*ic, "init_count=", 1, INT32_MAX);
+      if (const AE* ic = a.get("init_count")) b.init_count = arrivalCount(*ic, "init_count=");
       b.range = assign.range;
       s.barriers.push_back(std::move(b));
       return mkv(VK::Barrier, assign.range, static_cast<int>(s.barriers.size()) - 1);
@@ -1084,7 +1103,7 @@ class Resolver {
       o.kind = OpKind::Arrive;
       o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of arrive");
       o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
-      o.count = a.get("count") ? cnst(constIntRange(*a.get("count"), "count=", 1, INT32_MAX), a.get("count")->range)
+      o.count = a.get("count") ? cnst(arrivalCount(*a.get("count"), "count="), a.get("count")->range)
                                : cnst(1, e.range);
       return o;
     }

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "ir/target.h"
 #include "lowering/lower_internal.h"
 #include "lowering/prelude.h"
 
@@ -41,10 +42,42 @@ const char* kReserved[] = {
     "FLT_MIN", "DBL_MAX", "CHAR_BIT", "RAND_MAX", "assert", "errno", "offsetof", "main", "std", "M_PI", "M_E",
     "signbit", "isnan", "isinf", "isfinite", "fpclassify", "abs", "exp2", "sqrt", "floor", "ceil", "round"};
 
+// Macros of the C, POSIX and CUDA headers the generated code includes
+// (directly or not): a parameter named like one would be macro-expanded.
+// Lower-case ones are listed; upper-case ones come in families, matched by
+// prefix, so that INT32_MAX, SIZE_MAX, EINVAL, SIGINT, FLT_EPSILON, ... all
+// are renamed without listing each.
+const char* kLowerCaseMacros[] = {
+    "stdin", "stdout", "stderr", "errno", "assert", "offsetof", "setjmp", "longjmp", "va_start", "va_arg",
+    "va_end", "va_copy", "va_list", "alloca", "major", "minor", "makedev", "unix", "linux", "i386", "bool",
+    "static_assert", "alignas", "alignof", "noreturn", "complex", "imaginary", "I", "sigsetjmp", "siglongjmp",
+    "getc", "putc", "getchar", "putchar", "isgreater", "isless", "islessgreater", "isunordered", "isnormal",
+    "fmin", "fmax"};
+const char* kMacroPrefixes[] = {
+    "INT", "UINT", "SIZE_", "SSIZE_", "PTRDIFF_", "INTPTR_", "UINTPTR_", "INTMAX_", "UINTMAX_", "WCHAR_",
+    "WINT_", "SIG", "FLT_", "DBL_", "LDBL_", "FP_", "M_", "SEEK_", "EXIT_", "CHAR_", "SCHAR_", "UCHAR_",
+    "SHRT_", "USHRT_", "LONG_", "ULONG_", "LLONG_", "ULLONG_", "MB_", "LC_", "CLOCK", "TIME_", "BUFSIZ", "FILENAME_",
+    "FOPEN_", "L_", "TMP_", "_IO", "MATH_", "HUGE_", "RAND_", "PATH_", "PIPE_", "NAME_", "IOV_", "NL_", "NZERO",
+    "BYTE_", "LITTLE_", "BIG_", "PDP_", "WORD_", "FD_", "O_", "S_", "F_", "R_OK", "W_OK", "X_OK", "STD", "CUB_",
+    "THRUST_", "CUTLASS_", "CCCL_", "LIBCUDACXX", "NDEBUG", "DEBUG", "CU", "MAX", "MIN"};
+
+// errno values: E followed by upper-case letters (EINVAL, EDOM, ERANGE, ...).
+bool errnoLike(const std::string& n) {
+  if (n.size() < 3 || n[0] != 'E') return false;
+  for (size_t i = 1; i < n.size(); ++i)
+    if (!std::isupper(static_cast<unsigned char>(n[i])) && !std::isdigit(static_cast<unsigned char>(n[i])))
+      return false;
+  return true;
+}
+
 bool isReserved(const std::string& n) {
   for (const char* k : kReserved)
     if (n == k) return true;
-  return false;
+  for (const char* k : kLowerCaseMacros)
+    if (n == k) return true;
+  for (const char* k : kMacroPrefixes)
+    if (n.rfind(k, 0) == 0) return true;
+  return errnoLike(n);
 }
 
 }  // namespace
@@ -74,9 +107,13 @@ std::string sanitizeComment(std::string_view s) {
   std::string o;
   for (char c : s) {
     unsigned char u = static_cast<unsigned char>(c);
-    if (c == '\\') o += '/';
-    else if (u < 0x20 || u >= 0x7f) o += (c == '\t' ? ' ' : '?');
-    else o += c;
+    char out = c;
+    if (c == '\\') out = '/';
+    else if (u < 0x20 || u >= 0x7f) out = (c == '\t' ? ' ' : '?');
+    // No "??": with trigraphs on (-std=c++14 and older), ??/ is a backslash
+    // that splices the next line into the comment.
+    if (out == '?' && !o.empty() && o.back() == '?') o += ' ';
+    o += out;
   }
   // a trailing '/' can't form "*/" or a line splice in a // comment; trim spaces
   while (!o.empty() && o.back() == ' ') o.pop_back();
@@ -617,11 +654,13 @@ bool Lowering::opIsElected(const ir::Op& op) const {
 void Lowering::analyzeRoles() {
   warps_ = s_.warpCount();
   threads_ = warps_ * 32;
-  if (threads_ <= 0 || threads_ > 1024) {
-    error("lower.unsupported", s_.range, fmt::format("{} threads per block (1..1024 lower)", threads_));
+  const ir::TargetLimits& lim = ir::targetLimits(target_);
+  if (threads_ <= 0 || warps_ > lim.max_warps_per_block) {
+    error("lower.unsupported", s_.range,
+          fmt::format("{} threads per block (1..{} lower)", threads_, 32 * lim.max_warps_per_block));
     return;
   }
-  regCap_ = std::min(255, 65536 / threads_) / 8 * 8;
+  regCap_ = lim.launchRegsPerThread(threads_);
   for (size_t r = 0; r < s_.roles.size(); ++r) {
     const auto& role = s_.roles[r];
     bool single = true;
@@ -676,19 +715,18 @@ void Lowering::analyzeRoles() {
 }
 
 void Lowering::analyzeBarriers() {
-  std::set<int> explicitTx, commitBars;
+  std::set<int> commitBars;
   for (const auto& body : s_.bodies)
     ir::forEachOp(body.body, [&](const Stmt& st) {
-      if (st.op.kind == OpKind::ExpectTx) explicitTx.insert(st.op.barrier);
       if (st.op.kind == OpKind::MmaCommit && st.op.barrier >= 0) commitBars.insert(st.op.barrier);
     });
+  txPlan_ = ir::planDerivedTx(s_);
   for (size_t b = 0; b < s_.barriers.size(); ++b) {
     int64_t w = 1;
     if (!commitBars.count(static_cast<int>(b)))
       for (int r : s_.barriers[b].prod)
         if (!roleSingle_[r] && s_.roles[r].warpsPerInstance() > 1) w = lcm64(w, s_.roles[r].warpsPerInstance());
     barWeight_.push_back(static_cast<int>(w));
-    deriveTx_.push_back(!explicitTx.count(static_cast<int>(b)));
   }
 }
 
@@ -1180,9 +1218,11 @@ void Lowering::analyzeScratch() {
     off += roleScratchStride_[r] * role.instanceCount();
   }
   smemUsed_ = std::max(smemUsed_, off);
-  if (smemUsed_ + 1024 > 232448)
+  const ir::TargetLimits& lim = ir::targetLimits(target_);
+  if (smemUsed_ + 1024 > lim.smem_per_block)
     error("lower.layout", s_.range,
-          fmt::format("shared memory {} B (+1024 B alignment slack) exceeds the 227 KiB a block can have", smemUsed_));
+          fmt::format("shared memory {} B (+1024 B alignment slack) exceeds the {} B a block can have on {}", smemUsed_,
+                      lim.smem_per_block, ir::targetName(target_)));
 }
 
 void Lowering::deriveGrid() {
@@ -1469,7 +1509,9 @@ LowerResult Lowering::run() {
     for (const auto& t : s_.tmems) need = std::max(need, constOf(t.cols).value_or(0) + constOf(t.width).value_or(0));
     int cols = 32;
     while (cols < need) cols *= 2;
-    if (cols > 512) error("lower.layout", s_.range, fmt::format("TMEM columns [0, {}) exceed the 512 of an SM", need));
+    if (cols > ir::hw::kTmemColumns)
+      error("lower.layout", s_.range,
+            fmt::format("TMEM columns [0, {}) exceed the {} of an SM", need, ir::hw::kTmemColumns));
     tmemCols_ = cols;
     if (tmemSlotOffset_ < 0) {
       tmemSlotOffset_ = smemUsed_;

@@ -190,26 +190,14 @@ SyncState join(SyncState a, const SyncState& b) {
 // ------------------------------------------------------------ blocks
 
 std::map<size_t, int64_t> Lowering::derivedTx(const ir::Block& b) const {
-  // derived expect_tx: one arrive.expect_tx per group of TMA loads that name
-  // the same barrier slot in this block (same barrier and selector)
+  // derived expect_tx (ir/expect_tx.h): one arrive.expect_tx right before
+  // the first load of each batch of the plan, for the bytes of all of them
   std::map<size_t, int64_t> txBefore;
-  std::vector<bool> covered(b.size(), false);
   for (size_t i = 0; i < b.size(); ++i) {
-    const auto& st = b[i];
-    if (st.kind != Stmt::Kind::Op || st.op.kind != OpKind::TmaLoad || covered[i] || st.op.barrier < 0 ||
-        !deriveTx_[st.op.barrier])
-      continue;
-    int64_t bytes = viewSlotBytes(st.op.dst.index);
-    for (size_t j = i + 1; j < b.size(); ++j) {
-      const auto& sj = b[j];
-      if (sj.kind != Stmt::Kind::Op) break;
-      if (sj.op.kind == OpKind::TmaLoad && sj.op.barrier == st.op.barrier && sj.op.sel.mode == st.op.sel.mode &&
-          exprEqual(sj.op.sel.index, st.op.sel.index) && !covered[j]) {
-        bytes += viewSlotBytes(sj.op.dst.index);
-        covered[j] = true;
-      }
-      if (sj.op.kind == OpKind::Wait && sj.op.barrier == st.op.barrier) break;
-    }
+    const ir::TxBatch* batch = txPlan_.headedBy(&b[i]);
+    if (!batch) continue;
+    int64_t bytes = 0;
+    for (const Stmt* load : batch->loads) bytes += viewSlotBytes(load->op.dst.index);
     txBefore[i] = bytes;
   }
   return txBefore;

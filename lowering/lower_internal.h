@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/expect_tx.h"
 #include "lowering/lower.h"
 
 namespace cake::lowering::detail {
@@ -21,6 +22,9 @@ using ir::Expr;
 using ir::ExprKind;
 using ir::OpKind;
 using ir::Stmt;
+
+// Text made safe for a // comment: printable ASCII, no backslash, no "??".
+std::string sanitizeComment(std::string_view s);
 
 // ------------------------------------------------------- register layouts
 //
@@ -126,7 +130,7 @@ class Lowering {
   int64_t barOffset_ = 0, tmemSlotOffset_ = -1, smemUsed_ = 0;
   std::vector<int> barSlotBase_;
   std::vector<int> barWeight_;
-  std::vector<bool> deriveTx_;
+  ir::TxPlan txPlan_;                  // derived expect_tx (ir/expect_tx.h)
   std::vector<bool> roleSingle_;
   std::vector<int> roleInstBar_;                    // named barrier id of the role's first instance, -1: none needed
   std::vector<int> namedBarId_, namedBarThreads_;
@@ -161,7 +165,7 @@ class Lowering {
   // ---- emission
   void line(const std::string& l);
   void comment(const std::string& c) {
-    if (opts_.comments) line("// " + c);
+    if (opts_.comments) line("// " + sanitizeComment(c));   // no trigraph, no line splice
   }
   void open(const std::string& head) {
     line(head + " {");

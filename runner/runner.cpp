@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lowering/gemm_shape.h"
 #include "lowering/lower.h"
 #include "runner/process.h"
 
@@ -234,6 +235,11 @@ Result runHarness(const std::string& so_path, const std::vector<std::string>& pr
   r.so_path = so_path;
   r.compiled = true;
   r.verified = opts.verified;
+  if (opts.dry_run) {
+    r.result = "dry_run";
+    for (const std::string& a : problem) r.detail += (r.detail.empty() ? "" : " ") + a;
+    return r;
+  }
   if (!gpuAvailable()) {
     r.result = "no_gpu";
     r.detail = "no NVIDIA GPU on this machine";
@@ -365,38 +371,41 @@ Result runSource(const std::string& cuda_source, std::string_view name, ir::Targ
   return r;
 }
 
+// A result decided before anything runs on the GPU.
+static Result notRun(std::string result, const ir::Schedule& schedule, ir::Target target, const Shape& shape,
+                     const Options& opts, std::string detail) {
+  Result r;
+  r.result = std::move(result);
+  r.shape = shape;
+  r.verified = opts.verified;
+  r.kernel = schedule.name;
+  r.target = std::string(ir::targetName(target));
+  r.detail = std::move(detail);
+  return r;
+}
+
 Result run(const ir::Schedule& schedule, const Shape& shape, const Options& opts) {
+  // A size the schedule does not compute is decided here, before any GPU
+  // work: a run at it would be "wrong" through no fault of the kernel.
+  if (auto mismatch = lowering::gemmShapeMismatch(schedule, shape.M, shape.N, shape.K))
+    return notRun("unsupported_shape", schedule, schedule.target, shape, opts, *mismatch);
   lowering::LowerOptions lo;
   lo.problem = lowering::Problem::Gemm;  // the harness's oracle is cuBLAS GEMM
   lowering::LowerResult lr = lowering::lowerToCuda(schedule, lo);
   if (!lr.ok) {
-    Result r;
+    std::string findings;
+    for (const auto& f : lr.findings) findings += ir::renderText(f) + "\n";
     bool binding = false;
     for (const auto& f : lr.findings) binding = binding || f.rule == "lower.binding" || f.rule == "lower.grid";
-    if (binding) {
-      // the kernel itself may well lower (`cake lower`); there is no oracle to run it against
-      lowering::LowerOptions any;
-      any.problem = lowering::Problem::None;
-      if (lowering::lowerToCuda(schedule, any).ok) {
-        r.result = "no_oracle";
-        r.shape = shape;
-        r.verified = opts.verified;
-        r.kernel = schedule.name;
-        r.target = std::string(ir::targetName(lr.target));
-        r.detail = "no oracle for this problem: `cake run` runs GEMM-shaped schedules (tensors A [M,K], B [N,K], "
-                   "C [M,N] in bf16; i32 parameters M, N, K) against cuBLAS; `cake lower` emits this kernel with the "
-                   "generic launcher cake_launch.\n";
-        for (const auto& f : lr.findings) r.detail += ir::renderText(f) + "\n";
-        return r;
-      }
-    }
-    r.result = "lower_error";
-    r.shape = shape;
-    r.verified = opts.verified;
-    r.kernel = schedule.name;
-    r.target = std::string(ir::targetName(lr.target));
-    for (const auto& f : lr.findings) r.detail += ir::renderText(f) + "\n";
-    return r;
+    // the kernel itself may well lower (`cake lower`); there is no oracle to run it against
+    lowering::LowerOptions any;
+    any.problem = lowering::Problem::None;
+    if (binding && lowering::lowerToCuda(schedule, any).ok)
+      return notRun("no_oracle", schedule, lr.target, shape, opts,
+                    "no oracle for this problem: `cake run` runs GEMM-shaped schedules (tensors A [M,K], B [N,K], "
+                    "C [M,N] in bf16; i32 parameters M, N, K) against cuBLAS; `cake lower` emits this kernel with the "
+                    "generic launcher cake_launch.\n" + findings);
+    return notRun("lower_error", schedule, lr.target, shape, opts, findings);
   }
   Result r = runSource(lr.source, schedule.name, lr.target, shape, opts);
   if (r.kernel.empty()) r.kernel = schedule.name;
@@ -416,6 +425,11 @@ Result runWorkload(const ir::Schedule& schedule, const workload::Shape& shape, c
     r.target = std::string(ir::targetName(schedule.target));
     return r;
   };
+  // GEMM: the same size check as run() (assumptions, a K fixed by the
+  // schedule), then, for every workload, the contract's coverage walk
+  if (shape.kind == workload::Kind::Gemm)
+    if (auto mismatch = lowering::gemmShapeMismatch(schedule, shape.at("M"), shape.at("N"), shape.at("K")))
+      return refused("unsupported_shape", *mismatch);
   workload::BindResult br = workload::bind(schedule, shape, opts.sets);
   if (!br.binding) return refused(br.result, br.detail);
   lowering::LowerOptions lo;

@@ -36,6 +36,7 @@ struct Options {
   std::optional<bool> verified;      // what `cake check` said; copied into the record
   std::vector<std::string> nvcc_flags;  // extra flags
   std::map<std::string, int64_t> sets;  // values of i32 parameters the workload does not size (--set)
+  bool dry_run = false;  // runLibrary / runWorkloadLibrary: result "dry_run", detail = the harness arguments
 };
 
 struct Result {

@@ -55,7 +55,7 @@ const std::vector<Contract>& contracts() {
         {"V", D::BF16, false, {"B", "H", "S", "D"}, {false, false, true, false}},
         {"O", D::BF16, true, {"B", "H", "S", "D"}, {false, false, false, false}}},
        {{"seqlen_q", "S"}, {"seqlen_k", "S"}, {"seqlen", "S"}, {"S", "S"}, {"D", "D"}, {"head_dim", "D"},
-        {"H", "H"}, {"B", "B"}, {"causal", "causal"}}},
+        {"H", "H"}, {"B", "B"}, {"heads", "BH"}, {"causal", "causal"}}},
       {Kind::RowSum, "row-sum", {"M", "N"}, {}, 0,
        {{"X", D::BF16, false, {"M", "N"}, {false, false}}, {"Y", D::F32, true, {"M", "1"}, {false, false}}},
        {{"M", "M"}, {"rows", "M"}, {"N", "N"}, {"D", "N"}, {"cols", "N"}}},
@@ -189,7 +189,9 @@ BindResult bindParams(const ir::Schedule& s, const Contract& c, const Shape& sha
       if (auto it = sets.find(par.name); it != sets.end()) {
         b.i32[static_cast<int>(p)] = it->second;
       } else if (auto nm = c.i32_names.find(par.name); nm != c.i32_names.end()) {
-        b.i32[static_cast<int>(p)] = shape.at(nm->second);
+        b.i32[static_cast<int>(p)] =
+            nm->second == "BH" ? std::max<int64_t>(shape.at("B"), 1) * std::max<int64_t>(shape.at("H"), 1)
+                               : shape.at(nm->second);
       } else {
         return refuse("no_oracle", fmt::format("i32 parameter '{}' is not a size of the {} contract; give its value "
                                                "with --set {}=VALUE",
@@ -276,7 +278,8 @@ bool isOutput(const Contract& c, const std::string& name) {
 
 }  // namespace
 
-BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::string, int64_t>& sets, int num_sms) {
+BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::string, int64_t>& sets, int num_sms,
+                bool coverage) {
   const Contract& c = contractOf(shape.kind);
   Binding b;
   b.shape = shape;
@@ -350,6 +353,11 @@ BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::s
     b.min_bytes += n;
   }
 
+  if (!coverage) {
+    BindResult r;
+    r.binding = b;
+    return r;
+  }
   // --- coverage: every CTA's boxes, projected on each tensor dimension
   std::map<std::pair<int, size_t>, std::set<std::pair<int64_t, int64_t>>> spans;
   std::string overrun;

@@ -77,7 +77,9 @@ struct BindResult {
 
 // `sets` give values to i32 parameters the contract does not name (tile
 // sizes given as parameters, `--set BM=128`).
+// `coverage` false skips the walk of every CTA (for shapes already known to
+// bind, e.g. measured records): no unsupported_shape from coverage then.
 BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::string, int64_t>& sets = {},
-                int num_sms = 132);
+                int num_sms = 132, bool coverage = true);
 
 }  // namespace cake::workload

@@ -37,6 +37,7 @@ def rowsum_arrive_count(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
             lm.reduce(part, x, op="sum", axis=1)
             lm.binary(top, top, part, op="add")
             lm.copy(x, smem_x[j][64:128, :])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.reduce(part, x, op="sum", axis=1)
             lm.binary(bot, bot, part, op="add")
             lm.arrive(empty, iter=j, count=2)

@@ -31,6 +31,7 @@ def single_slot_handoff(lm, X: LM.tma2d, Y: LM.gmem, rows: LM.i32):
         for t in lm.range(0, n_tiles):
             lm.wait(ready, stage=0)
             lm.copy(x, smem_x[0])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(consumed, stage=0)
             lm.reduce(mx, x, op="max", axis=1)
             lm.copy(Y, mx, coords=(t * 64, 0))

@@ -35,6 +35,7 @@ def explicit_tx_stage(lm, X: LM.tma2d, Z: LM.tma2d, Y: LM.gmem, rows: LM.i32):
             lm.wait(full, stage=0)
             lm.copy(x, smem_x[0])
             lm.copy(z, smem_z[0])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, stage=0)
             lm.binary(x, x, z, op="mul")
             lm.reduce(d, x, op="sum", axis=1)

@@ -36,6 +36,7 @@ def rowsum_explicit_phase(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
         for j in lm.range(0, d_tiles):
             lm.wait(full, stage=j % 2, phase=j // 2)
             lm.copy(x, smem_x[j % 2])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, stage=j % 2)
             lm.reduce(part, x, op="sum", axis=1)
             lm.binary(total, total, part, op="add")

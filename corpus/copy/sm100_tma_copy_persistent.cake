@@ -31,6 +31,7 @@ def scale_copy_sm100(lm, X: LM.tma2d, Y: LM.tma2d, rows: LM.i32):
             r0 = (lm.block_idx(0) + t * lm.grid_dim(0)) * 128
             lm.wait(full, iter=t)
             lm.copy(x, smem_x[t])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=t)
             lm.binary(x, x, 1.5, op="mul")
             lm.tma_store_wait(pending=1)

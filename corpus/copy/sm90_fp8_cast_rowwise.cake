@@ -36,6 +36,7 @@ def quant_fp8_rowwise(lm, X: LM.tma2d, Y: LM.tma2d, S: LM.gmem, rows: LM.i32):
             r0 = (lm.block_idx(0) + t * lm.grid_dim(0)) * 64
             lm.wait(full, iter=t)
             lm.copy(x, smem_x[t])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=t)
             lm.unary(ax, x, op="abs")
             lm.reduce(amax, ax, op="max", axis=1)

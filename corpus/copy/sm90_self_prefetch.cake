@@ -29,6 +29,7 @@ def colsum_self_prefetch(lm, X: LM.tma2d, Y: LM.gmem, R: LM.i32):
                 smem_x.tma_load(X, coords=((j + 1) * 64, c0), iter=j + 1, barrier=full)
             lm.wait(full, iter=j)
             lm.copy(x, smem_x[j])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.reduce(part, x, op="sum", axis=0)
             lm.binary(total, total, part, op="add")
         lm.copy(Y, total, coords=(0, c0))

@@ -38,6 +38,7 @@ def gelu_like_tma_ring(lm, X: LM.tma2d, Y: LM.tma2d, rows: LM.i32, cols: LM.i32)
             tile = lm.block_idx(0) + t * lm.grid_dim(0)
             lm.wait(full, iter=t)
             lm.copy(x, smem_x[t])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=t)
             # x * sigmoid(1.702 x) via exp2: e = 1 / (1 + 2^(-1.702*log2(e)*x))
             lm.binary(e, x, -2.4554669, op="mul")

@@ -30,6 +30,7 @@ def centroid_norms(lm, Cn: LM.tma2d, CN: LM.gmem, D: LM.i32):
         for k in lm.range(0, d_tiles):
             lm.wait(full, iter=k)
             lm.copy(c, smem_c[k])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=k)
             lm.binary(c, c, c, op="mul")
             lm.reduce(part, c, op="sum", axis=1)

@@ -34,6 +34,7 @@ def good_tma_dtype_one_element_type(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
             lm.wait(full, iter=j)
             lm.copy(x, smem_x[j])
             lm.copy(y, smem_y[j])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=j)
             lm.binary(x, x, y, op="add")
             lm.reduce(part, x, op="sum", axis=1)

@@ -35,6 +35,7 @@ def good_tma_inner_bytes_bk_multiple_of_4(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32
         for j in lm.range(0, d_tiles):
             lm.wait(full, iter=j)
             lm.copy(x, smem_x[j])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=j)
             lm.reduce(part, x, op="sum", axis=1)
             lm.binary(total, total, part, op="add")

@@ -49,6 +49,7 @@ def moe_combine_top2(lm, Y0: LM.tma2d, Y1: LM.tma2d, Wt: LM.gmem, Out: LM.tma2d,
             lm.wait(full, iter=t)
             lm.copy(a, smem_y0[t])
             lm.copy(b, smem_y1[t])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=t)
             lm.binary(a, a, w0, op="mul")
             lm.binary(b, b, w1, op="mul")

@@ -39,6 +39,7 @@ def qk_rmsnorm(lm, X: LM.tma2d, W: LM.gmem, Y: LM.tma2d, rows: LM.i32):
             r0 = (lm.block_idx(0) + t * lm.grid_dim(0)) * 128
             lm.wait(full, iter=t)
             lm.copy(x, smem_x[t][m0:m0 + 64, :])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=t)
             lm.binary(sq, x, x, op="mul")
             lm.reduce(ss, sq, op="sum", axis=1)

@@ -32,6 +32,7 @@ def softmax_256(lm, X: LM.tma2d, Y: LM.tma2d, rows: LM.i32):
             r0 = (lm.block_idx(0) + t * lm.grid_dim(0)) * 64
             lm.wait(full, iter=t)
             lm.copy(x, smem_x[t])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=t)
             lm.binary(x, x, 1.442695, op="mul")
             lm.reduce(m, x, op="max", axis=1)

@@ -39,6 +39,7 @@ def col_sum_sm100(lm, G: LM.tma2d, DB: LM.gmem, R: LM.i32, C: LM.i32):
                 it = s * r_tiles + j
                 lm.wait(full, iter=it)
                 lm.copy(g, smem_g[it])
+                lm.fence_proxy()  # generic reads done before the slot goes back to TMA
                 lm.arrive(empty, iter=it)
                 lm.reduce(part, g, op="sum", axis=0)
                 lm.binary(acc, acc, part, op="add")

@@ -33,6 +33,7 @@ def argmax_partial(lm, L: LM.tma2d, PV: LM.gmem, PI: LM.gmem, V: LM.i32):
         for j in lm.range(0, n):
             lm.wait(full, iter=j)
             lm.copy(x, smem_l[j])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=j)
             lm.reduce(mx, x, op="max", axis=1)
             lm.reduce(ix, x, op="argmax", axis=1)

@@ -44,6 +44,7 @@ def row_max_two_wg(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
         for j in lm.range(0, d_tiles):
             lm.wait(full, iter=j)
             lm.copy(x, smem_x[j][:, c0:c0 + 32])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=j)
             lm.reduce(part, x, op="max", axis=1)
             if lm.instance() == 1:

@@ -79,6 +79,7 @@ def splitk_reduce(lm, W: LM.tma3d, C: LM.tma2d, S: LM.i32):
         for s in lm.range(0, S):
             lm.wait(full, iter=s)
             lm.copy(part, smem_w[s])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=s)
             lm.binary(total, total, part, op="add")
         lm.copy(smem_c[0], total)

@@ -5,11 +5,15 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <chrono>
+#include <csignal>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/cli/run_command.h"
 
@@ -203,4 +207,184 @@ TEST(Cli, MainloopSyncIsProvedForEveryTripCount) {
   v = syncVerdict(r.out);
   EXPECT_EQ(v["verdict"], "checked") << r.out;
   EXPECT_NE(v["detail"].get<std::string>().find("K in {"), std::string::npos) << v;
+}
+
+// ---------------------------------------------------------------- issue 9
+
+// `cake lower` passes only verified schedules to lowering, like `cake run`.
+TEST(Cli, LowerRefusesAScheduleThatDoesNotVerify) {
+  std::string bug = shellQuote(src("corpus/bugs/sync.deadlock/sm90_epilogue_barrier_wrong_roles.cake").string());
+  CmdResult r = cake("lower -o /dev/null " + bug);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("error:"), std::string::npos) << r.out;           // the findings are shown
+  EXPECT_NE(r.out.find("--allow-unverified"), std::string::npos) << r.out;
+  r = cake("lower --allow-unverified -o /dev/null " + bug);
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = cake("lower -o /dev/null " + shellQuote(src("corpus/gemm/sm90_ws_4stage.cake").string()));
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+// A size no GPU allows is a located error from the front end, at once,
+// instead of minutes of work and std::bad_alloc.
+TEST(Cli, HugeBarrierCountIsALocatedErrorAtOnce) {
+  std::string text = kGood;
+  const std::string from = "count=2, prod=[load], cons=[use]";
+  size_t p = text.find(from);
+  ASSERT_NE(p, std::string::npos);
+  text.replace(p, from.size(), "count=2147483647, prod=[load], cons=[use]");
+  fs::path f = writeTemp("huge_count.cake", text);
+  CmdResult r = cake("check " + shellQuote(f.string()));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(":8:\\d+: error: count= must be in \\[1, 29056\\]"))) << r.out;
+}
+
+// Every default budget is documented where users look: --help and docs/cli.md.
+TEST(Cli, DefaultBudgetsAreDocumented) {
+  CmdResult help = cake("--help");
+  EXPECT_NE(help.out.find("--memory-limit"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("4096"), std::string::npos) << help.out;
+  std::ifstream in(src("docs/cli.md"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  for (const char* d : {"--memory-limit", "4096 MiB", "10 s", "3 s", "200,000 instructions"})
+    EXPECT_NE(doc.find(d), std::string::npos) << "docs/cli.md does not say " << d;
+}
+
+// No cases is not a pass.
+TEST(Cli, CorpusOnAnEmptyDirectoryFails) {
+  fs::path d = fs::temp_directory_path() / ("cake_cli_test_empty_corpus_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  CmdResult r = cake("corpus --no-progress " + shellQuote(d.string()));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("no .cake cases"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
+// Ctrl-C while a case is in the solver: the run ends (exit 130) and the case
+// gets no record, so --resume checks it again (Z3 used to turn the signal
+// into a canceled query, recorded as unknown and reused by --resume). The
+// process also runs under its own memory cap (default 4096 MiB).
+TEST(Cli, CtrlCDuringACaseRecordsNothingForResume) {
+  fs::path d = fs::temp_directory_path() / ("cake_cli_test_sigint_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  // a layout obligation Z3 cannot settle quickly (a product of three sizes)
+  std::ofstream(d / "slow.cake") << R"(# expect: pass
+@cake.schedule(target="sm_90a")
+def hard(lm, A: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 1)
+    lm.assume(N > 1)
+    lm.assume(M * N * K + M * M * N == 2147483629)
+    pool = lm.smem(65536)
+    a = pool.view(offset=(M * N * K) % 1024 * 64, shape=(64, 64), dtype=lm.bf16, stages=2)
+    load = lm.role(warps=[0])
+    use = lm.role(warps=[4, 5, 6, 7])
+    full = lm.barrier(count=2, prod=[load], cons=[use], init_count=1)
+    with load:
+        for k in lm.range(0, K):
+            a.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)
+    with use:
+        for k in lm.range(0, K):
+            lm.wait(full, iter=k)
+)";
+  const std::string jsonl = (d / "run.jsonl").string();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    execl(CAKE_EXE, CAKE_EXE, "corpus", "--no-progress", "--timeout", "120000", "--jsonl", jsonl.c_str(),
+          d.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(4));   // well inside the solver by then
+  std::ifstream lim("/proc/" + std::to_string(pid) + "/limits");
+  std::string limits((std::istreambuf_iterator<char>(lim)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(std::regex_search(limits, std::regex("Max address space\\s+4294967296\\s"))) << limits;
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 130) << "status " << st;
+  std::ifstream in(jsonl);
+  std::string line;
+  int cases = 0;
+  while (std::getline(in, line))
+    if (line.find("\"type\":\"case\"") != std::string::npos) ++cases;
+  EXPECT_EQ(cases, 0) << "the interrupted case was recorded";
+  fs::remove_all(d);
+}
+
+// Exit 0 says what it means (issue 9, point 5): "proved" for every allowed
+// value, or "checked" for listed values; --require-proof turns checked-only
+// into exit 2 with the reason.
+TEST(Cli, ExitZeroSaysProvedOrCheckedAndRequireProofDemandsAProof) {
+  std::string file = shellQuote(src("corpus/gemm/sm90_ws_4stage.cake").string());
+  CmdResult r = cake("check --proof-timeout 0 " + file);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("result: checked, not proved"), std::string::npos) << r.out;
+
+  r = cake("check --proof-timeout 0 --require-proof " + file);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--require-proof: checked, not proved: schedule 'gemm_sm90_ws_4stage': sync: checked: K in {"),
+            std::string::npos)
+      << r.out;
+
+  r = cake("check --format json --proof-timeout 0 --require-proof " + file, false);
+  EXPECT_EQ(r.status, 2) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["exit_code"], 2);
+  EXPECT_EQ(j["files"][0]["result"], "checked");
+  ASSERT_EQ(j["files"][0]["not_proved"].size(), 1u) << j;
+
+  r = cake("check --require-proof --proof-timeout 60 --timeout 60 " + file);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("result: proved"), std::string::npos) << r.out;
+
+  // A skipped stage is not a proof either.
+  r = cake("check --require-proof --no-model-check " + file);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("sync: skipped (--no-model-check)"), std::string::npos) << r.out;
+}
+
+// A contradictory lm.assume is an error, never a warning followed by
+// "proved" (issue 9, point 4).
+TEST(Cli, ContradictoryAssumptionIsAnError) {
+  std::string file = shellQuote(src("corpus/bugs/layout.assume-contradiction/sm90_assume_zero_eq_one.cake").string());
+  CmdResult r = cake("check " + file);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("error: no parameter values satisfy every lm.assume"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sync: proved"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sync: unknown"), std::string::npos) << r.out;
+  r = cake("check --no-layout " + file);
+  EXPECT_EQ(r.status, 2) << r.out;
+}
+
+// ------------------------------------------------------ cake tune / dispatch
+
+TEST(CliTune, BadInputIsAUsageError) {
+  auto r = cake("tune -o /tmp/cake_cli_tune --template " + shellQuote(src("search/examples/gemm_sm90_ws.cake").string()) +
+                " --param BN=256..64");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--param BN=256..64: empty range"), std::string::npos) << r.out;
+  r = cake("tune -o /tmp/cake_cli_tune");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("nothing to tune"), std::string::npos) << r.out;
+  r = cake("tune --ablate /nonexistent/run");
+  EXPECT_EQ(r.status, 2);
+  r = cake("dispatch /nonexistent.json -o /tmp/cake_cli_dispatch");
+  EXPECT_EQ(r.status, 2);
+}
+
+TEST(CliTune, AblateFromRecordedResults) {
+  fs::path dir = fs::temp_directory_path() / "cake_cli_test_ablate";
+  fs::create_directories(dir);
+  std::ofstream(dir / "results.jsonl")
+      << R"({"id":"a","verdict":"verified","rank":1,"prediction":{"ms":1.0,"bottleneck":"x"},"measurement":{"result":"ok","median_ms":1.01},"gpu_wall_s":2})"
+      << "\n"
+      << R"({"id":"b","verdict":"verified","rank":2,"prediction":{"ms":2.0,"bottleneck":"x"},"measurement":{"result":"ok","median_ms":1.0},"gpu_wall_s":2})"
+      << "\n"
+      << R"({"id":"c","verdict":"rejected","rule":"regs.budget","rank":0,"measurement":null})" << "\n";
+  auto r = cake("tune --ablate " + shellQuote(dir.string()));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("| 2 | 2 | 1 | 1 | 1.0 | 2 | yes |"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }

@@ -127,6 +127,17 @@ TEST(Mutate, EveryOperatorAppliesAndEveryMutantParses) {
     EXPECT_TRUE(e.problems.empty());
     EXPECT_EQ(e.any_of, l.rules);
     EXPECT_EQ(frontEnd("x.cake", text), "");
+    // and back into a mutant (`cake mutate --relabel` reads it so)
+    std::string perr;
+    auto back = parseMutantFile("x.cake", text, &perr);
+    ASSERT_TRUE(back.has_value()) << perr;
+    EXPECT_EQ(back->op, m.op);
+    EXPECT_EQ(back->original, m.original);
+    EXPECT_EQ(back->line, m.line);
+    EXPECT_EQ(back->line_text, m.line_text);
+    EXPECT_EQ(back->change, m.change);
+    EXPECT_EQ(back->body, m.body);
+    EXPECT_EQ(renderMutant(*back, &l), text);
   }
   for (const auto& op : operators()) EXPECT_TRUE(seen.count(std::string(op.id))) << "operator never applied: " << op.id;
 }

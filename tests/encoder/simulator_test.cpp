@@ -2,6 +2,8 @@
 // shortest traces, replay, budgets, reduction.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "encoder/simulator.h"
 #include "test_util.h"
 
@@ -151,8 +153,10 @@ TEST(Simulator, LostPhase) {
   EXPECT_GE(v->completed, v->phase + 2);
 }
 
-TEST(Simulator, ArrivalOverflowAndUnderflowAreStatic) {
-  Checked over = check(replace(kMainloop, "init_count=2", "init_count=1"), 2);
+TEST(Simulator, ArrivalOverflowAndUnderflowWhenRunsGoWrong) {
+  // two releasers on init_count=1: runs race, and the count is named as the cause
+  Checked over = check(replace(kMainloop, "init_count=2", "init_count=1"), 4);
+  EXPECT_TRUE(hasRule(over.result, "sync.race") || hasRule(over.result, "sync.lost-phase")) << rules(over.result);
   const encoder::Violation* v = find(over.result, "sync.arrival-overflow");
   ASSERT_NE(v, nullptr) << rules(over.result);
   EXPECT_TRUE(v->trace.empty());
@@ -162,8 +166,48 @@ TEST(Simulator, ArrivalOverflowAndUnderflowAreStatic) {
   v = find(under.result, "sync.arrival-underflow");
   ASSERT_NE(v, nullptr) << rules(under.result);
   EXPECT_EQ(primaryLine(under.sys, *v), lineOf(kMainloop, "lm.wait(empty"));
-  // the hang it causes is not reported again as a bare deadlock
+  // the hang it causes is its witness (a trace that replays to it), not a bare deadlock
+  EXPECT_FALSE(v->trace.empty());
   EXPECT_FALSE(hasRule(under.result, "sync.deadlock")) << rules(under.result);
+  encoder::ReplayResult rr = encoder::replay(under.sys, v->trace);
+  EXPECT_TRUE(rr.valid) << rr.error;
+  EXPECT_TRUE(std::any_of(rr.violations.begin(), rr.violations.end(),
+                          [](const encoder::Violation& x) { return x.rule == "sync.arrival-underflow"; }));
+}
+
+TEST(Simulator, PhaseAnnotationMismatchIsAWarning) {
+  for (int64_t k : {1, 2, 3}) {
+    Checked good = check(cake::testing::kOneSlotHandoff, k);
+    EXPECT_EQ(good.result.outcome, encoder::Outcome::Pass) << rules(good.result);
+    EXPECT_TRUE(good.result.warnings.empty());
+  }
+  // iter= one phase ahead: the same CUDA, every run fine
+  std::string shifted = replace(cake::testing::kOneSlotHandoff, "lm.arrive(consumed, iter=t)", "lm.arrive(consumed, iter=t + 1)");
+  Checked r = check(shifted, 3);
+  EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << rules(r.result);
+  ASSERT_EQ(r.result.warnings.size(), 1u);
+  const encoder::Violation& w = r.result.warnings[0];
+  EXPECT_EQ(w.rule, "sync.phase-annotation-mismatch");
+  EXPECT_EQ(primaryLine(r.sys, w), lineOf(shifted, "lm.arrive(consumed"));
+  EXPECT_NE(w.message.find("means phase 1 of consumed[0], but it lands in phase 0"), std::string::npos) << w.message;
+  EXPECT_NE(w.message.find("phase 0 of consumed[0] gets 0 arrivals"), std::string::npos) << w.message;
+  // a final courtesy release nobody waits for
+  std::string courtesy = replace(cake::testing::kOneSlotHandoff, "            lm.copy(Y, x, coords=(t * 64, 0))\n",
+                                 "            lm.copy(Y, x, coords=(t * 64, 0))\n        lm.arrive(consumed, iter=K - 1)\n");
+  r = check(courtesy, 2);
+  EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << rules(r.result);
+  ASSERT_EQ(r.result.warnings.size(), 1u);
+  EXPECT_NE(r.result.warnings[0].message.find("means phase 1 of consumed[0], but it lands in phase 2"),
+            std::string::npos)
+      << r.result.warnings[0].message;
+  // the physical count short (the first release skipped): an error, with the hang as its trace
+  std::string skipped = replace(cake::testing::kOneSlotHandoff, "            lm.arrive(consumed, iter=t)\n",
+                                "            if t > 0:\n                lm.arrive(consumed, iter=t)\n");
+  r = check(skipped, 2);
+  const encoder::Violation* v = find(r.result, "sync.arrival-underflow");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_FALSE(v->trace.empty());
+  EXPECT_TRUE(r.result.warnings.empty());
 }
 
 TEST(Simulator, TxImbalance) {
@@ -212,8 +256,33 @@ def f(lm, A: LM.tma2d):
   const encoder::Violation* v = find(r.result, "data.stale-read");
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "lm.mma(acc"));
+  // a stage-named write and an iteration-named read compare by laps: the
+  // message says laps (it said "generation 0 ... generation 0" before)
+  EXPECT_NE(v->message.find("meaning lap 1 of the slot (index 3), but it holds the data of lap 0 of the slot (index 0)"),
+            std::string::npos)
+      << v->message;
   Checked fixed = check(replace(bad, "lm.range(1, 4)", "lm.range(0, 3)"));
   EXPECT_EQ(fixed.result.outcome, encoder::Outcome::Pass) << rules(fixed.result);
+}
+
+// Write-after-read across proxies: generic reads (lm.copy) of a TMA-filled
+// slot, then a TMA refill of it, need the reader's lm.fence_proxy() between.
+TEST(Simulator, MissingFenceGenericReadBeforeTmaRefill) {
+  const std::string& good = cake::testing::kOneSlotHandoff;
+  std::string bad = replace(good, "            lm.fence_proxy()\n", "");
+  Checked r = check(bad, 2);
+  const encoder::Violation* v = find(r.result, "proxy.missing-fence");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(bad, "smem_x.tma_load"));
+  ASSERT_FALSE(v->others.empty());
+  const encoder::Site& read = v->others[0];
+  EXPECT_EQ(r.sys.procs[read.proc].program[read.pc].stmt->op.range.line, lineOf(bad, "lm.copy(x, smem_x[0])"));
+  EXPECT_NE(v->message.find("generic-proxy read"), std::string::npos) << v->message;
+  // one TMA load only: nothing is refilled
+  EXPECT_EQ(check(bad, 1).result.outcome, encoder::Outcome::Pass);
+  for (int64_t k : {1, 2, 3}) EXPECT_EQ(check(good, k).result.outcome, encoder::Outcome::Pass);
+  // wgmma reads through the async proxy: the warp-specialized mainloop needs no fence
+  EXPECT_EQ(check(kMainloop, 3).result.outcome, encoder::Outcome::Pass);
 }
 
 TEST(Simulator, MissingFenceOnZeroTripPath) {

@@ -69,4 +69,29 @@ inline int lineOf(const std::string& text, const std::string& needle) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
 }
 
+// A one-slot hand-off: arrivals land in the slot's current phase whatever
+// iter= says (lowering names only the slot), so annotations that disagree
+// with where they land are a warning when every run is fine.
+inline const std::string kOneSlotHandoff = R"(@cake.schedule(target="sm_90a")
+def handoff(lm, X: LM.tma2d, Y: LM.gmem, K: LM.i32):
+    pool   = lm.smem(16384)
+    smem_x = pool.view(offset=0, shape=(64, 128), dtype=lm.bf16, stages=1)
+    x      = lm.regs(shape=(64, 128), dtype=lm.f32)
+    load     = lm.role(warps=[0])
+    wg       = lm.role(warps=[4, 5, 6, 7])
+    ready    = lm.barrier(count=1, prod=[load], cons=[wg], init_count=1)
+    consumed = lm.barrier(count=1, prod=[wg], cons=[load], init_count=1)
+    with load:
+        for t in lm.range(0, K):
+            lm.wait(consumed, iter=t - 1)
+            smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=ready)
+    with wg:
+        for t in lm.range(0, K):
+            lm.wait(ready, stage=0)
+            lm.copy(x, smem_x[0])
+            lm.fence_proxy()
+            lm.arrive(consumed, iter=t)
+            lm.copy(Y, x, coords=(t * 64, 0))
+)";
+
 }  // namespace cake::testing

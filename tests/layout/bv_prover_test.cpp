@@ -229,5 +229,38 @@ TEST(BvProver, TimeoutIsUnknown) {
   if (r.kind == BvVerdict::Unknown) EXPECT_NE(r.detail.find("timeout"), std::string::npos) << r.detail;
 }
 
+// The timeout bounds all of a prover's queries together (one obligation,
+// `cake check --timeout`): once the first hard query has spent it, the next
+// one is unknown at once instead of getting a fresh budget.
+TEST(BvProver, TimeoutIsSharedByAllQueries) {
+  ir::Schedule s = twoParams();
+  BvProver pv(s);
+  pv.setBudget(100);
+  int64_t n = 2147483647LL * 2147483629LL;
+  auto goal = U(ExprKind::Not, B(ExprKind::And, B(ExprKind::And, B(ExprKind::Gt, P(0), C(1)), B(ExprKind::Gt, P(1), C(1))),
+                                  B(ExprKind::Eq, B(ExprKind::Mul, P(0), P(1)), C(n))));
+  auto first = pv.prove(goal);
+  if (first.kind != BvVerdict::Unknown) GTEST_SKIP() << "the solver factored it within the budget";
+  auto second = pv.prove(goal);
+  EXPECT_EQ(second.kind, BvVerdict::Unknown);
+  EXPECT_NE(second.detail.find("used up"), std::string::npos) << second.detail;
+}
+
+// smallestWitness: the witness with the smallest objective inside the
+// assumptions (how the model checker draws values from lm.assume).
+TEST(BvProver, SmallestWitnessInsideTheAssumptions) {
+  ir::Schedule s = twoParams();
+  s.assumes.push_back({B(ExprKind::Ge, P(0), C(4096)), {}});
+  BvProver pv(s);
+  auto cdiv = B(ExprKind::CDiv, P(0), C(64));
+  auto r = pv.smallestWitness(B(ExprKind::Eq, cdiv, C(65)), {P(0)});
+  ASSERT_EQ(r.kind, BvVerdict::Fails);
+  EXPECT_EQ(r.model.params.at(0), 4097);
+  EXPECT_EQ(pv.smallestWitness(B(ExprKind::Eq, cdiv, C(1)), {P(0)}).kind, BvVerdict::Holds);
+  auto low = pv.smallestWitness(C(1), {P(0)});
+  ASSERT_EQ(low.kind, BvVerdict::Fails);
+  EXPECT_EQ(low.model.params.at(0), 4096);
+}
+
 }  // namespace
 }  // namespace cake

@@ -27,23 +27,15 @@
 
 #include "ir/frontend.h"
 #include "lowering/lower.h"
+#include "tests/common/corpus_files.h"
 
 using namespace cake;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string sourceDir() {
-  if (const char* e = getenv("CAKE_SOURCE_DIR")) return e;
-  return CAKE_SOURCE_DIR;
-}
-
-std::string readText(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using test::readText;
+using test::sourceDir;
 
 // `# target: sm_100a` (the corpus annotation for files whose decorator has none)
 std::optional<ir::Target> targetAnnotation(const std::string& text) {

@@ -185,6 +185,18 @@ TEST(RunnerRun, NonGemmHasNoOracle) {
   EXPECT_NE(r.detail.find("no oracle"), std::string::npos);
 }
 
+TEST(RunnerRun, ShapeTheScheduleDoesNotComputeIsUnsupported) {
+  // K is fixed at 192 in this schedule: K = 256 is decided before any GPU
+  // work (no nvcc, no device needed) and is not blamed on the kernel.
+  runner::Options o;
+  o.nvcc = "/nonexistent/nvcc";
+  o.harness = "/nonexistent/harness";
+  runner::Result r = runner::run(loadSchedule("corpus/gemm/sm90_small_k_resident.cake"), {4096, 4096, 256}, o);
+  EXPECT_EQ(r.result, "unsupported_shape") << r.detail;
+  EXPECT_NE(r.detail.find("K = 192"), std::string::npos) << r.detail;
+  EXPECT_FALSE(r.compiled);
+}
+
 TEST(RunnerRun, NoGpuIsAResult) {
   if (runner::gpuAvailable()) GTEST_SKIP() << "a GPU is present";
   if (!haveNvcc()) GTEST_SKIP() << "no nvcc";

@@ -29,6 +29,7 @@ def rowsum_swizzle_span_good(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
         for j in lm.range(0, d_tiles):
             lm.wait(full, iter=j)
             lm.copy(x, smem_x[j])
+            lm.fence_proxy()  # generic reads done before the slot goes back to TMA
             lm.arrive(empty, iter=j)
             lm.reduce(part, x, op="sum", axis=1)
             lm.binary(total, total, part, op="add")

@@ -2,8 +2,8 @@
 # original: corpus/attention/sm100_fmha_fwd_tcgen05.cake
 # line: 68: lm.mma_commit(barrier=s_full, iter=0)
 # change: iter: `0` -> `-1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), seqlen_q = 1, seqlen_k in {1, 144, 272, 400, 528} (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 657 states; first violation: sync.arrival-underflow: phase 0 of s_full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(s_full, iter=j)` (line 85) (seqlen_q=1, seqlen_k=1)
-# expect-any: sync.arrival-underflow
+# label: benign: no violation under exhaustive exploration with seqlen_q = 1, seqlen_k in {1, 144, 272, 400, 528} (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 657 states (explicit-state simulator (encoder/simulator.h))
+# expect: pass
 # Blackwell attention forward in the FlashAttention-4 / CUTLASS sm100 FMHA
 # style, reduced to one softmax warpgroup: TMA warp, tcgen05 MMA warp,
 # softmax warpgroup (also correction and epilogue).  head_dim 64, key

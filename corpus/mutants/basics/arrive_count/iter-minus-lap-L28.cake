@@ -2,8 +2,8 @@
 # original: corpus/basics/arrive_count.cake
 # line: 28: lm.wait(empty, iter=j - 2)
 # change: iter: `j - 2` -> `j - 4`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 247 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 29) (D=144)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 104 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 29) (D=144)
+# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # lm.arrive(..., count=n): one elected thread of an instance contributes n
 # arrivals.  Here a single consumer warpgroup does the work of a 2-way
 # consumer pair (it reads both 64-row halves of the slot) and releases the

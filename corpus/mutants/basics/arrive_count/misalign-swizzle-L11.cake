@@ -2,8 +2,8 @@
 # original: corpus/basics/arrive_count.cake
 # line: 11: smem_x = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
 # change: offset: `0` -> `16`
-# label: bad (layout.misaligned, layout.view-outside-pool) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 196 states; first violation: smem_x spans [16, 32784) of a 32768-byte pool (D=1)
-# expect-any: layout.misaligned layout.view-outside-pool
+# label: bad (layout.misaligned, layout.view-outside-pool, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 97 states; first violation: smem_x spans [16, 32784) of a 32768-byte pool (D=1)
+# expect-any: layout.misaligned layout.view-outside-pool proxy.missing-fence
 # lm.arrive(..., count=n): one elected thread of an instance contributes n
 # arrivals.  Here a single consumer warpgroup does the work of a 2-way
 # consumer pair (it reads both 64-row halves of the slot) and releases the

@@ -2,8 +2,8 @@
 # original: corpus/basics/arrive_count.cake
 # line: 27: for j in lm.range(0, d_tiles):
 # change: loop bound: `d_tiles` -> `d_tiles - 1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 128 states; first violation: sync.arrival-underflow: phase 0 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 35) (D=1)
-# expect-any: sync.arrival-underflow
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 78 states; first violation: sync.arrival-underflow: phase 0 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 35) (D=1)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # lm.arrive(..., count=n): one elected thread of an instance contributes n
 # arrivals.  Here a single consumer warpgroup does the work of a 2-way
 # consumer pair (it reads both 64-row halves of the slot) and releases the

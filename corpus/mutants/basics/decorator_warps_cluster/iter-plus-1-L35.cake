@@ -2,8 +2,8 @@
 # original: corpus/basics/decorator_warps_cluster.cake
 # line: 35: lm.arrive(empty, iter=j)
 # change: iter: `j` -> `j + 1`
-# label: bad (sync.arrival-underflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 143 states; first violation: sync.arrival-underflow: phase 0 of empty[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, iter=j - 2)` (line 27) (D=144)
-# expect-any: sync.arrival-underflow sync.lost-phase
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 84 states; first violation: sync.arrival-underflow: phase 0 of empty[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, iter=j - 2)` (line 27) (D=144)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # Decorator arguments: warps= fixes the block size (here 12 warps although
 # the roles use warps 0 and 4..7 - the rest idle, as in kernels padded to a
 # uniform launch shape) and cluster= launches 2x1x1 thread-block clusters.

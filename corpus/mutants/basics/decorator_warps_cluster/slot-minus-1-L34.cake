@@ -2,8 +2,8 @@
 # original: corpus/basics/decorator_warps_cluster.cake
 # line: 34: lm.copy(x, smem_x[j])
 # change: smem_x slot: `j` -> `j - 1`
-# label: bad (data.stale-read, sync.race) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 73 states; first violation: data.stale-read: red reads smem_x[1] bytes [16384, 32768) (for index -1) but nothing was written there yet at `lm.copy(x, smem_x[j - 1])` (line 34) (D=1)
-# expect-any: data.stale-read sync.race
+# label: bad (data.stale-read, sync.race, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 63 states; first violation: data.stale-read: red reads smem_x[1] bytes [16384, 32768) (for index -1) but nothing was written there yet at `lm.copy(x, smem_x[j - 1])` (line 34) (D=1)
+# expect-any: data.stale-read sync.race proxy.missing-fence
 # Decorator arguments: warps= fixes the block size (here 12 warps although
 # the roles use warps 0 and 4..7 - the rest idle, as in kernels padded to a
 # uniform launch shape) and cluster= launches 2x1x1 thread-block clusters.

@@ -2,8 +2,8 @@
 # original: corpus/basics/decorator_warps_cluster.cake
 # line: 27: lm.wait(empty, iter=j - 2)
 # change: moved `lm.wait(empty, iter=j - 2)` after `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 220 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=144)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 79 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=144)
+# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # Decorator arguments: warps= fixes the block size (here 12 warps although
 # the roles use warps 0 and 4..7 - the rest idle, as in kernels padded to a
 # uniform launch shape) and cluster= launches 2x1x1 thread-block clusters.

@@ -2,8 +2,8 @@
 # original: corpus/basics/derived_phase_single_slot.cake
 # line: 26: if t > 0:
 # change: guard: `0` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 72 states; first violation: sync.arrival-overflow: load arrives on ready[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=ready)` (line 28) (rows=80)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 35 states; first violation: sync.arrival-overflow: load arrives on ready[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=ready)` (line 28) (rows=80)
+# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # stage= without phase=: the phase is derived per instance as the number of
 # its earlier waits on that slot.  A one-slot "tile ready" barrier reused
 # every iteration therefore needs no phase arithmetic: the k-th

@@ -2,8 +2,8 @@
 # original: corpus/basics/derived_phase_single_slot.cake
 # line: 34: lm.arrive(consumed, stage=0)
 # change: moved `lm.copy(x, smem_x[0])` after `lm.arrive(consumed, stage=0)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 60 states; first violation: sync.race: wg reads pool [0, 16384) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=ready)` (line 28) (rows=80)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 33 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 16384) while wg's lm.copy reads them at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=ready)` (line 28) (rows=80)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # stage= without phase=: the phase is derived per instance as the number of
 # its earlier waits on that slot.  A one-slot "tile ready" barrier reused
 # every iteration therefore needs no phase arithmetic: the k-th

@@ -2,8 +2,8 @@
 # original: corpus/basics/derived_phase_single_slot.cake
 # line: 25: for t in lm.range(0, n_tiles):
 # change: loop bound: `n_tiles` -> `n_tiles - 1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 28 states; first violation: sync.arrival-underflow: phase 0 of ready[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(ready, stage=0)` (line 32) (rows=1)
-# expect-any: sync.arrival-underflow
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 19 states; first violation: sync.arrival-underflow: phase 0 of ready[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(ready, stage=0)` (line 32) (rows=1)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # stage= without phase=: the phase is derived per instance as the number of
 # its earlier waits on that slot.  A one-slot "tile ready" barrier reused
 # every iteration therefore needs no phase arithmetic: the k-th

@@ -2,8 +2,8 @@
 # original: corpus/basics/derived_phase_single_slot.cake
 # line: 31: for t in lm.range(0, n_tiles):
 # change: loop bound: `n_tiles` -> `n_tiles - 1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 36 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [0, 16384) has not landed at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=ready)` (line 28) (rows=1)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 21 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [0, 16384) has not landed at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=ready)` (line 28) (rows=1)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # stage= without phase=: the phase is derived per instance as the number of
 # its earlier waits on that slot.  A one-slot "tile ready" barrier reused
 # every iteration therefore needs no phase arithmetic: the k-th

@@ -2,8 +2,8 @@
 # original: corpus/basics/expect_tx_stage.cake
 # line: 29: lm.expect_tx(full, 2 * 64 * 128 * 2, stage=0)
 # change: deleted `lm.expect_tx(full, 2 * 64 * 128 * 2, stage=0)`
-# label: benign: no violation under exhaustive exploration with rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 78 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 37 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but wg's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=full)` (line 29) (rows=80)
+# expect-any: proxy.missing-fence
 # An explicit lm.expect_tx addressed with stage= (a slot index, phase
 # derived per instance from its earlier arrivals on the slot), with the
 # loads that complete on it addressed the same way - the full form of what

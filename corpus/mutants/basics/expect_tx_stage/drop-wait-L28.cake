@@ -2,8 +2,8 @@
 # original: corpus/basics/expect_tx_stage.cake
 # line: 28: lm.wait(empty, stage=0)
 # change: deleted `lm.wait(empty, stage=0)`
-# label: bad (sync.arrival-overflow, sync.race, data.stale-read, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 120 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 65536 transaction bytes) at `lm.expect_tx(full, 2 * 64 * 128 * 2, stage=0)` (line 29) (rows=80)
-# expect-any: sync.arrival-overflow sync.race data.stale-read sync.lost-phase
+# label: bad (sync.arrival-overflow, sync.race, data.stale-read, proxy.missing-fence, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 64 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 65536 transaction bytes) at `lm.expect_tx(full, 2 * 64 * 128 * 2, stage=0)` (line 29) (rows=80)
+# expect-any: sync.arrival-overflow sync.race data.stale-read proxy.missing-fence sync.lost-phase
 # An explicit lm.expect_tx addressed with stage= (a slot index, phase
 # derived per instance from its earlier arrivals on the slot), with the
 # loads that complete on it addressed the same way - the full form of what

@@ -2,8 +2,8 @@
 # original: corpus/basics/expect_tx_stage.cake
 # line: 38: lm.arrive(empty, stage=0)
 # change: moved `lm.copy(z, smem_z[0])` after `lm.arrive(empty, stage=0)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 84 states; first violation: sync.race: wg reads pool [16384, 32768) while load's TMA load (not landed yet) writes it at `smem_z.tma_load(Z, coords=(t * 64, 0), stage=0, barrier=full)` (line 31) (rows=80)
-# expect-any: sync.race data.stale-read
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 35 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but wg's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=full)` (line 30) (rows=80)
+# expect-any: proxy.missing-fence
 # An explicit lm.expect_tx addressed with stage= (a slot index, phase
 # derived per instance from its earlier arrivals on the slot), with the
 # loads that complete on it addressed the same way - the full form of what

@@ -2,8 +2,8 @@
 # original: corpus/basics/expect_tx_stage.cake
 # line: 38: lm.arrive(empty, stage=0)
 # change: moved `lm.arrive(empty, stage=0)` after `lm.binary(x, x, z, op="mul")`
-# label: benign: no violation under exhaustive exploration with rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 78 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144}; block_idx 0 of grid_dim 1; 39 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but wg's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=full)` (line 30) (rows=80)
+# expect-any: proxy.missing-fence
 # An explicit lm.expect_tx addressed with stage= (a slot index, phase
 # derived per instance from its earlier arrivals on the slot), with the
 # loads that complete on it addressed the same way - the full form of what

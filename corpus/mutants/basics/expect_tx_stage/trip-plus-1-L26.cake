@@ -2,8 +2,8 @@
 # original: corpus/basics/expect_tx_stage.cake
 # line: 26: for t in lm.range(0, n_tiles):
 # change: loop bound: `n_tiles` -> `n_tiles + 1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80}; block_idx 0 of grid_dim 1; 47 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [0, 16384) has not landed at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=full)` (line 30) (rows=1)
-# expect-any: sync.async-at-exit
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80}; block_idx 0 of grid_dim 1; 24 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but wg's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(t * 64, 0), stage=0, barrier=full)` (line 30) (rows=1)
+# expect-any: proxy.missing-fence
 # An explicit lm.expect_tx addressed with stage= (a slot index, phase
 # derived per instance from its earlier arrivals on the slot), with the
 # loads that complete on it addressed the same way - the full form of what

@@ -2,8 +2,8 @@
 # original: corpus/basics/explicit_phase.cake
 # line: 30: if j >= 2:
 # change: guard: `2` -> `1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 145 states; first violation: sync.arrival-underflow: phase -1 of empty[1] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, stage=j % 2, phase=j // 2 - 1)` (line 31) (D=144)
-# expect-any: sync.arrival-underflow
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 70 states; first violation: sync.arrival-underflow: phase -1 of empty[1] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, stage=j % 2, phase=j // 2 - 1)` (line 31) (D=144)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # Explicit slot + phase addressing (stage=, phase=) on a 2-slot TMA ring.
 # Models a Hopper row-sum / norm-statistics kernel: one TMA warp streams
 # 128x64 bf16 tiles of X, one consumer warpgroup reads each tile into

@@ -2,8 +2,8 @@
 # original: corpus/basics/explicit_phase.cake
 # line: 30: if j >= 2:
 # change: guard: `2` -> `3`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 153 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), stage=j % 2, barrier=full)` (line 32) (D=144)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 81 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), stage=j % 2, barrier=full)` (line 32) (D=144)
+# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # Explicit slot + phase addressing (stage=, phase=) on a 2-slot TMA ring.
 # Models a Hopper row-sum / norm-statistics kernel: one TMA warp streams
 # 128x64 bf16 tiles of X, one consumer warpgroup reads each tile into

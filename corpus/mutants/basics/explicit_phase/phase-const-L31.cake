@@ -2,8 +2,8 @@
 # original: corpus/basics/explicit_phase.cake
 # line: 31: lm.wait(empty, stage=j % 2, phase=j // 2 - 1)
 # change: phase: `j // 2 - 1` -> `0`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 151 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 1 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), stage=j % 2, barrier=full)` (line 32) (D=272)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 66 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), stage=j % 2, barrier=full)` (line 32) (D=144)
+# expect-any: proxy.missing-fence
 # Explicit slot + phase addressing (stage=, phase=) on a 2-slot TMA ring.
 # Models a Hopper row-sum / norm-statistics kernel: one TMA warp streams
 # 128x64 bf16 tiles of X, one consumer warpgroup reads each tile into

@@ -2,8 +2,8 @@
 # original: corpus/basics/explicit_phase.cake
 # line: 31: lm.wait(empty, stage=j % 2, phase=j // 2 - 1)
 # change: phase: `j // 2 - 1` -> `j // 2 - 2`
-# label: bad (sync.arrival-underflow, sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 201 states; first violation: sync.arrival-underflow: phase -1 of empty[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, stage=j % 2, phase=j // 2 - 2)` (line 31) (D=144)
-# expect-any: sync.arrival-underflow sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-underflow, sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 97 states; first violation: sync.arrival-underflow: phase -1 of empty[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, stage=j % 2, phase=j // 2 - 2)` (line 31) (D=144)
+# expect-any: sync.arrival-underflow sync.arrival-overflow sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # Explicit slot + phase addressing (stage=, phase=) on a 2-slot TMA ring.
 # Models a Hopper row-sum / norm-statistics kernel: one TMA warp streams
 # 128x64 bf16 tiles of X, one consumer warpgroup reads each tile into

@@ -2,8 +2,8 @@
 # original: corpus/basics/explicit_phase.cake
 # line: 37: lm.wait(full, stage=j % 2, phase=j // 2)
 # change: phase: `j // 2` -> `j // 2 + 1`
-# label: bad (sync.arrival-underflow, sync.stale-phase, sync.deadlock) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 37 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, stage=j % 2, phase=j // 2 + 1)` (line 37) (D=1)
-# expect-any: sync.arrival-underflow sync.stale-phase sync.deadlock
+# label: bad (sync.stale-phase, sync.arrival-underflow, sync.deadlock) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 37 states; first violation: sync.stale-phase: wait for phase 1 of full[0] passes with completed count 0 (expected 2): only 0 phases of full[0] completed: the parity of phase 1 matched a lap early at `lm.wait(full, stage=j % 2, phase=j // 2 + 1)` (line 37) (D=1)
+# expect-any: sync.stale-phase sync.arrival-underflow sync.deadlock
 # Explicit slot + phase addressing (stage=, phase=) on a 2-slot TMA ring.
 # Models a Hopper row-sum / norm-statistics kernel: one TMA warp streams
 # 128x64 bf16 tiles of X, one consumer warpgroup reads each tile into

@@ -2,8 +2,8 @@
 # original: corpus/basics/explicit_phase.cake
 # line: 37: lm.wait(full, stage=j % 2, phase=j // 2)
 # change: stage: `j % 2` -> `(j % 2 + 1) % 2`
-# label: bad (sync.arrival-underflow, sync.race, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 135 states; first violation: sync.arrival-underflow: phase 0 of full[1] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, stage=(j % 2 + 1) % 2, phase=j // 2)` (line 37) (D=1)
-# expect-any: sync.arrival-underflow sync.race sync.lost-phase
+# label: bad (sync.arrival-underflow, sync.race, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 75 states; first violation: sync.arrival-underflow: phase 0 of full[1] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, stage=(j % 2 + 1) % 2, phase=j // 2)` (line 37) (D=1)
+# expect-any: sync.arrival-underflow sync.race proxy.missing-fence
 # Explicit slot + phase addressing (stage=, phase=) on a 2-slot TMA ring.
 # Models a Hopper row-sum / norm-statistics kernel: one TMA warp streams
 # 128x64 bf16 tiles of X, one consumer warpgroup reads each tile into

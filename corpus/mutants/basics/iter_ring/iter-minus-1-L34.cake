@@ -2,8 +2,8 @@
 # original: corpus/basics/iter_ring.cake
 # line: 34: lm.arrive(empty, iter=j)
 # change: iter: `j` -> `j - 1`
-# label: bad (sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 143 states; first violation: sync.lost-phase: load waits for phase 0 of empty[1], but the slot already completed phase 1: the waiter is 1 phases behind at `lm.wait(empty, iter=j - 2)` (line 26) (D=272)
-# expect-any: sync.lost-phase
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 84 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=144)
+# expect-any: proxy.missing-fence
 # The 2-slot ring of basics/explicit_phase.cake written with iter=: one
 # logical iteration number per k-block names both the slot (j % 2) and the
 # phase (j // 2).  The producer's wait(empty, iter=j-2) names a negative

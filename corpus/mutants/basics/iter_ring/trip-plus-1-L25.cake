@@ -2,8 +2,8 @@
 # original: corpus/basics/iter_ring.cake
 # line: 25: for j in lm.range(0, d_tiles):
 # change: loop bound: `d_tiles` -> `d_tiles + 1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208}; block_idx 0 of grid_dim 1; 106 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [0, 16384) has not landed at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=80)
-# expect-any: sync.async-at-exit
+# label: bad (proxy.missing-fence, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208}; block_idx 0 of grid_dim 1; 49 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=80)
+# expect-any: proxy.missing-fence sync.async-at-exit
 # The 2-slot ring of basics/explicit_phase.cake written with iter=: one
 # logical iteration number per k-block names both the slot (j % 2) and the
 # phase (j // 2).  The producer's wait(empty, iter=j-2) names a negative

@@ -2,8 +2,8 @@
 # original: corpus/basics/iter_ring.cake
 # line: 26: lm.wait(empty, iter=j - 2)
 # change: barrier: `empty` -> `full`
-# label: bad (struct.wrong-direction, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 183 states; first violation: role load waits on barrier full (line 26) but is not one of its consumers
-# expect-any: struct.wrong-direction sync.lost-phase sync.race data.stale-read
+# label: bad (struct.wrong-direction, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 94 states; first violation: role load waits on barrier full (line 26) but is not one of its consumers
+# expect-any: struct.wrong-direction sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # The 2-slot ring of basics/explicit_phase.cake written with iter=: one
 # logical iteration number per k-block names both the slot (j % 2) and the
 # phase (j // 2).  The producer's wait(empty, iter=j-2) names a negative

@@ -2,8 +2,8 @@
 # original: corpus/basics/three_consumer_instances.cake
 # line: 35: lm.arrive(empty, iter=j)
 # change: added `count=2`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 4898 states; first violation: sync.arrival-overflow: phase 0 of empty[0] gets 6 arrivals, but the barrier expects 3 (init_count): the extra ones complete a phase nobody meant to complete at `lm.arrive(empty, iter=j, count=2)` (line 35) (D=1)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, proxy.missing-fence, sync.lost-phase, sync.race) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 1733 states; first violation: sync.arrival-overflow: phase 0 of empty[0] gets 6 arrivals, but the barrier expects 3 (init_count): the extra ones complete a phase nobody meant to complete at `lm.arrive(empty, iter=j, count=2)` (line 35) (D=144)
+# expect-any: sync.arrival-overflow proxy.missing-fence sync.lost-phase sync.race
 # group=4 over 12 warps: three consumer instances (warpgroups), each owning
 # 64 rows of a 192-row tile (row slices 64*i .. 64*i+64), as in FA3's
 # 3-warpgroup configurations.  The empty barrier expects one release per

@@ -2,8 +2,8 @@
 # original: corpus/basics/three_consumer_instances.cake
 # line: 33: lm.wait(full, iter=j)
 # change: `iter=j` -> `stage=j % 2, phase=0`
-# label: bad (data.stale-read, sync.lost-phase, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 6191 states; first violation: data.stale-read: red[0] reads smem_x[0][0:64, :] bytes [0, 8192) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j][r0:r0 + 64, :])` (line 34) (D=144)
-# expect-any: data.stale-read sync.lost-phase sync.race sync.async-at-exit
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 3431 states; first violation: data.stale-read: red[0] reads smem_x[0][0:64, :] bytes [0, 8192) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j][r0:r0 + 64, :])` (line 34) (D=144)
+# expect-any: data.stale-read proxy.missing-fence
 # group=4 over 12 warps: three consumer instances (warpgroups), each owning
 # 64 rows of a 192-row tile (row slices 64*i .. 64*i+64), as in FA3's
 # 3-warpgroup configurations.  The empty barrier expects one release per

@@ -2,8 +2,8 @@
 # original: corpus/basics/three_consumer_instances.cake
 # line: 35: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j][r0:r0 + 64, :])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 1247 states; first violation: sync.race: red[0] reads pool [0, 8192) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 473 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 8192) while red[0]'s lm.copy reads them at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # group=4 over 12 warps: three consumer instances (warpgroups), each owning
 # 64 rows of a 192-row tile (row slices 64*i .. 64*i+64), as in FA3's
 # 3-warpgroup configurations.  The empty barrier expects one release per

@@ -2,8 +2,8 @@
 # original: corpus/basics/three_consumer_instances.cake
 # line: 35: lm.arrive(empty, iter=j)
 # change: moved `lm.arrive(empty, iter=j)` after `lm.reduce(part, x, op="sum", axis=1)`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 311 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 143 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 24576) through the async proxy, but red[0]'s generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=144)
+# expect-any: proxy.missing-fence
 # group=4 over 12 warps: three consumer instances (warpgroups), each owning
 # 64 rows of a 192-row tile (row slices 64*i .. 64*i+64), as in FA3's
 # 3-warpgroup configurations.  The empty barrier expects one release per

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm100_tma_copy_persistent.cake
 # line: 32: lm.wait(full, iter=t)
 # change: iter: `t` -> `t + 4`
-# label: bad (sync.arrival-underflow, sync.stale-phase, sync.deadlock) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 60 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=t + 4)` (line 32) (rows=1)
-# expect-any: sync.arrival-underflow sync.stale-phase sync.deadlock
+# label: bad (sync.stale-phase, sync.arrival-underflow, sync.deadlock) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 60 states; first violation: sync.stale-phase: wait for phase 1 of full[0] passes with completed count 0 (expected 2): only 0 phases of full[0] completed: the parity of phase 1 matched a lap early at `lm.wait(full, iter=t + 4)` (line 32) (rows=1)
+# expect-any: sync.stale-phase sync.arrival-underflow sync.deadlock
 # Blackwell persistent TMA copy/scale kernel (no tensor cores, no TMEM):
 # TMA warp -> 4-slot ring -> compute warpgroup -> 2-slot TMA store ring.
 # Same structure as copy/sm90_tma_load_store_ring.cake on sm_100a, where

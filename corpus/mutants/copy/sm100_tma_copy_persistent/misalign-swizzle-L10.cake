@@ -2,8 +2,8 @@
 # original: corpus/copy/sm100_tma_copy_persistent.cake
 # line: 10: smem_x = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
 # change: offset: `0` -> `16`
-# label: bad (layout.misaligned, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 488 states; first violation: smem_x[0] starts at byte 16, not a multiple of 1024 (rows=1)
-# expect-any: layout.misaligned sync.race data.stale-read
+# label: bad (layout.misaligned, sync.race, proxy.missing-fence, data.stale-read) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 220 states; first violation: smem_x[0] starts at byte 16, not a multiple of 1024 (rows=1)
+# expect-any: layout.misaligned sync.race proxy.missing-fence data.stale-read
 # Blackwell persistent TMA copy/scale kernel (no tensor cores, no TMEM):
 # TMA warp -> 4-slot ring -> compute warpgroup -> 2-slot TMA store ring.
 # Same structure as copy/sm90_tma_load_store_ring.cake on sm_100a, where

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm100_tma_copy_persistent.cake
 # line: 36: lm.tma_store_wait(pending=1)
 # change: pending: `1` -> `0`
-# label: benign: no violation under exhaustive exploration with rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 306 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 208 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but compute's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 27) (rows=528)
+# expect-any: proxy.missing-fence
 # Blackwell persistent TMA copy/scale kernel (no tensor cores, no TMEM):
 # TMA warp -> 4-slot ring -> compute warpgroup -> 2-slot TMA store ring.
 # Same structure as copy/sm90_tma_load_store_ring.cake on sm_100a, where

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm100_tma_copy_persistent.cake
 # line: 34: lm.arrive(empty, iter=t)
 # change: moved `lm.copy(x, smem_x[t])` after `lm.arrive(empty, iter=t)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 318 states; first violation: sync.race: load writes pool [0, 16384) while compute's unordered access it at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 27) (rows=528)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 205 states; first violation: sync.race: load's TMA load writes smem_x[0] bytes [0, 16384) while compute's lm.copy reads them, and no barrier orders the two at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 27) (rows=528)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # Blackwell persistent TMA copy/scale kernel (no tensor cores, no TMEM):
 # TMA warp -> 4-slot ring -> compute warpgroup -> 2-slot TMA store ring.
 # Same structure as copy/sm90_tma_load_store_ring.cake on sm_100a, where

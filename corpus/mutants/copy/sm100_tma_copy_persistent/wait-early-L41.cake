@@ -2,8 +2,8 @@
 # original: corpus/copy/sm100_tma_copy_persistent.cake
 # line: 41: lm.tma_store_wait(pending=0)
 # change: moved `for t in lm.range(0, my_tiles):` after `lm.tma_store_wait(pending=0)`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 306 states; first violation: sync.async-at-exit: compute exits while its TMA store group still accesses shared memory (smem_y[0] bytes [65536, 81920): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=(r0, 0), iter=t)` (line 40) (rows=1)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 210 states; first violation: sync.async-at-exit: compute exits while its TMA store group still accesses shared memory (smem_y[0] bytes [65536, 81920): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=(r0, 0), iter=t)` (line 40) (rows=1)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # Blackwell persistent TMA copy/scale kernel (no tensor cores, no TMEM):
 # TMA warp -> 4-slot ring -> compute warpgroup -> 2-slot TMA store ring.
 # Same structure as copy/sm90_tma_load_store_ring.cake on sm_100a, where

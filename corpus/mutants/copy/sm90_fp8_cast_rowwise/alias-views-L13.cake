@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_fp8_cast_rowwise.cake
 # line: 13: smem_y = pool.view(offset=32768, shape=(64, 128), dtype=lm.e4m3, stages=1, swizzle="128B")
 # change: offset of smem_y (aliases smem_x): `32768` -> `0`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 454 states; first violation: sync.race: compute writes pool [0, 8192) while load's TMA load (not landed yet) writes it at `lm.copy(smem_y[t], x)` (line 47) (rows=144)
-# expect-any: sync.race data.stale-read
+# label: bad (proxy.missing-fence, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 163 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but compute's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 32) (rows=144)
+# expect-any: proxy.missing-fence sync.race data.stale-read
 # Hopper bf16 -> fp8 (e4m3) row-wise quantization, as used before a
 # DeepGEMM/FP8 GEMM: per row amax, scale = 448 / amax, y = cast(x * scale);
 # the per-row inverse scales go to global memory with plain stores.

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_fp8_cast_rowwise.cake
 # line: 46: lm.tma_store_wait(pending=0)
 # change: deleted `lm.tma_store_wait(pending=0)`
-# label: bad (sync.race) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 159 states; first violation: sync.race: compute writes pool [32768, 40960) while its own TMA store (its group is not retired) still accesses it at `lm.copy(smem_y[t], x)` (line 46) (rows=144)
-# expect-any: sync.race
+# label: bad (proxy.missing-fence, sync.race) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 147 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but compute's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 32) (rows=144)
+# expect-any: proxy.missing-fence sync.race
 # Hopper bf16 -> fp8 (e4m3) row-wise quantization, as used before a
 # DeepGEMM/FP8 GEMM: per row amax, scale = 448 / amax, y = cast(x * scale);
 # the per-row inverse scales go to global memory with plain stores.

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_fp8_cast_rowwise.cake
 # line: 39: lm.arrive(empty, iter=t)
 # change: moved `lm.copy(x, smem_x[t])` after `lm.arrive(empty, iter=t)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 313 states; first violation: sync.race: compute reads pool [0, 16384) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 32) (rows=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 142 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 16384) while compute's lm.copy reads them at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 32) (rows=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # Hopper bf16 -> fp8 (e4m3) row-wise quantization, as used before a
 # DeepGEMM/FP8 GEMM: per row amax, scale = 448 / amax, y = cast(x * scale);
 # the per-row inverse scales go to global memory with plain stores.

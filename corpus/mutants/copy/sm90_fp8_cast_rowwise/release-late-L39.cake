@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_fp8_cast_rowwise.cake
 # line: 39: lm.arrive(empty, iter=t)
 # change: moved `lm.arrive(empty, iter=t)` after `lm.unary(ax, x, op="abs")`
-# label: benign: no violation under exhaustive exploration with rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 301 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 160 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but compute's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 32) (rows=144)
+# expect-any: proxy.missing-fence
 # Hopper bf16 -> fp8 (e4m3) row-wise quantization, as used before a
 # DeepGEMM/FP8 GEMM: per row amax, scale = 448 / amax, y = cast(x * scale);
 # the per-row inverse scales go to global memory with plain stores.

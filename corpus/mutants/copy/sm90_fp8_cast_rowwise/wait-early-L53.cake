@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_fp8_cast_rowwise.cake
 # line: 53: lm.tma_store_wait(pending=0)
 # change: moved `for t in lm.range(0, my_tiles):` after `lm.tma_store_wait(pending=0)`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 301 states; first violation: sync.async-at-exit: compute exits while its TMA store group still accesses shared memory (smem_y[0] bytes [32768, 40960): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=(r0, 0), iter=t)` (line 50) (rows=1)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 163 states; first violation: sync.async-at-exit: compute exits while its TMA store group still accesses shared memory (smem_y[0] bytes [32768, 40960): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=(r0, 0), iter=t)` (line 50) (rows=1)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # Hopper bf16 -> fp8 (e4m3) row-wise quantization, as used before a
 # DeepGEMM/FP8 GEMM: per row amax, scale = 448 / amax, y = cast(x * scale);
 # the per-row inverse scales go to global memory with plain stores.

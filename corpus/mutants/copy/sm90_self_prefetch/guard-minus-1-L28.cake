@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_self_prefetch.cake
 # line: 28: if j + 1 < r_tiles:
 # change: guard: `r_tiles` -> `r_tiles - 1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), R in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 88 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 30) (R=144)
-# expect-any: sync.arrival-underflow
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), R in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 59 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 30) (R=144)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # One warpgroup that both issues its own TMA loads and consumes them (a
 # single-role "TMA prefetch" loop, as in simple Triton-on-Hopper kernels):
 # the load of tile j+1 is issued before tile j is processed.  The role is

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_self_prefetch.cake
 # line: 28: if j + 1 < r_tiles:
 # change: guard: `r_tiles` -> `r_tiles + 1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), R in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 130 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[1] bytes [16384, 32768) has not landed at `smem_x.tma_load(X, coords=((j + 1) * 64, c0), iter=j + 1, barrier=full)` (line 29) (R=1)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), R in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 60 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[1] bytes [16384, 32768) has not landed at `smem_x.tma_load(X, coords=((j + 1) * 64, c0), iter=j + 1, barrier=full)` (line 29) (R=1)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # One warpgroup that both issues its own TMA loads and consumes them (a
 # single-role "TMA prefetch" loop, as in simple Triton-on-Hopper kernels):
 # the load of tile j+1 is issued before tile j is processed.  The role is

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_self_prefetch.cake
 # line: 30: lm.wait(full, iter=j)
 # change: moved `lm.wait(full, iter=j)` after `lm.copy(x, smem_x[j])`
-# label: bad (sync.race) by the explicit-state simulator (encoder/simulator.h), R in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 120 states; first violation: sync.race: wg reads pool [0, 16384) while its own TMA load (not landed yet) writes it at `lm.copy(x, smem_x[j])` (line 30) (R=1)
-# expect-any: sync.race
+# label: bad (sync.race, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), R in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 63 states; first violation: sync.race: wg's lm.copy reads smem_x[0] bytes [0, 16384) while wg's TMA load (not landed yet) writes them at `lm.copy(x, smem_x[j])` (line 30) (R=1)
+# expect-any: sync.race proxy.missing-fence
 # One warpgroup that both issues its own TMA loads and consumes them (a
 # single-role "TMA prefetch" loop, as in simple Triton-on-Hopper kernels):
 # the load of tile j+1 is issued before tile j is processed.  The role is

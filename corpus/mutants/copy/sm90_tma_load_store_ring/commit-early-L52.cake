@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_tma_load_store_ring.cake
 # line: 52: lm.tma_store_commit()
 # change: moved `smem_y.tma_store(Y, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t)` after `lm.tma_store_commit()`
-# label: bad (sync.async-at-exit, sync.race) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 656, 784}, cols in {1, 80, 144, 208, 336, 400} (14 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 644 states; first violation: sync.async-at-exit: compute exits while its TMA store (never committed) still accesses shared memory (smem_y[0] bytes [49152, 65536): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t)` (line 52) (rows=1, cols=1)
-# expect-any: sync.async-at-exit sync.race
+# label: bad (sync.async-at-exit, proxy.missing-fence, sync.race) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 656, 784}, cols in {1, 80, 144, 208, 336, 400} (14 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 491 states; first violation: sync.async-at-exit: compute exits while its TMA store (never committed) still accesses shared memory (smem_y[0] bytes [49152, 65536): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t)` (line 52) (rows=1, cols=1)
+# expect-any: sync.async-at-exit proxy.missing-fence sync.race
 # Hopper streaming transform with both directions on TMA (the structure of
 # a CUTLASS/Triton TMA elementwise or cast kernel):
 #   TMA warp --full/empty ring (3 slots)--> compute warpgroup

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_tma_load_store_ring.cake
 # line: 34: smem_x.tma_load(X, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t, barrier=full)
 # change: iter: `t` -> `t - 3`
-# label: bad (sync.arrival-underflow, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 656, 784}, cols in {1, 80, 144, 208, 336, 400} (14 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 606 states; first violation: sync.arrival-underflow: phase 0 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=t)` (line 39) (rows=1, cols=1)
-# expect-any: sync.arrival-underflow data.stale-read
+# label: bad (sync.arrival-underflow, proxy.missing-fence, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 656, 784}, cols in {1, 80, 144, 208, 336, 400} (14 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 449 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=t)` (line 39) (rows=1, cols=208)
+# expect-any: sync.arrival-underflow proxy.missing-fence data.stale-read
 # Hopper streaming transform with both directions on TMA (the structure of
 # a CUTLASS/Triton TMA elementwise or cast kernel):
 #   TMA warp --full/empty ring (3 slots)--> compute warpgroup

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_tma_load_store_ring.cake
 # line: 41: lm.arrive(empty, iter=t)
 # change: moved `lm.copy(x, smem_x[t])` after `lm.arrive(empty, iter=t)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 656, 784}, cols in {1, 80, 144, 208, 336, 400} (14 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 1073 states; first violation: sync.race: compute reads pool [0, 16384) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t, barrier=full)` (line 34) (rows=1, cols=208)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 656, 784}, cols in {1, 80, 144, 208, 336, 400} (14 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 462 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 16384) while compute's lm.copy reads them at `smem_x.tma_load(X, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t, barrier=full)` (line 34) (rows=1, cols=208)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # Hopper streaming transform with both directions on TMA (the structure of
 # a CUTLASS/Triton TMA elementwise or cast kernel):
 #   TMA warp --full/empty ring (3 slots)--> compute warpgroup

@@ -2,8 +2,8 @@
 # original: corpus/copy/sm90_tma_load_store_ring.cake
 # line: 41: lm.arrive(empty, iter=t)
 # change: moved `lm.arrive(empty, iter=t)` after `lm.binary(e, x, -2.4554669, op="mul")`
-# label: benign: no violation under exhaustive exploration with rows in {1, 144, 272, 400, 656, 784}, cols in {1, 80, 144, 208, 336, 400} (14 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 1027 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 656, 784}, cols in {1, 80, 144, 208, 336, 400} (14 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 501 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but compute's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=((tile // tiles_c) * 128, (tile % tiles_c) * 64), iter=t, barrier=full)` (line 34) (rows=1, cols=208)
+# expect-any: proxy.missing-fence
 # Hopper streaming transform with both directions on TMA (the structure of
 # a CUTLASS/Triton TMA elementwise or cast kernel):
 #   TMA warp --full/empty ring (3 slots)--> compute warpgroup

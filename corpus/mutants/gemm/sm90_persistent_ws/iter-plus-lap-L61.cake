@@ -2,8 +2,8 @@
 # original: corpus/gemm/sm90_persistent_ws.cake
 # line: 61: lm.arrive(empty, iter=it)
 # change: iter: `it` -> `it + 4`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), M in {1, 144, 400, 528, 1040}, N in {1, 144, 400, 528, 1040}, K in {1, 80, 208, 272, 528} (60 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 23495 states; first violation: sync.arrival-underflow: phase 0 of empty[0] gets 0 arrivals, but the barrier expects 2 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, iter=it - 4)` (line 45) (M=1, N=1, K=272)
-# expect-any: sync.arrival-underflow
+# label: benign: no violation under exhaustive exploration with M in {1, 144, 400, 528, 1040}, N in {1, 144, 400, 528, 1040}, K in {1, 80, 208, 272, 528} (60 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 23495 states (explicit-state simulator (encoder/simulator.h))
+# expect: pass
 # Hopper persistent warp-specialized GEMM with a TMA store ring
 # (CUTLASS KernelTmaWarpSpecializedCooperative + PersistentTileScheduler,
 # DeepGEMM persistent scheduler).  C = A . B^T, bf16 -> f32 -> bf16.

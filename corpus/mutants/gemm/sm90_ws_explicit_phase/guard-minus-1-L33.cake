@@ -2,8 +2,8 @@
 # original: corpus/gemm/sm90_ws_explicit_phase.cake
 # line: 33: if k >= 4:
 # change: guard: `4` -> `3`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 435 states; first violation: sync.arrival-underflow: phase -1 of empty[3] gets 0 arrivals, but the barrier expects 2 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, stage=k % 4, phase=k // 4 - 1)` (line 34) (M=0, N=0, K=272)
-# expect-any: sync.arrival-underflow
+# label: benign: no violation under exhaustive exploration with M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 435 states (explicit-state simulator (encoder/simulator.h))
+# expect: pass
 # The 4-stage Hopper warp-specialized mainloop written with explicit slot
 # and phase numbers instead of iter= (what a transcription of CUTLASS's
 # PipelineState {index, phase} looks like in CAKE - with phase NUMBERS, not

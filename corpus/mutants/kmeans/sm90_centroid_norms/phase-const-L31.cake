@@ -2,8 +2,8 @@
 # original: corpus/kmeans/sm90_centroid_norms.cake
 # line: 31: lm.wait(full, iter=k)
 # change: `iter=k` -> `stage=k % 2, phase=0`
-# label: bad (data.stale-read, sync.lost-phase, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 173 states; first violation: data.stale-read: wg reads smem_c[0] bytes [0, 16384) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(c, smem_c[k])` (line 32) (D=144)
-# expect-any: data.stale-read sync.lost-phase sync.race sync.async-at-exit
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 108 states; first violation: data.stale-read: wg reads smem_c[0] bytes [0, 16384) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(c, smem_c[k])` (line 32) (D=144)
+# expect-any: data.stale-read proxy.missing-fence
 # Hopper k-means helper: squared norms of the k centroids (||c_j||^2), the
 # bias term of the assignment kernels.  One warpgroup per 128 centroids,
 # TMA-loads the D/64 chunks into a 2-slot ring from a single TMA warp.

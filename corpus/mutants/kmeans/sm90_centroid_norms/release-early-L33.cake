@@ -2,8 +2,8 @@
 # original: corpus/kmeans/sm90_centroid_norms.cake
 # line: 33: lm.arrive(empty, iter=k)
 # change: moved `lm.copy(c, smem_c[k])` after `lm.arrive(empty, iter=k)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 168 states; first violation: sync.race: wg reads pool [0, 16384) while load's TMA load (not landed yet) writes it at `smem_c.tma_load(Cn, coords=(c0, k * 64), iter=k, barrier=full)` (line 26) (D=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 81 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_c[0] bytes [0, 16384) while wg's lm.copy reads them at `smem_c.tma_load(Cn, coords=(c0, k * 64), iter=k, barrier=full)` (line 26) (D=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # Hopper k-means helper: squared norms of the k centroids (||c_j||^2), the
 # bias term of the assignment kernels.  One warpgroup per 128 centroids,
 # TMA-loads the D/64 chunks into a 2-slot ring from a single TMA warp.

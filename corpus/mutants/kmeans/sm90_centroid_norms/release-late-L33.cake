@@ -2,8 +2,8 @@
 # original: corpus/kmeans/sm90_centroid_norms.cake
 # line: 33: lm.arrive(empty, iter=k)
 # change: moved `lm.arrive(empty, iter=k)` after `lm.binary(c, c, c, op="mul")`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 156 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 72 states; first violation: proxy.missing-fence: load's TMA load writes smem_c[0] bytes [0, 16384) through the async proxy, but wg's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_c.tma_load(Cn, coords=(c0, k * 64), iter=k, barrier=full)` (line 26) (D=144)
+# expect-any: proxy.missing-fence
 # Hopper k-means helper: squared norms of the k centroids (||c_j||^2), the
 # bias term of the assignment kernels.  One warpgroup per 128 centroids,
 # TMA-loads the D/64 chunks into a 2-slot ring from a single TMA warp.

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_misaligned_offset_bm_multiple_of_8.cake
 # line: 37: lm.wait(full, iter=j)
 # change: `iter=j` -> `stage=j % 2, phase=0`
-# label: bad (data.stale-read, sync.lost-phase, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 8 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 159 states; first violation: data.stale-read: red reads smem_x[0] bytes [1024, 17408) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j])` (line 38) (D=144, BM=8)
-# expect-any: data.stale-read sync.lost-phase sync.race sync.async-at-exit
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 8 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 99 states; first violation: data.stale-read: red reads smem_x[0] bytes [1024, 17408) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j])` (line 38) (D=144, BM=8)
+# expect-any: data.stale-read proxy.missing-fence
 # LAYOUT layout.misaligned (good, symbolic): the 128B-swizzled ring starts
 # at byte 128*BM of its pool (after a header of BM 128-byte rows). A 128B
 # swizzle atom is 8 rows of 128 bytes = 1024 bytes, so the start must be a

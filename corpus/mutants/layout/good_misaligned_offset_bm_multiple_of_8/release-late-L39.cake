@@ -2,8 +2,8 @@
 # original: corpus/layout/good_misaligned_offset_bm_multiple_of_8.cake
 # line: 39: lm.arrive(empty, iter=j)
 # change: moved `lm.arrive(empty, iter=j)` after `lm.reduce(part, x, op="sum", axis=1)`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}, BM = 8 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 141 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 8 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 69 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [1024, 17408) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 32) (D=144, BM=8)
+# expect-any: proxy.missing-fence
 # LAYOUT layout.misaligned (good, symbolic): the 128B-swizzled ring starts
 # at byte 128*BM of its pool (after a header of BM 128-byte rows). A 128B
 # swizzle atom is 8 rows of 128 bytes = 1024 bytes, so the start must be a

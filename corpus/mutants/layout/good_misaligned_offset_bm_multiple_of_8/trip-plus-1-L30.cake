@@ -2,8 +2,8 @@
 # original: corpus/layout/good_misaligned_offset_bm_multiple_of_8.cake
 # line: 30: for j in lm.range(0, d_tiles):
 # change: loop bound: `d_tiles` -> `d_tiles + 1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208}, BM = 8 (4 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 106 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [1024, 17408) has not landed at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 32) (D=80, BM=8)
-# expect-any: sync.async-at-exit
+# label: bad (proxy.missing-fence, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208}, BM = 8 (4 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 49 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [1024, 17408) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 32) (D=80, BM=8)
+# expect-any: proxy.missing-fence sync.async-at-exit
 # LAYOUT layout.misaligned (good, symbolic): the 128B-swizzled ring starts
 # at byte 128*BM of its pool (after a header of BM 128-byte rows). A 128B
 # swizzle atom is 8 rows of 128 bytes = 1024 bytes, so the start must be a

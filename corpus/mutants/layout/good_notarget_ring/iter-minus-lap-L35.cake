@@ -2,8 +2,8 @@
 # original: corpus/layout/good_notarget_ring.cake
 # line: 35: lm.arrive(empty, iter=j)
 # change: iter: `j` -> `j - 2`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 141 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 66 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 28) (D=144)
+# expect-any: proxy.missing-fence
 # LAYOUT target.unspecified (note): no target in the decorator and no
 # `# target:` line: the gates that depend on a target (features, the
 # shared-memory limit, MMA rules) are skipped and one note says so; every

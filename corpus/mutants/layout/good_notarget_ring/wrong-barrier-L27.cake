@@ -2,8 +2,8 @@
 # original: corpus/layout/good_notarget_ring.cake
 # line: 27: lm.wait(empty, iter=j - 2)
 # change: barrier: `empty` -> `full`
-# label: bad (struct.wrong-direction, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 183 states; first violation: role load waits on barrier full (line 27) but is not one of its consumers
-# expect-any: struct.wrong-direction sync.lost-phase sync.race data.stale-read
+# label: bad (struct.wrong-direction, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 94 states; first violation: role load waits on barrier full (line 27) but is not one of its consumers
+# expect-any: struct.wrong-direction sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # LAYOUT target.unspecified (note): no target in the decorator and no
 # `# target:` line: the gates that depend on a target (features, the
 # shared-memory limit, MMA rules) are skipped and one note says so; every

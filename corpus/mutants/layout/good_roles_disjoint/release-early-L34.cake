@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_disjoint.cake
 # line: 34: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 153 states; first violation: sync.race: red reads pool [0, 16384) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 78 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 16384) while red's lm.copy reads them at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 27) (D=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # LAYOUT roles.warp-overlap (good): the TMA warp (0) and the reducing
 # warpgroup (4-7) are disjoint; warps 1-3 idle.
 # Bad twin: bad_roles_load_warp_in_reducer.

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_group_divides.cake
 # line: 9: smem_x = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
 # change: stages: `2` -> `1`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 161 states; first violation: sync.race: load writes pool [0, 16384) while its own TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 26) (D=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 55 states; first violation: sync.race: load's TMA load writes smem_x[0] bytes [0, 16384) while load's TMA load (not landed yet) writes them at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 26) (D=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # LAYOUT roles.group (good): group=4 on a 4-warp role: one instance.
 # Bad twin: bad_roles_group_3_of_4.
 # (the original's expectation: see the label above)

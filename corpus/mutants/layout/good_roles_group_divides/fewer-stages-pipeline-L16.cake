@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_group_divides.cake
 # line: 16: pipe  = lm.pipeline(stages=2)
 # change: stages: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 207 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 26) (D=144)
-# expect-any: sync.arrival-overflow sync.lost-phase
+# label: bad (sync.arrival-overflow, sync.lost-phase, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 109 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 26) (D=144)
+# expect-any: sync.arrival-overflow sync.lost-phase proxy.missing-fence
 # LAYOUT roles.group (good): group=4 on a 4-warp role: one instance.
 # Bad twin: bad_roles_group_3_of_4.
 # (the original's expectation: see the label above)

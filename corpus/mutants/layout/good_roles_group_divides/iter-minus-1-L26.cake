@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_group_divides.cake
 # line: 26: smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)
 # change: iter: `j` -> `j - 1`
-# label: bad (sync.arrival-underflow, sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 135 states; first violation: sync.arrival-underflow: phase 0 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 31) (D=1)
-# expect-any: sync.arrival-underflow sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-underflow, sync.arrival-overflow, sync.lost-phase, sync.race, proxy.missing-fence, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 101 states; first violation: sync.arrival-underflow: phase 0 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 31) (D=1)
+# expect-any: sync.arrival-underflow sync.arrival-overflow sync.lost-phase sync.race proxy.missing-fence data.stale-read
 # LAYOUT roles.group (good): group=4 on a 4-warp role: one instance.
 # Bad twin: bad_roles_group_3_of_4.
 # (the original's expectation: see the label above)

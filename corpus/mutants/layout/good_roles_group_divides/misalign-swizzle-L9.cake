@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_group_divides.cake
 # line: 9: smem_x = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
 # change: offset: `0` -> `16`
-# label: bad (layout.misaligned, layout.view-outside-pool) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 141 states; first violation: smem_x spans [16, 32784) of a 32768-byte pool (D=1)
-# expect-any: layout.misaligned layout.view-outside-pool
+# label: bad (layout.misaligned, layout.view-outside-pool, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 66 states; first violation: smem_x spans [16, 32784) of a 32768-byte pool (D=1)
+# expect-any: layout.misaligned layout.view-outside-pool proxy.missing-fence
 # LAYOUT roles.group (good): group=4 on a 4-warp role: one instance.
 # Bad twin: bad_roles_group_3_of_4.
 # (the original's expectation: see the label above)

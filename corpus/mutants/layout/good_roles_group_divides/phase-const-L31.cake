@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_group_divides.cake
 # line: 31: lm.wait(full, iter=j)
 # change: `iter=j` -> `stage=j % 2, phase=0`
-# label: bad (data.stale-read, sync.lost-phase, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 159 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 16384) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j])` (line 32) (D=144)
-# expect-any: data.stale-read sync.lost-phase sync.race sync.async-at-exit
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 99 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 16384) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j])` (line 32) (D=144)
+# expect-any: data.stale-read proxy.missing-fence
 # LAYOUT roles.group (good): group=4 on a 4-warp role: one instance.
 # Bad twin: bad_roles_group_3_of_4.
 # (the original's expectation: see the label above)

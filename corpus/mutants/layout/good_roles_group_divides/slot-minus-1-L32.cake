@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_group_divides.cake
 # line: 32: lm.copy(x, smem_x[j])
 # change: smem_x slot: `j` -> `j - 1`
-# label: bad (data.stale-read, sync.race) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 73 states; first violation: data.stale-read: red reads smem_x[1] bytes [16384, 32768) (for index -1) but nothing was written there yet at `lm.copy(x, smem_x[j - 1])` (line 32) (D=1)
-# expect-any: data.stale-read sync.race
+# label: bad (data.stale-read, sync.race, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 63 states; first violation: data.stale-read: red reads smem_x[1] bytes [16384, 32768) (for index -1) but nothing was written there yet at `lm.copy(x, smem_x[j - 1])` (line 32) (D=1)
+# expect-any: data.stale-read sync.race proxy.missing-fence
 # LAYOUT roles.group (good): group=4 on a 4-warp role: one instance.
 # Bad twin: bad_roles_group_3_of_4.
 # (the original's expectation: see the label above)

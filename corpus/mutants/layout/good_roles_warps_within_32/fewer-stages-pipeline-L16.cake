@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_warps_within_32.cake
 # line: 16: pipe  = lm.pipeline(stages=2)
 # change: stages: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 207 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 26) (D=144)
-# expect-any: sync.arrival-overflow sync.lost-phase
+# label: bad (sync.arrival-overflow, sync.lost-phase, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 109 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 32768 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 26) (D=144)
+# expect-any: sync.arrival-overflow sync.lost-phase proxy.missing-fence
 # LAYOUT roles.too-many-warps (good): 8 warps (256 threads).
 # Bad twin: bad_roles_warps_beyond_32.
 # (the original's expectation: see the label above)

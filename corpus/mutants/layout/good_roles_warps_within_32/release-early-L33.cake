@@ -2,8 +2,8 @@
 # original: corpus/layout/good_roles_warps_within_32.cake
 # line: 33: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 153 states; first violation: sync.race: red reads pool [0, 16384) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 26) (D=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 78 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 16384) while red's lm.copy reads them at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 26) (D=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # LAYOUT roles.too-many-warps (good): 8 warps (256 threads).
 # Bad twin: bad_roles_warps_beyond_32.
 # (the original's expectation: see the label above)

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_smem_limit_bm_128.cake
 # line: 30: lm.wait(empty, iter=j - 8)
 # change: deleted `lm.wait(empty, iter=j - 8)`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 507 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 2048 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 30) (D=528, BM=8)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 255 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 2048 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 30) (D=528, BM=8)
+# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # LAYOUT layout.smem-limit (good, symbolic): an 8-stage ring of BM x 64
 # bf16 tiles needs 1024*BM bytes (+ 128 bytes of mbarriers); with
 # BM <= 128 that is at most 131200 bytes, under sm_90a's 232448-byte

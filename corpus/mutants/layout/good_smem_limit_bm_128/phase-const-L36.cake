@@ -2,8 +2,8 @@
 # original: corpus/layout/good_smem_limit_bm_128.cake
 # line: 36: lm.wait(full, iter=j)
 # change: `iter=j` -> `stage=j % 8, phase=0`
-# label: bad (data.stale-read, sync.lost-phase, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 414 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 1024) meaning index 8 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j])` (line 37) (D=528, BM=8)
-# expect-any: data.stale-read sync.lost-phase sync.race sync.async-at-exit
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 298 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 1024) meaning index 8 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_x[j])` (line 37) (D=528, BM=8)
+# expect-any: data.stale-read proxy.missing-fence
 # LAYOUT layout.smem-limit (good, symbolic): an 8-stage ring of BM x 64
 # bf16 tiles needs 1024*BM bytes (+ 128 bytes of mbarriers); with
 # BM <= 128 that is at most 131200 bytes, under sm_90a's 232448-byte

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_smem_limit_bm_128.cake
 # line: 38: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 400 states; first violation: sync.race: red reads pool [0, 1024) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 31) (D=528, BM=8)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 224 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 1024) while red's lm.copy reads them at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 31) (D=528, BM=8)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # LAYOUT layout.smem-limit (good, symbolic): an 8-stage ring of BM x 64
 # bf16 tiles needs 1024*BM bytes (+ 128 bytes of mbarriers); with
 # BM <= 128 that is at most 131200 bytes, under sm_90a's 232448-byte

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_smem_limit_bm_128.cake
 # line: 38: lm.arrive(empty, iter=j)
 # change: moved `lm.arrive(empty, iter=j)` after `lm.reduce(part, x, op="sum", axis=1)`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 380 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 400, 464, 528, 1040}, BM = 8 (6 combinations with every trip count <= 17); block_idx 0 of grid_dim 1; 206 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 1024) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 31) (D=528, BM=8)
+# expect-any: proxy.missing-fence
 # LAYOUT layout.smem-limit (good, symbolic): an 8-stage ring of BM x 64
 # bf16 tiles needs 1024*BM bytes (+ 128 bytes of mbarriers); with
 # BM <= 128 that is at most 131200 bytes, under sm_90a's 232448-byte

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_box_rows_bounded.cake
 # line: 20: pipe  = lm.pipeline(stages=2)
 # change: stages: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 207 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 16384 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 30) (D=144, BM=64)
-# expect-any: sync.arrival-overflow sync.lost-phase
+# label: bad (sync.arrival-overflow, sync.lost-phase, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 109 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 16384 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 30) (D=144, BM=64)
+# expect-any: sync.arrival-overflow sync.lost-phase proxy.missing-fence
 # LAYOUT tma.box-extent (good, symbolic): the box is BM x 64, BM a multiple
 # of 64 up to 256: every box dimension is within 1..256 for every allowed
 # BM. Bad twin: bad_tma_box_rows_unbounded.

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_box_rows_bounded.cake
 # line: 35: lm.wait(full, iter=j)
 # change: iter: `j` -> `j - 1`
-# label: bad (data.stale-read, sync.race, sync.async-at-exit, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 244 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 8192) (for index 0) but nothing was written there yet at `lm.copy(x, smem_x[j])` (line 36) (D=1, BM=64)
-# expect-any: data.stale-read sync.race sync.async-at-exit sync.lost-phase
+# label: bad (data.stale-read, sync.race, sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 95 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 8192) (for index 0) but nothing was written there yet at `lm.copy(x, smem_x[j])` (line 36) (D=1, BM=64)
+# expect-any: data.stale-read sync.race sync.async-at-exit proxy.missing-fence
 # LAYOUT tma.box-extent (good, symbolic): the box is BM x 64, BM a multiple
 # of 64 up to 256: every box dimension is within 1..256 for every allowed
 # BM. Bad twin: bad_tma_box_rows_unbounded.

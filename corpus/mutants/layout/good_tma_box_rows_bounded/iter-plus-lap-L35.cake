@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_box_rows_bounded.cake
 # line: 35: lm.wait(full, iter=j)
 # change: iter: `j` -> `j + 2`
-# label: bad (sync.arrival-underflow, sync.stale-phase, sync.deadlock) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 37 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j + 2)` (line 35) (D=1, BM=64)
-# expect-any: sync.arrival-underflow sync.stale-phase sync.deadlock
+# label: bad (sync.stale-phase, sync.arrival-underflow, sync.deadlock) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 37 states; first violation: sync.stale-phase: wait for phase 1 of full[0] passes with completed count 0 (expected 2): only 0 phases of full[0] completed: the parity of phase 1 matched a lap early at `lm.wait(full, iter=j + 2)` (line 35) (D=1, BM=64)
+# expect-any: sync.stale-phase sync.arrival-underflow sync.deadlock
 # LAYOUT tma.box-extent (good, symbolic): the box is BM x 64, BM a multiple
 # of 64 up to 256: every box dimension is within 1..256 for every allowed
 # BM. Bad twin: bad_tma_box_rows_unbounded.

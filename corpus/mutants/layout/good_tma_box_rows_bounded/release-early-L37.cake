@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_box_rows_bounded.cake
 # line: 37: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 153 states; first violation: sync.race: red reads pool [0, 8192) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 30) (D=144, BM=64)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 78 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 8192) while red's lm.copy reads them at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 30) (D=144, BM=64)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # LAYOUT tma.box-extent (good, symbolic): the box is BM x 64, BM a multiple
 # of 64 up to 256: every box dimension is within 1..256 for every allowed
 # BM. Bad twin: bad_tma_box_rows_unbounded.

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_dtype_one_element_type.cake
 # line: 37: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(y, smem_y[j])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 144, 272, 400, 528}; block_idx 0 of grid_dim 1; 213 states; first violation: sync.race: red reads pool [32768, 49152) while load's TMA load (not landed yet) writes it at `smem_y.tma_load(X, coords=(row0, j * 128 + 64), iter=j, barrier=full)` (line 29) (D=272)
-# expect-any: sync.race data.stale-read
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 144, 272, 400, 528}; block_idx 0 of grid_dim 1; 87 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 128), iter=j, barrier=full)` (line 28) (D=272)
+# expect-any: proxy.missing-fence
 # LAYOUT tma.dtype (good): two TMA loads per k-block read the two 64-column
 # halves of a 128-column block of X into two bf16 views: one tensor, one
 # descriptor, one element type. Bad twin: bad_tma_dtype_two_element_types.

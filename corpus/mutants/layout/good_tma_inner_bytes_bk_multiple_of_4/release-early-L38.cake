@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_inner_bytes_bk_multiple_of_4.cake
 # line: 38: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}, BK = 4 (4 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 101 states; first violation: sync.race: red reads pool [0, 2048) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)` (line 31) (D=9, BK=4)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}, BK = 4 (4 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 62 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 2048) while red's lm.copy reads them at `smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)` (line 31) (D=9, BK=4)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # LAYOUT tma.inner-bytes (good, symbolic): rows of BK f32 values are 4*BK
 # bytes; with BK a multiple of 4 they are a multiple of 16 bytes, as the
 # copy engine requires of the innermost box dimension.

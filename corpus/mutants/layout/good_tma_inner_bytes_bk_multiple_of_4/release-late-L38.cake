@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_inner_bytes_bk_multiple_of_4.cake
 # line: 38: lm.arrive(empty, iter=j)
 # change: moved `lm.arrive(empty, iter=j)` after `lm.reduce(part, x, op="sum", axis=1)`
-# label: benign: no violation under exhaustive exploration with D in {1, 5, 9, 13}, BK = 4 (4 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 95 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}, BK = 4 (4 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 56 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 2048) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)` (line 31) (D=9, BK=4)
+# expect-any: proxy.missing-fence
 # LAYOUT tma.inner-bytes (good, symbolic): rows of BK f32 values are 4*BK
 # bytes; with BK a multiple of 4 they are a multiple of 16 bytes, as the
 # copy engine requires of the innermost box dimension.

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_swizzle_span_bk_64.cake
 # line: 18: pipe  = lm.pipeline(stages=2)
 # change: stages: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 48, 80, 112, 144}, BK = 32 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 207 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 16384 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)` (line 28) (D=80, BK=32)
-# expect-any: sync.arrival-overflow sync.lost-phase
+# label: bad (sync.arrival-overflow, sync.lost-phase, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 48, 80, 112, 144}, BK = 32 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 109 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 16384 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)` (line 28) (D=80, BK=32)
+# expect-any: sync.arrival-overflow sync.lost-phase proxy.missing-fence
 # LAYOUT tma.swizzle-span (good, symbolic): 128B-swizzled rows of BK bf16
 # values are 2*BK bytes; BK in {32, 64} keeps them within the 128-byte
 # swizzle span. Bad twin: bad_tma_swizzle_span_bk_128.

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tma_swizzle_span_bk_64.cake
 # line: 26: for j in lm.range(0, d_tiles):
 # change: loop bound: `d_tiles` -> `d_tiles + 1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 48, 80, 112}, BK = 32 (4 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 106 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [0, 8192) has not landed at `smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)` (line 28) (D=48, BK=32)
-# expect-any: sync.async-at-exit
+# label: bad (proxy.missing-fence, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 48, 80, 112}, BK = 32 (4 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 49 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 8192) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * BK), iter=j, barrier=full)` (line 28) (D=48, BK=32)
+# expect-any: proxy.missing-fence sync.async-at-exit
 # LAYOUT tma.swizzle-span (good, symbolic): 128B-swizzled rows of BK bf16
 # values are 2*BK bytes; BK in {32, 64} keeps them within the 128-byte
 # swizzle span. Bad twin: bad_tma_swizzle_span_bk_128.

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tmem_columns_c0_bounded.cake
 # line: 48: lm.mma_commit(barrier=empty, iter=k)
 # change: iter: `k` -> `k + 4`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 80, 144, 208, 272, 528}, C0 = 0 (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 468 states; first violation: sync.arrival-underflow: phase 0 of empty[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(empty, iter=k - 4)` (line 40) (M=0, N=0, K=272, C0=0)
-# expect-any: sync.arrival-underflow
+# label: benign: no violation under exhaustive exploration with M = 0, N = 0, K in {1, 80, 144, 208, 272, 528}, C0 = 0 (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 468 states (explicit-state simulator (encoder/simulator.h))
+# expect: pass
 # The sm_100a warp-specialized GEMM (CUTLASS sm100 1-SM shape): a TMA warp
 # fills a 4-slot ring, one MMA warp issues tcgen05.mma into a 128x128 f32
 # TMEM accumulator and releases slots with tcgen05.commit, an epilogue

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tx_balance_symbolic.cake
 # line: 31: lm.expect_tx(full, BM * 128, iter=j)
 # change: deleted `lm.expect_tx(full, BM * 128, iter=j)`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 141 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 66 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 8192) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 31) (D=144, BM=64)
+# expect-any: proxy.missing-fence
 # LAYOUT sync.tx-imbalance (good, symbolic): an explicit expect_tx announces
 # BM * 128 bytes per slot and phase, exactly the bytes of the BM x 64 bf16
 # box that completes on the same slot (iter=j): proved for every BM.

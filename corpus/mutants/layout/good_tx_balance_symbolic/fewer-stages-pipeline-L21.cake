@@ -2,8 +2,8 @@
 # original: corpus/layout/good_tx_balance_symbolic.cake
 # line: 21: pipe  = lm.pipeline(stages=2)
 # change: stages: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 207 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 16384 transaction bytes) at `lm.expect_tx(full, BM * 128, iter=j)` (line 31) (D=144, BM=64)
-# expect-any: sync.arrival-overflow sync.lost-phase
+# label: bad (sync.arrival-overflow, sync.lost-phase, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 109 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 16384 transaction bytes) at `lm.expect_tx(full, BM * 128, iter=j)` (line 31) (D=144, BM=64)
+# expect-any: sync.arrival-overflow sync.lost-phase proxy.missing-fence
 # LAYOUT sync.tx-imbalance (good, symbolic): an explicit expect_tx announces
 # BM * 128 bytes per slot and phase, exactly the bytes of the BM x 64 bf16
 # box that completes on the same slot (iter=j): proved for every BM.

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_view_outside_pool_bm_bounded.cake
 # line: 38: lm.arrive(empty, iter=j)
 # change: moved `lm.arrive(empty, iter=j)` after `lm.reduce(part, x, op="sum", axis=1)`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 141 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 69 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 8192) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 31) (D=144, BM=64)
+# expect-any: proxy.missing-fence
 # LAYOUT layout.view-outside-pool (good, symbolic): the ring holds 2 slots
 # of BM x 64 bf16 = 256*BM bytes in a 32 KiB pool. The gate proves
 # 2 * (BM * 64 * 2) <= 32768 for every BM the assumptions allow

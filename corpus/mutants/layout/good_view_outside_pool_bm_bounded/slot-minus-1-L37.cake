@@ -2,8 +2,8 @@
 # original: corpus/layout/good_view_outside_pool_bm_bounded.cake
 # line: 37: lm.copy(x, smem_x[j])
 # change: smem_x slot: `j` -> `j - 1`
-# label: bad (data.stale-read, sync.race) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 73 states; first violation: data.stale-read: red reads smem_x[1] bytes [8192, 16384) (for index -1) but nothing was written there yet at `lm.copy(x, smem_x[j - 1])` (line 37) (D=1, BM=64)
-# expect-any: data.stale-read sync.race
+# label: bad (data.stale-read, sync.race, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 63 states; first violation: data.stale-read: red reads smem_x[1] bytes [8192, 16384) (for index -1) but nothing was written there yet at `lm.copy(x, smem_x[j - 1])` (line 37) (D=1, BM=64)
+# expect-any: data.stale-read sync.race proxy.missing-fence
 # LAYOUT layout.view-outside-pool (good, symbolic): the ring holds 2 slots
 # of BM x 64 bf16 = 256*BM bytes in a 32 KiB pool. The gate proves
 # 2 * (BM * 64 * 2) <= 32768 for every BM the assumptions allow

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_view_outside_pool_bm_bounded.cake
 # line: 35: for j in lm.range(0, d_tiles):
 # change: loop bound: `d_tiles` -> `d_tiles - 1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 111 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [0, 8192) has not landed at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 31) (D=1, BM=64)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 54 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [0, 8192) has not landed at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 31) (D=1, BM=64)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # LAYOUT layout.view-outside-pool (good, symbolic): the ring holds 2 slots
 # of BM x 64 bf16 = 256*BM bytes in a 32 KiB pool. The gate proves
 # 2 * (BM * 64 * 2) <= 32768 for every BM the assumptions allow

@@ -2,8 +2,8 @@
 # original: corpus/layout/good_view_outside_pool_bm_bounded.cake
 # line: 30: lm.wait(empty, iter=j - 2)
 # change: barrier: `empty` -> `full`
-# label: bad (struct.wrong-direction, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 183 states; first violation: role load waits on barrier full (line 30) but is not one of its consumers
-# expect-any: struct.wrong-direction sync.lost-phase sync.race data.stale-read
+# label: bad (struct.wrong-direction, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, D in {1, 80, 144, 208, 272}, BM = 64 (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 94 states; first violation: role load waits on barrier full (line 30) but is not one of its consumers
+# expect-any: struct.wrong-direction sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # LAYOUT layout.view-outside-pool (good, symbolic): the ring holds 2 slots
 # of BM x 64 bf16 = 256*BM bytes in a 32 KiB pool. The gate proves
 # 2 * (BM * 64 * 2) <= 32768 for every BM the assumptions allow

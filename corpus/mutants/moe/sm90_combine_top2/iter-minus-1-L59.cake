@@ -2,8 +2,8 @@
 # original: corpus/moe/sm90_combine_top2.cake
 # line: 59: smem_o.tma_store(Out, coords=(r0, c0), iter=t)
 # change: iter: `t` -> `t - 1`
-# label: bad (data.stale-read) by the explicit-state simulator (encoder/simulator.h), T in {1, 80, 144, 208, 272}, H in {1, 144, 272, 400, 528} (10 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 235 states; first violation: data.stale-read: wg reads smem_o[1] bytes [81920, 98304) (for index -1) but nothing was written there yet at `smem_o.tma_store(Out, coords=(r0, c0), iter=t - 1)` (line 59) (T=1, H=1)
-# expect-any: data.stale-read
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), T in {1, 80, 144, 208, 272}, H in {1, 144, 272, 400, 528} (10 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 235 states; first violation: data.stale-read: wg reads smem_o[1] bytes [81920, 98304) (for index -1) but nothing was written there yet at `smem_o.tma_store(Out, coords=(r0, c0), iter=t - 1)` (line 59) (T=1, H=1)
+# expect-any: data.stale-read proxy.missing-fence
 # Hopper MoE combine for top-2 routing: out = w0 * y0 + w1 * y1, where y0 /
 # y1 are the two expert outputs of each token already un-permuted into
 # token order and w0 / w1 the gate weights.  A TMA warp loads the y0 and

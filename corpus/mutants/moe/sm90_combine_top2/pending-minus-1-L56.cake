@@ -2,8 +2,8 @@
 # original: corpus/moe/sm90_combine_top2.cake
 # line: 56: lm.tma_store_wait(pending=1)
 # change: pending: `1` -> `0`
-# label: benign: no violation under exhaustive exploration with T in {1, 80, 144, 208, 272}, H in {1, 144, 272, 400, 528} (10 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 661 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), T in {1, 80, 144, 208, 272}, H in {1, 144, 272, 400, 528} (10 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 360 states; first violation: proxy.missing-fence: load's TMA load writes smem_y0[0] bytes [0, 16384) through the async proxy, but wg's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_y0.tma_load(Y0, coords=(r0, c0), iter=t, barrier=full)` (line 39) (T=1, H=272)
+# expect-any: proxy.missing-fence
 # Hopper MoE combine for top-2 routing: out = w0 * y0 + w1 * y1, where y0 /
 # y1 are the two expert outputs of each token already un-permuted into
 # token order and w0 / w1 the gate weights.  A TMA warp loads the y0 and

@@ -2,8 +2,8 @@
 # original: corpus/moe/sm90_combine_top2.cake
 # line: 52: lm.arrive(empty, iter=t)
 # change: moved `lm.copy(b, smem_y1[t])` after `lm.arrive(empty, iter=t)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), T in {1, 80, 144, 208, 272}, H in {1, 144, 272, 400, 528} (10 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 689 states; first violation: sync.race: wg reads pool [32768, 49152) while load's TMA load (not landed yet) writes it at `smem_y1.tma_load(Y1, coords=(r0, c0), iter=t, barrier=full)` (line 40) (T=1, H=272)
-# expect-any: sync.race data.stale-read
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), T in {1, 80, 144, 208, 272}, H in {1, 144, 272, 400, 528} (10 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 318 states; first violation: proxy.missing-fence: load's TMA load writes smem_y0[0] bytes [0, 16384) through the async proxy, but wg's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_y0.tma_load(Y0, coords=(r0, c0), iter=t, barrier=full)` (line 39) (T=1, H=272)
+# expect-any: proxy.missing-fence
 # Hopper MoE combine for top-2 routing: out = w0 * y0 + w1 * y1, where y0 /
 # y1 are the two expert outputs of each token already un-permuted into
 # token order and w0 / w1 the gate weights.  A TMA warp loads the y0 and

@@ -2,8 +2,8 @@
 # original: corpus/moe/sm90_combine_top2.cake
 # line: 61: lm.tma_store_wait(pending=0)
 # change: moved `for t in lm.range(0, my_tiles):` after `lm.tma_store_wait(pending=0)`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), T in {1, 80, 144, 208, 272}, H in {1, 144, 272, 400, 528} (10 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 661 states; first violation: sync.async-at-exit: wg exits while its TMA store group still accesses shared memory (smem_o[0] bytes [65536, 81920): no lm.tma_store_wait(pending=0) before exit) at `smem_o.tma_store(Out, coords=(r0, c0), iter=t)` (line 60) (T=1, H=1)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), T in {1, 80, 144, 208, 272}, H in {1, 144, 272, 400, 528} (10 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 367 states; first violation: sync.async-at-exit: wg exits while its TMA store group still accesses shared memory (smem_o[0] bytes [65536, 81920): no lm.tma_store_wait(pending=0) before exit) at `smem_o.tma_store(Out, coords=(r0, c0), iter=t)` (line 60) (T=1, H=1)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # Hopper MoE combine for top-2 routing: out = w0 * y0 + w1 * y1, where y0 /
 # y1 are the two expert outputs of each token already un-permuted into
 # token order and w0 / w1 the gate weights.  A TMA warp loads the y0 and

@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_qk_rmsnorm_two_wg.cake
 # line: 42: lm.arrive(empty, iter=t)
 # change: added `count=2`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 4370 states; first violation: sync.arrival-overflow: phase 0 of empty[0] gets 4 arrivals, but the barrier expects 2 (init_count): the extra ones complete a phase nobody meant to complete at `lm.arrive(empty, iter=t, count=2)` (line 42) (rows=1)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, proxy.missing-fence, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 968 states; first violation: sync.arrival-overflow: phase 0 of empty[0] gets 4 arrivals, but the barrier expects 2 (init_count): the extra ones complete a phase nobody meant to complete at `lm.arrive(empty, iter=t, count=2)` (line 42) (rows=528)
+# expect-any: sync.arrival-overflow proxy.missing-fence sync.lost-phase sync.race data.stale-read
 # Hopper QK-norm (per-head RMSNorm over head_dim 128, as in Qwen3/OLMo2
 # attention prologues): rows = tokens x heads, each row 128 wide.
 # Persistent; a TMA warp streams 128-row tiles through a 3-slot ring; two

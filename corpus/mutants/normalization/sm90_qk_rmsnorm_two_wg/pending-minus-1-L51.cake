@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_qk_rmsnorm_two_wg.cake
 # line: 51: lm.tma_store_wait(pending=1)
 # change: pending: `1` -> `0`
-# label: benign: no violation under exhaustive exploration with rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 831 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 405 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 32768) through the async proxy, but norm[0]'s generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 33) (rows=528)
+# expect-any: proxy.missing-fence
 # Hopper QK-norm (per-head RMSNorm over head_dim 128, as in Qwen3/OLMo2
 # attention prologues): rows = tokens x heads, each row 128 wide.
 # Persistent; a TMA warp streams 128-row tiles through a 3-slot ring; two

@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_qk_rmsnorm_two_wg.cake
 # line: 42: lm.arrive(empty, iter=t)
 # change: moved `lm.copy(x, smem_x[t][m0:m0 + 64, :])` after `lm.arrive(empty, iter=t)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 1782 states; first violation: sync.race: norm[0] reads pool [0, 16384) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 33) (rows=528)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 450 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 16384) while norm[0]'s lm.copy reads them at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 33) (rows=528)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # Hopper QK-norm (per-head RMSNorm over head_dim 128, as in Qwen3/OLMo2
 # attention prologues): rows = tokens x heads, each row 128 wide.
 # Persistent; a TMA warp streams 128-row tiles through a 3-slot ring; two

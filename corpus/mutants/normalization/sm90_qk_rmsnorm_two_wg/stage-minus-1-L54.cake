@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_qk_rmsnorm_two_wg.cake
 # line: 54: smem_y.tma_store(Y, coords=(r0 + m0, 0), stage=s)
 # change: stage: `s` -> `(s + 3) % 4`
-# label: bad (data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 218 states; first violation: data.stale-read: norm[0] reads smem_y[3] bytes [147456, 163840) (for index 3) but nothing was written there yet at `smem_y.tma_store(Y, coords=(r0 + m0, 0), stage=(s + 3) % 4)` (line 54) (rows=1)
-# expect-any: data.stale-read
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 215 states; first violation: data.stale-read: norm[0] reads smem_y[3] bytes [147456, 163840) (for index 3) but nothing was written there yet at `smem_y.tma_store(Y, coords=(r0 + m0, 0), stage=(s + 3) % 4)` (line 54) (rows=1)
+# expect-any: data.stale-read proxy.missing-fence
 # Hopper QK-norm (per-head RMSNorm over head_dim 128, as in Qwen3/OLMo2
 # attention prologues): rows = tokens x heads, each row 128 wide.
 # Persistent; a TMA warp streams 128-row tiles through a 3-slot ring; two

@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_qk_rmsnorm_two_wg.cake
 # line: 56: lm.tma_store_wait(pending=0)
 # change: moved `for t in lm.range(0, my_tiles):` after `lm.tma_store_wait(pending=0)`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 831 states; first violation: sync.async-at-exit: norm[0] exits while its TMA store group still accesses shared memory (smem_y[0] bytes [98304, 114688): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=(r0 + m0, 0), stage=s)` (line 55) (rows=1)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 144, 272, 400, 528, 1040}; block_idx 0 of grid_dim 1; 411 states; first violation: sync.async-at-exit: norm[0] exits while its TMA store group still accesses shared memory (smem_y[0] bytes [98304, 114688): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=(r0 + m0, 0), stage=s)` (line 55) (rows=1)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # Hopper QK-norm (per-head RMSNorm over head_dim 128, as in Qwen3/OLMo2
 # attention prologues): rows = tokens x heads, each row 128 wide.
 # Persistent; a TMA warp streams 128-row tiles through a 3-slot ring; two

@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_softmax_rows.cake
 # line: 47: lm.tma_store_wait(pending=0)
 # change: pending: `0` -> `1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 271 states; first violation: sync.async-at-exit: wg exits while its TMA store group still accesses shared memory (smem_y[0] bytes [65536, 98304): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=(r0, 0), iter=t)` (line 45) (rows=1)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 154 states; first violation: sync.async-at-exit: wg exits while its TMA store group still accesses shared memory (smem_y[0] bytes [65536, 98304): no lm.tma_store_wait(pending=0) before exit) at `smem_y.tma_store(Y, coords=(r0, 0), iter=t)` (line 45) (rows=1)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # Hopper row softmax for rows of length 256 (MoE router probabilities,
 # short attention rows): persistent, TMA warp -> 2-slot ring -> one
 # warpgroup; max-subtract, exp2, sum, divide; 2-slot TMA store ring.

@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_softmax_rows.cake
 # line: 35: lm.arrive(empty, iter=t)
 # change: moved `lm.copy(x, smem_x[t])` after `lm.arrive(empty, iter=t)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 283 states; first violation: sync.race: wg reads pool [0, 32768) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 28) (rows=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 136 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 32768) while wg's lm.copy reads them at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 28) (rows=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # Hopper row softmax for rows of length 256 (MoE router probabilities,
 # short attention rows): persistent, TMA warp -> 2-slot ring -> one
 # warpgroup; max-subtract, exp2, sum, divide; 2-slot TMA store ring.

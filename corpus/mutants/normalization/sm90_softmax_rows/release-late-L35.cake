@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_softmax_rows.cake
 # line: 35: lm.arrive(empty, iter=t)
 # change: moved `lm.arrive(empty, iter=t)` after `lm.binary(x, x, 1.442695, op="mul")`
-# label: benign: no violation under exhaustive exploration with rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 271 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 154 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 32768) through the async proxy, but wg's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)` (line 28) (rows=144)
+# expect-any: proxy.missing-fence
 # Hopper row softmax for rows of length 256 (MoE router probabilities,
 # short attention rows): persistent, TMA warp -> 2-slot ring -> one
 # warpgroup; max-subtract, exp2, sum, divide; 2-slot TMA store ring.

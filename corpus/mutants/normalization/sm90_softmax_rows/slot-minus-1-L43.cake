@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_softmax_rows.cake
 # line: 43: lm.copy(smem_y[t], x)
 # change: smem_y slot: `t` -> `t - 1`
-# label: bad (data.stale-read) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 97 states; first violation: data.stale-read: wg reads smem_y[0] bytes [65536, 98304) (for index 0) but nothing was written there yet at `smem_y.tma_store(Y, coords=(r0, 0), iter=t)` (line 45) (rows=1)
-# expect-any: data.stale-read
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 97 states; first violation: data.stale-read: wg reads smem_y[0] bytes [65536, 98304) (for index 0) but nothing was written there yet at `smem_y.tma_store(Y, coords=(r0, 0), iter=t)` (line 45) (rows=1)
+# expect-any: data.stale-read proxy.missing-fence
 # Hopper row softmax for rows of length 256 (MoE router probabilities,
 # short attention rows): persistent, TMA warp -> 2-slot ring -> one
 # warpgroup; max-subtract, exp2, sum, divide; 2-slot TMA store ring.

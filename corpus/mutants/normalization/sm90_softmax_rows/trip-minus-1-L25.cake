@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_softmax_rows.cake
 # line: 25: for t in lm.range(0, my_tiles):
 # change: loop bound: `my_tiles` -> `my_tiles - 1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 178 states; first violation: sync.arrival-underflow: phase 0 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=t)` (line 33) (rows=1)
-# expect-any: sync.arrival-underflow
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 120 states; first violation: sync.arrival-underflow: phase 0 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=t)` (line 33) (rows=1)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # Hopper row softmax for rows of length 256 (MoE router probabilities,
 # short attention rows): persistent, TMA warp -> 2-slot ring -> one
 # warpgroup; max-subtract, exp2, sum, divide; 2-slot TMA store ring.

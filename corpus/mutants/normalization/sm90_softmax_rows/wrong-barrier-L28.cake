@@ -2,8 +2,8 @@
 # original: corpus/normalization/sm90_softmax_rows.cake
 # line: 28: smem_x.tma_load(X, coords=(r0, 0), iter=t, barrier=full)
 # change: barrier: `full` -> `empty`
-# label: bad (struct.wrong-direction, sync.arrival-underflow, sync.arrival-overflow) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 56 states; first violation: role load arrives on barrier empty (line 28) but is not one of its producers
-# expect-any: struct.wrong-direction sync.arrival-underflow sync.arrival-overflow
+# label: bad (struct.wrong-direction, sync.arrival-overflow, sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h) and a direct computation from the declarations, rows in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 56 states; first violation: role load arrives on barrier empty (line 28) but is not one of its producers
+# expect-any: struct.wrong-direction sync.arrival-overflow sync.arrival-underflow
 # Hopper row softmax for rows of length 256 (MoE router probabilities,
 # short attention rows): persistent, TMA warp -> 2-slot ring -> one
 # warpgroup; max-subtract, exp2, sum, divide; 2-slot TMA store ring.

@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm100_col_sum_persistent.cake
 # line: 42: lm.arrive(empty, iter=it)
 # change: moved `lm.arrive(empty, iter=it)` after `lm.reduce(part, g, op="sum", axis=0)`
-# label: benign: no violation under exhaustive exploration with R in {1, 80, 144, 208, 272, 528}, C in {1, 144, 272, 400, 528, 1040} (36 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 5373 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), R in {1, 80, 144, 208, 272, 528}, C in {1, 144, 272, 400, 528, 1040} (36 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 730 states; first violation: proxy.missing-fence: load's TMA load writes smem_g[0] bytes [0, 16384) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_g.tma_load(G, coords=(j * 64, c0), iter=it, barrier=full)` (line 32) (R=1, C=528)
+# expect-any: proxy.missing-fence
 # Blackwell column-sum (bias-gradient reduction, dbias = sum over rows of
 # dY): persistent CTAs own 128-column stripes and stream 64-row tiles of
 # each stripe through a 4-slot TMA ring; partial sums stay in registers.

@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm90_argmax_vocab_partial.cake
 # line: 12: smem_l = pool.view(offset=0, shape=(64, 256), dtype=lm.bf16, stages=2)
 # change: stages: `2` -> `1`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), V in {1, 272, 528, 784, 1040}; block_idx 0 of grid_dim 1; 181 states; first violation: sync.race: load writes pool [0, 32768) while its own TMA load (not landed yet) writes it at `smem_l.tma_load(L, coords=(r0, v0 + j * 256), iter=j, barrier=full)` (line 30) (V=528)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), V in {1, 272, 528, 784, 1040}; block_idx 0 of grid_dim 1; 51 states; first violation: sync.race: load's TMA load writes smem_l[0] bytes [0, 32768) while load's TMA load (not landed yet) writes them at `smem_l.tma_load(L, coords=(r0, v0 + j * 256), iter=j, barrier=full)` (line 30) (V=528)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # Hopper greedy-decoding argmax, first pass (the split-vocabulary pattern
 # of vLLM/FlashInfer sampling kernels): CTA (b, v) scans a 64-row x 2048-
 # column chunk of the logits in 8 tiles of 256 columns and writes, per

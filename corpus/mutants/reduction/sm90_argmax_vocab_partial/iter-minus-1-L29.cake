@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm90_argmax_vocab_partial.cake
 # line: 29: lm.wait(empty, iter=j - 2)
 # change: iter: `j - 2` -> `j - 3`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), V in {1, 272, 528, 784, 1040}; block_idx 0 of grid_dim 1; 240 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 65536 transaction bytes) at `smem_l.tma_load(L, coords=(r0, v0 + j * 256), iter=j, barrier=full)` (line 30) (V=528)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), V in {1, 272, 528, 784, 1040}; block_idx 0 of grid_dim 1; 78 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 65536 transaction bytes) at `smem_l.tma_load(L, coords=(r0, v0 + j * 256), iter=j, barrier=full)` (line 30) (V=528)
+# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # Hopper greedy-decoding argmax, first pass (the split-vocabulary pattern
 # of vLLM/FlashInfer sampling kernels): CTA (b, v) scans a 64-row x 2048-
 # column chunk of the logits in 8 tiles of 256 columns and writes, per

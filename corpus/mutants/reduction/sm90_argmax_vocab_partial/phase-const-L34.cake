@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm90_argmax_vocab_partial.cake
 # line: 34: lm.wait(full, iter=j)
 # change: `iter=j` -> `stage=j % 2, phase=0`
-# label: bad (data.stale-read, sync.lost-phase, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), V in {1, 272, 528, 784, 1040}; block_idx 0 of grid_dim 1; 178 states; first violation: data.stale-read: wg reads smem_l[0] bytes [0, 32768) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_l[j])` (line 35) (V=528)
-# expect-any: data.stale-read sync.lost-phase sync.race sync.async-at-exit
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), V in {1, 272, 528, 784, 1040}; block_idx 0 of grid_dim 1; 110 states; first violation: data.stale-read: wg reads smem_l[0] bytes [0, 32768) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(x, smem_l[j])` (line 35) (V=528)
+# expect-any: data.stale-read proxy.missing-fence
 # Hopper greedy-decoding argmax, first pass (the split-vocabulary pattern
 # of vLLM/FlashInfer sampling kernels): CTA (b, v) scans a 64-row x 2048-
 # column chunk of the logits in 8 tiles of 256 columns and writes, per

@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm90_row_max_two_wg.cake
 # line: 49: lm.sync(xchg)
 # change: deleted `lm.sync(xchg)`
-# label: bad (data.stale-read, sync.race) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 402 states; first violation: data.stale-read: red[0] reads smem_p[0] bytes [32768, 33280) (for index 0) but nothing was written there yet at `lm.copy(other, smem_p[j])` (line 50) (D=1)
-# expect-any: data.stale-read sync.race
+# label: bad (data.stale-read, sync.race, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 96 states; first violation: data.stale-read: red[0] reads smem_p[0] bytes [32768, 33280) (for index 0) but nothing was written there yet at `lm.copy(other, smem_p[j])` (line 50) (D=1)
+# expect-any: data.stale-read sync.race proxy.missing-fence
 # Hopper row-max with two consumer warpgroups splitting each tile's
 # COLUMNS (sub-tile slices [:, 32i:32i+32]) and combining through shared
 # memory - the cross-warpgroup reduction pattern of FA3/CUTLASS epilogues.

@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm90_row_max_two_wg.cake
 # line: 50: if lm.instance() == 0:
 # change: guard: `0` -> `-1`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 527 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 131 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but red[0]'s generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(r0, j * 64), iter=j, barrier=full)` (line 37) (D=144)
+# expect-any: proxy.missing-fence
 # Hopper row-max with two consumer warpgroups splitting each tile's
 # COLUMNS (sub-tile slices [:, 32i:32i+32]) and combining through shared
 # memory - the cross-warpgroup reduction pattern of FA3/CUTLASS epilogues.

@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm90_row_max_two_wg.cake
 # line: 28: empty = lm.barrier(prod=[red], cons=[load], init_count=2, pipeline=pipe)
 # change: init_count: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 1020 states; first violation: sync.arrival-overflow: phase 0 of empty[0] gets 2 arrivals, but the barrier expects 1 (init_count): the extra ones complete a phase nobody meant to complete at `lm.arrive(empty, iter=j)` (line 45) (D=1)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, proxy.missing-fence, sync.lost-phase, sync.race) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 239 states; first violation: sync.arrival-overflow: phase 0 of empty[0] gets 2 arrivals, but the barrier expects 1 (init_count): the extra ones complete a phase nobody meant to complete at `lm.arrive(empty, iter=j)` (line 45) (D=144)
+# expect-any: sync.arrival-overflow proxy.missing-fence sync.lost-phase sync.race
 # Hopper row-max with two consumer warpgroups splitting each tile's
 # COLUMNS (sub-tile slices [:, 32i:32i+32]) and combining through shared
 # memory - the cross-warpgroup reduction pattern of FA3/CUTLASS epilogues.

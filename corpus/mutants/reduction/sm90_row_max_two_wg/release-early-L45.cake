@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm90_row_max_two_wg.cake
 # line: 45: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j][:, c0:c0 + 32])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 779 states; first violation: sync.race: red[0] reads pool [0, 16320) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(r0, j * 64), iter=j, barrier=full)` (line 37) (D=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 179 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 16320) while red[0]'s lm.copy reads them at `smem_x.tma_load(X, coords=(r0, j * 64), iter=j, barrier=full)` (line 37) (D=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # Hopper row-max with two consumer warpgroups splitting each tile's
 # COLUMNS (sub-tile slices [:, 32i:32i+32]) and combining through shared
 # memory - the cross-warpgroup reduction pattern of FA3/CUTLASS epilogues.

@@ -2,8 +2,8 @@
 # original: corpus/reduction/sm90_row_max_two_wg.cake
 # line: 42: for j in lm.range(0, d_tiles):
 # change: loop bound: `d_tiles` -> `d_tiles + 1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208}; block_idx 0 of grid_dim 1; 389 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 43) (D=80)
-# expect-any: sync.arrival-underflow
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208}; block_idx 0 of grid_dim 1; 127 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 43) (D=80)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # Hopper row-max with two consumer warpgroups splitting each tile's
 # COLUMNS (sub-tile slices [:, 32i:32i+32]) and combining through shared
 # memory - the cross-warpgroup reduction pattern of FA3/CUTLASS epilogues.

@@ -2,8 +2,8 @@
 # original: corpus/splitk/sm90_splitk_partials.cake
 # line: 87: lm.tma_store_commit()
 # change: moved `smem_c.tma_store(C, coords=(m0, n0), stage=0)` after `lm.tma_store_commit()`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 590 states; first violation: sync.async-at-exit: wg exits while its TMA store (never committed) still accesses shared memory (smem_c[0] bytes [65536, 81920): no lm.tma_store_wait(pending=0) before exit) at `smem_c.tma_store(C, coords=(m0, n0), stage=0)` (line 87) (S=1)
-# expect-any: sync.async-at-exit
+# label: bad (sync.async-at-exit, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 515 states; first violation: sync.async-at-exit: wg exits while its TMA store (never committed) still accesses shared memory (smem_c[0] bytes [65536, 81920): no lm.tma_store_wait(pending=0) before exit) at `smem_c.tma_store(C, coords=(m0, n0), stage=0)` (line 87) (S=1)
+# expect-any: sync.async-at-exit proxy.missing-fence
 # Hopper split-K GEMM in two kernels (CUTLASS "parallel split-K"
 # reduction mode): kernel 1 - grid (m, n, split) - computes the partial
 # product of K-slice blockIdx.z into an f32 workspace W[split, M, N] with

@@ -2,8 +2,8 @@
 # original: corpus/splitk/sm90_splitk_partials.cake
 # line: 65: pipe  = lm.pipeline(stages=2)
 # change: stages: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 656 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 65536 transaction bytes) at `smem_w.tma_load(W, coords=(s, m0, n0), iter=s, barrier=full)` (line 75) (S=3)
-# expect-any: sync.arrival-overflow sync.lost-phase
+# label: bad (sync.arrival-overflow, sync.lost-phase, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 553 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 65536 transaction bytes) at `smem_w.tma_load(W, coords=(s, m0, n0), iter=s, barrier=full)` (line 75) (S=3)
+# expect-any: sync.arrival-overflow sync.lost-phase proxy.missing-fence
 # Hopper split-K GEMM in two kernels (CUTLASS "parallel split-K"
 # reduction mode): kernel 1 - grid (m, n, split) - computes the partial
 # product of K-slice blockIdx.z into an f32 workspace W[split, M, N] with

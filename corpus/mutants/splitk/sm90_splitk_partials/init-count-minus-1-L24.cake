@@ -2,8 +2,8 @@
 # original: corpus/splitk/sm90_splitk_partials.cake
 # line: 24: empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
 # change: init_count: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.race, sync.lost-phase, data.stale-read) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 3140 states; first violation: sync.arrival-overflow: phase 0 of empty[0] gets 2 arrivals, but the barrier expects 1 (init_count): the extra ones complete a phase nobody meant to complete at `lm.arrive(empty, iter=k)` (line 47) (M=0, N=0, K=1)
-# expect-any: sync.arrival-overflow sync.race sync.lost-phase data.stale-read
+# label: bad (sync.arrival-overflow, sync.race, sync.lost-phase, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 1172 states; first violation: sync.arrival-overflow: phase 0 of empty[0] gets 2 arrivals, but the barrier expects 1 (init_count): the extra ones complete a phase nobody meant to complete at `lm.arrive(empty, iter=k)` (line 47) (M=0, N=0, K=272)
+# expect-any: sync.arrival-overflow sync.race sync.lost-phase data.stale-read proxy.missing-fence
 # Hopper split-K GEMM in two kernels (CUTLASS "parallel split-K"
 # reduction mode): kernel 1 - grid (m, n, split) - computes the partial
 # product of K-slice blockIdx.z into an f32 workspace W[split, M, N] with

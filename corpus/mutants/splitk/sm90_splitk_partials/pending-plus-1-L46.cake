@@ -2,8 +2,8 @@
 # original: corpus/splitk/sm90_splitk_partials.cake
 # line: 46: lm.mma_wait(pending=0)
 # change: pending: `0` -> `1`
-# label: bad (sync.race) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 602 states; first violation: sync.race: consumers[0] reads acc@consumers[0] [0, 32768) while its own MMA (its group is not retired) still accesses it at `lm.copy(smem_p[lm.instance()], acc)` (line 48) (M=0, N=0, K=1)
-# expect-any: sync.race
+# label: bad (sync.race, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 347 states; first violation: sync.race: consumers[0]'s lm.copy reads acc bytes [0, 32768) while consumers[0]'s MMA (its group is not retired) writes them at `lm.copy(smem_p[lm.instance()], acc)` (line 48) (M=0, N=0, K=1)
+# expect-any: sync.race proxy.missing-fence
 # Hopper split-K GEMM in two kernels (CUTLASS "parallel split-K"
 # reduction mode): kernel 1 - grid (m, n, split) - computes the partial
 # product of K-slice blockIdx.z into an f32 workspace W[split, M, N] with

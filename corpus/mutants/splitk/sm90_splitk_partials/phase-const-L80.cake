@@ -2,8 +2,8 @@
 # original: corpus/splitk/sm90_splitk_partials.cake
 # line: 80: lm.wait(full, iter=s)
 # change: `iter=s` -> `stage=s % 2, phase=0`
-# label: bad (data.stale-read, sync.lost-phase, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 605 states; first violation: data.stale-read: wg reads smem_w[0] bytes [0, 32768) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(part, smem_w[s])` (line 81) (S=3)
-# expect-any: data.stale-read sync.lost-phase sync.race sync.async-at-exit
+# label: bad (data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), splitk_partial: M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; splitk_reduce: S in {1, 2, 3, 4, 5}; block_idx 0 of grid_dim 1; 542 states; first violation: data.stale-read: wg reads smem_w[0] bytes [0, 32768) meaning index 2 (generation 0), but it holds the data of index 0 (generation 0) at `lm.copy(part, smem_w[s])` (line 81) (S=3)
+# expect-any: data.stale-read proxy.missing-fence
 # Hopper split-K GEMM in two kernels (CUTLASS "parallel split-K"
 # reduction mode): kernel 1 - grid (m, n, split) - computes the partial
 # product of K-slice blockIdx.z into an f32 workspace W[split, M, N] with

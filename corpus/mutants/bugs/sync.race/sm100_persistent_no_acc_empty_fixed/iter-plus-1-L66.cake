@@ -2,8 +2,8 @@
 # original: corpus/bugs/sync.race/sm100_persistent_no_acc_empty_fixed.cake
 # line: 66: lm.arrive(acc_empty, iter=t)
 # change: iter: `t` -> `t + 1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), M in {1, 144, 400, 528, 1040}, N in {1, 144, 400, 528, 1040}, K in {1, 80, 208, 272, 528} (60 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 29437 states; first violation: sync.arrival-underflow: phase 0 of acc_empty[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(acc_empty, iter=t - 1)` (line 51) (M=1, N=528, K=1)
-# expect-any: sync.arrival-underflow
+# label: benign: no violation under exhaustive exploration with M in {1, 144, 400, 528, 1040}, N in {1, 144, 400, 528, 1040}, K in {1, 80, 208, 272, 528} (60 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 29437 states (explicit-state simulator (encoder/simulator.h))
+# expect: pass
 # FIXED version of sm100_persistent_no_acc_empty.cake: a one-slot
 # accumulator pipeline (CUTLASS sm100 AccumulatorPipeline with 1 stage).
 # acc_full : MMA -> epilogue, committed after the last k-block of tile t.

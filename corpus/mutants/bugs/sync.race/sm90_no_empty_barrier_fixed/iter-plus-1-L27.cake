@@ -2,8 +2,8 @@
 # original: corpus/bugs/sync.race/sm90_no_empty_barrier_fixed.cake
 # line: 27: lm.wait(empty, iter=j - 2)
 # change: iter: `j - 2` -> `j - 1`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 145 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 88 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 28) (D=144)
+# expect-any: proxy.missing-fence
 # FIXED version of sm90_no_empty_barrier.cake: a full/empty barrier pair.
 # The consumer warpgroup releases slot j%2 after copying it to registers
 # (lowering syncs the warpgroup's 4 warps before the elected arrive), and

@@ -2,8 +2,8 @@
 # original: corpus/bugs/sync.race/sm90_no_empty_barrier_fixed.cake
 # line: 33: lm.wait(full, iter=j)
 # change: iter: `j` -> `j + 1`
-# label: bad (sync.arrival-underflow, sync.race) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 111 states; first violation: sync.arrival-underflow: phase 0 of full[1] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j + 1)` (line 33) (D=1)
-# expect-any: sync.arrival-underflow sync.race
+# label: bad (sync.arrival-underflow, sync.race, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 57 states; first violation: sync.arrival-underflow: phase 0 of full[1] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j + 1)` (line 33) (D=1)
+# expect-any: sync.arrival-underflow sync.race proxy.missing-fence
 # FIXED version of sm90_no_empty_barrier.cake: a full/empty barrier pair.
 # The consumer warpgroup releases slot j%2 after copying it to registers
 # (lowering syncs the warpgroup's 4 warps before the elected arrive), and

@@ -2,8 +2,8 @@
 # original: corpus/bugs/sync.race/sm90_no_empty_barrier_fixed.cake
 # line: 26: for j in lm.range(0, d_tiles):
 # change: loop bound: `d_tiles` -> `d_tiles + 1`
-# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208}; block_idx 0 of grid_dim 1; 106 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_x[0] bytes [0, 16384) has not landed at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 28) (D=80)
-# expect-any: sync.async-at-exit
+# label: bad (proxy.missing-fence, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208}; block_idx 0 of grid_dim 1; 49 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 16384) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 28) (D=80)
+# expect-any: proxy.missing-fence sync.async-at-exit
 # FIXED version of sm90_no_empty_barrier.cake: a full/empty barrier pair.
 # The consumer warpgroup releases slot j%2 after copying it to registers
 # (lowering syncs the warpgroup's 4 warps before the elected arrive), and

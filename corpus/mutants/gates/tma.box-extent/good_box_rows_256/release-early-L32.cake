@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.box-extent/good_box_rows_256.cake
 # line: 32: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 153 states; first violation: sync.race: red reads pool [0, 32768) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 25) (D=144)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 78 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 32768) while red's lm.copy reads them at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 25) (D=144)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # GATE tma.box-extent (good): 256 x 64 boxes - every box dimension within
 # 1..256.
 # (the original's expectation: see the label above)

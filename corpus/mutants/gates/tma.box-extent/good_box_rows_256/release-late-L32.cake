@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.box-extent/good_box_rows_256.cake
 # line: 32: lm.arrive(empty, iter=j)
 # change: moved `lm.arrive(empty, iter=j)` after `lm.reduce(part, x, op="sum", axis=1)`
-# label: benign: no violation under exhaustive exploration with D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 141 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 69 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 32768) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 25) (D=144)
+# expect-any: proxy.missing-fence
 # GATE tma.box-extent (good): 256 x 64 boxes - every box dimension within
 # 1..256.
 # (the original's expectation: see the label above)

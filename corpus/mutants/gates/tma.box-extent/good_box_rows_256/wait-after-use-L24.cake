@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.box-extent/good_box_rows_256.cake
 # line: 24: lm.wait(empty, iter=j - 2)
 # change: moved `lm.wait(empty, iter=j - 2)` after `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)`
-# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 220 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 65536 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 24) (D=144)
-# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read
+# label: bad (sync.arrival-overflow, sync.lost-phase, sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 79 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 65536 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)` (line 24) (D=144)
+# expect-any: sync.arrival-overflow sync.lost-phase sync.race data.stale-read proxy.missing-fence
 # GATE tma.box-extent (good): 256 x 64 boxes - every box dimension within
 # 1..256.
 # (the original's expectation: see the label above)

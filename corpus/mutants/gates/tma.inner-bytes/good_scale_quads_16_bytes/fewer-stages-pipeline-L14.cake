@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.inner-bytes/good_scale_quads_16_bytes.cake
 # line: 14: pipe  = lm.pipeline(stages=2)
 # change: stages: `2` -> `1`
-# label: bad (sync.arrival-overflow, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 131 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 4096 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 4), iter=j, barrier=full)` (line 24) (D=9)
-# expect-any: sync.arrival-overflow sync.lost-phase
+# label: bad (sync.arrival-overflow, sync.lost-phase, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 83 states; first violation: sync.arrival-overflow: load arrives on full[0] after all 1 arrivals of its phase 0 came (it still waits for 4096 transaction bytes) at `smem_x.tma_load(X, coords=(row0, j * 4), iter=j, barrier=full)` (line 24) (D=9)
+# expect-any: sync.arrival-overflow sync.lost-phase proxy.missing-fence
 # GATE tma.inner-bytes (good): rows padded to 4 f32 = 16 bytes.
 # (the original's expectation: see the label above)
 @cake.schedule(target="sm_90a")

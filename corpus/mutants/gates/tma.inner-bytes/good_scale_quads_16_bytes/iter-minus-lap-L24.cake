@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.inner-bytes/good_scale_quads_16_bytes.cake
 # line: 24: smem_x.tma_load(X, coords=(row0, j * 4), iter=j, barrier=full)
 # change: iter: `j` -> `j - 2`
-# label: bad (sync.arrival-underflow, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 79 states; first violation: sync.arrival-underflow: phase 0 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 29) (D=1)
-# expect-any: sync.arrival-underflow data.stale-read
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 54 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 29) (D=9)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # GATE tma.inner-bytes (good): rows padded to 4 f32 = 16 bytes.
 # (the original's expectation: see the label above)
 @cake.schedule(target="sm_90a")

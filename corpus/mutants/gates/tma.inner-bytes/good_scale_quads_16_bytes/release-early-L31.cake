@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.inner-bytes/good_scale_quads_16_bytes.cake
 # line: 31: lm.arrive(empty, iter=j)
 # change: moved `lm.copy(x, smem_x[j])` after `lm.arrive(empty, iter=j)`
-# label: bad (sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 101 states; first violation: sync.race: red reads pool [0, 2048) while load's TMA load (not landed yet) writes it at `smem_x.tma_load(X, coords=(row0, j * 4), iter=j, barrier=full)` (line 24) (D=9)
-# expect-any: sync.race data.stale-read
+# label: bad (sync.race, data.stale-read, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 62 states; first violation: sync.race: load's TMA load (not landed yet) writes smem_x[0] bytes [0, 2048) while red's lm.copy reads them at `smem_x.tma_load(X, coords=(row0, j * 4), iter=j, barrier=full)` (line 24) (D=9)
+# expect-any: sync.race data.stale-read proxy.missing-fence
 # GATE tma.inner-bytes (good): rows padded to 4 f32 = 16 bytes.
 # (the original's expectation: see the label above)
 @cake.schedule(target="sm_90a")

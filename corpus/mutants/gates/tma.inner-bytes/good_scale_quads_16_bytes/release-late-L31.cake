@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.inner-bytes/good_scale_quads_16_bytes.cake
 # line: 31: lm.arrive(empty, iter=j)
 # change: moved `lm.arrive(empty, iter=j)` after `lm.reduce(part, x, op="max", axis=1)`
-# label: benign: no violation under exhaustive exploration with D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 95 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 56 states; first violation: proxy.missing-fence: load's TMA load writes smem_x[0] bytes [0, 2048) through the async proxy, but red's generic-proxy read of it has no lm.fence_proxy() after it (write-after-read across proxies) at `smem_x.tma_load(X, coords=(row0, j * 4), iter=j, barrier=full)` (line 24) (D=9)
+# expect-any: proxy.missing-fence
 # GATE tma.inner-bytes (good): rows padded to 4 f32 = 16 bytes.
 # (the original's expectation: see the label above)
 @cake.schedule(target="sm_90a")

@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.inner-bytes/good_scale_quads_16_bytes.cake
 # line: 28: for j in lm.range(0, d_tiles):
 # change: loop bound: `d_tiles` -> `d_tiles + 1`
-# label: bad (sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 91 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 29) (D=5)
-# expect-any: sync.arrival-underflow
+# label: bad (sync.arrival-underflow, proxy.missing-fence) by the explicit-state simulator (encoder/simulator.h), D in {1, 5, 9, 13}; block_idx 0 of grid_dim 1; 52 states; first violation: sync.arrival-underflow: phase 1 of full[0] gets 0 arrivals, but the barrier expects 1 (init_count): the phase never completes as meant and its waiters hang at `lm.wait(full, iter=j)` (line 29) (D=5)
+# expect-any: sync.arrival-underflow proxy.missing-fence
 # GATE tma.inner-bytes (good): rows padded to 4 f32 = 16 bytes.
 # (the original's expectation: see the label above)
 @cake.schedule(target="sm_90a")

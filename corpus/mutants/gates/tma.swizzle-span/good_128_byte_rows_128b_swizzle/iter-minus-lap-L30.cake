@@ -2,8 +2,8 @@
 # original: corpus/gates/tma.swizzle-span/good_128_byte_rows_128b_swizzle.cake
 # line: 30: lm.wait(full, iter=j)
 # change: iter: `j` -> `j - 2`
-# label: bad (data.stale-read, sync.race, sync.async-at-exit, sync.lost-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 156 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 8192) (for index 0) but nothing was written there yet at `lm.copy(x, smem_x[j])` (line 31) (D=1)
-# expect-any: data.stale-read sync.race sync.async-at-exit sync.lost-phase
+# label: bad (data.stale-read, sync.race, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), D in {1, 80, 144, 208, 272}; block_idx 0 of grid_dim 1; 74 states; first violation: data.stale-read: red reads smem_x[0] bytes [0, 8192) (for index 0) but nothing was written there yet at `lm.copy(x, smem_x[j])` (line 31) (D=1)
+# expect-any: data.stale-read sync.race sync.async-at-exit
 # GATE tma.swizzle-span (good): 64 x 64 bf16 boxes: 128-byte rows, exactly
 # the 128B swizzle span.
 # (the original's expectation: see the label above)

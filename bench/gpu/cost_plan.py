@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""The cost model's measurement plan: schedule variants and (schedule, shape) pairs.
+
+Writes the variants (tile sizes, stages, consumer warpgroups of the corpus's
+warp-specialized GEMM, k-means assignment and FA3 forward schedules) to
+bench/gpu/schedules/cost_variants/, and the plan to
+bench/gpu/schedules/cost_variants/plan.tsv:
+
+    id  split  file  workload  shape  sets  kernel
+
+split: every third pair of each workload (in plan order) is `calibrate`, the
+rest `holdout` (the accuracy in docs/costmodel.md is on holdout pairs only).
+
+    python3 bench/gpu/cost_plan.py            # write variants + plan
+"""
+import itertools
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "bench/gpu/schedules/cost_variants")
+SMEM_LIMIT = 227 * 1024 - 2048  # opt-in per block, less the lowering's alignment and the barriers
+
+GEMM = '''# Cost-model variant of corpus/gemm/sm90_ws_4stage.cake (bench/gpu/cost_plan.py):
+# CTA tile {bm}x{bn}x64, {stages} stages, {cons} consumer warpgroup(s).
+# expect: pass
+@cake.schedule(target="sm_90a")
+def {name}(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem({smem})
+    smem_a = pool.view(offset=0,      shape=({bm}, 64), dtype=lm.bf16, stages={stages}, swizzle="128B")
+    smem_b = pool.view(offset={off_b},  shape=({bn}, 64), dtype=lm.bf16, stages={stages}, swizzle="128B")
+    smem_c = pool.view(offset={off_c}, shape=(64, {bn}), dtype=lm.bf16, stages={cons})
+    acc    = lm.regs(shape=(64, {bn}), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[{cwarps}], group=4, regs=232)
+
+    pipe  = lm.pipeline(stages={stages})
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count={cons}, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * {bm}
+    n_blk = lm.block_idx(1) * {bn}
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - {stages})
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+'''
+
+KMEANS = '''# Cost-model variant of corpus/kmeans/sm90_assign_k256_ws.cake (bench/gpu/cost_plan.py):
+# k = {k} centroids, {bp} points per CTA ({cons} consumer warpgroup(s)), D streamed in
+# 64-wide chunks through {stages} stages.
+# expect: pass
+@cake.schedule(target="sm_90a")
+def {name}(lm, X: LM.tma2d, Cn: LM.tma2d, CN: LM.gmem, Lab: LM.gmem, N: LM.i32, D: LM.i32):
+    lm.assume(D > 0)
+    pool   = lm.smem({smem})
+    smem_x = pool.view(offset=0,     shape=({bp}, 64), dtype=lm.bf16, stages={stages}, swizzle="128B")
+    smem_c = pool.view(offset={off_c}, shape=({k}, 64), dtype=lm.bf16, stages={stages}, swizzle="128B")
+    dots   = lm.regs(shape=(64, {k}), dtype=lm.f32)
+    cn     = lm.regs(shape=(1, {k}), dtype=lm.f32)
+    lab    = lm.regs(shape=(64, 1), dtype=lm.i32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[{cwarps}], group=4, regs=232)
+    pipe  = lm.pipeline(stages={stages})
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count={cons}, pipeline=pipe)
+
+    d_tiles = lm.cdiv(D, 64)
+    p0 = lm.block_idx(0) * {bp}
+
+    with producer:
+        for k in lm.range(0, d_tiles):
+            lm.wait(empty, iter=k - {stages})
+            smem_x.tma_load(X, coords=(p0, k * 64), iter=k, barrier=full)
+            smem_c.tma_load(Cn, coords=(0, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, d_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(dots, smem_x[k][m0:m0 + 64, :], smem_c[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(cn, CN, coords=(0, 0))
+        lm.binary(dots, dots, -2.0, op="mul")
+        lm.binary(dots, dots, cn, op="add")
+        lm.reduce(lab, dots, op="argmin", axis=1)
+        lm.copy(Lab, lab, coords=(p0 + m0, 0))
+'''
+
+
+def gemm_variants():
+    for cons, bn, stages in itertools.product([1, 2], [64, 128, 256], [2, 3, 4, 5, 6]):
+        bm = 64 * cons
+        a, b = bm * 128, bn * 128
+        off_b = a * stages
+        off_c = off_b + b * stages
+        smem = off_c + cons * 64 * bn * 2
+        if smem > SMEM_LIMIT:
+            continue
+        if cons == 1 and stages in (5,):
+            continue  # keep the sweep small: 2, 3, 4, 6 stages for one consumer
+        name = f"gemm_ws_m{bm}n{bn}s{stages}"
+        cwarps = ", ".join(str(w) for w in range(4, 4 + 4 * cons))
+        yield name, GEMM.format(name=name, bm=bm, bn=bn, stages=stages, cons=cons, smem=smem, off_b=off_b,
+                                off_c=off_c, cwarps=cwarps)
+
+
+def kmeans_variants():
+    for k, cons, stages in itertools.product([64, 128, 256], [1, 2], [2, 4]):
+        bp = 64 * cons
+        off_c = bp * 128 * stages
+        smem = off_c + k * 128 * stages
+        if smem > SMEM_LIMIT:
+            continue
+        name = f"kmeans_k{k}_p{bp}s{stages}"
+        cwarps = ", ".join(str(w) for w in range(4, 4 + 4 * cons))
+        yield name, k, KMEANS.format(name=name, k=k, bp=bp, stages=stages, cons=cons, smem=smem, off_c=off_c,
+                                     cwarps=cwarps)
+
+
+def attention_variants():
+    """FA3 forward with 2 or 3 K/V stages (the corpus schedule is 2)."""
+    src = open(os.path.join(ROOT, "corpus/attention/sm90_fa3_fwd.cake")).read()
+    body = src[src.index("@cake.schedule"):]
+    yield "fa3_s2", "corpus/attention/sm90_fa3_fwd.cake", None
+    # 3 stages: K and V rings of 3 slots (pool grows by one K and one V slot)
+    b3 = (body.replace("def fa3_fwd(", "def fa3_fwd_s3(")
+          .replace("pool    = lm.smem(65536)", "pool    = lm.smem(81920)")
+          .replace("smem_k  = pool.view(offset=16384, shape=(64, 64),  dtype=lm.bf16, stages=2,",
+                   "smem_k  = pool.view(offset=16384, shape=(64, 64),  dtype=lm.bf16, stages=3,")
+          .replace("smem_vt = pool.view(offset=32768, shape=(64, 64),  dtype=lm.bf16, stages=2,",
+                   "smem_vt = pool.view(offset=40960, shape=(64, 64),  dtype=lm.bf16, stages=3,")
+          .replace("smem_o  = pool.view(offset=49152,", "smem_o  = pool.view(offset=65536,")
+          .replace("kv      = lm.pipeline(stages=2)", "kv      = lm.pipeline(stages=3)")
+          .replace("iter=j - 2)", "iter=j - 3)"))
+    assert b3.count("stages=3") >= 3, "fa3 template drifted"
+    yield "fa3_s3", None, ("# Cost-model variant of corpus/attention/sm90_fa3_fwd.cake (bench/gpu/cost_plan.py):\n"
+                           "# 3-slot K and V rings.\n# expect: pass\n" + b3)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    rows = []  # (workload, file, shape, sets, kernel)
+
+    def write(name, text):
+        path = os.path.join(OUT, name + ".cake")
+        with open(path, "w") as f:
+            f.write(text)
+        return os.path.relpath(path, ROOT)
+
+    gemm_shapes = ["M=4096,N=4096,K=4096", "M=2048,N=2048,K=4096"]
+    small_m = ["M=64,N=8192,K=4096", "M=128,N=8192,K=8192", "M=256,N=8192,K=8192"]
+    for i, (name, text) in enumerate(gemm_variants()):
+        f = write(name, text)
+        shapes = list(gemm_shapes)
+        shapes.append(small_m[i % 3])
+        for sh in shapes:
+            rows.append(("gemm", f, sh, "", name))
+    for extra in ["corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm90_pingpong.cake",
+                  "corpus/gemm/sm90_persistent_ws.cake", "corpus/gemm/sm90_basic_one_consumer.cake"]:
+        for sh in gemm_shapes + small_m[1:2]:
+            rows.append(("gemm", extra, sh, "", ""))
+    for name, k, text in kmeans_variants():
+        f = write(name, text)
+        for n, d, b in [(65536, 128, 8), (32768, 256, 4)]:
+            rows.append(("kmeans-assign", f, f"N={n},K={k},D={d},B={b}", "", name))
+    for sh in ["N=65536,K=128,D=128,B=8", "N=262144,K=128,D=128,B=1"]:
+        rows.append(("kmeans-assign", "corpus/kmeans/sm90_assign_resident_centroids.cake", sh, "", ""))
+    for name, corpus, text in attention_variants():
+        f = corpus or write(name, text)
+        for sh in ["S=1024,D=64,B=4,H=16", "S=2048,D=64,B=2,H=16", "S=4096,D=64,B=1,H=16", "S=8192,D=64,B=1,H=8"]:
+            rows.append(("attention-fwd", f, sh, "", name))
+    for sh in ["S=2048,D=64,B=2,H=16", "S=4096,D=64,B=1,H=16"]:
+        rows.append(("attention-fwd", "corpus/attention/sm90_fa3_persistent.cake", sh, "", ""))
+    for sh in ["M=16384,N=8192", "M=65536,N=2048"]:
+        rows.append(("row-max", "corpus/reduction/sm90_row_max_two_wg.cake", sh, "", ""))
+
+    count = {}
+    with open(os.path.join(OUT, "plan.tsv"), "w") as out:
+        for i, (w, f, sh, sets, kernel) in enumerate(rows):
+            n = count.get(w, 0)
+            count[w] = n + 1
+            split = "calibrate" if n % 3 == 0 else "holdout"
+            out.write(f"p{i:03d}\t{split}\t{f}\t{w}\t{sh}\t{sets}\n")
+    print(f"{len(rows)} pairs:", ", ".join(f"{w} {n}" for w, n in count.items()))
+
+
+if __name__ == "__main__":
+    main()

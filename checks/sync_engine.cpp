@@ -1,0 +1,99 @@
+#include "checks/sync_engine.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "encoder/z3_po.h"
+
+namespace cake::checks {
+
+std::optional<SyncEngine> parseSyncEngine(std::string_view name) {
+  if (name == "explicit") return SyncEngine::Explicit;
+  if (name == "z3") return SyncEngine::Z3;
+  if (name == "both") return SyncEngine::Both;
+  return std::nullopt;
+}
+
+std::string_view syncEngineName(SyncEngine e) {
+  switch (e) {
+    case SyncEngine::Explicit: return "explicit";
+    case SyncEngine::Z3: return "z3";
+    case SyncEngine::Both: return "both";
+  }
+  return "explicit";
+}
+
+namespace {
+
+// Alone, the Z3 engine stops at the first violation (as the explicit engine
+// reports the rules near its first one); beside the explicit engine it
+// looks for every rule.
+encoder::PoResult runPo(const encoder::System& sys, const encoder::ExploreOptions& eo, bool stop_at_first) {
+  encoder::PoOptions po;
+  po.stop_at_first = stop_at_first;
+  po.limits.timeout_ms = eo.timeout_ms;
+  po.limits.memory_mb = eo.memory_mb;
+  return encoder::poCheck(sys, po);
+}
+
+std::set<std::string> rulesOf(const encoder::ModelCheckResult& r) {
+  std::set<std::string> out;
+  for (const auto& v : r.violations) out.insert(v.rule);
+  return out;
+}
+
+std::string traceText(const encoder::System& sys, const encoder::Violation& v) {
+  std::string out;
+  for (size_t i = 0; i < v.trace.size(); ++i) out += fmt::format("\n    {}: {}", i, encoder::stepToString(sys, v.trace[i]));
+  return out.empty() ? " (static: no trace)" : out;
+}
+
+// What each engine said, rule by rule, with its traces.
+std::string disagreement(const encoder::System& sys, const encoder::ModelCheckResult& a,
+                         const encoder::ModelCheckResult& b) {
+  std::string out = fmt::format("engines disagree for {}:", encoder::bindingToString(*sys.schedule, sys.binding));
+  for (const auto* r : {&a, &b}) {
+    out += fmt::format("\n  {} reports {}", r->engine, r->violations.empty() ? "no violation" : "");
+    for (const auto& v : r->violations) out += fmt::format("\n  - {}: {}{}", v.rule, v.message, traceText(sys, v));
+  }
+  return out;
+}
+
+}  // namespace
+
+SyncRun runSyncEngine(const encoder::System& sys, SyncEngine engine, const encoder::ExploreOptions& eo) {
+  SyncRun out;
+  if (engine == SyncEngine::Explicit) {
+    out.result = encoder::explore(sys, eo);
+    return out;
+  }
+  encoder::PoResult z = runPo(sys, eo, engine == SyncEngine::Z3);
+  if (z.internal_error) {
+    out.internal_error = z.error;
+    return out;
+  }
+  if (engine == SyncEngine::Z3) {
+    out.result = std::move(z.result);
+    return out;
+  }
+  // both: the explicit engine looks for every rule too (not only those near
+  // the first violation), so the two sets of rules must be equal
+  encoder::ExploreOptions full = eo;
+  full.more_depth = 1u << 30;
+  full.more_states = uint64_t(1) << 40;
+  encoder::ModelCheckResult x = encoder::explore(sys, full);
+  if (x.outcome == encoder::Outcome::Unknown || z.result.outcome == encoder::Outcome::Unknown) {
+    out.result = x.outcome == encoder::Outcome::Unknown ? std::move(x) : std::move(z.result);
+    return out;
+  }
+  if (rulesOf(x) != rulesOf(z.result)) {
+    out.internal_error = disagreement(sys, x, z.result);
+    return out;
+  }
+  out.result = std::move(x);
+  out.result.engine = "explicit+z3-po";
+  return out;
+}
+
+}  // namespace cake::checks

@@ -1,0 +1,265 @@
+// The workload contracts' binding (unsupported_shape before any GPU work),
+// the cost model's arithmetic and the calibration. GPU-free.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "costmodel/calibrate.h"
+#include "costmodel/estimate.h"
+#include "ir/frontend.h"
+#include "workload/workload.h"
+
+using namespace cake;
+
+namespace {
+
+ir::Schedule load(const std::string& rel) {
+  std::string err;
+  auto file = ir::readSourceFile(std::string(CAKE_SOURCE_DIR) + "/" + rel, err);
+  EXPECT_TRUE(file) << err;
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(file, {}, sink);
+  EXPECT_TRUE(m && !m->schedules.empty());
+  return m && !m->schedules.empty() ? m->schedules[0] : ir::Schedule{};
+}
+
+workload::Shape shape(workload::Kind k, const std::string& text) {
+  std::string err;
+  auto s = workload::parseShape(k, text, &err);
+  EXPECT_TRUE(s) << err;
+  return s ? *s : workload::Shape{};
+}
+
+workload::BindResult bindText(const std::string& file, workload::Kind k, const std::string& text) {
+  return workload::bind(load(file), shape(k, text));
+}
+
+const char* kGemm = "corpus/gemm/sm90_ws_4stage.cake";
+const char* kKmeans = "corpus/kmeans/sm90_assign_k256_ws.cake";
+const char* kFa3 = "corpus/attention/sm90_fa3_fwd.cake";
+
+}  // namespace
+
+// ------------------------------------------------------------- workloads
+
+TEST(WorkloadShape, ParsesAndDefaults) {
+  auto g = shape(workload::Kind::Gemm, "4096x2048x1024");
+  EXPECT_EQ(g.at("M"), 4096);
+  EXPECT_EQ(g.at("K"), 1024);
+  auto k = shape(workload::Kind::KmeansAssign, "N=65536,K=256,D=128");
+  EXPECT_EQ(k.at("B"), 1);  // default
+  auto a = shape(workload::Kind::AttentionFwd, "S=1024 D=64 H=8 causal=1");
+  EXPECT_EQ(a.at("causal"), 1);
+  EXPECT_EQ(a.at("B"), 1);
+  EXPECT_EQ(workload::parseKind("kmeans-assign"), workload::Kind::KmeansAssign);
+  EXPECT_FALSE(workload::parseKind("conv"));
+}
+
+TEST(WorkloadShape, Rejects) {
+  std::string err;
+  EXPECT_FALSE(workload::parseShape(workload::Kind::KmeansAssign, "N=1,K=2", &err));  // D missing
+  EXPECT_NE(err.find("D"), std::string::npos);
+  EXPECT_FALSE(workload::parseShape(workload::Kind::KmeansAssign, "N=1,K=2,D=3,Q=4", &err));
+  EXPECT_FALSE(workload::parseShape(workload::Kind::AttentionFwd, "S=8,D=8,causal=2", &err));
+  EXPECT_FALSE(workload::parseShape(workload::Kind::AttentionFwd, "8x8x8", &err));
+  EXPECT_FALSE(workload::parseShape(workload::Kind::Gemm, "M=0,N=1,K=1", &err));
+}
+
+TEST(WorkloadBind, GemmGridAndDims) {
+  auto r = bindText(kGemm, workload::Kind::Gemm, "M=4096,N=2048,K=512");
+  ASSERT_EQ(r.result, "ok") << r.detail;
+  const auto& b = *r.binding;
+  EXPECT_EQ(b.grid[0], 32);  // cdiv(4096, 128): the C store moves by 128 rows per block_idx(0)
+  EXPECT_EQ(b.grid[1], 16);
+  EXPECT_FALSE(b.persistent);
+  EXPECT_EQ(b.tensor_name[0], "A");
+  EXPECT_EQ(b.tensor_dims[1], (std::vector<int64_t>{2048, 512}));
+  EXPECT_DOUBLE_EQ(b.flops, 2.0 * 4096 * 2048 * 512);
+  // ragged sizes are fine for a GEMM: TMA clips stores, zero-fills the K tail
+  EXPECT_EQ(bindText(kGemm, workload::Kind::Gemm, "M=100,N=200,K=300").result, "ok");
+}
+
+TEST(WorkloadBind, KmeansCentroidCountMustMatch) {
+  auto ok = bindText(kKmeans, workload::Kind::KmeansAssign, "N=4096,K=256,D=128,B=4");
+  ASSERT_EQ(ok.result, "ok") << ok.detail;
+  EXPECT_EQ(ok.binding->launches, 4);  // 2-D schedule, batched problem
+  EXPECT_EQ(ok.binding->tensor_dims[2], (std::vector<int64_t>{1, 256}));  // CN
+  // fewer centroids than the tile: padded centroids would win the argmin
+  auto pad = bindText(kKmeans, workload::Kind::KmeansAssign, "N=4096,K=200,D=128");
+  EXPECT_EQ(pad.result, "unsupported_shape");
+  EXPECT_NE(pad.detail.find("past its size 200"), std::string::npos) << pad.detail;
+  // more centroids than the schedule reads
+  auto more = bindText(kKmeans, workload::Kind::KmeansAssign, "N=4096,K=512,D=128");
+  EXPECT_EQ(more.result, "unsupported_shape");
+  EXPECT_NE(more.detail.find("only [0, 256)"), std::string::npos) << more.detail;
+}
+
+TEST(WorkloadBind, AttentionContract) {
+  auto ok = bindText(kFa3, workload::Kind::AttentionFwd, "S=1024,D=64,B=2,H=4");
+  ASSERT_EQ(ok.result, "ok") << ok.detail;
+  EXPECT_EQ(ok.binding->tensor_name[2], "VT");  // named Vt: stored [.., D, S]
+  EXPECT_EQ(ok.binding->tensor_dims[2], (std::vector<int64_t>{8, 64, 1024}));
+  EXPECT_EQ(ok.binding->tensor_dims[0], (std::vector<int64_t>{8, 1024, 64}));  // B*H folded
+  EXPECT_EQ(ok.binding->grid[1], 8);
+  EXPECT_EQ(bindText(kFa3, workload::Kind::AttentionFwd, "S=1000,D=64").result, "unsupported_shape");
+  EXPECT_EQ(bindText(kFa3, workload::Kind::AttentionFwd, "S=1024,D=128").result, "unsupported_shape");
+  auto causal = bindText(kFa3, workload::Kind::AttentionFwd, "S=1024,D=64,causal=1");
+  EXPECT_EQ(causal.result, "unsupported_shape");
+  EXPECT_NE(causal.detail.find("causal"), std::string::npos);
+}
+
+TEST(WorkloadBind, WrongContractIsNoOracle) {
+  auto r = bindText(kGemm, workload::Kind::KmeansAssign, "N=1024,K=128,D=64");
+  EXPECT_EQ(r.result, "no_oracle");
+  EXPECT_NE(r.detail.find("--set"), std::string::npos) << r.detail;
+  auto rows = bindText(kKmeans, workload::Kind::RowSum, "M=1024,N=64");
+  EXPECT_EQ(rows.result, "no_oracle");
+}
+
+TEST(WorkloadBind, PersistentGridIsTheSmCount) {
+  auto r = workload::bind(load("corpus/gemm/sm90_persistent_ws.cake"),
+                          shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"), {}, 132);
+  ASSERT_EQ(r.result, "ok") << r.detail;
+  EXPECT_TRUE(r.binding->persistent);
+  EXPECT_EQ(r.binding->grid[0], 132);
+}
+
+// ------------------------------------------------------------ the model
+
+TEST(CostModel, GemmFactsAndTerms) {
+  auto s = load(kGemm);
+  auto b = workload::bind(s, shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"));
+  ASSERT_TRUE(b.binding);
+  const auto& hw = costmodel::hardware(ir::Target::SM90a);
+  auto e = costmodel::estimate(s, *b.binding, hw, costmodel::Coefficients{});
+  ASSERT_TRUE(e.ok) << e.error;
+  const auto& f = e.facts;
+  EXPECT_EQ(f.ctas, 1024);
+  EXPECT_EQ(f.ctas_per_sm, 1);  // 160 KiB of smem
+  EXPECT_EQ(f.occupancy_limit, "shared memory");
+  EXPECT_EQ(f.rounds, 8);       // ceil(1024 / 132)
+  EXPECT_DOUBLE_EQ(f.mma_flops, 2.0 * 128 * 128 * 4096);
+  EXPECT_DOUBLE_EQ(f.mma_shapes.at("wgmma.m64n128k16"), 2 * 64 * 4);  // 2 instances, 64 k-blocks, 4 k-steps
+  EXPECT_DOUBLE_EQ(f.load_bytes, 64 * 2 * 128 * 64 * 2.0);
+  EXPECT_DOUBLE_EQ(f.epilogue_store_bytes, 128 * 128 * 2.0);
+  EXPECT_EQ(f.stages, 4);
+  EXPECT_EQ(f.pipeline_loads, 64);
+  const double clk = hw.clock_ghz * 1e9;
+  EXPECT_NEAR(e.raw.at("tensor"), 8 * f.mma_flops / (hw.tc_flops_per_clk_sm * clk) * 1e3, 1e-12);
+  // 4 stages, one held by the consumer: 3 loads in flight
+  EXPECT_NEAR(e.raw.at("latency"), 8 * (64.0 / 3 * hw.mem_latency_ns + 64 * hw.barrier_rtt_ns) * 1e-6, 1e-12);
+  // time = launch + max(main) + core + epilogue with unit coefficients
+  const double main = std::max({e.raw.at("tensor"), e.raw.at("memory"), e.raw.at("latency")});
+  EXPECT_NEAR(e.time_ms, e.raw.at("launch") + main + e.raw.at("core") + e.raw.at("epilogue"), 1e-12);
+  EXPECT_GE(e.deciding.size(), 2u);
+}
+
+TEST(CostModel, CoefficientsScaleTheTerms) {
+  std::map<std::string, double> raw = {{"launches", 2}, {"launch", 0.001}, {"tensor", 0.5}, {"memory", 0.3},
+                                       {"latency", 0.1}, {"core", 0.05}, {"epilogue", 0.02}};
+  costmodel::Coefficients k;
+  std::string main;
+  EXPECT_NEAR(costmodel::combine(raw, k, &main), 2 * (0.001 + 0.5 + 0.05 + 0.02), 1e-12);
+  EXPECT_EQ(main, "tensor");
+  k.c["memory"] = 2;  // memory now outweighs the tensor cores
+  EXPECT_NEAR(costmodel::combine(raw, k, &main), 2 * (0.001 + 0.6 + 0.05 + 0.02), 1e-12);
+  EXPECT_EQ(main, "memory");
+}
+
+TEST(CostModel, Classes) {
+  // row-max reads an unswizzled 128-byte-row view with one row per lane:
+  // 32-way bank conflicts make its shared-memory reads the bound
+  auto rowmax = load("corpus/reduction/sm90_row_max_two_wg.cake");
+  auto e = costmodel::estimate(rowmax, shape(workload::Kind::RowMax, "M=65536,N=8192"));
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_EQ(e.bottleneck, costmodel::Bottleneck::Compute);
+  EXPECT_EQ(costmodel::solBucket(e.bottleneck), "compute");
+  EXPECT_DOUBLE_EQ(e.facts.smem_generic_bytes, 128 * (2 * 128 * 32 * 2 * 32.0 + 128 * 4 + 128 * 4));
+  // a skinny GEMM fills a quarter of the SMs
+  auto g = costmodel::estimate(load(kGemm), shape(workload::Kind::Gemm, "M=128,N=4096,K=8192"));
+  ASSERT_TRUE(g.ok) << g.error;
+  EXPECT_EQ(g.bottleneck, costmodel::Bottleneck::Occupancy);
+  // an unbindable shape is not estimated
+  auto bad = costmodel::estimate(load(kKmeans), shape(workload::Kind::KmeansAssign, "N=4096,K=512,D=128"));
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("unsupported_shape"), std::string::npos);
+}
+
+TEST(CostModel, BiggerProblemsTakeLonger) {
+  auto s = load(kGemm);
+  auto small = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=1024,N=1024,K=1024"));
+  auto big = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"));
+  ASSERT_TRUE(small.ok && big.ok);
+  EXPECT_GT(big.time_ms, 10 * small.time_ms);
+}
+
+TEST(CostModel, CoefficientsJson) {
+  costmodel::Coefficients k;
+  k.c["tensor"] = 1.25;
+  auto back = costmodel::Coefficients::fromJson(k.toJson());
+  ASSERT_TRUE(back);
+  EXPECT_DOUBLE_EQ(back->get("tensor"), 1.25);
+  std::string err;
+  EXPECT_FALSE(costmodel::Coefficients::fromJson({{"coefficients", {{"warp", 1}}}}, &err));
+  EXPECT_FALSE(costmodel::Coefficients::fromJson({{"coefficients", {{"tensor", -1}}}}, &err));
+  EXPECT_FALSE(costmodel::Coefficients::fromJson(nlohmann::json::array(), &err));
+}
+
+// ---------------------------------------------------------- calibration
+
+TEST(Calibration, RecoversKnownCoefficients) {
+  costmodel::Coefficients truth;
+  truth.c = {{"launch", 1.5}, {"tensor", 1.3}, {"memory", 0.8}, {"latency", 2.0}, {"core", 0.7}, {"epilogue", 1.1}};
+  std::vector<costmodel::Sample> samples;
+  // a spread of kernels: each term dominates somewhere
+  for (int i = 0; i < 40; ++i) {
+    costmodel::Sample s;
+    s.raw = {{"launches", 1 + i % 3},
+             {"launch", 0.0025},
+             {"tensor", 0.05 * (1 + i % 7)},
+             {"memory", 0.04 * (1 + (i * 3) % 11)},
+             {"latency", 0.03 * (1 + (i * 5) % 13)},
+             {"core", 0.01 * (i % 5)},
+             {"epilogue", 0.005 * (i % 4)}};
+    s.measured_ms = costmodel::combine(s.raw, truth);
+    samples.push_back(s);
+  }
+  costmodel::Fit fit = costmodel::calibrate(samples);
+  EXPECT_LT(fit.median_abs_rel, 1e-9);
+  for (const auto& [name, v] : truth.c) EXPECT_NEAR(fit.k.get(name), v, 1e-6) << name;
+  EXPECT_EQ(fit.samples, 40);
+}
+
+TEST(Calibration, CoefficientsStayNonNegative) {
+  // measured times that a negative epilogue coefficient would fit best
+  std::vector<costmodel::Sample> samples;
+  for (int i = 1; i <= 10; ++i) {
+    costmodel::Sample s;
+    s.raw = {{"tensor", 0.1 * i}, {"epilogue", 0.05 * (11 - i)}};
+    s.measured_ms = 0.1 * i;
+    samples.push_back(s);
+  }
+  auto fit = costmodel::calibrate(samples);
+  for (const auto& [name, v] : fit.k.c) EXPECT_GE(v, 0) << name;
+  EXPECT_NEAR(fit.k.get("tensor"), 1.0, 1e-6);
+  EXPECT_NEAR(fit.k.get("epilogue"), 0.0, 1e-9);
+}
+
+TEST(Calibration, IgnoresUnusableSamples) {
+  std::vector<costmodel::Sample> samples(3);
+  samples[0].raw = {{"tensor", 1}};
+  samples[0].measured_ms = 2;
+  samples[1].measured_ms = -1;  // no measurement
+  samples[2].measured_ms = NAN;
+  auto fit = costmodel::calibrate(samples);
+  EXPECT_EQ(fit.samples, 1);
+  EXPECT_NEAR(fit.k.get("tensor"), 2.0, 1e-9);
+}
+
+TEST(Accuracy, SpearmanAndMedian) {
+  EXPECT_NEAR(costmodel::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
+  EXPECT_NEAR(costmodel::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0, 1e-12);
+  EXPECT_NEAR(costmodel::spearman({1, 1, 2}, {1, 1, 2}), 1.0, 1e-12);  // ties get average ranks
+  EXPECT_NEAR(costmodel::medianAbsRelError({1.1, 0.8, 1.0}, {1, 1, 1}), 0.1, 1e-12);
+  EXPECT_TRUE(std::isnan(costmodel::spearman({1}, {1})));
+}

@@ -1,0 +1,124 @@
+// Issue 9 for lowering: its limits come from the target table (ir/target.h),
+// the CUDA it emits compiles under any -std (no trigraph in a comment, no
+// parameter named like a C/CUDA header macro), and `cake run` knows
+// statically which GEMM sizes a schedule computes.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "ir/frontend.h"
+#include "ir/target.h"
+#include "lowering/gemm_shape.h"
+#include "lowering/lower.h"
+#include "tests/common/corpus_files.h"
+
+using namespace cake;
+
+namespace {
+
+std::string readText(const std::string& rel) { return test::readText(test::sourceDir() + "/" + rel); }
+
+ir::Schedule compile(const std::string& text) {
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(ir::makeSourceFile("t.cake", text), {}, sink);
+  std::string msgs;
+  for (const auto& f : sink.findings()) msgs += ir::renderText(f);
+  EXPECT_TRUE(m && !m->schedules.empty()) << msgs;
+  return m && !m->schedules.empty() ? m->schedules[0] : ir::Schedule{};
+}
+
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+std::string findings(const lowering::LowerResult& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += ir::renderText(f);
+  return s;
+}
+
+const std::string kSm80 = "corpus/gemm/sm80_single_stage.cake";
+
+}  // namespace
+
+TEST(LoweringLimits, Sm80SharedMemoryIsSm80s) {
+  // 200,000 B fits sm_90a's 232,448 but not sm_80's 166,912.
+  const std::string base = readText(kSm80);
+  ASSERT_NE(base.find("lm.smem(16384)"), std::string::npos);
+  auto big = lowering::lowerToCuda(compile(replaceAll(base, "lm.smem(16384)", "lm.smem(200000)")));
+  EXPECT_FALSE(big.ok);
+  EXPECT_NE(findings(big).find(std::to_string(ir::targetLimits(ir::Target::SM80).smem_per_block)), std::string::npos)
+      << findings(big);
+  auto fits = lowering::lowerToCuda(compile(replaceAll(base, "lm.smem(16384)", "lm.smem(150000)")));
+  EXPECT_TRUE(fits.ok) << findings(fits);
+}
+
+TEST(LoweringNames, NoTrigraphInAnyComment) {
+  // A source line ending in ??/ (a backslash under trigraphs) and non-ASCII
+  // bytes (each becomes '?') must not make "??" in a comment of the .cu.
+  std::string text = readText(kSm80);
+  text = replaceAll(text, "lm.cp_async_commit()", "lm.cp_async_commit()  # why??/ \xc3\xa9\xc3\xa9/ ok??=");
+  auto r = lowering::lowerToCuda(compile(text));
+  ASSERT_TRUE(r.ok) << findings(r);
+  EXPECT_EQ(r.source.find("??"), std::string::npos);
+  EXPECT_NE(r.source.find("why"), std::string::npos);   // the line is still echoed
+}
+
+TEST(LoweringNames, HeaderMacroNamesAreRenamed) {
+  // Parameters and locals named like macros of <stdint.h>, <stdio.h>,
+  // <errno.h>, <signal.h>, <float.h>: each would be macro-expanded.
+  std::string text = readText(kSm80);
+  text = replaceAll(text, "K: LM.i32", "INT32_MAX: LM.i32");
+  text = replaceAll(text, "lm.assume(K > 0)", "lm.assume(INT32_MAX > 0)");
+  text = replaceAll(text, "lm.cdiv(K, 32)", "lm.cdiv(INT32_MAX, 32)");
+  text = replaceAll(text, "C: LM.gmem", "stdin: LM.gmem");
+  text = replaceAll(text, "lm.copy(C, out", "lm.copy(stdin, out");
+  text = replaceAll(text, "smem_a", "EINVAL");
+  text = replaceAll(text, "smem_b", "SIGINT");
+  text = replaceAll(text, "acc ", "FLT_MAX ");
+  text = replaceAll(text, "acc,", "FLT_MAX,");
+  text = replaceAll(text, "acc)", "FLT_MAX)");
+  auto r = lowering::lowerToCuda(compile(text));
+  ASSERT_TRUE(r.ok) << findings(r);
+  for (const char* macro : {"INT32_MAX", "stdin", "EINVAL", "SIGINT", "FLT_MAX"}) {
+    // outside comments, the name only appears renamed (followed by '_')
+    std::regex bare(std::string("(^|[^A-Za-z0-9_])") + macro + "([^A-Za-z0-9_]|$)");
+    std::istringstream in(r.source);
+    std::string line;
+    int bad = 0;
+    while (std::getline(in, line)) {
+      auto c = line.find("//");
+      std::string code = c == std::string::npos ? line : line.substr(0, c);
+      if (std::regex_search(code, bare)) ++bad;
+    }
+    EXPECT_EQ(bad, 0) << macro;
+    EXPECT_NE(r.source.find(std::string(macro) + "_"), std::string::npos) << macro;
+  }
+}
+
+TEST(GemmShape, FixedKMustMatch) {
+  const std::string text = readText("corpus/gemm/sm90_small_k_resident.cake");
+  ir::Schedule s = compile(text);
+  auto at256 = lowering::gemmShapeMismatch(s, 4096, 4096, 256);
+  ASSERT_TRUE(at256.has_value());
+  EXPECT_NE(at256->find("K = 192"), std::string::npos) << *at256;
+  EXPECT_FALSE(lowering::gemmShapeMismatch(s, 4096, 4096, 192).has_value());
+  EXPECT_FALSE(lowering::gemmShapeMismatch(s, 100, 200, 192).has_value());
+}
+
+TEST(GemmShape, AssumptionsMustHold) {
+  // sm80_single_stage assumes K > 0; a parameter K otherwise takes any size
+  ir::Schedule s = compile(readText(kSm80));
+  EXPECT_FALSE(lowering::gemmShapeMismatch(s, 4096, 4096, 100).has_value());
+  auto zero = lowering::gemmShapeMismatch(s, 4096, 4096, 0);
+  ASSERT_TRUE(zero.has_value());
+  EXPECT_NE(zero->find("K > 0"), std::string::npos) << *zero;
+}
