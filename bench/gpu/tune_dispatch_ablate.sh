@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The GEMM dispatcher's evaluation and the ablation's measured arms
+# (docs/search.md, "The dispatcher on the H200" and "The ablation"), in one
+# device call.
+#
+#   bench/gpu/tune_dispatch_ablate.sh prepare   # here: gate + rank, emit the batches, stage the carry
+#   run (device): bash .devcarry/search/tune_dispatch_ablate.sh device
+#   bench/gpu/tune_dispatch_ablate.sh ingest DIR # here: unpack the device's runs, ingest, print the tables
+#
+# Everything runs with the carry's tree/ as the working folder, so the run
+# folders' relative paths are the same here and on the device:
+#   tree/search/examples   the specs and the template (copied from this checkout)
+#   tree/corpus/gemm       the baseline whose mutants are the ablation's candidates
+#   tree/runs/dispatch     `cake dispatch` (8 training shards, 8 unseen shards)
+#   tree/runs/ablate       grid + mutants, every candidate (`--all --ungated`)
+# On the device: every kernel of every batch is compiled first (16 nvcc at a
+# time, each distinct kernel once: --so-cache), then the training shards are
+# measured, `cake dispatch` writes the library and its evaluation batch, the
+# library is measured at the unseen shards, and last the ablation's batch
+# (rejected candidates too, under its 3 s watchdog).
+set -euo pipefail
+mode=${1:-}
+case "$mode" in
+  prepare)
+    cd "$(dirname "$0")/../.."
+    SRC=$PWD
+    CAKE=${CAKE:-$SRC/build/cli/cake}
+    CARRY=${CARRY:-/work/main/.devcarry/search}
+    rm -rf "$CARRY/tree" && mkdir -p "$CARRY/tree/search/examples" "$CARRY/tree/corpus/gemm" "$CARRY/lib"
+    cp search/examples/gemm_sm90_ws.cake search/examples/gemm_dispatch.json search/examples/gemm_dispatch.tune.json \
+       search/examples/gemm_ablate.tune.json "$CARRY/tree/search/examples/"
+    cp corpus/gemm/sm90_ws_4stage.cake "$CARRY/tree/corpus/gemm/"
+    cp "$CAKE" "$CARRY/cake" && cp bench/gpu/tune_dispatch_ablate.sh "$CARRY/"
+    cp /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$CARRY/lib/"
+    /usr/local/cuda/bin/nvcc -std=c++17 -O2 -cudart shared -gencode=arch=compute_80,code=sm_80 \
+      -gencode=arch=compute_90,code=sm_90 -Irunner/harness runner/harness/cake_harness.cu -o "$CARRY/cake_harness" \
+      -lcublas -lcupti -ldl -L/usr/local/cuda/extras/CUPTI/lib64 -L/usr/local/cuda/lib64
+    cd "$CARRY/tree"
+    "$CAKE" dispatch search/examples/gemm_dispatch.json -o runs/dispatch -j2
+    "$CAKE" tune search/examples/gemm_ablate.tune.json -o runs/ablate -j2 --all --ungated --emit-batch runs/ablate/batch
+    echo "staged $CARRY ($(du -sh "$CARRY" | cut -f1))"
+    ;;
+  device)
+    cd "$(dirname "$0")/tree"
+    export LD_LIBRARY_PATH=$PWD/../lib CAKE_HARNESS=$PWD/../cake_harness
+    CAKE=../cake
+    OUT=${OUT:-/tmp/out}
+    T=$(ls -d runs/dispatch/train-*/batch)
+    C=runs/so-cache
+    save() { tar czf "$OUT/runs.tgz" --exclude='*.so' --exclude=so-cache --exclude='*/so' runs; }
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv > "$OUT/gpu.txt" || true
+    s=$SECONDS
+    echo "== compile (every distinct kernel once)"
+    timeout 150 $CAKE tune --run-batch $T runs/ablate/batch --so-cache $C --compile-only -j 16 || echo "compile: rc $?"
+    echo "== training shards ($((SECONDS - s)) s)"
+    timeout 200 $CAKE tune --run-batch $T --so-cache $C -j 16 || echo "train: rc $?"
+    save
+    echo "== library + unseen shards ($((SECONDS - s)) s)"
+    $CAKE dispatch search/examples/gemm_dispatch.json -o runs/dispatch -j 16 > /dev/null || echo "dispatch: rc $?"
+    timeout 90 $CAKE tune --run-batch runs/dispatch/eval --so-cache $C -j 16 || echo "eval: rc $?"
+    $CAKE dispatch search/examples/gemm_dispatch.json -o runs/dispatch -j 16 || echo "dispatch: rc $?"
+    save
+    echo "== ablation ($((SECONDS - s)) s)"
+    timeout 230 $CAKE tune --run-batch runs/ablate/batch --so-cache $C -j 16 || echo "ablate: rc $?"
+    save
+    echo "== done ($((SECONDS - s)) s)"
+    ;;
+  ingest)
+    DIR=$2   # where the device's runs.tgz was fetched
+    CARRY=${CARRY:-/work/main/.devcarry/search}
+    cd "$(dirname "$0")/../.."
+    CAKE=${CAKE:-$PWD/build/cli/cake}
+    cd "$CARRY/tree" && tar xzf "$DIR/runs.tgz"
+    "$CAKE" dispatch search/examples/gemm_dispatch.json -o runs/dispatch -j2
+    "$CAKE" tune search/examples/gemm_ablate.tune.json -o runs/ablate -j2 --all --ungated --no-measure \
+      --ingest runs/ablate/batch/results.jsonl || true   # exit 1: a verified candidate went to the corpus
+    "$CAKE" tune --ablate runs/ablate runs/dispatch/train-*
+    ;;
+  *) echo "usage: $0 prepare | device | ingest DIR" >&2; exit 2 ;;
+esac
