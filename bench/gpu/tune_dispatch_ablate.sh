@@ -6,6 +6,7 @@
 #   bench/gpu/tune_dispatch_ablate.sh prepare   # here: gate + rank, emit the batches, stage the carry
 #   run (device): bash .devcarry/search/tune_dispatch_ablate.sh device
 #   bench/gpu/tune_dispatch_ablate.sh ingest DIR # here: unpack the device's runs, ingest, print the tables
+#   bench/gpu/tune_dispatch_ablate.sh tables     # the tables again from bench/gpu/results/dispatch_ablate
 #
 # Everything runs with the carry's tree/ as the working folder, so the run
 # folders' relative paths are the same here and on the device:
@@ -90,5 +91,29 @@ case "$mode" in
       --ingest runs/ablate/batch/results.jsonl || true   # exit 1: a verified candidate went to the corpus
     "$CAKE" tune --ablate runs/ablate runs/dispatch/train-*
     ;;
-  *) echo "usage: $0 prepare | device | ingest DIR" >&2; exit 2 ;;
+  tables)
+    # docs/search.md's tables again, from the records committed under
+    # bench/gpu/results/dispatch_ablate (no device, no gate: recorded results only)
+    cd "$(dirname "$0")/../.."
+    CAKE=${CAKE:-$PWD/build/cli/cake}
+    R=$PWD/bench/gpu/results/dispatch_ablate
+    W=$(mktemp -d)
+    for f in "$R"/*.records.jsonl; do
+      n=$(basename "$f" .records.jsonl); mkdir -p "$W/$n"; cp "$f" "$W/$n/results.jsonl"
+    done
+    (cd "$W" && "$CAKE" tune --ablate ablate train-*)
+    python3 - "$R/eval.results.jsonl" <<'PY'
+import json, math, sys
+ms = [json.loads(l)["measurement"] for l in open(sys.argv[1])]
+ok = [m for m in ms if m["result"] == "ok"]
+print("\n| unseen shard | library ms | cuBLAS ms | cuBLAS / library |\n|---|---|---|---|")
+for m in ms:
+    s = m["shape"]
+    print(f"| M={s['M']},N={s['N']},K={s['K']} | {m['median_ms']:.4f} | {m['baseline_ms']:.4f} | {m['baseline_ms'] / m['median_ms']:.3f} |")
+g = math.exp(sum(math.log(m["baseline_ms"] / m["median_ms"]) for m in ok) / len(ok))
+print(f"\ngeometric mean over {len(ok)} of {len(ms)} unseen shards (correct): {g:.3f}x cuBLAS")
+PY
+    rm -rf "$W"
+    ;;
+  *) echo "usage: $0 prepare | device | ingest DIR | tables" >&2; exit 2 ;;
 esac
