@@ -168,6 +168,8 @@ std::optional<std::string> dispatchLibrary(const std::vector<Winner>& winners, s
     }
     lib += fmt::format("// ---- kernel {}: {}\n", k, w->id) + lr.source + "\n";
   }
+  // the header's #pragma once means nothing (and warns) in the library's main file
+  if (size_t at = selector.find("#pragma once\n"); at != std::string::npos) selector.erase(at, 13);
   lib += "// ---- the selector\n" + selector;
   lib += "\n// ---- the entry point: the runner's kernel ABI (runner/harness/cake_abi.h)\n";
   lib += "extern \"C\" int cake_abi_version(void) { return CAKE_ABI_VERSION; }\n\n";
