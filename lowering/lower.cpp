@@ -1519,6 +1519,7 @@ LowerResult Lowering::run() {
     }
   }
   analyzeScratch();
+  planInstanceSyncs();
   deriveGrid();
   if (opts_.problem == Problem::Gemm) gemm_ = bindGemm(true);
   else if (opts_.problem == Problem::Auto) gemm_ = bindGemm(false);

@@ -61,132 +61,6 @@ void Lowering::instSync() {
                      role.warpsPerInstance() * 32));
 }
 
-namespace {
-Access viewAccess(const ir::BufferRef& r, const ir::SlotSel* sel) {
-  Access a{r.index, r.slot};
-  if (sel && sel->mode != ir::SlotSel::Mode::None) a.slot = sel->index;
-  return a;
-}
-}  // namespace
-
-std::vector<Access> Lowering::opReads(const ir::Op& op) const {
-  std::vector<Access> v;
-  auto add = [&](const ir::BufferRef& r) {
-    if (r.kind == K::View) v.push_back(viewAccess(r, nullptr));
-    if (r.kind == K::Param) v.push_back(Access{100000 + r.index, nullptr});
-  };
-  switch (op.kind) {
-    case OpKind::Copy: case OpKind::Unary: case OpKind::Binary: case OpKind::Reduce:
-      add(op.src);
-      add(op.src2);
-      break;
-    case OpKind::Mma:
-      add(op.src);
-      add(op.src2);
-      break;
-    case OpKind::TmaStore:
-      v.push_back(viewAccess(op.src, &op.sel));
-      break;
-    default:
-      break;
-  }
-  return v;
-}
-
-std::vector<Access> Lowering::opWrites(const ir::Op& op) const {
-  std::vector<Access> v;
-  switch (op.kind) {
-    case OpKind::Copy: case OpKind::Fill: case OpKind::Unary: case OpKind::Binary: case OpKind::Reduce:
-      if (op.dst.kind == K::View) v.push_back(viewAccess(op.dst, nullptr));
-      if (op.dst.kind == K::Param) v.push_back(Access{100000 + op.dst.index, nullptr});
-      break;
-    case OpKind::TmaLoad:
-    case OpKind::CpAsync:
-      v.push_back(viewAccess(op.dst, &op.sel));
-      break;
-    default:
-      break;
-  }
-  return v;
-}
-
-bool Lowering::conflicts(const Access& a, const Access& b) const {
-  if (a.key != b.key) return false;
-  if (a.key >= 100000) return true;
-  const int stages = s_.views[a.key].stages;
-  if (stages == 1 || !a.slot || !b.slot) return true;
-  // different slots when slot(a) - slot(b) is one constant, not a multiple of stages, at several points
-  std::mt19937_64 rng(12345);
-  std::optional<int64_t> diff;
-  for (int i = 0; i < 6; ++i) {
-    ir::EvalEnv env;
-    for (size_t p = 0; p < s_.params.size(); ++p) env.params[static_cast<int>(p)] = 1 + static_cast<int64_t>(rng() % 4096);
-    specEnv(env);
-    for (size_t l = 0; l < s_.loop_vars.size(); ++l) env.loop_vars[static_cast<int>(l)] = static_cast<int64_t>(rng() % 4096);
-    env.instance = static_cast<int64_t>(rng() % 4);
-    for (int d = 0; d < 3; ++d) env.block_idx[d] = static_cast<int64_t>(rng() % 512), env.grid_dim[d] = 512 + d;
-    auto x = ir::evaluate(*a.slot, env), y = ir::evaluate(*b.slot, env);
-    if (!x || !y) return true;
-    if (diff && *diff != *x - *y) return true;
-    diff = *x - *y;
-  }
-  return !diff || ((*diff % stages) + stages) % stages == 0;
-}
-
-bool Lowering::needsSync(const ir::Op& op, const SyncState& st) const {
-  if (!multiThread()) return false;
-  for (const auto& r : opReads(op))
-    for (const auto& w : st.wr)
-      if (conflicts(r, w)) return true;
-  for (const auto& w : opWrites(op)) {
-    for (const auto& x : st.wr)
-      if (conflicts(w, x)) return true;
-    for (const auto& x : st.rd)
-      if (conflicts(w, x)) return true;
-  }
-  return false;
-}
-
-void Lowering::applyOp(const ir::Op& op, SyncState& st) const {
-  if (!multiThread()) return;
-  switch (op.kind) {
-    case OpKind::CpAsyncWait:
-    case OpKind::TmaStoreWait:
-    case OpKind::Sync:
-      st = SyncState{};  // these end with a sync of the instance
-      return;
-    case OpKind::Copy: case OpKind::Fill: case OpKind::Unary: case OpKind::Binary: case OpKind::Reduce:
-    case OpKind::Mma:
-      for (const auto& r : opReads(op)) st.rd.insert(r);
-      if (op.kind != OpKind::Mma)
-        for (const auto& w : opWrites(op)) st.wr.insert(w);
-      return;
-    default:
-      return;  // async writes (TMA, cp.async) are ordered by their barrier / cp_async_wait
-  }
-}
-
-SyncState Lowering::widen(const SyncState& st) const {
-  SyncState o;
-  for (auto a : st.rd) {
-    if (a.slot && !constOf(a.slot)) a.slot = nullptr;
-    o.rd.insert(a);
-  }
-  for (auto a : st.wr) {
-    if (a.slot && !constOf(a.slot)) a.slot = nullptr;
-    o.wr.insert(a);
-  }
-  return o;
-}
-
-namespace {
-SyncState join(SyncState a, const SyncState& b) {
-  a.rd.insert(b.rd.begin(), b.rd.end());
-  a.wr.insert(b.wr.begin(), b.wr.end());
-  return a;
-}
-}  // namespace
-
 // ------------------------------------------------------------ blocks
 
 std::map<size_t, int64_t> Lowering::derivedTx(const ir::Block& b) const {
@@ -203,65 +77,44 @@ std::map<size_t, int64_t> Lowering::derivedTx(const ir::Block& b) const {
   return txBefore;
 }
 
-SyncState Lowering::walkBlock(const ir::Block& b, SyncState st, bool emit) {
-  const auto txBefore = emit ? derivedTx(b) : std::map<size_t, int64_t>{};
+void Lowering::walkBlock(const ir::Block& b) {
+  const auto txBefore = derivedTx(b);
   for (size_t i = 0; i < b.size(); ++i) {
     const Stmt& s = b[i];
     if (s.kind == Stmt::Kind::For) {
-      SyncState head = st, end;
-      for (int it = 0; it < 6; ++it) {
-        end = walkBlock(s.body, head, false);
-        SyncState next = join(st, widen(end));
-        if (next == head) break;
-        head = next;
-      }
-      if (emit) {
-        const std::string v = loopNames_[s.loop_var];
-        const auto step = s.step ? constOf(s.step).value_or(1) : 1;
-        const std::string cmp = step > 0 ? "<" : ">";
-        const std::string inc = step == 1 ? "++" + v : fmt::format("{} += {}", v, step);
-        open(fmt::format("for (int {0} = {1}; {0} {2} {3}; {4})", v, expr(s.lo), cmp, expr(s.hi), inc));
-        end = walkBlock(s.body, head, true);
-        close();
-      }
-      st = join(head, widen(end));
+      const std::string v = loopNames_[s.loop_var];
+      const auto step = s.step ? constOf(s.step).value_or(1) : 1;
+      const std::string cmp = step > 0 ? "<" : ">";
+      const std::string inc = step == 1 ? "++" + v : fmt::format("{} += {}", v, step);
+      open(fmt::format("for (int {0} = {1}; {0} {2} {3}; {4})", v, expr(s.lo), cmp, expr(s.hi), inc));
+      walkBlock(s.body);
+      close();
       continue;
     }
     if (s.kind == Stmt::Kind::If) {
-      if (emit) open(fmt::format("if ({})", expr(s.cond)));
-      SyncState a = walkBlock(s.body, st, emit);
-      SyncState c = st;
+      open(fmt::format("if ({})", expr(s.cond)));
+      walkBlock(s.body);
       if (!s.orelse.empty()) {
-        if (emit) {
-          close("} else {");
-          ++indent_;
-        }
-        c = walkBlock(s.orelse, st, emit);
+        close("} else {");
+        ++indent_;
+        walkBlock(s.orelse);
       }
-      if (emit) close();
-      st = join(a, c);
+      close();
       continue;
     }
-    if (emit) {
-      if (opts_.comments && s.range.file) {
-        std::string src = sanitizeComment(s.range.file->lineText(s.range.line));
-        src.erase(0, src.find_first_not_of(' '));
-        if (!src.empty()) line(fmt::format("// {}:{}  {}", sanitizeComment(s.range.file->name), s.range.line, src));
-      }
-      auto it = txBefore.find(i);
-      if (it != txBefore.end()) emitArrive(s.op, it->second, false);
+    if (opts_.comments && s.range.file) {
+      std::string src = sanitizeComment(s.range.file->lineText(s.range.line));
+      src.erase(0, src.find_first_not_of(' '));
+      if (!src.empty()) line(fmt::format("// {}:{}  {}", sanitizeComment(s.range.file->name), s.range.line, src));
     }
-    if (needsSync(s.op, st)) {
-      if (emit) {
-        comment("threads of this instance touched these buffers since its last sync");
-        instSync();
-      }
-      st = SyncState{};
+    auto it = txBefore.find(i);
+    if (it != txBefore.end()) emitArrive(s.op, it->second, false);
+    if (syncBefore_.count(&s)) {
+      comment("threads of this instance touched these buffers since its last sync");
+      instSync();
     }
-    if (emit) emitOp(s.op);
-    applyOp(s.op, st);
+    emitOp(s.op);
   }
-  return st;
 }
 
 // ------------------------------------------------------------ sync ops
@@ -868,8 +721,7 @@ void Lowering::emitRole(int r, const std::vector<const ir::RoleBody*>& bodies) {
                      l.NC(), sanitizeComment(s_.regs[x].name), l.t.R, l.t.C, l.fam.describe(), l.NR() * l.NC()));
   }
   if (single_) open("if (cake_elected)");
-  SyncState st;
-  for (const auto* body : bodies) st = walkBlock(body->body, st, true);
+  for (const auto* body : bodies) walkBlock(body->body);
   if (single_) close();
   --indent_;
   line("}");

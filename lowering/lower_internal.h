@@ -268,8 +268,12 @@ class Lowering {
   bool conflicts(const Access& a, const Access& b) const;
   bool needsSync(const ir::Op& op, const SyncState& st) const;
   void applyOp(const ir::Op& op, SyncState& st) const;
-  SyncState walkBlock(const ir::Block& b, SyncState st, bool emit);
   SyncState widen(const SyncState& st) const;
+  // plan stage (plan_sync.cpp): the ops an instance syncs its threads before
+  std::set<const Stmt*> syncBefore_;
+  SyncState syncWalk(const ir::Block& b, SyncState st, bool record);
+  void planInstanceSyncs();
+  void walkBlock(const ir::Block& b);              // emission: the block's statements
 
   // ---- kernel pieces
   void emitKernel();
