@@ -1,5 +1,5 @@
 // Host code of a lowered file: tensor maps, extents, grid, launch, and the
-// exported ABI (runner/harness/cake_abi.h). See docs/gpu.md.
+// exported ABI (abi/cake_abi.h). See docs/gpu.md.
 #include "lowering/lower_internal.h"
 
 namespace cake::lowering::detail {
