@@ -3,7 +3,7 @@
 // instance's own warps that this needs"). A forward dataflow over each
 // role's bodies tracks the buffers the instance's threads read and wrote
 // since its last sync; an op that conflicts with one of them gets a sync
-// before it (Lowering::syncBefore_, which emission only reads). A loop's
+// before it (PlanBuilder::syncBefore_, which emission only reads). A loop's
 // head state is the least fixed point of head = entry | widen(end(head)),
 // iterated to convergence: the states only grow and are drawn from a finite
 // set (the body's accesses, each with its slot or with "any slot"), so the
@@ -25,7 +25,7 @@ Access viewAccess(const ir::BufferRef& r, const ir::SlotSel* sel) {
 }
 }  // namespace
 
-std::vector<Access> Lowering::opReads(const ir::Op& op) const {
+std::vector<Access> PlanBuilder::opReads(const ir::Op& op) const {
   std::vector<Access> v;
   auto add = [&](const ir::BufferRef& r) {
     if (r.kind == K::View) v.push_back(viewAccess(r, nullptr));
@@ -49,7 +49,7 @@ std::vector<Access> Lowering::opReads(const ir::Op& op) const {
   return v;
 }
 
-std::vector<Access> Lowering::opWrites(const ir::Op& op) const {
+std::vector<Access> PlanBuilder::opWrites(const ir::Op& op) const {
   std::vector<Access> v;
   switch (op.kind) {
     case OpKind::Copy: case OpKind::Fill: case OpKind::Unary: case OpKind::Binary: case OpKind::Reduce:
@@ -66,7 +66,7 @@ std::vector<Access> Lowering::opWrites(const ir::Op& op) const {
   return v;
 }
 
-bool Lowering::conflicts(const Access& a, const Access& b) const {
+bool PlanBuilder::conflicts(const Access& a, const Access& b) const {
   if (a.key != b.key) return false;
   if (a.key >= 100000) return true;
   const int stages = s_.views[a.key].stages;
@@ -89,7 +89,7 @@ bool Lowering::conflicts(const Access& a, const Access& b) const {
   return !diff || ((*diff % stages) + stages) % stages == 0;
 }
 
-bool Lowering::needsSync(const ir::Op& op, const SyncState& st) const {
+bool PlanBuilder::needsSync(const ir::Op& op, const SyncState& st) const {
   for (const auto& r : opReads(op))
     for (const auto& w : st.wr)
       if (conflicts(r, w)) return true;
@@ -102,7 +102,7 @@ bool Lowering::needsSync(const ir::Op& op, const SyncState& st) const {
   return false;
 }
 
-void Lowering::applyOp(const ir::Op& op, SyncState& st) const {
+void PlanBuilder::applyOp(const ir::Op& op, SyncState& st) const {
   switch (op.kind) {
     case OpKind::CpAsyncWait:
     case OpKind::TmaStoreWait:
@@ -120,7 +120,7 @@ void Lowering::applyOp(const ir::Op& op, SyncState& st) const {
   }
 }
 
-SyncState Lowering::widen(const SyncState& st) const {
+SyncState PlanBuilder::widen(const SyncState& st) const {
   SyncState o;
   for (auto a : st.rd) {
     if (a.slot && !constOf(a.slot)) a.slot = nullptr;
@@ -149,7 +149,7 @@ static size_t accessBound(const ir::Block& b) {
   return n;
 }
 
-SyncState Lowering::syncWalk(const ir::Block& b, SyncState st, bool record) {
+SyncState PlanBuilder::syncWalk(const ir::Block& b, SyncState st, bool record) {
   for (const Stmt& s : b) {
     if (s.kind == Stmt::Kind::For) {
       // each round that does not converge adds an access to `head`: one of the
@@ -187,7 +187,7 @@ SyncState Lowering::syncWalk(const ir::Block& b, SyncState st, bool record) {
   return st;
 }
 
-void Lowering::planInstanceSyncs() {
+void PlanBuilder::planInstanceSyncs() {
   for (size_t r = 0; r < s_.roles.size(); ++r) {
     if (roleSingle_[r]) continue;  // one thread per instance: nothing to sync
     SyncState st;
