@@ -148,12 +148,12 @@ std::string harnessPath(const Options& opts, std::string* error) {
   fs::create_directories(cache, ec);
   fs::path bin = cache / "cake_harness";
   const auto src_time = std::max({fs::last_write_time(src_dir + "/cake_harness.cu", ec),
-                                  fs::last_write_time(src_dir + "/cake_abi.h", ec),
+                                  fs::last_write_time(std::string(CAKE_ABI_DIR) + "/cake_abi.h", ec),
                                   fs::last_write_time(src_dir + "/workloads.cuh", ec)});
   if (fs::exists(bin) && fs::last_write_time(bin, ec) >= src_time) return bin.string();
   std::vector<std::string> cmd = {nvccPath(opts), "-std=c++17", "-O2", "-cudart", "shared",
                                   "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90",
-                                  "-I" + src_dir, src_dir + "/cake_harness.cu", "-o", bin.string() + ".tmp",
+                                  "-I" + src_dir, "-I" CAKE_ABI_DIR, src_dir + "/cake_harness.cu", "-o", bin.string() + ".tmp",
                                   "-lcublas", "-lcupti", "-ldl"};
   fs::path nv = fs::path(cmd[0]).parent_path().parent_path();
   for (const char* sub : {"extras/CUPTI/lib64", "lib64", "lib"})
@@ -174,8 +174,7 @@ Result compile(const std::string& cu_path, ir::Target target, const std::string&
   std::vector<std::string> cmd = {nvccPath(opts), "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC",
                                   "-cudart", "shared", "-lineinfo"};
   for (const auto& f : archFlags(target)) cmd.push_back(f);
-  const std::string src_dir = CAKE_HARNESS_SOURCE_DIR;
-  if (!src_dir.empty()) cmd.push_back("-I" + src_dir);
+  cmd.push_back("-I" CAKE_ABI_DIR);  // the kernel ABI header (abi/cake_abi.h)
   for (const auto& f : opts.nvcc_flags) cmd.push_back(f);
   cmd.push_back(cu_path);
   cmd.push_back("-o");

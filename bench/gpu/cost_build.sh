@@ -65,7 +65,7 @@ done < "$PLAN"
 
 # --- binaries, the harness, libraries the device lacks, scripts
 cp "$BUILD"/cli/cake "$BUILD"/runner/cake-runner "$CARRY"/bin/
-"$NVCC" -std=c++17 -O2 -cudart shared -gencode=arch=compute_90,code=sm_90 -Irunner/harness \
+"$NVCC" -std=c++17 -O2 -cudart shared -gencode=arch=compute_90,code=sm_90 -Irunner/harness -Iabi \
     runner/harness/cake_harness.cu -o "$CARRY"/bin/cake_harness -lcublas -lcupti -ldl \
     -L/usr/local/cuda/extras/CUPTI/lib64
 cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$CARRY"/lib/ 2>/dev/null || true

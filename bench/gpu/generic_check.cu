@@ -1,5 +1,5 @@
 // generic_check: runs a lowered non-GEMM kernel library through the generic
-// launcher `cake_launch` (runner/harness/cake_abi.h) and compares it with a
+// launcher `cake_launch` (abi/cake_abi.h) and compares it with a
 // CPU reference. The harness has only a GEMM oracle; this checks the
 // lowering's fragment layouts, reductions, broadcasts and RS wgmma on
 // three corpus schedules:
