@@ -12,7 +12,7 @@
 #include <iostream>
 #include <string>
 
-#include "encoder/z3_differential.h"
+#include "encoder/testing/z3_differential.h"
 
 using namespace cake::encoder;
 

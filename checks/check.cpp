@@ -62,13 +62,6 @@ CheckResult checkSchedule(const ir::Schedule& s, const CheckOptions& opts) {
   return result;
 }
 
-std::span<const ir::RuleInfo> allRules() {
-  static const std::vector<ir::RuleInfo> all = [] {
-    std::vector<ir::RuleInfo> v;
-    for (auto table : {ir::frontendRules(), structuralRules(), layoutRules(), syncRules()}) v.insert(v.end(), table.begin(), table.end());
-    return v;
-  }();
-  return all;
-}
+std::span<const ir::RuleInfo> allRules() { return ir::allRules(); }
 
 }  // namespace cake::checks

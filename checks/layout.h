@@ -35,8 +35,8 @@ namespace cake::checks {
 void runLayoutGates(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
                     nlohmann::json& resources, std::vector<PropertyVerdict>& verdicts);
 
-// The rule table of the gates (layout.*, tma.*, mma.*, tmem.*, roles.*,
-// regs.*, target.*, report.*), for `cake explain`.
-std::span<const ir::RuleInfo> layoutRules();
+// The gates' rules (layout.*, tma.*, mma.*, tmem.*, roles.*, regs.*,
+// target.*, report.*): their part of ir/rules.def.
+inline std::span<const ir::RuleInfo> layoutRules() { return ir::rulesOf(ir::RuleOwner::Gates); }
 
 }  // namespace cake::checks

@@ -498,10 +498,7 @@ uint64_t fingerprint(const encoder::System& sys) {
 
 // ================================================================ findings
 
-const ir::RuleInfo& rule(std::string_view id) {
-  const ir::RuleInfo* r = ir::findRule(syncRules(), id);
-  return r ? *r : syncRules()[0];
-}
+const ir::RuleInfo& rule(std::string_view id) { return ir::rule(id); }
 
 ir::SourceRange opRange(const encoder::System& sys, int proc, int pc) {
   const Stmt& st = *sys.procs[proc].program[pc].stmt;

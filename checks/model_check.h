@@ -22,8 +22,8 @@ namespace cake::checks {
 void runModelChecker(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
                      std::vector<PropertyVerdict>& verdicts);
 
-// The model checker's rules (checks/sync_rules.cpp).
-std::span<const ir::RuleInfo> syncRules();
+// The model checker's rules: their part of ir/rules.def.
+inline std::span<const ir::RuleInfo> syncRules() { return ir::rulesOf(ir::RuleOwner::ModelChecker); }
 
 // The parameter values the bounded check uses, smallest first; each
 // satisfies every lm.assume. Exposed for tests and for the Z3 engine's

@@ -13,31 +13,8 @@ namespace cake::checks {
 
 using namespace cake::ir;
 
-static const RuleInfo kRules[] = {
-    {"struct.slot-out-of-range", Severity::Error, Category::ScheduleSemantics,
-     "a stage= index outside the barrier's or view's slots",
-     "An op names a slot with stage=e, but e is not in [0, count) for the barrier (or "
-     "[0, stages) for the view) it addresses. With iter=e the slot is e % count and is "
-     "always in range; stage= is a slot index and must be. The check evaluates the index "
-     "for every value of the enclosing constant-bound loops and role instances; where a loop "
-     "bound, a guard or the index itself is symbolic, it proves 0 <= e < count with Z3 "
-     "bit-vectors for every value the lm.assume facts, the enclosing loops and guards allow, "
-     "and reports a counterexample with its values."},
-    {"struct.wrong-direction", Severity::Error, Category::ScheduleSemantics,
-     "a barrier used against its declared direction",
-     "A barrier declares which roles arrive on it (prod=) and which wait on it (cons=). "
-     "An arrive, expect_tx, TMA load completing on it, or an MMA commit arriving on it "
-     "from a role outside prod=, or a wait from a role outside cons=, is a finding: "
-     "either the declaration or the op is wrong."},
-    {"struct.unused", Severity::Warning, Category::ScheduleSemantics,
-     "a declared resource is never used",
-     "A pool, view, TMEM region, register fragment, pipeline, barrier, named barrier or "
-     "role is declared but no op (or, for a role, no `with` block) uses it."},
-};
 
-std::span<const RuleInfo> structuralRules() { return kRules; }
-
-static const RuleInfo& rule(std::string_view id) { return *findRule(kRules, id); }
+std::span<const RuleInfo> structuralRules() { return rulesOf(RuleOwner::Structural); }
 
 namespace {
 

@@ -1,4 +1,4 @@
-// `cake check [--target T] [--format text|json|jsonl] FILE...`
+// `cake check [--target T] [--format text|json|jsonl|sarif] FILE...`
 #include <algorithm>
 #include <cstdio>
 #include <unistd.h>
@@ -11,6 +11,8 @@
 #include "cli/cost.h"
 #include "cli/load.h"
 #include "ir/frontend.h"
+#include "ir/rule_ids.h"
+#include "ir/sarif.h"
 
 namespace cake::cli {
 
@@ -84,13 +86,9 @@ void settleResult(FileReport& r, const CheckArgs& args) {
 }
 
 ir::Finding ioError(const std::string& file, const std::string& message) {
-  ir::Finding f;
-  f.rule = "io.error";
-  f.severity = ir::Severity::Error;
-  f.category = ir::Category::Syntax;
-  f.message = message;
-  f.range.file = ir::makeSourceFile(file, "");
-  return f;
+  ir::SourceRange at;
+  at.file = ir::makeSourceFile(file, "");
+  return ir::makeFinding(ir::Rule::IoError, at, message);
 }
 
 FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target target_override) {
@@ -218,6 +216,7 @@ int runCheck(const CheckArgs& args) {
   }
   int exit_code = kOk;
   nlohmann::json files = nlohmann::json::array();
+  std::vector<ir::Finding> all;  // --format sarif: one log for every file
   for (const std::string& path : args.files) {
     FileReport r = checkFile(path, args, target_override);
     exit_code = std::max(exit_code, r.exit_code);
@@ -225,6 +224,9 @@ int runCheck(const CheckArgs& args) {
       printText(r, args.color, args.require_proof);
     } else if (args.format == "jsonl") {
       fmt::print("{}\n", ir::dumpJson(fileJson(r)));
+    } else if (args.format == "sarif") {
+      all.insert(all.end(), r.frontend.begin(), r.frontend.end());
+      for (const ScheduleReport& s : r.schedules) all.insert(all.end(), s.result.findings.begin(), s.result.findings.end());
     } else {
       files.push_back(fileJson(r));
     }
@@ -232,6 +234,8 @@ int runCheck(const CheckArgs& args) {
   if (args.format == "json") {
     nlohmann::json doc = {{"tool", "cake"}, {"version", CAKE_VERSION}, {"files", files}, {"exit_code", exit_code}};
     fmt::print("{}\n", ir::dumpJson(doc, 2));
+  } else if (args.format == "sarif") {
+    fmt::print("{}\n", ir::dumpJson(ir::toSarif(all, CAKE_VERSION), 2));
   }
   std::fflush(stdout);
   return exit_code;
@@ -244,7 +248,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("check", "Check schedules: front end, structural checks, layout gates, model checker");
   cmd->add_option("files", args->files, "CAKE IR files")->required();
   cmd->add_option("--target", args->target, "sm_80 | sm_90a | sm_100a (must match the decorator when both are given)");
-  cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "jsonl"}));
+  cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "jsonl", "sarif"}));
   cmd->add_option("--timeout", args->timeout_s,
                   "seconds for one whole obligation (the model checker's values, explorations and proof together; "
                   "each gate's solver queries together); past it the verdict is unknown (default 10)")

@@ -1,11 +1,11 @@
 // `cake corpus [DIR|FILE...]`, `cake corpus merge A.jsonl B.jsonl ...` and
 // `cake mutate FILE... [-n N] [--seed S] [-o DIR]`: thin CLI11 wrappers over
-// checks/corpus_gate.h and checks/mutate.h (docs/corpus-gate.md).
+// gate/corpus_gate.h and gate/mutate.h (docs/corpus-gate.md).
 //
 #include <CLI/CLI.hpp>
 
-#include "checks/corpus_gate.h"
-#include "checks/mutate.h"
+#include "gate/corpus_gate.h"
+#include "gate/mutate.h"
 #include "cli/commands.h"
 
 namespace cake::cli {

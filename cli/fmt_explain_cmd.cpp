@@ -1,4 +1,5 @@
 // `cake fmt FILE` and `cake explain ID`.
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 
@@ -57,18 +58,9 @@ int runFmt(const FmtArgs& args) {
   return exit_code;
 }
 
-// Every rule the command can report: the checks' catalog plus lowering's.
-const std::vector<ir::RuleInfo>& everyRule() {
-  static const std::vector<ir::RuleInfo> all = [] {
-    std::vector<ir::RuleInfo> v;
-    for (auto table : {checks::allRules(), lowering::loweringRules()}) v.insert(v.end(), table.begin(), table.end());
-    return v;
-  }();
-  return all;
-}
 
 int runExplain(const std::string& id) {
-  const ir::RuleInfo* r = ir::findRule(everyRule(), id);
+  const ir::RuleInfo* r = ir::findRule(id);
   if (!r) {
     fmt::print(stderr, "cake: error: unknown rule id '{}'; `cake explain --list` lists them\n", id);
     return kCannotCheck;
@@ -79,8 +71,28 @@ int runExplain(const std::string& id) {
 }
 
 int listRules() {
-  for (const ir::RuleInfo& r : everyRule())
+  for (const ir::RuleInfo& r : ir::allRules())
     fmt::print("{:<28} {:<8} {:<21} {}\n", r.id, ir::severityName(r.severity), ir::categoryName(r.category), r.title);
+  return kOk;
+}
+
+// docs/rules/README.md: the index of the rule pages, from the registry
+// (tests/cli checks that the file is this output).
+int printIndex() {
+  fmt::print("# Rules\n\n"
+             "Every rule cake reports, one page each with a failing and a fixed example.\n"
+             "Generated from the registry `ir/rules.def` by `cake explain --index`;\n"
+             "`cake explain ID` prints a rule's summary.\n");
+  std::string_view owner;
+  for (const ir::RuleInfo& r : ir::allRules()) {
+    if (ir::ruleOwnerName(r.owner) != owner) {
+      owner = ir::ruleOwnerName(r.owner);
+      fmt::print("\n## {}{}\n\n| rule | severity | category | what it means |\n|---|---|---|---|\n",
+                 char(std::toupper(owner[0])), owner.substr(1));
+    }
+    fmt::print("| [`{}`]({}.md) | {} | {} | {} |\n", r.id, r.id, ir::severityName(r.severity),
+               ir::categoryName(r.category), r.title);
+  }
   return kOk;
 }
 
@@ -98,11 +110,14 @@ void addFmtCommand(CLI::App& app, int& exit_code) {
 void addExplainCommand(CLI::App& app, int& exit_code) {
   auto id = std::make_shared<std::string>();
   auto list = std::make_shared<bool>(false);
+  auto index = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("explain", "Explain a rule id (e.g. sync.deadlock)");
   cmd->add_option("id", *id, "rule id");
   cmd->add_flag("--list", *list, "list every rule id");
-  cmd->callback([id, list, &exit_code] {
+  cmd->add_flag("--index", *index, "print the Markdown index of the rule pages (docs/rules/README.md)");
+  cmd->callback([id, list, index, &exit_code] {
     if (*list) exit_code = listRules();
+    else if (*index) exit_code = printIndex();
     else if (id->empty()) {
       fmt::print(stderr, "cake: error: explain needs a rule id or --list\n");
       exit_code = kCannotCheck;

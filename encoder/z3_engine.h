@@ -35,6 +35,14 @@ struct Z3BmcOptions {
   int max_depth = -1;     // -1: the longest possible run (complete search)
   bool stop_at_first = false;
   bool replay = true;     // replay every trace on the simulator (keep on)
+  // Engine variants, for measuring them (docs/z3.md "Engine options"); the
+  // defaults are what `cake check` uses.
+  bool bit_blast = true;        // false: Z3's incremental SMT core instead of a fresh qfbv solver per query
+  bool full_depth = true;       // false: deepen one step at a time (with max_depth < 0 only)
+  bool partial_order = true;    // false: no partial-order reduction of commuting steps
+  std::string tactic = "qfbv";  // the bit-blasting solver's tactic ("bb": simplify, bit-blast, sat)
+  std::string dump_smt2;        // non-empty: write each bit-blasted query there (SMT-LIB 2)
+  bool trace = false;           // print each query's answer and time to stderr
 };
 
 struct Z3BmcResult {

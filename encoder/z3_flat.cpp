@@ -77,7 +77,7 @@ class Flat {
   // processes (no stop state, no deadlock in between), and lost-phase is
   // monotone in the completed counts that the commands leave alone
   // (docs/z3.md argues it in full).
-  std::vector<std::pair<int, int>> commuting(const z3w::Sts& sts) const {
+  std::vector<std::pair<int, int>> commuting(const z3w::Sts& sts, bool trace) const {
     z3w::Footprint fp = z3w::footprints(sts);
     std::vector<std::pair<int, int>> out;
     const auto& trs = sts.transitions();
@@ -115,7 +115,7 @@ class Flat {
           out.push_back({static_cast<int>(a), static_cast<int>(b)});
       }
     }
-    if (getenv("CAKE_Z3_TRACE")) fprintf(stderr, "  POR: %zu commuting pairs of %zu commands\n", out.size(), trs.size());
+    if (trace) fprintf(stderr, "  POR: %zu commuting pairs of %zu commands\n", out.size(), trs.size());
     return out;
   }
   const std::vector<Violation>& statics() const { return statics_; }
@@ -728,9 +728,12 @@ Z3BmcResult bmcCheck(const System& sys, const Z3BmcOptions& opts) {
     bo.limits = opts.limits;
     bo.max_depth = opts.max_depth >= 0 ? opts.max_depth : flat.maxDepth();
     bo.violations_end_paths = true;
-    bo.bit_blast = getenv("CAKE_Z3_INCREMENTAL") == nullptr;
-    bo.full_depth = getenv("CAKE_Z3_BYDEPTH") == nullptr && opts.max_depth < 0;
-    if (getenv("CAKE_Z3_NOPOR") == nullptr) bo.forbidden_adjacent = flat.commuting(sts);
+    bo.bit_blast = opts.bit_blast;
+    bo.full_depth = opts.full_depth && opts.max_depth < 0;
+    bo.tactic = opts.tactic;
+    bo.dump_smt2 = opts.dump_smt2;
+    bo.trace = opts.trace;
+    if (opts.partial_order) bo.forbidden_adjacent = flat.commuting(sts, opts.trace);
     bo.stop_at_first = opts.stop_at_first;
     z3w::BmcResult r = z3w::bmc(sts, bo);
     out.complete = r.complete;

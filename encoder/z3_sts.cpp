@@ -249,24 +249,23 @@ BmcResult bmc(const Sts& sts, const BmcOptions& opts) {
     if (!opts.bit_blast) {
       last.reset();
       QueryResult r = check(s, lim, as);
-      if (getenv("CAKE_Z3_TRACE")) fprintf(stderr, "  query %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
+      if (opts.trace) fprintf(stderr, "  query %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
       return r;
     }
-    const char* tn = getenv("CAKE_Z3_TACTIC");
-    z3::tactic tac = tn && std::string(tn) == "bb"
+    z3::tactic tac = opts.tactic == "bb"
                          ? (z3::tactic(s.ctx(), "simplify") & z3::tactic(s.ctx(), "bit-blast") & z3::tactic(s.ctx(), "sat"))
-                         : z3::tactic(s.ctx(), tn ? tn : "qfbv");
+                         : z3::tactic(s.ctx(), opts.tactic.c_str());
     z3::solver f = tac.mk_solver();
     z3::expr_vector v = s.assertions();
     for (unsigned i = 0; i < v.size(); ++i) f.add(v[i]);
     for (auto& a : as) f.add(a);
-    if (const char* dump = getenv("CAKE_Z3_DUMP")) {
-      FILE* fo = fopen(dump, "w");
+    if (!opts.dump_smt2.empty()) {
+      FILE* fo = fopen(opts.dump_smt2.c_str(), "w");
       if (fo) { fputs(f.to_smt2().c_str(), fo); fclose(fo); }
     }
     QueryResult r = check(f, lim);
     last.emplace(f);
-    if (getenv("CAKE_Z3_TRACE")) fprintf(stderr, "  query %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
+    if (opts.trace) fprintf(stderr, "  query %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
     return r;
   };
   auto getModel = [&](z3::solver& s) { return last ? last->get_model() : s.get_model(); };
@@ -385,7 +384,7 @@ BmcResult bmc(const Sts& sts, const BmcOptions& opts) {
       z3::expr sel = c.bv_const(("b!sel" + std::to_string(d)).c_str(), selBits);
       sels.push_back(sel);
       z3::expr stepF = u.step(d, sel);
-      if (getenv("CAKE_Z3_TRACE") && d == 0) {
+      if (opts.trace && d == 0) {
         std::set<unsigned> seen;
         std::vector<z3::expr> todo{stepF};
         while (!todo.empty()) {
@@ -506,7 +505,7 @@ BmcResult bmcFullDepth(const Sts& sts, const BmcOptions& opts) {
       s.add(mkOr(c, any));
       QueryResult r = check(s, limits());
       ++out.queries;
-      if (getenv("CAKE_Z3_TRACE")) fprintf(stderr, "  fquery %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
+      if (opts.trace) fprintf(stderr, "  fquery %s %.3fs\n", std::string(answerName(r.answer)).c_str(), r.seconds);
       if (r.answer == Answer::Incorrect && m) *m = s.get_model();
       if (r.answer == Answer::FailedToProve || r.answer == Answer::Error) {
         out.answer = r.answer;

@@ -109,6 +109,9 @@ struct BmcOptions {
   // taken as step d = a, step d+1 = b (b then a reaches the same state,
   // meeting the same violations). The client vouches for soundness.
   std::vector<std::pair<int, int>> forbidden_adjacent;
+  std::string tactic = "qfbv";   // with bit_blast: the solver's tactic ("bb": simplify, bit-blast, sat)
+  std::string dump_smt2;         // with bit_blast: write each query there (SMT-LIB 2)
+  bool trace = false;            // each query's answer and time to stderr
 };
 
 // Variables read / written by each transition (guard, updates, and the

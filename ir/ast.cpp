@@ -3,14 +3,7 @@
 namespace cake::ir {
 
 Finding frontendFinding(std::string_view rule, SourceRange range, std::string message) {
-  if (const RuleInfo* r = findRule(frontendRules(), rule)) return makeFinding(*r, std::move(range), std::move(message));
-  Finding f;  // not in the table (a bug): still an error, never a crash
-  f.rule = std::string(rule);
-  f.severity = Severity::Error;
-  f.category = rule.rfind("syntax.", 0) == 0 ? Category::Syntax : Category::Type;
-  f.message = std::move(message);
-  f.range = std::move(range);
-  return f;
+  return makeFinding(ir::rule(rule), std::move(range), std::move(message));
 }
 
 }  // namespace cake::ir

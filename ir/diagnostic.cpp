@@ -6,37 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "ir/sarif.h"
+
 namespace cake::ir {
-
-std::string_view severityName(Severity s) {
-  switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Note: return "note";
-    case Severity::Remark: return "remark";
-  }
-  return "error";
-}
-
-std::string_view categoryName(Category c) {
-  switch (c) {
-    case Category::Syntax: return "syntax";
-    case Category::Type: return "type";
-    case Category::ProgramSafety: return "program-safety";
-    case Category::HardwareConformance: return "hardware-conformance";
-    case Category::DataConsistency: return "data-consistency";
-    case Category::ScheduleSemantics: return "schedule-semantics";
-    case Category::PerformanceReport: return "performance-report";
-    case Category::Hint: return "hint";
-  }
-  return "hint";
-}
-
-const RuleInfo* findRule(std::span<const RuleInfo> table, std::string_view id) {
-  for (const RuleInfo& r : table)
-    if (r.id == id) return &r;
-  return nullptr;
-}
 
 bool DiagnosticSink::hasErrors() const { return errorCount() > 0; }
 
@@ -53,6 +25,10 @@ Finding makeFinding(const RuleInfo& rule, SourceRange range, std::string message
   f.message = std::move(message);
   f.range = std::move(range);
   return f;
+}
+
+Finding makeFinding(Rule rule, SourceRange range, std::string message) {
+  return makeFinding(ruleInfo(rule), std::move(range), std::move(message));
 }
 
 // Length of a valid UTF-8 sequence starting at s[i], or 0 if invalid.
@@ -135,24 +111,29 @@ static void renderLocated(std::string& out, const SourceRange& range, std::strin
   }
 }
 
+std::string traceStepText(const TraceStep& t) {
+  std::string msg = t.role;
+  if (t.instance >= 0) msg += fmt::format("[{}]", t.instance);
+  if (!t.event.empty()) msg += " " + t.event;
+  if (!t.op.empty()) msg += " " + t.op;
+  std::vector<std::string> attrs;
+  if (t.iteration) attrs.push_back(fmt::format("iter={}", *t.iteration));
+  if (!t.barrier.empty()) attrs.push_back(fmt::format("barrier={}", t.barrier));
+  if (t.slot >= 0) attrs.push_back(fmt::format("slot={}", t.slot));
+  if (t.phase_meant) attrs.push_back(fmt::format("phase={}", *t.phase_meant));
+  if (t.completed) attrs.push_back(fmt::format("completed={}", *t.completed));
+  if (!t.buffer.empty()) attrs.push_back(fmt::format("buffer={}", t.buffer));
+  if (!attrs.empty()) msg += fmt::format(" ({})", fmt::join(attrs, ", "));
+  return msg;
+}
+
 std::string renderText(const Finding& f, bool color) {
   std::string out;
   renderLocated(out, f.range, severityName(f.severity), f.message, fmt::format("[{}]", f.rule), color);
   for (const Note& n : f.notes) renderLocated(out, n.range, "note", n.message, "", color);
   for (size_t i = 0; i < f.trace.size(); ++i) {
     const TraceStep& t = f.trace[i];
-    std::string msg = fmt::format("trace {}: {}", i + 1, t.role);
-    if (t.instance >= 0) msg += fmt::format("[{}]", t.instance);
-    if (!t.event.empty()) msg += " " + t.event;
-    if (!t.op.empty()) msg += " " + t.op;
-    std::vector<std::string> attrs;
-    if (t.iteration) attrs.push_back(fmt::format("iter={}", *t.iteration));
-    if (!t.barrier.empty()) attrs.push_back(fmt::format("barrier={}", t.barrier));
-    if (t.slot >= 0) attrs.push_back(fmt::format("slot={}", t.slot));
-    if (t.phase_meant) attrs.push_back(fmt::format("phase={}", *t.phase_meant));
-    if (t.completed) attrs.push_back(fmt::format("completed={}", *t.completed));
-    if (!t.buffer.empty()) attrs.push_back(fmt::format("buffer={}", t.buffer));
-    if (!attrs.empty()) msg += fmt::format(" ({})", fmt::join(attrs, ", "));
+    std::string msg = fmt::format("trace {}: {}", i + 1, traceStepText(t));
     std::string loc = t.range.valid() ? t.range.str() : (f.range.file ? f.range.file->name : "");
     out += fmt::format("{}: note: {}\n", loc, printable(msg));
   }

@@ -1,5 +1,5 @@
-// The diagnostic model shared by every stage: rules (stable ids with a
-// severity, category and message template), findings (a rule instance at a
+// The diagnostic model shared by every stage: rules (ir/rules.h, the one
+// registry), findings (a rule instance at a
 // source range, with notes and an optional trace), and their rendering as
 // clang-style text and as JSON.
 #pragma once
@@ -12,39 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ir/rules.h"
 #include "ir/source.h"
 
 namespace cake::ir {
-
-enum class Severity { Error, Warning, Note, Remark };
-
-enum class Category {
-  Syntax,               // the text is not in the language
-  Type,                 // names, arguments, types
-  ProgramSafety,        // deadlock, race, async work at exit
-  HardwareConformance,  // target contracts: TMA, MMA, TMEM, registers
-  DataConsistency,      // stale data, phases, proxy fences
-  ScheduleSemantics,    // structure: directions, slots, unused resources
-  PerformanceReport,    // resource report, estimates
-  Hint,
-};
-
-std::string_view severityName(Severity s);
-std::string_view categoryName(Category c);
-
-// One entry of the rule catalog. Tables of these live in the stage that
-// owns the rule; `cake explain` looks them up through checks::allRules().
-struct RuleInfo {
-  std::string_view id;        // stable, e.g. "sync.deadlock"
-  Severity severity;
-  Category category;
-  std::string_view title;     // one line
-  std::string_view summary;   // a paragraph for `cake explain`
-};
-
-// The front end's own rules (syntax.*, type.*).
-std::span<const RuleInfo> frontendRules();
-const RuleInfo* findRule(std::span<const RuleInfo> table, std::string_view id);
 
 // A secondary location: "the other side of the problem".
 struct Note {
@@ -95,8 +66,9 @@ class DiagnosticSink {
   std::vector<Finding> findings_;
 };
 
-// Build a finding from a rule table entry (severity and category come from it).
+// Build a finding of a rule (severity and category come from the registry).
 Finding makeFinding(const RuleInfo& rule, SourceRange range, std::string message);
+Finding makeFinding(Rule rule, SourceRange range, std::string message);
 
 // clang-style text:  file:line:col: error: message [rule.id]
 //                    <source line>

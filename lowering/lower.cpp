@@ -21,32 +21,6 @@ namespace cake::lowering {
 
 namespace {
 
-const ir::RuleInfo kRules[] = {
-    {"lower.unsupported", ir::Severity::Error, ir::Category::HardwareConformance,
-     "the lowering has no emission for this construct on this target",
-     "The schedule is valid CAKE IR, but `cake lower` / `cake run` cannot emit it for the chosen target (for "
-     "example a TMA copy on sm_80, a TMEM operand of a compute op, a sliced register fragment, or an MMA "
-     "operand type the target's instructions do not take). The message names the construct. docs/gpu.md lists "
-     "what each target lowers."},
-    {"lower.binding", ir::Severity::Error, ir::Category::ScheduleSemantics,
-     "the schedule's parameters do not match the problem it is run as",
-     "`cake run` binds the runtime problem to the schedule's parameters. For a GEMM the tensor parameters are, "
-     "in order, A [M, K], B [N, K] and C [M, N] (bf16), and i32 parameters named M, N and K receive the sizes. "
-     "A schedule with other parameters cannot be run as a GEMM; `cake lower` still lowers it (generic launcher "
-     "cake_launch)."},
-    {"lower.layout", ir::Severity::Error, ir::Category::HardwareConformance,
-     "an operand's shape or layout does not fit the instruction the lowering emits",
-     "Each op lowers to fixed instructions (wgmma m64nNk16 / tcgen05.mma with shared-memory descriptors, "
-     "ldmatrix + mma.sync m16n8k16, cp.async chunks, TMA boxes, TMEM 32x32b loads) and each register fragment "
-     "gets one thread layout. An operand whose shape, swizzle, alignment or element type these cannot take, "
-     "or two fragments that would need different layouts, is reported here with the constraint it breaks."},
-    {"lower.grid", ir::Severity::Error, ir::Category::ScheduleSemantics,
-     "the launch grid cannot be derived from the schedule",
-     "Lowering derives the grid from the output: each lm.block_idx(d) that moves the coordinates of the store "
-     "to the output tensor by T elements along a dimension of extent E gives grid dimension d = cdiv(E, T); a "
-     "schedule that uses lm.grid_dim is persistent and gets one CTA per multiprocessor. A GEMM run needs a "
-     "derivable grid; the generic launcher cake_launch takes the grid from its caller when none is derivable."},
-};
 
 const char* kReserved[] = {
     // C++ keywords and alternative tokens
@@ -201,10 +175,7 @@ std::string Family::describe() const {
 // ------------------------------------------------------------- basics
 
 void Lowering::error(const char* rule, const ir::SourceRange& r, std::string msg) {
-  const ir::RuleInfo* info = &kRules[0];
-  for (const auto& k : kRules)
-    if (k.id == rule) info = &k;
-  findings_.push_back(ir::makeFinding(*info, r, std::move(msg)));
+  findings_.push_back(ir::makeFinding(ir::rule(rule), r, std::move(msg)));
 }
 
 void Lowering::line(const std::string& l) {
@@ -1608,6 +1579,6 @@ LowerResult lowerToCuda(const ir::Schedule& schedule, const LowerOptions& opts) 
   return l.run();
 }
 
-std::span<const ir::RuleInfo> loweringRules() { return kRules; }
+std::span<const ir::RuleInfo> loweringRules() { return ir::rulesOf(ir::RuleOwner::Lowering); }
 
 }  // namespace cake::lowering

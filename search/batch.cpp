@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "checks/corpus_gate.h"
+#include "gate/corpus_gate.h"
 #include "ir/frontend.h"
 #include "lowering/lower.h"
 #include "runner/runner.h"

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "checks/corpus_gate.h"
-#include "checks/mutate.h"
+#include "gate/corpus_gate.h"
+#include "gate/mutate.h"
 #include "ir/ast.h"
 #include "ir/frontend.h"
 #include "lowering/lower.h"

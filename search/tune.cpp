@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
-#include "checks/corpus_gate.h"
+#include "gate/corpus_gate.h"
 #include "search/candidates.h"
 
 namespace fs = std::filesystem;

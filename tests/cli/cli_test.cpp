@@ -15,14 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/cli/run_command.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CmdResult {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
+using cake_test::CmdResult;
 
 std::string shellQuote(const std::string& s) {
   std::string q = "'";
@@ -31,16 +30,7 @@ std::string shellQuote(const std::string& s) {
 }
 
 CmdResult cake(const std::string& args, bool merge_stderr = true) {
-  std::string cmd = shellQuote(CAKE_EXE) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
+  return cake_test::runCommand(shellQuote(CAKE_EXE) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 fs::path src(const std::string& rel) { return fs::path(CAKE_SOURCE_DIR) / rel; }

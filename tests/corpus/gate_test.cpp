@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "checks/corpus_gate.h"
+#include "gate/corpus_gate.h"
 #include "tests/corpus/fixtures.h"
 
 namespace fs = std::filesystem;

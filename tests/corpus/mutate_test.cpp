@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "checks/corpus_gate.h"
-#include "checks/mutate.h"
+#include "gate/corpus_gate.h"
+#include "gate/mutate.h"
 #include "tests/corpus/fixtures.h"
 #include "ir/ast.h"
 #include "ir/frontend.h"

@@ -1,30 +1,36 @@
 // Differential test: Z3 BMC vs the explicit-state simulator on random small
-// schedules. CAKE_DIFF_N scales it (bench/differential is the standalone
-// driver for large runs; docs/benchmarks.md has the numbers).
+// schedules. The `Slow*` tests (label `slow`) are the long forms on other
+// seeds; bench/differential is the standalone driver for large runs
+// (docs/benchmarks.md has the numbers).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <sstream>
 
-#include "encoder/z3_differential.h"
+#include "encoder/testing/z3_differential.h"
 
 using namespace cake::encoder;
 
-TEST(Differential, Z3BmcAgreesWithSimulator) {
-  int n = 16;
-  if (const char* e = std::getenv("CAKE_DIFF_N")) n = std::atoi(e);
+namespace {
+
+void bmcAgreesWithSimulator(uint64_t seed, int n) {
   RandomScheduleOptions ro;
   ro.max_trips = 1;
   ro.max_stages = 2;
   Z3BmcOptions bo;
   bo.limits.timeout_ms = 20000;
   std::ostringstream log;
-  DiffStats st = runDifferential(7, n, ro, bo, &log);
+  DiffStats st = runDifferential(seed, n, ro, bo, &log);
   EXPECT_EQ(st.disagree, 0) << log.str();
   EXPECT_EQ(st.internal_errors, 0) << log.str();
   EXPECT_EQ(st.not_built, 0) << log.str();
   EXPECT_GE(st.agree, n * 3 / 4) << log.str();
 }
+
+}  // namespace
+
+TEST(Differential, Z3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(7, 16); }
+TEST(Differential, SlowZ3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(8, 160); }
 
 // The same comparison on the simulator's own random .cake generator
 // (tests/encoder/random_schedules.h: sm_80 cp.async, named barriers, aliased
@@ -35,11 +41,11 @@ TEST(Differential, Z3BmcAgreesWithSimulator) {
 #include "ir/frontend.h"
 #include "random_schedules.h"
 
-TEST(Differential, Z3BmcAgreesOnTextSchedules) {
-  int n = 8;
-  if (const char* e = std::getenv("CAKE_DIFF_TEXT_N")) n = std::atoi(e);
+namespace {
+
+void bmcAgreesOnTextSchedules(int first_seed, int n) {
   int decided = 0;
-  for (int seed = 1; seed <= n; ++seed) {
+  for (int seed = first_seed; seed < first_seed + n; ++seed) {
     auto rs = cake::testing::randomSchedule(static_cast<uint64_t>(seed));
     cake::ir::DiagnosticSink sink;
     auto mod = cake::ir::compileModule(cake::ir::makeSourceFile("random.cake", rs.text), {}, sink);
@@ -69,3 +75,8 @@ TEST(Differential, Z3BmcAgreesOnTextSchedules) {
   }
   EXPECT_GT(decided, 0);
 }
+
+}  // namespace
+
+TEST(Differential, Z3BmcAgreesOnTextSchedules) { bmcAgreesOnTextSchedules(1, 8); }
+TEST(Differential, SlowZ3BmcAgreesOnTextSchedules) { bmcAgreesOnTextSchedules(9, 64); }

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "encoder/random_schedule.h"
+#include "encoder/testing/random_schedule.h"
 #include "encoder/simulator.h"
 #include "encoder/z3_engine.h"
 #include "ir/frontend.h"

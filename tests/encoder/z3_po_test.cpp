@@ -12,7 +12,7 @@
 
 #include "checks/model_check.h"
 #include "encoder/simulator.h"
-#include "encoder/z3_differential.h"
+#include "encoder/testing/z3_differential.h"
 #include "encoder/z3_po.h"
 #include "ir/frontend.h"
 

@@ -6,8 +6,8 @@
 // is found ($CAKE_NVCC, /usr/local/cuda/bin/nvcc, nvcc on PATH).
 //
 // Files that say `# expect: pass` must lower; known-bad ones are lowered
-// where possible (their count is printed). CAKE_LOWER_CORPUS_DIR overrides
-// the corpus directory; CAKE_KEEP_LOWERED=DIR keeps the translation units.
+// where possible (their count is printed). The translation units stay in
+// <build>/lowered-corpus/ (overwritten by the next run).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -119,8 +119,7 @@ std::map<std::string, int64_t> specialization(const ir::Schedule& s, const lower
 }
 
 std::vector<Lowered> lowerCorpus() {
-  const char* dirEnv = getenv("CAKE_LOWER_CORPUS_DIR");
-  const fs::path root = dirEnv ? fs::path(dirEnv) : fs::path(sourceDir()) / "corpus";
+  const fs::path root = fs::path(sourceDir()) / "corpus";
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(root))
     if (e.is_regular_file() && e.path().extension() == ".cake") files.push_back(e.path());
@@ -222,26 +221,24 @@ TEST(LoweringCorpus, EveryAcceptedScheduleLowers) {
   std::printf("[ lowering ] known-bad schedules lowered: %d of %d\n", badLowered, badTotal);
 }
 
-TEST(LoweringCorpus, LoweredCorpusCompilesWithNvcc) {
+namespace {
+
+void loweredCorpusCompiles(bool withMutants) {
   const std::string nvcc = findNvcc();
   if (nvcc.empty()) GTEST_SKIP() << "no nvcc ($CAKE_NVCC, /usr/local/cuda/bin/nvcc, PATH)";
   const auto& c = corpus();
   std::map<ir::Target, std::string> tu;
   std::map<ir::Target, int> count;
   // The mutants (corpus/mutants/**) are sync-level edits of the hand-written files: the same ops,
-  // shapes and layouts, so the same emission paths. They are lowered above but compiled only with
-  // CAKE_LOWER_COMPILE_MUTANTS=1 (~1000 more schedules: minutes of nvcc).
-  const char* mut = getenv("CAKE_LOWER_COMPILE_MUTANTS");
-  const bool withMutants = mut && *mut && std::string(mut) != "0";
+  // shapes and layouts, so the same emission paths. They are lowered above but compiled only by
+  // the long form (label `slow`: ~1000 more schedules, minutes of nvcc).
   for (const auto& l : c) {
     if (!l.ok || (l.mutant && !withMutants)) continue;
     tu[l.target] += "// ==== " + l.file + " : " + l.schedule + "\n" + l.source + "\n";
     ++count[l.target];
   }
   ASSERT_FALSE(tu.empty());
-  const char* keep = getenv("CAKE_KEEP_LOWERED");
-  const fs::path dir = keep && *keep ? fs::path(keep)
-                                     : fs::temp_directory_path() / ("cake_lowered_" + std::to_string(::getpid()));
+  const fs::path dir = fs::path(CAKE_BINARY_DIR) / (withMutants ? "lowered-corpus-mutants" : "lowered-corpus");
   fs::create_directories(dir);
   // one nvcc per target, two at a time (CI has 2 cores)
   struct Job {
@@ -289,6 +286,10 @@ TEST(LoweringCorpus, LoweredCorpusCompilesWithNvcc) {
   auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
   const double cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
   std::printf("[ nvcc ] total %.1f s wall, %.1f s CPU (user + sys of the nvcc processes)\n", total, cpu);
-  RecordProperty("nvcc_seconds", std::to_string(total));
-  if (!keep || !*keep) fs::remove_all(dir);
+  ::testing::Test::RecordProperty("nvcc_seconds", std::to_string(total));
 }
+
+}  // namespace
+
+TEST(LoweringCorpus, LoweredCorpusCompilesWithNvcc) { loweredCorpusCompiles(false); }
+TEST(LoweringCorpus, SlowLoweredCorpusWithMutantsCompilesWithNvcc) { loweredCorpusCompiles(true); }

@@ -1,4 +1,4 @@
-#include "encoder/random_schedule.h"
+#include "encoder/testing/random_schedule.h"
 
 #include <set>
 

@@ -36,10 +36,15 @@ namespace cake::checks::gate {
 //                                 one of the lines that carry it for that rule
 //   `# expect-any: <r1> <r2> ...` at least one of these rules (mutants: every
 //                                 rule the independent labeller saw)
+//   `# may-also: <r1> <r2> ...`   secondary findings that follow from the same
+//                                 bug: allowed, not required
+// The one parser of these annotations: the gate, the mutation engine and the
+// tests (tests/layout, tests/encoder) all call it.
 struct Expectation {
   bool pass = false;
   std::vector<std::string> rules;                   // `# expect:` rules, in order, unique
   std::vector<std::string> any_of;                  // `# expect-any:` rules
+  std::vector<std::string> may_also;                // `# may-also:` rules (tolerated, not judged)
   std::map<std::string, std::vector<int>> lines;    // rule -> lines with `# expect-error:`
   std::vector<std::string> problems;                // malformed or contradictory annotations
 
@@ -65,7 +70,7 @@ std::optional<std::string> parseTargetAnnotation(std::string_view text);
 // the gate fast.
 bool wantsProof(std::string_view text);
 
-// A mutant's header (written by checks/mutate.h): `# mutant: <operator>`,
+// A mutant's header (written by gate/mutate.h): `# mutant: <operator>`,
 // `# original: <path>`, `# line: <n>: <text>`, `# label: <how it was labelled>`.
 struct MutantHeader {
   std::string op, original, line, label;

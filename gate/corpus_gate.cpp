@@ -1,4 +1,4 @@
-#include "checks/corpus_gate.h"
+#include "gate/corpus_gate.h"
 
 #include <algorithm>
 #include <atomic>
@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "checks/mutate.h"
+#include "gate/mutate.h"
 #include "ir/frontend.h"
 
 namespace cake::checks::gate {
@@ -226,6 +226,11 @@ Expectation parseExpectations(std::string_view text) {
         auto& ls = e.lines[w];
         if (std::find(ls.begin(), ls.end(), lineno) == ls.end()) ls.push_back(lineno);
       }
+    } else if (auto v = annotation(comment, "may-also")) {
+      for (const auto& w : words(*v)) {
+        if (isRuleId(w)) addUnique(e.may_also, w);
+        else e.problems.push_back(fmt::format("line {}: `{}` is not a rule id", lineno, w));
+      }
     } else if (auto v = annotation(comment, "expect-any")) {
       auto ws = words(*v);
       if (ws.empty()) e.problems.push_back(fmt::format("line {}: `# expect-any:` without rules", lineno));
@@ -387,7 +392,7 @@ Observation observe(const Case& c, const CheckOptions& base) {
     if (!module || !obs.frontend_errors.empty()) {
       obs.frontend_ok = false;
       if (obs.frontend_errors.empty())
-        obs.frontend_errors.push_back({"syntax.unknown", 0, "the front end failed without a finding"});
+        obs.frontend_errors.push_back({"syntax.error", 0, "the front end failed without a finding"});
       return obs;
     }
     for (const auto& s : module->schedules) {

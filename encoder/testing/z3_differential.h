@@ -1,6 +1,6 @@
 // Differential testing of the two model-checking engines: the explicit-state
 // simulator (encoder/simulator.h, the reference semantics) and Z3 BMC
-// (encoder/z3_engine.h) on random small schedules (encoder/random_schedule.h).
+// (encoder/z3_engine.h) on random small schedules (encoder/testing/random_schedule.h).
 // They agree when they report the same set of rules (the explorer's
 // persistent sets may give longer traces than BMC's shortest ones, so trace
 // lengths are not compared); every BMC trace is also replayed.
@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "encoder/random_schedule.h"
+#include "encoder/testing/random_schedule.h"
 #include "encoder/z3_engine.h"
 #include "encoder/z3_po.h"
 

@@ -1,4 +1,4 @@
-#include "checks/mutate.h"
+#include "gate/mutate.h"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "checks/corpus_gate.h"
+#include "gate/corpus_gate.h"
 #include "encoder/simulator.h"
 #include "ir/ast.h"
 #include "ir/frontend.h"

@@ -1,4 +1,4 @@
-#include "encoder/z3_differential.h"
+#include "encoder/testing/z3_differential.h"
 
 #include <algorithm>
 #include <chrono>
