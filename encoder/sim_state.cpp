@@ -112,7 +112,7 @@ bool Model::isSyncAccess(int p, int pc) const {
 // Otherwise - either side names stages (its index never reaches `stages`),
 // or a second view reads bytes another view wrote - the laps compare
 // (dataLap): a byte range holds one lap of its slot at a time, whatever
-// view names it. A read through a view that other instances write there
+// view names it. A read through a view that some instance writes there
 // (Access::view_written) means that view's data: another view's is stale.
 bool byLaps(const Access& w, const Access& r) { return w.view != r.view || w.stage_like || r.stage_like; }
 

@@ -586,9 +586,9 @@ class Builder {
 
   // What a read means, from what the other instances write over its bytes
   // (docs/semantics.md "Stale data"):
-  //  * view_written: whether some other instance writes through the read's
-  //    own view there. If none does, the read is a second view of bytes
-  //    written through another one, and means their data by laps.
+  //  * view_written: whether any instance (the reader too) writes through
+  //    the read's own view there. If none does, the read is a second view
+  //    of bytes written through another one, and means their data by laps.
   //  * a stage-like read's generation counts the reader's returns to its
   //    slot after synchronizing; that each return means a newer lap is a
   //    guess about the writers, wrong when they write the bytes fewer times
@@ -615,12 +615,11 @@ class Builder {
           int64_t own = -1, any = -1;
           for (const auto& [key, lap] : top) {
             const auto& [space, proc, view, lo, hi] = key;
-            if (space != a.space || proc == static_cast<int>(p) || !rangesOverlap(lo, hi, a.lo, a.hi)) continue;
+            if (space != a.space || !rangesOverlap(lo, hi, a.lo, a.hi)) continue;
+            if (view == a.view) a.view_written = true;
+            if (proc == static_cast<int>(p)) continue;  // its own data is never stale
             any = std::max(any, lap);
-            if (view == a.view) {
-              a.view_written = true;
-              own = std::max(own, lap);
-            }
+            if (view == a.view) own = std::max(own, lap);
           }
           const int64_t cap = a.view_written ? own : any;
           if (a.index >= 0 && a.stage_like && cap >= 0) a.gen = std::min(a.gen, cap);

@@ -83,9 +83,9 @@ struct Access {
   int64_t gen = 0;              // write: generation; read: generation meant (a
                                 // stage-like read's capped by the laps written)
   bool stage_like = false;      // the op's index never reaches `stages`
-  // A read only: another instance writes through this view over these
-  // bytes, so the read means that view's data; otherwise it is a second
-  // view of the bytes and means whatever view wrote them (by laps).
+  // A read only: some instance (the reader too) writes through this view
+  // over these bytes, so the read means that view's data; otherwise it is
+  // a second view of the bytes and means whatever view wrote them (by laps).
   bool view_written = false;
   std::string what;             // "smem_a[1][0:64, :] bytes [16384, 24576)"
 };
