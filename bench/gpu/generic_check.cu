@@ -23,14 +23,7 @@
 
 #include "cake_abi.h"
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("{\"result\": \"cuda_error\", \"detail\": \"%s: %s\"}\n", #x, cudaGetErrorString(e_)); \
-      exit(3);                                                                                 \
-    }                                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 namespace {
 
