@@ -234,7 +234,8 @@ std::string traceSvg(const Finding& f) {
   std::vector<int> blocked_lane;
   for (const TraceStep& t : f.blocked) blocked_lane.push_back(laneOf(t));
   const int rows = static_cast<int>(f.trace.size() + (f.blocked.empty() ? 0 : f.blocked.size() + 1));
-  const int width = 2 * kLeft + std::max<int>(1, static_cast<int>(lanes.size())) * kLaneW;
+  // the last lane's labels run past its edge: room for them on the right
+  const int width = 2 * kLeft + std::max<int>(1, static_cast<int>(lanes.size())) * kLaneW + 100;
   const int height = kTop + rows * kRowH + 20;
   auto cx = [&](int l) { return kLeft + l * kLaneW + 14; };
   auto cy = [&](int row) { return kTop + row * kRowH + kRowH / 2; };
