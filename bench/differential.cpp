@@ -3,7 +3,7 @@
 // partial-order engine of encoder/z3_po.h); prints the agreement count.
 //
 //   differential [N=1000] [SEED=1] [--engine=bmc|po] [--verbose] [--timeout-ms=T]
-//                [--max-trips=3] [--max-stages=3] [--max-consumers=2] [--budget-s=S]
+//                [--max-trips=3] [--max-stages=3] [--max-consumers=2] [--budget-s=S] [--po-bit-vectors]
 //
 // Exit status 1 on any disagreement or internal error.
 #include <cstdio>
@@ -26,9 +26,11 @@ int main(int argc, char** argv) {
   RandomScheduleOptions ro;
   bo.limits.timeout_ms = 60000;
   std::string engine = "bmc";
+  bool po_bit_vectors = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--verbose") verbose = true;
+    else if (a == "--po-bit-vectors") po_bit_vectors = true;
     else if (a.rfind("--timeout-ms=", 0) == 0) bo.limits.timeout_ms = std::stoul(a.substr(13));
     else if (a.rfind("--engine=", 0) == 0) engine = a.substr(9);
     else if (a.rfind("--budget-s=", 0) == 0) budget = std::stod(a.substr(11));
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   }
   PoOptions po;
   po.limits = bo.limits;
+  po.bit_vectors = po_bit_vectors;
   DiffEngine run = engine == "po" ? poEngine(po) : bmcEngine(bo);
   DiffStats st = runDifferential(seed, n, ro, run, &std::cout, verbose, budget);
   std::printf("differential seed=%llu: %d schedules, %d agree, %d disagree, %d undecided, %d not built, "

@@ -91,13 +91,10 @@ struct Loaded {
   std::string ncu_bucket;  // memory | compute | latency, "" without ncu figures
 };
 
-// Nsight Compute's speed-of-light reading: either unit at >= 60% of its
-// peak names the bound (the larger wins), else latency.
+// Nsight Compute's speed-of-light reading, by the rule the model's class uses.
 std::string solOf(const nlohmann::json& ncu) {
   if (!ncu.is_object() || !ncu.contains("sm_pct") || !ncu.contains("mem_pct")) return "";
-  const double sm = ncu["sm_pct"].get<double>(), mem = ncu["mem_pct"].get<double>();
-  if (sm < 60 && mem < 60) return "latency";
-  return mem >= sm ? "memory" : "compute";
+  return std::string(costmodel::solRule(ncu["sm_pct"].get<double>(), ncu["mem_pct"].get<double>()));
 }
 
 std::vector<Loaded> loadRecords(const std::string& path, std::string* error) {

@@ -22,10 +22,10 @@ namespace {
 
 struct TuneArgs {
   std::string spec_file, template_file, schedule, shape, baseline, run_dir;
-  std::vector<std::string> params, mutate, ablate;
-  std::string emit_batch, run_batch, ingest, harness;
+  std::vector<std::string> params, mutate, ablate, run_batch;
+  std::string emit_batch, ingest, harness, so_cache;
   int top_k = -1, batch = -1, jobs = 2;
-  bool all = false, ungated = false, no_measure = false;
+  bool all = false, ungated = false, no_measure = false, compile_only = false;
 };
 
 int usage(const std::string& m) {
@@ -93,9 +93,15 @@ int runTune(const TuneArgs& a) {
     search::RunBatchOptions ro;
     ro.jobs = a.jobs;
     ro.harness = a.harness;
-    auto n = search::runBatch(a.run_batch, ro, &e);
+    ro.so_cache = a.so_cache;
+    ro.compile_only = a.compile_only;
+    auto n = search::runBatches(a.run_batch, ro, &e);
     if (!n) return usage(e);
-    fmt::print("measured {} candidate(s); results in {}/results.jsonl\n", *n, a.run_batch);
+    if (a.compile_only)
+      fmt::print("compiled {} kernel librar{}\n", *n, *n == 1 ? "y" : "ies");
+    else
+      for (const std::string& dir : a.run_batch) fmt::print("results in {}/results.jsonl\n", dir);
+    if (!a.compile_only) fmt::print("measured {} candidate(s)\n", *n);
     return kOk;
   }
   if (a.run_dir.empty()) return usage("give the run folder: -o DIR");
@@ -191,7 +197,9 @@ void addTuneCommand(CLI::App& app, int& exit_code) {
   c->add_option("--batch", a->batch, "measurements per device call");
   c->add_option("-j,--jobs", a->jobs, "parallel checks and compiles")->check(CLI::Range(1, 256));
   c->add_option("--emit-batch", a->emit_batch, "write the next measurement batch into DIR (no GPU needed)");
-  c->add_option("--run-batch", a->run_batch, "compile and measure the batch in DIR (on the GPU machine)");
+  c->add_option("--run-batch", a->run_batch, "compile and measure the batches in these DIRs (on the GPU machine; each kernel compiles once)");
+  c->add_option("--so-cache", a->so_cache, "with --run-batch: compiled libraries by content, shared between calls");
+  c->add_flag("--compile-only", a->compile_only, "with --run-batch: compile into the cache only (measure later)");
   c->add_option("--ingest", a->ingest, "merge a batch's results.jsonl into the run");
   c->add_option("--harness", a->harness, "the runner's harness binary (default: $CAKE_HARNESS or built)");
   c->add_flag("--ungated", a->ungated, "also measure rejected/unknown candidates (the ablation's no-gate arm)");

@@ -10,9 +10,19 @@ namespace cake::costmodel {
 
 namespace {
 
+// every fitted term: the main ones (one wins the max per sample), then the additive ones
 const std::vector<std::string>& termNames() {
-  static const std::vector<std::string> n = {"launch", "tensor", "memory", "latency", "core", "epilogue"};
+  static const std::vector<std::string> n = [] {
+    std::vector<std::string> all = mainTerms();
+    for (const std::string& t : additiveTerms()) all.push_back(t);
+    return all;
+  }();
   return n;
+}
+
+bool isMain(const std::string& n) {
+  const auto& m = mainTerms();
+  return std::find(m.begin(), m.end(), n) != m.end();
 }
 
 double rawOf(const Sample& s, const std::string& n) {
@@ -57,6 +67,16 @@ Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start) {
   if (use.empty()) return fit;
   const auto& names = termNames();
   const int m = static_cast<int>(names.size());
+  // Relative squared error of a coefficient set over the samples.
+  auto objective = [&](const Coefficients& k) {
+    double sse = 0;
+    for (const Sample* s : use) sse += std::pow(combine(s->raw, k) / s->measured_ms - 1, 2);
+    return sse;
+  };
+  // The winner assignment can cycle (a coefficient change flips a sample's
+  // winner and back): keep the best coefficients seen.
+  Coefficients best = fit.k;
+  double best_obj = objective(fit.k);
   std::vector<std::string> winners(use.size());
   for (int it = 0; it < 50; ++it) {
     fit.iterations = it + 1;
@@ -71,8 +91,7 @@ Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start) {
       const double L = s.raw.count("launches") ? s.raw.at("launches") : 1.0;
       for (int j = 0; j < m; ++j) {
         const std::string& n = names[j];
-        const bool main_part = n == "tensor" || n == "memory" || n == "latency";
-        if (main_part && n != winners[i]) continue;
+        if (isMain(n) && n != winners[i]) continue;
         A(static_cast<int>(i), j) = L * rawOf(s, n) / s.measured_ms;
       }
     }
@@ -81,10 +100,13 @@ Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start) {
     Eigen::VectorXd x = nnls(A, y, active);
     for (int j = 0; j < m; ++j)
       if (active[j]) fit.k.c[names[j]] = x(j);
+    const double obj = objective(fit.k);
+    if (obj < best_obj) best_obj = obj, best = fit.k;
   }
+  fit.k = best;
   // A main term fitted to 0 would never win again; keep it able to (the
   // samples did not exercise it, so its nominal value stands).
-  for (const char* n : {"tensor", "memory", "latency"})
+  for (const std::string& n : mainTerms())
     if (fit.k.c[n] <= 0) fit.k.c[n] = start.get(n);
   std::vector<double> meas;
   for (const Sample* s : use) {

@@ -2,8 +2,8 @@
 // term) to measured kernel times.
 //
 // The model is piecewise linear in its coefficients: with the main term's
-// winner fixed (tensor, memory or latency), time = launches * (c_launch *
-// launch + c_main * main + c_core * core + c_epi * epilogue). The fit
+// winner fixed (one of mainTerms(): tensor, dram, l2, latency), time =
+// launches * (c_launch * launch + c_main * main + c_core * core + c_epi * epilogue). The fit
 // alternates: assign each sample's winner under the current coefficients,
 // then solve the weighted least-squares problem (rows scaled by 1/measured,
 // so it minimises relative error) with non-negative coefficients (active

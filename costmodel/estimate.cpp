@@ -1,6 +1,7 @@
 #include "costmodel/estimate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -38,6 +39,21 @@ std::string_view solBucket(Bottleneck b) {
     case Bottleneck::Compute: return "compute";
     default: return "latency";
   }
+}
+
+std::string_view solRule(double sm_pct, double mem_pct) {
+  if (sm_pct < 60 && mem_pct < 60) return "latency";
+  return mem_pct >= sm_pct ? "memory" : "compute";
+}
+
+const std::vector<std::string>& mainTerms() {
+  static const std::vector<std::string> n = {"tensor", "dram", "l2", "latency"};
+  return n;
+}
+
+const std::vector<std::string>& additiveTerms() {
+  static const std::vector<std::string> n = {"launch", "core", "epilogue"};
+  return n;
 }
 
 nlohmann::json Coefficients::toJson() const {
@@ -84,19 +100,21 @@ Coefficients Coefficients::load(ir::Target t) {
 }
 
 double combine(const std::map<std::string, double>& raw, const Coefficients& k, std::string* main_term) {
-  auto r = [&](const char* n) {
+  auto r = [&](const std::string& n) {
     auto it = raw.find(n);
     return it == raw.end() ? 0.0 : it->second;
   };
-  std::string best = "tensor";
+  std::string best = mainTerms().front();
   double main = -1;
-  for (const char* n : {"tensor", "memory", "latency"}) {
+  for (const std::string& n : mainTerms()) {
     const double v = k.get(n) * r(n);
     if (v > main) main = v, best = n;
   }
   if (main_term) *main_term = best;
+  double add = 0;
+  for (const std::string& n : additiveTerms()) add += k.get(n) * r(n);
   const double launches = raw.count("launches") ? raw.at("launches") : 1.0;
-  return launches * (k.get("launch") * r("launch") + main + k.get("core") * r("core") + k.get("epilogue") * r("epilogue"));
+  return launches * (add + main);
 }
 
 namespace {
@@ -190,9 +208,10 @@ struct Walked {
   std::map<std::pair<int, int>, int64_t> waits;  // (role, instance) -> waits
 };
 
-bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, Walked& w, std::string* why) {
+bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::array<int64_t, 3>& block, Walked& w,
+               std::string* why) {
   ir::EvalEnv env = b.env();
-  for (int d = 0; d < 3; ++d) env.block_idx[d] = 0;
+  for (int d = 0; d < 3; ++d) env.block_idx[d] = block[d];
   int64_t budget = 20'000'000;
   Facts& f = w.f;
   const std::set<int> mma_frags = mmaFragments(s);
@@ -271,22 +290,13 @@ std::string human(double bytes) {
   return fmt::format("{:.1f} KB", bytes / 1e3);
 }
 
-}  // namespace
-
-Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, const Coefficients& k) {
-  Estimate e;
-  Walked w;
-  std::string why;
-  if (!walkFacts(s, b, hw, w, &why)) {
-    e.error = "cannot walk the schedule: " + why;
-    return e;
-  }
-  Facts& f = w.f;
+// Occupancy, rounds and wave fill of one launch (Facts' occupancy fields).
+void occupancy(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, Facts& f) {
   f.threads = s.warpCount() * 32;
   f.smem_bytes = smemBytes(s);
   f.regs_per_thread = regsPerThread(s, std::max(f.threads, 32));
   f.ctas = b.grid[0] * b.grid[1] * b.grid[2];
-  // occupancy: the tightest of shared memory, threads, registers, CTA slots
+  // the tightest of shared memory, threads, registers, CTA slots
   struct Lim {
     int n;
     const char* why;
@@ -307,6 +317,28 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   const int64_t conc = std::min<int64_t>(f.ctas_per_sm, std::max<int64_t>(f.ctas_busiest_sm, 1));
   f.rounds = (f.ctas_busiest_sm + conc - 1) / conc;
   f.fill = static_cast<double>(f.ctas) / (static_cast<double>(f.rounds) * hw.sms * conc);
+}
+
+}  // namespace
+
+double ringLatencyMs(const RingFacts& r) {
+  const double turn = std::max<double>(1, std::min<double>(r.stages, static_cast<double>(r.loads)));
+  const double latency_ns = r.l2_latency_ns + std::clamp(r.dram_share, 0.0, 1.0) * (r.dram_latency_ns - r.l2_latency_ns);
+  return (r.rounds * (static_cast<double>(r.loads) * latency_ns + static_cast<double>(r.waits) * r.barrier_rtt_ns) * 1e-6 +
+          r.tensor_ms + r.transfer_ms) /
+         turn;
+}
+
+Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, const Coefficients& k) {
+  Estimate e;
+  Walked w;
+  std::string why;
+  if (!walkFacts(s, b, {0, 0, 0}, w, &why)) {
+    e.error = "cannot walk the schedule: " + why;
+    return e;
+  }
+  Facts& f = w.f;
+  occupancy(s, b, hw, f);
   // the deepest-used ring: the view with the most loads
   for (const auto& [view, n] : w.view_loads)
     if (n > f.pipeline_loads) {
@@ -314,8 +346,20 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
       f.stages = s.views.at(view).stages;
     }
   for (const auto& [ri, n] : w.waits) f.waits = std::max(f.waits, n);
-  f.l2_bytes = f.load_bytes * static_cast<double>(f.ctas);
+  // launch totals: the mean of the first and the last CTA (a persistent grid
+  // gives the last CTAs fewer tiles, edge tiles are clipped)
+  double mean_load = f.load_bytes, mean_flops = f.mma_flops;
+  if (f.ctas > 1) {
+    Walked last;
+    if (walkFacts(s, b, {b.grid[0] - 1, b.grid[1] - 1, b.grid[2] - 1}, last, &why)) {
+      mean_load = 0.5 * (f.load_bytes + last.f.load_bytes);
+      mean_flops = 0.5 * (f.mma_flops + last.f.mma_flops);
+    }
+  }
+  f.l2_bytes = mean_load * static_cast<double>(f.ctas);
+  f.total_mma_flops = mean_flops * static_cast<double>(f.ctas);
   f.dram_bytes = std::max(b.min_bytes / static_cast<double>(b.launches), 0.0);
+  f.dram_share = f.l2_bytes > 0 ? std::min(1.0, f.dram_bytes / f.l2_bytes) : 1.0;
 
   const double clk = hw.clock_ghz * 1e9;
   const double n = static_cast<double>(f.ctas_busiest_sm), r = static_cast<double>(f.rounds);
@@ -324,15 +368,13 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   raw["launches"] = static_cast<double>(b.launches);
   raw["launch"] = hw.launch_us * 1e-3;
   raw["tensor"] = n * f.mma_flops / (hw.tc_flops_per_clk_sm * clk) * 1e3;
-  const double t_dram = f.dram_bytes / (hw.dram_gbps * 1e9) * 1e3;
   const double t_l2 = f.l2_bytes / (hw.l2_gbps * 1e9) * 1e3;
   const double t_sm = n * f.load_bytes / per_sm_bw * 1e3;
-  raw["memory"] = std::max({t_dram, t_l2, t_sm});
-  // the consumer holds one slot while it computes on it: S - 1 loads in flight
-  const double in_flight = std::max(1, f.stages - 1);
-  const double t_pipe = r * static_cast<double>(f.pipeline_loads) / in_flight * hw.mem_latency_ns * 1e-6;
-  const double t_sync = r * static_cast<double>(f.waits) * hw.barrier_rtt_ns * 1e-6;
-  raw["latency"] = t_pipe + t_sync;
+  raw["dram"] = f.dram_bytes / (hw.dram_gbps * 1e9) * 1e3;
+  raw["l2"] = std::max(t_l2, t_sm);
+  raw["latency"] = ringLatencyMs({f.rounds, f.pipeline_loads, f.stages, f.waits, f.dram_share, hw.l2_latency_ns,
+                                  hw.mem_latency_ns, hw.barrier_rtt_ns, raw["tensor"],
+                                  std::max(raw["dram"], raw["l2"])});
   const double main_ops = f.fp32_ops - f.epilogue_ops;
   raw["core"] = n * (main_ops / (hw.fp32_per_clk_sm * clk) + f.sfu_ops / (hw.sfu_per_clk_sm * clk) +
                      f.smem_generic_bytes / (hw.smem_bytes_per_clk_sm * clk)) * 1e3;
@@ -353,14 +395,17 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   term("tensor", k.get("tensor") * raw["tensor"],
        fmt::format("{:.3g} GFLOP per CTA ({}) x {} CTAs on the busiest SM at {:.0f} FLOP/clk", f.mma_flops / 1e9,
                    mma_text, f.ctas_busiest_sm, hw.tc_flops_per_clk_sm));
-  term("memory", k.get("memory") * raw["memory"],
-       fmt::format("{} from DRAM at {:.0f} GB/s, {} through L2 at {:.0f} GB/s, {} per SM at {:.0f} B/clk ({})",
-                   human(f.dram_bytes), hw.dram_gbps, human(f.l2_bytes), hw.l2_gbps, human(n * f.load_bytes),
-                   hw.sm_load_bytes_per_clk,
-                   t_dram >= t_l2 && t_dram >= t_sm ? "DRAM" : t_l2 >= t_sm ? "L2" : "per-SM intake"));
+  term("dram", k.get("dram") * raw["dram"],
+       fmt::format("{} unique bytes from DRAM at {:.0f} GB/s", human(f.dram_bytes), hw.dram_gbps));
+  term("l2", k.get("l2") * raw["l2"],
+       fmt::format("{} through L2 at {:.0f} GB/s, {} per SM at {:.0f} B/clk ({})", human(f.l2_bytes), hw.l2_gbps,
+                   human(n * f.load_bytes), hw.sm_load_bytes_per_clk, t_l2 >= t_sm ? "L2" : "per-SM intake"));
   term("latency", k.get("latency") * raw["latency"],
-       fmt::format("{} loads through a {}-stage ring at {:.0f} ns each, {} barrier waits at {:.0f} ns, x {} rounds",
-                   f.pipeline_loads, f.stages, hw.mem_latency_ns, f.waits, hw.barrier_rtt_ns, f.rounds));
+       fmt::format("{} loads through a {}-stage ring: each slot waits {:.0f} ns ({:.0f}% of the bytes from DRAM), "
+                   "the transfer and the compute; {} barrier waits at {:.0f} ns; x {} rounds",
+                   f.pipeline_loads, f.stages,
+                   hw.l2_latency_ns + f.dram_share * (hw.mem_latency_ns - hw.l2_latency_ns), 100 * f.dram_share,
+                   f.waits, hw.barrier_rtt_ns, f.rounds));
   term("core", k.get("core") * raw["core"],
        fmt::format("{:.3g} M FP32 element ops, {:.3g} M MUFU ops, {} generic smem per CTA", main_ops / 1e6,
                    f.sfu_ops / 1e6, human(f.smem_generic_bytes)));
@@ -373,28 +418,24 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
                                       f.ctas, f.ctas_per_sm, f.occupancy_limit, f.threads, f.smem_bytes,
                                       f.regs_per_thread, f.rounds, 100 * f.fill);
   std::sort(e.terms.begin(), e.terms.end(), [](const Term& a, const Term& b2) { return a.ms > b2.ms; });
-  // The class, defined as Nsight Compute's speed of light is: a unit is the
-  // bound when the kernel keeps it busy >= 60% of the time at its nominal
-  // peak, i.e. when its raw (peak-rate) term is >= 60% of the predicted time.
-  // Otherwise no unit is near its peak and the largest of the remaining
-  // causes names the class.
-  const double t_launch = e.time_ms > 0 ? e.time_ms / L : 1;
-  // memory: the GPU-wide DRAM / L2 terms (what the speed of light measures);
-  // one SM's intake limit leaves the memory system mostly idle
-  // tensor / core: averaged over all SMs, as the speed of light averages
-  // (the raw terms are the busiest SM's)
+  // The class, as Nsight Compute's speed of light gives it: each unit's
+  // work over the predicted time at its nominal peak (the sol_* figures,
+  // not the achievable rates the time terms use), then ncu's rule.
+  const double t_s = std::max(e.time_ms / L, 1e-9) * 1e-3;
   const double sm_share = static_cast<double>(f.ctas) / (std::max<double>(n, 1) * hw.sms);
-  e.utilization = {{"memory", std::max(t_dram, t_l2) / t_launch},
-                   {"tensor", raw["tensor"] * sm_share / t_launch},
-                   {"core", raw["core"] * sm_share / t_launch}};
-  std::string unit;
-  double unit_u = 0;
-  for (const auto& [name, u] : e.utilization)
-    if (u > unit_u) unit_u = u, unit = name;
+  e.utilization = {
+      {"memory", std::max(f.dram_bytes / (hw.sol_dram_gbps * 1e9), f.l2_bytes / (hw.sol_l2_gbps * 1e9)) / t_s},
+      {"tensor", f.total_mma_flops / (hw.tc_flops_per_clk_sm * hw.sms * hw.sol_clock_ghz * 1e9) / t_s},
+      {"core", raw["core"] * 1e-3 * sm_share * hw.clock_ghz / hw.sol_clock_ghz / t_s}};
+  const double sm_u = std::max(e.utilization["tensor"], e.utilization["core"]);
+  const std::string_view bucket = solRule(100 * sm_u, 100 * e.utilization["memory"]);
   const bool underfilled = f.ctas < hw.sms * 6 / 10 || f.fill < 0.6;
-  if (unit_u >= 0.6) {
-    e.bottleneck = unit == "memory" ? Bottleneck::Memory : unit == "tensor" ? Bottleneck::TensorCore : Bottleneck::Compute;
+  if (bucket == "memory") {
+    e.bottleneck = Bottleneck::Memory;
+  } else if (bucket == "compute") {
+    e.bottleneck = e.utilization["tensor"] >= e.utilization["core"] ? Bottleneck::TensorCore : Bottleneck::Compute;
   } else {
+    // no unit near its peak: the largest of the remaining causes
     std::string top;
     double top_ms = -1;
     for (const Term& t : e.terms)
@@ -404,7 +445,7 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
     else if (top == "epilogue") e.bottleneck = Bottleneck::Epilogue;
     else e.bottleneck = Bottleneck::Latency;
   }
-  // deciding: the class's term, the runner-up, and occupancy when it matters
+  // deciding: the two largest terms, and occupancy when it matters
   for (const Term& t : e.terms) {
     if (e.deciding.size() >= 2) break;
     if (t.ms > 0) e.deciding.push_back(t);
@@ -465,7 +506,9 @@ nlohmann::json toJson(const Estimate& e) {
                 {"stages", f.stages},
                 {"waits", f.waits},
                 {"dram_bytes", f.dram_bytes},
-                {"l2_bytes", f.l2_bytes}};
+                {"l2_bytes", f.l2_bytes},
+                {"total_mma_flops", f.total_mma_flops},
+                {"dram_share", f.dram_share}};
   return j;
 }
 

@@ -10,11 +10,17 @@
 //
 // The model: per SM, the busiest SM runs n = ceil(CTAs / SMs) CTAs, c at a
 // time (occupancy), in r = ceil(n / c) rounds.
-//   main    = max(c_tc * tensor, c_mem * memory, c_lat * latency)
+//   main    = max(c_tc * tensor, c_dram * dram, c_l2 * l2, c_lat * latency)
 //   time    = launches * (c_launch * launch + main + c_core * core + c_epi * epilogue)
-// tensor  = n * FLOP(CTA) / tensor-core rate (+ an issue cost per MMA instruction)
-// memory  = max(DRAM bytes / DRAM bandwidth, L2 bytes / L2 bandwidth, n * bytes(CTA) / per-SM rate)
-// latency = r * (loads in the pipeline / stages * load latency + barrier waits * round trip)
+// tensor  = n * FLOP(CTA) / tensor-core rate
+// dram    = unique bytes / DRAM bandwidth
+// l2      = max(L2 -> SM bytes / L2 bandwidth, n * bytes(CTA) / per-SM rate)
+// latency = the ring's cycle: a slot is refilled only after the consumer is
+//           done with it, so S slots turn over once per (load latency +
+//           transfer + compute + barrier hand-off):
+//           (r * (loads * L + waits * round trip) + tensor + max(dram, l2)) / min(S, loads)
+//           with L the L2 hit latency, moving to the DRAM latency with the
+//           share of the bytes that come from DRAM (unique / L2 bytes)
 // core    = n * (FP32 element ops / FP32 rate + MUFU ops / SFU rate + generic smem bytes / smem rate)
 // epilogue= r * (epilogue store bytes / per-SM rate + load latency + epilogue element ops / FP32 rate)
 // The c_* are the free coefficients `cake cost calibrate` fits to measured
@@ -45,6 +51,16 @@ std::string_view bottleneckName(Bottleneck b);  // memory-bound, tensor-core-bou
 // or latency, whichever applies first.
 std::string_view solBucket(Bottleneck b);
 
+// Nsight Compute's speed-of-light rule on its two figures (% of peak of the
+// SM's busiest pipe and of the busiest memory unit): below 60% on both the
+// kernel is latency-bound, else the larger names the bound. The model
+// classifies its own predicted percentages with the same rule.
+std::string_view solRule(double sm_pct, double mem_pct);
+
+// The terms of the model's max (the main loop's bound) and the additive ones.
+const std::vector<std::string>& mainTerms();      // tensor, dram, l2, latency
+const std::vector<std::string>& additiveTerms();  // launch, core, epilogue
+
 // What the walk of one CTA found (per CTA unless said otherwise).
 struct Facts {
   int threads = 0, smem_bytes = 0, regs_per_thread = 0;
@@ -64,6 +80,10 @@ struct Facts {
   int stages = 1;                   // that ring's depth
   int64_t waits = 0;                // barrier waits of the busiest role instance
   double dram_bytes = 0, l2_bytes = 0;  // whole launch
+  // whole launch, from the first and the last CTA's walks (persistent grids
+  // and clipped edge tiles make CTA 0 unrepresentative)
+  double total_mma_flops = 0;
+  double dram_share = 0;            // unique / L2 bytes: how much of the traffic DRAM serves
 };
 
 struct Term {
@@ -82,15 +102,16 @@ struct Estimate {
   Facts facts;
   // the raw (coefficient 1) values of the fitted terms, for calibration
   std::map<std::string, double> raw;
-  // memory, tensor, core: the raw (nominal peak) term over the predicted
-  // time, what Nsight Compute's speed of light reports as % of peak
+  // memory, tensor, core: the predicted fraction of each unit's nominal
+  // (speed-of-light) peak, as Nsight Compute reports it: work over the
+  // predicted time at the sol_* figures of the hardware table
   std::map<std::string, double> utilization;
 };
 
 // The free coefficients of the model (one value per term name).
 struct Coefficients {
-  std::map<std::string, double> c = {{"launch", 1}, {"tensor", 1}, {"memory", 1}, {"latency", 1},
-                                     {"core", 1},   {"epilogue", 1}};
+  std::map<std::string, double> c = {{"launch", 1}, {"tensor", 1},   {"dram", 1}, {"l2", 1},
+                                     {"latency", 1}, {"core", 1}, {"epilogue", 1}};
   std::string source = "defaults";
   double get(const std::string& k) const {
     auto it = c.find(k);
@@ -107,6 +128,22 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
 // Binds the schedule to `shape` first; an unbound schedule gives !ok with the binding's detail.
 Estimate estimate(const ir::Schedule& s, const workload::Shape& shape, const std::map<std::string, int64_t>& sets = {},
                   bool coverage = true);
+
+// The pipeline ring's time for the busiest SM (the `latency` term, ms): a
+// slot is refilled only after its consumer is done with it, so the ring's
+// `stages` slots (at most `loads` of them in use) turn over once per load
+// latency + transfer + compute + barrier hand-off. The load latency moves
+// from the L2 hit latency to the DRAM latency with the share of the bytes
+// DRAM serves.
+struct RingFacts {
+  int64_t rounds = 1, loads = 0;
+  int stages = 1;
+  int64_t waits = 0;
+  double dram_share = 0;
+  double l2_latency_ns = 0, dram_latency_ns = 0, barrier_rtt_ns = 0;
+  double tensor_ms = 0, transfer_ms = 0;  // the busiest SM's compute and the memory system's transfer time
+};
+double ringLatencyMs(const RingFacts& r);
 
 // Recombine raw terms with coefficients: the model's formula, shared by
 // estimate() and the calibration.

@@ -27,9 +27,16 @@ struct Hardware {
   double sm_load_bytes_per_clk = 0; // what one SM can take in from L2 per clock
   double smem_bytes_per_clk_sm = 0; // shared-memory bandwidth per SM per clock
   double mem_latency_ns = 0;      // a TMA / cp.async tile from DRAM, loaded GPU
+  double l2_latency_ns = 0;       // the same tile when L2 holds it
   double barrier_rtt_ns = 0;      // an mbarrier arrive -> wait round trip
   double launch_us = 0;           // a launch's fixed cost inside the CUPTI duration
   double l2_bytes = 0;
+  // Nominal peaks as Nsight Compute's speed of light divides by (the time
+  // terms above use achievable rates): the SM clock ncu's cycles run at
+  // under load, and the DRAM and L2 bandwidth at 100%.
+  double sol_clock_ghz = 0;
+  double sol_dram_gbps = 0;
+  double sol_l2_gbps = 0;
 };
 
 // The row for a target (sm_90a for Unspecified).

@@ -83,8 +83,11 @@ class Model {
 
 // Does a read `acc` (of a view, by process p) find data other than it
 // means in bytes whose last write has id `d` (Model::writes, -1: none or
-// untagged)? staleData compares the tags of two accesses of one view.
-bool staleData(const Access& w, const Access& r, int64_t stages);
+// untagged)? Every engine decides data.stale-read with it. staleData
+// compares the tags of a write and a read of overlapping bytes; byLaps:
+// whether it compares laps (dataLap) rather than index and generation.
+bool byLaps(const Access& w, const Access& r);
+bool staleData(const ir::Schedule& s, const Access& w, const Access& r);
 bool staleWrite(const Model& m, int p, const Access& acc, int32_t d);
 
 // The async part of a state, decoded.

@@ -109,24 +109,25 @@ bool Model::isSyncAccess(int p, int pc) const {
 
 // ================================================================ data
 
-// Iteration-indexed ops compare index and generation; when either side
-// names stages (its index never reaches `stages`), the laps compare: a
-// stage-like side's lap is its generation, an iteration-like side's lap is
-// index // stages.
-bool staleData(const Access& w, const Access& r, int64_t stages) {
-  if (!w.stage_like && !r.stage_like) return w.index != r.index || w.gen != r.gen;
-  auto fdiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
-  int64_t lap_w = w.stage_like ? w.gen : fdiv(w.index, stages);
-  int64_t lap_r = r.stage_like ? r.gen : fdiv(r.index, stages);
-  return lap_w != lap_r;
+// Two iteration-indexed accesses of one view compare index and generation.
+// Otherwise - either side names stages (its index never reaches `stages`),
+// or a second view reads bytes another view wrote - the laps compare
+// (dataLap): a byte range holds one lap of its slot at a time, whatever
+// view names it. A read through a view that some instance writes there
+// (Access::view_written) means that view's data: another view's is stale.
+bool byLaps(const Access& w, const Access& r) { return w.view != r.view || w.stage_like || r.stage_like; }
+
+bool staleData(const ir::Schedule& s, const Access& w, const Access& r) {
+  if (w.view != r.view && r.view_written) return true;
+  if (!byLaps(w, r)) return w.index != r.index || w.gen != r.gen;
+  return dataLap(s, w) != dataLap(s, r);
 }
 
 bool staleWrite(const Model& m, int p, const Access& acc, int32_t d) {
   if (d < 0) return true;
   const Model::WriteRef& w = m.writes[d];
   if (w.proc == p) return false;  // its own data, ordered by program order
-  const Access& wa = m.access(w.proc, w.pc, w.acc);
-  return wa.view != acc.view || staleData(wa, acc, m.sys.schedule->views[acc.view].stages);
+  return staleData(*m.sys.schedule, m.access(w.proc, w.pc, w.acc), acc);
 }
 
 // ================================================================ state
@@ -758,20 +759,10 @@ class Stepper {
     }
   }
 
-  // Does a read of `r` find data other than it means in bytes written by
-  // `w` (same view)? Iteration-indexed ops compare index and generation;
-  // when either side names stages (its index never reaches `stages`), the
-  // laps compare: a stage-like side's lap is its generation, an
-  // iteration-like side's lap is index // stages.
-  static bool byLaps(const Access& w, const Access& r) { return w.stage_like || r.stage_like; }
-  static int64_t lapOf(const Access& a, int64_t stages) {
-    auto fdiv = [](int64_t x, int64_t y) { return x / y - ((x % y != 0) && ((x < 0) != (y < 0))); };
-    return a.stage_like ? a.gen : fdiv(a.index, stages);
-  }
   // What a read means and what a write holds, in the terms staleData
-  // compares them (laps when either side names stages).
-  static std::string identity(const Access& a, bool laps, int64_t stages) {
-    return laps ? fmt::format("lap {} of the slot (index {})", lapOf(a, stages), a.index)
+  // compares them (laps unless both ops name iterations of one view).
+  std::string identity(const Access& a, bool laps) const {
+    return laps ? fmt::format("lap {} of the slot (index {})", dataLap(*m_.sys.schedule, a), a.index)
                 : fmt::format("index {} (generation {})", a.index, a.gen);
   }
 
@@ -787,12 +778,14 @@ class Stepper {
     if (!staleWrite(m_, p, acc, d)) return false;
     const Model::WriteRef& w = m_.writes[d];
     const Access& wa = m_.access(w.proc, w.pc, w.acc);
-    const int64_t stages = m_.sys.schedule->views[acc.view].stages;
-    const bool laps = wa.view == acc.view && byLaps(wa, acc);
-    std::string held = wa.view == acc.view ? identity(wa, laps, stages) : m_.sys.schedule->views[wa.view].name;
+    const bool laps = byLaps(wa, acc);
+    std::string held = identity(wa, laps);
+    if (wa.view != acc.view)
+      held = acc.view_written ? fmt::format("{} (another view's data)", m_.sys.schedule->views[wa.view].name)
+                              : fmt::format("{}, written through {}", held, m_.sys.schedule->views[wa.view].name);
     auto& v = report("data.stale-read",
                      fmt::format("{} reads {} meaning {}, but it holds the data of {}", procName(p), acc.what,
-                                 identity(acc, laps, stages), held),
+                                 identity(acc, laps), held),
                      p, pc_);
     v.others.push_back({w.proc, w.pc, "the data it holds was written here"});
     v.buffer = acc.what;

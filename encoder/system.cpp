@@ -68,6 +68,7 @@ class Builder {
     for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
       for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i);
     markStageLike();
+    resolveReads();
     makeNamedBarriers();
     return std::move(sys_);
   }
@@ -582,11 +583,57 @@ class Builder {
         for (Access& a : in.accesses)
           if (a.view >= 0) a.stage_like = !reaches_stages_[in.stmt];
   }
+
+  // What a read means, from what the other instances write over its bytes
+  // (docs/semantics.md "Stale data"):
+  //  * view_written: whether any instance (the reader too) writes through
+  //    the read's own view there. If none does, the read is a second view
+  //    of bytes written through another one, and means their data by laps.
+  //  * a stage-like read's generation counts the reader's returns to its
+  //    slot after synchronizing; that each return means a newer lap is a
+  //    guess about the writers, wrong when they write the bytes fewer times
+  //    (a tile written once and read on every iteration holds lap 0 for
+  //    good). A read can mean only a lap that is written: at most the
+  //    highest lap another instance writes over any of its bytes (through
+  //    its own view when view_written, else through any view).
+  //    Iteration-like reads name their data by index and keep it.
+  void resolveReads() {
+    // (space, proc, view, lo, hi) -> highest lap written there
+    std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t> top;
+    for (size_t p = 0; p < sys_.procs.size(); ++p)
+      for (const Instr& in : sys_.procs[p].program)
+        for (const Access& a : in.accesses)
+          if (a.write && a.view >= 0) {
+            const int64_t lap = a.index >= 0 ? dataLap(s_, a) : 0;
+            auto [it, fresh] = top.try_emplace({a.space, static_cast<int>(p), a.view, a.lo, a.hi}, lap);
+            if (!fresh) it->second = std::max(it->second, lap);
+          }
+    for (size_t p = 0; p < sys_.procs.size(); ++p)
+      for (Instr& in : sys_.procs[p].program)
+        for (Access& a : in.accesses) {
+          if (a.write || a.view < 0) continue;
+          int64_t own = -1, any = -1;
+          for (const auto& [key, lap] : top) {
+            const auto& [space, proc, view, lo, hi] = key;
+            if (space != a.space || !rangesOverlap(lo, hi, a.lo, a.hi)) continue;
+            if (view == a.view) a.view_written = true;
+            if (proc == static_cast<int>(p)) continue;  // its own data is never stale
+            any = std::max(any, lap);
+            if (view == a.view) own = std::max(own, lap);
+          }
+          const int64_t cap = a.view_written ? own : any;
+          if (a.index >= 0 && a.stage_like && cap >= 0) a.gen = std::min(a.gen, cap);
+        }
+  }
 };
 
 }  // namespace
 
 // ---------------------------------------------------------------- public
+
+int64_t dataLap(const ir::Schedule& s, const Access& a) {
+  return a.stage_like ? a.gen : floorDiv(a.index, s.views[a.view].stages);
+}
 
 std::string bindingToString(const ir::Schedule& s, const Binding& b) {
   std::string out;

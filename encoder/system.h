@@ -80,10 +80,21 @@ struct Access {
   // (view, index) expects gen. See docs/semantics.md "Stale data".
   int view = -1;
   int64_t index = 0;            // the view index as written (iteration or stage)
-  int64_t gen = 0;              // write: generation; read: generation meant
+  int64_t gen = 0;              // write: generation; read: generation meant (a
+                                // stage-like read's capped by the laps written)
   bool stage_like = false;      // the op's index never reaches `stages`
+  // A read only: some instance (the reader too) writes through this view
+  // over these bytes, so the read means that view's data; otherwise it is
+  // a second view of the bytes and means whatever view wrote them (by laps).
+  bool view_written = false;
   std::string what;             // "smem_a[1][0:64, :] bytes [16384, 24576)"
 };
+
+// The lap of a view access's data (docs/semantics.md "Stale data"): a
+// stage-like access's generation, an iteration-like access's index //
+// stages. Byte ranges of one slot hold one lap at a time, whatever view
+// names them.
+int64_t dataLap(const ir::Schedule& s, const Access& a);
 
 // ------------------------------------------------------------ instructions
 

@@ -120,7 +120,7 @@ TripLoops findTrip(const ir::Schedule& s) {
 bool sameAccess(const Access& a, const Access& b) {
   return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.write == b.write && a.proxy == b.proxy &&
          a.async == b.async && a.view == b.view && a.index == b.index && a.gen == b.gen &&
-         a.stage_like == b.stage_like;
+         a.stage_like == b.stage_like && a.view_written == b.view_written;
 }
 
 bool sameInstr(const Instr& a, const Instr& b) {
@@ -163,7 +163,7 @@ bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
   for (size_t i = 0; i < a.accesses.size(); ++i) {
     const Access &x = a.accesses[i], &y = b.accesses[i];
     if (x.space != y.space || x.lo != y.lo || x.hi != y.hi || x.write != y.write || x.proxy != y.proxy ||
-        x.async != y.async || x.view != y.view || x.stage_like != y.stage_like)
+        x.async != y.async || x.view != y.view || x.stage_like != y.stage_like || x.view_written != y.view_written)
       return false;
     if (x.view < 0) continue;
     if (x.stage_like) {
@@ -504,6 +504,43 @@ bool findPeriod(Window& w, int max_period) {
     return true;
   }
   return false;
+}
+
+// data.stale-read compares laps (sim::staleData) between the stage-like
+// and iteration-like accesses of a view and between views over the same
+// bytes. Shifting a state moves every data tag and every read one period
+// back, which leaves those comparisons alone only if all of them move by
+// the same number of laps per period.
+void checkLapDeltas(const Window& w) {
+  const ir::Schedule& s = *w.base.schedule;
+  struct Span { int space = -1; int64_t lo = INT64_MAX, hi = INT64_MIN; };
+  std::map<int, Span> spans;  // view -> bytes its accesses touch
+  for (const Process& p : w.base.procs)
+    for (const Instr& in : p.program)
+      for (const Access& a : in.accesses) {
+        if (a.view < 0) continue;
+        Span& sp = spans[a.view];
+        sp.space = a.space;
+        sp.lo = std::min(sp.lo, a.lo);
+        sp.hi = std::max(sp.hi, a.hi);
+      }
+  std::map<int, int64_t> lap;  // view -> laps per period
+  for (const auto& [view, sp] : spans) {
+    const int64_t stages = s.views[view].stages;
+    const int64_t di = Deltas::of(w.d.view_index, view);
+    if (di % stages != 0)
+      throw Fail(fmt::format("{}'s indices move by {} per period, not a whole number of laps", s.views[view].name, di));
+    lap[view] = di / stages;
+    if (w.d.view_gen_stage.count(view) && w.d.view_index.count(view) && w.d.view_gen_stage.at(view) != di / stages)
+      throw Fail(fmt::format("{}'s stage-named and iteration-named accesses move by different laps per period",
+                             s.views[view].name));
+    if (w.d.view_gen_stage.count(view)) lap[view] = w.d.view_gen_stage.at(view);
+  }
+  for (const auto& [a, sa] : spans)
+    for (const auto& [b, sb] : spans)
+      if (a < b && sa.space == sb.space && sa.lo < sb.hi && sb.lo < sa.hi && lap[a] != lap[b])
+        throw Fail(fmt::format("{} and {} share bytes but move by different laps per period", s.views[a].name,
+                               s.views[b].name));
 }
 
 std::pair<int, int> suffixOf(const Window& w, size_t p, int64_t T) {
@@ -940,6 +977,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
   if (w.j0 > W - w.P) throw WindowTooSmall{};
+  checkLapDeltas(w);
   std::vector<const ir::Expr*> body_exprs;
   std::vector<System::ReplacedUse> uses;
   for (const System& sys : w.by_trip) {

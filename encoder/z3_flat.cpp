@@ -416,17 +416,8 @@ class Flat {
   }
 
   // sim's staleRead(): does reading `acc` (of p) see stale data when the
-  // atom holds write `w`?
-  bool staleWith(int p, const Access& acc, int w) const {
-    const Model::WriteRef& wr = m_.writes[w];
-    if (wr.proc == p) return false;
-    const Access& wa = m_.access(wr.proc, wr.pc, wr.acc);
-    const ir::View& view = sys_.schedule->views[acc.view];
-    bool same_index = wa.view == acc.view && wa.index == acc.index;
-    bool same_slot = wa.view == acc.view && (wa.stage_like || acc.stage_like) &&
-                     ((wa.index - acc.index) % view.stages == 0);
-    return !((same_index && wa.gen == acc.gen) || (!same_index && same_slot));
-  }
+  // atom holds write `w`? (one decision for every engine: sim::staleWrite)
+  bool staleWith(int p, const Access& acc, int w) const { return sim::staleWrite(m_, p, acc, w); }
 
   // (missing fence, stale read) for a read that does not race
   std::pair<z3::expr, z3::expr> readIssues(int p, int pc, int i) const {

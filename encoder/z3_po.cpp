@@ -71,7 +71,8 @@ E any(z3::context& c, const std::vector<E>& v) {
 
 class Po {
  public:
-  Po(const System& sys, z3::context& c) : sys_(sys), m_(sys), c_(c), end_(c), inf_(c) {}
+  Po(const System& sys, z3::context& c, bool bit_vectors)
+      : sys_(sys), m_(sys), c_(c), end_(c), inf_(c), ints_(!bit_vectors) {}
 
   bool build(std::string* why);
   int events() const { return static_cast<int>(ev_.size()); }
@@ -141,8 +142,8 @@ class Po {
   // ------------------------------------------------------------ helpers
   // Clocks and counters are integers (difference logic knows that clocks are
   // transitive; bit-blasted comparisons made Z3 rediscover it) or, with
-  // CAKE_PO_BV set, bit-vectors of width w_.
-  bool ints_ = !std::getenv("CAKE_PO_BV");
+  // PoOptions::bit_vectors, bit-vectors of width w_.
+  bool ints_;
   E num(int64_t v) const { return ints_ ? c_.int_val(v) : c_.bv_val(static_cast<uint64_t>(v), w_); }
   E var(const std::string& name) const { return ints_ ? c_.int_const(name.c_str()) : c_.bv_const(name.c_str(), w_); }
   E lt(const E& a, const E& b) const { return ints_ ? a < b : lt(a, b); }
@@ -882,7 +883,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
     return finish();
   };
   z3::context c;
-  Po po(sys, c);
+  Po po(sys, c, opts.bit_vectors);
   std::string why;
   try {
     if (!po.build(&why)) return unknown(why);

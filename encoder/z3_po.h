@@ -32,6 +32,10 @@ namespace cake::encoder {
 struct PoOptions {
   Limits limits;              // timeout_ms bounds the whole check (all queries)
   bool stop_at_first = false; // stop after the first rule found (else: every rule)
+  // Clocks and counters as bit-vectors instead of integers (for comparing
+  // the two encodings; integers are faster: difference logic knows that
+  // clocks are transitive).
+  bool bit_vectors = false;
 };
 
 struct PoResult {

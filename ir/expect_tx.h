@@ -3,7 +3,7 @@
 // an arrive.expect_tx that nobody wrote (IR.md): which loads share one such
 // arrival (a batch), where it is issued and how many bytes it announces is
 // decided here, and both the model checker (encoder/system.cpp) and
-// lowering (lowering/lower_emit.cpp) follow this plan, so what is verified
+// lowering (lowering/emit_kernel.cpp, emit_sync.cpp) follow this plan, so what is verified
 // is what is emitted (docs/semantics.md "Derived expect_tx").
 //
 // A batch: a TMA load and the TMA loads after it in the same statement list

@@ -16,7 +16,7 @@
 // Every kernel has the generic signature (one `const __grid_constant__
 // CUtensorMap` per (LM.tmaNd parameter, view) pair, a typed pointer plus
 // extents per tensor read or written element-wise, i32/f32 scalars) and the
-// file exports the generic launcher `cake_launch` (runner/harness/cake_abi.h);
+// file exports the generic launcher `cake_launch` (abi/cake_abi.h);
 // a schedule whose parameters fit the GEMM problem also exports
 // `cake_gemm_launch`, which `cake run` uses. docs/gpu.md describes what each
 // op lowers to.

@@ -1,6 +1,6 @@
-// Internal to lowering/: the Lowering class shared by lower.cpp (analysis),
-// lower_emit.cpp (kernel), lower_compute.cpp (fragment ops) and
-// lower_host.cpp (host launch code). See docs/gpu.md.
+// Internal to lowering/: the kernel plan (KernelPlan), its builder
+// (PlanBuilder) and the data they share; the emitter is in emit.h. See
+// docs/architecture.md ("lowering") and docs/gpu.md.
 #pragma once
 
 #include <fmt/format.h>
@@ -106,23 +106,33 @@ struct TensorInfo {
   bool ptr = false;               // accessed element-wise: pointer + extents
 };
 
-class Lowering {
- public:
-  Lowering(const ir::Schedule& s, const LowerOptions& o) : s_(s), opts_(o) {}
-  LowerResult run();
+// ---------------------------------------------------------------- the plan
+//
+// Lowering runs in three stages over one schedule:
+//   1. PlanBuilder (plan_build.cpp, plan_sync.cpp) computes the KernelPlan:
+//      names, shared-memory layout, roles, barriers, MMA plans, fragment
+//      layouts, scratch, the grid, and where instances sync their threads;
+//      a schedule it cannot plan gets located lower.* findings.
+//   2. Validation (validate.cpp) checks every op against the finished plan
+//      (the remaining lower.* rules).
+//   3. Emitter (emit.h, emit_*.cpp) writes the CUDA from the plan, which it
+//      only reads (a const reference): emission decides nothing the output's
+//      correctness depends on.
+// The queries below (names, expressions, shapes, addresses) are what both
+// the builder and the emitter ask of the plan.
+struct KernelPlan {
+  KernelPlan(const ir::Schedule& s, const LowerOptions& o) : s_(s), opts_(o) {}
 
-  // ---- shared state (public for the helpers in the .cpp files) ----
   const ir::Schedule& s_;
   const LowerOptions& opts_;
   ir::Target target_ = ir::Target::Unspecified;
-  std::vector<ir::Finding> findings_;
   bool gemm_ = false;              // GEMM ABI emitted
 
   // names (sanitised, unique)
   std::vector<std::string> paramNames_, poolNames_, viewNames_, tmemNames_, regsNames_, barNames_, loopNames_;
   std::set<std::string> usedNames_;
 
-  // analysis
+  // layout, roles, barriers
   int threads_ = 0, warps_ = 0, regCap_ = 0;
   std::vector<TensorInfo> tensors_;                 // per param
   std::set<std::pair<int, int>> tmaps_;             // (param, view) pairs used by TMA
@@ -139,50 +149,22 @@ class Lowering {
   int scratchSlots_ = 8;                            // values per thread per scratch round
   std::vector<bool> loopNonneg_;
   std::set<int> nonnegParams_;
+  // MMA plans and fragments
   std::vector<Tile> regsTiles_;                     // per regs, normalised to 2-D
   std::map<std::pair<int, int>, Layout> frag_;      // (role, regs) -> layout
   std::map<const ir::Op*, MmaPlan> mma_;
-  std::set<std::pair<int, std::string>> wgmmaShapes_;
-  std::set<std::tuple<int, std::string, bool>> wgmmaHelpers_;
+  std::set<std::tuple<int, std::string, bool>> wgmmaHelpers_;  // (N, type, A from registers) of the wgmma ops
   bool usesTmem_ = false;
   int tmemCols_ = 0;
+  // grid
   bool persistent_ = false;
-  bool raster_ = false;  // lm.block_idx(0/1) come from a grouped walk of the grid (emitRaster)
+  bool raster_ = false;  // lm.block_idx(0/1) come from a grouped walk of the grid (Emitter::emitRaster)
   std::string gridHost_[3];                         // host expressions (cake_launch_impl scope)
   bool gridDerived_ = false;
-
-  // emission state
-  std::string out_;
-  int indent_ = 0;
-  int role_ = -1;
-  bool single_ = false;
-  std::set<int> stagePhaseBars_;
-
-  // ---- diagnostics
-  void error(const char* rule, const ir::SourceRange& r, std::string msg);
-  bool failed() const { return !findings_.empty(); }
-
-  // ---- emission
-  void line(const std::string& l);
-  void comment(const std::string& c) {
-    if (opts_.comments) line("// " + sanitizeComment(c));   // no trigraph, no line splice
-  }
-  void open(const std::string& head) {
-    line(head + " {");
-    ++indent_;
-  }
-  void openScope() {
-    line("{");
-    ++indent_;
-  }
-  void close(const std::string& tail = "}") {
-    --indent_;
-    line(tail);
-  }
+  // the ops an instance syncs its own threads before (plan_sync.cpp)
+  std::set<const Stmt*> syncBefore_;
 
   // ---- names and expressions
-  void assignNames();
-  std::string uniqueName(const std::string& raw);
   bool nonneg(const Expr& e) const;
   std::string expr(const ir::ExprPtr& e, bool host = false) const;
   std::string expr(const Expr& e, bool host) const;
@@ -196,7 +178,6 @@ class Lowering {
     for (const auto& [p, v] : spec_) env.params[p] = v;
   }
   std::set<std::string> unspecialized_;             // parameters a shape depends on, not given
-  void needConst(const ir::ExprPtr& e, const ir::SourceRange& r, const std::string& what);
   std::string paramName(int p) const { return paramNames_[p]; }
   std::string viewName(int v) const { return viewNames_[v]; }
   std::string barName(int b) const { return barNames_[b]; }
@@ -218,7 +199,6 @@ class Lowering {
   std::string viewOffset(int v, const std::string& row, const std::string& colBytes) const;
   int viewSwizzleEff(int v) const { return viewBlock_[v] ? viewBlock_[v] : ir::swizzleBytes(s_.views[v].swizzle); }
   int64_t viewRowPitch(int v) const { return viewBlock_[v] ? viewBlock_[v] : viewRowBytes(v); }
-  bool blockView(int v);                            // try to make v blocked (MMA operand); false if it can't be
   std::vector<int64_t> tmaBox(int v, int rank) const;
   std::vector<int64_t> viewShape(int v) const;
   Tile regsTile(int r) const;
@@ -226,27 +206,14 @@ class Lowering {
   // the 2-D tile an operand denotes (slices applied); false if not constant
   bool refTile(const ir::BufferRef& ref, Tile& t, int64_t* r0c = nullptr, int64_t* c0c = nullptr) const;
   ir::DType refDtype(const ir::BufferRef& ref) const;
-
-  // ---- analysis
-  void analyzeParams();
-  void layoutSmem();
-  void analyzeRoles();
-  void analyzeBarriers();
-  void analyzeLoops(const ir::Block& b);
-  void planMmas();
-  void blockStagingViews();                        // swizzled layout for TMA-store staging views
-  void analyzeFragments();
-  void analyzeScratch();
-  int reduceDim(const ir::Op& op) const;
+  int reduceDim(const ir::Op& op) const;           // 0: rows, 1: columns of the 2-D tile, -1: unsupported
   // slot offsets (di, dj) of a sliced fragment operand inside its fragment's layout
-  bool regsShift(const ir::BufferRef& ref, const Layout& full, Tile sub, int& di, int& dj, std::string* why) const;       // 0: rows, 1: columns of the 2-D tile, -1: unsupported
-  void deriveGrid();
-  void checkOps();
-  void emitRaster();
-  bool bindGemm(bool report);
-  const Layout* layoutOf(int regs) const;
+  bool regsShift(const ir::BufferRef& ref, const Layout& full, Tile sub, int& di, int& dj, std::string* why) const;
+  const Layout* layoutOf(int role, int regs) const;
   std::optional<Layout> layoutFor(const Family& f, Tile t, std::string* why) const;
   std::optional<Dist> distFor(const Family& f, bool row, int64_t E, std::string* why) const;
+  bool opIsElected(const ir::Op& op) const;
+  std::string hostGridText() const;
 
   // ---- addresses
   std::string slotOf(const ir::ExprPtr& e, int stages) const;
@@ -256,54 +223,54 @@ class Lowering {
     if (sel.mode != ir::SlotSel::Mode::None) r.slot = sel.index;
     return viewSlotAddr(r);
   }
-  std::string barSlotAddr(int b, const ir::SlotSel& sel, const ir::SourceRange& r);
+  std::string tmemAddr(const ir::BufferRef& ref, int64_t col_off) const;
+  std::map<size_t, int64_t> derivedTx(const ir::Block& b) const;
+};
 
-  // ---- instance synchronisation
-  bool multiThread() const;                       // the current role runs on more than one thread per instance
-  void instSync();
-  void elected(const std::function<void()>& body);
+// Stage 1: builds the plan; a schedule it cannot plan gets lower.* findings.
+class PlanBuilder : public KernelPlan {
+ public:
+  using KernelPlan::KernelPlan;
+  // Plans the schedule (stage 1) and validates its ops against the plan
+  // (stage 2); false with findings when it cannot be lowered.
+  bool build();
+  std::vector<ir::Finding> findings_;
+
+ private:
+  void error(const char* rule, const ir::SourceRange& r, std::string msg);
+  bool failed() const { return !findings_.empty(); }
+  void assignNames();
+  std::string uniqueName(const std::string& raw);
+  void needConst(const ir::ExprPtr& e, const ir::SourceRange& r, const std::string& what);
+  bool blockView(int v);                            // try to make v blocked (MMA operand); false if it can't be
+  void analyzeParams();
+  void layoutSmem();
+  void analyzeRoles();
+  void analyzeBarriers();
+  void analyzeLoops(const ir::Block& b);
+  void planMmas();
+  void blockStagingViews();                        // swizzled layout for TMA-store staging views
+  void analyzeFragments();
+  void planWgmmaHelpers();
+  void analyzeScratch();
+  void deriveGrid();
+  bool bindGemm(bool report);
+  // instance syncs (plan_sync.cpp)
   std::vector<Access> opReads(const ir::Op& op) const;
   std::vector<Access> opWrites(const ir::Op& op) const;
-  bool opIsElected(const ir::Op& op) const;
   bool conflicts(const Access& a, const Access& b) const;
   bool needsSync(const ir::Op& op, const SyncState& st) const;
   void applyOp(const ir::Op& op, SyncState& st) const;
-  SyncState walkBlock(const ir::Block& b, SyncState st, bool emit);
   SyncState widen(const SyncState& st) const;
-
-  // ---- kernel pieces
-  void emitKernel();
-  void emitRole(int role, const std::vector<const ir::RoleBody*>& bodies);
-  void emitStmtOp(const Stmt& st, const std::map<size_t, int64_t>& txBefore, size_t idx);
-  std::map<size_t, int64_t> derivedTx(const ir::Block& b) const;
-  void emitOp(const ir::Op& op);
-  void emitWait(const ir::Op& op);
-  void emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx);
-  std::string tmaBoxCoords(const ir::Op& op, int v, int blk, int W);
-  void emitTmaLoad(const ir::Op& op);
-  void emitTmaStore(const ir::Op& op);
-  void emitCpAsync(const ir::Op& op);
-  void emitMma(const ir::Op& op);
-  void emitWgmma(const ir::Op& op, const MmaPlan& p);
-  void emitMmaSync(const ir::Op& op, const MmaPlan& p);
-  void emitTcgen05(const ir::Op& op, const MmaPlan& p);
-  void emitMmaCommit(const ir::Op& op);
-  void tcFenceBefore();
-  void tcFenceAfter();
-
-  // ---- compute ops (lower_compute.cpp)
-  void emitElementwise(const ir::Op& op);
-  void emitReduce(const ir::Op& op);
-  void emitTmemCopy(const ir::Op& op);
-  std::string tmemAddr(const ir::BufferRef& ref, int64_t col_off) const;
-
-  // ---- host (lower_host.cpp)
-  void emitHost();
-  std::string hostGridText() const;
+  SyncState syncWalk(const ir::Block& b, SyncState st, bool record);
+  void planInstanceSyncs();
+  // validation (validate.cpp)
+  void checkOps();
 };
 
 std::string sanitizeComment(std::string_view s);
 std::string sanitizeIdent(const std::string& raw);
+bool isReserved(const std::string& n);
 std::string cType(ir::DType d);
 int64_t lcm64(int64_t a, int64_t b);
 bool exprEqual(const ir::ExprPtr& a, const ir::ExprPtr& b);

@@ -18,7 +18,7 @@ const char* preludeGlobalText() {
 #include <stdint.h>
 #include <string.h>
 
-// ---- cake kernel ABI (runner/harness/cake_abi.h) -------------------------
+// ---- cake kernel ABI (abi/cake_abi.h) ------------------------------------
 #if !defined(CAKE_ABI_VERSION) && __has_include("cake_abi.h")
 #include "cake_abi.h"
 #endif

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,15 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
     close(err_pipe[0]);
     close(exec_pipe[0]);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    // `cake` caps its own address space (cli/main.cpp, --memory-limit); the
+    // programs it runs (nvcc, the harness) are not bound by it: a CUDA
+    // context reserves far more address space than the cap, and under it
+    // cudaSetDevice fails with "out of memory".
+    rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != as.rlim_max) {
+      as.rlim_cur = as.rlim_max;
+      setrlimit(RLIMIT_AS, &as);
+    }
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

@@ -9,7 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "lowering/gemm_shape.h"
+#include <fmt/format.h>
+
 #include "lowering/lower.h"
 #include "runner/process.h"
 
@@ -76,39 +77,10 @@ std::vector<std::pair<std::string, std::string>> harnessEnv(const std::string& n
 }  // namespace
 
 std::optional<Shape> parseShape(std::string_view text, std::string* error) {
-  Shape s;
-  std::string t(text);
-  auto fail = [&](const std::string& m) -> std::optional<Shape> {
-    if (error) *error = m;
-    return std::nullopt;
-  };
-  // "4096x4096x4096"
-  if (t.find('=') == std::string::npos) {
-    for (char& c : t)
-      if (c == 'x' || c == 'X') c = ' ';
-    std::istringstream in(t);
-    if (!(in >> s.M >> s.N >> s.K)) return fail("expected M=..,N=..,K=.. or MxNxK");
-  } else {
-    for (char& c : t)
-      if (c == ',' || c == ';') c = ' ';
-    std::istringstream in(t);
-    std::string item;
-    while (in >> item) {
-      auto eq = item.find('=');
-      if (eq == std::string::npos) return fail("bad shape item '" + item + "'");
-      std::string k = item.substr(0, eq);
-      char* end = nullptr;
-      long long v = strtoll(item.c_str() + eq + 1, &end, 0);
-      if (!end || *end) return fail("bad value in '" + item + "'");
-      if (k == "M" || k == "m") s.M = v;
-      else if (k == "N" || k == "n") s.N = v;
-      else if (k == "K" || k == "k") s.K = v;
-      else return fail("unknown dimension '" + k + "' (expected M, N, K)");
-    }
-  }
-  if (s.M <= 0 || s.N <= 0 || s.K <= 0) return fail("M, N and K must all be given and positive");
-  if (s.M > (1 << 30) || s.N > (1 << 30) || s.K > (1 << 30)) return fail("dimension too large");
-  return s;
+  // the GEMM contract's parser (one grammar for `cake run` with and without --workload)
+  auto w = workload::parseShape(workload::Kind::Gemm, text, error);
+  if (!w) return std::nullopt;
+  return Shape{w->at("M"), w->at("N"), w->at("K")};
 }
 
 nlohmann::json toJson(const Result& r) {
@@ -176,12 +148,12 @@ std::string harnessPath(const Options& opts, std::string* error) {
   fs::create_directories(cache, ec);
   fs::path bin = cache / "cake_harness";
   const auto src_time = std::max({fs::last_write_time(src_dir + "/cake_harness.cu", ec),
-                                  fs::last_write_time(src_dir + "/cake_abi.h", ec),
+                                  fs::last_write_time(std::string(CAKE_ABI_DIR) + "/cake_abi.h", ec),
                                   fs::last_write_time(src_dir + "/workloads.cuh", ec)});
   if (fs::exists(bin) && fs::last_write_time(bin, ec) >= src_time) return bin.string();
   std::vector<std::string> cmd = {nvccPath(opts), "-std=c++17", "-O2", "-cudart", "shared",
                                   "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90",
-                                  "-I" + src_dir, src_dir + "/cake_harness.cu", "-o", bin.string() + ".tmp",
+                                  "-I" + src_dir, "-I" CAKE_ABI_DIR, src_dir + "/cake_harness.cu", "-o", bin.string() + ".tmp",
                                   "-lcublas", "-lcupti", "-ldl"};
   fs::path nv = fs::path(cmd[0]).parent_path().parent_path();
   for (const char* sub : {"extras/CUPTI/lib64", "lib64", "lib"})
@@ -202,8 +174,7 @@ Result compile(const std::string& cu_path, ir::Target target, const std::string&
   std::vector<std::string> cmd = {nvccPath(opts), "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC",
                                   "-cudart", "shared", "-lineinfo"};
   for (const auto& f : archFlags(target)) cmd.push_back(f);
-  const std::string src_dir = CAKE_HARNESS_SOURCE_DIR;
-  if (!src_dir.empty()) cmd.push_back("-I" + src_dir);
+  cmd.push_back("-I" CAKE_ABI_DIR);  // the kernel ABI header (abi/cake_abi.h)
   for (const auto& f : opts.nvcc_flags) cmd.push_back(f);
   cmd.push_back(cu_path);
   cmd.push_back("-o");
@@ -386,9 +357,14 @@ static Result notRun(std::string result, const ir::Schedule& schedule, ir::Targe
 
 Result run(const ir::Schedule& schedule, const Shape& shape, const Options& opts) {
   // A size the schedule does not compute is decided here, before any GPU
-  // work: a run at it would be "wrong" through no fault of the kernel.
-  if (auto mismatch = lowering::gemmShapeMismatch(schedule, shape.M, shape.N, shape.K))
-    return notRun("unsupported_shape", schedule, schedule.target, shape, opts, *mismatch);
+  // work: a run at it would be "wrong" through no fault of the kernel. The
+  // GEMM contract's binding decides it (its assumptions, the coverage of A,
+  // B and C); a schedule the contract cannot bind is left to the lowering.
+  if (auto ws = workload::parseShape(workload::Kind::Gemm, fmt::format("M={},N={},K={}", shape.M, shape.N, shape.K))) {
+    workload::BindResult br = workload::bind(schedule, *ws, opts.sets);
+    if (br.result == "unsupported_shape")
+      return notRun("unsupported_shape", schedule, schedule.target, shape, opts, br.detail);
+  }
   lowering::LowerOptions lo;
   lo.problem = lowering::Problem::Gemm;  // the harness's oracle is cuBLAS GEMM
   lowering::LowerResult lr = lowering::lowerToCuda(schedule, lo);
@@ -425,11 +401,8 @@ Result runWorkload(const ir::Schedule& schedule, const workload::Shape& shape, c
     r.target = std::string(ir::targetName(schedule.target));
     return r;
   };
-  // GEMM: the same size check as run() (assumptions, a K fixed by the
-  // schedule), then, for every workload, the contract's coverage walk
-  if (shape.kind == workload::Kind::Gemm)
-    if (auto mismatch = lowering::gemmShapeMismatch(schedule, shape.at("M"), shape.at("N"), shape.at("K")))
-      return refused("unsupported_shape", *mismatch);
+  // the contract decides whether the schedule computes this size (its
+  // assumptions, the coverage walk), as in run()
   workload::BindResult br = workload::bind(schedule, shape, opts.sets);
   if (!br.binding) return refused(br.result, br.detail);
   lowering::LowerOptions lo;

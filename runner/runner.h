@@ -69,7 +69,7 @@ std::vector<std::string> archFlags(ir::Target t);
 bool gpuAvailable();
 
 // Compiles `cu_path` into a shared library `so_path` that exports the cake
-// kernel ABI (runner/harness/cake_abi.h). Sets compiled / result / detail.
+// kernel ABI (abi/cake_abi.h). Sets compiled / result / detail.
 Result compile(const std::string& cu_path, ir::Target target, const std::string& so_path,
                const Options& opts);
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -142,7 +143,18 @@ std::optional<BatchStats> emitBatch(std::vector<Record>& records, const std::vec
   return stats;
 }
 
-std::optional<int> runBatch(const std::string& batch_dir, const RunBatchOptions& opts, std::string* error) {
+namespace {
+
+// One batch folder as read from its manifest: the items still to measure.
+struct LoadedBatch {
+  std::string dir;
+  workload::Shape shape;
+  runner::Options ro;
+  std::vector<nlohmann::json> todo;
+  std::vector<std::string> so;   // per todo item: its compiled library
+};
+
+std::optional<LoadedBatch> loadBatch(const std::string& batch_dir, const RunBatchOptions& opts, std::string* error) {
   std::ifstream in(fs::path(batch_dir) / "manifest.json");
   nlohmann::json m = nlohmann::json::parse(in, nullptr, false);
   if (!in || m.is_discarded() || !m.contains("items")) {
@@ -157,62 +169,148 @@ std::optional<int> runBatch(const std::string& batch_dir, const RunBatchOptions&
     *error = fmt::format("{}/manifest.json: workload.shape: {}", batch_dir, e);
     return std::nullopt;
   }
-  const std::string results = (fs::path(batch_dir) / "results.jsonl").string();
-  const std::set<std::string> done = idsIn(results);
-  std::vector<nlohmann::json> todo;
+  LoadedBatch b;
+  b.dir = batch_dir;
+  b.shape = *shape;
+  const std::set<std::string> done = idsIn((fs::path(batch_dir) / "results.jsonl").string());
   for (const auto& item : m["items"])
-    if (!done.count(item.at("id").get<std::string>())) todo.push_back(item);
+    if (!done.count(item.at("id").get<std::string>())) b.todo.push_back(item);
+  b.ro.harness = opts.harness;
+  b.ro.runs = m.value("runs", 20);
+  b.ro.run_timeout_s = m.value("timeout_s", 20.0);
+  b.ro.seed = m.value("seed", uint64_t{1});
+  b.ro.work_dir = (fs::path(batch_dir) / "so").string();
+  return b;
+}
 
-  runner::Options ro;
-  ro.harness = opts.harness;
-  ro.runs = m.value("runs", 20);
-  ro.run_timeout_s = m.value("timeout_s", 20.0);
-  ro.seed = m.value("seed", uint64_t{1});
-  ro.work_dir = (fs::path(batch_dir) / "so").string();
-  fs::create_directories(ro.work_dir);
-  // Compile in parallel (CPU work; each .cu once, several items may share
-  // one, e.g. a dispatcher at several shapes), then measure one at a time
-  // (GPU timing).
-  std::map<std::string, size_t> first_of;
-  std::vector<size_t> unique;
-  for (size_t i = 0; i < todo.size(); ++i)
-    if (first_of.emplace(todo[i]["cu"].get<std::string>(), i).second) unique.push_back(i);
-  std::map<std::string, runner::Result> built;
-  std::mutex mu;
-  checks::gate::parallelFor(unique.size(), opts.jobs, [&](size_t u) {
-    const nlohmann::json& item = todo[unique[u]];
-    const std::string cu = (fs::path(batch_dir) / item["cu"].get<std::string>()).string();
-    const std::string so = (fs::path(ro.work_dir) / fs::path(cu).stem()).string() + ".so";
-    auto target = ir::parseTarget(item.value("target", std::string("sm_90a")));
-    runner::Result r = runner::compile(cu, target.value_or(ir::Target::SM90a), so, ro);
-    std::lock_guard<std::mutex> lock(mu);
-    built[item["cu"].get<std::string>()] = r;
-  });
-  std::ofstream out(results, std::ios::app);
-  for (const nlohmann::json& item : todo) {
-    runner::Result r = built[item["cu"].get<std::string>()];
-    workload::Shape item_shape = *shape;
+}  // namespace
+
+std::string compileKey(const std::string& cu_text, const std::string& target) {
+  // Lowering's comments name the candidate's file (another folder per
+  // shard): whole-line // comments are not part of the key, unless one ends
+  // in a backslash (it would comment out the next line too).
+  std::string code = target + "\n";
+  std::istringstream in(cu_text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t b = line.find_first_not_of(" \t");
+    const bool comment = b != std::string::npos && line.compare(b, 2, "//") == 0 && line.back() != '\\';
+    if (!comment) code += line + '\n';
+  }
+  return checks::gate::contentHash(code);
+}
+
+namespace {
+
+// The library of a .cu in `dir`, named by its compile key, so equal kernels
+// of several batches share one (nullopt: the .cu cannot be read).
+std::optional<std::string> libraryPath(const std::string& cu, const std::string& target, const std::string& dir) {
+  std::ifstream in(cu, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return (fs::path(dir) / (compileKey(ss.str(), target) + ".so")).string();
+}
+
+// Measures one batch's items (their libraries built), appending a line each.
+std::optional<int> measureBatch(LoadedBatch& b, const std::map<std::string, runner::Result>& built,
+                                std::string* error) {
+  std::ofstream out(fs::path(b.dir) / "results.jsonl", std::ios::app);
+  for (size_t i = 0; i < b.todo.size(); ++i) {
+    const nlohmann::json& item = b.todo[i];
+    runner::Result r = built.at(b.so[i]);
+    workload::Shape item_shape = b.shape;
     if (item.contains("shape")) {   // one library at several shapes (a dispatcher's evaluation)
-      auto s = workload::parseShape(shape->kind, item["shape"].get<std::string>(), &e);
+      std::string e;
+      auto s = workload::parseShape(b.shape.kind, item["shape"].get<std::string>(), &e);
       if (!s) {
-        *error = fmt::format("{}/manifest.json: item '{}': shape: {}", batch_dir, item["id"].get<std::string>(), e);
+        *error = fmt::format("{}/manifest.json: item '{}': shape: {}", b.dir, item["id"].get<std::string>(), e);
         return std::nullopt;
       }
       item_shape = *s;
     }
     double wall = 0;
     if (r.compiled) {
-      runner::Options one = ro;
+      runner::Options one = b.ro;
       one.verified = item.value("verified", false);
       auto t0 = std::chrono::steady_clock::now();
-      r = measure(batch_dir, item, r.so_path, item_shape, one);
+      r = measure(b.dir, item, r.so_path, item_shape, one);
       wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     out << nlohmann::json{{"id", item["id"]}, {"gpu_wall_s", wall}, {"measurement", runner::toJson(r)}}.dump()
         << '\n';
     out.flush();
   }
-  return static_cast<int>(todo.size());
+  return static_cast<int>(b.todo.size());
+}
+
+}  // namespace
+
+std::optional<int> runBatches(const std::vector<std::string>& batch_dirs, const RunBatchOptions& opts,
+                              std::string* error) {
+  std::vector<LoadedBatch> batches;
+  for (const std::string& dir : batch_dirs) {
+    auto b = loadBatch(dir, opts, error);
+    if (!b) return std::nullopt;
+    batches.push_back(std::move(*b));
+  }
+  // Every distinct library once (an unreadable .cu gets a path of its own
+  // and fails to compile with nvcc's message).
+  struct Job {
+    std::string cu, so, target;
+  };
+  std::map<std::string, Job> jobs;
+  for (LoadedBatch& b : batches) {
+    const std::string dir = opts.so_cache.empty() ? b.ro.work_dir : opts.so_cache;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    for (const nlohmann::json& item : b.todo) {
+      const std::string cu = (fs::path(b.dir) / item["cu"].get<std::string>()).string();
+      const std::string target = item.value("target", std::string("sm_90a"));
+      const std::string so = libraryPath(cu, target, dir).value_or((fs::path(dir) / fs::path(cu).stem()).string() + ".so");
+      b.so.push_back(so);
+      jobs.emplace(so, Job{cu, so, target});
+    }
+  }
+  std::vector<const Job*> list;
+  for (const auto& [so, job] : jobs) list.push_back(&job);
+  std::map<std::string, runner::Result> built;
+  std::mutex mu;
+  checks::gate::parallelFor(list.size(), opts.jobs, [&](size_t u) {
+    const Job& j = *list[u];
+    runner::Result r;
+    std::error_code ec;
+    if (fs::exists(j.so, ec)) {   // built before (same text and target)
+      r.compiled = true;
+      r.result = "compiled";
+      r.cu_path = j.cu;
+      r.so_path = j.so;
+    } else {
+      // nvcc writes beside, the rename publishes: a cut-short compile leaves no library
+      const std::string tmp = j.so + ".tmp.so";
+      r = runner::compile(j.cu, ir::parseTarget(j.target).value_or(ir::Target::SM90a), tmp, batches.front().ro);
+      if (r.compiled) fs::rename(tmp, j.so, ec);
+      r.so_path = j.so;
+      if (ec) r.compiled = false, r.result = "compile_error", r.detail = ec.message();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    built[j.so] = r;
+  });
+  if (opts.compile_only) {
+    int ok = 0;
+    for (const auto& [so, r] : built) ok += r.compiled;
+    return ok;
+  }
+  int measured = 0;
+  for (LoadedBatch& b : batches) {
+    auto n = measureBatch(b, built, error);
+    if (!n) return std::nullopt;
+    measured += *n;
+  }
+  return measured;
+}
+
+std::optional<int> runBatch(const std::string& batch_dir, const RunBatchOptions& opts, std::string* error) {
+  return runBatches({batch_dir}, opts, error);
 }
 
 std::optional<int> ingest(std::vector<Record>& records, const std::string& results_path, std::string* error) {

@@ -31,9 +31,24 @@ std::optional<BatchStats> emitBatch(std::vector<Record>& records, const std::vec
 struct RunBatchOptions {
   int jobs = 4;                 // parallel nvcc
   std::string harness;          // runner's harness binary ("" = runner default / $CAKE_HARNESS)
+  // Compiled libraries, named by the hash of the .cu text and target: a
+  // kernel shared by several batches (one template measured at several
+  // shapes) compiles once, and a library already there is not compiled
+  // again. "": each batch's own so/ folder.
+  std::string so_cache;
+  bool compile_only = false;    // compile into the cache, measure nothing, record nothing
 };
-// Compiles and measures every item of the batch without a line in
-// DIR/results.jsonl yet. Returns the number measured now.
+// Compiles and measures every item of the batches without a line in
+// DIR/results.jsonl yet: every distinct kernel of all the batches is
+// compiled first, `jobs` at a time (CPU work), then the items are measured
+// one at a time (GPU timing), batch by batch in the order given. Returns the
+// number measured now (compiled, with compile_only).
+// The compile cache's key for a .cu text: its code without whole-line //
+// comments (lowering names the candidate's file in them), and the target.
+std::string compileKey(const std::string& cu_text, const std::string& target);
+
+std::optional<int> runBatches(const std::vector<std::string>& batch_dirs, const RunBatchOptions& opts,
+                              std::string* error);
 std::optional<int> runBatch(const std::string& batch_dir, const RunBatchOptions& opts, std::string* error);
 
 // Merges a batch's results.jsonl into the records (by id). Returns how many

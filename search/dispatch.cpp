@@ -168,8 +168,10 @@ std::optional<std::string> dispatchLibrary(const std::vector<Winner>& winners, s
     }
     lib += fmt::format("// ---- kernel {}: {}\n", k, w->id) + lr.source + "\n";
   }
+  // the header's #pragma once means nothing (and warns) in the library's main file
+  if (size_t at = selector.find("#pragma once\n"); at != std::string::npos) selector.erase(at, 13);
   lib += "// ---- the selector\n" + selector;
-  lib += "\n// ---- the entry point: the runner's kernel ABI (runner/harness/cake_abi.h)\n";
+  lib += "\n// ---- the entry point: the runner's kernel ABI (abi/cake_abi.h)\n";
   lib += "extern \"C\" int cake_abi_version(void) { return CAKE_ABI_VERSION; }\n\n";
   lib += "static long long cake_dispatch_lcm(long long a, long long b) {\n"
          "  long long x = a, y = b;\n  while (y) { long long t = x % y; x = y; y = t; }\n  return a / x * b;\n}\n\n";

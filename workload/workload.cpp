@@ -250,6 +250,15 @@ BindResult bindParams(const ir::Schedule& s, const Contract& c, const Shape& sha
                                              return n;
                                            }()));
   b.launches = std::max<int64_t>(launches, 1);
+  // every lm.assume the bound sizes decide must hold for them
+  ir::EvalEnv env;
+  env.params = b.i32;
+  for (const ir::Assume& a : s.assumes) {
+    auto holds = ir::evaluate(*a.cond, env);
+    if (holds && !*holds)
+      return refuse("unsupported_shape", fmt::format("the schedule assumes {} (line {}), which {} does not satisfy",
+                                                     ir::exprToString(*a.cond, s), a.range.line, shape.text()));
+  }
   if (shape.at("causal") && !std::any_of(s.params.begin(), s.params.end(),
                                          [](const ir::Param& p) { return p.name == "causal"; }))
     return refuse("unsupported_shape", "causal attention requested, but the schedule has no `causal` parameter: it "

@@ -13,7 +13,7 @@ mkdir -p "$D/lib" "$D/cu"
 CORPUS="sm90_ws_4stage sm90_persistent_ws sm90_pingpong sm90_basic_one_consumer sm80_cp_async_multistage sm80_ws_named_barriers"
 BENCH="sm90_pingpong_128 sm90_small_m sm90_small_m16 sm90_ws_bn256_tma"
 so() {  # lowered .cu -> .so with the flags its header names
-  "$NVCC" -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -Irunner/harness -lineinfo \
+  "$NVCC" -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -Irunner/harness -Iabi -lineinfo \
     $(grep -o '^// target sm_[0-9a]*: .*' "$1" | grep -o '\-gencode[^ ]*') "$1" -o "$2"
 }
 for n in $CORPUS; do "$B/cli/cake" lower corpus/gemm/$n.cake -o "$D/cu/$n.cu"; so "$D/cu/$n.cu" "$D/$n.so" & done; wait
@@ -21,7 +21,7 @@ for n in $BENCH; do "$B/cli/cake" lower bench/gpu/schedules/$n.cake -o "$D/cu/$n
 if [ -n "${BASE_CU_DIR:-}" ]; then
   for n in $CORPUS; do cp "$BASE_CU_DIR/$n.cu" "$D/cu/base_$n.cu"; so "$D/cu/base_$n.cu" "$D/base_$n.so" & done; wait
 fi
-NVH="$NVCC -std=c++17 -O3 -cudart shared -gencode=arch=compute_90a,code=sm_90a -Irunner/harness"
+NVH="$NVCC -std=c++17 -O3 -cudart shared -gencode=arch=compute_90a,code=sm_90a -Irunner/harness -Iabi"
 $NVH -shared -Xcompiler -fPIC -lineinfo bench/gpu/kernels/sm90_ws_gemm.cu -o "$D/hand_sm90_ws_bn256_persistent.so"
 $NVH runner/harness/cake_harness.cu -o "$D/cake_harness" -lcublas -lcupti -ldl
 cp -L /usr/local/cuda/lib/libcupti.so.13 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$D/lib/"

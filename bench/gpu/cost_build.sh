@@ -14,8 +14,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 mkdir -p "$CARRY"/so "$CARRY"/bin "$CARRY"/lib "$CARRY"/cu
-python3 bench/gpu/cost_plan.py
+# ROUND=2: round 2's plan (bench/gpu/cost_plan.py --round 2, docs/costmodel.md)
+ROUND=${ROUND:-1}
+python3 bench/gpu/cost_plan.py --round "$ROUND"
 PLAN=bench/gpu/schedules/cost_variants/plan.tsv
+[ "$ROUND" = 2 ] && PLAN=bench/gpu/schedules/cost_variants/plan2.tsv
 
 # --- verify each schedule once
 cut -f3 "$PLAN" | sort -u > "$CARRY"/files.txt
@@ -62,7 +65,7 @@ done < "$PLAN"
 
 # --- binaries, the harness, libraries the device lacks, scripts
 cp "$BUILD"/cli/cake "$BUILD"/runner/cake-runner "$CARRY"/bin/
-"$NVCC" -std=c++17 -O2 -cudart shared -gencode=arch=compute_90,code=sm_90 -Irunner/harness \
+"$NVCC" -std=c++17 -O2 -cudart shared -gencode=arch=compute_90,code=sm_90 -Irunner/harness -Iabi \
     runner/harness/cake_harness.cu -o "$CARRY"/bin/cake_harness -lcublas -lcupti -ldl \
     -L/usr/local/cuda/extras/CUPTI/lib64
 cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$CARRY"/lib/ 2>/dev/null || true

@@ -8,13 +8,21 @@ bench/gpu/schedules/cost_variants/plan.tsv:
 
     id  split  file  workload  shape  sets  kernel
 
-split: every third pair of each workload (in plan order) is `calibrate`, the
-rest `holdout` (the accuracy in docs/costmodel.md is on holdout pairs only).
+split (round 1): every third pair of each workload (in plan order) is
+`calibrate`, the rest `holdout`.
 
-    python3 bench/gpu/cost_plan.py            # write variants + plan
+Round 2 (`--round 2`, docs/costmodel.md): the same schedules on shapes that
+round 1 did not measure, split by shape: each schedule has one calibration
+shape and its held-out shapes are others (a held-out shape is never fitted).
+Round 1's records were used to develop the model; they join the calibration
+set, and the accuracy is stated on round 2's held-out pairs only.
+
+    python3 bench/gpu/cost_plan.py            # write variants + plan (round 1)
+    python3 bench/gpu/cost_plan.py --round 2  # the same variants, round 2's plan (plan2.tsv)
 """
 import itertools
 import os
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "bench/gpu/schedules/cost_variants")
@@ -161,8 +169,51 @@ def attention_variants():
                            "# 3-slot K and V rings.\n# expect: pass\n" + b3)
 
 
+def round2_rows(write):
+    """Round 2: (workload, file, shape, sets, kernel, split), shapes new to round 1."""
+    rows = []
+    gemm_cal = "M=8192,N=2048,K=2048"
+    gemm_hold = ["M=3072,N=4096,K=4096", "M=1024,N=2048,K=8192", "M=32,N=16384,K=4096", "M=192,N=4096,K=8192",
+                 "M=96,N=12288,K=2048", "M=6144,N=6144,K=2048"]
+    files = [write(name, text) for name, text in gemm_variants()]
+    files += ["corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm90_pingpong.cake",
+              "corpus/gemm/sm90_persistent_ws.cake", "corpus/gemm/sm90_basic_one_consumer.cake"]
+    for i, f in enumerate(files):
+        rows.append(("gemm", f, gemm_cal, "", "", "calibrate"))
+        for sh in (gemm_hold[i % 3 * 2], gemm_hold[i % 3 * 2 + 1]):
+            rows.append(("gemm", f, sh, "", "", "holdout"))
+    for name, k, text in kmeans_variants():
+        f = write(name, text)
+        rows.append(("kmeans-assign", f, f"N=16384,K={k},D=128,B=16", "", name, "calibrate"))
+        for n, d, b in [(131072, 128, 2), (65536, 256, 2)]:
+            rows.append(("kmeans-assign", f, f"N={n},K={k},D={d},B={b}", "", name, "holdout"))
+    res = "corpus/kmeans/sm90_assign_resident_centroids.cake"
+    rows.append(("kmeans-assign", res, "N=131072,K=128,D=128,B=4", "", "", "calibrate"))
+    for sh in ["N=524288,K=128,D=128,B=1", "N=32768,K=128,D=128,B=16"]:
+        rows.append(("kmeans-assign", res, sh, "", "", "holdout"))
+    files = [corpus or write(name, text) for name, corpus, text in attention_variants()]
+    files.append("corpus/attention/sm90_fa3_persistent.cake")
+    for f in files:
+        rows.append(("attention-fwd", f, "S=1536,D=64,B=4,H=8", "", "", "calibrate"))
+        for sh in ["S=512,D=64,B=8,H=16", "S=3072,D=64,B=2,H=8", "S=6144,D=64,B=1,H=16", "S=16384,D=64,B=1,H=4"]:
+            rows.append(("attention-fwd", f, sh, "", "", "holdout"))
+    return rows
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    if "--round" in sys.argv and sys.argv[sys.argv.index("--round") + 1] == "2":
+        def write2(name, text):
+            path = os.path.join(OUT, name + ".cake")
+            with open(path, "w") as f:
+                f.write(text)
+            return os.path.relpath(path, ROOT)
+        rows = round2_rows(write2)
+        with open(os.path.join(OUT, "plan2.tsv"), "w") as out:
+            for i, (w, f, sh, sets, kernel, split) in enumerate(rows):
+                out.write(f"q{i:03d}\t{split}\t{f}\t{w}\t{sh}\t{sets}\n")
+        print(f"round 2: {len(rows)} pairs, {sum(r[5] == 'holdout' for r in rows)} held out")
+        return
     rows = []  # (workload, file, shape, sets, kernel)
 
     def write(name, text):

@@ -30,7 +30,9 @@ def ncu_by_pid(d):
             continue  # the first profiled launch of the process only
         key = {"sm__throughput.avg.pct_of_peak_sustained_elapsed": "sm_pct",
                "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "mem_pct",
-               "gpu__time_duration.sum": "duration"}.get(name)
+               "gpu__time_duration.sum": "duration",
+               "dram__throughput.avg.pct_of_peak_sustained_elapsed": "dram_pct",
+               "lts__throughput.avg.pct_of_peak_sustained_elapsed": "l2_pct"}.get(name)
         if key:
             m[key] = v
             m.setdefault("kernel", row.get("Kernel Name"))

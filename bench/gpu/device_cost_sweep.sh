@@ -4,6 +4,7 @@
 # the checkout the device receives), then, with `.devcarry/cost` carried:
 #
 #   bash .devcarry/cost/device_cost_sweep.sh 420     # seconds this script may use
+#   bash .devcarry/cost2/device_cost_sweep.sh 430 sweep-only   # round 2: phases 1, 2 and 5
 #
 # Phases, each stopping at its share of the time:
 #   1. sanity: the binaries start (else stop at once);
@@ -16,6 +17,9 @@
 set -u
 C=$(cd "$(dirname "$0")" && pwd)
 LIMIT=${1:-420}
+MODE=${2:-all}
+SWEEP_PCT=36
+[ "$MODE" = sweep-only ] && SWEEP_PCT=45
 T0=$(date +%s)
 export LD_LIBRARY_PATH=$C/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export CAKE_HARNESS=$C/bin/cake_harness
@@ -32,13 +36,14 @@ python3 "$C"/cost_sweep.py time "$C" /dev/null 0 >/dev/null || { log "cost_sweep
 
 # 2. the sweep
 log "sweep: $(wc -l < "$C"/pairs.tsv) pairs"
-python3 "$C"/cost_sweep.py time "$C" "$OUT"/sweep.jsonl "$(at $((LIMIT * 36 / 100)))" >> "$L" 2>&1
+python3 "$C"/cost_sweep.py time "$C" "$OUT"/sweep.jsonl "$(at $((LIMIT * SWEEP_PCT / 100)))" >> "$L" 2>&1
 log "sweep done: $(wc -l < "$OUT"/sweep.jsonl) records"
 tail -3 "$L"
 
 # 3. cake run --workload on corpus schedules (each compiles here with nvcc)
 H="$OUT"/headline.jsonl
 hl() {
+  [ "$MODE" = sweep-only ] && return
   [ $(date +%s) -lt "$(at $((LIMIT * 50 / 100)))" ] || { log "skip cake run $*"; return; }
   echo "# cake run $*" >> "$L"
   timeout 90 "$C"/bin/cake run "$@" --format json --runs 30 --seed 11 >> "$H" 2>> "$L"
@@ -57,7 +62,7 @@ cat "$H" | cut -c1-300
 
 # 4. PyTorch / Triton references
 TB=$(( LIMIT * 63 / 100 - ($(date +%s) - T0) ))
-[ "$TB" -gt 20 ] && timeout $((TB + 30)) python3 "$C"/torch_refs.py --budget "$TB" > "$OUT"/torch_refs.jsonl 2>> "$L"
+[ "$TB" -gt 20 ] && [ "$MODE" != sweep-only ] && timeout $((TB + 30)) python3 "$C"/torch_refs.py --budget "$TB" > "$OUT"/torch_refs.jsonl 2>> "$L"
 log "torch refs done"; cat "$OUT"/torch_refs.jsonl | cut -c1-300
 
 # 5. ncu speed of light on the holdout pairs
@@ -66,7 +71,7 @@ left=$(( LIMIT - 15 - ($(date +%s) - T0) ))
 if [ "$left" -gt 20 ]; then
   timeout $((left + 10)) "$NCU" --clock-control none --target-processes all --kernel-name-base function \
     -k regex:'^cake_.*_kernel$' \
-    --metrics sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
+    --metrics sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed \
     --csv --log-file "$OUT"/ncu.csv \
     python3 "$C"/cost_sweep.py ncu "$C" "$OUT"/ncu_pids.tsv "$(at $((LIMIT - 25)))" >> "$L" 2>&1
   log "ncu done: $(wc -l < "$OUT"/ncu_pids.tsv) pairs"

@@ -15,7 +15,7 @@ NVCC=$(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -1)
 start=$(date +%s)
 compile() {
   local cu=$1 n; n=$(basename "$cu" .cu)
-  $NVCC -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -Irunner/harness \
+  $NVCC -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -Irunner/harness -Iabi \
     $(grep -o '^// target sm_[0-9a]*: .*' "$cu" | grep -o '\-gencode[^ ]*') "$cu" -o "$D/so/$n.so" 2> "$D/so/$n.log" ||
     echo "compile_error $n"
 }

@@ -1,5 +1,5 @@
 // generic_check: runs a lowered non-GEMM kernel library through the generic
-// launcher `cake_launch` (runner/harness/cake_abi.h) and compares it with a
+// launcher `cake_launch` (abi/cake_abi.h) and compares it with a
 // CPU reference. The harness has only a GEMM oracle; this checks the
 // lowering's fragment layouts, reductions, broadcasts and RS wgmma on
 // three corpus schedules:
@@ -23,14 +23,7 @@
 
 #include "cake_abi.h"
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      printf("{\"result\": \"cuda_error\", \"detail\": \"%s: %s\"}\n", #x, cudaGetErrorString(e_)); \
-      exit(3);                                                                                 \
-    }                                                                                          \
-  } while (0)
+#include "cuda_check.h"
 
 namespace {
 

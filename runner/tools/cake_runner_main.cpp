@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "ir/frontend.h"
@@ -21,6 +22,26 @@
 #include "runner/runner.h"
 
 using namespace cake;
+
+// The schedule named `name` of a .cake file (the first when no name
+// matches), its findings on stderr; nullptr when it does not compile.
+static const ir::Schedule* loadSchedule(const std::string& path, const std::string& name,
+                                        std::optional<ir::Module>& mod) {
+  std::string err;
+  auto file = ir::readSourceFile(path, err);
+  if (!file) {
+    fprintf(stderr, "cake-runner: %s\n", err.c_str());
+    return nullptr;
+  }
+  ir::DiagnosticSink sink;
+  mod = ir::compileModule(file, {}, sink);
+  for (const auto& f : sink.findings()) fprintf(stderr, "%s\n", ir::renderText(f).c_str());
+  if (!mod || mod->schedules.empty()) return nullptr;
+  const ir::Schedule* s = &mod->schedules[0];
+  for (const auto& x : mod->schedules)
+    if (x.name == name) s = &x;
+  return s;
+}
 
 int main(int argc, char** argv) {
   std::string so, cu, cake_file, schedule_name, emit, shape_text = "M=4096,N=4096,K=4096", target = "sm_90a";
@@ -70,18 +91,9 @@ int main(int argc, char** argv) {
       fprintf(stderr, "cake-runner: bad workload or shape: %s\n", err.c_str());
       return 2;
     }
-    auto file = ir::readSourceFile(cake_file, err);
-    if (!file) {
-      fprintf(stderr, "cake-runner: %s\n", err.c_str());
-      return 2;
-    }
-    ir::DiagnosticSink sink;
-    auto mod = ir::compileModule(file, {}, sink);
-    for (const auto& f : sink.findings()) fprintf(stderr, "%s\n", ir::renderText(f).c_str());
-    if (!mod || mod->schedules.empty()) return 2;
-    const ir::Schedule* s = &mod->schedules[0];
-    for (const auto& x : mod->schedules)
-      if (x.name == schedule_name) s = &x;
+    std::optional<ir::Module> mod;
+    const ir::Schedule* s = loadSchedule(cake_file, schedule_name, mod);
+    if (!s) return 2;
     if (!emit.empty()) {
       lower_opts.problem = *kind == workload::Kind::Gemm ? lowering::Problem::Gemm : lowering::Problem::None;
       auto lr = lowering::lowerToCuda(*s, lower_opts);
@@ -113,18 +125,9 @@ int main(int argc, char** argv) {
   }
   runner::Result r;
   if (!cake_file.empty()) {
-    auto file = ir::readSourceFile(cake_file, err);
-    if (!file) {
-      fprintf(stderr, "cake-runner: %s\n", err.c_str());
-      return 2;
-    }
-    ir::DiagnosticSink sink;
-    auto mod = ir::compileModule(file, {}, sink);
-    for (const auto& f : sink.findings()) fprintf(stderr, "%s\n", ir::renderText(f).c_str());
-    if (!mod || mod->schedules.empty()) return 2;
-    const ir::Schedule* s = &mod->schedules[0];
-    for (const auto& x : mod->schedules)
-      if (x.name == schedule_name) s = &x;
+    std::optional<ir::Module> mod;
+    const ir::Schedule* s = loadSchedule(cake_file, schedule_name, mod);
+    if (!s) return 2;
     if (!emit.empty()) {
       auto lr = lowering::lowerToCuda(*s, lower_opts);
       for (const auto& f : lr.findings) fprintf(stderr, "%s\n", ir::renderText(f).c_str());

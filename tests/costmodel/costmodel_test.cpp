@@ -124,6 +124,36 @@ TEST(WorkloadBind, PersistentGridIsTheSmCount) {
   EXPECT_EQ(r.binding->grid[0], 132);
 }
 
+// The GEMM size checks of `cake run` with and without --workload are this
+// binding (lowering::gemmShapeMismatch folded into it).
+TEST(WorkloadBind, FixedKMustBeCovered) {
+  // sm90_small_k_resident has no parameter K: its loads cover K = 192
+  const char* f = "corpus/gemm/sm90_small_k_resident.cake";
+  auto at256 = bindText(f, workload::Kind::Gemm, "M=4096,N=4096,K=256");
+  EXPECT_EQ(at256.result, "unsupported_shape");
+  EXPECT_NE(at256.detail.find("[0, 192) of dimension 1"), std::string::npos) << at256.detail;
+  EXPECT_TRUE(bindText(f, workload::Kind::Gemm, "M=4096,N=4096,K=192").binding);
+  EXPECT_TRUE(bindText(f, workload::Kind::Gemm, "M=128,N=256,K=192").binding);
+}
+
+TEST(WorkloadBind, AssumptionsMustHold) {
+  // sm90_ws_4stage with `lm.assume(K > 4096)` in place of `K > 0`: a size that breaks it is refused
+  std::string err;
+  auto f = ir::readSourceFile(std::string(CAKE_SOURCE_DIR) + "/" + kGemm, err);
+  ASSERT_TRUE(f) << err;
+  std::string text = f->text;
+  const std::string from = "lm.assume(K > 0)";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "lm.assume(K > 4096)");
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(ir::makeSourceFile("tight.cake", text), {}, sink);
+  ASSERT_TRUE(m && !m->schedules.empty());
+  auto r = workload::bind(m->schedules[0], shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"));
+  EXPECT_EQ(r.result, "unsupported_shape");
+  EXPECT_NE(r.detail.find("K > 4096"), std::string::npos) << r.detail;
+  EXPECT_TRUE(workload::bind(m->schedules[0], shape(workload::Kind::Gemm, "M=4096,N=4096,K=8192")).binding);
+}
+
 // ------------------------------------------------------------ the model
 
 TEST(CostModel, GemmFactsAndTerms) {
@@ -146,24 +176,76 @@ TEST(CostModel, GemmFactsAndTerms) {
   EXPECT_EQ(f.pipeline_loads, 64);
   const double clk = hw.clock_ghz * 1e9;
   EXPECT_NEAR(e.raw.at("tensor"), 8 * f.mma_flops / (hw.tc_flops_per_clk_sm * clk) * 1e3, 1e-12);
-  // 4 stages, one held by the consumer: 3 loads in flight
-  EXPECT_NEAR(e.raw.at("latency"), 8 * (64.0 / 3 * hw.mem_latency_ns + 64 * hw.barrier_rtt_ns) * 1e-6, 1e-12);
+  // every CTA is a full tile: the launch totals are CTAs x one CTA's
+  EXPECT_DOUBLE_EQ(f.l2_bytes, 1024 * f.load_bytes);
+  EXPECT_DOUBLE_EQ(f.total_mma_flops, 2.0 * 4096 * 4096 * 4096);
+  // unique bytes: A, B and C once
+  EXPECT_DOUBLE_EQ(f.dram_bytes, 3 * 4096.0 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(f.dram_share, f.dram_bytes / f.l2_bytes);
+  EXPECT_NEAR(e.raw.at("dram"), f.dram_bytes / (hw.dram_gbps * 1e9) * 1e3, 1e-12);
+  EXPECT_NEAR(e.raw.at("l2"), f.l2_bytes / (hw.l2_gbps * 1e9) * 1e3, 1e-12);
+  // the ring: 4 slots turn over once per (load latency + transfer + compute + hand-off)
+  const double lat_ns = hw.l2_latency_ns + f.dram_share * (hw.mem_latency_ns - hw.l2_latency_ns);
+  EXPECT_NEAR(e.raw.at("latency"),
+              (8 * (64 * lat_ns + 64 * hw.barrier_rtt_ns) * 1e-6 + e.raw.at("tensor") + e.raw.at("l2")) / 4, 1e-12);
   // time = launch + max(main) + core + epilogue with unit coefficients
-  const double main = std::max({e.raw.at("tensor"), e.raw.at("memory"), e.raw.at("latency")});
+  const double main = std::max({e.raw.at("tensor"), e.raw.at("dram"), e.raw.at("l2"), e.raw.at("latency")});
   EXPECT_NEAR(e.time_ms, e.raw.at("launch") + main + e.raw.at("core") + e.raw.at("epilogue"), 1e-12);
   EXPECT_GE(e.deciding.size(), 2u);
 }
 
 TEST(CostModel, CoefficientsScaleTheTerms) {
-  std::map<std::string, double> raw = {{"launches", 2}, {"launch", 0.001}, {"tensor", 0.5}, {"memory", 0.3},
-                                       {"latency", 0.1}, {"core", 0.05}, {"epilogue", 0.02}};
+  std::map<std::string, double> raw = {{"launches", 2}, {"launch", 0.001}, {"tensor", 0.5}, {"dram", 0.2},
+                                       {"l2", 0.3},     {"latency", 0.1}, {"core", 0.05},  {"epilogue", 0.02}};
   costmodel::Coefficients k;
   std::string main;
   EXPECT_NEAR(costmodel::combine(raw, k, &main), 2 * (0.001 + 0.5 + 0.05 + 0.02), 1e-12);
   EXPECT_EQ(main, "tensor");
-  k.c["memory"] = 2;  // memory now outweighs the tensor cores
+  k.c["l2"] = 2;  // L2 traffic now outweighs the tensor cores
   EXPECT_NEAR(costmodel::combine(raw, k, &main), 2 * (0.001 + 0.6 + 0.05 + 0.02), 1e-12);
-  EXPECT_EQ(main, "memory");
+  EXPECT_EQ(main, "l2");
+  k.c["dram"] = 4;
+  EXPECT_NEAR(costmodel::combine(raw, k, &main), 2 * (0.001 + 0.8 + 0.05 + 0.02), 1e-12);
+  EXPECT_EQ(main, "dram");
+}
+
+TEST(CostModel, RingLatency) {
+  costmodel::RingFacts r;
+  r.rounds = 2, r.loads = 64, r.stages = 4, r.waits = 64;
+  r.l2_latency_ns = 400, r.dram_latency_ns = 1000, r.barrier_rtt_ns = 100;
+  r.tensor_ms = 0.01, r.transfer_ms = 0.02;
+  // all from L2: 2 rounds x 64 x (400 + 100) ns, plus compute and transfer, over 4 slots
+  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 64 * 500e-6 + 0.03) / 4, 1e-12);
+  // half the bytes from DRAM: the latency moves halfway to the DRAM figure
+  r.dram_share = 0.5;
+  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 64 * (700 + 100) * 1e-6 + 0.03) / 4, 1e-12);
+  // deeper rings hide more; a ring deeper than the loads cannot turn over faster than its loads
+  r.dram_share = 0;
+  r.stages = 8;
+  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 64 * 500e-6 + 0.03) / 8, 1e-12);
+  r.loads = 2, r.waits = 2;
+  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 2 * 500e-6 + 0.03) / 2, 1e-12);
+  r.loads = 0;
+  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 2 * 100e-6 + 0.03) / 1, 1e-12);
+}
+
+TEST(CostModel, SpeedOfLightRule) {
+  EXPECT_EQ(costmodel::solRule(59, 59), "latency");
+  EXPECT_EQ(costmodel::solRule(60, 40), "compute");
+  EXPECT_EQ(costmodel::solRule(40, 60), "memory");
+  EXPECT_EQ(costmodel::solRule(70, 65), "compute");
+  EXPECT_EQ(costmodel::solRule(65, 65), "memory");
+}
+
+TEST(CostModel, PersistentGridTotalsFromFirstAndLastCta) {
+  // 64 output tiles on a 132-CTA persistent grid: CTA 0 does one tile, the
+  // last none; the launch moves half of 132 tiles' bytes, not 132 tiles'
+  auto s = load("corpus/gemm/sm90_persistent_ws.cake");
+  auto e = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=128,N=8192,K=8192"));
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_EQ(e.facts.ctas, 132);
+  EXPECT_DOUBLE_EQ(e.facts.l2_bytes, 0.5 * e.facts.load_bytes * 132);
+  EXPECT_DOUBLE_EQ(e.facts.total_mma_flops, 0.5 * e.facts.mma_flops * 132);
 }
 
 TEST(CostModel, Classes) {
@@ -209,7 +291,8 @@ TEST(CostModel, CoefficientsJson) {
 
 TEST(Calibration, RecoversKnownCoefficients) {
   costmodel::Coefficients truth;
-  truth.c = {{"launch", 1.5}, {"tensor", 1.3}, {"memory", 0.8}, {"latency", 2.0}, {"core", 0.7}, {"epilogue", 1.1}};
+  truth.c = {{"launch", 1.5}, {"tensor", 1.3}, {"dram", 0.9}, {"l2", 0.8},
+             {"latency", 2.0}, {"core", 0.7},  {"epilogue", 1.1}};
   std::vector<costmodel::Sample> samples;
   // a spread of kernels: each term dominates somewhere
   for (int i = 0; i < 40; ++i) {
@@ -217,7 +300,8 @@ TEST(Calibration, RecoversKnownCoefficients) {
     s.raw = {{"launches", 1 + i % 3},
              {"launch", 0.0025},
              {"tensor", 0.05 * (1 + i % 7)},
-             {"memory", 0.04 * (1 + (i * 3) % 11)},
+             {"l2", 0.04 * (1 + (i * 3) % 11)},
+             {"dram", 0.035 * (1 + (i * 7) % 12)},
              {"latency", 0.03 * (1 + (i * 5) % 13)},
              {"core", 0.01 * (i % 5)},
              {"epilogue", 0.005 * (i % 4)}};

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "encoder/simulator.h"
@@ -54,6 +55,13 @@ inline std::string rules(const encoder::ModelCheckResult& r) {
   std::string out;
   for (const auto& v : r.violations) out += v.rule + " (" + v.message + ")\n";
   return out;
+}
+
+// The rules of the violations found.
+inline std::set<std::string> ruleSet(const encoder::ModelCheckResult& r) {
+  std::set<std::string> s;
+  for (const auto& v : r.violations) s.insert(v.rule);
+  return s;
 }
 
 // Source line of a violation's primary op.

@@ -15,13 +15,9 @@
 using namespace cake;
 using namespace cake::encoder;
 
-namespace {
+using cake::testing::ruleSet;
 
-std::set<std::string> rules(const ModelCheckResult& r) {
-  std::set<std::string> s;
-  for (const auto& v : r.violations) s.insert(v.rule);
-  return s;
-}
+namespace {
 
 // Returns the BMC result (for further checks).
 Z3BmcResult agreeOn(const System& sys) {
@@ -34,7 +30,7 @@ Z3BmcResult agreeOn(const System& sys) {
   Z3BmcResult z = bmcCheck(sys, o);
   EXPECT_FALSE(z.internal_error) << z.error;
   EXPECT_NE(z.result.outcome, Outcome::Unknown) << z.result.detail;
-  EXPECT_EQ(rules(sim), rules(z.result));
+  EXPECT_EQ(ruleSet(sim), ruleSet(z.result));
   for (const auto& v : z.result.violations) {
     if (v.trace.empty()) continue;  // static finding
     ReplayResult rr = replay(sys, v.trace);
@@ -85,7 +81,7 @@ TEST(Z3Bmc, PhaseAnnotationsResolveAlike) {
     Z3BmcResult z = agreeOn(sys);
     const bool error = *c.rule != 0;
     EXPECT_EQ(z.result.outcome == Outcome::Violation, error) << c.init << " " << c.arrive << " " << c.fence;
-    if (error) EXPECT_EQ(rules(z.result).count(c.rule), 1u) << c.rule;
+    if (error) EXPECT_EQ(ruleSet(z.result).count(c.rule), 1u) << c.rule;
   }
 }
 

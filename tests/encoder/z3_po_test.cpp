@@ -1,8 +1,7 @@
 // The Z3 partial-order engine (encoder/z3_po.h) against the explicit-state
 // simulator: random small schedules (the same rules found, every trace
-// replayed) and corpus bugs of every model-checker rule. CAKE_PO_DIFF_N
-// scales the random part (bench/differential --engine=po is the large run;
-// docs/benchmarks.md has the numbers).
+// replayed) and corpus bugs of every model-checker rule. The large random
+// run is bench/differential --engine=po (docs/benchmarks.md has the numbers).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -20,8 +19,7 @@ using namespace cake;
 using namespace cake::encoder;
 
 TEST(Z3Po, AgreesWithSimulatorOnRandomSchedules) {
-  int n = 150;
-  if (const char* e = std::getenv("CAKE_PO_DIFF_N")) n = std::atoi(e);
+  const int n = 150;
   RandomScheduleOptions ro;
   ro.max_trips = 2;
   ro.max_stages = 2;

@@ -15,7 +15,6 @@
 
 #include "ir/frontend.h"
 #include "ir/target.h"
-#include "lowering/gemm_shape.h"
 #include "lowering/lower.h"
 #include "tests/common/corpus_files.h"
 
@@ -102,23 +101,4 @@ TEST(LoweringNames, HeaderMacroNamesAreRenamed) {
     EXPECT_EQ(bad, 0) << macro;
     EXPECT_NE(r.source.find(std::string(macro) + "_"), std::string::npos) << macro;
   }
-}
-
-TEST(GemmShape, FixedKMustMatch) {
-  const std::string text = readText("corpus/gemm/sm90_small_k_resident.cake");
-  ir::Schedule s = compile(text);
-  auto at256 = lowering::gemmShapeMismatch(s, 4096, 4096, 256);
-  ASSERT_TRUE(at256.has_value());
-  EXPECT_NE(at256->find("K = 192"), std::string::npos) << *at256;
-  EXPECT_FALSE(lowering::gemmShapeMismatch(s, 4096, 4096, 192).has_value());
-  EXPECT_FALSE(lowering::gemmShapeMismatch(s, 100, 200, 192).has_value());
-}
-
-TEST(GemmShape, AssumptionsMustHold) {
-  // sm80_single_stage assumes K > 0; a parameter K otherwise takes any size
-  ir::Schedule s = compile(readText(kSm80));
-  EXPECT_FALSE(lowering::gemmShapeMismatch(s, 4096, 4096, 100).has_value());
-  auto zero = lowering::gemmShapeMismatch(s, 4096, 4096, 0);
-  ASSERT_TRUE(zero.has_value());
-  EXPECT_NE(zero->find("K > 0"), std::string::npos) << *zero;
 }

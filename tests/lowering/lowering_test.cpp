@@ -439,3 +439,35 @@ TEST(Lowering, RulesHavePages) {
     EXPECT_FALSE(rule.summary.empty());
   }
 }
+
+// A 4-warp instance reads a slot at the top of a loop and writes it at the
+// bottom: the write needs a sync after the read (same iteration), and the
+// read needs one after the previous iteration's write (loop-carried, found
+// by the plan stage's fixed point over the loop).
+TEST(Lowering, LoopCarriedInstanceSyncs) {
+  auto m = compileText("carried.cake", R"(
+@cake.schedule(target="sm_90a")
+def carried(lm, n: LM.i32):
+    lm.assume(n > 0)
+    pool = lm.smem(16384)
+    s    = pool.view(offset=0, shape=(64, 64), dtype=lm.f32, stages=1)
+    x    = lm.regs(shape=(64, 64), dtype=lm.f32)
+    wg   = lm.role(warps=[0, 1, 2, 3])
+    with wg:
+        lm.fill(s[0], 0.0)
+        for t in lm.range(0, n):
+            lm.copy(x, s[0])
+            lm.copy(s[0], x)
+)");
+  ASSERT_EQ(m.schedules.size(), 1u);
+  auto r = lowering::lowerToCuda(m.schedules[0]);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string marker = "threads of this instance touched these buffers";
+  EXPECT_EQ(count(r.source, marker), 2u) << r.source;
+  // the first sync is inside the loop, before the read at its top
+  const size_t loop = r.source.find("for (int t = 0;");
+  const size_t sync = r.source.find(marker);
+  ASSERT_NE(loop, std::string::npos);
+  EXPECT_LT(loop, sync);
+  EXPECT_LT(sync, r.source.find("carried.cake:13", loop));
+}

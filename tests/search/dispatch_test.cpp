@@ -159,7 +159,7 @@ TEST(Dispatch, LibraryHoldsEachWinnerOnceBehindTheAbi) {
   std::ofstream(dir / "dispatch.cu") << *lib;
   int status = 0;
   std::string out = run(nvcc + " -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I" + sourceDir() +
-                            "/runner/harness -cuda " + (dir / "dispatch.cu").string() + " -o " +
+                            "/abi -cuda " + (dir / "dispatch.cu").string() + " -o " +
                             (dir / "dispatch.ii").string() + " 2>&1",
                         &status);
   EXPECT_EQ(status, 0) << out;

@@ -414,6 +414,61 @@ TEST(TuneMeasure, BatchEmitAndIngest) {
   EXPECT_EQ(*ran, 0);   // the one item already has a result
 }
 
+TEST(TuneMeasure, CompileKeyIgnoresCommentLinesOnly) {
+  const std::string a = "// from run-a/x.cake\n__global__ void k() {}\n  // run-a/x.cake:3 lm.wait\nint x = 1;\n";
+  const std::string b = "// from run-b/x.cake\n__global__ void k() {}\n  // run-b/x.cake:3 lm.wait\nint x = 1;\n";
+  EXPECT_EQ(compileKey(a, "sm_90a"), compileKey(b, "sm_90a"));
+  EXPECT_NE(compileKey(a, "sm_90a"), compileKey(a, "sm_80"));
+  EXPECT_NE(compileKey(a, "sm_90a"), compileKey("// from run-a/x.cake\n__global__ void k() {}\nint x = 2;\n", "sm_90a"));
+  EXPECT_NE(compileKey("int y = 0;  // trailing\nint x;\n", "t"), compileKey("int y = 1;  // trailing\nint x;\n", "t"));
+  // a comment ending in a backslash comments out the next line too: kept in the key
+  EXPECT_NE(compileKey("// a \\\nint x;\n", "t"), compileKey("int x;\n", "t"));
+}
+
+TEST(TuneMeasure, BatchesShareOneCompileAndMeasureInOrder) {
+  TempDir d;
+  // two batches of one kernel (lowered from two run folders: only the comments differ)
+  auto batch = [&](const std::string& name, const std::string& comment, const std::string& shape) {
+    const fs::path dir = d.path / name;
+    fs::create_directories(dir / "cu");
+    std::ofstream(dir / "cu/k.cu") << "// " << comment << "\nthis is not CUDA: nvcc would fail\n";
+    nlohmann::json items = nlohmann::json::array();
+    items.push_back({{"id", "k"}, {"cu", "cu/k.cu"}, {"target", "sm_90a"}, {"verified", true}});
+    std::ofstream(dir / "manifest.json")
+        << nlohmann::json{{"workload", {{"kind", "gemm"}, {"shape", shape}}}, {"runs", 3}, {"items", items}}.dump();
+    return dir.string();
+  };
+  const std::string b1 = batch("b1", "run-1/k.cake", "M=256,N=256,K=256");
+  const std::string b2 = batch("b2", "run-2/k.cake", "M=512,N=512,K=512");
+  const std::string cache = (d.path / "cache").string();
+  fs::create_directories(cache);
+  // a library already in the cache under the kernel's key is not compiled again
+  std::ofstream(fs::path(cache) / (compileKey(slurp(b1 + "/cu/k.cu"), "sm_90a") + ".so")) << "built";
+  ::setenv("CAKE_NO_GPU", "1", 1);
+  RunBatchOptions ro;
+  ro.so_cache = cache;
+  std::string e;
+  auto n = runBatches({b1, b2}, ro, &e);
+  ::unsetenv("CAKE_NO_GPU");
+  ASSERT_TRUE(n) << e;
+  EXPECT_EQ(*n, 2);
+  for (const std::string& b : {b1, b2}) {
+    auto line = nlohmann::json::parse(slurp(b + "/results.jsonl"));
+    EXPECT_EQ(line["id"], "k");
+    EXPECT_EQ(line["measurement"]["result"], "no_gpu") << line.dump();   // not compile_error: the cache served it
+  }
+  EXPECT_EQ(nlohmann::json::parse(slurp(b2 + "/results.jsonl"))["measurement"]["shape"]["M"], 512);
+  // compile-only records nothing; a bad manifest among the batches is an error before any work
+  ro.compile_only = true;
+  fs::remove(b1 + "/results.jsonl");
+  auto c = runBatches({b1}, ro, &e);
+  ASSERT_TRUE(c) << e;
+  EXPECT_EQ(*c, 1);
+  EXPECT_FALSE(fs::exists(b1 + "/results.jsonl"));
+  EXPECT_FALSE(runBatches({b1, (d.path / "nothing").string()}, ro, &e));
+  EXPECT_NE(e.find("nothing/manifest.json"), std::string::npos) << e;
+}
+
 TEST(TuneMeasure, OtherContractsBindThroughTheWorkload) {
   TempDir d;
   TuneOptions o = rowsumOptions(d, {{"BM", {64}}, {"PAD", {0}}});
@@ -497,19 +552,45 @@ TEST(TuneAblate, FromRecordedResults) {
                             verified("e3", 4, 4.0), verified("e4", 3, 3.0)};
   const double ms[] = {1.30, 1.00, 1.015, 1.20, 1.50};
   for (size_t i = 0; i < rs.size(); ++i) rs[i].measurement = ok(ms[i]), rs[i].gpu_wall_s = 1;
-  Record rej;
-  rej.id = "r";
-  rej.verdict = "rejected";
-  rej.measurement = {{"result", "hang"}};
-  rej.gpu_wall_s = 20;
-  rs.push_back(rej);
+  // without a measured rejection arm (b) is not measured, not zero
+  EXPECT_NE(ablationTable({ablate("gated-only", rs)}).find("(b) without gates | not measured"), std::string::npos);
+  // the gate's rejections, measured (--ungated): a hang under the watchdog,
+  // a launch failure, one that ran correct, one that never reached the GPU
+  auto rejected = [](const std::string& id, const std::string& result, double s) {
+    Record r;
+    r.id = id;
+    r.verdict = "rejected";
+    r.measurement = {{"result", result}};
+    r.gpu_wall_s = s;
+    return r;
+  };
+  rs.push_back(rejected("hang", "hang", 20));
+  rs.push_back(rejected("launch", "launch_error", 0.5));
+  rs.push_back(rejected("fine", "ok", 1));
+  rs.push_back(rejected("nolower", "lower_error", 0));
+  Record unmeasured = rejected("later", "", 0);
+  unmeasured.measurement = nullptr;
+  rs.push_back(unmeasured);
   Ablation a = ablate("run", rs);
   EXPECT_EQ(a.gated.runs, 5);
+  EXPECT_EQ(a.gated.ok, 5);
   EXPECT_EQ(a.gated.broken, 0);
-  EXPECT_EQ(a.ungated.runs, 1);
+  EXPECT_DOUBLE_EQ(a.gated.seconds, 5);
+  // (b) is every candidate without the gate: the verified ones and the rejected ones that reached the GPU
+  EXPECT_EQ(a.rejected, 5);
+  EXPECT_EQ(a.rejected_measured, 4);
+  EXPECT_EQ(a.ungated.runs, 8);
+  EXPECT_EQ(a.ungated.ok, 6);
+  EXPECT_EQ(a.ungated.broken, 1);
   EXPECT_EQ(a.ungated.hangs, 1);
-  EXPECT_DOUBLE_EQ(a.ungated.broken_seconds, 20);
+  EXPECT_EQ(a.ungated.failed, 1);
+  EXPECT_DOUBLE_EQ(a.ungated.seconds, 26.5);
+  EXPECT_DOUBLE_EQ(a.ungated.broken_seconds, 20.5);
+  EXPECT_NE(ablationTable({a}).find("| run | (b) without gates (4 of 5 rejected measured) | 8 | 6 | 1 | 1 | 1 | 26.5 | 20.5 |"),
+            std::string::npos)
+      << ablationTable({a});
   ASSERT_TRUE(a.model.exhaustive);
+  EXPECT_TRUE(a.model.top3_has_good);
   EXPECT_EQ(a.model.good, 2);
   EXPECT_EQ(a.model.runs_model, 1);          // rank 1 (e2, 1.015) is within 2%
   EXPECT_EQ(a.model.runs_enumeration, 2);    // e1
@@ -518,6 +599,20 @@ TEST(TuneAblate, FromRecordedResults) {
   EXPECT_TRUE(a.model.top3_has_best);
   const std::string t = ablationTable({a});
   EXPECT_NE(t.find("top 3 holds the measured best in 1 of 1"), std::string::npos) << t;
+  // the best ranked 4th: top 3 misses it, and holds one within 2% only if rank 1-3 has one
+  std::vector<Record> miss = {verified("m0", 1, 1.0), verified("m1", 2, 2.0), verified("m2", 3, 3.0),
+                              verified("m3", 4, 4.0)};
+  const double mms[] = {1.01, 1.5, 1.6, 1.0};
+  for (size_t i = 0; i < miss.size(); ++i) miss[i].measurement = ok(mms[i]), miss[i].gpu_wall_s = 1;
+  Ablation am = ablate("miss", miss);
+  EXPECT_EQ(am.model.best_rank, 4);
+  EXPECT_FALSE(am.model.top3_has_best);
+  EXPECT_TRUE(am.model.top3_has_good);
+  miss[0].measurement = ok(1.03);
+  EXPECT_FALSE(ablate("miss", miss).model.top3_has_good);
+  const std::string t2 = ablationTable({a, am});
+  EXPECT_NE(t2.find("top 3 holds the measured best in 1 of 2 exhaustive run(s) (50%)"), std::string::npos) << t2;
+  EXPECT_NE(t2.find("top 3 holds a candidate within 2% of it in 2 of 2"), std::string::npos) << t2;
   // not exhaustive: (c) says what it needs instead of a number
   rs[0].measurement = nullptr;
   Ablation partial = ablate("p", rs);

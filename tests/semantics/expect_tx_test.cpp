@@ -1,6 +1,6 @@
 // One semantics for what is verified and what is emitted: the derived
 // expect_tx arrivals of the model (encoder/system.cpp) and of the lowered
-// CUDA (lowering/lower_emit.cpp) come from one plan (ir/expect_tx.h). For
+// CUDA (lowering/emit_kernel.cpp) come from one plan (ir/expect_tx.h). For
 // every hand-written corpus schedule that lowers, each derived
 // arrive.expect_tx in the .cu announces the bytes the model's derived
 // ExpectTx announces at the same source line, and the model derives one

@@ -1,8 +1,9 @@
-// Compute ops on fragments, slots and tensors: copy, fill, unary, binary,
-// reduce, and TMEM <-> register copies. See docs/gpu.md ("Fragments").
+// Stage 3, compute ops on fragments, slots and tensors: copy, fill, unary,
+// binary, reduce, and TMEM <-> register copies. See emit.h and docs/gpu.md
+// ("Fragments").
 #include <algorithm>
 
-#include "lowering/lower_internal.h"
+#include "lowering/emit.h"
 
 namespace cake::lowering::detail {
 
@@ -102,13 +103,6 @@ struct Fn {
 
 }  // namespace
 
-std::string Lowering::tmemAddr(const ir::BufferRef& ref, int64_t col_off) const {
-  const auto& t = s_.tmems[ref.index];
-  std::string a = fmt::format("cake_tmem_base + ({})", expr(t.cols));
-  if (ref.slices.size() > 1 && ref.slices[1].lo) a += " + (" + expr(ref.slices[1].lo) + ")";
-  if (col_off) a += fmt::format(" + {}", col_off);
-  return a;
-}
 
 // ------------------------------------------------------------ element-wise
 
@@ -123,19 +117,19 @@ struct Operand {
 };
 }  // namespace
 
-void Lowering::emitElementwise(const ir::Op& op) {
+void Emitter::emitElementwise(const ir::Op& op) {
   auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
   // the op's tile: the destination's, or (for a tensor destination) the first source's
   Tile tile;
   if (op.dst.kind == K::Param) {
     bool found = false;
     for (const auto* r : {&op.src, &op.src2})
-      if ((r->kind == K::Regs || r->kind == K::View) && refTile(*r, tile)) {
+      if ((r->kind == K::Regs || r->kind == K::View) && plan_.refTile(*r, tile)) {
         found = true;
         break;
       }
     if (!found) return fail("lower.unsupported", "a store to a tensor whose tile has no register or view source");
-  } else if (!refTile(op.dst, tile)) {
+  } else if (!plan_.refTile(op.dst, tile)) {
     return fail("lower.unsupported", "the destination's slice has no constant extent");
   }
   std::vector<Operand> srcs;
@@ -148,19 +142,19 @@ void Lowering::emitElementwise(const ir::Op& op) {
     o.ref = r;
     o.prefix = fmt::format("cake_s{}", n++);
     if (r->kind == K::Param) o.t = tile;
-    else if (!refTile(*r, o.t)) return fail("lower.unsupported", "a source slice without a constant extent");
+    else if (!plan_.refTile(*r, o.t)) return fail("lower.unsupported", "a source slice without a constant extent");
     if ((o.t.R != tile.R && o.t.R != 1) || (o.t.C != tile.C && o.t.C != 1)) {
       // same element count, different 2-D split (e.g. (64,) vs (1, 64)): not a broadcast
       return fail("lower.layout", fmt::format("operand shape {}x{} does not broadcast to {}x{}", o.t.R, o.t.C, tile.R,
                                               tile.C));
     }
-    o.dt = refDtype(*r);
+    o.dt = plan_.refDtype(*r);
     srcs.push_back(o);
   }
   Operand dst;
   dst.ref = &op.dst;
   dst.t = tile;
-  dst.dt = refDtype(op.dst);
+  dst.dt = plan_.refDtype(op.dst);
   dst.prefix = "cake_d";
   // iteration layout: the family of the fragments involved
   const Layout* anchor = nullptr;
@@ -170,7 +164,7 @@ void Lowering::emitElementwise(const ir::Op& op) {
   std::optional<Layout> L;
   if (anchor) {
     std::string why;
-    L = layoutFor(anchor->fam, tile, &why);
+    L = plan_.layoutFor(anchor->fam, tile, &why);
     if (!L) return fail("lower.layout", "the op's tile does not fit its fragments' layout: " + why);
   }
   const int T = s_.roles[role_].warpsPerInstance() * 32;
@@ -188,14 +182,14 @@ void Lowering::emitElementwise(const ir::Op& op) {
     auto refName = [&](const ir::BufferRef& r) -> std::string {
       switch (r.kind) {
         case K::Regs: return s_.regs[r.index].name;
-        case K::View: return s_.views[r.index].name + "[" + pyText(r.slot) + "]";
+        case K::View: return s_.views[r.index].name + "[" + plan_.pyText(r.slot) + "]";
         case K::Param: return s_.params[r.index].name;
-        case K::Scalar: return r.scalar ? pyText(r.scalar) : fmt::format("{}", r.scalar_f);
+        case K::Scalar: return r.scalar ? plan_.pyText(r.scalar) : fmt::format("{}", r.scalar_f);
         default: return "?";
       }
     };
     std::string what;
-    if (op.kind == OpKind::Fill) what = op.fill_value ? pyText(op.fill_value) : fmt::format("{}", op.fill_value_f);
+    if (op.kind == OpKind::Fill) what = op.fill_value ? plan_.pyText(op.fill_value) : fmt::format("{}", op.fill_value_f);
     else if (op.kind == OpKind::Copy) what = refName(op.src);
     else if (op.kind == OpKind::Unary) what = fmt::format("{}({})", op.fn, refName(op.src));
     else what = fmt::format("{}({}, {})", op.fn, refName(op.src), refName(op.src2));
@@ -206,26 +200,26 @@ void Lowering::emitElementwise(const ir::Op& op) {
   auto setup = [&](Operand& o) {
     const auto& r = *o.ref;
     if (r.kind == K::Regs) {
-      o.name = regsName(r.index);
+      o.name = plan_.regsName(r.index);
       const Layout* full = layoutOf(r.index);
       std::string why;
-      if (full && !regsShift(r, *full, o.t, o.di, o.dj, &why)) fail("lower.layout", why);
+      if (full && !plan_.regsShift(r, *full, o.t, o.di, o.dj, &why)) fail("lower.layout", why);
     } else if (r.kind == K::View) {
       o.name = o.prefix + "_v";
-      line(fmt::format("const uint32_t {} = {};", o.name, viewSlotAddr(r)));
+      line(fmt::format("const uint32_t {} = {};", o.name, plan_.viewSlotAddr(r)));
       std::string r0 = "0", c0 = "0";
       if (!r.slices.empty()) {
-        const bool oneD = viewShape(r.index).size() == 1;
+        const bool oneD = plan_.viewShape(r.index).size() == 1;
         if (oneD) {
-          if (r.slices[0].lo) c0 = expr(r.slices[0].lo);
+          if (r.slices[0].lo) c0 = plan_.expr(r.slices[0].lo);
         } else {
-          if (r.slices[0].lo) r0 = expr(r.slices[0].lo);
-          if (r.slices.size() > 1 && r.slices[1].lo) c0 = expr(r.slices[1].lo);
+          if (r.slices[0].lo) r0 = plan_.expr(r.slices[0].lo);
+          if (r.slices.size() > 1 && r.slices[1].lo) c0 = plan_.expr(r.slices[1].lo);
         }
       }
       line(fmt::format("const int {0}_r0 = {1}, {0}_c0 = {2};", o.prefix, r0, c0));
     } else if (r.kind == K::Param) {
-      o.name = paramName(r.index);
+      o.name = plan_.paramName(r.index);
       const int N = static_cast<int>(op.coords.size());
       const std::string ext = "cake_ext_" + o.name;
       if (N == 1 && tile.R != 1) {
@@ -234,11 +228,11 @@ void Lowering::emitElementwise(const ir::Op& op) {
       }
       std::string base = "0", ok = "true";
       for (int k = 0; k + 2 < N; ++k) {
-        base += fmt::format(" + static_cast<long long>({}) * {}.s[{}]", expr(op.coords[k]), ext, k);
-        ok += fmt::format(" && ({0}) >= 0 && ({0}) < {1}.d[{2}]", expr(op.coords[k]), ext, k);
+        base += fmt::format(" + static_cast<long long>({}) * {}.s[{}]", plan_.expr(op.coords[k]), ext, k);
+        ok += fmt::format(" && ({0}) >= 0 && ({0}) < {1}.d[{2}]", plan_.expr(op.coords[k]), ext, k);
       }
       line(fmt::format("const long long {0}_r0 = {1}, {0}_c0 = {2}, {0}_base = {3};", o.prefix,
-                       N >= 2 ? expr(op.coords[N - 2]) : "0", expr(op.coords[N - 1]), base));
+                       N >= 2 ? plan_.expr(op.coords[N - 2]) : "0", plan_.expr(op.coords[N - 1]), base));
       line(fmt::format("const bool {}_plane = {};", o.prefix, ok));
     }
   };
@@ -254,7 +248,7 @@ void Lowering::emitElementwise(const ir::Op& op) {
     const int v = o.ref->index;
     const int eb = ir::dtypeBytes(s_.views[v].dtype);
     return fmt::format("{} + {}", o.name,
-                       viewOffset(v, fmt::format("{}_r0 + {}", o.prefix, rr), fmt::format("({}_c0 + {}) * {}", o.prefix, cc, eb)));
+                       plan_.viewOffset(v, fmt::format("{}_r0 + {}", o.prefix, rr), fmt::format("({}_c0 + {}) * {}", o.prefix, cc, eb)));
   };
   auto tensorIdx = [&](const Operand& o, const std::string& rr, const std::string& cc, std::string* inb) {
     const int N = static_cast<int>(op.coords.size());
@@ -283,7 +277,7 @@ void Lowering::emitElementwise(const ir::Op& op) {
         return fmt::format("(({}) ? {}({}[{}]) : {}(0))", in, rd, o.name, idx, ct);
       }
       case K::Scalar:
-        if (o.ref->scalar) return intc ? fmt::format("({})", expr(o.ref->scalar)) : fmt::format("static_cast<float>({})", expr(o.ref->scalar));
+        if (o.ref->scalar) return intc ? fmt::format("({})", plan_.expr(o.ref->scalar)) : fmt::format("static_cast<float>({})", plan_.expr(o.ref->scalar));
         return floatLiteral(o.ref->scalar_f);
       default:
         return "0";
@@ -321,8 +315,8 @@ void Lowering::emitElementwise(const ir::Op& op) {
   };
   switch (op.kind) {
     case OpKind::Fill:
-      val = op.fill_value ? (intc ? fmt::format("({})", expr(op.fill_value))
-                                  : fmt::format("static_cast<float>({})", expr(op.fill_value)))
+      val = op.fill_value ? (intc ? fmt::format("({})", plan_.expr(op.fill_value))
+                                  : fmt::format("static_cast<float>({})", plan_.expr(op.fill_value)))
                           : floatLiteral(op.fill_value_f);
       break;
     case OpKind::Copy: val = read(srcs[0]); break;
@@ -426,18 +420,18 @@ void Lowering::emitElementwise(const ir::Op& op) {
 
 // ------------------------------------------------------------ reductions
 
-void Lowering::emitReduce(const ir::Op& op) {
+void Emitter::emitReduce(const ir::Op& op) {
   auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
-  const int rdim = reduceDim(op);
+  const int rdim = plan_.reduceDim(op);
   if (rdim < 0) return fail("lower.unsupported", "a reduction over a leading axis of a rank > 2 operand");
   Tile st;
   if (op.src.kind == K::Param) {
-    if (!refTile(op.dst, st)) return fail("lower.unsupported", "reduction tile");
+    if (!plan_.refTile(op.dst, st)) return fail("lower.unsupported", "reduction tile");
     return fail("lower.unsupported", "a reduction whose source is a tensor (copy the tile into regs or a view first)");
   }
-  if (!refTile(op.src, st)) return fail("lower.unsupported", "a reduction source slice without a constant extent");
+  if (!plan_.refTile(op.src, st)) return fail("lower.unsupported", "a reduction source slice without a constant extent");
   Tile dt;
-  if (!refTile(op.dst, dt)) return fail("lower.unsupported", "a reduction destination slice without a constant extent");
+  if (!plan_.refTile(op.dst, dt)) return fail("lower.unsupported", "a reduction destination slice without a constant extent");
   const Tile want = rdim == 1 ? Tile{st.R, 1} : Tile{1, st.C};
   if (dt.R * dt.C != want.R * want.C)
     return fail("lower.layout", fmt::format("reduce of {}x{} along axis {} gives {}x{}, not the destination's {}x{}",
@@ -456,7 +450,7 @@ void Lowering::emitReduce(const ir::Op& op) {
     return s;
   };
   const std::string step = f == "argmin" ? "cake_argmin_step" : "cake_argmax_step";
-  const ir::DType ddt = refDtype(op.dst);
+  const ir::DType ddt = plan_.refDtype(op.dst);
   const std::string DT = cType(ddt);
   const auto& role = s_.roles[role_];
   const int W = role.warpsPerInstance(), T = W * 32;
@@ -472,14 +466,14 @@ void Lowering::emitReduce(const ir::Op& op) {
       return;
     }
     std::string why;
-    auto Ld = layoutFor(Ls->fam, want, &why);
+    auto Ld = plan_.layoutFor(Ls->fam, want, &why);
     if (!Ld) {
       close();
       return fail("lower.layout", why);
     }
     const Dist& keep = rdim == 1 ? Ls->row : Ls->col;
     const Dist& red = rdim == 1 ? Ls->col : Ls->row;
-    const std::string src = regsName(op.src.index);
+    const std::string src = plan_.regsName(op.src.index);
     const int nk = keep.n, nr = red.n;
     line(fmt::format("float cake_red[{}];", nk));
     if (arg) line(fmt::format("int cake_redi[{}];", nk));
@@ -515,11 +509,11 @@ void Lowering::emitReduce(const ir::Op& op) {
     if (arg) line("cake_redi[cake_a] = cake_x;");
     close();
     if (c.warps > 1) {
-      if (roleScratch_[role_] < 0) {
+      if (plan_.roleScratch_[role_] < 0) {
         close();
         return fail("lower.layout", "internal: no reduction scratch for this role");
       }
-      const int B = scratchSlots_;
+      const int B = plan_.scratchSlots_;
       comment(fmt::format("across the {} warps that hold other parts of the axis: through shared memory", c.warps));
       line("#pragma unroll");
       open(fmt::format("for (int cake_b0 = 0; cake_b0 < {}; cake_b0 += {})", nk, B));
@@ -562,16 +556,16 @@ void Lowering::emitReduce(const ir::Op& op) {
         return fail("lower.layout", "the reduction's destination fragment has another layout than its source");
       }
       if (!wg.empty()) line(fmt::format("if ({})", fmt::join(wg, " && ")));
-      line(fmt::format("  {}[{}][{}] = {};", regsName(op.dst.index), rdim == 1 ? "cake_a" : "0", rdim == 1 ? "0" : "cake_a",
+      line(fmt::format("  {}[{}][{}] = {};", plan_.regsName(op.dst.index), rdim == 1 ? "cake_a" : "0", rdim == 1 ? "0" : "cake_a",
                        result));
     } else if (op.dst.kind == K::View) {
       const int v = op.dst.index;
       const int eb = ir::dtypeBytes(s_.views[v].dtype);
-      const int64_t dc = viewTile(v).C;
+      const int64_t dc = plan_.viewTile(v).C;
       wg.push_back(canonical(*Ld));
       // the destination's elements in order: element k of the kept axis at flat index k
-      line(fmt::format("if ({}) cake_sts<{}>({} + {}, {});", fmt::join(wg, " && "), DT, viewSlotAddr(op.dst),
-                       viewOffset(v, fmt::format("({}) / {}", kidx, dc), fmt::format("(({}) % {}) * {}", kidx, dc, eb)),
+      line(fmt::format("if ({}) cake_sts<{}>({} + {}, {});", fmt::join(wg, " && "), DT, plan_.viewSlotAddr(op.dst),
+                       plan_.viewOffset(v, fmt::format("({}) / {}", kidx, dc), fmt::format("(({}) % {}) * {}", kidx, dc, eb)),
                        result));
       if (!op.dst.slices.empty()) fail("lower.unsupported", "a reduction into a sliced slot");
     } else {
@@ -589,18 +583,18 @@ void Lowering::emitReduce(const ir::Op& op) {
   const int v = op.src.index;
   const int eb = ir::dtypeBytes(s_.views[v].dtype);
   std::string r0 = "0", c0 = "0";
-  if (!op.src.slices.empty() && viewShape(v).size() == 2) {
-    if (op.src.slices[0].lo) r0 = expr(op.src.slices[0].lo);
-    if (op.src.slices.size() > 1 && op.src.slices[1].lo) c0 = expr(op.src.slices[1].lo);
+  if (!op.src.slices.empty() && plan_.viewShape(v).size() == 2) {
+    if (op.src.slices[0].lo) r0 = plan_.expr(op.src.slices[0].lo);
+    if (op.src.slices.size() > 1 && op.src.slices[1].lo) c0 = plan_.expr(op.src.slices[1].lo);
   } else if (!op.src.slices.empty() && op.src.slices[0].lo) {
-    c0 = expr(op.src.slices[0].lo);
+    c0 = plan_.expr(op.src.slices[0].lo);
   }
-  line(fmt::format("const uint32_t cake_sv = {};", viewSlotAddr(op.src)));
+  line(fmt::format("const uint32_t cake_sv = {};", plan_.viewSlotAddr(op.src)));
   const int64_t redN = rdim == 1 ? st.C : st.R;
   auto elem = [&](const std::string& kk) {
     const std::string rr = rdim == 1 ? "cake_kept" : kk, cc = rdim == 1 ? kk : "cake_kept";
     return fmt::format("cake_f32(cake_lds<{}>(cake_sv + {}))", cType(s_.views[v].dtype),
-                       viewOffset(v, fmt::format("{} + {}", r0, rr), fmt::format("({} + {}) * {}", c0, cc, eb)));
+                       plan_.viewOffset(v, fmt::format("{} + {}", r0, rr), fmt::format("({} + {}) * {}", c0, cc, eb)));
   };
   auto body = [&](const std::string& keptExpr, const std::function<void(const std::string&)>& store) {
     line(fmt::format("const int cake_kept = {};", keptExpr));
@@ -623,7 +617,7 @@ void Lowering::emitReduce(const ir::Op& op) {
     open(fmt::format("for (int cake_a = 0; cake_a < {}; ++cake_a)", keep.n));
     if (distGuarded(keep)) open(fmt::format("if ({} < {})", distIndex(keep, "cake_a"), keep.E));
     body(distIndex(keep, "cake_a"), [&](const std::string& r) {
-      line(fmt::format("{}[{}][{}] = {};", regsName(op.dst.index), rdim == 1 ? "cake_a" : "0", rdim == 1 ? "0" : "cake_a",
+      line(fmt::format("{}[{}][{}] = {};", plan_.regsName(op.dst.index), rdim == 1 ? "cake_a" : "0", rdim == 1 ? "0" : "cake_a",
                        r));
     });
     if (distGuarded(keep)) close();
@@ -631,11 +625,11 @@ void Lowering::emitReduce(const ir::Op& op) {
   } else if (op.dst.kind == K::View) {
     const int dv = op.dst.index;
     const int deb = ir::dtypeBytes(s_.views[dv].dtype);
-    const int64_t dc = viewTile(dv).C;
+    const int64_t dc = plan_.viewTile(dv).C;
     open(fmt::format("for (int cake_a = cake_inst_thread; cake_a < {}; cake_a += {})", rdim == 1 ? st.R : st.C, T));
     body("cake_a", [&](const std::string& r) {
-      line(fmt::format("cake_sts<{}>({} + {}, {});", DT, viewSlotAddr(op.dst),
-                       viewOffset(dv, fmt::format("cake_a / {}", dc), fmt::format("(cake_a % {}) * {}", dc, deb)), r));
+      line(fmt::format("cake_sts<{}>({} + {}, {});", DT, plan_.viewSlotAddr(op.dst),
+                       plan_.viewOffset(dv, fmt::format("cake_a / {}", dc), fmt::format("(cake_a % {}) * {}", dc, deb)), r));
     });
     close();
   } else {
@@ -646,7 +640,7 @@ void Lowering::emitReduce(const ir::Op& op) {
 
 // ------------------------------------------------------------ TMEM <-> registers
 
-void Lowering::emitTmemCopy(const ir::Op& op) {
+void Emitter::emitTmemCopy(const ir::Op& op) {
   auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
   const bool load = op.src.kind == K::Tmem;
   const ir::BufferRef& tm = load ? op.src : op.dst;
@@ -654,7 +648,7 @@ void Lowering::emitTmemCopy(const ir::Op& op) {
   const Layout* L = layoutOf(rg.index);
   if (!L) return;
   Tile tt;
-  if (!refTile(tm, tt)) return fail("lower.unsupported", "a TMEM slice without constant extents");
+  if (!plan_.refTile(tm, tt)) return fail("lower.unsupported", "a TMEM slice without constant extents");
   const auto& role = s_.roles[role_];
   const int wpi = role.warpsPerInstance();
   if (tt.R != 128 || L->t.R != 128 || L->t.C != tt.C || L->row.kind != Dist::Cyclic || L->col.kind != Dist::Full)
@@ -672,13 +666,13 @@ void Lowering::emitTmemCopy(const ir::Op& op) {
   const ir::DType tdt = s_.tmems[tm.index].dtype;
   if (tdt != ir::DType::F32 && tdt != ir::DType::I32)
     return fail("lower.layout", "TMEM copies move 32-bit (f32 / i32) columns");
-  const std::string x = regsName(rg.index), T_ = cType(s_.regs[rg.index].dtype);
+  const std::string x = plan_.regsName(rg.index), T_ = cType(s_.regs[rg.index].dtype);
   openScope();
   comment(fmt::format("{} {} {}: tcgen05.{} 32x32b, thread = TMEM lane (row), {} columns", sanitizeComment(s_.regs[rg.index].name),
                       load ? "<-" : "->", sanitizeComment(s_.tmems[tm.index].name), load ? "ld" : "st", tt.C));
   const bool extra = wpi > 4;
   if (extra) open("if (cake_wwarp < 4)  // the warps that hold the fragment's 128 rows");
-  line(fmt::format("const uint32_t cake_taddr = {} + ((32u * (cake_warp % 4)) << 16);", tmemAddr(tm, 0)));
+  line(fmt::format("const uint32_t cake_taddr = {} + ((32u * (cake_warp % 4)) << 16);", plan_.tmemAddr(tm, 0)));
   int64_t c0 = 0;
   while (c0 < tt.C) {
     int n = 32;

@@ -1,6 +1,6 @@
-// Host code of a lowered file: tensor maps, extents, grid, launch, and the
-// exported ABI (runner/harness/cake_abi.h). See docs/gpu.md.
-#include "lowering/lower_internal.h"
+// Stage 3, host code of a lowered file: tensor maps, extents, grid, launch,
+// and the exported ABI (abi/cake_abi.h). See emit.h and docs/gpu.md.
+#include "lowering/emit.h"
 
 namespace cake::lowering::detail {
 
@@ -26,31 +26,8 @@ const char* tmapSwizzle(ir::Swizzle s) {
 }
 }  // namespace
 
-std::string Lowering::hostGridText() const {
-  if (persistent_) return "(#SMs, 1, 1)";
-  if (!gridDerived_) return "(from the caller)";
-  std::string s = "(";
-  for (int d = 0; d < 3; ++d) {
-    std::string g = gridHost_[d];
-    // readable: cake_cdiv(static_cast<int>(cake_t[k].dims[c]), T) -> cdiv(NAME.dim[c], T)
-    const auto p = g.find("cake_t[");
-    if (p != std::string::npos) {
-      const int k = std::atoi(g.c_str() + p + 7);
-      const auto q = g.find("dims[", p);
-      const int c = std::atoi(g.c_str() + q + 5);
-      const auto t = g.rfind(", ");
-      int seen = 0;
-      std::string name = "?";
-      for (const auto& prm : s_.params)
-        if (ir::isTensorParam(prm.type) && seen++ == k) name = prm.name;
-      g = fmt::format("cdiv({}.shape[{}], {}", name, c, g.substr(t + 2));
-    }
-    s += g + (d < 2 ? ", " : ")");
-  }
-  return s;
-}
 
-void Lowering::emitHost() {
+void Emitter::emitHost() {
   line("");
   line("// ---- host: tensor maps, extents, grid, launch ------------------------------");
   comment("cake_t: the tensor parameters in order; cake_i32 / cake_f32v: the i32 / f32 parameters in order;");
@@ -66,47 +43,47 @@ void Lowering::emitHost() {
     if (ir::isTensorParam(p.type)) {
       tensorIndex[i] = nt++;
     } else if (p.type == ir::ParamType::I32) {
-      line(fmt::format("const int {} = cake_i32[{}];", paramName(pi), ni++));
-      line(fmt::format("(void){};", paramName(pi)));
-      if (auto it = spec_.find(pi); it != spec_.end())
+      line(fmt::format("const int {} = cake_i32[{}];", plan_.paramName(pi), ni++));
+      line(fmt::format("(void){};", plan_.paramName(pi)));
+      if (auto it = plan_.spec_.find(pi); it != plan_.spec_.end())
         line(fmt::format("if ({} != {}) return cudaErrorInvalidValue;  // the kernel is specialised for {} = {}",
-                         paramName(pi), it->second, sanitizeComment(p.name), it->second));
+                         plan_.paramName(pi), it->second, sanitizeComment(p.name), it->second));
     } else {
-      line(fmt::format("const float {} = cake_f32v[{}];", paramName(pi), nf++));
-      line(fmt::format("(void){};", paramName(pi)));
+      line(fmt::format("const float {} = cake_f32v[{}];", plan_.paramName(pi), nf++));
+      line(fmt::format("(void){};", plan_.paramName(pi)));
     }
   }
   for (size_t i = 0; i < s_.params.size(); ++i) {
-    if (tensorIndex[i] < 0 || tensors_[i].rank == 0) continue;
+    if (tensorIndex[i] < 0 || plan_.tensors_[i].rank == 0) continue;
     line(fmt::format("if (cake_t[{0}].rank != {1} || cake_t[{0}].strides[{2}] != 1) return cudaErrorInvalidValue;  "
                      "// {3}: rank {1}, innermost dimension contiguous",
-                     tensorIndex[i], tensors_[i].rank, tensors_[i].rank - 1, sanitizeComment(s_.params[i].name)));
+                     tensorIndex[i], plan_.tensors_[i].rank, plan_.tensors_[i].rank - 1, sanitizeComment(s_.params[i].name)));
   }
   for (const auto& a : s_.assumes) {
     bool hostable = true;
     for (auto k : {ExprKind::LoopVar, ExprKind::BlockIdx, ExprKind::GridDim, ExprKind::Instance})
       if (exprUses(*a.cond, k)) hostable = false;
     if (hostable)
-      line(fmt::format("if (!({})) return cudaErrorInvalidValue;  // lm.assume({})", expr(a.cond, true),
-                       pyText(a.cond)));
+      line(fmt::format("if (!({})) return cudaErrorInvalidValue;  // lm.assume({})", plan_.expr(a.cond, true),
+                       plan_.pyText(a.cond)));
   }
   // tensor maps: box = one slot of the view
-  for (const auto& [tp, tv] : tmaps_) {
+  for (const auto& [tp, tv] : plan_.tmaps_) {
     const auto& view = s_.views[tv];
-    const int rank = std::max(1, tensors_[tp].rank);
-    const auto box = tmaBox(tv, rank);
-    line(fmt::format("CUtensorMap {};  // {}: box {} = one slot of '{}'", tmapName(tp, tv),
+    const int rank = std::max(1, plan_.tensors_[tp].rank);
+    const auto box = plan_.tmaBox(tv, rank);
+    line(fmt::format("CUtensorMap {};  // {}: box {} = one slot of '{}'", plan_.tmapName(tp, tv),
                      sanitizeComment(s_.params[tp].name), fmt::join(box, "x"), sanitizeComment(view.name)));
-    line(fmt::format("const int cake_box_{}_{}[{}] = {{{}}};", paramName(tp), viewName(tv), rank, fmt::join(box, ", ")));
-    line(fmt::format("if (int e = cake_encode(&{}, {}, {}, cake_t[{}], cake_box_{}_{}, {})) return e;", tmapName(tp, tv),
-                     tmapType(view.dtype), ir::dtypeBytes(view.dtype), tensorIndex[tp], paramName(tp), viewName(tv),
-                     viewBlock_[tv] ? (viewBlock_[tv] == 128 ? "CU_TENSOR_MAP_SWIZZLE_128B" : viewBlock_[tv] == 64 ? "CU_TENSOR_MAP_SWIZZLE_64B" : "CU_TENSOR_MAP_SWIZZLE_32B") : tmapSwizzle(view.swizzle)));
+    line(fmt::format("const int cake_box_{}_{}[{}] = {{{}}};", plan_.paramName(tp), plan_.viewName(tv), rank, fmt::join(box, ", ")));
+    line(fmt::format("if (int e = cake_encode(&{}, {}, {}, cake_t[{}], cake_box_{}_{}, {})) return e;", plan_.tmapName(tp, tv),
+                     tmapType(view.dtype), ir::dtypeBytes(view.dtype), tensorIndex[tp], plan_.paramName(tp), plan_.viewName(tv),
+                     plan_.viewBlock_[tv] ? (plan_.viewBlock_[tv] == 128 ? "CU_TENSOR_MAP_SWIZZLE_128B" : plan_.viewBlock_[tv] == 64 ? "CU_TENSOR_MAP_SWIZZLE_64B" : "CU_TENSOR_MAP_SWIZZLE_32B") : tmapSwizzle(view.swizzle)));
   }
   // extents of the tensors addressed element-wise
   for (size_t i = 0; i < s_.params.size(); ++i) {
-    if (tensorIndex[i] < 0 || !tensors_[i].ptr) continue;
-    const int rank = std::max(1, tensors_[i].rank);
-    const std::string pn = paramName(static_cast<int>(i));
+    if (tensorIndex[i] < 0 || !plan_.tensors_[i].ptr) continue;
+    const int rank = std::max(1, plan_.tensors_[i].rank);
+    const std::string pn = plan_.paramName(static_cast<int>(i));
     line(fmt::format("cake_ext<{}> cake_ext_{};", rank, pn));
     line(fmt::format("for (int d = 0; d < {}; ++d) cake_ext_{}.d[d] = cake_t[{}].dims[d], cake_ext_{}.s[d] = "
                      "cake_t[{}].strides[d];",
@@ -115,24 +92,24 @@ void Lowering::emitHost() {
                      "cp.async / vector accesses",
                      tensorIndex[i]));
   }
-  line(fmt::format("const int cake_smem_bytes = {};", smemUsed_ + 1024));
+  line(fmt::format("const int cake_smem_bytes = {};", plan_.smemUsed_ + 1024));
   line("static bool cake_attr = false;");
   open("if (!cake_attr)");
   line(fmt::format("cudaError_t e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                    "cake_smem_bytes);",
-                   kernelName()));
+                   plan_.kernelName()));
   line("if (e != cudaSuccess) return e;");
   line("cake_attr = true;");
   close();
-  if (persistent_) {
+  if (plan_.persistent_) {
     line("int cake_dev = 0, cake_num_sms = 0;");
     line("cudaGetDevice(&cake_dev);");
     line("cudaDeviceGetAttribute(&cake_num_sms, cudaDevAttrMultiProcessorCount, cake_dev);");
     comment("persistent: the schedule strides over its tiles by lm.grid_dim(0)");
     if (s_.cluster[0] > 1) line(fmt::format("cake_num_sms = cake_max(cake_num_sms / {0} * {0}, {0});", s_.cluster[0]));
   }
-  if (gridDerived_) {
-    line(fmt::format("dim3 cake_grid({}, {}, {});", gridHost_[0], gridHost_[1], gridHost_[2]));
+  if (plan_.gridDerived_) {
+    line(fmt::format("dim3 cake_grid({}, {}, {});", plan_.gridHost_[0], plan_.gridHost_[1], plan_.gridHost_[2]));
     line("if (cake_grid_in && cake_grid_in[0]) cake_grid = dim3(cake_grid_in[0], cake_max(1, cake_grid_in[1]), "
          "cake_max(1, cake_grid_in[2]));");
   } else {
@@ -149,17 +126,17 @@ void Lowering::emitHost() {
     const int pi = static_cast<int>(i);
     const auto& p = s_.params[i];
     if (ir::isTensorParam(p.type)) {
-      for (const auto& [tp, tv] : tmaps_)
-        if (tp == pi) args.push_back(tmapName(tp, tv));
-      if (tensors_[i].ptr) {
-        args.push_back(fmt::format("static_cast<{}*>(cake_t[{}].data)", cType(tensors_[i].dtype), tensorIndex[i]));
-        args.push_back("cake_ext_" + paramName(pi));
+      for (const auto& [tp, tv] : plan_.tmaps_)
+        if (tp == pi) args.push_back(plan_.tmapName(tp, tv));
+      if (plan_.tensors_[i].ptr) {
+        args.push_back(fmt::format("static_cast<{}*>(cake_t[{}].data)", cType(plan_.tensors_[i].dtype), tensorIndex[i]));
+        args.push_back("cake_ext_" + plan_.paramName(pi));
       }
     } else {
-      args.push_back(paramName(pi));
+      args.push_back(plan_.paramName(pi));
     }
   }
-  line(fmt::format("{}<<<cake_grid, {}, cake_smem_bytes, cake_stream>>>(", kernelName(), threads_));
+  line(fmt::format("{}<<<cake_grid, {}, cake_smem_bytes, cake_stream>>>(", plan_.kernelName(), plan_.threads_));
   for (size_t i = 0; i < args.size(); ++i) line("    " + args[i] + (i + 1 < args.size() ? "," : ");"));
   if (args.empty()) line("    );");
   line("return cudaGetLastError();");
@@ -173,7 +150,7 @@ void Lowering::emitHost() {
   line("");
   open(fmt::format("{}void cake_kernel_info(CakeKernelInfo* info)", ext));
   line(fmt::format("info->name = \"{}\";", sanitizeIdent(s_.name)));
-  line(fmt::format("info->target = \"{}\";", ir::targetName(target_)));
+  line(fmt::format("info->target = \"{}\";", ir::targetName(plan_.target_)));
   line("info->block_m = info->block_n = info->block_k = 0;");
   int stages = 1;
   for (const auto& v : s_.views) stages = std::max(stages, v.stages);
@@ -190,7 +167,7 @@ void Lowering::emitHost() {
                    nt, ni, nf));
   line("return cake_launch_impl(a->tensors, a->i32, a->f32, a->grid, static_cast<cudaStream_t>(stream));");
   close();
-  if (gemm_) {
+  if (plan_.gemm_) {
     line("");
     comment("GEMM: the tensor parameters are A [M, K], B [N, K], C [M, N]; i32 parameters M, N, K get the sizes");
     open(fmt::format("{}int cake_gemm_launch(const CakeGemmArgs* g, void* stream)", ext));

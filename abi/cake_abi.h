@@ -1,7 +1,9 @@
 // cake kernel ABI: what every lowered (or hand-written) kernel library exports.
 //
 // A kernel is compiled by nvcc into a shared object (`nvcc -shared`), which the
-// harness (runner/harness/cake_harness.cu) loads with dlopen. The harness owns
+// harness (runner/harness/cake_harness.cu) loads with dlopen. It lives in abi/
+// because both sides own it: lowering/ emits libraries that export it, runner/
+// builds them and the harness against it (nvcc -I abi). The harness owns
 // allocation, random inputs, the poisoned output, the cuBLAS oracle and CUPTI
 // timing; the kernel library only encodes its tensor maps and launches.
 //

@@ -1,0 +1,90 @@
+// Internal to lowering/: stage 3, the Emitter, which writes the CUDA source
+// of a finished KernelPlan (lower_internal.h) and only reads it. One file per
+// instruction family: emit_kernel.cpp (the kernel, its roles and blocks,
+// instance syncs), emit_sync.cpp (mbarrier waits and arrivals, named
+// barriers), emit_copy.cpp (TMA, cp.async), emit_mma.cpp (wgmma, mma.sync,
+// tcgen05), emit_compute.cpp (element-wise ops, reductions, TMEM copies) and
+// emit_host.cpp (the launchers).
+#pragma once
+
+#include "lowering/lower_internal.h"
+
+namespace cake::lowering::detail {
+
+class Emitter {
+ public:
+  explicit Emitter(const KernelPlan& plan) : s_(plan.s_), opts_(plan.opts_), plan_(plan) {}
+  std::string kernel();  // the __global__ function (and the helpers it needs)
+  std::string host();    // the host launchers
+
+  // lower.* findings of compute ops (emit_compute.cpp) that only emission finds
+  std::vector<ir::Finding> findings_;
+
+ private:
+  const ir::Schedule& s_;
+  const LowerOptions& opts_;
+  const KernelPlan& plan_;
+
+  // output state
+  std::string out_;
+  int indent_ = 0;
+  int role_ = -1;
+  bool single_ = false;
+  std::set<int> stagePhaseBars_;
+
+  void error(const char* rule, const ir::SourceRange& r, std::string msg);
+  bool failed() const { return !findings_.empty(); }
+  void line(const std::string& l);
+  void comment(const std::string& c) {
+    if (opts_.comments) line("// " + sanitizeComment(c));   // no trigraph, no line splice
+  }
+  void open(const std::string& head) {
+    line(head + " {");
+    ++indent_;
+  }
+  void openScope() {
+    line("{");
+    ++indent_;
+  }
+  void close(const std::string& tail = "}") {
+    --indent_;
+    line(tail);
+  }
+  // the layout of a fragment in the role being emitted
+  const Layout* layoutOf(int regs) const { return plan_.layoutOf(role_, regs); }
+  std::string barSlotAddr(int b, const ir::SlotSel& sel) const;
+
+  // ---- kernel, roles, blocks, instance syncs (emit_kernel.cpp)
+  void emitKernel();
+  void emitRaster();
+  void emitRole(int role, const std::vector<const ir::RoleBody*>& bodies);
+  void walkBlock(const ir::Block& b);
+  void emitOp(const ir::Op& op);
+  bool multiThread() const;                       // the current role runs on more than one thread per instance
+  void instSync();
+  void elected(const std::function<void()>& body);
+  // ---- barriers (emit_sync.cpp)
+  void emitWait(const ir::Op& op);
+  void emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx);
+  void tcFenceBefore();
+  void tcFenceAfter();
+  // ---- copies (emit_copy.cpp)
+  std::string tmaBoxCoords(const ir::Op& op, int v, int blk, int W);
+  void emitTmaLoad(const ir::Op& op);
+  void emitTmaStore(const ir::Op& op);
+  void emitCpAsync(const ir::Op& op);
+  // ---- MMAs (emit_mma.cpp)
+  void emitMma(const ir::Op& op);
+  void emitWgmma(const ir::Op& op, const MmaPlan& p);
+  void emitMmaSync(const ir::Op& op, const MmaPlan& p);
+  void emitTcgen05(const ir::Op& op, const MmaPlan& p);
+  void emitMmaCommit(const ir::Op& op);
+  // ---- compute ops (emit_compute.cpp)
+  void emitElementwise(const ir::Op& op);
+  void emitReduce(const ir::Op& op);
+  void emitTmemCopy(const ir::Op& op);
+  // ---- host (emit_host.cpp)
+  void emitHost();
+};
+
+}  // namespace cake::lowering::detail

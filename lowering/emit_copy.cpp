@@ -1,0 +1,116 @@
+// Stage 3, copies: TMA loads and stores (tensor-map boxes), cp.async. See
+// emit.h and docs/gpu.md.
+#include "lowering/emit.h"
+
+namespace cake::lowering::detail {
+
+using K = ir::BufferRef::Kind;
+
+// ", c_last, ..., c_0": the TMA coordinates (innermost first) of box `blk`
+// of a slot blocked into `W`-byte column boxes.
+std::string Emitter::tmaBoxCoords(const ir::Op& op, int v, int blk, int W) {
+  std::string coords;
+  for (size_t i = op.coords.size(); i-- > 0;) {
+    std::string c = plan_.expr(op.coords[i]);
+    if (blk && i + 1 == op.coords.size()) c = fmt::format("{} + {}", c, blk * W / ir::dtypeBytes(s_.views[v].dtype));
+    coords += ", " + c;
+  }
+  return coords;
+}
+
+void Emitter::emitTmaLoad(const ir::Op& op) {
+  const int v = op.dst.index, p = op.src.index;
+  const std::string dst = plan_.viewSlotAddrSel(op.dst, op.sel);
+  const std::string bar = barSlotAddr(op.barrier, op.sel);
+  const int W = plan_.viewBlock_[v];
+  const int nblk = W ? static_cast<int>(plan_.viewRowBytes(v) / W) : 1;
+  elected([&] {
+    for (int blk = 0; blk < nblk; ++blk) {
+      const std::string coords = tmaBoxCoords(op, v, blk, W);
+      const std::string d = blk ? fmt::format("{} + {}", dst, blk * plan_.viewTile(v).R * W) : dst;
+      if (W && blk == 0) comment(fmt::format("blocked slot: {} TMA boxes of {} B columns", nblk, W));
+      line(fmt::format("cake_tma_load_{}d({}, &{}, {}{});", op.coords.size(), d, plan_.tmapName(p, v), bar, coords));
+    }
+  });
+}
+
+void Emitter::emitTmaStore(const ir::Op& op) {
+  const int v = op.src.index, p = op.dst.index;
+  if (!single_ && s_.roles[role_].warpsPerInstance() == 1) line("__syncwarp();");
+  const int W = plan_.viewBlock_[v];
+  const int nblk = W ? static_cast<int>(plan_.viewRowBytes(v) / W) : 1;
+  elected([&] {
+    for (int blk = 0; blk < nblk; ++blk) {
+      const std::string coords = tmaBoxCoords(op, v, blk, W);
+      std::string src = plan_.viewSlotAddrSel(op.src, op.sel);
+      if (blk) src = fmt::format("{} + {}", src, blk * plan_.viewTile(v).R * W);
+      line(fmt::format("cake_tma_store_{}d(&{}, {}{});", op.coords.size(), plan_.tmapName(p, v), src, coords));
+    }
+  });
+}
+
+void Emitter::emitCpAsync(const ir::Op& op) {
+  const int v = op.dst.index, p = op.src.index;
+  const auto& view = s_.views[v];
+  const int eb = ir::dtypeBytes(view.dtype);
+  const Tile t = plan_.viewTile(v);
+  const int64_t rowBytes = t.C * eb;
+  const int ch = rowBytes % 16 == 0 ? 16 : rowBytes % 8 == 0 ? 8 : rowBytes % 4 == 0 ? 4 : 0;
+  const int instThreads = s_.roles[role_].warpsPerInstance() * 32;
+  const std::string pn = plan_.paramName(p), ext = "cake_ext_" + pn;
+  const int N = static_cast<int>(op.coords.size());
+  openScope();
+  comment(fmt::format("{}[{}] <- {} at ({}): {} ({} per thread, zero-fill outside)", view.name,
+                      plan_.pyText(op.sel.index ? op.sel.index : op.dst.slot), s_.params[p].name,
+                      sanitizeComment(fmt::format("{}", fmt::join([&] {
+                        std::vector<std::string> v2;
+                        for (const auto& c : op.coords) v2.push_back(plan_.pyText(c));
+                        return v2;
+                      }(), ", "))),
+                      ch ? fmt::format("{}-byte cp.async chunks", ch) : std::string("element copies"),
+                      ch ? (t.R * rowBytes / ch + instThreads - 1) / instThreads
+                         : (t.R * t.C + instThreads - 1) / instThreads));
+  line(fmt::format("const uint32_t cake_dst = {};", plan_.viewSlotAddrSel(op.dst, op.sel)));
+  // outer coordinates (all but the last two) pick one 2-D plane
+  std::string base = "0", outerOk = "true";
+  for (int k = 0; k + 2 < N; ++k) {
+    base += fmt::format(" + static_cast<long long>({}) * {}.s[{}]", plan_.expr(op.coords[k]), ext, k);
+    outerOk += fmt::format(" && ({0}) >= 0 && ({0}) < {1}.d[{2}]", plan_.expr(op.coords[k]), ext, k);
+  }
+  const std::string r0 = N >= 2 ? plan_.expr(op.coords[N - 2]) : "0", c0 = plan_.expr(op.coords[N - 1]);
+  const std::string rowsExt = N >= 2 ? fmt::format("{}.d[{}]", ext, N - 2) : "1";
+  const std::string rowStride = N >= 2 ? fmt::format("{}.s[{}]", ext, N - 2) : "0";
+  line(fmt::format("const long long cake_r0 = {}, cake_c0 = {}, cake_base = {};", r0, c0, base));
+  line(fmt::format("const bool cake_plane = {};", outerOk));
+  if (ch) {
+    const int64_t perRow = rowBytes / ch, chunks = t.R * perRow, elems = ch / eb;
+    line("#pragma unroll 4");
+    open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", chunks, instThreads));
+    line(fmt::format("const int cake_r = cake_q / {}, cake_c = (cake_q % {}) * {};", perRow, perRow, elems));
+    line("const long long cake_gr = cake_r0 + cake_r, cake_gc = cake_c0 + cake_c;");
+    line("int cake_n = 0;  // bytes inside the tensor");
+    line(fmt::format("if (cake_plane && cake_gr >= 0 && cake_gr < {} && cake_gc >= 0 && cake_gc < {}.d[{}])", rowsExt,
+                     ext, N - 1));
+    line(fmt::format("  cake_n = static_cast<int>(cake_min({}, static_cast<int>(({}.d[{}] - cake_gc) * {})));", ch, ext,
+                     N - 1, eb));
+    line(fmt::format("cake_cp_async<{}>(cake_dst + {},", ch, plan_.viewOffset(v, "cake_r", fmt::format("cake_c * {}", eb))));
+    line(fmt::format("                  {} + (cake_n ? cake_base + cake_gr * {} + cake_gc : 0), cake_n);", pn,
+                     rowStride));
+    close();
+  } else {
+    line("#pragma unroll 4");
+    open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", t.R * t.C, instThreads));
+    line(fmt::format("const int cake_r = cake_q / {}, cake_c = cake_q % {};", t.C, t.C));
+    line("const long long cake_gr = cake_r0 + cake_r, cake_gc = cake_c0 + cake_c;");
+    line(fmt::format("const bool cake_in = cake_plane && cake_gr >= 0 && cake_gr < {} && cake_gc >= 0 && cake_gc < "
+                     "{}.d[{}];",
+                     rowsExt, ext, N - 1));
+    line(fmt::format("cake_sts<{0}>(cake_dst + {1}, cake_in ? {2}[cake_base + cake_gr * {3} + cake_gc] : "
+                     "cake_cvt<{0}>(0.f));",
+                     cType(view.dtype), plan_.viewOffset(v, "cake_r", fmt::format("cake_c * {}", eb)), pn, rowStride));
+    close();
+  }
+  close();
+}
+
+}  // namespace cake::lowering::detail

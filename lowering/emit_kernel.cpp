@@ -1,0 +1,390 @@
+// Stage 3, the kernel: its parameters, shared-memory carve-up, barrier
+// initialisation, one branch per role, the role's blocks and the syncs the
+// plan puts among an instance's threads. See emit.h and docs/gpu.md.
+#include "lowering/emit.h"
+
+namespace cake::lowering::detail {
+
+using K = ir::BufferRef::Kind;
+
+std::string Emitter::kernel() {
+  out_.clear();
+  emitKernel();
+  return std::move(out_);
+}
+
+std::string Emitter::host() {
+  out_.clear();
+  emitHost();
+  return std::move(out_);
+}
+
+void Emitter::error(const char* rule, const ir::SourceRange& r, std::string msg) {
+  findings_.push_back(ir::makeFinding(ir::rule(rule), r, std::move(msg)));
+}
+
+void Emitter::line(const std::string& l) {
+  if (l.empty()) {
+    out_ += "\n";
+    return;
+  }
+  out_.append(static_cast<size_t>(std::max(indent_, 0)) * 2, ' ');
+  out_ += l;
+  out_ += "\n";
+}
+
+// (validation made sure a barrier of several slots names one)
+std::string Emitter::barSlotAddr(int b, const ir::SlotSel& sel) const {
+  const int count = s_.barriers[b].count;
+  if (count == 1 || sel.mode == ir::SlotSel::Mode::None) return plan_.barName(b);
+  return "(" + plan_.barName(b) + " + 8 * (" + plan_.slotOf(sel.index, count) + "))";
+}
+
+bool Emitter::multiThread() const { return !single_; }
+
+void Emitter::elected(const std::function<void()>& body) {
+  if (single_) {
+    body();
+    return;
+  }
+  open("if (cake_elected)");
+  body();
+  close();
+}
+
+void Emitter::instSync() {
+  const auto& role = s_.roles[role_];
+  if (single_) return;
+  if (role.warpsPerInstance() == 1)
+    line("__syncwarp();");
+  else if (plan_.roleInstBar_[role_] < 0)
+    line("__syncthreads();  // the instance is the whole block");
+  else
+    line(fmt::format("cake_bar_sync(cake_inst_bar, {});  // this instance's {} threads", role.warpsPerInstance() * 32,
+                     role.warpsPerInstance() * 32));
+}
+
+void Emitter::walkBlock(const ir::Block& b) {
+  const auto txBefore = plan_.derivedTx(b);
+  for (size_t i = 0; i < b.size(); ++i) {
+    const Stmt& s = b[i];
+    if (s.kind == Stmt::Kind::For) {
+      const std::string v = plan_.loopNames_[s.loop_var];
+      const auto step = s.step ? plan_.constOf(s.step).value_or(1) : 1;
+      const std::string cmp = step > 0 ? "<" : ">";
+      const std::string inc = step == 1 ? "++" + v : fmt::format("{} += {}", v, step);
+      open(fmt::format("for (int {0} = {1}; {0} {2} {3}; {4})", v, plan_.expr(s.lo), cmp, plan_.expr(s.hi), inc));
+      walkBlock(s.body);
+      close();
+      continue;
+    }
+    if (s.kind == Stmt::Kind::If) {
+      open(fmt::format("if ({})", plan_.expr(s.cond)));
+      walkBlock(s.body);
+      if (!s.orelse.empty()) {
+        close("} else {");
+        ++indent_;
+        walkBlock(s.orelse);
+      }
+      close();
+      continue;
+    }
+    if (opts_.comments && s.range.file) {
+      std::string src = sanitizeComment(s.range.file->lineText(s.range.line));
+      src.erase(0, src.find_first_not_of(' '));
+      if (!src.empty()) line(fmt::format("// {}:{}  {}", sanitizeComment(s.range.file->name), s.range.line, src));
+    }
+    auto it = txBefore.find(i);
+    if (it != txBefore.end()) emitArrive(s.op, it->second, false);
+    if (plan_.syncBefore_.count(&s)) {
+      comment("threads of this instance touched these buffers since its last sync");
+      instSync();
+    }
+    emitOp(s.op);
+  }
+}
+
+void Emitter::emitOp(const ir::Op& op) {
+  const auto& role = s_.roles[role_];
+  switch (op.kind) {
+    case OpKind::Wait: emitWait(op); break;
+    case OpKind::Arrive: emitArrive(op, 0, false); break;
+    case OpKind::ExpectTx: emitArrive(op, 0, true); break;
+    case OpKind::TmaLoad: emitTmaLoad(op); break;
+    case OpKind::TmaStore: emitTmaStore(op); break;
+    case OpKind::TmaStoreCommit: elected([&] { line("cake_tma_store_commit();"); }); break;
+    case OpKind::TmaStoreWait: {
+      const int64_t n = op.pending ? plan_.constOf(op.pending).value_or(0) : 0;
+      elected([&] { line(fmt::format("cake_tma_store_wait<{}>();  // reads of the stored slots done", n)); });
+      if (!single_) instSync();
+      break;
+    }
+    case OpKind::CpAsync: emitCpAsync(op); break;
+    case OpKind::CpAsyncCommit: line("cake_cp_async_commit();"); break;
+    case OpKind::CpAsyncWait: {
+      const int64_t n = op.pending ? plan_.constOf(op.pending).value_or(0) : 0;
+      line(fmt::format("cake_cp_async_wait<{}>();", n));
+      comment("every thread's copies landed: sync the instance so each sees all of them");
+      instSync();
+      break;
+    }
+    case OpKind::Sync: {
+      const int nb = op.named_barrier;
+      tcFenceBefore();
+      line(fmt::format("cake_bar_sync({}, {});  // {}", plan_.namedBarId_[nb], plan_.namedBarThreads_[nb],
+                       sanitizeComment(s_.named_barriers[nb].name)));
+      tcFenceAfter();
+      break;
+    }
+    case OpKind::BarArrive: {
+      const int nb = op.named_barrier;
+      tcFenceBefore();
+      line(fmt::format("cake_bar_arrive({}, {});  // {}", plan_.namedBarId_[nb], plan_.namedBarThreads_[nb],
+                       sanitizeComment(s_.named_barriers[nb].name)));
+      break;
+    }
+    case OpKind::FenceProxy: line("cake_fence_proxy_async();"); break;
+    case OpKind::Mma: emitMma(op); break;
+    case OpKind::MmaCommit:
+    case OpKind::MmaWait:
+      emitMmaCommit(op);
+      break;
+    case OpKind::Copy:
+      if (op.dst.kind == K::Tmem || op.src.kind == K::Tmem) emitTmemCopy(op);
+      else emitElementwise(op);
+      break;
+    case OpKind::Fill:
+    case OpKind::Unary:
+    case OpKind::Binary:
+      emitElementwise(op);
+      break;
+    case OpKind::Reduce: emitReduce(op); break;
+  }
+  (void)role;
+}
+
+void Emitter::emitRole(int r, const std::vector<const ir::RoleBody*>& bodies) {
+  const auto& role = s_.roles[r];
+  role_ = r;
+  single_ = plan_.roleSingle_[r];
+  const auto& w = role.warps;
+  bool contiguous = true;
+  for (size_t i = 1; i < w.size(); ++i) contiguous = contiguous && w[i] == w[i - 1] + 1;
+  std::string pred, pos;
+  if (contiguous) {
+    pred = w.size() == 1 ? fmt::format("cake_warp == {}", w[0])
+                         : fmt::format("cake_warp >= {} && cake_warp < {}", w[0], w.back() + 1);
+    pos = fmt::format("cake_warp - {}", w[0]);
+  } else {
+    // the role's warps in the order written: position = index in that list
+    std::string list;
+    for (size_t i = 0; i < w.size(); ++i) list += fmt::format("{}{}", i ? ", " : "", w[i]);
+    pred = fmt::format("cake_role_pos(cake_warp, cake_warps_{}) >= 0", r);
+    pos = fmt::format("cake_role_pos(cake_warp, cake_warps_{})", r);
+    (void)list;
+  }
+  const int wpi = role.warpsPerInstance();
+  line(fmt::format("if ({}) {{", pred));
+  ++indent_;
+  comment(fmt::format("role '{}': warps [{}], {} instance{} of {} warp{}{}{}", sanitizeComment(role.name),
+                      fmt::join(w, ", "), role.instanceCount(), role.instanceCount() > 1 ? "s" : "", wpi,
+                      wpi > 1 ? "s" : "", role.regs ? fmt::format(", setmaxnreg {}", *role.regs) : std::string(),
+                      single_ ? "; only waits, arrivals, TMA and tcgen05 issue: runs on one elected thread per instance"
+                              : ""));
+  if (role.regs && *role.regs != plan_.regCap_) {
+    if (plan_.target_ == ir::Target::SM80)
+      comment(fmt::format("regs={} ignored: setmaxnreg needs sm_90a or later", *role.regs));
+    else if (*role.regs > plan_.regCap_)
+      line(fmt::format("cake_setmaxnreg_inc<{}>();  // from {} at launch", *role.regs, plan_.regCap_));
+    else
+      line(fmt::format("cake_setmaxnreg_dec<{}>();  // from {} at launch", *role.regs, plan_.regCap_));
+  }
+  line(fmt::format("const int cake_instance = ({}) / {};", pos, wpi));
+  line(fmt::format("const int cake_inst_thread = (({}) % {}) * 32 + cake_lane;", pos, wpi));
+  line("const bool cake_elected = cake_inst_thread == 0;");
+  line("const int cake_wwarp = cake_inst_thread / 32;  // warp within the instance");
+  line("(void)cake_instance; (void)cake_elected; (void)cake_wwarp;");
+  if (plan_.roleInstBar_[r] >= 0)
+    line(fmt::format("const int cake_inst_bar = {} + cake_instance;  // named barrier of this instance",
+                     plan_.roleInstBar_[r]));
+  if (plan_.roleInstBar_[r] >= 0) line("(void)cake_inst_bar;");
+  if (plan_.roleScratch_[r] >= 0)
+    line(fmt::format("const uint32_t cake_scratch = cake_smem + {} + cake_instance * {};  // reduction scratch",
+                     plan_.roleScratch_[r], plan_.roleScratchStride_[r]));
+  // fragments and phase bits of this role
+  std::set<int> regsUsed;
+  stagePhaseBars_.clear();
+  for (const auto* body : bodies)
+    ir::forEachOp(body->body, [&](const Stmt& st) {
+      for (const auto* ref : {&st.op.dst, &st.op.src, &st.op.src2})
+        if (ref->kind == K::Regs) regsUsed.insert(ref->index);
+      if (st.op.kind == OpKind::Wait && !st.op.sel.phase && st.op.sel.mode != ir::SlotSel::Mode::Iter)
+        stagePhaseBars_.insert(st.op.barrier);
+    });
+  for (int b : stagePhaseBars_)
+    line(fmt::format("uint32_t cake_phase_{} = 0;  // phase bit per slot of '{}' for this instance", plan_.barName(b),
+                     sanitizeComment(s_.barriers[b].name)));
+  for (int x : regsUsed) {
+    auto it = plan_.frag_.find({r, x});
+    if (it == plan_.frag_.end()) continue;
+    const Layout& l = it->second;
+    line(fmt::format("{} {}[{}][{}];  // {} {}x{}: {}, {} per thread", cType(s_.regs[x].dtype), plan_.regsName(x), l.NR(),
+                     l.NC(), sanitizeComment(s_.regs[x].name), l.t.R, l.t.C, l.fam.describe(), l.NR() * l.NC()));
+  }
+  if (single_) open("if (cake_elected)");
+  for (const auto* body : bodies) walkBlock(body->body);
+  if (single_) close();
+  --indent_;
+  line("}");
+}
+
+void Emitter::emitKernel() {
+  // kernel parameters
+  std::vector<std::string> params;
+  for (size_t i = 0; i < s_.params.size(); ++i) {
+    const auto& p = s_.params[i];
+    const int pi = static_cast<int>(i);
+    if (ir::isTensorParam(p.type)) {
+      for (const auto& [tp, tv] : plan_.tmaps_)
+        if (tp == pi) params.push_back("const __grid_constant__ CUtensorMap " + plan_.tmapName(tp, tv));
+      if (plan_.tensors_[pi].ptr)
+        params.push_back(fmt::format("{}* {}, const cake_ext<{}> cake_ext_{}", cType(plan_.tensors_[pi].dtype), plan_.paramName(pi),
+                                     std::max(1, plan_.tensors_[pi].rank), plan_.paramName(pi)));
+    } else if (p.type == ir::ParamType::I32) {
+      params.push_back("const int " + plan_.paramName(pi));
+    } else {
+      params.push_back("const float " + plan_.paramName(pi));
+    }
+  }
+  // non-contiguous roles: their warp lists
+  bool lists = false;
+  for (size_t r = 0; r < s_.roles.size(); ++r) {
+    const auto& w = s_.roles[r].warps;
+    bool contiguous = true;
+    for (size_t i = 1; i < w.size(); ++i) contiguous = contiguous && w[i] == w[i - 1] + 1;
+    if (contiguous) continue;
+    lists = true;
+    line(fmt::format("__device__ const int cake_warps_{}[{}] = {{{}}};  // role '{}', warps in instance order", r,
+                     w.size() + 1, fmt::format("{}, -1", fmt::join(w, ", ")), sanitizeComment(s_.roles[r].name)));
+  }
+  if (lists) {
+    line("// position of warp w in a role's warp list (-1: not in the role)");
+    line("__device__ __forceinline__ int cake_role_pos(int w, const int* list) {");
+    line("  for (int i = 0; list[i] >= 0; ++i)");
+    line("    if (list[i] == w) return i;");
+    line("  return -1;");
+    line("}");
+    line("");
+  }
+  comment(fmt::format("schedule '{}' ({}): {} threads, {} B shared memory (+1024 alignment slack)",
+                      sanitizeComment(s_.name), ir::targetName(plan_.target_), plan_.threads_, plan_.smemUsed_));
+  std::string attrs = fmt::format("__launch_bounds__({}, 1)", plan_.threads_);
+  if (s_.cluster[0] * s_.cluster[1] * s_.cluster[2] > 1)
+    attrs += fmt::format(" __cluster_dims__({}, {}, {})", s_.cluster[0], s_.cluster[1], s_.cluster[2]);
+  line(fmt::format("__global__ void {} {}(", attrs, plan_.kernelName()));
+  for (size_t i = 0; i < params.size(); ++i) line("    " + params[i] + (i + 1 < params.size() ? "," : ") {"));
+  if (params.empty()) line("    ) {");
+  ++indent_;
+  line("extern __shared__ __align__(1024) uint8_t cake_smem_raw[];");
+  line("const uint32_t cake_smem = (cake_smem_u32(cake_smem_raw) + 1023u) & ~1023u;");
+  for (size_t p = 0; p < s_.pools.size(); ++p)
+    line(fmt::format("const uint32_t cake_pool_{} = cake_smem + {};  // {} ({} B)", plan_.poolNames_[p], plan_.poolOffset_[p],
+                     sanitizeComment(s_.pools[p].name), *plan_.constOf(s_.pools[p].bytes)));
+  for (size_t v = 0; v < s_.views.size(); ++v) {
+    const auto& view = s_.views[v];
+    const int vi = static_cast<int>(v);
+    std::vector<int64_t> sh = plan_.viewShape(vi);
+    line(fmt::format("const uint32_t {} = cake_pool_{} + {};  // {} {}, {} slot{} of {} B{}", plan_.viewName(vi),
+                     plan_.poolNames_[view.pool], *plan_.constOf(view.offset), fmt::join(sh, "x"), ir::dtypeName(view.dtype),
+                     view.stages, view.stages > 1 ? "s" : "", plan_.viewSlotBytes(vi),
+                     view.swizzle != ir::Swizzle::None ? fmt::format(", {} swizzle", ir::swizzleName(view.swizzle))
+                                                        : std::string()));
+    line(fmt::format("(void){};", plan_.viewName(vi)));
+  }
+  for (size_t b = 0; b < s_.barriers.size(); ++b) {
+    const auto& bar = s_.barriers[b];
+    line(fmt::format("const uint32_t {} = cake_smem + {};  // {} mbarrier{}, 8 B each", plan_.barName(static_cast<int>(b)),
+                     plan_.barOffset_ + 8 * plan_.barSlotBase_[b], bar.count, bar.count > 1 ? "s" : ""));
+    line(fmt::format("(void){};", plan_.barName(static_cast<int>(b))));
+  }
+  line("const int cake_warp = threadIdx.x / 32, cake_lane = threadIdx.x % 32;");
+  line("(void)cake_lane;");
+  emitRaster();
+  line("");
+  if (!s_.barriers.empty() || !plan_.tmaps_.empty()) {
+    open("if (threadIdx.x == 0)");
+    for (size_t b = 0; b < s_.barriers.size(); ++b) {
+      const auto& bar = s_.barriers[b];
+      const int w = plan_.barWeight_[b];
+      std::string why = fmt::format("init_count {}", bar.init_count);
+      if (w > 1) why += fmt::format(" x {} (one arrival per warp of an arriving instance)", w);
+      line(fmt::format("for (int s = 0; s < {}; ++s) cake_mbar_init({} + 8 * s, {});  // {}", bar.count,
+                       plan_.barName(static_cast<int>(b)), bar.init_count * w, why));
+    }
+    if (!s_.barriers.empty()) line("cake_fence_mbarrier_init();");
+    for (const auto& [tp, tv] : plan_.tmaps_) line(fmt::format("cake_prefetch_tensormap(&{});", plan_.tmapName(tp, tv)));
+    close();
+  }
+  if (plan_.usesTmem_) {
+    comment(fmt::format("TMEM: warp 0 allocates {} columns (covers every lm.tmem) and publishes the base", plan_.tmemCols_));
+    line(fmt::format("if (cake_warp == 0) cake_tmem_alloc(cake_smem + {}, {});", plan_.tmemSlotOffset_, plan_.tmemCols_));
+    line("cake_tc_fence_before();");
+  }
+  line("__syncthreads();");
+  if (plan_.usesTmem_) {
+    line("cake_tc_fence_after();");
+    line(fmt::format("const uint32_t cake_tmem_base = cake_lds<uint32_t>(cake_smem + {});", plan_.tmemSlotOffset_));
+  }
+  line("");
+  bool first = true;
+  for (size_t r = 0; r < s_.roles.size(); ++r) {
+    std::vector<const ir::RoleBody*> bodies;
+    for (const auto& b : s_.bodies)
+      if (b.role == static_cast<int>(r)) bodies.push_back(&b);
+    if (bodies.empty()) continue;
+    if (!first) {
+      out_.resize(out_.size() - 1);  // "}\n" -> "} else "
+      out_ += " else ";
+      const size_t pos = out_.size();
+      emitRole(static_cast<int>(r), bodies);
+      size_t k = pos;
+      while (k < out_.size() && out_[k] == ' ') ++k;
+      out_.erase(pos, k - pos);
+    } else {
+      emitRole(static_cast<int>(r), bodies);
+    }
+    first = false;
+  }
+  if (plan_.usesTmem_) {
+    comment("every role is done with TMEM: warp 0 frees it");
+    line("cake_tc_fence_before();");
+    line("__syncthreads();");
+    open("if (cake_warp == 0)");
+    line("cake_tc_fence_after();");
+    line(fmt::format("cake_tmem_dealloc(cake_tmem_base, {});", plan_.tmemCols_));
+    close();
+  }
+  --indent_;
+  line("}");
+}
+
+// The CTAs of a 2-D grid run in launch order (x fastest). Walking x (the
+// first block coordinate, the M tiles of a GEMM) in groups of 8 keeps the
+// CTAs that run together on a few rows of A and columns of B, so they hit
+// in L2. The map is a bijection of the grid onto itself and the CTAs of a
+// schedule never communicate, so every CTA still runs exactly the
+// verified program for its (lm.block_idx(0), lm.block_idx(1)).
+void Emitter::emitRaster() {
+  if (!plan_.raster_) return;
+  comment("CTA order: groups of 8 lm.block_idx(0) values, lm.block_idx(1) inside a group (L2 reuse)");
+  comment("64-bit: gridDim.x * gridDim.y may pass 2^31");
+  line("const unsigned long long cake_blin = blockIdx.x + 1ull * gridDim.x * blockIdx.y;");
+  line("const unsigned long long cake_bgrp = 8ull * gridDim.y;  // blocks per group");
+  line("const unsigned cake_bx0 = static_cast<unsigned>(cake_blin / cake_bgrp * 8);  // first block row of the group");
+  line("const unsigned cake_bgm = gridDim.x - cake_bx0 < 8u ? gridDim.x - cake_bx0 : 8u;");
+  line("const int cake_bx = static_cast<int>(cake_bx0 + cake_blin % cake_bgrp % cake_bgm);");
+  line("const int cake_by = static_cast<int>(cake_blin % cake_bgrp / cake_bgm);");
+  line("(void)cake_bx; (void)cake_by;");
+}
+
+}  // namespace cake::lowering::detail

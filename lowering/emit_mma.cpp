@@ -1,0 +1,252 @@
+// Stage 3, MMAs: wgmma (descriptors, helpers), mma.sync (ldmatrix
+// fragments), tcgen05.mma (TMEM accumulators), and their commits and waits.
+// See emit.h and docs/gpu.md.
+#include "lowering/emit.h"
+
+namespace cake::lowering::detail {
+
+using K = ir::BufferRef::Kind;
+
+void Emitter::emitMma(const ir::Op& op) {
+  auto it = plan_.mma_.find(&op);
+  if (it == plan_.mma_.end()) return;
+  switch (it->second.kind) {
+    case MmaPlan::Wgmma: emitWgmma(op, it->second); break;
+    case MmaPlan::MmaSync: emitMmaSync(op, it->second); break;
+    case MmaPlan::Tcgen05: emitTcgen05(op, it->second); break;
+  }
+}
+
+void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
+  const Layout* f = layoutOf(op.dst.index);
+  if (!f) return;
+  const int vb = op.src2.index;
+  const auto& B = s_.views[vb];
+  const Tile tacc = f->t;
+  Tile ta;
+  plan_.refTile(op.src, ta);
+  const int64_t K = ta.C;
+  const int G = p.G;
+  const int mbl = static_cast<int>(tacc.R / (64 * G));  // m64 blocks per warpgroup
+  const int modeOf[4] = {0, 3, 2, 1};                    // None, 32B, 64B, 128B -> descriptor mode
+  auto modeFor = [&](int v) { return modeOf[plan_.viewSwizzleEff(v) == 128 ? 3 : plan_.viewSwizzleEff(v) == 64 ? 2 : 1]; };
+  // byte offset of k-step cake_k (32 B of K) inside a slot: blocked slots hop to the next column block
+  auto kOff = [&](int v) {
+    const int W = plan_.viewBlock_[v];
+    if (!W) return std::string("cake_k * 32");
+    return fmt::format("(cake_k * 32 / {}) * {} + (cake_k * 32) % {}", W, plan_.viewTile(v).R * W, W);
+  };
+  const int modeB = modeFor(vb);
+  const int64_t rbB = plan_.viewRowPitch(vb);
+  const std::string bLo = op.src2.slices.empty() || !op.src2.slices[0].lo ? "0" : plan_.expr(op.src2.slices[0].lo);
+  const int steps = static_cast<int>(K / p.kstep);
+  const std::string acc = plan_.regsName(op.dst.index);
+  const std::string fn = fmt::format("cake_wgmma{}_m64n{}k{}_{}", p.rs ? "_rs" : "", tacc.C, p.kstep, p.ty);
+  openScope();
+  comment(fmt::format("{} {}= {} . {}^T: wgmma m64n{}k{} x {} per warpgroup ({} warpgroup{}), {}B swizzle", 
+                      s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+",
+                      op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name, B.name, tacc.C,
+                      p.kstep, mbl * steps, G, G > 1 ? "s" : "", plan_.viewSwizzleEff(vb)));
+  line(fmt::format("const uint32_t cake_b = {} + ({}) * {};", plan_.viewSlotAddr(op.src2), bLo, rbB));
+  int64_t rbA = 0;
+  int modeA = 0;
+  if (!p.rs) {
+    const int va = op.src.index;
+    rbA = plan_.viewRowPitch(va);
+    modeA = modeFor(va);
+    const std::string aLo = op.src.slices.empty() || !op.src.slices[0].lo ? "0" : plan_.expr(op.src.slices[0].lo);
+    line(fmt::format("const uint32_t cake_a = {} + ({}) * {};", plan_.viewSlotAddr(op.src), aLo, rbA));
+  }
+  line(fmt::format("const int cake_scale_d = {};", op.init ? "(" + plan_.expr(op.init) + ") ? 0 : 1" : std::string("1")));
+  if (G > 1) line("const int cake_wg = cake_wwarp / 4;  // warpgroup within the instance");
+  line("cake_wgmma_fence();");
+  line("#pragma unroll");
+  open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
+  for (int i = 0; i < mbl; ++i) {
+    const std::string rowBlock = G > 1 ? fmt::format("({} + cake_wg) * 64", i * G) : std::to_string(i * 64);
+    if (p.rs) {
+      const std::string a = plan_.regsName(op.src.index);
+      const bool cvt = s_.regs[op.src.index].dtype == ir::DType::F32;
+      const std::string et = p.ty == "bf16" ? "__nv_bfloat16" : "__half";
+      auto el = [&](int h, const std::string& col) {
+        const std::string x = fmt::format("{}[{}][{}]", a, 2 * i + h, col);
+        return cvt ? fmt::format("cake_cvt<{}>({})", et, x) : x;
+      };
+      auto pk = [&](int h, int off) {
+        return fmt::format("cake_pack2({}, {})", el(h, fmt::format("4 * cake_k + {}", off)),
+                           el(h, fmt::format("4 * cake_k + {}", off + 1)));
+      };
+      line(fmt::format("{}({}[{}], {}[{}], {}, {}, {}, {},", fn, acc, 2 * i, acc, 2 * i + 1, pk(0, 0), pk(1, 0), pk(0, 2),
+                       pk(1, 2)));
+      line(fmt::format("    cake_wgmma_desc(cake_b + {}, {}, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb), 8 * rbB,
+                       modeB));
+    } else {
+      line(fmt::format("{}({}[{}], {}[{}], cake_wgmma_desc(cake_a + {} * {} + {}, {}, {}),", fn, acc, 2 * i, acc,
+                       2 * i + 1, rowBlock, rbA, kOff(op.src.index), 8 * rbA, modeA));
+      line(fmt::format("    cake_wgmma_desc(cake_b + {}, {}, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb), 8 * rbB,
+                       modeB));
+    }
+  }
+  close();
+  close();
+}
+
+void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
+  const Layout* f = layoutOf(op.dst.index);
+  if (!f) return;
+  const int va = op.src.index, vb = op.src2.index;
+  const auto& B = s_.views[vb];
+  const std::string aName = p.rs ? s_.regs[va].name : s_.views[va].name;
+  const Tile tacc = f->t;
+  Tile ta;
+  plan_.refTile(op.src, ta);
+  const int64_t K = ta.C;
+  const int mt = static_cast<int>(tacc.R / p.wm / 16), nt = static_cast<int>(tacc.C / p.wn / 8);
+  const std::string acc = plan_.regsName(op.dst.index);
+  const std::string aLo = op.src.slices.empty() || !op.src.slices[0].lo ? "0" : plan_.expr(op.src.slices[0].lo);
+  const std::string bLo = op.src2.slices.empty() || !op.src2.slices[0].lo ? "0" : plan_.expr(op.src2.slices[0].lo);
+  openScope();
+  comment(fmt::format("{} {}= {} . {}^T: mma.sync m16n8k16, warp grid {}x{}, warp tile {}x{} ({} x {} tiles)",
+                      s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+", aName, B.name, p.wm, p.wn,
+                      tacc.R / p.wm, tacc.C / p.wn, mt, nt));
+  if (op.init) {
+    open(fmt::format("if ({})", plan_.expr(op.init)));
+    line("#pragma unroll");
+    line(fmt::format("for (int i = 0; i < {}; ++i)", f->NR()));
+    line("#pragma unroll");
+    line(fmt::format("  for (int j = 0; j < {}; ++j) {}[i][j] = 0.f;", f->NC(), acc));
+    close();
+  }
+  line(fmt::format("const int cake_wrow = (cake_wwarp / {}) * {}, cake_wcol = (cake_wwarp % {}) * {};", p.wn,
+                   tacc.R / p.wm, p.wn, tacc.C / p.wn));
+  line("(void)cake_wrow; (void)cake_wcol;");
+  if (!p.rs) {
+    line(fmt::format("const uint32_t cake_a = {}, cake_b = {};", plan_.viewSlotAddr(op.src), plan_.viewSlotAddr(op.src2)));
+    line(fmt::format("const int cake_a0 = {}, cake_b0 = {};  // row slices", aLo, bLo));
+  } else {
+    line(fmt::format("const uint32_t cake_b = {};", plan_.viewSlotAddr(op.src2)));
+    line(fmt::format("const int cake_b0 = {};  // row slice", bLo));
+  }
+  line("#pragma unroll");
+  open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", K / 16));
+  line(fmt::format("uint32_t cake_af[{}][4], cake_bf[{}][4];", mt, (nt + 1) / 2));
+  line("#pragma unroll");
+  line(fmt::format("for (int i = 0; i < {}; ++i)", mt));
+  if (p.rs) {
+    // A from the fragment: its mma.sync layout (one warp column) is the m16n8k16 A layout, pairs packed
+    const std::string a = plan_.regsName(va);
+    const bool cvt = s_.regs[va].dtype == ir::DType::F32;
+    const std::string et = p.ty == "bf16" ? "__nv_bfloat16" : "__half";
+    auto el = [&](const std::string& i, const std::string& j) {
+      const std::string x = fmt::format("{}[{}][{}]", a, i, j);
+      return cvt ? fmt::format("cake_cvt<{}>({})", et, x) : x;
+    };
+    auto pk = [&](const std::string& i, int off) {
+      return fmt::format("cake_pack2({}, {})", el(i, fmt::format("4 * cake_k + {}", off)),
+                         el(i, fmt::format("4 * cake_k + {}", off + 1)));
+    };
+    line(fmt::format("  cake_af[i][0] = {}, cake_af[i][1] = {}, cake_af[i][2] = {}, cake_af[i][3] = {};",
+                     pk("2 * i", 0), pk("2 * i + 1", 0), pk("2 * i", 2), pk("2 * i + 1", 2)));
+  } else {
+    line(fmt::format("  cake_ldmatrix_x4(cake_af[i], cake_a + {});",
+                     plan_.viewOffset(va, "cake_a0 + cake_wrow + 16 * i + cake_lane % 16", "(2 * cake_k + cake_lane / 16) * 16")));
+  }
+  line("#pragma unroll");
+  line(fmt::format("for (int j = 0; j < {}; ++j)", (nt + 1) / 2));
+  line(fmt::format("  cake_ldmatrix_x4(cake_bf[j], cake_b + {});",
+                   plan_.viewOffset(vb, "cake_b0 + cake_wcol + 16 * j + cake_lane % 8 + (cake_lane / 16) * 8",
+                              "(2 * cake_k + (cake_lane / 8) % 2) * 16")));
+  line("#pragma unroll");
+  line(fmt::format("for (int i = 0; i < {}; ++i)", mt));
+  line("#pragma unroll");
+  line(fmt::format("  for (int j = 0; j < {}; ++j)", nt));
+  line(fmt::format("    cake_mma_16816_{0}({1}[2 * i][2 * j], {1}[2 * i][2 * j + 1], {1}[2 * i + 1][2 * j], "
+                   "{1}[2 * i + 1][2 * j + 1], cake_af[i], cake_bf[j / 2][(j % 2) * 2], cake_bf[j / 2][(j % 2) * 2 + 1]);",
+                   p.ty, acc));
+  close();
+  close();
+}
+
+void Emitter::emitTcgen05(const ir::Op& op, const MmaPlan& p) {
+  const int va = op.src.index, vb = op.src2.index;
+  const auto &A = s_.views[va], &B = s_.views[vb];
+  Tile ta, tb;
+  plan_.refTile(op.src, ta);
+  plan_.refTile(op.src2, tb);
+  const int64_t M = ta.R, N = tb.R, K = ta.C;
+  auto layoutOf = [&](int v) { return plan_.viewSwizzleEff(v) == 128 ? 2 : plan_.viewSwizzleEff(v) == 64 ? 4 : 6; };
+  auto kOff = [&](int v) {
+    const int W = plan_.viewBlock_[v];
+    if (!W) return std::string("cake_k * 32");
+    return fmt::format("(cake_k * 32 / {}) * {} + (cake_k * 32) % {}", W, plan_.viewTile(v).R * W, W);
+  };
+  const int64_t rbA = plan_.viewRowPitch(va), rbB = plan_.viewRowPitch(vb);
+  // instruction descriptor: D f32 (bit 4), A/B format, K-major both, N >> 3 at 17, M >> 4 at 24
+  int fmtAB = 0;
+  std::string kind = "f16";
+  if (p.ty == "bf16") fmtAB = 1;
+  if (p.ty == "tf32") fmtAB = 2, kind = "tf32";
+  if (p.ty == "e4m3") fmtAB = 0, kind = "f8f6f4";
+  if (p.ty == "e5m2") fmtAB = 1, kind = "f8f6f4";
+  const uint32_t idesc = (1u << 4) | (static_cast<uint32_t>(fmtAB) << 7) | (static_cast<uint32_t>(fmtAB) << 10) |
+                         (static_cast<uint32_t>(N >> 3) << 17) | (static_cast<uint32_t>(M >> 4) << 24);
+  const std::string aLo = op.src.slices.empty() || !op.src.slices[0].lo ? "0" : plan_.expr(op.src.slices[0].lo);
+  const std::string bLo = op.src2.slices.empty() || !op.src2.slices[0].lo ? "0" : plan_.expr(op.src2.slices[0].lo);
+  elected([&] {
+    openScope();
+    comment(fmt::format("{} {}= {} . {}^T: tcgen05.mma.cta_group::1.kind::{} M={} N={}, {} steps of K={}",
+                        s_.tmems[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+", A.name, B.name, kind, M, N,
+                        K / p.kstep, p.kstep));
+    line(fmt::format("const uint32_t cake_a = {} + ({}) * {}, cake_b = {} + ({}) * {};", plan_.viewSlotAddr(op.src), aLo, rbA,
+                     plan_.viewSlotAddr(op.src2), bLo, rbB));
+    line(fmt::format("const uint32_t cake_d = {};", plan_.tmemAddr(op.dst, 0)));
+    line(fmt::format("const int cake_acc = {};", op.init ? "(" + plan_.expr(op.init) + ") ? 0 : 1" : std::string("1")));
+    line("#pragma unroll");
+    line(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", K / p.kstep));
+    line(fmt::format("  cake_umma_{}(cake_d, cake_umma_desc(cake_a + {}, {}, {}), cake_umma_desc(cake_b + {}, {}, {}), "
+                     "0x{:08x}u, cake_k == 0 ? cake_acc : 1);",
+                     kind, kOff(va), 8 * rbA, layoutOf(va), kOff(vb), 8 * rbB, layoutOf(vb), idesc));
+    close();
+  });
+}
+
+void Emitter::emitMmaCommit(const ir::Op& op) {
+  bool wgmmaRole = false, tcRole = false;
+  for (const auto& body : s_.bodies)
+    if (body.role == role_)
+      ir::forEachOp(body.body, [&](const Stmt& st) {
+        auto it = plan_.mma_.find(&st.op);
+        if (it == plan_.mma_.end()) return;
+        wgmmaRole = wgmmaRole || it->second.kind == MmaPlan::Wgmma;
+        tcRole = tcRole || it->second.kind == MmaPlan::Tcgen05;
+      });
+  if (op.kind == OpKind::MmaWait) {
+    const int64_t n = op.pending ? plan_.constOf(op.pending).value_or(0) : 0;
+    if (wgmmaRole)
+      line(fmt::format("cake_wgmma_wait<{}>();", n));
+    else
+      comment(tcRole ? "mma_wait: tcgen05 MMAs complete through their commit barrier" : "mma_wait: mma.sync is synchronous");
+    return;
+  }
+  if (plan_.target_ == ir::Target::SM100a && op.barrier >= 0) {
+    elected([&] { line(fmt::format("cake_umma_commit({});", barSlotAddr(op.barrier, op.sel))); });
+    return;
+  }
+  if (wgmmaRole) line("cake_wgmma_commit();");
+  if (op.barrier >= 0) {
+    if (wgmmaRole) {
+      comment("a wgmma group cannot arrive on an mbarrier: retire it, then arrive");
+      line("cake_wgmma_wait<0>();");
+    } else {
+      comment("mma.sync is synchronous: the group is complete, arrive now");
+    }
+    ir::Op a = op;
+    a.kind = OpKind::Arrive;
+    a.count = nullptr;
+    emitArrive(a, 0, false);
+  } else if (!wgmmaRole) {
+    comment(tcRole ? "mma_commit without a barrier: nothing to arrive on" : "mma_commit: mma.sync is synchronous");
+  }
+}
+
+}  // namespace cake::lowering::detail

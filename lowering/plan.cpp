@@ -1,0 +1,466 @@
+// Stage 1's queries: what the builder and the emitter ask of a KernelPlan
+// (names, C++ expressions, shapes, layouts, addresses). See lower_internal.h.
+#include "lowering/lower_internal.h"
+
+namespace cake::lowering::detail {
+
+using K = ir::BufferRef::Kind;
+
+std::string KernelPlan::kernelName() const { return "cake_" + sanitizeIdent(s_.name) + "_kernel"; }
+
+// ------------------------------------------------------------- expressions
+
+bool KernelPlan::nonneg(const Expr& e) const {
+  switch (e.kind) {
+    case ExprKind::Const: return e.value >= 0;
+    case ExprKind::Param:
+      if (auto it = spec_.find(e.index); it != spec_.end()) return it->second >= 0;
+      return nonnegParams_.count(e.index) > 0;
+    case ExprKind::LoopVar:
+      return e.index >= 0 && e.index < static_cast<int>(loopNonneg_.size()) && loopNonneg_[e.index];
+    case ExprKind::BlockIdx:
+    case ExprKind::GridDim:
+    case ExprKind::Instance:
+      return true;
+    case ExprKind::Add:
+    case ExprKind::Mul:
+    case ExprKind::FloorDiv:
+    case ExprKind::CDiv:
+    case ExprKind::Min:
+      return nonneg(*e.args[0]) && nonneg(*e.args[1]);
+    case ExprKind::Mod:
+      return nonneg(*e.args[1]);
+    case ExprKind::Max:
+      return nonneg(*e.args[0]) || nonneg(*e.args[1]);
+    case ExprKind::Lt: case ExprKind::Le: case ExprKind::Gt: case ExprKind::Ge:
+    case ExprKind::Eq: case ExprKind::Ne: case ExprKind::And: case ExprKind::Or: case ExprKind::Not:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string KernelPlan::expr(const ir::ExprPtr& e, bool host) const { return e ? expr(*e, host) : "0"; }
+
+std::string KernelPlan::expr(const Expr& e, bool host) const {
+  auto a = [&](int i) { return expr(*e.args[i], host); };
+  auto bin = [&](const char* op) { return "(" + a(0) + " " + op + " " + a(1) + ")"; };
+  switch (e.kind) {
+    case ExprKind::Const:
+      if (e.value > 2147483647 || e.value < -2147483647) return fmt::format("{}LL", e.value);
+      return std::to_string(e.value);
+    case ExprKind::Param:
+      if (auto it = spec_.find(e.index); it != spec_.end()) return std::to_string(it->second);
+      return paramName(e.index);
+    case ExprKind::LoopVar: return loopNames_[e.index];
+    case ExprKind::BlockIdx:
+      if (!host && raster_ && e.index < 2) return e.index == 0 ? "cake_bx" : "cake_by";
+      return host ? "0" : std::string("static_cast<int>(blockIdx.") + "xyz"[e.index] + ")";
+    case ExprKind::GridDim:
+      return host ? "1" : std::string("static_cast<int>(gridDim.") + "xyz"[e.index] + ")";
+    case ExprKind::Instance: return host ? "0" : "cake_instance";
+    case ExprKind::Neg: return "(-" + a(0) + ")";
+    case ExprKind::Add: return bin("+");
+    case ExprKind::Sub: return bin("-");
+    case ExprKind::Mul: return bin("*");
+    case ExprKind::FloorDiv:
+      if (nonneg(*e.args[0]) && nonneg(*e.args[1])) return bin("/");
+      return "cake_floordiv(" + a(0) + ", " + a(1) + ")";
+    case ExprKind::Mod:
+      if (nonneg(*e.args[0]) && nonneg(*e.args[1])) return bin("%");
+      return "cake_mod(" + a(0) + ", " + a(1) + ")";
+    case ExprKind::Min: return "cake_min(" + a(0) + ", " + a(1) + ")";
+    case ExprKind::Max: return "cake_max(" + a(0) + ", " + a(1) + ")";
+    case ExprKind::CDiv:
+      if (nonneg(*e.args[0]) && nonneg(*e.args[1]))
+        return "((" + a(0) + " + " + a(1) + " - 1) / " + a(1) + ")";
+      return "cake_cdiv(" + a(0) + ", " + a(1) + ")";
+    case ExprKind::Lt: return bin("<");
+    case ExprKind::Le: return bin("<=");
+    case ExprKind::Gt: return bin(">");
+    case ExprKind::Ge: return bin(">=");
+    case ExprKind::Eq: return bin("==");
+    case ExprKind::Ne: return bin("!=");
+    case ExprKind::And: return bin("&&");
+    case ExprKind::Or: return bin("||");
+    case ExprKind::Not: return "(!" + a(0) + ")";
+  }
+  return "0";
+}
+
+std::string KernelPlan::pyText(const ir::ExprPtr& e) const {
+  return e ? sanitizeComment(ir::exprToString(*e, s_)) : "?";
+}
+
+std::vector<int64_t> KernelPlan::viewShape(int v) const {
+  std::vector<int64_t> d;
+  for (const auto& x : s_.views[v].shape) d.push_back(constOf(x).value_or(1));
+  return d;
+}
+
+Tile KernelPlan::viewTile(int v) const {
+  auto d = viewShape(v);
+  Tile t;
+  if (d.empty()) return t;
+  t.C = d.back();
+  t.R = 1;
+  for (size_t i = 0; i + 1 < d.size(); ++i) t.R *= d[i];
+  return t;
+}
+
+int64_t KernelPlan::viewSlotBytes(int v) const {
+  Tile t = viewTile(v);
+  return t.R * t.C * ir::dtypeBytes(s_.views[v].dtype);
+}
+
+std::string KernelPlan::viewOffset(int v, const std::string& row, const std::string& colBytes) const {
+  const int W = viewBlock_.empty() ? 0 : viewBlock_[v];
+  if (!W) {
+    const int sw = ir::swizzleBytes(s_.views[v].swizzle);
+    return fmt::format("cake_swz<{}>(static_cast<uint32_t>(({}) * {} + ({})))", sw, row, viewRowBytes(v), colBytes);
+  }
+  const Tile t = viewTile(v);
+  return fmt::format("(static_cast<uint32_t>({2}) / {0}u * {1}u + cake_swz<{0}>(static_cast<uint32_t>(({3}) * {0} + "
+                     "static_cast<uint32_t>({2}) % {0}u)))",
+                     W, t.R * W, colBytes, row);
+}
+
+std::vector<int64_t> KernelPlan::tmaBox(int v, int rank) const {
+  std::vector<int64_t> shape = viewShape(v);
+  if (viewBlock_[v]) shape.back() = viewBlock_[v] / ir::dtypeBytes(s_.views[v].dtype);
+  while (static_cast<int>(shape.size()) > rank) {
+    shape[1] *= shape[0];
+    shape.erase(shape.begin());
+  }
+  while (static_cast<int>(shape.size()) < rank) shape.insert(shape.begin(), 1);
+  return shape;
+}
+
+Tile KernelPlan::regsTile(int r) const {
+  if (r < static_cast<int>(regsTiles_.size())) return regsTiles_[r];
+  Tile t;
+  const auto& sh = s_.regs[r].shape;
+  if (sh.empty()) return t;
+  t.C = constOf(sh.back()).value_or(1);
+  for (size_t i = 0; i + 1 < sh.size(); ++i) t.R *= constOf(sh[i]).value_or(1);
+  return t;
+}
+
+Tile KernelPlan::tmemTile(int m) const {
+  Tile t;
+  const auto& sh = s_.tmems[m].shape;
+  if (sh.empty()) return t;
+  t.C = constOf(sh.back()).value_or(1);
+  for (size_t i = 0; i + 1 < sh.size(); ++i) t.R *= constOf(sh[i]).value_or(1);
+  return t;
+}
+
+namespace {
+// hi - lo of a slice when it is the same at every point (evaluated at two)
+std::optional<int64_t> sliceExtent(const ir::Schedule& s, const ir::Slice& sl, int64_t full,
+                                   const std::map<int, int64_t>& spec = {}) {
+  auto evalAt = [&](int64_t base) -> std::optional<int64_t> {
+    ir::EvalEnv env;
+    for (size_t p = 0; p < s.params.size(); ++p) env.params[static_cast<int>(p)] = base + 3 * p;
+    for (const auto& [p, v] : spec) env.params[p] = v;
+    for (size_t l = 0; l < s.loop_vars.size(); ++l) env.loop_vars[static_cast<int>(l)] = base / 2 + l;
+    env.instance = base % 3;
+    for (int d = 0; d < 3; ++d) env.block_idx[d] = base % 5 + d, env.grid_dim[d] = 7 + d;
+    auto lo = sl.lo ? ir::evaluate(*sl.lo, env) : std::optional<int64_t>(0);
+    auto hi = sl.hi ? ir::evaluate(*sl.hi, env) : std::optional<int64_t>(full);
+    if (!lo || !hi) return std::nullopt;
+    return *hi - *lo;
+  };
+  auto a = evalAt(4096), b = evalAt(1 << 20);
+  if (!a || !b || *a != *b || *a <= 0) return std::nullopt;
+  return *a;
+}
+
+// Narrows a 2-D tile by `[r0:r1]` or `[r0:r1, c0:c1]`; false when a slice
+// has no constant extent.
+template <typename TileT>
+bool narrowRowsCols(const ir::Schedule& s, const std::vector<ir::Slice>& slices, TileT& t,
+                    const std::map<int, int64_t>& spec) {
+  auto r = sliceExtent(s, slices[0], t.R, spec);
+  if (!r) return false;
+  t.R = *r;
+  if (slices.size() > 1) {
+    auto c = sliceExtent(s, slices[1], t.C, spec);
+    if (!c) return false;
+    t.C = *c;
+  }
+  return true;
+}
+}  // namespace
+
+bool KernelPlan::refTile(const ir::BufferRef& ref, Tile& t, int64_t*, int64_t*) const {
+  switch (ref.kind) {
+    case ir::BufferRef::Kind::View: {
+      t = viewTile(ref.index);
+      if (ref.slices.empty()) return true;
+      const auto d = viewShape(ref.index);
+      if (d.size() > 2) return false;
+      if (d.size() == 1) {
+        auto e = sliceExtent(s_, ref.slices[0], t.C, spec_);
+        if (!e) return false;
+        t.C = *e;
+        return true;
+      }
+      return narrowRowsCols(s_, ref.slices, t, spec_);
+    }
+    case ir::BufferRef::Kind::Regs: {
+      t = regsTile(ref.index);
+      if (ref.slices.empty()) return true;
+      if (s_.regs[ref.index].shape.size() > 2) return false;
+      if (s_.regs[ref.index].shape.size() == 1) {
+        int64_t& e = t.R > 1 ? t.R : t.C;
+        auto x = sliceExtent(s_, ref.slices[0], e, spec_);
+        if (!x) return false;
+        e = *x;
+        return true;
+      }
+      return narrowRowsCols(s_, ref.slices, t, spec_);
+    }
+    case ir::BufferRef::Kind::Tmem: {
+      t = tmemTile(ref.index);
+      if (ref.slices.empty()) return true;
+      if (s_.tmems[ref.index].shape.size() != 2) return false;
+      auto r = sliceExtent(s_, ref.slices[0], t.R, spec_);
+      if (!r || *r != t.R) return false;  // lanes are not sliced
+      if (ref.slices.size() > 1) {
+        auto c = sliceExtent(s_, ref.slices[1], t.C, spec_);
+        if (!c) return false;
+        t.C = *c;
+      }
+      return true;
+    }
+    case ir::BufferRef::Kind::Scalar:
+      t = Tile{1, 1};
+      return true;
+    default:
+      return false;
+  }
+}
+
+ir::DType KernelPlan::refDtype(const ir::BufferRef& ref) const {
+  switch (ref.kind) {
+    case ir::BufferRef::Kind::View: return s_.views[ref.index].dtype;
+    case ir::BufferRef::Kind::Regs: return s_.regs[ref.index].dtype;
+    case ir::BufferRef::Kind::Tmem: return s_.tmems[ref.index].dtype;
+    case ir::BufferRef::Kind::Param: return tensors_[ref.index].dtype;
+    case ir::BufferRef::Kind::Scalar: return ref.scalar ? ir::DType::I32 : ir::DType::F32;
+    default: return ir::DType::F32;
+  }
+}
+
+bool KernelPlan::opIsElected(const ir::Op& op) const {
+  switch (op.kind) {
+    case OpKind::Wait: case OpKind::Arrive: case OpKind::ExpectTx: case OpKind::TmaLoad:
+    case OpKind::TmaStore: case OpKind::TmaStoreCommit: case OpKind::TmaStoreWait: case OpKind::FenceProxy:
+      return true;
+    case OpKind::Mma:
+      return op.dst.kind == ir::BufferRef::Kind::Tmem;
+    case OpKind::MmaCommit:
+    case OpKind::MmaWait:
+      return target_ == ir::Target::SM100a;
+    default:
+      return false;
+  }
+}
+
+std::optional<Dist> KernelPlan::distFor(const Family& f, bool row, int64_t E, std::string* why) const {
+  Dist d;
+  d.E = E;
+  if (E == 1) return d;
+  switch (f.kind) {
+    case Family::Generic:
+    case Family::None:
+      if (row != f.colsMajor) {
+        d.kind = Dist::Cyclic;
+        d.T = f.T;
+        d.n = static_cast<int>((E + f.T - 1) / f.T);
+      } else {
+        d.kind = Dist::Full;
+        d.n = static_cast<int>(E);
+      }
+      return d;
+    case Family::Wg:
+      if (row) {
+        if (E % (64 * f.G)) break;
+        d.kind = Dist::WgRow;
+        d.G = f.G;
+        d.n = static_cast<int>(2 * E / (64 * f.G));
+      } else {
+        if (E % 8) break;
+        d.kind = Dist::WgCol;
+        d.n = static_cast<int>(E / 4);
+      }
+      return d;
+    case Family::Mma:
+      d.wm = f.wm;
+      d.wn = f.wn;
+      if (row) {
+        if (E % (16 * f.wm)) break;
+        d.kind = Dist::MmaRow;
+        d.n = static_cast<int>(E / (8 * f.wm));
+      } else {
+        if (E % (8 * f.wn)) break;
+        d.kind = Dist::MmaCol;
+        d.n = static_cast<int>(E / (4 * f.wn));
+      }
+      return d;
+  }
+  if (why) *why = fmt::format("{} {} do not fit the {}", E, row ? "rows" : "columns", f.describe());
+  return std::nullopt;
+}
+
+std::optional<Layout> KernelPlan::layoutFor(const Family& f, Tile t, std::string* why) const {
+  auto r = distFor(f, true, t.R, why);
+  if (!r) return std::nullopt;
+  auto c = distFor(f, false, t.C, why);
+  if (!c) return std::nullopt;
+  return Layout{f, t, *r, *c};
+}
+
+const Layout* KernelPlan::layoutOf(int role, int regs) const {
+  auto it = frag_.find({role, regs});
+  return it == frag_.end() ? nullptr : &it->second;
+}
+
+bool KernelPlan::regsShift(const ir::BufferRef& ref, const Layout& full, Tile sub, int& di, int& dj,
+                         std::string* why) const {
+  di = dj = 0;
+  if (ref.slices.empty()) return true;
+  int64_t off[2] = {0, 0};
+  const bool oneD = s_.regs[ref.index].shape.size() == 1;
+  for (size_t k = 0; k < ref.slices.size() && k < 2; ++k) {
+    const auto& lo = ref.slices[k].lo;
+    auto c = lo ? constOf(lo) : std::optional<int64_t>(0);
+    if (!c) {
+      if (why) *why = "a register fragment slice needs constant bounds";
+      return false;
+    }
+    const int dim = oneD ? (full.t.R > 1 ? 0 : 1) : static_cast<int>(k);
+    off[dim] = *c;
+  }
+  auto shiftOf = [&](const Dist& d, int64_t o, int64_t ext, int& sh) -> bool {
+    if (o == 0 && ext == d.E) return true;
+    switch (d.kind) {
+      case Dist::One: return o == 0;
+      case Dist::Full: sh = static_cast<int>(o); return true;
+      case Dist::Cyclic:
+        if (o % d.T || ext == 1) return false;
+        sh = static_cast<int>(o / d.T);
+        return true;
+      case Dist::WgRow:
+        if (o % (64 * d.G) || ext % (64 * d.G)) return false;
+        sh = static_cast<int>(2 * o / (64 * d.G));
+        return true;
+      case Dist::WgCol:
+        if (o % 8 || ext % 8) return false;
+        sh = static_cast<int>(o / 4);
+        return true;
+      case Dist::MmaRow:
+        if (d.wm != 1 || o % 16 || ext % 16) return false;
+        sh = static_cast<int>(o / 8);
+        return true;
+      case Dist::MmaCol:
+        if (d.wn != 1 || o % 8 || ext % 8) return false;
+        sh = static_cast<int>(o / 4);
+        return true;
+    }
+    return false;
+  };
+  if (!shiftOf(full.row, off[0], sub.R, di) || !shiftOf(full.col, off[1], sub.C, dj)) {
+    if (why)
+      *why = fmt::format("the slice at ({}, {}) of fragment '{}' is not a whole part of its {}", off[0], off[1],
+                         s_.regs[ref.index].name, full.fam.describe());
+    return false;
+  }
+  return true;
+}
+
+int KernelPlan::reduceDim(const ir::Op& op) const {
+  using K = ir::BufferRef::Kind;
+  std::vector<int64_t> shape;
+  Tile t;
+  if (op.src.kind == K::Regs) {
+    for (const auto& d : s_.regs[op.src.index].shape) shape.push_back(constOf(d).value_or(1));
+    t = regsTile(op.src.index);
+  } else if (op.src.kind == K::View) {
+    shape = viewShape(op.src.index);
+    t = viewTile(op.src.index);
+  } else {
+    return op.axis == 0 ? 0 : 1;  // a tensor operand takes the other operands' 2-D tile
+  }
+  const int rank = static_cast<int>(shape.size());
+  if (op.axis < 0 || op.axis >= rank) return -1;
+  if (rank == 1) return t.R == 1 ? 1 : 0;
+  if (op.axis == rank - 1) return 1;
+  int64_t others = 1;
+  for (int i = 0; i + 1 < rank; ++i)
+    if (i != op.axis) others *= shape[i];
+  return others == 1 ? 0 : -1;
+}
+
+std::string KernelPlan::slotOf(const ir::ExprPtr& e, int stages) const {
+  if (stages == 1 || !e) return "0";
+  if (auto c = constOf(e)) return std::to_string(((*c % stages) + stages) % stages);
+  if (nonneg(*e)) return "(" + expr(e) + ") % " + std::to_string(stages);
+  return "cake_mod(" + expr(e) + ", " + std::to_string(stages) + ")";
+}
+
+std::string KernelPlan::viewSlotAddr(const ir::BufferRef& ref) const {
+  const int v = ref.index;
+  const int stages = s_.views[v].stages;
+  if (stages == 1 || !ref.slot) return viewName(v);
+  return "(" + viewName(v) + " + " + std::to_string(viewSlotBytes(v)) + " * (" + slotOf(ref.slot, stages) + "))";
+}
+
+std::map<size_t, int64_t> KernelPlan::derivedTx(const ir::Block& b) const {
+  // derived expect_tx (ir/expect_tx.h): one arrive.expect_tx right before
+  // the first load of each batch of the plan, for the bytes of all of them
+  std::map<size_t, int64_t> txBefore;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const ir::TxBatch* batch = txPlan_.headedBy(&b[i]);
+    if (!batch) continue;
+    int64_t bytes = 0;
+    for (const Stmt* load : batch->loads) bytes += viewSlotBytes(load->op.dst.index);
+    txBefore[i] = bytes;
+  }
+  return txBefore;
+}
+
+std::string KernelPlan::tmemAddr(const ir::BufferRef& ref, int64_t col_off) const {
+  const auto& t = s_.tmems[ref.index];
+  std::string a = fmt::format("cake_tmem_base + ({})", expr(t.cols));
+  if (ref.slices.size() > 1 && ref.slices[1].lo) a += " + (" + expr(ref.slices[1].lo) + ")";
+  if (col_off) a += fmt::format(" + {}", col_off);
+  return a;
+}
+
+std::string KernelPlan::hostGridText() const {
+  if (persistent_) return "(#SMs, 1, 1)";
+  if (!gridDerived_) return "(from the caller)";
+  std::string s = "(";
+  for (int d = 0; d < 3; ++d) {
+    std::string g = gridHost_[d];
+    // readable: cake_cdiv(static_cast<int>(cake_t[k].dims[c]), T) -> cdiv(NAME.dim[c], T)
+    const auto p = g.find("cake_t[");
+    if (p != std::string::npos) {
+      const int k = std::atoi(g.c_str() + p + 7);
+      const auto q = g.find("dims[", p);
+      const int c = std::atoi(g.c_str() + q + 5);
+      const auto t = g.rfind(", ");
+      int seen = 0;
+      std::string name = "?";
+      for (const auto& prm : s_.params)
+        if (ir::isTensorParam(prm.type) && seen++ == k) name = prm.name;
+      g = fmt::format("cdiv({}.shape[{}], {}", name, c, g.substr(t + 2));
+    }
+    s += g + (d < 2 ? ", " : ")");
+  }
+  return s;
+}
+
+}  // namespace cake::lowering::detail
