@@ -505,22 +505,54 @@ ir::SourceRange opRange(const encoder::System& sys, int proc, int pc) {
   return st.op.range.valid() ? st.op.range : st.range;
 }
 
-std::string stepOpText(const encoder::System& sys, const encoder::Step& st) {
-  const encoder::Instr& in = sys.procs[st.proc].program[st.pc];
-  return encoder::opText(*sys.schedule, *in.stmt);
+// What a step does (ir/trace.h), from the instruction and the step kind:
+// the simulator's transitions (encoder/sim_state.cpp exec/land/complete).
+ir::StepKind stepKind(const encoder::System& sys, const encoder::Step& st) {
+  using K = ir::StepKind;
+  if (st.kind == encoder::Step::Kind::Land) return K::TmaLand;
+  if (st.kind == encoder::Step::Kind::Complete) return K::MmaComplete;
+  switch (sys.procs[st.proc].program[st.pc].kind) {
+    case encoder::InstrKind::Wait: return K::WaitPass;
+    case encoder::InstrKind::Arrive: return K::Arrive;
+    case encoder::InstrKind::ExpectTx: return K::ExpectTx;
+    case encoder::InstrKind::TmaLoad: return K::TmaIssue;
+    case encoder::InstrKind::TmaStore: return K::TmaStoreIssue;
+    case encoder::InstrKind::CpAsync: return K::CpAsyncIssue;
+    case encoder::InstrKind::Mma: return sys.target == ir::Target::SM80 ? K::MmaRun : K::MmaIssue;
+    case encoder::InstrKind::MmaCommit: return K::MmaCommit;
+    case encoder::InstrKind::MmaWait: return K::MmaWait;
+    case encoder::InstrKind::StoreCommit:
+    case encoder::InstrKind::CpAsyncCommit: return K::GroupCommit;
+    case encoder::InstrKind::StoreWait:
+    case encoder::InstrKind::CpAsyncWait: return K::GroupWait;
+    case encoder::InstrKind::SyncArrive: return K::NamedSync;
+    case encoder::InstrKind::SyncWait: return K::NamedPass;
+    case encoder::InstrKind::BarArrive: return K::NamedArrive;
+    case encoder::InstrKind::Fence: return K::Fence;
+    case encoder::InstrKind::Generic: return K::Access;
+  }
+  return K::Other;
 }
 
-ir::TraceStep traceStep(const encoder::System& sys, const encoder::StepInfo& info) {
-  const encoder::Step& st = info.step;
-  const encoder::Process& p = sys.procs[st.proc];
-  const encoder::Instr& in = p.program[st.pc];
+// The part of a trace step that names the instance and the op.
+ir::TraceStep siteStep(const encoder::System& sys, int proc, int pc) {
+  const encoder::Process& p = sys.procs[proc];
+  const encoder::Instr& in = p.program[pc];
   ir::TraceStep t;
   const ir::Role& role = sys.schedule->roles[p.role];
   t.role = role.name;
   if (role.instanceCount() > 1) t.instance = p.instance;  // "consumers[1]"; a one-instance role is just "producer"
-  t.op = stepOpText(sys, st);
-  t.range = opRange(sys, st.proc, st.pc);
+  t.op = encoder::opText(*sys.schedule, *in.stmt);
+  t.range = opRange(sys, proc, pc);
   t.iteration = in.iteration;
+  return t;
+}
+
+ir::TraceStep traceStep(const encoder::System& sys, const encoder::StepInfo& info) {
+  const encoder::Step& st = info.step;
+  const encoder::Instr& in = sys.procs[st.proc].program[st.pc];
+  ir::TraceStep t = siteStep(sys, st.proc, st.pc);
+  t.kind = stepKind(sys, st);
   if (info.slot >= 0) {
     const encoder::BarrierSlot& bs = sys.slots[info.slot];
     t.barrier = sys.schedule->barriers[bs.barrier].name;
@@ -533,6 +565,51 @@ ir::TraceStep traceStep(const encoder::System& sys, const encoder::StepInfo& inf
   for (const encoder::Access& a : in.accesses) t.buffer += (t.buffer.empty() ? "" : "; ") + a.what;
   t.event = in.derived ? "derived expect_tx: " + info.event : info.event;
   return t;
+}
+
+// A wait the instance is stuck at when the trace ends (it never ran).
+std::optional<ir::TraceStep> blockedStep(const encoder::System& sys, const encoder::Violation& v,
+                                         const encoder::Site& site) {
+  const encoder::Instr& in = sys.procs[site.proc].program[site.pc];
+  if (in.kind != encoder::InstrKind::Wait && in.kind != encoder::InstrKind::SyncWait) return std::nullopt;
+  ir::TraceStep t = siteStep(sys, site.proc, site.pc);
+  if (in.kind == encoder::InstrKind::Wait) {
+    t.kind = ir::StepKind::WaitBlock;
+    t.event = "blocks in the wait";
+    const encoder::BarrierSlot& bs = sys.slots[in.slot];
+    t.barrier = sys.schedule->barriers[bs.barrier].name;
+    t.slot = bs.slot;
+    t.phase_meant = in.phase;
+    if (in.slot == v.slot && v.completed >= 0) t.completed = v.completed;
+  } else {
+    t.kind = ir::StepKind::NamedBlock;
+    t.event = "blocks on the named barrier";
+    if (in.named >= 0) t.barrier = sys.named[in.named].name;
+  }
+  return t;
+}
+
+// The violating steps (each site's last step in the trace), the waits that
+// never passed (sites that never ran), and the slice of the trace they
+// depend on (ir::relevantSteps).
+void sliceTrace(const encoder::System& sys, const encoder::Violation& v, const encoder::ReplayResult& rr,
+                ir::Finding& f) {
+  std::vector<encoder::Site> sites;
+  if (v.primary.proc >= 0) sites.push_back(v.primary);
+  for (const encoder::Site& o : v.others)
+    if (o.proc >= 0) sites.push_back(o);
+  for (const encoder::Site& site : sites) {
+    int last = -1;
+    for (size_t i = 0; i < rr.steps.size(); ++i)
+      if (rr.steps[i].step.proc == site.proc && rr.steps[i].step.pc == site.pc) last = static_cast<int>(i);
+    if (last >= 0) {
+      if (std::find(f.violating.begin(), f.violating.end(), last) == f.violating.end()) f.violating.push_back(last);
+    } else if (auto b = blockedStep(sys, v, site)) {
+      f.blocked.push_back(std::move(*b));
+    }
+  }
+  std::sort(f.violating.begin(), f.violating.end());
+  f.relevant = ir::relevantSteps(f.trace, f.violating, f.blocked);
 }
 
 nlohmann::json subjectOf(const encoder::System& sys, const encoder::Violation& v) {
@@ -583,8 +660,10 @@ ir::Finding toFinding(const encoder::System& sys, const encoder::Violation& v, c
   if (replayed) f.verdict = "counterexample";  // static counting findings have no trace
   f.subject = subjectOf(sys, v);
   if (!binding.empty()) f.data["binding"] = binding;
-  if (replayed)
+  if (replayed) {
     for (const encoder::StepInfo& info : replayed->steps) f.trace.push_back(traceStep(sys, info));
+    sliceTrace(sys, v, *replayed, f);
+  }
   return f;
 }
 

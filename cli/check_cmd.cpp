@@ -1,6 +1,7 @@
 // `cake check [--target T] [--format text|json|jsonl|sarif] FILE...`
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "cli/cost.h"
 #include "cli/load.h"
 #include "ir/frontend.h"
+#include "ir/graph.h"
 #include "ir/rule_ids.h"
 #include "ir/sarif.h"
 
@@ -29,6 +31,9 @@ struct CheckArgs {
   bool no_model_check = false;
   bool no_layout = false;
   bool color = false;
+  bool full_trace = false;      // text: every trace step, not only the relevant ones
+  std::string trace_svg;        // --trace-svg FILE
+  std::string graph_dot;        // --graph-dot FILE
   // the report section's cost estimate (--shape given)
   std::string workload = "gemm", shape;
   std::vector<std::string> set;
@@ -53,6 +58,7 @@ struct FileReport {
   // skipped: `not_proved` says which); "counterexample" / "unknown" otherwise.
   std::string result;
   std::vector<std::string> not_proved;  // "schedule 'g': sync: checked: K in {1,2}"
+  std::optional<ir::Module> module;     // kept for --graph-dot only
 };
 
 int exitCodeFor(const FileReport& r) {
@@ -125,6 +131,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       }
     }
   }
+  if (module && !args.graph_dot.empty()) report.module = std::move(module);
   report.exit_code = exitCodeFor(report);
   settleResult(report, args);
   return report;
@@ -168,12 +175,13 @@ void countSeverities(const std::vector<ir::Finding>& fs, int& errors, int& warni
   }
 }
 
-void printText(const FileReport& r, bool color, bool require_proof) {
+void printText(const FileReport& r, const CheckArgs& args) {
+  const bool color = args.color, require_proof = args.require_proof;
   for (const ir::Finding& f : r.frontend) fmt::print("{}", ir::renderText(f, color));
   for (const ScheduleReport& s : r.schedules) {
     int errors = 0, warnings = 0;
     countSeverities(s.result.findings, errors, warnings);
-    for (const ir::Finding& f : s.result.findings) fmt::print("{}", ir::renderText(f, color));
+    for (const ir::Finding& f : s.result.findings) fmt::print("{}", ir::renderText(f, color, args.full_trace));
     std::string target = s.target == ir::Target::Unspecified ? "no target" : std::string(ir::targetName(s.target));
     fmt::print("{}: schedule '{}' ({}): {} error{}, {} warning{}\n", r.file, s.name, target, errors,
                errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
@@ -204,6 +212,36 @@ void printText(const FileReport& r, bool color, bool require_proof) {
                r.file);
 }
 
+bool writeFile(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (out.flush()) return true;
+  fmt::print(stderr, "cake: error: cannot write {} to '{}'\n", what, path);
+  return false;
+}
+
+// --trace-svg: the first finding with a trace (files, schedules and
+// findings in order); without one, a picture that says so.
+std::string firstTraceSvg(const std::vector<FileReport>& reports) {
+  for (const FileReport& r : reports)
+    for (const ScheduleReport& s : r.schedules)
+      for (const ir::Finding& f : s.result.findings)
+        if (!f.trace.empty() || !f.blocked.empty()) return ir::traceSvg(f);
+  ir::Finding none;
+  none.rule = "none";
+  none.message = "no finding with a counterexample trace";
+  return ir::traceSvg(none);
+}
+
+// --graph-dot: the handoff graph of every schedule checked.
+std::string handoffDot(const std::vector<FileReport>& reports) {
+  ir::HandoffGraph g;
+  for (const FileReport& r : reports)
+    for (size_t k = 0; r.module && k < r.schedules.size() && k < r.module->schedules.size(); ++k)
+      ir::addToHandoffGraph(g, r.module->schedules[k], r.schedules[k].result.findings);
+  return ir::handoffGraphDot(g);
+}
+
 int runCheck(const CheckArgs& args) {
   ir::Target target_override = ir::Target::Unspecified;
   if (!args.target.empty()) {
@@ -217,11 +255,13 @@ int runCheck(const CheckArgs& args) {
   int exit_code = kOk;
   nlohmann::json files = nlohmann::json::array();
   std::vector<ir::Finding> all;  // --format sarif: one log for every file
+  std::vector<FileReport> kept;  // --trace-svg, --graph-dot
   for (const std::string& path : args.files) {
     FileReport r = checkFile(path, args, target_override);
     exit_code = std::max(exit_code, r.exit_code);
+    if (!args.trace_svg.empty() || !args.graph_dot.empty()) kept.push_back(r);
     if (args.format == "text") {
-      printText(r, args.color, args.require_proof);
+      printText(r, args);
     } else if (args.format == "jsonl") {
       fmt::print("{}\n", ir::dumpJson(fileJson(r)));
     } else if (args.format == "sarif") {
@@ -238,6 +278,11 @@ int runCheck(const CheckArgs& args) {
     fmt::print("{}\n", ir::dumpJson(ir::toSarif(all, CAKE_VERSION), 2));
   }
   std::fflush(stdout);
+  // a picture that cannot be written is a failure to do what was asked
+  if (!args.trace_svg.empty() && !writeFile(args.trace_svg, firstTraceSvg(kept), "the trace picture"))
+    exit_code = std::max<int>(exit_code, kCannotCheck);
+  if (!args.graph_dot.empty() && !writeFile(args.graph_dot, handoffDot(kept), "the handoff graph"))
+    exit_code = std::max<int>(exit_code, kCannotCheck);
   return exit_code;
 }
 
@@ -267,6 +312,13 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-model-check", args->no_model_check, "skip the model checker (sync.*, data.*, proxy.*)");
   cmd->add_flag("--no-layout", args->no_layout, "skip the layout and hardware gates");
   cmd->add_flag("--color", args->color, "colour the text output");
+  cmd->add_option("--trace-svg", args->trace_svg,
+                  "write the first counterexample trace as an SVG swimlane picture to this file (docs/traces.md)");
+  cmd->add_option("--graph-dot", args->graph_dot,
+                  "write the handoff graph of the schedules (roles, barriers, deadlock cycles) as Graphviz DOT to "
+                  "this file (docs/traces.md)");
+  cmd->add_flag("--full-trace", args->full_trace,
+                "text: print every step of a counterexample trace, not only the relevant ones (docs/traces.md)");
   cmd->add_option("--shape", args->shape, "add the cost model's report for this problem size (as for cake cost)");
   cmd->add_option("--workload", args->workload, "the problem contract of --shape (default gemm)");
   cmd->add_option("--set", args->set, "i32 parameter values for --shape, e.g. --set BM=64");

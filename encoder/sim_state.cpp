@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "encoder/sim_model.h"
+#include "ir/graph.h"
 
 namespace cake::encoder::sim {
 
@@ -910,33 +911,22 @@ static bool provides(const Model& m, const State& s, int y, const Instr& w) {
 }
 
 // Blocked processes in wait-for order: those on a cycle of the wait-for
-// graph first (the heart of the deadlock), then the rest.
+// graph first (the heart of the deadlock), then the rest. The cycle search
+// is the one of ir/graph.h (Boost.Graph strong components).
 static std::vector<int> deadlockOrder(const Model& m, const State& s) {
   std::vector<int> blocked;
   for (int p = 0; p < m.P; ++p)
     if (!finished(m, s, p)) blocked.push_back(p);
   auto waitsOn = [&](int x, int y) { return x != y && provides(m, s, y, m.instr(x, pcOf(m, s, x))); };
-  std::vector<int> cyclic, rest;
-  for (int x : blocked) {
-    // x is on a cycle when x is reachable from one of its providers
-    std::vector<int> stack, seen(m.P, 0);
-    for (int y : blocked)
-      if (waitsOn(x, y)) stack.push_back(y);
-    bool on_cycle = false;
-    while (!stack.empty() && !on_cycle) {
-      int y = stack.back();
-      stack.pop_back();
-      if (seen[y]++) continue;
-      for (int z : blocked)
-        if (waitsOn(y, z)) {
-          if (z == x) on_cycle = true;
-          stack.push_back(z);
-        }
-    }
-    (on_cycle ? cyclic : rest).push_back(x);
-  }
-  cyclic.insert(cyclic.end(), rest.begin(), rest.end());
-  return cyclic;
+  ir::EdgeList edges;
+  for (size_t i = 0; i < blocked.size(); ++i)
+    for (size_t j = 0; j < blocked.size(); ++j)
+      if (waitsOn(blocked[i], blocked[j])) edges.push_back({static_cast<int>(i), static_cast<int>(j)});
+  std::vector<bool> cyclic = ir::onCycle(static_cast<int>(blocked.size()), edges);
+  std::vector<int> order, rest;
+  for (size_t i = 0; i < blocked.size(); ++i) (cyclic[i] ? order : rest).push_back(blocked[i]);
+  order.insert(order.end(), rest.begin(), rest.end());
+  return order;
 }
 
 static void deadlock(const Model& m, const State& s, const std::vector<Violation>& statics,

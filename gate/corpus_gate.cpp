@@ -125,21 +125,7 @@ std::string describe(const Reported& r) {
   return s;
 }
 
-std::string htmlEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string htmlEscape(std::string_view s) { return ir::markupEscape(s); }
 
 bool readFile(const std::string& path, std::string& out) {
   std::string error;

@@ -62,6 +62,22 @@ std::string printable(std::string_view bytes) {
   return out;
 }
 
+std::string markupEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 // The caret line under a source line: spaces up to the column, then ^~~~.
 // Columns count bytes; tabs are echoed so the caret stays aligned.
 static std::string caretLine(std::string_view line, const SourceRange& r) {
@@ -127,16 +143,44 @@ std::string traceStepText(const TraceStep& t) {
   return msg;
 }
 
-std::string renderText(const Finding& f, bool color) {
+static std::string stepLocation(const Finding& f, const TraceStep& t) {
+  return t.range.valid() ? t.range.str() : (f.range.file ? f.range.file->name : "");
+}
+
+// Every step as "trace N: ..." (the full view).
+static void renderFullTrace(std::string& out, const Finding& f) {
+  for (size_t i = 0; i < f.trace.size(); ++i) {
+    std::string msg = fmt::format("trace {}: {}", i + 1, traceStepText(f.trace[i]));
+    out += fmt::format("{}: note: {}\n", stepLocation(f, f.trace[i]), printable(msg));
+  }
+}
+
+// The relevant steps: a header that says how many of how many, then
+// "trace N [kind(, violating)]: ..." per step (N is the step's number in
+// the full trace) and "blocked [kind]: ..." per wait that never passed.
+static void renderRelevantTrace(std::string& out, const Finding& f) {
+  out += fmt::format("{}: note: relevant steps: {} of {}{} (--full-trace shows every step)\n", f.range.str(),
+                     f.relevant.size(), f.trace.size(),
+                     f.blocked.empty() ? "" : fmt::format(", {} blocked", f.blocked.size()));
+  for (int i : f.relevant) {
+    const TraceStep& t = f.trace[i];
+    bool violating = std::find(f.violating.begin(), f.violating.end(), i) != f.violating.end();
+    std::string msg = fmt::format("trace {} [{}{}]: {}", i + 1, stepKindName(t.kind), violating ? ", violating" : "",
+                                  traceStepText(t));
+    out += fmt::format("{}: note: {}\n", stepLocation(f, t), printable(msg));
+  }
+  for (const TraceStep& t : f.blocked) {
+    std::string msg = fmt::format("blocked [{}]: {}", stepKindName(t.kind), traceStepText(t));
+    out += fmt::format("{}: note: {}\n", stepLocation(f, t), printable(msg));
+  }
+}
+
+std::string renderText(const Finding& f, bool color, bool full_trace) {
   std::string out;
   renderLocated(out, f.range, severityName(f.severity), f.message, fmt::format("[{}]", f.rule), color);
   for (const Note& n : f.notes) renderLocated(out, n.range, "note", n.message, "", color);
-  for (size_t i = 0; i < f.trace.size(); ++i) {
-    const TraceStep& t = f.trace[i];
-    std::string msg = fmt::format("trace {}: {}", i + 1, traceStepText(t));
-    std::string loc = t.range.valid() ? t.range.str() : (f.range.file ? f.range.file->name : "");
-    out += fmt::format("{}: note: {}\n", loc, printable(msg));
-  }
+  if (full_trace || (f.relevant.empty() && f.blocked.empty())) renderFullTrace(out, f);
+  else renderRelevantTrace(out, f);
   if (!f.verdict.empty()) out += fmt::format("{}: note: verdict: {}\n", f.range.str(), f.verdict);
   return out;
 }
@@ -155,6 +199,7 @@ nlohmann::json toJson(const SourceRange& r) {
 
 nlohmann::json toJson(const TraceStep& t) {
   nlohmann::json j;
+  j["kind"] = stepKindName(t.kind);
   if (!t.role.empty()) j["role"] = t.role;
   if (t.instance >= 0) j["instance"] = t.instance;
   if (!t.event.empty()) j["event"] = t.event;
@@ -180,6 +225,13 @@ nlohmann::json toJson(const Finding& f) {
   for (const Note& n : f.notes) j["notes"].push_back({{"message", n.message}, {"location", toJson(n.range)}});
   j["trace"] = nlohmann::json::array();
   for (const TraceStep& t : f.trace) j["trace"].push_back(toJson(t));
+  // the slice (docs/traces.md): only where a trace was sliced
+  if (!f.relevant.empty() || !f.blocked.empty()) {
+    j["relevant"] = f.relevant;
+    j["violating"] = f.violating;
+    j["blocked"] = nlohmann::json::array();
+    for (const TraceStep& t : f.blocked) j["blocked"].push_back(toJson(t));
+  }
   if (!f.verdict.empty()) j["verdict"] = f.verdict;
   if (!f.subject.empty()) j["subject"] = f.subject;
   if (!f.data.empty()) j["data"] = f.data;

@@ -1,5 +1,6 @@
 #include "ir/sarif.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -65,7 +66,15 @@ json codeFlow(const Finding& f) {
     json loc = {{"location",
                  {{"physicalLocation", physicalLocation(t.range, f.range)},
                   {"message", message(fmt::format("trace {}: {}", i + 1, traceStepText(t)))}}},
-                {"executionOrder", static_cast<int>(i + 1)}};
+                {"executionOrder", static_cast<int>(i + 1)},
+                {"kinds", json::array({stepKindName(t.kind)})}};
+    // the slice (ir/trace.h): violating steps essential, the rest of the
+    // slice important, the other steps unimportant
+    if (!f.relevant.empty()) {
+      const int idx = static_cast<int>(i);
+      auto has = [&](const std::vector<int>& v) { return std::find(v.begin(), v.end(), idx) != v.end(); };
+      loc["importance"] = has(f.violating) ? "essential" : has(f.relevant) ? "important" : "unimportant";
+    }
     flows[key].push_back(std::move(loc));
   }
   json threads = json::array();

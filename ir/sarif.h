@@ -19,8 +19,4 @@ namespace cake::ir {
 // The SARIF log of one run over `findings` (any files, any order).
 nlohmann::json toSarif(const std::vector<Finding>& findings, std::string_view tool_version);
 
-// One trace step as the text renderer words it ("producer[0] issues
-// lm.tma_load(...) (iter=0, barrier=full, slot=0)"), without the "trace N:".
-std::string traceStepText(const TraceStep& t);
-
 }  // namespace cake::ir
