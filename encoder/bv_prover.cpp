@@ -556,9 +556,6 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
       return r;
     }
     z3::optimize opt(ctx);
-    z3::params p(ctx);
-    if (lim->timeout_ms > 0) p.set("timeout", lim->timeout_ms);
-    opt.set(p);
     z3w::applyGlobalLimits(*lim);
     for (const auto& k : syms) {
       opt.add(domains.at(k));
@@ -574,6 +571,7 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
       if (maximize) opt.maximize(o.v ^ sign);
       else opt.minimize(o.v ^ sign);
     }
+    z3w::Watchdog watchdog(ctx, lim->timeout_ms);
     switch (opt.check()) {
       case z3::sat: {
         r.kind = BvVerdict::Fails;
@@ -587,7 +585,8 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
       case z3::unsat: r.kind = BvVerdict::Holds; break;
       default:
         r.kind = BvVerdict::Unknown;
-        r.detail = Z3_optimize_get_reason_unknown(ctx, opt);
+        r.detail = z3w::normalizeReason(Z3_optimize_get_reason_unknown(ctx, opt), *lim,
+                                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         break;
     }
   } catch (const Unsupported& u) {

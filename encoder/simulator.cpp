@@ -92,10 +92,6 @@ std::map<std::pair<int, int64_t>, PhasePlan> phasePlans(const System& sys) {
   return plans;
 }
 
-std::string siteOp(const System& sys, const Site& s) {
-  return opText(*sys.schedule, *sys.procs[s.proc].program[s.pc].stmt);
-}
-
 // Notes naming the arrivals of a phase, one per distinct op.
 std::vector<Site> distinctOps(const System& sys, const std::vector<Site>& sites, const std::string& what) {
   std::vector<Site> out;

@@ -20,7 +20,6 @@ void applyGlobalLimits(const Limits& lim) {
 
 z3::params solverParams(z3::context& c, const Limits& lim) {
   z3::params p(c);
-  if (lim.timeout_ms > 0) p.set("timeout", lim.timeout_ms);
   if (lim.rlimit > 0) p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(lim.rlimit, 0xffffffffu)));
   return p;
 }
@@ -31,10 +30,13 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+}  // namespace
+
 // Z3 reports a timeout as "timeout" or "canceled" depending on where it was
 // interrupted; name it uniformly so callers can print "timeout after N s".
 std::string normalizeReason(std::string r, const Limits& lim, double secs) {
   if (r.empty()) r = "unknown";
+  if (r == "interrupted") r = "canceled";  // z3::optimize says interrupted
   if (r == "canceled" && lim.timeout_ms > 0 && secs * 1000 >= 0.9 * lim.timeout_ms) r = "timeout";
   if (r == "canceled" && lim.rlimit > 0) r = "resource limit";
   if (r.find("memory") != std::string::npos) r = "memory limit (" + std::to_string(lim.memory_mb) + " MB)";
@@ -46,7 +48,30 @@ std::string normalizeReason(std::string r, const Limits& lim, double secs) {
   return r;
 }
 
-}  // namespace
+Watchdog::Watchdog(z3::context& c, unsigned timeout_ms) {
+  if (timeout_ms == 0) return;
+  thread_ = std::thread([this, &c, timeout_ms] {
+    std::unique_lock<std::mutex> lock(m_);
+    auto wake = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    if (cv_.wait_until(lock, wake, [this] { return done_; })) return;
+    // Interrupt until the query returns: an interrupt that lands before
+    // the search has started can be cleared when it starts.
+    while (!done_) {
+      c.interrupt();
+      cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return done_; });
+    }
+  });
+}
+
+Watchdog::~Watchdog() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
 
 QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions) {
   QueryResult out;
@@ -55,6 +80,7 @@ QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>&
     applyGlobalLimits(lim);
     s.set(solverParams(s.ctx(), lim));
     z3::check_result r;
+    Watchdog watchdog(s.ctx(), lim.timeout_ms);
     if (assumptions.empty()) {
       r = s.check();
     } else {
@@ -91,8 +117,8 @@ QueryResult query(z3::fixedpoint& fp, z3::expr q, const Limits& lim) {
   try {
     applyGlobalLimits(lim);
     z3::params p(fp.ctx());
-    if (lim.timeout_ms > 0) p.set("timeout", lim.timeout_ms);
     fp.set(p);
+    Watchdog watchdog(fp.ctx(), lim.timeout_ms);
     z3::check_result r = fp.query(q);
     out.seconds = since(t0);
     switch (r) {

@@ -9,6 +9,9 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,6 +47,30 @@ z3::params solverParams(z3::context& c, const Limits& lim);
 
 // Checks `s` (with optional assumptions). On Incorrect the model is
 // available from s.get_model().
+// Z3's reason for an unknown answer, named uniformly: an interrupt at the
+// budget is "timeout after N s", a resource or memory limit says which.
+std::string normalizeReason(std::string reason, const Limits& lim, double seconds);
+
+// Every time budget of a query is enforced by this watchdog, never by Z3's
+// own "timeout" parameter: Z3 4.8's timer can deadlock when a short budget
+// expires as the search starts (seen: a 1 ms budget on nonlinear arithmetic
+// blocked forever in the timer's mutex under load). The watchdog interrupts
+// the context once timeout_ms have passed, and again every 20 ms until it
+// is destroyed, so a budget is always a bound. 0: no budget.
+class Watchdog {
+ public:
+  Watchdog(z3::context& c, unsigned timeout_ms);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 QueryResult check(z3::solver& s, const Limits& lim,
                   const std::vector<z3::expr>& assumptions = {});
 
