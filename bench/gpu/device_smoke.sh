@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Device smoke test of the merged tree: `cake run` end to end (verify, bind,
+# lower, nvcc on the device, harness under the watchdog, oracle, CUPTI timing)
+# on one corpus schedule per workload family, plus the runner's GPU tests.
+# Carry: .devcarry/smoke (bin/cake, bin/cake_tests_runner, lib/ with
+# libz3.so.4 and libfmt.so.9), prepared by `bash bench/gpu/device_smoke.sh prepare` here.
+set -u
+C=.devcarry/smoke
+if [ "${1:-}" = prepare ]; then
+  mkdir -p $C/bin $C/lib
+  cp build/cli/cake build/tests/cake_tests_runner $C/bin/
+  cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 $C/lib/
+  exit 0
+fi
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
+export LD_LIBRARY_PATH=$C/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+R="$OUT/smoke.jsonl"; : > "$R"
+run() {
+  echo "== cake run $*"
+  timeout 120 $C/bin/cake run "$@" --format json --runs 20 --seed 3 > "$OUT/one.json" 2> "$OUT/one.err"
+  echo "rc=$?"; tail -c 1500 "$OUT/one.json"; echo; tail -5 "$OUT/one.err"
+  python3 -c "import json,sys; d=json.load(open('$OUT/one.json')); print(json.dumps(d))" >> "$R" 2>/dev/null
+}
+run corpus/gemm/sm90_ws_4stage.cake --shape M=4096,N=4096,K=4096
+run corpus/gemm/sm90_persistent_ws.cake --shape M=4096,N=4096,K=4096
+run corpus/gemm/sm80_cp_async_multistage.cake --shape M=2048,N=2048,K=2048
+run corpus/kmeans/sm90_assign_k256_ws.cake --workload kmeans-assign --shape N=65536,K=256,D=128,B=8
+run corpus/attention/sm90_fa3_fwd.cake --workload attention-fwd --shape S=4096,D=64,B=1,H=16
+run corpus/reduction/sm90_row_max_two_wg.cake --workload row-max --shape M=65536,N=2048
+echo "== runner GPU tests"
+timeout -s KILL 240 $C/bin/cake_tests_runner --gtest_brief=1 2>&1 | tail -15
