@@ -107,7 +107,7 @@ void gatesAgreeWithExpectations(const std::string& rel) {
 
 }  // namespace
 
-// One test over every file: the gates alone are cheap, and a test case per
+// One test over every hand-written file: the gates alone are cheap, and a test case per
 // file cost a process start each. The corpus gate (`cake corpus`) judges the
 // whole check; this adds what it does not: no gate verdict is undecided and
 // no gate error is unexpected, on bad cases too.
