@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/expect_tx.h"
+#include "ir/rule_ids.h"
 #include "lowering/lower.h"
 
 namespace cake::lowering::detail {
@@ -237,7 +238,7 @@ class PlanBuilder : public KernelPlan {
   std::vector<ir::Finding> findings_;
 
  private:
-  void error(const char* rule, const ir::SourceRange& r, std::string msg);
+  void error(ir::Rule rule, const ir::SourceRange& r, std::string msg);
   bool failed() const { return !findings_.empty(); }
   void assignNames();
   std::string uniqueName(const std::string& raw);

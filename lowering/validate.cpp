@@ -12,16 +12,16 @@ void PlanBuilder::checkOps() {
     ir::forEachOp(body.body, [&](const Stmt& st) {
       const auto& op = st.op;
       auto unsupported = [&](const std::string& what) {
-        error("lower.unsupported", op.range, fmt::format("{} is not lowered for {}", what, ir::targetName(target_)));
+        error(ir::Rule::LowerUnsupported, op.range, fmt::format("{} is not lowered for {}", what, ir::targetName(target_)));
       };
       auto constPending = [&] {
-        if (op.pending && !constOf(op.pending)) error("lower.unsupported", op.range, "pending= must be a constant");
+        if (op.pending && !constOf(op.pending)) error(ir::Rule::LowerUnsupported, op.range, "pending= must be a constant");
       };
       // the barrier slot an arrival, a TMA load or a tcgen05 commit signals
       const bool signals = op.kind == OpKind::Arrive || op.kind == OpKind::ExpectTx ||
                            op.kind == OpKind::TmaLoad || op.kind == OpKind::MmaCommit;
       if (signals && op.barrier >= 0 && s_.barriers[op.barrier].count > 1 && op.sel.mode == ir::SlotSel::Mode::None)
-        error("lower.unsupported", op.range, fmt::format("barrier '{}' has {} slots: name one with iter= or stage=",
+        error(ir::Rule::LowerUnsupported, op.range, fmt::format("barrier '{}' has {} slots: name one with iter= or stage=",
                                                           s_.barriers[op.barrier].name, s_.barriers[op.barrier].count));
       switch (op.kind) {
         case OpKind::TmaLoad:
@@ -37,16 +37,16 @@ void PlanBuilder::checkOps() {
           if (static_cast<int>(op.coords.size()) != rank)
             return unsupported(fmt::format("a TMA copy with {} coordinates of a rank-{} tensor", op.coords.size(), rank));
           for (auto d : tmaBox(view.index, rank))
-            if (d > 256) error("lower.layout", op.range, fmt::format("TMA box dimension {} > 256", d));
-          if (viewRowBytes(view.index) % 16) error("lower.layout", op.range, "TMA box rows must be multiples of 16 B");
+            if (d > 256) error(ir::Rule::LowerLayout, op.range, fmt::format("TMA box dimension {} > 256", d));
+          if (viewRowBytes(view.index) % 16) error(ir::Rule::LowerLayout, op.range, "TMA box rows must be multiples of 16 B");
           const int sw = ir::swizzleBytes(s_.views[view.index].swizzle);
           // rows up to the swizzle span are what TMA takes; wider rows are stored as blocked columns
           if (sw && viewRowBytes(view.index) > sw && !viewBlock_[view.index]) blockView(view.index);
           if (sw && !viewBlock_[view.index] && (viewRowBytes(view.index) > sw || sw % viewRowBytes(view.index)))
-            error("lower.layout", op.range,
+            error(ir::Rule::LowerLayout, op.range,
                   fmt::format("view '{}': TMA with a {}B swizzle needs rows of at most {} B that divide it (rows are "
                               "{} B)", s_.views[view.index].name, sw, sw, viewRowBytes(view.index)));
-          if (op.kind == OpKind::TmaLoad && op.barrier < 0) error("lower.unsupported", op.range, "a TMA load needs barrier=");
+          if (op.kind == OpKind::TmaLoad && op.barrier < 0) error(ir::Rule::LowerUnsupported, op.range, "a TMA load needs barrier=");
           break;
         }
         case OpKind::TmaStoreCommit:
@@ -76,7 +76,7 @@ void PlanBuilder::checkOps() {
           break;
         }
         case OpKind::Arrive:
-          if (op.count && !constOf(op.count)) error("lower.unsupported", op.range, "arrive count= must be a constant");
+          if (op.count && !constOf(op.count)) error(ir::Rule::LowerUnsupported, op.range, "arrive count= must be a constant");
           break;
         case OpKind::Copy: {
           const auto dk = op.dst.kind, sk = op.src.kind;
