@@ -854,6 +854,10 @@ bool PlanBuilder::build() {
   deriveGrid();
   if (opts_.problem == Problem::Gemm) gemm_ = bindGemm(true);
   else if (opts_.problem == Problem::Auto) gemm_ = bindGemm(false);
+  // stage 2 for the compute ops, on the finished plan (fragment layouts,
+  // scratch); only a plan without findings gets here, as it only reached
+  // emission before these checks moved out of it
+  if (!failed()) checkComputeOps();
   return !failed();
 }
 
