@@ -237,7 +237,7 @@ struct Op {
   ExprPtr count;                    // arrive count= (default 1)
   ExprPtr pending;                  // *_wait(pending=) (default 0)
   ExprPtr init;                     // mma init= (nullptr: False)
-  std::string fn;                   // unary/binary/reduce op="..."
+  ElemFn fn = ElemFn::None;         // unary/binary/reduce op="..." (ir/ops.h)
   ExprPtr fill_value;               // fill value (integer literal) ...
   double fill_value_f = 0;          // ... or float literal
   int axis = -1;                    // reduce axis=

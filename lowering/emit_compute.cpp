@@ -8,6 +8,7 @@
 namespace cake::lowering::detail {
 
 using K = ir::BufferRef::Kind;
+using ir::ElemFn;
 
 namespace {
 
@@ -169,8 +170,7 @@ void Emitter::emitElementwise(const ir::Op& op) {
   }
   const int T = s_.roles[role_].warpsPerInstance() * 32;
   // compute type
-  static const std::set<std::string> floatOnly = {"exp2", "rsqrt", "sqrt", "recip", "div"};
-  bool intc = dst.dt == ir::DType::I32 && !floatOnly.count(op.fn);
+  bool intc = dst.dt == ir::DType::I32 && !ir::elemFnInfo(op.fn).has(ir::ElemFnFlag::FloatOnly);
   for (const auto& o : srcs) intc = intc && (o.dt == ir::DType::I32 || o.dt == ir::DType::I8);
   if (op.kind == OpKind::Fill && !op.fill_value) intc = false;
   const std::string ct = intc ? "int" : "float";
@@ -191,8 +191,8 @@ void Emitter::emitElementwise(const ir::Op& op) {
     std::string what;
     if (op.kind == OpKind::Fill) what = op.fill_value ? plan_.pyText(op.fill_value) : fmt::format("{}", op.fill_value_f);
     else if (op.kind == OpKind::Copy) what = refName(op.src);
-    else if (op.kind == OpKind::Unary) what = fmt::format("{}({})", op.fn, refName(op.src));
-    else what = fmt::format("{}({}, {})", op.fn, refName(op.src), refName(op.src2));
+    else if (op.kind == OpKind::Unary) what = fmt::format("{}({})", ir::elemFnName(op.fn), refName(op.src));
+    else what = fmt::format("{}({}, {})", ir::elemFnName(op.fn), refName(op.src), refName(op.src2));
     comment(sanitizeComment(fmt::format("{} <- {}: {}x{} {}, {}", refName(op.dst), what, tile.R, tile.C, ct,
                                         L ? L->fam.describe() : fmt::format("strided over {} threads", T))));
   }
@@ -286,31 +286,31 @@ void Emitter::emitElementwise(const ir::Op& op) {
   // the value
   std::string val;
   auto un = [&](const std::string& x) -> std::string {
-    const std::string& f = op.fn;
+    const ElemFn f = op.fn;
     if (intc) {
-      if (f == "neg") return "(-" + x + ")";
-      if (f == "abs") return "abs(" + x + ")";
-      if (f == "relu") return "cake_max(" + x + ", 0)";
+      if (f == ElemFn::Neg) return "(-" + x + ")";
+      if (f == ElemFn::Abs) return "abs(" + x + ")";
+      if (f == ElemFn::Relu) return "cake_max(" + x + ", 0)";
     }
-    if (f == "exp2") return "exp2f(" + x + ")";
-    if (f == "neg") return "(-" + x + ")";
-    if (f == "abs") return "fabsf(" + x + ")";
-    if (f == "relu") return "fmaxf(" + x + ", 0.f)";
-    if (f == "rsqrt") return "rsqrtf(" + x + ")";
-    if (f == "recip") return "(1.f / " + x + ")";
-    if (f == "sqrt") return "sqrtf(" + x + ")";
-    fail("lower.unsupported", "unary op '" + sanitizeComment(f) + "'");
+    if (f == ElemFn::Exp2) return "exp2f(" + x + ")";
+    if (f == ElemFn::Neg) return "(-" + x + ")";
+    if (f == ElemFn::Abs) return "fabsf(" + x + ")";
+    if (f == ElemFn::Relu) return "fmaxf(" + x + ", 0.f)";
+    if (f == ElemFn::Rsqrt) return "rsqrtf(" + x + ")";
+    if (f == ElemFn::Recip) return "(1.f / " + x + ")";
+    if (f == ElemFn::Sqrt) return "sqrtf(" + x + ")";
+    fail("lower.unsupported", "unary op '" + std::string(ir::elemFnName(f)) + "'");
     return x;
   };
   auto bin = [&](const std::string& a, const std::string& b) -> std::string {
-    const std::string& f = op.fn;
-    if (f == "add") return "(" + a + " + " + b + ")";
-    if (f == "sub") return "(" + a + " - " + b + ")";
-    if (f == "mul") return "(" + a + " * " + b + ")";
-    if (f == "div") return "(" + a + " / " + b + ")";
-    if (f == "max") return intc ? "cake_max(" + a + ", " + b + ")" : "fmaxf(" + a + ", " + b + ")";
-    if (f == "min") return intc ? "cake_min(" + a + ", " + b + ")" : "fminf(" + a + ", " + b + ")";
-    fail("lower.unsupported", "binary op '" + sanitizeComment(f) + "'");
+    const ElemFn f = op.fn;
+    if (f == ElemFn::Add) return "(" + a + " + " + b + ")";
+    if (f == ElemFn::Sub) return "(" + a + " - " + b + ")";
+    if (f == ElemFn::Mul) return "(" + a + " * " + b + ")";
+    if (f == ElemFn::Div) return "(" + a + " / " + b + ")";
+    if (f == ElemFn::Max) return intc ? "cake_max(" + a + ", " + b + ")" : "fmaxf(" + a + ", " + b + ")";
+    if (f == ElemFn::Min) return intc ? "cake_min(" + a + ", " + b + ")" : "fminf(" + a + ", " + b + ")";
+    fail("lower.unsupported", "binary op '" + std::string(ir::elemFnName(f)) + "'");
     return a;
   };
   switch (op.kind) {
@@ -436,20 +436,20 @@ void Emitter::emitReduce(const ir::Op& op) {
   if (dt.R * dt.C != want.R * want.C)
     return fail("lower.layout", fmt::format("reduce of {}x{} along axis {} gives {}x{}, not the destination's {}x{}",
                                             st.R, st.C, op.axis, want.R, want.C, dt.R, dt.C));
-  const std::string& f = op.fn;
-  const bool arg = f == "argmin" || f == "argmax";
+  const ElemFn f = op.fn;
+  const bool arg = f == ElemFn::ArgMin || f == ElemFn::ArgMax;
   Fn fn;
-  if (f == "sum") fn = {"0.f", "({a} + {b})"};
-  else if (f == "max" || f == "argmax") fn = {"(-INFINITY)", "fmaxf({a}, {b})"};
-  else if (f == "min" || f == "argmin") fn = {"INFINITY", "fminf({a}, {b})"};
-  else return fail("lower.unsupported", "reduce op '" + sanitizeComment(f) + "'");
+  if (f == ElemFn::Sum) fn = {"0.f", "({a} + {b})"};
+  else if (f == ElemFn::Max || f == ElemFn::ArgMax) fn = {"(-INFINITY)", "fmaxf({a}, {b})"};
+  else if (f == ElemFn::Min || f == ElemFn::ArgMin) fn = {"INFINITY", "fminf({a}, {b})"};
+  else return fail("lower.unsupported", "reduce op '" + std::string(ir::elemFnName(f)) + "'");
   auto comb = [&](const std::string& a, const std::string& b) {
     std::string s = fn.combine;
     s.replace(s.find("{a}"), 3, a);
     s.replace(s.find("{b}"), 3, b);
     return s;
   };
-  const std::string step = f == "argmin" ? "cake_argmin_step" : "cake_argmax_step";
+  const std::string step = f == ElemFn::ArgMin ? "cake_argmin_step" : "cake_argmax_step";
   const ir::DType ddt = plan_.refDtype(op.dst);
   const std::string DT = cType(ddt);
   const auto& role = s_.roles[role_];
