@@ -18,8 +18,7 @@ void PlanBuilder::checkOps() {
         if (op.pending && !constOf(op.pending)) error("lower.unsupported", op.range, "pending= must be a constant");
       };
       // the barrier slot an arrival, a TMA load or a tcgen05 commit signals
-      const bool signals = op.kind == OpKind::Arrive || op.kind == OpKind::ExpectTx ||
-                           op.kind == OpKind::TmaLoad || op.kind == OpKind::MmaCommit;
+      const bool signals = ir::opInfo(op.kind).has(ir::OpFlag::Arrives);
       if (signals && op.barrier >= 0 && s_.barriers[op.barrier].count > 1 && op.sel.mode == ir::SlotSel::Mode::None)
         error("lower.unsupported", op.range, fmt::format("barrier '{}' has {} slots: name one with iter= or stage=",
                                                           s_.barriers[op.barrier].name, s_.barriers[op.barrier].count));
