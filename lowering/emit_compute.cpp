@@ -457,7 +457,7 @@ void Emitter::emitReduce(const ir::Op& op) {
 
   openScope();
   comment(sanitizeComment(fmt::format("{} <- {}({}, axis={}) of a {}x{} tile", op.dst.kind == K::Regs ? s_.regs[op.dst.index].name : "slot",
-                                      f, op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name,
+                                      ir::elemFnName(f), op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name,
                                       op.axis, st.R, st.C)));
   if (op.src.kind == K::Regs) {
     const Layout* Ls = layoutOf(op.src.index);
