@@ -91,7 +91,7 @@ class StructuralChecker {
     // A staged view addressed with stage= (tma_load, tma_store, cp_async).
     const BufferRef* staged = op.dst.kind == BufferRef::Kind::View ? &op.dst
                             : op.src.kind == BufferRef::Kind::View ? &op.src : nullptr;
-    bool view_selects_by_sel = op.kind == OpKind::TmaLoad || op.kind == OpKind::TmaStore || op.kind == OpKind::CpAsync;
+    bool view_selects_by_sel = ir::opInfo(op.kind).receiver == ir::OpReceiver::View;
     if (staged && view_selects_by_sel && op.sel.mode == SlotSel::Mode::Stage) {
       const View& v = s_.views[staged->index];
       checkSlotRange(op, ctx, v.stages, "view", v.name, v.range);
@@ -104,8 +104,7 @@ class StructuralChecker {
 
   void checkDirection(const Op& op) {
     const Barrier& b = s_.barriers[op.barrier];
-    bool arrives = op.kind == OpKind::Arrive || op.kind == OpKind::ExpectTx || op.kind == OpKind::TmaLoad ||
-                   op.kind == OpKind::MmaCommit;
+    bool arrives = ir::opInfo(op.kind).has(ir::OpFlag::Arrives);
     bool waits = op.kind == OpKind::Wait;
     const std::string& role_name = s_.roles[role_].name;
     if (arrives && !roleIn(b.prod)) {

@@ -138,8 +138,6 @@ double clippedBytes(const workload::TensorBox& box, const std::vector<int64_t>& 
   return n;
 }
 
-bool isSfu(const std::string& fn) { return fn == "exp2" || fn == "rsqrt" || fn == "recip" || fn == "sqrt"; }
-
 int smemBytes(const ir::Schedule& s) {
   int64_t bytes = 1024;  // the lowering aligns the base to 1024 at run time
   for (const ir::Pool& p : s.pools)
@@ -270,7 +268,7 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
         auto shape = workload::operandShape(s, big, v.env);
         if (shape.empty()) shape = workload::operandShape(s, op.src, v.env);
         const double elems = product(shape);
-        if (op.kind == ir::OpKind::Unary && isSfu(op.fn)) f.sfu_ops += elems;
+        if (op.kind == ir::OpKind::Unary && ir::elemFnInfo(op.fn).has(ir::ElemFnFlag::Sfu)) f.sfu_ops += elems;
         else f.fp32_ops += elems;
         for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
           if (r->kind == ir::BufferRef::Kind::View)

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ir/expect_tx.h"
+#include "ir/int_eval.h"
 
 namespace cake::encoder {
 
@@ -24,13 +25,6 @@ namespace {
 struct BuildError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
 
 bool rangesOverlap(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi) { return alo < bhi && blo < ahi; }
 
@@ -267,8 +261,8 @@ class Builder {
     SlotPhase sp;
     if (sel.mode == SlotSel::Mode::Iter) {
       int64_t e = eval(sel.index, "iter=");
-      sp.slot = sys_.slotOf(b, floorMod(e, bar.count));
-      sp.phase = floorDiv(e, bar.count);
+      sp.slot = sys_.slotOf(b, ir::floorMod(e, bar.count).value());
+      sp.phase = ir::floorDiv(e, bar.count).value();
       return sp;
     }
     int64_t stage = sel.mode == SlotSel::Mode::Stage ? eval(sel.index, "stage=") : 0;
@@ -357,12 +351,12 @@ class Builder {
           return a;
         }
         a.index = *index;
-        int64_t base = offset + floorMod(*index, v.stages) * slot_bytes;
+        int64_t base = offset + ir::floorMod(*index, v.stages).value() * slot_bytes;
         Tile t = tileRange(dims, ref.slices, base, esize);
         a.lo = t.lo;
         a.hi = t.hi;
         if (bytes) *bytes = t.elems * esize;
-        a.what = fmt::format("{}[{}]{} bytes [{}, {})", v.name, floorMod(*index, v.stages), t.slices, a.lo, a.hi);
+        a.what = fmt::format("{}[{}]{} bytes [{}, {})", v.name, ir::floorMod(*index, v.stages).value(), t.slices, a.lo, a.hi);
         return a;
       }
       case BufferRef::Kind::Tmem: {
@@ -410,7 +404,7 @@ class Builder {
     auto fb = fill_barriers_.find(a.view);
     if (fb != fill_barriers_.end()) {
       marker = 0;
-      for (int b : fb->second) marker += ps_->waits_on_slot_total[sys_.slotOf(b, floorMod(a.index, s_.barriers[b].count))];
+      for (int b : fb->second) marker += ps_->waits_on_slot_total[sys_.slotOf(b, ir::floorMod(a.index, s_.barriers[b].count).value())];
     }
     auto [it, fresh] = ps_->reads.try_emplace(key);
     if (!fresh && it->second.marker != marker) ++it->second.epoch;
@@ -632,7 +626,7 @@ class Builder {
 // ---------------------------------------------------------------- public
 
 int64_t dataLap(const ir::Schedule& s, const Access& a) {
-  return a.stage_like ? a.gen : floorDiv(a.index, s.views[a.view].stages);
+  return a.stage_like ? a.gen : ir::floorDiv(a.index, s.views[a.view].stages).value();
 }
 
 std::string bindingToString(const ir::Schedule& s, const Binding& b) {

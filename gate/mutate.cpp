@@ -18,6 +18,7 @@
 #include "encoder/simulator.h"
 #include "ir/ast.h"
 #include "ir/frontend.h"
+#include "ir/ops.h"
 
 namespace cake::checks::mutate {
 
@@ -222,11 +223,11 @@ Decls declarations(const ast::Stmt& def) {
 
 // ---------------------------------------------------------- the mutator
 
-const std::set<std::string> kWaitLike = {"wait", "sync", "mma_wait", "cp_async_wait", "tma_store_wait"};
-const std::set<std::string> kCommits = {"mma_commit", "cp_async_commit", "tma_store_commit"};
-const std::set<std::string> kAsyncWaits = {"mma_wait", "cp_async_wait", "tma_store_wait"};
-const std::map<std::string, std::string> kCommitWait = {
-    {"mma_commit", "mma_wait"}, {"cp_async_commit", "cp_async_wait"}, {"tma_store_commit", "tma_store_wait"}};
+// The op an `lm.NAME(...)` statement calls (ir/ops.def), if it is one.
+std::optional<ir::OpKind> builderOp(const CallInfo& c) {
+  if (c.obj != "lm") return std::nullopt;
+  return ir::findOp(c.method, ir::OpReceiver::Builder);
+}
 
 class Mutator {
  public:
@@ -356,35 +357,42 @@ class Mutator {
     return std::nullopt;
   }
 
+  // The mutation operators an op gets follow from its line in ir/ops.def:
+  // its kind, category and synchronization flags.
   void opStatement(const Site& s, const CallInfo& c) {
-    const std::string& m = c.method;
-    const bool lm = c.obj == "lm";
+    using ir::OpFlag::Blocks, ir::OpFlag::Commits, ir::OpFlag::AwaitsGroup, ir::OpFlag::Releases;
+    const std::optional<ir::OpKind> op = builderOp(c);
+    const ir::OpInfo* info = op ? &ir::opInfo(*op) : nullptr;
+    auto is = [&](ir::OpKind k) { return op == k; };
+    auto has = [&](uint8_t flag) { return info && info->has(flag); };
     const int line = s.stmt->range.line;
     // deletions
-    if (lm) {
-      if (m == "wait") deleteStmt("drop-wait", s);
-      else if (m == "arrive") deleteStmt("drop-arrive", s);
-      else if (m == "expect_tx") deleteStmt("drop-expect-tx", s);
-      else if (m == "fence_proxy") deleteStmt("drop-fence", s);
-      else if (kCommits.count(m)) deleteStmt("drop-commit", s);
-      else if (kAsyncWaits.count(m)) deleteStmt("drop-async-wait", s);
-      else if (m == "sync" || m == "bar_arrive") deleteStmt("drop-named-barrier", s);
+    if (info) {
+      if (is(ir::OpKind::Wait)) deleteStmt("drop-wait", s);
+      else if (is(ir::OpKind::Arrive)) deleteStmt("drop-arrive", s);
+      else if (is(ir::OpKind::ExpectTx)) deleteStmt("drop-expect-tx", s);
+      else if (info->category == ir::OpCategory::Fence) deleteStmt("drop-fence", s);
+      else if (has(Commits)) deleteStmt("drop-commit", s);
+      else if (has(AwaitsGroup)) deleteStmt("drop-async-wait", s);
+      else if (info->category == ir::OpCategory::NamedBarrier) deleteStmt("drop-named-barrier", s);
     }
     // moves
     const bool has_next = s.index + 1 < s.block->size();
-    if (lm && kWaitLike.count(m) && has_next) swapWithNext("wait-after-use", s, line);
-    if (lm && m == "fence_proxy" && has_next) swapWithNext("fence-after-use", s, line);
-    const bool release = lm && (m == "arrive" || m == "bar_arrive" || (m == "mma_commit" && kwarg(c.call, "barrier")));
+    const bool fence = info && info->category == ir::OpCategory::Fence;
+    if (has(Blocks) && has_next) swapWithNext("wait-after-use", s, line);
+    if (fence && has_next) swapWithNext("fence-after-use", s, line);
+    // mma_commit releases only through its optional barrier=
+    const bool release = has(Releases) && (!has(Commits) || kwarg(c.call, "barrier"));
     const Site prev{s.index > 0 ? (*s.block)[s.index - 1].get() : nullptr, s.block, s.index > 0 ? s.index - 1 : 0};
     if (release && s.index > 0) swapWithNext("release-early", prev, line);
     if (release && has_next) swapWithNext("release-late", s, line);
-    if (lm && kWaitLike.count(m) && s.index > 0) swapWithNext("wait-early", prev, line);
-    if (lm && m == "fence_proxy" && s.index > 0) swapWithNext("fence-early", prev, line);
-    if (lm && kCommits.count(m) && s.index > 0) swapWithNext("commit-early", prev, line);
+    if (has(Blocks) && s.index > 0) swapWithNext("wait-early", prev, line);
+    if (fence && s.index > 0) swapWithNext("fence-early", prev, line);
+    if (has(Commits) && s.index > 0) swapWithNext("commit-early", prev, line);
     // another barrier
     if (d_.barrier_order.size() > 1) {
       const ast::Expr* b = nullptr;
-      if (lm && (m == "wait" || m == "arrive" || m == "expect_tx")) b = posarg(c.call, 0);
+      if (info && info->category == ir::OpCategory::Mbarrier) b = posarg(c.call, 0);
       if (auto k = kwarg(c.call, "barrier")) b = k->value.get();
       if (b && b->kind == ast::ExprKind::Name && d_.barriers.count(b->text)) {
         auto it = std::find(d_.barrier_order.begin(), d_.barrier_order.end(), b->text);
@@ -393,10 +401,10 @@ class Mutator {
         replaceExpr("wrong-barrier", b, other, "barrier");
       }
     }
-    if (lm && kCommits.count(m) && has_next) {
+    if (has(Commits) && has_next) {
       auto n = callOf((*s.block)[s.index + 1]->value.get());
-      if ((*s.block)[s.index + 1]->kind == ast::Stmt::Kind::Expr && n && n->obj == "lm" &&
-          n->method == kCommitWait.at(m))
+      if ((*s.block)[s.index + 1]->kind == ast::Stmt::Kind::Expr && n &&
+          builderOp(*n) == ir::groupWaitOf(*op))
         swapWithNext("commit-after-wait", s, line);
     }
     // slot selection
@@ -411,7 +419,7 @@ class Mutator {
         replaceExpr("iter-plus-lap", e, lap, "iter");
         std::string back = isIntLitText(*slots, &S) ? plus(e, -S) : fmt::format("{} - {}", src(e), *slots);
         replaceExpr("iter-minus-lap", e, back, "iter");
-        if (lm && m == "wait") {
+        if (is(ir::OpKind::Wait)) {
           std::string with = fmt::format("stage={} % {}, phase=0", atom(src(e), e), *slots);
           emit("phase-const", line, {{text_.begin(k->name_range), text_.end(e->range), with}},
                fmt::format("`iter={}` -> `{}`", src(e), with));
@@ -426,7 +434,7 @@ class Mutator {
         std::string minus = isIntLitText(*slots, &S) ? plus(e, S - 1) : fmt::format("{} + {} - 1", src(e), *slots);
         replaceExpr("stage-minus-1", e, fmt::format("({}) % {}", minus, *slots), "stage");
       }
-      if (lm && m == "wait") {
+      if (is(ir::OpKind::Wait)) {
         if (auto p = kwarg(c.call, "phase")) {
           const ast::Expr* pe = p->value.get();
           replaceExpr("phase-plus-1", pe, plus(pe, 1), "phase");
@@ -439,18 +447,19 @@ class Mutator {
       }
     }
     // counts
-    if (lm && m == "arrive") {
+    if (is(ir::OpKind::Arrive)) {
       if (auto k = kwarg(c.call, "count")) replaceExpr("arrive-count-plus-1", k->value.get(), plus(k->value.get(), 1), "count");
       else emit("arrive-count-plus-1", line, {addKwarg(c.call, "count", "2")}, "added `count=2`");
     }
-    if (lm && m == "expect_tx") {
-      const ast::Expr* b = kwarg(c.call, "bytes") ? kwarg(c.call, "bytes")->value.get() : posarg(c.call, 1);
+    if (is(ir::OpKind::ExpectTx)) {
+      const ast::Expr* b = kwarg(c.call, "bytes") ? kwarg(c.call, "bytes")->value.get()
+                                                  : posarg(c.call, static_cast<size_t>(info->positionOf("bytes")));
       if (b) {
         replaceExpr("expect-tx-plus-16", b, plus(b, 16), "bytes");
         replaceExpr("expect-tx-minus-16", b, plus(b, -16), "bytes");
       }
     }
-    if (lm && kAsyncWaits.count(m)) {
+    if (has(AwaitsGroup)) {
       if (auto k = kwarg(c.call, "pending")) {
         const ast::Expr* e = k->value.get();
         int64_t v = 1;
@@ -951,8 +960,7 @@ std::set<std::string> directionViolations(const ir::Schedule& s, std::string* fi
       const ir::Op& op = st.op;
       if (op.barrier < 0 || op.barrier >= static_cast<int>(s.barriers.size())) return;
       const ir::Barrier& b = s.barriers[op.barrier];
-      const bool arrives = op.kind == ir::OpKind::Arrive || op.kind == ir::OpKind::ExpectTx ||
-                           op.kind == ir::OpKind::TmaLoad || op.kind == ir::OpKind::MmaCommit;
+      const bool arrives = ir::opInfo(op.kind).has(ir::OpFlag::Arrives);
       const auto& side = arrives ? b.prod : b.cons;
       if (!arrives && op.kind != ir::OpKind::Wait) return;
       if (std::find(side.begin(), side.end(), body.role) != side.end()) return;

@@ -15,6 +15,8 @@
 #include "ir/target.h"
 #include "ir/ast.h"
 #include "ir/frontend.h"
+#include "ir/int_eval.h"
+#include "ir/ops.h"
 
 namespace cake::ir {
 
@@ -85,12 +87,9 @@ struct Abandon {};
 enum class CallClass { Decl, Op, IntFn, Assume, Range, Other };
 
 const std::set<std::string> kBuilderDecls = {"smem", "tmem", "regs", "role", "pipeline", "barrier", "named_barrier"};
-const std::set<std::string> kBuilderOps = {
-    "tma_store_commit", "tma_store_wait", "cp_async_commit", "cp_async_wait", "expect_tx", "arrive", "wait",
-    "sync", "bar_arrive", "fence_proxy", "copy", "mma", "mma_commit", "mma_wait", "fill", "unary", "binary",
-    "reduce"};
 const std::set<std::string> kBuilderIntFns = {"cdiv", "block_idx", "grid_dim", "instance"};
-const std::set<std::string> kViewOps = {"tma_load", "tma_store", "cp_async"};
+bool isBuilderOp(std::string_view n) { return findOp(n, OpReceiver::Builder).has_value(); }
+bool isViewOp(std::string_view n) { return findOp(n, OpReceiver::View).has_value(); }
 
 std::optional<DType> dtypeByName(std::string_view n) {
   if (n == "bf16") return DType::BF16;
@@ -115,17 +114,6 @@ std::optional<ParamType> paramTypeByName(std::string_view n) {
   return std::nullopt;
 }
 
-int rankOfParam(ParamType t) {
-  switch (t) {
-    case ParamType::Tma1d: return 1;
-    case ParamType::Tma2d: return 2;
-    case ParamType::Tma3d: return 3;
-    case ParamType::Tma4d: return 4;
-    case ParamType::Tma5d: return 5;
-    default: return 0;
-  }
-}
-
 // Keyword/positional binding of one call.
 struct Args {
   std::map<std::string, const AE*> kw;
@@ -137,7 +125,7 @@ struct Args {
 };
 
 struct ArgSpec {
-  const char* name;
+  std::string_view name;
   bool required = false;
 };
 
@@ -254,64 +242,15 @@ class Resolver {
     return std::nullopt;
   }
 
-  // Python floor division / modulo; nullopt on overflow.
-  static std::optional<int64_t> floorDiv(int64_t a, int64_t b) {
-    if (a == INT64_MIN && b == -1) return std::nullopt;
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-  }
-  static int64_t floorMod(int64_t a, int64_t b) {
-    if (b == -1) return 0;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  }
-
   ExprPtr op(ExprKind k, std::vector<ExprPtr> args, const SourceRange& r) {
     // division by a constant zero, even with a symbolic dividend
     if ((k == ExprKind::FloorDiv || k == ExprKind::Mod || k == ExprKind::CDiv) && constOf(args[1]) == 0)
       fail("type.division-by-zero", r, fmt::format("{} by zero", k == ExprKind::Mod ? "modulo" : "division"));
-    bool allConst = std::all_of(args.begin(), args.end(), [](const ExprPtr& a) { return constOf(a).has_value(); });
-    if (allConst) {
-      int64_t a = *constOf(args[0]);
-      int64_t b = args.size() > 1 ? *constOf(args[1]) : 0;
-      int64_t v = 0;
-      bool ovf = false;
-      switch (k) {
-        case ExprKind::Neg: ovf = a == INT64_MIN; v = ovf ? 0 : -a; break;
-        case ExprKind::Add: ovf = __builtin_add_overflow(a, b, &v); break;
-        case ExprKind::Sub: ovf = __builtin_sub_overflow(a, b, &v); break;
-        case ExprKind::Mul: ovf = __builtin_mul_overflow(a, b, &v); break;
-        case ExprKind::FloorDiv: {
-          auto q = floorDiv(a, b);
-          ovf = !q;
-          v = q.value_or(0);
-          break;
-        }
-        case ExprKind::Mod: v = floorMod(a, b); break;
-        case ExprKind::CDiv: {
-          if (a == INT64_MIN) { ovf = true; break; }
-          auto q = floorDiv(-a, b);
-          if (!q || *q == INT64_MIN) { ovf = true; break; }
-          v = -*q;
-          break;
-        }
-        case ExprKind::Min: v = std::min(a, b); break;
-        case ExprKind::Max: v = std::max(a, b); break;
-        case ExprKind::Lt: v = a < b; break;
-        case ExprKind::Le: v = a <= b; break;
-        case ExprKind::Gt: v = a > b; break;
-        case ExprKind::Ge: v = a >= b; break;
-        case ExprKind::Eq: v = a == b; break;
-        case ExprKind::Ne: v = a != b; break;
-        case ExprKind::And: v = (a != 0) && (b != 0); break;
-        case ExprKind::Or: v = (a != 0) || (b != 0); break;
-        case ExprKind::Not: v = a == 0; break;
-        default: allConst = false; break;
-      }
-      if (ovf) fail("type.int-overflow", r, "integer overflow: the constant value does not fit in 64 bits");
-      if (allConst) return cnst(v, r);
+    if (std::all_of(args.begin(), args.end(), [](const ExprPtr& a) { return constOf(a).has_value(); })) {
+      // the divisor is not zero here, so no value means overflow
+      std::optional<int64_t> v = applyIntOp(k, *constOf(args[0]), args.size() > 1 ? *constOf(args[1]) : 0);
+      if (!v) fail("type.int-overflow", r, "integer overflow: the constant value does not fit in 64 bits");
+      return cnst(*v, r);
     }
     int depth = 0;
     int64_t size = 1;
@@ -489,7 +428,7 @@ class Resolver {
           v.dt = *d;
           return v;
         }
-        if (kBuilderDecls.count(n) || kBuilderOps.count(n) || kBuilderIntFns.count(n) || n == "range" ||
+        if (kBuilderDecls.count(n) || isBuilderOp(n) || kBuilderIntFns.count(n) || n == "range" ||
             n == "assume")
           fail("type.mismatch", e.range, fmt::format("'{}.{}' must be called", builder_, n));
         fail("type.unknown-op", e.range,
@@ -501,7 +440,7 @@ class Resolver {
       default:
         break;
     }
-    if ((base.k == VK::View && kViewOps.count(n)) || (base.k == VK::Pool && n == "view"))
+    if ((base.k == VK::View && isViewOp(n)) || (base.k == VK::Pool && n == "view"))
       fail("type.mismatch", e.range, fmt::format("'{}' must be called", n));
     fail("type.unknown-op", e.range, fmt::format("{} has no attribute '{}'", kindName(base), n));
   }
@@ -572,10 +511,16 @@ class Resolver {
   }
 
   // ---------------------------------------------------------------- calls
-  Args bind(const AE& call, std::string_view fname, std::initializer_list<ArgSpec> spec, size_t maxPositional,
+  // An op's arguments, as its line of ir/ops.def declares them.
+  Args bind(const AE& call, std::string_view fname, const OpInfo& op) {
+    std::vector<ArgSpec> sp;
+    for (const OpArg& x : op.args) sp.push_back({x.name, x.required});
+    return bind(call, fname, sp, static_cast<size_t>(op.positional));
+  }
+
+  Args bind(const AE& call, std::string_view fname, const std::vector<ArgSpec>& sp, size_t maxPositional,
             std::initializer_list<std::pair<const char*, const char*>> aliases = {}) {
     Args a;
-    std::vector<ArgSpec> sp(spec);
     size_t npos = call.args.size() - 1;
     if (npos > maxPositional)
       fail("type.unknown-argument", call.args[maxPositional + 1]->range,
@@ -583,7 +528,7 @@ class Resolver {
                               : fmt::format("{} takes at most {} positional argument{}", fname, maxPositional,
                                             maxPositional == 1 ? "" : "s"));
     std::map<std::string, std::string> spelled;
-    for (size_t i = 0; i < npos; ++i) a.kw[sp[i].name] = call.args[i + 1].get();
+    for (size_t i = 0; i < npos; ++i) a.kw[std::string(sp[i].name)] = call.args[i + 1].get();
     for (const ast::Keyword& k : call.kwargs) {
       std::string name = k.name;
       for (auto& [alias, canon] : aliases)
@@ -606,12 +551,14 @@ class Resolver {
       spelled[name] = k.name;
     }
     for (const ArgSpec& s : sp)
-      if (s.required && !a.has(s.name))
+      if (s.required && !a.has(std::string(s.name)))
         fail("type.missing-argument", call.range, fmt::format("{} needs the argument '{}='", fname, s.name));
     return a;
   }
 
-  CallClass classify(const AE& call, std::string* name) {
+  // What a call is; for an op, `*op` (when given) is its kind: the one place
+  // an op's name is looked up.
+  CallClass classify(const AE& call, std::string* name, OpKind* op = nullptr) {
     const AE& fn = *call.args[0];
     if (fn.kind == AK::Attribute) {
       const AE& obj = *fn.args[0];
@@ -621,14 +568,21 @@ class Resolver {
         const Sym* s = lookup(obj.text);
         if (s && s->v.k == VK::Builder) {
           if (kBuilderDecls.count(n)) return CallClass::Decl;
-          if (kBuilderOps.count(n)) return CallClass::Op;
+          if (std::optional<OpKind> k = findOp(n, OpReceiver::Builder)) {
+            if (op) *op = *k;
+            return CallClass::Op;
+          }
           if (kBuilderIntFns.count(n)) return CallClass::IntFn;
           if (n == "assume") return CallClass::Assume;
           if (n == "range") return CallClass::Range;
           return CallClass::Other;
         }
         if (s && s->v.k == VK::Pool && n == "view") return CallClass::Decl;
-        if (s && s->v.k == VK::View && kViewOps.count(n)) return CallClass::Op;
+        if (s && s->v.k == VK::View)
+          if (std::optional<OpKind> k = findOp(n, OpReceiver::View)) {
+            if (op) *op = *k;
+            return CallClass::Op;
+          }
       }
     }
     return CallClass::Other;
@@ -688,7 +642,7 @@ class Resolver {
              m == "schedule" ? "@cake.schedule(...) is a decorator" : fmt::format("unknown function 'cake.{}'", m));
       if (obj.k == VK::View && (m == "view"))
         fail("type.unknown-op", fn.range, "'view' is a method of a pool (lm.smem), not of a view");
-      if ((obj.k == VK::View || obj.k == VK::Buffer) && kViewOps.count(m))
+      if ((obj.k == VK::View || obj.k == VK::Buffer) && isViewOp(m))
         fail("type.mismatch", fn.args[0]->range,
              fmt::format("'{}' is called on the view itself, with stage=/iter= naming the slot", m));
       if (obj.k == VK::Pool)
@@ -833,7 +787,7 @@ class Resolver {
     if (v.k == VK::Error) throw Abandon{};
     if (v.k != VK::Param || !isTensorParam(sch_->params[v.idx].type))
       fail("type.mismatch", e.range, fmt::format("{} must be a global tensor parameter, found {}", what, kindName(v)));
-    if (tmaOnly && rankOfParam(sch_->params[v.idx].type) == 0)
+    if (tmaOnly && tmaRank(sch_->params[v.idx].type) == 0)
       fail("type.mismatch", e.range,
            fmt::format("{} needs a TMA tensor (LM.tma1d ... LM.tma5d); '{}' is LM.gmem", what, sch_->params[v.idx].name));
     return v.idx;
@@ -1029,40 +983,42 @@ class Resolver {
   }
 
   // ------------------------------------------------------------------ ops
-  Op opCall(const AE& e, const std::string& n) {
+  // An op statement; `kind` is what classify() found for the callee's name.
+  // The argument names, which are required and how many go by position come
+  // from the op table (ir/ops.def).
+  Op opCall(const AE& e, OpKind kind) {
+    const OpInfo& info = opInfo(kind);
+    const std::string n(info.name);
     Op o;
+    o.kind = kind;
     o.range = e.range;
     Schedule& s = *sch_;
     const AE& fn = *e.args[0];
     auto barrierSlots = [&](int b) { return s.barriers[b].count; };
-    if (kViewOps.count(n)) {
+    if (info.receiver == OpReceiver::View) {
       int view = resourceArg(*fn.args[0], VK::View, n);
       const View& vw = s.views[view];
-      std::string fname = vw.name + "." + n;
+      Args a = bind(e, vw.name + "." + n, info);
       BufferRef vref;
       vref.kind = BufferRef::Kind::View;
       vref.index = view;
       vref.range = fn.args[0]->range;
       BufferRef tref;
       tref.kind = BufferRef::Kind::Param;
-      if (n == "tma_load") {
-        o.kind = OpKind::TmaLoad;
-        Args a = bind(e, fname, {{"tensor", true}, {"coords", true}, {"stage", false}, {"iter", false}, {"barrier", true}}, 1);
+      if (kind == OpKind::TmaLoad) {
         tref.index = tensorParamArg(*a.get("tensor"), "the source of tma_load", true);
         tref.range = a.get("tensor")->range;
-        o.coords = coordsArg(*a.get("coords"), rankOfParam(s.params[tref.index].type));
+        o.coords = coordsArg(*a.get("coords"), tmaRank(s.params[tref.index].type));
         o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "barrier=");
         o.sel = selector(a, e, std::max(vw.stages, barrierSlots(o.barrier)), false,
                          fmt::format("view '{}' / barrier '{}'", vw.name, s.barriers[o.barrier].name));
         o.dst = vref;
         o.src = tref;
       } else {
-        bool store = n == "tma_store";
-        o.kind = store ? OpKind::TmaStore : OpKind::CpAsync;
-        Args a = bind(e, fname, {{"tensor", true}, {"coords", true}, {"stage", false}, {"iter", false}}, 1);
+        bool store = kind == OpKind::TmaStore;
         tref.index = tensorParamArg(*a.get("tensor"), store ? "the destination of tma_store" : "the source of cp_async", store);
         tref.range = a.get("tensor")->range;
-        o.coords = coordsArg(*a.get("coords"), rankOfParam(s.params[tref.index].type));
+        o.coords = coordsArg(*a.get("coords"), tmaRank(s.params[tref.index].type));
         o.sel = selector(a, e, vw.stages, false, fmt::format("view '{}'", vw.name));
         if (store) { o.src = vref; o.dst = tref; }
         else { o.dst = vref; o.src = tref; }
@@ -1070,152 +1026,120 @@ class Resolver {
       return o;
     }
     const std::string fname = builder_ + "." + n;
-    auto pendingArg = [&](const Args& a) {
-      if (const AE* p = a.get("pending")) {
-        int v = constIntRange(*p, "pending=", 0, INT32_MAX);
-        return cnst(v, p->range);
-      }
-      return cnst(0, e.range);
-    };
-    if (n == "tma_store_commit" || n == "cp_async_commit" || n == "fence_proxy") {
-      bind(e, fname, {}, 0);
-      o.kind = n == "fence_proxy" ? OpKind::FenceProxy : n == "tma_store_commit" ? OpKind::TmaStoreCommit
-                                                                                   : OpKind::CpAsyncCommit;
-      return o;
-    }
-    if (n == "tma_store_wait" || n == "cp_async_wait" || n == "mma_wait") {
-      Args a = bind(e, fname, {{"pending", false}}, 1);
-      o.kind = n == "tma_store_wait" ? OpKind::TmaStoreWait : n == "cp_async_wait" ? OpKind::CpAsyncWait
-                                                                                     : OpKind::MmaWait;
-      o.pending = pendingArg(a);
-      return o;
-    }
-    if (n == "expect_tx") {
-      Args a = bind(e, fname, {{"barrier", true}, {"bytes", true}, {"stage", false}, {"iter", false}}, 2);
-      o.kind = OpKind::ExpectTx;
-      o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of expect_tx");
-      o.bytes = intOf(*a.get("bytes"), "bytes");
-      o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
-      return o;
-    }
-    if (n == "arrive") {
-      Args a = bind(e, fname, {{"barrier", true}, {"stage", false}, {"iter", false}, {"count", false}}, 1);
-      o.kind = OpKind::Arrive;
-      o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of arrive");
-      o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
-      o.count = a.get("count") ? cnst(arrivalCount(*a.get("count"), "count="), a.get("count")->range)
-                               : cnst(1, e.range);
-      return o;
-    }
-    if (n == "wait") {
-      Args a = bind(e, fname, {{"barrier", true}, {"stage", false}, {"iter", false}, {"phase", false}}, 1);
-      o.kind = OpKind::Wait;
-      o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of wait");
-      o.sel = selector(a, e, barrierSlots(o.barrier), true, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
-      return o;
-    }
-    if (n == "sync" || n == "bar_arrive") {
-      Args a = bind(e, fname, {{"barrier", true}}, 1);
-      o.kind = n == "sync" ? OpKind::Sync : OpKind::BarArrive;
-      o.named_barrier = resourceArg(*a.get("barrier"), VK::NamedBarrier, "the barrier of " + fname);
-      return o;
-    }
+    Args a = bind(e, fname, info);
     using BK = BufferRef::Kind;
-    if (n == "copy") {
-      Args a = bind(e, fname, {{"dst", true}, {"src", true}, {"coords", false}}, 2);
-      o.kind = OpKind::Copy;
-      o.dst = bufferArg(*a.get("dst"), {BK::View, BK::Tmem, BK::Regs, BK::Param}, "the destination of copy");
-      o.src = bufferArg(*a.get("src"), {BK::View, BK::Tmem, BK::Regs, BK::Param}, "the source of copy");
-      bool dstG = o.dst.kind == BK::Param, srcG = o.src.kind == BK::Param;
-      if (dstG && srcG) fail("type.mismatch", e.range, "copy between two global tensors is not an op");
-      if (const AE* c = a.get("coords")) {
-        if (!dstG && !srcG) fail("type.mismatch", c->range, "coords= places a tile in a global tensor; neither side is one");
-        int p = dstG ? o.dst.index : o.src.index;
-        o.coords = coordsArg(*c, rankOfParam(s.params[p].type));
-      } else if (dstG || srcG) {
-        fail("type.missing-argument", e.range, "a copy to or from a global tensor needs coords=(...)");
-      }
-      return o;
-    }
-    if (n == "mma") {
-      Args a = bind(e, fname, {{"acc", true}, {"a", true}, {"b", true}, {"init", false}}, 3);
-      o.kind = OpKind::Mma;
-      o.dst = bufferArg(*a.get("acc"), {BK::Regs, BK::Tmem}, "the accumulator of mma");
-      o.src = bufferArg(*a.get("a"), {BK::View, BK::Regs}, "operand a of mma");
-      o.src2 = bufferArg(*a.get("b"), {BK::View}, "operand b of mma");
-      if (const AE* i = a.get("init")) o.init = intOf(*i, "init=");
-      return o;
-    }
-    if (n == "mma_commit") {
-      Args a = bind(e, fname, {{"barrier", false}, {"stage", false}, {"iter", false}}, 1);
-      o.kind = OpKind::MmaCommit;
-      if (const AE* b = a.get("barrier")) {
-        Value bv = eval(*b);
-        if (bv.k != VK::None) o.barrier = resourceArg(*b, VK::Barrier, "barrier=");
-      }
-      if (o.barrier >= 0)
-        o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
-      else if (a.has("stage") || a.has("iter"))
-        fail("type.mismatch", e.range, "stage=/iter= of mma_commit name a slot of its barrier=; there is none");
-      return o;
-    }
-    auto fnArg = [&](const Args& a, std::initializer_list<const char*> allowed) {
+    auto fnArg = [&]() {
       const AE* f = a.get("op");
       Value v = eval(*f);
       if (v.k != VK::Str) {
         if (v.k == VK::Error) throw Abandon{};
         fail("type.mismatch", f->range, fmt::format("op= must be a string, found {}", kindName(v)));
       }
+      if (std::optional<ElemFn> x = findElemFn(v.s, kind)) return *x;
       std::string list;
-      for (const char* x : allowed) {
-        if (v.s == x) return v.s;
-        list += (list.empty() ? "\"" : ", \"") + std::string(x) + "\"";
-      }
+      for (const ElemFnInfo& x : allElemFns())
+        if (x.ops & elemFnOpsOf(kind)) list += (list.empty() ? "\"" : ", \"") + std::string(x.name) + "\"";
       fail("type.unknown-op", f->range, fmt::format("unknown {} op \"{}\" (expected one of {})", fname, v.s, list));
     };
-    if (n == "fill") {
-      Args a = bind(e, fname, {{"dst", true}, {"value", true}}, 2);
-      o.kind = OpKind::Fill;
-      o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of fill");
-      Value v = eval(*a.get("value"));
-      if (v.k == VK::Float) {
-        o.fill_value_f = v.f;
-      } else {
-        o.fill_value = needInt(v, "the fill value");
-        auto c = constOf(o.fill_value);
-        if (!c) fail("type.non-constant", a.get("value")->range, "the fill value must be a constant");
-        o.fill_value_f = static_cast<double>(*c);
+    switch (kind) {
+      case OpKind::TmaLoad:
+      case OpKind::TmaStore:
+      case OpKind::CpAsync:
+        break;  // called on a view, above
+      case OpKind::TmaStoreCommit:
+      case OpKind::CpAsyncCommit:
+      case OpKind::FenceProxy:
+        return o;
+      case OpKind::TmaStoreWait:
+      case OpKind::CpAsyncWait:
+      case OpKind::MmaWait:
+        if (const AE* p = a.get("pending")) o.pending = cnst(constIntRange(*p, "pending=", 0, INT32_MAX), p->range);
+        else o.pending = cnst(0, e.range);
+        return o;
+      case OpKind::ExpectTx:
+        o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of expect_tx");
+        o.bytes = intOf(*a.get("bytes"), "bytes");
+        o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+        return o;
+      case OpKind::Arrive:
+        o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of arrive");
+        o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+        o.count = a.get("count") ? cnst(arrivalCount(*a.get("count"), "count="), a.get("count")->range)
+                                 : cnst(1, e.range);
+        return o;
+      case OpKind::Wait:
+        o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of wait");
+        o.sel = selector(a, e, barrierSlots(o.barrier), true, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+        return o;
+      case OpKind::Sync:
+      case OpKind::BarArrive:
+        o.named_barrier = resourceArg(*a.get("barrier"), VK::NamedBarrier, "the barrier of " + fname);
+        return o;
+      case OpKind::Copy: {
+        o.dst = bufferArg(*a.get("dst"), {BK::View, BK::Tmem, BK::Regs, BK::Param}, "the destination of copy");
+        o.src = bufferArg(*a.get("src"), {BK::View, BK::Tmem, BK::Regs, BK::Param}, "the source of copy");
+        bool dstG = o.dst.kind == BK::Param, srcG = o.src.kind == BK::Param;
+        if (dstG && srcG) fail("type.mismatch", e.range, "copy between two global tensors is not an op");
+        if (const AE* c = a.get("coords")) {
+          if (!dstG && !srcG) fail("type.mismatch", c->range, "coords= places a tile in a global tensor; neither side is one");
+          int p = dstG ? o.dst.index : o.src.index;
+          o.coords = coordsArg(*c, tmaRank(s.params[p].type));
+        } else if (dstG || srcG) {
+          fail("type.missing-argument", e.range, "a copy to or from a global tensor needs coords=(...)");
+        }
+        return o;
       }
-      return o;
+      case OpKind::Mma:
+        o.dst = bufferArg(*a.get("acc"), {BK::Regs, BK::Tmem}, "the accumulator of mma");
+        o.src = bufferArg(*a.get("a"), {BK::View, BK::Regs}, "operand a of mma");
+        o.src2 = bufferArg(*a.get("b"), {BK::View}, "operand b of mma");
+        if (const AE* i = a.get("init")) o.init = intOf(*i, "init=");
+        return o;
+      case OpKind::MmaCommit:
+        if (const AE* b = a.get("barrier")) {
+          Value bv = eval(*b);
+          if (bv.k != VK::None) o.barrier = resourceArg(*b, VK::Barrier, "barrier=");
+        }
+        if (o.barrier >= 0)
+          o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+        else if (a.has("stage") || a.has("iter"))
+          fail("type.mismatch", e.range, "stage=/iter= of mma_commit name a slot of its barrier=; there is none");
+        return o;
+      case OpKind::Fill: {
+        o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of fill");
+        Value v = eval(*a.get("value"));
+        if (v.k == VK::Float) {
+          o.fill_value_f = v.f;
+        } else {
+          o.fill_value = needInt(v, "the fill value");
+          auto c = constOf(o.fill_value);
+          if (!c) fail("type.non-constant", a.get("value")->range, "the fill value must be a constant");
+          o.fill_value_f = static_cast<double>(*c);
+        }
+        return o;
+      }
+      case OpKind::Unary:
+        o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of unary");
+        o.src = bufferArg(*a.get("src"), {BK::Regs, BK::View, BK::Tmem}, "the source of unary");
+        o.fn = fnArg();
+        return o;
+      case OpKind::Binary:
+        o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of binary");
+        o.src = bufferArg(*a.get("a"), {BK::Regs, BK::View, BK::Tmem}, "operand a of binary");
+        o.src2 = bufferArg(*a.get("b"), {BK::Regs, BK::View, BK::Tmem}, "operand b of binary", true);
+        o.fn = fnArg();
+        return o;
+      case OpKind::Reduce:
+        o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of reduce");
+        o.src = bufferArg(*a.get("src"), {BK::Regs, BK::View, BK::Tmem}, "the source of reduce");
+        o.fn = fnArg();
+        o.axis = constIntRange(*a.get("axis"), "axis=", 0, 7);
+        if (const std::vector<ExprPtr>* sh = shapeOf(o.src, s); sh && o.axis >= static_cast<int>(sh->size()))
+          fail("type.mismatch", a.get("axis")->range,
+               fmt::format("axis={} is out of range for a source of rank {}", o.axis, sh->size()));
+        return o;
     }
-    if (n == "unary") {
-      Args a = bind(e, fname, {{"dst", true}, {"src", true}, {"op", true}}, 2);
-      o.kind = OpKind::Unary;
-      o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of unary");
-      o.src = bufferArg(*a.get("src"), {BK::Regs, BK::View, BK::Tmem}, "the source of unary");
-      o.fn = fnArg(a, {"exp2", "neg", "abs", "relu", "rsqrt", "recip", "sqrt"});
-      return o;
-    }
-    if (n == "binary") {
-      Args a = bind(e, fname, {{"dst", true}, {"a", true}, {"b", true}, {"op", true}}, 3);
-      o.kind = OpKind::Binary;
-      o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of binary");
-      o.src = bufferArg(*a.get("a"), {BK::Regs, BK::View, BK::Tmem}, "operand a of binary");
-      o.src2 = bufferArg(*a.get("b"), {BK::Regs, BK::View, BK::Tmem}, "operand b of binary", true);
-      o.fn = fnArg(a, {"add", "sub", "mul", "div", "max", "min"});
-      return o;
-    }
-    // reduce
-    Args a = bind(e, fname, {{"dst", true}, {"src", true}, {"op", true}, {"axis", true}}, 2);
-    o.kind = OpKind::Reduce;
-    o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of reduce");
-    o.src = bufferArg(*a.get("src"), {BK::Regs, BK::View, BK::Tmem}, "the source of reduce");
-    o.fn = fnArg(a, {"sum", "max", "min", "argmin", "argmax"});
-    o.axis = constIntRange(*a.get("axis"), "axis=", 0, 7);
-    if (const std::vector<ExprPtr>* sh = shapeOf(o.src, s); sh && o.axis >= static_cast<int>(sh->size()))
-      fail("type.mismatch", a.get("axis")->range,
-           fmt::format("axis={} is out of range for a source of rank {}", o.axis, sh->size()));
-    return o;
+    throw std::logic_error("opCall: an op kind without a case");
   }
 
   // ----------------------------------------------------------- statements
@@ -1313,12 +1237,13 @@ class Resolver {
         if (s.value->kind == AK::Str) return;
         if (s.value->kind == AK::Call) {
           std::string n;
-          CallClass cc = classify(*s.value, &n);
+          OpKind kind{};
+          CallClass cc = classify(*s.value, &n, &kind);
           if (cc == CallClass::Op) {
             Stmt st;
             st.kind = Stmt::Kind::Op;
             st.range = s.range;
-            st.op = opCall(*s.value, n);
+            st.op = opCall(*s.value, kind);
             out.push_back(std::move(st));
             return;
           }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "ir/int_eval.h"
+
 namespace cake::ir {
 
 std::string_view targetName(Target t) {
@@ -90,33 +92,6 @@ int tmaRank(ParamType t) {
   }
 }
 
-std::string_view opName(OpKind k) {
-  switch (k) {
-    case OpKind::TmaLoad: return "tma_load";
-    case OpKind::TmaStore: return "tma_store";
-    case OpKind::TmaStoreCommit: return "tma_store_commit";
-    case OpKind::TmaStoreWait: return "tma_store_wait";
-    case OpKind::CpAsync: return "cp_async";
-    case OpKind::CpAsyncCommit: return "cp_async_commit";
-    case OpKind::CpAsyncWait: return "cp_async_wait";
-    case OpKind::ExpectTx: return "expect_tx";
-    case OpKind::Arrive: return "arrive";
-    case OpKind::Wait: return "wait";
-    case OpKind::Sync: return "sync";
-    case OpKind::BarArrive: return "bar_arrive";
-    case OpKind::FenceProxy: return "fence_proxy";
-    case OpKind::Copy: return "copy";
-    case OpKind::Mma: return "mma";
-    case OpKind::MmaCommit: return "mma_commit";
-    case OpKind::MmaWait: return "mma_wait";
-    case OpKind::Fill: return "fill";
-    case OpKind::Unary: return "unary";
-    case OpKind::Binary: return "binary";
-    case OpKind::Reduce: return "reduce";
-  }
-  return "?";
-}
-
 ExprPtr makeConst(int64_t v, SourceRange r) {
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::Const;
@@ -131,50 +106,6 @@ ExprPtr makeExpr(ExprKind k, std::vector<ExprPtr> args, SourceRange r) {
   e->args = std::move(args);
   e->range = std::move(r);
   return e;
-}
-
-// Python floor division and modulo; nullopt on division by zero or overflow.
-static std::optional<int64_t> floorDiv(int64_t a, int64_t b) {
-  if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-static std::optional<int64_t> floorMod(int64_t a, int64_t b) {
-  if (b == 0) return std::nullopt;
-  if (b == -1) return 0;
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-
-static std::optional<int64_t> evalBinary(ExprKind k, int64_t a, int64_t b) {
-  int64_t r = 0;
-  switch (k) {
-    case ExprKind::Add: if (__builtin_add_overflow(a, b, &r)) return std::nullopt; return r;
-    case ExprKind::Sub: if (__builtin_sub_overflow(a, b, &r)) return std::nullopt; return r;
-    case ExprKind::Mul: if (__builtin_mul_overflow(a, b, &r)) return std::nullopt; return r;
-    case ExprKind::FloorDiv: return floorDiv(a, b);
-    case ExprKind::Mod: return floorMod(a, b);
-    case ExprKind::Min: return std::min(a, b);
-    case ExprKind::Max: return std::max(a, b);
-    case ExprKind::CDiv: {  // -((-a) // b)
-      if (a == INT64_MIN) return std::nullopt;
-      auto q = floorDiv(-a, b);
-      if (!q || *q == INT64_MIN) return std::nullopt;
-      return -*q;
-    }
-    case ExprKind::Lt: return a < b;
-    case ExprKind::Le: return a <= b;
-    case ExprKind::Gt: return a > b;
-    case ExprKind::Ge: return a >= b;
-    case ExprKind::Eq: return a == b;
-    case ExprKind::Ne: return a != b;
-    case ExprKind::And: return (a != 0) && (b != 0);
-    case ExprKind::Or: return (a != 0) || (b != 0);
-    default: return std::nullopt;
-  }
 }
 
 static std::optional<int64_t> lookup(const std::map<int, int64_t>& m, int key) {
@@ -214,17 +145,12 @@ std::optional<int64_t> evaluate(const Expr& e, const EvalEnv& env) {
       if (env.params_read) env.params_read->insert(-4 - e.index);
       return dimValue(env.grid_dim, e.index);
     case ExprKind::Instance: return env.instance;
-    case ExprKind::Neg: {
-      if (e.args.size() != 1) return std::nullopt;
-      auto a = evaluate(*e.args[0], env);
-      if (!a || *a == INT64_MIN) return std::nullopt;
-      return -*a;
-    }
+    case ExprKind::Neg:
     case ExprKind::Not: {
       if (e.args.size() != 1) return std::nullopt;
       auto a = evaluate(*e.args[0], env);
       if (!a) return std::nullopt;
-      return *a == 0;
+      return applyIntOp(e.kind, *a);
     }
     default: break;
   }
@@ -236,7 +162,7 @@ std::optional<int64_t> evaluate(const Expr& e, const EvalEnv& env) {
   if (e.kind == ExprKind::Or && *a != 0) return 1;
   auto b = evaluate(*e.args[1], env);
   if (!b) return std::nullopt;
-  return evalBinary(e.kind, *a, *b);
+  return applyIntOp(e.kind, *a, *b);
 }
 
 std::optional<int64_t> constValue(const ExprPtr& e) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/ops.h"
 #include "ir/source.h"
 
 namespace cake::ir {
@@ -216,17 +217,7 @@ struct SlotSel {
 
 // ------------------------------------------------------------------- ops
 
-enum class OpKind {
-  TmaLoad, TmaStore, TmaStoreCommit, TmaStoreWait,
-  CpAsync, CpAsyncCommit, CpAsyncWait,
-  ExpectTx, Arrive, Wait,
-  Sync, BarArrive,
-  FenceProxy,
-  Copy, Mma, MmaCommit, MmaWait,
-  // compute extensions (docs/ir-extensions.md)
-  Fill, Unary, Binary, Reduce,
-};
-std::string_view opName(OpKind k);   // "tma_load", "wait", ...
+// OpKind, opName and what each op is: the op table (ir/ops.h, ir/ops.def).
 
 struct Op {
   OpKind kind = OpKind::FenceProxy;
@@ -246,7 +237,7 @@ struct Op {
   ExprPtr count;                    // arrive count= (default 1)
   ExprPtr pending;                  // *_wait(pending=) (default 0)
   ExprPtr init;                     // mma init= (nullptr: False)
-  std::string fn;                   // unary/binary/reduce op="..."
+  ElemFn fn = ElemFn::None;         // unary/binary/reduce op="..." (ir/ops.h)
   ExprPtr fill_value;               // fill value (integer literal) ...
   double fill_value_f = 0;          // ... or float literal
   int axis = -1;                    // reduce axis=

@@ -8,6 +8,7 @@
 namespace cake::lowering::detail {
 
 using K = ir::BufferRef::Kind;
+using ir::ElemFn;
 
 namespace {
 
@@ -101,36 +102,36 @@ Combine combineFor(const Dist& d, int W) {
 
 // ------------------------------------------------------------ functions
 
-std::optional<std::string> unaryText(const std::string& f, const std::string& x, bool intc) {
+std::optional<std::string> unaryText(ElemFn f, const std::string& x, bool intc) {
   if (intc) {
-    if (f == "neg") return "(-" + x + ")";
-    if (f == "abs") return "abs(" + x + ")";
-    if (f == "relu") return "cake_max(" + x + ", 0)";
+    if (f == ElemFn::Neg) return "(-" + x + ")";
+    if (f == ElemFn::Abs) return "abs(" + x + ")";
+    if (f == ElemFn::Relu) return "cake_max(" + x + ", 0)";
   }
-  if (f == "exp2") return "exp2f(" + x + ")";
-  if (f == "neg") return "(-" + x + ")";
-  if (f == "abs") return "fabsf(" + x + ")";
-  if (f == "relu") return "fmaxf(" + x + ", 0.f)";
-  if (f == "rsqrt") return "rsqrtf(" + x + ")";
-  if (f == "recip") return "(1.f / " + x + ")";
-  if (f == "sqrt") return "sqrtf(" + x + ")";
+  if (f == ElemFn::Exp2) return "exp2f(" + x + ")";
+  if (f == ElemFn::Neg) return "(-" + x + ")";
+  if (f == ElemFn::Abs) return "fabsf(" + x + ")";
+  if (f == ElemFn::Relu) return "fmaxf(" + x + ", 0.f)";
+  if (f == ElemFn::Rsqrt) return "rsqrtf(" + x + ")";
+  if (f == ElemFn::Recip) return "(1.f / " + x + ")";
+  if (f == ElemFn::Sqrt) return "sqrtf(" + x + ")";
   return std::nullopt;
 }
 
-std::optional<std::string> binaryText(const std::string& f, const std::string& a, const std::string& b, bool intc) {
-  if (f == "add") return "(" + a + " + " + b + ")";
-  if (f == "sub") return "(" + a + " - " + b + ")";
-  if (f == "mul") return "(" + a + " * " + b + ")";
-  if (f == "div") return "(" + a + " / " + b + ")";
-  if (f == "max") return intc ? "cake_max(" + a + ", " + b + ")" : "fmaxf(" + a + ", " + b + ")";
-  if (f == "min") return intc ? "cake_min(" + a + ", " + b + ")" : "fminf(" + a + ", " + b + ")";
+std::optional<std::string> binaryText(ElemFn f, const std::string& a, const std::string& b, bool intc) {
+  if (f == ElemFn::Add) return "(" + a + " + " + b + ")";
+  if (f == ElemFn::Sub) return "(" + a + " - " + b + ")";
+  if (f == ElemFn::Mul) return "(" + a + " * " + b + ")";
+  if (f == ElemFn::Div) return "(" + a + " / " + b + ")";
+  if (f == ElemFn::Max) return intc ? "cake_max(" + a + ", " + b + ")" : "fmaxf(" + a + ", " + b + ")";
+  if (f == ElemFn::Min) return intc ? "cake_min(" + a + ", " + b + ")" : "fminf(" + a + ", " + b + ")";
   return std::nullopt;
 }
 
-std::optional<ReduceFn> reduceFn(const std::string& f) {
-  if (f == "sum") return ReduceFn{"0.f", "({a} + {b})"};
-  if (f == "max" || f == "argmax") return ReduceFn{"(-INFINITY)", "fmaxf({a}, {b})"};
-  if (f == "min" || f == "argmin") return ReduceFn{"INFINITY", "fminf({a}, {b})"};
+std::optional<ReduceFn> reduceFn(ElemFn f) {
+  if (f == ElemFn::Sum) return ReduceFn{"0.f", "({a} + {b})"};
+  if (f == ElemFn::Max || f == ElemFn::ArgMax) return ReduceFn{"(-INFINITY)", "fmaxf({a}, {b})"};
+  if (f == ElemFn::Min || f == ElemFn::ArgMin) return ReduceFn{"INFINITY", "fminf({a}, {b})"};
   return std::nullopt;
 }
 
@@ -169,8 +170,7 @@ void Emitter::emitElementwise(const ir::Op& op) {
   const std::optional<Layout>& L = shape->layout;
   const int T = s_.roles[role_].warpsPerInstance() * 32;
   // compute type
-  static const std::set<std::string> floatOnly = {"exp2", "rsqrt", "sqrt", "recip", "div"};
-  bool intc = dst.dt == ir::DType::I32 && !floatOnly.count(op.fn);
+  bool intc = dst.dt == ir::DType::I32 && !ir::elemFnInfo(op.fn).has(ir::ElemFnFlag::FloatOnly);
   for (const auto& o : srcs) intc = intc && (o.dt == ir::DType::I32 || o.dt == ir::DType::I8);
   if (op.kind == OpKind::Fill && !op.fill_value) intc = false;
   const std::string ct = intc ? "int" : "float";
@@ -191,8 +191,8 @@ void Emitter::emitElementwise(const ir::Op& op) {
     std::string what;
     if (op.kind == OpKind::Fill) what = op.fill_value ? plan_.pyText(op.fill_value) : fmt::format("{}", op.fill_value_f);
     else if (op.kind == OpKind::Copy) what = refName(op.src);
-    else if (op.kind == OpKind::Unary) what = fmt::format("{}({})", op.fn, refName(op.src));
-    else what = fmt::format("{}({}, {})", op.fn, refName(op.src), refName(op.src2));
+    else if (op.kind == OpKind::Unary) what = fmt::format("{}({})", ir::elemFnName(op.fn), refName(op.src));
+    else what = fmt::format("{}({}, {})", ir::elemFnName(op.fn), refName(op.src), refName(op.src2));
     comment(sanitizeComment(fmt::format("{} <- {}: {}x{} {}, {}", refName(op.dst), what, tile.R, tile.C, ct,
                                         L ? L->fam.describe() : fmt::format("strided over {} threads", T))));
   }
@@ -288,13 +288,13 @@ void Emitter::emitElementwise(const ir::Op& op) {
     case OpKind::Copy: val = read(srcs[0]); break;
     case OpKind::Unary: {
       const auto v = unaryText(op.fn, read(srcs[0]), intc);
-      if (!v) internalError(op, "unary op '" + sanitizeComment(op.fn) + "'");
+      if (!v) internalError(op, "unary op '" + std::string(ir::elemFnName(op.fn)) + "'");
       val = *v;
       break;
     }
     case OpKind::Binary: {
       const auto v = binaryText(op.fn, read(srcs[0]), read(srcs[1]), intc);
-      if (!v) internalError(op, "binary op '" + sanitizeComment(op.fn) + "'");
+      if (!v) internalError(op, "binary op '" + std::string(ir::elemFnName(op.fn)) + "'");
       val = *v;
       break;
     }
@@ -398,10 +398,10 @@ void Emitter::emitReduce(const ir::Op& op) {
   if (!shape) internalError(op, issue.message);
   const int rdim = shape->rdim;
   const Tile st = shape->src, want = shape->want;
-  const std::string& f = op.fn;
-  const bool arg = f == "argmin" || f == "argmax";
+  const ElemFn f = op.fn;
+  const bool arg = f == ElemFn::ArgMin || f == ElemFn::ArgMax;
   const auto fnOpt = reduceFn(f);
-  if (!fnOpt) internalError(op, "reduce op '" + sanitizeComment(f) + "'");
+  if (!fnOpt) internalError(op, "reduce op '" + std::string(ir::elemFnName(f)) + "'");
   const ReduceFn& fn = *fnOpt;
   auto comb = [&](const std::string& a, const std::string& b) {
     std::string s = fn.combine;
@@ -409,7 +409,7 @@ void Emitter::emitReduce(const ir::Op& op) {
     s.replace(s.find("{b}"), 3, b);
     return s;
   };
-  const std::string step = f == "argmin" ? "cake_argmin_step" : "cake_argmax_step";
+  const std::string step = f == ElemFn::ArgMin ? "cake_argmin_step" : "cake_argmax_step";
   const ir::DType ddt = plan_.refDtype(op.dst);
   const std::string DT = cType(ddt);
   const auto& role = s_.roles[role_];
@@ -417,7 +417,7 @@ void Emitter::emitReduce(const ir::Op& op) {
 
   openScope();
   comment(sanitizeComment(fmt::format("{} <- {}({}, axis={}) of a {}x{} tile", op.dst.kind == K::Regs ? s_.regs[op.dst.index].name : "slot",
-                                      f, op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name,
+                                      ir::elemFnName(f), op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name,
                                       op.axis, st.R, st.C)));
   if (op.src.kind == K::Regs) {
     const Layout* Ls = layoutOf(op.src.index);

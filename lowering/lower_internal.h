@@ -317,8 +317,8 @@ bool exprEqual(const ir::ExprPtr& a, const ir::ExprPtr& b);
 bool exprUses(const Expr& e, ExprKind k);
 std::string floatLiteral(double v);
 // C++ of an element-wise function (emit_compute.cpp); nullopt: not lowered
-std::optional<std::string> unaryText(const std::string& fn, const std::string& x, bool intc);
-std::optional<std::string> binaryText(const std::string& fn, const std::string& a, const std::string& b, bool intc);
-std::optional<ReduceFn> reduceFn(const std::string& fn);
+std::optional<std::string> unaryText(ir::ElemFn fn, const std::string& x, bool intc);
+std::optional<std::string> binaryText(ir::ElemFn fn, const std::string& a, const std::string& b, bool intc);
+std::optional<ReduceFn> reduceFn(ir::ElemFn fn);
 
 }  // namespace cake::lowering::detail

@@ -20,8 +20,7 @@ void PlanBuilder::checkOps() {
         if (op.pending && !constOf(op.pending)) error(ir::Rule::LowerUnsupported, op.range, "pending= must be a constant");
       };
       // the barrier slot an arrival, a TMA load or a tcgen05 commit signals
-      const bool signals = op.kind == OpKind::Arrive || op.kind == OpKind::ExpectTx ||
-                           op.kind == OpKind::TmaLoad || op.kind == OpKind::MmaCommit;
+      const bool signals = ir::opInfo(op.kind).has(ir::OpFlag::Arrives);
       if (signals && op.barrier >= 0 && s_.barriers[op.barrier].count > 1 && op.sel.mode == ir::SlotSel::Mode::None)
         error(ir::Rule::LowerUnsupported, op.range, fmt::format("barrier '{}' has {} slots: name one with iter= or stage=",
                                                           s_.barriers[op.barrier].name, s_.barriers[op.barrier].count));
@@ -165,9 +164,9 @@ void PlanBuilder::checkElementwise(int role, const ir::Op& op) {
   // (reported only while nothing else is: the order the findings have always come in)
   if (failed()) return;
   if (op.kind == OpKind::Unary && !unaryText(op.fn, "x", false))
-    error(ir::Rule::LowerUnsupported, op.range, "unary op '" + sanitizeComment(op.fn) + "'");
+    error(ir::Rule::LowerUnsupported, op.range, "unary op '" + std::string(ir::elemFnName(op.fn)) + "'");
   if (op.kind == OpKind::Binary && !binaryText(op.fn, "a", "b", false))
-    error(ir::Rule::LowerUnsupported, op.range, "binary op '" + sanitizeComment(op.fn) + "'");
+    error(ir::Rule::LowerUnsupported, op.range, "binary op '" + std::string(ir::elemFnName(op.fn)) + "'");
 }
 
 void PlanBuilder::checkReduce(int role, const ir::Op& op) {
@@ -176,7 +175,7 @@ void PlanBuilder::checkReduce(int role, const ir::Op& op) {
   const auto shape = reduceShape(op, &issue);
   if (!shape) return error(issue.rule, op.range, issue.message);
   if (!reduceFn(op.fn))
-    return error(ir::Rule::LowerUnsupported, op.range, "reduce op '" + sanitizeComment(op.fn) + "'");
+    return error(ir::Rule::LowerUnsupported, op.range, "reduce op '" + std::string(ir::elemFnName(op.fn)) + "'");
   if (op.src.kind == K::Regs) {
     // across the threads of the source's layout; the result keeps the layout along the kept axis
     const Layout* src = layoutOf(role, op.src.index);

@@ -420,7 +420,7 @@ TEST(Resolver, AllOpsResolve) {
   EXPECT_EQ(mma[3].op.barrier, 1);
   EXPECT_EQ(mma[4].op.pending->value, 0);
   EXPECT_DOUBLE_EQ(mma[5].op.fill_value_f, -1.5);
-  EXPECT_EQ(mma[6].op.fn, "exp2");
+  EXPECT_EQ(mma[6].op.fn, ElemFn::Exp2);
   EXPECT_EQ(mma[7].op.src2.kind, BufferRef::Kind::Scalar);
   EXPECT_DOUBLE_EQ(mma[7].op.src2.scalar_f, 0.5);
   EXPECT_EQ(mma[8].op.axis, 1);

@@ -1,0 +1,232 @@
+// The op table (ir/ops.def) and the integer evaluator (ir/int_eval.h).
+#include <climits>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "ir/int_eval.h"
+#include "ir/ops.h"
+#include "test_util.h"
+
+using namespace cake::ir;
+using namespace cake::ir::test;
+
+namespace {
+
+std::optional<Module> compile(const std::string& text, DiagnosticSink& sink) {
+  return compileModule(src(text), FrontendOptions{}, sink);
+}
+
+const Finding* findingOf(const DiagnosticSink& sink, std::string_view rule) {
+  for (const Finding& f : sink.findings())
+    if (f.rule == rule) return &f;
+  return nullptr;
+}
+
+// ------------------------------------------------------------- op table
+
+TEST(OpTable, EveryOpNameRoundTrips) {
+  std::set<std::string> names;
+  int index = 0;
+  for (const OpInfo& o : allOps()) {
+    EXPECT_EQ(static_cast<int>(o.kind), index++) << o.name;
+    EXPECT_TRUE(names.insert(std::string(o.name)).second) << "duplicate op name " << o.name;
+    EXPECT_EQ(opName(o.kind), o.name);
+    EXPECT_EQ(&opInfo(o.kind), &o);
+    ASSERT_TRUE(findOp(o.name, o.receiver).has_value()) << o.name;
+    EXPECT_EQ(*findOp(o.name, o.receiver), o.kind);
+  }
+  EXPECT_EQ(index, static_cast<int>(OpKind::Reduce) + 1);
+}
+
+TEST(OpTable, UnknownNamesAndWrongReceiversAreRejected) {
+  EXPECT_FALSE(findOp("tma_lod", OpReceiver::View));
+  EXPECT_FALSE(findOp("", OpReceiver::Builder));
+  EXPECT_FALSE(findOp("Wait", OpReceiver::Builder));
+  EXPECT_FALSE(findOp("barrier", OpReceiver::Builder));   // a declaration, not an op
+  EXPECT_FALSE(findOp("tma_load", OpReceiver::Builder));  // called on a view
+  EXPECT_FALSE(findOp("wait", OpReceiver::View));
+}
+
+TEST(OpTable, SignaturesMatchTheIrReference) {
+  const OpInfo& load = opInfo(OpKind::TmaLoad);
+  ASSERT_EQ(load.args.size(), 5u);
+  EXPECT_EQ(load.args[0].name, "tensor");
+  EXPECT_TRUE(load.args[0].required);
+  EXPECT_EQ(load.args[2].name, "stage");
+  EXPECT_FALSE(load.args[2].required);
+  EXPECT_EQ(load.positional, 1);
+  EXPECT_EQ(load.positionOf("tensor"), 0);
+  EXPECT_EQ(load.positionOf("coords"), -1);  // keyword only
+  EXPECT_EQ(opInfo(OpKind::ExpectTx).positionOf("bytes"), 1);
+  EXPECT_TRUE(opInfo(OpKind::FenceProxy).args.empty());
+  for (const OpInfo& o : allOps()) EXPECT_LE(o.positional, static_cast<int>(o.args.size())) << o.name;
+}
+
+TEST(OpTable, FlagsAndGroupWaits) {
+  for (OpKind k : {OpKind::Arrive, OpKind::ExpectTx, OpKind::TmaLoad, OpKind::MmaCommit})
+    EXPECT_TRUE(opInfo(k).has(OpFlag::Arrives)) << opName(k);
+  EXPECT_FALSE(opInfo(OpKind::Wait).has(OpFlag::Arrives));
+  EXPECT_EQ(groupWaitOf(OpKind::TmaStoreCommit), OpKind::TmaStoreWait);
+  EXPECT_EQ(groupWaitOf(OpKind::CpAsyncCommit), OpKind::CpAsyncWait);
+  EXPECT_EQ(groupWaitOf(OpKind::MmaCommit), OpKind::MmaWait);
+  EXPECT_FALSE(groupWaitOf(OpKind::Arrive));
+  // every committing op has a wait, every group wait a commit
+  for (const OpInfo& o : allOps()) {
+    if (o.has(OpFlag::Commits)) EXPECT_TRUE(groupWaitOf(o.kind)) << o.name;
+    if (o.has(OpFlag::AwaitsGroup)) {
+      bool committed = false;
+      for (const OpInfo& c : allOps()) committed |= groupWaitOf(c.kind) == o.kind;
+      EXPECT_TRUE(committed) << o.name;
+    }
+  }
+}
+
+TEST(OpTable, ElementFunctionsRoundTripPerOp) {
+  int index = 1;
+  for (const ElemFnInfo& f : allElemFns()) {
+    EXPECT_EQ(static_cast<int>(f.fn), index++) << f.name;
+    EXPECT_EQ(elemFnName(f.fn), f.name);
+    bool some = false;
+    for (OpKind op : {OpKind::Unary, OpKind::Binary, OpKind::Reduce}) {
+      if (!(f.ops & elemFnOpsOf(op))) continue;
+      some = true;
+      EXPECT_EQ(findElemFn(f.name, op), f.fn) << f.name;
+    }
+    EXPECT_TRUE(some) << f.name << " belongs to no op";
+  }
+  EXPECT_EQ(findElemFn("max", OpKind::Binary), ElemFn::Max);
+  EXPECT_EQ(findElemFn("max", OpKind::Reduce), ElemFn::Max);
+  EXPECT_FALSE(findElemFn("sum", OpKind::Binary));
+  EXPECT_FALSE(findElemFn("exp2", OpKind::Reduce));
+  EXPECT_FALSE(findElemFn("exp2", OpKind::Copy));
+  EXPECT_FALSE(findElemFn("tanh", OpKind::Unary));
+  EXPECT_EQ(elemFnName(ElemFn::None), "");
+  EXPECT_TRUE(elemFnInfo(ElemFn::Div).has(ElemFnFlag::FloatOnly));
+  EXPECT_FALSE(elemFnInfo(ElemFn::Div).has(ElemFnFlag::Sfu));
+}
+
+// The front end resolves names through the table: an op it does not hold is
+// a located type.unknown-op, a function an op does not take too.
+TEST(OpTable, UnknownOpIsALocatedError) {
+  DiagnosticSink sink;
+  auto m = compile(
+      "import cake\n"
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm):\n"
+      "    p = lm.role(warps=[0])\n"
+      "    with p:\n"
+      "        lm.fence_proxyy()\n",
+      sink);
+  EXPECT_FALSE(m);
+  const Finding* f = findingOf(sink, "type.unknown-op");
+  ASSERT_TRUE(f) << describe(sink);
+  EXPECT_EQ(f->range.line, 6);
+  EXPECT_NE(f->message.find("lm.fence_proxyy"), std::string::npos) << f->message;
+}
+
+TEST(OpTable, UnknownElementFunctionListsTheOpsFunctions) {
+  DiagnosticSink sink;
+  auto m = compile(
+      "import cake\n"
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm):\n"
+      "    x = lm.regs(shape=(16,), dtype=lm.f32)\n"
+      "    y = lm.regs(shape=(1,), dtype=lm.f32)\n"
+      "    p = lm.role(warps=[0])\n"
+      "    with p:\n"
+      "        lm.reduce(y, x, op=\"add\", axis=0)\n",
+      sink);
+  EXPECT_FALSE(m);
+  const Finding* f = findingOf(sink, "type.unknown-op");
+  ASSERT_TRUE(f) << describe(sink);
+  EXPECT_EQ(f->range.line, 8);
+  EXPECT_NE(f->message.find("\"sum\", \"max\", \"min\", \"argmin\", \"argmax\""), std::string::npos) << f->message;
+}
+
+// ------------------------------------------------------ integer evaluator
+
+TEST(IntEval, FloorDivisionAndModuloArePythons) {
+  EXPECT_EQ(floorDiv(7, 2), 3);
+  EXPECT_EQ(floorDiv(-7, 2), -4);
+  EXPECT_EQ(floorDiv(7, -2), -4);
+  EXPECT_EQ(floorDiv(-7, -2), 3);
+  EXPECT_EQ(floorDiv(-8, 2), -4);
+  EXPECT_EQ(floorMod(-7, 2), 1);
+  EXPECT_EQ(floorMod(7, -2), -1);
+  EXPECT_EQ(floorMod(-7, -2), -1);
+  EXPECT_EQ(floorMod(6, 3), 0);
+  EXPECT_EQ(floorMod(INT64_MIN, -1), 0);
+  EXPECT_FALSE(floorDiv(1, 0));
+  EXPECT_FALSE(floorMod(1, 0));
+}
+
+TEST(IntEval, CeilDivision) {
+  EXPECT_EQ(ceilDiv(7, 2), 4);
+  EXPECT_EQ(ceilDiv(8, 2), 4);
+  EXPECT_EQ(ceilDiv(-7, 2), -3);
+  EXPECT_EQ(ceilDiv(7, -2), -3);
+  EXPECT_EQ(ceilDiv(0, 64), 0);
+  EXPECT_FALSE(ceilDiv(1, 0));
+}
+
+TEST(IntEval, OverflowGivesNoValue) {
+  EXPECT_FALSE(floorDiv(INT64_MIN, -1));
+  EXPECT_FALSE(ceilDiv(INT64_MIN, 1));   // -INT64_MIN does not fit
+  EXPECT_FALSE(ceilDiv(INT64_MIN, 2));     // negating the dividend overflows (as in the front end)
+  EXPECT_EQ(ceilDiv(INT64_MIN + 1, -1), INT64_MAX);
+  EXPECT_FALSE(applyIntOp(ExprKind::Neg, INT64_MIN));
+  EXPECT_FALSE(applyIntOp(ExprKind::Add, INT64_MAX, 1));
+  EXPECT_FALSE(applyIntOp(ExprKind::Sub, INT64_MIN, 1));
+  EXPECT_FALSE(applyIntOp(ExprKind::Mul, INT64_MAX / 2 + 1, 2));
+  EXPECT_EQ(applyIntOp(ExprKind::Mul, -(INT64_MAX / 2) - 1, 2), INT64_MIN);
+}
+
+TEST(IntEval, OperatorsAndLeaves) {
+  EXPECT_EQ(applyIntOp(ExprKind::Min, 3, -4), -4);
+  EXPECT_EQ(applyIntOp(ExprKind::Max, 3, -4), 3);
+  EXPECT_EQ(applyIntOp(ExprKind::Lt, 3, 4), 1);
+  EXPECT_EQ(applyIntOp(ExprKind::Ne, 3, 3), 0);
+  EXPECT_EQ(applyIntOp(ExprKind::And, 2, 5), 1);
+  EXPECT_EQ(applyIntOp(ExprKind::Or, 0, 0), 0);
+  EXPECT_EQ(applyIntOp(ExprKind::Not, 7), 0);
+  EXPECT_EQ(applyIntOp(ExprKind::Mod, -1, 64), 63);
+  EXPECT_FALSE(isIntOperator(ExprKind::Param));
+  EXPECT_TRUE(isIntOperator(ExprKind::CDiv));
+  EXPECT_THROW(applyIntOp(ExprKind::Const, 1), std::logic_error);
+}
+
+// The front end folds constants with the same evaluator: Python's answers,
+// and a located type.int-overflow where a value does not fit.
+TEST(IntEval, FrontEndFoldsWithPythonSemantics) {
+  DiagnosticSink sink;
+  auto m = compile(
+      "import cake\n"
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm):\n"
+      "    p = lm.role(warps=[0])\n"
+      "    b = lm.barrier(count=-7 // 2 + 6, prod=[p], cons=[p])\n"
+      "    c = lm.barrier(count=-7 % 3 + lm.cdiv(-7, 2) + 3, prod=[p], cons=[p])\n"
+      "    with p:\n"
+      "        lm.fence_proxy()\n",
+      sink);
+  ASSERT_TRUE(m) << describe(sink);
+  EXPECT_EQ(m->schedules[0].barriers[0].count, 2);   // -4 + 6
+  EXPECT_EQ(m->schedules[0].barriers[1].count, 2);   // 2 - 3 + 3
+  DiagnosticSink over;
+  auto o = compile(
+      "import cake\n"
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm):\n"
+      "    p = lm.role(warps=[0])\n"
+      "    n = 9223372036854775807\n"
+      "    b = lm.barrier(count=n + 1, prod=[p], cons=[p])\n",
+      over);
+  EXPECT_FALSE(o);
+  const Finding* f = findingOf(over, "type.int-overflow");
+  ASSERT_TRUE(f) << describe(over);
+  EXPECT_EQ(f->range.line, 6);
+}
+
+}  // namespace
