@@ -930,6 +930,56 @@ class LapExplorer {
 
 // ================================================================ driver
 
+// A lower bound of e over every value of its symbols (Python integers, so
+// no overflow), by intervals; nullopt when this reasoning finds none.
+// `param` gives a parameter's lower bound under the lm.assume facts.
+std::optional<int64_t> lowerBound(const ir::Expr& e, const std::function<std::optional<int64_t>(int)>& param) {
+  using K = ir::ExprKind;
+  constexpr int64_t kBig = int64_t{1} << 31;  // keeps the arithmetic below exact
+  auto arg = [&](size_t i) { return i < e.args.size() && e.args[i] ? lowerBound(*e.args[i], param) : std::nullopt; };
+  auto fits = [&](std::optional<int64_t> v) { return v && *v > -kBig && *v < kBig ? v : std::nullopt; };
+  switch (e.kind) {
+    case K::Const: return fits(e.value);
+    case K::Param: return fits(param(e.index));
+    case K::BlockIdx: case K::Instance: return 0;
+    case K::GridDim: return 1;
+    case K::Add: {
+      auto a = arg(0), b = arg(1);
+      return a && b ? fits(*a + *b) : std::nullopt;
+    }
+    case K::Sub: {
+      auto a = arg(0);
+      auto c = e.args.size() == 2 ? ir::constValue(e.args[1]) : std::nullopt;
+      return a && c ? fits(*a - *c) : std::nullopt;
+    }
+    case K::Mul: {
+      auto a = arg(0), b = arg(1);
+      return a && b && *a >= 0 && *b >= 0 ? fits(*a * *b) : std::nullopt;
+    }
+    case K::Max: {  // at least every argument
+      std::optional<int64_t> best;
+      for (size_t i = 0; i < e.args.size(); ++i)
+        if (auto v = arg(i)) best = best ? std::max(*best, *v) : *v;
+      return best;
+    }
+    case K::Min: {
+      std::optional<int64_t> least;
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        auto v = arg(i);
+        if (!v) return std::nullopt;
+        least = least ? std::min(*least, *v) : *v;
+      }
+      return least;
+    }
+    case K::CDiv: case K::FloorDiv: case K::Mod: {  // a >= 0 over b >= 1
+      auto a = arg(0), b = arg(1);
+      if (!a || !b || *a < 0 || *b < 1) return std::nullopt;
+      return e.kind == K::CDiv && *a >= 1 ? 1 : 0;  // lm.cdiv(a, b) >= 1 for a, b >= 1
+    }
+    default: return std::nullopt;
+  }
+}
+
 // The smallest trip count to prove from: the smallest one the checked
 // values give, if the schedule's assumptions guarantee it (else 0, if they
 // guarantee that). Else, when the trip expression is only a loop bound,
@@ -950,7 +1000,25 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   Limits each = limits;  // two queries at most share the budget
   each.timeout_ms = std::max(50u, limits.timeout_ms / 3);
   BvProver prover(s, each);
+  // Interval reasoning first: `max(x, 0)` and `lm.cdiv` of non-negative
+  // values by grid dimensions are non-linear for the solver (it timed out
+  // on the split-K and persistent trip expressions) but plain here.
+  std::map<int, std::optional<int64_t>> param_lb;
+  auto paramLb = [&](int p) -> std::optional<int64_t> {
+    auto [it, fresh] = param_lb.emplace(p, std::nullopt);
+    if (fresh) {
+      auto x = symbolNode(ir::ExprKind::Param, p);
+      for (int64_t c : {int64_t{1}, int64_t{0}})
+        if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(c)})).kind == BvVerdict::Holds) {
+          it->second = c;
+          break;
+        }
+    }
+    return it->second;
+  };
+  const std::optional<int64_t> lb = lowerBound(*tl.trip, paramLb);
   for (int64_t t : {low.value_or(0), int64_t{0}}) {
+    if (lb && *lb >= t) return t;
     auto goal = ir::makeExpr(ir::ExprKind::Ge, {tl.trip, ir::makeConst(t)});
     if (prover.prove(goal).kind == BvVerdict::Holds) return t;
   }

@@ -152,6 +152,27 @@ TEST(TripProof, ParameterOutsideTheLoopBoundIsUnknown) {
   EXPECT_NE(r.detail.find("reads K"), std::string::npos) << r.detail;
 }
 
+// A persistent loop's trip count `lm.cdiv(max(tiles - lm.block_idx(0), 0),
+// lm.grid_dim(0))`, read outside the loop bound (`if t + 1 < my_tiles`):
+// non-linear for the solver, but interval reasoning shows it is never
+// negative, so the proof starts at 0. Without the `max(..., 0)` the count
+// can be negative (a block past the last tile) and the proof must refuse.
+TEST(TripProof, NonNegativeTripCountByIntervals) {
+  fs::path path = fs::path(CAKE_SOURCE_DIR) / "corpus/basics/named_barrier_epilogue.cake";
+  std::string text;
+  ASSERT_TRUE(compileFile(path, text));
+  auto r = prove(cake::testing::compile(text).schedules.at(0));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find(">= 0 "), std::string::npos) << r.engine;
+
+  const std::string clamped = "max(n_tiles - lm.block_idx(0), 0)";
+  ASSERT_NE(text.find(clamped), std::string::npos);
+  text.replace(text.find(clamped), clamped.size(), "n_tiles - lm.block_idx(0)");
+  r = prove(cake::testing::compile(text).schedules.at(0), 1500);  // the solver's answer: unknown
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("negative"), std::string::npos) << r.detail;
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
