@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "encoder/bv_prover.h"
 #include "encoder/sim_graph.h"
@@ -72,6 +73,26 @@ struct TripLoops {
   ir::ExprPtr trip;
   std::map<int, int64_t> lo;   // loop var -> constant start
   std::map<int, int64_t> off;  // loop var -> constant offset of its bound
+  // Parameters read besides E, fixed to one of their (finitely many)
+  // allowed values for this proof, and those values as facts (`BK == 8`).
+  std::map<int, int64_t> fixed;
+  std::vector<ir::ExprPtr> facts;
+};
+
+// The bit-vector prover with the facts of one proof (the values of the
+// fixed parameters) added to every query.
+class FactProver {
+ public:
+  FactProver(const ir::Schedule& s, const Limits& limits, const std::vector<ir::ExprPtr>& facts)
+      : prover_(s, limits), facts_(facts) {}
+  BvResult prove(const ir::ExprPtr& goal, std::vector<ir::ExprPtr> premises = {}) {
+    premises.insert(premises.end(), facts_.begin(), facts_.end());
+    return prover_.prove(goal, premises);
+  }
+
+ private:
+  BvProver prover_;
+  std::vector<ir::ExprPtr> facts_;
 };
 
 // e = core + offset with a constant offset (`E`, `E - 1`, `1 + E`, ...).
@@ -262,11 +283,14 @@ struct Window {
 System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLoops& tl, int64_t T) {
   b.replace = tl.trip.get();
   b.replace_value = T;
+  for (const auto& [p, value] : tl.fixed) b.params[p] = value;
   std::string err;
   auto sys = buildSystem(s, b, target, &err);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
-  if (!sys->params_read.empty()) {
-    const int r = *sys->params_read.rbegin();  // parameters first (>= 0), then the builtins
+  std::set<int> read = sys->params_read;
+  for (const auto& [p, value] : tl.fixed) read.erase(p);
+  if (!read.empty()) {
+    const int r = *read.rbegin();  // parameters first (>= 0), then the builtins
     std::string what = r >= 0 ? s.params[r].name
                        : r >= -3 ? fmt::format("lm.block_idx({})", -1 - r)
                                  : fmt::format("lm.grid_dim({})", -4 - r);
@@ -298,7 +322,7 @@ constexpr int kFreshSymbol = 1 << 20;
 // "e moves by the same amount every period from `from` on": with x the
 // sub-expression `target`, e(x + P) - e(x) == e(from + P) - e(from) for
 // every x >= from and every value of e's other symbols.
-BvVerdict movesWithPeriod(BvProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from) {
+BvVerdict movesWithPeriod(FactProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from) {
   const ir::ExprPtr x = symbolNode(ir::ExprKind::LoopVar, kFreshSymbol);
   auto plus = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(ir::ExprKind::Add, {a, ir::makeConst(c)}); };
   auto at = [&](const ir::ExprPtr& value) { return substitute(e, target, value); };
@@ -324,11 +348,11 @@ void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vecto
                     int64_t w0, const Limits& limits) {
   std::set<int> vars;
   for (const auto& [var, lo] : tl.lo) vars.insert(var);
-  std::optional<BvProver> prover;
+  std::optional<FactProver> prover;
   for (const ir::Expr* use : exprs) {
     if (!mentionsLoopVar(*use, vars) || containsExpr(*use, *tl.trip)) continue;  // the latter: checkTripUses
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
-    if (!prover) prover.emplace(s, limits);
+    if (!prover) prover.emplace(s, limits, tl.facts);
     for (int var : vars) {
       BvVerdict r = movesWithPeriod(*prover, e, *symbolNode(ir::ExprKind::LoopVar, var), P, w0);
       if (r != BvVerdict::Holds)
@@ -355,7 +379,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
   using K = ir::ExprKind;
   auto op = [](K k, ir::ExprPtr a, ir::ExprPtr b) { return ir::makeExpr(k, {std::move(a), std::move(b)}); };
   auto num = [](int64_t v) { return ir::makeConst(v); };
-  BvProver prover(s, limits);
+  FactProver prover(s, limits, tl.facts);
   const ir::ExprPtr t = symbolNode(K::LoopVar, kFreshSymbol), t2 = symbolNode(K::LoopVar, kFreshSymbol + 1);
   const int64_t P = w.P;
   for (const System::ReplacedUse& u : uses) {
@@ -992,6 +1016,7 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   for (const Binding& b : checked) {
     ir::EvalEnv env;
     env.params = b.params;
+    for (const auto& [p, value] : tl.fixed) env.params[p] = value;
     if (auto v = ir::evaluate(*tl.trip, env)) low = low ? std::min(*low, *v) : *v;
   }
   int64_t min_lo = INT64_MAX;  // at or below it, no symbolic loop runs an iteration
@@ -999,7 +1024,7 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   if (only_bounds && (!low || *low <= min_lo)) return min_lo;
   Limits each = limits;  // two queries at most share the budget
   each.timeout_ms = std::max(50u, limits.timeout_ms / 3);
-  BvProver prover(s, each);
+  FactProver prover(s, each, tl.facts);
   // Interval reasoning first: `max(x, 0)` and `lm.cdiv` of non-negative
   // values by grid dimensions are non-linear for the solver (it timed out
   // on the split-K and persistent trip expressions) but plain here.
@@ -1085,6 +1110,105 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
                      t0, w.P, w.w0, W, small);
 }
 
+// Lap induction with tl.fixed set (a value per parameter read besides the
+// trip expression): the argument in one line, or throws.
+std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                       const TripLoops& tl, const TripProofOptions& opts,
+                       std::chrono::steady_clock::time_point start, uint64_t& states) {
+  const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
+  Limits limits;
+  limits.timeout_ms = opts.timeout_ms;
+  limits.memory_mb = opts.memory_mb;
+  int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits);
+  int64_t max_lo = 0;
+  for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
+  // The window must see every iteration-indexed view index reach its
+  // stage count (the builder treats an index that never does as a stage).
+  int64_t max_stages = 1;
+  for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
+  for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
+  for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
+  for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
+    if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
+    try {
+      return attempt(s, target, checked.front(), tl, t0, W, opts, start, states);
+    } catch (const WindowTooSmall&) {
+      continue;
+    }
+  }
+}
+
+// The parameters the system reads besides the trip expression (tile sizes
+// that set byte counts and offsets, a guard's bound, ...).
+std::set<int> paramsBesides(const ir::Schedule& s, Binding b, ir::Target target, const TripLoops& tl, int64_t T) {
+  b.replace = tl.trip.get();
+  b.replace_value = T;
+  std::string err;
+  auto sys = buildSystem(s, b, target, &err);
+  if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
+  std::set<int> out;
+  for (int p : sys->params_read)
+    if (p >= 0) out.insert(p);  // builtins (negative) stay refused by buildAt
+  return out;
+}
+
+ir::ExprPtr factOf(int param, int64_t value) {
+  return ir::makeExpr(ir::ExprKind::Eq, {symbolNode(ir::ExprKind::Param, param), ir::makeConst(value)});
+}
+
+// Every assignment of the parameters `params` that the lm.assume facts
+// allow, if there are at most `cap` (else Fail): each parameter's values
+// found one by one as the least allowed value above the last, given the
+// values already chosen for the others. Exact: the proof covers every
+// allowed value by proving each.
+std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, const std::set<int>& params,
+                                                       const Limits& limits, size_t cap) {
+  BvProver prover(s, limits);
+  std::vector<std::map<int, int64_t>> out = {{}};
+  for (int p : params) {
+    const ir::ExprPtr x = symbolNode(ir::ExprKind::Param, p);
+    std::vector<std::map<int, int64_t>> next;
+    for (const auto& chosen : out) {
+      std::vector<ir::ExprPtr> facts;
+      for (const auto& [q, v] : chosen) facts.push_back(factOf(q, v));
+      std::optional<int64_t> last;
+      for (;;) {
+        ir::ExprPtr cond = last ? ir::makeExpr(ir::ExprKind::Gt, {x, ir::makeConst(*last)}) : ir::makeConst(1);
+        BvResult r = prover.smallestWitness(cond, {x}, facts);
+        if (r.kind == BvVerdict::Holds) break;
+        auto v = r.model.params.find(p);
+        if (r.kind != BvVerdict::Fails || v == r.model.params.end())
+          throw Fail(fmt::format("the values the lm.assume facts allow for {} cannot be listed ({})", s.params[p].name,
+                                 r.kind == BvVerdict::Fails ? "no value in the model" : r.detail));
+        last = v->second;
+        auto with = chosen;
+        with[p] = *last;
+        next.push_back(std::move(with));
+        if (next.size() > cap)
+          throw Fail(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
+                                 "than {} values of it (such parameters are proved value by value)",
+                                 s.params[p].name, cap));
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string assignmentText(const ir::Schedule& s, const std::vector<std::map<int, int64_t>>& all) {
+  std::vector<std::string> names, values;
+  for (const auto& [p, v] : all.front()) names.push_back(s.params[p].name);
+  for (const auto& a : all) {
+    std::vector<std::string> vs;
+    for (const auto& [p, v] : a) vs.push_back(std::to_string(v));
+    values.push_back(vs.size() == 1 ? vs.front() : "(" + fmt::format("{}", fmt::join(vs, ", ")) + ")");
+  }
+  std::string n = names.size() == 1 ? names.front() : "(" + fmt::format("{}", fmt::join(names, ", ")) + ")";
+  return fmt::format("{} in {{{}}}", n, fmt::join(values, ","));
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -1094,43 +1218,55 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;
   TripLoops tl;
+  std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
     tl = findTrip(s);
-    const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
-    Limits limits;
-    limits.timeout_ms = opts.timeout_ms;
-    limits.memory_mb = opts.memory_mb;
-    int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits);
-    int64_t max_lo = 0;
-    for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
-    // The window must see every iteration-indexed view index reach its
-    // stage count (the builder treats an index that never does as a stage).
-    int64_t max_stages = 1;
-    for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
-    for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
-    for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
-    for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
-      if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
-      try {
-        uint64_t states = 0;
-        res.engine = attempt(s, target, checked.front(), tl, t0, W, opts, start, states);
-        res.states = states;
-        res.outcome = Outcome::Proved;
-        break;
-      } catch (const WindowTooSmall&) {
-        continue;
-      }
+    // Parameters read besides the trip expression: one proof per value the
+    // lm.assume facts allow (tile sizes: BK in {32, 64}), when they are few.
+    const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
+    std::vector<std::map<int, int64_t>> assignments = {{}};
+    if (!extra.empty()) {
+      Limits limits;
+      limits.timeout_ms = opts.timeout_ms;
+      limits.memory_mb = opts.memory_mb;
+      assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+      if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
     }
+    uint64_t states = 0;
+    std::string first;
+    for (const auto& a : assignments) {
+      tl.fixed = a;
+      tl.facts.clear();
+      for (const auto& [p, v] : a) tl.facts.push_back(factOf(p, v));
+      bindings = checked;
+      for (Binding& b : bindings)
+        for (const auto& [p, v] : a) b.params[p] = v;
+      std::string at;  // "L=5: " names the value a failure is for
+      for (const auto& [p, v] : a) at += fmt::format("{}{}={}", at.empty() ? "" : ", ", s.params[p].name, v);
+      if (!at.empty()) at += ": ";
+      std::string engine;
+      try {
+        engine = proveFixed(s, target, bindings, tl, opts, start, states);
+      } catch (const Met& m) {
+        throw Met(at + m.what(), m.violation, m.trip, m.violation.trip_open);
+      } catch (const Fail& f) {
+        throw Fail(at + f.what());
+      }
+      if (first.empty()) first = std::move(engine);
+    }
+    res.engine = extra.empty() ? first
+                               : fmt::format("for each {}: {}{}", assignmentText(s, assignments), first,
+                                             assignments.size() > 1 ? " (shown for the first)" : "");
+    res.states = states;
+    res.outcome = Outcome::Proved;
   } catch (const Met& m) {
     // The trip expression is a node of the schedule: the pointer stays valid.
     res.outcome = Outcome::Violation;
     res.detail = m.what();
     Violation v = m.violation;  // trip_open as the Met says
     v.trace.clear();  // a trace of the system for trip count T, not of a binding
-    v.binding = checked.front();
+    v.binding = bindings.front();
     v.binding->replace = tl.trip.get();
     v.binding->replace_value = m.trip;
     res.violations.push_back(std::move(v));

@@ -54,6 +54,10 @@ struct TripProofOptions {
   int first_window = 24;     // iterations unrolled at first; doubled while too few
   int max_window = 192;
   bool reduce = true;        // persistent-set reduction (sim_por.h) with the cycle proviso
+  // Parameters read besides the trip expression (tile sizes as parameters)
+  // are proved value by value when the lm.assume facts allow at most this
+  // many assignments of them.
+  size_t max_fixed_values = 32;
 };
 
 // `checked`: the bindings the bounded check used (their parameter values
