@@ -4,6 +4,7 @@
 # (listed values), and why the rest are not proved, grouped by reason.
 #
 #   bench/proof_coverage.sh [CAKE=build/cli/cake] [JOBS=2] [CORPUS=corpus]
+#   PROOF_TIMEOUT=30 bench/proof_coverage.sh    # the proof's budget (s; default: cake check's 3 s)
 #
 # Known-good: every .cake file under CORPUS with a `# expect: pass` line
 # (hand-written and benign mutants; docs/corpus-gate.md). Each file is
@@ -17,14 +18,20 @@ CORPUS=${3:-corpus}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 grep -rl --include='*.cake' '^# expect: pass' "$CORPUS" | sort > "$tmp/files"
+PROOF_ARGS=""
+if [ -n "${PROOF_TIMEOUT:-}" ]; then
+  PROOF_ARGS="--proof-timeout $PROOF_TIMEOUT --timeout $((PROOF_TIMEOUT * 2 + 10))"
+fi
+export PROOF_ARGS
+load=$(cut -d' ' -f1 /proc/loadavg)
 start=$(date +%s.%N)
 # one JSON per file (named by line number), in parallel
 nl -ba "$tmp/files" | xargs -P "$JOBS" -L 1 sh -c \
-  '"$0" check --require-proof --format json "$2" > "'"$tmp"'/$1.json" 2>/dev/null; true' "$CAKE"
+  '"$0" check --require-proof --format json $PROOF_ARGS "$2" > "'"$tmp"'/$1.json" 2>/dev/null; true' "$CAKE"
 end=$(date +%s.%N)
-python3 - "$tmp" "$(echo "$end - $start" | bc)" <<'PY'
+python3 - "$tmp" "$(echo "$end - $start" | bc)" "$load" "${PROOF_TIMEOUT:-3}" <<'PY'
 import json, os, re, sys, collections
-tmp, secs = sys.argv[1], float(sys.argv[2])
+tmp, secs, load, budget = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
 files = open(os.path.join(tmp, "files")).read().split()
 groups = collections.Counter()
 examples = {}
@@ -55,7 +62,8 @@ for i, f in enumerate(files, 1):
     examples.setdefault(r, f)
     rows.append((f, res, why[0] if why else ""))
 n = len(files)
-print(f"known-good files: {n}; proved: {proved}; not proved: {n - proved}  ({secs:.0f} s)")
+print(f"known-good files: {n}; proved: {proved}; not proved: {n - proved}  "
+      f"(proof budget {budget} s; {secs:.0f} s wall; load average {load} at the start)")
 print()
 print("| files | reason the proof gave (`proof: unknown (...)`) | e.g. |")
 print("|---:|---|---|")
