@@ -388,6 +388,15 @@ void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vecto
   }
 }
 
+// A read of the trip count with the loop variables and lm.instance() it was
+// evaluated with bound to their values.
+ir::ExprPtr boundUse(const System::ReplacedUse& u) {
+  ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
+  for (const auto& [var, value] : u.loop_vars)
+    e = substitute(e, *symbolNode(ir::ExprKind::LoopVar, var), ir::makeConst(value));
+  return substitute(e, *symbolNode(ir::ExprKind::Instance, 0), ir::makeConst(u.instance));
+}
+
 // Every read of the trip count T outside loop bounds must be one the shift
 // argument covers (proved with the bit-vector prover, the loop variables
 // and lm.instance() it was evaluated with bound to their values, the
@@ -409,9 +418,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
   const ir::ExprPtr t = symbolNode(K::LoopVar, kFreshSymbol), t2 = symbolNode(K::LoopVar, kFreshSymbol + 1);
   const int64_t P = w.P;
   for (const System::ReplacedUse& u : uses) {
-    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
-    for (const auto& [var, value] : u.loop_vars) e = substitute(e, *symbolNode(K::LoopVar, var), num(value));
-    e = substitute(e, *symbolNode(K::Instance, 0), num(u.instance));
+    ir::ExprPtr e = boundUse(u);
     const ProcShape& sh = w.shape[u.process];
     const ir::ExprPtr v = symbolNode(K::LoopVar, sh.var);
     auto at = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) {
@@ -1030,6 +1037,19 @@ std::optional<int64_t> lowerBound(const ir::Expr& e, const std::function<std::op
   }
 }
 
+// Does every read of the trip count in `sys` (built for T = low) give the
+// same value for every T <= low as for low (proved; the other symbols free)?
+bool readsStayBelow(const TripLoops& tl, const System& sys, int64_t low, FactProver& prover) {
+  using K = ir::ExprKind;
+  const ir::ExprPtr t = symbolNode(K::LoopVar, kFreshSymbol);
+  for (const System::ReplacedUse& u : sys.replace_uses) {
+    ir::ExprPtr e = boundUse(u);
+    auto goal = ir::makeExpr(K::Eq, {substitute(e, *tl.trip, t), substitute(e, *tl.trip, ir::makeConst(low))});
+    if (prover.prove(goal, {ir::makeExpr(K::Le, {t, ir::makeConst(low)})}).kind != BvVerdict::Holds) return false;
+  }
+  return true;
+}
+
 // The smallest trip count to prove from: the smallest one the checked
 // values give, if the schedule's assumptions guarantee it (else 0, if they
 // guarantee that). Else, when the trip expression is only a loop bound,
@@ -1037,7 +1057,8 @@ std::optional<int64_t> lowerBound(const ir::Expr& e, const std::function<std::op
 // value at or below every symbolic loop's start (minus its bound's offset)
 // builds the same system (no iteration runs) as that value.
 int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector<Binding>& checked,
-                   bool only_bounds, const Limits& limits) {
+                   bool only_bounds, const Limits& limits, const std::function<System(int64_t)>& at_min_lo,
+                   bool& below) {
   std::optional<int64_t> low;
   for (const Binding& b : checked) {
     ir::EvalEnv env;
@@ -1074,8 +1095,17 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
     if (prover.prove(goal).kind == BvVerdict::Holds) return t;
   }
   if (only_bounds) return min_lo;
-  // read outside loop bounds too: values below the loop starts may differ
-  throw Fail(fmt::format("the schedule's assumptions do not keep {} from being negative", ir::exprToString(*tl.trip, s)));
+  // Read outside loop bounds too. Below min_lo no symbolic loop runs an
+  // iteration, so the system for such a T is the one for min_lo if every
+  // read of T outside the bounds gives the value it gives at min_lo (the
+  // builder then evaluates the same expressions the same way).
+  if (readsStayBelow(tl, at_min_lo(min_lo), min_lo, prover)) {
+    below = true;
+    return min_lo;
+  }
+  throw Fail(fmt::format("the schedule's assumptions do not keep {} from being negative, and its reads outside "
+                         "the loop bounds are not the same for every value below {}",
+                         ir::exprToString(*tl.trip, s), min_lo));
 }
 
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
@@ -1145,7 +1175,9 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
   Limits limits;
   limits.timeout_ms = opts.timeout_ms;
   limits.memory_mb = opts.memory_mb;
-  int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits);
+  bool below = false;  // values below t0 build t0's system (proved)
+  int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
+                          [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below);
   int64_t max_lo = 0;
   for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
   // The window must see every iteration-indexed view index reach its
@@ -1159,7 +1191,8 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
     try {
-      return attempt(s, target, checked.front(), tl, t0, W, opts, start, states);
+      return attempt(s, target, checked.front(), tl, t0, W, opts, start, states) +
+             (below ? fmt::format("; every value below {} reads as {} does", t0, t0) : "");
     } catch (const WindowTooSmall&) {
       continue;
     }

@@ -155,8 +155,7 @@ TEST(TripProof, ParameterOutsideTheLoopBoundIsUnknown) {
 // A persistent loop's trip count `lm.cdiv(max(tiles - lm.block_idx(0), 0),
 // lm.grid_dim(0))`, read outside the loop bound (`if t + 1 < my_tiles`):
 // non-linear for the solver, but interval reasoning shows it is never
-// negative, so the proof starts at 0. Without the `max(..., 0)` the count
-// can be negative (a block past the last tile) and the proof must refuse.
+// negative, so the proof starts at 0.
 TEST(TripProof, NonNegativeTripCountByIntervals) {
   fs::path path = fs::path(CAKE_SOURCE_DIR) / "corpus/basics/named_barrier_epilogue.cake";
   std::string text;
@@ -165,12 +164,24 @@ TEST(TripProof, NonNegativeTripCountByIntervals) {
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find(">= 0 "), std::string::npos) << r.engine;
 
-  const std::string clamped = "max(n_tiles - lm.block_idx(0), 0)";
-  ASSERT_NE(text.find(clamped), std::string::npos);
-  text.replace(text.find(clamped), clamped.size(), "n_tiles - lm.block_idx(0)");
-  r = prove(cake::testing::compile(text).schedules.at(0), 1500);  // the solver's answer: unknown
+  // An unclamped count is negative for a block past the last tile: no
+  // iteration runs, and every read outside the loop bounds gives what it
+  // gives at 0, so the values below 0 are covered too.
+  const std::string count = "lm.cdiv(max(n_tiles - lm.block_idx(0), 0), lm.grid_dim(0))";
+  ASSERT_NE(text.find(count), std::string::npos);
+  text.replace(text.find(count), count.size(), "n_tiles - lm.block_idx(0)");
+  r = prove(cake::testing::compile(text).schedules.at(0), 3000);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("every value below 0 reads as 0 does"), std::string::npos) << r.engine;
+
+  // ... unless such a read changes below 0: a negative count makes the
+  // compute warps wait for a y_empty generation nobody completes.
+  const std::string last = "            lm.bar_arrive(y_full)\n";
+  ASSERT_NE(text.find(last), std::string::npos);
+  text.insert(text.find(last) + last.size(), "        if my_tiles < 0:\n            lm.sync(y_empty)\n");
+  r = prove(cake::testing::compile(text).schedules.at(0), 3000);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
-  EXPECT_NE(r.detail.find("negative"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("not the same for every value below 0"), std::string::npos) << r.detail;
 }
 
 // A parameter read besides the trip count (a tile size, a lag) whose
