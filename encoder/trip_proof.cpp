@@ -1041,7 +1041,12 @@ std::optional<int64_t> lowerBound(const ir::Expr& e, const std::function<std::op
 // same value for every T <= low as for low (proved; the other symbols free)?
 bool readsStayBelow(const TripLoops& tl, const System& sys, int64_t low, FactProver& prover) {
   using K = ir::ExprKind;
-  const ir::ExprPtr t = symbolNode(K::LoopVar, kFreshSymbol);
+  // T = a * 2^31 + b with a, b 32-bit symbols: every T down to -2^62 (one
+  // symbol alone stops at -2^31, which a count such as `n - 8 * block_idx`
+  // passes; the builder's own 64-bit arithmetic ends near -2^63)
+  const ir::ExprPtr t = ir::makeExpr(
+      K::Add, {ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, kFreshSymbol), ir::makeConst(int64_t{1} << 31)}),
+               symbolNode(K::LoopVar, kFreshSymbol + 1)});
   for (const System::ReplacedUse& u : sys.replace_uses) {
     ir::ExprPtr e = boundUse(u);
     auto goal = ir::makeExpr(K::Eq, {substitute(e, *tl.trip, t), substitute(e, *tl.trip, ir::makeConst(low))});
