@@ -1238,6 +1238,7 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
       std::vector<ir::ExprPtr> facts;
       for (const auto& [q, v] : chosen) facts.push_back(factOf(q, v));
       std::optional<int64_t> last;
+      const size_t found = next.size();  // this assignment's values are appended from here
       for (;;) {
         ir::ExprPtr cond = last ? ir::makeExpr(ir::ExprKind::Gt, {x, ir::makeConst(*last)}) : ir::makeConst(1);
         BvResult r = prover.smallestWitness(cond, {x}, facts);
@@ -1255,6 +1256,12 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
                                  "than {} values of it (such parameters are proved value by value)",
                                  s.params[p].name, cap));
       }
+      // The list is complete whatever the optimizer did: p is one of them.
+      ir::ExprPtr one_of = ir::makeConst(0);
+      for (size_t i = found; i < next.size(); ++i)
+        one_of = ir::makeExpr(ir::ExprKind::Or, {one_of, factOf(p, next[i].at(p))});
+      if (prover.prove(one_of, facts).kind != BvVerdict::Holds)
+        throw Fail(fmt::format("the values the lm.assume facts allow for {} cannot be listed", s.params[p].name));
     }
     out = std::move(next);
   }
