@@ -862,7 +862,7 @@ class Driver {
       return;
     }
     if (pr.outcome == encoder::Outcome::Violation) {
-      if (reportProofViolations(pr, checked.front(), detail)) return;
+      if (reportProofViolations(pr, detail)) return;
     } else if (!pr.detail.empty()) {
       detail += "; proof: unknown (" + pr.detail + ")";
     }
@@ -876,12 +876,17 @@ class Driver {
   // one that does not replay is an internal error (the engines disagree).
   // Returns whether a verdict was given; false leaves "checked" (with the
   // reason added to `detail`): the violation lies outside the assumptions.
-  bool reportProofViolations(const encoder::ModelCheckResult& pr, const Binding& base, std::string& detail) {
+  bool reportProofViolations(const encoder::ModelCheckResult& pr, std::string& detail) {
     for (const encoder::Violation& v : pr.violations) {
       if (!v.binding) continue;
       if (v.binding->replace) {
+        // the proof's binding: base, with the values of the parameters it
+        // fixed (tile sizes proved value by value) where the violation is
+        Binding at = *v.binding;
+        at.replace = nullptr;
+        at.replace_value = 0;
         std::string benign;
-        if (confirmAtTrip(pr, v, base, benign)) return true;
+        if (confirmAtTrip(pr, v, at, benign)) return true;
         if (!benign.empty()) {
           detail += "; proof: unknown (" + benign + ")";
           return false;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "encoder/bv_prover.h"
 #include "encoder/sim_graph.h"
@@ -72,6 +73,26 @@ struct TripLoops {
   ir::ExprPtr trip;
   std::map<int, int64_t> lo;   // loop var -> constant start
   std::map<int, int64_t> off;  // loop var -> constant offset of its bound
+  // Parameters read besides E, fixed to one of their (finitely many)
+  // allowed values for this proof, and those values as facts (`BK == 8`).
+  std::map<int, int64_t> fixed;
+  std::vector<ir::ExprPtr> facts;
+};
+
+// The bit-vector prover with the facts of one proof (the values of the
+// fixed parameters) added to every query.
+class FactProver {
+ public:
+  FactProver(const ir::Schedule& s, const Limits& limits, const std::vector<ir::ExprPtr>& facts)
+      : prover_(s, limits), facts_(facts) {}
+  BvResult prove(const ir::ExprPtr& goal, std::vector<ir::ExprPtr> premises = {}) {
+    premises.insert(premises.end(), facts_.begin(), facts_.end());
+    return prover_.prove(goal, premises);
+  }
+
+ private:
+  BvProver prover_;
+  std::vector<ir::ExprPtr> facts_;
 };
 
 // e = core + offset with a constant offset (`E`, `E - 1`, `1 + E`, ...).
@@ -262,11 +283,14 @@ struct Window {
 System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLoops& tl, int64_t T) {
   b.replace = tl.trip.get();
   b.replace_value = T;
+  for (const auto& [p, value] : tl.fixed) b.params[p] = value;
   std::string err;
   auto sys = buildSystem(s, b, target, &err);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
-  if (!sys->params_read.empty()) {
-    const int r = *sys->params_read.rbegin();  // parameters first (>= 0), then the builtins
+  std::set<int> read = sys->params_read;
+  for (const auto& [p, value] : tl.fixed) read.erase(p);
+  if (!read.empty()) {
+    const int r = *read.rbegin();  // parameters first (>= 0), then the builtins
     std::string what = r >= 0 ? s.params[r].name
                        : r >= -3 ? fmt::format("lm.block_idx({})", -1 - r)
                                  : fmt::format("lm.grid_dim({})", -4 - r);
@@ -298,7 +322,7 @@ constexpr int kFreshSymbol = 1 << 20;
 // "e moves by the same amount every period from `from` on": with x the
 // sub-expression `target`, e(x + P) - e(x) == e(from + P) - e(from) for
 // every x >= from and every value of e's other symbols.
-BvVerdict movesWithPeriod(BvProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from) {
+BvVerdict movesWithPeriod(FactProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from) {
   const ir::ExprPtr x = symbolNode(ir::ExprKind::LoopVar, kFreshSymbol);
   auto plus = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(ir::ExprKind::Add, {a, ir::makeConst(c)}); };
   auto at = [&](const ir::ExprPtr& value) { return substitute(e, target, value); };
@@ -316,6 +340,31 @@ bool mentionsLoopVar(const ir::Expr& e, const std::set<int>& vars) {
   return anySubExpr(e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && vars.count(x.index) > 0; });
 }
 
+// Is e an affine function of loop variable `var` (`k`, `k - 4`, `k * 64 +
+// m0`): sums, differences and negations of terms, each free of `var` or
+// `var` times factors free of it? Then e(v + P) - e(v) does not depend on
+// v, without asking the solver (Python integers: no overflow; the terms
+// free of `var` were evaluated in the window, the same for every v).
+bool affineIn(const ir::Expr& e, int var) {
+  using K = ir::ExprKind;
+  auto mentions = [&](const ir::Expr& x) {
+    return anySubExpr(x, [&](const ir::Expr& y) { return y.kind == K::LoopVar && y.index == var; });
+  };
+  if (!mentions(e)) return true;
+  if (e.kind == K::LoopVar) return true;
+  auto argsAffine = [&] {
+    return std::all_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && affineIn(*a, var); });
+  };
+  switch (e.kind) {
+    case K::Add: case K::Sub: case K::Neg: return argsAffine();
+    case K::Mul:
+      return e.args.size() == 2 && e.args[0] && e.args[1] &&
+             ((!mentions(*e.args[0]) && affineIn(*e.args[1], var)) ||
+              (!mentions(*e.args[1]) && affineIn(*e.args[0], var)));
+    default: return false;
+  }
+}
+
 // The window shows the loop body repeating with the period up to W; beyond
 // it the body repeats because every expression it evaluates moves by the
 // same amount every period of the loop variable from w0 on (proved; e.g.
@@ -324,18 +373,28 @@ void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vecto
                     int64_t w0, const Limits& limits) {
   std::set<int> vars;
   for (const auto& [var, lo] : tl.lo) vars.insert(var);
-  std::optional<BvProver> prover;
+  std::optional<FactProver> prover;
   for (const ir::Expr* use : exprs) {
     if (!mentionsLoopVar(*use, vars) || containsExpr(*use, *tl.trip)) continue;  // the latter: checkTripUses
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
-    if (!prover) prover.emplace(s, limits);
     for (int var : vars) {
+      if (affineIn(*use, var)) continue;  // e(v + P) - e(v) is the same for every v
+      if (!prover) prover.emplace(s, limits, tl.facts);
       BvVerdict r = movesWithPeriod(*prover, e, *symbolNode(ir::ExprKind::LoopVar, var), P, w0);
       if (r != BvVerdict::Holds)
         throw Fail(fmt::format("the loop body's {} does not move by the same amount every {} iterations ({})",
                                ir::exprToString(*use, s), P, bvVerdictName(r)));
     }
   }
+}
+
+// A read of the trip count with the loop variables and lm.instance() it was
+// evaluated with bound to their values.
+ir::ExprPtr boundUse(const System::ReplacedUse& u) {
+  ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
+  for (const auto& [var, value] : u.loop_vars)
+    e = substitute(e, *symbolNode(ir::ExprKind::LoopVar, var), ir::makeConst(value));
+  return substitute(e, *symbolNode(ir::ExprKind::Instance, 0), ir::makeConst(u.instance));
 }
 
 // Every read of the trip count T outside loop bounds must be one the shift
@@ -355,13 +414,11 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
   using K = ir::ExprKind;
   auto op = [](K k, ir::ExprPtr a, ir::ExprPtr b) { return ir::makeExpr(k, {std::move(a), std::move(b)}); };
   auto num = [](int64_t v) { return ir::makeConst(v); };
-  BvProver prover(s, limits);
+  FactProver prover(s, limits, tl.facts);
   const ir::ExprPtr t = symbolNode(K::LoopVar, kFreshSymbol), t2 = symbolNode(K::LoopVar, kFreshSymbol + 1);
   const int64_t P = w.P;
   for (const System::ReplacedUse& u : uses) {
-    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
-    for (const auto& [var, value] : u.loop_vars) e = substitute(e, *symbolNode(K::LoopVar, var), num(value));
-    e = substitute(e, *symbolNode(K::Instance, 0), num(u.instance));
+    ir::ExprPtr e = boundUse(u);
     const ProcShape& sh = w.shape[u.process];
     const ir::ExprPtr v = symbolNode(K::LoopVar, sh.var);
     auto at = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) {
@@ -930,6 +987,74 @@ class LapExplorer {
 
 // ================================================================ driver
 
+// A lower bound of e over every value of its symbols (Python integers, so
+// no overflow), by intervals; nullopt when this reasoning finds none.
+// `param` gives a parameter's lower bound under the lm.assume facts.
+std::optional<int64_t> lowerBound(const ir::Expr& e, const std::function<std::optional<int64_t>(int)>& param) {
+  using K = ir::ExprKind;
+  constexpr int64_t kBig = int64_t{1} << 31;  // keeps the arithmetic below exact
+  auto arg = [&](size_t i) { return i < e.args.size() && e.args[i] ? lowerBound(*e.args[i], param) : std::nullopt; };
+  auto fits = [&](std::optional<int64_t> v) { return v && *v > -kBig && *v < kBig ? v : std::nullopt; };
+  switch (e.kind) {
+    case K::Const: return fits(e.value);
+    case K::Param: return fits(param(e.index));
+    case K::BlockIdx: case K::Instance: return 0;
+    case K::GridDim: return 1;
+    case K::Add: {
+      auto a = arg(0), b = arg(1);
+      return a && b ? fits(*a + *b) : std::nullopt;
+    }
+    case K::Sub: {
+      auto a = arg(0);
+      auto c = e.args.size() == 2 ? ir::constValue(e.args[1]) : std::nullopt;
+      return a && c ? fits(*a - *c) : std::nullopt;
+    }
+    case K::Mul: {
+      auto a = arg(0), b = arg(1);
+      return a && b && *a >= 0 && *b >= 0 ? fits(*a * *b) : std::nullopt;
+    }
+    case K::Max: {  // at least every argument
+      std::optional<int64_t> best;
+      for (size_t i = 0; i < e.args.size(); ++i)
+        if (auto v = arg(i)) best = best ? std::max(*best, *v) : *v;
+      return best;
+    }
+    case K::Min: {
+      std::optional<int64_t> least;
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        auto v = arg(i);
+        if (!v) return std::nullopt;
+        least = least ? std::min(*least, *v) : *v;
+      }
+      return least;
+    }
+    case K::CDiv: case K::FloorDiv: case K::Mod: {  // a >= 0 over b >= 1
+      auto a = arg(0), b = arg(1);
+      if (!a || !b || *a < 0 || *b < 1) return std::nullopt;
+      return e.kind == K::CDiv && *a >= 1 ? 1 : 0;  // lm.cdiv(a, b) >= 1 for a, b >= 1
+    }
+    default: return std::nullopt;
+  }
+}
+
+// Does every read of the trip count in `sys` (built for T = low) give the
+// same value for every T <= low as for low (proved; the other symbols free)?
+bool readsStayBelow(const TripLoops& tl, const System& sys, int64_t low, FactProver& prover) {
+  using K = ir::ExprKind;
+  // T = a * 2^31 + b with a, b 32-bit symbols: every T down to -2^62 (one
+  // symbol alone stops at -2^31, which a count such as `n - 8 * block_idx`
+  // passes; the builder's own 64-bit arithmetic ends near -2^63)
+  const ir::ExprPtr t = ir::makeExpr(
+      K::Add, {ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, kFreshSymbol), ir::makeConst(int64_t{1} << 31)}),
+               symbolNode(K::LoopVar, kFreshSymbol + 1)});
+  for (const System::ReplacedUse& u : sys.replace_uses) {
+    ir::ExprPtr e = boundUse(u);
+    auto goal = ir::makeExpr(K::Eq, {substitute(e, *tl.trip, t), substitute(e, *tl.trip, ir::makeConst(low))});
+    if (prover.prove(goal, {ir::makeExpr(K::Le, {t, ir::makeConst(low)})}).kind != BvVerdict::Holds) return false;
+  }
+  return true;
+}
+
 // The smallest trip count to prove from: the smallest one the checked
 // values give, if the schedule's assumptions guarantee it (else 0, if they
 // guarantee that). Else, when the trip expression is only a loop bound,
@@ -937,11 +1062,13 @@ class LapExplorer {
 // value at or below every symbolic loop's start (minus its bound's offset)
 // builds the same system (no iteration runs) as that value.
 int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector<Binding>& checked,
-                   bool only_bounds, const Limits& limits) {
+                   bool only_bounds, const Limits& limits, const std::function<System(int64_t)>& at_min_lo,
+                   bool& below) {
   std::optional<int64_t> low;
   for (const Binding& b : checked) {
     ir::EvalEnv env;
     env.params = b.params;
+    for (const auto& [p, value] : tl.fixed) env.params[p] = value;
     if (auto v = ir::evaluate(*tl.trip, env)) low = low ? std::min(*low, *v) : *v;
   }
   int64_t min_lo = INT64_MAX;  // at or below it, no symbolic loop runs an iteration
@@ -949,14 +1076,41 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   if (only_bounds && (!low || *low <= min_lo)) return min_lo;
   Limits each = limits;  // two queries at most share the budget
   each.timeout_ms = std::max(50u, limits.timeout_ms / 3);
-  BvProver prover(s, each);
+  FactProver prover(s, each, tl.facts);
+  // Interval reasoning first: `max(x, 0)` and `lm.cdiv` of non-negative
+  // values by grid dimensions are non-linear for the solver (it timed out
+  // on the split-K and persistent trip expressions) but plain here.
+  std::map<int, std::optional<int64_t>> param_lb;
+  auto paramLb = [&](int p) -> std::optional<int64_t> {
+    auto [it, fresh] = param_lb.emplace(p, std::nullopt);
+    if (fresh) {
+      auto x = symbolNode(ir::ExprKind::Param, p);
+      for (int64_t c : {int64_t{1}, int64_t{0}})
+        if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(c)})).kind == BvVerdict::Holds) {
+          it->second = c;
+          break;
+        }
+    }
+    return it->second;
+  };
+  const std::optional<int64_t> lb = lowerBound(*tl.trip, paramLb);
   for (int64_t t : {low.value_or(0), int64_t{0}}) {
+    if (lb && *lb >= t) return t;
     auto goal = ir::makeExpr(ir::ExprKind::Ge, {tl.trip, ir::makeConst(t)});
     if (prover.prove(goal).kind == BvVerdict::Holds) return t;
   }
   if (only_bounds) return min_lo;
-  // read outside loop bounds too: values below the loop starts may differ
-  throw Fail(fmt::format("the schedule's assumptions do not keep {} from being negative", ir::exprToString(*tl.trip, s)));
+  // Read outside loop bounds too. Below min_lo no symbolic loop runs an
+  // iteration, so the system for such a T is the one for min_lo if every
+  // read of T outside the bounds gives the value it gives at min_lo (the
+  // builder then evaluates the same expressions the same way).
+  if (readsStayBelow(tl, at_min_lo(min_lo), min_lo, prover)) {
+    below = true;
+    return min_lo;
+  }
+  throw Fail(fmt::format("the schedule's assumptions do not keep {} from being negative, and its reads outside "
+                         "the loop bounds are not the same for every value below {}",
+                         ir::exprToString(*tl.trip, s), min_lo));
 }
 
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
@@ -1017,6 +1171,115 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
                      t0, w.P, w.w0, W, small);
 }
 
+// Lap induction with tl.fixed set (a value per parameter read besides the
+// trip expression): the argument in one line, or throws.
+std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                       const TripLoops& tl, const TripProofOptions& opts,
+                       std::chrono::steady_clock::time_point start, uint64_t& states) {
+  const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
+  Limits limits;
+  limits.timeout_ms = opts.timeout_ms;
+  limits.memory_mb = opts.memory_mb;
+  bool below = false;  // values below t0 build t0's system (proved)
+  int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
+                          [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below);
+  int64_t max_lo = 0;
+  for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
+  // The window must see every iteration-indexed view index reach its
+  // stage count (the builder treats an index that never does as a stage).
+  int64_t max_stages = 1;
+  for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
+  for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
+  for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
+  for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
+    if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
+    try {
+      return attempt(s, target, checked.front(), tl, t0, W, opts, start, states) +
+             (below ? fmt::format("; every value below {} reads as {} does", t0, t0) : "");
+    } catch (const WindowTooSmall&) {
+      continue;
+    }
+  }
+}
+
+// The parameters the system reads besides the trip expression (tile sizes
+// that set byte counts and offsets, a guard's bound, ...).
+std::set<int> paramsBesides(const ir::Schedule& s, Binding b, ir::Target target, const TripLoops& tl, int64_t T) {
+  b.replace = tl.trip.get();
+  b.replace_value = T;
+  std::string err;
+  auto sys = buildSystem(s, b, target, &err);
+  if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
+  std::set<int> out;
+  for (int p : sys->params_read)
+    if (p >= 0) out.insert(p);  // builtins (negative) stay refused by buildAt
+  return out;
+}
+
+ir::ExprPtr factOf(int param, int64_t value) {
+  return ir::makeExpr(ir::ExprKind::Eq, {symbolNode(ir::ExprKind::Param, param), ir::makeConst(value)});
+}
+
+// Every assignment of the parameters `params` that the lm.assume facts
+// allow, if there are at most `cap` (else Fail): each parameter's values
+// found one by one as the least allowed value above the last, given the
+// values already chosen for the others. Exact: the proof covers every
+// allowed value by proving each.
+std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, const std::set<int>& params,
+                                                       const Limits& limits, size_t cap) {
+  BvProver prover(s, limits);
+  std::vector<std::map<int, int64_t>> out = {{}};
+  for (int p : params) {
+    const ir::ExprPtr x = symbolNode(ir::ExprKind::Param, p);
+    std::vector<std::map<int, int64_t>> next;
+    for (const auto& chosen : out) {
+      std::vector<ir::ExprPtr> facts;
+      for (const auto& [q, v] : chosen) facts.push_back(factOf(q, v));
+      std::optional<int64_t> last;
+      const size_t found = next.size();  // this assignment's values are appended from here
+      for (;;) {
+        ir::ExprPtr cond = last ? ir::makeExpr(ir::ExprKind::Gt, {x, ir::makeConst(*last)}) : ir::makeConst(1);
+        BvResult r = prover.smallestWitness(cond, {x}, facts);
+        if (r.kind == BvVerdict::Holds) break;
+        auto v = r.model.params.find(p);
+        if (r.kind != BvVerdict::Fails || v == r.model.params.end())
+          throw Fail(fmt::format("the values the lm.assume facts allow for {} cannot be listed ({})", s.params[p].name,
+                                 r.kind == BvVerdict::Fails ? "no value in the model" : r.detail));
+        last = v->second;
+        auto with = chosen;
+        with[p] = *last;
+        next.push_back(std::move(with));
+        if (next.size() > cap)
+          throw Fail(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
+                                 "than {} values of it (such parameters are proved value by value)",
+                                 s.params[p].name, cap));
+      }
+      // The list is complete whatever the optimizer did: p is one of them.
+      ir::ExprPtr one_of = ir::makeConst(0);
+      for (size_t i = found; i < next.size(); ++i)
+        one_of = ir::makeExpr(ir::ExprKind::Or, {one_of, factOf(p, next[i].at(p))});
+      if (prover.prove(one_of, facts).kind != BvVerdict::Holds)
+        throw Fail(fmt::format("the values the lm.assume facts allow for {} cannot be listed", s.params[p].name));
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string assignmentText(const ir::Schedule& s, const std::vector<std::map<int, int64_t>>& all) {
+  std::vector<std::string> names, values;
+  for (const auto& [p, v] : all.front()) names.push_back(s.params[p].name);
+  for (const auto& a : all) {
+    std::vector<std::string> vs;
+    for (const auto& [p, v] : a) vs.push_back(std::to_string(v));
+    values.push_back(vs.size() == 1 ? vs.front() : "(" + fmt::format("{}", fmt::join(vs, ", ")) + ")");
+  }
+  std::string n = names.size() == 1 ? names.front() : "(" + fmt::format("{}", fmt::join(names, ", ")) + ")";
+  return fmt::format("{} in {{{}}}", n, fmt::join(values, ","));
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -1026,43 +1289,55 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;
   TripLoops tl;
+  std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
     tl = findTrip(s);
-    const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
-    Limits limits;
-    limits.timeout_ms = opts.timeout_ms;
-    limits.memory_mb = opts.memory_mb;
-    int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits);
-    int64_t max_lo = 0;
-    for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
-    // The window must see every iteration-indexed view index reach its
-    // stage count (the builder treats an index that never does as a stage).
-    int64_t max_stages = 1;
-    for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
-    for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
-    for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
-    for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
-      if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
-      try {
-        uint64_t states = 0;
-        res.engine = attempt(s, target, checked.front(), tl, t0, W, opts, start, states);
-        res.states = states;
-        res.outcome = Outcome::Proved;
-        break;
-      } catch (const WindowTooSmall&) {
-        continue;
-      }
+    // Parameters read besides the trip expression: one proof per value the
+    // lm.assume facts allow (tile sizes: BK in {32, 64}), when they are few.
+    const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
+    std::vector<std::map<int, int64_t>> assignments = {{}};
+    if (!extra.empty()) {
+      Limits limits;
+      limits.timeout_ms = opts.timeout_ms;
+      limits.memory_mb = opts.memory_mb;
+      assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+      if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
     }
+    uint64_t states = 0;
+    std::string first;
+    for (const auto& a : assignments) {
+      tl.fixed = a;
+      tl.facts.clear();
+      for (const auto& [p, v] : a) tl.facts.push_back(factOf(p, v));
+      bindings = checked;
+      for (Binding& b : bindings)
+        for (const auto& [p, v] : a) b.params[p] = v;
+      std::string at;  // "L=5: " names the value a failure is for
+      for (const auto& [p, v] : a) at += fmt::format("{}{}={}", at.empty() ? "" : ", ", s.params[p].name, v);
+      if (!at.empty()) at += ": ";
+      std::string engine;
+      try {
+        engine = proveFixed(s, target, bindings, tl, opts, start, states);
+      } catch (const Met& m) {
+        throw Met(at + m.what(), m.violation, m.trip, m.violation.trip_open);
+      } catch (const Fail& f) {
+        throw Fail(at + f.what());
+      }
+      if (first.empty()) first = std::move(engine);
+    }
+    res.engine = extra.empty() ? first
+                               : fmt::format("for each {}: {}{}", assignmentText(s, assignments), first,
+                                             assignments.size() > 1 ? " (shown for the first)" : "");
+    res.states = states;
+    res.outcome = Outcome::Proved;
   } catch (const Met& m) {
     // The trip expression is a node of the schedule: the pointer stays valid.
     res.outcome = Outcome::Violation;
     res.detail = m.what();
     Violation v = m.violation;  // trip_open as the Met says
     v.trace.clear();  // a trace of the system for trip count T, not of a binding
-    v.binding = checked.front();
+    v.binding = bindings.front();
     v.binding->replace = tl.trip.get();
     v.binding->replace_value = m.trip;
     res.violations.push_back(std::move(v));

@@ -8,7 +8,10 @@
 // `k_tiles = lm.cdiv(K, 64)`), T >= t0, in one finite exploration:
 //
 //  1. The schedule must read its parameters only through that expression E
-//     (loops bounded by E + constant). Then the system for trip count T is,
+//     (loops bounded by E + constant), or read parameters whose allowed
+//     values the lm.assume facts limit to a few (tile sizes: BK in {32, 64}):
+//     those are listed by the solver and the proof below runs once per
+//     value, with the value fixed. Then the system for trip count T is,
 //     per process, prefix . steady iterations B_lo ... B_(T+c-1) . exit_T,
 //     where the steady iterations do not depend on T (checked: the systems
 //     built for T = t0..W agree instruction by instruction up to where they
@@ -33,6 +36,11 @@
 //     program). Trip counts t0 <= T < t1 (where the body is not yet the
 //     steady one) are explored one by one.
 //
+// The trip counts covered are T >= t0, t0 shown by interval reasoning or
+// the solver, or, for a count that may be negative, every T when the reads
+// of E outside the loop bounds give the same value for every T below the
+// smallest loop start (no iteration runs there).
+//
 // Everything the engine cannot establish makes it answer Unknown with the
 // reason; it never answers Proved on a guess.
 #pragma once
@@ -54,6 +62,10 @@ struct TripProofOptions {
   int first_window = 24;     // iterations unrolled at first; doubled while too few
   int max_window = 192;
   bool reduce = true;        // persistent-set reduction (sim_por.h) with the cycle proviso
+  // Parameters read besides the trip expression (tile sizes as parameters)
+  // are proved value by value when the lm.assume facts allow at most this
+  // many assignments of them.
+  size_t max_fixed_values = 32;
 };
 
 // `checked`: the bindings the bounded check used (their parameter values

@@ -152,6 +152,79 @@ TEST(TripProof, ParameterOutsideTheLoopBoundIsUnknown) {
   EXPECT_NE(r.detail.find("reads K"), std::string::npos) << r.detail;
 }
 
+// A persistent loop's trip count `lm.cdiv(max(tiles - lm.block_idx(0), 0),
+// lm.grid_dim(0))`, read outside the loop bound (`if t + 1 < my_tiles`):
+// non-linear for the solver, but interval reasoning shows it is never
+// negative, so the proof starts at 0.
+TEST(TripProof, NonNegativeTripCountByIntervals) {
+  fs::path path = fs::path(CAKE_SOURCE_DIR) / "corpus/basics/named_barrier_epilogue.cake";
+  std::string text;
+  ASSERT_TRUE(compileFile(path, text));
+  auto r = prove(cake::testing::compile(text).schedules.at(0));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find(">= 0 "), std::string::npos) << r.engine;
+
+  // An unclamped count is negative for a block past the last tile: no
+  // iteration runs, and every read outside the loop bounds gives what it
+  // gives at 0, so the values below 0 are covered too.
+  const std::string count = "lm.cdiv(max(n_tiles - lm.block_idx(0), 0), lm.grid_dim(0))";
+  ASSERT_NE(text.find(count), std::string::npos);
+  text.replace(text.find(count), count.size(), "n_tiles - lm.block_idx(0)");
+  r = prove(cake::testing::compile(text).schedules.at(0), 3000);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("every value below 0 reads as 0 does"), std::string::npos) << r.engine;
+
+  // ... unless such a read changes below 0: a negative count makes the
+  // compute warps wait for a y_empty generation nobody completes.
+  const std::string last = "            lm.bar_arrive(y_full)\n";
+  ASSERT_NE(text.find(last), std::string::npos);
+  text.insert(text.find(last) + last.size(), "        if my_tiles < 0:\n            lm.sync(y_empty)\n");
+  r = prove(cake::testing::compile(text).schedules.at(0), 3000);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("not the same for every value below 0"), std::string::npos) << r.detail;
+}
+
+// A parameter read besides the trip count (a tile size, a lag) whose
+// lm.assume facts allow few values: proved value by value. The values are
+// listed by the solver, not taken from the binding (every prove() binding
+// here sets each parameter to 64).
+namespace {
+std::string withLagParameter(const std::string& allowed) {
+  std::string t = mainloop(4, 4, 0);
+  t.replace(t.find("K: LM.i32):"), 11, "K: LM.i32, L: LM.i32):");
+  t.replace(t.find("    lm.assume(K > 0)\n"), 21, "    lm.assume(K > 0)\n    lm.assume(" + allowed + ")\n");
+  t.replace(t.find("iter=k - 4"), 10, "iter=k - L");
+  return t;
+}
+}  // namespace
+
+TEST(TripProof, FewAllowedValuesAreProvedOneByOne) {
+  auto r = prove(cake::testing::compile(withLagParameter("L == 3 or L == 4")).schedules.at(0));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("for each L in {3,4}"), std::string::npos) << r.engine;
+}
+
+// Four slots with the producer's lag L = 5: it overwrites a slot the
+// consumers still read, but only once the ring has wrapped (trip counts
+// of 5 and more); L = 4 is safe, and the binding the bounded check would
+// give (64) is neither. The proof must not pass: it must reach L = 5.
+TEST(TripProof, AnAllowedValueThatFailsAfterTheRingWrapsIsNotProved) {
+  auto r = prove(cake::testing::compile(withLagParameter("L == 4 or L == 5")).schedules.at(0));
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_EQ(r.detail.rfind("L=5: ", 0), 0u) << r.detail;  // L = 4 went through
+  if (r.outcome == encoder::Outcome::Violation) {  // for the caller to confirm at L = 5
+    ASSERT_TRUE(r.violations.front().binding);
+    EXPECT_EQ(r.violations.front().binding->params.at(3), 5);
+  }
+}
+
+// Too many allowed values: unknown, with the reason.
+TEST(TripProof, ManyAllowedValuesAreUnknown) {
+  auto r = prove(cake::testing::compile(withLagParameter("L >= 0")).schedules.at(0), 3000);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Unknown) << r.engine;
+  EXPECT_NE(r.detail.find("more than"), std::string::npos) << r.detail;
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
