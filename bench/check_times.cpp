@@ -2,11 +2,12 @@
 // driver: structural checks, layout gates, model checker), then the median
 // and the maximum.
 //
-//   cake_bench_check_times [CORPUS_DIR=corpus] [--repeat=N] [--engine=explicit|z3|both]
+//   cake_bench_check_times [CORPUS_DIR=corpus] [--repeat=N] [--engine=explicit|z3|both] [--timeout-s=S]
 //
 // Each schedule is checked N times (default 3) and its median is reported,
 // wall time and the checking thread's CPU time (on a shared machine the
-// wall time follows the load).
+// wall time follows the load; --timeout-s raises cake check's wall-clock
+// budget, default 10 s, so that a loaded machine does not cut the check).
 #include <algorithm>
 #include <map>
 #include <chrono>
@@ -37,9 +38,11 @@ int main(int argc, char** argv) {
   std::string dir = "corpus";
   int repeat = 3;
   checks::SyncEngine engine = checks::SyncEngine::Explicit;
+  unsigned timeout_ms = checks::CheckOptions{}.timeout_ms;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--repeat=", 0) == 0) repeat = std::max(1, std::stoi(a.substr(9)));
+    else if (a.rfind("--timeout-s=", 0) == 0) timeout_ms = 1000u * static_cast<unsigned>(std::stoul(a.substr(12)));
     else if (a.rfind("--engine=", 0) == 0) {
       auto e = checks::parseSyncEngine(a.substr(9));
       if (!e) { std::fprintf(stderr, "--engine must be explicit, z3 or both\n"); return 2; }
@@ -68,6 +71,7 @@ int main(int argc, char** argv) {
       checks::CheckOptions opts;
       opts.target = s.target;
       opts.sync_engine = engine;
+      opts.timeout_ms = timeout_ms;
       std::vector<double> runs, cpu_runs;
       checks::CheckResult res;
       for (int r = 0; r < repeat; ++r) {
