@@ -1,6 +1,10 @@
 #include "encoder/z3_solver.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
 
 namespace cake::encoder::z3w {
 
@@ -48,29 +52,82 @@ std::string normalizeReason(std::string r, const Limits& lim, double secs) {
   return r;
 }
 
-Watchdog::Watchdog(z3::context& c, unsigned timeout_ms) {
-  if (timeout_ms == 0) return;
-  thread_ = std::thread([this, &c, timeout_ms] {
+namespace {
+
+// The deadline queue behind every Watchdog: budgeted queries in flight, each
+// with the next time its context is to be interrupted. Interrupts happen
+// under the lock, so an unregistered context is never touched again.
+class WatchdogService {
+ public:
+  static WatchdogService& get() {
+    // Never destroyed: the thread may still wait on it while statics are
+    // torn down at exit.
+    static WatchdogService* s = new WatchdogService();
+    return *s;
+  }
+
+  uint64_t add(z3::context& c, unsigned timeout_ms) {
+    std::lock_guard<std::mutex> lock(m_);
+    uint64_t id = ++last_id_;
+    entries_.emplace(id, Entry{&c, Clock::now() + std::chrono::milliseconds(timeout_ms)});
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    cv_.notify_one();
+    return id;
+  }
+
+  void remove(uint64_t id) {
+    std::lock_guard<std::mutex> lock(m_);
+    entries_.erase(id);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Entry {
+    z3::context* ctx;
+    Clock::time_point next;  // the budget, then every 20 ms after it
+  };
+
+  WatchdogService() = default;
+
+  void loop() {
     std::unique_lock<std::mutex> lock(m_);
-    auto wake = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    if (cv_.wait_until(lock, wake, [this] { return done_; })) return;
-    // Interrupt until the query returns: an interrupt that lands before
-    // the search has started can be cleared when it starts.
-    while (!done_) {
-      c.interrupt();
-      cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return done_; });
+    for (;;) {
+      if (entries_.empty()) {
+        cv_.wait(lock);
+        continue;
+      }
+      auto next = Clock::time_point::max();
+      for (const auto& [id, e] : entries_) next = std::min(next, e.next);
+      auto now = Clock::now();
+      if (now < next) {
+        cv_.wait_until(lock, next);
+        continue;
+      }
+      // Interrupt until the query returns: an interrupt that lands before
+      // the search has started can be cleared when it starts.
+      for (auto& [id, e] : entries_)
+        if (e.next <= now) {
+          e.ctx->interrupt();
+          e.next = now + std::chrono::milliseconds(20);
+        }
     }
-  });
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::map<uint64_t, Entry> entries_;
+  uint64_t last_id_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace
+
+Watchdog::Watchdog(z3::context& c, unsigned timeout_ms) {
+  if (timeout_ms > 0) id_ = WatchdogService::get().add(c, timeout_ms);
 }
 
 Watchdog::~Watchdog() {
-  if (!thread_.joinable()) return;
-  {
-    std::lock_guard<std::mutex> lock(m_);
-    done_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
+  if (id_ != 0) WatchdogService::get().remove(id_);
 }
 
 QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions) {

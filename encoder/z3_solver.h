@@ -9,9 +9,6 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,6 +54,11 @@ std::string normalizeReason(std::string reason, const Limits& lim, double second
 // blocked forever in the timer's mutex under load). The watchdog interrupts
 // the context once timeout_ms have passed, and again every 20 ms until it
 // is destroyed, so a budget is always a bound. 0: no budget.
+//
+// One long-lived thread serves every Watchdog of the process (a deadline
+// queue): the layout gates run thousands of small budgeted queries, and a
+// thread per query cost more than most of them. After the destructor
+// returns the context is never interrupted again.
 class Watchdog {
  public:
   Watchdog(z3::context& c, unsigned timeout_ms);
@@ -65,10 +67,7 @@ class Watchdog {
   Watchdog& operator=(const Watchdog&) = delete;
 
  private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
+  uint64_t id_ = 0;  // 0: no budget, nothing registered
 };
 
 QueryResult check(z3::solver& s, const Limits& lim,

@@ -2,6 +2,10 @@
 // small symbolic systems.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+#include <vector>
+
 #include "encoder/z3_solver.h"
 #include "encoder/z3_sts.h"
 
@@ -35,6 +39,39 @@ TEST(Z3Wrapper, KindsAndReasons) {
     } else {
       EXPECT_NE(r.answer, z3w::Answer::Correct);  // a lucky model is fine, a pass is not
     }
+  }
+}
+
+// The shared watchdog thread (z3w::Watchdog): budgets of queries on
+// several threads at once are all enforced, and a context whose query has
+// returned is not interrupted afterwards (its next, unbudgeted query runs).
+TEST(Z3Wrapper, WatchdogServesConcurrentQueries) {
+  auto hard = [](z3::context& c, z3::solver& s) {
+    z3::expr a = c.int_const("a"), b = c.int_const("b"), d = c.int_const("d");
+    s.add(a > 1 && b > 1 && d > 1 && a * a * a + b * b * b == d * d * d + 7 * a * b * d + 1234567);
+  };
+  std::vector<z3w::Answer> answers(3, z3w::Answer::Error);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 3; ++i)
+    threads.emplace_back([&, i] {
+      z3::context c;
+      z3::solver s(c);
+      hard(c, s);
+      Limits lim;
+      lim.timeout_ms = 20 + 30 * i;
+      answers[i] = z3w::check(s, lim).answer;
+      // long past the budget and the 20 ms re-interrupts: an easy query on
+      // the same context must be answered, not canceled
+      std::this_thread::sleep_for(std::chrono::milliseconds(60));
+      z3::solver t(c);
+      z3::expr x = c.int_const("x");
+      t.add(x > 3 && x < 5);
+      if (z3w::check(t, {}).answer != z3w::Answer::Incorrect) answers[i] = z3w::Answer::Error;
+    });
+  for (auto& t : threads) t.join();
+  for (z3w::Answer a : answers) {
+    EXPECT_NE(a, z3w::Answer::Correct);  // unknown (or a lucky model), never a pass
+    EXPECT_NE(a, z3w::Answer::Error);
   }
 }
 
