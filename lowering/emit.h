@@ -17,9 +17,6 @@ class Emitter {
   std::string kernel();  // the __global__ function (and the helpers it needs)
   std::string host();    // the host launchers
 
-  // lower.* findings of compute ops (emit_compute.cpp) that only emission finds
-  std::vector<ir::Finding> findings_;
-
  private:
   const ir::Schedule& s_;
   const LowerOptions& opts_;
@@ -32,8 +29,9 @@ class Emitter {
   bool single_ = false;
   std::set<int> stagePhaseBars_;
 
-  void error(const char* rule, const ir::SourceRange& r, std::string msg);
-  bool failed() const { return !findings_.empty(); }
+  // An op the plan's validation passed but emission cannot take: a bug in
+  // cake (validate.cpp misses a check), never a property of the schedule.
+  [[noreturn]] void internalError(const ir::Op& op, const std::string& what) const;
   void line(const std::string& l);
   void comment(const std::string& c) {
     if (opts_.comments) line("// " + sanitizeComment(c));   // no trigraph, no line splice

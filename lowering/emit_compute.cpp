@@ -96,13 +96,43 @@ Combine combineFor(const Dist& d, int W) {
   return c;
 }
 
-struct Fn {
-  std::string identity;
-  std::string combine;  // with a, b
-};
-
 }  // namespace
 
+
+// ------------------------------------------------------------ functions
+
+std::optional<std::string> unaryText(const std::string& f, const std::string& x, bool intc) {
+  if (intc) {
+    if (f == "neg") return "(-" + x + ")";
+    if (f == "abs") return "abs(" + x + ")";
+    if (f == "relu") return "cake_max(" + x + ", 0)";
+  }
+  if (f == "exp2") return "exp2f(" + x + ")";
+  if (f == "neg") return "(-" + x + ")";
+  if (f == "abs") return "fabsf(" + x + ")";
+  if (f == "relu") return "fmaxf(" + x + ", 0.f)";
+  if (f == "rsqrt") return "rsqrtf(" + x + ")";
+  if (f == "recip") return "(1.f / " + x + ")";
+  if (f == "sqrt") return "sqrtf(" + x + ")";
+  return std::nullopt;
+}
+
+std::optional<std::string> binaryText(const std::string& f, const std::string& a, const std::string& b, bool intc) {
+  if (f == "add") return "(" + a + " + " + b + ")";
+  if (f == "sub") return "(" + a + " - " + b + ")";
+  if (f == "mul") return "(" + a + " * " + b + ")";
+  if (f == "div") return "(" + a + " / " + b + ")";
+  if (f == "max") return intc ? "cake_max(" + a + ", " + b + ")" : "fmaxf(" + a + ", " + b + ")";
+  if (f == "min") return intc ? "cake_min(" + a + ", " + b + ")" : "fminf(" + a + ", " + b + ")";
+  return std::nullopt;
+}
+
+std::optional<ReduceFn> reduceFn(const std::string& f) {
+  if (f == "sum") return ReduceFn{"0.f", "({a} + {b})"};
+  if (f == "max" || f == "argmax") return ReduceFn{"(-INFINITY)", "fmaxf({a}, {b})"};
+  if (f == "min" || f == "argmin") return ReduceFn{"INFINITY", "fminf({a}, {b})"};
+  return std::nullopt;
+}
 
 // ------------------------------------------------------------ element-wise
 
@@ -118,37 +148,17 @@ struct Operand {
 }  // namespace
 
 void Emitter::emitElementwise(const ir::Op& op) {
-  auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
-  // the op's tile: the destination's, or (for a tensor destination) the first source's
-  Tile tile;
-  if (op.dst.kind == K::Param) {
-    bool found = false;
-    for (const auto* r : {&op.src, &op.src2})
-      if ((r->kind == K::Regs || r->kind == K::View) && plan_.refTile(*r, tile)) {
-        found = true;
-        break;
-      }
-    if (!found) return fail("lower.unsupported", "a store to a tensor whose tile has no register or view source");
-  } else if (!plan_.refTile(op.dst, tile)) {
-    return fail("lower.unsupported", "the destination's slice has no constant extent");
-  }
+  PlanIssue issue;
+  const auto shape = plan_.elementwiseShape(role_, op, &issue);
+  if (!shape) internalError(op, issue.message);
+  const Tile tile = shape->tile;
   std::vector<Operand> srcs;
-  std::vector<const ir::BufferRef*> srcRefs;
-  if (op.kind == OpKind::Copy || op.kind == OpKind::Unary) srcRefs = {&op.src};
-  if (op.kind == OpKind::Binary) srcRefs = {&op.src, &op.src2};
-  int n = 0;
-  for (const auto* r : srcRefs) {
+  for (size_t n = 0; n < shape->srcs.size(); ++n) {
     Operand o;
-    o.ref = r;
-    o.prefix = fmt::format("cake_s{}", n++);
-    if (r->kind == K::Param) o.t = tile;
-    else if (!plan_.refTile(*r, o.t)) return fail("lower.unsupported", "a source slice without a constant extent");
-    if ((o.t.R != tile.R && o.t.R != 1) || (o.t.C != tile.C && o.t.C != 1)) {
-      // same element count, different 2-D split (e.g. (64,) vs (1, 64)): not a broadcast
-      return fail("lower.layout", fmt::format("operand shape {}x{} does not broadcast to {}x{}", o.t.R, o.t.C, tile.R,
-                                              tile.C));
-    }
-    o.dt = plan_.refDtype(*r);
+    o.ref = shape->srcs[n];
+    o.prefix = fmt::format("cake_s{}", n);
+    o.t = shape->srcTiles[n];
+    o.dt = plan_.refDtype(*o.ref);
     srcs.push_back(o);
   }
   Operand dst;
@@ -156,17 +166,7 @@ void Emitter::emitElementwise(const ir::Op& op) {
   dst.t = tile;
   dst.dt = plan_.refDtype(op.dst);
   dst.prefix = "cake_d";
-  // iteration layout: the family of the fragments involved
-  const Layout* anchor = nullptr;
-  if (op.dst.kind == K::Regs) anchor = layoutOf(op.dst.index);
-  for (const auto& o : srcs)
-    if (!anchor && o.ref->kind == K::Regs) anchor = layoutOf(o.ref->index);
-  std::optional<Layout> L;
-  if (anchor) {
-    std::string why;
-    L = plan_.layoutFor(anchor->fam, tile, &why);
-    if (!L) return fail("lower.layout", "the op's tile does not fit its fragments' layout: " + why);
-  }
+  const std::optional<Layout>& L = shape->layout;
   const int T = s_.roles[role_].warpsPerInstance() * 32;
   // compute type
   static const std::set<std::string> floatOnly = {"exp2", "rsqrt", "sqrt", "recip", "div"};
@@ -203,7 +203,8 @@ void Emitter::emitElementwise(const ir::Op& op) {
       o.name = plan_.regsName(r.index);
       const Layout* full = layoutOf(r.index);
       std::string why;
-      if (full && !plan_.regsShift(r, *full, o.t, o.di, o.dj, &why)) fail("lower.layout", why);
+      if (!full) internalError(op, "a fragment operand without a layout in this role");
+      if (!plan_.regsShift(r, *full, o.t, o.di, o.dj, &why)) internalError(op, why);
     } else if (r.kind == K::View) {
       o.name = o.prefix + "_v";
       line(fmt::format("const uint32_t {} = {};", o.name, plan_.viewSlotAddr(r)));
@@ -222,10 +223,7 @@ void Emitter::emitElementwise(const ir::Op& op) {
       o.name = plan_.paramName(r.index);
       const int N = static_cast<int>(op.coords.size());
       const std::string ext = "cake_ext_" + o.name;
-      if (N == 1 && tile.R != 1) {
-        fail("lower.unsupported", "a 2-D tile of a rank-1 tensor");
-        return;
-      }
+      if (N == 1 && tile.R != 1) internalError(op, "a 2-D tile of a rank-1 tensor");
       std::string base = "0", ok = "true";
       for (int k = 0; k + 2 < N; ++k) {
         base += fmt::format(" + static_cast<long long>({}) * {}.s[{}]", plan_.expr(op.coords[k]), ext, k);
@@ -238,10 +236,6 @@ void Emitter::emitElementwise(const ir::Op& op) {
   };
   for (auto& o : srcs) setup(o);
   setup(dst);
-  if (failed()) {
-    close();
-    return;
-  }
   const std::string rowI = L ? "cake_i" : "", colJ = L ? "cake_j" : "";
   // element access at (cake_r, cake_c) of the op's tile (broadcast along extent-1 dims)
   auto viewOff = [&](const Operand& o, const std::string& rr, const std::string& cc) {
@@ -285,34 +279,6 @@ void Emitter::emitElementwise(const ir::Op& op) {
   };
   // the value
   std::string val;
-  auto un = [&](const std::string& x) -> std::string {
-    const std::string& f = op.fn;
-    if (intc) {
-      if (f == "neg") return "(-" + x + ")";
-      if (f == "abs") return "abs(" + x + ")";
-      if (f == "relu") return "cake_max(" + x + ", 0)";
-    }
-    if (f == "exp2") return "exp2f(" + x + ")";
-    if (f == "neg") return "(-" + x + ")";
-    if (f == "abs") return "fabsf(" + x + ")";
-    if (f == "relu") return "fmaxf(" + x + ", 0.f)";
-    if (f == "rsqrt") return "rsqrtf(" + x + ")";
-    if (f == "recip") return "(1.f / " + x + ")";
-    if (f == "sqrt") return "sqrtf(" + x + ")";
-    fail("lower.unsupported", "unary op '" + sanitizeComment(f) + "'");
-    return x;
-  };
-  auto bin = [&](const std::string& a, const std::string& b) -> std::string {
-    const std::string& f = op.fn;
-    if (f == "add") return "(" + a + " + " + b + ")";
-    if (f == "sub") return "(" + a + " - " + b + ")";
-    if (f == "mul") return "(" + a + " * " + b + ")";
-    if (f == "div") return "(" + a + " / " + b + ")";
-    if (f == "max") return intc ? "cake_max(" + a + ", " + b + ")" : "fmaxf(" + a + ", " + b + ")";
-    if (f == "min") return intc ? "cake_min(" + a + ", " + b + ")" : "fminf(" + a + ", " + b + ")";
-    fail("lower.unsupported", "binary op '" + sanitizeComment(f) + "'");
-    return a;
-  };
   switch (op.kind) {
     case OpKind::Fill:
       val = op.fill_value ? (intc ? fmt::format("({})", plan_.expr(op.fill_value))
@@ -320,10 +286,16 @@ void Emitter::emitElementwise(const ir::Op& op) {
                           : floatLiteral(op.fill_value_f);
       break;
     case OpKind::Copy: val = read(srcs[0]); break;
-    case OpKind::Unary: val = un(read(srcs[0])); break;
+    case OpKind::Unary: {
+      const auto v = unaryText(op.fn, read(srcs[0]), intc);
+      if (!v) internalError(op, "unary op '" + sanitizeComment(op.fn) + "'");
+      val = *v;
+      break;
+    }
     case OpKind::Binary: {
-      Operand b2 = srcs[1];
-      val = bin(read(srcs[0]), read(b2));
+      const auto v = binaryText(op.fn, read(srcs[0]), read(srcs[1]), intc);
+      if (!v) internalError(op, "binary op '" + sanitizeComment(op.fn) + "'");
+      val = *v;
       break;
     }
     default: break;
@@ -421,28 +393,16 @@ void Emitter::emitElementwise(const ir::Op& op) {
 // ------------------------------------------------------------ reductions
 
 void Emitter::emitReduce(const ir::Op& op) {
-  auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
-  const int rdim = plan_.reduceDim(op);
-  if (rdim < 0) return fail("lower.unsupported", "a reduction over a leading axis of a rank > 2 operand");
-  Tile st;
-  if (op.src.kind == K::Param) {
-    if (!plan_.refTile(op.dst, st)) return fail("lower.unsupported", "reduction tile");
-    return fail("lower.unsupported", "a reduction whose source is a tensor (copy the tile into regs or a view first)");
-  }
-  if (!plan_.refTile(op.src, st)) return fail("lower.unsupported", "a reduction source slice without a constant extent");
-  Tile dt;
-  if (!plan_.refTile(op.dst, dt)) return fail("lower.unsupported", "a reduction destination slice without a constant extent");
-  const Tile want = rdim == 1 ? Tile{st.R, 1} : Tile{1, st.C};
-  if (dt.R * dt.C != want.R * want.C)
-    return fail("lower.layout", fmt::format("reduce of {}x{} along axis {} gives {}x{}, not the destination's {}x{}",
-                                            st.R, st.C, op.axis, want.R, want.C, dt.R, dt.C));
+  PlanIssue issue;
+  const auto shape = plan_.reduceShape(op, &issue);
+  if (!shape) internalError(op, issue.message);
+  const int rdim = shape->rdim;
+  const Tile st = shape->src, want = shape->want;
   const std::string& f = op.fn;
   const bool arg = f == "argmin" || f == "argmax";
-  Fn fn;
-  if (f == "sum") fn = {"0.f", "({a} + {b})"};
-  else if (f == "max" || f == "argmax") fn = {"(-INFINITY)", "fmaxf({a}, {b})"};
-  else if (f == "min" || f == "argmin") fn = {"INFINITY", "fminf({a}, {b})"};
-  else return fail("lower.unsupported", "reduce op '" + sanitizeComment(f) + "'");
+  const auto fnOpt = reduceFn(f);
+  if (!fnOpt) internalError(op, "reduce op '" + sanitizeComment(f) + "'");
+  const ReduceFn& fn = *fnOpt;
   auto comb = [&](const std::string& a, const std::string& b) {
     std::string s = fn.combine;
     s.replace(s.find("{a}"), 3, a);
@@ -461,16 +421,10 @@ void Emitter::emitReduce(const ir::Op& op) {
                                       op.axis, st.R, st.C)));
   if (op.src.kind == K::Regs) {
     const Layout* Ls = layoutOf(op.src.index);
-    if (!Ls) {
-      close();
-      return;
-    }
+    if (!Ls) internalError(op, "a fragment operand without a layout in this role");
     std::string why;
     auto Ld = plan_.layoutFor(Ls->fam, want, &why);
-    if (!Ld) {
-      close();
-      return fail("lower.layout", why);
-    }
+    if (!Ld) internalError(op, why);
     const Dist& keep = rdim == 1 ? Ls->row : Ls->col;
     const Dist& red = rdim == 1 ? Ls->col : Ls->row;
     const std::string src = plan_.regsName(op.src.index);
@@ -509,10 +463,7 @@ void Emitter::emitReduce(const ir::Op& op) {
     if (arg) line("cake_redi[cake_a] = cake_x;");
     close();
     if (c.warps > 1) {
-      if (plan_.roleScratch_[role_] < 0) {
-        close();
-        return fail("lower.layout", "internal: no reduction scratch for this role");
-      }
+      if (plan_.roleScratch_[role_] < 0) internalError(op, "no reduction scratch for this role");
       const int B = plan_.scratchSlots_;
       comment(fmt::format("across the {} warps that hold other parts of the axis: through shared memory", c.warps));
       line("#pragma unroll");
@@ -550,15 +501,13 @@ void Emitter::emitReduce(const ir::Op& op) {
     if (distGuarded(keep)) wg.push_back(fmt::format("{} < {}", kidx, keep.E));
     if (op.dst.kind == K::Regs) {
       const Layout* Lr = layoutOf(op.dst.index);
-      if (!Lr || !(Lr->fam == Ls->fam)) {
-        close();
-        close();
-        return fail("lower.layout", "the reduction's destination fragment has another layout than its source");
-      }
+      if (!Lr || !(Lr->fam == Ls->fam))
+        internalError(op, "the reduction's destination fragment has another layout than its source");
       if (!wg.empty()) line(fmt::format("if ({})", fmt::join(wg, " && ")));
       line(fmt::format("  {}[{}][{}] = {};", plan_.regsName(op.dst.index), rdim == 1 ? "cake_a" : "0", rdim == 1 ? "0" : "cake_a",
                        result));
     } else if (op.dst.kind == K::View) {
+      if (!op.dst.slices.empty()) internalError(op, "a reduction into a sliced slot");
       const int v = op.dst.index;
       const int eb = ir::dtypeBytes(s_.views[v].dtype);
       const int64_t dc = plan_.viewTile(v).C;
@@ -567,19 +516,15 @@ void Emitter::emitReduce(const ir::Op& op) {
       line(fmt::format("if ({}) cake_sts<{}>({} + {}, {});", fmt::join(wg, " && "), DT, plan_.viewSlotAddr(op.dst),
                        plan_.viewOffset(v, fmt::format("({}) / {}", kidx, dc), fmt::format("(({}) % {}) * {}", kidx, dc, eb)),
                        result));
-      if (!op.dst.slices.empty()) fail("lower.unsupported", "a reduction into a sliced slot");
     } else {
-      fail("lower.unsupported", "a reduction into this destination");
+      internalError(op, "a reduction into this destination");
     }
     close();
     close();
     return;
   }
   // source in shared memory: each destination element reduces its line serially
-  if (op.src.kind != K::View) {
-    close();
-    return fail("lower.unsupported", "a reduction of this source");
-  }
+  if (op.src.kind != K::View) internalError(op, "a reduction of this source");
   const int v = op.src.index;
   const int eb = ir::dtypeBytes(s_.views[v].dtype);
   std::string r0 = "0", c0 = "0";
@@ -608,10 +553,7 @@ void Emitter::emitReduce(const ir::Op& op) {
   };
   if (op.dst.kind == K::Regs) {
     const Layout* Ld = layoutOf(op.dst.index);
-    if (!Ld) {
-      close();
-      return;
-    }
+    if (!Ld) internalError(op, "a fragment operand without a layout in this role");
     const Dist& keep = rdim == 1 ? Ld->row : Ld->col;
     line("#pragma unroll");
     open(fmt::format("for (int cake_a = 0; cake_a < {}; ++cake_a)", keep.n));
@@ -633,7 +575,7 @@ void Emitter::emitReduce(const ir::Op& op) {
     });
     close();
   } else {
-    fail("lower.unsupported", "a reduction into this destination");
+    internalError(op, "a reduction into this destination");
   }
   close();
 }
@@ -641,31 +583,17 @@ void Emitter::emitReduce(const ir::Op& op) {
 // ------------------------------------------------------------ TMEM <-> registers
 
 void Emitter::emitTmemCopy(const ir::Op& op) {
-  auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
   const bool load = op.src.kind == K::Tmem;
   const ir::BufferRef& tm = load ? op.src : op.dst;
   const ir::BufferRef& rg = load ? op.dst : op.src;
   const Layout* L = layoutOf(rg.index);
-  if (!L) return;
-  Tile tt;
-  if (!plan_.refTile(tm, tt)) return fail("lower.unsupported", "a TMEM slice without constant extents");
-  const auto& role = s_.roles[role_];
-  const int wpi = role.warpsPerInstance();
-  if (tt.R != 128 || L->t.R != 128 || L->t.C != tt.C || L->row.kind != Dist::Cyclic || L->col.kind != Dist::Full)
-    return fail("lower.layout", fmt::format("a TMEM copy moves a 128-lane region to a 128-row fragment of the same "
-                                            "columns (TMEM {}x{}, fragment {}x{})", tt.R, tt.C, L->t.R, L->t.C));
-  if (wpi < 4) return fail("lower.layout", "a TMEM copy of 128 lanes needs an instance of at least 4 warps");
-  for (int i = 0; i < role.instanceCount(); ++i)
-    for (int w = 0; w < 4; ++w)
-      if (role.warps[i * wpi + w] % 4 != w)
-        return fail("lower.layout",
-                    fmt::format("role '{}': warp {} of an instance reaches TMEM lanes {}..{}, not the fragment's rows "
-                                "{}..{} (instances must start at a warp index divisible by 4)",
-                                role.name, role.warps[i * wpi + w], 32 * (role.warps[i * wpi + w] % 4),
-                                32 * (role.warps[i * wpi + w] % 4) + 31, 32 * w, 32 * w + 31));
+  if (!L) internalError(op, "a fragment operand without a layout in this role");
+  PlanIssue issue;
+  const auto tile = plan_.tmemCopyTile(role_, op, *L, &issue);
+  if (!tile) internalError(op, issue.message);
+  const Tile tt = *tile;
+  const int wpi = s_.roles[role_].warpsPerInstance();
   const ir::DType tdt = s_.tmems[tm.index].dtype;
-  if (tdt != ir::DType::F32 && tdt != ir::DType::I32)
-    return fail("lower.layout", "TMEM copies move 32-bit (f32 / i32) columns");
   const std::string x = plan_.regsName(rg.index), T_ = cType(s_.regs[rg.index].dtype);
   openScope();
   comment(fmt::format("{} {} {}: tcgen05.{} 32x32b, thread = TMEM lane (row), {} columns", sanitizeComment(s_.regs[rg.index].name),

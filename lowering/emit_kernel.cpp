@@ -1,6 +1,8 @@
 // Stage 3, the kernel: its parameters, shared-memory carve-up, barrier
 // initialisation, one branch per role, the role's blocks and the syncs the
 // plan puts among an instance's threads. See emit.h and docs/gpu.md.
+#include <stdexcept>
+
 #include "lowering/emit.h"
 
 namespace cake::lowering::detail {
@@ -19,8 +21,9 @@ std::string Emitter::host() {
   return std::move(out_);
 }
 
-void Emitter::error(const char* rule, const ir::SourceRange& r, std::string msg) {
-  findings_.push_back(ir::makeFinding(ir::rule(rule), r, std::move(msg)));
+void Emitter::internalError(const ir::Op& op, const std::string& what) const {
+  throw std::logic_error(
+      fmt::format("internal error: lowering {}: {} (the plan's validation let it through)", op.range.str(), what));
 }
 
 void Emitter::line(const std::string& l) {

@@ -229,13 +229,9 @@ LowerResult lowerToCuda(const ir::Schedule& schedule, const LowerOptions& opts) 
   res.target = plan.target_;
   res.findings = plan.findings_;
   if (!ok) return res;
-  detail::Emitter emitter(plan);  // stage 3: reads the plan only
+  detail::Emitter emitter(plan);  // stage 3: reads the plan only, cannot fail on a validated one
   const std::string kernel = emitter.kernel();
   const std::string host = emitter.host();
-  if (!emitter.findings_.empty()) {
-    res.findings = emitter.findings_;
-    return res;
-  }
   detail::assemble(plan, kernel, host, res);
   return res;
 }

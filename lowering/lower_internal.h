@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/expect_tx.h"
+#include "ir/rule_ids.h"
 #include "lowering/lower.h"
 
 namespace cake::lowering::detail {
@@ -99,6 +100,33 @@ struct SyncState {
   bool operator==(const SyncState& o) const { return rd == o.rd && wr == o.wr; }
 };
 
+// Why the plan cannot take an op: the lower.* rule and its message.
+struct PlanIssue {
+  ir::Rule rule = ir::Rule::LowerUnsupported;
+  std::string message;
+};
+
+// The shapes of an element-wise op (copy, fill, unary, binary) in one role.
+struct ElementwiseShape {
+  Tile tile;                                   // the tile it iterates over
+  std::vector<const ir::BufferRef*> srcs;      // its sources, in operand order
+  std::vector<Tile> srcTiles;                  // their tiles (a tensor source takes `tile`)
+  std::optional<Layout> layout;                // the iteration layout; none: no fragment operand
+};
+
+// The shapes of an lm.reduce.
+struct ReduceShape {
+  int rdim = 1;          // 0: rows, 1: columns of the 2-D source tile are reduced
+  Tile src, dst;
+  Tile want;             // what the reduction gives: src.R x 1 or 1 x src.C
+};
+
+// A reduction's identity and combining expression (with {a}, {b}).
+struct ReduceFn {
+  std::string identity;
+  std::string combine;
+};
+
 struct TensorInfo {
   int rank = 0;                   // 0: not known (unused)
   ir::DType dtype = ir::DType::BF16;
@@ -113,11 +141,13 @@ struct TensorInfo {
 //      names, shared-memory layout, roles, barriers, MMA plans, fragment
 //      layouts, scratch, the grid, and where instances sync their threads;
 //      a schedule it cannot plan gets located lower.* findings.
-//   2. Validation (validate.cpp) checks every op against the finished plan
-//      (the remaining lower.* rules).
+//   2. Validation (validate.cpp) checks every op against the plan (the
+//      remaining lower.* rules): what each target lowers, and what the
+//      compute ops' emitters need of their shapes and fragment layouts.
 //   3. Emitter (emit.h, emit_*.cpp) writes the CUDA from the plan, which it
 //      only reads (a const reference): emission decides nothing the output's
-//      correctness depends on.
+//      correctness depends on, and cannot fail on a validated plan (a case
+//      it cannot take is a bug in cake: it throws std::logic_error).
 // The queries below (names, expressions, shapes, addresses) are what both
 // the builder and the emitter ask of the plan.
 struct KernelPlan {
@@ -213,6 +243,12 @@ struct KernelPlan {
   std::optional<Layout> layoutFor(const Family& f, Tile t, std::string* why) const;
   std::optional<Dist> distFor(const Family& f, bool row, int64_t E, std::string* why) const;
   bool opIsElected(const ir::Op& op) const;
+  // shapes of the compute ops in `role` (plan.cpp); nullopt with the reason
+  // when the plan cannot take the op (validation reports it, emission relies on it)
+  std::optional<ElementwiseShape> elementwiseShape(int role, const ir::Op& op, PlanIssue* why) const;
+  std::optional<ReduceShape> reduceShape(const ir::Op& op, PlanIssue* why) const;
+  // the TMEM region a TMEM <-> registers copy moves, given its fragment's layout
+  std::optional<Tile> tmemCopyTile(int role, const ir::Op& op, const Layout& frag, PlanIssue* why) const;
   std::string hostGridText() const;
 
   // ---- addresses
@@ -237,7 +273,7 @@ class PlanBuilder : public KernelPlan {
   std::vector<ir::Finding> findings_;
 
  private:
-  void error(const char* rule, const ir::SourceRange& r, std::string msg);
+  void error(ir::Rule rule, const ir::SourceRange& r, std::string msg);
   bool failed() const { return !findings_.empty(); }
   void assignNames();
   std::string uniqueName(const std::string& raw);
@@ -266,6 +302,10 @@ class PlanBuilder : public KernelPlan {
   void planInstanceSyncs();
   // validation (validate.cpp)
   void checkOps();
+  void checkComputeOps();                          // on the finished plan, in emission order
+  void checkElementwise(int role, const ir::Op& op);
+  void checkReduce(int role, const ir::Op& op);
+  void checkTmemCopy(int role, const ir::Op& op);
 };
 
 std::string sanitizeComment(std::string_view s);
@@ -276,5 +316,9 @@ int64_t lcm64(int64_t a, int64_t b);
 bool exprEqual(const ir::ExprPtr& a, const ir::ExprPtr& b);
 bool exprUses(const Expr& e, ExprKind k);
 std::string floatLiteral(double v);
+// C++ of an element-wise function (emit_compute.cpp); nullopt: not lowered
+std::optional<std::string> unaryText(const std::string& fn, const std::string& x, bool intc);
+std::optional<std::string> binaryText(const std::string& fn, const std::string& a, const std::string& b, bool intc);
+std::optional<ReduceFn> reduceFn(const std::string& fn);
 
 }  // namespace cake::lowering::detail

@@ -403,6 +403,107 @@ int KernelPlan::reduceDim(const ir::Op& op) const {
   return others == 1 ? 0 : -1;
 }
 
+namespace {
+template <class T>
+std::optional<T> issue(PlanIssue* why, ir::Rule rule, std::string message) {
+  if (why) *why = {rule, std::move(message)};
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<ElementwiseShape> KernelPlan::elementwiseShape(int role, const ir::Op& op, PlanIssue* why) const {
+  using K = ir::BufferRef::Kind;
+  auto fail = [&](ir::Rule rule, std::string m) { return issue<ElementwiseShape>(why, rule, std::move(m)); };
+  ElementwiseShape sh;
+  // the op's tile: the destination's, or (for a tensor destination) the first source's
+  if (op.dst.kind == K::Param) {
+    bool found = false;
+    for (const auto* r : {&op.src, &op.src2})
+      if ((r->kind == K::Regs || r->kind == K::View) && refTile(*r, sh.tile)) {
+        found = true;
+        break;
+      }
+    if (!found) return fail(ir::Rule::LowerUnsupported, "a store to a tensor whose tile has no register or view source");
+  } else if (!refTile(op.dst, sh.tile)) {
+    return fail(ir::Rule::LowerUnsupported, "the destination's slice has no constant extent");
+  }
+  if (op.kind == OpKind::Copy || op.kind == OpKind::Unary) sh.srcs = {&op.src};
+  if (op.kind == OpKind::Binary) sh.srcs = {&op.src, &op.src2};
+  for (const auto* r : sh.srcs) {
+    Tile t = sh.tile;
+    if (r->kind != K::Param && !refTile(*r, t))
+      return fail(ir::Rule::LowerUnsupported, "a source slice without a constant extent");
+    if ((t.R != sh.tile.R && t.R != 1) || (t.C != sh.tile.C && t.C != 1)) {
+      // same element count, different 2-D split (e.g. (64,) vs (1, 64)): not a broadcast
+      return fail(ir::Rule::LowerLayout, fmt::format("operand shape {}x{} does not broadcast to {}x{}", t.R, t.C,
+                                                     sh.tile.R, sh.tile.C));
+    }
+    sh.srcTiles.push_back(t);
+  }
+  // iteration layout: the family of the fragments involved
+  const Layout* anchor = op.dst.kind == K::Regs ? layoutOf(role, op.dst.index) : nullptr;
+  for (const auto* r : sh.srcs)
+    if (!anchor && r->kind == K::Regs) anchor = layoutOf(role, r->index);
+  if (anchor) {
+    std::string w;
+    sh.layout = layoutFor(anchor->fam, sh.tile, &w);
+    if (!sh.layout) return fail(ir::Rule::LowerLayout, "the op's tile does not fit its fragments' layout: " + w);
+  }
+  return sh;
+}
+
+std::optional<ReduceShape> KernelPlan::reduceShape(const ir::Op& op, PlanIssue* why) const {
+  using K = ir::BufferRef::Kind;
+  auto fail = [&](ir::Rule rule, std::string m) { return issue<ReduceShape>(why, rule, std::move(m)); };
+  ReduceShape sh;
+  sh.rdim = reduceDim(op);
+  if (sh.rdim < 0) return fail(ir::Rule::LowerUnsupported, "a reduction over a leading axis of a rank > 2 operand");
+  if (op.src.kind == K::Param) {
+    if (!refTile(op.dst, sh.src)) return fail(ir::Rule::LowerUnsupported, "reduction tile");
+    return fail(ir::Rule::LowerUnsupported,
+                "a reduction whose source is a tensor (copy the tile into regs or a view first)");
+  }
+  if (!refTile(op.src, sh.src))
+    return fail(ir::Rule::LowerUnsupported, "a reduction source slice without a constant extent");
+  if (!refTile(op.dst, sh.dst))
+    return fail(ir::Rule::LowerUnsupported, "a reduction destination slice without a constant extent");
+  sh.want = sh.rdim == 1 ? Tile{sh.src.R, 1} : Tile{1, sh.src.C};
+  if (sh.dst.R * sh.dst.C != sh.want.R * sh.want.C)
+    return fail(ir::Rule::LowerLayout, fmt::format("reduce of {}x{} along axis {} gives {}x{}, not the destination's {}x{}",
+                                                   sh.src.R, sh.src.C, op.axis, sh.want.R, sh.want.C, sh.dst.R, sh.dst.C));
+  return sh;
+}
+
+// tcgen05.ld / tcgen05.st 32x32b: warp w % 4 of the CTA reaches TMEM lanes
+// 32 (w % 4) .. + 31, one lane (row) per thread, 32-bit columns.
+std::optional<Tile> KernelPlan::tmemCopyTile(int role, const ir::Op& op, const Layout& L, PlanIssue* why) const {
+  using K = ir::BufferRef::Kind;
+  auto fail = [&](ir::Rule rule, std::string m) { return issue<Tile>(why, rule, std::move(m)); };
+  const ir::BufferRef& tm = op.src.kind == K::Tmem ? op.src : op.dst;
+  Tile tt;
+  if (!refTile(tm, tt)) return fail(ir::Rule::LowerUnsupported, "a TMEM slice without constant extents");
+  const auto& r = s_.roles[role];
+  const int wpi = r.warpsPerInstance();
+  if (tt.R != 128 || L.t.R != 128 || L.t.C != tt.C || L.row.kind != Dist::Cyclic || L.col.kind != Dist::Full)
+    return fail(ir::Rule::LowerLayout, fmt::format("a TMEM copy moves a 128-lane region to a 128-row fragment of the "
+                                                   "same columns (TMEM {}x{}, fragment {}x{})",
+                                                   tt.R, tt.C, L.t.R, L.t.C));
+  if (wpi < 4) return fail(ir::Rule::LowerLayout, "a TMEM copy of 128 lanes needs an instance of at least 4 warps");
+  for (int i = 0; i < r.instanceCount(); ++i)
+    for (int w = 0; w < 4; ++w) {
+      const int warp = r.warps[i * wpi + w];
+      if (warp % 4 != w)
+        return fail(ir::Rule::LowerLayout,
+                    fmt::format("role '{}': warp {} of an instance reaches TMEM lanes {}..{}, not the fragment's rows "
+                                "{}..{} (instances must start at a warp index divisible by 4)",
+                                r.name, warp, 32 * (warp % 4), 32 * (warp % 4) + 31, 32 * w, 32 * w + 31));
+    }
+  const ir::DType tdt = s_.tmems[tm.index].dtype;
+  if (tdt != ir::DType::F32 && tdt != ir::DType::I32)
+    return fail(ir::Rule::LowerLayout, "TMEM copies move 32-bit (f32 / i32) columns");
+  return tt;
+}
+
 std::string KernelPlan::slotOf(const ir::ExprPtr& e, int stages) const {
   if (stages == 1 || !e) return "0";
   if (auto c = constOf(e)) return std::to_string(((*c % stages) + stages) % stages);

@@ -10,8 +10,8 @@ namespace cake::lowering::detail {
 
 using K = ir::BufferRef::Kind;
 
-void PlanBuilder::error(const char* rule, const ir::SourceRange& r, std::string msg) {
-  findings_.push_back(ir::makeFinding(ir::rule(rule), r, std::move(msg)));
+void PlanBuilder::error(ir::Rule rule, const ir::SourceRange& r, std::string msg) {
+  findings_.push_back(ir::makeFinding(rule, r, std::move(msg)));
 }
 
 std::string PlanBuilder::uniqueName(const std::string& raw) {
@@ -76,7 +76,7 @@ void PlanBuilder::analyzeParams() {
     auto& t = tensors_[p];
     if (t.rank == 0) t.rank = static_cast<int>(rank);
     else if (t.rank != static_cast<int>(rank))
-      error("lower.layout", r,
+      error(ir::Rule::LowerLayout, r,
             fmt::format("tensor '{}' is addressed with {} coordinates here and {} elsewhere", s_.params[p].name,
                         rank, t.rank));
     if (dt && !t.dtypeKnown) {
@@ -152,7 +152,7 @@ void PlanBuilder::needConst(const ir::ExprPtr& e, const ir::SourceRange& r, cons
     names.push_back(s_.params[p].name);
     unspecialized_.insert(s_.params[p].name);
   }
-  error("lower.unsupported", r,
+  error(ir::Rule::LowerUnsupported, r,
         names.empty()
             ? fmt::format("{} is not a constant", what)
             : fmt::format("{} depends on {}: lowering needs constant shapes; specialise the kernel for a value "
@@ -166,7 +166,7 @@ void PlanBuilder::layoutSmem() {
     auto bytes = constOf(p.bytes);
     if (!bytes || *bytes <= 0) {
       if (!bytes) needConst(p.bytes, p.range, fmt::format("the size of pool '{}'", p.name));
-      else error("lower.unsupported", p.range, fmt::format("pool '{}' needs a positive size", p.name));
+      else error(ir::Rule::LowerUnsupported, p.range, fmt::format("pool '{}' needs a positive size", p.name));
       return;
     }
     off = (off + 1023) / 1024 * 1024;
@@ -182,7 +182,7 @@ void PlanBuilder::layoutSmem() {
       needConst(view.offset, view.range, fmt::format("the offset of view '{}'", view.name));
       for (const auto& d : view.shape) needConst(d, view.range, fmt::format("the shape of view '{}'", view.name));
       if (!failed())
-        error("lower.unsupported", view.range, fmt::format("view '{}': lowering needs a positive shape", view.name));
+        error(ir::Rule::LowerUnsupported, view.range, fmt::format("view '{}': lowering needs a positive shape", view.name));
       continue;
     }
     const int sw = ir::swizzleBytes(view.swizzle);
@@ -190,11 +190,11 @@ void PlanBuilder::layoutSmem() {
     if (sw) {
       const int64_t period = sw * 8;  // 256 / 512 / 1024 B
       if (*o % period || viewSlotBytes(vi) % period)
-        error("lower.layout", view.range,
+        error(ir::Rule::LowerLayout, view.range,
               fmt::format("view '{}': with a {}B swizzle its offset and slot size must be multiples of {} B", view.name,
                           sw, period));
     } else if (*o % 16) {
-      error("lower.layout", view.range, fmt::format("view '{}': offset must be a multiple of 16 B", view.name));
+      error(ir::Rule::LowerLayout, view.range, fmt::format("view '{}': offset must be a multiple of 16 B", view.name));
     }
   }
   off = (off + 7) / 8 * 8;
@@ -216,7 +216,7 @@ void PlanBuilder::analyzeRoles() {
   threads_ = warps_ * 32;
   const ir::TargetLimits& lim = ir::targetLimits(target_);
   if (threads_ <= 0 || warps_ > lim.max_warps_per_block) {
-    error("lower.unsupported", s_.range,
+    error(ir::Rule::LowerUnsupported, s_.range,
           fmt::format("{} threads per block (1..{} lower)", threads_, 32 * lim.max_warps_per_block));
     return;
   }
@@ -230,7 +230,7 @@ void PlanBuilder::analyzeRoles() {
     roleSingle_.push_back(single);
     for (int w : role.warps)
       if (w >= warps_)
-        error("lower.unsupported", role.range,
+        error(ir::Rule::LowerUnsupported, role.range,
               fmt::format("role '{}' uses warp {} but the block has {} warps (decorator warps=)", role.name, w, warps_));
     if (role.regs && target_ != ir::Target::SM80) {
       // setmaxnreg is warpgroup-wide: the role must own whole aligned warpgroups
@@ -239,15 +239,15 @@ void PlanBuilder::analyzeRoles() {
       for (int x : role.warps)
         for (int k = 0; k < 4; ++k) ok = ok && w.count(x / 4 * 4 + k);
       if (!ok)
-        error("lower.layout", role.range,
+        error(ir::Rule::LowerLayout, role.range,
               fmt::format("role '{}' has regs={} but does not own whole warpgroups (setmaxnreg is per warpgroup)",
                           role.name, *role.regs));
       if (*role.regs < 24 || *role.regs > 256 || *role.regs % 8)
-        error("lower.layout", role.range,
+        error(ir::Rule::LowerLayout, role.range,
               fmt::format("role '{}': regs={} must be a multiple of 8 in [24, 256]", role.name, *role.regs));
     }
     if (role.group > 0 && role.warps.size() % role.group)
-      error("lower.layout", role.range, fmt::format("role '{}': {} warps do not split into groups of {}", role.name,
+      error(ir::Rule::LowerLayout, role.range, fmt::format("role '{}': {} warps do not split into groups of {}", role.name,
                                                     role.warps.size(), role.group));
   }
   // named barriers: ids 1..n
@@ -269,7 +269,7 @@ void PlanBuilder::analyzeRoles() {
     id += role.instanceCount();
   }
   if (id > 16)
-    error("lower.unsupported", s_.range,
+    error(ir::Rule::LowerUnsupported, s_.range,
           fmt::format("{} named barriers + the multi-warp instances' own barriers need {} of the 15 hardware barriers",
                       s_.named_barriers.size(), id - 1));
 }
@@ -333,25 +333,25 @@ void PlanBuilder::planMmas() {
     ir::forEachOp(body.body, [&](const Stmt& st) {
       const auto& op = st.op;
       if (op.kind != OpKind::Mma) return;
-      auto fail = [&](const char* rule, const std::string& m) { error(rule, op.range, m); };
-      if (op.src2.kind != K::View) return fail("lower.unsupported", "an mma whose b operand is not a view slot");
+      auto fail = [&](ir::Rule rule, const std::string& m) { error(rule, op.range, m); };
+      if (op.src2.kind != K::View) return fail(ir::Rule::LowerUnsupported, "an mma whose b operand is not a view slot");
       const int vb = op.src2.index;
       const auto& B = s_.views[vb];
       Tile tb, ta, tacc;
-      if (!refTile(op.src2, tb)) return fail("lower.unsupported", "the mma b operand's slice has no constant extent");
-      if (!refTile(op.src, ta)) return fail("lower.unsupported", "the mma a operand's slice has no constant extent");
+      if (!refTile(op.src2, tb)) return fail(ir::Rule::LowerUnsupported, "the mma b operand's slice has no constant extent");
+      if (!refTile(op.src, ta)) return fail(ir::Rule::LowerUnsupported, "the mma a operand's slice has no constant extent");
       if (!refTile(op.dst, tacc) || !op.dst.slices.empty())
-        return fail("lower.unsupported", "a sliced mma accumulator");
+        return fail(ir::Rule::LowerUnsupported, "a sliced mma accumulator");
       if (op.src.kind == K::View && viewShape(op.src.index).size() != 2)
-        return fail("lower.unsupported", "an mma operand view that is not 2-D");
-      if (viewShape(vb).size() != 2) return fail("lower.unsupported", "an mma operand view that is not 2-D");
+        return fail(ir::Rule::LowerUnsupported, "an mma operand view that is not 2-D");
+      if (viewShape(vb).size() != 2) return fail(ir::Rule::LowerUnsupported, "an mma operand view that is not 2-D");
       if (op.src.slices.size() > 1 || op.src2.slices.size() > 1) {
         const auto& sl = op.src.slices.size() > 1 ? op.src.slices[1] : op.src2.slices[1];
-        if (sl.lo || sl.hi) return fail("lower.layout", "an mma operand may be sliced along rows only");
+        if (sl.lo || sl.hi) return fail(ir::Rule::LowerLayout, "an mma operand may be sliced along rows only");
       }
       const int64_t K = ta.C;
       if (tb.C != K || ta.R != tacc.R || tb.R != tacc.C)
-        return fail("lower.layout", fmt::format("mma shapes: acc {}x{}, a {}x{}, b {}x{}: need acc = a rows x b rows "
+        return fail(ir::Rule::LowerLayout, fmt::format("mma shapes: acc {}x{}, a {}x{}, b {}x{}: need acc = a rows x b rows "
                                                 "and a common K", tacc.R, tacc.C, ta.R, ta.C, tb.R, tb.C));
       const ir::DType adt = refDtype(op.src), bdt = B.dtype;
       auto tyName = [](ir::DType d) -> std::string {
@@ -368,28 +368,28 @@ void PlanBuilder::planMmas() {
       MmaPlan p;
       if (op.dst.kind == K::Tmem) {
         if (target_ != ir::Target::SM100a)
-          return fail("lower.unsupported", "an mma into TMEM (tcgen05) needs sm_100a");
-        if (op.src.kind != K::View) return fail("lower.unsupported", "tcgen05.mma with a from registers or TMEM");
+          return fail(ir::Rule::LowerUnsupported, "an mma into TMEM (tcgen05) needs sm_100a");
+        if (op.src.kind != K::View) return fail(ir::Rule::LowerUnsupported, "tcgen05.mma with a from registers or TMEM");
         p.kind = MmaPlan::Tcgen05;
         p.ty = tyName(adt);
         if (adt != bdt || p.ty.empty())
-          return fail("lower.layout", "tcgen05.mma operands must have one type of bf16, f16, e4m3, e5m2 or f32 (tf32)");
+          return fail(ir::Rule::LowerLayout, "tcgen05.mma operands must have one type of bf16, f16, e4m3, e5m2 or f32 (tf32)");
         p.kstep = 32 / ir::dtypeBytes(adt);
         if (!smemOk(op.src.index) || !smemOk(vb))
-          return fail("lower.layout", "tcgen05.mma operands need the K-major canonical layout: rows of a multiple of 32 "
+          return fail(ir::Rule::LowerLayout, "tcgen05.mma operands need the K-major canonical layout: rows of a multiple of 32 "
                                       "bytes, a multiple of 8 rows, and an offset aligned to the swizzle atom (8 rows)");
-        if (ta.R != 64 && ta.R != 128) return fail("lower.layout", fmt::format("tcgen05.mma M = {} (64 or 128)", ta.R));
+        if (ta.R != 64 && ta.R != 128) return fail(ir::Rule::LowerLayout, fmt::format("tcgen05.mma M = {} (64 or 128)", ta.R));
         if (tb.R % (ta.R == 64 ? 8 : 16) || tb.R < 8 || tb.R > 256)
-          return fail("lower.layout", fmt::format("tcgen05.mma N = {} (a multiple of {} up to 256)", tb.R,
+          return fail(ir::Rule::LowerLayout, fmt::format("tcgen05.mma N = {} (a multiple of {} up to 256)", tb.R,
                                                   ta.R == 64 ? 8 : 16));
-        if (K % p.kstep) return fail("lower.layout", fmt::format("tcgen05.mma K = {} is not a multiple of {}", K, p.kstep));
+        if (K % p.kstep) return fail(ir::Rule::LowerLayout, fmt::format("tcgen05.mma K = {} is not a multiple of {}", K, p.kstep));
         usesTmem_ = true;
         mma_[&op] = p;
         return;
       }
-      if (op.dst.kind != K::Regs) return fail("lower.unsupported", "an mma accumulator that is not regs or TMEM");
+      if (op.dst.kind != K::Regs) return fail(ir::Rule::LowerUnsupported, "an mma accumulator that is not regs or TMEM");
       if (s_.regs[op.dst.index].dtype != ir::DType::F32)
-        return fail("lower.layout", "mma accumulators are f32 fragments");
+        return fail(ir::Rule::LowerLayout, "mma accumulators are f32 fragments");
       const int wpi = role.warpsPerInstance();
       std::string whyNotWgmma;
       bool wg = target_ == ir::Target::SM90a;
@@ -416,15 +416,15 @@ void PlanBuilder::planMmas() {
       if (op.src.kind == K::Regs && !wg) {
         // mma.sync m16n8k16 with A from the fragment (its mma.sync layout, one warp column)
         if (bdt != ir::DType::BF16 && bdt != ir::DType::F16)
-          return fail("lower.layout", "mma.sync with a from registers needs bf16 or f16 b");
+          return fail(ir::Rule::LowerLayout, "mma.sync with a from registers needs bf16 or f16 b");
         if (adt != bdt && adt != ir::DType::F32)
-          return fail("lower.layout", "the a fragment of an mma must have b's type (or f32, converted)");
-        if (K % 16) return fail("lower.layout", fmt::format("mma.sync K = {} is not a multiple of 16", K));
+          return fail(ir::Rule::LowerLayout, "the a fragment of an mma must have b's type (or f32, converted)");
+        if (K % 16) return fail(ir::Rule::LowerLayout, fmt::format("mma.sync K = {} is not a multiple of 16", K));
         if (tacc.R % (16 * wpi) || tacc.C % 16)
-          return fail("lower.layout", fmt::format("mma.sync with a from registers: accumulator {}x{} must split into "
+          return fail(ir::Rule::LowerLayout, fmt::format("mma.sync with a from registers: accumulator {}x{} must split into "
                                                   "{} warps of 16-row multiples, columns a multiple of 16 ({})",
                                                   tacc.R, tacc.C, wpi, whyNotWgmma));
-        if (viewRowBytes(vb) % 16) return fail("lower.layout", "ldmatrix needs operand rows of a multiple of 16 bytes");
+        if (viewRowBytes(vb) % 16) return fail(ir::Rule::LowerLayout, "ldmatrix needs operand rows of a multiple of 16 bytes");
         p.kind = MmaPlan::MmaSync;
         p.rs = true;
         p.ty = tyName(bdt);
@@ -433,30 +433,30 @@ void PlanBuilder::planMmas() {
         p.kstep = 16;
       } else if (op.src.kind == K::Regs) {
         if (bdt != ir::DType::BF16 && bdt != ir::DType::F16)
-          return fail("lower.layout", "wgmma with a from registers needs bf16 or f16 operands");
+          return fail(ir::Rule::LowerLayout, "wgmma with a from registers needs bf16 or f16 operands");
         if (adt != bdt && adt != ir::DType::F32)
-          return fail("lower.layout", "the a fragment of a wgmma must have b's type (or f32, converted)");
+          return fail(ir::Rule::LowerLayout, "the a fragment of a wgmma must have b's type (or f32, converted)");
         p.kind = MmaPlan::Wgmma;
         p.rs = true;
         p.G = G;
         p.ty = ty;
         p.kstep = 16;
-        if (K % 16) return fail("lower.layout", fmt::format("wgmma K = {} is not a multiple of 16", K));
+        if (K % 16) return fail(ir::Rule::LowerLayout, fmt::format("wgmma K = {} is not a multiple of 16", K));
       } else if (op.src.kind != K::View) {
-        return fail("lower.unsupported", "an mma whose a operand is not a view slot or regs");
+        return fail(ir::Rule::LowerUnsupported, "an mma whose a operand is not a view slot or regs");
       } else if (wg) {
         p.kind = MmaPlan::Wgmma;
         p.G = G;
         p.ty = ty;
         p.kstep = 32 / ir::dtypeBytes(bdt);
-        if (K % p.kstep) return fail("lower.layout", fmt::format("wgmma K = {} is not a multiple of {}", K, p.kstep));
+        if (K % p.kstep) return fail(ir::Rule::LowerLayout, fmt::format("wgmma K = {} is not a multiple of {}", K, p.kstep));
       } else {
         // mma.sync m16n8k16 over a warp grid of the instance
         if ((adt != ir::DType::BF16 && adt != ir::DType::F16) || adt != bdt)
-          return fail("lower.layout", "mma.sync (" + whyNotWgmma + ") takes bf16 or f16 operands of one type");
-        if (K % 16) return fail("lower.layout", fmt::format("mma.sync K = {} is not a multiple of 16", K));
+          return fail(ir::Rule::LowerLayout, "mma.sync (" + whyNotWgmma + ") takes bf16 or f16 operands of one type");
+        if (K % 16) return fail(ir::Rule::LowerLayout, fmt::format("mma.sync K = {} is not a multiple of 16", K));
         if (viewRowBytes(op.src.index) % 16 || viewRowBytes(vb) % 16)
-          return fail("lower.layout", "ldmatrix needs operand rows of a multiple of 16 bytes");
+          return fail(ir::Rule::LowerLayout, "ldmatrix needs operand rows of a multiple of 16 bytes");
         int best = -1;
         for (int wm = 1; wm <= wpi; ++wm) {
           if (wpi % wm) continue;
@@ -471,7 +471,7 @@ void PlanBuilder::planMmas() {
           }
         }
         if (best < 0)
-          return fail("lower.layout", fmt::format("mma.sync accumulator {}x{} does not split over {} warps in m16 x "
+          return fail(ir::Rule::LowerLayout, fmt::format("mma.sync accumulator {}x{} does not split over {} warps in m16 x "
                                                   "n16 tiles ({})", tacc.R, tacc.C, wpi, whyNotWgmma));
         p.kind = MmaPlan::MmaSync;
         p.ty = ty;
@@ -526,7 +526,7 @@ void PlanBuilder::analyzeFragments() {
         if (ref->kind == K::Regs) {
           if (!ref->slices.empty() && (op.kind == OpKind::Mma || op.kind == OpKind::Reduce ||
                                        (op.kind == OpKind::Copy && (op.dst.kind == K::Tmem || op.src.kind == K::Tmem)))) {
-            error("lower.unsupported", op.range,
+            error(ir::Rule::LowerUnsupported, op.range,
                   fmt::format("a sliced register fragment ('{}') as an mma, reduce or TMEM operand",
                               s_.regs[ref->index].name));
             return;
@@ -578,7 +578,7 @@ void PlanBuilder::analyzeFragments() {
       fam = fams[0];
       for (const auto& f : fams)
         if (!(f == fam)) {
-          error("lower.layout", s_.regs[keys[0].second].range,
+          error(ir::Rule::LowerLayout, s_.regs[keys[0].second].range,
                 fmt::format("fragments connected to '{}' in role '{}' need two register layouts ({} and {}): split "
                             "them or copy through shared memory",
                             s_.regs[keys[0].second].name, role.name, fam.describe(), f.describe()));
@@ -597,13 +597,13 @@ void PlanBuilder::analyzeFragments() {
       std::string why;
       auto l = layoutFor(fam, regsTiles_[key.second], &why);
       if (!l) {
-        error("lower.layout", s_.regs[key.second].range,
+        error(ir::Rule::LowerLayout, s_.regs[key.second].range,
               fmt::format("fragment '{}' ({}x{}) in role '{}': {}", s_.regs[key.second].name,
                           regsTiles_[key.second].R, regsTiles_[key.second].C, role.name, why));
         continue;
       }
       if (static_cast<int64_t>(l->NR()) * l->NC() > 1024)
-        error("lower.layout", s_.regs[key.second].range,
+        error(ir::Rule::LowerLayout, s_.regs[key.second].range,
               fmt::format("fragment '{}' needs {} elements per thread in role '{}' (at most 1024 are lowered)",
                           s_.regs[key.second].name, static_cast<int64_t>(l->NR()) * l->NC(), role.name));
       frag_[key] = *l;
@@ -645,7 +645,7 @@ void PlanBuilder::analyzeScratch() {
   smemUsed_ = std::max(smemUsed_, off);
   const ir::TargetLimits& lim = ir::targetLimits(target_);
   if (smemUsed_ + 1024 > lim.smem_per_block)
-    error("lower.layout", s_.range,
+    error(ir::Rule::LowerLayout, s_.range,
           fmt::format("shared memory {} B (+1024 B alignment slack) exceeds the {} B a block can have on {}", smemUsed_,
                       lim.smem_per_block, ir::targetName(target_)));
 }
@@ -721,7 +721,7 @@ bool PlanBuilder::bindGemm(bool report) {
   bool ok = true;
   auto bad = [&](const ir::SourceRange& r, const std::string& m) {
     ok = false;
-    if (report) error("lower.binding", r, m);
+    if (report) error(ir::Rule::LowerBinding, r, m);
   };
   for (size_t i = 0; i < s_.params.size(); ++i) {
     const auto& p = s_.params[i];
@@ -746,7 +746,7 @@ bool PlanBuilder::bindGemm(bool report) {
   if (ok && !gridDerived_) {
     ok = false;
     if (report)
-      error("lower.grid", s_.range,
+      error(ir::Rule::LowerGrid, s_.range,
             "no store to an output tensor whose coordinates move with lm.block_idx (and no lm.grid_dim): the grid "
             "of a GEMM run cannot be derived");
   }
@@ -770,7 +770,7 @@ bool PlanBuilder::build() {
   target_ = opts_.target != ir::Target::Unspecified ? opts_.target : s_.target;
   if (target_ == ir::Target::Unspecified) target_ = s_.tmems.empty() ? ir::Target::SM90a : ir::Target::SM100a;
   if (opts_.target != ir::Target::Unspecified && s_.target != ir::Target::Unspecified && opts_.target != s_.target) {
-    error("lower.unsupported", s_.range,
+    error(ir::Rule::LowerUnsupported, s_.range,
           fmt::format("schedule '{}' is written for {}, not {}: lowering never retargets a schedule", s_.name,
                       ir::targetName(s_.target), ir::targetName(opts_.target)));
     return false;
@@ -782,7 +782,7 @@ bool PlanBuilder::build() {
     return !isReserved(n);
   };
   if (!opts_.namespace_name.empty() && !plainIdent(opts_.namespace_name)) {
-    error("lower.unsupported", s_.range,
+    error(ir::Rule::LowerUnsupported, s_.range,
           fmt::format("namespace name '{}' is not a plain C++ identifier", sanitizeComment(opts_.namespace_name)));
     return false;
   }
@@ -794,14 +794,14 @@ bool PlanBuilder::build() {
         found = true;
       }
     if (!found)
-      error("lower.unsupported", s_.range,
+      error(ir::Rule::LowerUnsupported, s_.range,
             fmt::format("specialize: schedule '{}' has no i32 parameter '{}'", s_.name, sanitizeComment(name)));
   }
   specEnv(specEnv_);
   for (const auto& a : s_.assumes)
     if (!spec_.empty() && a.cond)
       if (auto v = ir::evaluate(*a.cond, specEnv_); v && *v == 0)
-        error("lower.unsupported", a.range,
+        error(ir::Rule::LowerUnsupported, a.range,
               fmt::format("the specialised values violate lm.assume({})", pyText(a.cond)));
   if (failed()) return false;
   assignNames();
@@ -834,14 +834,14 @@ bool PlanBuilder::build() {
   // order the rules have always reported them
   checkOps();
   if (usesTmem_ && target_ != ir::Target::SM100a)
-    error("lower.unsupported", s_.range, "TMEM needs sm_100a");
+    error(ir::Rule::LowerUnsupported, s_.range, "TMEM needs sm_100a");
   if (usesTmem_) {
     int64_t need = 0;
     for (const auto& t : s_.tmems) need = std::max(need, constOf(t.cols).value_or(0) + constOf(t.width).value_or(0));
     int cols = 32;
     while (cols < need) cols *= 2;
     if (cols > ir::hw::kTmemColumns)
-      error("lower.layout", s_.range,
+      error(ir::Rule::LowerLayout, s_.range,
             fmt::format("TMEM columns [0, {}) exceed the {} of an SM", need, ir::hw::kTmemColumns));
     tmemCols_ = cols;
     if (tmemSlotOffset_ < 0) {
@@ -854,6 +854,10 @@ bool PlanBuilder::build() {
   deriveGrid();
   if (opts_.problem == Problem::Gemm) gemm_ = bindGemm(true);
   else if (opts_.problem == Problem::Auto) gemm_ = bindGemm(false);
+  // stage 2 for the compute ops, on the finished plan (fragment layouts,
+  // scratch); only a plan without findings gets here, as it only reached
+  // emission before these checks moved out of it
+  if (!failed()) checkComputeOps();
   return !failed();
 }
 

@@ -162,7 +162,7 @@ SyncState PlanBuilder::syncWalk(const ir::Block& b, SyncState st, bool record) {
         SyncState next = join(head, widen(end));
         if (next == head) break;
         if (round == bound) {
-          error("lower.unsupported", s.range,
+          error(ir::Rule::LowerUnsupported, s.range,
                 "internal error: the analysis of the syncs this loop's instance needs did not converge");
           break;
         }

@@ -1,6 +1,8 @@
-// Stage 2: validation of every op against the finished plan (lower.* rules
-// that concern single ops: what each target can lower, constant operands,
-// barrier slots). See lower_internal.h.
+// Stage 2: validation of every op against the plan (lower.* rules that
+// concern single ops: what each target can lower, constant operands, barrier
+// slots, and the shapes and fragment layouts the compute ops' emitters need).
+// Emission relies on it: what passes here, emit_*.cpp can emit. See
+// lower_internal.h.
 #include "lowering/lower_internal.h"
 
 namespace cake::lowering::detail {
@@ -12,16 +14,16 @@ void PlanBuilder::checkOps() {
     ir::forEachOp(body.body, [&](const Stmt& st) {
       const auto& op = st.op;
       auto unsupported = [&](const std::string& what) {
-        error("lower.unsupported", op.range, fmt::format("{} is not lowered for {}", what, ir::targetName(target_)));
+        error(ir::Rule::LowerUnsupported, op.range, fmt::format("{} is not lowered for {}", what, ir::targetName(target_)));
       };
       auto constPending = [&] {
-        if (op.pending && !constOf(op.pending)) error("lower.unsupported", op.range, "pending= must be a constant");
+        if (op.pending && !constOf(op.pending)) error(ir::Rule::LowerUnsupported, op.range, "pending= must be a constant");
       };
       // the barrier slot an arrival, a TMA load or a tcgen05 commit signals
       const bool signals = op.kind == OpKind::Arrive || op.kind == OpKind::ExpectTx ||
                            op.kind == OpKind::TmaLoad || op.kind == OpKind::MmaCommit;
       if (signals && op.barrier >= 0 && s_.barriers[op.barrier].count > 1 && op.sel.mode == ir::SlotSel::Mode::None)
-        error("lower.unsupported", op.range, fmt::format("barrier '{}' has {} slots: name one with iter= or stage=",
+        error(ir::Rule::LowerUnsupported, op.range, fmt::format("barrier '{}' has {} slots: name one with iter= or stage=",
                                                           s_.barriers[op.barrier].name, s_.barriers[op.barrier].count));
       switch (op.kind) {
         case OpKind::TmaLoad:
@@ -37,16 +39,16 @@ void PlanBuilder::checkOps() {
           if (static_cast<int>(op.coords.size()) != rank)
             return unsupported(fmt::format("a TMA copy with {} coordinates of a rank-{} tensor", op.coords.size(), rank));
           for (auto d : tmaBox(view.index, rank))
-            if (d > 256) error("lower.layout", op.range, fmt::format("TMA box dimension {} > 256", d));
-          if (viewRowBytes(view.index) % 16) error("lower.layout", op.range, "TMA box rows must be multiples of 16 B");
+            if (d > 256) error(ir::Rule::LowerLayout, op.range, fmt::format("TMA box dimension {} > 256", d));
+          if (viewRowBytes(view.index) % 16) error(ir::Rule::LowerLayout, op.range, "TMA box rows must be multiples of 16 B");
           const int sw = ir::swizzleBytes(s_.views[view.index].swizzle);
           // rows up to the swizzle span are what TMA takes; wider rows are stored as blocked columns
           if (sw && viewRowBytes(view.index) > sw && !viewBlock_[view.index]) blockView(view.index);
           if (sw && !viewBlock_[view.index] && (viewRowBytes(view.index) > sw || sw % viewRowBytes(view.index)))
-            error("lower.layout", op.range,
+            error(ir::Rule::LowerLayout, op.range,
                   fmt::format("view '{}': TMA with a {}B swizzle needs rows of at most {} B that divide it (rows are "
                               "{} B)", s_.views[view.index].name, sw, sw, viewRowBytes(view.index)));
-          if (op.kind == OpKind::TmaLoad && op.barrier < 0) error("lower.unsupported", op.range, "a TMA load needs barrier=");
+          if (op.kind == OpKind::TmaLoad && op.barrier < 0) error(ir::Rule::LowerUnsupported, op.range, "a TMA load needs barrier=");
           break;
         }
         case OpKind::TmaStoreCommit:
@@ -76,7 +78,7 @@ void PlanBuilder::checkOps() {
           break;
         }
         case OpKind::Arrive:
-          if (op.count && !constOf(op.count)) error("lower.unsupported", op.range, "arrive count= must be a constant");
+          if (op.count && !constOf(op.count)) error(ir::Rule::LowerUnsupported, op.range, "arrive count= must be a constant");
           break;
         case OpKind::Copy: {
           const auto dk = op.dst.kind, sk = op.src.kind;
@@ -112,6 +114,98 @@ void PlanBuilder::checkOps() {
       }
     });
   }
+}
+
+// ---- compute ops: element-wise, reductions, TMEM <-> register copies
+//
+// What emit_compute.cpp needs of each compute op, checked on the finished
+// plan (fragment layouts, reduction scratch) and in the order the kernel
+// emits the ops: role by role, each role's bodies in order.
+void PlanBuilder::checkComputeOps() {
+  using K = ir::BufferRef::Kind;
+  for (size_t r = 0; r < s_.roles.size(); ++r)
+    for (const auto& body : s_.bodies) {
+      if (body.role != static_cast<int>(r)) continue;
+      ir::forEachOp(body.body, [&](const Stmt& st) {
+        const auto& op = st.op;
+        switch (op.kind) {
+          case OpKind::Copy:
+            if (op.dst.kind == K::Tmem || op.src.kind == K::Tmem) checkTmemCopy(static_cast<int>(r), op);
+            else checkElementwise(static_cast<int>(r), op);
+            break;
+          case OpKind::Fill:
+          case OpKind::Unary:
+          case OpKind::Binary: checkElementwise(static_cast<int>(r), op); break;
+          case OpKind::Reduce: checkReduce(static_cast<int>(r), op); break;
+          default: break;
+        }
+      });
+    }
+}
+
+void PlanBuilder::checkElementwise(int role, const ir::Op& op) {
+  using K = ir::BufferRef::Kind;
+  PlanIssue issue;
+  const auto shape = elementwiseShape(role, op, &issue);
+  if (!shape) return error(issue.rule, op.range, issue.message);
+  // each operand: a fragment slice must shift along the fragment's layout, a
+  // tensor of rank 1 takes a row tile
+  auto operand = [&](const ir::BufferRef& r, Tile t) {
+    if (r.kind == K::Regs) {
+      const Layout* full = layoutOf(role, r.index);
+      int di = 0, dj = 0;
+      std::string why;
+      if (full && !regsShift(r, *full, t, di, dj, &why)) error(ir::Rule::LowerLayout, op.range, why);
+    } else if (r.kind == K::Param && op.coords.size() == 1 && shape->tile.R != 1) {
+      error(ir::Rule::LowerUnsupported, op.range, "a 2-D tile of a rank-1 tensor");
+    }
+  };
+  for (size_t i = 0; i < shape->srcs.size(); ++i) operand(*shape->srcs[i], shape->srcTiles[i]);
+  operand(op.dst, shape->tile);
+  // (reported only while nothing else is: the order the findings have always come in)
+  if (failed()) return;
+  if (op.kind == OpKind::Unary && !unaryText(op.fn, "x", false))
+    error(ir::Rule::LowerUnsupported, op.range, "unary op '" + sanitizeComment(op.fn) + "'");
+  if (op.kind == OpKind::Binary && !binaryText(op.fn, "a", "b", false))
+    error(ir::Rule::LowerUnsupported, op.range, "binary op '" + sanitizeComment(op.fn) + "'");
+}
+
+void PlanBuilder::checkReduce(int role, const ir::Op& op) {
+  using K = ir::BufferRef::Kind;
+  PlanIssue issue;
+  const auto shape = reduceShape(op, &issue);
+  if (!shape) return error(issue.rule, op.range, issue.message);
+  if (!reduceFn(op.fn))
+    return error(ir::Rule::LowerUnsupported, op.range, "reduce op '" + sanitizeComment(op.fn) + "'");
+  if (op.src.kind == K::Regs) {
+    // across the threads of the source's layout; the result keeps the layout along the kept axis
+    const Layout* src = layoutOf(role, op.src.index);
+    if (!src) return;  // every fragment an op names has a layout (analyzeFragments)
+    std::string why;
+    if (!layoutFor(src->fam, shape->want, &why)) return error(ir::Rule::LowerLayout, op.range, why);
+    if (op.dst.kind == K::Regs) {
+      const Layout* dst = layoutOf(role, op.dst.index);
+      if (!dst || !(dst->fam == src->fam))
+        error(ir::Rule::LowerLayout, op.range, "the reduction's destination fragment has another layout than its source");
+    } else if (op.dst.kind == K::View) {
+      if (!op.dst.slices.empty()) error(ir::Rule::LowerUnsupported, op.range, "a reduction into a sliced slot");
+    } else {
+      error(ir::Rule::LowerUnsupported, op.range, "a reduction into this destination");
+    }
+    return;
+  }
+  // a slot source: each destination element reduces its line serially
+  if (op.src.kind != K::View) return error(ir::Rule::LowerUnsupported, op.range, "a reduction of this source");
+  if (op.dst.kind != K::Regs && op.dst.kind != K::View)
+    error(ir::Rule::LowerUnsupported, op.range, "a reduction into this destination");
+}
+
+void PlanBuilder::checkTmemCopy(int role, const ir::Op& op) {
+  const ir::BufferRef& regs = op.src.kind == ir::BufferRef::Kind::Tmem ? op.dst : op.src;
+  const Layout* frag = layoutOf(role, regs.index);
+  if (!frag) return;  // every fragment an op names has a layout (analyzeFragments)
+  PlanIssue issue;
+  if (!tmemCopyTile(role, op, *frag, &issue)) error(issue.rule, op.range, issue.message);
 }
 
 }  // namespace cake::lowering::detail

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tests/cli/run_command.h"
+#include "tests/common/ring_schedule.h"
 
 namespace fs = std::filesystem;
 
@@ -41,27 +42,7 @@ fs::path writeTemp(const std::string& name, const std::string& text) {
   return p;
 }
 
-const char* kGood = R"(@cake.schedule(target="sm_90a")
-def ring(lm, A: LM.tma2d, K: LM.i32):
-    pool = lm.smem(65536)
-    a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
-    load = lm.role(warps=[0])
-    use = lm.role(warps=[4, 5, 6, 7], group=4)
-    acc = lm.regs(shape=(64, 64), dtype=lm.f32)
-    full = lm.barrier(count=2, prod=[load], cons=[use], init_count=1)
-    empty = lm.barrier(count=2, prod=[use], cons=[load], init_count=1)
-    with load:
-        for k in lm.range(0, K):
-            lm.wait(empty, iter=k - 2)
-            a.tma_load(A, coords=(0, k), iter=k, barrier=full)
-    with use:
-        for k in lm.range(0, K):
-            lm.wait(full, iter=k)
-            lm.mma(acc, a[k], a[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-)";
+const char* kGood = cake_test::kRingSchedule;
 
 }  // namespace
 

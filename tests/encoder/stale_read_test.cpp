@@ -8,9 +8,9 @@
 #include <set>
 
 #include "encoder/simulator.h"
-#include "encoder/z3_engine.h"
 #include "encoder/z3_po.h"
 #include "ir/frontend.h"
+#include "engine_agreement.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -26,31 +26,34 @@ std::string corpusFile(const std::string& name) {
   return file ? std::string(file->text) : std::string();
 }
 
-// The rules every engine finds on the schedule for one binding (all rules:
-// no engine stops at the first).
-std::set<std::string> agreedRules(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> vals) {
+using Vals = std::initializer_list<std::pair<std::string, int64_t>>;
+
+// `check` on the system of the first schedule of `text` for one binding
+// (the module outlives the system, which points into it).
+template <class Check>
+auto onSystem(const std::string& text, Vals vals, Check&& check) -> decltype(check(System{})) {
   ir::Module mod = cake::testing::compile(text);
   EXPECT_FALSE(mod.schedules.empty());
   if (mod.schedules.empty()) return {};
-  const System sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], vals));
-  ExploreOptions eo;
-  eo.more_depth = 1u << 30;
-  eo.more_states = uint64_t(1) << 40;
-  ModelCheckResult sim = explore(sys, eo);
-  EXPECT_NE(sim.outcome, Outcome::Unknown) << sim.detail;
-  Z3BmcOptions bo;
-  bo.limits.timeout_ms = 60000;
-  Z3BmcResult bmc = bmcCheck(sys, bo);
-  EXPECT_FALSE(bmc.internal_error) << bmc.error;
-  EXPECT_NE(bmc.result.outcome, Outcome::Unknown) << bmc.result.detail;
-  EXPECT_EQ(cake::testing::ruleSet(sim), cake::testing::ruleSet(bmc.result)) << "z3-bmc";
-  PoOptions po;
-  po.limits.timeout_ms = 60000;
-  PoResult z = poCheck(sys, po);
-  EXPECT_FALSE(z.internal_error) << z.error;
-  // z3-po refuses (unknown) generic reads of TMA-filled bytes; all else it decides
-  if (z.result.outcome != Outcome::Unknown) EXPECT_EQ(cake::testing::ruleSet(sim), cake::testing::ruleSet(z.result)) << "z3-po";
-  return cake::testing::ruleSet(sim);
+  return check(cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], vals)));
+}
+
+// The rules every engine finds on the schedule for one binding (all rules:
+// no engine stops at the first).
+std::set<std::string> agreedRules(const std::string& text, Vals vals) {
+  return onSystem(text, vals, [](const System& sys) {
+    const ModelCheckResult sim = cake::testing::exploreEveryRule(sys);
+    EXPECT_NE(sim.outcome, Outcome::Unknown) << sim.detail;
+    cake::testing::bmcAgrees(sys, sim);
+    PoOptions po;
+    po.limits.timeout_ms = 60000;
+    PoResult z = poCheck(sys, po);
+    EXPECT_FALSE(z.internal_error) << z.error;
+    // z3-po refuses (unknown) generic reads of TMA-filled bytes; all else it decides
+    if (z.result.outcome != Outcome::Unknown)
+      EXPECT_EQ(cake::testing::ruleSet(sim), cake::testing::ruleSet(z.result)) << "z3-po";
+    return cake::testing::ruleSet(sim);
+  });
 }
 
 using Rules = std::set<std::string>;
@@ -90,13 +93,12 @@ def clobber(lm, T: LM.gmem, O: LM.gmem, Y: LM.gmem):
 }  // namespace
 
 // The simulator's rules on a corpus file for one binding.
-std::set<std::string> simRules(const std::string& name, std::initializer_list<std::pair<std::string, int64_t>> vals) {
-  ir::Module mod = cake::testing::compile(corpusFile(name));
-  EXPECT_FALSE(mod.schedules.empty());
-  if (mod.schedules.empty()) return {};
-  ModelCheckResult r = explore(cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], vals)));
-  EXPECT_NE(r.outcome, Outcome::Unknown) << r.detail;
-  return cake::testing::ruleSet(r);
+std::set<std::string> simRules(const std::string& name, Vals vals) {
+  return onSystem(corpusFile(name), vals, [](const System& sys) {
+    ModelCheckResult r = explore(sys);
+    EXPECT_NE(r.outcome, Outcome::Unknown) << r.detail;
+    return cake::testing::ruleSet(r);
+  });
 }
 
 // Small versions for the three engines: a tile stored once, read on every
@@ -171,17 +173,18 @@ TEST(StaleRead, PerIterationRingReadThroughOneSlotIsStale) {
 TEST(StaleRead, SecondViewOfTheSameBytes) {
   EXPECT_EQ(agreedRules(corpusFile("sm90_second_view_halves_fixed.cake"), {}), Rules{});
   const std::string bad = corpusFile("sm90_second_view_halves_one_based.cake");
-  ir::Module mod = cake::testing::compile(bad);
-  ASSERT_FALSE(mod.schedules.empty());
-  const System sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {}));
-  ModelCheckResult r = explore(sys);
-  const Violation* v = cake::testing::find(r, "data.stale-read");
-  ASSERT_NE(v, nullptr) << cake::testing::rules(r);
-  EXPECT_EQ(cake::testing::primaryLine(sys, *v), cake::testing::lineOf(bad, "lm.copy(y, half_t[h])"));
-  EXPECT_NE(v->message.find("meaning lap 1 of the slot (index 2), but it holds the data of lap 0 of the slot (index "
-                            "0), written through smem_t"),
-            std::string::npos)
-      << v->message;
+  onSystem(bad, {}, [&](const System& sys) {
+    ModelCheckResult r = explore(sys);
+    const Violation* v = cake::testing::find(r, "data.stale-read");
+    EXPECT_NE(v, nullptr) << cake::testing::rules(r);
+    if (!v) return false;
+    EXPECT_EQ(cake::testing::primaryLine(sys, *v), cake::testing::lineOf(bad, "lm.copy(y, half_t[h])"));
+    EXPECT_NE(v->message.find("meaning lap 1 of the slot (index 2), but it holds the data of lap 0 of the slot "
+                              "(index 0), written through smem_t"),
+              std::string::npos)
+        << v->message;
+    return true;
+  });
   EXPECT_EQ(agreedRules(bad, {}), Rules{"data.stale-read"});
 }
 

@@ -10,6 +10,7 @@
 #include "encoder/simulator.h"
 #include "encoder/z3_engine.h"
 #include "ir/frontend.h"
+#include "engine_agreement.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -21,16 +22,7 @@ namespace {
 
 // Returns the BMC result (for further checks).
 Z3BmcResult agreeOn(const System& sys) {
-  ExploreOptions eo;  // explore everything: every rule, not only those near the first
-  eo.more_depth = 1u << 30;
-  eo.more_states = uint64_t(1) << 40;
-  ModelCheckResult sim = explore(sys, eo);
-  Z3BmcOptions o;
-  o.limits.timeout_ms = 60000;
-  Z3BmcResult z = bmcCheck(sys, o);
-  EXPECT_FALSE(z.internal_error) << z.error;
-  EXPECT_NE(z.result.outcome, Outcome::Unknown) << z.result.detail;
-  EXPECT_EQ(ruleSet(sim), ruleSet(z.result));
+  Z3BmcResult z = cake::testing::bmcAgrees(sys, cake::testing::exploreEveryRule(sys));
   for (const auto& v : z.result.violations) {
     if (v.trace.empty()) continue;  // static finding
     ReplayResult rr = replay(sys, v.trace);

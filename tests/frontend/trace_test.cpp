@@ -10,6 +10,7 @@
 #include "ir/graph.h"
 #include "ir/rule_ids.h"
 #include "ir/trace.h"
+#include "tests/common/ring_schedule.h"
 
 namespace cake::ir {
 namespace {
@@ -155,30 +156,9 @@ TEST(Graph, StrongComponentsFindCycles) {
   EXPECT_NE(comps.of[0], comps.of[2]);
 }
 
-const char* kRing = R"(@cake.schedule(target="sm_90a")
-def ring(lm, A: LM.tma2d, K: LM.i32):
-    pool = lm.smem(65536)
-    a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
-    load = lm.role(warps=[0])
-    use = lm.role(warps=[4, 5, 6, 7])
-    acc = lm.regs(shape=(64, 64), dtype=lm.f32)
-    full = lm.barrier(count=2, prod=[load], cons=[use], init_count=1)
-    empty = lm.barrier(count=2, prod=[use], cons=[load], init_count=1)
-    with load:
-        for k in lm.range(0, K):
-            lm.wait(empty, iter=k - 2)
-            a.tma_load(A, coords=(0, k), iter=k, barrier=full)
-    with use:
-        for k in lm.range(0, K):
-            lm.wait(full, iter=k)
-            lm.mma(acc, a[k], a[k], init=(k == 0))
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-)";
-
 TEST(HandoffGraph, EdgesFromProducerThroughBarrierToConsumerAndDeadlockCycle) {
   DiagnosticSink sink;
-  auto m = compileModule(makeSourceFile("ring.cake", kRing), {}, sink);
+  auto m = compileModule(makeSourceFile("ring.cake", cake_test::kRingSchedule), {}, sink);
   ASSERT_TRUE(m) << (sink.findings().empty() ? "" : renderText(sink.findings().front()));
   HandoffGraph g;
   addToHandoffGraph(g, m->schedules[0], {});
