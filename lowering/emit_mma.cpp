@@ -59,11 +59,17 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
   }
   line(fmt::format("const int cake_scale_d = {};", op.init ? "(" + plan_.expr(op.init) + ") ? 0 : 1" : std::string("1")));
   if (G > 1) line("const int cake_wg = cake_wwarp / 4;  // warpgroup within the instance");
+  // descriptors of the slots' first k-step, built once; each k-step moves their start address
+  line(fmt::format("const uint64_t cake_db = cake_wgmma_desc(cake_b, {}, {});", 8 * rbB, modeB));
+  auto rowBlockOf = [&](int i) { return G > 1 ? fmt::format("({} + cake_wg) * 64", i * G) : std::to_string(i * 64); };
+  if (!p.rs)
+    for (int i = 0; i < mbl; ++i)
+      line(fmt::format("const uint64_t cake_da{} = cake_wgmma_desc(cake_a + {} * {}, {}, {});", i, rowBlockOf(i), rbA,
+                       8 * rbA, modeA));
   line("cake_wgmma_fence();");
   line("#pragma unroll");
   open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
   for (int i = 0; i < mbl; ++i) {
-    const std::string rowBlock = G > 1 ? fmt::format("({} + cake_wg) * 64", i * G) : std::to_string(i * 64);
     if (p.rs) {
       const std::string a = plan_.regsName(op.src.index);
       const bool cvt = s_.regs[op.src.index].dtype == ir::DType::F32;
@@ -78,13 +84,11 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
       };
       line(fmt::format("{}({}[{}], {}[{}], {}, {}, {}, {},", fn, acc, 2 * i, acc, 2 * i + 1, pk(0, 0), pk(1, 0), pk(0, 2),
                        pk(1, 2)));
-      line(fmt::format("    cake_wgmma_desc(cake_b + {}, {}, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb), 8 * rbB,
-                       modeB));
+      line(fmt::format("    cake_wgmma_desc_add(cake_db, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb)));
     } else {
-      line(fmt::format("{}({}[{}], {}[{}], cake_wgmma_desc(cake_a + {} * {} + {}, {}, {}),", fn, acc, 2 * i, acc,
-                       2 * i + 1, rowBlock, rbA, kOff(op.src.index), 8 * rbA, modeA));
-      line(fmt::format("    cake_wgmma_desc(cake_b + {}, {}, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb), 8 * rbB,
-                       modeB));
+      line(fmt::format("{}({}[{}], {}[{}], cake_wgmma_desc_add(cake_da{}, {}),", fn, acc, 2 * i, acc, 2 * i + 1, i,
+                       kOff(op.src.index)));
+      line(fmt::format("    cake_wgmma_desc_add(cake_db, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb)));
     }
   }
   close();

@@ -21,9 +21,10 @@ void Emitter::emitWait(const ir::Op& op) {
     const auto& e = sel.index;
     const std::string es = plan_.expr(e);
     const std::string cnt = std::to_string(bar.count);
+    // idx >= 0 here (a constant, proved, or under the guard below)
     auto waitLine = [&](const std::string& idx) {
-      const std::string slot = bar.count == 1 ? "0" : "(" + idx + ") % " + cnt;
-      const std::string parity = bar.count == 1 ? "(" + idx + ") & 1" : "((" + idx + ") / " + cnt + ") & 1";
+      const std::string slot = bar.count == 1 ? "0" : "cake_slot<" + cnt + ">(" + idx + ")";
+      const std::string parity = bar.count == 1 ? "(" + idx + ") & 1" : "cake_parity<" + cnt + ">(" + idx + ")";
       line(fmt::format("cake_mbar_wait({} + 8 * ({}), {});", bn, slot, parity));
       tcFenceAfter();
     };

@@ -507,7 +507,7 @@ std::optional<Tile> KernelPlan::tmemCopyTile(int role, const ir::Op& op, const L
 std::string KernelPlan::slotOf(const ir::ExprPtr& e, int stages) const {
   if (stages == 1 || !e) return "0";
   if (auto c = constOf(e)) return std::to_string(((*c % stages) + stages) % stages);
-  if (nonneg(*e)) return "(" + expr(e) + ") % " + std::to_string(stages);
+  if (nonneg(*e)) return "cake_slot<" + std::to_string(stages) + ">(" + expr(e) + ")";
   return "cake_mod(" + expr(e) + ", " + std::to_string(stages) + ")";
 }
 

@@ -60,6 +60,13 @@ __host__ __device__ __forceinline__ int cake_mod(int a, int b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 __host__ __device__ __forceinline__ int cake_cdiv(int a, int b) { return -cake_floordiv(-a, b); }
+// Ring slot and phase parity of an iteration known to be >= 0: unsigned, so
+// a power-of-two count is a mask and a shift (signed % and / need sign fix-ups
+// on the mainloop's issue path).
+template <unsigned N>
+__host__ __device__ __forceinline__ int cake_slot(int i) { return static_cast<int>(static_cast<unsigned>(i) % N); }
+template <unsigned N>
+__host__ __device__ __forceinline__ unsigned cake_parity(int i) { return (static_cast<unsigned>(i) / N) & 1u; }
 __host__ __device__ __forceinline__ int cake_min(int a, int b) { return a < b ? a : b; }
 __host__ __device__ __forceinline__ int cake_max(int a, int b) { return a > b ? a : b; }
 
@@ -338,6 +345,15 @@ __device__ __forceinline__ void cake_wgmma_wait() {
 __device__ __forceinline__ uint64_t cake_wgmma_desc(uint32_t saddr, uint32_t sbo_bytes, uint32_t mode) {
   return static_cast<uint64_t>((saddr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(1) << 16) |
          (static_cast<uint64_t>(sbo_bytes >> 4) << 32) | (static_cast<uint64_t>(mode) << 62);
+}
+// The descriptor of saddr + off_bytes from saddr's: only the start-address
+// field moves, and it cannot carry out of its 14 bits (both addresses lie in
+// the same shared-memory slot, below 256 KiB). One 32-bit add per k-step
+// instead of rebuilding the descriptor (the mainloop's issue slots: a single
+// warpgroup feeding the tensor pipe, as in ping-pong, has one wgmma group's
+// time to issue the next).
+__device__ __forceinline__ uint64_t cake_wgmma_desc_add(uint64_t desc, uint32_t off_bytes) {
+  return (desc & 0xFFFFFFFF00000000ull) | static_cast<uint32_t>(static_cast<uint32_t>(desc) + (off_bytes >> 4));
 }
 )PRELUDE";
 }

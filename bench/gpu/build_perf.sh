@@ -10,8 +10,8 @@ B=${1:-build}
 D=${DEST:-.devcarry/perf}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 mkdir -p "$D/lib" "$D/cu"
-CORPUS="sm90_ws_4stage sm90_persistent_ws sm90_pingpong sm90_basic_one_consumer sm80_cp_async_multistage sm80_ws_named_barriers"
-BENCH="sm90_pingpong_128 sm90_small_m sm90_small_m16 sm90_ws_bn256_tma"
+CORPUS=${CORPUS:-"sm90_ws_4stage sm90_persistent_ws sm90_pingpong sm90_basic_one_consumer sm80_cp_async_multistage sm80_ws_named_barriers"}
+BENCH=${BENCH:-"sm90_pingpong_128 sm90_small_m sm90_small_m16 sm90_ws_bn256_tma"}
 so() {  # lowered .cu -> .so with the flags its header names
   "$NVCC" -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -Irunner/harness -Iabi -lineinfo \
     $(grep -o '^// target sm_[0-9a]*: .*' "$1" | grep -o '\-gencode[^ ]*') "$1" -o "$2"

@@ -6,7 +6,11 @@
 #  time:  every kernel at 4096^3 and 8192^3 vs cuBLAS (interleaved, L2 flushed)
 #  edge:  correctness at edge shapes (partial tiles, partial raster groups)
 #  ncu:   Nsight Compute --set full on one launch of each corpus GEMM (4096^3),
-#         exported as CSV (details page) + a text summary
+#         exported as CSV (details page, raw metrics, per-SASS-instruction source
+#         page with the warp-stall samples) + a text summary. NCU_CLOCK=base locks
+#         the clocks as ncu does by default; the default here is none (the boost
+#         clocks the timed runs see; the device notes ask to leave them alone)
+#  ncu_cublas: the same for cuBLAS's kernel (which algorithm it picked)
 #  sass:  SASS of the lowered corpus GEMMs (mainloop census)
 #  suite: the 24-shape suite (shape_suite.sh) for SUITE_KERNELS
 set -u
@@ -43,15 +47,27 @@ fi
 if has ncu && command -v ncu >/dev/null; then
   for so in ${NCU_KERNELS:-$KERNELS}; do
     n=$(basename $so .so)
-    timeout -s KILL 90 ncu --set full -k regex:'^(cake_gemm|gemm_kernel)' -c 1 -o "$OUT/ncu_$n" -f \
+    timeout -s KILL 90 ncu --set full --import-source yes --clock-control ${NCU_CLOCK:-none} -k regex:'^(cake_gemm|gemm_kernel)' -c 1 -o "$OUT/ncu_$n" -f \
       $H --kernel $so --m 4096 --n 4096 --k 4096 --no-time > "$OUT/ncu_$n.log" 2>&1
     [ -s "$OUT/ncu_$n.ncu-rep" ] || echo "ncu $n: no report ($(tail -1 $OUT/ncu_$n.log))"
     ncu -i "$OUT/ncu_$n.ncu-rep" --csv --page details > "$OUT/ncu_${n}_details.csv" 2>/dev/null
     ncu -i "$OUT/ncu_$n.ncu-rep" --csv --page raw > "$OUT/ncu_${n}_raw.csv" 2>/dev/null
     ncu -i "$OUT/ncu_$n.ncu-rep" --print-summary per-kernel > "$OUT/ncu_${n}_summary.txt" 2>/dev/null
+    ncu -i "$OUT/ncu_$n.ncu-rep" --csv --page source --print-source sass > "$OUT/ncu_${n}_sass.csv" 2>"$OUT/ncu_${n}_sass.err"
     rm -f "$OUT/ncu_$n.ncu-rep"
     python3 $D/ncu_summary.py "$OUT/ncu_${n}_raw.csv"
   done
+fi
+# cuBLAS's own kernel at 4096^3 (its name says tile, stages, cluster: nvjet_..._256x128_64x4_2x1_...)
+if has ncu_cublas && command -v ncu >/dev/null; then
+  so=$(echo ${NCU_KERNELS:-$KERNELS} | cut -d' ' -f1)
+  timeout -s KILL 90 ncu --set full --clock-control ${NCU_CLOCK:-none} -k regex:'nvjet|xmma|cutlass' -c 1 \
+    -o "$OUT/ncu_cublas" -f $H --kernel $so --m 4096 --n 4096 --k 4096 --no-time > "$OUT/ncu_cublas.log" 2>&1
+  ncu -i "$OUT/ncu_cublas.ncu-rep" --csv --page raw > "$OUT/ncu_cublas_raw.csv" 2>/dev/null
+  ncu -i "$OUT/ncu_cublas.ncu-rep" --csv --page details > "$OUT/ncu_cublas_details.csv" 2>/dev/null
+  rm -f "$OUT/ncu_cublas.ncu-rep"
+  echo "cublas kernel: $(grep -o '"[^"]*\(nvjet\|xmma\|cutlass\)[^"]*"' "$OUT/ncu_cublas_details.csv" | head -1)"
+  python3 $D/ncu_summary.py "$OUT/ncu_cublas_raw.csv"
 fi
 if has sass && command -v cuobjdump >/dev/null; then
   for so in ${SASS_KERNELS:-$KERNELS}; do

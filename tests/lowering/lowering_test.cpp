@@ -95,18 +95,22 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
   EXPECT_TRUE(contains(s, "cake_mbar_init(empty + 8 * s, 8);"));
   // derived expect_tx: one per iteration, A box + B box = 2 x 128x64 bf16
   EXPECT_EQ(count(s, "cake_mbar_arrive_expect_tx("), 1u + 1u /* prelude definition */);
-  EXPECT_TRUE(contains(s, "cake_mbar_arrive_expect_tx((full + 8 * ((k) % 4)), 32768);"));
+  EXPECT_TRUE(contains(s, "cake_mbar_arrive_expect_tx((full + 8 * (cake_slot<4>(k))), 32768);"));
   // wait(empty, iter=k-4): guarded negative iteration, slot and parity from iter
   EXPECT_TRUE(contains(s, "if ((k - 4) >= 0) {"));
-  EXPECT_TRUE(contains(s, "cake_mbar_wait(empty + 8 * (((k - 4)) % 4), (((k - 4)) / 4) & 1);"));
-  EXPECT_TRUE(contains(s, "cake_mbar_wait(full + 8 * ((k) % 4), ((k) / 4) & 1);"));
+  EXPECT_TRUE(contains(s, "cake_mbar_wait(empty + 8 * (cake_slot<4>((k - 4))), cake_parity<4>((k - 4)));"));
+  EXPECT_TRUE(contains(s, "cake_mbar_wait(full + 8 * (cake_slot<4>(k)), cake_parity<4>(k));"));
   // TMA: coordinates innermost first, slot from iter=
-  EXPECT_TRUE(contains(s, "cake_tma_load_2d((smem_a + 16384 * ((k) % 4)), &cake_tmap_A_smem_a, (full + 8 * ((k) % 4)), "
+  EXPECT_TRUE(contains(s, "cake_tma_load_2d((smem_a + 16384 * (cake_slot<4>(k))), &cake_tmap_A_smem_a, (full + 8 * (cake_slot<4>(k))), "
                           "(k * 64), (cake_bx * 128));"));
   // wgmma: m64n128k16, 4 k-steps of 32 B, SBO 1024, 128B swizzle (mode 1); A rows of this instance
   EXPECT_TRUE(contains(s, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
   EXPECT_TRUE(contains(s, "+ ((64 * cake_instance)) * 128;"));
-  EXPECT_TRUE(contains(s, "cake_wgmma_desc(cake_a + 0 * 128 + cake_k * 32, 1024, 1)"));
+  // descriptors built once per slot, moved by 32 B per k-step
+  EXPECT_TRUE(contains(s, "const uint64_t cake_da0 = cake_wgmma_desc(cake_a + 0 * 128, 1024, 1);"));
+  EXPECT_TRUE(contains(s, "const uint64_t cake_db = cake_wgmma_desc(cake_b, 1024, 1);"));
+  EXPECT_TRUE(contains(s, "cake_wgmma_desc_add(cake_da0, cake_k * 32),"));
+  EXPECT_TRUE(contains(s, "cake_wgmma_desc_add(cake_db, cake_k * 32), cake_k == 0 ? cake_scale_d : 1);"));
   EXPECT_TRUE(contains(s, "cake_wgmma_wait<0>();"));
   EXPECT_TRUE(contains(s, "float acc[2][32];"));
   // epilogue: paired st.shared, then the instance's sync before the elected TMA store
@@ -127,7 +131,7 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
   // the unswizzled staging view is stored as two 128B-swizzled 64-column blocks: two boxes per TMA store
   EXPECT_TRUE(contains(s, "const int cake_box_C_smem_c[2] = {64, 64};"));
   EXPECT_TRUE(contains(s, "cake_box_C_smem_c, CU_TENSOR_MAP_SWIZZLE_128B)"));
-  EXPECT_TRUE(contains(s, "cake_tma_store_2d(&cake_tmap_C_smem_c, (smem_c + 16384 * ((cake_instance) % 2)) + 8192, "
+  EXPECT_TRUE(contains(s, "cake_tma_store_2d(&cake_tmap_C_smem_c, (smem_c + 16384 * (cake_slot<2>(cake_instance))) + 8192, "
                           "(cake_by * 128) + 64, ((cake_bx * 128) + (64 * cake_instance)));"));
   EXPECT_TRUE(contains(s, "cake_swz<128>(static_cast<uint32_t>((cake_d_r0 + cake_r) * 128 + "));
   EXPECT_TRUE(contains(s, "if (!((K > 0))) return cudaErrorInvalidValue;  // lm.assume(K > 0)"));
@@ -202,8 +206,8 @@ TEST(Lowering, PersistentUsesGridDim) {
   EXPECT_TRUE(contains(r.source, "dim3 cake_grid(cake_num_sms, 1, 1);"));
   // the global ring index it = t * k_tiles + k drives slot and phase
   EXPECT_TRUE(contains(r.source, "for (int t = 0; t <"));
-  EXPECT_TRUE(contains(r.source, "cake_mbar_wait(full + 8 * ((((t * ((K + 64 - 1) / 64)) + k)) % 4), "
-                                 "((((t * ((K + 64 - 1) / 64)) + k)) / 4) & 1);"));
+  EXPECT_TRUE(contains(r.source, "cake_mbar_wait(full + 8 * (cake_slot<4>(((t * ((K + 64 - 1) / 64)) + k))), "
+                                 "cake_parity<4>(((t * ((K + 64 - 1) / 64)) + k)));"));
   EXPECT_TRUE(contains(r.source, "cake_tma_store_wait<1>();"));
 }
 
@@ -248,7 +252,7 @@ TEST(Lowering, Sm100Tcgen05Gemm) {
   // the MMA warp: elected thread, 4 k-steps, instruction descriptor bf16 x bf16 -> f32, M=128, N=128
   EXPECT_TRUE(contains(s, "cake_umma_f16(cake_d, cake_umma_desc(cake_a + cake_k * 32, 1024, 2), "
                           "cake_umma_desc(cake_b + cake_k * 32, 1024, 2), 0x08200490u, cake_k == 0 ? cake_acc : 1);"));
-  EXPECT_TRUE(contains(s, "cake_umma_commit((empty + 8 * ((k) % 4)));"));
+  EXPECT_TRUE(contains(s, "cake_umma_commit((empty + 8 * (cake_slot<4>(k))));"));
   EXPECT_TRUE(contains(s, "cake_umma_commit(acc_full);"));
   // the epilogue: tcgen05.ld of its lane quarter, 32 columns at a time
   EXPECT_TRUE(contains(s, "cake_tmem_ld_x32(cake_taddr + 96, cake_v);"));
