@@ -5,6 +5,8 @@
 // A record (one JSON line, as bench/gpu/device_cost_sweep.sh writes them):
 //   {"file": "corpus/gemm/sm90_ws_4stage.cake", "schedule": "...", "workload": "gemm",
 //    "shape": "M=4096,N=4096,K=4096", "sets": {"BM": 128}, "split": "calibrate" | "holdout",
+//    "choices": {"BN": 64, "STAGES": 7}   (optional: a `cake tune` template's choices, bound as constants
+//                                          in the text as tune binds them, search::instantiate),
 //    "record": <the runner's evidence record>, "ncu": {"sm_pct": .., "mem_pct": ..}}
 // Only records whose evidence says result "ok" count.
 #include <cmath>
@@ -17,6 +19,7 @@
 #include "cli/load.h"
 #include "costmodel/calibrate.h"
 #include "costmodel/estimate.h"
+#include "search/candidates.h"
 #include "workload/workload.h"
 
 namespace cake::cli {
@@ -89,6 +92,7 @@ struct Loaded {
   std::string workload, split;
   costmodel::Bottleneck predicted_class = costmodel::Bottleneck::Latency;
   std::string ncu_bucket;  // memory | compute | latency, "" without ncu figures
+  nlohmann::json facts;    // what the walk found (evaluate --format json shows it per pair)
 };
 
 // Nsight Compute's speed-of-light reading, by the rule the model's class uses.
@@ -121,13 +125,21 @@ std::vector<Loaded> loadRecords(const std::string& path, std::string* error) {
     if (rec.value("result", std::string()) != "ok" || !rec.contains("median_ms") || !rec["median_ms"].is_number())
       continue;
     const std::string file = j.value("file", std::string());
-    if (!modules.count(file)) {
+    search::Assignment choices;
+    const nlohmann::json choice_values = j.value("choices", nlohmann::json::object());  // a named copy: items() refers to it
+    for (const auto& [k, v] : choice_values.items()) choices.emplace_back(k, v.get<int64_t>());
+    const std::string key = file + " " + search::assignmentId(choices);
+    if (!modules.count(key)) {
       std::string err;
       ir::SourceFilePtr f = ir::readSourceFile(file, err);
+      if (f && !choices.empty()) {
+        auto text = search::instantiate(f->text, file, j.value("schedule", std::string()), choices, &err);
+        f = text ? ir::makeSourceFile(fmt::format("{}[{}]", file, search::assignmentId(choices)), *text) : nullptr;
+      }
       ir::DiagnosticSink sink;
-      modules[file] = f ? ir::compileModule(f, {}, sink) : std::nullopt;
+      modules[key] = f ? ir::compileModule(f, {}, sink) : std::nullopt;
     }
-    const auto& mod = modules[file];
+    const auto& mod = modules[key];
     if (!mod || mod->schedules.empty()) {
       *error = fmt::format("{}:{}: cannot compile '{}'", path, n, file);
       return {};
@@ -136,7 +148,8 @@ std::vector<Loaded> loadRecords(const std::string& path, std::string* error) {
     for (const ir::Schedule& x : mod->schedules)
       if (x.name == j.value("schedule", std::string())) s = &x;
     std::map<std::string, int64_t> sets;
-    for (const auto& [k, v] : j.value("sets", nlohmann::json::object()).items()) sets[k] = v.get<int64_t>();
+    const nlohmann::json set_values = j.value("sets", nlohmann::json::object());
+    for (const auto& [k, v] : set_values.items()) sets[k] = v.get<int64_t>();
     std::string err;
     // the pair ran (result ok): its binding is known good, the coverage walk is not needed
     auto e = costOf(*s, j.value("workload", std::string("gemm")), j.value("shape", std::string()), sets, &err,
@@ -146,13 +159,15 @@ std::vector<Loaded> loadRecords(const std::string& path, std::string* error) {
       return {};
     }
     Loaded l;
-    l.sample.id = fmt::format("{} {} {}", file, j.value("shape", std::string()), j.value("sets", nlohmann::json::object()).dump());
+    l.sample.id = fmt::format("{} {} {}{}", file, j.value("shape", std::string()), j.value("sets", nlohmann::json::object()).dump(),
+                              choices.empty() ? "" : " " + search::assignmentId(choices));
     l.sample.raw = e->raw;
     l.sample.measured_ms = rec["median_ms"].get<double>();
     l.workload = j.value("workload", std::string("gemm"));
     l.split = j.value("split", std::string("calibrate"));
     l.predicted_class = e->bottleneck;
     l.ncu_bucket = solOf(j.value("ncu", nlohmann::json()));
+    l.facts = costmodel::toJson(*e).value("facts", nlohmann::json::object());
     out.push_back(std::move(l));
   }
   return out;
@@ -223,7 +238,8 @@ int runEvaluate(const CostArgs& a) {
                     {"class", costmodel::bottleneckName(l.predicted_class)},
                     {"ncu", l.ncu_bucket},
                     {"main", main},
-                    {"raw", l.sample.raw}});
+                    {"raw", l.sample.raw},
+                    {"facts", l.facts}});
   }
   std::map<std::string, int> confusion;  // "predicted/ncu" -> count
   for (const Loaded& l : recs) {

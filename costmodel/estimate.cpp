@@ -138,6 +138,14 @@ double clippedBytes(const workload::TensorBox& box, const std::vector<int64_t>& 
   return n;
 }
 
+// CUDA-core instructions per element: an argmin/argmax step compares the
+// value, breaks ties on the index and selects both (lowering's
+// cake_argmin_step: a dependent chain of ~4 instructions per element);
+// every other element op is one instruction.
+double laneOps(const ir::Op& op) {
+  return op.kind == ir::OpKind::Reduce && (op.fn == ir::ElemFn::ArgMin || op.fn == ir::ElemFn::ArgMax) ? 4.0 : 1.0;
+}
+
 int smemBytes(const ir::Schedule& s) {
   int64_t bytes = 1024;  // the lowering aligns the base to 1024 at run time
   for (const ir::Pool& p : s.pools)
@@ -223,6 +231,7 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
         if (v.after_loop) f.epilogue_store_bytes += bytes;
       } else {
         f.load_bytes += bytes;
+        if (v.after_loop) f.epilogue_load_bytes += bytes;
       }
       if (op.kind == ir::OpKind::TmaLoad || op.kind == ir::OpKind::CpAsync) ++w.view_loads[op.dst.index];
       if (op.kind != ir::OpKind::Copy) return;
@@ -269,12 +278,12 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
         if (shape.empty()) shape = workload::operandShape(s, op.src, v.env);
         const double elems = product(shape);
         if (op.kind == ir::OpKind::Unary && ir::elemFnInfo(op.fn).has(ir::ElemFnFlag::Sfu)) f.sfu_ops += elems;
-        else f.fp32_ops += elems;
+        else f.fp32_ops += elems * laneOps(op);
         for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
           if (r->kind == ir::BufferRef::Kind::View)
             f.smem_generic_bytes += elems * ir::dtypeBytes(s.views.at(r->index).dtype) *
                                     bankConflict(s, s.views.at(r->index), op, mma_frags);
-        if (v.after_loop) f.epilogue_ops += elems;
+        if (v.after_loop) f.epilogue_ops += elems * laneOps(op);
         break;
       }
       default: break;
@@ -319,13 +328,40 @@ void occupancy(const ir::Schedule& s, const workload::Binding& b, const Hardware
 
 }  // namespace
 
-double ringLatencyMs(const RingFacts& r) {
-  const double turn = std::max<double>(1, std::min<double>(r.stages, static_cast<double>(r.loads)));
-  const double latency_ns = r.l2_latency_ns + std::clamp(r.dram_share, 0.0, 1.0) * (r.dram_latency_ns - r.l2_latency_ns);
-  return (r.rounds * (static_cast<double>(r.loads) * latency_ns + static_cast<double>(r.waits) * r.barrier_rtt_ns) * 1e-6 +
-          r.tensor_ms + r.transfer_ms) /
-         turn;
+double mvaThroughput(int64_t customers, double delay, const std::vector<double>& demands) {
+  if (customers <= 0) return 0;
+  std::vector<double> queue(demands.size(), 0.0);
+  double x = 0;
+  for (int64_t m = 1; m <= customers; ++m) {
+    double cycle = delay;
+    std::vector<double> resid(demands.size());
+    for (size_t i = 0; i < demands.size(); ++i) cycle += resid[i] = demands[i] * (1 + queue[i]);
+    x = cycle > 0 ? static_cast<double>(m) / cycle : 0;
+    for (size_t i = 0; i < demands.size(); ++i) queue[i] = x * resid[i];
+  }
+  return x;
 }
+
+Ring ring(const RingFacts& r) {
+  Ring out;
+  const double lat = r.l2_latency_ns + std::clamp(r.dram_share, 0.0, 1.0) * (r.dram_latency_ns - r.l2_latency_ns);
+  out.delay_ns = lat + r.waits_per_load * r.barrier_rtt_ns;
+  const int64_t tiles = std::max<int64_t>(r.loads, 1);  // per CTA
+  const int64_t resident = std::clamp<int64_t>(r.concurrent, 1, std::max<int64_t>(r.ctas, 1));
+  const int64_t slots = resident * std::min<int64_t>(std::max(r.stages, 1), tiles);
+  out.slots = static_cast<double>(slots);
+  const std::vector<double> d = {r.xfer_ms, r.dram_ms, r.tensor_ms};
+  const double busiest = *std::max_element(d.begin(), d.end());
+  const double total_tiles = static_cast<double>(std::max<int64_t>(r.ctas, 0) * tiles);
+  const double delay_ms = out.delay_ns * 1e-6;
+  const double x = mvaThroughput(slots, delay_ms, d);
+  out.ms = x > 0 ? total_tiles / x : 0;
+  out.bound_ms = total_tiles * busiest;
+  out.slots_needed = busiest > 0 ? (delay_ms + r.xfer_ms + r.dram_ms + r.tensor_ms) / busiest : 1;
+  return out;
+}
+
+double ringLatencyMs(const RingFacts& r) { return ring(r).ms; }
 
 Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, const Coefficients& k) {
   Estimate e;
@@ -370,14 +406,41 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   const double t_sm = n * f.load_bytes / per_sm_bw * 1e3;
   raw["dram"] = f.dram_bytes / (hw.dram_gbps * 1e9) * 1e3;
   raw["l2"] = std::max(t_l2, t_sm);
-  raw["latency"] = ringLatencyMs({f.rounds, f.pipeline_loads, f.stages, f.waits, f.dram_share, hw.l2_latency_ns,
-                                  hw.mem_latency_ns, hw.barrier_rtt_ns, raw["tensor"],
-                                  std::max(raw["dram"], raw["l2"])});
   const double main_ops = f.fp32_ops - f.epilogue_ops;
-  raw["core"] = n * (main_ops / (hw.fp32_per_clk_sm * clk) + f.sfu_ops / (hw.sfu_per_clk_sm * clk) +
-                     f.smem_generic_bytes / (hw.smem_bytes_per_clk_sm * clk)) * 1e3;
+  const double core_cta = main_ops / (hw.fp32_per_clk_sm * clk) + f.sfu_ops / (hw.sfu_per_clk_sm * clk) +
+                          f.smem_generic_bytes / (hw.smem_bytes_per_clk_sm * clk);  // s, one CTA's CUDA-core work
+  {
+    // the ring: per tile, the SM's share of the L2 -> SM bandwidth (its
+    // intake, or the L2's bandwidth over the SMs that are busy), its share
+    // of DRAM for the tile's DRAM-served bytes, its tensor cores. CUDA-core
+    // work stays an additive term: the consumers of these schedules do it
+    // between their MMAs (mma_wait), not beside them (as a station it made
+    // attention 31% too fast on the development data)
+    const double tiles = static_cast<double>(std::max<int64_t>(f.pipeline_loads, 1));
+    const double active = static_cast<double>(std::clamp<int64_t>(f.ctas, 1, hw.sms));
+    const double sm_bw = std::min(per_sm_bw, hw.l2_gbps * 1e9 / active);
+    RingFacts rf;
+    rf.ctas = f.ctas_busiest_sm;
+    rf.concurrent = f.ctas_per_sm;
+    rf.loads = f.pipeline_loads;
+    rf.stages = f.stages;
+    rf.waits_per_load = static_cast<double>(f.waits) / tiles;
+    rf.dram_share = f.dram_share;
+    rf.l2_latency_ns = hw.l2_latency_ns;
+    rf.dram_latency_ns = hw.mem_latency_ns;
+    rf.barrier_rtt_ns = hw.barrier_rtt_ns;
+    rf.xfer_ms = (f.load_bytes - f.epilogue_load_bytes) / tiles / sm_bw * 1e3;
+    rf.tensor_ms = f.mma_flops / tiles / (hw.tc_flops_per_clk_sm * clk) * 1e3;
+    rf.dram_ms = (f.load_bytes - f.epilogue_load_bytes) / tiles * f.dram_share / (hw.dram_gbps * 1e9 / active) * 1e3;
+    const Ring rg = ring(rf);
+    raw["latency"] = rg.ms;
+    f.ring_slots = rg.slots;
+    f.ring_slots_needed = rg.slots_needed;
+  }
+  raw["core"] = n * core_cta * 1e3;
   raw["epilogue"] = r * (f.epilogue_store_bytes / per_sm_bw + f.epilogue_ops / (hw.fp32_per_clk_sm * clk) +
-                         (f.epilogue_store_bytes > 0 ? hw.mem_latency_ns * 1e-9 : 0)) * 1e3;
+                         ((f.epilogue_store_bytes > 0) + (f.epilogue_load_bytes > 0)) *
+                             hw.mem_latency_ns * 1e-9) * 1e3;
   e.raw = raw;
   std::string main;
   e.time_ms = combine(raw, k, &main);
@@ -399,11 +462,13 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
        fmt::format("{} through L2 at {:.0f} GB/s, {} per SM at {:.0f} B/clk ({})", human(f.l2_bytes), hw.l2_gbps,
                    human(n * f.load_bytes), hw.sm_load_bytes_per_clk, t_l2 >= t_sm ? "L2" : "per-SM intake"));
   term("latency", k.get("latency") * raw["latency"],
-       fmt::format("{} loads through a {}-stage ring: each slot waits {:.0f} ns ({:.0f}% of the bytes from DRAM), "
-                   "the transfer and the compute; {} barrier waits at {:.0f} ns; x {} rounds",
-                   f.pipeline_loads, f.stages,
+       fmt::format("{} loads per CTA through a {}-stage ring, {:.0f} slots in flight on the busiest SM ({:.1f} would "
+                   "cover the {:.0f} ns load latency ({:.0f}% of the bytes from DRAM) and {:.1f} barrier hand-offs at "
+                   "{:.0f} ns); x {} rounds",
+                   f.pipeline_loads, f.stages, f.ring_slots, f.ring_slots_needed,
                    hw.l2_latency_ns + f.dram_share * (hw.mem_latency_ns - hw.l2_latency_ns), 100 * f.dram_share,
-                   f.waits, hw.barrier_rtt_ns, f.rounds));
+                   static_cast<double>(f.waits) / std::max<double>(1, static_cast<double>(f.pipeline_loads)),
+                   hw.barrier_rtt_ns, f.rounds));
   term("core", k.get("core") * raw["core"],
        fmt::format("{:.3g} M FP32 element ops, {:.3g} M MUFU ops, {} generic smem per CTA", main_ops / 1e6,
                    f.sfu_ops / 1e6, human(f.smem_generic_bytes)));
@@ -506,7 +571,11 @@ nlohmann::json toJson(const Estimate& e) {
                 {"dram_bytes", f.dram_bytes},
                 {"l2_bytes", f.l2_bytes},
                 {"total_mma_flops", f.total_mma_flops},
-                {"dram_share", f.dram_share}};
+                {"dram_share", f.dram_share},
+                {"epilogue_ops", f.epilogue_ops},
+                {"epilogue_load_bytes", f.epilogue_load_bytes},
+                {"ring_slots", f.ring_slots},
+                {"ring_slots_needed", f.ring_slots_needed}};
   return j;
 }
 

@@ -15,14 +15,15 @@
 // tensor  = n * FLOP(CTA) / tensor-core rate
 // dram    = unique bytes / DRAM bandwidth
 // l2      = max(L2 -> SM bytes / L2 bandwidth, n * bytes(CTA) / per-SM rate)
-// latency = the ring's cycle: a slot is refilled only after the consumer is
-//           done with it, so S slots turn over once per (load latency +
-//           transfer + compute + barrier hand-off):
-//           (r * (loads * L + waits * round trip) + tensor + max(dram, l2)) / min(S, loads)
-//           with L the L2 hit latency, moving to the DRAM latency with the
-//           share of the bytes that come from DRAM (unique / L2 bytes)
+// latency = the ring (RingFacts): the slots of the resident CTAs as customers
+//           of a closed queueing network through the load latency (L2 hit
+//           latency, moving to the DRAM latency with the share of the bytes
+//           DRAM serves, + barrier hand-offs) and the SM's units (its share
+//           of L2 and DRAM bandwidth, its tensor cores, per tile)
 // core    = n * (FP32 element ops / FP32 rate + MUFU ops / SFU rate + generic smem bytes / smem rate)
-// epilogue= r * (epilogue store bytes / per-SM rate + load latency + epilogue element ops / FP32 rate)
+// epilogue= r * (epilogue store bytes / per-SM rate + epilogue lane instructions / FP32 rate
+//           + one memory latency for the stores and one for global reads after the loop, which the
+//           element ops wait for)
 // The c_* are the free coefficients `cake cost calibrate` fits to measured
 // runs (Coefficients; defaults 1).
 #pragma once
@@ -75,7 +76,8 @@ struct Facts {
   double mma_flops = 0, mma_instructions = 0;
   std::map<std::string, double> mma_shapes;     // "wgmma.m64n256k16" -> count
   double fp32_ops = 0, sfu_ops = 0, smem_generic_bytes = 0;
-  double epilogue_ops = 0;
+  double epilogue_ops = 0;          // CUDA-core instructions per lane (argmin/argmax steps count 4, others 1)
+  double epilogue_load_bytes = 0;   // global reads after the main loop (their latency is on the critical path)
   int64_t pipeline_loads = 0;       // loads through the deepest-used ring
   int stages = 1;                   // that ring's depth
   int64_t waits = 0;                // barrier waits of the busiest role instance
@@ -84,6 +86,7 @@ struct Facts {
   // and clipped edge tiles make CTA 0 unrepresentative)
   double total_mma_flops = 0;
   double dram_share = 0;            // unique / L2 bytes: how much of the traffic DRAM serves
+  double ring_slots = 0, ring_slots_needed = 0;  // Ring: slots in flight, slots that would cover the latency
 };
 
 struct Term {
@@ -129,21 +132,42 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
 Estimate estimate(const ir::Schedule& s, const workload::Shape& shape, const std::map<std::string, int64_t>& sets = {},
                   bool coverage = true);
 
-// The pipeline ring's time for the busiest SM (the `latency` term, ms): a
-// slot is refilled only after its consumer is done with it, so the ring's
-// `stages` slots (at most `loads` of them in use) turn over once per load
-// latency + transfer + compute + barrier hand-off. The load latency moves
-// from the L2 hit latency to the DRAM latency with the share of the bytes
-// DRAM serves.
+// The pipeline ring of the busiest SM (the `latency` term) as a closed
+// queueing network: every slot of every resident CTA's ring is a customer
+// that cycles through a pure delay (the load's latency and the barrier
+// hand-offs) and through the units that serve one tile at a time (the SM's
+// share of the L2 -> SM bandwidth and of DRAM, its tensor cores). Exact
+// mean-value analysis (mvaThroughput) gives the tiles per ms for that
+// number of slots: with few slots the ring is latency-starved (throughput ~
+// slots / cycle), with enough it approaches the busiest unit's rate, never
+// quite reaching it (a deeper ring always helps, less and less). A CTA
+// with fewer loads than slots keeps only its loads in flight.
 struct RingFacts {
-  int64_t rounds = 1, loads = 0;
+  int64_t ctas = 1;          // n: CTAs the busiest SM runs
+  int64_t concurrent = 1;    // c: of them resident at a time
+  int64_t loads = 0;         // loads through the ring per CTA (0: one load-compute step per CTA)
   int stages = 1;
-  int64_t waits = 0;
-  double dram_share = 0;
+  double waits_per_load = 0; // barrier round trips on a slot's cycle
+  double dram_share = 0;     // of the bytes, the share DRAM serves (the latency moves to the DRAM figure)
   double l2_latency_ns = 0, dram_latency_ns = 0, barrier_rtt_ns = 0;
-  double tensor_ms = 0, transfer_ms = 0;  // the busiest SM's compute and the memory system's transfer time
+  // per tile (one load of the ring), at one SM's share of each unit: its
+  // L2 -> SM intake, DRAM (the tile's DRAM-served bytes), tensor cores
+  double xfer_ms = 0, dram_ms = 0, tensor_ms = 0;
 };
-double ringLatencyMs(const RingFacts& r);
+struct Ring {
+  double ms = 0;             // the busiest SM's time through its rings
+  double bound_ms = 0;       // the same with unlimited slots: the busiest unit's time
+  double delay_ns = 0;       // a slot's pure delay (load latency + hand-offs)
+  double slots = 0;          // customers: resident CTAs x slots in use
+  double slots_needed = 0;   // slots at which a ring without variance would reach the bound
+};
+Ring ring(const RingFacts& r);
+double ringLatencyMs(const RingFacts& r);  // ring(r).ms
+
+// Throughput (customers / time unit) of a closed network of `customers`
+// cycling through a pure delay and single-server stations with the given
+// service demands (exact mean-value analysis, Reiser & Lavenberg 1980).
+double mvaThroughput(int64_t customers, double delay, const std::vector<double>& demands);
 
 // Recombine raw terms with coefficients: the model's formula, shared by
 // estimate() and the calibration.

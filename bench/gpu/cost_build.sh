@@ -14,16 +14,20 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 mkdir -p "$CARRY"/so "$CARRY"/bin "$CARRY"/lib "$CARRY"/cu
-# ROUND=2: round 2's plan (bench/gpu/cost_plan.py --round 2, docs/costmodel.md)
+# ROUND=2 / ROUND=3: that round's plan (bench/gpu/cost_plan.py --round N, docs/costmodel.md)
 ROUND=${ROUND:-1}
 python3 bench/gpu/cost_plan.py --round "$ROUND"
 PLAN=bench/gpu/schedules/cost_variants/plan.tsv
-[ "$ROUND" = 2 ] && PLAN=bench/gpu/schedules/cost_variants/plan2.tsv
+[ "$ROUND" != 1 ] && PLAN=bench/gpu/schedules/cost_variants/plan$ROUND.tsv
+# SO_FROM=DIR: reuse the libraries of an earlier round (lowering unchanged since) instead of compiling them again
+[ -n "${SO_FROM:-}" ] && cp -n "$SO_FROM"/*.so "$CARRY"/so/ 2>/dev/null
 
 # --- verify each schedule once
 cut -f3 "$PLAN" | sort -u > "$CARRY"/files.txt
-: > "$CARRY"/verified.txt
-while read -r f; do
+# KEEP_CHECKS=1: keep the verdicts of an earlier run of this script into the same CARRY
+[ -n "${KEEP_CHECKS:-}" ] && [ -s "$CARRY"/verified.txt ] && cut -d' ' -f1 "$CARRY"/verified.txt | sort -u | cmp -s - "$CARRY"/files.txt \
+  || { : > "$CARRY"/verified.txt; KEEP_CHECKS=; }
+[ -z "${KEEP_CHECKS:-}" ] && while read -r f; do
   if "$BUILD"/cli/cake check "$f" > "$CARRY"/check.log 2>&1; then echo "$f ok" >> "$CARRY"/verified.txt
   else echo "$f FAIL" >> "$CARRY"/verified.txt; echo "cost_build: $f does not verify:"; tail -3 "$CARRY"/check.log; fi
 done < "$CARRY"/files.txt
@@ -38,9 +42,9 @@ while IFS=$'\t' read -r id split f w shape sets; do
 done < "$PLAN"
 build_one() {
   stem=$1 f=$2 w=$3
-  [ -f "$CARRY/so/$stem.so" ] && return 0
   "$BUILD"/runner/cake-runner --cake "$f" --workload "$w" --shape "$(grep -P "\t$f\t" "$PLAN" | head -1 | cut -f5)" \
       --emit "$CARRY/cu/$stem.cu" 2>/dev/null || { echo "cost_build: $f does not lower"; return 0; }
+  [ -f "$CARRY/so/$stem.so" ] && return 0  # reused (SO_FROM): the .cu only names its kernel
   "$NVCC" -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -lineinfo -gencode=arch=compute_90a,code=sm_90a \
       "$CARRY/cu/$stem.cu" -o "$CARRY/so/$stem.so" || echo "cost_build: $f does not compile"
 }

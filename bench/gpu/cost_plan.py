@@ -19,6 +19,7 @@ set, and the accuracy is stated on round 2's held-out pairs only.
 
     python3 bench/gpu/cost_plan.py            # write variants + plan (round 1)
     python3 bench/gpu/cost_plan.py --round 2  # the same variants, round 2's plan (plan2.tsv)
+    python3 bench/gpu/cost_plan.py --round 3  # fresh held-out shapes + 7-stage GEMM, k = 192 (plan3.tsv)
 """
 import itertools
 import os
@@ -119,8 +120,9 @@ def {name}(lm, X: LM.tma2d, Cn: LM.tma2d, CN: LM.gmem, Lab: LM.gmem, N: LM.i32, 
 '''
 
 
-def gemm_variants():
-    for cons, bn, stages in itertools.product([1, 2], [64, 128, 256], [2, 3, 4, 5, 6]):
+def gemm_variants(deep=False):
+    """deep (round 3): also 7-stage rings where they fit (BN = 64)."""
+    for cons, bn, stages in itertools.product([1, 2], [64, 128, 256], [2, 3, 4, 5, 6] + ([7] if deep else [])):
         bm = 64 * cons
         a, b = bm * 128, bn * 128
         off_b = a * stages
@@ -136,8 +138,8 @@ def gemm_variants():
                                 off_c=off_c, cwarps=cwarps)
 
 
-def kmeans_variants():
-    for k, cons, stages in itertools.product([64, 128, 256], [1, 2], [2, 4]):
+def kmeans_variants(ks=(64, 128, 256)):
+    for k, cons, stages in itertools.product(ks, [1, 2], [2, 4]):
         bp = 64 * cons
         off_c = bp * 128 * stages
         smem = off_c + k * 128 * stages
@@ -200,19 +202,50 @@ def round2_rows(write):
     return rows
 
 
+def round3_rows(write):
+    """Round 3: every pair held out, on shapes no earlier round (nor the tune sweeps of
+    docs/search.md, whose shapes are powers of two) measured. The calibration set is
+    rounds 1 and 2 and the tune sweeps, all of which were read while the model was
+    developed. New schedules too: 7-stage GEMM rings (BN = 64) and k = 192 k-means."""
+    rows = []
+    gemm_hold = ["M=2560,N=1536,K=3072", "M=1536,N=768,K=6144", "M=128,N=6144,K=6144", "M=5120,N=3072,K=1536",
+                 "M=48,N=8192,K=8192", "M=384,N=1024,K=6144"]
+    files = [write(name, text) for name, text in gemm_variants(deep=True)]
+    files += ["corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm90_pingpong.cake",
+              "corpus/gemm/sm90_persistent_ws.cake", "corpus/gemm/sm90_basic_one_consumer.cake"]
+    for i, f in enumerate(files):
+        for sh in (gemm_hold[i % 3 * 2], gemm_hold[i % 3 * 2 + 1]):
+            rows.append(("gemm", f, sh, "", "", "holdout"))
+    for name, k, text in kmeans_variants(ks=(64, 128, 192, 256)):
+        f = write(name, text)
+        for n, d, b in [(98304, 192, 3), (40960, 64, 12)]:
+            rows.append(("kmeans-assign", f, f"N={n},K={k},D={d},B={b}", "", name, "holdout"))
+    res = "corpus/kmeans/sm90_assign_resident_centroids.cake"
+    for sh in ["N=196608,K=128,D=128,B=2", "N=24576,K=128,D=128,B=12"]:
+        rows.append(("kmeans-assign", res, sh, "", "", "holdout"))
+    files = [corpus or write(name, text) for name, corpus, text in attention_variants()]
+    files.append("corpus/attention/sm90_fa3_persistent.cake")
+    for f in files:
+        for sh in ["S=2560,D=64,B=4,H=8", "S=768,D=64,B=8,H=24", "S=5120,D=64,B=1,H=12", "S=10240,D=64,B=1,H=6"]:
+            rows.append(("attention-fwd", f, sh, "", "", "holdout"))
+    return rows
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    if "--round" in sys.argv and sys.argv[sys.argv.index("--round") + 1] == "2":
+    rnd = sys.argv[sys.argv.index("--round") + 1] if "--round" in sys.argv else "1"
+    if rnd in ("2", "3"):
         def write2(name, text):
             path = os.path.join(OUT, name + ".cake")
             with open(path, "w") as f:
                 f.write(text)
             return os.path.relpath(path, ROOT)
-        rows = round2_rows(write2)
-        with open(os.path.join(OUT, "plan2.tsv"), "w") as out:
+        rows = (round2_rows if rnd == "2" else round3_rows)(write2)
+        prefix = "q" if rnd == "2" else "r"
+        with open(os.path.join(OUT, f"plan{rnd}.tsv"), "w") as out:
             for i, (w, f, sh, sets, kernel, split) in enumerate(rows):
-                out.write(f"q{i:03d}\t{split}\t{f}\t{w}\t{sh}\t{sets}\n")
-        print(f"round 2: {len(rows)} pairs, {sum(r[5] == 'holdout' for r in rows)} held out")
+                out.write(f"{prefix}{i:03d}\t{split}\t{f}\t{w}\t{sh}\t{sets}\n")
+        print(f"round {rnd}: {len(rows)} pairs, {sum(r[5] == 'holdout' for r in rows)} held out")
         return
     rows = []  # (workload, file, shape, sets, kernel)
 

@@ -184,10 +184,18 @@ TEST(CostModel, GemmFactsAndTerms) {
   EXPECT_DOUBLE_EQ(f.dram_share, f.dram_bytes / f.l2_bytes);
   EXPECT_NEAR(e.raw.at("dram"), f.dram_bytes / (hw.dram_gbps * 1e9) * 1e3, 1e-12);
   EXPECT_NEAR(e.raw.at("l2"), f.l2_bytes / (hw.l2_gbps * 1e9) * 1e3, 1e-12);
-  // the ring: 4 slots turn over once per (load latency + transfer + compute + hand-off)
-  const double lat_ns = hw.l2_latency_ns + f.dram_share * (hw.mem_latency_ns - hw.l2_latency_ns);
-  EXPECT_NEAR(e.raw.at("latency"),
-              (8 * (64 * lat_ns + 64 * hw.barrier_rtt_ns) * 1e-6 + e.raw.at("tensor") + e.raw.at("l2")) / 4, 1e-12);
+  // the ring: one CTA per SM, 4 slots through the load latency + one
+  // barrier hand-off per tile, and the SM's share of L2 / DRAM bandwidth
+  // and its tensor cores per tile (a 128x64 A and a 128x64 B tile)
+  costmodel::RingFacts rf;
+  rf.ctas = 8, rf.concurrent = 1, rf.loads = 64, rf.stages = 4, rf.waits_per_load = 1, rf.dram_share = f.dram_share;
+  rf.l2_latency_ns = hw.l2_latency_ns, rf.dram_latency_ns = hw.mem_latency_ns, rf.barrier_rtt_ns = hw.barrier_rtt_ns;
+  const double tile = 2 * 128 * 64 * 2.0, sm_bw = std::min(hw.sm_load_bytes_per_clk * clk, hw.l2_gbps * 1e9 / 132);
+  rf.xfer_ms = tile / sm_bw * 1e3;
+  rf.dram_ms = tile * f.dram_share / (hw.dram_gbps * 1e9 / 132) * 1e3;
+  rf.tensor_ms = 2.0 * 128 * 128 * 64 / (hw.tc_flops_per_clk_sm * clk) * 1e3;
+  EXPECT_NEAR(e.raw.at("latency"), costmodel::ringLatencyMs(rf), 1e-12);
+  EXPECT_DOUBLE_EQ(f.ring_slots, 4);
   // time = launch + max(main) + core + epilogue with unit coefficients
   const double main = std::max({e.raw.at("tensor"), e.raw.at("dram"), e.raw.at("l2"), e.raw.at("latency")});
   EXPECT_NEAR(e.time_ms, e.raw.at("launch") + main + e.raw.at("core") + e.raw.at("epilogue"), 1e-12);
@@ -209,24 +217,77 @@ TEST(CostModel, CoefficientsScaleTheTerms) {
   EXPECT_EQ(main, "dram");
 }
 
-TEST(CostModel, RingLatency) {
+TEST(CostModel, MeanValueAnalysis) {
+  // one customer: it cycles through the delay and every station alone
+  EXPECT_NEAR(costmodel::mvaThroughput(1, 3.0, {1.0, 2.0}), 1 / 6.0, 1e-12);
+  // two customers, one station of demand 1, delay 1: R(1) = 1, X(1) = 1/2, Q = 1/2;
+  // R(2) = 1.5, X(2) = 2 / 2.5
+  EXPECT_NEAR(costmodel::mvaThroughput(2, 1.0, {1.0}), 0.8, 1e-12);
+  // more customers never lower the throughput, and it tends to the busiest station's rate
+  double prev = 0;
+  for (int m = 1; m <= 64; ++m) {
+    const double x = costmodel::mvaThroughput(m, 10.0, {1.0, 0.5});
+    EXPECT_GE(x, prev);
+    EXPECT_LT(x, 1.0);
+    prev = x;
+  }
+  EXPECT_GT(prev, 0.99);
+  EXPECT_EQ(costmodel::mvaThroughput(0, 1.0, {1.0}), 0);
+}
+
+TEST(CostModel, RingDepthAgainstLatency) {
   costmodel::RingFacts r;
-  r.rounds = 2, r.loads = 64, r.stages = 4, r.waits = 64;
+  r.ctas = 2, r.concurrent = 1, r.loads = 64, r.stages = 1, r.waits_per_load = 1;
   r.l2_latency_ns = 400, r.dram_latency_ns = 1000, r.barrier_rtt_ns = 100;
-  r.tensor_ms = 0.01, r.transfer_ms = 0.02;
-  // all from L2: 2 rounds x 64 x (400 + 100) ns, plus compute and transfer, over 4 slots
-  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 64 * 500e-6 + 0.03) / 4, 1e-12);
-  // half the bytes from DRAM: the latency moves halfway to the DRAM figure
-  r.dram_share = 0.5;
-  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 64 * (700 + 100) * 1e-6 + 0.03) / 4, 1e-12);
-  // deeper rings hide more; a ring deeper than the loads cannot turn over faster than its loads
-  r.dram_share = 0;
+  r.xfer_ms = 1e-4, r.tensor_ms = 0.5e-4;  // per tile: 100 ns of transfer, 50 ns of compute
+  // one slot: every tile waits the whole cycle (latency + hand-off + transfer + compute)
+  auto one = costmodel::ring(r);
+  EXPECT_NEAR(one.ms, 2 * 64 * (500 + 100 + 50) * 1e-6, 1e-12);
+  EXPECT_NEAR(one.delay_ns, 500, 1e-9);
+  // 6.5 slots would cover the 650 ns cycle at the transfer's 100 ns per tile
+  EXPECT_NEAR(one.slots_needed, 6.5, 1e-12);
+  EXPECT_NEAR(one.bound_ms, 2 * 64 * 100e-6, 1e-12);
+  // deeper rings are faster, less and less, and never beat the bound
+  double prev = one.ms;
+  for (int s = 2; s <= 12; ++s) {
+    r.stages = s;
+    const auto g = costmodel::ring(r);
+    EXPECT_LT(g.ms, prev) << s;
+    EXPECT_GT(g.ms, g.bound_ms) << s;
+    prev = g.ms;
+  }
+  r.stages = 3;
+  const double gain23 = costmodel::ringLatencyMs({[&] { auto x = r; x.stages = 2; return x; }()}) - costmodel::ringLatencyMs(r);
   r.stages = 8;
-  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 64 * 500e-6 + 0.03) / 8, 1e-12);
-  r.loads = 2, r.waits = 2;
-  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 2 * 500e-6 + 0.03) / 2, 1e-12);
-  r.loads = 0;
-  EXPECT_NEAR(costmodel::ringLatencyMs(r), (2 * 2 * 100e-6 + 0.03) / 1, 1e-12);
+  const double s7 = costmodel::ringLatencyMs({[&] { auto x = r; x.stages = 7; return x; }()});
+  EXPECT_GT(gain23, s7 - costmodel::ringLatencyMs(r));
+  // DRAM-served bytes move the latency towards the DRAM figure: a slower ring
+  r.stages = 2;
+  const double l2 = costmodel::ringLatencyMs(r);
+  r.dram_share = 0.5;
+  EXPECT_NEAR(costmodel::ring(r).delay_ns, 700 + 100, 1e-9);
+  EXPECT_GT(costmodel::ringLatencyMs(r), l2);
+  // a ring deeper than the loads keeps only its loads in flight
+  r.dram_share = 0, r.loads = 2, r.stages = 8;
+  EXPECT_DOUBLE_EQ(costmodel::ring(r).slots, 2);
+  // two resident CTAs put twice the slots in flight
+  r.concurrent = 2;
+  EXPECT_DOUBLE_EQ(costmodel::ring(r).slots, 4);
+}
+
+TEST(CostModel, ArgminStepsAndEpilogueLoads) {
+  // the k-means epilogue: -2*dot + |c|^2 over 64 x 256 per consumer, the
+  // argmin over the 256 columns at 4 instructions per element, and a
+  // global read of |c|^2 after the loop (its latency is on the path)
+  auto s = load(kKmeans);
+  auto e = costmodel::estimate(s, shape(workload::Kind::KmeansAssign, "N=65536,K=256,D=128,B=1"));
+  ASSERT_TRUE(e.ok) << e.error;
+  const auto& f = e.facts;
+  const int inst = 2;
+  EXPECT_DOUBLE_EQ(f.epilogue_load_bytes, inst * 256 * 4.0);
+  // per consumer: |c|^2 copied in (256), mul and add (2 x 64 x 256), the
+  // argmin (4 x 64 x 256), the 64 labels copied out
+  EXPECT_DOUBLE_EQ(f.epilogue_ops, inst * (256 + 2 * 64 * 256 + 4 * 64 * 256.0 + 64));
 }
 
 TEST(CostModel, SpeedOfLightRule) {

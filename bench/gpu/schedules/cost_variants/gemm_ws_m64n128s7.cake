@@ -1,0 +1,44 @@
+# Cost-model variant of corpus/gemm/sm90_ws_4stage.cake (bench/gpu/cost_plan.py):
+# CTA tile 64x128x64, 7 stages, 1 consumer warpgroup(s).
+# expect: pass
+@cake.schedule(target="sm_90a")
+def gemm_ws_m64n128s7(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(188416)
+    smem_a = pool.view(offset=0,      shape=(64, 64), dtype=lm.bf16, stages=7, swizzle="128B")
+    smem_b = pool.view(offset=57344,  shape=(128, 64), dtype=lm.bf16, stages=7, swizzle="128B")
+    smem_c = pool.view(offset=172032, shape=(64, 128), dtype=lm.bf16, stages=1)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7], group=4, regs=232)
+
+    pipe  = lm.pipeline(stages=7)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=1, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 64
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 7)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
