@@ -24,6 +24,7 @@ run() {
 }
 run corpus/gemm/sm90_ws_4stage.cake --shape M=4096,N=4096,K=4096
 run corpus/gemm/sm90_persistent_ws.cake --shape M=4096,N=4096,K=4096
+run bench/gpu/schedules/sm90_ws_bn256_s4.cake --shape M=4096,N=4096,K=4096
 run corpus/gemm/sm80_cp_async_multistage.cake --shape M=2048,N=2048,K=2048
 run corpus/kmeans/sm90_assign_k256_ws.cake --workload kmeans-assign --shape N=65536,K=256,D=128,B=8
 run corpus/attention/sm90_fa3_fwd.cake --workload attention-fwd --shape S=4096,D=64,B=1,H=16
