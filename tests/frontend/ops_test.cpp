@@ -109,40 +109,35 @@ TEST(OpTable, ElementFunctionsRoundTripPerOp) {
 
 // The front end resolves names through the table: an op it does not hold is
 // a located type.unknown-op, a function an op does not take too.
-TEST(OpTable, UnknownOpIsALocatedError) {
+// `body` is the role's body; the finding must be at `line` and name `fragment`.
+static void expectUnknownOpAt(const std::string& decls, const std::string& body, int line,
+                              const std::string& fragment) {
   DiagnosticSink sink;
-  auto m = compile(
-      "import cake\n"
-      "@cake.schedule(target=\"sm_90a\")\n"
-      "def k(lm):\n"
-      "    p = lm.role(warps=[0])\n"
-      "    with p:\n"
-      "        lm.fence_proxyy()\n",
-      sink);
+  auto m = compile("import cake\n"
+                   "@cake.schedule(target=\"sm_90a\")\n"
+                   "def k(lm):\n" +
+                       decls +
+                       "    p = lm.role(warps=[0])\n"
+                       "    with p:\n"
+                       "        " +
+                       body + "\n",
+                   sink);
   EXPECT_FALSE(m);
   const Finding* f = findingOf(sink, "type.unknown-op");
   ASSERT_TRUE(f) << describe(sink);
-  EXPECT_EQ(f->range.line, 6);
-  EXPECT_NE(f->message.find("lm.fence_proxyy"), std::string::npos) << f->message;
+  EXPECT_EQ(f->range.line, line);
+  EXPECT_NE(f->message.find(fragment), std::string::npos) << f->message;
+}
+
+TEST(OpTable, UnknownOpIsALocatedError) {
+  expectUnknownOpAt("", "lm.fence_proxyy()", 6, "lm.fence_proxyy");
 }
 
 TEST(OpTable, UnknownElementFunctionListsTheOpsFunctions) {
-  DiagnosticSink sink;
-  auto m = compile(
-      "import cake\n"
-      "@cake.schedule(target=\"sm_90a\")\n"
-      "def k(lm):\n"
-      "    x = lm.regs(shape=(16,), dtype=lm.f32)\n"
-      "    y = lm.regs(shape=(1,), dtype=lm.f32)\n"
-      "    p = lm.role(warps=[0])\n"
-      "    with p:\n"
-      "        lm.reduce(y, x, op=\"add\", axis=0)\n",
-      sink);
-  EXPECT_FALSE(m);
-  const Finding* f = findingOf(sink, "type.unknown-op");
-  ASSERT_TRUE(f) << describe(sink);
-  EXPECT_EQ(f->range.line, 8);
-  EXPECT_NE(f->message.find("\"sum\", \"max\", \"min\", \"argmin\", \"argmax\""), std::string::npos) << f->message;
+  expectUnknownOpAt("    x = lm.regs(shape=(16,), dtype=lm.f32)\n"
+                    "    y = lm.regs(shape=(1,), dtype=lm.f32)\n",
+                    "lm.reduce(y, x, op=\"add\", axis=0)", 8,
+                    "\"sum\", \"max\", \"min\", \"argmin\", \"argmax\"");
 }
 
 // ------------------------------------------------------ integer evaluator
