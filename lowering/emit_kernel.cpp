@@ -131,19 +131,15 @@ void Emitter::emitOp(const ir::Op& op) {
       instSync();
       break;
     }
-    case OpKind::Sync: {
-      const int nb = op.named_barrier;
-      tcFenceBefore();
-      line(fmt::format("cake_bar_sync({}, {});  // {}", plan_.namedBarId_[nb], plan_.namedBarThreads_[nb],
-                       sanitizeComment(s_.named_barriers[nb].name)));
-      tcFenceAfter();
-      break;
-    }
+    case OpKind::Sync:
     case OpKind::BarArrive: {
+      // bar.sync waits (tensor-core fences on both sides); bar.arrive only signals.
       const int nb = op.named_barrier;
+      const bool waits = op.kind == OpKind::Sync;
       tcFenceBefore();
-      line(fmt::format("cake_bar_arrive({}, {});  // {}", plan_.namedBarId_[nb], plan_.namedBarThreads_[nb],
-                       sanitizeComment(s_.named_barriers[nb].name)));
+      line(fmt::format("cake_bar_{}({}, {});  // {}", waits ? "sync" : "arrive", plan_.namedBarId_[nb],
+                       plan_.namedBarThreads_[nb], sanitizeComment(s_.named_barriers[nb].name)));
+      if (waits) tcFenceAfter();
       break;
     }
     case OpKind::FenceProxy: line("cake_fence_proxy_async();"); break;
