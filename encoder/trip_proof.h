@@ -29,12 +29,13 @@
 //     all processes are past the warm-up is moved back by one period
 //     (program counters, completed-phase counts, named-barrier generations,
 //     data tags, async work, T): shifted states behave alike, so the
-//     exploration is finite. It must meet no violation, every arrival must
-//     land in the phase it means, and every exit must leave all barrier
-//     phases complete (these stand in for the per-phase arrival and
-//     transaction counts, which the bounded check takes from the whole
-//     program). Trip counts t0 <= T < t1 (where the body is not yet the
-//     steady one) are explored one by one.
+//     exploration is finite. It must meet no violation of the simulator's
+//     rules: that is what the bounded check decides too (the per-phase
+//     counts as annotated are only candidates there, docs/semantics.md).
+//     A state with the trip count open is also checked as it is for every
+//     trip count beyond the exits it offers (all loop heads entered): a
+//     deadlock there is one. Trip counts t0 <= T < t1 (where the body is
+//     not yet the steady one) are explored one by one.
 //
 // The trip counts covered are T >= t0, t0 shown by interval reasoning or
 // the solver, or, for a count that may be negative, every T when the reads
