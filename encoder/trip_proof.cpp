@@ -112,12 +112,30 @@ std::pair<ir::ExprPtr, int64_t> splitOffset(const ir::ExprPtr& e) {
   return {e, 0};
 }
 
-TripLoops findTrip(const ir::Schedule& s) {
+// The parameters an expression reads.
+std::set<int> paramsOf(const ir::Expr& e) {
+  std::set<int> out;
+  anySubExpr(e, [&](const ir::Expr& x) {
+    if (x.kind == ir::ExprKind::Param) out.insert(x.index);
+    return false;
+  });
+  return out;
+}
+
+// `finite`: parameters proved value by value (few allowed values); a loop
+// whose bound reads only those is not a symbolic loop (`for b in
+// lm.range(0, has_bias)` with 0 <= has_bias <= 1): with the values fixed,
+// the builder unrolls it.
+TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
   std::vector<const ir::Stmt*> loops;
   for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
   TripLoops tl;
+  auto onlyFinite = [&](const ir::ExprPtr& e) {
+    std::set<int> ps = paramsOf(*e);
+    return std::all_of(ps.begin(), ps.end(), [&](int p) { return finite.count(p) > 0; });
+  };
   for (const ir::Stmt* st : loops) {
-    bool sym_hi = st->hi && mentionsParam(*st->hi);
+    bool sym_hi = st->hi && mentionsParam(*st->hi) && !onlyFinite(st->hi);
     bool sym_other = (st->lo && mentionsParam(*st->lo)) || (st->step && mentionsParam(*st->step));
     if (sym_other) throw Fail("a loop's start or step depends on a parameter");
     if (!sym_hi) continue;
@@ -1297,7 +1315,37 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
-    tl = findTrip(s);
+    try {
+      tl = findTrip(s);
+    } catch (const Fail&) {
+      // Loops bounded by different expressions: those whose parameters the
+      // lm.assume facts allow few values of are proved value by value.
+      Limits limits;
+      limits.timeout_ms = opts.timeout_ms;
+      limits.memory_mb = opts.memory_mb;
+      std::set<int> finite, tried;
+      BvProver bounds(s, limits);
+      auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
+        auto x = symbolNode(ir::ExprKind::Param, p);
+        auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
+                                                       ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
+        return bounds.prove(within).kind == BvVerdict::Holds;
+      };
+      std::vector<const ir::Stmt*> loops;
+      for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+      for (const ir::Stmt* st : loops)
+        if (st->hi)
+          for (int p : paramsOf(*st->hi)) {
+            if (!tried.insert(p).second || !bounded(p)) continue;
+            try {
+              allowedAssignments(s, {p}, limits, opts.max_fixed_values);
+              finite.insert(p);
+            } catch (const Fail&) {
+            }
+          }
+      if (finite.empty()) throw;
+      tl = findTrip(s, finite);
+    }
     // Parameters read besides the trip expression: one proof per value the
     // lm.assume facts allow (tile sizes: BK in {32, 64}), when they are few.
     const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);

@@ -284,6 +284,41 @@ TEST(TripProof, ArrivalsLandingInAnotherPhaseThanNamedAreProved) {
   EXPECT_EQ(r.outcome, encoder::Outcome::Violation) << r.engine << r.detail;
 }
 
+// A second loop bounded by a parameter the lm.assume facts allow two
+// values of (`for b in lm.range(0, has_bias)`, 0 <= has_bias <= 1) is not a
+// second symbolic loop: it is proved value by value, the K loop by lap
+// induction. The same schedule with the fence before the optional loop
+// (a missing fence when has_bias = 1) is not proved.
+TEST(TripProof, LoopOverAParameterWithFewValuesIsProvedValueByValue) {
+  std::string text;
+  auto good = compileFile(
+      fs::path(CAKE_SOURCE_DIR) / "corpus/bugs/proxy.missing-fence/sm90_fence_in_optional_bias_loop_fixed.cake", text);
+  ASSERT_TRUE(good);
+  auto r = prove(good->schedules.at(0));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("for each has_bias in {0,1}"), std::string::npos) << r.engine;
+  auto bad = compileFile(
+      fs::path(CAKE_SOURCE_DIR) / "corpus/bugs/proxy.missing-fence/sm90_fence_in_optional_bias_loop.cake", text);
+  ASSERT_TRUE(bad);
+  auto b = prove(bad->schedules.at(0));
+  EXPECT_EQ(b.outcome, encoder::Outcome::Violation) << b.engine << b.detail;
+}
+
+// Persistent kernels (a tile loop around a K loop, docs/z3.md): not in
+// reach yet. The correct one is unknown with the reason; the one whose ring
+// index restarts per tile (a race from the second tile on) is never proved.
+TEST(TripProof, PersistentKernelsAreNotProvedYet) {
+  std::string text;
+  auto good = compileFile(fs::path(CAKE_SOURCE_DIR) / "corpus/gemm/sm90_persistent_ws.cake", text);
+  ASSERT_TRUE(good);
+  auto r = prove(good->schedules.at(0));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Unknown) << r.engine;
+  EXPECT_NE(r.detail.find("different bounds"), std::string::npos) << r.detail;
+  auto bad = compileFile(fs::path(CAKE_SOURCE_DIR) / "corpus/bugs/sync.race/sm90_persistent_iter_restart.cake", text);
+  ASSERT_TRUE(bad);
+  EXPECT_NE(prove(bad->schedules.at(0)).outcome, encoder::Outcome::Proved);
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
