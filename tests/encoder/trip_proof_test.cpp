@@ -42,6 +42,15 @@ std::optional<ir::Module> compileFile(const fs::path& path, std::string& text) {
   return ir::compileModule(file, {}, sink);
 }
 
+// The proof of the first schedule of a corpus file (path relative to the source tree).
+encoder::ModelCheckResult proveFile(const std::string& rel) {
+  std::string text;
+  auto mod = compileFile(fs::path(CAKE_SOURCE_DIR) / rel, text);
+  EXPECT_TRUE(mod) << rel;
+  if (!mod) return {};
+  return prove(mod->schedules.at(0));
+}
+
 const char* kMainloop = R"(
 @cake.schedule(target="sm_90a")
 def ws(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
@@ -268,19 +277,12 @@ def late_release(lm, X: LM.gmem, N: LM.i32):
 TEST(TripProof, ArrivalsLandingInAnotherPhaseThanNamedAreProved) {
   for (const char* file : {"corpus/basics/single_slot_iter_shift.cake",
                            "corpus/basics/single_slot_courtesy_release.cake"}) {
-    std::string text;
-    auto mod = compileFile(fs::path(CAKE_SOURCE_DIR) / file, text);
-    ASSERT_TRUE(mod) << file;
-    auto r = prove(mod->schedules.at(0));
+    auto r = proveFile(file);
     EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << file << ": " << r.detail;
   }
   // ... and the same hand-off with the first release guarded away hangs
   // from two tiles on: not proved (a violation, for the caller to confirm)
-  std::string text;
-  auto bad = compileFile(
-      fs::path(CAKE_SOURCE_DIR) / "corpus/bugs/sync.arrival-underflow/single_slot_first_release_skipped.cake", text);
-  ASSERT_TRUE(bad);
-  auto r = prove(bad->schedules.at(0));
+  auto r = proveFile("corpus/bugs/sync.arrival-underflow/single_slot_first_release_skipped.cake");
   EXPECT_EQ(r.outcome, encoder::Outcome::Violation) << r.engine << r.detail;
 }
 
@@ -290,17 +292,10 @@ TEST(TripProof, ArrivalsLandingInAnotherPhaseThanNamedAreProved) {
 // induction. The same schedule with the fence before the optional loop
 // (a missing fence when has_bias = 1) is not proved.
 TEST(TripProof, LoopOverAParameterWithFewValuesIsProvedValueByValue) {
-  std::string text;
-  auto good = compileFile(
-      fs::path(CAKE_SOURCE_DIR) / "corpus/bugs/proxy.missing-fence/sm90_fence_in_optional_bias_loop_fixed.cake", text);
-  ASSERT_TRUE(good);
-  auto r = prove(good->schedules.at(0));
+  auto r = proveFile("corpus/bugs/proxy.missing-fence/sm90_fence_in_optional_bias_loop_fixed.cake");
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("for each has_bias in {0,1}"), std::string::npos) << r.engine;
-  auto bad = compileFile(
-      fs::path(CAKE_SOURCE_DIR) / "corpus/bugs/proxy.missing-fence/sm90_fence_in_optional_bias_loop.cake", text);
-  ASSERT_TRUE(bad);
-  auto b = prove(bad->schedules.at(0));
+  auto b = proveFile("corpus/bugs/proxy.missing-fence/sm90_fence_in_optional_bias_loop.cake");
   EXPECT_EQ(b.outcome, encoder::Outcome::Violation) << b.engine << b.detail;
 }
 
@@ -308,15 +303,10 @@ TEST(TripProof, LoopOverAParameterWithFewValuesIsProvedValueByValue) {
 // reach yet. The correct one is unknown with the reason; the one whose ring
 // index restarts per tile (a race from the second tile on) is never proved.
 TEST(TripProof, PersistentKernelsAreNotProvedYet) {
-  std::string text;
-  auto good = compileFile(fs::path(CAKE_SOURCE_DIR) / "corpus/gemm/sm90_persistent_ws.cake", text);
-  ASSERT_TRUE(good);
-  auto r = prove(good->schedules.at(0));
+  auto r = proveFile("corpus/gemm/sm90_persistent_ws.cake");
   EXPECT_EQ(r.outcome, encoder::Outcome::Unknown) << r.engine;
   EXPECT_NE(r.detail.find("different bounds"), std::string::npos) << r.detail;
-  auto bad = compileFile(fs::path(CAKE_SOURCE_DIR) / "corpus/bugs/sync.race/sm90_persistent_iter_restart.cake", text);
-  ASSERT_TRUE(bad);
-  EXPECT_NE(prove(bad->schedules.at(0)).outcome, encoder::Outcome::Proved);
+  EXPECT_NE(proveFile("corpus/bugs/sync.race/sm90_persistent_iter_restart.cake").outcome, encoder::Outcome::Proved);
 }
 
 // Every broken schedule of the corpus and every broken mutant: never Proved.
