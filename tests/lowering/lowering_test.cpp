@@ -293,7 +293,16 @@ TEST(Lowering, FlashAttentionFragments) {
   EXPECT_TRUE(contains(s, "exp2f("));
   EXPECT_TRUE(contains(s, "cake_f32(m_new[cake_i][0])"));
   // O += P V: wgmma with A from registers
-  EXPECT_TRUE(contains(s, "cake_wgmma_rs_m64n64k16_bf16(o_acc[0], o_acc[1], cake_pack2("));
+  EXPECT_TRUE(contains(s, "cake_wgmma_rs_m64n64k16_bf16(o_acc[0], o_acc[1], cake_ra[cake_k][0][0], cake_ra[cake_k][0][1],"));
+  // its A fragments are packed before the wgmma.fence, never between the wgmmas (ptxas would insert
+  // warpgroup.arrives there, C7519, and serialise the wgmmas where one lands on a divergent path, C7520)
+  const size_t pack = s.find("cake_ra[cake_k][0][0] = cake_pack2(p[0][4 * cake_k + 0], p[0][4 * cake_k + 1]);");
+  const size_t rs = s.find("cake_wgmma_rs_m64n64k16_bf16(o_acc[0]");  // the call, not the helper
+  ASSERT_NE(pack, std::string::npos);
+  ASSERT_NE(rs, std::string::npos);
+  EXPECT_NE(s.find("cake_wgmma_fence();", pack), std::string::npos);
+  EXPECT_LT(s.find("cake_wgmma_fence();", pack), rs);
+  EXPECT_EQ(s.find("cake_pack2(", rs), std::string::npos);
 }
 
 TEST(Lowering, NeverRetargets) {
