@@ -13,7 +13,7 @@ device in the same call as the cake kernels (bench/gpu/device_cost_sweep.sh).
 Every time is the median of triton.testing.do_bench, which zeroes a 256 MB
 buffer (flushing the L2) before each run. Prints one JSON object per line.
 
-    python3 bench/gpu/torch_refs.py [--quick]
+    python3 bench/gpu/torch_refs.py [--budget S] [--jobs 0,1]
 """
 import json
 import sys
@@ -128,6 +128,8 @@ def main():
         lambda: sdpa(1, 8, 8192, 64, False),
         lambda: sdpa(1, 16, 4096, 64, True),
     ]
+    if "--jobs" in sys.argv:  # --jobs 0,1: those jobs only (e.g. 0: SDPA at issue 13's B=4 H=32 S=8192 D=128)
+        jobs = [jobs[int(i)] for i in sys.argv[sys.argv.index("--jobs") + 1].split(",")]
     for j in jobs:
         if time.time() - T0 > BUDGET_S:
             emit(skipped="time budget reached")
