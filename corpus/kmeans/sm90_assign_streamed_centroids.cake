@@ -19,11 +19,15 @@
 @cake.schedule(target="sm_90a")
 def kmeans_assign_streamed(lm, X: LM.tma3d, Cn: LM.tma3d, CN: LM.tma3d, Lab: LM.gmem,
                            N: LM.i32, K: LM.i32, D: LM.i32, B: LM.i32):
+    # bounds that keep the tile arithmetic (B * cdiv(N, 256) tiles) far inside
+    # int32, and the model checker's choice of values quick
     lm.assume(N > 0)
+    lm.assume(N <= 16777216)
     lm.assume(K > 0)
     lm.assume(K % 128 == 0)
     lm.assume(D == 128)
     lm.assume(B > 0)
+    lm.assume(B <= 1024)
     pool   = lm.smem(198656)
     smem_x = pool.view(offset=0,      shape=(256, 64), dtype=lm.bf16, stages=4, swizzle="128B")
     smem_c = pool.view(offset=131072, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
