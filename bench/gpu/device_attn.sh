@@ -41,8 +41,8 @@ grep -P "\theadline\t" "$C"/pairs.tsv | while IFS= read -r row; do
   tail -c 600 "$OUT"/headline.jsonl; echo
 done
 
-# 2. SDPA cuDNN and flash at the same shape (job 0 of torch_refs.py)
-timeout 120 python3 "$C"/torch_refs.py --budget 60 --jobs 0 > "$OUT"/torch_refs.jsonl 2>> "$L"
+# 2. SDPA cuDNN and flash at the same shape (the first SDPA job of torch_refs.py)
+timeout 120 python3 "$C"/torch_refs.py --budget 60 --only sdpa --first 1 > "$OUT"/torch_refs.jsonl 2>> "$L"
 log "torch refs"; cat "$OUT"/torch_refs.jsonl
 
 # 3. the 12 held-out attention pairs of round 3, re-measured (12 runs each, as round 3); SWEEP=0: skipped
