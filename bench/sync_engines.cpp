@@ -90,10 +90,7 @@ int main(int argc, char** argv) {
         auto sys = encoder::buildSystem(s, b, s.target, &err);
         if (!sys || !seen.insert(std::hash<std::string>{}(encoder::systemToString(*sys))).second) continue;
         ++systems;
-        encoder::ExploreOptions eo;
-        eo.more_depth = 1u << 30;
-        eo.more_states = uint64_t(1) << 40;
-        encoder::ModelCheckResult x = encoder::explore(*sys, eo);
+        encoder::ModelCheckResult x = encoder::explore(*sys, encoder::everyRule());
         encoder::PoOptions po;
         po.limits.timeout_ms = timeout_ms;
         encoder::PoResult z = encoder::poCheck(*sys, po);
