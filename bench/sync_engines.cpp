@@ -6,11 +6,12 @@
 // the set of rules each engine finds over its bindings (bad) or none
 // (benign) -- and every place where the labellers differ is printed.
 //
-//   cake_bench_sync_engines [DIR...=corpus] [--timeout-ms=T] [--budget-s=S] [--every=N] [--verbose]
+//   cake_bench_sync_engines [DIR...=corpus] [--timeout-ms=T] [--budget-s=S] [--every=N] [--shard=I/N] [--verbose]
 //
-// --every=N takes every N-th file (sorted), --budget-s stops after S
-// seconds (the schedules not reached are counted as such). Exit status 1 on
-// a disagreement or an internal error.
+// --every=N takes every N-th file (sorted), --shard=I/N the I-th of N
+// interleaved parts of those (bench/label_mutants.sh runs the parts side by
+// side), --budget-s stops after S seconds (the schedules not reached are
+// counted as such). Exit status 1 on a disagreement or an internal error.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -51,13 +52,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> dirs;
   unsigned timeout_ms = 20000;
   double budget = 0;
-  int every = 1;
+  int every = 1, shard = 0, shards = 1;
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--timeout-ms=", 0) == 0) timeout_ms = static_cast<unsigned>(std::stoul(a.substr(13)));
     else if (a.rfind("--budget-s=", 0) == 0) budget = std::stod(a.substr(11));
     else if (a.rfind("--every=", 0) == 0) every = std::max(1, std::stoi(a.substr(8)));
+    else if (a.rfind("--shard=", 0) == 0 && a.find('/') != std::string::npos) {
+      shard = std::stoi(a.substr(8, a.find('/') - 8));
+      shards = std::max(1, std::stoi(a.substr(a.find('/') + 1)));
+    }
     else if (a == "--verbose") verbose = true;
     else dirs.push_back(a);
   }
@@ -72,6 +77,7 @@ int main(int argc, char** argv) {
   int bad = 0, benign = 0;
   std::vector<double> sim_t, po_t;
   for (size_t fi = 0; fi < files.size(); fi += every) {
+    if (static_cast<int>(fi / every) % shards != shard) continue;
     const std::string& f = files[fi];
     std::string err;
     auto file = ir::readSourceFile(f, err);

@@ -154,6 +154,12 @@ class Po {
   E prefix_{c_}, runs_{c_}, distinct_{c_};
   std::map<std::string, E> targets_;
   std::map<int, std::map<std::string, E>> step_viol_;  // event -> rule -> formula
+  // hb_[f]: events e with t_e < t_f in every model where every wait before
+  // f passed at its phase (no stale phase): program order, issue -> landing,
+  // commit -> completion, and arrival -> wait when the arrival must count
+  // into the waited phase (hbLemmas). Such models are all that the rules at
+  // f are asked about (below).
+  std::vector<std::vector<uint64_t>> hb_;
   unsigned fresh_ = 0;
 
   // ------------------------------------------------------------ helpers
@@ -258,7 +264,10 @@ class Po {
     return g.retire_pc >= 0 ? exec_[p][g.retire_pc] : -1;
   }
 
+  bool hb(int e, int f) const { return e >= 0 && f >= 0 && ((hb_[f][e / 64] >> (e % 64)) & 1); }
+
   // ------------------------------------------------------------ building
+  void hbLemmas(std::vector<E>& base);
   bool checkShape(std::string* why);
   void makeEvents();
   void makeGroups();
@@ -268,6 +277,7 @@ class Po {
   E notAfterExit(int e) const;
   E live(int q, int qpc, int j, int p, const E& tau) const;
   E raceAt(int p, int pc, int i) const;
+  int endOf(int q, int qpc) const;
   E unfencedWrite(int t, const E& tau) const;
   E unfencedRead(int t, const E& tau) const;
   E asyncWriteRule(int p, int pc, int i) const;
@@ -588,6 +598,7 @@ bool Po::build(std::string* why) {
       step_viol_[evs[f].ev].insert_or_assign("sync.arrival-overflow", pending_neg && !z[f]);
     }
   }
+  hbLemmas(base);
   stepRules();
   stateRules();
 
@@ -608,6 +619,99 @@ bool Po::build(std::string* why) {
     }
   prefix_ = all(pre);
   return true;
+}
+
+// Static happens-before, stated to the solver and used to drop race pairs.
+//
+//  * Arrival lemma: phase j of slot k completes at the first slot event
+//    with A >= init (j + 1). An arrival a and the slot events that come
+//    after it by hb_ are all missing from A at any clock before t_a; when
+//    the rest weigh less than init (j + 1), phase j cannot complete before
+//    a: d[k][j] < END implies t_a <= d[k][j]. (By induction over the clock
+//    of an edge's target: the edges on a path from a to a slot event before
+//    d[k][j] < END all end before END, where they hold.) Edges and lemmas
+//    are grown to a fixpoint: a consumer's arrival for lap j is forced into
+//    phase j once the other consumers' later arrivals are known to follow
+//    it (through the producer's waits and the full barrier).
+//  * Wait lemma: a wait for phase n before END passed with n + 1 phases
+//    completed (else it is a stale phase, a violation), so d[k][n] < t_w.
+//    Query (1) asks whether some run violates a rule at END; the first
+//    violation of a violating run is reached by a run whose earlier waits
+//    are not stale, so the lemma keeps query (1) complete; query (2) asks
+//    about violation-free prefixes, where it holds anyway.
+//  * Together: a < w for every arrival a forced into the phase w waits for.
+//    hb_ is the transitive closure of these edges and the structural ones.
+//    Every edge on a path to an event f at or before END holds in the
+//    models asked about (each wait on it precedes f), so a race pair whose
+//    access ended before f by hb_, or that starts after f, is dropped.
+void Po::hbLemmas(std::vector<E>& base) {
+  const int n = events();
+  std::vector<std::vector<int>> pred0(n);  // structural edges, into each event
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 1; pc < m_.programSize(p); ++pc) pred0[exec_[p][pc]].push_back(exec_[p][pc - 1]);
+  for (auto [key, e] : land_) pred0[e].push_back(exec_[key.first][key.second]);
+  for (int p = 0; p < m_.P; ++p)
+    for (const Grp& g : groups_[p * sim::kGroupKinds + sim::kMma])
+      if (g.barrier) pred0[g.complete_ev].push_back(exec_[p][g.commit_pc]);
+  std::vector<std::vector<std::pair<int, int64_t>>> waits(m_.S);  // per slot: (event, phase)
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      if (in.kind == InstrKind::Wait && in.phase >= 0) waits[in.slot].push_back({exec_[p][pc], in.phase});
+    }
+  // forced[k][i]: the first phase slot event i of slot k must count into, or -1
+  std::vector<std::vector<int64_t>> forced(m_.S);
+  for (int k = 0; k < m_.S; ++k) forced[k].assign(slot_ev_[k].size(), -1);
+  const size_t words = (n + 63) / 64;
+  auto closure = [&] {
+    std::vector<std::vector<int>> pred = pred0;
+    for (int k = 0; k < m_.S; ++k)
+      for (auto [w, phase] : waits[k])
+        for (size_t i = 0; i < slot_ev_[k].size(); ++i)
+          if (forced[k][i] >= 0 && forced[k][i] <= phase) pred[w].push_back(slot_ev_[k][i].ev);
+    hb_.assign(n, std::vector<uint64_t>(words, 0));
+    std::vector<int> stack;
+    for (int f = 0; f < n; ++f) {
+      auto& seen = hb_[f];
+      stack.assign(pred[f].begin(), pred[f].end());
+      while (!stack.empty()) {
+        int e = stack.back();
+        stack.pop_back();
+        if ((seen[e / 64] >> (e % 64)) & 1) continue;
+        seen[e / 64] |= uint64_t(1) << (e % 64);
+        for (int x : pred[e]) stack.push_back(x);
+      }
+    }
+  };
+  for (int round = 0; round < 64; ++round) {
+    closure();
+    bool changed = false;
+    for (int k = 0; k < m_.S; ++k) {
+      int64_t total = 0;
+      for (const SlotEv& g : slot_ev_[k]) total += g.w;
+      for (size_t i = 0; i < slot_ev_[k].size(); ++i) {
+        const SlotEv& a = slot_ev_[k][i];
+        if (!a.w) continue;
+        int64_t after = 0;  // a and the slot events that come after it
+        for (const SlotEv& g : slot_ev_[k])
+          if (g.ev == a.ev || hb(a.ev, g.ev)) after += g.w;
+        int64_t j = (total - after) / init_[k];  // smallest j with total - after < init (j + 1)
+        if (j >= static_cast<int64_t>(d_[k].size()) || (forced[k][i] >= 0 && forced[k][i] <= j)) continue;
+        forced[k][i] = j;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  for (int k = 0; k < m_.S; ++k) {
+    for (size_t i = 0; i < slot_ev_[k].size(); ++i)
+      if (forced[k][i] >= 0)
+        base.push_back(z3::implies(lt(d_[k][forced[k][i]], end_), le(T(slot_ev_[k][i].ev), d_[k][forced[k][i]])));
+    for (auto [w, phase] : waits[k]) {
+      if (phase >= static_cast<int64_t>(d_[k].size())) base.push_back(!lt(T(w), end_));  // never passes cleanly
+      else base.push_back(z3::implies(lt(T(w), end_), lt(d_[k][phase], T(w))));
+    }
+  }
 }
 
 // Whether event e may be taken in the state before tau (program order and
@@ -675,6 +779,16 @@ E Po::live(int q, int qpc, int j, int p, const E& tau) const {
   return qpc == lastPc(q) ? issued : issued && !before(exec_[q][qpc + 1], tau);
 }
 
+// The event after which the accesses of (q, qpc) are no longer live (the
+// cases of live()), or -1 (live to the end).
+int Po::endOf(int q, int qpc) const {
+  const Instr& qi = instr(q, qpc);
+  if (qi.kind == InstrKind::TmaLoad) return land_.at({q, qpc});
+  int k = m_.groupKind(qi.kind);
+  if (k >= 0 && op_group_[q][qpc] >= 0) return removalEvent(q, group(q, k, op_group_[q][qpc]));
+  return qpc == lastPc(q) ? -1 : exec_[q][qpc + 1];
+}
+
 E Po::raceAt(int p, int pc, int i) const {
   const Access& acc = m_.access(p, pc, i);
   const sim::AtomRange& ra = m_.atoms_of[p][pc][i];
@@ -686,6 +800,8 @@ E Po::raceAt(int p, int pc, int i) const {
       if (q == p && qpc == pc) continue;
       const Instr& qi = instr(q, qpc);
       if (q == p && me.kind == InstrKind::Mma && qi.kind == InstrKind::Mma) continue;
+      // issued after this step, or retired before it, in every model asked about
+      if (hb(exec_[p][pc], exec_[q][qpc]) || hb(endOf(q, qpc), exec_[p][pc])) continue;
       for (size_t j = 0; j < qi.accesses.size(); ++j) {
         if (!(acc.write || qi.accesses[j].write) || !ra.overlaps(m_.atoms_of[q][qpc][j])) continue;
         E l = live(q, qpc, static_cast<int>(j), p, tau);
