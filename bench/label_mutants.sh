@@ -18,9 +18,10 @@ for i in $(seq 0 $((shards - 1))); do
 done
 wait
 grep -h -E "^(DISAGREE|INTERNAL|undecided) " "$out"/shard*.txt
-grep -h "^sync engines over" "$out"/shard*.txt
+grep -h -E "^(sync engines over|undecided but bad)" "$out"/shard*.txt
 awk '/^sync engines over/ {
        s += $4; a += $8; bad += substr($10, 2); ben += $12; d += $14; u += $16; e += $18; nr += $21
      }
-     END { printf "total: %d schedules, %d agree (%d bad, %d benign), %d disagree, %d undecided, %d internal errors; %d not reached\n", s, a, bad, ben, d, u, e, nr }' \
+     /^undecided but bad/ { ub += $NF }
+     END { printf "total: %d schedules, %d agree (%d bad, %d benign), %d disagree, %d undecided (%d of them bad in both where decided), %d internal errors; %d not reached\n", s, a, bad, ben, d, u, ub, e, nr }' \
   "$out"/shard*.txt
