@@ -565,8 +565,12 @@ class Builder {
     const ir::Op& o = st.op;
     Instr& in = emit(InstrKind::Generic, st);
     addAccess(in, access(o.src, std::nullopt, false, Proxy::Generic, false), st);
-    if (o.kind == OpKind::Binary) addAccess(in, access(o.src2, std::nullopt, false, Proxy::Generic, false), st);
+    if (o.kind == OpKind::Binary || o.kind == OpKind::Reduce)
+      addAccess(in, access(o.src2, std::nullopt, false, Proxy::Generic, false), st);
+    const bool running = o.kind == OpKind::Reduce && o.src2.kind != ir::BufferRef::Kind::None;
+    if (running) addAccess(in, access(o.dst, std::nullopt, false, Proxy::Generic, false), st);  // folds into dst
     addAccess(in, access(o.dst, std::nullopt, true, Proxy::Generic, false), st);
+    if (running) addAccess(in, access(o.src2, std::nullopt, true, Proxy::Generic, false), st);
   }
 
   // An op whose view index never reaches its view's stages names stages,

@@ -296,6 +296,22 @@ TEST(Lowering, FlashAttentionFragments) {
   EXPECT_TRUE(contains(s, "cake_wgmma_rs_m64n64k16_bf16(o_acc[0], o_acc[1], cake_pack2("));
 }
 
+TEST(Lowering, RunningArgminAcrossCentroidTiles) {
+  auto r = lowerFile("corpus/kmeans/sm90_assign_streamed_centroids.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  // 128 rows per warpgroup: two m64 blocks of the 128x128 tile, 4 rows x 32 columns per thread
+  EXPECT_TRUE(contains(s, "float dots[4][32];"));
+  EXPECT_TRUE(contains(s, "float best[4][1];"));
+  // the thread's columns in order: the first strictly smaller wins, the slot becomes the index once
+  EXPECT_TRUE(contains(s, "if (cake_e < cake_v) { cake_v = cake_e; cake_xb = cake_b; }"));
+  // across the quad, then folded into the running (best, lab) with the tile's base index
+  EXPECT_TRUE(contains(s, "cake_argmin_step(cake_v, cake_x, cake_o, cake_oi);"));
+  EXPECT_TRUE(contains(s, "cake_argmin_step(cake_bv, cake_bi, cake_red[cake_a], cake_redi[cake_a] + ("));
+  EXPECT_TRUE(contains(s, "best[cake_a][0] = cake_cvt<float>(cake_bv);"));
+  EXPECT_FALSE(contains(s, "cake_scratch"));  // the columns of a row are within one quad
+}
+
 TEST(Lowering, NeverRetargets) {
   auto m = compileFile(kSm90Gemm);
   ASSERT_FALSE(m.schedules.empty());
