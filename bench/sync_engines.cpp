@@ -4,13 +4,15 @@
 // rules, not only those near the first violation) and by the Z3
 // partial-order engine (encoder/z3_po.h). Each schedule gets two labels --
 // the set of rules each engine finds over its bindings (bad) or none
-// (benign) -- and every place where the labellers differ is printed.
+// (benign) -- and every place where the labellers differ is printed: a
+// binding both decide with different rules, or different labels.
 //
-//   cake_bench_sync_engines [DIR...=corpus] [--timeout-ms=T] [--budget-s=S] [--every=N] [--verbose]
+//   cake_bench_sync_engines [DIR...=corpus] [--timeout-ms=T] [--budget-s=S] [--every=N] [--shard=I/N] [--verbose]
 //
-// --every=N takes every N-th file (sorted), --budget-s stops after S
-// seconds (the schedules not reached are counted as such). Exit status 1 on
-// a disagreement or an internal error.
+// --every=N takes every N-th file (sorted), --shard=I/N the I-th of N
+// interleaved parts of those (bench/label_mutants.sh runs the parts side by
+// side), --budget-s stops after S seconds (the schedules not reached are
+// counted as such). Exit status 1 on a disagreement or an internal error.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -51,13 +53,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> dirs;
   unsigned timeout_ms = 20000;
   double budget = 0;
-  int every = 1;
+  int every = 1, shard = 0, shards = 1;
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--timeout-ms=", 0) == 0) timeout_ms = static_cast<unsigned>(std::stoul(a.substr(13)));
     else if (a.rfind("--budget-s=", 0) == 0) budget = std::stod(a.substr(11));
     else if (a.rfind("--every=", 0) == 0) every = std::max(1, std::stoi(a.substr(8)));
+    else if (a.rfind("--shard=", 0) == 0 && a.find('/') != std::string::npos) {
+      shard = std::stoi(a.substr(8, a.find('/') - 8));
+      shards = std::max(1, std::stoi(a.substr(a.find('/') + 1)));
+    }
     else if (a == "--verbose") verbose = true;
     else dirs.push_back(a);
   }
@@ -69,9 +75,11 @@ int main(int argc, char** argv) {
   std::sort(files.begin(), files.end());
   auto t0 = std::chrono::steady_clock::now();
   int schedules = 0, agree = 0, disagree = 0, undecided = 0, internal = 0, not_reached = 0, systems = 0;
+  int undecided_bad = 0;  // undecided, but both engines find violations on a binding both decide
   int bad = 0, benign = 0;
   std::vector<double> sim_t, po_t;
   for (size_t fi = 0; fi < files.size(); fi += every) {
+    if (static_cast<int>(fi / every) % shards != shard) continue;
     const std::string& f = files[fi];
     std::string err;
     auto file = ir::readSourceFile(f, err);
@@ -84,16 +92,13 @@ int main(int argc, char** argv) {
       ++schedules;
       std::set<std::string> sim_rules, po_rules;
       std::set<size_t> seen;
-      bool open = false, ierr = false;
-      std::string why;
+      bool open = false, ierr = false, bad_in_both = false;
+      std::string why, differs;  // differs: a binding both decide with different rules
       for (const encoder::Binding& b : checks::coveringBindings(s)) {
         auto sys = encoder::buildSystem(s, b, s.target, &err);
         if (!sys || !seen.insert(std::hash<std::string>{}(encoder::systemToString(*sys))).second) continue;
         ++systems;
-        encoder::ExploreOptions eo;
-        eo.more_depth = 1u << 30;
-        eo.more_states = uint64_t(1) << 40;
-        encoder::ModelCheckResult x = encoder::explore(*sys, eo);
+        encoder::ModelCheckResult x = encoder::explore(*sys, encoder::everyRule());
         encoder::PoOptions po;
         po.limits.timeout_ms = timeout_ms;
         encoder::PoResult z = encoder::poCheck(*sys, po);
@@ -108,16 +113,30 @@ int main(int argc, char** argv) {
           std::printf("  %s: explicit %.4f s %s, z3-po %.3f s %s (%d events, %d queries)\n",
                       encoder::bindingToString(s, b).c_str(), x.seconds, std::string(outcomeName(x.outcome)).c_str(),
                       z.result.seconds, std::string(outcomeName(z.result.outcome)).c_str(), z.events, z.queries);
-        for (const auto& v : x.violations) sim_rules.insert(v.rule);
-        for (const auto& v : z.result.violations) po_rules.insert(v.rule);
+        std::set<std::string> xr, zr;
+        for (const auto& v : x.violations) xr.insert(v.rule);
+        for (const auto& v : z.result.violations) zr.insert(v.rule);
+        // every binding both engines decide must show the same rules
+        if (x.outcome != encoder::Outcome::Unknown && z.result.outcome != encoder::Outcome::Unknown) {
+          if (xr != zr && differs.empty())
+            differs = encoder::bindingToString(s, b) + ": explicit " + join(xr) + ", z3-po " + join(zr);
+          if (!xr.empty() && !zr.empty()) bad_in_both = true;
+        }
+        sim_rules.insert(xr.begin(), xr.end());
+        po_rules.insert(zr.begin(), zr.end());
       }
       std::string name = f + ":" + s.name;
       if (ierr) {
         ++internal;
         std::printf("INTERNAL %s: %s\n", name.c_str(), why.c_str());
+      } else if (!differs.empty()) {
+        ++disagree;
+        std::printf("DISAGREE %s: %s\n", name.c_str(), differs.c_str());
       } else if (open) {
         ++undecided;
-        std::printf("undecided %s: %s\n", name.c_str(), why.c_str());
+        undecided_bad += bad_in_both;
+        std::printf("undecided %s%s: %s\n", name.c_str(), bad_in_both ? " (bad in both where decided)" : "",
+                    why.c_str());
       } else if (sim_rules != po_rules) {
         ++disagree;
         std::printf("DISAGREE %s: explicit %s, z3-po %s\n", name.c_str(), join(sim_rules).c_str(),
@@ -133,6 +152,7 @@ int main(int argc, char** argv) {
   std::printf("sync engines over %d schedules (%d systems): %d agree (%d bad, %d benign), %d disagree, %d undecided, "
               "%d internal errors; %d not reached within the budget\n",
               schedules, systems, agree, bad, benign, disagree, undecided, internal, not_reached);
+  std::printf("undecided but bad in both engines on a binding both decide: %d\n", undecided_bad);
   std::printf("time per system: explicit median %.4f s max %.4f s; z3-po median %.3f s max %.3f s; total %.0f s\n",
               median(sim_t), sim_t.empty() ? 0 : *std::max_element(sim_t.begin(), sim_t.end()), median(po_t),
               po_t.empty() ? 0 : *std::max_element(po_t.begin(), po_t.end()), since(t0));

@@ -79,9 +79,7 @@ SyncRun runSyncEngine(const encoder::System& sys, SyncEngine engine, const encod
   }
   // both: the explicit engine looks for every rule too (not only those near
   // the first violation), so the two sets of rules must be equal
-  encoder::ExploreOptions full = eo;
-  full.more_depth = 1u << 30;
-  full.more_states = uint64_t(1) << 40;
+  encoder::ExploreOptions full = encoder::everyRule(eo);
   encoder::ModelCheckResult x = encoder::explore(sys, full);
   if (x.outcome == encoder::Outcome::Unknown || z.result.outcome == encoder::Outcome::Unknown) {
     out.result = x.outcome == encoder::Outcome::Unknown ? std::move(x) : std::move(z.result);

@@ -33,6 +33,14 @@ struct ExploreOptions {
   uint64_t more_states = 100000;
 };
 
+// `o` looking for every rule, not only those near the first violation (to
+// compare the rule sets of two engines).
+inline ExploreOptions everyRule(ExploreOptions o = {}) {
+  o.more_depth = 1u << 30;
+  o.more_states = uint64_t(1) << 40;
+  return o;
+}
+
 // Arrival counts and transaction bytes per (slot, phase) as the program's
 // annotations mean them (iter=, phase=): sync.arrival-overflow,
 // sync.arrival-underflow, sync.tx-imbalance, the first of each. On hardware

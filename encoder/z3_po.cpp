@@ -56,6 +56,14 @@ int bitsFor(int64_t v) {
 const char* kStepRules[] = {"sync.stale-phase", "sync.arrival-overflow", "sync.race", "proxy.missing-fence",
                             "data.stale-read", "sync.tx-imbalance"};
 const char* kStateRules[] = {"sync.lost-phase", "sync.deadlock", "sync.async-at-exit"};
+// A deadlock whose blocked wait a static candidate explains: the simulator
+// reports the candidate's rule there (not a rule of its own: it only says
+// that some run goes wrong, which makes every candidate an error).
+const char* kExplainedDeadlock = "explained-deadlock";
+// An arrival-type step that counts into another phase than its op means
+// (sim::landsElsewhere): not a violation; on a clean program, part of the
+// sync.phase-annotation-mismatch warning (resolveStatics).
+const char* kLandsElsewhere = "lands-elsewhere";
 
 E all(z3::context& c, const std::vector<E>& v) {
   if (v.empty()) return c.bool_val(true);
@@ -116,6 +124,12 @@ class Po {
     int ev = -1, sub = 0, proc = -1, pc = -1, acc = -1, fence_ev = -1;
     bool generic = false;
   };
+  // A synchronous generic-proxy read of a tracked atom: it marks the atom
+  // for its process until that process's next fence or the atom's next
+  // async-proxy write (sim_state.cpp markGenericReads).
+  struct ReadOcc {
+    int ev = -1, fence_ev = -1;
+  };
 
   const System& sys_;
   Model m_;
@@ -134,11 +148,18 @@ class Po {
   std::map<std::pair<int, int>, std::vector<int>> mma_wait_needs_;  // (p, wait pc) -> barrier groups
   std::map<std::pair<int, int>, std::vector<int>> retires_;         // (p, wait pc) -> groups it retires
   std::vector<std::vector<WriteOcc>> writes_;          // per tracked atom
+  std::vector<std::vector<ReadOcc>> reads_;            // per tracked atom
   std::vector<Violation> statics_;
   E end_, inf_;
   E prefix_{c_}, runs_{c_}, distinct_{c_};
   std::map<std::string, E> targets_;
   std::map<int, std::map<std::string, E>> step_viol_;  // event -> rule -> formula
+  // hb_[f]: events e with t_e < t_f in every model where every wait before
+  // f passed at its phase (no stale phase): program order, issue -> landing,
+  // commit -> completion, and arrival -> wait when the arrival must count
+  // into the waited phase (hbLemmas). Such models are all that the rules at
+  // f are asked about (below).
+  std::vector<std::vector<uint64_t>> hb_;
   unsigned fresh_ = 0;
 
   // ------------------------------------------------------------ helpers
@@ -167,6 +188,10 @@ class Po {
     if (e == f) return c_.bool_val(false);
     if (a.kind == Step::Kind::Exec && b.kind == Step::Kind::Exec && a.proc == b.proc) return c_.bool_val(a.pc < b.pc);
     return lt(T(e), T(f));
+  }
+  // write occurrence b comes after a (inside one step: in the simulator's order)
+  E laterWrite(const WriteOcc& b, const WriteOcc& a) const {
+    return b.ev == a.ev ? c_.bool_val(b.sub > a.sub) : precedes(a.ev, b.ev);
   }
   // e happens at or before f (e == f counts)
   E upTo(int e, int f) const { return e == f ? c_.bool_val(true) : precedes(e, f); }
@@ -224,14 +249,26 @@ class Po {
     return pc == m_.programSize(p) ? prev : prev && !before(exec_[p][pc], tau);
   }
   const Grp& group(int p, int kind, int g) const { return groups_[p * sim::kGroupKinds + kind][g]; }
+  // sim::landsElsewhere's arrival-type steps: an arrive, an expect_tx, a TMA
+  // load's issue, an sm_100a group's completion (the commit's slot)
+  bool arrivalType(int e) const {
+    const Step& st = ev_[e].step;
+    if (st.kind == Step::Kind::Land) return false;
+    const Instr& in = instr(st.proc, st.pc);
+    bool arrival = st.kind == Step::Kind::Complete || in.kind == InstrKind::Arrive ||
+                   in.kind == InstrKind::ExpectTx || in.kind == InstrKind::TmaLoad;
+    return arrival && in.slot >= 0;
+  }
   int removalEvent(int p, const Grp& g) const {
     if (g.barrier) return g.complete_ev;
     return g.retire_pc >= 0 ? exec_[p][g.retire_pc] : -1;
   }
 
+  bool hb(int e, int f) const { return e >= 0 && f >= 0 && ((hb_[f][e / 64] >> (e % 64)) & 1); }
+
   // ------------------------------------------------------------ building
+  void hbLemmas(std::vector<E>& base);
   bool checkShape(std::string* why);
-  bool hasGenericSmemRead() const;
   void makeEvents();
   void makeGroups();
   void makeSlots();
@@ -240,6 +277,10 @@ class Po {
   E notAfterExit(int e) const;
   E live(int q, int qpc, int j, int p, const E& tau) const;
   E raceAt(int p, int pc, int i) const;
+  int endOf(int q, int qpc) const;
+  E unfencedWrite(int t, const E& tau) const;
+  E unfencedRead(int t, const E& tau) const;
+  E asyncWriteRule(int p, int pc, int i) const;
   void readRules(int p, int pc, int i, E& fence, E& stale) const;
   void stepRules();
   E unobservedAt(const E& tau) const;
@@ -258,39 +299,13 @@ bool Po::checkShape(std::string* why) {
         *why = "a negative arrival count or byte count";
         return false;
       }
-      // Not encoded yet (docs/z3.md "Partial-order encoding", limits): the
-      // simulator's resolution of per-phase counts as annotated (errors only
-      // when a run goes wrong, else sync.phase-annotation-mismatch), and the
-      // unfenced generic-proxy read marks that a TMA refill checks. Unknown,
-      // never a pass, until they are.
-      if (in.kind == InstrKind::TmaLoad && hasGenericSmemRead()) {
-        *why = "generic-proxy reads of shared memory before a TMA load (proxy order for reads is not encoded yet)";
-        return false;
-      }
       if (in.named >= 0 && sys_.named[in.named].expected_warps > 0 &&
           sys_.procs[p].warps > sys_.named[in.named].expected_warps) {
         *why = fmt::format("{} brings more warps to {} than it expects", sys_.procs[p].name, sys_.named[in.named].name);
         return false;
       }
     }
-  if (!staticViolations(sys_).empty()) {
-    *why = "per-phase arrival or byte counts as annotated do not add up (their resolution against the runs, "
-           "sync.phase-annotation-mismatch, is not encoded yet)";
-    return false;
-  }
   return true;
-}
-
-bool Po::hasGenericSmemRead() const {
-  for (int p = 0; p < m_.P; ++p)
-    for (int pc = 0; pc < m_.programSize(p); ++pc) {
-      if (!m_.isSyncAccess(p, pc)) continue;
-      for (const Access& a : instr(p, pc).accesses)
-        if (!a.write && a.proxy == Proxy::Generic && a.space >= 0 &&
-            sys_.spaces[a.space].kind == MemSpace::Kind::Smem)
-          return true;
-    }
-  return false;
 }
 
 void Po::makeEvents() {
@@ -413,11 +428,23 @@ void Po::makeWrites() {
       }
     }
   };
+  reads_.assign(m_.tracked, {});
+  auto recordReads = [&](int e, int p, int pc) {
+    const Instr& in = instr(p, pc);
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      const Access& a = in.accesses[i];
+      if (a.write || a.proxy != Proxy::Generic) continue;
+      const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+      for (int x = r.a0; x < r.a1; ++x)
+        if (int t = m_.tracked_of[x]; t >= 0) reads_[t].push_back({e, nextFence(p, pc)});
+    }
+  };
   for (int e = 0; e < events(); ++e) {
     const Step& st = ev_[e].step;
     if (st.kind == Step::Kind::Complete) continue;
     const Instr& in = instr(st.proc, st.pc);
     if (st.kind == Step::Kind::Land) { record(e, st.proc, st.pc, st.pc); continue; }
+    if (m_.isSyncAccess(st.proc, st.pc)) recordReads(e, st.proc, st.pc);
     if (in.kind == InstrKind::Generic || (in.kind == InstrKind::Mma && !m_.async_mma)) record(e, st.proc, st.pc, st.pc);
     if (in.kind == InstrKind::CpAsyncWait) {
       auto it = retires_.find({st.proc, st.pc});
@@ -571,6 +598,7 @@ bool Po::build(std::string* why) {
       step_viol_[evs[f].ev].insert_or_assign("sync.arrival-overflow", pending_neg && !z[f]);
     }
   }
+  hbLemmas(base);
   stepRules();
   stateRules();
 
@@ -591,6 +619,99 @@ bool Po::build(std::string* why) {
     }
   prefix_ = all(pre);
   return true;
+}
+
+// Static happens-before, stated to the solver and used to drop race pairs.
+//
+//  * Arrival lemma: phase j of slot k completes at the first slot event
+//    with A >= init (j + 1). An arrival a and the slot events that come
+//    after it by hb_ are all missing from A at any clock before t_a; when
+//    the rest weigh less than init (j + 1), phase j cannot complete before
+//    a: d[k][j] < END implies t_a <= d[k][j]. (By induction over the clock
+//    of an edge's target: the edges on a path from a to a slot event before
+//    d[k][j] < END all end before END, where they hold.) Edges and lemmas
+//    are grown to a fixpoint: a consumer's arrival for lap j is forced into
+//    phase j once the other consumers' later arrivals are known to follow
+//    it (through the producer's waits and the full barrier).
+//  * Wait lemma: a wait for phase n before END passed with n + 1 phases
+//    completed (else it is a stale phase, a violation), so d[k][n] < t_w.
+//    Query (1) asks whether some run violates a rule at END; the first
+//    violation of a violating run is reached by a run whose earlier waits
+//    are not stale, so the lemma keeps query (1) complete; query (2) asks
+//    about violation-free prefixes, where it holds anyway.
+//  * Together: a < w for every arrival a forced into the phase w waits for.
+//    hb_ is the transitive closure of these edges and the structural ones.
+//    Every edge on a path to an event f at or before END holds in the
+//    models asked about (each wait on it precedes f), so a race pair whose
+//    access ended before f by hb_, or that starts after f, is dropped.
+void Po::hbLemmas(std::vector<E>& base) {
+  const int n = events();
+  std::vector<std::vector<int>> pred0(n);  // structural edges, into each event
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 1; pc < m_.programSize(p); ++pc) pred0[exec_[p][pc]].push_back(exec_[p][pc - 1]);
+  for (auto [key, e] : land_) pred0[e].push_back(exec_[key.first][key.second]);
+  for (int p = 0; p < m_.P; ++p)
+    for (const Grp& g : groups_[p * sim::kGroupKinds + sim::kMma])
+      if (g.barrier) pred0[g.complete_ev].push_back(exec_[p][g.commit_pc]);
+  std::vector<std::vector<std::pair<int, int64_t>>> waits(m_.S);  // per slot: (event, phase)
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      if (in.kind == InstrKind::Wait && in.phase >= 0) waits[in.slot].push_back({exec_[p][pc], in.phase});
+    }
+  // forced[k][i]: the first phase slot event i of slot k must count into, or -1
+  std::vector<std::vector<int64_t>> forced(m_.S);
+  for (int k = 0; k < m_.S; ++k) forced[k].assign(slot_ev_[k].size(), -1);
+  const size_t words = (n + 63) / 64;
+  auto closure = [&] {
+    std::vector<std::vector<int>> pred = pred0;
+    for (int k = 0; k < m_.S; ++k)
+      for (auto [w, phase] : waits[k])
+        for (size_t i = 0; i < slot_ev_[k].size(); ++i)
+          if (forced[k][i] >= 0 && forced[k][i] <= phase) pred[w].push_back(slot_ev_[k][i].ev);
+    hb_.assign(n, std::vector<uint64_t>(words, 0));
+    std::vector<int> stack;
+    for (int f = 0; f < n; ++f) {
+      auto& seen = hb_[f];
+      stack.assign(pred[f].begin(), pred[f].end());
+      while (!stack.empty()) {
+        int e = stack.back();
+        stack.pop_back();
+        if ((seen[e / 64] >> (e % 64)) & 1) continue;
+        seen[e / 64] |= uint64_t(1) << (e % 64);
+        for (int x : pred[e]) stack.push_back(x);
+      }
+    }
+  };
+  for (int round = 0; round < 64; ++round) {
+    closure();
+    bool changed = false;
+    for (int k = 0; k < m_.S; ++k) {
+      int64_t total = 0;
+      for (const SlotEv& g : slot_ev_[k]) total += g.w;
+      for (size_t i = 0; i < slot_ev_[k].size(); ++i) {
+        const SlotEv& a = slot_ev_[k][i];
+        if (!a.w) continue;
+        int64_t after = 0;  // a and the slot events that come after it
+        for (const SlotEv& g : slot_ev_[k])
+          if (g.ev == a.ev || hb(a.ev, g.ev)) after += g.w;
+        int64_t j = (total - after) / init_[k];  // smallest j with total - after < init (j + 1)
+        if (j >= static_cast<int64_t>(d_[k].size()) || (forced[k][i] >= 0 && forced[k][i] <= j)) continue;
+        forced[k][i] = j;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  for (int k = 0; k < m_.S; ++k) {
+    for (size_t i = 0; i < slot_ev_[k].size(); ++i)
+      if (forced[k][i] >= 0)
+        base.push_back(z3::implies(lt(d_[k][forced[k][i]], end_), le(T(slot_ev_[k][i].ev), d_[k][forced[k][i]])));
+    for (auto [w, phase] : waits[k]) {
+      if (phase >= static_cast<int64_t>(d_[k].size())) base.push_back(!lt(T(w), end_));  // never passes cleanly
+      else base.push_back(z3::implies(lt(T(w), end_), lt(d_[k][phase], T(w))));
+    }
+  }
 }
 
 // Whether event e may be taken in the state before tau (program order and
@@ -658,6 +779,16 @@ E Po::live(int q, int qpc, int j, int p, const E& tau) const {
   return qpc == lastPc(q) ? issued : issued && !before(exec_[q][qpc + 1], tau);
 }
 
+// The event after which the accesses of (q, qpc) are no longer live (the
+// cases of live()), or -1 (live to the end).
+int Po::endOf(int q, int qpc) const {
+  const Instr& qi = instr(q, qpc);
+  if (qi.kind == InstrKind::TmaLoad) return land_.at({q, qpc});
+  int k = m_.groupKind(qi.kind);
+  if (k >= 0 && op_group_[q][qpc] >= 0) return removalEvent(q, group(q, k, op_group_[q][qpc]));
+  return qpc == lastPc(q) ? -1 : exec_[q][qpc + 1];
+}
+
 E Po::raceAt(int p, int pc, int i) const {
   const Access& acc = m_.access(p, pc, i);
   const sim::AtomRange& ra = m_.atoms_of[p][pc][i];
@@ -669,12 +800,60 @@ E Po::raceAt(int p, int pc, int i) const {
       if (q == p && qpc == pc) continue;
       const Instr& qi = instr(q, qpc);
       if (q == p && me.kind == InstrKind::Mma && qi.kind == InstrKind::Mma) continue;
+      // issued after this step, or retired before it, in every model asked about
+      if (hb(exec_[p][pc], exec_[q][qpc]) || hb(endOf(q, qpc), exec_[p][pc])) continue;
       for (size_t j = 0; j < qi.accesses.size(); ++j) {
         if (!(acc.write || qi.accesses[j].write) || !ra.overlaps(m_.atoms_of[q][qpc][j])) continue;
         E l = live(q, qpc, static_cast<int>(j), p, tau);
         if (!l.is_false()) xs.push_back(l);
       }
     }
+  return any(xs);
+}
+
+// Atom t carries an unfenced generic-proxy write mark in the state before
+// tau: a generic write of it came before tau, its process has not fenced
+// since, and no async-proxy write of the atom followed it.
+E Po::unfencedWrite(int t, const E& tau) const {
+  const auto& ws = writes_[t];
+  std::vector<E> unf;
+  for (const WriteOcc& w : ws) {
+    if (!w.generic) continue;
+    std::vector<E> xs{before(w.ev, tau), !before(w.fence_ev, tau)};
+    for (const WriteOcc& a : ws)
+      if (!a.generic) xs.push_back(!(before(a.ev, tau) && laterWrite(a, w)));
+    unf.push_back(all(xs));
+  }
+  return any(unf);
+}
+
+// Atom t carries an unfenced generic-proxy read mark before tau: a
+// synchronous generic read of it came before tau, its process has not
+// fenced since, and no async-proxy write of the atom (a landing) followed.
+E Po::unfencedRead(int t, const E& tau) const {
+  std::vector<E> unf;
+  for (const ReadOcc& r : reads_[t]) {
+    std::vector<E> xs{before(r.ev, tau), !before(r.fence_ev, tau)};
+    for (const WriteOcc& a : writes_[t])
+      if (!a.generic) xs.push_back(!(before(a.ev, tau) && precedes(r.ev, a.ev)));
+    unf.push_back(all(xs));
+  }
+  return any(unf);
+}
+
+// Missing fence at an async-proxy write (a TMA load, at its issue) that does
+// not race: some atom still marked by a generic read or write
+// (sim_state.cpp checkAsyncWrite: write-after-read / write-after-write
+// across proxies).
+E Po::asyncWriteRule(int p, int pc, int i) const {
+  const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+  E tau = T(exec_[p][pc]);
+  std::vector<E> xs;
+  for (int x = r.a0; x < r.a1; ++x) {
+    int t = m_.tracked_of[x];
+    if (t < 0) continue;
+    xs.push_back(unfencedRead(t, tau) || unfencedWrite(t, tau));
+  }
   return any(xs);
 }
 
@@ -690,21 +869,7 @@ void Po::readRules(int p, int pc, int i, E& fence, E& stale) const {
     int t = m_.tracked_of[x];
     if (t < 0) continue;
     const auto& ws = writes_[t];
-    auto later = [&](const WriteOcc& b, const WriteOcc& a) {  // b after a
-      return b.ev == a.ev ? c_.bool_val(b.sub > a.sub) : lt(T(a.ev), T(b.ev));
-    };
-    E f = c_.bool_val(false);
-    if (acc.proxy == Proxy::Async) {
-      std::vector<E> unf;
-      for (const WriteOcc& w : ws) {
-        if (!w.generic) continue;
-        std::vector<E> xs{before(w.ev, tau), !before(w.fence_ev, tau)};
-        for (const WriteOcc& a : ws)
-          if (!a.generic) xs.push_back(!(before(a.ev, tau) && later(a, w)));
-        unf.push_back(all(xs));
-      }
-      f = any(unf);
-    }
+    E f = acc.proxy == Proxy::Async ? unfencedWrite(t, tau) : c_.bool_val(false);
     E s = c_.bool_val(false);
     if (acc.view >= 0) {
       std::vector<E> none, bad;
@@ -713,7 +878,7 @@ void Po::readRules(int p, int pc, int i, E& fence, E& stale) const {
         if (!sim::staleWrite(m_, p, acc, m_.write_id[w.proc][w.pc][w.acc])) continue;
         std::vector<E> last{before(w.ev, tau)};
         for (const WriteOcc& o : ws)
-          if (&o != &w) last.push_back(!(before(o.ev, tau) && later(o, w)));
+          if (&o != &w) last.push_back(!(before(o.ev, tau) && laterWrite(o, w)));
         bad.push_back(all(last));
       }
       s = all(none) || any(bad);
@@ -759,7 +924,11 @@ void Po::stepRules() {
         for (size_t i = 0; i < in.accesses.size(); ++i) {
           E race = raceAt(st.proc, st.pc, static_cast<int>(i));
           races.push_back(race);
-          if (in.accesses[i].write) continue;
+          if (in.accesses[i].write) {
+            if (in.accesses[i].proxy == Proxy::Async)
+              fences.push_back(!race && asyncWriteRule(st.proc, st.pc, static_cast<int>(i)));
+            continue;
+          }
           E f(c_), s(c_);
           readRules(st.proc, st.pc, static_cast<int>(i), f, s);
           fences.push_back(!race && f);
@@ -831,30 +1000,39 @@ void Po::stateRules() {
     targets_.emplace(rule, !lost && any(xs));
   }
   targets_.emplace("sync.lost-phase", lost);
+  {
+    std::vector<E> xs;
+    for (int e = 0; e < events(); ++e) {
+      if (!arrivalType(e)) continue;
+      const Instr& in = instr(ev_[e].step.proc, ev_[e].step.pc);
+      xs.push_back(T(e) == end_ && enabled(e, T(e)) && notAfterExit(e) && !cExactly(in.slot, in.phase, T(e)));
+    }
+    targets_.emplace(kLandsElsewhere, !lost && any(xs));
+  }
 
   std::vector<E> finished, inflight;
   for (int p = 0; p < m_.P; ++p) finished.push_back(finishedAt(p, end_));
   for (auto [key, e] : land_) inflight.push_back(before(exec_[key.first][key.second], end_) && !before(e, end_));
-  // deadlock: some process unfinished, every next step disabled, no blocked
-  // wait that a static underflow / tx-imbalance explains
-  std::vector<E> dl{!all(finished), !any(inflight), !lost};
-  auto explained = [&](int slot, int64_t phase) {
-    return std::any_of(statics_.begin(), statics_.end(), [&](const Violation& v) {
-      return v.slot == slot && (v.phase == phase || v.phase < 0) &&
-             (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
-    });
-  };
+  // deadlock: some process unfinished, every next step disabled; when a
+  // static candidate (an annotated underflow / tx-imbalance) explains a
+  // blocked wait, the state is that candidate's witness instead
+  // (sim_state.cpp deadlock)
+  std::vector<E> dl{!all(finished), !any(inflight), !lost}, explained;
   for (int p = 0; p < m_.P; ++p)
     for (int pc = 0; pc < m_.programSize(p); ++pc) {
       const Instr& in = instr(p, pc);
       E here = at(p, pc, end_);
       dl.push_back(z3::implies(here, !enabled(exec_[p][pc], end_)));
-      if (in.kind == InstrKind::Wait && explained(in.slot, in.phase)) dl.push_back(!here);
+      if (in.kind == InstrKind::Wait && std::any_of(statics_.begin(), statics_.end(), [&](const Violation& v) {
+            return sim::explainsDeadlock(v, in.slot, in.phase);
+          }))
+        explained.push_back(here);
     }
   for (int p = 0; p < m_.P; ++p)
     for (const Grp& g : groups_[p * sim::kGroupKinds + sim::kMma])
       if (g.barrier) dl.push_back(!enabled(g.complete_ev, end_));
-  targets_.emplace("sync.deadlock", all(dl));
+  targets_.emplace("sync.deadlock", all(dl) && !any(explained));
+  targets_.emplace(kExplainedDeadlock, all(dl) && any(explained));
 
   // async work at exit: in-flight loads, unretired group ops, barrier groups
   // not completed, completions nobody observed
@@ -878,6 +1056,27 @@ Trace Po::traceOf(const z3::model& mdl, bool with_end) const {
   Trace tr;
   for (auto [t, e] : order) tr.push_back(ev_[e].step);  // ties: by event id
   return tr;
+}
+
+// The simulator's decision on the last step of a Z3 trace: does it count
+// into another phase than its op means (sim::landsElsewhere)? nullopt when
+// it does not, or the trace does not replay.
+std::optional<Landing> replayLanding(const System& sys, const Trace& tr) {
+  if (tr.empty()) return std::nullopt;
+  sim::Model m(sys);
+  sim::State s = sim::initialState(m);
+  for (size_t i = 0; i < tr.size(); ++i) {
+    sim::Async a = sim::decodeAsync(m, s);
+    if (!sim::isEnabled(m, s, a, tr[i])) return std::nullopt;
+    if (i + 1 == tr.size()) {
+      auto c = sim::landsElsewhere(m, s, tr[i]);
+      if (!c) return std::nullopt;
+      return Landing{tr[i].proc, tr[i].pc, m.instr(tr[i].proc, tr[i].pc).phase, *c};
+    }
+    std::vector<Violation> ignored;
+    sim::applyStep(m, s, a, tr[i], ignored, nullptr);
+  }
+  return std::nullopt;
 }
 
 std::string traceText(const System& sys, const Trace& t) {
@@ -917,12 +1116,18 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   ModelCheckResult& res = out.result;
   res.engine = "z3-po";
   z3w::Deadline deadline(opts.limits.timeout_ms);
+  // The annotated per-phase counts are candidates (docs/semantics.md "Phase
+  // annotations"): resolveStatics decides at the end what they become, from
+  // whether some run goes wrong -- as explore() does.
+  const std::vector<Violation> statics = staticViolations(sys);
+  std::optional<Landing> landing;  // an arrival seen counting into another phase than it means
   auto finish = [&]() -> PoResult& {
     res.seconds = deadline.elapsedSeconds();
     if (out.internal_error) {
       res.outcome = Outcome::Unknown;
       res.detail = out.error;
     } else if (res.outcome != Outcome::Unknown) {
+      resolveStatics(sys, statics, landing, res.violations, res.warnings);
       res.outcome = res.violations.empty() ? Outcome::Pass : Outcome::Violation;
       std::stable_sort(res.violations.begin(), res.violations.end(),
                        [](const Violation& x, const Violation& y) { return x.trace.size() < y.trace.size(); });
@@ -948,10 +1153,6 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   res.outcome = Outcome::Pass;
 
   std::set<std::string> found;
-  for (Violation& v : staticViolations(sys)) {
-    found.insert(v.rule);
-    res.violations.push_back(std::move(v));
-  }
   std::vector<std::string> open;
   for (const char* r : kStepRules) open.push_back(r);
   for (const char* r : kStateRules) open.push_back(r);
@@ -975,14 +1176,33 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   // the first violation on a violating run is reached by a violation-free
   // prefix, so this decides pass / violation, and the simulator's replay of
   // the run names the first violation.
+  // A deadlock that a candidate explains is a violation too; a landing in
+  // another phase than meant is looked for alongside (for the warning of a
+  // clean program) and dropped from the goal once seen.
   std::optional<z3::model> mdl;
   E all_distinct = strict ? po.distinct() : c.bool_val(true);
-  z3w::QueryResult q = ask(c, po, po.runs() && all_distinct, goalOf(open), deadline, opts.limits, mdl);
-  ++out.queries;
-  if (q.answer == z3w::Answer::Correct) return finish();
-  if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
+  std::vector<std::string> first = open;
+  if (!statics.empty()) first.push_back(kExplainedDeadlock);
+  first.push_back(kLandsElsewhere);
+  for (;;) {
+    mdl.reset();
+    z3w::QueryResult q = ask(c, po, po.runs() && all_distinct, goalOf(first), deadline, opts.limits, mdl);
+    ++out.queries;
+    if (q.answer == z3w::Answer::Correct) return finish();
+    if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
+    std::vector<std::string> hit = modelHits(*mdl, first);
+    if (hit != std::vector<std::string>{kLandsElsewhere}) break;
+    Trace tr = po.traceOf(*mdl, true);
+    landing = replayLanding(sys, tr);
+    if (!landing) {
+      fail("Z3 finds an arrival counting into another phase than it means, but the simulator does not", tr);
+      return finish();
+    }
+    std::erase(first, std::string(kLandsElsewhere));
+  }
   {
-    std::vector<std::string> hit = modelHits(*mdl, open);
+    std::vector<std::string> hit = modelHits(*mdl, first);
+    std::erase(hit, std::string(kLandsElsewhere));
     bool step = std::any_of(hit.begin(), hit.end(), isStepRule);
     Trace tr = po.traceOf(*mdl, step);
     ReplayResult rr = replay(sys, tr);
@@ -992,19 +1212,24 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
            tr);
       return finish();
     }
-    size_t first = rr.violations.front().trace.size();
-    for (const Violation& v : rr.violations) first = std::min(first, v.trace.size());
+    size_t shortest = rr.violations.front().trace.size();
+    for (const Violation& v : rr.violations) shortest = std::min(shortest, v.trace.size());
     for (const Violation& v : rr.violations)
-      if (v.trace.size() == first && found.insert(v.rule).second) res.violations.push_back(v);
+      if (v.trace.size() == shortest && found.insert(v.rule).second) res.violations.push_back(v);
   }
   if (opts.stop_at_first) return finish();
 
   // 2. Every other rule: runs that stop at their first violation.
-  std::erase_if(open, [&](const std::string& r) { return found.count(r) > 0; });
+  // Some run goes wrong, so every candidate is an error (resolveStatics):
+  // their rules need no search.
+  std::erase_if(open, [&](const std::string& r) {
+    return found.count(r) > 0 ||
+           std::any_of(statics.begin(), statics.end(), [&](const Violation& v) { return v.rule == r; });
+  });
   while (!open.empty()) {
     if (deadline.expired()) return unknown(fmt::format("time budget of {} ms used up", opts.limits.timeout_ms));
     mdl.reset();
-    q = ask(c, po, po.prefix() && all_distinct, goalOf(open), deadline, opts.limits, mdl);
+    z3w::QueryResult q = ask(c, po, po.prefix() && all_distinct, goalOf(open), deadline, opts.limits, mdl);
     ++out.queries;
     if (q.answer == z3w::Answer::Correct) break;
     if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);

@@ -36,10 +36,7 @@ DiffCase diffOne(const RandomSchedule& rs, const DiffEngine& engine) {
   }
   dc.built = true;
   // every rule the explorer can reach, not only those near the first one
-  ExploreOptions eo;
-  eo.more_depth = 1u << 30;
-  eo.more_states = uint64_t(1) << 40;
-  ModelCheckResult sim = explore(*sys, eo);
+  ModelCheckResult sim = explore(*sys, everyRule());
   DiffRun bmc = engine(*sys);
   dc.sim_seconds = sim.seconds;
   dc.bmc_seconds = bmc.result.seconds;

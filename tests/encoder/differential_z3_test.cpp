@@ -57,10 +57,7 @@ void bmcAgreesOnTextSchedules(int first_seed, int n) {
       std::string err;
       auto sys = buildSystem(s, b, s.target, &err);
       if (!sys) continue;
-      ExploreOptions eo;
-      eo.more_depth = 1u << 30;
-      eo.more_states = uint64_t(1) << 40;
-      ModelCheckResult sim = explore(*sys, eo);
+      ModelCheckResult sim = explore(*sys, everyRule());
       Z3BmcOptions o;
       o.limits.timeout_ms = 20000;
       Z3BmcResult z = bmcCheck(*sys, o);
