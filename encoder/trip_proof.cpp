@@ -1292,6 +1292,8 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
+    if (s.cluster_ops && s.clusterSize() > 1)
+      throw Fail("lap induction does not model thread-block clusters yet (the cluster checks are bounded)");
     tl = findTrip(s);
     // Parameters read besides the trip expression: one proof per value the
     // lm.assume facts allow (tile sizes: BK in {32, 64}), when they are few.
