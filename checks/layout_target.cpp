@@ -69,6 +69,12 @@ void runTargetFeatureGates(Gates& g) {
       case ir::OpKind::ExpectTx:
         require(hopperPlus, at, "mbarrier transaction counts (expect_tx)");
         break;
+      case ir::OpKind::ClusterSync:
+        require(hopperPlus, at, "the cluster barrier (cluster_sync)");
+        break;
+      case ir::OpKind::Arrive:
+        if (op.cta) require(hopperPlus, at, "an arrive on a peer CTA's mbarrier (cta=)");
+        break;
       case ir::OpKind::FenceProxy:
         require(hopperPlus, at, "the async proxy fence (fence_proxy)");
         break;

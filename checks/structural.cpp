@@ -91,7 +91,8 @@ class StructuralChecker {
     // A staged view addressed with stage= (tma_load, tma_store, cp_async).
     const BufferRef* staged = op.dst.kind == BufferRef::Kind::View ? &op.dst
                             : op.src.kind == BufferRef::Kind::View ? &op.src : nullptr;
-    bool view_selects_by_sel = ir::opInfo(op.kind).receiver == ir::OpReceiver::View;
+    // (view[e].tma_load names its view slot by e, iter=/stage= only its barrier slot)
+    bool view_selects_by_sel = ir::opInfo(op.kind).receiver == ir::OpReceiver::View && !(staged && staged->slot);
     if (staged && view_selects_by_sel && op.sel.mode == SlotSel::Mode::Stage) {
       const View& v = s_.views[staged->index];
       checkSlotRange(op, ctx, v.stages, "view", v.name, v.range);

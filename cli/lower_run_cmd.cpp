@@ -67,9 +67,10 @@ LoadedSchedule load(const std::string& path, const std::string& target, const st
 // schedule and prints its error findings when it does not verify. Returns
 // kOk (verified), kFindings (errors) or kCannotCheck (an unknown verdict);
 // `*refusal` is the reason to give when it did not verify.
-static int verify(const ir::Schedule& s, std::string* refusal) {
+static int verify(const ir::Schedule& s, std::string* refusal, unsigned timeout_ms = checks::CheckOptions{}.timeout_ms) {
   checks::CheckOptions copts;
   copts.target = s.target;
+  copts.timeout_ms = timeout_ms;
   checks::CheckResult check = checks::checkSchedule(s, copts);
   if (!check.hasErrors() && !check.undecided()) return kOk;
   for (const ir::Finding& f : check.findings)
@@ -157,6 +158,7 @@ struct RunArgs {
   std::string file, shape, target, schedule, format = "text", workload = "gemm";
   std::vector<std::string> set;
   bool allow_unverified = false;
+  double check_timeout_s = 10;  // --check-timeout: the verification budget
   double timeout_s = 120;
   int runs = 50;
   std::optional<uint64_t> seed;
@@ -205,7 +207,7 @@ int runRun(const RunArgs& a) {
   if (!sets) return kCannotCheck;
 
   std::string refusal;
-  bool verified = verify(*ls.schedule, &refusal) == kOk;
+  bool verified = verify(*ls.schedule, &refusal, static_cast<unsigned>(a.check_timeout_s * 1000)) == kOk;
   if (!verified) {
     if (!a.allow_unverified) return refuse(refusal, a.format);
     fmt::print(stderr, "warning: running a schedule that does not verify (--allow-unverified)\n");
@@ -268,6 +270,9 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
   run->add_option("--seed", ra->seed, "random seed for the inputs (default: fresh)");
   run->add_flag("--allow-unverified", ra->allow_unverified,
                 "run even if the verifier rejects the schedule (to observe a bug on the GPU)");
+  run->add_option("--check-timeout", ra->check_timeout_s,
+                  "seconds for the verification before the run (as cake check --timeout; default 10)")
+      ->check(CLI::Range(1.0, 3600.0));
   run->callback([ra, &exit_code] { exit_code = runRun(*ra); });
 }
 

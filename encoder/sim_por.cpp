@@ -14,8 +14,10 @@ bool waitPasses(int64_t completed, int64_t phase) { return ((completed - phase) 
 Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits) {
   obj_named_ = m.S;
   obj_atom_ = m.S + m.N;
-  obj_trip_ = obj_atom_ + m.atoms;  // the trip count (with an ExitLayout)
-  active_ = obj_trip_ + 1 <= kMaxObjects;
+  obj_cta_ = obj_atom_ + m.atoms;  // per modelled CTA: whether it has exited
+  obj_trip_ = obj_cta_ + m.sys.ctas;  // the trip count (with an ExitLayout)
+  // (the trip-count proof does not lay out clustered systems' exits)
+  active_ = obj_trip_ + 1 <= kMaxObjects && !(exits_ && m.sys.ctas > 1);
   if (active_) precompute();
 }
 
@@ -121,6 +123,7 @@ void Reducer::precompute() {
           break;
         default: break;
       }
+      if (m_.sys.ctas > 1) clusterFoot(p, pc, f, spawn_[p][pc]);
       // an exit path starts from any iteration: its waits may retire any group
       if (pc >= exits_begin && (in.kind == InstrKind::StoreWait || in.kind == InstrKind::CpAsyncWait ||
                                 in.kind == InstrKind::MmaWait))
@@ -171,6 +174,18 @@ void Reducer::precompute() {
   }
 }
 
+// docs/semantics.md "Clusters": a remote access reads whether the cluster
+// barrier has completed and whether its target CTA has exited (a landing
+// does so when it lands: the spawned agent's footprint); a process's last
+// instruction may end its CTA.
+void Reducer::clusterFoot(int p, int pc, Foot& own, Foot& spawn) const {
+  const Instr& in = m_.instr(p, pc);
+  if (pc == m_.programSize(p) - 1) own.w.set(obj_cta_ + m_.sys.procs[p].cta);
+  if (!m_.sys.remote(p, pc)) return;
+  if (m_.sys.cluster_named >= 0) own.r.set(obj_named_ + m_.sys.cluster_named);
+  (in.kind == InstrKind::TmaLoad ? spawn : own).r.set(obj_cta_ + m_.sys.slots[in.slot].cta);
+}
+
 Reducer::Contribution Reducer::contribution(int p, int pc) const {
   const Instr& in = m_.instr(p, pc);
   Contribution c;
@@ -217,6 +232,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
     ag.step = {Step::Kind::Land, l.proc, l.pc};
     ag.trans = accessFoot(l.proc, l.pc);
     ag.trans.l.set(in.slot);
+    if (m_.sys.remote(l.proc, l.pc)) ag.trans.r.set(obj_cta_ + m_.sys.slots[in.slot].cta);
     ag.win = ag.trans;
     ag.gives.push_back({in.slot, -1, 0, in.bytes, 0});
     out.push_back(std::move(ag));

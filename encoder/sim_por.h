@@ -106,7 +106,7 @@ class Reducer {
 
   const Model& m_;
   bool active_ = true;
-  int obj_named_ = 0, obj_atom_ = 0, obj_trip_ = 0;
+  int obj_named_ = 0, obj_atom_ = 0, obj_cta_ = 0, obj_trip_ = 0;
   // per process, per pc
   std::vector<std::vector<Foot>> own_, spawn_, head_win_;
   std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
@@ -123,6 +123,7 @@ class Reducer {
 
   void precompute();
   Foot accessFoot(int p, int pc) const;
+  void clusterFoot(int p, int pc, Foot& own, Foot& spawn) const;
   Foot currentFoot(int p, int pc_now) const;
   Contribution contribution(int p, int pc) const;
   std::vector<Agent> agents(const State& s, const Async& a, const std::vector<char>* leaving = nullptr) const;

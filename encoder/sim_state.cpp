@@ -367,6 +367,51 @@ class Stepper {
     });
   }
 
+  // ------------------------------------------------------------ clusters
+  // docs/semantics.md "Clusters". A peer's mbarriers are initialized by its
+  // own threads; only a completed cluster barrier (every thread of every
+  // CTA arrived, after the kernel's mbarrier.init and
+  // fence.mbarrier_init.release.cluster) makes them visible to this CTA.
+  // Returns whether the access may go on (false: a violation ended it).
+  bool clusterReady(int p, int pc_, const Instr& in) {
+    const int nb = m_.sys.cluster_named;
+    if (nb >= 0 && s_.v[m_.off_named + 2 * nb] > 0) return true;
+    const int c = m_.sys.slots[in.slot].cta;
+    auto& v = report("sync.cluster-init",
+                     fmt::format("{} {} {} of CTA {} before any lm.cluster_sync() completed: CTA {} may not have "
+                                 "initialized its mbarriers yet (only a cluster barrier makes a peer's mbarrier.init "
+                                 "visible)",
+                                 procName(p), in.kind == InstrKind::Arrive ? "arrives on" : "multicasts to",
+                                 slotName(in.slot), c, c),
+                     p, pc_);
+    v.slot = in.slot;
+    return false;
+  }
+
+  bool ctaExited(int c) const {
+    for (int q = 0; q < m_.P; ++q)
+      if (m_.sys.procs[q].cta == c && !finished(m_, s_, q)) return false;
+    return true;
+  }
+
+  // A CTA's shared memory (its mbarriers included) is released when all of
+  // its threads have exited; a peer's arrival or multicast landing after
+  // that writes memory that is no longer the kernel's.
+  bool targetAlive(int p, int pc_, const Instr& in, bool landing) {
+    const int c = m_.sys.slots[in.slot].cta;
+    if (!ctaExited(c)) return true;
+    auto& v = report("sync.cluster-exit",
+                     landing ? fmt::format("the TMA multicast of {} lands in CTA {}'s shared memory and on {} after "
+                                           "every thread of CTA {} exited",
+                                           procName(p), c, slotName(in.slot), c)
+                             : fmt::format("{} arrives on {} after every thread of CTA {} exited: its mbarrier is "
+                                           "no longer there",
+                                           procName(p), slotName(in.slot), c),
+                     p, pc_);
+    v.slot = in.slot;
+    return false;
+  }
+
   // ------------------------------------------------------------ exec
 
   void exec(int p, int pc_) {
@@ -376,6 +421,7 @@ class Stepper {
       case InstrKind::Wait: return wait(p, pc_, in);
       case InstrKind::Arrive:
         event("arrives", in.slot, in.phase);
+        if (m_.sys.remote(p, pc_) && (!clusterReady(p, pc_, in) || !targetAlive(p, pc_, in, false))) return;
         arrive(in.slot, in.count, p, pc_);
         return eventDone(in.slot);
       case InstrKind::ExpectTx:
@@ -385,6 +431,7 @@ class Stepper {
         return eventDone(in.slot);
       case InstrKind::TmaLoad:
         event("issues the TMA load", in.slot, in.phase);
+        if (m_.sys.remote(p, pc_)) clusterReady(p, pc_, in);
         checkAccesses(p, pc_);
         async().loads.push_back({p, pc_, slot(in.slot, kCompleted)});
         return;
@@ -542,6 +589,7 @@ class Stepper {
     int32_t meant = it->phase;
     a.loads.erase(it);
     event(fmt::format("TMA load lands {} bytes", in.bytes), in.slot, in.phase);
+    if (m_.sys.remote(p, pc_) && !targetAlive(p, pc_, in, true)) return;
     writeData(p, pc_);
     int k = in.slot;
     if (slot(k, kCompleted) > meant) {

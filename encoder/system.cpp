@@ -38,8 +38,9 @@ struct ProcState {
   // derived expect_tx: batch (ir::TxPlan) -> its latest arrival's
   // instr index and phase (the batch's later loads add their bytes to it)
   std::map<int, std::pair<size_t, int64_t>> batches;
-  // data identity: (view, index) -> ranges written so far by this process
-  std::map<std::pair<int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
+  // data identity: (space, view, index) -> ranges written so far by this
+  // process (a multicast load writes the same bytes of several CTAs)
+  std::map<std::tuple<int, int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
   struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
 };
@@ -55,12 +56,14 @@ class Builder {
 
   System build() {
     resolveTarget();
-    makeSlots();
-    makeSpaces();
+    makeCluster();
+    for (int c = 0; c < sys_.ctas; ++c) makeSlots(c);
+    for (int c = 0; c < sys_.ctas; ++c) makeSpaces(c);
     tx_plan_ = ir::planDerivedTx(s_);
     findFillBarriers();
-    for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
-      for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i);
+    for (int c = 0; c < sys_.ctas; ++c)
+      for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
+        for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i, c);
     markStageLike();
     resolveReads();
     makeNamedBarriers();
@@ -72,7 +75,10 @@ class Builder {
   BuildLimits lim_;
   System sys_;
   size_t total_ = 0;
-  int tmem_space_ = -1;
+  std::vector<int> tmem_space_;                        // cta -> TMEM space (-1: none)
+  std::vector<std::vector<int>> smem_space_;           // cta -> pool -> space
+  int cta_ = 0;                                        // the CTA of the process being built
+  int space_cta_ = 0;                                  // the CTA whose memory access() names
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
@@ -100,21 +106,39 @@ class Builder {
     sys_.target = !s_.tmems.empty() ? ir::Target::SM100a : cp ? ir::Target::SM80 : ir::Target::SM90a;
   }
 
-  void makeSlots() {
+  // Every CTA of one cluster is modelled when the schedule reaches across
+  // it; beyond kMaxClusterCtas the state space is out of reach, and the
+  // verdict is unknown rather than a check of fewer CTAs.
+  static constexpr int kMaxClusterCtas = 4;
+  void makeCluster() {
+    if (!s_.cluster_ops) return;
+    sys_.ctas = s_.clusterSize();
+    if (sys_.ctas > kMaxClusterCtas)
+      throw BuildError(fmt::format("a cluster of {} CTAs (the model checker models clusters of at most {})",
+                                   sys_.ctas, kMaxClusterCtas));
+  }
+  std::string ctaSuffix(int c) const { return sys_.ctas > 1 ? fmt::format("@cta{}", c) : ""; }
+
+  void makeSlots(int c) {
     for (int b = 0; b < static_cast<int>(s_.barriers.size()); ++b) {
       const ir::Barrier& bar = s_.barriers[b];
-      sys_.barrier_base.push_back(static_cast<int>(sys_.slots.size()));
+      if (c == 0) sys_.barrier_base.push_back(static_cast<int>(sys_.slots.size()));
       for (int k = 0; k < bar.count; ++k)
-        sys_.slots.push_back({b, k, bar.init_count, fmt::format("{}[{}]", bar.name, k)});
+        sys_.slots.push_back({b, k, c, bar.init_count, fmt::format("{}[{}]{}", bar.name, k, ctaSuffix(c))});
     }
+    if (c == 0) sys_.slots_per_cta = static_cast<int>(sys_.slots.size());
   }
 
-  void makeSpaces() {
-    for (int p = 0; p < static_cast<int>(s_.pools.size()); ++p)
-      sys_.spaces.push_back({MemSpace::Kind::Smem, p, -1, s_.pools[p].name});
+  void makeSpaces(int c) {
+    smem_space_.emplace_back();
+    for (int p = 0; p < static_cast<int>(s_.pools.size()); ++p) {
+      smem_space_[c].push_back(static_cast<int>(sys_.spaces.size()));
+      sys_.spaces.push_back({MemSpace::Kind::Smem, p, -1, c, s_.pools[p].name + ctaSuffix(c)});
+    }
+    tmem_space_.push_back(-1);
     if (!s_.tmems.empty()) {
-      tmem_space_ = static_cast<int>(sys_.spaces.size());
-      sys_.spaces.push_back({MemSpace::Kind::Tmem, -1, -1, "tmem"});
+      tmem_space_[c] = static_cast<int>(sys_.spaces.size());
+      sys_.spaces.push_back({MemSpace::Kind::Tmem, -1, -1, c, "tmem" + ctaSuffix(c)});
     }
   }
 
@@ -125,22 +149,37 @@ class Builder {
       });
   }
 
+  // Named barriers are per CTA; lm.cluster_sync()'s barrier.cluster spans
+  // every warp of every role of every CTA of the cluster (docs/semantics.md
+  // "Clusters": a role that skips it blocks the others).
   void makeNamedBarriers() {
-    for (int n = 0; n < static_cast<int>(s_.named_barriers.size()); ++n) {
-      const ir::NamedBarrier& nb = s_.named_barriers[n];
-      int warps = 0;
-      for (int r : nb.roles) warps += static_cast<int>(s_.roles[r].warps.size());
-      sys_.named.push_back({n, warps, nb.name});
-    }
+    sys_.named_per_cta = static_cast<int>(s_.named_barriers.size());
+    for (int c = 0; c < sys_.ctas; ++c)
+      for (int n = 0; n < sys_.named_per_cta; ++n) {
+        const ir::NamedBarrier& nb = s_.named_barriers[n];
+        int warps = 0;
+        for (int r : nb.roles) warps += static_cast<int>(s_.roles[r].warps.size());
+        sys_.named.push_back({n, warps, nb.name + ctaSuffix(c)});
+      }
+    if (sys_.cluster_named < 0) return;
+    int warps = 0;
+    for (const Process& p : sys_.procs) warps += p.warps;
+    sys_.named.push_back({-1, warps, "cluster barrier"});
+  }
+  int clusterNamed() {
+    if (sys_.cluster_named < 0) sys_.cluster_named = sys_.ctas * static_cast<int>(s_.named_barriers.size());
+    return sys_.cluster_named;
   }
 
-  void makeProcess(int role, int instance) {
+  void makeProcess(int role, int instance, int cta) {
     const ir::Role& r = s_.roles[role];
     Process p;
     p.role = role;
     p.instance = instance;
+    p.cta = cta;
+    cta_ = space_cta_ = cta;
     p.warps = r.warpsPerInstance();
-    p.name = r.instanceCount() > 1 ? fmt::format("{}[{}]", r.name, instance) : r.name;
+    p.name = (r.instanceCount() > 1 ? fmt::format("{}[{}]", r.name, instance) : r.name) + ctaSuffix(cta);
     proc_ = static_cast<int>(sys_.procs.size());
     sys_.procs.push_back(std::move(p));
     ProcState st;
@@ -152,9 +191,14 @@ class Builder {
     env_.replace_hits = &sys_.replace_hits;
     env_.params_read = &sys_.params_read;
     env_.instance = instance;
+    // In a modelled cluster the binding's block index names the cluster:
+    // CTA `cta` is block cluster * b + its coordinate within the cluster.
+    int64_t rest = cta;
     for (int d = 0; d < 3; ++d) {
-      env_.block_idx[d] = sys_.binding.block_idx[d];
-      env_.grid_dim[d] = sys_.binding.grid_dim[d];
+      const int64_t dim = sys_.ctas > 1 ? s_.cluster[d] : 1;
+      env_.block_idx[d] = dim * sys_.binding.block_idx[d] + rest % dim;
+      env_.grid_dim[d] = dim * sys_.binding.grid_dim[d];
+      rest /= dim;
     }
     loops_.clear();
     replaced_loop_depth_ = 0;
@@ -261,14 +305,14 @@ class Builder {
     SlotPhase sp;
     if (sel.mode == SlotSel::Mode::Iter) {
       int64_t e = eval(sel.index, "iter=");
-      sp.slot = sys_.slotOf(b, ir::floorMod(e, bar.count).value());
+      sp.slot = sys_.slotOf(b, ir::floorMod(e, bar.count).value(), cta_);
       sp.phase = ir::floorDiv(e, bar.count).value();
       return sp;
     }
     int64_t stage = sel.mode == SlotSel::Mode::Stage ? eval(sel.index, "stage=") : 0;
     if (stage < 0 || stage >= bar.count)
       throw BuildError(fmt::format("stage={} is out of range for barrier '{}' ({} slots)", stage, bar.name, bar.count));
-    sp.slot = sys_.slotOf(b, stage);
+    sp.slot = sys_.slotOf(b, stage, cta_);
     if (sel.phase) sp.phase = eval(sel.phase, "phase=");
     else sp.counted = true;
     return sp;
@@ -285,7 +329,7 @@ class Builder {
     auto it = regs_space_.find(key);
     if (it != regs_space_.end()) return it->second;
     int id = static_cast<int>(sys_.spaces.size());
-    sys_.spaces.push_back({MemSpace::Kind::Regs, regs, proc_, fmt::format("{}@{}", s_.regs[regs].name, proc().name)});
+    sys_.spaces.push_back({MemSpace::Kind::Regs, regs, proc_, cta_, fmt::format("{}@{}", s_.regs[regs].name, proc().name)});
     regs_space_[key] = id;
     return id;
   }
@@ -339,7 +383,7 @@ class Builder {
         int64_t slot_bytes = esize;
         for (int64_t d : dims) slot_bytes *= d;
         int64_t offset = eval(v.offset, "a view offset");
-        a.space = v.pool;
+        a.space = smem_space_[space_cta_][v.pool];
         a.view = ref.index;
         if (!index && ref.slot) index = eval(ref.slot, "a view slot");
         if (!index) {  // the whole ring
@@ -361,7 +405,7 @@ class Builder {
       }
       case BufferRef::Kind::Tmem: {
         const ir::Tmem& tm = s_.tmems[ref.index];
-        a.space = tmem_space_;
+        a.space = tmem_space_[space_cta_];
         a.lo = eval(tm.cols, "tmem cols=");
         a.hi = a.lo + eval(tm.width, "tmem width=");
         a.what = fmt::format("{} columns [{}, {})", tm.name, a.lo, a.hi);
@@ -390,8 +434,8 @@ class Builder {
     const ir::View& v = s_.views[a.view];
     if (a.index >= v.stages) reaches_stages_[&st] = true;
     else reaches_stages_.emplace(&st, false);
-    auto key = std::make_pair(a.view, a.index);
     if (a.write) {
+      auto key = std::make_tuple(a.space, a.view, a.index);
       auto& ranges = ps_->writes[key];
       a.gen = std::count_if(ranges.begin(), ranges.end(),
                             [&](const auto& r) { return rangesOverlap(r.first, r.second, a.lo, a.hi); });
@@ -404,9 +448,9 @@ class Builder {
     auto fb = fill_barriers_.find(a.view);
     if (fb != fill_barriers_.end()) {
       marker = 0;
-      for (int b : fb->second) marker += ps_->waits_on_slot_total[sys_.slotOf(b, ir::floorMod(a.index, s_.barriers[b].count).value())];
+      for (int b : fb->second) marker += ps_->waits_on_slot_total[sys_.slotOf(b, ir::floorMod(a.index, s_.barriers[b].count).value(), cta_)];
     }
-    auto [it, fresh] = ps_->reads.try_emplace(key);
+    auto [it, fresh] = ps_->reads.try_emplace(std::make_pair(a.view, a.index));
     if (!fresh && it->second.marker != marker) ++it->second.epoch;
     it->second.marker = marker;
     a.gen = it->second.epoch;
@@ -428,6 +472,7 @@ class Builder {
       case OpKind::Wait: return wait(st);
       case OpKind::Arrive: {
         SlotPhase sp = slotPhase(o.sel, o.barrier);
+        if (o.cta) sp.slot += (clusterRank(o.cta, "cta=") - cta_) * sys_.slots_per_cta;
         Instr& in = emit(InstrKind::Arrive, st);
         in.slot = sp.slot;
         in.phase = countedPhase(ps_->arrivals_on_slot, sp);
@@ -471,12 +516,18 @@ class Builder {
         return;
       }
       case OpKind::Sync: {
-        emit(InstrKind::SyncArrive, st).named = o.named_barrier;
-        emit(InstrKind::SyncWait, st).named = o.named_barrier;
+        emit(InstrKind::SyncArrive, st).named = namedOf(o.named_barrier);
+        emit(InstrKind::SyncWait, st).named = namedOf(o.named_barrier);
         ++ps_->blocking_syncs;
         return;
       }
-      case OpKind::BarArrive: emit(InstrKind::BarArrive, st).named = o.named_barrier; return;
+      case OpKind::BarArrive: emit(InstrKind::BarArrive, st).named = namedOf(o.named_barrier); return;
+      case OpKind::ClusterSync: {
+        emit(InstrKind::SyncArrive, st).named = clusterNamed();
+        emit(InstrKind::SyncWait, st).named = clusterNamed();
+        ++ps_->blocking_syncs;
+        return;
+      }
       case OpKind::FenceProxy: emit(InstrKind::Fence, st); return;
       case OpKind::Copy:
       case OpKind::Fill:
@@ -484,6 +535,30 @@ class Builder {
       case OpKind::Binary:
       case OpKind::Reduce: return generic(st);
     }
+  }
+
+  int namedOf(int nb) const { return cta_ * static_cast<int>(s_.named_barriers.size()) + nb; }
+
+  // A cluster rank an op names (cta=, a bit of multicast=): one of the
+  // modelled CTAs. A schedule without cluster ops models one CTA, its own.
+  int clusterRank(const ir::ExprPtr& e, std::string_view what) {
+    const int64_t r = eval(e, what);
+    const int64_t n = s_.clusterSize();
+    if (r < 0 || r >= n)
+      throw BuildError(fmt::format("{} names cluster rank {}, outside the cluster of {} CTA{}", what, r, n,
+                                   n == 1 ? "" : "s"));
+    return static_cast<int>(r);
+  }
+  std::vector<int> multicastTargets(const ir::ExprPtr& e) {
+    const int64_t mask = eval(e, "multicast=");
+    const int64_t n = s_.clusterSize();
+    if (mask < 1 || mask >= (int64_t{1} << n))
+      throw BuildError(fmt::format("multicast={} names no CTA or one outside the cluster of {} CTA{}", mask, n,
+                                   n == 1 ? "" : "s"));
+    std::vector<int> out;
+    for (int c = 0; c < n; ++c)
+      if (mask >> c & 1) out.push_back(c);
+    return out;
   }
 
   std::optional<int64_t> viewIndex(const SlotSel& sel) {
@@ -507,22 +582,37 @@ class Builder {
     in.pending = st.op.pending ? eval(st.op.pending, "pending=") : 0;
   }
 
+  // A multicast load (multicast=mask) lands the same box in the same view
+  // slot of every CTA of the mask and completes its bytes on the same
+  // barrier slot of each: one TmaLoad per destination, each landing on its
+  // own. Its derived expect_tx counts the box once per CTA of the mask:
+  // every CTA of the mask is meant to issue its own share to all of them
+  // (docs/semantics.md "Clusters"; what actually lands is what the
+  // exploration counts, so a share that is not issued shows).
   void tmaLoad(const Stmt& st) {
     const ir::Op& o = st.op;
     SlotPhase sp = slotPhase(o.sel, o.barrier);
+    const std::vector<int> targets = o.multicast ? multicastTargets(o.multicast) : std::vector<int>{cta_};
     int64_t bytes = 0;
-    auto acc = access(o.dst, viewIndex(o.sel), true, Proxy::Async, true, &bytes);
+    // view[e].tma_load names its view slot by e (ref.slot), else iter=/stage= do
+    const std::optional<int64_t> index = o.dst.slot ? std::nullopt : viewIndex(o.sel);
+    auto acc = access(o.dst, index, true, Proxy::Async, true, &bytes);
     int64_t phase = sp.phase;
     if (tx_plan_.batchOf(&st)) {
-      phase = derivedExpect(st, sp, bytes);
+      phase = derivedExpect(st, sp, bytes * static_cast<int64_t>(o.multicast ? targets.size() : 1));
     } else if (sp.counted) {
       phase = std::max<int64_t>(ps_->arrivals_on_slot[sp.slot] - 1, 0);
     }
-    Instr& in = emit(InstrKind::TmaLoad, st);
-    in.slot = sp.slot;
-    in.phase = phase;
-    in.bytes = bytes;
-    addAccess(in, acc, st);
+    for (int t : targets) {
+      space_cta_ = t;
+      auto dst = t == cta_ ? acc : access(o.dst, index, true, Proxy::Async, true);
+      space_cta_ = cta_;
+      Instr& in = emit(InstrKind::TmaLoad, st);
+      in.slot = sp.slot + (t - cta_) * sys_.slots_per_cta;
+      in.phase = phase;
+      in.bytes = bytes;
+      addAccess(in, dst, st);
+    }
   }
 
   // One derived expect_tx per batch of the plan (ir/expect_tx.h), issued
@@ -645,6 +735,14 @@ std::string bindingToString(const ir::Schedule& s, const Binding& b) {
     if (b.grid_dim[d] != 1) out += fmt::format("{}grid_dim({})={}", out.empty() ? "" : ", ", d, b.grid_dim[d]);
   }
   return out;
+}
+
+bool System::remote(int p, int pc) const {
+  const Instr& in = procs[p].program[pc];
+  const int here = procs[p].cta;
+  if (in.slot >= 0 && (in.kind == InstrKind::Arrive || in.kind == InstrKind::TmaLoad) && slots[in.slot].cta != here)
+    return true;
+  return false;
 }
 
 size_t System::instrCount() const {

@@ -60,6 +60,7 @@ struct MemSpace {
   Kind kind = Kind::Smem;
   int index = -1;      // pool / -1 for TMEM / regs index
   int process = -1;    // Regs: the owning process
+  int cta = 0;         // Smem / Tmem: the cluster rank whose memory it is
   std::string name;    // "pool", "tmem", "acc@consumers[1]"
 };
 
@@ -140,6 +141,7 @@ struct Instr {
 struct Process {
   int role = -1;
   int instance = 0;
+  int cta = 0;                      // cluster rank of its CTA (System::ctas > 1)
   int warps = 1;                    // warps of this instance
   std::string name;                 // "consumers[1]", or "producer" for single-instance roles
   std::vector<Instr> program;
@@ -148,12 +150,13 @@ struct Process {
 struct BarrierSlot {
   int barrier = -1;                 // ir::Schedule::barriers index
   int slot = 0;
+  int cta = 0;                      // cluster rank of the CTA whose mbarrier it is
   int init_count = 1;
   std::string name;                 // "full[2]"
 };
 
 struct NamedBarrier {
-  int index = -1;                   // ir::Schedule::named_barriers index
+  int index = -1;                   // ir::Schedule::named_barriers index; -1: the cluster barrier
   int expected_warps = 0;           // sum of warps of its roles
   std::string name;
 };
@@ -164,8 +167,16 @@ struct System {
   Binding binding;
   std::vector<Process> procs;
   std::vector<BarrierSlot> slots;
-  std::vector<int> barrier_base;    // ir barrier index -> first flat slot
+  std::vector<int> barrier_base;    // ir barrier index -> first flat slot (of CTA 0)
   std::vector<NamedBarrier> named;
+  // Thread-block clusters (docs/semantics.md "Clusters"): when the schedule
+  // reaches across the cluster (ir::Schedule::cluster_ops), every CTA of one
+  // cluster is modelled: its processes, mbarrier slots (CTA c's slots follow
+  // CTA c-1's), named barriers and shared memory. `ctas` is 1 otherwise.
+  int ctas = 1;
+  int slots_per_cta = 0;
+  int named_per_cta = 0;
+  int cluster_named = -1;           // named index of lm.cluster_sync()'s barrier, -1: none
   std::vector<MemSpace> spaces;
   // What building read: the parameters whose values it used (and
   // lm.block_idx(d) as -1 - d, lm.grid_dim(d) as -4 - d), and how often
@@ -190,7 +201,12 @@ struct System {
   // Every expression evaluated inside a loop the replaced expression bounds.
   std::vector<const ir::Expr*> replace_loop_exprs;
 
-  int slotOf(int barrier, int64_t slot) const { return barrier_base[barrier] + static_cast<int>(slot); }
+  int slotOf(int barrier, int64_t slot, int cta = 0) const {
+    return cta * slots_per_cta + barrier_base[barrier] + static_cast<int>(slot);
+  }
+  // Whether instruction pc of process p reaches into another CTA's mbarrier
+  // or shared memory (a remote arrive, a multicast TMA load to a peer).
+  bool remote(int p, int pc) const;
   size_t instrCount() const;
 };
 

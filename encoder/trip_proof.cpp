@@ -1315,6 +1315,8 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
+    if (s.cluster_ops && s.clusterSize() > 1)
+      throw Fail("lap induction does not model thread-block clusters yet (the cluster checks are bounded)");
     try {
       tl = findTrip(s);
     } catch (const Fail&) {

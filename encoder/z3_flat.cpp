@@ -713,6 +713,11 @@ Z3BmcResult bmcCheck(const System& sys, const Z3BmcOptions& opts) {
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
   };
+  if (sys.ctas > 1) {  // the cluster checks (docs/semantics.md "Clusters") are the explicit engine's only
+    res.outcome = Outcome::Unknown;
+    res.detail = "the Z3 encoding does not model thread-block clusters (use the explicit engine)";
+    return finish();
+  }
   try {
     z3::context c;
     z3w::Sts sts(c);

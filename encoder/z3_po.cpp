@@ -1269,6 +1269,13 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
 // cannot replay is looked for again with every clock distinct, and only a
 // failure then is an internal error.
 PoResult poCheck(const System& sys, const PoOptions& opts) {
+  if (sys.ctas > 1) {  // the cluster checks (docs/semantics.md "Clusters") are the explicit engine's only
+    PoResult r;
+    r.result.engine = "z3-po";
+    r.result.outcome = Outcome::Unknown;
+    r.result.detail = "the Z3 encoding does not model thread-block clusters (use the explicit engine)";
+    return r;
+  }
   PoResult r = poCheckOnce(sys, opts, false);
   if (!r.internal_error) return r;
   int queries = r.queries;

@@ -87,7 +87,7 @@ struct Abandon {};
 enum class CallClass { Decl, Op, IntFn, Assume, Range, Other };
 
 const std::set<std::string> kBuilderDecls = {"smem", "tmem", "regs", "role", "pipeline", "barrier", "named_barrier"};
-const std::set<std::string> kBuilderIntFns = {"cdiv", "block_idx", "grid_dim", "instance"};
+const std::set<std::string> kBuilderIntFns = {"cdiv", "block_idx", "grid_dim", "instance", "cluster_rank"};
 bool isBuilderOp(std::string_view n) { return findOp(n, OpReceiver::Builder).has_value(); }
 bool isViewOp(std::string_view n) { return findOp(n, OpReceiver::View).has_value(); }
 
@@ -584,6 +584,15 @@ class Resolver {
             return CallClass::Op;
           }
       }
+      // view[e].tma_load(...): the slot written is named by the receiver,
+      // the barrier slot by iter=/stage= (docs/ir-extensions.md)
+      if (obj.kind == AK::Subscript && obj.args[0]->kind == AK::Name && n == "tma_load") {
+        const Sym* s = lookup(obj.args[0]->text);
+        if (s && s->v.k == VK::View) {
+          if (op) *op = OpKind::TmaLoad;
+          return CallClass::Op;
+        }
+      }
     }
     return CallClass::Other;
   }
@@ -656,10 +665,33 @@ class Resolver {
     fail("type.mismatch", fn.range, "this expression cannot be called");
   }
 
+  // lm.cluster_rank(), %cluster_ctarank: clusters tile the grid in boxes of
+  // cluster=(x, y, z) blocks, so the rank is (bx % x) + (by % y) * x +
+  // (bz % z) * x * y. Written with lm.block_idx so that every stage (the
+  // model checker's per-CTA block indices, lowering) evaluates it alike.
+  ExprPtr clusterRank(SourceRange r) {
+    Schedule& s = *sch_;
+    s.cluster_ops = true;
+    ExprPtr rank;
+    int64_t scale = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (s.cluster[d] == 1) continue;
+      ExprPtr term = op(ExprKind::Mod, {leaf(ExprKind::BlockIdx, 0, d, r), cnst(s.cluster[d], r)}, r);
+      if (scale != 1) term = op(ExprKind::Mul, {term, cnst(scale, r)}, r);
+      rank = rank ? op(ExprKind::Add, {rank, term}, r) : term;
+      scale *= s.cluster[d];
+    }
+    return rank ? rank : cnst(0, r);
+  }
+
   Value intFn(const AE& e, const std::string& n) {
     if (n == "instance") {
       bind(e, "lm.instance", {}, 0);
       return intv(leaf(ExprKind::Instance, 0, 0, e.range), e.range);
+    }
+    if (n == "cluster_rank") {
+      bind(e, "lm.cluster_rank", {}, 0);
+      return intv(clusterRank(e.range), e.range);
     }
     if (n == "block_idx" || n == "grid_dim") {
       Args a = bind(e, "lm." + n, {{"dim", true}}, 1);
@@ -982,6 +1014,33 @@ class Resolver {
     return mkv(VK::NamedBarrier, assign.range, static_cast<int>(s.named_barriers.size()) - 1);
   }
 
+  // ------------------------------------------------------------ clusters
+  // multicast=: a mask of cluster CTA ranks, bit r for rank r; a constant
+  // one must name at least one CTA and none beyond the cluster (a symbolic
+  // one is checked per CTA by the model checker and lowering).
+  ExprPtr clusterMask(const AE& e) {
+    Schedule& s = *sch_;
+    s.cluster_ops = true;
+    ExprPtr m = intOf(e, "multicast=");
+    if (auto c = constOf(m); c && (*c < 1 || *c >= (int64_t{1} << s.clusterSize())))
+      fail("type.mismatch", e.range,
+           fmt::format("multicast= is a mask of the cluster's CTA ranks (bit r: rank r); a cluster of {} CTA{} "
+                       "takes masks in [1, {}], found {}",
+                       s.clusterSize(), s.clusterSize() == 1 ? "" : "s", (int64_t{1} << s.clusterSize()) - 1, *c));
+    return m;
+  }
+  // cta=: the cluster rank whose barrier an arrive lands on.
+  ExprPtr clusterCta(const AE& e) {
+    Schedule& s = *sch_;
+    s.cluster_ops = true;
+    ExprPtr c = intOf(e, "cta=");
+    if (auto k = constOf(c); k && (*k < 0 || *k >= s.clusterSize()))
+      fail("type.mismatch", e.range,
+           fmt::format("cta= is a rank in the cluster, in [0, {}] for cluster=({}, {}, {}), found {}",
+                       s.clusterSize() - 1, s.cluster[0], s.cluster[1], s.cluster[2], *k));
+    return c;
+  }
+
   // ------------------------------------------------------------------ ops
   // An op statement; `kind` is what classify() found for the callee's name.
   // The argument names, which are required and how many go by position come
@@ -996,12 +1055,20 @@ class Resolver {
     const AE& fn = *e.args[0];
     auto barrierSlots = [&](int b) { return s.barriers[b].count; };
     if (info.receiver == OpReceiver::View) {
-      int view = resourceArg(*fn.args[0], VK::View, n);
+      const bool slotted = fn.args[0]->kind == AK::Subscript;
+      BufferRef vref;
+      if (slotted) {
+        vref = bufferArg(*fn.args[0], {BufferRef::Kind::View}, "the destination of tma_load");
+        if (!vref.slot || !vref.slices.empty())
+          fail("type.mismatch", fn.args[0]->range,
+               "view[e].tma_load(...) names one whole slot of the view (no slice)");
+      } else {
+        vref.kind = BufferRef::Kind::View;
+        vref.index = resourceArg(*fn.args[0], VK::View, n);
+      }
+      const int view = vref.index;
       const View& vw = s.views[view];
       Args a = bind(e, vw.name + "." + n, info);
-      BufferRef vref;
-      vref.kind = BufferRef::Kind::View;
-      vref.index = view;
       vref.range = fn.args[0]->range;
       BufferRef tref;
       tref.kind = BufferRef::Kind::Param;
@@ -1010,10 +1077,13 @@ class Resolver {
         tref.range = a.get("tensor")->range;
         o.coords = coordsArg(*a.get("coords"), tmaRank(s.params[tref.index].type));
         o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "barrier=");
-        o.sel = selector(a, e, std::max(vw.stages, barrierSlots(o.barrier)), false,
-                         fmt::format("view '{}' / barrier '{}'", vw.name, s.barriers[o.barrier].name));
+        o.sel = slotted ? selector(a, e, barrierSlots(o.barrier), false,
+                                   fmt::format("barrier '{}'", s.barriers[o.barrier].name))
+                        : selector(a, e, std::max(vw.stages, barrierSlots(o.barrier)), false,
+                                   fmt::format("view '{}' / barrier '{}'", vw.name, s.barriers[o.barrier].name));
         o.dst = vref;
         o.src = tref;
+        if (const AE* mc = a.get("multicast")) o.multicast = clusterMask(*mc);
       } else {
         bool store = kind == OpKind::TmaStore;
         tref.index = tensorParamArg(*a.get("tensor"), store ? "the destination of tma_store" : "the source of cp_async", store);
@@ -1066,6 +1136,10 @@ class Resolver {
         o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
         o.count = a.get("count") ? cnst(arrivalCount(*a.get("count"), "count="), a.get("count")->range)
                                  : cnst(1, e.range);
+        if (const AE* c = a.get("cta")) o.cta = clusterCta(*c);
+        return o;
+      case OpKind::ClusterSync:
+        s.cluster_ops = true;
         return o;
       case OpKind::Wait:
         o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of wait");

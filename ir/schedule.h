@@ -243,6 +243,11 @@ struct Op {
   double fill_value_f = 0;          // ... or float literal
   int axis = -1;                    // reduce axis=
   ExprPtr base;                     // reduce base= (argmin/argmax: added to the indices; nullptr: 0)
+  // Thread-block clusters (docs/ir-extensions.md): tma_load multicast= (a
+  // mask of cluster CTA ranks; nullptr: this CTA only) and arrive cta= (the
+  // cluster rank whose barrier slot it arrives on; nullptr: this CTA's).
+  ExprPtr multicast;
+  ExprPtr cta;
 };
 
 // ------------------------------------------------------------- statements
@@ -276,6 +281,11 @@ struct Schedule {
   Target target = Target::Unspecified;
   std::optional<int> warps;         // decorator warps=
   int cluster[3] = {1, 1, 1};
+  // Whether any op or expression reaches across the cluster (multicast=,
+  // cta=, lm.cluster_sync(), lm.cluster_rank()): the model checker then
+  // models every CTA of one cluster (docs/semantics.md "Clusters").
+  bool cluster_ops = false;
+  int clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
 
   std::vector<Param> params;        // excluding the builder `lm`
   std::vector<Pool> pools;

@@ -29,7 +29,11 @@ void Emitter::emitTmaLoad(const ir::Op& op) {
       const std::string coords = tmaBoxCoords(op, v, blk, W);
       const std::string d = blk ? fmt::format("{} + {}", dst, blk * plan_.viewTile(v).R * W) : dst;
       if (W && blk == 0) comment(fmt::format("blocked slot: {} TMA boxes of {} B columns", nblk, W));
-      line(fmt::format("cake_tma_load_{}d({}, &{}, {}{});", op.coords.size(), d, plan_.tmapName(p, v), bar, coords));
+      if (op.multicast)  // the same offsets in every CTA of the mask (docs/ir-extensions.md)
+        line(fmt::format("cake_tma_load_{}d_mc({}, &{}, {}, static_cast<uint16_t>({}){});", op.coords.size(), d,
+                         plan_.tmapName(p, v), bar, plan_.expr(op.multicast), coords));
+      else
+        line(fmt::format("cake_tma_load_{}d({}, &{}, {}{});", op.coords.size(), d, plan_.tmapName(p, v), bar, coords));
     }
   });
 }

@@ -142,6 +142,15 @@ void Emitter::emitOp(const ir::Op& op) {
       if (waits) tcFenceAfter();
       break;
     }
+    case OpKind::ClusterSync:
+      // every thread of the instance (validation keeps it at the role's top
+      // level): step out of an elected-thread role's `if (cake_elected)`
+      if (single_) close();
+      tcFenceBefore();
+      line("cake_cluster_sync();  // barrier.cluster arrive (release) + wait (acquire)");
+      tcFenceAfter();
+      if (single_) open("if (cake_elected)");
+      break;
     case OpKind::FenceProxy: line("cake_fence_proxy_async();"); break;
     case OpKind::Mma: emitMma(op); break;
     case OpKind::MmaCommit:

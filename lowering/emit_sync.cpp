@@ -75,6 +75,11 @@ void Emitter::emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx) {
   const int w = plan_.barWeight_[b];
   const std::string addr = barSlotAddr(b, op.sel);
   const int64_t count = op.count ? plan_.constOf(op.count).value_or(1) : 1;
+  // cta=: the mbarrier at the same offset in that cluster CTA (mapa)
+  auto arriveLine = [&](int64_t n) {
+    return op.cta ? fmt::format("cake_mbar_arrive_cluster({}, {}, {});", addr, plan_.expr(op.cta), n)
+                  : fmt::format("cake_mbar_arrive({}, {});", addr, n);
+  };
   tcFenceBefore();
   if (tx_bytes > 0 || explicit_tx) {
     // expect_tx: the arrival is the elected thread's
@@ -91,14 +96,14 @@ void Emitter::emitArrive(const ir::Op& op, int64_t tx_bytes, bool explicit_tx) {
   if (single_ || role.warpsPerInstance() == 1 || w == 1) {
     if (!single_) line("__syncwarp();");
     if (!single_ && role.warpsPerInstance() > 1) instSync();
-    elected([&] { line(fmt::format("cake_mbar_arrive({}, {});", addr, count * w)); });
+    elected([&] { line(arriveLine(count * w)); });
   } else {
     // each warp of the instance arrives once it is done: count * weight / warps each
     const int per = static_cast<int>(count * w / role.warpsPerInstance());
     comment(fmt::format("one arrival per warp ({} warps x {} = {} = the instance's arrive)", role.warpsPerInstance(),
                         per, count * w));
     line("__syncwarp();");
-    line(fmt::format("if (cake_lane == 0) cake_mbar_arrive({}, {});", addr, per));
+    line("if (cake_lane == 0) " + arriveLine(per));
   }
 }
 

@@ -199,6 +199,7 @@ void assemble(const KernelPlan& p, const std::string& kernel, const std::string&
   src += preludeText();
   if (target_ != ir::Target::SM80) src += preludeTmaText();
   if (target_ == ir::Target::SM90a) src += preludeWgmmaText();
+  if (s_.cluster_ops && target_ != ir::Target::SM80) src += preludeClusterText();
   src += preludeSm80Text();
   if (target_ == ir::Target::SM100a) src += preludeTcgen05Text();
   for (const auto& [n, ty, rs] : p.wgmmaHelpers_) src += "\n" + wgmmaHelper(n, ty, rs);

@@ -256,7 +256,8 @@ struct KernelPlan {
   std::string viewSlotAddr(const ir::BufferRef& ref) const;
   std::string viewSlotAddrSel(const ir::BufferRef& ref, const ir::SlotSel& sel) const {
     ir::BufferRef r = ref;
-    if (sel.mode != ir::SlotSel::Mode::None) r.slot = sel.index;
+    // view[e].tma_load: e names the view slot, the selector only the barrier's
+    if (sel.mode != ir::SlotSel::Mode::None && !ref.slot) r.slot = sel.index;
     return viewSlotAddr(r);
   }
   std::string tmemAddr(const ir::BufferRef& ref, int64_t col_off) const;

@@ -1,5 +1,7 @@
 // Stage 1's queries: what the builder and the emitter ask of a KernelPlan
 // (names, C++ expressions, shapes, layouts, addresses). See lower_internal.h.
+#include <bit>
+
 #include "lowering/lower_internal.h"
 
 namespace cake::lowering::detail {
@@ -534,7 +536,11 @@ std::map<size_t, int64_t> KernelPlan::derivedTx(const ir::Block& b) const {
     const ir::TxBatch* batch = txPlan_.headedBy(&b[i]);
     if (!batch) continue;
     int64_t bytes = 0;
-    for (const Stmt* load : batch->loads) bytes += viewSlotBytes(load->op.dst.index);
+    // a multicast load counts once per CTA of its (constant) mask: every CTA
+    // of the mask issues its share to all of them (ir/expect_tx.h)
+    for (const Stmt* load : batch->loads)
+      bytes += viewSlotBytes(load->op.dst.index) *
+               (load->op.multicast ? std::popcount(static_cast<uint64_t>(constOf(load->op.multicast).value_or(1))) : 1);
     txBefore[i] = bytes;
   }
   return txBefore;

@@ -329,6 +329,54 @@ __device__ __forceinline__ void cake_setmaxnreg_dec() {
   return text.c_str();
 }
 
+const char* preludeClusterText() {
+  static const std::string text = [] {
+    std::string s = R"PRELUDE(
+// ---- thread-block clusters (sm_90a and later) ----------------------------
+// One arrival of `count` on the mbarrier at the same offset in cluster CTA
+// `cta` (mapa), released at cluster scope: this thread's earlier accesses
+// (its smem reads done) are visible to the peer that waits on it.
+__device__ __forceinline__ void cake_mbar_arrive_cluster(uint32_t bar, uint32_t cta, uint32_t count) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 rb;\n"
+      "mapa.shared::cluster.u32 rb, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [rb], %2;\n"
+      "}\n" ::"r"(bar),
+      "r"(cta), "r"(count)
+      : "memory");
+}
+// barrier.cluster: every non-exited thread of the cluster arrives (release)
+// and waits (acquire). Not .aligned: an elected-thread role runs it on one
+// thread per instance while the others of its warps have exited.
+__device__ __forceinline__ void cake_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+// TMA loads of one box to the same offset of every CTA of `mask`, each
+// completing the bytes on its own mbarrier at the offset of `bar`.
+)PRELUDE";
+    for (int r = 1; r <= 5; ++r) {
+      std::string params, coords, ops;
+      for (int i = 0; i < r; ++i) {
+        params += fmt::format(", int c{}", i);
+        coords += fmt::format("{}%{}", i ? ", " : "", i + 4);
+        ops += fmt::format(", \"r\"(c{})", i);
+      }
+      s += fmt::format(
+          "__device__ __forceinline__ void cake_tma_load_{0}d_mc(uint32_t dst, const CUtensorMap* map, uint32_t bar, "
+          "uint16_t mask{1}) {{\n"
+          "  asm volatile(\"cp.async.bulk.tensor.{0}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::"
+          "cluster [%0], [%1, {{{2}}}], [%2], %3;\"\n"
+          "               ::\"r\"(dst), \"l\"(reinterpret_cast<uint64_t>(map)), \"r\"(bar), \"h\"(mask){3} : "
+          "\"memory\");\n"
+          "}}\n",
+          r, params, coords, ops);
+    }
+    return s;
+  }();
+  return text.c_str();
+}
+
 const char* preludeWgmmaText() {
   return R"PRELUDE(
 // ---- sm_90a: wgmma -------------------------------------------------------

@@ -12,6 +12,7 @@ const char* preludeGlobalText();
 const char* preludeText();         // integer helpers, smem, mbarriers, named barriers, conversions
 const char* preludeTmaText();      // sm_90a / sm_100a: TMA 1-5d, setmaxnreg, proxy fences
 const char* preludeWgmmaText();    // sm_90a: wgmma fence/commit/wait, descriptors
+const char* preludeClusterText();  // schedules with cluster ops: remote arrive, barrier.cluster, TMA multicast
 const char* preludeSm80Text();     // cp.async, ldmatrix, mma.sync (all targets)
 const char* preludeTcgen05Text();  // sm_100a: tcgen05 alloc/mma/commit/ld/st, fences
 const char* preludeHostText();     // host: tensor-map encoding through the driver entry point

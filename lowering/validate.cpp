@@ -11,6 +11,8 @@ void PlanBuilder::checkOps() {
   using K = ir::BufferRef::Kind;
   const bool hopperPlus = target_ == ir::Target::SM90a || target_ == ir::Target::SM100a;
   for (const auto& body : s_.bodies) {
+    std::set<const Stmt*> top;  // lm.cluster_sync() runs on every thread of the instance: only at the top level
+    for (const Stmt& st : body.body) top.insert(&st);
     ir::forEachOp(body.body, [&](const Stmt& st) {
       const auto& op = st.op;
       auto unsupported = [&](const std::string& what) {
@@ -48,6 +50,9 @@ void PlanBuilder::checkOps() {
                   fmt::format("view '{}': TMA with a {}B swizzle needs rows of at most {} B that divide it (rows are "
                               "{} B)", s_.views[view.index].name, sw, sw, viewRowBytes(view.index)));
           if (op.kind == OpKind::TmaLoad && op.barrier < 0) error(ir::Rule::LowerUnsupported, op.range, "a TMA load needs barrier=");
+          // the derived expect_tx counts the box once per CTA of the mask (ir/expect_tx.h)
+          if (op.multicast && !constOf(op.multicast))
+            error(ir::Rule::LowerUnsupported, op.range, "multicast= must be a constant mask");
           break;
         }
         case OpKind::TmaStoreCommit:
@@ -78,6 +83,14 @@ void PlanBuilder::checkOps() {
         }
         case OpKind::Arrive:
           if (op.count && !constOf(op.count)) error(ir::Rule::LowerUnsupported, op.range, "arrive count= must be a constant");
+          if (op.cta && !hopperPlus) return unsupported("an arrive on a peer CTA's barrier (cta=; sm_90a and later)");
+          break;
+        case OpKind::ClusterSync:
+          if (!hopperPlus) return unsupported("lm.cluster_sync() (sm_90a and later)");
+          if (!top.count(&st))
+            error(ir::Rule::LowerUnsupported, op.range,
+                  "lm.cluster_sync() inside a loop or a branch (every thread of the instance runs it; lowering "
+                  "places it at the top level of a role)");
           break;
         case OpKind::Copy: {
           const auto dk = op.dst.kind, sk = op.src.kind;

@@ -500,3 +500,44 @@ def carried(lm, n: LM.i32):
   EXPECT_LT(loop, sync);
   EXPECT_LT(sync, r.source.find("carried.cake:13", loop));
 }
+
+// Thread-block clusters (docs/ir-extensions.md): the multicast TMA load, the
+// remote arrive through mapa, barrier.cluster outside an elected-thread
+// role's `if (cake_elected)`, the cluster dims, and the derived expect_tx
+// that counts the multicast box once per CTA of the mask.
+TEST(Lowering, ClusterMulticastGemm) {
+  auto r = lowerFile("corpus/cluster/sm90_multicast_b.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_EQ(r.launch.cluster[0], 2);
+  EXPECT_TRUE(contains(s, "__cluster_dims__(2, 1, 1)"));
+  EXPECT_TRUE(contains(s, "multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;"));
+  EXPECT_TRUE(contains(s, "cake_tma_load_2d_mc((smem_bh + 8192 * (cake_slot<4>(((2 * (k % 2)) + "
+                          "(static_cast<int>(blockIdx.x) % 2))))), &cake_tmap_B_smem_bh, (full + 8 * (cake_slot<2>(k))), "
+                          "static_cast<uint16_t>(3)"));
+  // A (8 KiB) + the 8 KiB half of B from each of the 2 CTAs of the mask
+  EXPECT_TRUE(contains(s, "cake_mbar_arrive_expect_tx((full + 8 * (cake_slot<2>(k))), 24576);"));
+  EXPECT_TRUE(contains(s, "mapa.shared::cluster.u32 rb, %0, %1;"));
+  EXPECT_EQ(count(s, "cake_mbar_arrive_cluster((empty + 8 * (cake_slot<2>(k))), "), 2u);
+  // two per role, the elected-thread producer's outside its elected block
+  EXPECT_EQ(count(s, "cake_cluster_sync();  //"), 4u);
+  EXPECT_TRUE(contains(s, "barrier.cluster.arrive.release;\\nbarrier.cluster.wait.acquire;"));
+}
+
+TEST(Lowering, ClusterSyncInsideALoopIsRefused) {
+  auto m = compileFile("corpus/cluster/sm90_multicast_b.cake");
+  ASSERT_FALSE(m.schedules.empty());
+  ir::Schedule s = m.schedules[0];
+  // move the consumer's first lm.cluster_sync() into its k loop
+  for (ir::RoleBody& b : s.bodies) {
+    if (s.roles[b.role].name != "math") continue;
+    ir::Stmt sync = b.body.front();
+    ASSERT_EQ(sync.op.kind, ir::OpKind::ClusterSync);
+    b.body.erase(b.body.begin());
+    for (ir::Stmt& st : b.body)
+      if (st.kind == ir::Stmt::Kind::For) { st.body.insert(st.body.begin(), sync); break; }
+  }
+  auto r = lowering::lowerToCuda(s, {});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(contains(findingsText(r), "lm.cluster_sync() inside a loop or a branch")) << findingsText(r);
+}

@@ -1,0 +1,58 @@
+# A 2x1 thread-block cluster GEMM mainloop with a TMA multicast of B: the
+# two CTAs of a cluster compute vertically adjacent 64x128 tiles that share
+# the same 128 columns of B, so each CTA loads its own A tile and HALF of
+# the B tile (64 rows), multicast to both CTAs (multicast=3: ranks 0 and
+# 1). Every full[s] of each CTA then receives A (8 KiB) + two B halves
+# (2 x 8 KiB): the derived expect_tx counts the multicast box once per CTA
+# of the mask. A consumer that is done with a slot releases it in BOTH
+# CTAs (empty init_count 2: one arrival from each CTA's consumer), because
+# both producers write it. Every role passes lm.cluster_sync() first (the
+# peers' mbarrier.init is visible before any remote arrive or multicast)
+# and last (no CTA exits while its peer may still arrive on its barriers).
+# smem_bh aliases smem_b: slot 2s+r of smem_bh is half r of slot s.
+# expect: pass
+@cake.schedule(target="sm_90a", cluster=(2, 1, 1))
+def gemm_cluster_multicast_b(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(K > 0)
+    pool    = lm.smem(65536)
+    smem_a  = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b  = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_bh = pool.view(offset=16384, shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c  = pool.view(offset=49152, shape=(64, 128), dtype=lm.bf16, stages=1)
+    acc     = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[math], cons=[load], init_count=2, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    rank  = lm.cluster_rank()
+    m_blk = lm.block_idx(0) * 64
+    n_blk = lm.block_idx(1) * 128
+
+    with load:
+        lm.cluster_sync()
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 2)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_bh[2 * (k % 2) + rank].tma_load(B, coords=(n_blk + 64 * rank, k * 64), iter=k, barrier=full,
+                                                 multicast=3)
+        lm.cluster_sync()
+
+    with math:
+        lm.cluster_sync()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k, cta=0)
+            lm.arrive(empty, iter=k, cta=1)
+        lm.copy(smem_c[0], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk, n_blk), stage=0)
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+        lm.cluster_sync()
