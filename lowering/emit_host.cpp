@@ -149,12 +149,12 @@ void Emitter::emitHost() {
     line(fmt::format("cake_cfg.blockDim = dim3({});", plan_.threads_));
     line("cake_cfg.dynamicSmemBytes = cake_smem_bytes;");
     line("cake_cfg.stream = cake_stream;");
-    line("cudaLaunchAttribute cake_attr[1];");
-    line("cake_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;");
+    line("cudaLaunchAttribute cake_pdl_attr[1];");
+    line("cake_pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;");
     comment("CAKE_PDL=0 in the environment launches it in plain stream order (for comparisons)");
     line("static const bool cake_pdl = [] { const char* e = getenv(\"CAKE_PDL\"); return !e || e[0] != '0'; }();");
-    line("cake_attr[0].val.programmaticStreamSerializationAllowed = cake_pdl ? 1 : 0;");
-    line("cake_cfg.attrs = cake_attr;");
+    line("cake_pdl_attr[0].val.programmaticStreamSerializationAllowed = cake_pdl ? 1 : 0;");
+    line("cake_cfg.attrs = cake_pdl_attr;");
     line("cake_cfg.numAttrs = 1;");
     line(fmt::format("const cudaError_t cake_err = cudaLaunchKernelEx(&cake_cfg, {}{}", plan_.kernelName(),
                      args.empty() ? ");" : ","));

@@ -485,8 +485,14 @@ std::optional<Tile> KernelPlan::tmemCopyTile(int role, const ir::Op& op, const L
   auto fail = [&](ir::Rule rule, std::string m) { return issue<Tile>(why, rule, std::move(m)); };
   const ir::BufferRef& tm = op.src.kind == K::Tmem ? op.src : op.dst;
   const ir::BufferRef& rg = op.src.kind == K::Tmem ? op.dst : op.src;
-  Tile tt;
-  if (!refTile(tm, tt)) return fail(ir::Rule::LowerUnsupported, "a TMEM slice without constant extents");
+  // (refTile keeps the lanes whole: MMA accumulators are not lane-sliced)
+  Tile tt = tmemTile(tm.index);
+  if (!tm.slices.empty()) {
+    const auto rows = s_.tmems[tm.index].shape.size() == 2 ? sliceExtent(s_, tm.slices[0], tt.R, spec_) : std::nullopt;
+    const auto cols = tm.slices.size() > 1 ? sliceExtent(s_, tm.slices[1], tt.C, spec_) : std::optional<int64_t>(tt.C);
+    if (!rows || !cols) return fail(ir::Rule::LowerUnsupported, "a TMEM slice without constant extents");
+    tt = Tile{*rows, *cols};
+  }
   const auto& r = s_.roles[role];
   const int wpi = r.warpsPerInstance();
   if (tt.R % 32 || tt.R < 32 || tt.R > 128 || L.t.R != tt.R || L.t.C != tt.C || L.row.kind != Dist::Cyclic ||

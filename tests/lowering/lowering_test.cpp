@@ -297,7 +297,7 @@ TEST(Lowering, ProgrammaticDependentLaunch) {
   EXPECT_TRUE(contains(s, "asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");"));
   EXPECT_EQ(count(s, "cake_griddep_wait();  //"), 1u);
   EXPECT_EQ(count(s, "cake_griddep_launch_dependents();"), 1u);
-  EXPECT_TRUE(contains(s, "cake_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;"));
+  EXPECT_TRUE(contains(s, "cake_pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;"));
   EXPECT_TRUE(contains(s, "cudaLaunchKernelEx(&cake_cfg, "));
   // without PDL ops the launch is the plain one
   auto plain = lowerFile(kSm90Gemm);
