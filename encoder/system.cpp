@@ -624,8 +624,11 @@ class Builder {
     const ir::Op& o = st.op;
     Instr& in = emit(InstrKind::Generic, st);
     addRef(in, o.src, false, Proxy::Generic, false, st);
-    if (o.kind == OpKind::Binary) addRef(in, o.src2, false, Proxy::Generic, false, st);
+    if (o.kind == OpKind::Binary || o.kind == OpKind::Reduce) addRef(in, o.src2, false, Proxy::Generic, false, st);
+    const bool running = o.kind == OpKind::Reduce && o.src2.kind != ir::BufferRef::Kind::None;
+    if (running) addRef(in, o.dst, false, Proxy::Generic, false, st);  // folds into dst
     addRef(in, o.dst, true, Proxy::Generic, false, st);
+    if (running) addRef(in, o.src2, true, Proxy::Generic, false, st);
   }
 
   // An op whose view index never reaches its view's stages names stages,

@@ -1152,6 +1152,17 @@ class Resolver {
         if (const std::vector<ExprPtr>* sh = shapeOf(o.src, s); sh && o.axis >= static_cast<int>(sh->size()))
           fail("type.mismatch", a.get("axis")->range,
                fmt::format("axis={} is out of range for a source of rank {}", o.axis, sh->size()));
+        // a running argmin/argmax: value= holds the best values so far (dst the
+        // best indices), folded with this source's, whose indices start at base=
+        for (const char* k : {"value", "base"})
+          if (const AE* v = a.get(k); v && o.fn != ElemFn::ArgMin && o.fn != ElemFn::ArgMax)
+            fail("type.mismatch", v->range, fmt::format("{}= goes with op=\"argmin\" or op=\"argmax\"", k));
+        if (const AE* v = a.get("value")) {
+          o.src2 = bufferArg(*v, {BK::Regs}, "the running values (value=) of reduce");
+          if (o.dst.kind != BK::Regs)
+            fail("type.mismatch", v->range, "value= keeps a running result: the destination must be registers too");
+        }
+        if (const AE* b = a.get("base")) o.base = intOf(*b, "base=");
         return o;
     }
     throw std::logic_error("opCall: an op kind without a case");

@@ -231,7 +231,8 @@ struct Op {
   // Storage operands. For tma_load/cp_async: dst = view, src = tensor.
   // tma_store: dst = tensor, src = view. copy/unary/reduce: dst, src.
   // binary: dst, src (a), src2 (b). mma: dst = acc, src = a, src2 = b.
-  // fill: dst.
+  // reduce argmin/argmax with value=: src2 = the running values (read and
+  // written, like dst). fill: dst.
   BufferRef dst, src, src2;
   std::vector<ExprPtr> coords;      // tma/cp_async/copy coords=
 
@@ -246,6 +247,7 @@ struct Op {
   ExprPtr fill_value;               // fill value (integer literal) ...
   double fill_value_f = 0;          // ... or float literal
   int axis = -1;                    // reduce axis=
+  ExprPtr base;                     // reduce base= (argmin/argmax: added to the indices; nullptr: 0)
 };
 
 // ------------------------------------------------------------- statements

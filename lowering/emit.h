@@ -74,6 +74,7 @@ class Emitter {
   // ---- MMAs (emit_mma.cpp)
   void emitMma(const ir::Op& op);
   void emitWgmma(const ir::Op& op, const MmaPlan& p);
+  void emitWgmmaRsFragments(const ir::Op& op, const MmaPlan& p, int mbl, int steps);
   void emitMmaSync(const ir::Op& op, const MmaPlan& p);
   void emitTcgen05(const ir::Op& op, const MmaPlan& p);
   void emitMmaCommit(const ir::Op& op);

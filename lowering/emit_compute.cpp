@@ -410,6 +410,8 @@ void Emitter::emitReduce(const ir::Op& op) {
     return s;
   };
   const std::string step = f == ElemFn::ArgMin ? "cake_argmin_step" : "cake_argmax_step";
+  // base=: where the source's indices start along the axis (argmin / argmax)
+  const std::string base = arg && op.base ? fmt::format(" + ({})", plan_.expr(op.base)) : "";
   const ir::DType ddt = plan_.refDtype(op.dst);
   const std::string DT = cType(ddt);
   const auto& role = s_.roles[role_];
@@ -435,20 +437,34 @@ void Emitter::emitReduce(const ir::Op& op) {
     line("#pragma unroll");
     open(fmt::format("for (int cake_a = 0; cake_a < {}; ++cake_a)", nk));
     line(fmt::format("float cake_v = {};", fn.identity));
-    if (arg) line("int cake_x = 0x7fffffff;");
-    line("#pragma unroll");
-    open(fmt::format("for (int cake_b = 0; cake_b < {}; ++cake_b)", nr));
-    line(fmt::format("const int cake_k = {};  // index along the reduced axis", distIndex(red, "cake_b")));
-    line("(void)cake_k;");
     const std::string el = rdim == 1 ? fmt::format("cake_f32({}[cake_a][cake_b])", src)
                                      : fmt::format("cake_f32({}[cake_b][cake_a])", src);
     std::vector<std::string> g;
     if (distGuarded(red)) g.push_back(fmt::format("cake_k < {}", red.E));
     if (distGuarded(keep)) g.push_back(fmt::format("{} < {}", distIndex(keep, "cake_a"), keep.E));
     const std::string guard = g.empty() ? "" : fmt::format("if ({}) ", fmt::join(g, " && "));
-    if (arg) line(fmt::format("{}{}(cake_v, cake_x, {}, cake_k);", guard, step, el));
-    else line(fmt::format("{}cake_v = {};", guard, comb("cake_v", el)));
-    close();
+    if (arg && g.empty()) {
+      // this thread's part of the axis in increasing index order (every
+      // distribution's index grows with its slot): the first strictly better
+      // element wins, so ties keep the smaller index without comparing
+      // indices, and the slot (a constant once unrolled) becomes the index once
+      line("int cake_xb = 0;");
+      line("#pragma unroll");
+      open(fmt::format("for (int cake_b = 0; cake_b < {}; ++cake_b)", nr));
+      line(fmt::format("const float cake_e = {};", el));
+      line(fmt::format("if (cake_e {} cake_v) {{ cake_v = cake_e; cake_xb = cake_b; }}", f == ElemFn::ArgMin ? "<" : ">"));
+      close();
+      line(fmt::format("int cake_x = {};  // index along the reduced axis", distIndex(red, "cake_xb")));
+    } else {
+      if (arg) line("int cake_x = 0x7fffffff;");
+      line("#pragma unroll");
+      open(fmt::format("for (int cake_b = 0; cake_b < {}; ++cake_b)", nr));
+      line(fmt::format("const int cake_k = {};  // index along the reduced axis", distIndex(red, "cake_b")));
+      line("(void)cake_k;");
+      if (arg) line(fmt::format("{}{}(cake_v, cake_x, {}, cake_k);", guard, step, el));
+      else line(fmt::format("{}cake_v = {};", guard, comb("cake_v", el)));
+      close();
+    }
     const Combine c = combineFor(red, W);
     for (int m : c.masks) {
       if (arg) {
@@ -491,7 +507,7 @@ void Emitter::emitReduce(const ir::Op& op) {
       close();
       instSync();
     }
-    const std::string result = arg ? fmt::format("cake_cvti<{}>(cake_redi[cake_a])", DT)
+    const std::string result = arg ? fmt::format("cake_cvti<{}>(cake_redi[cake_a]{})", DT, base)
                                    : fmt::format("cake_cvt<{}>(cake_red[cake_a])", DT);
     // write: the destination's layout keeps the same distribution along the kept axis
     line("#pragma unroll");
@@ -504,8 +520,20 @@ void Emitter::emitReduce(const ir::Op& op) {
       if (!Lr || !(Lr->fam == Ls->fam))
         internalError(op, "the reduction's destination fragment has another layout than its source");
       if (!wg.empty()) line(fmt::format("if ({})", fmt::join(wg, " && ")));
-      line(fmt::format("  {}[{}][{}] = {};", plan_.regsName(op.dst.index), rdim == 1 ? "cake_a" : "0", rdim == 1 ? "0" : "cake_a",
-                       result));
+      const std::string at = rdim == 1 ? "[cake_a][0]" : "[0][cake_a]";
+      if (op.src2.kind == K::Regs) {
+        // value=: fold this reduction into the running (value, index) pair
+        const std::string val = plan_.regsName(op.src2.index);
+        openScope();
+        line(fmt::format("float cake_bv = cake_f32({}{}); int cake_bi = static_cast<int>({}{});", val, at,
+                         plan_.regsName(op.dst.index), at));
+        line(fmt::format("{}(cake_bv, cake_bi, cake_red[cake_a], cake_redi[cake_a]{});", step, base));
+        line(fmt::format("{}{} = cake_cvt<{}>(cake_bv);", val, at, cType(s_.regs[op.src2.index].dtype)));
+        line(fmt::format("{}{} = cake_cvti<{}>(cake_bi);", plan_.regsName(op.dst.index), at, DT));
+        close();
+      } else {
+        line(fmt::format("  {}{} = {};", plan_.regsName(op.dst.index), at, result));
+      }
     } else if (op.dst.kind == K::View) {
       if (!op.dst.slices.empty()) internalError(op, "a reduction into a sliced slot");
       const int v = op.dst.index;
@@ -549,7 +577,7 @@ void Emitter::emitReduce(const ir::Op& op) {
     if (arg) line(fmt::format("{}(cake_v, cake_x, {}, cake_k);", step, elem("cake_k")));
     else line(fmt::format("cake_v = {};", comb("cake_v", elem("cake_k"))));
     close();
-    store(arg ? fmt::format("cake_cvti<{}>(cake_x)", DT) : fmt::format("cake_cvt<{}>(cake_v)", DT));
+    store(arg ? fmt::format("cake_cvti<{}>(cake_x{})", DT, base) : fmt::format("cake_cvt<{}>(cake_v)", DT));
   };
   if (op.dst.kind == K::Regs) {
     const Layout* Ld = layoutOf(op.dst.index);

@@ -66,24 +66,15 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
     for (int i = 0; i < mbl; ++i)
       line(fmt::format("const uint64_t cake_da{} = cake_wgmma_desc(cake_a + {} * {}, {}, {});", i, rowBlockOf(i), rbA,
                        8 * rbA, modeA));
+  if (p.rs) emitWgmmaRsFragments(op, p, mbl, steps);
   line("cake_wgmma_fence();");
   line("#pragma unroll");
   open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
   for (int i = 0; i < mbl; ++i) {
     if (p.rs) {
-      const std::string a = plan_.regsName(op.src.index);
-      const bool cvt = s_.regs[op.src.index].dtype == ir::DType::F32;
-      const std::string et = p.ty == "bf16" ? "__nv_bfloat16" : "__half";
-      auto el = [&](int h, const std::string& col) {
-        const std::string x = fmt::format("{}[{}][{}]", a, 2 * i + h, col);
-        return cvt ? fmt::format("cake_cvt<{}>({})", et, x) : x;
-      };
-      auto pk = [&](int h, int off) {
-        return fmt::format("cake_pack2({}, {})", el(h, fmt::format("4 * cake_k + {}", off)),
-                           el(h, fmt::format("4 * cake_k + {}", off + 1)));
-      };
-      line(fmt::format("{}({}[{}], {}[{}], {}, {}, {}, {},", fn, acc, 2 * i, acc, 2 * i + 1, pk(0, 0), pk(1, 0), pk(0, 2),
-                       pk(1, 2)));
+      line(fmt::format("{0}({1}[{2}], {1}[{3}], cake_ra[cake_k][{4}][0], cake_ra[cake_k][{4}][1], cake_ra[cake_k][{4}][2], "
+                       "cake_ra[cake_k][{4}][3],",
+                       fn, acc, 2 * i, 2 * i + 1, i));
       line(fmt::format("    cake_wgmma_desc_add(cake_db, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb)));
     } else {
       line(fmt::format("{}({}[{}], {}[{}], cake_wgmma_desc_add(cake_da{}, {}),", fn, acc, 2 * i, acc, 2 * i + 1, i,
@@ -92,6 +83,31 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
     }
   }
   close();
+  close();
+}
+
+// The A fragments of a register-sourced wgmma, packed (bf16/f16 pairs) into
+// cake_ra[k-step][m64 block][4] before the wgmma.fence: every register the
+// wgmmas read is then defined before the first one issues. Packing between
+// the wgmmas makes ptxas insert its own warpgroup.arrive before each (C7519),
+// and where that lands on a divergent path it serialises every wgmma of the
+// kernel (C7520: the 3-slot FA3 ring, docs/costmodel.md).
+void Emitter::emitWgmmaRsFragments(const ir::Op& op, const MmaPlan& p, int mbl, int steps) {
+  const std::string a = plan_.regsName(op.src.index);
+  const bool cvt = s_.regs[op.src.index].dtype == ir::DType::F32;
+  const std::string et = p.ty == "bf16" ? "__nv_bfloat16" : "__half";
+  auto el = [&](int i, int h, int off) {
+    const std::string x = fmt::format("{}[{}][4 * cake_k + {}]", a, 2 * i + h, off);
+    return cvt ? fmt::format("cake_cvt<{}>({})", et, x) : x;
+  };
+  line(fmt::format("uint32_t cake_ra[{}][{}][4];  // A fragments, packed before the wgmmas read them", steps, mbl));
+  line("#pragma unroll");
+  open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
+  for (int i = 0; i < mbl; ++i)
+    for (int r = 0; r < 4; ++r) {  // registers: rows g / g+8 (h) of columns 2c (off 0) and 2c+8 (off 2)
+      const int h = r % 2, off = 2 * (r / 2);
+      line(fmt::format("cake_ra[cake_k][{}][{}] = cake_pack2({}, {});", i, r, el(i, h, off), el(i, h, off + 1)));
+    }
   close();
 }
 

@@ -471,6 +471,14 @@ std::optional<ReduceShape> KernelPlan::reduceShape(const ir::Op& op, PlanIssue* 
   if (sh.dst.R * sh.dst.C != sh.want.R * sh.want.C)
     return fail(ir::Rule::LowerLayout, fmt::format("reduce of {}x{} along axis {} gives {}x{}, not the destination's {}x{}",
                                                    sh.src.R, sh.src.C, op.axis, sh.want.R, sh.want.C, sh.dst.R, sh.dst.C));
+  if (op.src2.kind == K::Regs) {  // value=: the running values, element for element beside dst
+    Tile v;
+    if (op.src.kind != K::Regs || op.dst.kind != K::Regs)
+      return fail(ir::Rule::LowerUnsupported, "a running reduction (value=) of a source or into a destination not in registers");
+    if (!refTile(op.src2, v) || v.R * v.C != sh.dst.R * sh.dst.C)
+      return fail(ir::Rule::LowerLayout, fmt::format("the running values (value=) are {}x{}, the destination {}x{}", v.R, v.C,
+                                                     sh.dst.R, sh.dst.C));
+  }
   return sh;
 }
 

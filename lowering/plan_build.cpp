@@ -497,7 +497,11 @@ void PlanBuilder::analyzeFragments() {
         size_t srank = 0;
         if (op.src.kind == K::Regs) srank = s_.regs[op.src.index].shape.size();
         if (op.src.kind == K::View) srank = s_.views[op.src.index].shape.size();
-        if (srank == 2 && op.axis == 1) std::swap(regsTiles_[op.dst.index].R, regsTiles_[op.dst.index].C);
+        if (srank == 2 && op.axis == 1) {
+          std::swap(regsTiles_[op.dst.index].R, regsTiles_[op.dst.index].C);
+          if (op.src2.kind == K::Regs && s_.regs[op.src2.index].shape.size() == 1)  // value= beside dst
+            regsTiles_[op.src2.index] = regsTiles_[op.dst.index];
+        }
       }
     });
 

@@ -199,6 +199,9 @@ void PlanBuilder::checkReduce(int role, const ir::Op& op) {
       const Layout* dst = layoutOf(role, op.dst.index);
       if (!dst || !(dst->fam == src->fam))
         error(ir::Rule::LowerLayout, op.range, "the reduction's destination fragment has another layout than its source");
+      const Layout* val = op.src2.kind == K::Regs ? layoutOf(role, op.src2.index) : nullptr;
+      if (op.src2.kind == K::Regs && (!val || !(val->fam == src->fam)))
+        error(ir::Rule::LowerLayout, op.range, "the running values (value=) have another layout than the source");
     } else if (op.dst.kind == K::View) {
       if (!op.dst.slices.empty()) error(ir::Rule::LowerUnsupported, op.range, "a reduction into a sliced slot");
     } else {

@@ -88,6 +88,18 @@ BindResult refuse(const std::string& result, const std::string& detail) {
 
 int64_t sizeOf(const Shape& sh, const std::string& name) { return name == "1" ? 1 : sh.at(name); }
 
+// The most coordinates any op places a tile of LM.gmem parameter `p` with.
+size_t gmemCoords(const ir::Schedule& s, int p) {
+  size_t n = 0;
+  for (const auto& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      const ir::Op& op = st.op;
+      for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
+        if (r->kind == ir::BufferRef::Kind::Param && r->index == p) n = std::max(n, op.coords.size());
+    });
+  return n;
+}
+
 }  // namespace
 
 std::optional<Kind> parseKind(std::string_view name) {
@@ -229,9 +241,9 @@ BindResult bindParams(const ir::Schedule& s, const Contract& c, const Shape& sha
         dims.assign(full.begin() + c.batch, full.end());
         for (int i = 0; i < c.batch; ++i) l *= full[i];
       }
-    } else if (rank < 0) {
-      // LM.gmem: the rank is the number of coordinates the ops use; decided
-      // with the boxes (rankOfGmem) - take the core rank, one launch per batch
+    } else if (rank < 0 && gmemCoords(s, static_cast<int>(p)) < full.size()) {
+      // LM.gmem: the rank is the number of coordinates the ops use; fewer
+      // than the contract's: the core rank, one launch per batch element
       dims.assign(full.begin() + c.batch, full.end());
       for (int i = 0; i < c.batch; ++i) l *= full[i];
     }

@@ -15,10 +15,13 @@ cd "$ROOT"
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 mkdir -p "$CARRY"/so "$CARRY"/bin "$CARRY"/lib "$CARRY"/cu
 # ROUND=2 / ROUND=3: that round's plan (bench/gpu/cost_plan.py --round N, docs/costmodel.md)
+# PLAN=FILE: that plan instead (same columns; e.g. bench/gpu/schedules/attn_d128/plan.tsv, device_attn.sh)
 ROUND=${ROUND:-1}
-python3 bench/gpu/cost_plan.py --round "$ROUND"
-PLAN=bench/gpu/schedules/cost_variants/plan.tsv
-[ "$ROUND" != 1 ] && PLAN=bench/gpu/schedules/cost_variants/plan$ROUND.tsv
+if [ -z "${PLAN:-}" ]; then
+  python3 bench/gpu/cost_plan.py --round "$ROUND"
+  PLAN=bench/gpu/schedules/cost_variants/plan.tsv
+  [ "$ROUND" != 1 ] && PLAN=bench/gpu/schedules/cost_variants/plan$ROUND.tsv
+fi
 # SO_FROM=DIR: reuse the libraries of an earlier round (lowering unchanged since) instead of compiling them again
 [ -n "${SO_FROM:-}" ] && cp -n "$SO_FROM"/*.so "$CARRY"/so/ 2>/dev/null
 
@@ -73,6 +76,6 @@ cp "$BUILD"/cli/cake "$BUILD"/runner/cake-runner "$CARRY"/bin/
     runner/harness/cake_harness.cu -o "$CARRY"/bin/cake_harness -lcublas -lcupti -ldl \
     -L/usr/local/cuda/extras/CUPTI/lib64
 cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$CARRY"/lib/ 2>/dev/null || true
-cp bench/gpu/device_cost_sweep.sh bench/gpu/cost_sweep.py bench/gpu/torch_refs.py "$CARRY"/
+cp bench/gpu/device_cost_sweep.sh bench/gpu/device_attn.sh bench/gpu/cost_sweep.py bench/gpu/torch_refs.py "$CARRY"/
 rm -rf "$CARRY"/cu
 echo "cost_build: $(wc -l < "$CARRY"/pairs.tsv) pairs, $(ls "$CARRY"/so | wc -l) libraries in $CARRY ($(du -sh "$CARRY" | cut -f1))"

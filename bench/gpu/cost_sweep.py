@@ -23,7 +23,7 @@ def pairs(carry):
     with open(os.path.join(carry, "pairs.tsv")) as f:
         for line in f:
             p = line.rstrip("\n").split("\t")
-            if len(p) < 9:
+            if len(p) < 9 or os.environ.get("SWEEP_SPLIT", p[1]) != p[1]:  # SWEEP_SPLIT=holdout: that split only
                 continue
             by.setdefault(p[3], []).append(dict(id=p[0], split=p[1], file=p[2], workload=p[3], shape=p[4],
                                                 sets=p[5], stem=p[6], kernel=p[7], args=p[8].split()))

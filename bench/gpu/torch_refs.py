@@ -13,7 +13,7 @@ device in the same call as the cake kernels (bench/gpu/device_cost_sweep.sh).
 Every time is the median of triton.testing.do_bench, which zeroes a 256 MB
 buffer (flushing the L2) before each run. Prints one JSON object per line.
 
-    python3 bench/gpu/torch_refs.py [--quick]
+    python3 bench/gpu/torch_refs.py [--budget S] [--only sdpa|kmeans] [--first N]
 """
 import json
 import sys
@@ -118,17 +118,23 @@ def sdpa(B, H, S, D, causal):
 def main():
     emit(device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__)
     jobs = [
-        lambda: sdpa(4, 32, 8192, 128, False),
-        lambda: sdpa(4, 32, 8192, 128, True),
-        lambda: kmeans(32, 65536, 1024, 128),
-        lambda: kmeans(8, 65536, 128, 128),
-        lambda: kmeans(8, 65536, 256, 128),
-        lambda: sdpa(4, 16, 1024, 64, False),
-        lambda: sdpa(1, 16, 4096, 64, False),
-        lambda: sdpa(1, 8, 8192, 64, False),
-        lambda: sdpa(1, 16, 4096, 64, True),
+        ("sdpa", lambda: sdpa(4, 32, 8192, 128, False)),
+        ("sdpa", lambda: sdpa(4, 32, 8192, 128, True)),
+        ("kmeans", lambda: kmeans(32, 65536, 1024, 128)),
+        ("kmeans", lambda: kmeans(8, 65536, 128, 128)),
+        ("kmeans", lambda: kmeans(8, 65536, 256, 128)),
+        ("sdpa", lambda: sdpa(4, 16, 1024, 64, False)),
+        ("sdpa", lambda: sdpa(1, 16, 4096, 64, False)),
+        ("sdpa", lambda: sdpa(1, 8, 8192, 64, False)),
+        ("sdpa", lambda: sdpa(1, 16, 4096, 64, True)),
     ]
-    for j in jobs:
+    # --only NAME [--first N]: the jobs of one family (its first N)
+    if "--only" in sys.argv:
+        name = sys.argv[sys.argv.index("--only") + 1]
+        jobs = [j for j in jobs if j[0] == name]
+    if "--first" in sys.argv:
+        jobs = jobs[:int(sys.argv[sys.argv.index("--first") + 1])]
+    for _, j in jobs:
         if time.time() - T0 > BUDGET_S:
             emit(skipped="time budget reached")
             break

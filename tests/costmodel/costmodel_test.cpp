@@ -94,6 +94,21 @@ TEST(WorkloadBind, KmeansCentroidCountMustMatch) {
   EXPECT_NE(more.detail.find("only [0, 256)"), std::string::npos) << more.detail;
 }
 
+TEST(WorkloadBind, KmeansBatchedInOneLaunch) {
+  // rank-3 tensor maps and a gmem tensor (Lab) placed with three coordinates: the
+  // schedule walks the batches itself, one launch
+  const char* pp = "corpus/kmeans/sm90_assign_streamed_centroids.cake";
+  auto ok = bindText(pp, workload::Kind::KmeansAssign, "N=4096,K=512,D=128,B=3");
+  ASSERT_EQ(ok.result, "ok") << ok.detail;
+  EXPECT_EQ(ok.binding->launches, 1);
+  EXPECT_TRUE(ok.binding->persistent);
+  EXPECT_EQ(ok.binding->tensor_dims[0], (std::vector<int64_t>{3, 4096, 128}));  // X
+  EXPECT_EQ(ok.binding->tensor_dims[2], (std::vector<int64_t>{3, 1, 512}));     // CN
+  EXPECT_EQ(ok.binding->tensor_dims[3], (std::vector<int64_t>{3, 4096, 1}));    // LAB
+  EXPECT_EQ(bindText(pp, workload::Kind::KmeansAssign, "N=4096,K=200,D=128").result, "unsupported_shape");
+  EXPECT_EQ(bindText(pp, workload::Kind::KmeansAssign, "N=4096,K=256,D=64").result, "unsupported_shape");
+}
+
 TEST(WorkloadBind, AttentionContract) {
   auto ok = bindText(kFa3, workload::Kind::AttentionFwd, "S=1024,D=64,B=2,H=4");
   ASSERT_EQ(ok.result, "ok") << ok.detail;

@@ -140,6 +140,53 @@ TEST(OpTable, UnknownElementFunctionListsTheOpsFunctions) {
                     "\"sum\", \"max\", \"min\", \"argmin\", \"argmax\"");
 }
 
+// A running argmin/argmax: value= names the running values (read and
+// written, in src2), base= where the source's indices start.
+static DiagnosticSink runningReduce(const std::string& call) {
+  DiagnosticSink sink;
+  compile("import cake\n"
+          "@cake.schedule(target=\"sm_90a\")\n"
+          "def k(lm, J: LM.i32):\n"
+          "    x = lm.regs(shape=(64, 128), dtype=lm.f32)\n"
+          "    v = lm.regs(shape=(64, 1), dtype=lm.f32)\n"
+          "    i = lm.regs(shape=(64, 1), dtype=lm.i32)\n"
+          "    pool = lm.smem(1024)\n"
+          "    s = pool.view(offset=0, shape=(64, 1), dtype=lm.i32)\n"
+          "    p = lm.role(warps=[0, 1, 2, 3])\n"
+          "    with p:\n"
+          "        " + call + "\n",
+          sink);
+  return sink;
+}
+
+TEST(OpTable, RunningArgminTakesValueAndBase) {
+  DiagnosticSink ok;
+  auto m = compile("import cake\n"
+                   "@cake.schedule(target=\"sm_90a\")\n"
+                   "def k(lm, J: LM.i32):\n"
+                   "    x = lm.regs(shape=(64, 128), dtype=lm.f32)\n"
+                   "    v = lm.regs(shape=(64, 1), dtype=lm.f32)\n"
+                   "    i = lm.regs(shape=(64, 1), dtype=lm.i32)\n"
+                   "    p = lm.role(warps=[0, 1, 2, 3])\n"
+                   "    with p:\n"
+                   "        lm.reduce(i, x, op=\"argmin\", axis=1, value=v, base=J * 128)\n",
+                   ok);
+  ASSERT_TRUE(m) << describe(ok);
+  const Op& op = m->schedules[0].bodies[0].body[0].op;
+  EXPECT_EQ(op.src2.kind, BufferRef::Kind::Regs);
+  EXPECT_EQ(op.src2.index, 1);
+  ASSERT_TRUE(op.base);
+  EXPECT_EQ(exprToString(*op.base, m->schedules[0]), "J * 128");
+  // value= and base= belong to argmin / argmax; value= needs a register destination
+  for (const char* bad : {"lm.reduce(v, x, op=\"min\", axis=1, value=v)", "lm.reduce(v, x, op=\"sum\", axis=1, base=4)",
+                          "lm.reduce(s, x, op=\"argmax\", axis=1, value=v)"}) {
+    DiagnosticSink sink = runningReduce(bad);
+    EXPECT_TRUE(findingOf(sink, "type.mismatch")) << bad << "\n" << describe(sink);
+  }
+  DiagnosticSink smem = runningReduce("lm.reduce(i, x, op=\"argmin\", axis=1, value=s)");
+  EXPECT_TRUE(findingOf(smem, "type.mismatch")) << describe(smem);
+}
+
 // ------------------------------------------------------ integer evaluator
 
 TEST(IntEval, FloorDivisionAndModuloArePythons) {

@@ -338,7 +338,32 @@ TEST(Lowering, FlashAttentionFragments) {
   EXPECT_TRUE(contains(s, "exp2f("));
   EXPECT_TRUE(contains(s, "cake_f32(m_new[cake_i][0])"));
   // O += P V: wgmma with A from registers
-  EXPECT_TRUE(contains(s, "cake_wgmma_rs_m64n64k16_bf16(o_acc[0], o_acc[1], cake_pack2("));
+  EXPECT_TRUE(contains(s, "cake_wgmma_rs_m64n64k16_bf16(o_acc[0], o_acc[1], cake_ra[cake_k][0][0], cake_ra[cake_k][0][1],"));
+  // its A fragments are packed before the wgmma.fence, never between the wgmmas (ptxas would insert
+  // warpgroup.arrives there, C7519, and serialise the wgmmas where one lands on a divergent path, C7520)
+  const size_t pack = s.find("cake_ra[cake_k][0][0] = cake_pack2(p[0][4 * cake_k + 0], p[0][4 * cake_k + 1]);");
+  const size_t rs = s.find("cake_wgmma_rs_m64n64k16_bf16(o_acc[0]");  // the call, not the helper
+  ASSERT_NE(pack, std::string::npos);
+  ASSERT_NE(rs, std::string::npos);
+  EXPECT_NE(s.find("cake_wgmma_fence();", pack), std::string::npos);
+  EXPECT_LT(s.find("cake_wgmma_fence();", pack), rs);
+  EXPECT_EQ(s.find("cake_pack2(", rs), std::string::npos);
+}
+
+TEST(Lowering, RunningArgminAcrossCentroidTiles) {
+  auto r = lowerFile("corpus/kmeans/sm90_assign_streamed_centroids.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  // 128 rows per warpgroup: two m64 blocks of the 128x128 tile, 4 rows x 32 columns per thread
+  EXPECT_TRUE(contains(s, "float dots[4][32];"));
+  EXPECT_TRUE(contains(s, "float best[4][1];"));
+  // the thread's columns in order: the first strictly smaller wins, the slot becomes the index once
+  EXPECT_TRUE(contains(s, "if (cake_e < cake_v) { cake_v = cake_e; cake_xb = cake_b; }"));
+  // across the quad, then folded into the running (best, lab) with the tile's base index
+  EXPECT_TRUE(contains(s, "cake_argmin_step(cake_v, cake_x, cake_o, cake_oi);"));
+  EXPECT_TRUE(contains(s, "cake_argmin_step(cake_bv, cake_bi, cake_red[cake_a], cake_redi[cake_a] + ("));
+  EXPECT_TRUE(contains(s, "best[cake_a][0] = cake_cvt<float>(cake_bv);"));
+  EXPECT_FALSE(contains(s, "cake_scratch"));  // the columns of a row are within one quad
 }
 
 TEST(Lowering, NeverRetargets) {

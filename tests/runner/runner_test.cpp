@@ -239,7 +239,8 @@ TEST(RunnerNvcc, LoweredCodeCompiles) {
   if (!haveNvcc()) GTEST_SKIP() << "no nvcc";
   const auto dir = tempDir("nvcc");
   for (const char* f : {"corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm80_cp_async_multistage.cake",
-                        "corpus/gemm/sm100_tcgen05_ws.cake", "corpus/attention/sm90_fa3_fwd.cake"}) {
+                        "corpus/gemm/sm100_tcgen05_ws.cake", "corpus/attention/sm90_fa3_fwd.cake",
+                        "corpus/attention/sm90_fa3_persistent.cake"}) {
     auto s = loadSchedule(f);
     auto lr = lowering::lowerToCuda(s);
     ASSERT_TRUE(lr.ok);
@@ -250,6 +251,8 @@ TEST(RunnerNvcc, LoweredCodeCompiles) {
     // ptxas must not have dropped setmaxnreg (C7508) or serialized the wgmma pipeline
     EXPECT_EQ(c.detail.find("C7508"), std::string::npos) << c.detail;
     EXPECT_EQ(c.detail.find("serialized"), std::string::npos) << c.detail;
+    // nor inserted its own warpgroup.arrive before a wgmma (C7519: registers the wgmmas read defined between them)
+    EXPECT_EQ(c.detail.find("C7519"), std::string::npos) << c.detail;
   }
   std::filesystem::remove_all(dir);
 }
