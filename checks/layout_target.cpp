@@ -52,6 +52,8 @@ void runTargetFeatureGates(Gates& g) {
             fmt::format("a thread-block cluster ({}, {}, {})", s.cluster[0], s.cluster[1], s.cluster[2]));
   for (const ir::Tmem& tm : s.tmems)
     require({Target::SM100a}, tm.range, fmt::format("tensor memory (lm.tmem '{}')", tm.name));
+  for (const ir::GridDependency& d : s.grid_deps)
+    require(hopperPlus, d.range, "programmatic dependent launch (lm.grid_dependency)");
   for (const ir::Role& r : s.roles)
     if (r.regs) require(hopperPlus, r.range, fmt::format("setmaxnreg (regs={} on role '{}')", *r.regs, r.name));
 
@@ -80,6 +82,16 @@ void runTargetFeatureGates(Gates& g) {
         break;
       case ir::OpKind::MmaWait:
         require({Target::SM90a}, at, "wgmma.wait_group (mma_wait)");
+        break;
+      case ir::OpKind::TmemLoad:
+      case ir::OpKind::TmemStore:
+      case ir::OpKind::TmemLoadWait:
+      case ir::OpKind::TmemStoreWait:
+        require({Target::SM100a}, at, fmt::format("asynchronous TMEM moves (tcgen05.ld / tcgen05.st: {})", name));
+        break;
+      case ir::OpKind::GridDepWait:
+      case ir::OpKind::LaunchDependents:
+        require(hopperPlus, at, fmt::format("programmatic dependent launch (griddepcontrol: {})", name));
         break;
       case ir::OpKind::MmaCommit:
         if (op.barrier >= 0)

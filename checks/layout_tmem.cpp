@@ -92,35 +92,42 @@ void runTmemGates(Gates& g) {
     }
   }
 
-  // tcgen05.ld / tcgen05.st: warp w reaches lanes 32*(w%4) .. +31.
+  // tcgen05.ld / tcgen05.st: warp w reaches lanes 32*(w%4) .. +31. The
+  // rows a copy touches may depend on lm.instance() (per-warp ownership of
+  // a lane quarter: tmem[32 * lm.instance() : ..., :]): they are evaluated
+  // per instance; rows that depend on anything else ask for every quarter.
   std::set<std::pair<int, int>> reported;  // (role, tmem)
   for (const OpSite& site : g.sites) {
     const ir::Op& op = site.op();
-    if (op.kind != ir::OpKind::Copy || site.role < 0) continue;
+    const bool moves = op.kind == ir::OpKind::Copy || op.kind == ir::OpKind::TmemLoad || op.kind == ir::OpKind::TmemStore;
+    if (!moves || site.role < 0) continue;
     const ir::BufferRef* tref = nullptr;
     if (op.src.kind == ir::BufferRef::Kind::Tmem) tref = &op.src;
     else if (op.dst.kind == ir::BufferRef::Kind::Tmem) tref = &op.dst;
     if (!tref || tref->index < 0) continue;
     const ir::Tmem& tm = s.tmems[tref->index];
-    // Lane quarters touched: rows [lo, hi) of the region (all 128 lanes when unknown).
-    int64_t lo = 0, hi = 128;
-    if (!tm.shape.empty()) {
-      int64_t rows;
-      if (isConst(tm.shape[0], &rows)) hi = std::min<int64_t>(rows, 128);
-    }
-    if (!tref->slices.empty()) {
+    // Lane quarters instance `inst` touches: rows [lo, hi) of the region
+    // (all 128 lanes when unknown).
+    auto rowsOf = [&](int inst) -> std::pair<int64_t, int64_t> {
+      int64_t lo = 0, hi = 128;
+      if (!tm.shape.empty()) {
+        int64_t rows;
+        if (isConst(tm.shape[0], &rows)) hi = std::min<int64_t>(rows, 128);
+      }
+      if (tref->slices.empty()) return {lo, hi};
+      ir::EvalEnv env;
+      env.instance = inst;
       const ir::Slice& sl = tref->slices[0];
-      int64_t v;
-      bool klo = !sl.lo || isConst(sl.lo, &v);
-      if (sl.lo && klo) lo = v;
-      bool khi = !sl.hi || isConst(sl.hi, &v);
-      if (sl.hi && khi) hi = v;
-      if (!klo || !khi) lo = 0, hi = 128;  // symbolic slice: ask for every quarter
-    }
-    std::set<int> need;
-    for (int64_t q = std::max<int64_t>(lo, 0) / 32; q * 32 < hi && q < 4; ++q) need.insert(static_cast<int>(q));
+      std::optional<int64_t> l = sl.lo ? ir::evaluate(*sl.lo, env) : std::optional<int64_t>(lo);
+      std::optional<int64_t> h = sl.hi ? ir::evaluate(*sl.hi, env) : std::optional<int64_t>(hi);
+      if (!l || !h) return {0, 128};  // symbolic slice: ask for every quarter
+      return {*l, *h};
+    };
     const ir::Role& role = s.roles[site.role];
     for (int inst = 0; inst < role.instanceCount(); ++inst) {
+      const auto [lo, hi] = rowsOf(inst);
+      std::set<int> need;
+      for (int64_t q = std::max<int64_t>(lo, 0) / 32; q * 32 < hi && q < 4; ++q) need.insert(static_cast<int>(q));
       std::set<int> have;
       for (int w : g.instanceWarps(site.role, inst)) have.insert(w % 4);
       std::vector<std::string> missing;
@@ -135,7 +142,7 @@ void runTmemGates(Gates& g) {
       ir::Finding f = g.finding(
           "tmem.reader", op.range.valid() ? op.range : site.stmt->range,
           fmt::format("instance {} of role '{}' (warps [{}]) {} rows [{}, {}) of TMEM region '{}', but no warp of "
-                      "it reaches {} (warp w reaches lanes 32*(w%4)..32*(w%4)+31; use a warpgroup)",
+                      "it reaches {} (warp w reaches lanes 32*(w%4)..32*(w%4)+31: slice each warp its own quarter, or use a warpgroup)",
                       inst, role.name, fmt::join(ws, ", "), read ? "reads" : "writes", lo, hi, tm.name,
                       fmt::join(missing, ", ")));
       Gates::note(f, role.range, fmt::format("role '{}' declared here", role.name));

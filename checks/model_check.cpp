@@ -530,6 +530,10 @@ ir::StepKind stepKind(const encoder::System& sys, const encoder::Step& st) {
     case encoder::InstrKind::BarArrive: return K::NamedArrive;
     case encoder::InstrKind::Fence: return K::Fence;
     case encoder::InstrKind::Generic: return K::Access;
+    case encoder::InstrKind::TmemLoad: return K::TmemLdIssue;
+    case encoder::InstrKind::TmemStore: return K::TmemStIssue;
+    case encoder::InstrKind::TmemLoadWait:
+    case encoder::InstrKind::TmemStoreWait: return K::GroupWait;
   }
   return K::Other;
 }

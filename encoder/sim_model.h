@@ -16,8 +16,10 @@
 
 namespace cake::encoder::sim {
 
-// The three kinds of per-instance async groups (docs/semantics.md).
-enum GroupKind { kMma = 0, kStore = 1, kCp = 2, kGroupKinds = 3 };
+// The kinds of per-instance async groups (docs/semantics.md). tcgen05.ld
+// and tcgen05.st have no commit: each op is its own committed group
+// (Model::selfCommits) and their waits retire them all.
+enum GroupKind { kMma = 0, kStore = 1, kCp = 2, kTmemLd = 3, kTmemSt = 4, kGroupKinds = 5 };
 
 // A half-open interval of atoms (the pieces every byte range is cut into).
 struct AtomRange {
@@ -76,6 +78,14 @@ class Model {
   // The group kind of an async instruction (Mma, TmaStore, CpAsync and their
   // commits / waits), or -1.
   int groupKind(InstrKind k) const;
+  // An async op that is a committed group by itself (tcgen05.ld / st).
+  static bool selfCommits(InstrKind k) { return k == InstrKind::TmemLoad || k == InstrKind::TmemStore; }
+  // A wait that retires groups of its kind (all but `pending` newest; the
+  // TMEM waits: all).
+  static bool isGroupWait(InstrKind k) {
+    return k == InstrKind::StoreWait || k == InstrKind::CpAsyncWait || k == InstrKind::MmaWait ||
+           k == InstrKind::TmemLoadWait || k == InstrKind::TmemStoreWait;
+  }
   // True when program[pc] executes generic accesses synchronously (its
   // accesses are "current" until the process's next step).
   bool isSyncAccess(int p, int pc) const;

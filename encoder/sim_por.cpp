@@ -93,7 +93,9 @@ void Reducer::precompute() {
         case InstrKind::BarArrive: f.w.set(obj_named_ + in.named); break;
         case InstrKind::StoreWait:
         case InstrKind::CpAsyncWait:
-        case InstrKind::MmaWait: {
+        case InstrKind::MmaWait:
+        case InstrKind::TmemLoadWait:
+        case InstrKind::TmemStoreWait: {
           auto& gs = groups[kind];
           // ending a read record matters to writers only, a write record to all
           while (static_cast<int64_t>(gs.size()) > in.pending) {
@@ -125,9 +127,7 @@ void Reducer::precompute() {
       }
       if (m_.sys.ctas > 1) clusterFoot(p, pc, f, spawn_[p][pc]);
       // an exit path starts from any iteration: its waits may retire any group
-      if (pc >= exits_begin && (in.kind == InstrKind::StoreWait || in.kind == InstrKind::CpAsyncWait ||
-                                in.kind == InstrKind::MmaWait))
-        f |= all_async;
+      if (pc >= exits_begin && Model::isGroupWait(in.kind)) f |= all_async;
       for (size_t i = 0; i < in.accesses.size(); ++i) {
         const Access& a = in.accesses[i];
         const AtomRange& r = m_.atoms_of[p][pc][i];
@@ -135,6 +135,10 @@ void Reducer::precompute() {
           if (a.async && kind >= 0) (a.write ? open[kind].w : open[kind].r).set(obj_atom_ + x);
           if (a.proxy == Proxy::Generic && m_.tracked_of[x] >= 0) generic_accesses.set(obj_atom_ + x);
         }
+      }
+      if (Model::selfCommits(in.kind)) {  // tcgen05.ld / st: a committed group of its own
+        groups[kind].push_back(open[kind]);
+        open[kind] = {};
       }
       if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait) blocks_[p].push_back(pc);
     }

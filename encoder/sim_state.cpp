@@ -98,6 +98,10 @@ int Model::groupKind(InstrKind k) const {
     case InstrKind::CpAsync:
     case InstrKind::CpAsyncCommit:
     case InstrKind::CpAsyncWait: return kCp;
+    case InstrKind::TmemLoad:
+    case InstrKind::TmemLoadWait: return kTmemLd;
+    case InstrKind::TmemStore:
+    case InstrKind::TmemStoreWait: return kTmemSt;
     default: return -1;
   }
 }
@@ -417,6 +421,7 @@ class Stepper {
   void exec(int p, int pc_) {
     const Instr& in = m_.instr(p, pc_);
     pc(p) = m_.nextPc(p, pc_);
+    if (in.grid_dep_early >= 0) gridDependency(p, pc_, in);
     switch (in.kind) {
       case InstrKind::Wait: return wait(p, pc_, in);
       case InstrKind::Arrive:
@@ -480,7 +485,31 @@ class Stepper {
         checkAccesses(p, pc_);
         markGenericReads(p, pc_);
         return writeData(p, pc_);
+      case InstrKind::TmemLoad:
+      case InstrKind::TmemStore:
+        event(in.kind == InstrKind::TmemLoad ? "issues tcgen05.ld" : "issues tcgen05.st");
+        checkAccesses(p, pc_);
+        joinGroup(p, pc_, m_.groupKind(in.kind));
+        return commit(p, pc_, m_.groupKind(in.kind));
+      case InstrKind::TmemLoadWait:
+      case InstrKind::TmemStoreWait:
+        event(in.kind == InstrKind::TmemLoadWait ? "waits for its tcgen05.ld (wait::ld)"
+                                                 : "waits for its tcgen05.st (wait::st)");
+        return retire(p, m_.groupKind(in.kind), 0);
     }
+  }
+
+  // Programmatic dependent launch: the preceding grid in the stream may
+  // still be running (or its writes not yet visible) until this process's
+  // griddepcontrol.wait, so touching a tensor it accesses is a race.
+  void gridDependency(int p, int pc_, const Instr& in) {
+    const std::string& t = m_.sys.schedule->params[in.grid_dep_early].name;
+    auto& v = report("sync.grid-dependency",
+                     fmt::format("{} accesses '{}' before lm.grid_dep_wait(): with programmatic dependent launch the "
+                                 "preceding grid, which accesses '{}' (lm.grid_dependency), may still be running",
+                                 actor(p, pc_), t, t),
+                     p, pc_);
+    v.buffer = t;
   }
 
   static int32_t bit(int p) { return p < 31 ? (1 << p) : (1 << 30); }
@@ -661,9 +690,13 @@ class Stepper {
     int x0 = std::max(ra.a0, rb.a0), x1 = std::min(ra.a1, rb.a1);
     if (x0 >= x1) return a.what;
     std::string name = a.what.substr(0, a.what.find(" bytes ["));
-    name = name.substr(0, name.find(" columns ["));
-    bool tmem = m_.sys.spaces[m_.atom_space[x0]].kind == MemSpace::Kind::Tmem;
-    return fmt::format("{} {} [{}, {})", name, tmem ? "columns" : "bytes", m_.atom_lo[x0], m_.atom_hi[x1 - 1]);
+    name = name.substr(0, name.find(" lanes ["));
+    if (m_.sys.spaces[m_.atom_space[x0]].kind == MemSpace::Kind::Tmem) {
+      const int64_t q = m_.atom_lo[x0] / kTmemQuarterStride;
+      return fmt::format("{} lanes [{}, {}) columns [{}, {})", name, 32 * q, 32 * q + 32,
+                         m_.atom_lo[x0] - q * kTmemQuarterStride, m_.atom_hi[x1 - 1] - q * kTmemQuarterStride);
+    }
+    return fmt::format("{} bytes [{}, {})", name, m_.atom_lo[x0], m_.atom_hi[x1 - 1]);
   }
 
   // "load's TMA load", "math's MMA", "consumers[1]'s lm.copy"
@@ -673,6 +706,8 @@ class Stepper {
                        : in.kind == InstrKind::TmaStore ? "TMA store"
                        : in.kind == InstrKind::CpAsync  ? "cp.async"
                        : in.kind == InstrKind::Mma      ? "MMA"
+                       : in.kind == InstrKind::TmemLoad ? "tcgen05.ld"
+                       : in.kind == InstrKind::TmemStore ? "tcgen05.st"
                                                         : "lm." + std::string(ir::opName(in.stmt->op.kind));
     return procName(q) + "'s " + what;
   }
@@ -781,6 +816,8 @@ class Stepper {
   }
 
   static std::string groupHow(int kind, const Group& g) {
+    if (kind == kTmemLd) return "(no tcgen05.wait::ld after it yet)";
+    if (kind == kTmemSt) return "(no tcgen05.wait::st after it yet)";
     return g.commit_pc < 0 ? "(its group is not even committed)" : "(its group is not retired)";
   }
 
@@ -890,9 +927,11 @@ static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vec
                        m.instr(l.proc, l.pc).accesses[0].what));
     return;
   }
-  static const char* kWhat[] = {"MMA", "TMA store", "cp.async"};
+  static const char* kWhat[] = {"MMA", "TMA store", "cp.async", "tcgen05.ld", "tcgen05.st"};
   static const char* kFix[] = {"lm.mma_wait(pending=0) or a commit barrier that is waited",
-                               "lm.tma_store_wait(pending=0)", "lm.cp_async_wait(pending=0)"};
+                               "lm.tma_store_wait(pending=0)", "lm.cp_async_wait(pending=0)", "lm.tmem_load_wait()",
+                               "lm.tmem_store_wait()"};
+  static_assert(std::size(kWhat) == kGroupKinds && std::size(kFix) == kGroupKinds);
   // A group still touches memory if it has ops; an MMA commit with a
   // barrier still has its arrival (an mbarrier write) to come.
   for (int p = 0; p < m.P; ++p)
@@ -906,8 +945,10 @@ static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vec
         }
         if (!g.pcs.empty()) {
           report(p, g.pcs.front(),
-                 fmt::format("{} exits while its {} {} still accesses shared memory ({}: no {} before exit)",
-                             m.sys.procs[p].name, kWhat[k], g.commit_pc < 0 ? "(never committed)" : "group",
+                 fmt::format("{} exits while its {}{} still accesses {} memory ({}: no {} before exit)",
+                             m.sys.procs[p].name, kWhat[k],
+                             k >= kTmemLd ? "" : g.commit_pc < 0 ? " (never committed)" : " group",
+                             k >= kTmemLd ? "tensor" : "shared",
                              m.instr(p, g.pcs.front()).accesses.empty() ? "" : m.instr(p, g.pcs.front()).accesses[0].what,
                              kFix[k]));
           return;

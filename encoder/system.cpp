@@ -35,6 +35,7 @@ struct ProcState {
   std::map<int, int64_t> arrivals_on_slot;  // stage= arrive-type ops so far, per flat slot
   std::map<int, int64_t> waits_on_slot_total;  // waits per flat slot, any mode (read epochs)
   int64_t blocking_syncs = 0;               // any wait / bar.sync so far
+  bool grid_dep_waited = false;             // lm.grid_dep_wait() ran
   // derived expect_tx: batch (ir::TxPlan) -> its latest arrival's
   // instr index and phase (the batch's later loads add their bytes to it)
   std::map<int, std::pair<size_t, int64_t>> batches;
@@ -403,14 +404,6 @@ class Builder {
         a.what = fmt::format("{}[{}]{} bytes [{}, {})", v.name, ir::floorMod(*index, v.stages).value(), t.slices, a.lo, a.hi);
         return a;
       }
-      case BufferRef::Kind::Tmem: {
-        const ir::Tmem& tm = s_.tmems[ref.index];
-        a.space = tmem_space_[space_cta_];
-        a.lo = eval(tm.cols, "tmem cols=");
-        a.hi = a.lo + eval(tm.width, "tmem width=");
-        a.what = fmt::format("{} columns [{}, {})", tm.name, a.lo, a.hi);
-        return a;
-      }
       case BufferRef::Kind::Regs: {
         auto dims = shapeOf(s_.regs[ref.index].shape);
         int64_t n = ir::dtypeBytes(s_.regs[ref.index].dtype);
@@ -462,6 +455,53 @@ class Builder {
     in.accesses.push_back(std::move(*a));
   }
 
+  // The accesses of an operand: a TMEM region (or slice) is one access per
+  // lane quarter it touches (kTmemQuarterStride), every other operand at
+  // most one. A global tensor operand of a grid dependency before the
+  // process's lm.grid_dep_wait() marks the instruction.
+  void addRef(Instr& in, const BufferRef& ref, bool write, Proxy proxy, bool async, const Stmt& st) {
+    if (ref.kind == BufferRef::Kind::Param) return markGridDep(in, ref);
+    if (ref.kind != BufferRef::Kind::Tmem) return addAccess(in, access(ref, std::nullopt, write, proxy, async), st);
+    const ir::Tmem& tm = s_.tmems[ref.index];
+    const int64_t cols = eval(tm.cols, "tmem cols="), width = eval(tm.width, "tmem width=");
+    // rows are lanes (from lane 0); the last dimension's elements are packed
+    // into 32-bit columns
+    auto dims = shapeOf(tm.shape);
+    int64_t rows = dims.empty() ? 128 : dims[0];
+    int64_t r0 = 0, r1 = rows, c0 = cols, c1 = cols + width;
+    auto bound = [&](const ir::ExprPtr& e, int64_t dflt, int64_t extent) {
+      return e ? std::clamp<int64_t>(eval(e, "a TMEM slice bound"), 0, extent) : dflt;
+    };
+    if (!ref.slices.empty()) {
+      r0 = bound(ref.slices[0].lo, 0, rows);
+      r1 = std::max(r0, bound(ref.slices[0].hi, rows, rows));
+    }
+    if (ref.slices.size() > 1 && dims.size() > 1) {
+      const int64_t n = dims.back(), eb = ir::dtypeBytes(tm.dtype);
+      const int64_t e0 = bound(ref.slices[1].lo, 0, n), e1 = std::max(e0, bound(ref.slices[1].hi, n, n));
+      c0 = cols + e0 * eb / 4;
+      c1 = cols + (e1 * eb + 3) / 4;
+    }
+    for (int64_t q = r0 / 32; q * 32 < r1 && r1 > r0; ++q) {
+      Access a;
+      a.write = write;
+      a.proxy = proxy;
+      a.async = async;
+      a.space = tmem_space_[space_cta_];
+      a.lo = q * kTmemQuarterStride + c0;
+      a.hi = q * kTmemQuarterStride + c1;
+      a.what = fmt::format("{} lanes [{}, {}) columns [{}, {})", tm.name, std::max(r0, 32 * q),
+                           std::min(r1, 32 * q + 32), c0, c1);
+      in.accesses.push_back(std::move(a));
+    }
+  }
+
+  void markGridDep(Instr& in, const BufferRef& ref) {
+    if (ref.kind != BufferRef::Kind::Param || ps_->grid_dep_waited || in.grid_dep_early >= 0) return;
+    for (const ir::GridDependency& d : s_.grid_deps)
+      if (d.param == ref.index) in.grid_dep_early = ref.index;
+  }
+
   // ------------------------------------------------------------ ops
 
   bool asyncMma() const { return sys_.target != ir::Target::SM80; }
@@ -492,13 +532,31 @@ class Builder {
       case OpKind::TmaStore: {
         Instr& in = emit(InstrKind::TmaStore, st);
         addAccess(in, access(o.src, viewIndex(o.sel), false, Proxy::Async, true), st);
+        markGridDep(in, o.dst);
         return;
       }
       case OpKind::CpAsync: {
         Instr& in = emit(InstrKind::CpAsync, st);
         addAccess(in, access(o.dst, viewIndex(o.sel), true, Proxy::Generic, true), st);
+        markGridDep(in, o.src);
         return;
       }
+      case OpKind::TmemLoad:
+      case OpKind::TmemStore: {
+        // tcgen05.ld / tcgen05.st: both sides are in flight until the wait
+        Instr& in = emit(o.kind == OpKind::TmemLoad ? InstrKind::TmemLoad : InstrKind::TmemStore, st);
+        addRef(in, o.src, false, Proxy::Generic, true, st);
+        addRef(in, o.dst, true, Proxy::Generic, true, st);
+        return;
+      }
+      case OpKind::TmemLoadWait: emit(InstrKind::TmemLoadWait, st); return;
+      case OpKind::TmemStoreWait: emit(InstrKind::TmemStoreWait, st); return;
+      // griddepcontrol.wait orders this process's later global accesses
+      // after the preceding grid; launch_dependents only lets the next grid
+      // start early (its own wait still waits for all of this grid), so
+      // neither is an instruction of the model.
+      case OpKind::GridDepWait: ps_->grid_dep_waited = true; return;
+      case OpKind::LaunchDependents: return;
       case OpKind::TmaStoreCommit: emit(InstrKind::StoreCommit, st); return;
       case OpKind::CpAsyncCommit: emit(InstrKind::CpAsyncCommit, st); return;
       case OpKind::TmaStoreWait: pendingWait(InstrKind::StoreWait, st); return;
@@ -612,6 +670,7 @@ class Builder {
       in.phase = phase;
       in.bytes = bytes;
       addAccess(in, dst, st);
+      markGridDep(in, o.src);
     }
   }
 
@@ -644,23 +703,22 @@ class Builder {
     Proxy smem_proxy = async ? Proxy::Async : Proxy::Generic;
     Instr& in = emit(InstrKind::Mma, st);
     auto operand = [&](const BufferRef& r) {
-      return access(r, std::nullopt, false, r.kind == BufferRef::Kind::View ? smem_proxy : Proxy::Generic, async);
+      addRef(in, r, false, r.kind == BufferRef::Kind::View ? smem_proxy : Proxy::Generic, async, st);
     };
-    addAccess(in, operand(o.src), st);
-    addAccess(in, operand(o.src2), st);
-    addAccess(in, access(o.dst, std::nullopt, true, Proxy::Generic, async), st);
+    operand(o.src);
+    operand(o.src2);
+    addRef(in, o.dst, true, Proxy::Generic, async, st);
   }
 
   void generic(const Stmt& st) {
     const ir::Op& o = st.op;
     Instr& in = emit(InstrKind::Generic, st);
-    addAccess(in, access(o.src, std::nullopt, false, Proxy::Generic, false), st);
-    if (o.kind == OpKind::Binary || o.kind == OpKind::Reduce)
-      addAccess(in, access(o.src2, std::nullopt, false, Proxy::Generic, false), st);
+    addRef(in, o.src, false, Proxy::Generic, false, st);
+    if (o.kind == OpKind::Binary || o.kind == OpKind::Reduce) addRef(in, o.src2, false, Proxy::Generic, false, st);
     const bool running = o.kind == OpKind::Reduce && o.src2.kind != ir::BufferRef::Kind::None;
-    if (running) addAccess(in, access(o.dst, std::nullopt, false, Proxy::Generic, false), st);  // folds into dst
-    addAccess(in, access(o.dst, std::nullopt, true, Proxy::Generic, false), st);
-    if (running) addAccess(in, access(o.src2, std::nullopt, true, Proxy::Generic, false), st);
+    if (running) addRef(in, o.dst, false, Proxy::Generic, false, st);  // folds into dst
+    addRef(in, o.dst, true, Proxy::Generic, false, st);
+    if (running) addRef(in, o.src2, true, Proxy::Generic, false, st);
   }
 
   // An op whose view index never reaches its view's stages names stages,
@@ -781,6 +839,10 @@ std::string_view instrKindName(InstrKind k) {
     case InstrKind::BarArrive: return "bar_arrive";
     case InstrKind::Fence: return "fence_proxy";
     case InstrKind::Generic: return "generic";
+    case InstrKind::TmemLoad: return "tmem_load";
+    case InstrKind::TmemStore: return "tmem_store";
+    case InstrKind::TmemLoadWait: return "tmem_load_wait";
+    case InstrKind::TmemStoreWait: return "tmem_store_wait";
   }
   return "?";
 }
@@ -809,6 +871,7 @@ std::string instrToString(const System& sys, int proc, int pc) {
   if (in.named >= 0) out += " " + sys.named[in.named].name;
   if (in.kind == InstrKind::StoreWait || in.kind == InstrKind::CpAsyncWait || in.kind == InstrKind::MmaWait)
     out += fmt::format(" pending {}", in.pending);
+  if (in.grid_dep_early >= 0) out += fmt::format(" (before grid_dep_wait: {})", sys.schedule->params[in.grid_dep_early].name);
   for (const Access& a : in.accesses)
     out += fmt::format(" {}{}{} {}", a.write ? "W" : "R", a.async ? "~" : "", a.proxy == Proxy::Async ? "a" : "",
                        a.what) +
@@ -820,6 +883,17 @@ std::string instrToString(const System& sys, int proc, int pc) {
     out += ")";
   }
   return out;
+}
+
+std::optional<std::string> notEncodedInZ3(const System& sys) {
+  for (const Process& p : sys.procs)
+    for (const Instr& in : p.program) {
+      if (in.kind == InstrKind::TmemLoad || in.kind == InstrKind::TmemStore || in.kind == InstrKind::TmemLoadWait ||
+          in.kind == InstrKind::TmemStoreWait)
+        return std::string("asynchronous TMEM loads / stores (lm.tmem_load, lm.tmem_store) are not encoded yet");
+      if (in.grid_dep_early >= 0) return std::string("grid dependencies (lm.grid_dependency) are not encoded yet");
+    }
+  return std::nullopt;
 }
 
 std::string systemToString(const System& sys) {

@@ -66,6 +66,12 @@ struct MemSpace {
 
 enum class Proxy { Generic, Async };
 
+// TMEM addresses in the model: lane quarter q (lanes 32q .. 32q + 31, the
+// ones warp w reaches when w % 4 == q) times this, plus the column. A TMEM
+// operand becomes one access per quarter it touches, so lane slices and
+// column slices are both exact.
+inline constexpr int64_t kTmemQuarterStride = int64_t{1} << 20;
+
 // One read or write of a byte range by an instruction.
 struct Access {
   int space = -1;
@@ -119,6 +125,10 @@ enum class InstrKind {
   BarArrive,     // lm.bar_arrive: arrive without waiting
   Fence,         // lm.fence_proxy
   Generic,       // copy / fill / unary / binary / reduce (synchronous, generic proxy)
+  TmemLoad,      // tcgen05.ld: async read of TMEM lanes/columns, async write of regs
+  TmemStore,     // tcgen05.st: async read of regs, async write of TMEM lanes/columns
+  TmemLoadWait,  // tcgen05.wait::ld: every earlier TmemLoad of the process completes
+  TmemStoreWait, // tcgen05.wait::st: every earlier TmemStore of the process completes
 };
 std::string_view instrKindName(InstrKind k);
 
@@ -134,6 +144,10 @@ struct Instr {
   int64_t pending = 0;              // *Wait: pending=
   int named = -1;                   // named barrier (SyncArrive/SyncWait/BarArrive)
   std::vector<Access> accesses;
+  // Programmatic dependent launch: the op accesses tensor parameter
+  // `grid_dep_early` (lm.grid_dependency) before its process ran
+  // lm.grid_dep_wait() (sync.grid-dependency); -1 otherwise.
+  int grid_dep_early = -1;
   std::optional<int64_t> iteration; // iter= value, else the innermost loop variable
   std::vector<std::pair<int, int64_t>> loops;  // (loop var, value), outermost first
 };
@@ -227,5 +241,10 @@ std::string opText(const ir::Schedule& s, const ir::Stmt& st);
 // "producer pc=3 wait full[1] phase 0 (k=1)".
 std::string instrToString(const System& sys, int proc, int pc);
 std::string systemToString(const System& sys);
+// What the Z3 encodings (z3_flat, z3_po) do not cover yet: tcgen05.ld /
+// tcgen05.st and their waits, and accesses before lm.grid_dep_wait(). They
+// answer unknown with this reason (never a pass); the explicit-state
+// simulator decides them. nullopt when none occurs.
+std::optional<std::string> notEncodedInZ3(const System& sys);
 
 }  // namespace cake::encoder

@@ -26,6 +26,8 @@
 #include <numeric>
 #include <set>
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "encoder/sim_model.h"
@@ -53,6 +55,10 @@ class Flat {
   bool build(std::string* why) {
     if (m_.P > 30) {
       *why = "more than 30 processes (unfenced-write bits alias)";
+      return false;
+    }
+    if (auto no = notEncodedInZ3(sys_)) {
+      *why = *no;
       return false;
     }
     statics_ = staticViolations(sys_);
@@ -577,6 +583,11 @@ class Flat {
         markGenericReads(u, p, pc);
         writeData(u, p, pc, tt());
         break;
+      case InstrKind::TmemLoad:
+      case InstrKind::TmemStore:
+      case InstrKind::TmemLoadWait:
+      case InstrKind::TmemStoreWait:
+        throw std::logic_error("z3-bmc: tcgen05.ld / st reached the encoding (build() refuses them)");
     }
     int t = addStep({Step::Kind::Exec, p, pc}, fmt::format("{}@{}", sys_.procs[p].name, pc), guard, u);
     for (auto& [rule, cond] : viol) bad(rule, guard && cond, t);

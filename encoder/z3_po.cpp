@@ -292,6 +292,10 @@ bool Po::checkShape(std::string* why) {
     *why = "more than 30 processes (the simulator's unfenced-write bits alias)";
     return false;
   }
+  if (auto no = notEncodedInZ3(sys_)) {
+    *why = *no;
+    return false;
+  }
   for (int p = 0; p < m_.P; ++p)
     for (int pc = 0; pc < m_.programSize(p); ++pc) {
       const Instr& in = instr(p, pc);
@@ -327,8 +331,8 @@ void Po::makeGroups() {
   op_group_.assign(m_.P, {});
   for (int p = 0; p < m_.P; ++p) {
     op_group_[p].assign(m_.programSize(p), -1);
-    int open[sim::kGroupKinds] = {-1, -1, -1};
-    int commits[sim::kGroupKinds] = {0, 0, 0};
+    int open[sim::kGroupKinds], commits[sim::kGroupKinds] = {};
+    std::fill(std::begin(open), std::end(open), -1);
     for (int pc = 0; pc < m_.programSize(p); ++pc) {
       const Instr& in = instr(p, pc);
       int k = m_.groupKind(in.kind);

@@ -23,7 +23,7 @@ enum class OpKind : uint8_t {
 enum class OpReceiver : uint8_t { Builder, View };
 
 // The hardware mechanism an op belongs to.
-enum class OpCategory : uint8_t { Tma, CpAsync, Mbarrier, NamedBarrier, Cluster, Fence, Mma, Compute };
+enum class OpCategory : uint8_t { Tma, CpAsync, Mbarrier, NamedBarrier, Cluster, Fence, Mma, Compute, Tmem, GridDep };
 
 // Synchronization facts (ir/ops.def explains each).
 namespace OpFlag {

@@ -84,7 +84,7 @@ struct Sym {
 // Thrown to abandon the current statement after an error was reported.
 struct Abandon {};
 
-enum class CallClass { Decl, Op, IntFn, Assume, Range, Other };
+enum class CallClass { Decl, Op, IntFn, Assume, GridDependency, Range, Other };
 
 const std::set<std::string> kBuilderDecls = {"smem", "tmem", "regs", "role", "pipeline", "barrier", "named_barrier"};
 const std::set<std::string> kBuilderIntFns = {"cdiv", "block_idx", "grid_dim", "instance", "cluster_rank"};
@@ -429,7 +429,7 @@ class Resolver {
           return v;
         }
         if (kBuilderDecls.count(n) || isBuilderOp(n) || kBuilderIntFns.count(n) || n == "range" ||
-            n == "assume")
+            n == "assume" || n == "grid_dependency")
           fail("type.mismatch", e.range, fmt::format("'{}.{}' must be called", builder_, n));
         fail("type.unknown-op", e.range,
              fmt::format("'{}.{}' is not part of CAKE IR (see docs/ir-reference.md)", builder_, n));
@@ -574,6 +574,7 @@ class Resolver {
           }
           if (kBuilderIntFns.count(n)) return CallClass::IntFn;
           if (n == "assume") return CallClass::Assume;
+          if (n == "grid_dependency") return CallClass::GridDependency;
           if (n == "range") return CallClass::Range;
           return CallClass::Other;
         }
@@ -614,6 +615,8 @@ class Resolver {
         fail("type.mismatch", e.range, fmt::format("'{}' is an op and has no value; call it as a statement", n));
       case CallClass::Assume:
         fail("type.mismatch", e.range, "lm.assume(...) has no value; call it as a statement");
+      case CallClass::GridDependency:
+        fail("type.mismatch", e.range, "lm.grid_dependency(...) has no value; call it as a statement");
       case CallClass::Range:
         fail("type.mismatch", e.range, "lm.range(...) is only allowed as the iterable of a 'for' loop");
       case CallClass::IntFn: return intFn(e, n);
@@ -1119,6 +1122,18 @@ class Resolver {
       case OpKind::TmaStoreCommit:
       case OpKind::CpAsyncCommit:
       case OpKind::FenceProxy:
+      case OpKind::TmemLoadWait:
+      case OpKind::TmemStoreWait:
+      case OpKind::GridDepWait:
+      case OpKind::LaunchDependents:
+        return o;
+      case OpKind::TmemLoad:
+        o.dst = bufferArg(*a.get("dst"), {BK::Regs}, "the destination of tmem_load");
+        o.src = bufferArg(*a.get("src"), {BK::Tmem}, "the source of tmem_load");
+        return o;
+      case OpKind::TmemStore:
+        o.dst = bufferArg(*a.get("dst"), {BK::Tmem}, "the destination of tmem_store");
+        o.src = bufferArg(*a.get("src"), {BK::Regs}, "the source of tmem_store");
         return o;
       case OpKind::TmaStoreWait:
       case OpKind::CpAsyncWait:
@@ -1268,6 +1283,14 @@ class Resolver {
             sch_->assumes.push_back(std::move(as));
             return;
           }
+          if (cc == CallClass::GridDependency) {
+            Args a = bind(*s.value, builder_ + ".grid_dependency", {{"tensor", true}}, 1);
+            GridDependency d;
+            d.param = tensorParamArg(*a.get("tensor"), "the tensor of lm.grid_dependency", false);
+            d.range = s.value->range;
+            sch_->grid_deps.push_back(std::move(d));
+            return;
+          }
           if (cc == CallClass::Op)
             fail("type.misplaced", s.value->range,
                  fmt::format("op '{}' outside a role block; put it inside 'with ROLE:'", n));
@@ -1333,6 +1356,8 @@ class Resolver {
             return;
           }
           if (cc == CallClass::Assume) fail("type.misplaced", s.value->range, "lm.assume(...) belongs at the top level of the schedule");
+          if (cc == CallClass::GridDependency)
+            fail("type.misplaced", s.value->range, "lm.grid_dependency(...) belongs at the top level of the schedule");
           if (cc == CallClass::Decl)
             fail("type.misplaced", s.value->range, "declarations belong at the top level of the schedule, not inside a role block");
           call(*s.value, true, nullptr);

@@ -183,6 +183,11 @@ struct Assume {               // lm.assume(cond)
   SourceRange range;
 };
 
+struct GridDependency {       // lm.grid_dependency(T)
+  int param = -1;             // a tensor the preceding grid in the stream accesses
+  SourceRange range;
+};
+
 struct LoopVar {
   std::string name;
   SourceRange range;
@@ -297,6 +302,7 @@ struct Schedule {
   std::vector<Barrier> barriers;
   std::vector<NamedBarrier> named_barriers;
   std::vector<Assume> assumes;
+  std::vector<GridDependency> grid_deps;  // programmatic dependent launch
   std::vector<LoopVar> loop_vars;
   std::vector<RoleBody> bodies;     // in source order; a role may have several
 

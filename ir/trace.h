@@ -30,7 +30,7 @@ struct Finding;
   X(MmaComplete, "mma-complete")      /* sm_100a: the committed group completes, arrives on slot */  \
   X(MmaWait, "mma-wait")              /* lm.mma_wait retires MMA groups */                           \
   X(GroupCommit, "group-commit")      /* tma_store_commit / cp_async_commit */                       \
-  X(GroupWait, "group-wait")          /* tma_store_wait / cp_async_wait retire groups */             \
+  X(GroupWait, "group-wait")          /* tma_store_wait / cp_async_wait / tmem_*_wait retire groups */ \
   X(WaitPass, "wait-pass")            /* lm.wait passes: the phase it waits for completed */         \
   X(WaitBlock, "wait-block")          /* lm.wait that never passes (deadlock, lost phase) */         \
   X(NamedArrive, "named-arrive")      /* lm.bar_arrive on a named barrier */                         \
@@ -39,6 +39,8 @@ struct Finding;
   X(NamedBlock, "named-block")        /* lm.sync that never passes */                                \
   X(Fence, "fence")                   /* lm.fence_proxy */                                           \
   X(Access, "access")                 /* a synchronous generic op reads / writes bytes */            \
+  X(TmemLdIssue, "tmem-ld-issue")     /* lm.tmem_load: a tcgen05.ld is in flight until wait::ld */   \
+  X(TmemStIssue, "tmem-st-issue")     /* lm.tmem_store: a tcgen05.st is in flight until wait::st */  \
   X(Other, "other")                   /* not classified (a step from another producer) */
 
 enum class StepKind {

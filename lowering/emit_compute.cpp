@@ -612,6 +612,9 @@ void Emitter::emitReduce(const ir::Op& op) {
 
 void Emitter::emitTmemCopy(const ir::Op& op) {
   const bool load = op.src.kind == K::Tmem;
+  // lm.tmem_load / lm.tmem_store: no wait here (lm.tmem_*_wait is its own
+  // op) and no conversion: the fragment's registers are the operands
+  const bool async = op.kind != OpKind::Copy;
   const ir::BufferRef& tm = load ? op.src : op.dst;
   const ir::BufferRef& rg = load ? op.dst : op.src;
   const Layout* L = layoutOf(rg.index);
@@ -624,25 +627,38 @@ void Emitter::emitTmemCopy(const ir::Op& op) {
   const ir::DType tdt = s_.tmems[tm.index].dtype;
   const std::string x = plan_.regsName(rg.index), T_ = cType(s_.regs[rg.index].dtype);
   openScope();
-  comment(fmt::format("{} {} {}: tcgen05.{} 32x32b, thread = TMEM lane (row), {} columns", sanitizeComment(s_.regs[rg.index].name),
-                      load ? "<-" : "->", sanitizeComment(s_.tmems[tm.index].name), load ? "ld" : "st", tt.C));
-  const bool extra = wpi > 4;
-  if (extra) open("if (cake_wwarp < 4)  // the warps that hold the fragment's 128 rows");
+  if (async)
+    comment(fmt::format("{} {} {}: tcgen05.{} 32x32b (in flight until lm.tmem_{}_wait), thread = TMEM lane (row), {} "
+                        "lanes x {} columns",
+                        sanitizeComment(s_.regs[rg.index].name), load ? "<-" : "->",
+                        sanitizeComment(s_.tmems[tm.index].name), load ? "ld" : "st", load ? "load" : "store", tt.R, tt.C));
+  else
+    comment(fmt::format("{} {} {}: tcgen05.{} 32x32b, thread = TMEM lane (row), {} columns",
+                        sanitizeComment(s_.regs[rg.index].name), load ? "<-" : "->",
+                        sanitizeComment(s_.tmems[tm.index].name), load ? "ld" : "st", tt.C));
+  const int lanesWarps = static_cast<int>(tt.R / 32);
+  const bool extra = wpi > lanesWarps;
+  if (extra) open(fmt::format("if (cake_wwarp < {})  // the warps that hold the fragment's {} rows", lanesWarps, tt.R));
   line(fmt::format("const uint32_t cake_taddr = {} + ((32u * (cake_warp % 4)) << 16);", plan_.tmemAddr(tm, 0)));
   int64_t c0 = 0;
   while (c0 < tt.C) {
     int n = 32;
     while (n > tt.C - c0) n /= 2;
     openScope();
-    line(fmt::format("uint32_t cake_v[{}];", n));
-    if (load) {
+    if (async) {
+      line(fmt::format("cake_tmem_{}_x{}(cake_taddr + {}, *reinterpret_cast<{}uint32_t(*)[{}]>(&{}[0][{}]));",
+                       load ? "ld" : "st", n, c0, load ? "" : "const ", n, x, c0));
+    } else {
+      line(fmt::format("uint32_t cake_v[{}];", n));
+    }
+    if (!async && load) {
       line(fmt::format("cake_tmem_ld_x{}(cake_taddr + {}, cake_v);", n, c0));
       line("cake_tmem_wait_ld();");
       line("#pragma unroll");
       line(fmt::format("for (int e = 0; e < {}; ++e) {}[0][{} + e] = {};", n, x, c0,
                        tdt == ir::DType::F32 ? fmt::format("cake_cvt<{}>(__uint_as_float(cake_v[e]))", T_)
                                              : fmt::format("cake_cvti<{}>(static_cast<int>(cake_v[e]))", T_)));
-    } else {
+    } else if (!async) {
       line("#pragma unroll");
       line(fmt::format("for (int e = 0; e < {}; ++e) cake_v[e] = {};", n,
                        tdt == ir::DType::F32 ? fmt::format("__float_as_uint(cake_f32({}[0][{} + e]))", x, c0)

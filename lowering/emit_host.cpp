@@ -136,9 +136,35 @@ void Emitter::emitHost() {
       args.push_back(plan_.paramName(pi));
     }
   }
-  line(fmt::format("{}<<<cake_grid, {}, cake_smem_bytes, cake_stream>>>(", plan_.kernelName(), plan_.threads_));
-  for (size_t i = 0; i < args.size(); ++i) line("    " + args[i] + (i + 1 < args.size() ? "," : ");"));
-  if (args.empty()) line("    );");
+  bool pdl = !s_.grid_deps.empty();
+  for (const auto& body : s_.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      pdl = pdl || st.op.kind == ir::OpKind::GridDepWait || st.op.kind == ir::OpKind::LaunchDependents;
+    });
+  if (pdl) {
+    // programmatic dependent launch: the grid may start while the preceding
+    // one in the stream runs; lm.grid_dep_wait() orders what depends on it
+    line("cudaLaunchConfig_t cake_cfg = {};");
+    line("cake_cfg.gridDim = cake_grid;");
+    line(fmt::format("cake_cfg.blockDim = dim3({});", plan_.threads_));
+    line("cake_cfg.dynamicSmemBytes = cake_smem_bytes;");
+    line("cake_cfg.stream = cake_stream;");
+    line("cudaLaunchAttribute cake_pdl_attr[1];");
+    line("cake_pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;");
+    comment("CAKE_PDL=0 in the environment launches it in plain stream order (for comparisons)");
+    line("static const bool cake_pdl = [] { const char* e = getenv(\"CAKE_PDL\"); return !e || e[0] != '0'; }();");
+    line("cake_pdl_attr[0].val.programmaticStreamSerializationAllowed = cake_pdl ? 1 : 0;");
+    line("cake_cfg.attrs = cake_pdl_attr;");
+    line("cake_cfg.numAttrs = 1;");
+    line(fmt::format("const cudaError_t cake_err = cudaLaunchKernelEx(&cake_cfg, {}{}", plan_.kernelName(),
+                     args.empty() ? ");" : ","));
+    for (size_t i = 0; i < args.size(); ++i) line("    " + args[i] + (i + 1 < args.size() ? "," : ");"));
+    line("if (cake_err != cudaSuccess) return cake_err;");
+  } else {
+    line(fmt::format("{}<<<cake_grid, {}, cake_smem_bytes, cake_stream>>>(", plan_.kernelName(), plan_.threads_));
+    for (size_t i = 0; i < args.size(); ++i) line("    " + args[i] + (i + 1 < args.size() ? "," : ");"));
+    if (args.empty()) line("    );");
+  }
   line("return cudaGetLastError();");
   close();
   line("");

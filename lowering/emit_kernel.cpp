@@ -161,6 +161,13 @@ void Emitter::emitOp(const ir::Op& op) {
       if (op.dst.kind == K::Tmem || op.src.kind == K::Tmem) emitTmemCopy(op);
       else emitElementwise(op);
       break;
+    case OpKind::TmemLoad:
+    case OpKind::TmemStore: emitTmemCopy(op); break;
+    case OpKind::TmemLoadWait: line("cake_tmem_wait_ld();  // tcgen05.wait::ld: this thread's tcgen05.ld are done"); break;
+    case OpKind::TmemStoreWait: line("cake_tmem_wait_st();  // tcgen05.wait::st: this thread's tcgen05.st are done"); break;
+    // programmatic dependent launch: every thread of the instance runs them
+    case OpKind::GridDepWait: line("cake_griddep_wait();  // the preceding grid has completed, its writes are visible"); break;
+    case OpKind::LaunchDependents: line("cake_griddep_launch_dependents();"); break;
     case OpKind::Fill:
     case OpKind::Unary:
     case OpKind::Binary:

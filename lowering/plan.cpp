@@ -485,32 +485,63 @@ std::optional<ReduceShape> KernelPlan::reduceShape(const ir::Op& op, PlanIssue* 
 }
 
 // tcgen05.ld / tcgen05.st 32x32b: warp w % 4 of the CTA reaches TMEM lanes
-// 32 (w % 4) .. + 31, one lane (row) per thread, 32-bit columns.
+// 32 (w % 4) .. + 31, one lane (row) per thread, 32-bit columns. A copy
+// moves R = 32, 64, 96 or 128 lanes (a lane slice starting at a multiple of
+// 32, which may depend on lm.instance(): per-warp ownership) into an R-row
+// fragment: warp j of an instance holds fragment rows 32j .. 32j + 31 and
+// must reach the TMEM lanes they come from.
 std::optional<Tile> KernelPlan::tmemCopyTile(int role, const ir::Op& op, const Layout& L, PlanIssue* why) const {
   using K = ir::BufferRef::Kind;
   auto fail = [&](ir::Rule rule, std::string m) { return issue<Tile>(why, rule, std::move(m)); };
   const ir::BufferRef& tm = op.src.kind == K::Tmem ? op.src : op.dst;
-  Tile tt;
-  if (!refTile(tm, tt)) return fail(ir::Rule::LowerUnsupported, "a TMEM slice without constant extents");
+  const ir::BufferRef& rg = op.src.kind == K::Tmem ? op.dst : op.src;
+  // (refTile keeps the lanes whole: MMA accumulators are not lane-sliced)
+  Tile tt = tmemTile(tm.index);
+  if (!tm.slices.empty()) {
+    const auto rows = s_.tmems[tm.index].shape.size() == 2 ? sliceExtent(s_, tm.slices[0], tt.R, spec_) : std::nullopt;
+    const auto cols = tm.slices.size() > 1 ? sliceExtent(s_, tm.slices[1], tt.C, spec_) : std::optional<int64_t>(tt.C);
+    if (!rows || !cols) return fail(ir::Rule::LowerUnsupported, "a TMEM slice without constant extents");
+    tt = Tile{*rows, *cols};
+  }
   const auto& r = s_.roles[role];
   const int wpi = r.warpsPerInstance();
-  if (tt.R != 128 || L.t.R != 128 || L.t.C != tt.C || L.row.kind != Dist::Cyclic || L.col.kind != Dist::Full)
-    return fail(ir::Rule::LowerLayout, fmt::format("a TMEM copy moves a 128-lane region to a 128-row fragment of the "
-                                                   "same columns (TMEM {}x{}, fragment {}x{})",
+  if (tt.R % 32 || tt.R < 32 || tt.R > 128 || L.t.R != tt.R || L.t.C != tt.C || L.row.kind != Dist::Cyclic ||
+      L.col.kind != Dist::Full)
+    return fail(ir::Rule::LowerLayout, fmt::format("a TMEM copy moves 32, 64, 96 or 128 lanes to a fragment of as many "
+                                                   "rows and the same columns (TMEM {}x{}, fragment {}x{})",
                                                    tt.R, tt.C, L.t.R, L.t.C));
-  if (wpi < 4) return fail(ir::Rule::LowerLayout, "a TMEM copy of 128 lanes needs an instance of at least 4 warps");
-  for (int i = 0; i < r.instanceCount(); ++i)
-    for (int w = 0; w < 4; ++w) {
+  const int lanesWarps = static_cast<int>(tt.R / 32);
+  if (wpi < lanesWarps)
+    return fail(ir::Rule::LowerLayout, fmt::format("a TMEM copy of {} lanes needs an instance of at least {} warps",
+                                                   tt.R, lanesWarps));
+  const ir::ExprPtr lane0 = tm.slices.empty() ? nullptr : tm.slices[0].lo;
+  for (int i = 0; i < r.instanceCount(); ++i) {
+    ir::EvalEnv env;
+    env.instance = i;
+    const std::optional<int64_t> first = lane0 ? ir::evaluate(*lane0, env) : std::optional<int64_t>(0);
+    if (!first || *first % 32)
+      return fail(ir::Rule::LowerUnsupported, "a TMEM lane slice that does not start at a constant multiple of 32 "
+                                              "(per instance)");
+    for (int w = 0; w < lanesWarps; ++w) {
       const int warp = r.warps[i * wpi + w];
-      if (warp % 4 != w)
+      const int64_t quarter = *first / 32 + w;
+      if (warp % 4 != quarter)
         return fail(ir::Rule::LowerLayout,
-                    fmt::format("role '{}': warp {} of an instance reaches TMEM lanes {}..{}, not the fragment's rows "
-                                "{}..{} (instances must start at a warp index divisible by 4)",
-                                r.name, warp, 32 * (warp % 4), 32 * (warp % 4) + 31, 32 * w, 32 * w + 31));
+                    fmt::format("role '{}': warp {} of instance {} reaches TMEM lanes {}..{}, not the lanes {}..{} "
+                                "its fragment rows come from",
+                                r.name, warp, i, 32 * (warp % 4), 32 * (warp % 4) + 31, 32 * quarter,
+                                32 * quarter + 31));
     }
+  }
   const ir::DType tdt = s_.tmems[tm.index].dtype;
   if (tdt != ir::DType::F32 && tdt != ir::DType::I32)
     return fail(ir::Rule::LowerLayout, "TMEM copies move 32-bit (f32 / i32) columns");
+  // an asynchronous move has no point at which to convert: the registers
+  // are the instruction's own operands until the wait
+  if (op.kind != ir::OpKind::Copy && s_.regs[rg.index].dtype != tdt)
+    return fail(ir::Rule::LowerLayout, fmt::format("lm.{} moves {} columns to or from a fragment of the same type, not {}",
+                                                   ir::opName(op.kind), ir::dtypeName(tdt),
+                                                   ir::dtypeName(s_.regs[rg.index].dtype)));
   return tt;
 }
 

@@ -554,7 +554,8 @@ void PlanBuilder::analyzeFragments() {
         if (op.src.kind == K::Regs) unite(node(r, op.src.index), node(r, op.dst.index));
         return;
       }
-      if (op.kind == OpKind::Copy && (op.dst.kind == K::Tmem || op.src.kind == K::Tmem)) {
+      const bool tmemMove = op.kind == OpKind::TmemLoad || op.kind == OpKind::TmemStore;
+      if (tmemMove || (op.kind == OpKind::Copy && (op.dst.kind == K::Tmem || op.src.kind == K::Tmem))) {
         const auto& rr = op.dst.kind == K::Regs ? op.dst : op.src;
         if (rr.kind != K::Regs) return;
         Family f;

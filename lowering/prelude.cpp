@@ -283,6 +283,12 @@ __device__ __forceinline__ void cake_prefetch_tensormap(const CUtensorMap* map) 
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
 __device__ __forceinline__ void cake_tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// programmatic dependent launch: wait for the preceding grid (complete, its
+// writes visible); let the next grid in the stream start its prologue
+__device__ __forceinline__ void cake_griddep_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+__device__ __forceinline__ void cake_griddep_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
 template <int N>
 __device__ __forceinline__ void cake_tma_store_wait() {
   asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");

@@ -108,6 +108,17 @@ void PlanBuilder::checkOps() {
         case OpKind::Fill:
           if (op.dst.kind == K::Tmem || op.dst.kind == K::Param) return unsupported("lm.fill of TMEM or a tensor");
           break;
+        case OpKind::TmemLoad:
+        case OpKind::TmemStore:
+        case OpKind::TmemLoadWait:
+        case OpKind::TmemStoreWait:
+          if (target_ != ir::Target::SM100a) return unsupported("lm." + std::string(ir::opName(op.kind)) + " (sm_100a)");
+          usesTmem_ = usesTmem_ || op.kind == OpKind::TmemLoad || op.kind == OpKind::TmemStore;
+          break;
+        case OpKind::GridDepWait:
+        case OpKind::LaunchDependents:
+          if (!hopperPlus) return unsupported("lm." + std::string(ir::opName(op.kind)) + " (griddepcontrol, sm_90a and later)");
+          break;
         case OpKind::Unary:
         case OpKind::Binary:
         case OpKind::Reduce: {
@@ -145,6 +156,8 @@ void PlanBuilder::checkComputeOps() {
             if (op.dst.kind == K::Tmem || op.src.kind == K::Tmem) checkTmemCopy(static_cast<int>(r), op);
             else checkElementwise(static_cast<int>(r), op);
             break;
+          case OpKind::TmemLoad:
+          case OpKind::TmemStore: checkTmemCopy(static_cast<int>(r), op); break;
           case OpKind::Fill:
           case OpKind::Unary:
           case OpKind::Binary: checkElementwise(static_cast<int>(r), op); break;

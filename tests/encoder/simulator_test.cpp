@@ -434,3 +434,235 @@ TEST(Simulator, BudgetGivesUnknown) {
   EXPECT_EQ(res.outcome, encoder::Outcome::Unknown);
   EXPECT_NE(res.detail.find("budget"), std::string::npos);
 }
+
+// ---- partial TMEM regions, asynchronous TMEM loads / stores with their
+// waits, and programmatic dependent launch (docs/semantics.md,
+// docs/ir-extensions.md)
+
+namespace {
+
+// An MMA warp fills a 128-lane accumulator; four single-warp epilogue
+// instances each load their own lane quarter asynchronously.
+const std::string kQuarters = R"(@cake.schedule(target="sm_100a")
+def quarters(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
+    pool = lm.smem(32768)
+    a    = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16)
+    b    = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16)
+    acc  = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    r    = lm.regs(shape=(32, 128), dtype=lm.f32)
+    o    = lm.regs(shape=(32, 128), dtype=lm.f32)
+    epi  = lm.role(warps=[0, 1, 2, 3], group=1)
+    mma  = lm.role(warps=[4])
+    full = lm.barrier(count=1, prod=[mma], cons=[mma], init_count=1)
+    done = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    with mma:
+        a.tma_load(A, coords=(0, 0), barrier=full)
+        b.tma_load(B, coords=(0, 0), barrier=full)
+        lm.wait(full)
+        lm.mma(acc, a, b, init=1)
+        lm.mma_commit(barrier=done)
+    with epi:
+        q = 32 * lm.instance()
+        lm.wait(done)
+        lm.tmem_load(r, acc[q:q + 32, :])
+        lm.tmem_load_wait()
+        lm.copy(o, r)
+)";
+
+TEST(TmemSlices, LaneQuartersAndColumnsAreAccesses) {
+  Checked c = check(kQuarters, 2);
+  ASSERT_FALSE(c.mod.schedules.empty());
+  // epi[2]'s load reads exactly lane quarter 2, columns [0, 128)
+  const encoder::Process& p = c.sys.procs[2];
+  ASSERT_EQ(p.name, "epi[2]");
+  const encoder::Instr* load = nullptr;
+  for (const auto& in : p.program)
+    if (in.kind == encoder::InstrKind::TmemLoad) load = &in;
+  ASSERT_NE(load, nullptr);
+  ASSERT_EQ(load->accesses.size(), 2u);  // TMEM quarter 2, and the fragment
+  EXPECT_EQ(load->accesses[0].lo, 2 * encoder::kTmemQuarterStride);
+  EXPECT_EQ(load->accesses[0].hi, 2 * encoder::kTmemQuarterStride + 128);
+  EXPECT_TRUE(load->accesses[0].async);
+  EXPECT_TRUE(load->accesses[1].write);
+  // the MMA writes all four quarters
+  for (const auto& in : c.sys.procs[4].program)
+    if (in.kind == encoder::InstrKind::Mma) {
+      int tmem = 0;
+      for (const auto& a : in.accesses) tmem += c.sys.spaces[a.space].kind == encoder::MemSpace::Kind::Tmem;
+      EXPECT_EQ(tmem, 4);
+    }
+  EXPECT_EQ(c.result.outcome, encoder::Outcome::Pass) << rules(c.result);
+}
+
+TEST(TmemAsync, ReadingRegistersBeforeTheWaitRaces) {
+  const std::string bad = replace(kQuarters, "        lm.tmem_load_wait()\n        lm.copy(o, r)\n",
+                                  "        lm.copy(o, r)\n        lm.tmem_load_wait()\n");
+  Checked c = check(bad, 2);
+  const auto* v = find(c.result, "sync.race");
+  ASSERT_NE(v, nullptr) << rules(c.result);
+  EXPECT_EQ(primaryLine(c.sys, *v), lineOf(bad, "lm.copy(o, r)"));
+  EXPECT_NE(v->message.find("tcgen05.ld"), std::string::npos) << v->message;
+}
+
+TEST(TmemAsync, ALoadNeverWaitedIsAsyncAtExit) {
+  const std::string bad = replace(kQuarters, "        lm.tmem_load_wait()\n        lm.copy(o, r)\n", "");
+  Checked c = check(bad, 2);
+  const auto* v = find(c.result, "sync.async-at-exit");
+  ASSERT_NE(v, nullptr) << rules(c.result);
+  EXPECT_NE(v->message.find("lm.tmem_load_wait()"), std::string::npos) << v->message;
+}
+
+TEST(TmemAsync, WaitRetiresOnlyItsOwnKind) {
+  // a store wait does not complete a load
+  const std::string bad = replace(kQuarters, "lm.tmem_load_wait()", "lm.tmem_store_wait()");
+  Checked c = check(bad, 2);
+  EXPECT_TRUE(hasRule(c.result, "sync.race")) << rules(c.result);
+}
+
+// The epilogue releases the accumulator back to the MMA warp, which then
+// overwrites it: before tcgen05.wait::ld that is a race with the load.
+const std::string kRelease = R"(@cake.schedule(target="sm_100a")
+def release(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
+    pool = lm.smem(32768)
+    a    = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16)
+    b    = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16)
+    acc  = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    r    = lm.regs(shape=(32, 128), dtype=lm.f32)
+    epi  = lm.role(warps=[0, 1, 2, 3], group=1)
+    mma  = lm.role(warps=[4])
+    full = lm.barrier(count=1, prod=[mma], cons=[mma], init_count=1)
+    done = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    back = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=4)
+    fin  = lm.barrier(count=1, prod=[mma], cons=[mma], init_count=1)
+    with mma:
+        a.tma_load(A, coords=(0, 0), barrier=full)
+        b.tma_load(B, coords=(0, 0), barrier=full)
+        lm.wait(full)
+        lm.mma(acc, a, b, init=1)
+        lm.mma_commit(barrier=done)
+        lm.wait(back)
+        lm.mma(acc, a, b, init=1)
+        lm.mma_commit(barrier=fin)
+        lm.wait(fin)
+    with epi:
+        q = 32 * lm.instance()
+        lm.wait(done)
+        lm.tmem_load(r, acc[q:q + 32, :])
+        lm.tmem_load_wait()
+        lm.arrive(back)
+)";
+
+TEST(TmemAsync, ReleasingBeforeTheWaitLetsTheNextMmaOverwrite) {
+  Checked ok = check(kRelease, 2);
+  EXPECT_EQ(ok.result.outcome, encoder::Outcome::Pass) << rules(ok.result);
+  const std::string bad = replace(kRelease, "        lm.tmem_load_wait()\n        lm.arrive(back)\n",
+                                  "        lm.arrive(back)\n        lm.tmem_load_wait()\n");
+  Checked c = check(bad, 2);
+  const auto* v = find(c.result, "sync.race");
+  ASSERT_NE(v, nullptr) << rules(c.result);
+  // the MMA writes what the un-waited tcgen05.ld still reads: the writer is at fault
+  const int second_mma = lineOf(bad, "        lm.wait(back)\n") + 1;
+  EXPECT_EQ(primaryLine(c.sys, *v), second_mma) << v->message;
+  EXPECT_NE(v->message.find("lanes ["), std::string::npos) << v->message;
+}
+
+const std::string kTwoWriters = R"(@cake.schedule(target="sm_100a")
+def writers(lm, X: LM.gmem):
+    t  = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    lo = lm.regs(shape=(128, 64), dtype=lm.f32)
+    hi = lm.regs(shape=(128, 64), dtype=lm.f32)
+    left  = lm.role(warps=[0, 1, 2, 3])
+    right = lm.role(warps=[4, 5, 6, 7])
+    with left:
+        lm.fill(lo, 1.0)
+        lm.tmem_store(t[:, 0:64], lo)
+        lm.tmem_store_wait()
+    with right:
+        lm.fill(hi, 2.0)
+        lm.tmem_store(t[:, 64:128], hi)
+        lm.tmem_store_wait()
+)";
+
+TEST(TmemSlices, DisjointColumnSlicesDoNotRace) {
+  Checked c = check(kTwoWriters, 2);
+  EXPECT_EQ(c.result.outcome, encoder::Outcome::Pass) << rules(c.result);
+}
+
+TEST(TmemSlices, OverlappingColumnSlicesRace) {
+  Checked c = check(replace(kTwoWriters, "t[:, 64:128]", "t[:, 32:96]"), 2);
+  EXPECT_TRUE(hasRule(c.result, "sync.race")) << rules(c.result);
+  // lane slices of different quarters over the same columns do not overlap
+  Checked d = check(replace(replace(kTwoWriters, "t[:, 0:64], lo", "t[0:64, 0:64], lo"), "t[:, 64:128], hi",
+                            "t[64:128, 0:64], hi"),
+                    2);
+  EXPECT_EQ(d.result.outcome, encoder::Outcome::Pass) << rules(d.result);
+}
+
+TEST(TmemSlices, PartialOrderReductionAgrees) {
+  for (const std::string& text : {kQuarters, replace(kTwoWriters, "t[:, 64:128]", "t[:, 32:96]")}) {
+    Checked full = check(text, 2, /*reduce=*/false), reduced = check(text, 2, /*reduce=*/true);
+    EXPECT_EQ(full.result.outcome, reduced.result.outcome);
+    EXPECT_EQ(rules(full.result), rules(reduced.result));
+  }
+}
+
+const std::string kPdl = R"(@cake.schedule(target="sm_90a")
+def pdl(lm, A: LM.tma2d, W: LM.tma2d, K: LM.i32):
+    lm.grid_dependency(A)
+    pool = lm.smem(32768)
+    a    = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=2)
+    w    = pool.view(offset=16384, shape=(64, 64), dtype=lm.bf16, stages=2)
+    acc  = lm.regs(shape=(64, 64), dtype=lm.f32)
+    prod = lm.role(warps=[0])
+    cons = lm.role(warps=[4, 5, 6, 7])
+    full  = lm.barrier(count=2, prod=[prod], cons=[cons], init_count=1)
+    empty = lm.barrier(count=2, prod=[cons], cons=[prod], init_count=1)
+    with prod:
+        w.tma_load(W, coords=(0, 0), iter=0, barrier=full)
+        lm.grid_dep_wait()
+        a.tma_load(A, coords=(0, 0), iter=0, barrier=full)
+        for k in lm.range(1, K):
+            lm.wait(empty, iter=k - 2)
+            w.tma_load(W, coords=(0, k * 64), iter=k, barrier=full)
+            a.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)
+    with cons:
+        for k in lm.range(0, K):
+            lm.wait(full, iter=k)
+            lm.mma(acc, a[k], w[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.launch_dependents()
+)";
+
+TEST(GridDependency, WeightsBeforeTheWaitAreFine) {
+  Checked c = check(kPdl, 2);
+  EXPECT_EQ(c.result.outcome, encoder::Outcome::Pass) << rules(c.result);
+  for (const auto& p : c.sys.procs)
+    for (const auto& in : p.program) EXPECT_EQ(in.grid_dep_early, -1);
+}
+
+TEST(GridDependency, ATensorOfThePrecedingGridBeforeTheWaitIsReported) {
+  const std::string bad = replace(kPdl, "        lm.grid_dep_wait()\n        a.tma_load(A, coords=(0, 0), iter=0, barrier=full)\n",
+                                  "        a.tma_load(A, coords=(0, 0), iter=0, barrier=full)\n        lm.grid_dep_wait()\n");
+  Checked c = check(bad, 2);
+  const auto* v = find(c.result, "sync.grid-dependency");
+  ASSERT_NE(v, nullptr) << rules(c.result);
+  EXPECT_EQ(primaryLine(c.sys, *v), lineOf(bad, "a.tma_load(A, coords=(0, 0)"));
+  // without lm.grid_dependency(A) nothing is known about A
+  Checked d = check(replace(bad, "    lm.grid_dependency(A)\n", ""), 2);
+  EXPECT_FALSE(hasRule(d.result, "sync.grid-dependency")) << rules(d.result);
+}
+
+TEST(GridDependency, Z3EnginesSayTheyDoNotEncodeIt) {
+  ir::Module m = compile(kPdl);
+  ASSERT_FALSE(m.schedules.empty());
+  encoder::System sys = build(m.schedules[0], bind(m.schedules[0], {{"K", 2}}));
+  EXPECT_FALSE(encoder::notEncodedInZ3(sys));  // waited: nothing to encode
+  ir::Module q = compile(kQuarters);
+  encoder::System tq = build(q.schedules[0], bind(q.schedules[0], {{"K", 2}}));
+  ASSERT_TRUE(encoder::notEncodedInZ3(tq));
+  EXPECT_NE(encoder::notEncodedInZ3(tq)->find("TMEM"), std::string::npos);
+}
+
+}  // namespace

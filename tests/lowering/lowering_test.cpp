@@ -260,6 +260,51 @@ TEST(Lowering, Sm100Tcgen05Gemm) {
   EXPECT_TRUE(contains(s, "cake_tc_fence_after();"));
 }
 
+// Partial TMEM regions moved asynchronously: each single-warp instance
+// loads its own lane quarter straight into its fragment's registers with
+// tcgen05.ld, and waits (tcgen05.wait::ld) only at lm.tmem_load_wait().
+TEST(Lowering, AsyncTmemLoadOfALaneQuarter) {
+  auto r = lowerFile("corpus/gemm/sm100_tmem_quarters.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_TRUE(contains(s, "cake_tmem_ld_x32(cake_taddr + 96, *reinterpret_cast<uint32_t(*)[32]>(&"));
+  EXPECT_EQ(count(s, "cake_tmem_ld_x32(cake_taddr + "), 4u);  // 4 blocks of 32 columns
+  EXPECT_EQ(count(s, "cake_tmem_wait_ld();  // tcgen05.wait::ld"), 1u);
+  EXPECT_TRUE(contains(s, "((32u * (cake_warp % 4)) << 16)"));
+  // a lane quarter out of its warp's reach is refused, not emitted
+  auto m = compileText("q.cake", R"(@cake.schedule(target="sm_100a")
+def q(lm, X: LM.gmem):
+    t = lm.tmem(cols=0, width=32, shape=(128, 32), dtype=lm.f32)
+    r = lm.regs(shape=(32, 32), dtype=lm.f32)
+    w = lm.role(warps=[1])
+    with w:
+        lm.tmem_load(r, t[0:32, :])
+        lm.tmem_load_wait()
+        lm.copy(X, r, coords=(0, 0))
+)");
+  ASSERT_FALSE(m.schedules.empty());
+  auto bad = lowering::lowerToCuda(m.schedules[0], {});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(contains(findingsText(bad), "warp 1 of instance 0 reaches TMEM lanes 32..63")) << findingsText(bad);
+}
+
+// Programmatic dependent launch: griddepcontrol in the kernel, the launch
+// attribute on the host side.
+TEST(Lowering, ProgrammaticDependentLaunch) {
+  auto r = lowerFile("corpus/bugs/sync.grid-dependency/sm90_pdl_load_before_wait_fixed.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_TRUE(contains(s, "asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");"));
+  EXPECT_EQ(count(s, "cake_griddep_wait();  //"), 1u);
+  EXPECT_EQ(count(s, "cake_griddep_launch_dependents();"), 1u);
+  EXPECT_TRUE(contains(s, "cake_pdl_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;"));
+  EXPECT_TRUE(contains(s, "cudaLaunchKernelEx(&cake_cfg, "));
+  // without PDL ops the launch is the plain one
+  auto plain = lowerFile(kSm90Gemm);
+  ASSERT_TRUE(plain.ok);
+  EXPECT_FALSE(contains(plain.source, "cudaLaunchKernelEx"));
+}
+
 TEST(Lowering, UnswizzledMmaOperandsAreBlocked) {
   // 128x128 bf16 slots without a swizzle: stored as two 128B-swizzled column
   // blocks so that TMA boxes and tcgen05 descriptors take them

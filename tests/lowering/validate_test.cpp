@@ -148,8 +148,8 @@ TEST(LoweringValidation, TmemCopyMovesTheFragmentsColumns) {
   ASSERT_GE(plan.findings_.size(), 1u);
   EXPECT_EQ(plan.findings_[0].rule, "lower.layout");
   EXPECT_EQ(plan.findings_[0].message,
-            "a TMEM copy moves a 128-lane region to a 128-row fragment of the same columns (TMEM 128x128, fragment "
-            "128x64)");
+            "a TMEM copy moves 32, 64, 96 or 128 lanes to a fragment of as many rows and the same columns (TMEM "
+            "128x128, fragment 128x64)");
   EXPECT_EQ(plan.findings_[0].range.line, 49);
 }
 
@@ -159,8 +159,8 @@ TEST(LoweringValidation, TmemCopyInstancesStartAtAWarpgroup) {
                           {"lm.role(warps=[5])\n\n", "lm.role(warps=[6])\n\n"}})
     s.replace(s.find(from), from.size(), to);
   expectValidationFinds(s, "lower.layout",
-                        "role 'epi': warp 1 of an instance reaches TMEM lanes 32..63, not the fragment's rows 0..31 "
-                        "(instances must start at a warp index divisible by 4)",
+                        "role 'epi': warp 1 of instance 0 reaches TMEM lanes 32..63, not the lanes 0..31 its "
+                        "fragment rows come from",
                         49);
 }
 

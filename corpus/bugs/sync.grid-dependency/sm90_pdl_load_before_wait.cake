@@ -1,0 +1,60 @@
+# BUG: the producer's lm.grid_dep_wait() comes after its main loop, so its
+# TMA loads of A may read A before the preceding grid has written it.
+# (Fixed: sm90_pdl_load_before_wait_fixed.cake.)
+# Programmatic dependent launch (PDL): this GEMM is launched right behind
+# the kernel that produces A, with cudaLaunchAttributeProgrammaticStream-
+# Serialization, so its CTAs may start while that kernel still runs.
+#  * lm.grid_dependency(A): the preceding grid writes A.
+#  * the producer runs lm.grid_dep_wait() (griddepcontrol.wait) before its
+#    first TMA load of A: it blocks until the preceding grid has completed
+#    and its writes are visible.
+#  * the consumers run lm.launch_dependents() (griddepcontrol.launch_dependents)
+#    after their main loop, so the next kernel's prologue overlaps this
+#    epilogue; that next kernel's own wait still waits for all of this grid.
+# expect: sync.grid-dependency
+@cake.schedule(target="sm_90a")
+def gemm_sm90_pdl(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
+                  M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    lm.grid_dependency(A)
+    pool   = lm.smem(163840)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=131072, shape=(64, 128), dtype=lm.bf16, stages=2)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)  # expect-error: sync.grid-dependency
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+        lm.grid_dep_wait()
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, k_tiles):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.launch_dependents()
+        # epilogue
+        lm.copy(smem_c[lm.instance()], acc)
+        lm.fence_proxy()
+        smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=lm.instance())
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
