@@ -275,6 +275,24 @@ __device__ __forceinline__ void cake_argmax_step(float& v, int& i, float v2, int
 )PRELUDE";
 }
 
+namespace {
+// The box coordinates of a rank-r TMA wrapper: its parameters (", int c0,
+// ..."), the PTX operand list ("%first, %first+1, ...") and the inline-asm
+// inputs (", "r"(c0), ...").
+struct BoxOperands {
+  std::string params, coords, ops;
+};
+BoxOperands boxOperands(int rank, int first_operand) {
+  BoxOperands b;
+  for (int i = 0; i < rank; ++i) {
+    b.params += fmt::format(", int c{}", i);
+    b.coords += fmt::format("{}%{}", i ? ", " : "", i + first_operand);
+    b.ops += fmt::format(", \"r\"(c{})", i);
+  }
+  return b;
+}
+}  // namespace
+
 const char* preludeTmaText() {
   static const std::string text = [] {
     std::string s = R"PRELUDE(
@@ -304,12 +322,7 @@ __device__ __forceinline__ void cake_setmaxnreg_dec() {
 // TMA loads and stores of one box; coordinates innermost first.
 )PRELUDE";
     for (int r = 1; r <= 5; ++r) {
-      std::string params, coords, ops;
-      for (int i = 0; i < r; ++i) {
-        params += fmt::format(", int c{}", i);
-        coords += fmt::format("{}%{}", i ? ", " : "", i + 3);
-        ops += fmt::format(", \"r\"(c{})", i);
-      }
+      const BoxOperands box = boxOperands(r, 3);
       s += fmt::format(
           "__device__ __forceinline__ void cake_tma_load_{0}d(uint32_t dst, const CUtensorMap* map, uint32_t bar{1}) "
           "{{\n"
@@ -317,18 +330,14 @@ __device__ __forceinline__ void cake_setmaxnreg_dec() {
           "{{{2}}}], [%2];\"\n"
           "               ::\"r\"(dst), \"l\"(reinterpret_cast<uint64_t>(map)), \"r\"(bar){3} : \"memory\");\n"
           "}}\n",
-          r, params, coords, ops);
-      std::string scoords, sops;
-      for (int i = 0; i < r; ++i) {
-        scoords += fmt::format("{}%{}", i ? ", " : "", i + 2);
-        sops += fmt::format(", \"r\"(c{})", i);
-      }
+          r, box.params, box.coords, box.ops);
+      const BoxOperands store = boxOperands(r, 2);
       s += fmt::format(
           "__device__ __forceinline__ void cake_tma_store_{0}d(const CUtensorMap* map, uint32_t src{1}) {{\n"
           "  asm volatile(\"cp.async.bulk.tensor.{0}d.global.shared::cta.bulk_group [%0, {{{2}}}], [%1];\"\n"
           "               ::\"l\"(reinterpret_cast<uint64_t>(map)), \"r\"(src){3} : \"memory\");\n"
           "}}\n",
-          r, params, scoords, sops);
+          r, store.params, store.coords, store.ops);
     }
     return s;
   }();
@@ -362,12 +371,7 @@ __device__ __forceinline__ void cake_cluster_sync() {
 // completing the bytes on its own mbarrier at the offset of `bar`.
 )PRELUDE";
     for (int r = 1; r <= 5; ++r) {
-      std::string params, coords, ops;
-      for (int i = 0; i < r; ++i) {
-        params += fmt::format(", int c{}", i);
-        coords += fmt::format("{}%{}", i ? ", " : "", i + 4);
-        ops += fmt::format(", \"r\"(c{})", i);
-      }
+      const BoxOperands box = boxOperands(r, 4);
       s += fmt::format(
           "__device__ __forceinline__ void cake_tma_load_{0}d_mc(uint32_t dst, const CUtensorMap* map, uint32_t bar, "
           "uint16_t mask{1}) {{\n"
@@ -376,7 +380,7 @@ __device__ __forceinline__ void cake_cluster_sync() {
           "               ::\"r\"(dst), \"l\"(reinterpret_cast<uint64_t>(map)), \"r\"(bar), \"h\"(mask){3} : "
           "\"memory\");\n"
           "}}\n",
-          r, params, coords, ops);
+          r, box.params, box.coords, box.ops);
     }
     return s;
   }();
