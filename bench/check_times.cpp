@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "checks/check.h"
 #include "checks/sync_engine.h"
 #include "ir/frontend.h"
@@ -34,7 +35,7 @@ double threadCpu() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   std::string dir = "corpus";
   int repeat = 3;
   checks::SyncEngine engine = checks::SyncEngine::Explicit;
@@ -48,12 +49,12 @@ int main(int argc, char** argv) {
       if (!e) { std::fprintf(stderr, "--engine must be explicit, z3 or both\n"); return 2; }
       engine = *e;
     }
-    else dir = a;
+    else {
+      cake::bench::rejectUnknownOption(a);
+      dir = a;
+    }
   }
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".cake") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+  std::vector<std::string> files = cake::bench::cakeFilesUnder({dir});
   std::vector<double> times, cpus;
   std::string worst;
   std::map<std::string, int> sync_verdicts;  // the model checker's verdict, by kind
@@ -111,4 +112,8 @@ int main(int argc, char** argv) {
   for (const auto& [kind, n] : sync_verdicts) std::printf(" %s %d", kind.c_str(), n);
   std::printf("\n");
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return cake::bench::guardedMain(argv[0], [&] { return run(argc, argv); });
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "checks/model_check.h"
 #include "encoder/simulator.h"
 #include "encoder/z3_po.h"
@@ -49,7 +50,7 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   std::vector<std::string> dirs;
   unsigned timeout_ms = 20000;
   double budget = 0;
@@ -65,14 +66,13 @@ int main(int argc, char** argv) {
       shards = std::max(1, std::stoi(a.substr(a.find('/') + 1)));
     }
     else if (a == "--verbose") verbose = true;
-    else dirs.push_back(a);
+    else {
+      cake::bench::rejectUnknownOption(a);
+      dirs.push_back(a);
+    }
   }
   if (dirs.empty()) dirs.push_back("corpus");
-  std::vector<std::string> files;
-  for (const auto& d : dirs)
-    for (const auto& e : std::filesystem::recursive_directory_iterator(d))
-      if (e.is_regular_file() && e.path().extension() == ".cake") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+  std::vector<std::string> files = cake::bench::cakeFilesUnder(dirs);
   auto t0 = std::chrono::steady_clock::now();
   int schedules = 0, agree = 0, disagree = 0, undecided = 0, internal = 0, not_reached = 0, systems = 0;
   int undecided_bad = 0;  // undecided, but both engines find violations on a binding both decide
@@ -157,4 +157,8 @@ int main(int argc, char** argv) {
               median(sim_t), sim_t.empty() ? 0 : *std::max_element(sim_t.begin(), sim_t.end()), median(po_t),
               po_t.empty() ? 0 : *std::max_element(po_t.begin(), po_t.end()), since(t0));
   return disagree + internal > 0 ? 1 : 0;
+}
+
+int main(int argc, char** argv) {
+  return cake::bench::guardedMain(argv[0], [&] { return run(argc, argv); });
 }

@@ -1,0 +1,45 @@
+// Shared by the benchmark programs: the .cake files under some folders, and
+// a main() wrapper that turns bad input (a missing folder, an unknown
+// option, a number that does not parse) into one error line and exit 2
+// instead of an uncaught exception.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cake::bench {
+
+// Every *.cake under `dirs`, sorted; a folder that does not exist is an error.
+inline std::vector<std::string> cakeFilesUnder(const std::vector<std::string>& dirs) {
+  std::vector<std::string> files;
+  for (const auto& d : dirs) {
+    if (!std::filesystem::is_directory(d)) throw std::runtime_error("not a folder: " + d);
+    for (const auto& e : std::filesystem::recursive_directory_iterator(d))
+      if (e.is_regular_file() && e.path().extension() == ".cake") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// An argument that looks like an option but is none of the program's.
+inline void rejectUnknownOption(const std::string& arg) {
+  if (arg.rfind("-", 0) == 0) throw std::runtime_error("unknown option: " + arg);
+}
+
+// Runs body(); an exception becomes "PROG: error: WHAT" on stderr and exit 2.
+template <class Body>
+int guardedMain(const char* prog, Body body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    return 2;
+  }
+}
+
+}  // namespace cake::bench
