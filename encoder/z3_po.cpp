@@ -88,8 +88,9 @@ class Po {
   int width() const { return w_; }
   bool ints() const { return ints_; }
 
-  // Every event before END is enabled, violates nothing, and no state
-  // before it has a lost phase.
+  // Every event before END is enabled, violates no rule that ends runs
+  // (endsRun: data hazards are allowed), and no state before it has a lost
+  // phase.
   E prefix() const { return prefix_; }
   // Every event before END is enabled (violations do not end the run): a
   // violation at END of such a run means a first violation somewhere on it.
@@ -611,7 +612,8 @@ bool Po::build(std::string* why) {
   runs_ = all(base);
   for (int e = 0; e < events(); ++e) {
     std::vector<E> bad;
-    for (auto& [rule, f] : step_viol_[e]) bad.push_back(f);
+    for (auto& [rule, f] : step_viol_[e])
+      if (endsRun(rule)) bad.push_back(f);  // a data hazard does not end the run
     pre.push_back(z3::implies(lt(T(e), end_), enabled(e, T(e)) && notAfterExit(e) && !any(bad)));
   }
   for (int p = 0; p < m_.P; ++p)
@@ -1179,7 +1181,8 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   // 1. Is any rule violated at all? Runs need not stop at violations here:
   // the first violation on a violating run is reached by a violation-free
   // prefix, so this decides pass / violation, and the simulator's replay of
-  // the run names the first violation.
+  // the run names the violations up to the run's end (the first one that
+  // ends runs, endsRun).
   // A deadlock that a candidate explains is a violation too; a landing in
   // another phase than meant is looked for alongside (for the warning of a
   // clean program) and dropped from the goal once seen.
@@ -1216,14 +1219,15 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
            tr);
       return finish();
     }
-    size_t shortest = rr.violations.front().trace.size();
-    for (const Violation& v : rr.violations) shortest = std::min(shortest, v.trace.size());
+    // the replay records the run up to its end (endsRun): each rule it
+    // meets is met on a run whose earlier steps end no run, as explore() reports them
     for (const Violation& v : rr.violations)
-      if (v.trace.size() == shortest && found.insert(v.rule).second) res.violations.push_back(v);
+      if (found.insert(v.rule).second) res.violations.push_back(v);
   }
   if (opts.stop_at_first) return finish();
 
-  // 2. Every other rule: runs that stop at their first violation.
+  // 2. Every other rule: runs that stop at their first violation that ends
+  // runs (a synchronization error; data hazards before END are allowed).
   // Some run goes wrong, so every candidate is an error (resolveStatics):
   // their rules need no search.
   std::erase_if(open, [&](const std::string& r) {
@@ -1250,7 +1254,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
       for (const Violation& v : rr.violations) {
         bool at_end = v.trace.size() == tr.size();
         if (v.rule == rule && (at_end || rule == "sync.lost-phase")) { if (!confirmed) confirmed = &v; }
-        else if (!at_end) earlier = true;
+        else if (!at_end && endsRun(v.rule)) earlier = true;
       }
       if (!rr.valid || !confirmed || earlier) {
         fail(fmt::format("the {} counterexample does not replay on the simulator ({})", rule,
