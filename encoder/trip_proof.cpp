@@ -47,6 +47,11 @@ struct Met : Fail {
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
 
+// Milliseconds since the proof started (its budget is wall-clock time).
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // ================================================================ the trip expression
 
 // Does e or any of its sub-expressions satisfy `pred`?
@@ -766,7 +771,7 @@ class LapExplorer {
     uint64_t max_states = std::min<uint64_t>(opts_.max_states, uint64_t{opts_.memory_mb} * 1024 * 1024 / per_state);
     for (size_t n = 0; n < g_.size(); ++n) {
       if (n % 256 == 0) {
-        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+        double ms = msSince(start_);
         if (g_.size() > max_states || ms > opts_.timeout_ms)
           throw Fail(fmt::format("budget exceeded after {} states ({:.1f} s)", g_.size(), ms / 1000));
       }
@@ -1150,7 +1155,14 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
   if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
     throw Fail("no role runs the symbolic loop");
-  for (int64_t T = t0; T <= W; ++T) w.by_trip.push_back(buildAt(s, binding, target, tl, T));
+  for (int64_t T = t0; T <= W; ++T) {
+    // a body that grows with T (an inner loop bounded by the loop variable)
+    // makes each system larger: the budget holds here too
+    if (msSince(start) >= opts.timeout_ms)
+      throw Fail(fmt::format("budget exceeded ({:.1f} s, building the system for trip count {} of window {})",
+                             msSince(start) / 1000, T, W));
+    w.by_trip.push_back(buildAt(s, binding, target, tl, T));
+  }
   findSteadyOffsets(w);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
@@ -1165,21 +1177,21 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
       if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
   }
   // the solver's queries share the proof's time budget
-  const double used_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double used_ms = msSince(start);
   if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
   Limits limits;
   limits.timeout_ms = static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms));
   limits.memory_mb = opts.memory_mb;
   checkBodyExprs(s, tl, body_exprs, w.P, w.w0, limits);
   checkTripUses(s, tl, w, uses, limits);
-  if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() >= opts.timeout_ms)
+  if (msSince(start) >= opts.timeout_ms)
     throw Fail("budget exceeded in the bit-vector proofs");
   periodCounts(w);
   layOut(w);
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) {
     ExploreOptions eo;
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double ms = msSince(start);
     eo.timeout_ms = static_cast<unsigned>(std::max(1.0, opts.timeout_ms - ms));
     eo.memory_mb = opts.memory_mb;
     eo.stop_at_first = true;
@@ -1217,7 +1229,7 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
   for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
   for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
     if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double ms = msSince(start);
     if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
     try {
       return attempt(s, target, checked.front(), tl, t0, W, opts, start, states) +
