@@ -72,6 +72,13 @@ void collectLoops(const ir::Block& b, std::vector<const ir::Stmt*>& out) {
   }
 }
 
+// Is `inner` a statement inside block b (at any depth)?
+bool inBlock(const ir::Block& b, const ir::Stmt* inner) {
+  return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
+    return &st == inner || inBlock(st.body, inner) || inBlock(st.orelse, inner);
+  });
+}
+
 // The loops whose bound depends on a parameter: each is
 // `for v in lm.range(lo, E + off)` with one expression E (the trip count).
 struct TripLoops {
@@ -135,6 +142,7 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
   std::vector<const ir::Stmt*> loops;
   for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
   TripLoops tl;
+  const ir::Stmt* first = nullptr;  // the first symbolic loop
   auto onlyFinite = [&](const ir::ExprPtr& e) {
     std::set<int> ps = paramsOf(*e);
     return std::all_of(ps.begin(), ps.end(), [&](int p) { return finite.count(p) > 0; });
@@ -148,10 +156,20 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
     if (!lo || !step || *step != 1) throw Fail("a loop with a symbolic bound has a start that is not a constant or a step other than 1");
     auto [core, off] = splitOffset(st->hi);
-    if (!tl.trip) tl.trip = core;
-    else if (!ir::sameExpr(*tl.trip, *core))
+    if (!tl.trip) {
+      tl.trip = core;
+      first = st;
+    } else if (!ir::sameExpr(*tl.trip, *core)) {
+      // A loop around another with its own symbolic bound: a persistent
+      // kernel's tile loop around its K loop (docs/z3.md, "Persistent kernels").
+      const ir::Stmt* outer = inBlock(first->body, st) ? first : inBlock(st->body, first) ? st : nullptr;
+      if (outer)
+        throw Fail(fmt::format("the symbolic loops have different bounds ({} around {}: a persistent kernel's tile "
+                               "and K loops, two symbolic dimensions, not proved yet)",
+                               ir::exprToString(*outer->hi, s), ir::exprToString(*(outer == st ? first : st)->hi, s)));
       throw Fail(fmt::format("the symbolic loops have different bounds ({} and {})", ir::exprToString(*tl.trip, s),
                              ir::exprToString(*st->hi, s)));
+    }
     tl.lo[st->loop_var] = *lo;
     tl.off[st->loop_var] = off;
   }
