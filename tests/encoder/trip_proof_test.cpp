@@ -410,6 +410,25 @@ TEST(TripProof, PersistentBugsFromALaterTileAreNotProved) {
   }
 }
 
+// The bounded check's covering values reach a bug that a guard on the tile
+// variable puts past the pipeline depths: `if t % 8 != 5` skips tile 5's
+// release, and the loop's trip count also takes the targets of 8 and 5 as
+// if they were depths (checks/model_check.cpp, GoalCollector::loopGuard):
+// a counterexample, where the depths alone (up to 5 tiles) said "checked".
+TEST(TripProof, PersistentBugPastTheDepthsIsFoundByTheBoundedCheck) {
+  auto mod = cake::testing::compile(
+      edit(kPersistent, "            lm.arrive(acc_empty, iter=t)",
+           "            if t % 8 != 5:\n                lm.arrive(acc_empty, iter=t)"));
+  checks::CheckOptions opts;
+  opts.target = mod.schedules[0].target;
+  ir::DiagnosticSink sink;
+  std::vector<checks::PropertyVerdict> verdicts;
+  checks::runModelChecker(mod.schedules[0], opts, sink, verdicts);
+  EXPECT_TRUE(sink.hasErrors());
+  ASSERT_FALSE(verdicts.empty());
+  EXPECT_EQ(verdicts.back().kind, checks::VerdictKind::Counterexample) << verdicts.back().detail;
+}
+
 // Tiles with different K trip counts (causal attention: tile t runs t + 1
 // KV blocks) and a ring index that assumes equal ones (`t * n + k` with this
 // tile's n): stale phases from the 2nd tile on. The K loop's bound reads no
