@@ -16,7 +16,10 @@
 #   device (carry .devcarry/attn2): bash .devcarry/attn2/device_attn2.sh 300
 #
 # Output under $OUT: headline.jsonl, torch_refs_{pre,post}.jsonl, sweep.jsonl,
-# ncu_ID_{details,raw,sass}.csv, ncu_ID_hot.txt, sass_STEM.txt, log.txt.
+# ncu_ID_{details,raw,sass}.csv, ncu_ID_hot.txt, sass_STEM.txt, log.txt, and all of
+# them in all.tgz. Second call (the ablations of the lowering, the held-out pairs, ncu on the D=64 rings):
+#   DIAG=1 HEADLINE_IDS="a128_4 a128_2 a128_8 a128_9 a128_10" NCU_BEST=0 NCU_IDS="r096 r100 a128_2" \
+#   SASS_STEMS="fa3_d128_fold fa3_d128_overlap base_fa3_d128_overlap sm90_fa3_fwd fa3_s3" bash .devcarry/attn2/device_attn2.sh 240
 set -u
 C=$(cd "$(dirname "$0")" && pwd)
 LIMIT=${1:-300}
@@ -44,7 +47,8 @@ headline() {  # headline ID SO LABEL
 sdpa() { TORCH_REP_MS=${TORCH_REP_MS:-1500} timeout 120 python3 "$C"/torch_refs.py --budget 60 --only sdpa --first 1 > "$OUT/torch_refs_$1.jsonl" 2>> "$L"; log "sdpa $1: $(tail -1 "$OUT/torch_refs_$1.jsonl")"; }
 
 sdpa pre
-for id in $(grep -P "\theadline\t" "$C"/pairs.tsv | cut -f1); do
+# HEADLINE_IDS: these rows only (default: every headline row)
+for id in ${HEADLINE_IDS:-$(grep -P "\theadline\t" "$C"/pairs.tsv | cut -f1)}; do
   row=$(row_of "$id"); stem=$(echo "$row" | cut -f7)
   [ -f "$C/so/base_$stem.so" ] && headline "$id" "$C/so/base_$stem.so" "base:$(echo "$row" | cut -f3)"
   headline "$id" "$C/so/$stem.so" "$(echo "$row" | cut -f3)"
@@ -55,9 +59,17 @@ if [ "${SWEEP:-1}" != 0 ]; then
   SWEEP_SPLIT=holdout python3 "$C"/cost_sweep.py time "$C" "$OUT"/sweep.jsonl $(( $(date +%s) + 40 )) >> "$L" 2>&1
   log "sweep: $(wc -l < "$OUT"/sweep.jsonl) records"
 fi
+# DIAG=1: the diagnostic pairs (split "diag", plan_diag.tsv: the 2-slot ring in the 3-slot footprint,
+# the 3-slot ring at the 2-slot depth), then the held-out pairs once more (their run-to-run spread)
+if [ -n "${DIAG:-}" ]; then
+  SWEEP_SPLIT=diag python3 "$C"/cost_sweep.py time "$C" "$OUT"/sweep_diag.jsonl $(( $(date +%s) + 40 )) >> "$L" 2>&1
+  SWEEP_SPLIT=holdout python3 "$C"/cost_sweep.py time "$C" "$OUT"/sweep_repeat.jsonl $(( $(date +%s) + 40 )) >> "$L" 2>&1
+  log "diag: $(wc -l < "$OUT"/sweep_diag.jsonl) records, repeat: $(wc -l < "$OUT"/sweep_repeat.jsonl)"
+fi
 
 # the fastest D=128 kernel of this lowering (not base_)
-BEST=$(python3 - "$OUT"/headline.jsonl <<'EOF'
+# NCU_BEST=0: no ncu on it
+BEST=$([ "${NCU_BEST:-1}" = 0 ] || python3 - "$OUT"/headline.jsonl <<'EOF'
 import json, sys
 best = None
 for l in open(sys.argv[1]):
@@ -88,10 +100,11 @@ for id in $BEST ${NCU_IDS:-r096 r100}; do
   log "ncu $id $stem: $(wc -l < "$OUT/ncu_${id}_details.csv" 2>/dev/null) detail lines"
 done
 OBJ=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
-for id in $BEST r096 r100; do
-  stem=$(row_of "$id" | cut -f7)
+for stem in ${SASS_STEMS:-$(for id in $BEST r096 r100; do row_of "$id" | cut -f7; done)}; do
   "$OBJ" -sass "$C/so/$stem.so" > "$OUT/sass_$stem.txt" 2>&1
   [ -f "$C/so/base_$stem.so" ] && "$OBJ" -sass "$C/so/base_$stem.so" > "$OUT/sass_base_$stem.txt" 2>&1
 done
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw --format=csv >> "$L"
 log "end"
+# the run tool brings back a few files only: everything in one archive
+(cd "$OUT" && tar czf all.tgz --exclude all.tgz ./*)
