@@ -334,8 +334,18 @@ TEST(Lowering, FlashAttentionFragments) {
   EXPECT_TRUE(contains(s, "cake_v = fmaxf(cake_v, cake_shfl_xor(cake_v, 1));"));
   EXPECT_TRUE(contains(s, "cake_v = fmaxf(cake_v, cake_shfl_xor(cake_v, 2));"));
   EXPECT_FALSE(contains(s, "cake_scratch"));
+  // a thread's 16 elements of a row in 4 independent chains, combined pairwise
+  EXPECT_TRUE(contains(s, "for (int cake_b = 4; cake_b < 16; ++cake_b) cake_vp[cake_b % 4] = fmaxf(cake_vp[cake_b % 4], "
+                          "cake_f32(s_acc[cake_a][cake_b]));"));
+  EXPECT_TRUE(contains(s, "cake_v = fmaxf(fmaxf(cake_vp[0], cake_vp[1]), fmaxf(cake_vp[2], cake_vp[3]));"));
+  // exp2 is one ex2.approx.ftz (exp2f's non-ftz ex2 costs a compare and two multiplies more per element)
+  EXPECT_TRUE(contains(s, "cake_exp2(cake_f32(s_acc[cake_i][cake_j]))"));
+  EXPECT_TRUE(contains(s, "asm(\"ex2.approx.ftz.f32 %0, %1;\""));
+  EXPECT_FALSE(contains(s, "exp2f(cake_f32"));
+  // P = bf16(S) converts two elements at once
+  EXPECT_TRUE(contains(s, "cake_cvt2<__nv_bfloat16>(cake_f32(s_acc[cake_i][cake_jj + 0]), cake_f32(s_acc[cake_i][cake_jj + 1]), "
+                          "p[cake_i][cake_jj + 0], p[cake_i][cake_jj + 1]);"));
   // broadcast of a row statistic: (64,64) - (64,1)
-  EXPECT_TRUE(contains(s, "exp2f("));
   EXPECT_TRUE(contains(s, "cake_f32(m_new[cake_i][0])"));
   // O += P V: wgmma with A from registers
   EXPECT_TRUE(contains(s, "cake_wgmma_rs_m64n64k16_bf16(o_acc[0], o_acc[1], cake_ra[cake_k][0][0], cake_ra[cake_k][0][1],"));
