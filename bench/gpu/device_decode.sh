@@ -45,7 +45,7 @@ if has ncu && command -v ncu >/dev/null; then
   for so in ${NCU_KERNELS:-}; do
     n=$(basename $so .so)
     timeout -s KILL 60 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-      --section Occupancy --section LaunchStats --clock-control none -k regex:'_kernel$' -c 1 \
+      --section Occupancy --section LaunchStats --clock-control none -k regex:'^cake_.*_kernel$' -c 1 \
       $H --kernel $so --m ${NCU_M:-1} --n 4096 --k 4096 --no-time > "$OUT/ncu_$n.txt" 2>&1
     grep -E 'Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Stall|Warp Cycles' "$OUT/ncu_$n.txt" | head -20 | sed "s/^/$n: /"
   done

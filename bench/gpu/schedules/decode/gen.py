@@ -29,9 +29,9 @@ import sys
 
 # (BN, S, W[, rot]): BN = tile width (wgmma n), S = ring slots, W = consumer warpgroups,
 # rot: the CTA's K walk starts at k-block (block_idx(1) * k_tiles) // grid_dim(1) and wraps
-# (suffix _r). Without it every CTA reads the same A k-block at the same time, and
-# at M = 1 that is one 128-B line that all ~128 SMs ask one L2 slice for at once
-# (measured: M = 1 runs 20-70 % slower than M = 64 with the same B traffic).
+# (suffix _r). Measured: M = 1 runs 20-70 % slower than M = 64 with the same B traffic;
+# one hypothesis (not measured) is that without the rotation every CTA reads the same A
+# k-block at the same time, at M = 1 one 128-B line served by one L2 slice.
 VARIANTS = [
     (32, 16, 2, True), (32, 18, 1, True), (112, 8, 2, True), (112, 9, 1, True), (64, 12, 2, True),
     (32, 16, 2), (32, 16, 4), (16, 8, 2), (64, 12, 2),
