@@ -16,7 +16,8 @@
 # interleaved runs, each after an L2 flush, CUPTI kernel times, same process);
 # (2) correctness at edge shapes (device_perf.sh's edge step); (3) Nsight Compute --set full with the
 # source page on one 4096^3 launch of each NCU kernel, summarised with
-# ncu_summary.py / ncu_hotspots.py and the launch / L2 / cluster metrics.
+# ncu_summary.py / ncu_hotspots.py and the launch / L2 / cluster metrics;
+# (4) a SASS census of the fences around the cluster synchronisation.
 set -u
 D=${D:-.devcarry/cluster}
 SCHEDULES=${SCHEDULES:-"bench/gpu/schedules/sm90_ws_bn256_s4.cake bench/gpu/schedules/sm90_ws_bn256_s4_cluster2.cake
@@ -59,7 +60,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
 export LD_LIBRARY_PATH=$D/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 H="$D/cake_harness"
-STEPS=${STEPS:-time edge ncu}
+STEPS=${STEPS:-time edge ncu sass}
 has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
 KERNELS=${KERNELS:-$(ls $D/*.so | sort)}
@@ -100,6 +101,16 @@ print("  " + "  ".join("%s=%s%s" % (k, x, "" if un in ("", "none") else " " + un
 PY
     python3 $D/ncu_hotspots.py "$OUT/ncu_${n}_sass.csv" 12
   done
+fi
+# the fences the compiler put around the cluster synchronisation: per .so, how
+# many of each (MEMBAR.ALL.GPU / ERRBAR before a remote arrive is what a
+# cluster-scope release costs)
+if has sass && command -v cuobjdump >/dev/null; then
+  for so in ${SASS_KERNELS:-$KERNELS}; do
+    cuobjdump --dump-sass $so > "$OUT/sass.txt" 2>/dev/null
+    echo "sass $(basename $so .so): $(grep -c 'SYNCS.ARRIVE.TRANS64.RED' $OUT/sass.txt) remote-arrive $(grep -c 'MEMBAR.ALL.GPU' $OUT/sass.txt) MEMBAR.ALL.GPU $(grep -c ' ERRBAR' $OUT/sass.txt) ERRBAR $(grep -c 'UCGABAR_ARV' $OUT/sass.txt) cluster-barrier $(grep -c 'HGMMA' $OUT/sass.txt) HGMMA $(grep -c 'LDL\|STL' $OUT/sass.txt) LDL/STL"
+  done
+  rm -f "$OUT/sass.txt"
 fi
 # the run tool returns a few files only: everything goes back as one tarball
 (cd "$OUT" && tar czf cluster_perf.tgz --remove-files $(ls | grep -v '^cluster_perf.tgz$'))

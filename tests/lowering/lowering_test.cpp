@@ -563,6 +563,10 @@ TEST(Lowering, ClusterMulticastGemm) {
   // A (8 KiB) + the 8 KiB half of B from each of the 2 CTAs of the mask
   EXPECT_TRUE(contains(s, "cake_mbar_arrive_expect_tx((full + 8 * (cake_slot<2>(k))), 24576);"));
   EXPECT_TRUE(contains(s, "mapa.shared::cluster.u32 rb, %0, %1;"));
+  // released at CTA scope (the PTX default): a .release.cluster arrive costs
+  // a GPU-scope membar before every slot release (docs/gpu.md)
+  EXPECT_TRUE(contains(s, "mbarrier.arrive.shared::cluster.b64 _, [rb], %2;"));
+  EXPECT_FALSE(contains(s, "mbarrier.arrive.release.cluster"));
   EXPECT_EQ(count(s, "cake_mbar_arrive_cluster((empty + 8 * (cake_slot<2>(k))), "), 2u);
   // two per role, the elected-thread producer's outside its elected block
   EXPECT_EQ(count(s, "cake_cluster_sync();  //"), 4u);
