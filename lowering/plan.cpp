@@ -260,6 +260,12 @@ bool KernelPlan::opIsElected(const ir::Op& op) const {
     case OpKind::Wait: case OpKind::Arrive: case OpKind::ExpectTx: case OpKind::TmaLoad:
     case OpKind::TmaStore: case OpKind::TmaStoreCommit: case OpKind::TmaStoreWait: case OpKind::FenceProxy:
       return true;
+    case OpKind::ClusterSync:
+      // every thread of the instance runs it, but it does not need them for
+      // anything else: the emitter steps out of `if (cake_elected)` around it
+      // (barrier.cluster is not .aligned), so the role can stay elected and
+      // its other threads do not spin on the ring's waits beside the elected one
+      return true;
     case OpKind::Mma:
       return op.dst.kind == ir::BufferRef::Kind::Tmem;
     case OpKind::MmaCommit:

@@ -377,14 +377,21 @@ const char* preludeClusterText() {
     std::string s = R"PRELUDE(
 // ---- thread-block clusters (sm_90a and later) ----------------------------
 // One arrival of `count` on the mbarrier at the same offset in cluster CTA
-// `cta` (mapa), released at cluster scope: this thread's earlier accesses
-// (its smem reads done) are visible to the peer that waits on it.
+// `cta` (mapa), with the PTX default semantics (release at CTA scope), as
+// CUTLASS's ClusterBarrier::arrive(cta_id, pred) does. What a remote arrive
+// orders in the IR is this thread's use of its OWN CTA's shared memory
+// before the peer's multicast TMA overwrites it (reads finished by
+// lm.mma_wait / program order; the IR has no stores to a peer's shared
+// memory, so nothing of this thread's must become visible to the peer). An
+// arrive.release.cluster put a cluster-scope fence (ERRBAR + membar stall)
+// before every release: Nsight Compute found the consumers of the 2x1
+// multicast GEMMs stalled there (docs/gpu.md).
 __device__ __forceinline__ void cake_mbar_arrive_cluster(uint32_t bar, uint32_t cta, uint32_t count) {
   asm volatile(
       "{\n"
       ".reg .b32 rb;\n"
       "mapa.shared::cluster.u32 rb, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [rb], %2;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [rb], %2;\n"
       "}\n" ::"r"(bar),
       "r"(cta), "r"(count)
       : "memory");

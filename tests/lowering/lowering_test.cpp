@@ -619,10 +619,43 @@ TEST(Lowering, ClusterMulticastGemm) {
   // A (8 KiB) + the 8 KiB half of B from each of the 2 CTAs of the mask
   EXPECT_TRUE(contains(s, "cake_mbar_arrive_expect_tx((full + 8 * (cake_slot<2>(k))), 24576);"));
   EXPECT_TRUE(contains(s, "mapa.shared::cluster.u32 rb, %0, %1;"));
+  // released at CTA scope (the PTX default): a .release.cluster arrive costs
+  // a GPU-scope membar before every slot release (docs/gpu.md)
+  EXPECT_TRUE(contains(s, "mbarrier.arrive.shared::cluster.b64 _, [rb], %2;"));
+  EXPECT_FALSE(contains(s, "mbarrier.arrive.release.cluster"));
   EXPECT_EQ(count(s, "cake_mbar_arrive_cluster((empty + 8 * (cake_slot<2>(k))), "), 2u);
   // two per role, the elected-thread producer's outside its elected block
   EXPECT_EQ(count(s, "cake_cluster_sync();  //"), 4u);
   EXPECT_TRUE(contains(s, "barrier.cluster.arrive.release;\\nbarrier.cluster.wait.acquire;"));
+  // lm.cluster_sync() keeps the load role elected: one thread runs its waits
+  // and TMA issue (its full barrier expects 1 arrival, not one per warp)
+  const size_t load = s.find("// role 'load'");
+  ASSERT_NE(load, std::string::npos);
+  EXPECT_TRUE(contains(s.substr(load, 200), "runs on one elected thread per instance")) << s.substr(load, 200);
+  EXPECT_TRUE(contains(s, "cake_mbar_init(full + 8 * s, 1);"));
+  const size_t sync = s.find("cake_cluster_sync();  //", load);
+  const size_t loop = s.find("for (int k = 0;", load);
+  ASSERT_LT(sync, loop);
+  EXPECT_TRUE(contains(s.substr(sync, loop - sync), "if (cake_elected) {"));
+  // not persistent: no residency query
+  EXPECT_FALSE(contains(s, "cudaOccupancyMaxActiveClusters"));
+}
+
+// A persistent clustered grid is capped at the clusters the GPU holds at once
+// (cudaOccupancyMaxActiveClusters), after the #SMs rounded to the cluster.
+TEST(Lowering, PersistentClusterGridFitsResidentClusters) {
+  auto r = lowerFile("bench/gpu/schedules/sm90_ws_bn256_s4_cluster2.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  const size_t round = s.find("cake_num_sms = cake_max(cake_num_sms / 2 * 2, 2);");
+  const size_t query = s.find("cudaOccupancyMaxActiveClusters(&cake_max_clusters, cake_gemm_sm90_ws_bn256_s4_cluster2_kernel");
+  const size_t cap = s.find("if (cake_max_clusters > 0) cake_num_sms = cake_min(cake_num_sms, cake_max_clusters * 2);");
+  const size_t grid = s.find("dim3 cake_grid(cake_num_sms, 1, 1);");
+  ASSERT_NE(round, std::string::npos);
+  ASSERT_NE(grid, std::string::npos);
+  EXPECT_LT(round, query);
+  EXPECT_LT(query, cap);
+  EXPECT_LT(cap, grid);
 }
 
 TEST(Lowering, ClusterSyncInsideALoopIsRefused) {
