@@ -278,13 +278,22 @@ class BindingSearch {
   std::vector<int> ints_;
   std::string failure_;
 
+  // In a modelled cluster the binding's block index names the cluster
+  // (encoder/system.cpp): the goals are valued as its rank-0 CTA sees them,
+  // block cluster * b of a grid of cluster * g blocks. Without this a
+  // persistent schedule that strides by clusters (lm.grid_dim(0) // 2) would
+  // divide by zero here, and its tile loop would never get 2 trips.
+  int64_t clusterDim(int d) const { return s_.cluster_ops ? s_.cluster[d] : 1; }
+  int64_t ctaIdx(const Binding& b, int d) const { return clusterDim(d) * b.block_idx[d]; }
+  int64_t gridOf(const Binding& b, int d) const { return clusterDim(d) * b.grid_dim[d]; }
+
   ir::EvalEnv env(const Binding& b) const {
     ir::EvalEnv e;
     e.params = b.params;
     e.instance = 0;
     for (int d = 0; d < 3; ++d) {
-      e.block_idx[d] = b.block_idx[d];
-      e.grid_dim[d] = b.grid_dim[d];
+      e.block_idx[d] = ctaIdx(b, d);
+      e.grid_dim[d] = gridOf(b, d);
     }
     for (int v = 0; v < static_cast<int>(s_.loop_vars.size()); ++v) e.loop_vars[v] = 0;
     return e;
@@ -316,8 +325,8 @@ class BindingSearch {
     for (int p : ints_)
       if (!free.count(p) && b.params.count(p)) out.push_back(eqExpr(leafExpr(ExprKind::Param, p), b.params.at(p)));
     for (int d = 0; d < 3; ++d) {
-      out.push_back(eqExpr(leafExpr(ExprKind::BlockIdx, d), b.block_idx[d]));
-      out.push_back(eqExpr(leafExpr(ExprKind::GridDim, d), b.grid_dim[d]));
+      out.push_back(eqExpr(leafExpr(ExprKind::BlockIdx, d), ctaIdx(b, d)));
+      out.push_back(eqExpr(leafExpr(ExprKind::GridDim, d), gridOf(b, d)));
     }
     return out;
   }

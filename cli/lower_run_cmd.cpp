@@ -87,6 +87,7 @@ struct LowerArgs {
   std::vector<std::string> set;  // NAME=VALUE specialisations of scalar parameters
   bool no_comments = false;
   bool allow_unverified = false;
+  double check_timeout_s = 10;  // --check-timeout: the verification budget
 };
 
 }  // namespace
@@ -129,7 +130,7 @@ int runLower(const LowerArgs& a) {
   if (!sets) return kCannotCheck;
   opts.specialize = *sets;
   std::string refusal;
-  if (int verdict = verify(*ls.schedule, &refusal); verdict != kOk) {
+  if (int verdict = verify(*ls.schedule, &refusal, static_cast<unsigned>(a.check_timeout_s * 1000)); verdict != kOk) {
     if (!a.allow_unverified) {
       fmt::print(stderr, "cake: lower refused: {}; --allow-unverified lowers it anyway\n", refusal);
       return verdict;
@@ -251,6 +252,9 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
   lower->add_option("--set", la->set, "give a scalar parameter a value, e.g. --set BM=64 (repeatable)");
   lower->add_flag("--allow-unverified", la->allow_unverified,
                   "lower even if the verifier rejects the schedule or cannot decide it (to observe a bug)");
+  lower->add_option("--check-timeout", la->check_timeout_s,
+                    "seconds for the verification before lowering (as cake check --timeout; default 10)")
+      ->check(CLI::Range(1.0, 3600.0));
   lower->callback([la, &exit_code] { exit_code = runLower(*la); });
 
   auto ra = std::make_shared<RunArgs>();

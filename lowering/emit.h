@@ -84,6 +84,7 @@ class Emitter {
   void emitTmemCopy(const ir::Op& op);
   // ---- host (emit_host.cpp)
   void emitHost();
+  void emitClusterResidency();
 };
 
 }  // namespace cake::lowering::detail

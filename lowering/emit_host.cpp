@@ -26,6 +26,30 @@ const char* tmapSwizzle(ir::Swizzle s) {
 }
 }  // namespace
 
+// A persistent clustered grid must fit on the GPU at once: clusters are
+// placed whole inside one GPC, so #SMs / cluster size clusters may not all be
+// resident (a GPC with an odd number of free SMs leaves one idle), and a
+// cluster that does not fit runs as a second wave after a whole mainloop.
+// The grid is capped at the driver's count of co-resident clusters (the
+// cluster shape comes from __cluster_dims__), once per process like the
+// smem attribute; the schedule strides by lm.grid_dim(0), so any grid that
+// is a multiple of the cluster is correct.
+void Emitter::emitClusterResidency() {
+  const int per_x = s_.cluster[0];
+  line("static int cake_max_clusters = -1;");
+  open("if (cake_max_clusters < 0)");
+  line("cudaLaunchConfig_t cake_occ = {};");
+  line(fmt::format("cake_occ.gridDim = dim3(cake_num_sms, {}, {});", s_.cluster[1], s_.cluster[2]));
+  line(fmt::format("cake_occ.blockDim = dim3({});", plan_.threads_));
+  line("cake_occ.dynamicSmemBytes = cake_smem_bytes;");
+  line(fmt::format("if (cudaOccupancyMaxActiveClusters(&cake_max_clusters, {}, &cake_occ) != cudaSuccess) {{",
+                   plan_.kernelName()));
+  line("  (void)cudaGetLastError();  // not fatal: keep the #SMs grid");
+  line("  cake_max_clusters = 0;");
+  line("}");
+  close();
+  line(fmt::format("if (cake_max_clusters > 0) cake_num_sms = cake_min(cake_num_sms, cake_max_clusters * {});", per_x));
+}
 
 void Emitter::emitHost() {
   line("");
@@ -107,6 +131,7 @@ void Emitter::emitHost() {
     line("cudaDeviceGetAttribute(&cake_num_sms, cudaDevAttrMultiProcessorCount, cake_dev);");
     comment("persistent: the schedule strides over its tiles by lm.grid_dim(0)");
     if (s_.cluster[0] > 1) line(fmt::format("cake_num_sms = cake_max(cake_num_sms / {0} * {0}, {0});", s_.cluster[0]));
+    if (s_.cluster[0] * s_.cluster[1] * s_.cluster[2] > 1) emitClusterResidency();
   }
   if (plan_.gridDerived_) {
     line(fmt::format("dim3 cake_grid({}, {}, {});", plan_.gridHost_[0], plan_.gridHost_[1], plan_.gridHost_[2]));

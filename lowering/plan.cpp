@@ -260,6 +260,12 @@ bool KernelPlan::opIsElected(const ir::Op& op) const {
     case OpKind::Wait: case OpKind::Arrive: case OpKind::ExpectTx: case OpKind::TmaLoad:
     case OpKind::TmaStore: case OpKind::TmaStoreCommit: case OpKind::TmaStoreWait: case OpKind::FenceProxy:
       return true;
+    case OpKind::ClusterSync:
+      // every thread of the instance runs it, but it does not need them for
+      // anything else: the emitter steps out of `if (cake_elected)` around it
+      // (barrier.cluster is not .aligned), so the role can stay elected and
+      // its other threads do not spin on the ring's waits beside the elected one
+      return true;
     case OpKind::Mma:
       return op.dst.kind == ir::BufferRef::Kind::Tmem;
     case OpKind::MmaCommit:
@@ -586,11 +592,10 @@ std::string KernelPlan::tmemAddr(const ir::BufferRef& ref, int64_t col_off) cons
 }
 
 std::string KernelPlan::hostGridText() const {
-  if (persistent_) return "(#SMs, 1, 1)";
   if (!gridDerived_) return "(from the caller)";
   std::string s = "(";
   for (int d = 0; d < 3; ++d) {
-    std::string g = gridHost_[d];
+    std::string g = persistent_ && d == 0 ? "#SMs" : gridHost_[d];
     // readable: cake_cdiv(static_cast<int>(cake_t[k].dims[c]), T) -> cdiv(NAME.dim[c], T)
     const auto p = g.find("cake_t[");
     if (p != std::string::npos) {
