@@ -398,7 +398,7 @@ TEST(TripProof, PersistentBugsFromALaterTileAreNotProved) {
            Bug{"it = t * k_tiles + k", "it = t * 2 + k",
                "ring index strides by 2 per tile: wrong only with 2+ tiles and 3+ K iterations", 2, 3, 1, 6},
            Bug{"            lm.arrive(acc_empty, iter=t)", "            if t % 8 != 5:\n                lm.arrive(acc_empty, iter=t)",
-               "tile 5's accumulator never released: hangs from the 8th tile (past the bounded check's 5)", 8, 1, 5, 3},
+               "tile 5's accumulator never released: hangs from the 8th tile (past the depths' targets)", 8, 1, 5, 3},
        }) {
     auto mod = cake::testing::compile(edit(kPersistent, b.from, b.to));
     const ir::Schedule& s = mod.schedules.at(0);
