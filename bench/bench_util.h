@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -29,6 +30,18 @@ inline std::vector<std::string> cakeFilesUnder(const std::vector<std::string>& d
 // An argument that looks like an option but is none of the program's.
 inline void rejectUnknownOption(const std::string& arg) {
   if (arg.rfind("-", 0) == 0) throw std::runtime_error("unknown option: " + arg);
+}
+
+// A whole-string number (an option's value or a positional count), else
+// an error naming `what`: "--max-trips=x" must not read as 0.
+template <class T>
+T parseNumber(const std::string& text, const std::string& what) {
+  T v{};
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || p != end)
+    throw std::runtime_error(what + " is not a number: '" + text + "'");
+  return v;
 }
 
 // Runs body(); an exception becomes "PROG: error: WHAT" on stderr and exit 2.

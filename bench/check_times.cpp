@@ -42,8 +42,10 @@ static int run(int argc, char** argv) {
   unsigned timeout_ms = checks::CheckOptions{}.timeout_ms;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--repeat=", 0) == 0) repeat = std::max(1, std::stoi(a.substr(9)));
-    else if (a.rfind("--timeout-s=", 0) == 0) timeout_ms = 1000u * static_cast<unsigned>(std::stoul(a.substr(12)));
+    if (a.rfind("--repeat=", 0) == 0)
+      repeat = std::max(1, cake::bench::parseNumber<int>(a.substr(9), "--repeat"));
+    else if (a.rfind("--timeout-s=", 0) == 0)
+      timeout_ms = 1000u * cake::bench::parseNumber<unsigned>(a.substr(12), "--timeout-s");
     else if (a.rfind("--engine=", 0) == 0) {
       auto e = checks::parseSyncEngine(a.substr(9));
       if (!e) { std::fprintf(stderr, "--engine must be explicit, z3 or both\n"); return 2; }

@@ -5,18 +5,19 @@
 //   differential [N=1000] [SEED=1] [--engine=bmc|po] [--verbose] [--timeout-ms=T]
 //                [--max-trips=3] [--max-stages=3] [--max-consumers=2] [--budget-s=S] [--po-bit-vectors]
 //
-// Exit status 1 on any disagreement or internal error.
+// Exit status 1 on any disagreement or internal error; 2 on an unknown
+// option or a number that does not parse (one error line).
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <string>
 
+#include "bench/bench_util.h"
 #include "encoder/testing/z3_differential.h"
 
 using namespace cake::encoder;
+using cake::bench::parseNumber;
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   int n = 1000;
   uint64_t seed = 1;
   bool verbose = false;
@@ -31,19 +32,29 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--verbose") verbose = true;
     else if (a == "--po-bit-vectors") po_bit_vectors = true;
-    else if (a.rfind("--timeout-ms=", 0) == 0) bo.limits.timeout_ms = std::stoul(a.substr(13));
+    else if (a.rfind("--timeout-ms=", 0) == 0)
+      bo.limits.timeout_ms = parseNumber<unsigned>(a.substr(13), "--timeout-ms");
     else if (a.rfind("--engine=", 0) == 0) engine = a.substr(9);
-    else if (a.rfind("--budget-s=", 0) == 0) budget = std::stod(a.substr(11));
-    else if (a.rfind("--max-trips=", 0) == 0) ro.max_trips = std::stoi(a.substr(12));
-    else if (a.rfind("--max-stages=", 0) == 0) ro.max_stages = std::stoi(a.substr(13));
-    else if (a.rfind("--max-consumers=", 0) == 0) ro.max_consumers = std::stoi(a.substr(16));
-    else if (pos == 0) { n = std::atoi(a.c_str()); ++pos; }
-    else if (pos == 1) { seed = std::strtoull(a.c_str(), nullptr, 10); ++pos; }
+    else if (a.rfind("--budget-s=", 0) == 0)
+      budget = parseNumber<double>(a.substr(11), "--budget-s");
+    else if (a.rfind("--max-trips=", 0) == 0)
+      ro.max_trips = parseNumber<int>(a.substr(12), "--max-trips");
+    else if (a.rfind("--max-stages=", 0) == 0)
+      ro.max_stages = parseNumber<int>(a.substr(13), "--max-stages");
+    else if (a.rfind("--max-consumers=", 0) == 0)
+      ro.max_consumers = parseNumber<int>(a.substr(16), "--max-consumers");
+    else {
+      cake::bench::rejectUnknownOption(a);
+      if (pos == 0)
+        n = parseNumber<int>(a, "N");
+      else if (pos == 1)
+        seed = parseNumber<uint64_t>(a, "SEED");
+      else
+        throw std::runtime_error("one argument too many: " + a);
+      ++pos;
+    }
   }
-  if (engine != "bmc" && engine != "po") {
-    std::fprintf(stderr, "differential: --engine must be bmc or po\n");
-    return 2;
-  }
+  if (engine != "bmc" && engine != "po") throw std::runtime_error("--engine must be bmc or po, not '" + engine + "'");
   PoOptions po;
   po.limits = bo.limits;
   po.bit_vectors = po_bit_vectors;
@@ -59,4 +70,8 @@ int main(int argc, char** argv) {
               engine.c_str(), st.bmc_median, st.bmc_max, st.sim_max, st.seconds);
   std::printf("%d passed, %d failed\n", st.agree, st.disagree + st.internal_errors);
   return st.disagree + st.internal_errors > 0 ? 1 : 0;
+}
+
+int main(int argc, char** argv) {
+  return cake::bench::guardedMain(argv[0], [&] { return run(argc, argv); });
 }

@@ -58,12 +58,15 @@ static int run(int argc, char** argv) {
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--timeout-ms=", 0) == 0) timeout_ms = static_cast<unsigned>(std::stoul(a.substr(13)));
-    else if (a.rfind("--budget-s=", 0) == 0) budget = std::stod(a.substr(11));
-    else if (a.rfind("--every=", 0) == 0) every = std::max(1, std::stoi(a.substr(8)));
+    if (a.rfind("--timeout-ms=", 0) == 0)
+      timeout_ms = cake::bench::parseNumber<unsigned>(a.substr(13), "--timeout-ms");
+    else if (a.rfind("--budget-s=", 0) == 0)
+      budget = cake::bench::parseNumber<double>(a.substr(11), "--budget-s");
+    else if (a.rfind("--every=", 0) == 0)
+      every = std::max(1, cake::bench::parseNumber<int>(a.substr(8), "--every"));
     else if (a.rfind("--shard=", 0) == 0 && a.find('/') != std::string::npos) {
-      shard = std::stoi(a.substr(8, a.find('/') - 8));
-      shards = std::max(1, std::stoi(a.substr(a.find('/') + 1)));
+      shard = cake::bench::parseNumber<int>(a.substr(8, a.find('/') - 8), "--shard");
+      shards = std::max(1, cake::bench::parseNumber<int>(a.substr(a.find('/') + 1), "--shard"));
     }
     else if (a == "--verbose") verbose = true;
     else {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "checks/layout_internal.h"
+#include "ir/tmem.h"
 
 namespace cake::checks::layout {
 
@@ -106,30 +107,21 @@ void runTmemGates(Gates& g) {
     else if (op.dst.kind == ir::BufferRef::Kind::Tmem) tref = &op.dst;
     if (!tref || tref->index < 0) continue;
     const ir::Tmem& tm = s.tmems[tref->index];
-    // Lane quarters instance `inst` touches: rows [lo, hi) of the region
-    // (all 128 lanes when unknown).
+    // Lanes [lo, hi) instance `inst` touches (all 128 lanes when unknown).
     auto rowsOf = [&](int inst) -> std::pair<int64_t, int64_t> {
-      int64_t lo = 0, hi = 128;
-      if (!tm.shape.empty()) {
-        int64_t rows;
-        if (isConst(tm.shape[0], &rows)) hi = std::min<int64_t>(rows, 128);
-      }
-      if (tref->slices.empty()) return {lo, hi};
       ir::EvalEnv env;
       env.instance = inst;
-      const ir::Slice& sl = tref->slices[0];
-      std::optional<int64_t> l = sl.lo ? ir::evaluate(*sl.lo, env) : std::optional<int64_t>(lo);
-      std::optional<int64_t> h = sl.hi ? ir::evaluate(*sl.hi, env) : std::optional<int64_t>(hi);
-      if (!l || !h) return {0, 128};  // symbolic slice: ask for every quarter
-      return {*l, *h};
+      const ir::TmemLaneBounds b = ir::tmemLaneBounds(s, *tref, env);
+      if (!b.lo || !b.hi) return {0, ir::hw::kTmemLanes};  // symbolic slice: ask for every quarter
+      return {*b.lo, *b.hi};
     };
     const ir::Role& role = s.roles[site.role];
     for (int inst = 0; inst < role.instanceCount(); ++inst) {
       const auto [lo, hi] = rowsOf(inst);
-      std::set<int> need;
-      for (int64_t q = std::max<int64_t>(lo, 0) / 32; q * 32 < hi && q < 4; ++q) need.insert(static_cast<int>(q));
+      const std::vector<int> quarters = ir::tmemQuarters(lo, std::min<int64_t>(hi, ir::hw::kTmemLanes));
+      const std::set<int> need(quarters.begin(), quarters.end());
       std::set<int> have;
-      for (int w : g.instanceWarps(site.role, inst)) have.insert(w % 4);
+      for (int w : g.instanceWarps(site.role, inst)) have.insert(ir::tmemQuarterOfWarp(w));
       std::vector<std::string> missing;
       for (int q : need)
         if (!have.count(q)) missing.push_back(fmt::format("lanes {}-{}", 32 * q, 32 * q + 31));

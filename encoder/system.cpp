@@ -11,6 +11,7 @@
 
 #include "ir/expect_tx.h"
 #include "ir/int_eval.h"
+#include "ir/tmem.h"
 
 namespace cake::encoder {
 
@@ -482,7 +483,7 @@ class Builder {
       c0 = cols + e0 * eb / 4;
       c1 = cols + (e1 * eb + 3) / 4;
     }
-    for (int64_t q = r0 / 32; q * 32 < r1 && r1 > r0; ++q) {
+    for (const int64_t q : ir::tmemQuarters(r0, r1)) {
       Access a;
       a.write = write;
       a.proxy = proxy;

@@ -674,7 +674,7 @@ class Resolver {
   // model checker's per-CTA block indices, lowering) evaluates it alike.
   ExprPtr clusterRank(SourceRange r) {
     Schedule& s = *sch_;
-    s.cluster_ops = true;
+    cluster_rank_used_ = true;  // the rank is lm.block_idx arithmetic below: not derivable later
     ExprPtr rank;
     int64_t scale = 1;
     for (int d = 0; d < 3; ++d) {
@@ -1023,7 +1023,6 @@ class Resolver {
   // one is checked per CTA by the model checker and lowering).
   ExprPtr clusterMask(const AE& e) {
     Schedule& s = *sch_;
-    s.cluster_ops = true;
     ExprPtr m = intOf(e, "multicast=");
     if (auto c = constOf(m); c && (*c < 1 || *c >= (int64_t{1} << s.clusterSize())))
       fail("type.mismatch", e.range,
@@ -1035,7 +1034,6 @@ class Resolver {
   // cta=: the cluster rank whose barrier an arrive lands on.
   ExprPtr clusterCta(const AE& e) {
     Schedule& s = *sch_;
-    s.cluster_ops = true;
     ExprPtr c = intOf(e, "cta=");
     if (auto k = constOf(c); k && (*k < 0 || *k >= s.clusterSize()))
       fail("type.mismatch", e.range,
@@ -1153,9 +1151,7 @@ class Resolver {
                                  : cnst(1, e.range);
         if (const AE* c = a.get("cta")) o.cta = clusterCta(*c);
         return o;
-      case OpKind::ClusterSync:
-        s.cluster_ops = true;
-        return o;
+      case OpKind::ClusterSync: return o;
       case OpKind::Wait:
         o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of wait");
         o.sel = selector(a, e, barrierSlots(o.barrier), true, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
@@ -1498,6 +1494,7 @@ class Resolver {
     s.range = def.range;
     sch_ = &s;
     inRole_ = false;
+    cluster_rank_used_ = false;
     scopes_.clear();
     scopes_.emplace_back();
     scopes_.back()["cake"] = Sym{mkv(VK::ModCake, {}), {}};
@@ -1554,7 +1551,17 @@ class Resolver {
     }
     sch_ = nullptr;
     if (sink_.errorCount() != before) return std::nullopt;
+    s.cluster_ops = cluster_rank_used_ || reachesCluster(s);
     return s;
+  }
+
+  // An op that reaches across the cluster: multicast=, cta=, lm.cluster_sync().
+  static bool reachesCluster(const Schedule& s) {
+    bool any = false;
+    for (const RoleBody& b : s.bodies)
+      forEachOp(b.body,
+                [&](const Stmt& st) { any |= st.op.multicast || st.op.cta || st.op.kind == OpKind::ClusterSync; });
+    return any;
   }
 
   const ast::Module& m_;
@@ -1564,6 +1571,7 @@ class Resolver {
   std::vector<std::map<std::string, Sym>> scopes_;
   std::string builder_ = "lm";
   bool inRole_ = false;
+  bool cluster_rank_used_ = false;  // lm.cluster_rank() in this schedule (Schedule::cluster_ops)
   std::unordered_map<const Expr*, std::pair<int, int64_t>> info_;
   std::vector<ExprPtr> keep_;
 };

@@ -2,6 +2,7 @@
 // (names, C++ expressions, shapes, layouts, addresses). See lower_internal.h.
 #include <bit>
 
+#include "ir/tmem.h"
 #include "lowering/lower_internal.h"
 
 namespace cake::lowering::detail {
@@ -520,23 +521,22 @@ std::optional<Tile> KernelPlan::tmemCopyTile(int role, const ir::Op& op, const L
   if (wpi < lanesWarps)
     return fail(ir::Rule::LowerLayout, fmt::format("a TMEM copy of {} lanes needs an instance of at least {} warps",
                                                    tt.R, lanesWarps));
-  const ir::ExprPtr lane0 = tm.slices.empty() ? nullptr : tm.slices[0].lo;
   for (int i = 0; i < r.instanceCount(); ++i) {
     ir::EvalEnv env;
     env.instance = i;
-    const std::optional<int64_t> first = lane0 ? ir::evaluate(*lane0, env) : std::optional<int64_t>(0);
+    const std::optional<int64_t> first = ir::tmemLaneBounds(s_, tm, env).lo;
     if (!first || *first % 32)
       return fail(ir::Rule::LowerUnsupported, "a TMEM lane slice that does not start at a constant multiple of 32 "
                                               "(per instance)");
     for (int w = 0; w < lanesWarps; ++w) {
       const int warp = r.warps[i * wpi + w];
       const int64_t quarter = *first / 32 + w;
-      if (warp % 4 != quarter)
+      const int reach = ir::tmemQuarterOfWarp(warp);
+      if (reach != quarter)
         return fail(ir::Rule::LowerLayout,
                     fmt::format("role '{}': warp {} of instance {} reaches TMEM lanes {}..{}, not the lanes {}..{} "
                                 "its fragment rows come from",
-                                r.name, warp, i, 32 * (warp % 4), 32 * (warp % 4) + 31, 32 * quarter,
-                                32 * quarter + 31));
+                                r.name, warp, i, 32 * reach, 32 * reach + 31, 32 * quarter, 32 * quarter + 31));
     }
   }
   const ir::DType tdt = s_.tmems[tm.index].dtype;

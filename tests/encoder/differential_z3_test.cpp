@@ -61,7 +61,7 @@ void bmcAgreesOnTextSchedules(int first_seed, int n) {
       Z3BmcOptions o;
       o.limits.timeout_ms = 20000;
       Z3BmcResult z = bmcCheck(*sys, o);
-      EXPECT_FALSE(z.internal_error) << z.error << "\n" << rs.text;
+      EXPECT_FALSE(z.internal_error) << "seed " << seed << " K=" << k << ": " << z.error << "\n" << rs.text;
       if (sim.outcome == Outcome::Unknown || z.result.outcome == Outcome::Unknown) continue;
       ++decided;
       std::set<std::string> a, c;

@@ -102,7 +102,17 @@ TEST(BvProver, MinMaxComparisonsLogic) {
 
 TEST(BvProver, OverflowIsAViolationNotAWrap) {
   ir::Schedule s = twoParams();
-  BvProver pv(s);
+  // The bounded cube below is a proof over three 64-bit multiplications
+  // (about 2 CPU s); under a loaded CI machine it outlived the default 10 s
+  // wall-clock limit and came back unknown. A resource limit instead of a
+  // wall clock makes the answer independent of load: the queries need
+  // between 10 and 20 million units of Z3's rlimit (measured), 200 million
+  // leaves ten times that, and a query that needs more is still unknown
+  // (a failure of this test), never a pass.
+  encoder::Limits limits;
+  limits.timeout_ms = 0;
+  limits.rlimit = 200'000'000;
+  BvProver pv(s, limits);
   // M*M*M*0 == 0 in Python, but M*M*M leaves 64 bits for |M| > 2^21.
   auto cube = B(ExprKind::Mul, B(ExprKind::Mul, P(0), P(0)), P(0));
   auto r = pv.prove(B(ExprKind::Eq, B(ExprKind::Mul, cube, C(0)), C(0)));
