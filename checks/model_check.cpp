@@ -99,6 +99,7 @@ class GoalCollector {
   const ir::Schedule& s_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
+  std::map<int, size_t> symbolic_vars_;  // loop var of an enclosing loop with a symbolic bound -> its trip goal
 
   std::set<int64_t> tripTargets() const {
     std::set<int64_t> t;
@@ -119,12 +120,15 @@ class GoalCollector {
         note(st.lo);
         note(st.hi);
         note(st.step);
-        if ((st.lo && dependsOnParams(*st.lo)) || (st.hi && dependsOnParams(*st.hi))) {
+        const bool symbolic = (st.lo && dependsOnParams(*st.lo)) || (st.hi && dependsOnParams(*st.hi));
+        if (symbolic) {
           ExprPtr step = st.step ? st.step : ir::makeConst(1);
           ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
           goals.push_back({trip, tripTargets(), true});
+          symbolic_vars_[st.loop_var] = goals.size() - 1;
         }
         block(st.body);
+        if (symbolic) symbolic_vars_.erase(st.loop_var);
       } else if (st.kind == Stmt::Kind::If) {
         note(st.cond);
         guard(st.cond);
@@ -137,6 +141,7 @@ class GoalCollector {
   }
   void guard(const ExprPtr& c) {
     if (!c) return;
+    loopGuard(*c);
     if (isComparison(c->kind) && c->args.size() == 2) {
       const ExprPtr &l = c->args[0], &r = c->args[1];
       if (l && r && dependsOnParams(*l) && dependsOnParams(*r) && !dependsOnLoops(*l) && !dependsOnLoops(*r)) {
@@ -151,6 +156,28 @@ class GoalCollector {
       return;
     }
     for (const ExprPtr& a : c->args) guard(a);
+  }
+  // A periodic guard on the variable of a loop with a symbolic bound
+  // (`if t % 8 != 5`: every 8th tile skips a release, the hang shows from
+  // the 8th tile on) selects iterations past the targets of the pipeline
+  // depths: the loop's trip count also takes the targets of the guard's
+  // constants beyond the depths (up to 64), as if they were depths. (A
+  // threshold such as `if k < 5` is left to the proof for every trip
+  // count, which meets it where the body turns periodic.)
+  void loopGuard(const ir::Expr& c) {
+    std::set<int64_t> ks;
+    for (const auto& [var, goal] : symbolic_vars_) {
+      if (!periodicIn(c, var)) continue;
+      if (ks.empty()) constantsOf(c, ks);
+      for (int64_t k : ks)
+        if (k > maxStages() && k <= 64)
+          for (int64_t v : {k - 1, k, k + 1, 2 * k, 2 * k + 1}) goals[goal].values.insert(v);
+    }
+  }
+  // Does e take `x % m` of an expression x that reads loop variable `var`?
+  static bool periodicIn(const ir::Expr& e, int var) {
+    if (e.kind == ExprKind::Mod && e.args.size() == 2 && e.args[0] && ir::dependsOnLoopVar(*e.args[0], var)) return true;
+    return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && periodicIn(*a, var); });
   }
   void op(const ir::Op& o) {
     note(o.sel.index);

@@ -1,9 +1,11 @@
 // The model checker: sync.*, data.* and proxy.* rules.
 //
 // runModelChecker() picks a covering set of parameter values (trip counts
-// 0, 1, S-1, S, S+1, 2S, 2S+1 for every pipeline depth S, and the values
-// the guards single out), builds the transition system for each
-// (encoder/system.h), explores it exhaustively (encoder/simulator.h) and
+// 0, 1, S-1, S, S+1, 2S, 2S+1 for every pipeline depth S and for every
+// constant beyond the depths of a periodic guard on the loop's variable,
+// `if t % 8 != 5`; and the values the guards single out), builds the
+// transition system for each (encoder/system.h), explores it exhaustively
+// (encoder/simulator.h) and
 // turns violations into findings with a replayed trace. A proof engine set
 // through encoder::setProofEngine() is asked afterwards for "proved".
 #pragma once

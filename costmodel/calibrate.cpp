@@ -92,6 +92,7 @@ Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start) {
       for (int j = 0; j < m; ++j) {
         const std::string& n = names[j];
         if (isMain(n) && n != winners[i]) continue;
+        if (n == "core" && coreInMain(winners[i])) continue;  // the ring's term holds it
         A(static_cast<int>(i), j) = L * rawOf(s, n) / s.measured_ms;
       }
     }

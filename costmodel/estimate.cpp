@@ -51,6 +51,8 @@ const std::vector<std::string>& mainTerms() {
   return n;
 }
 
+bool coreInMain(const std::string& main_term) { return main_term == "latency"; }
+
 const std::vector<std::string>& additiveTerms() {
   static const std::vector<std::string> n = {"launch", "core", "epilogue"};
   return n;
@@ -107,12 +109,13 @@ double combine(const std::map<std::string, double>& raw, const Coefficients& k, 
   std::string best = mainTerms().front();
   double main = -1;
   for (const std::string& n : mainTerms()) {
-    const double v = k.get(n) * r(n);
+    const double v = k.get(n) * r(n) + (coreInMain(n) ? 0.0 : k.get("core") * r("core"));
     if (v > main) main = v, best = n;
   }
   if (main_term) *main_term = best;
   double add = 0;
-  for (const std::string& n : additiveTerms()) add += k.get(n) * r(n);
+  for (const std::string& n : additiveTerms())
+    if (n != "core") add += k.get(n) * r(n);
   const double launches = raw.count("launches") ? raw.at("launches") : 1.0;
   return launches * (add + main);
 }
@@ -350,14 +353,14 @@ Ring ring(const RingFacts& r) {
   const int64_t resident = std::clamp<int64_t>(r.concurrent, 1, std::max<int64_t>(r.ctas, 1));
   const int64_t slots = resident * std::min<int64_t>(std::max(r.stages, 1), tiles);
   out.slots = static_cast<double>(slots);
-  const std::vector<double> d = {r.xfer_ms, r.dram_ms, r.tensor_ms};
+  const std::vector<double> d = {r.xfer_ms, r.dram_ms, r.tensor_ms, r.core_ms};
   const double busiest = *std::max_element(d.begin(), d.end());
   const double total_tiles = static_cast<double>(std::max<int64_t>(r.ctas, 0) * tiles);
   const double delay_ms = out.delay_ns * 1e-6;
   const double x = mvaThroughput(slots, delay_ms, d);
   out.ms = x > 0 ? total_tiles / x : 0;
   out.bound_ms = total_tiles * busiest;
-  out.slots_needed = busiest > 0 ? (delay_ms + r.xfer_ms + r.dram_ms + r.tensor_ms) / busiest : 1;
+  out.slots_needed = busiest > 0 ? (delay_ms + r.xfer_ms + r.dram_ms + r.tensor_ms + r.core_ms) / busiest : 1;
   return out;
 }
 
@@ -412,10 +415,13 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   {
     // the ring: per tile, the SM's share of the L2 -> SM bandwidth (its
     // intake, or the L2's bandwidth over the SMs that are busy), its share
-    // of DRAM for the tile's DRAM-served bytes, its tensor cores. CUDA-core
-    // work stays an additive term: the consumers of these schedules do it
-    // between their MMAs (mma_wait), not beside them (as a station it made
-    // attention 31% too fast on the development data)
+    // of DRAM for the tile's DRAM-served bytes, its tensor cores and the
+    // consumers' CUDA-core work. The ring's term includes that work, so in
+    // combine() it does not add `core` again, while every other main term
+    // does (the consumers of these schedules do their CUDA-core work
+    // between their MMAs, mma_wait, not beside them; a load in flight
+    // during a softmax is hidden by it: the FA3 kernels at D = 64 run their
+    // 2-slot rings as fast as 3-slot ones, docs/costmodel.md)
     const double tiles = static_cast<double>(std::max<int64_t>(f.pipeline_loads, 1));
     const double active = static_cast<double>(std::clamp<int64_t>(f.ctas, 1, hw.sms));
     const double sm_bw = std::min(per_sm_bw, hw.l2_gbps * 1e9 / active);
@@ -432,6 +438,7 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
     rf.xfer_ms = (f.load_bytes - f.epilogue_load_bytes) / tiles / sm_bw * 1e3;
     rf.tensor_ms = f.mma_flops / tiles / (hw.tc_flops_per_clk_sm * clk) * 1e3;
     rf.dram_ms = (f.load_bytes - f.epilogue_load_bytes) / tiles * f.dram_share / (hw.dram_gbps * 1e9 / active) * 1e3;
+    rf.core_ms = core_cta / tiles * 1e3;
     const Ring rg = ring(rf);
     raw["latency"] = rg.ms;
     f.ring_slots = rg.slots;

@@ -61,6 +61,9 @@ std::string_view solRule(double sm_pct, double mem_pct);
 // The terms of the model's max (the main loop's bound) and the additive ones.
 const std::vector<std::string>& mainTerms();      // tensor, dram, l2, latency
 const std::vector<std::string>& additiveTerms();  // launch, core, epilogue
+// The ring's term (`latency`) already includes the consumers' CUDA-core work
+// (a station of the ring): `core` adds to every main term but that one.
+bool coreInMain(const std::string& main_term);
 
 // What the walk of one CTA found (per CTA unless said otherwise).
 struct Facts {
@@ -153,6 +156,9 @@ struct RingFacts {
   // per tile (one load of the ring), at one SM's share of each unit: its
   // L2 -> SM intake, DRAM (the tile's DRAM-served bytes), tensor cores
   double xfer_ms = 0, dram_ms = 0, tensor_ms = 0;
+  // per tile, the consumers' CUDA-core work (softmax, distance updates):
+  // a station too, the consumer works on one tile at a time
+  double core_ms = 0;
 };
 struct Ring {
   double ms = 0;             // the busiest SM's time through its rings

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "encoder/system.h"
@@ -59,6 +60,17 @@ struct Violation {
   // fixed; binding->replace_value is then the least trip count it allows.
   bool trip_open = false;
 };
+
+// Whether a violation of `rule` ends the run it occurs on (docs/semantics.md
+// "Which violations end a run"). A synchronization error (a wait passing on
+// the wrong phase, an extra arrival, a lost phase, a deadlock, ...) leaves
+// the barriers in a state no correct program reaches, so whatever follows is
+// a consequence: the run ends there. A data hazard (sync.race,
+// data.stale-read, proxy.missing-fence) corrupts bytes, and in the model no
+// wait, arrival or landing ever depends on bytes: the run goes on exactly as
+// the hardware's would, so later findings on it (an unwaited load at exit,
+// a deadlock) are real and are reported. Every engine follows this.
+bool endsRun(std::string_view rule);
 
 enum class Outcome {
   Pass,       // no violation in the explored system(s)

@@ -43,6 +43,14 @@ std::string stepToString(const System& sys, const Step& st) {
   return "?";
 }
 
+bool endsRun(std::string_view rule) {
+  return rule != "sync.race" && rule != "data.stale-read" && rule != "proxy.missing-fence";
+}
+
+static bool anyEndsRun(const std::vector<Violation>& vs) {
+  return std::any_of(vs.begin(), vs.end(), [](const Violation& v) { return endsRun(v.rule); });
+}
+
 static ProofEngine& proofEngineSlot() {
   static ProofEngine engine;
   return engine;
@@ -295,7 +303,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
     if (!here.empty() || sim::allFinished(m, s)) {
       if (!here.empty()) noteFirst(n);
       for (Violation& v : here) found.add(std::move(v), g.trace(static_cast<int>(n)));
-      continue;  // a violating state ends its path; so does the exit
+      continue;  // a violating state ends its path (its rules all end runs); so does the exit
     }
     std::vector<Step> steps = opts.reduce ? reducer.reduce(s, a, enabled) : enabled;
     for (const Step& st : steps) {
@@ -310,8 +318,9 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
         noteFirst(n);
         Trace t = g.trace(static_cast<int>(n));
         t.push_back(st);
+        bool ends = anyEndsRun(here);
         for (Violation& v : here) found.add(std::move(v), t);
-        continue;
+        if (ends) continue;  // a synchronization error ends its path; a data hazard does not (endsRun)
       }
       g.insert(next, static_cast<int>(n), st);
     }
@@ -341,16 +350,19 @@ ReplayResult replay(const System& sys, const Trace& trace) {
   std::vector<Violation> statics = staticViolations(sys);
   State s = sim::initialState(m);
   Trace done;
+  // Violations are recorded up to the run's end (endsRun); the steps after
+  // it are still checked for being enabled.
+  auto record = [&](std::vector<Violation>& here) {
+    if (r.ended_at >= 0) return;
+    for (Violation& v : here) { v.trace = done; r.violations.push_back(std::move(v)); }
+    if (anyEndsRun(r.violations)) r.ended_at = static_cast<int>(done.size());
+  };
   for (size_t i = 0; i < trace.size(); ++i) {
     Async a = sim::decodeAsync(m, s);
     std::vector<Violation> here;
     sim::stateViolations(m, s, a, sim::enabledSteps(m, s, a), statics, here);
-    for (Violation& v : here) {
-      bool seen = std::any_of(r.violations.begin(), r.violations.end(), [&](const Violation& o) {
-        return o.rule == v.rule && o.primary.proc == v.primary.proc && o.primary.pc == v.primary.pc;
-      });
-      if (v.rule == "sync.lost-phase" && !seen) { v.trace = done; r.violations.push_back(std::move(v)); }
-    }
+    std::erase_if(here, [](const Violation& v) { return v.rule != "sync.lost-phase"; });
+    record(here);
     if (!sim::isEnabled(m, s, a, trace[i])) {
       r.failed_step = static_cast<int>(i);
       r.error = fmt::format("step {} ({}) is not enabled", i, stepToString(sys, trace[i]));
@@ -360,13 +372,13 @@ ReplayResult replay(const System& sys, const Trace& trace) {
     here.clear();
     sim::applyStep(m, s, a, trace[i], here, &info);
     done.push_back(trace[i]);
-    for (Violation& v : here) { v.trace = done; r.violations.push_back(std::move(v)); }
+    record(here);
     r.steps.push_back(std::move(info));
   }
   Async a = sim::decodeAsync(m, s);
   std::vector<Violation> here;
   sim::stateViolations(m, s, a, sim::enabledSteps(m, s, a), statics, here);
-  for (Violation& v : here) { v.trace = done; r.violations.push_back(std::move(v)); }
+  record(here);
   r.valid = true;
   return r;
 }

@@ -6,8 +6,9 @@
 // interleavings with persistent sets (docs/semantics.md "Partial-order
 // reduction" says why that is sound for every rule). Breadth-first order
 // makes the first violation found for a rule one with the shortest trace.
-// A violating step ends its path: later violations on that path are
-// consequences, not causes.
+// A synchronization error ends its path: later violations on that path
+// are consequences, not causes. A data hazard does not (endsRun in
+// engine.h): the path goes on, and what it meets later is reported too.
 #pragma once
 
 #include <cstdint>
@@ -85,9 +86,12 @@ struct ReplayResult {
   std::string error;               // why
   std::vector<StepInfo> steps;     // one per valid step
   // Violations met along the trace (at its steps, and at its end: deadlock,
-  // async work at exit), in order. A counterexample is confirmed when one of
-  // them has its rule.
+  // async work at exit), in order, up to the run's end: the first step or
+  // state with a violation that ends runs (endsRun), whose violations are
+  // the last recorded. A counterexample is confirmed when one of them has
+  // its rule.
   std::vector<Violation> violations;
+  int ended_at = -1;               // trace length at the run's end, or -1
 };
 ReplayResult replay(const System& sys, const Trace& trace);
 

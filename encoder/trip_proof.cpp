@@ -47,6 +47,11 @@ struct Met : Fail {
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
 
+// Milliseconds since the proof started (its budget is wall-clock time).
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // ================================================================ the trip expression
 
 // Does e or any of its sub-expressions satisfy `pred`?
@@ -65,6 +70,13 @@ void collectLoops(const ir::Block& b, std::vector<const ir::Stmt*>& out) {
     collectLoops(st.body, out);
     collectLoops(st.orelse, out);
   }
+}
+
+// Is `inner` a statement inside block b (at any depth)?
+bool inBlock(const ir::Block& b, const ir::Stmt* inner) {
+  return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
+    return &st == inner || inBlock(st.body, inner) || inBlock(st.orelse, inner);
+  });
 }
 
 // The loops whose bound depends on a parameter: each is
@@ -130,6 +142,7 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
   std::vector<const ir::Stmt*> loops;
   for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
   TripLoops tl;
+  const ir::Stmt* first = nullptr;  // the first symbolic loop
   auto onlyFinite = [&](const ir::ExprPtr& e) {
     std::set<int> ps = paramsOf(*e);
     return std::all_of(ps.begin(), ps.end(), [&](int p) { return finite.count(p) > 0; });
@@ -143,10 +156,20 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
     if (!lo || !step || *step != 1) throw Fail("a loop with a symbolic bound has a start that is not a constant or a step other than 1");
     auto [core, off] = splitOffset(st->hi);
-    if (!tl.trip) tl.trip = core;
-    else if (!ir::sameExpr(*tl.trip, *core))
+    if (!tl.trip) {
+      tl.trip = core;
+      first = st;
+    } else if (!ir::sameExpr(*tl.trip, *core)) {
+      // A loop around another with its own symbolic bound: a persistent
+      // kernel's tile loop around its K loop (docs/z3.md, "Persistent kernels").
+      const ir::Stmt* outer = inBlock(first->body, st) ? first : inBlock(st->body, first) ? st : nullptr;
+      if (outer)
+        throw Fail(fmt::format("the symbolic loops have different bounds ({} around {}: a persistent kernel's tile "
+                               "and K loops, two symbolic dimensions, not proved yet)",
+                               ir::exprToString(*outer->hi, s), ir::exprToString(*(outer == st ? first : st)->hi, s)));
       throw Fail(fmt::format("the symbolic loops have different bounds ({} and {})", ir::exprToString(*tl.trip, s),
                              ir::exprToString(*st->hi, s)));
+    }
     tl.lo[st->loop_var] = *lo;
     tl.off[st->loop_var] = off;
   }
@@ -766,7 +789,7 @@ class LapExplorer {
     uint64_t max_states = std::min<uint64_t>(opts_.max_states, uint64_t{opts_.memory_mb} * 1024 * 1024 / per_state);
     for (size_t n = 0; n < g_.size(); ++n) {
       if (n % 256 == 0) {
-        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+        double ms = msSince(start_);
         if (g_.size() > max_states || ms > opts_.timeout_ms)
           throw Fail(fmt::format("budget exceeded after {} states ({:.1f} s)", g_.size(), ms / 1000));
       }
@@ -1150,7 +1173,14 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
   if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
     throw Fail("no role runs the symbolic loop");
-  for (int64_t T = t0; T <= W; ++T) w.by_trip.push_back(buildAt(s, binding, target, tl, T));
+  for (int64_t T = t0; T <= W; ++T) {
+    // a body that grows with T (an inner loop bounded by the loop variable)
+    // makes each system larger: the budget holds here too
+    if (msSince(start) >= opts.timeout_ms)
+      throw Fail(fmt::format("budget exceeded ({:.1f} s, building the system for trip count {} of window {})",
+                             msSince(start) / 1000, T, W));
+    w.by_trip.push_back(buildAt(s, binding, target, tl, T));
+  }
   findSteadyOffsets(w);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
@@ -1165,21 +1195,21 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
       if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
   }
   // the solver's queries share the proof's time budget
-  const double used_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double used_ms = msSince(start);
   if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
   Limits limits;
   limits.timeout_ms = static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms));
   limits.memory_mb = opts.memory_mb;
   checkBodyExprs(s, tl, body_exprs, w.P, w.w0, limits);
   checkTripUses(s, tl, w, uses, limits);
-  if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() >= opts.timeout_ms)
+  if (msSince(start) >= opts.timeout_ms)
     throw Fail("budget exceeded in the bit-vector proofs");
   periodCounts(w);
   layOut(w);
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) {
     ExploreOptions eo;
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double ms = msSince(start);
     eo.timeout_ms = static_cast<unsigned>(std::max(1.0, opts.timeout_ms - ms));
     eo.memory_mb = opts.memory_mb;
     eo.stop_at_first = true;
@@ -1217,7 +1247,7 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
   for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
   for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
     if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double ms = msSince(start);
     if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
     try {
       return attempt(s, target, checked.front(), tl, t0, W, opts, start, states) +

@@ -88,8 +88,9 @@ class Po {
   int width() const { return w_; }
   bool ints() const { return ints_; }
 
-  // Every event before END is enabled, violates nothing, and no state
-  // before it has a lost phase.
+  // Every event before END is enabled, violates no rule that ends runs
+  // (endsRun: data hazards are allowed), and no state before it has a lost
+  // phase.
   E prefix() const { return prefix_; }
   // Every event before END is enabled (violations do not end the run): a
   // violation at END of such a run means a first violation somewhere on it.
@@ -174,11 +175,16 @@ class Po {
   E div(const E& a, const E& b) const { return ints_ ? a / b : z3::udiv(a, b); }
   E mod(const E& a, const E& b) const { return ints_ ? z3::mod(a, b) : z3::urem(a, b); }
   E T(int e) const { return ev_[e].t; }
+  // t_e < tau. Where tau is the clock of an event f, formulas are only
+  // asked about f at or before END (the rules at f, enabledness of f before
+  // END), so the static happens-before hb_ decides it where it can.
   E before(int e, const E& tau) const {
     if (e < 0) return c_.bool_val(false);
     auto f = event_of_.find(tau.id());
-    if (f != event_of_.end()) return precedes(e, f->second);
-    return lt(T(e), tau);
+    if (f == event_of_.end()) return lt(T(e), tau);
+    if (hb(e, f->second)) return c_.bool_val(true);
+    if (e == f->second || hb(f->second, e)) return c_.bool_val(false);
+    return precedes(e, f->second);
   }
   // t_e < t_f, decided statically where program order decides it (two Execs
   // of one process): the solver need not rediscover it in every formula
@@ -264,7 +270,9 @@ class Po {
     return g.retire_pc >= 0 ? exec_[p][g.retire_pc] : -1;
   }
 
-  bool hb(int e, int f) const { return e >= 0 && f >= 0 && ((hb_[f][e / 64] >> (e % 64)) & 1); }
+  bool hb(int e, int f) const {
+    return e >= 0 && f >= 0 && !hb_.empty() && ((hb_[f][e / 64] >> (e % 64)) & 1);
+  }
 
   // ------------------------------------------------------------ building
   void hbLemmas(std::vector<E>& base);
@@ -611,7 +619,8 @@ bool Po::build(std::string* why) {
   runs_ = all(base);
   for (int e = 0; e < events(); ++e) {
     std::vector<E> bad;
-    for (auto& [rule, f] : step_viol_[e]) bad.push_back(f);
+    for (auto& [rule, f] : step_viol_[e])
+      if (endsRun(rule)) bad.push_back(f);  // a data hazard does not end the run
     pre.push_back(z3::implies(lt(T(e), end_), enabled(e, T(e)) && notAfterExit(e) && !any(bad)));
   }
   for (int p = 0; p < m_.P; ++p)
@@ -691,18 +700,44 @@ void Po::hbLemmas(std::vector<E>& base) {
     closure();
     bool changed = false;
     for (int k = 0; k < m_.S; ++k) {
-      int64_t total = 0;
-      for (const SlotEv& g : slot_ev_[k]) total += g.w;
-      for (size_t i = 0; i < slot_ev_[k].size(); ++i) {
-        const SlotEv& a = slot_ev_[k][i];
-        if (!a.w) continue;
-        int64_t after = 0;  // a and the slot events that come after it
-        for (const SlotEv& g : slot_ev_[k])
-          if (g.ev == a.ev || hb(a.ev, g.ev)) after += g.w;
-        int64_t j = (total - after) / init_[k];  // smallest j with total - after < init (j + 1)
-        if (j >= static_cast<int64_t>(d_[k].size()) || (forced[k][i] >= 0 && forced[k][i] <= j)) continue;
-        forced[k][i] = j;
-        changed = true;
+      const auto& evs = slot_ev_[k];
+      const int64_t phases = static_cast<int64_t>(d_[k].size());
+      int64_t total_w = 0, total_land = 0;
+      for (const SlotEv& g : evs) { total_w += g.w; total_land += g.land; }
+      // expected[j]: the bytes of the slot events forced into phases <= j
+      std::vector<int64_t> expected(phases, 0);
+      for (size_t i = 0; i < evs.size(); ++i)
+        if (forced[k][i] >= 0)
+          for (int64_t j = forced[k][i]; j < phases; ++j) expected[j] += evs[i].exp;
+      // waited[g]: the highest phase of a wait of the slot that comes
+      // before slot event g by hb_ (-1: none)
+      std::vector<int64_t> waited(evs.size(), -1);
+      for (size_t g = 0; g < evs.size(); ++g)
+        for (auto [w, phase] : waits[k])
+          if (hb(w, evs[g].ev)) waited[g] = std::max(waited[g], phase);
+      // after_j(x): x, the slot events after it by hb_, and those after a
+      // wait of the slot for a phase >= j: none of them counts before
+      // d[k][j] if x does not.
+      auto afterSet = [&](const SlotEv& x, int64_t j, int64_t SlotEv::*what) {
+        int64_t sum = 0;
+        for (size_t g = 0; g < evs.size(); ++g)
+          if (evs[g].ev == x.ev || hb(x.ev, evs[g].ev) || waited[g] >= j) sum += evs[g].*what;
+        return sum;
+      };
+      for (size_t i = 0; i < evs.size(); ++i) {
+        const SlotEv& x = evs[i];
+        if (!x.w && !x.land) continue;
+        int64_t limit = forced[k][i] >= 0 ? forced[k][i] : phases;
+        for (int64_t j = 0; j < limit; ++j) {
+          // phase j needs init (j + 1) arrivals and, with tx == 0, at least
+          // expected[j] landed bytes
+          bool arrivals = x.w && total_w - afterSet(x, j, &SlotEv::w) < init_[k] * (j + 1);
+          bool bytes = x.land && total_land - afterSet(x, j, &SlotEv::land) < expected[j];
+          if (!arrivals && !bytes) continue;
+          forced[k][i] = j;
+          changed = true;
+          break;
+        }
       }
     }
     if (!changed) break;
@@ -1179,7 +1214,8 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   // 1. Is any rule violated at all? Runs need not stop at violations here:
   // the first violation on a violating run is reached by a violation-free
   // prefix, so this decides pass / violation, and the simulator's replay of
-  // the run names the first violation.
+  // the run names the violations up to the run's end (the first one that
+  // ends runs, endsRun).
   // A deadlock that a candidate explains is a violation too; a landing in
   // another phase than meant is looked for alongside (for the warning of a
   // clean program) and dropped from the goal once seen.
@@ -1216,14 +1252,15 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
            tr);
       return finish();
     }
-    size_t shortest = rr.violations.front().trace.size();
-    for (const Violation& v : rr.violations) shortest = std::min(shortest, v.trace.size());
+    // the replay records the run up to its end (endsRun): each rule it
+    // meets is met on a run whose earlier steps end no run, as explore() reports them
     for (const Violation& v : rr.violations)
-      if (v.trace.size() == shortest && found.insert(v.rule).second) res.violations.push_back(v);
+      if (found.insert(v.rule).second) res.violations.push_back(v);
   }
   if (opts.stop_at_first) return finish();
 
-  // 2. Every other rule: runs that stop at their first violation.
+  // 2. Every other rule: runs that stop at their first violation that ends
+  // runs (a synchronization error; data hazards before END are allowed).
   // Some run goes wrong, so every candidate is an error (resolveStatics):
   // their rules need no search.
   std::erase_if(open, [&](const std::string& r) {
@@ -1250,7 +1287,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
       for (const Violation& v : rr.violations) {
         bool at_end = v.trace.size() == tr.size();
         if (v.rule == rule && (at_end || rule == "sync.lost-phase")) { if (!confirmed) confirmed = &v; }
-        else if (!at_end) earlier = true;
+        else if (!at_end && endsRun(v.rule)) earlier = true;
       }
       if (!rr.valid || !confirmed || earlier) {
         fail(fmt::format("the {} counterexample does not replay on the simulator ({})", rule,

@@ -12,8 +12,9 @@
 // the last write of every byte, proxy fences, async groups. Each rule is a
 // formula over the clocks (a race: two conflicting byte ranges whose live
 // intervals overlap; a deadlock: a cut where every unfinished process's
-// next event is disabled), and the simulator's "a violation ends its run"
-// is a constraint on every event before the cut.
+// next event is disabled), and the simulator's "a synchronization error
+// ends its run" (encoder::endsRun) is a constraint on every event before
+// the cut.
 //
 // Every counterexample is turned into a Trace of Steps and replayed with
 // encoder::replay() before it is reported; one that does not replay (or

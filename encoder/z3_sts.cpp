@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "encoder/engine.h"
+
 namespace cake::encoder::z3w {
 
 Sts::Sts(z3::context& c) : ctx_(&c) {}
@@ -71,6 +73,13 @@ struct Frame {
   explicit Frame(z3::context& c) : from(c), to(c) {}
   z3::expr apply(z3::expr e) { return from.empty() ? e : e.substitute(from, to); }
 };
+
+// The bads whose violation ends a run (encoder::endsRun: a data hazard does
+// not), split into state properties and transitions.
+void runEndingBads(const Sts& sts, std::vector<int>& stateBads, std::vector<int>& transBads) {
+  for (int b = 0; b < static_cast<int>(sts.bads().size()); ++b)
+    if (endsRun(sts.bads()[b].rule)) (sts.bads()[b].transition >= 0 ? transBads : stateBads).push_back(b);
+}
 
 std::vector<int> selectedBads(const Sts& sts, const std::vector<int>& only) {
   std::vector<int> out;
@@ -276,9 +285,8 @@ BmcResult bmc(const Sts& sts, const BmcOptions& opts) {
   // rules still to find -> their bads
   std::map<std::string, std::vector<int>> open;
   for (int b : bads) open[sts.bads()[b].rule].push_back(b);
-  std::vector<int> stateBads, transBads;  // all bads (for clean runs)
-  for (int b = 0; b < static_cast<int>(sts.bads().size()); ++b)
-    (sts.bads()[b].transition >= 0 ? transBads : stateBads).push_back(b);
+  std::vector<int> stateBads, transBads;  // the bads that end runs (for clean runs)
+  runEndingBads(sts, stateBads, transBads);
 
   auto limits = [&]() {
     Limits lim = opts.limits;
@@ -435,8 +443,7 @@ BmcResult bmcFullDepth(const Sts& sts, const BmcOptions& opts) {
   const auto& trs = sts.transitions();
   std::vector<int> bads = selectedBads(sts, opts.only_bads);
   std::vector<int> stateBads, transBads;
-  for (int b = 0; b < static_cast<int>(sts.bads().size()); ++b)
-    (sts.bads()[b].transition >= 0 ? transBads : stateBads).push_back(b);
+  runEndingBads(sts, stateBads, transBads);
   auto limits = [&]() {
     Limits lim = opts.limits;
     lim.timeout_ms = std::max(1u, deadline.remainingMs());

@@ -11,6 +11,8 @@ using K = ir::BufferRef::Kind;
 using ir::ElemFn;
 
 namespace {
+// partial results of a register reduction along a thread's own elements (emitReduce)
+constexpr int kReducePartials = 4;
 
 // C++ expression of the index a distribution gives slot `s` of this thread.
 std::string distIndex(const Dist& d, const std::string& s) {
@@ -108,7 +110,7 @@ std::optional<std::string> unaryText(ElemFn f, const std::string& x, bool intc) 
     if (f == ElemFn::Abs) return "abs(" + x + ")";
     if (f == ElemFn::Relu) return "cake_max(" + x + ", 0)";
   }
-  if (f == ElemFn::Exp2) return "exp2f(" + x + ")";
+  if (f == ElemFn::Exp2) return "cake_exp2(" + x + ")";
   if (f == ElemFn::Neg) return "(-" + x + ")";
   if (f == ElemFn::Abs) return "fabsf(" + x + ")";
   if (f == ElemFn::Relu) return "fmaxf(" + x + ", 0.f)";
@@ -327,6 +329,12 @@ void Emitter::emitElementwise(const ir::Op& op) {
                        srcs[0].t.C == tile.C && L->NC() % 2 == 0 && (deb == 2 || deb == 4) &&
                        (L->col.kind == Dist::WgCol || L->col.kind == Dist::MmaCol || L->col.kind == Dist::Full) &&
                        (op.dst.kind == K::View || op.coords.size() >= 1);
+    // conversion pairs: a float -> bf16 / f16 register copy converts two elements of a row at once
+    // (one F2FP instead of two conversions; softmax's P = bf16(S) is 32 instead of 64 per thread)
+    const bool cvtPairs = op.kind == OpKind::Copy && !memDst && srcs[0].ref->kind == K::Regs && !intc &&
+                          srcs[0].t.R == tile.R && srcs[0].t.C == tile.C && L->NC() % 2 == 0 &&
+                          (dst.dt == ir::DType::BF16 || dst.dt == ir::DType::F16) && !distGuarded(L->row) &&
+                          !distGuarded(L->col);
     if (canon != "true") line(fmt::format("const bool cake_w = {};  // one replica writes", canon));
     if (pairs && op.dst.kind == K::Param) {
       const int N = static_cast<int>(op.coords.size());
@@ -365,6 +373,15 @@ void Emitter::emitElementwise(const ir::Op& op) {
                          dst.name, idx));
       }
       if (!g.empty()) line("}");
+      close();
+    } else if (cvtPairs) {
+      open(fmt::format("for (int cake_jj = 0; cake_jj < {}; cake_jj += 2)", L->NC()));
+      const std::string si = srcs[0].di ? fmt::format("cake_i + {}", srcs[0].di) : "cake_i";
+      const std::string di = dst.di ? fmt::format("cake_i + {}", dst.di) : "cake_i";
+      line(fmt::format("cake_cvt2<{}>({}({}[{}][cake_jj + {}]), {}({}[{}][cake_jj + {}]), {}[{}][cake_jj + {}], "
+                       "{}[{}][cake_jj + {}]);",
+                       cType(dst.dt), rd, srcs[0].name, si, srcs[0].dj, rd, srcs[0].name, si, srcs[0].dj + 1, dst.name,
+                       di, dst.dj, dst.name, di, dst.dj + 1));
       close();
     } else {
       open(fmt::format("for (int cake_j = 0; cake_j < {}; ++cake_j)", L->NC()));
@@ -455,6 +472,26 @@ void Emitter::emitReduce(const ir::Op& op) {
       line(fmt::format("if (cake_e {} cake_v) {{ cake_v = cake_e; cake_xb = cake_b; }}", f == ElemFn::ArgMin ? "<" : ">"));
       close();
       line(fmt::format("int cake_x = {};  // index along the reduced axis", distIndex(red, "cake_xb")));
+    } else if (!arg && g.empty() && nr >= 2 * kReducePartials) {
+      // independent partial results, combined at the end: kReducePartials dependency chains
+      // instead of one of nr steps (the row max / sum of a 64x128 wgmma tile is 32 per thread)
+      const int P = kReducePartials;
+      line(fmt::format("float cake_vp[{}];", P));
+      line("#pragma unroll");
+      line(fmt::format("for (int cake_b = 0; cake_b < {}; ++cake_b) cake_vp[cake_b] = {};", P,
+                       rdim == 1 ? fmt::format("cake_f32({}[cake_a][cake_b])", src) : fmt::format("cake_f32({}[cake_b][cake_a])", src)));
+      line("#pragma unroll");
+      line(fmt::format("for (int cake_b = {}; cake_b < {}; ++cake_b) cake_vp[cake_b % {}] = {};", P, nr, P,
+                       comb(fmt::format("cake_vp[cake_b % {}]", P), el)));
+      std::vector<std::string> tree;
+      for (int q = 0; q < P; ++q) tree.push_back(fmt::format("cake_vp[{}]", q));
+      while (tree.size() > 1) {  // pairwise, so the combine is log2(P) deep
+        std::vector<std::string> up;
+        for (size_t q = 0; q + 1 < tree.size(); q += 2) up.push_back(comb(tree[q], tree[q + 1]));
+        if (tree.size() % 2) up.push_back(tree.back());
+        tree = up;
+      }
+      line(fmt::format("cake_v = {};", tree[0]));
     } else {
       if (arg) line("int cake_x = 0x7fffffff;");
       line("#pragma unroll");

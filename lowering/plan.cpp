@@ -592,11 +592,10 @@ std::string KernelPlan::tmemAddr(const ir::BufferRef& ref, int64_t col_off) cons
 }
 
 std::string KernelPlan::hostGridText() const {
-  if (persistent_) return "(#SMs, 1, 1)";
   if (!gridDerived_) return "(from the caller)";
   std::string s = "(";
   for (int d = 0; d < 3; ++d) {
-    std::string g = gridHost_[d];
+    std::string g = persistent_ && d == 0 ? "#SMs" : gridHost_[d];
     // readable: cake_cdiv(static_cast<int>(cake_t[k].dims[c]), T) -> cdiv(NAME.dim[c], T)
     const auto p = g.find("cake_t[");
     if (p != std::string::npos) {

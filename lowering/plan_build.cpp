@@ -655,11 +655,19 @@ void PlanBuilder::analyzeScratch() {
                       lim.smem_per_block, ir::targetName(target_)));
 }
 
+// Bit d set: the expression reads lm.grid_dim(d).
+static int gridDimsRead(const ir::Expr& e) {
+  int m = e.kind == ExprKind::GridDim && e.index >= 0 && e.index < 3 ? 1 << e.index : 0;
+  for (const auto& a : e.args)
+    if (a) m |= gridDimsRead(*a);
+  return m;
+}
+
 void PlanBuilder::deriveGrid() {
   using K = ir::BufferRef::Kind;
-  bool usesGrid = false;
+  int gridDims = 0;  // bit d: the schedule reads lm.grid_dim(d)
   auto visit = [&](const ir::ExprPtr& e) {
-    if (e && exprUses(*e, ExprKind::GridDim)) usesGrid = true;
+    if (e) gridDims |= gridDimsRead(*e);
   };
   const ir::Op* out = nullptr;
   std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
@@ -681,11 +689,17 @@ void PlanBuilder::deriveGrid() {
   };
   for (const auto& body : s_.bodies) walk(body.body);
   for (auto& g : gridHost_) g = "1";
-  if (usesGrid) {
+  // lm.grid_dim(0) is the persistent stride (tile = block_idx(0) + t * grid_dim(0)):
+  // dimension 0 gets one CTA per SM. lm.grid_dim(1) / (2) only read the
+  // launched grid (a split count, a per-CTA rotation of the K walk), so those
+  // dimensions are derived from the output store as they are without it; a
+  // persistent schedule whose output moves with block_idx(1) / (2) gets those
+  // dimensions from the store too (before, any lm.grid_dim made the grid
+  // (#SMs, 1, 1), and such a kernel silently left most of C unwritten).
+  if (gridDims & 1) {
     persistent_ = true;
     gridDerived_ = true;
     gridHost_[0] = "cake_num_sms";
-    return;
   }
   if (!out) return;
   const int p = out->dst.index;
@@ -701,7 +715,7 @@ void PlanBuilder::deriveGrid() {
     env.grid_dim[d] = 1;
   }
   bool any = false;
-  for (int d = 0; d < 3; ++d) {
+  for (int d = persistent_ ? 1 : 0; d < 3; ++d) {
     for (size_t c = 0; c < out->coords.size(); ++c) {
       ir::EvalEnv e1 = env;
       e1.block_idx[d] = 1;
@@ -715,6 +729,7 @@ void PlanBuilder::deriveGrid() {
       }
     }
   }
+  if (persistent_) return;
   gridDerived_ = any;
   // A 2-D grid of independent CTAs (no clusters) is walked in groups of
   // block rows (see emitRaster); a persistent schedule orders its own tiles.

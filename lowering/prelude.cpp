@@ -151,6 +151,19 @@ __device__ __forceinline__ void cake_fence_proxy_async() {
 #endif
 }
 
+// exp2 as one MUFU.EX2: ex2.approx.ftz (exp2f's ex2.approx without .ftz makes ptxas wrap every
+// MUFU in a compare and two predicated multiplies to produce subnormal results; lm.unary exp2 is
+// documented as approximate with subnormals flushed to zero, docs/ir-reference.md)
+__device__ __forceinline__ float cake_exp2(float x) {
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return exp2f(x);
+#endif
+}
+
 // ---- element conversions (compute ops work in float, or int when all i32) --
 __device__ __forceinline__ float cake_f32(float x) { return x; }
 __device__ __forceinline__ float cake_f32(__nv_bfloat16 x) { return __bfloat162float(x); }
@@ -171,6 +184,21 @@ template <> __device__ __forceinline__ int8_t cake_cvt<int8_t>(float x) {
 }
 template <> __device__ __forceinline__ __nv_fp8_e4m3 cake_cvt<__nv_fp8_e4m3>(float x) { return __nv_fp8_e4m3(x); }
 template <> __device__ __forceinline__ __nv_fp8_e5m2 cake_cvt<__nv_fp8_e5m2>(float x) { return __nv_fp8_e5m2(x); }
+// two conversions at once: bf16 / f16 pairs take one cvt.rn.{bf16,f16}x2.f32 (F2FP) instead of two
+template <typename T> __device__ __forceinline__ void cake_cvt2(float a, float b, T& x, T& y) {
+  x = cake_cvt<T>(a);
+  y = cake_cvt<T>(b);
+}
+template <> __device__ __forceinline__ void cake_cvt2<__nv_bfloat16>(float a, float b, __nv_bfloat16& x, __nv_bfloat16& y) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+  x = v.x;
+  y = v.y;
+}
+template <> __device__ __forceinline__ void cake_cvt2<__half>(float a, float b, __half& x, __half& y) {
+  const __half2 v = __floats2half2_rn(a, b);
+  x = v.x;
+  y = v.y;
+}
 template <typename T> __device__ __forceinline__ T cake_cvti(int x) { return cake_cvt<T>(static_cast<float>(x)); }
 template <> __device__ __forceinline__ int cake_cvti<int>(int x) { return x; }
 template <> __device__ __forceinline__ int8_t cake_cvti<int8_t>(int x) { return static_cast<int8_t>(x); }

@@ -306,7 +306,144 @@ TEST(TripProof, PersistentKernelsAreNotProvedYet) {
   auto r = proveFile("corpus/gemm/sm90_persistent_ws.cake");
   EXPECT_EQ(r.outcome, encoder::Outcome::Unknown) << r.engine;
   EXPECT_NE(r.detail.find("different bounds"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("around lm.cdiv(K, 64): a persistent kernel's tile and K loops"), std::string::npos)
+      << r.detail;
   EXPECT_NE(proveFile("corpus/bugs/sync.race/sm90_persistent_iter_restart.cake").outcome, encoder::Outcome::Proved);
+}
+
+// Soundness guards for a proof of persistent kernels (docs/z3.md, "Persistent
+// kernels"): bugs that a shortcut over the tile loop or the K loop would
+// hide, each absent on fewer tiles (or shorter K loops) and present from
+// some tile on. A tile loop (bound lm.cdiv(M, 128)) around a K loop (bound
+// lm.cdiv(K, 64)) with a two-slot ring and a two-slot TMEM accumulator.
+namespace {
+
+const char* kPersistent = R"(@cake.schedule(target="sm_100a")
+def persistent(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    pool  = lm.smem(65536)
+    sa    = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    sb    = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    acc0  = lm.tmem(cols=0,   width=128, shape=(128, 128), dtype=lm.f32)
+    acc1  = lm.tmem(cols=128, width=128, shape=(128, 128), dtype=lm.f32)
+    r     = lm.regs(shape=(128, 128), dtype=lm.f32)
+    epi  = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+    pipe      = lm.pipeline(stages=2)
+    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    accp      = lm.pipeline(stages=2)
+    acc_full  = lm.barrier(prod=[mma], cons=[epi], init_count=1, pipeline=accp)
+    acc_empty = lm.barrier(prod=[epi], cons=[mma], init_count=1, pipeline=accp)
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 128)
+    with load:
+        for t in lm.range(0, tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                sa.tma_load(A, coords=(t * 128, k * 64), iter=it, barrier=full)
+                sb.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+    with mma:
+        for t in lm.range(0, tiles):
+            lm.wait(acc_empty, iter=t - 2)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                if t % 2 == 0:
+                    lm.mma(acc0, sa[it], sb[it], init=(k == 0))
+                else:
+                    lm.mma(acc1, sa[it], sb[it], init=(k == 0))
+                lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=acc_full, iter=t)
+    with epi:
+        for t in lm.range(0, tiles):
+            lm.wait(acc_full, iter=t)
+            if t % 2 == 0:
+                lm.copy(r, acc0)
+            else:
+                lm.copy(r, acc1)
+            lm.arrive(acc_empty, iter=t)
+)";
+
+// t with `from` replaced by `to` (every occurrence; there must be one).
+std::string edit(std::string t, const std::string& from, const std::string& to) {
+  size_t n = 0;
+  for (size_t i = 0; (i = t.find(from, i)) != std::string::npos; i += to.size(), ++n) t.replace(i, from.size(), to);
+  EXPECT_GT(n, 0u) << from;
+  return t;
+}
+
+// The explicit engine on `tiles` tiles of `k_tiles` K iterations.
+encoder::Outcome runAt(const ir::Schedule& s, int64_t tiles, int64_t k_tiles) {
+  auto sys = cake::testing::build(s, cake::testing::bind(s, {{"M", 128 * tiles}, {"K", 64 * k_tiles}}));
+  return encoder::explore(sys).outcome;
+}
+
+}  // namespace
+
+TEST(TripProof, PersistentBugsFromALaterTileAreNotProved) {
+  auto good = cake::testing::compile(kPersistent);
+  for (int64_t tiles : {1, 2, 3, 8})
+    for (int64_t k : {1, 3}) EXPECT_EQ(runAt(good.schedules.at(0), tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
+  struct Bug {
+    const char *from, *to, *what;
+    int64_t tiles, k_tiles;        // the smallest shape that shows it ...
+    int64_t clean_tiles, clean_k;  // ... and a larger one in some dimension that does not
+  };
+  for (Bug b : {
+           Bug{"iter=t - 2)", "iter=t - 3)", "accumulator slot reused one tile early: race from the 3rd tile", 3, 1, 2, 4},
+           Bug{"it = t * k_tiles + k", "it = t * 2 + k",
+               "ring index strides by 2 per tile: wrong only with 2+ tiles and 3+ K iterations", 2, 3, 1, 6},
+           Bug{"            lm.arrive(acc_empty, iter=t)", "            if t % 8 != 5:\n                lm.arrive(acc_empty, iter=t)",
+               "tile 5's accumulator never released: hangs from the 8th tile (past the bounded check's 5)", 8, 1, 5, 3},
+       }) {
+    auto mod = cake::testing::compile(edit(kPersistent, b.from, b.to));
+    const ir::Schedule& s = mod.schedules.at(0);
+    EXPECT_EQ(runAt(s, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    EXPECT_EQ(runAt(s, b.clean_tiles, b.clean_k), encoder::Outcome::Pass) << b.what;
+    auto r = prove(s, 2000);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+    EXPECT_FALSE(r.detail.empty()) << b.what;
+  }
+}
+
+// The bounded check's covering values reach a bug that a guard on the tile
+// variable puts past the pipeline depths: `if t % 8 != 5` skips tile 5's
+// release, and the loop's trip count also takes the targets of 8 and 5 as
+// if they were depths (checks/model_check.cpp, GoalCollector::loopGuard):
+// a counterexample, where the depths alone (up to 5 tiles) said "checked".
+TEST(TripProof, PersistentBugPastTheDepthsIsFoundByTheBoundedCheck) {
+  auto mod = cake::testing::compile(
+      edit(kPersistent, "            lm.arrive(acc_empty, iter=t)",
+           "            if t % 8 != 5:\n                lm.arrive(acc_empty, iter=t)"));
+  checks::CheckOptions opts;
+  opts.target = mod.schedules[0].target;
+  ir::DiagnosticSink sink;
+  std::vector<checks::PropertyVerdict> verdicts;
+  checks::runModelChecker(mod.schedules[0], opts, sink, verdicts);
+  EXPECT_TRUE(sink.hasErrors());
+  ASSERT_FALSE(verdicts.empty());
+  EXPECT_EQ(verdicts.back().kind, checks::VerdictKind::Counterexample) << verdicts.back().detail;
+}
+
+// Tiles with different K trip counts (causal attention: tile t runs t + 1
+// KV blocks) and a ring index that assumes equal ones (`t * n + k` with this
+// tile's n): stale phases from the 2nd tile on. The K loop's bound reads no
+// parameter, so the tile loop is the one symbolic loop; its body grows with
+// t and has no period: never proved.
+TEST(TripProof, PersistentBugWithPerTileTripCountsIsNotProved) {
+  const std::string causal = edit(kPersistent, "for k in lm.range(0, k_tiles):", "for k in lm.range(0, t + 1):");
+  auto fixed = cake::testing::compile(edit(causal, "it = t * k_tiles + k", "it = t * (t + 1) // 2 + k"));
+  auto bad = cake::testing::compile(edit(causal, "it = t * k_tiles + k", "it = t * (t + 1) + k"));
+  for (int64_t tiles : {1, 2, 4}) EXPECT_EQ(runAt(fixed.schedules.at(0), tiles, 1), encoder::Outcome::Pass) << tiles;
+  EXPECT_EQ(runAt(bad.schedules.at(0), 1, 1), encoder::Outcome::Pass);
+  EXPECT_EQ(runAt(bad.schedules.at(0), 2, 1), encoder::Outcome::Violation);
+  auto r = prove(bad.schedules.at(0), 500);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_FALSE(r.detail.empty());
 }
 
 // Every broken schedule of the corpus and every broken mutant: never Proved.

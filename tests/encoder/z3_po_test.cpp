@@ -166,3 +166,49 @@ TEST(Z3Po, EncodesProxyOrderForReads) {
                   .count("proxy.missing-fence"));
   EXPECT_TRUE(sameAsSimulator("corpus/gemm/sm90_mixed_input_w8a16.cake", 60).empty());
 }
+
+// Which violations end a run (encoder::endsRun, docs/semantics.md): a data
+// hazard does not. Here every run issues a TMA load over bytes its own
+// generic write has not fenced (proxy.missing-fence), goes on for two more
+// steps and exits with the load never waited (sync.async-at-exit). Both
+// engines report both, with a trace that goes on past the hazard; when a
+// violating step ended its run, neither reported the unwaited load.
+TEST(Z3Po, ADataHazardDoesNotEndTheRun) {
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def f(lm, X: LM.tma2d):
+    pool = lm.smem(16384)
+    y = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16)
+    z = pool.view(offset=8192, shape=(64, 64), dtype=lm.bf16)
+    x = lm.regs(shape=(64, 64), dtype=lm.f32)
+    wg = lm.role(warps=[0, 1, 2, 3])
+    ready = lm.barrier(count=1, prod=[wg], cons=[wg], init_count=1)
+    with wg:
+        lm.copy(y[0], x)
+        y.tma_load(X, coords=(0, 0), stage=0, barrier=ready)
+        lm.copy(z[0], x)
+        lm.copy(x, z[0])
+)";
+  ir::DiagnosticSink sink;
+  auto mod = ir::compileModule(ir::makeSourceFile("hazard.cake", text), {}, sink);
+  ASSERT_TRUE(mod && !mod->schedules.empty());
+  std::string err;
+  auto sys = buildSystem(mod->schedules[0], Binding{}, ir::Target::Unspecified, &err);
+  ASSERT_TRUE(sys) << err;
+  const std::set<std::string> both{"proxy.missing-fence", "sync.async-at-exit"};
+  ModelCheckResult x = explore(*sys, everyRule());
+  PoResult z = poCheck(*sys);
+  ASSERT_FALSE(z.internal_error) << z.error;
+  for (const ModelCheckResult* r : {&x, &z.result}) {
+    std::set<std::string> got;
+    for (const Violation& v : r->violations) got.insert(v.rule);
+    EXPECT_EQ(got, both) << r->engine;
+    for (const Violation& v : r->violations) {
+      if (v.rule != "sync.async-at-exit") continue;
+      ReplayResult rr = replay(*sys, v.trace);
+      ASSERT_TRUE(rr.valid) << r->engine << ": " << rr.error;
+      ASSERT_FALSE(rr.violations.empty());
+      EXPECT_EQ(rr.violations.front().rule, "proxy.missing-fence") << r->engine;  // met on the way, not its end
+      EXPECT_EQ(rr.violations.back().rule, "sync.async-at-exit") << r->engine;
+    }
+  }
+}
