@@ -1,6 +1,7 @@
 // runModelChecker(): covering values, verdicts, findings and their traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "checks/model_check.h"
@@ -64,6 +65,47 @@ TEST(ModelCheck, CoveringValuesHitTheTripCounts) {
   }
   for (int64_t t : {1, 3, 4, 5, 8, 9}) EXPECT_TRUE(trips.count(t)) << "trip count " << t;
   EXPECT_FALSE(trips.count(0));
+}
+
+// A persistent clustered schedule strides over its tiles by clusters
+// (lm.grid_dim(0) // 2). Its tile-loop bound is valued as the rank-0 CTA sees
+// it (block 2b of a grid of 2g), so the covering values give a cluster two
+// tiles; valued at block b of grid g, the stride was 1 // 2 = 0 and M was
+// never varied (one tile per cluster ever checked).
+TEST(ModelCheck, ClusterStridedTileLoopGetsTwoTrips) {
+  auto mod = compile(R"(@cake.schedule(target="sm_90a", cluster=(2, 1, 1))
+def f(lm, A: LM.tma2d, M: LM.i32):
+    lm.assume(M > 0)
+    pool  = lm.smem(16384)
+    a     = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
+    load  = lm.role(warps=[0])
+    use   = lm.role(warps=[1])
+    full  = lm.barrier(count=2, prod=[load], cons=[use], init_count=1)
+    empty = lm.barrier(count=2, prod=[use], cons=[load], init_count=2)
+    tiles = lm.cdiv(max(lm.cdiv(M, 128) - lm.block_idx(0) // 2, 0), lm.grid_dim(0) // 2)
+    with load:
+        lm.cluster_sync()
+        for t in lm.range(0, tiles):
+            lm.wait(empty, iter=t - 2)
+            a.tma_load(A, coords=(0, t), iter=t, barrier=full)
+        lm.cluster_sync()
+    with use:
+        lm.cluster_sync()
+        for t in lm.range(0, tiles):
+            lm.wait(full, iter=t)
+            lm.arrive(empty, iter=t, cta=0)
+            lm.arrive(empty, iter=t, cta=1)
+        lm.cluster_sync()
+)");
+  ASSERT_EQ(mod.schedules.size(), 1u);
+  std::set<int64_t> trips;
+  for (const auto& b : checks::coveringBindings(mod.schedules[0])) {
+    const int64_t clusters = b.grid_dim[0];  // the binding counts clusters
+    const int64_t pairs = (b.params.at(1) + 127) / 128;
+    trips.insert((std::max<int64_t>(pairs - b.block_idx[0], 0) + clusters - 1) / clusters);
+  }
+  EXPECT_TRUE(trips.count(1));
+  EXPECT_TRUE(trips.count(2));
 }
 
 // Without the proof, a pass is "checked" for the values explored; with it
