@@ -367,6 +367,16 @@ class Flat {
     for (int q = 0; q < m_.P; ++q) u.set(obs_[q], newObs[q]);
   }
 
+  // As the simulator's knowCompleted: after mma_wait the process knows every
+  // group up to the last retired one (sequence `known`) has completed, so
+  // their barrier arrivals count as observed.
+  void knowCompleted(Upd& u, int p, const z3::expr& known) {
+    z3::expr obs = max(u.get(obs_[p]), known);
+    u.set(obs_[p], obs);
+    for (const MmaC& x : mcs_)
+      if (x.p == p) u.set(x.uo, u.get(x.uo) && !(num(x.seq) <= obs));
+  }
+
   // ------------------------------------------------------------ accesses
 
   // Is the async op of (q, qpc) still accessing memory (issued, group not retired)?
@@ -542,7 +552,14 @@ class Flat {
         int C = commitsBefore(p, k, pc);
         z3::expr R = V(retired_[p][k]);
         z3::expr R2 = max(R, num(C - in.pending));
+        // As the simulator (mmaWaitBlocked): a group that arrives on a
+        // barrier retires only through its Complete step, so the wait blocks
+        // while one it would retire has not completed.
+        if (k == sim::kMma)
+          for (const MmaC& x : mcs_)
+            if (x.p == p && x.idx < C - in.pending) guard = guard && R > num(x.idx);
         u.set(retired_[p][k], R2);
+        if (k == sim::kMma) knowCompleted(u, p, R2 - num(1));
         if (k == sim::kCp) {
           for (int opc = 0; opc < pc; ++opc) {
             if (m_.instr(p, opc).kind != InstrKind::CpAsync) continue;

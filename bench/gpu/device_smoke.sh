@@ -32,7 +32,7 @@ run corpus/reduction/sm90_row_max_two_wg.cake --workload row-max --shape M=65536
 # Schedules of session 6 (issue 13): k-means at the target shape, the D=128
 # attention schedule, the 2x1 cluster multicast GEMM.
 run corpus/kmeans/sm90_assign_streamed_centroids.cake --workload kmeans-assign --shape N=65536,K=1024,D=128,B=32 --check-timeout 120
-run bench/gpu/schedules/attn_d128/fa3_d128_overlap.cake --workload attention-fwd --shape S=8192,D=128,B=4,H=32 --check-timeout 120
+run bench/gpu/schedules/attn_d128/fa3_d128_fold.cake --workload attention-fwd --shape S=8192,D=128,B=4,H=32 --check-timeout 120
 run corpus/cluster/sm90_multicast_b.cake --shape M=4096,N=4096,K=4096 --check-timeout 120
 echo "== runner GPU tests"
 timeout -s KILL 240 $C/bin/cake_tests_runner --gtest_brief=1 2>&1 | tail -15
