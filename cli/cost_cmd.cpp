@@ -249,6 +249,22 @@ int runEvaluate(const CostArgs& a) {
     agree += b == l.ncu_bucket;
     ++confusion[fmt::format("{} ({}) / ncu {}", costmodel::bottleneckName(l.predicted_class), b, l.ncu_bucket)];
   }
+  auto summary = [](const std::string& w, const std::vector<double>& p, const std::vector<double>& m) {
+    return nlohmann::json{{"workload", w},
+                          {"pairs", p.size()},
+                          {"median_abs_rel_error", costmodel::medianAbsRelError(p, m)},
+                          {"spearman", costmodel::spearman(p, m)}};
+  };
+  if (a.format == "json") {
+    // One document, nothing else on stdout: an agent parses every byte.
+    nlohmann::json out{{"coefficients", k.source}, {"split", a.split}, {"workloads", nlohmann::json::array()}};
+    for (const auto& [w, pm] : per) out["workloads"].push_back(summary(w, pm.first, pm.second));
+    out["all"] = summary("all", pred_all, meas_all);
+    out["ncu"] = {{"pairs", with_ncu}, {"agree", agree}, {"confusion", confusion}};
+    out["pairs"] = rows;
+    fmt::print("{}\n", ir::dumpJson(out));
+    return kOk;
+  }
   fmt::print("coefficients: {}\n", k.source);
   fmt::print("{:<16} {:>6} {:>14} {:>10}\n", "workload", "pairs", "median |rel|", "Spearman");
   for (const auto& [w, pm] : per)
@@ -261,7 +277,6 @@ int runEvaluate(const CostArgs& a) {
                100.0 * agree / with_ncu);
     for (const auto& [k2, n] : confusion) fmt::print("  {:>3}  {}\n", n, k2);
   }
-  if (a.format == "json") fmt::print("{}\n", ir::dumpJson(rows));
   return kOk;
 }
 

@@ -369,3 +369,25 @@ TEST(CliTune, AblateFromRecordedResults) {
   EXPECT_NE(r.out.find("| 2 | 2 | 1 | 1 | 1.0 | 2 | yes |"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
+
+// `cake cost evaluate --format json` prints one JSON document and nothing
+// else (it used to print the text table first, which no parser accepts).
+TEST(Cli, CostEvaluateJsonIsOneDocument) {
+  std::string recs;
+  for (const char* shape : {"S=1536,D=64,B=8,H=16", "S=4096,D=64,B=2,H=16"})
+    recs += nlohmann::json{{"id", shape}, {"split", "holdout"}, {"file", "corpus/attention/sm90_fa3_fwd.cake"},
+                           {"workload", "attention-fwd"}, {"shape", shape}, {"sets", nlohmann::json::object()},
+                           {"record", {{"result", "ok"}, {"median_ms", 0.5}}}}
+                .dump() +
+            "\n";
+  fs::path p = writeTemp("evaluate.jsonl", recs);
+  CmdResult r = cake_test::runCommand("cd " + shellQuote(CAKE_SOURCE_DIR) + " && " + shellQuote(CAKE_EXE) +
+                                      " cost evaluate --format json " + shellQuote(p.string()) + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["pairs"].size(), 2u);
+  EXPECT_EQ(j["all"]["pairs"], 2);
+  ASSERT_EQ(j["workloads"].size(), 1u);
+  EXPECT_EQ(j["workloads"][0]["workload"], "attention-fwd");
+  EXPECT_GT(j["pairs"][0]["predicted_ms"].get<double>(), 0.0);
+}
