@@ -265,13 +265,14 @@ int runEvaluate(const CostArgs& a) {
     fmt::print("{}\n", ir::dumpJson(out));
     return kOk;
   }
+  auto printRow = [](const nlohmann::json& row) {
+    fmt::print("{:<16} {:>6} {:>13.1f}% {:>10.3f}\n", row["workload"].get<std::string>(), row["pairs"].get<size_t>(),
+               100 * row["median_abs_rel_error"].get<double>(), row["spearman"].get<double>());
+  };
   fmt::print("coefficients: {}\n", k.source);
   fmt::print("{:<16} {:>6} {:>14} {:>10}\n", "workload", "pairs", "median |rel|", "Spearman");
-  for (const auto& [w, pm] : per)
-    fmt::print("{:<16} {:>6} {:>13.1f}% {:>10.3f}\n", w, pm.first.size(),
-               100 * costmodel::medianAbsRelError(pm.first, pm.second), costmodel::spearman(pm.first, pm.second));
-  fmt::print("{:<16} {:>6} {:>13.1f}% {:>10.3f}\n", "all", pred_all.size(),
-             100 * costmodel::medianAbsRelError(pred_all, meas_all), costmodel::spearman(pred_all, meas_all));
+  for (const auto& [w, pm] : per) printRow(summary(w, pm.first, pm.second));
+  printRow(summary("all", pred_all, meas_all));
   if (with_ncu) {
     fmt::print("bottleneck class vs ncu speed of light: {} of {} agree ({:.0f}%)\n", agree, with_ncu,
                100.0 * agree / with_ncu);

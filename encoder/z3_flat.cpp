@@ -360,16 +360,14 @@ class Flat {
       if (m_.instr(l.p, l.pc).slot != k) continue;
       u.set(l.uo, u.get(l.uo) && !(u.get(l.uoph) < cval));
     }
-    for (size_t i = 0; i < mcs_.size(); ++i) {
-      const MmaC& x = mcs_[i];
-      u.set(x.uo, u.get(x.uo) && !remMma[i] && !(num(x.seq) <= newObs[x.p]));
-    }
-    for (int q = 0; q < m_.P; ++q) u.set(obs_[q], newObs[q]);
+    for (size_t i = 0; i < mcs_.size(); ++i) u.set(mcs_[i].uo, u.get(mcs_[i].uo) && !remMma[i]);
+    for (int q = 0; q < m_.P; ++q) knowCompleted(u, q, newObs[q]);
   }
 
-  // As the simulator's knowCompleted: after mma_wait the process knows every
-  // group up to the last retired one (sequence `known`) has completed, so
-  // their barrier arrivals count as observed.
+  // As the simulator's knowCompleted: process p knows every MMA group up to
+  // sequence `known` has completed (after its mma_wait, or through a wait
+  // that observed a later commit's arrival), so their arrivals count as
+  // observed.
   void knowCompleted(Upd& u, int p, const z3::expr& known) {
     z3::expr obs = max(u.get(obs_[p]), known);
     u.set(obs_[p], obs);
