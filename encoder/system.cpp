@@ -2,6 +2,7 @@
 // See system.h for the shape of the result and docs/semantics.md for the
 // meaning of every instruction.
 #include "encoder/system.h"
+#include "encoder/system_hook.h"
 
 #include <algorithm>
 #include <set>
@@ -56,6 +57,8 @@ class Builder {
     sys_.target = t;
   }
 
+  void setHook(const EvalHook* hook) { hook_ = hook; }
+
   System build() {
     resolveTarget();
     makeCluster();
@@ -90,6 +93,7 @@ class Builder {
   ProcState* ps_ = nullptr;
   std::vector<std::pair<int, int64_t>> loops_;
   bool in_bounds_ = false;            // evaluating a loop's bounds
+  const EvalHook* hook_ = nullptr;    // buildSystemHooked
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
@@ -215,7 +219,7 @@ class Builder {
   int64_t eval(const ir::ExprPtr& e, std::string_view what) {
     if (!e) throw BuildError(fmt::format("{} is missing", what));
     const int64_t hits_before = sys_.replace_hits;
-    auto v = ir::evaluate(*e, env_);
+    auto v = hook_ ? ir::evaluate(*hooked(*e), env_) : ir::evaluate(*e, env_);
     if (!v) throw BuildError(fmt::format("{} ({}) does not evaluate for {}", what, ir::exprToString(*e, s_),
                                          bindingToString(s_, sys_.binding)));
     if (sys_.replace_hits != hits_before && !in_bounds_) noteReplacedUse(e.get());
@@ -224,6 +228,15 @@ class Builder {
       if (std::find(body.begin(), body.end(), e.get()) == body.end()) body.push_back(e.get());
     }
     return *v;
+  }
+
+  // e with every sub-expression the hook evaluates replaced by its value.
+  ir::ExprPtr hooked(const ir::Expr& e) const {
+    if (auto v = (*hook_)(e, env_)) return ir::makeConst(*v);
+    auto copy = std::make_shared<ir::Expr>(e);
+    for (ir::ExprPtr& a : copy->args)
+      if (a) a = hooked(*a);
+    return copy;
   }
 
   // Where the replaced expression (Binding::replace) is read outside loop
@@ -814,6 +827,18 @@ std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::T
                                   const BuildLimits& lim) {
   try {
     return Builder(s, b, target, lim).build();
+  } catch (const BuildError& e) {
+    if (error) *error = e.what();
+    return std::nullopt;
+  }
+}
+
+std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b, ir::Target target,
+                                        const EvalHook& hook, std::string* error) {
+  try {
+    Builder builder(s, b, target, {});
+    builder.setHook(&hook);
+    return builder.build();
   } catch (const BuildError& e) {
     if (error) *error = e.what();
     return std::nullopt;

@@ -19,6 +19,7 @@
 #include "encoder/sim_model.h"
 #include "encoder/sim_por.h"
 #include "encoder/simulator.h"
+#include "encoder/system_hook.h"
 
 namespace cake::encoder {
 
@@ -610,11 +611,11 @@ bool findPeriod(Window& w, int max_period) {
 // bytes. Shifting a state moves every data tag and every read one period
 // back, which leaves those comparisons alone only if all of them move by
 // the same number of laps per period.
-void checkLapDeltas(const Window& w) {
-  const ir::Schedule& s = *w.base.schedule;
+void checkLapDeltas(const System& base, const Deltas& d) {
+  const ir::Schedule& s = *base.schedule;
   struct Span { int space = -1; int64_t lo = INT64_MAX, hi = INT64_MIN; };
   std::map<int, Span> spans;  // view -> bytes its accesses touch
-  for (const Process& p : w.base.procs)
+  for (const Process& p : base.procs)
     for (const Instr& in : p.program)
       for (const Access& a : in.accesses) {
         if (a.view < 0) continue;
@@ -626,14 +627,14 @@ void checkLapDeltas(const Window& w) {
   std::map<int, int64_t> lap;  // view -> laps per period
   for (const auto& [view, sp] : spans) {
     const int64_t stages = s.views[view].stages;
-    const int64_t di = Deltas::of(w.d.view_index, view);
+    const int64_t di = Deltas::of(d.view_index, view);
     if (di % stages != 0)
       throw Fail(fmt::format("{}'s indices move by {} per period, not a whole number of laps", s.views[view].name, di));
     lap[view] = di / stages;
-    if (w.d.view_gen_stage.count(view) && w.d.view_index.count(view) && w.d.view_gen_stage.at(view) != di / stages)
+    if (d.view_gen_stage.count(view) && d.view_index.count(view) && d.view_gen_stage.at(view) != di / stages)
       throw Fail(fmt::format("{}'s stage-named and iteration-named accesses move by different laps per period",
                              s.views[view].name));
-    if (w.d.view_gen_stage.count(view)) lap[view] = w.d.view_gen_stage.at(view);
+    if (d.view_gen_stage.count(view)) lap[view] = d.view_gen_stage.at(view);
   }
   for (const auto& [a, sa] : spans)
     for (const auto& [b, sb] : spans)
@@ -687,11 +688,11 @@ void periodCounts(Window& w) {
 
 // Does one period leave this instruction's meaning alone (its slot's
 // phases, its named barrier's generations, its views' data tags)?
-bool unmoved(const Window& w, const Instr& in) {
-  if (in.slot >= 0 && Deltas::of(w.d.slot_phase, in.slot) != 0) return false;
-  if (in.named >= 0 && Deltas::of(w.named_delta, in.named) != 0) return false;
+bool unmoved(const Deltas& d, const std::map<int, int64_t>& named, const Instr& in) {
+  if (in.slot >= 0 && Deltas::of(d.slot_phase, in.slot) != 0) return false;
+  if (in.named >= 0 && Deltas::of(named, in.named) != 0) return false;
   return std::none_of(in.accesses.begin(), in.accesses.end(),
-                      [&](const Access& a) { return a.view >= 0 && w.d.viewMoves(a.view); });
+                      [&](const Access& a) { return a.view >= 0 && d.viewMoves(a.view); });
 }
 
 // The combined program: per looping process, the window's prefix and
@@ -720,7 +721,7 @@ void layOut(Window& w) {
       for (int i = 0; i <= n; ++i) prev.push_back(i - 1);
       shift.assign(static_cast<size_t>(n) + 1, -1);
       shift[n] = n;  // done stays done
-      for (int i = n - 1; i >= 0 && unmoved(w, prog[i]); --i) shift[i] = i;
+      for (int i = n - 1; i >= 0 && unmoved(w.d, w.named_delta, prog[i]); --i) shift[i] = i;
       continue;
     }
     const int loop_end = sh.loopEnd();
@@ -767,6 +768,100 @@ void layOut(Window& w) {
 
 // ================================================================ exploration
 
+// One shift of the explored states (a period back): where each pc moves
+// (-1: it cannot), and how far the slots' phases, the views, the named
+// barriers' generations and each process's MMA commits move with it.
+struct ShiftMap {
+  const std::vector<std::vector<int>>& pc;
+  const Deltas& d;
+  const std::map<int, int64_t>& named;
+  const std::vector<int64_t>& commits;
+  // For in-flight loads and non-MMA groups (their pcs name an operation's
+  // text only): where it differs from `pc`, a copy of the same text.
+  const std::vector<std::vector<int>>* ref = nullptr;
+};
+
+// Moves s by `sh` if every part of it can move (program counters,
+// completed-phase counts, named-barrier generations, data tags, in-flight
+// loads, async groups, unobserved completions); false leaves s alone.
+bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
+  State n = s;
+  for (int p = 0; p < m.P; ++p) {
+    int pc = sim::pcOf(m, s, p);
+    int to = sh.pc[p][pc];
+    if (to < 0) return false;
+    n.v[m.off_pc + p] = to;
+    if (pc < m.programSize(p) && m.instr(p, pc).kind == InstrKind::SyncWait)
+      n.v[m.off_sgen + p] -= static_cast<int32_t>(Deltas::of(sh.named, m.instr(p, pc).named));
+    int32_t obs = s.v[m.off_obs + p];
+    if (obs >= 0) {
+      obs -= static_cast<int32_t>(sh.commits[p]);
+      if (obs < -1) return false;
+      n.v[m.off_obs + p] = obs;
+    }
+  }
+  for (int k = 0; k < m.S; ++k)
+    n.v[m.off_slot + sim::kSlotFields * k + sim::kCompleted] -= static_cast<int32_t>(Deltas::of(sh.d.slot_phase, k));
+  for (int k = 0; k < m.N; ++k) n.v[m.off_named + 2 * k] -= static_cast<int32_t>(Deltas::of(sh.named, k));
+  for (int t = 0; t < m.tracked; ++t) {
+    int32_t& id = n.v[sim::atomField(m, t, sim::kData)];
+    if (id < 0) continue;
+    const Model::WriteRef& wr = m.writes[id];
+    int to = sh.pc[wr.proc][wr.pc];
+    if (to >= 0) {
+      id = m.write_id[wr.proc][to][wr.acc];
+      if (id < 0) return false;
+    } else if (sh.d.viewMoves(m.access(wr.proc, wr.pc, wr.acc).view)) {
+      return false;
+    }
+  }
+  Async a = sim::decodeAsync(m, s);
+  auto movePc = [&](int p, int32_t& pc, bool by_text) {
+    if (pc < 0) return true;
+    pc = (by_text && sh.ref ? *sh.ref : sh.pc)[p][pc];
+    return pc >= 0;
+  };
+  std::set<std::pair<int, int>> seen;  // copies of one text must not merge two loads / group ops
+  for (sim::Load& l : a.loads) {
+    l.phase -= static_cast<int32_t>(Deltas::of(sh.d.slot_phase, m.instr(l.proc, l.pc).slot));
+    if (!movePc(l.proc, l.pc, true) || !seen.insert({l.proc, l.pc}).second) return false;
+  }
+  for (int p = 0; p < m.P; ++p)
+    for (int k = 0; k < sim::kGroupKinds; ++k)
+      for (sim::Group& g : a.of(p, k)) {
+        if (!movePc(p, g.commit_pc, k != sim::kMma)) return false;
+        for (int32_t& pc : g.pcs)
+          if (!movePc(p, pc, k != sim::kMma) || !seen.insert({p, pc}).second) return false;
+      }
+  for (sim::Unobserved& u : a.unobserved) {
+    u.phase -= static_cast<int32_t>(Deltas::of(sh.d.slot_phase, u.slot));
+    if (u.proc >= 0) {
+      u.seq -= static_cast<int32_t>(sh.commits[u.proc]);
+      if (u.seq < 0) return false;
+    }
+  }
+  sim::encodeAsync(m, n, a);
+  s = std::move(n);
+  return true;
+}
+
+
+// Expands every state of g in insertion order (expanding adds more) within
+// the budget (states, memory, time); returns the number of states.
+uint64_t expandAll(sim::Graph& g, uint64_t per_state, const TripProofOptions& opts,
+                   std::chrono::steady_clock::time_point start, const std::function<void(int)>& expand) {
+  const uint64_t max_states = std::min<uint64_t>(opts.max_states, uint64_t{opts.memory_mb} * 1024 * 1024 / per_state);
+  for (size_t n = 0; n < g.size(); ++n) {
+    if (n % 256 == 0) {
+      const double ms = msSince(start);
+      if (g.size() > max_states || ms > opts.timeout_ms)
+        throw Fail(fmt::format("budget exceeded after {} states ({:.1f} s)", g.size(), ms / 1000));
+    }
+    expand(static_cast<int>(n));
+  }
+  return g.size();
+}
+
 class LapExplorer {
  public:
   LapExplorer(const Window& w, const TripProofOptions& opts, std::chrono::steady_clock::time_point start)
@@ -786,16 +881,7 @@ class LapExplorer {
     State init = sim::initialState(m_);
     g_.insert(pack(init, static_cast<int32_t>(w_.t1), -1), -1, {});
     uint64_t per_state = init.v.size() * 4 + 64 + 48;
-    uint64_t max_states = std::min<uint64_t>(opts_.max_states, uint64_t{opts_.memory_mb} * 1024 * 1024 / per_state);
-    for (size_t n = 0; n < g_.size(); ++n) {
-      if (n % 256 == 0) {
-        double ms = msSince(start_);
-        if (g_.size() > max_states || ms > opts_.timeout_ms)
-          throw Fail(fmt::format("budget exceeded after {} states ({:.1f} s)", g_.size(), ms / 1000));
-      }
-      expand(static_cast<int>(n));
-    }
-    return g_.size();
+    return expandAll(g_, per_state, opts_, start_, [&](int n) { expand(n); });
   }
 
  private:
@@ -973,62 +1059,7 @@ class LapExplorer {
     const int64_t P = w_.P;
     const int64_t open = T >= 0 ? T : L;
     if (open < w_.j0 || open - P < w_.t1) return false;
-    State n = s;
-    for (int p = 0; p < m_.P; ++p) {
-      int pc = sim::pcOf(m_, s, p);
-      int to = w_.shift_pc[p][pc];
-      if (to < 0) return false;
-      n.v[m_.off_pc + p] = to;
-      if (pc < m_.programSize(p) && m_.instr(p, pc).kind == InstrKind::SyncWait)
-        n.v[m_.off_sgen + p] -= static_cast<int32_t>(Deltas::of(w_.named_delta, m_.instr(p, pc).named));
-      int32_t obs = s.v[m_.off_obs + p];
-      if (obs >= 0) {
-        obs -= static_cast<int32_t>(w_.commit_delta[p]);
-        if (obs < -1) return false;
-        n.v[m_.off_obs + p] = obs;
-      }
-    }
-    for (int k = 0; k < m_.S; ++k)
-      n.v[m_.off_slot + sim::kSlotFields * k + sim::kCompleted] -= static_cast<int32_t>(Deltas::of(w_.d.slot_phase, k));
-    for (int k = 0; k < m_.N; ++k) n.v[m_.off_named + 2 * k] -= static_cast<int32_t>(Deltas::of(w_.named_delta, k));
-    for (int t = 0; t < m_.tracked; ++t) {
-      int32_t& id = n.v[sim::atomField(m_, t, sim::kData)];
-      if (id < 0) continue;
-      const Model::WriteRef& wr = m_.writes[id];
-      int to = w_.shift_pc[wr.proc][wr.pc];
-      if (to >= 0) {
-        id = m_.write_id[wr.proc][to][wr.acc];
-        if (id < 0) return false;
-      } else if (w_.d.viewMoves(m_.access(wr.proc, wr.pc, wr.acc).view)) {
-        return false;
-      }
-    }
-    Async a = sim::decodeAsync(m_, s);
-    auto movePc = [&](int p, int32_t& pc) {
-      if (pc < 0) return true;
-      pc = w_.shift_pc[p][pc];
-      return pc >= 0;
-    };
-    for (sim::Load& l : a.loads) {
-      l.phase -= static_cast<int32_t>(Deltas::of(w_.d.slot_phase, m_.instr(l.proc, l.pc).slot));
-      if (!movePc(l.proc, l.pc)) return false;
-    }
-    for (int p = 0; p < m_.P; ++p)
-      for (int k = 0; k < sim::kGroupKinds; ++k)
-        for (sim::Group& g : a.of(p, k)) {
-          if (!movePc(p, g.commit_pc)) return false;
-          for (int32_t& pc : g.pcs)
-            if (!movePc(p, pc)) return false;
-        }
-    for (sim::Unobserved& u : a.unobserved) {
-      u.phase -= static_cast<int32_t>(Deltas::of(w_.d.slot_phase, u.slot));
-      if (u.proc >= 0) {
-        u.seq -= static_cast<int32_t>(w_.commit_delta[u.proc]);
-        if (u.seq < 0) return false;
-      }
-    }
-    sim::encodeAsync(m_, n, a);
-    s = std::move(n);
+    if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, w_.commit_delta})) return false;
     if (T >= 0) T = static_cast<int32_t>(T - P);
     else L = static_cast<int32_t>(L - P);
     return true;
@@ -1087,6 +1118,29 @@ std::optional<int64_t> lowerBound(const ir::Expr& e, const std::function<std::op
   }
 }
 
+// Is e >= c for every value the lm.assume facts allow? Interval reasoning
+// over e's syntax first (`max(x, 0)` and `lm.cdiv` of non-negative values by
+// grid dimensions are non-linear for the solver, which timed out on the
+// split-K and persistent trip expressions), then the solver. `param_lb`
+// caches each parameter's lower bound.
+bool atLeast(FactProver& prover, const ir::ExprPtr& e, int64_t c, std::map<int, std::optional<int64_t>>& param_lb) {
+  auto paramLb = [&](int p) -> std::optional<int64_t> {
+    auto [it, fresh] = param_lb.emplace(p, std::nullopt);
+    if (fresh) {
+      auto x = symbolNode(ir::ExprKind::Param, p);
+      for (int64_t v : {int64_t{1}, int64_t{0}})
+        if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(v)})).kind == BvVerdict::Holds) {
+          it->second = v;
+          break;
+        }
+    }
+    return it->second;
+  };
+  const std::optional<int64_t> lb = lowerBound(*e, paramLb);
+  if (lb && *lb >= c) return true;
+  return prover.prove(ir::makeExpr(ir::ExprKind::Ge, {e, ir::makeConst(c)})).kind == BvVerdict::Holds;
+}
+
 // Does every read of the trip count in `sys` (built for T = low) give the
 // same value for every T <= low as for low (proved; the other symbols free)?
 bool readsStayBelow(const TripLoops& tl, const System& sys, int64_t low, FactProver& prover) {
@@ -1131,24 +1185,8 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   // values by grid dimensions are non-linear for the solver (it timed out
   // on the split-K and persistent trip expressions) but plain here.
   std::map<int, std::optional<int64_t>> param_lb;
-  auto paramLb = [&](int p) -> std::optional<int64_t> {
-    auto [it, fresh] = param_lb.emplace(p, std::nullopt);
-    if (fresh) {
-      auto x = symbolNode(ir::ExprKind::Param, p);
-      for (int64_t c : {int64_t{1}, int64_t{0}})
-        if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(c)})).kind == BvVerdict::Holds) {
-          it->second = c;
-          break;
-        }
-    }
-    return it->second;
-  };
-  const std::optional<int64_t> lb = lowerBound(*tl.trip, paramLb);
-  for (int64_t t : {low.value_or(0), int64_t{0}}) {
-    if (lb && *lb >= t) return t;
-    auto goal = ir::makeExpr(ir::ExprKind::Ge, {tl.trip, ir::makeConst(t)});
-    if (prover.prove(goal).kind == BvVerdict::Holds) return t;
-  }
+  for (int64_t t : {low.value_or(0), int64_t{0}})
+    if (atLeast(prover, tl.trip, t, param_lb)) return t;
   if (only_bounds) return min_lo;
   // Read outside loop bounds too. Below min_lo no symbolic loop runs an
   // iteration, so the system for such a T is the one for min_lo if every
@@ -1185,7 +1223,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
   findSuffixPeriod(w);
   if (w.j0 > W - w.P) throw WindowTooSmall{};
-  checkLapDeltas(w);
+  checkLapDeltas(w.base, w.d);
   std::vector<const ir::Expr*> body_exprs;
   std::vector<System::ReplacedUse> uses;
   for (const System& sys : w.by_trip) {
@@ -1334,6 +1372,976 @@ std::string assignmentText(const ir::Schedule& s, const std::vector<std::map<int
   return fmt::format("{} in {{{}}}", n, fmt::join(values, ","));
 }
 
+// ================================================================ persistent kernels
+//
+// docs/z3.md "Persistent kernels": a tile loop (bound E_A) around a K loop
+// (bound E_B) whose ring index is global across tiles (`t * E_B + k`).
+// Proved for an over-approximation: every tile t runs its own K trip count
+// B_t >= 1 (open until some process leaves that tile's K loop), `t * E_B`
+// reads the tile's ring start G_t = B_0 + ... + B_(t-1), and a tile count
+// A >= 0 (open until some process leaves the tile loop). With every B_t
+// equal these are the schedule's own values, so its runs are among the
+// explored ones. Checked (else unknown): E_A and E_B are read only in their
+// loop bounds and (E_B) in `t * E_B`; every expression evaluated inside the
+// tile loop is a function of t and of g = G_t + k (proved), and moves by the
+// same amount every ring period of g and every tile period of t (proved
+// beyond the window, checked instruction by instruction in it). Two shifts
+// keep the explored states finite, each an isomorphism of the explored
+// system: the ring shift (every process's g back by the ring period, with
+// the ring's phases, data tags and async work) and the tile shift (the tile
+// index back by the tile period, with the per-tile barriers and views).
+
+struct TileLoops {
+  ir::ExprPtr tiles, inner;  // E_A (the tile loop's bound), E_B (the K loop's)
+  std::set<int> tile_vars, k_vars;
+};
+
+// `t * E_B` (either order) with t a tile loop's variable; its index in *var.
+bool isTileProduct(const ir::Expr& e, const TileLoops& tl, int* var = nullptr) {
+  if (e.kind != ir::ExprKind::Mul || e.args.size() != 2 || !e.args[0] || !e.args[1]) return false;
+  for (int i = 0; i < 2; ++i) {
+    const ir::Expr &a = *e.args[i], &b = *e.args[1 - i];
+    if (a.kind == ir::ExprKind::LoopVar && tl.tile_vars.count(a.index) && ir::sameExpr(b, *tl.inner)) {
+      if (var) *var = a.index;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The two symbolic loops of a persistent kernel, or nullopt when the
+// schedule's symbolic loops are not exactly that shape: loops bounded by
+// E_A inside no symbolic loop, each with at most one loop bounded by E_B
+// among its direct statements and none deeper, all from 0 with step 1.
+std::optional<TileLoops> findTileLoops(const ir::Schedule& s) {
+  struct L { const ir::Stmt* st; const ir::Stmt* parent; bool direct; };
+  std::vector<L> loops;
+  std::function<void(const ir::Block&, const ir::Stmt*, bool)> walk = [&](const ir::Block& b, const ir::Stmt* sym,
+                                                                          bool direct) {
+    for (const ir::Stmt& st : b) {
+      const bool symbolic = st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi);
+      if (symbolic) loops.push_back({&st, sym, direct});
+      walk(st.body, symbolic ? &st : sym, symbolic);
+      walk(st.orelse, sym, false);
+    }
+  };
+  for (const ir::RoleBody& body : s.bodies) walk(body.body, nullptr, false);
+  TileLoops tl;
+  std::map<const ir::Stmt*, int> children;
+  for (const L& l : loops) {
+    auto lo = ir::constValue(l.st->lo);
+    auto step = l.st->step ? ir::constValue(l.st->step) : std::optional<int64_t>(1);
+    if (!lo || *lo != 0 || !step || *step != 1) return std::nullopt;
+    ir::ExprPtr& bound = l.parent ? tl.inner : tl.tiles;
+    if (!bound) bound = l.st->hi;
+    if (!ir::sameExpr(*bound, *l.st->hi)) return std::nullopt;
+    if (l.parent && (!l.direct || std::none_of(loops.begin(), loops.end(), [&](const L& o) {
+                       return o.st == l.parent && !o.parent;
+                     })))
+      return std::nullopt;
+    (l.parent ? tl.k_vars : tl.tile_vars).insert(l.st->loop_var);
+    if (l.parent && ++children[l.parent] > 1) return std::nullopt;
+  }
+  if (!tl.tiles || !tl.inner || ir::sameExpr(*tl.tiles, *tl.inner)) return std::nullopt;
+  return tl;
+}
+
+// The window was too short in one dimension (-> retry with it doubled).
+struct GridTooSmall {
+  bool tiles;  // the tile dimension (else the ring)
+};
+
+// The system with Wt tiles of Wg K iterations each, every tile starting at
+// ring index 0 (`t * E_B` reads 0): iteration k of tile t is the text of
+// ring index g = k in tile t, which is all the layout below needs.
+System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg) {
+  const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+    int var = -1;
+    if (isTileProduct(e, tl, &var)) return env.loop_vars.count(var) ? std::optional<int64_t>(0) : std::nullopt;
+    if (ir::sameExpr(e, *tl.inner))
+      for (int v : tl.tile_vars)
+        if (env.loop_vars.count(v)) return Wg;
+    return std::nullopt;  // outside a tile loop E_B reads its parameters: refused below
+  };
+  b.replace = tl.tiles.get();
+  b.replace_value = Wt;
+  std::string err;
+  auto sys = buildSystemHooked(s, b, target, hook, &err);
+  if (!sys) throw Fail(fmt::format("the system for {} tiles of {} K iterations cannot be built: {}", Wt, Wg, err));
+  if (!sys->params_read.empty()) {
+    const int r = *sys->params_read.rbegin();
+    std::string what = r >= 0 ? s.params[r].name
+                       : r >= -3 ? fmt::format("lm.block_idx({})", -1 - r)
+                                 : fmt::format("lm.grid_dim({})", -4 - r);
+    throw Fail(fmt::format("the schedule reads {} outside the loop bounds {} and {} and the products t * {}", what,
+                           ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s),
+                           ir::exprToString(*tl.inner, s)));
+  }
+  if (!sys->replace_uses.empty())
+    throw Fail(fmt::format("the schedule reads {} outside its loop bound ({}; not covered by the persistent-kernel "
+                           "proof yet)",
+                           ir::exprToString(*tl.tiles, s), ir::exprToString(*sys->replace_uses.front().expr, s)));
+  return std::move(*sys);
+}
+
+// One process of the grid: its prefix, tiles (pre part, K iterations, post
+// part) and exit path, as pc ranges.
+struct TileShape {
+  enum Kind { Static, TileOnly, Full } kind = Static;
+  int prefix_end = 0;               // first pc of tile 0
+  std::vector<int> tile_start;      // [t], t <= Wt: tile_start[Wt] is the exit path's start
+  std::vector<std::vector<int>> head;  // Full: [t][g], g <= Wg: head[t][Wg] is the post part's start
+  int end = 0;                      // program size
+};
+
+TileShape tileShapeOf(const Process& proc, const TileLoops& tl, int64_t Wt, int64_t Wg) {
+  TileShape sh;
+  const auto& prog = proc.program;
+  sh.end = static_cast<int>(prog.size());
+  std::vector<int64_t> tile(prog.size(), -1), iter(prog.size(), -1);
+  for (size_t pc = 0; pc < prog.size(); ++pc)
+    for (const auto& [var, value] : prog[pc].loops) {
+      if (tl.tile_vars.count(var)) tile[pc] = value;
+      if (tl.k_vars.count(var)) iter[pc] = value;
+    }
+  const bool tiled = std::any_of(tile.begin(), tile.end(), [](int64_t t) { return t >= 0; });
+  const bool full = std::any_of(iter.begin(), iter.end(), [](int64_t k) { return k >= 0; });
+  if (!tiled) return sh;
+  sh.kind = full ? TileShape::Full : TileShape::TileOnly;
+  sh.tile_start.assign(static_cast<size_t>(Wt + 1), -1);
+  if (full) sh.head.assign(static_cast<size_t>(Wt), std::vector<int>(static_cast<size_t>(Wg + 1), -1));
+  int64_t last_t = -1, last_k = -1;
+  bool left = false;  // past the tile loop
+  auto order = [&](bool ok) {
+    if (!ok) throw Fail(fmt::format("{} runs its tile loop or K loop not in one piece", proc.name));
+  };
+  for (int pc = 0; pc < sh.end; ++pc) {
+    const int64_t t = tile[pc], k = iter[pc];
+    if (t < 0) {
+      order(k < 0);
+      if (last_t >= 0) left = true;
+      if (!left) sh.prefix_end = pc + 1;
+      continue;
+    }
+    order(!left && t >= last_t && t < Wt);
+    if (t != last_t) {
+      order(t == last_t + 1);
+      sh.tile_start[t] = pc;
+      last_k = -1;
+    }
+    if (k >= 0) {
+      order(full && k < Wg && (k == last_k || k == last_k + 1) && sh.head[t][Wg] < 0);
+      if (k != last_k) sh.head[t][k] = pc;
+      last_k = k;
+    } else if (full && last_k >= 0 && sh.head[t][Wg] < 0) {
+      order(last_k == Wg - 1);
+      sh.head[t][Wg] = pc;  // the post part
+    }
+    last_t = t;
+  }
+  order(last_t == Wt - 1);
+  if (sh.prefix_end > sh.tile_start[0]) sh.prefix_end = sh.tile_start[0];
+  int exit_start = sh.end;
+  for (int pc = sh.end - 1; pc >= 0 && tile[pc] < 0; --pc) exit_start = pc;
+  sh.tile_start[Wt] = exit_start;
+  if (full)
+    for (int64_t t = 0; t < Wt; ++t) {
+      for (int64_t g = 0; g < Wg; ++g) order(sh.head[t][g] >= 0);
+      if (sh.head[t][Wg] < 0) sh.head[t][Wg] = sh.tile_start[t + 1];  // no post part
+    }
+  return sh;
+}
+
+// Where a pc of the combined program lies.
+struct PcPos {
+  enum Region : int8_t { Prefix, Pre, Body, Post, Exit, Tile, Done, Other } region = Other;
+  int16_t t = -1;  // tile (Exit: the tile count it left after)
+  int16_t x = -1;  // ring position (Body: g; Pre / Post / Exit of a Full process: the tile's ring start / end)
+  bool last = false;  // the last instruction of its block
+};
+
+// Everything the exploration of a persistent kernel needs.
+struct PGrid {
+  int64_t Wt = 0, Wg = 0;
+  int64_t Pg = 0, w0g = 0, Pt = 0, tw = 0;  // ring and tile periods, warm-ups
+  System grid;                               // Wt tiles of Wg iterations
+  std::vector<TileShape> shape;
+  Deltas ring, tile;
+  std::map<int, int64_t> ring_named, tile_named;
+  std::vector<int64_t> ring_commits, tile_commits;
+  // the combined program
+  System comb;
+  sim::ControlFlow flow;
+  std::vector<std::vector<PcPos>> pos;            // [p][pc], done pc included
+  // Full: pre_at[t][x], body_at[t][g], post_at[t][x], exit_at[a][x] (block starts; x <= Wg)
+  // TileOnly: body_at[t][0] is tile t's block, exit_at[a][0] the exit path after a tiles
+  struct Range { int a = 0, b = 0; };  // a block's pcs [a, b)
+  std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
+  std::vector<std::vector<int>> ring_pc, tile_pc;  // [p][pc]: one period back, -1: cannot
+  std::vector<std::vector<int>> ring_ref;          // ring_pc, or for a copy of a pre / post part or exit path the
+                                                   // copy of the same text at x - Pg (>= 0): for async work only
+  std::vector<std::vector<int>> commits_before;    // [p][pc], path-independent
+  // Done pcs, one per end of the run (program size + index): every pc has
+  // one predecessor instruction (the last one a finished process ran).
+  std::vector<int> size;                           // [p] program size
+  int doneAt(size_t p, int64_t a, int64_t x) const {
+    return size[p] + static_cast<int>(shape[p].kind == TileShape::Full ? a * (Wg + 1) + x : a);
+  }
+};
+
+// A series of blocks of one process: block i is the pc range range(i).
+struct Series {
+  int proc;
+  std::function<std::pair<int, int>(int64_t)> range;
+};
+
+// The smallest period P such that in every series block i + P is block i
+// shifted, for every i >= w0 (the warm-up), leaving room to shift: (P, w0)
+// and the deltas, or nullopt.
+std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const std::vector<Series>& series,
+                                                        int64_t n, int max_period, Deltas& out) {
+  for (int64_t P = 1; P <= max_period && 2 * P + 2 <= n; ++P) {
+    Deltas d;
+    int64_t w0 = 0;
+    bool ok = !series.empty();
+    for (const Series& se : series) {
+      const auto& prog = sys.procs[se.proc].program;
+      const int64_t top = n - 1 - P;
+      int64_t i = top;
+      for (; i >= 0; --i) {
+        auto [a0, a1] = se.range(i);
+        auto [b0, b1] = se.range(i + P);
+        if (!shiftedRange(prog, a0, a1, prog, b0, b1, d)) break;
+      }
+      if (i == top) {
+        ok = false;
+        break;
+      }
+      w0 = std::max(w0, i + 1);
+    }
+    if (!ok || w0 + 2 * P + 2 > n) continue;
+    out = std::move(d);
+    return std::make_pair(P, w0);
+  }
+  return std::nullopt;
+}
+
+// Named-barrier generations and MMA commits over one period of each shift;
+// the instructions that map to themselves under a shift must not move with it.
+void gridCounts(PGrid& g) {
+  const System& sys = g.grid;
+  const size_t P = sys.procs.size();
+  g.ring_commits.assign(P, 0);
+  g.tile_commits.assign(P, 0);
+  std::map<int, int64_t> ring_warps, tile_warps;
+  auto count = [&](size_t p, int a, int b, std::map<int, int64_t>* warps, int64_t* commits) {
+    for (int pc = a; pc < b; ++pc) {
+      const Instr& in = sys.procs[p].program[pc];
+      if (warps && (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive))
+        (*warps)[in.named] += sys.procs[p].warps;
+      if (commits && in.kind == InstrKind::MmaCommit) ++*commits;
+    }
+  };
+  for (size_t p = 0; p < P; ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind == TileShape::Static) continue;
+    for (int64_t t = g.tw; t < g.tw + g.Pt; ++t) {
+      if (sh.kind == TileShape::TileOnly) {
+        count(p, sh.tile_start[t], sh.tile_start[t + 1], &tile_warps, &g.tile_commits[p]);
+        continue;
+      }
+      count(p, sh.tile_start[t], sh.head[t][0], &tile_warps, &g.tile_commits[p]);
+      count(p, sh.head[t][g.Wg], sh.tile_start[t + 1], &tile_warps, &g.tile_commits[p]);
+    }
+    if (sh.kind != TileShape::Full) continue;
+    // per ring period: the same in every tile (each process skips a period of its own tile)
+    for (int64_t t = 0; t < g.Wt; ++t) {
+      std::map<int, int64_t> warps;
+      int64_t commits = 0;
+      count(p, sh.head[t][g.w0g], sh.head[t][g.w0g + g.Pg], &warps, &commits);
+      if (t == 0) {
+        for (const auto& [n, k] : warps) ring_warps[n] += k;
+        g.ring_commits[p] = commits;
+      } else {
+        std::map<int, int64_t> first;
+        int64_t first_commits = 0;
+        count(p, sh.head[0][g.w0g], sh.head[0][g.w0g + g.Pg], &first, &first_commits);
+        if (warps != first || commits != first_commits)
+          throw Fail(fmt::format("{}'s K loop arrives on named barriers or commits MMA groups differently in "
+                                 "different tiles",
+                                 sys.procs[p].name));
+      }
+    }
+  }
+  auto generations = [&](const std::map<int, int64_t>& warps, std::map<int, int64_t>& out) {
+    for (const auto& [n, k] : warps) {
+      const int64_t expected = sys.named[n].expected_warps;
+      if (expected <= 0 || k % expected != 0)
+        throw Fail(fmt::format("{} does not complete a whole number of generations per period", sys.named[n].name));
+      out[n] = k / expected;
+    }
+  };
+  generations(ring_warps, g.ring_named);
+  generations(tile_warps, g.tile_named);
+  // what maps to itself: a Full process's pre / post parts and exit path
+  // under the ring shift, every exit path under the tile shift, a process
+  // without the K loop under the ring shift
+  for (size_t p = 0; p < P; ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind == TileShape::Static) continue;
+    const auto& prog = sys.procs[p].program;
+    auto still = [&](int a, int b, const Deltas& d, const std::map<int, int64_t>& named, const char* what) {
+      for (int pc = a; pc < b; ++pc)
+        if (!unmoved(d, named, prog[pc]))
+          throw Fail(fmt::format("{} at {} of {} moves with the {} period", opText(*sys.schedule, *prog[pc].stmt),
+                                 what, sys.procs[p].name, &d == &g.ring ? "ring" : "tile"));
+    };
+    still(sh.tile_start[g.Wt], sh.end, g.tile, g.tile_named, "the exit path");
+    if (sh.kind == TileShape::TileOnly) {
+      still(0, sh.end, g.ring, g.ring_named, "the tile loop");
+      continue;
+    }
+    still(sh.tile_start[g.Wt], sh.end, g.ring, g.ring_named, "the exit path");
+    for (int64_t t = 0; t < g.Wt; ++t) {
+      still(sh.tile_start[t], sh.head[t][0], g.ring, g.ring_named, "the tile loop before the K loop");
+      still(sh.head[t][g.Wg], sh.tile_start[t + 1], g.ring, g.ring_named, "the tile loop after the K loop");
+    }
+  }
+}
+
+int commitsIn(const std::vector<Instr>& prog, int a, int b) {
+  int n = 0;
+  for (int pc = a; pc < b; ++pc) n += prog[pc].kind == InstrKind::MmaCommit;
+  return n;
+}
+
+// The combined program of each process (docs/z3.md): a Full process's
+// prefix, its K iterations (t, g) for every tile t and ring index g, and
+// copies of each tile's pre and post parts per ring position x, and of the
+// exit path per (tile count, x); a process with the tile loop only keeps its
+// tiles and gets an exit path per tile count. The copies make the MMA
+// commits before every pc one number whatever the path (they depend on t
+// and x only), and the shifts plain pc maps.
+void layOutPersistent(PGrid& g) {
+  const size_t P = g.grid.procs.size();
+  g.comb = g.grid;
+  g.pos.assign(P, {});
+  g.pre_at.assign(P, {});
+  g.body_at.assign(P, {});
+  g.post_at.assign(P, {});
+  g.exit_at.assign(P, {});
+  g.ring_pc.assign(P, {});
+  g.ring_ref.assign(P, {});
+  g.tile_pc.assign(P, {});
+  g.commits_before.assign(P, {});
+  g.size.assign(P, 0);
+  g.flow.next.assign(P, {});
+  const int64_t Wt = g.Wt, Wg = g.Wg;
+  for (size_t p = 0; p < P; ++p) {
+    const TileShape& sh = g.shape[p];
+    const auto& src = g.grid.procs[p].program;
+    auto& prog = g.comb.procs[p].program;
+    auto& pos = g.pos[p];
+    auto& cb = g.commits_before[p];
+    std::vector<int> ends;  // the last pc of every block that ends in a resolution
+    // appends src[a, b) as a block at region r, tile t, ring position x, the
+    // commits before it `base`; returns its start
+    auto append = [&](int a, int b, PcPos::Region r, int64_t t, int64_t x, int64_t base) {
+      const int start = static_cast<int>(prog.size());
+      int64_t c = base;
+      for (int pc = a; pc < b; ++pc) {
+        prog.push_back(src[pc]);
+        pos.push_back({r, static_cast<int16_t>(t), static_cast<int16_t>(x), pc + 1 == b});
+        cb.push_back(static_cast<int>(c));
+        c += src[pc].kind == InstrKind::MmaCommit;
+      }
+      return start;
+    };
+    prog.clear();
+    if (sh.kind == TileShape::Static) {
+      append(0, sh.end, PcPos::Other, -1, -1, 0);
+      g.size[p] = sh.end;
+      pos.push_back({PcPos::Done, -1, -1, false});
+      cb.push_back(commitsIn(src, 0, sh.end));
+      const int n = sh.end;
+      g.flow.next[p].resize(n);
+      for (int i = 0; i < n; ++i) g.flow.next[p][i] = i + 1;
+      // a process without the loops stays where it is under both shifts,
+      // from where nothing it still runs moves with them
+      for (auto* map : {&g.ring_pc[p], &g.tile_pc[p]}) {
+        const bool ring = map == &g.ring_pc[p];
+        map->assign(static_cast<size_t>(n) + 1, -1);
+        (*map)[n] = n;
+        for (int i = n - 1; i >= 0 && unmoved(ring ? g.ring : g.tile, ring ? g.ring_named : g.tile_named, src[i]);
+             --i)
+          (*map)[i] = i;
+      }
+      g.ring_ref[p] = g.ring_pc[p];
+      continue;
+    }
+    const int prefix_c = commitsIn(src, 0, sh.prefix_end);
+    append(0, sh.prefix_end, PcPos::Prefix, -1, -1, 0);
+    const int exit_a = sh.tile_start[Wt], exit_b = sh.end;
+    std::vector<int64_t> tiles_c(static_cast<size_t>(Wt) + 1, prefix_c);  // commits before tile t's pre part
+    auto range = [](int a, int b) { return PGrid::Range{a, b}; };
+    if (sh.kind == TileShape::TileOnly) {
+      g.body_at[p].assign(static_cast<size_t>(Wt), {});
+      for (int64_t t = 0; t < Wt; ++t) {
+        const int a = sh.tile_start[t], b = sh.tile_start[t + 1];
+        tiles_c[t + 1] = tiles_c[t] + commitsIn(src, a, b);
+        const int at = append(a, b, PcPos::Tile, t, -1, tiles_c[t]);
+        g.body_at[p][t] = {range(at, at + (b - a))};
+      }
+      g.exit_at[p].assign(static_cast<size_t>(Wt) + 1, {});
+      for (int64_t a = 0; a <= Wt; ++a) {
+        const int at = append(exit_a, exit_b, PcPos::Exit, a, -1, tiles_c[a]);
+        g.exit_at[p][a] = {range(at, at + (exit_b - exit_a))};
+      }
+    } else {
+      // commits per K iteration: the same in every tile (else the count before a pc depends on the path)
+      std::vector<int64_t> body_c(static_cast<size_t>(Wg) + 1, 0);  // before ring index g
+      for (int64_t gi = 0; gi < Wg; ++gi) {
+        const int c = commitsIn(src, sh.head[0][gi], sh.head[0][gi + 1]);
+        for (int64_t t = 1; t < Wt; ++t)
+          if (commitsIn(src, sh.head[t][gi], sh.head[t][gi + 1]) != c)
+            throw Fail(fmt::format("{} commits a different number of MMA groups in the same K iteration of "
+                                   "different tiles",
+                                   g.grid.procs[p].name));
+        body_c[gi + 1] = body_c[gi] + c;
+      }
+      std::vector<int64_t> pre_c(static_cast<size_t>(Wt)), post_c(static_cast<size_t>(Wt));
+      for (int64_t t = 0; t < Wt; ++t) {
+        pre_c[t] = commitsIn(src, sh.tile_start[t], sh.head[t][0]);
+        post_c[t] = commitsIn(src, sh.head[t][Wg], sh.tile_start[t + 1]);
+        tiles_c[t + 1] = tiles_c[t] + pre_c[t] + post_c[t];
+      }
+      g.body_at[p].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
+      for (int64_t t = 0; t < Wt; ++t)
+        for (int64_t gi = 0; gi < Wg; ++gi) {
+          const int a = sh.head[t][gi], b = sh.head[t][gi + 1];
+          const int at = append(a, b, PcPos::Body, t, gi, tiles_c[t] + pre_c[t] + body_c[gi]);
+          g.body_at[p][t][gi] = range(at, at + (b - a));
+        }
+      g.pre_at[p].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
+      g.post_at[p] = g.pre_at[p];
+      for (int64_t t = 0; t < Wt; ++t)
+        for (int64_t x = 0; x <= Wg; ++x) {
+          const int a = sh.tile_start[t], b = sh.head[t][0];
+          const int at = append(a, b, PcPos::Pre, t, x, tiles_c[t] + body_c[x]);
+          g.pre_at[p][t][x] = range(at, at + (b - a));
+          const int c = sh.head[t][Wg], d = sh.tile_start[t + 1];
+          const int at2 = append(c, d, PcPos::Post, t, x, tiles_c[t] + pre_c[t] + body_c[x]);
+          g.post_at[p][t][x] = range(at2, at2 + (d - c));
+        }
+      g.exit_at[p].assign(static_cast<size_t>(Wt) + 1, std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
+      for (int64_t a = 0; a <= Wt; ++a)
+        for (int64_t x = 0; x <= Wg; ++x) {
+          const int at = append(exit_a, exit_b, PcPos::Exit, a, x, tiles_c[a] + body_c[x]);
+          g.exit_at[p][a][x] = range(at, at + (exit_b - exit_a));
+        }
+    }
+    const int n = static_cast<int>(prog.size());
+    g.size[p] = n;
+    const bool fullp = sh.kind == TileShape::Full;
+    for (int64_t a = 0; a <= Wt; ++a)
+      for (int64_t x = 0; x <= (fullp ? Wg : 0); ++x) {
+        pos.push_back({PcPos::Done, static_cast<int16_t>(a), static_cast<int16_t>(fullp ? x : -1), false});
+        cb.push_back(0);
+      }
+    const int all = static_cast<int>(pos.size());
+    g.flow.next[p].resize(n);
+    for (int i = 0; i < n; ++i) {
+      g.flow.next[p][i] = pos[i].last ? n : i + 1;  // block ends: resolved by the explorer
+      if (pos[i].last && pos[i].region == PcPos::Exit) {  // the end of the run
+        pos[i].last = false;
+        g.flow.next[p][i] = g.doneAt(p, pos[i].t, std::max<int>(pos[i].x, 0));
+      }
+    }
+    // the shifts as pc maps (blocks of one kind have one length: same offsets)
+    auto& ring = g.ring_pc[p];
+    auto& tile = g.tile_pc[p];
+    ring.assign(static_cast<size_t>(all), -1);
+    tile.assign(static_cast<size_t>(all), -1);
+    auto& ref = g.ring_ref[p];
+    ref.assign(static_cast<size_t>(all), -2);  // -2: as ring
+    auto startOf = [&](const PcPos& q) -> int {
+      switch (q.region) {
+        case PcPos::Done: return g.doneAt(p, q.t, std::max<int>(q.x, 0));
+        case PcPos::Pre: return g.pre_at[p][q.t][q.x].a;
+        case PcPos::Post: return g.post_at[p][q.t][q.x].a;
+        case PcPos::Body: return g.body_at[p][q.t][q.x].a;
+        case PcPos::Tile: return g.body_at[p][q.t][0].a;
+        case PcPos::Exit: return g.exit_at[p][q.t][std::max<int>(q.x, 0)].a;
+        default: return -1;
+      }
+    };
+    for (int i = 0; i < all; ++i) {
+      const PcPos& q = pos[i];
+      const int off = i - startOf(q);
+      if (q.region == PcPos::Prefix) continue;
+      PcPos r = q;  // ring: x back by Pg
+      if (sh.kind == TileShape::TileOnly) {
+        ring[i] = i;  // checked: nothing of it moves with the ring
+      } else if (q.x >= g.w0g + g.Pg) {
+        r.x = static_cast<int16_t>(q.x - g.Pg);
+        ring[i] = startOf(r) + off;
+      }
+      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done) {
+        r.x = static_cast<int16_t>(std::max<int64_t>(0, q.x - g.Pg));  // the text does not depend on x
+        ref[i] = startOf(r) + off;
+      }
+      PcPos u = q;  // tile: t back by Pt
+      if (q.t >= g.tw + g.Pt) {
+        u.t = static_cast<int16_t>(q.t - g.Pt);
+        tile[i] = startOf(u) + off;
+      }
+    }
+    for (int i = 0; i < all; ++i)
+      if (ref[i] == -2) ref[i] = ring[i];
+  }
+}
+
+// The explored unknowns: the end of every tile's K loop (its ring index)
+// and the tile count. Each is fixed (>= 0) or open with a lower bound lb
+// (-(lb + 1)); an end no process will read again is kIrrelevant.
+constexpr int32_t kIrrelevant = INT32_MIN;
+struct Unknowns {
+  std::vector<int32_t> end;  // [t]
+  int32_t tiles = -1;
+};
+
+// "The unknown is above n" / "is n": false when its value says otherwise;
+// an open one is narrowed.
+bool allowAbove(int32_t& v, int64_t n) {
+  if (v == kIrrelevant) throw Fail("internal: a tile's end is read after it was dropped");
+  if (v >= 0) return v > n;
+  v = -static_cast<int32_t>(std::max<int64_t>(-v - 1, n + 1)) - 1;
+  return true;
+}
+bool allowEqual(int32_t& v, int64_t n) {
+  if (v == kIrrelevant) throw Fail("internal: a tile's end is read after it was dropped");
+  if (v >= 0) return v == n;
+  if (-v - 1 > n) return false;
+  v = static_cast<int32_t>(n);
+  return true;
+}
+
+// Where a process goes when it finishes a block: one branch per value of
+// the unknowns that the choice fixes. `small`: the branch leaves the window
+// (0: the ring, 1: the tiles).
+struct Branch {
+  int pc;
+  Unknowns u;
+  int small = -1;
+};
+
+class PersistentExplorer {
+ public:
+  PersistentExplorer(const PGrid& g, const TripProofOptions& opts, std::chrono::steady_clock::time_point start)
+      : g_(g), m_(g.comb, &g.flow), opts_(opts), start_(start) {
+    // Model's own tables follow one predecessor per pc: the counts of the
+    // layout are the path-independent ones.
+    for (int p = 0; p < m_.P; ++p) {
+      if (g_.shape[p].kind == TileShape::Static) continue;
+      m_.commits_before[p] = g_.commits_before[p];
+      for (int pc = 0; pc < m_.programSize(p); ++pc)
+        m_.commit_seq[p][pc] = m_.instr(p, pc).kind == InstrKind::MmaCommit ? m_.commits_before[p][pc] : -1;
+    }
+    setPredecessors();
+  }
+
+  uint64_t run() {
+    Unknowns u0;
+    u0.end.assign(static_cast<size_t>(g_.Wt), -1);
+    std::vector<std::pair<State, Unknowns>> init = {{sim::initialState(m_), u0}};
+    for (int p = 0; p < m_.P; ++p) {
+      if (g_.shape[p].kind == TileShape::Static || g_.shape[p].prefix_end > 0) continue;
+      std::vector<std::pair<State, Unknowns>> next;
+      for (auto& [s, u] : init)
+        for (const Branch& b : startTiles(p, u)) next.push_back({withPc(s, p, b), b.u});
+      init = std::move(next);
+    }
+    for (auto& [s, u] : init) add(std::move(s), std::move(u), -1, {});
+    const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
+    return expandAll(graph_, per_state, opts_, start_, [&](int n) { expand(n); });
+  }
+
+ private:
+  const PGrid& g_;
+  Model m_;
+  const TripProofOptions& opts_;
+  std::chrono::steady_clock::time_point start_;
+  sim::Graph graph_;
+
+  const PcPos& posOf(int p, int pc) const { return g_.pos[p][pc]; }
+  bool full(int p) const { return g_.shape[p].kind == TileShape::Full; }
+
+  State withPc(State s, int p, const Branch& b) const {
+    if (b.small >= 0) throw GridTooSmall{b.small == 1};
+    s.v[m_.off_pc + p] = b.pc;
+    return s;
+  }
+
+  // ---------------------------------------------------------------- resolution
+
+  void tileDecision(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out) const {
+    Unknowns more = u, last = u;
+    if (allowAbove(more.tiles, t + 1)) enterTile(p, t + 1, x, more, out);
+    if (allowEqual(last.tiles, t + 1)) {
+      const auto& e = g_.exit_at[p][t + 1][full(p) ? x : 0];
+      out.push_back({e.a < e.b ? e.a : g_.doneAt(p, t + 1, full(p) ? x : 0), last});
+    }
+  }
+  void enterTile(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out) const {
+    if (t >= g_.Wt) return out.push_back({-1, u, 1});
+    if (!full(p)) return out.push_back({g_.body_at[p][t][0].a, u});
+    if (x >= g_.Wg) return out.push_back({-1, u, 0});
+    const auto& pre = g_.pre_at[p][t][x];
+    if (pre.a < pre.b) return out.push_back({pre.a, u});
+    enterBody(p, t, x, u, out);
+  }
+  void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out) const {
+    if (x >= g_.Wg) return out.push_back({-1, u, 0});
+    if (allowAbove(u.end[t], x)) out.push_back({g_.body_at[p][t][x].a, u});  // every tile runs >= 1 iteration
+  }
+  void bodyDecision(int p, int64_t t, int64_t gi, const Unknowns& u, std::vector<Branch>& out) const {
+    Unknowns more = u, last = u;
+    if (allowAbove(more.end[t], gi + 1)) {
+      if (gi + 1 >= g_.Wg) out.push_back({-1, more, 0});
+      else out.push_back({g_.body_at[p][t][gi + 1].a, more});
+    }
+    if (allowEqual(last.end[t], gi + 1)) {
+      const auto& post = g_.post_at[p][t][gi + 1];
+      if (post.a < post.b) out.push_back({post.a, last});
+      else tileDecision(p, t, gi + 1, last, out);
+    }
+  }
+  // Process p has just run the last instruction of its block at `pc`.
+  std::vector<Branch> resolve(int p, int pc, const Unknowns& u) const {
+    std::vector<Branch> out;
+    const PcPos& q = posOf(p, pc);
+    switch (q.region) {
+      case PcPos::Prefix: tileDecision(p, -1, 0, u, out); break;
+      case PcPos::Pre: enterBody(p, q.t, q.x, u, out); break;
+      case PcPos::Body: bodyDecision(p, q.t, q.x, u, out); break;
+      case PcPos::Post: tileDecision(p, q.t, q.x, u, out); break;
+      case PcPos::Tile: tileDecision(p, q.t, 0, u, out); break;
+      default: throw Fail("internal: a block end outside the tile loops");
+    }
+    return out;
+  }
+  std::vector<Branch> startTiles(int p, const Unknowns& u) const {
+    std::vector<Branch> out;
+    tileDecision(p, -1, 0, u, out);
+    return out;
+  }
+
+  // Each pc's predecessors (every branch of every block end): the simulator
+  // reads the previous instruction of a process for its synchronous access
+  // still in progress (a race) and notes; those must agree where a pc has
+  // several, and one of them stands for all.
+  void setPredecessors() {
+    m_.flow.prev.assign(static_cast<size_t>(m_.P), {});
+    for (int p = 0; p < m_.P; ++p) {
+      const int n = static_cast<int>(g_.pos[p].size()) - 1;  // the last done pc
+      if (g_.shape[p].kind == TileShape::Static) {
+        for (int pc = 0; pc <= n; ++pc) m_.flow.prev[p].push_back(pc - 1);
+        continue;
+      }
+      std::vector<std::set<int>> preds(static_cast<size_t>(n) + 1);
+      Unknowns open;
+      open.end.assign(static_cast<size_t>(g_.Wt), -1);
+      auto note = [&](int from, const std::vector<Branch>& bs) {
+        for (const Branch& b : bs)
+          if (b.small < 0) preds[b.pc].insert(from);
+      };
+      if (g_.shape[p].prefix_end == 0) note(-1, startTiles(p, open));
+      else preds[0].insert(-1);
+      for (int pc = 0; pc < m_.programSize(p); ++pc) {
+        if (!posOf(p, pc).last) preds[m_.nextPc(p, pc)].insert(pc);
+        else note(pc, resolve(p, pc, open));
+      }
+      auto key = [&](int pc) -> std::string {
+        if (pc < 0 || !m_.isSyncAccess(p, pc)) return "";
+        const Instr& in = m_.instr(p, pc);
+        std::string k = fmt::format("{}", static_cast<int>(in.kind));
+        for (const Access& a : in.accesses)
+          k += fmt::format(" {}:{}-{}:{}{}{}", a.space, a.lo, a.hi, a.write, static_cast<int>(a.proxy), a.async);
+        return k;
+      };
+      auto& prev = m_.flow.prev[p];
+      prev.assign(static_cast<size_t>(n) + 1, -1);
+      for (int pc = 0; pc <= n; ++pc) {
+        if (preds[pc].empty()) continue;
+        const std::string k = key(*preds[pc].begin());
+        for (int q : preds[pc])
+          if (key(q) != k)
+            throw Fail(fmt::format("{} reaches one operation from synchronous accesses that differ (at a tile or "
+                                   "K loop boundary)",
+                                   g_.comb.procs[p].name));
+        prev[pc] = *preds[pc].rbegin();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- exploration
+
+  State pack(State s, const Unknowns& u) const {
+    s.v.insert(s.v.end(), u.end.begin(), u.end.end());
+    s.v.push_back(u.tiles);
+    return s;
+  }
+  std::pair<State, Unknowns> unpack(State s) const {
+    Unknowns u;
+    u.tiles = s.v.back();
+    s.v.pop_back();
+    u.end.assign(s.v.end() - g_.Wt, s.v.end());
+    s.v.resize(s.v.size() - static_cast<size_t>(g_.Wt));
+    return {std::move(s), std::move(u)};
+  }
+
+  [[noreturn]] void failWith(const Violation& v) const {
+    std::string where = v.primary.proc >= 0 && v.primary.pc >= 0 && v.primary.pc < m_.programSize(v.primary.proc)
+                            ? " at " + opText(*g_.comb.schedule, *m_.instr(v.primary.proc, v.primary.pc).stmt)
+                            : "";
+    // A run of the over-approximation (tiles of different K trip counts
+    // among them): the bounded check decides the schedule's own values.
+    throw Fail(fmt::format("the exploration over every tile count and K trip count meets {}{}: {}", v.rule, where,
+                           v.message));
+  }
+
+  void expand(int node) {
+    auto [s, u] = unpack(graph_.state(node));
+    Async a = sim::decodeAsync(m_, s);
+    std::vector<Step> steps = sim::enabledSteps(m_, s, a);
+    std::vector<Violation> here;
+    sim::stateViolations(m_, s, a, steps, {}, here);
+    if (!here.empty()) failWith(here.front());
+    if (sim::allFinished(m_, s)) return;
+    for (const Step& st : steps) {
+      State next = s;
+      here.clear();
+      sim::applyStep(m_, next, a, st, here, nullptr);
+      if (!here.empty()) failWith(here.front());
+      if (st.kind != Step::Kind::Exec || g_.shape[st.proc].kind == TileShape::Static || !posOf(st.proc, st.pc).last) {
+        add(std::move(next), u, node, st);
+        continue;
+      }
+      for (const Branch& b : resolve(st.proc, st.pc, u)) add(withPc(next, st.proc, b), b.u, node, st);
+    }
+  }
+
+  void add(State s, Unknowns u, int parent, const Step& st) {
+    forget(s, u);
+    for (bool moved = true; moved;) moved = ringShift(s, u) || tileShift(s, u);
+    graph_.insert(pack(std::move(s), u), parent, st);
+  }
+
+  // The tile a Full process is in (an end of tile t is read by processes in
+  // tile t or before, until they have left its K loop), or INT_MAX.
+  int64_t readsEndsFrom(int p, const State& s) const {
+    const PcPos& q = posOf(p, sim::pcOf(m_, s, p));
+    switch (q.region) {
+      case PcPos::Prefix: return 0;
+      case PcPos::Pre: case PcPos::Body: return q.t;
+      case PcPos::Post: return q.t + 1;
+      default: return INT64_MAX;
+    }
+  }
+  // Ends no process will read again are dropped (one state for all their values).
+  void forget(const State& s, Unknowns& u) const {
+    int64_t from = INT64_MAX;
+    for (int p = 0; p < m_.P; ++p)
+      if (full(p)) from = std::min(from, readsEndsFrom(p, s));
+    for (int64_t t = 0; t < g_.Wt && t < from; ++t) u.end[t] = kIrrelevant;
+  }
+
+  // Some process of the kind the shift moves has not finished (else the
+  // shift would move counters of a finished run for ever).
+  bool someoneMoves(const State& s, bool ring) const {
+    for (int p = 0; p < m_.P; ++p) {
+      const auto kind = g_.shape[p].kind;
+      if ((ring ? kind == TileShape::Full : kind != TileShape::Static) && !sim::finished(m_, s, p)) return true;
+    }
+    return false;
+  }
+
+  bool ringShift(State& s, Unknowns& u) const {
+    if (!someoneMoves(s, true)) return false;
+    Unknowns n = u;
+    for (int32_t& e : n.end) {
+      if (e == kIrrelevant) continue;
+      if (e >= 0) {
+        if (e - g_.Pg < 0) return false;
+        e -= static_cast<int32_t>(g_.Pg);
+      } else {
+        e = -static_cast<int32_t>(std::max<int64_t>(0, -e - 1 - g_.Pg)) - 1;
+      }
+    }
+    if (!shiftState(m_, s, {g_.ring_pc, g_.ring, g_.ring_named, g_.ring_commits, &g_.ring_ref})) return false;
+    u = std::move(n);
+    return true;
+  }
+
+  bool tileShift(State& s, Unknowns& u) const {
+    if (!someoneMoves(s, false)) return false;
+    Unknowns n = u;
+    if (u.tiles >= 0) {
+      if (u.tiles - g_.Pt < 0) return false;
+      n.tiles = static_cast<int32_t>(u.tiles - g_.Pt);
+    } else {
+      n.tiles = -static_cast<int32_t>(std::max<int64_t>(0, -u.tiles - 1 - g_.Pt)) - 1;
+    }
+    for (int64_t t = 0; t < g_.Wt; ++t) n.end[t] = t + g_.Pt < g_.Wt ? u.end[t + g_.Pt] : -1;
+    for (int64_t t = 0; t < g_.Pt; ++t)
+      if (u.end[t] != kIrrelevant) return false;
+    if (!shiftState(m_, s, {g_.tile_pc, g_.tile, g_.tile_named, g_.tile_commits})) return false;
+    u = std::move(n);
+    return true;
+  }
+};
+
+// e with every `t * E_B` replaced by `by`.
+ir::ExprPtr replaceProducts(const ir::ExprPtr& e, const TileLoops& tl, const ir::ExprPtr& by) {
+  if (!e) return e;
+  if (isTileProduct(*e, tl)) return by;
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) a = replaceProducts(a, tl, by);
+  return copy;
+}
+
+bool readsInnerBare(const ir::Expr& e, const TileLoops& tl) {
+  if (isTileProduct(e, tl)) return false;
+  if (ir::sameExpr(e, *tl.inner)) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && readsInnerBare(*a, tl); });
+}
+
+// Beyond the window: every expression evaluated inside the tile loops is a
+// function of t and of g = G + k (G: the tile's ring start, `t * E_B`),
+// proved as e(G + 1, k - 1) == e(G, k) for k >= 1; it moves by the same
+// amount every ring period of g from w0g on and every tile period of t from
+// tw on (proved, or affine).
+void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits) {
+  using K = ir::ExprKind;
+  FactProver prover(s, limits, {});
+  const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 8), X = symbolNode(K::LoopVar, kFreshSymbol + 9);
+  auto plus = [](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
+  auto fail = [&](const ir::Expr* e, const std::string& why) {
+    throw Fail(fmt::format("{} {}", ir::exprToString(*e, s), why));
+  };
+  for (const ir::Expr* use : g.grid.replace_loop_exprs) {
+    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
+    if (readsInnerBare(*e, tl)) fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel "
+                                                      "proof yet)", ir::exprToString(*tl.inner, s),
+                                                      ir::exprToString(*tl.inner, s)));
+    ir::ExprPtr f = replaceProducts(e, tl, G);
+    std::set<int> ks;
+    for (int k : tl.k_vars)
+      if (mentionsLoopVar(*f, {k})) ks.insert(k);
+    const bool reads_g = containsExpr(*f, *G);
+    if (ks.size() > 1 || (reads_g && ks.empty()))
+      fail(use, "reads the tile's ring start outside the K loop");
+    if (!ks.empty()) {
+      const ir::ExprPtr k = symbolNode(K::LoopVar, *ks.begin());
+      auto at = [&](const ir::ExprPtr& gv, const ir::ExprPtr& kv) { return substitute(substitute(f, *G, gv), *k, kv); };
+      // a function of G + k
+      auto same = ir::makeExpr(K::Eq, {at(plus(G, 1), plus(k, -1)), f});
+      BvVerdict r = prover.prove(same, {ir::makeExpr(K::Ge, {k, ir::makeConst(1)}),
+                                        ir::makeExpr(K::Ge, {G, ir::makeConst(0)})}).kind;
+      if (r != BvVerdict::Holds)
+        fail(use, fmt::format("is not a function of the ring index t * {} + k ({}): the tile's K iterations would not "
+                              "continue its ring", ir::exprToString(*tl.inner, s), bvVerdictName(r)));
+      const ir::ExprPtr h = at(X, ir::makeConst(0));
+      if (!affineIn(*h, X->index)) {
+        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+        if (r != BvVerdict::Holds)
+          fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg, bvVerdictName(r)));
+      }
+    }
+    for (int t : tl.tile_vars) {
+      if (!mentionsLoopVar(*f, {t}) || affineIn(*f, t)) continue;
+      BvVerdict r = movesWithPeriod(prover, f, *symbolNode(K::LoopVar, t), g.Pt, g.tw);
+      if (r != BvVerdict::Holds)
+        fail(use, fmt::format("does not move by the same amount every {} tiles ({})", g.Pt, bvVerdictName(r)));
+    }
+  }
+}
+
+// One attempt at window Wt x Wg: the argument in one line, or throws
+// (GridTooSmall: retry wider).
+std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
+                              int64_t Wt, int64_t Wg, const TripProofOptions& opts,
+                              std::chrono::steady_clock::time_point start, uint64_t& states) {
+  PGrid g;
+  g.Wt = Wt;
+  g.Wg = Wg;
+  g.grid = buildGrid(s, binding, target, tl, Wt, Wg);
+  for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+  std::vector<Series> ring, tiles;
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind == TileShape::Full)
+      for (int64_t t = 0; t < Wt; ++t)
+        ring.push_back({static_cast<int>(p), [&sh, t](int64_t i) { return std::make_pair(sh.head[t][i], sh.head[t][i + 1]); }});
+    if (sh.kind != TileShape::Static)
+      tiles.push_back({static_cast<int>(p), [&sh](int64_t t) { return std::make_pair(sh.tile_start[t], sh.tile_start[t + 1]); }});
+  }
+  if (ring.empty()) throw Fail("no role runs the K loop");
+  auto rp = seriesPeriod(g.grid, ring, Wg, opts.max_period, g.ring);
+  if (!rp) throw GridTooSmall{false};
+  auto tp = seriesPeriod(g.grid, tiles, Wt, opts.max_period, g.tile);
+  if (!tp) throw GridTooSmall{true};
+  std::tie(g.Pg, g.w0g) = *rp;
+  std::tie(g.Pt, g.tw) = *tp;
+  // Shift tiles one period later than the text allows: async work of the
+  // tile before (a TMA store still in flight) can then move with them.
+  g.tw += g.Pt;
+  checkLapDeltas(g.grid, g.ring);
+  checkLapDeltas(g.grid, g.tile);
+  gridCounts(g);
+  const double used_ms = msSince(start);
+  if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
+  Limits limits;
+  limits.timeout_ms = static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms));
+  limits.memory_mb = opts.memory_mb;
+  checkTileExprs(s, tl, g, limits);
+  layOutPersistent(g);
+  states += PersistentExplorer(g, opts, start).run();
+  return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} >= 1 K iterations, each tile "
+                     "its own (ring period {}, tile period {}, window {} tiles x {} iterations)",
+                     ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s), g.Pg, g.Pt, Wt, Wg);
+}
+
+std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                            const TileLoops& tl, const TripProofOptions& opts,
+                            std::chrono::steady_clock::time_point start, uint64_t& states) {
+  Limits limits;
+  limits.timeout_ms = opts.timeout_ms;
+  limits.memory_mb = opts.memory_mb;
+  FactProver prover(s, limits, {});
+  std::map<int, std::optional<int64_t>> param_lb;
+  if (!atLeast(prover, tl.inner, 1, param_lb))
+    throw Fail(fmt::format("the schedule's assumptions do not keep {} (the K loop's trip count) from being below 1",
+                           ir::exprToString(*tl.inner, s)));
+  int64_t max_stages = 1;
+  for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
+  for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
+  for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
+  int64_t Wt = 16, Wg = std::max<int64_t>(opts.first_window, 2 * max_stages + 8);
+  for (;;) {
+    if (Wt > 64 || Wg > opts.max_window)
+      throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
+    const double ms = msSince(start);
+    if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {}x{})", ms / 1000, Wt, Wg));
+    try {
+      return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, start, states);
+    } catch (const GridTooSmall& small) {
+      (small.tiles ? Wt : Wg) *= 2;
+    }
+  }
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -1376,7 +2384,17 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
             } catch (const Fail&) {
             }
           }
-      if (finite.empty()) throw;
+      if (finite.empty()) {
+        // A persistent kernel: a tile loop around a K loop (docs/z3.md).
+        auto tiles = findTileLoops(s);
+        if (!tiles) throw;
+        uint64_t states = 0;
+        res.engine = provePersistent(s, target, checked, *tiles, opts, start, states);
+        res.states = states;
+        res.outcome = Outcome::Proved;
+        res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return res;
+      }
       tl = findTrip(s, finite);
     }
     // Parameters read besides the trip expression: one proof per value the

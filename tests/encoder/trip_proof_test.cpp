@@ -299,16 +299,13 @@ TEST(TripProof, LoopOverAParameterWithFewValuesIsProvedValueByValue) {
   EXPECT_EQ(b.outcome, encoder::Outcome::Violation) << b.engine << b.detail;
 }
 
-// Persistent kernels (a tile loop around a K loop, docs/z3.md): not in
-// reach yet. The correct one is unknown with the reason; the one whose ring
-// index restarts per tile (a race from the second tile on) is never proved.
-TEST(TripProof, PersistentKernelsAreNotProvedYet) {
-  auto r = proveFile("corpus/gemm/sm90_persistent_ws.cake");
-  EXPECT_EQ(r.outcome, encoder::Outcome::Unknown) << r.engine;
-  EXPECT_NE(r.detail.find("different bounds"), std::string::npos) << r.detail;
-  EXPECT_NE(r.detail.find("around lm.cdiv(K, 64): a persistent kernel's tile and K loops"), std::string::npos)
-      << r.detail;
-  EXPECT_NE(proveFile("corpus/bugs/sync.race/sm90_persistent_iter_restart.cake").outcome, encoder::Outcome::Proved);
+// Persistent kernels (a tile loop around a K loop, docs/z3.md): the one
+// whose ring index restarts per tile (a race from the second tile on) is
+// never proved; the correct ones below are (kPersistent).
+TEST(TripProof, PersistentIterRestartIsNotProved) {
+  auto r = proveFile("corpus/bugs/sync.race/sm90_persistent_iter_restart.cake");
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_FALSE(r.detail.empty());
 }
 
 // Soundness guards for a proof of persistent kernels (docs/z3.md, "Persistent
@@ -368,6 +365,19 @@ def persistent(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
             lm.arrive(acc_empty, iter=t)
 )";
 
+// The proof over both dimensions (docs/z3.md "Persistent kernels"): every
+// tile count and every K trip count, each tile with its own K trip count.
+// Before it, every persistent kernel was unknown ("different bounds").
+TEST(TripProof, PersistentKernelIsProvedForEveryTileCountAndK) {
+  auto mod = cake::testing::compile(kPersistent);
+  auto r = prove(mod.schedules.at(0));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K: every lm.cdiv(M, 128) >= 0 tiles of every lm.cdiv(K, 64) "
+                          ">= 1 K iterations"),
+            std::string::npos)
+      << r.engine;
+}
+
 // t with `from` replaced by `to` (every occurrence; there must be one).
 std::string edit(std::string t, const std::string& from, const std::string& to) {
   size_t n = 0;
@@ -392,13 +402,18 @@ TEST(TripProof, PersistentBugsFromALaterTileAreNotProved) {
     const char *from, *to, *what;
     int64_t tiles, k_tiles;        // the smallest shape that shows it ...
     int64_t clean_tiles, clean_k;  // ... and a larger one in some dimension that does not
+    bool met = false;              // the persistent proof's exploration meets it
   };
   for (Bug b : {
-           Bug{"iter=t - 2)", "iter=t - 3)", "accumulator slot reused one tile early: race from the 3rd tile", 3, 1, 2, 4},
+           Bug{"iter=t - 2)", "iter=t - 3)", "accumulator slot reused one tile early: race from the 3rd tile", 3, 1, 2, 4,
+               true},
            Bug{"it = t * k_tiles + k", "it = t * 2 + k",
                "ring index strides by 2 per tile: wrong only with 2+ tiles and 3+ K iterations", 2, 3, 1, 6},
            Bug{"            lm.arrive(acc_empty, iter=t)", "            if t % 8 != 5:\n                lm.arrive(acc_empty, iter=t)",
                "tile 5's accumulator never released: hangs from the 8th tile (past the depths' targets)", 8, 1, 5, 3},
+           Bug{"                it = t * k_tiles + k\n                lm.wait(full",
+               "                it = t * k_tiles + k + t\n                lm.wait(full",
+               "the MMA role's ring index runs one slot further ahead each tile: wrong from the 2nd tile", 2, 1, 1, 3},
        }) {
     auto mod = cake::testing::compile(edit(kPersistent, b.from, b.to));
     const ir::Schedule& s = mod.schedules.at(0);
@@ -407,6 +422,9 @@ TEST(TripProof, PersistentBugsFromALaterTileAreNotProved) {
     auto r = prove(s, 2000);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
     EXPECT_FALSE(r.detail.empty()) << b.what;
+    if (b.met)  // the exploration over both dimensions meets it (not a refusal)
+      EXPECT_NE(r.detail.find("the exploration over every tile count and K trip count meets"), std::string::npos)
+          << b.what << ": " << r.detail;
   }
 }
 
