@@ -50,7 +50,7 @@ VARIANTS = [
 # (BN, S) for the 128-row cooperative tile
 M128_VARIANTS = [(32, 10), (112, 6), (64, 8), (32, 10, True), (112, 6, True)]
 # (BN, S, RBN): split-K partial tile width and ring slots, reduce tile width
-SPLITK_VARIANTS = [(128, 8, 64), (256, 4, 64), (64, 12, 64)]
+SPLITK_VARIANTS = [(128, 8, 64), (256, 4, 64), (64, 12, 64), (224, 4, 64), (96, 10, 64)]
 SMEM_LIMIT = 232448  # 227 KiB of dynamic smem per CTA on sm_90
 ASSUME_MNK = ["    lm.assume(M > 0)", "    lm.assume(N > 0)", "    lm.assume(K > 0)"]
 
