@@ -40,15 +40,17 @@ for so in $KERNELS; do
   cuobjdump --dump-sass $so > "$OUT/sass_$n.txt" 2>/dev/null
   echo "sass $n: $(grep -c 'HGMMA' $OUT/sass_$n.txt) HGMMA $(grep -c 'HMMA' $OUT/sass_$n.txt) HMMA $(grep -c 'LDSM' $OUT/sass_$n.txt) LDSM $(grep -c 'LDGSTS' $OUT/sass_$n.txt) LDGSTS $(grep -c 'FSEL' $OUT/sass_$n.txt) FSEL $(grep -c 'LDL\|STL' $OUT/sass_$n.txt) LDL/STL"
 done
-# Nsight Compute on the fastest sm_80 kernel and the fastest ping-pong at 4096^3 (by median ratio)
+# Nsight Compute at 4096^3 on NCU_KERNELS (names of .so files without .so), else on the fastest
+# sm_80 kernel and the fastest ping-pong (by median ratio), then NCU_EXTRA; only the schedule's kernel (cake_gemm_* /
+# cake_sm80_*), not the harness's fill, flush and compare kernels
 best() { python3 -c "
 import json,sys
 rs=[json.loads(l) for l in open('$OUT/time.jsonl')]
-rs=[r for r in rs if r['size']==4096 and r['kernel'].startswith('$1') and r.get('result')=='ok']
+rs=[r for r in rs if r['size']==4096 and '$1' in r['kernel'] and r.get('result')=='ok']
 print(max(rs,key=lambda r:r.get('ratio') or 0)['kernel'] if rs else '')"; }
 if command -v ncu >/dev/null; then
-  for n in $(best sm80) $(best sm90_pingpong); do
-    timeout -s KILL 60 ncu --set full --import-source yes --clock-control none -k regex:'^cake_' -c 1 -o "$OUT/ncu_$n" -f \
+  for n in ${NCU_KERNELS:-$(best sm80) $(best sm90_pingpong)} ${NCU_EXTRA:-}; do
+    timeout -s KILL 60 ncu --set full --import-source yes --clock-control none -k regex:'cake_(gemm|sm80)' -c 1 -o "$OUT/ncu_$n" -f \
       $H --kernel $D/$n.so --m 4096 --n 4096 --k 4096 --no-time > "$OUT/ncu_$n.log" 2>&1
     ncu -i "$OUT/ncu_$n.ncu-rep" --csv --page raw > "$OUT/ncu_${n}_raw.csv" 2>/dev/null
     ncu -i "$OUT/ncu_$n.ncu-rep" --csv --page source --print-source sass > "$OUT/ncu_${n}_sass.csv" 2>/dev/null
