@@ -498,6 +498,32 @@ TEST(Calibration, CoefficientsStayNonNegative) {
   EXPECT_NEAR(fit.k.get("epilogue"), 0.0, 1e-9);
 }
 
+TEST(Calibration, CoefficientsStayAtOrAboveTheirFloors) {
+  // times that a tensor coefficient of 0.5 fits exactly (faster than the
+  // tensor cores' peak): with the floor the fit keeps tensor at 1 and moves
+  // the rest to the other term; a floor that binds nothing changes nothing
+  std::vector<costmodel::Sample> samples;
+  for (int i = 1; i <= 10; ++i) {
+    costmodel::Sample s;
+    s.raw = {{"tensor", 0.1 * i}, {"epilogue", 0.01 * (11 - i)}};
+    s.measured_ms = 0.05 * i + 0.01 * (11 - i);  // tensor 0.5, epilogue 1
+    samples.push_back(s);
+  }
+  auto free = costmodel::calibrate(samples);
+  EXPECT_NEAR(free.k.get("tensor"), 0.5, 1e-6);
+  auto floored = costmodel::calibrate(samples, {}, {{"tensor", 1.0}});
+  EXPECT_NEAR(floored.k.get("tensor"), 1.0, 1e-9);
+  EXPECT_NEAR(free.k.get("epilogue"), 1.0, 1e-6);
+  EXPECT_GE(floored.k.get("epilogue"), 0.0);
+  EXPECT_LT(floored.k.get("epilogue"), 1.0);  // the floor's excess time comes off the other term
+  auto loose = costmodel::calibrate(samples, {}, {{"tensor", 0.2}});
+  EXPECT_NEAR(loose.k.get("tensor"), 0.5, 1e-6);
+  const auto f = costmodel::physicalFloors(costmodel::hardware(ir::Target::SM90a));
+  EXPECT_EQ(f.at("tensor"), 1.0);
+  EXPECT_NEAR(f.at("dram"), 4300.0 / 4800, 1e-12);
+  EXPECT_LT(f.at("l2"), 1.0);
+}
+
 TEST(Calibration, IgnoresUnusableSamples) {
   std::vector<costmodel::Sample> samples(3);
   samples[0].raw = {{"tensor", 1}};
