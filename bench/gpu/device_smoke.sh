@@ -34,5 +34,14 @@ run corpus/reduction/sm90_row_max_two_wg.cake --workload row-max --shape M=65536
 run corpus/kmeans/sm90_assign_streamed_centroids.cake --workload kmeans-assign --shape N=65536,K=1024,D=128,B=32 --check-timeout 120
 run bench/gpu/schedules/attn_d128/fa3_d128_fold.cake --workload attention-fwd --shape S=8192,D=128,B=4,H=32 --check-timeout 120
 run corpus/cluster/sm90_multicast_b.cake --shape M=4096,N=4096,K=4096 --check-timeout 120
+# Session 8: the two-launch split-K binding at a decode shape, and the 128x192
+# ping-pong (ping-pong >= cooperative).
+run bench/gpu/schedules/decode/sm90_decode_splitk_bn128_s8.cake --shape M=1,N=4096,K=14336 --split-k 4
+run bench/gpu/schedules/sm90_pingpong_128x192_r240.cake --shape M=8192,N=8192,K=8192 --check-timeout 120
+# mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
+if command -v nvcc >/dev/null; then
+  nvcc -O3 -gencode=arch=compute_90a,code=sm_90a bench/gpu/kernels/hmma_peak.cu -o "$OUT/hmma_peak" &&
+    "$OUT/hmma_peak" | tee "$OUT/hmma_peak.json"; rm -f "$OUT/hmma_peak"
+fi
 echo "== runner GPU tests"
 timeout -s KILL 240 $C/bin/cake_tests_runner --gtest_brief=1 2>&1 | tail -15
