@@ -15,11 +15,16 @@
 
 namespace cake::bench {
 
-// Every *.cake under `dirs`, sorted; a folder that does not exist is an error.
+// Every *.cake under `dirs` (a .cake file stands for itself), sorted; a
+// path that is neither is an error.
 inline std::vector<std::string> cakeFilesUnder(const std::vector<std::string>& dirs) {
   std::vector<std::string> files;
   for (const auto& d : dirs) {
-    if (!std::filesystem::is_directory(d)) throw std::runtime_error("not a folder: " + d);
+    if (std::filesystem::is_regular_file(d) && std::filesystem::path(d).extension() == ".cake") {
+      files.push_back(d);
+      continue;
+    }
+    if (!std::filesystem::is_directory(d)) throw std::runtime_error("not a folder or .cake file: " + d);
     for (const auto& e : std::filesystem::recursive_directory_iterator(d))
       if (e.is_regular_file() && e.path().extension() == ".cake") files.push_back(e.path().string());
   }

@@ -7,7 +7,8 @@
 #   bench/differential_shards.sh DIR SHARDS SCHEDULES SEED0 BUDGET_S [extra options]
 #
 # Shard i runs SCHEDULES schedules from seed SEED0+i for at most BUDGET_S
-# seconds; the totals line sums every shard's counts.
+# seconds; every disagreement, internal error and undecided case of every
+# shard is printed, then each shard's summary, then the totals.
 set -u
 dir=$1 shards=$2 n=$3 seed0=$4 budget=$5
 shift 5
@@ -17,7 +18,8 @@ for i in $(seq 1 "$shards"); do
   "$dir/cake_bench_differential" "$n" $((seed0 + i)) --budget-s="$budget" "$@" > "$out/shard$i.txt" 2>&1 &
 done
 wait
-grep -h "^differential seed=" "$out"/shard*.txt
+grep -h -E "^#[0-9]+ (DISAGREE|undecided|not built)" "$out"/shard*.txt
+grep -h -E "^(differential seed=|z3-)" "$out"/shard*.txt
 awk '/^differential seed=/ {
        for (f = 1; f <= NF; ++f) {
          if ($(f+1) ~ /^schedules/) s += $f; if ($(f+1) == "agree,") a += $f;

@@ -187,11 +187,13 @@ int runCalibrate(const CostArgs& a) {
     fmt::print(stderr, "cake: error: {} holds no usable calibration record (result ok, split != holdout)\n", a.records);
     return kCannotCheck;
   }
-  costmodel::Fit fit = costmodel::calibrate(samples);
+  // the sm_90a row: the fitted file is the H200's (costmodel/coefficients/sm_90a.json)
+  costmodel::Fit fit = costmodel::calibrate(samples, {}, costmodel::physicalFloors(costmodel::hardware(ir::Target::SM90a)));
   nlohmann::json j = fit.k.toJson();
   j["target"] = "sm_90a";
   j["records"] = a.records;
   j["samples"] = fit.samples;
+  j["floors"] = costmodel::physicalFloors(costmodel::hardware(ir::Target::SM90a));
   j["iterations"] = fit.iterations;
   j["median_abs_rel_error_fitted"] = fit.median_abs_rel;
   const std::string text = ir::dumpJson(j, 2);

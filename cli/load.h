@@ -19,7 +19,9 @@ struct LoadedSchedule {
 };
 
 // Reads and compiles FILE and picks the schedule (the only one, or --schedule
-// NAME); `exit_code` is 0 on success, else what the command should exit with.
+// NAME; kAllSchedules: keeps every schedule of the module, `schedule` is the
+// first); `exit_code` is 0 on success, else what the command should exit with.
+inline constexpr const char* kAllSchedules = "*";
 LoadedSchedule load(const std::string& path, const std::string& target, const std::string& name, int& exit_code);
 void printFindings(const std::vector<ir::Finding>& fs);
 

@@ -42,6 +42,13 @@ LoadedSchedule load(const std::string& path, const std::string& target, const st
   out.module = ir::compileModule(file, fe, sink);
   printFindings(sink.findings());
   if (!out.module) return out;
+  if (name == kAllSchedules) {
+    for (ir::Schedule& s : out.module->schedules)
+      if (s.target == ir::Target::Unspecified) s.target = fe.target_override;
+    out.schedule = out.module->schedules.empty() ? nullptr : &out.module->schedules.front();
+    exit_code = out.schedule ? kOk : kCannotCheck;
+    return out;
+  }
   for (const ir::Schedule& s : out.module->schedules)
     if (name.empty() || s.name == name) {
       if (out.schedule && name.empty()) {
@@ -163,6 +170,8 @@ struct RunArgs {
   double timeout_s = 120;
   int runs = 50;
   std::optional<uint64_t> seed;
+  int64_t split_k = 0;   // --split-k S: the file's two schedules are a split-K GEMM pair
+  bool dry_run = false;  // --dry-run: verify and bind only, print the harness arguments
 };
 
 // Compute capability of GPU 0 as "9.0", or "" when none is visible.
@@ -195,7 +204,80 @@ int refuse(const std::string& why, const std::string& format) {
   return kCannotCheck;
 }
 
+void printRecord(const runner::Result& r, bool verified, const std::string& format) {
+  nlohmann::json j = runner::toJson(r);
+  if (format == "json") {
+    fmt::print("{}\n", ir::dumpJson(j));
+  } else {
+    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", "result", "verified", "compiled",
+               "correct", "rel_error", "median_ms", "TFLOP/s", "baseline_ms", "ratio");
+    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10.3g} {:>11.4f} {:>9.1f} {:>12.4f} {:>7.3f}\n", r.result, verified,
+               r.compiled, r.correct, r.rel_error, r.median_ms, r.tflops, r.baseline_ms, r.ratio);
+    if (r.harness.is_object() && r.harness.contains("baseline"))
+      fmt::print("baseline: {}\n", r.harness["baseline"].get<std::string>());
+    if (!r.detail.empty()) fmt::print("{}\n", r.detail);
+  }
+}
+
+int recordExit(const runner::Result& r) {
+  if (r.result == "ok" || r.result == "dry_run") return kOk;
+  return r.result == "wrong" || r.result == "hang" || r.result == "crash" ? kFindings : kCannotCheck;
+}
+
+runner::Options runOptions(const RunArgs& a, bool verified, const std::map<std::string, int64_t>& sets) {
+  runner::Options ropts;
+  ropts.verified = verified;
+  ropts.run_timeout_s = a.timeout_s;
+  ropts.runs = a.runs;
+  ropts.seed = a.seed;
+  ropts.sets = sets;
+  ropts.dry_run = a.dry_run;
+  return ropts;
+}
+
+// `cake run FILE --split-k S`: FILE holds the two kernels of a split-K GEMM
+// (either order: the partial is the one that binds the partial contract);
+// both must verify.
+int runSplitK(const RunArgs& a) {
+  int exit_code = kCannotCheck;
+  LoadedSchedule ls = load(a.file, a.target, kAllSchedules, exit_code);
+  if (!ls.schedule) return exit_code;
+  const auto& all = ls.module->schedules;
+  if (all.size() != 2)
+    return refuse(fmt::format("--split-k needs a file with two schedules (the partial and the reduce kernel); {} "
+                              "holds {}", a.file, all.size()), a.format);
+  if (a.workload != "gemm") return refuse("--split-k runs the gemm workload only", a.format);
+  std::string error;
+  auto gshape = runner::parseShape(a.shape, &error);
+  if (!gshape) return refuse(fmt::format("bad --shape '{}': {}", a.shape, error), a.format);
+  auto sets = parseSettings(a.set);
+  if (!sets) return kCannotCheck;
+  const ir::Schedule* p = &all[0];
+  const ir::Schedule* r = &all[1];
+  runner::SplitKBindResult br = runner::bindSplitK(*p, *r, *gshape, a.split_k, *sets);
+  if (br.result == "no_oracle") {
+    runner::SplitKBindResult swapped = runner::bindSplitK(*r, *p, *gshape, a.split_k, *sets);
+    if (swapped.result != "no_oracle") std::swap(p, r), br = swapped;
+  }
+  if (!br.binding) return refuse(fmt::format("{}: {}", br.result, br.detail), a.format);
+  bool verified = true;
+  for (const ir::Schedule* s : {p, r}) {
+    std::string refusal;
+    if (verify(*s, &refusal, static_cast<unsigned>(a.check_timeout_s * 1000)) == kOk) continue;
+    if (!a.allow_unverified) return refuse(fmt::format("{}: {}", s->name, refusal), a.format);
+    fmt::print(stderr, "warning: running a schedule that does not verify (--allow-unverified)\n");
+    verified = false;
+  }
+  if (!a.dry_run)
+    if (auto mismatch = deviceMismatch(p->target)) return refuse(*mismatch, a.format);
+  liftMemoryCap();
+  runner::Result res = runner::runSplitK(*p, *r, *gshape, a.split_k, runOptions(a, verified, *sets));
+  printRecord(res, verified, a.format);
+  return recordExit(res);
+}
+
 int runRun(const RunArgs& a) {
+  if (a.split_k) return runSplitK(a);
   int exit_code;
   LoadedSchedule ls = load(a.file, a.target, a.schedule, exit_code);
   if (!ls.schedule) return exit_code;
@@ -216,27 +298,10 @@ int runRun(const RunArgs& a) {
   if (ls.schedule->target == ir::Target::Unspecified) return refuse("no target: give target= or --target", a.format);
   if (auto mismatch = deviceMismatch(ls.schedule->target)) return refuse(*mismatch, a.format);
 
-  runner::Options ropts;
-  ropts.verified = verified;
-  ropts.run_timeout_s = a.timeout_s;
-  ropts.runs = a.runs;
-  ropts.seed = a.seed;
   liftMemoryCap();   // nvcc and the CUDA harness need more address space than the checks
-  ropts.sets = *sets;
-  runner::Result r = runner::runWorkload(*ls.schedule, *shape, ropts);
-  nlohmann::json j = runner::toJson(r);
-  if (a.format == "json") {
-    fmt::print("{}\n", ir::dumpJson(j));
-  } else {
-    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", "result", "verified", "compiled",
-               "correct", "rel_error", "median_ms", "TFLOP/s", "baseline_ms", "ratio");
-    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10.3g} {:>11.4f} {:>9.1f} {:>12.4f} {:>7.3f}\n", r.result, verified,
-               r.compiled, r.correct, r.rel_error, r.median_ms, r.tflops, r.baseline_ms, r.ratio);
-    if (r.harness.is_object() && r.harness.contains("baseline"))
-      fmt::print("baseline: {}\n", r.harness["baseline"].get<std::string>());
-    if (!r.detail.empty()) fmt::print("{}\n", r.detail);
-  }
-  return r.result == "ok" ? kOk : r.result == "wrong" || r.result == "hang" || r.result == "crash" ? kFindings : kCannotCheck;
+  runner::Result r = runner::runWorkload(*ls.schedule, *shape, runOptions(a, verified, *sets));
+  printRecord(r, verified, a.format);
+  return recordExit(r);
 }
 
 }  // namespace
@@ -277,6 +342,13 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
   run->add_option("--check-timeout", ra->check_timeout_s,
                   "seconds for the verification before the run (as cake check --timeout; default 10)")
       ->check(CLI::Range(1.0, 3600.0));
+  run->add_option("--split-k", ra->split_k,
+                  "split-K GEMM over S K slices: FILE holds the partial kernel (A, B -> f32 workspace W[S, M, N]) "
+                  "and the reduce kernel (W -> C); both run and are timed together, the oracle checks C")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  run->add_flag("--dry-run", ra->dry_run,
+                "verify and bind only (no lowering, compile or GPU): print the record, whose detail is the harness "
+                "arguments");
   run->callback([ra, &exit_code] { exit_code = runRun(*ra); });
 }
 

@@ -57,7 +57,15 @@ Eigen::VectorXd nnls(const Eigen::MatrixXd& A, const Eigen::VectorXd& y, std::ve
 
 }  // namespace
 
-Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start) {
+std::map<std::string, double> physicalFloors(const Hardware& hw) {
+  std::map<std::string, double> f = {{"tensor", 1.0}};
+  if (hw.sol_dram_gbps > 0) f["dram"] = hw.dram_gbps / hw.sol_dram_gbps;
+  if (hw.sol_l2_gbps > 0) f["l2"] = hw.l2_gbps / hw.sol_l2_gbps;
+  return f;
+}
+
+Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start,
+              const std::map<std::string, double>& floors) {
   Fit fit;
   fit.k = start;
   std::vector<const Sample*> use;
@@ -98,9 +106,13 @@ Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start) {
     }
     std::vector<bool> active(m);
     for (int j = 0; j < m; ++j) active[j] = A.col(j).cwiseAbs().maxCoeff() > 0;
-    Eigen::VectorXd x = nnls(A, y, active);
+    // c = floor + x, x >= 0: the floors' share of each prediction moves to the target
+    Eigen::VectorXd lo = Eigen::VectorXd::Zero(m);
     for (int j = 0; j < m; ++j)
-      if (active[j]) fit.k.c[names[j]] = x(j);
+      if (auto f = floors.find(names[j]); f != floors.end()) lo(j) = f->second;
+    Eigen::VectorXd x = nnls(A, y - A * lo, active);
+    for (int j = 0; j < m; ++j)
+      if (active[j]) fit.k.c[names[j]] = lo(j) + x(j);
     const double obj = objective(fit.k);
     if (obj < best_obj) best_obj = obj, best = fit.k;
   }
@@ -109,6 +121,8 @@ Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start) {
   // samples did not exercise it, so its nominal value stands).
   for (const std::string& n : mainTerms())
     if (fit.k.c[n] <= 0) fit.k.c[n] = start.get(n);
+  for (const auto& [n, f] : floors)
+    if (fit.k.c.count(n)) fit.k.c[n] = std::max(fit.k.c[n], f);
   std::vector<double> meas;
   for (const Sample* s : use) {
     fit.predicted_ms.push_back(combine(s->raw, fit.k));

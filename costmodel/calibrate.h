@@ -31,9 +31,21 @@ struct Fit {
   std::vector<double> predicted_ms;      // per sample, with the fitted k
 };
 
+// The least value each coefficient can physically take: a term computed at
+// a unit's peak cannot run faster than that peak. The tensor term is the
+// FLOP at the tensor cores' dense rate at the loaded clock (floor 1); the
+// DRAM and L2 terms use achievable bandwidths, below the nominal peaks
+// (floors: achievable / nominal). The other terms are model scales (the
+// ring's queueing variance, the overlap of the CUDA-core work with the
+// other units): no floor.
+std::map<std::string, double> physicalFloors(const Hardware& hw);
+
 // Needs at least one sample with a positive time; coefficients of terms
-// that are zero in every sample keep their previous value.
-Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start = {});
+// that are zero in every sample keep their previous value. Each
+// coefficient stays at or above its floor (a bounded least-squares solve:
+// the floors are subtracted out and the rest is non-negative).
+Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start = {},
+              const std::map<std::string, double>& floors = {});
 
 // Accuracy helpers (docs/costmodel.md): median |pred/meas - 1| and
 // Spearman's rank correlation (average ranks for ties).

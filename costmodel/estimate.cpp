@@ -7,10 +7,12 @@
 #include <fstream>
 #include <numeric>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "ir/target.h"
+#include "lowering/lane_count.h"
 #include "workload/walk.h"
 
 #ifndef CAKE_COSTMODEL_DIR
@@ -141,14 +143,6 @@ double clippedBytes(const workload::TensorBox& box, const std::vector<int64_t>& 
   return n;
 }
 
-// CUDA-core instructions per element: an argmin/argmax step compares the
-// value, breaks ties on the index and selects both (lowering's
-// cake_argmin_step: a dependent chain of ~4 instructions per element);
-// every other element op is one instruction.
-double laneOps(const ir::Op& op) {
-  return op.kind == ir::OpKind::Reduce && (op.fn == ir::ElemFn::ArgMin || op.fn == ir::ElemFn::ArgMax) ? 4.0 : 1.0;
-}
-
 int smemBytes(const ir::Schedule& s) {
   int64_t bytes = 1024;  // the lowering aligns the base to 1024 at run time
   for (const ir::Pool& p : s.pools)
@@ -224,8 +218,28 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
   int64_t budget = 20'000'000;
   Facts& f = w.f;
   const std::set<int> mma_frags = mmaFragments(s);
+  // lane instructions per element of each compute op, as the lowering
+  // emits it (lowering/lane_count.h), once per op; the previous op of each
+  // role instance (a multiply contracted into the add after it is one FFMA)
+  std::map<const ir::Op*, lowering::LaneCount> lanes;
+  std::map<std::pair<int, int>, const ir::Op*> prev;
   return workload::walkCta(s, env, [&](const workload::OpVisit& v) {
     const ir::Op& op = v.op;
+    const ir::Op* before = std::exchange(prev[{v.role, v.instance}], &op);
+    // ring-slot arithmetic (slot = iter % S, the wait's phase iter / S) in
+    // every thread of the instance
+    const double threads = 32.0 * s.roles.at(v.role).warpsPerInstance();
+    if (op.sel.mode == ir::SlotSel::Mode::Iter && !ir::constValue(op.sel.index)) {
+      // iter= of a wait, arrive, TMA or commit: the barrier's slot (and the
+      // wait's phase), else the view's
+      int stages = op.barrier >= 0 ? s.barriers.at(op.barrier).count : 1;
+      for (const ir::BufferRef* r : {&op.dst, &op.src})
+        if (op.barrier < 0 && r->kind == ir::BufferRef::Kind::View) stages = s.views.at(r->index).stages;
+      f.fp32_ops += threads * lowering::slotLanes(stages, op.kind == ir::OpKind::Wait);
+    }
+    for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
+      if (r->kind == ir::BufferRef::Kind::View && r->slot && !ir::constValue(r->slot))
+        f.fp32_ops += threads * lowering::slotLanes(s.views.at(r->index).stages, false);
     if (auto box = workload::tensorBox(s, op, v.env)) {
       const auto& dims = b.tensor_dims.at(box->param);
       const double bytes = clippedBytes(*box, dims);
@@ -280,13 +294,17 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
         auto shape = workload::operandShape(s, big, v.env);
         if (shape.empty()) shape = workload::operandShape(s, op.src, v.env);
         const double elems = product(shape);
-        if (op.kind == ir::OpKind::Unary && ir::elemFnInfo(op.fn).has(ir::ElemFnFlag::Sfu)) f.sfu_ops += elems;
-        else f.fp32_ops += elems * laneOps(op);
+        auto it = lanes.find(&op);
+        if (it == lanes.end()) it = lanes.emplace(&op, lowering::elementLanes(s, op)).first;
+        // the multiply before it already counted the FFMA
+        const double alu = it->second.alu - (before && lowering::contractsInto(*before, op) ? 1.0 : 0.0);
+        f.fp32_ops += elems * alu;
+        f.sfu_ops += elems * it->second.mufu;
         for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
           if (r->kind == ir::BufferRef::Kind::View)
             f.smem_generic_bytes += elems * ir::dtypeBytes(s.views.at(r->index).dtype) *
                                     bankConflict(s, s.views.at(r->index), op, mma_frags);
-        if (v.after_loop) f.epilogue_ops += elems * laneOps(op);
+        if (v.after_loop) f.epilogue_ops += elems * alu;
         break;
       }
       default: break;
@@ -477,7 +495,7 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
                    static_cast<double>(f.waits) / std::max<double>(1, static_cast<double>(f.pipeline_loads)),
                    hw.barrier_rtt_ns, f.rounds));
   term("core", k.get("core") * raw["core"],
-       fmt::format("{:.3g} M FP32 element ops, {:.3g} M MUFU ops, {} generic smem per CTA", main_ops / 1e6,
+       fmt::format("{:.3g} M lane instructions, {:.3g} M MUFU, {} generic smem per CTA (as lowered)", main_ops / 1e6,
                    f.sfu_ops / 1e6, human(f.smem_generic_bytes)));
   term("epilogue", k.get("epilogue") * raw["epilogue"],
        fmt::format("{} stored and {:.3g} M element ops after the main loop, x {} rounds", human(f.epilogue_store_bytes),

@@ -20,7 +20,8 @@
 //           latency, moving to the DRAM latency with the share of the bytes
 //           DRAM serves, + barrier hand-offs) and the SM's units (its share
 //           of L2 and DRAM bandwidth, its tensor cores, per tile)
-// core    = n * (FP32 element ops / FP32 rate + MUFU ops / SFU rate + generic smem bytes / smem rate)
+// core    = n * (lane instructions / FP32 rate + MUFU ops / SFU rate + generic smem bytes / smem rate),
+//           the instructions counted as the lowering emits them (lowering/lane_count.h)
 // epilogue= r * (epilogue store bytes / per-SM rate + epilogue lane instructions / FP32 rate
 //           + one memory latency for the stores and one for global reads after the loop, which the
 //           element ops wait for)
@@ -78,8 +79,11 @@ struct Facts {
   double epilogue_store_bytes = 0;
   double mma_flops = 0, mma_instructions = 0;
   std::map<std::string, double> mma_shapes;     // "wgmma.m64n256k16" -> count
+  // CUDA-core lane instructions and MUFU ops as the lowering emits them
+  // (lowering/lane_count.h: per element of each compute op, a multiply
+  // contracted into the add after it, ring-slot arithmetic per thread)
   double fp32_ops = 0, sfu_ops = 0, smem_generic_bytes = 0;
-  double epilogue_ops = 0;          // CUDA-core instructions per lane (argmin/argmax steps count 4, others 1)
+  double epilogue_ops = 0;          // of fp32_ops, those after the main loop
   double epilogue_load_bytes = 0;   // global reads after the main loop (their latency is on the critical path)
   int64_t pipeline_loads = 0;       // loads through the deepest-used ring
   int stages = 1;                   // that ring's depth

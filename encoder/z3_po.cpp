@@ -138,6 +138,9 @@ class Po {
   std::vector<std::vector<E>> d_;                      // [slot][j]
   std::vector<int64_t> init_;                          // max(1, init_count)
   std::vector<std::vector<std::pair<int, int64_t>>> named_ev_;  // per named barrier: (event, warps)
+  // [named barrier][g]: the clock of the arrival that completes generation
+  // g (inf when none does); empty where the generations are counted by sums
+  std::vector<std::vector<E>> gd_;
   std::vector<std::vector<Grp>> groups_;               // [p * 3 + kind]
   std::vector<std::vector<int>> op_group_;             // [p][pc] -> group index (its kind's list), -1
   std::map<std::pair<int, int>, std::vector<int>> mma_wait_needs_;  // (p, wait pc) -> barrier groups
@@ -236,10 +239,26 @@ class Po {
   E genAt(int nb, const E& tau) const {
     int64_t e = sys_.named[nb].expected_warps;
     if (e <= 0) return num(0);
+    return div(warpsBefore(nb, tau), num(e));
+  }
+  E warpsBefore(int nb, const E& tau) const {
     std::vector<E> xs;
     for (auto [ev, warps] : named_ev_[nb]) xs.push_back(z3::ite(before(ev, tau), num(warps), num(0)));
-    return div(sum(xs), num(e));
+    return sum(xs);
   }
+  // a generation of named barrier nb completes at a clock in [from, to)
+  // (the generation count before `to` exceeds the one before `from`)
+  E genCompletesIn(int nb, const E& from, const E& to) const {
+    if (gd_[nb].empty()) return lt(genAt(nb, from), genAt(nb, to));
+    std::vector<E> xs;
+    for (const E& g : gd_[nb]) xs.push_back(le(from, g) && lt(g, to));
+    return any(xs);
+  }
+  // a bar.sync / bar.arrive at event e of nb (w warps) overflows the
+  // generation in progress: (arrived before e) mod expected + w > expected
+  E namedOverflow(int nb, int e, int64_t w) const;
+  void namedGenerations(std::vector<E>& base);
+  E firstWhere(const std::string& name, const std::vector<std::pair<E, int>>& conds, std::vector<E>& base);
   E finishedAt(int p, const E& tau) const {
     return m_.programSize(p) == 0 ? c_.bool_val(true) : before(exec_[p][lastPc(p)], tau);
   }
@@ -580,15 +599,9 @@ bool Po::build(std::string* why) {
       }
     }
     for (int64_t j = 0; j < tw / init_[k]; ++j) {
-      E d = var(fmt::format("d{}_{}", k, j));
-      std::vector<E> hits, none;
-      for (size_t f = 0; f < evs.size(); ++f) {
-        E cond = z[f] && a_ge[f](init_[k] * (j + 1));
-        base.push_back(z3::implies(cond, le(d, T(evs[f].ev))));
-        hits.push_back(cond && d == T(evs[f].ev));
-        none.push_back(!cond);
-      }
-      base.push_back(any(hits) || (all(none) && d == inf_));
+      std::vector<std::pair<E, int>> conds;
+      for (size_t f = 0; f < evs.size(); ++f) conds.push_back({z[f] && a_ge[f](init_[k] * (j + 1)), evs[f].ev});
+      E d = firstWhere(fmt::format("d{}_{}", k, j), conds, base);
       // implied (a later phase needs more arrivals), stated for the solver
       // and for cExactly
       if (!d_[k].empty()) base.push_back(le(d_[k].back(), d));
@@ -604,6 +617,7 @@ bool Po::build(std::string* why) {
       step_viol_[evs[f].ev].insert_or_assign("sync.arrival-overflow", pending_neg && !z[f]);
     }
   }
+  namedGenerations(base);
   hbLemmas(base);
   stepRules();
   stateRules();
@@ -626,6 +640,74 @@ bool Po::build(std::string* why) {
     }
   prefix_ = all(pre);
   return true;
+}
+
+// A fresh clock `name` equal to the clock of the first event (by clock)
+// whose condition holds, inf when none does: a completion clock.
+E Po::firstWhere(const std::string& name, const std::vector<std::pair<E, int>>& conds, std::vector<E>& base) {
+  E d = var(name);
+  std::vector<E> hits, none;
+  for (const auto& [cond, ev] : conds) {
+    base.push_back(z3::implies(cond, le(d, T(ev))));
+    hits.push_back(cond && d == T(ev));
+    none.push_back(!cond);
+  }
+  base.push_back(any(hits) || (all(none) && d == inf_));
+  return d;
+}
+
+// The generations of every named barrier in closed form, as the phases of
+// a slot: the clock g[nb][j] of the arrival that brings the barrier's count
+// to expected (j + 1) warps (pseudo-Boolean constraints over the order
+// atoms), monotone in j; "a generation completes in [from, to)" and "j
+// generations before tau" are then difference constraints instead of
+// integer division of sums of ite terms. Arrivals at one barrier never tie
+// (build), so the count before an event is the count up to its predecessor.
+void Po::namedGenerations(std::vector<E>& base) {
+  gd_.assign(m_.N, {});
+  if (!ints_) return;  // bit-vectors: the sums (genAt)
+  for (int nb = 0; nb < m_.N; ++nb) {
+    const int64_t ex = sys_.named[nb].expected_warps;
+    const auto& evs = named_ev_[nb];
+    int64_t total = 0;
+    for (auto [ev, w] : evs) total += w;
+    if (ex <= 0 || total + ex >= (int64_t(1) << 30)) continue;
+    std::vector<z3::expr_vector> ups;
+    std::vector<int> ws;
+    for (auto [ev, w] : evs) ws.push_back(static_cast<int>(w));
+    for (auto [f, wf] : evs) {
+      ups.emplace_back(c_);
+      for (auto [g, wg] : evs) ups.back().push_back(upTo(g, f));
+    }
+    for (int64_t j = 0; j < total / ex; ++j) {
+      std::vector<std::pair<E, int>> conds;
+      for (size_t f = 0; f < evs.size(); ++f)
+        conds.push_back({z3::pbge(ups[f], ws.data(), static_cast<int>(ex * (j + 1))), evs[f].first});
+      E g = firstWhere(fmt::format("g{}_{}", nb, j), conds, base);
+      if (!gd_[nb].empty()) base.push_back(le(gd_[nb].back(), g));
+      gd_[nb].push_back(g);
+    }
+  }
+}
+
+E Po::namedOverflow(int nb, int e, int64_t w) const {
+  const int64_t ex = sys_.named[nb].expected_warps;
+  if (gd_[nb].empty()) return lt(num(ex), mod(warpsBefore(nb, T(e)), num(ex)) + num(w));
+  // m generations complete before e and at least ex (m + 1) - w + 1 warps
+  // arrived before it
+  z3::expr_vector bs(c_);
+  std::vector<int> ws;
+  for (auto [ev, wv] : named_ev_[nb]) {
+    bs.push_back(before(ev, T(e)));
+    ws.push_back(static_cast<int>(wv));
+  }
+  const auto& gs = gd_[nb];
+  std::vector<E> xs;
+  for (size_t m = 0; m <= gs.size(); ++m) {
+    E exactly = (m == 0 ? c_.bool_val(true) : lt(gs[m - 1], T(e))) && (m == gs.size() ? c_.bool_val(true) : !lt(gs[m], T(e)));
+    xs.push_back(exactly && z3::pbge(bs, ws.data(), static_cast<int>(ex * (m + 1) - w + 1)));
+  }
+  return any(xs);
 }
 
 // Static happens-before, stated to the solver and used to drop race pairs.
@@ -773,7 +855,7 @@ E Po::enabled(int e, const E& tau) const {
       for (int x = st.pc - 1; x >= 0 && a < 0; --x)
         if (instr(st.proc, x).kind == InstrKind::SyncArrive && instr(st.proc, x).named == in.named) a = exec_[st.proc][x];
       if (a < 0) return c_.bool_val(false);
-      return lt(genAt(in.named, T(a)), genAt(in.named, tau));
+      return genCompletesIn(in.named, T(a), tau);
     }
     case InstrKind::MmaWait: {
       std::vector<E> xs;
@@ -943,9 +1025,7 @@ void Po::stepRules() {
       case InstrKind::BarArrive: {
         int64_t ex = sys_.named[in.named].expected_warps;
         if (ex <= 0) break;
-        std::vector<E> xs;
-        for (auto [ev, warps] : named_ev_[in.named]) xs.push_back(z3::ite(before(ev, T(e)), num(warps), num(0)));
-        rules.insert_or_assign("sync.arrival-overflow", lt(num(ex), mod(sum(xs), num(ex)) + num(sys_.procs[st.proc].warps)));
+        rules.insert_or_assign("sync.arrival-overflow", namedOverflow(in.named, e, sys_.procs[st.proc].warps));
         break;
       }
       case InstrKind::TmaLoad:

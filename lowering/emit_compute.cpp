@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lowering/emit.h"
+#include "lowering/lane_count.h"
 
 namespace cake::lowering::detail {
 
@@ -333,7 +334,7 @@ void Emitter::emitElementwise(const ir::Op& op) {
     // (one F2FP instead of two conversions; softmax's P = bf16(S) is 32 instead of 64 per thread)
     const bool cvtPairs = op.kind == OpKind::Copy && !memDst && srcs[0].ref->kind == K::Regs && !intc &&
                           srcs[0].t.R == tile.R && srcs[0].t.C == tile.C && L->NC() % 2 == 0 &&
-                          (dst.dt == ir::DType::BF16 || dst.dt == ir::DType::F16) && !distGuarded(L->row) &&
+                          convertsInPairs(dst.dt) && !distGuarded(L->row) &&
                           !distGuarded(L->col);
     if (canon != "true") line(fmt::format("const bool cake_w = {};  // one replica writes", canon));
     if (pairs && op.dst.kind == K::Param) {

@@ -88,6 +88,20 @@ void Emitter::emitCpAsync(const ir::Op& op) {
   line(fmt::format("const bool cake_plane = {};", outerOk));
   if (ch) {
     const int64_t perRow = rowBytes / ch, chunks = t.R * perRow, elems = ch / eb;
+    // interior tile (every tile of a shape that the tile divides): each chunk lies wholly inside, so its
+    // cake_n would be ch; the copies go from one base pointer with no per-chunk bounds arithmetic (same
+    // bytes as the guarded loop below; 373 -> 278 SASS instructions per k-block of the corpus sm_80 GEMM)
+    open(fmt::format("if (cake_plane && cake_r0 >= 0 && cake_r0 + {} <= {} && cake_c0 >= 0 && cake_c0 + {} <= {}.d[{}])",
+                     t.R, rowsExt, t.C, ext, N - 1));
+    line(fmt::format("const auto cake_src = {} + cake_base + cake_r0 * {} + cake_c0;", pn, rowStride));
+    line(chunks % instThreads == 0 ? "#pragma unroll" : "#pragma unroll 4");
+    open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", chunks, instThreads));
+    line(fmt::format("const int cake_r = cake_q / {}, cake_c = (cake_q % {}) * {};", perRow, perRow, elems));
+    line(fmt::format("cake_cp_async<{}>(cake_dst + {}, cake_src + cake_r * {} + cake_c, {});", ch,
+                     plan_.viewOffset(v, "cake_r", fmt::format("cake_c * {}", eb)), rowStride, ch));
+    close();
+    close("} else {");
+    ++indent_;
     line("#pragma unroll 4");
     open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", chunks, instThreads));
     line(fmt::format("const int cake_r = cake_q / {}, cake_c = (cake_q % {}) * {};", perRow, perRow, elems));
@@ -100,6 +114,7 @@ void Emitter::emitCpAsync(const ir::Op& op) {
     line(fmt::format("cake_cp_async<{}>(cake_dst + {},", ch, plan_.viewOffset(v, "cake_r", fmt::format("cake_c * {}", eb))));
     line(fmt::format("                  {} + (cake_n ? cake_base + cake_gr * {} + cake_gc : 0), cake_n);", pn,
                      rowStride));
+    close();
     close();
   } else {
     line("#pragma unroll 4");

@@ -131,6 +131,7 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
                       tacc.R / p.wm, tacc.C / p.wn, mt, nt));
   if (op.init) {
     open(fmt::format("if ({})", plan_.expr(op.init)));
+    line("cake_keep_branch();  // a branch, not a select per accumulator register on every call");
     line("#pragma unroll");
     line(fmt::format("for (int i = 0; i < {}; ++i)", f->NR()));
     line("#pragma unroll");

@@ -151,6 +151,12 @@ __device__ __forceinline__ void cake_fence_proxy_async() {
 #endif
 }
 
+// Keeps a guarded block a branch. The compiler if-converts a block that only writes registers into one
+// select per register: an mma.sync accumulator zeroed under init=(k == 0) cost 128 selects on every
+// k-block for 64 MMAs (FSEL in the sm_80 SASS; ptxas for sm_90 happened to hoist them). An empty volatile asm cannot be speculated, so the block stays behind its
+// (uniform) branch and runs only when the guard holds.
+__device__ __forceinline__ void cake_keep_branch() { asm volatile(""); }
+
 // exp2 as one MUFU.EX2: ex2.approx.ftz (exp2f's ex2.approx without .ftz makes ptxas wrap every
 // MUFU in a compare and two predicated multiplies to produce subnormal results; lm.unary exp2 is
 // documented as approximate with subnormals flushed to zero, docs/ir-reference.md)

@@ -280,6 +280,24 @@ Result runHarness(const std::string& so_path, const std::vector<std::string>& pr
   return r;
 }
 
+// The schedule's parameters in order as harness arguments: `tensor_flag
+// NAME:d0,d1,..` per tensor (the contract tensor, dims as the schedule sees
+// them), `i32_flag V` per bound i32 parameter.
+void paramArgs(const ir::Schedule& schedule, const workload::Binding& b, const std::string& tensor_flag,
+               const std::string& i32_flag, std::vector<std::string>& args) {
+  for (size_t p = 0; p < schedule.params.size(); ++p) {
+    if (!b.tensor_name[p].empty()) {
+      std::string t = b.tensor_name[p] + ":";
+      for (size_t d = 0; d < b.tensor_dims[p].size(); ++d) t += (d ? "," : "") + std::to_string(b.tensor_dims[p][d]);
+      args.push_back(tensor_flag);
+      args.push_back(t);
+    } else if (auto it = b.i32.find(static_cast<int>(p)); it != b.i32.end()) {
+      args.push_back(i32_flag);
+      args.push_back(std::to_string(it->second));
+    }
+  }
+}
+
 }  // namespace
 
 Result runLibrary(const std::string& so_path, const Shape& shape, const Options& opts) {
@@ -303,17 +321,7 @@ Result runWorkloadLibrary(const std::string& so_path, const ir::Schedule& schedu
     args.push_back("--dim");
     args.push_back(k + "=" + std::to_string(v));
   }
-  for (size_t p = 0; p < schedule.params.size(); ++p) {
-    if (!b.tensor_name[p].empty()) {
-      std::string t = b.tensor_name[p] + ":";
-      for (size_t d = 0; d < b.tensor_dims[p].size(); ++d) t += (d ? "," : "") + std::to_string(b.tensor_dims[p][d]);
-      args.push_back("--tensor");
-      args.push_back(t);
-    } else if (auto it = b.i32.find(static_cast<int>(p)); it != b.i32.end()) {
-      args.push_back("--i32");
-      args.push_back(std::to_string(it->second));
-    }
-  }
+  paramArgs(schedule, b, "--tensor", "--i32", args);
   args.push_back("--launches");
   args.push_back(std::to_string(b.launches));
   Result r = runHarness(so_path, args, opts);
@@ -341,6 +349,39 @@ Result runSource(const std::string& cuda_source, std::string_view name, ir::Targ
   if (!c.detail.empty() && r.detail.empty()) r.detail = c.detail;
   return r;
 }
+
+namespace {
+
+// A schedule lowered (with the settings of opts.sets) and compiled into
+// DIR/NAME.so; `failure` is lower_error / compile_error (with `detail`) or empty.
+struct Built {
+  std::string base, failure, detail;
+  ir::Target target = ir::Target::Unspecified;
+};
+Built lowerAndCompile(const ir::Schedule& schedule, lowering::Problem problem, const std::string& dir,
+                      const Options& opts) {
+  Built b;
+  b.base = dir + "/" + sanitize(schedule.name);
+  lowering::LowerOptions lo;
+  lo.specialize = opts.sets;
+  lo.problem = problem;
+  lowering::LowerResult lr = lowering::lowerToCuda(schedule, lo);
+  b.target = lr.target;
+  if (!lr.ok) {
+    b.failure = "lower_error";
+    for (const auto& f : lr.findings) b.detail += ir::renderText(f) + "\n";
+    return b;
+  }
+  {
+    std::ofstream f(b.base + ".cu");
+    f << lr.source;
+  }
+  Result c = compile(b.base + ".cu", lr.target, b.base + ".so", opts);
+  if (!c.compiled) b.failure = c.result, b.detail = c.detail;
+  return b;
+}
+
+}  // namespace
 
 // A result decided before anything runs on the GPU.
 static Result notRun(std::string result, const ir::Schedule& schedule, ir::Target target, const Shape& shape,
@@ -405,33 +446,118 @@ Result runWorkload(const ir::Schedule& schedule, const workload::Shape& shape, c
   // assumptions, the coverage walk), as in run()
   workload::BindResult br = workload::bind(schedule, shape, opts.sets);
   if (!br.binding) return refused(br.result, br.detail);
-  lowering::LowerOptions lo;
-  lo.specialize = opts.sets;
-  lo.problem = shape.kind == workload::Kind::Gemm ? lowering::Problem::Gemm : lowering::Problem::None;
-  lowering::LowerResult lr = lowering::lowerToCuda(schedule, lo);
-  if (!lr.ok) {
-    std::string detail;
-    for (const auto& f : lr.findings) detail += ir::renderText(f) + "\n";
-    return refused("lower_error", detail);
-  }
-  const std::string dir = makeWorkDir(opts);
-  const std::string base = dir + "/" + sanitize(schedule.name);
-  {
-    std::ofstream f(base + ".cu");
-    f << lr.source;
-  }
-  Result c = compile(base + ".cu", lr.target, base + ".so", opts);
-  if (!c.compiled) {
-    Result r = refused(c.result, c.detail);
-    r.cu_path = base + ".cu";
+  if (opts.dry_run) {  // the binding alone: the harness arguments, nothing lowered or compiled
+    Result r = runWorkloadLibrary(sanitize(schedule.name) + ".so", schedule, *br.binding, opts);
+    r.kernel = schedule.name;
     return r;
   }
-  Result r = runWorkloadLibrary(base + ".so", schedule, *br.binding, opts);
-  r.cu_path = base + ".cu";
+  const Built built = lowerAndCompile(schedule, shape.kind == workload::Kind::Gemm ? lowering::Problem::Gemm
+                                                                                  : lowering::Problem::None,
+                                      makeWorkDir(opts), opts);
+  if (!built.failure.empty()) {
+    Result r = refused(built.failure, built.detail);
+    r.cu_path = built.base + ".cu";
+    return r;
+  }
+  Result r = runWorkloadLibrary(built.base + ".so", schedule, *br.binding, opts);
+  r.cu_path = built.base + ".cu";
   r.workload = std::string(workload::kindName(shape.kind));
   r.dims = shape.dims;
   if (r.kernel.empty()) r.kernel = schedule.name;
-  if (r.target.empty()) r.target = std::string(ir::targetName(lr.target));
+  if (r.target.empty()) r.target = std::string(ir::targetName(built.target));
+  if (!br.detail.empty()) r.detail += (r.detail.empty() ? "" : "\n") + br.detail;
+  return r;
+}
+
+namespace {
+
+workload::Shape splitShape(workload::Kind kind, const Shape& s, int64_t splits) {
+  workload::Shape w;
+  w.kind = kind;
+  w.dims = {{"M", s.M}, {"N", s.N}, {"S", splits}};
+  if (kind == workload::Kind::SplitKPartial) w.dims["K"] = s.K;
+  return w;
+}
+
+}  // namespace
+
+SplitKBindResult bindSplitK(const ir::Schedule& partial, const ir::Schedule& reduce, const Shape& shape,
+                            int64_t splits, const std::map<std::string, int64_t>& sets) {
+  SplitKBindResult out;
+  auto refuse = [&](std::string result, std::string detail) {
+    out.result = std::move(result);
+    out.detail = std::move(detail);
+    return out;
+  };
+  if (splits < 1 || splits > shape.K)
+    return refuse("unsupported_shape", fmt::format("the split count {} is not in [1, K = {}]", splits, shape.K));
+  workload::BindResult p = workload::bind(partial, splitShape(workload::Kind::SplitKPartial, shape, splits), sets);
+  if (!p.binding)
+    return refuse(p.result, fmt::format("split-K partial kernel '{}' (tensors A, B, W[S, M, N] f32): {}", partial.name,
+                                        p.detail));
+  workload::BindResult r = workload::bind(reduce, splitShape(workload::Kind::SplitKReduce, shape, splits), sets);
+  if (!r.binding)
+    return refuse(r.result,
+                  fmt::format("split-K reduce kernel '{}' (tensors W[S, M, N] f32, C): {}", reduce.name, r.detail));
+  for (const std::string& d : {p.detail, r.detail})
+    if (!d.empty()) out.detail += (out.detail.empty() ? "" : "\n") + d;
+  out.binding = SplitKBinding{*p.binding, *r.binding, splits};
+  return out;
+}
+
+std::vector<std::string> splitKHarnessArgs(const ir::Schedule& partial, const ir::Schedule& reduce,
+                                           const SplitKBinding& b) {
+  const workload::Shape& sh = b.partial.shape;
+  std::vector<std::string> args = {"--split", std::to_string(b.splits), "--m", std::to_string(sh.at("M")),
+                                   "--n", std::to_string(sh.at("N")), "--k", std::to_string(sh.at("K"))};
+  paramArgs(partial, b.partial, "--tensor", "--i32", args);
+  paramArgs(reduce, b.reduce, "--rtensor", "--ri32", args);
+  return args;
+}
+
+Result runSplitKLibraries(const std::string& partial_so, const std::string& reduce_so, const ir::Schedule& partial,
+                          const ir::Schedule& reduce, const SplitKBinding& b, const Options& opts) {
+  std::vector<std::string> args = {"--reduce", fs::absolute(reduce_so).string()};
+  for (std::string& a : splitKHarnessArgs(partial, reduce, b)) args.push_back(std::move(a));
+  Result r = runHarness(partial_so, args, opts);
+  const workload::Shape& sh = b.partial.shape;
+  r.shape = Shape{sh.at("M"), sh.at("N"), sh.at("K")};
+  r.dims = sh.dims;
+  if (r.kernel.empty()) r.kernel = partial.name + "+" + reduce.name;
+  if (r.target.empty()) r.target = std::string(ir::targetName(partial.target));
+  return r;
+}
+
+Result runSplitK(const ir::Schedule& partial, const ir::Schedule& reduce, const Shape& shape, int64_t splits,
+                 const Options& opts) {
+  SplitKBindResult br = bindSplitK(partial, reduce, shape, splits, opts.sets);
+  if (!br.binding) {
+    Result r = notRun(br.result, partial, partial.target, shape, opts, br.detail);
+    r.kernel = partial.name + "+" + reduce.name;
+    return r;
+  }
+  if (opts.dry_run) {  // the binding alone: nothing is lowered, compiled or run
+    Result r = notRun("dry_run", partial, partial.target, shape, opts, "");
+    r.kernel = partial.name + "+" + reduce.name;
+    r.dims = br.binding->partial.shape.dims;
+    for (const std::string& a : splitKHarnessArgs(partial, reduce, *br.binding))
+      r.detail += (r.detail.empty() ? "" : " ") + a;
+    return r;
+  }
+  const std::string dir = makeWorkDir(opts);
+  std::string so[2];
+  const ir::Schedule* both[2] = {&partial, &reduce};
+  for (int i = 0; i < 2; ++i) {
+    // the generic launcher: neither kernel is the GEMM contract's A, B, C alone
+    const Built built = lowerAndCompile(*both[i], lowering::Problem::None, dir, opts);
+    if (!built.failure.empty()) {
+      Result r = notRun(built.failure, *both[i], built.target, shape, opts, built.detail);
+      r.cu_path = built.base + ".cu";
+      return r;
+    }
+    so[i] = built.base + ".so";
+  }
+  Result r = runSplitKLibraries(so[0], so[1], partial, reduce, *br.binding, opts);
   if (!br.detail.empty()) r.detail += (r.detail.empty() ? "" : "\n") + br.detail;
   return r;
 }

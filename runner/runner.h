@@ -95,6 +95,36 @@ Result runWorkload(const ir::Schedule& schedule, const workload::Shape& shape, c
 Result runWorkloadLibrary(const std::string& so_path, const ir::Schedule& schedule, const workload::Binding& b,
                           const Options& opts);
 
+// Split-K GEMM in two kernels (`cake run --split-k S`): the partial schedule
+// (tensors A, B and the f32 workspace W[S, M, N]; the SplitKPartial contract)
+// writes the product of K slice z into W[z]; the reduce schedule (W, C;
+// SplitKReduce) sums W over S into C. Both are bound to the shape (their
+// assumptions, grids and the coverage of every tensor, W included: a partial
+// kernel that leaves a slice of W unwritten is unsupported_shape), launched
+// one after the other in every run and timed together; the GEMM oracle checks C.
+struct SplitKBinding {
+  workload::Binding partial, reduce;
+  int64_t splits = 0;
+};
+struct SplitKBindResult {
+  std::string result = "ok";  // ok | unsupported_shape | no_oracle
+  std::string detail;
+  std::optional<SplitKBinding> binding;
+};
+SplitKBindResult bindSplitK(const ir::Schedule& partial, const ir::Schedule& reduce, const Shape& shape,
+                            int64_t splits, const std::map<std::string, int64_t>& sets = {});
+// The harness arguments of a bound split-K pair after `--kernel PARTIAL.so
+// --reduce REDUCE.so`: --split, --m/--n/--k, each kernel's parameters in order.
+std::vector<std::string> splitKHarnessArgs(const ir::Schedule& partial, const ir::Schedule& reduce,
+                                           const SplitKBinding& b);
+// Runs two built libraries (opts.dry_run: result "dry_run", detail = the arguments).
+Result runSplitKLibraries(const std::string& partial_so, const std::string& reduce_so, const ir::Schedule& partial,
+                          const ir::Schedule& reduce, const SplitKBinding& b, const Options& opts);
+// Binds, lowers both (generic cake_launch), compiles and runs them
+// (opts.dry_run: the binding only, detail = the splitKHarnessArgs).
+Result runSplitK(const ir::Schedule& partial, const ir::Schedule& reduce, const Shape& shape, int64_t splits,
+                 const Options& opts);
+
 // Path of the harness binary to use, building it if needed ("" + error on failure).
 std::string harnessPath(const Options& opts, std::string* error);
 std::string nvccPath(const Options& opts);

@@ -33,6 +33,7 @@ struct Contract {
   int batch = 0;                                  // leading batch dimensions of every tensor
   std::vector<TensorContract> tensors;            // in the schedule's parameter order
   std::map<std::string, std::string> i32_names;   // schedule parameter name -> size
+  bool internal = false;                          // not a --workload (a half of a two-kernel problem)
 };
 
 const std::vector<Contract>& contracts() {
@@ -62,6 +63,18 @@ const std::vector<Contract>& contracts() {
       {Kind::RowMax, "row-max", {"M", "N"}, {}, 0,
        {{"X", D::BF16, false, {"M", "N"}, {false, true}}, {"Y", D::F32, true, {"M", "1"}, {false, false}}},
        {{"M", "M"}, {"rows", "M"}, {"N", "N"}, {"D", "N"}, {"cols", "N"}}},
+      // split-K GEMM: W[S, M, N] f32 is the workspace between the two kernels
+      {Kind::SplitKPartial, "gemm-splitk-partial", {"M", "N", "K", "S"}, {}, 0,
+       {{"A", D::BF16, false, {"M", "K"}, {false, false}},
+        {"B", D::BF16, false, {"N", "K"}, {false, false}},
+        {"W", D::F32, true, {"S", "M", "N"}, {false, false, false}}},
+       {{"M", "M"}, {"N", "N"}, {"K", "K"}, {"S", "S"}, {"splits", "S"}},
+       true},
+      {Kind::SplitKReduce, "gemm-splitk-reduce", {"M", "N", "S"}, {}, 0,
+       {{"W", D::F32, false, {"S", "M", "N"}, {false, false, false}},
+        {"C", D::BF16, true, {"M", "N"}, {false, false}}},
+       {{"M", "M"}, {"N", "N"}, {"S", "S"}, {"splits", "S"}},
+       true},
   };
   return all;
 }
@@ -104,7 +117,7 @@ size_t gmemCoords(const ir::Schedule& s, int p) {
 
 std::optional<Kind> parseKind(std::string_view name) {
   for (const Contract& c : contracts())
-    if (c.name == name) return c.kind;
+    if (c.name == name && !c.internal) return c.kind;
   if (name == "row-reduce") return Kind::RowSum;
   return std::nullopt;
 }
@@ -113,7 +126,8 @@ std::string_view kindName(Kind k) { return contractOf(k).name; }
 
 std::string kindList() {
   std::string out;
-  for (const Contract& c : contracts()) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  for (const Contract& c : contracts())
+    if (!c.internal) out += (out.empty() ? "" : ", ") + std::string(c.name);
   return out;
 }
 
@@ -178,7 +192,7 @@ std::optional<Shape> parseShape(Kind kind, std::string_view text, std::string* e
 ir::EvalEnv Binding::env() const {
   ir::EvalEnv e;
   e.params = i32;
-  for (int d = 0; d < 3; ++d) e.grid_dim[d] = persistent ? (d == 0 ? num_sms : 1) : grid[d];
+  for (int d = 0; d < 3; ++d) e.grid_dim[d] = persistent && d == 0 ? num_sms : grid[d];
   return e;
 }
 
@@ -323,7 +337,13 @@ BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::s
     if (box->write && !first_write) first_write.emplace(&v.op, v.env);
   }, budget, &why);
   if (!walked) return refuse("no_oracle", "cannot bind the schedule: " + why);
-  b.persistent = read.count(-4) || read.count(-5) || read.count(-6);
+  // lm.grid_dim(0) is the persistent stride: one CTA per SM along x. A
+  // lm.grid_dim(1) / (2) only reads the launched grid (a split count, a per-CTA
+  // rotation of the K walk): those dimensions come from the output store, as
+  // the lowering derives them (lowering/plan_build.cpp deriveGrid). Before,
+  // any of them made the binding persistent: a split-K partial kernel was
+  // bound to (#SMs, 1, 1) and its coverage walk refused every shape.
+  b.persistent = read.count(-4) > 0;
   for (const auto& [p, dt] : seen_dtype)
     if (!b.tensor_name[p].empty() && dt != b.tensor_dtype[p])
       return refuse("no_oracle", fmt::format("tensor '{}' is {} in the schedule; the {} contract's {} is {}",
@@ -333,10 +353,10 @@ BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::s
     if (!b.tensor_name[p].empty() && !seen_dtype.count(static_cast<int>(p)))
       return refuse("no_oracle", fmt::format("the schedule never reads or writes tensor '{}'", s.params[p].name));
   if (!first_write) return refuse("no_oracle", "the schedule writes no tensor");
-  if (!b.persistent) {
+  {
     const auto& [op, wenv] = *first_write;
     auto base = tensorBox(s, *op, wenv);
-    for (int d = 0; d < 3; ++d) {
+    for (int d = b.persistent ? 1 : 0; d < 3; ++d) {
       ir::EvalEnv e1 = wenv;
       e1.params_read = nullptr;
       e1.block_idx[d] = 1;
@@ -353,14 +373,14 @@ BindResult bind(const ir::Schedule& s, const Shape& shape, const std::map<std::s
     }
     for (int d = 0; d < 3; ++d)
       b.grid[d] = (b.grid[d] + s.cluster[d] - 1) / s.cluster[d] * s.cluster[d];
-  } else {
-    b.grid[0] = num_sms / s.cluster[0] * s.cluster[0];
+    if (b.persistent) b.grid[0] = num_sms / s.cluster[0] * s.cluster[0];
   }
 
   // --- the sizes the problem does and must move
   const double B = shape.at("B") ? shape.at("B") : 1;
   switch (shape.kind) {
-    case Kind::Gemm: b.flops = 2.0 * shape.at("M") * shape.at("N") * shape.at("K"); break;
+    case Kind::Gemm:
+    case Kind::SplitKPartial: b.flops = 2.0 * shape.at("M") * shape.at("N") * shape.at("K"); break;
     case Kind::KmeansAssign: b.flops = 2.0 * B * shape.at("N") * shape.at("K") * shape.at("D"); break;
     case Kind::AttentionFwd:
       b.flops = 4.0 * B * shape.at("H") * shape.at("S") * shape.at("S") * shape.at("D") * (shape.at("causal") ? 0.5 : 1);

@@ -25,7 +25,12 @@
 
 namespace cake::workload {
 
-enum class Kind { Gemm, KmeansAssign, AttentionFwd, RowSum, RowMax };
+// SplitKPartial / SplitKReduce: the two kernels of a split-K GEMM (`cake run
+// --split-k S`): the partial kernel computes A[M, K-slice z] . B[N, K-slice z]^T
+// into the f32 workspace W[S, M, N] (one K slice per lm.block_idx(2), the
+// slice count is W's outer size), the reduce kernel sums W over S into C. They
+// are internal: `--workload` does not name them (a GEMM oracle checks C).
+enum class Kind { Gemm, KmeansAssign, AttentionFwd, RowSum, RowMax, SplitKPartial, SplitKReduce };
 std::optional<Kind> parseKind(std::string_view name);  // gemm | kmeans-assign | attention-fwd | row-sum | row-max
 std::string_view kindName(Kind k);
 std::string kindList();                                  // "gemm, kmeans-assign, ..."

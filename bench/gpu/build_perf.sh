@@ -14,11 +14,20 @@ CORPUS=${CORPUS-"sm90_ws_4stage sm90_persistent_ws sm90_pingpong sm90_basic_one_
 BENCH=${BENCH-"sm90_pingpong_128 sm90_small_m sm90_small_m16 sm90_ws_bn256_tma"}
 for n in $CORPUS; do "$B/cli/cake" lower corpus/gemm/$n.cake -o "$D/cu/$n.cu"; lowered_so "$D/cu/$n.cu" "$D/$n.so" & done; wait
 # BENCH names are paths under bench/gpu/schedules/ without .cake (decode/sm90_decode_bn32_s16_w2);
-# each is `cake check`ed first (the report goes to $D/check.txt; a schedule with errors is not built)
+# each is `cake check`ed first (the report goes to $D/check.txt; a schedule with errors is not built).
+# A file of several schedules (a split-K pair) gives one library per schedule, named after it.
 for n in $BENCH; do
-  b=$(basename $n)
-  "$B/cli/cake" check bench/gpu/schedules/$n.cake >> "$D/check.txt" 2>&1 || { echo "cake check failed: $n"; continue; }
-  "$B/cli/cake" lower bench/gpu/schedules/$n.cake -o "$D/cu/$b.cu"; lowered_so "$D/cu/$b.cu" "$D/$b.so" &
+  b=$(basename $n); f=bench/gpu/schedules/$n.cake
+  "$B/cli/cake" check $f >> "$D/check.txt" 2>&1 || { echo "cake check failed: $n"; continue; }
+  defs=$(sed -n 's/^def \([A-Za-z0-9_]*\)(.*/\1/p' $f)
+  if [ $(echo "$defs" | wc -l) -gt 1 ]; then
+    for s in $defs; do  # a schedule shared by several files (one reduce kernel) is built once
+      case " ${built:-} " in *" $s "*) continue;; esac; built="${built:-} $s"
+      "$B/cli/cake" lower $f --schedule $s -o "$D/cu/$s.cu"; lowered_so "$D/cu/$s.cu" "$D/$s.so" &
+    done
+  else
+    "$B/cli/cake" lower $f -o "$D/cu/$b.cu"; lowered_so "$D/cu/$b.cu" "$D/$b.so" &
+  fi
 done; wait
 if [ -n "${BASE_CU_DIR:-}" ]; then
   for n in $CORPUS; do cp "$BASE_CU_DIR/$n.cu" "$D/cu/base_$n.cu"; lowered_so "$D/cu/base_$n.cu" "$D/base_$n.so" & done; wait

@@ -20,6 +20,7 @@ set, and the accuracy is stated on round 2's held-out pairs only.
     python3 bench/gpu/cost_plan.py            # write variants + plan (round 1)
     python3 bench/gpu/cost_plan.py --round 2  # the same variants, round 2's plan (plan2.tsv)
     python3 bench/gpu/cost_plan.py --round 3  # fresh held-out shapes + 7-stage GEMM, k = 192 (plan3.tsv)
+    python3 bench/gpu/cost_plan.py --round 4  # calibration round on the current lowering (plan4.tsv)
 """
 import itertools
 import os
@@ -231,17 +232,77 @@ def round3_rows(write):
     return rows
 
 
+def round4_rows(write):
+    """Round 4 (docs/costmodel.md, "Round 4"): a calibration round on the current lowering.
+    Every pair is measured in one call; each schedule has two calibration shapes and two
+    held-out shapes from disjoint shape lists, none of them measured by an earlier round
+    (nor the fresh attention pairs of bench/gpu/schedules/cost_fresh_pairs.tsv, which stay
+    held out). Variants of tile, ring depth, consumer count, roles (ping-pong, persistent,
+    one consumer, overlapped softmax) and small M."""
+    rows = []
+    gemm_cal = ["M=3584,N=2048,K=2560", "M=80,N=10240,K=4096"]
+    gemm_hold = ["M=2816,N=3328,K=2048", "M=160,N=7168,K=5120", "M=4608,N=1280,K=3584", "M=64,N=6656,K=6144",
+                 "M=1792,N=2304,K=4608", "M=224,N=4864,K=3072"]
+    pick = {"gemm_ws_m64n64s2", "gemm_ws_m64n128s4", "gemm_ws_m64n256s3", "gemm_ws_m64n64s7",
+            "gemm_ws_m128n64s7", "gemm_ws_m128n128s2", "gemm_ws_m128n128s5", "gemm_ws_m128n256s3"}
+    files = [write(name, text) for name, text in gemm_variants(deep=True) if name in pick]
+    files += ["corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm90_pingpong.cake",
+              "corpus/gemm/sm90_persistent_ws.cake", "corpus/gemm/sm90_basic_one_consumer.cake",
+              "bench/gpu/schedules/sm90_pingpong_128.cake", "bench/gpu/schedules/sm90_ws_128_s6.cake",
+              "bench/gpu/schedules/sm90_ws_bn256_s4.cake", "bench/gpu/schedules/sm90_small_m.cake"]
+    for i, f in enumerate(files):
+        for sh in gemm_cal:
+            rows.append(("gemm", f, sh, "", "", "calibrate"))
+        for sh in (gemm_hold[i % 3 * 2], gemm_hold[i % 3 * 2 + 1]):
+            rows.append(("gemm", f, sh, "", "", "holdout"))
+    kpick = {"kmeans_k64_p64s2", "kmeans_k64_p128s4", "kmeans_k128_p64s4", "kmeans_k128_p128s2",
+             "kmeans_k192_p64s2", "kmeans_k192_p128s2", "kmeans_k256_p64s2", "kmeans_k256_p128s2"}
+    for name, k, text in kmeans_variants(ks=(64, 128, 192, 256)):
+        if name not in kpick:
+            continue
+        f = write(name, text)
+        for (n, d, b), split in [((57344, 128, 6), "calibrate"), ((20480, 256, 4), "calibrate"),
+                                 ((73728, 192, 4), "holdout"), ((28672, 64, 16), "holdout")]:
+            rows.append(("kmeans-assign", f, f"N={n},K={k},D={d},B={b}", "", name, split))
+    f = "corpus/kmeans/sm90_assign_k256_ws.cake"
+    for sh, split in [("N=57344,K=256,D=128,B=6", "calibrate"), ("N=20480,K=256,D=256,B=4", "calibrate"),
+                      ("N=73728,K=256,D=192,B=4", "holdout"), ("N=28672,K=256,D=64,B=16", "holdout")]:
+        rows.append(("kmeans-assign", f, sh, "", "", split))
+    f = "corpus/kmeans/sm90_assign_resident_centroids.cake"
+    for sh, split in [("N=229376,K=128,D=128,B=2", "calibrate"), ("N=40960,K=128,D=128,B=8", "calibrate"),
+                      ("N=344064,K=128,D=128,B=1", "holdout"), ("N=12288,K=128,D=128,B=24", "holdout")]:
+        rows.append(("kmeans-assign", f, sh, "", "", split))
+    for f in ["corpus/kmeans/sm90_assign_streamed_centroids.cake", "bench/gpu/schedules/kmeans_assign_pingpong.cake"]:
+        for sh, split in [("N=32768,K=512,D=128,B=8", "calibrate"), ("N=16384,K=256,D=128,B=16", "calibrate"),
+                          ("N=49152,K=384,D=128,B=6", "holdout"), ("N=24576,K=768,D=128,B=4", "holdout")]:
+            rows.append(("kmeans-assign", f, sh, "", "", split))
+    d64 = [("S=3584,D=64,B=2,H=12", "calibrate"), ("S=1280,D=64,B=8,H=16", "calibrate"),
+           ("S=6656,D=64,B=1,H=16", "holdout"), ("S=2304,D=64,B=4,H=12", "holdout")]
+    d128 = [("S=3072,D=128,B=2,H=16", "calibrate"), ("S=1024,D=128,B=8,H=24", "calibrate"),
+            ("S=5120,D=128,B=1,H=24", "holdout"), ("S=2560,D=128,B=4,H=16", "holdout")]
+    files = [corpus or write(name, text) for name, corpus, text in attention_variants()]
+    files.append("corpus/attention/sm90_fa3_persistent.cake")
+    for f in files:
+        for sh, split in d64:
+            rows.append(("attention-fwd", f, sh, "", "", split))
+    for stem in ["fa3_d128_b128", "fa3_d128_overlap", "fa3_d128_pingpong", "fa3_d128_fold", "fa3_d128_fold_early",
+                 "fa3_d128_fold_pingpong", "fa3_d128_fold_early_pingpong"]:
+        for sh, split in d128:
+            rows.append(("attention-fwd", f"bench/gpu/schedules/attn_d128/{stem}.cake", sh, "", "", split))
+    return rows
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rnd = sys.argv[sys.argv.index("--round") + 1] if "--round" in sys.argv else "1"
-    if rnd in ("2", "3"):
+    if rnd in ("2", "3", "4"):
         def write2(name, text):
             path = os.path.join(OUT, name + ".cake")
             with open(path, "w") as f:
                 f.write(text)
             return os.path.relpath(path, ROOT)
-        rows = (round2_rows if rnd == "2" else round3_rows)(write2)
-        prefix = "q" if rnd == "2" else "r"
+        rows = {"2": round2_rows, "3": round3_rows, "4": round4_rows}[rnd](write2)
+        prefix = {"2": "q", "3": "r", "4": "c"}[rnd]
         with open(os.path.join(OUT, f"plan{rnd}.tsv"), "w") as out:
             for i, (w, f, sh, sets, kernel, split) in enumerate(rows):
                 out.write(f"{prefix}{i:03d}\t{split}\t{f}\t{w}\t{sh}\t{sets}\n")

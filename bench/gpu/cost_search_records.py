@@ -48,6 +48,8 @@ def records(d):
 
 def topk(path):
     rows = json.load(open(path))
+    if isinstance(rows, dict):  # cake cost evaluate --format json: {"pairs": [...], ...}
+        rows = rows["pairs"]
     runs = {}
     for r in rows:
         runs.setdefault(r["id"].split(" ")[1], []).append(r)

@@ -11,6 +11,9 @@
 #  ncu:    Nsight Compute (speed of light, memory, warp states) of NCU_KERNELS at 1 x 4096 x 4096
 #  suite:  shape_suite.sh with DECODE_KERNELS / PREFILL_KERNELS (the 24 shapes)
 #  square: SQUARE_KERNELS at 4096^3 and 8192^3 (ping-pong vs cooperative in one run)
+#  splitedge: correctness of the split-K pairs of $D/splitedge.txt (no timing)
+#  plan:   the suite as planned in $D/plan.txt (bench/gpu/build_splitk.sh: per shape its candidates,
+#          split-K pairs included), table by suite_table.py
 set -u
 D=${D:-.devcarry/gemm}
 STEPS=${STEPS:-edge screen ncu}
@@ -50,6 +53,15 @@ if has ncu && command -v ncu >/dev/null; then
 fi
 if has suite; then
   OUT=$OUT RUNS=$RUNS bash $D/shape_suite.sh $H "$DECODE_KERNELS" "$PREFILL_KERNELS"
+fi
+if has splitedge; then
+  while read -r so args; do
+    timeout -s KILL 10 $H --kernel $so $args --no-time 2>/dev/null </dev/null | tail -1 | tee -a "$OUT/splitedge.jsonl" |
+      python3 -c "import json,sys; r=json.load(sys.stdin); print('%-60s %dx%dx%d s%s %s rel %s %s' % (r.get('kernel'), r.get('M',0), r.get('N',0), r.get('K',0), r.get('split'), r.get('result'), r.get('rel_error'), r.get('error','')))" 2>/dev/null || echo "splitedge failed: $so $args"
+  done < $D/splitedge.txt
+fi
+if has plan; then
+  PLAN=$D/plan.txt OUT=$OUT RUNS=$RUNS bash $D/shape_suite.sh $H
 fi
 if has square; then
   J="$OUT/square.jsonl"

@@ -5,6 +5,15 @@
 //   cake_harness --kernel k.so --m 4096 --n 4096 --k 4096 [--runs 50]
 //                [--warmup 5] [--seed S] [--no-time] [--no-baseline]
 //
+// Split-K GEMM (two kernels, `cake run --split-k S`): --kernel is the partial
+// kernel, --reduce the reduce kernel, both through the generic cake_launch;
+// the harness allocates the f32 workspace W[S, M, N] (poisoned like C) and
+// launches both per run; the CUPTI time of a run is the sum of the two, the
+// oracle checks the final C:
+//   cake_harness --kernel P.so --reduce R.so --split S --m M --n N --k K
+//                --tensor NAME:dims.. --i32 V..  (the partial's parameters, in order; NAME in A, B, W)
+//                --rtensor NAME:dims.. --ri32 V.. (the reduce's; NAME in W, C)
+//
 // Kernel and cuBLAS runs are interleaved (each after its own L2 flush).
 // Prints a table, then one JSON line (the last line of stdout). Exit status:
 // 0 ran and correct, 1 ran and incorrect, 2 usage / load error, 3 CUDA error.
@@ -39,6 +48,8 @@ struct Options {
   bool seed_given = false;
   bool time = true, baseline = true;
   int samples = 64;
+  std::string reduce;  // split-K: the reduce kernel library
+  int split = 0;       // split-K: the number of K slices (W's outer size)
 };
 
 struct Json {
@@ -348,6 +359,22 @@ void sample_check(const Options& o, const __nv_bfloat16* A, const __nv_bfloat16*
   *cublas_err = max_exact > 0 ? max_c / max_exact : max_c;
 }
 
+// A dense row-major tensor argument of `dims` (outermost first) at `data`;
+// `*elems` gets its element count.
+CakeTensorArg denseTensorArg(void* data, const std::vector<long long>& dims, size_t* elems) {
+  CakeTensorArg t{};
+  t.data = data;
+  t.rank = static_cast<int>(dims.size());
+  size_t per = 1;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    t.dims[d] = dims[d];
+    t.strides[d] = static_cast<long long>(per);
+    per *= static_cast<size_t>(dims[d]);
+  }
+  *elems = per;
+  return t;
+}
+
 }  // namespace
 
 #include "workloads.cuh"
@@ -356,8 +383,12 @@ namespace {
 
 wl::Args g_wl;
 
-// "NAME:4,128,64" -> {"NAME", {4, 128, 64}}
-bool parseTensor(const std::string& t) {
+// Split-K: the reduce kernel's parameters (the partial's are g_wl's).
+std::vector<std::pair<std::string, std::vector<long long>>> g_reduce_tensors;
+std::vector<int> g_reduce_i32;
+
+// "NAME:4,128,64" -> {"NAME", {4, 128, 64}} appended to `into`
+bool parseTensor(const std::string& t, std::vector<std::pair<std::string, std::vector<long long>>>& into) {
   const auto colon = t.find(':');
   if (colon == std::string::npos || colon == 0) return false;
   std::vector<long long> dims;
@@ -370,7 +401,7 @@ bool parseTensor(const std::string& t) {
     ++i;
   }
   if (dims.empty() || dims.size() > 5) return false;
-  g_wl.tensors.push_back({t.substr(0, colon), dims});
+  into.push_back({t.substr(0, colon), dims});
   return true;
 }
 
@@ -394,14 +425,43 @@ bool parse(int argc, char** argv, Options& o) {
       if (eq == std::string::npos) return false;
       g_wl.dims[d.substr(0, eq)] = strtoll(d.c_str() + eq + 1, nullptr, 10);
     } else if (a == "--tensor" && (v = next())) {
-      if (!parseTensor(v)) return false;
+      if (!parseTensor(v, g_wl.tensors)) return false;
+    } else if (a == "--rtensor" && (v = next())) {
+      if (!parseTensor(v, g_reduce_tensors)) return false;
     } else if (a == "--i32" && (v = next())) g_wl.i32.push_back(atoi(v));
+    else if (a == "--ri32" && (v = next())) g_reduce_i32.push_back(atoi(v));
+    else if (a == "--reduce" && (v = next())) o.reduce = v;
+    else if (a == "--split" && (v = next())) o.split = atoi(v);
     else if (a == "--launches" && (v = next())) g_wl.launches = std::max(1LL, atoll(v));
     else if (a == "--no-time") o.time = false;
     else if (a == "--no-baseline") o.baseline = false;
     else return false;
   }
-  return !o.kernel.empty() && o.M > 0 && o.N > 0 && o.K > 0 && o.runs > 0 && o.warmup >= 0;
+  return !o.kernel.empty() && o.M > 0 && o.N > 0 && o.K > 0 && o.runs > 0 && o.warmup >= 0 &&
+         o.reduce.empty() == (o.split == 0) && o.split >= 0;
+}
+
+// One kernel's cake_launch arguments from NAME:dims items: the buffer of each
+// contract tensor by name, dense row-major strides; a tensor whose dims hold
+// more elements than its buffer is refused (it would run past it).
+struct NamedBuffer {
+  void* ptr;
+  size_t elems;
+};
+std::vector<CakeTensorArg> launchTensors(const std::vector<std::pair<std::string, std::vector<long long>>>& items,
+                                         const std::vector<std::pair<std::string, NamedBuffer>>& bufs) {
+  std::vector<CakeTensorArg> out;
+  for (const auto& [name, dims] : items) {
+    const NamedBuffer* b = nullptr;
+    for (const auto& [n, nb] : bufs)
+      if (n == name) b = &nb;
+    if (!b) fail("error", "no buffer for split-K tensor '" + name + "' (expected A, B, W or C)", 2);
+    size_t per = 0;
+    CakeTensorArg t = denseTensorArg(b->ptr, dims, &per);
+    if (per != b->elems) fail("error", "split-K tensor '" + name + "' does not match its buffer's size", 2);
+    out.push_back(t);
+  }
+  return out;
 }
 
 }  // namespace
@@ -412,7 +472,8 @@ int main(int argc, char** argv) {
     fprintf(stderr,
             "usage: cake_harness --kernel K.so [--m M --n N --k K] [--runs 50] [--warmup 5] [--seed S]\n"
             "                    [--samples 64] [--no-time] [--no-baseline]\n"
-            "       cake_harness --kernel K.so --workload W --dim NAME=V.. --tensor NAME:d0,d1,...  --i32 V.. [--launches L]\n");
+            "       cake_harness --kernel K.so --workload W --dim NAME=V.. --tensor NAME:d0,d1,...  --i32 V.. [--launches L]\n"
+            "       cake_harness --kernel P.so --reduce R.so --split S --m M --n N --k K --tensor .. --i32 .. --rtensor .. --ri32 ..\n");
     return 2;
   }
   if (!o.seed_given) o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
@@ -432,16 +493,35 @@ int main(int argc, char** argv) {
   auto abi = reinterpret_cast<cake_abi_version_fn>(dlsym(lib, "cake_abi_version"));
   auto info_fn = reinterpret_cast<cake_kernel_info_fn>(dlsym(lib, "cake_kernel_info"));
   auto launch_fn = reinterpret_cast<cake_gemm_launch_fn>(dlsym(lib, "cake_gemm_launch"));
-  if (!abi || !info_fn || (!launch_fn && !generic)) fail("load_error", "kernel library lacks the cake ABI symbols", 2);
+  const bool split = !o.reduce.empty();
+  if (!abi || !info_fn || (!launch_fn && !generic && !split)) fail("load_error", "kernel library lacks the cake ABI symbols", 2);
   if (abi() != CAKE_ABI_VERSION) fail("load_error", "kernel library ABI version mismatch", 2);
   CakeKernelInfo info{};
   info_fn(&info);
-  g_json.str("kernel", info.name ? info.name : "?");
+  // split-K: the reduce kernel's library; both launch through cake_launch
+  cake_launch_fn partial_fn = nullptr, reduce_fn = nullptr;
+  std::string kernel_name = info.name ? info.name : "?";
+  if (split) {
+    void* rlib = dlopen(o.reduce.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!rlib) fail("load_error", std::string("dlopen: ") + dlerror(), 2);
+    auto rabi = reinterpret_cast<cake_abi_version_fn>(dlsym(rlib, "cake_abi_version"));
+    auto rinfo_fn = reinterpret_cast<cake_kernel_info_fn>(dlsym(rlib, "cake_kernel_info"));
+    partial_fn = reinterpret_cast<cake_launch_fn>(dlsym(lib, "cake_launch"));
+    reduce_fn = reinterpret_cast<cake_launch_fn>(dlsym(rlib, "cake_launch"));
+    if (!rabi || !rinfo_fn || !partial_fn || !reduce_fn)
+      fail("load_error", "split-K kernel libraries lack cake_launch", 2);
+    if (rabi() != CAKE_ABI_VERSION) fail("load_error", "reduce library ABI version mismatch", 2);
+    CakeKernelInfo rinfo{};
+    rinfo_fn(&rinfo);
+    kernel_name += std::string("+") + (rinfo.name ? rinfo.name : "?");
+    g_json.integer("split", o.split);
+  }
+  g_json.str("kernel", kernel_name);
   g_json.str("target", info.target ? info.target : "?");
   g_json.boolean("compiled", true);
   if (generic) return wl::run(o, g_wl, lib);
-  if ((info.m_multiple > 1 && o.M % info.m_multiple) || (info.n_multiple > 1 && o.N % info.n_multiple) ||
-      (info.k_multiple > 1 && o.K % info.k_multiple))
+  if (!split && ((info.m_multiple > 1 && o.M % info.m_multiple) || (info.n_multiple > 1 && o.N % info.n_multiple) ||
+                 (info.k_multiple > 1 && o.K % info.k_multiple)))
     fail("unsupported_shape", "shape not a multiple of what the kernel requires", 2);
 
   // ---- device and buffers
@@ -477,7 +557,30 @@ int main(int argc, char** argv) {
                      CUDA_R_16BF, o.K, &beta, R, CUDA_R_16BF, o.N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   };
   CakeGemmArgs args{A, B, C, o.M, o.N, o.K, o.K, o.K, o.N};
+  // split-K: the f32 workspace W[S, M, N], poisoned (0xFFFFFFFF is an f32 NaN)
+  // so a slice the partial kernel leaves unwritten reaches C as a NaN
+  float* Wk = nullptr;
+  std::vector<CakeTensorArg> partial_t, reduce_t;
+  if (split) {
+    const size_t nW = static_cast<size_t>(o.split) * nC;
+    CK(cudaMalloc(&Wk, nW * sizeof(float)));
+    CK(cudaMemset(Wk, 0xFF, nW * sizeof(float)));
+    const std::vector<std::pair<std::string, NamedBuffer>> bufs = {
+        {"A", {A, nA}}, {"B", {B, nB}}, {"C", {C, nC}}, {"W", {Wk, nW}}};
+    partial_t = launchTensors(g_wl.tensors, bufs);
+    reduce_t = launchTensors(g_reduce_tensors, bufs);
+  }
   auto kernel_launch = [&]() {
+    if (split) {
+      CakeLaunchArgs p{partial_t.data(), static_cast<int>(partial_t.size()), g_wl.i32.data(),
+                       static_cast<int>(g_wl.i32.size()), nullptr, 0, {0, 0, 0}};
+      CakeLaunchArgs r{reduce_t.data(), static_cast<int>(reduce_t.size()), g_reduce_i32.data(),
+                       static_cast<int>(g_reduce_i32.size()), nullptr, 0, {0, 0, 0}};
+      int e = partial_fn(&p, nullptr);
+      if (!e) e = reduce_fn(&r, nullptr);
+      if (e) fail("launch_error", std::string("cake_launch (split-K): ") + cudaGetErrorString(static_cast<cudaError_t>(e)), 3);
+      return;
+    }
     int e = launch_fn(&args, nullptr);
     if (e) fail("launch_error", std::string("cake_gemm_launch: ") + cudaGetErrorString(static_cast<cudaError_t>(e)), 3);
   };
@@ -504,6 +607,7 @@ int main(int argc, char** argv) {
                     &tb);
     // re-check after the timed runs (a race shows up as a moving error)
     CK(cudaMemset(C, 0xFF, nC * 2));
+    if (Wk) CK(cudaMemset(Wk, 0xFF, static_cast<size_t>(o.split) * nC * sizeof(float)));
     kernel_launch();
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
@@ -521,7 +625,7 @@ int main(int argc, char** argv) {
 
   printf("%-24s %-8s %6s %6s %6s %10s %10s %9s %9s %9s\n", "kernel", "target", "M", "N", "K", "rel_l2",
          "max_rel", "ms", "TFLOP/s", "nonfinite");
-  printf("%-24s %-8s %6d %6d %6d %10.3e %10.3e %9.4f %9.1f %9llu\n", info.name, info.target, o.M, o.N, o.K,
+  printf("%-24s %-8s %6d %6d %6d %10.3e %10.3e %9.4f %9.1f %9llu\n", kernel_name.c_str(), info.target, o.M, o.N, o.K,
          chk.rel_l2, chk.max_err_rel, tk.median_ms, tflops, chk.nonfinite);
   if (o.time && o.baseline)
     printf("%-24s %-8s %6d %6d %6d %10s %10s %9.4f %9.1f %9s\n", "cublasGemmEx", "-", o.M, o.N, o.K, "-", "-",
@@ -547,11 +651,13 @@ int main(int argc, char** argv) {
   g_json.num("baseline_tflops", btflops);
   g_json.num("ratio", ratio);
   g_json.integer("runs", tk.samples);
+  g_json.integer("kernels_per_run", tk.kernels_per_run);
   g_json.integer("l2_flush_bytes", static_cast<long long>(flush_bytes));
   printf("%s\n", g_json.done().c_str());
   fflush(stdout);
 
   cublasDestroy(handle);
+  if (Wk) cudaFree(Wk);
   cudaFree(A);
   cudaFree(B);
   cudaFree(C);

@@ -339,14 +339,8 @@ int run(const Options& o, const Args& w, void* lib) {
     for (const auto& [name, dims] : w.tensors) {
       auto it = buf.find(name);
       if (it == buf.end()) fail("error", "no buffer for contract tensor '" + name + "'", 2);
-      CakeTensorArg t{};
-      t.rank = static_cast<int>(dims.size());
-      size_t per = 1;
-      for (int d = t.rank - 1; d >= 0; --d) {
-        t.dims[d] = dims[d];
-        t.strides[d] = static_cast<long long>(per);
-        per *= static_cast<size_t>(dims[d]);
-      }
+      size_t per = 0;
+      CakeTensorArg t = denseTensorArg(nullptr, dims, &per);
       if (per * w.launches > it->second.elems) fail("error", "tensor '" + name + "' larger than its buffer", 2);
       t.data = static_cast<char*>(it->second.ptr) + l * per * it->second.elem_bytes;
       per_launch[l].push_back(t);

@@ -382,3 +382,24 @@ TEST(Cli, CostEvaluateJsonIsOneDocument) {
   EXPECT_EQ(j["workloads"][0]["workload"], "attention-fwd");
   EXPECT_GT(j["pairs"][0]["predicted_ms"].get<double>(), 0.0);
 }
+
+// `cake run --split-k S --dry-run`: both kernels of the file verified and
+// bound (either order in the file), the harness arguments printed; no GPU,
+// nvcc or harness involved. A file with one schedule is refused.
+TEST(Cli, RunSplitKDryRunPrintsTheBinding) {
+  const std::string cake = "cd " + shellQuote(CAKE_SOURCE_DIR) + " && " + shellQuote(CAKE_EXE) + " run ";
+  // (a pair whose verification is proved in well under a second; the corpus pair takes the 3 s proof budget)
+  CmdResult r = cake_test::runCommand(cake + "bench/gpu/schedules/decode/sm90_decode_splitk_bn256_s4.cake --split-k 4 "
+                                             "--shape 1x4096x4096 --dry-run --format json 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["result"], "dry_run");
+  EXPECT_EQ(j["kernel"], "sm90_decode_splitk_bn256_s4+sm90_splitk_reduce_bn64");
+  EXPECT_EQ(j["shape"]["S"], 4);
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_NE(j["detail"].get<std::string>().find("--tensor W:4,1,4096"), std::string::npos) << r.out;
+  CmdResult one = cake_test::runCommand(cake + "corpus/gemm/sm90_ws_4stage.cake --split-k 4 --shape 1x4096x4096 "
+                                               "--dry-run 2>&1");
+  EXPECT_EQ(one.status, 2) << one.out;
+  EXPECT_NE(one.out.find("needs a file with two schedules"), std::string::npos) << one.out;
+}

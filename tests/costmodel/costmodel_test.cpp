@@ -7,6 +7,7 @@
 #include "costmodel/calibrate.h"
 #include "costmodel/estimate.h"
 #include "ir/frontend.h"
+#include "lowering/lane_count.h"
 #include "workload/workload.h"
 
 using namespace cake;
@@ -313,18 +314,84 @@ TEST(CostModel, RingDepthAgainstLatency) {
 }
 
 TEST(CostModel, ArgminStepsAndEpilogueLoads) {
-  // the k-means epilogue: -2*dot + |c|^2 over 64 x 256 per consumer, the
-  // argmin over the 256 columns at 4 instructions per element, and a
-  // global read of |c|^2 after the loop (its latency is on the path)
+  // the k-means epilogue: -2*dot + |c|^2 over 64 x 256 per consumer (one
+  // FFMA: the multiply is contracted into the add), the argmin over the 256
+  // columns (compare and two selects per element, and per row two shuffle
+  // steps of value and index with the 4-instruction step, shared by the 64
+  // elements a lane holds), and a global read of |c|^2 after the loop (its
+  // latency is on the path)
   auto s = load(kKmeans);
   auto e = costmodel::estimate(s, shape(workload::Kind::KmeansAssign, "N=65536,K=256,D=128,B=1"));
   ASSERT_TRUE(e.ok) << e.error;
   const auto& f = e.facts;
   const int inst = 2;
   EXPECT_DOUBLE_EQ(f.epilogue_load_bytes, inst * 256 * 4.0);
-  // per consumer: |c|^2 copied in (256), mul and add (2 x 64 x 256), the
-  // argmin (4 x 64 x 256), the 64 labels copied out
-  EXPECT_DOUBLE_EQ(f.epilogue_ops, inst * (256 + 2 * 64 * 256 + 4 * 64 * 256.0 + 64));
+  // per consumer: |c|^2 loaded (256), the FFMA (64 x 256), the argmin
+  // (3 + 2 x 6 / 64 per element), the 64 labels stored one by one
+  EXPECT_DOUBLE_EQ(f.epilogue_ops, inst * (256 + 64 * 256 + (3 + 12.0 / 64) * 64 * 256 + 64));
+}
+
+TEST(LaneCount, WhatTheLoweringEmitsPerElement) {
+  auto s = load("bench/gpu/schedules/attn_d128/fa3_d128_fold.cake");
+  std::vector<const ir::Op*> ops;
+  for (const ir::RoleBody& rb : s.bodies)
+    ir::forEachOp(rb.body, [&](const ir::Stmt& st) { ops.push_back(&st.op); });
+  auto find = [&](ir::OpKind k, ir::ElemFn fn, size_t from = 0) -> size_t {
+    for (size_t i = from; i < ops.size(); ++i)
+      if (ops[i]->kind == k && (fn == ir::ElemFn::None || ops[i]->fn == fn)) return i;
+    ADD_FAILURE() << "op not found";
+    return 0;
+  };
+  // exp2: one MUFU.EX2 (ex2.approx.ftz), nothing on the FP32 pipe
+  auto ex = lowering::elementLanes(s, *ops[find(ir::OpKind::Unary, ir::ElemFn::Exp2)]);
+  EXPECT_EQ(ex.alu, 0);
+  EXPECT_EQ(ex.mufu, 1);
+  // P = bf16(S): one F2FP per pair
+  EXPECT_EQ(lowering::elementLanes(s, *ops[find(ir::OpKind::Copy, ir::ElemFn::None)]).alu, 0.5);
+  EXPECT_TRUE(lowering::convertsInPairs(ir::DType::BF16));
+  EXPECT_FALSE(lowering::convertsInPairs(ir::DType::F32));
+  // c*s - m: the scale's multiply is contracted into the subtract after it
+  const size_t mul = find(ir::OpKind::Binary, ir::ElemFn::Mul, find(ir::OpKind::Binary, ir::ElemFn::Mul) + 1);
+  ASSERT_LT(mul + 1, ops.size());
+  EXPECT_TRUE(lowering::contractsInto(*ops[mul], *ops[mul + 1]));
+  EXPECT_FALSE(lowering::contractsInto(*ops[mul + 1], *ops[mul]));
+  // the row max of a 64 x 128 wgmma tile: one FMNMX per element, two
+  // shuffle steps per row shared by the 32 elements a lane holds
+  EXPECT_DOUBLE_EQ(lowering::elementLanes(s, *ops[find(ir::OpKind::Reduce, ir::ElemFn::Max)]).alu, 1 + 2 * 2 / 32.0);
+  // ring slots: a mask for a power of two, a multiply-high, shift and
+  // multiply-subtract otherwise; the wait's phase bit one more
+  EXPECT_EQ(lowering::slotLanes(1, false), 0);
+  EXPECT_EQ(lowering::slotLanes(2, false), 1);
+  EXPECT_EQ(lowering::slotLanes(4, true), 2);
+  EXPECT_EQ(lowering::slotLanes(3, false), 3);
+  EXPECT_EQ(lowering::slotLanes(3, true), 4);
+}
+
+TEST(LaneCount, FoldedScaleIsOneInstructionPerScoreFewer) {
+  // fa3_d128_fold is fa3_d128_overlap with the scale moved after the row
+  // max: per key block and consumer, the 64 x 128 multiply becomes part of
+  // the FFMA and a 64 x 1 multiply of the row max is added
+  const auto sh = shape(workload::Kind::AttentionFwd, "S=1024,D=128,B=1,H=1");
+  auto fold = costmodel::estimate(load("bench/gpu/schedules/attn_d128/fa3_d128_fold.cake"), sh);
+  auto overlap = costmodel::estimate(load("bench/gpu/schedules/attn_d128/fa3_d128_overlap.cake"), sh);
+  ASSERT_TRUE(fold.ok && overlap.ok) << fold.error << overlap.error;
+  const double blocks = 1024 / 128, consumers = 2;
+  EXPECT_DOUBLE_EQ(overlap.facts.fp32_ops - fold.facts.fp32_ops, consumers * blocks * (64 * 128 - 64));
+  EXPECT_LT(fold.raw.at("core"), overlap.raw.at("core"));
+}
+
+TEST(LaneCount, ThreeSlotRingPaysItsSlotArithmetic) {
+  // fa3_s3 is sm90_fa3_fwd with 3-slot K and V rings: every ring use (the
+  // consumers' two waits, two arrives and two MMA operand slots, the
+  // producer's two waits and two TMA slots per key block) costs two lane
+  // instructions more in every thread of the instance
+  const auto sh = shape(workload::Kind::AttentionFwd, "S=1024,D=64,B=1,H=1");
+  auto s2 = costmodel::estimate(load(kFa3), sh);
+  auto s3 = costmodel::estimate(load("bench/gpu/schedules/cost_variants/fa3_s3.cake"), sh);
+  ASSERT_TRUE(s2.ok && s3.ok) << s2.error << s3.error;
+  const double blocks = 1024 / 64;
+  EXPECT_DOUBLE_EQ(s3.facts.fp32_ops - s2.facts.fp32_ops, blocks * 2 * (6 * 256 + 4 * 128));
+  EXPECT_GT(s3.raw.at("core"), s2.raw.at("core"));
 }
 
 TEST(CostModel, SpeedOfLightRule) {
@@ -429,6 +496,32 @@ TEST(Calibration, CoefficientsStayNonNegative) {
   for (const auto& [name, v] : fit.k.c) EXPECT_GE(v, 0) << name;
   EXPECT_NEAR(fit.k.get("tensor"), 1.0, 1e-6);
   EXPECT_NEAR(fit.k.get("epilogue"), 0.0, 1e-9);
+}
+
+TEST(Calibration, CoefficientsStayAtOrAboveTheirFloors) {
+  // times that a tensor coefficient of 0.5 fits exactly (faster than the
+  // tensor cores' peak): with the floor the fit keeps tensor at 1 and moves
+  // the rest to the other term; a floor that binds nothing changes nothing
+  std::vector<costmodel::Sample> samples;
+  for (int i = 1; i <= 10; ++i) {
+    costmodel::Sample s;
+    s.raw = {{"tensor", 0.1 * i}, {"epilogue", 0.01 * (11 - i)}};
+    s.measured_ms = 0.05 * i + 0.01 * (11 - i);  // tensor 0.5, epilogue 1
+    samples.push_back(s);
+  }
+  auto free = costmodel::calibrate(samples);
+  EXPECT_NEAR(free.k.get("tensor"), 0.5, 1e-6);
+  auto floored = costmodel::calibrate(samples, {}, {{"tensor", 1.0}});
+  EXPECT_NEAR(floored.k.get("tensor"), 1.0, 1e-9);
+  EXPECT_NEAR(free.k.get("epilogue"), 1.0, 1e-6);
+  EXPECT_GE(floored.k.get("epilogue"), 0.0);
+  EXPECT_LT(floored.k.get("epilogue"), 1.0);  // the floor's excess time comes off the other term
+  auto loose = costmodel::calibrate(samples, {}, {{"tensor", 0.2}});
+  EXPECT_NEAR(loose.k.get("tensor"), 0.5, 1e-6);
+  const auto f = costmodel::physicalFloors(costmodel::hardware(ir::Target::SM90a));
+  EXPECT_EQ(f.at("tensor"), 1.0);
+  EXPECT_NEAR(f.at("dram"), 4300.0 / 4800, 1e-12);
+  EXPECT_LT(f.at("l2"), 1.0);
 }
 
 TEST(Calibration, IgnoresUnusableSamples) {

@@ -279,6 +279,14 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "< cake_ext_C.d[1]"));
   // the mainloop needs no syncs beyond the one after each cp_async_wait
   EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u);
+  // an interior tile copies without per-chunk bounds arithmetic; the guarded loop handles the rest
+  EXPECT_TRUE(contains(s, "if (cake_plane && cake_r0 >= 0 && cake_r0 + 128 <= cake_ext_A.d[0] && cake_c0 >= 0 && "
+                          "cake_c0 + 32 <= cake_ext_A.d[1]) {"));
+  EXPECT_TRUE(contains(s, "const auto cake_src = A + cake_base + cake_r0 * cake_ext_A.s[0] + cake_c0;"));
+  EXPECT_TRUE(contains(s, "cake_src + cake_r * cake_ext_A.s[0] + cake_c, 16);"));
+  EXPECT_EQ(count(s, "const auto cake_src = "), 4u);  // 2 copies in the prologue, 2 in the loop
+  // init=(k == 0) zeroes the accumulator behind a kept branch (not 128 selects on every k-block)
+  EXPECT_TRUE(contains(s, "if ((k == 0)) {\n          cake_keep_branch();"));
 }
 
 TEST(Lowering, Sm100Tcgen05Gemm) {

@@ -22,8 +22,18 @@ halves of a 128 x BN tile instead (cooperative, as corpus/gemm/sm90_ws_4stage.ca
 so B is streamed once per 128 rows; each releases its previous k-block (empty
 init_count 2).
 
+Split-K over CTAs (`cake run --split-k S`, two kernels as
+corpus/splitk/sm90_splitk_partials.cake): the "splitk" files hold a partial
+kernel (64 x BN tile, one consumer warpgroup, K slice lm.block_idx(2) of
+lm.grid_dim(2) = S slices, f32 partial tile TMA-stored into the workspace
+W[S, M, N]) and a reduce kernel (64 x RBN tiles of W streamed over S through
+a 4-slot ring, summed, stored as bf16 C). S is a run-time choice (W's outer
+size), so one file serves every split count; fewer k-blocks per CTA and
+wider tiles at N = 4096 are what the split buys.
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
-sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS)
+sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
+sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
 """
 import sys
 
@@ -39,26 +49,52 @@ VARIANTS = [
 ]
 # (BN, S) for the 128-row cooperative tile
 M128_VARIANTS = [(32, 10), (112, 6), (64, 8), (32, 10, True), (112, 6, True)]
+# (BN, S, RBN): split-K partial tile width and ring slots, reduce tile width
+SPLITK_VARIANTS = [(128, 8, 64), (256, 4, 64), (64, 12, 64), (224, 4, 64), (96, 10, 64)]
 SMEM_LIMIT = 232448  # 227 KiB of dynamic smem per CTA on sm_90
+ASSUME_MNK = ["    lm.assume(M > 0)", "    lm.assume(N > 0)", "    lm.assume(K > 0)"]
 
 
-def layout(bn, s, w):
-    a_bytes, b_bytes = 64 * 64 * 2, bn * 64 * 2
-    off_b = s * a_bytes
-    off_r = off_b + s * b_bytes
-    off_c = off_r + (w - 1) * 64 * bn * 4
-    total = off_c + 64 * bn * 2
-    return off_b, off_r, off_c, total
+def head(comment, name, params, total, views):
+    """Comment, decorator, signature, assumptions, the smem pool and its views."""
+    return [f"# {c}" for c in comment] + [
+        "# expect: pass",
+        "@cake.schedule(target=\"sm_90a\")",
+        f"def {name}(lm, {params}):",
+    ] + (ASSUME_MNK if "K: LM.i32" in params else []) + [f"    pool   = lm.smem({total})"] + [
+        f"    {v:<6} = pool.view({spec})" for v, spec in views]
 
 
-def load_loop(s, rot):
-    """The load warp's body: A and B k-blocks into the ring, optionally rotated per CTA."""
-    kk = "(k0 + k) % k_tiles" if rot else "k"
+def ring(s, math_warps, load_warps, empty_count=1):
+    """The consumer and load roles, the S-slot pipeline and its full/empty barriers."""
+    return [
+        "",
+        f"    math = lm.role(warps=[{', '.join(map(str, math_warps))}], group=4)",
+        f"    load = lm.role(warps=[{', '.join(map(str, load_warps))}])",
+        f"    pipe  = lm.pipeline(stages={s})",
+        "    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)",
+        f"    empty = lm.barrier(prod=[math], cons=[load], init_count={empty_count}, pipeline=pipe)",
+    ]
+
+
+def store(ind, view, tensor, coords):
+    """TMA-store stage 0 of `view` at `coords` and wait for it."""
+    return [
+        ind + f"{view}.tma_store({tensor}, coords=({coords}), stage=0)",
+        ind + "lm.tma_store_commit()",
+        ind + "lm.tma_store_wait(pending=0)",
+    ]
+
+
+def load_loop(s, rot, count="k_tiles", base=""):
+    """The load warp's body: A and B k-blocks into the ring, optionally rotated per CTA
+    (count: the loop's trip count; base: added to k for the k-block, a split-K slice start)."""
+    kk = "(k0 + k) % k_tiles" if rot else f"({base} + k)" if base else "k"
     lines = ["    with load:"]
     if rot:
         lines.append("        k0 = (lm.block_idx(1) * k_tiles) // lm.grid_dim(1)")
     lines += [
-        "        for k in lm.range(0, k_tiles):",
+        f"        for k in lm.range(0, {count}):",
         f"            lm.wait(empty, iter=k - {s})",
     ]
     if rot:
@@ -71,14 +107,48 @@ def load_loop(s, rot):
     return lines
 
 
+def mma_loop(start, count, step, init, release_lag, a_view="smem_a[k]", first=None):
+    """A consumer's K loop: one wgmma group in flight, the slot of k - release_lag freed
+    (from k >= release_lag on; `first`: that condition as written, default `k >= lag`)."""
+    rng = f"{start}, {count}" + (f", {step}" if step > 1 else "")
+    return [
+        f"        for k in lm.range({rng}):",
+        "            lm.wait(full, iter=k)",
+        f"            lm.mma(acc, {a_view}, smem_b[k], init={init})",
+        "            lm.mma_commit()",
+        "            lm.mma_wait(pending=1)",
+        f"            if {first or f'k >= {release_lag}'}:",
+        f"                lm.arrive(empty, iter=k - {release_lag})",
+        "        lm.mma_wait(pending=0)",
+    ]
+
+
 def schedule(bn, s, w, rot=False):
     assert s % w == 0 and s > w and bn % 8 == 0
-    off_b, off_r, off_c, total = layout(bn, s, w)
+    a_bytes, b_bytes = 64 * 64 * 2, bn * 64 * 2
+    off_b = s * a_bytes
+    off_r = off_b + s * b_bytes
+    off_c = off_r + (w - 1) * 64 * bn * 4
+    total = off_c + 64 * bn * 2
     assert total <= SMEM_LIMIT, (bn, s, w, total)
-    math_warps = ", ".join(str(i) for i in range(4 * w))
-    load_warp = 4 * w
     name = f"sm90_decode_bn{bn}_s{s}_w{w}" + ("_r" if rot else "")
-    reduce_lines = []
+    views = [("smem_a", f"offset=0, shape=(64, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
+             ("smem_b", f"offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\"")]
+    if w > 1:
+        views.append(("smem_r", f"offset={off_r}, shape=(64, {bn}), dtype=lm.f32, stages={w - 1}"))
+    views.append(("smem_c", f"offset={off_c}, shape=(64, {bn}), dtype=lm.bf16, stages=1"))
+    kbytes = (s * (a_bytes + b_bytes)) // 1024
+    lines = head([f"Decode-shape GEMM (generated by gen.py; see its docstring): 64x{bn} tile,",
+                  f"{s}-slot TMA ring ({kbytes} KiB), {w} consumer warpgroup(s) slicing K, one wgmma",
+                  f"group in flight per warpgroup. smem {total} B."],
+                 name, "A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32", total, views)
+    lines.append(f"    acc    = lm.regs(shape=(64, {bn}), dtype=lm.f32)")
+    if w > 1:
+        lines.append(f"    other  = lm.regs(shape=(64, {bn}), dtype=lm.f32)")
+    lines += ring(s, range(4 * w), [4 * w])
+    if w > 1:
+        lines.append("    red   = lm.named_barrier(roles=[math])")
+    reduce_lines, ind = [], "        "
     if w > 1:
         reduce_lines = [
             "        if lm.instance() > 0:",
@@ -92,48 +162,6 @@ def schedule(bn, s, w, rot=False):
                 "            lm.binary(acc, acc, other, op=\"add\")",
             ]
         ind = "            "
-    else:
-        ind = "        "
-    store = [
-        ind + "lm.copy(smem_c[0], acc)",
-        ind + "lm.fence_proxy()",
-        ind + "smem_c.tma_store(C, coords=(m_blk, n_blk), stage=0)",
-        ind + "lm.tma_store_commit()",
-        ind + "lm.tma_store_wait(pending=0)",
-    ]
-    kbytes = (s * (64 * 64 * 2 + bn * 64 * 2)) // 1024
-    lines = [
-        f"# Decode-shape GEMM (generated by gen.py; see its docstring): 64x{bn} tile,",
-        f"# {s}-slot TMA ring ({kbytes} KiB), {w} consumer warpgroup(s) slicing K, one wgmma",
-        f"# group in flight per warpgroup. smem {total} B.",
-        "# expect: pass",
-        "@cake.schedule(target=\"sm_90a\")",
-        f"def {name}(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):",
-        "    lm.assume(M > 0)",
-        "    lm.assume(N > 0)",
-        "    lm.assume(K > 0)",
-        f"    pool   = lm.smem({total})",
-        f"    smem_a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\")",
-        f"    smem_b = pool.view(offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\")",
-    ]
-    if w > 1:
-        lines.append(f"    smem_r = pool.view(offset={off_r}, shape=(64, {bn}), dtype=lm.f32, stages={w - 1})")
-    lines += [
-        f"    smem_c = pool.view(offset={off_c}, shape=(64, {bn}), dtype=lm.bf16, stages=1)",
-        f"    acc    = lm.regs(shape=(64, {bn}), dtype=lm.f32)",
-    ]
-    if w > 1:
-        lines.append(f"    other  = lm.regs(shape=(64, {bn}), dtype=lm.f32)")
-    lines += [
-        "",
-        f"    math = lm.role(warps=[{math_warps}], group=4)",
-        f"    load = lm.role(warps=[{load_warp}])",
-        f"    pipe  = lm.pipeline(stages={s})",
-        "    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)",
-        "    empty = lm.barrier(prod=[math], cons=[load], init_count=1, pipeline=pipe)",
-    ]
-    if w > 1:
-        lines.append("    red   = lm.named_barrier(roles=[math])")
     lines += [
         "",
         "    k_tiles = lm.cdiv(K, 64)",
@@ -144,15 +172,10 @@ def schedule(bn, s, w, rot=False):
         "",
         "    with math:",
         "        lm.fill(acc, 0.0)",
-        f"        for k in lm.range({'lm.instance()' if w > 1 else '0'}, k_tiles{', ' + str(w) if w > 1 else ''}):",
-        "            lm.wait(full, iter=k)",
-        "            lm.mma(acc, smem_a[k], smem_b[k], init=False)",
-        "            lm.mma_commit()",
-        "            lm.mma_wait(pending=1)",
-        f"            if k >= {w}:",
-        f"                lm.arrive(empty, iter=k - {w})",
-        "        lm.mma_wait(pending=0)",
-    ] + reduce_lines + store
+    ] + mma_loop("lm.instance()" if w > 1 else "0", "k_tiles", w, "False", w) + reduce_lines + [
+        ind + "lm.copy(smem_c[0], acc)",
+        ind + "lm.fence_proxy()",
+    ] + store(ind, "smem_c", "C", "m_blk, n_blk")
     return name, "\n".join(lines) + "\n"
 
 
@@ -163,27 +186,16 @@ def schedule_m128(bn, s, rot=False):
     total = off_c + 128 * bn * 2
     assert total <= SMEM_LIMIT, (bn, s, total)
     name = f"sm90_decode_m128_bn{bn}_s{s}" + ("_r" if rot else "")
-    lines = [
-        f"# Decode-shape GEMM for M ~ 128 (generated by gen.py; see its docstring): 128x{bn}",
-        f"# tile, {s}-slot TMA ring, two consumer warpgroups on the m64 halves, one wgmma",
-        f"# group in flight each. smem {total} B.",
-        "# expect: pass",
-        "@cake.schedule(target=\"sm_90a\")",
-        f"def {name}(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):",
-        "    lm.assume(M > 0)",
-        "    lm.assume(N > 0)",
-        "    lm.assume(K > 0)",
-        f"    pool   = lm.smem({total})",
-        f"    smem_a = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\")",
-        f"    smem_b = pool.view(offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\")",
-        f"    smem_c = pool.view(offset={off_c}, shape=(128, {bn}), dtype=lm.bf16, stages=1)",
-        f"    acc    = lm.regs(shape=(64, {bn}), dtype=lm.f32)",
-        "",
-        "    math = lm.role(warps=[0, 1, 2, 3, 4, 5, 6, 7], group=4)",
-        "    load = lm.role(warps=[8])",
-        f"    pipe  = lm.pipeline(stages={s})",
-        "    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)",
-        "    empty = lm.barrier(prod=[math], cons=[load], init_count=2, pipeline=pipe)",
+    views = [("smem_a", f"offset=0, shape=(128, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
+             ("smem_b", f"offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
+             ("smem_c", f"offset={off_c}, shape=(128, {bn}), dtype=lm.bf16, stages=1")]
+    lines = head([f"Decode-shape GEMM for M ~ 128 (generated by gen.py; see its docstring): 128x{bn}",
+                  f"tile, {s}-slot TMA ring, two consumer warpgroups on the m64 halves, one wgmma",
+                  f"group in flight each. smem {total} B."],
+                 name, "A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32", total, views)
+    lines.append(f"    acc    = lm.regs(shape=(64, {bn}), dtype=lm.f32)")
+    lines += ring(s, range(8), [8], empty_count=2) + [
+        "    red   = lm.named_barrier(roles=[math])",
         "",
         "    k_tiles = lm.cdiv(K, 64)",
         "    m_blk = lm.block_idx(0) * 128",
@@ -193,39 +205,93 @@ def schedule_m128(bn, s, rot=False):
         "",
         "    with math:",
         "        m0 = 64 * lm.instance()",
-        "        for k in lm.range(0, k_tiles):",
-        "            lm.wait(full, iter=k)",
-        "            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))",
-        "            lm.mma_commit()",
-        "            lm.mma_wait(pending=1)",
-        "            if k > 0:",
-        "                lm.arrive(empty, iter=k - 1)",
-        "        lm.mma_wait(pending=0)",
+    ] + mma_loop("0", "k_tiles", 1, "(k == 0)", 1, a_view="smem_a[k][m0:m0 + 64, :]",
+                                                 first="k > 0") + [
         "        lm.copy(smem_c[0][m0:m0 + 64, :], acc)",
         "        lm.fence_proxy()",
         "        lm.sync(red)",
         "        if lm.instance() == 0:",
-        "            smem_c.tma_store(C, coords=(m_blk, n_blk), stage=0)",
-        "            lm.tma_store_commit()",
-        "            lm.tma_store_wait(pending=0)",
-    ]
-    lines.insert(lines.index("    empty = lm.barrier(prod=[math], cons=[load], init_count=2, pipeline=pipe)") + 1,
-                 "    red   = lm.named_barrier(roles=[math])")
+    ] + store("            ", "smem_c", "C", "m_blk, n_blk")
+    return name, "\n".join(lines) + "\n"
+
+
+def schedule_splitk(bn, s, rbn):
+    """The split-K pair: partial kernel (K slice per lm.block_idx(2)) and reduce kernel."""
+    a_bytes, b_bytes = 64 * 64 * 2, bn * 64 * 2
+    off_b = s * a_bytes
+    off_p = off_b + s * b_bytes
+    total = off_p + 64 * bn * 4
+    assert total <= SMEM_LIMIT, (bn, s, total)
+    name = f"sm90_decode_splitk_bn{bn}_s{s}"
+    views = [("smem_a", f"offset=0, shape=(64, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
+             ("smem_b", f"offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
+             ("smem_p", f"offset={off_p}, shape=(64, {bn}), dtype=lm.f32, stages=1")]
+    lines = head([f"Split-K decode GEMM (generated by gen.py; see its docstring): partial kernel with a",
+                  f"64x{bn} tile, {s}-slot TMA ring, one consumer warpgroup, K slice lm.block_idx(2) of",
+                  f"lm.grid_dim(2) into the f32 workspace W[S, M, N] (smem {total} B); reduce kernel",
+                  f"summing W over S in 64x{rbn} tiles. Run with `cake run --split-k S`."],
+                 name, "A: LM.tma2d, B: LM.tma2d, W: LM.tma3d, M: LM.i32, N: LM.i32, K: LM.i32", total, views)
+    lines.append(f"    acc    = lm.regs(shape=(64, {bn}), dtype=lm.f32)")
+    lines += ring(s, range(4), [4]) + [
+        "",
+        "    k_tiles = lm.cdiv(K, 64)",
+        "    k_per   = lm.cdiv(k_tiles, lm.grid_dim(2))",
+        "    k_lo    = lm.block_idx(2) * k_per",
+        "    k_n     = max(min(k_per, k_tiles - k_lo), 0)",
+        "    m_blk = lm.block_idx(0) * 64",
+        f"    n_blk = lm.block_idx(1) * {bn}",
+        "",
+    ] + load_loop(s, False, count="k_n", base="k_lo") + [
+        "",
+        "    with math:",
+        "        lm.fill(acc, 0.0)",
+    ] + mma_loop("0", "k_n", 1, "False", 1) + [
+        "        lm.copy(smem_p[0], acc)",
+        "        lm.fence_proxy()",
+    ] + store("        ", "smem_p", "W", "lm.block_idx(2), m_blk, n_blk")
+    r_slots = 4
+    r_off_c = r_slots * 64 * rbn * 4
+    r_total = r_off_c + 64 * rbn * 2
+    rviews = [("smem_w", f"offset=0, shape=(64, {rbn}), dtype=lm.f32, stages={r_slots}"),
+              ("smem_c", f"offset={r_off_c}, shape=(64, {rbn}), dtype=lm.bf16, stages=1")]
+    lines += [""] + head([], f"sm90_splitk_reduce_bn{rbn}", "W: LM.tma3d, C: LM.tma2d, S: LM.i32", r_total, rviews)[1:]
+    lines.insert(len(lines) - len(rviews) - 1, "    lm.assume(S > 0)")
+    lines += [
+        f"    part   = lm.regs(shape=(64, {rbn}), dtype=lm.f32)",
+        f"    total  = lm.regs(shape=(64, {rbn}), dtype=lm.f32)",
+    ] + ring(r_slots, range(4), [4]) + [
+        "",
+        "    m0 = lm.block_idx(0) * 64",
+        f"    n0 = lm.block_idx(1) * {rbn}",
+        "",
+        "    with load:",
+        "        for s in lm.range(0, S):",
+        f"            lm.wait(empty, iter=s - {r_slots})",
+        "            smem_w.tma_load(W, coords=(s, m0, n0), iter=s, barrier=full)",
+        "",
+        "    with math:",
+        "        lm.fill(total, 0.0)",
+        "        for s in lm.range(0, S):",
+        "            lm.wait(full, iter=s)",
+        "            lm.copy(part, smem_w[s])",
+        "            lm.fence_proxy()  # generic reads done before the slot goes back to TMA",
+        "            lm.arrive(empty, iter=s)",
+        "            lm.binary(total, total, part, op=\"add\")",
+        "        lm.copy(smem_c[0], total)",
+        "        lm.fence_proxy()",
+    ] + store("        ", "smem_c", "C", "m0, n0")
     return name, "\n".join(lines) + "\n"
 
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "."
-    for v in VARIANTS:
-        name, text = schedule(*v)
-        with open(f"{out}/{name}.cake", "w") as f:
-            f.write(text)
-        print(name)
-    for v in M128_VARIANTS:
-        name, text = schedule_m128(*v)
-        with open(f"{out}/{name}.cake", "w") as f:
-            f.write(text)
-        print(name)
+    gens = [(schedule, VARIANTS), (schedule_m128, M128_VARIANTS), (schedule_splitk, SPLITK_VARIANTS)]
+    for gen, variants in gens:
+        for v in variants:
+            name, text = gen(*v)
+            with open(f"{out}/{name}.cake", "w") as f:
+                f.write(text)
+            print(name)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,92 @@
+# Ping-pong GEMM with a 128x192 tile per consumer warpgroup (issue 13, helper
+# sm80pp). bench/gpu/schedules/sm90_pingpong_128.cake (CUTLASS's 128x128 per
+# warpgroup) is bound by L2->SM bytes: a 128x128x64 k-block brings 32 KiB for
+# 2.1 MFLOP, and ncu showed the active warpgroup waiting on `full`. A 128x192
+# k-block brings 40 KiB for 3.1 MFLOP (17 % fewer bytes per FLOP), the most a
+# warpgroup can hold while two tiles live at once (192 accumulator registers
+# per thread under setmaxnreg 232). Same hand-over as sm90_pingpong_128: the
+# order barrier is arrived on once the last k-block's MMAs are issued.
+# Epilogue: each consumer owns two 128x64 staging slots (slots 2i, 2i+1) and
+# stores its tile in three 64-column chunks by TMA, reusing slot 2i after
+# tma_store_wait(pending=1) says the first chunk's store has read it.
+# smem: A 4x16K + B 4x24K + C 4x16K = 224 KiB.  regs: 128x24 + 256x240
+# (sm90_pingpong_128x192.cake with 8 more registers per consumer thread:
+# ptxas spills 224 B per thread at 232, 180 B at 240).
+# expect: pass
+@cake.schedule(target="sm_90a")
+def gemm_sm90_pingpong_128x192_r240(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
+                               M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(229376)
+    smem_a = pool.view(offset=0,      shape=(128, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(192, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=163840, shape=(128, 64),  dtype=lm.bf16, stages=4)
+    acc    = lm.regs(shape=(128, 192), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=24)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=240)
+
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=1, pipeline=pipe)
+    order = lm.barrier(count=2, prod=[consumers], cons=[consumers], init_count=1)
+
+    k_tiles   = lm.cdiv(K, 64)
+    tiles_m   = lm.cdiv(M, 128)
+    tiles_n   = lm.cdiv(N, 192)
+    num_tiles = tiles_m * tiles_n
+    my_tiles  = lm.cdiv(max(num_tiles - lm.block_idx(0), 0), lm.grid_dim(0))
+
+    with producer:
+        for t in lm.range(0, my_tiles):
+            tile     = lm.block_idx(0) + t * lm.grid_dim(0)
+            first_m  = (tile // (8 * tiles_n)) * 8
+            group_m  = min(tiles_m - first_m, 8)
+            in_group = tile % (8 * tiles_n)
+            m_blk    = (first_m + in_group % group_m) * 128
+            n_blk    = (in_group // group_m) * 192
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 4)
+                smem_a.tma_load(A, coords=(m_blk, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(n_blk, k * 64), iter=it, barrier=full)
+
+    with consumers:
+        for t in lm.range(lm.instance(), my_tiles, 2):
+            tile     = lm.block_idx(0) + t * lm.grid_dim(0)
+            first_m  = (tile // (8 * tiles_n)) * 8
+            group_m  = min(tiles_m - first_m, 8)
+            in_group = tile % (8 * tiles_n)
+            m_blk    = (first_m + in_group % group_m) * 128
+            n_blk    = (in_group // group_m) * 192
+            if t > 0:
+                lm.wait(order, stage=lm.instance())
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=1)
+                if k > 0:
+                    lm.arrive(empty, iter=it - 1)
+            lm.arrive(order, stage=1 - lm.instance())
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)
+            # epilogue overlaps the other warpgroup's mainloop
+            lm.tma_store_wait(pending=0)
+            lm.copy(smem_c[2 * lm.instance()], acc[:, 0:64])
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m_blk, n_blk), stage=2 * lm.instance())
+            lm.tma_store_commit()
+            lm.copy(smem_c[2 * lm.instance() + 1], acc[:, 64:128])
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m_blk, n_blk + 64), stage=2 * lm.instance() + 1)
+            lm.tma_store_commit()
+            lm.tma_store_wait(pending=1)
+            lm.copy(smem_c[2 * lm.instance()], acc[:, 128:192])
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m_blk, n_blk + 128), stage=2 * lm.instance())
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)

@@ -1,0 +1,148 @@
+// runner/: the split-K GEMM binding (`cake run --split-k S`): the partial and
+// reduce kernels bound to one shape, the workspace between them, the harness
+// arguments; and (with a GPU) the two kernels run and checked against cuBLAS.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ir/frontend.h"
+#include "runner/runner.h"
+
+using namespace cake;
+
+namespace {
+
+const char* kCorpusPair = "corpus/splitk/sm90_splitk_partials.cake";
+
+std::string readSource(const std::string& rel) {
+  const char* e = getenv("CAKE_SOURCE_DIR");
+  std::ifstream in(std::string(e ? e : CAKE_SOURCE_DIR) + "/" + rel);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_FALSE(ss.str().empty()) << rel;
+  return ss.str();
+}
+
+// Both schedules of a split-K file: [0] the partial kernel, [1] the reduce.
+std::vector<ir::Schedule> pair(const std::string& text) {
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(ir::makeSourceFile("splitk.cake", text), {}, sink);
+  EXPECT_TRUE(m && m->schedules.size() == 2) << text;
+  return m ? m->schedules : std::vector<ir::Schedule>{};
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  size_t at = 0;
+  bool any = false;
+  while ((at = text.find(from, at)) != std::string::npos) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+    any = true;
+  }
+  EXPECT_TRUE(any) << from;
+  return text;
+}
+
+}  // namespace
+
+TEST(RunnerSplitK, BindsThePairAndTheWorkspace) {
+  auto s = pair(readSource(kCorpusPair));
+  ASSERT_EQ(s.size(), 2u);
+  runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], {1, 4096, 4096}, 4);
+  ASSERT_EQ(br.result, "ok") << br.detail;
+  const runner::SplitKBinding& b = *br.binding;
+  // the partial kernel: 128x128 tiles, one K slice per z; W[S, M, N] sizes its grid's z
+  EXPECT_EQ(b.partial.grid[0], 1);
+  EXPECT_EQ(b.partial.grid[1], 32);
+  EXPECT_EQ(b.partial.grid[2], 4);
+  // the reduce kernel: 64x128 tiles of C
+  EXPECT_EQ(b.reduce.grid[0], 1);
+  EXPECT_EQ(b.reduce.grid[1], 32);
+  EXPECT_EQ(b.reduce.grid[2], 1);
+  const std::vector<std::string> want = {
+      "--split", "4", "--m", "1", "--n", "4096", "--k", "4096",
+      "--tensor", "A:1,4096", "--tensor", "B:4096,4096", "--tensor", "W:4,1,4096",
+      "--i32", "1", "--i32", "4096", "--i32", "4096",
+      "--rtensor", "W:4,1,4096", "--rtensor", "C:1,4096", "--ri32", "4"};
+  EXPECT_EQ(runner::splitKHarnessArgs(s[0], s[1], b), want);
+}
+
+TEST(RunnerSplitK, RolesAreNotInterchangeable) {
+  auto s = pair(readSource(kCorpusPair));
+  ASSERT_EQ(s.size(), 2u);
+  // the reduce kernel has two tensors: it is not a partial kernel (no oracle for it)
+  EXPECT_EQ(runner::bindSplitK(s[1], s[0], {64, 4096, 4096}, 2).result, "no_oracle");
+  // nor is the partial kernel a reduce kernel
+  EXPECT_EQ(runner::bindSplitK(s[0], s[0], {64, 4096, 4096}, 2).result, "no_oracle");
+}
+
+// The corpus pair with `from` replaced by `to` binds at 128x256x1024, S = 4,
+// to unsupported_shape (before any GPU work) with `kernel` and `where` in the detail.
+static void expectUnsupported(const std::string& from, const std::string& to, const std::string& kernel,
+                              const std::string& where) {
+  auto s = pair(replaced(readSource(kCorpusPair), from, to));
+  ASSERT_EQ(s.size(), 2u);
+  runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], {128, 256, 1024}, 4);
+  EXPECT_EQ(br.result, "unsupported_shape");
+  EXPECT_NE(br.detail.find(where), std::string::npos) << br.detail;
+  EXPECT_NE(br.detail.find(kernel), std::string::npos) << br.detail;
+}
+
+TEST(RunnerSplitK, PartialThatWritesOneSliceIsUnsupported) {
+  // every CTA stores into W[0]: the grid has one z and slices 1..S-1 of the
+  // workspace would stay poison
+  expectUnsupported("coords=(lm.block_idx(2), m_blk + m0, n_blk)", "coords=(0, m_blk + m0, n_blk)", "partial kernel",
+                    "only [0, 1) of dimension 0");
+}
+
+TEST(RunnerSplitK, ReduceThatSkipsASliceIsUnsupported) {
+  expectUnsupported("lm.range(0, S)", "lm.range(0, S - 1)", "reduce kernel", "only [0, 3) of dimension 0");
+}
+
+TEST(RunnerSplitK, SplitCountOutOfRange) {
+  auto s = pair(readSource(kCorpusPair));
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(runner::bindSplitK(s[0], s[1], {128, 256, 64}, 0).result, "unsupported_shape");
+  EXPECT_EQ(runner::bindSplitK(s[0], s[1], {128, 256, 64}, 65).result, "unsupported_shape");
+}
+
+TEST(RunnerSplitK, DryRunNeedsNoToolchain) {
+  auto s = pair(readSource(kCorpusPair));
+  ASSERT_EQ(s.size(), 2u);
+  runner::Options o;
+  o.nvcc = "/nonexistent/nvcc";
+  o.harness = "/nonexistent/harness";
+  o.dry_run = true;
+  runner::Result r = runner::runSplitK(s[0], s[1], {200, 264, 1000}, 3, o);
+  EXPECT_EQ(r.result, "dry_run") << r.detail;
+  EXPECT_EQ(r.kernel, "splitk_partial+splitk_reduce");
+  EXPECT_NE(r.detail.find("--split 3 --m 200 --n 264 --k 1000 --tensor A:200,1000"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("--rtensor W:3,200,264 --rtensor C:200,264 --ri32 3"), std::string::npos) << r.detail;
+  EXPECT_FALSE(r.compiled);
+}
+
+// ---- with a GPU (skipped elsewhere; CI has none)
+
+TEST(RunnerGpu, SplitKGemmIsCorrect) {
+  if (!runner::gpuAvailable()) GTEST_SKIP() << "no GPU";
+  const std::string nvcc = runner::nvccPath({});
+  if (nvcc.find('/') != std::string::npos ? access(nvcc.c_str(), X_OK) != 0
+                                          : system("command -v nvcc >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no nvcc";
+  auto s = pair(readSource(kCorpusPair));
+  ASSERT_EQ(s.size(), 2u);
+  runner::Options o;
+  o.runs = 5;
+  o.work_dir = (std::filesystem::temp_directory_path() / ("cake-splitk-" + std::to_string(getpid()))).string();
+  // partial tiles at the edges of M, N and K; an empty last slice (16 k-blocks over 5 slices of 4)
+  runner::Result r = runner::runSplitK(s[0], s[1], {200, 264, 1000}, 5, o);
+  EXPECT_EQ(r.result, "ok") << r.detail;
+  EXPECT_TRUE(r.correct);
+  EXPECT_EQ(r.harness.value("kernels_per_run", 0), 2) << r.harness.dump();
+  std::filesystem::remove_all(o.work_dir);
+}
