@@ -2,6 +2,7 @@
 // findings and per-property verdicts. This is what `cake check` calls.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct CheckOptions {
   ir::Target target = ir::Target::Unspecified;  // resolved target (decorator or --target)
   unsigned timeout_ms = 10000;                  // per solver query
   unsigned memory_mb = 4096;                    // solver memory cap
+  uint64_t rlimit = 0;                          // Z3 resource limit per query (deterministic); 0 = none
   // The proof for every trip count (encoder/trip_proof.h), after the bounded
   // check found nothing: its time budget (0: no proof, "checked" at most).
   unsigned proof_timeout_ms = 3000;

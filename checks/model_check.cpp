@@ -826,6 +826,7 @@ class Driver {
     encoder::Limits l;
     l.timeout_ms = std::max(1u, budget_.remainingMs());
     l.memory_mb = opts_.memory_mb;
+    l.rlimit = opts_.rlimit;
     return l;
   }
   std::string usedUp() const { return fmt::format("time budget of {} ms used up", budget_.totalMs()); }
@@ -895,6 +896,7 @@ class Driver {
       encoder::TripProofOptions to;
       to.timeout_ms = std::min(opts_.proof_timeout_ms, left);
       to.memory_mb = std::min(opts_.memory_mb, 1024u);
+      to.rlimit = opts_.rlimit;
       pr = encoder::proveEveryTripCount(s_, opts_.target, checked, to);
     }
     if (pr.outcome == encoder::Outcome::Proved) {

@@ -153,6 +153,8 @@ inline int32_t pcOf(const Model& m, const State& s, int p) { return s.v[m.off_pc
 inline int32_t slotField(const Model& m, const State& s, int k, SlotField f) {
   return s.v[m.off_slot + kSlotFields * k + f];
 }
+// A wait for `phase` passes once the slot's completed-phase count differs from it in parity.
+inline bool waitPasses(int64_t completed, int64_t phase) { return ((completed - phase) & 1) != 0; }
 inline bool finished(const Model& m, const State& s, int p) { return pcOf(m, s, p) >= m.programSize(p); }
 bool allFinished(const Model& m, const State& s);
 

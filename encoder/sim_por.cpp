@@ -7,10 +7,6 @@
 
 namespace cake::encoder::sim {
 
-namespace {
-bool waitPasses(int64_t completed, int64_t phase) { return ((completed - phase) & 1) != 0; }
-}  // namespace
-
 Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits) {
   obj_named_ = m.S;
   obj_atom_ = m.S + m.N;

@@ -218,8 +218,6 @@ static const Group* oldestCommitted(const std::vector<Group>& gs) {
 
 // ================================================================ enabledness
 
-static bool waitPasses(int64_t completed, int64_t phase) { return ((completed - phase) & 1) != 0; }
-
 // An MMA group committed with a barrier completes only by arriving on it:
 // mma_wait cannot retire it before that (it waits for the completion).
 bool mmaWaitBlocked(const Model& m, const Async& a, int p, int64_t pending) {

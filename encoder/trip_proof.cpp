@@ -1159,6 +1159,16 @@ bool readsStayBelow(const TripLoops& tl, const System& sys, int64_t low, FactPro
   return true;
 }
 
+// The solver's limits for the proof's queries: `timeout_ms` of wall clock
+// (what is left of the proof's budget), its memory cap and resource limit.
+Limits solverLimits(const TripProofOptions& opts, unsigned timeout_ms) {
+  Limits l;
+  l.timeout_ms = timeout_ms;
+  l.memory_mb = opts.memory_mb;
+  l.rlimit = opts.rlimit;
+  return l;
+}
+
 // The smallest trip count to prove from: the smallest one the checked
 // values give, if the schedule's assumptions guarantee it (else 0, if they
 // guarantee that). Else, when the trip expression is only a loop bound,
@@ -1235,9 +1245,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   // the solver's queries share the proof's time budget
   const double used_ms = msSince(start);
   if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
-  Limits limits;
-  limits.timeout_ms = static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms));
-  limits.memory_mb = opts.memory_mb;
+  const Limits limits = solverLimits(opts, static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms)));
   checkBodyExprs(s, tl, body_exprs, w.P, w.w0, limits);
   checkTripUses(s, tl, w, uses, limits);
   if (msSince(start) >= opts.timeout_ms)
@@ -1269,9 +1277,7 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
                        const TripLoops& tl, const TripProofOptions& opts,
                        std::chrono::steady_clock::time_point start, uint64_t& states) {
   const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
-  Limits limits;
-  limits.timeout_ms = opts.timeout_ms;
-  limits.memory_mb = opts.memory_mb;
+  const Limits limits = solverLimits(opts, opts.timeout_ms);
   bool below = false;  // values below t0 build t0's system (proved)
   int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
                           [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below);
@@ -2361,9 +2367,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     } catch (const Fail&) {
       // Loops bounded by different expressions: those whose parameters the
       // lm.assume facts allow few values of are proved value by value.
-      Limits limits;
-      limits.timeout_ms = opts.timeout_ms;
-      limits.memory_mb = opts.memory_mb;
+      const Limits limits = solverLimits(opts, opts.timeout_ms);
       std::set<int> finite, tried;
       BvProver bounds(s, limits);
       auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
@@ -2402,9 +2406,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
     std::vector<std::map<int, int64_t>> assignments = {{}};
     if (!extra.empty()) {
-      Limits limits;
-      limits.timeout_ms = opts.timeout_ms;
-      limits.memory_mb = opts.memory_mb;
+      const Limits limits = solverLimits(opts, opts.timeout_ms);
       assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
       if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
     }

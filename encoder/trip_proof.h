@@ -58,6 +58,9 @@ namespace cake::encoder {
 struct TripProofOptions {
   unsigned timeout_ms = 10000;
   unsigned memory_mb = 1024;
+  // Z3's resource limit for each solver query (deterministic, unlike the
+  // wall clock); 0 = none.
+  uint64_t rlimit = 0;
   uint64_t max_states = 2000000;
   int max_period = 24;       // periods tried: 1..max_period iterations
   int first_window = 24;     // iterations unrolled at first; doubled while too few

@@ -42,12 +42,6 @@ namespace {
 
 using sim::Model;
 
-int bitsFor(int64_t v) {
-  int b = 1;
-  while ((int64_t(1) << b) <= v && b < 62) ++b;
-  return b;
-}
-
 class Flat {
  public:
   Flat(const System& sys, z3::context& c, z3w::Sts& sts) : sys_(sys), m_(sys), c_(c), sts_(sts) {}
@@ -195,7 +189,7 @@ class Flat {
     int64_t b = std::max<int64_t>({(arrivals + 2) * (maxInit + 1), bytes / tx_scale_ + 2,
                                    static_cast<int64_t>(m_.writes.size()) + 2, maxPc, warps * 2 + 2,
                                    phases + arrivals + 4, ncommits + 4, 16});
-    W_ = static_cast<unsigned>(std::min(62, bitsFor(b) + 2));
+    W_ = static_cast<unsigned>(std::min(62, z3w::bitsFor(b) + 2));
   }
 
   int bv(const std::string& name, int64_t init) {

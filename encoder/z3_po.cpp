@@ -47,12 +47,6 @@ namespace {
 using sim::Model;
 using E = z3::expr;
 
-int bitsFor(int64_t v) {
-  int b = 1;
-  while ((int64_t(1) << b) <= v && b < 62) ++b;
-  return b;
-}
-
 const char* kStepRules[] = {"sync.stale-phase", "sync.arrival-overflow", "sync.race", "proxy.missing-fence",
                             "data.stale-read", "sync.tx-imbalance"};
 const char* kStateRules[] = {"sync.lost-phase", "sync.deadlock", "sync.async-at-exit"};
@@ -508,7 +502,7 @@ bool Po::build(std::string* why) {
   for (const auto& s : sys_.slots) max_init = std::max<int64_t>(max_init, s.init_count);
   for (const auto& nb : sys_.named) max_e = std::max<int64_t>(max_e, nb.expected_warps);
   int64_t need = std::max({n + 2, total_w + 2 * max_init + 2, total_b + 1, total_warps + max_e + 2});
-  w_ = bitsFor(need) + 1;
+  w_ = z3w::bitsFor(need) + 1;
   end_ = var("END");
   inf_ = num(n + 1);
 

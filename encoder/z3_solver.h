@@ -34,6 +34,13 @@ struct QueryResult {
   double seconds = 0;
 };
 
+// The bits of an unsigned bit-vector that holds 0..v (at least 1, at most 62).
+inline int bitsFor(int64_t v) {
+  int b = 1;
+  while ((int64_t(1) << b) <= v && b < 62) ++b;
+  return b;
+}
+
 // Sets the process-wide memory cap (Z3's global `memory_max_size`, in MB).
 // Z3 only has a global knob for this; it is set before each query from the
 // limits, so the last caller wins (queries in cake run one at a time).

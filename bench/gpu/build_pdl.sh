@@ -6,13 +6,12 @@
 set -eu
 B=${1:-build}
 D=${DEST:-.devcarry/tmempdl}
-NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+. "$(dirname "$0")/device_env.sh" "$D"  # NVCC, SM90A, lowered_so
 mkdir -p "$D"
 S=corpus/bugs/sync.grid-dependency/sm90_pdl_load_before_wait_fixed.cake
 "$B/cli/cake" lower "$S" -o "$D/pdl_gemm.cu"
-"$NVCC" -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -Iabi -lineinfo \
-  $(grep -o '^// target sm_[0-9a]*: .*' "$D/pdl_gemm.cu" | grep -o '\-gencode[^ ]*') "$D/pdl_gemm.cu" -o "$D/pdl_gemm.so"
-"$NVCC" -std=c++17 -O3 -cudart shared -gencode=arch=compute_90a,code=sm_90a -Iabi bench/gpu/pdl_pair.cu \
+lowered_so "$D/pdl_gemm.cu" "$D/pdl_gemm.so"
+"$NVCC" -std=c++17 -O3 -cudart shared $SM90A -Iabi bench/gpu/pdl_pair.cu \
   -o "$D/pdl_pair" -ldl
-cp bench/gpu/device_pdl.sh "$D/"
+cp bench/gpu/device_pdl.sh bench/gpu/device_env.sh "$D/"
 ls -la "$D"

@@ -76,6 +76,6 @@ cp "$BUILD"/cli/cake "$BUILD"/runner/cake-runner "$CARRY"/bin/
     runner/harness/cake_harness.cu -o "$CARRY"/bin/cake_harness -lcublas -lcupti -ldl \
     -L/usr/local/cuda/extras/CUPTI/lib64
 cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$CARRY"/lib/ 2>/dev/null || true
-cp bench/gpu/device_cost_sweep.sh bench/gpu/device_attn.sh bench/gpu/cost_sweep.py bench/gpu/torch_refs.py "$CARRY"/
+cp bench/gpu/device_cost_sweep.sh bench/gpu/device_attn.sh bench/gpu/device_env.sh bench/gpu/cost_sweep.py bench/gpu/torch_refs.py "$CARRY"/
 rm -rf "$CARRY"/cu
 echo "cost_build: $(wc -l < "$CARRY"/pairs.tsv) pairs, $(ls "$CARRY"/so | wc -l) libraries in $CARRY ($(du -sh "$CARRY" | cut -f1))"

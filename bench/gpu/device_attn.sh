@@ -15,12 +15,8 @@
 set -u
 C=$(cd "$(dirname "$0")" && pwd)
 LIMIT=${1:-300}
-T0=$(date +%s)
-export LD_LIBRARY_PATH=$C/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export PYTHONUNBUFFERED=1
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 L="$OUT"/log.txt
-log() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$L"; }
-left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv | tee -a "$L"
 "$C"/bin/cake_harness 2>&1 | head -2
 harness() {  # harness ROW EXTRA...: one pair of pairs.tsv

@@ -17,9 +17,7 @@ if [ "${1:-}" = prepare ]; then
 fi
 # the binary names its kernel ABI and harness folders by the path it was built in
 [ -e /work/h-cluster ] || { mkdir -p /work && ln -s "$PWD" /work/h-cluster; }
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$C/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 R="$OUT/cluster.jsonl"; : > "$R"
 run() {
   echo "== cake run $*"

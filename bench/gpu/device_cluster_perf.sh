@@ -26,13 +26,9 @@ SCHEDULES=${SCHEDULES:-"bench/gpu/schedules/sm90_ws_bn256_s4.cake bench/gpu/sche
 if [ "${1:-}" = prepare ]; then
   set -e
   B=${B:-build}
-  NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+  . "$(dirname "$0")/device_env.sh" "$D"  # NVCC, SM90A, lowered_so
   CT=${CHECK_TIMEOUT:-1800}
   mkdir -p "$D/lib" "$D/cu"
-  so() {  # lowered .cu -> .so with the flags its header names
-    nice "$NVCC" -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -Irunner/harness -Iabi -lineinfo \
-      $(grep -o '^// target sm_[0-9a]*: .*' "$1" | grep -o '\-gencode[^ ]*') "$1" -o "$2"
-  }
   : > "$D/check.txt"
   for f in $SCHEDULES; do
     n=$(basename "$f" .cake)
@@ -42,27 +38,25 @@ if [ "${1:-}" = prepare ]; then
     echo "$n: cake check exit $rc" >> "$D/check.txt"
     [ $rc = 0 ] || continue
     "$B/cli/cake" lower --check-timeout "$CT" "$f" -o "$D/cu/$n.cu"
-    so "$D/cu/$n.cu" "$D/$n.so" &
+    lowered_so "$D/cu/$n.cu" "$D/$n.so" &
     if [ -n "${BASE_CAKE:-}" ] && grep -q 'cluster=' "$f"; then
       "$BASE_CAKE" lower --allow-unverified "$f" -o "$D/cu/base_$n.cu" 2>/dev/null
-      so "$D/cu/base_$n.cu" "$D/base_$n.so" &
+      lowered_so "$D/cu/base_$n.cu" "$D/base_$n.so" &
     fi
   done
-  NVH="$NVCC -std=c++17 -O3 -cudart shared -gencode=arch=compute_90a,code=sm_90a -Irunner/harness -Iabi"
+  NVH="$NVCC -std=c++17 -O3 -cudart shared $SM90A -Irunner/harness -Iabi"
   [ -x "$D/cake_harness" ] || nice $NVH runner/harness/cake_harness.cu -o "$D/cake_harness" -lcublas -lcupti -ldl
   wait
-  cp bench/gpu/ncu_summary.py bench/gpu/ncu_hotspots.py bench/gpu/device_perf.sh "$0" "$D/"
+  cp bench/gpu/ncu_summary.py bench/gpu/ncu_hotspots.py bench/gpu/device_perf.sh bench/gpu/device_env.sh "$0" "$D/"
   cp -L /usr/local/cuda/lib/libcupti.so.13 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$D/lib/"
   cat "$D/check.txt"; ls -la "$D"
   exit 0
 fi
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$D/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
 STEPS=${STEPS:-time edge ncu sass}
 has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
+gpu_line
 KERNELS=${KERNELS:-$(ls $D/*.so | sort)}
 cp "$D/check.txt" "$OUT/" 2>/dev/null
 if has time; then

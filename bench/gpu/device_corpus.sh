@@ -9,10 +9,8 @@
 # Built here beforehand into .devcarry/low2 (see docs/gpu.md "Reproducing").
 set -u
 D=.devcarry/low2
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-CUPTI=$(dirname "$(find / -name 'libcupti.so.13' -not -path '*/.devcarry/*' -not -path '/proc/*' 2>/dev/null | head -1)" 2>/dev/null)
-export LD_LIBRARY_PATH=$D/lib:${CUPTI:-/usr/local/cuda/extras/CUPTI/lib64}:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
+gpu_line
 H="timeout -s KILL 120 $D/cake_harness"
 json() { grep -o "\"$2\": [^,}]*" "$1" | head -1; }
 for so in $D/sm90_ws_4stage.so; do
@@ -30,12 +28,7 @@ for so in $D/sm80_cp_async_multistage.so; do
   echo "== $(basename $so) 4096^3 rc=$rc"; grep -E "^(gemm|cublas|correct)" "$OUT/run.txt"
 done
 for so in $D/sm90_ws_4stage.so $D/sm80_cp_async_multistage.so; do
-  for shp in "3000 2056 1000" "128 256 64" "200 264 72" "1 8 8"; do
-    set -- $shp
-    $H --kernel "$so" --m $1 --n $2 --k $3 --no-time > "$OUT/run.txt" 2>&1; rc=$?
-    tail -1 "$OUT/run.txt" >> "$OUT/results.jsonl"
-    echo "   $(basename $so) ${1}x${2}x${3} rc=$rc $(grep -o '"correct": [a-z]*, "rel_error": [^,]*, "max_rel_error": [^,]*' "$OUT/run.txt")"
-  done
+  edge_shapes "$so" "3000 2056 1000" "128 256 64" "200 264 72" "1 8 8"
 done
 for k in "rowsum explicit_phase" "colsum sm90_self_prefetch" "attn sm90_fa3_fwd"; do
   set -- $k

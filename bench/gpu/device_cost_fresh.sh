@@ -10,9 +10,7 @@
 set -u
 C=.devcarry/smoke
 PAIRS=${PAIRS:-bench/gpu/schedules/cost_fresh_pairs.tsv}
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$C/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 R="$OUT/fresh.jsonl"; : > "$R"
 n=0
 while IFS=$'\t' read -r file workload shape; do

@@ -20,12 +20,9 @@ LIMIT=${1:-420}
 MODE=${2:-all}
 SWEEP_PCT=36
 [ "$MODE" = sweep-only ] && SWEEP_PCT=45
-T0=$(date +%s)
-export LD_LIBRARY_PATH=$C/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 export CAKE_HARNESS=$C/bin/cake_harness
-export PYTHONUNBUFFERED=1
 at() { echo $((T0 + $1)); }
-log() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 
 # 1. sanity
 L="$OUT"/log.txt

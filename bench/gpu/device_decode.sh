@@ -16,10 +16,8 @@
 #          split-K pairs included), table by suite_table.py
 set -u
 D=${D:-.devcarry/gemm}
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 STEPS=${STEPS:-edge screen ncu}
-CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$D/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
 RUNS=${RUNS:-20}
 has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
@@ -29,7 +27,7 @@ one() {  # kernel m n k [harness flags] -> one JSON line appended to $J, a summa
   cat "$OUT/r.json" >> "$J"
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('%-28s %6dx%5dx%5d %-6s ratio %.3f kernel %.4f cublas %.4f rel %s' % (sys.argv[2], $m, $n, $k, r.get('result'), r.get('ratio') or 0, r.get('median_ms') or 0, r.get('baseline_ms') or 0, r.get('rel_error')))" "$OUT/r.json" "$(basename $so .so)" 2>/dev/null || echo "$(basename $so) ${m}x${n}x${k}: $(head -c 300 $OUT/r.json)"
 }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
+gpu_line
 ALL=$(ls $D/*.so | sort)
 if has edge; then
   J="$OUT/edge.jsonl"

@@ -9,17 +9,13 @@
 set -u
 D=$PWD/.devcarry/onesem
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT" "$D/so"
-CUPTI=$(dirname "$(find / -name 'libcupti.so.13' -not -path '*/.devcarry/*' -not -path '/proc/*' 2>/dev/null | head -1)" 2>/dev/null)
-export LD_LIBRARY_PATH=$D/lib:${CUPTI:-/usr/local/cuda/extras/CUPTI/lib64}:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
-NVCC=$(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -1)
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 start=$(date +%s)
 compile() {
   local cu=$1 n; n=$(basename "$cu" .cu)
-  $NVCC -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -Irunner/harness -Iabi \
-    $(grep -o '^// target sm_[0-9a]*: .*' "$cu" | grep -o '\-gencode[^ ]*') "$cu" -o "$D/so/$n.so" 2> "$D/so/$n.log" ||
-    echo "compile_error $n"
+  lowered_so "$cu" "$D/so/$n.so" 2> "$D/so/$n.log" || echo "compile_error $n"
 }
-export -f compile; export NVCC D
+export -f compile lowered_so; export NVCC D
 $D/cake-runner --help 2>&1 | head -1; ldd $D/cake-runner | grep "not found"
 ls $D/cu/*.cu | xargs -P 16 -I{} bash -c 'compile {}'
 echo "compiled $(ls $D/so/*.so 2>/dev/null | wc -l) of $(ls $D/cu/*.cu | wc -l) in $(( $(date +%s) - start )) s with $NVCC"

@@ -33,8 +33,7 @@ ROOT=$(cat "$C/src/root")
 if [ ! -f "$ROOT/runner/harness/cake_harness.cu" ]; then
   mkdir -p "$ROOT/runner" && cp -r "$C/src/abi" "$ROOT/" && cp -r "$C/src/runner/harness" "$ROOT/runner/"
 fi
-CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$C/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 SHAPE=${SHAPE:-N=65536,K=1024,D=128,B=32}
 R="$OUT/kmeans.jsonl"; : > "$R"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader

@@ -4,10 +4,8 @@
 # end-to-end `cake run` (lower + nvcc on the device + harness + watchdog).
 set -u
 D=.devcarry
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-CUPTI=$(dirname "$(find / -name 'libcupti.so.13' -not -path '*/.devcarry/*' -not -path '/proc/*' 2>/dev/null | head -1)" 2>/dev/null)
-export LD_LIBRARY_PATH=$D/lib:${CUPTI:-/usr/local/cuda/extras/CUPTI/lib64}:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
+gpu_line
 H="timeout -s KILL 90 $D/cake_harness"
 for so in ${KERNELS:-$D/lowered/*.so}; do
   for s in ${SIZES:-4096 8192}; do
@@ -15,12 +13,7 @@ for so in ${KERNELS:-$D/lowered/*.so}; do
     tail -1 "$OUT/run.txt" >> "$OUT/results.jsonl"
     echo "== $(basename $so) $s^3 rc=$rc"; grep -E "^(gemm|cublas|correct)" "$OUT/run.txt"; [ $rc -gt 1 ] && tail -3 "$OUT/run.txt"
   done
-  for shp in "3000 2056 1000" "128 256 64" "200 264 72"; do
-    set -- $shp
-    $H --kernel "$so" --m $1 --n $2 --k $3 --no-time > "$OUT/run.txt" 2>&1; rc=$?
-    tail -1 "$OUT/run.txt" >> "$OUT/results.jsonl"
-    echo "   $(basename $so) ${1}x${2}x${3} rc=$rc $(grep -o '"correct": [a-z]*, "rel_error": [^,]*, "max_rel_error": [^,]*' "$OUT/run.txt")"
-  done
+  edge_shapes "$so" "3000 2056 1000" "128 256 64" "200 264 72"
 done
 if [ -n "${E2E:-}" ]; then
   echo "== end to end: cake-runner --cake $E2E"

@@ -6,9 +6,8 @@
 # per run in $OUT/pdl.jsonl.
 set -u
 D=${D:-.devcarry/tmempdl}
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader | tee "$OUT/gpu.txt"
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
+gpu_line | tee "$OUT/gpu.txt"
 IFS=';' read -ra LIST <<< "${SHAPES:-128 4096 4096;1024 4096 4096;4096 4096 4096}"  # M N K;M N K;...
 for shp in "${LIST[@]}"; do
   set -- $shp

@@ -15,12 +15,10 @@
 #  suite: the 24-shape suite (shape_suite.sh) for SUITE_KERNELS
 set -u
 D=${D:-.devcarry/perf}
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 STEPS=${STEPS:-time edge ncu sass suite}
-CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$D/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
+gpu_line
 KERNELS=${KERNELS:-$(ls $D/*.so | sort)}
 has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 if has time; then

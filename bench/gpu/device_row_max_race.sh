@@ -9,10 +9,7 @@
 # Run: bash .devcarry/stale/device_row_max_race.sh   (carry .devcarry/stale)
 set -u
 C=${C:-.devcarry/stale}
-OUT=${OUT:-/tmp/out}
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-T0=$(date +%s)
-log() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 st() {  # so m n launches seed flush
   local f="$OUT/stress_$1_m$2_n$3_s$5_f$6.json"

@@ -3,7 +3,7 @@
 # racecheck on a reduced named-barrier exchange and on variant v1.
 # Run: OUT=$OUT bash .devcarry/stale/device2.sh   (carry .devcarry/stale)
 C=.devcarry/stale
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 for k in 0 1; do
   timeout 60 compute-sanitizer --tool racecheck "$C"/racecheck_named_barrier $k > "$OUT"/rc_nb_$k.txt 2>&1
   echo "named-barrier test stay=$k rc=$?: $(grep -E '^\{' "$OUT"/rc_nb_$k.txt) $(grep 'RACECHECK SUMMARY' "$OUT"/rc_nb_$k.txt)"

@@ -3,7 +3,7 @@
 # the sweep's library (row_max_0512.so) and the pre-c92cb88 schedule vs today's, stressed.
 # Run: OUT=$OUT bash .devcarry/stale/device3.sh   (carry .devcarry/stale)
 C=.devcarry/stale
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 st() {
   timeout 60 "$C"/row_max_stress --kernel "$C/$1.so" --m 65536 --n 2048 --launches "$2" --seed "$3" --flush "$4" > "$OUT/s3_$1_s$3_f$4.json" 2>&1
   echo "$1 L=$2 seed=$3 flush=$4 rc=$? $(head -c 500 "$OUT/s3_$1_s$3_f$4.json")"

@@ -11,11 +11,9 @@
 #   bash .devcarry/sm80pp/device_sm80pp.sh
 set -u
 D=${D:-.devcarry/sm80pp}
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$D/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
+gpu_line
 KERNELS=${KERNELS:-$(ls $D/*.so | sort)}
 for s in ${SIZES:-4096 8192}; do
   for so in $KERNELS; do

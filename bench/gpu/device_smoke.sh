@@ -12,9 +12,7 @@ if [ "${1:-}" = prepare ]; then
   cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 $C/lib/
   exit 0
 fi
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH=$C/lib:$CUPTI:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 R="$OUT/smoke.jsonl"; : > "$R"
 run() {
   echo "== cake run $*"

@@ -3,9 +3,7 @@
 # watchdog) and a repeat of the lowered kernels' timings (run-to-run spread).
 set -u
 D=.devcarry
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-CUPTI=$(dirname "$(find / -name 'libcupti.so.13' -not -path '*/.devcarry/*' -not -path '/proc/*' 2>/dev/null | head -1)" 2>/dev/null)
-export LD_LIBRARY_PATH=$D/lib:${CUPTI:-/usr/local/cuda/extras/CUPTI/lib64}:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 timeout -s KILL 300 $D/cake_tests_runner --gtest_brief=1 2>&1 | tail -25
 echo "processes left: $(pgrep -c cake_harness || true)"
 for so in ${KERNELS:-$D/lowered/sm90_ws_bn256.so $D/lowered/sm90_ws_bn256_persistent.so}; do

@@ -23,18 +23,9 @@ namespace fs = std::filesystem;
 namespace {
 
 using cake_test::CmdResult;
-
-std::string shellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-CmdResult cake(const std::string& args, bool merge_stderr = true) {
-  return cake_test::runCommand(shellQuote(CAKE_EXE) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null"));
-}
-
-fs::path src(const std::string& rel) { return fs::path(CAKE_SOURCE_DIR) / rel; }
+using cake_test::cake;
+using cake_test::shellQuote;
+using cake_test::src;
 
 fs::path writeTemp(const std::string& name, const std::string& text) {
   fs::path p = fs::temp_directory_path() / ("cake_cli_test_" + name);

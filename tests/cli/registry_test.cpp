@@ -19,6 +19,7 @@
 #include "ir/diagnostic.h"
 #include "ir/rule_ids.h"
 #include "tests/cli/run_command.h"
+#include "tests/common/corpus_files.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -28,16 +29,9 @@ namespace {
 using cake_test::CmdResult;
 CmdResult run(const std::string& cmd) { return cake_test::runCommand(cmd); }
 
-CmdResult runCake(const std::string& args) { return run(std::string("'") + CAKE_EXE + "' " + args + " 2>/dev/null"); }
-
-fs::path src(const std::string& rel) { return fs::path(CAKE_SOURCE_DIR) / rel; }
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+CmdResult runCake(const std::string& args) { return cake_test::cake(args, false); }
+using cake::test::readText;
+using cake_test::src;
 
 }  // namespace
 
@@ -74,7 +68,7 @@ TEST(Registry, EveryRuleHasAPage) {
 TEST(Registry, IndexIsGenerated) {
   CmdResult r = runCake("explain --index");
   ASSERT_EQ(r.status, 0);
-  EXPECT_EQ(readFile(src("docs/rules/README.md")), r.out)
+  EXPECT_EQ(readText(src("docs/rules/README.md")), r.out)
       << "docs/rules/README.md is stale: run `cake explain --index > docs/rules/README.md`";
 }
 
@@ -92,7 +86,7 @@ TEST(Registry, RuleIdsInTheSourcesAreRegistered) {
     for (const auto& e : fs::recursive_directory_iterator(src(dir))) {
       const std::string ext = e.path().extension().string();
       if (ext != ".cpp" && ext != ".h") continue;
-      const std::string text = readFile(e.path());
+      const std::string text = readText(e.path());
       for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) {
         const std::string id = (*it)[1].str();
         if (not_rules.count(id)) continue;

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <sys/wait.h>
@@ -25,5 +26,20 @@ inline CmdResult runCommand(const std::string& cmd) {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   return r;
 }
+
+// A word for the shell, quoted.
+inline std::string shellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// `cake ARGS` (the binary under test): stdout, with stderr merged into it or dropped.
+inline CmdResult cake(const std::string& args, bool merge_stderr = true) {
+  return runCommand(shellQuote(CAKE_EXE) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null"));
+}
+
+// A file of the source tree, by its path relative to the root.
+inline std::filesystem::path src(const std::string& rel) { return std::filesystem::path(CAKE_SOURCE_DIR) / rel; }
 
 }  // namespace cake_test

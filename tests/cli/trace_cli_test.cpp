@@ -15,6 +15,7 @@
 
 #include "ir/trace.h"
 #include "tests/cli/run_command.h"
+#include "tests/common/corpus_files.h"
 
 namespace fs = std::filesystem;
 
@@ -22,19 +23,11 @@ namespace {
 
 using cake_test::CmdResult;
 
-fs::path src(const std::string& rel) { return fs::path(CAKE_SOURCE_DIR) / rel; }
+using cake_test::src;
 fs::path tmp(const std::string& name) { return fs::temp_directory_path() / ("cake_trace_test_" + name); }
 
-CmdResult cake(const std::string& args) {
-  return cake_test::runCommand(std::string("'") + CAKE_EXE + "' " + args + " 2>&1");
-}
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using cake::test::readText;
+using cake_test::cake;
 
 const std::string kRace = "corpus/bugs/sync.race/sm90_release_before_mma_retired.cake";
 const std::string kDeadlock = "corpus/bugs/sync.deadlock/fa3_q_empty_cycle.cake";
@@ -92,12 +85,12 @@ TEST(TraceCli, TraceSvgRendersAndHasItsStructure) {
     fs::remove(png);
     CmdResult r = cake("check --trace-svg " + svg.string() + " " + src(file).string());
     ASSERT_EQ(r.status, 1) << r.out;
-    std::string text = readFile(svg);
+    std::string text = readText(svg);
     ASSERT_FALSE(text.empty());
     CmdResult render = cake_test::runCommand("rsvg-convert -f png -o '" + png.string() + "' '" + svg.string() + "' 2>&1");
     ASSERT_EQ(render.status, 0) << render.out;
     EXPECT_TRUE(render.out.empty()) << render.out;  // no warnings
-    std::string p = readFile(png);
+    std::string p = readText(png);
     ASSERT_GT(p.size(), 24u);
     ASSERT_EQ(p.substr(1, 3), "PNG");
     auto be32 = [&](size_t at) {
@@ -158,7 +151,7 @@ TEST(TraceCli, GraphDotReadsBackWithTheDeadlockCycleMarked) {
   dp.property("cake_cycle", boost::get(&DotEdge::cake_cycle, g));
   dp.property("cake_blocked", boost::get(&DotEdge::cake_blocked, g));
   std::ifstream in(dot);
-  ASSERT_TRUE(boost::read_graphviz(in, g, dp)) << readFile(dot);
+  ASSERT_TRUE(boost::read_graphviz(in, g, dp)) << readText(dot);
   std::set<std::string> cycle_edges, blocked_edges;
   for (auto e : boost::make_iterator_range(boost::edges(g))) {
     std::string name = g[boost::source(e, g)].label + "->" + g[boost::target(e, g)].label + ":" + g[e].label;
@@ -169,13 +162,13 @@ TEST(TraceCli, GraphDotReadsBackWithTheDeadlockCycleMarked) {
   EXPECT_EQ(cycle_edges, (std::set<std::string>{"producer->q_full:tma", "q_full->consumers:wait",
                                                 "consumers->q_empty:bar_arrive", "q_empty->producer:sync",
                                                 "producer->q_empty:sync"}))
-      << readFile(dot);
+      << readText(dot);
   EXPECT_EQ(blocked_edges, (std::set<std::string>{"q_full->consumers:wait", "q_empty->producer:sync"}));
 
   // a correct ring has the same shape of graph and nothing marked
   fs::path good = tmp("good.dot");
   CmdResult ok = cake("check --graph-dot " + good.string() + " " + src("corpus/basics/iter_ring.cake").string());
-  std::string text = readFile(good);
+  std::string text = readText(good);
   EXPECT_NE(text.find("digraph"), std::string::npos) << ok.out;
   EXPECT_EQ(text.find("cake_cycle"), std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "gate/corpus_gate.h"
+#include "tests/common/corpus_files.h"
 #include "tests/corpus/fixtures.h"
 
 namespace fs = std::filesystem;
@@ -15,12 +16,7 @@ using namespace cake::checks::gate;
 
 namespace {
 
-std::string readAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using cake::test::readText;
 
 void writeAll(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
@@ -439,7 +435,7 @@ void writeMiniCorpus(const fs::path& dir) {
 }
 
 nlohmann::json deterministic(const fs::path& report) {
-  auto j = nlohmann::json::parse(readAll(report));
+  auto j = nlohmann::json::parse(readText(report));
   j.erase("timings");
   for (auto& c : j["cases"]) c.erase("time_ms");
   return j;
@@ -513,7 +509,7 @@ TEST(Command, ShardsCompareOnlyTheirOwnCasesWithTheBaseline) {
     s.shard = std::to_string(i) + "/2";
     s.json = (dir / ("s" + std::to_string(i) + ".json")).string();
     runCorpusCommand(s);
-    auto j = nlohmann::json::parse(readAll(dir / ("s" + std::to_string(i) + ".json")));
+    auto j = nlohmann::json::parse(readText(dir / ("s" + std::to_string(i) + ".json")));
     EXPECT_EQ(j["baseline"]["regressions"].size(), 0u) << "shard " << i;   // the other shard's cases are not missing
   }
   CorpusOptions w = o;
@@ -532,7 +528,7 @@ TEST(Command, ResumeSkipsRecordedCases) {
   runCorpusCommand(o);
 
   // interrupt: keep the header and the first three records, and a torn line
-  std::istringstream in(readAll(dir / "run.jsonl"));
+  std::istringstream in(readText(dir / "run.jsonl"));
   std::string line, kept;
   for (int n = 0; n < 4 && std::getline(in, line); ++n) kept += line + "\n";
   kept += "{\"type\":\"case\",\"pa";   // torn mid-line, no newline
@@ -566,7 +562,7 @@ TEST(Command, ExitStatusAndBaseline) {
   b.baseline = (dir / "baseline.json").string();
   b.json = (dir / "r.json").string();
   EXPECT_EQ(runCorpusCommand(b), 1);
-  auto j = nlohmann::json::parse(readAll(dir / "r.json"));
+  auto j = nlohmann::json::parse(readText(dir / "r.json"));
   EXPECT_EQ(j["baseline"]["regressions"].size(), 1u);
 
   CorpusOptions bad;

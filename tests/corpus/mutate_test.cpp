@@ -11,6 +11,7 @@
 
 #include "gate/corpus_gate.h"
 #include "gate/mutate.h"
+#include "tests/common/corpus_files.h"
 #include "tests/corpus/fixtures.h"
 #include "ir/ast.h"
 #include "ir/frontend.h"
@@ -72,12 +73,7 @@ def all_sites(lm, A: LM.tma2d, C: LM.tma2d, X: LM.gmem, K: LM.i32):
         lm.cp_async_wait()
 )";
 
-std::string readAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using cake::test::readText;
 
 // Parses and type-checks; returns the first front-end error, or "".
 std::string frontEnd(const std::string& path, const std::string& text) {

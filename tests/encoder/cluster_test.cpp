@@ -13,6 +13,7 @@ using cake::testing::bind;
 using cake::testing::build;
 using cake::testing::compile;
 using cake::testing::hasRule;
+using cake::testing::replace;
 using cake::testing::rules;
 using encoder::InstrKind;
 
@@ -50,13 +51,6 @@ def mc(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
             lm.arrive(empty, iter=k, cta=1)
         lm.cluster_sync()
 )";
-
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
 
 encoder::ModelCheckResult explore(const std::string& text, int64_t k) {
   auto mod = compile(text);

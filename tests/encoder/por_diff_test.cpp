@@ -14,19 +14,19 @@ using namespace cake;
 
 namespace {
 
-struct Outcome {
+struct RunOutcome {
   bool violation = false;
   std::set<std::string> rules;
 };
 
-Outcome run(const encoder::System& sys, bool reduce, uint64_t* states) {
+RunOutcome run(const encoder::System& sys, bool reduce, uint64_t* states) {
   encoder::ExploreOptions o;
   o.reduce = reduce;
   o.max_states = 400000;
   encoder::ModelCheckResult r = encoder::explore(sys, o);
   EXPECT_NE(r.outcome, encoder::Outcome::Unknown) << r.detail;
   *states += r.states;
-  Outcome out;
+  RunOutcome out;
   out.violation = r.outcome == encoder::Outcome::Violation;
   for (const encoder::Violation& v : r.violations) {
     out.rules.insert(v.rule);
@@ -60,8 +60,8 @@ void reducedFindsWhatFullFinds(uint64_t seed0, uint64_t seeds) {
       auto sys = encoder::buildSystem(s, b, ir::Target::Unspecified, &err);
       ASSERT_TRUE(sys) << err;
       ++systems;
-      Outcome full = run(*sys, false, &full_states);
-      Outcome red = run(*sys, true, &reduced_states);
+      RunOutcome full = run(*sys, false, &full_states);
+      RunOutcome red = run(*sys, true, &reduced_states);
       ASSERT_EQ(full.violation, red.violation) << "seed " << seed << " K=" << k << "\n" << rs.text;
       same_rules += full.rules == red.rules;
       buggy += full.violation;

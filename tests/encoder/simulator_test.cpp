@@ -15,6 +15,7 @@ using cake::testing::find;
 using cake::testing::hasRule;
 using cake::testing::lineOf;
 using cake::testing::primaryLine;
+using cake::testing::replace;
 using cake::testing::rules;
 
 namespace {
@@ -35,13 +36,6 @@ Checked check(const std::string& text, int64_t k = 0, bool reduce = true) {
   o.reduce = reduce;
   r.result = encoder::explore(r.sys, o);
   return r;
-}
-
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
 }
 
 // The standard warp-specialized mainloop, small: 2 stages, 2 consumers.

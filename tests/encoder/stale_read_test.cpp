@@ -127,7 +127,7 @@ def once(lm, X: LM.gmem, K: LM.i32):
             lm.copy(y, smem_b[0])
 )";
 
-const std::string kRing = R"(@cake.schedule(target="sm_90a")
+const std::string kRingReadThroughSlot0 = R"(@cake.schedule(target="sm_90a")
 def ring(lm, X: LM.gmem, K: LM.i32):
     pool   = lm.smem(16384)
     smem_b = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
@@ -160,8 +160,8 @@ TEST(StaleRead, TileWrittenOnceIsReadOnEveryIteration) {
 // The writers do write newer laps: reading one slot of a per-iteration
 // ring every iteration still means the iteration's lap.
 TEST(StaleRead, PerIterationRingReadThroughOneSlotIsStale) {
-  EXPECT_TRUE(agreedRules(kRing, {{"K", 3}}).count("data.stale-read"));
-  std::string good = kRing;
+  EXPECT_TRUE(agreedRules(kRingReadThroughSlot0, {{"K", 3}}).count("data.stale-read"));
+  std::string good = kRingReadThroughSlot0;
   good.replace(good.find("lm.copy(y, smem_b[0])"), 21, "lm.copy(y, smem_b[k])");
   EXPECT_EQ(agreedRules(good, {{"K", 3}}), Rules{});
   EXPECT_TRUE(simRules("sm90_bias_ring_read_one_slot.cake", {{"rows", 192}}).count("data.stale-read"));

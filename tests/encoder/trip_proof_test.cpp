@@ -21,12 +21,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-encoder::ModelCheckResult prove(const ir::Schedule& s, unsigned timeout_ms = 20000, int64_t value = 64) {
+// The proof for every trip count under the deterministic budgets of
+// test_util.h (its answer does not depend on the machine's load), or, given
+// `timeout_ms`, under that wall-clock budget: only for schedules that must
+// not be proved, where a budget used up early is still "not proved".
+encoder::ModelCheckResult prove(const ir::Schedule& s, unsigned timeout_ms = 0, int64_t value = 64) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = value;
   encoder::TripProofOptions o;
-  o.timeout_ms = timeout_ms;
+  o.timeout_ms = timeout_ms ? timeout_ms : cake::testing::kNoWallClockMs;
+  o.rlimit = timeout_ms ? 0 : cake::testing::kQueryRlimit;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+// `cake check`'s model checker (bounded check, then the proof) under the
+// deterministic budgets of test_util.h.
+void modelCheck(const ir::Schedule& s, ir::DiagnosticSink& sink, std::vector<checks::PropertyVerdict>& verdicts) {
+  checks::CheckOptions opts;
+  opts.target = s.target;
+  opts.timeout_ms = cake::testing::kNoWallClockMs;
+  opts.proof_timeout_ms = cake::testing::kNoWallClockMs;
+  opts.rlimit = cake::testing::kQueryRlimit;
+  checks::runModelChecker(s, opts, sink, verdicts);
 }
 
 bool syncRule(const std::string& r) {
@@ -51,7 +67,7 @@ encoder::ModelCheckResult proveFile(const std::string& rel) {
   return prove(mod->schedules.at(0));
 }
 
-const char* kMainloop = R"(
+const char* kMainloopTemplate = R"(
 @cake.schedule(target="sm_90a")
 def ws(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
     lm.assume(K > 0)
@@ -81,7 +97,7 @@ def ws(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
 )";
 
 std::string mainloop(int stages, int lag, int pending) {
-  std::string t = kMainloop;
+  std::string t = kMainloopTemplate;
   auto put = [&](const std::string& key, int v) {
     for (size_t i; (i = t.find(key)) != std::string::npos;) t.replace(i, key.size(), std::to_string(v));
   };
@@ -107,11 +123,9 @@ TEST(TripProof, StandardMainloopIsProvedForEveryK) {
   EXPECT_NE(r.engine.find("lm.cdiv(K, 64) >= 1"), std::string::npos) << r.engine;
 
   // and the model checker reports it as proved
-  checks::CheckOptions opts;
-  opts.target = mod->schedules[0].target;
   ir::DiagnosticSink sink;
   std::vector<checks::PropertyVerdict> verdicts;
-  checks::runModelChecker(mod->schedules[0], opts, sink, verdicts);
+  modelCheck(mod->schedules[0], sink, verdicts);
   ASSERT_FALSE(verdicts.empty());
   EXPECT_EQ(verdicts.back().kind, checks::VerdictKind::Proved) << verdicts.back().detail;
 }
@@ -179,7 +193,7 @@ TEST(TripProof, NonNegativeTripCountByIntervals) {
   const std::string count = "lm.cdiv(max(n_tiles - lm.block_idx(0), 0), lm.grid_dim(0))";
   ASSERT_NE(text.find(count), std::string::npos);
   text.replace(text.find(count), count.size(), "n_tiles - lm.block_idx(0)");
-  r = prove(cake::testing::compile(text).schedules.at(0), 3000);
+  r = prove(cake::testing::compile(text).schedules.at(0));
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("every value below 0 reads as 0 does"), std::string::npos) << r.engine;
 
@@ -188,7 +202,7 @@ TEST(TripProof, NonNegativeTripCountByIntervals) {
   const std::string last = "            lm.bar_arrive(y_full)\n";
   ASSERT_NE(text.find(last), std::string::npos);
   text.insert(text.find(last) + last.size(), "        if my_tiles < 0:\n            lm.sync(y_empty)\n");
-  r = prove(cake::testing::compile(text).schedules.at(0), 3000);
+  r = prove(cake::testing::compile(text).schedules.at(0));
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
   EXPECT_NE(r.detail.find("not the same for every value below 0"), std::string::npos) << r.detail;
 }
@@ -229,7 +243,7 @@ TEST(TripProof, AnAllowedValueThatFailsAfterTheRingWrapsIsNotProved) {
 
 // Too many allowed values: unknown, with the reason.
 TEST(TripProof, ManyAllowedValuesAreUnknown) {
-  auto r = prove(cake::testing::compile(withLagParameter("L >= 0")).schedules.at(0), 3000);
+  auto r = prove(cake::testing::compile(withLagParameter("L >= 0")).schedules.at(0));
   EXPECT_EQ(r.outcome, encoder::Outcome::Unknown) << r.engine;
   EXPECT_NE(r.detail.find("more than"), std::string::npos) << r.detail;
 }
@@ -437,11 +451,9 @@ TEST(TripProof, PersistentBugPastTheDepthsIsFoundByTheBoundedCheck) {
   auto mod = cake::testing::compile(
       edit(kPersistent, "            lm.arrive(acc_empty, iter=t)",
            "            if t % 8 != 5:\n                lm.arrive(acc_empty, iter=t)"));
-  checks::CheckOptions opts;
-  opts.target = mod.schedules[0].target;
   ir::DiagnosticSink sink;
   std::vector<checks::PropertyVerdict> verdicts;
-  checks::runModelChecker(mod.schedules[0], opts, sink, verdicts);
+  modelCheck(mod.schedules[0], sink, verdicts);
   EXPECT_TRUE(sink.hasErrors());
   ASSERT_FALSE(verdicts.empty());
   EXPECT_EQ(verdicts.back().kind, checks::VerdictKind::Counterexample) << verdicts.back().detail;

@@ -14,10 +14,6 @@ using namespace cake::ir::test;
 
 namespace {
 
-std::optional<Module> compile(const std::string& text, DiagnosticSink& sink) {
-  return compileModule(src(text), FrontendOptions{}, sink);
-}
-
 const Finding* findingOf(const DiagnosticSink& sink, std::string_view rule) {
   for (const Finding& f : sink.findings())
     if (f.rule == rule) return &f;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,6 +17,13 @@ inline SourceFilePtr src(std::string text, std::string name = "test.cake") {
   f->name = std::move(name);
   f->text = std::move(text);
   return f;
+}
+
+// Compiles `text` as test.cake (with the target overridden when t is given).
+inline std::optional<Module> compile(const std::string& text, DiagnosticSink& sink, Target t = Target::Unspecified) {
+  FrontendOptions o;
+  o.target_override = t;
+  return compileModule(src(text), o, sink);
 }
 
 inline std::string readFile(const std::filesystem::path& p) {

@@ -9,12 +9,6 @@ using namespace cake::ir::test;
 
 namespace {
 
-std::optional<Module> compile(const std::string& text, DiagnosticSink& sink, Target t = Target::Unspecified) {
-  FrontendOptions o;
-  o.target_override = t;
-  return compileModule(src(text), o, sink);
-}
-
 std::string fmtText(const std::string& text) {
   DiagnosticSink sink;
   auto r = formatSource(src(text), sink);

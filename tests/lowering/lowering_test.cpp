@@ -7,15 +7,13 @@
 
 #include "ir/frontend.h"
 #include "lowering/lower.h"
+#include "tests/common/corpus_files.h"
 
 using namespace cake;
 
 namespace {
 
-std::string sourceDir() {
-  if (const char* e = getenv("CAKE_SOURCE_DIR")) return e;
-  return CAKE_SOURCE_DIR;
-}
+using test::sourceDir;
 
 ir::Module compileText(const std::string& name, const std::string& text) {
   ir::DiagnosticSink sink;

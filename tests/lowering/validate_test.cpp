@@ -18,7 +18,7 @@ using namespace cake;
 
 namespace {
 
-ir::Schedule compile(const std::string& text) {
+ir::Schedule compileValid(const std::string& text) {
   ir::DiagnosticSink sink;
   auto m = ir::compileModule(ir::makeSourceFile("t.cake", text), {}, sink);
   std::string msgs;
@@ -37,7 +37,7 @@ std::string rendered(const std::vector<ir::Finding>& fs) {
 // `rule` with `message`, at `line`; lowerToCuda must report the same, and
 // emitting the rejected plan must be an internal error.
 void expectValidationFinds(const std::string& text, const char* rule, const std::string& message, int line) {
-  const ir::Schedule s = compile(text);
+  const ir::Schedule s = compileValid(text);
   const lowering::LowerOptions o;
   lowering::detail::PlanBuilder plan(s, o);
   EXPECT_FALSE(plan.build());
@@ -141,7 +141,7 @@ TEST(LoweringValidation, TmemCopyNeedsFourWarps) {
 
 TEST(LoweringValidation, TmemCopyMovesTheFragmentsColumns) {
   const std::string s = tmemEpilogue("[0, 1, 2, 3]", "64");
-  const ir::Schedule sc = compile(s);
+  const ir::Schedule sc = compileValid(s);
   lowering::detail::PlanBuilder plan(sc, {});
   EXPECT_FALSE(plan.build());
   // the copy's own finding comes first, then the store of the narrower fragment's
@@ -166,7 +166,7 @@ TEST(LoweringValidation, TmemCopyInstancesStartAtAWarpgroup) {
 
 // A schedule that validates lowers: the same plan emits without an internal error.
 TEST(LoweringValidation, ValidatedPlanEmits) {
-  const ir::Schedule s = compile(tmemEpilogue("[0, 1, 2, 3]", "128"));
+  const ir::Schedule s = compileValid(tmemEpilogue("[0, 1, 2, 3]", "128"));
   lowering::detail::PlanBuilder plan(s, {});
   ASSERT_TRUE(plan.build()) << rendered(plan.findings_);
   lowering::detail::Emitter emitter(plan);

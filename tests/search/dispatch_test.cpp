@@ -13,6 +13,7 @@
 #include "runner/runner.h"
 #include "search/candidates.h"
 #include "search/dispatch.h"
+#include "tests/common/corpus_files.h"
 
 using namespace cake;
 using namespace cake::search;
@@ -20,10 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string sourceDir() {
-  if (const char* e = getenv("CAKE_SOURCE_DIR")) return e;
-  return CAKE_SOURCE_DIR;
-}
+using cake::test::sourceDir;
 
 fs::path tempDir(const std::string& name) {
   fs::path p = fs::temp_directory_path() / ("cake-dispatch-" + std::to_string(::getpid()) + "-" + name);

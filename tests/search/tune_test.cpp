@@ -16,6 +16,7 @@
 #include "search/route.h"
 #include "search/spec.h"
 #include "search/tune.h"
+#include "tests/common/corpus_files.h"
 
 using namespace cake;
 using namespace cake::search;
@@ -23,10 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string sourceDir() {
-  if (const char* e = getenv("CAKE_SOURCE_DIR")) return e;
-  return CAKE_SOURCE_DIR;
-}
+using cake::test::sourceDir;
 
 // A row reduction whose tile height BM is a choice; PAD is a choice the code
 // never uses (so its values lower to the same code: duplicates).
@@ -82,13 +80,6 @@ struct TempDir {
     return (path / name).string();
   }
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::map<std::string, Record> byId(const std::vector<Record>& rs) {
   std::map<std::string, Record> m;
@@ -203,7 +194,7 @@ TEST(TuneCandidates, GridOrderLastChoiceFastest) {
 TEST(TuneCandidates, MutantsOfAnAcceptedSchedule) {
   const std::string path = sourceDir() + "/corpus/gemm/sm90_ws_4stage.cake";
   std::string e;
-  auto ms = enumerateMutants(path, slurp(path), &e);
+  auto ms = enumerateMutants(path, cake::test::readText(path), &e);
   ASSERT_TRUE(ms) << e;
   ASSERT_GT(ms->size(), 5u);
   for (const Candidate& c : *ms) {
@@ -213,7 +204,7 @@ TEST(TuneCandidates, MutantsOfAnAcceptedSchedule) {
   }
   // a known-bad file has no clear label: not a mutation source
   const std::string bad = sourceDir() + "/corpus/bugs/sync.deadlock/sm80_ws_unprimed_empty.cake";
-  EXPECT_FALSE(enumerateMutants(bad, slurp(bad), &e));
+  EXPECT_FALSE(enumerateMutants(bad, cake::test::readText(bad), &e));
 }
 
 // ------------------------------------------------ gate, dedupe, rank, resume
@@ -385,12 +376,12 @@ TEST(TuneMeasure, BatchEmitAndIngest) {
   EXPECT_EQ(stats->not_runnable, 1);
   EXPECT_NE(byId(*rs)["BM=64,PAD=0"].result(), "");
   EXPECT_FALSE(byId(*rs)["BM=64,PAD=0"].measuredMs());
-  auto manifest = nlohmann::json::parse(slurp(batch + "/manifest.json"));
+  auto manifest = nlohmann::json::parse(cake::test::readText(batch + "/manifest.json"));
   EXPECT_EQ(manifest["workload"]["shape"], "M=256,N=256,K=512");
   ASSERT_EQ(manifest["items"].size(), 1u);
   EXPECT_EQ(manifest["items"][0]["id"], "baseline");
   EXPECT_TRUE(fs::exists(batch + "/" + manifest["items"][0]["cake"].get<std::string>()));
-  EXPECT_NE(slurp(batch + "/" + manifest["items"][0]["cu"].get<std::string>()).find("cake_gemm_launch"),
+  EXPECT_NE(cake::test::readText(batch + "/" + manifest["items"][0]["cu"].get<std::string>()).find("cake_gemm_launch"),
             std::string::npos);
 
   // what the device writes, merged back by id
@@ -443,7 +434,7 @@ TEST(TuneMeasure, BatchesShareOneCompileAndMeasureInOrder) {
   const std::string cache = (d.path / "cache").string();
   fs::create_directories(cache);
   // a library already in the cache under the kernel's key is not compiled again
-  std::ofstream(fs::path(cache) / (compileKey(slurp(b1 + "/cu/k.cu"), "sm_90a") + ".so")) << "built";
+  std::ofstream(fs::path(cache) / (compileKey(cake::test::readText(b1 + "/cu/k.cu"), "sm_90a") + ".so")) << "built";
   ::setenv("CAKE_NO_GPU", "1", 1);
   RunBatchOptions ro;
   ro.so_cache = cache;
@@ -453,11 +444,11 @@ TEST(TuneMeasure, BatchesShareOneCompileAndMeasureInOrder) {
   ASSERT_TRUE(n) << e;
   EXPECT_EQ(*n, 2);
   for (const std::string& b : {b1, b2}) {
-    auto line = nlohmann::json::parse(slurp(b + "/results.jsonl"));
+    auto line = nlohmann::json::parse(cake::test::readText(b + "/results.jsonl"));
     EXPECT_EQ(line["id"], "k");
     EXPECT_EQ(line["measurement"]["result"], "no_gpu") << line.dump();   // not compile_error: the cache served it
   }
-  EXPECT_EQ(nlohmann::json::parse(slurp(b2 + "/results.jsonl"))["measurement"]["shape"]["M"], 512);
+  EXPECT_EQ(nlohmann::json::parse(cake::test::readText(b2 + "/results.jsonl"))["measurement"]["shape"]["M"], 512);
   // compile-only records nothing; a bad manifest among the batches is an error before any work
   ro.compile_only = true;
   fs::remove(b1 + "/results.jsonl");
@@ -483,11 +474,11 @@ TEST(TuneMeasure, OtherContractsBindThroughTheWorkload) {
   auto stats = emitBatch(*rs, selectForMeasurement(*rs, 0, 10), o.spec, batch, &e);
   ASSERT_TRUE(stats) << e;
   EXPECT_EQ(stats->written, 1) << (*rs)[0].measurement.dump();
-  auto manifest = nlohmann::json::parse(slurp(batch + "/manifest.json"));
+  auto manifest = nlohmann::json::parse(cake::test::readText(batch + "/manifest.json"));
   EXPECT_EQ(manifest["workload"]["kind"], "row-sum");
   EXPECT_EQ(manifest["workload"]["shape"], "M=1024,N=512");
   // the generic launcher, not the GEMM ABI
-  const std::string cu = slurp(batch + "/" + manifest["items"][0]["cu"].get<std::string>());
+  const std::string cu = cake::test::readText(batch + "/" + manifest["items"][0]["cu"].get<std::string>());
   EXPECT_NE(cu.find("cake_launch"), std::string::npos);
   EXPECT_EQ(cu.find("cake_gemm_launch"), std::string::npos);
 }
@@ -527,20 +518,20 @@ TEST(TuneRoute, FindingsGoWhereTheyTeach) {
   ASSERT_EQ(rep->to_calibration.size(), 1u);
   EXPECT_EQ(rs[rep->to_calibration[0]].id, "offpred");
   EXPECT_EQ(rs[4].route, "");
-  const std::string corpus_case = slurp((d.path / "findings/corpus/hangs.cake").string());
+  const std::string corpus_case = cake::test::readText((d.path / "findings/corpus/hangs.cake").string());
   EXPECT_NE(corpus_case.find("on the GPU it is hang: killed by the watchdog"), std::string::npos) << corpus_case;
   EXPECT_NE(corpus_case.find("def k(lm):"), std::string::npos);
-  auto calib = nlohmann::json::parse(slurp((d.path / "findings/calibration.jsonl").string()));
+  auto calib = nlohmann::json::parse(cake::test::readText((d.path / "findings/calibration.jsonl").string()));
   EXPECT_EQ(calib["id"], "offpred");
   EXPECT_DOUBLE_EQ(calib["measured_ms"].get<double>(), 1.5);
   EXPECT_NE(rep->text.find("best: fast 1.0500 ms"), std::string::npos) << rep->text;
   EXPECT_NE(rep->text.find("ratio to the baseline: 1.905x"), std::string::npos) << rep->text;
-  EXPECT_EQ(slurp((d.path / "report.md").string()), rep->text);
+  EXPECT_EQ(cake::test::readText((d.path / "report.md").string()), rep->text);
   // routing again gives the same findings (idempotent)
   auto again = route(rs, spec, d.path.string(), &e);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->to_calibration.size(), 1u);
-  EXPECT_EQ(slurp((d.path / "findings/calibration.jsonl").string()), calib.dump() + "\n");
+  EXPECT_EQ(cake::test::readText((d.path / "findings/calibration.jsonl").string()), calib.dump() + "\n");
 }
 
 // --------------------------------------------------------------- ablation
