@@ -13,22 +13,13 @@ set -u
 D=${D:-.devcarry/sm80pp}
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
+TR=$(dirname "$0")/time_record.py; [ -f "$TR" ] || TR=bench/gpu/time_record.py
 gpu_line
 KERNELS=${KERNELS:-$(ls $D/*.so | sort)}
 for s in ${SIZES:-4096 8192}; do
   for so in $KERNELS; do
     timeout -s KILL 60 $H --kernel $so --m $s --n $s --k $s --runs ${RUNS:-30} 2>/dev/null | tail -1 > "$OUT/r.json"
-    python3 - "$OUT/r.json" "$(basename $so .so)" $s >> "$OUT/time.jsonl" <<'PY'
-import json, sys
-try: r = json.load(open(sys.argv[1]))
-except Exception: r = {"result": "no_output"}
-r["kernel"], r["size"] = sys.argv[2], int(sys.argv[3])
-print(json.dumps(r))
-m = r.get("min_ms"); bm = r.get("baseline_min_ms")
-sys.stderr.write("%-34s %5d^3 %-6s ratio %.3f (min-to-min %.3f)  kernel %.4f ms  cublas %.4f ms  rel_err %s\n" % (
-    r["kernel"], r["size"], r.get("result"), r.get("ratio") or 0, (bm / m) if m and bm else 0,
-    r.get("median_ms") or 0, r.get("baseline_ms") or 0, r.get("rel_error")))
-PY
+    python3 "$TR" "$OUT/r.json" "$(basename $so .so)" $s >> "$OUT/time.jsonl"
   done
 done
 # edge shapes (partial tiles, partial raster groups): device_perf.sh's edge step, its tarball kept whole
