@@ -17,7 +17,7 @@ C=$(cd "$(dirname "$0")" && pwd)
 LIMIT=${1:-300}
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 L="$OUT"/log.txt
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv | tee -a "$L"
+gpu_line | tee -a "$L"
 "$C"/bin/cake_harness 2>&1 | head -2
 harness() {  # harness ROW EXTRA...: one pair of pairs.tsv
   local row=$1; shift
@@ -61,5 +61,5 @@ for id in ${NCU_IDS:-$(grep -P "\theadline\t" "$C"/pairs.tsv | cut -f1)}; do
     >> "$L" 2>&1
   log "ncu $id $(echo "$row" | cut -f3,5): $(wc -l < "$OUT"/ncu_$id.csv) lines"
 done
-nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw --format=csv >> "$L"
+gpu_line >> "$L"
 log "end"

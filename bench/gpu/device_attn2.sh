@@ -25,7 +25,7 @@ C=$(cd "$(dirname "$0")" && pwd)
 LIMIT=${1:-300}
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 L="$OUT"/log.txt
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv | tee -a "$L"
+gpu_line | tee -a "$L"
 row_of() { grep -P "^$1\t" "$C"/pairs.tsv; }
 harness_so() {  # harness_so SO ROW EXTRA...
   local so=$1 row=$2; shift 2
@@ -100,7 +100,7 @@ for stem in ${SASS_STEMS:-$(for id in $BEST r096 r100; do row_of "$id" | cut -f7
   "$OBJ" -sass "$C/so/$stem.so" > "$OUT/sass_$stem.txt" 2>&1
   [ -f "$C/so/base_$stem.so" ] && "$OBJ" -sass "$C/so/base_$stem.so" > "$OUT/sass_base_$stem.txt" 2>&1
 done
-nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw --format=csv >> "$L"
+gpu_line >> "$L"
 log "end"
 # the run tool brings back a few files only: everything in one archive
 (cd "$OUT" && tar czf all.tgz --exclude all.tgz ./*)

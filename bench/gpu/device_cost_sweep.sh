@@ -26,7 +26,7 @@ at() { echo $((T0 + $1)); }
 
 # 1. sanity
 L="$OUT"/log.txt
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw --format=csv | tee -a "$L"
+gpu_line | tee -a "$L"
 "$C"/bin/cake --version || { log "cake does not start"; ldd "$C"/bin/cake | grep "not found"; exit 1; }
 "$C"/bin/cake_harness 2>&1 | head -2
 python3 "$C"/cost_sweep.py time "$C" /dev/null 0 >/dev/null || { log "cost_sweep.py fails"; exit 1; }
@@ -73,5 +73,5 @@ if [ "$left" -gt 20 ]; then
     python3 "$C"/cost_sweep.py ncu "$C" "$OUT"/ncu_pids.tsv "$(at $((LIMIT - 25)))" >> "$L" 2>&1
   log "ncu done: $(wc -l < "$OUT"/ncu_pids.tsv) pairs"
 fi
-nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw --format=csv >> "$L"
+gpu_line >> "$L"
 log "end"

@@ -18,7 +18,7 @@
 #                    gencode flags of the H200 (sm_90a), for the scripts that build
 # and the functions log MESSAGE (seconds since T0; appended to $L when L is
 # set), left (seconds left of $LIMIT), gpu_line (one nvidia-smi line: the
-# GPU, its clocks, temperature and power) and lowered_so CU SO [FLAGS...]
+# GPU, its driver, clocks, temperature and power) and lowered_so CU SO [FLAGS...]
 # (a kernel library from a lowered .cu, for the targets its header names),
 # edge_shapes SO "M N K"... (the harness $H on SO at each shape, untimed:
 # correctness only; each record appended to $OUT/results.jsonl, a line
@@ -41,7 +41,7 @@ unset _carry
 
 log() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "${L:-/dev/null}"; }
 left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
-gpu_line() { nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader; }
+gpu_line() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader; }
 edge_shapes() {
   local so=$1 shp rc
   shift

@@ -42,9 +42,9 @@ int main() {
   printf("{\"sms\": %d, \"runs\": [", sms);
   const int warpsPerSm[] = {4, 8, 16};
   for (int w = 0; w < 3; ++w) {
-    int threads = warpsPerSm[w] * 32;
-    int blocks = sms * 4;  // 4 blocks per SM of threads/4 warps... keep it simple: warps per SM = blocks/sm * warps per block
-    int perBlock = threads / 4;
+    // 4 blocks per SM, each with a quarter of the SM's warps (one per sub-partition's share).
+    int blocks = sms * 4;
+    int perBlock = warpsPerSm[w] / 4 * 32;
     hmmaLoop<<<blocks, perBlock>>>(sink, 3u);  // warm-up
     cudaEventRecord(t0);
     hmmaLoop<<<blocks, perBlock>>>(sink, 5u);
