@@ -124,7 +124,7 @@ Pair decide(const ir::Schedule& s, const encoder::Binding& b, const encoder::Sys
     o.text += fmt::format("  {}: explicit {:.4f} s {} [{}], z3-po {:.3f} s ({:.3f} s CPU) {} [{}] ({} events, {} queries)\n",
                           encoder::bindingToString(s, b), p.x.seconds, outcomeName(p.x.outcome), join(rulesOf(p.x)),
                           p.z.result.seconds, cpu, outcomeName(p.z.result.outcome), join(rulesOf(p.z.result)),
-                          p.z.events, p.z.queries);
+                          p.z.events, p.z.queries) + p.z.profile;
   return p;
 }
 

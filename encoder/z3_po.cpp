@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -1192,6 +1193,27 @@ std::optional<Landing> replayLanding(const System& sys, const Trace& tr) {
   return std::nullopt;
 }
 
+// CPU seconds of the calling thread (Z3 runs in it)
+double poThreadCpu() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+// distinct nodes of a formula (its size as Z3 sees it)
+size_t dagSize(const E& root) {
+  std::set<unsigned> seen;
+  std::vector<E> stack{root};
+  while (!stack.empty()) {
+    E e = stack.back();
+    stack.pop_back();
+    if (!seen.insert(e.id()).second) continue;
+    if (e.is_app())
+      for (unsigned i = 0; i < e.num_args(); ++i) stack.push_back(e.arg(i));
+  }
+  return seen.size();
+}
+
 std::string traceText(const System& sys, const Trace& t) {
   std::string out;
   for (size_t i = 0; i < t.size(); ++i) out += fmt::format("\n  {}: {}", i, stepToString(sys, t[i]));
@@ -1201,14 +1223,23 @@ std::string traceText(const System& sys, const Trace& t) {
 }  // namespace
 
 // One query: is `goal` satisfiable with `runs`? On sat, `mdl` holds the model.
-z3w::QueryResult ask(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
-                     const Limits& limits, std::optional<z3::model>& mdl) {
-  z3::solver s = po.ints() ? z3::solver(c) : z3::tactic(c, "qfbv").mk_solver();
+// One solver call on `runs && goal`; appends its CPU time and Z3's counters
+// to out.profile.
+z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
+                           const Limits& limits, unsigned arith_solver, std::optional<z3::model>& mdl, PoResult& out) {
+  const double c0 = poThreadCpu();
+  // The difference-logic pass runs the plain `smt` tactic: Z3's default
+  // solver probes and preprocesses each goal first, about 10 ms per query,
+  // the whole cost of a small binding's query. The simplex fallback keeps
+  // the default solver, as before.
+  z3::solver s = !po.ints()          ? z3::tactic(c, "qfbv").mk_solver()
+                 : arith_solver == 1 ? z3::tactic(c, "smt").mk_solver()
+                                     : z3::solver(c);
   if (po.ints()) {
-    // The simplex-based arithmetic solver: 1.5-2x less CPU than the default
-    // on the corpus queries (docs/benchmarks.md "Z3 partial-order engine").
     z3::params p(c);
-    p.set("smt.arith.solver", 2u);
+    p.set("smt.arith.solver", arith_solver);
+    // where it gives up, the smt tactic keeps the candidate assignment
+    if (arith_solver == 1) p.set("candidate_models", true);
     s.set(p);
   }
   s.add(runs);
@@ -1217,7 +1248,61 @@ z3w::QueryResult ask(z3::context& c, const Po& po, const E& runs, const E& goal,
   lim.timeout_ms = std::max(1u, deadline.remainingMs());
   z3w::QueryResult q = z3w::check(s, lim);
   if (q.answer == z3w::Answer::Incorrect) mdl = s.get_model();
+  if (arith_solver == 1 && q.answer == z3w::Answer::FailedToProve && q.reason.find("incomplete") != std::string::npos) {
+    // The difference-logic solver stops at a candidate it cannot vouch for
+    // (it met a term outside difference logic). The candidate is a model
+    // when the formula evaluates to true on it: evaluation is exact.
+    try {
+      z3::model m = s.get_model();
+      if (m.eval(runs && goal, true).is_true()) {
+        mdl = m;
+        q.answer = z3w::Answer::Incorrect;
+        q.reason.clear();
+      }
+    } catch (const z3::exception&) {  // no candidate: the simplex solver decides
+    }
+  }
+  const double cpu = poThreadCpu() - c0;
+  out.solve_cpu += cpu;
+  std::string stats;
+  z3::stats st = s.statistics();
+  for (unsigned i = 0; i < st.size(); ++i) {
+    std::string k = st.key(i);
+    if (st.is_uint(i) && (k == "conflicts" || k == "decisions" || k == "propagations" || k == "pb conflicts"))
+      stats += fmt::format(" {}={}", k, st.uint_value(i));
+  }
+  const char* answer = q.answer == z3w::Answer::Correct     ? "unsat"
+                       : q.answer == z3w::Answer::Incorrect ? "sat"
+                                                            : "unknown";
+  out.profile += fmt::format("    query {}{}: {} {:.3f} s CPU{}\n", out.queries + 1, po.ints() ? fmt::format(" (arith {})", arith_solver) : "",
+                             answer, cpu, stats);
   return q;
+}
+
+// One query: is `goal` satisfiable with `runs`? On sat, `mdl` holds the model.
+//
+// With integer clocks, first Z3's difference-logic solver
+// (smt.arith.solver=1, Bellman-Ford over the order atoms: every arithmetic
+// atom of the encoding is a difference constraint t_e - t_f <= c or a
+// bound), 2-4x less CPU than the simplex solver on the corpus's unsat
+// queries (docs/benchmarks.md "Difference-logic solver"). Its "unsat" is a
+// negative cycle of asserted edges, sound whatever else the formula holds
+// (a term it does not understand is an opaque variable: fewer conflicts,
+// never more). On a model it gives up ("incomplete") once it has met such a
+// term -- Z3 turns equalities between clocks into x - y = k atoms, which it
+// does not take -- so its candidate is checked by evaluating the formula
+// (exact); a candidate that fails, or none, sends the query to the simplex
+// solver (smt.arith.solver=2), which decides the whole formula. Either way
+// a model is then replayed on the simulator as before.
+z3w::QueryResult ask(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
+                     const Limits& limits, std::optional<z3::model>& mdl, PoResult& out) {
+  if (!po.ints()) return solveOnce(c, po, runs, goal, deadline, limits, 0, mdl, out);
+  z3w::QueryResult q = solveOnce(c, po, runs, goal, deadline, limits, 1, mdl, out);
+  if (q.answer != z3w::Answer::FailedToProve || q.reason.find("incomplete") == std::string::npos ||
+      deadline.expired())
+    return q;
+  mdl.reset();
+  return solveOnce(c, po, runs, goal, deadline, limits, 2, mdl, out);
 }
 
 bool isStepRule(const std::string& rule) {
@@ -1256,11 +1341,15 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   z3::context c;
   Po po(sys, c, opts.bit_vectors);
   std::string why;
+  const double b0 = poThreadCpu();
   try {
     if (!po.build(&why)) return unknown(why);
   } catch (const z3::exception& e) {
     return unknown(e.msg());
   }
+  out.build_cpu = poThreadCpu() - b0;
+  out.profile += fmt::format("    build {:.3f} s CPU, {} events, formula {} nodes\n", out.build_cpu, po.events(),
+                             dagSize(po.runs()));
   out.events = po.events();
   out.width = po.width();
   res.outcome = Outcome::Pass;
@@ -1300,7 +1389,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   first.push_back(kLandsElsewhere);
   for (;;) {
     mdl.reset();
-    z3w::QueryResult q = ask(c, po, po.runs() && all_distinct, goalOf(first), deadline, opts.limits, mdl);
+    z3w::QueryResult q = ask(c, po, po.runs() && all_distinct, goalOf(first), deadline, opts.limits, mdl, out);
     ++out.queries;
     if (q.answer == z3w::Answer::Correct) return finish();
     if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
@@ -1344,7 +1433,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   while (!open.empty()) {
     if (deadline.expired()) return unknown(fmt::format("time budget of {} ms used up", opts.limits.timeout_ms));
     mdl.reset();
-    z3w::QueryResult q = ask(c, po, po.prefix() && all_distinct, goalOf(open), deadline, opts.limits, mdl);
+    z3w::QueryResult q = ask(c, po, po.prefix() && all_distinct, goalOf(open), deadline, opts.limits, mdl, out);
     ++out.queries;
     if (q.answer == z3w::Answer::Correct) break;
     if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
@@ -1394,8 +1483,10 @@ PoResult poCheck(const System& sys, const PoOptions& opts) {
   PoResult r = poCheckOnce(sys, opts, false);
   if (!r.internal_error) return r;
   int queries = r.queries;
+  std::string profile = r.profile;
   r = poCheckOnce(sys, opts, true);
   r.queries += queries;
+  r.profile = profile + r.profile;
   return r;
 }
 

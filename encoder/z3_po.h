@@ -50,6 +50,11 @@ struct PoResult {
   int queries = 0;
   int events = 0;              // events of the encoding
   int width = 0;               // bit-vector width of clocks and counters
+  // Where the time went (CPU of the calling thread): building the encoding
+  // vs the solver, and per query Z3's own statistics (conflicts, decisions,
+  // the formula's size) -- printed by `cake_bench_sync_engines --verbose`.
+  double build_cpu = 0, solve_cpu = 0;
+  std::string profile;
 };
 
 PoResult poCheck(const System& sys, const PoOptions& opts = {});
