@@ -82,6 +82,10 @@ class Po {
   int events() const { return static_cast<int>(ev_.size()); }
   int width() const { return w_; }
   bool ints() const { return ints_; }
+  // Every arithmetic term is a clock, a constant or a difference of clocks
+  // (no sums of ite terms, no div / mod): the difference-logic solver takes
+  // the whole formula (ask).
+  bool differenceLogic() const { return ints_ && linear_; }
 
   // Every event before END is enabled, violates no rule that ends runs
   // (endsRun: data hazards are allowed), and no state before it has a lost
@@ -160,6 +164,7 @@ class Po {
   // f are asked about (below).
   std::vector<std::vector<uint64_t>> hb_;
   unsigned fresh_ = 0;
+  mutable bool linear_ = true;  // no sum, div or mod built (differenceLogic)
 
   // ------------------------------------------------------------ helpers
   // Clocks and counters are integers (difference logic knows that clocks are
@@ -170,8 +175,14 @@ class Po {
   E var(const std::string& name) const { return ints_ ? c_.int_const(name.c_str()) : c_.bv_const(name.c_str(), w_); }
   E lt(const E& a, const E& b) const { return ints_ ? a < b : z3::ult(a, b); }
   E le(const E& a, const E& b) const { return ints_ ? a <= b : z3::ule(a, b); }
-  E div(const E& a, const E& b) const { return ints_ ? a / b : z3::udiv(a, b); }
-  E mod(const E& a, const E& b) const { return ints_ ? z3::mod(a, b) : z3::urem(a, b); }
+  E div(const E& a, const E& b) const {
+    linear_ = false;
+    return ints_ ? a / b : z3::udiv(a, b);
+  }
+  E mod(const E& a, const E& b) const {
+    linear_ = false;
+    return ints_ ? z3::mod(a, b) : z3::urem(a, b);
+  }
   E T(int e) const { return ev_[e].t; }
   // t_e < tau. Where tau is the clock of an event f, formulas are only
   // asked about f at or before END (the rules at f, enabledness of f before
@@ -202,6 +213,7 @@ class Po {
   E all(const std::vector<E>& v) const { return cake::encoder::all(c_, v); }
   E any(const std::vector<E>& v) const { return cake::encoder::any(c_, v); }
   E sum(const std::vector<E>& v) const {
+    if (!v.empty()) linear_ = false;
     E s = num(0);
     for (const auto& e : v) s = s + e;
     return s;
@@ -1293,10 +1305,14 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
 // does not take -- so its candidate is checked by evaluating the formula
 // (exact); a candidate that fails, or none, sends the query to the simplex
 // solver (smt.arith.solver=2), which decides the whole formula. Either way
-// a model is then replayed on the simulator as before.
+// a model is then replayed on the simulator as before. An encoding with
+// sums, div or mod (bit-vector-free fallbacks: a named barrier whose count
+// never completes a generation, PB coefficients past an int) goes to the
+// simplex solver directly (Z3 would print a warning for each such term).
 z3w::QueryResult ask(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
                      const Limits& limits, std::optional<z3::model>& mdl, PoResult& out) {
   if (!po.ints()) return solveOnce(c, po, runs, goal, deadline, limits, 0, mdl, out);
+  if (!po.differenceLogic()) return solveOnce(c, po, runs, goal, deadline, limits, 2, mdl, out);
   z3w::QueryResult q = solveOnce(c, po, runs, goal, deadline, limits, 1, mdl, out);
   if (q.answer != z3w::Answer::FailedToProve || q.reason.find("incomplete") == std::string::npos ||
       deadline.expired())
