@@ -1234,9 +1234,8 @@ std::string traceText(const System& sys, const Trace& t) {
 
 }  // namespace
 
-// One query: is `goal` satisfiable with `runs`? On sat, `mdl` holds the model.
-// One solver call on `runs && goal`; appends its CPU time and Z3's counters
-// to out.profile.
+// One solver call on `runs && goal` with the given arithmetic solver; appends
+// its CPU time and Z3's counters to out.profile.
 z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
                            const Limits& limits, unsigned arith_solver, std::optional<z3::model>& mdl, PoResult& out) {
   const double c0 = poThreadCpu();
@@ -1306,7 +1305,7 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
 // (exact); a candidate that fails, or none, sends the query to the simplex
 // solver (smt.arith.solver=2), which decides the whole formula. Either way
 // a model is then replayed on the simulator as before. An encoding with
-// sums, div or mod (bit-vector-free fallbacks: a named barrier whose count
+// sums, div or mod (the integer encoding's fallbacks: a named barrier whose count
 // never completes a generation, PB coefficients past an int) goes to the
 // simplex solver directly (Z3 would print a warning for each such term).
 z3w::QueryResult ask(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
