@@ -1309,9 +1309,9 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
 // never completes a generation, PB coefficients past an int) goes to the
 // simplex solver directly (Z3 would print a warning for each such term).
 z3w::QueryResult ask(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
-                     const Limits& limits, std::optional<z3::model>& mdl, PoResult& out) {
+                     const Limits& limits, bool simplex, std::optional<z3::model>& mdl, PoResult& out) {
   if (!po.ints()) return solveOnce(c, po, runs, goal, deadline, limits, 0, mdl, out);
-  if (!po.differenceLogic()) return solveOnce(c, po, runs, goal, deadline, limits, 2, mdl, out);
+  if (simplex || !po.differenceLogic()) return solveOnce(c, po, runs, goal, deadline, limits, 2, mdl, out);
   z3w::QueryResult q = solveOnce(c, po, runs, goal, deadline, limits, 1, mdl, out);
   if (q.answer != z3w::Answer::FailedToProve || q.reason.find("incomplete") == std::string::npos ||
       deadline.expired())
@@ -1324,7 +1324,9 @@ bool isStepRule(const std::string& rule) {
   return std::find(std::begin(kStepRules), std::end(kStepRules), rule) != std::end(kStepRules);
 }
 
-PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
+// strict: every clock distinct; simplex: every query on the simplex solver
+// (the difference-logic solver's models tie more clocks; ask)
+PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool simplex) {
   PoResult out;
   ModelCheckResult& res = out.result;
   res.engine = "z3-po";
@@ -1404,7 +1406,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   first.push_back(kLandsElsewhere);
   for (;;) {
     mdl.reset();
-    z3w::QueryResult q = ask(c, po, po.runs() && all_distinct, goalOf(first), deadline, opts.limits, mdl, out);
+    z3w::QueryResult q = ask(c, po, po.runs() && all_distinct, goalOf(first), deadline, opts.limits, simplex, mdl, out);
     ++out.queries;
     if (q.answer == z3w::Answer::Correct) return finish();
     if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
@@ -1448,7 +1450,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
   while (!open.empty()) {
     if (deadline.expired()) return unknown(fmt::format("time budget of {} ms used up", opts.limits.timeout_ms));
     mdl.reset();
-    z3w::QueryResult q = ask(c, po, po.prefix() && all_distinct, goalOf(open), deadline, opts.limits, mdl, out);
+    z3w::QueryResult q = ask(c, po, po.prefix() && all_distinct, goalOf(open), deadline, opts.limits, simplex, mdl, out);
     ++out.queries;
     if (q.answer == z3w::Answer::Correct) break;
     if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
@@ -1485,8 +1487,8 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict) {
 }
 
 // First with only the ties that matter ruled out; a model the simulator
-// cannot replay is looked for again with every clock distinct, and only a
-// failure then is an internal error.
+// cannot replay is looked for again on the simplex solver, then with every
+// clock distinct, and only a failure then is an internal error.
 PoResult poCheck(const System& sys, const PoOptions& opts) {
   if (sys.ctas > 1) {  // the cluster checks (docs/semantics.md "Clusters") are the explicit engine's only
     PoResult r;
@@ -1495,13 +1497,20 @@ PoResult poCheck(const System& sys, const PoOptions& opts) {
     r.result.detail = "the Z3 encoding does not model thread-block clusters (use the explicit engine)";
     return r;
   }
-  PoResult r = poCheckOnce(sys, opts, false);
-  if (!r.internal_error) return r;
-  int queries = r.queries;
-  std::string profile = r.profile;
-  r = poCheckOnce(sys, opts, true);
-  r.queries += queries;
-  r.profile = profile + r.profile;
+  // A model the simulator cannot replay (clocks tied where the simulator
+  // needs an order) is asked for again of the simplex solver, as before the
+  // difference-logic solver, whose models tie clocks more often; then with
+  // every clock distinct (the difference-logic solver gives up on distinct:
+  // simplex only).
+  PoResult r = poCheckOnce(sys, opts, false, false);
+  for (bool strict : {false, true}) {
+    if (!r.internal_error) return r;
+    int queries = r.queries;
+    std::string profile = r.profile;
+    r = poCheckOnce(sys, opts, strict, true);
+    r.queries += queries;
+    r.profile = profile + r.profile;
+  }
   return r;
 }
 
