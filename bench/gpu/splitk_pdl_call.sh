@@ -10,8 +10,8 @@
 # Steps: split-K edge correctness (plain and PDL pairs); the planned suite
 # (RUNS=30; its split-K lines dropped if any edge case failed), with the raw
 # CUPTI records of every run in records.jsonl (CAKE_TIMING_RECORDS); the
-# runner's split-K tests (RunnerGpu.SplitK* lower, compile and run the corpus
-# pair and the PDL pair through cake's own runner).
+# runner's split-K tests (RunnerGpu.SplitKPdlGemmIsCorrect lowers, compiles and runs the
+# PDL pair through cake's own runner).
 D=.devcarry/splitk
 E=$D/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 O=$OUT/decode; mkdir -p $O
@@ -42,4 +42,4 @@ fi
 # tests' sources from $D/src (build_splitk.sh copies them: this checkout may lack the PDL pair)
 mkdir -p /work/h-splitk && cp -r abi /work/h-splitk/ 2>/dev/null
 CAKE_HARNESS=$PWD/$D/cake_harness CAKE_SOURCE_DIR=$PWD/$D/src timeout -s KILL 100 $D/cake_tests_runner \
-  --gtest_filter='RunnerGpu.SplitK*:RunnerSplitK.*:RunTiming.*' 2>&1 | tail -25 | tee $O/gputest_log.txt
+  --gtest_filter='RunnerGpu.SplitKPdl*:RunnerSplitK.*:RunTiming.*' 2>&1 | tail -25 | tee $O/gputest_log.txt
