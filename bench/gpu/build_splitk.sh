@@ -18,6 +18,8 @@ SPLIT=${SPLIT-"sm90_decode_splitk_bn128_s8 sm90_decode_splitk_bn256_s4 sm90_deco
 # PDL=1 (default): each pair's twin chained with programmatic dependent launch (gen.py "_pdl")
 # is built, planned beside it and edge-checked too
 [ "${PDL:-1}" = 1 ] && SPLIT="$SPLIT $(for s in $SPLIT; do echo ${s}_pdl; done)"
+# and each pair's twin with the 32-column swizzled reduce (gen.py "_r32"), where gen.py writes one
+SPLIT="$SPLIT $(for s in $SPLIT; do r=${s%_pdl}_r32${s#${s%_pdl}}; [ -f bench/gpu/schedules/decode/$r.cake ] && echo $r; done)"
 # the plain decode kernels that were the best or near it per shape in the last suite
 # (bench/gpu/results/decode/session7_smoke_call), and the prefill kernel
 PLAIN=${PLAIN-"sm90_small_m16 sm90_ws_bn256_s4 decode/sm90_decode_bn32_s16_w2 decode/sm90_decode_bn32_s18_w1_r
@@ -40,9 +42,13 @@ lib() { echo "$PD/$(basename $1).so"; }
 plain() {  # kernel m n k: a plan line (a kernel that was not built is left out)
   if [ -f "$D/$(basename $1).so" ]; then echo "$(lib $1) --m $2 --n $3 --k $4"; fi
 }
-split() {  # pair-file S m n k: a plan line (and its _pdl twin's with PDL=1), the arguments bound by cake
-  one_split "$@"
-  if [ "${PDL:-1}" = 1 ]; then local p=$1; shift; one_split ${p}_pdl "$@"; fi
+split() {  # pair-file S m n k: a plan line (and its _pdl twin's with PDL=1, and the _r32 twins'), the arguments bound by cake
+  local p=$1 v; shift
+  for v in $p ${p}_r32 ${p}_pdl ${p}_r32_pdl; do
+    case $v in *_pdl) [ "${PDL:-1}" = 1 ] || continue;; esac
+    [ $v = $p ] || [ -f bench/gpu/schedules/decode/$v.cake ] || continue
+    one_split $v "$@"
+  done
 }
 one_split() {
   local f=bench/gpu/schedules/decode/$1.cake

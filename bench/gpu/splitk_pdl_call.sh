@@ -11,7 +11,7 @@
 # (RUNS=30; its split-K lines dropped if any edge case failed), with the raw
 # CUPTI records of every run in records.jsonl (CAKE_TIMING_RECORDS); the
 # runner's split-K tests (RunnerGpu.SplitKPdlGemmIsCorrect lowers, compiles and runs the
-# PDL pair through cake's own runner).
+# PDL pair through cake's own runner). NCU=0 / GPUTEST=0 leave those steps out.
 D=.devcarry/splitk
 E=$D/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 O=$OUT/decode; mkdir -p $O
@@ -31,7 +31,7 @@ python3 $D/suite_table.py $O/suite.jsonl --exclude _pdl | tail -1
 # Nsight Compute of both kernels of the PDL pair bn64 S=2 at 1x4096x4096 (ncu runs them one
 # after the other, caches flushed before each): where the partial kernel's time goes
 l=$(grep -m1 -- "sm90_decode_splitk_bn64_s12_pdl.so .*--split 2 --m 1 --n 4096 --k 4096 " $O/plan.txt)
-if [ -n "$l" ] && command -v ncu >/dev/null; then
+if [ "${NCU:-1}" = 1 ] && [ -n "$l" ] && command -v ncu >/dev/null; then
   timeout -s KILL 60 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
     --section LaunchStats --section Occupancy -k regex:splitk -c 2 $D/cake_harness --kernel $l --no-time \
     > $O/ncu_bn64_s12_pdl_1x4096x4096.txt 2>&1
@@ -40,6 +40,7 @@ if [ -n "$l" ] && command -v ncu >/dev/null; then
 fi
 # the test binary's compiled-in -I path for the lowered kernels' ABI header; the
 # tests' sources from $D/src (build_splitk.sh copies them: this checkout may lack the PDL pair)
+[ "${GPUTEST:-1}" = 1 ] || exit 0
 mkdir -p /work/h-splitk && cp -r abi /work/h-splitk/ 2>/dev/null
 CAKE_HARNESS=$PWD/$D/cake_harness CAKE_SOURCE_DIR=$PWD/$D/src timeout -s KILL 100 $D/cake_tests_runner \
   --gtest_filter='RunnerGpu.SplitKPdl*:RunnerSplitK.*:RunTiming.*' 2>&1 | tail -25 | tee $O/gputest_log.txt

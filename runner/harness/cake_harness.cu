@@ -239,7 +239,8 @@ void dump_records() {
   if (!f) return;
   fprintf(f, "{\"tag\": \"%s\", \"records\": [", g_record_tag.c_str());
   for (size_t i = 0; i < g_records.size(); ++i) {
-    std::string n = g_records[i].name.substr(0, 48);
+    const bool flush = g_records[i].name.find("cake_l2_flush_kernel") != std::string::npos;
+    std::string n = flush ? "cake_l2_flush_kernel" : g_records[i].name.substr(0, 64);
     for (char& c : n)
       if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
     fprintf(f, "%s[\"%s\", %llu, %llu]", i ? ", " : "", n.c_str(),

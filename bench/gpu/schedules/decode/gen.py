@@ -61,10 +61,13 @@ VARIANTS = [
 # (BN, S) for the 128-row cooperative tile
 M128_VARIANTS = [(32, 10), (112, 6), (64, 8), (32, 10, True), (112, 6, True)]
 # (BN, S, RBN[, pdl]): split-K partial tile width and ring slots, reduce tile width,
-# the two kernels chained with programmatic dependent launch (suffix _pdl)
+# the two kernels chained with programmatic dependent launch (suffix _pdl); RBN = 32: the
+# reduce's W slots 128-byte swizzled (suffix _r32 on the pair's file)
 SPLITK_VARIANTS = [(128, 8, 64), (256, 4, 64), (64, 12, 64), (224, 4, 64), (96, 10, 64),
                    (128, 8, 64, True), (256, 4, 64, True), (64, 12, 64, True), (224, 4, 64, True),
-                   (96, 10, 64, True)]
+                   (96, 10, 64, True),
+                   (64, 12, 32), (64, 12, 32, True), (96, 10, 32, True), (128, 8, 32, True),
+                   (256, 4, 32, True)]
 SMEM_LIMIT = 232448  # 227 KiB of dynamic smem per CTA on sm_90
 ASSUME_MNK = ["    lm.assume(M > 0)", "    lm.assume(N > 0)", "    lm.assume(K > 0)"]
 
@@ -238,7 +241,8 @@ def schedule_splitk(bn, s, rbn, pdl=False):
     total = off_p + 64 * bn * 4
     assert total <= SMEM_LIMIT, (bn, s, total)
     sfx = "_pdl" if pdl else ""
-    name = f"sm90_decode_splitk_bn{bn}_s{s}{sfx}"
+    rsfx = "" if rbn == 64 else f"_r{rbn}"
+    name = f"sm90_decode_splitk_bn{bn}_s{s}{rsfx}{sfx}"
     views = [("smem_a", f"offset=0, shape=(64, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
              ("smem_b", f"offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
              ("smem_p", f"offset={off_p}, shape=(64, {bn}), dtype=lm.f32, stages=1")]
@@ -278,7 +282,10 @@ def schedule_splitk(bn, s, rbn, pdl=False):
     r_slots = 4
     r_off_c = r_slots * 64 * rbn * 4
     r_total = r_off_c + 64 * rbn * 2
-    rviews = [("smem_w", f"offset=0, shape=(64, {rbn}), dtype=lm.f32, stages={r_slots}"),
+    # a 32-column f32 slot is one 128-byte swizzle span: the reduce's row-per-thread reads of
+    # it are 4-way bank conflicts instead of 32-way (64-column rows, no swizzle; docs/benchmarks.md)
+    wswz = ', swizzle="128B"' if rbn * 4 == 128 else ""
+    rviews = [("smem_w", f"offset=0, shape=(64, {rbn}), dtype=lm.f32, stages={r_slots}{wswz}"),
               ("smem_c", f"offset={r_off_c}, shape=(64, {rbn}), dtype=lm.bf16, stages=1")]
     lines += [""] + head([], f"sm90_splitk_reduce_bn{rbn}{sfx}", "W: LM.tma3d, C: LM.tma2d, S: LM.i32", r_total,
                          rviews)[1:]
