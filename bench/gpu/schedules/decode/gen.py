@@ -67,7 +67,7 @@ SPLITK_VARIANTS = [(128, 8, 64), (256, 4, 64), (64, 12, 64), (224, 4, 64), (96, 
                    (128, 8, 64, True), (256, 4, 64, True), (64, 12, 64, True), (224, 4, 64, True),
                    (96, 10, 64, True),
                    (64, 12, 32), (64, 12, 32, True), (96, 10, 32, True), (128, 8, 32, True),
-                   (256, 4, 32, True)]
+                   (256, 4, 32, True), (224, 4, 32, True)]
 SMEM_LIMIT = 232448  # 227 KiB of dynamic smem per CTA on sm_90
 ASSUME_MNK = ["    lm.assume(M > 0)", "    lm.assume(N > 0)", "    lm.assume(K > 0)"]
 
