@@ -131,7 +131,7 @@ TEST(RunnerSplitK, DryRunNeedsNoToolchain) {
 // (bench/gpu/schedules/decode/gen.py, "_pdl"): both kernels launch with PDL,
 // the reduce names W, so the model checker orders its loads of W after
 // lm.grid_dep_wait() and the pair binds.
-const char* kPdlPair = "bench/gpu/schedules/decode/sm90_decode_splitk_bn64_s12_pdl.cake";
+static const char* const kPdlPair = "bench/gpu/schedules/decode/sm90_decode_splitk_bn64_s12_pdl.cake";
 
 TEST(RunnerSplitK, PdlPairBinds) {
   auto s = pair(readSource(kPdlPair));
