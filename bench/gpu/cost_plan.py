@@ -333,9 +333,9 @@ def round5_rows(write):
                       ("corpus/kmeans/sm90_assign_resident_centroids.cake",
                        ["N=163840,K=128,D=128,B=3", "N=20480,K=128,D=128,B=14"]),
                       ("corpus/kmeans/sm90_assign_streamed_centroids.cake",
-                       ["N=40960,K=640,D=128,B=5", "N=20480,K=320,D=128,B=10"]),
+                       ["N=40960,K=640,D=128,B=5", "N=20480,K=896,D=128,B=10"]),
                       ("bench/gpu/schedules/kmeans_assign_pingpong.cake",
-                       ["N=40960,K=640,D=128,B=5", "N=20480,K=320,D=128,B=10"])]:
+                       ["N=40960,K=640,D=128,B=5", "N=20480,K=896,D=128,B=10"])]:
         for sh in shapes:
             rows.append(("kmeans-assign", f, sh, "", "", "holdout"))
     files = [corpus or write(name, text) for name, corpus, text in attention_variants()]
