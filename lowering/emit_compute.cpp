@@ -246,7 +246,8 @@ void Emitter::emitElementwise(const ir::Op& op) {
         const DistTerms rt = distTerms(L->row, "cake_i");
         if (plan_.viewRowsSplit(r.index, rt.grain)) {
           o.rowsSplit = true;
-          line(fmt::format("const uint32_t {0}_rb = cake_here(static_cast<uint32_t>({0}_r0 + {1}) * {2}u);  // this thread's row, in bytes",
+          line(fmt::format("const uint32_t {0}_rb = cake_here(static_cast<uint32_t>({0}_r0 + {1}) * {2}u);  "
+                           "// this thread's row, in bytes",
                            o.prefix, rt.thread, plan_.viewRowPitch(r.index)));
           line(fmt::format("const uint32_t {0}_sw = {1};  // and its swizzle", o.prefix,
                            plan_.viewRowSwizzle(r.index, o.prefix + "_rb")));
@@ -275,9 +276,10 @@ void Emitter::emitElementwise(const ir::Op& op) {
     const int v = o.ref->index;
     const int eb = ir::dtypeBytes(s_.views[v].dtype);
     const std::string colBytes = fmt::format("({}_c0 + {}) * {}", o.prefix, cc, eb);
-    if (o.rowsSplit && rr == "cake_r")
-      return fmt::format("{} + {}", o.name,
-                         plan_.viewOffsetSplit(v, o.prefix + "_rb", o.prefix + "_sw", distTerms(L->row, "cake_i").slot, colBytes));
+    if (o.rowsSplit && rr == "cake_r") {
+      const std::string k = distTerms(L->row, "cake_i").slot;
+      return fmt::format("{} + {}", o.name, plan_.viewOffsetSplit(v, o.prefix + "_rb", o.prefix + "_sw", k, colBytes));
+    }
     return fmt::format("{} + {}", o.name, plan_.viewOffset(v, fmt::format("{}_r0 + {}", o.prefix, rr), colBytes));
   };
   auto tensorIdx = [&](const Operand& o, const std::string& rr, const std::string& cc, std::string* inb) {

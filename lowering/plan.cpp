@@ -142,8 +142,8 @@ std::string KernelPlan::viewRowSwizzle(int v, const std::string& rowBytes) const
   return fmt::format("(({} >> 3) & {}u)", rowBytes, (viewSwizzleEff(v) / 16 - 1) << 4);
 }
 
-std::string KernelPlan::viewOffsetSplit(int v, const std::string& rowBytes, const std::string& swz, const std::string& k,
-                                        const std::string& colBytes) const {
+std::string KernelPlan::viewOffsetSplit(int v, const std::string& rowBytes, const std::string& swz,
+                                        const std::string& k, const std::string& colBytes) const {
   const int64_t P = viewRowPitch(v);
   const std::string block =
       viewBlock_[v] ? fmt::format("static_cast<uint32_t>({}) / {}u * {}u + ", colBytes, P, viewTile(v).R * P) : "";
