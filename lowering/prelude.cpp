@@ -158,9 +158,9 @@ __device__ __forceinline__ void cake_fence_proxy_async() {
 __device__ __forceinline__ void cake_keep_branch() { asm volatile(""); }
 
 // A value the compiler must take as computed here. A fragment's addresses into a staging slot depend on
-// the lane and warp only, so the compiler hoists them out of a persistent kernel's tile loop, where an
-// unrolled epilogue's 32-per-chunk addresses stay live across the mainloop beside the accumulator and
-// spill (the 128x192 ping-pong). Passing the thread's row through this volatile asm keeps each copy's
+// the lane and warp only, so NVVM hoists them out of a persistent kernel's tile loop, where an unrolled
+// epilogue's 32 addresses per chunk stay live across the mainloop beside the accumulator and spill (the
+// 128x192 ping-pong: 164 B). Passing the thread's row through this volatile asm keeps each copy's
 // addresses inside the copy.
 __device__ __forceinline__ uint32_t cake_here(uint32_t x) {
   asm volatile("mov.b32 %0, %0;" : "+r"(x));
