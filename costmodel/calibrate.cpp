@@ -15,6 +15,7 @@ const std::vector<std::string>& termNames() {
   static const std::vector<std::string> n = [] {
     std::vector<std::string> all = mainTerms();
     for (const std::string& t : additiveTerms()) all.push_back(t);
+    all.push_back("overlap");  // subtracted: the hidden share of the CUDA-core work
     return all;
   }();
   return n;
@@ -100,8 +101,9 @@ Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start,
       for (int j = 0; j < m; ++j) {
         const std::string& n = names[j];
         if (isMain(n) && n != winners[i]) continue;
-        if (n == "core" && coreInMain(winners[i])) continue;  // the ring's term holds it
-        A(static_cast<int>(i), j) = L * rawOf(s, n) / s.measured_ms;
+        if ((n == "core" || n == "overlap") && coreInMain(winners[i])) continue;  // the ring's term holds it
+        const double v = n == "overlap" ? -std::min(rawOf(s, n), rawOf(s, "core")) : rawOf(s, n);
+        A(static_cast<int>(i), j) = L * v / s.measured_ms;
       }
     }
     std::vector<bool> active(m);
@@ -113,6 +115,8 @@ Fit calibrate(const std::vector<Sample>& samples, const Coefficients& start,
     Eigen::VectorXd x = nnls(A, y - A * lo, active);
     for (int j = 0; j < m; ++j)
       if (active[j]) fit.k.c[names[j]] = lo(j) + x(j);
+    // no more than all of the overlappable work can hide (combine() clamps there too)
+    fit.k.c["overlap"] = std::min(fit.k.c["overlap"], fit.k.c["core"]);
     const double obj = objective(fit.k);
     if (obj < best_obj) best_obj = obj, best = fit.k;
   }

@@ -3,7 +3,8 @@
 //
 // The model is piecewise linear in its coefficients: with the main term's
 // winner fixed (one of mainTerms(): tensor, dram, l2, latency), time =
-// launches * (c_launch * launch + c_main * main + c_core * core + c_epi * epilogue). The fit
+// launches * (c_launch * launch + c_main * main + c_core * core - c_overlap * overlap
+// + c_epi * epilogue), c_overlap <= c_core (at most all overlappable work hidden). The fit
 // alternates: assign each sample's winner under the current coefficients,
 // then solve the weighted least-squares problem (rows scaled by 1/measured,
 // so it minimises relative error) with non-negative coefficients (active

@@ -60,6 +60,22 @@ const std::vector<std::string>& additiveTerms() {
   return n;
 }
 
+double exposedCore(const std::map<std::string, double>& raw, const Coefficients& k) {
+  auto r = [&](const char* n) {
+    auto it = raw.find(n);
+    return it == raw.end() ? 0.0 : it->second;
+  };
+  const double core = r("core"), hidden = std::min(r("overlap"), core);
+  return std::max({k.get("core") * core - k.get("overlap") * hidden, k.get("core") * (core - hidden), 0.0});
+}
+
+double Coefficients::get(const std::string& k) const {
+  if (auto it = c.find(k); it != c.end()) return it->second;
+  static const Coefficients defaults;
+  auto d = defaults.c.find(k);
+  return d == defaults.c.end() ? 1.0 : d->second;
+}
+
 nlohmann::json Coefficients::toJson() const {
   nlohmann::json j;
   j["coefficients"] = c;
@@ -110,8 +126,9 @@ double combine(const std::map<std::string, double>& raw, const Coefficients& k, 
   };
   std::string best = mainTerms().front();
   double main = -1;
+  const double core = exposedCore(raw, k);
   for (const std::string& n : mainTerms()) {
-    const double v = k.get(n) * r(n) + (coreInMain(n) ? 0.0 : k.get("core") * r("core"));
+    const double v = k.get(n) * r(n) + (coreInMain(n) ? 0.0 : core);
     if (v > main) main = v, best = n;
   }
   if (main_term) *main_term = best;
@@ -205,6 +222,26 @@ double bankConflict(const ir::Schedule& s, const ir::View& v, const ir::Op& op, 
   return conflict;
 }
 
+// Roles whose instances take turns at the tensor cores (ping-pong): a role
+// with MMAs and two or more instances that both arrives on and waits on one
+// barrier (the order barrier: one instance's turn hands over to the other).
+// While one instance runs its CUDA-core work the other's MMAs hold the
+// tensor cores, so that work is hidden up to the tensor cores' time.
+std::set<int> alternatingRoles(const ir::Schedule& s) {
+  std::set<int> mma_roles;
+  for (const ir::RoleBody& rb : s.bodies)
+    ir::forEachOp(rb.body, [&](const ir::Stmt& st) {
+      if (st.op.kind == ir::OpKind::Mma) mma_roles.insert(rb.role);
+    });
+  std::set<int> out;
+  for (const ir::Barrier& b : s.barriers)
+    for (int r : b.prod)
+      if (mma_roles.count(r) && s.roles.at(r).instanceCount() >= 2 &&
+          std::find(b.cons.begin(), b.cons.end(), r) != b.cons.end())
+        out.insert(r);
+  return out;
+}
+
 struct Walked {
   Facts f;
   std::map<int, int64_t> view_loads;
@@ -223,9 +260,21 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
   // role instance (a multiply contracted into the add after it is one FFMA)
   std::map<const ir::Op*, lowering::LaneCount> lanes;
   std::map<std::pair<int, int>, const ir::Op*> prev;
+  // per role instance: wgmma groups committed and not yet retired, and MMAs
+  // issued since the last commit (both are on the tensor cores while the
+  // instance's next instructions issue)
+  std::map<std::pair<int, int>, std::pair<int64_t, bool>> in_flight;
+  const std::set<int> turns = alternatingRoles(s);
+  f.alternating = !turns.empty();
   return workload::walkCta(s, env, [&](const workload::OpVisit& v) {
     const ir::Op& op = v.op;
     const ir::Op* before = std::exchange(prev[{v.role, v.instance}], &op);
+    auto& [groups, uncommitted] = in_flight[{v.role, v.instance}];
+    if (op.kind == ir::OpKind::Mma) uncommitted = true;
+    if (op.kind == ir::OpKind::MmaCommit && std::exchange(uncommitted, false)) ++groups;
+    if (op.kind == ir::OpKind::MmaWait)
+      groups = std::min(groups, op.pending ? ir::evaluate(*op.pending, v.env).value_or(0) : int64_t{0});
+    const bool hidden = !v.after_loop && (groups > 0 || uncommitted || turns.count(v.role));
     // ring-slot arithmetic (slot = iter % S, the wait's phase iter / S) in
     // every thread of the instance
     const double threads = 32.0 * s.roles.at(v.role).warpsPerInstance();
@@ -300,6 +349,10 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
         const double alu = it->second.alu - (before && lowering::contractsInto(*before, op) ? 1.0 : 0.0);
         f.fp32_ops += elems * alu;
         f.sfu_ops += elems * it->second.mufu;
+        if (hidden) {
+          f.fp32_ops_overlapped += elems * alu;
+          f.sfu_ops_overlapped += elems * it->second.mufu;
+        }
         for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
           if (r->kind == ir::BufferRef::Kind::View)
             f.smem_generic_bytes += elems * ir::dtypeBytes(s.views.at(r->index).dtype) *
@@ -348,6 +401,11 @@ void occupancy(const ir::Schedule& s, const workload::Binding& b, const Hardware
 }
 
 }  // namespace
+
+double coreSeconds(double lanes, double mufu, double smem_bytes, const Hardware& hw) {
+  return (lanes / hw.fp32_per_clk_sm + mufu / hw.sfu_per_clk_sm + smem_bytes / hw.smem_bytes_per_clk_sm) /
+         (hw.clock_ghz * 1e9);
+}
 
 double mvaThroughput(int64_t customers, double delay, const std::vector<double>& demands) {
   if (customers <= 0) return 0;
@@ -428,8 +486,10 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   raw["dram"] = f.dram_bytes / (hw.dram_gbps * 1e9) * 1e3;
   raw["l2"] = std::max(t_l2, t_sm);
   const double main_ops = f.fp32_ops - f.epilogue_ops;
-  const double core_cta = main_ops / (hw.fp32_per_clk_sm * clk) + f.sfu_ops / (hw.sfu_per_clk_sm * clk) +
-                          f.smem_generic_bytes / (hw.smem_bytes_per_clk_sm * clk);  // s, one CTA's CUDA-core work
+  const double core_cta = coreSeconds(main_ops, f.sfu_ops, f.smem_generic_bytes, hw);  // s, one CTA's CUDA-core work
+  // the part of it the tensor cores can hide, at most their own time
+  const double tensor_cta = f.mma_flops / (hw.tc_flops_per_clk_sm * clk);
+  const double hidden_cta = std::min(tensor_cta, coreSeconds(f.fp32_ops_overlapped, f.sfu_ops_overlapped, 0, hw));
   {
     // the ring: per tile, the SM's share of the L2 -> SM bandwidth (its
     // intake, or the L2's bandwidth over the SMs that are busy), its share
@@ -463,6 +523,7 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
     f.ring_slots_needed = rg.slots_needed;
   }
   raw["core"] = n * core_cta * 1e3;
+  raw["overlap"] = n * hidden_cta * 1e3;
   raw["epilogue"] = r * (f.epilogue_store_bytes / per_sm_bw + f.epilogue_ops / (hw.fp32_per_clk_sm * clk) +
                          ((f.epilogue_store_bytes > 0) + (f.epilogue_load_bytes > 0)) *
                              hw.mem_latency_ns * 1e-9) * 1e3;
@@ -494,9 +555,15 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
                    hw.l2_latency_ns + f.dram_share * (hw.mem_latency_ns - hw.l2_latency_ns), 100 * f.dram_share,
                    static_cast<double>(f.waits) / std::max<double>(1, static_cast<double>(f.pipeline_loads)),
                    hw.barrier_rtt_ns, f.rounds));
-  term("core", k.get("core") * raw["core"],
-       fmt::format("{:.3g} M lane instructions, {:.3g} M MUFU, {} generic smem per CTA (as lowered)", main_ops / 1e6,
-                   f.sfu_ops / 1e6, human(f.smem_generic_bytes)));
+  term("core", exposedCore(raw, k),
+       fmt::format("{:.3g} M lane instructions, {:.3g} M MUFU, {} generic smem per CTA (as lowered){}",
+                   main_ops / 1e6, f.sfu_ops / 1e6, human(f.smem_generic_bytes),
+                   raw["overlap"] > 0
+                       ? fmt::format(", {:.0f}% of it beside the tensor cores ({}), {:.0f}% hidden",
+                                     100 * raw["overlap"] / std::max(raw["core"], 1e-12),
+                                     f.alternating ? "ping-pong consumers" : "own wgmma in flight",
+                                     100 * std::min(1.0, k.get("overlap") / std::max(k.get("core"), 1e-12)))
+                       : std::string()));
   term("epilogue", k.get("epilogue") * raw["epilogue"],
        fmt::format("{} stored and {:.3g} M element ops after the main loop, x {} rounds", human(f.epilogue_store_bytes),
                    f.epilogue_ops / 1e6, f.rounds));
@@ -590,6 +657,9 @@ nlohmann::json toJson(const Estimate& e) {
                 {"mma_shapes", f.mma_shapes},
                 {"fp32_ops_per_cta", f.fp32_ops},
                 {"sfu_ops_per_cta", f.sfu_ops},
+                {"fp32_ops_overlapped_per_cta", f.fp32_ops_overlapped},
+                {"sfu_ops_overlapped_per_cta", f.sfu_ops_overlapped},
+                {"alternating", f.alternating},
                 {"pipeline_loads", f.pipeline_loads},
                 {"stages", f.stages},
                 {"waits", f.waits},

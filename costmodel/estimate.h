@@ -11,7 +11,7 @@
 // The model: per SM, the busiest SM runs n = ceil(CTAs / SMs) CTAs, c at a
 // time (occupancy), in r = ceil(n / c) rounds.
 //   main    = max(c_tc * tensor, c_dram * dram, c_l2 * l2, c_lat * latency)
-//   time    = launches * (c_launch * launch + main + c_core * core + c_epi * epilogue)
+//   time    = launches * (c_launch * launch + main + exposed core + c_epi * epilogue)
 // tensor  = n * FLOP(CTA) / tensor-core rate
 // dram    = unique bytes / DRAM bandwidth
 // l2      = max(L2 -> SM bytes / L2 bandwidth, n * bytes(CTA) / per-SM rate)
@@ -22,6 +22,9 @@
 //           of L2 and DRAM bandwidth, its tensor cores, per tile)
 // core    = n * (lane instructions / FP32 rate + MUFU ops / SFU rate + generic smem bytes / smem rate),
 //           the instructions counted as the lowering emits them (lowering/lane_count.h)
+// overlap = n * min(tensor per CTA, the same core formula over the work issued while the tensor
+//           cores can serve the SM: the instance's own wgmma in flight, or ping-pong consumers);
+//           exposed core = c_core * core - c_overlap * overlap (at least core - overlap, and 0)
 // epilogue= r * (epilogue store bytes / per-SM rate + epilogue lane instructions / FP32 rate
 //           + one memory latency for the stores and one for global reads after the loop, which the
 //           element ops wait for)
@@ -62,6 +65,10 @@ std::string_view solRule(double sm_pct, double mem_pct);
 // The terms of the model's max (the main loop's bound) and the additive ones.
 const std::vector<std::string>& mainTerms();      // tensor, dram, l2, latency
 const std::vector<std::string>& additiveTerms();  // launch, core, epilogue
+// `overlap` is subtracted, not added: the CUDA-core work the tensor cores
+// hide (min(tensor, overlappable core)); its coefficient is the share hidden.
+// combine() never lets the exposed core time go below core - overlap (all of
+// the overlappable work hidden) nor below 0.
 // The ring's term (`latency`) already includes the consumers' CUDA-core work
 // (a station of the ring): `core` adds to every main term but that one.
 bool coreInMain(const std::string& main_term);
@@ -84,6 +91,13 @@ struct Facts {
   // contracted into the add after it, ring-slot arithmetic per thread)
   double fp32_ops = 0, sfu_ops = 0, smem_generic_bytes = 0;
   double epilogue_ops = 0;          // of fp32_ops, those after the main loop
+  // of fp32_ops / sfu_ops in the main loop, those that can run while the tensor
+  // cores work for the same SM: issued while the instance's own wgmma group is
+  // in flight (after mma_commit, before the mma_wait that retires it), or by a
+  // consumer whose instances take turns at the tensor cores (an order barrier
+  // the role both arrives on and waits on, with >= 2 instances: ping-pong)
+  double fp32_ops_overlapped = 0, sfu_ops_overlapped = 0;
+  bool alternating = false;         // some MMA role's instances take turns (ping-pong)
   double epilogue_load_bytes = 0;   // global reads after the main loop (their latency is on the critical path)
   int64_t pipeline_loads = 0;       // loads through the deepest-used ring
   int stages = 1;                   // that ring's depth
@@ -120,13 +134,11 @@ struct Estimate {
 
 // The free coefficients of the model (one value per term name).
 struct Coefficients {
-  std::map<std::string, double> c = {{"launch", 1}, {"tensor", 1},   {"dram", 1}, {"l2", 1},
-                                     {"latency", 1}, {"core", 1}, {"epilogue", 1}};
+  std::map<std::string, double> c = {{"launch", 1},  {"tensor", 1}, {"dram", 1},     {"l2", 1},
+                                     {"latency", 1}, {"core", 1},   {"epilogue", 1}, {"overlap", 0}};
   std::string source = "defaults";
-  double get(const std::string& k) const {
-    auto it = c.find(k);
-    return it == c.end() ? 1.0 : it->second;
-  }
+  // a term the map lacks takes its default (a file fitted before the term existed)
+  double get(const std::string& k) const;
   nlohmann::json toJson() const;
   static std::optional<Coefficients> fromJson(const nlohmann::json& j, std::string* error = nullptr);
   // The versioned fit for a target (costmodel/coefficients/<target>.json in
@@ -182,6 +194,15 @@ double mvaThroughput(int64_t customers, double delay, const std::vector<double>&
 // Recombine raw terms with coefficients: the model's formula, shared by
 // estimate() and the calibration.
 double combine(const std::map<std::string, double>& raw, const Coefficients& k, std::string* main_term = nullptr);
+// The CUDA-core time combine() adds to the main terms: c_core * core less the
+// hidden share of `overlap`, never below core - overlap nor below 0.
+double exposedCore(const std::map<std::string, double>& raw, const Coefficients& k);
+// One CTA's CUDA-core time (s): its lane instructions at the FP32 rate, its
+// MUFU ops at the SFU rate and its generic shared-memory bytes, in sequence
+// (a consumer warp's softmax is a dependent chain: the exp2 waits for the
+// FFMA before it, the row sum for the exp2; docs/costmodel.md "Round 5" for
+// the pipes-side-by-side variant and why it was not kept).
+double coreSeconds(double lanes, double mufu, double smem_bytes, const Hardware& hw);
 
 nlohmann::json toJson(const Estimate& e);
 

@@ -4,6 +4,9 @@
 #include "encoder/sim_por.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
+#include <tuple>
 
 namespace cake::encoder::sim {
 
@@ -15,6 +18,15 @@ Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits)
   // (the trip-count proof does not lay out clustered systems' exits)
   active_ = obj_trip_ + 1 <= kMaxObjects && !(exits_ && m.sys.ctas > 1);
   if (active_) precompute();
+}
+
+Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches_(&branches) {
+  obj_named_ = m.S;
+  obj_atom_ = m.S + m.N;
+  obj_cta_ = obj_atom_ + m.atoms;
+  obj_trip_ = obj_cta_ + m.sys.ctas;  // the unknowns, one object each
+  active_ = obj_trip_ + branches.unknowns <= kMaxObjects && m.sys.ctas == 1;
+  if (active_) precomputeBranches();
 }
 
 // R/W on the atoms of an instruction's accesses.
@@ -82,7 +94,7 @@ void Reducer::precompute() {
         case InstrKind::SyncWait: f.r.set(obj_named_ + in.named); break;
         case InstrKind::Arrive:
           f.a.set(in.slot);
-          if (exits_) f.r.set(in.slot);
+          if (exits_) f.r.set(in.slot);  // the proof checks the phase it lands in
           break;
         case InstrKind::ExpectTx: f.w.set(in.slot); break;
         case InstrKind::SyncArrive:
@@ -248,7 +260,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       if (slot < 0) break;  // never completes, nor do the groups behind it
       Foot f;  // one plain arrival; the group's accesses end
       f.a.set(slot);
-      if (exits_) f.r.set(slot);
+      if (exits_ || branches_) f.r.set(slot);
       for (int32_t ipc : g.pcs) {
         Foot acc = accessFoot(p, ipc);
         f.r |= acc.r;
@@ -268,11 +280,12 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
   return out;
 }
 
-// Windows of every agent while `frozen` stands still (least fixpoint).
-std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<Agent>& ag, int frozen) const {
-  std::vector<Window> win(ag.size());
-  std::vector<int64_t> arrivals(m_.S, 0), landed(m_.S, 0), expected(m_.S, 0), named(m_.N, 0);
-  auto give = [&](Window& w, const Contribution& c) {
+// What the windows can give, per slot and named barrier, and whether a
+// wait can pass with it.
+struct Reducer::Supply {
+  std::vector<int64_t> arrivals, landed, expected, named;
+  Supply(const Model& m) : arrivals(m.S, 0), landed(m.S, 0), expected(m.S, 0), named(m.N, 0) {}
+  void give(const Reducer& r, Window& w, const Contribution& c) {
     if (c.slot >= 0) {
       arrivals[c.slot] += c.arrivals;
       landed[c.slot] += c.landed;
@@ -280,9 +293,28 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
       w.enables.set(c.slot);
     } else if (c.named >= 0) {
       named[c.named] += c.arrivals;
-      w.enables.set(obj_named_ + c.named);
+      w.enables.set(r.obj_named_ + c.named);
     }
-  };
+  }
+  bool passable(const Model& m, const State& s, int p, int bpc) const {
+    const Instr& in = m.instr(p, bpc);
+    if (in.kind == InstrKind::Wait) {
+      int k = in.slot;
+      int64_t c = slotField(m, s, k, kCompleted), pending = slotField(m, s, k, kPending), tx = slotField(m, s, k, kTx);
+      if (waitPasses(c, in.phase)) return true;
+      return arrivals[k] >= pending && landed[k] >= tx && (tx >= 0 || expected[k] >= -tx);
+    }
+    int nb = in.named;
+    if (bpc == pcOf(m, s, p) && s.v[m.off_named + 2 * nb] > s.v[m.off_sgen + p]) return true;
+    return s.v[m.off_named + 2 * nb + 1] + named[nb] >= m.sys.named[nb].expected_warps;
+  }
+};
+
+// Windows of every agent while `frozen` stands still (least fixpoint).
+std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<Agent>& ag, int frozen) const {
+  std::vector<Window> win(ag.size());
+  Supply supply(m_);
+  auto give = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
   std::vector<int> block(ag.size(), -1);  // Proc: index of the blocking wait its window stops at
   for (size_t i = 0; i < ag.size(); ++i) {
     const Agent& a = ag[i];
@@ -301,19 +333,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
     giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
   }
-  auto passable = [&](int p, int bpc) {
-    const Instr& in = m_.instr(p, bpc);
-    if (in.kind == InstrKind::Wait) {
-      int k = in.slot;
-      int64_t c = slotField(m_, s, k, kCompleted), pending = slotField(m_, s, k, kPending),
-              tx = slotField(m_, s, k, kTx);
-      if (waitPasses(c, in.phase)) return true;
-      return arrivals[k] >= pending && landed[k] >= tx && (tx >= 0 || expected[k] >= -tx);
-    }
-    int nb = in.named;
-    if (bpc == pcOf(m_, s, p) && s.v[m_.off_named + 2 * nb] > s.v[m_.off_sgen + p]) return true;
-    return s.v[m_.off_named + 2 * nb + 1] + named[nb] >= m_.sys.named[nb].expected_warps;
-  };
+  auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc); };
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < ag.size(); ++i) {
@@ -401,7 +421,7 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
   std::vector<std::vector<Step>> sets;
   for (size_t x = 0; x < ag.size(); ++x) {
     if (!ag[x].enabled) continue;
-    std::vector<Window> win = windows(s, ag, static_cast<int>(x));
+    std::vector<Window> win = branches_ ? branchWindows(s, ag, static_cast<int>(x)) : windows(s, ag, static_cast<int>(x));
     std::vector<Step> steps;
     for (int y : closure(s, ag, win, static_cast<int>(x))) {
       if (!ag[y].enabled) continue;
@@ -413,6 +433,321 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
     if (single) break;  // nothing smaller
   }
   return sets;
+}
+
+// ---------------------------------------------------------------- programs with branches
+
+namespace {
+
+// The accesses of a group (or of the groups at one position of the queue).
+struct PorGroupRec {
+  Bits r, w;
+  bool operator==(const PorGroupRec& o) const { return r == o.r && w == o.w; }
+  void operator|=(const PorGroupRec& o) {
+    r |= o.r;
+    w |= o.w;
+  }
+};
+
+// A may-analysis of one process's async groups before a pc: per kind the
+// open group and the committed, unretired ones newest first (position i:
+// every group that is the i-th newest on some path reaching the pc), and
+// the atoms it accessed through the generic proxy. The queue is cut at
+// kPorQueue positions, the last standing for it and every older one.
+constexpr size_t kPorQueue = 16;
+struct PorGroupFlow {
+  std::vector<PorGroupRec> pend[kGroupKinds];
+  PorGroupRec open[kGroupKinds];
+  Bits generic;
+  bool reached = false;
+
+  bool merge(const PorGroupFlow& o) {
+    bool changed = !reached;
+    reached = true;
+    for (int k = 0; k < kGroupKinds; ++k) {
+      auto& q = pend[k];
+      if (q.size() < o.pend[k].size()) {
+        q.resize(o.pend[k].size());
+        changed = true;
+      }
+      for (size_t i = 0; i < o.pend[k].size(); ++i) {
+        PorGroupRec u = q[i];
+        u |= o.pend[k][i];
+        if (!(u == q[i])) q[i] = u, changed = true;
+      }
+      PorGroupRec u = open[k];
+      u |= o.open[k];
+      if (!(u == open[k])) open[k] = u, changed = true;
+    }
+    Bits g = generic | o.generic;
+    if (g != generic) generic = g, changed = true;
+    return changed;
+  }
+  void commit(int kind) {
+    auto& q = pend[kind];
+    q.insert(q.begin(), open[kind]);
+    open[kind] = {};
+    if (q.size() > kPorQueue) {
+      q[kPorQueue - 1] |= q[kPorQueue];
+      q.resize(kPorQueue);
+    }
+  }
+  // A *_wait(pending=n): what it may retire; the queue keeps n.
+  PorGroupRec retire(int kind, int64_t n) {
+    auto& q = pend[kind];
+    size_t from = static_cast<size_t>(std::max<int64_t>(0, n));
+    if (q.size() == kPorQueue) from = std::min(from, kPorQueue - 1);  // the last may hold older ones
+    PorGroupRec out;
+    for (size_t i = from; i < q.size(); ++i) out |= q[i];
+    if (from < q.size() && !(q.size() == kPorQueue && from == kPorQueue - 1)) q.resize(from);
+    return out;
+  }
+};
+
+void addSorted(std::vector<int>& into, const std::vector<int>& from) {
+  std::vector<int> out;
+  out.reserve(into.size() + from.size());
+  std::set_union(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(out));
+  into = std::move(out);
+}
+
+}  // namespace
+
+std::vector<int> Reducer::successors(int p, int pc) const {
+  const auto& s = branches_->succ[p][pc];
+  if (!s.empty()) return s;
+  return {m_.nextPc(p, pc)};
+}
+
+// As precompute(), over the branches: the groups a wait retires and a
+// commit's completion ends come from the may-analysis above; the stretch
+// after a pc (footprint, contributions, the waits that end it) is the
+// union over its successors.
+void Reducer::precomputeBranches() {
+  own_.resize(m_.P);
+  spawn_.resize(m_.P);
+  head_win_.resize(m_.P);
+  after_.resize(m_.P);
+  gives_after_.resize(m_.P);
+  waits_after_.resize(m_.P);
+  give_key_.resize(m_.P);
+  wait_stamp_.resize(m_.P);
+  std::map<std::tuple<int, int, int>, int> keys;  // (process, position, slot or -1 - named)
+  constexpr size_t kMaxList = 4096;               // longer stretches: no reduction (sound, slower)
+  for (int p = 0; p < m_.P; ++p) {
+    const int n = m_.programSize(p);
+    own_[p].assign(n, Foot{});
+    spawn_[p].assign(n, Foot{});
+    wait_stamp_[p].assign(n, 0);
+    give_key_[p].assign(n, -1);
+    // the may-analysis, to a fixpoint
+    std::vector<PorGroupFlow> in(static_cast<size_t>(n));
+    std::vector<int> work;
+    PorGroupFlow empty;
+    empty.reached = true;
+    for (int s : branches_->start[p])
+      if (s < n && in[s].merge(empty)) work.push_back(s);
+    auto transfer = [&](int pc, PorGroupFlow st, Foot* f, Foot* spawn) {
+      const Instr& in_ = m_.instr(p, pc);
+      const int kind = m_.groupKind(in_.kind);
+      if (Model::isGroupWait(in_.kind) && kind >= 0) {
+        PorGroupRec gone = st.retire(kind, in_.pending);
+        if (f) f->r |= gone.r, f->w |= gone.w;
+      }
+      switch (in_.kind) {
+        case InstrKind::StoreCommit:
+        case InstrKind::CpAsyncCommit:
+        case InstrKind::MmaCommit:
+          if (in_.slot >= 0 && spawn) {
+            spawn->a.set(in_.slot);
+            spawn->r.set(in_.slot);
+            spawn->r |= st.open[kind].r;
+            spawn->w |= st.open[kind].w;
+          }
+          st.commit(kind);
+          break;
+        case InstrKind::Fence:
+          if (f) f->f |= st.generic;
+          break;
+        default: break;
+      }
+      for (size_t i = 0; i < in_.accesses.size(); ++i) {
+        const Access& a = in_.accesses[i];
+        const AtomRange& r = m_.atoms_of[p][pc][i];
+        for (int x = r.a0; x < r.a1; ++x) {
+          if (a.async && kind >= 0) (a.write ? st.open[kind].w : st.open[kind].r).set(obj_atom_ + x);
+          if (a.proxy == Proxy::Generic && m_.tracked_of[x] >= 0) st.generic.set(obj_atom_ + x);
+        }
+      }
+      if (Model::selfCommits(in_.kind)) st.commit(kind);
+      return st;
+    };
+    while (!work.empty()) {
+      const int pc = work.back();
+      work.pop_back();
+      PorGroupFlow out = transfer(pc, in[pc], nullptr, nullptr);
+      for (int s : successors(p, pc))
+        if (s < n && in[s].merge(out)) work.push_back(s);
+    }
+    for (int pc = 0; pc < n; ++pc) {
+      const Instr& ins = m_.instr(p, pc);
+      Foot& f = own_[p][pc];
+      f |= accessFoot(p, pc);
+      switch (ins.kind) {
+        case InstrKind::Wait: f.r.set(ins.slot); break;
+        case InstrKind::SyncWait: f.r.set(obj_named_ + ins.named); break;
+        case InstrKind::Arrive: f.a.set(ins.slot), f.r.set(ins.slot); break;  // the proof checks the phase it lands in
+        case InstrKind::ExpectTx: f.w.set(ins.slot); break;
+        case InstrKind::SyncArrive:
+        case InstrKind::BarArrive: f.w.set(obj_named_ + ins.named); break;
+        case InstrKind::TmaLoad:
+          spawn_[p][pc].l.set(ins.slot);
+          f.r.set(ins.slot);
+          break;
+        default: break;
+      }
+      transfer(pc, in[pc], &f, &spawn_[p][pc]);
+      for (int u : branches_->trip[p][pc]) f.w.set(obj_trip_ + u);
+      const Contribution c = contribution(p, pc);
+      if (c.slot >= 0 || c.named >= 0) {
+        auto key = std::make_tuple(p, branches_->position[p][pc], c.slot >= 0 ? c.slot : -1 - c.named);
+        auto it = keys.emplace(key, static_cast<int>(keys.size())).first;
+        give_key_[p][pc] = it->second;
+      }
+    }
+    // the stretches, successors first (the program is acyclic: else no reduction)
+    std::vector<int> indeg(static_cast<size_t>(n), 0), order;
+    for (int pc = 0; pc < n; ++pc)
+      for (int s : successors(p, pc))
+        if (s < n) ++indeg[s];
+    for (int pc = 0; pc < n; ++pc)
+      if (indeg[pc] == 0) order.push_back(pc);
+    for (size_t i = 0; i < order.size(); ++i)
+      for (int s : successors(p, order[i]))
+        if (s < n && --indeg[s] == 0) order.push_back(s);
+    if (static_cast<int>(order.size()) != n) {
+      active_ = false;
+      return;
+    }
+    head_win_[p].assign(static_cast<size_t>(n) + 1, Foot{});
+    after_[p].assign(n, Foot{});
+    gives_after_[p].assign(n, {});
+    waits_after_[p].assign(n, {});
+    std::vector<std::vector<int>> gives_head(static_cast<size_t>(n)), waits_head(static_cast<size_t>(n));
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const int pc = *it;
+      Foot a = own_[p][pc];
+      a |= spawn_[p][pc];
+      std::vector<int> gives, waits;
+      if (give_key_[p][pc] >= 0) gives.push_back(pc);
+      for (int s : successors(p, pc)) {
+        if (s >= n) continue;
+        a |= head_win_[p][s];
+        addSorted(gives, gives_head[s]);
+        addSorted(waits, waits_head[s]);
+      }
+      if (gives.size() > kMaxList || waits.size() > kMaxList) {
+        active_ = false;
+        return;
+      }
+      const InstrKind k = m_.instr(p, pc).kind;
+      const bool wait = k == InstrKind::Wait || k == InstrKind::SyncWait;
+      if (wait) {
+        waits_head[pc] = {pc};
+      } else {
+        head_win_[p][pc] = a;
+        gives_head[pc] = gives;
+        waits_head[pc] = waits;
+      }
+      after_[p][pc] = std::move(a);
+      gives_after_[p][pc] = std::move(gives);
+      waits_after_[p][pc] = std::move(waits);
+    }
+  }
+  keys_ = static_cast<int>(keys.size());
+  key_stamp_.assign(static_cast<size_t>(keys_), 0);
+  key_given_.assign(static_cast<size_t>(keys_), Contribution{});
+}
+
+// windows() over the branches: a window is the set of stretches its
+// agent can run while `frozen` stands still, each wait passed when the
+// others' windows can complete what it waits for. A window gives each
+// (position, slot) once, the largest amount among its pcs: a run passes a
+// position at most once, so no run of the agent gives more.
+std::vector<Reducer::Window> Reducer::branchWindows(const State& s, const std::vector<Agent>& ag,
+                                                    int frozen) const {
+  std::vector<Window> win(ag.size());
+  Supply supply(m_);
+  auto add = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
+  std::vector<uint32_t> stamp(ag.size(), 0);
+  // what is new in the contribution of pc (its key's largest so far)
+  auto give = [&](size_t i, int p, int pc) {
+    const int key = give_key_[p][pc];
+    Contribution c = contribution(p, pc);
+    Contribution& had = key_given_[key];
+    if (key_stamp_[key] != stamp[i]) {
+      key_stamp_[key] = stamp[i];
+      had = Contribution{c.slot, c.named, 0, 0, 0};
+    }
+    Contribution more = c;
+    more.arrivals = std::max<int64_t>(0, c.arrivals - had.arrivals);
+    more.landed = std::max<int64_t>(0, c.landed - had.landed);
+    more.expected = std::max<int64_t>(0, c.expected - had.expected);
+    had.arrivals = std::max(had.arrivals, c.arrivals);
+    had.landed = std::max(had.landed, c.landed);
+    had.expected = std::max(had.expected, c.expected);
+    add(win[i], more);
+  };
+  std::vector<std::vector<int>> front(ag.size());  // Proc: the waits its window stops at
+  for (size_t i = 0; i < ag.size(); ++i) {
+    const Agent& a = ag[i];
+    if (static_cast<int>(i) == frozen) continue;
+    if (a.kind != Agent::Kind::Proc) {
+      win[i].foot = a.win;
+      for (const Contribution& c : a.gives) add(win[i], c);
+      continue;
+    }
+    const int p = a.proc;
+    if (finished(m_, s, p)) continue;
+    stamp[i] = ++stamp_;
+    const int pc = pcOf(m_, s, p);
+    win[i].foot = currentFoot(p, pc);
+    const InstrKind k = m_.instr(p, pc).kind;
+    if (k == InstrKind::Wait || k == InstrKind::SyncWait) {
+      front[i] = {pc};
+    } else {
+      win[i].foot |= head_win_[p][pc];
+      for (int g : gives_after_[p][pc]) give(i, p, g);
+      front[i] = waits_after_[p][pc];
+    }
+    for (int w : front[i]) wait_stamp_[p][w] = stamp[i];
+  }
+  auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc); };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < ag.size(); ++i) {
+      if (front[i].empty()) continue;
+      const int p = ag[i].proc;
+      std::vector<int> keep;
+      for (size_t j = 0; j < front[i].size(); ++j) {
+        const int w = front[i][j];
+        if (!passable(p, w)) {
+          keep.push_back(w);
+          continue;
+        }
+        changed = true;
+        win[i].foot |= after_[p][w];
+        for (int g : gives_after_[p][w]) give(i, p, g);
+        for (int v : waits_after_[p][w])
+          if (wait_stamp_[p][v] != stamp[i]) {
+            wait_stamp_[p][v] = stamp[i];
+            front[i].push_back(v);
+          }
+      }
+      front[i] = std::move(keep);
+    }
+  }
+  return win;
 }
 
 }  // namespace cake::encoder::sim

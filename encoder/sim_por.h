@@ -66,9 +66,26 @@ struct ExitLayout {
   std::vector<int> exits_begin;            // [p] (the program size: no exits)
 };
 
+// Programs with branches (the persistent-kernel proof's combined program,
+// encoder/trip_proof.cpp): a block end continues at one of several pcs, the
+// explorer's choice (one branch per value of the unknowns it fixes). The
+// reduction then follows every successor (docs/z3.md, "A reduction over the
+// combined program"): footprints of group waits come from a may-analysis
+// of the groups pending along every path, a window follows every branch up
+// to the next wait on each, and what a window gives counts each *position*
+// once, at its largest: a run visits each position at most once.
+struct BranchLayout {
+  std::vector<std::vector<std::vector<int>>> succ;  // [p][pc]: successors of a block end (empty: flow.next)
+  std::vector<std::vector<int>> position;           // [p][pc]: a run passes each at most once
+  std::vector<std::vector<std::vector<int>>> trip;  // [p][pc]: the unknowns a block end's resolution writes
+  std::vector<std::vector<int>> start;              // [p]: the pcs a process may start at
+  int unknowns = 0;                                  // how many (objects of their own)
+};
+
 class Reducer {
  public:
   explicit Reducer(const Model& m, const ExitLayout* exits = nullptr);
+  Reducer(const Model& m, const BranchLayout& branches);
   // A subset of `enabled` that is persistent in s (all of it when no
   // smaller persistent set is found, or when reduction is off because the
   // system has more than kMaxObjects objects).
@@ -103,6 +120,7 @@ class Reducer {
     Foot foot;
     Bits enables;           // slots / named barriers it may arrive on or land on
   };
+  struct Supply;
 
   const Model& m_;
   bool active_ = true;
@@ -114,6 +132,21 @@ class Reducer {
   std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)
   // with an ExitLayout
   const ExitLayout* exits_ = nullptr;
+  // with a BranchLayout: per pc the footprint of the stretch from it to the
+  // waits it reaches (H: empty at a wait; A: the pc's own and its
+  // successors' H), the pcs with a contribution there and those waits
+  const BranchLayout* branches_ = nullptr;
+  std::vector<std::vector<Foot>> after_;
+  std::vector<std::vector<std::vector<int>>> gives_after_, waits_after_;
+  std::vector<std::vector<int>> give_key_;          // [p][pc]: index of (position, slot / named), -1: none
+  int keys_ = 0;
+  mutable std::vector<uint32_t> key_stamp_;
+  mutable std::vector<std::vector<uint32_t>> wait_stamp_;  // [p][pc]
+  mutable std::vector<Contribution> key_given_;
+  mutable uint32_t stamp_ = 0;
+  std::vector<int> successors(int p, int pc) const;
+  void precomputeBranches();
+  std::vector<Window> branchWindows(const State& s, const std::vector<Agent>& ag, int frozen) const;
   std::vector<Foot> exit_foot_;                      // per process: all of its exit paths
   std::vector<std::vector<Contribution>> exit_gives_;
   std::vector<std::vector<int>> heads_before_;       // [p][pc]: loop heads in [0, pc)

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -1943,8 +1944,10 @@ struct Branch {
 
 class PersistentExplorer {
  public:
-  PersistentExplorer(const PGrid& g, const TripProofOptions& opts, std::chrono::steady_clock::time_point start)
-      : g_(g), m_(g.comb, &g.flow), opts_(opts), start_(start) {
+  // Tiles of `len` K iterations each (fixed), or of at least `-len` (len <= 0).
+  PersistentExplorer(const PGrid& g, int64_t len, const TripProofOptions& opts,
+                     std::chrono::steady_clock::time_point start)
+      : g_(g), m_(g.comb, &g.flow), opts_(opts), start_(start), len_(len) {
     // Model's own tables follow one predecessor per pc: the counts of the
     // layout are the path-independent ones.
     for (int p = 0; p < m_.P; ++p) {
@@ -1954,6 +1957,11 @@ class PersistentExplorer {
         m_.commit_seq[p][pc] = m_.instr(p, pc).kind == InstrKind::MmaCommit ? m_.commits_before[p][pc] : -1;
     }
     setPredecessors();
+    setCanonicalWrites();
+    if (opts_.reduce) {
+      setBranches();
+      reducer_.emplace(m_, branches_);
+    }
   }
 
   uint64_t run() {
@@ -1977,7 +1985,11 @@ class PersistentExplorer {
   Model m_;
   const TripProofOptions& opts_;
   std::chrono::steady_clock::time_point start_;
+  int64_t len_;
   sim::Graph graph_;
+  sim::BranchLayout branches_;
+  std::optional<sim::Reducer> reducer_;
+  std::vector<int32_t> canon_;  // write id -> the equivalent write with the largest pc
 
   const PcPos& posOf(int p, int pc) const { return g_.pos[p][pc]; }
   bool full(int p) const { return g_.shape[p].kind == TileShape::Full; }
@@ -2006,9 +2018,13 @@ class PersistentExplorer {
     if (pre.a < pre.b) return out.push_back({pre.a, u});
     enterBody(p, t, x, u, out);
   }
+  // Every process enters tile t's K loop at its ring start x (the end of
+  // tile t - 1): the tile's length is fixed here (len_ > 0) or bounded
+  // below (every tile runs at least max(1, -len_) iterations).
   void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out) const {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
-    if (allowAbove(u.end[t], x)) out.push_back({g_.body_at[p][t][x].a, u});  // every tile runs >= 1 iteration
+    if (len_ > 0 ? allowEqual(u.end[t], x + len_) : allowAbove(u.end[t], x + std::max<int64_t>(1, -len_) - 1))
+      out.push_back({g_.body_at[p][t][x].a, u});
   }
   void bodyDecision(int p, int64_t t, int64_t gi, const Unknowns& u, std::vector<Branch>& out) const {
     Unknowns more = u, last = u;
@@ -2090,6 +2106,97 @@ class PersistentExplorer {
     }
   }
 
+  // The combined program as the reducer sees it (sim_por.h, docs/z3.md "A
+  // reduction over the combined program"): every branch of every block end
+  // (the unknowns open), the unknowns a resolution writes (the ends of
+  // tiles t and t + 1 and the tile count: a superset of what resolve()
+  // reads or narrows), and positions a run passes at most once: a K
+  // iteration by its ring index g (strictly increasing along a run, across
+  // tiles too), a part before or after the K loop and a tile by its tile
+  // index, an exit path once, with the offset in the block.
+  void setBranches() {
+    const int ends = static_cast<int>(g_.Wt);
+    branches_.unknowns = ends + 1;
+    Unknowns open;
+    open.end.assign(static_cast<size_t>(g_.Wt), -1);
+    std::map<std::tuple<int, int, int>, int> ids;
+    auto id = [&](int region, int at, int off) {
+      return ids.emplace(std::make_tuple(region, at, off), static_cast<int>(ids.size())).first->second;
+    };
+    auto targets = [](const std::vector<Branch>& bs) {
+      std::vector<int> out;
+      for (const Branch& b : bs)
+        if (b.small < 0) out.push_back(b.pc);
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+    };
+    for (int p = 0; p < m_.P; ++p) {
+      const int n = m_.programSize(p);
+      auto& succ = branches_.succ.emplace_back(static_cast<size_t>(n));
+      auto& pos = branches_.position.emplace_back(static_cast<size_t>(n), -1);
+      auto& trip = branches_.trip.emplace_back(static_cast<size_t>(n));
+      const bool looping = g_.shape[p].kind != TileShape::Static;
+      branches_.start.push_back(looping && g_.shape[p].prefix_end == 0 ? targets(startTiles(p, open))
+                                                                         : std::vector<int>{0});
+      int block = 0;  // the current block's first pc
+      for (int pc = 0; pc < n; ++pc) {
+        const PcPos& q = posOf(p, pc);
+        if (pc == 0 || posOf(p, pc - 1).last || q.region != posOf(p, pc - 1).region ||
+            q.t != posOf(p, pc - 1).t || q.x != posOf(p, pc - 1).x)
+          block = pc;
+        const int off = pc - block;
+        switch (q.region) {
+          case PcPos::Body: pos[pc] = id(1, q.x, off); break;
+          case PcPos::Pre: pos[pc] = id(2, q.t, off); break;
+          case PcPos::Post: pos[pc] = id(3, q.t, off); break;
+          case PcPos::Exit: pos[pc] = id(4, 0, off); break;
+          case PcPos::Tile: pos[pc] = id(5, q.t, off); break;
+          default: pos[pc] = id(0, pc, 0); break;
+        }
+        if (!looping || !q.last) continue;
+        succ[pc] = targets(resolve(p, pc, open));
+        auto& u = trip[pc];
+        u.push_back(ends);  // the tile count
+        const int t = q.region == PcPos::Prefix ? -1 : q.t;
+        for (int e : {t, t + 1})
+          if (e >= 0 && e < ends) u.push_back(e);
+      }
+    }
+  }
+
+  // The data tags a state keeps name a write by its pc, and the combined
+  // program holds a copy of an operation per tile (and per ring position
+  // of the parts outside the K loop): two copies whose accesses are equal
+  // in every field the rules read (sim::staleWrite reads the writing
+  // process and the access; the shifts map a tag by its pc) leave every
+  // future of a state alike, so a tag is replaced by the equivalent write
+  // with the largest pc (the last tile's copy: one the shifts can move,
+  // whose image is again equivalent to the image of the tag it replaced,
+  // since each shift moves every copy of a text by the same deltas).
+  void setCanonicalWrites() {
+    std::map<std::string, int> last;  // class -> the write with the largest pc
+    std::vector<std::string> key(m_.writes.size());
+    for (size_t id = 0; id < m_.writes.size(); ++id) {
+      const Model::WriteRef& w = m_.writes[id];
+      const Instr& in = m_.instr(w.proc, w.pc);
+      const Access& a = in.accesses[w.acc];
+      key[id] = fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {}", w.proc, fmt::ptr(in.stmt), w.acc, a.space,
+                            a.lo, a.hi, a.write, static_cast<int>(a.proxy), a.async, a.view, a.index, a.gen,
+                            a.stage_like, a.view_written);
+      auto [it, fresh] = last.emplace(key[id], static_cast<int>(id));
+      if (!fresh && m_.writes[it->second].pc < w.pc) it->second = static_cast<int>(id);
+    }
+    canon_.resize(m_.writes.size());
+    for (size_t id = 0; id < m_.writes.size(); ++id) canon_[id] = last.at(key[id]);
+  }
+  void canonicalTags(State& s) const {
+    for (int t = 0; t < m_.tracked; ++t) {
+      int32_t& id = s.v[sim::atomField(m_, t, sim::kData)];
+      if (id >= 0) id = canon_[id];
+    }
+  }
+
   // ---------------------------------------------------------------- exploration
 
   State pack(State s, const Unknowns& u) const {
@@ -2124,23 +2231,46 @@ class PersistentExplorer {
     sim::stateViolations(m_, s, a, steps, {}, here);
     if (!here.empty()) failWith(here.front());
     if (sim::allFinished(m_, s)) return;
-    for (const Step& st : steps) {
+    // Each step with every branch of its resolution; false when one of
+    // them leads to a state expanded already (or to this one).
+    auto follow = [&](const Step& st) {
       State next = s;
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front());
-      if (st.kind != Step::Kind::Exec || g_.shape[st.proc].kind == TileShape::Static || !posOf(st.proc, st.pc).last) {
-        add(std::move(next), u, node, st);
-        continue;
+      if (st.kind != Step::Kind::Exec || g_.shape[st.proc].kind == TileShape::Static || !posOf(st.proc, st.pc).last)
+        return add(std::move(next), u, node, st) > node;
+      bool fresh = true;
+      for (const Branch& b : resolve(st.proc, st.pc, u)) fresh &= add(withPc(next, st.proc, b), b.u, node, st) > node;
+      return fresh;
+    };
+    // A persistent subset first (sim_por.h with the BranchLayout). Every
+    // cycle of the explored graph (the shifts make it cyclic) needs a fully
+    // expanded state: a subset with a successor that is not new is
+    // completed (the cycle proviso, as in LapExplorer).
+    std::vector<char> done(steps.size(), 0);
+    if (reducer_ && steps.size() > 1) {
+      const std::vector<Step> subset = reducer_->reduce(s, a, steps);
+      if (subset.size() < steps.size()) {
+        bool all_new = true;
+        for (size_t i = 0; i < steps.size(); ++i)
+          if (std::find(subset.begin(), subset.end(), steps[i]) != subset.end()) {
+            done[i] = 1;
+            all_new &= follow(steps[i]);
+          }
+        if (all_new) return;
       }
-      for (const Branch& b : resolve(st.proc, st.pc, u)) add(withPc(next, st.proc, b), b.u, node, st);
     }
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (!done[i]) follow(steps[i]);
   }
 
-  void add(State s, Unknowns u, int parent, const Step& st) {
+  int add(State s, Unknowns u, int parent, const Step& st) {
     forget(s, u);
+    canonicalTags(s);
     for (bool moved = true; moved;) moved = ringShift(s, u) || tileShift(s, u);
-    graph_.insert(pack(std::move(s), u), parent, st);
+    canonicalTags(s);
+    return graph_.insert(pack(std::move(s), u), parent, st).first;
   }
 
   // The tile a Full process is in (an end of tile t is read by processes in
@@ -2313,10 +2443,17 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   limits.memory_mb = opts.memory_mb;
   checkTileExprs(s, tl, g, limits);
   layOutPersistent(g);
-  states += PersistentExplorer(g, opts, start).run();
+  // Split by the K trip count E_B (docs/z3.md "Short tiles one by one"):
+  // tiles of each length below `split` one exploration each, then tiles of
+  // every length >= split. A run of the schedule has every tile of length
+  // E_B: it is a run of one of them.
+  const int64_t split = opts.persistent_split > 0 ? opts.persistent_split : g.w0g + g.Pg + 1;
+  for (int64_t len = 1; len < split; ++len) states += PersistentExplorer(g, len, opts, start).run();
+  states += PersistentExplorer(g, -split, opts, start).run();
   return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} >= 1 K iterations, each tile "
-                     "its own (ring period {}, tile period {}, window {} tiles x {} iterations)",
-                     ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s), g.Pg, g.Pt, Wt, Wg);
+                     "its own (ring period {}, tile period {}, window {} tiles x {} iterations{})",
+                     ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s), g.Pg, g.Pt, Wt, Wg,
+                     split > 1 ? fmt::format(", tiles of 1..{} iterations one by one", split - 1) : "");
 }
 
 std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,

@@ -66,6 +66,11 @@ struct TripProofOptions {
   int first_window = 24;     // iterations unrolled at first; doubled while too few
   int max_window = 192;
   bool reduce = true;        // persistent-set reduction (sim_por.h) with the cycle proviso
+  // Persistent kernels: K trip counts below this are explored one by one
+  // (every tile of that length), the rest in one exploration whose tiles
+  // each run at least this many iterations (docs/z3.md "Short tiles one by
+  // one"). 0: the ring's warm-up plus its period, plus 1; 1: one exploration.
+  int64_t persistent_split = 0;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.

@@ -1,4 +1,5 @@
 #include "ir/schedule.h"
+#include "ir/pdl.h"
 
 #include <algorithm>
 
@@ -244,6 +245,15 @@ int Schedule::warpCount() const {
   for (const Role& r : roles)
     for (int w : r.warps) highest = std::max(highest, w);
   return highest + 1;
+}
+
+bool launchesWithPdl(const Schedule& s) {
+  bool pdl = !s.grid_deps.empty();
+  for (const RoleBody& body : s.bodies)
+    forEachOp(body.body, [&](const Stmt& st) {
+      pdl = pdl || st.op.kind == OpKind::GridDepWait || st.op.kind == OpKind::LaunchDependents;
+    });
+  return pdl;
 }
 
 }  // namespace cake::ir

@@ -15,24 +15,42 @@ namespace {
 // partial results of a register reduction along a thread's own elements (emitReduce)
 constexpr int kReducePartials = 4;
 
-// C++ expression of the index a distribution gives slot `s` of this thread.
-std::string distIndex(const Dist& d, const std::string& s) {
+// The index a distribution gives slot `s` of this thread, as two C++
+// expressions that add up to it: the thread's part (lane, warp) and the
+// slot's part (a constant once the slot loop is unrolled), a multiple of
+// `grain` (0: always 0). Split so that an address can take the swizzle from
+// the thread's part alone (KernelPlan::viewRowsSplit).
+struct DistTerms {
+  std::string thread, slot;
+  int64_t grain = 0;
+};
+DistTerms distTerms(const Dist& d, const std::string& s) {
   switch (d.kind) {
-    case Dist::One: return "0";
-    case Dist::Full: return s;
-    case Dist::Cyclic: return fmt::format("(cake_inst_thread + {} * {})", d.T, s);
+    case Dist::One: return {"0", "0", 0};
+    case Dist::Full: return {"0", s, 1};
+    case Dist::Cyclic: return {"cake_inst_thread", fmt::format("{} * {}", d.T, s), d.T};
     case Dist::WgRow:
       if (d.G > 1)
-        return fmt::format("(64 * ({} * ({} / 2) + cake_wwarp / 4) + 16 * (cake_wwarp % 4) + 8 * ({} % 2) + cake_lane / 4)",
-                           d.G, s, s);
-      return fmt::format("(64 * ({} / 2) + 16 * cake_wwarp + 8 * ({} % 2) + cake_lane / 4)", s, s);
-    case Dist::WgCol: return fmt::format("(8 * ({} / 2) + 2 * (cake_lane % 4) + {} % 2)", s, s);
+        return {"64 * (cake_wwarp / 4) + 16 * (cake_wwarp % 4) + cake_lane / 4",
+                fmt::format("64 * {} * ({} / 2) + 8 * ({} % 2)", d.G, s, s), 8};
+      return {"16 * cake_wwarp + cake_lane / 4", fmt::format("64 * ({} / 2) + 8 * ({} % 2)", s, s), 8};
+    case Dist::WgCol: return {"2 * (cake_lane % 4)", fmt::format("8 * ({} / 2) + {} % 2", s, s), 1};
     case Dist::MmaRow:
-      return fmt::format("((cake_wwarp / {}) * {} + 16 * ({} / 2) + 8 * ({} % 2) + cake_lane / 4)", d.wn, d.E / d.wm, s, s);
+      return {fmt::format("(cake_wwarp / {}) * {} + cake_lane / 4", d.wn, d.E / d.wm),
+              fmt::format("16 * ({} / 2) + 8 * ({} % 2)", s, s), 8};
     case Dist::MmaCol:
-      return fmt::format("((cake_wwarp % {}) * {} + 8 * ({} / 2) + 2 * (cake_lane % 4) + {} % 2)", d.wn, d.E / d.wn, s, s);
+      return {fmt::format("(cake_wwarp % {}) * {} + 2 * (cake_lane % 4)", d.wn, d.E / d.wn),
+              fmt::format("8 * ({} / 2) + {} % 2", s, s), 1};
   }
-  return "0";
+  return {"0", "0", 0};
+}
+
+// C++ expression of the index a distribution gives slot `s` of this thread.
+std::string distIndex(const Dist& d, const std::string& s) {
+  if (d.kind == Dist::One) return "0";
+  if (d.kind == Dist::Full) return s;
+  const DistTerms t = distTerms(d, s);
+  return fmt::format("({} + {})", t.slot, t.thread);
 }
 
 bool distGuarded(const Dist& d) { return d.kind == Dist::Cyclic && d.E % d.T != 0; }
@@ -148,6 +166,7 @@ struct Operand {
   ir::DType dt = ir::DType::F32;
   std::string name;    // regs name / view base variable / tensor pointer
   std::string prefix;  // per-operand generated locals
+  bool rowsSplit = false;  // view: addressed as this thread's row + the slot's (viewOffsetSplit)
 };
 }  // namespace
 
@@ -222,6 +241,18 @@ void Emitter::emitElementwise(const ir::Op& op) {
         }
       }
       line(fmt::format("const int {0}_r0 = {1}, {0}_c0 = {2};", o.prefix, r0, c0));
+      // a fragment's rows: this thread's row and its swizzle once, each slot's row a constant offset from it
+      if (L && o.t.R == tile.R && o.t.R > 1) {
+        const DistTerms rt = distTerms(L->row, "cake_i");
+        if (plan_.viewRowsSplit(r.index, rt.grain)) {
+          o.rowsSplit = true;
+          line(fmt::format("const uint32_t {0}_rb = cake_here(static_cast<uint32_t>({0}_r0 + {1}) * {2}u);  "
+                           "// this thread's row, in bytes",
+                           o.prefix, rt.thread, plan_.viewRowPitch(r.index)));
+          line(fmt::format("const uint32_t {0}_sw = {1};  // and its swizzle", o.prefix,
+                           plan_.viewRowSwizzle(r.index, o.prefix + "_rb")));
+        }
+      }
     } else if (r.kind == K::Param) {
       o.name = plan_.paramName(r.index);
       const int N = static_cast<int>(op.coords.size());
@@ -244,8 +275,12 @@ void Emitter::emitElementwise(const ir::Op& op) {
   auto viewOff = [&](const Operand& o, const std::string& rr, const std::string& cc) {
     const int v = o.ref->index;
     const int eb = ir::dtypeBytes(s_.views[v].dtype);
-    return fmt::format("{} + {}", o.name,
-                       plan_.viewOffset(v, fmt::format("{}_r0 + {}", o.prefix, rr), fmt::format("({}_c0 + {}) * {}", o.prefix, cc, eb)));
+    const std::string colBytes = fmt::format("({}_c0 + {}) * {}", o.prefix, cc, eb);
+    if (o.rowsSplit && rr == "cake_r") {
+      const std::string k = distTerms(L->row, "cake_i").slot;
+      return fmt::format("{} + {}", o.name, plan_.viewOffsetSplit(v, o.prefix + "_rb", o.prefix + "_sw", k, colBytes));
+    }
+    return fmt::format("{} + {}", o.name, plan_.viewOffset(v, fmt::format("{}_r0 + {}", o.prefix, rr), colBytes));
   };
   auto tensorIdx = [&](const Operand& o, const std::string& rr, const std::string& cc, std::string* inb) {
     const int N = static_cast<int>(op.coords.size());

@@ -2,6 +2,8 @@
 // and the exported ABI (abi/cake_abi.h). See emit.h and docs/gpu.md.
 #include "lowering/emit.h"
 
+#include "ir/pdl.h"
+
 namespace cake::lowering::detail {
 
 namespace {
@@ -161,12 +163,7 @@ void Emitter::emitHost() {
       args.push_back(plan_.paramName(pi));
     }
   }
-  bool pdl = !s_.grid_deps.empty();
-  for (const auto& body : s_.bodies)
-    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
-      pdl = pdl || st.op.kind == ir::OpKind::GridDepWait || st.op.kind == ir::OpKind::LaunchDependents;
-    });
-  if (pdl) {
+  if (ir::launchesWithPdl(s_)) {
     // programmatic dependent launch: the grid may start while the preceding
     // one in the stream runs; lm.grid_dep_wait() orders what depends on it
     line("cudaLaunchConfig_t cake_cfg = {};");

@@ -227,6 +227,17 @@ struct KernelPlan {
   // operands and for swizzled views whose rows are wider than the swizzle).
   std::vector<int> viewBlock_;
   std::string viewOffset(int v, const std::string& row, const std::string& colBytes) const;
+  // The same offset for rows r + k, with k a multiple of `grain` (0: k = 0)
+  // known once a loop is unrolled and r this thread's part: when
+  // viewRowsSplit holds, the swizzle takes its row bits from r alone, so
+  // r's bytes (rowBytes) and swizzle bits (viewRowSwizzle) are computed once
+  // and k adds a constant. Otherwise every element's address is a swizzle of
+  // its own, all of them live at once in an unrolled epilogue (docs/gpu.md,
+  // "Ping-pong epilogue: staging addresses").
+  bool viewRowsSplit(int v, int64_t grain) const;
+  std::string viewRowSwizzle(int v, const std::string& rowBytes) const;
+  std::string viewOffsetSplit(int v, const std::string& rowBytes, const std::string& swz, const std::string& k,
+                              const std::string& colBytes) const;
   int viewSwizzleEff(int v) const { return viewBlock_[v] ? viewBlock_[v] : ir::swizzleBytes(s_.views[v].swizzle); }
   int64_t viewRowPitch(int v) const { return viewBlock_[v] ? viewBlock_[v] : viewRowBytes(v); }
   std::vector<int64_t> tmaBox(int v, int rank) const;

@@ -128,6 +128,29 @@ std::string KernelPlan::viewOffset(int v, const std::string& row, const std::str
                      W, t.R * W, colBytes, row);
 }
 
+// Rows one swizzle wide (a blocked view, or a row as wide as its swizzle):
+// an S-byte swizzle XORs the 16-byte chunk index (bits 4..) with the row
+// bits 7.., which repeat every 8 * S bytes, so rows k apart with k * S a
+// multiple of 8 * S share their swizzle.
+bool KernelPlan::viewRowsSplit(int v, int64_t grain) const {
+  const int S = viewSwizzleEff(v);
+  if (S < 32 || viewRowPitch(v) != S) return false;
+  return grain == 0 || (grain * S) % (8 * S) == 0;
+}
+
+std::string KernelPlan::viewRowSwizzle(int v, const std::string& rowBytes) const {
+  return fmt::format("(({} >> 3) & {}u)", rowBytes, (viewSwizzleEff(v) / 16 - 1) << 4);
+}
+
+std::string KernelPlan::viewOffsetSplit(int v, const std::string& rowBytes, const std::string& swz,
+                                        const std::string& k, const std::string& colBytes) const {
+  const int64_t P = viewRowPitch(v);
+  const std::string block =
+      viewBlock_[v] ? fmt::format("static_cast<uint32_t>({}) / {}u * {}u + ", colBytes, P, viewTile(v).R * P) : "";
+  return fmt::format("({} + static_cast<uint32_t>({}) * {}u + {}((static_cast<uint32_t>({}) % {}u) ^ {}))", rowBytes, k,
+                     P, block, colBytes, P, swz);
+}
+
 std::vector<int64_t> KernelPlan::tmaBox(int v, int rank) const {
   std::vector<int64_t> shape = viewShape(v);
   if (viewBlock_[v]) shape.back() = viewBlock_[v] / ir::dtypeBytes(s_.views[v].dtype);

@@ -157,6 +157,16 @@ __device__ __forceinline__ void cake_fence_proxy_async() {
 // (uniform) branch and runs only when the guard holds.
 __device__ __forceinline__ void cake_keep_branch() { asm volatile(""); }
 
+// A value the compiler must take as computed here. A fragment's addresses into a staging slot depend on
+// the lane and warp only, so NVVM hoists them out of a persistent kernel's tile loop, where an unrolled
+// epilogue's 32 addresses per chunk stay live across the mainloop beside the accumulator and spill (the
+// 128x192 ping-pong: 164 B). Passing the thread's row through this volatile asm keeps each copy's
+// addresses inside the copy.
+__device__ __forceinline__ uint32_t cake_here(uint32_t x) {
+  asm volatile("mov.b32 %0, %0;" : "+r"(x));
+  return x;
+}
+
 // exp2 as one MUFU.EX2: ex2.approx.ftz (exp2f's ex2.approx without .ftz makes ptxas wrap every
 // MUFU in a compare and two predicated multiplies to produce subnormal results; lm.unary exp2 is
 // documented as approximate with subnormals flushed to zero, docs/ir-reference.md)

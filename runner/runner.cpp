@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/pdl.h"
 #include "lowering/lower.h"
 #include "runner/process.h"
 
@@ -149,7 +150,8 @@ std::string harnessPath(const Options& opts, std::string* error) {
   fs::path bin = cache / "cake_harness";
   const auto src_time = std::max({fs::last_write_time(src_dir + "/cake_harness.cu", ec),
                                   fs::last_write_time(std::string(CAKE_ABI_DIR) + "/cake_abi.h", ec),
-                                  fs::last_write_time(src_dir + "/workloads.cuh", ec)});
+                                  fs::last_write_time(src_dir + "/workloads.cuh", ec),
+                                  fs::last_write_time(src_dir + "/run_timing.h", ec)});
   if (fs::exists(bin) && fs::last_write_time(bin, ec) >= src_time) return bin.string();
   std::vector<std::string> cmd = {nvccPath(opts), "-std=c++17", "-O2", "-cudart", "shared",
                                   "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90",
@@ -479,6 +481,24 @@ workload::Shape splitShape(workload::Kind kind, const Shape& s, int64_t splits) 
   return w;
 }
 
+// The reduce kernel runs right behind the partial kernel in one stream. If it
+// is launched with programmatic dependent launch it may start while the
+// partial kernel still writes W; the model checker orders its accesses of W
+// after lm.grid_dep_wait() only if W is named in lm.grid_dependency (the
+// checker cannot know which tensor the preceding grid writes; the binding
+// does). "" when the pair is ordered, else why not.
+std::string pdlOrderGap(const ir::Schedule& reduce, const workload::Binding& b) {
+  if (!ir::launchesWithPdl(reduce)) return "";
+  for (const ir::GridDependency& d : reduce.grid_deps)
+    if (d.param >= 0 && static_cast<size_t>(d.param) < b.tensor_name.size() && b.tensor_name[d.param] == "W")
+      return "";
+  return fmt::format("split-K reduce kernel '{}' is launched with programmatic dependent launch (it uses "
+                     "lm.grid_dep_wait, lm.launch_dependents or lm.grid_dependency) but does not name the workspace "
+                     "W in lm.grid_dependency: its reads of W are not ordered after the partial kernel's writes "
+                     "(add lm.grid_dependency(W) and lm.grid_dep_wait() before its first access of W)",
+                     reduce.name);
+}
+
 }  // namespace
 
 SplitKBindResult bindSplitK(const ir::Schedule& partial, const ir::Schedule& reduce, const Shape& shape,
@@ -499,6 +519,7 @@ SplitKBindResult bindSplitK(const ir::Schedule& partial, const ir::Schedule& red
   if (!r.binding)
     return refuse(r.result,
                   fmt::format("split-K reduce kernel '{}' (tensors W[S, M, N] f32, C): {}", reduce.name, r.detail));
+  if (std::string why = pdlOrderGap(reduce, *r.binding); !why.empty()) return refuse("unordered_workspace", why);
   for (const std::string& d : {p.detail, r.detail})
     if (!d.empty()) out.detail += (out.detail.empty() ? "" : "\n") + d;
   out.binding = SplitKBinding{*p.binding, *r.binding, splits};

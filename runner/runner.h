@@ -107,7 +107,9 @@ struct SplitKBinding {
   int64_t splits = 0;
 };
 struct SplitKBindResult {
-  std::string result = "ok";  // ok | unsupported_shape | no_oracle
+  // ok | unsupported_shape | no_oracle | unordered_workspace (a reduce kernel launched with
+  // programmatic dependent launch that does not name W in lm.grid_dependency)
+  std::string result = "ok";
   std::string detail;
   std::optional<SplitKBinding> binding;
 };

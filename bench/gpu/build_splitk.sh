@@ -15,6 +15,11 @@ B=${1:-build}
 D=${DEST:-.devcarry/gemm}
 SPLIT=${SPLIT-"sm90_decode_splitk_bn128_s8 sm90_decode_splitk_bn256_s4 sm90_decode_splitk_bn64_s12
   sm90_decode_splitk_bn224_s4 sm90_decode_splitk_bn96_s10"}
+# PDL=1 (default): each pair's twin chained with programmatic dependent launch (gen.py "_pdl")
+# is built, planned beside it and edge-checked too
+[ "${PDL:-1}" = 1 ] && SPLIT="$SPLIT $(for s in $SPLIT; do echo ${s}_pdl; done)"
+# and each pair's twin with the 32-column swizzled reduce (gen.py "_r32"), where gen.py writes one
+SPLIT="$SPLIT $(for s in $SPLIT; do r=${s%_pdl}_r32${s#${s%_pdl}}; [ -f bench/gpu/schedules/decode/$r.cake ] && echo $r; done)"
 # the plain decode kernels that were the best or near it per shape in the last suite
 # (bench/gpu/results/decode/session7_smoke_call), and the prefill kernel
 PLAIN=${PLAIN-"sm90_small_m16 sm90_ws_bn256_s4 decode/sm90_decode_bn32_s16_w2 decode/sm90_decode_bn32_s18_w1_r
@@ -23,14 +28,29 @@ PLAIN=${PLAIN-"sm90_small_m16 sm90_ws_bn256_s4 decode/sm90_decode_bn32_s16_w2 de
 BENCH="$PLAIN $(for s in $SPLIT; do echo decode/$s; done)"
 # SKIP_BUILD=1: the libraries are there, write the plan only
 [ "${SKIP_BUILD:-0}" = 1 ] || CORPUS="" HAND=0 BENCH="$BENCH" DEST=$D bash bench/gpu/build_perf.sh $B > /dev/null
-cp bench/gpu/shape_suite.sh bench/gpu/suite_table.py bench/gpu/device_decode.sh $D/
+cp bench/gpu/shape_suite.sh bench/gpu/suite_table.py bench/gpu/device_decode.sh bench/gpu/device_env.sh $D/
+# TESTS=1: the runner's test binary and the sources its split-K tests read (CAKE_SOURCE_DIR=$D/src)
+if [ "${TESTS:-0}" = 1 ]; then
+  cp $B/tests/cake_tests_runner $D/
+  mkdir -p $D/src/corpus/splitk $D/src/bench/gpu/schedules/decode
+  cp corpus/splitk/*.cake $D/src/corpus/splitk/
+  cp bench/gpu/schedules/decode/sm90_decode_splitk_*.cake $D/src/bench/gpu/schedules/decode/
+fi
 
 PD=${PLAN_D:-$D}
 lib() { echo "$PD/$(basename $1).so"; }
 plain() {  # kernel m n k: a plan line (a kernel that was not built is left out)
   if [ -f "$D/$(basename $1).so" ]; then echo "$(lib $1) --m $2 --n $3 --k $4"; fi
 }
-split() {  # pair-file S m n k: a plan line, the arguments bound by cake
+split() {  # pair-file S m n k: a plan line (and its _pdl twin's with PDL=1, and the _r32 twins'), the arguments bound by cake
+  local p=$1 v; shift
+  for v in $p ${p}_r32 ${p}_pdl ${p}_r32_pdl; do
+    case $v in *_pdl) [ "${PDL:-1}" = 1 ] || continue;; esac
+    [ $v = $p ] || [ -f bench/gpu/schedules/decode/$v.cake ] || continue
+    one_split $v "$@"
+  done
+}
+one_split() {
   local f=bench/gpu/schedules/decode/$1.cake
   local defs=($(sed -n 's/^def \([A-Za-z0-9_]*\)(.*/\1/p' $f))
   local args
@@ -68,8 +88,8 @@ for m in 4096 16384; do for nk in "4096 4096" "14336 4096" "4096 14336"; do plai
 # correctness of each pair at partial tiles and an empty last K slice (no timing)
 E=$D/splitedge.txt; : > $E
 for s in $SPLIT; do
-  split $s 5 200 264 1000 >> $E
-  split $s 3 1 8 8 >> $E
-  split $s 4 100 4104 1000 >> $E
+  one_split $s 5 200 264 1000 >> $E
+  one_split $s 3 1 8 8 >> $E
+  one_split $s 4 100 4104 1000 >> $E
 done
 wc -l $P $E

@@ -21,6 +21,7 @@ set, and the accuracy is stated on round 2's held-out pairs only.
     python3 bench/gpu/cost_plan.py --round 2  # the same variants, round 2's plan (plan2.tsv)
     python3 bench/gpu/cost_plan.py --round 3  # fresh held-out shapes + 7-stage GEMM, k = 192 (plan3.tsv)
     python3 bench/gpu/cost_plan.py --round 4  # calibration round on the current lowering (plan4.tsv)
+    python3 bench/gpu/cost_plan.py --round 5  # a fresh held-out set, all pairs new (plan5.tsv)
 """
 import itertools
 import os
@@ -232,6 +233,13 @@ def round3_rows(write):
     return rows
 
 
+def gemm_files(write, pick, extra):
+    """The picked GEMM variants (written), the corpus's three sm_90a warp-specialized GEMMs, then `extra`."""
+    return ([write(name, text) for name, text in gemm_variants(deep=True) if name in pick] +
+            ["corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm90_pingpong.cake", "corpus/gemm/sm90_persistent_ws.cake"]
+            + extra)
+
+
 def round4_rows(write):
     """Round 4 (docs/costmodel.md, "Round 4"): a calibration round on the current lowering.
     Every pair is measured in one call; each schedule has two calibration shapes and two
@@ -245,11 +253,9 @@ def round4_rows(write):
                  "M=1792,N=2304,K=4608", "M=224,N=4864,K=3072"]
     pick = {"gemm_ws_m64n64s2", "gemm_ws_m64n128s4", "gemm_ws_m64n256s3", "gemm_ws_m64n64s7",
             "gemm_ws_m128n64s7", "gemm_ws_m128n128s2", "gemm_ws_m128n128s5", "gemm_ws_m128n256s3"}
-    files = [write(name, text) for name, text in gemm_variants(deep=True) if name in pick]
-    files += ["corpus/gemm/sm90_ws_4stage.cake", "corpus/gemm/sm90_pingpong.cake",
-              "corpus/gemm/sm90_persistent_ws.cake", "corpus/gemm/sm90_basic_one_consumer.cake",
-              "bench/gpu/schedules/sm90_pingpong_128.cake", "bench/gpu/schedules/sm90_ws_128_s6.cake",
-              "bench/gpu/schedules/sm90_ws_bn256_s4.cake", "bench/gpu/schedules/sm90_small_m.cake"]
+    files = gemm_files(write, pick, ["corpus/gemm/sm90_basic_one_consumer.cake",
+                                     "bench/gpu/schedules/sm90_pingpong_128.cake", "bench/gpu/schedules/sm90_ws_128_s6.cake",
+                                     "bench/gpu/schedules/sm90_ws_bn256_s4.cake", "bench/gpu/schedules/sm90_small_m.cake"])
     for i, f in enumerate(files):
         for sh in gemm_cal:
             rows.append(("gemm", f, sh, "", "", "calibrate"))
@@ -292,17 +298,69 @@ def round4_rows(write):
     return rows
 
 
+def round5_rows(write):
+    """Round 5 (docs/costmodel.md, "Round 5"): a fresh held-out set, every pair held out.
+    Written and committed, with the fitted coefficients, before any of it was measured.
+    No (schedule, shape) pair of any earlier round: the GEMM and k-means variants that
+    round 4 did not pick (rounds 1-3 measured them on an older lowering, at other shapes),
+    schedules of bench/gpu/schedules/ no cost round measured (ping-pong 128x192 / 192x128 /
+    5-slot, BN = 256 with and without persistence, M <= 16), and every shape new."""
+    rows = []
+    gemm_hold = ["M=3328,N=2560,K=2304", "M=112,N=8704,K=3584", "M=2304,N=3840,K=1792", "M=48,N=9216,K=5632",
+                 "M=4352,N=1536,K=2816", "M=272,N=5632,K=2560"]
+    pick = {"gemm_ws_m64n64s4", "gemm_ws_m64n128s2", "gemm_ws_m64n128s6", "gemm_ws_m64n256s2",
+            "gemm_ws_m128n64s3", "gemm_ws_m128n64s5", "gemm_ws_m128n128s3", "gemm_ws_m128n128s6",
+            "gemm_ws_m128n256s2"}
+    files = gemm_files(write, pick, ["bench/gpu/schedules/sm90_pingpong_128_s5.cake",
+                                     "bench/gpu/schedules/sm90_pingpong_128x192.cake",
+                                     "bench/gpu/schedules/sm90_pingpong_192x128.cake",
+                                     "bench/gpu/schedules/sm90_ws_bn256.cake",
+                                     "bench/gpu/schedules/sm90_ws_bn256_persistent.cake"])
+    for i, f in enumerate(files):
+        for sh in (gemm_hold[i % 3 * 2], gemm_hold[i % 3 * 2 + 1]):
+            rows.append(("gemm", f, sh, "", "", "holdout"))
+    for sh in ["M=16,N=12288,K=4096", "M=8,N=7680,K=6144"]:
+        rows.append(("gemm", "bench/gpu/schedules/sm90_small_m16.cake", sh, "", "", "holdout"))
+    kpick = {"kmeans_k64_p128s2", "kmeans_k128_p64s2", "kmeans_k128_p128s4", "kmeans_k192_p64s4",
+             "kmeans_k256_p64s4", "kmeans_k256_p128s4"}
+    for name, k, text in kmeans_variants(ks=(64, 128, 192, 256)):
+        if name not in kpick:
+            continue
+        f = write(name, text)
+        for n, d, b in [(45056, 128, 5), (26624, 192, 6)]:
+            rows.append(("kmeans-assign", f, f"N={n},K={k},D={d},B={b}", "", name, "holdout"))
+    for f, shapes in [("corpus/kmeans/sm90_assign_k256_ws.cake", ["N=45056,K=256,D=128,B=5", "N=14336,K=256,D=256,B=7"]),
+                      ("corpus/kmeans/sm90_assign_resident_centroids.cake",
+                       ["N=163840,K=128,D=128,B=3", "N=20480,K=128,D=128,B=14"]),
+                      ("corpus/kmeans/sm90_assign_streamed_centroids.cake",
+                       ["N=40960,K=640,D=128,B=5", "N=20480,K=896,D=128,B=10"]),
+                      ("bench/gpu/schedules/kmeans_assign_pingpong.cake",
+                       ["N=40960,K=640,D=128,B=5", "N=20480,K=896,D=128,B=10"])]:
+        for sh in shapes:
+            rows.append(("kmeans-assign", f, sh, "", "", "holdout"))
+    files = [corpus or write(name, text) for name, corpus, text in attention_variants()]
+    files.append("corpus/attention/sm90_fa3_persistent.cake")
+    for f in files:
+        for sh in ["S=4608,D=64,B=2,H=10", "S=1792,D=64,B=6,H=14"]:
+            rows.append(("attention-fwd", f, sh, "", "", "holdout"))
+    for stem in ["fa3_d128_b128", "fa3_d128_overlap", "fa3_d128_pingpong", "fa3_d128_fold", "fa3_d128_fold_early",
+                 "fa3_d128_fold_pingpong", "fa3_d128_fold_early_pingpong"]:
+        for sh in ["S=3584,D=128,B=2,H=20", "S=1536,D=128,B=6,H=12"]:
+            rows.append(("attention-fwd", f"bench/gpu/schedules/attn_d128/{stem}.cake", sh, "", "", "holdout"))
+    return rows
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rnd = sys.argv[sys.argv.index("--round") + 1] if "--round" in sys.argv else "1"
-    if rnd in ("2", "3", "4"):
+    if rnd in ("2", "3", "4", "5"):
         def write2(name, text):
             path = os.path.join(OUT, name + ".cake")
             with open(path, "w") as f:
                 f.write(text)
             return os.path.relpath(path, ROOT)
-        rows = {"2": round2_rows, "3": round3_rows, "4": round4_rows}[rnd](write2)
-        prefix = {"2": "q", "3": "r", "4": "c"}[rnd]
+        rows = {"2": round2_rows, "3": round3_rows, "4": round4_rows, "5": round5_rows}[rnd](write2)
+        prefix = {"2": "q", "3": "r", "4": "c", "5": "f"}[rnd]
         with open(os.path.join(OUT, f"plan{rnd}.tsv"), "w") as out:
             for i, (w, f, sh, sets, kernel, split) in enumerate(rows):
                 out.write(f"{prefix}{i:03d}\t{split}\t{f}\t{w}\t{sh}\t{sets}\n")

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """The GEMM shape-suite table (issue 13) from the harness's JSON lines.
 
-Usage: suite_table.py SUITE.jsonl
+Usage: suite_table.py SUITE.jsonl [--sum] [--exclude SUBSTR]...
+
+The ratio is the harness's: cuBLAS's median span / the kernel's (a run's span:
+its first kernel's start to its last kernel's end, runner/harness/run_timing.h).
+--sum: the ratio of the medians of the sums of kernel durations instead (the
+harness's measure before the span; records without it are left out).
+--exclude SUBSTR: leave out the kernels whose label contains SUBSTR.
 
 One row per M x N x K, one column per kernel (a split-K pair is
 "partial+reduce/sS": each split count is its own column), each cell the
@@ -25,8 +31,14 @@ def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def main(path):
+def main(path, use_sum=False, exclude=()):
     rows = [json.loads(l) for l in open(path) if l.startswith("{")]
+    rows = [r for r in rows if not any(x in label(r) for x in exclude)]
+    for r in rows:
+        if use_sum:
+            ok = r.get("sum_median_ms") and r.get("baseline_sum_ms")
+            r["ratio"] = r["baseline_sum_ms"] / r["sum_median_ms"] if ok else None
+            r["baseline_ms"] = r.get("baseline_sum_ms")
     by = collections.OrderedDict()
     for r in rows:
         by.setdefault((r.get("M"), r.get("N"), r.get("K")), {})[label(r)] = r
@@ -63,4 +75,6 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    excl = [args[i + 1] for i, a in enumerate(args) if a == "--exclude"]
+    main(args[0], "--sum" in args, excl)

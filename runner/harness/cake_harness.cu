@@ -8,8 +8,9 @@
 // Split-K GEMM (two kernels, `cake run --split-k S`): --kernel is the partial
 // kernel, --reduce the reduce kernel, both through the generic cake_launch;
 // the harness allocates the f32 workspace W[S, M, N] (poisoned like C) and
-// launches both per run; the CUPTI time of a run is the sum of the two, the
-// oracle checks the final C:
+// launches both per run on one stream (either may use programmatic dependent
+// launch); the CUPTI time of a run is the span from the partial's start to
+// the reduce's end (run_timing.h), the oracle checks the final C:
 //   cake_harness --kernel P.so --reduce R.so --split S --m M --n N --k K
 //                --tensor NAME:dims.. --i32 V..  (the partial's parameters, in order; NAME in A, B, W)
 //                --rtensor NAME:dims.. --ri32 V.. (the reduce's; NAME in W, C)
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "cake_abi.h"
+#include "run_timing.h"
 
 namespace {
 
@@ -193,10 +195,7 @@ __global__ void cake_compare(const T* c, const R* r, size_t n, CmpPartial* out) 
 }
 
 // ------------------------------------------------------------------- CUPTI
-struct KernelRecord {
-  uint64_t start, end;
-  std::string name;
-};
+using cake_harness::KernelRecord;
 std::vector<KernelRecord> g_records;
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -218,24 +217,61 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 struct Timing {
   double median_ms = NAN, min_ms = NAN, max_ms = NAN, p90_ms = NAN;
+  double sum_median_ms = NAN;  // the median of the runs' sums of kernel durations
   int samples = 0;
   int kernels_per_run = 0;
 };
 
+// The stream every GEMM launch goes to (flush, kernel, cuBLAS): a created
+// stream, so that a kernel launched with programmatic dependent launch
+// overlaps its predecessor as it would in an application; 0 (the legacy
+// stream) for the generic workloads.
+cudaStream_t g_stream = 0;
+
+// CAKE_TIMING_RECORDS=FILE: append the raw CUPTI records of the timed runs
+// (one JSON line: g_record_tag, then [name, start ns, end ns] per kernel), to
+// see where a multi-kernel run's time goes (each kernel, the gaps, the overlap).
+std::string g_record_tag;
+void dump_records() {
+  const char* path = getenv("CAKE_TIMING_RECORDS");
+  if (!path || !*path) return;
+  FILE* f = fopen(path, "a");
+  if (!f) return;
+  fprintf(f, "{\"tag\": \"%s\", \"records\": [", g_record_tag.c_str());
+  for (size_t i = 0; i < g_records.size(); ++i) {
+    const bool flush = g_records[i].name.find("cake_l2_flush_kernel") != std::string::npos;
+    std::string n = flush ? "cake_l2_flush_kernel" : g_records[i].name.substr(0, 64);
+    for (char& c : n)
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
+    fprintf(f, "%s[\"%s\", %llu, %llu]", i ? ", " : "", n.c_str(),
+            static_cast<unsigned long long>(g_records[i].start), static_cast<unsigned long long>(g_records[i].end));
+  }
+  fprintf(f, "]}\n");
+  fclose(f);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 // Times `launch_a` and `launch_b` (the kernel and cuBLAS) interleaved --
 // flush, A, flush, B, flush, A, ... -- so both see the same clocks and
-// temperature, and returns the median of each one's per-run GPU time (the
-// sum of the durations of the kernels a run launched, from CUPTI records).
+// temperature, and returns the median of each one's per-run GPU time: the
+// span from its first kernel's start to its last kernel's end, from CUPTI
+// records (run_timing.h says why the span and not the sum of durations).
 // With no B, only A is timed.
 template <class FA, class FB>
 void time_with_cupti(FA launch_a, FB launch_b, bool with_b, int warmup, int runs, int4* flush_buf,
                      size_t flush_words, int flush_grid, Timing* ta, Timing* tb) {
   const int per = with_b ? 2 : 1;
   for (int i = 0; i < warmup; ++i) {
-    cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
+    cake_l2_flush_kernel<<<flush_grid, 512, 0, g_stream>>>(flush_buf, flush_words, i);
     launch_a();
     if (with_b) {
-      cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
+      cake_l2_flush_kernel<<<flush_grid, 512, 0, g_stream>>>(flush_buf, flush_words, i);
       launch_b();
     }
   }
@@ -244,10 +280,10 @@ void time_with_cupti(FA launch_a, FB launch_b, bool with_b, int warmup, int runs
   g_records.clear();
   CKP(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   for (int i = 0; i < runs; ++i) {
-    cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
+    cake_l2_flush_kernel<<<flush_grid, 512, 0, g_stream>>>(flush_buf, flush_words, i);
     launch_a();
     if (with_b) {
-      cake_l2_flush_kernel<<<flush_grid, 512>>>(flush_buf, flush_words, i);
+      cake_l2_flush_kernel<<<flush_grid, 512, 0, g_stream>>>(flush_buf, flush_words, i);
       launch_b();
     }
   }
@@ -255,45 +291,25 @@ void time_with_cupti(FA launch_a, FB launch_b, bool with_b, int warmup, int runs
   CK(cudaDeviceSynchronize());
   CKP(cuptiActivityFlushAll(1));
   CKP(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-  std::sort(g_records.begin(), g_records.end(),
-            [](const KernelRecord& a, const KernelRecord& b) { return a.start < b.start; });
-  std::vector<double> per_run[2];
-  int max_kernels[2] = {0, 0};
-  int segment = -1, kernels = 0;
-  double cur = 0;
-  auto close_segment = [&]() {
-    if (segment < 0) return;
-    per_run[segment % per].push_back(cur);
-    max_kernels[segment % per] = std::max(max_kernels[segment % per], kernels);
-  };
-  for (const auto& r : g_records) {
-    if (r.name.find("cake_l2_flush_kernel") != std::string::npos) {
-      close_segment();
-      ++segment;
-      cur = 0;
-      kernels = 0;
-    } else if (segment >= 0) {
-      cur += (r.end - r.start) * 1e-6;
-      ++kernels;
-    }
-  }
-  close_segment();
-  if (segment + 1 != runs * per)
-    fail("cuda_error", "CUPTI returned " + std::to_string(segment + 1) + " flush records for " +
+  dump_records();
+  const cake_harness::RunTimes rt = cake_harness::splitRuns(g_records, per, "cake_l2_flush_kernel");
+  if (rt.segments != runs * per)
+    fail("cuda_error", "CUPTI returned " + std::to_string(rt.segments) + " flush records for " +
                            std::to_string(runs * per) + " runs", 3);
   Timing* out[2] = {ta, tb};
   for (int w = 0; w < per; ++w) {
-    auto& v = per_run[w];
+    std::vector<double> v = rt.span_ms[w];
     Timing& t = *out[w];
     if (v.empty()) continue;
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
-    t.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    t.median_ms = median(v);
     t.min_ms = v.front();
     t.max_ms = v.back();
     t.p90_ms = v[std::min(n - 1, static_cast<size_t>(0.9 * n))];
+    t.sum_median_ms = median(rt.sum_ms[w]);
     t.samples = static_cast<int>(n);
-    t.kernels_per_run = max_kernels[w];
+    t.kernels_per_run = rt.max_kernels[w];
   }
 }
 
@@ -517,6 +533,8 @@ int main(int argc, char** argv) {
     g_json.integer("split", o.split);
   }
   g_json.str("kernel", kernel_name);
+  g_record_tag = kernel_name + " " + std::to_string(o.M) + "x" + std::to_string(o.N) + "x" + std::to_string(o.K) +
+                 (split ? " s" + std::to_string(o.split) : "");
   g_json.str("target", info.target ? info.target : "?");
   g_json.boolean("compiled", true);
   if (generic) return wl::run(o, g_wl, lib);
@@ -550,6 +568,8 @@ int main(int argc, char** argv) {
 
   cublasHandle_t handle;
   CKB(cublasCreate(&handle));
+  CK(cudaStreamCreate(&g_stream));  // blocking: ordered after the memsets and fills on the legacy stream
+  CKB(cublasSetStream(handle, g_stream));
   const float alpha = 1.0f, beta = 0.0f;
   // Row-major C[M,N] = A[M,K] B[N,K]^T is column-major C^T[N,M] = B^T' A: "TN".
   auto cublas_launch = [&]() {
@@ -576,12 +596,12 @@ int main(int argc, char** argv) {
                        static_cast<int>(g_wl.i32.size()), nullptr, 0, {0, 0, 0}};
       CakeLaunchArgs r{reduce_t.data(), static_cast<int>(reduce_t.size()), g_reduce_i32.data(),
                        static_cast<int>(g_reduce_i32.size()), nullptr, 0, {0, 0, 0}};
-      int e = partial_fn(&p, nullptr);
-      if (!e) e = reduce_fn(&r, nullptr);
+      int e = partial_fn(&p, g_stream);
+      if (!e) e = reduce_fn(&r, g_stream);
       if (e) fail("launch_error", std::string("cake_launch (split-K): ") + cudaGetErrorString(static_cast<cudaError_t>(e)), 3);
       return;
     }
-    int e = launch_fn(&args, nullptr);
+    int e = launch_fn(&args, g_stream);
     if (e) fail("launch_error", std::string("cake_gemm_launch: ") + cudaGetErrorString(static_cast<cudaError_t>(e)), 3);
   };
 
@@ -646,6 +666,10 @@ int main(int argc, char** argv) {
   g_json.num("min_ms", tk.min_ms);
   g_json.num("p90_ms", tk.p90_ms);
   g_json.num("baseline_min_ms", tb.min_ms);
+  // median_ms / baseline_ms are spans (first kernel start to last kernel end, run_timing.h);
+  // the medians of the sums of kernel durations, the measure of records before the span:
+  g_json.num("sum_median_ms", tk.sum_median_ms);
+  g_json.num("baseline_sum_ms", tb.sum_median_ms);
   g_json.num("tflops", tflops);
   g_json.num("baseline_ms", tb.median_ms);
   g_json.num("baseline_tflops", btflops);
@@ -657,6 +681,7 @@ int main(int argc, char** argv) {
   fflush(stdout);
 
   cublasDestroy(handle);
+  cudaStreamDestroy(g_stream);
   if (Wk) cudaFree(Wk);
   cudaFree(A);
   cudaFree(B);

@@ -368,7 +368,8 @@ TEST(Cli, CostEvaluateJsonIsOneDocument) {
   for (const char* shape : {"S=1536,D=64,B=8,H=16", "S=4096,D=64,B=2,H=16"})
     recs += nlohmann::json{{"id", shape}, {"split", "holdout"}, {"file", "corpus/attention/sm90_fa3_fwd.cake"},
                            {"workload", "attention-fwd"}, {"shape", shape}, {"sets", nlohmann::json::object()},
-                           {"record", {{"result", "ok"}, {"median_ms", 0.5}}}}
+                           {"record", {{"result", "ok"}, {"median_ms", 1.5}}},
+                           {"ncu", {{"sm_pct", 20.0}, {"mem_pct", 10.0}}}}
                 .dump() +
             "\n";
   fs::path p = writeTemp("evaluate.jsonl", recs);
@@ -381,6 +382,11 @@ TEST(Cli, CostEvaluateJsonIsOneDocument) {
   ASSERT_EQ(j["workloads"].size(), 1u);
   EXPECT_EQ(j["workloads"][0]["workload"], "attention-fwd");
   EXPECT_GT(j["pairs"][0]["predicted_ms"].get<double>(), 0.0);
+  // 1.5 ms is several times these problems' predicted time: at the measured
+  // time no unit is near its peak, as ncu's 20% / 10% say
+  EXPECT_EQ(j["ncu"]["pairs"], 2);
+  EXPECT_EQ(j["pairs"][0]["bucket_at_measured_time"], "latency");
+  EXPECT_EQ(j["ncu"]["agree_at_measured_time"], 2);
 }
 
 // `cake run --split-k S --dry-run`: both kernels of the file verified and

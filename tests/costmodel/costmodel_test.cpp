@@ -394,6 +394,74 @@ TEST(LaneCount, ThreeSlotRingPaysItsSlotArithmetic) {
   EXPECT_GT(s3.raw.at("core"), s2.raw.at("core"));
 }
 
+TEST(CostModel, CoreSecondsOfOneCta) {
+  // lane instructions at 128 / clk, MUFU at 16 / clk, generic smem at 128 B / clk, in sequence
+  const auto& hw = costmodel::hardware(ir::Target::SM90a);
+  const double clk = hw.clock_ghz * 1e9;
+  EXPECT_NEAR(costmodel::coreSeconds(1280, 0, 0, hw), 10 / clk, 1e-18);
+  EXPECT_NEAR(costmodel::coreSeconds(384, 64, 0, hw), (3 + 4) / clk, 1e-18);
+  EXPECT_NEAR(costmodel::coreSeconds(1280, 16, 1280, hw), (10 + 1 + 10) / clk, 1e-18);
+  EXPECT_EQ(costmodel::coreSeconds(0, 0, 0, hw), 0);
+}
+
+TEST(CostModel, OverlapHidesCoreWorkUpToItsShare) {
+  std::map<std::string, double> raw = {{"tensor", 0.5}, {"core", 0.3}, {"overlap", 0.2}};
+  costmodel::Coefficients k;  // overlap 0 by default: core adds in full
+  EXPECT_EQ(k.get("overlap"), 0);
+  EXPECT_NEAR(costmodel::combine(raw, k), 0.5 + 0.3, 1e-12);
+  k.c["overlap"] = 0.5;  // half of the overlappable 0.2 hidden
+  EXPECT_NEAR(costmodel::exposedCore(raw, k), 0.3 - 0.1, 1e-12);
+  EXPECT_NEAR(costmodel::combine(raw, k), 0.5 + 0.2, 1e-12);
+  k.c["core"] = 2, k.c["overlap"] = 5;  // never more hidden than the overlappable work: 2 * (0.3 - 0.2)
+  EXPECT_NEAR(costmodel::exposedCore(raw, k), 0.2, 1e-12);
+  raw["overlap"] = 0.9;  // more overlap than core (cannot come from estimate): all of it, not below 0
+  EXPECT_NEAR(costmodel::exposedCore(raw, k), 0.0, 1e-12);
+  // the ring's term holds the core work itself: no overlap either
+  raw = {{"tensor", 0.1}, {"latency", 1.0}, {"core", 0.3}, {"overlap", 0.1}};
+  EXPECT_NEAR(costmodel::combine(raw, k), 1.0, 1e-12);
+  // a file fitted before the term existed reads as overlap 0
+  auto old = costmodel::Coefficients::fromJson(nlohmann::json{{"coefficients", {{"core", 1.0}}}});
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->get("overlap"), 0);
+}
+
+TEST(CostModel, OverlappableCoreWorkFromTheSchedule) {
+  // which CUDA-core work can run beside the tensor cores, from the schedule:
+  // the serial FA3 (S, mma_wait 0, softmax, P V, mma_wait 0) has none; the
+  // intra-warpgroup overlap (softmax of S_{j+1} while P_j V_j is in flight,
+  // mma_wait(pending=1)) has the softmax, not the rescale of O after the
+  // last wait; ping-pong consumers (an order barrier) have all of their
+  // main-loop work; the warp-specialized GEMM (mma_wait 0 after each MMA) none
+  const auto sh = shape(workload::Kind::AttentionFwd, "S=1024,D=128,B=1,H=1");
+  auto serial = costmodel::estimate(load("bench/gpu/schedules/attn_d128/fa3_d128_b128.cake"), sh);
+  auto intra = costmodel::estimate(load("bench/gpu/schedules/attn_d128/fa3_d128_fold.cake"), sh);
+  auto pp = costmodel::estimate(load("bench/gpu/schedules/attn_d128/fa3_d128_fold_pingpong.cake"), sh);
+  auto d64 = costmodel::estimate(load(kFa3), shape(workload::Kind::AttentionFwd, "S=1024,D=64,B=1,H=1"));
+  ASSERT_TRUE(serial.ok && intra.ok && pp.ok && d64.ok);
+  EXPECT_EQ(serial.facts.fp32_ops_overlapped, 0);
+  EXPECT_EQ(serial.raw.at("overlap"), 0);
+  EXPECT_EQ(d64.facts.fp32_ops_overlapped + d64.facts.sfu_ops_overlapped, 0);
+  EXPECT_FALSE(d64.facts.alternating || intra.facts.alternating);
+  // fold's loop body, per consumer and key block j < n - 1: the MUFU ops of
+  // the softmax (corr: 64, the scores: 64 x 128) run beside P_j V_j
+  const double blocks = 1024 / 128 - 1, consumers = 2;
+  EXPECT_DOUBLE_EQ(intra.facts.sfu_ops_overlapped, consumers * blocks * (64 + 64 * 128));
+  EXPECT_GT(intra.facts.fp32_ops_overlapped, 0);
+  // after the last mma_wait: O's rescale (64 x 128) and P's copy are not hidden
+  EXPECT_LE(intra.facts.fp32_ops_overlapped + consumers * blocks * 64 * 128,
+            intra.facts.fp32_ops - intra.facts.epilogue_ops);
+  EXPECT_TRUE(pp.facts.alternating);
+  EXPECT_GT(pp.facts.fp32_ops_overlapped, intra.facts.fp32_ops_overlapped);
+  // all main-loop work, the peeled S_0 softmax too (64 x 128 exp2 per consumer more than fold's)
+  EXPECT_DOUBLE_EQ(pp.facts.sfu_ops_overlapped, intra.facts.sfu_ops_overlapped + consumers * 64 * 128);
+  // the overlap term: min(tensor, the overlappable work's pipes), per CTA on the busiest SM
+  EXPECT_GT(intra.raw.at("overlap"), 0);
+  EXPECT_LE(intra.raw.at("overlap"), std::min(intra.raw.at("core"), intra.raw.at("tensor")) + 1e-15);
+  auto gemm = costmodel::estimate(load(kGemm), shape(workload::Kind::Gemm, "M=1024,N=1024,K=1024"));
+  ASSERT_TRUE(gemm.ok);
+  EXPECT_EQ(gemm.raw.at("overlap"), 0);
+}
+
 TEST(CostModel, SpeedOfLightRule) {
   EXPECT_EQ(costmodel::solRule(59, 59), "latency");
   EXPECT_EQ(costmodel::solRule(60, 40), "compute");
@@ -522,6 +590,24 @@ TEST(Calibration, CoefficientsStayAtOrAboveTheirFloors) {
   EXPECT_EQ(f.at("tensor"), 1.0);
   EXPECT_NEAR(f.at("dram"), 4300.0 / 4800, 1e-12);
   EXPECT_LT(f.at("l2"), 1.0);
+}
+
+TEST(Calibration, RecoversTheOverlapShare) {
+  // samples whose CUDA-core work is partly overlappable: the fit finds the
+  // hidden share (exposed = c_core core - c_overlap overlap)
+  costmodel::Coefficients truth;
+  truth.c = {{"tensor", 1.0}, {"core", 1.2}, {"overlap", 0.6}};
+  std::vector<costmodel::Sample> samples;
+  for (int i = 0; i < 30; ++i) {
+    costmodel::Sample s;
+    s.raw = {{"tensor", 0.1 * (1 + i % 5)}, {"core", 0.02 * (1 + i % 7)}, {"overlap", 0.02 * (1 + i % 7) * (i % 3) / 3}};
+    s.measured_ms = costmodel::combine(s.raw, truth);
+    samples.push_back(s);
+  }
+  auto fit = costmodel::calibrate(samples);
+  EXPECT_LT(fit.median_abs_rel, 1e-9);
+  EXPECT_NEAR(fit.k.get("core"), 1.2, 1e-6);
+  EXPECT_NEAR(fit.k.get("overlap"), 0.6, 1e-6);
 }
 
 TEST(Calibration, IgnoresUnusableSamples) {

@@ -131,10 +131,34 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
   EXPECT_TRUE(contains(s, "cake_box_C_smem_c, CU_TENSOR_MAP_SWIZZLE_128B)"));
   EXPECT_TRUE(contains(s, "cake_tma_store_2d(&cake_tmap_C_smem_c, (smem_c + 16384 * (cake_slot<2>(cake_instance))) + 8192, "
                           "(cake_by * 128) + 64, ((cake_bx * 128) + (64 * cake_instance)));"));
-  EXPECT_TRUE(contains(s, "cake_swz<128>(static_cast<uint32_t>((cake_d_r0 + cake_r) * 128 + "));
+  // the accumulator's rows: this thread's row and its swizzle once per copy (kept there by cake_here), each
+  // slot's row (a multiple of 8: the same swizzle) a constant offset, the column block and chunk XOR per pair
+  EXPECT_TRUE(contains(s, "const uint32_t cake_d_rb = cake_here(static_cast<uint32_t>(cake_d_r0 + 16 * cake_wwarp + cake_lane / 4) * 128u);"));
+  EXPECT_TRUE(contains(s, "const uint32_t cake_d_sw = ((cake_d_rb >> 3) & 112u);"));
+  EXPECT_TRUE(contains(s, "cake_sts_pair(cake_d_v + (cake_d_rb + static_cast<uint32_t>(64 * (cake_i / 2) + 8 * (cake_i % 2)) * 128u + "
+                          "static_cast<uint32_t>((cake_d_c0 + cake_c) * 2) / 128u * 8192u + "
+                          "((static_cast<uint32_t>((cake_d_c0 + cake_c) * 2) % 128u) ^ cake_d_sw)),"));
   EXPECT_TRUE(contains(s, "if (!((K > 0))) return cudaErrorInvalidValue;  // lm.assume(K > 0)"));
   EXPECT_TRUE(contains(s, "extern \"C\" int cake_launch(const CakeLaunchArgs* a, void* stream)"));
   EXPECT_TRUE(contains(s, "extern \"C\" int cake_gemm_launch(const CakeGemmArgs* g, void* stream)"));
+}
+
+// KernelPlan::viewRowsSplit's claim, over every case it admits: in rows one
+// S-byte swizzle wide, swz((r + k) * S + c) = (r + k) * S + (c ^ swizzle
+// bits of r * S) whenever k is a multiple of 8 (the split the lowering emits
+// for a fragment's rows: r the thread's, k the unrolled slot's).
+TEST(Lowering, RowSplitSwizzleEqualsTheSwizzle) {
+  auto swz = [](int S, uint32_t off) {  // the prelude's cake_swz<S>
+    const uint32_t mask = static_cast<uint32_t>(S / 16 - 1) << 4;
+    return off ^ ((off >> 3) & mask);
+  };
+  for (int S : {32, 64, 128})
+    for (uint32_t r = 0; r < 64; ++r)
+      for (uint32_t k = 0; k < 256; k += 8)
+        for (uint32_t c = 0; c < static_cast<uint32_t>(S); c += 2) {
+          const uint32_t rb = r * S, sw = (rb >> 3) & (static_cast<uint32_t>(S / 16 - 1) << 4);
+          ASSERT_EQ(swz(S, (r + k) * S + c), rb + k * S + (c ^ sw)) << S << " " << r << " " << k << " " << c;
+        }
 }
 
 // The lines emitRaster writes, as host code: (blockIdx.x, blockIdx.y) -> (bx, by).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/frontend.h"
+#include "ir/pdl.h"
 #include "runner/runner.h"
 
 using namespace cake;
@@ -126,23 +127,70 @@ TEST(RunnerSplitK, DryRunNeedsNoToolchain) {
   EXPECT_FALSE(r.compiled);
 }
 
+// The generated decode pair chained with programmatic dependent launch
+// (bench/gpu/schedules/decode/gen.py, "_pdl"): both kernels launch with PDL,
+// the reduce names W, so the model checker orders its loads of W after
+// lm.grid_dep_wait() and the pair binds.
+static const char* const kPdlPair = "bench/gpu/schedules/decode/sm90_decode_splitk_bn64_s12_pdl.cake";
+
+TEST(RunnerSplitK, PdlPairBinds) {
+  auto s = pair(readSource(kPdlPair));
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_TRUE(ir::launchesWithPdl(s[0]));
+  EXPECT_TRUE(ir::launchesWithPdl(s[1]));
+  runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], {1, 4096, 4096}, 2);
+  ASSERT_EQ(br.result, "ok") << br.detail;
+  EXPECT_EQ(br.binding->partial.grid[2], 2);
+  // the plain corpus pair launches in stream order
+  auto plain = pair(readSource(kCorpusPair));
+  ASSERT_EQ(plain.size(), 2u);
+  EXPECT_FALSE(ir::launchesWithPdl(plain[0]));
+  EXPECT_FALSE(ir::launchesWithPdl(plain[1]));
+}
+
+TEST(RunnerSplitK, PdlReduceThatDoesNotNameTheWorkspaceIsRefused) {
+  // without lm.grid_dependency(W) the checker has no tensor to order after the
+  // reduce's lm.grid_dep_wait(): its loads of W could overtake the partial's stores
+  auto s = pair(replaced(readSource(kPdlPair), "    lm.grid_dependency(W)  # the partial kernel writes W\n", ""));
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_TRUE(ir::launchesWithPdl(s[1]));
+  runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], {1, 4096, 4096}, 2);
+  EXPECT_EQ(br.result, "unordered_workspace");
+  EXPECT_FALSE(br.binding.has_value());
+  EXPECT_NE(br.detail.find("sm90_splitk_reduce_bn64_pdl"), std::string::npos) << br.detail;
+  EXPECT_NE(br.detail.find("lm.grid_dependency(W)"), std::string::npos) << br.detail;
+  // naming another tensor does not order W either
+  auto t = pair(replaced(readSource(kPdlPair), "lm.grid_dependency(W)  # the partial kernel writes W",
+                         "lm.grid_dependency(C)"));
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(runner::bindSplitK(t[0], t[1], {1, 4096, 4096}, 2).result, "unordered_workspace");
+}
+
 // ---- with a GPU (skipped elsewhere; CI has none)
 
-TEST(RunnerGpu, SplitKGemmIsCorrect) {
+// Lowers, compiles and runs the pair of `file` at 200x264x1000, S = 5 (partial
+// tiles at the edges of M, N and K; an empty last slice: 16 k-blocks over 5
+// slices of 4), C checked against cuBLAS before and after the timed runs.
+static void expectPairRunsCorrect(const char* file, const std::string& tag) {
   if (!runner::gpuAvailable()) GTEST_SKIP() << "no GPU";
   const std::string nvcc = runner::nvccPath({});
   if (nvcc.find('/') != std::string::npos ? access(nvcc.c_str(), X_OK) != 0
                                           : system("command -v nvcc >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "no nvcc";
-  auto s = pair(readSource(kCorpusPair));
+  auto s = pair(readSource(file));
   ASSERT_EQ(s.size(), 2u);
   runner::Options o;
   o.runs = 5;
-  o.work_dir = (std::filesystem::temp_directory_path() / ("cake-splitk-" + std::to_string(getpid()))).string();
-  // partial tiles at the edges of M, N and K; an empty last slice (16 k-blocks over 5 slices of 4)
+  o.work_dir = (std::filesystem::temp_directory_path() / ("cake-" + tag + "-" + std::to_string(getpid()))).string();
   runner::Result r = runner::runSplitK(s[0], s[1], {200, 264, 1000}, 5, o);
   EXPECT_EQ(r.result, "ok") << r.detail;
   EXPECT_TRUE(r.correct);
   EXPECT_EQ(r.harness.value("kernels_per_run", 0), 2) << r.harness.dump();
   std::filesystem::remove_all(o.work_dir);
 }
+
+TEST(RunnerGpu, SplitKGemmIsCorrect) { expectPairRunsCorrect(kCorpusPair, "splitk"); }
+
+// The PDL-chained decode pair: both kernels on the harness's stream, the
+// reduce grid launched before the partial grid ends.
+TEST(RunnerGpu, SplitKPdlGemmIsCorrect) { expectPairRunsCorrect(kPdlPair, "splitk-pdl"); }
