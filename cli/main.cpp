@@ -3,6 +3,9 @@
 #include <exception>
 
 #include <sys/resource.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -40,6 +43,19 @@ bool capMemory(unsigned mib) {
   return g_capped;
 }
 
+// Each Z3 context (the layout checks and the Z3 engine make several) frees
+// its memory on exit; glibc hands it back to the kernel and the next context
+// faults it in again, ~65 ms of system time the first few times in a process
+// (docs/benchmarks.md "Difference-logic solver"). A short-lived command keeps
+// freed memory instead: trim only above 256 MiB, and serve blocks below
+// 64 MiB from the heap (still inside the address-space cap above).
+void keepFreedMemory() {
+#if defined(__GLIBC__)
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+#endif
+}
+
 void liftMemoryCap() {
   if (g_capped) setrlimit(RLIMIT_AS, &g_uncapped);
   g_capped = false;
@@ -48,6 +64,7 @@ void liftMemoryCap() {
 }  // namespace cake::cli
 
 int main(int argc, char** argv) {
+  cake::cli::keepFreedMemory();
   CLI::App app{"cake: a verifier-first compiler harness for GPU kernel schedules (CAKE IR)", "cake"};
   app.set_version_flag("--version", std::string("cake ") + CAKE_VERSION);
   app.require_subcommand(1);
