@@ -681,3 +681,61 @@ TEST(Lowering, ClusterSyncInsideALoopIsRefused) {
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(contains(findingsText(r), "lm.cluster_sync() inside a loop or a branch")) << findingsText(r);
 }
+
+// ---- column slices (k-step ranges) of mma.sync operands ------------------
+
+namespace {
+const char* kKSliced = "bench/gpu/schedules/sm80/kslice/sm80ks_128x128_k32_s4_j16.cake";
+
+std::string kSlicedText() {
+  std::string err;
+  auto f = ir::readSourceFile(sourceDir() + "/" + kKSliced, err);
+  EXPECT_TRUE(f) << err;
+  return f ? std::string(f->text) : std::string();
+}
+
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+}  // namespace
+
+TEST(Lowering, MmaSyncOverKStepSlices) {
+  auto r = lowerFile(kKSliced);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  // each lm.mma covers one k-step; the second starts 32 bytes (16 bf16) into the slot's rows
+  EXPECT_EQ(count(s, "for (int cake_k = 0; cake_k < 1; ++cake_k) {"), 2u);
+  EXPECT_EQ(count(s, "((2 * cake_k + cake_lane / 16) * 16)"), 1u);
+  EXPECT_EQ(count(s, "((2 * cake_k + cake_lane / 16) * 16 + 32)"), 1u);
+  EXPECT_EQ(count(s, "((2 * cake_k + (cake_lane / 8) % 2) * 16 + 32)"), 1u);
+  // the wait between the slices syncs the block; no other sync in the loop (prologue, mid, end)
+  EXPECT_TRUE(contains(s, "cake_cp_async_wait<1>();"));
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 3u);
+}
+
+TEST(Lowering, RefillAfterTheLastKStepSyncsTheReads) {
+  // the slot read by the last slice is refilled right after: one more sync orders the block's reads first
+  auto r = lowerFile("corpus/bugs/sync.race/sm80_kslice_refill_under_last_kstep_fixed.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_EQ(count(r.source, "// threads of this instance touched these buffers since its last sync\n        __syncthreads();"),
+            1u);
+  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 4u);
+}
+
+TEST(Lowering, KStepSlicesAreRefusedWhereTheyCannotBeLowered) {
+  struct Case {
+    std::string from, to, message;
+  };
+  const std::vector<Case> cases = {
+      {"target=\"sm_80\"", "target=\"sm_90a\"", "lowered for mma.sync only"},  // a whole warpgroup: wgmma
+      {"[:, 0:16]", "[:, 4:20]", "ldmatrix needs a multiple of 16 bytes"},
+  };
+  for (const auto& c : cases) {
+    auto m = compileText("kslice.cake", replaceAll(kSlicedText(), c.from, c.to));
+    ASSERT_FALSE(m.schedules.empty()) << c.to;
+    auto r = lowering::lowerToCuda(m.schedules[0]);
+    EXPECT_FALSE(r.ok) << c.to;
+    EXPECT_TRUE(contains(findingsText(r), c.message)) << c.to << ": " << findingsText(r);
+  }
+}
