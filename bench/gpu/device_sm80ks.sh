@@ -9,6 +9,7 @@
 # Built here by:
 #   SCRIPT=device_sm80ks.sh DEST=/work/main/.devcarry/sm80 SCHED="..." bash bench/gpu/build_sm80b.sh build
 # run with carry [".devcarry/sm80"]:  LIMIT=200 bash .devcarry/sm80/device_sm80ks.sh
+# (SASS="names" and NCU="names" narrow those two steps; steps past the timing stop when LIMIT runs short)
 set -u
 D=${D:-.devcarry/sm80}
 LIMIT=${LIMIT:-200}
@@ -16,20 +17,27 @@ E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E
 H="$D/cake_harness"
 TR=$(dirname "$0")/time_record.py; [ -f "$TR" ] || TR=bench/gpu/time_record.py
 gpu_line
-NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//' | sort)
+# NAME.so, and base_NAME.so where built from an earlier lowering (BASE_CU_DIR of build_sm80b.sh), timed
+# in alternation
+NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)
 for s in 4096 8192; do
   for n in $NAMES; do
-    timeout -s KILL 60 $H --kernel $D/$n.so --m $s --n $s --k $s --runs ${RUNS:-30} 2>/dev/null | tail -1 > "$OUT/r.json"
-    python3 "$TR" "$OUT/r.json" "$n" $s >> "$OUT/time.jsonl"
+    for v in base_$n $n; do
+      [ -f $D/$v.so ] || continue
+      timeout -s KILL 60 $H --kernel $D/$v.so --m $s --n $s --k $s --runs ${RUNS:-30} 2>/dev/null | tail -1 > "$OUT/r.json"
+      python3 "$TR" "$OUT/r.json" "$v" $s >> "$OUT/time.jsonl"
+    done
   done
   log "size $s done, $(left) s left"
 done
 gpu_line
 for n in $NAMES; do
-  case $n in sm80ks_*|*kslice*) edge_shapes $D/$n.so "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "136 128 48" ;; esac
+  [ "$(left)" -gt 8 ] || break
+  edge_shapes $D/$n.so "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "136 128 48"
 done
 log "edge done, $(left) s left"
-for n in $NAMES; do
+for n in ${SASS:-$NAMES}; do
+  [ -f $D/$n.so ] || continue
   cuobjdump --dump-sass $D/$n.so > "$OUT/sass_$n.txt" 2>/dev/null
   echo "sass $n: $(grep -c 'HMMA' $OUT/sass_$n.txt) HMMA $(grep -c 'LDSM' $OUT/sass_$n.txt) LDSM $(grep -c 'LDGSTS' $OUT/sass_$n.txt) LDGSTS $(grep -c 'BAR.SYNC' $OUT/sass_$n.txt) BAR.SYNC $(grep -c 'LDL\|STL' $OUT/sass_$n.txt) LDL/STL"
 done
@@ -46,9 +54,10 @@ for x in wait short_scoreboard long_scoreboard barrier math_pipe_throttle mio_th
   M="$M,smsp__average_warps_issue_stalled_${x}_per_issue_active.ratio"
 done
 if command -v ncu >/dev/null; then
-  for n in $BEST sm80_cp_async_multistage; do
-    [ "$(left)" -gt 30 ] || break
-    timeout -s KILL 45 ncu --metrics $M --clock-control none -k regex:'cake_(gemm|sm80)' -c 1 $H --kernel $D/$n.so --m 4096 --n 4096 --k 4096 --no-time > "$OUT/ncu_$n.txt" 2>&1
+  for n in ${NCU:-$BEST sm80_cp_async_multistage}; do
+    [ "$(left)" -gt 12 ] || break
+    t=$(( $(left) - 2 )); [ $t -gt 45 ] && t=45
+    timeout -s KILL $t ncu --metrics $M --clock-control none -k regex:'cake_(gemm|sm80)' -c 1 $H --kernel $D/$n.so --m 4096 --n 4096 --k 4096 --no-time > "$OUT/ncu_$n.txt" 2>&1
     echo "== ncu $n"; grep -E 'sm__|smsp__|launch__' "$OUT/ncu_$n.txt"
   done
 fi

@@ -283,7 +283,10 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "if (cake_plane && cake_r0 >= 0 && cake_r0 + 128 <= cake_ext_A.d[0] && cake_c0 >= 0 && "
                           "cake_c0 + 32 <= cake_ext_A.d[1]) {"));
   EXPECT_TRUE(contains(s, "const auto cake_src = A + cake_base + cake_r0 * cake_ext_A.s[0] + cake_c0;"));
-  EXPECT_TRUE(contains(s, "cake_src + cake_r * cake_ext_A.s[0] + cake_c, 16);"));
+  // each thread's interior chunks: one shared and one global address plus a constant step per pass
+  // (128 threads = 32 rows of 4 chunks a pass; 2048 B is a multiple of the 64B swizzle's 512 B period)
+  EXPECT_TRUE(contains(s, "const long long cake_pass = 32LL * cake_ext_A.s[0];"));
+  EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_pass, 16);"));
   EXPECT_EQ(count(s, "const auto cake_src = "), 4u);  // 2 copies in the prologue, 2 in the loop
   // init=(k == 0) zeroes the accumulator behind a kept branch (not 128 selects on every k-block)
   EXPECT_TRUE(contains(s, "if ((k == 0)) {\n          cake_keep_branch();"));
@@ -738,4 +741,22 @@ TEST(Lowering, KStepSlicesAreRefusedWhereTheyCannotBeLowered) {
     EXPECT_FALSE(r.ok) << c.to;
     EXPECT_TRUE(contains(findingsText(r), c.message)) << c.to << ": " << findingsText(r);
   }
+}
+
+TEST(Lowering, CpAsyncChunkStepsOnlyWhereTheSwizzleRepeats) {
+  // one warp over 128-byte rows: a pass of 32 threads is 4 rows = 512 B, half the 128B swizzle's
+  // 1024-byte period, so the chunks keep their own row, column and swizzle
+  std::string err;
+  auto f = ir::readSourceFile(sourceDir() + "/bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake", err);
+  ASSERT_TRUE(f) << err;
+  auto m = compileText("one_warp.cake", replaceAll(std::string(f->text), "warps=[0, 1, 2, 3]", "warps=[0]"));
+  ASSERT_FALSE(m.schedules.empty());
+  auto r = lowering::lowerToCuda(m.schedules[0]);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_FALSE(contains(r.source, "cake_pass"));
+  EXPECT_TRUE(contains(r.source, "cake_src + cake_r * cake_ext_A.s[0] + cake_c, 16);"));
+  // four warps: 16 rows = 2048 B a pass, two periods
+  auto r4 = lowerFile("bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake");
+  ASSERT_TRUE(r4.ok) << findingsText(r4);
+  EXPECT_TRUE(contains(r4.source, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_pass, 16);"));
 }
