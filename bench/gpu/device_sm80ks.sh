@@ -9,7 +9,9 @@
 # Built here by:
 #   SCRIPT=device_sm80ks.sh DEST=/work/main/.devcarry/sm80 SCHED="..." bash bench/gpu/build_sm80b.sh build
 # run with carry [".devcarry/sm80"]:  LIMIT=200 bash .devcarry/sm80/device_sm80ks.sh
-# (SASS="names" and NCU="names" narrow those two steps; steps past the timing stop when LIMIT runs short)
+# (SASS="names", NCU="names", EDGE="names" and SIZES="4096 8192" narrow those steps, an empty one
+# skips it; steps past the timing stop when LIMIT runs short). Profile only, e.g.:
+#   LIMIT=60 SIZES= EDGE= SASS= NCU="sm80_128x128_k64_s3 sm80_cp_async_multistage" bash .devcarry/sm80/device_sm80ks.sh
 set -u
 D=${D:-.devcarry/sm80}
 LIMIT=${LIMIT:-200}
@@ -20,7 +22,7 @@ gpu_line
 # NAME.so, and base_NAME.so where built from an earlier lowering (BASE_CU_DIR of build_sm80b.sh), timed
 # in alternation
 NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)
-for s in 4096 8192; do
+for s in ${SIZES-4096 8192}; do
   for n in $NAMES; do
     for v in base_$n $n; do
       [ -f $D/$v.so ] || continue
@@ -31,19 +33,19 @@ for s in 4096 8192; do
   log "size $s done, $(left) s left"
 done
 gpu_line
-for n in $NAMES; do
+for n in ${EDGE-$NAMES}; do
   [ "$(left)" -gt 8 ] || break
   edge_shapes $D/$n.so "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "136 128 48"
 done
 log "edge done, $(left) s left"
-for n in ${SASS:-$NAMES}; do
+for n in ${SASS-$NAMES}; do
   [ -f $D/$n.so ] || continue
   cuobjdump --dump-sass $D/$n.so > "$OUT/sass_$n.txt" 2>/dev/null
   echo "sass $n: $(grep -c 'HMMA' $OUT/sass_$n.txt) HMMA $(grep -c 'LDSM' $OUT/sass_$n.txt) LDSM $(grep -c 'LDGSTS' $OUT/sass_$n.txt) LDGSTS $(grep -c 'BAR.SYNC' $OUT/sass_$n.txt) BAR.SYNC $(grep -c 'LDL\|STL' $OUT/sass_$n.txt) LDL/STL"
 done
-(cd "$OUT" && tar czf sass.tgz sass_*.txt && rm -f sass_*.txt)
+ls "$OUT"/sass_*.txt >/dev/null 2>&1 && (cd "$OUT" && tar czf sass.tgz sass_*.txt && rm -f sass_*.txt)
 # the fastest sliced kernel at 4096^3 (median ratio), profiled beside the corpus kernel
-BEST=$(python3 -c "
+BEST=$([ -s "$OUT/time.jsonl" ] && python3 -c "
 import json
 rs=[json.loads(l) for l in open('$OUT/time.jsonl')]
 rs=[r for r in rs if r['size']==4096 and r['kernel'].startswith('sm80ks_') and r.get('ratio')]
