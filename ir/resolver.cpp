@@ -455,6 +455,17 @@ class Resolver {
     }
   }
 
+  // Constant slice bounds must lie in the dimension (0 <= lo < hi <= dim):
+  // the model clamps a bound to the buffer, the lowering would address past it.
+  void checkSliceBounds(const Slice& sl, const ExprPtr& dim, const SourceRange& r) {
+    const auto lo = sl.lo ? constOf(sl.lo) : std::optional<int64_t>(0);
+    const auto hi = sl.hi ? constOf(sl.hi) : constOf(dim);
+    const auto d = constOf(dim);
+    if (lo && *lo < 0) fail("type.mismatch", r, fmt::format("slice start {} is negative", *lo));
+    if (hi && d && *hi > *d) fail("type.mismatch", r, fmt::format("slice end {} is past the dimension's {} elements", *hi, *d));
+    if (lo && hi && *lo >= *hi) fail("type.mismatch", r, fmt::format("empty slice {}:{}", *lo, *hi));
+  }
+
   Value subscript(const AE& e) {
     Value base = eval(*e.args[0]);
     const AE& idx = *e.args[1];
@@ -499,6 +510,7 @@ class Resolver {
         Slice sl;
         if (it->args[0]) sl.lo = intOf(*it->args[0], "a slice bound");
         if (it->args[1]) sl.hi = intOf(*it->args[1], "a slice bound");
+        if (shape) checkSliceBounds(sl, (*shape)[b.slices.size()], it->range);
         b.slices.push_back(sl);
       }
       b.range = e.range;

@@ -94,12 +94,33 @@ void Emitter::emitCpAsync(const ir::Op& op) {
     open(fmt::format("if (cake_plane && cake_r0 >= 0 && cake_r0 + {} <= {} && cake_c0 >= 0 && cake_c0 + {} <= {}.d[{}])",
                      t.R, rowsExt, t.C, ext, N - 1));
     line(fmt::format("const auto cake_src = {} + cake_base + cake_r0 * {} + cake_c0;", pn, rowStride));
-    line(chunks % instThreads == 0 ? "#pragma unroll" : "#pragma unroll 4");
-    open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", chunks, instThreads));
-    line(fmt::format("const int cake_r = cake_q / {}, cake_c = (cake_q % {}) * {};", perRow, perRow, elems));
-    line(fmt::format("cake_cp_async<{}>(cake_dst + {}, cake_src + cake_r * {} + cake_c, {});", ch,
-                     plan_.viewOffset(v, "cake_r", fmt::format("cake_c * {}", eb)), rowStride, ch));
-    close();
+    const int sw = ir::swizzleBytes(view.swizzle);
+    const int64_t passRows = instThreads / perRow, passBytes = passRows * rowBytes;
+    if (chunks % instThreads == 0 && instThreads % perRow == 0 &&
+        (plan_.viewBlock_.empty() || !plan_.viewBlock_[v]) &&
+        (sw == 0 || passBytes % (8 * sw) == 0)) {
+      // every pass of the instance's threads covers whole rows, and a pass moves the swizzled
+      // address by a multiple of the swizzle period (8 x its bytes): each thread's chunks are
+      // one shared and one global address plus a constant step, instead of a row, a column
+      // and a swizzle per chunk (same chunks, same bytes as the loop over cake_q; ptxas does not
+      // hoist those at 220+ registers: 273 -> 229 SASS instructions per k-block of the corpus sm_80
+      // GEMM, docs/gpu.md "k-step slices and fewer copy instructions")
+      line(fmt::format("const int cake_rt = cake_inst_thread / {}, cake_ct = (cake_inst_thread % {}) * {};", perRow,
+                       perRow, elems));
+      line(fmt::format("const auto cake_p = cake_src + cake_rt * {} + cake_ct;", rowStride));
+      line(fmt::format("const long long cake_pass = {}LL * {};  // {} rows a pass", passRows, rowStride, passRows));
+      line(fmt::format("const uint32_t cake_d = cake_dst + {};", plan_.viewOffset(v, "cake_rt", fmt::format("cake_ct * {}", eb))));
+      line("#pragma unroll");
+      line(fmt::format("for (int cake_i = 0; cake_i < {}; ++cake_i)", chunks / instThreads));
+      line(fmt::format("  cake_cp_async<{}>(cake_d + cake_i * {}u, cake_p + cake_i * cake_pass, {});", ch, passBytes, ch));
+    } else {
+      line(chunks % instThreads == 0 ? "#pragma unroll" : "#pragma unroll 4");
+      open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", chunks, instThreads));
+      line(fmt::format("const int cake_r = cake_q / {}, cake_c = (cake_q % {}) * {};", perRow, perRow, elems));
+      line(fmt::format("cake_cp_async<{}>(cake_dst + {}, cake_src + cake_r * {} + cake_c, {});", ch,
+                       plan_.viewOffset(v, "cake_r", fmt::format("cake_c * {}", eb)), rowStride, ch));
+      close();
+    }
     close("} else {");
     ++indent_;
     line("#pragma unroll 4");

@@ -112,6 +112,12 @@ void Emitter::emitWgmmaRsFragments(const ir::Op& op, const MmaPlan& p, int mbl, 
 }
 
 void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
+  // byte column of 16-byte chunk `chunk` of an operand whose column slice
+  // starts at element c0 (a k-step range of the slot)
+  auto colBytes = [&](int v, int64_t c0, const std::string& chunk) {
+    const int64_t off = c0 * ir::dtypeBytes(s_.views[v].dtype);
+    return off ? fmt::format("({}) * 16 + {}", chunk, off) : fmt::format("({}) * 16", chunk);
+  };
   const Layout* f = layoutOf(op.dst.index);
   if (!f) return;
   const int va = op.src.index, vb = op.src2.index;
@@ -170,13 +176,14 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
                      pk("2 * i", 0), pk("2 * i + 1", 0), pk("2 * i", 2), pk("2 * i + 1", 2)));
   } else {
     line(fmt::format("  cake_ldmatrix_x4(cake_af[i], cake_a + {});",
-                     plan_.viewOffset(va, "cake_a0 + cake_wrow + 16 * i + cake_lane % 16", "(2 * cake_k + cake_lane / 16) * 16")));
+                     plan_.viewOffset(va, "cake_a0 + cake_wrow + 16 * i + cake_lane % 16",
+                                      colBytes(va, p.ka0, "2 * cake_k + cake_lane / 16"))));
   }
   line("#pragma unroll");
   line(fmt::format("for (int j = 0; j < {}; ++j)", (nt + 1) / 2));
   line(fmt::format("  cake_ldmatrix_x4(cake_bf[j], cake_b + {});",
                    plan_.viewOffset(vb, "cake_b0 + cake_wcol + 16 * j + cake_lane % 8 + (cake_lane / 16) * 8",
-                              "(2 * cake_k + (cake_lane / 8) % 2) * 16")));
+                              colBytes(vb, p.kb0, "2 * cake_k + (cake_lane / 8) % 2"))));
   line("#pragma unroll");
   line(fmt::format("for (int i = 0; i < {}; ++i)", mt));
   line("#pragma unroll");

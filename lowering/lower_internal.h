@@ -85,6 +85,7 @@ struct MmaPlan {
   bool rs = false;         // wgmma: A from registers
   int G = 1;               // wgmma: warpgroups per instance
   int wm = 1, wn = 1;      // mma.sync warp grid
+  int64_t ka0 = 0, kb0 = 0;  // mma.sync: first column (element) of a column-sliced a / b view operand
 };
 
 // Accesses since the last sync of the instance (IR.md: "lowering inserts the

@@ -345,10 +345,18 @@ void PlanBuilder::planMmas() {
       if (op.src.kind == K::View && viewShape(op.src.index).size() != 2)
         return fail(ir::Rule::LowerUnsupported, "an mma operand view that is not 2-D");
       if (viewShape(vb).size() != 2) return fail(ir::Rule::LowerUnsupported, "an mma operand view that is not 2-D");
-      if (op.src.slices.size() > 1 || op.src2.slices.size() > 1) {
-        const auto& sl = op.src.slices.size() > 1 ? op.src.slices[1] : op.src2.slices[1];
-        if (sl.lo || sl.hi) return fail(ir::Rule::LowerLayout, "an mma operand may be sliced along rows only");
-      }
+      // a column slice of a view operand (a k-step range of the slot): its
+      // first column, in elements; lowered for mma.sync only (below)
+      auto colStart = [&](const ir::BufferRef& r) -> std::optional<int64_t> {
+        if (r.slices.size() < 2 || (!r.slices[1].lo && !r.slices[1].hi)) return 0;
+        return r.slices[1].lo ? constOf(r.slices[1].lo) : std::optional<int64_t>(0);
+      };
+      const bool colSliced = (op.src.slices.size() > 1 && (op.src.slices[1].lo || op.src.slices[1].hi)) ||
+                             (op.src2.slices.size() > 1 && (op.src2.slices[1].lo || op.src2.slices[1].hi));
+      const auto ka0 = colStart(op.src), kb0 = colStart(op.src2);
+      if (!ka0 || !kb0) return fail(ir::Rule::LowerLayout, "the column slice of an mma operand must start at a constant");
+      if (colSliced && op.src.kind == K::Regs && (*ka0 != 0 || ta.C != regsTile(op.src.index).C))
+        return fail(ir::Rule::LowerLayout, "a register a operand of an mma is not sliced along columns");
       const int64_t K = ta.C;
       if (tb.C != K || ta.R != tacc.R || tb.R != tacc.C)
         return fail(ir::Rule::LowerLayout, fmt::format("mma shapes: acc {}x{}, a {}x{}, b {}x{}: need acc = a rows x b rows "
@@ -476,6 +484,21 @@ void PlanBuilder::planMmas() {
         p.kind = MmaPlan::MmaSync;
         p.ty = ty;
         p.kstep = 16;
+      }
+      if (colSliced) {
+        if (p.kind != MmaPlan::MmaSync)
+          return fail(ir::Rule::LowerLayout, "a column slice (k-step range) of an mma operand is lowered for mma.sync only");
+        for (auto [ref, c0] : {std::pair{&op.src, *ka0}, std::pair{&op.src2, *kb0}}) {
+          if (ref->kind != K::View) continue;
+          const int64_t W = viewTile(ref->index).C, eb = ir::dtypeBytes(s_.views[ref->index].dtype);
+          if (c0 < 0 || c0 + K > W)
+            return fail(ir::Rule::LowerLayout, fmt::format("mma operand columns {}:{} outside the slot's {}", c0, c0 + K, W));
+          if ((c0 * eb) % 16)
+            return fail(ir::Rule::LowerLayout, fmt::format("an mma operand's column slice starts at column {}: ldmatrix "
+                                                    "needs a multiple of 16 bytes", c0));
+        }
+        p.ka0 = *ka0;
+        p.kb0 = *kb0;
       }
       mma_[&op] = p;
     });

@@ -6,6 +6,8 @@
 # harness and the libraries the device lacks, into .devcarry/sm80b (DEST=...). ptxas's register and
 # spill report of each kernel goes to $D/ptxas.txt.
 # Usage: BASE_CU_DIR=/tmp/base bash bench/gpu/build_sm80b.sh [BUILD_DIR]
+# (SCHED="a.cake b.cake ..." without .cake, DEST=dir, SCRIPT=the device script copied beside them;
+# bench/gpu/device_sm80ks.sh is built this way)
 set -eu
 B=${1:-build}
 D=${DEST:-.devcarry/sm80b}
@@ -25,5 +27,5 @@ for f in "$D"/ptxas_*.txt; do echo "$(basename $f .txt): $(grep -A1 "for 'sm_90'
 NVH="$NVCC -std=c++17 -O3 -cudart shared $SM90A -Irunner/harness -Iabi"
 $NVH runner/harness/cake_harness.cu -o "$D/cake_harness" -lcublas -lcupti -ldl
 cp -L /usr/local/cuda/lib/libcupti.so.13 /usr/lib/x86_64-linux-gnu/libfmt.so.9 /usr/lib/x86_64-linux-gnu/libz3.so.4 "$D/lib/" 2>/dev/null || true
-cp bench/gpu/device_env.sh bench/gpu/device_sm80b.sh bench/gpu/time_record.py "$D/"
+cp bench/gpu/device_env.sh bench/gpu/${SCRIPT:-device_sm80b.sh} bench/gpu/time_record.py "$D/"
 cat "$D/ptxas.txt"

@@ -307,7 +307,10 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "if (cake_plane && cake_r0 >= 0 && cake_r0 + 128 <= cake_ext_A.d[0] && cake_c0 >= 0 && "
                           "cake_c0 + 32 <= cake_ext_A.d[1]) {"));
   EXPECT_TRUE(contains(s, "const auto cake_src = A + cake_base + cake_r0 * cake_ext_A.s[0] + cake_c0;"));
-  EXPECT_TRUE(contains(s, "cake_src + cake_r * cake_ext_A.s[0] + cake_c, 16);"));
+  // each thread's interior chunks: one shared and one global address plus a constant step per pass
+  // (128 threads = 32 rows of 4 chunks a pass; 2048 B is a multiple of the 64B swizzle's 512 B period)
+  EXPECT_TRUE(contains(s, "const long long cake_pass = 32LL * cake_ext_A.s[0];"));
+  EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_pass, 16);"));
   EXPECT_EQ(count(s, "const auto cake_src = "), 4u);  // 2 copies in the prologue, 2 in the loop
   // init=(k == 0) zeroes the accumulator behind a kept branch (not 128 selects on every k-block)
   EXPECT_TRUE(contains(s, "if ((k == 0)) {\n          cake_keep_branch();"));
@@ -704,4 +707,80 @@ TEST(Lowering, ClusterSyncInsideALoopIsRefused) {
   auto r = lowering::lowerToCuda(s, {});
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(contains(findingsText(r), "lm.cluster_sync() inside a loop or a branch")) << findingsText(r);
+}
+
+// ---- column slices (k-step ranges) of mma.sync operands ------------------
+
+namespace {
+const char* kKSliced = "bench/gpu/schedules/sm80/kslice/sm80ks_128x128_k32_s4_j16.cake";
+
+std::string kSlicedText() {
+  std::string err;
+  auto f = ir::readSourceFile(sourceDir() + "/" + kKSliced, err);
+  EXPECT_TRUE(f) << err;
+  return f ? std::string(f->text) : std::string();
+}
+
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+}  // namespace
+
+TEST(Lowering, MmaSyncOverKStepSlices) {
+  auto r = lowerFile(kKSliced);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  // each lm.mma covers one k-step; the second starts 32 bytes (16 bf16) into the slot's rows
+  EXPECT_EQ(count(s, "for (int cake_k = 0; cake_k < 1; ++cake_k) {"), 2u);
+  EXPECT_EQ(count(s, "((2 * cake_k + cake_lane / 16) * 16)"), 1u);
+  EXPECT_EQ(count(s, "((2 * cake_k + cake_lane / 16) * 16 + 32)"), 1u);
+  EXPECT_EQ(count(s, "((2 * cake_k + (cake_lane / 8) % 2) * 16 + 32)"), 1u);
+  // the wait between the slices syncs the block; no other sync in the loop (prologue, mid, end)
+  EXPECT_TRUE(contains(s, "cake_cp_async_wait<1>();"));
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 3u);
+}
+
+TEST(Lowering, RefillAfterTheLastKStepSyncsTheReads) {
+  // the slot read by the last slice is refilled right after: one more sync orders the block's reads first
+  auto r = lowerFile("corpus/bugs/sync.race/sm80_kslice_refill_under_last_kstep_fixed.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_EQ(count(r.source, "// threads of this instance touched these buffers since its last sync\n        __syncthreads();"),
+            1u);
+  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 4u);
+}
+
+TEST(Lowering, KStepSlicesAreRefusedWhereTheyCannotBeLowered) {
+  struct Case {
+    std::string from, to, message;
+  };
+  const std::vector<Case> cases = {
+      {"target=\"sm_80\"", "target=\"sm_90a\"", "lowered for mma.sync only"},  // a whole warpgroup: wgmma
+      {"[:, 0:16]", "[:, 4:20]", "ldmatrix needs a multiple of 16 bytes"},
+  };
+  for (const auto& c : cases) {
+    auto m = compileText("kslice.cake", replaceAll(kSlicedText(), c.from, c.to));
+    ASSERT_FALSE(m.schedules.empty()) << c.to;
+    auto r = lowering::lowerToCuda(m.schedules[0]);
+    EXPECT_FALSE(r.ok) << c.to;
+    EXPECT_TRUE(contains(findingsText(r), c.message)) << c.to << ": " << findingsText(r);
+  }
+}
+
+TEST(Lowering, CpAsyncChunkStepsOnlyWhereTheSwizzleRepeats) {
+  // one warp over 128-byte rows: a pass of 32 threads is 4 rows = 512 B, half the 128B swizzle's
+  // 1024-byte period, so the chunks keep their own row, column and swizzle
+  std::string err;
+  auto f = ir::readSourceFile(sourceDir() + "/bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake", err);
+  ASSERT_TRUE(f) << err;
+  auto m = compileText("one_warp.cake", replaceAll(std::string(f->text), "warps=[0, 1, 2, 3]", "warps=[0]"));
+  ASSERT_FALSE(m.schedules.empty());
+  auto r = lowering::lowerToCuda(m.schedules[0]);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_FALSE(contains(r.source, "cake_pass"));
+  EXPECT_TRUE(contains(r.source, "cake_src + cake_r * cake_ext_A.s[0] + cake_c, 16);"));
+  // four warps: 16 rows = 2048 B a pass, two periods
+  auto r4 = lowerFile("bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake");
+  ASSERT_TRUE(r4.ok) << findingsText(r4);
+  EXPECT_TRUE(contains(r4.source, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_pass, 16);"));
 }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# One device call for issue 13 (helper sm80): the k-step-sliced sm_80 GEMMs
+# (bench/gpu/schedules/sm80/kslice/, wait + sync before the last k-step of each
+# k-block) against the corpus sm_80 GEMM and the fastest earlier sm_80 schedule,
+# each against cuBLAS (the harness interleaves kernel and cuBLAS, L2 flushed), at
+# 4096^3 and 8192^3; correctness at edge shapes (partial tiles); the SASS of every
+# kernel (gzipped, for the per-k-block census here); Nsight Compute's tensor-pipe
+# and stall metrics on the corpus kernel and the fastest sliced one at 4096^3.
+# Built here by:
+#   SCRIPT=device_sm80ks.sh DEST=/work/main/.devcarry/sm80 SCHED="..." bash bench/gpu/build_sm80b.sh build
+# run with carry [".devcarry/sm80"]:  LIMIT=200 bash .devcarry/sm80/device_sm80ks.sh
+# (SASS="names", NCU="names", EDGE="names" and SIZES="4096 8192" narrow those steps, an empty one
+# skips it; steps past the timing stop when LIMIT runs short). Profile only, e.g.:
+#   LIMIT=60 SIZES= EDGE= SASS= NCU="sm80_128x128_k64_s3 sm80_cp_async_multistage" bash .devcarry/sm80/device_sm80ks.sh
+set -u
+D=${D:-.devcarry/sm80}
+LIMIT=${LIMIT:-200}
+E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
+H="$D/cake_harness"
+TR=$(dirname "$0")/time_record.py; [ -f "$TR" ] || TR=bench/gpu/time_record.py
+gpu_line
+# NAME.so, and base_NAME.so where built from an earlier lowering (BASE_CU_DIR of build_sm80b.sh), timed
+# in alternation
+NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)
+for s in ${SIZES-4096 8192}; do
+  for n in $NAMES; do
+    for v in base_$n $n; do
+      [ -f $D/$v.so ] || continue
+      timeout -s KILL 60 $H --kernel $D/$v.so --m $s --n $s --k $s --runs ${RUNS:-30} 2>/dev/null | tail -1 > "$OUT/r.json"
+      python3 "$TR" "$OUT/r.json" "$v" $s >> "$OUT/time.jsonl"
+    done
+  done
+  log "size $s done, $(left) s left"
+done
+gpu_line
+for n in ${EDGE-$NAMES}; do
+  [ "$(left)" -gt 8 ] || break
+  edge_shapes $D/$n.so "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "136 128 48"
+done
+log "edge done, $(left) s left"
+for n in ${SASS-$NAMES}; do
+  [ -f $D/$n.so ] || continue
+  cuobjdump --dump-sass $D/$n.so > "$OUT/sass_$n.txt" 2>/dev/null
+  echo "sass $n: $(grep -c 'HMMA' $OUT/sass_$n.txt) HMMA $(grep -c 'LDSM' $OUT/sass_$n.txt) LDSM $(grep -c 'LDGSTS' $OUT/sass_$n.txt) LDGSTS $(grep -c 'BAR.SYNC' $OUT/sass_$n.txt) BAR.SYNC $(grep -c 'LDL\|STL' $OUT/sass_$n.txt) LDL/STL"
+done
+ls "$OUT"/sass_*.txt >/dev/null 2>&1 && (cd "$OUT" && tar czf sass.tgz sass_*.txt && rm -f sass_*.txt)
+# the fastest sliced kernel at 4096^3 (median ratio), profiled beside the corpus kernel
+BEST=$([ -s "$OUT/time.jsonl" ] && python3 -c "
+import json
+rs=[json.loads(l) for l in open('$OUT/time.jsonl')]
+rs=[r for r in rs if r['size']==4096 and r['kernel'].startswith('sm80ks_') and r.get('ratio')]
+print(max(rs,key=lambda r:r['ratio'])['kernel'] if rs else '')")
+echo "best sliced at 4096^3: $BEST"
+M=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active
+for x in wait short_scoreboard long_scoreboard barrier math_pipe_throttle mio_throttle lg_throttle dispatch_stall not_selected selected no_instruction branch_resolving; do
+  M="$M,smsp__average_warps_issue_stalled_${x}_per_issue_active.ratio"
+done
+if command -v ncu >/dev/null; then
+  for n in ${NCU:-$BEST sm80_cp_async_multistage}; do
+    [ "$(left)" -gt 12 ] || break
+    t=$(( $(left) - 2 )); [ $t -gt 45 ] && t=45
+    timeout -s KILL $t ncu --metrics $M --clock-control none -k regex:'cake_(gemm|sm80)' -c 1 $H --kernel $D/$n.so --m 4096 --n 4096 --k 4096 --no-time > "$OUT/ncu_$n.txt" 2>&1
+    echo "== ncu $n"; grep -E 'sm__|smsp__|launch__' "$OUT/ncu_$n.txt"
+  done
+fi
+log "all done, $(left) s left"
+rm -f "$OUT/r.json"

@@ -1,0 +1,48 @@
+# sm_80 multistage GEMM with the wait + sync before the last k-step(s) of each
+# k-block (issue 13, helper sm80; written by gen.py, do not edit by hand).
+# Tile 128x128x64, 3 stages, 4 warps in one instance; each k-block is
+# two lm.mma over column slices (k-step ranges) of the slot: [0:48] then [48:64].
+#  * prologue: k-blocks 0..1, one cp.async group each (empty past the end).
+#  * before the loop: cp_async_wait(pending=1) retires k-block 0 (+ sync).
+#  * iteration k: MMAs over k-steps [0:48] of slot k; cp_async_wait(pending=0)
+#    retires k-block k + 1 (groups committed: 2 + k) and syncs the instance,
+#    which orders every warp's reads of slot (k - 1) % 3 (k-block k - 1, read in
+#    the previous iteration) before its refill with k-block k + 2; commit; then
+#    the MMAs over k-steps [48:64] of slot k, which no copy in flight touches.
+# smem: 3 x (128 + 128) x 64 x 2 B = 98304 B.
+# expect: pass
+@cake.schedule(target="sm_80")
+def sm80ks_128x128_k64_s3_j48(lm, A: LM.gmem, B: LM.gmem, C: LM.gmem,
+        M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(K > 0)
+    pool   = lm.smem(98304)
+    smem_a = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_b = pool.view(offset=49152, shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    acc    = lm.regs(shape=(128, 128), dtype=lm.f32)
+    out    = lm.regs(shape=(128, 128), dtype=lm.bf16)
+
+    mainloop = lm.role(warps=[0, 1, 2, 3])
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 128
+    n_blk = lm.block_idx(1) * 128
+
+    with mainloop:
+        for s in lm.range(0, 2):
+            if s < k_tiles:
+                smem_a.cp_async(A, coords=(m_blk, s * 64), stage=s)
+                smem_b.cp_async(B, coords=(n_blk, s * 64), stage=s)
+            lm.cp_async_commit()
+        lm.cp_async_wait(pending=1)
+        for k in lm.range(0, k_tiles):
+            lm.mma(acc, smem_a[k][:, 0:48], smem_b[k][:, 0:48], init=(k == 0))
+            lm.cp_async_wait(pending=0)
+            kn = k + 2
+            if kn < k_tiles:
+                smem_a.cp_async(A, coords=(m_blk, kn * 64), iter=kn)
+                smem_b.cp_async(B, coords=(n_blk, kn * 64), iter=kn)
+            lm.cp_async_commit()
+            lm.mma(acc, smem_a[k][:, 48:64], smem_b[k][:, 48:64])
+        lm.cp_async_wait(pending=0)
+        lm.copy(out, acc)
+        lm.copy(C, out, coords=(m_blk, n_blk))
