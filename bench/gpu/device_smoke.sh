@@ -36,6 +36,12 @@ run corpus/cluster/sm90_multicast_b.cake --shape M=4096,N=4096,K=4096 --check-ti
 # ping-pong (ping-pong >= cooperative).
 run bench/gpu/schedules/decode/sm90_decode_splitk_bn128_s8.cake --shape M=1,N=4096,K=14336 --split-k 4
 run bench/gpu/schedules/sm90_pingpong_128x192_r240.cake --shape M=8192,N=8192,K=8192 --check-timeout 120
+# Session 9: the PDL split-K pair with the 32-column reduce at the worst
+# decode shape, the ping-pong without epilogue spills at 4096^3, the sm_80
+# 128x128 k64 schedule with hoisted cp.async addresses.
+run bench/gpu/schedules/decode/sm90_decode_splitk_bn64_s12_r32_pdl.cake --shape M=1,N=4096,K=4096 --split-k 2
+run bench/gpu/schedules/sm90_pingpong_128x192_r240.cake --shape M=4096,N=4096,K=4096 --check-timeout 120
+run bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
 # mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
 if command -v nvcc >/dev/null; then
   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a bench/gpu/kernels/hmma_peak.cu -o "$OUT/hmma_peak" &&
