@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/common/text_edit.h"
 #include "ir/frontend.h"
 #include "ir/target.h"
 #include "lowering/lower.h"
@@ -33,10 +34,7 @@ ir::Schedule compile(const std::string& text) {
   return m && !m->schedules.empty() ? m->schedules[0] : ir::Schedule{};
 }
 
-std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
+using cake::test::replaceAll;
 
 std::string findings(const lowering::LowerResult& r) {
   std::string s;

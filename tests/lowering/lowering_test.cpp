@@ -5,6 +5,7 @@
 #include <vector>
 #include <string>
 
+#include "tests/common/text_edit.h"
 #include "ir/frontend.h"
 #include "lowering/lower.h"
 #include "tests/common/corpus_files.h"
@@ -721,10 +722,7 @@ std::string kSlicedText() {
   return f ? std::string(f->text) : std::string();
 }
 
-std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
+using cake::test::replaceAll;
 }  // namespace
 
 TEST(Lowering, MmaSyncOverKStepSlices) {
