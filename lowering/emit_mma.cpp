@@ -154,6 +154,17 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
     line(fmt::format("const uint32_t cake_b = {};", plan_.viewSlotAddr(op.src2)));
     line(fmt::format("const int cake_b0 = {};  // row slice", bLo));
   }
+  // An operand's ldmatrix rows are this thread's row plus 16 * (the tile), a multiple of 8: where the
+  // swizzle repeats every 8 rows of the slot (KernelPlan::viewRowsSplit) the thread's row bytes and swizzle
+  // are computed once and each tile's row is a constant, leaving one XOR per k-step (docs/gpu.md, "ldmatrix
+  // addresses"). Otherwise each ldmatrix swizzles its own row and column.
+  const bool aSplit = !p.rs && plan_.viewRowsSplit(va, 16), bSplit = plan_.viewRowsSplit(vb, 16);
+  auto rowSplit = [&](int v, const std::string& pre, const std::string& row) {
+    line(fmt::format("const uint32_t {0}r = static_cast<uint32_t>({1}) * {2}u, {0}sw = {3};  // this thread's row, its swizzle",
+                     pre, row, plan_.viewRowPitch(v), plan_.viewRowSwizzle(v, pre + "r")));
+  };
+  if (aSplit) rowSplit(va, "cake_a", "cake_a0 + cake_wrow + cake_lane % 16");
+  if (bSplit) rowSplit(vb, "cake_b", "cake_b0 + cake_wcol + cake_lane % 8 + (cake_lane / 16) * 8");
   line("#pragma unroll");
   open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", K / 16));
   line(fmt::format("uint32_t cake_af[{}][4], cake_bf[{}][4];", mt, (nt + 1) / 2));
@@ -175,15 +186,17 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
     line(fmt::format("  cake_af[i][0] = {}, cake_af[i][1] = {}, cake_af[i][2] = {}, cake_af[i][3] = {};",
                      pk("2 * i", 0), pk("2 * i + 1", 0), pk("2 * i", 2), pk("2 * i + 1", 2)));
   } else {
+    const std::string col = colBytes(va, p.ka0, "2 * cake_k + cake_lane / 16");
     line(fmt::format("  cake_ldmatrix_x4(cake_af[i], cake_a + {});",
-                     plan_.viewOffset(va, "cake_a0 + cake_wrow + 16 * i + cake_lane % 16",
-                                      colBytes(va, p.ka0, "2 * cake_k + cake_lane / 16"))));
+                     aSplit ? plan_.viewOffsetSplit(va, "cake_ar", "cake_asw", "16 * i", col)
+                            : plan_.viewOffset(va, "cake_a0 + cake_wrow + 16 * i + cake_lane % 16", col)));
   }
   line("#pragma unroll");
   line(fmt::format("for (int j = 0; j < {}; ++j)", (nt + 1) / 2));
+  const std::string colB = colBytes(vb, p.kb0, "2 * cake_k + (cake_lane / 8) % 2");
   line(fmt::format("  cake_ldmatrix_x4(cake_bf[j], cake_b + {});",
-                   plan_.viewOffset(vb, "cake_b0 + cake_wcol + 16 * j + cake_lane % 8 + (cake_lane / 16) * 8",
-                              colBytes(vb, p.kb0, "2 * cake_k + (cake_lane / 8) % 2"))));
+                   bSplit ? plan_.viewOffsetSplit(vb, "cake_br", "cake_bsw", "16 * j", colB)
+                          : plan_.viewOffset(vb, "cake_b0 + cake_wcol + 16 * j + cake_lane % 8 + (cake_lane / 16) * 8", colB)));
   line("#pragma unroll");
   line(fmt::format("for (int i = 0; i < {}; ++i)", mt));
   line("#pragma unroll");

@@ -297,6 +297,15 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "__syncthreads();  // the instance is the whole block"));
   EXPECT_TRUE(contains(s, "cake_mma_16816_bf16(acc[2 * i][2 * j], acc[2 * i][2 * j + 1], acc[2 * i + 1][2 * j], "
                           "acc[2 * i + 1][2 * j + 1], cake_af[i]"));
+  // ldmatrix rows: this thread's row bytes and swizzle once per mma, each 16-row tile a constant offset
+  // (16 rows of 64 B = two periods of the 64B swizzle: RowSplitSwizzleEqualsTheSwizzle), one XOR per k-step
+  EXPECT_TRUE(contains(s, "const uint32_t cake_ar = static_cast<uint32_t>(cake_a0 + cake_wrow + cake_lane % 16) * 64u, "
+                          "cake_asw = ((cake_ar >> 3) & 48u);"));
+  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(cake_af[i], cake_a + (cake_ar + static_cast<uint32_t>(16 * i) * 64u + "
+                          "((static_cast<uint32_t>((2 * cake_k + cake_lane / 16) * 16) % 64u) ^ cake_asw)));"));
+  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(cake_bf[j], cake_b + (cake_br + static_cast<uint32_t>(16 * j) * 64u + "
+                          "((static_cast<uint32_t>((2 * cake_k + (cake_lane / 8) % 2) * 16) % 64u) ^ cake_bsw)));"));
+  EXPECT_FALSE(contains(s, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_swz<"));
   EXPECT_TRUE(contains(s, "float acc[8][16];"));
   EXPECT_TRUE(contains(s, "__nv_bfloat16 out[8][16];"));
   // guarded paired stores to C
@@ -781,4 +790,18 @@ TEST(Lowering, CpAsyncChunkStepsOnlyWhereTheSwizzleRepeats) {
   auto r4 = lowerFile("bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake");
   ASSERT_TRUE(r4.ok) << findingsText(r4);
   EXPECT_TRUE(contains(r4.source, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_pass, 16);"));
+}
+
+TEST(Lowering, LdmatrixRowsSplitOnlyWhereTheSwizzleRepeats) {
+  // unswizzled slots: no swizzle to hoist, each ldmatrix keeps its own row and column (cake_swz<0>)
+  std::string err;
+  auto f = ir::readSourceFile(sourceDir() + "/" + kSm80Gemm, err);
+  ASSERT_TRUE(f) << err;
+  auto m = compileText("unswizzled.cake", replaceAll(std::string(f->text), ", swizzle=\"64B\"", ""));
+  ASSERT_FALSE(m.schedules.empty());
+  auto r = lowering::lowerToCuda(m.schedules[0]);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_FALSE(contains(r.source, "cake_asw"));
+  EXPECT_TRUE(contains(r.source, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_swz<0>(static_cast<uint32_t>((cake_a0 + cake_wrow + 16 * i + "
+                                 "cake_lane % 16) * 64 + ((2 * cake_k + cake_lane / 16) * 16))));"));
 }
