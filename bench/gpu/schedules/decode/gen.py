@@ -42,6 +42,11 @@ whatever grid precedes it, names A (the previous layer writes it) and W (the
 previous split-K reduce reads it) and waits before loading A and before
 storing W. `cake run --split-k` refuses a PDL reduce that does not name W.
 
+The "_rg{RBN}_pdl" pairs keep the _pdl partial kernel and read W in the reduce
+with plain global loads (reduce_global): RBN columns of one output row per CTA,
+no smem, no TMA, no barriers (docs/benchmarks.md "A split-K reduce with plain
+global loads").
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
 sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
 sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
