@@ -20,6 +20,9 @@ SPLIT=${SPLIT-"sm90_decode_splitk_bn128_s8 sm90_decode_splitk_bn256_s4 sm90_deco
 [ "${PDL:-1}" = 1 ] && SPLIT="$SPLIT $(for s in $SPLIT; do echo ${s}_pdl; done)"
 # and each pair's twin with the 32-column swizzled reduce (gen.py "_r32"), where gen.py writes one
 SPLIT="$SPLIT $(for s in $SPLIT; do r=${s%_pdl}_r32${s#${s%_pdl}}; [ -f bench/gpu/schedules/decode/$r.cake ] && echo $r; done)"
+# and each PDL pair's twins with the reduce of plain global loads (gen.py "_rg{RBN}_pdl")
+SPLIT="$SPLIT $(for s in $SPLIT; do case $s in *_r32*) ;; *_pdl) for f in bench/gpu/schedules/decode/${s%_pdl}_rg*_pdl.cake; do
+  [ -f $f ] && basename $f .cake; done;; esac; done)"
 # the plain decode kernels that were the best or near it per shape in the last suite
 # (bench/gpu/results/decode/session7_smoke_call), and the prefill kernel
 PLAIN=${PLAIN-"sm90_small_m16 sm90_ws_bn256_s4 decode/sm90_decode_bn32_s16_w2 decode/sm90_decode_bn32_s18_w1_r
@@ -44,7 +47,7 @@ plain() {  # kernel m n k: a plan line (a kernel that was not built is left out)
 }
 split() {  # pair-file S m n k: a plan line (and its _pdl twin's with PDL=1, and the _r32 twins'), the arguments bound by cake
   local p=$1 v; shift
-  for v in $p ${p}_r32 ${p}_pdl ${p}_r32_pdl; do
+  for v in $p ${p}_r32 ${p}_pdl ${p}_r32_pdl $(cd bench/gpu/schedules/decode && ls ${p}_rg*_pdl.cake 2>/dev/null | sed 's/\.cake$//'); do
     case $v in *_pdl) [ "${PDL:-1}" = 1 ] || continue;; esac
     [ $v = $p ] || [ -f bench/gpu/schedules/decode/$v.cake ] || continue
     one_split $v "$@"
