@@ -20,6 +20,9 @@ SPLIT=${SPLIT-"sm90_decode_splitk_bn128_s8 sm90_decode_splitk_bn256_s4 sm90_deco
 [ "${PDL:-1}" = 1 ] && SPLIT="$SPLIT $(for s in $SPLIT; do echo ${s}_pdl; done)"
 # and each pair's twin with the 32-column swizzled reduce (gen.py "_r32"), where gen.py writes one
 SPLIT="$SPLIT $(for s in $SPLIT; do r=${s%_pdl}_r32${s#${s%_pdl}}; [ -f bench/gpu/schedules/decode/$r.cake ] && echo $r; done)"
+# and each PDL pair's twins with the reduce of plain global loads (gen.py "_rg{RBN}_pdl")
+SPLIT="$SPLIT $(for s in $SPLIT; do case $s in *_r32*) ;; *_pdl) for f in bench/gpu/schedules/decode/${s%_pdl}_rg*_pdl.cake; do
+  [ -f $f ] && basename $f .cake; done;; esac; done)"
 # the plain decode kernels that were the best or near it per shape in the last suite
 # (bench/gpu/results/decode/session7_smoke_call), and the prefill kernel
 PLAIN=${PLAIN-"sm90_small_m16 sm90_ws_bn256_s4 decode/sm90_decode_bn32_s16_w2 decode/sm90_decode_bn32_s18_w1_r
@@ -44,7 +47,7 @@ plain() {  # kernel m n k: a plan line (a kernel that was not built is left out)
 }
 split() {  # pair-file S m n k: a plan line (and its _pdl twin's with PDL=1, and the _r32 twins'), the arguments bound by cake
   local p=$1 v; shift
-  for v in $p ${p}_r32 ${p}_pdl ${p}_r32_pdl; do
+  for v in $p ${p}_r32 ${p}_pdl ${p}_r32_pdl $(cd bench/gpu/schedules/decode && ls ${p}_rg*_pdl.cake 2>/dev/null | sed 's/\.cake$//'); do
     case $v in *_pdl) [ "${PDL:-1}" = 1 ] || continue;; esac
     [ $v = $p ] || [ -f bench/gpu/schedules/decode/$v.cake ] || continue
     one_split $v "$@"
@@ -58,6 +61,24 @@ one_split() {
          python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["result"]=="dry_run", r; print(r["detail"])')
   echo "$(lib ${defs[0]}) --reduce $(lib ${defs[1]}) $args"
 }
+# FOCUS=SUITE.jsonl (with FOCUS_PLAN=its plan.txt; SKIP_BUILD=1, the libraries built by hand or
+# earlier): a short plan instead of the suite, bench/gpu/focus_plan.py's lines (the last call's best
+# kernel per shape and best PDL pair per decode shape) and, for each such pair P, the twins
+# P%_pdl_rg*_pdl (gen.py's global-load reduce) bound here; splitedge.txt then holds those twins only
+if [ -n "${FOCUS:-}" ]; then
+  P=$D/plan.txt; : > $P; E=$D/splitedge.txt; : > $E
+  python3 bench/gpu/focus_plan.py "$FOCUS" "$FOCUS_PLAN" "$PD" | while read -r first rest; do
+    if [ "$first" != twin ]; then echo "$first $rest" >> $P; continue; fi
+    set -- $rest
+    for f in bench/gpu/schedules/decode/${1%_pdl}_rg*_pdl.cake; do
+      [ -f "$f" ] || continue
+      t=$(basename $f .cake); one_split $t $2 $3 $4 $5 >> $P
+      grep -q "/$t.so .*--split 5 --m 200 " $E || { one_split $t 5 200 264 1000; one_split $t 3 1 8 8
+                                                    one_split $t 4 100 4104 1000; } >> $E
+    done
+  done
+  wc -l $P $E; exit 0
+fi
 P=$D/plan.txt; : > $P
 for m in 1 8 16 32 64 128; do
   if [ $m -le 64 ]; then

@@ -12,7 +12,7 @@
 # CUPTI records of every run in records.jsonl (CAKE_TIMING_RECORDS); the
 # runner's split-K tests (RunnerGpu.SplitKPdlGemmIsCorrect lowers, compiles and runs the
 # PDL pair through cake's own runner). NCU=0 / GPUTEST=0 leave those steps out.
-D=.devcarry/splitk
+D=${D:-.devcarry/splitk}
 E=$D/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 O=$OUT/decode; mkdir -p $O
 export D

@@ -166,6 +166,38 @@ TEST(RunnerSplitK, PdlReduceThatDoesNotNameTheWorkspaceIsRefused) {
   EXPECT_EQ(runner::bindSplitK(t[0], t[1], {1, 4096, 4096}, 2).result, "unordered_workspace");
 }
 
+// The decode pair whose reduce reads W with plain global loads (gen.py, "_rg"):
+// one CTA per 256 columns of one row of C, W and C element-wise (LM.gmem).
+static const char* const kRgPair = "bench/gpu/schedules/decode/sm90_decode_splitk_bn64_s12_rg256_pdl.cake";
+
+TEST(RunnerSplitK, GlobalLoadReduceBinds) {
+  auto s = pair(readSource(kRgPair));
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_TRUE(ir::launchesWithPdl(s[1]));
+  runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], {16, 4096, 4096}, 2);
+  ASSERT_EQ(br.result, "ok") << br.detail;
+  // a row of C per block_idx(0), 256 columns per block_idx(1)
+  EXPECT_EQ(br.binding->reduce.grid[0], 16);
+  EXPECT_EQ(br.binding->reduce.grid[1], 16);
+  EXPECT_EQ(br.binding->reduce.grid[2], 1);
+  // partial tiles at the edges of M and N, an empty last K slice
+  EXPECT_EQ(runner::bindSplitK(s[0], s[1], {200, 264, 1000}, 5).result, "ok");
+}
+
+TEST(RunnerSplitK, GlobalLoadReduceThatSkipsASliceIsUnsupported) {
+  auto s = pair(replaced(readSource(kRgPair), "lm.range(1, S)", "lm.range(1, S - 1)"));
+  ASSERT_EQ(s.size(), 2u);
+  runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], {16, 4096, 4096}, 3);
+  EXPECT_EQ(br.result, "unsupported_shape") << br.detail;
+  EXPECT_NE(br.detail.find("reduce kernel"), std::string::npos) << br.detail;
+}
+
+TEST(RunnerSplitK, GlobalLoadReduceThatDoesNotNameTheWorkspaceIsRefused) {
+  auto s = pair(replaced(readSource(kRgPair), "    lm.grid_dependency(W)  # the partial kernel writes W\n", ""));
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(runner::bindSplitK(s[0], s[1], {1, 4096, 4096}, 2).result, "unordered_workspace");
+}
+
 // ---- with a GPU (skipped elsewhere; CI has none)
 
 // Lowers, compiles and runs the pair of `file` at 200x264x1000, S = 5 (partial
@@ -194,3 +226,6 @@ TEST(RunnerGpu, SplitKGemmIsCorrect) { expectPairRunsCorrect(kCorpusPair, "split
 // The PDL-chained decode pair: both kernels on the harness's stream, the
 // reduce grid launched before the partial grid ends.
 TEST(RunnerGpu, SplitKPdlGemmIsCorrect) { expectPairRunsCorrect(kPdlPair, "splitk-pdl"); }
+
+// The same with the reduce that reads W with plain global loads.
+TEST(RunnerGpu, SplitKPdlGlobalLoadReduceIsCorrect) { expectPairRunsCorrect(kRgPair, "splitk-rg"); }

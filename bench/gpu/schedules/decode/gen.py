@@ -42,6 +42,11 @@ whatever grid precedes it, names A (the previous layer writes it) and W (the
 previous split-K reduce reads it) and waits before loading A and before
 storing W. `cake run --split-k` refuses a PDL reduce that does not name W.
 
+The "_rg{RBN}_pdl" pairs keep the _pdl partial kernel and read W in the reduce
+with plain global loads (reduce_global): RBN columns of one output row per CTA,
+no smem, no TMA, no barriers (docs/benchmarks.md "A split-K reduce with plain
+global loads").
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
 sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
 sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
@@ -62,12 +67,15 @@ VARIANTS = [
 M128_VARIANTS = [(32, 10), (112, 6), (64, 8), (32, 10, True), (112, 6, True)]
 # (BN, S, RBN[, pdl]): split-K partial tile width and ring slots, reduce tile width,
 # the two kernels chained with programmatic dependent launch (suffix _pdl); RBN = 32: the
-# reduce's W slots 128-byte swizzled (suffix _r32 on the pair's file)
+# reduce's W slots 128-byte swizzled (suffix _r32 on the pair's file)[, rg]: the reduce reads W
+# with plain global loads, RBN columns of one row per CTA (suffix _rg{RBN}, reduce_global)
 SPLITK_VARIANTS = [(128, 8, 64), (256, 4, 64), (64, 12, 64), (224, 4, 64), (96, 10, 64),
                    (128, 8, 64, True), (256, 4, 64, True), (64, 12, 64, True), (224, 4, 64, True),
                    (96, 10, 64, True),
                    (64, 12, 32), (64, 12, 32, True), (96, 10, 32, True), (128, 8, 32, True),
-                   (256, 4, 32, True), (224, 4, 32, True)]
+                   (256, 4, 32, True), (224, 4, 32, True),
+                   (64, 12, 128, True, True), (64, 12, 256, True, True), (64, 12, 512, True, True), (128, 8, 256, True, True), (224, 4, 256, True, True),
+                   (96, 10, 256, True, True), (256, 4, 256, True, True)]
 SMEM_LIMIT = 232448  # 227 KiB of dynamic smem per CTA on sm_90
 ASSUME_MNK = ["    lm.assume(M > 0)", "    lm.assume(N > 0)", "    lm.assume(K > 0)"]
 
@@ -232,16 +240,50 @@ def schedule_m128(bn, s, rot=False):
     return name, "\n".join(lines) + "\n"
 
 
-def schedule_splitk(bn, s, rbn, pdl=False):
+def reduce_global(rbn, pdl):
+    """The reduce kernel of the "_rg" pairs: one output row segment of rbn columns per CTA,
+    W read with plain global loads straight into registers (no smem, no TMA round trip, no
+    barriers). A one-row fragment takes the generic row-vector layout (column thread + 128 j),
+    so each warp load is 32 consecutive floats; with no smem its CTAs share an SM with a
+    partial CTA, so under PDL they are all resident, waiting in griddepcontrol.wait."""
+    sfx = "_pdl" if pdl else ""
+    lines = [
+        "@cake.schedule(target=\"sm_90a\")",
+        f"def sm90_splitk_reduce_rg{rbn}{sfx}(lm, W: LM.gmem, C: LM.gmem, S: LM.i32):",
+        "    lm.assume(S > 0)",
+    ] + (["    lm.grid_dependency(W)  # the partial kernel writes W"] if pdl else []) + [
+        f"    total  = lm.regs(shape=(1, {rbn}), dtype=lm.f32)",
+        f"    part   = lm.regs(shape=(1, {rbn}), dtype=lm.f32)",
+        f"    out    = lm.regs(shape=(1, {rbn}), dtype=lm.bf16)  # C's element type is its operand's",
+        "",
+        "    math = lm.role(warps=[0, 1, 2, 3], group=4)",
+        "",
+        "    m0 = lm.block_idx(0)",
+        f"    n0 = lm.block_idx(1) * {rbn}",
+        "",
+        "    with math:",
+    ] + (["        lm.grid_dep_wait()  # the partial grid has completed, its W stores visible"] if pdl else []) + [
+        "        lm.copy(total, W, coords=(0, m0, n0))",
+        "        for s in lm.range(1, S):",
+        "            lm.copy(part, W, coords=(s, m0, n0))",
+        "            lm.binary(total, total, part, op=\"add\")",
+        "        lm.copy(out, total)",
+        "        lm.copy(C, out, coords=(m0, n0))",
+    ]
+    return lines
+
+
+def schedule_splitk(bn, s, rbn, pdl=False, rg=False):
     """The split-K pair: partial kernel (K slice per lm.block_idx(2)) and reduce kernel
-    (pdl: chained with programmatic dependent launch, see the docstring)."""
+    (pdl: chained with programmatic dependent launch, see the docstring; rg: the reduce
+    reads W with plain global loads, rbn columns of one row per CTA, reduce_global)."""
     a_bytes, b_bytes = 64 * 64 * 2, bn * 64 * 2
     off_b = s * a_bytes
     off_p = off_b + s * b_bytes
     total = off_p + 64 * bn * 4
     assert total <= SMEM_LIMIT, (bn, s, total)
     sfx = "_pdl" if pdl else ""
-    rsfx = "" if rbn == 64 else f"_r{rbn}"
+    rsfx = f"_rg{rbn}" if rg else "" if rbn == 64 else f"_r{rbn}"
     name = f"sm90_decode_splitk_bn{bn}_s{s}{rsfx}{sfx}"
     views = [("smem_a", f"offset=0, shape=(64, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
              ("smem_b", f"offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
@@ -279,6 +321,8 @@ def schedule_splitk(bn, s, rbn, pdl=False):
         "        lm.copy(smem_p[0], acc)",
         "        lm.fence_proxy()",
     ] + store("        ", "smem_p", "W", "lm.block_idx(2), m_blk, n_blk")
+    if rg:
+        return name, "\n".join(lines + [""] + reduce_global(rbn, pdl)) + "\n"
     r_slots = 4
     r_off_c = r_slots * 64 * rbn * 4
     r_total = r_off_c + 64 * rbn * 2
