@@ -2224,7 +2224,11 @@ class PersistentExplorer {
   }
 
   void expand(int node) {
-    auto [s, u] = unpack(graph_.state(node));
+    // named, not a structured binding: the lambda below captures them
+    // (clang before 16 refuses to capture a structured binding)
+    auto unpacked = unpack(graph_.state(node));
+    const State& s = unpacked.first;
+    const Unknowns& u = unpacked.second;
     Async a = sim::decodeAsync(m_, s);
     std::vector<Step> steps = sim::enabledSteps(m_, s, a);
     std::vector<Violation> here;

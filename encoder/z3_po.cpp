@@ -163,7 +163,6 @@ class Po {
   // into the waited phase (hbLemmas). Such models are all that the rules at
   // f are asked about (below).
   std::vector<std::vector<uint64_t>> hb_;
-  unsigned fresh_ = 0;
   mutable bool linear_ = true;  // no sum, div or mod built (differenceLogic)
 
   // ------------------------------------------------------------ helpers
