@@ -53,6 +53,23 @@ edge_shapes() {
     echo "   $(basename "$so") ${1}x${2}x${3} rc=$rc $(grep -o '"correct": [a-z]*, "rel_error": [^,]*, "max_rel_error": [^,]*' "$OUT/run.txt")"
   done
 }
+# Times NAME.so and, where built from an earlier lowering, base_NAME.so in
+# alternation at each size given (square M=N=K), against cuBLAS (the harness
+# interleaves, L2 flushed); one line per run in $OUT/time.jsonl. Needs D, H,
+# TR (time_record.py) and NAMES.
+time_base_and_new() {
+  local s n v
+  for s in "$@"; do
+    for n in $NAMES; do
+      for v in base_$n $n; do
+        [ -f $D/$v.so ] || continue
+        timeout -s KILL 60 $H --kernel $D/$v.so --m $s --n $s --k $s --runs ${RUNS:-30} 2>/dev/null | tail -1 > "$OUT/r.json"
+        python3 "$TR" "$OUT/r.json" "$v" $s >> "$OUT/time.jsonl"
+      done
+    done
+    log "size $s done, $(left) s left"
+  done
+}
 lowered_so() {
   local cu=$1 so=$2
   shift 2

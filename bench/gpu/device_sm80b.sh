@@ -14,16 +14,7 @@ H="$D/cake_harness"
 TR=$(dirname "$0")/time_record.py; [ -f "$TR" ] || TR=bench/gpu/time_record.py
 gpu_line
 NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)
-for s in 4096 8192; do
-  for n in $NAMES; do
-    for v in base_$n $n; do
-      [ -f $D/$v.so ] || continue
-      timeout -s KILL 60 $H --kernel $D/$v.so --m $s --n $s --k $s --runs ${RUNS:-30} 2>/dev/null | tail -1 > "$OUT/r.json"
-      python3 "$TR" "$OUT/r.json" "$v" $s >> "$OUT/time.jsonl"
-    done
-  done
-  log "size $s done, $(left) s left"
-done
+time_base_and_new 4096 8192
 for n in $NAMES; do
   res=""
   for shp in "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "129 130 40"; do

@@ -22,16 +22,7 @@ gpu_line
 # NAME.so, and base_NAME.so where built from an earlier lowering (BASE_CU_DIR of build_sm80b.sh), timed
 # in alternation
 NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)
-for s in ${SIZES-4096 8192}; do
-  for n in $NAMES; do
-    for v in base_$n $n; do
-      [ -f $D/$v.so ] || continue
-      timeout -s KILL 60 $H --kernel $D/$v.so --m $s --n $s --k $s --runs ${RUNS:-30} 2>/dev/null | tail -1 > "$OUT/r.json"
-      python3 "$TR" "$OUT/r.json" "$v" $s >> "$OUT/time.jsonl"
-    done
-  done
-  log "size $s done, $(left) s left"
-done
+time_base_and_new ${SIZES-4096 8192}
 gpu_line
 for n in ${EDGE-$NAMES}; do
   [ "$(left)" -gt 8 ] || break
