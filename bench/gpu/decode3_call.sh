@@ -11,6 +11,8 @@
 #   SKIP_BUILD=1 FOCUS=... FOCUS_PLAN=... EXTRA="..." DEST=$D PLAN_D=.devcarry/decode3 bash bench/gpu/build_splitk.sh build
 # then (run tool, carry [".devcarry/decode3"]) `bash .devcarry/decode3/run_all.sh`.
 # NCU=0 / GPUTEST=0 leave those steps out; NCU_LINES: a file of plan lines to profile (default ncu.txt).
+# What comes back (at most 8 files): decode3_all.tgz (the logs, plan, ncu reports), suite.jsonl,
+# splitedge.jsonl, records.jsonl.gz; call the script with `| tee $OUT/log.txt` for the console.
 D=${D:-.devcarry/decode3}
 E=$D/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 O=$OUT/decode; mkdir -p $O
@@ -32,24 +34,29 @@ CAKE_TIMING_RECORDS=$O/records.jsonl PLAN=$O/plan.txt OUT=$O RUNS=${RUNS:-30} RU
   bash $D/shape_suite.sh $D/cake_harness > $O/suite_log.txt 2>&1
 date +%s > $O/t1
 gzip -f $O/records.jsonl
-python3 $D/suite_table.py $O/suite.jsonl | sed -n '/best verified/,$p'
-# the same without the pairs new in this call (gen.py "decode3" variants)
-python3 $D/suite_table.py $O/suite.jsonl --exclude rg1024 --exclude rg2048 --exclude rg4096 --exclude bn64_s6_ --exclude _s3_rg --exclude splitk_m128 | tail -1
+python3 $D/suite_table.py $O/suite.jsonl | tail -1
+grep -c '"result": "ok"' $O/suite.jsonl; grep -v '"result": "ok"' $O/suite.jsonl | cut -c1-300
+# per shape the best, with and without the pairs new in this call (NEW: substrings of their labels)
+python3 $D/records_suite.py $O/records.jsonl.gz $(for x in ${NEW:-_ar_}; do echo --new $x; done) | sed -n '/^$/,$p'
+if [ "${GPUTEST:-1}" = 1 ]; then
+# the test binary's compiled-in -I path for the lowered kernels' ABI header; the tests' sources from $D/src
+mkdir -p /work/h-decode3 && cp -r abi /work/h-decode3/ 2>/dev/null
+CAKE_HARNESS=$PWD/$D/cake_harness CAKE_SOURCE_DIR=$PWD/$D/src timeout -s KILL 120 $D/cake_tests_runner \
+  --gtest_filter="${GTEST_FILTER:-RunnerGpu.SplitKPdlGlobalLoadReduceIsCorrect:RunnerSplitK.*:RunTiming.*}" 2>&1 | tail -25 | tee $O/gputest_log.txt
+fi
 # Nsight Compute: each line of ncu.txt is a plan line; the harness runs the pair (or kernel) and
 # cuBLAS once untimed, ncu profiles every kernel whose name matches (ours and cuBLAS's split-K GEMM)
 if [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null; then
   i=0
   while read -r l; do
     [ -n "$l" ] || continue; i=$((i + 1))
-    timeout -s KILL 60 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+    timeout -s KILL 40 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
       --section LaunchStats --section Occupancy --section SchedulerStats -k 'regex:cake_sm90|nvjet|splitKreduce' -c 4 \
-      $D/cake_harness --kernel $l --no-time > $O/ncu_$i.txt 2>&1
+      $D/cake_harness --kernel $l --no-time > $O/ncu_$i.txt 2>&1 </dev/null
     echo "== ncu $i: $l" | cut -c1-200
     grep -E '^  [a-zA-Z_]|Duration|DRAM Throughput|Registers Per|Dynamic Shared|Block Limit Shared|Achieved Occupancy|Grid Size|Cluster Size|SM Active' $O/ncu_$i.txt | head -60
   done < ${NCU_LINES:-$D/ncu.txt}
 fi
-[ "${GPUTEST:-1}" = 1 ] || exit 0
-# the test binary's compiled-in -I path for the lowered kernels' ABI header; the tests' sources from $D/src
-mkdir -p /work/h-decode3 && cp -r abi /work/h-decode3/ 2>/dev/null
-CAKE_HARNESS=$PWD/$D/cake_harness CAKE_SOURCE_DIR=$PWD/$D/src timeout -s KILL 120 $D/cake_tests_runner \
-  --gtest_filter="${GTEST_FILTER:-RunnerGpu.SplitKPdlGlobalLoadReduceIsCorrect:RunnerSplitK.*:RunTiming.*}" 2>&1 | tail -25 | tee $O/gputest_log.txt
+# the device returns at most 8 files: everything in one archive, the suite's records beside it
+tar czf $OUT/decode3_all.tgz -C $O . && for f in suite.jsonl splitedge.jsonl records.jsonl.gz; do
+  [ -f $O/$f ] && mv $O/$f $OUT/; done && rm -rf $O
