@@ -47,6 +47,12 @@ with plain global loads (reduce_global): RBN columns of one output row per CTA,
 no smem, no TMA, no barriers (docs/benchmarks.md "A split-K reduce with plain
 global loads").
 
+Seventh pass (docs/benchmarks.md "Wider reduce rows; three partial-kernel layouts
+that did not help"): reduces of 1,024-4,096 columns per CTA (_rg1024 wins at M = 128),
+partial CTAs of <= 115 KB (two per SM), "_m128" partials (a 128-row tile, two
+warpgroups) and "_ar_" partials (A from registers, schedule_splitk_areg); only
+_rg1024 was kept as a winner, the others stay as measured, verified data points.
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
 sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
 sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
