@@ -253,9 +253,11 @@ class Po {
   E laterWrite(const WriteOcc& b, const WriteOcc& a) const {
     return b.ev == a.ev ? c_.bool_val(b.sub > a.sub) : precedesBeforeEnd(a.ev, b.ev);
   }
-  // t_e < t_f where both events are known to be before END (the formula is
-  // a conjunct beside t_e < tau and t_f < tau, tau at or before END): every
-  // happens-before edge into either holds there
+  // t_e < t_f where f is known to be before END (the formula is a conjunct
+  // beside t_f < tau, tau at or before END, or every process has finished):
+  // every happens-before edge into f holds, and an edge f -> e makes
+  // t_e < t_f false (e at or before END: the edge holds; after END: t_f <
+  // END < t_e)
   E precedesBeforeEnd(int e, int f) const {
     if (hb(e, f)) return c_.bool_val(true);
     if (hb(f, e)) return c_.bool_val(false);
@@ -437,7 +439,8 @@ class Po {
   E asyncWriteRule(int p, int pc, int i) const;
   void readRules(int p, int pc, int i, E& fence, E& stale) const;
   void stepRules();
-  E unobservedAt(const E& tau) const;
+  E doneAtExit(int e) const;
+  E unobservedAtExit() const;
   void stateRules();
 };
 
@@ -1197,38 +1200,48 @@ void Po::stepRules() {
   }
 }
 
+// t_e < END in a state where every process has finished (the
+// async-at-exit target, asked only there): true for an instruction, and for
+// an event that comes before an instruction by happens-before (the
+// instruction is before END, where every edge into it holds).
+E Po::doneAtExit(int e) const {
+  if (e < 0) return c_.bool_val(false);
+  if (ev_[e].step.kind == Step::Kind::Exec) return c_.bool_val(true);
+  for (int p = 0; p < m_.P; ++p)
+    if (m_.programSize(p) > 0 && hb(e, exec_[p][lastPc(p)])) return c_.bool_val(true);
+  return lt(T(e), end_);
+}
+
 // A landed load or a completed barrier MMA group that no wait has observed
-// (sim_state.cpp observe / knowCompleted), in the state before tau.
-E Po::unobservedAt(const E& tau) const {
-  auto observedOnSlot = [&](int k, const E& from) {
+// (sim_state.cpp observe / knowCompleted), in the state before END where
+// every process has finished: every wait ran before END, so the order of an
+// event and a wait is decided by happens-before where it orders them
+// (precedesBeforeEnd: the wait is before END), and the counts at both by
+// completesIn (the event precedes the wait there).
+E Po::unobservedAtExit() const {
+  auto observedOnSlot = [&](int k, int from) {
     std::vector<E> xs;
     for (int p = 0; p < m_.P; ++p)
       for (int pc = 0; pc < m_.programSize(p); ++pc) {
         const Instr& in = instr(p, pc);
         if (in.kind != InstrKind::Wait || in.slot != k) continue;
-        E tw = T(exec_[p][pc]);
-        xs.push_back(lt(from, tw) && lt(tw, tau) && completesIn(k, from, tw));
+        int w = exec_[p][pc];
+        xs.push_back(precedesBeforeEnd(from, w) && completesIn(k, T(from), T(w)));
       }
     return any(xs);
   };
   std::vector<E> un;
-  for (auto [key, e] : land_)
-    un.push_back(before(e, tau) && !observedOnSlot(instr(key.first, key.second).slot, T(e)));
+  for (auto [key, e] : land_) un.push_back(doneAtExit(e) && !observedOnSlot(instr(key.first, key.second).slot, e));
   for (int p = 0; p < m_.P; ++p) {
     const auto& gs = groups_[p * sim::kGroupKinds + sim::kMma];
     for (const Grp& g : gs) {
       if (!g.barrier) continue;
-      E tc = T(g.complete_ev);
       std::vector<E> seen;
       for (int pc = 0; pc < m_.programSize(p); ++pc)
-        if (instr(p, pc).kind == InstrKind::MmaWait) {
-          E tw = T(exec_[p][pc]);
-          seen.push_back(lt(tc, tw) && lt(tw, tau));
-        }
+        if (instr(p, pc).kind == InstrKind::MmaWait) seen.push_back(precedesBeforeEnd(g.complete_ev, exec_[p][pc]));
       for (const Grp& h : gs)  // its own or a later group's completion observed on its slot
-        if (h.barrier && h.seq >= g.seq) seen.push_back(observedOnSlot(instr(p, h.commit_pc).slot, T(h.complete_ev)) &&
-                                                        lt(tc, tau));
-      un.push_back(before(g.complete_ev, tau) && !any(seen));
+        if (h.barrier && h.seq >= g.seq) seen.push_back(observedOnSlot(instr(p, h.commit_pc).slot, h.complete_ev));
+      un.push_back(doneAtExit(g.complete_ev) && !any(seen));
     }
   }
   return any(un);
@@ -1290,12 +1303,14 @@ void Po::stateRules() {
 
   // async work at exit: in-flight loads, unretired group ops, barrier groups
   // not completed, completions nobody observed
-  std::vector<E> left = inflight;
+  // (every process finished: doneAtExit decides what happens-before does)
+  std::vector<E> left;
+  for (auto [key, e] : land_) left.push_back(!doneAtExit(e));
   for (int p = 0; p < m_.P; ++p)
     for (int k = 0; k < sim::kGroupKinds; ++k)
       for (const Grp& g : groups_[p * sim::kGroupKinds + k])
-        if (!g.ops.empty() || g.barrier) left.push_back(!before(removalEvent(p, g), end_));
-  left.push_back(unobservedAt(end_));
+        if (!g.ops.empty() || g.barrier) left.push_back(!doneAtExit(removalEvent(p, g)));
+  left.push_back(unobservedAtExit());
   targets_.emplace("sync.async-at-exit", all(finished) && any(left));
 }
 
