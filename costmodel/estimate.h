@@ -23,7 +23,8 @@
 // core    = n * (lane instructions / FP32 rate + MUFU ops / SFU rate + generic smem bytes / smem rate),
 //           the instructions counted as the lowering emits them (lowering/lane_count.h)
 // overlap = n * min(tensor per CTA, the same core formula over the work issued while the tensor
-//           cores can serve the SM: the instance's own wgmma in flight, or ping-pong consumers);
+//           cores can serve the SM: the instance's own wgmma in flight (a ping-pong's turns
+//           alone hide nothing, round 6));
 //           exposed core = c_core * core - c_overlap * overlap (at least core - overlap, and 0)
 // epilogue= r * (epilogue store bytes / per-SM rate + epilogue lane instructions / FP32 rate
 //           + one memory latency for the stores and one for global reads after the loop, which the
@@ -93,11 +94,11 @@ struct Facts {
   double epilogue_ops = 0;          // of fp32_ops, those after the main loop
   // of fp32_ops / sfu_ops in the main loop, those that can run while the tensor
   // cores work for the same SM: issued while the instance's own wgmma group is
-  // in flight (after mma_commit, before the mma_wait that retires it), or by a
-  // consumer whose instances take turns at the tensor cores (an order barrier
-  // the role both arrives on and waits on, with >= 2 instances: ping-pong)
+  // in flight (after mma_commit, before the mma_wait that retires it)
   double fp32_ops_overlapped = 0, sfu_ops_overlapped = 0;
-  bool alternating = false;         // some MMA role's instances take turns (ping-pong)
+  // some MMA role's instances take turns (an order barrier the role both
+  // arrives on and waits on, >= 2 instances: ping-pong); a fact, not overlap
+  bool alternating = false;
   double epilogue_load_bytes = 0;   // global reads after the main loop (their latency is on the critical path)
   int64_t pipeline_loads = 0;       // loads through the deepest-used ring
   int stages = 1;                   // that ring's depth
@@ -203,6 +204,10 @@ double exposedCore(const std::map<std::string, double>& raw, const Coefficients&
 // FFMA before it, the row sum for the exp2; docs/costmodel.md "Round 5" for
 // the pipes-side-by-side variant and why it was not kept).
 double coreSeconds(double lanes, double mufu, double smem_bytes, const Hardware& hw);
+// The same work's busiest pipe alone (s): max of the three. The class uses
+// it (Nsight Compute's SM % is the busiest pipe's, never a sum of pipes),
+// the time uses coreSeconds.
+double busiestPipeSeconds(double lanes, double mufu, double smem_bytes, const Hardware& hw);
 
 nlohmann::json toJson(const Estimate& e);
 

@@ -22,6 +22,7 @@ set, and the accuracy is stated on round 2's held-out pairs only.
     python3 bench/gpu/cost_plan.py --round 3  # fresh held-out shapes + 7-stage GEMM, k = 192 (plan3.tsv)
     python3 bench/gpu/cost_plan.py --round 4  # calibration round on the current lowering (plan4.tsv)
     python3 bench/gpu/cost_plan.py --round 5  # a fresh held-out set, all pairs new (plan5.tsv)
+    python3 bench/gpu/cost_plan.py --round 6  # round 6's fresh held-out set (plan6.tsv)
 """
 import itertools
 import os
@@ -240,6 +241,10 @@ def gemm_files(write, pick, extra):
             + extra)
 
 
+D128_STEMS = ["fa3_d128_b128", "fa3_d128_overlap", "fa3_d128_pingpong", "fa3_d128_fold", "fa3_d128_fold_early",
+              "fa3_d128_fold_pingpong", "fa3_d128_fold_early_pingpong"]
+
+
 def round4_rows(write):
     """Round 4 (docs/costmodel.md, "Round 4"): a calibration round on the current lowering.
     Every pair is measured in one call; each schedule has two calibration shapes and two
@@ -291,10 +296,42 @@ def round4_rows(write):
     for f in files:
         for sh, split in d64:
             rows.append(("attention-fwd", f, sh, "", "", split))
-    for stem in ["fa3_d128_b128", "fa3_d128_overlap", "fa3_d128_pingpong", "fa3_d128_fold", "fa3_d128_fold_early",
-                 "fa3_d128_fold_pingpong", "fa3_d128_fold_early_pingpong"]:
+    for stem in D128_STEMS:
         for sh, split in d128:
             rows.append(("attention-fwd", f"bench/gpu/schedules/attn_d128/{stem}.cake", sh, "", "", split))
+    return rows
+
+
+def fresh_rows(write, gemm_hold, pick, gemm_extra, small_m, kpick, kshapes, kfiles, d64, d128):
+    """A fresh held-out set (rounds 5 and 6), every pair held out: the picked GEMM variants,
+    the corpus's three warp-specialized GEMMs and `gemm_extra`, each at two of `gemm_hold`
+    (rotating); `small_m` [(file, [shapes])]; the picked k-means variants at `kshapes`
+    [(N, D, B)]; `kfiles` [(file, [shapes])]; the three D = 64 FA3 schedules at `d64`, the
+    seven D = 128 ones at `d128`."""
+    rows = []
+    for i, f in enumerate(gemm_files(write, pick, gemm_extra)):
+        for sh in (gemm_hold[i % 3 * 2], gemm_hold[i % 3 * 2 + 1]):
+            rows.append(("gemm", f, sh, "", "", "holdout"))
+    for f, shapes in small_m:
+        for sh in shapes:
+            rows.append(("gemm", f, sh, "", "", "holdout"))
+    for name, k, text in kmeans_variants(ks=(64, 128, 192, 256)):
+        if name not in kpick:
+            continue
+        f = write(name, text)
+        for n, d, b in kshapes:
+            rows.append(("kmeans-assign", f, f"N={n},K={k},D={d},B={b}", "", name, "holdout"))
+    for f, shapes in kfiles:
+        for sh in shapes:
+            rows.append(("kmeans-assign", f, sh, "", "", "holdout"))
+    files = [corpus or write(name, text) for name, corpus, text in attention_variants()]
+    files.append("corpus/attention/sm90_fa3_persistent.cake")
+    for f in files:
+        for sh in d64:
+            rows.append(("attention-fwd", f, sh, "", "", "holdout"))
+    for stem in D128_STEMS:
+        for sh in d128:
+            rows.append(("attention-fwd", f"bench/gpu/schedules/attn_d128/{stem}.cake", sh, "", "", "holdout"))
     return rows
 
 
@@ -305,62 +342,77 @@ def round5_rows(write):
     round 4 did not pick (rounds 1-3 measured them on an older lowering, at other shapes),
     schedules of bench/gpu/schedules/ no cost round measured (ping-pong 128x192 / 192x128 /
     5-slot, BN = 256 with and without persistence, M <= 16), and every shape new."""
-    rows = []
-    gemm_hold = ["M=3328,N=2560,K=2304", "M=112,N=8704,K=3584", "M=2304,N=3840,K=1792", "M=48,N=9216,K=5632",
-                 "M=4352,N=1536,K=2816", "M=272,N=5632,K=2560"]
-    pick = {"gemm_ws_m64n64s4", "gemm_ws_m64n128s2", "gemm_ws_m64n128s6", "gemm_ws_m64n256s2",
-            "gemm_ws_m128n64s3", "gemm_ws_m128n64s5", "gemm_ws_m128n128s3", "gemm_ws_m128n128s6",
-            "gemm_ws_m128n256s2"}
-    files = gemm_files(write, pick, ["bench/gpu/schedules/sm90_pingpong_128_s5.cake",
-                                     "bench/gpu/schedules/sm90_pingpong_128x192.cake",
-                                     "bench/gpu/schedules/sm90_pingpong_192x128.cake",
-                                     "bench/gpu/schedules/sm90_ws_bn256.cake",
-                                     "bench/gpu/schedules/sm90_ws_bn256_persistent.cake"])
-    for i, f in enumerate(files):
-        for sh in (gemm_hold[i % 3 * 2], gemm_hold[i % 3 * 2 + 1]):
-            rows.append(("gemm", f, sh, "", "", "holdout"))
-    for sh in ["M=16,N=12288,K=4096", "M=8,N=7680,K=6144"]:
-        rows.append(("gemm", "bench/gpu/schedules/sm90_small_m16.cake", sh, "", "", "holdout"))
-    kpick = {"kmeans_k64_p128s2", "kmeans_k128_p64s2", "kmeans_k128_p128s4", "kmeans_k192_p64s4",
-             "kmeans_k256_p64s4", "kmeans_k256_p128s4"}
-    for name, k, text in kmeans_variants(ks=(64, 128, 192, 256)):
-        if name not in kpick:
-            continue
-        f = write(name, text)
-        for n, d, b in [(45056, 128, 5), (26624, 192, 6)]:
-            rows.append(("kmeans-assign", f, f"N={n},K={k},D={d},B={b}", "", name, "holdout"))
-    for f, shapes in [("corpus/kmeans/sm90_assign_k256_ws.cake", ["N=45056,K=256,D=128,B=5", "N=14336,K=256,D=256,B=7"]),
-                      ("corpus/kmeans/sm90_assign_resident_centroids.cake",
-                       ["N=163840,K=128,D=128,B=3", "N=20480,K=128,D=128,B=14"]),
-                      ("corpus/kmeans/sm90_assign_streamed_centroids.cake",
-                       ["N=40960,K=640,D=128,B=5", "N=20480,K=896,D=128,B=10"]),
-                      ("bench/gpu/schedules/kmeans_assign_pingpong.cake",
-                       ["N=40960,K=640,D=128,B=5", "N=20480,K=896,D=128,B=10"])]:
-        for sh in shapes:
-            rows.append(("kmeans-assign", f, sh, "", "", "holdout"))
-    files = [corpus or write(name, text) for name, corpus, text in attention_variants()]
-    files.append("corpus/attention/sm90_fa3_persistent.cake")
-    for f in files:
-        for sh in ["S=4608,D=64,B=2,H=10", "S=1792,D=64,B=6,H=14"]:
-            rows.append(("attention-fwd", f, sh, "", "", "holdout"))
-    for stem in ["fa3_d128_b128", "fa3_d128_overlap", "fa3_d128_pingpong", "fa3_d128_fold", "fa3_d128_fold_early",
-                 "fa3_d128_fold_pingpong", "fa3_d128_fold_early_pingpong"]:
-        for sh in ["S=3584,D=128,B=2,H=20", "S=1536,D=128,B=6,H=12"]:
-            rows.append(("attention-fwd", f"bench/gpu/schedules/attn_d128/{stem}.cake", sh, "", "", "holdout"))
-    return rows
+    return fresh_rows(
+        write,
+        gemm_hold=["M=3328,N=2560,K=2304", "M=112,N=8704,K=3584", "M=2304,N=3840,K=1792", "M=48,N=9216,K=5632",
+                   "M=4352,N=1536,K=2816", "M=272,N=5632,K=2560"],
+        pick={"gemm_ws_m64n64s4", "gemm_ws_m64n128s2", "gemm_ws_m64n128s6", "gemm_ws_m64n256s2",
+              "gemm_ws_m128n64s3", "gemm_ws_m128n64s5", "gemm_ws_m128n128s3", "gemm_ws_m128n128s6",
+              "gemm_ws_m128n256s2"},
+        gemm_extra=["bench/gpu/schedules/sm90_pingpong_128_s5.cake", "bench/gpu/schedules/sm90_pingpong_128x192.cake",
+                    "bench/gpu/schedules/sm90_pingpong_192x128.cake", "bench/gpu/schedules/sm90_ws_bn256.cake",
+                    "bench/gpu/schedules/sm90_ws_bn256_persistent.cake"],
+        small_m=[("bench/gpu/schedules/sm90_small_m16.cake", ["M=16,N=12288,K=4096", "M=8,N=7680,K=6144"])],
+        kpick={"kmeans_k64_p128s2", "kmeans_k128_p64s2", "kmeans_k128_p128s4", "kmeans_k192_p64s4",
+               "kmeans_k256_p64s4", "kmeans_k256_p128s4"},
+        kshapes=[(45056, 128, 5), (26624, 192, 6)],
+        kfiles=[("corpus/kmeans/sm90_assign_k256_ws.cake", ["N=45056,K=256,D=128,B=5", "N=14336,K=256,D=256,B=7"]),
+                ("corpus/kmeans/sm90_assign_resident_centroids.cake",
+                 ["N=163840,K=128,D=128,B=3", "N=20480,K=128,D=128,B=14"]),
+                ("corpus/kmeans/sm90_assign_streamed_centroids.cake",
+                 ["N=40960,K=640,D=128,B=5", "N=20480,K=896,D=128,B=10"]),
+                ("bench/gpu/schedules/kmeans_assign_pingpong.cake",
+                 ["N=40960,K=640,D=128,B=5", "N=20480,K=896,D=128,B=10"])],
+        d64=["S=4608,D=64,B=2,H=10", "S=1792,D=64,B=6,H=14"],
+        d128=["S=3584,D=128,B=2,H=20", "S=1536,D=128,B=6,H=12"])
+
+
+def round6_rows(write):
+    """Round 6 (docs/costmodel.md, "Round 6"): a fresh held-out set, every pair held out,
+    written and committed with the refitted coefficients before any of it was measured.
+    Every (schedule, shape) pair is new: GEMM variants the two rounds on the current
+    lowering did not measure (m64n64s3/s6, m64n128s3/s7, m64n256s4, m128n64s2/s4/s6,
+    m128n128s4), role variants no cost round measured (corpus sm90_ws_shared_epilogue,
+    bench sm90_pingpong_128x192_r240, sm90_ws_bn256_tma), the corpus and bench schedules
+    of earlier rounds, the two small-M schedules at M <= 72, k-means variants new
+    (k64_p64s4, k192_p128s4) and old, and the ten FA3 schedules, all on shapes no round
+    measured."""
+    return fresh_rows(
+        write,
+        gemm_hold=["M=2816,N=4608,K=1536", "M=96,N=10752,K=3072", "M=3840,N=1792,K=3328", "M=32,N=11264,K=4608",
+                   "M=1280,N=5376,K=2560", "M=208,N=6400,K=3840"],
+        pick={"gemm_ws_m64n64s3", "gemm_ws_m64n64s6", "gemm_ws_m64n128s3", "gemm_ws_m64n128s7", "gemm_ws_m64n256s4",
+              "gemm_ws_m128n64s2", "gemm_ws_m128n64s4", "gemm_ws_m128n64s6", "gemm_ws_m128n128s4"},
+        gemm_extra=["corpus/gemm/sm90_ws_shared_epilogue.cake", "bench/gpu/schedules/sm90_pingpong_128.cake",
+                    "bench/gpu/schedules/sm90_pingpong_128x192_r240.cake", "bench/gpu/schedules/sm90_ws_bn256_tma.cake",
+                    "bench/gpu/schedules/sm90_ws_128_s6.cake"],
+        small_m=[("bench/gpu/schedules/sm90_small_m16.cake", ["M=12,N=10240,K=3584", "M=4,N=14336,K=2048"]),
+                 ("bench/gpu/schedules/sm90_small_m.cake", ["M=40,N=8448,K=4096", "M=72,N=5120,K=6656"])],
+        kpick={"kmeans_k64_p64s4", "kmeans_k192_p128s4", "kmeans_k128_p64s4", "kmeans_k256_p128s2",
+               "kmeans_k64_p128s4"},
+        kshapes=[(36864, 128, 7), (22528, 256, 5)],
+        kfiles=[("corpus/kmeans/sm90_assign_k256_ws.cake", ["N=36864,K=256,D=128,B=7", "N=18432,K=256,D=192,B=9"]),
+                ("corpus/kmeans/sm90_assign_resident_centroids.cake",
+                 ["N=114688,K=128,D=128,B=4", "N=53248,K=128,D=128,B=6"]),
+                ("corpus/kmeans/sm90_assign_streamed_centroids.cake",
+                 ["N=24576,K=1024,D=128,B=6", "N=57344,K=512,D=128,B=4"]),
+                ("bench/gpu/schedules/kmeans_assign_pingpong.cake",
+                 ["N=24576,K=1024,D=128,B=6", "N=57344,K=512,D=128,B=4"])],
+        d64=["S=3328,D=64,B=3,H=8", "S=5632,D=64,B=1,H=18"],
+        d128=["S=2816,D=128,B=3,H=14", "S=4352,D=128,B=1,H=28"])
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
     rnd = sys.argv[sys.argv.index("--round") + 1] if "--round" in sys.argv else "1"
-    if rnd in ("2", "3", "4", "5"):
+    if rnd in ("2", "3", "4", "5", "6"):
         def write2(name, text):
             path = os.path.join(OUT, name + ".cake")
             with open(path, "w") as f:
                 f.write(text)
             return os.path.relpath(path, ROOT)
-        rows = {"2": round2_rows, "3": round3_rows, "4": round4_rows, "5": round5_rows}[rnd](write2)
-        prefix = {"2": "q", "3": "r", "4": "c", "5": "f"}[rnd]
+        rows = {"2": round2_rows, "3": round3_rows, "4": round4_rows, "5": round5_rows, "6": round6_rows}[rnd](write2)
+        prefix = {"2": "q", "3": "r", "4": "c", "5": "f", "6": "g"}[rnd]
         with open(os.path.join(OUT, f"plan{rnd}.tsv"), "w") as out:
             for i, (w, f, sh, sets, kernel, split) in enumerate(rows):
                 out.write(f"{prefix}{i:03d}\t{split}\t{f}\t{w}\t{sh}\t{sets}\n")
