@@ -22,6 +22,7 @@
 #include "encoder/simulator.h"
 #include "encoder/system_hook.h"
 #include "encoder/trip_cluster.h"
+#include "encoder/trip_guards.h"
 
 namespace cake::encoder {
 
@@ -49,6 +50,13 @@ struct Met : Fail {
 };
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
+
+// More allowed values of the parameters read besides the trip expression
+// than the proof lists (-> unknown, or one proof per outcome of the guards
+// that read them).
+struct TooManyValues : Fail {
+  using Fail::Fail;
+};
 
 // Milliseconds since the proof started (its budget is wall-clock time).
 double msSince(std::chrono::steady_clock::time_point start) {
@@ -92,6 +100,8 @@ struct TripLoops {
   // allowed values for this proof, and those values as facts (`BK == 8`).
   std::map<int, int64_t> fixed;
   std::vector<ir::ExprPtr> facts;
+  // The guards' outcomes of this proof (trip_guards.h), if split on them.
+  const EvalHook* guards = nullptr;
 };
 
 // The bit-vector prover with the facts of one proof (the values of the
@@ -330,7 +340,7 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
   b.replace_value = T;
   for (const auto& [p, value] : tl.fixed) b.params[p] = value;
   std::string err;
-  auto sys = trip::buildForProof(s, b, target, &err);
+  auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
   std::set<int> read = sys->params_read;
   for (const auto& [p, value] : tl.fixed) read.erase(p);
@@ -1347,7 +1357,7 @@ std::set<int> paramsBesides(const ir::Schedule& s, Binding b, ir::Target target,
   b.replace = tl.trip.get();
   b.replace_value = T;
   std::string err;
-  auto sys = trip::buildForProof(s, b, target, &err);
+  auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
   std::set<int> out;
   for (int p : sys->params_read)
@@ -1389,7 +1399,7 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
         with[p] = *last;
         next.push_back(std::move(with));
         if (next.size() > cap)
-          throw Fail(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
+          throw TooManyValues(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
                                  "than {} values of it (such parameters are proved value by value)",
                                  s.params[p].name, cap));
       }
@@ -2527,6 +2537,47 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   }
 }
 
+// Lap induction once per assignment of the parameters read besides the
+// trip expression that the lm.assume facts allow (tile sizes: BK in {32,
+// 64}), when they are few: the argument in one line, or throws. `bindings`:
+// the checked ones with the assignment of the current proof.
+std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                                TripLoops& tl, const TripProofOptions& opts,
+                                std::chrono::steady_clock::time_point start, uint64_t& states,
+                                std::vector<Binding>& bindings) {
+  const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
+  std::vector<std::map<int, int64_t>> assignments = {{}};
+  if (!extra.empty()) {
+    const Limits limits = solverLimits(opts, opts.timeout_ms);
+    assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+    if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
+  }
+  std::string first;
+  for (const auto& a : assignments) {
+    tl.fixed = a;
+    tl.facts.clear();
+    for (const auto& [p, v] : a) tl.facts.push_back(factOf(p, v));
+    bindings = checked;
+    for (Binding& b : bindings)
+      for (const auto& [p, v] : a) b.params[p] = v;
+    std::string at;  // "L=5: " names the value a failure is for
+    for (const auto& [p, v] : a) at += fmt::format("{}{}={}", at.empty() ? "" : ", ", s.params[p].name, v);
+    if (!at.empty()) at += ": ";
+    std::string engine;
+    try {
+      engine = proveFixed(s, target, bindings, tl, opts, start, states);
+    } catch (const Met& m) {
+      throw Met(at + m.what(), m.violation, m.trip, m.violation.trip_open);
+    } catch (const Fail& f) {
+      throw Fail(at + f.what());
+    }
+    if (first.empty()) first = std::move(engine);
+  }
+  return extra.empty() ? first
+                       : fmt::format("for each {}: {}{}", assignmentText(s, assignments), first,
+                                     assignments.size() > 1 ? " (shown for the first)" : "");
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -2578,40 +2629,33 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
       }
       tl = findTrip(s, finite);
     }
-    // Parameters read besides the trip expression: one proof per value the
-    // lm.assume facts allow (tile sizes: BK in {32, 64}), when they are few.
-    const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
-    std::vector<std::map<int, int64_t>> assignments = {{}};
-    if (!extra.empty()) {
-      const Limits limits = solverLimits(opts, opts.timeout_ms);
-      assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
-      if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
-    }
     uint64_t states = 0;
-    std::string first;
-    for (const auto& a : assignments) {
-      tl.fixed = a;
-      tl.facts.clear();
-      for (const auto& [p, v] : a) tl.facts.push_back(factOf(p, v));
-      bindings = checked;
-      for (Binding& b : bindings)
-        for (const auto& [p, v] : a) b.params[p] = v;
-      std::string at;  // "L=5: " names the value a failure is for
-      for (const auto& [p, v] : a) at += fmt::format("{}{}={}", at.empty() ? "" : ", ", s.params[p].name, v);
-      if (!at.empty()) at += ": ";
-      std::string engine;
-      try {
-        engine = proveFixed(s, target, bindings, tl, opts, start, states);
-      } catch (const Met& m) {
-        throw Met(at + m.what(), m.violation, m.trip, m.violation.trip_open);
-      } catch (const Fail& f) {
-        throw Fail(at + f.what());
-      }
-      if (first.empty()) first = std::move(engine);
+    std::vector<trip::GuardOutcome> guards;
+    try {
+      res.engine = proveEachAssignment(s, target, checked, tl, opts, start, states, bindings);
+    } catch (const TooManyValues&) {
+      // Unbounded parameters read only by guards (`if M > N:`): one proof per
+      // outcome of the guards instead of one per value (trip_guards.h).
+      guards = trip::guardOutcomes(s);
+      if (guards.empty()) throw;
     }
-    res.engine = extra.empty() ? first
-                               : fmt::format("for each {}: {}{}", assignmentText(s, assignments), first,
-                                             assignments.size() > 1 ? " (shown for the first)" : "");
+    if (!guards.empty()) {
+      std::string first;
+      for (const trip::GuardOutcome& g : guards) {
+        tl.guards = &g.hook;
+        try {
+          std::string engine = proveEachAssignment(s, target, checked, tl, opts, start, states, bindings);
+          if (first.empty()) first = std::move(engine);
+        } catch (const Fail& f) {
+          // Met too: the outcomes need not be ones the lm.assume facts
+          // allow together, so a violation under them is no finding.
+          throw Fail(fmt::format("with {}: {}", g.text, f.what()));
+        }
+      }
+      tl.guards = nullptr;
+      res.engine = fmt::format("for each outcome of the guards ({} cases): {}{}", guards.size(), first,
+                               guards.size() > 1 ? " (shown for the first)" : "");
+    }
     res.states = states;
     res.outcome = Outcome::Proved;
   } catch (const Met& m) {

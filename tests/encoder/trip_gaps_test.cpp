@@ -39,6 +39,14 @@ bool brokenAtSomeK(const ir::Schedule& s, const std::vector<int64_t>& ks) {
   return false;
 }
 
+// The text of a corpus file (path relative to the source tree).
+std::string corpusText(const std::string& rel) {
+  std::string err;
+  auto file = ir::readSourceFile(std::string(CAKE_SOURCE_DIR) + "/" + rel, err);
+  EXPECT_TRUE(file) << rel << ": " << err;
+  return file ? file->text : std::string();
+}
+
 // The cluster mainloop of test_util.h (two CTAs, B multicast in halves,
 // each slot released in both CTAs, lm.cluster_sync() first and last) with
 // a one-slot ring, which keeps the proof's state space small.
@@ -97,11 +105,8 @@ TEST(TripProofGaps, ClusterMainloopIsProvedAndItsBugsAreNot) {
 // view over the drained A ring moves by no lap per period and the ring by
 // one, which matters only to a read that compares laps across views.
 TEST(TripProofGaps, EpilogueViewOverTheDrainedRingIsProved) {
-  std::string err;
-  auto file = ir::readSourceFile(
-      std::string(CAKE_SOURCE_DIR) + "/corpus/layout/good_overlap_epilogue_over_drained_ring.cake", err);
-  ASSERT_TRUE(file) << err;
-  auto good = cake::testing::compile(file->text);
+  const std::string text = corpusText("corpus/layout/good_overlap_epilogue_over_drained_ring.cake");
+  auto good = cake::testing::compile(text);
   ASSERT_FALSE(good.schedules.empty());
   auto r = proveGap(good.schedules[0]);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
@@ -110,10 +115,10 @@ TEST(TripProofGaps, EpilogueViewOverTheDrainedRingIsProved) {
   const std::vector<Bug> bugs = {
       // the epilogue over the live ring: no barrier orders it after the
       // other warpgroup's last wgmma (bad_overlap_epilogue_over_live_ring)
-      {"live ring", cake::testing::replace(file->text, "        lm.sync(epi_sync)\n", "")},
+      {"live ring", cake::testing::replace(text, "        lm.sync(epi_sync)\n", "")},
       // nothing written through smem_c: the TMA store reads the ring's
       // bytes through it, comparing laps with the A ring's loads
-      {"read by laps", cake::testing::replace(file->text, "        lm.copy(smem_c[lm.instance()], acc)\n", "")},
+      {"read by laps", cake::testing::replace(text, "        lm.copy(smem_c[lm.instance()], acc)\n", "")},
   };
   for (const Bug& b : bugs) {
     auto m = cake::testing::compile(b.text);
@@ -121,5 +126,32 @@ TEST(TripProofGaps, EpilogueViewOverTheDrainedRingIsProved) {
     EXPECT_TRUE(brokenAtSomeK(m.schedules[0], {64, 320})) << b.what;
     auto p = proveGap(m.schedules[0]);
     EXPECT_NE(p.outcome, encoder::Outcome::Proved) << b.what << ": " << p.engine;
+  }
+}
+
+// docs/z3.md step 1, "Guards on parameters": `if M > N:` and `elif m_blk +
+// 128 >= M:` read unbounded parameters (and the block index) only to choose
+// a body; one proof per outcome of the two guards covers every value. The
+// broken forms (a slot released before its wgmma retired, under one outcome
+// only) are not proved.
+TEST(TripProofGaps, GuardsOnUnboundedParametersAreProvedPerOutcome) {
+  auto good = cake::testing::compile(corpusText("corpus/basics/guard_two_params_fixed.cake"));
+  ASSERT_FALSE(good.schedules.empty());
+  auto r = proveGap(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("for each outcome of the guards (4 cases)"), std::string::npos) << r.engine;
+
+  for (const char* rel : {"corpus/bugs/sync.race/sm90_release_before_retire_when_m_gt_n.cake",
+                          "corpus/bugs/sync.race/sm90_interior_tile_releases_early.cake"}) {
+    auto bad = cake::testing::compile(corpusText(rel));
+    ASSERT_FALSE(bad.schedules.empty()) << rel;
+    const ir::Schedule& s = bad.schedules[0];
+    bool broken = false;  // M > N, and a tile inside the matrix (m_blk + 128 < M)
+    for (int64_t n : {1, 64})
+      broken |= encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"M", 1024}, {"N", n}, {"K", 192}})))
+                    .outcome == encoder::Outcome::Violation;
+    EXPECT_TRUE(broken) << rel;
+    auto p = proveGap(s);
+    EXPECT_NE(p.outcome, encoder::Outcome::Proved) << rel << ": " << p.engine;
   }
 }
