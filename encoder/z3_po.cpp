@@ -73,6 +73,47 @@ E any(z3::context& c, const std::vector<E>& v) {
   return z3::mk_or(x);
 }
 
+// A weighted sum of Boolean atoms, the atoms that are constants (decided
+// statically) folded into a constant and zero weights dropped, so that the
+// pseudo-Boolean constraints Z3 sees hold only the open atoms.
+class PbSum {
+ public:
+  explicit PbSum(z3::context& c) : c_(c), atoms_(c) {}
+  void add(const E& atom, int64_t w) {
+    if (w == 0 || atom.is_false()) return;
+    if (atom.is_true()) konst_ += w;
+    else {
+      atoms_.push_back(atom);
+      ws_.push_back(static_cast<int>(w));
+    }
+  }
+  // sum >= bound
+  E atLeast(int64_t bound) const {
+    int64_t b = bound - konst_, top = 0;
+    for (int w : ws_) top += std::max(w, 0);
+    if (b <= lowest()) return c_.bool_val(true);
+    if (b > top) return c_.bool_val(false);
+    return z3::pbge(atoms_, ws_.data(), static_cast<int>(b));
+  }
+  // sum == value
+  E equals(int64_t value) const {
+    int64_t b = value - konst_;
+    if (ws_.empty()) return c_.bool_val(b == 0);
+    return z3::pbeq(atoms_, ws_.data(), static_cast<int>(b));
+  }
+
+ private:
+  int64_t lowest() const {
+    int64_t lo = 0;
+    for (int w : ws_) lo += std::min(w, 0);
+    return lo;
+  }
+  z3::context& c_;
+  z3::expr_vector atoms_;
+  std::vector<int> ws_;
+  int64_t konst_ = 0;
+};
+
 class Po {
  public:
   Po(const System& sys, z3::context& c, bool bit_vectors)
@@ -163,6 +204,10 @@ class Po {
   // into the waited phase (hbLemmas). Such models are all that the rules at
   // f are asked about (below).
   std::vector<std::vector<uint64_t>> hb_;
+  // forced_[k][i]: the first phase slot event i of slot k must count into,
+  // or -1; waits_[k]: the slot's waits (event, phase) (hbOrder)
+  std::vector<std::vector<int64_t>> forced_;
+  std::vector<std::vector<std::pair<int, int64_t>>> waits_;
   mutable bool linear_ = true;  // no sum, div or mod built (differenceLogic)
 
   // ------------------------------------------------------------ helpers
@@ -204,11 +249,27 @@ class Po {
     return lt(T(e), T(f));
   }
   // write occurrence b comes after a (inside one step: in the simulator's order)
+  // (asked only where both precede an event at or before END)
   E laterWrite(const WriteOcc& b, const WriteOcc& a) const {
-    return b.ev == a.ev ? c_.bool_val(b.sub > a.sub) : precedes(a.ev, b.ev);
+    return b.ev == a.ev ? c_.bool_val(b.sub > a.sub) : precedesBeforeEnd(a.ev, b.ev);
+  }
+  // t_e < t_f where f is known to be before END (the formula is a conjunct
+  // beside t_f < tau, tau at or before END, or every process has finished):
+  // every happens-before edge into f holds, and an edge f -> e makes
+  // t_e < t_f false (e at or before END: the edge holds; after END: t_f <
+  // END < t_e)
+  E precedesBeforeEnd(int e, int f) const {
+    if (hb(e, f)) return c_.bool_val(true);
+    if (hb(f, e)) return c_.bool_val(false);
+    return precedes(e, f);
   }
   // e happens at or before f (e == f counts)
   E upTo(int e, int f) const { return e == f ? c_.bool_val(true) : precedes(e, f); }
+  // upTo inside a condition at a slot or named-barrier event f that only
+  // matters while f is at or before END (the conditions of the completion
+  // clocks): the static happens-before decides it where it orders e and f
+  // (docs/z3.md "Completion conditions by happens-before").
+  E upToHb(int e, int f) const { return e == f ? c_.bool_val(true) : before(e, T(f)); }
   E all(const std::vector<E>& v) const { return cake::encoder::all(c_, v); }
   E any(const std::vector<E>& v) const { return cake::encoder::any(c_, v); }
   E sum(const std::vector<E>& v) const {
@@ -226,26 +287,86 @@ class Po {
   int lastPc(int p) const { return m_.programSize(p) - 1; }
 
   // completed phases of slot k before tau: at least m / exactly, as numbers
-  E cAtLeast(int k, int64_t m, const E& tau) const {
+  //
+  // `next` (tau is END): the next event of a process that is at it in the
+  // state before END -- its predecessor ran before END, it did not -- so
+  // that happens-before may decide the count (completedAtEnd).
+  E cAtLeast(int k, int64_t m, const E& tau, int next = -1) const {
     if (m <= 0) return c_.bool_val(true);
     if (m > static_cast<int64_t>(d_[k].size())) return c_.bool_val(false);
+    auto f = event_of_.find(tau.id());
+    std::optional<bool> known = f != event_of_.end() ? completedBefore(k, m - 1, f->second)
+                                : next >= 0          ? completedAtEnd(k, m - 1, next)
+                                                     : std::nullopt;
+    if (known) return c_.bool_val(*known);
     return lt(d_[k][m - 1], tau);
+  }
+  // d[k][j] < t_f where happens-before decides it, asked about f at or
+  // before END only (as before()): false when a slot event forced into a
+  // phase <= j is f or comes after f (it precedes d[k][j] when that is
+  // before END), true when a wait of the slot for a phase >= j comes
+  // before f (it passed after d[k][j]).
+  // some slot event of k forced into a phase <= j is x or comes after x
+  bool forcedFrom(int k, int64_t j, int x) const {
+    for (size_t i = 0; i < slot_ev_[k].size(); ++i) {
+      int64_t ph = forced_[k][i];
+      int a = slot_ev_[k][i].ev;
+      if (ph >= 0 && ph <= j && (a == x || hb(x, a))) return true;
+    }
+    return false;
+  }
+  std::optional<bool> completedBefore(int k, int64_t j, int f) const {
+    if (forced_.empty()) return std::nullopt;
+    if (forcedFrom(k, j, f)) return false;
+    for (auto [w, phase] : waits_[k])
+      if (phase >= j && hbInto(w, f)) return true;
+    return std::nullopt;
+  }
+  // d[k][j] < END where a process is at event `next` (its predecessor ran
+  // before END, it did not): false when a slot event forced into a phase
+  // <= j is next or comes after it (it would precede d[k][j] < END, and
+  // next it), true when a wait of the slot for a phase >= j is next's
+  // predecessor or comes before it.
+  std::optional<bool> completedAtEnd(int k, int64_t j, int next) const {
+    if (forced_.empty()) return std::nullopt;
+    if (forcedFrom(k, j, next)) return false;
+    const Step& st = ev_[next].step;
+    if (st.kind != Step::Kind::Exec || st.pc == 0) return std::nullopt;
+    int prev = exec_[st.proc][st.pc - 1];
+    for (auto [w, phase] : waits_[k])
+      if (phase >= j && (w == prev || hb(w, prev))) return true;
+    return std::nullopt;
+  }
+  // t_e < t_f in every model asked about f at or before END. hb(e, f)
+  // except for a wait f: the edges into a wait from the arrivals it waits
+  // for hold when it passed cleanly, which a wait at END need not have
+  // (its stale phase is a rule at END); its program-order predecessor is
+  // before END, where every edge into it holds.
+  bool hbInto(int e, int f) const {
+    const Step& st = ev_[f].step;
+    if (st.kind != Step::Kind::Exec || instr(st.proc, st.pc).kind != InstrKind::Wait) return hb(e, f);
+    if (st.pc == 0) return false;
+    int prev = exec_[st.proc][st.pc - 1];
+    return e == prev || hb(e, prev);
   }
   // Phase counting in closed form: the completion clocks of a slot are
   // monotone (d[k][j] <= d[k][j+1], asserted), so "exactly m phases before
   // tau" is two difference constraints -- no sum, no parity by mod.
-  E cExactly(int k, int64_t m, const E& tau) const {
-    return m < 0 ? c_.bool_val(false) : cAtLeast(k, m, tau) && !cAtLeast(k, m + 1, tau);
+  E cExactly(int k, int64_t m, const E& tau, int next = -1) const {
+    return m < 0 ? c_.bool_val(false) : cAtLeast(k, m, tau, next) && !cAtLeast(k, m + 1, tau, next);
   }
-  E cOdd(int k, const E& tau) const {
+  E cOdd(int k, const E& tau, int next = -1) const {
     std::vector<E> xs;
-    for (int64_t m = 1; m <= static_cast<int64_t>(d_[k].size()); m += 2) xs.push_back(cExactly(k, m, tau));
+    for (int64_t m = 1; m <= static_cast<int64_t>(d_[k].size()); m += 2) xs.push_back(cExactly(k, m, tau, next));
     return any(xs);
   }
   // some phase of slot k completes at a clock in [from, to)
+  // (from and to are event clocks at or before END where it is asked, so
+  // cAtLeast may decide d < from, d < to statically)
   E completesIn(int k, const E& from, const E& to) const {
     std::vector<E> xs;
-    for (const E& d : d_[k]) xs.push_back(le(from, d) && lt(d, to));
+    for (int64_t j = 0; j < static_cast<int64_t>(d_[k].size()); ++j)
+      xs.push_back(!cAtLeast(k, j + 1, from) && cAtLeast(k, j + 1, to));
     return any(xs);
   }
   E genAt(int nb, const E& tau) const {
@@ -300,13 +421,15 @@ class Po {
   }
 
   // ------------------------------------------------------------ building
+  void hbOrder();
   void hbLemmas(std::vector<E>& base);
   bool checkShape(std::string* why);
   void makeEvents();
   void makeGroups();
   void makeSlots();
   void makeWrites();
-  E enabled(int e, const E& tau) const;
+  // (next: e is a process's next event in the state before tau == END)
+  E enabled(int e, const E& tau, bool next = false) const;
   E notAfterExit(int e) const;
   E live(int q, int qpc, int j, int p, const E& tau) const;
   E raceAt(int p, int pc, int i) const;
@@ -316,7 +439,8 @@ class Po {
   E asyncWriteRule(int p, int pc, int i) const;
   void readRules(int p, int pc, int i, E& fence, E& stale) const;
   void stepRules();
-  E unobservedAt(const E& tau) const;
+  E doneAtExit(int e) const;
+  E unobservedAtExit() const;
   void stateRules();
 };
 
@@ -574,6 +698,7 @@ bool Po::build(std::string* why) {
     distinctOf(ids);
   }
 
+  hbOrder();
   // completion clocks of every slot's phases
   d_.assign(m_.S, {});
   for (int k = 0; k < m_.S; ++k) {
@@ -589,21 +714,19 @@ bool Po::build(std::string* why) {
     for (const SlotEv& g : evs) mag += g.w + g.exp + g.land;
     const bool pb = ints_ && mag + init_[k] * 2 < (int64_t(1) << 30);
     for (const SlotEv& f : evs) {
-      z3::expr_vector ups(c_);
-      std::vector<int> ws, txs;
+      PbSum arrived(c_), tx(c_);
       std::vector<E> as, xe, xl;
       for (const SlotEv& g : evs) {
-        E up = upTo(g.ev, f.ev);
-        ups.push_back(up);
-        ws.push_back(static_cast<int>(g.w));
-        txs.push_back(static_cast<int>(g.exp - g.land));
+        E up = upToHb(g.ev, f.ev);
+        arrived.add(up, g.w);
+        tx.add(up, g.exp - g.land);
         if (g.w) as.push_back(z3::ite(up, num(g.w), num(0)));
         if (g.exp) xe.push_back(z3::ite(up, num(g.exp), num(0)));
         if (g.land) xl.push_back(z3::ite(up, num(g.land), num(0)));
       }
       if (pb) {
-        a_ge.push_back([ups, ws](int64_t bound) { return z3::pbge(ups, ws.data(), static_cast<int>(bound)); });
-        z.push_back(z3::pbeq(ups, txs.data(), 0));
+        a_ge.push_back([arrived](int64_t bound) { return arrived.atLeast(bound); });
+        z.push_back(tx.equals(0));
       } else {
         E a = sum(as);
         a_ge.push_back([this, a](int64_t bound) { return le(num(bound), a); });
@@ -689,7 +812,7 @@ void Po::namedGenerations(std::vector<E>& base) {
     for (auto [ev, w] : evs) ws.push_back(static_cast<int>(w));
     for (auto [f, wf] : evs) {
       ups.emplace_back(c_);
-      for (auto [g, wg] : evs) ups.back().push_back(upTo(g, f));
+      for (auto [g, wg] : evs) ups.back().push_back(upToHb(g, f));
     }
     for (int64_t j = 0; j < total / ex; ++j) {
       std::vector<std::pair<E, int>> conds;
@@ -745,7 +868,7 @@ E Po::namedOverflow(int nb, int e, int64_t w) const {
 //    Every edge on a path to an event f at or before END holds in the
 //    models asked about (each wait on it precedes f), so a race pair whose
 //    access ended before f by hb_, or that starts after f, is dropped.
-void Po::hbLemmas(std::vector<E>& base) {
+void Po::hbOrder() {
   const int n = events();
   std::vector<std::vector<int>> pred0(n);  // structural edges, into each event
   for (int p = 0; p < m_.P; ++p)
@@ -754,14 +877,16 @@ void Po::hbLemmas(std::vector<E>& base) {
   for (int p = 0; p < m_.P; ++p)
     for (const Grp& g : groups_[p * sim::kGroupKinds + sim::kMma])
       if (g.barrier) pred0[g.complete_ev].push_back(exec_[p][g.commit_pc]);
-  std::vector<std::vector<std::pair<int, int64_t>>> waits(m_.S);  // per slot: (event, phase)
+  auto& waits = waits_;  // per slot: (event, phase)
+  waits.assign(m_.S, {});
   for (int p = 0; p < m_.P; ++p)
     for (int pc = 0; pc < m_.programSize(p); ++pc) {
       const Instr& in = instr(p, pc);
       if (in.kind == InstrKind::Wait && in.phase >= 0) waits[in.slot].push_back({exec_[p][pc], in.phase});
     }
   // forced[k][i]: the first phase slot event i of slot k must count into, or -1
-  std::vector<std::vector<int64_t>> forced(m_.S);
+  auto& forced = forced_;
+  forced.assign(m_.S, {});
   for (int k = 0; k < m_.S; ++k) forced[k].assign(slot_ev_[k].size(), -1);
   const size_t words = (n + 63) / 64;
   auto closure = [&] {
@@ -789,9 +914,9 @@ void Po::hbLemmas(std::vector<E>& base) {
     bool changed = false;
     for (int k = 0; k < m_.S; ++k) {
       const auto& evs = slot_ev_[k];
-      const int64_t phases = static_cast<int64_t>(d_[k].size());
       int64_t total_w = 0, total_land = 0;
       for (const SlotEv& g : evs) { total_w += g.w; total_land += g.land; }
+      const int64_t phases = total_w / init_[k];  // as many as d_[k] has
       // expected[j]: the bytes of the slot events forced into phases <= j
       std::vector<int64_t> expected(phases, 0);
       for (size_t i = 0; i < evs.size(); ++i)
@@ -830,6 +955,11 @@ void Po::hbLemmas(std::vector<E>& base) {
     }
     if (!changed) break;
   }
+}
+
+void Po::hbLemmas(std::vector<E>& base) {
+  const auto& forced = forced_;
+  const auto& waits = waits_;
   for (int k = 0; k < m_.S; ++k) {
     for (size_t i = 0; i < slot_ev_[k].size(); ++i)
       if (forced[k][i] >= 0)
@@ -843,7 +973,7 @@ void Po::hbLemmas(std::vector<E>& base) {
 
 // Whether event e may be taken in the state before tau (program order and
 // issue/commit order are structural).
-E Po::enabled(int e, const E& tau) const {
+E Po::enabled(int e, const E& tau, bool next) const {
   const Step& st = ev_[e].step;
   const Instr& in = instr(st.proc, st.pc);
   if (st.kind == Step::Kind::Land) return !before(e, tau);
@@ -860,7 +990,8 @@ E Po::enabled(int e, const E& tau) const {
   switch (in.kind) {
     case InstrKind::Wait: {
       int64_t np = ((in.phase % 2) + 2) % 2;
-      return np ? !cOdd(in.slot, tau) : cOdd(in.slot, tau);
+      E odd = cOdd(in.slot, tau, next ? e : -1);
+      return np ? !odd : odd;
     }
     case InstrKind::SyncWait: {
       int a = -1;
@@ -962,7 +1093,7 @@ E Po::unfencedRead(int t, const E& tau) const {
   for (const ReadOcc& r : reads_[t]) {
     std::vector<E> xs{before(r.ev, tau), !before(r.fence_ev, tau)};
     for (const WriteOcc& a : writes_[t])
-      if (!a.generic) xs.push_back(!(before(a.ev, tau) && precedes(r.ev, a.ev)));
+      if (!a.generic) xs.push_back(!(before(a.ev, tau) && precedesBeforeEnd(r.ev, a.ev)));
     unf.push_back(all(xs));
   }
   return any(unf);
@@ -1069,38 +1200,48 @@ void Po::stepRules() {
   }
 }
 
+// t_e < END in a state where every process has finished (the
+// async-at-exit target, asked only there): true for an instruction, and for
+// an event that comes before an instruction by happens-before (the
+// instruction is before END, where every edge into it holds).
+E Po::doneAtExit(int e) const {
+  if (e < 0) return c_.bool_val(false);
+  if (ev_[e].step.kind == Step::Kind::Exec) return c_.bool_val(true);
+  for (int p = 0; p < m_.P; ++p)
+    if (m_.programSize(p) > 0 && hb(e, exec_[p][lastPc(p)])) return c_.bool_val(true);
+  return lt(T(e), end_);
+}
+
 // A landed load or a completed barrier MMA group that no wait has observed
-// (sim_state.cpp observe / knowCompleted), in the state before tau.
-E Po::unobservedAt(const E& tau) const {
-  auto observedOnSlot = [&](int k, const E& from) {
+// (sim_state.cpp observe / knowCompleted), in the state before END where
+// every process has finished: every wait ran before END, so the order of an
+// event and a wait is decided by happens-before where it orders them
+// (precedesBeforeEnd: the wait is before END), and the counts at both by
+// completesIn (the event precedes the wait there).
+E Po::unobservedAtExit() const {
+  auto observedOnSlot = [&](int k, int from) {
     std::vector<E> xs;
     for (int p = 0; p < m_.P; ++p)
       for (int pc = 0; pc < m_.programSize(p); ++pc) {
         const Instr& in = instr(p, pc);
         if (in.kind != InstrKind::Wait || in.slot != k) continue;
-        E tw = T(exec_[p][pc]);
-        xs.push_back(lt(from, tw) && lt(tw, tau) && completesIn(k, from, tw));
+        int w = exec_[p][pc];
+        xs.push_back(precedesBeforeEnd(from, w) && completesIn(k, T(from), T(w)));
       }
     return any(xs);
   };
   std::vector<E> un;
-  for (auto [key, e] : land_)
-    un.push_back(before(e, tau) && !observedOnSlot(instr(key.first, key.second).slot, T(e)));
+  for (auto [key, e] : land_) un.push_back(doneAtExit(e) && !observedOnSlot(instr(key.first, key.second).slot, e));
   for (int p = 0; p < m_.P; ++p) {
     const auto& gs = groups_[p * sim::kGroupKinds + sim::kMma];
     for (const Grp& g : gs) {
       if (!g.barrier) continue;
-      E tc = T(g.complete_ev);
       std::vector<E> seen;
       for (int pc = 0; pc < m_.programSize(p); ++pc)
-        if (instr(p, pc).kind == InstrKind::MmaWait) {
-          E tw = T(exec_[p][pc]);
-          seen.push_back(lt(tc, tw) && lt(tw, tau));
-        }
+        if (instr(p, pc).kind == InstrKind::MmaWait) seen.push_back(precedesBeforeEnd(g.complete_ev, exec_[p][pc]));
       for (const Grp& h : gs)  // its own or a later group's completion observed on its slot
-        if (h.barrier && h.seq >= g.seq) seen.push_back(observedOnSlot(instr(p, h.commit_pc).slot, T(h.complete_ev)) &&
-                                                        lt(tc, tau));
-      un.push_back(before(g.complete_ev, tau) && !any(seen));
+        if (h.barrier && h.seq >= g.seq) seen.push_back(observedOnSlot(instr(p, h.commit_pc).slot, h.complete_ev));
+      un.push_back(doneAtExit(g.complete_ev) && !any(seen));
     }
   }
   return any(un);
@@ -1112,7 +1253,8 @@ void Po::stateRules() {
   for (int p = 0; p < m_.P; ++p)
     for (int pc = 0; pc < m_.programSize(p); ++pc) {
       const Instr& in = instr(p, pc);
-      if (in.kind == InstrKind::Wait) lost_at_end.push_back(at(p, pc, end_) && cAtLeast(in.slot, in.phase + 2, end_));
+      if (in.kind == InstrKind::Wait)
+        lost_at_end.push_back(at(p, pc, end_) && cAtLeast(in.slot, in.phase + 2, end_, exec_[p][pc]));
     }
   E lost = any(lost_at_end);
   for (const char* rule : kStepRules) {
@@ -1147,7 +1289,7 @@ void Po::stateRules() {
     for (int pc = 0; pc < m_.programSize(p); ++pc) {
       const Instr& in = instr(p, pc);
       E here = at(p, pc, end_);
-      dl.push_back(z3::implies(here, !enabled(exec_[p][pc], end_)));
+      dl.push_back(z3::implies(here, !enabled(exec_[p][pc], end_, true)));
       if (in.kind == InstrKind::Wait && std::any_of(statics_.begin(), statics_.end(), [&](const Violation& v) {
             return sim::explainsDeadlock(v, in.slot, in.phase);
           }))
@@ -1161,12 +1303,14 @@ void Po::stateRules() {
 
   // async work at exit: in-flight loads, unretired group ops, barrier groups
   // not completed, completions nobody observed
-  std::vector<E> left = inflight;
+  // (every process finished: doneAtExit decides what happens-before does)
+  std::vector<E> left;
+  for (auto [key, e] : land_) left.push_back(!doneAtExit(e));
   for (int p = 0; p < m_.P; ++p)
     for (int k = 0; k < sim::kGroupKinds; ++k)
       for (const Grp& g : groups_[p * sim::kGroupKinds + k])
-        if (!g.ops.empty() || g.barrier) left.push_back(!before(removalEvent(p, g), end_));
-  left.push_back(unobservedAt(end_));
+        if (!g.ops.empty() || g.barrier) left.push_back(!doneAtExit(removalEvent(p, g)));
+  left.push_back(unobservedAtExit());
   targets_.emplace("sync.async-at-exit", all(finished) && any(left));
 }
 
@@ -1250,6 +1394,11 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
     p.set("smt.arith.solver", arith_solver);
     // where it gives up, the smt tactic keeps the candidate assignment
     if (arith_solver == 1) p.set("candidate_models", true);
+    // Z3's automatic configuration puts a formula that is pure difference
+    // logic (no pseudo-Boolean constraint left once happens-before decided
+    // their atoms) on the simplex solver whatever smt.arith.solver says
+    // (smt_setup.cpp setup_QF_IDL); without it the parameter is honoured.
+    if (arith_solver == 1) p.set("auto_config", false);
     s.set(p);
   }
   s.add(runs);
