@@ -21,6 +21,8 @@
 #include "encoder/sim_por.h"
 #include "encoder/simulator.h"
 #include "encoder/system_hook.h"
+#include "encoder/trip_cluster.h"
+#include "encoder/trip_guards.h"
 
 namespace cake::encoder {
 
@@ -48,6 +50,13 @@ struct Met : Fail {
 };
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
+
+// More allowed values of the parameters read besides the trip expression
+// than the proof lists (-> unknown, or one proof per outcome of the guards
+// that read them).
+struct TooManyValues : Fail {
+  using Fail::Fail;
+};
 
 // Milliseconds since the proof started (its budget is wall-clock time).
 double msSince(std::chrono::steady_clock::time_point start) {
@@ -91,6 +100,8 @@ struct TripLoops {
   // allowed values for this proof, and those values as facts (`BK == 8`).
   std::map<int, int64_t> fixed;
   std::vector<ir::ExprPtr> facts;
+  // The guards' outcomes of this proof (trip_guards.h), if split on them.
+  const EvalHook* guards = nullptr;
 };
 
 // The bit-vector prover with the facts of one proof (the values of the
@@ -329,7 +340,7 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
   b.replace_value = T;
   for (const auto& [p, value] : tl.fixed) b.params[p] = value;
   std::string err;
-  auto sys = buildSystem(s, b, target, &err);
+  auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
   std::set<int> read = sys->params_read;
   for (const auto& [p, value] : tl.fixed) read.erase(p);
@@ -607,26 +618,43 @@ bool findPeriod(Window& w, int max_period) {
   return false;
 }
 
+// Does some read through `view` of bytes in [lo, hi) of `space` compare
+// laps with data another view wrote there? sim::staleData compares laps
+// across views only for a read whose own view nobody writes over its bytes
+// (!Access::view_written); a read whose view is written there calls another
+// view's data stale whatever the laps (docs/z3.md step 4, "Views over the
+// same bytes").
+bool readsByLaps(const System& sys, int view, int space, int64_t lo, int64_t hi) {
+  for (const Process& p : sys.procs)
+    for (const Instr& in : p.program)
+      for (const Access& a : in.accesses)
+        if (a.view == view && !a.write && !a.view_written && a.space == space && a.lo < hi && lo < a.hi) return true;
+  return false;
+}
+
 // data.stale-read compares laps (sim::staleData) between the stage-like
 // and iteration-like accesses of a view and between views over the same
 // bytes. Shifting a state moves every data tag and every read one period
 // back, which leaves those comparisons alone only if all of them move by
-// the same number of laps per period.
+// the same number of laps per period (two views over the same bytes: where
+// some read compares their laps).
 void checkLapDeltas(const System& base, const Deltas& d) {
   const ir::Schedule& s = *base.schedule;
-  struct Span { int space = -1; int64_t lo = INT64_MAX, hi = INT64_MIN; };
-  std::map<int, Span> spans;  // view -> bytes its accesses touch
+  struct Span { int64_t lo = INT64_MAX, hi = INT64_MIN; };
+  // (view, space) -> bytes its accesses touch there (a cluster's CTAs each
+  // have their own shared memory: a view has a span in each)
+  std::map<std::pair<int, int>, Span> spans;
   for (const Process& p : base.procs)
     for (const Instr& in : p.program)
       for (const Access& a : in.accesses) {
         if (a.view < 0) continue;
-        Span& sp = spans[a.view];
-        sp.space = a.space;
+        Span& sp = spans[{a.view, a.space}];
         sp.lo = std::min(sp.lo, a.lo);
         sp.hi = std::max(sp.hi, a.hi);
       }
   std::map<int, int64_t> lap;  // view -> laps per period
-  for (const auto& [view, sp] : spans) {
+  for (const auto& [key, sp] : spans) {
+    const int view = key.first;
     const int64_t stages = s.views[view].stages;
     const int64_t di = Deltas::of(d.view_index, view);
     if (di % stages != 0)
@@ -637,11 +665,17 @@ void checkLapDeltas(const System& base, const Deltas& d) {
                              s.views[view].name));
     if (d.view_gen_stage.count(view)) lap[view] = d.view_gen_stage.at(view);
   }
-  for (const auto& [a, sa] : spans)
-    for (const auto& [b, sb] : spans)
-      if (a < b && sa.space == sb.space && sa.lo < sb.hi && sb.lo < sa.hi && lap[a] != lap[b])
-        throw Fail(fmt::format("{} and {} share bytes but move by different laps per period", s.views[a].name,
-                               s.views[b].name));
+  for (const auto& [ka, sa] : spans)
+    for (const auto& [kb, sb] : spans) {
+      const auto [a, space] = ka;
+      const int b = kb.first;
+      if (a >= b || space != kb.second || sa.hi <= sb.lo || sb.hi <= sa.lo || lap[a] == lap[b]) continue;
+      const bool a_reads = readsByLaps(base, a, space, sb.lo, sb.hi);
+      if (a_reads || readsByLaps(base, b, space, sa.lo, sa.hi))
+        throw Fail(fmt::format("{} and {} share bytes but move by different laps per period, and {} reads the "
+                               "other's bytes by laps",
+                               s.views[a].name, s.views[b].name, s.views[a_reads ? a : b].name));
+    }
 }
 
 std::pair<int, int> suffixOf(const Window& w, size_t p, int64_t T) {
@@ -782,10 +816,24 @@ struct ShiftMap {
   const std::vector<std::vector<int>>* ref = nullptr;
 };
 
+// Thread-block clusters (docs/z3.md "Clusters"): the simulator reads the
+// cluster barrier's generation in one more way than the others, whether it
+// completed at all (`clusterReady`: a remote arrive or multicast before the
+// first lm.cluster_sync() is a sync.cluster-init). A shift that moves the
+// generation must not change that answer, or the shifted state would have
+// other futures; such a state is kept as it is.
+bool clusterBarrierKept(const Model& m, const State& s, const std::map<int, int64_t>& named) {
+  const int nb = m.sys.cluster_named;
+  if (nb < 0) return true;
+  const int64_t gen = s.v[m.off_named + 2 * nb];
+  return (gen > 0) == (gen - Deltas::of(named, nb) > 0);
+}
+
 // Moves s by `sh` if every part of it can move (program counters,
 // completed-phase counts, named-barrier generations, data tags, in-flight
 // loads, async groups, unobserved completions); false leaves s alone.
 bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
+  if (!clusterBarrierKept(m, s, sh.named)) return false;
   State n = s;
   for (int p = 0; p < m.P; ++p) {
     int pc = sim::pcOf(m, s, p);
@@ -1309,7 +1357,7 @@ std::set<int> paramsBesides(const ir::Schedule& s, Binding b, ir::Target target,
   b.replace = tl.trip.get();
   b.replace_value = T;
   std::string err;
-  auto sys = buildSystem(s, b, target, &err);
+  auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
   std::set<int> out;
   for (int p : sys->params_read)
@@ -1351,7 +1399,7 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
         with[p] = *last;
         next.push_back(std::move(with));
         if (next.size() > cap)
-          throw Fail(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
+          throw TooManyValues(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
                                  "than {} values of it (such parameters are proved value by value)",
                                  s.params[p].name, cap));
       }
@@ -1473,7 +1521,7 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
   b.replace = tl.tiles.get();
   b.replace_value = Wt;
   std::string err;
-  auto sys = buildSystemHooked(s, b, target, hook, &err);
+  auto sys = trip::buildForProof(s, b, target, &err, &hook);
   if (!sys) throw Fail(fmt::format("the system for {} tiles of {} K iterations cannot be built: {}", Wt, Wg, err));
   if (!sys->params_read.empty()) {
     const int r = *sys->params_read.rbegin();
@@ -2489,6 +2537,47 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   }
 }
 
+// Lap induction once per assignment of the parameters read besides the
+// trip expression that the lm.assume facts allow (tile sizes: BK in {32,
+// 64}), when they are few: the argument in one line, or throws. `bindings`:
+// the checked ones with the assignment of the current proof.
+std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                                TripLoops& tl, const TripProofOptions& opts,
+                                std::chrono::steady_clock::time_point start, uint64_t& states,
+                                std::vector<Binding>& bindings) {
+  const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
+  std::vector<std::map<int, int64_t>> assignments = {{}};
+  if (!extra.empty()) {
+    const Limits limits = solverLimits(opts, opts.timeout_ms);
+    assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+    if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
+  }
+  std::string first;
+  for (const auto& a : assignments) {
+    tl.fixed = a;
+    tl.facts.clear();
+    for (const auto& [p, v] : a) tl.facts.push_back(factOf(p, v));
+    bindings = checked;
+    for (Binding& b : bindings)
+      for (const auto& [p, v] : a) b.params[p] = v;
+    std::string at;  // "L=5: " names the value a failure is for
+    for (const auto& [p, v] : a) at += fmt::format("{}{}={}", at.empty() ? "" : ", ", s.params[p].name, v);
+    if (!at.empty()) at += ": ";
+    std::string engine;
+    try {
+      engine = proveFixed(s, target, bindings, tl, opts, start, states);
+    } catch (const Met& m) {
+      throw Met(at + m.what(), m.violation, m.trip, m.violation.trip_open);
+    } catch (const Fail& f) {
+      throw Fail(at + f.what());
+    }
+    if (first.empty()) first = std::move(engine);
+  }
+  return extra.empty() ? first
+                       : fmt::format("for each {}: {}{}", assignmentText(s, assignments), first,
+                                     assignments.size() > 1 ? " (shown for the first)" : "");
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -2501,8 +2590,6 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
-    if (s.cluster_ops && s.clusterSize() > 1)
-      throw Fail("lap induction does not model thread-block clusters yet (the cluster checks are bounded)");
     try {
       tl = findTrip(s);
     } catch (const Fail&) {
@@ -2542,40 +2629,33 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
       }
       tl = findTrip(s, finite);
     }
-    // Parameters read besides the trip expression: one proof per value the
-    // lm.assume facts allow (tile sizes: BK in {32, 64}), when they are few.
-    const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
-    std::vector<std::map<int, int64_t>> assignments = {{}};
-    if (!extra.empty()) {
-      const Limits limits = solverLimits(opts, opts.timeout_ms);
-      assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
-      if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
-    }
     uint64_t states = 0;
-    std::string first;
-    for (const auto& a : assignments) {
-      tl.fixed = a;
-      tl.facts.clear();
-      for (const auto& [p, v] : a) tl.facts.push_back(factOf(p, v));
-      bindings = checked;
-      for (Binding& b : bindings)
-        for (const auto& [p, v] : a) b.params[p] = v;
-      std::string at;  // "L=5: " names the value a failure is for
-      for (const auto& [p, v] : a) at += fmt::format("{}{}={}", at.empty() ? "" : ", ", s.params[p].name, v);
-      if (!at.empty()) at += ": ";
-      std::string engine;
-      try {
-        engine = proveFixed(s, target, bindings, tl, opts, start, states);
-      } catch (const Met& m) {
-        throw Met(at + m.what(), m.violation, m.trip, m.violation.trip_open);
-      } catch (const Fail& f) {
-        throw Fail(at + f.what());
-      }
-      if (first.empty()) first = std::move(engine);
+    std::vector<trip::GuardOutcome> guards;
+    try {
+      res.engine = proveEachAssignment(s, target, checked, tl, opts, start, states, bindings);
+    } catch (const TooManyValues&) {
+      // Unbounded parameters read only by guards (`if M > N:`): one proof per
+      // outcome of the guards instead of one per value (trip_guards.h).
+      guards = trip::guardOutcomes(s);
+      if (guards.empty()) throw;
     }
-    res.engine = extra.empty() ? first
-                               : fmt::format("for each {}: {}{}", assignmentText(s, assignments), first,
-                                             assignments.size() > 1 ? " (shown for the first)" : "");
+    if (!guards.empty()) {
+      std::string first;
+      for (const trip::GuardOutcome& g : guards) {
+        tl.guards = &g.hook;
+        try {
+          std::string engine = proveEachAssignment(s, target, checked, tl, opts, start, states, bindings);
+          if (first.empty()) first = std::move(engine);
+        } catch (const Fail& f) {
+          // Met too: the outcomes need not be ones the lm.assume facts
+          // allow together, so a violation under them is no finding.
+          throw Fail(fmt::format("with {}: {}", g.text, f.what()));
+        }
+      }
+      tl.guards = nullptr;
+      res.engine = fmt::format("for each outcome of the guards ({} cases): {}{}", guards.size(), first,
+                               guards.size() > 1 ? " (shown for the first)" : "");
+    }
     res.states = states;
     res.outcome = Outcome::Proved;
   } catch (const Met& m) {

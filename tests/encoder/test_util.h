@@ -127,4 +127,38 @@ def handoff(lm, X: LM.tma2d, Y: LM.gmem, K: LM.i32):
             lm.copy(Y, x, coords=(t * 64, 0))
 )";
 
+// Two CTAs share B: each loads half of it, multicast to both, and releases
+// every slot in both CTAs (corpus/cluster/sm90_multicast_b.cake, small;
+// tests/encoder/cluster_test.cpp, trip_gaps_test.cpp).
+inline const std::string kClusterMulticast = R"(@cake.schedule(target="sm_90a", cluster=(2, 1, 1))
+def mc(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
+    pool    = lm.smem(49152)
+    smem_a  = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=2)
+    smem_b  = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2)
+    smem_bh = pool.view(offset=16384, shape=(64, 64),  dtype=lm.bf16, stages=4)
+    acc     = lm.regs(shape=(64, 128), dtype=lm.f32)
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    full  = lm.barrier(count=2, prod=[load], cons=[math], init_count=1)
+    empty = lm.barrier(count=2, prod=[math], cons=[load], init_count=2)
+    rank = lm.cluster_rank()
+    with load:
+        lm.cluster_sync()
+        for k in lm.range(0, K):
+            lm.wait(empty, iter=k - 2)
+            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
+            smem_bh[2 * (k % 2) + rank].tma_load(B, coords=(64 * rank, k), iter=k, barrier=full, multicast=3)
+        lm.cluster_sync()
+    with math:
+        lm.cluster_sync()
+        for k in lm.range(0, K):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k, cta=0)
+            lm.arrive(empty, iter=k, cta=1)
+        lm.cluster_sync()
+)";
+
 }  // namespace cake::testing

@@ -1,0 +1,33 @@
+// Thread-block clusters in lap induction (trip_cluster.h, docs/z3.md
+// "Clusters").
+#include "encoder/trip_cluster.h"
+
+namespace cake::encoder::trip {
+
+std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
+                                    const EvalHook* extra) {
+  // The builder models every CTA of the cluster exactly when the schedule
+  // reaches across it (system.cpp makeCluster); only then is a CTA's block
+  // index cluster[d] * b + c_d.
+  const bool modelled = s.cluster_ops && s.clusterSize() > 1;
+  if (!modelled) {
+    if (extra) return buildSystemHooked(s, b, target, *extra, error);
+    return buildSystem(s, b, target, error);
+  }
+  const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+    if (extra)
+      if (auto v = (*extra)(e, env)) return v;
+    if (e.kind != ir::ExprKind::Mod || e.args.size() != 2 || !e.args[0] || !e.args[1]) return std::nullopt;
+    const ir::Expr& x = *e.args[0];
+    const ir::Expr& m = *e.args[1];
+    if (x.kind != ir::ExprKind::BlockIdx || m.kind != ir::ExprKind::Const || x.index < 0 || x.index > 2)
+      return std::nullopt;
+    const int64_t dim = s.cluster[x.index];
+    const std::optional<int64_t> bidx = env.block_idx[x.index];
+    if (m.value != dim || dim < 1 || !bidx || *bidx < 0) return std::nullopt;
+    return *bidx % dim;  // c_d: the same for every binding's block index
+  };
+  return buildSystemHooked(s, b, target, hook, error);
+}
+
+}  // namespace cake::encoder::trip

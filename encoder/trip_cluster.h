@@ -1,0 +1,27 @@
+// Thread-block clusters in the proof for every trip count (docs/z3.md
+// "Clusters"): what lap induction needs beyond the one-CTA argument.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "encoder/system.h"
+#include "encoder/system_hook.h"
+#include "ir/schedule.h"
+
+namespace cake::encoder::trip {
+
+// Builds the system as buildSystem does, except that in a modelled cluster
+// (the schedule reaches across it: every CTA of one cluster is a part of
+// the system) a read of the CTA's coordinate within the cluster,
+// `lm.block_idx(d) % cluster[d]` (what lm.cluster_rank() is written with),
+// evaluates without reading lm.block_idx: the builder gives CTA c of the
+// cluster the block index `cluster[d] * b + c_d`, whose remainder is c_d for
+// every block index b >= 0 of the binding. So the system does not depend on
+// b through such a read, and System::params_read does not list it. Any
+// other read of lm.block_idx is recorded as before (and refused by the
+// proof). `extra`, if set, is asked first (the persistent kernels' grid).
+std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
+                                    const EvalHook* extra = nullptr);
+
+}  // namespace cake::encoder::trip

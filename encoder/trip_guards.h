@@ -1,0 +1,37 @@
+// Guards on unbounded parameters in the proof for every trip count
+// (docs/z3.md step 1, "Guards on parameters"): `if M > N:` chooses between
+// two bodies for every value of M and N, so the proof need not list the
+// values, only the guards' outcomes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "encoder/system_hook.h"
+#include "ir/schedule.h"
+
+namespace cake::encoder::trip {
+
+// One choice of outcome for every guard: an evaluation hook that gives each
+// guard's condition its outcome (for the builder), and the choice in words.
+struct GuardOutcome {
+  EvalHook hook;
+  std::string text;  // "M > N taken, m_blk + 128 >= M not taken"
+};
+
+// The guards to split on: every `if` condition of the role bodies that
+// reads a parameter or a block index / grid dimension (lm.block_idx,
+// lm.grid_dim) and neither a loop variable nor lm.instance(), so that it has
+// one value wherever the builder evaluates it (in every iteration and every
+// process) for a given binding. Returns every combination of their outcomes
+// (2^n, n <= max_guards), or an empty list when there are none or a
+// condition that reads a parameter also reads a loop variable or the
+// instance, or there are more than max_guards: then the split does not
+// apply. Every binding gives its guards some outcome, so proofs of every
+// combination cover every binding; a combination may be one no binding
+// gives (the lm.assume facts are not asked), so a violation met under it is
+// no finding.
+std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, int max_guards = 5);
+
+}  // namespace cake::encoder::trip
