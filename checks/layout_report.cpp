@@ -98,7 +98,7 @@ nlohmann::json blocksPerSm(const ir::TargetLimits& ti, std::optional<int64_t> la
     *text += fmt::format("; registers unknown before ptxas: at the assumed {}/thread only {} fit, {} fit at <= {}/thread",
                          R, at_assumed, best.second, fit);
   else
-    *text += fmt::format("; registers unknown before ptxas, no limit even at the assumed {}/thread", R);
+    *text += fmt::format("; registers unknown before ptxas, not limiting even at the assumed {}/thread", R);
   return out;
 }
 
@@ -237,7 +237,7 @@ nlohmann::json buildResourceReport(Gates& g) {
       total.value ? fmt::format("{}{} B", total.symbolic ? "up to " : "", withCommas(*total.value))
                   : fmt::format("{} B", g.str(L.total));
   if (g.ti.known) smem_text += fmt::format(" of {} B", withCommas(g.ti.smem_per_block));
-  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers {} of {} ({}/thread at launch)",
+  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers up to {} of {} (launch cap {}/thread)",
                                 s.name, smem_text, warps, withCommas(block_regs), withCommas(g.ti.register_file), R);
   if (tmem_cols) msg += fmt::format("; TMEM {} of {} columns", *tmem_cols, ir::hw::kTmemColumns);
   msg += "; " + occupancy;

@@ -524,7 +524,7 @@ TEST(ResourceReport, AlignmentSlackDecidesTwoBlocksPerSm) {
   auto fo = over->rule("report.resources");
   ASSERT_EQ(fo.size(), 1u);
   EXPECT_NE(fo[0]->message.find("2 need 8 B less per block"), std::string::npos) << fo[0]->message;
-  EXPECT_NE(fo[0]->message.find("no limit even at the assumed 248/thread"), std::string::npos) << fo[0]->message;
+  EXPECT_NE(fo[0]->message.find("not limiting even at the assumed 248/thread"), std::string::npos) << fo[0]->message;
 }
 
 TEST(ResourceReport, Sm100TmemAndSymbolicMaximum) {
