@@ -36,6 +36,72 @@ std::string withCommas(int64_t v) {
   return v < 0 ? "-" + s : s;
 }
 
+// Blocks per SM from what is known before compiling: shared memory (what
+// the lowering requests plus the driver's per-block reservation), warps,
+// block slots and TMEM. Registers are not known before ptxas (the kernel is
+// built with __launch_bounds__(threads, 1), so ptxas may use up to the
+// launch cap R), so their limit is reported as an assumption beside the
+// known value, never as the value itself.
+nlohmann::json blocksPerSm(const ir::TargetLimits& ti, std::optional<int64_t> layout, int warps, int64_t R,
+                           std::optional<int64_t> tmem_cols, std::string* text) {
+  nlohmann::json by = nlohmann::json::object();
+  std::vector<std::pair<std::string, int64_t>> lim;
+  nlohmann::json smem = nullptr;
+  std::string smem_text;
+  if (layout && *layout >= 0) {
+    const int64_t requested = ir::requestedSmemBytes(*layout);
+    const int64_t footprint = ti.smemFootprint(requested);
+    const int64_t n = ti.blocksBySmem(requested);
+    // Bytes each block must shed for one more block to fit.
+    const int64_t shed = footprint - ti.smem_per_sm / (n + 1);
+    smem = {{"layout", *layout},          {"align_slack", ir::hw::kSmemAlignSlack}, {"requested", requested},
+            {"reserved", ti.smem_reserved}, {"per_block", footprint},                 {"per_sm", ti.smem_per_sm},
+            {"shed_for_next", shed}};
+    lim.push_back({"smem", n});
+    smem_text = fmt::format("{} x {} B of {} B per SM (layout {} + {} alignment slack + {} reserved); {} need {} B less "
+                            "per block",
+                            n, withCommas(footprint), withCommas(ti.smem_per_sm), withCommas(*layout),
+                            withCommas(ir::hw::kSmemAlignSlack), withCommas(ti.smem_reserved), n + 1, withCommas(shed));
+  }
+  lim.push_back({"warps", ti.max_warps_per_sm / warps});
+  lim.push_back({"blocks", ti.max_blocks_per_sm});
+  if (tmem_cols && *tmem_cols > 0) lim.push_back({"tmem", ir::hw::kTmemColumns / *tmem_cols});
+  auto best = lim.front();
+  for (auto& l : lim) {
+    by[l.first] = l.second;
+    if (l.second < best.second) best = l;
+  }
+  // Registers: assumed at the launch cap R; the largest count per thread
+  // at which the known value still fits (allocated in multiples of 8).
+  const int64_t threads = 32 * static_cast<int64_t>(warps);
+  const int64_t at_assumed = R > 0 ? ti.register_file / (R * threads) : best.second;
+  const int64_t fit =
+      best.second > 0 ? std::min<int64_t>(ti.max_regs_per_thread, ti.register_file / (best.second * threads)) / 8 * 8 : 0;
+  const int64_t with_assumed = std::min(best.second, at_assumed);
+  nlohmann::json out = {{"value", best.second},
+                        {"limiter", best.first},
+                        {"by", by},
+                        {"smem", smem},
+                        {"registers",
+                         {{"known", false},
+                          {"assumed_per_thread", R},
+                          {"blocks_at_assumed", at_assumed},
+                          {"max_per_thread_for_value", fit}}},
+                        {"with_assumed_registers", with_assumed},
+                        {"assumes", fmt::format("registers unknown before ptxas, assumed {} per thread (the launch cap); "
+                                                "{} bytes reserved per block",
+                                                R, ti.smem_reserved)}};
+  *text = fmt::format("{} block(s)/SM (limited by {}", best.second, best.first);
+  if (best.first == "smem") *text += ": " + smem_text;
+  *text += ")";
+  if (at_assumed < best.second)
+    *text += fmt::format("; registers unknown before ptxas: at the assumed {}/thread only {} fit, {} fit at <= {}/thread",
+                         R, at_assumed, best.second, fit);
+  else
+    *text += fmt::format("; registers unknown before ptxas, not limiting even at the assumed {}/thread", R);
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json buildResourceReport(Gates& g) {
@@ -160,26 +226,7 @@ nlohmann::json buildResourceReport(Gates& g) {
   // ---- blocks per SM
   std::string occupancy;
   if (g.ti.known && warps > 0 && warps <= g.ti.max_warps_per_block) {
-    nlohmann::json by = nlohmann::json::object();
-    std::vector<std::pair<std::string, int64_t>> lim;
-    if (total.value && *total.value >= 0)
-      lim.push_back({"smem", g.ti.smem_per_sm / (*total.value + g.ti.smem_reserved)});
-    int64_t regs_per_block = R * 32 * warps;
-    if (regs_per_block > 0) lim.push_back({"registers", g.ti.register_file / regs_per_block});
-    lim.push_back({"warps", g.ti.max_warps_per_sm / warps});
-    lim.push_back({"blocks", g.ti.max_blocks_per_sm});
-    if (tmem_cols && *tmem_cols > 0) lim.push_back({"tmem", ir::hw::kTmemColumns / *tmem_cols});
-    auto best = lim.front();
-    for (auto& l : lim) {
-      by[l.first] = l.second;
-      if (l.second < best.second) best = l;
-    }
-    rep["blocks_per_sm"] = {{"value", best.second},
-                            {"limiter", best.first},
-                            {"by", by},
-                            {"assumes", fmt::format("{} registers per thread at launch; {} bytes reserved per block",
-                                                    R, g.ti.smem_reserved)}};
-    occupancy = fmt::format("{} block(s)/SM (limited by {})", best.second, best.first);
+    rep["blocks_per_sm"] = blocksPerSm(g.ti, total.value, warps, R, tmem_cols, &occupancy);
   } else {
     rep["blocks_per_sm"] = nullptr;
     occupancy = "blocks/SM unknown without a target";
@@ -190,7 +237,7 @@ nlohmann::json buildResourceReport(Gates& g) {
       total.value ? fmt::format("{}{} B", total.symbolic ? "up to " : "", withCommas(*total.value))
                   : fmt::format("{} B", g.str(L.total));
   if (g.ti.known) smem_text += fmt::format(" of {} B", withCommas(g.ti.smem_per_block));
-  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers {} of {} ({}/thread at launch)",
+  std::string msg = fmt::format("resources of '{}': smem {}; {} warps; registers up to {} of {} (launch cap {}/thread)",
                                 s.name, smem_text, warps, withCommas(block_regs), withCommas(g.ti.register_file), R);
   if (tmem_cols) msg += fmt::format("; TMEM {} of {} columns", *tmem_cols, ir::hw::kTmemColumns);
   msg += "; " + occupancy;

@@ -161,11 +161,12 @@ double clippedBytes(const workload::TensorBox& box, const std::vector<int64_t>& 
 }
 
 int smemBytes(const ir::Schedule& s) {
-  int64_t bytes = 1024;  // the lowering aligns the base to 1024 at run time
+  int64_t bytes = 0;
   for (const ir::Pool& p : s.pools)
     if (auto v = ir::constValue(p.bytes)) bytes += (*v + 1023) / 1024 * 1024;
   for (const ir::Barrier& b : s.barriers) bytes += 8 * b.count;
-  return static_cast<int>(bytes);
+  // what the lowering requests: the layout plus its alignment slack
+  return static_cast<int>(ir::requestedSmemBytes(bytes));
 }
 
 // Registers per thread: setmaxnreg budgets where given, else the fragments
@@ -389,7 +390,7 @@ void occupancy(const ir::Schedule& s, const workload::Binding& b, const Hardware
   const ir::TargetLimits& lim = ir::targetLimits(hw.target);
   const int per_cta_regs = std::max(1, f.threads * f.regs_per_thread);
   const Lim lims[] = {
-      {static_cast<int>(lim.smem_per_sm / std::max<int64_t>(f.smem_bytes + lim.smem_reserved, 1)), "shared memory"},
+      {static_cast<int>(lim.blocksBySmem(f.smem_bytes)), "shared memory"},
       {lim.max_warps_per_sm * 32 / std::max(f.threads, 1), "threads"},
       {static_cast<int>(lim.register_file / per_cta_regs), "registers"},
       {lim.max_blocks_per_sm, "CTA slots"}};

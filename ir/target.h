@@ -4,6 +4,7 @@
 // memory of a block is written once.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "ir/schedule.h"
@@ -36,6 +37,13 @@ struct TargetLimits {
   // min(255, register file / threads), rounded down to the allocation
   // granule of 8 (248 when the thread count is unknown).
   int launchRegsPerThread(int threads) const;
+
+  // Shared memory a block occupies on an SM when it requests `requested`
+  // bytes of dynamic shared memory: the request plus the per-block
+  // reservation of the driver (smem_reserved).
+  int64_t smemFootprint(int64_t requested) const { return requested + smem_reserved; }
+  // Blocks that fit on one SM by shared memory alone.
+  int64_t blocksBySmem(int64_t requested) const { return smem_per_sm / std::max<int64_t>(smemFootprint(requested), 1); }
 };
 
 // The limits of `t`; for Target::Unspecified `known` is false and the
@@ -58,6 +66,15 @@ inline constexpr int kTmemColumns = 512;
 inline constexpr int kTmemLanes = 128;
 // Thread-block clusters: at most 16 CTAs (non-portable size).
 inline constexpr int kMaxClusterSize = 16;
+// The lowering requests this many bytes of dynamic shared memory beyond its
+// layout and rounds the base up to a 1024-byte boundary at run time (the
+// 128B swizzle atom), since `extern __shared__` alignment is not promised.
+inline constexpr int64_t kSmemAlignSlack = 1024;
 }  // namespace hw
+
+// The dynamic shared memory a kernel whose layout ends at `layout_bytes`
+// requests at launch: the layout plus the alignment slack. The lowering
+// launches with it; the resource report and the cost model count it.
+inline int64_t requestedSmemBytes(int64_t layout_bytes) { return layout_bytes + hw::kSmemAlignSlack; }
 
 }  // namespace cake::ir

@@ -1,5 +1,6 @@
 // Stage 3, host code of a lowered file: tensor maps, extents, grid, launch,
 // and the exported ABI (abi/cake_abi.h). See emit.h and docs/gpu.md.
+#include "ir/target.h"
 #include "lowering/emit.h"
 
 #include "ir/pdl.h"
@@ -118,7 +119,7 @@ void Emitter::emitHost() {
                      "cp.async / vector accesses",
                      tensorIndex[i]));
   }
-  line(fmt::format("const int cake_smem_bytes = {};", plan_.smemUsed_ + 1024));
+  line(fmt::format("const int cake_smem_bytes = {};", ir::requestedSmemBytes(plan_.smemUsed_)));
   line("static bool cake_attr = false;");
   open("if (!cake_attr)");
   line(fmt::format("cudaError_t e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, "

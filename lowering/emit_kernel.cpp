@@ -3,6 +3,7 @@
 // plan puts among an instance's threads. See emit.h and docs/gpu.md.
 #include <stdexcept>
 
+#include "ir/target.h"
 #include "lowering/emit.h"
 
 namespace cake::lowering::detail {
@@ -291,8 +292,9 @@ void Emitter::emitKernel() {
     line("}");
     line("");
   }
-  comment(fmt::format("schedule '{}' ({}): {} threads, {} B shared memory (+1024 alignment slack)",
-                      sanitizeComment(s_.name), ir::targetName(plan_.target_), plan_.threads_, plan_.smemUsed_));
+  comment(fmt::format("schedule '{}' ({}): {} threads, {} B shared memory (+{} alignment slack)",
+                      sanitizeComment(s_.name), ir::targetName(plan_.target_), plan_.threads_, plan_.smemUsed_,
+                      ir::hw::kSmemAlignSlack));
   std::string attrs = fmt::format("__launch_bounds__({}, 1)", plan_.threads_);
   if (s_.cluster[0] * s_.cluster[1] * s_.cluster[2] > 1)
     attrs += fmt::format(" __cluster_dims__({}, {}, {})", s_.cluster[0], s_.cluster[1], s_.cluster[2]);
@@ -300,8 +302,10 @@ void Emitter::emitKernel() {
   for (size_t i = 0; i < params.size(); ++i) line("    " + params[i] + (i + 1 < params.size() ? "," : ") {"));
   if (params.empty()) line("    ) {");
   ++indent_;
-  line("extern __shared__ __align__(1024) uint8_t cake_smem_raw[];");
-  line("const uint32_t cake_smem = (cake_smem_u32(cake_smem_raw) + 1023u) & ~1023u;");
+  // The base is rounded up inside the slack that requestedSmemBytes adds.
+  line(fmt::format("extern __shared__ __align__({}) uint8_t cake_smem_raw[];", ir::hw::kSmemAlignSlack));
+  line(fmt::format("const uint32_t cake_smem = (cake_smem_u32(cake_smem_raw) + {}u) & ~{}u;", ir::hw::kSmemAlignSlack - 1,
+                   ir::hw::kSmemAlignSlack - 1));
   for (size_t p = 0; p < s_.pools.size(); ++p)
     line(fmt::format("const uint32_t cake_pool_{} = cake_smem + {};  // {} ({} B)", plan_.poolNames_[p], plan_.poolOffset_[p],
                      sanitizeComment(s_.pools[p].name), *plan_.constOf(s_.pools[p].bytes)));

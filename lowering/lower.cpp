@@ -214,7 +214,7 @@ void assemble(const KernelPlan& p, const std::string& kernel, const std::string&
   res.problem = p.gemm_ ? Problem::Gemm : Problem::None;
   res.arch_flags = flags;
   res.launch.threads = p.threads_;
-  res.launch.smem_bytes = static_cast<int>(p.smemUsed_ + 1024);
+  res.launch.smem_bytes = static_cast<int>(ir::requestedSmemBytes(p.smemUsed_));
   res.launch.grid = p.hostGridText();
   res.launch.persistent = p.persistent_;
   for (int d = 0; d < 3; ++d) res.launch.cluster[d] = s_.cluster[d];

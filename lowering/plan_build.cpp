@@ -672,10 +672,10 @@ void PlanBuilder::analyzeScratch() {
   }
   smemUsed_ = std::max(smemUsed_, off);
   const ir::TargetLimits& lim = ir::targetLimits(target_);
-  if (smemUsed_ + 1024 > lim.smem_per_block)
+  if (ir::requestedSmemBytes(smemUsed_) > lim.smem_per_block)
     error(ir::Rule::LowerLayout, s_.range,
-          fmt::format("shared memory {} B (+1024 B alignment slack) exceeds the {} B a block can have on {}", smemUsed_,
-                      lim.smem_per_block, ir::targetName(target_)));
+          fmt::format("shared memory {} B (+{} B alignment slack) exceeds the {} B a block can have on {}", smemUsed_,
+                      ir::hw::kSmemAlignSlack, lim.smem_per_block, ir::targetName(target_)));
 }
 
 // Bit d set: the expression reads lm.grid_dim(d).

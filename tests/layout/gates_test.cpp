@@ -3,6 +3,7 @@
 // concrete parameter values when an assumption is missing).
 #include <gtest/gtest.h>
 
+#include "ir/target.h"
 #include "layout_test_util.h"
 
 namespace cake {
@@ -473,6 +474,57 @@ TEST(ResourceReport, Sm90GemmNumbers) {
   EXPECT_TRUE(j["tmem"].is_null());
   EXPECT_EQ(j["blocks_per_sm"]["value"].get<int64_t>(), 1);
   EXPECT_EQ(j["blocks_per_sm"]["by"]["smem"].get<int64_t>(), 1);
+}
+
+// Two blocks of 8 warps on sm_90a (233,472 B per SM): each may occupy
+// 116,736 B = layout + 1,024 alignment slack (what the lowering requests)
+// + 1,024 reserved by the driver, so a layout of 114,688 B fits twice and
+// one of 114,696 B once - though without the slack it would fit twice.
+std::unique_ptr<GateRun> occupancyRing(int64_t pool_bytes) {
+  return runGates(ring("", "", std::to_string(pool_bytes),
+                       R"(pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B"))"));
+}
+
+TEST(ResourceReport, AlignmentSlackDecidesTwoBlocksPerSm) {
+  auto under = occupancyRing(114688 - 32);
+  ASSERT_EQ(under->errors(), 0u) << under->describe();
+  const nlohmann::json& u = under->resources;
+  ASSERT_EQ(u["smem"]["barriers"]["bytes"].get<int64_t>(), 32);
+  const nlohmann::json& b = u["blocks_per_sm"];
+  EXPECT_EQ(b["smem"]["layout"].get<int64_t>(), 114688);
+  EXPECT_EQ(b["smem"]["requested"].get<int64_t>(), ir::requestedSmemBytes(114688));
+  EXPECT_EQ(b["smem"]["per_block"].get<int64_t>(), 116736);
+  EXPECT_EQ(b["value"].get<int64_t>(), 2);
+  EXPECT_EQ(b["limiter"], "smem");
+  EXPECT_EQ(b["smem"]["shed_for_next"].get<int64_t>(), 116736 - 233472 / 3);
+  // 256 threads: the launch cap is 248 registers, one block's worth; two
+  // blocks fit at 128 or fewer. Registers are an assumption, not the value.
+  EXPECT_FALSE(b["registers"]["known"].get<bool>());
+  EXPECT_EQ(b["registers"]["assumed_per_thread"].get<int64_t>(), 248);
+  EXPECT_EQ(b["registers"]["blocks_at_assumed"].get<int64_t>(), 1);
+  EXPECT_EQ(b["registers"]["max_per_thread_for_value"].get<int64_t>(), 128);
+  EXPECT_EQ(b["with_assumed_registers"].get<int64_t>(), 1);
+  EXPECT_FALSE(b["by"].contains("registers"));
+  auto fu = under->rule("report.resources");
+  ASSERT_EQ(fu.size(), 1u);
+  EXPECT_NE(fu[0]->message.find("2 block(s)/SM (limited by smem: 2 x 116,736 B"), std::string::npos)
+      << fu[0]->message;
+  EXPECT_NE(fu[0]->message.find("registers unknown before ptxas: at the assumed 248/thread only 1 fit, 2 fit at <= "
+                                "128/thread"),
+            std::string::npos)
+      << fu[0]->message;
+
+  auto over = occupancyRing(114688 - 32 + 8);
+  ASSERT_EQ(over->errors(), 0u) << over->describe();
+  const nlohmann::json& o = over->resources["blocks_per_sm"];
+  EXPECT_EQ(o["smem"]["layout"].get<int64_t>(), 114696);
+  EXPECT_EQ(o["value"].get<int64_t>(), 1);
+  EXPECT_EQ(o["limiter"], "smem");
+  EXPECT_EQ(o["smem"]["shed_for_next"].get<int64_t>(), 8);
+  auto fo = over->rule("report.resources");
+  ASSERT_EQ(fo.size(), 1u);
+  EXPECT_NE(fo[0]->message.find("2 need 8 B less per block"), std::string::npos) << fo[0]->message;
+  EXPECT_NE(fo[0]->message.find("not limiting even at the assumed 248/thread"), std::string::npos) << fo[0]->message;
 }
 
 TEST(ResourceReport, Sm100TmemAndSymbolicMaximum) {

@@ -7,6 +7,7 @@
 
 #include "tests/common/text_edit.h"
 #include "ir/frontend.h"
+#include "ir/target.h"
 #include "lowering/lower.h"
 #include "tests/common/corpus_files.h"
 
@@ -75,6 +76,9 @@ TEST(Lowering, Sm90WarpSpecializedGemm) {
   EXPECT_EQ(r.launch.threads, 384);
   EXPECT_FALSE(r.launch.persistent);
   EXPECT_EQ(r.launch.grid, "(cdiv(C.shape[0], 128), cdiv(C.shape[1], 128), 1)");
+  // The launch requests what the resource report counts: the layout of
+  // 163,904 B (report.resources' smem.total) plus the alignment slack.
+  EXPECT_EQ(r.launch.smem_bytes, ir::requestedSmemBytes(163904));
   // the generic signature: one tensor map per (tensor, view), scalars
   EXPECT_TRUE(contains(s, "const __grid_constant__ CUtensorMap cake_tmap_A_smem_a,"));
   EXPECT_TRUE(contains(s, "const int K) {"));
