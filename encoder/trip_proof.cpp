@@ -2083,6 +2083,23 @@ class PersistentExplorer {
         if (!posOf(p, pc).last) preds[m_.nextPc(p, pc)].insert(pc);
         else note(pc, resolve(p, pc, open));
       }
+      // Every step of a process moves it forward: its combined program has
+      // no cycle (the cycle proviso in expand() stands on it).
+      std::vector<int> indeg(static_cast<size_t>(n) + 1, 0), order;
+      std::vector<std::vector<int>> succ(static_cast<size_t>(n) + 1);
+      for (int pc = 0; pc <= n; ++pc)
+        for (int q : preds[pc])
+          if (q >= 0) {
+            succ[q].push_back(pc);
+            ++indeg[pc];
+          }
+      for (int pc = 0; pc <= n; ++pc)
+        if (indeg[pc] == 0) order.push_back(pc);
+      for (size_t i = 0; i < order.size(); ++i)
+        for (int to : succ[order[i]])
+          if (--indeg[to] == 0) order.push_back(to);
+      if (order.size() != static_cast<size_t>(n) + 1)
+        throw Fail(fmt::format("internal: the combined program of {} has a cycle", g_.comb.procs[p].name));
       auto key = [&](int pc) -> std::string {
         if (pc < 0 || !m_.isSyncAccess(p, pc)) return "";
         const Instr& in = m_.instr(p, pc);
@@ -2236,45 +2253,53 @@ class PersistentExplorer {
     if (!here.empty()) failWith(here.front());
     if (sim::allFinished(m_, s)) return;
     // Each step with every branch of its resolution; false when one of
-    // them leads to a state expanded already (or to this one).
+    // them is a shift edge.
     auto follow = [&](const Step& st) {
       State next = s;
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front());
       if (st.kind != Step::Kind::Exec || g_.shape[st.proc].kind == TileShape::Static || !posOf(st.proc, st.pc).last)
-        return add(std::move(next), u, node, st) > node;
-      bool fresh = true;
-      for (const Branch& b : resolve(st.proc, st.pc, u)) fresh &= add(withPc(next, st.proc, b), b.u, node, st) > node;
-      return fresh;
+        return !add(std::move(next), u, node, st).second;
+      bool plain = true;
+      for (const Branch& b : resolve(st.proc, st.pc, u)) plain &= !add(withPc(next, st.proc, b), b.u, node, st).second;
+      return plain;
     };
     // A persistent subset first (sim_por.h with the BranchLayout). Every
     // cycle of the explored graph (the shifts make it cyclic) needs a fully
-    // expanded state: a subset with a successor that is not new is
-    // completed (the cycle proviso, as in LapExplorer).
+    // expanded state (the cycle proviso). Only a shift edge can close a
+    // cycle (docs/z3.md step 11: an edge without a shift moves a process
+    // forward in its acyclic program, checked in setPredecessors, or retires
+    // async work), so a subset none of whose edges shifts is kept, and one
+    // with a shift edge is completed. (LapExplorer's rule, "a successor
+    // that is not new", also suffices, but with the shifts the same state is
+    // reached at many depths and it completed half of the states.)
     std::vector<char> done(steps.size(), 0);
     if (reducer_ && steps.size() > 1) {
       const std::vector<Step> subset = reducer_->reduce(s, a, steps);
       if (subset.size() < steps.size()) {
-        bool all_new = true;
+        bool plain = true;
         for (size_t i = 0; i < steps.size(); ++i)
           if (std::find(subset.begin(), subset.end(), steps[i]) != subset.end()) {
             done[i] = 1;
-            all_new &= follow(steps[i]);
+            plain &= follow(steps[i]);
           }
-        if (all_new) return;
+        if (plain) return;
       }
     }
     for (size_t i = 0; i < steps.size(); ++i)
       if (!done[i]) follow(steps[i]);
   }
 
-  int add(State s, Unknowns u, int parent, const Step& st) {
+  // Inserts the normalized state; returns its node and whether a shift
+  // moved it (a *shift edge*: only those can close a cycle, see expand()).
+  std::pair<int, bool> add(State s, Unknowns u, int parent, const Step& st) {
     forget(s, u);
     canonicalTags(s);
-    for (bool moved = true; moved;) moved = ringShift(s, u) || tileShift(s, u);
+    bool shifted = false;
+    while (ringShift(s, u) || tileShift(s, u)) shifted = true;
     canonicalTags(s);
-    return graph_.insert(pack(std::move(s), u), parent, st).first;
+    return {graph_.insert(pack(std::move(s), u), parent, st).first, shifted};
   }
 
   // The tile a Full process is in (an end of tile t is read by processes in
