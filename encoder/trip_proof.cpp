@@ -1975,7 +1975,7 @@ class PersistentExplorer {
         for (const Branch& b : startTiles(p, u)) next.push_back({withPc(s, p, b), b.u});
       init = std::move(next);
     }
-    for (auto& [s, u] : init) add(std::move(s), std::move(u), -1, {});
+    for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
     return expandAll(graph_, per_state, opts_, start_, [&](int n) { expand(n); });
   }
@@ -2252,54 +2252,69 @@ class PersistentExplorer {
     sim::stateViolations(m_, s, a, steps, {}, here);
     if (!here.empty()) failWith(here.front());
     if (sim::allFinished(m_, s)) return;
-    // Each step with every branch of its resolution; false when one of
-    // them is a shift edge.
-    auto follow = [&](const Step& st) {
+    // Each step's successors, one per branch of its resolution, normalized
+    // (not inserted yet), and whether one of them is a shift edge.
+    struct Succ {
+      std::vector<State> states;
+      bool shifts = false;
+    };
+    std::vector<std::optional<Succ>> succ(steps.size());
+    auto successors = [&](size_t i) -> const Succ& {
+      if (succ[i]) return *succ[i];
+      const Step& st = steps[i];
       State next = s;
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front());
+      Succ out;
+      auto take = [&](State n, Unknowns nu) {
+        auto [packed, shifted] = normalize(std::move(n), std::move(nu));
+        out.states.push_back(std::move(packed));
+        out.shifts |= shifted;
+      };
       if (st.kind != Step::Kind::Exec || g_.shape[st.proc].kind == TileShape::Static || !posOf(st.proc, st.pc).last)
-        return !add(std::move(next), u, node, st).second;
-      bool plain = true;
-      for (const Branch& b : resolve(st.proc, st.pc, u)) plain &= !add(withPc(next, st.proc, b), b.u, node, st).second;
-      return plain;
+        take(std::move(next), u);
+      else
+        for (const Branch& b : resolve(st.proc, st.pc, u)) take(withPc(next, st.proc, b), b.u);
+      return *(succ[i] = std::move(out));
+    };
+    auto follow = [&](size_t i) {
+      for (const State& n : successors(i).states) graph_.insert(n, node, steps[i]);
     };
     // A persistent subset first (sim_por.h with the BranchLayout). Every
     // cycle of the explored graph (the shifts make it cyclic) needs a fully
     // expanded state (the cycle proviso). Only a shift edge can close a
     // cycle (docs/z3.md step 11: an edge without a shift moves a process
     // forward in its acyclic program, checked in setPredecessors, or retires
-    // async work), so a subset none of whose edges shifts is kept, and one
-    // with a shift edge is completed. (LapExplorer's rule, "a successor
-    // that is not new", also suffices, but with the shifts the same state is
-    // reached at many depths and it completed half of the states.)
-    std::vector<char> done(steps.size(), 0);
+    // async work), so the subset is the smallest persistent set none of
+    // whose steps has a shift edge, and without one the state is expanded
+    // fully. (LapExplorer's rule, "a successor that is not new", also
+    // suffices, but with the shifts the same state is reached at many
+    // depths, and it completed half of the states.)
     if (reducer_ && steps.size() > 1) {
-      const std::vector<Step> subset = reducer_->reduce(s, a, steps);
+      auto index = [&](const Step& st) {
+        return static_cast<size_t>(std::find(steps.begin(), steps.end(), st) - steps.begin());
+      };
+      const std::vector<Step> subset =
+          reducer_->reduce(s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; });
       if (subset.size() < steps.size()) {
-        bool plain = true;
-        for (size_t i = 0; i < steps.size(); ++i)
-          if (std::find(subset.begin(), subset.end(), steps[i]) != subset.end()) {
-            done[i] = 1;
-            plain &= follow(steps[i]);
-          }
-        if (plain) return;
+        for (const Step& st : subset) follow(index(st));
+        return;
       }
     }
-    for (size_t i = 0; i < steps.size(); ++i)
-      if (!done[i]) follow(steps[i]);
+    for (size_t i = 0; i < steps.size(); ++i) follow(i);
   }
 
-  // Inserts the normalized state; returns its node and whether a shift
-  // moved it (a *shift edge*: only those can close a cycle, see expand()).
-  std::pair<int, bool> add(State s, Unknowns u, int parent, const Step& st) {
+  // The normalized state (forgotten ends, canonical tags, shifted as far as
+  // it goes), packed, and whether a shift moved it (a *shift edge*: only
+  // those can close a cycle, see expand()).
+  std::pair<State, bool> normalize(State s, Unknowns u) const {
     forget(s, u);
     canonicalTags(s);
     bool shifted = false;
     while (ringShift(s, u) || tileShift(s, u)) shifted = true;
     canonicalTags(s);
-    return {graph_.insert(pack(std::move(s), u), parent, st).first, shifted};
+    return {pack(std::move(s), u), shifted};
   }
 
   // The tile a Full process is in (an end of tile t is read by processes in
