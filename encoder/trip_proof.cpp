@@ -2295,14 +2295,23 @@ class PersistentExplorer {
       auto index = [&](const Step& st) {
         return static_cast<size_t>(std::find(steps.begin(), steps.end(), st) - steps.begin());
       };
-      const std::vector<Step> subset =
-          reducer_->reduce(s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; });
+      // A process at a pc no shift can move (a prefix) keeps every state
+      // from shifting: a set with its step comes first, else the reduction
+      // could postpone it while the others run out of the window.
+      const std::vector<Step> subset = reducer_->reduce(
+          s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; },
+          [&](const Step& st) { return st.kind == Step::Kind::Exec && blocksShifts(st.proc, st.pc); });
       if (subset.size() < steps.size()) {
         for (const Step& st : subset) follow(index(st));
         return;
       }
     }
     for (size_t i = 0; i < steps.size(); ++i) follow(i);
+  }
+
+  bool blocksShifts(int p, int pc) const {
+    return g_.shape[p].kind == TileShape::Static ? g_.ring_pc[p][pc] < 0 && g_.tile_pc[p][pc] < 0
+                                                 : posOf(p, pc).region == PcPos::Prefix;
   }
 
   // The normalized state (forgotten ends, canonical tags, shifted as far as
