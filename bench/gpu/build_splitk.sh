@@ -61,13 +61,15 @@ one_split() {
          python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["result"]=="dry_run", r; print(r["detail"])')
   echo "$(lib ${defs[0]}) --reduce $(lib ${defs[1]}) $args"
 }
-# FOCUS=SUITE.jsonl (with FOCUS_PLAN=its plan.txt; SKIP_BUILD=1, the libraries built by hand or
+# FOCUS=SUITE.jsonl or RECORDS.jsonl.gz (with FOCUS_PLAN=its plan.txt; FOCUS_PAIRS: focus_plan.py's
+# PAIR_SUBSTR; SKIP_BUILD=1, the libraries built by hand or
 # earlier): a short plan instead of the suite, bench/gpu/focus_plan.py's lines (the last call's best
 # kernel per shape and best PDL pair per decode shape) and, for each such pair P, the twins
-# P%_pdl_rg*_pdl (gen.py's global-load reduce) bound here; splitedge.txt then holds those twins only
+# P%_pdl_rg*_pdl (gen.py's global-load reduce) bound here, and the EXTRA pairs; splitedge.txt then
+# holds those twins and pairs only
 if [ -n "${FOCUS:-}" ]; then
   P=$D/plan.txt; : > $P; E=$D/splitedge.txt; : > $E
-  python3 bench/gpu/focus_plan.py "$FOCUS" "$FOCUS_PLAN" "$PD" | while read -r first rest; do
+  python3 bench/gpu/focus_plan.py "$FOCUS" "$FOCUS_PLAN" "$PD" ${FOCUS_PAIRS:-} | while read -r first rest; do
     if [ "$first" != twin ]; then echo "$first $rest" >> $P; continue; fi
     set -- $rest
     for f in bench/gpu/schedules/decode/${1%_pdl}_rg*_pdl.cake; do
@@ -76,6 +78,14 @@ if [ -n "${FOCUS:-}" ]; then
       grep -q "/$t.so .*--split 5 --m 200 " $E || { one_split $t 5 200 264 1000; one_split $t 3 1 8 8
                                                     one_split $t 4 100 4104 1000; } >> $E
     done
+  done
+  # EXTRA="FILE:S:M:N:K ..." (FILE: a pair under bench/gpu/schedules/decode without .cake): more
+  # pairs bound at those shapes, each file's edge cases once
+  for x in ${EXTRA:-}; do
+    IFS=: read -r t s m n k <<< "$x"
+    one_split $t $s $m $n $k >> $P
+    grep -q "/$t.so .*--split 5 --m 200 " $E || { one_split $t 5 200 264 1000; one_split $t 3 1 8 8
+                                                  one_split $t 4 100 4104 1000; } >> $E
   done
   wc -l $P $E; exit 0
 fi

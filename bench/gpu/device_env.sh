@@ -20,6 +20,8 @@
 # set), left (seconds left of $LIMIT), gpu_line (one nvidia-smi line: the
 # GPU, its driver, clocks, temperature and power) and lowered_so CU SO [FLAGS...]
 # (a kernel library from a lowered .cu, for the targets its header names),
+# mma_sync_metrics (the ncu metric list of the sm_80 profiles), sm80_edges NAME...
+# (the sm_80 edge shapes of $D/NAME.so), sass_tgz NAME... (their SASS in $OUT/sass.tgz),
 # edge_shapes SO "M N K"... (the harness $H on SO at each shape, untimed:
 # correctness only; each record appended to $OUT/results.jsonl, a line
 # printed).
@@ -69,6 +71,38 @@ time_base_and_new() {
     done
     log "size $s done, $(left) s left"
   done
+}
+# The sm_80 scripts' edge shapes (partial tiles, K not a multiple of the k-block, tiny) for each
+# $D/NAME.so given, while more than 10 s of $LIMIT are left (device_sm80ks.sh, device_sm80e.sh).
+sm80_edges() {
+  local n
+  for n in "$@"; do
+    [ "$(left)" -gt 10 ] || break
+    edge_shapes "$D/$n.so" "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "136 128 48"
+  done
+  log "edge done, $(left) s left"
+}
+# cuobjdump --dump-sass of each $D/NAME.so given (a line of HMMA / LDSM / LDGSTS / BAR.SYNC / local
+# memory counts each), all in $OUT/sass.tgz
+sass_tgz() {
+  local n f
+  for n in "$@"; do
+    [ -f "$D/$n.so" ] || continue
+    f="$OUT/sass_$n.txt"
+    cuobjdump --dump-sass "$D/$n.so" > "$f" 2>/dev/null
+    echo "sass $n: $(grep -c 'HMMA' "$f") HMMA $(grep -c 'LDSM' "$f") LDSM $(grep -c 'LDGSTS' "$f") LDGSTS $(grep -c 'BAR.SYNC' "$f") BAR.SYNC $(grep -c 'LDL\|STL' "$f") LDL/STL"
+  done
+  ls "$OUT"/sass_*.txt >/dev/null 2>&1 && (cd "$OUT" && tar czf sass.tgz sass_*.txt && rm -f sass_*.txt) || true
+}
+# The Nsight Compute metrics of the sm_80 (mma.sync) profiles, comma-separated: tensor-pipe activity,
+# warp instructions, occupancy, registers, issue activity and the warp stall reasons per issued
+# instruction (device_sm80ks.sh, device_sm80e.sh).
+mma_sync_metrics() {
+  local m=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active x
+  for x in wait short_scoreboard long_scoreboard barrier math_pipe_throttle mio_throttle lg_throttle dispatch_stall not_selected selected no_instruction branch_resolving; do
+    m="$m,smsp__average_warps_issue_stalled_${x}_per_issue_active.ratio"
+  done
+  echo "$m"
 }
 lowered_so() {
   local cu=$1 so=$2

@@ -24,17 +24,10 @@ gpu_line
 NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)
 time_base_and_new ${SIZES-4096 8192}
 gpu_line
-for n in ${EDGE-$NAMES}; do
-  [ "$(left)" -gt 8 ] || break
-  edge_shapes $D/$n.so "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "136 128 48"
-done
-log "edge done, $(left) s left"
-for n in ${SASS-$NAMES}; do
-  [ -f $D/$n.so ] || continue
-  cuobjdump --dump-sass $D/$n.so > "$OUT/sass_$n.txt" 2>/dev/null
-  echo "sass $n: $(grep -c 'HMMA' $OUT/sass_$n.txt) HMMA $(grep -c 'LDSM' $OUT/sass_$n.txt) LDSM $(grep -c 'LDGSTS' $OUT/sass_$n.txt) LDGSTS $(grep -c 'BAR.SYNC' $OUT/sass_$n.txt) BAR.SYNC $(grep -c 'LDL\|STL' $OUT/sass_$n.txt) LDL/STL"
-done
-ls "$OUT"/sass_*.txt >/dev/null 2>&1 && (cd "$OUT" && tar czf sass.tgz sass_*.txt && rm -f sass_*.txt)
+# shellcheck disable=SC2086
+sm80_edges ${EDGE-$NAMES}
+# shellcheck disable=SC2086
+sass_tgz ${SASS-$NAMES}
 # the fastest sliced kernel at 4096^3 (median ratio), profiled beside the corpus kernel
 BEST=$([ -s "$OUT/time.jsonl" ] && python3 -c "
 import json
@@ -42,10 +35,7 @@ rs=[json.loads(l) for l in open('$OUT/time.jsonl')]
 rs=[r for r in rs if r['size']==4096 and r['kernel'].startswith('sm80ks_') and r.get('ratio')]
 print(max(rs,key=lambda r:r['ratio'])['kernel'] if rs else '')")
 echo "best sliced at 4096^3: $BEST"
-M=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active
-for x in wait short_scoreboard long_scoreboard barrier math_pipe_throttle mio_throttle lg_throttle dispatch_stall not_selected selected no_instruction branch_resolving; do
-  M="$M,smsp__average_warps_issue_stalled_${x}_per_issue_active.ratio"
-done
+M=$(mma_sync_metrics)
 if command -v ncu >/dev/null; then
   for n in ${NCU:-$BEST sm80_cp_async_multistage}; do
     [ "$(left)" -gt 12 ] || break

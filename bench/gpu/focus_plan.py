@@ -5,7 +5,9 @@ last suite's winners in the same run (helper `reduce`, docs/benchmarks.md
 
 Usage: focus_plan.py SUITE.jsonl PLAN.txt CARRY [PAIR_SUBSTR]
 
-From the last call's harness records (SUITE.jsonl) and its plan (PLAN.txt),
+From the last call's harness records (SUITE.jsonl, or its raw CUPTI records
+RECORDS.jsonl[.gz] when the suite file did not come back: records_suite.py's
+ratios) and its plan (PLAN.txt),
 prints two kinds of lines:
   * the plan line of the best kernel per shape (all 24 shapes, so the call's
     best-per-shape geometric mean is comparable), with the library folder
@@ -20,6 +22,8 @@ A line is printed once.
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def key(r):
@@ -38,10 +42,36 @@ def line_key(line):
     return (t[0], opt.get("--reduce"), split, int(opt["--m"]), int(opt["--n"]), int(opt["--k"]))
 
 
+def record_rows(records, lines):
+    """Suite rows from the harness's raw CUPTI records (records_suite.py's ratios), for a call
+    whose suite.jsonl did not come back: each tag matched to its plan line (the kernel's label
+    ends with the library's name; the bench schedules' labels carry a "gemm_" prefix)."""
+    import records_suite
+    rows = []
+    for tag, (ratio, *_rest) in records_suite.ratios(records).items():
+        names, shp, *s = tag.split()
+        m, n, k = map(int, shp.split("x"))
+        split = int(s[0][1:]) if s else None
+        kern = names.split("+")
+        for lk in lines:
+            base = os.path.basename(lk[0])[:-3]
+            if lk[2:] == (split, m, n, k) and kern[0].endswith(base) and \
+                    (lk[1] is None) == (len(kern) == 1) and (lk[1] is None or lk[1].endswith(kern[1] + ".so")):
+                rows.append({"kernel_lib": lk[0], "kernel": names, "split": split, "M": m, "N": n, "K": k,
+                             "ratio": ratio, "result": "ok"})
+                break
+        else:
+            sys.exit(f"focus_plan: no plan line for the record {tag}")
+    return rows
+
+
 def main(suite, plan, carry, pair_substr="_pdl+sm90_splitk_reduce_bn32_pdl"):
-    rows = [json.loads(l) for l in open(suite) if l.startswith("{")]
-    rows = [r for r in rows if r.get("result") == "ok" and r.get("ratio")]
     lines = {line_key(l): l.strip() for l in open(plan) if l.strip()}
+    if "records.jsonl" in suite:
+        rows = record_rows(suite, lines)
+    else:
+        rows = [json.loads(l) for l in open(suite) if l.startswith("{")]
+    rows = [r for r in rows if r.get("result") == "ok" and r.get("ratio")]
     old = os.path.dirname(lines and next(iter(lines))[0] or "")
     shapes = {}
     for r in rows:

@@ -229,3 +229,34 @@ TEST(RunnerGpu, SplitKPdlGemmIsCorrect) { expectPairRunsCorrect(kPdlPair, "split
 
 // The same with the reduce that reads W with plain global loads.
 TEST(RunnerGpu, SplitKPdlGlobalLoadReduceIsCorrect) { expectPairRunsCorrect(kRgPair, "splitk-rg"); }
+
+// Binds `file`'s pair at `shape`, S = 2, expects the partial grid {gx, gy, 2}
+// and the reduce grid's x and y; then binds it at the edge shape (partial
+// tiles in M and N, an empty last K slice).
+static void expectDecodePairGrids(const char* file, const runner::Shape& shape, int64_t gy, int64_t rx, int64_t ry) {
+  auto s = pair(readSource(file));
+  ASSERT_EQ(s.size(), 2u);
+  runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], shape, 2);
+  ASSERT_EQ(br.result, "ok") << br.detail;
+  EXPECT_EQ(br.binding->partial.grid[0], 1);
+  EXPECT_EQ(br.binding->partial.grid[1], gy);
+  EXPECT_EQ(br.binding->partial.grid[2], 2);
+  EXPECT_EQ(br.binding->reduce.grid[0], rx);
+  EXPECT_EQ(br.binding->reduce.grid[1], ry);
+  EXPECT_EQ(runner::bindSplitK(s[0], s[1], {200, 264, 1000}, 5).result, "ok");
+}
+
+// A partial kernel whose A operand is a register fragment read element-wise
+// from global memory (gen.py "_ar_": A is LM.gmem, B still a TMA ring) binds
+// to the same contract as the TMA partials: one K slice per block_idx(2).
+TEST(RunnerSplitK, RegisterAPartialBinds) {
+  expectDecodePairGrids("bench/gpu/schedules/decode/sm90_decode_splitk_ar_bn64_s24_rg256_pdl.cake", {1, 4096, 4096},
+                        64, 1, 16);
+}
+
+// The 128-row partial tile (two warpgroups on its m64 halves) with a reduce of
+// 4,096 columns of one row per CTA: at M = 128, N = 4096 one reduce CTA per row.
+TEST(RunnerSplitK, RowPartialAndWholeRowReduceBind) {
+  expectDecodePairGrids("bench/gpu/schedules/decode/sm90_decode_splitk_m128_bn64_s8_rg4096_pdl.cake",
+                        {128, 4096, 4096}, 64, 128, 1);
+}

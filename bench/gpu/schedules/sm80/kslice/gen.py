@@ -10,10 +10,13 @@ instance), the refill of the slot read one k-block ago, then the lm.mma over
 the last k-step(s). Usage: python3 gen.py (writes the .cake files beside it).
 """
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from multistage import schedule  # noqa: E402
 
-TEMPLATE = '''# sm_80 multistage GEMM with the wait + sync before the last k-step(s) of each
+COMMENT = '''# sm_80 multistage GEMM with the wait + sync before the last k-step(s) of each
 # k-block (issue 13, helper sm80; written by gen.py, do not edit by hand).
 # Tile {BM}x{BN}x{KB}, {S} stages, {W} warps in one instance; each k-block is
 # two lm.mma over column slices (k-step ranges) of the slot: [0:{J}] then [{J}:{KB}].
@@ -24,31 +27,10 @@ TEMPLATE = '''# sm_80 multistage GEMM with the wait + sync before the last k-ste
 #    which orders every warp's reads of slot (k - 1) % {S} (k-block k - 1, read in
 #    the previous iteration) before its refill with k-block k + {S1}; commit; then
 #    the MMAs over k-steps [{J}:{KB}] of slot k, which no copy in flight touches.
-# smem: {S} x ({BM} + {BN}) x {KB} x 2 B = {SMEM} B.
-# expect: pass
-@cake.schedule(target="sm_80")
-def {NAME}(lm, A: LM.gmem, B: LM.gmem, C: LM.gmem,
-        M: LM.i32, N: LM.i32, K: LM.i32):
-    lm.assume(K > 0)
-    pool   = lm.smem({SMEM})
-    smem_a = pool.view(offset=0, shape=({BM}, {KB}), dtype=lm.bf16, stages={S}, swizzle="{SW}")
-    smem_b = pool.view(offset={OFFB}, shape=({BN}, {KB}), dtype=lm.bf16, stages={S}, swizzle="{SW}")
-    acc    = lm.regs(shape=({BM}, {BN}), dtype=lm.f32)
-    out    = lm.regs(shape=({BM}, {BN}), dtype=lm.bf16)
+'''
 
-    mainloop = lm.role(warps={WARPS})
-
-    k_tiles = lm.cdiv(K, {KB})
-    m_blk = lm.block_idx(0) * {BM}
-    n_blk = lm.block_idx(1) * {BN}
-
-    with mainloop:
-        for s in lm.range(0, {S1}):
-            if s < k_tiles:
-                smem_a.cp_async(A, coords=(m_blk, s * {KB}), stage=s)
-                smem_b.cp_async(B, coords=(n_blk, s * {KB}), stage=s)
-            lm.cp_async_commit()
-        lm.cp_async_wait(pending={S2m1})
+# the mainloop (after the prologue of multistage.py)
+LOOP = '''        lm.cp_async_wait(pending={S2m1})
         for k in lm.range(0, k_tiles):
             lm.mma(acc, smem_a[k][:, 0:{J}], smem_b[k][:, 0:{J}], init=(k == 0))
             lm.cp_async_wait(pending={P})
@@ -58,9 +40,6 @@ def {NAME}(lm, A: LM.gmem, B: LM.gmem, C: LM.gmem,
                 smem_b.cp_async(B, coords=(n_blk, kn * {KB}), iter=kn)
             lm.cp_async_commit()
             lm.mma(acc, smem_a[k][:, {J}:{KB}], smem_b[k][:, {J}:{KB}])
-        lm.cp_async_wait(pending=0)
-        lm.copy(out, acc)
-        lm.copy(C, out, coords=(m_blk, n_blk))
 '''
 
 VARIANTS = [  # BM, BN, KB, S, J, warps
@@ -74,10 +53,7 @@ VARIANTS = [  # BM, BN, KB, S, J, warps
 
 for bm, bn, kb, s, j, w in VARIANTS:
     name = f"sm80ks_{bm}x{bn}_k{kb}_s{s}_j{j}"
-    smem = s * (bm + bn) * kb * 2
-    txt = TEMPLATE.format(NAME=name, BM=bm, BN=bn, KB=kb, S=s, J=j, W=w, S1=s - 1, S2=s - 2,
-                          S2m1=s - 2, P=s - 3, SMEM=smem, OFFB=s * bm * kb * 2,
-                          SW="64B" if kb == 32 else "128B", WARPS=list(range(w)))
+    txt = schedule(name, COMMENT, LOOP.rstrip("\n"), bm, bn, kb, s, w, J=j, S2m1=s - 2, P=s - 3)
     with open(os.path.join(HERE, name + ".cake"), "w") as f:
         f.write(txt)
     print(name)
