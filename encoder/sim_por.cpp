@@ -401,6 +401,26 @@ std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vec
   return best;
 }
 
+std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vector<Step>& enabled,
+                                  const std::function<bool(const Step&)>& allowed,
+                                  const std::function<bool(const Step&)>& preferred) {
+  if (!active_ || enabled.size() <= 1) return enabled;
+  const bool any_preferred = std::any_of(enabled.begin(), enabled.end(), preferred);
+  // (without a preferred step, size only; else sets with one first)
+  auto cost = [&](const std::vector<Step>& steps) {
+    const bool pref = !any_preferred || std::any_of(steps.begin(), steps.end(), preferred);
+    return std::make_pair(pref ? 0 : 1, steps.size());
+  };
+  const std::function<bool(const std::vector<Step>&)> enough = [&](const std::vector<Step>& steps) {
+    return cost(steps) == std::make_pair(0, size_t{1}) && allowed(steps.front());
+  };
+  std::vector<Step> best = enabled;
+  for (std::vector<Step>& steps : persistentSets(s, agents(s, a), &enough))
+    if (steps.size() < enabled.size() && cost(steps) < cost(best) && std::all_of(steps.begin(), steps.end(), allowed))
+      best = std::move(steps);
+  return best;
+}
+
 std::optional<std::vector<Step>> Reducer::reduceWithExits(const State& s, const Async& a,
                                                           const std::vector<Step>& enabled,
                                                           const std::vector<char>& leaving) {
@@ -417,7 +437,9 @@ std::optional<std::vector<Step>> Reducer::reduceWithExits(const State& s, const 
 // One persistent set per enabled seed agent (up to the first of one step).
 // A leaving agent contributes
 // Step{Exec, p, -1} besides its Exec step (when that is enabled).
-std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std::vector<Agent>& ag) const {
+std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std::vector<Agent>& ag,
+                                                       const std::function<bool(const std::vector<Step>&)>* enough)
+    const {
   std::vector<std::vector<Step>> sets;
   for (size_t x = 0; x < ag.size(); ++x) {
     if (!ag[x].enabled) continue;
@@ -428,9 +450,9 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
       if (!ag[y].leaves || ag[y].exec_enabled) steps.push_back(ag[y].step);
       if (ag[y].leaves) steps.push_back({Step::Kind::Exec, ag[y].proc, -1});
     }
-    const bool single = steps.size() == 1;
+    const bool single = enough ? (*enough)(steps) : steps.size() == 1;
     sets.push_back(std::move(steps));
-    if (single) break;  // nothing smaller
+    if (single) break;  // nothing better
   }
   return sets;
 }

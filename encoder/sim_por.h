@@ -90,6 +90,13 @@ class Reducer {
   // smaller persistent set is found, or when reduction is off because the
   // system has more than kMaxObjects objects).
   std::vector<Step> reduce(const State& s, const Async& a, const std::vector<Step>& enabled);
+  // The smallest persistent set whose steps are all `allowed` (a cycle
+  // proviso of the caller's), among them one with a `preferred` step if
+  // there is one (progress the caller's state space needs), or all of
+  // `enabled`.
+  std::vector<Step> reduce(const State& s, const Async& a, const std::vector<Step>& enabled,
+                           const std::function<bool(const Step&)>& allowed,
+                           const std::function<bool(const Step&)>& preferred);
   // With an ExitLayout: leaving[p] says that process p may leave its loop
   // now (a transition that writes the trip count, an object of its own).
   // Returns the processes and steps of a persistent set: a process that may
@@ -160,7 +167,9 @@ class Reducer {
   Foot currentFoot(int p, int pc_now) const;
   Contribution contribution(int p, int pc) const;
   std::vector<Agent> agents(const State& s, const Async& a, const std::vector<char>* leaving = nullptr) const;
-  std::vector<std::vector<Step>> persistentSets(const State& s, const std::vector<Agent>& ag) const;
+  std::vector<std::vector<Step>> persistentSets(const State& s, const std::vector<Agent>& ag,
+                                                const std::function<bool(const std::vector<Step>&)>* enough =
+                                                    nullptr) const;
   std::vector<Window> windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
   std::vector<int> closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
                            int seed) const;

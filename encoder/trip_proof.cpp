@@ -2023,7 +2023,7 @@ class PersistentExplorer {
         for (const Branch& b : startTiles(p, u)) next.push_back({withPc(s, p, b), b.u});
       init = std::move(next);
     }
-    for (auto& [s, u] : init) add(std::move(s), std::move(u), -1, {});
+    for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
     return expandAll(graph_, per_state, opts_, start_, [&](int n) { expand(n); });
   }
@@ -2131,6 +2131,23 @@ class PersistentExplorer {
         if (!posOf(p, pc).last) preds[m_.nextPc(p, pc)].insert(pc);
         else note(pc, resolve(p, pc, open));
       }
+      // Every step of a process moves it forward: its combined program has
+      // no cycle (the cycle proviso in expand() stands on it).
+      std::vector<int> indeg(static_cast<size_t>(n) + 1, 0), order;
+      std::vector<std::vector<int>> succ(static_cast<size_t>(n) + 1);
+      for (int pc = 0; pc <= n; ++pc)
+        for (int q : preds[pc])
+          if (q >= 0) {
+            succ[q].push_back(pc);
+            ++indeg[pc];
+          }
+      for (int pc = 0; pc <= n; ++pc)
+        if (indeg[pc] == 0) order.push_back(pc);
+      for (size_t i = 0; i < order.size(); ++i)
+        for (int to : succ[order[i]])
+          if (--indeg[to] == 0) order.push_back(to);
+      if (order.size() != static_cast<size_t>(n) + 1)
+        throw Fail(fmt::format("internal: the combined program of {} has a cycle", g_.comb.procs[p].name));
       auto key = [&](int pc) -> std::string {
         if (pc < 0 || !m_.isSyncAccess(p, pc)) return "";
         const Instr& in = m_.instr(p, pc);
@@ -2283,46 +2300,78 @@ class PersistentExplorer {
     sim::stateViolations(m_, s, a, steps, {}, here);
     if (!here.empty()) failWith(here.front());
     if (sim::allFinished(m_, s)) return;
-    // Each step with every branch of its resolution; false when one of
-    // them leads to a state expanded already (or to this one).
-    auto follow = [&](const Step& st) {
+    // Each step's successors, one per branch of its resolution, normalized
+    // (not inserted yet), and whether one of them is a shift edge.
+    struct Succ {
+      std::vector<State> states;
+      bool shifts = false;
+    };
+    std::vector<std::optional<Succ>> succ(steps.size());
+    auto successors = [&](size_t i) -> const Succ& {
+      if (succ[i]) return *succ[i];
+      const Step& st = steps[i];
       State next = s;
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front());
+      Succ out;
+      auto take = [&](State n, Unknowns nu) {
+        auto [packed, shifted] = normalize(std::move(n), std::move(nu));
+        out.states.push_back(std::move(packed));
+        out.shifts |= shifted;
+      };
       if (st.kind != Step::Kind::Exec || g_.shape[st.proc].kind == TileShape::Static || !posOf(st.proc, st.pc).last)
-        return add(std::move(next), u, node, st) > node;
-      bool fresh = true;
-      for (const Branch& b : resolve(st.proc, st.pc, u)) fresh &= add(withPc(next, st.proc, b), b.u, node, st) > node;
-      return fresh;
+        take(std::move(next), u);
+      else
+        for (const Branch& b : resolve(st.proc, st.pc, u)) take(withPc(next, st.proc, b), b.u);
+      return *(succ[i] = std::move(out));
+    };
+    auto follow = [&](size_t i) {
+      for (const State& n : successors(i).states) graph_.insert(n, node, steps[i]);
     };
     // A persistent subset first (sim_por.h with the BranchLayout). Every
     // cycle of the explored graph (the shifts make it cyclic) needs a fully
-    // expanded state: a subset with a successor that is not new is
-    // completed (the cycle proviso, as in LapExplorer).
-    std::vector<char> done(steps.size(), 0);
+    // expanded state (the cycle proviso). Only a shift edge can close a
+    // cycle (docs/z3.md step 11: an edge without a shift moves a process
+    // forward in its acyclic program, checked in setPredecessors, or retires
+    // async work), so the subset is the smallest persistent set none of
+    // whose steps has a shift edge, and without one the state is expanded
+    // fully. (LapExplorer's rule, "a successor that is not new", also
+    // suffices, but with the shifts the same state is reached at many
+    // depths, and it completed half of the states.)
     if (reducer_ && steps.size() > 1) {
-      const std::vector<Step> subset = reducer_->reduce(s, a, steps);
+      auto index = [&](const Step& st) {
+        return static_cast<size_t>(std::find(steps.begin(), steps.end(), st) - steps.begin());
+      };
+      // A process at a pc no shift can move (a prefix) keeps every state
+      // from shifting: a set with its step comes first, else the reduction
+      // could postpone it while the others run out of the window.
+      const std::vector<Step> subset = reducer_->reduce(
+          s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; },
+          [&](const Step& st) { return st.kind == Step::Kind::Exec && blocksShifts(st.proc, st.pc); });
       if (subset.size() < steps.size()) {
-        bool all_new = true;
-        for (size_t i = 0; i < steps.size(); ++i)
-          if (std::find(subset.begin(), subset.end(), steps[i]) != subset.end()) {
-            done[i] = 1;
-            all_new &= follow(steps[i]);
-          }
-        if (all_new) return;
+        for (const Step& st : subset) follow(index(st));
+        return;
       }
     }
-    for (size_t i = 0; i < steps.size(); ++i)
-      if (!done[i]) follow(steps[i]);
+    for (size_t i = 0; i < steps.size(); ++i) follow(i);
   }
 
-  int add(State s, Unknowns u, int parent, const Step& st) {
+  bool blocksShifts(int p, int pc) const {
+    return g_.shape[p].kind == TileShape::Static ? g_.ring_pc[p][pc] < 0 && g_.tile_pc[p][pc] < 0
+                                                 : posOf(p, pc).region == PcPos::Prefix;
+  }
+
+  // The normalized state (forgotten ends, canonical tags, shifted as far as
+  // it goes), packed, and whether a shift moved it (a *shift edge*: only
+  // those can close a cycle, see expand()).
+  std::pair<State, bool> normalize(State s, Unknowns u) const {
     forget(s, u);
     canonicalTags(s);
-    for (bool moved = true; moved;) moved = ringShift(s, u) || tileShift(s, u);
+    bool shifted = false;
+    while (ringShift(s, u) || tileShift(s, u)) shifted = true;
     canonicalTags(s);
-    return graph_.insert(pack(std::move(s), u), parent, st).first;
+    return {pack(std::move(s), u), shifted};
   }
 
   // The tile a Full process is in (an end of tile t is read by processes in
