@@ -4,8 +4,8 @@
 # element reads lowered as before (`in ? W[i] : 0`, base_*.so) and as one predicated ld.global each
 # (cake_ldg_or0, *.so), beside the same partial kernel. Correctness at tail shapes (untimed, against
 # cuBLAS), then base and new alternated (ABBA rounds, RUNS interleaved runs each, L2 flushed) at the
-# decode shapes where the reduce runs, then the reduce kernels' SASS counts. Built here by
-#   bash bench/gpu/lower_all.sh ...   (no: the reduces are lowered one by one, see docs/benchmarks.md)
+# decode shapes where the reduce runs, then the reduce kernels' SASS counts. Built here (docs/benchmarks.md
+# "Branch-free guarded element reads", Commands):
 #   base: `cake lower FILE --schedule sm90_splitk_reduce_rgR_pdl` of the previous lowering (main at 4527d87),
 #   new: this branch's lowering; both built with device_env.sh's lowered_so into $D
 # then (run tool, carry [".devcarry/predload"]) `bash .devcarry/predload/predload_call.sh`.
