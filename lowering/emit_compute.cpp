@@ -306,7 +306,9 @@ void Emitter::emitElementwise(const ir::Op& op) {
       case K::Param: {
         std::string in;
         const std::string idx = tensorIdx(o, rr, cc, &in);
-        return fmt::format("(({}) ? {}({}[{}]) : {}(0))", in, rd, o.name, idx, ct);
+        // a predicated load, not `in ? x[idx] : 0` (a branch around each element's load): the same 0
+        // out of bounds, no access there (docs/gpu.md "Branch-free guarded element reads")
+        return fmt::format("{}(cake_ldg_or0({} + ({}), {}))", rd, o.name, idx, in);
       }
       case K::Scalar:
         if (o.ref->scalar) return intc ? fmt::format("({})", plan_.expr(o.ref->scalar)) : fmt::format("static_cast<float>({})", plan_.expr(o.ref->scalar));

@@ -274,6 +274,35 @@ __device__ __forceinline__ void cake_sts_pair(uint32_t a, float x, float y) {
 __device__ __forceinline__ void cake_sts_pair(uint32_t a, int x, int y) {
   asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(a), "r"(x), "r"(y) : "memory");
 }
+// One element of global memory if `in`, else zero bits (0 in every element type): a predicated
+// ld.global behind no branch. `in` false reads nothing, so p may be past the tensor's end or the
+// tensor empty; the value an out-of-bounds element gets is the same 0 as `in ? p[0] : 0`, which
+// nvcc compiles to a branch around each load (docs/gpu.md "Branch-free guarded element reads").
+// volatile: ordered like the plain load it replaces after griddepcontrol.wait / barriers.
+template <typename T>
+__device__ __forceinline__ T cake_ldg_or0(const T* p, bool in) {
+  T v;
+  if constexpr (sizeof(T) == 1) {
+    uint16_t r = 0;
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.u8 %0, [%1]; }" : "+h"(r) : "l"(p), "r"(int(in)));
+    const uint8_t b = static_cast<uint8_t>(r);
+    memcpy(&v, &b, 1);
+  } else if constexpr (sizeof(T) == 2) {
+    uint16_t r = 0;
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b16 %0, [%1]; }" : "+h"(r) : "l"(p), "r"(int(in)));
+    memcpy(&v, &r, 2);
+  } else if constexpr (sizeof(T) == 4) {
+    uint32_t r = 0;
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b32 %0, [%1]; }" : "+r"(r) : "l"(p), "r"(int(in)));
+    memcpy(&v, &r, 4);
+  } else {
+    static_assert(sizeof(T) == 8, "cake_ldg_or0: 1, 2, 4 or 8-byte elements");
+    unsigned long long r = 0;
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b64 %0, [%1]; }" : "+l"(r) : "l"(p), "r"(int(in)));
+    memcpy(&v, &r, 8);
+  }
+  return v;
+}
 template <typename T>
 __device__ __forceinline__ void cake_stg_pair(T* p, T x, T y) {
   if constexpr (sizeof(T) == 2) {

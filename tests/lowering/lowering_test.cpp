@@ -809,3 +809,27 @@ TEST(Lowering, LdmatrixRowsSplitOnlyWhereTheSwizzleRepeats) {
   EXPECT_TRUE(contains(r.source, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_swz<0>(static_cast<uint32_t>((cake_a0 + cake_wrow + 16 * i + "
                                  "cake_lane % 16) * 64 + ((2 * cake_k + cake_lane / 16) * 16))));"));
 }
+
+// A guarded element read from global memory (a tensor operand of an element-wise copy: the split-K
+// reduce's W into its fragment, A into registers) is one predicated load, not a branch around a plain
+// load: cake_ldg_or0 reads nothing out of bounds and gives 0 there, the value `in ? x[i] : 0` gave
+// (docs/gpu.md "Branch-free guarded element reads"). The bounds test is the whole one (every
+// coordinate against its extent), so a tail row or column still reads 0.
+TEST(Lowering, GuardedGlobalElementReadsArePredicatedLoads) {
+  auto m = compileFile("bench/gpu/schedules/decode/sm90_decode_splitk_bn64_s12_rg256_pdl.cake");
+  ASSERT_EQ(m.schedules.size(), 2u);
+  auto r = lowering::lowerToCuda(m.schedules[1], {});  // the reduce: W[s, m, c] element-wise
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_TRUE(contains(s, "__device__ __forceinline__ T cake_ldg_or0(const T* p, bool in)"));
+  EXPECT_TRUE(contains(s, "@q ld.global.b32 %0, [%1];"));
+  // both reads of W (the first slice, then the others) go through it, with the full bounds test
+  EXPECT_EQ(count(s, "cake_f32(cake_ldg_or0(W + (cake_s0_base + (cake_s0_r0 + 0) * cake_ext_W.s[1] + "
+                     "(cake_s0_c0 + cake_c)), cake_s0_plane && (cake_s0_c0 + cake_c) >= 0 && (cake_s0_c0 + cake_c) < "
+                     "cake_ext_W.d[2] && (cake_s0_r0 + 0) >= 0 && (cake_s0_r0 + 0) < cake_ext_W.d[1]))"),
+            2u);
+  EXPECT_FALSE(contains(s, ": float(0)"));
+  EXPECT_FALSE(contains(s, "? cake_f32(W["));
+  // the outer coordinate (the slice s) is in the plane test
+  EXPECT_TRUE(contains(s, "cake_s0_plane = true && ("));
+}
