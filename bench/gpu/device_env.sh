@@ -14,6 +14,7 @@
 #   LD_LIBRARY_PATH  CARRY/lib, CUPTI, the CUDA runtime, then what it was
 #   PYTHONUNBUFFERED 1 (the logs of python steps arrive in order)
 #   T0               the start (seconds), for log and left
+#   TR               bench/gpu/time_record.py beside the calling script, else in the checkout
 #   NVCC, SM90A      the compiler (/usr/local/cuda/bin/nvcc unless set) and the
 #                    gencode flags of the H200 (sm_90a), for the scripts that build
 # and the functions log MESSAGE (seconds since T0; appended to $L when L is
@@ -26,6 +27,7 @@
 # correctness only; each record appended to $OUT/results.jsonl, a line
 # printed).
 _carry=${1:-.}
+TR=$(dirname "$0")/time_record.py; [ -f "$TR" ] || TR=bench/gpu/time_record.py
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 CUPTI=$(dirname "$(find /usr/local -name 'libcupti.so.13' 2>/dev/null | head -1)" 2>/dev/null)

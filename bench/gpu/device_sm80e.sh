@@ -13,7 +13,6 @@ D=${D:-.devcarry/sm80e}
 LIMIT=${LIMIT:-120}
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
-TR=$(dirname "$0")/time_record.py; [ -f "$TR" ] || TR=bench/gpu/time_record.py
 gpu_line
 NAMES=${NAMES:-$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)}
 time_base_and_new ${SIZES-4096 8192}

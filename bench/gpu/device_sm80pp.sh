@@ -13,7 +13,6 @@ set -u
 D=${D:-.devcarry/sm80pp}
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
-TR=$(dirname "$0")/time_record.py; [ -f "$TR" ] || TR=bench/gpu/time_record.py
 gpu_line
 KERNELS=${KERNELS:-$(ls $D/*.so | sort)}
 for s in ${SIZES:-4096 8192}; do
