@@ -21,7 +21,7 @@
 # set), left (seconds left of $LIMIT), gpu_line (one nvidia-smi line: the
 # GPU, its driver, clocks, temperature and power) and lowered_so CU SO [FLAGS...]
 # (a kernel library from a lowered .cu, for the targets its header names),
-# mma_sync_metrics (the ncu metric list of the sm_80 profiles), sm80_edges NAME...
+# mma_sync_metrics (the ncu metric list of the sm_80 profiles), carry_kernel_names (the kernels of $D), sm80_edges NAME...
 # (the sm_80 edge shapes of $D/NAME.so), sass_tgz NAME... (their SASS in $OUT/sass.tgz),
 # edge_shapes SO "M N K"... (the harness $H on SO at each shape, untimed:
 # correctness only; each record appended to $OUT/results.jsonl, a line
@@ -61,6 +61,10 @@ edge_shapes() {
 # alternation at each size given (square M=N=K), against cuBLAS (the harness
 # interleaves, L2 flushed); one line per run in $OUT/time.jsonl. Needs D, H,
 # TR (time_record.py) and NAMES.
+# The kernel names of the carry folder $D: NAME for each NAME.so and base_NAME.so, once each.
+carry_kernel_names() {
+  ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u
+}
 time_base_and_new() {
   local s n v
   for s in "$@"; do

@@ -12,7 +12,7 @@ LIMIT=${LIMIT:-200}
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
 gpu_line
-NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)
+NAMES=$(carry_kernel_names)
 time_base_and_new 4096 8192
 for n in $NAMES; do
   res=""

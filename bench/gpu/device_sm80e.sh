@@ -14,7 +14,7 @@ LIMIT=${LIMIT:-120}
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$D"
 H="$D/cake_harness"
 gpu_line
-NAMES=${NAMES:-$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)}
+NAMES=${NAMES:-$(carry_kernel_names)}
 time_base_and_new ${SIZES-4096 8192}
 gpu_line
 # shellcheck disable=SC2086

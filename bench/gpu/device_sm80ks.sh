@@ -20,7 +20,7 @@ H="$D/cake_harness"
 gpu_line
 # NAME.so, and base_NAME.so where built from an earlier lowering (BASE_CU_DIR of build_sm80b.sh), timed
 # in alternation
-NAMES=$(ls $D/*.so | xargs -n1 basename | sed 's/\.so$//; s/^base_//' | sort -u)
+NAMES=$(carry_kernel_names)
 time_base_and_new ${SIZES-4096 8192}
 gpu_line
 # shellcheck disable=SC2086

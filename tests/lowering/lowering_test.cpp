@@ -728,14 +728,20 @@ TEST(Lowering, ClusterSyncInsideALoopIsRefused) {
 namespace {
 const char* kKSliced = "bench/gpu/schedules/sm80/kslice/sm80ks_128x128_k32_s4_j16.cake";
 
-std::string kSlicedText() {
-  std::string err;
-  auto f = ir::readSourceFile(sourceDir() + "/" + kKSliced, err);
-  EXPECT_TRUE(f) << err;
-  return f ? std::string(f->text) : std::string();
-}
-
 using cake::test::replaceAll;
+
+// The repository file `rel` with every `from` replaced by `to`, compiled and its first schedule
+// lowered (a variant of a shipped schedule without a file of its own).
+lowering::LowerResult lowerEdited(const std::string& rel, const std::string& from, const std::string& to) {
+  std::string err;
+  auto f = ir::readSourceFile(sourceDir() + "/" + rel, err);
+  EXPECT_TRUE(f) << err;
+  if (!f) return {};
+  auto m = compileText(rel, replaceAll(std::string(f->text), from, to));
+  EXPECT_FALSE(m.schedules.empty());
+  if (m.schedules.empty()) return {};
+  return lowering::lowerToCuda(m.schedules[0]);
+}
 }  // namespace
 
 TEST(Lowering, MmaSyncOverKStepSlices) {
@@ -770,9 +776,8 @@ TEST(Lowering, KStepSlicesAreRefusedWhereTheyCannotBeLowered) {
       {"[:, 0:16]", "[:, 4:20]", "ldmatrix needs a multiple of 16 bytes"},
   };
   for (const auto& c : cases) {
-    auto m = compileText("kslice.cake", replaceAll(kSlicedText(), c.from, c.to));
-    ASSERT_FALSE(m.schedules.empty()) << c.to;
-    auto r = lowering::lowerToCuda(m.schedules[0]);
+    SCOPED_TRACE(c.to);
+    auto r = lowerEdited(kKSliced, c.from, c.to);
     EXPECT_FALSE(r.ok) << c.to;
     EXPECT_TRUE(contains(findingsText(r), c.message)) << c.to << ": " << findingsText(r);
   }
@@ -781,12 +786,7 @@ TEST(Lowering, KStepSlicesAreRefusedWhereTheyCannotBeLowered) {
 TEST(Lowering, CpAsyncChunkStepsOnlyWhereTheSwizzleRepeats) {
   // one warp over 128-byte rows: a pass of 32 threads is 4 rows = 512 B, half the 128B swizzle's
   // 1024-byte period, so the chunks keep their own row, column and swizzle
-  std::string err;
-  auto f = ir::readSourceFile(sourceDir() + "/bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake", err);
-  ASSERT_TRUE(f) << err;
-  auto m = compileText("one_warp.cake", replaceAll(std::string(f->text), "warps=[0, 1, 2, 3]", "warps=[0]"));
-  ASSERT_FALSE(m.schedules.empty());
-  auto r = lowering::lowerToCuda(m.schedules[0]);
+  auto r = lowerEdited("bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake", "warps=[0, 1, 2, 3]", "warps=[0]");
   ASSERT_TRUE(r.ok) << findingsText(r);
   EXPECT_FALSE(contains(r.source, "cake_pass"));
   EXPECT_TRUE(contains(r.source, "cake_src + cake_r * cake_ext_A.s[0] + cake_c, 16);"));
@@ -798,12 +798,7 @@ TEST(Lowering, CpAsyncChunkStepsOnlyWhereTheSwizzleRepeats) {
 
 TEST(Lowering, LdmatrixRowsSplitOnlyWhereTheSwizzleRepeats) {
   // unswizzled slots: no swizzle to hoist, each ldmatrix keeps its own row and column (cake_swz<0>)
-  std::string err;
-  auto f = ir::readSourceFile(sourceDir() + "/" + kSm80Gemm, err);
-  ASSERT_TRUE(f) << err;
-  auto m = compileText("unswizzled.cake", replaceAll(std::string(f->text), ", swizzle=\"64B\"", ""));
-  ASSERT_FALSE(m.schedules.empty());
-  auto r = lowering::lowerToCuda(m.schedules[0]);
+  auto r = lowerEdited(kSm80Gemm, ", swizzle=\"64B\"", "");
   ASSERT_TRUE(r.ok) << findingsText(r);
   EXPECT_FALSE(contains(r.source, "cake_asw"));
   EXPECT_TRUE(contains(r.source, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_swz<0>(static_cast<uint32_t>((cake_a0 + cake_wrow + 16 * i + "
