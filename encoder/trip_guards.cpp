@@ -8,22 +8,14 @@ namespace cake::encoder::trip {
 
 namespace {
 
-bool readsKind(const ir::Expr& e, std::initializer_list<ir::ExprKind> kinds) {
-  for (ir::ExprKind k : kinds)
-    if (e.kind == k) return true;
-  for (const ir::ExprPtr& a : e.args)
-    if (a && readsKind(*a, kinds)) return true;
-  return false;
-}
-
 // Collects the deciding conditions; false when one reads a parameter and a
 // loop variable or the instance.
 bool collectGuards(const ir::Block& b, std::vector<const ir::Expr*>& out) {
   using K = ir::ExprKind;
   for (const ir::Stmt& st : b) {
     if (st.kind == ir::Stmt::Kind::If && st.cond &&
-        readsKind(*st.cond, {K::Param, K::BlockIdx, K::GridDim})) {
-      if (readsKind(*st.cond, {K::LoopVar, K::Instance})) return false;
+        ir::exprUses(*st.cond, {K::Param, K::BlockIdx, K::GridDim})) {
+      if (ir::exprUses(*st.cond, {K::LoopVar, K::Instance})) return false;
       out.push_back(st.cond.get());
     }
     if (!collectGuards(st.body, out) || !collectGuards(st.orelse, out)) return false;

@@ -177,6 +177,12 @@ bool dependsOnLoopVar(const Expr& e, int loop_var) {
                      [&](const ExprPtr& a) { return a && dependsOnLoopVar(*a, loop_var); });
 }
 
+bool exprUses(const Expr& e, std::initializer_list<ExprKind> kinds) {
+  if (std::find(kinds.begin(), kinds.end(), e.kind) != kinds.end()) return true;
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [&](const ExprPtr& a) { return a && exprUses(*a, kinds); });
+}
+
 // Python operator precedence, higher binds tighter.
 static int precedence(ExprKind k) {
   switch (k) {

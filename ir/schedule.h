@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <memory>
@@ -98,6 +99,8 @@ std::optional<int64_t> evaluate(const Expr& e, const EvalEnv& env);
 bool sameExpr(const Expr& a, const Expr& b);
 std::optional<int64_t> constValue(const ExprPtr& e);   // evaluate with an empty env
 bool dependsOnLoopVar(const Expr& e, int loop_var);
+// True when e or any sub-expression has one of these kinds.
+bool exprUses(const Expr& e, std::initializer_list<ExprKind> kinds);
 // Python-like rendering with the schedule's names, e.g. "k - 4".
 struct Schedule;
 std::string exprToString(const Expr& e, const Schedule& s);

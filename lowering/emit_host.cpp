@@ -87,9 +87,7 @@ void Emitter::emitHost() {
                      tensorIndex[i], plan_.tensors_[i].rank, plan_.tensors_[i].rank - 1, sanitizeComment(s_.params[i].name)));
   }
   for (const auto& a : s_.assumes) {
-    bool hostable = true;
-    for (auto k : {ExprKind::LoopVar, ExprKind::BlockIdx, ExprKind::GridDim, ExprKind::Instance})
-      if (exprUses(*a.cond, k)) hostable = false;
+    bool hostable = !ir::exprUses(*a.cond, {ExprKind::LoopVar, ExprKind::BlockIdx, ExprKind::GridDim, ExprKind::Instance});
     if (hostable)
       line(fmt::format("if (!({})) return cudaErrorInvalidValue;  // lm.assume({})", plan_.expr(a.cond, true),
                        plan_.pyText(a.cond)));

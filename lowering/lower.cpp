@@ -136,22 +136,6 @@ std::string cType(ir::DType d) {
 
 int64_t lcm64(int64_t a, int64_t b) { return a / std::gcd(a, b) * b; }
 
-bool exprEqual(const ir::ExprPtr& a, const ir::ExprPtr& b) {
-  if (!a || !b) return !a && !b;
-  if (a->kind != b->kind || a->value != b->value || a->index != b->index || a->args.size() != b->args.size())
-    return false;
-  for (size_t i = 0; i < a->args.size(); ++i)
-    if (!exprEqual(a->args[i], b->args[i])) return false;
-  return true;
-}
-
-bool exprUses(const Expr& e, ExprKind k) {
-  if (e.kind == k) return true;
-  for (const auto& a : e.args)
-    if (a && exprUses(*a, k)) return true;
-  return false;
-}
-
 std::string floatLiteral(double v) {
   if (std::isnan(v)) return "NAN";
   if (std::isinf(v) || std::fabs(v) > 3.4028234663852886e38) return v < 0 ? "(-INFINITY)" : "INFINITY";

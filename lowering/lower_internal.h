@@ -326,8 +326,6 @@ std::string sanitizeIdent(const std::string& raw);
 bool isReserved(const std::string& n);
 std::string cType(ir::DType d);
 int64_t lcm64(int64_t a, int64_t b);
-bool exprEqual(const ir::ExprPtr& a, const ir::ExprPtr& b);
-bool exprUses(const Expr& e, ExprKind k);
 std::string floatLiteral(double v);
 // C++ of an element-wise function (emit_compute.cpp); nullopt: not lowered
 std::optional<std::string> unaryText(ir::ElemFn fn, const std::string& x, bool intc);
