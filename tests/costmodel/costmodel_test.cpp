@@ -664,3 +664,36 @@ TEST(Accuracy, SpearmanAndMedian) {
   EXPECT_NEAR(costmodel::medianAbsRelError({1.1, 0.8, 1.0}, {1, 1, 1}), 0.1, 1e-12);
   EXPECT_TRUE(std::isnan(costmodel::spearman({1}, {1})));
 }
+
+TEST(CostModel, PersistentPingPongCountsTheBusiestSmsTiles) {
+  // A persistent ping-pong CTA runs its tiles' mainloops one after another,
+  // so what decides its time is how many tiles the busiest SM owns (wave
+  // quantization, docs/gpu.md "Ping-pong at 4096^3"). Over 132 SMs at
+  // 4096^3: 128x192 tiles are 32 x 22 = 704 (6 on the busiest SM), 128x176
+  // are 768 (6), 128x208 are 640 (5); at 8192^3 2752 (21), 3008 (23), 2560
+  // (20). The walk of block 0 (which owns the most tiles) must count them,
+  // partial last tile columns included (the wgmma computes all N columns),
+  // and the estimates must rank the tiles as measured on the H200: 128x208
+  // fastest at 4096^3 (0.174 ms against 0.178 and 0.188), 128x192 at 8192^3.
+  const char* files[] = {"bench/gpu/schedules/sm90_pingpong_128x192_r240.cake",
+                         "bench/gpu/schedules/sm90_pingpong_128x176.cake",
+                         "bench/gpu/schedules/sm90_pingpong_128x208.cake"};
+  const int64_t widths[] = {192, 176, 208};
+  const int64_t busiest_4096[] = {6, 6, 5}, busiest_8192[] = {21, 23, 20};
+  double t4[3], t8[3];
+  for (int i = 0; i < 3; ++i) {
+    const ir::Schedule s = load(files[i]);
+    auto e4 = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"));
+    auto e8 = costmodel::estimate(s, shape(workload::Kind::Gemm, "M=8192,N=8192,K=8192"));
+    ASSERT_TRUE(e4.ok && e8.ok) << files[i] << ": " << e4.error << e8.error;
+    EXPECT_TRUE(e4.facts.alternating) << files[i];
+    EXPECT_DOUBLE_EQ(e4.facts.mma_flops, busiest_4096[i] * 2.0 * 128 * widths[i] * 4096) << files[i];
+    EXPECT_DOUBLE_EQ(e8.facts.mma_flops, busiest_8192[i] * 2.0 * 128 * widths[i] * 8192) << files[i];
+    t4[i] = e4.time_ms;
+    t8[i] = e8.time_ms;
+  }
+  EXPECT_LT(t4[2], t4[1]);
+  EXPECT_LT(t4[1], t4[0]);
+  EXPECT_LT(t8[0], t8[1]);
+  EXPECT_LT(t8[0], t8[2]);
+}
