@@ -239,11 +239,24 @@ void runMmaGates(Gates& g) {
           goal = allOf({ge(M, lit(16)), eq(mod(M, lit(16)), lit(0)), ge(N, lit(8)), eq(mod(N, lit(8)), lit(0)), kOk});
           rule_text = fmt::format("mma.sync m16n8k{} needs M % 16 == 0, N % 8 == 0, K % {} == 0", ks, ks);
           break;
-        case ir::Target::SM90a:
-          goal = allOf({ge(M, lit(64)), eq(mod(M, lit(64)), lit(0)), ge(N, lit(8)), le(N, lit(256)),
-                        eq(mod(N, lit(8)), lit(0)), kOk});
-          rule_text = fmt::format("wgmma m64nNk{} needs M % 64 == 0, N a multiple of 8 in 8..256, K % {} == 0", ks, ks);
+        case ir::Target::SM90a: {
+          // wgmma m64nNk: 64-row blocks of M, N the instruction's n. Transposed
+          // (docs/ir-extensions.md "Transposed wgmma"): acc^T = b . a^T, the
+          // 64-row blocks along N and M the instruction's n, which needs a in
+          // shared memory (it becomes the wgmma's B operand)
+          ExprPtr plain = allOf({ge(M, lit(64)), eq(mod(M, lit(64)), lit(0)), ge(N, lit(8)), le(N, lit(256)),
+                                 eq(mod(N, lit(8)), lit(0))});
+          ExprPtr goalM = plain;
+          if (a.kind == K::View)
+            goalM = lor(plain, allOf({ge(N, lit(64)), eq(mod(N, lit(64)), lit(0)), ge(M, lit(8)), le(M, lit(256)),
+                                      eq(mod(M, lit(8)), lit(0))}));
+          goal = land(goalM, kOk);
+          rule_text = fmt::format("wgmma m64nNk{} needs M % 64 == 0, N a multiple of 8 in 8..256{}, K % {} == 0", ks,
+                                  a.kind == K::View ? " (or, transposed, N % 64 == 0 and M a multiple of 8 in 8..256)"
+                                                    : " (a in registers: no transposed form, whose B is a)",
+                                  ks);
           break;
+        }
         case ir::Target::SM100a: {
           bool pair = s.cluster[0] * s.cluster[1] * s.cluster[2] >= 2;
           ExprPtr m64 = land(eq(M, lit(64)), land(eq(mod(N, lit(8)), lit(0)), land(ge(N, lit(8)), le(N, lit(256)))));

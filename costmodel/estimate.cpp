@@ -328,6 +328,11 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
         if (op.dst.kind == ir::BufferRef::Kind::Tmem) {
           shape = fmt::format("tcgen05.m{}n{}k{}", R, N, kstep);
           instrs = K / kstep;
+        } else if (s.target == ir::Target::SM90a && role.warpsPerInstance() % 4 == 0 &&
+                   std::fmod(R, 64) != 0 && std::fmod(N, 64) == 0 && op.src.kind == ir::BufferRef::Kind::View) {
+          // the transposed wgmma (docs/ir-extensions.md): N / 64 blocks of m64nR
+          shape = fmt::format("wgmma.m64n{}k{}", R, kstep);
+          instrs = N / 64 * K / kstep;
         } else if (s.target == ir::Target::SM90a && role.warpsPerInstance() % 4 == 0) {
           shape = fmt::format("wgmma.m64n{}k{}", N, kstep);
           instrs = std::ceil(R / 64) * K / kstep;

@@ -67,9 +67,9 @@ std::string canonical(const Layout& l) {
     case Family::None:
       if ((f.colsMajor ? colRep : rowRep)) c.push_back("cake_inst_thread == 0");
       break;
-    case Family::Wg:
-      if (rowRep) c.push_back("cake_inst_thread / 4 % 8 == 0 && cake_wwarp == 0");
-      if (colRep) c.push_back("cake_lane % 4 == 0");
+    case Family::Wg:  // transposed: the rows take the wgmma's column distribution, the columns its rows'
+      if (f.trans ? colRep : rowRep) c.push_back("cake_inst_thread / 4 % 8 == 0 && cake_wwarp == 0");
+      if (f.trans ? rowRep : colRep) c.push_back("cake_lane % 4 == 0");
       break;
     case Family::Mma:
       if (rowRep) c.push_back(fmt::format("cake_wwarp / {} == 0 && cake_lane / 4 == 0", f.wn));

@@ -20,14 +20,18 @@ void Emitter::emitMma(const ir::Op& op) {
 void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
   const Layout* f = layoutOf(op.dst.index);
   if (!f) return;
-  const int vb = op.src2.index;
+  // the operands in the wgmma's roles: transposed (p.trans), b is its A and a its B
+  const ir::BufferRef& wa = p.trans ? op.src2 : op.src;
+  const ir::BufferRef& wb = p.trans ? op.src : op.src2;
+  const int vb = wb.index;
   const auto& B = s_.views[vb];
   const Tile tacc = f->t;
+  const int64_t wm = p.trans ? tacc.C : tacc.R, wn = p.trans ? tacc.R : tacc.C;  // the wgmma's M and n
   Tile ta;
   plan_.refTile(op.src, ta);
   const int64_t K = ta.C;
   const int G = p.G;
-  const int mbl = static_cast<int>(tacc.R / (64 * G));  // m64 blocks per warpgroup
+  const int mbl = static_cast<int>(wm / (64 * G));  // m64 blocks per warpgroup
   const int modeOf[4] = {0, 3, 2, 1};                    // None, 32B, 64B, 128B -> descriptor mode
   auto modeFor = [&](int v) { return modeOf[plan_.viewSwizzleEff(v) == 128 ? 3 : plan_.viewSwizzleEff(v) == 64 ? 2 : 1]; };
   // byte offset of k-step cake_k (32 B of K) inside a slot: blocked slots hop to the next column block
@@ -38,24 +42,32 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
   };
   const int modeB = modeFor(vb);
   const int64_t rbB = plan_.viewRowPitch(vb);
-  const std::string bLo = op.src2.slices.empty() || !op.src2.slices[0].lo ? "0" : plan_.expr(op.src2.slices[0].lo);
+  const std::string bLo = wb.slices.empty() || !wb.slices[0].lo ? "0" : plan_.expr(wb.slices[0].lo);
   const int steps = static_cast<int>(K / p.kstep);
   const std::string acc = plan_.regsName(op.dst.index);
-  const std::string fn = fmt::format("cake_wgmma{}_m64n{}k{}_{}", p.rs ? "_rs" : "", tacc.C, p.kstep, p.ty);
+  const std::string fn = fmt::format("cake_wgmma{}{}_m64n{}k{}_{}", p.rs ? "_rs" : "", p.trans ? "_t" : "", wn, p.kstep, p.ty);
   openScope();
-  comment(fmt::format("{} {}= {} . {}^T: wgmma m64n{}k{} x {} per warpgroup ({} warpgroup{}), {}B swizzle", 
-                      s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+",
-                      op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name, B.name, tacc.C,
-                      p.kstep, mbl * steps, G, G > 1 ? "s" : "", plan_.viewSwizzleEff(vb)));
-  line(fmt::format("const uint32_t cake_b = {} + ({}) * {};", plan_.viewSlotAddr(op.src2), bLo, rbB));
+  if (p.trans)
+    comment(fmt::format("{} {}= {} . {}^T, transposed: {}^T += {} . {}^T, wgmma m64n{}k{} x {} per warpgroup ({} "
+                        "warpgroup{}), {}B swizzle",
+                        s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+", s_.views[op.src.index].name,
+                        s_.views[op.src2.index].name, s_.regs[op.dst.index].name, s_.views[op.src2.index].name,
+                        s_.views[op.src.index].name, wn, p.kstep, mbl * steps, G, G > 1 ? "s" : "",
+                        plan_.viewSwizzleEff(vb)));
+  else
+    comment(fmt::format("{} {}= {} . {}^T: wgmma m64n{}k{} x {} per warpgroup ({} warpgroup{}), {}B swizzle",
+                        s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+",
+                        op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name, B.name, wn,
+                        p.kstep, mbl * steps, G, G > 1 ? "s" : "", plan_.viewSwizzleEff(vb)));
+  line(fmt::format("const uint32_t cake_b = {} + ({}) * {};", plan_.viewSlotAddr(wb), bLo, rbB));
   int64_t rbA = 0;
   int modeA = 0;
   if (!p.rs) {
-    const int va = op.src.index;
+    const int va = wa.index;
     rbA = plan_.viewRowPitch(va);
     modeA = modeFor(va);
-    const std::string aLo = op.src.slices.empty() || !op.src.slices[0].lo ? "0" : plan_.expr(op.src.slices[0].lo);
-    line(fmt::format("const uint32_t cake_a = {} + ({}) * {};", plan_.viewSlotAddr(op.src), aLo, rbA));
+    const std::string aLo = wa.slices.empty() || !wa.slices[0].lo ? "0" : plan_.expr(wa.slices[0].lo);
+    line(fmt::format("const uint32_t cake_a = {} + ({}) * {};", plan_.viewSlotAddr(wa), aLo, rbA));
   }
   line(fmt::format("const int cake_scale_d = {};", op.init ? "(" + plan_.expr(op.init) + ") ? 0 : 1" : std::string("1")));
   if (G > 1) line("const int cake_wg = cake_wwarp / 4;  // warpgroup within the instance");
@@ -75,12 +87,13 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
       line(fmt::format("{0}({1}[{2}], {1}[{3}], cake_ra[cake_k][{4}][0], cake_ra[cake_k][{4}][1], cake_ra[cake_k][{4}][2], "
                        "cake_ra[cake_k][{4}][3],",
                        fn, acc, 2 * i, 2 * i + 1, i));
-      line(fmt::format("    cake_wgmma_desc_add(cake_db, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb)));
+    } else if (p.trans) {
+      line(fmt::format("{}<{}, {}>({}, cake_wgmma_desc_add(cake_da{}, {}),", fn, i, f->NC(), acc, i, kOff(wa.index)));
     } else {
       line(fmt::format("{}({}[{}], {}[{}], cake_wgmma_desc_add(cake_da{}, {}),", fn, acc, 2 * i, acc, 2 * i + 1, i,
-                       kOff(op.src.index)));
-      line(fmt::format("    cake_wgmma_desc_add(cake_db, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb)));
+                       kOff(wa.index)));
     }
+    line(fmt::format("    cake_wgmma_desc_add(cake_db, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb)));
   }
   close();
   close();

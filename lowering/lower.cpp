@@ -151,7 +151,8 @@ std::string Family::describe() const {
     case Generic:
       return fmt::format("{} cycle over the instance's {} threads{}", colsMajor ? "columns" : "rows", T,
                          tmem ? " (row = TMEM lane)" : "");
-    case Wg: return fmt::format("wgmma accumulator layout ({} warpgroup{})", G, G > 1 ? "s" : "");
+    case Wg:
+      return fmt::format("{}wgmma accumulator layout ({} warpgroup{})", trans ? "transposed " : "", G, G > 1 ? "s" : "");
     case Mma: return fmt::format("mma.sync accumulator layout (warp grid {}x{})", wm, wn);
     default: return "none";
   }
@@ -186,7 +187,7 @@ void assemble(const KernelPlan& p, const std::string& kernel, const std::string&
   if (s_.cluster_ops && target_ != ir::Target::SM80) src += preludeClusterText();
   src += preludeSm80Text();
   if (target_ == ir::Target::SM100a) src += preludeTcgen05Text();
-  for (const auto& [n, ty, rs] : p.wgmmaHelpers_) src += "\n" + wgmmaHelper(n, ty, rs);
+  for (const auto& [n, ty, rs, tr] : p.wgmmaHelpers_) src += "\n" + wgmmaHelper(n, ty, rs, tr);
   src += "\n";
   src += kernel;
   if (!p.tmaps_.empty()) src += preludeHostText();

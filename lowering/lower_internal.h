@@ -62,8 +62,13 @@ struct Family {
   int G = 1;               // Wg: warpgroups per instance
   int wm = 1, wn = 1;      // Mma: warp grid
   bool tmem = false;       // Generic, anchored by a TMEM copy (row = thread = TMEM lane)
+  // Wg: the accumulator of a transposed wgmma (MmaPlan::trans): the fragment's
+  // rows take the wgmma's column distribution (WgCol) and its columns the row
+  // distribution (WgRow), i.e. the wgmma layout of the fragment's transpose
+  bool trans = false;
   bool operator==(const Family& o) const {
-    return kind == o.kind && colsMajor == o.colsMajor && T == o.T && G == o.G && wm == o.wm && wn == o.wn;
+    return kind == o.kind && colsMajor == o.colsMajor && T == o.T && G == o.G && wm == o.wm && wn == o.wn &&
+           trans == o.trans;
   }
   std::string describe() const;
 };
@@ -86,6 +91,11 @@ struct MmaPlan {
   int G = 1;               // wgmma: warpgroups per instance
   int wm = 1, wn = 1;      // mma.sync warp grid
   int64_t ka0 = 0, kb0 = 0;  // mma.sync: first column (element) of a column-sliced a / b view operand
+  // wgmma, transposed (docs/ir-extensions.md "Transposed wgmma"): acc[M,N] +=
+  // a[M,K] . b[N,K]^T with M not a multiple of 64 but N one, issued as
+  // acc^T[N,M] += b[N,K] . a[M,K]^T: b is the wgmma's A (m64 blocks of N),
+  // a its B (n = M), and the fragment takes Family::trans
+  bool trans = false;
 };
 
 // Accesses since the last sync of the instance (IR.md: "lowering inserts the
@@ -184,7 +194,8 @@ struct KernelPlan {
   std::vector<Tile> regsTiles_;                     // per regs, normalised to 2-D
   std::map<std::pair<int, int>, Layout> frag_;      // (role, regs) -> layout
   std::map<const ir::Op*, MmaPlan> mma_;
-  std::set<std::tuple<int, std::string, bool>> wgmmaHelpers_;  // (N, type, A from registers) of the wgmma ops
+  // (n, type, A from registers, transposed accumulator) of the wgmma ops
+  std::set<std::tuple<int, std::string, bool, bool>> wgmmaHelpers_;
   bool usesTmem_ = false;
   int tmemCols_ = 0;
   // grid

@@ -317,7 +317,8 @@ std::optional<Dist> KernelPlan::distFor(const Family& f, bool row, int64_t E, st
       }
       return d;
     case Family::Wg:
-      if (row) {
+      // transposed (f.trans): the fragment's rows are the wgmma's columns and its columns the wgmma's rows
+      if (row != f.trans) {
         if (E % (64 * f.G)) break;
         d.kind = Dist::WgRow;
         d.G = f.G;

@@ -407,10 +407,19 @@ void PlanBuilder::planMmas() {
         whyNotWgmma = fmt::format("role '{}' instances are not whole aligned warpgroups", role.name);
       }
       const int G = std::max(1, wpi / 4);
+      // transposed wgmma (docs/ir-extensions.md "Transposed wgmma"): M rows that
+      // no m64 block tiles (decode M) but N columns that do, a from a view (it
+      // becomes the wgmma's B, which is never in registers): acc^T = b . a^T
+      bool trans = false;
       if (wg && (tacc.R % (64 * G) || tacc.C % 8 || tacc.C > 256)) {
-        wg = false;
-        whyNotWgmma = fmt::format("accumulator {}x{} is not {} x (multiple of 64) rows by 8..256 columns", tacc.R,
-                                  tacc.C, G);
+        if (op.src.kind == K::View && tacc.C % (64 * G) == 0 && tacc.R % 8 == 0 && tacc.R >= 8 && tacc.R <= 256) {
+          trans = true;
+        } else {
+          wg = false;
+          whyNotWgmma = fmt::format("accumulator {}x{} is not {} x (multiple of 64) rows by 8..256 columns (nor, "
+                                    "transposed with a from shared memory, 8..256 rows by {} x (multiple of 64) columns)",
+                                    tacc.R, tacc.C, G, G);
+        }
       }
       const std::string ty = tyName(bdt);
       if (wg && (ty.empty() || (op.src.kind == K::View && adt != bdt))) {
@@ -455,6 +464,7 @@ void PlanBuilder::planMmas() {
       } else if (wg) {
         p.kind = MmaPlan::Wgmma;
         p.G = G;
+        p.trans = trans;
         p.ty = ty;
         p.kstep = 32 / ir::dtypeBytes(bdt);
         if (K % p.kstep) return fail(ir::Rule::LowerLayout, fmt::format("wgmma K = {} is not a multiple of {}", K, p.kstep));
@@ -568,6 +578,7 @@ void PlanBuilder::analyzeFragments() {
         if (it->second.kind == MmaPlan::Wgmma) {
           f.kind = Family::Wg;
           f.G = it->second.G;
+          f.trans = it->second.trans;
         } else {
           f.kind = Family::Mma;
           f.wm = it->second.wm;
@@ -805,7 +816,8 @@ void PlanBuilder::planWgmmaHelpers() {
       auto it = mma_.find(&st.op);
       if (it == mma_.end() || it->second.kind != MmaPlan::Wgmma) return;
       if (const Layout* f = layoutOf(body.role, st.op.dst.index))
-        wgmmaHelpers_.insert({static_cast<int>(f->t.C), it->second.ty, it->second.rs});
+        wgmmaHelpers_.insert({static_cast<int>(it->second.trans ? f->t.R : f->t.C), it->second.ty, it->second.rs,
+                              it->second.trans});
     });
 }
 

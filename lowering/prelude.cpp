@@ -650,17 +650,27 @@ static int cake_encode(CUtensorMap* map, CUtensorMapDataType type, int elem_byte
 // d0 (rows g) and d1 (rows g + 8), each [N/4]: wgmma register k holds row
 // half (k / 2) % 2, column 8 * (k / 4) + 2 * (lane % 4) + k % 2, i.e.
 // d{(k/2)%2}[2 * (k / 4) + k % 2].
-std::string wgmmaHelper(int n, const std::string& ab_type, bool rs) {
+//
+// Transposed (trans, docs/ir-extensions.md "Transposed wgmma"): the fragment
+// is the transpose of the wgmma's D, declared [n/4][NC] (its rows are D's
+// columns, its columns D's rows: NC = 2 x the m64 blocks per warpgroup), and
+// the helper takes the whole fragment with the m64 block I as a template
+// argument: register k is d[2 * (k / 4) + k % 2][2 * I + (k / 2) % 2].
+std::string wgmmaHelper(int n, const std::string& ab_type, bool rs, bool trans) {
   const int nreg = n / 2;
   const bool fp8 = ab_type == "e4m3" || ab_type == "e5m2";
   const bool tf32 = ab_type == "tf32";
   const int kk = fp8 ? 32 : tf32 ? 8 : 16;
   const bool transposes = !fp8 && !tf32;  // imm-trans-a/b exist for f16/bf16 only
   std::string s;
-  const std::string name = fmt::format("cake_wgmma{}_m64n{}k{}_{}", rs ? "_rs" : "", n, kk, ab_type);
-  s += fmt::format("// wgmma.mma_async m64n{0}k{1}: f32 accumulators ({2} per thread) += {3} x {3}, A from {4}\n", n,
-                   kk, nreg, ab_type, rs ? "registers" : "shared memory");
-  s += fmt::format("__device__ __forceinline__ void {}(float (&d0)[{}], float (&d1)[{}], ", name, n / 4, n / 4);
+  const std::string name = fmt::format("cake_wgmma{}{}_m64n{}k{}_{}", rs ? "_rs" : "", trans ? "_t" : "", n, kk, ab_type);
+  s += fmt::format("// wgmma.mma_async m64n{0}k{1}: f32 accumulators ({2} per thread) += {3} x {3}, A from {4}{5}\n", n,
+                   kk, nreg, ab_type, rs ? "registers" : "shared memory",
+                   trans ? ", into the transposed fragment d (m64 block I)" : "");
+  if (trans)
+    s += fmt::format("template <int I, int NC>\n__device__ __forceinline__ void {}(float (&d)[{}][NC], ", name, n / 4);
+  else
+    s += fmt::format("__device__ __forceinline__ void {}(float (&d0)[{}], float (&d1)[{}], ", name, n / 4, n / 4);
   if (rs)
     s += "uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, ";
   else
@@ -689,7 +699,10 @@ std::string wgmmaHelper(int n, const std::string& ab_type, bool rs) {
   s += "      :";
   for (int i = 0; i < nreg; ++i) {
     if (i % 8 == 0) s += "\n        ";
-    s += fmt::format("\"+f\"(d{}[{}])", (i / 2) % 2, 2 * (i / 4) + i % 2);
+    if (trans)
+      s += fmt::format("\"+f\"(d[{}][2 * I + {}])", 2 * (i / 4) + i % 2, (i / 2) % 2);
+    else
+      s += fmt::format("\"+f\"(d{}[{}])", (i / 2) % 2, 2 * (i / 4) + i % 2);
     if (i + 1 < nreg) s += ", ";
   }
   if (rs)

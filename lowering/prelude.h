@@ -18,6 +18,6 @@ const char* preludeTcgen05Text();  // sm_100a: tcgen05 alloc/mma/commit/ld/st, f
 const char* preludeHostText();     // host: tensor-map encoding through the driver entry point
 // wgmma.mma_async m64nNk{K} wrapper for one accumulator width and operand
 // type ("bf16", "f16", "e4m3", "e5m2", "tf32"); rs: A from registers.
-std::string wgmmaHelper(int n, const std::string& ab_type, bool rs);
+std::string wgmmaHelper(int n, const std::string& ab_type, bool rs, bool trans = false);
 
 }  // namespace cake::lowering

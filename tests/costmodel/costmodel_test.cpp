@@ -172,6 +172,18 @@ TEST(WorkloadBind, AssumptionsMustHold) {
 
 // ------------------------------------------------------------ the model
 
+TEST(CostModel, TransposedWgmmaCountsItsInstructions) {
+  // an 8 x 64 tile: the transposed wgmma (docs/ir-extensions.md), one
+  // m64n8k16 per k-step (N / 64 = 1 block), not an m64n64 over a padded M
+  auto s = load("corpus/gates/mma.no-instruction/good_wgmma_transposed_m8.cake");
+  auto b = workload::bind(s, shape(workload::Kind::Gemm, "M=8,N=64,K=4096"));
+  ASSERT_TRUE(b.binding);
+  auto e = costmodel::estimate(s, *b.binding, costmodel::hardware(ir::Target::SM90a), costmodel::Coefficients{});
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_DOUBLE_EQ(e.facts.mma_shapes.at("wgmma.m64n8k16"), 64 * 4);  // 64 k-blocks, 4 k-steps
+  EXPECT_EQ(e.facts.mma_shapes.count("wgmma.m64n64k16"), 0u);
+}
+
 TEST(CostModel, GemmFactsAndTerms) {
   auto s = load(kGemm);
   auto b = workload::bind(s, shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"));

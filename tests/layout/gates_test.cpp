@@ -253,6 +253,58 @@ TEST(LayoutGates, MmaInstructionShapesPerTarget) {
   EXPECT_EQ(sm100->errors(), 0u) << sm100->describe();
 }
 
+TEST(LayoutGates, TransposedWgmmaTilesDecodeShapes) {
+  // sm_90a: M not a multiple of 64 is tiled by the transposed wgmma (b on the
+  // 64-row side, a as its B) when N % 64 == 0 and a is in shared memory
+  // (docs/ir-extensions.md "Transposed wgmma"); neither form: a finding
+  auto gates = [](const std::string& rel) {
+    return runGates(readFile(sourceDir() / "corpus/gates/mma.no-instruction" / rel));
+  };
+  auto good = gates("good_wgmma_transposed_m8.cake");
+  EXPECT_EQ(good->errors(), 0u) << good->describe();
+  EXPECT_EQ(verdictOf(*good, "mma.no-instruction").kind, checks::VerdictKind::Proved) << good->describe();
+  auto regs = gates("bad_wgmma_transposed_a_regs.cake");
+  ASSERT_EQ(regs->rule("mma.no-instruction").size(), 1u) << regs->describe();
+  EXPECT_NE(regs->rule("mma.no-instruction")[0]->message.find("a in registers: no transposed form"), std::string::npos)
+      << regs->rule("mma.no-instruction")[0]->message;
+  auto m32 = gates("bad_wgmma_m32.cake");
+  ASSERT_EQ(m32->rule("mma.no-instruction").size(), 1u) << m32->describe();
+  EXPECT_NE(m32->rule("mma.no-instruction")[0]->message.find("M = 32, N = 96"), std::string::npos)
+      << m32->rule("mma.no-instruction")[0]->message;
+  // symbolic rows: every BM in 8..128 that is a multiple of 8 is tiled (the
+  // plain form at 64 and 128, the transposed one otherwise); a multiple of 4 is not
+  auto tile = [](const std::string& assume) {
+    return std::string(R"(@cake.schedule(target="sm_90a")
+def decode_rows(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, BM: LM.i32):
+    lm.assume(BM >= 8)
+    lm.assume(BM <= 128)
+    lm.assume()") + assume + R"()
+    pool   = lm.smem(65536)
+    smem_a = pool.view(offset=0,     shape=(BM, 64), dtype=lm.bf16, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, swizzle="128B")
+    acc    = lm.regs(shape=(BM, 128), dtype=lm.f32)
+    load = lm.role(warps=[4])
+    math = lm.role(warps=[0, 1, 2, 3])
+    full = lm.barrier(count=1, prod=[load], cons=[math], init_count=1)
+    with load:
+        smem_a.tma_load(A, coords=(lm.block_idx(0) * BM, 0), stage=0, barrier=full)
+        smem_b.tma_load(B, coords=(lm.block_idx(1) * 128, 0), stage=0, barrier=full)
+    with math:
+        lm.wait(full, stage=0)
+        lm.mma(acc, smem_a[0], smem_b[0], init=True)
+        lm.mma_commit()
+        lm.mma_wait(pending=0)
+        lm.copy(C, acc, coords=(lm.block_idx(0) * BM, lm.block_idx(1) * 128))
+)";
+  };
+  auto eight = runGates(tile("BM % 8 == 0"));
+  EXPECT_FALSE(eight->has("mma.no-instruction")) << eight->describe();
+  EXPECT_EQ(verdictOf(*eight, "mma.no-instruction").kind, checks::VerdictKind::Proved) << eight->describe();
+  auto four = runGates(tile("BM % 4 == 0"));
+  ASSERT_EQ(four->rule("mma.no-instruction").size(), 1u) << four->describe();
+  EXPECT_NE(four->rule("mma.no-instruction")[0]->data["counterexample"]["BM"].get<int64_t>() % 8, 0);
+}
+
 TEST(LayoutGates, MmaDtypeFp8OnAmpere) {
   auto r = runGates(readFile(sourceDir() / "corpus/gates/mma.dtype/bad_sm80_fp8_operands.cake"));
   auto fs = r->rule("mma.dtype");

@@ -519,6 +519,34 @@ TEST(Lowering, NonWarpgroupInstancesUseMmaSync) {
   EXPECT_TRUE(contains(r.source, "mma_wait: mma.sync is synchronous"));
 }
 
+TEST(Lowering, TransposedWgmmaForDecodeTiles) {
+  // acc 8 x 64 (M = 8: no wgmma): b's 64 rows on the wgmma's M side, a its
+  // B (n = 8), into a fragment declared as the transpose of the wgmma layout
+  // (docs/ir-extensions.md "Transposed wgmma")
+  auto r = lowerFile("corpus/gates/mma.no-instruction/good_wgmma_transposed_m8.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_TRUE(contains(s, "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"));
+  EXPECT_TRUE(contains(s, "template <int I, int NC>\n__device__ __forceinline__ void cake_wgmma_t_m64n8k16_bf16(float (&d)[2][NC], "));
+  // wgmma register k: column slot 2 * (k / 4) + k % 2, row half (k / 2) % 2 of block I
+  EXPECT_TRUE(contains(s, "\"+f\"(d[0][2 * I + 0]), \"+f\"(d[1][2 * I + 0]), \"+f\"(d[0][2 * I + 1]), \"+f\"(d[1][2 * I + 1])"));
+  EXPECT_TRUE(contains(s, "float acc[2][2];"));
+  EXPECT_TRUE(contains(s, "transposed wgmma accumulator layout"));
+  // the A descriptor is smem_b's slot, the B descriptor smem_a's
+  EXPECT_TRUE(contains(s, "cake_wgmma_t_m64n8k16_bf16<0, 2>(acc, cake_wgmma_desc_add(cake_da0, "));
+  EXPECT_FALSE(contains(s, "m64n64k16"));
+  // two m64 blocks of B rows and n = 16 (the split-K decode partial of gen.py)
+  auto r2 = lowerFile("bench/gpu/schedules/decode/sm90_decode_splitk_t16_bn128_s12_rg256_pdl.cake");
+  ASSERT_TRUE(r2.ok) << findingsText(r2);
+  EXPECT_TRUE(contains(r2.source, "cake_wgmma_t_m64n16k16_bf16<0, 4>(acc, "));
+  EXPECT_TRUE(contains(r2.source, "cake_wgmma_t_m64n16k16_bf16<1, 4>(acc, "));
+  EXPECT_TRUE(contains(r2.source, "float acc[4][4];"));
+  // a plain tile keeps the plain helper
+  auto plain = lowerFile(kSm90Gemm);
+  ASSERT_TRUE(plain.ok);
+  EXPECT_FALSE(contains(plain.source, "cake_wgmma_t_"));
+}
+
 TEST(Lowering, GemmBindingNeedsThreeTensors) {
   const std::string text = R"(
 @cake.schedule(target="sm_90a")

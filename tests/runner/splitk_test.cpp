@@ -254,6 +254,14 @@ TEST(RunnerSplitK, RegisterAPartialBinds) {
                         64, 1, 16);
 }
 
+// A 16-row partial tile whose mma is the transposed wgmma (docs/ir-extensions.md
+// "Transposed wgmma": B's 128 rows on the wgmma's M side) binds to the same
+// contract: at M = 16 one row of tiles, N / 128 columns of them.
+TEST(RunnerSplitK, TransposedWgmmaPartialBinds) {
+  expectDecodePairGrids("bench/gpu/schedules/decode/sm90_decode_splitk_t16_bn128_s12_rg256_pdl.cake",
+                        {16, 4096, 4096}, 32, 16, 16);
+}
+
 // The 128-row partial tile (two warpgroups on its m64 halves) with a reduce of
 // 4,096 columns of one row per CTA: at M = 128, N = 4096 one reduce CTA per row.
 TEST(RunnerSplitK, RowPartialAndWholeRowReduceBind) {

@@ -1,16 +1,19 @@
-# GATE mma.no-instruction (bad): a "skinny" Hopper GEMM with 32-row tiles.
+# GATE mma.no-instruction (bad): a "skinny" Hopper GEMM with 32 x 96 tiles.
 # A warpgroup MMA (wgmma.m64nNk16) always produces 64 rows per
-# warpgroup: acc 32 x 128 cannot be tiled by any wgmma shape.
-# Fix: good_wgmma_m64.cake (64-row tiles; pad M or use mma.sync for M=32).
+# warpgroup; the transposed form (docs/ir-extensions.md "Transposed
+# wgmma") puts N on that 64-row side instead, which needs N % 64 == 0.
+# acc 32 x 96 is tiled by neither.
+# Fix: good_wgmma_m64.cake (64-row tiles), or 32 x 64 / 32 x 128 tiles
+# (transposed: good_wgmma_transposed_m8.cake).
 # expect: mma.no-instruction
 @cake.schedule(target="sm_90a")
 def gemm_wgmma_m32(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, K: LM.i32):
     lm.assume(K > 0)
     pool   = lm.smem(65536)
     smem_a = pool.view(offset=0,     shape=(32, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    acc    = lm.regs(shape=(32, 128), dtype=lm.f32)
-    out    = lm.regs(shape=(32, 128), dtype=lm.bf16)
+    smem_b = pool.view(offset=32768, shape=(96, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    acc    = lm.regs(shape=(32, 96), dtype=lm.f32)
+    out    = lm.regs(shape=(32, 96), dtype=lm.bf16)
 
     load = lm.role(warps=[0])
     math = lm.role(warps=[4, 5, 6, 7])
@@ -20,7 +23,7 @@ def gemm_wgmma_m32(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, K: LM.i32):
 
     k_tiles = lm.cdiv(K, 64)
     m_blk = lm.block_idx(0) * 32
-    n_blk = lm.block_idx(1) * 128
+    n_blk = lm.block_idx(1) * 96
 
     with load:
         for k in lm.range(0, k_tiles):
