@@ -645,7 +645,9 @@ void PlanBuilder::analyzeScratch() {
   // From the layout's scratch base, for the roles it names (more than one
   // warp per instance, an lm.reduce of registers) whose reduction crosses
   // warps in the fragment layout; its scratch_bound covers them all.
-  int64_t off = *constOf(smemLayout_.scratch_base);
+  const auto base = constOf(smemLayout_.scratch_base);
+  if (!base) throw std::logic_error("cake: the reduction scratch base is not constant although the layout is");
+  int64_t off = *base;
   for (const int r : smemLayout_.scratch_roles) {
     const auto& role = s_.roles[r];
     bool need = false;
