@@ -122,29 +122,11 @@ def sym(lm, X: LM.tma2d, BM: LM.i32):
 
 // ------------------------------------------- the limit counts the slack
 
-// An sm_90a ring whose single pool has `pool` bytes and 4 mbarrier slots (32 B).
-std::string ring(const std::string& pool, const std::string& target = "sm_90a") {
-  return R"(@cake.schedule(target=")" + target + R"(")
-def ring(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32):
-    lm.assume(D > 0)
-    pool   = lm.smem()" + pool + R"()
-    smem_x = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    x      = lm.regs(shape=(128, 64), dtype=lm.f32)
-    load = lm.role(warps=[0])
-    red  = lm.role(warps=[4, 5, 6, 7])
-    pipe  = lm.pipeline(stages=2)
-    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
-    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
-    with load:
-        for j in lm.range(0, lm.cdiv(D, 64)):
-            lm.wait(empty, iter=j - 2)
-            smem_x.tma_load(X, coords=(0, j * 64), iter=j, barrier=full)
-    with red:
-        for j in lm.range(0, lm.cdiv(D, 64)):
-            lm.wait(full, iter=j)
-            lm.copy(x, smem_x[j])
-            lm.arrive(empty, iter=j)
-)";
+// layout_test::ring with one pool of `pool` bytes, a 2-stage 128x64 bf16
+// view and 4 mbarrier slots (32 B).
+std::string ring(const std::string& pool) {
+  return layout_test::ring("", "", pool,
+                           R"(pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B"))");
 }
 
 TEST(SmemLayout, LimitRefusesALayoutWithinTheSlack) {
