@@ -13,6 +13,7 @@
 #include "checks/check.h"
 #include "encoder/bv_prover.h"
 #include "ir/diagnostic.h"
+#include "ir/expr_build.h"
 #include "ir/schedule.h"
 #include "ir/target.h"
 
@@ -29,30 +30,32 @@ namespace layout {
 using ir::ExprPtr;
 
 // ------------------------------------------------ expression construction
-// Small constant-folding builders over ir::Expr (Python semantics).
-ExprPtr lit(int64_t v);
-ExprPtr add(ExprPtr a, ExprPtr b);
-ExprPtr sub(ExprPtr a, ExprPtr b);
-ExprPtr mul(ExprPtr a, ExprPtr b);
-ExprPtr fdiv(ExprPtr a, ExprPtr b);
-ExprPtr mod(ExprPtr a, ExprPtr b);
-ExprPtr cdiv(ExprPtr a, ExprPtr b);
-ExprPtr min(ExprPtr a, ExprPtr b);
-ExprPtr max(ExprPtr a, ExprPtr b);
-ExprPtr lt(ExprPtr a, ExprPtr b);
-ExprPtr le(ExprPtr a, ExprPtr b);
-ExprPtr ge(ExprPtr a, ExprPtr b);
-ExprPtr gt(ExprPtr a, ExprPtr b);
-ExprPtr eq(ExprPtr a, ExprPtr b);
-ExprPtr ne(ExprPtr a, ExprPtr b);
-ExprPtr land(ExprPtr a, ExprPtr b);
-ExprPtr lor(ExprPtr a, ExprPtr b);
-ExprPtr lnot(ExprPtr a);
-ExprPtr alignUp(ExprPtr e, int64_t a);
-ExprPtr product(const std::vector<ExprPtr>& xs);  // 1 for an empty list
-ExprPtr allOf(const std::vector<ExprPtr>& xs);    // 1 for an empty list
-ExprPtr anyOf(const std::vector<ExprPtr>& xs);    // 0 for an empty list
-bool isConst(const ExprPtr& e, int64_t* v = nullptr);
+// The constant-folding builders (Python semantics), shared with the
+// shared-memory layout.
+using ir::build::add;
+using ir::build::alignUp;
+using ir::build::allOf;
+using ir::build::anyOf;
+using ir::build::cdiv;
+using ir::build::eq;
+using ir::build::fdiv;
+using ir::build::ge;
+using ir::build::gt;
+using ir::build::isConst;
+using ir::build::land;
+using ir::build::le;
+using ir::build::lit;
+using ir::build::lnot;
+using ir::build::lor;
+using ir::build::lt;
+using ir::build::max;
+using ir::build::min;
+using ir::build::mod;
+using ir::build::mul;
+using ir::build::ne;
+using ir::build::product;
+using ir::build::sub;
+
 ExprPtr symbol(ir::ExprKind k, int index);  // a parameter, loop variable or builtin
 
 // The values the variable of `for v in lm.range(lo, hi, step)` takes, as
@@ -169,17 +172,6 @@ void runMmaGates(Gates& g);
 void runTmemGates(Gates& g);
 void runRoleGates(Gates& g);
 nlohmann::json buildResourceReport(Gates& g);
-
-// Shared-memory placement (also used by the report).
-struct SmemLayout {
-  std::vector<ExprPtr> pool_base;  // byte address of each pool
-  std::vector<ExprPtr> pool_end;
-  ExprPtr barrier_base;
-  int64_t barrier_slots = 0;
-  ExprPtr total;
-};
-SmemLayout smemLayout(const Gates& g);
-
 
 }  // namespace layout
 }  // namespace cake::checks

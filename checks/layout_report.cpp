@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "checks/layout_internal.h"
+#include "ir/smem_layout.h"
 
 namespace cake::checks::layout {
 
@@ -111,7 +112,9 @@ nlohmann::json buildResourceReport(Gates& g) {
   rep["target"] = g.ti.known ? nlohmann::json(std::string(ir::targetName(g.ti.target))) : nlohmann::json(nullptr);
 
   // ---- shared memory
-  SmemLayout L = smemLayout(g);
+  // The lowering's placement (ir/smem_layout.h): what the gates prove and
+  // what the kernel uses.
+  const ir::SmemLayout L = ir::smemLayout(s);
   nlohmann::json pools = nlohmann::json::array();
   for (size_t p = 0; p < s.pools.size(); ++p) {
     nlohmann::json views = nlohmann::json::array();
@@ -143,7 +146,14 @@ nlohmann::json buildResourceReport(Gates& g) {
                   {{"slots", L.barrier_slots},
                    {"bytes", 8 * L.barrier_slots},
                    {"base", quantity(g, L.barrier_base).json},
-                   {"list", bars}}}};
+                   {"list", bars}}},
+                 {"tmem_slot", L.tmem_slot ? quantity(g, L.tmem_slot).json : nlohmann::json(nullptr)},
+                 {"scratch", nlohmann::json(nullptr)}};
+  if (!L.scratch_roles.empty()) {
+    nlohmann::json names = nlohmann::json::array();
+    for (int r : L.scratch_roles) names.push_back(s.roles[r].name);
+    rep["smem"]["scratch"] = {{"base", quantity(g, L.scratch_base).json}, {"bound", L.scratch_bound}, {"roles", names}};
+  }
 
   // ---- registers
   int warps = s.warpCount();

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/smem_layout.h"
 #include "ir/target.h"
 #include "lowering/lane_count.h"
 #include "workload/walk.h"
@@ -160,13 +161,14 @@ double clippedBytes(const workload::TensorBox& box, const std::vector<int64_t>& 
   return n;
 }
 
-int smemBytes(const ir::Schedule& s) {
-  int64_t bytes = 0;
-  for (const ir::Pool& p : s.pools)
-    if (auto v = ir::constValue(p.bytes)) bytes += (*v + 1023) / 1024 * 1024;
-  for (const ir::Barrier& b : s.barriers) bytes += 8 * b.count;
-  // what the lowering requests: the layout plus its alignment slack
-  return static_cast<int>(ir::requestedSmemBytes(bytes));
+// What the lowering requests: its layout (ir/smem_layout.h) at the bound
+// parameter values plus the alignment slack. Its reduction scratch, chosen
+// from the fragment layouts, is not counted; a layout the binding does not
+// decide counts as empty.
+int smemBytes(const ir::Schedule& s, const ir::EvalEnv& env) {
+  const ir::SmemLayout L = ir::smemLayout(s);
+  const int64_t bytes = L.total ? ir::evaluate(*L.total, env).value_or(0) : 0;
+  return static_cast<int>(ir::requestedSmemBytes(std::max<int64_t>(bytes, 0)));
 }
 
 // Registers per thread: setmaxnreg budgets where given, else the fragments
@@ -384,7 +386,7 @@ std::string human(double bytes) {
 // Occupancy, rounds and wave fill of one launch (Facts' occupancy fields).
 void occupancy(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, Facts& f) {
   f.threads = s.warpCount() * 32;
-  f.smem_bytes = smemBytes(s);
+  f.smem_bytes = smemBytes(s, b.env());
   f.regs_per_thread = regsPerThread(s, std::max(f.threads, 32));
   f.ctas = b.grid[0] * b.grid[1] * b.grid[2];
   // the tightest of shared memory, threads, registers, CTA slots

@@ -15,6 +15,7 @@
 
 #include "ir/expect_tx.h"
 #include "ir/rule_ids.h"
+#include "ir/smem_layout.h"
 #include "lowering/lower.h"
 
 namespace cake::lowering::detail {
@@ -177,6 +178,7 @@ struct KernelPlan {
   int threads_ = 0, warps_ = 0, regCap_ = 0;
   std::vector<TensorInfo> tensors_;                 // per param
   std::set<std::pair<int, int>> tmaps_;             // (param, view) pairs used by TMA
+  ir::SmemLayout smemLayout_;                       // the shared placement (ir/smem_layout.h) the offsets come from
   std::vector<int64_t> poolOffset_;
   int64_t barOffset_ = 0, tmemSlotOffset_ = -1, smemUsed_ = 0;
   std::vector<int> barSlotBase_;
@@ -187,7 +189,7 @@ struct KernelPlan {
   std::vector<int> namedBarId_, namedBarThreads_;
   std::vector<int64_t> roleScratch_;                // smem offset of the role's scratch (per instance stride below)
   std::vector<int64_t> roleScratchStride_;
-  int scratchSlots_ = 8;                            // values per thread per scratch round
+  int scratchSlots_ = static_cast<int>(ir::hw::kScratchSlotsPerThread);  // values per thread per scratch round
   std::vector<bool> loopNonneg_;
   std::set<int> nonnegParams_;
   // MMA plans and fragments

@@ -2,7 +2,9 @@
 // shared-memory layout, roles, barriers, MMA plans, fragment layouts,
 // scratch, grid) and reports lower.* where it cannot. See lower_internal.h.
 #include <algorithm>
+#include <stdexcept>
 
+#include "ir/smem_layout.h"
 #include "ir/target.h"
 #include "lowering/lower_internal.h"
 
@@ -161,7 +163,6 @@ void PlanBuilder::needConst(const ir::ExprPtr& e, const ir::SourceRange& r, cons
 }
 
 void PlanBuilder::layoutSmem() {
-  int64_t off = 0;
   for (const auto& p : s_.pools) {
     auto bytes = constOf(p.bytes);
     if (!bytes || *bytes <= 0) {
@@ -169,10 +170,16 @@ void PlanBuilder::layoutSmem() {
       else error(ir::Rule::LowerUnsupported, p.range, fmt::format("pool '{}' needs a positive size", p.name));
       return;
     }
-    off = (off + 1023) / 1024 * 1024;
-    poolOffset_.push_back(off);
-    off += *bytes;
   }
+  // The one placement (ir/smem_layout.h), the one the layout gates verify,
+  // at the specialised values: constant once every pool size is.
+  smemLayout_ = ir::smemLayout(s_);
+  auto at = [&](const ir::ExprPtr& e) {
+    auto v = constOf(e);
+    if (!v) throw std::logic_error("cake: a shared-memory offset is not constant although every pool size is");
+    return *v;
+  };
+  for (const auto& base : smemLayout_.pool_base) poolOffset_.push_back(at(base));
   for (size_t v = 0; v < s_.views.size(); ++v) {
     const auto& view = s_.views[v];
     auto o = constOf(view.offset);
@@ -197,18 +204,10 @@ void PlanBuilder::layoutSmem() {
       error(ir::Rule::LowerLayout, view.range, fmt::format("view '{}': offset must be a multiple of 16 B", view.name));
     }
   }
-  off = (off + 7) / 8 * 8;
-  barOffset_ = off;
-  int slots = 0;
-  for (const auto& b : s_.barriers) {
-    barSlotBase_.push_back(slots);
-    slots += b.count;
-  }
-  smemUsed_ = barOffset_ + 8 * slots;
-  if (!s_.tmems.empty()) {
-    tmemSlotOffset_ = smemUsed_;
-    smemUsed_ += 8;
-  }
+  barOffset_ = at(smemLayout_.barrier_base);
+  for (int64_t b : smemLayout_.barrier_slot_base) barSlotBase_.push_back(static_cast<int>(b));
+  if (smemLayout_.tmem_slot) tmemSlotOffset_ = at(smemLayout_.tmem_slot);
+  smemUsed_ = at(smemLayout_.total);
 }
 
 void PlanBuilder::analyzeRoles() {
@@ -654,12 +653,14 @@ void PlanBuilder::analyzeScratch() {
   using K = ir::BufferRef::Kind;
   roleScratch_.assign(s_.roles.size(), -1);
   roleScratchStride_.assign(s_.roles.size(), 0);
-  int64_t off = (smemUsed_ + 15) / 16 * 16;
-  for (const auto& body : s_.bodies) {
-    const int r = body.role;
+  // From the layout's scratch base, for the roles it names (more than one
+  // warp per instance, an lm.reduce of registers) whose reduction crosses
+  // warps in the fragment layout; its scratch_bound covers them all.
+  const auto base = constOf(smemLayout_.scratch_base);
+  if (!base) throw std::logic_error("cake: the reduction scratch base is not constant although the layout is");
+  int64_t off = *base;
+  for (const int r : smemLayout_.scratch_roles) {
     const auto& role = s_.roles[r];
-    const int W = role.warpsPerInstance();
-    if (W <= 1 || roleScratch_[r] >= 0) continue;
     bool need = false;
     for (const auto& b2 : s_.bodies) {
       if (b2.role != r) continue;
@@ -678,7 +679,7 @@ void PlanBuilder::analyzeScratch() {
     }
     if (!need) continue;
     roleScratch_[r] = off;
-    roleScratchStride_[r] = static_cast<int64_t>(W) * 32 * scratchSlots_ * 8;
+    roleScratchStride_[r] = ir::reductionScratchStride(s_, r);
     off += roleScratchStride_[r] * role.instanceCount();
   }
   smemUsed_ = std::max(smemUsed_, off);
@@ -899,10 +900,8 @@ bool PlanBuilder::build() {
       error(ir::Rule::LowerLayout, s_.range,
             fmt::format("TMEM columns [0, {}) exceed the {} of an SM", need, ir::hw::kTmemColumns));
     tmemCols_ = cols;
-    if (tmemSlotOffset_ < 0) {
-      tmemSlotOffset_ = smemUsed_;
-      smemUsed_ += 8;
-    }
+    // TMEM ops name an lm.tmem region, so the layout placed the slot.
+    if (tmemSlotOffset_ < 0) throw std::logic_error("cake: TMEM is used but the layout has no TMEM address slot");
   }
   analyzeScratch();
   planInstanceSyncs();

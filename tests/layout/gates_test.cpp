@@ -12,6 +12,7 @@ namespace {
 using layout_test::GateRun;
 using layout_test::lineOf;
 using layout_test::readFile;
+using layout_test::ring;
 using layout_test::runGates;
 using layout_test::sourceDir;
 
@@ -25,32 +26,6 @@ const checks::PropertyVerdict& verdictOf(const GateRun& r, const std::string& ru
   static checks::PropertyVerdict none{"", checks::VerdictKind::Error, "missing"};
   const auto* v = r.verdict(rule);
   return v ? *v : none;
-}
-
-// A small sm_90a ring: TMA warp -> warpgroup; `decls` replaces the view line.
-std::string ring(const std::string& params, const std::string& assumes, const std::string& pool,
-                 const std::string& view, const std::string& rows = "128", const std::string& target = "sm_90a") {
-  return R"(@cake.schedule(target=")" + target + R"(")
-def ring(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32)" + params + R"():
-    lm.assume(D > 0)
-)" + assumes + R"(    pool   = lm.smem()" + pool + R"()
-    smem_x = )" + view + R"(
-    x      = lm.regs(shape=()" + rows + R"(, 64), dtype=lm.f32)
-    load = lm.role(warps=[0])
-    red  = lm.role(warps=[4, 5, 6, 7])
-    pipe  = lm.pipeline(stages=2)
-    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
-    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
-    with load:
-        for j in lm.range(0, lm.cdiv(D, 64)):
-            lm.wait(empty, iter=j - 2)
-            smem_x.tma_load(X, coords=(0, j * 64), iter=j, barrier=full)
-    with red:
-        for j in lm.range(0, lm.cdiv(D, 64)):
-            lm.wait(full, iter=j)
-            lm.copy(x, smem_x[j])
-            lm.arrive(empty, iter=j)
-)";
 }
 
 // ------------------------------------------------- symbolic, both ways
@@ -124,12 +99,14 @@ TEST(LayoutGates, SmemLimitPerTarget) {
   auto fs = a->rule("layout.smem-limit");
   ASSERT_EQ(fs.size(), 1u) << a->describe();
   EXPECT_NE(fs[0]->message.find("166912"), std::string::npos) << fs[0]->message;
-  // 166912 exactly (minus the 4 mbarriers' 32 bytes) still fits sm_80.
+  // 166912 exactly (minus the 4 mbarriers' 32 bytes and the 1024 bytes of
+  // alignment slack the launch adds) still fits sm_80; one byte more does
+  // not (the layout then ends at 165904, 16-byte aligned).
   std::string edge = ampere;
-  edge.replace(edge.find("196608"), 6, "166880");
+  edge.replace(edge.find("196608"), 6, "165856");
   auto e = runGates(edge);
   EXPECT_FALSE(e->has("layout.smem-limit")) << e->describe();
-  edge.replace(edge.find("166880"), 6, "166881");
+  edge.replace(edge.find("165856"), 6, "165857");
   auto e2 = runGates(edge);
   EXPECT_TRUE(e2->has("layout.smem-limit")) << e2->describe();
 }
@@ -531,7 +508,7 @@ TEST(ResourceReport, Sm90GemmNumbers) {
 // Two blocks of 8 warps on sm_90a (233,472 B per SM): each may occupy
 // 116,736 B = layout + 1,024 alignment slack (what the lowering requests)
 // + 1,024 reserved by the driver, so a layout of 114,688 B fits twice and
-// one of 114,696 B once - though without the slack it would fit twice.
+// one of 114,704 B once - though without the slack it would fit twice.
 std::unique_ptr<GateRun> occupancyRing(int64_t pool_bytes) {
   return runGates(ring("", "", std::to_string(pool_bytes),
                        R"(pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B"))"));
@@ -566,16 +543,16 @@ TEST(ResourceReport, AlignmentSlackDecidesTwoBlocksPerSm) {
             std::string::npos)
       << fu[0]->message;
 
-  auto over = occupancyRing(114688 - 32 + 8);
+  auto over = occupancyRing(114688 - 32 + 16);  // the layout ends 16-byte aligned
   ASSERT_EQ(over->errors(), 0u) << over->describe();
   const nlohmann::json& o = over->resources["blocks_per_sm"];
-  EXPECT_EQ(o["smem"]["layout"].get<int64_t>(), 114696);
+  EXPECT_EQ(o["smem"]["layout"].get<int64_t>(), 114704);
   EXPECT_EQ(o["value"].get<int64_t>(), 1);
   EXPECT_EQ(o["limiter"], "smem");
-  EXPECT_EQ(o["smem"]["shed_for_next"].get<int64_t>(), 8);
+  EXPECT_EQ(o["smem"]["shed_for_next"].get<int64_t>(), 16);
   auto fo = over->rule("report.resources");
   ASSERT_EQ(fo.size(), 1u);
-  EXPECT_NE(fo[0]->message.find("2 need 8 B less per block"), std::string::npos) << fo[0]->message;
+  EXPECT_NE(fo[0]->message.find("2 need 16 B less per block"), std::string::npos) << fo[0]->message;
   EXPECT_NE(fo[0]->message.find("not limiting even at the assumed 248/thread"), std::string::npos) << fo[0]->message;
 }
 

@@ -63,6 +63,32 @@ struct GateRun {
   }
 };
 
+// A small sm_90a ring: TMA warp -> warpgroup; `decls` replaces the view line.
+inline std::string ring(const std::string& params, const std::string& assumes, const std::string& pool,
+                 const std::string& view, const std::string& rows = "128", const std::string& target = "sm_90a") {
+  return R"(@cake.schedule(target=")" + target + R"(")
+def ring(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32)" + params + R"():
+    lm.assume(D > 0)
+)" + assumes + R"(    pool   = lm.smem()" + pool + R"()
+    smem_x = )" + view + R"(
+    x      = lm.regs(shape=()" + rows + R"(, 64), dtype=lm.f32)
+    load = lm.role(warps=[0])
+    red  = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[red], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[red], cons=[load], init_count=1, pipeline=pipe)
+    with load:
+        for j in lm.range(0, lm.cdiv(D, 64)):
+            lm.wait(empty, iter=j - 2)
+            smem_x.tma_load(X, coords=(0, j * 64), iter=j, barrier=full)
+    with red:
+        for j in lm.range(0, lm.cdiv(D, 64)):
+            lm.wait(full, iter=j)
+            lm.copy(x, smem_x[j])
+            lm.arrive(empty, iter=j)
+)";
+}
+
 // Compiles `text` and runs the gates on its first schedule.
 inline std::unique_ptr<GateRun> runGates(const std::string& text, ir::Target target = ir::Target::Unspecified,
                                          const std::string& name = "test.cake") {
