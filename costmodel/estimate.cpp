@@ -14,6 +14,7 @@
 #include "ir/smem_layout.h"
 #include "ir/target.h"
 #include "lowering/lane_count.h"
+#include "lowering/reduce_chain.h"
 #include "workload/walk.h"
 
 #ifndef CAKE_COSTMODEL_DIR
@@ -57,7 +58,7 @@ const std::vector<std::string>& mainTerms() {
 bool coreInMain(const std::string& main_term) { return main_term == "latency"; }
 
 const std::vector<std::string>& additiveTerms() {
-  static const std::vector<std::string> n = {"launch", "core", "epilogue"};
+  static const std::vector<std::string> n = {"launch", "core", "epilogue", "fill", "chain"};
   return n;
 }
 
@@ -254,10 +255,12 @@ struct Walked {
   Facts f;
   std::map<int, int64_t> view_loads;
   std::map<std::pair<int, int>, int64_t> waits;  // (role, instance) -> waits
+  // (role, instance) -> dependent-chain clocks of its reductions: main loop, after it
+  std::map<std::pair<int, int>, std::pair<double, double>> chains;
 };
 
-bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::array<int64_t, 3>& block, Walked& w,
-               std::string* why) {
+bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const Hardware& hw, const std::array<int64_t, 3>& block,
+               Walked& w, std::string* why) {
   ir::EvalEnv env = b.env();
   for (int d = 0; d < 3; ++d) env.block_idx[d] = block[d];
   int64_t budget = 20'000'000;
@@ -370,6 +373,19 @@ bool walkFacts(const ir::Schedule& s, const workload::Binding& b, const std::arr
             f.smem_generic_bytes += elems * ir::dtypeBytes(s.views.at(r->index).dtype) *
                                     bankConflict(s, s.views.at(r->index), op, mma_frags);
         if (v.after_loop) f.epilogue_ops += elems * alu;
+        // an argmin / argmax scan's dependent chain (in index order, one per
+        // row a thread holds): on the instance's critical path unless an MMA
+        // of the instance is in flight under it. Plain row reductions are
+        // left out: the lowering splits them into kReducePartials chains
+        // (nr / 4 + 2 deep), and counting them moved the fit's weight from
+        // the CUDA-core term to the chain on attention (docs/costmodel.md
+        // "Round 7")
+        if (op.kind == ir::OpKind::Reduce && !hidden && (op.fn == ir::ElemFn::ArgMin || op.fn == ir::ElemFn::ArgMax)) {
+          const lowering::ReduceChain c = lowering::reduceChain(s, op);
+          const double clk = c.alu_steps * hw.alu_latency_clk + c.shuffles * hw.shfl_latency_clk;
+          auto& [main_clk, epi_clk] = w.chains[{v.role, v.instance}];
+          (v.after_loop ? epi_clk : main_clk) += clk;
+        }
         break;
       }
       default: break;
@@ -453,7 +469,7 @@ Ring ring(const RingFacts& r) {
   const double x = mvaThroughput(slots, delay_ms, d);
   out.ms = x > 0 ? total_tiles / x : 0;
   out.bound_ms = total_tiles * busiest;
-  out.slots_needed = busiest > 0 ? (delay_ms + r.xfer_ms + r.dram_ms + r.tensor_ms + r.core_ms) / busiest : 1;
+  out.slots_needed = busiest > 0 ? (delay_ms + std::accumulate(d.begin(), d.end(), 0.0)) / busiest : 1;
   return out;
 }
 
@@ -463,7 +479,7 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   Estimate e;
   Walked w;
   std::string why;
-  if (!walkFacts(s, b, {0, 0, 0}, w, &why)) {
+  if (!walkFacts(s, b, hw, {0, 0, 0}, w, &why)) {
     e.error = "cannot walk the schedule: " + why;
     return e;
   }
@@ -476,12 +492,14 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
       f.stages = s.views.at(view).stages;
     }
   for (const auto& [ri, n] : w.waits) f.waits = std::max(f.waits, n);
+  for (const auto& [ri, c] : w.chains)
+    if (c.first + c.second > f.chain_clk + f.epilogue_chain_clk) f.chain_clk = c.first, f.epilogue_chain_clk = c.second;
   // launch totals: the mean of the first and the last CTA (a persistent grid
   // gives the last CTAs fewer tiles, edge tiles are clipped)
   double mean_load = f.load_bytes, mean_flops = f.mma_flops;
   if (f.ctas > 1) {
     Walked last;
-    if (walkFacts(s, b, {b.grid[0] - 1, b.grid[1] - 1, b.grid[2] - 1}, last, &why)) {
+    if (walkFacts(s, b, hw, {b.grid[0] - 1, b.grid[1] - 1, b.grid[2] - 1}, last, &why)) {
       mean_load = 0.5 * (f.load_bytes + last.f.load_bytes);
       mean_flops = 0.5 * (f.mma_flops + last.f.mma_flops);
     }
@@ -509,6 +527,7 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   // the part of it the tensor cores can hide, at most their own time
   const double tensor_cta = f.mma_flops / (hw.tc_flops_per_clk_sm * clk);
   const double hidden_cta = std::min(tensor_cta, coreSeconds(f.fp32_ops_overlapped, f.sfu_ops_overlapped, 0, hw));
+  double fill_tile_ms = 0;
   {
     // the ring: per tile, the SM's share of the L2 -> SM bandwidth (its
     // intake, or the L2's bandwidth over the SMs that are busy), its share
@@ -537,6 +556,11 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
     rf.dram_ms = (f.load_bytes - f.epilogue_load_bytes) / tiles * f.dram_share / (hw.dram_gbps * 1e9 / active) * 1e3;
     rf.core_ms = core_cta / tiles * 1e3;
     const Ring rg = ring(rf);
+    // the launch's fill: the first tile of the ring, cold (the DRAM latency:
+    // the launch's data is in no cache), through every station once, which
+    // no earlier tile overlaps; the drain (one round's epilogue) is below
+    fill_tile_ms = hw.mem_latency_ns * 1e-6 + rf.waits_per_load * hw.barrier_rtt_ns * 1e-6 + rf.xfer_ms + rf.dram_ms +
+                   rf.tensor_ms + rf.core_ms;
     raw["latency"] = rg.ms;
     f.ring_slots = rg.slots;
     f.ring_slots_needed = rg.slots_needed;
@@ -546,6 +570,10 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
   raw["epilogue"] = r * (f.epilogue_store_bytes / per_sm_bw + f.epilogue_ops / (hw.fp32_per_clk_sm * clk) +
                          ((f.epilogue_store_bytes > 0) + (f.epilogue_load_bytes > 0)) *
                              hw.mem_latency_ns * 1e-9) * 1e3;
+  // the reductions' dependent chains, round after round (a round's CTAs run side by side)
+  raw["chain"] = r * (f.chain_clk + f.epilogue_chain_clk) / clk * 1e3;
+  f.fill_ms = fill_tile_ms + raw["epilogue"] / std::max(r, 1.0);
+  raw["fill"] = f.fill_ms;
   e.raw = raw;
   std::string main;
   e.time_ms = combine(raw, k, &main);
@@ -587,6 +615,13 @@ Estimate estimate(const ir::Schedule& s, const workload::Binding& b, const Hardw
        fmt::format("{} stored and {:.3g} M element ops after the main loop, x {} rounds", human(f.epilogue_store_bytes),
                    f.epilogue_ops / 1e6, f.rounds));
   term("launch", k.get("launch") * raw["launch"], fmt::format("{:.1f} us per launch x {} launches", hw.launch_us, b.launches));
+  term("fill", k.get("fill") * raw["fill"],
+       fmt::format("per launch: the first tile's cold load, transfer and MMA ({:.2f} us) and one round's epilogue "
+                   "(the drain), x {} launches",
+                   fill_tile_ms * 1e3, b.launches));
+  term("chain", k.get("chain") * raw["chain"],
+       fmt::format("argmin / argmax scans' dependent chains: {:.0f} clk in the main loop, {:.0f} after it per CTA, x {} rounds",
+                   f.chain_clk, f.epilogue_chain_clk, f.rounds));
   const std::string occ = fmt::format("{} CTAs, {} per SM ({}-limited: {} threads, {} B smem, ~{} regs/thread), {} rounds, "
                                       "{:.0f}% of the SM slots busy",
                                       f.ctas, f.ctas_per_sm, f.occupancy_limit, f.threads, f.smem_bytes,
@@ -692,7 +727,10 @@ nlohmann::json toJson(const Estimate& e) {
                 {"epilogue_ops", f.epilogue_ops},
                 {"epilogue_load_bytes", f.epilogue_load_bytes},
                 {"ring_slots", f.ring_slots},
-                {"ring_slots_needed", f.ring_slots_needed}};
+                {"ring_slots_needed", f.ring_slots_needed},
+                {"chain_clk", f.chain_clk},
+                {"epilogue_chain_clk", f.epilogue_chain_clk},
+                {"fill_ms", f.fill_ms}};
   return j;
 }
 

@@ -11,7 +11,8 @@
 // The model: per SM, the busiest SM runs n = ceil(CTAs / SMs) CTAs, c at a
 // time (occupancy), in r = ceil(n / c) rounds.
 //   main    = max(c_tc * tensor, c_dram * dram, c_l2 * l2, c_lat * latency)
-//   time    = launches * (c_launch * launch + main + exposed core + c_epi * epilogue)
+//   time    = launches * (c_launch * launch + c_fill * fill + main + exposed core + c_epi * epilogue
+//                         + c_chain * chain)
 // tensor  = n * FLOP(CTA) / tensor-core rate
 // dram    = unique bytes / DRAM bandwidth
 // l2      = max(L2 -> SM bytes / L2 bandwidth, n * bytes(CTA) / per-SM rate)
@@ -29,6 +30,10 @@
 // epilogue= r * (epilogue store bytes / per-SM rate + epilogue lane instructions / FP32 rate
 //           + one memory latency for the stores and one for global reads after the loop, which the
 //           element ops wait for)
+// chain   = r * the dependent chains of the argmin / argmax scans (compare -> select per element in
+//           index order, the shuffle tree) at the dependent-issue latencies (round 7)
+// fill    = per launch, the first tile's cold load (DRAM latency), transfer, MMA and CUDA-core
+//           work and one round's epilogue: the launch's pipeline fill and drain (round 7)
 // The c_* are the free coefficients `cake cost calibrate` fits to measured
 // runs (Coefficients; defaults 1).
 #pragma once
@@ -65,7 +70,7 @@ std::string_view solRule(double sm_pct, double mem_pct);
 
 // The terms of the model's max (the main loop's bound) and the additive ones.
 const std::vector<std::string>& mainTerms();      // tensor, dram, l2, latency
-const std::vector<std::string>& additiveTerms();  // launch, core, epilogue
+const std::vector<std::string>& additiveTerms();  // launch, core, epilogue, fill, chain
 // `overlap` is subtracted, not added: the CUDA-core work the tensor cores
 // hide (min(tensor, overlappable core)); its coefficient is the share hidden.
 // combine() never lets the exposed core time go below core - overlap (all of
@@ -109,6 +114,15 @@ struct Facts {
   double total_mma_flops = 0;
   double dram_share = 0;            // unique / L2 bytes: how much of the traffic DRAM serves
   double ring_slots = 0, ring_slots_needed = 0;  // Ring: slots in flight, slots that would cover the latency
+  // the dependent chains of the argmin / argmax scans (lowering/reduce_chain.h)
+  // of the busiest role instance, in SM clocks at the hardware's dependent-issue
+  // latencies: in the main loop (those not issued under an MMA in flight) and
+  // after it (round 7)
+  double chain_clk = 0, epilogue_chain_clk = 0;
+  // per launch: the fill no ring overlaps (the first tile's load from DRAM,
+  // its transfer, MMA and CUDA-core work) and one round's epilogue (the
+  // drain), ms (round 7)
+  double fill_ms = 0;
 };
 
 struct Term {
@@ -136,9 +150,11 @@ struct Estimate {
 // The free coefficients of the model (one value per term name).
 struct Coefficients {
   std::map<std::string, double> c = {{"launch", 1},  {"tensor", 1}, {"dram", 1},     {"l2", 1},
-                                     {"latency", 1}, {"core", 1},   {"epilogue", 1}, {"overlap", 0}};
+                                     {"latency", 1}, {"core", 1},   {"epilogue", 1}, {"overlap", 0},
+                                     {"fill", 0},    {"chain", 0}};
   std::string source = "defaults";
-  // a term the map lacks takes its default (a file fitted before the term existed)
+  // a term the map lacks takes its default (a file fitted before the term existed:
+  // overlap, fill and chain default to 0, the model the file was fitted with)
   double get(const std::string& k) const;
   nlohmann::json toJson() const;
   static std::optional<Coefficients> fromJson(const nlohmann::json& j, std::string* error = nullptr);

@@ -37,6 +37,12 @@ struct Hardware {
   double sol_clock_ghz = 0;
   double sol_dram_gbps = 0;
   double sol_l2_gbps = 0;
+  // Dependent-issue latencies (round 7): an FP32 / integer-pipe instruction
+  // whose operand the previous one writes, and a warp shuffle (SHFL) round
+  // trip, in SM clocks; the dependent chain of a reduction's scan is priced
+  // with them (lowering/reduce_chain.h).
+  double alu_latency_clk = 0;
+  double shfl_latency_clk = 0;
 };
 
 // The row for a target (sm_90a for Unspecified).

@@ -5,6 +5,7 @@
 
 #include "lowering/emit.h"
 #include "lowering/lane_count.h"
+#include "lowering/reduce_chain.h"
 
 namespace cake::lowering::detail {
 
@@ -12,8 +13,6 @@ using K = ir::BufferRef::Kind;
 using ir::ElemFn;
 
 namespace {
-// partial results of a register reduction along a thread's own elements (emitReduce)
-constexpr int kReducePartials = 4;
 
 // The index a distribution gives slot `s` of this thread, as two C++
 // expressions that add up to it: the thread's part (lane, warp) and the

@@ -1,5 +1,9 @@
 #include "lowering/lane_count.h"
 
+#include <cmath>
+
+#include "lowering/reduce_chain.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -83,6 +87,22 @@ bool mmaAnchored(const ir::Schedule& s, int regs) {
   return found;
 }
 
+// The reduced extent of a fragment reduction's source and
+// whether the fragment is MMA-anchored (a row over 4 lanes, else 32).
+struct ReduceShape {
+  int64_t extent = 1;
+  bool anchored = false;
+};
+std::optional<ReduceShape> reduceShape(const ir::Schedule& s, const ir::Op& op) {
+  if (op.kind != OpKind::Reduce || op.src.kind != K::Regs) return std::nullopt;
+  const auto& shape = s.regs.at(op.src.index).shape;
+  const int red = op.axis >= 0 && op.axis < static_cast<int>(shape.size()) ? op.axis : static_cast<int>(shape.size()) - 1;
+  ReduceShape r;
+  r.extent = shape.empty() ? 1 : ir::constValue(shape[red]).value_or(1);
+  r.anchored = mmaAnchored(s, op.src.index);
+  return r;
+}
+
 double reduceLanes(const ir::Schedule& s, const ir::Op& op) {
   const bool arg = op.fn == ElemFn::ArgMin || op.fn == ElemFn::ArgMax;
   // per element: one FADD / FMNMX; argmin's scan in index order is a
@@ -92,11 +112,9 @@ double reduceLanes(const ir::Schedule& s, const ir::Op& op) {
   // the shuffle tree per row: per step a SHFL (two for argmin: value and
   // index) and the combine (cake_argmin_step: compare, tie-break, 2 selects),
   // shared by the row's elements this lane holds
-  if (op.src.kind == K::Regs) {
-    const auto& shape = s.regs.at(op.src.index).shape;
-    const int red = op.axis >= 0 && op.axis < static_cast<int>(shape.size()) ? op.axis : static_cast<int>(shape.size()) - 1;
-    const int64_t extent = shape.empty() ? 1 : ir::constValue(shape[red]).value_or(1);
-    const bool anchored = mmaAnchored(s, op.src.index);
+  if (auto rs = reduceShape(s, op)) {
+    const int64_t extent = rs->extent;
+    const bool anchored = rs->anchored;
     const double lanes_per_row = anchored ? 4 : 32, steps = anchored ? 2 : 5;
     const double per_lane = std::max(1.0, static_cast<double>(extent) / lanes_per_row);
     if (extent > 1) lanes += steps * (arg ? 2 + 4 : 1 + 1) / per_lane;
@@ -105,6 +123,24 @@ double reduceLanes(const ir::Schedule& s, const ir::Op& op) {
 }
 
 }  // namespace
+
+ReduceChain reduceChain(const ir::Schedule& s, const ir::Op& op) {
+  ReduceChain c;
+  const auto rs = reduceShape(s, op);
+  if (!rs) return c;
+  const bool arg = op.fn == ElemFn::ArgMin || op.fn == ElemFn::ArgMax;
+  const double lanes_per_row = rs->anchored ? 4 : 32;
+  // elements of a row one thread holds (the emitter's nr)
+  const double nr = std::ceil(static_cast<double>(rs->extent) / lanes_per_row);
+  if (arg) c.alu_steps = 2 * nr;  // compare, then the selects it predicates
+  else if (nr >= 2 * kReducePartials) c.alu_steps = std::ceil(nr / kReducePartials) + std::log2(kReducePartials);
+  else c.alu_steps = nr;
+  if (rs->extent > 1) {
+    c.shuffles = rs->anchored ? 2 : 5;
+    c.alu_steps += c.shuffles * (arg ? 3 : 1);
+  }
+  return c;
+}
 
 bool convertsInPairs(ir::DType to) { return to == ir::DType::BF16 || to == ir::DType::F16; }
 

@@ -22,6 +22,9 @@ if [ -z "${PLAN:-}" ]; then
   PLAN=bench/gpu/schedules/cost_variants/plan.tsv
   [ "$ROUND" != 1 ] && PLAN=bench/gpu/schedules/cost_variants/plan$ROUND.tsv
 fi
+# NVCC_DEFER=1 (round 7): lower here but leave the .cu files whose library is not built yet in CARRY/cu;
+# the device compiles them first (device_cost_sweep.sh, phase 0, on its 16 cores): this machine's
+# 2 shared cores cannot compile 36 libraries in the session's time
 # SO_FROM=DIR: reuse the libraries of an earlier round (lowering unchanged since) instead of compiling them again
 [ -n "${SO_FROM:-}" ] && cp -n "$SO_FROM"/*.so "$CARRY"/so/ 2>/dev/null
 
@@ -48,18 +51,19 @@ build_one() {
   "$BUILD"/runner/cake-runner --cake "$f" --workload "$w" --shape "$(grep -P "\t$f\t" "$PLAN" | head -1 | cut -f5)" \
       --emit "$CARRY/cu/$stem.cu" 2>/dev/null || { echo "cost_build: $f does not lower"; return 0; }
   [ -f "$CARRY/so/$stem.so" ] && return 0  # reused (SO_FROM): the .cu only names its kernel
+  [ -n "${NVCC_DEFER:-}" ] && return 0     # the device compiles it (device_cost_sweep.sh phase 0)
   "$NVCC" -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -lineinfo -gencode=arch=compute_90a,code=sm_90a \
       "$CARRY/cu/$stem.cu" -o "$CARRY/so/$stem.so" || echo "cost_build: $f does not compile"
 }
 export -f build_one
-export CARRY BUILD NVCC PLAN
+export CARRY BUILD NVCC PLAN NVCC_DEFER
 xargs -P 2 -L 1 bash -c 'build_one "$0" "$1" "$2"' < "$CARRY"/libs.txt
 
 # --- bind every pair: the harness's problem arguments
 : > "$CARRY"/pairs.tsv
 while IFS=$'\t' read -r id split f w shape sets; do
   stem=$(basename "$f" .cake)
-  [ -f "$CARRY/so/$stem.so" ] || continue
+  [ -f "$CARRY/so/$stem.so" ] || { [ -n "${NVCC_DEFER:-}" ] && [ -f "$CARRY/cu/$stem.cu" ]; } || continue
   setargs=()
   [ -n "$sets" ] && for s in ${sets//,/ }; do setargs+=(--set "$s"); done
   rec=$("$BUILD"/runner/cake-runner --cake "$f" --workload "$w" --shape "$shape" "${setargs[@]}" --so x.so --dry-run || true)
@@ -72,10 +76,16 @@ done < "$PLAN"
 
 # --- binaries, the harness, libraries the device lacks, scripts
 cp "$BUILD"/cli/cake "$BUILD"/runner/cake-runner "$CARRY"/bin/
+[ -n "${NVCC_DEFER:-}" ] && [ -x "$CARRY"/bin/cake_harness ] || \
 "$NVCC" -std=c++17 -O2 -cudart shared -gencode=arch=compute_90,code=sm_90 -Irunner/harness -Iabi \
     runner/harness/cake_harness.cu -o "$CARRY"/bin/cake_harness -lcublas -lcupti -ldl \
     -L/usr/local/cuda/extras/CUPTI/lib64
 cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$CARRY"/lib/ 2>/dev/null || true
 cp bench/gpu/device_cost_sweep.sh bench/gpu/device_attn.sh bench/gpu/device_env.sh bench/gpu/cost_sweep.py bench/gpu/torch_refs.py "$CARRY"/
-rm -rf "$CARRY"/cu
-echo "cost_build: $(wc -l < "$CARRY"/pairs.tsv) pairs, $(ls "$CARRY"/so | wc -l) libraries in $CARRY ($(du -sh "$CARRY" | cut -f1))"
+# deferred: keep the .cu of every library not built here (the device compiles them)
+if [ -n "${NVCC_DEFER:-}" ]; then
+  for cu in "$CARRY"/cu/*.cu; do [ -f "$CARRY/so/$(basename "$cu" .cu).so" ] && rm -f "$cu"; done
+else
+  rm -rf "$CARRY"/cu
+fi
+echo "cost_build: $(wc -l < "$CARRY"/pairs.tsv) pairs, $(ls "$CARRY"/so | wc -l) libraries ($(ls "$CARRY"/cu 2>/dev/null | wc -l) left to the device) in $CARRY ($(du -sh "$CARRY" | cut -f1))"

@@ -23,6 +23,7 @@ set, and the accuracy is stated on round 2's held-out pairs only.
     python3 bench/gpu/cost_plan.py --round 4  # calibration round on the current lowering (plan4.tsv)
     python3 bench/gpu/cost_plan.py --round 5  # a fresh held-out set, all pairs new (plan5.tsv)
     python3 bench/gpu/cost_plan.py --round 6  # round 6's fresh held-out set (plan6.tsv)
+    python3 bench/gpu/cost_plan.py --round 7  # round 7's fresh held-out set, k-means weighted (plan7.tsv)
 """
 import itertools
 import os
@@ -402,17 +403,48 @@ def round6_rows(write):
         d128=["S=2816,D=128,B=3,H=14", "S=4352,D=128,B=1,H=28"])
 
 
+def round7_rows(write):
+    """Round 7 (docs/costmodel.md, "Round 7"): a fresh held-out set, every pair held out,
+    written and committed with the round-7 model and its fit (on every record of rounds
+    4-6) before any of it was measured. Weighted to k-means (24 pairs: eight variants two
+    per k, at D = 192 and the never-measured D = 320 with B = 10 launches, and the four
+    corpus / bench schedules at new N, K, B), GEMM with four small-M pairs (M <= 96) and
+    one small-M shape per schedule, and the ten FA3 schedules; every shape new."""
+    return fresh_rows(
+        write,
+        gemm_hold=["M=2560,N=3584,K=1792", "M=56,N=9728,K=4608", "M=4096,N=1536,K=3072", "M=24,N=12800,K=3584",
+                   "M=1536,N=4352,K=2816", "M=176,N=7424,K=3328"],
+        pick={"gemm_ws_m64n64s2", "gemm_ws_m64n128s4", "gemm_ws_m64n256s3", "gemm_ws_m128n64s7",
+              "gemm_ws_m128n128s2", "gemm_ws_m128n128s5", "gemm_ws_m128n256s3"},
+        gemm_extra=["bench/gpu/schedules/sm90_pingpong_128_s5.cake", "bench/gpu/schedules/sm90_pingpong_192x128.cake"],
+        small_m=[("bench/gpu/schedules/sm90_small_m16.cake", ["M=14,N=9216,K=5120", "M=6,N=12288,K=2560"]),
+                 ("bench/gpu/schedules/sm90_small_m.cake", ["M=56,N=6144,K=5632", "M=96,N=7680,K=3072"])],
+        kpick={"kmeans_k64_p64s2", "kmeans_k64_p128s2", "kmeans_k128_p64s2", "kmeans_k128_p128s2",
+               "kmeans_k192_p64s4", "kmeans_k192_p128s2", "kmeans_k256_p64s2", "kmeans_k256_p128s4"},
+        kshapes=[(61440, 192, 3), (14336, 320, 10)],
+        kfiles=[("corpus/kmeans/sm90_assign_k256_ws.cake", ["N=51200,K=256,D=128,B=4", "N=12288,K=256,D=320,B=11"]),
+                ("corpus/kmeans/sm90_assign_resident_centroids.cake",
+                 ["N=147456,K=128,D=128,B=2", "N=28672,K=128,D=128,B=10"]),
+                ("corpus/kmeans/sm90_assign_streamed_centroids.cake",
+                 ["N=32768,K=768,D=128,B=5", "N=14336,K=1152,D=128,B=12"]),
+                ("bench/gpu/schedules/kmeans_assign_pingpong.cake",
+                 ["N=32768,K=768,D=128,B=5", "N=14336,K=1152,D=128,B=12"])],
+        d64=["S=2816,D=64,B=4,H=10", "S=7168,D=64,B=1,H=12"],
+        d128=["S=3328,D=128,B=2,H=18", "S=1792,D=128,B=5,H=16"])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rnd = sys.argv[sys.argv.index("--round") + 1] if "--round" in sys.argv else "1"
-    if rnd in ("2", "3", "4", "5", "6"):
+    if rnd in ("2", "3", "4", "5", "6", "7"):
         def write2(name, text):
             path = os.path.join(OUT, name + ".cake")
             with open(path, "w") as f:
                 f.write(text)
             return os.path.relpath(path, ROOT)
-        rows = {"2": round2_rows, "3": round3_rows, "4": round4_rows, "5": round5_rows, "6": round6_rows}[rnd](write2)
-        prefix = {"2": "q", "3": "r", "4": "c", "5": "f", "6": "g"}[rnd]
+        rows = {"2": round2_rows, "3": round3_rows, "4": round4_rows, "5": round5_rows, "6": round6_rows,
+                "7": round7_rows}[rnd](write2)
+        prefix = {"2": "q", "3": "r", "4": "c", "5": "f", "6": "g", "7": "h"}[rnd]
         with open(os.path.join(OUT, f"plan{rnd}.tsv"), "w") as out:
             for i, (w, f, sh, sets, kernel, split) in enumerate(rows):
                 out.write(f"{prefix}{i:03d}\t{split}\t{f}\t{w}\t{sh}\t{sets}\n")

@@ -7,6 +7,8 @@
 #   bash .devcarry/cost2/device_cost_sweep.sh 430 sweep-only   # round 2: phases 1, 2 and 5
 #
 # Phases, each stopping at its share of the time:
+#   0. libraries cost_build.sh left as .cu (NVCC_DEFER=1, round 7): nvcc here, all cores; its time comes
+#      off LIMIT before the shares below are set;
 #   1. sanity: the binaries start (else stop at once);
 #   2. the sweep: every (schedule, shape) pair of pairs.tsv in the harness, timed
 #      (CUPTI, L2 flushed, 12 runs) with its oracle and baseline -> $OUT/sweep.jsonl;
@@ -22,6 +24,16 @@ SWEEP_PCT=36
 [ "$MODE" = sweep-only ] && SWEEP_PCT=45
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
 export CAKE_HARNESS=$C/bin/cake_harness
+
+# 0. deferred libraries
+if ls "$C"/cu/*.cu > /dev/null 2>&1; then
+  echo "[0s] nvcc: $(ls "$C"/cu/*.cu | wc -l) libraries on $(nproc) cores" >> "$OUT"/log.txt
+  ls "$C"/cu/*.cu | xargs -P "$(nproc)" -I{} sh -c 'f={}; s=$(basename "$f" .cu); \
+    ${NVCC:-/usr/local/cuda/bin/nvcc} -std=c++17 -O3 -shared -Xcompiler -fPIC -cudart shared -lineinfo \
+      -gencode=arch=compute_90a,code=sm_90a "$f" -o "'"$C"'/so/$s.so" 2>&1 | grep -v "^$" | head -5' >> "$OUT"/log.txt 2>&1
+  echo "[$(( $(date +%s) - T0 ))s] nvcc done: $(ls "$C"/so/*.so | wc -l) libraries" >> "$OUT"/log.txt
+  LIMIT=$(( LIMIT - ($(date +%s) - T0) )); T0=$(date +%s)
+fi
 at() { echo $((T0 + $1)); }
 
 # 1. sanity

@@ -8,6 +8,7 @@
 #include "costmodel/estimate.h"
 #include "ir/frontend.h"
 #include "lowering/lane_count.h"
+#include "lowering/reduce_chain.h"
 #include "workload/workload.h"
 
 using namespace cake;
@@ -341,6 +342,99 @@ TEST(CostModel, ArgminStepsAndEpilogueLoads) {
   // per consumer: |c|^2 loaded (256), the FFMA (64 x 256), the argmin
   // (3 + 2 x 6 / 64 per element), the 64 labels stored one by one
   EXPECT_DOUBLE_EQ(f.epilogue_ops, inst * (256 + 64 * 256 + (3 + 12.0 / 64) * 64 * 256 + 64));
+}
+
+TEST(CostModel, ReductionChainsAsLowered) {
+  // round 7: the dependent chain of a reduction as the lowering writes it.
+  // The k-means argmin over a 64 x 256 wgmma fragment: a thread holds 64
+  // elements of each of its rows and scans them in index order, a compare
+  // and the selects it predicates per element (2 deep), then two shuffle
+  // steps across the quad, each a SHFL and cake_argmin_step (3 deep)
+  auto km = load(kKmeans);
+  const ir::Op* argmin = nullptr;
+  for (const ir::RoleBody& rb : km.bodies)
+    ir::forEachOp(rb.body, [&](const ir::Stmt& st) {
+      if (st.op.kind == ir::OpKind::Reduce) argmin = &st.op;
+    });
+  ASSERT_TRUE(argmin);
+  auto c = lowering::reduceChain(km, *argmin);
+  EXPECT_DOUBLE_EQ(c.alu_steps, 2 * 64 + 2 * 3);
+  EXPECT_DOUBLE_EQ(c.shuffles, 2);
+  // a plain row max over 32 elements a thread holds (FA3 D = 128, 64 x 128
+  // scores): kReducePartials chains of 8, combined 2 deep, then 2 shuffle
+  // steps of one combine each
+  auto fa = load("bench/gpu/schedules/attn_d128/fa3_d128_b128.cake");
+  const ir::Op* rmax = nullptr;
+  for (const ir::RoleBody& rb : fa.bodies)
+    ir::forEachOp(rb.body, [&](const ir::Stmt& st) {
+      if (!rmax && st.op.kind == ir::OpKind::Reduce && st.op.fn == ir::ElemFn::Max) rmax = &st.op;
+    });
+  ASSERT_TRUE(rmax);
+  auto m = lowering::reduceChain(fa, *rmax);
+  EXPECT_DOUBLE_EQ(m.alu_steps, 32 / lowering::kReducePartials + 2 + 2);
+  EXPECT_DOUBLE_EQ(m.shuffles, 2);
+  // not a reduction: no chain
+  for (const ir::RoleBody& rb : km.bodies)
+    ir::forEachOp(rb.body, [&](const ir::Stmt& st) {
+      if (st.op.kind != ir::OpKind::Reduce) EXPECT_EQ(lowering::reduceChain(km, st.op).alu_steps, 0);
+    });
+  // the model: the busiest consumer's chain after the loop (the argmin),
+  // at the dependent-issue latencies, once per round
+  const auto& hw = costmodel::hardware(ir::Target::SM90a);
+  auto e = costmodel::estimate(km, shape(workload::Kind::KmeansAssign, "N=65536,K=256,D=128,B=1"));
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_DOUBLE_EQ(e.facts.epilogue_chain_clk, c.alu_steps * hw.alu_latency_clk + c.shuffles * hw.shfl_latency_clk);
+  EXPECT_DOUBLE_EQ(e.facts.chain_clk, 0);  // no reduction in its main loop
+  EXPECT_NEAR(e.raw.at("chain"), e.facts.rounds * e.facts.epilogue_chain_clk / (hw.clock_ghz * 1e9) * 1e3, 1e-15);
+  // a bigger k is a longer chain: k = 64 holds 16 elements per row
+  auto k64 = costmodel::estimate(load("bench/gpu/schedules/cost_variants/kmeans_k64_p64s2.cake"),
+                                 shape(workload::Kind::KmeansAssign, "N=65536,K=64,D=128,B=1"));
+  ASSERT_TRUE(k64.ok) << k64.error;
+  EXPECT_DOUBLE_EQ(k64.facts.epilogue_chain_clk, (2 * 16 + 2 * 3) * hw.alu_latency_clk + 2 * hw.shfl_latency_clk);
+  // the model counts the ordered scans only (a plain row reduction's
+  // partial chains are short): the FA3 softmax adds no chain
+  auto serial = costmodel::estimate(fa, shape(workload::Kind::AttentionFwd, "S=1024,D=128,B=1,H=1"));
+  ASSERT_TRUE(serial.ok);
+  EXPECT_EQ(serial.facts.chain_clk + serial.facts.epilogue_chain_clk, 0);
+  EXPECT_EQ(serial.raw.at("chain"), 0);
+  // the streamed-centroid k-means scans each 128-centroid tile in its main
+  // loop (after mma_wait(0): nothing in flight hides it), 4 consumer rows of
+  // 32 elements a thread, kt = K / 128 tiles
+  auto st = costmodel::estimate(load("corpus/kmeans/sm90_assign_streamed_centroids.cake"),
+                                shape(workload::Kind::KmeansAssign, "N=8192,K=512,D=128,B=1"));
+  ASSERT_TRUE(st.ok) << st.error;
+  const double st_scan = (2 * 32 + 2 * 3) * hw.alu_latency_clk + 2 * hw.shfl_latency_clk;
+  EXPECT_GT(st.facts.chain_clk, 0);
+  EXPECT_DOUBLE_EQ(std::fmod(st.facts.chain_clk, st_scan), 0);
+}
+
+TEST(CostModel, LaunchFillAndDrain) {
+  // round 7: per launch, the first tile of the ring cold from DRAM through
+  // every station once, and one round's epilogue (the drain)
+  auto s = load(kGemm);
+  const auto& hw = costmodel::hardware(ir::Target::SM90a);
+  auto b = workload::bind(s, shape(workload::Kind::Gemm, "M=4096,N=4096,K=4096"));
+  ASSERT_TRUE(b.binding);
+  auto e = costmodel::estimate(s, *b.binding, hw, costmodel::Coefficients{});
+  ASSERT_TRUE(e.ok) << e.error;
+  const auto& f = e.facts;
+  const double clk = hw.clock_ghz * 1e9;
+  const double tile = 2 * 128 * 64 * 2.0, sm_bw = std::min(hw.sm_load_bytes_per_clk * clk, hw.l2_gbps * 1e9 / 132);
+  const double first = hw.mem_latency_ns * 1e-6 + hw.barrier_rtt_ns * 1e-6 + tile / sm_bw * 1e3 +
+                       tile * f.dram_share / (hw.dram_gbps * 1e9 / 132) * 1e3 +
+                       2.0 * 128 * 128 * 64 / (hw.tc_flops_per_clk_sm * clk) * 1e3 +
+                       e.raw.at("core") / 8 / 64;
+  EXPECT_NEAR(e.raw.at("fill"), first + e.raw.at("epilogue") / 8, 1e-12);
+  EXPECT_DOUBLE_EQ(f.fill_ms, e.raw.at("fill"));
+  // fill and chain default to 0 (a file fitted before round 7 predicts as before)
+  EXPECT_EQ(costmodel::Coefficients{}.get("fill"), 0);
+  EXPECT_EQ(costmodel::Coefficients{}.get("chain"), 0);
+  // with coefficients they add per launch: B launches pay B fills
+  std::map<std::string, double> raw = {{"launches", 3}, {"launch", 0.001}, {"tensor", 0.5}, {"fill", 0.002},
+                                       {"chain", 0.004}};
+  costmodel::Coefficients k;
+  k.c["fill"] = 2, k.c["chain"] = 0.5;
+  EXPECT_NEAR(costmodel::combine(raw, k), 3 * (0.001 + 0.5 + 2 * 0.002 + 0.5 * 0.004), 1e-12);
 }
 
 TEST(LaneCount, WhatTheLoweringEmitsPerElement) {
