@@ -4,6 +4,7 @@
 //
 //   differential [N=1000] [SEED=1] [--engine=bmc|po] [--verbose] [--timeout-ms=T]
 //                [--max-trips=3] [--max-stages=3] [--max-consumers=2] [--budget-s=S] [--po-bit-vectors]
+//                [--named-rate=P] (a named-barrier hand-off in a fraction P of the schedules)
 //
 // Exit status 1 on any disagreement or internal error; 2 on an unknown
 // option or a number that does not parse (one error line).
@@ -43,6 +44,8 @@ static int run(int argc, char** argv) {
       ro.max_stages = parseNumber<int>(a.substr(13), "--max-stages");
     else if (a.rfind("--max-consumers=", 0) == 0)
       ro.max_consumers = parseNumber<int>(a.substr(16), "--max-consumers");
+    else if (a.rfind("--named-rate=", 0) == 0)
+      ro.named_rate = parseNumber<double>(a.substr(13), "--named-rate");
     else {
       cake::bench::rejectUnknownOption(a);
       if (pos == 0)

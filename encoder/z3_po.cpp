@@ -208,6 +208,16 @@ class Po {
   // or -1; waits_[k]: the slot's waits (event, phase) (hbOrder)
   std::vector<std::vector<int64_t>> forced_;
   std::vector<std::vector<std::pair<int, int64_t>>> waits_;
+  // Named barriers (hbOrder): nforced_[nb][i], the first generation that
+  // arrival i of named_ev_[nb] must count into, or -1; syncs_[nb], its
+  // bar.syncs: the SyncWait event, its SyncArrive event and a lower bound
+  // on the generation that arrive records (the one the wait waits for).
+  struct NamedSync {
+    int wait = -1, arrive = -1;
+    int64_t lo = 0;
+  };
+  std::vector<std::vector<int64_t>> nforced_;
+  std::vector<std::vector<NamedSync>> syncs_;
   mutable bool linear_ = true;  // no sum, div or mod built (differenceLogic)
 
   // ------------------------------------------------------------ helpers
@@ -235,7 +245,7 @@ class Po {
     if (e < 0) return c_.bool_val(false);
     auto f = event_of_.find(tau.id());
     if (f == event_of_.end()) return lt(T(e), tau);
-    if (hb(e, f->second)) return c_.bool_val(true);
+    if (hbInto(e, f->second)) return c_.bool_val(true);
     if (e == f->second || hb(f->second, e)) return c_.bool_val(false);
     return precedes(e, f->second);
   }
@@ -308,12 +318,23 @@ class Po {
   // before f (it passed after d[k][j]).
   // some slot event of k forced into a phase <= j is x or comes after x
   bool forcedFrom(int k, int64_t j, int x) const {
-    for (size_t i = 0; i < slot_ev_[k].size(); ++i) {
-      int64_t ph = forced_[k][i];
-      int a = slot_ev_[k][i].ev;
-      if (ph >= 0 && ph <= j && (a == x || hb(x, a))) return true;
+    return forcedAtOrAfter(forced_[k], j, x, [&](size_t i) { return slot_ev_[k][i].ev; });
+  }
+  // some event i (ev(i)) with forced[i] in [0, j] is x or comes after x
+  template <class Ev>
+  bool forcedAtOrAfter(const std::vector<int64_t>& forced, int64_t j, int x, Ev ev) const {
+    for (size_t i = 0; i < forced.size(); ++i) {
+      int a = ev(i);
+      if (forced[i] >= 0 && forced[i] <= j && (a == x || hb(x, a))) return true;
     }
     return false;
+  }
+  // the program-order predecessor of a process's next event (the last
+  // event it ran before END), -1 when there is none
+  int predecessorOf(int next) const {
+    const Step& st = ev_[next].step;
+    if (st.kind != Step::Kind::Exec || st.pc == 0) return -1;
+    return exec_[st.proc][st.pc - 1];
   }
   std::optional<bool> completedBefore(int k, int64_t j, int f) const {
     if (forced_.empty()) return std::nullopt;
@@ -330,21 +351,22 @@ class Po {
   std::optional<bool> completedAtEnd(int k, int64_t j, int next) const {
     if (forced_.empty()) return std::nullopt;
     if (forcedFrom(k, j, next)) return false;
-    const Step& st = ev_[next].step;
-    if (st.kind != Step::Kind::Exec || st.pc == 0) return std::nullopt;
-    int prev = exec_[st.proc][st.pc - 1];
+    int prev = predecessorOf(next);
+    if (prev < 0) return std::nullopt;
     for (auto [w, phase] : waits_[k])
       if (phase >= j && (w == prev || hb(w, prev))) return true;
     return std::nullopt;
   }
   // t_e < t_f in every model asked about f at or before END. hb(e, f)
-  // except for a wait f: the edges into a wait from the arrivals it waits
-  // for hold when it passed cleanly, which a wait at END need not have
-  // (its stale phase is a rule at END); its program-order predecessor is
-  // before END, where every edge into it holds.
+  // except for a wait f (a slot wait or a named barrier's bar.sync): the
+  // edges into a wait from the arrivals it waits for hold when it passed
+  // (cleanly), which a wait at END need not have (its enabledness and its
+  // stale phase are asked there); its program-order predecessor is before
+  // END, where every edge into it holds.
+  static bool isWaitOnCount(InstrKind k) { return k == InstrKind::Wait || k == InstrKind::SyncWait; }
   bool hbInto(int e, int f) const {
     const Step& st = ev_[f].step;
-    if (st.kind != Step::Kind::Exec || instr(st.proc, st.pc).kind != InstrKind::Wait) return hb(e, f);
+    if (st.kind != Step::Kind::Exec || !isWaitOnCount(instr(st.proc, st.pc).kind)) return hb(e, f);
     if (st.pc == 0) return false;
     int prev = exec_[st.proc][st.pc - 1];
     return e == prev || hb(e, prev);
@@ -381,11 +403,51 @@ class Po {
   }
   // a generation of named barrier nb completes at a clock in [from, to)
   // (the generation count before `to` exceeds the one before `from`)
-  E genCompletesIn(int nb, const E& from, const E& to) const {
+  // (from: the clock of the bar.sync's arrive; to: an event clock at or
+  // before END, or END with `next` the event a process is at)
+  E genCompletesIn(int nb, const E& from, const E& to, int next = -1) const {
     if (gd_[nb].empty()) return lt(genAt(nb, from), genAt(nb, to));
     std::vector<E> xs;
-    for (const E& g : gd_[nb]) xs.push_back(le(from, g) && lt(g, to));
+    for (int64_t j = 0; j < static_cast<int64_t>(gd_[nb].size()); ++j)
+      xs.push_back(!genBefore(nb, j, from) && genBefore(nb, j, to, next));
     return any(xs);
+  }
+  // g[nb][j] < tau, decided by happens-before where it can (as cAtLeast
+  // decides a slot's d[k][j] < tau): tau the clock of an event at or before
+  // END, or END itself with `next` the event some process is at.
+  E genBefore(int nb, int64_t j, const E& tau, int next = -1) const {
+    auto f = event_of_.find(tau.id());
+    std::optional<bool> known = f != event_of_.end() ? genDoneBefore(nb, j, f->second)
+                                : next >= 0          ? genDoneAtEnd(nb, j, next)
+                                                     : std::nullopt;
+    if (known) return c_.bool_val(*known);
+    return lt(gd_[nb][j], tau);
+  }
+  // an arrival of nb forced into a generation <= j is x or comes after x
+  bool namedForcedFrom(int nb, int64_t j, int x) const {
+    return forcedAtOrAfter(nforced_[nb], j, x, [&](size_t i) { return named_ev_[nb][i].first; });
+  }
+  // g[nb][j] < t_f for f at or before END: false when an arrival forced
+  // into a generation <= j is f or comes after f (the generation lemma puts
+  // it at or before g[nb][j]); true when a bar.sync of nb waiting for a
+  // generation >= j comes before f (it passed after that generation).
+  std::optional<bool> genDoneBefore(int nb, int64_t j, int f) const {
+    if (nforced_.empty()) return std::nullopt;
+    if (namedForcedFrom(nb, j, f)) return false;
+    for (const NamedSync& s : syncs_[nb])
+      if (s.lo >= j && hbInto(s.wait, f)) return true;
+    return std::nullopt;
+  }
+  // g[nb][j] < END where a process is at `next` (its predecessor ran
+  // before END, it did not): as completedAtEnd for a slot.
+  std::optional<bool> genDoneAtEnd(int nb, int64_t j, int next) const {
+    if (nforced_.empty()) return std::nullopt;
+    if (namedForcedFrom(nb, j, next)) return false;
+    int prev = predecessorOf(next);
+    if (prev < 0) return std::nullopt;
+    for (const NamedSync& s : syncs_[nb])
+      if (s.lo >= j && (s.wait == prev || hb(s.wait, prev))) return true;
+    return std::nullopt;
   }
   // a bar.sync / bar.arrive at event e of nb (w warps) overflows the
   // generation in progress: (arrived before e) mod expected + w > expected
@@ -422,6 +484,7 @@ class Po {
 
   // ------------------------------------------------------------ building
   void hbOrder();
+  bool namedRound();
   void hbLemmas(std::vector<E>& base);
   bool checkShape(std::string* why);
   void makeEvents();
@@ -839,7 +902,9 @@ E Po::namedOverflow(int nb, int e, int64_t w) const {
   const auto& gs = gd_[nb];
   std::vector<E> xs;
   for (size_t m = 0; m <= gs.size(); ++m) {
-    E exactly = (m == 0 ? c_.bool_val(true) : lt(gs[m - 1], T(e))) && (m == gs.size() ? c_.bool_val(true) : !lt(gs[m], T(e)));
+    const int64_t mi = static_cast<int64_t>(m);
+    E exactly = (m == 0 ? c_.bool_val(true) : genBefore(nb, mi - 1, T(e))) &&
+                (m == gs.size() ? c_.bool_val(true) : !genBefore(nb, mi, T(e)));
     xs.push_back(exactly && z3::pbge(bs, ws.data(), static_cast<int>(ex * (m + 1) - w + 1)));
   }
   return any(xs);
@@ -888,6 +953,21 @@ void Po::hbOrder() {
   auto& forced = forced_;
   forced.assign(m_.S, {});
   for (int k = 0; k < m_.S; ++k) forced[k].assign(slot_ev_[k].size(), -1);
+  // named barriers: every bar.sync with its arrive (the closest SyncArrive
+  // of the barrier before it in its process, as enabled() takes it)
+  nforced_.assign(m_.N, {});
+  syncs_.assign(m_.N, {});
+  for (int nb = 0; nb < m_.N; ++nb) nforced_[nb].assign(named_ev_[nb].size(), -1);
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) {
+      const Instr& in = instr(p, pc);
+      if (in.kind != InstrKind::SyncWait) continue;
+      for (int x = pc - 1; x >= 0; --x)
+        if (instr(p, x).kind == InstrKind::SyncArrive && instr(p, x).named == in.named) {
+          syncs_[in.named].push_back({exec_[p][pc], exec_[p][x], 0});
+          break;
+        }
+    }
   const size_t words = (n + 63) / 64;
   auto closure = [&] {
     std::vector<std::vector<int>> pred = pred0;
@@ -895,6 +975,12 @@ void Po::hbOrder() {
       for (auto [w, phase] : waits[k])
         for (size_t i = 0; i < slot_ev_[k].size(); ++i)
           if (forced[k][i] >= 0 && forced[k][i] <= phase) pred[w].push_back(slot_ev_[k][i].ev);
+    // arrival -> bar.sync: an arrival forced into generation <= j comes
+    // before every bar.sync that waits for a generation >= j
+    for (int nb = 0; nb < m_.N; ++nb)
+      for (const NamedSync& sy : syncs_[nb])
+        for (size_t i = 0; i < named_ev_[nb].size(); ++i)
+          if (nforced_[nb][i] >= 0 && nforced_[nb][i] <= sy.lo) pred[sy.wait].push_back(named_ev_[nb][i].first);
     hb_.assign(n, std::vector<uint64_t>(words, 0));
     std::vector<int> stack;
     for (int f = 0; f < n; ++f) {
@@ -953,8 +1039,75 @@ void Po::hbOrder() {
         }
       }
     }
+    if (namedRound()) changed = true;
     if (!changed) break;
   }
+}
+
+// One round of the named-barrier lemmas over the current hb_ (docs/z3.md
+// "Named-barrier generations"); true when a bound moved. A barrier
+// expecting E warps is at generation floor(W / E) after W warps (no
+// instance brings more than E: checkShape), its generation j completes at
+// the arrival that brings W to E (j + 1) (clock g[nb][j]), and a bar.sync
+// whose arrive saw generation m passes once g[nb][m] precedes it.
+//  * Lower bound (lo): the arrivals before a bar.sync's arrive `a` by hb_
+//    have arrived before it, and a bar.sync before `a` by hb_ passed, so
+//    the generation `a` records is at least floor(their warps / E) and at
+//    least that bar.sync's bound + 1.
+//  * Generation lemma: an arrival b, the arrivals after it by hb_, and the
+//    arrivals after a bar.sync waiting for a generation >= j are all
+//    missing from W at clocks before t_b (were g[nb][j] < t_b, the last
+//    ones came after that bar.sync, which passed after g[nb][j]); when the
+//    rest bring fewer than E (j + 1) warps, generation j cannot complete
+//    before b: g[nb][j] < END implies t_b <= g[nb][j] (b is forced into a
+//    generation <= j).
+//  * Hence b -> w for every bar.sync w whose bound is >= j:
+//    t_b <= g[nb][j] <= g[nb][lo] < t_w.
+bool Po::namedRound() {
+  bool changed = false;
+  for (int nb = 0; nb < m_.N; ++nb) {
+    const int64_t ex = sys_.named[nb].expected_warps;
+    const auto& evs = named_ev_[nb];
+    if (ex <= 0 || evs.empty()) continue;
+    int64_t total = 0;
+    for (auto [e, w] : evs) total += w;
+    const int64_t gens = total / ex;  // generations that can complete at all
+    auto& syncs = syncs_[nb];
+    for (bool grew = true; grew;) {  // a bound raises the bounds after it
+      grew = false;
+      for (NamedSync& sy : syncs) {
+        int64_t warps = 0;
+        for (auto [e, w] : evs)
+          if (hb(e, sy.arrive)) warps += w;
+        int64_t lo = warps / ex;
+        for (const NamedSync& o : syncs)
+          if (&o != &sy && hb(o.wait, sy.arrive)) lo = std::max(lo, o.lo + 1);
+        lo = std::min(lo, gens);
+        if (lo > sy.lo) {
+          sy.lo = lo;
+          grew = changed = true;
+        }
+      }
+    }
+    // waited[g]: the highest bound of a bar.sync of nb before arrival g by hb_
+    std::vector<int64_t> waited(evs.size(), -1);
+    for (size_t g = 0; g < evs.size(); ++g)
+      for (const NamedSync& sy : syncs)
+        if (hb(sy.wait, evs[g].first)) waited[g] = std::max(waited[g], sy.lo);
+    for (size_t i = 0; i < evs.size(); ++i) {
+      const int64_t limit = nforced_[nb][i] >= 0 ? nforced_[nb][i] : gens;
+      for (int64_t j = 0; j < limit; ++j) {
+        int64_t missing = 0;
+        for (size_t g = 0; g < evs.size(); ++g)
+          if (g == i || hb(evs[i].first, evs[g].first) || waited[g] >= j) missing += evs[g].second;
+        if (total - missing >= ex * (j + 1)) continue;
+        nforced_[nb][i] = j;
+        changed = true;
+        break;
+      }
+    }
+  }
+  return changed;
 }
 
 void Po::hbLemmas(std::vector<E>& base) {
@@ -967,6 +1120,34 @@ void Po::hbLemmas(std::vector<E>& base) {
     for (auto [w, phase] : waits[k]) {
       if (phase >= static_cast<int64_t>(d_[k].size())) base.push_back(!lt(T(w), end_));  // never passes cleanly
       else base.push_back(z3::implies(lt(T(w), end_), lt(d_[k][phase], T(w))));
+    }
+  }
+  // named barriers (namedRound): with generation clocks, the generation
+  // lemma and "a bar.sync before END passed after g[nb][lo]"; without
+  // (bit-vectors, the sum fallback), the edges themselves
+  for (int nb = 0; nb < m_.N; ++nb) {
+    const auto& gs = gd_[nb];
+    const auto& evs = named_ev_[nb];
+    if (!gs.empty())
+      for (size_t i = 0; i < evs.size(); ++i)
+        if (int64_t j = nforced_[nb][i]; j >= 0 && j < static_cast<int64_t>(gs.size()))
+          base.push_back(z3::implies(lt(gs[j], end_), le(T(evs[i].first), gs[j])));
+    int64_t total = 0;
+    for (auto [e, w] : evs) total += w;
+    const int64_t ex = sys_.named[nb].expected_warps;
+    const int64_t gens = ex > 0 ? total / ex : 0;
+    for (const NamedSync& sy : syncs_[nb]) {
+      if (sy.lo >= gens) {
+        base.push_back(!lt(T(sy.wait), end_));  // waits for a generation that never completes
+        continue;
+      }
+      if (!gs.empty()) {
+        base.push_back(z3::implies(lt(T(sy.wait), end_), lt(gs[sy.lo], T(sy.wait))));
+        continue;
+      }
+      for (size_t i = 0; i < evs.size(); ++i)
+        if (nforced_[nb][i] >= 0 && nforced_[nb][i] <= sy.lo)
+          base.push_back(z3::implies(lt(T(sy.wait), end_), lt(T(evs[i].first), T(sy.wait))));
     }
   }
 }
@@ -998,7 +1179,7 @@ E Po::enabled(int e, const E& tau, bool next) const {
       for (int x = st.pc - 1; x >= 0 && a < 0; --x)
         if (instr(st.proc, x).kind == InstrKind::SyncArrive && instr(st.proc, x).named == in.named) a = exec_[st.proc][x];
       if (a < 0) return c_.bool_val(false);
-      return genCompletesIn(in.named, T(a), tau);
+      return genCompletesIn(in.named, T(a), tau, next ? e : -1);
     }
     case InstrKind::MmaWait: {
       std::vector<E> xs;

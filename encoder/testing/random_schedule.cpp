@@ -96,6 +96,11 @@ RandomSchedule randomSchedule(std::mt19937_64& rng, const RandomScheduleOptions&
   const int consumerKind = sm100 ? 2 : (chance(0.75) ? 0 : 1);  // 0 async mma, 1 generic copy, 2 tcgen05
   const bool twoLoads = tmaProducer && chance(0.3);
   const bool epilogue = opts.allow_epilogue && !sm100 && consumerKind == 0 && chance(0.3);
+  // (drawn only when asked for: a seed's schedules stay what they were)
+  const bool named = opts.named_rate > 0 && chance(opts.named_rate);
+  const bool prodSyncsFull = named && chance(0.3);   // bar.sync instead of bar.arrive: also correct
+  const bool consSyncsEmpty = named && chance(0.3);  // the same on the way back
+  const bool namedBeforeWait = named && chance(0.5); // the consumer's hand-off before its ring wait
   s.name = "random";
   s.target = sm100 ? Target::SM100a : Target::SM90a;
 
@@ -107,6 +112,10 @@ RandomSchedule randomSchedule(std::mt19937_64& rng, const RandomScheduleOptions&
   if (tmaProducer) menu.push_back("full-init-count-2");
   if (consumerKind == 0) { menu.push_back("mma-wait-pending-1"); menu.push_back("consumer-no-mma-wait"); }
   if (epilogue) { menu.push_back("no-store-wait"); menu.push_back("epilogue-no-fence"); }
+  if (named)
+    for (const char* b : {"named-no-sync-back", "named-arrive-not-sync", "named-roles-short", "named-no-sync-back",
+                          "named-arrive-not-sync"})
+      menu.push_back(b);
   std::set<std::string> bugs;
   if (chance(opts.bug_rate)) {
     int n = chance(0.2) ? 2 : 1;
@@ -123,7 +132,7 @@ RandomSchedule randomSchedule(std::mt19937_64& rng, const RandomScheduleOptions&
 
   // storage: tiles of 8x8 bf16 = 128 bytes
   const int tile = 128;
-  s.pools.push_back({"pool", c(tile * (2 * S + NC)), {}});
+  s.pools.push_back({"pool", c(tile * (2 * S + NC + 1)), {}});
   auto view = [&](std::string name, int offset, int stages) {
     View v;
     v.name = std::move(name);
@@ -138,6 +147,7 @@ RandomSchedule randomSchedule(std::mt19937_64& rng, const RandomScheduleOptions&
   int vA = view("smem_a", 0, S);
   int vB = view("smem_b", tile * S, S);
   int vC = view("smem_c", tile * 2 * S, NC);
+  int vX = named ? view("smem_x", tile * (2 * S + NC), 1) : -1;
   auto regs = [&](std::string name) {
     Regs r;
     r.name = std::move(name);
@@ -182,6 +192,20 @@ RandomSchedule randomSchedule(std::mt19937_64& rng, const RandomScheduleOptions&
   if (has("empty-init-count")) empty.init_count = NC == 1 ? 2 : (chance(0.5) ? NC - 1 : NC + 1);
   s.barriers = {full, empty};
   const int bFull = 0, bEmpty = 1;
+  const int nFull = 0, nEmpty = 1;
+  if (named) {
+    ir::NamedBarrier xf, xe;
+    xf.name = "x_full";
+    xf.roles = has("named-roles-short") ? std::vector<int>{1} : std::vector<int>{0, 1};
+    xe.name = "x_empty";
+    xe.roles = {0, 1};
+    s.named_barriers = {xf, xe};
+  }
+  auto namedOp = [&](OpKind k, int nb) {
+    Op o = mkOp(k);
+    o.named_barrier = nb;
+    return opStmt(o);
+  };
   s.loop_vars = {{"k", {}}, {"k", {}}};
 
   auto forK = [&](int lv, Block body) {
@@ -226,13 +250,31 @@ RandomSchedule randomSchedule(std::mt19937_64& rng, const RandomScheduleOptions&
       a.sel = iterSel(k);
       pb.push_back(opStmt(a));
     }
+    if (named) {
+      Op w = mkOp(OpKind::Copy);
+      w.dst = viewRef(vX, c(0));
+      w.src = regsRef(rP);
+      pb.push_back(opStmt(w));
+      pb.push_back(namedOp(prodSyncsFull ? OpKind::Sync : OpKind::BarArrive, nFull));
+      if (!has("named-no-sync-back")) pb.push_back(namedOp(OpKind::Sync, nEmpty));
+    }
   }
   s.bodies.push_back({0, {forK(0, pb)}, {}});
 
   // ---- consumers
   Block cb;
+  auto consumerHandOff = [&]() {
+    if (!named) return;
+    cb.push_back(namedOp(has("named-arrive-not-sync") ? OpKind::BarArrive : OpKind::Sync, nFull));
+    Op r = mkOp(OpKind::Copy);
+    r.dst = regsRef(rC);
+    r.src = viewRef(vX, c(0));
+    cb.push_back(opStmt(r));
+    cb.push_back(namedOp(consSyncsEmpty ? OpKind::Sync : OpKind::BarArrive, nEmpty));
+  };
   {
     ExprPtr k = loopVar(1);
+    if (namedBeforeWait) consumerHandOff();
     Op w = mkOp(OpKind::Wait);
     w.barrier = bFull;
     w.sel = iterSel(add(k, has("consumer-wait-next") ? 1 : 0));
@@ -286,6 +328,7 @@ RandomSchedule randomSchedule(std::mt19937_64& rng, const RandomScheduleOptions&
       }
     }
   }
+  if (!namedBeforeWait) consumerHandOff();
   Block consumerBody = {forK(1, cb)};
   if (epilogue) {
     Op cp = mkOp(OpKind::Copy);
@@ -310,10 +353,13 @@ RandomSchedule randomSchedule(std::mt19937_64& rng, const RandomScheduleOptions&
 
   std::string bl;
   for (const auto& b : out.bugs) bl += (bl.empty() ? "" : ",") + b;
+  std::string handoff = !named ? ""
+                        : fmt::format("+named({}/{}{})", prodSyncsFull ? "sync" : "arrive",
+                                      consSyncsEmpty ? "sync" : "arrive", namedBeforeWait ? ",first" : "");
   out.description = fmt::format("S={} NC={} K={} {} {}/{}{}{} bugs=[{}]", S, NC, K, sm100 ? "sm_100a" : "sm_90a",
                                 tmaProducer ? (twoLoads ? "tma2" : "tma") : "copy",
                                 consumerKind == 0 ? "mma" : consumerKind == 1 ? "copy" : "tcgen05",
-                                epilogue ? "+store" : "", "", bl);
+                                epilogue ? "+store" : "", handoff, bl);
   return out;
 }
 

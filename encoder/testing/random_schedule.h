@@ -29,6 +29,15 @@ struct RandomScheduleOptions {
   int max_consumers = 2;   // consumer instances 1..max_consumers
   bool allow_epilogue = true;
   bool allow_sm100 = true;
+  // Probability of a named-barrier hand-off beside the ring (0: none, and
+  // the random stream of a seed is the one it was before the option): the
+  // producer writes a staging tile and bar.arrives on `x_full`, the
+  // consumers bar.sync on it, read the tile and arrive on `x_empty`, on
+  // which the producer bar.syncs before its next write; each side picks
+  // bar.sync or bar.arrive where either is correct. Its bugs: no sync-back,
+  // an arrive where a sync is needed, a barrier whose roles leave out the
+  // producer.
+  double named_rate = 0;
 };
 
 struct RandomSchedule {

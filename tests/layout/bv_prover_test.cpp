@@ -217,6 +217,62 @@ TEST(BvProver, FreeSymbolDomains) {
   EXPECT_EQ(pv.prove(B(ExprKind::Lt, P(0), C(2147483647))).kind, BvVerdict::Fails);
 }
 
+// A query over lm.instance() alone is decided by evaluating it at every
+// instance value (bv_prover.cpp decideOverInstances); the same query with a
+// parameter in an `or` that is always false goes to Z3. Both must agree, and
+// a counterexample's instance must be one.
+TEST(BvProver, InstanceOnlyQueriesAgreeWithZ3) {
+  ir::Schedule s = twoParams();
+  s.assumes.push_back({B(ExprKind::Gt, P(0), C(0)), {}});
+  BvProver pv(s);
+  auto inst = std::make_shared<ir::Expr>();
+  inst->kind = ExprKind::Instance;
+  ExprPtr never = B(ExprKind::Lt, P(1), P(1));  // false, but a parameter: the query goes to Z3
+  auto below = [&](int64_t n) {
+    return std::vector<ExprPtr>{B(ExprKind::Ge, inst, C(0)), B(ExprKind::Lt, inst, C(n))};
+  };
+  struct Q {
+    ExprPtr goal;
+    std::vector<ExprPtr> premises;
+    BvVerdict want;
+  };
+  ExprPtr slice = B(ExprKind::Mul, B(ExprKind::Mul, B(ExprKind::Mul, C(64), inst), C(64)), C(2));
+  std::vector<Q> qs = {
+      {B(ExprKind::Eq, B(ExprKind::Sub, B(ExprKind::Add, B(ExprKind::Mul, C(64), inst), C(64)),
+                         B(ExprKind::Mul, C(64), inst)),
+         C(64)),
+       below(2), BvVerdict::Holds},
+      {B(ExprKind::Eq, B(ExprKind::Mod, slice, C(1024)), C(0)), below(2), BvVerdict::Holds},
+      {B(ExprKind::Eq, B(ExprKind::Mod, slice, C(16384)), C(0)), below(4), BvVerdict::Fails},
+      {B(ExprKind::Lt, inst, C(3)), {}, BvVerdict::Fails},
+      {B(ExprKind::Lt, inst, C(1024)), {}, BvVerdict::Holds},
+      // undefined at large instances (overflow): Z3 decides it, with the flag
+      {B(ExprKind::Gt, B(ExprKind::Mul, inst, C(int64_t(1) << 62)), C(-1)), {}, BvVerdict::Fails},
+  };
+  for (size_t i = 0; i < qs.size(); ++i) {
+    const Q& q = qs[i];
+    auto fast = pv.prove(q.goal, q.premises);
+    auto z3 = pv.prove(B(ExprKind::Or, q.goal, never), q.premises);
+    EXPECT_EQ(fast.kind, q.want) << i;
+    EXPECT_EQ(z3.kind, q.want) << i;
+    EXPECT_EQ(fast.undefined, z3.undefined) << i;
+    if (fast.kind != BvVerdict::Fails) continue;
+    ASSERT_TRUE(fast.model.instance) << i;
+    ir::EvalEnv env;
+    env.instance = *fast.model.instance;
+    bool premises_hold = true;
+    for (const auto& p : q.premises) premises_hold = premises_hold && ir::evaluate(*p, env).value_or(0) != 0;
+    EXPECT_TRUE(premises_hold) << i;
+    auto v = ir::evaluate(*q.goal, env);
+    EXPECT_TRUE(!v || *v == 0) << i;
+  }
+  // witness: some instance with i * i == 49 (7), none with i * i == 50
+  auto w = pv.witness(B(ExprKind::Eq, B(ExprKind::Mul, inst, inst), C(49)));
+  ASSERT_EQ(w.kind, BvVerdict::Fails);
+  EXPECT_EQ(w.model.instance, 7);
+  EXPECT_EQ(pv.witness(B(ExprKind::Eq, B(ExprKind::Mul, inst, inst), C(50))).kind, BvVerdict::Holds);
+}
+
 TEST(BvProver, UnsupportedIsUnknownNeverAPass) {
   ir::Schedule s = twoParams();
   BvProver pv(s);
