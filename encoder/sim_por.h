@@ -20,6 +20,7 @@
 
 #include <bitset>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -151,9 +152,17 @@ class Reducer {
   mutable std::vector<std::vector<uint32_t>> wait_stamp_;  // [p][pc]
   mutable std::vector<Contribution> key_given_;
   mutable uint32_t stamp_ = 0;
+  std::vector<std::vector<Contribution>> contrib_;  // [p][pc]: contribution(p, pc)
+  // branchWindows' scratch, reused from call to call
+  std::shared_ptr<Supply> scratch_supply_;
+  mutable std::vector<uint32_t> scratch_stamp_;
+  mutable std::vector<std::vector<int>> scratch_front_;
+  mutable std::vector<Window> scratch_win_;
+  mutable std::vector<char> scratch_in_;
+  mutable std::vector<int> scratch_list_;
   std::vector<int> successors(int p, int pc) const;
   void precomputeBranches();
-  std::vector<Window> branchWindows(const State& s, const std::vector<Agent>& ag, int frozen) const;
+  const std::vector<Window>& branchWindows(const State& s, const std::vector<Agent>& ag, int frozen) const;
   std::vector<Foot> exit_foot_;                      // per process: all of its exit paths
   std::vector<std::vector<Contribution>> exit_gives_;
   std::vector<std::vector<int>> heads_before_;       // [p][pc]: loop heads in [0, pc)
@@ -171,8 +180,9 @@ class Reducer {
                                                 const std::function<bool(const std::vector<Step>&)>* enough =
                                                     nullptr) const;
   std::vector<Window> windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
-  std::vector<int> closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
-                           int seed) const;
+  // (the result lives in scratch_list_ until the next call)
+  const std::vector<int>& closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
+                                  int seed) const;
 };
 
 }  // namespace cake::encoder::sim

@@ -834,6 +834,8 @@ bool clusterBarrierKept(const Model& m, const State& s, const std::map<int, int6
 // loads, async groups, unobserved completions); false leaves s alone.
 bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
   if (!clusterBarrierKept(m, s, sh.named)) return false;
+  for (int p = 0; p < m.P; ++p)  // the common refusal first, before any copy
+    if (sh.pc[p][sim::pcOf(m, s, p)] < 0) return false;
   State n = s;
   for (int p = 0; p < m.P; ++p) {
     int pc = sim::pcOf(m, s, p);
