@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace cake::encoder::sim {
 
@@ -551,6 +552,23 @@ std::vector<int> Reducer::successors(int p, int pc) const {
   return {m_.nextPc(p, pc)};
 }
 
+// The id of f in feet_ (added if new): the footprints of stretches repeat
+// (the same text in every tile and copy), and a window adds each distinct
+// one once.
+int Reducer::internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned) {
+  std::hash<Bits> h;
+  uint64_t key = 0;
+  for (const Bits* b : {&f.r, &f.w, &f.l, &f.a, &f.f, &f.ar}) key = key * 0x9E3779B97F4A7C15ull ^ h(*b);
+  std::vector<int>& ids = interned[key];
+  for (int id : ids) {
+    const Foot& g = feet_[id];
+    if (g.r == f.r && g.w == f.w && g.l == f.l && g.a == f.a && g.f == f.f && g.ar == f.ar) return id;
+  }
+  feet_.push_back(f);
+  ids.push_back(static_cast<int>(feet_.size()) - 1);
+  return ids.back();
+}
+
 // As precompute(), over the branches: the groups a wait retires and a
 // commit's completion ends come from the may-analysis above; the stretch
 // after a pc (footprint, contributions, the waits that end it) is the
@@ -559,7 +577,9 @@ void Reducer::precomputeBranches() {
   own_.resize(m_.P);
   spawn_.resize(m_.P);
   head_win_.resize(m_.P);
-  after_.resize(m_.P);
+  after_id_.resize(m_.P);
+  feet_.clear();
+  std::unordered_map<uint64_t, std::vector<int>> interned;  // hash of a Foot -> its ids in feet_
   gives_after_.resize(m_.P);
   waits_after_.resize(m_.P);
   give_key_.resize(m_.P);
@@ -666,7 +686,7 @@ void Reducer::precomputeBranches() {
       return;
     }
     head_win_[p].assign(static_cast<size_t>(n) + 1, Foot{});
-    after_[p].assign(n, Foot{});
+    after_id_[p].assign(n, -1);
     gives_after_[p].assign(n, {});
     waits_after_[p].assign(n, {});
     std::vector<std::vector<int>> gives_head(static_cast<size_t>(n)), waits_head(static_cast<size_t>(n));
@@ -695,11 +715,12 @@ void Reducer::precomputeBranches() {
         gives_head[pc] = gives;
         waits_head[pc] = waits;
       }
-      after_[p][pc] = std::move(a);
+      after_id_[p][pc] = internFoot(a, interned);
       gives_after_[p][pc] = std::move(gives);
       waits_after_[p][pc] = std::move(waits);
     }
   }
+  foot_stamp_.assign(feet_.size(), 0);
   keys_ = static_cast<int>(keys.size());
   key_stamp_.assign(static_cast<size_t>(keys_), 0);
   key_given_.assign(static_cast<size_t>(keys_), Contribution{});
@@ -780,7 +801,13 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
           continue;
         }
         changed = true;
-        win[i].foot |= after_[p][w];
+        // many stretches have one footprint (the same text in another tile
+        // or copy): each distinct one is added once per window
+        const int fid = after_id_[p][w];
+        if (foot_stamp_[fid] != stamp[i]) {
+          foot_stamp_[fid] = stamp[i];
+          win[i].foot |= feet_[fid];
+        }
         for (int g : gives_after_[p][w]) give(i, p, g);
         for (int v : waits_after_[p][w])
           if (wait_stamp_[p][v] != stamp[i]) {

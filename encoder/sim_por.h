@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "encoder/sim_model.h"
@@ -144,7 +145,10 @@ class Reducer {
   // waits it reaches (H: empty at a wait; A: the pc's own and its
   // successors' H), the pcs with a contribution there and those waits
   const BranchLayout* branches_ = nullptr;
-  std::vector<std::vector<Foot>> after_;
+  std::vector<std::vector<int>> after_id_;          // [p][pc]: the stretch's footprint, an index into feet_
+  std::vector<Foot> feet_;                           // distinct footprints of stretches
+  mutable std::vector<uint32_t> foot_stamp_;         // per feet_ entry: the window that added it last
+  int internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned);
   std::vector<std::vector<std::vector<int>>> gives_after_, waits_after_;
   std::vector<std::vector<int>> give_key_;          // [p][pc]: index of (position, slot / named), -1: none
   int keys_ = 0;
