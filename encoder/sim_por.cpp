@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace cake::encoder::sim {
 
@@ -285,6 +286,12 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
 struct Reducer::Supply {
   std::vector<int64_t> arrivals, landed, expected, named;
   Supply(const Model& m) : arrivals(m.S, 0), landed(m.S, 0), expected(m.S, 0), named(m.N, 0) {}
+  void clear() {
+    std::fill(arrivals.begin(), arrivals.end(), 0);
+    std::fill(landed.begin(), landed.end(), 0);
+    std::fill(expected.begin(), expected.end(), 0);
+    std::fill(named.begin(), named.end(), 0);
+  }
   void give(const Reducer& r, Window& w, const Contribution& c) {
     if (c.slot >= 0) {
       arrivals[c.slot] += c.arrivals;
@@ -362,10 +369,12 @@ void Reducer::giveRange(int p, int a, int b, const std::function<void(const Cont
 
 // Stubborn-set closure from `seed`: the agents whose current transitions
 // form a persistent set.
-std::vector<int> Reducer::closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
-                                  int seed) const {
-  std::vector<char> in(ag.size(), 0);
-  std::vector<int> list{seed};
+const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent>& ag,
+                                         const std::vector<Window>& win, int seed) const {
+  std::vector<char>& in = scratch_in_;
+  in.assign(ag.size(), 0);
+  std::vector<int>& list = scratch_list_;
+  list.assign(1, seed);
   in[seed] = 1;
   for (size_t k = 0; k < list.size(); ++k) {
     const Agent& z = ag[list[k]];
@@ -443,7 +452,9 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
   std::vector<std::vector<Step>> sets;
   for (size_t x = 0; x < ag.size(); ++x) {
     if (!ag[x].enabled) continue;
-    std::vector<Window> win = branches_ ? branchWindows(s, ag, static_cast<int>(x)) : windows(s, ag, static_cast<int>(x));
+    std::vector<Window> own;
+    const std::vector<Window>& win =
+        branches_ ? branchWindows(s, ag, static_cast<int>(x)) : (own = windows(s, ag, static_cast<int>(x)));
     std::vector<Step> steps;
     for (int y : closure(s, ag, win, static_cast<int>(x))) {
       if (!ag[y].enabled) continue;
@@ -541,6 +552,23 @@ std::vector<int> Reducer::successors(int p, int pc) const {
   return {m_.nextPc(p, pc)};
 }
 
+// The id of f in feet_ (added if new): the footprints of stretches repeat
+// (the same text in every tile and copy), and a window adds each distinct
+// one once.
+int Reducer::internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned) {
+  std::hash<Bits> h;
+  uint64_t key = 0;
+  for (const Bits* b : {&f.r, &f.w, &f.l, &f.a, &f.f, &f.ar}) key = key * 0x9E3779B97F4A7C15ull ^ h(*b);
+  std::vector<int>& ids = interned[key];
+  for (int id : ids) {
+    const Foot& g = feet_[id];
+    if (g.r == f.r && g.w == f.w && g.l == f.l && g.a == f.a && g.f == f.f && g.ar == f.ar) return id;
+  }
+  feet_.push_back(f);
+  ids.push_back(static_cast<int>(feet_.size()) - 1);
+  return ids.back();
+}
+
 // As precompute(), over the branches: the groups a wait retires and a
 // commit's completion ends come from the may-analysis above; the stretch
 // after a pc (footprint, contributions, the waits that end it) is the
@@ -549,11 +577,15 @@ void Reducer::precomputeBranches() {
   own_.resize(m_.P);
   spawn_.resize(m_.P);
   head_win_.resize(m_.P);
-  after_.resize(m_.P);
+  after_id_.resize(m_.P);
+  feet_.clear();
+  std::unordered_map<uint64_t, std::vector<int>> interned;  // hash of a Foot -> its ids in feet_
   gives_after_.resize(m_.P);
   waits_after_.resize(m_.P);
   give_key_.resize(m_.P);
+  contrib_.resize(m_.P);
   wait_stamp_.resize(m_.P);
+  scratch_supply_ = std::make_shared<Supply>(m_);
   std::map<std::tuple<int, int, int>, int> keys;  // (process, position, slot or -1 - named)
   constexpr size_t kMaxList = 4096;               // longer stretches: no reduction (sound, slower)
   for (int p = 0; p < m_.P; ++p) {
@@ -562,6 +594,7 @@ void Reducer::precomputeBranches() {
     spawn_[p].assign(n, Foot{});
     wait_stamp_[p].assign(n, 0);
     give_key_[p].assign(n, -1);
+    contrib_[p].assign(n, Contribution{});
     // the may-analysis, to a fixpoint
     std::vector<PorGroupFlow> in(static_cast<size_t>(n));
     std::vector<int> work;
@@ -631,6 +664,7 @@ void Reducer::precomputeBranches() {
       transfer(pc, in[pc], &f, &spawn_[p][pc]);
       for (int u : branches_->trip[p][pc]) f.w.set(obj_trip_ + u);
       const Contribution c = contribution(p, pc);
+      contrib_[p][pc] = c;
       if (c.slot >= 0 || c.named >= 0) {
         auto key = std::make_tuple(p, branches_->position[p][pc], c.slot >= 0 ? c.slot : -1 - c.named);
         auto it = keys.emplace(key, static_cast<int>(keys.size())).first;
@@ -652,7 +686,7 @@ void Reducer::precomputeBranches() {
       return;
     }
     head_win_[p].assign(static_cast<size_t>(n) + 1, Foot{});
-    after_[p].assign(n, Foot{});
+    after_id_[p].assign(n, -1);
     gives_after_[p].assign(n, {});
     waits_after_[p].assign(n, {});
     std::vector<std::vector<int>> gives_head(static_cast<size_t>(n)), waits_head(static_cast<size_t>(n));
@@ -681,11 +715,12 @@ void Reducer::precomputeBranches() {
         gives_head[pc] = gives;
         waits_head[pc] = waits;
       }
-      after_[p][pc] = std::move(a);
+      after_id_[p][pc] = internFoot(a, interned);
       gives_after_[p][pc] = std::move(gives);
       waits_after_[p][pc] = std::move(waits);
     }
   }
+  foot_stamp_.assign(feet_.size(), 0);
   keys_ = static_cast<int>(keys.size());
   key_stamp_.assign(static_cast<size_t>(keys_), 0);
   key_given_.assign(static_cast<size_t>(keys_), Contribution{});
@@ -696,16 +731,21 @@ void Reducer::precomputeBranches() {
 // others' windows can complete what it waits for. A window gives each
 // (position, slot) once, the largest amount among its pcs: a run passes a
 // position at most once, so no run of the agent gives more.
-std::vector<Reducer::Window> Reducer::branchWindows(const State& s, const std::vector<Agent>& ag,
-                                                    int frozen) const {
-  std::vector<Window> win(ag.size());
-  Supply supply(m_);
+const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const std::vector<Agent>& ag,
+                                                           int frozen) const {
+  // (scratch buffers are members: this runs once per seed of every state,
+  // and its allocations were a fifth of its time)
+  std::vector<Window>& win = scratch_win_;
+  win.assign(ag.size(), Window{});
+  Supply& supply = *scratch_supply_;
+  supply.clear();
   auto add = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
-  std::vector<uint32_t> stamp(ag.size(), 0);
+  std::vector<uint32_t>& stamp = scratch_stamp_;
+  stamp.assign(ag.size(), 0);
   // what is new in the contribution of pc (its key's largest so far)
   auto give = [&](size_t i, int p, int pc) {
     const int key = give_key_[p][pc];
-    Contribution c = contribution(p, pc);
+    const Contribution& c = contrib_[p][pc];
     Contribution& had = key_given_[key];
     if (key_stamp_[key] != stamp[i]) {
       key_stamp_[key] = stamp[i];
@@ -720,7 +760,9 @@ std::vector<Reducer::Window> Reducer::branchWindows(const State& s, const std::v
     had.expected = std::max(had.expected, c.expected);
     add(win[i], more);
   };
-  std::vector<std::vector<int>> front(ag.size());  // Proc: the waits its window stops at
+  std::vector<std::vector<int>>& front = scratch_front_;  // Proc: the waits its window stops at
+  if (front.size() < ag.size()) front.resize(ag.size());
+  for (size_t i = 0; i < ag.size(); ++i) front[i].clear();
   for (size_t i = 0; i < ag.size(); ++i) {
     const Agent& a = ag[i];
     if (static_cast<int>(i) == frozen) continue;
@@ -736,7 +778,7 @@ std::vector<Reducer::Window> Reducer::branchWindows(const State& s, const std::v
     win[i].foot = currentFoot(p, pc);
     const InstrKind k = m_.instr(p, pc).kind;
     if (k == InstrKind::Wait || k == InstrKind::SyncWait) {
-      front[i] = {pc};
+      front[i].push_back(pc);
     } else {
       win[i].foot |= head_win_[p][pc];
       for (int g : gives_after_[p][pc]) give(i, p, g);
@@ -748,25 +790,32 @@ std::vector<Reducer::Window> Reducer::branchWindows(const State& s, const std::v
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < ag.size(); ++i) {
-      if (front[i].empty()) continue;
+      std::vector<int>& f = front[i];
+      if (f.empty()) continue;
       const int p = ag[i].proc;
-      std::vector<int> keep;
-      for (size_t j = 0; j < front[i].size(); ++j) {
-        const int w = front[i][j];
+      size_t kept = 0;  // f[0, kept): the waits that still block; new ones are appended
+      for (size_t j = 0; j < f.size(); ++j) {
+        const int w = f[j];
         if (!passable(p, w)) {
-          keep.push_back(w);
+          f[kept++] = w;
           continue;
         }
         changed = true;
-        win[i].foot |= after_[p][w];
+        // many stretches have one footprint (the same text in another tile
+        // or copy): each distinct one is added once per window
+        const int fid = after_id_[p][w];
+        if (foot_stamp_[fid] != stamp[i]) {
+          foot_stamp_[fid] = stamp[i];
+          win[i].foot |= feet_[fid];
+        }
         for (int g : gives_after_[p][w]) give(i, p, g);
         for (int v : waits_after_[p][w])
           if (wait_stamp_[p][v] != stamp[i]) {
             wait_stamp_[p][v] = stamp[i];
-            front[i].push_back(v);
+            f.push_back(v);
           }
       }
-      front[i] = std::move(keep);
+      f.resize(kept);
     }
   }
   return win;

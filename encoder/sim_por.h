@@ -20,7 +20,9 @@
 
 #include <bitset>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "encoder/sim_model.h"
@@ -143,7 +145,10 @@ class Reducer {
   // waits it reaches (H: empty at a wait; A: the pc's own and its
   // successors' H), the pcs with a contribution there and those waits
   const BranchLayout* branches_ = nullptr;
-  std::vector<std::vector<Foot>> after_;
+  std::vector<std::vector<int>> after_id_;          // [p][pc]: the stretch's footprint, an index into feet_
+  std::vector<Foot> feet_;                           // distinct footprints of stretches
+  mutable std::vector<uint32_t> foot_stamp_;         // per feet_ entry: the window that added it last
+  int internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned);
   std::vector<std::vector<std::vector<int>>> gives_after_, waits_after_;
   std::vector<std::vector<int>> give_key_;          // [p][pc]: index of (position, slot / named), -1: none
   int keys_ = 0;
@@ -151,9 +156,17 @@ class Reducer {
   mutable std::vector<std::vector<uint32_t>> wait_stamp_;  // [p][pc]
   mutable std::vector<Contribution> key_given_;
   mutable uint32_t stamp_ = 0;
+  std::vector<std::vector<Contribution>> contrib_;  // [p][pc]: contribution(p, pc)
+  // branchWindows' scratch, reused from call to call
+  std::shared_ptr<Supply> scratch_supply_;
+  mutable std::vector<uint32_t> scratch_stamp_;
+  mutable std::vector<std::vector<int>> scratch_front_;
+  mutable std::vector<Window> scratch_win_;
+  mutable std::vector<char> scratch_in_;
+  mutable std::vector<int> scratch_list_;
   std::vector<int> successors(int p, int pc) const;
   void precomputeBranches();
-  std::vector<Window> branchWindows(const State& s, const std::vector<Agent>& ag, int frozen) const;
+  const std::vector<Window>& branchWindows(const State& s, const std::vector<Agent>& ag, int frozen) const;
   std::vector<Foot> exit_foot_;                      // per process: all of its exit paths
   std::vector<std::vector<Contribution>> exit_gives_;
   std::vector<std::vector<int>> heads_before_;       // [p][pc]: loop heads in [0, pc)
@@ -171,8 +184,9 @@ class Reducer {
                                                 const std::function<bool(const std::vector<Step>&)>* enough =
                                                     nullptr) const;
   std::vector<Window> windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
-  std::vector<int> closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
-                           int seed) const;
+  // (the result lives in scratch_list_ until the next call)
+  const std::vector<int>& closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
+                                  int seed) const;
 };
 
 }  // namespace cake::encoder::sim

@@ -834,6 +834,8 @@ bool clusterBarrierKept(const Model& m, const State& s, const std::map<int, int6
 // loads, async groups, unobserved completions); false leaves s alone.
 bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
   if (!clusterBarrierKept(m, s, sh.named)) return false;
+  for (int p = 0; p < m.P; ++p)  // the common refusal first, before any copy
+    if (sh.pc[p][sim::pcOf(m, s, p)] < 0) return false;
   State n = s;
   for (int p = 0; p < m.P; ++p) {
     int pc = sim::pcOf(m, s, p);
@@ -2112,6 +2114,18 @@ class PersistentExplorer {
   // several, and one of them stands for all.
   void setPredecessors() {
     m_.flow.prev.assign(static_cast<size_t>(m_.P), {});
+    // met[x]: atom x is accessed by two processes or by an async op
+    std::vector<int> by(static_cast<size_t>(m_.atoms), -1);
+    std::vector<char> met(static_cast<size_t>(m_.atoms), 0);
+    for (int p = 0; p < m_.P; ++p)
+      for (int pc = 0; pc < m_.programSize(p); ++pc)
+        for (size_t i = 0; i < m_.instr(p, pc).accesses.size(); ++i) {
+          const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+          for (int x = r.a0; x < r.a1; ++x) {
+            if (m_.instr(p, pc).accesses[i].async || (by[x] >= 0 && by[x] != p)) met[x] = 1;
+            by[x] = p;
+          }
+        }
     for (int p = 0; p < m_.P; ++p) {
       const int n = static_cast<int>(g_.pos[p].size()) - 1;  // the last done pc
       if (g_.shape[p].kind == TileShape::Static) {
@@ -2148,12 +2162,25 @@ class PersistentExplorer {
           if (--indeg[to] == 0) order.push_back(to);
       if (order.size() != static_cast<size_t>(n) + 1)
         throw Fail(fmt::format("internal: the combined program of {} has a cycle", g_.comb.procs[p].name));
+      // Only accesses another agent can meet matter: the simulator reads
+      // the previous instruction for races with *other* processes
+      // (sim_state.cpp checkRace) and the reducer for conflicts with other
+      // agents; an atom that no other process and no async op ever
+      // accesses (the process's registers: `lm.fill(acc)` before a K loop,
+      // `lm.binary(acc, ...)` at the end of an iteration) meets none, so
+      // predecessors that differ only there behave alike.
       auto key = [&](int pc) -> std::string {
         if (pc < 0 || !m_.isSyncAccess(p, pc)) return "";
         const Instr& in = m_.instr(p, pc);
-        std::string k = fmt::format("{}", static_cast<int>(in.kind));
-        for (const Access& a : in.accesses)
-          k += fmt::format(" {}:{}-{}:{}{}{}", a.space, a.lo, a.hi, a.write, static_cast<int>(a.proxy), a.async);
+        std::string k;
+        for (size_t i = 0; i < in.accesses.size(); ++i) {
+          const Access& a = in.accesses[i];
+          const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+          bool shared = false;
+          for (int x = r.a0; x < r.a1 && !shared; ++x) shared = met[x];
+          if (shared)
+            k += fmt::format(" {}:{}-{}:{}{}{}", a.space, a.lo, a.hi, a.write, static_cast<int>(a.proxy), a.async);
+        }
         return k;
       };
       auto& prev = m_.flow.prev[p];

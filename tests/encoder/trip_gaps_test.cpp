@@ -155,3 +155,48 @@ TEST(TripProofGaps, GuardsOnUnboundedParametersAreProvedPerOutcome) {
     EXPECT_NE(p.outcome, encoder::Outcome::Proved) << rel << ": " << p.engine;
   }
 }
+
+// docs/z3.md "Persistent kernels", step 5: a K iteration entered from the
+// part before the loop and from the iteration before must have one
+// previous synchronous access where another agent can meet it; accesses of
+// atoms no other process and no async op touches (the role's registers)
+// may differ. sm100_col_sum_persistent enters its K loop from
+// `lm.fill(acc)` and from `lm.binary(acc, ...)`: proved since. Broken
+// variants (each confirmed by the bounded check) are not.
+TEST(TripProofGaps, PersistentLoopEnteredFromPrivateAccessesIsProved) {
+  using cake::testing::replace;
+  const std::string good = corpusText("corpus/reduction/sm100_col_sum_persistent.cake");
+  auto mod = cake::testing::compile(good);
+  auto r = proveGap(mod.schedules.at(0));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t rows : {64, 192, 320})
+      for (int64_t cols : {128, 256}) {
+        encoder::ExploreOptions eo;
+        eo.timeout_ms = cake::testing::kNoWallClockMs;
+        eo.stop_at_first = true;
+        if (encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"R", rows}, {"C", cols}})), eo)
+                .outcome == encoder::Outcome::Violation)
+          return true;
+      }
+    return false;
+  };
+  ASSERT_FALSE(brokenSomewhere(mod.schedules.at(0)));
+  const std::vector<std::pair<std::string, std::string>> bugs = {
+      // the slot released before it is read: the next TMA load races the copy
+      {"                lm.copy(g, smem_g[it])\n                lm.fence_proxy()  # generic reads done before the "
+       "slot goes back to TMA\n                lm.arrive(empty, iter=it)",
+       "                lm.arrive(empty, iter=it)\n                lm.copy(g, smem_g[it])\n                "
+       "lm.fence_proxy()  # generic reads done before the slot goes back to TMA"},
+      // a read of the ring before the stripe's loop, with no wait: a race
+      // (and a shared access that differs from the iteration's last one)
+      {"            lm.fill(acc, 0.0)", "            lm.fill(acc, 0.0)\n            lm.copy(g, smem_g[0])"},
+  };
+  for (const auto& [from, to] : bugs) {
+    auto bad = cake::testing::compile(replace(good, from, to));
+    const ir::Schedule& s = bad.schedules.at(0);
+    EXPECT_TRUE(brokenSomewhere(s)) << to;
+    auto rb = proveGap(s);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << to << ": " << rb.engine;
+  }
+}
