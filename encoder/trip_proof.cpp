@@ -1370,8 +1370,8 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   }
   states += LapExplorer(w, opts, start).run();
   std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
-  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})", ir::exprToString(*tl.trip, s),
-                     t0, w.P, w.w0, W, small);
+  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})",
+                     tl.scale > 1 ? std::string("T") : ir::exprToString(*tl.trip, s), t0, w.P, w.w0, W, small);
 }
 
 // Lap induction with tl.fixed set (a value per parameter read besides the
@@ -1606,8 +1606,11 @@ struct TileCountUse {
 
 // Which tile count a read of E_A inside tile t sees when the grid is built:
 // t + 2 (tile t is not the last; every A >= t + 2 reads alike, proved in
-// checkTileCountUses) or t + 1 (tile t is the last).
-enum class TileCountRead { NotLast, Last };
+// checkTileCountUses), or t + 1 (tile t is the last) for the tiles of one
+// parity and t + 2 for the others: the tiles that are not the last keep
+// what the builder derives from the whole system (which views' indices
+// reach their stage count) as it is in the grid of no last tile.
+enum class TileCountRead { NotLast, LastEven, LastOdd };
 
 // e with every sub-expression the hook evaluates replaced by its value.
 ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHook& hook) {
@@ -1641,7 +1644,9 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     for (int v : tl.tile_vars)
       if (env.loop_vars.count(v)) tvar = v;
     if (tvar < 0 || !containsExpr(e, *tl.tiles)) return base(e, env);
-    const int64_t A = env.loop_vars.at(tvar) + (read == TileCountRead::Last ? 1 : 2);
+    const int64_t t = env.loop_vars.at(tvar);
+    const bool last = read != TileCountRead::NotLast && (t % 2 == 1) == (read == TileCountRead::LastOdd);
+    const int64_t A = t + (last ? 1 : 2);
     ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
     auto v = ir::evaluate(*applyHook(substitute(x, *tl.tiles, ir::makeConst(A)), env, base), env);
     if (!v) return std::nullopt;  // the builder reports it
@@ -1767,14 +1772,15 @@ struct PGrid {
   // TileOnly: body_at[t][0] is tile t's block, exit_at[a][0] the exit path after a tiles
   struct Range { int a = 0, b = 0; };  // a block's pcs [a, b)
   std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
-  // The tile count read inside the tile loop (checkTileCountUses): `last`
-  // is the grid with every tile the last one (E_A read as t + 1), the same
-  // as `grid` but in the parts after the K loop (checked); a process leaving
-  // tile t's K loop enters the part of `grid` (more tiles) or, with the tile
-  // count t + 1, its copy post_last_at[p][t][x] of `last`'s.
+  // The tile count read inside the tile loop (checkTileCountUses):
+  // last[i] is the grid whose tiles of parity i are the last one (E_A read
+  // as t + 1), the same as `grid` but in those tiles' parts after the K
+  // loop (checked); a process leaving tile t's K loop enters the part of
+  // `grid` (more tiles) or, with the tile count t + 1, its copy
+  // post_last_at[p][t][x] of last[t % 2]'s.
   bool last_tile = false;
-  System last;
-  std::vector<TileShape> last_shape;
+  System last[2];
+  std::vector<TileShape> last_shape[2];
   std::vector<std::vector<std::vector<Range>>> post_last_at;
   std::vector<std::vector<int>> ring_pc, tile_pc;  // [p][pc]: one period back, -1: cannot
   std::vector<std::vector<int>> ring_ref;          // ring_pc, or for a copy of a pre / post part or exit path the
@@ -2041,10 +2047,10 @@ void layOutPersistent(PGrid& g) {
         // the last tile's part after the K loop: it must commit as many MMA
         // groups as the other tiles' (the counts before the exit path are
         // path-independent)
-        const TileShape& ls = g.last_shape[p];
-        const auto& lsrc = g.last.procs[p].program;
         g.post_last_at[p].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
         for (int64_t t = 0; t < Wt; ++t) {
+          const TileShape& ls = g.last_shape[t % 2][p];
+          const auto& lsrc = g.last[t % 2].procs[p].program;
           const int c = ls.head[t][Wg], d = ls.tile_start[t + 1];
           if (commitsIn(lsrc, c, d) != post_c[t])
             throw Fail(fmt::format("{} commits a different number of MMA groups after the K loop of the last tile",
@@ -2342,8 +2348,9 @@ class PersistentExplorer {
         for (int q : preds[pc])
           if (key(q) != k)
             throw Fail(fmt::format("{} reaches one operation from synchronous accesses that differ (at a tile or "
-                                   "K loop boundary)",
-                                   g_.comb.procs[p].name));
+                                   "K loop boundary: {} and {})",
+                                   g_.comb.procs[p].name, instrToString(g_.comb, p, *preds[pc].begin()),
+                                   q >= 0 ? instrToString(g_.comb, p, q) : std::string("the start")));
         prev[pc] = *preds[pc].rbegin();
       }
     }
@@ -2695,8 +2702,9 @@ void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
   // the tile count)
   std::vector<const ir::Expr*> exprs = g.grid.replace_loop_exprs;
   if (g.last_tile)
-    for (const ir::Expr* e : g.last.replace_loop_exprs)
-      if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
+    for (const System& l : g.last)
+      for (const ir::Expr* e : l.replace_loop_exprs)
+        if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
   for (const ir::Expr* use : exprs) {
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
     if (!containsExpr(*e, *tl.tiles)) {
@@ -2746,54 +2754,100 @@ void checkTileCountUses(const ir::Schedule& s, const TileLoops& tl, const std::v
   }
 }
 
-// The grid with every tile the last one (PGrid::last) against the grid:
-// the same instructions everywhere but in the parts after the K loop (a read
-// of the tile count elsewhere: unknown); those parts repeat with the tile
-// period and the grid's deltas, and stay put under the ring shift. With the
-// reads of E_A proved to move with the tile period (checkTileExprs, the
-// form for the last tile), the text repeats beyond the window too.
+// The grids with last tiles (PGrid::last) against the grid: each last
+// tile's prefix, part before the K loop and K iterations are the grid's
+// (a read of the tile count there: unknown; a role without the K loop must
+// not differ in its last tiles at all); its part after the K loop repeats
+// with the tile period and the grid's deltas, stays put under the ring
+// shift, and accesses views with the flags the builder derives from the
+// whole system (stage-like, written through itself) as the grid does for
+// the same operation, or else for the view. (The tiles after a last tile of
+// these grids are no tile of any run and are not compared.) With the reads
+// of E_A proved to move with the tile period (checkTileExprs, the form for
+// the last tile), the text repeats beyond the window too.
 void checkLastTileGrid(const PGrid& g) {
-  auto same = [](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
-    if (a1 - a0 != b1 - b0) return false;
-    for (int i = 0; i < a1 - a0; ++i)
-      if (!sameInstr(a[a0 + i], b[b0 + i])) return false;
-    return true;
+  int differs = -1;  // the grid's pc of the first difference found
+  auto same = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
+    for (int i = 0; i < std::min(a1 - a0, b1 - b0); ++i)
+      if (!sameInstr(a[a0 + i], b[b0 + i])) {
+        differs = a0 + i;
+        return false;
+      }
+    differs = std::min(a1, a0 + (b1 - b0));
+    return a1 - a0 == b1 - b0;
   };
   const System& sys = g.grid;
-  if (g.last.procs.size() != sys.procs.size()) throw Fail("internal: the grids of the last tile differ in processes");
-  for (size_t p = 0; p < sys.procs.size(); ++p) {
-    const TileShape &sh = g.shape[p], &ls = g.last_shape[p];
-    const auto &a = sys.procs[p].program, &b = g.last.procs[p].program;
-    auto refuse = [&](const char* where) {
-      throw Fail(fmt::format("{} reads the tile count inside the tile loop {} (only the part after the K loop is "
-                             "covered by the persistent-kernel proof)",
-                             sys.procs[p].name, where));
-    };
-    if (sh.kind != ls.kind) refuse("in a way that changes its loops");
-    if (sh.kind == TileShape::Static) {
-      if (!same(a, 0, sh.end, b, 0, ls.end)) refuse("outside its loops");
-      continue;
-    }
-    if (!same(a, 0, sh.prefix_end, b, 0, ls.prefix_end)) refuse("before it");
-    if (!same(a, sh.tile_start[g.Wt], sh.end, b, ls.tile_start[g.Wt], ls.end)) refuse("after it");
-    for (int64_t t = 0; t < g.Wt; ++t) {
-      if (sh.kind == TileShape::TileOnly) {
-        if (!same(a, sh.tile_start[t], sh.tile_start[t + 1], b, ls.tile_start[t], ls.tile_start[t + 1]))
-          refuse("in a role without the K loop");
-        continue;
+  // (stage-like, written through itself) per operation and access, and per view, in the grid
+  using Flags = std::pair<bool, bool>;
+  std::map<std::pair<const ir::Stmt*, size_t>, std::set<Flags>> by_op;
+  std::map<int, std::set<Flags>> by_view;
+  for (const Process& proc : sys.procs)
+    for (const Instr& in : proc.program)
+      for (size_t k = 0; k < in.accesses.size(); ++k) {
+        const Access& acc = in.accesses[k];
+        if (acc.view < 0) continue;
+        by_op[{in.stmt, k}].insert({acc.stage_like, acc.view_written});
+        by_view[acc.view].insert({acc.stage_like, acc.view_written});
       }
-      if (!same(a, sh.tile_start[t], sh.head[t][g.Wg], b, ls.tile_start[t], ls.head[t][g.Wg]))
-        refuse("before the end of the K loop");
-      for (int pc = ls.head[t][g.Wg]; pc < ls.tile_start[t + 1]; ++pc)
-        if (!unmoved(g.ring, g.ring_named, b[pc]))
-          throw Fail(fmt::format("{} at the last tile's part after the K loop of {} moves with the ring period",
-                                 opText(*sys.schedule, *b[pc].stmt), sys.procs[p].name));
+  auto flagsAsInTheGrid = [&](const Instr& in, size_t k) {
+    const Access& acc = in.accesses[k];
+    auto op = by_op.find({in.stmt, k});
+    const std::set<Flags>* known = op != by_op.end() ? &op->second : nullptr;
+    if (!known) {
+      auto v = by_view.find(acc.view);
+      if (v == by_view.end()) return false;
+      known = &v->second;
     }
-    if (sh.kind != TileShape::Full) continue;
+    return known->size() == 1 && *known->begin() == Flags{acc.stage_like, acc.view_written};
+  };
+  for (int i = 0; i < 2; ++i) {
+    const System& last = g.last[i];
+    if (last.procs.size() != sys.procs.size()) throw Fail("internal: the grids of the last tile differ in processes");
+    for (size_t p = 0; p < sys.procs.size(); ++p) {
+      const TileShape &sh = g.shape[p], &ls = g.last_shape[i][p];
+      const auto &a = sys.procs[p].program, &b = last.procs[p].program;
+      auto refuse = [&](const char* where) {
+        throw Fail(fmt::format("{} reads the tile count inside the tile loop {} (only the part after the K loop is "
+                               "covered by the persistent-kernel proof; the last tile's grid differs at {})",
+                               sys.procs[p].name, where,
+                               differs >= 0 && differs < static_cast<int>(a.size())
+                                   ? instrToString(sys, static_cast<int>(p), differs)
+                                   : std::string("its end")));
+      };
+      if (sh.kind != ls.kind) refuse("in a way that changes its loops");
+      if (sh.kind == TileShape::Static) continue;  // it reads E_A nowhere (buildGrid refuses reads outside the tile loop)
+      if (!same(a, 0, sh.prefix_end, b, 0, ls.prefix_end)) refuse("before it");
+      for (int64_t t = i; t < g.Wt; t += 2) {  // the last tiles of this grid
+        if (sh.kind == TileShape::TileOnly) {
+          if (!same(a, sh.tile_start[t], sh.tile_start[t + 1], b, ls.tile_start[t], ls.tile_start[t + 1]))
+            refuse("in a role without the K loop");
+          continue;
+        }
+        if (!same(a, sh.tile_start[t], sh.head[t][g.Wg], b, ls.tile_start[t], ls.head[t][g.Wg]))
+          refuse("before the end of the K loop");
+        for (int pc = ls.head[t][g.Wg]; pc < ls.tile_start[t + 1]; ++pc) {
+          if (!unmoved(g.ring, g.ring_named, b[pc]))
+            throw Fail(fmt::format("{} at the last tile's part after the K loop of {} moves with the ring period",
+                                   opText(*sys.schedule, *b[pc].stmt), sys.procs[p].name));
+          for (size_t k = 0; k < b[pc].accesses.size(); ++k) {
+            if (b[pc].accesses[k].view < 0) continue;
+            if (!flagsAsInTheGrid(b[pc], k))
+              throw Fail(fmt::format("{} at the last tile's part after the K loop of {} accesses a view otherwise "
+                                     "than every other tile",
+                                     opText(*sys.schedule, *b[pc].stmt), sys.procs[p].name));
+          }
+        }
+      }
+    }
+  }
+  for (size_t p = 0; p < sys.procs.size(); ++p) {
+    if (g.shape[p].kind != TileShape::Full) continue;
     for (int64_t t = g.tw; t + g.Pt < g.Wt; ++t) {
+      const TileShape &l0 = g.last_shape[t % 2][p], &l1 = g.last_shape[(t + g.Pt) % 2][p];
       Deltas d = g.tile;
-      if (!shiftedRange(b, ls.head[t][g.Wg], ls.tile_start[t + 1], b, ls.head[t + g.Pt][g.Wg],
-                        ls.tile_start[t + g.Pt + 1], d) ||
+      if (!shiftedRange(g.last[t % 2].procs[p].program, l0.head[t][g.Wg], l0.tile_start[t + 1],
+                        g.last[(t + g.Pt) % 2].procs[p].program, l1.head[t + g.Pt][g.Wg], l1.tile_start[t + g.Pt + 1],
+                        d) ||
           d.slot_phase != g.tile.slot_phase || d.view_index != g.tile.view_index || d.view_gen != g.tile.view_gen ||
           d.view_gen_stage != g.tile.view_gen_stage)
         throw Fail(fmt::format("{}'s part after the K loop of the last tile does not repeat with the tile period {}",
@@ -2815,8 +2869,10 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
   if (!uses.empty()) {
     g.last_tile = true;
-    g.last = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::Last);
-    for (const Process& p : g.last.procs) g.last_shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+    for (int i = 0; i < 2; ++i) {
+      g.last[i] = buildGrid(s, binding, target, tl, Wt, Wg, i ? TileCountRead::LastOdd : TileCountRead::LastEven);
+      for (const Process& p : g.last[i].procs) g.last_shape[i].push_back(tileShapeOf(p, tl, Wt, Wg));
+    }
   }
   std::vector<Series> ring, tiles;
   for (size_t p = 0; p < g.shape.size(); ++p) {
@@ -2841,8 +2897,10 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   checkLapDeltas(g.grid, g.tile);
   gridCounts(g);
   if (g.last_tile) {
-    checkLapDeltas(g.last, g.ring);
-    checkLapDeltas(g.last, g.tile);
+    for (const System& l : g.last) {
+      checkLapDeltas(l, g.ring);
+      checkLapDeltas(l, g.tile);
+    }
     checkLastTileGrid(g);
   }
   const double used_ms = msSince(start);

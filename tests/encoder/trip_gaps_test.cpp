@@ -249,9 +249,10 @@ TEST(TripProofGaps, TileCountReadBugsAreNotProved) {
       {replace(kQueryEmpty, guard, "            if t + 2 < tiles:\n                lm.bar_arrive(q_empty)\n"),
        "the hand-off skipped one tile early", 2, 1, false},
       // never handed back (a condition with one value for every tile count):
-      // the producer hangs before the second tile
+      // the producer hangs before the second tile (refused: q_empty gets no
+      // whole generation per tile period)
       {replace(kQueryEmpty, guard, "            if t + 1 > tiles:\n                lm.bar_arrive(q_empty)\n"),
-       "the hand-off never runs", 2, 1, true},
+       "the hand-off never runs", 2, 1, false},
       // the last tile waits for a Q phase nobody loads: a hang in the last
       // tile's own part after the K loop
       {replace(kQueryEmpty, guard, guard + "            else:\n                lm.wait(q_full, iter=t + 1)\n"),
@@ -308,9 +309,10 @@ TEST(TripProofGaps, LoopsFromTheInstanceWithAStepAreProvedPerResidue) {
        "the reduction's bar.sync before the partial is written: a race", 1},
       // instance 1 starts at block 3: block 1 is never consumed nor released,
       // and the producer hangs on its slot from block 5 on
-      {replace(good, loop, "for k in lm.range(3 * lm.instance(), k_tiles, 2):"), "block 1 never released", 6},
-      // both instances take the even blocks: each even slot is released twice
-      {replace(good, loop, "for k in lm.range(0, k_tiles, 2):"), "the even blocks consumed twice", 1},
+      {replace(good, loop, "for k in lm.range(3 * lm.instance(), k_tiles, 2):"), "block 1 never released", 7},
+      // both instances take the even blocks: each even slot is released
+      // twice, and the producer meets a phase it already lost
+      {replace(good, loop, "for k in lm.range(0, k_tiles, 2):"), "the even blocks consumed twice", 5},
       // a three-slot ring: slot k % 3 alternates between the warpgroups, and
       // one waits a phase of a slot the other still owns
       {replace(replace(replace(replace(good, "pipe  = lm.pipeline(stages=4)", "pipe  = lm.pipeline(stages=3)"),
