@@ -2707,6 +2707,7 @@ void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
         if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
   for (const ir::Expr* use : exprs) {
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
+    if (ir::sameExpr(*e, *tl.inner)) continue;  // the K loop's own bound (each tile its own, step 2)
     if (!containsExpr(*e, *tl.tiles)) {
       check(use, e);
       continue;

@@ -331,3 +331,22 @@ TEST(TripProofGaps, LoopsFromTheInstanceWithAStepAreProvedPerResidue) {
     EXPECT_FALSE(br.detail.empty()) << b.what;
   }
 }
+
+// docs/z3.md "A hole found while testing": a loop nested in the symbolic
+// loop whose bound changes past the window (`t // 200`: no iteration before
+// t = 200) hid a hang from t = 200 on, and lap induction said proved. The
+// bounds of nested loops are now among the expressions that must move with
+// the period beyond the window.
+TEST(TripProofGaps, NestedLoopBoundThatChangesPastTheWindowIsNotProved) {
+  using cake::testing::replace;
+  const std::string at = "            lm.arrive(consumed, iter=t)\n";
+  auto mod = cake::testing::compile(replace(
+      cake::testing::kOneSlotHandoff, at,
+      at + "            for c in lm.range(0, t // 200):\n                lm.wait(ready, iter=t + 1000)\n"));
+  const ir::Schedule& s = mod.schedules.at(0);
+  EXPECT_FALSE(brokenAtSomeK(s, {1, 5, 200}));
+  EXPECT_TRUE(brokenAtSomeK(s, {201}));
+  auto r = proveGap(s);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("t // 200"), std::string::npos) << r.detail;
+}
