@@ -223,7 +223,10 @@ class Builder {
     if (!v) throw BuildError(fmt::format("{} ({}) does not evaluate for {}", what, ir::exprToString(*e, s_),
                                          bindingToString(s_, sys_.binding)));
     if (sys_.replace_hits != hits_before && !in_bounds_) noteReplacedUse(e.get());
-    if (replaced_loop_depth_ > 0 && !in_bounds_) {
+    // inside a loop the replaced expression bounds: every expression, the
+    // bounds of loops nested in it too (lap induction checks each moves
+    // with the period beyond its window; docs/z3.md)
+    if (replaced_loop_depth_ > 0) {
       auto& body = sys_.replace_loop_exprs;
       if (std::find(body.begin(), body.end(), e.get()) == body.end()) body.push_back(e.get());
     }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -23,6 +24,7 @@
 #include "encoder/system_hook.h"
 #include "encoder/trip_cluster.h"
 #include "encoder/trip_guards.h"
+#include "ir/int_eval.h"
 
 namespace cake::encoder {
 
@@ -102,7 +104,19 @@ struct TripLoops {
   std::vector<ir::ExprPtr> facts;
   // The guards' outcomes of this proof (trip_guards.h), if split on them.
   const EvalHook* guards = nullptr;
+  // Loops that start at lm.instance() arithmetic (its value per process;
+  // `lo` holds the least over the instances) or step by more than 1
+  // (`lm.range(lm.instance(), E, 2)`, docs/z3.md "Loops with a step"): the
+  // proof runs once per residue of E modulo `scale` (the steps' least
+  // common multiple); its trip count T stands for E = scale * T + residue,
+  // and its iteration v for the loop variable's values [scale * v, scale *
+  // v + scale). With scale 1 and constant starts, T is E and v the value.
+  std::map<int, ir::ExprPtr> lo_expr;  // loop var -> its start, where it reads lm.instance()
+  int64_t scale = 1, residue = 0;
 };
+
+// The value of E a trip count T of the proof stands for (TripLoops::scale).
+int64_t tripValue(const TripLoops& tl, int64_t T) { return tl.scale * T + tl.residue; }
 
 // The bit-vector prover with the facts of one proof (the values of the
 // fixed parameters) added to every query.
@@ -153,7 +167,13 @@ std::set<int> paramsOf(const ir::Expr& e) {
 // the builder unrolls it.
 TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
   std::vector<const ir::Stmt*> loops;
-  for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+  std::map<const ir::Stmt*, int> instances;  // loop -> its role's instance count
+  for (const ir::RoleBody& body : s.bodies) {
+    const size_t from = loops.size();
+    collectLoops(body.body, loops);
+    const int n = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) ? s.roles[body.role].instanceCount() : 1;
+    for (size_t i = from; i < loops.size(); ++i) instances[loops[i]] = std::max(1, n);
+  }
   TripLoops tl;
   const ir::Stmt* first = nullptr;  // the first symbolic loop
   auto onlyFinite = [&](const ir::ExprPtr& e) {
@@ -167,7 +187,26 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     if (!sym_hi) continue;
     auto lo = ir::constValue(st->lo);
     auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
-    if (!lo || !step || *step != 1) throw Fail("a loop with a symbolic bound has a start that is not a constant or a step other than 1");
+    // a start of constants and lm.instance(): its least value over the instances
+    const bool by_instance = !lo && st->lo && !anySubExpr(*st->lo, [](const ir::Expr& x) {
+      return x.kind == ir::ExprKind::Param || x.kind == ir::ExprKind::LoopVar || x.kind == ir::ExprKind::BlockIdx ||
+             x.kind == ir::ExprKind::GridDim;
+    });
+    if (by_instance) {
+      for (int i = 0; i < instances.at(st); ++i) {
+        ir::EvalEnv env;
+        env.instance = i;
+        auto v = ir::evaluate(*st->lo, env);
+        if (!v) throw Fail("a loop with a symbolic bound has a start that does not evaluate");
+        lo = lo ? std::min(*lo, *v) : *v;
+      }
+      tl.lo_expr[st->loop_var] = st->lo;
+    }
+    if (!lo || !step || *step < 1 || *step > 64)
+      throw Fail("a loop with a symbolic bound has a start that is not a constant or lm.instance() arithmetic, or a "
+                 "step that is not a small positive constant");
+    tl.scale = std::lcm(tl.scale, *step);
+    if (tl.scale > 64) throw Fail("the symbolic loops' steps have a least common multiple above 64");
     auto [core, off] = splitOffset(st->hi);
     if (!tl.trip) {
       tl.trip = core;
@@ -291,7 +330,7 @@ ProcShape shapeOf(const Process& proc, const TripLoops& tl, int64_t W) {
       if (!tl.lo.count(var)) continue;
       if (sh.var >= 0 && sh.var != var) throw Fail(fmt::format("{} runs two symbolic loops", proc.name));
       sh.var = var;
-      sh.iter_of[pc] = value;
+      sh.iter_of[pc] = tl.scale == 1 ? value : *ir::floorDiv(value, tl.scale);  // its block of `scale` values
     }
     if (sh.iter_of[pc] < 0) continue;
     if (last >= 0 && (last != static_cast<int>(pc) - 1 || sh.iter_of[pc] < sh.iter_of[last]))
@@ -303,6 +342,17 @@ ProcShape shapeOf(const Process& proc, const TripLoops& tl, int64_t W) {
   sh.loops = true;
   sh.lo = tl.lo.at(sh.var);
   sh.off = tl.off.at(sh.var);
+  if (auto e = tl.lo_expr.find(sh.var); e != tl.lo_expr.end()) {  // this process's start
+    ir::EvalEnv env;
+    env.instance = proc.instance;
+    sh.lo = ir::evaluate(*e->second, env).value();
+  }
+  if (tl.scale > 1) {
+    // in blocks of `scale` values: the window's last block is the one its
+    // last iteration lies in (findSteadyOffsets finds the steady offset)
+    sh.lo = *ir::floorDiv(sh.lo, tl.scale);
+    sh.off = sh.iter_of[last] + 1 - W;
+  }
   sh.end = sh.full_end = W + sh.off;
   if (sh.end <= sh.lo) throw WindowTooSmall{};
   sh.head.assign(static_cast<size_t>(sh.end - sh.lo + 1), -1);
@@ -337,11 +387,11 @@ struct Window {
 
 System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLoops& tl, int64_t T) {
   b.replace = tl.trip.get();
-  b.replace_value = T;
+  b.replace_value = tripValue(tl, T);
   for (const auto& [p, value] : tl.fixed) b.params[p] = value;
   std::string err;
   auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
-  if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
+  if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", tripValue(tl, T), err));
   std::set<int> read = sys->params_read;
   for (const auto& [p, value] : tl.fixed) read.erase(p);
   if (!read.empty()) {
@@ -1297,7 +1347,11 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   const double used_ms = msSince(start);
   if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
   const Limits limits = solverLimits(opts, static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms)));
-  checkBodyExprs(s, tl, body_exprs, w.P, w.w0, limits);
+  // in the loop variable's values (an iteration is a block of `scale` of them)
+  checkBodyExprs(s, tl, body_exprs, w.P * tl.scale, w.w0 * tl.scale, limits);
+  if (tl.scale > 1 && !uses.empty())
+    throw Fail(fmt::format("{} reads {} outside the loop bounds of loops with a step (not covered yet)",
+                           ir::exprToString(*uses.front().expr, s), ir::exprToString(*tl.trip, s)));
   checkTripUses(s, tl, w, uses, limits);
   if (msSince(start) >= opts.timeout_ms)
     throw Fail("budget exceeded in the bit-vector proofs");
@@ -1318,20 +1372,27 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   }
   states += LapExplorer(w, opts, start).run();
   std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
-  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})", ir::exprToString(*tl.trip, s),
-                     t0, w.P, w.w0, W, small);
+  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})",
+                     tl.scale > 1 ? std::string("T") : ir::exprToString(*tl.trip, s), t0, w.P, w.w0, W, small);
 }
 
 // Lap induction with tl.fixed set (a value per parameter read besides the
-// trip expression): the argument in one line, or throws.
-std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
-                       const TripLoops& tl, const TripProofOptions& opts,
-                       std::chrono::steady_clock::time_point start, uint64_t& states) {
+// trip expression) and tl.residue: the argument in one line, or throws.
+std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                         const TripLoops& tl, const TripProofOptions& opts,
+                         std::chrono::steady_clock::time_point start, uint64_t& states) {
   const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
   const Limits limits = solverLimits(opts, opts.timeout_ms);
   bool below = false;  // values below t0 build t0's system (proved)
   int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
                           [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below);
+  if (tl.scale > 1) {
+    // every E >= t0 with E = scale * T + residue: T >= ceil((t0 - residue) / scale)
+    if (below || t0 < 0)
+      throw Fail(fmt::format("loops with a step and a trip expression {} that may be negative (not covered yet)",
+                             ir::exprToString(*tl.trip, s)));
+    t0 = std::max<int64_t>(0, -*ir::floorDiv(tl.residue - t0, tl.scale));
+  }
   int64_t max_lo = 0;
   for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
   // The window must see every iteration-indexed view index reach its
@@ -1351,6 +1412,32 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
       continue;
     }
   }
+}
+
+// Lap induction with tl.fixed set, once per residue of the trip expression
+// modulo tl.scale (loops with a step): every value of E is one of them.
+std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                       const TripLoops& tl, const TripProofOptions& opts,
+                       std::chrono::steady_clock::time_point start, uint64_t& states) {
+  if (tl.scale == 1) return proveResidue(s, target, checked, tl, opts, start, states);
+  TripLoops each = tl;
+  std::string first;
+  const std::string E = ir::exprToString(*tl.trip, s);
+  for (int64_t r = 0; r < tl.scale; ++r) {
+    each.residue = r;
+    const std::string at = fmt::format("{} = {} * T + {}: ", E, tl.scale, r);
+    try {
+      std::string engine = proveResidue(s, target, checked, each, opts, start, states);
+      if (first.empty()) first = std::move(engine);
+    } catch (const Met& m) {
+      throw Met(at + m.what(), m.violation, tripValue(each, m.trip), m.violation.trip_open);
+    } catch (const Fail& f) {
+      throw Fail(at + f.what());
+    }
+  }
+  return fmt::format("for each {} = {} * T + r, r in 0..{} (the loops' steps and starts), in iterations of {} values: "
+                     "{} (shown for r = 0)",
+                     E, tl.scale, tl.scale - 1, tl.scale, first);
 }
 
 // The parameters the system reads besides the trip expression (tile sizes
@@ -1508,17 +1595,70 @@ struct GridTooSmall {
   bool tiles;  // the tile dimension (else the ring)
 };
 
+// The tile count E_A read inside the tile loop (`if t + 1 < my_tiles:`,
+// docs/z3.md "The tile count inside the tile loop"): the expression the
+// builder evaluated, with the loop variables it was evaluated with bound,
+// except the tile loop's and the K loop's (those stay symbolic in the proof).
+struct TileCountUse {
+  const ir::Expr* expr = nullptr;
+  std::map<int, int64_t> loop_vars;
+  int64_t instance = 0;
+  bool operator==(const TileCountUse&) const = default;
+};
+
+// Which tile count a read of E_A inside tile t sees when the grid is built:
+// t + 2 (tile t is not the last; every A >= t + 2 reads alike, proved in
+// checkTileCountUses), or t + 1 (tile t is the last) for the tiles of one
+// parity and t + 2 for the others: the tiles that are not the last keep
+// what the builder derives from the whole system (which views' indices
+// reach their stage count) as it is in the grid of no last tile.
+enum class TileCountRead { NotLast, LastEven, LastOdd };
+
+// e with every sub-expression the hook evaluates replaced by its value.
+ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHook& hook) {
+  if (auto v = hook(*e, env)) return ir::makeConst(*v);
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args)
+    if (a) a = applyHook(a, env, hook);
+  return copy;
+}
+
 // The system with Wt tiles of Wg K iterations each, every tile starting at
 // ring index 0 (`t * E_B` reads 0): iteration k of tile t is the text of
-// ring index g = k in tile t, which is all the layout below needs.
-System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg) {
-  const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+// ring index g = k in tile t, which is all the layout below needs. A read
+// of the tile count E_A inside tile t reads t + 2 or t + 1 (`read`); each
+// is noted in *uses.
+System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
+                 TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr) {
+  const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     int var = -1;
     if (isTileProduct(e, tl, &var)) return env.loop_vars.count(var) ? std::optional<int64_t>(0) : std::nullopt;
     if (ir::sameExpr(e, *tl.inner))
       for (int v : tl.tile_vars)
         if (env.loop_vars.count(v)) return Wg;
     return std::nullopt;  // outside a tile loop E_B reads its parameters: refused below
+  };
+  // Asked first for the whole expression the builder evaluates (then for its
+  // parts): one that reads E_A inside a tile loop is evaluated here, whole.
+  const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+    int tvar = -1;
+    for (int v : tl.tile_vars)
+      if (env.loop_vars.count(v)) tvar = v;
+    if (tvar < 0 || !containsExpr(e, *tl.tiles)) return base(e, env);
+    const int64_t t = env.loop_vars.at(tvar);
+    const bool last = read != TileCountRead::NotLast && (t % 2 == 1) == (read == TileCountRead::LastOdd);
+    const int64_t A = t + (last ? 1 : 2);
+    ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
+    auto v = ir::evaluate(*applyHook(substitute(x, *tl.tiles, ir::makeConst(A)), env, base), env);
+    if (!v) return std::nullopt;  // the builder reports it
+    if (uses) {
+      TileCountUse u{&e, env.loop_vars, env.instance.value_or(0)};
+      for (int var : tl.tile_vars) u.loop_vars.erase(var);
+      for (int var : tl.k_vars) u.loop_vars.erase(var);
+      if (std::find(uses->begin(), uses->end(), u) == uses->end()) uses->push_back(std::move(u));
+    }
+    return v;
   };
   b.replace = tl.tiles.get();
   b.replace_value = Wt;
@@ -1611,7 +1751,7 @@ TileShape tileShapeOf(const Process& proc, const TileLoops& tl, int64_t Wt, int6
 
 // Where a pc of the combined program lies.
 struct PcPos {
-  enum Region : int8_t { Prefix, Pre, Body, Post, Exit, Tile, Done, Other } region = Other;
+  enum Region : int8_t { Prefix, Pre, Body, Post, Exit, Tile, Done, Other, PostLast } region = Other;
   int16_t t = -1;  // tile (Exit: the tile count it left after)
   int16_t x = -1;  // ring position (Body: g; Pre / Post / Exit of a Full process: the tile's ring start / end)
   bool last = false;  // the last instruction of its block
@@ -1634,6 +1774,16 @@ struct PGrid {
   // TileOnly: body_at[t][0] is tile t's block, exit_at[a][0] the exit path after a tiles
   struct Range { int a = 0, b = 0; };  // a block's pcs [a, b)
   std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
+  // The tile count read inside the tile loop (checkTileCountUses):
+  // last[i] is the grid whose tiles of parity i are the last one (E_A read
+  // as t + 1), the same as `grid` but in those tiles' parts after the K
+  // loop (checked); a process leaving tile t's K loop enters the part of
+  // `grid` (more tiles) or, with the tile count t + 1, its copy
+  // post_last_at[p][t][x] of last[t % 2]'s.
+  bool last_tile = false;
+  System last[2];
+  std::vector<TileShape> last_shape[2];
+  std::vector<std::vector<std::vector<Range>>> post_last_at;
   std::vector<std::vector<int>> ring_pc, tile_pc;  // [p][pc]: one period back, -1: cannot
   std::vector<std::vector<int>> ring_ref;          // ring_pc, or for a copy of a pre / post part or exit path the
                                                    // copy of the same text at x - Pg (>= 0): for async work only
@@ -1786,6 +1936,7 @@ void layOutPersistent(PGrid& g) {
   g.pre_at.assign(P, {});
   g.body_at.assign(P, {});
   g.post_at.assign(P, {});
+  g.post_last_at.assign(P, {});
   g.exit_at.assign(P, {});
   g.ring_pc.assign(P, {});
   g.ring_ref.assign(P, {});
@@ -1803,16 +1954,20 @@ void layOutPersistent(PGrid& g) {
     std::vector<int> ends;  // the last pc of every block that ends in a resolution
     // appends src[a, b) as a block at region r, tile t, ring position x, the
     // commits before it `base`; returns its start
-    auto append = [&](int a, int b, PcPos::Region r, int64_t t, int64_t x, int64_t base) {
+    auto appendFrom = [&](const std::vector<Instr>& from, int a, int b, PcPos::Region r, int64_t t, int64_t x,
+                          int64_t base) {
       const int start = static_cast<int>(prog.size());
       int64_t c = base;
       for (int pc = a; pc < b; ++pc) {
-        prog.push_back(src[pc]);
+        prog.push_back(from[pc]);
         pos.push_back({r, static_cast<int16_t>(t), static_cast<int16_t>(x), pc + 1 == b});
         cb.push_back(static_cast<int>(c));
-        c += src[pc].kind == InstrKind::MmaCommit;
+        c += from[pc].kind == InstrKind::MmaCommit;
       }
       return start;
+    };
+    auto append = [&](int a, int b, PcPos::Region r, int64_t t, int64_t x, int64_t base) {
+      return appendFrom(src, a, b, r, t, x, base);
     };
     prog.clear();
     if (sh.kind == TileShape::Static) {
@@ -1890,6 +2045,24 @@ void layOutPersistent(PGrid& g) {
           const int at2 = append(c, d, PcPos::Post, t, x, tiles_c[t] + pre_c[t] + body_c[x]);
           g.post_at[p][t][x] = range(at2, at2 + (d - c));
         }
+      if (g.last_tile) {
+        // the last tile's part after the K loop: it must commit as many MMA
+        // groups as the other tiles' (the counts before the exit path are
+        // path-independent)
+        g.post_last_at[p].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
+        for (int64_t t = 0; t < Wt; ++t) {
+          const TileShape& ls = g.last_shape[t % 2][p];
+          const auto& lsrc = g.last[t % 2].procs[p].program;
+          const int c = ls.head[t][Wg], d = ls.tile_start[t + 1];
+          if (commitsIn(lsrc, c, d) != post_c[t])
+            throw Fail(fmt::format("{} commits a different number of MMA groups after the K loop of the last tile",
+                                   g.grid.procs[p].name));
+          for (int64_t x = 0; x <= Wg; ++x) {
+            const int at = appendFrom(lsrc, c, d, PcPos::PostLast, t, x, tiles_c[t] + pre_c[t] + body_c[x]);
+            g.post_last_at[p][t][x] = range(at, at + (d - c));
+          }
+        }
+      }
       g.exit_at[p].assign(static_cast<size_t>(Wt) + 1, std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
       for (int64_t a = 0; a <= Wt; ++a)
         for (int64_t x = 0; x <= Wg; ++x) {
@@ -1926,6 +2099,7 @@ void layOutPersistent(PGrid& g) {
         case PcPos::Done: return g.doneAt(p, q.t, std::max<int>(q.x, 0));
         case PcPos::Pre: return g.pre_at[p][q.t][q.x].a;
         case PcPos::Post: return g.post_at[p][q.t][q.x].a;
+        case PcPos::PostLast: return g.post_last_at[p][q.t][q.x].a;
         case PcPos::Body: return g.body_at[p][q.t][q.x].a;
         case PcPos::Tile: return g.body_at[p][q.t][0].a;
         case PcPos::Exit: return g.exit_at[p][q.t][std::max<int>(q.x, 0)].a;
@@ -2082,11 +2256,21 @@ class PersistentExplorer {
       if (gi + 1 >= g_.Wg) out.push_back({-1, more, 0});
       else out.push_back({g_.body_at[p][t][gi + 1].a, more});
     }
-    if (allowEqual(last.end[t], gi + 1)) {
-      const auto& post = g_.post_at[p][t][gi + 1];
-      if (post.a < post.b) out.push_back({post.a, last});
-      else tileDecision(p, t, gi + 1, last, out);
-    }
+    if (allowEqual(last.end[t], gi + 1)) afterBody(p, t, gi + 1, last, out);
+  }
+  // Tile t's K loop left at ring position x: the part after it, the last
+  // tile's (the tile count is t + 1) or the others' (it is above), when the
+  // schedule reads the tile count there (PGrid::last_tile).
+  void afterBody(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out) const {
+    auto post = [&](const std::vector<std::vector<std::vector<PGrid::Range>>>& at, const Unknowns& v) {
+      const auto& r = at[p][t][x];
+      if (r.a < r.b) out.push_back({r.a, v});
+      else tileDecision(p, t, x, v, out);
+    };
+    if (!g_.last_tile) return post(g_.post_at, u);
+    Unknowns more = u, last = u;
+    if (allowAbove(more.tiles, t + 1)) post(g_.post_at, more);
+    if (allowEqual(last.tiles, t + 1)) post(g_.post_last_at, last);
   }
   // Process p has just run the last instruction of its block at `pc`.
   std::vector<Branch> resolve(int p, int pc, const Unknowns& u) const {
@@ -2096,7 +2280,7 @@ class PersistentExplorer {
       case PcPos::Prefix: tileDecision(p, -1, 0, u, out); break;
       case PcPos::Pre: enterBody(p, q.t, q.x, u, out); break;
       case PcPos::Body: bodyDecision(p, q.t, q.x, u, out); break;
-      case PcPos::Post: tileDecision(p, q.t, q.x, u, out); break;
+      case PcPos::Post: case PcPos::PostLast: tileDecision(p, q.t, q.x, u, out); break;
       case PcPos::Tile: tileDecision(p, q.t, 0, u, out); break;
       default: throw Fail("internal: a block end outside the tile loops");
     }
@@ -2191,8 +2375,9 @@ class PersistentExplorer {
         for (int q : preds[pc])
           if (key(q) != k)
             throw Fail(fmt::format("{} reaches one operation from synchronous accesses that differ (at a tile or "
-                                   "K loop boundary)",
-                                   g_.comb.procs[p].name));
+                                   "K loop boundary: {} and {})",
+                                   g_.comb.procs[p].name, instrToString(g_.comb, p, *preds[pc].begin()),
+                                   q >= 0 ? instrToString(g_.comb, p, q) : std::string("the start")));
         prev[pc] = *preds[pc].rbegin();
       }
     }
@@ -2242,6 +2427,7 @@ class PersistentExplorer {
           case PcPos::Body: pos[pc] = id(1, q.x, off); break;
           case PcPos::Pre: pos[pc] = id(2, q.t, off); break;
           case PcPos::Post: pos[pc] = id(3, q.t, off); break;
+          case PcPos::PostLast: pos[pc] = id(6, q.t, off); break;
           case PcPos::Exit: pos[pc] = id(4, 0, off); break;
           case PcPos::Tile: pos[pc] = id(5, q.t, off); break;
           default: pos[pc] = id(0, pc, 0); break;
@@ -2408,7 +2594,7 @@ class PersistentExplorer {
     switch (q.region) {
       case PcPos::Prefix: return 0;
       case PcPos::Pre: case PcPos::Body: return q.t;
-      case PcPos::Post: return q.t + 1;
+      case PcPos::Post: case PcPos::PostLast: return q.t + 1;
       default: return INT64_MAX;
     }
   }
@@ -2481,6 +2667,16 @@ bool readsInnerBare(const ir::Expr& e, const TileLoops& tl) {
   return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && readsInnerBare(*a, tl); });
 }
 
+// The tile loop's variable e reads (a fresh symbol when it reads none;
+// several: unknown).
+ir::ExprPtr tileVarOf(const ir::Expr& e, const TileLoops& tl) {
+  std::set<int> ts;
+  for (int t : tl.tile_vars)
+    if (mentionsLoopVar(e, {t})) ts.insert(t);
+  if (ts.size() > 1) throw Fail("an expression reads the variables of two tile loops");
+  return symbolNode(ir::ExprKind::LoopVar, ts.empty() ? kFreshSymbol + 11 : *ts.begin());
+}
+
 // Beyond the window: every expression evaluated inside the tile loops is a
 // function of t and of g = G + k (G: the tile's ring start, `t * E_B`),
 // proved as e(G + 1, k - 1) == e(G, k) for k >= 1; it moves by the same
@@ -2494,8 +2690,7 @@ void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
   auto fail = [&](const ir::Expr* e, const std::string& why) {
     throw Fail(fmt::format("{} {}", ir::exprToString(*e, s), why));
   };
-  for (const ir::Expr* use : g.grid.replace_loop_exprs) {
-    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
+  auto check = [&](const ir::Expr* use, const ir::ExprPtr& e) {
     if (readsInnerBare(*e, tl)) fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel "
                                                       "proof yet)", ir::exprToString(*tl.inner, s),
                                                       ir::exprToString(*tl.inner, s)));
@@ -2529,6 +2724,163 @@ void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
       if (r != BvVerdict::Holds)
         fail(use, fmt::format("does not move by the same amount every {} tiles ({})", g.Pt, bvVerdictName(r)));
     }
+  };
+  // grid L evaluates expressions grid N does not (the `else:` of a read of
+  // the tile count)
+  std::vector<const ir::Expr*> exprs = g.grid.replace_loop_exprs;
+  if (g.last_tile)
+    for (const System& l : g.last)
+      for (const ir::Expr* e : l.replace_loop_exprs)
+        if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
+  for (const ir::Expr* use : exprs) {
+    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
+    if (ir::sameExpr(*e, *tl.inner)) continue;  // the K loop's own bound (each tile its own, step 2)
+    if (!containsExpr(*e, *tl.tiles)) {
+      check(use, e);
+      continue;
+    }
+    // A read of the tile count (checkTileCountUses): the text of a tile
+    // that is not the last (E_A read as t + 2) and of the last (t + 1),
+    // each as a function of t.
+    const ir::ExprPtr t = tileVarOf(*e, tl);
+    for (int64_t d : {2, 1}) check(use, substitute(e, *tl.tiles, plus(t, d)));
+  }
+}
+
+// Every read of the tile count E_A inside tile t has one value for every
+// A >= t + 2 (the tile is not the last one): e(t, A) == e(t, t + 2), for
+// every t >= 0 and every value of the K loop's variable, proved. The grid
+// built with E_A read as t + 2 is then, tile by tile, the text of every
+// tile that is not the last, and the one built with t + 1 that of the
+// last (docs/z3.md "The tile count inside the tile loop").
+void checkTileCountUses(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses,
+                        const Limits& limits) {
+  using K = ir::ExprKind;
+  FactProver prover(s, limits, {});
+  const ir::ExprPtr A = symbolNode(K::LoopVar, kFreshSymbol + 10);
+  for (const TileCountUse& u : uses) {
+    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
+    for (const auto& [var, value] : u.loop_vars)
+      e = substitute(e, *symbolNode(K::LoopVar, var), ir::makeConst(value));
+    e = substitute(substitute(e, *symbolNode(K::Instance, 0), ir::makeConst(u.instance)), *tl.tiles, A);
+    const ir::ExprPtr t = tileVarOf(*e, tl);
+    if (anySubExpr(*e, [](const ir::Expr& x) {
+          return x.kind == K::Param || x.kind == K::BlockIdx || x.kind == K::GridDim;
+        }))
+      throw Fail(fmt::format("{} reads {} inside the tile loop together with other parameters (not covered by the "
+                             "persistent-kernel proof yet)",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
+    const ir::ExprPtr next = ir::makeExpr(K::Add, {t, ir::makeConst(2)});
+    const BvVerdict r = prover
+                            .prove(ir::makeExpr(K::Eq, {e, substitute(e, *A, next)}),
+                                   {ir::makeExpr(K::Ge, {t, ir::makeConst(0)}), ir::makeExpr(K::Ge, {A, next})})
+                            .kind;
+    if (r != BvVerdict::Holds)
+      throw Fail(fmt::format("{} reads {} inside the tile loop in a way that is not the same on every tile but the "
+                             "last ({})",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s), bvVerdictName(r)));
+  }
+}
+
+// The grids with last tiles (PGrid::last) against the grid: each last
+// tile's prefix, part before the K loop and K iterations are the grid's
+// (a read of the tile count there: unknown; a role without the K loop must
+// not differ in its last tiles at all); its part after the K loop repeats
+// with the tile period and the grid's deltas, stays put under the ring
+// shift, and accesses views with the flags the builder derives from the
+// whole system (stage-like, written through itself) as the grid does for
+// the same operation, or else for the view. (The tiles after a last tile of
+// these grids are no tile of any run and are not compared.) With the reads
+// of E_A proved to move with the tile period (checkTileExprs, the form for
+// the last tile), the text repeats beyond the window too.
+void checkLastTileGrid(const PGrid& g) {
+  int differs = -1;  // the grid's pc of the first difference found
+  auto same = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
+    for (int i = 0; i < std::min(a1 - a0, b1 - b0); ++i)
+      if (!sameInstr(a[a0 + i], b[b0 + i])) {
+        differs = a0 + i;
+        return false;
+      }
+    differs = std::min(a1, a0 + (b1 - b0));
+    return a1 - a0 == b1 - b0;
+  };
+  const System& sys = g.grid;
+  // (stage-like, written through itself) per operation and access, and per view, in the grid
+  using Flags = std::pair<bool, bool>;
+  std::map<std::pair<const ir::Stmt*, size_t>, std::set<Flags>> by_op;
+  std::map<int, std::set<Flags>> by_view;
+  for (const Process& proc : sys.procs)
+    for (const Instr& in : proc.program)
+      for (size_t k = 0; k < in.accesses.size(); ++k) {
+        const Access& acc = in.accesses[k];
+        if (acc.view < 0) continue;
+        by_op[{in.stmt, k}].insert({acc.stage_like, acc.view_written});
+        by_view[acc.view].insert({acc.stage_like, acc.view_written});
+      }
+  auto flagsAsInTheGrid = [&](const Instr& in, size_t k) {
+    const Access& acc = in.accesses[k];
+    auto op = by_op.find({in.stmt, k});
+    const std::set<Flags>* known = op != by_op.end() ? &op->second : nullptr;
+    if (!known) {
+      auto v = by_view.find(acc.view);
+      if (v == by_view.end()) return false;
+      known = &v->second;
+    }
+    return known->size() == 1 && *known->begin() == Flags{acc.stage_like, acc.view_written};
+  };
+  for (int i = 0; i < 2; ++i) {
+    const System& last = g.last[i];
+    if (last.procs.size() != sys.procs.size()) throw Fail("internal: the grids of the last tile differ in processes");
+    for (size_t p = 0; p < sys.procs.size(); ++p) {
+      const TileShape &sh = g.shape[p], &ls = g.last_shape[i][p];
+      const auto &a = sys.procs[p].program, &b = last.procs[p].program;
+      auto refuse = [&](const char* where) {
+        throw Fail(fmt::format("{} reads the tile count inside the tile loop {} (only the part after the K loop is "
+                               "covered by the persistent-kernel proof; the last tile's grid differs at {})",
+                               sys.procs[p].name, where,
+                               differs >= 0 && differs < static_cast<int>(a.size())
+                                   ? instrToString(sys, static_cast<int>(p), differs)
+                                   : std::string("its end")));
+      };
+      if (sh.kind != ls.kind) refuse("in a way that changes its loops");
+      if (sh.kind == TileShape::Static) continue;  // it reads E_A nowhere (buildGrid refuses reads outside the tile loop)
+      if (!same(a, 0, sh.prefix_end, b, 0, ls.prefix_end)) refuse("before it");
+      for (int64_t t = i; t < g.Wt; t += 2) {  // the last tiles of this grid
+        if (sh.kind == TileShape::TileOnly) {
+          if (!same(a, sh.tile_start[t], sh.tile_start[t + 1], b, ls.tile_start[t], ls.tile_start[t + 1]))
+            refuse("in a role without the K loop");
+          continue;
+        }
+        if (!same(a, sh.tile_start[t], sh.head[t][g.Wg], b, ls.tile_start[t], ls.head[t][g.Wg]))
+          refuse("before the end of the K loop");
+        for (int pc = ls.head[t][g.Wg]; pc < ls.tile_start[t + 1]; ++pc) {
+          if (!unmoved(g.ring, g.ring_named, b[pc]))
+            throw Fail(fmt::format("{} at the last tile's part after the K loop of {} moves with the ring period",
+                                   opText(*sys.schedule, *b[pc].stmt), sys.procs[p].name));
+          for (size_t k = 0; k < b[pc].accesses.size(); ++k) {
+            if (b[pc].accesses[k].view < 0) continue;
+            if (!flagsAsInTheGrid(b[pc], k))
+              throw Fail(fmt::format("{} at the last tile's part after the K loop of {} accesses a view otherwise "
+                                     "than every other tile",
+                                     opText(*sys.schedule, *b[pc].stmt), sys.procs[p].name));
+          }
+        }
+      }
+    }
+  }
+  for (size_t p = 0; p < sys.procs.size(); ++p) {
+    if (g.shape[p].kind != TileShape::Full) continue;
+    for (int64_t t = g.tw; t + g.Pt < g.Wt; ++t) {
+      const TileShape &l0 = g.last_shape[t % 2][p], &l1 = g.last_shape[(t + g.Pt) % 2][p];
+      Deltas d = g.tile;
+      if (!shiftedRange(g.last[t % 2].procs[p].program, l0.head[t][g.Wg], l0.tile_start[t + 1],
+                        g.last[(t + g.Pt) % 2].procs[p].program, l1.head[t + g.Pt][g.Wg], l1.tile_start[t + g.Pt + 1],
+                        d) ||
+          d.slot_phase != g.tile.slot_phase || d.view_index != g.tile.view_index || d.view_gen != g.tile.view_gen ||
+          d.view_gen_stage != g.tile.view_gen_stage)
+        throw Fail(fmt::format("{}'s part after the K loop of the last tile does not repeat with the tile period {}",
+                               sys.procs[p].name, g.Pt));
+    }
   }
 }
 
@@ -2540,8 +2892,16 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   PGrid g;
   g.Wt = Wt;
   g.Wg = Wg;
-  g.grid = buildGrid(s, binding, target, tl, Wt, Wg);
+  std::vector<TileCountUse> uses;
+  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses);
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+  if (!uses.empty()) {
+    g.last_tile = true;
+    for (int i = 0; i < 2; ++i) {
+      g.last[i] = buildGrid(s, binding, target, tl, Wt, Wg, i ? TileCountRead::LastOdd : TileCountRead::LastEven);
+      for (const Process& p : g.last[i].procs) g.last_shape[i].push_back(tileShapeOf(p, tl, Wt, Wg));
+    }
+  }
   std::vector<Series> ring, tiles;
   for (size_t p = 0; p < g.shape.size(); ++p) {
     const TileShape& sh = g.shape[p];
@@ -2564,12 +2924,20 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   checkLapDeltas(g.grid, g.ring);
   checkLapDeltas(g.grid, g.tile);
   gridCounts(g);
+  if (g.last_tile) {
+    for (const System& l : g.last) {
+      checkLapDeltas(l, g.ring);
+      checkLapDeltas(l, g.tile);
+    }
+    checkLastTileGrid(g);
+  }
   const double used_ms = msSince(start);
   if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
   Limits limits;
   limits.timeout_ms = static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms));
   limits.memory_mb = opts.memory_mb;
   checkTileExprs(s, tl, g, limits);
+  checkTileCountUses(s, tl, uses, limits);
   layOutPersistent(g);
   // Split by the K trip count E_B (docs/z3.md "Short tiles one by one"):
   // tiles of each length below `split` one exploration each, then tiles of
@@ -2579,9 +2947,10 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   for (int64_t len = 1; len < split; ++len) states += PersistentExplorer(g, len, opts, start).run();
   states += PersistentExplorer(g, -split, opts, start).run();
   return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} >= 1 K iterations, each tile "
-                     "its own (ring period {}, tile period {}, window {} tiles x {} iterations{})",
+                     "its own (ring period {}, tile period {}, window {} tiles x {} iterations{}{})",
                      ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s), g.Pg, g.Pt, Wt, Wg,
-                     split > 1 ? fmt::format(", tiles of 1..{} iterations one by one", split - 1) : "");
+                     split > 1 ? fmt::format(", tiles of 1..{} iterations one by one", split - 1) : "",
+                     g.last_tile ? ", the last tile's part after the K loop its own" : "");
 }
 
 std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,

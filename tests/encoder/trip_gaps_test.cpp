@@ -1,6 +1,7 @@
 // Lap induction (encoder/trip_proof.h) past its first limits (docs/z3.md
-// "Proofs for every trip count"): thread-block clusters and views over the
-// same bytes that move by different laps. Each extension is shown proving a
+// "Proofs for every trip count"): thread-block clusters, views over the
+// same bytes that move by different laps, guards on parameters, the tile
+// count read inside the tile loop and loops from lm.instance() with a step. Each extension is shown proving a
 // correct schedule and not proving broken variants of it (each confirmed
 // broken by the bounded explicit-state check).
 #include <gtest/gtest.h>
@@ -199,4 +200,198 @@ TEST(TripProofGaps, PersistentLoopEnteredFromPrivateAccessesIsProved) {
     auto rb = proveGap(s);
     EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << to << ": " << rb.engine;
   }
+}
+
+namespace {
+
+// The explicit engine on `tiles` tiles of `k_tiles` K iterations.
+encoder::Outcome tileCountRunAt(const ir::Schedule& s, int64_t tiles, int64_t k_tiles) {
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  auto sys = cake::testing::build(s, cake::testing::bind(s, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
+  return encoder::explore(sys, eo).outcome;
+}
+
+// A persistent kernel whose Q tile is reloaded per tile into one slot: the
+// producer bar.sync's q_empty before every tile but the first, the consumer
+// bar.arrive's it after every tile's K loop but the last's (FA3's
+// QueryEmpty, corpus/attention/sm90_fa3_persistent.cake).
+const char* kQueryEmpty = R"(@cake.schedule(target="sm_90a")
+def q_empty_handoff(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
+    pool   = lm.smem(32768)
+    smem_q = pool.view(offset=0,    shape=(64, 64), dtype=lm.bf16, stages=1, swizzle="128B")
+    smem_a = pool.view(offset=8192, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    producer = lm.role(warps=[0, 1, 2, 3])
+    consumer = lm.role(warps=[4, 5, 6, 7])
+    pipe    = lm.pipeline(stages=2)
+    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)
+    full    = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
+    empty   = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
+    q_empty = lm.named_barrier(roles=[producer, consumer])
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+            if t > 0:
+                lm.sync(q_empty)
+            smem_q.tma_load(Q, coords=(t * 64, 0), iter=t, barrier=q_full)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                smem_a.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)
+    with consumer:
+        for t in lm.range(0, tiles):
+            lm.wait(q_full, iter=t)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_q[t], smem_a[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=0)
+                lm.arrive(empty, iter=it)
+            if t + 1 < tiles:
+                lm.bar_arrive(q_empty)
+)";
+
+}  // namespace
+
+// docs/z3.md "The tile count inside the tile loop": a read of the tile
+// count after the K loop has one value on every tile but the last (proved),
+// and the last tile's part after the K loop is explored as its own block,
+// entered with the tile count fixed. Before, unknown ("reads ... outside
+// its loop bound").
+TEST(TripProofGaps, TileCountReadAfterTheKLoopIsProved) {
+  using cake::testing::replace;
+  const std::string guard = "            if t + 1 < tiles:\n";
+  for (const std::string& same : {guard, std::string("            if t + 2 <= tiles:\n"),
+                                   std::string("            if tiles != t + 1:\n")}) {
+    auto mod = cake::testing::compile(replace(kQueryEmpty, guard, same));
+    const ir::Schedule& s = mod.schedules.at(0);
+    for (int64_t tiles : {1, 2, 3})
+      for (int64_t k : {1, 3}) EXPECT_EQ(tileCountRunAt(s, tiles, k), encoder::Outcome::Pass) << same << tiles << "x" << k;
+    auto r = proveGap(s);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << same << r.detail;
+    EXPECT_NE(r.engine.find("the last tile's part after the K loop its own"), std::string::npos) << r.engine;
+  }
+}
+
+TEST(TripProofGaps, TileCountReadBugsAreNotProved) {
+  using cake::testing::replace;
+  const std::string guard = "            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n";
+  struct Bug {
+    std::string text;
+    const char* what;
+    int64_t tiles, k_tiles;  // the bounded check's counterexample shape
+    bool met;                // the proof's own exploration meets it (else: refused)
+  };
+  const std::vector<Bug> bugs = {
+      // the second-to-last tile does not hand Q back: the producer hangs
+      // before the last tile (refused: not one value on every tile but the last)
+      {replace(kQueryEmpty, guard, "            if t + 2 < tiles:\n                lm.bar_arrive(q_empty)\n"),
+       "the hand-off skipped one tile early", 2, 1, false},
+      // never handed back (a condition with one value for every tile count):
+      // the producer hangs before the second tile (refused: q_empty gets no
+      // whole generation per tile period)
+      {replace(kQueryEmpty, guard, "            if t + 1 > tiles:\n                lm.bar_arrive(q_empty)\n"),
+       "the hand-off never runs", 2, 1, false},
+      // the last tile waits for a Q phase nobody loads: a hang in the last
+      // tile's own part after the K loop
+      {replace(kQueryEmpty, guard, guard + "            else:\n                lm.wait(q_full, iter=t + 1)\n"),
+       "the last tile waits for a tile that never comes", 1, 1, true},
+  };
+  for (const Bug& b : bugs) {
+    auto mod = cake::testing::compile(b.text);
+    const ir::Schedule& s = mod.schedules.at(0);
+    EXPECT_EQ(tileCountRunAt(s, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    auto r = proveGap(s);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+    EXPECT_FALSE(r.detail.empty()) << b.what;
+    if (b.met)
+      EXPECT_NE(r.detail.find("the exploration over every tile count and K trip count meets"), std::string::npos)
+          << b.what << ": " << r.detail;
+  }
+}
+
+namespace {
+
+// The bounded check at K = 64 * k_tiles.
+encoder::Outcome slicedRunAt(const ir::Schedule& s, int64_t k_tiles) {
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  return encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"K", 64 * k_tiles}})), eo).outcome;
+}
+
+}  // namespace
+
+// docs/z3.md "Loops with a step": two consumer warpgroups split the K loop
+// by parity (`lm.range(lm.instance(), k_tiles, 2)`), so each runs a number
+// of iterations that depends on the parity of k_tiles. Proved once per
+// residue of k_tiles modulo 2, in iterations of two K blocks. Before,
+// unknown ("a start that is not a constant or a step other than 1").
+TEST(TripProofGaps, LoopsFromTheInstanceWithAStepAreProvedPerResidue) {
+  const std::string good = corpusText("corpus/splitk/sm90_sliced_k_two_wg.cake");
+  auto mod = cake::testing::compile(good);
+  const ir::Schedule& s = mod.schedules.at(0);
+  for (int64_t k : {1, 2, 3, 6, 7}) EXPECT_EQ(slicedRunAt(s, k), encoder::Outcome::Pass) << k;
+  auto r = proveGap(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("= 2 * T + r, r in 0..1"), std::string::npos) << r.engine;
+
+  using cake::testing::replace;
+  struct Bug {
+    std::string text;
+    const char* what;
+    int64_t k_tiles;  // the bounded check's counterexample
+  };
+  const std::string loop = "for k in lm.range(lm.instance(), k_tiles, 2):";
+  const std::vector<Bug> bugs = {
+      {corpusText("corpus/splitk/sm90_sliced_k_bug_sync_before_write.cake"),
+       "the reduction's bar.sync before the partial is written: a race", 1},
+      // instance 1 starts at block 3: block 1 is never consumed nor released,
+      // and the producer hangs on its slot from block 5 on
+      {replace(good, loop, "for k in lm.range(3 * lm.instance(), k_tiles, 2):"), "block 1 never released", 7},
+      // both instances take the even blocks: each even slot is released
+      // twice, and the producer meets a phase it already lost
+      {replace(good, loop, "for k in lm.range(0, k_tiles, 2):"), "the even blocks consumed twice", 5},
+      // a three-slot ring: slot k % 3 alternates between the warpgroups, and
+      // one waits a phase of a slot the other still owns
+      {replace(replace(replace(replace(good, "pipe  = lm.pipeline(stages=4)", "pipe  = lm.pipeline(stages=3)"),
+                               "iter=k - 4", "iter=k - 3"),
+                       "dtype=lm.bf16, stages=4", "dtype=lm.bf16, stages=3"),
+               "dtype=lm.bf16, stages=4", "dtype=lm.bf16, stages=3"),
+       "an odd ring shared by parity", 4},
+  };
+  for (const Bug& b : bugs) {
+    auto bm = cake::testing::compile(b.text);
+    ASSERT_FALSE(bm.schedules.empty()) << b.what;
+    const ir::Schedule& bs = bm.schedules.at(0);
+    EXPECT_EQ(slicedRunAt(bs, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    auto br = proveGap(bs);
+    EXPECT_NE(br.outcome, encoder::Outcome::Proved) << b.what << ": " << br.engine;
+    EXPECT_FALSE(br.detail.empty()) << b.what;
+  }
+}
+
+// docs/z3.md "A hole found while testing": a loop nested in the symbolic
+// loop whose bound changes past the window (`t // 200`: no iteration before
+// t = 200) hid a hang from t = 200 on, and lap induction said proved. The
+// bounds of nested loops are now among the expressions that must move with
+// the period beyond the window.
+TEST(TripProofGaps, NestedLoopBoundThatChangesPastTheWindowIsNotProved) {
+  using cake::testing::replace;
+  const std::string at = "            lm.arrive(consumed, iter=t)\n";
+  auto mod = cake::testing::compile(replace(
+      cake::testing::kOneSlotHandoff, at,
+      at + "            for c in lm.range(0, t // 200):\n                lm.wait(ready, iter=t + 1000)\n"));
+  const ir::Schedule& s = mod.schedules.at(0);
+  EXPECT_FALSE(brokenAtSomeK(s, {1, 5, 200}));
+  EXPECT_TRUE(brokenAtSomeK(s, {201}));
+  auto r = proveGap(s);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("t // 200"), std::string::npos) << r.detail;
 }
