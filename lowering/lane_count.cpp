@@ -89,15 +89,15 @@ bool mmaAnchored(const ir::Schedule& s, int regs) {
 
 // The reduced extent of a fragment reduction's source and
 // whether the fragment is MMA-anchored (a row over 4 lanes, else 32).
-struct ReduceShape {
+struct ReducedRow {
   int64_t extent = 1;
   bool anchored = false;
 };
-std::optional<ReduceShape> reduceShape(const ir::Schedule& s, const ir::Op& op) {
+std::optional<ReducedRow> reducedRow(const ir::Schedule& s, const ir::Op& op) {
   if (op.kind != OpKind::Reduce || op.src.kind != K::Regs) return std::nullopt;
   const auto& shape = s.regs.at(op.src.index).shape;
   const int red = op.axis >= 0 && op.axis < static_cast<int>(shape.size()) ? op.axis : static_cast<int>(shape.size()) - 1;
-  ReduceShape r;
+  ReducedRow r;
   r.extent = shape.empty() ? 1 : ir::constValue(shape[red]).value_or(1);
   r.anchored = mmaAnchored(s, op.src.index);
   return r;
@@ -112,7 +112,7 @@ double reduceLanes(const ir::Schedule& s, const ir::Op& op) {
   // the shuffle tree per row: per step a SHFL (two for argmin: value and
   // index) and the combine (cake_argmin_step: compare, tie-break, 2 selects),
   // shared by the row's elements this lane holds
-  if (auto rs = reduceShape(s, op)) {
+  if (auto rs = reducedRow(s, op)) {
     const int64_t extent = rs->extent;
     const bool anchored = rs->anchored;
     const double lanes_per_row = anchored ? 4 : 32, steps = anchored ? 2 : 5;
@@ -126,7 +126,7 @@ double reduceLanes(const ir::Schedule& s, const ir::Op& op) {
 
 ReduceChain reduceChain(const ir::Schedule& s, const ir::Op& op) {
   ReduceChain c;
-  const auto rs = reduceShape(s, op);
+  const auto rs = reducedRow(s, op);
   if (!rs) return c;
   const bool arg = op.fn == ElemFn::ArgMin || op.fn == ElemFn::ArgMax;
   const double lanes_per_row = rs->anchored ? 4 : 32;

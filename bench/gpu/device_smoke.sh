@@ -42,6 +42,10 @@ run bench/gpu/schedules/sm90_pingpong_128x192_r240.cake --shape M=8192,N=8192,K=
 run bench/gpu/schedules/decode/sm90_decode_splitk_bn64_s12_r32_pdl.cake --shape M=1,N=4096,K=4096 --split-k 2
 run bench/gpu/schedules/sm90_pingpong_128x192_r240.cake --shape M=4096,N=4096,K=4096 --check-timeout 120
 run bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
+# Session 11: the transposed-wgmma split-K pair (weights on wgmma's 64-row
+# side) at the worst decode shape, and the 128x208 ping-pong at 4096^3.
+run bench/gpu/schedules/decode/sm90_decode_splitk_t8_bn64_s20_rg128_pdl.cake --shape M=1,N=4096,K=4096 --split-k 2
+run bench/gpu/schedules/sm90_pingpong_128x208.cake --shape M=4096,N=4096,K=4096 --check-timeout 120
 # mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
 if command -v nvcc >/dev/null; then
   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a bench/gpu/kernels/hmma_peak.cu -o "$OUT/hmma_peak" &&
