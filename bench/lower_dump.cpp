@@ -53,9 +53,7 @@ int main(int argc, char** argv) {
   for (const auto& f : files) {
     const std::string text = readText(f);
     const std::string rel = fs::relative(f, root).string();
-    ir::FrontendOptions fe;
-    if (auto a = checks::gate::parseTargetAnnotation(text))
-      if (auto t = ir::parseTarget(*a)) fe.target_override = *t;
+    const ir::FrontendOptions fe = checks::gate::frontendOptionsFor(text);
     ir::DiagnosticSink sink;
     auto m = ir::compileModule(ir::makeSourceFile(rel, text), fe, sink);
     if (!m) continue;

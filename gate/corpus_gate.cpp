@@ -256,6 +256,13 @@ Expectation expectationFromJson(const json& j) {
   return e;
 }
 
+ir::FrontendOptions frontendOptionsFor(std::string_view text) {
+  ir::FrontendOptions fe;
+  if (auto t = parseTargetAnnotation(text))
+    if (auto target = ir::parseTarget(*t)) fe.target_override = *target;
+  return fe;
+}
+
 std::optional<std::string> parseTargetAnnotation(std::string_view text) {
   for (std::string_view line : splitLines(text)) {
     std::string_view t = trim(line);
@@ -366,10 +373,7 @@ Observation observe(const Case& c, const CheckOptions& base) {
   try {
     auto file = ir::makeSourceFile(c.path, c.text);
     ir::DiagnosticSink sink;
-    ir::FrontendOptions fe;
-    if (auto t = parseTargetAnnotation(c.text)) {
-      if (auto target = ir::parseTarget(*t)) fe.target_override = *target;   // else: judge() says invalid
-    }
+    ir::FrontendOptions fe = frontendOptionsFor(c.text);   // an unknown target: judge() says invalid
     auto module = ir::compileModule(file, fe, sink);
     for (const auto& f : sink.findings()) {
       if (f.severity == ir::Severity::Error)

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/check.h"
+#include "ir/frontend.h"
 
 namespace cake::checks::gate {
 
@@ -63,6 +64,10 @@ Expectation expectationFromJson(const nlohmann::json& j);
 // `# target: sm_100a`: the target a case is checked for when its decorator
 // names none (what `cake check --target` gives on the command line).
 std::optional<std::string> parseTargetAnnotation(std::string_view text);
+// The front-end options a case is compiled with: its `# target:` as the
+// override (left unset when the name is not a target; the gate judges that
+// case invalid).
+ir::FrontendOptions frontendOptionsFor(std::string_view text);
 
 // `# check: proof`: the gate checks the case as `cake check` does by
 // default, the proof for every trip count included (which can find a

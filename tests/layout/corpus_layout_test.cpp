@@ -52,11 +52,8 @@ void gatesAgreeWithExpectations(const std::string& rel) {
   if (ex.empty()) return;  // the corpus gate reports it (invalid case)
 
   ir::SourceFilePtr file = ir::makeSourceFile(path.string(), text);
-  ir::FrontendOptions fo;
-  ir::Target target = ir::Target::Unspecified;
-  if (auto t = checks::gate::parseTargetAnnotation(text))
-    if (auto pt = ir::parseTarget(*t)) target = *pt;
-  fo.target_override = target;
+  const ir::FrontendOptions fo = checks::gate::frontendOptionsFor(text);
+  const ir::Target target = fo.target_override;
   ir::DiagnosticSink fsink;
   auto mod = ir::compileModule(file, fo, fsink);
   if (!mod) return;  // front-end cases: the corpus gate judges them

@@ -311,9 +311,7 @@ TEST(SmemLayout, CheckerOffsetsAreTheEmittedOffsetsOnTheCorpus) {
   for (const auto& path : files) {
     const std::string text = readFile(path);
     const std::string rel = fs::relative(path, root).string();
-    ir::FrontendOptions fe;
-    if (auto a = checks::gate::parseTargetAnnotation(text))
-      if (auto t = ir::parseTarget(*a)) fe.target_override = *t;
+    const ir::FrontendOptions fe = checks::gate::frontendOptionsFor(text);
     ir::DiagnosticSink sink;
     auto mod = ir::compileModule(ir::makeSourceFile(rel, text), fe, sink);
     if (!mod) continue;
