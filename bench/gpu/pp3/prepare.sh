@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Fills /work/main/.devcarry/pp3 for bench/gpu/pp3/device_pp3.sh (issue 13,
+# helper pingpong, session 12), here (no GPU): cake and its libraries, the
+# harness, the schedules, and the kernel libraries of the exact `cake run`
+# commands the device script makes (NVCC_CACHE_FILL=1 through
+# bench/gpu/pp2/nvcc_cached.sh: cake run verifies, lowers and compiles, the
+# library is kept under its key; the run stops at no_gpu here), plus a named
+# copy of each 4096^3 library for Nsight Compute and the edge shapes.
+# Run from /work/h-pingpong after `cmake --build build --target cake`.
+#   bash bench/gpu/pp3/prepare.sh [SCHEDULE...]
+set -eu
+W=/work/h-pingpong
+C=/work/main/.devcarry/pp3
+mkdir -p $C/bin $C/lib $C/so $C/socache
+cp $W/build/cli/cake $C/bin/
+cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 $C/lib/
+# the harness of bench/gpu/pp2 (same runner/harness sources) is copied when present, else built
+[ -x $C/bin/cake_harness ] || cp /work/main/.devcarry/pp2/bin/cake_harness $C/bin/ 2>/dev/null || nice /usr/local/cuda/bin/nvcc -std=c++17 -O2 -cudart shared \
+  -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 -I$W/runner/harness -I$W/abi \
+  $W/runner/harness/cake_harness.cu -o $C/bin/cake_harness -lcublas -lcupti -ldl \
+  -L/usr/local/cuda/extras/CUPTI/lib64 -L/usr/local/cuda/lib64
+cp $W/bench/gpu/pp3/device_pp3.sh $W/bench/gpu/pp3/schedules.txt $W/bench/gpu/pp2/nvcc_cached.sh $W/bench/gpu/pp2/ncu_balance.py $C/
+G=${*:-$(cat $W/bench/gpu/pp3/schedules.txt)}
+fill() {
+  local g=$1 s k extra="--check-timeout 120"
+  case $g in *cluster2*) extra="--allow-unverified --check-timeout 1";; esac
+  for s in 4096 8192; do
+    # the same command as on the device (device_pp3.sh's run), from the same relative path
+    (cd /work/main && CAKE_NVCC=$C/nvcc_cached.sh NVCC_CACHE=$C/socache NVCC_CACHE_FILL=1 NVCC_CACHE_LOG=/tmp/pp3_fill_$g.log \
+      /usr/bin/time -f "$g $s: %e s wall %U s user" $C/bin/cake run .devcarry/pp3/$g.cake --workload gemm \
+      --shape M=$s,N=$s,K=$s $extra --format json --runs 50 --seed 3 > /tmp/pp3_fill_$g.json 2> /tmp/pp3_fill_$g.err) || true
+    echo "$(grep -h 's wall' /tmp/pp3_fill_$g.err) $(tail -1 /tmp/pp3_fill_$g.log) $(head -c 300 /tmp/pp3_fill_$g.json)"
+    k=$(tail -1 /tmp/pp3_fill_$g.log | grep -o '[0-9a-f]\{24\}')
+    [ $s = 4096 ] && [ -n "$k" ] && cp $C/socache/$k.so $C/so/$g.so
+  done
+}
+for g in $G; do cp $W/bench/gpu/schedules/$g.cake $C/; rm -f /tmp/pp3_fill_$g.log; done
+for g in $G; do fill $g & done
+wait
+du -sh $C
