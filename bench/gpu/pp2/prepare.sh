@@ -10,13 +10,8 @@
 set -eu
 W=/work/h-pp2
 C=/work/main/.devcarry/pp2
-mkdir -p $C/bin $C/lib $C/so $C/socache
-cp $W/build/cli/cake $C/bin/
-cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 $C/lib/
-[ -x $C/bin/cake_harness ] || nice /usr/local/cuda/bin/nvcc -std=c++17 -O2 -cudart shared \
-  -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 -I$W/runner/harness -I$W/abi \
-  $W/runner/harness/cake_harness.cu -o $C/bin/cake_harness -lcublas -lcupti -ldl \
-  -L/usr/local/cuda/extras/CUPTI/lib64 -L/usr/local/cuda/lib64
+. $W/bench/gpu/gemm_sweep_lib.sh
+carry_base $W $C
 cp $W/bench/gpu/pp2/device_pp2.sh $W/bench/gpu/pp2/nvcc_cached.sh $W/bench/gpu/pp2/ncu_balance.py $C/
 G="sm90_ws_bn256_s4 sm90_pingpong_128x192_r240 sm90_pingpong_128x176 sm90_pingpong_128x208"
 fill() {

@@ -11,15 +11,9 @@
 set -eu
 W=/work/h-pingpong
 C=/work/main/.devcarry/pp3
-mkdir -p $C/bin $C/lib $C/so $C/socache
-cp $W/build/cli/cake $C/bin/
-cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 $C/lib/
-# the harness of bench/gpu/pp2 (same runner/harness sources) is copied when present, else built
-[ -x $C/bin/cake_harness ] || cp /work/main/.devcarry/pp2/bin/cake_harness $C/bin/ 2>/dev/null || nice /usr/local/cuda/bin/nvcc -std=c++17 -O2 -cudart shared \
-  -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 -I$W/runner/harness -I$W/abi \
-  $W/runner/harness/cake_harness.cu -o $C/bin/cake_harness -lcublas -lcupti -ldl \
-  -L/usr/local/cuda/extras/CUPTI/lib64 -L/usr/local/cuda/lib64
-cp $W/bench/gpu/pp3/device_pp3.sh $W/bench/gpu/pp3/schedules.txt $W/bench/gpu/pp2/nvcc_cached.sh $W/bench/gpu/pp2/ncu_balance.py $C/
+. $W/bench/gpu/gemm_sweep_lib.sh
+carry_base $W $C
+cp $W/bench/gpu/pp3/device_pp3.sh $W/bench/gpu/pp3/device_pp3_ncu.sh $W/bench/gpu/pp3/schedules.txt $W/bench/gpu/pp2/nvcc_cached.sh $W/bench/gpu/pp2/ncu_balance.py $C/
 G=${*:-$(cat $W/bench/gpu/pp3/schedules.txt)}
 fill() {
   local g=$1 s k extra="--check-timeout 120"
