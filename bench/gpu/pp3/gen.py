@@ -90,7 +90,21 @@ def {name}(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
         for t in lm.range(lm.instance(), my_tiles, 2):
 {coords}            if t > 0:
                 lm.wait(order, stage=lm.instance())
-            for k in lm.range(0, k_tiles):
+{mainloop}            # epilogue overlaps the other warpgroup's mainloop
+{epilogue}        lm.tma_store_wait(pending=0)
+        lm.cluster_sync()
+"""
+
+# The consumer's k-block loop. "early": release slot it - 1 as soon as
+# mma_wait(pending=1) says its MMAs are done (sm90_pingpong_128_s5's order).
+# "late": release slot it - 2 right after k-block it's MMAs are issued, before
+# mma_wait(pending=1) (it - 2 retired at the previous iteration's wait), so the
+# remote arrive is in flight during the wait instead of just before the next
+# k-block's first wgmma (the wgmma fence orders the warp's earlier shared-memory
+# accesses, which may include the remote arrive; docs/gpu.md "Ping-pong on 2x1
+# clusters with B multicast"); the last two slots are released after
+# mma_wait(pending=0).
+MAINLOOP = {"early": """            for k in lm.range(0, k_tiles):
                 it = t * k_tiles + k
                 lm.wait(full, iter=it)
                 lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
@@ -103,10 +117,23 @@ def {name}(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
             lm.mma_wait(pending=0)
             lm.arrive(empty, iter=t * k_tiles + k_tiles - 1, cta=0)
             lm.arrive(empty, iter=t * k_tiles + k_tiles - 1, cta=1)
-            # epilogue overlaps the other warpgroup's mainloop
-{epilogue}        lm.tma_store_wait(pending=0)
-        lm.cluster_sync()
-"""
+""", "late": """            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                if k > 1:
+                    lm.arrive(empty, iter=it - 2, cta=0)
+                    lm.arrive(empty, iter=it - 2, cta=1)
+                lm.mma_wait(pending=1)
+            lm.arrive(order, stage=1 - lm.instance())
+            lm.mma_wait(pending=0)
+            if k_tiles > 1:
+                lm.arrive(empty, iter=t * k_tiles + k_tiles - 2, cta=0)
+                lm.arrive(empty, iter=t * k_tiles + k_tiles - 2, cta=1)
+            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1, cta=0)
+            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1, cta=1)
+"""}
 
 # the tile coordinates, the same in the producer and the consumers: pair p's
 # 256x{bn} block in groups of {group} pair rows, this CTA's 128 rows of it
@@ -154,14 +181,15 @@ EPI_HALVES = """            lm.tma_store_wait(pending=0)
             lm.tma_store_commit()
 """
 
-# name: (bn, stages, group, creg, epilogue kind)
+# name: (bn, stages, group, creg, epilogue kind, release)
 VARIANTS = {
-    "sm90_pingpong_128_cluster2":      (128, 5, 4, 232, "whole"),
-    "sm90_pingpong_128_cluster2_s6":   (128, 6, 4, 232, "halves"),
-    "sm90_pingpong_128x192_cluster2":  (192, 4, 4, 240, "192"),
+    "sm90_pingpong_128_cluster2":          (128, 5, 4, 232, "whole", "early"),
+    "sm90_pingpong_128_cluster2_s6":       (128, 6, 4, 232, "halves", "early"),
+    "sm90_pingpong_128x192_cluster2":      (192, 4, 4, 240, "192", "early"),
+    "sm90_pingpong_128_cluster2_s6_late":  (128, 6, 4, 232, "halves", "late"),
 }
 
-def gen(name, bn, st, group, creg, epi):
+def gen(name, bn, st, group, creg, epi, release):
     bh = bn // 2
     if epi == "192":
         cw, cst, epilogue = 64, 4, EPI_192
@@ -174,15 +202,15 @@ def gen(name, bn, st, group, creg, epi):
     smem = coff + cst * 128 * cw * 2
     assert smem <= 232448, (name, smem)
     coords = COORDS.format(group=group, bn=bn)
-    return HDR.format(coords=coords, name="gemm_" + name, pad=" " * (len("def gemm_" + name + "(")), bn=bn, bh=bh, st=st,
+    return HDR.format(coords=coords, mainloop=MAINLOOP[release], name="gemm_" + name, pad=" " * (len("def gemm_" + name + "(")), bn=bn, bh=bh, st=st,
                       st2=2 * st, group=group, creg=creg, preg=40 if creg <= 232 else 24,
                       acc_regs=bn, kib=16 + bh // 8, kib0=16 + bn // 8, bkib=bn // 8, cst=cst,
                       ckib=128 * cw * 2 // 1024, boff=boff, coff=coff, cw=cw, smem=smem, epilogue=epilogue)
 
 if __name__ == "__main__":
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schedules")
-    for name, (bn, st, group, creg, epi) in VARIANTS.items():
-        text = gen(name, bn, st, group, creg, epi)
+    for name, v in VARIANTS.items():
+        text = gen(name, *v)
         path = os.path.join(root, name + ".cake")
         open(path, "w").write(text)
         print(path)
