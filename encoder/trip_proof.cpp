@@ -2298,7 +2298,8 @@ class PersistentExplorer {
   // several, and one of them stands for all.
   void setPredecessors() {
     m_.flow.prev.assign(static_cast<size_t>(m_.P), {});
-    // met[x]: atom x is accessed by two processes or by an async op
+    // met[x]: atom x is accessed by two processes (an async op counts as
+    // an access of the process that issues it)
     std::vector<int> by(static_cast<size_t>(m_.atoms), -1);
     std::vector<char> met(static_cast<size_t>(m_.atoms), 0);
     for (int p = 0; p < m_.P; ++p)
@@ -2306,7 +2307,7 @@ class PersistentExplorer {
         for (size_t i = 0; i < m_.instr(p, pc).accesses.size(); ++i) {
           const sim::AtomRange& r = m_.atoms_of[p][pc][i];
           for (int x = r.a0; x < r.a1; ++x) {
-            if (m_.instr(p, pc).accesses[i].async || (by[x] >= 0 && by[x] != p)) met[x] = 1;
+            if (by[x] >= 0 && by[x] != p) met[x] = 1;
             by[x] = p;
           }
         }
@@ -2346,13 +2347,17 @@ class PersistentExplorer {
           if (--indeg[to] == 0) order.push_back(to);
       if (order.size() != static_cast<size_t>(n) + 1)
         throw Fail(fmt::format("internal: the combined program of {} has a cycle", g_.comb.procs[p].name));
-      // Only accesses another agent can meet matter: the simulator reads
-      // the previous instruction for races with *other* processes
-      // (sim_state.cpp checkRace) and the reducer for conflicts with other
-      // agents; an atom that no other process and no async op ever
-      // accesses (the process's registers: `lm.fill(acc)` before a K loop,
-      // `lm.binary(acc, ...)` at the end of an iteration) meets none, so
-      // predecessors that differ only there behave alike.
+      // Only accesses another process can meet matter: the simulator reads
+      // the previous instruction only for races with steps of *other*
+      // processes (sim_state.cpp checkRace, `q != p`; its own async ops
+      // are checked against the accesses of later steps, not against the
+      // previous one) and the reducer for conflicts with other agents,
+      // whose true dependence on it is only through such a race. An atom
+      // that no other process accesses (the process's registers, also
+      // those its own wgmma writes: `lm.fill(acc)` before a K loop,
+      // `lm.reduce(lab, dots, ...)` at the end of an iteration) meets
+      // none, so predecessors that differ only there behave alike
+      // (docs/z3.md "Persistent kernels", step 5).
       auto key = [&](int pc) -> std::string {
         if (pc < 0 || !m_.isSyncAccess(p, pc)) return "";
         const Instr& in = m_.instr(p, pc);
