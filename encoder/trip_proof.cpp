@@ -372,6 +372,7 @@ ProcShape shapeOf(const Process& proc, const TripLoops& tl, int64_t W) {
 // Everything the exploration needs, for one window width W.
 struct Window {
   int64_t W = 0, t0 = 0, t1 = 0, j0 = 0, w0 = 0, P = 0;
+  int64_t last = 0;  // the last iteration v whose shift to v + P findPeriod checked
   System base;                                  // the system for T = W
   std::vector<System> by_trip;                  // [T - t0]: the system for T
   std::vector<ProcShape> shape;
@@ -473,9 +474,16 @@ bool affineIn(const ir::Expr& e, int var) {
 // The window shows the loop body repeating with the period up to W; beyond
 // it the body repeats because every expression it evaluates moves by the
 // same amount every period of the loop variable from w0 on (proved; e.g.
-// `iter=k - 4` or `k % 4` do, `min(k, 30)` does not).
+// `iter=k - 4` or `k % 4` do, `min(k, 30)` does not). An expression that
+// does not is tried once more from `late`, the start of the last period of
+// values whose shift by P the window checked (`if k >= 3:` inside `if k %
+// 2 == 1:` with w0 = 2): the iterations before `late` are the window's,
+// checked there, and from `late` on the expression moves every period as
+// it does in [late, late + P), where the window shows each value's shift
+// to be the period's deltas (docs/z3.md "A later start for the body
+// check").
 void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vector<const ir::Expr*>& exprs, int64_t P,
-                    int64_t w0, const Limits& limits) {
+                    int64_t w0, int64_t late, const Limits& limits) {
   std::set<int> vars;
   for (const auto& [var, lo] : tl.lo) vars.insert(var);
   std::optional<FactProver> prover;
@@ -486,6 +494,8 @@ void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vecto
       if (affineIn(*use, var)) continue;  // e(v + P) - e(v) is the same for every v
       if (!prover) prover.emplace(s, limits, tl.facts);
       BvVerdict r = movesWithPeriod(*prover, e, *symbolNode(ir::ExprKind::LoopVar, var), P, w0);
+      if (r == BvVerdict::Fails && late > w0)
+        r = movesWithPeriod(*prover, e, *symbolNode(ir::ExprKind::LoopVar, var), P, late);
       if (r != BvVerdict::Holds)
         throw Fail(fmt::format("the loop body's {} does not move by the same amount every {} iterations ({})",
                                ir::exprToString(*use, s), P, bvVerdictName(r)));
@@ -662,6 +672,7 @@ bool findPeriod(Window& w, int max_period) {
     if (!ok || w0 == INT64_MIN || w0 + 2 * P + 2 > end) continue;
     w.P = P;
     w.w0 = w0;
+    w.last = end - 1 - P;
     w.d = std::move(d);
     return true;
   }
@@ -1348,7 +1359,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
   const Limits limits = solverLimits(opts, static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms)));
   // in the loop variable's values (an iteration is a block of `scale` of them)
-  checkBodyExprs(s, tl, body_exprs, w.P * tl.scale, w.w0 * tl.scale, limits);
+  checkBodyExprs(s, tl, body_exprs, w.P * tl.scale, w.w0 * tl.scale, (w.last - w.P + 1) * tl.scale, limits);
   if (tl.scale > 1 && !uses.empty())
     throw Fail(fmt::format("{} reads {} outside the loop bounds of loops with a step (not covered yet)",
                            ir::exprToString(*uses.front().expr, s), ir::exprToString(*tl.trip, s)));
@@ -2298,7 +2309,8 @@ class PersistentExplorer {
   // several, and one of them stands for all.
   void setPredecessors() {
     m_.flow.prev.assign(static_cast<size_t>(m_.P), {});
-    // met[x]: atom x is accessed by two processes or by an async op
+    // met[x]: atom x is accessed by two processes (an async op counts as
+    // an access of the process that issues it)
     std::vector<int> by(static_cast<size_t>(m_.atoms), -1);
     std::vector<char> met(static_cast<size_t>(m_.atoms), 0);
     for (int p = 0; p < m_.P; ++p)
@@ -2306,7 +2318,7 @@ class PersistentExplorer {
         for (size_t i = 0; i < m_.instr(p, pc).accesses.size(); ++i) {
           const sim::AtomRange& r = m_.atoms_of[p][pc][i];
           for (int x = r.a0; x < r.a1; ++x) {
-            if (m_.instr(p, pc).accesses[i].async || (by[x] >= 0 && by[x] != p)) met[x] = 1;
+            if (by[x] >= 0 && by[x] != p) met[x] = 1;
             by[x] = p;
           }
         }
@@ -2346,13 +2358,17 @@ class PersistentExplorer {
           if (--indeg[to] == 0) order.push_back(to);
       if (order.size() != static_cast<size_t>(n) + 1)
         throw Fail(fmt::format("internal: the combined program of {} has a cycle", g_.comb.procs[p].name));
-      // Only accesses another agent can meet matter: the simulator reads
-      // the previous instruction for races with *other* processes
-      // (sim_state.cpp checkRace) and the reducer for conflicts with other
-      // agents; an atom that no other process and no async op ever
-      // accesses (the process's registers: `lm.fill(acc)` before a K loop,
-      // `lm.binary(acc, ...)` at the end of an iteration) meets none, so
-      // predecessors that differ only there behave alike.
+      // Only accesses another process can meet matter: the simulator reads
+      // the previous instruction only for races with steps of *other*
+      // processes (sim_state.cpp checkRace, `q != p`; its own async ops
+      // are checked against the accesses of later steps, not against the
+      // previous one) and the reducer for conflicts with other agents,
+      // whose true dependence on it is only through such a race. An atom
+      // that no other process accesses (the process's registers, also
+      // those its own wgmma writes: `lm.fill(acc)` before a K loop,
+      // `lm.reduce(lab, dots, ...)` at the end of an iteration) meets
+      // none, so predecessors that differ only there behave alike
+      // (docs/z3.md "Persistent kernels", step 5).
       auto key = [&](int pc) -> std::string {
         if (pc < 0 || !m_.isSyncAccess(p, pc)) return "";
         const Instr& in = m_.instr(p, pc);

@@ -1,9 +1,11 @@
 // Lap induction (encoder/trip_proof.h) past its first limits (docs/z3.md
 // "Proofs for every trip count"): thread-block clusters, views over the
 // same bytes that move by different laps, guards on parameters, the tile
-// count read inside the tile loop and loops from lm.instance() with a step. Each extension is shown proving a
-// correct schedule and not proving broken variants of it (each confirmed
-// broken by the bounded explicit-state check).
+// count read inside the tile loop, loops from lm.instance() with a step,
+// predecessors that differ in private registers and a later start for the
+// body check. Each extension is shown proving a correct schedule and not
+// proving broken variants of it (each confirmed broken by the bounded
+// explicit-state check).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -394,4 +396,146 @@ TEST(TripProofGaps, NestedLoopBoundThatChangesPastTheWindowIsNotProved) {
   auto r = proveGap(s);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
   EXPECT_NE(r.detail.find("t // 200"), std::string::npos) << r.detail;
+}
+
+// docs/z3.md "Predecessors that differ only in a process's own registers":
+// a K iteration entered from the part before the K loop and from the
+// iteration before may differ in registers that only the process and its
+// own wgmma touch (k-means' `dots`). A correct kernel of that shape is
+// proved (it was not before); broken variants (each confirmed broken by the
+// bounded check) are not.
+namespace {
+
+// A persistent running argmin (the shape of
+// corpus/kmeans/sm90_assign_streamed_centroids.cake, one consumer, one
+// ring): the K loop is entered from `lm.fill(lab, 0)` (first iteration)
+// and from `lm.reduce(lab, dots, ...)` (the iteration before), which reads
+// `dots`, the registers the consumer's own wgmma writes.
+const char* kArgminPersistent = R"(@cake.schedule(target="sm_90a")
+def argmin_persistent(lm, A: LM.tma2d, B: LM.tma2d, Lab: LM.gmem, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    dots = lm.regs(shape=(64, 64), dtype=lm.f32)
+    best = lm.regs(shape=(64, 1), dtype=lm.f32)
+    lab  = lm.regs(shape=(64, 1), dtype=lm.i32)
+    pool   = lm.smem(32768)
+    smem_a = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b = pool.view(offset=16384, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    producer = lm.role(warps=[0, 1, 2, 3])
+    consumer = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                smem_a.tma_load(A, coords=(t * 64, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(k * 64, 0), iter=it, barrier=full)
+    with consumer:
+        for t in lm.range(0, tiles):
+            lm.fill(best, 3.0e38)
+            lm.fill(lab, 0)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(dots, smem_a[it], smem_b[it], init=True)
+                lm.mma_commit()
+                lm.mma_wait(pending=0)
+                lm.arrive(empty, iter=it)
+                lm.reduce(lab, dots, op="argmin", axis=1, value=best, base=k * 64)
+            lm.copy(Lab, lab, coords=(t * 64, 0))
+)";
+
+// Does the bounded check meet a violation on some tiles x K iterations?
+bool argminBrokenSomewhere(const ir::Schedule& s) {
+  for (int64_t tiles : {1, 2, 3})
+    for (int64_t k_tiles : {1, 2, 3, 5})
+      if (tileCountRunAt(s, tiles, k_tiles) == encoder::Outcome::Violation) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(TripProofGaps, PersistentLoopEnteredFromRegistersOfTheOwnWgmmaIsProved) {
+  using cake::testing::replace;
+  const std::string good = kArgminPersistent;
+  auto mod = cake::testing::compile(good);
+  ASSERT_FALSE(mod.schedules.empty());
+  ASSERT_FALSE(argminBrokenSomewhere(mod.schedules[0]));
+  auto r = proveGap(mod.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+
+  const std::vector<std::pair<std::string, std::string>> bugs = {
+      // the argmin reads dots before the wgmma retired: a race with the
+      // consumer's own async op, at the iteration's last step
+      {"                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=it)\n"
+       "                lm.reduce(lab, dots, op=\"argmin\", axis=1, value=best, base=k * 64)\n",
+       "                lm.reduce(lab, dots, op=\"argmin\", axis=1, value=best, base=k * 64)\n"
+       "                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=it)\n"},
+      // the stage released before the wgmma that reads it retired: the
+      // next TMA load races it
+      {"                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=it)\n",
+       "                lm.arrive(empty, iter=it)\n                lm.mma_wait(pending=0)\n"},
+      // a read of the ring before the K loop with no wait: a race with the
+      // producer's load, through an access another process meets (the two
+      // predecessors of the first K iteration differ there)
+      {"            lm.fill(lab, 0)\n", "            lm.fill(lab, 0)\n            lm.copy(dots, smem_a[0])\n"},
+  };
+  for (const auto& [from, to] : bugs) {
+    const std::string text = replace(good, from, to);
+    ASSERT_NE(text, good) << to;
+    auto bad = cake::testing::compile(text);
+    ASSERT_FALSE(bad.schedules.empty()) << to;
+    const ir::Schedule& s = bad.schedules[0];
+    EXPECT_TRUE(argminBrokenSomewhere(s)) << to;
+    auto rb = proveGap(s);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << to << ": " << rb.engine;
+  }
+}
+
+// docs/z3.md "A later start for the body check": an expression of the loop
+// body that moves by one amount every period only late in the window (a
+// guard `if k >= 3:` that only odd iterations evaluate, with the warm-up at
+// 2) is checked from the start of the window's last checked period. The
+// benign mutant is proved; broken variants (each confirmed broken by the
+// bounded check), one whose guard changes past the window, are not.
+TEST(TripProofGaps, GuardThatSettlesLateInTheWindowIsProved) {
+  using cake::testing::replace;
+  // sm80_ws_named_barriers with the loader's odd branch guarded by
+  // `if k >= 3:` (the same iterations as `k >= 2` there): a benign mutant
+  const std::string good = corpusText("corpus/mutants/gemm/sm80_ws_named_barriers/guard-plus-1-L44.cake");
+  auto mod = cake::testing::compile(good);
+  ASSERT_FALSE(mod.schedules.empty());
+  const std::vector<int64_t> ks = {32, 64, 96, 128, 160, 192, 288, 3296, 3328};  // 1-6, 9, 103, 104 iterations
+  ASSERT_FALSE(brokenAtSomeK(mod.schedules[0], ks));
+  auto r = proveGap(mod.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+
+  const std::string odd_guard = "                if k >= 3:\n                    lm.sync(empty1)";
+  const std::string even_guard = "                if k >= 2:\n                    lm.sync(empty0)";
+  struct Bug { const char* what; std::string from, to; };
+  const std::vector<Bug> bugs = {
+      // the guard changes past the window: iteration 101 does not wait for
+      // stage 1's release (a race from 102 K iterations on)
+      {"past the window", odd_guard, "                if k % 100 >= 3:\n                    lm.sync(empty1)"},
+      // the guard changes in the window: iteration 2 does not wait for
+      // stage 0's release
+      {"in the window", even_guard, "                if k >= 3:\n                    lm.sync(empty0)"},
+      // the odd guard off from iteration 41 on (beyond the first window)
+      {"off late", odd_guard, "                if k >= 3 and k < 41:\n                    lm.sync(empty1)"},
+  };
+  for (const Bug& b : bugs) {
+    const std::string text = replace(good, b.from, b.to);
+    ASSERT_NE(text, good) << b.what;
+    auto bad = cake::testing::compile(text);
+    ASSERT_FALSE(bad.schedules.empty()) << b.what;
+    EXPECT_TRUE(brokenAtSomeK(bad.schedules[0], ks)) << b.what;
+    auto p = proveGap(bad.schedules[0]);
+    EXPECT_NE(p.outcome, encoder::Outcome::Proved) << b.what << ": " << p.engine;
+  }
 }
