@@ -161,18 +161,44 @@ class GoalCollector {
   // (`if t % 8 != 5`: every 8th tile skips a release, the hang shows from
   // the 8th tile on) selects iterations past the targets of the pipeline
   // depths: the loop's trip count also takes the targets of the guard's
-  // constants beyond the depths (up to 64), as if they were depths. (A
-  // threshold such as `if k < 5` is left to the proof for every trip
-  // count, which meets it where the body turns periodic.)
+  // constants beyond the depths (up to 64), as if they were depths.
+  // A guard that reads only that variable (`if k >= 3 and k < 41`,
+  // `if k % 100 >= 3`) also gives the iterations where its outcome flips
+  // beyond the depths (the first two, up to kGuardFlipCap): the wait is
+  // gone from iteration 41 on. Without them such a schedule would be
+  // "checked" and exit 0 whenever the proof for every trip count is
+  // unknown.
+  static constexpr int64_t kGuardFlipCap = 128;
   void loopGuard(const ir::Expr& c) {
     std::set<int64_t> ks;
     for (const auto& [var, goal] : symbolic_vars_) {
-      if (!periodicIn(c, var)) continue;
-      if (ks.empty()) constantsOf(c, ks);
-      for (int64_t k : ks)
-        if (k > maxStages() && k <= 64)
+      std::set<int64_t> targets = flipTargets(c, var);
+      if (periodicIn(c, var)) {
+        if (ks.empty()) constantsOf(c, ks);
+        for (int64_t k : ks)
+          if (k <= 64) targets.insert(k);
+      }
+      for (int64_t k : targets)
+        if (k > maxStages())
           for (int64_t v : {k - 1, k, k + 1, 2 * k, 2 * k + 1}) goals[goal].values.insert(v);
     }
+  }
+  // The first two iterations beyond the depths at which a guard that
+  // reads only loop variable `var` changes its outcome.
+  std::set<int64_t> flipTargets(const ir::Expr& c, int var) const {
+    std::set<int64_t> out;
+    if (!ir::dependsOnLoopVar(c, var)) return out;
+    ir::EvalEnv env;
+    std::optional<int64_t> prev;
+    for (int64_t k = 0; k <= kGuardFlipCap && out.size() < 2; ++k) {
+      env.loop_vars[var] = k;
+      std::optional<int64_t> v = ir::evaluate(c, env);
+      if (!v) return {};  // reads a parameter, the grid or another loop: the goals above cover it
+      const bool now = *v != 0;
+      if (prev && (*prev != 0) != now && k > maxStages()) out.insert(k);
+      prev = now ? 1 : 0;
+    }
+    return out;
   }
   // Does e take `x % m` of an expression x that reads loop variable `var`?
   static bool periodicIn(const ir::Expr& e, int var) {
