@@ -53,6 +53,12 @@ partial CTAs of <= 115 KB (two per SM), "_m128" partials (a 128-row tile, two
 warpgroups) and "_ar_" partials (A from registers, schedule_splitk_areg); only
 _rg1024 was kept as a winner, the others stay as measured, verified data points.
 
+Ninth pass (helper decode, docs/benchmarks.md "Decode: the transposed wgmma's issue order, wide
+transposed tiles, a 64x64 tile at M = 128"): transposed tiles with 5-10 ring slots and the
+1,024-column reduce, 448-column transposed tiles (split_columns: two column chunks), 128 x 128
+partials, and the plain 64 x 64 13-slot tile (sm90_decode_bn64_s13_w1, the winner at
+128 x 4096 x 4096 without split-K).
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
 sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
 sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
