@@ -80,6 +80,26 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
                        8 * rbA, modeA));
   if (p.rs) emitWgmmaRsFragments(op, p, mbl, steps);
   line("cake_wgmma_fence();");
+  auto transCall = [&](int i) {  // block i of a transposed wgmma: its template helper, b's descriptor in the A role
+    line(fmt::format("{}<{}, {}>({}, cake_wgmma_desc_add(cake_da{}, {}),", fn, i, f->NC(), acc, i, kOff(wa.index)));
+  };
+  // transposed with a fragment of 32 or more registers a thread: each m64 block of b (a column
+  // block of the fragment) through all its k-steps, then the next. Issued k-step by k-step
+  // across the blocks (the plain form's order), ptxas serialised every wgmma of such kernels
+  // (C7520 "compiler-inserted WG.AR in divergent path": 16x256, 32x128, 32x256 tiles; not at 8
+  // or 16 registers: 8x128, 8x256, 16x128), and there that order measured 0.4-0.9 % faster than
+  // this one (docs/gpu.md "Decode, ninth pass")
+  if (p.trans && tacc.R * tacc.C >= 32 * 128 * G) {
+    for (int i = 0; i < mbl; ++i) {
+      line("#pragma unroll");
+      open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
+      transCall(i);
+      line(fmt::format("    cake_wgmma_desc_add(cake_db, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb)));
+      close();
+    }
+    close();
+    return;
+  }
   line("#pragma unroll");
   open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
   for (int i = 0; i < mbl; ++i) {
@@ -88,7 +108,7 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
                        "cake_ra[cake_k][{4}][3],",
                        fn, acc, 2 * i, 2 * i + 1, i));
     } else if (p.trans) {
-      line(fmt::format("{}<{}, {}>({}, cake_wgmma_desc_add(cake_da{}, {}),", fn, i, f->NC(), acc, i, kOff(wa.index)));
+      transCall(i);
     } else {
       line(fmt::format("{}({}[{}], {}[{}], cake_wgmma_desc_add(cake_da{}, {}),", fn, acc, 2 * i, acc, 2 * i + 1, i,
                        kOff(wa.index)));

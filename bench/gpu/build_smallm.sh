@@ -10,14 +10,19 @@
 # Usage: PLAN_NEW="PAIR:S:M:N:K ..." bash bench/gpu/build_smallm.sh [BUILD_DIR]
 #   (DEST: default /work/main/.devcarry/smallm); then on the device (carry .devcarry/smallm):
 #   D=.devcarry/smallm NEW="_t8_ _t16_ _t32_" GPUTEST=0 bash .devcarry/smallm/decode3_call.sh
+# Helper `decode` (docs/benchmarks.md "Decode: reduce residency, wide transposed tiles") runs it with
+#   FROM=bench/gpu/results/decode/smallm_call1 (the last call whose best lines start the plan),
+#   PLAN_D=.devcarry/decode, NEW="<schedule files>", PLAIN_NEW="KERNEL:M:N:K ..." (kernels without
+#   split-K, timed at those shapes and checked at the edge shapes) and DEVICE_SCRIPT=bench/gpu/decode4_call.sh
 set -eu
 B=${1:-build}
 D=${DEST:-/work/main/.devcarry/smallm}
-PD=.devcarry/smallm
+PD=${PLAN_D:-.devcarry/smallm}
 . bench/gpu/device_env.sh "$D"
 mkdir -p "$D/cu" "$D/lib"
-R=bench/gpu/results/decode/decode3_call2
-tar xzf $R/decode3_all.tgz -O ./plan.txt > "$D/decode3_plan.txt"
+R=${FROM:-bench/gpu/results/decode/decode3_call2}
+if [ -f $R/plan.txt ]; then cp $R/plan.txt "$D/decode3_plan.txt"
+else tar xzf $R/decode3_all.tgz -O ./plan.txt > "$D/decode3_plan.txt"; fi
 python3 bench/gpu/focus_plan.py $R/suite.jsonl "$D/decode3_plan.txt" $PD __none__ > "$D/best.txt"
 NEW=${NEW-$(cd bench/gpu/schedules/decode && ls sm90_decode_splitk_t*.cake | sed 's/\.cake$//')}
 : > "$D/check.txt"
@@ -43,9 +48,17 @@ printf '%s\n' "${jobs[@]}" | xargs -P ${JOBS:-3} -I{} bash -c '. bench/gpu/devic
 [ -f "$D/cake_harness" ] || $NVCC -std=c++17 -O3 -cudart shared $SM90A -Irunner/harness -Iabi runner/harness/cake_harness.cu \
   -o "$D/cake_harness" -lcublas -lcupti -ldl
 cp -L /usr/local/cuda/lib/libcupti.so.13 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$D/lib/"
-cp bench/gpu/records_suite.py bench/gpu/timing_records.py bench/gpu/decode3_call.sh "$D/"
+cp bench/gpu/records_suite.py bench/gpu/timing_records.py bench/gpu/decode3_call.sh ${DEVICE_SCRIPT:-} "$D/"
 # the plan and the edge cases: build_splitk.sh's focus mode (decode3_call2's best line per shape, no
 # twins) with the new pairs bound at the decode shapes (PLAN_NEW: "PAIR:S:M:N:K ...")
 SKIP_BUILD=1 FOCUS=$R/suite.jsonl FOCUS_PLAN="$D/decode3_plan.txt" FOCUS_PAIRS=__none__ EXTRA="${PLAN_NEW:-}" \
   DEST="$D" PLAN_D=$PD bash bench/gpu/build_splitk.sh "$B"
+# PLAIN_NEW="KERNEL:M:N:K ...": kernels without split-K (built above from NEW) timed at those shapes,
+# and each checked once at the edge shapes (partial tiles, a K tail, one row) with the pairs
+for x in ${PLAIN_NEW:-}; do
+  IFS=: read -r t m n k <<< "$x"
+  echo "$PD/$t.so --m $m --n $n --k $k" >> "$D/plan.txt"
+  grep -q "^$PD/$t.so --m 200 " "$D/splitedge.txt" || printf "$PD/$t.so --m %s --n %s --k %s\n" 200 264 1000 1 8 8 100 4104 1000 >> "$D/splitedge.txt"
+done
+wc -l "$D/plan.txt" "$D/splitedge.txt"
 du -sh "$D"

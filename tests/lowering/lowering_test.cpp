@@ -547,6 +547,31 @@ TEST(Lowering, TransposedWgmmaForDecodeTiles) {
   EXPECT_FALSE(contains(plain.source, "cake_wgmma_t_"));
 }
 
+TEST(Lowering, TransposedWgmmaIssuesOneBlockAtATime) {
+  // with a fragment of >= 32 registers a thread, the m64 blocks of a
+  // transposed wgmma each run through all their k-steps before the next
+  // block's first: issued k-step by k-step across the blocks, ptxas
+  // serialised every wgmma of such kernels (C7520; docs/gpu.md "Decode,
+  // ninth pass"); below that the blocks alternate within each k-step
+  auto r = lowerFile("bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn128_s10_rg256_pdl.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  const std::string loop = "#pragma unroll\n        for (int cake_k = 0; cake_k < 4; ++cake_k) {\n          ";
+  const size_t b0 = s.find(loop + "cake_wgmma_t_m64n32k16_bf16<0, 4>(acc, cake_wgmma_desc_add(cake_da0, cake_k * 32),\n"
+                                  "              cake_wgmma_desc_add(cake_db, cake_k * 32), cake_k == 0 ? cake_scale_d : 1);\n"
+                                  "        }\n");
+  const size_t b1 = s.find(loop + "cake_wgmma_t_m64n32k16_bf16<1, 4>(acc, cake_wgmma_desc_add(cake_da1, cake_k * 32),");
+  ASSERT_NE(b0, std::string::npos) << s.substr(s.find("cake_wgmma_fence();"), 800);
+  ASSERT_NE(b1, std::string::npos);
+  EXPECT_LT(b0, b1);
+  EXPECT_TRUE(contains(s, "float acc[8][4];"));
+  auto r16 = lowerFile("bench/gpu/schedules/decode/sm90_decode_splitk_t16_bn128_s12_rg256_pdl.cake");  // 16 a thread
+  ASSERT_TRUE(r16.ok) << findingsText(r16);
+  EXPECT_TRUE(contains(r16.source, loop + "cake_wgmma_t_m64n16k16_bf16<0, 4>(acc, cake_wgmma_desc_add(cake_da0, cake_k * 32),\n"
+                                          "              cake_wgmma_desc_add(cake_db, cake_k * 32), cake_k == 0 ? cake_scale_d : 1);\n"
+                                          "          cake_wgmma_t_m64n16k16_bf16<1, 4>(acc, "));
+}
+
 TEST(Lowering, GemmBindingNeedsThreeTensors) {
   const std::string text = R"(
 @cake.schedule(target="sm_90a")

@@ -53,6 +53,12 @@ partial CTAs of <= 115 KB (two per SM), "_m128" partials (a 128-row tile, two
 warpgroups) and "_ar_" partials (A from registers, schedule_splitk_areg); only
 _rg1024 was kept as a winner, the others stay as measured, verified data points.
 
+Ninth pass (helper decode, docs/benchmarks.md "Decode: the transposed wgmma's issue order, wide
+transposed tiles, a 64x64 tile at M = 128"): transposed tiles with 5-10 ring slots and the
+1,024-column reduce, 448-column transposed tiles (split_columns: two column chunks), 128 x 128
+partials, and the plain 64 x 64 13-slot tile (sm90_decode_bn64_s13_w1, the winner at
+128 x 4096 x 4096 without split-K).
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
 sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
 sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
@@ -68,6 +74,7 @@ VARIANTS = [
     (32, 16, 2, True), (32, 18, 1, True), (112, 8, 2, True), (112, 9, 1, True), (64, 12, 2, True),
     (32, 16, 2), (32, 16, 4), (16, 8, 2), (64, 12, 2),
     (112, 8, 2), (56, 4, 2), (128, 6, 2), (32, 8, 2),
+    (64, 13, 1),  # helper decode: cuBLAS's M = 128 tile (nvjet 64x64_64x13), 128 CTAs at 128 x 4096
 ]
 # (BN, S) for the 128-row cooperative tile
 M128_VARIANTS = [(32, 10), (112, 6), (64, 8), (32, 10, True), (112, 6, True)]
@@ -90,12 +97,24 @@ SPLITK_VARIANTS = [(128, 8, 64), (256, 4, 64), (64, 12, 64), (224, 4, 64), (96, 
                    (64, 6, 256, True, True), (128, 3, 256, True, True), (112, 3, 256, True, True)]
 # (BN, S, RBN): split-K partial with a 128 x BN cooperative tile (two consumer warpgroups on the
 # m64 halves, as M128_VARIANTS), so B is streamed once per 128 rows at M = 128; global-load reduce
-M128_SPLITK_VARIANTS = [(64, 8, 256), (64, 8, 4096)]
+M128_SPLITK_VARIANTS = [(64, 8, 256), (64, 8, 4096),
+                        # helper decode: the 1,024-column reduce; a 128 x 128 tile (S = 4 at N = 4096: 128
+                        # CTAs reading 512 KB of A and B each where the 64 x 128 S = 2 tile reads 768 KB)
+                        (64, 8, 1024), (128, 5, 1024)]
 # (ROWS, BN, S, RBN): split-K partial with a ROWS x BN tile, ROWS < 64 (decode M): its mma is the
 # transposed wgmma (helper smallm, docs/ir-extensions.md "Transposed wgmma"), cuBLAS's decode tile
 # (nvjet 64x8 splitK: the weights on the wgmma's 64-row side); global-load reduce, PDL
 T_SPLITK_VARIANTS = [(8, 64, 20, 128), (8, 64, 20, 256), (16, 64, 20, 256), (32, 64, 16, 256),
-                     (8, 128, 12, 256), (16, 128, 12, 256), (8, 256, 6, 256), (16, 256, 6, 256)]
+                     (8, 128, 12, 256), (16, 128, 12, 256), (8, 256, 6, 256), (16, 256, 6, 256),
+                     # helper decode (ninth pass, docs/benchmarks.md "Decode: reduce residency and wide
+                     # transposed tiles"): shallower rings, so the reduce CTAs (no smem, but the driver's
+                     # 1 KB each) fit beside a partial CTA under PDL; the 1,024-column reduce (M x N / 1024
+                     # CTAs instead of M x N / 256); 448-column tiles (7 m64 blocks: 32 tiles x S = 4 is
+                     # 128 CTAs at N = 14336, where 64 / 128 / 256 columns give 224 / 112 / 56 tiles)
+                     (16, 64, 20, 1024), (16, 128, 10, 256), (16, 128, 10, 1024), (16, 256, 5, 256),
+                     (16, 256, 5, 1024), (16, 448, 3, 1024), (32, 64, 16, 1024), (32, 128, 10, 256),
+                     (32, 128, 10, 1024), (32, 256, 5, 1024), (32, 448, 2, 1024), (8, 448, 3, 256),
+                     (8, 256, 6, 1024)]
 # (BN, S, RBN): split-K partial with A from registers and a ring of B alone (schedule_splitk_areg)
 AREG_SPLITK_VARIANTS = [(64, 24, 256), (128, 12, 256), (224, 5, 256), (128, 12, 1024)]
 SMEM_LIMIT = 232448  # 227 KiB of dynamic smem per CTA on sm_90
@@ -295,6 +314,40 @@ def reduce_global(rbn, pdl):
     return lines
 
 
+def split_columns(lines, rows, bn, s, off_b, off_p):
+    """A transposed-tile partial kernel (rows < 64) with bn > 256 columns, rewritten with its B
+    box, accumulator and workspace tile in two column chunks (256 and bn - 256, both multiples of
+    64): a TMA box dimension is at most 256 (`tma.box-extent`). Chunk j covers columns
+    n_blk + 256 j ..; both loads arrive on the one `full` barrier of the k-block, both mma ops
+    are in the one committed group, both stores in the one bulk group."""
+    assert rows < 64 and 256 < bn <= 512 and bn % 64 == 0
+    w = (256, bn - 256)
+    out = []
+    for l in lines:
+        ind = l[:len(l) - len(l.lstrip())]
+        if l.lstrip().startswith("smem_b ") and "pool.view" in l:
+            out += [f"    smem_b{j} = pool.view(offset={off_b + j * s * 256 * 128}, shape=({w[j]}, 64), dtype=lm.bf16, "
+                    f"stages={s}, swizzle=\"128B\")" for j in (0, 1)]
+        elif l.lstrip().startswith("smem_p ") and "pool.view" in l:
+            out += [f"    smem_p{j} = pool.view(offset={off_p + j * rows * 256 * 4}, shape=({rows}, {w[j]}), "
+                    "dtype=lm.f32, stages=1)" for j in (0, 1)]
+        elif l.lstrip().startswith("acc ") and "lm.regs" in l:
+            out += [f"    acc{j}   = lm.regs(shape=({rows}, {w[j]}), dtype=lm.f32)" for j in (0, 1)]
+        elif "smem_b.tma_load(B, coords=(n_blk," in l:
+            out += [l.replace("smem_b.", f"smem_b{j}.").replace("(n_blk,", f"(n_blk + {256 * j},") for j in (0, 1)]
+        elif "lm.mma(acc, " in l:
+            out += [l.replace("lm.mma(acc,", f"lm.mma(acc{j},").replace("smem_b[k]", f"smem_b{j}[k]") for j in (0, 1)]
+        elif l.strip() in ("lm.fill(acc, 0.0)", "lm.copy(smem_p[0], acc)"):
+            out += [l.replace("acc", f"acc{j}").replace("smem_p", f"smem_p{j}") for j in (0, 1)]
+        elif "smem_p.tma_store(W" in l:
+            out += [ind + f"smem_p{j}.tma_store(W, coords=(lm.block_idx(2), m_blk, n_blk + {256 * j}), stage=0)"
+                    for j in (0, 1)]
+        else:
+            assert "smem_b" not in l and "smem_p" not in l and " acc" not in l.replace("lm.regs", ""), l
+            out.append(l)
+    return out
+
+
 def schedule_splitk(bn, s, rbn, pdl=False, rg=False, rows=64):
     """The split-K pair: partial kernel (K slice per lm.block_idx(2)) and reduce kernel
     (pdl: chained with programmatic dependent launch, see the docstring; rg: the reduce
@@ -362,6 +415,8 @@ def schedule_splitk(bn, s, rbn, pdl=False, rg=False, rows=64):
             "        lm.sync(red)",
             "        if lm.instance() == 0:",
         ] + store("            ", "smem_p", "W", "lm.block_idx(2), m_blk, n_blk")
+    if bn > 256:  # a TMA box and a plain wgmma n stop at 256: B, acc and smem_p in two column chunks
+        lines = split_columns(lines, rows, bn, s, off_b, off_p)
     if rg:
         return name, "\n".join(lines + [""] + reduce_global(rbn, pdl)) + "\n"
     r_slots = 4
