@@ -28,6 +28,7 @@ class Emitter {
   int role_ = -1;
   bool single_ = false;
   std::set<int> stagePhaseBars_;
+  std::set<std::string> cpHoisted_;  // the role's stepped cp.async copies whose per-thread values are hoisted
 
   // An op the plan's validation passed but emission cannot take: a bug in
   // cake (validate.cpp misses a check), never a property of the schedule.
@@ -71,6 +72,12 @@ class Emitter {
   void emitTmaLoad(const ir::Op& op);
   void emitTmaStore(const ir::Op& op);
   void emitCpAsync(const ir::Op& op);
+  // a cp.async copy's chunk bytes (16, 8, 4; 0: element copies), and where its interior chunks step by
+  // whole-row passes, the bytes of a pass (0 if they do not)
+  int cpAsyncChunk(const ir::Op& op) const;
+  int64_t cpAsyncPassBytes(const ir::Op& op) const;
+  std::string cpHoistName(const ir::Op& op) const;
+  void emitCpAsyncHoists(const std::vector<const ir::RoleBody*>& bodies);
   // ---- MMAs (emit_mma.cpp)
   void emitMma(const ir::Op& op);
   void emitWgmma(const ir::Op& op, const MmaPlan& p);

@@ -53,13 +53,70 @@ void Emitter::emitTmaStore(const ir::Op& op) {
   });
 }
 
+// A cp.async copy's interior chunks step by passes when every pass of the instance's threads covers
+// whole rows and moves the swizzled address by a multiple of the swizzle period (8 x its bytes): then
+// each thread's chunks are one shared and one global address plus a constant step. The bytes of a pass,
+// or 0 where the chunks keep their own row, column and swizzle.
+int Emitter::cpAsyncChunk(const ir::Op& op) const {
+  const int64_t rowBytes = plan_.viewTile(op.dst.index).C * ir::dtypeBytes(s_.views[op.dst.index].dtype);
+  return rowBytes % 16 == 0 ? 16 : rowBytes % 8 == 0 ? 8 : rowBytes % 4 == 0 ? 4 : 0;
+}
+
+int64_t Emitter::cpAsyncPassBytes(const ir::Op& op) const {
+  const int v = op.dst.index, ch = cpAsyncChunk(op);
+  if (!ch) return 0;
+  const Tile t = plan_.viewTile(v);
+  const int64_t rowBytes = t.C * ir::dtypeBytes(s_.views[v].dtype);
+  const int instThreads = s_.roles[role_].warpsPerInstance() * 32;
+  const int64_t perRow = rowBytes / ch, chunks = t.R * perRow;
+  const int sw = ir::swizzleBytes(s_.views[v].swizzle);
+  const int64_t passRows = instThreads / perRow, passBytes = passRows * rowBytes;
+  const bool ok = chunks % instThreads == 0 && instThreads % perRow == 0 &&
+                  (plan_.viewBlock_.empty() || !plan_.viewBlock_[v]) && (sw == 0 || passBytes % (8 * sw) == 0);
+  return ok ? passBytes : 0;
+}
+
+// the names of a stepped copy's hoisted per-thread values: one set per view, tensor and rank
+std::string Emitter::cpHoistName(const ir::Op& op) const {
+  return fmt::format("cake_cpt{}_{}_{}", op.dst.index, op.src.index, op.coords.size());
+}
+
+// The per-thread values of the role's stepped cp.async copies (its chunks' global element offset from the
+// tile's corner, their swizzled shared offset in the slot, the global step of a pass), once at the role's
+// start: they depend only on the thread, the view and the tensor's strides. Stepping replaced a row, a
+// column and a swizzle per chunk (273 -> 229 SASS instructions per k-block of the corpus sm_80 GEMM,
+// docs/gpu.md "k-step slices and fewer copy instructions"); hoisting, because neither nvcc nor ptxas moves
+// them out of the k-block loop at 200+ registers (docs/gpu.md "sm_80: hoisted copy offsets and the k-block
+// boundary"). Same chunks, same bytes.
+void Emitter::emitCpAsyncHoists(const std::vector<const ir::RoleBody*>& bodies) {
+  cpHoisted_.clear();
+  for (const auto* body : bodies)
+    ir::forEachOp(body->body, [&](const Stmt& st) {
+      const ir::Op& op = st.op;
+      if (op.kind != OpKind::CpAsync || !cpAsyncPassBytes(op) || !cpHoisted_.insert(cpHoistName(op)).second) return;
+      const int v = op.dst.index, p = op.src.index, N = static_cast<int>(op.coords.size());
+      const int eb = ir::dtypeBytes(s_.views[v].dtype), ch = cpAsyncChunk(op);
+      const int64_t perRow = plan_.viewTile(v).C * eb / ch, elems = ch / eb;
+      const int64_t passRows = s_.roles[role_].warpsPerInstance() * 32 / perRow;
+      const std::string n = cpHoistName(op), ext = "cake_ext_" + plan_.paramName(p);
+      const std::string rowStride = N >= 2 ? fmt::format("{}.s[{}]", ext, N - 2) : "0LL";
+      const std::string rt = fmt::format("(cake_inst_thread / {})", perRow),
+                        ct = fmt::format("((cake_inst_thread % {}) * {})", perRow, elems);
+      comment(fmt::format("cp.async into '{}' from '{}': this thread's chunks (row {}, column {} of each pass)",
+                          sanitizeComment(s_.views[v].name), sanitizeComment(s_.params[p].name), rt, ct));
+      line(fmt::format("const long long {}_g = cake_here(static_cast<long long>{} * {} + {});", n, rt, rowStride, ct));
+      line(fmt::format("const uint32_t {}_s = cake_here({});", n, plan_.viewOffset(v, rt, fmt::format("{} * {}", ct, eb))));
+      line(fmt::format("const long long {}_pass = {}LL * {};  // {} rows a pass", n, passRows, rowStride, passRows));
+    });
+}
+
 void Emitter::emitCpAsync(const ir::Op& op) {
   const int v = op.dst.index, p = op.src.index;
   const auto& view = s_.views[v];
   const int eb = ir::dtypeBytes(view.dtype);
   const Tile t = plan_.viewTile(v);
   const int64_t rowBytes = t.C * eb;
-  const int ch = rowBytes % 16 == 0 ? 16 : rowBytes % 8 == 0 ? 8 : rowBytes % 4 == 0 ? 4 : 0;
+  const int ch = cpAsyncChunk(op);
   const int instThreads = s_.roles[role_].warpsPerInstance() * 32;
   const std::string pn = plan_.paramName(p), ext = "cake_ext_" + pn;
   const int N = static_cast<int>(op.coords.size());
@@ -93,27 +150,19 @@ void Emitter::emitCpAsync(const ir::Op& op) {
     // bytes as the guarded loop below; 373 -> 278 SASS instructions per k-block of the corpus sm_80 GEMM)
     open(fmt::format("if (cake_plane && cake_r0 >= 0 && cake_r0 + {} <= {} && cake_c0 >= 0 && cake_c0 + {} <= {}.d[{}])",
                      t.R, rowsExt, t.C, ext, N - 1));
-    line(fmt::format("const auto cake_src = {} + cake_base + cake_r0 * {} + cake_c0;", pn, rowStride));
-    const int sw = ir::swizzleBytes(view.swizzle);
-    const int64_t passRows = instThreads / perRow, passBytes = passRows * rowBytes;
-    if (chunks % instThreads == 0 && instThreads % perRow == 0 &&
-        (plan_.viewBlock_.empty() || !plan_.viewBlock_[v]) &&
-        (sw == 0 || passBytes % (8 * sw) == 0)) {
-      // every pass of the instance's threads covers whole rows, and a pass moves the swizzled
-      // address by a multiple of the swizzle period (8 x its bytes): each thread's chunks are
-      // one shared and one global address plus a constant step, instead of a row, a column
-      // and a swizzle per chunk (same chunks, same bytes as the loop over cake_q; ptxas does not
-      // hoist those at 220+ registers: 273 -> 229 SASS instructions per k-block of the corpus sm_80
-      // GEMM, docs/gpu.md "k-step slices and fewer copy instructions")
-      line(fmt::format("const int cake_rt = cake_inst_thread / {}, cake_ct = (cake_inst_thread % {}) * {};", perRow,
-                       perRow, elems));
-      line(fmt::format("const auto cake_p = cake_src + cake_rt * {} + cake_ct;", rowStride));
-      line(fmt::format("const long long cake_pass = {}LL * {};  // {} rows a pass", passRows, rowStride, passRows));
-      line(fmt::format("const uint32_t cake_d = cake_dst + {};", plan_.viewOffset(v, "cake_rt", fmt::format("cake_ct * {}", eb))));
+    const int64_t passBytes = cpAsyncPassBytes(op);
+    if (passBytes) {
+      // stepped chunks from the per-thread values hoisted to the role's start (emitCpAsyncHoists); the
+      // sum's loop-invariant terms first, so that nvcc can hoist them where the rows are too
+      const std::string n = cpHoistName(op);
+      if (!cpHoisted_.count(n)) internalError(op, "a stepped cp.async copy without its hoisted per-thread values");
+      line(fmt::format("const auto cake_p = {} + (cake_base + cake_r0 * {} + {}_g + cake_c0);", pn, rowStride, n));
+      line(fmt::format("const uint32_t cake_d = cake_dst + {}_s;", n));
       line("#pragma unroll");
       line(fmt::format("for (int cake_i = 0; cake_i < {}; ++cake_i)", chunks / instThreads));
-      line(fmt::format("  cake_cp_async<{}>(cake_d + cake_i * {}u, cake_p + cake_i * cake_pass, {});", ch, passBytes, ch));
+      line(fmt::format("  cake_cp_async<{}>(cake_d + cake_i * {}u, cake_p + cake_i * {}_pass, {});", ch, passBytes, n, ch));
     } else {
+      line(fmt::format("const auto cake_src = {} + cake_base + cake_r0 * {} + cake_c0;", pn, rowStride));
       line(chunks % instThreads == 0 ? "#pragma unroll" : "#pragma unroll 4");
       open(fmt::format("for (int cake_q = cake_inst_thread; cake_q < {}; cake_q += {})", chunks, instThreads));
       line(fmt::format("const int cake_r = cake_q / {}, cake_c = (cake_q % {}) * {};", perRow, perRow, elems));

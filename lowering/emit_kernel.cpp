@@ -247,6 +247,7 @@ void Emitter::emitRole(int r, const std::vector<const ir::RoleBody*>& bodies) {
     line(fmt::format("{} {}[{}][{}];  // {} {}x{}: {}, {} per thread", cType(s_.regs[x].dtype), plan_.regsName(x), l.NR(),
                      l.NC(), sanitizeComment(s_.regs[x].name), l.t.R, l.t.C, l.fam.describe(), l.NR() * l.NC()));
   }
+  emitCpAsyncHoists(bodies);
   if (single_) open("if (cake_elected)");
   for (const auto* body : bodies) walkBlock(body->body);
   if (single_) close();

@@ -166,6 +166,13 @@ __device__ __forceinline__ uint32_t cake_here(uint32_t x) {
   asm volatile("mov.b32 %0, %0;" : "+r"(x));
   return x;
 }
+// The other way round: a stepped cp.async copy's per-thread offsets, computed once at the role's start,
+// through this asm stay there; without it NVVM folds them into each copy's address sum inside the
+// k-block loop (docs/gpu.md "sm_80: hoisted copy offsets and the k-block boundary").
+__device__ __forceinline__ long long cake_here(long long x) {
+  asm volatile("mov.b64 %0, %0;" : "+l"(x));
+  return x;
+}
 
 // exp2 as one MUFU.EX2: ex2.approx.ftz (exp2f's ex2.approx without .ftz makes ptxas wrap every
 // MUFU in a compare and two predicated multiplies to produce subnormal results; lm.unary exp2 is

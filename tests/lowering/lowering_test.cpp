@@ -320,12 +320,18 @@ TEST(Lowering, Sm80Multistage) {
   // an interior tile copies without per-chunk bounds arithmetic; the guarded loop handles the rest
   EXPECT_TRUE(contains(s, "if (cake_plane && cake_r0 >= 0 && cake_r0 + 128 <= cake_ext_A.d[0] && cake_c0 >= 0 && "
                           "cake_c0 + 32 <= cake_ext_A.d[1]) {"));
-  EXPECT_TRUE(contains(s, "const auto cake_src = A + cake_base + cake_r0 * cake_ext_A.s[0] + cake_c0;"));
   // each thread's interior chunks: one shared and one global address plus a constant step per pass
-  // (128 threads = 32 rows of 4 chunks a pass; 2048 B is a multiple of the 64B swizzle's 512 B period)
-  EXPECT_TRUE(contains(s, "const long long cake_pass = 32LL * cake_ext_A.s[0];"));
-  EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_pass, 16);"));
-  EXPECT_EQ(count(s, "const auto cake_src = "), 4u);  // 2 copies in the prologue, 2 in the loop
+  // (128 threads = 32 rows of 4 chunks a pass; 2048 B is a multiple of the 64B swizzle's 512 B period);
+  // the thread's offsets and the step once at the role's start, kept there by cake_here
+  EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_g = cake_here(static_cast<long long>(cake_inst_thread / 4) * "
+                          "cake_ext_A.s[0] + ((cake_inst_thread % 4) * 8));"));
+  EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_pass = 32LL * cake_ext_A.s[0];"));
+  EXPECT_TRUE(contains(s, "const auto cake_p = A + (cake_base + cake_r0 * cake_ext_A.s[0] + cake_cpt0_0_2_g + cake_c0);"));
+  EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
+  EXPECT_EQ(count(s, "const long long cake_cpt"), 4u);  // A and B: offset and step, once each
+  EXPECT_EQ(count(s, "const auto cake_p = "), 4u);  // 2 copies in the prologue, 2 in the loop
+  EXPECT_EQ(count(s, "const auto cake_src = "), 0u);
+  EXPECT_LT(s.find("const long long cake_cpt0_0_2_g"), s.find("for (int s = 0;"));
   // init=(k == 0) zeroes the accumulator behind a kept branch (not 128 selects on every k-block)
   EXPECT_TRUE(contains(s, "if ((k == 0)) {\n          cake_keep_branch();"));
 }
@@ -846,7 +852,9 @@ TEST(Lowering, CpAsyncChunkStepsOnlyWhereTheSwizzleRepeats) {
   // four warps: 16 rows = 2048 B a pass, two periods
   auto r4 = lowerFile("bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake");
   ASSERT_TRUE(r4.ok) << findingsText(r4);
-  EXPECT_TRUE(contains(r4.source, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_pass, 16);"));
+  EXPECT_TRUE(contains(r4.source, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
+  EXPECT_TRUE(contains(r4.source, "const long long cake_cpt0_0_2_pass = 16LL * cake_ext_A.s[0];  // 16 rows a pass"));
+  EXPECT_FALSE(contains(r.source, "cake_cpt"));  // nothing to hoist where the chunks keep their own swizzle
 }
 
 TEST(Lowering, LdmatrixRowsSplitOnlyWhereTheSwizzleRepeats) {
