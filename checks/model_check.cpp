@@ -168,18 +168,19 @@ class GoalCollector {
   // gone from iteration 41 on. Without them such a schedule would be
   // "checked" and exit 0 whenever the proof for every trip count is
   // unknown.
-  static constexpr int64_t kGuardFlipCap = 128;
+  // A flip at iteration f shows within laps of the deepest ring after it:
+  // f - 1 .. f + 1, f + S, f + S + 1 and f + 2S + 1 iterations.
+  static constexpr int64_t kGuardFlipCap = 512;
   void loopGuard(const ir::Expr& c) {
     std::set<int64_t> ks;
     for (const auto& [var, goal] : symbolic_vars_) {
-      std::set<int64_t> targets = flipTargets(c, var);
-      if (periodicIn(c, var)) {
-        if (ks.empty()) constantsOf(c, ks);
-        for (int64_t k : ks)
-          if (k <= 64) targets.insert(k);
-      }
-      for (int64_t k : targets)
-        if (k > maxStages())
+      const int64_t S = maxStages();
+      for (int64_t f : flipTargets(c, var))
+        for (int64_t v : {f - 1, f, f + 1, f + S, f + S + 1, f + 2 * S + 1}) goals[goal].values.insert(v);
+      if (!periodicIn(c, var)) continue;
+      if (ks.empty()) constantsOf(c, ks);
+      for (int64_t k : ks)
+        if (k > S && k <= 64)
           for (int64_t v : {k - 1, k, k + 1, 2 * k, 2 * k + 1}) goals[goal].values.insert(v);
     }
   }

@@ -333,7 +333,10 @@ TEST(ModelCheck, NoAllowedValuesIsUnknown) {
 // here; the covering values stop at 9) is a finding with parameter values.
 TEST(ModelCheck, ProofViolationIsAFinding) {
   std::string bad = variant(
-      {{"            lm.arrive(empty, iter=k)", "            if k < 5:\n                lm.arrive(empty, iter=k)"}});
+      {{"K: LM.i32):\n    lm.assume(K > 0)", "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(T == 6)"},
+       {"            lm.arrive(empty, iter=k)", "            if k < T:\n                lm.arrive(empty, iter=k)"}});
+  // (A threshold up to 512 iterations is among the covering values:
+  // LoopGuardThresholdsBeyondTheDepthsAreCovered.)
   Result bounded = run(compile(bad).schedules[0], 0);
   EXPECT_TRUE(bounded.sink.findings().empty()) << "the covering values do not reach it: " << describe(bounded);
 
@@ -388,4 +391,29 @@ TEST(ModelCheck, TimeoutBoundsTheWholeObligation) {
   checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
   ASSERT_EQ(r.verdicts.size(), 1u) << describe(r);
   EXPECT_NE(r.verdicts[0].kind, checks::VerdictKind::Proved) << describe(r);
+}
+
+// A guard that reads only the loop's variable changes the schedule past the
+// depths' trip-count targets (here: the consumer stops releasing slots from
+// iteration 41 on, the producer hangs at iteration 45). The bounded check
+// takes the iterations where the guard flips (and twice them) as trip
+// counts; with the proof off, the hang is still found. Before, the trip
+// counts stopped at 9 and such a schedule was "checked" (exit 0) whenever
+// the proof said unknown.
+TEST(ModelCheck, LoopGuardThresholdsBeyondTheDepthsAreCovered) {
+  for (const char* cond : {"k < 41", "k % 100 < 41"}) {
+    SCOPED_TRACE(cond);
+    auto mod = compile(variant({{"            lm.arrive(empty, iter=k)",
+                                 std::string("            if ") + cond + ":\n                lm.arrive(empty, iter=k)"}}));
+    std::set<int64_t> trips;
+    for (const auto& b : checks::coveringBindings(mod.schedules[0])) trips.insert((b.params.at(2) + 63) / 64);
+    for (int64_t t : {40, 41, 42, 45, 46, 50}) EXPECT_TRUE(trips.count(t)) << "trip count " << t;
+    Result r = run(mod.schedules[0], 0);
+    EXPECT_FALSE(passes(r)) << describe(r);
+    EXPECT_NE(findingOf(r, "sync.deadlock"), nullptr) << describe(r);
+  }
+  // The same guard below the depths changes nothing past them: no extra trip counts.
+  auto small = compile(variant({{"            lm.arrive(empty, iter=k)",
+                                 "            if k < 100000:\n                lm.arrive(empty, iter=k)"}}));
+  for (const auto& b : checks::coveringBindings(small.schedules[0])) EXPECT_LE((b.params.at(2) + 63) / 64, 9);
 }
