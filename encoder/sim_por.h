@@ -136,6 +136,9 @@ class Reducer {
   int obj_named_ = 0, obj_atom_ = 0, obj_cta_ = 0, obj_trip_ = 0;
   // per process, per pc
   std::vector<std::vector<Foot>> own_, spawn_, head_win_;
+  // (without an ExitLayout) what the state checks after a step read, a
+  // part of the step's own footprint only, not of windows (endsFoot)
+  std::vector<std::vector<Foot>> ends_;
   std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
   std::vector<std::vector<int>> blocks_;             // pcs of Wait / SyncWait
   std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)
@@ -174,9 +177,12 @@ class Reducer {
   // Adds what program[a..b) gives, and every exit path if a head lies in [a, b].
   void giveRange(int p, int a, int b, const std::function<void(const Contribution&)>& give) const;
 
+  // Does applying st in s end its run (a violation, a lost phase, the exit)?
+  bool visible(const State& s, const Async& a, const Step& st) const;
   void precompute();
   Foot accessFoot(int p, int pc) const;
   void clusterFoot(int p, int pc, Foot& own, Foot& spawn) const;
+  void endsFoot(int p, int pc, Foot& own, Foot& spawn) const;
   Foot currentFoot(int p, int pc_now) const;
   Contribution contribution(int p, int pc) const;
   std::vector<Agent> agents(const State& s, const Async& a, const std::vector<char>* leaving = nullptr) const;
