@@ -57,6 +57,7 @@ void Reducer::precompute() {
   own_.resize(m_.P);
   spawn_.resize(m_.P);
   ends_.resize(m_.P);
+  onto_wait_.resize(m_.P);
   head_win_.resize(m_.P);
   next_block_.resize(m_.P);
   blocks_.resize(m_.P);
@@ -69,6 +70,7 @@ void Reducer::precompute() {
     own_[p].resize(n);
     spawn_[p].resize(n);
     ends_[p].resize(n);
+    onto_wait_[p].assign(n, -1);
     const int exits_begin = exits_ ? exits_->exits_begin[p] : n;
     auto isHead = [&](int pc) { return exits_ && pc < n && exits_->is_head[p][pc]; };
     Foot all_async;  // every async access of the process (what an exit path's waits may retire)
@@ -137,7 +139,11 @@ void Reducer::precompute() {
         default: break;
       }
       if (m_.sys.ctas > 1) clusterFoot(p, pc, f, spawn_[p][pc]);
-      if (!exits_) endsFoot(p, pc, ends_[p][pc], spawn_[p][pc]);
+      if (!exits_) {
+        endsFoot(p, pc, ends_[p][pc], spawn_[p][pc]);
+        const int next = m_.nextPc(p, pc);
+        if (next < n && m_.instr(p, next).kind == InstrKind::Wait) onto_wait_[p][pc] = next;
+      }
       // an exit path starts from any iteration: its waits may retire any group
       if (pc >= exits_begin && Model::isGroupWait(in.kind)) f |= all_async;
       for (size_t i = 0; i < in.accesses.size(); ++i) {
@@ -202,21 +208,14 @@ void Reducer::clusterFoot(int p, int pc, Foot& own, Foot& spawn) const {
   (in.kind == InstrKind::TmaLoad ? spawn : own).r.set(obj_cta_ + m_.sys.slots[in.slot].cta);
 }
 
-// docs/semantics.md "Partial-order reduction": what the checks that end a
-// run in a state read. A process that reaches a wait is checked for a lost
-// phase there (the slot's count, read by the step that brings it there);
-// the last step of the last process ends the run, where work still in
-// flight is async work at exit (the exit: an object that last steps arrive
-// on, commuting with each other, and that landings and completions read).
+// docs/semantics.md "Runs that end": the last step of the last process
+// ends the run, where work still in flight is async work at exit (the
+// exit: an object that last steps arrive on, commuting with each other,
+// and that landings and completions read). (The lost-phase check at a wait
+// a step brings its process onto: closure().)
 void Reducer::endsFoot(int p, int pc, Foot& own, Foot& spawn) const {
   if (spawn.l.any() || spawn.a.any()) spawn.r.set(obj_trip_);  // a landing or a completion
-  const int next = m_.nextPc(p, pc);
-  if (next >= m_.programSize(p)) {
-    own.a.set(obj_trip_);
-    return;
-  }
-  const Instr& w = m_.instr(p, next);
-  if (w.kind == InstrKind::Wait) own.r.set(w.slot);
+  if (m_.nextPc(p, pc) >= m_.programSize(p)) own.a.set(obj_trip_);
 }
 
 Reducer::Contribution Reducer::contribution(int p, int pc) const {
@@ -378,6 +377,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
       }
     }
   }
+  window_arrivals_ = supply.arrivals;  // for closure()
   return win;
 }
 
@@ -409,9 +409,29 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
       else if (ins.kind == InstrKind::SyncWait) needs.set(obj_named_ + ins.named);
       else needs_comp = true;
     }
+    // A step that brings its process onto a wait reads the wait's slot when
+    // steps outside the set could complete the phases that make the wait
+    // a lost phase (the state check there ends the run): fewer arrivals
+    // than those phases need cannot (settle(): pending, then init_count a phase).
+    const Foot* trans = &z.trans;
+    Foot onto;
+    if (z.enabled && z.kind == Agent::Kind::Proc && !onto_wait_.empty()) {
+      const int w = onto_wait_[z.proc][pcOf(m_, s, z.proc)];
+      if (w >= 0) {
+        const Instr& wi = m_.instr(z.proc, w);
+        const int64_t phases = wi.phase + 2 - slotField(m_, s, wi.slot, kCompleted);  // >= 1: else visible()
+        const int64_t need = slotField(m_, s, wi.slot, kPending) +
+                             (phases - 1) * std::max(1, m_.sys.slots[wi.slot].init_count);
+        if (window_arrivals_[wi.slot] >= need) {
+          onto = z.trans;
+          onto.r.set(wi.slot);
+          trans = &onto;
+        }
+      }
+    }
     for (size_t y = 0; y < ag.size(); ++y) {
       if (in[y]) continue;
-      bool add = z.enabled ? z.trans.conflicts(win[y].foot)
+      bool add = z.enabled ? trans->conflicts(win[y].foot)
                            : (win[y].enables & needs).any() ||
                                  (needs_comp && ag[y].kind == Agent::Kind::Comp && ag[y].proc == z.proc);
       if (add) {

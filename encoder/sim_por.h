@@ -15,7 +15,8 @@
 // the async ops they spawn. A stubborn-set closure from X then adds every
 // agent whose window conflicts with an enabled member's transition, and
 // every agent that could enable a blocked member. The smallest closure over
-// all seeds is explored.
+// all seeds whose steps do not end their run (a violation, a lost phase,
+// the exit: visible()) is explored (docs/semantics.md "Runs that end").
 #pragma once
 
 #include <bitset>
@@ -139,6 +140,8 @@ class Reducer {
   // (without an ExitLayout) what the state checks after a step read, a
   // part of the step's own footprint only, not of windows (endsFoot)
   std::vector<std::vector<Foot>> ends_;
+  std::vector<std::vector<int>> onto_wait_;          // [p][pc]: the wait at the next pc, or -1
+  mutable std::vector<int64_t> window_arrivals_;     // per slot: what the last windows() gives
   std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
   std::vector<std::vector<int>> blocks_;             // pcs of Wait / SyncWait
   std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)

@@ -136,7 +136,7 @@ std::string firstFailure(const System& sys, size_t cap, int depth, int* reduced_
 }  // namespace por_persistence
 
 // Random schedules with named-barrier hand-offs (half of them) and planted
-// bugs; before session 12's change 13 of the first 300 failed (a reduced
+// bugs; on the code before session 12 44 of these 300 failed (a reduced
 // set held a step ending its run in a lost phase or with work in flight).
 TEST(PorPersistence, NamedBarrierSetsArePersistent) {
   using namespace cake;
