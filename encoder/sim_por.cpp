@@ -245,7 +245,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       ag.enabled = ag.exec_enabled = isEnabled(m_, s, a, ag.step);
       ag.trans = own_[p][pc];
       ag.trans |= currentFoot(p, pc);
-      if (!ends_.empty()) ag.trans |= ends_[p][pc];
+      if (every_rule_ && !ends_.empty()) ag.trans |= ends_[p][pc];
       if (leaving && (*leaving)[p]) {  // leaving the loop: a transition of this agent too
         ag.leaves = true;
         ag.enabled = true;
@@ -415,7 +415,7 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
     // than those phases need cannot (settle(): pending, then init_count a phase).
     const Foot* trans = &z.trans;
     Foot onto;
-    if (z.enabled && z.kind == Agent::Kind::Proc && !onto_wait_.empty()) {
+    if (every_rule_ && z.enabled && z.kind == Agent::Kind::Proc && !onto_wait_.empty()) {
       const int w = onto_wait_[z.proc][pcOf(m_, s, z.proc)];
       if (w >= 0) {
         const Instr& wi = m_.instr(z.proc, w);
@@ -467,7 +467,7 @@ std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vec
   if (!active_ || enabled.size() <= 1) return enabled;
   std::vector<std::pair<Step, bool>> seen;  // visible(), per step asked
   auto invisible = [&](const std::vector<Step>& steps) {
-    return std::none_of(steps.begin(), steps.end(), [&](const Step& st) {
+    return !every_rule_ || std::none_of(steps.begin(), steps.end(), [&](const Step& st) {
       for (const auto& [x, v] : seen)
         if (x == st) return v;
       seen.emplace_back(st, visible(s, a, st));

@@ -107,6 +107,11 @@ class Reducer {
   std::optional<std::vector<Step>> reduceWithExits(const State& s, const Async& a, const std::vector<Step>& enabled,
                                                    const std::vector<char>& leaving);
   bool active() const { return active_; }
+  // Keep every rule's violations, not only the verdict (docs/semantics.md
+  // "Runs that end"): the visibility condition and what the state checks
+  // read. Off, the reduction keeps the verdict (some violation is found
+  // whenever one is reachable) at the cost of the plain footprints.
+  void keepEveryRule(bool on) { every_rule_ = on; }
 
  private:
   struct Contribution {     // what a stretch of program can give to others
@@ -134,6 +139,7 @@ class Reducer {
 
   const Model& m_;
   bool active_ = true;
+  bool every_rule_ = true;
   int obj_named_ = 0, obj_atom_ = 0, obj_cta_ = 0, obj_trip_ = 0;
   // per process, per pc
   std::vector<std::vector<Foot>> own_, spawn_, head_win_;
