@@ -56,6 +56,8 @@ Foot Reducer::currentFoot(int p, int pc_now) const {
 void Reducer::precompute() {
   own_.resize(m_.P);
   spawn_.resize(m_.P);
+  ends_.resize(m_.P);
+  onto_wait_.resize(m_.P);
   head_win_.resize(m_.P);
   next_block_.resize(m_.P);
   blocks_.resize(m_.P);
@@ -67,6 +69,8 @@ void Reducer::precompute() {
     int n = m_.programSize(p);
     own_[p].resize(n);
     spawn_[p].resize(n);
+    ends_[p].resize(n);
+    onto_wait_[p].assign(n, -1);
     const int exits_begin = exits_ ? exits_->exits_begin[p] : n;
     auto isHead = [&](int pc) { return exits_ && pc < n && exits_->is_head[p][pc]; };
     Foot all_async;  // every async access of the process (what an exit path's waits may retire)
@@ -122,7 +126,7 @@ void Reducer::precompute() {
             spawn_[p][pc].a.set(in.slot);
             spawn_[p][pc].r |= open[kind].r;
             spawn_[p][pc].w |= open[kind].w;
-            if (exits_) spawn_[p][pc].r.set(in.slot);
+            spawn_[p][pc].r.set(in.slot);  // (agents(): the phase it counts into)
             if (pc >= exits_begin) spawn_[p][pc] |= all_async;
           }
           open[kind] = {};
@@ -135,6 +139,11 @@ void Reducer::precompute() {
         default: break;
       }
       if (m_.sys.ctas > 1) clusterFoot(p, pc, f, spawn_[p][pc]);
+      if (!exits_) {
+        endsFoot(p, pc, ends_[p][pc], spawn_[p][pc]);
+        const int next = m_.nextPc(p, pc);
+        if (next < n && m_.instr(p, next).kind == InstrKind::Wait) onto_wait_[p][pc] = next;
+      }
       // an exit path starts from any iteration: its waits may retire any group
       if (pc >= exits_begin && Model::isGroupWait(in.kind)) f |= all_async;
       for (size_t i = 0; i < in.accesses.size(); ++i) {
@@ -199,6 +208,16 @@ void Reducer::clusterFoot(int p, int pc, Foot& own, Foot& spawn) const {
   (in.kind == InstrKind::TmaLoad ? spawn : own).r.set(obj_cta_ + m_.sys.slots[in.slot].cta);
 }
 
+// docs/semantics.md "Runs that end": the last step of the last process
+// ends the run, where work still in flight is async work at exit (the
+// exit: an object that last steps arrive on, commuting with each other,
+// and that landings and completions read). (The lost-phase check at a wait
+// a step brings its process onto: closure().)
+void Reducer::endsFoot(int p, int pc, Foot& own, Foot& spawn) const {
+  if (spawn.l.any() || spawn.a.any()) spawn.r.set(obj_trip_);  // a landing or a completion
+  if (m_.nextPc(p, pc) >= m_.programSize(p)) own.a.set(obj_trip_);
+}
+
 Reducer::Contribution Reducer::contribution(int p, int pc) const {
   const Instr& in = m_.instr(p, pc);
   Contribution c;
@@ -226,6 +245,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       ag.enabled = ag.exec_enabled = isEnabled(m_, s, a, ag.step);
       ag.trans = own_[p][pc];
       ag.trans |= currentFoot(p, pc);
+      if (every_rule_ && !ends_.empty()) ag.trans |= ends_[p][pc];
       if (leaving && (*leaving)[p]) {  // leaving the loop: a transition of this agent too
         ag.leaves = true;
         ag.enabled = true;
@@ -246,6 +266,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
     ag.trans = accessFoot(l.proc, l.pc);
     ag.trans.l.set(in.slot);
     if (m_.sys.remote(l.proc, l.pc)) ag.trans.r.set(obj_cta_ + m_.sys.slots[in.slot].cta);
+    if (!exits_ && !branches_) ag.trans.r.set(obj_trip_);  // (endsFoot)
     ag.win = ag.trans;
     ag.gives.push_back({in.slot, -1, 0, in.bytes, 0});
     out.push_back(std::move(ag));
@@ -261,7 +282,8 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       if (slot < 0) break;  // never completes, nor do the groups behind it
       Foot f;  // one plain arrival; the group's accesses end
       f.a.set(slot);
-      if (exits_ || branches_) f.r.set(slot);
+      f.r.set(slot);  // it records the phase it counts into (Unobserved)
+      if (!exits_ && !branches_) f.r.set(obj_trip_);  // (endsFoot)
       for (int32_t ipc : g.pcs) {
         Foot acc = accessFoot(p, ipc);
         f.r |= acc.r;
@@ -355,6 +377,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
       }
     }
   }
+  window_arrivals_ = supply.arrivals;  // for closure()
   return win;
 }
 
@@ -386,9 +409,29 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
       else if (ins.kind == InstrKind::SyncWait) needs.set(obj_named_ + ins.named);
       else needs_comp = true;
     }
+    // A step that brings its process onto a wait reads the wait's slot when
+    // steps outside the set could complete the phases that make the wait
+    // a lost phase (the state check there ends the run): fewer arrivals
+    // than those phases need cannot (settle(): pending, then init_count a phase).
+    const Foot* trans = &z.trans;
+    Foot onto;
+    if (every_rule_ && z.enabled && z.kind == Agent::Kind::Proc && !onto_wait_.empty()) {
+      const int w = onto_wait_[z.proc][pcOf(m_, s, z.proc)];
+      if (w >= 0) {
+        const Instr& wi = m_.instr(z.proc, w);
+        const int64_t phases = wi.phase + 2 - slotField(m_, s, wi.slot, kCompleted);  // >= 1: else visible()
+        const int64_t need = slotField(m_, s, wi.slot, kPending) +
+                             (phases - 1) * std::max(1, m_.sys.slots[wi.slot].init_count);
+        if (window_arrivals_[wi.slot] >= need) {
+          onto = z.trans;
+          onto.r.set(wi.slot);
+          trans = &onto;
+        }
+      }
+    }
     for (size_t y = 0; y < ag.size(); ++y) {
       if (in[y]) continue;
-      bool add = z.enabled ? z.trans.conflicts(win[y].foot)
+      bool add = z.enabled ? trans->conflicts(win[y].foot)
                            : (win[y].enables & needs).any() ||
                                  (needs_comp && ag[y].kind == Agent::Kind::Comp && ag[y].proc == z.proc);
       if (add) {
@@ -400,13 +443,43 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
   return list;
 }
 
+// A run ends at its first synchronization error (a violating step or a
+// state with a lost phase), so a step that ends the run there disables
+// every other step. A reduced set that is smaller than `enabled` must not
+// contain one (the visibility condition of ample sets): else the runs that
+// take another step first, and meet another rule, would be cut off. The
+// exploration applies the steps of the set anyway; this applies them once
+// more. (A data hazard does not end its run; it counts all the same.)
+bool Reducer::visible(const State& s, const Async& a, const Step& st) const {
+  State n = s;
+  std::vector<Violation> found;
+  applyStep(m_, n, a, st, found, nullptr);
+  if (!found.empty() || allFinished(m_, n)) return true;
+  for (int p = 0; p < m_.P; ++p) {  // sync.lost-phase (stateViolations): a waiter its slot has passed
+    if (finished(m_, n, p)) continue;
+    const Instr& in = m_.instr(p, pcOf(m_, n, p));
+    if (in.kind == InstrKind::Wait && slotField(m_, n, in.slot, kCompleted) >= in.phase + 2) return true;
+  }
+  return false;
+}
+
 std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vector<Step>& enabled) {
   if (!active_ || enabled.size() <= 1) return enabled;
+  std::vector<std::pair<Step, bool>> seen;  // visible(), per step asked
+  auto invisible = [&](const std::vector<Step>& steps) {
+    return !every_rule_ || std::none_of(steps.begin(), steps.end(), [&](const Step& st) {
+      for (const auto& [x, v] : seen)
+        if (x == st) return v;
+      seen.emplace_back(st, visible(s, a, st));
+      return seen.back().second;
+    });
+  };
+  const std::function<bool(const std::vector<Step>&)> enough = [&](const std::vector<Step>& steps) {
+    return steps.size() == 1 && invisible(steps);
+  };
   std::vector<Step> best = enabled;
-  for (std::vector<Step>& steps : persistentSets(s, agents(s, a))) {
-    if (steps.size() < best.size()) best = std::move(steps);
-    if (best.size() == 1) break;
-  }
+  for (std::vector<Step>& steps : persistentSets(s, agents(s, a), &enough))
+    if (steps.size() < best.size() && invisible(steps)) best = std::move(steps);
   return best;
 }
 

@@ -15,7 +15,8 @@
 // the async ops they spawn. A stubborn-set closure from X then adds every
 // agent whose window conflicts with an enabled member's transition, and
 // every agent that could enable a blocked member. The smallest closure over
-// all seeds is explored.
+// all seeds whose steps do not end their run (a violation, a lost phase,
+// the exit: visible()) is explored (docs/semantics.md "Runs that end").
 #pragma once
 
 #include <bitset>
@@ -106,6 +107,11 @@ class Reducer {
   std::optional<std::vector<Step>> reduceWithExits(const State& s, const Async& a, const std::vector<Step>& enabled,
                                                    const std::vector<char>& leaving);
   bool active() const { return active_; }
+  // Keep every rule's violations, not only the verdict (docs/semantics.md
+  // "Runs that end"): the visibility condition and what the state checks
+  // read. Off, the reduction keeps the verdict (some violation is found
+  // whenever one is reachable) at the cost of the plain footprints.
+  void keepEveryRule(bool on) { every_rule_ = on; }
 
  private:
   struct Contribution {     // what a stretch of program can give to others
@@ -133,9 +139,15 @@ class Reducer {
 
   const Model& m_;
   bool active_ = true;
+  bool every_rule_ = true;
   int obj_named_ = 0, obj_atom_ = 0, obj_cta_ = 0, obj_trip_ = 0;
   // per process, per pc
   std::vector<std::vector<Foot>> own_, spawn_, head_win_;
+  // (without an ExitLayout) what the state checks after a step read, a
+  // part of the step's own footprint only, not of windows (endsFoot)
+  std::vector<std::vector<Foot>> ends_;
+  std::vector<std::vector<int>> onto_wait_;          // [p][pc]: the wait at the next pc, or -1
+  mutable std::vector<int64_t> window_arrivals_;     // per slot: what the last windows() gives
   std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
   std::vector<std::vector<int>> blocks_;             // pcs of Wait / SyncWait
   std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)
@@ -174,9 +186,12 @@ class Reducer {
   // Adds what program[a..b) gives, and every exit path if a head lies in [a, b].
   void giveRange(int p, int a, int b, const std::function<void(const Contribution&)>& give) const;
 
+  // Does applying st in s end its run (a violation, a lost phase, the exit)?
+  bool visible(const State& s, const Async& a, const Step& st) const;
   void precompute();
   Foot accessFoot(int p, int pc) const;
   void clusterFoot(int p, int pc, Foot& own, Foot& spawn) const;
+  void endsFoot(int p, int pc, Foot& own, Foot& spawn) const;
   Foot currentFoot(int p, int pc_now) const;
   Contribution contribution(int p, int pc) const;
   std::vector<Agent> agents(const State& s, const Async& a, const std::vector<char>* leaving = nullptr) const;
