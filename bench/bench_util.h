@@ -9,12 +9,11 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "cli/heap.h"
 
 namespace cake::bench {
 
@@ -52,16 +51,9 @@ T parseNumber(const std::string& text, const std::string& what) {
   return v;
 }
 
-// The malloc settings of the `cake` command (cli/main.cpp keepFreedMemory):
-// freed memory stays in the heap, so a Z3 context made after another one
-// does not fault its ~17 MB in again (about 60 ms of system time each on
-// this machine). A benchmark of what `cake check` costs uses them too.
-inline void keepFreedMemoryAsTheCliDoes() {
-#if defined(__GLIBC__)
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-#endif
-}
+// The heap settings of the `cake` command (cli/heap.h), so that a
+// benchmark of what `cake check` costs pays for Z3's contexts as it does.
+inline void keepFreedMemoryAsTheCliDoes() { cli::keepFreedMemoryInTheHeap(); }
 
 // Runs body(); an exception becomes "PROG: error: WHAT" on stderr and exit 2.
 template <class Body>

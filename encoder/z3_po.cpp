@@ -31,7 +31,6 @@
 #include <ctime>
 #include <functional>
 #include <map>
-#include <memory>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -1647,7 +1646,7 @@ bool isStepRule(const std::string& rule) {
 
 // strict: every clock distinct; simplex: every query on the simplex solver
 // (the difference-logic solver's models tie more clocks; ask)
-PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool simplex, z3::context& c) {
+PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool simplex) {
   PoResult out;
   ModelCheckResult& res = out.result;
   res.engine = "z3-po";
@@ -1676,6 +1675,14 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
     res.violations.clear();
     return finish();
   };
+  // A fresh context per check, not one per thread: in a used context Z3
+  // recycles the ids of freed terms, the events' clocks no longer come in
+  // creation order, and the search takes other paths; measured on
+  // sm90_pingpong's 48 bindings, 3.6-4.6 s -> 5.3-6.5 s CPU, its largest
+  // unsat query 0.40 -> 0.98 s (docs/benchmarks.md "Where the CPU of cake
+  // check --engine z3 goes"). Making a context costs about 1 ms where freed
+  // memory stays in the heap (cli/heap.h).
+  z3::context c;
   Po po(sys, c, opts.bit_vectors);
   std::string why;
   const double b0 = poThreadCpu();
@@ -1804,37 +1811,6 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
     }
   }
   return finish();
-}
-
-// One Z3 context per thread serves every check of the thread. Making one
-// costs about 1 ms of CPU where freed memory stays in the heap (the `cake`
-// command's malloc settings), 60-80 ms where it goes back to the kernel
-// (Z3 writes about 17 MB when it makes a context), against 5-20 ms for a
-// small binding's query. Nothing of a check outlives it in the context
-// (the Po, its expressions, solvers and models are poCheckOnce's locals),
-// and each query gets a fresh solver, so a check asks the same queries in
-// a used context as in a new one. A check that ends undecided or in an
-// internal error (a timeout's interrupt, the memory limit, an exception)
-// drops the context: the next check makes a new one.
-namespace {
-class PoContext {
- public:
-  z3::context& get() {
-    if (!ctx_) ctx_ = std::make_unique<z3::context>();
-    return *ctx_;
-  }
-  void drop() { ctx_.reset(); }
-
- private:
-  std::unique_ptr<z3::context> ctx_;
-};
-}  // namespace
-
-PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool simplex) {
-  thread_local PoContext ctx;
-  PoResult r = poCheckOnce(sys, opts, strict, simplex, ctx.get());
-  if (r.internal_error || r.result.outcome == Outcome::Unknown) ctx.drop();
-  return r;
 }
 
 // First with only the ties that matter ruled out; a model the simulator
