@@ -27,7 +27,7 @@ namespace cake::cli {
 // first 48 MiB of the heap are advised as huge pages (a block taken from the
 // heap, advised, and freed back into it; nothing of it is touched), so that
 // memory comes in 2 MiB faults: `cake check --engine z3` on
-// sm90_ws_4stage 0.66 -> 0.45 s CPU (docs/benchmarks.md "Where the CPU of
+// sm90_ws_4stage 0.52-0.54 -> 0.34-0.49 s CPU (docs/benchmarks.md "Where the CPU of
 // cake check --engine z3 goes"). Only where the advice is taken; otherwise
 // nothing changes.
 inline void keepFreedMemoryInTheHeap() {
