@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/heap.h"
+
 namespace cake::bench {
 
 // Every *.cake under `dirs` (a .cake file stands for itself), sorted; a
@@ -48,6 +50,10 @@ T parseNumber(const std::string& text, const std::string& what) {
     throw std::runtime_error(what + " is not a number: '" + text + "'");
   return v;
 }
+
+// The heap settings of the `cake` command (cli/heap.h), so that a
+// benchmark of what `cake check` costs pays for Z3's contexts as it does.
+inline void keepFreedMemoryAsTheCliDoes() { cli::keepFreedMemoryInTheHeap(); }
 
 // Runs body(); an exception becomes "PROG: error: WHAT" on stderr and exit 2.
 template <class Body>

@@ -3,14 +3,12 @@
 #include <exception>
 
 #include <sys/resource.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/heap.h"
 #include "cli/memory_cap.h"
 
 namespace cake::cli {
@@ -43,18 +41,9 @@ bool capMemory(unsigned mib) {
   return g_capped;
 }
 
-// Each Z3 context (the layout checks and the Z3 engine make several) frees
-// its memory on exit; glibc hands it back to the kernel and the next context
-// faults it in again, ~65 ms of system time the first few times in a process
-// (docs/benchmarks.md "Difference-logic solver"). A short-lived command keeps
-// freed memory instead: trim only above 256 MiB, and serve blocks below
-// 64 MiB from the heap (still inside the address-space cap above).
-void keepFreedMemory() {
-#if defined(__GLIBC__)
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-#endif
-}
+// cli/heap.h: freed memory stays in the heap, whose first 48 MiB are
+// advised as transparent huge pages.
+void keepFreedMemory() { keepFreedMemoryInTheHeap(); }
 
 void liftMemoryCap() {
   if (g_capped) setrlimit(RLIMIT_AS, &g_uncapped);

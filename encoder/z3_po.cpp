@@ -300,22 +300,17 @@ class Po {
   //
   // `next` (tau is END): the next event of a process that is at it in the
   // state before END -- its predecessor ran before END, it did not -- so
-  // that happens-before may decide the count (completedAtEnd).
+  // that happens-before may decide the count (completedByHb).
   E cAtLeast(int k, int64_t m, const E& tau, int next = -1) const {
     if (m <= 0) return c_.bool_val(true);
     if (m > static_cast<int64_t>(d_[k].size())) return c_.bool_val(false);
     auto f = event_of_.find(tau.id());
-    std::optional<bool> known = f != event_of_.end() ? completedBefore(k, m - 1, f->second)
-                                : next >= 0          ? completedAtEnd(k, m - 1, next)
+    std::optional<bool> known = f != event_of_.end() ? completedByHb(k, m - 1, f->second, false)
+                                : next >= 0          ? completedByHb(k, m - 1, next, true)
                                                      : std::nullopt;
     if (known) return c_.bool_val(*known);
     return lt(d_[k][m - 1], tau);
   }
-  // d[k][j] < t_f where happens-before decides it, asked about f at or
-  // before END only (as before()): false when a slot event forced into a
-  // phase <= j is f or comes after f (it precedes d[k][j] when that is
-  // before END), true when a wait of the slot for a phase >= j comes
-  // before f (it passed after d[k][j]).
   // some slot event of k forced into a phase <= j is x or comes after x
   bool forcedFrom(int k, int64_t j, int x) const {
     return forcedAtOrAfter(forced_[k], j, x, [&](size_t i) { return slot_ev_[k][i].ev; });
@@ -336,25 +331,34 @@ class Po {
     if (st.kind != Step::Kind::Exec || st.pc == 0) return -1;
     return exec_[st.proc][st.pc - 1];
   }
-  std::optional<bool> completedBefore(int k, int64_t j, int f) const {
+  // d[k][j] < t_x (at_end false: x an event at or before END), or
+  // d[k][j] < END where a process is at event x (at_end true: its
+  // predecessor ran before END, x did not): decided by happens-before
+  // where it can (roundByHb).
+  std::optional<bool> completedByHb(int k, int64_t j, int x, bool at_end) const {
     if (forced_.empty()) return std::nullopt;
-    if (forcedFrom(k, j, f)) return false;
-    for (auto [w, phase] : waits_[k])
-      if (phase >= j && hbInto(w, f)) return true;
-    return std::nullopt;
+    return roundByHb(forcedFrom(k, j, x), j, x, at_end, waits_[k], [](const std::pair<int, int64_t>& w) { return w; });
   }
-  // d[k][j] < END where a process is at event `next` (its predecessor ran
-  // before END, it did not): false when a slot event forced into a phase
-  // <= j is next or comes after it (it would precede d[k][j] < END, and
-  // next it), true when a wait of the slot for a phase >= j is next's
-  // predecessor or comes before it.
-  std::optional<bool> completedAtEnd(int k, int64_t j, int next) const {
-    if (forced_.empty()) return std::nullopt;
-    if (forcedFrom(k, j, next)) return false;
-    int prev = predecessorOf(next);
-    if (prev < 0) return std::nullopt;
-    for (auto [w, phase] : waits_[k])
-      if (phase >= j && (w == prev || hb(w, prev))) return true;
+  // The closed forms' shared decision, for a slot's phase j (d[k][j]) and a
+  // named barrier's generation j (g[nb][j]) alike. Before t_x for x at or
+  // before END: false when an event forced into a round <= j is x or comes
+  // after x (`forced_from_x`; the arrival / landing / generation lemma puts
+  // it at or before the round's clock when that is before END, and x before
+  // it); true when a wait for a round >= j comes before x (hbInto: it
+  // passed after the round completed). Before END with a process at x: the
+  // same false; true when such a wait is x's predecessor or comes before it.
+  // `waits` holds the waits, `round` gives (wait event, least round it
+  // waits for) of one.
+  template <class Waits, class Round>
+  std::optional<bool> roundByHb(bool forced_from_x, int64_t j, int x, bool at_end, const Waits& waits,
+                                Round round) const {
+    if (forced_from_x) return false;
+    const int prev = at_end ? predecessorOf(x) : -1;
+    if (at_end && prev < 0) return std::nullopt;
+    for (const auto& w : waits) {
+      auto [ev, r] = round(w);
+      if (r >= j && (at_end ? ev == prev || hb(ev, prev) : hbInto(ev, x))) return true;
+    }
     return std::nullopt;
   }
   // t_e < t_f in every model asked about f at or before END. hb(e, f)
@@ -417,8 +421,8 @@ class Po {
   // END, or END itself with `next` the event some process is at.
   E genBefore(int nb, int64_t j, const E& tau, int next = -1) const {
     auto f = event_of_.find(tau.id());
-    std::optional<bool> known = f != event_of_.end() ? genDoneBefore(nb, j, f->second)
-                                : next >= 0          ? genDoneAtEnd(nb, j, next)
+    std::optional<bool> known = f != event_of_.end() ? genDoneByHb(nb, j, f->second, false)
+                                : next >= 0          ? genDoneByHb(nb, j, next, true)
                                                      : std::nullopt;
     if (known) return c_.bool_val(*known);
     return lt(gd_[nb][j], tau);
@@ -427,27 +431,14 @@ class Po {
   bool namedForcedFrom(int nb, int64_t j, int x) const {
     return forcedAtOrAfter(nforced_[nb], j, x, [&](size_t i) { return named_ev_[nb][i].first; });
   }
-  // g[nb][j] < t_f for f at or before END: false when an arrival forced
-  // into a generation <= j is f or comes after f (the generation lemma puts
-  // it at or before g[nb][j]); true when a bar.sync of nb waiting for a
-  // generation >= j comes before f (it passed after that generation).
-  std::optional<bool> genDoneBefore(int nb, int64_t j, int f) const {
+  // g[nb][j] < t_x, or g[nb][j] < END with a process at x, where
+  // happens-before decides it: as completedByHb for a slot, with the
+  // generation lemma's forced arrivals and the bar.syncs (waiting for a
+  // generation >= lo) as the waits.
+  std::optional<bool> genDoneByHb(int nb, int64_t j, int x, bool at_end) const {
     if (nforced_.empty()) return std::nullopt;
-    if (namedForcedFrom(nb, j, f)) return false;
-    for (const NamedSync& s : syncs_[nb])
-      if (s.lo >= j && hbInto(s.wait, f)) return true;
-    return std::nullopt;
-  }
-  // g[nb][j] < END where a process is at `next` (its predecessor ran
-  // before END, it did not): as completedAtEnd for a slot.
-  std::optional<bool> genDoneAtEnd(int nb, int64_t j, int next) const {
-    if (nforced_.empty()) return std::nullopt;
-    if (namedForcedFrom(nb, j, next)) return false;
-    int prev = predecessorOf(next);
-    if (prev < 0) return std::nullopt;
-    for (const NamedSync& s : syncs_[nb])
-      if (s.lo >= j && (s.wait == prev || hb(s.wait, prev))) return true;
-    return std::nullopt;
+    return roundByHb(namedForcedFrom(nb, j, x), j, x, at_end, syncs_[nb],
+                     [](const NamedSync& w) { return std::pair<int, int64_t>{w.wait, w.lo}; });
   }
   // a bar.sync / bar.arrive at event e of nb (w warps) overflows the
   // generation in progress: (arrived before e) mod expected + w > expected
@@ -1684,6 +1675,13 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
     res.violations.clear();
     return finish();
   };
+  // A fresh context per check, not one per thread: in a used context Z3
+  // recycles the ids of freed terms, the events' clocks no longer come in
+  // creation order, and the search takes other paths; measured on
+  // sm90_pingpong's 48 bindings, 3.6-4.6 s -> 5.3-6.5 s CPU, its largest
+  // unsat query 0.40 -> 0.98 s (docs/benchmarks.md "Where the CPU of cake
+  // check --engine z3 goes"). Making a context costs about 1 ms where freed
+  // memory stays in the heap (cli/heap.h).
   z3::context c;
   Po po(sys, c, opts.bit_vectors);
   std::string why;
