@@ -152,10 +152,28 @@ class GoalCollector {
         const ExprPtr& e = c->args[side];
         auto k = ir::constValue(c->args[1 - side]);
         if (k && dependsOnParams(*e) && !dependsOnLoops(*e)) goals.push_back({e, {*k - 1, *k, *k + 1}});
+        loopVarAgainstParams(*e, c->args[1 - side]);
       }
       return;
     }
     for (const ExprPtr& a : c->args) guard(a);
+  }
+  // `if k < T` (or k + c against a parameter expression) on the variable k
+  // of a loop with a symbolic bound: the guard flips at iteration T - c, so
+  // the loop's trip count minus the other side takes the values that run
+  // the flip and laps of the deepest ring past it (with T fixed, say by an
+  // lm.assume, only a trip count past T shows what changes there).
+  void loopVarAgainstParams(const ir::Expr& e, const ExprPtr& other) {
+    if (!other || !dependsOnParams(*other) || dependsOnLoops(*other)) return;
+    const ir::Expr* var = &e;
+    if ((e.kind == ExprKind::Add || e.kind == ExprKind::Sub) && e.args.size() == 2 && e.args[0] &&
+        ir::constValue(e.args[1]))
+      var = e.args[0].get();
+    if (var->kind != ExprKind::LoopVar) return;
+    auto it = symbolic_vars_.find(var->index);
+    if (it == symbolic_vars_.end()) return;
+    const int64_t S = maxStages();
+    goals.push_back({ir::makeExpr(ExprKind::Sub, {goals[it->second].expr, other}), {-1, 0, 1, 2, S + 1, S + 2, 2 * S + 2}});
   }
   // A periodic guard on the variable of a loop with a symbolic bound
   // (`if t % 8 != 5`: every 8th tile skips a release, the hang shows from

@@ -333,8 +333,8 @@ TEST(ModelCheck, NoAllowedValuesIsUnknown) {
 // here; the covering values stop at 9) is a finding with parameter values.
 TEST(ModelCheck, ProofViolationIsAFinding) {
   std::string bad = variant(
-      {{"K: LM.i32):\n    lm.assume(K > 0)", "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(T == 6)"},
-       {"            lm.arrive(empty, iter=k)", "            if k < T:\n                lm.arrive(empty, iter=k)"}});
+      {{"K: LM.i32):\n    lm.assume(K > 0)", "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(T == 12)"},
+       {"            lm.arrive(empty, iter=k)", "            if 2 * k < T:\n                lm.arrive(empty, iter=k)"}});
   // (A threshold up to 512 iterations is among the covering values:
   // LoopGuardThresholdsBeyondTheDepthsAreCovered.)
   Result bounded = run(compile(bad).schedules[0], 0);
@@ -412,6 +412,12 @@ TEST(ModelCheck, LoopGuardThresholdsBeyondTheDepthsAreCovered) {
     EXPECT_FALSE(passes(r)) << describe(r);
     EXPECT_NE(findingOf(r, "sync.deadlock"), nullptr) << describe(r);
   }
+  // Against a parameter fixed by an lm.assume: the trip count also runs
+  // past the parameter (the hang shows from 10 trips on).
+  auto param = compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)", "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(T == 6)"},
+                                {"            lm.arrive(empty, iter=k)", "            if k < T:\n                lm.arrive(empty, iter=k)"}}));
+  Result rp = run(param.schedules[0], 0);
+  EXPECT_NE(findingOf(rp, "sync.deadlock"), nullptr) << describe(rp);
   // The same guard below the depths changes nothing past them: no extra trip counts.
   auto small = compile(variant({{"            lm.arrive(empty, iter=k)",
                                  "            if k < 100000:\n                lm.arrive(empty, iter=k)"}}));
