@@ -946,7 +946,7 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
     }
   }
   sim::encodeAsync(m, n, a);
-  s = std::move(n);
+  s.v.assign(n.v.begin(), n.v.end());  // keeps s's capacity (the explorer's buffer)
   return true;
 }
 
@@ -995,6 +995,7 @@ class LapExplorer {
   const TripProofOptions& opts_;
   std::chrono::steady_clock::time_point start_;
   sim::Graph g_;
+  State cur_, next_;  // expand's buffers
   sim::ExitLayout layout_;
   std::optional<sim::Reducer> reducer_;
 
@@ -1027,7 +1028,11 @@ class LapExplorer {
   }
 
   void expand(int node) {
-    State s = g_.state(node);
+    // the node's state and each successor in buffers kept across expansions
+    // (a state's copy per successor and its reallocation for (L, T) were a
+    // fifth of a cluster proof's time)
+    State& s = cur_;
+    g_.stateInto(node, s);
     const int32_t T = s.v.back();
     s.v.pop_back();
     const int32_t L = s.v.back();
@@ -1088,7 +1093,9 @@ class LapExplorer {
 
     // Each returns the successor's node.
     auto follow = [&](const Step& st) {
-      State next = s;
+      State& next = next_;
+      next.v.reserve(s.v.size() + 64);  // room for the async part to grow and (L, T)
+      next.v.assign(s.v.begin(), s.v.end());
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front(), T, L);
@@ -1096,12 +1103,14 @@ class LapExplorer {
       if (st.kind == Step::Kind::Exec && T < 0)
         if (auto v = headAt(st.proc, st.pc))  // iteration v runs: T + off > v
           L2 = std::max<int32_t>(L, static_cast<int32_t>(*v - w_.shape[st.proc].off + 1));
-      return add(std::move(next), T < 0 ? L2 : -1, T, node, st);
+      return add(next, T < 0 ? L2 : -1, T, node, st);
     };
     auto leave = [&](int p, int64_t t) {
-      State next = s;
+      State& next = next_;
+      next.v.reserve(s.v.size() + 64);
+      next.v.assign(s.v.begin(), s.v.end());
       next.v[m_.off_pc + p] = w_.exit_to[p].at(t);
-      return add(std::move(next), -1, static_cast<int32_t>(t), node, Step{Step::Kind::Exec, p, -1});
+      return add(next, -1, static_cast<int32_t>(t), node, Step{Step::Kind::Exec, p, -1});
     };
 
     // A persistent subset first (sim_por.h). Every cycle of the explored
@@ -1134,12 +1143,14 @@ class LapExplorer {
       if (!done_exit[i]) leave(exits[i].first, exits[i].second);
   }
 
-  // Inserts the normalized state; returns its node.
-  int add(State s, int32_t L, int32_t T, int parent, const Step& st) {
+  // Inserts the normalized state (s is left with (L, T) appended); returns its node.
+  int add(State& s, int32_t L, int32_t T, int parent, const Step& st) {
     leaveEagerly(s, T);
     while (shift(s, L, T)) {
     }
-    return g_.insert(pack(std::move(s), L, T), parent, st).first;
+    s.v.push_back(L);
+    s.v.push_back(T);
+    return g_.insert(s, parent, st).first;
   }
 
   // With the trip count fixed, a process at the head of the iteration
