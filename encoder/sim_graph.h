@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "encoder/engine.h"
+#include "encoder/sim_arena.h"
 #include "encoder/sim_model.h"
 
 namespace cake::encoder::sim {
@@ -17,36 +18,50 @@ namespace cake::encoder::sim {
 class Graph {
  public:
   struct Node {
-    uint64_t offset;
+    const int32_t* data;  // in a chunk of the arena (chunks never move)
     uint32_t length;
     int32_t parent;
     uint32_t depth;
     Step step;
   };
 
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
   // Returns the node of s, and whether it is new.
   std::pair<int, bool> insert(const State& s, int parent, const Step& step) {
     if ((nodes_.size() + 1) * 2 > table_.size()) grow();
-    uint64_t h = sim::hashState(s.v.data(), s.v.size());
-    size_t mask = table_.size() - 1;
+    const uint64_t h = sim::hashState(s.v.data(), s.v.size());
+    const uint64_t tag = h & ~uint64_t{0xffffffff};
+    const size_t mask = table_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-      int32_t n = table_[i];
-      if (n < 0) {
+      const uint64_t e = table_[i];
+      if (e == 0) {
         int id = static_cast<int>(nodes_.size());
         uint32_t depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
         nodes_.push_back({store(s), static_cast<uint32_t>(s.v.size()), parent, depth, step});
         hashes_.push_back(h);
-        table_[i] = id;
+        table_[i] = tag | static_cast<uint32_t>(id + 1);
         return {id, true};
       }
-      if (hashes_[n] == h && equal(n, s)) return {n, false};
+      // the entry's upper half is its hash's: most other states differ there
+      if ((e & ~uint64_t{0xffffffff}) == tag) {
+        const int n = static_cast<int>(static_cast<uint32_t>(e)) - 1;
+        if (equal(n, s)) return {n, false};
+      }
     }
   }
 
   State state(int n) const {
     const Node& node = nodes_[n];
-    const int32_t* v = at(node.offset);
-    return State{std::vector<int32_t>(v, v + node.length)};
+    return State{std::vector<int32_t>(node.data, node.data + node.length)};
+  }
+  // Copies node n's state into s (reusing its storage: no allocation in an
+  // exploration's loop once s is large enough).
+  void stateInto(int n, State& s) const {
+    const Node& node = nodes_[n];
+    s.v.assign(node.data, node.data + node.length);
   }
   size_t size() const { return nodes_.size(); }
   uint32_t depth(int n) const { return nodes_[n].depth; }
@@ -62,35 +77,38 @@ class Graph {
   std::vector<uint64_t> hashes_;
   // The states, in chunks that never move (one growing vector copied every
   // state at each doubling: a tenth of a persistent proof's time, with the
-  // page faults of the fresh copy). A state lies within one chunk; offset
-  // = chunk index * kChunk + position.
-  static constexpr uint64_t kChunk = uint64_t{1} << 20;  // int32s per chunk (4 MiB)
-  std::vector<std::vector<int32_t>> arena_;
-  std::vector<int32_t> table_ = std::vector<int32_t>(1024, -1);
+  // page faults of the fresh copy). A state lies within one chunk. Chunks
+  // double from 64 KiB (most explorations are small) to 16 MiB; those of
+  // 2 MiB and more ask for transparent huge pages (sim_arena.h): the first
+  // touch of each 4 KiB page was a fifth of a large proof's time.
+  std::vector<ArenaChunk> arena_;
+  size_t used_ = 0;  // int32s used in arena_.back()
+  // (upper 32 bits of the hash) | (node + 1); 0: empty
+  std::vector<uint64_t> table_ = std::vector<uint64_t>(1024, 0);
 
-  uint64_t store(const State& s) {
+  const int32_t* store(const State& s) {
     const size_t n = s.v.size();
-    if (arena_.empty() || arena_.back().size() + n > std::min<size_t>(kChunk, arena_.back().capacity())) {
-      arena_.emplace_back();
-      arena_.back().reserve(std::max<size_t>(kChunk, n));
+    if (arena_.empty() || used_ + n > arena_.back().size()) {
+      size_t size = arena_.empty() ? size_t{1} << 14 : std::min(arena_.back().size() * 2, size_t{1} << 22);
+      arena_.emplace_back(std::max(size, n));
+      used_ = 0;
     }
-    std::vector<int32_t>& c = arena_.back();
-    const uint64_t off = (arena_.size() - 1) * kChunk + c.size();
-    c.insert(c.end(), s.v.begin(), s.v.end());
-    return off;
+    int32_t* out = arena_.back().data() + used_;
+    std::copy(s.v.begin(), s.v.end(), out);
+    used_ += n;
+    return out;
   }
-  const int32_t* at(uint64_t offset) const { return arena_[offset / kChunk].data() + offset % kChunk; }
   bool equal(int n, const State& s) const {
     const Node& node = nodes_[n];
-    return node.length == s.v.size() && std::equal(s.v.begin(), s.v.end(), at(node.offset));
+    return node.length == s.v.size() && std::equal(s.v.begin(), s.v.end(), node.data);
   }
   void grow() {
-    std::vector<int32_t> t(table_.size() * 2, -1);
+    std::vector<uint64_t> t(table_.size() * 2, 0);
     size_t mask = t.size() - 1;
     for (size_t n = 0; n < nodes_.size(); ++n) {
       size_t i = hashes_[n] & mask;
-      while (t[i] >= 0) i = (i + 1) & mask;
-      t[i] = static_cast<int32_t>(n);
+      while (t[i] != 0) i = (i + 1) & mask;
+      t[i] = (hashes_[n] & ~uint64_t{0xffffffff}) | static_cast<uint32_t>(n + 1);
     }
     table_ = std::move(t);
   }

@@ -23,6 +23,7 @@
 #include "encoder/simulator.h"
 #include "encoder/system_hook.h"
 #include "encoder/trip_cluster.h"
+#include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
 #include "ir/int_eval.h"
 
@@ -429,6 +430,9 @@ constexpr int kFreshSymbol = 1 << 20;
 // sub-expression `target`, e(x + P) - e(x) == e(from + P) - e(from) for
 // every x >= from and every value of e's other symbols.
 BvVerdict movesWithPeriod(FactProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from) {
+  // the syntax shows one step for every x (`k // 3 - 1` for P = 3): a bit-vector
+  // query with divisions took seconds (docs/z3.md "Syntactic steps")
+  if (trip::constantStep(*e, target, P)) return BvVerdict::Holds;
   const ir::ExprPtr x = symbolNode(ir::ExprKind::LoopVar, kFreshSymbol);
   auto plus = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(ir::ExprKind::Add, {a, ir::makeConst(c)}); };
   auto at = [&](const ir::ExprPtr& value) { return substitute(e, target, value); };
@@ -953,7 +957,7 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
     }
   }
   sim::encodeAsync(m, n, a);
-  s = std::move(n);
+  s.v.assign(n.v.begin(), n.v.end());  // keeps s's capacity (the explorer's buffer)
   return true;
 }
 
@@ -1002,6 +1006,7 @@ class LapExplorer {
   const TripProofOptions& opts_;
   std::chrono::steady_clock::time_point start_;
   sim::Graph g_;
+  State cur_, next_;  // expand's buffers
   sim::ExitLayout layout_;
   std::optional<sim::Reducer> reducer_;
 
@@ -1034,7 +1039,11 @@ class LapExplorer {
   }
 
   void expand(int node) {
-    State s = g_.state(node);
+    // the node's state and each successor in buffers kept across expansions
+    // (a state's copy per successor and its reallocation for (L, T) were a
+    // fifth of a cluster proof's time)
+    State& s = cur_;
+    g_.stateInto(node, s);
     const int32_t T = s.v.back();
     s.v.pop_back();
     const int32_t L = s.v.back();
@@ -1095,7 +1104,9 @@ class LapExplorer {
 
     // Each returns the successor's node.
     auto follow = [&](const Step& st) {
-      State next = s;
+      State& next = next_;
+      next.v.reserve(s.v.size() + 64);  // room for the async part to grow and (L, T)
+      next.v.assign(s.v.begin(), s.v.end());
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front(), T, L);
@@ -1103,12 +1114,14 @@ class LapExplorer {
       if (st.kind == Step::Kind::Exec && T < 0)
         if (auto v = headAt(st.proc, st.pc))  // iteration v runs: T + off > v
           L2 = std::max<int32_t>(L, static_cast<int32_t>(*v - w_.shape[st.proc].off + 1));
-      return add(std::move(next), T < 0 ? L2 : -1, T, node, st);
+      return add(next, T < 0 ? L2 : -1, T, node, st);
     };
     auto leave = [&](int p, int64_t t) {
-      State next = s;
+      State& next = next_;
+      next.v.reserve(s.v.size() + 64);
+      next.v.assign(s.v.begin(), s.v.end());
       next.v[m_.off_pc + p] = w_.exit_to[p].at(t);
-      return add(std::move(next), -1, static_cast<int32_t>(t), node, Step{Step::Kind::Exec, p, -1});
+      return add(next, -1, static_cast<int32_t>(t), node, Step{Step::Kind::Exec, p, -1});
     };
 
     // A persistent subset first (sim_por.h). Every cycle of the explored
@@ -1141,12 +1154,14 @@ class LapExplorer {
       if (!done_exit[i]) leave(exits[i].first, exits[i].second);
   }
 
-  // Inserts the normalized state; returns its node.
-  int add(State s, int32_t L, int32_t T, int parent, const Step& st) {
+  // Inserts the normalized state (s is left with (L, T) appended); returns its node.
+  int add(State& s, int32_t L, int32_t T, int parent, const Step& st) {
     leaveEagerly(s, T);
     while (shift(s, L, T)) {
     }
-    return g_.insert(pack(std::move(s), L, T), parent, st).first;
+    s.v.push_back(L);
+    s.v.push_back(T);
+    return g_.insert(s, parent, st).first;
   }
 
   // With the trip count fixed, a process at the head of the iteration
