@@ -46,6 +46,11 @@ run bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake --shape M=4096,N=4096,K=40
 # side) at the worst decode shape, and the 128x208 ping-pong at 4096^3.
 run bench/gpu/schedules/decode/sm90_decode_splitk_t8_bn64_s20_rg128_pdl.cake --shape M=1,N=4096,K=4096 --split-k 2
 run bench/gpu/schedules/sm90_pingpong_128x208.cake --shape M=4096,N=4096,K=4096 --check-timeout 120
+# Session 12: the 64x64 tile with a 13-slot ring at M=128 (cuBLAS's tile at
+# this shape), and a 32-row transposed split-K pair whose 32-register
+# accumulator takes the block-by-block wgmma issue order.
+run bench/gpu/schedules/decode/sm90_decode_bn64_s13_w1.cake --shape M=128,N=4096,K=4096 --check-timeout 120
+run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn128_s10_rg256_pdl.cake --shape M=32,N=4096,K=14336 --split-k 4 --check-timeout 120
 # mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
 if command -v nvcc >/dev/null; then
   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a bench/gpu/kernels/hmma_peak.cu -o "$OUT/hmma_peak" &&
