@@ -2,6 +2,11 @@
 # bench/gpu/pp3). Needs device_env.sh sourced first on the device (log,
 # left, OUT, L).
 #
+#   sweep_start LIMIT0 [LINK]
+#                           on the device, after D is set: LIMIT (LIMIT0 unless set), the log $L,
+#                           the GPU and nvcc lines logged, CAKE_HARNESS; with LINK (the
+#                           worktree path the kernels were lowered in, linked to the checkout)
+#                           also the nvcc cache of $D/socache and an empty $R (runs.jsonl)
 #   carry_base W C          here: cake, libz3/libfmt and the harness into carry C from worktree W
 #   gemm_run D F S REP RUNS [ARGS...]
 #                           `cake run D/F.cake --workload gemm` at S^3 (RUNS timed runs, seed 3,
@@ -14,6 +19,18 @@
 #                           cake_gemm launch, NCU_BALANCE_METRICS, warp states, source
 #                           counters, NCU_EXTRA_METRICS and NCU_ARGS added): $OUT/ncu_NAME_{raw,sass}.csv and
 #                           _details.txt, the balance / summary / hot-spot lines logged
+
+sweep_start() {
+  LIMIT=${LIMIT:-$1}
+  L=$OUT/log.txt
+  log "$(gpu_line)"
+  log "$(nvcc --version 2>/dev/null | grep release)"
+  export CAKE_HARNESS=$D/bin/cake_harness
+  [ -n "${2:-}" ] || return 0
+  [ -e "$2" ] || { mkdir -p "$(dirname "$2")" && ln -s "$PWD" "$2"; }
+  export CAKE_NVCC=$D/nvcc_cached.sh NVCC_CACHE=$D/socache NVCC_CACHE_LOG=$OUT/nvcc_cache.log
+  R=$OUT/runs.jsonl; : > "$R"
+}
 
 carry_base() {
   local W=$1 C=$2

@@ -18,13 +18,7 @@ set -u
 D=.devcarry/pp2
 . bench/gpu/device_env.sh "$D"
 . bench/gpu/gemm_sweep_lib.sh
-LIMIT=${LIMIT:-220}
-L=$OUT/log.txt
-log "$(gpu_line)"
-log "$(nvcc --version 2>/dev/null | grep release)"
-[ -e /work/h-pp2 ] || { mkdir -p /work && ln -s "$PWD" /work/h-pp2; }
-export CAKE_HARNESS=$D/bin/cake_harness CAKE_NVCC=$D/nvcc_cached.sh NVCC_CACHE=$D/socache NVCC_CACHE_LOG=$OUT/nvcc_cache.log
-R=$OUT/runs.jsonl; : > "$R"
+sweep_start 220 /work/h-pp2
 run() {  # run FILE SIZE REP
   [ "$(left)" -gt 25 ] || { log "skip $1 $2 (time)"; return; }
   gemm_run "$D" "$1" "$2" "$3" 30 --check-timeout 60

@@ -17,13 +17,7 @@ set -u
 D=.devcarry/pp3
 . bench/gpu/device_env.sh "$D"
 . bench/gpu/gemm_sweep_lib.sh
-LIMIT=${LIMIT:-120}
-L=$OUT/log.txt
-log "$(gpu_line)"
-log "$(nvcc --version 2>/dev/null | grep release)"
-[ -e /work/h-pingpong ] || { mkdir -p /work && ln -s "$PWD" /work/h-pingpong; }
-export CAKE_HARNESS=$D/bin/cake_harness CAKE_NVCC=$D/nvcc_cached.sh NVCC_CACHE=$D/socache NVCC_CACHE_LOG=$OUT/nvcc_cache.log
-R=$OUT/runs.jsonl; : > "$R"
+sweep_start 120 /work/h-pingpong
 run() {  # run FILE SIZE REP
   local extra="--check-timeout 120"
   case $1 in *cluster2*) extra="--allow-unverified --check-timeout 1";; esac

@@ -11,10 +11,7 @@ set -u
 D=.devcarry/pp3
 . bench/gpu/device_env.sh "$D"
 . bench/gpu/gemm_sweep_lib.sh
-LIMIT=${LIMIT:-80}
-L=$OUT/log.txt
-log "$(gpu_line)"
-export CAKE_HARNESS=$D/bin/cake_harness
+sweep_start 80
 for g in ${G:-sm90_pingpong_128_cluster2 sm90_pingpong_128_s5 sm90_pingpong_128x192_cluster2 sm90_pingpong_128x192_r240}; do
   [ "$(left)" -gt 12 ] || { log "skip ncu $g (time)"; continue; }
   NCU_EXTRA_METRICS=lts__t_sectors_srcunit_tex_op_read.sum ncu_profile "$g" "$D/so/$g.so" \
