@@ -8,6 +8,7 @@
 // explicit-state check).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,17 @@ bool brokenAtSomeK(const ir::Schedule& s, const std::vector<int64_t>& ks) {
       return true;
   }
   return false;
+}
+
+// A broken variant: the bounded check meets a violation (`broken`), and
+// the proof does not say proved.
+void expectBrokenNotProved(const std::string& text, const std::function<bool(const ir::Schedule&)>& broken,
+                           const std::string& what) {
+  auto m = cake::testing::compile(text);
+  ASSERT_FALSE(m.schedules.empty()) << what;
+  EXPECT_TRUE(broken(m.schedules[0])) << what;
+  auto p = proveGap(m.schedules[0]);
+  EXPECT_NE(p.outcome, encoder::Outcome::Proved) << what << ": " << p.engine;
 }
 
 // The text of a corpus file (path relative to the source tree).
@@ -95,13 +107,8 @@ TEST(TripProofGaps, ClusterMainloopIsProvedAndItsBugsAreNot) {
       // the producer waits one lap late: a race from the second iteration on
       {"wait one lap late", replace(cluster, "iter=k - 1)", "iter=k - 2)")},
   };
-  for (const Bug& b : bugs) {
-    auto m = cake::testing::compile(b.text);
-    ASSERT_FALSE(m.schedules.empty()) << b.what;
-    EXPECT_TRUE(brokenAtSomeK(m.schedules[0], {1, 2, 3})) << b.what;
-    auto p = proveGap(m.schedules[0]);
-    EXPECT_NE(p.outcome, encoder::Outcome::Proved) << b.what << ": " << p.engine;
-  }
+  for (const Bug& b : bugs)
+    expectBrokenNotProved(b.text, [](const ir::Schedule& s) { return brokenAtSomeK(s, {1, 2, 3}); }, b.what);
 }
 
 // docs/z3.md step 4, "Views over the same bytes": the epilogue's staging
@@ -123,13 +130,8 @@ TEST(TripProofGaps, EpilogueViewOverTheDrainedRingIsProved) {
       // bytes through it, comparing laps with the A ring's loads
       {"read by laps", cake::testing::replace(text, "        lm.copy(smem_c[lm.instance()], acc)\n", "")},
   };
-  for (const Bug& b : bugs) {
-    auto m = cake::testing::compile(b.text);
-    ASSERT_FALSE(m.schedules.empty()) << b.what;
-    EXPECT_TRUE(brokenAtSomeK(m.schedules[0], {64, 320})) << b.what;
-    auto p = proveGap(m.schedules[0]);
-    EXPECT_NE(p.outcome, encoder::Outcome::Proved) << b.what << ": " << p.engine;
-  }
+  for (const Bug& b : bugs)
+    expectBrokenNotProved(b.text, [](const ir::Schedule& s) { return brokenAtSomeK(s, {64, 320}); }, b.what);
 }
 
 // docs/z3.md step 1, "Guards on parameters": `if M > N:` and `elif m_blk +
@@ -195,13 +197,7 @@ TEST(TripProofGaps, PersistentLoopEnteredFromPrivateAccessesIsProved) {
       // (and a shared access that differs from the iteration's last one)
       {"            lm.fill(acc, 0.0)", "            lm.fill(acc, 0.0)\n            lm.copy(g, smem_g[0])"},
   };
-  for (const auto& [from, to] : bugs) {
-    auto bad = cake::testing::compile(replace(good, from, to));
-    const ir::Schedule& s = bad.schedules.at(0);
-    EXPECT_TRUE(brokenSomewhere(s)) << to;
-    auto rb = proveGap(s);
-    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << to << ": " << rb.engine;
-  }
+  for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
 }
 
 namespace {
@@ -489,12 +485,7 @@ TEST(TripProofGaps, PersistentLoopEnteredFromRegistersOfTheOwnWgmmaIsProved) {
   for (const auto& [from, to] : bugs) {
     const std::string text = replace(good, from, to);
     ASSERT_NE(text, good) << to;
-    auto bad = cake::testing::compile(text);
-    ASSERT_FALSE(bad.schedules.empty()) << to;
-    const ir::Schedule& s = bad.schedules[0];
-    EXPECT_TRUE(argminBrokenSomewhere(s)) << to;
-    auto rb = proveGap(s);
-    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << to << ": " << rb.engine;
+    expectBrokenNotProved(text, argminBrokenSomewhere, to);
   }
 }
 
@@ -532,10 +523,6 @@ TEST(TripProofGaps, GuardThatSettlesLateInTheWindowIsProved) {
   for (const Bug& b : bugs) {
     const std::string text = replace(good, b.from, b.to);
     ASSERT_NE(text, good) << b.what;
-    auto bad = cake::testing::compile(text);
-    ASSERT_FALSE(bad.schedules.empty()) << b.what;
-    EXPECT_TRUE(brokenAtSomeK(bad.schedules[0], ks)) << b.what;
-    auto p = proveGap(bad.schedules[0]);
-    EXPECT_NE(p.outcome, encoder::Outcome::Proved) << b.what << ": " << p.engine;
+    expectBrokenNotProved(text, [&](const ir::Schedule& s) { return brokenAtSomeK(s, ks); }, b.what);
   }
 }
