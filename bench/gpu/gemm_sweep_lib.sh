@@ -7,6 +7,12 @@
 #                           the GPU and nvcc lines logged, CAKE_HARNESS; with LINK (the
 #                           worktree path the kernels were lowered in, linked to the checkout)
 #                           also the nvcc cache of $D/socache and an empty $R (runs.jsonl)
+#   sweep_sizes NAME...     `run NAME SIZE REP` (the script's own run) on every NAME at 4096^3,
+#                           8192^3 and 4096^3 again (rep 2): interleaved reps against drift
+#   sweep_ncu_pack MIN NAME...
+#                           ncu_profile at 4096^3 on the fastest ping-pong of $R and each NAME
+#                           (each once, while more than MIN s are left), then the "done" line
+#                           and $OUT/ncu.tgz of the profiles
 #   carry_base W C          here: cake, libz3/libfmt and the harness into carry C from worktree W
 #   gemm_run D F S REP RUNS [ARGS...]
 #                           `cake run D/F.cake --workload gemm` at S^3 (RUNS timed runs, seed 3,
@@ -30,6 +36,24 @@ sweep_start() {
   [ -e "$2" ] || { mkdir -p "$(dirname "$2")" && ln -s "$PWD" "$2"; }
   export CAKE_NVCC=$D/nvcc_cached.sh NVCC_CACHE=$D/socache NVCC_CACHE_LOG=$OUT/nvcc_cache.log
   R=$OUT/runs.jsonl; : > "$R"
+}
+
+sweep_sizes() {
+  local g
+  for g in "$@"; do run "$g" 4096 1; done
+  for g in "$@"; do run "$g" 8192 1; done
+  for g in "$@"; do run "$g" 4096 2; done
+}
+
+sweep_ncu_pack() {
+  local min=$1 g
+  shift
+  for g in $(echo "$(best_pingpong) $*" | tr ' ' '\n' | awk 'NF && !seen[$0]++'); do
+    [ "$(left)" -gt "$min" ] || { log "skip ncu $g (time)"; continue; }
+    ncu_profile "$g" "$D/so/$g.so"
+  done
+  log "done, $(left) s left"
+  (cd "$OUT" && rm -f one.json one.err run.txt && tar czf ncu.tgz --remove-files ncu_* 2>/dev/null); ls "$OUT"
 }
 
 carry_base() {

@@ -25,9 +25,8 @@ run() {  # run FILE SIZE REP
   tail -1 "$OUT/nvcc_cache.log" 2>/dev/null
 }
 G="sm90_ws_bn256_s4 sm90_pingpong_128x192_r240 sm90_pingpong_128x176 sm90_pingpong_128x208"
-for g in $G; do run $g 4096 1; done
-for g in $G; do run $g 8192 1; done
-for g in $G; do run $g 4096 2; done
+# shellcheck disable=SC2086
+sweep_sizes $G
 log "timing done, $(left) s left"
 # correctness at edge shapes (partial tiles in M, N, K; tiny), untimed, the two new schedules
 H=$CAKE_HARNESS
@@ -35,10 +34,4 @@ for g in sm90_pingpong_128x176 sm90_pingpong_128x208; do
   [ "$(left)" -gt 60 ] && edge_shapes $D/so/$g.so "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" 2>&1 | tee -a "$L"
 done
 # Nsight Compute at 4096^3: the fastest ping-pong by median ratio, the 128x192 one and the cooperative one
-best=$(best_pingpong)
-for g in $(echo "$best sm90_pingpong_128x192_r240 sm90_ws_bn256_s4" | tr ' ' '\n' | awk 'NF && !seen[$0]++'); do
-  [ "$(left)" -gt 20 ] || { log "skip ncu $g (time)"; continue; }
-  ncu_profile "$g" "$D/so/$g.so"
-done
-log "done, $(left) s left"
-(cd "$OUT" && rm -f one.json one.err run.txt && tar czf ncu.tgz --remove-files ncu_* 2>/dev/null); ls "$OUT"
+sweep_ncu_pack 20 sm90_pingpong_128x192_r240 sm90_ws_bn256_s4

@@ -26,9 +26,8 @@ run() {  # run FILE SIZE REP
   gemm_run "$D" "$1" "$2" "$3" 50 $extra
 }
 G=${G:-$(cat $D/schedules.txt)}
-for g in $G; do run $g 4096 1; done
-for g in $G; do run $g 8192 1; done
-for g in $G; do run $g 4096 2; done
+# shellcheck disable=SC2086
+sweep_sizes $G
 log "timing done, $(left) s left; nvcc cache: $(grep -c hit "$OUT/nvcc_cache.log") hits, $(grep -c miss "$OUT/nvcc_cache.log") misses"
 # correctness at edge shapes (partial tiles in M, N, K; an odd pair count; tiny), untimed, the new schedules
 H=$CAKE_HARNESS
@@ -37,10 +36,4 @@ for g in $G; do
   [ "$(left)" -gt 30 ] && edge_shapes $D/so/$g.so "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4224 4096 128" 2>&1 | tee -a "$L"
 done
 # Nsight Compute at 4096^3: the fastest ping-pong by median ratio and the cooperative schedule
-best=$(best_pingpong)
-for g in $(echo "$best sm90_ws_bn256_s4" | tr ' ' '\n' | awk 'NF && !seen[$0]++'); do
-  [ "$(left)" -gt 12 ] || { log "skip ncu $g (time)"; continue; }
-  ncu_profile "$g" "$D/so/$g.so"
-done
-log "done, $(left) s left"
-(cd "$OUT" && rm -f one.json one.err run.txt && tar czf ncu.tgz --remove-files ncu_* 2>/dev/null); ls "$OUT"
+sweep_ncu_pack 12 sm90_ws_bn256_s4
