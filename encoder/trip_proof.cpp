@@ -442,9 +442,7 @@ BvVerdict movesWithPeriod(FactProver& prover, const ir::ExprPtr& e, const ir::Ex
   return prover.prove(goal, {premise}).kind;
 }
 
-bool containsExpr(const ir::Expr& e, const ir::Expr& target) {
-  return anySubExpr(e, [&](const ir::Expr& x) { return ir::sameExpr(x, target); });
-}
+using trip::containsExpr;
 
 bool mentionsLoopVar(const ir::Expr& e, const std::set<int>& vars) {
   return anySubExpr(e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && vars.count(x.index) > 0; });

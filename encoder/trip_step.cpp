@@ -1,25 +1,19 @@
 // encoder/trip_step.h.
 #include "encoder/trip_step.h"
 
-#include <functional>
-
 namespace cake::encoder::trip {
 
-namespace {
-
-bool mentionsTarget(const ir::Expr& e, const ir::Expr& target) {
+bool containsExpr(const ir::Expr& e, const ir::Expr& target) {
   if (ir::sameExpr(e, target)) return true;
   for (const ir::ExprPtr& a : e.args)
-    if (a && mentionsTarget(*a, target)) return true;
+    if (a && containsExpr(*a, target)) return true;
   return false;
 }
-
-}  // namespace
 
 std::optional<int64_t> constantStep(const ir::Expr& e, const ir::Expr& target, int64_t P) {
   using K = ir::ExprKind;
   if (ir::sameExpr(e, target)) return P;
-  if (!mentionsTarget(e, target)) return 0;
+  if (!containsExpr(e, target)) return 0;
   auto arg = [&](size_t i) -> std::optional<int64_t> {
     if (i >= e.args.size() || !e.args[i]) return std::nullopt;
     return constantStep(*e.args[i], target, P);

@@ -10,6 +10,9 @@
 
 namespace cake::encoder::trip {
 
+// Is some sub-expression of e (e itself included) equal to `target`?
+bool containsExpr(const ir::Expr& e, const ir::Expr& target);
+
 // e(x + P) - e(x), with x every sub-expression of e equal to `target`, when
 // e's syntax shows it is one constant for every integer x (exact integer
 // arithmetic, the other symbols held): x steps by P, sums, differences,
