@@ -59,6 +59,11 @@ transposed tiles, a 64x64 tile at M = 128"): transposed tiles with 5-10 ring slo
 partials, and the plain 64 x 64 13-slot tile (sm90_decode_bn64_s13_w1, the winner at
 128 x 4096 x 4096 without split-K).
 
+Session 13 (helper decode, docs/benchmarks.md "Decode, session 13"): the global-load reduce with
+U slices of W loaded per iteration before their adds (reduce_global's u, U_SPLITK_VARIANTS,
+suffix _rg{RBN}u{U}: the split-K tail at S = 4 / 8 and M <= 8), and transposed tiles over the
+whole K without split-K (schedule_tplain, T_PLAIN_VARIANTS, sm90_decode_t{ROWS}_bn{BN}_s{S}).
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
 sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
 sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
