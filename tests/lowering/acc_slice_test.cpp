@@ -102,3 +102,27 @@ TEST(LoweringAccSlice, SlicesThatCannotBeLoweredAreRefused) {
     EXPECT_NE(why.find(c.message), std::string::npos) << c.to << ": " << why;
   }
 }
+
+TEST(LoweringAccSlice, ThreeTileWidthsFromOneFragment) {
+  // bench/gpu/schedules/sm90_pingpong_128xvar.cake (bench/gpu/streamk/gen_var.py): 208-, 200- and
+  // 192-column tiles, the narrower two as wgmmas into the first columns of the 208-column fragment
+  std::string err;
+  const char* rel = "bench/gpu/schedules/sm90_pingpong_128xvar.cake";
+  auto f = ir::readSourceFile(test::sourceDir() + "/" + rel, err);
+  ASSERT_TRUE(f) << err;
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(f, {}, sink);
+  ASSERT_TRUE(m && !m->schedules.empty());
+  auto r = lowering::lowerToCuda(m->schedules[0]);
+  std::string why;
+  for (const auto& x : r.findings) why += ir::renderText(x) + "\n";
+  ASSERT_TRUE(r.ok) << why;
+  for (int n : {208, 200, 192})
+    EXPECT_EQ(count(r.source, "void cake_wgmma_m64n" + std::to_string(n) + "k16_bf16("), 1u) << n;
+  EXPECT_EQ(count(r.source, "cake_wgmma_m64n208k16_bf16(acc[0], acc[1], "), 1u);
+  for (int n : {200, 192})
+    EXPECT_EQ(count(r.source, "cake_wgmma_m64n" + std::to_string(n) + "k16_bf16(reinterpret_cast<float (&)[" +
+                                  std::to_string(n / 4) + "]>(acc[0][0]), "),
+              n == 200 ? 2u : 1u)
+        << n;
+}
