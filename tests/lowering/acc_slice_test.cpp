@@ -39,7 +39,7 @@ lowering::LowerResult lowerTail64(const std::string& from, const std::string& to
   return r;
 }
 
-size_t count(const std::string& hay, const std::string& needle) {
+size_t occurrences(const std::string& hay, const std::string& needle) {
   size_t n = 0;
   for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
   return n;
@@ -53,17 +53,17 @@ TEST(LoweringAccSlice, WgmmaIntoAColumnSliceUsesTheSlicesRegisters) {
   ASSERT_TRUE(r.ok) << why;
   const std::string& s = r.source;
   // both helpers: the whole 192-column tile and the 64-column slice
-  EXPECT_EQ(count(s, "void cake_wgmma_m64n192k16_bf16(float (&d0)[48], float (&d1)[48]"), 1u);
-  EXPECT_EQ(count(s, "void cake_wgmma_m64n64k16_bf16(float (&d0)[16], float (&d1)[16]"), 1u);
+  EXPECT_EQ(occurrences(s, "void cake_wgmma_m64n192k16_bf16(float (&d0)[48], float (&d1)[48]"), 1u);
+  EXPECT_EQ(occurrences(s, "void cake_wgmma_m64n64k16_bf16(float (&d0)[16], float (&d1)[16]"), 1u);
   // the slice's wgmma takes the first 16 registers of each row half of both m64 blocks
-  EXPECT_EQ(count(s, "cake_wgmma_m64n64k16_bf16(reinterpret_cast<float (&)[16]>(acc[0][0]), "
+  EXPECT_EQ(occurrences(s, "cake_wgmma_m64n64k16_bf16(reinterpret_cast<float (&)[16]>(acc[0][0]), "
                      "reinterpret_cast<float (&)[16]>(acc[1][0]), cake_wgmma_desc_add(cake_da0"),
             1u);
-  EXPECT_EQ(count(s, "cake_wgmma_m64n64k16_bf16(reinterpret_cast<float (&)[16]>(acc[2][0]), "
+  EXPECT_EQ(occurrences(s, "cake_wgmma_m64n64k16_bf16(reinterpret_cast<float (&)[16]>(acc[2][0]), "
                      "reinterpret_cast<float (&)[16]>(acc[3][0]), cake_wgmma_desc_add(cake_da1"),
             1u);
-  EXPECT_EQ(count(s, "cake_wgmma_m64n192k16_bf16(acc[0], acc[1], "), 1u);
-  EXPECT_EQ(count(s, "// acc[:, 0:64] (init ? 0 : acc) += smem_a . smem_b^T: wgmma m64n64k16"), 1u);
+  EXPECT_EQ(occurrences(s, "cake_wgmma_m64n192k16_bf16(acc[0], acc[1], "), 1u);
+  EXPECT_EQ(occurrences(s, "// acc[:, 0:64] (init ? 0 : acc) += smem_a . smem_b^T: wgmma m64n64k16"), 1u);
 }
 
 TEST(LoweringAccSlice, AColumnSliceFurtherInStartsAtItsRegisterPair) {
@@ -71,9 +71,9 @@ TEST(LoweringAccSlice, AColumnSliceFurtherInStartsAtItsRegisterPair) {
   std::string why;
   auto r = lowerTail64("lm.mma(acc[:, 0:64]", "lm.mma(acc[:, 128:192]", why);
   ASSERT_TRUE(r.ok) << why;
-  EXPECT_EQ(count(r.source, "reinterpret_cast<float (&)[16]>(acc[0][32]), reinterpret_cast<float (&)[16]>(acc[1][32])"),
+  EXPECT_EQ(occurrences(r.source, "reinterpret_cast<float (&)[16]>(acc[0][32]), reinterpret_cast<float (&)[16]>(acc[1][32])"),
             1u);
-  EXPECT_EQ(count(r.source, "reinterpret_cast<float (&)[16]>(acc[2][32]), reinterpret_cast<float (&)[16]>(acc[3][32])"),
+  EXPECT_EQ(occurrences(r.source, "reinterpret_cast<float (&)[16]>(acc[2][32]), reinterpret_cast<float (&)[16]>(acc[3][32])"),
             1u);
 }
 
@@ -118,10 +118,10 @@ TEST(LoweringAccSlice, ThreeTileWidthsFromOneFragment) {
   for (const auto& x : r.findings) why += ir::renderText(x) + "\n";
   ASSERT_TRUE(r.ok) << why;
   for (int n : {208, 200, 192})
-    EXPECT_EQ(count(r.source, "void cake_wgmma_m64n" + std::to_string(n) + "k16_bf16("), 1u) << n;
-  EXPECT_EQ(count(r.source, "cake_wgmma_m64n208k16_bf16(acc[0], acc[1], "), 1u);
+    EXPECT_EQ(occurrences(r.source, "void cake_wgmma_m64n" + std::to_string(n) + "k16_bf16("), 1u) << n;
+  EXPECT_EQ(occurrences(r.source, "cake_wgmma_m64n208k16_bf16(acc[0], acc[1], "), 1u);
   for (int n : {200, 192})
-    EXPECT_EQ(count(r.source, "cake_wgmma_m64n" + std::to_string(n) + "k16_bf16(reinterpret_cast<float (&)[" +
+    EXPECT_EQ(occurrences(r.source, "cake_wgmma_m64n" + std::to_string(n) + "k16_bf16(reinterpret_cast<float (&)[" +
                                   std::to_string(n / 4) + "]>(acc[0][0]), "),
               n == 200 ? 2u : 1u)
         << n;
