@@ -98,7 +98,7 @@ struct MmaPlan {
   // a its B (n = M), and the fragment takes Family::trans
   bool trans = false;
   // wgmma (not transposed) into a column slice acc[:, acc0:acc0+accN] of its
-  // accumulator fragment (docs/gpu.md "Ping-pong with a 64-column tail"):
+  // accumulator fragment (docs/ir-reference.md "Operands"):
   // accN = 0 when the accumulator is not sliced
   int64_t acc0 = 0, accN = 0;
 };
