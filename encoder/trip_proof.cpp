@@ -25,6 +25,7 @@
 #include "encoder/trip_cluster.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
+#include "encoder/trip_sizes.h"
 #include "ir/int_eval.h"
 
 namespace cake::encoder {
@@ -114,6 +115,11 @@ struct TripLoops {
   // v + scale). With scale 1 and constant starts, T is E and v the value.
   std::map<int, ir::ExprPtr> lo_expr;  // loop var -> its start, where it reads lm.instance()
   int64_t scale = 1, residue = 0;
+  // Value by value: the keys (trip_sizes.h) of the windows whose
+  // explorations passed for an earlier value; a window with one of them
+  // explores alike and is not explored again (docs/z3.md "Parameters read
+  // only in sizes"). Null: explore every window.
+  std::set<std::string>* explored = nullptr;
 };
 
 // The value of E a trip count T of the proof stands for (TripLoops::scale).
@@ -1381,6 +1387,22 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     throw Fail("budget exceeded in the bit-vector proofs");
   periodCounts(w);
   layOut(w);
+  std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
+  std::string text = fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})",
+                                 tl.scale > 1 ? std::string("T") : ir::exprToString(*tl.trip, s), t0, w.P, w.w0, W,
+                                 small);
+  // Everything explored below is a function of the window's systems (and
+  // of t0 and W, which choose them): one that a passed exploration had up
+  // to sizes passes too (trip_sizes.h).
+  std::string key;
+  if (tl.explored) {
+    std::vector<const System*> group = {&w.base};
+    for (const System& sys : w.by_trip) group.push_back(&sys);
+    key = trip::sizeFreeKey(group);
+    if (!key.empty())
+      key = fmt::format("{} {} {} {} {} {} {} {}\n", t0, W, w.t1, w.P, w.w0, w.j0, tl.scale, tl.residue) + key;
+    if (!key.empty() && tl.explored->count(key)) return text + ", explored as an earlier value's window up to sizes";
+  }
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) {
     ExploreOptions eo;
@@ -1395,9 +1417,8 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     states += r.states;
   }
   states += LapExplorer(w, opts, start).run();
-  std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
-  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})",
-                     tl.scale > 1 ? std::string("T") : ir::exprToString(*tl.trip, s), t0, w.P, w.w0, W, small);
+  if (!key.empty()) tl.explored->insert(std::move(key));
+  return text;
 }
 
 // Lap induction with tl.fixed set (a value per parameter read besides the
@@ -1488,7 +1509,8 @@ ir::ExprPtr factOf(int param, int64_t value) {
 // values already chosen for the others. Exact: the proof covers every
 // allowed value by proving each.
 std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, const std::set<int>& params,
-                                                       const Limits& limits, size_t cap) {
+                                                       const Limits& limits, size_t cap,
+                                                       const std::function<void()>& tick = {}) {
   BvProver prover(s, limits);
   std::vector<std::map<int, int64_t>> out = {{}};
   for (int p : params) {
@@ -1500,6 +1522,7 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
       std::optional<int64_t> last;
       const size_t found = next.size();  // this assignment's values are appended from here
       for (;;) {
+        if (tick) tick();
         ir::ExprPtr cond = last ? ir::makeExpr(ir::ExprKind::Gt, {x, ir::makeConst(*last)}) : ir::makeConst(1);
         BvResult r = prover.smallestWitness(cond, {x}, facts);
         if (r.kind == BvVerdict::Holds) break;
@@ -3023,9 +3046,34 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
   std::vector<std::map<int, int64_t>> assignments = {{}};
   if (!extra.empty()) {
     const Limits limits = solverLimits(opts, opts.timeout_ms);
-    assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+    try {
+      assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+    } catch (const TooManyValues&) {
+      // More values: listed (up to max_equivalent_values) when every such
+      // parameter is bounded, each value's steps 1-4 run as before, and a
+      // window equal up to sizes to one already explored is not explored
+      // again (docs/z3.md "Parameters read only in sizes").
+      if (opts.max_equivalent_values <= opts.max_fixed_values) throw;
+      BvProver bounds(s, limits);
+      for (int p : extra) {
+        auto x = symbolNode(ir::ExprKind::Param, p);
+        auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
+                                                       ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
+        if (bounds.prove(within).kind != BvVerdict::Holds) throw;
+      }
+      assignments = allowedAssignments(s, extra, limits, opts.max_equivalent_values, [&] {
+        if (msSince(start) >= opts.timeout_ms)
+          throw Fail(fmt::format("budget exceeded ({:.1f} s, listing the allowed values)", msSince(start) / 1000));
+      });
+    }
     if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
   }
+  std::set<std::string> explored;  // windows explored, up to sizes (trip_sizes.h)
+  struct Forget {                   // tl outlives `explored`
+    TripLoops& tl;
+    ~Forget() { tl.explored = nullptr; }
+  } forget{tl};
+  tl.explored = &explored;
   std::string first;
   for (const auto& a : assignments) {
     tl.fixed = a;
@@ -3047,9 +3095,14 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     }
     if (first.empty()) first = std::move(engine);
   }
+  const std::string classes =
+      assignments.size() > 1 ? fmt::format(", {} of the {} values' windows explored, the others equal to one of them "
+                                           "up to sizes",
+                                           explored.size(), assignments.size())
+                             : "";
   return extra.empty() ? first
-                       : fmt::format("for each {}: {}{}", assignmentText(s, assignments), first,
-                                     assignments.size() > 1 ? " (shown for the first)" : "");
+                       : fmt::format("for each {}: {}{}{}", assignmentText(s, assignments), first,
+                                     assignments.size() > 1 ? " (shown for the first)" : "", classes);
 }
 
 }  // namespace
