@@ -119,7 +119,7 @@ struct TripLoops {
   // explorations passed for an earlier value; a window with one of them
   // explores alike and is not explored again (docs/z3.md "Parameters read
   // only in sizes"). Null: explore every window.
-  std::set<std::string>* explored = nullptr;
+  std::set<std::vector<int64_t>>* explored = nullptr;
 };
 
 // The value of E a trip count T of the proof stands for (TripLoops::scale).
@@ -1394,13 +1394,12 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   // Everything explored below is a function of the window's systems (and
   // of t0 and W, which choose them): one that a passed exploration had up
   // to sizes passes too (trip_sizes.h).
-  std::string key;
+  std::vector<int64_t> key;
   if (tl.explored) {
     std::vector<const System*> group = {&w.base};
     for (const System& sys : w.by_trip) group.push_back(&sys);
     key = trip::sizeFreeKey(group);
-    if (!key.empty())
-      key = fmt::format("{} {} {} {} {} {} {} {}\n", t0, W, w.t1, w.P, w.w0, w.j0, tl.scale, tl.residue) + key;
+    if (!key.empty()) key.insert(key.begin(), {t0, W, w.t1, w.P, w.w0, w.j0, tl.scale, tl.residue});
     if (!key.empty() && tl.explored->count(key)) return text + ", explored as an earlier value's window up to sizes";
   }
   // The trip counts before the steady body, one by one.
@@ -3068,7 +3067,7 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     }
     if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
   }
-  std::set<std::string> explored;  // windows explored, up to sizes (trip_sizes.h)
+  std::set<std::vector<int64_t>> explored;  // windows explored, up to sizes (trip_sizes.h)
   struct Forget {                   // tl outlives `explored`
     TripLoops& tl;
     ~Forget() { tl.explored = nullptr; }

@@ -1,8 +1,7 @@
 // Parameters read only in sizes: trip_sizes.h says the argument.
 #include "encoder/trip_sizes.h"
 
-#include <fmt/format.h>
-
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <numeric>
@@ -16,7 +15,7 @@ bool countsTx(const Instr& in) { return in.kind == InstrKind::ExpectTx || in.kin
 
 }  // namespace
 
-std::string sizeFreeKey(const std::vector<const System*>& systems) {
+std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
   // One order per memory space over every system of the group.
   std::map<int, std::set<int64_t>> cuts;
   int64_t gcd = 0, largest = 0;
@@ -45,33 +44,31 @@ std::string sizeFreeKey(const std::vector<const System*>& systems) {
     const std::set<int64_t>& c = cuts.at(space);
     return std::distance(c.begin(), c.find(x));
   };
-  std::string k;
+  std::vector<int64_t> k;
+  auto put = [&k](std::initializer_list<int64_t> xs) { k.insert(k.end(), xs.begin(), xs.end()); };
   for (const System* sys : systems) {
-    k += fmt::format("S{} {} {} {} {} {}|", static_cast<int>(sys->target), sys->ctas, sys->slots_per_cta,
-                     sys->named_per_cta, sys->cluster_named, sys->procs.size());
-    for (int b : sys->barrier_base) k += fmt::format("{},", b);
-    k += "|";
-    for (const BarrierSlot& sl : sys->slots) k += fmt::format("{}:{}:{}:{},", sl.barrier, sl.slot, sl.cta, sl.init_count);
-    k += "|";
-    for (const NamedBarrier& n : sys->named) k += fmt::format("{}:{},", n.index, n.expected_warps);
-    k += "|";
-    for (const MemSpace& m : sys->spaces)
-      k += fmt::format("{}:{}:{}:{},", static_cast<int>(m.kind), m.index, m.process, m.cta);
+    put({-1, static_cast<int>(sys->target), sys->ctas, sys->slots_per_cta, sys->named_per_cta, sys->cluster_named,
+         static_cast<int64_t>(sys->barrier_base.size()), static_cast<int64_t>(sys->slots.size()),
+         static_cast<int64_t>(sys->named.size()), static_cast<int64_t>(sys->spaces.size()),
+         static_cast<int64_t>(sys->procs.size())});
+    for (int b : sys->barrier_base) put({b});
+    for (const BarrierSlot& sl : sys->slots) put({sl.barrier, sl.slot, sl.cta, sl.init_count});
+    for (const NamedBarrier& n : sys->named) put({n.index, n.expected_warps});
+    for (const MemSpace& m : sys->spaces) put({static_cast<int>(m.kind), m.index, m.process, m.cta});
     for (const Process& p : sys->procs) {
-      k += fmt::format("\nP{}:{}:{}:{}:{}", p.role, p.instance, p.cta, p.warps, p.program.size());
+      put({-2, p.role, p.instance, p.cta, p.warps, static_cast<int64_t>(p.program.size())});
       for (const Instr& in : p.program) {
         const int64_t bytes = countsTx(in) && gcd > 0 ? in.bytes / gcd : in.bytes;
-        k += fmt::format("\n{} {} {} {} {} {} {} {} {} {} {}", static_cast<int>(in.kind),
-                         static_cast<const void*>(in.stmt), in.derived, in.slot, in.phase, in.count, bytes, in.pending,
-                         in.named, in.grid_dep_early, in.iteration ? fmt::format("{}", *in.iteration) : "-");
-        for (const auto& [var, v] : in.loops) k += fmt::format(" L{}={}", var, v);
+        put({-3, static_cast<int>(in.kind), static_cast<int64_t>(reinterpret_cast<uintptr_t>(in.stmt)), in.derived,
+             in.slot, in.phase, in.count, bytes, in.pending, in.named, in.grid_dep_early, in.iteration.has_value(),
+             in.iteration.value_or(0), static_cast<int64_t>(in.loops.size()),
+             static_cast<int64_t>(in.accesses.size())});
+        for (const auto& [var, v] : in.loops) put({var, v});
         for (const Access& a : in.accesses)
-          k += fmt::format(" A{}:{}-{}:{}{}{}:{}:{}:{}:{}{}", a.space, rank(a.space, a.lo), rank(a.space, a.hi),
-                           a.write, static_cast<int>(a.proxy), a.async, a.view, a.index, a.gen, a.stage_like,
-                           a.view_written);
+          put({a.space, rank(a.space, a.lo), rank(a.space, a.hi), a.write, static_cast<int>(a.proxy), a.async, a.view,
+               a.index, a.gen, a.stage_like, a.view_written});
       }
     }
-    k += "\n#\n";
   }
   return k;
 }

@@ -22,7 +22,7 @@
 // simulator or the proof reads is written as it is.
 #pragma once
 
-#include <string>
+#include <cstdint>
 #include <vector>
 
 #include "encoder/system.h"
@@ -30,9 +30,10 @@
 namespace cake::encoder::trip {
 
 // The key of `systems` taken together (one order per memory space across
-// all of them, one factor for all their transaction counts); the empty
-// string when a transaction count is so large that sums of counts could
-// leave the simulator's 32-bit slot fields (no key: explore as before).
-std::string sizeFreeKey(const std::vector<const System*>& systems);
+// all of them, one factor for all their transaction counts), every field
+// in a fixed order with its count before each list; empty when a
+// transaction count is so large that sums of counts could leave the
+// simulator's 32-bit slot fields (no key: explore as before).
+std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems);
 
 }  // namespace cake::encoder::trip
