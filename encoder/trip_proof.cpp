@@ -55,6 +55,12 @@ struct Met : Fail {
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
 
+// No steady offset or period within the largest window (-> unknown, or,
+// with step-1 loops, once more per residue of the trip count modulo 2).
+struct NoSteadyPeriod : Fail {
+  using Fail::Fail;
+};
+
 // More allowed values of the parameters read besides the trip expression
 // than the proof lists (-> unknown, or one proof per outcome of the guards
 // that read them).
@@ -120,6 +126,11 @@ struct TripLoops {
   // explores alike and is not explored again (docs/z3.md "Parameters read
   // only in sizes"). Null: explore every window.
   std::set<std::vector<int64_t>>* explored = nullptr;
+  // With scale > 1: for every expression the builder evaluated that reads
+  // the trip expression inside a symbolic loop, the offsets o = v mod scale
+  // of the loop variable's values it was evaluated at, over every system
+  // built (checkTripUses). Null: not recorded.
+  std::map<const ir::Expr*, std::set<int64_t>>* offsets = nullptr;
 };
 
 // The value of E a trip count T of the proof stands for (TripLoops::scale).
@@ -398,7 +409,18 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
   b.replace_value = tripValue(tl, T);
   for (const auto& [p, value] : tl.fixed) b.params[p] = value;
   std::string err;
-  auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
+  EvalHook record;
+  if (tl.offsets)
+    record = [&tl](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+      if (tl.guards)
+        if (auto v = (*tl.guards)(e, env)) return v;
+      if (trip::containsExpr(e, *tl.trip))
+        for (const auto& [var, lo] : tl.lo)
+          if (auto it = env.loop_vars.find(var); it != env.loop_vars.end())
+            (*tl.offsets)[&e].insert(((it->second % tl.scale) + tl.scale) % tl.scale);
+      return std::nullopt;
+    };
+  auto sys = trip::buildForProof(s, b, target, &err, tl.offsets ? &record : tl.guards);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", tripValue(tl, T), err));
   std::set<int> read = sys->params_read;
   for (const auto& [p, value] : tl.fixed) read.erase(p);
@@ -540,12 +562,26 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
   FactProver prover(s, limits, tl.facts);
   const ir::ExprPtr t = symbolNode(K::LoopVar, kFreshSymbol), t2 = symbolNode(K::LoopVar, kFreshSymbol + 1);
   const int64_t P = w.P;
-  for (const System::ReplacedUse& u : uses) {
+  // With scale S (docs/z3.md "Loops with a step"; "The parity of the trip
+  // count") T stands for E = S * T + r and iteration V for the loop
+  // variable's values S * V + o, o in [0, S): each check holds for every o.
+  const int64_t S = tl.scale;
+  auto offsetsOf = [&](const System::ReplacedUse& u) {
+    std::set<int64_t> all;
+    if (tl.offsets)
+      if (auto it = tl.offsets->find(u.expr); it != tl.offsets->end()) return it->second;
+    for (int64_t o = 0; o < S; ++o) all.insert(o);  // not recorded: every offset
+    return all;
+  };
+  for (const System::ReplacedUse& u : uses)
+    for (int64_t o : offsetsOf(u)) {
     ir::ExprPtr e = boundUse(u);
     const ProcShape& sh = w.shape[u.process];
     const ir::ExprPtr v = symbolNode(K::LoopVar, sh.var);
     auto at = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) {
-      return substitute(sh.loops ? substitute(e, *v, V) : e, *tl.trip, T);
+      const ir::ExprPtr k = S == 1 ? V : op(K::Add, op(K::Mul, num(S), V), num(o));
+      const ir::ExprPtr E = S == 1 ? T : op(K::Add, op(K::Mul, num(S), T), num(tl.residue));
+      return substitute(sh.loops ? substitute(e, *v, k) : e, *tl.trip, E);
     };
     auto plusP = [&](const ir::ExprPtr& x) { return op(K::Add, x, num(P)); };
     // moving v and T by a period changes e the same wherever v - T is
@@ -564,7 +600,8 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       where = "after the loop";
       r = repeats(w.j0, {});
     } else {
-      const int64_t c = sh.off, full = tl.off.at(sh.var);
+      // the last block the loop runs for T: the one of value S * T + r + off - 1
+      const int64_t c = sh.off, full = *ir::floorDiv(tl.residue + tl.off.at(sh.var) - 1, S) + 1;
       auto steady = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) { return op(K::Lt, V, op(K::Add, T, num(c))); };
       where = "in a steady iteration";
       r = prover
@@ -584,7 +621,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       throw Fail(fmt::format("{} reads {} {} in a way that does not stay put or repeat with the period of {} ({})",
                              ir::exprToString(*u.expr, s), ir::exprToString(*tl.trip, s), where, P,
                              bvVerdictName(r)));
-  }
+    }
 }
 
 // The end of the common part of process p in the system for trip count T.
@@ -1379,9 +1416,6 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   const Limits limits = solverLimits(opts, static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms)));
   // in the loop variable's values (an iteration is a block of `scale` of them)
   checkBodyExprs(s, tl, body_exprs, w.P * tl.scale, w.w0 * tl.scale, (w.last - w.P + 1) * tl.scale, limits);
-  if (tl.scale > 1 && !uses.empty())
-    throw Fail(fmt::format("{} reads {} outside the loop bounds of loops with a step (not covered yet)",
-                           ir::exprToString(*uses.front().expr, s), ir::exprToString(*tl.trip, s)));
   checkTripUses(s, tl, w, uses, limits);
   if (msSince(start) >= opts.timeout_ms)
     throw Fail("budget exceeded in the bit-vector proofs");
@@ -1446,7 +1480,8 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
   for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
   for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
   for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
-    if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
+    if (W > opts.max_window)
+      throw NoSteadyPeriod(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
     const double ms = msSince(start);
     if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
     try {
@@ -1463,13 +1498,24 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
 std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                        const TripLoops& tl, const TripProofOptions& opts,
                        std::chrono::steady_clock::time_point start, uint64_t& states) {
-  if (tl.scale == 1) return proveResidue(s, target, checked, tl, opts, start, states);
   TripLoops each = tl;
+  std::map<const ir::Expr*, std::set<int64_t>> offsets;  // (TripLoops::offsets, for step-1 loops by parity)
+  if (tl.scale == 1) {
+    try {
+      return proveResidue(s, target, checked, tl, opts, start, states);
+    } catch (const NoSteadyPeriod&) {
+      // A tail that depends on the parity of E (a guard `k + 2 < E + 1` in
+      // the odd iterations only): once more per residue of E modulo 2, in
+      // blocks of two iterations (docs/z3.md "The parity of the trip count").
+      each.scale = 2;
+      each.offsets = &offsets;
+    }
+  }
   std::string first;
   const std::string E = ir::exprToString(*tl.trip, s);
-  for (int64_t r = 0; r < tl.scale; ++r) {
+  for (int64_t r = 0; r < each.scale; ++r) {
     each.residue = r;
-    const std::string at = fmt::format("{} = {} * T + {}: ", E, tl.scale, r);
+    const std::string at = fmt::format("{} = {} * T + {}: ", E, each.scale, r);
     try {
       std::string engine = proveResidue(s, target, checked, each, opts, start, states);
       if (first.empty()) first = std::move(engine);
@@ -1481,7 +1527,7 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
   }
   return fmt::format("for each {} = {} * T + r, r in 0..{} (the loops' steps and starts), in iterations of {} values: "
                      "{} (shown for r = 0)",
-                     E, tl.scale, tl.scale - 1, tl.scale, first);
+                     E, each.scale, each.scale - 1, each.scale, first);
 }
 
 // The parameters the system reads besides the trip expression (tile sizes

@@ -642,3 +642,34 @@ TEST(TripSizes, KeyKeepsOrderAndRatiosOnly) {
   EXPECT_EQ(key(capped.schedules[0], 8), key(capped.schedules[0], 200));
   EXPECT_NE(key(capped.schedules[0], 200), key(capped.schedules[0], 202));
 }
+
+// docs/z3.md "The parity of the trip count": the odd iterations' release
+// guard `k + 2 < k_tiles + 1` (a mutant of sm80_ws_named_barriers) leaves
+// the math role a tail of two iterations for an even trip count and none
+// for an odd one: no steady offset, so the proof runs once per residue of
+// k_tiles modulo 2, in blocks of two iterations, with the guard (a read of
+// the trip count outside the loop bounds) checked at the offsets in the
+// block where it is evaluated. Broken forms (each confirmed broken by the
+// bounded check) are not proved: the odd release skipped from 3 iterations
+// before the end (even trip counts from 4 hang) and the even release
+// skipped from 3 before the end (odd trip counts from 3 hang).
+TEST(TripProofGaps, TailByTheParityOfTheTripCountIsProvedPerResidue) {
+  using cake::testing::replace;
+  const std::string text = corpusText("corpus/mutants/gemm/sm80_ws_named_barriers/guard-plus-1-L62.cake");
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  auto r = proveGap(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("= 2 * T + r, r in 0..1"), std::string::npos) << r.engine;
+
+  struct Bug { const char* what; std::string text; };
+  const std::vector<Bug> bugs = {
+      {"odd release skipped 3 before the end", replace(text, "if k + 2 < k_tiles + 1:", "if k + 4 < k_tiles + 1:")},
+      {"even release skipped 3 before the end",
+       replace(text, "                if k + 2 < k_tiles:\n", "                if k + 2 < k_tiles - 1:\n")},
+  };
+  for (const Bug& b : bugs) {
+    ASSERT_NE(b.text, text) << b.what;
+    expectBrokenNotProved(b.text, [](const ir::Schedule& s) { return brokenAtSomeK(s, {96, 128, 160}); }, b.what);
+  }
+}
