@@ -345,6 +345,15 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
   Supply supply(m_);
   auto give = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
   std::vector<int> block(ag.size(), -1);  // Proc: index of the blocking wait its window stops at
+  // A step of a window that brings its process onto a wait reads the wait's
+  // slot: arrivals of the set taken first can make that wait a lost phase,
+  // which ends the run there (docs/semantics.md section 5, "the other
+  // direction"). Looking for every rule only, as the closure's own-step read.
+  auto ontoWaits = [&](Window& w, int p, int a, int b) {
+    if (!every_rule_ || onto_wait_.empty()) return;
+    for (int x = a; x < b; ++x)
+      if (const int wpc = onto_wait_[p][x]; wpc >= 0) w.foot.r.set(m_.instr(p, wpc).slot);
+  };
   for (size_t i = 0; i < ag.size(); ++i) {
     const Agent& a = ag[i];
     if (static_cast<int>(i) == frozen) continue;
@@ -361,6 +370,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
     block[i] = next_block_[p][pc];
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
     giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
+    ontoWaits(win[i], p, pc, end);
   }
   auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc); };
   for (bool changed = true; changed;) {
@@ -373,6 +383,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
         win[i].foot |= seg_win_[p][b];
         int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
         giveRange(p, blocks_[p][b], end, [&](const Contribution& c) { give(win[i], c); });
+        ontoWaits(win[i], p, blocks_[p][b], end);
         changed = true;
       }
     }

@@ -25,6 +25,7 @@
 #include "encoder/trip_cluster.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
+#include "encoder/trip_sizes.h"
 #include "ir/int_eval.h"
 
 namespace cake::encoder {
@@ -53,6 +54,12 @@ struct Met : Fail {
 };
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
+
+// No steady offset or period within the largest window (-> unknown, or,
+// with step-1 loops, once more per residue of the trip count modulo 2).
+struct NoSteadyPeriod : Fail {
+  using Fail::Fail;
+};
 
 // More allowed values of the parameters read besides the trip expression
 // than the proof lists (-> unknown, or one proof per outcome of the guards
@@ -114,6 +121,16 @@ struct TripLoops {
   // v + scale). With scale 1 and constant starts, T is E and v the value.
   std::map<int, ir::ExprPtr> lo_expr;  // loop var -> its start, where it reads lm.instance()
   int64_t scale = 1, residue = 0;
+  // Value by value: the keys (trip_sizes.h) of the windows whose
+  // explorations passed for an earlier value; a window with one of them
+  // explores alike and is not explored again (docs/z3.md "Parameters read
+  // only in sizes"). Null: explore every window.
+  std::set<std::vector<int64_t>>* explored = nullptr;
+  // With scale > 1: for every expression the builder evaluated that reads
+  // the trip expression inside a symbolic loop, the offsets o = v mod scale
+  // of the loop variable's values it was evaluated at, over every system
+  // built (checkTripUses). Null: not recorded.
+  std::map<const ir::Expr*, std::set<int64_t>>* offsets = nullptr;
 };
 
 // The value of E a trip count T of the proof stands for (TripLoops::scale).
@@ -392,7 +409,18 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
   b.replace_value = tripValue(tl, T);
   for (const auto& [p, value] : tl.fixed) b.params[p] = value;
   std::string err;
-  auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
+  EvalHook record;
+  if (tl.offsets)
+    record = [&tl](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+      if (tl.guards)
+        if (auto v = (*tl.guards)(e, env)) return v;
+      if (trip::containsExpr(e, *tl.trip))
+        for (const auto& [var, lo] : tl.lo)
+          if (auto it = env.loop_vars.find(var); it != env.loop_vars.end())
+            (*tl.offsets)[&e].insert(((it->second % tl.scale) + tl.scale) % tl.scale);
+      return std::nullopt;
+    };
+  auto sys = trip::buildForProof(s, b, target, &err, tl.offsets ? &record : tl.guards);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", tripValue(tl, T), err));
   std::set<int> read = sys->params_read;
   for (const auto& [p, value] : tl.fixed) read.erase(p);
@@ -534,12 +562,26 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
   FactProver prover(s, limits, tl.facts);
   const ir::ExprPtr t = symbolNode(K::LoopVar, kFreshSymbol), t2 = symbolNode(K::LoopVar, kFreshSymbol + 1);
   const int64_t P = w.P;
-  for (const System::ReplacedUse& u : uses) {
+  // With scale S (docs/z3.md "Loops with a step"; "The parity of the trip
+  // count") T stands for E = S * T + r and iteration V for the loop
+  // variable's values S * V + o, o in [0, S): each check holds for every o.
+  const int64_t S = tl.scale;
+  auto offsetsOf = [&](const System::ReplacedUse& u) {
+    std::set<int64_t> all;
+    if (tl.offsets)
+      if (auto it = tl.offsets->find(u.expr); it != tl.offsets->end()) return it->second;
+    for (int64_t o = 0; o < S; ++o) all.insert(o);  // not recorded: every offset
+    return all;
+  };
+  for (const System::ReplacedUse& u : uses)
+    for (int64_t o : offsetsOf(u)) {
     ir::ExprPtr e = boundUse(u);
     const ProcShape& sh = w.shape[u.process];
     const ir::ExprPtr v = symbolNode(K::LoopVar, sh.var);
     auto at = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) {
-      return substitute(sh.loops ? substitute(e, *v, V) : e, *tl.trip, T);
+      const ir::ExprPtr k = S == 1 ? V : op(K::Add, op(K::Mul, num(S), V), num(o));
+      const ir::ExprPtr E = S == 1 ? T : op(K::Add, op(K::Mul, num(S), T), num(tl.residue));
+      return substitute(sh.loops ? substitute(e, *v, k) : e, *tl.trip, E);
     };
     auto plusP = [&](const ir::ExprPtr& x) { return op(K::Add, x, num(P)); };
     // moving v and T by a period changes e the same wherever v - T is
@@ -558,7 +600,8 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       where = "after the loop";
       r = repeats(w.j0, {});
     } else {
-      const int64_t c = sh.off, full = tl.off.at(sh.var);
+      // the last block the loop runs for T: the one of value S * T + r + off - 1
+      const int64_t c = sh.off, full = *ir::floorDiv(tl.residue + tl.off.at(sh.var) - 1, S) + 1;
       auto steady = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) { return op(K::Lt, V, op(K::Add, T, num(c))); };
       where = "in a steady iteration";
       r = prover
@@ -578,7 +621,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       throw Fail(fmt::format("{} reads {} {} in a way that does not stay put or repeat with the period of {} ({})",
                              ir::exprToString(*u.expr, s), ir::exprToString(*tl.trip, s), where, P,
                              bvVerdictName(r)));
-  }
+    }
 }
 
 // The end of the common part of process p in the system for trip count T.
@@ -1373,14 +1416,26 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   const Limits limits = solverLimits(opts, static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms)));
   // in the loop variable's values (an iteration is a block of `scale` of them)
   checkBodyExprs(s, tl, body_exprs, w.P * tl.scale, w.w0 * tl.scale, (w.last - w.P + 1) * tl.scale, limits);
-  if (tl.scale > 1 && !uses.empty())
-    throw Fail(fmt::format("{} reads {} outside the loop bounds of loops with a step (not covered yet)",
-                           ir::exprToString(*uses.front().expr, s), ir::exprToString(*tl.trip, s)));
   checkTripUses(s, tl, w, uses, limits);
   if (msSince(start) >= opts.timeout_ms)
     throw Fail("budget exceeded in the bit-vector proofs");
   periodCounts(w);
   layOut(w);
+  std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
+  std::string text = fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})",
+                                 tl.scale > 1 ? std::string("T") : ir::exprToString(*tl.trip, s), t0, w.P, w.w0, W,
+                                 small);
+  // Everything explored below is a function of the window's systems (and
+  // of t0 and W, which choose them): one that a passed exploration had up
+  // to sizes passes too (trip_sizes.h).
+  std::vector<int64_t> key;
+  if (tl.explored) {
+    std::vector<const System*> group = {&w.base};
+    for (const System& sys : w.by_trip) group.push_back(&sys);
+    key = trip::sizeFreeKey(group);
+    if (!key.empty()) key.insert(key.begin(), {t0, W, w.t1, w.P, w.w0, w.j0, tl.scale, tl.residue});
+    if (!key.empty() && tl.explored->count(key)) return text + ", explored as an earlier value's window up to sizes";
+  }
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) {
     ExploreOptions eo;
@@ -1395,9 +1450,8 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     states += r.states;
   }
   states += LapExplorer(w, opts, start).run();
-  std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
-  return fmt::format("lap induction: every {} >= {} (period {}, warm-up {}, window {}{})",
-                     tl.scale > 1 ? std::string("T") : ir::exprToString(*tl.trip, s), t0, w.P, w.w0, W, small);
+  if (!key.empty()) tl.explored->insert(std::move(key));
+  return text;
 }
 
 // Lap induction with tl.fixed set (a value per parameter read besides the
@@ -1426,7 +1480,8 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
   for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
   for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
   for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
-    if (W > opts.max_window) throw Fail(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
+    if (W > opts.max_window)
+      throw NoSteadyPeriod(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
     const double ms = msSince(start);
     if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
     try {
@@ -1443,13 +1498,24 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
 std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                        const TripLoops& tl, const TripProofOptions& opts,
                        std::chrono::steady_clock::time_point start, uint64_t& states) {
-  if (tl.scale == 1) return proveResidue(s, target, checked, tl, opts, start, states);
   TripLoops each = tl;
+  std::map<const ir::Expr*, std::set<int64_t>> offsets;  // (TripLoops::offsets, for step-1 loops by parity)
+  if (tl.scale == 1) {
+    try {
+      return proveResidue(s, target, checked, tl, opts, start, states);
+    } catch (const NoSteadyPeriod&) {
+      // A tail that depends on the parity of E (a guard `k + 2 < E + 1` in
+      // the odd iterations only): once more per residue of E modulo 2, in
+      // blocks of two iterations (docs/z3.md "The parity of the trip count").
+      each.scale = 2;
+      each.offsets = &offsets;
+    }
+  }
   std::string first;
   const std::string E = ir::exprToString(*tl.trip, s);
-  for (int64_t r = 0; r < tl.scale; ++r) {
+  for (int64_t r = 0; r < each.scale; ++r) {
     each.residue = r;
-    const std::string at = fmt::format("{} = {} * T + {}: ", E, tl.scale, r);
+    const std::string at = fmt::format("{} = {} * T + {}: ", E, each.scale, r);
     try {
       std::string engine = proveResidue(s, target, checked, each, opts, start, states);
       if (first.empty()) first = std::move(engine);
@@ -1461,7 +1527,7 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
   }
   return fmt::format("for each {} = {} * T + r, r in 0..{} (the loops' steps and starts), in iterations of {} values: "
                      "{} (shown for r = 0)",
-                     E, tl.scale, tl.scale - 1, tl.scale, first);
+                     E, each.scale, each.scale - 1, each.scale, first);
 }
 
 // The parameters the system reads besides the trip expression (tile sizes
@@ -1488,7 +1554,8 @@ ir::ExprPtr factOf(int param, int64_t value) {
 // values already chosen for the others. Exact: the proof covers every
 // allowed value by proving each.
 std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, const std::set<int>& params,
-                                                       const Limits& limits, size_t cap) {
+                                                       const Limits& limits, size_t cap,
+                                                       const std::function<void()>& tick = {}) {
   BvProver prover(s, limits);
   std::vector<std::map<int, int64_t>> out = {{}};
   for (int p : params) {
@@ -1500,6 +1567,7 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
       std::optional<int64_t> last;
       const size_t found = next.size();  // this assignment's values are appended from here
       for (;;) {
+        if (tick) tick();
         ir::ExprPtr cond = last ? ir::makeExpr(ir::ExprKind::Gt, {x, ir::makeConst(*last)}) : ir::makeConst(1);
         BvResult r = prover.smallestWitness(cond, {x}, facts);
         if (r.kind == BvVerdict::Holds) break;
@@ -3023,9 +3091,34 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
   std::vector<std::map<int, int64_t>> assignments = {{}};
   if (!extra.empty()) {
     const Limits limits = solverLimits(opts, opts.timeout_ms);
-    assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+    try {
+      assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+    } catch (const TooManyValues&) {
+      // More values: listed (up to max_equivalent_values) when every such
+      // parameter is bounded, each value's steps 1-4 run as before, and a
+      // window equal up to sizes to one already explored is not explored
+      // again (docs/z3.md "Parameters read only in sizes").
+      if (opts.max_equivalent_values <= opts.max_fixed_values) throw;
+      BvProver bounds(s, limits);
+      for (int p : extra) {
+        auto x = symbolNode(ir::ExprKind::Param, p);
+        auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
+                                                       ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
+        if (bounds.prove(within).kind != BvVerdict::Holds) throw;
+      }
+      assignments = allowedAssignments(s, extra, limits, opts.max_equivalent_values, [&] {
+        if (msSince(start) >= opts.timeout_ms)
+          throw Fail(fmt::format("budget exceeded ({:.1f} s, listing the allowed values)", msSince(start) / 1000));
+      });
+    }
     if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
   }
+  std::set<std::vector<int64_t>> explored;  // windows explored, up to sizes (trip_sizes.h)
+  struct Forget {                   // tl outlives `explored`
+    TripLoops& tl;
+    ~Forget() { tl.explored = nullptr; }
+  } forget{tl};
+  tl.explored = &explored;
   std::string first;
   for (const auto& a : assignments) {
     tl.fixed = a;
@@ -3047,9 +3140,14 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     }
     if (first.empty()) first = std::move(engine);
   }
+  const std::string classes =
+      assignments.size() > 1 ? fmt::format(", {} of the {} values' windows explored, the others equal to one of them "
+                                           "up to sizes",
+                                           explored.size(), assignments.size())
+                             : "";
   return extra.empty() ? first
-                       : fmt::format("for each {}: {}{}", assignmentText(s, assignments), first,
-                                     assignments.size() > 1 ? " (shown for the first)" : "");
+                       : fmt::format("for each {}: {}{}{}", assignmentText(s, assignments), first,
+                                     assignments.size() > 1 ? " (shown for the first)" : "", classes);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
+#include "encoder/trip_sizes.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -524,5 +525,151 @@ TEST(TripProofGaps, GuardThatSettlesLateInTheWindowIsProved) {
     const std::string text = replace(good, b.from, b.to);
     ASSERT_NE(text, good) << b.what;
     expectBrokenNotProved(text, [&](const ir::Schedule& s) { return brokenAtSomeK(s, ks); }, b.what);
+  }
+}
+
+// docs/z3.md "Parameters read only in sizes" (encoder/trip_sizes.h): a tile
+// size with more allowed values than the proof takes one by one is proved
+// when the windows of its values are equal up to sizes (one exploration per
+// class); values whose systems order their byte boundaries differently, or
+// whose transaction counts do not scale together, are explored apart, so a
+// bug at some of them only is met.
+namespace {
+
+const char* kSizesFile = "corpus/layout/good_smem_limit_slack_bm_224.cake";
+
+// Does the bounded check meet a violation at this BM, for some D?
+bool brokenAtBM(const ir::Schedule& s, int64_t bm) {
+  for (int64_t d : {64, 640}) {
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    if (encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"D", d}, {"BM", bm}})), eo).outcome ==
+        encoder::Outcome::Violation)
+      return true;
+  }
+  return false;
+}
+
+// A race at BM > 200 only: a second view at byte 204800 that the copy role
+// writes every iteration, which stage 7 of the ring reaches from BM = 202.
+std::string overlapFromBM202(const std::string& text) {
+  using cake::testing::replace;
+  std::string t = replace(text, "pool   = lm.smem(8 * BM * 128)", "pool   = lm.smem(229376)");
+  t = replace(t, "    x      = lm.regs(shape=(BM, 64), dtype=lm.f32)\n",
+              "    x      = lm.regs(shape=(BM, 64), dtype=lm.f32)\n"
+              "    smem_y = pool.view(offset=8 * 200 * 128, shape=(8, 64), dtype=lm.bf16, stages=1)\n"
+              "    y      = lm.regs(shape=(8, 64), dtype=lm.f32)\n");
+  return replace(t, "            lm.copy(Y, x, coords=(row0, j * 64))\n",
+                 "            lm.copy(Y, x, coords=(row0, j * 64))\n            lm.copy(smem_y[0], y)\n");
+}
+
+// An explicit expect_tx of min(BM, cap) * 128 bytes per stage (the load
+// delivers BM * 128): too few bytes expected from BM = cap + 2.
+std::string expectCapped(const std::string& text, int cap) {
+  return cake::testing::replace(text, "            smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)\n",
+                                "            lm.expect_tx(full, min(BM, " + std::to_string(cap) +
+                                    ") * 128, iter=j)\n"
+                                    "            smem_x.tma_load(X, coords=(row0, j * 64), iter=j, barrier=full)\n");
+}
+
+}  // namespace
+
+// The corpus file: BM in {8, 10, ..., 224} (109 values, over
+// max_fixed_values) sets the pool, the view's stage size and the TMA
+// box's bytes only: every value's window is the first one's up to sizes.
+TEST(TripSizes, ParameterReadOnlyInSizesIsProvedWithOneExploration) {
+  const std::string text = corpusText(kSizesFile);
+  auto m = cake::testing::compile(text);
+  ASSERT_FALSE(m.schedules.empty());
+  auto r = proveGap(m.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("1 of the 109 values' windows explored"), std::string::npos) << r.engine;
+
+  // The same with the expected bytes written out, as min(BM, 224) * 128:
+  // the counts scale together for every allowed value.
+  auto capped = cake::testing::compile(expectCapped(text, 224));
+  ASSERT_FALSE(capped.schedules.empty());
+  auto c = proveGap(capped.schedules[0]);
+  EXPECT_EQ(c.outcome, encoder::Outcome::Proved) << c.detail;
+  EXPECT_NE(c.engine.find("1 of the 109 values' windows explored"), std::string::npos) << c.engine;
+
+  // Without an upper bound BM has unboundedly many values: not listed.
+  auto open = cake::testing::compile(cake::testing::replace(text, "    lm.assume(BM <= 224)\n", ""));
+  ASSERT_FALSE(open.schedules.empty());
+  auto o = proveGap(open.schedules[0]);
+  EXPECT_NE(o.outcome, encoder::Outcome::Proved) << o.engine;
+}
+
+// Broken at some values only; each confirmed by the bounded check (broken
+// at BM = 224, clean at BM = 64, the value the proof is given as checked).
+// Both are met at BM = 202, the first value whose window differs.
+TEST(TripSizes, ValuesThatChangeTheOrderOrTheCountsAreExploredApart) {
+  const std::string text = corpusText(kSizesFile);
+  struct Bug { const char* what; std::string text; };
+  const std::vector<Bug> bugs = {
+      {"a second view that stage 7 reaches from BM = 202", overlapFromBM202(text)},
+      {"min(BM, 200) * 128 bytes expected", expectCapped(text, 200)},
+  };
+  for (const Bug& b : bugs)
+    expectBrokenNotProved(
+        b.text, [](const ir::Schedule& s) { return brokenAtBM(s, 224) && !brokenAtBM(s, 64); }, b.what);
+}
+
+// The key itself: two values of BM give one key for the same trip count;
+// the overlap variant's BM = 198 and BM = 202 do not (the second view's
+// boundaries fall inside stage 7 at 202), nor do the capped expect's
+// BM = 200 and 202 (202 * 128 delivered against 200 * 128 expected: the
+// counts do not scale together).
+TEST(TripSizes, KeyKeepsOrderAndRatiosOnly) {
+  auto key = [](const ir::Schedule& s, int64_t bm) {
+    encoder::System sys = cake::testing::build(s, cake::testing::bind(s, {{"D", 640}, {"BM", bm}}));
+    return encoder::trip::sizeFreeKey({&sys});
+  };
+  const std::string text = corpusText(kSizesFile);
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  EXPECT_FALSE(key(good.schedules[0], 8).empty());
+  EXPECT_EQ(key(good.schedules[0], 8), key(good.schedules[0], 224));
+
+  auto overlap = cake::testing::compile(overlapFromBM202(text));
+  ASSERT_FALSE(overlap.schedules.empty());
+  EXPECT_EQ(key(overlap.schedules[0], 8), key(overlap.schedules[0], 198));
+  EXPECT_NE(key(overlap.schedules[0], 198), key(overlap.schedules[0], 202));
+
+  auto capped = cake::testing::compile(expectCapped(text, 200));
+  ASSERT_FALSE(capped.schedules.empty());
+  EXPECT_EQ(key(capped.schedules[0], 8), key(capped.schedules[0], 200));
+  EXPECT_NE(key(capped.schedules[0], 200), key(capped.schedules[0], 202));
+}
+
+// docs/z3.md "The parity of the trip count": the odd iterations' release
+// guard `k + 2 < k_tiles + 1` (a mutant of sm80_ws_named_barriers) leaves
+// the math role a tail of two iterations for an even trip count and none
+// for an odd one: no steady offset, so the proof runs once per residue of
+// k_tiles modulo 2, in blocks of two iterations, with the guard (a read of
+// the trip count outside the loop bounds) checked at the offsets in the
+// block where it is evaluated. Broken forms (each confirmed broken by the
+// bounded check) are not proved: the odd release skipped from 3 iterations
+// before the end (even trip counts from 4 hang) and the even release
+// skipped from 3 before the end (odd trip counts from 3 hang).
+TEST(TripProofGaps, TailByTheParityOfTheTripCountIsProvedPerResidue) {
+  using cake::testing::replace;
+  const std::string text = corpusText("corpus/mutants/gemm/sm80_ws_named_barriers/guard-plus-1-L62.cake");
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  auto r = proveGap(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("= 2 * T + r, r in 0..1"), std::string::npos) << r.engine;
+
+  struct Bug { const char* what; std::string text; };
+  const std::vector<Bug> bugs = {
+      {"odd release skipped 3 before the end", replace(text, "if k + 2 < k_tiles + 1:", "if k + 4 < k_tiles + 1:")},
+      {"even release skipped 3 before the end",
+       replace(text, "                if k + 2 < k_tiles:\n", "                if k + 2 < k_tiles - 1:\n")},
+  };
+  for (const Bug& b : bugs) {
+    ASSERT_NE(b.text, text) << b.what;
+    expectBrokenNotProved(b.text, [](const ir::Schedule& s) { return brokenAtSomeK(s, {96, 128, 160}); }, b.what);
   }
 }
