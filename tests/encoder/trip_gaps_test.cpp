@@ -8,7 +8,9 @@
 // (each confirmed broken by the bounded explicit-state check).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -613,4 +615,27 @@ TEST(TripProofGaps, SlowCorpusPingPongIsProved) {
   ASSERT_FALSE(mod.schedules.empty());
   auto r = proveGap(mod.schedules[0]);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+}
+
+// Every broken mutant of the ping-pong kernel (corpus/mutants, each labelled
+// broken by the bounded check) and its two broken corpus twins: not proved,
+// with no wall-clock budget (TripProof.SlowNoKnownBadScheduleIsProved gives
+// each file 1.5 s, which the four-stage kernel's proof needs more than).
+TEST(TripProofGaps, SlowPingPongMutantsAreNotProved) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files = {"corpus/bugs/sync.stale-phase/sm90_pingpong_no_order_barrier.cake",
+                                    "corpus/bugs/sync.lost-phase/sm90_pingpong_order_double_arrive.cake"};
+  for (const auto& e : fs::directory_iterator(fs::path(CAKE_SOURCE_DIR) / "corpus/mutants/gemm/sm90_pingpong"))
+    if (e.path().extension() == ".cake")
+      files.push_back(e.path().lexically_relative(CAKE_SOURCE_DIR).string());
+  ASSERT_GT(files.size(), 10u);
+  for (const std::string& f : files) {
+    const std::string text = corpusText(f);
+    ASSERT_EQ(text.find("# expect: pass"), std::string::npos) << f;
+    auto m = cake::testing::compile(text);
+    ASSERT_FALSE(m.schedules.empty()) << f;
+    auto p = proveGap(m.schedules[0]);
+    EXPECT_NE(p.outcome, encoder::Outcome::Proved) << f << ": " << p.engine;
+    std::cout << f << ": " << p.detail.substr(0, 160) << "\n";
+  }
 }
