@@ -187,19 +187,11 @@ class Translator {
   }
 };
 
-// One context per thread, apart from BvProver's (whose term ids, and so the
-// bit-vector solver's search, stay as they were).
-z3::context& linearContext() {
-  thread_local z3::context ctx;
-  return ctx;
-}
-
 }  // namespace
 
-std::optional<bool> decideLinear(const ir::Schedule& s, const ir::Expr& goal, Bad bad,
+std::optional<bool> decideLinear(z3::context& ctx, const ir::Schedule& s, const ir::Expr& goal, Bad bad,
                                  const std::vector<ir::ExprPtr>& premises, bool all_facts, const Limits& limits) {
   if (!g_enabled.load()) return std::nullopt;
-  z3::context& ctx = linearContext();
   try {
     Translator t(ctx, s);
     Term g{ctx.bool_val(true), ctx.bool_val(true)};

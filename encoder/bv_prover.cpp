@@ -462,7 +462,7 @@ struct BvProver::Impl {
     // bit-vector solver finds the model as before.
     if (std::optional<Limits> lim = queryLimits()) {
       const auto t0 = std::chrono::steady_clock::now();
-      std::optional<bool> sat = lia::decideLinear(s, goal, kind, premises, all_facts, *lim);
+      std::optional<bool> sat = lia::decideLinear(ctx, s, goal, kind, premises, all_facts, *lim);
       if (sat && (!*sat || kind == lia::Bad::Nothing)) {
         r.kind = *sat ? BvVerdict::Fails : BvVerdict::Holds;
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
