@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ir/expect_tx.h"
@@ -111,8 +112,16 @@ struct MmaPlan {
 struct Access {
   int key;                 // view index, or 100000 + tensor parameter
   ir::ExprPtr slot;        // nullptr: any slot
-  bool operator<(const Access& o) const { return key < o.key || (key == o.key && slot.get() < o.slot.get()); }
-  bool operator==(const Access& o) const { return key == o.key && slot.get() == o.slot.get(); }
+  // made `lag` values of loop variable `lagVar` ago (earlier iterations of the loop being walked): its slot
+  // is `slot` evaluated at (that variable - lag) (PlanBuilder::shiftBack)
+  int lagVar = -1;
+  int64_t lag = 0;
+  // made before the loop `pinLoop` (whose body is being walked): it is pending only in that loop's first
+  // iteration, unless it outlives an iteration (PlanBuilder::shiftBack unpins it)
+  const ir::Stmt* pinLoop = nullptr;
+  auto tie() const { return std::tuple(key, slot.get(), lagVar, lag, pinLoop); }
+  bool operator<(const Access& o) const { return tie() < o.tie(); }
+  bool operator==(const Access& o) const { return tie() == o.tie(); }
 };
 struct SyncState {
   std::set<Access> rd, wr;
@@ -336,6 +345,9 @@ class PlanBuilder : public KernelPlan {
   bool needsSync(const ir::Op& op, const SyncState& st) const;
   void applyOp(const ir::Op& op, SyncState& st) const;
   SyncState widen(const SyncState& st) const;
+  SyncState shiftBack(const SyncState& st, const Stmt& loop) const;
+  SyncState enterLoop(const SyncState& st, const Stmt& loop) const;
+  SyncState leaveLoop(const SyncState& st, const Stmt& loop) const;
   SyncState syncWalk(const ir::Block& b, SyncState st, bool record);
   void planInstanceSyncs();
   // validation (validate.cpp)

@@ -332,34 +332,23 @@ std::optional<Dist> KernelPlan::distFor(const Family& f, bool row, int64_t E, st
     case Family::Mma:
       d.wm = f.wm;
       d.wn = f.wn;
-      if (f.operand != Family::Acc) {
-        // an operand fragment: K (its columns) whole in every thread group of 4 lanes, in k16 steps (the
-        // m16n8k16 A / B register layout, MmaCol of one warp column); rows: A's m16 tiles of the warp row
-        // (MmaRow), B's n16 pairs of n8 tiles of the warp column (MmaN)
-        if (!row) {
-          if (E % 16) break;
-          d.kind = Dist::MmaCol;
-          d.wn = 1;
-          d.n = static_cast<int>(E / 4);
-        } else if (f.operand == Family::OperandA) {
-          if (E % (16 * f.wm)) break;
-          d.kind = Dist::MmaRow;
-          d.n = static_cast<int>(E / (8 * f.wm));
-        } else {
-          if (E % (16 * f.wn)) break;
-          d.kind = Dist::MmaN;
-          d.n = static_cast<int>(E / (8 * f.wn));
-        }
-        return d;
-      }
-      if (row) {
+      // operand fragments (f.operand): a's rows are the accumulator's (MmaRow); b's rows the n8 tiles of
+      // the warp column (MmaN); K, their columns, whole in every thread group of 4 lanes in k16 steps
+      // (the m16n8k16 A / B register layout: MmaCol of one warp column)
+      if (row && f.operand != Family::OperandB) {
         if (E % (16 * f.wm)) break;
         d.kind = Dist::MmaRow;
         d.n = static_cast<int>(E / (8 * f.wm));
+      } else if (row) {
+        if (E % (16 * f.wn)) break;
+        d.kind = Dist::MmaN;
+        d.n = static_cast<int>(E / (8 * f.wn));
       } else {
-        if (E % (8 * f.wn)) break;
+        const int wn = f.operand == Family::Acc ? f.wn : 1;
+        if (E % (f.operand == Family::Acc ? 8 * wn : 16)) break;
         d.kind = Dist::MmaCol;
-        d.n = static_cast<int>(E / (4 * f.wn));
+        d.wn = wn;
+        d.n = static_cast<int>(E / (4 * wn));
       }
       return d;
   }
