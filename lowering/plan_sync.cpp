@@ -214,11 +214,11 @@ SyncState PlanBuilder::syncWalk(const ir::Block& b, SyncState st, bool record) {
   for (const Stmt& s : b) {
     if (s.kind == Stmt::Kind::For) {
       // each round that does not converge adds an access to `head`: one of the
-      // body's or the entry's accesses, its slot lagged 0..stages iterations
-      // or any slot (stages + 2 forms each)
+      // body's or the entry's accesses, pinned to the first iteration, its slot
+      // lagged 0..stages iterations, or any slot (stages + 3 forms each)
       int maxStages = 1;
       for (const auto& v : s_.views) maxStages = std::max(maxStages, v.stages);
-      const size_t bound = (maxStages + 2) * (accessBound(s.body) + st.rd.size() + st.wr.size()) + 1;
+      const size_t bound = (maxStages + 3) * (accessBound(s.body) + st.rd.size() + st.wr.size()) + 1;
       const SyncState entry = enterLoop(st, s);
       SyncState head = entry, end;
       for (size_t round = 0;; ++round) {
