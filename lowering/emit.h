@@ -83,6 +83,18 @@ class Emitter {
   void emitWgmma(const ir::Op& op, const MmaPlan& p);
   void emitWgmmaRsFragments(const ir::Op& op, const MmaPlan& p, int mbl, int steps);
   void emitMmaSync(const ir::Op& op, const MmaPlan& p);
+  // ldmatrix.x4 addresses of a view operand: this thread's row `row` plus 16 * a tile; where the swizzle
+  // repeats every 8 rows of the slot (KernelPlan::viewRowsSplit) the row's bytes and swizzle are emitted
+  // once (names pre + "r", pre + "sw") and a tile's row is a constant
+  struct LdmRows {
+    int v = -1;
+    std::string pre, base, lane;  // the row: base + 16 * tile + lane
+    bool split = false;
+  };
+  LdmRows ldmatrixRows(int v, const std::string& pre, const std::string& base, const std::string& lane);
+  std::string ldmatrixAddr(const LdmRows& r, const std::string& tile, const std::string& colBytes) const;
+  std::string ldmatrixCol(int v, int64_t c0, const std::string& chunk) const;
+  void emitFragmentLoad(const ir::Op& op, const Layout& l);
   void emitTcgen05(const ir::Op& op, const MmaPlan& p);
   void emitMmaCommit(const ir::Op& op);
   // ---- compute ops (emit_compute.cpp)

@@ -40,6 +40,8 @@ DistTerms distTerms(const Dist& d, const std::string& s) {
     case Dist::MmaCol:
       return {fmt::format("(cake_wwarp % {}) * {} + 2 * (cake_lane % 4)", d.wn, d.E / d.wn),
               fmt::format("8 * ({} / 2) + {} % 2", s, s), 1};
+    case Dist::MmaN:  // b-operand rows: one per n8 tile of the warp column
+      return {fmt::format("(cake_wwarp % {}) * {} + cake_lane / 4", d.wn, d.E / d.wn), fmt::format("8 * {}", s), 8};
   }
   return {"0", "0", 0};
 }

@@ -110,6 +110,11 @@ void Emitter::walkBlock(const ir::Block& b) {
 
 void Emitter::emitOp(const ir::Op& op) {
   const auto& role = s_.roles[role_];
+  // operand fragments: filled by their ldmatrix load, read by an mma (PlanBuilder::checkOperandFragments)
+  if (op.kind != OpKind::Mma && !plan_.operandFragmentLoad(role_, op))
+    for (const auto* r : {&op.dst, &op.src, &op.src2})
+      if (r->kind == K::Regs && plan_.operandFragment(role_, r->index))
+        internalError(op, "an operand fragment named by an op other than its load and an mma");
   switch (op.kind) {
     case OpKind::Wait: emitWait(op); break;
     case OpKind::Arrive: emitArrive(op, 0, false); break;
@@ -160,6 +165,7 @@ void Emitter::emitOp(const ir::Op& op) {
       break;
     case OpKind::Copy:
       if (op.dst.kind == K::Tmem || op.src.kind == K::Tmem) emitTmemCopy(op);
+      else if (const Layout* l = plan_.operandFragmentLoad(role_, op)) emitFragmentLoad(op, *l);
       else emitElementwise(op);
       break;
     case OpKind::TmemLoad:
@@ -244,6 +250,12 @@ void Emitter::emitRole(int r, const std::vector<const ir::RoleBody*>& bodies) {
     auto it = plan_.frag_.find({r, x});
     if (it == plan_.frag_.end()) continue;
     const Layout& l = it->second;
+    if (l.fam.kind == Family::Mma && l.fam.operand != Family::Acc) {
+      // ldmatrix registers: [m16 tile (a) or n16 pair (b) of the warp][k-step][4], two elements each
+      line(fmt::format("uint32_t {}[{}][{}][4];  // {} {}x{}: {}, {} per thread", plan_.regsName(x), l.NR() / 2, l.NC() / 4,
+                       sanitizeComment(s_.regs[x].name), l.t.R, l.t.C, l.fam.describe(), l.NR() * l.NC()));
+      continue;
+    }
     line(fmt::format("{} {}[{}][{}];  // {} {}x{}: {}, {} per thread", cType(s_.regs[x].dtype), plan_.regsName(x), l.NR(),
                      l.NC(), sanitizeComment(s_.regs[x].name), l.t.R, l.t.C, l.fam.describe(), l.NR() * l.NC()));
   }

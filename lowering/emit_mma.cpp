@@ -9,7 +9,10 @@ using K = ir::BufferRef::Kind;
 
 void Emitter::emitMma(const ir::Op& op) {
   auto it = plan_.mma_.find(&op);
-  if (it == plan_.mma_.end()) return;
+  if (it == plan_.mma_.end()) {
+    if (op.src2.kind == K::Regs) internalError(op, "an mma on operand fragments without its plan");
+    return;
+  }
   switch (it->second.kind) {
     case MmaPlan::Wgmma: emitWgmma(op, it->second); break;
     case MmaPlan::MmaSync: emitMmaSync(op, it->second); break;
@@ -154,18 +157,70 @@ void Emitter::emitWgmmaRsFragments(const ir::Op& op, const MmaPlan& p, int mbl, 
   close();
 }
 
+// byte column of 16-byte chunk `chunk` of an operand whose column slice starts at element c0 (a k-step
+// range of the slot)
+std::string Emitter::ldmatrixCol(int v, int64_t c0, const std::string& chunk) const {
+  const int64_t off = c0 * ir::dtypeBytes(s_.views[v].dtype);
+  return off ? fmt::format("({}) * 16 + {}", chunk, off) : fmt::format("({}) * 16", chunk);
+}
+
+// An operand's ldmatrix rows are this thread's row plus 16 * (the tile), a multiple of 8: where the
+// swizzle repeats every 8 rows of the slot (KernelPlan::viewRowsSplit) the thread's row bytes and swizzle
+// are computed once and each tile's row is a constant, leaving one XOR per k-step (docs/gpu.md, "ldmatrix
+// addresses"). Otherwise each ldmatrix swizzles its own row and column.
+Emitter::LdmRows Emitter::ldmatrixRows(int v, const std::string& pre, const std::string& base, const std::string& lane) {
+  LdmRows r{v, pre, base, lane, plan_.viewRowsSplit(v, 16)};
+  if (r.split)
+    line(fmt::format("const uint32_t {0}r = static_cast<uint32_t>({1} + {2}) * {3}u, {0}sw = {4};  // this thread's row, its swizzle",
+                     pre, base, lane, plan_.viewRowPitch(v), plan_.viewRowSwizzle(v, pre + "r")));
+  return r;
+}
+
+std::string Emitter::ldmatrixAddr(const LdmRows& r, const std::string& tile, const std::string& colBytes) const {
+  return r.split ? plan_.viewOffsetSplit(r.v, r.pre + "r", r.pre + "sw", "16 * " + tile, colBytes)
+                 : plan_.viewOffset(r.v, fmt::format("{} + 16 * {} + {}", r.base, tile, r.lane), colBytes);
+}
+
+// lm.copy(frag, slot) into an mma.sync operand fragment (Family::operand): ldmatrix.x4 per 16 rows of the
+// warp's part and k-step, straight into the registers the mma reads (frag[tile][k-step][4]: A's m16 tile,
+// or B's pair of n8 tiles). Each warp loads its warp row's rows of A (its warp column's rows of B) and
+// every K column, as the mma.sync path from a slot does; the copy is a read of the slot's bytes at its own
+// point (the model checker's and the instance-sync planner's copy).
+void Emitter::emitFragmentLoad(const ir::Op& op, const Layout& l) {
+  const Family& f = l.fam;
+  const bool isA = f.operand == Family::OperandA;
+  const int v = op.src.index;
+  const int64_t perWarp = isA ? l.t.R / f.wm : l.t.R / f.wn;
+  const int tiles = static_cast<int>(perWarp / 16), steps = static_cast<int>(l.t.C / 16);
+  const std::string name = plan_.regsName(op.dst.index);
+  Tile t;
+  if (!plan_.refTile(op.src, t) || t.R != l.t.R || t.C != l.t.C || s_.views[v].dtype != s_.regs[op.dst.index].dtype)
+    internalError(op, "an operand fragment load that validation did not take");
+  const std::string r0 = op.src.slices.empty() || !op.src.slices[0].lo ? "0" : plan_.expr(op.src.slices[0].lo);
+  const int64_t c0 = op.src.slices.size() > 1 && op.src.slices[1].lo ? plan_.constOf(op.src.slices[1].lo).value_or(0) : 0;
+  openScope();
+  comment(fmt::format("{} <- {}: ldmatrix.x4 x {} per warp ({} {} x {} k-steps), mma.sync {}-operand registers",
+                      s_.regs[op.dst.index].name, s_.views[v].name, tiles * steps, tiles, isA ? "m16 tiles" : "n16 pairs",
+                      steps, isA ? "a" : "b"));
+  line(fmt::format("const uint32_t cake_s = {};", plan_.viewSlotAddr(op.src)));
+  const std::string w0 = isA ? fmt::format("(cake_wwarp / {}) * {}", f.wn, perWarp) : fmt::format("(cake_wwarp % {}) * {}", f.wn, perWarp);
+  const LdmRows rows =
+      ldmatrixRows(v, "cake_s", fmt::format("({}) + {}", r0, w0), isA ? "cake_lane % 16" : "cake_lane % 8 + (cake_lane / 16) * 8");
+  line("#pragma unroll");
+  line(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
+  line("#pragma unroll");
+  line(fmt::format("  for (int t = 0; t < {}; ++t)", tiles));
+  line(fmt::format("    cake_ldmatrix_x4({}[t][cake_k], cake_s + {});", name,
+                   ldmatrixAddr(rows, "t", ldmatrixCol(v, c0, isA ? "2 * cake_k + cake_lane / 16" : "2 * cake_k + (cake_lane / 8) % 2"))));
+  close();
+}
+
 void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
-  // byte column of 16-byte chunk `chunk` of an operand whose column slice
-  // starts at element c0 (a k-step range of the slot)
-  auto colBytes = [&](int v, int64_t c0, const std::string& chunk) {
-    const int64_t off = c0 * ir::dtypeBytes(s_.views[v].dtype);
-    return off ? fmt::format("({}) * 16 + {}", chunk, off) : fmt::format("({}) * 16", chunk);
-  };
   const Layout* f = layoutOf(op.dst.index);
   if (!f) return;
   const int va = op.src.index, vb = op.src2.index;
-  const auto& B = s_.views[vb];
-  const std::string aName = p.rs ? s_.regs[va].name : s_.views[va].name;
+  const std::string aName = p.rs || p.frags ? s_.regs[va].name : s_.views[va].name;
+  const std::string bName = p.frags ? s_.regs[vb].name : s_.views[vb].name;
   const Tile tacc = f->t;
   Tile ta;
   plan_.refTile(op.src, ta);
@@ -175,9 +230,9 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
   const std::string aLo = op.src.slices.empty() || !op.src.slices[0].lo ? "0" : plan_.expr(op.src.slices[0].lo);
   const std::string bLo = op.src2.slices.empty() || !op.src2.slices[0].lo ? "0" : plan_.expr(op.src2.slices[0].lo);
   openScope();
-  comment(fmt::format("{} {}= {} . {}^T: mma.sync m16n8k16, warp grid {}x{}, warp tile {}x{} ({} x {} tiles)",
-                      s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+", aName, B.name, p.wm, p.wn,
-                      tacc.R / p.wm, tacc.C / p.wn, mt, nt));
+  comment(fmt::format("{} {}= {} . {}^T: mma.sync m16n8k16, warp grid {}x{}, warp tile {}x{} ({} x {} tiles){}",
+                      s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+", aName, bName, p.wm, p.wn,
+                      tacc.R / p.wm, tacc.C / p.wn, mt, nt, p.frags ? ", operands from their fragments" : ""));
   if (op.init) {
     open(fmt::format("if ({})", plan_.expr(op.init)));
     line("cake_keep_branch();  // a branch, not a select per accumulator register on every call");
@@ -186,6 +241,25 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
     line("#pragma unroll");
     line(fmt::format("  for (int j = 0; j < {}; ++j) {}[i][j] = 0.f;", f->NC(), acc));
     close();
+  }
+  auto mmaLine = [&](const std::string& af, const std::string& bf) {
+    line(fmt::format("    cake_mma_16816_{0}({1}[2 * i][2 * j], {1}[2 * i][2 * j + 1], {1}[2 * i + 1][2 * j], "
+                     "{1}[2 * i + 1][2 * j + 1], {2}, {3}[(j % 2) * 2], {3}[(j % 2) * 2 + 1]);",
+                     p.ty, acc, af, bf));
+  };
+  if (p.frags) {
+    // both operands already in their ldmatrix registers (emitFragmentLoad): [tile][k-step][4]
+    const std::string a = plan_.regsName(va), b = plan_.regsName(vb);
+    line("#pragma unroll");
+    open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", K / 16));
+    line("#pragma unroll");
+    line(fmt::format("for (int i = 0; i < {}; ++i)", mt));
+    line("#pragma unroll");
+    line(fmt::format("  for (int j = 0; j < {}; ++j)", nt));
+    mmaLine(fmt::format("{}[i][cake_k]", a), fmt::format("{}[j / 2][cake_k]", b));
+    close();
+    close();
+    return;
   }
   line(fmt::format("const int cake_wrow = (cake_wwarp / {}) * {}, cake_wcol = (cake_wwarp % {}) * {};", p.wn,
                    tacc.R / p.wm, p.wn, tacc.C / p.wn));
@@ -197,17 +271,9 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
     line(fmt::format("const uint32_t cake_b = {};", plan_.viewSlotAddr(op.src2)));
     line(fmt::format("const int cake_b0 = {};  // row slice", bLo));
   }
-  // An operand's ldmatrix rows are this thread's row plus 16 * (the tile), a multiple of 8: where the
-  // swizzle repeats every 8 rows of the slot (KernelPlan::viewRowsSplit) the thread's row bytes and swizzle
-  // are computed once and each tile's row is a constant, leaving one XOR per k-step (docs/gpu.md, "ldmatrix
-  // addresses"). Otherwise each ldmatrix swizzles its own row and column.
-  const bool aSplit = !p.rs && plan_.viewRowsSplit(va, 16), bSplit = plan_.viewRowsSplit(vb, 16);
-  auto rowSplit = [&](int v, const std::string& pre, const std::string& row) {
-    line(fmt::format("const uint32_t {0}r = static_cast<uint32_t>({1}) * {2}u, {0}sw = {3};  // this thread's row, its swizzle",
-                     pre, row, plan_.viewRowPitch(v), plan_.viewRowSwizzle(v, pre + "r")));
-  };
-  if (aSplit) rowSplit(va, "cake_a", "cake_a0 + cake_wrow + cake_lane % 16");
-  if (bSplit) rowSplit(vb, "cake_b", "cake_b0 + cake_wcol + cake_lane % 8 + (cake_lane / 16) * 8");
+  LdmRows aRows;
+  if (!p.rs) aRows = ldmatrixRows(va, "cake_a", "cake_a0 + cake_wrow", "cake_lane % 16");
+  const LdmRows bRows = ldmatrixRows(vb, "cake_b", "cake_b0 + cake_wcol", "cake_lane % 8 + (cake_lane / 16) * 8");
   line("#pragma unroll");
   open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", K / 16));
   line(fmt::format("uint32_t cake_af[{}][4], cake_bf[{}][4];", mt, (nt + 1) / 2));
@@ -229,24 +295,18 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
     line(fmt::format("  cake_af[i][0] = {}, cake_af[i][1] = {}, cake_af[i][2] = {}, cake_af[i][3] = {};",
                      pk("2 * i", 0), pk("2 * i + 1", 0), pk("2 * i", 2), pk("2 * i + 1", 2)));
   } else {
-    const std::string col = colBytes(va, p.ka0, "2 * cake_k + cake_lane / 16");
     line(fmt::format("  cake_ldmatrix_x4(cake_af[i], cake_a + {});",
-                     aSplit ? plan_.viewOffsetSplit(va, "cake_ar", "cake_asw", "16 * i", col)
-                            : plan_.viewOffset(va, "cake_a0 + cake_wrow + 16 * i + cake_lane % 16", col)));
+                     ldmatrixAddr(aRows, "i", ldmatrixCol(va, p.ka0, "2 * cake_k + cake_lane / 16"))));
   }
   line("#pragma unroll");
   line(fmt::format("for (int j = 0; j < {}; ++j)", (nt + 1) / 2));
-  const std::string colB = colBytes(vb, p.kb0, "2 * cake_k + (cake_lane / 8) % 2");
   line(fmt::format("  cake_ldmatrix_x4(cake_bf[j], cake_b + {});",
-                   bSplit ? plan_.viewOffsetSplit(vb, "cake_br", "cake_bsw", "16 * j", colB)
-                          : plan_.viewOffset(vb, "cake_b0 + cake_wcol + 16 * j + cake_lane % 8 + (cake_lane / 16) * 8", colB)));
+                   ldmatrixAddr(bRows, "j", ldmatrixCol(vb, p.kb0, "2 * cake_k + (cake_lane / 8) % 2"))));
   line("#pragma unroll");
   line(fmt::format("for (int i = 0; i < {}; ++i)", mt));
   line("#pragma unroll");
   line(fmt::format("  for (int j = 0; j < {}; ++j)", nt));
-  line(fmt::format("    cake_mma_16816_{0}({1}[2 * i][2 * j], {1}[2 * i][2 * j + 1], {1}[2 * i + 1][2 * j], "
-                   "{1}[2 * i + 1][2 * j + 1], cake_af[i], cake_bf[j / 2][(j % 2) * 2], cake_bf[j / 2][(j % 2) * 2 + 1]);",
-                   p.ty, acc));
+  mmaLine("cake_af[i]", "cake_bf[j / 2]");
   close();
   close();
 }

@@ -153,7 +153,9 @@ std::string Family::describe() const {
                          tmem ? " (row = TMEM lane)" : "");
     case Wg:
       return fmt::format("{}wgmma accumulator layout ({} warpgroup{})", trans ? "transposed " : "", G, G > 1 ? "s" : "");
-    case Mma: return fmt::format("mma.sync accumulator layout (warp grid {}x{})", wm, wn);
+    case Mma:
+      return fmt::format("mma.sync {} layout (warp grid {}x{})",
+                         operand == OperandA ? "a-operand" : operand == OperandB ? "b-operand" : "accumulator", wm, wn);
     default: return "none";
   }
 }

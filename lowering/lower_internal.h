@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ir/expect_tx.h"
@@ -46,7 +47,7 @@ struct Tile {
 };
 
 struct Dist {
-  enum Kind { One, Full, Cyclic, WgRow, WgCol, MmaRow, MmaCol };
+  enum Kind { One, Full, Cyclic, WgRow, WgCol, MmaRow, MmaCol, MmaN };
   Kind kind = One;
   int64_t E = 1;   // extent
   int n = 1;       // slots per thread
@@ -67,9 +68,15 @@ struct Family {
   // rows take the wgmma's column distribution (WgCol) and its columns the row
   // distribution (WgRow), i.e. the wgmma layout of the fragment's transpose
   bool trans = false;
+  // Mma: an mma.sync operand fragment (docs/ir-reference.md "mma.sync operand
+  // fragments"), held as the ldmatrix registers of the warp grid's m16n8k16
+  // tiles: A (M x K: rows MmaRow, K columns whole in each warp column) or
+  // B (N x K: rows MmaN, n8 tiles of the warp column; K whole in each warp row)
+  enum Operand { Acc, OperandA, OperandB };
+  Operand operand = Acc;
   bool operator==(const Family& o) const {
     return kind == o.kind && colsMajor == o.colsMajor && T == o.T && G == o.G && wm == o.wm && wn == o.wn &&
-           trans == o.trans;
+           trans == o.trans && operand == o.operand;
   }
   std::string describe() const;
 };
@@ -92,6 +99,7 @@ struct MmaPlan {
   int G = 1;               // wgmma: warpgroups per instance
   int wm = 1, wn = 1;      // mma.sync warp grid
   int64_t ka0 = 0, kb0 = 0;  // mma.sync: first column (element) of a column-sliced a / b view operand
+  bool frags = false;        // mma.sync: a and b from operand fragments (ldmatrix registers, Family::operand)
   // wgmma, transposed (docs/ir-extensions.md "Transposed wgmma"): acc[M,N] +=
   // a[M,K] . b[N,K]^T with M not a multiple of 64 but N one, issued as
   // acc^T[N,M] += b[N,K] . a[M,K]^T: b is the wgmma's A (m64 blocks of N),
@@ -108,8 +116,16 @@ struct MmaPlan {
 struct Access {
   int key;                 // view index, or 100000 + tensor parameter
   ir::ExprPtr slot;        // nullptr: any slot
-  bool operator<(const Access& o) const { return key < o.key || (key == o.key && slot.get() < o.slot.get()); }
-  bool operator==(const Access& o) const { return key == o.key && slot.get() == o.slot.get(); }
+  // made `lag` values of loop variable `lagVar` ago (earlier iterations of the loop being walked): its slot
+  // is `slot` evaluated at (that variable - lag) (PlanBuilder::shiftBack)
+  int lagVar = -1;
+  int64_t lag = 0;
+  // made before the loop `pinLoop` (whose body is being walked): it is pending only in that loop's first
+  // iteration, unless it outlives an iteration (PlanBuilder::shiftBack unpins it)
+  const ir::Stmt* pinLoop = nullptr;
+  auto tie() const { return std::tuple(key, slot.get(), lagVar, lag, pinLoop); }
+  bool operator<(const Access& o) const { return tie() < o.tie(); }
+  bool operator==(const Access& o) const { return tie() == o.tie(); }
 };
 struct SyncState {
   std::set<Access> rd, wr;
@@ -268,6 +284,9 @@ struct KernelPlan {
   int reduceDim(const ir::Op& op) const;           // 0: rows, 1: columns of the 2-D tile, -1: unsupported
   // slot offsets (di, dj) of a sliced fragment operand inside its fragment's layout
   bool regsShift(const ir::BufferRef& ref, const Layout& full, Tile sub, int& di, int& dj, std::string* why) const;
+  // the fragment of an lm.copy into an mma.sync operand fragment (Family::operand): its layout, or null
+  const Layout* operandFragmentLoad(int role, const ir::Op& op) const;
+  const Layout* operandFragment(int role, int regs) const;  // its layout where it is an operand fragment
   const Layout* layoutOf(int role, int regs) const;
   std::optional<Layout> layoutFor(const Family& f, Tile t, std::string* why) const;
   std::optional<Dist> distFor(const Family& f, bool row, int64_t E, std::string* why) const;
@@ -315,6 +334,8 @@ class PlanBuilder : public KernelPlan {
   void analyzeBarriers();
   void analyzeLoops(const ir::Block& b);
   void planMmas();
+  bool mmaSyncWarpGrid(Tile tacc, int wpi, bool oneColumn, MmaPlan& p) const;
+  void planMmaFragments(const ir::Op& op, int wpi);
   void blockStagingViews();                        // swizzled layout for TMA-store staging views
   void analyzeFragments();
   void planWgmmaHelpers();
@@ -328,6 +349,9 @@ class PlanBuilder : public KernelPlan {
   bool needsSync(const ir::Op& op, const SyncState& st) const;
   void applyOp(const ir::Op& op, SyncState& st) const;
   SyncState widen(const SyncState& st) const;
+  SyncState shiftBack(const SyncState& st, const Stmt& loop) const;
+  SyncState enterLoop(const SyncState& st, const Stmt& loop) const;
+  SyncState leaveLoop(const SyncState& st, const Stmt& loop) const;
   SyncState syncWalk(const ir::Block& b, SyncState st, bool record);
   void planInstanceSyncs();
   // validation (validate.cpp)
@@ -336,6 +360,7 @@ class PlanBuilder : public KernelPlan {
   void checkElementwise(int role, const ir::Op& op);
   void checkReduce(int role, const ir::Op& op);
   void checkTmemCopy(int role, const ir::Op& op);
+  bool checkOperandFragments(int role, const ir::Op& op);
 };
 
 std::string sanitizeComment(std::string_view s);

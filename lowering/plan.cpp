@@ -332,14 +332,23 @@ std::optional<Dist> KernelPlan::distFor(const Family& f, bool row, int64_t E, st
     case Family::Mma:
       d.wm = f.wm;
       d.wn = f.wn;
-      if (row) {
+      // operand fragments (f.operand): a's rows are the accumulator's (MmaRow); b's rows the n8 tiles of
+      // the warp column (MmaN); K, their columns, whole in every thread group of 4 lanes in k16 steps
+      // (the m16n8k16 A / B register layout: MmaCol of one warp column)
+      if (row && f.operand != Family::OperandB) {
         if (E % (16 * f.wm)) break;
         d.kind = Dist::MmaRow;
         d.n = static_cast<int>(E / (8 * f.wm));
+      } else if (row) {
+        if (E % (16 * f.wn)) break;
+        d.kind = Dist::MmaN;
+        d.n = static_cast<int>(E / (8 * f.wn));
       } else {
-        if (E % (8 * f.wn)) break;
+        const int wn = f.operand == Family::Acc ? f.wn : 1;
+        if (E % (f.operand == Family::Acc ? 8 * wn : 16)) break;
         d.kind = Dist::MmaCol;
-        d.n = static_cast<int>(E / (4 * f.wn));
+        d.wn = wn;
+        d.n = static_cast<int>(E / (4 * wn));
       }
       return d;
   }
@@ -353,6 +362,17 @@ std::optional<Layout> KernelPlan::layoutFor(const Family& f, Tile t, std::string
   auto c = distFor(f, false, t.C, why);
   if (!c) return std::nullopt;
   return Layout{f, t, *r, *c};
+}
+
+const Layout* KernelPlan::operandFragment(int role, int regs) const {
+  const Layout* l = layoutOf(role, regs);
+  return l && l->fam.kind == Family::Mma && l->fam.operand != Family::Acc ? l : nullptr;
+}
+
+const Layout* KernelPlan::operandFragmentLoad(int role, const ir::Op& op) const {
+  if (op.kind != OpKind::Copy || op.dst.kind != ir::BufferRef::Kind::Regs || op.src.kind != ir::BufferRef::Kind::View)
+    return nullptr;
+  return operandFragment(role, op.dst.index);
 }
 
 const Layout* KernelPlan::layoutOf(int role, int regs) const {
@@ -401,6 +421,7 @@ bool KernelPlan::regsShift(const ir::BufferRef& ref, const Layout& full, Tile su
         if (d.wn != 1 || o % 8 || ext % 8) return false;
         sh = static_cast<int>(o / 4);
         return true;
+      case Dist::MmaN: return false;  // operand fragments are not sliced (PlanBuilder::checkOperandFragments)
     }
     return false;
   };

@@ -318,6 +318,57 @@ bool alignedWarpgroups(const ir::Role& role) {
 }
 }  // namespace
 
+// The warp grid of an mma.sync accumulator: the most square m16 x n16 split of the instance's warps
+// (one warp column where a fragment a operand in the accumulator's layout needs whole rows of K).
+bool PlanBuilder::mmaSyncWarpGrid(Tile tacc, int wpi, bool oneColumn, MmaPlan& p) const {
+  int best = -1;
+  for (int wm = 1; wm <= wpi; ++wm) {
+    if (wpi % wm) continue;
+    if (oneColumn && wm != wpi) continue;
+    const int wn = wpi / wm;
+    if (tacc.R % (16 * wm) || tacc.C % (16 * wn)) continue;
+    const int score = static_cast<int>(std::abs(tacc.R / wm - tacc.C / wn));
+    if (best < 0 || score < best) {
+      best = score;
+      p.wm = wm;
+      p.wn = wn;
+    }
+  }
+  return best >= 0;
+}
+
+// lm.mma(acc, fa, fb) with both operands register fragments: mma.sync m16n8k16 over the warp grid, each
+// operand in its ldmatrix register layout (Family::operand; filled by lm.copy from a shared-memory slot,
+// docs/ir-reference.md "mma.sync operand fragments").
+void PlanBuilder::planMmaFragments(const ir::Op& op, int wpi) {
+  using K = ir::BufferRef::Kind;
+  auto fail = [&](ir::Rule rule, const std::string& m) { error(rule, op.range, m); };
+  if (target_ != ir::Target::SM80)
+    return fail(ir::Rule::LowerUnsupported, "an mma with b from registers (mma.sync operand fragments) is lowered for sm_80 only");
+  if (op.src.kind != K::Regs)
+    return fail(ir::Rule::LowerUnsupported, "an mma with b from registers needs a from registers too (operand fragments)");
+  if (op.dst.kind != K::Regs || !op.dst.slices.empty() || !op.src.slices.empty() || !op.src2.slices.empty())
+    return fail(ir::Rule::LowerUnsupported, "an mma on operand fragments takes whole fragments and a register accumulator");
+  if (s_.regs[op.dst.index].dtype != ir::DType::F32) return fail(ir::Rule::LowerLayout, "mma accumulators are f32 fragments");
+  const ir::DType adt = s_.regs[op.src.index].dtype, bdt = s_.regs[op.src2.index].dtype;
+  if ((adt != ir::DType::BF16 && adt != ir::DType::F16) || adt != bdt)
+    return fail(ir::Rule::LowerLayout, "mma.sync operand fragments are bf16 or f16, both of one type");
+  const Tile tacc = regsTile(op.dst.index), ta = regsTile(op.src.index), tb = regsTile(op.src2.index);
+  if (ta.C != tb.C || ta.R != tacc.R || tb.R != tacc.C)
+    return fail(ir::Rule::LowerLayout, fmt::format("mma shapes: acc {}x{}, a {}x{}, b {}x{}: need acc = a rows x b rows "
+                                                   "and a common K", tacc.R, tacc.C, ta.R, ta.C, tb.R, tb.C));
+  if (ta.C % 16) return fail(ir::Rule::LowerLayout, fmt::format("mma.sync K = {} is not a multiple of 16", ta.C));
+  MmaPlan p;
+  if (!mmaSyncWarpGrid(tacc, wpi, false, p))
+    return fail(ir::Rule::LowerLayout, fmt::format("mma.sync accumulator {}x{} does not split over {} warps in m16 x "
+                                                   "n16 tiles", tacc.R, tacc.C, wpi));
+  p.kind = MmaPlan::MmaSync;
+  p.ty = adt == ir::DType::BF16 ? "bf16" : "f16";
+  p.kstep = 16;
+  p.frags = true;
+  mma_[&op] = p;
+}
+
 void PlanBuilder::planMmas() {
   using K = ir::BufferRef::Kind;
   // roles with an mma whose a is a fragment: their mma.sync accumulators use
@@ -325,7 +376,7 @@ void PlanBuilder::planMmas() {
   std::set<int> rsRoles;
   for (const auto& body : s_.bodies)
     ir::forEachOp(body.body, [&](const Stmt& st) {
-      if (st.op.kind == OpKind::Mma && st.op.src.kind == K::Regs) rsRoles.insert(body.role);
+      if (st.op.kind == OpKind::Mma && st.op.src.kind == K::Regs && st.op.src2.kind == K::View) rsRoles.insert(body.role);
     });
   for (const auto& body : s_.bodies) {
     const auto& role = s_.roles[body.role];
@@ -333,6 +384,7 @@ void PlanBuilder::planMmas() {
       const auto& op = st.op;
       if (op.kind != OpKind::Mma) return;
       auto fail = [&](ir::Rule rule, const std::string& m) { error(rule, op.range, m); };
+      if (op.src2.kind == K::Regs) return planMmaFragments(op, role.warpsPerInstance());
       if (op.src2.kind != K::View) return fail(ir::Rule::LowerUnsupported, "an mma whose b operand is not a view slot");
       const int vb = op.src2.index;
       const auto& B = s_.views[vb];
@@ -482,20 +534,7 @@ void PlanBuilder::planMmas() {
         if (K % 16) return fail(ir::Rule::LowerLayout, fmt::format("mma.sync K = {} is not a multiple of 16", K));
         if (viewRowBytes(op.src.index) % 16 || viewRowBytes(vb) % 16)
           return fail(ir::Rule::LowerLayout, "ldmatrix needs operand rows of a multiple of 16 bytes");
-        int best = -1;
-        for (int wm = 1; wm <= wpi; ++wm) {
-          if (wpi % wm) continue;
-          if (rsRoles.count(body.role) && wm != wpi) continue;
-          const int wn = wpi / wm;
-          if (tacc.R % (16 * wm) || tacc.C % (16 * wn)) continue;
-          const int score = static_cast<int>(std::abs(tacc.R / wm - tacc.C / wn));
-          if (best < 0 || score < best) {
-            best = score;
-            p.wm = wm;
-            p.wn = wn;
-          }
-        }
-        if (best < 0)
+        if (!mmaSyncWarpGrid(tacc, wpi, rsRoles.count(body.role) > 0, p))
           return fail(ir::Rule::LowerLayout, fmt::format("mma.sync accumulator {}x{} does not split over {} warps in m16 x "
                                                   "n16 tiles ({})", tacc.R, tacc.C, wpi, whyNotWgmma));
         p.kind = MmaPlan::MmaSync;
@@ -607,6 +646,14 @@ void PlanBuilder::analyzeFragments() {
           f.wn = it->second.wn;
         }
         anchors[find(node(r, op.dst.index))].push_back(f);
+        if (it->second.frags) {  // each operand in its own ldmatrix layout, not the accumulator's
+          Family fa = f, fb = f;
+          fa.operand = Family::OperandA;
+          fb.operand = Family::OperandB;
+          anchors[find(node(r, op.src.index))].push_back(fa);
+          anchors[find(node(r, op.src2.index))].push_back(fb);
+          return;
+        }
         if (op.src.kind == K::Regs) unite(node(r, op.src.index), node(r, op.dst.index));
         return;
       }

@@ -4,11 +4,12 @@
 // role's bodies tracks the buffers the instance's threads read and wrote
 // since its last sync; an op that conflicts with one of them gets a sync
 // before it (PlanBuilder::syncBefore_, which emission only reads). A loop's
-// head state is the least fixed point of head = entry | widen(end(head)),
+// head state is the least fixed point of head = entry | shiftBack(end(head)),
 // iterated to convergence: the states only grow and are drawn from a finite
-// set (the body's accesses, each with its slot or with "any slot"), so the
-// iteration ends; a bound derived from that set turns a failure to converge
-// into a located internal error, never into a missing sync.
+// set (the body's and the entry's accesses, each with its slot lagged by
+// 0..stages iterations of the loop or with "any slot"), so the iteration
+// ends; a bound derived from that set turns a failure to converge into a
+// located internal error, never into a missing sync.
 #include <random>
 
 #include "lowering/lower_internal.h"
@@ -81,7 +82,20 @@ bool PlanBuilder::conflicts(const Access& a, const Access& b) const {
     for (size_t l = 0; l < s_.loop_vars.size(); ++l) env.loop_vars[static_cast<int>(l)] = static_cast<int64_t>(rng() % 4096);
     env.instance = static_cast<int64_t>(rng() % 4);
     for (int d = 0; d < 3; ++d) env.block_idx[d] = static_cast<int64_t>(rng() % 512), env.grid_dim[d] = 512 + d;
-    auto x = ir::evaluate(*a.slot, env), y = ir::evaluate(*b.slot, env);
+    // an access made before a loop is pending in its first iteration only: compare there
+    for (const Access* c : {&a, &b})
+      if (c->pinLoop) {
+        auto lo = ir::evaluate(*c->pinLoop->lo, env);
+        if (!lo) return true;
+        env.loop_vars[c->pinLoop->loop_var] = *lo;
+      }
+    // each at its own iteration: a lagged access at its loop variable's value `lag` ago
+    auto at = [&](const Access& c) {
+      ir::EvalEnv e = env;
+      if (c.lagVar >= 0) e.loop_vars[c.lagVar] -= c.lag;
+      return ir::evaluate(*c.slot, e);
+    };
+    auto x = at(a), y = at(b);
     if (!x || !y) return true;
     if (diff && *diff != *x - *y) return true;
     diff = *x - *y;
@@ -120,17 +134,64 @@ void PlanBuilder::applyOp(const ir::Op& op, SyncState& st) const {
   }
 }
 
-SyncState PlanBuilder::widen(const SyncState& st) const {
+namespace {
+// `st` with each access passed through `f`
+template <class F>
+SyncState mapAccesses(const SyncState& st, F f) {
   SyncState o;
-  for (auto a : st.rd) {
-    if (a.slot && !constOf(a.slot)) a.slot = nullptr;
-    o.rd.insert(a);
-  }
-  for (auto a : st.wr) {
-    if (a.slot && !constOf(a.slot)) a.slot = nullptr;
-    o.wr.insert(a);
-  }
+  for (auto a : st.rd) o.rd.insert(f(a));
+  for (auto a : st.wr) o.wr.insert(f(a));
   return o;
+}
+Access anySlot(Access a) {
+  a.slot = nullptr;
+  a.lagVar = -1;
+  a.lag = 0;
+  a.pinLoop = nullptr;
+  return a;
+}
+}  // namespace
+
+SyncState PlanBuilder::widen(const SyncState& st) const {
+  return mapAccesses(st, [&](const Access& a) { return a.slot && !constOf(a.slot) ? anySlot(a) : a; });
+}
+
+// The state at the end of an iteration of `loop` as seen from the head of the next: each access with a
+// slot that is not constant was made one step of the loop variable earlier (its slot is the same
+// expression at the variable minus the step). Up to the view's stages iterations back, then any slot,
+// so that the states stay finite; any slot for a loop with a step that is not constant and for an access
+// already lagged on another loop's variable. (widen, before: every such slot became any slot, so a read of
+// slot k + 1 at the end of iteration k conflicted with a write of slot k + 2 in iteration k + 1.)
+SyncState PlanBuilder::shiftBack(const SyncState& st, const Stmt& loop) const {
+  const auto step = loop.step ? constOf(loop.step) : std::optional<int64_t>(1);
+  return mapAccesses(st, [&](Access a) {
+    if (a.pinLoop == &loop) a.pinLoop = nullptr;  // it outlived the first iteration
+    if (!a.slot || constOf(a.slot)) return a;
+    if (!step || *step == 0 || (a.lagVar >= 0 && a.lagVar != loop.loop_var)) return anySlot(a);
+    const int64_t n = a.lag / *step + 1;  // iterations back
+    if (a.key >= 100000 || n > s_.views[a.key].stages) return anySlot(a);
+    a.lagVar = loop.loop_var;
+    a.lag += *step;
+    return a;
+  });
+}
+
+// Into the loop: what is pending is pending in its first iteration (pinned to it; an access already pinned
+// to an outer loop keeps that pin, which holds in every iteration of this one).
+SyncState PlanBuilder::enterLoop(const SyncState& st, const Stmt& loop) const {
+  return mapAccesses(st, [&](Access a) {
+    if (!a.pinLoop && a.lagVar < 0 && a.slot) a.pinLoop = &loop;
+    return a;
+  });
+}
+
+// Past the loop its variable has no value: what refers to it (a lag on it, a slot of the body's) is any
+// slot; what was pinned to its first iteration may still be pending (no trip, or no sync in the body).
+SyncState PlanBuilder::leaveLoop(const SyncState& st, const Stmt& loop) const {
+  return mapAccesses(st, [&](Access a) {
+    if (a.pinLoop == &loop) a.pinLoop = nullptr;
+    return a.lagVar == loop.loop_var ? anySlot(a) : a;
+  });
 }
 
 namespace {
@@ -153,13 +214,16 @@ SyncState PlanBuilder::syncWalk(const ir::Block& b, SyncState st, bool record) {
   for (const Stmt& s : b) {
     if (s.kind == Stmt::Kind::For) {
       // each round that does not converge adds an access to `head`: one of the
-      // body's accesses (with its own slot or widened to any slot) or an entry
-      // access widened to any slot
-      const size_t bound = 2 * accessBound(s.body) + st.rd.size() + st.wr.size() + 1;
-      SyncState head = st, end;
+      // body's or the entry's accesses, pinned to the first iteration, its slot
+      // lagged 0..stages iterations, or any slot (stages + 3 forms each)
+      int maxStages = 1;
+      for (const auto& v : s_.views) maxStages = std::max(maxStages, v.stages);
+      const size_t bound = (maxStages + 3) * (accessBound(s.body) + st.rd.size() + st.wr.size()) + 1;
+      const SyncState entry = enterLoop(st, s);
+      SyncState head = entry, end;
       for (size_t round = 0;; ++round) {
         end = syncWalk(s.body, head, false);
-        SyncState next = join(head, widen(end));
+        SyncState next = join(head, shiftBack(end, s));
         if (next == head) break;
         if (round == bound) {
           error(ir::Rule::LowerUnsupported, s.range,
@@ -169,7 +233,7 @@ SyncState PlanBuilder::syncWalk(const ir::Block& b, SyncState st, bool record) {
         head = std::move(next);
       }
       if (record) end = syncWalk(s.body, head, true);
-      st = join(head, widen(end));
+      st = join(leaveLoop(head, s), widen(end));
       continue;
     }
     if (s.kind == Stmt::Kind::If) {

@@ -151,6 +151,7 @@ void PlanBuilder::checkComputeOps() {
       if (body.role != static_cast<int>(r)) continue;
       ir::forEachOp(body.body, [&](const Stmt& st) {
         const auto& op = st.op;
+        if (checkOperandFragments(static_cast<int>(r), op)) return;
         switch (op.kind) {
           case OpKind::Copy:
             if (op.dst.kind == K::Tmem || op.src.kind == K::Tmem) checkTmemCopy(static_cast<int>(r), op);
@@ -226,6 +227,44 @@ void PlanBuilder::checkReduce(int role, const ir::Op& op) {
   if (op.src.kind != K::View) return error(ir::Rule::LowerUnsupported, op.range, "a reduction of this source");
   if (op.dst.kind != K::Regs && op.dst.kind != K::View)
     error(ir::Rule::LowerUnsupported, op.range, "a reduction into this destination");
+}
+
+// mma.sync operand fragments (Family::operand) hold ldmatrix registers: an lm.copy from a slot of a
+// shared-memory view fills one (ldmatrix.x4, Emitter::emitFragmentLoad) and an lm.mma on two of them reads
+// them (planMmaFragments); no other op names one. True when the op names one (and was checked here).
+bool PlanBuilder::checkOperandFragments(int role, const ir::Op& op) {
+  using K = ir::BufferRef::Kind;
+  const ir::BufferRef* named = nullptr;
+  for (const auto* r : {&op.dst, &op.src, &op.src2})
+    if (r->kind == K::Regs && operandFragment(role, r->index)) named = r;
+  if (!named) return false;
+  if (op.kind == OpKind::Mma) return true;  // planMmaFragments took it, or reported why not
+  const Layout* l = operandFragmentLoad(role, op);
+  auto fail = [&](const std::string& m) {
+    error(ir::Rule::LowerLayout, op.range,
+          fmt::format("fragment '{}' holds mma.sync operand registers ({}): {}", s_.regs[named->index].name,
+                      layoutOf(role, named->index)->fam.describe(), m));
+    return true;
+  };
+  if (!l)
+    return fail("only an lm.copy from a shared-memory slot fills it and only an lm.mma reads it");
+  const int v = op.src.index;
+  Tile t;
+  if (!op.dst.slices.empty()) return fail("the copy fills the whole fragment (no slice)");
+  if (viewShape(v).size() != 2 || !refTile(op.src, t)) return fail("the source must be a 2-D slot with constant extents");
+  if (s_.views[v].dtype != s_.regs[op.dst.index].dtype) return fail("the slot and the fragment must have one type");
+  if (t.R != l->t.R || t.C != l->t.C)
+    return fail(fmt::format("the source tile is {}x{}, the fragment {}x{}", t.R, t.C, l->t.R, l->t.C));
+  if (viewRowBytes(v) % 16)
+    return fail("ldmatrix needs slot rows of a multiple of 16 bytes");
+  for (size_t k = 0; k < op.src.slices.size() && k < 2; ++k) {
+    const auto& lo = op.src.slices[k].lo;
+    const auto c = lo ? constOf(lo) : std::optional<int64_t>(0);
+    if (k == 1 && (!c || (*c * ir::dtypeBytes(s_.views[v].dtype)) % 16))
+      return fail("the column slice must start at a constant multiple of 16 bytes (an ldmatrix row chunk)");
+    if (k == 0 && lo && !c) return fail("the row slice must start at a constant");
+  }
+  return true;
 }
 
 void PlanBuilder::checkTmemCopy(int role, const ir::Op& op) {

@@ -23,7 +23,7 @@ for f in $SCHED; do
     lowered_so "$D/cu/base_$n.cu" "$D/base_$n.so" -Xptxas -v > "$D/ptxas_base_$n.txt" 2>&1
   fi
 done
-for f in "$D"/ptxas_*.txt; do echo "$(basename $f .txt): $(grep -A1 "for 'sm_90'" $f | grep -o 'Used [0-9]* registers\|[0-9]* bytes spill stores' | tr '\n' ' ')"; done > "$D/ptxas.txt"
+for f in "$D"/ptxas_*.txt; do echo "$(basename $f .txt): $(grep -A3 "for 'sm_90'" $f | grep -o 'Used [0-9]* registers\|[0-9]* bytes spill stores' | tr '\n' ' ')"; done > "$D/ptxas.txt"
 NVH="$NVCC -std=c++17 -O3 -cudart shared $SM90A -Irunner/harness -Iabi"
 $NVH runner/harness/cake_harness.cu -o "$D/cake_harness" -lcublas -lcupti -ldl
 cp -L /usr/local/cuda/lib/libcupti.so.13 /usr/lib/x86_64-linux-gnu/libfmt.so.9 /usr/lib/x86_64-linux-gnu/libz3.so.4 "$D/lib/" 2>/dev/null || true

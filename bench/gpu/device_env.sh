@@ -110,6 +110,31 @@ mma_sync_metrics() {
   done
   echo "$m"
 }
+# The kernel of $OUT/time.jsonl whose name starts with PREFIX with the highest median ratio at SIZE^3
+# (empty when none): best_kernel PREFIX SIZE
+best_kernel() {
+  [ -s "$OUT/time.jsonl" ] || return 0
+  python3 -c "
+import json
+rs=[json.loads(l) for l in open('$OUT/time.jsonl')]
+rs=[r for r in rs if r['size']==$2 and r['kernel'].startswith('$1') and r.get('ratio')]
+print(max(rs,key=lambda r:r['ratio'])['kernel'] if rs else '')"
+}
+# Nsight Compute's mma_sync_metrics of each $D/NAME.so given at 4096^3 (the first launch of a kernel whose
+# name matches REGEX), while more than 12 s of $LIMIT are left: $OUT/ncu_NAME.txt and its metric lines.
+# ncu_mma_profiles REGEX NAME...
+ncu_mma_profiles() {
+  local re=$1 n t m
+  shift
+  command -v ncu >/dev/null || return 0
+  m=$(mma_sync_metrics)
+  for n in "$@"; do
+    [ "$(left)" -gt 12 ] || break
+    t=$(( $(left) - 2 )); [ $t -gt 45 ] && t=45
+    timeout -s KILL $t ncu --metrics $m --clock-control none -k regex:"$re" -c 1 $H --kernel $D/$n.so --m 4096 --n 4096 --k 4096 --no-time > "$OUT/ncu_$n.txt" 2>&1
+    echo "== ncu $n"; grep -E 'sm__|smsp__|launch__' "$OUT/ncu_$n.txt"
+  done
+}
 lowered_so() {
   local cu=$1 so=$2
   shift 2

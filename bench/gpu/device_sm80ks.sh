@@ -28,20 +28,9 @@ sm80_edges ${EDGE-$NAMES}
 # shellcheck disable=SC2086
 sass_tgz ${SASS-$NAMES}
 # the fastest sliced kernel at 4096^3 (median ratio), profiled beside the corpus kernel
-BEST=$([ -s "$OUT/time.jsonl" ] && python3 -c "
-import json
-rs=[json.loads(l) for l in open('$OUT/time.jsonl')]
-rs=[r for r in rs if r['size']==4096 and r['kernel'].startswith('sm80ks_') and r.get('ratio')]
-print(max(rs,key=lambda r:r['ratio'])['kernel'] if rs else '')")
+BEST=$(best_kernel sm80ks_ 4096)
 echo "best sliced at 4096^3: $BEST"
-M=$(mma_sync_metrics)
-if command -v ncu >/dev/null; then
-  for n in ${NCU:-$BEST sm80_cp_async_multistage}; do
-    [ "$(left)" -gt 12 ] || break
-    t=$(( $(left) - 2 )); [ $t -gt 45 ] && t=45
-    timeout -s KILL $t ncu --metrics $M --clock-control none -k regex:'cake_(gemm|sm80)' -c 1 $H --kernel $D/$n.so --m 4096 --n 4096 --k 4096 --no-time > "$OUT/ncu_$n.txt" 2>&1
-    echo "== ncu $n"; grep -E 'sm__|smsp__|launch__' "$OUT/ncu_$n.txt"
-  done
-fi
+# shellcheck disable=SC2086
+ncu_mma_profiles 'cake_(gemm|sm80)' ${NCU:-$BEST sm80_cp_async_multistage}
 log "all done, $(left) s left"
 rm -f "$OUT/r.json"

@@ -889,3 +889,58 @@ TEST(Lowering, GuardedGlobalElementReadsArePredicatedLoads) {
   // the outer coordinate (the slice s) is in the plane test
   EXPECT_TRUE(contains(s, "cake_s0_plane = true && ("));
 }
+
+// ---- mma.sync operand fragments (ldmatrix into the mma registers, lm.mma on two fragments) ----------
+
+namespace {
+const char* kFragGemm = "corpus/bugs/sync.race/sm80_frag_next_kblock_before_wait_fixed.cake";
+const char* kFragPre = "bench/gpu/schedules/sm80/frag/fragpre_128x128_k64_s3.cake";
+const char* kInstSync = "// threads of this instance touched these buffers since its last sync\n";
+}  // namespace
+
+TEST(Lowering, Sm80OperandFragments) {
+  auto r = lowerFile(kFragGemm);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  // 128x128 over 2x2 warps: 4 m16 tiles of a, 4 pairs of n8 tiles of b per warp, one k-step a fragment
+  EXPECT_TRUE(contains(s, "uint32_t fa0[4][1][4];  // fa0 128x16: mma.sync a-operand layout (warp grid 2x2)"));
+  EXPECT_TRUE(contains(s, "uint32_t fb1[4][1][4];  // fb1 128x16: mma.sync b-operand layout (warp grid 2x2)"));
+  // each fragment load: ldmatrix.x4 straight into the fragment, the row bytes and swizzle once, k-step 2
+  // of the slot 64 bytes in (128B swizzle, 128-byte rows)
+  EXPECT_TRUE(contains(s, "const uint32_t cake_sr = static_cast<uint32_t>((0) + (cake_wwarp / 2) * 64 + cake_lane % 16) "
+                          "* 128u, cake_ssw = ((cake_sr >> 3) & 112u);"));
+  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(fa0[t][cake_k], cake_s + (cake_sr + static_cast<uint32_t>(16 * t) * 128u + "
+                          "((static_cast<uint32_t>((2 * cake_k + cake_lane / 16) * 16 + 64) % 128u) ^ cake_ssw)));"));
+  EXPECT_TRUE(contains(s, "(cake_wwarp % 2) * 64 + cake_lane % 8 + (cake_lane / 16) * 8) * 128u"));
+  EXPECT_EQ(count(s, "cake_ldmatrix_x4(f"), 10u);  // 2 in the prologue, 8 in the k-block
+  // the mmas read the fragments; no ldmatrix of their own
+  EXPECT_EQ(count(s, "fa1[i][cake_k], fb1[j / 2][cake_k][(j % 2) * 2], fb1[j / 2][cake_k][(j % 2) * 2 + 1]);"), 2u);
+  EXPECT_FALSE(contains(s, "cake_af["));
+  // one sync per wait (prologue, k-block, end), none other
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 3u);
+  EXPECT_FALSE(contains(s, kInstSync));
+}
+
+TEST(Lowering, InstanceSyncsSeeTheSlotsOfThePreviousIteration) {
+  // the refill at the top of k-block k writes slot k + 2 = k - 1 (mod 3); the reads before it since the
+  // last sync are the previous iteration's read of slot k (its last fragment load, after its wait) and, in
+  // the first iteration, the prologue's read of slot 0: no slot in common, no sync before the refill
+  auto r = lowerFile(kFragPre);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 3u);
+  EXPECT_FALSE(contains(r.source, kInstSync));
+  // refilling the slot that the previous iteration's last load read (k + 1 at k, so k at k + 1): a sync
+  auto w = lowerEdited(kFragPre, "kn = k + 2", "kn = k");
+  ASSERT_TRUE(w.ok) << findingsText(w);
+  EXPECT_EQ(count(w.source, kInstSync), 1u);
+  // a prologue that reads slot 2, which the first iteration refills (slot k + 2 at k = 0; in later
+  // iterations slot 2 is no longer pending): a sync
+  auto p = lowerEdited(kFragPre, "[0][:, 0:16])", "[2][:, 0:16])");
+  ASSERT_TRUE(p.ok) << findingsText(p);
+  EXPECT_EQ(count(p.source, kInstSync), 1u);
+  // a read two iterations back without a sync between (no wait in the k-block): the refill of slot k - 1
+  // would meet the read of slot (k - 2) + 1: a sync
+  auto n = lowerEdited(kFragPre, "            lm.cp_async_wait(pending=1)\n", "");
+  ASSERT_TRUE(n.ok) << findingsText(n);
+  EXPECT_GE(count(n.source, kInstSync), 1u);
+}

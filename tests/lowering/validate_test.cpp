@@ -172,3 +172,69 @@ TEST(LoweringValidation, ValidatedPlanEmits) {
   lowering::detail::Emitter emitter(plan);
   EXPECT_NE(emitter.kernel().find("cake_tmem_ld_x32"), std::string::npos);
 }
+
+// ---- mma.sync operand fragments (docs/ir-reference.md "mma.sync operand fragments")
+
+namespace {
+// A 4-warp sm_80 role that lands a 64x16 a and b slot, loads them into the operand fragments fa and fb
+// (ldmatrix), then runs `body` from line 17.
+std::string sm80Fragments(const std::string& body) {
+  return "@cake.schedule(target=\"sm_80\")\n"
+         "def t(lm, X: LM.gmem, Y: LM.gmem):\n"
+         "    pool = lm.smem(4096)\n"
+         "    sa = pool.view(offset=0, shape=(64, 16), dtype=lm.bf16, stages=1)\n"
+         "    sb = pool.view(offset=2048, shape=(64, 16), dtype=lm.bf16, stages=1)\n"
+         "    acc = lm.regs(shape=(64, 64), dtype=lm.f32)\n"
+         "    fa = lm.regs(shape=(64, 16), dtype=lm.bf16)\n"
+         "    fb = lm.regs(shape=(64, 16), dtype=lm.bf16)\n"
+         "    w = lm.role(warps=[0, 1, 2, 3])\n"
+         "    with w:\n"
+         "        sa.cp_async(X, coords=(0, 0), stage=0)\n"
+         "        sb.cp_async(Y, coords=(0, 0), stage=0)\n"
+         "        lm.cp_async_commit()\n"
+         "        lm.cp_async_wait(pending=0)\n"
+         "        lm.copy(fa, sa[0])\n"
+         "        lm.copy(fb, sb[0])\n" +
+         body;
+}
+}  // namespace
+
+TEST(LoweringValidation, OperandFragmentsFeedMmaSync) {
+  const ir::Schedule s = compileValid(sm80Fragments("        lm.mma(acc, fa, fb, init=(0 == 0))\n"));
+  lowering::detail::PlanBuilder plan(s, {});
+  ASSERT_TRUE(plan.build()) << rendered(plan.findings_);
+  lowering::detail::Emitter emitter(plan);
+  const std::string k = emitter.kernel();
+  // 64x64 over 2x2 warps: a warp's a rows are 2 m16 tiles, its b rows 2 pairs of n8 tiles; one k-step
+  EXPECT_NE(k.find("uint32_t fa[2][1][4];  // fa 64x16: mma.sync a-operand layout (warp grid 2x2)"), std::string::npos);
+  EXPECT_NE(k.find("uint32_t fb[2][1][4];  // fb 64x16: mma.sync b-operand layout (warp grid 2x2)"), std::string::npos);
+  EXPECT_NE(k.find("cake_ldmatrix_x4(fa[t][cake_k], cake_s + "), std::string::npos);
+  EXPECT_NE(k.find("(cake_wwarp / 2) * 32 + 16 * t + cake_lane % 16"), std::string::npos);  // a: the warp row's
+  EXPECT_NE(k.find("(cake_wwarp % 2) * 32 + 16 * t + cake_lane % 8 + (cake_lane / 16) * 8"),
+            std::string::npos);  // b: the warp column's
+  EXPECT_NE(k.find("fa[i][cake_k], fb[j / 2][cake_k][(j % 2) * 2], fb[j / 2][cake_k][(j % 2) * 2 + 1]);"),
+            std::string::npos);
+}
+
+TEST(LoweringValidation, OperandFragmentOnlyFeedsAnMma) {
+  expectValidationFinds(sm80Fragments("        lm.mma(acc, fa, fb, init=(0 == 0))\n"
+                                      "        lm.copy(X, fa, coords=(0, 0))\n"),
+                        "lower.layout",
+                        "fragment 'fa' holds mma.sync operand registers (mma.sync a-operand layout (warp grid 2x2)): "
+                        "only an lm.copy from a shared-memory slot fills it and only an lm.mma reads it",
+                        18);
+}
+
+TEST(LoweringValidation, OperandFragmentLoadsTheWholeTile) {
+  expectValidationFinds(sm80Fragments("        lm.mma(acc, fa, fb, init=(0 == 0))\n"
+                                      "        lm.copy(fa, sa[0][0:32, 0:16])\n"),
+                        "lower.layout",
+                        "fragment 'fa' holds mma.sync operand registers (mma.sync a-operand layout (warp grid 2x2)): "
+                        "the source tile is 32x16, the fragment 64x16",
+                        18);
+}
+
+TEST(LoweringValidation, MmaWithRegisterBNeedsRegisterA) {
+  expectValidationFinds(sm80Fragments("        lm.mma(acc, sa[0], fb, init=(0 == 0))\n"), "lower.unsupported",
+                        "an mma with b from registers needs a from registers too (operand fragments)", 17);
+}
