@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include <fmt/format.h>
@@ -94,13 +95,20 @@ class GoalCollector {
   }
   // The sync structure depends on the parameters at all.
   bool dependent = false;
+  // Guards whose flips the covering values do not reach ("file:line:col:
+  // the guard `k < 100000` ..."); see loopGuard.
+  std::set<std::string> uncovered;
   int64_t maxStages() const { return *stages_.rbegin(); }
 
  private:
   const ir::Schedule& s_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
-  std::map<int, size_t> symbolic_vars_;  // loop var of an enclosing loop with a symbolic bound -> its trip goal
+  struct SymbolicLoop {
+    size_t goal;  // its trip-count goal
+    ExprPtr lo, step;
+  };
+  std::map<int, SymbolicLoop> symbolic_vars_;  // loop var of an enclosing loop with a symbolic bound
 
   std::set<int64_t> tripTargets() const {
     std::set<int64_t> t;
@@ -126,13 +134,14 @@ class GoalCollector {
           ExprPtr step = st.step ? st.step : ir::makeConst(1);
           ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
           goals.push_back({trip, tripTargets(), true});
-          symbolic_vars_[st.loop_var] = goals.size() - 1;
+          symbolic_vars_[st.loop_var] = {goals.size() - 1, st.lo, step};
         }
         block(st.body);
         if (symbolic) symbolic_vars_.erase(st.loop_var);
       } else if (st.kind == Stmt::Kind::If) {
         note(st.cond);
         guard(st.cond);
+        if (st.cond) loopGuard(*st.cond, st.range);
         block(st.body);
         block(st.orelse);
       } else {
@@ -142,7 +151,6 @@ class GoalCollector {
   }
   void guard(const ExprPtr& c) {
     if (!c) return;
-    loopGuard(*c);
     if (isComparison(c->kind) && c->args.size() == 2) {
       const ExprPtr &l = c->args[0], &r = c->args[1];
       if (l && r && dependsOnParams(*l) && dependsOnParams(*r) && !dependsOnLoops(*l) && !dependsOnLoops(*r)) {
@@ -153,78 +161,241 @@ class GoalCollector {
         const ExprPtr& e = c->args[side];
         auto k = ir::constValue(c->args[1 - side]);
         if (k && dependsOnParams(*e) && !dependsOnLoops(*e)) goals.push_back({e, {*k - 1, *k, *k + 1}});
-        loopVarAgainstParams(*e, c->args[1 - side]);
       }
       return;
     }
     for (const ExprPtr& a : c->args) guard(a);
   }
-  // `if k < T` (or k + c against a parameter expression) on the variable k
-  // of a loop with a symbolic bound: the guard flips at iteration T - c, so
-  // the loop's trip count minus the other side takes the values that run
-  // the flip and laps of the deepest ring past it (with T fixed, say by an
-  // lm.assume, only a trip count past T shows what changes there).
-  void loopVarAgainstParams(const ir::Expr& e, const ExprPtr& other) {
-    if (!other || !dependsOnParams(*other) || dependsOnLoops(*other)) return;
-    const ir::Expr* var = &e;
-    if ((e.kind == ExprKind::Add || e.kind == ExprKind::Sub) && e.args.size() == 2 && e.args[0] &&
-        ir::constValue(e.args[1]))
-      var = e.args[0].get();
-    if (var->kind != ExprKind::LoopVar) return;
-    auto it = symbolic_vars_.find(var->index);
-    if (it == symbolic_vars_.end()) return;
-    const int64_t S = maxStages();
-    goals.push_back({ir::makeExpr(ExprKind::Sub, {goals[it->second].expr, other}), {-1, 0, 1, 2, S + 1, S + 2, 2 * S + 2}});
-  }
-  // A periodic guard on the variable of a loop with a symbolic bound
-  // (`if t % 8 != 5`: every 8th tile skips a release, the hang shows from
-  // the 8th tile on) selects iterations past the targets of the pipeline
-  // depths: the loop's trip count also takes the targets of the guard's
-  // constants beyond the depths (up to 64), as if they were depths.
-  // A guard that reads only that variable (`if k >= 3 and k < 41`,
-  // `if k % 100 >= 3`) also gives the iterations where its outcome flips
-  // beyond the depths (the first two, up to kGuardFlipCap): the wait is
-  // gone from iteration 41 on. Without them such a schedule would be
-  // "checked" and exit 0 whenever the proof for every trip count is
-  // unknown.
-  // A flip at iteration f shows within laps of the deepest ring after it:
-  // f - 1 .. f + 1, f + S, f + S + 1 and f + 2S + 1 iterations.
+
+  // ---- guards on the variable of a loop with a symbolic bound
+  //
+  // The bounded check runs the trip counts of the goals; a guard on the
+  // loop's variable changes the schedule at the iterations where its
+  // outcome flips, and a hang or race it causes shows within laps of the
+  // deepest ring after the flip. So the trip counts also take the values
+  // around every flip. A flip the values cannot reach (past
+  // kGuardFlipCap, or a guard the analysis cannot place) is recorded in
+  // `uncovered`: with the proof for every trip count unknown, the verdict
+  // is then *unknown*, never "checked" (a broken schedule must not exit 0
+  // because its bug lies past the values run).
   static constexpr int64_t kGuardFlipCap = 512;
-  void loopGuard(const ir::Expr& c) {
-    std::set<int64_t> ks;
-    for (const auto& [var, goal] : symbolic_vars_) {
-      const int64_t S = maxStages();
-      for (int64_t f : flipTargets(c, var))
-        for (int64_t v : {f - 1, f, f + 1, f + S, f + S + 1, f + 2 * S + 1}) goals[goal].values.insert(v);
-      if (!periodicIn(c, var)) continue;
-      if (ks.empty()) constantsOf(c, ks);
-      for (int64_t k : ks)
-        if (k > S && k <= 64)
-          for (int64_t v : {k - 1, k, k + 1, 2 * k, 2 * k + 1}) goals[goal].values.insert(v);
+  static constexpr int kMaxFlips = 4;     // flips of a non-periodic guard taken as trip counts
+  static constexpr int kInstances = 16;   // lm.instance() values a guard is evaluated for
+
+  void loopGuard(const ir::Expr& c, const ir::SourceRange& where) {
+    for (const auto& [var, loop] : symbolic_vars_) {
+      if (!ir::dependsOnLoopVar(c, var)) continue;
+      if (readsOnly(c, var)) flipGoals(c, var, loop, where);
+      else comparisonGoals(c, var, loop, where);
     }
   }
-  // The first two iterations beyond the depths at which a guard that
-  // reads only loop variable `var` changes its outcome.
-  std::set<int64_t> flipTargets(const ir::Expr& c, int var) const {
-    std::set<int64_t> out;
-    if (!ir::dependsOnLoopVar(c, var)) return out;
+  // Reads no parameter, grid value or other loop variable (lm.instance()
+  // is evaluated for each instance).
+  static bool readsOnly(const ir::Expr& e, int var) {
+    if (e.kind == ExprKind::Param || e.kind == ExprKind::BlockIdx || e.kind == ExprKind::GridDim) return false;
+    if (e.kind == ExprKind::LoopVar && e.index != var) return false;
+    return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return !a || readsOnly(*a, var); });
+  }
+  void uncover(const ir::SourceRange& where, const ir::Expr& c, const std::string& why) {
+    uncovered.insert(fmt::format("{}: the guard `{}` {}", where.str(), ir::exprToString(c, s_), why));
+  }
+
+  // The guard's outcome at k for every instance (bit i: instance i).
+  static std::optional<uint32_t> outcomeAt(const ir::Expr& c, int var, int64_t k) {
     ir::EvalEnv env;
-    std::optional<int64_t> prev;
-    for (int64_t k = 0; k <= kGuardFlipCap && out.size() < 2; ++k) {
-      env.loop_vars[var] = k;
+    env.loop_vars[var] = k;
+    uint32_t bits = 0;
+    for (int i = 0; i < kInstances; ++i) {
+      env.instance = i;
       std::optional<int64_t> v = ir::evaluate(c, env);
-      if (!v) return {};  // reads a parameter, the grid or another loop: the goals above cover it
-      const bool now = *v != 0;
-      if (prev && (*prev != 0) != now && k > maxStages()) out.insert(k);
-      prev = now ? 1 : 0;
+      if (!v) return std::nullopt;
+      if (*v != 0) bits |= 1u << i;
     }
+    return bits;
+  }
+  // The period of a guard that takes `x % m` of the loop variable with
+  // constant m (the lcm of the moduli), 0 for none, -1 when a modulus is
+  // not a constant or the period is past the cap.
+  static int64_t periodOf(const ir::Expr& e, int var) {
+    int64_t p = 0;
+    if (e.kind == ExprKind::Mod && e.args.size() == 2 && e.args[0] && ir::dependsOnLoopVar(*e.args[0], var)) {
+      auto m = ir::constValue(e.args[1]);
+      if (!m || *m == 0) return -1;
+      p = std::abs(*m);
+    }
+    for (const ExprPtr& a : e.args) {
+      if (!a) continue;
+      const int64_t q = periodOf(*a, var);
+      if (q < 0) return -1;
+      if (q > 0) p = p == 0 ? q : std::lcm(p, q);
+      if (p > kGuardFlipCap) return -1;
+    }
+    return p;
+  }
+  // Iterations past the cap where a flip would hide: powers of two (a
+  // threshold flips the outcome for good), the guard's constants and their
+  // quotients (`k < 100000`, `2 * k < 1001`, a window `k >= 1000 and k < 1010`).
+  static std::set<int64_t> farSamples(const ir::Expr& c) {
+    std::set<int64_t> s;
+    for (int j = 10; j <= 40; ++j)
+      for (int64_t d : {-1, 0, 1}) s.insert((int64_t{1} << j) + d);
+    std::set<int64_t> ks;
+    constantsOf(c, ks);
+    for (int64_t k : ks) {
+      for (int64_t d : {-1, 0, 1}) s.insert(k + d);
+      for (int64_t q : ks)
+        for (int64_t d : {-1, 0, 1}) s.insert(k / q + d);
+    }
+    std::erase_if(s, [](int64_t x) { return x <= kGuardFlipCap; });
+    return s;
+  }
+
+  void flipGoals(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
+    const int64_t S = maxStages();
+    std::vector<uint32_t> out;
+    for (int64_t k = 0; k <= kGuardFlipCap; ++k) {
+      auto o = outcomeAt(c, var, k);
+      if (!o) return uncover(where, c, fmt::format("cannot be evaluated at {} = {}", s_.loop_vars[var].name, k));
+      out.push_back(*o);
+    }
+    std::vector<int64_t> flips;
+    for (int64_t k = S + 1; k <= kGuardFlipCap; ++k)
+      if (out[k] != out[k - 1]) flips.push_back(k);
+    const int64_t period = periodOf(c, var);
+    // A periodic guard repeats its first flips above the depths (the
+    // periodic targets below cover laps of the period); any other guard
+    // needs every flip.
+    const size_t take = period > 0 ? 2 : kMaxFlips;
+    if (period <= 0 && flips.size() > take)
+      uncover(where, c, fmt::format("changes its outcome {} times between iterations {} and {}; the values run the "
+                                    "first {}", flips.size(), S + 1, kGuardFlipCap, take));
+    if (flips.size() > take) flips.resize(take);
+    for (int64_t s : farSamples(c)) {
+      // Past the cap the outcome must repeat what the values saw: the
+      // outcome at the cap, or one period earlier for a periodic guard.
+      const int64_t seen = period > 0 ? s - period * ((s - kGuardFlipCap + period - 1) / period) : kGuardFlipCap;
+      auto o = outcomeAt(c, var, s);
+      if (!o || *o != out[seen]) {
+        uncover(where, c, fmt::format("changes the schedule at {} = {}, past the iterations the values run (up to {})",
+                                      s_.loop_vars[var].name, s, kGuardFlipCap));
+        break;
+      }
+    }
+    Goal& g = goals[loop.goal];
+    for (int64_t f : flips) {
+      const int64_t i = iterationOf(loop, f);
+      for (int64_t v : {i - 1, i, i + 1, i + S, i + S + 1, i + 2 * S + 1}) g.values.insert(v);
+    }
+    // A periodic guard (`if t % 8 != 5`: every 8th tile skips a release,
+    // the hang shows from the 8th tile on) selects iterations past the
+    // targets of the pipeline depths: the trip count also takes the
+    // targets of the guard's constants beyond the depths (up to 64), as if
+    // they were depths.
+    if (period == 0) return;
+    std::set<int64_t> ks;
+    constantsOf(c, ks);
+    for (int64_t k : ks)
+      if (k > S && k <= 64)
+        for (int64_t v : {k - 1, k, k + 1, 2 * k, 2 * k + 1}) g.values.insert(v);
+  }
+  // The iteration at which the loop variable reaches value k (the loop's
+  // start and step at instance 0; k itself when they are not constants).
+  static int64_t iterationOf(const SymbolicLoop& loop, int64_t k) {
+    ir::EvalEnv env;
+    env.instance = 0;
+    auto lo = ir::evaluate(*loop.lo, env);
+    auto step = ir::evaluate(*loop.step, env);
+    if (!lo || !step || *step <= 0) return k;
+    return (k - *lo + *step - 1) / *step;
+  }
+
+  // A guard that also reads parameters or the grid: each comparison on
+  // the loop variable whose sides differ by an affine function of it,
+  // d(k) = a*k + b(params), flips where d crosses 0. Evaluated at the end
+  // of the loop (k = lo + step*trip) the difference is a*step*(trip - i_f)
+  // for the flip iteration i_f, so it takes the values that put the trip
+  // count just around and laps past the flip, for every rounding.
+  void comparisonGoals(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
+    if (c.kind == ExprKind::And || c.kind == ExprKind::Or || c.kind == ExprKind::Not) {
+      for (const ExprPtr& a : c.args)
+        if (a && ir::dependsOnLoopVar(*a, var)) loopGuardPart(*a, var, loop, where);
+      return;
+    }
+    if (!isComparison(c.kind) || c.args.size() != 2 || !c.args[0] || !c.args[1])
+      return uncover(where, c, "reads the loop variable and parameters outside a comparison the values can place");
+    ExprPtr d = ir::makeExpr(ExprKind::Sub, {c.args[0], c.args[1]});
+    auto a = affineSlope(*d, var);
+    auto step = ir::constValue(loop.step);
+    if (!a || *a == 0 || !step)
+      return uncover(where, c, "is not an affine comparison of the loop variable the values can place");
+    const int64_t as = *a * *step;
+    ExprPtr end = ir::makeExpr(ExprKind::Add, {loop.lo, ir::makeExpr(ExprKind::Mul, {loop.step, goals[loop.goal].expr})});
+    ExprPtr g = substituteLoopVar(d, var, end);
+    if (constantOverSamples(*g)) return;  // `k + 2 < k_tiles` at the end is 2 for every K: nothing to place
+    const int64_t S = maxStages();
+    std::set<int64_t> values;
+    const int64_t n = std::abs(as), sign = as > 0 ? 1 : -1;
+    std::vector<int64_t> rounding;
+    for (int64_t r = 0; r < n && r < 16; ++r) rounding.push_back(sign * r);
+    if (n > 16) rounding.push_back(sign * (n - 1));
+    for (int64_t v : {int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{2}, S + 1, S + 2, 2 * S + 2})
+      for (int64_t r : rounding) values.insert(as * v + r);
+    goals.push_back({g, std::move(values)});
+  }
+  void loopGuardPart(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
+    if (readsOnly(c, var)) flipGoals(c, var, loop, where);
+    else comparisonGoals(c, var, loop, where);
+  }
+
+  // Environments for sampling an expression over the parameters.
+  std::vector<ir::EvalEnv> sampleEnvs() const {
+    std::vector<ir::EvalEnv> envs;
+    for (int64_t base : {5, 23, 97}) {
+      ir::EvalEnv e;
+      for (int p = 0; p < static_cast<int>(s_.params.size()); ++p) e.params[p] = base + 2 * p;
+      e.instance = base % 2;
+      for (int d = 0; d < 3; ++d) {
+        e.block_idx[d] = base % 7 + d;
+        e.grid_dim[d] = base + d;
+      }
+      envs.push_back(std::move(e));
+    }
+    return envs;
+  }
+  // The slope a of d(k) = a*k + b when d is affine in loop variable `var`
+  // with a slope that no parameter changes (sampled); nullopt otherwise.
+  std::optional<int64_t> affineSlope(const ir::Expr& d, int var) const {
+    std::optional<int64_t> slope;
+    for (ir::EvalEnv env : sampleEnvs()) {
+      std::optional<int64_t> b;
+      for (int64_t k : {0, 1, 2, 3, 64, 1000, 100003}) {
+        env.loop_vars[var] = k;
+        auto v = ir::evaluate(d, env);
+        if (!v) return std::nullopt;
+        if (!b) { b = *v; continue; }
+        if (k == 1 && !slope) slope = *v - *b;
+        if (!slope || *v != *b + *slope * k) return std::nullopt;
+      }
+    }
+    return slope;
+  }
+  bool constantOverSamples(const ir::Expr& e) const {
+    std::optional<int64_t> first;
+    for (const ir::EvalEnv& env : sampleEnvs()) {
+      auto v = ir::evaluate(e, env);
+      if (!v || (first && *v != *first)) return false;
+      first = v;
+    }
+    return true;
+  }
+  static ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
+    if (!e || !ir::dependsOnLoopVar(*e, var)) return e;
+    if (e->kind == ExprKind::LoopVar) return with;
+    auto out = std::make_shared<ir::Expr>(*e);
+    for (ExprPtr& a : out->args) a = substituteLoopVar(a, var, with);
     return out;
   }
-  // Does e take `x % m` of an expression x that reads loop variable `var`?
-  static bool periodicIn(const ir::Expr& e, int var) {
-    if (e.kind == ExprKind::Mod && e.args.size() == 2 && e.args[0] && ir::dependsOnLoopVar(*e.args[0], var)) return true;
-    return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && periodicIn(*a, var); });
-  }
+
   void op(const ir::Op& o) {
     note(o.sel.index);
     note(o.sel.phase);
@@ -875,6 +1046,10 @@ class Driver {
     l.rlimit = opts_.rlimit;
     return l;
   }
+  // Shortening a counterexample is for the reader: it gets what is left of
+  // the obligation's budget, at least a little, and the finding stands
+  // either way.
+  unsigned minimizeBudgetMs() const { return std::max(200u, budget_.remainingMs()); }
   std::string usedUp() const { return fmt::format("time budget of {} ms used up", budget_.totalMs()); }
 
   encoder::ModelCheckResult explore(const encoder::System& sys) {
@@ -902,7 +1077,7 @@ class Driver {
       if (!reported_.insert(v.rule).second) continue;  // found for smaller values already
       any = true;
       if (v.trace.empty()) { sink_.add(toFinding(sys, v, bt, nullptr)); continue; }
-      encoder::ReplayResult rr = encoder::replay(sys, encoder::minimizeTrace(sys, v.trace, v.rule));
+      encoder::ReplayResult rr = encoder::replay(sys, encoder::minimizeTrace(sys, v.trace, v.rule, minimizeBudgetMs()));
       if (!confirmed(rr, v.rule)) {
         verdicts_.push_back({v.rule, VerdictKind::Error,
                              fmt::format("internal: the counterexample did not replay ({})", rr.error)});
@@ -920,15 +1095,9 @@ class Driver {
   // "checked" with the reason; a violation it meets is a finding.
   void prove(const std::vector<Binding>& checked) {
     std::string detail = valuesText(s_, checked, relevant_);
-    if (opts_.proof_timeout_ms == 0) {
-      verdicts_.push_back({"sync", VerdictKind::Checked, detail});
-      return;
-    }
+    if (opts_.proof_timeout_ms == 0) return notProved(detail);
     const unsigned left = budget_.remainingMs();
-    if (left == 0) {
-      verdicts_.push_back({"sync", VerdictKind::Checked, detail + "; proof: unknown (" + usedUp() + ")"});
-      return;
-    }
+    if (left == 0) return notProved(detail + "; proof: unknown (" + usedUp() + ")");
     encoder::ModelCheckResult pr;
     if (const auto& engine = encoder::proofEngine()) {
       encoder::ModelCheckQuery q;
@@ -960,7 +1129,23 @@ class Driver {
     } else if (!pr.detail.empty()) {
       detail += "; proof: unknown (" + pr.detail + ")";
     }
-    verdicts_.push_back({"sync", VerdictKind::Checked, detail});
+    notProved(detail);
+  }
+
+  // Checked for the covering values only. When a guard changes the
+  // schedule where those values do not reach (GoalCollector::uncovered),
+  // "checked" would claim more than was run: the verdict is unknown.
+  void notProved(const std::string& detail) {
+    if (goals_.uncovered.empty()) {
+      verdicts_.push_back({"sync", VerdictKind::Checked, detail});
+      return;
+    }
+    std::string why;
+    for (const std::string& u : goals_.uncovered) {
+      if (!why.empty()) why += "; ";
+      why += u;
+    }
+    verdicts_.push_back({"sync", VerdictKind::Unknown, detail + "; not covered by these values: " + why});
   }
 
   // A proof engine's violations are shown only as counterexamples on
@@ -998,7 +1183,7 @@ class Driver {
                              fmt::format("{}: counterexample for {} cannot be built: {}", pr.engine, bt, err)});
         return true;
       }
-      encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule));
+      encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule, minimizeBudgetMs()));
       if (!confirmed(rr, v.rule)) {
         verdicts_.push_back({v.rule, VerdictKind::Error,
                              fmt::format("engines disagree: {}'s counterexample for {} does not replay ({})",

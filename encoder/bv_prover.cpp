@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include "encoder/bv_linear.h"
 #include "encoder/z3_solver.h"
 
 namespace cake::encoder {
@@ -420,30 +421,13 @@ struct BvProver::Impl {
     return out;
   }
 
-  // Cone of influence: the facts that share symbols with the goal,
-  // transitively. A fact over other symbols cannot change the answer
-  // (unless the facts are contradictory on their own, which
-  // assumptionsConsistent() reports), and leaving it out keeps the query
-  // small (a loop bound with a symbolic division, for instance).
+  // Cone of influence (lia::cone): the facts that share symbols with the
+  // goal, transitively; leaving the others out keeps the query small (a
+  // loop bound with a symbolic division, for instance).
   static std::vector<const Part*> cone(const Part& goal, const std::vector<Part>& fs,
                                        std::set<std::pair<char, int>>& syms) {
-    syms = goal.syms;
-    std::vector<bool> in(fs.size(), false);
     std::vector<const Part*> out;
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (size_t i = 0; i < fs.size(); ++i) {
-        if (in[i]) continue;
-        bool touches = fs[i].syms.empty();
-        for (const auto& k : fs[i].syms)
-          if (syms.count(k)) touches = true;
-        if (!touches) continue;
-        in[i] = true;
-        grew = true;
-        out.push_back(&fs[i]);
-        syms.insert(fs[i].syms.begin(), fs[i].syms.end());
-      }
-    }
+    for (size_t i : lia::cone(goal.syms, fs, syms)) out.push_back(&fs[i]);
     return out;
   }
 
@@ -469,10 +453,22 @@ struct BvProver::Impl {
 
   // Core query: is `bad` (built from the goal's Part) satisfiable together
   // with the facts in its cone? unsat -> Holds, sat -> Fails + model.
-  BvResult solve(const ir::Expr& goal, const std::function<z3::expr(const Term&)>& build_bad,
+  BvResult solve(const ir::Expr& goal, lia::Bad kind, const std::function<z3::expr(const Term&)>& build_bad,
                  const std::vector<ir::ExprPtr>& premises, bool probe_undefined, bool all_facts = false) {
     BvResult r;
     ++query_count;
+    // The linear pre-check (bv_linear.h): its unsat is this query's; a sat
+    // answer too where no model is read (assumptionsConsistent), else the
+    // bit-vector solver finds the model as before.
+    if (std::optional<Limits> lim = queryLimits()) {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::optional<bool> sat = lia::decideLinear(ctx, s, goal, kind, premises, all_facts, *lim);
+      if (sat && (!*sat || kind == lia::Bad::Nothing)) {
+        r.kind = *sat ? BvVerdict::Fails : BvVerdict::Holds;
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+      }
+    }
     try {
       resetQuery();
       Part g{ctx.bool_val(true), {}, {}};
@@ -582,7 +578,7 @@ BvResult BvProver::prove(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>
     return *r;
   }
   return impl_->solve(
-      *goal, [](const Term& t) { return !(t.def && Impl::truth(t.v)); }, premises, true);
+      *goal, lia::Bad::Violated, [](const Term& t) { return !(t.def && Impl::truth(t.v)); }, premises, true);
 }
 
 BvResult BvProver::witness(const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises) {
@@ -603,7 +599,7 @@ BvResult BvProver::witness(const ir::ExprPtr& cond, const std::vector<ir::ExprPt
     return *r;
   }
   return impl_->solve(
-      *cond, [](const Term& t) { return t.def && Impl::truth(t.v); }, premises, false);
+      *cond, lia::Bad::Holds, [](const Term& t) { return t.def && Impl::truth(t.v); }, premises, false);
 }
 
 // Shared by maximum() and smallestWitness(): `cond` (defined and true)
@@ -705,7 +701,8 @@ BvVerdict BvProver::assumptionsConsistent() {
   ir::Expr one;
   one.kind = ir::ExprKind::Const;
   one.value = 1;
-  BvResult r = impl_->solve(one, [&](const Term&) { return impl_->ctx.bool_val(true); }, {}, false, true);
+  BvResult r =
+      impl_->solve(one, lia::Bad::Nothing, [&](const Term&) { return impl_->ctx.bool_val(true); }, {}, false, true);
   switch (r.kind) {
     case BvVerdict::Fails: return BvVerdict::Holds;   // a model exists
     case BvVerdict::Holds: return BvVerdict::Fails;   // no model: contradictory

@@ -160,6 +160,14 @@ void Reducer::precompute() {
       }
       if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait) blocks_[p].push_back(pc);
     }
+    give_pcs_.resize(m_.P);
+    give_of_.resize(m_.P);
+    for (int pc = 0; pc < n; ++pc) {
+      Contribution c = contribution(p, pc);
+      if (c.slot < 0 && c.named < 0) continue;  // gives nothing (Supply::give ignores it)
+      give_pcs_[p].push_back(pc);
+      give_of_[p].push_back(c);
+    }
     for (int pc = exits_begin; pc < n; ++pc) {
       exit_foot_[p] |= own_[p][pc];
       exit_foot_[p] |= spawn_[p][pc];
@@ -235,6 +243,7 @@ Reducer::Contribution Reducer::contribution(int p, int pc) const {
 
 std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, const std::vector<char>* leaving) const {
   std::vector<Agent> out;
+  out.reserve(2 * static_cast<size_t>(m_.P) + a.loads.size());  // (an Agent is two footprints: no regrowth)
   for (int p = 0; p < m_.P; ++p) {
     Agent ag;
     ag.kind = Agent::Kind::Proc;
@@ -339,12 +348,33 @@ struct Reducer::Supply {
   }
 };
 
+template <class Give>
+void Reducer::giveRange(int p, int a, int b, Give&& give) const {
+  const std::vector<int>& pcs = give_pcs_[p];
+  for (auto it = std::lower_bound(pcs.begin(), pcs.end(), a); it != pcs.end() && *it < b; ++it)
+    give(give_of_[p][it - pcs.begin()]);
+  if (!exits_) return;
+  const int n = m_.programSize(p);
+  const int hi = std::min(b + 1, n);  // the op the window stops at may be a head: leaving comes first
+  if (a < hi && heads_before_[p][hi] > heads_before_[p][a])
+    for (const Contribution& c : exit_gives_[p]) give(c);
+}
+
 // Windows of every agent while `frozen` stands still (least fixpoint).
 std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<Agent>& ag, int frozen) const {
   std::vector<Window> win(ag.size());
   Supply supply(m_);
   auto give = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
   std::vector<int> block(ag.size(), -1);  // Proc: index of the blocking wait its window stops at
+  // A step of a window that brings its process onto a wait reads the wait's
+  // slot: arrivals of the set taken first can make that wait a lost phase,
+  // which ends the run there (docs/semantics.md section 5, "the other
+  // direction"). Looking for every rule only, as the closure's own-step read.
+  auto ontoWaits = [&](Window& w, int p, int a, int b) {
+    if (!every_rule_ || onto_wait_.empty()) return;
+    for (int x = a; x < b; ++x)
+      if (const int wpc = onto_wait_[p][x]; wpc >= 0) w.foot.r.set(m_.instr(p, wpc).slot);
+  };
   for (size_t i = 0; i < ag.size(); ++i) {
     const Agent& a = ag[i];
     if (static_cast<int>(i) == frozen) continue;
@@ -361,6 +391,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
     block[i] = next_block_[p][pc];
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
     giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
+    ontoWaits(win[i], p, pc, end);
   }
   auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc); };
   for (bool changed = true; changed;) {
@@ -373,6 +404,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
         win[i].foot |= seg_win_[p][b];
         int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
         giveRange(p, blocks_[p][b], end, [&](const Contribution& c) { give(win[i], c); });
+        ontoWaits(win[i], p, blocks_[p][b], end);
         changed = true;
       }
     }
@@ -381,14 +413,6 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
   return win;
 }
 
-void Reducer::giveRange(int p, int a, int b, const std::function<void(const Contribution&)>& give) const {
-  for (int x = a; x < b; ++x) give(contribution(p, x));
-  if (!exits_) return;
-  const int n = m_.programSize(p);
-  const int hi = std::min(b + 1, n);  // the op the window stops at may be a head: leaving comes first
-  if (a < hi && heads_before_[p][hi] > heads_before_[p][a])
-    for (const Contribution& c : exit_gives_[p]) give(c);
-}
 
 // Stubborn-set closure from `seed`: the agents whose current transitions
 // form a persistent set.

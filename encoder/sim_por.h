@@ -184,7 +184,12 @@ class Reducer {
   std::vector<std::vector<int>> heads_before_;       // [p][pc]: loop heads in [0, pc)
 
   // Adds what program[a..b) gives, and every exit path if a head lies in [a, b].
-  void giveRange(int p, int a, int b, const std::function<void(const Contribution&)>& give) const;
+  template <class Give>
+  void giveRange(int p, int a, int b, Give&& give) const;
+  // [p]: the pcs whose instruction gives something (contribution() not
+  // empty), ascending, and what each gives: giveRange visits only those
+  std::vector<std::vector<int>> give_pcs_;
+  std::vector<std::vector<Contribution>> give_of_;
 
   // Does applying st in s end its run (a violation, a lost phase, the exit)?
   bool visible(const State& s, const Async& a, const Step& st) const;

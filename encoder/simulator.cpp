@@ -389,6 +389,9 @@ ReplayResult replay(const System& sys, const Trace& trace) {
 
 namespace cake::encoder {
 
+// Traces longer than this are shortened by chunks before step by step.
+static constexpr size_t kChunkedFrom = 256;
+
 static bool endsIn(const System& sys, const Trace& t, const std::string& rule) {
   ReplayResult r = replay(sys, t);
   if (!r.valid) return false;
@@ -396,12 +399,27 @@ static bool endsIn(const System& sys, const Trace& t, const std::string& rule) {
                      [&](const Violation& v) { return v.rule == rule && v.trace.size() == t.size(); });
 }
 
-Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule) {
+Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, unsigned budget_ms) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(budget_ms);
+  auto late = [&] { return Clock::now() > deadline; };
   if (!endsIn(sys, trace, rule)) return trace;
   Trace t = trace;
-  for (bool changed = true; changed;) {
+  // Long traces (a trip count in the thousands) first drop whole chunks,
+  // halving the size, so that the step-by-step pass below starts short:
+  // each try is a replay of the whole trace.
+  if (t.size() > kChunkedFrom)
+    for (size_t chunk = t.size() / 2; chunk > 1 && !late(); chunk /= 2)
+      for (size_t end = t.size(); end >= chunk && !late(); end -= chunk) {
+        if (end > t.size()) end = t.size();
+        if (end < chunk) break;
+        Trace shorter = t;
+        shorter.erase(shorter.begin() + static_cast<long>(end - chunk), shorter.begin() + static_cast<long>(end));
+        if (endsIn(sys, shorter, rule)) t = std::move(shorter);
+      }
+  for (bool changed = true; changed && !late();) {
     changed = false;
-    for (size_t i = t.size(); i-- > 0;) {
+    for (size_t i = t.size(); i-- > 0 && !late();) {
       Trace shorter = t;
       shorter.erase(shorter.begin() + static_cast<long>(i));
       if (endsIn(sys, shorter, rule)) {

@@ -99,7 +99,10 @@ ReplayResult replay(const System& sys, const Trace& trace);
 // `rule` (greedy: drops one step at a time, from the end, while that
 // holds). Breadth-first traces are shortest in the reduced graph; this
 // also drops the steps that only the reduction forced in (landings of
-// unrelated loads, instances that play no part).
-Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule);
+// unrelated loads, instances that play no part). Each try replays the
+// whole trace: past `budget_ms` the trace shortened so far is returned
+// (it still replays and ends in the violation), so a trace thousands of
+// steps long does not stall the check.
+Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, unsigned budget_ms = 2000);
 
 }  // namespace cake::encoder

@@ -78,6 +78,11 @@ struct TripProofOptions {
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.
   size_t max_fixed_values = 32;
+  // More such assignments, up to this many, when the parameters are
+  // bounded: listed, each one's window built and checked, and explored only
+  // when no earlier one's window equals it up to sizes (docs/z3.md
+  // "Parameters read only in sizes"). At most max_fixed_values: off.
+  size_t max_equivalent_values = 1024;
 };
 
 // `checked`: the bindings the bounded check used (their parameter values

@@ -26,7 +26,8 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
   const int vb = wb.index;
   const auto& B = s_.views[vb];
   const Tile tacc = f->t;
-  const int64_t wm = p.trans ? tacc.C : tacc.R, wn = p.trans ? tacc.R : tacc.C;  // the wgmma's M and n
+  // the wgmma's M and n (n: the accumulator's column slice when it is sliced)
+  const int64_t wm = p.trans ? tacc.C : tacc.R, wn = p.trans ? tacc.R : p.accN ? p.accN : tacc.C;
   Tile ta;
   plan_.refTile(op.src, ta);
   const int64_t K = ta.C;
@@ -45,6 +46,14 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
   const std::string bLo = wb.slices.empty() || !wb.slices[0].lo ? "0" : plan_.expr(wb.slices[0].lo);
   const int steps = static_cast<int>(K / p.kstep);
   const std::string acc = plan_.regsName(op.dst.index);
+  // register half h of m64 block i: the row's registers of the accumulator's
+  // columns; for a column slice [acc0, acc0 + n) of the fragment (WgCol: column
+  // c's pair at element 2 (c / 8) + c % 2, so acc0 / 4 on), the n / 4 elements
+  // from there, as the n-column helper's array
+  auto accHalf = [&](int h) {
+    if (!p.accN) return fmt::format("{}[{}]", acc, h);
+    return fmt::format("reinterpret_cast<float (&)[{}]>({}[{}][{}])", wn / 4, acc, h, p.acc0 / 4);
+  };
   const std::string fn = fmt::format("cake_wgmma{}{}_m64n{}k{}_{}", p.rs ? "_rs" : "", p.trans ? "_t" : "", wn, p.kstep, p.ty);
   openScope();
   if (p.trans)
@@ -55,8 +64,9 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
                         s_.views[op.src.index].name, wn, p.kstep, mbl * steps, G, G > 1 ? "s" : "",
                         plan_.viewSwizzleEff(vb)));
   else
-    comment(fmt::format("{} {}= {} . {}^T: wgmma m64n{}k{} x {} per warpgroup ({} warpgroup{}), {}B swizzle",
-                        s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+",
+    comment(fmt::format("{}{} {}= {} . {}^T: wgmma m64n{}k{} x {} per warpgroup ({} warpgroup{}), {}B swizzle",
+                        s_.regs[op.dst.index].name,
+                        p.accN ? fmt::format("[:, {}:{}]", p.acc0, p.acc0 + p.accN) : std::string(), op.init ? "(init ? 0 : acc) +" : "+",
                         op.src.kind == K::Regs ? s_.regs[op.src.index].name : s_.views[op.src.index].name, B.name, wn,
                         p.kstep, mbl * steps, G, G > 1 ? "s" : "", plan_.viewSwizzleEff(vb)));
   line(fmt::format("const uint32_t cake_b = {} + ({}) * {};", plan_.viewSlotAddr(wb), bLo, rbB));
@@ -104,13 +114,13 @@ void Emitter::emitWgmma(const ir::Op& op, const MmaPlan& p) {
   open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
   for (int i = 0; i < mbl; ++i) {
     if (p.rs) {
-      line(fmt::format("{0}({1}[{2}], {1}[{3}], cake_ra[cake_k][{4}][0], cake_ra[cake_k][{4}][1], cake_ra[cake_k][{4}][2], "
-                       "cake_ra[cake_k][{4}][3],",
-                       fn, acc, 2 * i, 2 * i + 1, i));
+      line(fmt::format("{0}({1}, {2}, cake_ra[cake_k][{3}][0], cake_ra[cake_k][{3}][1], cake_ra[cake_k][{3}][2], "
+                       "cake_ra[cake_k][{3}][3],",
+                       fn, accHalf(2 * i), accHalf(2 * i + 1), i));
     } else if (p.trans) {
       transCall(i);
     } else {
-      line(fmt::format("{}({}[{}], {}[{}], cake_wgmma_desc_add(cake_da{}, {}),", fn, acc, 2 * i, acc, 2 * i + 1, i,
+      line(fmt::format("{}({}, {}, cake_wgmma_desc_add(cake_da{}, {}),", fn, accHalf(2 * i), accHalf(2 * i + 1), i,
                        kOff(wa.index)));
     }
     line(fmt::format("    cake_wgmma_desc_add(cake_db, {}), cake_k == 0 ? cake_scale_d : 1);", kOff(vb)));

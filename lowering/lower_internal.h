@@ -97,6 +97,10 @@ struct MmaPlan {
   // acc^T[N,M] += b[N,K] . a[M,K]^T: b is the wgmma's A (m64 blocks of N),
   // a its B (n = M), and the fragment takes Family::trans
   bool trans = false;
+  // wgmma (not transposed) into a column slice acc[:, acc0:acc0+accN] of its
+  // accumulator fragment (docs/ir-reference.md "Operands"):
+  // accN = 0 when the accumulator is not sliced
+  int64_t acc0 = 0, accN = 0;
 };
 
 // Accesses since the last sync of the instance (IR.md: "lowering inserts the

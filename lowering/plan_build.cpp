@@ -339,8 +339,16 @@ void PlanBuilder::planMmas() {
       Tile tb, ta, tacc;
       if (!refTile(op.src2, tb)) return fail(ir::Rule::LowerUnsupported, "the mma b operand's slice has no constant extent");
       if (!refTile(op.src, ta)) return fail(ir::Rule::LowerUnsupported, "the mma a operand's slice has no constant extent");
-      if (!refTile(op.dst, tacc) || !op.dst.slices.empty())
-        return fail(ir::Rule::LowerUnsupported, "a sliced mma accumulator");
+      if (!refTile(op.dst, tacc)) return fail(ir::Rule::LowerUnsupported, "the mma accumulator's slice has no constant extent");
+      // a sliced accumulator: whole rows, a constant column range (wgmma only, checked below)
+      std::optional<int64_t> acc0;
+      if (!op.dst.slices.empty()) {
+        if (op.dst.kind != K::Regs || regsTile(op.dst.index).R != tacc.R || op.dst.slices.size() != 2)
+          return fail(ir::Rule::LowerUnsupported, "a sliced mma accumulator that is not a column range of a 2-D fragment");
+        const auto& cs = op.dst.slices[1];
+        acc0 = cs.lo ? constOf(cs.lo) : std::optional<int64_t>(0);
+        if (!acc0) return fail(ir::Rule::LowerLayout, "the column slice of an mma accumulator must start at a constant");
+      }
       if (op.src.kind == K::View && viewShape(op.src.index).size() != 2)
         return fail(ir::Rule::LowerUnsupported, "an mma operand view that is not 2-D");
       if (viewShape(vb).size() != 2) return fail(ir::Rule::LowerUnsupported, "an mma operand view that is not 2-D");
@@ -494,6 +502,17 @@ void PlanBuilder::planMmas() {
         p.ty = ty;
         p.kstep = 16;
       }
+      if (acc0) {
+        if (p.kind != MmaPlan::Wgmma || p.trans)
+          return fail(ir::Rule::LowerLayout, "a column slice of an mma accumulator is lowered for wgmma (not transposed) "
+                                             "only");
+        if (*acc0 % 8 || tacc.C % 8 || tacc.C < 8 || tacc.C > 256)
+          return fail(ir::Rule::LowerLayout, fmt::format("an mma accumulator's column slice {}:{} must start at a multiple "
+                                                         "of 8 and be 8..256 columns wide (a multiple of 8)",
+                                                         *acc0, *acc0 + tacc.C));
+        p.acc0 = *acc0;
+        p.accN = tacc.C;
+      }
       if (colSliced) {
         if (p.kind != MmaPlan::MmaSync)
           return fail(ir::Rule::LowerLayout, "a column slice (k-step range) of an mma operand is lowered for mma.sync only");
@@ -560,7 +579,11 @@ void PlanBuilder::analyzeFragments() {
       std::vector<int> regsOps;
       for (const auto* ref : {&op.dst, &op.src, &op.src2})
         if (ref->kind == K::Regs) {
-          if (!ref->slices.empty() && (op.kind == OpKind::Mma || op.kind == OpKind::Reduce ||
+          const bool wgAccSlice = op.kind == OpKind::Mma && ref == &op.dst && [&] {
+            auto it = mma_.find(&op);
+            return it != mma_.end() && it->second.accN > 0;
+          }();
+          if (!ref->slices.empty() && !wgAccSlice && (op.kind == OpKind::Mma || op.kind == OpKind::Reduce ||
                                        (op.kind == OpKind::Copy && (op.dst.kind == K::Tmem || op.src.kind == K::Tmem)))) {
             error(ir::Rule::LowerUnsupported, op.range,
                   fmt::format("a sliced register fragment ('{}') as an mma, reduce or TMEM operand",
@@ -817,7 +840,8 @@ void PlanBuilder::planWgmmaHelpers() {
       auto it = mma_.find(&st.op);
       if (it == mma_.end() || it->second.kind != MmaPlan::Wgmma) return;
       if (const Layout* f = layoutOf(body.role, st.op.dst.index))
-        wgmmaHelpers_.insert({static_cast<int>(it->second.trans ? f->t.R : f->t.C), it->second.ty, it->second.rs,
+        wgmmaHelpers_.insert({static_cast<int>(it->second.trans ? f->t.R : it->second.accN ? it->second.accN : f->t.C),
+                              it->second.ty, it->second.rs,
                               it->second.trans});
     });
 }

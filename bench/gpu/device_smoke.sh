@@ -51,6 +51,11 @@ run bench/gpu/schedules/sm90_pingpong_128x208.cake --shape M=4096,N=4096,K=4096 
 # accumulator takes the block-by-block wgmma issue order.
 run bench/gpu/schedules/decode/sm90_decode_bn64_s13_w1.cake --shape M=128,N=4096,K=4096 --check-timeout 120
 run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn128_s10_rg256_pdl.cake --shape M=32,N=4096,K=14336 --split-k 4 --check-timeout 120
+# Session 13: ping-pong with tiles of 208, 200 and 192 columns (sliced
+# accumulator) at 4096^3, and the split-K pair whose reduce loads 4 slices
+# together at the suite's worst shape.
+run bench/gpu/schedules/sm90_pingpong_128xvar.cake --shape M=4096,N=4096,K=4096 --check-timeout 120
+run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn128_s10_rg256u4_pdl.cake --shape M=32,N=4096,K=14336 --split-k 4 --check-timeout 120
 # mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
 if command -v nvcc >/dev/null; then
   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a bench/gpu/kernels/hmma_peak.cu -o "$OUT/hmma_peak" &&

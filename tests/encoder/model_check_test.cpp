@@ -332,13 +332,19 @@ TEST(ModelCheck, NoAllowedValuesIsUnknown) {
 // Point 2: a violation the proof for every trip count meets (trip count 10
 // here; the covering values stop at 9) is a finding with parameter values.
 TEST(ModelCheck, ProofViolationIsAFinding) {
-  std::string bad = variant(
-      {{"K: LM.i32):\n    lm.assume(K > 0)", "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(T == 12)"},
-       {"            lm.arrive(empty, iter=k)", "            if 2 * k < T:\n                lm.arrive(empty, iter=k)"}});
-  // (A threshold up to 512 iterations is among the covering values:
+  // `k // 3 < T` is not affine in k: the covering values cannot place its
+  // flip (iteration 6). (Thresholds up to 512 iterations and affine
+  // comparisons with parameters are among the covering values:
   // LoopGuardThresholdsBeyondTheDepthsAreCovered.)
+  std::string bad = variant(
+      {{"K: LM.i32):\n    lm.assume(K > 0)", "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(T == 2)"},
+       {"            lm.arrive(empty, iter=k)", "            if k // 3 < T:\n                lm.arrive(empty, iter=k)"}});
   Result bounded = run(compile(bad).schedules[0], 0);
   EXPECT_TRUE(bounded.sink.findings().empty()) << "the covering values do not reach it: " << describe(bounded);
+  // ... and say so: unknown, not "checked" (exit 0).
+  ASSERT_EQ(bounded.verdicts.size(), 1u) << describe(bounded);
+  EXPECT_EQ(bounded.verdicts[0].kind, checks::VerdictKind::Unknown) << describe(bounded);
+  EXPECT_NE(bounded.verdicts[0].detail.find("k // 3 < T"), std::string::npos) << bounded.verdicts[0].detail;
 
   Result r = run(compile(bad).schedules[0], 20000);
   EXPECT_FALSE(passes(r)) << describe(r);
@@ -418,6 +424,29 @@ TEST(ModelCheck, LoopGuardThresholdsBeyondTheDepthsAreCovered) {
                                 {"            lm.arrive(empty, iter=k)", "            if k < T:\n                lm.arrive(empty, iter=k)"}}));
   Result rp = run(param.schedules[0], 0);
   EXPECT_NE(findingOf(rp, "sync.deadlock"), nullptr) << describe(rp);
+  // Scaled, offset and grid-dependent comparisons: the trip count is put
+  // around the flip through the parameter or the block index.
+  for (const char* cond : {"2 * k < T", "k + 3 < T + T", "k + lm.block_idx(0) < T - 1"}) {
+    SCOPED_TRACE(cond);
+    auto m = compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)", "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(T == 12)"},
+                              {"            lm.arrive(empty, iter=k)",
+                               std::string("            if ") + cond + ":\n                lm.arrive(empty, iter=k)"}}));
+    Result r = run(m.schedules[0], 0);
+    EXPECT_FALSE(passes(r)) << describe(r);
+    EXPECT_NE(findingOf(r, "sync.deadlock"), nullptr) << describe(r);
+  }
+  // A threshold past the iterations the values run: with the proof off
+  // (or unknown) the verdict is unknown and names the guard, never
+  // "checked".
+  for (const char* cond : {"k < 1000", "k % 2 == 0 or k < 5000", "2 * k < 1999"}) {
+    SCOPED_TRACE(cond);
+    auto m = compile(variant({{"            lm.arrive(empty, iter=k)",
+                               std::string("            if ") + cond + ":\n                lm.arrive(empty, iter=k)"}}));
+    Result r = run(m.schedules[0], 0);
+    ASSERT_EQ(r.verdicts.size(), 1u) << describe(r);
+    EXPECT_EQ(r.verdicts[0].kind, checks::VerdictKind::Unknown) << describe(r);
+    EXPECT_NE(r.verdicts[0].detail.find(std::string("`") + cond + "`"), std::string::npos) << r.verdicts[0].detail;
+  }
   // The same guard below the depths changes nothing past them: no extra trip counts.
   auto small = compile(variant({{"            lm.arrive(empty, iter=k)",
                                  "            if k < 100000:\n                lm.arrive(empty, iter=k)"}}));

@@ -170,6 +170,11 @@ void namedBarrierRulesMatch(uint64_t seed, int count) {
 
 TEST(PorDiff, NamedBarrierRulesMatchTheFullInterleaving) { namedBarrierRulesMatch(61001, 4000); }
 
+// Seed 99 up to its schedule #246 (a waiter outside the reduced set that
+// an arrival in it makes lost: docs/semantics.md section 5, "the other
+// direction"; PorPersistence checks that schedule's sets themselves).
+TEST(PorDiff, NamedBarrierRulesMatchOnSeed99) { namedBarrierRulesMatch(99, 300); }
+
 // The long form (label `slow`): three more seeds.
 TEST(PorDiff, SlowNamedBarrierRulesMatchTheFullInterleaving) {
   for (uint64_t seed : {61002, 61003, 61004}) namedBarrierRulesMatch(seed, 4000);

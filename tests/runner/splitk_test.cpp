@@ -198,6 +198,37 @@ TEST(RunnerSplitK, GlobalLoadReduceThatDoesNotNameTheWorkspaceIsRefused) {
   EXPECT_EQ(runner::bindSplitK(s[0], s[1], {1, 4096, 4096}, 2).result, "unordered_workspace");
 }
 
+// The reduce that loads U = 4 slices of W per iteration before adding them (gen.py
+// reduce_global_unrolled, "_rg256u4"): the loads of slices past S are skipped by a guard.
+// It binds for S below, at and past U (one iteration, a partial second one, two full ones).
+static const char* const kRgU4Pair = "bench/gpu/schedules/decode/sm90_decode_splitk_t16_bn64_s20_rg256u4_pdl.cake";
+
+TEST(RunnerSplitK, UnrolledGlobalLoadReduceBinds) {
+  auto s = pair(readSource(kRgU4Pair));
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_TRUE(ir::launchesWithPdl(s[1]));
+  for (int64_t split : {1, 2, 3, 4, 5, 8, 9}) {
+    runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], {16, 4096, 4096}, split);
+    ASSERT_EQ(br.result, "ok") << "S = " << split << ": " << br.detail;
+    EXPECT_EQ(br.binding->reduce.grid[0], 16);
+    EXPECT_EQ(br.binding->reduce.grid[1], 16);
+  }
+  EXPECT_EQ(runner::bindSplitK(s[0], s[1], {200, 264, 1000}, 5).result, "ok");
+}
+
+// A guard one slice short (slice s + 3 read only while s + 3 < S - 1) leaves the last
+// slice unread whenever S % 4 == 0: refused before any GPU work, as the plain reduce's
+// loop that stops one slice early (GlobalLoadReduceThatSkipsASliceIsUnsupported).
+TEST(RunnerSplitK, UnrolledReduceWhoseGuardSkipsASliceIsUnsupported) {
+  auto s = pair(replaced(readSource(kRgU4Pair), "if s + 3 < S:", "if s + 3 < S - 1:"));
+  ASSERT_EQ(s.size(), 2u);
+  runner::SplitKBindResult br = runner::bindSplitK(s[0], s[1], {16, 4096, 4096}, 4);
+  EXPECT_EQ(br.result, "unsupported_shape") << br.detail;
+  EXPECT_NE(br.detail.find("reduce kernel"), std::string::npos) << br.detail;
+  // S = 3: the fourth guard is false either way, every slice read
+  EXPECT_EQ(runner::bindSplitK(s[0], s[1], {16, 4096, 4096}, 3).result, "ok");
+}
+
 // ---- with a GPU (skipped elsewhere; CI has none)
 
 // Lowers, compiles and runs the pair of `file` at 200x264x1000, S = 5 (partial

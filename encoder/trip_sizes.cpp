@@ -1,0 +1,76 @@
+// Parameters read only in sizes: trip_sizes.h says the argument.
+#include "encoder/trip_sizes.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace cake::encoder::trip {
+
+namespace {
+
+bool countsTx(const Instr& in) { return in.kind == InstrKind::ExpectTx || in.kind == InstrKind::TmaLoad; }
+
+}  // namespace
+
+std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
+  // One order per memory space over every system of the group.
+  std::map<int, std::set<int64_t>> cuts;
+  int64_t gcd = 0, largest = 0;
+  size_t counting = 0;  // transaction counts of the largest system
+  for (const System* sys : systems) {
+    size_t here = 0;
+    for (const Process& p : sys->procs)
+      for (const Instr& in : p.program) {
+        for (const Access& a : in.accesses) {
+          cuts[a.space].insert(a.lo);
+          cuts[a.space].insert(a.hi);
+        }
+        if (!countsTx(in)) continue;
+        const int64_t b = std::llabs(in.bytes);
+        gcd = std::gcd(gcd, b);
+        largest = std::max(largest, b);
+        ++here;
+      }
+    counting = std::max(counting, here);
+  }
+  // Every sum of the counts of one system's instructions fits in the slot's
+  // 32-bit field, for the system as it is and for any multiple of its counts
+  // below the same bound (the key's classes are compared through it).
+  if (largest >= (int64_t{1} << 20) || counting >= (size_t{1} << 10)) return {};
+  auto rank = [&](int space, int64_t x) {
+    const std::set<int64_t>& c = cuts.at(space);
+    return std::distance(c.begin(), c.find(x));
+  };
+  std::vector<int64_t> k;
+  auto put = [&k](std::initializer_list<int64_t> xs) { k.insert(k.end(), xs.begin(), xs.end()); };
+  for (const System* sys : systems) {
+    put({-1, static_cast<int>(sys->target), sys->ctas, sys->slots_per_cta, sys->named_per_cta, sys->cluster_named,
+         static_cast<int64_t>(sys->barrier_base.size()), static_cast<int64_t>(sys->slots.size()),
+         static_cast<int64_t>(sys->named.size()), static_cast<int64_t>(sys->spaces.size()),
+         static_cast<int64_t>(sys->procs.size())});
+    for (int b : sys->barrier_base) put({b});
+    for (const BarrierSlot& sl : sys->slots) put({sl.barrier, sl.slot, sl.cta, sl.init_count});
+    for (const NamedBarrier& n : sys->named) put({n.index, n.expected_warps});
+    for (const MemSpace& m : sys->spaces) put({static_cast<int>(m.kind), m.index, m.process, m.cta});
+    for (const Process& p : sys->procs) {
+      put({-2, p.role, p.instance, p.cta, p.warps, static_cast<int64_t>(p.program.size())});
+      for (const Instr& in : p.program) {
+        const int64_t bytes = countsTx(in) && gcd > 0 ? in.bytes / gcd : in.bytes;
+        put({-3, static_cast<int>(in.kind), static_cast<int64_t>(reinterpret_cast<uintptr_t>(in.stmt)), in.derived,
+             in.slot, in.phase, in.count, bytes, in.pending, in.named, in.grid_dep_early, in.iteration.has_value(),
+             in.iteration.value_or(0), static_cast<int64_t>(in.loops.size()),
+             static_cast<int64_t>(in.accesses.size())});
+        for (const auto& [var, v] : in.loops) put({var, v});
+        for (const Access& a : in.accesses)
+          put({a.space, rank(a.space, a.lo), rank(a.space, a.hi), a.write, static_cast<int>(a.proxy), a.async, a.view,
+               a.index, a.gen, a.stage_like, a.view_written});
+      }
+    }
+  }
+  return k;
+}
+
+}  // namespace cake::encoder::trip
