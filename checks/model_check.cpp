@@ -14,6 +14,7 @@
 #include "encoder/bv_prover.h"
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
+#include "encoder/proof_budget.h"
 #include "encoder/trip_proof.h"
 
 namespace cake::checks {
@@ -1107,10 +1108,16 @@ class Driver {
       q.memory_mb = opts_.memory_mb;
       pr = engine(q);
     } else {
+      // The proof's budget is work (deterministic: the same verdict at any
+      // load), proof_timeout_ms seconds' worth on the calibration machine;
+      // the rest of the obligation's wall clock is only its safety limit
+      // (encoder/proof_budget.h, docs/z3.md "The proof's budget").
       encoder::TripProofOptions to;
-      to.timeout_ms = std::min(opts_.proof_timeout_ms, left);
+      const double seconds = opts_.proof_timeout_ms / 1000.0;
+      to.work = encoder::ProofBudget::unitsFor(seconds);
+      to.timeout_ms = left;
       to.memory_mb = std::min(opts_.memory_mb, 1024u);
-      to.rlimit = opts_.rlimit;
+      to.rlimit = opts_.rlimit > 0 ? opts_.rlimit : encoder::ProofBudget::rlimitFor(seconds);
       pr = encoder::proveEveryTripCount(s_, opts_.target, checked, to);
     }
     if (pr.outcome == encoder::Outcome::Proved) {

@@ -25,7 +25,7 @@ struct CheckArgs {
   std::string target;
   std::string format = "text";
   std::string engine = "explicit";   // checks/sync_engine.h
-  unsigned timeout_s = 10;
+  unsigned timeout_s = 30;
   unsigned memory_mb = 4096;
   double proof_timeout_s = 3;
   bool no_model_check = false;
@@ -295,12 +295,14 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--target", args->target, "sm_80 | sm_90a | sm_100a (must match the decorator when both are given)");
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "jsonl", "sarif"}));
   cmd->add_option("--timeout", args->timeout_s,
-                  "seconds for one whole obligation (the model checker's values, explorations and proof together; "
-                  "each gate's solver queries together); past it the verdict is unknown (default 10)")
+                  "wall-clock seconds for one whole obligation (the model checker's values, explorations and proof "
+                  "together; each gate's solver queries together), a safety limit: past it the verdict is unknown "
+                  "(default 30)")
       ->check(CLI::Range(1u, 3600u));
   cmd->add_option("--proof-timeout", args->proof_timeout_s,
-                  "seconds for the proof for every trip count after the bounded check, within --timeout "
-                  "(0: bounded check only; default 3)")
+                  "the budget of the proof for every trip count after the bounded check, in seconds of this "
+                  "machine's CPU counted as deterministic work (the same verdict at any load; docs/z3.md \"The "
+                  "proof's budget\"), within --timeout (0: bounded check only; default 3)")
       ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--engine", args->engine, "the engine that decides synchronization: explicit (default), z3 "
                                            "(partial-order encoding) or both (must agree; a disagreement exits 2)")

@@ -31,6 +31,8 @@ class Graph {
 
   // Returns the node of s, and whether it is new.
   std::pair<int, bool> insert(const State& s, int parent, const Step& step) {
+    words_ += s.v.size();
+    ++offered_;
     if ((nodes_.size() + 1) * 2 > table_.size()) grow();
     const uint64_t h = sim::hashState(s.v.data(), s.v.size());
     const uint64_t tag = h & ~uint64_t{0xffffffff};
@@ -64,6 +66,10 @@ class Graph {
     s.v.assign(node.data, node.data + node.length);
   }
   size_t size() const { return nodes_.size(); }
+  // Words of every state offered to insert() so far, new or not: the
+  // hashing work of a search (the proof's work budget, proof_budget.h).
+  uint64_t insertedWords() const { return words_; }
+  uint64_t offered() const { return offered_; }  // insert() calls so far
   uint32_t depth(int n) const { return nodes_[n].depth; }
   Trace trace(int n) const {
     Trace t;
@@ -75,6 +81,7 @@ class Graph {
  private:
   std::vector<Node> nodes_;
   std::vector<uint64_t> hashes_;
+  uint64_t words_ = 0, offered_ = 0;
   // The states, in chunks that never move (one growing vector copied every
   // state at each doubling: a tenth of a persistent proof's time, with the
   // page faults of the fresh copy). A state lies within one chunk. Chunks
@@ -84,7 +91,7 @@ class Graph {
   std::vector<ArenaChunk> arena_;
   size_t used_ = 0;  // int32s used in arena_.back()
   // (upper 32 bits of the hash) | (node + 1); 0: empty
-  std::vector<uint64_t> table_ = std::vector<uint64_t>(1024, 0);
+  HugeTable table_ = HugeTable(1024);
 
   const int32_t* store(const State& s) {
     const size_t n = s.v.size();
@@ -103,7 +110,7 @@ class Graph {
     return node.length == s.v.size() && std::equal(s.v.begin(), s.v.end(), node.data);
   }
   void grow() {
-    std::vector<uint64_t> t(table_.size() * 2, 0);
+    HugeTable t(table_.size() * 2);
     size_t mask = t.size() - 1;
     for (size_t n = 0; n < nodes_.size(); ++n) {
       size_t i = hashes_[n] & mask;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -17,6 +18,7 @@
 #include <fmt/ranges.h>
 
 #include "encoder/bv_prover.h"
+#include "encoder/proof_budget.h"
 #include "encoder/sim_graph.h"
 #include "encoder/sim_model.h"
 #include "encoder/sim_por.h"
@@ -68,9 +70,20 @@ struct TooManyValues : Fail {
   using Fail::Fail;
 };
 
-// Milliseconds since the proof started (its budget is wall-clock time).
-double msSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+// Throws Fail when the proof's budget (work, or the wall-clock safety
+// limit) is used up; `where` says what the proof was doing.
+void checkBudget(const ProofBudget& budget, const std::string& where) {
+  std::string out = budget.exhausted();
+  if (!out.empty()) throw Fail(where.empty() ? out : fmt::format("{} ({})", out, where));
+}
+
+// The work of building a system: a unit per instruction of its programs.
+void chargeBuild(ProofBudget& budget, const System& sys) {
+  uint64_t n = 0;
+  for (const Process& p : sys.procs) n += p.program.size();
+  ProofBudget::Tally tally;
+  tally.built = n;
+  budget.add(tally);
 }
 
 // ================================================================ the trip expression
@@ -1005,24 +1018,45 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
 
 // Expands every state of g in insertion order (expanding adds more) within
 // the budget (states, memory, time); returns the number of states.
-uint64_t expandAll(sim::Graph& g, uint64_t per_state, const TripProofOptions& opts,
-                   std::chrono::steady_clock::time_point start, const std::function<void(int)>& expand) {
+uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const TripProofOptions& opts,
+                   ProofBudget& budget, const std::function<void(int)>& expand) {
   const uint64_t max_states = std::min<uint64_t>(opts.max_states, uint64_t{opts.memory_mb} * 1024 * 1024 / per_state);
+  // the work: every state expanded (its copy, its enabled steps, the
+  // reduction's walk over the programs), every successor offered to the
+  // visited set (hashed, compared)
+  uint64_t instrs = 0;
+  for (int p = 0; p < m.P; ++p) instrs += static_cast<uint64_t>(m.programSize(p));
+  uint64_t words = g.insertedWords(), offered = g.offered(), expanded = 0;
+  auto charge = [&] {
+    ProofBudget::Tally t;
+    t.expanded = expanded;
+    t.offered = g.offered() - offered;
+    t.words = g.insertedWords() - words;
+    t.expanded_instrs = expanded * instrs;
+    budget.add(t);
+    words = g.insertedWords();
+    offered = g.offered();
+    expanded = 0;
+  };
   for (size_t n = 0; n < g.size(); ++n) {
     if (n % 256 == 0) {
-      const double ms = msSince(start);
-      if (g.size() > max_states || ms > opts.timeout_ms)
-        throw Fail(fmt::format("budget exceeded after {} states ({:.1f} s)", g.size(), ms / 1000));
+      charge();
+      if (g.size() > max_states)
+        throw Fail(fmt::format("state cap of {} states exceeded after {} work units", max_states, budget.used()));
+      checkBudget(budget, fmt::format("after {} states", g.size()));
     }
     expand(static_cast<int>(n));
+    ++expanded;
   }
+  charge();
+  checkBudget(budget, fmt::format("after {} states", g.size()));
   return g.size();
 }
 
 class LapExplorer {
  public:
-  LapExplorer(const Window& w, const TripProofOptions& opts, std::chrono::steady_clock::time_point start)
-      : w_(w), m_(w.comb, &w.flow), opts_(opts), start_(start) {
+  LapExplorer(const Window& w, const TripProofOptions& opts, ProofBudget& budget)
+      : w_(w), m_(w.comb, &w.flow), opts_(opts), budget_(budget) {
     for (int p = 0; p < m_.P; ++p) {
       const ProcShape& sh = w_.shape[p];
       layout_.is_head.emplace_back(static_cast<size_t>(m_.programSize(p)), 0);
@@ -1038,14 +1072,14 @@ class LapExplorer {
     State init = sim::initialState(m_);
     g_.insert(pack(init, static_cast<int32_t>(w_.t1), -1), -1, {});
     uint64_t per_state = init.v.size() * 4 + 64 + 48;
-    return expandAll(g_, per_state, opts_, start_, [&](int n) { expand(n); });
+    return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n); });
   }
 
  private:
   const Window& w_;
   Model m_;
   const TripProofOptions& opts_;
-  std::chrono::steady_clock::time_point start_;
+  ProofBudget& budget_;
   sim::Graph g_;
   State cur_, next_;  // expand's buffers
   sim::ExitLayout layout_;
@@ -1327,14 +1361,31 @@ bool readsStayBelow(const TripLoops& tl, const System& sys, int64_t low, FactPro
   return true;
 }
 
-// The solver's limits for the proof's queries: `timeout_ms` of wall clock
-// (what is left of the proof's budget), its memory cap and resource limit.
-Limits solverLimits(const TripProofOptions& opts, unsigned timeout_ms) {
+// The solver's limits for the proof's queries: its resource limit (work,
+// deterministic: what decides), its memory cap, and the wall-clock time the
+// safety limit leaves (docs/z3.md "The proof's budget").
+Limits solverLimits(const TripProofOptions& opts, const ProofBudget& budget) {
   Limits l;
-  l.timeout_ms = timeout_ms;
+  l.timeout_ms = budget.wallLeftMs();
   l.memory_mb = opts.memory_mb;
   l.rlimit = opts.rlimit;
   return l;
+}
+
+// The proof's wall-clock seconds into res; with CAKE_PROOF_STATS set, one
+// line on stderr with the work units and the thread's CPU seconds (the
+// calibration of ProofBudget::kUnitsPerSecond, bench/proof_budget_calibrate.sh).
+void finish(ModelCheckResult& res, const ProofBudget& budget) {
+  res.seconds = budget.wallSeconds();
+  if (res.outcome == Outcome::Proved) res.engine += fmt::format(" [{} work units]", budget.used());
+  if (std::getenv("CAKE_PROOF_STATS"))
+    fmt::print(stderr,
+               "proof-stats: outcome={} work={} cpu_s={:.3f} wall_s={:.3f} states={} expanded={} offered={} words={} "
+               "expanded_instrs={} built={} queries={} rlimit={}\n",
+               res.outcome == Outcome::Proved ? "proved" : res.outcome == Outcome::Violation ? "violation" : "unknown",
+               budget.used(), budget.cpuSeconds(), budget.wallSeconds(), res.states, budget.tally().expanded,
+               budget.tally().offered, budget.tally().words, budget.tally().expanded_instrs, budget.tally().built,
+               budget.tally().queries, budget.tally().rlimit);
 }
 
 // The smallest trip count to prove from: the smallest one the checked
@@ -1380,22 +1431,22 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
 }
 
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
-                    int64_t t0, int64_t W, const TripProofOptions& opts, std::chrono::steady_clock::time_point start,
+                    int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
                     uint64_t& states) {
   Window w;
   w.W = W;
   w.t0 = t0;
   w.base = buildAt(s, binding, target, tl, W);
+  chargeBuild(budget, w.base);
   for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
   if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
     throw Fail("no role runs the symbolic loop");
   for (int64_t T = t0; T <= W; ++T) {
     // a body that grows with T (an inner loop bounded by the loop variable)
     // makes each system larger: the budget holds here too
-    if (msSince(start) >= opts.timeout_ms)
-      throw Fail(fmt::format("budget exceeded ({:.1f} s, building the system for trip count {} of window {})",
-                             msSince(start) / 1000, T, W));
+    checkBudget(budget, fmt::format("building the system for trip count {} of window {}", T, W));
     w.by_trip.push_back(buildAt(s, binding, target, tl, T));
+    chargeBuild(budget, w.by_trip.back());
   }
   findSteadyOffsets(w);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
@@ -1411,14 +1462,12 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
       if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
   }
   // the solver's queries share the proof's time budget
-  const double used_ms = msSince(start);
-  if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
-  const Limits limits = solverLimits(opts, static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms)));
+  checkBudget(budget, "");
+  const Limits limits = solverLimits(opts, budget);
   // in the loop variable's values (an iteration is a block of `scale` of them)
   checkBodyExprs(s, tl, body_exprs, w.P * tl.scale, w.w0 * tl.scale, (w.last - w.P + 1) * tl.scale, limits);
   checkTripUses(s, tl, w, uses, limits);
-  if (msSince(start) >= opts.timeout_ms)
-    throw Fail("budget exceeded in the bit-vector proofs");
+  checkBudget(budget, "in the bit-vector proofs");
   periodCounts(w);
   layOut(w);
   std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
@@ -1439,17 +1488,36 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) {
     ExploreOptions eo;
-    double ms = msSince(start);
-    eo.timeout_ms = static_cast<unsigned>(std::max(1.0, opts.timeout_ms - ms));
+    eo.timeout_ms = budget.wallLeftMs();
     eo.memory_mb = opts.memory_mb;
     eo.stop_at_first = true;
+    // the work budget caps the states (each is hashed and copied at least once)
+    const Model m(w.by_trip[T - t0]);
+    ProofBudget::Tally per;  // a state's least work: expanded once, offered once
+    per.expanded = per.offered = 1;
+    per.words = sim::initialState(m).v.size();
+    for (int p = 0; p < m.P; ++p) per.expanded_instrs += static_cast<uint64_t>(m.programSize(p));
+    ProofBudget probe(0, 0);
+    probe.add(per);
+    const bool capped = budget.left() / probe.used() < eo.max_states;
+    if (capped) eo.max_states = budget.left() / probe.used();
     ModelCheckResult r = explore(w.by_trip[T - t0], eo);
+    ProofBudget::Tally t;
+    t.expanded = r.states;
+    t.offered = r.transitions;
+    t.words = r.transitions * per.words;
+    t.expanded_instrs = r.states * per.expanded_instrs;
+    budget.add(t);
     if (r.outcome == Outcome::Violation)
       throw Met(fmt::format("trip count {} meets {}", T, r.violations.front().rule), r.violations.front(), T);
-    if (r.outcome != Outcome::Pass) throw Fail(fmt::format("trip count {}: {}", T, r.detail));
+    if (r.outcome != Outcome::Pass) {
+      if (capped) budget.charge(budget.left() + 1);  // the work cap ended the search
+      checkBudget(budget, fmt::format("trip count {}", T));
+      throw Fail(fmt::format("trip count {}: {}", T, r.detail));
+    }
     states += r.states;
   }
-  states += LapExplorer(w, opts, start).run();
+  states += LapExplorer(w, opts, budget).run();
   if (!key.empty()) tl.explored->insert(std::move(key));
   return text;
 }
@@ -1458,9 +1526,9 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
 // trip expression) and tl.residue: the argument in one line, or throws.
 std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                          const TripLoops& tl, const TripProofOptions& opts,
-                         std::chrono::steady_clock::time_point start, uint64_t& states) {
+                         ProofBudget& budget, uint64_t& states) {
   const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
-  const Limits limits = solverLimits(opts, opts.timeout_ms);
+  const Limits limits = solverLimits(opts, budget);
   bool below = false;  // values below t0 build t0's system (proved)
   int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
                           [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below);
@@ -1482,10 +1550,9 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
   for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
     if (W > opts.max_window)
       throw NoSteadyPeriod(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
-    const double ms = msSince(start);
-    if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {})", ms / 1000, W));
+    checkBudget(budget, fmt::format("window {}", W));
     try {
-      return attempt(s, target, checked.front(), tl, t0, W, opts, start, states) +
+      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states) +
              (below ? fmt::format("; every value below {} reads as {} does", t0, t0) : "");
     } catch (const WindowTooSmall&) {
       continue;
@@ -1497,12 +1564,12 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
 // modulo tl.scale (loops with a step): every value of E is one of them.
 std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                        const TripLoops& tl, const TripProofOptions& opts,
-                       std::chrono::steady_clock::time_point start, uint64_t& states) {
+                       ProofBudget& budget, uint64_t& states) {
   TripLoops each = tl;
   std::map<const ir::Expr*, std::set<int64_t>> offsets;  // (TripLoops::offsets, for step-1 loops by parity)
   if (tl.scale == 1) {
     try {
-      return proveResidue(s, target, checked, tl, opts, start, states);
+      return proveResidue(s, target, checked, tl, opts, budget, states);
     } catch (const NoSteadyPeriod&) {
       // A tail that depends on the parity of E (a guard `k + 2 < E + 1` in
       // the odd iterations only): once more per residue of E modulo 2, in
@@ -1517,7 +1584,7 @@ std::string proveFixed(const ir::Schedule& s, ir::Target target, const std::vect
     each.residue = r;
     const std::string at = fmt::format("{} = {} * T + {}: ", E, each.scale, r);
     try {
-      std::string engine = proveResidue(s, target, checked, each, opts, start, states);
+      std::string engine = proveResidue(s, target, checked, each, opts, budget, states);
       if (first.empty()) first = std::move(engine);
     } catch (const Met& m) {
       throw Met(at + m.what(), m.violation, tripValue(each, m.trip), m.violation.trip_open);
@@ -2336,8 +2403,8 @@ class PersistentExplorer {
  public:
   // Tiles of `len` K iterations each (fixed), or of at least `-len` (len <= 0).
   PersistentExplorer(const PGrid& g, int64_t len, const TripProofOptions& opts,
-                     std::chrono::steady_clock::time_point start)
-      : g_(g), m_(g.comb, &g.flow), opts_(opts), start_(start), len_(len) {
+                     ProofBudget& budget)
+      : g_(g), m_(g.comb, &g.flow), opts_(opts), budget_(budget), len_(len) {
     // Model's own tables follow one predecessor per pc: the counts of the
     // layout are the path-independent ones.
     for (int p = 0; p < m_.P; ++p) {
@@ -2369,14 +2436,14 @@ class PersistentExplorer {
     }
     for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
-    return expandAll(graph_, per_state, opts_, start_, [&](int n) { expand(n); });
+    return expandAll(graph_, m_, per_state, opts_, budget_, [&](int n) { expand(n); });
   }
 
  private:
   const PGrid& g_;
   Model m_;
   const TripProofOptions& opts_;
-  std::chrono::steady_clock::time_point start_;
+  ProofBudget& budget_;
   int64_t len_;
   sim::Graph graph_;
   sim::BranchLayout branches_;
@@ -3179,7 +3246,7 @@ void alignSkippedGenerations(PGrid& g) {
 // (GridTooSmall: retry wider).
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
-                              std::chrono::steady_clock::time_point start, uint64_t& states) {
+                              ProofBudget& budget, uint64_t& states) {
   PGrid g;
   g.Wt = Wt;
   g.Wg = Wg;
@@ -3227,11 +3294,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     }
     checkLastTileGrid(g);
   }
-  const double used_ms = msSince(start);
-  if (used_ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s)", used_ms / 1000));
-  Limits limits;
-  limits.timeout_ms = static_cast<unsigned>(std::max(50.0, opts.timeout_ms - used_ms));
-  limits.memory_mb = opts.memory_mb;
+  checkBudget(budget, "");
+  const Limits limits = solverLimits(opts, budget);
   checkTileExprs(s, tl, g, limits);
   checkTileCountUses(s, tl, uses, limits);
   layOutPersistent(g);
@@ -3240,8 +3304,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // every length >= split. A run of the schedule has every tile of length
   // E_B: it is a run of one of them.
   const int64_t split = opts.persistent_split > 0 ? opts.persistent_split : g.w0g + g.Pg + 1;
-  for (int64_t len = 1; len < split; ++len) states += PersistentExplorer(g, len, opts, start).run();
-  states += PersistentExplorer(g, -split, opts, start).run();
+  for (int64_t len = 1; len < split; ++len) states += PersistentExplorer(g, len, opts, budget).run();
+  states += PersistentExplorer(g, -split, opts, budget).run();
   return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} >= 1 K iterations, each tile "
                      "its own (ring period {}, tile period {}, window {} tiles x {} iterations{}{})",
                      ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s), g.Pg, g.Pt, Wt, Wg,
@@ -3251,10 +3315,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
 
 std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                             const TileLoops& tl, const TripProofOptions& opts,
-                            std::chrono::steady_clock::time_point start, uint64_t& states) {
-  Limits limits;
-  limits.timeout_ms = opts.timeout_ms;
-  limits.memory_mb = opts.memory_mb;
+                            ProofBudget& budget, uint64_t& states) {
+  const Limits limits = solverLimits(opts, budget);
   FactProver prover(s, limits, {});
   std::map<int, std::optional<int64_t>> param_lb;
   if (!atLeast(prover, tl.inner, 1, param_lb))
@@ -3268,10 +3330,9 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   for (;;) {
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
-    const double ms = msSince(start);
-    if (ms >= opts.timeout_ms) throw Fail(fmt::format("budget exceeded ({:.1f} s, window {}x{})", ms / 1000, Wt, Wg));
+    checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
     try {
-      return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, start, states);
+      return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states);
     } catch (const GridTooSmall& small) {
       (small.tiles ? Wt : Wg) *= 2;
     }
@@ -3284,12 +3345,12 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
 // the checked ones with the assignment of the current proof.
 std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                 TripLoops& tl, const TripProofOptions& opts,
-                                std::chrono::steady_clock::time_point start, uint64_t& states,
+                                ProofBudget& budget, uint64_t& states,
                                 std::vector<Binding>& bindings) {
   const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
   std::vector<std::map<int, int64_t>> assignments = {{}};
   if (!extra.empty()) {
-    const Limits limits = solverLimits(opts, opts.timeout_ms);
+    const Limits limits = solverLimits(opts, budget);
     try {
       assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
     } catch (const TooManyValues&) {
@@ -3306,8 +3367,7 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
         if (bounds.prove(within).kind != BvVerdict::Holds) throw;
       }
       assignments = allowedAssignments(s, extra, limits, opts.max_equivalent_values, [&] {
-        if (msSince(start) >= opts.timeout_ms)
-          throw Fail(fmt::format("budget exceeded ({:.1f} s, listing the allowed values)", msSince(start) / 1000));
+        checkBudget(budget, "listing the allowed values");
       });
     }
     if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
@@ -3331,7 +3391,7 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     if (!at.empty()) at += ": ";
     std::string engine;
     try {
-      engine = proveFixed(s, target, bindings, tl, opts, start, states);
+      engine = proveFixed(s, target, bindings, tl, opts, budget, states);
     } catch (const Met& m) {
       throw Met(at + m.what(), m.violation, m.trip, m.violation.trip_open);
     } catch (const Fail& f) {
@@ -3353,7 +3413,7 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                      const TripProofOptions& opts) {
-  auto start = std::chrono::steady_clock::now();
+  ProofBudget budget(opts.work, opts.timeout_ms);
   ModelCheckResult res;
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;
@@ -3366,7 +3426,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     } catch (const Fail&) {
       // Loops bounded by different expressions: those whose parameters the
       // lm.assume facts allow few values of are proved value by value.
-      const Limits limits = solverLimits(opts, opts.timeout_ms);
+      const Limits limits = solverLimits(opts, budget);
       std::set<int> finite, tried;
       BvProver bounds(s, limits);
       auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
@@ -3392,10 +3452,11 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
         auto tiles = findTileLoops(s);
         if (!tiles) throw;
         uint64_t states = 0;
-        res.engine = provePersistent(s, target, checked, *tiles, opts, start, states);
+        res.engine = provePersistent(s, target, checked, *tiles, opts, budget, states);
+        if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
         res.states = states;
         res.outcome = Outcome::Proved;
-        res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        finish(res, budget);
         return res;
       }
       tl = findTrip(s, finite);
@@ -3403,7 +3464,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     uint64_t states = 0;
     std::vector<trip::GuardOutcome> guards;
     try {
-      res.engine = proveEachAssignment(s, target, checked, tl, opts, start, states, bindings);
+      res.engine = proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
     } catch (const TooManyValues&) {
       // Unbounded parameters read only by guards (`if M > N:`): one proof per
       // outcome of the guards instead of one per value (trip_guards.h).
@@ -3415,7 +3476,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
       for (const trip::GuardOutcome& g : guards) {
         tl.guards = &g.hook;
         try {
-          std::string engine = proveEachAssignment(s, target, checked, tl, opts, start, states, bindings);
+          std::string engine = proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
           if (first.empty()) first = std::move(engine);
         } catch (const Fail& f) {
           // Met too: the outcomes need not be ones the lm.assume facts
@@ -3427,6 +3488,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
       res.engine = fmt::format("for each outcome of the guards ({} cases): {}{}", guards.size(), first,
                                guards.size() > 1 ? " (shown for the first)" : "");
     }
+    if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
     res.states = states;
     res.outcome = Outcome::Proved;
   } catch (const Met& m) {
@@ -3442,7 +3504,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   } catch (const Fail& f) {
     res.detail = f.what();
   }
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  finish(res, budget);
   return res;
 }
 

@@ -56,6 +56,9 @@
 namespace cake::encoder {
 
 struct TripProofOptions {
+  // The budget (encoder/proof_budget.h): `work` units (deterministic: what
+  // decides; 0 = no cap), and `timeout_ms` of wall clock, the safety limit.
+  uint64_t work = 0;
   unsigned timeout_ms = 10000;
   unsigned memory_mb = 1024;
   // Z3's resource limit for each solver query (deterministic, unlike the

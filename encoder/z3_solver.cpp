@@ -130,10 +130,47 @@ Watchdog::~Watchdog() {
   if (id_ != 0) WatchdogService::get().remove(id_);
 }
 
+namespace {
+
+thread_local QueryWork query_work;
+
+// Z3's resource count of s's context (it only grows).
+uint64_t rlimitCount(z3::solver& s) {
+  z3::stats st = s.statistics();
+  for (unsigned i = 0; i < st.size(); ++i)
+    if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
+  return 0;
+}
+
+// Adds a query's resource units to this thread's count when it ends.
+struct CountQuery {
+  explicit CountQuery(z3::solver& s) : s_(s) {
+    try {
+      before_ = rlimitCount(s);
+    } catch (const z3::exception&) {
+    }
+  }
+  ~CountQuery() {
+    ++query_work.queries;
+    try {
+      const uint64_t after = rlimitCount(s_);
+      if (after > before_) query_work.rlimit += after - before_;
+    } catch (const z3::exception&) {
+    }
+  }
+  z3::solver& s_;
+  uint64_t before_ = 0;
+};
+
+}  // namespace
+
+QueryWork threadQueryWork() { return query_work; }
+
 QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions) {
   QueryResult out;
   auto t0 = std::chrono::steady_clock::now();
   try {
+    CountQuery counted(s);
     applyGlobalLimits(lim);
     s.set(solverParams(s.ctx(), lim));
     z3::check_result r;

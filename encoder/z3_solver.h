@@ -80,6 +80,15 @@ class Watchdog {
 QueryResult check(z3::solver& s, const Limits& lim,
                   const std::vector<z3::expr>& assumptions = {});
 
+// The queries check() ran on this thread so far and the Z3 resource units
+// (`rlimit count`) they spent: deterministic work, which the proof's
+// budget charges (encoder/proof_budget.h).
+struct QueryWork {
+  uint64_t queries = 0;
+  uint64_t rlimit = 0;
+};
+QueryWork threadQueryWork();
+
 // Spacer / fixedpoint query: Correct when `query` is unreachable.
 QueryResult query(z3::fixedpoint& fp, z3::expr query, const Limits& lim);
 

@@ -219,7 +219,7 @@ TEST(Cli, DefaultBudgetsAreDocumented) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string doc = ss.str();
-  for (const char* d : {"--memory-limit", "4096 MiB", "10 s", "3 s", "200,000 instructions"})
+  for (const char* d : {"--memory-limit", "4096 MiB", "30 s", "3 s", "200,000 instructions"})
     EXPECT_NE(doc.find(d), std::string::npos) << "docs/cli.md does not say " << d;
 }
 
