@@ -183,11 +183,8 @@ class GoalCollector {
   static constexpr int kInstances = 16;   // lm.instance() values a guard is evaluated for
 
   void loopGuard(const ir::Expr& c, const ir::SourceRange& where) {
-    for (const auto& [var, loop] : symbolic_vars_) {
-      if (!ir::dependsOnLoopVar(c, var)) continue;
-      if (readsOnly(c, var)) flipGoals(c, var, loop, where);
-      else comparisonGoals(c, var, loop, where);
-    }
+    for (const auto& [var, loop] : symbolic_vars_)
+      if (ir::dependsOnLoopVar(c, var)) loopGuardPart(c, var, loop, where);
   }
   // Reads no parameter, grid value or other loop variable (lm.instance()
   // is evaluated for each instance).
