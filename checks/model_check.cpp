@@ -197,12 +197,14 @@ class GoalCollector {
     uncovered.insert(fmt::format("{}: the guard `{}` {}", where.str(), ir::exprToString(c, s_), why));
   }
 
-  // The guard's outcome at k for every instance (bit i: instance i).
+  // The guard's outcome at k for every instance (bit i: instance i; one
+  // evaluation when the guard does not read lm.instance()).
   static std::optional<uint32_t> outcomeAt(const ir::Expr& c, int var, int64_t k) {
     ir::EvalEnv env;
     env.loop_vars[var] = k;
     uint32_t bits = 0;
-    for (int i = 0; i < kInstances; ++i) {
+    const int instances = ir::exprUses(c, {ExprKind::Instance}) ? kInstances : 1;
+    for (int i = 0; i < instances; ++i) {
       env.instance = i;
       std::optional<int64_t> v = ir::evaluate(c, env);
       if (!v) return std::nullopt;
