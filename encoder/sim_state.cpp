@@ -438,6 +438,7 @@ class Stepper {
     const Instr& in = m_.instr(p, pc_);
     pc(p) = m_.nextPc(p, pc_);
     if (in.grid_dep_early >= 0) gridDependency(p, pc_, in);
+    if (in.uninit.regs_space >= 0) uninitializedRead(p, pc_, in);
     switch (in.kind) {
       case InstrKind::Wait: return wait(p, pc_, in);
       case InstrKind::Arrive:
@@ -526,6 +527,32 @@ class Stepper {
                                  actor(p, pc_), t, t),
                      p, pc_);
     v.buffer = t;
+  }
+
+  // A register fragment read where its instance has not written the
+  // element (decided when the system was built: the fragment is private
+  // and the program runs in order). For an operand read, the note points
+  // at the first write of the fragment after it, if any.
+  void uninitializedRead(int p, int pc_, const Instr& in) {
+    const std::string& what = in.uninit.what;
+    auto& v = report("data.uninitialized",
+                     in.uninit.accumulates
+                         ? fmt::format("{} accumulates into {}, which this instance has not written: init= is "
+                                       "false or absent here, so the MMA adds to undefined registers",
+                                       actor(p, pc_), what)
+                         : fmt::format("{} reads {}, which this instance has not written: a register fragment "
+                                       "holds undefined values until its own instance writes them",
+                                       actor(p, pc_), what),
+                     p, pc_);
+    v.buffer = what;
+    if (in.uninit.accumulates) return;  // later MMAs write acc by adding to it: no note helps
+    const auto& prog = m_.sys.procs[p].program;
+    for (size_t q = static_cast<size_t>(pc_) + 1; q < prog.size(); ++q)
+      for (const Access& a : prog[q].accesses)
+        if (a.write && a.space == in.uninit.regs_space) {
+          v.others.push_back({p, static_cast<int>(q), "the fragment is first written here, after the read"});
+          return;
+        }
   }
 
   static int32_t bit(int p) { return p < 31 ? (1 << p) : (1 << 30); }

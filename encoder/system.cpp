@@ -32,6 +32,39 @@ bool rangesOverlap(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi) { return 
 
 // Per-process bookkeeping while unrolling (all of it is static: it depends
 // only on the process's own program).
+// Element indices of a register fragment, as sorted disjoint intervals
+// [lo, hi) (adjacent ones merged): what a process has written so far.
+class ElementSet {
+ public:
+  void add(int64_t lo, int64_t hi) {
+    if (lo >= hi) return;
+    auto it = iv_.upper_bound(lo);
+    if (it != iv_.begin() && std::prev(it)->second >= lo) {
+      --it;
+      lo = it->first;
+      hi = std::max(hi, it->second);
+      it = iv_.erase(it);
+    }
+    while (it != iv_.end() && it->first <= hi) {
+      hi = std::max(hi, it->second);
+      it = iv_.erase(it);
+    }
+    iv_.emplace(lo, hi);
+  }
+  // The first element of [lo, hi) not in the set. Merged intervals leave a
+  // gap right after each one, so one step past the interval holding lo
+  // decides.
+  std::optional<int64_t> firstMissing(int64_t lo, int64_t hi) const {
+    auto it = iv_.upper_bound(lo);
+    if (it != iv_.begin() && std::prev(it)->second > lo) lo = std::prev(it)->second;
+    if (lo < hi) return lo;
+    return std::nullopt;
+  }
+
+ private:
+  std::map<int64_t, int64_t> iv_;  // lo -> hi
+};
+
 struct ProcState {
   std::map<int, int64_t> waits_on_slot;     // stage= waits so far, per flat slot
   std::map<int, int64_t> arrivals_on_slot;  // stage= arrive-type ops so far, per flat slot
@@ -46,6 +79,8 @@ struct ProcState {
   std::map<std::tuple<int, int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
   struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
+  // data.uninitialized: regs index -> the elements this process wrote so far
+  std::map<int, ElementSet> regs_written;
 };
 
 class Builder {
@@ -230,6 +265,24 @@ class Builder {
       auto& body = sys_.replace_loop_exprs;
       if (std::find(body.begin(), body.end(), e.get()) == body.end()) body.push_back(e.get());
     }
+    return *v;
+  }
+
+  // init= of an MMA into registers. It decides only whether the MMA's
+  // first run on its accumulator slice reads undefined registers: every
+  // run writes the slice, so later runs read what the first wrote whatever
+  // init= says. The first run is in the explored prefix (guards that move
+  // it are followed through their conditions), so the proofs need not
+  // follow init='s value past their window: it is evaluated without being
+  // recorded as a use of the replaced expression or of the loop body
+  // (eval), which would refuse per-tile `init=(k == 0)` in persistent loops.
+  int64_t evalInit(const ir::ExprPtr& e) {
+    int64_t* hits = env_.replace_hits;
+    env_.replace_hits = nullptr;
+    auto v = hook_ ? ir::evaluate(*hooked(*e), env_) : ir::evaluate(*e, env_);
+    env_.replace_hits = hits;
+    if (!v) throw BuildError(fmt::format("init= ({}) does not evaluate for {}", ir::exprToString(*e, s_),
+                                         bindingToString(s_, sys_.binding)));
     return *v;
   }
 
@@ -478,6 +531,7 @@ class Builder {
   // process's lm.grid_dep_wait() marks the instruction.
   void addRef(Instr& in, const BufferRef& ref, bool write, Proxy proxy, bool async, const Stmt& st) {
     if (ref.kind == BufferRef::Kind::Param) return markGridDep(in, ref);
+    if (ref.kind == BufferRef::Kind::Regs) regsElements(in, ref, write, false);
     if (ref.kind != BufferRef::Kind::Tmem) return addAccess(in, access(ref, std::nullopt, write, proxy, async), st);
     const ir::Tmem& tm = s_.tmems[ref.index];
     const int64_t cols = eval(tm.cols, "tmem cols="), width = eval(tm.width, "tmem width=");
@@ -511,6 +565,72 @@ class Builder {
                            std::min(r1, 32 * q + 32), c0, c1);
       in.accesses.push_back(std::move(a));
     }
+  }
+
+  // ------------------------------------------------------------ register fragments
+
+  // The element intervals [lo, hi) (row-major) that a register operand
+  // names: its slices, clamped to the shape, exact per dimension (the
+  // access itself covers the whole fragment: races and stale reads treat a
+  // fragment as one).
+  std::vector<std::pair<int64_t, int64_t>> regsIntervals(const BufferRef& ref) {
+    const auto dims = shapeOf(s_.regs[ref.index].shape);
+    if (dims.empty()) return {{0, 1}};
+    std::vector<int64_t> lo(dims.size(), 0), hi = dims;
+    for (size_t d = 0; d < ref.slices.size() && d < dims.size(); ++d) {
+      if (ref.slices[d].lo) lo[d] = std::clamp<int64_t>(eval(ref.slices[d].lo, "a slice start"), 0, dims[d]);
+      if (ref.slices[d].hi) hi[d] = std::clamp<int64_t>(eval(ref.slices[d].hi, "a slice end"), 0, dims[d]);
+      if (hi[d] <= lo[d]) return {};
+    }
+    // every index of the outer dimensions, each an interval of the last one
+    std::vector<std::pair<int64_t, int64_t>> out;
+    std::vector<int64_t> at(lo.begin(), lo.end() - 1);
+    const size_t last = dims.size() - 1;
+    while (true) {
+      int64_t base = 0;
+      for (size_t d = 0; d < last; ++d) base = base * dims[d] + at[d];
+      base *= dims[last];
+      out.push_back({base + lo[last], base + hi[last]});
+      size_t d = last;
+      while (d > 0 && ++at[d - 1] == hi[d - 1]) {
+        at[d - 1] = lo[d - 1];
+        --d;
+      }
+      if (d == 0) return out;
+    }
+  }
+
+  // A register fragment starts undefined in each instance: a read of
+  // elements no earlier op of this process wrote marks the instruction
+  // (its first such read); a write adds its elements (data.uninitialized).
+  // Register fragments are private to the process and its program runs in
+  // order, so what is written before an op does not depend on the
+  // interleaving (an async write, a wgmma or tcgen05.ld, counts at issue:
+  // reading it before its wait is a race, sync.race).
+  void regsElements(Instr& in, const BufferRef& ref, bool write, bool accumulates) {
+    ElementSet& done = ps_->regs_written[ref.index];
+    for (const auto& [lo, hi] : regsIntervals(ref)) {
+      if (write) {
+        done.add(lo, hi);
+        continue;
+      }
+      if (in.uninit.regs_space >= 0) return;
+      if (auto miss = done.firstMissing(lo, hi)) {
+        in.uninit = {regsSpace(ref.index), *miss, accumulates, elementName(ref.index, *miss)};
+        return;
+      }
+    }
+  }
+
+  // "acc element (0, 64)"
+  std::string elementName(int regs, int64_t element) {
+    const auto dims = shapeOf(s_.regs[regs].shape);
+    std::vector<int64_t> at(dims.size(), 0);
+    for (size_t d = dims.size(); d-- > 0;) {
+      at[d] = dims[d] > 0 ? element % dims[d] : 0;
+      element = dims[d] > 0 ? element / dims[d] : 0;
+    }
+    return fmt::format("{} element ({})", s_.regs[regs].name, fmt::join(at, ", "));
   }
 
   void markGridDep(Instr& in, const BufferRef& ref) {
@@ -724,6 +844,9 @@ class Builder {
     };
     operand(o.src);
     operand(o.src2);
+    // without init= (or where it is false) the MMA adds to what acc holds
+    if (o.dst.kind == BufferRef::Kind::Regs && !(o.init && evalInit(o.init) != 0))
+      regsElements(in, o.dst, false, true);
     addRef(in, o.dst, true, Proxy::Generic, async, st);
   }
 
@@ -901,6 +1024,7 @@ std::string instrToString(const System& sys, int proc, int pc) {
   if (in.kind == InstrKind::StoreWait || in.kind == InstrKind::CpAsyncWait || in.kind == InstrKind::MmaWait)
     out += fmt::format(" pending {}", in.pending);
   if (in.grid_dep_early >= 0) out += fmt::format(" (before grid_dep_wait: {})", sys.schedule->params[in.grid_dep_early].name);
+  if (in.uninit.regs_space >= 0) out += fmt::format(" (reads unwritten {})", in.uninit.what);
   for (const Access& a : in.accesses)
     out += fmt::format(" {}{}{} {}", a.write ? "W" : "R", a.async ? "~" : "", a.proxy == Proxy::Async ? "a" : "",
                        a.what) +

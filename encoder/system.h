@@ -148,6 +148,20 @@ struct Instr {
   // `grid_dep_early` (lm.grid_dependency) before its process ran
   // lm.grid_dep_wait() (sync.grid-dependency); -1 otherwise.
   int grid_dep_early = -1;
+  // data.uninitialized: the first element of a register fragment that this
+  // instruction reads before its process wrote it (encoder/system.cpp
+  // "Register fragments"); regs_space -1 when every element it reads was
+  // written before.
+  struct UninitRead {
+    int regs_space = -1;            // System::spaces index of the fragment
+    int64_t element = 0;            // row-major element index
+    bool accumulates = false;       // the read is an MMA accumulating (init= false)
+    std::string what;               // "fa0 element (0, 0)" (not compared)
+    bool operator==(const UninitRead& o) const {
+      return regs_space == o.regs_space && element == o.element && accumulates == o.accumulates;
+    }
+  };
+  UninitRead uninit;
   std::optional<int64_t> iteration; // iter= value, else the innermost loop variable
   std::vector<std::pair<int, int64_t>> loops;  // (loop var, value), outermost first
 };

@@ -271,7 +271,7 @@ bool sameAccess(const Access& a, const Access& b) {
 bool sameInstr(const Instr& a, const Instr& b) {
   if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.phase != b.phase ||
       a.count != b.count || a.bytes != b.bytes || a.pending != b.pending || a.named != b.named ||
-      a.grid_dep_early != b.grid_dep_early || a.iteration != b.iteration || a.loops != b.loops ||
+      a.grid_dep_early != b.grid_dep_early || !(a.uninit == b.uninit) || a.iteration != b.iteration || a.loops != b.loops ||
       a.accesses.size() != b.accesses.size())
     return false;
   for (size_t i = 0; i < a.accesses.size(); ++i)
@@ -303,7 +303,7 @@ struct Deltas {
 bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
   if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.count != b.count ||
       a.bytes != b.bytes || a.pending != b.pending || a.named != b.named || a.grid_dep_early != b.grid_dep_early ||
-      a.accesses.size() != b.accesses.size())
+      !(a.uninit == b.uninit) || a.accesses.size() != b.accesses.size())
     return false;
   if (a.slot >= 0 ? !Deltas::learn(d.slot_phase, a.slot, b.phase - a.phase) : a.phase != b.phase) return false;
   for (size_t i = 0; i < a.accesses.size(); ++i) {
@@ -1389,8 +1389,8 @@ void finish(ModelCheckResult& res, const ProofBudget& budget) {
 }
 
 // The smallest trip count to prove from: the smallest one the checked
-// values give, if the schedule's assumptions guarantee it (else 0, if they
-// guarantee that). Else, when the trip expression is only a loop bound,
+// values give, if the schedule's assumptions guarantee it (else 1 or 0,
+// if they guarantee that). Else, when the trip expression is only a loop bound,
 // the smallest loop start: every
 // value at or below every symbolic loop's start (minus its bound's offset)
 // builds the same system (no iteration runs) as that value.
@@ -1414,8 +1414,10 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   // values by grid dimensions are non-linear for the solver (it timed out
   // on the split-K and persistent trip expressions) but plain here.
   std::map<int, std::optional<int64_t>> param_lb;
-  for (int64_t t : {low.value_or(0), int64_t{0}})
-    if (atLeast(prover, tl.trip, t, param_lb)) return t;
+  // 1 before 0: `K > 0` keeps every loop running, and a proof from 0
+  // would meet what only an empty loop does (an accumulator never written)
+  for (int64_t t : {low.value_or(0), int64_t{1}, int64_t{0}})
+    if (t <= low.value_or(t) && atLeast(prover, tl.trip, t, param_lb)) return t;
   if (only_bounds) return min_lo;
   // Read outside loop bounds too. Below min_lo no symbolic loop runs an
   // iteration, so the system for such a T is the one for min_lo if every

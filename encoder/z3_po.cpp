@@ -49,7 +49,7 @@ using sim::Model;
 using E = z3::expr;
 
 const char* kStepRules[] = {"sync.stale-phase", "sync.arrival-overflow", "sync.race", "proxy.missing-fence",
-                            "data.stale-read", "sync.tx-imbalance"};
+                            "data.stale-read", "sync.tx-imbalance", "data.uninitialized"};
 const char* kStateRules[] = {"sync.lost-phase", "sync.deadlock", "sync.async-at-exit"};
 // A deadlock whose blocked wait a static candidate explains: the simulator
 // reports the candidate's rule there (not a rule of its own: it only says
@@ -1332,6 +1332,8 @@ void Po::stepRules() {
       continue;
     }
     if (st.kind != Step::Kind::Exec) continue;
+    // decided when the system was built (System: register fragments)
+    if (in.uninit.regs_space >= 0) rules.insert_or_assign("data.uninitialized", c_.bool_val(true));
     switch (in.kind) {
       case InstrKind::Wait:
         rules.insert_or_assign("sync.stale-phase", !cExactly(in.slot, in.phase + 1, T(e)));

@@ -133,6 +133,7 @@ def f(lm, Y: LM.tma2d, n: LM.i32):
     x = lm.regs(shape=(64, 64), dtype=lm.f32)
     wg = lm.role(warps=[0, 1, 2, 3])
     with wg:
+        lm.fill(x, 0.0)
         lm.copy(y[0], x)
         lm.fence_proxy()
         y.tma_store(Y, coords=(n, 0), stage=0)
@@ -200,9 +201,9 @@ TEST(ModelCheck, RuleCatalog) {
   for (const char* id : {"sync.deadlock", "sync.race", "sync.stale-phase", "sync.lost-phase", "sync.arrival-overflow",
                          "sync.arrival-underflow", "sync.tx-imbalance", "data.stale-read", "proxy.missing-fence",
                          "sync.async-at-exit", "sync.phase-annotation-mismatch", "sync.cluster-init",
-                         "sync.cluster-exit", "sync.grid-dependency"})
+                         "sync.cluster-exit", "sync.grid-dependency", "data.uninitialized"})
     EXPECT_TRUE(ids.count(id)) << id;
-  EXPECT_EQ(ids.size(), 14u);
+  EXPECT_EQ(ids.size(), 15u);
 }
 
 // The hook a proof engine (Z3) plugs into: its answers are used, and its

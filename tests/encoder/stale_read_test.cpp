@@ -138,6 +138,7 @@ def ring(lm, X: LM.gmem, K: LM.i32):
     full  = lm.barrier(count=2, prod=[load], cons=[compute], init_count=1)
     empty = lm.barrier(count=2, prod=[compute], cons=[load], init_count=1)
     with load:
+        lm.fill(b, 0.0)
         for k in lm.range(0, K):
             lm.wait(empty, iter=k - 2)
             lm.copy(smem_b[k], b)

@@ -565,7 +565,8 @@ std::string overlapFromBM202(const std::string& text) {
               "    smem_y = pool.view(offset=8 * 200 * 128, shape=(8, 64), dtype=lm.bf16, stages=1)\n"
               "    y      = lm.regs(shape=(8, 64), dtype=lm.f32)\n");
   return replace(t, "            lm.copy(Y, x, coords=(row0, j * 64))\n",
-                 "            lm.copy(Y, x, coords=(row0, j * 64))\n            lm.copy(smem_y[0], y)\n");
+                 "            lm.copy(Y, x, coords=(row0, j * 64))\n            lm.fill(y, 0.0)\n"
+                 "            lm.copy(smem_y[0], y)\n");
 }
 
 // An explicit expect_tx of min(BM, cap) * 128 bytes per stage (the load

@@ -239,6 +239,7 @@ def f(lm, X: LM.tma2d):
     wg = lm.role(warps=[0, 1, 2, 3])
     ready = lm.barrier(count=1, prod=[wg], cons=[wg], init_count=1)
     with wg:
+        lm.fill(x, 0.0)
         lm.copy(y[0], x)
         y.tma_load(X, coords=(0, 0), stage=0, barrier=ready)
         lm.copy(z[0], x)

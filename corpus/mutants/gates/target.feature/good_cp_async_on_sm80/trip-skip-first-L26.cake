@@ -2,8 +2,8 @@
 # original: corpus/gates/target.feature/good_cp_async_on_sm80.cake
 # line: 26: for k in lm.range(0, k_tiles):
 # change: loop start: `0` -> `1`
-# label: bad (sync.race) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 48, 80, 112, 144, 240} (6 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 48 states; first violation: sync.race: mainloop reads pool [8192, 16384) while its own cp.async (its group is not retired) still accesses it at `lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))` (line 28) (M=0, N=0, K=144)
-# expect-any: sync.race
+# label: bad (data.uninitialized, sync.race, data.stale-read) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 48, 80, 112, 144, 240} (6 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 100 states; first violation: data.uninitialized: mainloop's MMA accumulates into acc element (0, 0), which this instance has not written: init= is false or absent here, so the MMA adds to undefined registers at `lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))` (line 28) (M=0, N=0, K=144)
+# expect-any: data.uninitialized sync.race data.stale-read
 # GATE target.feature (good): the same mainloop on sm_80 with cp.async and
 # cp.async groups (gemm/sm80_cp_async_multistage.cake).
 # (the original's expectation: see the label above)

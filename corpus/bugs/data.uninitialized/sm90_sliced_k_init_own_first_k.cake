@@ -1,0 +1,53 @@
+# BUG (data.uninitialized): sm90_sliced_k_init_first_k.cake "fixed" with
+# init=(k == lm.instance()), each instance's own first k-block. That is right
+# whenever both instances get a k-block, but for K <= 64 (one k-block)
+# instance 1's loop runs no iteration, and it copies its accumulator, never
+# written, into the partial that instance 0 adds to its own.
+# Fix: corpus/splitk/sm90_sliced_k_two_wg.cake (fill, then init=False).
+# expect: data.uninitialized
+@cake.schedule(target="sm_90a")
+def gemm_sliced_k_init_own_first_k(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
+    lm.assume(K > 0)
+    pool   = lm.smem(147456)
+    smem_a = pool.view(offset=0,      shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=32768,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_r = pool.view(offset=98304,  shape=(64, 128), dtype=lm.f32,  stages=1)
+    smem_c = pool.view(offset=131072, shape=(64, 128), dtype=lm.bf16, stages=1)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    other  = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=1, pipeline=pipe)
+    red   = lm.named_barrier(roles=[consumers])
+
+    k_tiles = lm.cdiv(K, 64)
+    m_blk = lm.block_idx(0) * 64
+    n_blk = lm.block_idx(1) * 128
+
+    with producer:
+        for k in lm.range(0, k_tiles):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(n_blk, k * 64), iter=k, barrier=full)
+
+    with consumers:
+        for k in lm.range(lm.instance(), k_tiles, 2):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k], smem_b[k], init=(k == lm.instance()))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        if lm.instance() == 1:
+            lm.copy(smem_r[0], acc)
+        lm.sync(red)
+        if lm.instance() == 0:
+            lm.copy(other, smem_r[0])
+            lm.binary(acc, acc, other, op="add")
+            lm.copy(smem_c[0], acc)
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m_blk, n_blk), stage=0)
+            lm.tma_store_commit()
+            lm.tma_store_wait(pending=0)
