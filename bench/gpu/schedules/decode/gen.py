@@ -124,7 +124,9 @@ T_SPLITK_VARIANTS = [(8, 64, 20, 128), (8, 64, 20, 256), (16, 64, 20, 256), (32,
                      (16, 64, 20, 1024), (16, 128, 10, 256), (16, 128, 10, 1024), (16, 256, 5, 256),
                      (16, 256, 5, 1024), (16, 448, 3, 1024), (32, 64, 16, 1024), (32, 128, 10, 256),
                      (32, 128, 10, 1024), (32, 256, 5, 1024), (32, 448, 2, 1024), (8, 448, 3, 256),
-                     (8, 256, 6, 1024)]
+                     (8, 256, 6, 1024),
+                     # session 14: the rings of the _c2 cluster partials without the cluster (same-run controls)
+                     (16, 64, 10, 1024), (32, 64, 8, 256)]
 # (ROWS, BN, S, RBN, U): the pairs of the last suite (docs/benchmarks.md "Decode, session 13") with
 # the reduce that loads U slices of W per iteration before adding them (reduce_global's u)
 U_SPLITK_VARIANTS = [(8, 128, 12, 256, 4), (8, 256, 6, 256, 4), (16, 64, 20, 256, 4), (16, 64, 20, 1024, 4),
@@ -136,7 +138,8 @@ U_SPLITK_VARIANTS = [(8, 128, 12, 256, 4), (8, 256, 6, 256, 4), (16, 64, 20, 256
 # both CTAs (cluster_a_multicast, suffix _c2). Rings of <= 10 slots: `cake check` models both CTAs, and
 # the 20-slot t16_bn64 ring was still undecided after 66 s of CPU (488 s wall at load 12)
 C_SPLITK_VARIANTS = [(16, 64, 10, 1024, 0), (32, 64, 8, 256, 0), (16, 128, 10, 256, 4), (32, 128, 10, 256, 4),
-                     (16, 256, 5, 256, 8), (16, 256, 5, 256, 0), (32, 256, 5, 256, 0)]
+                     (16, 256, 5, 256, 8), (16, 256, 5, 256, 0), (32, 256, 5, 256, 0),
+                     (16, 64, 5, 1024, 0), (32, 64, 5, 256, 0)]
 # (BN, S, RBN): split-K partial with A from registers and a ring of B alone (schedule_splitk_areg)
 AREG_SPLITK_VARIANTS = [(64, 24, 256), (128, 12, 256), (224, 5, 256), (128, 12, 1024)]
 SMEM_LIMIT = 232448  # 227 KiB of dynamic smem per CTA on sm_90
