@@ -64,6 +64,11 @@ U slices of W loaded per iteration before their adds (reduce_global's u, U_SPLIT
 suffix _rg{RBN}u{U}: the split-K tail at S = 4 / 8 and M <= 8), and transposed tiles over the
 whole K without split-K (schedule_tplain, T_PLAIN_VARIANTS, sm90_decode_t{ROWS}_bn{BN}_s{S}).
 
+Session 14 (helper decode, docs/benchmarks.md "Decode, session 14"): shallower rings for the transposed
+16 / 32-row partials at N = K = 4096 (t16_bn64_s10, t32_bn64_s8: 1.012 / 1.020 where the 20 / 16-slot
+rings gave 0.970 / 0.961 in the same call), and transposed partials in a (1, 2, 1) cluster whose CTAs
+each load half of the shared A k-block, multicast to both (cluster_a_multicast, suffix _c2).
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
 sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
 sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
@@ -83,9 +88,6 @@ VARIANTS = [
 ]
 # (ROWS, BN, S): transposed tiles over the whole K, no split-K (schedule_tplain; session 13)
 T_PLAIN_VARIANTS = [(8, 128, 12), (16, 128, 12), (32, 128, 10), (8, 64, 10), (16, 64, 10)]
-# (BN, S): session 14, the 64 x BN one-warpgroup tile in a (2, 1, 1) cluster along M, B halves
-# multicast (schedule_c2, suffix _c2): for M = 128, cuBLAS's nvjet 64x64_64x13_2x1
-C2_VARIANTS = [(64, 8)]
 # (BN, S) for the 128-row cooperative tile
 M128_VARIANTS = [(32, 10), (112, 6), (64, 8), (32, 10, True), (112, 6, True)]
 # (BN, S, RBN[, pdl]): split-K partial tile width and ring slots, reduce tile width,
@@ -125,7 +127,8 @@ T_SPLITK_VARIANTS = [(8, 64, 20, 128), (8, 64, 20, 256), (16, 64, 20, 256), (32,
                      (16, 256, 5, 1024), (16, 448, 3, 1024), (32, 64, 16, 1024), (32, 128, 10, 256),
                      (32, 128, 10, 1024), (32, 256, 5, 1024), (32, 448, 2, 1024), (8, 448, 3, 256),
                      (8, 256, 6, 1024),
-                     # session 14: the rings of the _c2 cluster partials without the cluster (same-run controls)
+                     # session 14: shallower rings for 16 / 32 x 4096 x 4096 (S = 2: the partial as fast as
+                     # cuBLAS's, 14.1-14.2 us, where the 20 / 16-slot rings take 14.9-15.2)
                      (16, 64, 10, 1024), (32, 64, 8, 256)]
 # (ROWS, BN, S, RBN, U): the pairs of the last suite (docs/benchmarks.md "Decode, session 13") with
 # the reduce that loads U slices of W per iteration before adding them (reduce_global's u)
@@ -135,10 +138,11 @@ U_SPLITK_VARIANTS = [(8, 128, 12, 256, 4), (8, 256, 6, 256, 4), (16, 64, 20, 256
                      (8, 128, 12, 256, 2), (16, 64, 20, 256, 2),
                      (32, 256, 5, 256, 4), (8, 256, 6, 256, 8), (16, 256, 5, 256, 8), (32, 256, 5, 256, 8)]
 # (ROWS, BN, S, RBN, U): session 14, transposed partials in a (1, 2, 1) cluster, A halves multicast to
-# both CTAs (cluster_a_multicast, suffix _c2). Rings of <= 10 slots: `cake check` models both CTAs, and
-# the 20-slot t16_bn64 ring was still undecided after 66 s of CPU (488 s wall at load 12)
-C_SPLITK_VARIANTS = [(16, 64, 10, 1024, 0), (32, 64, 8, 256, 0), (16, 128, 10, 256, 4), (32, 128, 10, 256, 4),
-                     (16, 256, 5, 256, 8), (16, 256, 5, 256, 0), (32, 256, 5, 256, 0),
+# both CTAs (cluster_a_multicast, suffix _c2). Rings of 5 slots only: `cake check` models both CTAs, and
+# the 8-20-slot rings were undecided at its 1,800 s wall-clock budget (146 s of CPU at load 12-20;
+# docs/benchmarks.md "Decode, session 14"). Measured there: none beats the non-cluster lines by more than
+# the noise, and the 5-slot ring is too shallow at S = 2 (40 KiB of B in flight)
+C_SPLITK_VARIANTS = [(16, 256, 5, 256, 8), (16, 256, 5, 256, 0), (32, 256, 5, 256, 0),
                      (16, 64, 5, 1024, 0), (32, 64, 5, 256, 0)]
 # (BN, S, RBN): split-K partial with A from registers and a ring of B alone (schedule_splitk_areg)
 AREG_SPLITK_VARIANTS = [(64, 24, 256), (128, 12, 256), (224, 5, 256), (128, 12, 1024)]
@@ -267,68 +271,6 @@ def schedule(bn, s, w, rot=False):
         ind + "lm.copy(smem_c[0], acc)",
         ind + "lm.fence_proxy()",
     ] + store(ind, "smem_c", "C", "m_blk, n_blk")
-    return name, "\n".join(lines) + "\n"
-
-
-def schedule_c2(bn, s):
-    """A 64 x bn tile, one consumer warpgroup, the whole K, in a (2, 1, 1) cluster along M (session
-    14): the two CTAs of a cluster hold the two m64 halves of a 128-row block and read the same B
-    k-block; each loads its own A box and one bn/2-row half of B, multicast to both (smem_bh
-    aliases smem_b: slot 2s+r is half r of slot s), so B leaves L2 once per 128 rows. As
-    corpus/cluster/sm90_multicast_b.cake with a deep ring and one wgmma group in flight: a slot is
-    written by both producers, so each consumer frees it in both CTAs (empty init_count 2), and
-    every role passes lm.cluster_sync() first and last. cuBLAS's M = 128 decode kernel at
-    N = K = 4096 is nvjet_sm90_tst_64x64_64x13_2x1: this tile and ring in a 2-CTA cluster."""
-    assert bn % 16 == 0 and bn // 2 % 8 == 0
-    a_bytes, b_bytes = 64 * 64 * 2, bn * 64 * 2
-    off_b = s * a_bytes
-    off_c = off_b + s * b_bytes
-    total = off_c + 64 * bn * 2
-    assert total <= SMEM_LIMIT, (bn, s, total)
-    name = f"sm90_decode_bn{bn}_s{s}_c2"
-    h = bn // 2
-    views = [("smem_a", f"offset=0, shape=(64, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
-             ("smem_b", f"offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
-             ("smem_bh", f"offset={off_b}, shape=({h}, 64), dtype=lm.bf16, stages={2 * s}, swizzle=\"128B\""),
-             ("smem_c", f"offset={off_c}, shape=(64, {bn}), dtype=lm.bf16, stages=1")]
-    lines = head([f"Decode-shape GEMM (generated by gen.py; see schedule_c2): 64x{bn} tile, {s}-slot TMA ring,",
-                  "one consumer warpgroup, a (2, 1, 1) cluster along M whose CTAs each load half of the",
-                  f"shared B k-block, multicast to both. smem {total} B."],
-                 name, "A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32", total, views)
-    at = next(i for i, l in enumerate(lines) if l.startswith("@cake.schedule"))
-    lines[at] = '@cake.schedule(target="sm_90a", cluster=(2, 1, 1))'
-    lines.append(f"    acc    = lm.regs(shape=(64, {bn}), dtype=lm.f32)")
-    lines += ring(s, range(4), [4], empty_count=2) + [
-        "",
-        "    k_tiles = lm.cdiv(K, 64)",
-        "    rank  = lm.cluster_rank()",
-        "    m_blk = lm.block_idx(0) * 64",
-        f"    n_blk = lm.block_idx(1) * {bn}",
-        "",
-        "    with load:",
-        "        lm.cluster_sync()",
-        "        for k in lm.range(0, k_tiles):",
-        f"            lm.wait(empty, iter=k - {s})",
-        "            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)",
-        f"            smem_bh[2 * (k % {s}) + rank].tma_load(B, coords=(n_blk + {h} * rank, k * 64), iter=k, "
-        "barrier=full, multicast=3)",
-        "        lm.cluster_sync()",
-        "",
-        "    with math:",
-        "        lm.cluster_sync()",
-        "        lm.fill(acc, 0.0)",
-        "        for k in lm.range(0, k_tiles):",
-        "            lm.wait(full, iter=k)",
-        "            lm.mma(acc, smem_a[k], smem_b[k], init=False)",
-        "            lm.mma_commit()",
-        "            lm.mma_wait(pending=1)",
-        "            if k >= 1:",
-        "                lm.arrive(empty, iter=k - 1, cta=0)",
-        "                lm.arrive(empty, iter=k - 1, cta=1)",
-        "        lm.mma_wait(pending=0)",
-        "        lm.copy(smem_c[0], acc)",
-        "        lm.fence_proxy()",
-    ] + store("        ", "smem_c", "C", "m_blk, n_blk") + ["        lm.cluster_sync()"]
     return name, "\n".join(lines) + "\n"
 
 
@@ -739,7 +681,7 @@ def main():
     m128_splitk += [(bn, s, rbn, True, True, rows, u, True) for rows, bn, s, rbn, u in C_SPLITK_VARIANTS]
     gens = [(schedule, VARIANTS), (schedule_m128, M128_VARIANTS), (schedule_splitk, SPLITK_VARIANTS),
             (schedule_splitk, m128_splitk), (schedule_splitk_areg, AREG_SPLITK_VARIANTS),
-            (schedule_tplain, T_PLAIN_VARIANTS), (schedule_c2, C2_VARIANTS)]
+            (schedule_tplain, T_PLAIN_VARIANTS)]
     for gen, variants in gens:
         for v in variants:
             name, text = gen(*v)
