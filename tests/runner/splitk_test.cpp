@@ -293,6 +293,15 @@ TEST(RunnerSplitK, TransposedWgmmaPartialBinds) {
                         {16, 4096, 4096}, 32, 16, 16);
 }
 
+// A transposed partial in a (1, 2, 1) cluster (gen.py "_c2": the two CTAs of a
+// cluster each load half of the shared A k-block, multicast to both) binds to
+// the same contract: the cluster does not change the grid the binding derives
+// (the lowering's host code rounds it up to whole clusters).
+TEST(RunnerSplitK, ClusterMulticastPartialBinds) {
+  expectDecodePairGrids("bench/gpu/schedules/decode/sm90_decode_splitk_t16_bn64_s5_c2_rg1024_pdl.cake",
+                        {16, 4096, 4096}, 64, 16, 4);
+}
+
 // The 128-row partial tile (two warpgroups on its m64 halves) with a reduce of
 // 4,096 columns of one row per CTA: at M = 128, N = 4096 one reduce CTA per row.
 TEST(RunnerSplitK, RowPartialAndWholeRowReduceBind) {

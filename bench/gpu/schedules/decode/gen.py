@@ -64,6 +64,11 @@ U slices of W loaded per iteration before their adds (reduce_global's u, U_SPLIT
 suffix _rg{RBN}u{U}: the split-K tail at S = 4 / 8 and M <= 8), and transposed tiles over the
 whole K without split-K (schedule_tplain, T_PLAIN_VARIANTS, sm90_decode_t{ROWS}_bn{BN}_s{S}).
 
+Session 14 (helper decode, docs/benchmarks.md "Decode, session 14"): shallower rings for the transposed
+16 / 32-row partials at N = K = 4096 (t16_bn64_s10, t32_bn64_s8: 1.012 / 1.020 where the 20 / 16-slot
+rings gave 0.970 / 0.961 in the same call), and transposed partials in a (1, 2, 1) cluster whose CTAs
+each load half of the shared A k-block, multicast to both (cluster_a_multicast, suffix _c2).
+
 Usage: gen.py OUT_DIR  (writes sm90_decode_bn{BN}_s{S}_w{W}.cake for VARIANTS,
 sm90_decode_m128_bn{BN}_s{S}.cake for M128_VARIANTS and
 sm90_decode_splitk_bn{BN}_s{S}.cake for SPLITK_VARIANTS)
@@ -121,7 +126,10 @@ T_SPLITK_VARIANTS = [(8, 64, 20, 128), (8, 64, 20, 256), (16, 64, 20, 256), (32,
                      (16, 64, 20, 1024), (16, 128, 10, 256), (16, 128, 10, 1024), (16, 256, 5, 256),
                      (16, 256, 5, 1024), (16, 448, 3, 1024), (32, 64, 16, 1024), (32, 128, 10, 256),
                      (32, 128, 10, 1024), (32, 256, 5, 1024), (32, 448, 2, 1024), (8, 448, 3, 256),
-                     (8, 256, 6, 1024)]
+                     (8, 256, 6, 1024),
+                     # session 14: shallower rings for 16 / 32 x 4096 x 4096 (S = 2: the partial as fast as
+                     # cuBLAS's, 14.1-14.2 us, where the 20 / 16-slot rings take 14.9-15.2)
+                     (16, 64, 10, 1024), (32, 64, 8, 256)]
 # (ROWS, BN, S, RBN, U): the pairs of the last suite (docs/benchmarks.md "Decode, session 13") with
 # the reduce that loads U slices of W per iteration before adding them (reduce_global's u)
 U_SPLITK_VARIANTS = [(8, 128, 12, 256, 4), (8, 256, 6, 256, 4), (16, 64, 20, 256, 4), (16, 64, 20, 1024, 4),
@@ -129,6 +137,13 @@ U_SPLITK_VARIANTS = [(8, 128, 12, 256, 4), (8, 256, 6, 256, 4), (16, 64, 20, 256
                      (32, 128, 10, 256, 4), (64, 64, 12, 256, 4), (64, 128, 8, 1024, 4),
                      (8, 128, 12, 256, 2), (16, 64, 20, 256, 2),
                      (32, 256, 5, 256, 4), (8, 256, 6, 256, 8), (16, 256, 5, 256, 8), (32, 256, 5, 256, 8)]
+# (ROWS, BN, S, RBN, U): session 14, transposed partials in a (1, 2, 1) cluster, A halves multicast to
+# both CTAs (cluster_a_multicast, suffix _c2). Rings of 5 slots only: `cake check` models both CTAs, and
+# the 8-20-slot rings were undecided at its 1,800 s wall-clock budget (146 s of CPU at load 12-20;
+# docs/benchmarks.md "Decode, session 14"). Measured there: none beats the non-cluster lines by more than
+# the noise, and the 5-slot ring is too shallow at S = 2 (40 KiB of B in flight)
+C_SPLITK_VARIANTS = [(16, 256, 5, 256, 8), (16, 256, 5, 256, 0), (32, 256, 5, 256, 0),
+                     (16, 64, 5, 1024, 0), (32, 64, 5, 256, 0)]
 # (BN, S, RBN): split-K partial with A from registers and a ring of B alone (schedule_splitk_areg)
 AREG_SPLITK_VARIANTS = [(64, 24, 256), (128, 12, 256), (224, 5, 256), (128, 12, 1024)]
 SMEM_LIMIT = 232448  # 227 KiB of dynamic smem per CTA on sm_90
@@ -419,7 +434,7 @@ def split_columns(lines, rows, bn, s, off_b, off_p):
     return out
 
 
-def schedule_splitk(bn, s, rbn, pdl=False, rg=False, rows=64, ru=0):
+def schedule_splitk(bn, s, rbn, pdl=False, rg=False, rows=64, ru=0, cl=False):
     """The split-K pair: partial kernel (K slice per lm.block_idx(2)) and reduce kernel
     (pdl: chained with programmatic dependent launch, see the docstring; rg: the reduce
     reads W with plain global loads, rbn columns of one row per CTA, reduce_global;
@@ -436,7 +451,7 @@ def schedule_splitk(bn, s, rbn, pdl=False, rg=False, rows=64, ru=0):
     sfx = "_pdl" if pdl else ""
     rsfx = (f"_rg{rbn}" + (f"u{ru}" if ru else "")) if rg else "" if rbn == 64 else f"_r{rbn}"
     tag = "_m128" if rows == 128 else f"_t{rows}" if rows < 64 else ""
-    name = f"sm90_decode_splitk{tag}_bn{bn}_s{s}{rsfx}{sfx}"
+    name = f"sm90_decode_splitk{tag}_bn{bn}_s{s}{'_c2' if cl else ''}{rsfx}{sfx}"
     views = [("smem_a", f"offset=0, shape=({rows}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
              ("smem_b", f"offset={off_b}, shape=({bn}, 64), dtype=lm.bf16, stages={s}, swizzle=\"128B\""),
              ("smem_p", f"offset={off_p}, shape=({rows}, {bn}), dtype=lm.f32, stages=1")]
@@ -488,6 +503,9 @@ def schedule_splitk(bn, s, rbn, pdl=False, rg=False, rows=64, ru=0):
         ] + store("            ", "smem_p", "W", "lm.block_idx(2), m_blk, n_blk")
     if bn > 256:  # a TMA box and a plain wgmma n stop at 256: B, acc and smem_p in two column chunks
         lines = split_columns(lines, rows, bn, s, off_b, off_p)
+    if cl:  # session 14: A halves multicast over a (1, 2, 1) cluster along N
+        assert rows < 64 and bn <= 256 and rg
+        lines = cluster_a_multicast(lines, rows, s)
     if rg:
         return name, "\n".join(lines + [""] + reduce_global(rbn, pdl, ru)) + "\n"
     r_slots = 4
@@ -529,6 +547,65 @@ def schedule_splitk(bn, s, rbn, pdl=False, rg=False, rows=64, ru=0):
         "        lm.fence_proxy()",
     ] + store("        ", "smem_c", "C", "m0, n0")
     return name, "\n".join(lines) + "\n"
+
+
+def cluster_a_multicast(lines, rows, s):
+    """A transposed-tile partial kernel (rows < 64) rewritten for a (1, 2, 1) thread-block cluster
+    along N (session 14): the two CTAs of a cluster hold adjacent BN-column tiles of the same rows
+    and K slice, so they read the same A k-block. Each loads one rows/2-row half of it, multicast
+    to both (smem_ah aliases smem_a: slot 2s+r is half r of slot s), and its own B box: the A
+    requests to L2 per k-block are halved (cuBLAS's nvjet_sm90_tst_64x16_64x16_2x1 / 64x32 decode
+    kernels run in 2-CTA clusters). A slot is written by both producers, so each consumer frees
+    it in both CTAs (empty init_count 2, arrive cta=0 and cta=1); every role passes
+    lm.cluster_sync() first and last (corpus/cluster/sm90_multicast_b.cake). The grid is rounded
+    up to whole clusters: a CTA past N loads a box wholly out of bounds (zeros) and its W store
+    is clipped."""
+    assert rows < 64 and rows % 16 == 0  # a half is >= 8 rows: one 1 KiB 128B-swizzle atom
+    h = rows // 2
+    out, part, seen_load, in_math = [], True, False, False
+    for i, l in enumerate(lines):
+        s_ = l.strip()
+        if part and s_ == '@cake.schedule(target="sm_90a")':
+            out.append('@cake.schedule(target="sm_90a", cluster=(1, 2, 1))')
+            continue
+        if part and s_.startswith("smem_a ") and "pool.view" in l:
+            out += [l, f"    smem_ah = pool.view(offset=0, shape=({h}, 64), dtype=lm.bf16, stages={2 * s}, "
+                       'swizzle="128B")  # slot 2s+r: half r of smem_a slot s']
+            continue
+        if part and s_.startswith("empty = lm.barrier(prod=[math]"):
+            out.append(l.replace("init_count=1", "init_count=2"))
+            continue
+        if part and s_.startswith("n_blk = "):
+            out += [l, "    rank  = lm.cluster_rank()"]
+            continue
+        if part and s_ == "with load:":
+            out += [l, "        lm.cluster_sync()"]
+            seen_load = True
+            continue
+        if part and s_.startswith("smem_a.tma_load(A, coords=(m_blk, "):
+            ind = l[:len(l) - len(l.lstrip())]
+            kk = s_.split("coords=(m_blk, ")[1].split(" * 64)")[0]
+            out.append(ind + f"smem_ah[2 * (k % {s}) + rank].tma_load(A, coords=(m_blk + {h} * rank, {kk} * 64), "
+                             "iter=k, barrier=full, multicast=3)")
+            continue
+        if part and s_ == "with math:":
+            if seen_load:  # the load body ends at the blank line before `with math:`
+                assert out[-1] == ""
+                out[-1:-1] = ["        lm.cluster_sync()"]
+            out += [l, "        lm.cluster_sync()"]
+            in_math = True
+            continue
+        if part and in_math and s_.startswith("lm.arrive(empty, iter="):
+            ind = l[:len(l) - len(l.lstrip())]
+            out += [ind + s_.replace(")", ", cta=0)"), ind + s_.replace(")", ", cta=1)")]
+            continue
+        if part and in_math and s_ == "lm.tma_store_wait(pending=0)":
+            out += [l, "        lm.cluster_sync()"]
+            part = False  # the reduce kernel follows, unchanged
+            continue
+        out.append(l)
+    assert not part, "no partial kernel epilogue found"
+    return out
 
 
 def schedule_splitk_areg(bn, s, rbn):
@@ -601,6 +678,7 @@ def main():
     m128_splitk = [(bn, s, rbn, True, True, 128) for bn, s, rbn in M128_SPLITK_VARIANTS]
     m128_splitk += [(bn, s, rbn, True, True, rows) for rows, bn, s, rbn in T_SPLITK_VARIANTS]
     m128_splitk += [(bn, s, rbn, True, True, rows, u) for rows, bn, s, rbn, u in U_SPLITK_VARIANTS]
+    m128_splitk += [(bn, s, rbn, True, True, rows, u, True) for rows, bn, s, rbn, u in C_SPLITK_VARIANTS]
     gens = [(schedule, VARIANTS), (schedule_m128, M128_VARIANTS), (schedule_splitk, SPLITK_VARIANTS),
             (schedule_splitk, m128_splitk), (schedule_splitk_areg, AREG_SPLITK_VARIANTS),
             (schedule_tplain, T_PLAIN_VARIANTS)]
