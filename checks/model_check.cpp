@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -449,6 +450,26 @@ class BindingSearch {
       : s_(s), goals_(std::move(goals)), flips_(std::move(flips)), max_stages_(max_stages), limits_(limits) {
     for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
       if (s.params[p].type == ir::ParamType::I32) ints_.push_back(p);
+    // Parameters an lm.assume fact ties together (`lm.assume(M == K)`),
+    // grouped transitively.
+    std::vector<std::set<int>> groups;
+    for (const auto& a : s.assumes) {
+      std::set<int> g;
+      for (int p : ints_)
+        if (a.cond && dependsOnParam(*a.cond, p)) g.insert(p);
+      if (g.size() < 2) continue;
+      for (auto it = groups.begin(); it != groups.end();) {
+        if (std::any_of(it->begin(), it->end(), [&](int p) { return g.count(p) > 0; })) {
+          g.insert(it->begin(), it->end());
+          it = groups.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      groups.push_back(std::move(g));
+    }
+    for (const std::set<int>& g : groups)
+      for (int p : g) ties_[p] = g;
   }
 
   // Two bases: every loop at its smallest allowed trip count >= 1, and
@@ -492,6 +513,7 @@ class BindingSearch {
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
+    tiedValues(base1, out);
     placeFlips(base1, out);
     dedupe(out);
     std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
@@ -506,6 +528,7 @@ class BindingSearch {
 
   // Parameter values (from `base`, one parameter changed) inside the
   // assumptions that give `e` the value `target`.
+  // Parameters tied to e's by lm.assume facts move with them (Z3).
   std::optional<Binding> bindingFor(const Binding& base, const ir::Expr& e, int64_t target) {
     for (int p : ints_)
       if (dependsOnParam(e, p))
@@ -514,7 +537,9 @@ class BindingSearch {
           b.params[p] = *v;
           return b;
         }
-    return std::nullopt;
+    // A non-owning handle: `e` outlives the query.
+    std::string why;
+    return tiedBinding(base, ExprPtr(ExprPtr{}, &e), target, why);
   }
 
  private:
@@ -525,6 +550,7 @@ class BindingSearch {
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
   std::vector<int> ints_;
+  std::map<int, std::set<int>> ties_;  // parameter -> the parameters lm.assume facts tie it to (itself included)
   std::string failure_;
   std::set<std::string> unplaced_;
 
@@ -749,6 +775,47 @@ class BindingSearch {
       }
   }
 
+  // ---- values that need tied parameters to move together
+  //
+  // `lm.assume(M == K)`: K cannot move alone, so one parameter at a time
+  // reaches no trip count but the base's. The goal's parameters and those
+  // the assumptions tie them to are solved for together (Z3, solveJointly).
+  // nullopt with `why` empty: no tie, or no such values exist.
+  std::optional<Binding> tiedBinding(const Binding& base, const ExprPtr& e, int64_t target, std::string& why) {
+    why.clear();
+    std::set<int> free;
+    for (int p : ints_)
+      if (dependsOnParam(*e, p))
+        if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+    if (free.empty()) return std::nullopt;
+    for (int p : ints_)
+      if (dependsOnParam(*e, p)) free.insert(p);
+    const bool none[3] = {false, false, false};
+    return solveJointly(eqExpr(e, target), base, free, none,
+                        [&](const Binding& b) {
+                          auto x = value(b, *e);
+                          return x && *x == target;
+                        },
+                        why);
+  }
+  // Every goal value no binding so far gives, where the goal reads a tied
+  // parameter; one Z3 cannot settle is recorded in unplaced().
+  void tiedValues(const Binding& base, std::vector<Binding>& out) {
+    for (const Goal& g : goals_)
+      for (int64_t target : g.values) {
+        if (std::any_of(out.begin(), out.end(), [&](const Binding& b) {
+              auto x = value(b, *g.expr);
+              return x && *x == target;
+            }))
+          continue;
+        std::string why;
+        if (auto b = tiedBinding(base, g.expr, target, why)) out.push_back(*b);
+        else if (!why.empty())
+          unplaced_.insert(fmt::format("the value {} of `{}` is not placed ({})", target,
+                                       ir::exprToString(*g.expr, s_), why));
+      }
+  }
+
   // ---- flips of guards, placed jointly with the trip count
   //
   // A guard `d(k) < 0` with d affine in the loop variable flips at an
@@ -840,6 +907,20 @@ class BindingSearch {
     }
     ExprPtr cond = ir::makeExpr(
         ExprKind::And, {eqExpr(f.trip, T), ir::makeExpr(ExprKind::Ne, {condAt(f, i - 1), condAt(f, i)})});
+    std::string why;
+    auto b = solveJointly(cond, base, free, dims, [&](const Binding& x) { return places(x, f, T, i); }, why);
+    if (b) out.push_back(*b);
+    return why;
+  }
+  // Values for `cond` with the parameters `free` and the block index and
+  // grid of the dimensions `dims` free, the rest at `base`, checked by
+  // evaluation (`ok`, and the assumptions). nullopt with `why` empty: no
+  // such values exist; with `why` set: Z3 could not settle it, or its
+  // values do not evaluate to it.
+  std::optional<Binding> solveJointly(const ExprPtr& cond, const Binding& base, const std::set<int>& free,
+                                      const bool dims[3], const std::function<bool(const Binding&)>& ok,
+                                      std::string& why) {
+    why.clear();
     std::vector<ExprPtr> premises;
     for (int p : ints_)
       if (!free.count(p) && base.params.count(p)) premises.push_back(eqExpr(leafExpr(ExprKind::Param, p), base.params.at(p)));
@@ -855,14 +936,17 @@ class BindingSearch {
           premises.push_back(eqExpr(ir::makeExpr(ExprKind::Mod, {x, ir::makeConst(clusterDim(d))}), 0));
       }
     }
-    if (ir::exprUses(*f.cond, {ExprKind::Instance}))
+    if (ir::exprUses(*cond, {ExprKind::Instance}))
       premises.push_back(ir::makeExpr(ExprKind::Lt, {leafExpr(ExprKind::Instance, 0), ir::makeConst(kGuardInstances)}));
-    // Is the pair possible at all? Then small values: a witness inside a
-    // box that widens (|parameter| and the grid up to 2^8, 2^12, 2^16),
-    // last the smallest values Z3's optimizer finds (slower).
+    // Possible at all? Then small values: a witness inside a box that
+    // widens (|parameter| and the grid up to 2^8, 2^12, 2^16), last the
+    // smallest values Z3's optimizer finds (slower).
     encoder::BvResult r = prover().witness(cond, premises);
-    if (r.kind == encoder::BvVerdict::Holds) return "";
-    if (r.kind != encoder::BvVerdict::Fails) return fmt::format("the solver could not settle it: {}", r.detail);
+    if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
+    if (r.kind != encoder::BvVerdict::Fails) {
+      why = fmt::format("the solver could not settle it: {}", r.detail);
+      return std::nullopt;
+    }
     for (int64_t box : {int64_t{1} << 8, int64_t{1} << 12, int64_t{1} << 16}) {
       if (r.kind == encoder::BvVerdict::Fails && within(r.model, free, dims, box)) break;
       std::vector<ExprPtr> boxed = premises;
@@ -883,7 +967,10 @@ class BindingSearch {
           objectives.push_back(leafExpr(ExprKind::BlockIdx, d));
         }
       r = prover().smallestWitness(cond, objectives, premises);
-      if (r.kind != encoder::BvVerdict::Fails) return fmt::format("the solver could not settle it: {}", r.detail);
+      if (r.kind != encoder::BvVerdict::Fails) {
+        why = fmt::format("the solver could not settle it: {}", r.detail);
+        return std::nullopt;
+      }
     }
     Binding b = base;
     for (auto [p, v] : r.model.params)
@@ -894,10 +981,11 @@ class BindingSearch {
       if (r.model.grid_dim[d]) b.grid_dim[d] = *r.model.grid_dim[d] / clusterDim(d);
       b.grid_dim[d] = std::max(b.grid_dim[d], b.block_idx[d] + 1);
     }
-    if (!assumed(b) || !places(b, f, T, i))
-      return fmt::format("the solver's values {} do not give it when evaluated", encoder::bindingToString(s_, b));
-    out.push_back(b);
-    return "";
+    if (!assumed(b) || !ok(b)) {
+      why = fmt::format("the solver's values {} do not give it when evaluated", encoder::bindingToString(s_, b));
+      return std::nullopt;
+    }
+    return b;
   }
   static bool within(const encoder::BvModel& m, const std::set<int>& free, const bool dims[3], int64_t box) {
     for (auto [p, v] : m.params)

@@ -453,6 +453,36 @@ TEST(ModelCheck, LoopGuardThresholdsBeyondTheDepthsAreCovered) {
   for (const auto& b : checks::coveringBindings(small.schedules[0])) EXPECT_LE((b.params.at(2) + 63) / 64, 9);
 }
 
+// Parameters an lm.assume fact ties together (`lm.assume(M == K)`) cannot
+// move one at a time: the bounded check ran K = M = 1 only, and lap
+// induction's violations at trip counts 5 and 7 were "given by no allowed
+// values", so both broken schedules were "checked" (exit 0). The goal
+// values are now solved for with the tied parameters free.
+TEST(ModelCheck, TiedParametersMoveTogether) {
+  const std::string tie = "K: LM.i32, M: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(M == K)";
+  // a five-deep wait on a four-slot ring; a release that stops after tile 2
+  for (const auto& [edit, rule] : std::vector<std::pair<std::pair<std::string, std::string>, std::string>>{
+           {{"iter=k - 4)", "iter=k - 5)"}, "sync.arrival-overflow"},
+           {{"            lm.arrive(empty, iter=k)", "            if k < 2:\n                lm.arrive(empty, iter=k)"},
+            "sync.deadlock"}}) {
+    SCOPED_TRACE(rule);
+    auto mod = compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)", tie}, edit}));
+    std::set<int64_t> trips;
+    for (const auto& b : checks::coveringBindings(mod.schedules[0])) {
+      EXPECT_EQ(b.params.at(2), b.params.at(3)) << "lm.assume(M == K)";
+      trips.insert((b.params.at(2) + 63) / 64);
+    }
+    for (int64_t t : {1, 3, 4, 5, 8, 9}) EXPECT_TRUE(trips.count(t)) << "trip count " << t;
+    Result r = run(mod.schedules[0], 0);
+    EXPECT_NE(findingOf(r, rule), nullptr) << describe(r);
+  }
+  Result ok = run(compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)", tie}})).schedules[0], 0);
+  EXPECT_TRUE(ok.sink.findings().empty()) << describe(ok);
+  ASSERT_EQ(ok.verdicts.size(), 1u) << describe(ok);
+  EXPECT_EQ(ok.verdicts[0].kind, checks::VerdictKind::Checked) << describe(ok);
+  EXPECT_EQ(ok.verdicts[0].detail.rfind("K in {1,", 0), 0u) << ok.verdicts[0].detail;
+}
+
 // A guard whose flip needs two values to move together: the trip count
 // through K, the flip through K and the block index (or a second
 // parameter). `k + 64 * lm.block_idx(0) < K` never flips for block 0, and
