@@ -822,11 +822,12 @@ class BindingSearch {
   // iteration that the parameters and the grid choose, and what it changes
   // shows within laps of the deepest ring S after the flip. The bindings
   // want every pair (trip count T, flip iteration i) with i in {1, 2, S-1,
-  // S, S+1, 2S, 2S+1} (the first iterations and the ring's period
-  // boundaries) and T - i in {1, 2, S, S+1, 2S+1} (the flip at the last
-  // iteration, and laps after it). A pair no binding so far gives is asked
-  // of Z3 with every parameter the trip count and the guard read free, and
-  // the block index and grid they read: `trip == T` and the outcome at
+  // S, S+1, 2S+1} (the first iterations and the ring's period boundaries)
+  // and T - i in {1, 2, S+1, 2S+1} (the flip on the last iteration, the
+  // next, a lap and two laps after it). A pair no binding so far gives is
+  // searched for concretely, then asked of Z3 with every parameter the trip
+  // count and the guard read free (and those an lm.assume ties to them),
+  // and the block index and grid they read: `trip == T` and the outcome at
   // iteration i differing from the one at i - 1. A witness is a binding
   // (checked by evaluation); a pair Z3 shows impossible is dropped; one it
   // cannot settle is recorded in unplaced(), so the verdict is unknown
@@ -834,9 +835,9 @@ class BindingSearch {
   std::vector<std::pair<int64_t, int64_t>> flipTargets(const FlipGoal& f, const Binding& base) const {
     const int64_t S = max_stages_;
     std::set<int64_t> firsts, afters;
-    for (int64_t i : {int64_t{1}, int64_t{2}, S - 1, S, S + 1, 2 * S, 2 * S + 1})
+    for (int64_t i : {int64_t{1}, int64_t{2}, S - 1, S, S + 1, 2 * S + 1})
       if (i >= 1) firsts.insert(i);
-    for (int64_t v : {int64_t{1}, int64_t{2}, S, S + 1, 2 * S + 1}) afters.insert(v);
+    for (int64_t v : {int64_t{1}, int64_t{2}, S + 1, 2 * S + 1}) afters.insert(v);
     // A trip count the assumptions keep above 1 (as in shiftTripTargets):
     // the pairs below it are taken relative to it, the flip counted from
     // the first iteration and from the last.
@@ -879,7 +880,10 @@ class BindingSearch {
       std::set<int> free;
       for (const ExprPtr& e : {f.trip, f.cond, f.lo, f.step})
         for (int p : ints_)
-          if (dependsOnParam(*e, p)) free.insert(p);
+          if (dependsOnParam(*e, p)) {
+            free.insert(p);
+            if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+          }
       bool dims[3] = {false, false, false};
       for (int d = 0; d < 3; ++d)
         for (const ExprPtr& e : {f.trip, f.cond, f.lo, f.step})
@@ -938,27 +942,28 @@ class BindingSearch {
     }
     if (ir::exprUses(*cond, {ExprKind::Instance}))
       premises.push_back(ir::makeExpr(ExprKind::Lt, {leafExpr(ExprKind::Instance, 0), ir::makeConst(kGuardInstances)}));
-    // Possible at all? Then small values: a witness inside a box that
-    // widens (|parameter| and the grid up to 2^8, 2^12, 2^16), last the
-    // smallest values Z3's optimizer finds (slower).
-    encoder::BvResult r = prover().witness(cond, premises);
-    if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
+    // Values near the base first: a witness with every free parameter and
+    // the grid within 2^12 of the base's (one query). None there: is there
+    // one at all (none: no such values), and then the smallest values Z3's
+    // optimizer finds (slower).
+    constexpr int64_t kBox = int64_t{1} << 12;
+    std::vector<ExprPtr> boxed = premises;
+    for (int p : free) {
+      const int64_t at = base.params.count(p) ? base.params.at(p) : 0;
+      boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::Param, p), ir::makeConst(at + kBox)}));
+      boxed.push_back(ir::makeExpr(ExprKind::Ge, {leafExpr(ExprKind::Param, p), ir::makeConst(at - kBox)}));
+    }
+    for (int d = 0; d < 3; ++d)
+      if (dims[d])
+        boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::GridDim, d), ir::makeConst(gridOf(base, d) + kBox)}));
+    encoder::BvResult r = prover().witness(cond, boxed);
     if (r.kind != encoder::BvVerdict::Fails) {
-      why = fmt::format("the solver could not settle it: {}", r.detail);
-      return std::nullopt;
-    }
-    for (int64_t box : {int64_t{1} << 8, int64_t{1} << 12, int64_t{1} << 16}) {
-      if (r.kind == encoder::BvVerdict::Fails && within(r.model, free, dims, box)) break;
-      std::vector<ExprPtr> boxed = premises;
-      for (int p : free) {
-        boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::Param, p), ir::makeConst(box)}));
-        boxed.push_back(ir::makeExpr(ExprKind::Ge, {leafExpr(ExprKind::Param, p), ir::makeConst(-box)}));
+      r = prover().witness(cond, premises);
+      if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
+      if (r.kind != encoder::BvVerdict::Fails) {
+        why = fmt::format("the solver could not settle it: {}", r.detail);
+        return std::nullopt;
       }
-      for (int d = 0; d < 3; ++d)
-        if (dims[d]) boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::GridDim, d), ir::makeConst(box)}));
-      r = prover().witness(cond, boxed);
-    }
-    if (r.kind != encoder::BvVerdict::Fails || !within(r.model, free, dims, int64_t{1} << 16)) {
       std::vector<ExprPtr> objectives;
       for (int p : free) smallObjectives(p, objectives);
       for (int d = 0; d < 3; ++d)
@@ -986,13 +991,6 @@ class BindingSearch {
       return std::nullopt;
     }
     return b;
-  }
-  static bool within(const encoder::BvModel& m, const std::set<int>& free, const bool dims[3], int64_t box) {
-    for (auto [p, v] : m.params)
-      if (free.count(p) && std::abs(v) > box) return false;
-    for (int d = 0; d < 3; ++d)
-      if (dims[d] && m.grid_dim[d] && *m.grid_dim[d] > box) return false;
-    return true;
   }
   // The trip count through one parameter (its smallest value giving T),
   // then the flip through another knob the trip count does not read: a

@@ -44,13 +44,17 @@ struct Result {
   std::vector<checks::PropertyVerdict> verdicts;
 };
 
-Result run(const ir::Schedule& s, unsigned proof_timeout_ms = 3000) {
+Result run(const ir::Schedule& s, unsigned proof_timeout_ms = 3000, unsigned timeout_ms = 10000) {
   Result r;
   checks::CheckOptions o;
   o.proof_timeout_ms = proof_timeout_ms;
+  o.timeout_ms = timeout_ms;
   checks::runModelChecker(s, o, r.sink, r.verdicts);
   return r;
 }
+// The bounded check alone, with a wall-clock budget no load on a shared
+// machine runs out (what is tested is what the values reach, not speed).
+Result runBounded(const ir::Schedule& s) { return run(s, 0, 600000); }
 
 }  // namespace
 
@@ -473,10 +477,10 @@ TEST(ModelCheck, TiedParametersMoveTogether) {
       trips.insert((b.params.at(2) + 63) / 64);
     }
     for (int64_t t : {1, 3, 4, 5, 8, 9}) EXPECT_TRUE(trips.count(t)) << "trip count " << t;
-    Result r = run(mod.schedules[0], 0);
+    Result r = runBounded(mod.schedules[0]);
     EXPECT_NE(findingOf(r, rule), nullptr) << describe(r);
   }
-  Result ok = run(compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)", tie}})).schedules[0], 0);
+  Result ok = runBounded(compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)", tie}})).schedules[0]);
   EXPECT_TRUE(ok.sink.findings().empty()) << describe(ok);
   ASSERT_EQ(ok.verdicts.size(), 1u) << describe(ok);
   EXPECT_EQ(ok.verdicts[0].kind, checks::VerdictKind::Checked) << describe(ok);
@@ -517,7 +521,7 @@ TEST(ModelCheck, LoopGuardFlipsThatNeedTwoValuesArePlaced) {
                      ":\n                lm.arrive(empty, iter=k)");
     auto race = with(guarded + "                lm.arrive(empty, iter=k)\n                lm.mma_wait(pending=0)");
     auto good = with(guarded + "                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=k)");
-    Result rh = run(hang.schedules[0], 0), rr = run(race.schedules[0], 0), rg = run(good.schedules[0], 0);
+    Result rh = runBounded(hang.schedules[0]), rr = runBounded(race.schedules[0]), rg = runBounded(good.schedules[0]);
     if (c.broken) {
       EXPECT_NE(findingOf(rh, "sync.deadlock"), nullptr) << describe(rh);
       EXPECT_NE(findingOf(rr, "sync.race"), nullptr) << describe(rr);
@@ -535,14 +539,14 @@ TEST(ModelCheck, LoopGuardFlipsThatNeedTwoValuesArePlaced) {
     if (!c.broken) continue;
     // The pairs (trip count T, first tile i with the guard false) the
     // covering values run: every i among the first tiles and the ring's
-    // period boundaries, with 1, 2, S, S+1 and 2S+1 tiles from it on.
+    // period boundaries, with 1, 2, S+1 and 2S+1 tiles from it on.
     std::set<std::pair<int64_t, int64_t>> pairs;
     for (const auto& b : checks::coveringBindings(good.schedules[0])) {
       const int64_t K = b.params.at(2), off = 64 * (b.params.count(3) ? b.params.at(3) : b.block_idx[0]);
       const int64_t T = (K + 63) / 64, i = K - off;
       if (i > 0 && i < T) pairs.insert({T, i});
     }
-    for (int64_t i : {1, 2, 3, 4, 5, 8, 9})
-      for (int64_t v : {1, 2, 4, 5, 9}) EXPECT_TRUE(pairs.count({i + v, i})) << "T=" << i + v << " i=" << i;
+    for (int64_t i : {1, 2, 3, 4, 5, 9})
+      for (int64_t v : {1, 2, 5, 9}) EXPECT_TRUE(pairs.count({i + v, i})) << "T=" << i + v << " i=" << i;
   }
 }
