@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -40,6 +41,10 @@ bool dependsOnBlockIdx(const ir::Expr& e, int d) {
   if (e.kind == ExprKind::BlockIdx) return e.index == d;
   return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnBlockIdx(*a, d); });
 }
+bool dependsOnGridDim(const ir::Expr& e, int d) {
+  if (e.kind == ExprKind::GridDim) return e.index == d;
+  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnGridDim(*a, d); });
+}
 bool dependsOnLoops(const ir::Expr& e) {
   if (e.kind == ExprKind::LoopVar) return true;
   return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && dependsOnLoops(*a); });
@@ -62,6 +67,21 @@ struct Goal {
   bool trip = false;  // a loop's trip count (values relative to the smallest allowed one)
 };
 
+constexpr int kGuardInstances = 16;  // lm.instance() values a guard is evaluated for
+
+// A comparison on the variable of a loop with a symbolic bound that also
+// reads parameters or the grid (`if k + 64 * lm.block_idx(0) < K`): its
+// outcome flips at an iteration the parameters and the grid choose, so the
+// search wants bindings that put the flip at chosen iterations with chosen
+// trip counts together (BindingSearch::placeFlips).
+struct FlipGoal {
+  ExprPtr trip;  // the loop's trip count
+  ExprPtr cond;  // the comparison (points into the schedule)
+  int var = -1;  // the loop variable
+  ExprPtr lo, step;
+  std::string where;  // "file:line:col"
+};
+
 ExprPtr leafExpr(ExprKind k, int index) {
   auto e = std::make_shared<ir::Expr>();
   e->kind = k;
@@ -69,6 +89,15 @@ ExprPtr leafExpr(ExprKind k, int index) {
   return e;
 }
 ExprPtr eqExpr(ExprPtr a, int64_t v) { return ir::makeExpr(ExprKind::Eq, {std::move(a), ir::makeConst(v)}); }
+
+// `e` with loop variable `var` replaced by `with`.
+ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
+  if (!e || !ir::dependsOnLoopVar(*e, var)) return e;
+  if (e->kind == ExprKind::LoopVar) return with;
+  auto out = std::make_shared<ir::Expr>(*e);
+  for (ExprPtr& a : out->args) a = substituteLoopVar(a, var, with);
+  return out;
+}
 
 // Trip counts of loops whose bounds depend on the parameters, the sides of
 // guards comparing a parameter expression with a constant, and the
@@ -98,6 +127,8 @@ class GoalCollector {
   // Guards whose flips the covering values do not reach ("file:line:col:
   // the guard `k < 100000` ..."); see loopGuard.
   std::set<std::string> uncovered;
+  // Guards whose flips are placed jointly with the trip count.
+  std::vector<FlipGoal> flips;
   int64_t maxStages() const { return *stages_.rbegin(); }
 
  private:
@@ -180,7 +211,6 @@ class GoalCollector {
   // because its bug lies past the values run).
   static constexpr int64_t kGuardFlipCap = 512;
   static constexpr int kMaxFlips = 4;     // flips of a non-periodic guard taken as trip counts
-  static constexpr int kInstances = 16;   // lm.instance() values a guard is evaluated for
 
   void loopGuard(const ir::Expr& c, const ir::SourceRange& where) {
     for (const auto& [var, loop] : symbolic_vars_)
@@ -203,7 +233,7 @@ class GoalCollector {
     ir::EvalEnv env;
     env.loop_vars[var] = k;
     uint32_t bits = 0;
-    const int instances = ir::exprUses(c, {ExprKind::Instance}) ? kInstances : 1;
+    const int instances = ir::exprUses(c, {ExprKind::Instance}) ? kGuardInstances : 1;
     for (int i = 0; i < instances; ++i) {
       env.instance = i;
       std::optional<int64_t> v = ir::evaluate(c, env);
@@ -331,6 +361,11 @@ class GoalCollector {
     ExprPtr end = ir::makeExpr(ExprKind::Add, {loop.lo, ir::makeExpr(ExprKind::Mul, {loop.step, goals[loop.goal].expr})});
     ExprPtr g = substituteLoopVar(d, var, end);
     if (constantOverSamples(*g)) return;  // `k + 2 < k_tiles` at the end is 2 for every K: nothing to place
+    // The goal above moves one parameter at a time; a flip that needs two
+    // to move together (`k + 64 * lm.block_idx(0) < K`: the trip count
+    // through K, the flip through K and the block index) is placed jointly.
+    // A non-owning handle: the comparison lives in the schedule.
+    flips.push_back({goals[loop.goal].expr, ExprPtr(ExprPtr{}, &c), var, loop.lo, loop.step, where.str()});
     const int64_t S = maxStages();
     std::set<int64_t> values;
     const int64_t n = std::abs(as), sign = as > 0 ? 1 : -1;
@@ -387,13 +422,6 @@ class GoalCollector {
     }
     return true;
   }
-  static ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
-    if (!e || !ir::dependsOnLoopVar(*e, var)) return e;
-    if (e->kind == ExprKind::LoopVar) return with;
-    auto out = std::make_shared<ir::Expr>(*e);
-    for (ExprPtr& a : out->args) a = substituteLoopVar(a, var, with);
-    return out;
-  }
 
   void op(const ir::Op& o) {
     note(o.sel.index);
@@ -417,10 +445,31 @@ class BindingSearch {
  public:
   // `limits`: Z3's budget for drawing values from the lm.assume domain
   // when the small candidates miss it (all queries together).
-  BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, int64_t max_stages, encoder::Limits limits)
-      : s_(s), goals_(std::move(goals)), max_stages_(max_stages), limits_(limits) {
+  BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, std::vector<FlipGoal> flips, int64_t max_stages,
+                encoder::Limits limits)
+      : s_(s), goals_(std::move(goals)), flips_(std::move(flips)), max_stages_(max_stages), limits_(limits) {
     for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
       if (s.params[p].type == ir::ParamType::I32) ints_.push_back(p);
+    // Parameters an lm.assume fact ties together (`lm.assume(M == K)`),
+    // grouped transitively.
+    std::vector<std::set<int>> groups;
+    for (const auto& a : s.assumes) {
+      std::set<int> g;
+      for (int p : ints_)
+        if (a.cond && dependsOnParam(*a.cond, p)) g.insert(p);
+      if (g.size() < 2) continue;
+      for (auto it = groups.begin(); it != groups.end();) {
+        if (std::any_of(it->begin(), it->end(), [&](int p) { return g.count(p) > 0; })) {
+          g.insert(it->begin(), it->end());
+          it = groups.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      groups.push_back(std::move(g));
+    }
+    for (const std::set<int>& g : groups)
+      for (int p : g) ties_[p] = g;
   }
 
   // Two bases: every loop at its smallest allowed trip count >= 1, and
@@ -464,6 +513,8 @@ class BindingSearch {
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
+    tiedValues(base1, out);
+    placeFlips(base1, out);
     dedupe(out);
     std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
     return out;
@@ -471,9 +522,13 @@ class BindingSearch {
 
   // Why run() found no binding.
   const std::string& failure() const { return failure_; }
+  // Flips of guards that run() could neither place nor show impossible
+  // ("file:line:col: the guard `...` ..."; see placeFlips).
+  const std::set<std::string>& unplaced() const { return unplaced_; }
 
   // Parameter values (from `base`, one parameter changed) inside the
   // assumptions that give `e` the value `target`.
+  // Parameters tied to e's by lm.assume facts move with them (Z3).
   std::optional<Binding> bindingFor(const Binding& base, const ir::Expr& e, int64_t target) {
     for (int p : ints_)
       if (dependsOnParam(e, p))
@@ -482,17 +537,22 @@ class BindingSearch {
           b.params[p] = *v;
           return b;
         }
-    return std::nullopt;
+    // A non-owning handle: `e` outlives the query.
+    std::string why;
+    return tiedBinding(base, ExprPtr(ExprPtr{}, &e), target, why);
   }
 
  private:
   const ir::Schedule& s_;
   std::vector<Goal> goals_;
+  std::vector<FlipGoal> flips_;
   int64_t max_stages_;
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
   std::vector<int> ints_;
+  std::map<int, std::set<int>> ties_;  // parameter -> the parameters lm.assume facts tie it to (itself included)
   std::string failure_;
+  std::set<std::string> unplaced_;
 
   // In a modelled cluster the binding's block index names the cluster
   // (encoder/system.cpp): the goals are valued as its rank-0 CTA sees them,
@@ -713,6 +773,255 @@ class BindingSearch {
             }
           }
       }
+  }
+
+  // ---- values that need tied parameters to move together
+  //
+  // `lm.assume(M == K)`: K cannot move alone, so one parameter at a time
+  // reaches no trip count but the base's. The goal's parameters and those
+  // the assumptions tie them to are solved for together (Z3, solveJointly).
+  // nullopt with `why` empty: no tie, or no such values exist.
+  std::optional<Binding> tiedBinding(const Binding& base, const ExprPtr& e, int64_t target, std::string& why) {
+    why.clear();
+    std::set<int> free;
+    for (int p : ints_)
+      if (dependsOnParam(*e, p))
+        if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+    if (free.empty()) return std::nullopt;
+    for (int p : ints_)
+      if (dependsOnParam(*e, p)) free.insert(p);
+    const bool none[3] = {false, false, false};
+    return solveJointly(eqExpr(e, target), base, free, none,
+                        [&](const Binding& b) {
+                          auto x = value(b, *e);
+                          return x && *x == target;
+                        },
+                        why);
+  }
+  // Every goal value no binding so far gives, where the goal reads a tied
+  // parameter; one Z3 cannot settle is recorded in unplaced().
+  void tiedValues(const Binding& base, std::vector<Binding>& out) {
+    for (const Goal& g : goals_)
+      for (int64_t target : g.values) {
+        if (std::any_of(out.begin(), out.end(), [&](const Binding& b) {
+              auto x = value(b, *g.expr);
+              return x && *x == target;
+            }))
+          continue;
+        std::string why;
+        if (auto b = tiedBinding(base, g.expr, target, why)) out.push_back(*b);
+        else if (!why.empty())
+          unplaced_.insert(fmt::format("the value {} of `{}` is not placed ({})", target,
+                                       ir::exprToString(*g.expr, s_), why));
+      }
+  }
+
+  // ---- flips of guards, placed jointly with the trip count
+  //
+  // A guard `d(k) < 0` with d affine in the loop variable flips at an
+  // iteration that the parameters and the grid choose, and what it changes
+  // shows within laps of the deepest ring S after the flip. The bindings
+  // want every pair (trip count T, flip iteration i) with i in {1, 2, S-1,
+  // S, S+1, 2S+1} (the first iterations and the ring's period boundaries)
+  // and T - i in {1, 2, S+1, 2S+1} (the flip on the last iteration, the
+  // next, a lap and two laps after it). A pair no binding so far gives is
+  // searched for concretely, then asked of Z3 with every parameter the trip
+  // count and the guard read free (and those an lm.assume ties to them),
+  // and the block index and grid they read: `trip == T` and the outcome at
+  // iteration i differing from the one at i - 1. A witness is a binding
+  // (checked by evaluation); a pair Z3 shows impossible is dropped; one it
+  // cannot settle is recorded in unplaced(), so the verdict is unknown
+  // rather than "checked" when the proof does not settle the schedule.
+  std::vector<std::pair<int64_t, int64_t>> flipTargets(const FlipGoal& f, const Binding& base) const {
+    const int64_t S = max_stages_;
+    std::set<int64_t> firsts, afters;
+    for (int64_t i : {int64_t{1}, int64_t{2}, S - 1, S, S + 1, 2 * S + 1})
+      if (i >= 1) firsts.insert(i);
+    for (int64_t v : {int64_t{1}, int64_t{2}, S + 1, 2 * S + 1}) afters.insert(v);
+    // A trip count the assumptions keep above 1 (as in shiftTripTargets):
+    // the pairs below it are taken relative to it, the flip counted from
+    // the first iteration and from the last.
+    auto t = value(base, *f.trip);
+    const int64_t t0 = t && *t > 1 ? *t : 0;
+    std::set<std::pair<int64_t, int64_t>> out;
+    for (int64_t i : firsts)
+      for (int64_t v : afters) {
+        if (i + v >= t0) {
+          out.insert({i + v, i});
+        } else {
+          out.insert({t0 + i + v, i});
+          out.insert({t0 + i + v, t0 + i});
+        }
+      }
+    return {out.begin(), out.end()};
+  }
+  // The guard at iteration i (the loop variable at lo + step * i).
+  static ExprPtr condAt(const FlipGoal& f, int64_t i) {
+    ExprPtr k = ir::makeExpr(ExprKind::Add, {f.lo, ir::makeExpr(ExprKind::Mul, {f.step, ir::makeConst(i)})});
+    return substituteLoopVar(f.cond, f.var, k);
+  }
+  // Does binding b run the loop T times with the guard's outcome (for some
+  // instance) changing between iterations i - 1 and i?
+  bool places(const Binding& b, const FlipGoal& f, int64_t T, int64_t i) const {
+    auto t = value(b, *f.trip);
+    if (!t || *t != T) return false;
+    ExprPtr before = condAt(f, i - 1), at = condAt(f, i);
+    ir::EvalEnv e = env(b);
+    const int instances = ir::exprUses(*f.cond, {ExprKind::Instance}) ? kGuardInstances : 1;
+    for (int n = 0; n < instances; ++n) {
+      e.instance = n;
+      auto x = ir::evaluate(*before, e), y = ir::evaluate(*at, e);
+      if (x && y && (*x != 0) != (*y != 0)) return true;
+    }
+    return false;
+  }
+  void placeFlips(const Binding& base, std::vector<Binding>& out) {
+    for (const FlipGoal& f : flips_) {
+      std::set<int> free;
+      for (const ExprPtr& e : {f.trip, f.cond, f.lo, f.step})
+        for (int p : ints_)
+          if (dependsOnParam(*e, p)) {
+            free.insert(p);
+            if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+          }
+      bool dims[3] = {false, false, false};
+      for (int d = 0; d < 3; ++d)
+        for (const ExprPtr& e : {f.trip, f.cond, f.lo, f.step})
+          dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
+      for (const auto& target : flipTargets(f, base)) {
+        const int64_t T = target.first, i = target.second;
+        if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return places(b, f, T, i); })) continue;
+        std::string why = placeFlip(f, base, free, dims, T, i, out);
+        if (!why.empty()) {
+          unplaced_.insert(fmt::format("{}: the guard `{}` is not placed to flip at iteration {} of {} ({})", f.where,
+                                       ir::exprToString(*f.cond, s_), i, T, why));
+          break;
+        }
+      }
+    }
+  }
+  // One pair (T, i): "" when placed or impossible, else why not. First the
+  // concrete search (cheap, and enough when one knob moves the trip count
+  // and another the flip); then Z3.
+  std::string placeFlip(const FlipGoal& f, const Binding& base, const std::set<int>& free, const bool dims[3],
+                        int64_t T, int64_t i, std::vector<Binding>& out) {
+    if (auto b = concreteFlip(f, base, T, i)) {
+      out.push_back(*b);
+      return "";
+    }
+    ExprPtr cond = ir::makeExpr(
+        ExprKind::And, {eqExpr(f.trip, T), ir::makeExpr(ExprKind::Ne, {condAt(f, i - 1), condAt(f, i)})});
+    std::string why;
+    auto b = solveJointly(cond, base, free, dims, [&](const Binding& x) { return places(x, f, T, i); }, why);
+    if (b) out.push_back(*b);
+    return why;
+  }
+  // Values for `cond` with the parameters `free` and the block index and
+  // grid of the dimensions `dims` free, the rest at `base`, checked by
+  // evaluation (`ok`, and the assumptions). nullopt with `why` empty: no
+  // such values exist; with `why` set: Z3 could not settle it, or its
+  // values do not evaluate to it.
+  std::optional<Binding> solveJointly(const ExprPtr& cond, const Binding& base, const std::set<int>& free,
+                                      const bool dims[3], const std::function<bool(const Binding&)>& ok,
+                                      std::string& why) {
+    why.clear();
+    std::vector<ExprPtr> premises;
+    for (int p : ints_)
+      if (!free.count(p) && base.params.count(p)) premises.push_back(eqExpr(leafExpr(ExprKind::Param, p), base.params.at(p)));
+    for (int d = 0; d < 3; ++d) {
+      ExprPtr b = leafExpr(ExprKind::BlockIdx, d), g = leafExpr(ExprKind::GridDim, d);
+      if (!dims[d]) {
+        premises.push_back(eqExpr(b, ctaIdx(base, d)));
+        premises.push_back(eqExpr(g, gridOf(base, d)));
+      } else if (clusterDim(d) > 1) {
+        // In a modelled cluster the binding names the cluster: the CTA
+        // index and the grid are multiples of the cluster's extent.
+        for (const ExprPtr& x : {b, g})
+          premises.push_back(eqExpr(ir::makeExpr(ExprKind::Mod, {x, ir::makeConst(clusterDim(d))}), 0));
+      }
+    }
+    if (ir::exprUses(*cond, {ExprKind::Instance}))
+      premises.push_back(ir::makeExpr(ExprKind::Lt, {leafExpr(ExprKind::Instance, 0), ir::makeConst(kGuardInstances)}));
+    // Values near the base first: a witness with every free parameter and
+    // the grid within 2^12 of the base's (one query). None there: is there
+    // one at all (none: no such values), and then the smallest values Z3's
+    // optimizer finds (slower).
+    constexpr int64_t kBox = int64_t{1} << 12;
+    std::vector<ExprPtr> boxed = premises;
+    for (int p : free) {
+      const int64_t at = base.params.count(p) ? base.params.at(p) : 0;
+      boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::Param, p), ir::makeConst(at + kBox)}));
+      boxed.push_back(ir::makeExpr(ExprKind::Ge, {leafExpr(ExprKind::Param, p), ir::makeConst(at - kBox)}));
+    }
+    for (int d = 0; d < 3; ++d)
+      if (dims[d])
+        boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::GridDim, d), ir::makeConst(gridOf(base, d) + kBox)}));
+    encoder::BvResult r = prover().witness(cond, boxed);
+    if (r.kind != encoder::BvVerdict::Fails) {
+      r = prover().witness(cond, premises);
+      if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
+      if (r.kind != encoder::BvVerdict::Fails) {
+        why = fmt::format("the solver could not settle it: {}", r.detail);
+        return std::nullopt;
+      }
+      std::vector<ExprPtr> objectives;
+      for (int p : free) smallObjectives(p, objectives);
+      for (int d = 0; d < 3; ++d)
+        if (dims[d]) {
+          objectives.push_back(leafExpr(ExprKind::GridDim, d));
+          objectives.push_back(leafExpr(ExprKind::BlockIdx, d));
+        }
+      r = prover().smallestWitness(cond, objectives, premises);
+      if (r.kind != encoder::BvVerdict::Fails) {
+        why = fmt::format("the solver could not settle it: {}", r.detail);
+        return std::nullopt;
+      }
+    }
+    Binding b = base;
+    for (auto [p, v] : r.model.params)
+      if (free.count(p)) b.params[p] = v;
+    for (int d = 0; d < 3; ++d) {
+      if (!dims[d]) continue;
+      if (r.model.block_idx[d]) b.block_idx[d] = *r.model.block_idx[d] / clusterDim(d);
+      if (r.model.grid_dim[d]) b.grid_dim[d] = *r.model.grid_dim[d] / clusterDim(d);
+      b.grid_dim[d] = std::max(b.grid_dim[d], b.block_idx[d] + 1);
+    }
+    if (!assumed(b) || !ok(b)) {
+      why = fmt::format("the solver's values {} do not give it when evaluated", encoder::bindingToString(s_, b));
+      return std::nullopt;
+    }
+    return b;
+  }
+  // The trip count through one parameter (its smallest value giving T),
+  // then the flip through another knob the trip count does not read: a
+  // parameter, or the block index (with the grid one larger).
+  std::optional<Binding> concreteFlip(const FlipGoal& f, const Binding& base, int64_t T, int64_t i) {
+    ExprPtr flip = ir::makeExpr(ExprKind::Ne, {condAt(f, i - 1), condAt(f, i)});
+    for (int p : ints_) {
+      if (!dependsOnParam(*f.trip, p)) continue;
+      auto v = find(base, p, *f.trip, T);
+      if (!v) continue;
+      Binding b = base;
+      b.params[p] = *v;
+      if (assumed(b) && places(b, f, T, i)) return b;
+      for (int q : ints_)
+        if (q != p && !dependsOnParam(*f.trip, q) && dependsOnParam(*flip, q))
+          if (auto w = find(b, q, *flip, 1)) {
+            Binding c = b;
+            c.params[q] = *w;
+            if (places(c, f, T, i)) return c;
+          }
+      for (int d = 0; d < 3; ++d) {
+        if (!dependsOnBlockIdx(*flip, d) || dependsOnBlockIdx(*f.trip, d) || dependsOnGridDim(*f.trip, d)) continue;
+        for (int64_t x = 0; x <= 4 * (2 * max_stages_ + 2); ++x) {
+          Binding c = b;
+          c.block_idx[d] = x;
+          c.grid_dim[d] = std::max(b.grid_dim[d], x + 1);
+          if (assumed(c) && places(c, f, T, i)) return c;
+        }
+      }
+    }
+    return std::nullopt;
   }
 
   static void dedupe(std::vector<Binding>& bs) {
@@ -953,7 +1262,7 @@ std::string relevantText(const ir::Schedule& s, const Binding& b, const std::set
 
 std::vector<Binding> coveringBindings(const ir::Schedule& s) {
   GoalCollector goals(s);
-  return BindingSearch(s, goals.goals, goals.maxStages(), encoder::Limits{}).run();
+  return BindingSearch(s, goals.goals, goals.flips, goals.maxStages(), encoder::Limits{}).run();
 }
 
 // ================================================================ driver
@@ -981,7 +1290,7 @@ class Driver {
   Driver(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
          std::vector<PropertyVerdict>& verdicts)
       : s_(s), opts_(opts), sink_(sink), verdicts_(verdicts), budget_(opts.timeout_ms), goals_(s),
-        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.maxStages(), limits()) {}
+        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.maxStages(), limits()) {}
 
   void run() {
     std::vector<Binding> bindings = search_.run();
@@ -1135,12 +1444,14 @@ class Driver {
   // schedule where those values do not reach (GoalCollector::uncovered),
   // "checked" would claim more than was run: the verdict is unknown.
   void notProved(const std::string& detail) {
-    if (goals_.uncovered.empty()) {
+    std::set<std::string> uncovered = goals_.uncovered;
+    uncovered.insert(search_.unplaced().begin(), search_.unplaced().end());
+    if (uncovered.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Checked, detail});
       return;
     }
     std::string why;
-    for (const std::string& u : goals_.uncovered) {
+    for (const std::string& u : uncovered) {
       if (!why.empty()) why += "; ";
       why += u;
     }

@@ -44,13 +44,17 @@ struct Result {
   std::vector<checks::PropertyVerdict> verdicts;
 };
 
-Result run(const ir::Schedule& s, unsigned proof_timeout_ms = 3000) {
+Result run(const ir::Schedule& s, unsigned proof_timeout_ms = 3000, unsigned timeout_ms = 10000) {
   Result r;
   checks::CheckOptions o;
   o.proof_timeout_ms = proof_timeout_ms;
+  o.timeout_ms = timeout_ms;
   checks::runModelChecker(s, o, r.sink, r.verdicts);
   return r;
 }
+// The bounded check alone, with a wall-clock budget no load on a shared
+// machine runs out (what is tested is what the values reach, not speed).
+Result runBounded(const ir::Schedule& s) { return run(s, 0, 600000); }
 
 }  // namespace
 
@@ -452,4 +456,98 @@ TEST(ModelCheck, LoopGuardThresholdsBeyondTheDepthsAreCovered) {
   auto small = compile(variant({{"            lm.arrive(empty, iter=k)",
                                  "            if k < 100000:\n                lm.arrive(empty, iter=k)"}}));
   for (const auto& b : checks::coveringBindings(small.schedules[0])) EXPECT_LE((b.params.at(2) + 63) / 64, 9);
+}
+
+// Parameters an lm.assume fact ties together (`lm.assume(M == K)`) cannot
+// move one at a time: the bounded check ran K = M = 1 only, and lap
+// induction's violations at trip counts 5 and 7 were "given by no allowed
+// values", so both broken schedules were "checked" (exit 0). The goal
+// values are now solved for with the tied parameters free.
+TEST(ModelCheck, TiedParametersMoveTogether) {
+  const std::string tie = "K: LM.i32, M: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(M == K)";
+  // a five-deep wait on a four-slot ring; a release that stops after tile 2
+  for (const auto& [edit, rule] : std::vector<std::pair<std::pair<std::string, std::string>, std::string>>{
+           {{"iter=k - 4)", "iter=k - 5)"}, "sync.arrival-overflow"},
+           {{"            lm.arrive(empty, iter=k)", "            if k < 2:\n                lm.arrive(empty, iter=k)"},
+            "sync.deadlock"}}) {
+    SCOPED_TRACE(rule);
+    auto mod = compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)", tie}, edit}));
+    std::set<int64_t> trips;
+    for (const auto& b : checks::coveringBindings(mod.schedules[0])) {
+      EXPECT_EQ(b.params.at(2), b.params.at(3)) << "lm.assume(M == K)";
+      trips.insert((b.params.at(2) + 63) / 64);
+    }
+    for (int64_t t : {1, 3, 4, 5, 8, 9}) EXPECT_TRUE(trips.count(t)) << "trip count " << t;
+    Result r = runBounded(mod.schedules[0]);
+    EXPECT_NE(findingOf(r, rule), nullptr) << describe(r);
+  }
+  Result ok = runBounded(compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)", tie}})).schedules[0]);
+  EXPECT_TRUE(ok.sink.findings().empty()) << describe(ok);
+  ASSERT_EQ(ok.verdicts.size(), 1u) << describe(ok);
+  EXPECT_EQ(ok.verdicts[0].kind, checks::VerdictKind::Checked) << describe(ok);
+  EXPECT_EQ(ok.verdicts[0].detail.rfind("K in {1,", 0), 0u) << ok.verdicts[0].detail;
+}
+
+// A guard whose flip needs two values to move together: the trip count
+// through K, the flip through K and the block index (or a second
+// parameter). `k + 64 * lm.block_idx(0) < K` never flips for block 0, and
+// for block b only when K lies just past 64 * b. Varying one value at a
+// time, the bounded check never ran such a flip, and a consumer that stops
+// releasing slots there (a hang 4 tiles later) or releases a slot before
+// its MMA retires (a race on the refill) was "checked" (exit 0) with the
+// proof unknown. The flips are now placed together with the trip count
+// (BindingSearch::placeFlips); the same guard around correct code still
+// passes, and so does a guard whose flip only the last tile can see.
+TEST(ModelCheck, LoopGuardFlipsThatNeedTwoValuesArePlaced) {
+  const std::string release = "            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=k)";
+  struct Case {
+    const char* cond;
+    const char* params;
+    const char* assumes;
+    bool broken;  // the hang and race variants are broken
+  };
+  for (const Case& c : {Case{"k + 64 * lm.block_idx(0) < K", "", "", true},
+                        Case{"k + 64 * N < K", ", N: LM.i32", "\n    lm.assume(N >= 0)", true},
+                        Case{"k * 64 + 64 < K", "", "", false}}) {
+    SCOPED_TRACE(c.cond);
+    auto with = [&](const std::string& body) {
+      return compile(variant({{"K: LM.i32):\n    lm.assume(K > 0)",
+                               std::string("K: LM.i32") + c.params + "):\n    lm.assume(K > 0)" + c.assumes},
+                              {release, body}}));
+    };
+    const std::string guarded = std::string("            if ") + c.cond +
+                                ":\n                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=k)\n"
+                                "            else:\n";
+    auto hang = with(std::string("            lm.mma_wait(pending=0)\n            if ") + c.cond +
+                     ":\n                lm.arrive(empty, iter=k)");
+    auto race = with(guarded + "                lm.arrive(empty, iter=k)\n                lm.mma_wait(pending=0)");
+    auto good = with(guarded + "                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=k)");
+    Result rh = runBounded(hang.schedules[0]), rr = runBounded(race.schedules[0]), rg = runBounded(good.schedules[0]);
+    if (c.broken) {
+      EXPECT_NE(findingOf(rh, "sync.deadlock"), nullptr) << describe(rh);
+      EXPECT_NE(findingOf(rr, "sync.race"), nullptr) << describe(rr);
+    } else {
+      // the flip lies on the last tile: no release is missed, nothing refills
+      for (const Result* r : {&rh, &rr}) {
+        EXPECT_TRUE(r->sink.findings().empty()) << describe(*r);
+        ASSERT_EQ(r->verdicts.size(), 1u) << describe(*r);
+        EXPECT_EQ(r->verdicts[0].kind, checks::VerdictKind::Checked) << describe(*r);
+      }
+    }
+    EXPECT_TRUE(rg.sink.findings().empty()) << describe(rg);
+    ASSERT_EQ(rg.verdicts.size(), 1u) << describe(rg);
+    EXPECT_EQ(rg.verdicts[0].kind, checks::VerdictKind::Checked) << describe(rg);
+    if (!c.broken) continue;
+    // The pairs (trip count T, first tile i with the guard false) the
+    // covering values run: every i among the first tiles and the ring's
+    // period boundaries, with 1, 2, S+1 and 2S+1 tiles from it on.
+    std::set<std::pair<int64_t, int64_t>> pairs;
+    for (const auto& b : checks::coveringBindings(good.schedules[0])) {
+      const int64_t K = b.params.at(2), off = 64 * (b.params.count(3) ? b.params.at(3) : b.block_idx[0]);
+      const int64_t T = (K + 63) / 64, i = K - off;
+      if (i > 0 && i < T) pairs.insert({T, i});
+    }
+    for (int64_t i : {1, 2, 3, 4, 5, 9})
+      for (int64_t v : {1, 2, 5, 9}) EXPECT_TRUE(pairs.count({i + v, i})) << "T=" << i + v << " i=" << i;
+  }
 }
