@@ -647,6 +647,71 @@ TEST(TripSizes, KeyKeepsOrderAndRatiosOnly) {
   EXPECT_NE(key(capped.schedules[0], 200), key(capped.schedules[0], 202));
 }
 
+// docs/z3.md "Owed transaction bytes" (encoder/trip_sizes.h txOwedOnly):
+// the sm_90a mainloop with its N tile BN in {8, 16, ..., 128} delivers
+// 16384 + 128 BN bytes per stage in two loads (A, B) under one derived
+// expect_tx. The counts do not scale together (A : B changes with BN), so
+// every value's window was explored (16 of 16), over the default budget;
+// every count is owed bytes only, which the simulator reads through their
+// signs alone, so the values share the explorations of their byte orders.
+// Broken forms (each confirmed by the bounded check at one BN and clean at
+// BN = 64) are not proved: an explicit expect_tx of min(BN, 64) bytes (not
+// a derived expect: the counts are compared as before, BN = 72 explored
+// apart) and the epilogue's staging view placed where stage 3 of the B
+// ring reaches from BN = 104 (its byte order changes there).
+namespace {
+
+const char* kOwedFile = "corpus/layout/good_mma_no_instruction_bn_multiple_of_8.cake";
+
+bool brokenAtBN(const ir::Schedule& s, int64_t bn) {
+  for (int64_t k : {64, 320, 576}) {
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    const auto b = cake::testing::bind(s, {{"M", 128}, {"N", 128}, {"K", k}, {"BN", bn}});
+    if (encoder::explore(cake::testing::build(s, b), eo).outcome == encoder::Outcome::Violation) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(TripSizes, OwedTransactionBytesAreComparedBySignOnly) {
+  using cake::testing::replace;
+  const std::string text = corpusText(kOwedFile);
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  const ir::Schedule& s = good.schedules[0];
+  auto sys = [&](int64_t bn) {
+    return cake::testing::build(s, cake::testing::bind(s, {{"M", 128}, {"N", 128}, {"K", 640}, {"BN", bn}}));
+  };
+  const encoder::System s8 = sys(8), s64 = sys(64), s120 = sys(120);
+  EXPECT_TRUE(encoder::trip::txOwedOnly(s8));
+  EXPECT_FALSE(encoder::trip::sizeFreeKey({&s8}).empty());
+  EXPECT_EQ(encoder::trip::sizeFreeKey({&s8}), encoder::trip::sizeFreeKey({&s120}));
+  EXPECT_EQ(encoder::trip::sizeFreeKey({&s8}), encoder::trip::sizeFreeKey({&s64}));
+  auto r = proveGap(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("2 of the 16 values' windows explored"), std::string::npos) << r.engine;
+
+  const std::string capped =
+      replace(text, "            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)\n",
+              "            lm.expect_tx(full, 16384 + min(BN, 64) * 128, iter=k)\n"
+              "            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)\n");
+  const std::string over = replace(text, "smem_c = pool.view(offset=131072,", "smem_c = pool.view(offset=114688,");
+  ASSERT_NE(capped, text);
+  ASSERT_NE(over, text);
+  auto c = cake::testing::compile(capped);
+  ASSERT_FALSE(c.schedules.empty());
+  EXPECT_FALSE(encoder::trip::txOwedOnly(cake::testing::build(
+      c.schedules[0], cake::testing::bind(c.schedules[0], {{"M", 128}, {"N", 128}, {"K", 640}, {"BN", 8}}))));
+  expectBrokenNotProved(
+      capped, [](const ir::Schedule& x) { return brokenAtBN(x, 72) && !brokenAtBN(x, 64); }, "expect_tx of min(BN, 64)");
+  expectBrokenNotProved(
+      over, [](const ir::Schedule& x) { return brokenAtBN(x, 104) && !brokenAtBN(x, 64); },
+      "staging view over stage 3 from BN = 104");
+}
+
 // docs/z3.md "The parity of the trip count": the odd iterations' release
 // guard `k + 2 < k_tiles + 1` (a mutant of sm80_ws_named_barriers) leaves
 // the math role a tail of two iterations for an even trip count and none
