@@ -3244,6 +3244,86 @@ void alignSkippedGenerations(PGrid& g) {
   }
 }
 
+// The generations of a view written by stages in the K loop, through the
+// ring position (docs/z3.md "Stage-named writes in the K loop"). The
+// builder counts a write's generation as the process's earlier writes of
+// the same view index over overlapping bytes; every tile of the grid
+// restarts the ring at 0, so tile t counts the whole tiles before it and
+// its generation grows with t, while in a run of the schedule the writes
+// before ring position g are those of the ring positions before g (and of
+// the prefix). For a process that runs every tile and, per view: writes it
+// (never reads it) by stages in its K iterations, does not access it in
+// its tile loop outside them or after the tile loop, and writes the same
+// indices and bytes at ring position g of every tile of the window, the
+// generation at (t, g) is set to tile 0's at g, which is the schedule's at
+// ring position g (tile 0 is the prefix, a part without the view and ring
+// positions 0..g). A view that fails a condition keeps the builder's
+// generations (the lap and period checks then decide, as before).
+void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shapes, int64_t Wt, int64_t Wg) {
+  for (size_t p = 0; p < shapes.size(); ++p) {
+    const TileShape& sh = shapes[p];
+    if (sh.kind != TileShape::Full || sh.step != 1 || sh.first != 0 || Wt < 2) continue;
+    std::vector<Instr>& prog = grid.procs[p].program;
+    std::vector<bool> in_k(prog.size(), false);
+    for (int64_t t = 0; t < Wt; ++t)
+      for (int pc = sh.head[t][0]; pc < sh.head[t][Wg]; ++pc) in_k[static_cast<size_t>(pc)] = true;
+    std::set<int> views, refused;
+    for (size_t pc = 0; pc < prog.size(); ++pc)
+      for (const Access& a : prog[pc].accesses) {
+        if (a.view < 0) continue;
+        if (in_k[pc] && a.stage_like) views.insert(a.view);
+        // a read in the K loop, or any access of the tile loop outside it or after it
+        if ((in_k[pc] && (!a.write || !a.stage_like)) || (!in_k[pc] && static_cast<int>(pc) >= sh.prefix_end))
+          refused.insert(a.view);
+      }
+    for (int v : refused) views.erase(v);
+    // ring position g of tile t against tile 0's: a view with a difference
+    // there (or in an iteration whose shape differs) is left alone
+    for (int64_t t = 1; t < Wt && !views.empty(); ++t)
+      for (int64_t gi = 0; gi < Wg; ++gi) {
+        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
+        auto dropAll = [&](int from, int to) {
+          for (int pc = from; pc < to; ++pc)
+            for (const Access& a : prog[pc].accesses) views.erase(a.view);
+        };
+        if (sh.head[t][gi + 1] - b0 != n) {
+          dropAll(a0, a0 + n);
+          dropAll(b0, sh.head[t][gi + 1]);
+          continue;
+        }
+        for (int o = 0; o < n; ++o) {
+          const Instr &xi = prog[a0 + o], &yi = prog[b0 + o];
+          if (xi.stmt != yi.stmt || xi.accesses.size() != yi.accesses.size()) {
+            dropAll(a0 + o, a0 + o + 1);
+            dropAll(b0 + o, b0 + o + 1);
+            continue;
+          }
+          for (size_t k = 0; k < xi.accesses.size(); ++k) {
+            const Access &x = xi.accesses[k], &y = yi.accesses[k];
+            if (!views.count(x.view) && !views.count(y.view)) continue;
+            if (!(x.view == y.view && x.space == y.space && x.index == y.index && x.lo == y.lo && x.hi == y.hi &&
+                  x.write == y.write && x.stage_like == y.stage_like)) {
+              views.erase(x.view);
+              views.erase(y.view);
+            }
+          }
+        }
+      }
+    for (int64_t t = 1; t < Wt && !views.empty(); ++t)
+      for (int64_t gi = 0; gi < Wg; ++gi) {
+        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
+        if (sh.head[t][gi + 1] - b0 != n) continue;  // holds none of `views` (checked above)
+        for (int o = 0; o < n; ++o) {
+          if (prog[a0 + o].stmt != prog[b0 + o].stmt || prog[a0 + o].accesses.size() != prog[b0 + o].accesses.size())
+            continue;  // the same
+          for (size_t k = 0; k < prog[b0 + o].accesses.size(); ++k)
+            if (views.count(prog[b0 + o].accesses[k].view))
+              prog[b0 + o].accesses[k].gen = prog[a0 + o].accesses[k].gen;
+        }
+      }
+  }
+}
+
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
@@ -3260,11 +3340,13 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     throw Fail("a process skips tiles and the schedule reads the tile count inside the tile loop (not covered by the "
                "persistent-kernel proof yet)");
   if (skips) alignSkippedGenerations(g);
+  alignStageWritesToTheRing(g.grid, g.shape, Wt, Wg);
   if (!uses.empty()) {
     g.last_tile = true;
     for (int i = 0; i < 2; ++i) {
       g.last[i] = buildGrid(s, binding, target, tl, Wt, Wg, i ? TileCountRead::LastOdd : TileCountRead::LastEven);
       for (const Process& p : g.last[i].procs) g.last_shape[i].push_back(tileShapeOf(p, tl, Wt, Wg));
+      alignStageWritesToTheRing(g.last[i], g.last_shape[i], Wt, Wg);
     }
   }
   std::vector<Series> ring, tiles;

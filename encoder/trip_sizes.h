@@ -20,6 +20,23 @@
 // names the same position in both orders; counts divided by their gcd are
 // the counts up to one positive factor), and every other field the
 // simulator or the proof reads is written as it is.
+//
+// Owed bytes (txOwedOnly). When every transaction count of a system is
+// positive, every ExpectTx is a derived one followed, in its iteration's
+// straight-line code, by a run of TMA loads whose bytes on its slot sum to
+// its count (each meant for the expect's phase, so the static per-phase
+// sums of expected and delivered bytes are equal for any values), and every TMA load lies in such a run of its own process,
+// then a slot's count in every reachable state is the sum of the bytes of
+// the loads it is owed (their run's expect has run, they have not landed):
+// an expect adds its run's bytes, a landing subtracts its own, nothing
+// else changes the count. So the count is >= 0 and is 0 exactly when no
+// load is owed, which the pcs and the in-flight loads decide, whatever the
+// positive byte values; the simulator tests the count only against 0
+// (settle, arrival overflow). The runs, and the violations on each, are
+// then the same for any positive counts, and the key writes every count
+// as 1 (the reducer compares sums of counts, but it only chooses which
+// runs of one system to search: its exploration proves that system, whose
+// runs are the other's).
 #pragma once
 
 #include <cstdint>
@@ -35,5 +52,8 @@ namespace cake::encoder::trip {
 // transaction count is so large that sums of counts could leave the
 // simulator's 32-bit slot fields (no key: explore as before).
 std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems);
+
+// Is every transaction count of `sys` owed bytes only (above)?
+bool txOwedOnly(const System& sys);
 
 }  // namespace cake::encoder::trip

@@ -648,6 +648,171 @@ TEST(TripSizes, KeyKeepsOrderAndRatiosOnly) {
   EXPECT_NE(key(capped.schedules[0], 200), key(capped.schedules[0], 202));
 }
 
+// docs/z3.md "Owed transaction bytes" (encoder/trip_sizes.h txOwedOnly):
+// the sm_90a mainloop with its N tile BN in {8, 16, ..., 128} delivers
+// 16384 + 128 BN bytes per stage in two loads (A, B) under one derived
+// expect_tx. The counts do not scale together (A : B changes with BN), so
+// every value's window was explored (16 of 16), over the default budget;
+// every count is owed bytes only, which the simulator reads through their
+// signs alone, so the values share the explorations of their byte orders.
+// Broken forms (each confirmed by the bounded check at one BN and clean at
+// BN = 64) are not proved: an explicit expect_tx of min(BN, 64) bytes (not
+// a derived expect: the counts are compared as before, BN = 72 explored
+// apart) and the epilogue's staging view placed where stage 3 of the B
+// ring reaches from BN = 104 (its byte order changes there).
+namespace {
+
+const char* kOwedFile = "corpus/layout/good_mma_no_instruction_bn_multiple_of_8.cake";
+
+bool brokenAtBN(const ir::Schedule& s, int64_t bn) {
+  for (int64_t k : {64, 320, 576}) {
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    const auto b = cake::testing::bind(s, {{"M", 128}, {"N", 128}, {"K", k}, {"BN", bn}});
+    if (encoder::explore(cake::testing::build(s, b), eo).outcome == encoder::Outcome::Violation) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(TripSizes, OwedTransactionBytesAreComparedBySignOnly) {
+  using cake::testing::replace;
+  const std::string text = corpusText(kOwedFile);
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  const ir::Schedule& s = good.schedules[0];
+  auto sys = [&](int64_t bn) {
+    return cake::testing::build(s, cake::testing::bind(s, {{"M", 128}, {"N", 128}, {"K", 640}, {"BN", bn}}));
+  };
+  const encoder::System s8 = sys(8), s64 = sys(64), s120 = sys(120);
+  EXPECT_TRUE(encoder::trip::txOwedOnly(s8));
+  EXPECT_FALSE(encoder::trip::sizeFreeKey({&s8}).empty());
+  EXPECT_EQ(encoder::trip::sizeFreeKey({&s8}), encoder::trip::sizeFreeKey({&s120}));
+  EXPECT_EQ(encoder::trip::sizeFreeKey({&s8}), encoder::trip::sizeFreeKey({&s64}));
+  auto r = proveGap(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("2 of the 16 values' windows explored"), std::string::npos) << r.engine;
+
+  const std::string capped =
+      replace(text, "            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)\n",
+              "            lm.expect_tx(full, 16384 + min(BN, 64) * 128, iter=k)\n"
+              "            smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)\n");
+  const std::string over = replace(text, "smem_c = pool.view(offset=131072,", "smem_c = pool.view(offset=114688,");
+  ASSERT_NE(capped, text);
+  ASSERT_NE(over, text);
+  auto c = cake::testing::compile(capped);
+  ASSERT_FALSE(c.schedules.empty());
+  EXPECT_FALSE(encoder::trip::txOwedOnly(cake::testing::build(
+      c.schedules[0], cake::testing::bind(c.schedules[0], {{"M", 128}, {"N", 128}, {"K", 640}, {"BN", 8}}))));
+  expectBrokenNotProved(
+      capped, [](const ir::Schedule& x) { return brokenAtBN(x, 72) && !brokenAtBN(x, 64); }, "expect_tx of min(BN, 64)");
+  expectBrokenNotProved(
+      over, [](const ir::Schedule& x) { return brokenAtBN(x, 104) && !brokenAtBN(x, 64); },
+      "staging view over stage 3 from BN = 104");
+}
+
+// docs/z3.md "Stage-named writes in the K loop" (alignStageWritesToTheRing):
+// a persistent kernel whose loader writes B through a stage-named view
+// (`smem_bs[it % 2]`) over the bytes the MMA reads through an
+// iteration-named one (`smem_b[it]`, by laps). The grid restarts the ring
+// at every tile, so the builder's generation of the stage-named write grew
+// by the tile's writes per tile while the read's lap did not: "move by
+// different laps per period", unknown. With the generation taken through
+// the ring position the kernel is proved; broken forms (each confirmed by
+// the bounded check on 1-6 tiles of 1-3 K iterations) are not: the write
+// one stage off, the stage restarted per tile (`k % 2`), and the epilogue
+// staged through the B ring's stage 0 (a write of the view outside the K
+// loop: the rule leaves the view alone).
+namespace {
+
+const char* kStageNamedB =
+    "@cake.schedule(target=\"sm_90a\")\n"
+    "def persistent_stage_named_b(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):\n"
+    "    lm.assume(M > 0)\n"
+    "    lm.assume(N > 0)\n"
+    "    lm.assume(K > 0)\n"
+    "    pool    = lm.smem(65536)\n"
+    "    smem_a  = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=2, swizzle=\"128B\")\n"
+    "    smem_b  = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle=\"128B\")\n"
+    "    smem_bs = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle=\"128B\")\n"
+    "    smem_c  = pool.view(offset=49152, shape=(64, 128), dtype=lm.bf16, stages=1)\n"
+    "    acc     = lm.regs(shape=(64, 128), dtype=lm.f32)\n"
+    "\n"
+    "    load = lm.role(warps=[0])\n"
+    "    math = lm.role(warps=[4, 5, 6, 7])\n"
+    "    pipe  = lm.pipeline(stages=2)\n"
+    "    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)\n"
+    "    empty = lm.barrier(prod=[math], cons=[load], init_count=1, pipeline=pipe)\n"
+    "\n"
+    "    k_tiles   = lm.cdiv(K, 64)\n"
+    "    num_tiles = lm.cdiv(M, 64) * lm.cdiv(N, 128)\n"
+    "    my_tiles  = lm.cdiv(max(num_tiles - lm.block_idx(0), 0), lm.grid_dim(0))\n"
+    "\n"
+    "    with load:\n"
+    "        for t in lm.range(0, my_tiles):\n"
+    "            for k in lm.range(0, k_tiles):\n"
+    "                it = t * k_tiles + k\n"
+    "                lm.wait(empty, iter=it - 2)\n"
+    "                smem_a.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)\n"
+    "                smem_bs[it % 2].tma_load(B, coords=(0, k * 64), iter=it, barrier=full)\n"
+    "\n"
+    "    with math:\n"
+    "        for t in lm.range(0, my_tiles):\n"
+    "            for k in lm.range(0, k_tiles):\n"
+    "                it = t * k_tiles + k\n"
+    "                lm.wait(full, iter=it)\n"
+    "                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))\n"
+    "                lm.mma_commit()\n"
+    "                lm.mma_wait(pending=0)\n"
+    "                lm.arrive(empty, iter=it)\n"
+    "            lm.tma_store_wait(pending=0)\n"
+    "            lm.copy(smem_c[0], acc)\n"
+    "            lm.fence_proxy()\n"
+    "            smem_c.tma_store(C, coords=(0, 0), stage=0)\n"
+    "            lm.tma_store_commit()\n"
+    "        lm.tma_store_wait(pending=0)\n"
+;
+
+bool stageNamedBroken(const ir::Schedule& s) {
+  for (int64_t m : {64, 192, 384})
+    for (int64_t k : {64, 128, 192}) {
+      encoder::ExploreOptions eo;
+      eo.timeout_ms = cake::testing::kNoWallClockMs;
+      eo.stop_at_first = true;
+      const auto b = cake::testing::bind(s, {{"M", m}, {"N", 128}, {"K", k}});
+      if (encoder::explore(cake::testing::build(s, b), eo).outcome == encoder::Outcome::Violation) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+TEST(TripProofGaps, StageNamedWritesInTheKLoopFollowTheRing) {
+  using cake::testing::replace;
+  const std::string text = kStageNamedB;
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  EXPECT_FALSE(stageNamedBroken(good.schedules[0]));
+  auto r = proveGap(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+
+  struct Bug { const char* what; std::string text; };
+  const std::vector<Bug> bugs = {
+      {"one stage off", replace(text, "smem_bs[it % 2].tma_load", "smem_bs[(it + 1) % 2].tma_load")},
+      {"the stage restarted per tile", replace(text, "smem_bs[it % 2].tma_load", "smem_bs[k % 2].tma_load")},
+      {"the epilogue staged in the B ring",
+       replace(replace(text, "lm.copy(smem_c[0], acc)", "lm.copy(smem_bs[0], acc)"),
+               "smem_c.tma_store(C, coords=(0, 0), stage=0)", "smem_bs.tma_store(C, coords=(0, 0), stage=0)")},
+  };
+  for (const Bug& b : bugs) {
+    ASSERT_NE(b.text, text) << b.what;
+    expectBrokenNotProved(b.text, stageNamedBroken, b.what);
+  }
+}
+
 // docs/z3.md "The parity of the trip count": the odd iterations' release
 // guard `k + 2 < k_tiles + 1` (a mutant of sm80_ws_named_barriers) leaves
 // the math role a tail of two iterations for an even trip count and none
