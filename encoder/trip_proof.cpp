@@ -1019,7 +1019,7 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
 // Expands every state of g in insertion order (expanding adds more) within
 // the budget (states, memory, time); returns the number of states.
 uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const TripProofOptions& opts,
-                   ProofBudget& budget, const std::function<void(int)>& expand) {
+                   ProofBudget& budget, const std::function<void(int)>& expand, size_t from = 0) {
   const uint64_t max_states = std::min<uint64_t>(opts.max_states, uint64_t{opts.memory_mb} * 1024 * 1024 / per_state);
   // the work: every state expanded (its copy, its enabled steps, the
   // reduction's walk over the programs), every successor offered to the
@@ -1038,8 +1038,8 @@ uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const
     offered = g.offered();
     expanded = 0;
   };
-  for (size_t n = 0; n < g.size(); ++n) {
-    if (n % 256 == 0) {
+  for (size_t n = from; n < g.size(); ++n) {
+    if ((n - from) % 256 == 0) {
       charge();
       if (g.size() > max_states)
         throw Fail(fmt::format("state cap of {} states exceeded after {} work units", max_states, budget.used()));
@@ -2436,7 +2436,28 @@ class PersistentExplorer {
     }
     for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
-    return expandAll(graph_, m_, per_state, opts_, budget_, [&](int n) { expand(n); });
+    uint64_t instrs = 0;
+    for (int p = 0; p < m_.P; ++p) instrs += static_cast<uint64_t>(m_.programSize(p));
+    // The cycle proviso (docs/z3.md step 13): the states that were not
+    // expanded fully must span no cycle. Checked on the explored graph;
+    // each cycle found is cut by expanding the source of one of its edges
+    // fully, whose new successors are explored in turn, until none is left.
+    for (size_t from = 0;;) {
+      expandAll(graph_, m_, per_state, opts_, budget_, [&](int k) { expand(k, false); }, from);
+      from = graph_.size();
+      const std::vector<int> cut = reducedCycleCuts();
+      if (cut.empty()) break;
+      for (int k : cut) expand(k, true);
+      ++stats_.repairs;
+      stats_.repaired += cut.size();
+      ProofBudget::Tally t;  // the re-expanded states, as expandAll counts its own
+      t.expanded = cut.size();
+      t.expanded_instrs = cut.size() * instrs;
+      budget_.add(t);
+      checkBudget(budget_, fmt::format("after {} states", graph_.size()));
+    }
+    if (std::getenv("CAKE_PERSIST_STATS")) printStats();
+    return graph_.size();
   }
 
  private:
@@ -2449,7 +2470,48 @@ class PersistentExplorer {
   sim::BranchLayout branches_;
   std::optional<sim::Reducer> reducer_;
   std::vector<int32_t> canon_;  // write id -> the equivalent write with the largest pc
-  bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
+  bool layout_ = false;
+  // CAKE_PERSIST_STATS: per exploration, how states were expanded (diagnostics only)
+  struct Stats { uint64_t reduced = 0, full_noset = 0, full_single = 0, enabled = 0, taken = 0, repairs = 0, repaired = 0; } stats_;
+  // The explored graph's edges out of states not expanded fully (reduced_
+  // [node]; edges_[edge_at_[node] .. edge_at_[node + 1])), for the cycle proviso.
+  std::vector<char> reduced_;
+  std::vector<uint32_t> edge_at_;
+  std::vector<int32_t> edges_;
+
+  // Sources of edges whose removal leaves the subgraph of reduced states
+  // without a cycle: the back edges of a depth-first search over it (every
+  // other edge goes from a later-finished node to an earlier-finished one).
+  std::vector<int> reducedCycleCuts() const {
+    const size_t n = reduced_.size();
+    std::vector<char> color(n, 0);  // 0 unvisited, 1 on the stack, 2 done
+    std::vector<std::pair<int, uint32_t>> stack;
+    std::vector<int> cut;
+    for (size_t root = 0; root < n; ++root) {
+      if (!reduced_[root] || color[root]) continue;
+      stack.push_back({static_cast<int>(root), edge_at_[root]});
+      color[root] = 1;
+      while (!stack.empty()) {
+        auto& [v, e] = stack.back();
+        if (e == edge_at_[v + 1]) {
+          color[v] = 2;
+          stack.pop_back();
+          continue;
+        }
+        const int w = edges_[e++];
+        if (static_cast<size_t>(w) >= n || !reduced_[w]) continue;
+        if (color[w] == 1) {
+          if (cut.empty() || cut.back() != v) cut.push_back(v);
+        } else if (color[w] == 0) {
+          color[w] = 1;
+          stack.push_back({w, edge_at_[w]});
+        }
+      }
+    }
+    std::sort(cut.begin(), cut.end());
+    cut.erase(std::unique(cut.begin(), cut.end()), cut.end());
+    return cut;
+  }         // resolving for the layout: an open ring start gives every branch
 
   const PcPos& posOf(int p, int pc) const { return g_.pos[p][pc]; }
   bool full(int p) const { return g_.shape[p].kind == TileShape::Full; }
@@ -2783,7 +2845,23 @@ class PersistentExplorer {
                            v.message));
   }
 
-  void expand(int node) {
+  void expand(int node, bool force_full) {
+    // (the first expansion of a node records its edges when it is reduced;
+    // a second one, force_full, expands a reduced node fully)
+    const bool first = static_cast<size_t>(node) == reduced_.size();
+    if (first) {
+      reduced_.push_back(0);
+      if (edge_at_.empty()) edge_at_.push_back(0);
+    } else if (force_full) {
+      reduced_[node] = 0;
+    }
+    struct Record {  // closes the node's edge range, however expand() returns
+      PersistentExplorer& x;
+      bool on;
+      ~Record() {
+        if (on) x.edge_at_.push_back(static_cast<uint32_t>(x.edges_.size()));
+      }
+    } record{*this, first};
     // named, not a structured binding: the lambda below captures them
     // (clang before 16 refuses to capture a structured binding)
     auto unpacked = unpack(graph_.state(node));
@@ -2821,8 +2899,11 @@ class PersistentExplorer {
         for (const Branch& b : resolve(st.proc, st.pc, u)) take(withPc(next, st.proc, b), b.u);
       return *(succ[i] = std::move(out));
     };
-    auto follow = [&](size_t i) {
-      for (const State& n : successors(i).states) graph_.insert(n, node, steps[i]);
+    auto follow = [&](size_t i, bool keep) {
+      for (const State& n : successors(i).states) {
+        const int id = graph_.insert(n, node, steps[i]).first;
+        if (keep) edges_.push_back(id);
+      }
     };
     // A persistent subset first (sim_por.h with the BranchLayout). Every
     // cycle of the explored graph (the shifts make it cyclic) needs a fully
@@ -2834,22 +2915,93 @@ class PersistentExplorer {
     // fully. (LapExplorer's rule, "a successor that is not new", also
     // suffices, but with the shifts the same state is reached at many
     // depths, and it completed half of the states.)
-    if (reducer_ && steps.size() > 1) {
+    stats_.enabled += steps.size();
+    if (steps.size() <= 1) ++stats_.full_single;
+    if (reducer_ && steps.size() > 1 && !force_full) {
       auto index = [&](const Step& st) {
         return static_cast<size_t>(std::find(steps.begin(), steps.end(), st) - steps.begin());
       };
       // A process at a pc no shift can move (a prefix) keeps every state
       // from shifting: a set with its step comes first, else the reduction
       // could postpone it while the others run out of the window.
-      const std::vector<Step> subset = reducer_->reduce(
-          s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; },
-          [&](const Step& st) { return st.kind == Step::Kind::Exec && blocksShifts(st.proc, st.pc); });
+      auto preferred = [&](const Step& st) { return st.kind == Step::Kind::Exec && blocksShifts(st.proc, st.pc); };
+      std::vector<Step> subset = reducer_->reduce(
+          s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; }, preferred);
+      if (subset.size() == steps.size() && !std::getenv("CAKE_EXP_OLDPROVISO"))
+        subset = reducer_->reduce(s, a, steps, [&](const Step& st) { successors(index(st)); return true; }, preferred);
+      if (debug_) {
+        const std::vector<Step> free = reducer_->reduce(s, a, steps, [](const Step&) { return true; },
+                                                        [](const Step&) { return false; });
+        auto show = [&](const std::vector<Step>& v) {
+          std::string o;
+          for (const Step& st : v)
+            o += fmt::format(" [{}{} {}{}]", st.kind == Step::Kind::Exec ? "E" : st.kind == Step::Kind::Land ? "L" : "C",
+                             st.proc, st.kind == Step::Kind::Exec ? pcText(st.proc, st.pc) : std::to_string(st.pc),
+                             successors(index(st)).shifts ? " SHIFT" : "");
+          return o;
+        };
+        fmt::print(stderr, "    enabled:{}\n    chosen:{}\n    ignoring shifts:{}\n", show(steps), show(subset), show(free));
+      }
       if (subset.size() < steps.size()) {
-        for (const Step& st : subset) follow(index(st));
+        ++stats_.reduced;
+        stats_.taken += subset.size();
+        if (first) reduced_[node] = 1;
+        for (const Step& st : subset) follow(index(st), first);
         return;
       }
+      ++stats_.full_noset;
     }
-    for (size_t i = 0; i < steps.size(); ++i) follow(i);
+    stats_.taken += steps.size();
+    for (size_t i = 0; i < steps.size(); ++i) follow(i, false);
+  }
+
+  std::string pcText(int p, int pc) const {
+    static const char* names[] = {"Prefix", "Pre", "Body", "Post", "Exit", "Tile", "Done", "Other", "PostLast", "PreOpen"};
+    if (pc >= static_cast<int>(g_.pos[p].size())) return fmt::format("done{}", pc);
+    const PcPos& q = posOf(p, pc);
+    std::string op = pc < m_.programSize(p) ? std::string(instrKindName(m_.instr(p, pc).kind)) : "-";
+    return fmt::format("{}(t{},x{}){}", names[q.region], q.t, q.x, op);
+  }
+  bool debug_ = false;
+  void printStats() {
+    const uint64_t n = graph_.size();
+    fmt::print(stderr, "persist-stats: len={} states={} reduced={} full_noset={} single={} repairs={} repaired={} avg_enabled={:.2f} avg_taken={:.2f}\n",
+               len_, n, stats_.reduced, stats_.full_noset, stats_.full_single, stats_.repairs, stats_.repaired,
+               static_cast<double>(stats_.enabled) / std::max<uint64_t>(1, n),
+               static_cast<double>(stats_.taken) / std::max<uint64_t>(1, n));
+    std::map<std::vector<int32_t>, std::vector<int>> by;
+    for (size_t i = 0; i < n; ++i) {
+      State st = graph_.state(static_cast<int>(i));
+      std::vector<int32_t> key(st.v.begin() + m_.off_pc, st.v.begin() + m_.off_pc + m_.P);
+      by[key].push_back(static_cast<int>(i));
+    }
+    std::vector<std::pair<size_t, const std::vector<int32_t>*>> top;
+    for (auto& [k, v] : by) top.push_back({v.size(), &k});
+    std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    fmt::print(stderr, "persist-stats: {} pc tuples\n", by.size());
+    for (size_t i = 0; i < std::min<size_t>(top.size(), 12); ++i) {
+      std::string t;
+      for (int p = 0; p < m_.P; ++p) t += " " + pcText(p, (*top[i].second)[p]);
+      // which state words vary among these states
+      const auto& ids = by.at(*top[i].second);
+      State a = graph_.state(ids.front());
+      std::vector<int> varies;
+      for (int id : ids) {
+        State b = graph_.state(id);
+        for (size_t w = 0; w < std::min(a.v.size(), b.v.size()); ++w)
+          if (a.v[w] != b.v[w] && std::find(varies.begin(), varies.end(), static_cast<int>(w)) == varies.end())
+            varies.push_back(static_cast<int>(w));
+      }
+      std::sort(varies.begin(), varies.end());
+      if (i < 2 && std::getenv("CAKE_PERSIST_DEBUG")) {
+        debug_ = true;
+        expand(ids[ids.size() / 2], false);
+        debug_ = false;
+      }
+      fmt::print(stderr, "  {:7}{} varies[{}] at {} (slot@{} named@{} atom@{} var@{} size {})\n", top[i].first, t,
+                 varies.size(), fmt::join(varies.begin(), varies.begin() + std::min<size_t>(varies.size(), 30), ","),
+                 m_.off_slot, m_.off_named, m_.off_atom, m_.off_var, a.v.size());
+    }
   }
 
   bool blocksShifts(int p, int pc) const {
@@ -2870,7 +3022,11 @@ class PersistentExplorer {
       if (full(p) && g_.shape[p].step > 1) s.v[m_.off_obs + p] = -1;
     canonicalTags(s);
     bool shifted = false;
-    while (ringShift(s, u) || tileShift(s, u)) shifted = true;
+    for (;;) {
+      if (ringShift(s, u)) { shifted = true; continue; }
+      if (tileShift(s, u)) { if (!std::getenv("CAKE_EXP_TILEFREE")) shifted = true; continue; }
+      break;
+    }
     canonicalTags(s);
     return {pack(std::move(s), u), shifted};
   }
