@@ -2470,9 +2470,9 @@ class PersistentExplorer {
   sim::BranchLayout branches_;
   std::optional<sim::Reducer> reducer_;
   std::vector<int32_t> canon_;  // write id -> the equivalent write with the largest pc
-  bool layout_ = false;
+  bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
   // CAKE_PERSIST_STATS: per exploration, how states were expanded (diagnostics only)
-  struct Stats { uint64_t reduced = 0, full_noset = 0, full_single = 0, enabled = 0, taken = 0, repairs = 0, repaired = 0; } stats_;
+  struct Stats { uint64_t reduced = 0, full = 0, enabled = 0, taken = 0, repairs = 0, repaired = 0; } stats_;
   // The explored graph's edges out of states not expanded fully (reduced_
   // [node]; edges_[edge_at_[node] .. edge_at_[node + 1])), for the cycle proviso.
   std::vector<char> reduced_;
@@ -2511,7 +2511,7 @@ class PersistentExplorer {
     std::sort(cut.begin(), cut.end());
     cut.erase(std::unique(cut.begin(), cut.end()), cut.end());
     return cut;
-  }         // resolving for the layout: an open ring start gives every branch
+  }
 
   const PcPos& posOf(int p, int pc) const { return g_.pos[p][pc]; }
   bool full(int p) const { return g_.shape[p].kind == TileShape::Full; }
@@ -2911,12 +2911,13 @@ class PersistentExplorer {
     // cycle (docs/z3.md step 11: an edge without a shift moves a process
     // forward in its acyclic program, checked in setPredecessors, or retires
     // async work), so the subset is the smallest persistent set none of
-    // whose steps has a shift edge, and without one the state is expanded
-    // fully. (LapExplorer's rule, "a successor that is not new", also
+    // whose steps has a shift edge; without one, the smallest persistent
+    // set (docs/z3.md step 13: run() then checks the proviso on the
+    // explored graph and expands fully a state on each cycle of reduced
+    // states). (LapExplorer's rule, "a successor that is not new", also
     // suffices, but with the shifts the same state is reached at many
     // depths, and it completed half of the states.)
     stats_.enabled += steps.size();
-    if (steps.size() <= 1) ++stats_.full_single;
     if (reducer_ && steps.size() > 1 && !force_full) {
       auto index = [&](const Step& st) {
         return static_cast<size_t>(std::find(steps.begin(), steps.end(), st) - steps.begin());
@@ -2927,21 +2928,8 @@ class PersistentExplorer {
       auto preferred = [&](const Step& st) { return st.kind == Step::Kind::Exec && blocksShifts(st.proc, st.pc); };
       std::vector<Step> subset = reducer_->reduce(
           s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; }, preferred);
-      if (subset.size() == steps.size() && !std::getenv("CAKE_EXP_OLDPROVISO"))
+      if (subset.size() == steps.size())
         subset = reducer_->reduce(s, a, steps, [&](const Step& st) { successors(index(st)); return true; }, preferred);
-      if (debug_) {
-        const std::vector<Step> free = reducer_->reduce(s, a, steps, [](const Step&) { return true; },
-                                                        [](const Step&) { return false; });
-        auto show = [&](const std::vector<Step>& v) {
-          std::string o;
-          for (const Step& st : v)
-            o += fmt::format(" [{}{} {}{}]", st.kind == Step::Kind::Exec ? "E" : st.kind == Step::Kind::Land ? "L" : "C",
-                             st.proc, st.kind == Step::Kind::Exec ? pcText(st.proc, st.pc) : std::to_string(st.pc),
-                             successors(index(st)).shifts ? " SHIFT" : "");
-          return o;
-        };
-        fmt::print(stderr, "    enabled:{}\n    chosen:{}\n    ignoring shifts:{}\n", show(steps), show(subset), show(free));
-      }
       if (subset.size() < steps.size()) {
         ++stats_.reduced;
         stats_.taken += subset.size();
@@ -2949,59 +2937,19 @@ class PersistentExplorer {
         for (const Step& st : subset) follow(index(st), first);
         return;
       }
-      ++stats_.full_noset;
     }
+    ++stats_.full;
     stats_.taken += steps.size();
     for (size_t i = 0; i < steps.size(); ++i) follow(i, false);
   }
 
-  std::string pcText(int p, int pc) const {
-    static const char* names[] = {"Prefix", "Pre", "Body", "Post", "Exit", "Tile", "Done", "Other", "PostLast", "PreOpen"};
-    if (pc >= static_cast<int>(g_.pos[p].size())) return fmt::format("done{}", pc);
-    const PcPos& q = posOf(p, pc);
-    std::string op = pc < m_.programSize(p) ? std::string(instrKindName(m_.instr(p, pc).kind)) : "-";
-    return fmt::format("{}(t{},x{}){}", names[q.region], q.t, q.x, op);
-  }
-  bool debug_ = false;
-  void printStats() {
-    const uint64_t n = graph_.size();
-    fmt::print(stderr, "persist-stats: len={} states={} reduced={} full_noset={} single={} repairs={} repaired={} avg_enabled={:.2f} avg_taken={:.2f}\n",
-               len_, n, stats_.reduced, stats_.full_noset, stats_.full_single, stats_.repairs, stats_.repaired,
-               static_cast<double>(stats_.enabled) / std::max<uint64_t>(1, n),
-               static_cast<double>(stats_.taken) / std::max<uint64_t>(1, n));
-    std::map<std::vector<int32_t>, std::vector<int>> by;
-    for (size_t i = 0; i < n; ++i) {
-      State st = graph_.state(static_cast<int>(i));
-      std::vector<int32_t> key(st.v.begin() + m_.off_pc, st.v.begin() + m_.off_pc + m_.P);
-      by[key].push_back(static_cast<int>(i));
-    }
-    std::vector<std::pair<size_t, const std::vector<int32_t>*>> top;
-    for (auto& [k, v] : by) top.push_back({v.size(), &k});
-    std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.first > b.first; });
-    fmt::print(stderr, "persist-stats: {} pc tuples\n", by.size());
-    for (size_t i = 0; i < std::min<size_t>(top.size(), 12); ++i) {
-      std::string t;
-      for (int p = 0; p < m_.P; ++p) t += " " + pcText(p, (*top[i].second)[p]);
-      // which state words vary among these states
-      const auto& ids = by.at(*top[i].second);
-      State a = graph_.state(ids.front());
-      std::vector<int> varies;
-      for (int id : ids) {
-        State b = graph_.state(id);
-        for (size_t w = 0; w < std::min(a.v.size(), b.v.size()); ++w)
-          if (a.v[w] != b.v[w] && std::find(varies.begin(), varies.end(), static_cast<int>(w)) == varies.end())
-            varies.push_back(static_cast<int>(w));
-      }
-      std::sort(varies.begin(), varies.end());
-      if (i < 2 && std::getenv("CAKE_PERSIST_DEBUG")) {
-        debug_ = true;
-        expand(ids[ids.size() / 2], false);
-        debug_ = false;
-      }
-      fmt::print(stderr, "  {:7}{} varies[{}] at {} (slot@{} named@{} atom@{} var@{} size {})\n", top[i].first, t,
-                 varies.size(), fmt::join(varies.begin(), varies.begin() + std::min<size_t>(varies.size(), 30), ","),
-                 m_.off_slot, m_.off_named, m_.off_atom, m_.off_var, a.v.size());
-    }
+  void printStats() const {
+    fmt::print(stderr,
+               "persist-stats: len={} states={} reduced={} full={} repairs={} repaired={} enabled/state={:.2f} "
+               "taken/state={:.2f}\n",
+               len_, graph_.size(), stats_.reduced, stats_.full, stats_.repairs, stats_.repaired,
+               static_cast<double>(stats_.enabled) / std::max<size_t>(1, graph_.size()),
+               static_cast<double>(stats_.taken) / std::max<size_t>(1, graph_.size()));
   }
 
   bool blocksShifts(int p, int pc) const {
@@ -3022,11 +2970,7 @@ class PersistentExplorer {
       if (full(p) && g_.shape[p].step > 1) s.v[m_.off_obs + p] = -1;
     canonicalTags(s);
     bool shifted = false;
-    for (;;) {
-      if (ringShift(s, u)) { shifted = true; continue; }
-      if (tileShift(s, u)) { if (!std::getenv("CAKE_EXP_TILEFREE")) shifted = true; continue; }
-      break;
-    }
+    while (ringShift(s, u) || tileShift(s, u)) shifted = true;
     canonicalTags(s);
     return {pack(std::move(s), u), shifted};
   }
