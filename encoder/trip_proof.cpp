@@ -1019,7 +1019,7 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
 // Expands every state of g in insertion order (expanding adds more) within
 // the budget (states, memory, time); returns the number of states.
 uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const TripProofOptions& opts,
-                   ProofBudget& budget, const std::function<void(int)>& expand) {
+                   ProofBudget& budget, const std::function<void(int)>& expand, size_t from = 0) {
   const uint64_t max_states = std::min<uint64_t>(opts.max_states, uint64_t{opts.memory_mb} * 1024 * 1024 / per_state);
   // the work: every state expanded (its copy, its enabled steps, the
   // reduction's walk over the programs), every successor offered to the
@@ -1038,8 +1038,8 @@ uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const
     offered = g.offered();
     expanded = 0;
   };
-  for (size_t n = 0; n < g.size(); ++n) {
-    if (n % 256 == 0) {
+  for (size_t n = from; n < g.size(); ++n) {
+    if ((n - from) % 256 == 0) {
       charge();
       if (g.size() > max_states)
         throw Fail(fmt::format("state cap of {} states exceeded after {} work units", max_states, budget.used()));
@@ -2438,7 +2438,28 @@ class PersistentExplorer {
     }
     for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
-    return expandAll(graph_, m_, per_state, opts_, budget_, [&](int n) { expand(n); });
+    uint64_t instrs = 0;
+    for (int p = 0; p < m_.P; ++p) instrs += static_cast<uint64_t>(m_.programSize(p));
+    // The cycle proviso (docs/z3.md step 13): the states that were not
+    // expanded fully must span no cycle. Checked on the explored graph;
+    // each cycle found is cut by expanding the source of one of its edges
+    // fully, whose new successors are explored in turn, until none is left.
+    for (size_t from = 0;;) {
+      expandAll(graph_, m_, per_state, opts_, budget_, [&](int k) { expand(k, false); }, from);
+      from = graph_.size();
+      const std::vector<int> cut = reducedCycleCuts();
+      if (cut.empty()) break;
+      for (int k : cut) expand(k, true);
+      ++stats_.repairs;
+      stats_.repaired += cut.size();
+      ProofBudget::Tally t;  // the re-expanded states, as expandAll counts its own
+      t.expanded = cut.size();
+      t.expanded_instrs = cut.size() * instrs;
+      budget_.add(t);
+      checkBudget(budget_, fmt::format("after {} states", graph_.size()));
+    }
+    if (std::getenv("CAKE_PERSIST_STATS")) printStats();
+    return graph_.size();
   }
 
  private:
@@ -2452,6 +2473,47 @@ class PersistentExplorer {
   std::optional<sim::Reducer> reducer_;
   std::vector<int32_t> canon_;  // write id -> the equivalent write with the largest pc
   bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
+  // CAKE_PERSIST_STATS: per exploration, how states were expanded (diagnostics only)
+  struct Stats { uint64_t reduced = 0, full = 0, enabled = 0, taken = 0, repairs = 0, repaired = 0; } stats_;
+  // The explored graph's edges out of states not expanded fully (reduced_
+  // [node]; edges_[edge_at_[node] .. edge_at_[node + 1])), for the cycle proviso.
+  std::vector<char> reduced_;
+  std::vector<uint32_t> edge_at_;
+  std::vector<int32_t> edges_;
+
+  // Sources of edges whose removal leaves the subgraph of reduced states
+  // without a cycle: the back edges of a depth-first search over it (every
+  // other edge goes from a later-finished node to an earlier-finished one).
+  std::vector<int> reducedCycleCuts() const {
+    const size_t n = reduced_.size();
+    std::vector<char> color(n, 0);  // 0 unvisited, 1 on the stack, 2 done
+    std::vector<std::pair<int, uint32_t>> stack;
+    std::vector<int> cut;
+    for (size_t root = 0; root < n; ++root) {
+      if (!reduced_[root] || color[root]) continue;
+      stack.push_back({static_cast<int>(root), edge_at_[root]});
+      color[root] = 1;
+      while (!stack.empty()) {
+        auto& [v, e] = stack.back();
+        if (e == edge_at_[v + 1]) {
+          color[v] = 2;
+          stack.pop_back();
+          continue;
+        }
+        const int w = edges_[e++];
+        if (static_cast<size_t>(w) >= n || !reduced_[w]) continue;
+        if (color[w] == 1) {
+          if (cut.empty() || cut.back() != v) cut.push_back(v);
+        } else if (color[w] == 0) {
+          color[w] = 1;
+          stack.push_back({w, edge_at_[w]});
+        }
+      }
+    }
+    std::sort(cut.begin(), cut.end());
+    cut.erase(std::unique(cut.begin(), cut.end()), cut.end());
+    return cut;
+  }
 
   const PcPos& posOf(int p, int pc) const { return g_.pos[p][pc]; }
   bool full(int p) const { return g_.shape[p].kind == TileShape::Full; }
@@ -2785,7 +2847,23 @@ class PersistentExplorer {
                            v.message));
   }
 
-  void expand(int node) {
+  void expand(int node, bool force_full) {
+    // (the first expansion of a node records its edges when it is reduced;
+    // a second one, force_full, expands a reduced node fully)
+    const bool first = static_cast<size_t>(node) == reduced_.size();
+    if (first) {
+      reduced_.push_back(0);
+      if (edge_at_.empty()) edge_at_.push_back(0);
+    } else if (force_full) {
+      reduced_[node] = 0;
+    }
+    struct Record {  // closes the node's edge range, however expand() returns
+      PersistentExplorer& x;
+      bool on;
+      ~Record() {
+        if (on) x.edge_at_.push_back(static_cast<uint32_t>(x.edges_.size()));
+      }
+    } record{*this, first};
     // named, not a structured binding: the lambda below captures them
     // (clang before 16 refuses to capture a structured binding)
     auto unpacked = unpack(graph_.state(node));
@@ -2823,8 +2901,11 @@ class PersistentExplorer {
         for (const Branch& b : resolve(st.proc, st.pc, u)) take(withPc(next, st.proc, b), b.u);
       return *(succ[i] = std::move(out));
     };
-    auto follow = [&](size_t i) {
-      for (const State& n : successors(i).states) graph_.insert(n, node, steps[i]);
+    auto follow = [&](size_t i, bool keep) {
+      for (const State& n : successors(i).states) {
+        const int id = graph_.insert(n, node, steps[i]).first;
+        if (keep) edges_.push_back(id);
+      }
     };
     // A persistent subset first (sim_por.h with the BranchLayout). Every
     // cycle of the explored graph (the shifts make it cyclic) needs a fully
@@ -2832,26 +2913,45 @@ class PersistentExplorer {
     // cycle (docs/z3.md step 11: an edge without a shift moves a process
     // forward in its acyclic program, checked in setPredecessors, or retires
     // async work), so the subset is the smallest persistent set none of
-    // whose steps has a shift edge, and without one the state is expanded
-    // fully. (LapExplorer's rule, "a successor that is not new", also
+    // whose steps has a shift edge; without one, the smallest persistent
+    // set (docs/z3.md step 13: run() then checks the proviso on the
+    // explored graph and expands fully a state on each cycle of reduced
+    // states). (LapExplorer's rule, "a successor that is not new", also
     // suffices, but with the shifts the same state is reached at many
     // depths, and it completed half of the states.)
-    if (reducer_ && steps.size() > 1) {
+    stats_.enabled += steps.size();
+    if (reducer_ && steps.size() > 1 && !force_full) {
       auto index = [&](const Step& st) {
         return static_cast<size_t>(std::find(steps.begin(), steps.end(), st) - steps.begin());
       };
       // A process at a pc no shift can move (a prefix) keeps every state
       // from shifting: a set with its step comes first, else the reduction
       // could postpone it while the others run out of the window.
-      const std::vector<Step> subset = reducer_->reduce(
-          s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; },
-          [&](const Step& st) { return st.kind == Step::Kind::Exec && blocksShifts(st.proc, st.pc); });
+      auto preferred = [&](const Step& st) { return st.kind == Step::Kind::Exec && blocksShifts(st.proc, st.pc); };
+      std::vector<Step> subset = reducer_->reduce(
+          s, a, steps, [&](const Step& st) { return !successors(index(st)).shifts; }, preferred);
+      if (subset.size() == steps.size())
+        subset = reducer_->reduce(s, a, steps, [&](const Step& st) { successors(index(st)); return true; }, preferred);
       if (subset.size() < steps.size()) {
-        for (const Step& st : subset) follow(index(st));
+        ++stats_.reduced;
+        stats_.taken += subset.size();
+        if (first) reduced_[node] = 1;
+        for (const Step& st : subset) follow(index(st), first);
         return;
       }
     }
-    for (size_t i = 0; i < steps.size(); ++i) follow(i);
+    ++stats_.full;
+    stats_.taken += steps.size();
+    for (size_t i = 0; i < steps.size(); ++i) follow(i, false);
+  }
+
+  void printStats() const {
+    fmt::print(stderr,
+               "persist-stats: len={} states={} reduced={} full={} repairs={} repaired={} enabled/state={:.2f} "
+               "taken/state={:.2f}\n",
+               len_, graph_.size(), stats_.reduced, stats_.full, stats_.repairs, stats_.repaired,
+               static_cast<double>(stats_.enabled) / std::max<size_t>(1, graph_.size()),
+               static_cast<double>(stats_.taken) / std::max<size_t>(1, graph_.size()));
   }
 
   bool blocksShifts(int p, int pc) const {
