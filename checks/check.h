@@ -20,11 +20,18 @@ enum class SyncEngine { Explicit, Z3, Both };
 
 struct CheckOptions {
   ir::Target target = ir::Target::Unspecified;  // resolved target (decorator or --target)
-  unsigned timeout_ms = 10000;                  // per solver query
+  // Wall clock of one obligation (each check's queries together; the model
+  // checker's values, explorations and proof together): a safety limit,
+  // past it the verdict is unknown. What decides is work (below).
+  unsigned timeout_ms = 10000;
   unsigned memory_mb = 4096;                    // solver memory cap
   uint64_t rlimit = 0;                          // Z3 resource limit per query (deterministic); 0 = none
+  // The model checker's bounded check (the parameter values and their
+  // explorations): its work budget, in milliseconds of the calibration
+  // machine's CPU (encoder/proof_budget.h; the same verdict at any load).
+  unsigned bounded_timeout_ms = 10000;
   // The proof for every trip count (encoder/trip_proof.h), after the bounded
-  // check found nothing: its time budget (0: no proof, "checked" at most).
+  // check found nothing: its work budget, likewise (0: no proof, "checked" at most).
   unsigned proof_timeout_ms = 3000;
   SyncEngine sync_engine = SyncEngine::Explicit;  // --engine
   bool structural = true;

@@ -3,10 +3,11 @@
 #include "checks/model_check.h"
 
 #include <algorithm>
-#include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -1269,30 +1270,26 @@ std::vector<Binding> coveringBindings(const ir::Schedule& s) {
 
 namespace {
 
-// The budget of one obligation (--timeout): the covering values, every
-// exploration and the proof share it.
-class Budget {
- public:
-  explicit Budget(unsigned total_ms) : start_(std::chrono::steady_clock::now()), total_ms_(total_ms) {}
-  double usedMs() const {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-  }
-  unsigned remainingMs() const { return static_cast<unsigned>(std::max(0.0, total_ms_ - usedMs())); }
-  unsigned totalMs() const { return total_ms_; }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-  unsigned total_ms_;
-};
-
 class Driver {
  public:
   Driver(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
          std::vector<PropertyVerdict>& verdicts)
-      : s_(s), opts_(opts), sink_(sink), verdicts_(verdicts), budget_(opts.timeout_ms), goals_(s),
+      : s_(s), opts_(opts), sink_(sink), verdicts_(verdicts),
+        budget_(encoder::ProofBudget::unitsFor(opts.bounded_timeout_ms / 1000.0), opts.timeout_ms), goals_(s),
         relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.maxStages(), limits()) {}
 
+  // With CAKE_PROOF_STATS set, one line on stderr per obligation: the
+  // bounded check's work and the thread's CPU seconds (the proof's own line
+  // comes from encoder/trip_proof.cpp), to check the calibration on it.
   void run() {
+    check();
+    if (!std::getenv("CAKE_PROOF_STATS")) return;
+    if (!bounded_stats_) boundedEnds();
+    fmt::print(stderr, "bounded-stats: schedule={} {}\n", s_.name, *bounded_stats_);
+  }
+
+ private:
+  void check() {
     std::vector<Binding> bindings = search_.run();
     if (bindings.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Unknown, search_.failure()});
@@ -1303,10 +1300,15 @@ class Driver {
     std::string unknown;
     bool found = false;
     for (const Binding& b : bindings) {
-      if (budget_.remainingMs() == 0) { unknown = usedUp(); break; }
+      if (std::string out = budget_.exhausted(); !out.empty()) {
+        unknown = fmt::format("bounded check: {} (after {} of {} parameter values)", out, checked.size(),
+                              bindings.size());
+        break;
+      }
       std::string err;
       auto sys = encoder::buildSystem(s_, b, opts_.target, &err);
       if (!sys) { unknown = fmt::format("{} ({})", err, encoder::bindingToString(s_, b)); continue; }
+      encoder::chargeBuild(budget_, *sys);
       checked.push_back(b);
       if (!seen.insert(fingerprint(*sys)).second) continue;
       encoder::ModelCheckResult r = explore(*sys);
@@ -1336,33 +1338,59 @@ class Driver {
     prove(checked);
   }
 
- private:
   const ir::Schedule& s_;
   const CheckOptions& opts_;
   ir::DiagnosticSink& sink_;
   std::vector<PropertyVerdict>& verdicts_;
-  Budget budget_;
+  // The bounded check's budget: work (--bounded-timeout), counted
+  // deterministically, so the same schedule gets the same verdict at any
+  // load (encoder/proof_budget.h, docs/z3.md "The bounded check's budget");
+  // its wall-clock limit (--timeout) is the obligation's safety limit, the
+  // proof included. Declared before search_, which takes its limits.
+  encoder::ProofBudget budget_;
   GoalCollector goals_;
   std::set<int> relevant_;
   BindingSearch search_;
   std::set<std::string> reported_;  // rules already reported
+  std::optional<std::string> bounded_stats_;  // the bounded check's work and CPU, once it ended
 
+  void boundedEnds() {
+    const encoder::ProofBudget::Tally t = budget_.tally();
+    bounded_stats_ = fmt::format("work={} cpu_s={:.3f} wall_s={:.3f} expanded={} expanded_instrs={} built={} "
+                                 "queries={} rlimit={}",
+                                 budget_.used(), budget_.cpuSeconds(), budget_.wallSeconds(), t.expanded,
+                                 t.expanded_instrs, t.built, t.queries, t.rlimit);
+  }
+
+  // The covering values' Z3 queries: a resource limit each (work, from the
+  // bounded check's seconds; their work is charged to budget_ as it is
+  // spent on this thread), and the wall clock left as the safety limit.
   encoder::Limits limits() const {
     encoder::Limits l;
-    l.timeout_ms = std::max(1u, budget_.remainingMs());
+    l.timeout_ms = budget_.wallLeftMs();
     l.memory_mb = opts_.memory_mb;
-    l.rlimit = opts_.rlimit;
+    l.rlimit = opts_.rlimit > 0 || opts_.bounded_timeout_ms == 0
+                   ? opts_.rlimit
+                   : encoder::ProofBudget::rlimitFor(opts_.bounded_timeout_ms / 1000.0);
     return l;
   }
   // Shortening a counterexample is for the reader: it gets what is left of
-  // the obligation's budget, at least a little, and the finding stands
-  // either way.
-  unsigned minimizeBudgetMs() const { return std::max(200u, budget_.remainingMs()); }
-  std::string usedUp() const { return fmt::format("time budget of {} ms used up", budget_.totalMs()); }
+  // the bounded check's work, at least 0.2 s worth, and the finding stands
+  // either way (the shortened trace is the same at any load).
+  encoder::Trace shortened(const encoder::System& sys, const encoder::Violation& v) {
+    encoder::ProofBudget b(std::max(encoder::ProofBudget::unitsFor(0.2), budget_.left()),
+                           std::max(200u, budget_.wallLeftMs()));
+    encoder::Trace t = encoder::minimizeTrace(sys, v.trace, v.rule, b);
+    budget_.charge(b.used());
+    return t;
+  }
+  // Why the obligation's wall clock (the safety limit) ended a step.
+  std::string wallOut() const { return budget_.wallOut() ? budget_.exhausted() : ""; }
 
   encoder::ModelCheckResult explore(const encoder::System& sys) {
     encoder::ExploreOptions eo;
-    eo.timeout_ms = std::max(1u, budget_.remainingMs());
+    eo.budget = &budget_;
+    eo.timeout_ms = budget_.wallLeftMs();  // the Z3 engine's (--engine z3|both)
     eo.memory_mb = std::min(opts_.memory_mb, 1024u);
     // --engine (checks/sync_engine.h): a disagreement of the engines is an
     // internal error; nothing either says about this binding is reported
@@ -1385,7 +1413,7 @@ class Driver {
       if (!reported_.insert(v.rule).second) continue;  // found for smaller values already
       any = true;
       if (v.trace.empty()) { sink_.add(toFinding(sys, v, bt, nullptr)); continue; }
-      encoder::ReplayResult rr = encoder::replay(sys, encoder::minimizeTrace(sys, v.trace, v.rule, minimizeBudgetMs()));
+      encoder::ReplayResult rr = encoder::replay(sys, shortened(sys, v));
       if (!confirmed(rr, v.rule)) {
         verdicts_.push_back({v.rule, VerdictKind::Error,
                              fmt::format("internal: the counterexample did not replay ({})", rr.error)});
@@ -1402,10 +1430,11 @@ class Driver {
   // (encoder/trip_proof.h). What it cannot settle leaves the verdict
   // "checked" with the reason; a violation it meets is a finding.
   void prove(const std::vector<Binding>& checked) {
+    if (std::getenv("CAKE_PROOF_STATS")) boundedEnds();
     std::string detail = valuesText(s_, checked, relevant_);
     if (opts_.proof_timeout_ms == 0) return notProved(detail);
-    const unsigned left = budget_.remainingMs();
-    if (left == 0) return notProved(detail + "; proof: unknown (" + usedUp() + ")");
+    if (!wallOut().empty()) return notProved(detail + "; proof: unknown (" + wallOut() + ")");
+    const unsigned left = budget_.wallLeftMs();
     encoder::ModelCheckResult pr;
     if (const auto& engine = encoder::proofEngine()) {
       encoder::ModelCheckQuery q;
@@ -1493,7 +1522,7 @@ class Driver {
                              fmt::format("{}: counterexample for {} cannot be built: {}", pr.engine, bt, err)});
         return true;
       }
-      encoder::ReplayResult rr = encoder::replay(*sys, encoder::minimizeTrace(*sys, v.trace, v.rule, minimizeBudgetMs()));
+      encoder::ReplayResult rr = encoder::replay(*sys, shortened(*sys, v));
       if (!confirmed(rr, v.rule)) {
         verdicts_.push_back({v.rule, VerdictKind::Error,
                              fmt::format("engines disagree: {}'s counterexample for {} does not replay ({})",
@@ -1526,13 +1555,14 @@ class Driver {
     const int64_t T = v.binding->replace_value;
     const int64_t last = v.trip_open ? T + 2 * goals_.maxStages() + 1 : T;
     std::optional<Binding> tried;
-    for (int64_t t = T; t <= last && budget_.remainingMs() > 0; ++t) {
+    for (int64_t t = T; t <= last && budget_.exhausted().empty(); ++t) {
       std::optional<Binding> b = search_.bindingFor(base, trip, t);
       if (!b) continue;
       tried = b;
       std::string err;
       auto sys = encoder::buildSystem(s_, *b, opts_.target, &err);
       if (!sys) continue;
+      encoder::chargeBuild(budget_, *sys);
       encoder::ModelCheckResult r = explore(*sys);
       if (r.outcome == encoder::Outcome::Violation && report(*sys, *b, r)) return true;
       if (r.outcome == encoder::Outcome::Pass && !r.warnings.empty()) {
@@ -1547,11 +1577,12 @@ class Driver {
       }
     }
     if (!tried) return false;
-    const bool disagree = !v.trip_open && budget_.remainingMs() > 0;
+    const std::string out = budget_.exhausted();
+    const bool disagree = !v.trip_open && out.empty();
     verdicts_.push_back(
         {v.rule, disagree ? VerdictKind::Error : VerdictKind::Unknown,
          fmt::format("{}{} meets {} at trip count {}{} ({}), but the bounded check of {} finds no violation",
-                     disagree ? "engines disagree: " : budget_.remainingMs() == 0 ? usedUp() + ": " : "", pr.engine,
+                     disagree ? "engines disagree: " : !out.empty() ? out + ": " : "", pr.engine,
                      v.rule, v.trip_open ? ">= " : "", T, v.message, relevantText(s_, *tried, relevant_))});
     return true;
   }

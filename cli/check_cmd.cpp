@@ -28,6 +28,7 @@ struct CheckArgs {
   unsigned timeout_s = 30;
   unsigned memory_mb = 4096;
   double proof_timeout_s = 3;
+  double bounded_timeout_s = checks::CheckOptions{}.bounded_timeout_ms / 1000.0;
   bool no_model_check = false;
   bool no_layout = false;
   bool color = false;
@@ -119,6 +120,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       opts.timeout_ms = args.timeout_s * 1000;
       opts.memory_mb = args.memory_mb;
       opts.proof_timeout_ms = static_cast<unsigned>(args.proof_timeout_s * 1000);
+      opts.bounded_timeout_ms = static_cast<unsigned>(args.bounded_timeout_s * 1000);
       opts.model_check = !args.no_model_check;
       opts.sync_engine = *checks::parseSyncEngine(args.engine);
       opts.layout = !args.no_layout;
@@ -299,6 +301,12 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
                   "together; each gate's solver queries together), a safety limit: past it the verdict is unknown "
                   "(default 30)")
       ->check(CLI::Range(1u, 3600u));
+  cmd->add_option("--bounded-timeout", args->bounded_timeout_s,
+                  "the budget of the model checker's bounded check (the parameter values and their explorations), "
+                  "in seconds of this machine's CPU counted as deterministic work, like --proof-timeout (the same "
+                  "verdict at any load; docs/z3.md \"The bounded check's budget\"), within --timeout (0: no cap on "
+                  "work; default 10)")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--proof-timeout", args->proof_timeout_s,
                   "the budget of the proof for every trip count after the bounded check, in seconds of this "
                   "machine's CPU counted as deterministic work (the same verdict at any load; docs/z3.md \"The "

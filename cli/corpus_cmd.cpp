@@ -37,7 +37,10 @@ void addCorpusCommand(CLI::App& app, int& exit_code) {
   sub->add_option("--resume", args->resume, "skip cases whose content hash has a record in this JSONL file "
                                             "(with --jsonl on the same file: append to it)");
   sub->add_option("-j,--jobs", args->run.jobs, "cases checked in parallel (default 1)");
-  sub->add_option("--timeout", args->run.timeout_ms, "per solver query, milliseconds (default 10000)");
+  sub->add_option("--timeout", args->run.timeout_ms,
+                  "wall-clock milliseconds for one obligation, a safety limit (the checks' budgets count work, the "
+                  "same at any load: cake check --bounded-timeout, --proof-timeout); past it the case is unknown "
+                  "(default 120000)");
   sub->add_option("--max-listed", args->run.max_listed, "cases listed per section of the text report (default 50)");
   sub->add_flag("-q,--quiet", args->run.quiet, "no text report on stdout");
   sub->add_flag("--no-progress", args->no_progress, "no progress line on stderr (it only shows on a terminal)");

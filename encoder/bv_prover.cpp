@@ -631,6 +631,7 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
     }
     z3::optimize opt(ctx);
     z3w::applyGlobalLimits(*lim);
+    opt.set(z3w::solverParams(ctx, *lim));  // its resource limit (work), as z3w::check's queries
     for (const auto& k : syms) {
       opt.add(domains.at(k));
       if (k.first == 'b') opt.add(domains.at({'g', k.second}));

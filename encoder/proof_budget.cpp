@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "encoder/system.h"
 #include "encoder/z3_solver.h"
 
 namespace cake::encoder {
@@ -90,6 +91,14 @@ std::string ProofBudget::exhausted() const {
                        "loaded or the obligation's --timeout is short",
                        wall_ms_ / 1000.0, used(), work_ == 0 ? std::string("no cap") : std::to_string(work_));
   return "";
+}
+
+void chargeBuild(ProofBudget& budget, const System& sys) {
+  uint64_t n = 0;
+  for (const Process& p : sys.procs) n += p.program.size();
+  ProofBudget::Tally tally;
+  tally.built = n;
+  budget.add(tally);
 }
 
 }  // namespace cake::encoder

@@ -30,6 +30,13 @@
 
 namespace cake::encoder {
 
+struct System;  // encoder/system.h
+
+// The same budget bounds the model checker's bounded check
+// (checks/model_check.cpp: the covering values' queries, the systems built,
+// the explicit explorations, the shortening of counterexamples) with its own
+// work cap, `cake check --bounded-timeout` (docs/z3.md "The bounded
+// check's budget"): one unit, one calibration.
 class ProofBudget {
  public:
   // Work units per second of the proof's CPU (a unit is an estimated ns).
@@ -99,5 +106,9 @@ class ProofBudget {
   std::chrono::steady_clock::time_point start_;
   double cpu_start_;
 };
+
+// Charges the building of `sys`: Tally::built, an instruction of its
+// programs each.
+void chargeBuild(ProofBudget& budget, const System& sys);
 
 }  // namespace cake::encoder

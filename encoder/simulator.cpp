@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "encoder/proof_budget.h"
 #include "encoder/sim_graph.h"
 #include "encoder/sim_model.h"
 #include "encoder/sim_por.h"
@@ -290,10 +292,35 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   auto noteFirst = [&](size_t n) {
     if (first_depth < 0) { first_depth = g.depth(static_cast<int>(n)); first_states = g.size(); }
   };
-  for (size_t n = 0; n < g.size(); ++n) {
+  // With a work budget: what the states expanded so far cost (the weights of
+  // ProofBudget::Tally), charged every 256 states and at the end.
+  uint64_t instrs = 0;  // the programs' instructions, walked per expanded state
+  for (int p = 0; p < m.P; ++p) instrs += static_cast<uint64_t>(m.programSize(p));
+  size_t charged = 0;
+  uint64_t charged_transitions = 0;
+  auto charge = [&](size_t expanded) {
+    if (!opts.budget) return;
+    ProofBudget::Tally t;
+    t.expanded = expanded - charged;
+    t.expanded_instrs = t.expanded * instrs;
+    t.offered = res.transitions - charged_transitions;
+    t.words = t.offered * init.v.size();
+    opts.budget->add(t);
+    charged = expanded;
+    charged_transitions = res.transitions;
+  };
+  std::string cut;  // why the work budget ended the search
+  size_t n = 0;     // states expanded (every one before index n)
+  for (; n < g.size(); ++n) {
     if (n % 256 == 0) {
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (g.size() > max_states || ms > opts.timeout_ms) { budget = true; break; }
+      if (opts.budget) {
+        charge(n);
+        cut = opts.budget->exhausted();
+        if (g.size() > max_states || !cut.empty()) { budget = true; break; }
+      } else {
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (g.size() > max_states || ms > opts.timeout_ms) { budget = true; break; }
+      }
     }
     if (first_depth >= 0 && (opts.stop_at_first || g.depth(static_cast<int>(n)) > first_depth + opts.more_depth ||
                              g.size() > first_states + opts.more_states))
@@ -328,6 +355,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
       g.insert(next, static_cast<int>(n), st);
     }
   }
+  charge(n);
   res.states = g.size();
   res.violations = std::move(found.list());
   std::stable_sort(res.violations.begin(), res.violations.end(),
@@ -339,8 +367,13 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   if (!res.violations.empty()) res.outcome = Outcome::Violation;
   else if (budget) {
     res.outcome = Outcome::Unknown;
-    res.detail = fmt::format("state budget exceeded ({} states, {:.1f} s; limits {} states, {} ms)", res.states,
-                             res.seconds, max_states, opts.timeout_ms);
+    if (!cut.empty())  // no seconds: the same text at any load
+      res.detail = fmt::format("{} (explicit search, after {} states)", cut, res.states);
+    else if (opts.budget)
+      res.detail = fmt::format("state cap exceeded ({} states; limit {} states)", res.states, max_states);
+    else
+      res.detail = fmt::format("state budget exceeded ({} states, {:.1f} s; limits {} states, {} ms)", res.states,
+                               res.seconds, max_states, opts.timeout_ms);
   } else res.outcome = Outcome::Pass;
   return res;
 }
@@ -400,11 +433,15 @@ static bool endsIn(const System& sys, const Trace& t, const std::string& rule) {
                      [&](const Violation& v) { return v.rule == rule && v.trace.size() == t.size(); });
 }
 
-Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, unsigned budget_ms) {
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(budget_ms);
-  auto late = [&] { return Clock::now() > deadline; };
-  if (!endsIn(sys, trace, rule)) return trace;
+// The greedy shortening; `late()` ends it (the trace so far is returned),
+// `replayed(n)` is told of each replay of n steps.
+static Trace shorten(const System& sys, const Trace& trace, const std::string& rule,
+                     const std::function<bool()>& late, const std::function<void(size_t)>& replayed) {
+  auto ends = [&](const Trace& t) {
+    replayed(t.size());
+    return endsIn(sys, t, rule);
+  };
+  if (!ends(trace)) return trace;
   Trace t = trace;
   // Long traces (a trip count in the thousands) first drop whole chunks,
   // halving the size, so that the step-by-step pass below starts short:
@@ -416,20 +453,40 @@ Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& ru
         if (end < chunk) break;
         Trace shorter = t;
         shorter.erase(shorter.begin() + static_cast<long>(end - chunk), shorter.begin() + static_cast<long>(end));
-        if (endsIn(sys, shorter, rule)) t = std::move(shorter);
+        if (ends(shorter)) t = std::move(shorter);
       }
   for (bool changed = true; changed && !late();) {
     changed = false;
     for (size_t i = t.size(); i-- > 0 && !late();) {
       Trace shorter = t;
       shorter.erase(shorter.begin() + static_cast<long>(i));
-      if (endsIn(sys, shorter, rule)) {
+      if (ends(shorter)) {
         t = std::move(shorter);
         changed = true;
       }
     }
   }
   return t;
+}
+
+Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, unsigned budget_ms) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(budget_ms);
+  return shorten(
+      sys, trace, rule, [&] { return Clock::now() > deadline; }, [](size_t) {});
+}
+
+Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, ProofBudget& budget) {
+  uint64_t instrs = 0;
+  for (const Process& p : sys.procs) instrs += p.program.size();
+  return shorten(
+      sys, trace, rule, [&] { return !budget.exhausted().empty(); },
+      [&](size_t steps) {
+        ProofBudget::Tally t;
+        t.expanded = steps + 1;  // each step, and the state at the end
+        t.expanded_instrs = t.expanded * instrs;
+        budget.add(t);
+      });
 }
 
 }  // namespace cake::encoder

@@ -21,9 +21,17 @@
 
 namespace cake::encoder {
 
+class ProofBudget;  // encoder/proof_budget.h
+
 struct ExploreOptions {
   uint64_t max_states = 2000000;   // beyond: Outcome::Unknown
-  unsigned timeout_ms = 10000;     // beyond: Outcome::Unknown
+  unsigned timeout_ms = 10000;     // beyond: Outcome::Unknown (without `budget`)
+  // Work, not time (encoder/proof_budget.h): when set, the exploration
+  // charges its states to it (each expanded state, with the instructions of
+  // the programs it walks) and stops with Outcome::Unknown once its work cap
+  // or its wall-clock safety limit is reached; timeout_ms is then unused.
+  // The cut falls on the same state at any load.
+  ProofBudget* budget = nullptr;
   unsigned memory_mb = 1024;       // the visited set's size cap; beyond: Outcome::Unknown
   bool reduce = true;              // persistent-set reduction (off: every interleaving)
   bool stop_at_first = false;      // stop at the first violation (else: one per rule)
@@ -104,5 +112,10 @@ ReplayResult replay(const System& sys, const Trace& trace);
 // (it still replays and ends in the violation), so a trace thousands of
 // steps long does not stall the check.
 Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, unsigned budget_ms = 2000);
+// The same within a work budget (the same trace at any load): each step
+// replayed is charged as an expanded state with the programs'
+// instructions; past the budget's work cap or wall-clock safety limit the
+// trace shortened so far is returned.
+Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, ProofBudget& budget);
 
 }  // namespace cake::encoder

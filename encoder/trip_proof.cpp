@@ -77,15 +77,6 @@ void checkBudget(const ProofBudget& budget, const std::string& where) {
   if (!out.empty()) throw Fail(where.empty() ? out : fmt::format("{} ({})", out, where));
 }
 
-// The work of building a system: a unit per instruction of its programs.
-void chargeBuild(ProofBudget& budget, const System& sys) {
-  uint64_t n = 0;
-  for (const Process& p : sys.procs) n += p.program.size();
-  ProofBudget::Tally tally;
-  tally.built = n;
-  budget.add(tally);
-}
-
 // ================================================================ the trip expression
 
 // Does e or any of its sub-expressions satisfy `pred`?

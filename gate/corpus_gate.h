@@ -273,7 +273,10 @@ struct CorpusOptions {
   int mutants = 0;                       // also generate and label this many mutants in the run
   uint64_t seed = 1;                     // for --mutants
   int jobs = 1;                          // worker threads
-  unsigned timeout_ms = 10000;           // per solver query
+  // Wall clock of one obligation: only a safety limit (work decides:
+  // CheckOptions::bounded_timeout_ms), generous so that a loaded machine
+  // does not turn a case unknown.
+  unsigned timeout_ms = 120000;
   bool quiet = false;                    // no text report on stdout
   bool progress = true;                  // progress on stderr (only if it is a terminal)
   int max_listed = 50;                   // cases listed per section of the text report

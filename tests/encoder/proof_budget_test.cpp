@@ -1,6 +1,9 @@
 // The proof's budget (encoder/proof_budget.h): work, not time, decides;
 // a budget used up is "unknown", never "proved"; the verdict does not
-// change when another thread competes for the CPU.
+// change when another thread competes for the CPU. The same for the model
+// checker's bounded check (BoundedBudget.*: its explorations, verdicts and
+// counterexamples).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "checks/model_check.h"
 #include "encoder/proof_budget.h"
+#include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "ir/frontend.h"
 #include "test_util.h"
@@ -139,4 +144,122 @@ TEST(ProofBudget, EveryShortBudgetIsUnknown) {
     EXPECT_EQ(r.outcome, encoder::Outcome::Unknown) << work << ": " << r.engine;
     EXPECT_NE(r.detail.find("work budget of"), std::string::npos) << work << ": " << r.detail;
   }
+}
+
+// ---------------------------------------------------------------- the bounded check
+
+namespace {
+
+// An explicit exploration of sm90_ws_4stage with K = 64 * k_tiles, charged
+// to a budget of `work` units (0: no cap) without a wall-clock limit.
+struct Explored {
+  encoder::ModelCheckResult r;
+  uint64_t used = 0;
+};
+Explored exploreWithWork(const ir::Schedule& s, int64_t k_tiles, uint64_t work) {
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = s.params[p].name == "K" ? 64 * k_tiles : 64;
+  std::string err;
+  auto sys = encoder::buildSystem(s, b, s.target, &err);
+  EXPECT_TRUE(sys) << err;
+  if (!sys) return {};
+  encoder::ProofBudget budget(work, 0);
+  encoder::ExploreOptions eo;
+  eo.budget = &budget;
+  Explored out;
+  out.r = encoder::explore(*sys, eo);
+  out.used = budget.used();
+  return out;
+}
+
+// The model checker's verdicts and findings (rule, message, every trace
+// step) as one text, to compare two runs.
+std::string modelCheckText(const ir::Schedule& s, unsigned bounded_ms, unsigned wall_ms) {
+  checks::CheckOptions o;
+  o.proof_timeout_ms = 0;  // the bounded check alone
+  o.bounded_timeout_ms = bounded_ms;
+  o.timeout_ms = wall_ms;
+  ir::DiagnosticSink sink;
+  std::vector<checks::PropertyVerdict> verdicts;
+  checks::runModelChecker(s, o, sink, verdicts);
+  std::string out;
+  for (const auto& v : verdicts)
+    out += fmt::format("{}: {}: {}\n", v.property, checks::verdictName(v.kind), v.detail);
+  for (const ir::Finding& f : sink.findings()) {
+    out += fmt::format("{} line {}: {} ({} steps)\n", f.rule, f.range.line, f.message, f.trace.size());
+    for (const ir::TraceStep& t : f.trace) out += fmt::format("  {} {} {} {}\n", t.role, t.instance, t.op, t.event);
+  }
+  return out;
+}
+
+}  // namespace
+
+// An exploration needs some work W: with W it passes, with W/2 it is
+// unknown (never a pass), and the outcome, detail, states and work counted
+// are the same with two busy threads competing for the two cores.
+TEST(BoundedBudget, ExplorationIsCutByWorkNotLoad) {
+  auto mod = budgetTestModule("corpus/gemm/sm90_ws_4stage.cake");
+  ASSERT_TRUE(mod);
+  const ir::Schedule& s = mod->schedules.at(0);
+  const int64_t kTiles = 200;  // thousands of states: the cut falls between the checks every 256 states
+  const Explored free = exploreWithWork(s, kTiles, 0);
+  ASSERT_EQ(free.r.outcome, encoder::Outcome::Pass) << free.r.detail;
+  const uint64_t W = free.used;
+  ASSERT_GT(free.r.states, 1000u);  // cut in the middle, not at the first check
+  std::cout << "[ bounded work of sm90_ws_4stage, " << kTiles << " k-tiles: " << W << " units, " << free.r.states
+            << " states, " << free.r.seconds << " s wall ]\n";
+
+  const Explored exact = exploreWithWork(s, kTiles, W);
+  EXPECT_EQ(exact.r.outcome, encoder::Outcome::Pass) << exact.r.detail;
+  EXPECT_EQ(exact.used, W);
+  const Explored short_ = exploreWithWork(s, kTiles, W / 2);
+  EXPECT_EQ(short_.r.outcome, encoder::Outcome::Unknown);
+  // no seconds in the detail: the same text at any load
+  EXPECT_EQ(short_.r.detail, fmt::format("work budget of {} units used up (explicit search, after {} states)", W / 2,
+                                         short_.r.states));
+
+  BusyThreads busy(2);
+  const Explored loaded = exploreWithWork(s, kTiles, W);
+  EXPECT_EQ(loaded.r.outcome, encoder::Outcome::Pass) << loaded.r.detail;
+  EXPECT_EQ(loaded.used, W);
+  EXPECT_EQ(loaded.r.states, free.r.states);
+  const Explored loaded_short = exploreWithWork(s, kTiles, W / 2);
+  EXPECT_EQ(loaded_short.r.outcome, encoder::Outcome::Unknown);
+  EXPECT_EQ(loaded_short.r.detail, short_.r.detail);
+  EXPECT_EQ(loaded_short.r.states, short_.r.states);
+  EXPECT_EQ(loaded_short.used, short_.used);
+}
+
+// The model checker's whole bounded check: a correct schedule is "checked"
+// with its default budget and "unknown" with a tiny one (never a pass); a
+// broken one shows the same finding with the same shortened trace. Every
+// verdict, detail and trace is the same with two busy threads competing.
+TEST(BoundedBudget, VerdictDependsOnWorkNotLoad) {
+  auto good = budgetTestModule("corpus/gemm/sm90_ws_4stage.cake");
+  auto bad = budgetTestModule("corpus/bugs/sync.race/sm90_release_before_mma_retired.cake");
+  ASSERT_TRUE(good && bad);
+  const unsigned wall = cake::testing::kNoWallClockMs;  // the safety limit never decides here
+  const unsigned deflt = checks::CheckOptions{}.bounded_timeout_ms;
+  const std::string checked = modelCheckText(good->schedules.at(0), deflt, wall);
+  EXPECT_NE(checked.find("sync: checked: "), std::string::npos) << checked;
+  const std::string tiny = modelCheckText(good->schedules.at(0), 1, wall);  // 1 ms: 1e6 units
+  EXPECT_NE(tiny.find("sync: unknown: "), std::string::npos) << tiny;
+  EXPECT_NE(tiny.find("work budget of 1000000 units used up"), std::string::npos) << tiny;
+  const std::string found = modelCheckText(bad->schedules.at(0), deflt, wall);
+  EXPECT_NE(found.find("sync.race: counterexample"), std::string::npos) << found;
+
+  BusyThreads busy(2);
+  EXPECT_EQ(modelCheckText(good->schedules.at(0), deflt, wall), checked);
+  EXPECT_EQ(modelCheckText(good->schedules.at(0), 1, wall), tiny);
+  EXPECT_EQ(modelCheckText(bad->schedules.at(0), deflt, wall), found);
+}
+
+// The wall clock (--timeout) stays a safety limit: reached, the verdict is
+// unknown and says so, never a pass.
+TEST(BoundedBudget, WallClockSafetyLimitIsUnknown) {
+  auto mod = budgetTestModule("corpus/cluster/sm90_multicast_b.cake");  // about a second of bounded check
+  ASSERT_TRUE(mod);
+  const std::string text = modelCheckText(mod->schedules.at(0), checks::CheckOptions{}.bounded_timeout_ms, 1);
+  EXPECT_NE(text.find("sync: unknown: "), std::string::npos) << text;
+  EXPECT_NE(text.find("wall-clock safety limit of 0.0 s reached"), std::string::npos) << text;
 }
