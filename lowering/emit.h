@@ -29,6 +29,8 @@ class Emitter {
   bool single_ = false;
   std::set<int> stagePhaseBars_;
   std::set<std::string> cpHoisted_;  // the role's stepped cp.async copies whose per-thread values are hoisted
+  std::set<const ir::Op*> initHoisted_;  // mma.sync ops whose init= zeroing is emitted before their loop
+  std::map<std::string, std::string> ldmHoisted_;  // ldmatrix per-thread offset expression -> its hoisted name
 
   // An op the plan's validation passed but emission cannot take: a bug in
   // cake (validate.cpp misses a check), never a property of the schedule.
@@ -83,6 +85,7 @@ class Emitter {
   void emitWgmma(const ir::Op& op, const MmaPlan& p);
   void emitWgmmaRsFragments(const ir::Op& op, const MmaPlan& p, int mbl, int steps);
   void emitMmaSync(const ir::Op& op, const MmaPlan& p);
+  void emitInitHoists(const ir::Stmt& loop);
   // ldmatrix.x4 addresses of a view operand: this thread's row `row` plus 16 * a tile; where the swizzle
   // repeats every 8 rows of the slot (KernelPlan::viewRowsSplit) the row's bytes and swizzle are emitted
   // once (names pre + "r", pre + "sw") and a tile's row is a constant
@@ -95,6 +98,22 @@ class Emitter {
   std::string ldmatrixAddr(const LdmRows& r, const std::string& tile, const std::string& colBytes) const;
   std::string ldmatrixCol(int v, int64_t c0, const std::string& chunk) const;
   void emitFragmentLoad(const ir::Op& op, const Layout& l);
+  // An ldmatrix operand of an op on the mma.sync path: rows (row0 + 16 * tile + lane) of view v, k-step
+  // k's 16-byte chunk at ldmatrixCol(v, c0, chunk(k)). Where the rows split (viewRowsSplit) and row0 does
+  // not change in the role (a constant row slice), the per-thread offset of tile 0 at each k-step is
+  // computed once at the role's start (emitLdmHoists) and an ldmatrix adds the slot and a constant
+  struct LdmOperand {
+    int v = -1;
+    std::string row0, lane, chunk;  // chunk: the 16-byte chunk with "{k}" for the k-step
+    int64_t c0 = 0;
+    int steps = 0;
+    bool hoist = false;
+  };
+  std::vector<LdmOperand> ldmOperands(const ir::Op& op) const;
+  std::string ldmThreadOffset(const LdmOperand& o, int k) const;
+  void emitLdmHoists(const std::vector<const ir::RoleBody*>& bodies);
+  // `const uint32_t name[steps] = {the hoisted offsets}` when the operand's offsets are hoisted; false if not
+  bool ldmHoistedArray(const LdmOperand& o, const std::string& name);
   void emitTcgen05(const ir::Op& op, const MmaPlan& p);
   void emitMmaCommit(const ir::Op& op);
   // ---- compute ops (emit_compute.cpp)

@@ -375,65 +375,90 @@ void Emitter::emitElementwise(const ir::Op& op) {
                           convertsInPairs(dst.dt) && !distGuarded(L->row) &&
                           !distGuarded(L->col);
     if (canon != "true") line(fmt::format("const bool cake_w = {};  // one replica writes", canon));
+    // a tile wholly inside the tensor, with aligned pairs: every pair is stored with no bounds test (the
+    // column distribution is unguarded, so each pair's two columns lie in the tile). The test per pair was
+    // ~10 instructions for each of the epilogue's 64 pairs per thread (docs/gpu.md "sm_80: the k-block's
+    // extra instructions"); the guarded loop below stays for the other tiles.
+    const bool inner = pairs && op.dst.kind == K::Param && !distGuarded(L->col);
     if (pairs && op.dst.kind == K::Param) {
       const int N = static_cast<int>(op.coords.size());
+      const std::string ext = "cake_ext_" + dst.name;
       line(fmt::format("const bool cake_pairs = (cake_d_c0 % 2 == 0) && ({} || cake_ext_{}.s[{}] % 2 == 0) && "
                        "(reinterpret_cast<uintptr_t>({}) % {} == 0);",
                        N >= 2 ? "false" : "true", dst.name, std::max(0, N - 2), dst.name, 2 * deb));
-    }
-    line("#pragma unroll");
-    open(fmt::format("for (int cake_i = 0; cake_i < {}; ++cake_i)", L->NR()));
-    line(fmt::format("const int cake_r = {};", distIndex(L->row, "cake_i")));
-    line("(void)cake_r;");
-    std::vector<std::string> guards;
-    if (distGuarded(L->row)) guards.push_back(fmt::format("cake_r < {}", L->t.R));
-    if (canon != "true") guards.push_back("cake_w");
-    line("#pragma unroll");
-    if (pairs) {
-      open(fmt::format("for (int cake_jj = 0; cake_jj < {}; cake_jj += 2)", L->NC()));
-      const std::string s = srcs[0].name;
-      const std::string T_ = cType(dst.dt);
-      line(fmt::format("const int cake_c = {};", distIndex(L->col, "cake_jj")));
-      std::vector<std::string> g = guards;
-      if (distGuarded(L->col)) g.push_back(fmt::format("cake_c < {}", L->t.C));
-      if (!g.empty()) line(fmt::format("if ({}) {{", fmt::join(g, " && ")));
-      const std::string si = srcs[0].di ? fmt::format("cake_i + {}", srcs[0].di) : "cake_i";
-      const std::string a = fmt::format("{}<{}>({}({}[{}][cake_jj + {}]))", cvt, T_, rd, s, si, srcs[0].dj);
-      const std::string b = fmt::format("{}<{}>({}({}[{}][cake_jj + {}]))", cvt, T_, rd, s, si, srcs[0].dj + 1);
-      if (op.dst.kind == K::View) {
-        line(fmt::format("  cake_sts_pair({}, {}, {});", viewOff(dst, "cake_r", "cake_c"), a, b));
-      } else {
-        std::string in, in2;
-        const std::string idx = tensorIdx(dst, "cake_r", "cake_c", &in);
-        tensorIdx(dst, "cake_r", "(cake_c + 1)", &in2);
-        line(fmt::format("  const {} cake_x = {}, cake_y = {};", T_, a, b));
-        line(fmt::format("  if (cake_pairs && {} && {}) cake_stg_pair({} + {}, cake_x, cake_y);", in, in2, dst.name, idx));
-        line(fmt::format("  else {{ if ({}) {}[{}] = cake_x; if ({}) {}[{} + 1] = cake_y; }}", in, dst.name, idx, in2,
-                         dst.name, idx));
+      if (inner) {
+        std::string whole = fmt::format("cake_pairs && cake_d_plane && cake_d_c0 >= 0 && cake_d_c0 + {} <= {}.d[{}]", tile.C,
+                                        ext, N - 1);
+        if (N >= 2) whole += fmt::format(" && cake_d_r0 >= 0 && cake_d_r0 + {} <= {}.d[{}]", tile.R, ext, N - 2);
+        line(fmt::format("const bool cake_inner = {};", whole));
       }
-      if (!g.empty()) line("}");
-      close();
-    } else if (cvtPairs) {
-      open(fmt::format("for (int cake_jj = 0; cake_jj < {}; cake_jj += 2)", L->NC()));
-      const std::string si = srcs[0].di ? fmt::format("cake_i + {}", srcs[0].di) : "cake_i";
-      const std::string di = dst.di ? fmt::format("cake_i + {}", dst.di) : "cake_i";
-      line(fmt::format("cake_cvt2<{}>({}({}[{}][cake_jj + {}]), {}({}[{}][cake_jj + {}]), {}[{}][cake_jj + {}], "
-                       "{}[{}][cake_jj + {}]);",
-                       cType(dst.dt), rd, srcs[0].name, si, srcs[0].dj, rd, srcs[0].name, si, srcs[0].dj + 1, dst.name,
-                       di, dst.dj, dst.name, di, dst.dj + 1));
-      close();
-    } else {
-      open(fmt::format("for (int cake_j = 0; cake_j < {}; ++cake_j)", L->NC()));
-      line(fmt::format("const int cake_c = {};", distIndex(L->col, "cake_j")));
-      line("(void)cake_c;");
-      std::vector<std::string> g = guards;
-      if (distGuarded(L->col)) g.push_back(fmt::format("cake_c < {}", L->t.C));
-      if (!g.empty()) open(fmt::format("if ({})", fmt::join(g, " && ")));
-      write(val);
-      if (!g.empty()) close();
-      close();
     }
-    close();
+    for (int pass = inner ? 0 : 1; pass < 2; ++pass) {
+      const bool fast = pass == 0;
+      if (inner && fast) open("if (cake_inner)");
+      if (inner && !fast) {
+        close("} else {");
+        ++indent_;
+      }
+      line("#pragma unroll");
+      open(fmt::format("for (int cake_i = 0; cake_i < {}; ++cake_i)", L->NR()));
+      line(fmt::format("const int cake_r = {};", distIndex(L->row, "cake_i")));
+      line("(void)cake_r;");
+      std::vector<std::string> guards;
+      if (distGuarded(L->row)) guards.push_back(fmt::format("cake_r < {}", L->t.R));
+      if (canon != "true") guards.push_back("cake_w");
+      line("#pragma unroll");
+      if (pairs) {
+        open(fmt::format("for (int cake_jj = 0; cake_jj < {}; cake_jj += 2)", L->NC()));
+        const std::string s = srcs[0].name;
+        const std::string T_ = cType(dst.dt);
+        line(fmt::format("const int cake_c = {};", distIndex(L->col, "cake_jj")));
+        std::vector<std::string> g = guards;
+        if (distGuarded(L->col)) g.push_back(fmt::format("cake_c < {}", L->t.C));
+        if (!g.empty()) line(fmt::format("if ({}) {{", fmt::join(g, " && ")));
+        const std::string si = srcs[0].di ? fmt::format("cake_i + {}", srcs[0].di) : "cake_i";
+        const std::string a = fmt::format("{}<{}>({}({}[{}][cake_jj + {}]))", cvt, T_, rd, s, si, srcs[0].dj);
+        const std::string b = fmt::format("{}<{}>({}({}[{}][cake_jj + {}]))", cvt, T_, rd, s, si, srcs[0].dj + 1);
+        if (op.dst.kind == K::View) {
+          line(fmt::format("  cake_sts_pair({}, {}, {});", viewOff(dst, "cake_r", "cake_c"), a, b));
+        } else {
+          std::string in, in2;
+          const std::string idx = tensorIdx(dst, "cake_r", "cake_c", &in);
+          tensorIdx(dst, "cake_r", "(cake_c + 1)", &in2);
+          line(fmt::format("  const {} cake_x = {}, cake_y = {};", T_, a, b));
+          if (fast) {
+            line(fmt::format("  cake_stg_pair({} + {}, cake_x, cake_y);", dst.name, idx));
+          } else {
+            line(fmt::format("  if (cake_pairs && {} && {}) cake_stg_pair({} + {}, cake_x, cake_y);", in, in2, dst.name, idx));
+            line(fmt::format("  else {{ if ({}) {}[{}] = cake_x; if ({}) {}[{} + 1] = cake_y; }}", in, dst.name, idx, in2,
+                             dst.name, idx));
+          }
+        }
+        if (!g.empty()) line("}");
+        close();
+      } else if (cvtPairs) {
+        open(fmt::format("for (int cake_jj = 0; cake_jj < {}; cake_jj += 2)", L->NC()));
+        const std::string si = srcs[0].di ? fmt::format("cake_i + {}", srcs[0].di) : "cake_i";
+        const std::string di = dst.di ? fmt::format("cake_i + {}", dst.di) : "cake_i";
+        line(fmt::format("cake_cvt2<{}>({}({}[{}][cake_jj + {}]), {}({}[{}][cake_jj + {}]), {}[{}][cake_jj + {}], "
+                         "{}[{}][cake_jj + {}]);",
+                         cType(dst.dt), rd, srcs[0].name, si, srcs[0].dj, rd, srcs[0].name, si, srcs[0].dj + 1, dst.name,
+                         di, dst.dj, dst.name, di, dst.dj + 1));
+        close();
+      } else {
+        open(fmt::format("for (int cake_j = 0; cake_j < {}; ++cake_j)", L->NC()));
+        line(fmt::format("const int cake_c = {};", distIndex(L->col, "cake_j")));
+        line("(void)cake_c;");
+        std::vector<std::string> g = guards;
+        if (distGuarded(L->col)) g.push_back(fmt::format("cake_c < {}", L->t.C));
+        if (!g.empty()) open(fmt::format("if ({})", fmt::join(g, " && ")));
+        write(val);
+        if (!g.empty()) close();
+        close();
+      }
+      close();
+      if (inner && !fast) close();
+    }
   } else {
     // no fragment: the instance's threads stride over the tile's elements
     line("#pragma unroll 4");

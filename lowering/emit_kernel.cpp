@@ -77,6 +77,7 @@ void Emitter::walkBlock(const ir::Block& b) {
       const auto step = s.step ? plan_.constOf(s.step).value_or(1) : 1;
       const std::string cmp = step > 0 ? "<" : ">";
       const std::string inc = step == 1 ? "++" + v : fmt::format("{} += {}", v, step);
+      emitInitHoists(s);
       open(fmt::format("for (int {0} = {1}; {0} {2} {3}; {4})", v, plan_.expr(s.lo), cmp, plan_.expr(s.hi), inc));
       walkBlock(s.body);
       close();
@@ -260,6 +261,7 @@ void Emitter::emitRole(int r, const std::vector<const ir::RoleBody*>& bodies) {
                      l.NC(), sanitizeComment(s_.regs[x].name), l.t.R, l.t.C, l.fam.describe(), l.NR() * l.NC()));
   }
   emitCpAsyncHoists(bodies);
+  emitLdmHoists(bodies);
   if (single_) open("if (cake_elected)");
   for (const auto* body : bodies) walkBlock(body->body);
   if (single_) close();

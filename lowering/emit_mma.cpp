@@ -181,6 +181,97 @@ std::string Emitter::ldmatrixAddr(const LdmRows& r, const std::string& tile, con
                  : plan_.viewOffset(r.v, fmt::format("{} + 16 * {} + {}", r.base, tile, r.lane), colBytes);
 }
 
+// The ldmatrix operands of an operand-fragment load (one) or of an mma.sync from slots (a unless it comes
+// from registers, then b): the same rows and columns that emitFragmentLoad and emitMmaSync address.
+std::vector<Emitter::LdmOperand> Emitter::ldmOperands(const ir::Op& op) const {
+  std::vector<LdmOperand> out;
+  auto rowStart = [&](const ir::BufferRef& ref, bool& constant) {
+    const ir::ExprPtr lo = ref.slices.empty() ? nullptr : ref.slices[0].lo;
+    constant = !lo || plan_.constOf(lo).has_value();
+    return lo ? plan_.expr(lo) : std::string("0");
+  };
+  auto add = [&](int v, const ir::BufferRef& ref, bool isA, const std::string& warpRow, int64_t c0, int steps) {
+    LdmOperand o;
+    bool constant = false;
+    o.v = v;
+    o.row0 = fmt::format("({}) + {}", rowStart(ref, constant), warpRow);
+    o.lane = isA ? "cake_lane % 16" : "cake_lane % 8 + (cake_lane / 16) * 8";
+    o.chunk = isA ? "2 * {k} + cake_lane / 16" : "2 * {k} + (cake_lane / 8) % 2";
+    o.c0 = c0;
+    o.steps = steps;
+    o.hoist = constant && plan_.viewRowsSplit(v, 16);
+    out.push_back(o);
+  };
+  if (const Layout* l = plan_.operandFragmentLoad(role_, op)) {
+    const bool isA = l->fam.operand == Family::OperandA;
+    const int64_t perWarp = isA ? l->t.R / l->fam.wm : l->t.R / l->fam.wn;
+    const int64_t c0 =
+        op.src.slices.size() > 1 && op.src.slices[1].lo ? plan_.constOf(op.src.slices[1].lo).value_or(0) : 0;
+    add(op.src.index, op.src, isA,
+        isA ? fmt::format("(cake_wwarp / {}) * {}", l->fam.wn, perWarp) : fmt::format("(cake_wwarp % {}) * {}", l->fam.wn, perWarp),
+        c0, static_cast<int>(l->t.C / 16));
+    return out;
+  }
+  if (op.kind != OpKind::Mma) return out;
+  auto it = plan_.mma_.find(&op);
+  const Layout* f = layoutOf(op.dst.index);
+  if (it == plan_.mma_.end() || it->second.kind != MmaPlan::MmaSync || it->second.frags || !f) return out;
+  const MmaPlan& p = it->second;
+  Tile ta;
+  plan_.refTile(op.src, ta);
+  const int steps = static_cast<int>(ta.C / 16);
+  if (!p.rs)
+    add(op.src.index, op.src, true, fmt::format("(cake_wwarp / {}) * {}", p.wn, f->t.R / p.wm), p.ka0, steps);
+  add(op.src2.index, op.src2, false, fmt::format("(cake_wwarp % {}) * {}", p.wn, f->t.C / p.wn), p.kb0, steps);
+  return out;
+}
+
+// tile 0's byte offset in the slot at k-step k: this thread's row bytes plus its swizzled column
+// (KernelPlan::viewOffsetSplit with no tile term); tile t adds 16 t rows, a constant
+std::string Emitter::ldmThreadOffset(const LdmOperand& o, int k) const {
+  std::string chunk = o.chunk;
+  chunk.replace(chunk.find("{k}"), 3, std::to_string(k));
+  const std::string rowBytes = fmt::format("static_cast<uint32_t>({} + {}) * {}u", o.row0, o.lane, plan_.viewRowPitch(o.v));
+  return plan_.viewOffsetSplit(o.v, rowBytes, plan_.viewRowSwizzle(o.v, "(" + rowBytes + ")"), "0",
+                               ldmatrixCol(o.v, o.c0, chunk));
+}
+
+// The per-thread ldmatrix offsets of the role's mma.sync operands, once at the role's start (one per
+// distinct operand row, column and k-step): per lm.copy / lm.mma they were a row, a swizzle and a column
+// that ptxas recomputed in the k-block loop at 200+ registers (docs/gpu.md "sm_80: the k-block's extra
+// instructions"). cake_here keeps nvcc from folding them back into each address.
+void Emitter::emitLdmHoists(const std::vector<const ir::RoleBody*>& bodies) {
+  ldmHoisted_.clear();
+  for (const auto* body : bodies)
+    ir::forEachOp(body->body, [&](const Stmt& st) {
+      for (const LdmOperand& o : ldmOperands(st.op)) {
+        if (!o.hoist) continue;
+        for (int k = 0; k < o.steps; ++k) {
+          const std::string e = ldmThreadOffset(o, k);
+          if (ldmHoisted_.count(e)) continue;
+          const std::string n = fmt::format("cake_ldo{}", ldmHoisted_.size());
+          ldmHoisted_[e] = n;
+          comment(fmt::format("ldmatrix from '{}': this thread's offset in tile 0 (rows from {}) at k-step {} of the "
+                              "columns from {}", sanitizeComment(s_.views[o.v].name), o.row0, k, o.c0));
+          line(fmt::format("const uint32_t {} = cake_here({});", n, e));
+        }
+      }
+    });
+}
+
+bool Emitter::ldmHoistedArray(const LdmOperand& o, const std::string& name) {
+  if (!o.hoist) return false;
+  std::vector<std::string> names;
+  for (int k = 0; k < o.steps; ++k) {
+    auto it = ldmHoisted_.find(ldmThreadOffset(o, k));
+    if (it == ldmHoisted_.end()) return false;
+    names.push_back(it->second);
+  }
+  line(fmt::format("const uint32_t {}[{}] = {{{}}};  // per k-step, hoisted to the role's start", name, o.steps,
+                   fmt::join(names, ", ")));
+  return true;
+}
+
 // lm.copy(frag, slot) into an mma.sync operand fragment (Family::operand): ldmatrix.x4 per 16 rows of the
 // warp's part and k-step, straight into the registers the mma reads (frag[tile][k-step][4]: A's m16 tile,
 // or B's pair of n8 tiles). Each warp loads its warp row's rows of A (its warp column's rows of B) and
@@ -203,6 +294,16 @@ void Emitter::emitFragmentLoad(const ir::Op& op, const Layout& l) {
                       s_.regs[op.dst.index].name, s_.views[v].name, tiles * steps, tiles, isA ? "m16 tiles" : "n16 pairs",
                       steps, isA ? "a" : "b"));
   line(fmt::format("const uint32_t cake_s = {};", plan_.viewSlotAddr(op.src)));
+  if (ldmHoistedArray(ldmOperands(op).at(0), "cake_so")) {
+    line("#pragma unroll");
+    line(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", steps));
+    line("#pragma unroll");
+    line(fmt::format("  for (int t = 0; t < {}; ++t)", tiles));
+    line(fmt::format("    cake_ldmatrix_x4({}[t][cake_k], cake_s + cake_so[cake_k] + static_cast<uint32_t>(16 * t) * {}u);", name,
+                     plan_.viewRowPitch(v)));
+    close();
+    return;
+  }
   const std::string w0 = isA ? fmt::format("(cake_wwarp / {}) * {}", f.wn, perWarp) : fmt::format("(cake_wwarp % {}) * {}", f.wn, perWarp);
   const LdmRows rows =
       ldmatrixRows(v, "cake_s", fmt::format("({}) + {}", r0, w0), isA ? "cake_lane % 16" : "cake_lane % 8 + (cake_lane / 16) * 8");
@@ -213,6 +314,55 @@ void Emitter::emitFragmentLoad(const ir::Op& op, const Layout& l) {
   line(fmt::format("    cake_ldmatrix_x4({}[t][cake_k], cake_s + {});", name,
                    ldmatrixAddr(rows, "t", ldmatrixCol(v, c0, isA ? "2 * cake_k + cake_lane / 16" : "2 * cake_k + (cake_lane / 8) % 2"))));
   close();
+}
+
+// An mma.sync with init=(v == lo) in the body of `for v in lm.range(lo, hi, step)`, at the body's top level
+// and with no statement before it in the body naming its accumulator, zeroes the accumulator in the first
+// iteration and only there: the zeroing is emitted once before the loop, behind `lo < hi` (`>` for a
+// negative step: the first iteration runs), and the mma accumulates unconditionally. Same values: in the
+// first iteration nothing reads or writes the accumulator between the loop's entry and the mma, and no
+// later iteration has v == lo. In the loop it was a branch around 64-128 register zeroings that ptxas may
+// if-convert into one predicated instruction per register pair on every k-block (64 CS2R per k-block in
+// bench/gpu/schedules/sm80/frag/fragpre_128x128_k64_s3; docs/gpu.md "sm_80: the k-block's extra
+// instructions"). CUTLASS clears its accumulators before the mainloop the same way.
+void Emitter::emitInitHoists(const Stmt& loop) {
+  std::set<int> named;  // accumulators named by a statement before this one in the body
+  auto nameRegs = [&](const Stmt& st) {
+    auto add = [&](const Stmt& o) {
+      for (const auto* r : {&o.op.dst, &o.op.src, &o.op.src2})
+        if (r->kind == K::Regs) named.insert(r->index);
+    };
+    if (st.kind == Stmt::Kind::Op) add(st);
+    else { ir::forEachOp(st.body, add); ir::forEachOp(st.orelse, add); }
+  };
+  auto isFirstIter = [&](const ir::ExprPtr& e) {
+    if (!e || e->kind != ir::ExprKind::Eq || e->args.size() != 2) return false;
+    for (int i = 0; i < 2; ++i) {
+      const ir::Expr &v = *e->args[i], &lo = *e->args[1 - i];
+      if (v.kind == ir::ExprKind::LoopVar && v.index == loop.loop_var && ir::sameExpr(lo, *loop.lo)) return true;
+    }
+    return false;
+  };
+  const auto step = loop.step ? plan_.constOf(loop.step).value_or(1) : 1;
+  for (const Stmt& st : loop.body) {
+    if (st.kind == Stmt::Kind::Op && st.op.kind == OpKind::Mma && st.op.dst.kind == K::Regs &&
+        !named.count(st.op.dst.index) && isFirstIter(st.op.init)) {
+      auto it = plan_.mma_.find(&st.op);
+      const Layout* f = layoutOf(st.op.dst.index);
+      if (it != plan_.mma_.end() && it->second.kind == MmaPlan::MmaSync && f) {
+        initHoisted_.insert(&st.op);
+        comment(fmt::format("{}: zeroed once here for the mma with init=({}) in the first iteration of the loop below",
+                            s_.regs[st.op.dst.index].name, plan_.pyText(st.op.init)));
+        open(fmt::format("if (({}) {} ({}))", plan_.expr(loop.lo), step > 0 ? "<" : ">", plan_.expr(loop.hi)));
+        line("#pragma unroll");
+        line(fmt::format("for (int i = 0; i < {}; ++i)", f->NR()));
+        line("#pragma unroll");
+        line(fmt::format("  for (int j = 0; j < {}; ++j) {}[i][j] = 0.f;", f->NC(), plan_.regsName(st.op.dst.index)));
+        close();
+      }
+    }
+    nameRegs(st);
+  }
 }
 
 void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
@@ -230,10 +380,12 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
   const std::string aLo = op.src.slices.empty() || !op.src.slices[0].lo ? "0" : plan_.expr(op.src.slices[0].lo);
   const std::string bLo = op.src2.slices.empty() || !op.src2.slices[0].lo ? "0" : plan_.expr(op.src2.slices[0].lo);
   openScope();
-  comment(fmt::format("{} {}= {} . {}^T: mma.sync m16n8k16, warp grid {}x{}, warp tile {}x{} ({} x {} tiles){}",
-                      s_.regs[op.dst.index].name, op.init ? "(init ? 0 : acc) +" : "+", aName, bName, p.wm, p.wn,
-                      tacc.R / p.wm, tacc.C / p.wn, mt, nt, p.frags ? ", operands from their fragments" : ""));
-  if (op.init) {
+  const bool hoisted = initHoisted_.count(&op) > 0;
+  comment(fmt::format("{} {}= {} . {}^T: mma.sync m16n8k16, warp grid {}x{}, warp tile {}x{} ({} x {} tiles){}{}",
+                      s_.regs[op.dst.index].name, op.init && !hoisted ? "(init ? 0 : acc) +" : "+", aName, bName, p.wm,
+                      p.wn, tacc.R / p.wm, tacc.C / p.wn, mt, nt, p.frags ? ", operands from their fragments" : "",
+                      hoisted ? "; init= zeroed before the loop" : ""));
+  if (op.init && !hoisted) {
     open(fmt::format("if ({})", plan_.expr(op.init)));
     line("cake_keep_branch();  // a branch, not a select per accumulator register on every call");
     line("#pragma unroll");
@@ -267,13 +419,17 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
   if (!p.rs) {
     line(fmt::format("const uint32_t cake_a = {}, cake_b = {};", plan_.viewSlotAddr(op.src), plan_.viewSlotAddr(op.src2)));
     line(fmt::format("const int cake_a0 = {}, cake_b0 = {};  // row slices", aLo, bLo));
+    line("(void)cake_a0; (void)cake_b0;");
   } else {
     line(fmt::format("const uint32_t cake_b = {};", plan_.viewSlotAddr(op.src2)));
     line(fmt::format("const int cake_b0 = {};  // row slice", bLo));
+    line("(void)cake_b0;");
   }
-  LdmRows aRows;
-  if (!p.rs) aRows = ldmatrixRows(va, "cake_a", "cake_a0 + cake_wrow", "cake_lane % 16");
-  const LdmRows bRows = ldmatrixRows(vb, "cake_b", "cake_b0 + cake_wcol", "cake_lane % 8 + (cake_lane / 16) * 8");
+  const std::vector<LdmOperand> ops = ldmOperands(op);
+  const bool aHoist = !p.rs && ldmHoistedArray(ops.at(0), "cake_ao"), bHoist = ldmHoistedArray(ops.back(), "cake_bo");
+  LdmRows aRows, bRows;
+  if (!p.rs && !aHoist) aRows = ldmatrixRows(va, "cake_a", "cake_a0 + cake_wrow", "cake_lane % 16");
+  if (!bHoist) bRows = ldmatrixRows(vb, "cake_b", "cake_b0 + cake_wcol", "cake_lane % 8 + (cake_lane / 16) * 8");
   line("#pragma unroll");
   open(fmt::format("for (int cake_k = 0; cake_k < {}; ++cake_k)", K / 16));
   line(fmt::format("uint32_t cake_af[{}][4], cake_bf[{}][4];", mt, (nt + 1) / 2));
@@ -294,14 +450,21 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
     };
     line(fmt::format("  cake_af[i][0] = {}, cake_af[i][1] = {}, cake_af[i][2] = {}, cake_af[i][3] = {};",
                      pk("2 * i", 0), pk("2 * i + 1", 0), pk("2 * i", 2), pk("2 * i + 1", 2)));
+  } else if (aHoist) {
+    line(fmt::format("  cake_ldmatrix_x4(cake_af[i], cake_a + cake_ao[cake_k] + static_cast<uint32_t>(16 * i) * {}u);",
+                     plan_.viewRowPitch(va)));
   } else {
     line(fmt::format("  cake_ldmatrix_x4(cake_af[i], cake_a + {});",
                      ldmatrixAddr(aRows, "i", ldmatrixCol(va, p.ka0, "2 * cake_k + cake_lane / 16"))));
   }
   line("#pragma unroll");
   line(fmt::format("for (int j = 0; j < {}; ++j)", (nt + 1) / 2));
-  line(fmt::format("  cake_ldmatrix_x4(cake_bf[j], cake_b + {});",
-                   ldmatrixAddr(bRows, "j", ldmatrixCol(vb, p.kb0, "2 * cake_k + (cake_lane / 8) % 2"))));
+  if (bHoist)
+    line(fmt::format("  cake_ldmatrix_x4(cake_bf[j], cake_b + cake_bo[cake_k] + static_cast<uint32_t>(16 * j) * {}u);",
+                     plan_.viewRowPitch(vb)));
+  else
+    line(fmt::format("  cake_ldmatrix_x4(cake_bf[j], cake_b + {});",
+                     ldmatrixAddr(bRows, "j", ldmatrixCol(vb, p.kb0, "2 * cake_k + (cake_lane / 8) % 2"))));
   line("#pragma unroll");
   line(fmt::format("for (int i = 0; i < {}; ++i)", mt));
   line("#pragma unroll");

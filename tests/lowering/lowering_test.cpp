@@ -301,20 +301,35 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "__syncthreads();  // the instance is the whole block"));
   EXPECT_TRUE(contains(s, "cake_mma_16816_bf16(acc[2 * i][2 * j], acc[2 * i][2 * j + 1], acc[2 * i + 1][2 * j], "
                           "acc[2 * i + 1][2 * j + 1], cake_af[i]"));
-  // ldmatrix rows: this thread's row bytes and swizzle once per mma, each 16-row tile a constant offset
-  // (16 rows of 64 B = two periods of the 64B swizzle: RowSplitSwizzleEqualsTheSwizzle), one XOR per k-step
-  EXPECT_TRUE(contains(s, "const uint32_t cake_ar = static_cast<uint32_t>(cake_a0 + cake_wrow + cake_lane % 16) * 64u, "
-                          "cake_asw = ((cake_ar >> 3) & 48u);"));
-  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(cake_af[i], cake_a + (cake_ar + static_cast<uint32_t>(16 * i) * 64u + "
-                          "((static_cast<uint32_t>((2 * cake_k + cake_lane / 16) * 16) % 64u) ^ cake_asw)));"));
-  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(cake_bf[j], cake_b + (cake_br + static_cast<uint32_t>(16 * j) * 64u + "
-                          "((static_cast<uint32_t>((2 * cake_k + (cake_lane / 8) % 2) * 16) % 64u) ^ cake_bsw)));"));
+  // ldmatrix rows: this thread's offset of tile 0 at each k-step (its row bytes, XOR its swizzle, plus the
+  // column) once at the role's start, each 16-row tile a constant offset from it (16 rows of 64 B = two
+  // periods of the 64B swizzle: RowSplitSwizzleEqualsTheSwizzle)
+  EXPECT_TRUE(contains(s, "const uint32_t cake_ldo1 = cake_here((static_cast<uint32_t>((0) + (cake_wwarp / 2) * 64 + "
+                          "cake_lane % 16) * 64u + static_cast<uint32_t>(0) * 64u + ((static_cast<uint32_t>((2 * 1 + "
+                          "cake_lane / 16) * 16) % 64u) ^ (((static_cast<uint32_t>((0) + (cake_wwarp / 2) * 64 + "
+                          "cake_lane % 16) * 64u) >> 3) & 48u))));"));
+  EXPECT_TRUE(contains(s, "const uint32_t cake_ldo3 = cake_here((static_cast<uint32_t>((0) + (cake_wwarp % 2) * 64 + "
+                          "cake_lane % 8 + (cake_lane / 16) * 8) * 64u + static_cast<uint32_t>(0) * 64u + "
+                          "((static_cast<uint32_t>((2 * 1 + (cake_lane / 8) % 2) * 16) % 64u) ^ "));
+  EXPECT_EQ(count(s, "const uint32_t cake_ldo"), 4u);  // a and b, 2 k-steps each
+  EXPECT_LT(s.find("const uint32_t cake_ldo0"), s.find("for (int k = 0;"));
+  EXPECT_TRUE(contains(s, "const uint32_t cake_ao[2] = {cake_ldo0, cake_ldo1};"));
+  EXPECT_TRUE(contains(s, "const uint32_t cake_bo[2] = {cake_ldo2, cake_ldo3};"));
+  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_ao[cake_k] + static_cast<uint32_t>(16 * i) * 64u);"));
+  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(cake_bf[j], cake_b + cake_bo[cake_k] + static_cast<uint32_t>(16 * j) * 64u);"));
+  EXPECT_FALSE(contains(s, "cake_asw"));
   EXPECT_FALSE(contains(s, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_swz<"));
   EXPECT_TRUE(contains(s, "float acc[8][16];"));
   EXPECT_TRUE(contains(s, "__nv_bfloat16 out[8][16];"));
-  // guarded paired stores to C
+  // guarded paired stores to C; a tile wholly inside C stores its pairs with no test each
   EXPECT_TRUE(contains(s, "cake_stg_pair(C + "));
   EXPECT_TRUE(contains(s, "< cake_ext_C.d[1]"));
+  EXPECT_TRUE(contains(s, "const bool cake_inner = cake_pairs && cake_d_plane && cake_d_c0 >= 0 && cake_d_c0 + 128 <= "
+                          "cake_ext_C.d[1] && cake_d_r0 >= 0 && cake_d_r0 + 128 <= cake_ext_C.d[0];\n      if (cake_inner) {"));
+  EXPECT_EQ(count(s, "  cake_stg_pair(C + cake_d_base + (cake_d_r0 + cake_r) * cake_ext_C.s[0] + (cake_d_c0 + cake_c), "
+                     "cake_x, cake_y);\n"),
+            1u);  // the inner loop's, untested
+  EXPECT_EQ(count(s, "if (cake_pairs && cake_d_plane && "), 1u);  // the guarded loop's
   // the mainloop needs no syncs beyond the one after each cp_async_wait
   EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u);
   // an interior tile copies without per-chunk bounds arithmetic; the guarded loop handles the rest
@@ -332,8 +347,13 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_EQ(count(s, "const auto cake_p = "), 4u);  // 2 copies in the prologue, 2 in the loop
   EXPECT_EQ(count(s, "const auto cake_src = "), 0u);
   EXPECT_LT(s.find("const long long cake_cpt0_0_2_g"), s.find("for (int s = 0;"));
-  // init=(k == 0) zeroes the accumulator behind a kept branch (not 128 selects on every k-block)
-  EXPECT_TRUE(contains(s, "if ((k == 0)) {\n          cake_keep_branch();"));
+  // init=(k == 0) in the k-block loop that starts at 0, the mma the first statement naming acc: the
+  // accumulator is zeroed once before the loop (when it runs), not behind a branch on every k-block
+  EXPECT_TRUE(contains(s, "// acc: zeroed once here for the mma with init=(k == 0) in the first iteration of the loop "
+                          "below\n    if ((0) < (((K + 32 - 1) / 32))) {"));
+  EXPECT_LT(s.find("zeroed once here"), s.find("for (int k = 0;"));
+  EXPECT_FALSE(contains(s, "if ((k == 0))"));
+  EXPECT_TRUE(contains(s, "; init= zeroed before the loop"));
 }
 
 TEST(Lowering, Sm100Tcgen05Gemm) {
@@ -809,9 +829,11 @@ TEST(Lowering, MmaSyncOverKStepSlices) {
   const std::string& s = r.source;
   // each lm.mma covers one k-step; the second starts 32 bytes (16 bf16) into the slot's rows
   EXPECT_EQ(count(s, "for (int cake_k = 0; cake_k < 1; ++cake_k) {"), 2u);
-  EXPECT_EQ(count(s, "((2 * cake_k + cake_lane / 16) * 16)"), 1u);
-  EXPECT_EQ(count(s, "((2 * cake_k + cake_lane / 16) * 16 + 32)"), 1u);
-  EXPECT_EQ(count(s, "((2 * cake_k + (cake_lane / 8) % 2) * 16 + 32)"), 1u);
+  // (the per-thread offsets of the two slices' k-steps, hoisted to the role's start)
+  EXPECT_EQ(count(s, "((2 * 0 + cake_lane / 16) * 16) % 64u)"), 1u);
+  EXPECT_EQ(count(s, "((2 * 0 + cake_lane / 16) * 16 + 32) % 64u)"), 1u);
+  EXPECT_EQ(count(s, "((2 * 0 + (cake_lane / 8) % 2) * 16 + 32) % 64u)"), 1u);
+  EXPECT_TRUE(contains(s, "const uint32_t cake_ao[1] = {cake_ldo2};"));
   // the wait between the slices syncs the block; no other sync in the loop (prologue, mid, end)
   EXPECT_TRUE(contains(s, "cake_cp_async_wait<1>();"));
   EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 3u);
@@ -905,12 +927,16 @@ TEST(Lowering, Sm80OperandFragments) {
   // 128x128 over 2x2 warps: 4 m16 tiles of a, 4 pairs of n8 tiles of b per warp, one k-step a fragment
   EXPECT_TRUE(contains(s, "uint32_t fa0[4][1][4];  // fa0 128x16: mma.sync a-operand layout (warp grid 2x2)"));
   EXPECT_TRUE(contains(s, "uint32_t fb1[4][1][4];  // fb1 128x16: mma.sync b-operand layout (warp grid 2x2)"));
-  // each fragment load: ldmatrix.x4 straight into the fragment, the row bytes and swizzle once, k-step 2
-  // of the slot 64 bytes in (128B swizzle, 128-byte rows)
-  EXPECT_TRUE(contains(s, "const uint32_t cake_sr = static_cast<uint32_t>((0) + (cake_wwarp / 2) * 64 + cake_lane % 16) "
-                          "* 128u, cake_ssw = ((cake_sr >> 3) & 112u);"));
-  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(fa0[t][cake_k], cake_s + (cake_sr + static_cast<uint32_t>(16 * t) * 128u + "
-                          "((static_cast<uint32_t>((2 * cake_k + cake_lane / 16) * 16 + 64) % 128u) ^ cake_ssw)));"));
+  // each fragment load: ldmatrix.x4 straight into the fragment from this thread's offset (its row bytes XOR
+  // its swizzle plus the column: k-step 2 of the slot 64 bytes in, 128B swizzle, 128-byte rows), computed
+  // once at the role's start, one per slice column and operand
+  EXPECT_TRUE(contains(s, "cake_here((static_cast<uint32_t>((0) + (cake_wwarp / 2) * 64 + cake_lane % 16) * 128u + "
+                          "static_cast<uint32_t>(0) * 128u + ((static_cast<uint32_t>((2 * 0 + cake_lane / 16) * 16 + 64) % "
+                          "128u) ^ (((static_cast<uint32_t>((0) + (cake_wwarp / 2) * 64 + cake_lane % 16) * 128u) >> 3) & "
+                          "112u))));"));
+  EXPECT_EQ(count(s, "const uint32_t cake_ldo"), 8u);
+  EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(fa0[t][cake_k], cake_s + cake_so[cake_k] + static_cast<uint32_t>(16 * t) * 128u);"));
+  EXPECT_FALSE(contains(s, "cake_ssw"));
   EXPECT_TRUE(contains(s, "(cake_wwarp % 2) * 64 + cake_lane % 8 + (cake_lane / 16) * 8) * 128u"));
   EXPECT_EQ(count(s, "cake_ldmatrix_x4(f"), 10u);  // 2 in the prologue, 8 in the k-block
   // the mmas read the fragments; no ldmatrix of their own
@@ -943,4 +969,33 @@ TEST(Lowering, InstanceSyncsSeeTheSlotsOfThePreviousIteration) {
   auto n = lowerEdited(kFragPre, "            lm.cp_async_wait(pending=1)\n", "");
   ASSERT_TRUE(n.ok) << findingsText(n);
   EXPECT_GE(count(n.source, kInstSync), 1u);
+}
+
+// The zeroing of init=(v == lo) leaves the loop only where it is the first iteration's and nothing in the
+// body names the accumulator before the mma; otherwise the mma keeps its branch (cake_keep_branch)
+TEST(Lowering, InitZeroingLeavesTheLoopOnlyForTheFirstIteration) {
+  const char* kept = "if ((k == 0)) {\n          cake_keep_branch();";
+  auto base = lowerFile(kSm80Gemm);
+  ASSERT_TRUE(base.ok) << findingsText(base);
+  EXPECT_FALSE(contains(base.source, kept));
+  // another iteration's init: the branch stays
+  auto other = lowerEdited(kSm80Gemm, "init=(k == 0)", "init=(k == 1)");
+  ASSERT_TRUE(other.ok) << findingsText(other);
+  EXPECT_TRUE(contains(other.source, "if ((k == 1)) {\n          cake_keep_branch();"));
+  EXPECT_FALSE(contains(other.source, "zeroed once here"));
+  // a loop that starts elsewhere (its first iteration has k == 1, never k == 0): the branch stays
+  auto later = lowerEdited(kSm80Gemm, "for k in lm.range(0, k_tiles):", "for k in lm.range(1, k_tiles):");
+  ASSERT_TRUE(later.ok) << findingsText(later);
+  EXPECT_TRUE(contains(later.source, kept));
+  EXPECT_FALSE(contains(later.source, "zeroed once here"));
+  // the accumulator named before the mma in the body (here an mma into it): its zeroing stays in the loop
+  auto named = lowerEdited(kFragPre, "            lm.mma(acc, fa0, fb0, init=(k == 0))\n",
+                           "            lm.mma(acc, fa0, fb0)\n            lm.mma(acc, fa0, fb0, init=(k == 0))\n");
+  ASSERT_TRUE(named.ok) << findingsText(named);
+  EXPECT_TRUE(contains(named.source, "if ((k == 0)) {\n"));
+  EXPECT_FALSE(contains(named.source, "zeroed once here"));
+  auto pre = lowerFile(kFragPre);
+  ASSERT_TRUE(pre.ok) << findingsText(pre);
+  EXPECT_TRUE(contains(pre.source, "zeroed once here"));
+  EXPECT_FALSE(contains(pre.source, "if ((k == 0))"));
 }

@@ -15,10 +15,15 @@ Usage: gen.py OUTDIR
 """
 import sys, os
 
-def gen(bm, bn, bk, S, pre):
+def gen(bm, bn, bk, S, pre, spread=None):
+    """spread=(a, b): refill A after the MMAs of k-step a and B after those of k-step b (-1: at the top of
+    the k-block), one commit after both (CUTLASS spreads its copies over the k-steps); implies pre's wait."""
     ks = bk // 16
     assert ks % 2 == 0, "k-steps per k-block must be even (two fragment pairs alternate)"
     name = f"{'fragpre' if pre else 'frag'}_{bm}x{bn}_k{bk}_s{S}"
+    if spread:
+        pre = True
+        name = f"fragsp{spread[0] + 1}{spread[1] + 1}_{bm}x{bn}_k{bk}_s{S}"
     a_bytes = bm * bk * 2
     b_bytes = bn * bk * 2
     smem = S * (a_bytes + b_bytes)
@@ -60,7 +65,18 @@ def gen(bm, bn, bk, S, pre):
         L.append(B + I + f"smem_a.cp_async(A, coords=(m_blk, kn * {bk}), iter=kn)")
         L.append(B + I + f"smem_b.cp_async(B, coords=(n_blk, kn * {bk}), iter=kn)")
         L.append(B + "lm.cp_async_commit()")
-    if pre:
+    def refill_one(view, tensor, blk, commit):
+        L.append(B + f"if k + {S - 1} < k_tiles:")
+        L.append(B + I + f"{view}.cp_async({tensor}, coords=({blk}, (k + {S - 1}) * {bk}), iter=k + {S - 1})")
+        if commit:
+            L.append(B + "lm.cp_async_commit()")
+    def spread_at(step):
+        for j, (view, tensor, blk) in enumerate((("smem_a", "A", "m_blk"), ("smem_b", "B", "n_blk"))):
+            if spread[j] == step:
+                refill_one(view, tensor, blk, step == max(spread) and (j == 1 or spread[0] != spread[1]))
+    if spread:
+        spread_at(-1)
+    elif pre:
         refill()
     for s in range(ks):
         cur, nxt = s % 2, (s + 1) % 2
@@ -75,6 +91,8 @@ def gen(bm, bn, bk, S, pre):
             L.append(B + I + f"lm.copy(fa{nxt}, smem_a[k + 1][:, 0:16])")
             L.append(B + I + f"lm.copy(fb{nxt}, smem_b[k + 1][:, 0:16])")
         L.append(B + f"lm.mma(acc, fa{cur}, fb{cur}{', init=(k == 0)' if s == 0 else ''})")
+        if spread:
+            spread_at(s)
     L.append(J + "lm.cp_async_wait(pending=0)")
     L.append(J + "lm.copy(out, acc)")
     L.append(J + "lm.copy(C, out, coords=(m_blk, n_blk))")
@@ -82,8 +100,9 @@ def gen(bm, bn, bk, S, pre):
 
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    for (bm, bn, bk, S, pre) in [(128, 128, 64, 3, False), (128, 128, 64, 3, True), (128, 128, 32, 4, False),
-                                 (128, 128, 32, 4, True)]:
-        name, text = gen(bm, bn, bk, S, pre)
+    for (bm, bn, bk, S, pre, sp) in [(128, 128, 64, 3, False, None), (128, 128, 64, 3, True, None),
+                                     (128, 128, 32, 4, False, None), (128, 128, 32, 4, True, None),
+                                     (128, 128, 64, 3, True, (-1, 0)), (128, 128, 64, 3, True, (0, 1))]:
+        name, text = gen(bm, bn, bk, S, pre, sp)
         open(os.path.join(out, name + ".cake"), "w").write(text)
         print(name)
