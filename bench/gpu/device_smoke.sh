@@ -56,6 +56,15 @@ run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn128_s10_rg256_pdl.cake -
 # together at the suite's worst shape.
 run bench/gpu/schedules/sm90_pingpong_128xvar.cake --shape M=4096,N=4096,K=4096 --check-timeout 120
 run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn128_s10_rg256u4_pdl.cake --shape M=32,N=4096,K=14336 --split-k 4 --check-timeout 120
+# Session 14: the sm_80 fragment schedules after the lowering's mma.sync
+# changes (fragpre: the fastest in the helper's call; fragsp01 / fragsp12:
+# the copies spread over the k-steps, not timed before), and the 16/32-row
+# transposed split-K partials with shallower rings.
+run bench/gpu/schedules/sm80/frag/fragpre_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
+run bench/gpu/schedules/sm80/frag/fragsp01_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
+run bench/gpu/schedules/sm80/frag/fragsp12_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
+run bench/gpu/schedules/decode/sm90_decode_splitk_t16_bn64_s10_rg1024_pdl.cake --shape M=16,N=4096,K=4096 --split-k 2 --check-timeout 120
+run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn64_s8_rg256_pdl.cake --shape M=32,N=4096,K=4096 --split-k 2 --check-timeout 120
 # mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
 if command -v nvcc >/dev/null; then
   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a bench/gpu/kernels/hmma_peak.cu -o "$OUT/hmma_peak" &&
