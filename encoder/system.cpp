@@ -81,6 +81,8 @@ struct ProcState {
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
   // data.uninitialized: regs index -> the elements this process wrote so far
   std::map<int, ElementSet> regs_written;
+  // regs indices written in the body of a loop that ran no iteration
+  std::set<int> regs_skipped;
 };
 
 class Builder {
@@ -338,6 +340,10 @@ class Builder {
     if (step == 0) throw BuildError("a loop step is zero");
     replaced_loop_depth_ += replaced;
     if (replaced) replaced_vars_.insert(st.loop_var);
+    // A loop that runs no iteration (K = 0) counts as writing the register
+    // fragments its body writes (data.uninitialized, docs/semantics.md):
+    // a degenerate problem size, not the schedule's order of writes.
+    if (!(step > 0 ? lo < hi : lo > hi)) markSkippedRegsWrites(st.body);
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
@@ -614,12 +620,20 @@ class Builder {
         done.add(lo, hi);
         continue;
       }
-      if (in.uninit.regs_space >= 0) return;
+      if (in.uninit.regs_space >= 0 || ps_->regs_skipped.count(ref.index)) return;
       if (auto miss = done.firstMissing(lo, hi)) {
         in.uninit = {regsSpace(ref.index), *miss, accumulates, elementName(ref.index, *miss)};
         return;
       }
     }
+  }
+
+  void markSkippedRegsWrites(const ir::Block& body) {
+    ir::forEachOp(body, [&](const Stmt& st) {
+      const ir::Op& o = st.op;
+      if (o.dst.kind == BufferRef::Kind::Regs) ps_->regs_skipped.insert(o.dst.index);
+      if (o.kind == OpKind::Reduce && o.src2.kind == BufferRef::Kind::Regs) ps_->regs_skipped.insert(o.src2.index);
+    });
   }
 
   // "acc element (0, 64)"

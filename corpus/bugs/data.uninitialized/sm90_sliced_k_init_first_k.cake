@@ -4,7 +4,8 @@
 # starts at k = 1 (lm.range(lm.instance(), k_tiles, 2)), so k == 0 is never
 # true there: its first wgmma adds to an accumulator nothing wrote, and the
 # tile it contributes is garbage. The barriers are all right.
-# Fix: corpus/splitk/sm90_sliced_k_two_wg.cake (fill, then init=False).
+# Fix: corpus/splitk/sm90_sliced_k_two_wg.cake (fill, then init=False;
+# init=(k == lm.instance()) would do too with K > 64).
 # expect: data.uninitialized
 @cake.schedule(target="sm_90a")
 def gemm_sliced_k_init_first_k(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):

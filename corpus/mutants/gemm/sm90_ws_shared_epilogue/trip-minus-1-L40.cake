@@ -2,8 +2,8 @@
 # original: corpus/gemm/sm90_ws_shared_epilogue.cake
 # line: 40: for k in lm.range(0, k_tiles):
 # change: loop bound: `k_tiles` -> `k_tiles - 1`
-# label: bad (data.uninitialized, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 384 states; first violation: data.uninitialized: consumers[0]'s lm.copy reads acc element (0, 0), which this instance has not written: a register fragment holds undefined values until its own instance writes them at `lm.copy(smem_c[0][m0:m0 + 64, :], acc)` (line 46) (M=0, N=0, K=1)
-# expect-any: data.uninitialized sync.async-at-exit
+# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 384 states; first violation: sync.async-at-exit: every role has exited, but no instance waited for phase 0 of full[0]: the TMA load counted into it may still be in flight at `smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)` (line 35) (M=0, N=0, K=1)
+# expect-any: sync.async-at-exit
 # Hopper warp-specialized GEMM whose two consumer warpgroups share ONE
 # 128x128 C staging tile (CUTLASS sm90 collective epilogue style): each
 # instance writes its 64-row half (a slice), fences its own generic writes,

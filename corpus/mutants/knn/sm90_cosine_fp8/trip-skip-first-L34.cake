@@ -2,8 +2,8 @@
 # original: corpus/knn/sm90_cosine_fp8.cake
 # line: 34: for k in lm.range(0, d_tiles):
 # change: loop start: `0` -> `1`
-# label: bad (data.uninitialized, sync.async-at-exit, sync.arrival-underflow, sync.stale-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 144, 272, 400, 656, 784}; block_idx 0 of grid_dim 1; 137 states; first violation: data.uninitialized: wg's lm.reduce reads sim element (0, 0), which this instance has not written: a register fragment holds undefined values until its own instance writes them at `lm.reduce(mv, sim, op="max", axis=1)` (line 40) (D=1)
-# expect-any: data.uninitialized sync.async-at-exit sync.arrival-underflow sync.stale-phase
+# label: bad (sync.async-at-exit, sync.arrival-underflow, data.uninitialized, sync.stale-phase) by the explicit-state simulator (encoder/simulator.h), D in {1, 144, 272, 400, 656, 784}; block_idx 0 of grid_dim 1; 137 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_q[0] bytes [0, 8192) has not landed at `smem_q.tma_load(Q, coords=(q0, k * 128), iter=k, barrier=full)` (line 30) (D=1)
+# expect-any: sync.async-at-exit sync.arrival-underflow data.uninitialized sync.stale-phase
 # Hopper FP8 (e4m3) cosine-similarity search over pre-normalized embeddings
 # (retrieval re-ranking): queries x database block similarity with fp8
 # wgmma (K = 128 per k-block: e4m3 rows of 128 bytes, 128B swizzle), then

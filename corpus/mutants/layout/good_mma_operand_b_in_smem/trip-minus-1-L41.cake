@@ -2,8 +2,8 @@
 # original: corpus/layout/good_mma_operand_b_in_smem.cake
 # line: 41: for k in lm.range(0, k_tiles):
 # change: loop bound: `k_tiles` -> `k_tiles - 1`
-# label: bad (data.uninitialized, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 360 states; first violation: data.uninitialized: consumers[0]'s lm.copy reads acc element (0, 0), which this instance has not written: a register fragment holds undefined values until its own instance writes them at `lm.copy(smem_c[lm.instance()], acc)` (line 48) (M=1, N=1, K=1)
-# expect-any: data.uninitialized sync.async-at-exit
+# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 360 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_a[0] bytes [0, 16384) has not landed at `smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)` (line 36) (M=1, N=1, K=1)
+# expect-any: sync.async-at-exit
 # The standard sm_90a warp-specialized GEMM (CUTLASS
 # KernelTmaWarpSpecializedCooperative shape): a producer warpgroup
 # (setmaxnreg 40) loads 128x64 A and BNx64 B tiles into a 4-slot ring; two

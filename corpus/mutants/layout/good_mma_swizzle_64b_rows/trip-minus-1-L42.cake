@@ -2,8 +2,8 @@
 # original: corpus/layout/good_mma_swizzle_64b_rows.cake
 # line: 42: for k in lm.range(0, k_tiles):
 # change: loop bound: `k_tiles` -> `k_tiles - 1`
-# label: bad (data.uninitialized, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 48, 80, 112, 144, 272} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 360 states; first violation: data.uninitialized: consumers[0]'s lm.copy reads acc element (0, 0), which this instance has not written: a register fragment holds undefined values until its own instance writes them at `lm.copy(smem_c[lm.instance()], acc)` (line 49) (M=1, N=1, K=1)
-# expect-any: data.uninitialized sync.async-at-exit
+# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 48, 80, 112, 144, 272} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 360 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_a[0] bytes [0, 8192) has not landed at `smem_a.tma_load(A, coords=(m_blk, k * 32), iter=k, barrier=full)` (line 37) (M=1, N=1, K=1)
+# expect-any: sync.async-at-exit
 # LAYOUT mma.swizzle (good): a K tile of 32 bf16 values gives 64-byte rows,
 # and the views use 64B swizzle: the wgmma descriptor's 64B K-major atom (8
 # rows of 64 bytes) describes them exactly. Bad twin: bad_mma_swizzle_128b_on_64_byte_rows.

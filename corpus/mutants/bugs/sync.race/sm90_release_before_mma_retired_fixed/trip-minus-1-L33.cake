@@ -2,8 +2,8 @@
 # original: corpus/bugs/sync.race/sm90_release_before_mma_retired_fixed.cake
 # line: 33: for k in lm.range(0, k_tiles):
 # change: loop bound: `k_tiles` -> `k_tiles - 1`
-# label: bad (data.uninitialized, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), K in {1, 80, 144, 208, 272, 528}; block_idx 0 of grid_dim 1; 360 states; first violation: data.uninitialized: consumers[0]'s lm.copy reads acc element (0, 0), which this instance has not written: a register fragment holds undefined values until its own instance writes them at `lm.copy(smem_c[lm.instance()], acc)` (line 39) (K=1)
-# expect-any: data.uninitialized sync.async-at-exit
+# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), K in {1, 80, 144, 208, 272, 528}; block_idx 0 of grid_dim 1; 360 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_a[0] bytes [0, 16384) has not landed at `smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)` (line 28) (K=1)
+# expect-any: sync.async-at-exit
 # FIXED version of sm90_release_before_mma_retired.cake: the consumer
 # retires its wgmma group (mma_wait pending=0) before it releases the slot,
 # so no TMA refill of slot k%4 can overlap the MMA that reads it.

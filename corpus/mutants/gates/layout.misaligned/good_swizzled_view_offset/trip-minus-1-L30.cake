@@ -2,8 +2,8 @@
 # original: corpus/gates/layout.misaligned/good_swizzled_view_offset.cake
 # line: 30: for k in lm.range(0, k_tiles):
 # change: loop bound: `k_tiles` -> `k_tiles - 1`
-# label: bad (data.uninitialized, sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 80, 144, 208, 272} (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 156 states; first violation: data.uninitialized: math's lm.copy reads acc element (0, 0), which this instance has not written: a register fragment holds undefined values until its own instance writes them at `lm.copy(smem_c[h], acc)` (line 38) (M=0, N=0, K=1)
-# expect-any: data.uninitialized sync.async-at-exit
+# label: bad (sync.async-at-exit) by the explicit-state simulator (encoder/simulator.h), M = 0, N = 0, K in {1, 80, 144, 208, 272} (5 combinations with every trip count <= 5); block_idx 0 of grid_dim 1; 156 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_a[0] bytes [0, 8192) has not landed at `smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)` (line 26) (M=0, N=0, K=1)
+# expect-any: sync.async-at-exit
 # GATE layout.misaligned (good): rings at 0 and 16384 (1024-aligned),
 # staging tile at 49152 (128-byte aligned for TMA).
 # (the original's expectation: see the label above)

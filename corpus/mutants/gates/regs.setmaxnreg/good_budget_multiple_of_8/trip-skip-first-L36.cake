@@ -2,8 +2,8 @@
 # original: corpus/gates/regs.setmaxnreg/good_budget_multiple_of_8.cake
 # line: 36: for k in lm.range(0, k_tiles):
 # change: loop start: `0` -> `1`
-# label: bad (data.uninitialized, sync.async-at-exit, sync.arrival-underflow) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 156 states; first violation: data.uninitialized: consumers[0]'s lm.copy reads acc element (0, 0), which this instance has not written: a register fragment holds undefined values until its own instance writes them at `lm.copy(smem_c[lm.instance()], acc)` (line 43) (M=1, N=1, K=1)
-# expect-any: data.uninitialized sync.async-at-exit sync.arrival-underflow
+# label: bad (sync.async-at-exit, sync.arrival-underflow, data.uninitialized) by the explicit-state simulator (encoder/simulator.h), M = 1, N = 1, K in {1, 80, 144, 208, 272, 528} (6 combinations with every trip count <= 9); block_idx 0 of grid_dim 1; 156 states; first violation: sync.async-at-exit: every role has exited while the TMA load into smem_a[0] bytes [0, 16384) has not landed at `smem_a.tma_load(A, coords=(m_blk, k * 64), iter=k, barrier=full)` (line 31) (M=1, N=1, K=1)
+# expect-any: sync.async-at-exit sync.arrival-underflow data.uninitialized
 # GATE regs.setmaxnreg (good): producer 40 / consumers 232 registers per
 # thread (multiples of 8 in 24..256, whole warpgroups, 64512 in total) -
 # the budgets of gemm/sm90_ws_4stage.cake.
