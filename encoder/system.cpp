@@ -340,10 +340,13 @@ class Builder {
     if (step == 0) throw BuildError("a loop step is zero");
     replaced_loop_depth_ += replaced;
     if (replaced) replaced_vars_.insert(st.loop_var);
-    // A loop that runs no iteration (K = 0) counts as writing the register
-    // fragments its body writes (data.uninitialized, docs/semantics.md):
-    // a degenerate problem size, not the schedule's order of writes.
-    if (!(step > 0 ? lo < hi : lo > hi)) markSkippedRegsWrites(st.body);
+    // A loop that runs no iteration because of a problem-size parameter
+    // (K = 0) counts as writing the register fragments its body writes
+    // (data.uninitialized, docs/semantics.md): a degenerate size, not the
+    // schedule's order of writes. A loop empty whatever the sizes (constant
+    // bounds, or an outer loop's variable: a triangular loop's first row)
+    // writes nothing.
+    if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st)) markSkippedRegsWrites(st.body);
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
@@ -626,6 +629,12 @@ class Builder {
         return;
       }
     }
+  }
+
+  static bool boundsReadParams(const Stmt& loop) {
+    for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
+      if (e && ir::exprUses(*e, {ir::ExprKind::Param})) return true;
+    return false;
   }
 
   void markSkippedRegsWrites(const ir::Block& body) {

@@ -105,6 +105,19 @@ TEST(UninitializedRegs, AnEmptyLoopCountsAsWritingWhatItsBodyWrites) {
   EXPECT_EQ(explore(kHalves, 0).result.outcome, encoder::Outcome::Pass);
   const std::string other = replace(kHalves, "lm.fill(acc[:, 32:64], 1.0)", "lm.fill(out, 1.0)");
   EXPECT_TRUE(hasRule(explore(other, 0).result, "data.uninitialized"));
+  // a loop empty whatever the sizes writes nothing: constant bounds, or an
+  // outer loop's variable (the triangular loop's first row, i = 0)
+  const std::string constant = replace(kHalves, "lm.range(0, K)", "lm.range(0, 0)");
+  EXPECT_TRUE(hasRule(explore(constant, 4).result, "data.uninitialized"));
+  const std::string triangular =
+      replace(replace(kHalves, "        for k in lm.range(0, K):\n            lm.fill(acc[:, 32:64], 1.0)\n",
+                      "        for i in lm.range(0, 2):\n            for k in lm.range(0, i):\n"
+                      "                lm.fill(acc[:, 32:64], 1.0)\n            lm.copy(out, acc)\n"),
+              "        lm.copy(out, acc)\n        lm.copy(C", "        lm.copy(C");
+  Explored t = explore(triangular, 4);
+  const encoder::Violation* tri = find(t.result, "data.uninitialized");
+  ASSERT_NE(tri, nullptr) << triangular;
+  EXPECT_EQ(tri->buffer, "acc element (0, 32)");
   // an operand read's note points at the fragment's first write after it
   const std::string late = replace(kHalves, "        lm.copy(out, acc)\n", "");
   const std::string after = replace(late, "        lm.fill(acc[:, 0:32], 0.0)\n",
