@@ -438,7 +438,7 @@ class Stepper {
     const Instr& in = m_.instr(p, pc_);
     pc(p) = m_.nextPc(p, pc_);
     if (in.grid_dep_early >= 0) gridDependency(p, pc_, in);
-    if (in.uninit.regs_space >= 0) uninitializedRead(p, pc_, in);
+    if (in.regs_hazard.regs_space >= 0) uninitializedRead(p, pc_, in);
     switch (in.kind) {
       case InstrKind::Wait: return wait(p, pc_, in);
       case InstrKind::Arrive:
@@ -529,14 +529,14 @@ class Stepper {
     v.buffer = t;
   }
 
-  // A register fragment read where its instance has not written the
-  // element (decided when the system was built: the fragment is private
-  // and the program runs in order). For an operand read, the note points
-  // at the first write of the fragment after it, if any.
+  // A register fragment read that is wrong whatever the interleaving
+  // (decided when the system was built: the fragment is private and the
+  // program runs in order).
   void uninitializedRead(int p, int pc_, const Instr& in) {
-    const std::string& what = in.uninit.what;
+    if (in.regs_hazard.stored) return staleAccumulator(p, pc_, in);
+    const std::string& what = in.regs_hazard.what;
     auto& v = report("data.uninitialized",
-                     in.uninit.accumulates
+                     in.regs_hazard.accumulates
                          ? fmt::format("{} accumulates into {}, which this instance has not written: init= is "
                                        "false or absent here, so the MMA adds to undefined registers",
                                        actor(p, pc_), what)
@@ -545,14 +545,30 @@ class Stepper {
                                        actor(p, pc_), what),
                      p, pc_);
     v.buffer = what;
-    if (in.uninit.accumulates) return;  // later MMAs write acc by adding to it: no note helps
+    if (in.regs_hazard.accumulates) return;  // later MMAs write acc by adding to it: no note helps
+    // an operand read: the note points at the fragment's first write after it
     const auto& prog = m_.sys.procs[p].program;
     for (size_t q = static_cast<size_t>(pc_) + 1; q < prog.size(); ++q)
       for (const Access& a : prog[q].accesses)
-        if (a.write && a.space == in.uninit.regs_space) {
+        if (a.write && a.space == in.regs_hazard.regs_space) {
           v.others.push_back({p, static_cast<int>(q), "the fragment is first written here, after the read"});
           return;
         }
+  }
+
+  // An MMA accumulating into a result already stored out; the note points
+  // at the last store of the fragment before it (or of what it was copied
+  // into).
+  void staleAccumulator(int p, int pc_, const Instr& in) {
+    const std::string& what = in.regs_hazard.what;
+    auto& v = report("data.stale-accumulator",
+                     fmt::format("{} accumulates into {}, whose value this instance already stored out of registers "
+                                 "and has not overwritten since: init= is false or absent here, so the MMA adds "
+                                 "to the previous result (a tile loop needs its accumulator reset per tile)",
+                                 actor(p, pc_), what),
+                     p, pc_);
+    v.buffer = what;
+    if (in.regs_hazard.stored_at >= 0) v.others.push_back({p, in.regs_hazard.stored_at, "the accumulator was stored here"});
   }
 
   static int32_t bit(int p) { return p < 31 ? (1 << p) : (1 << 30); }

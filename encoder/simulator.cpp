@@ -47,7 +47,7 @@ std::string stepToString(const System& sys, const Step& st) {
 
 bool endsRun(std::string_view rule) {
   return rule != "sync.race" && rule != "data.stale-read" && rule != "proxy.missing-fence" &&
-         rule != "data.uninitialized";
+         rule != "data.uninitialized" && rule != "data.stale-accumulator";
 }
 
 static bool anyEndsRun(const std::vector<Violation>& vs) {

@@ -60,6 +60,25 @@ class ElementSet {
     if (lo < hi) return lo;
     return std::nullopt;
   }
+  // The first element of [lo, hi) in the set.
+  std::optional<int64_t> firstIn(int64_t lo, int64_t hi) const {
+    auto it = iv_.upper_bound(lo);
+    if (it != iv_.begin() && std::prev(it)->second > lo) return lo;
+    if (it != iv_.end() && it->first < hi) return it->first;
+    return std::nullopt;
+  }
+  std::vector<std::pair<int64_t, int64_t>> intervals() const { return {iv_.begin(), iv_.end()}; }
+  void remove(int64_t lo, int64_t hi) {
+    if (lo >= hi) return;
+    auto it = iv_.upper_bound(lo);
+    if (it != iv_.begin() && std::prev(it)->second > lo) --it;
+    while (it != iv_.end() && it->first < hi) {
+      const auto [a, b] = *it;
+      it = iv_.erase(it);
+      if (a < lo) iv_.emplace(a, lo);
+      if (b > hi) iv_.emplace(hi, b);
+    }
+  }
 
  private:
   std::map<int64_t, int64_t> iv_;  // lo -> hi
@@ -83,6 +102,13 @@ struct ProcState {
   std::map<int, ElementSet> regs_written;
   // regs indices written in the body of a loop that ran no iteration
   std::set<int> regs_skipped;
+  // data.stale-accumulator: regs index -> the elements whose value this
+  // process stored out of registers and has not overwritten since, and
+  // regs index -> the fragments (and their elements) copied or computed
+  // into it since its last overwrite
+  std::map<int, ElementSet> regs_stored;
+  std::map<int, std::map<int, ElementSet>> regs_copies;
+  std::map<int, int> regs_stored_at;  // regs index -> program index of its last store
 };
 
 class Builder {
@@ -320,7 +346,12 @@ class Builder {
   void block(const ir::Block& b) {
     for (const Stmt& st : b) {
       switch (st.kind) {
-        case Stmt::Kind::Op: op(st); break;
+        case Stmt::Kind::Op: {
+          const size_t first = proc().program.size();
+          op(st);
+          storedAccumulators(st, first);
+          break;
+        }
         case Stmt::Kind::If:
           block(eval(st.cond, "the condition") != 0 ? st.body : st.orelse);
           break;
@@ -623,9 +654,9 @@ class Builder {
         done.add(lo, hi);
         continue;
       }
-      if (in.uninit.regs_space >= 0 || ps_->regs_skipped.count(ref.index)) return;
+      if (in.regs_hazard.regs_space >= 0 || ps_->regs_skipped.count(ref.index)) return;
       if (auto miss = done.firstMissing(lo, hi)) {
-        in.uninit = {regsSpace(ref.index), *miss, accumulates, elementName(ref.index, *miss)};
+        in.regs_hazard = {regsSpace(ref.index), *miss, accumulates, false, elementName(ref.index, *miss)};
         return;
       }
     }
@@ -635,6 +666,70 @@ class Builder {
     for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
       if (e && ir::exprUses(*e, {ir::ExprKind::Param})) return true;
     return false;
+  }
+
+  // An MMA that accumulates (init= absent or false) into elements whose
+  // value was already stored out of registers — copied to shared, global
+  // or tensor memory, directly or through the fragments it was copied or
+  // computed into (acc -> out -> C) — and not overwritten since adds this
+  // tile's products to the previous tile's result (data.stale-accumulator):
+  // a persistent kernel whose init= fires on the first tile only. Only
+  // MMAs are checked, and any other write clears the mark, an in-place one
+  // too: a running max or a rescale by exp(-inf) = 0 may restart a value
+  // on purpose, and a scan's carried prefix is stored and kept going.
+  void storedAccumulators(const Stmt& st, size_t first) {
+    const ir::Op& o = st.op;
+    const auto isRegs = [](const BufferRef& r) { return r.kind == BufferRef::Kind::Regs; };
+    if (o.dst.kind == BufferRef::Kind::None) return;
+    if (!isRegs(o.dst)) {
+      if (o.kind == OpKind::Mma) return;  // a tcgen05 MMA's register operands stay where they are
+      for (const BufferRef* src : {&o.src, &o.src2})
+        if (isRegs(*src)) markStored(src->index, regsIntervals(*src), static_cast<int>(first), 0);
+      return;
+    }
+    if (o.kind == OpKind::Mma && !(o.init && evalInit(o.init) != 0)) return accumulateInto(o.dst, first);
+    // an overwrite: the elements hold a new value, and nothing copied from
+    // them before holds it any more
+    const auto written = regsIntervals(o.dst);
+    for (const auto& [lo, hi] : written) ps_->regs_stored[o.dst.index].remove(lo, hi);
+    for (auto& [into, from] : ps_->regs_copies) {
+      auto it = from.find(o.dst.index);
+      if (it != from.end())
+        for (const auto& [lo, hi] : written) it->second.remove(lo, hi);
+    }
+    auto& links = ps_->regs_copies[o.dst.index];
+    links.clear();
+    if (o.kind == OpKind::Mma) return;  // a new product, not a copy of its operands
+    for (const BufferRef* src : {&o.src, &o.src2})
+      if (isRegs(*src) && src->index != o.dst.index)
+        for (const auto& [lo, hi] : regsIntervals(*src)) links[src->index].add(lo, hi);
+  }
+
+  // The elements of fragment `regs` are stored out, and with them what was
+  // copied into them (a few fragments deep: acc -> out -> C).
+  void markStored(int regs, const std::vector<std::pair<int64_t, int64_t>>& elements, int at, int depth) {
+    for (const auto& [lo, hi] : elements) ps_->regs_stored[regs].add(lo, hi);
+    ps_->regs_stored_at[regs] = at;
+    if (depth >= 4) return;
+    auto it = ps_->regs_copies.find(regs);
+    if (it == ps_->regs_copies.end()) return;
+    for (const auto& [from, set] : it->second)
+      if (from != regs) markStored(from, set.intervals(), at, depth + 1);
+  }
+
+  void accumulateInto(const BufferRef& acc, size_t first) {
+    const ElementSet& stored = ps_->regs_stored[acc.index];
+    for (const auto& [lo, hi] : regsIntervals(acc)) {
+      auto hit = stored.firstIn(lo, hi);
+      if (!hit) continue;
+      for (size_t i = first; i < proc().program.size(); ++i) {
+        Instr& in = proc().program[i];
+        if (in.kind == InstrKind::Mma && in.regs_hazard.regs_space < 0)
+          in.regs_hazard = {regsSpace(acc.index), *hit, true, true, elementName(acc.index, *hit),
+                            ps_->regs_stored_at[acc.index]};
+      }
+      return;
+    }
   }
 
   void markSkippedRegsWrites(const ir::Block& body) {
@@ -1047,7 +1142,7 @@ std::string instrToString(const System& sys, int proc, int pc) {
   if (in.kind == InstrKind::StoreWait || in.kind == InstrKind::CpAsyncWait || in.kind == InstrKind::MmaWait)
     out += fmt::format(" pending {}", in.pending);
   if (in.grid_dep_early >= 0) out += fmt::format(" (before grid_dep_wait: {})", sys.schedule->params[in.grid_dep_early].name);
-  if (in.uninit.regs_space >= 0) out += fmt::format(" (reads unwritten {})", in.uninit.what);
+  if (in.regs_hazard.regs_space >= 0) out += fmt::format(" (reads unwritten {})", in.regs_hazard.what);
   for (const Access& a : in.accesses)
     out += fmt::format(" {}{}{} {}", a.write ? "W" : "R", a.async ? "~" : "", a.proxy == Proxy::Async ? "a" : "",
                        a.what) +

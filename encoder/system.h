@@ -148,20 +148,28 @@ struct Instr {
   // `grid_dep_early` (lm.grid_dependency) before its process ran
   // lm.grid_dep_wait() (sync.grid-dependency); -1 otherwise.
   int grid_dep_early = -1;
-  // data.uninitialized: the first element of a register fragment that this
-  // instruction reads before its process wrote it (encoder/system.cpp
-  // "Register fragments"); regs_space -1 when every element it reads was
-  // written before.
-  struct UninitRead {
+  // A register fragment read that is wrong in every interleaving, decided
+  // when the system is built (encoder/system.cpp "Register fragments"):
+  //   data.uninitialized: the first element this instruction reads before
+  //     its process wrote it;
+  //   data.stale-accumulator: an MMA accumulating (init= false) into an
+  //     element whose value its process already stored out of registers
+  //     and has not overwritten since (the previous tile's result).
+  // regs_space -1 when neither holds.
+  struct RegsHazard {
     int regs_space = -1;            // System::spaces index of the fragment
     int64_t element = 0;            // row-major element index
     bool accumulates = false;       // the read is an MMA accumulating (init= false)
+    bool stored = false;            // data.stale-accumulator rather than data.uninitialized
     std::string what;               // "fa0 element (0, 0)" (not compared)
-    bool operator==(const UninitRead& o) const {
-      return regs_space == o.regs_space && element == o.element && accumulates == o.accumulates;
+    int stored_at = -1;             // data.stale-accumulator: the store's program index (not compared)
+    const char* rule() const { return stored ? "data.stale-accumulator" : "data.uninitialized"; }
+    bool operator==(const RegsHazard& o) const {
+      return regs_space == o.regs_space && element == o.element && accumulates == o.accumulates &&
+             stored == o.stored;
     }
   };
-  UninitRead uninit;
+  RegsHazard regs_hazard;
   std::optional<int64_t> iteration; // iter= value, else the innermost loop variable
   std::vector<std::pair<int, int64_t>> loops;  // (loop var, value), outermost first
 };

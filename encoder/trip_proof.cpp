@@ -262,7 +262,7 @@ bool sameAccess(const Access& a, const Access& b) {
 bool sameInstr(const Instr& a, const Instr& b) {
   if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.phase != b.phase ||
       a.count != b.count || a.bytes != b.bytes || a.pending != b.pending || a.named != b.named ||
-      a.grid_dep_early != b.grid_dep_early || !(a.uninit == b.uninit) || a.iteration != b.iteration || a.loops != b.loops ||
+      a.grid_dep_early != b.grid_dep_early || !(a.regs_hazard == b.regs_hazard) || a.iteration != b.iteration || a.loops != b.loops ||
       a.accesses.size() != b.accesses.size())
     return false;
   for (size_t i = 0; i < a.accesses.size(); ++i)
@@ -294,7 +294,7 @@ struct Deltas {
 bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
   if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.count != b.count ||
       a.bytes != b.bytes || a.pending != b.pending || a.named != b.named || a.grid_dep_early != b.grid_dep_early ||
-      !(a.uninit == b.uninit) || a.accesses.size() != b.accesses.size())
+      !(a.regs_hazard == b.regs_hazard) || a.accesses.size() != b.accesses.size())
     return false;
   if (a.slot >= 0 ? !Deltas::learn(d.slot_phase, a.slot, b.phase - a.phase) : a.phase != b.phase) return false;
   for (size_t i = 0; i < a.accesses.size(); ++i) {

@@ -483,7 +483,7 @@ class Flat {
     Upd u{*this, {}};
     u.set(pc_[p], num(pc + 1));
     std::vector<std::pair<std::string, z3::expr>> viol;
-    if (in.uninit.regs_space >= 0) viol.push_back({"data.uninitialized", c_.bool_val(true)});  // decided at build
+    if (in.regs_hazard.regs_space >= 0) viol.push_back({in.regs_hazard.rule(), c_.bool_val(true)});  // decided at build
     auto accesses = [&]() {
       z3::expr r = ff(), f = ff(), s = ff();
       for (size_t i = 0; i < in.accesses.size(); ++i) {

@@ -49,7 +49,8 @@ using sim::Model;
 using E = z3::expr;
 
 const char* kStepRules[] = {"sync.stale-phase", "sync.arrival-overflow", "sync.race", "proxy.missing-fence",
-                            "data.stale-read", "sync.tx-imbalance", "data.uninitialized"};
+                            "data.stale-read", "sync.tx-imbalance", "data.uninitialized",
+                            "data.stale-accumulator"};
 const char* kStateRules[] = {"sync.lost-phase", "sync.deadlock", "sync.async-at-exit"};
 // A deadlock whose blocked wait a static candidate explains: the simulator
 // reports the candidate's rule there (not a rule of its own: it only says
@@ -1333,7 +1334,7 @@ void Po::stepRules() {
     }
     if (st.kind != Step::Kind::Exec) continue;
     // decided when the system was built (System: register fragments)
-    if (in.uninit.regs_space >= 0) rules.insert_or_assign("data.uninitialized", c_.bool_val(true));
+    if (in.regs_hazard.regs_space >= 0) rules.insert_or_assign(in.regs_hazard.rule(), c_.bool_val(true));
     switch (in.kind) {
       case InstrKind::Wait:
         rules.insert_or_assign("sync.stale-phase", !cExactly(in.slot, in.phase + 1, T(e)));

@@ -150,3 +150,72 @@ def private(lm, C: LM.gmem):
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_NE(v->message.find("wgs[1]"), std::string::npos) << v->message;
 }
+
+// data.stale-accumulator: a tile loop whose MMA accumulates into the
+// previous tile's stored result (docs/rules/data.stale-accumulator.md).
+namespace {
+
+// Two tiles per instance; acc reaches C through a converted copy `out`.
+const std::string kTiles = R"(@cake.schedule(target="sm_80")
+def tiles(lm, C: LM.gmem, K: LM.i32):
+    acc = lm.regs(shape=(128, 128), dtype=lm.f32)
+    fa  = lm.regs(shape=(128, 16), dtype=lm.bf16)
+    fb  = lm.regs(shape=(128, 16), dtype=lm.bf16)
+    out = lm.regs(shape=(128, 128), dtype=lm.bf16)
+    w = lm.role(warps=[0, 1, 2, 3])
+    with w:
+        lm.fill(fa, 1.0)
+        lm.fill(fb, 1.0)
+        for t in lm.range(0, 2):
+            for k in lm.range(0, K):
+                lm.mma(acc, fa, fb, init=(k == 0))
+            lm.copy(out, acc)
+            lm.copy(C, out, coords=(128 * t, 0))
+)";
+
+}  // namespace
+
+TEST(StaleAccumulator, AnMmaAddingToTheStoredTileIsReported) {
+  for (int64_t k : {1, 2}) {
+    Explored r = explore(kTiles, k);
+    EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "K=" << k << "\n" << rules(r.result);
+  }
+  // init= on the first tile only: tile 1 adds to tile 0's result, stored
+  // through out
+  const std::string first_only = replace(kTiles, "init=(k == 0)", "init=(t * K + k == 0)");
+  Explored r = explore(first_only, 2);
+  const encoder::Violation* v = find(r.result, "data.stale-accumulator");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_FALSE(hasRule(r.result, "data.uninitialized"));
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(first_only, "lm.mma(acc"));
+  EXPECT_EQ(v->buffer, "acc element (0, 0)");
+  ASSERT_EQ(v->others.size(), 1u);  // the note points at the store
+  EXPECT_EQ(r.sys.procs[v->others[0].proc].program[v->others[0].pc].stmt->op.range.line,
+            lineOf(first_only, "lm.copy(C, out"));
+  encoder::PoResult z = encoder::poCheck(r.sys, {});
+  EXPECT_FALSE(z.internal_error) << z.error;
+  EXPECT_TRUE(hasRule(z.result, "data.stale-accumulator")) << rules(z.result);
+}
+
+TEST(StaleAccumulator, AnyOverwriteBetweenStoreAndMmaClearsIt) {
+  const std::string first_only = replace(kTiles, "init=(k == 0)", "init=(t * K + k == 0)");
+  // a fill per tile, or a rescale in place (exp(-inf) = 0 may restart it)
+  for (const char* reset : {"lm.fill(acc, 0.0)", "lm.binary(acc, acc, fa, op=\"mul\")"}) {
+    const std::string text =
+        replace(first_only, "            for k in lm.range(0, K):\n",
+                std::string("            ") + reset + "\n            for k in lm.range(0, K):\n");
+    Explored r = explore(text, 2);
+    EXPECT_FALSE(hasRule(r.result, "data.stale-accumulator")) << reset << "\n" << rules(r.result);
+  }
+  // out overwritten after the copy: storing it no longer stores acc
+  const std::string later = replace(first_only, "            lm.copy(C, out",
+                                    "            lm.fill(out, 0.0)\n            lm.copy(C, out");
+  EXPECT_FALSE(hasRule(explore(later, 2).result, "data.stale-accumulator"));
+  // a slice: the stored half is the one accumulated into again
+  const std::string half = replace(replace(first_only, "lm.copy(out, acc)", "lm.copy(out[:, 0:64], acc[:, 64:128])"),
+                                   "lm.copy(C, out, coords=(128 * t, 0))", "lm.copy(C, out[:, 0:64], coords=(128 * t, 0))");
+  Explored h = explore(half, 2);
+  const encoder::Violation* v = find(h.result, "data.stale-accumulator");
+  ASSERT_NE(v, nullptr) << rules(h.result);
+  EXPECT_EQ(v->buffer, "acc element (0, 64)");
+}
