@@ -13,6 +13,8 @@
 # Modelled: only the epilogue warpgroup and its store ring; the finished
 # accumulator tile is a register fragment loaded from X (the mainloop, the
 # TMEM load and the CLC query are not part of the bug and are left out).
+# The four subtiles are written out (the lowering takes constant register
+# slices only).
 # Fix: cutlass_clc_epilogue_store_stage_restarts_fixed.cake.
 # expect: sync.race
 @cake.schedule(target="sm_90a")
@@ -31,11 +33,28 @@ def clc_epilogue_store_stage_restarts(lm, X: LM.gmem, C: LM.tma2d, M: LM.i32):
         for t in lm.range(0, my_tiles):
             m0 = (lm.block_idx(0) + t * lm.grid_dim(0)) * 64
             lm.copy(acc, X, coords=(m0, 0))
-            for j in lm.range(0, 4):
-                s = j % 3
-                lm.tma_store_wait(pending=2)
-                lm.copy(smem_c[s], acc[:, j * 64:j * 64 + 64])  # expect-error: sync.race
-                lm.fence_proxy()
-                smem_c.tma_store(C, coords=(m0, j * 64), stage=s)
-                lm.tma_store_commit()
+            # subtile 0: columns 0..63, stage 0
+            lm.tma_store_wait(pending=2)
+            lm.copy(smem_c[0], acc[:, 0:64])  # expect-error: sync.race
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m0, 0), stage=0)
+            lm.tma_store_commit()
+            # subtile 1: columns 64..127, stage 1
+            lm.tma_store_wait(pending=2)
+            lm.copy(smem_c[1], acc[:, 64:128])  # expect-error: sync.race
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m0, 64), stage=1)
+            lm.tma_store_commit()
+            # subtile 2: columns 128..191, stage 2
+            lm.tma_store_wait(pending=2)
+            lm.copy(smem_c[2], acc[:, 128:192])  # expect-error: sync.race
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m0, 128), stage=2)
+            lm.tma_store_commit()
+            # subtile 3: columns 192..255, stage 0
+            lm.tma_store_wait(pending=2)
+            lm.copy(smem_c[0], acc[:, 192:256])  # expect-error: sync.race
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m0, 192), stage=0)
+            lm.tma_store_commit()
         lm.tma_store_wait(pending=0)

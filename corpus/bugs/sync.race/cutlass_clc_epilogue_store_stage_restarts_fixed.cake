@@ -20,11 +20,28 @@ def clc_epilogue_store_stage_rotates(lm, X: LM.gmem, C: LM.tma2d, M: LM.i32):
         for t in lm.range(0, my_tiles):
             m0 = (lm.block_idx(0) + t * lm.grid_dim(0)) * 64
             lm.copy(acc, X, coords=(m0, 0))
-            for j in lm.range(0, 4):
-                s = (t * 4 + j) % 3
-                lm.tma_store_wait(pending=2)
-                lm.copy(smem_c[s], acc[:, j * 64:j * 64 + 64])
-                lm.fence_proxy()
-                smem_c.tma_store(C, coords=(m0, j * 64), stage=s)
-                lm.tma_store_commit()
+            # subtile 0: columns 0..63, stage (t * 4 + 0) % 3
+            lm.tma_store_wait(pending=2)
+            lm.copy(smem_c[(t * 4 + 0) % 3], acc[:, 0:64])
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m0, 0), stage=(t * 4 + 0) % 3)
+            lm.tma_store_commit()
+            # subtile 1: columns 64..127, stage (t * 4 + 1) % 3
+            lm.tma_store_wait(pending=2)
+            lm.copy(smem_c[(t * 4 + 1) % 3], acc[:, 64:128])
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m0, 64), stage=(t * 4 + 1) % 3)
+            lm.tma_store_commit()
+            # subtile 2: columns 128..191, stage (t * 4 + 2) % 3
+            lm.tma_store_wait(pending=2)
+            lm.copy(smem_c[(t * 4 + 2) % 3], acc[:, 128:192])
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m0, 128), stage=(t * 4 + 2) % 3)
+            lm.tma_store_commit()
+            # subtile 3: columns 192..255, stage (t * 4 + 3) % 3
+            lm.tma_store_wait(pending=2)
+            lm.copy(smem_c[(t * 4 + 3) % 3], acc[:, 192:256])
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m0, 192), stage=(t * 4 + 3) % 3)
+            lm.tma_store_commit()
         lm.tma_store_wait(pending=0)
