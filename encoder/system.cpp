@@ -150,7 +150,10 @@ class Builder {
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
-  std::map<const Stmt*, bool> reaches_stages_;         // op -> some index >= stages
+  // (op, view) -> some index of that view >= stages. Per operand view: an MMA
+  // that reads a tile by its one stage and a ring by iterations names the
+  // tile's stage and the ring's iterations.
+  std::map<std::pair<const Stmt*, int>, bool> reaches_stages_;
   ir::EvalEnv env_;
   int proc_ = -1;
   ProcState* ps_ = nullptr;
@@ -497,6 +500,11 @@ class Builder {
         a.space = smem_space_[space_cta_][v.pool];
         a.view = ref.index;
         if (!index && ref.slot) index = eval(ref.slot, "a view slot");
+        // A one-stage view used bare is its one slot, view[0] (IR.md), and
+        // means the data of the lap it reads like any other slot access: a
+        // whole-ring access would pin every read to lap 0 and call a tile
+        // that is refilled every iteration stale (docs/rules/data.stale-read.md).
+        if (!index && !ref.slot && v.stages == 1) index = 0;
         if (!index) {  // the whole ring
           a.lo = offset;
           a.hi = offset + slot_bytes * v.stages;
@@ -533,10 +541,14 @@ class Builder {
   // means (how many times this process has come back to that view index
   // after synchronizing). docs/semantics.md "Stale data".
   void tag(Access& a, const Stmt& st) {
-    if (a.view < 0 || a.index < 0) return;
+    // A negative view index (smem_q[c - 1] at c = 0) is a real index: it
+    // wraps to another slot and, like one >= stages, names an iteration (a
+    // lap of the ring), not a stage. (A one-stage view used bare is slot 0,
+    // see access(); no operand names a whole ring.)
+    if (a.view < 0) return;
     const ir::View& v = s_.views[a.view];
-    if (a.index >= v.stages) reaches_stages_[&st] = true;
-    else reaches_stages_.emplace(&st, false);
+    if (a.index >= v.stages || a.index < 0) reaches_stages_[{&st, a.view}] = true;
+    else reaches_stages_.emplace(std::make_pair(&st, a.view), false);
     if (a.write) {
       auto key = std::make_tuple(a.space, a.view, a.index);
       auto& ranges = ps_->writes[key];
@@ -985,7 +997,7 @@ class Builder {
     for (Process& p : sys_.procs)
       for (Instr& in : p.program)
         for (Access& a : in.accesses)
-          if (a.view >= 0) a.stage_like = !reaches_stages_[in.stmt];
+          if (a.view >= 0) a.stage_like = !reaches_stages_[{in.stmt, a.view}];
   }
 
   // What a read means, from what the other instances write over its bytes

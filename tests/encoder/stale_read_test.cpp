@@ -93,13 +93,15 @@ def clobber(lm, T: LM.gmem, O: LM.gmem, Y: LM.gmem):
 }  // namespace
 
 // The simulator's rules on a corpus file for one binding.
-std::set<std::string> simRules(const std::string& name, Vals vals) {
-  return onSystem(corpusFile(name), vals, [](const System& sys) {
+std::set<std::string> simTextRules(const std::string& text, Vals vals) {
+  return onSystem(text, vals, [](const System& sys) {
     ModelCheckResult r = explore(sys);
     EXPECT_NE(r.outcome, Outcome::Unknown) << r.detail;
     return cake::testing::ruleSet(r);
   });
 }
+
+std::set<std::string> simRules(const std::string& name, Vals vals) { return simTextRules(corpusFile(name), vals); }
 
 // Small versions for the three engines: a tile stored once, read on every
 // iteration after a per-iteration lm.sync; and a per-iteration 2-slot ring
@@ -196,4 +198,118 @@ TEST(StaleRead, ViewWrittenByOthersMeansItsOwnData) {
   std::string fixed = kClobber;
   fixed.replace(fixed.find("lm.copy(y, smem_t[0])"), 21, "lm.copy(y, smem_o[0])");
   EXPECT_EQ(agreedRules(fixed, {}), Rules{});
+}
+
+// A one-stage view used bare is its one slot, view[0] (IR.md): a Q tile
+// refilled by TMA every tile (iter=t) and read bare after the tile's wait
+// means the lap it waited for (a bare read used to be a whole-ring access
+// pinned to lap 0: a false data.stale-read from tile 1 on). Reading
+// q[t - 1] is still stale.
+const std::string kBareQ = R"(@cake.schedule(target="sm_90a")
+def bare_q(lm, Q: LM.tma2d, O: LM.gmem, tiles: LM.i32):
+    pool   = lm.smem(8192)
+    smem_q = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=1)
+    r      = lm.regs(shape=(64, 64), dtype=lm.f32)
+    load = lm.role(warps=[4])
+    comp = lm.role(warps=[0, 1, 2, 3])
+    q_full  = lm.barrier(count=1, prod=[load], cons=[comp], init_count=1)
+    q_empty = lm.barrier(count=1, prod=[comp], cons=[load], init_count=1)
+    with load:
+        for t in lm.range(0, tiles):
+            lm.wait(q_empty, iter=t - 1)
+            smem_q.tma_load(Q, coords=(t * 64, 0), iter=t, barrier=q_full)
+    with comp:
+        for t in lm.range(0, tiles):
+            lm.wait(q_full, iter=t)
+            lm.copy(r, smem_q)
+            lm.fence_proxy()
+            lm.arrive(q_empty, iter=t)
+            lm.copy(O, r, coords=(t * 64, 0))
+)";
+
+TEST(StaleRead, BareOneStageViewIsItsSlot) {
+  EXPECT_EQ(agreedRules(kBareQ, {{"tiles", 2}}), Rules{});
+  std::string previous = kBareQ;
+  previous.replace(previous.find("lm.copy(r, smem_q)"), 18, "lm.copy(r, smem_q[t - 1])");
+  EXPECT_TRUE(agreedRules(previous, {{"tiles", 2}}).count("data.stale-read"));
+}
+
+// Whether an op names stages or iterations is decided per operand view: an
+// MMA that reads the one-slot Q tile by its stage (q[0], refilled every
+// tile) and the KV ring by iterations (kv[it]) means the Q lap it waited
+// for (the ring's iteration index used to make q[0] mean index 0,
+// generation 1 on the second tile: a false data.stale-read). A Q read that
+// names tile t - 1 (q[t - 1]) is stale on every tile.
+const std::string kQAndRing = R"(@cake.schedule(target="sm_90a")
+def q_and_ring(lm, Q: LM.tma2d, KV: LM.tma2d, O: LM.gmem, tiles: LM.i32):
+    pool    = lm.smem(49152)
+    smem_q  = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=1, swizzle="128B")
+    smem_kv = pool.view(offset=16384, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    acc     = lm.regs(shape=(64, 64), dtype=lm.f32)
+    load = lm.role(warps=[4])
+    comp = lm.role(warps=[0, 1, 2, 3])
+    kv      = lm.pipeline(stages=2)
+    full    = lm.barrier(prod=[load], cons=[comp], init_count=1, pipeline=kv)
+    empty   = lm.barrier(prod=[comp], cons=[load], init_count=1, pipeline=kv)
+    q_full  = lm.barrier(count=1, prod=[load], cons=[comp], init_count=1)
+    q_empty = lm.barrier(count=1, prod=[comp], cons=[load], init_count=1)
+    with load:
+        for t in lm.range(0, tiles):
+            lm.wait(q_empty, iter=t - 1)
+            smem_q.tma_load(Q, coords=(t * 64, 0), iter=t, barrier=q_full)
+            lm.wait(empty, iter=t - 2)
+            smem_kv.tma_load(KV, coords=(t * 64, 0), iter=t, barrier=full)
+    with comp:
+        for t in lm.range(0, tiles):
+            lm.wait(q_full, iter=t)
+            lm.wait(full, iter=t)
+            lm.mma(acc, smem_q[0], smem_kv[t], init=True)
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=t)
+            lm.arrive(q_empty, iter=t)
+            lm.copy(O, acc, coords=(t * 64, 0))
+)";
+
+TEST(StaleRead, StagesOrIterationsPerOperandView) {
+  // The KV index reaches `stages` on the third tile; the simulator only
+  // (the Z3 engines take minutes on three tiles of two rings).
+  EXPECT_EQ(simTextRules(kQAndRing, {{"tiles", 3}}), Rules{});
+  std::string bare = kQAndRing;
+  bare.replace(bare.find("smem_q[0], smem_kv[t]"), 9, "smem_q");
+  EXPECT_EQ(simTextRules(bare, {{"tiles", 3}}), Rules{});
+  std::string previous = kQAndRing;
+  previous.replace(previous.find("smem_q[0], smem_kv[t]"), 9, "smem_q[t - 1]");
+  EXPECT_TRUE(simTextRules(previous, {{"tiles", 3}}).count("data.stale-read"));
+}
+
+// A negative view index wraps to another slot and names an iteration (a
+// lap), never a stage: reading the two-chunk resident tile as q[c - 1]
+// multiplies chunk 1 where chunk 0 is meant and is stale, although no
+// index of that operand reaches `stages` (corpus/mutants/knn/
+// sm90_nn1_blocks/slot-minus-1-L48.cake).
+const std::string kChunks = R"(@cake.schedule(target="sm_90a")
+def chunks(lm, Q: LM.tma2d, O: LM.gmem):
+    pool   = lm.smem(16384)
+    smem_q = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
+    r      = lm.regs(shape=(64, 64), dtype=lm.f32)
+    load = lm.role(warps=[4])
+    comp = lm.role(warps=[0, 1, 2, 3])
+    q_full = lm.barrier(count=2, prod=[load], cons=[comp], init_count=1)
+    with load:
+        for c in lm.range(0, 2):
+            smem_q.tma_load(Q, coords=(0, c * 64), stage=c, barrier=q_full)
+    with comp:
+        for c in lm.range(0, 2):
+            lm.wait(q_full, stage=c)
+        for c in lm.range(0, 2):
+            lm.copy(r, smem_q[c])
+            lm.copy(O, r, coords=(0, c * 64))
+)";
+
+TEST(StaleRead, NegativeViewIndexNamesAnIteration) {
+  EXPECT_EQ(agreedRules(kChunks, {}), Rules{});
+  std::string swapped = kChunks;
+  swapped.replace(swapped.find("lm.copy(r, smem_q[c])"), 21, "lm.copy(r, smem_q[c - 1])");
+  EXPECT_TRUE(agreedRules(swapped, {}).count("data.stale-read"));
 }
