@@ -2333,7 +2333,14 @@ void layOutPersistent(PGrid& g) {
     for (int i = 0; i < all; ++i) {
       const PcPos& q = pos[i];
       const int off = i - startOf(q);
-      if (q.region == PcPos::Prefix) continue;
+      if (q.region == PcPos::Prefix) {
+        // A process without the K loop stays in its prefix under the ring
+        // shift: nothing of its whole program moves with the ring (checked
+        // in gridCounts, prefix included), as a process without the loops
+        // stays where it is (docs/z3.md "A prefix that the ring shift keeps").
+        if (sh.kind == TileShape::TileOnly) ring[i] = i;
+        continue;
+      }
       PcPos r = q;  // ring: x back by Pg
       if (sh.kind == TileShape::TileOnly || (sh.step > 1 && q.region != PcPos::Body)) {
         // checked: nothing of it moves with the ring (a process that skips
@@ -3474,6 +3481,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   checkTileExprs(s, tl, g, limits);
   checkTileCountUses(s, tl, uses, limits);
   layOutPersistent(g);
+  if (std::getenv("CAKE_PERSIST_STATS"))
+    fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}\n", Wt, Wg,
+               g.Pg, g.w0g, g.Pt, g.tw);
   // Split by the K trip count E_B (docs/z3.md "Short tiles one by one"):
   // tiles of each length below `split` one exploration each, then tiles of
   // every length >= split. A run of the schedule has every tile of length
@@ -3509,6 +3519,9 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
     try {
       return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states);
     } catch (const GridTooSmall& small) {
+      if (std::getenv("CAKE_PERSIST_STATS"))
+        fmt::print(stderr, "persist-stats: window {}x{} too small in the {} dimension\n", Wt, Wg,
+                   small.tiles ? "tile" : "ring");
       (small.tiles ? Wt : Wg) *= 2;
     }
   }

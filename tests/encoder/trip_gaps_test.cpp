@@ -35,6 +35,15 @@ encoder::ModelCheckResult proveGap(const ir::Schedule& s, int64_t persistent_spl
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
 
+// Does the bounded check meet a violation at these parameter values?
+bool violatedAt(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> values) {
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  return encoder::explore(cake::testing::build(s, cake::testing::bind(s, values)), eo).outcome ==
+         encoder::Outcome::Violation;
+}
+
 // Does the bounded check meet a violation at some K in `ks`?
 bool brokenAtSomeK(const ir::Schedule& s, const std::vector<int64_t>& ks) {
   for (int64_t k : ks) {
@@ -544,14 +553,8 @@ const char* kSizesFile = "corpus/layout/good_smem_limit_slack_bm_224.cake";
 
 // Does the bounded check meet a violation at this BM, for some D?
 bool brokenAtBM(const ir::Schedule& s, int64_t bm) {
-  for (int64_t d : {64, 640}) {
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = cake::testing::kNoWallClockMs;
-    eo.stop_at_first = true;
-    if (encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"D", d}, {"BM", bm}})), eo).outcome ==
-        encoder::Outcome::Violation)
-      return true;
-  }
+  for (int64_t d : {64, 640})
+    if (violatedAt(s, {{"D", d}, {"BM", bm}})) return true;
   return false;
 }
 
@@ -810,6 +813,42 @@ TEST(TripProofGaps, StageNamedWritesInTheKLoopFollowTheRing) {
   for (const Bug& b : bugs) {
     ASSERT_NE(b.text, text) << b.what;
     expectBrokenNotProved(b.text, stageNamedBroken, b.what);
+  }
+}
+
+// docs/z3.md "A prefix that the ring shift keeps": the k-means epilogue
+// loads the centroid norms before its tile loop; the ring shift leaves a
+// process without the K loop in that prefix where it is (its whole program
+// is checked not to move with the ring), so a run in which the K loop of
+// an open tile runs on while the epilogue has not started stays in the
+// window. Before, the window doubled to 192 iterations and the proof ran
+// out of its budget. Broken forms (each confirmed by the bounded check)
+// are not proved: the prefix reads the TMEM accumulator (a race with the
+// MMA) or a slot of the ring (refused: the prefix moves with the ring).
+TEST(TripProofGaps, PrefixOfARoleWithoutTheKLoopStaysUnderTheRingShift) {
+  using cake::testing::replace;
+  const std::string text = corpusText("corpus/kmeans/sm100_assign_k128_tcgen05.cake");
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t n : {128, 384})
+      for (int64_t d : {64, 320, 640})
+        if (violatedAt(s, {{"N", n}, {"D", d}})) return true;
+    return false;
+  };
+  EXPECT_FALSE(brokenSomewhere(good.schedules[0]));
+  auto r = proveGap(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  const std::string prefix = "        lm.copy(cn, CN, coords=(0, 0))\n";
+  struct Bug { const char* what; std::string text; };
+  const std::vector<Bug> bugs = {
+      {"the prefix reads the accumulator", replace(text, prefix, prefix + "        lm.copy(dots, tmem_acc)\n")},
+      {"the prefix reads the ring", replace(text, prefix, prefix + "        lm.copy(cn, smem_c[0][0:1, :])\n")},
+  };
+  for (const Bug& b : bugs) {
+    ASSERT_NE(b.text, text) << b.what;
+    expectBrokenNotProved(b.text, brokenSomewhere, b.what);
   }
 }
 
