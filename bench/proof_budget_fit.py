@@ -13,7 +13,7 @@ now in the source (WEIGHTS=name=ns,...), the same.
 """
 import os, re, sys, statistics
 
-FEATURES = ["expanded", "offered", "words", "expanded_instrs", "built", "queries", "rlimit"]
+FEATURES = ["expanded", "offered", "words", "expanded_instrs", "built", "queries", "rlimit", "window_ops", "laid_out"]
 MIN_CPU = float(os.environ.get("MIN_CPU", "0.05"))
 
 rows = []
@@ -22,7 +22,7 @@ for line in open(sys.argv[1]):
     kv = dict(re.findall(r"(\w+)=([\w.]+)", line))
     if "rlimit" not in kv:
         continue
-    rows.append((f, kv["outcome"], float(kv["cpu_s"]), [float(kv[k]) for k in FEATURES]))
+    rows.append((f, kv["outcome"], float(kv["cpu_s"]), [float(kv.get(k, 0)) for k in FEATURES]))
 fit = [r for r in rows if r[2] >= MIN_CPU]
 
 

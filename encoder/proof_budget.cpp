@@ -59,8 +59,11 @@ void ProofBudget::add(const Tally& t) {
   tally_.words += t.words;
   tally_.expanded_instrs += t.expanded_instrs;
   tally_.built += t.built;
+  tally_.window_ops += t.window_ops;
+  tally_.laid_out += t.laid_out;
   used_ += t.expanded * kPerExpanded + t.offered * kPerOffered + t.words * kPerWord +
-           t.expanded_instrs * kPerExpandedInstr + t.built * kPerBuilt;
+           t.expanded_instrs * kPerExpandedInstr + t.built * kPerBuilt + t.window_ops * kPerWindowOp +
+           t.laid_out * kPerLaidOut;
 }
 
 uint64_t ProofBudget::left() const {

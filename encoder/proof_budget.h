@@ -63,6 +63,12 @@ class ProofBudget {
     uint64_t words = 0;       // their 32-bit words (hashed, compared, copied)
     uint64_t expanded_instrs = 0;  // per expanded state, the instructions of the searched programs
     uint64_t built = 0;       // instructions of the systems the proof built
+    // The persistent-kernel explorations (docs/z3.md "One layout for every
+    // tile length"): they charge, instead of expanded_instrs, the
+    // operations their reduction's windows and closures did, and the
+    // instructions of the combined programs laid out (once per grid).
+    uint64_t window_ops = 0;
+    uint64_t laid_out = 0;
     uint64_t queries = 0;     // Z3 queries (z3w::check on this thread)
     uint64_t rlimit = 0;      // the Z3 resource units they spent
   };
@@ -71,6 +77,8 @@ class ProofBudget {
   static constexpr uint64_t kPerWord = 0;
   static constexpr uint64_t kPerExpandedInstr = 1;
   static constexpr uint64_t kPerBuilt = 600;
+  static constexpr uint64_t kPerWindowOp = 20;
+  static constexpr uint64_t kPerLaidOut = 10000;
   static constexpr uint64_t kPerQuery = 10'000'000;
   static constexpr uint64_t kPerRlimit = 130;
   void add(const Tally& t);

@@ -334,15 +334,23 @@ struct Reducer::Supply {
       w.enables.set(r.obj_named_ + c.named);
     }
   }
+  static WaitRec waitOf(const Instr& in) {
+    WaitRec w;
+    if (in.kind == InstrKind::Wait) w.slot = in.slot, w.phase = in.phase;
+    else w.named = in.named;
+    return w;
+  }
   bool passable(const Model& m, const State& s, int p, int bpc) const {
-    const Instr& in = m.instr(p, bpc);
-    if (in.kind == InstrKind::Wait) {
-      int k = in.slot;
+    return passable(m, s, p, bpc, waitOf(m.instr(p, bpc)));
+  }
+  bool passable(const Model& m, const State& s, int p, int bpc, const WaitRec& w) const {
+    if (w.slot >= 0) {
+      int k = w.slot;
       int64_t c = slotField(m, s, k, kCompleted), pending = slotField(m, s, k, kPending), tx = slotField(m, s, k, kTx);
-      if (waitPasses(c, in.phase)) return true;
+      if (waitPasses(c, w.phase)) return true;
       return arrivals[k] >= pending && landed[k] >= tx && (tx >= 0 || expected[k] >= -tx);
     }
-    int nb = in.named;
+    int nb = w.named;
     if (bpc == pcOf(m, s, p) && s.v[m.off_named + 2 * nb] > s.v[m.off_sgen + p]) return true;
     return s.v[m.off_named + 2 * nb + 1] + named[nb] >= m.sys.named[nb].expected_warps;
   }
@@ -455,6 +463,7 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
     }
     for (size_t y = 0; y < ag.size(); ++y) {
       if (in[y]) continue;
+      ++work_.ops;
       bool add = z.enabled ? trans->conflicts(win[y].foot)
                            : (win[y].enables & needs).any() ||
                                  (needs_comp && ag[y].kind == Agent::Kind::Comp && ag[y].proc == z.proc);
@@ -521,7 +530,7 @@ std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vec
     return cost(steps) == std::make_pair(0, size_t{1}) && allowed(steps.front());
   };
   std::vector<Step> best = enabled;
-  for (std::vector<Step>& steps : persistentSets(s, agents(s, a), &enough))
+  for (std::vector<Step>& steps : persistentSets(s, agents(s, a), &enough, &a))
     if (steps.size() < enabled.size() && cost(steps) < cost(best) && std::all_of(steps.begin(), steps.end(), allowed))
       best = std::move(steps);
   return best;
@@ -543,12 +552,51 @@ std::optional<std::vector<Step>> Reducer::reduceWithExits(const State& s, const 
 // One persistent set per enabled seed agent (up to the first of one step).
 // A leaving agent contributes
 // Step{Exec, p, -1} besides its Exec step (when that is enabled).
+void Reducer::memoKey(const State& s, const Async& a, const std::vector<Agent>& ag, std::vector<int32_t>& key) const {
+  key.clear();
+  for (int p = 0; p < m_.P; ++p) key.push_back(s.v[m_.off_pc + p]), key.push_back(s.v[m_.off_sgen + p]);
+  key.insert(key.end(), s.v.begin() + m_.off_slot, s.v.begin() + m_.off_slot + kSlotFields * m_.S);
+  key.insert(key.end(), s.v.begin() + m_.off_named, s.v.begin() + m_.off_named + 2 * m_.N);
+  for (const Agent& g : ag) {
+    key.push_back(static_cast<int32_t>(g.kind) | (g.enabled ? 8 : 0) | (g.exec_enabled ? 16 : 0) | (g.leaves ? 32 : 0));
+    key.push_back(g.proc);
+    key.push_back(g.step.pc);
+    if (g.kind != Agent::Kind::Comp) continue;
+    for (const Group& gr : a.of(g.proc, kMma)) {
+      key.push_back(gr.commit_pc);
+      key.push_back(static_cast<int32_t>(gr.pcs.size()));
+      key.insert(key.end(), gr.pcs.begin(), gr.pcs.end());
+    }
+    key.push_back(-2);
+  }
+}
+
 std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std::vector<Agent>& ag,
-                                                       const std::function<bool(const std::vector<Step>&)>* enough)
-    const {
+                                                       const std::function<bool(const std::vector<Step>&)>* enough,
+                                                       const Async* a) const {
+  // The persistent explorer asks twice for one state when the first
+  // answer is every step (with and without its shift preference): each
+  // seed's set is a function of memoKey, kept for the last key.
+  std::vector<std::optional<std::vector<Step>>>* memo = nullptr;
+  if (branches_ && a) {
+    memoKey(s, *a, ag, key_scratch_);
+    if (key_scratch_ != memo_key_) {
+      memo_key_.swap(key_scratch_);
+      memo_.assign(ag.size(), std::nullopt);
+    }
+    memo = &memo_;
+  }
   std::vector<std::vector<Step>> sets;
   for (size_t x = 0; x < ag.size(); ++x) {
     if (!ag[x].enabled) continue;
+    if (memo && (*memo)[x]) {
+      ++work_.memo_hits;
+      sets.push_back(*(*memo)[x]);
+      const bool single = enough ? (*enough)(sets.back()) : sets.back().size() == 1;
+      if (single) break;
+      continue;
+    }
+    ++work_.computed;
     std::vector<Window> own;
     const std::vector<Window>& win =
         branches_ ? branchWindows(s, ag, static_cast<int>(x)) : (own = windows(s, ag, static_cast<int>(x)));
@@ -558,6 +606,7 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
       if (!ag[y].leaves || ag[y].exec_enabled) steps.push_back(ag[y].step);
       if (ag[y].leaves) steps.push_back({Step::Kind::Exec, ag[y].proc, -1});
     }
+    if (memo) (*memo)[x] = steps;
     const bool single = enough ? (*enough)(steps) : steps.size() == 1;
     sets.push_back(std::move(steps));
     if (single) break;  // nothing better
@@ -666,6 +715,26 @@ int Reducer::internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<
   return ids.back();
 }
 
+// The records of the pcs `gives` (ascending) in give_recs_: one per key,
+// its largest contribution in each field. branchWindows gives a window each
+// key's largest amount, so this is what the pcs give together.
+std::pair<uint32_t, uint32_t> Reducer::giveRecs(int p, const std::vector<int>& gives) {
+  const uint32_t begin = static_cast<uint32_t>(give_recs_.size());
+  for (int pc : gives) {
+    const int key = give_key_[p][pc];
+    const Contribution& c = contrib_[p][pc];
+    auto it = std::find_if(give_recs_.begin() + begin, give_recs_.end(), [&](const GiveRec& r) { return r.key == key; });
+    if (it == give_recs_.end()) {
+      give_recs_.push_back({key, c});
+      continue;
+    }
+    it->c.arrivals = std::max(it->c.arrivals, c.arrivals);
+    it->c.landed = std::max(it->c.landed, c.landed);
+    it->c.expected = std::max(it->c.expected, c.expected);
+  }
+  return {begin, static_cast<uint32_t>(give_recs_.size())};
+}
+
 // As precompute(), over the branches: the groups a wait retires and a
 // commit's completion ends come from the may-analysis above; the stretch
 // after a pc (footprint, contributions, the waits that end it) is the
@@ -678,6 +747,8 @@ void Reducer::precomputeBranches() {
   feet_.clear();
   std::unordered_map<uint64_t, std::vector<int>> interned;  // hash of a Foot -> its ids in feet_
   gives_after_.resize(m_.P);
+  wait_rec_.resize(m_.P);
+  give_recs_.clear();
   waits_after_.resize(m_.P);
   give_key_.resize(m_.P);
   contrib_.resize(m_.P);
@@ -784,7 +855,12 @@ void Reducer::precomputeBranches() {
     }
     head_win_[p].assign(static_cast<size_t>(n) + 1, Foot{});
     after_id_[p].assign(n, -1);
-    gives_after_[p].assign(n, {});
+    gives_after_[p].assign(n, {0, 0});
+    wait_rec_[p].assign(n, WaitRec{});
+    for (int pc = 0; pc < n; ++pc) {
+      const Instr& ins = m_.instr(p, pc);
+      if (ins.kind == InstrKind::Wait || ins.kind == InstrKind::SyncWait) wait_rec_[p][pc] = Supply::waitOf(ins);
+    }
     waits_after_[p].assign(n, {});
     std::vector<std::vector<int>> gives_head(static_cast<size_t>(n)), waits_head(static_cast<size_t>(n));
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -813,7 +889,7 @@ void Reducer::precomputeBranches() {
         waits_head[pc] = waits;
       }
       after_id_[p][pc] = internFoot(a, interned);
-      gives_after_[p][pc] = std::move(gives);
+      gives_after_[p][pc] = giveRecs(p, gives);
       waits_after_[p][pc] = std::move(waits);
     }
   }
@@ -834,20 +910,22 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
   // and its allocations were a fifth of its time)
   std::vector<Window>& win = scratch_win_;
   win.assign(ag.size(), Window{});
+  work_.ops += ag.size();
   Supply& supply = *scratch_supply_;
   supply.clear();
   auto add = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
   std::vector<uint32_t>& stamp = scratch_stamp_;
   stamp.assign(ag.size(), 0);
-  // what is new in the contribution of pc (its key's largest so far)
-  auto give = [&](size_t i, int p, int pc) {
-    const int key = give_key_[p][pc];
-    const Contribution& c = contrib_[p][pc];
+  // what is new in a key's contribution (its largest so far)
+  auto give = [&](size_t i, const GiveRec& r) {
+    const int key = r.key;
+    const Contribution& c = r.c;
     Contribution& had = key_given_[key];
     if (key_stamp_[key] != stamp[i]) {
       key_stamp_[key] = stamp[i];
       had = Contribution{c.slot, c.named, 0, 0, 0};
     }
+    ++work_.ops;
     Contribution more = c;
     more.arrivals = std::max<int64_t>(0, c.arrivals - had.arrivals);
     more.landed = std::max<int64_t>(0, c.landed - had.landed);
@@ -878,12 +956,13 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       front[i].push_back(pc);
     } else {
       win[i].foot |= head_win_[p][pc];
-      for (int g : gives_after_[p][pc]) give(i, p, g);
+      const auto [g0, g1] = gives_after_[p][pc];
+      for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);
       front[i] = waits_after_[p][pc];
     }
     for (int w : front[i]) wait_stamp_[p][w] = stamp[i];
   }
-  auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc); };
+  auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc, wait_rec_[p][bpc]); };
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < ag.size(); ++i) {
@@ -893,6 +972,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       size_t kept = 0;  // f[0, kept): the waits that still block; new ones are appended
       for (size_t j = 0; j < f.size(); ++j) {
         const int w = f[j];
+        ++work_.ops;
         if (!passable(p, w)) {
           f[kept++] = w;
           continue;
@@ -903,9 +983,11 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
         const int fid = after_id_[p][w];
         if (foot_stamp_[fid] != stamp[i]) {
           foot_stamp_[fid] = stamp[i];
+          ++work_.ops;
           win[i].foot |= feet_[fid];
         }
-        for (int g : gives_after_[p][w]) give(i, p, g);
+        const auto [g0, g1] = gives_after_[p][w];
+        for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);
         for (int v : waits_after_[p][w])
           if (wait_stamp_[p][v] != stamp[i]) {
             wait_stamp_[p][v] = stamp[i];

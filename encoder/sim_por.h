@@ -107,6 +107,14 @@ class Reducer {
   std::optional<std::vector<Step>> reduceWithExits(const State& s, const Async& a, const std::vector<Step>& enabled,
                                                    const std::vector<char>& leaving);
   bool active() const { return active_; }
+  // With a BranchLayout, the work done (deterministic: the proof's budget
+  // charges `ops`, encoder/proof_budget.h): seeds whose persistent set was
+  // computed or taken from the memo, and the operations of the computed
+  // ones' windows and closures (per window computation one per agent, then
+  // one per contribution given, wait tested, stretch footprint added, and
+  // pair of agents the closure compared).
+  struct Work { uint64_t computed = 0, memo_hits = 0, ops = 0; };
+  const Work& work() const { return work_; }
   // Keep every rule's violations, not only the verdict (docs/semantics.md
   // "Runs that end"): the visibility condition and what the state checks
   // read. Off, the reduction keeps the verdict (some violation is found
@@ -161,7 +169,21 @@ class Reducer {
   std::vector<Foot> feet_;                           // distinct footprints of stretches
   mutable std::vector<uint32_t> foot_stamp_;         // per feet_ entry: the window that added it last
   int internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned);
-  std::vector<std::vector<std::vector<int>>> gives_after_, waits_after_;
+  std::vector<std::vector<std::vector<int>>> waits_after_;
+  // [p][pc]: what the stretch after pc gives, one record per key (its
+  // largest contribution among the stretch's pcs), a range of give_recs_
+  struct GiveRec {
+    int32_t key;
+    Contribution c;
+  };
+  std::vector<GiveRec> give_recs_;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> gives_after_;
+  // [p][pc] of a wait: what Supply::passable reads of its instruction
+  struct WaitRec {
+    int32_t slot = -1, named = -1;  // a Wait (slot) or a SyncWait (named)
+    int64_t phase = 0;
+  };
+  std::vector<std::vector<WaitRec>> wait_rec_;
   std::vector<std::vector<int>> give_key_;          // [p][pc]: index of (position, slot / named), -1: none
   int keys_ = 0;
   mutable std::vector<uint32_t> key_stamp_;
@@ -178,6 +200,7 @@ class Reducer {
   mutable std::vector<int> scratch_list_;
   std::vector<int> successors(int p, int pc) const;
   void precomputeBranches();
+  std::pair<uint32_t, uint32_t> giveRecs(int p, const std::vector<int>& gives);
   const std::vector<Window>& branchWindows(const State& s, const std::vector<Agent>& ag, int frozen) const;
   std::vector<Foot> exit_foot_;                      // per process: all of its exit paths
   std::vector<std::vector<Contribution>> exit_gives_;
@@ -202,7 +225,14 @@ class Reducer {
   std::vector<Agent> agents(const State& s, const Async& a, const std::vector<char>* leaving = nullptr) const;
   std::vector<std::vector<Step>> persistentSets(const State& s, const std::vector<Agent>& ag,
                                                 const std::function<bool(const std::vector<Step>&)>* enough =
-                                                    nullptr) const;
+                                                    nullptr,
+                                                const Async* a = nullptr) const;
+  // With a BranchLayout: the persistent set of each seed is a function of
+  // what the windows and the closure read (memoKey); computed once per key.
+  void memoKey(const State& s, const Async& a, const std::vector<Agent>& ag, std::vector<int32_t>& key) const;
+  mutable std::vector<int32_t> memo_key_, key_scratch_;  // the last key, and the one being built
+  mutable std::vector<std::optional<std::vector<Step>>> memo_;  // its sets, per seed
+  mutable Work work_;
   std::vector<Window> windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
   // (the result lives in scratch_list_ until the next call)
   const std::vector<int>& closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,

@@ -1009,24 +1009,30 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
 
 // Expands every state of g in insertion order (expanding adds more) within
 // the budget (states, memory, time); returns the number of states.
+// `por`: the reducer of a persistent-kernel exploration, whose counted
+// operations are charged instead of the instructions of the programs per
+// expanded state.
 uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const TripProofOptions& opts,
-                   ProofBudget& budget, const std::function<void(int)>& expand, size_t from = 0) {
+                   ProofBudget& budget, const std::function<void(int)>& expand, size_t from = 0,
+                   const sim::Reducer* por = nullptr) {
   const uint64_t max_states = std::min<uint64_t>(opts.max_states, uint64_t{opts.memory_mb} * 1024 * 1024 / per_state);
   // the work: every state expanded (its copy, its enabled steps, the
   // reduction's walk over the programs), every successor offered to the
   // visited set (hashed, compared)
   uint64_t instrs = 0;
   for (int p = 0; p < m.P; ++p) instrs += static_cast<uint64_t>(m.programSize(p));
-  uint64_t words = g.insertedWords(), offered = g.offered(), expanded = 0;
+  uint64_t words = g.insertedWords(), offered = g.offered(), expanded = 0, ops = por ? por->work().ops : 0;
   auto charge = [&] {
     ProofBudget::Tally t;
     t.expanded = expanded;
     t.offered = g.offered() - offered;
     t.words = g.insertedWords() - words;
-    t.expanded_instrs = expanded * instrs;
+    if (por) t.window_ops = por->work().ops - ops;
+    else t.expanded_instrs = expanded * instrs;
     budget.add(t);
     words = g.insertedWords();
     offered = g.offered();
+    ops = por ? por->work().ops : 0;
     expanded = 0;
   };
   for (size_t n = from; n < g.size(); ++n) {
@@ -1372,11 +1378,11 @@ void finish(ModelCheckResult& res, const ProofBudget& budget) {
   if (std::getenv("CAKE_PROOF_STATS"))
     fmt::print(stderr,
                "proof-stats: outcome={} work={} cpu_s={:.3f} wall_s={:.3f} states={} expanded={} offered={} words={} "
-               "expanded_instrs={} built={} queries={} rlimit={}\n",
+               "expanded_instrs={} built={} queries={} rlimit={} window_ops={} laid_out={}\n",
                res.outcome == Outcome::Proved ? "proved" : res.outcome == Outcome::Violation ? "violation" : "unknown",
                budget.used(), budget.cpuSeconds(), budget.wallSeconds(), res.states, budget.tally().expanded,
                budget.tally().offered, budget.tally().words, budget.tally().expanded_instrs, budget.tally().built,
-               budget.tally().queries, budget.tally().rlimit);
+               budget.tally().queries, budget.tally().rlimit, budget.tally().window_ops, budget.tally().laid_out);
 }
 
 // The smallest trip count to prove from: the smallest one the checked
@@ -2399,12 +2405,41 @@ struct Branch {
   int small = -1;
 };
 
+// What the explorations of one grid share (docs/z3.md "One layout for
+// every tile length"): the model of the combined program, its
+// predecessors, the canonical writes and the reducer's tables. None of
+// them depends on the tile length an exploration fixes: they are laid out
+// with the unknowns open (every branch), which every length allows.
+struct PersistentShared {
+  PersistentShared(const PGrid& g, double cpu) : cpu0(cpu), m(g.comb, &g.flow) {}
+  double cpu0;  // the proof thread's CPU seconds before the layout (CAKE_PERSIST_STATS)
+  Model m;
+  sim::BranchLayout branches;
+  std::optional<sim::Reducer> reducer;
+  std::vector<int32_t> canon;  // write id -> the equivalent write with the largest pc
+  bool built = false;
+};
+
 class PersistentExplorer {
  public:
   // Tiles of `len` K iterations each (fixed), or of at least `-len` (len <= 0).
-  PersistentExplorer(const PGrid& g, int64_t len, const TripProofOptions& opts,
-                     ProofBudget& budget)
-      : g_(g), m_(g.comb, &g.flow), opts_(opts), budget_(budget), len_(len) {
+  // `shared`: the layout of the grid's explorations, made by the first.
+  PersistentExplorer(const PGrid& g, int64_t len, const TripProofOptions& opts, ProofBudget& budget,
+                     std::shared_ptr<PersistentShared>& shared)
+      : g_(g),
+        sh_(shared ? shared : (shared = std::make_shared<PersistentShared>(g, budget.cpuSeconds()))),
+        m_(sh_->m),
+        branches_(sh_->branches),
+        reducer_(sh_->reducer),
+        canon_(sh_->canon),
+        opts_(opts),
+        budget_(budget),
+        len_(len) {
+    if (sh_->built) {
+      work0_ = work();
+      return;
+    }
+    sh_->built = true;
     // Model's own tables follow one predecessor per pc: the counts of the
     // layout are the path-independent ones.
     for (int p = 0; p < m_.P; ++p) {
@@ -2421,6 +2456,12 @@ class PersistentExplorer {
       reducer_.emplace(m_, branches_);
     }
     layout_ = false;
+    ProofBudget::Tally t;  // the layout above walks the combined programs: charged once per grid
+    for (int p = 0; p < m_.P; ++p) t.laid_out += static_cast<uint64_t>(m_.programSize(p));
+    budget_.add(t);
+    if (std::getenv("CAKE_PERSIST_STATS"))
+      fmt::print(stderr, "persist-stats: layout of {} instructions, {:.3f} s of CPU (with the model's)\n", t.laid_out,
+                 budget_.cpuSeconds() - sh_->cpu0);
   }
 
   uint64_t run() {
@@ -2436,6 +2477,7 @@ class PersistentExplorer {
     }
     for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
+    const sim::Reducer* por = reducer_ && reducer_->active() ? &*reducer_ : nullptr;
     uint64_t instrs = 0;
     for (int p = 0; p < m_.P; ++p) instrs += static_cast<uint64_t>(m_.programSize(p));
     // The cycle proviso (docs/z3.md step 13): the states that were not
@@ -2443,16 +2485,18 @@ class PersistentExplorer {
     // each cycle found is cut by expanding the source of one of its edges
     // fully, whose new successors are explored in turn, until none is left.
     for (size_t from = 0;;) {
-      expandAll(graph_, m_, per_state, opts_, budget_, [&](int k) { expand(k, false); }, from);
+      expandAll(graph_, m_, per_state, opts_, budget_, [&](int k) { expand(k, false); }, from, por);
       from = graph_.size();
       const std::vector<int> cut = reducedCycleCuts();
       if (cut.empty()) break;
+      const uint64_t ops = por ? por->work().ops : 0;
       for (int k : cut) expand(k, true);
       ++stats_.repairs;
       stats_.repaired += cut.size();
       ProofBudget::Tally t;  // the re-expanded states, as expandAll counts its own
       t.expanded = cut.size();
-      t.expanded_instrs = cut.size() * instrs;
+      if (por) t.window_ops = por->work().ops - ops;
+      else t.expanded_instrs = cut.size() * instrs;
       budget_.add(t);
       checkBudget(budget_, fmt::format("after {} states", graph_.size()));
     }
@@ -2462,14 +2506,16 @@ class PersistentExplorer {
 
  private:
   const PGrid& g_;
-  Model m_;
+  std::shared_ptr<PersistentShared> sh_;
+  Model& m_;
+  sim::BranchLayout& branches_;
+  std::optional<sim::Reducer>& reducer_;
+  std::vector<int32_t>& canon_;  // write id -> the equivalent write with the largest pc
   const TripProofOptions& opts_;
   ProofBudget& budget_;
   int64_t len_;
   sim::Graph graph_;
-  sim::BranchLayout branches_;
-  std::optional<sim::Reducer> reducer_;
-  std::vector<int32_t> canon_;  // write id -> the equivalent write with the largest pc
+  sim::Reducer::Work work0_;  // the shared reducer's work before this exploration (CAKE_PERSIST_STATS)
   bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
   // CAKE_PERSIST_STATS: per exploration, how states were expanded (diagnostics only)
   struct Stats { uint64_t reduced = 0, full = 0, enabled = 0, taken = 0, repairs = 0, repaired = 0; } stats_;
@@ -2943,13 +2989,15 @@ class PersistentExplorer {
     for (size_t i = 0; i < steps.size(); ++i) follow(i, false);
   }
 
+  sim::Reducer::Work work() const { return reducer_ ? reducer_->work() : sim::Reducer::Work{}; }
   void printStats() const {
     fmt::print(stderr,
                "persist-stats: len={} states={} reduced={} full={} repairs={} repaired={} enabled/state={:.2f} "
-               "taken/state={:.2f}\n",
+               "taken/state={:.2f} seeds_computed={} memo_hits={} window_ops={}\n",
                len_, graph_.size(), stats_.reduced, stats_.full, stats_.repairs, stats_.repaired,
                static_cast<double>(stats_.enabled) / std::max<size_t>(1, graph_.size()),
-               static_cast<double>(stats_.taken) / std::max<size_t>(1, graph_.size()));
+               static_cast<double>(stats_.taken) / std::max<size_t>(1, graph_.size()),
+               work().computed - work0_.computed, work().memo_hits - work0_.memo_hits, work().ops - work0_.ops);
   }
 
   bool blocksShifts(int p, int pc) const {
@@ -3489,8 +3537,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // every length >= split. A run of the schedule has every tile of length
   // E_B: it is a run of one of them.
   const int64_t split = opts.persistent_split > 0 ? opts.persistent_split : g.w0g + g.Pg + 1;
-  for (int64_t len = 1; len < split; ++len) states += PersistentExplorer(g, len, opts, budget).run();
-  states += PersistentExplorer(g, -split, opts, budget).run();
+  std::shared_ptr<PersistentShared> shared;
+  for (int64_t len = 1; len < split; ++len) {
+    states += PersistentExplorer(g, len, opts, budget, shared).run();
+    if (!opts.share_layout) shared.reset();
+  }
+  states += PersistentExplorer(g, -split, opts, budget, shared).run();
   return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} >= 1 K iterations, each tile "
                      "its own (ring period {}, tile period {}, window {} tiles x {} iterations{}{})",
                      ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s), g.Pg, g.Pt, Wt, Wg,

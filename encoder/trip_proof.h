@@ -74,6 +74,10 @@ struct TripProofOptions {
   // each run at least this many iterations (docs/z3.md "Short tiles one by
   // one"). 0: the ring's warm-up plus its period, plus 1; 1: one exploration.
   int64_t persistent_split = 0;
+  // Persistent kernels: the explorations of one grid share its layout (the
+  // model and the reducer's tables, docs/z3.md "One layout for every tile
+  // length"); false builds it for each (tests compare the two).
+  bool share_layout = true;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.

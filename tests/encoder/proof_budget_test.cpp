@@ -263,3 +263,51 @@ TEST(BoundedBudget, WallClockSafetyLimitIsUnknown) {
   EXPECT_NE(text.find("sync: unknown: "), std::string::npos) << text;
   EXPECT_NE(text.find("wall-clock safety limit of 0.0 s reached"), std::string::npos) << text;
 }
+
+// ---------------------------------------------------------------- persistent kernels
+
+namespace {
+
+encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, bool share_layout) {
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
+  encoder::TripProofOptions o;
+  o.work = work;
+  o.share_layout = share_layout;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+}  // namespace
+
+// The explorations of a persistent kernel (one per short tile length, then
+// the longer tiles) share one layout of the combined program and charge
+// what their reduction did (docs/z3.md "One layout for every tile length"):
+// the same states and verdict as a layout per exploration, less work (the
+// layout is charged once), the same work at any load, and a budget below it
+// is unknown.
+TEST(ProofBudget, PersistentExplorationsShareTheirLayout) {
+  auto mod = budgetTestModule("corpus/reduction/sm100_col_sum_persistent.cake");
+  ASSERT_TRUE(mod);
+  const ir::Schedule& s = mod->schedules.at(0);
+  encoder::ModelCheckResult shared = provePersistent(s, 0, true);
+  ASSERT_EQ(shared.outcome, encoder::Outcome::Proved) << shared.detail;
+  ASSERT_NE(shared.engine.find("lap induction over tiles and K"), std::string::npos) << shared.engine;
+  ASSERT_NE(shared.engine.find("one by one"), std::string::npos) << shared.engine;  // several explorations
+  encoder::ModelCheckResult own = provePersistent(s, 0, false);
+  ASSERT_EQ(own.outcome, encoder::Outcome::Proved) << own.detail;
+  EXPECT_EQ(shared.states, own.states);
+  const uint64_t W = workOf(shared.engine);
+  std::cout << "[ sm100_col_sum_persistent: " << shared.states << " states, " << W << " units with one layout, "
+            << workOf(own.engine) << " with one per exploration ]\n";
+  EXPECT_LT(W, workOf(own.engine));
+
+  BusyThreads busy(2);
+  encoder::ModelCheckResult loaded = provePersistent(s, W, true);
+  EXPECT_EQ(loaded.outcome, encoder::Outcome::Proved) << loaded.detail;
+  EXPECT_EQ(loaded.engine, shared.engine);
+  encoder::ModelCheckResult short_ = provePersistent(s, W - W / 20, true);
+  EXPECT_EQ(short_.outcome, encoder::Outcome::Unknown) << short_.engine;
+  EXPECT_NE(short_.detail.find("work budget of"), std::string::npos) << short_.detail;
+}
