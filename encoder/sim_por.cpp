@@ -16,9 +16,12 @@ Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits)
   obj_atom_ = m.S + m.N;
   obj_cta_ = obj_atom_ + m.atoms;  // per modelled CTA: whether it has exited
   obj_trip_ = obj_cta_ + m.sys.ctas;  // the trip count (with an ExitLayout)
-  // (the trip-count proof does not lay out clustered systems' exits)
-  active_ = obj_trip_ + 1 <= kMaxObjects && !(exits_ && m.sys.ctas > 1);
+  if (m.sys.ctas > 1) obj_ready_ = obj_trip_ + 1;
+  // a clustered system's exits: only with the exit paths laid out
+  precise_exits_ = exits_ && m.sys.ctas > 1;
+  active_ = obj_trip_ + 2 <= kMaxObjects && !(precise_exits_ && exits_->exit_starts.size() != static_cast<size_t>(m.P));
   if (active_) precompute();
+  if (active_ && precise_exits_) precomputeExitSegs();
 }
 
 Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches_(&branches) {
@@ -26,7 +29,8 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   obj_atom_ = m.S + m.N;
   obj_cta_ = obj_atom_ + m.atoms;
   obj_trip_ = obj_cta_ + m.sys.ctas;  // the unknowns, one object each
-  active_ = obj_trip_ + branches.unknowns <= kMaxObjects && m.sys.ctas == 1;
+  if (m.sys.ctas > 1) obj_ready_ = obj_trip_ + branches.unknowns;
+  active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects && m.sys.ctas == 1;
   if (active_) precomputeBranches();
 }
 
@@ -103,7 +107,10 @@ void Reducer::precompute() {
           break;
         case InstrKind::ExpectTx: f.w.set(in.slot); break;
         case InstrKind::SyncArrive:
-        case InstrKind::BarArrive: f.w.set(obj_named_ + in.named); break;
+        case InstrKind::BarArrive:
+          f.w.set(obj_named_ + in.named);
+          if (obj_ready_ >= 0 && in.named == m_.sys.cluster_named) f.w.set(obj_ready_);
+          break;
         case InstrKind::StoreWait:
         case InstrKind::CpAsyncWait:
         case InstrKind::MmaWait:
@@ -189,7 +196,8 @@ void Reducer::precompute() {
         head_win_[p][pc] |= spawn_[p][pc];
         head_win_[p][pc] |= head_win_[p][pc + 1];
       }
-      if (isHead(pc)) head_win_[p][pc] |= exit_foot_[p];  // leaving the loop comes before the head's op
+      // leaving the loop comes before the head's op (precise exits: windows())
+      if (isHead(pc) && !precise_exits_) head_win_[p][pc] |= exit_foot_[p];
     }
     next_block_[p].assign(n + 1, static_cast<int>(blocks_[p].size()));
     for (int pc = n - 1, b = static_cast<int>(blocks_[p].size()); pc >= 0; --pc) {
@@ -208,12 +216,108 @@ void Reducer::precompute() {
 // barrier has completed and whether its target CTA has exited (a landing
 // does so when it lands: the spawned agent's footprint); a process's last
 // instruction may end its CTA.
+//
+// Whether a CTA has exited depends only on which of its processes are
+// done, so the steps that end processes commute with each other on it (an
+// arrival, mode a). With an ExitLayout every step whose next pc is a done
+// pc ends its process (each exit path has its own), and so may a step onto
+// a head when some exit path of the process is empty (the explorer leaves a
+// finished loop at once: leaveEagerly); a leaving step may end any such
+// process (it fixes the trip count): leave_foot_. The cluster barrier's
+// completion is an object of its own (obj_ready_, readyMask()).
 void Reducer::clusterFoot(int p, int pc, Foot& own, Foot& spawn) const {
   const Instr& in = m_.instr(p, pc);
-  if (pc == m_.programSize(p) - 1) own.w.set(obj_cta_ + m_.sys.procs[p].cta);
+  const int cta = obj_cta_ + m_.sys.procs[p].cta;
+  if (!exits_) {
+    if (pc == m_.programSize(p) - 1) own.w.set(cta);
+  } else {
+    const int n = m_.programSize(p);
+    const int next = m_.nextPc(p, pc);
+    if (next >= n) own.a.set(cta);
+    const bool empty_exit = std::any_of(exits_->exit_starts[p].begin(), exits_->exit_starts[p].end(),
+                                        [&](int x) { return x >= n; });
+    if (empty_exit && next < n && exits_->is_head[p][next]) own.a.set(cta);
+  }
   if (!m_.sys.remote(p, pc)) return;
-  if (m_.sys.cluster_named >= 0) own.r.set(obj_named_ + m_.sys.cluster_named);
+  if (m_.sys.cluster_named >= 0) own.r.set(obj_ready_);
   (in.kind == InstrKind::TmaLoad ? spawn : own).r.set(obj_cta_ + m_.sys.slots[in.slot].cta);
+}
+
+// Once the cluster barrier has completed a generation it stays completed on
+// every run from s (generations only grow; a shift keeps the answer:
+// clusterBarrierKept in trip_proof.cpp), so no remote access reads
+// anything its arrivals change any more.
+void Reducer::readyMask(const State& s, Foot& f) const {
+  const int nb = m_.sys.cluster_named;
+  if (obj_ready_ < 0 || nb < 0 || s.v[m_.off_named + 2 * nb] <= 0) return;
+  f.r.reset(obj_ready_);
+  f.w.reset(obj_ready_);
+}
+
+// Precise exits (clustered systems): stretch j of a process's exit paths is
+// the union over its paths of the instructions from the path's j-th wait
+// (its start for j = 0) up to the next wait; a window that reaches a head
+// where the process may leave takes stretch 0, and stretch j + 1 once one
+// of the j-th waits can pass (windows()). Each path's reach is within it.
+void Reducer::precomputeExitSegs() {
+  exit_segs_.assign(m_.P, {});
+  leave_foot_.assign(m_.P, Foot{});
+  std::vector<int> empty_ctas;
+  for (int p = 0; p < m_.P; ++p) {
+    const int n = m_.programSize(p);
+    auto& segs = exit_segs_[p];
+    segs.emplace_back();
+    // A run takes one exit path: what stretch j gives is, per slot and named
+    // barrier, the most that one path's stretch j gives (a sum over the
+    // paths would let one window pass a barrier that needs other agents).
+    std::vector<std::map<int, Contribution>> most(1);
+    for (int start : exits_->exit_starts[p]) {
+      if (start >= n) {
+        empty_ctas.push_back(m_.sys.procs[p].cta);
+        continue;
+      }
+      std::vector<std::map<int, Contribution>> path(1);
+      size_t j = 0;
+      for (int pc = start; pc < n; pc = m_.nextPc(p, pc)) {
+        const InstrKind k = m_.instr(p, pc).kind;
+        if (k == InstrKind::Wait || k == InstrKind::SyncWait) {
+          segs[j].waits.push_back(pc);
+          if (++j == segs.size()) segs.emplace_back();
+          if (j == path.size()) path.emplace_back();
+        }
+        segs[j].foot |= own_[p][pc];
+        segs[j].foot |= spawn_[p][pc];
+        const Contribution c = contribution(p, pc);
+        if (c.slot < 0 && c.named < 0) continue;
+        Contribution& sum = path[j].try_emplace(c.slot >= 0 ? c.slot : -1 - c.named, Contribution{c.slot, c.named})
+                                .first->second;
+        sum.arrivals += c.arrivals;
+        sum.landed += c.landed;
+        sum.expected += c.expected;
+      }
+      if (most.size() < path.size()) most.resize(path.size());
+      for (size_t i = 0; i < path.size(); ++i)
+        for (const auto& [key, c] : path[i]) {
+          Contribution& m = most[i].try_emplace(key, Contribution{c.slot, c.named}).first->second;
+          m.arrivals = std::max(m.arrivals, c.arrivals);
+          m.landed = std::max(m.landed, c.landed);
+          m.expected = std::max(m.expected, c.expected);
+        }
+    }
+    for (size_t i = 0; i < most.size() && i < segs.size(); ++i)
+      for (const auto& [key, c] : most[i]) segs[i].gives.push_back(c);
+  }
+  for (int p = 0; p < m_.P; ++p) {
+    leave_foot_[p].w.set(obj_trip_);
+    for (int c : empty_ctas) leave_foot_[p].a.set(obj_cta_ + c);
+  }
+}
+
+bool Reducer::mayLeaveIn(int p, int a, int b) const {
+  const int n = m_.programSize(p);
+  const int from = std::max(a, leave_from_ ? (*leave_from_)[p] : 0);
+  const int hi = std::min(b + 1, n);  // the op the window stops at may be a head: leaving comes first
+  return from < hi && heads_before_[p][hi] > heads_before_[p][from];
 }
 
 // docs/semantics.md "Runs that end": the last step of the last process
@@ -258,8 +362,9 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       if (leaving && (*leaving)[p]) {  // leaving the loop: a transition of this agent too
         ag.leaves = true;
         ag.enabled = true;
-        ag.trans |= exit_foot_[p];
+        ag.trans |= precise_exits_ ? leave_foot_[p] : exit_foot_[p];
       }
+      readyMask(s, ag.trans);
     }
     out.push_back(std::move(ag));
   }
@@ -354,6 +459,22 @@ struct Reducer::Supply {
     if (bpc == pcOf(m, s, p) && s.v[m.off_named + 2 * nb] > s.v[m.off_sgen + p]) return true;
     return s.v[m.off_named + 2 * nb + 1] + named[nb] >= m.sys.named[nb].expected_warps;
   }
+  // (a passable wait) Can its process go on after it? A wait for phase ph
+  // passes by parity, but a run goes on only when it passes with ph + 1
+  // phases completed (else sync.stale-phase ends the run there): from c
+  // completed phases that takes the current phase's pending arrivals and
+  // bytes and init_count arrivals for each phase after it up to ph.
+  bool continues(const Model& m, const State& s, int p, int bpc) const {
+    (void)p;
+    const Instr& in = m.instr(p, bpc);
+    if (in.kind != InstrKind::Wait) return true;
+    const int k = in.slot;
+    const int64_t c = slotField(m, s, k, kCompleted), pending = slotField(m, s, k, kPending), tx = slotField(m, s, k, kTx);
+    if (c == in.phase + 1) return true;
+    if (c > in.phase + 1) return false;
+    return arrivals[k] >= pending + (in.phase - c) * std::max(1, m.sys.slots[k].init_count) && landed[k] >= tx &&
+           (tx >= 0 || expected[k] >= -tx);
+  }
 };
 
 template <class Give>
@@ -361,7 +482,7 @@ void Reducer::giveRange(int p, int a, int b, Give&& give) const {
   const std::vector<int>& pcs = give_pcs_[p];
   for (auto it = std::lower_bound(pcs.begin(), pcs.end(), a); it != pcs.end() && *it < b; ++it)
     give(give_of_[p][it - pcs.begin()]);
-  if (!exits_) return;
+  if (!exits_ || precise_exits_) return;
   const int n = m_.programSize(p);
   const int hi = std::min(b + 1, n);  // the op the window stops at may be a head: leaving comes first
   if (a < hi && heads_before_[p][hi] > heads_before_[p][a])
@@ -374,6 +495,13 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
   Supply supply(m_);
   auto give = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
   std::vector<int> block(ag.size(), -1);  // Proc: index of the blocking wait its window stops at
+  std::vector<int> seg(ag.size(), -1);    // precise exits: the exit stretch its window has reached
+  auto enterExits = [&](size_t i, int p) {
+    seg[i] = 0;
+    win[i].foot |= leave_foot_[p];  // the leaving step itself
+    win[i].foot |= exit_segs_[p][0].foot;
+    for (const Contribution& c : exit_segs_[p][0].gives) give(win[i], c);
+  };
   // A step of a window that brings its process onto a wait reads the wait's
   // slot: arrivals of the set taken first can make that wait a lost phase,
   // which ends the run there (docs/semantics.md section 5, "the other
@@ -400,6 +528,7 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
     giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
     ontoWaits(win[i], p, pc, end);
+    if (precise_exits_ && mayLeaveIn(p, pc, end)) enterExits(i, p);
   }
   auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc); };
   for (bool changed = true; changed;) {
@@ -408,15 +537,38 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
       if (block[i] < 0) continue;
       int p = ag[i].proc;
       while (block[i] < static_cast<int>(blocks_[p].size()) && passable(p, blocks_[p][block[i]])) {
+        if (precise_exits_ && !supply.continues(m_, s, p, blocks_[p][block[i]])) {
+          win[i].foot |= own_[p][blocks_[p][block[i]]];  // the wait's own step (a violation ends its run)
+          break;
+        }
         int b = block[i]++;
         win[i].foot |= seg_win_[p][b];
         int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
         giveRange(p, blocks_[p][b], end, [&](const Contribution& c) { give(win[i], c); });
         ontoWaits(win[i], p, blocks_[p][b], end);
+        if (precise_exits_ && seg[i] < 0 && mayLeaveIn(p, blocks_[p][b], end)) enterExits(i, p);
+        changed = true;
+      }
+      // the exit paths' stretches: the next one once any path's wait can pass
+      // (a wait that passes only into a violation: its own step, no further)
+      auto goesOn = [&](int w) {
+        if (!passable(p, w)) return false;
+        if (supply.continues(m_, s, p, w)) return true;
+        win[i].foot |= own_[p][w];
+        return false;
+      };
+      while (seg[i] >= 0 && static_cast<size_t>(seg[i]) + 1 < exit_segs_[p].size()) {
+        bool any = false;
+        for (int w : exit_segs_[p][seg[i]].waits) any |= goesOn(w);
+        if (!any) break;
+        const ExitSeg& x = exit_segs_[p][++seg[i]];
+        win[i].foot |= x.foot;
+        for (const Contribution& c : x.gives) give(win[i], c);
         changed = true;
       }
     }
   }
+  for (Window& w : win) readyMask(s, w.foot);
   window_arrivals_ = supply.arrivals;  // for closure()
   return win;
 }
@@ -538,14 +690,17 @@ std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vec
 
 std::optional<std::vector<Step>> Reducer::reduceWithExits(const State& s, const Async& a,
                                                           const std::vector<Step>& enabled,
-                                                          const std::vector<char>& leaving) {
+                                                          const std::vector<char>& leaving,
+                                                          const std::vector<int>* leave_from) {
   if (!active_ || !exits_) return std::nullopt;
   const size_t all = enabled.size() + static_cast<size_t>(std::count(leaving.begin(), leaving.end(), 1));
+  leave_from_ = leave_from;
   std::optional<std::vector<Step>> best;
   for (std::vector<Step>& steps : persistentSets(s, agents(s, a, &leaving))) {
     if (steps.size() < (best ? best->size() : all)) best = std::move(steps);
     if (best && best->size() == 1) break;
   }
+  leave_from_ = nullptr;
   return best;
 }
 
@@ -587,7 +742,13 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
     memo = &memo_;
   }
   std::vector<std::vector<Step>> sets;
-  for (size_t x = 0; x < ag.size(); ++x) {
+  // (precise exits: landings and completions first, whose sets are most
+  // often one step, which ends the search)
+  std::vector<size_t> order(ag.size());
+  for (size_t x = 0; x < ag.size(); ++x) order[x] = x;
+  if (precise_exits_)
+    std::stable_partition(order.begin(), order.end(), [&](size_t x) { return ag[x].kind != Agent::Kind::Proc; });
+  for (size_t x : order) {
     if (!ag[x].enabled) continue;
     if (memo && (*memo)[x]) {
       ++work_.memo_hits;

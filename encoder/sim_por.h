@@ -64,9 +64,16 @@ struct Foot {
 // arrivals), and a *_wait or commit on an exit path counts as touching
 // every async access of its process. An arrival also reads its slot there:
 // the proof checks the phase each arrival lands in.
+//
+// Clustered systems (docs/z3.md "A reduction for cluster proofs"): there a
+// window that reaches a head where its process may still leave (leave_from,
+// per state) follows the exit paths (exit_starts) up to their blocking
+// waits instead of covering them whole, so that a CTA's exit, past the
+// final lm.cluster_sync(), is in a window only when that barrier can pass.
 struct ExitLayout {
   std::vector<std::vector<char>> is_head;  // [p][pc]
   std::vector<int> exits_begin;            // [p] (the program size: no exits)
+  std::vector<std::vector<int>> exit_starts;  // [p]: first pc of each exit path (>= program size: empty)
 };
 
 // Programs with branches (the persistent-kernel proof's combined program,
@@ -104,8 +111,11 @@ class Reducer {
   // now (a transition that writes the trip count, an object of its own).
   // Returns the processes and steps of a persistent set: a process that may
   // leave is in it when Step{Exec, p, -1} is. nullopt: no smaller set.
+  // leave_from[p] (clustered systems): the least head pc at which p may
+  // leave its loop in this state or any later one (program size: none).
   std::optional<std::vector<Step>> reduceWithExits(const State& s, const Async& a, const std::vector<Step>& enabled,
-                                                   const std::vector<char>& leaving);
+                                                   const std::vector<char>& leaving,
+                                                   const std::vector<int>* leave_from = nullptr);
   bool active() const { return active_; }
   // With a BranchLayout, the work done (deterministic: the proof's budget
   // charges `ops`, encoder/proof_budget.h): seeds whose persistent set was
@@ -149,6 +159,22 @@ class Reducer {
   bool active_ = true;
   bool every_rule_ = true;
   int obj_named_ = 0, obj_atom_ = 0, obj_cta_ = 0, obj_trip_ = 0;
+  // Clusters: whether the cluster barrier has completed a generation (read
+  // by remote accesses, written by its arrivals; monotone, so dropped from
+  // every footprint once it has: readyMask()), and the precise exit paths.
+  int obj_ready_ = -1;
+  bool precise_exits_ = false;
+  mutable const std::vector<int>* leave_from_ = nullptr;  // reduceWithExits' argument, during the call
+  struct ExitSeg {          // the j-th stretch of every exit path of a process
+    Foot foot;              // from its j-th wait (j > 0) up to its next wait or its end
+    std::vector<Contribution> gives;
+    std::vector<int> waits; // the waits that end the stretch (the (j+1)-th of each path)
+  };
+  std::vector<std::vector<ExitSeg>> exit_segs_;      // [p]
+  std::vector<Foot> leave_foot_;                     // [p]: the leaving step's own footprint
+  void precomputeExitSegs();
+  bool mayLeaveIn(int p, int a, int b) const;        // a head in [a, b] where p may still leave
+  void readyMask(const State& s, Foot& f) const;
   // per process, per pc
   std::vector<std::vector<Foot>> own_, spawn_, head_win_;
   // (without an ExitLayout) what the state checks after a step read, a

@@ -1050,6 +1050,115 @@ uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const
   return g.size();
 }
 
+// The cycle proviso checked on the explored graph (docs/z3.md step 13 of
+// the persistent exploration): the edges out of states not expanded fully,
+// and the states to expand fully so that those states span no cycle.
+class ReducedEdges {
+ public:
+  // Scope of one expansion of `node`: the first records its edges (add())
+  // if it ends reduced(); a second, force_full, marks the node full.
+  class Record {
+   public:
+    Record(ReducedEdges& e, int node, bool enabled, bool force_full) : e_(e) {
+      if (!enabled) return;
+      first_ = static_cast<size_t>(node) == e_.reduced_.size();
+      if (first_) {
+        e_.reduced_.push_back(0);
+        if (e_.edge_at_.empty()) e_.edge_at_.push_back(0);
+      } else if (force_full) {
+        e_.reduced_[node] = 0;
+      }
+      node_ = node;
+    }
+    ~Record() {
+      if (first_) e_.edge_at_.push_back(static_cast<uint32_t>(e_.edges_.size()));
+    }
+    bool on() const { return first_; }
+    void reduced() {
+      if (first_) e_.reduced_[node_] = 1;
+    }
+    Record(const Record&) = delete;
+    Record& operator=(const Record&) = delete;
+
+   private:
+    ReducedEdges& e_;
+    bool first_ = false;
+    int node_ = -1;
+  };
+  void add(int id) { edges_.push_back(id); }
+
+  // Sources of edges whose removal leaves the subgraph of reduced states
+  // without a cycle: the back edges of a depth-first search over it (every
+  // other edge goes from a later-finished node to an earlier-finished one).
+  std::vector<int> cycleCuts() const {
+    const size_t n = reduced_.size();
+    std::vector<char> color(n, 0);  // 0 unvisited, 1 on the stack, 2 done
+    std::vector<std::pair<int, uint32_t>> stack;
+    std::vector<int> cut;
+    for (size_t root = 0; root < n; ++root) {
+      if (!reduced_[root] || color[root]) continue;
+      stack.push_back({static_cast<int>(root), edge_at_[root]});
+      color[root] = 1;
+      while (!stack.empty()) {
+        auto& [v, e] = stack.back();
+        if (e == edge_at_[v + 1]) {
+          color[v] = 2;
+          stack.pop_back();
+          continue;
+        }
+        const int w = edges_[e++];
+        if (static_cast<size_t>(w) >= n || !reduced_[w]) continue;
+        if (color[w] == 1) {
+          if (cut.empty() || cut.back() != v) cut.push_back(v);
+        } else if (color[w] == 0) {
+          color[w] = 1;
+          stack.push_back({w, edge_at_[w]});
+        }
+      }
+    }
+    std::sort(cut.begin(), cut.end());
+    cut.erase(std::unique(cut.begin(), cut.end()), cut.end());
+    return cut;
+  }
+
+ private:
+  // reduced_[node]; edges_[edge_at_[node] .. edge_at_[node + 1])
+  std::vector<char> reduced_;
+  std::vector<uint32_t> edge_at_;
+  std::vector<int32_t> edges_;
+};
+
+// expandAll, then the cycle proviso checked on the explored graph: each
+// state that cycleCuts() names is expanded fully (expand(node, true)), its
+// new successors explored in turn, until the reduced states span no cycle.
+// Returns the rounds and the states expanded again.
+// `por` as for expandAll.
+std::pair<uint64_t, uint64_t> expandWithCheckedProviso(sim::Graph& g, const sim::Model& m, uint64_t per_state,
+                                                       const TripProofOptions& opts, ProofBudget& budget,
+                                                       const ReducedEdges& edges,
+                                                       const std::function<void(int, bool)>& expand,
+                                                       const sim::Reducer* por = nullptr) {
+  uint64_t instrs = 0, rounds = 0, again = 0;
+  for (int p = 0; p < m.P; ++p) instrs += static_cast<uint64_t>(m.programSize(p));
+  for (size_t from = 0;;) {
+    expandAll(g, m, per_state, opts, budget, [&](int k) { expand(k, false); }, from, por);
+    from = g.size();
+    const std::vector<int> cut = edges.cycleCuts();
+    if (cut.empty()) break;
+    const uint64_t ops = por ? por->work().ops : 0;
+    for (int k : cut) expand(k, true);
+    ++rounds;
+    again += cut.size();
+    ProofBudget::Tally t;  // the re-expanded states, as expandAll counts its own
+    t.expanded = cut.size();
+    if (por) t.window_ops = por->work().ops - ops;
+    else t.expanded_instrs = cut.size() * instrs;
+    budget.add(t);
+    checkBudget(budget, fmt::format("after {} states", g.size()));
+  }
+  return {rounds, again};
+}
+
 class LapExplorer {
  public:
   LapExplorer(const Window& w, const TripProofOptions& opts, ProofBudget& budget)
@@ -1060,8 +1169,12 @@ class LapExplorer {
       layout_.exits_begin.push_back(sh.loops ? sh.loopEnd() : m_.programSize(p));
       if (sh.loops)
         for (int64_t v = sh.lo; v < sh.end; ++v) layout_.is_head[p][sh.headOf(v)] = 1;
+      layout_.exit_starts.emplace_back();
+      if (sh.loops)
+        for (const auto& [T, to] : w_.exit_to[p]) layout_.exit_starts.back().push_back(to);
     }
     if (opts_.reduce) reducer_.emplace(m_, &layout_);
+    checked_proviso_ = reducer_ && reducer_->active() && m_.sys.ctas > 1;
   }
 
   // Proved or throws Fail / WindowTooSmall.
@@ -1069,7 +1182,12 @@ class LapExplorer {
     State init = sim::initialState(m_);
     g_.insert(pack(init, static_cast<int32_t>(w_.t1), -1), -1, {});
     uint64_t per_state = init.v.size() * 4 + 64 + 48;
-    return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n); });
+    if (!checked_proviso_) return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n, false); });
+    // Clusters (docs/z3.md "A reduction for cluster proofs"): the cycle
+    // proviso checked on the explored graph, as the persistent explorer's
+    // step 13.
+    expandWithCheckedProviso(g_, m_, per_state, opts_, budget_, edges_, [&](int n, bool full) { expand(n, full); });
+    return g_.size();
   }
 
  private:
@@ -1081,6 +1199,8 @@ class LapExplorer {
   State cur_, next_;  // expand's buffers
   sim::ExitLayout layout_;
   std::optional<sim::Reducer> reducer_;
+  bool checked_proviso_ = false;  // clustered systems: the cycle proviso checked on the graph
+  ReducedEdges edges_;
 
   static State pack(State s, int32_t L, int32_t T) {
     s.v.push_back(L);
@@ -1110,7 +1230,10 @@ class LapExplorer {
     throw Fail(what);
   }
 
-  void expand(int node) {
+  void expand(int node, bool force_full) {
+    // (checked proviso: the first expansion of a node records its edges when
+    // it is reduced; a second one, force_full, expands a reduced node fully)
+    ReducedEdges::Record record(edges_, node, checked_proviso_, force_full);
     // the node's state and each successor in buffers kept across expansions
     // (a state's copy per successor and its reallocation for (L, T) were a
     // fifth of a cluster proof's time)
@@ -1202,11 +1325,24 @@ class LapExplorer {
     // a cycle, the state expanded last has such a successor).
     std::vector<char> done_step(steps.size(), 0), done_exit(exits.size(), 0);
     bool reduced = false, all_new = true;
-    auto fresh = [&](int id) { return id > node; };
-    if (reducer_) {
+    auto fresh = [&](int id) {
+      if (record.on()) edges_.add(id);
+      return id > node;
+    };
+    if (reducer_ && !force_full) {
       std::vector<char> leaving(static_cast<size_t>(m_.P), 0);
       for (const auto& e : exits) leaving[e.first] = 1;
-      if (auto subset = reducer_->reduceWithExits(s, a, steps, leaving)) {
+      // the least head where each process may still leave: T's (fixed), or
+      // those of every T >= L (L only grows along a run)
+      std::vector<int> leave_from(static_cast<size_t>(m_.P));
+      for (int p = 0; p < m_.P; ++p) {
+        const ProcShape& sh = w_.shape[p];
+        leave_from[p] = m_.programSize(p);
+        if (!sh.loops) continue;
+        const int64_t v = T >= 0 ? sh.lastHead(T) : std::max<int64_t>(sh.lo, L + sh.off);
+        if (v < sh.end) leave_from[p] = sh.headOf(v);
+      }
+      if (auto subset = reducer_->reduceWithExits(s, a, steps, leaving, &leave_from)) {
         reduced = true;
         for (const Step& st : *subset) {
           for (size_t i = 0; i < steps.size(); ++i)
@@ -1219,7 +1355,10 @@ class LapExplorer {
         }
       }
     }
-    if (reduced && all_new) return;
+    if (reduced && (all_new || checked_proviso_)) {
+      record.reduced();
+      return;
+    }
     for (size_t i = 0; i < steps.size(); ++i)
       if (!done_step[i]) follow(steps[i]);
     for (size_t i = 0; i < exits.size(); ++i)
@@ -2478,28 +2617,12 @@ class PersistentExplorer {
     for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
     const sim::Reducer* por = reducer_ && reducer_->active() ? &*reducer_ : nullptr;
-    uint64_t instrs = 0;
-    for (int p = 0; p < m_.P; ++p) instrs += static_cast<uint64_t>(m_.programSize(p));
     // The cycle proviso (docs/z3.md step 13): the states that were not
     // expanded fully must span no cycle. Checked on the explored graph;
     // each cycle found is cut by expanding the source of one of its edges
     // fully, whose new successors are explored in turn, until none is left.
-    for (size_t from = 0;;) {
-      expandAll(graph_, m_, per_state, opts_, budget_, [&](int k) { expand(k, false); }, from, por);
-      from = graph_.size();
-      const std::vector<int> cut = reducedCycleCuts();
-      if (cut.empty()) break;
-      const uint64_t ops = por ? por->work().ops : 0;
-      for (int k : cut) expand(k, true);
-      ++stats_.repairs;
-      stats_.repaired += cut.size();
-      ProofBudget::Tally t;  // the re-expanded states, as expandAll counts its own
-      t.expanded = cut.size();
-      if (por) t.window_ops = por->work().ops - ops;
-      else t.expanded_instrs = cut.size() * instrs;
-      budget_.add(t);
-      checkBudget(budget_, fmt::format("after {} states", graph_.size()));
-    }
+    std::tie(stats_.repairs, stats_.repaired) = expandWithCheckedProviso(
+        graph_, m_, per_state, opts_, budget_, edges_, [&](int k, bool full) { expand(k, full); }, por);
     if (std::getenv("CAKE_PERSIST_STATS")) printStats();
     return graph_.size();
   }
@@ -2519,45 +2642,9 @@ class PersistentExplorer {
   bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
   // CAKE_PERSIST_STATS: per exploration, how states were expanded (diagnostics only)
   struct Stats { uint64_t reduced = 0, full = 0, enabled = 0, taken = 0, repairs = 0, repaired = 0; } stats_;
-  // The explored graph's edges out of states not expanded fully (reduced_
-  // [node]; edges_[edge_at_[node] .. edge_at_[node + 1])), for the cycle proviso.
-  std::vector<char> reduced_;
-  std::vector<uint32_t> edge_at_;
-  std::vector<int32_t> edges_;
-
-  // Sources of edges whose removal leaves the subgraph of reduced states
-  // without a cycle: the back edges of a depth-first search over it (every
-  // other edge goes from a later-finished node to an earlier-finished one).
-  std::vector<int> reducedCycleCuts() const {
-    const size_t n = reduced_.size();
-    std::vector<char> color(n, 0);  // 0 unvisited, 1 on the stack, 2 done
-    std::vector<std::pair<int, uint32_t>> stack;
-    std::vector<int> cut;
-    for (size_t root = 0; root < n; ++root) {
-      if (!reduced_[root] || color[root]) continue;
-      stack.push_back({static_cast<int>(root), edge_at_[root]});
-      color[root] = 1;
-      while (!stack.empty()) {
-        auto& [v, e] = stack.back();
-        if (e == edge_at_[v + 1]) {
-          color[v] = 2;
-          stack.pop_back();
-          continue;
-        }
-        const int w = edges_[e++];
-        if (static_cast<size_t>(w) >= n || !reduced_[w]) continue;
-        if (color[w] == 1) {
-          if (cut.empty() || cut.back() != v) cut.push_back(v);
-        } else if (color[w] == 0) {
-          color[w] = 1;
-          stack.push_back({w, edge_at_[w]});
-        }
-      }
-    }
-    std::sort(cut.begin(), cut.end());
-    cut.erase(std::unique(cut.begin(), cut.end()), cut.end());
-    return cut;
-  }
+  // The explored graph's edges out of states not expanded fully, for the
+  // cycle proviso.
+  ReducedEdges edges_;
 
   const PcPos& posOf(int p, int pc) const { return g_.pos[p][pc]; }
   bool full(int p) const { return g_.shape[p].kind == TileShape::Full; }
@@ -2894,20 +2981,8 @@ class PersistentExplorer {
   void expand(int node, bool force_full) {
     // (the first expansion of a node records its edges when it is reduced;
     // a second one, force_full, expands a reduced node fully)
-    const bool first = static_cast<size_t>(node) == reduced_.size();
-    if (first) {
-      reduced_.push_back(0);
-      if (edge_at_.empty()) edge_at_.push_back(0);
-    } else if (force_full) {
-      reduced_[node] = 0;
-    }
-    struct Record {  // closes the node's edge range, however expand() returns
-      PersistentExplorer& x;
-      bool on;
-      ~Record() {
-        if (on) x.edge_at_.push_back(static_cast<uint32_t>(x.edges_.size()));
-      }
-    } record{*this, first};
+    ReducedEdges::Record record(edges_, node, true, force_full);  // closes the node's edge range, however expand() returns
+    const bool first = record.on();
     // named, not a structured binding: the lambda below captures them
     // (clang before 16 refuses to capture a structured binding)
     auto unpacked = unpack(graph_.state(node));
@@ -2948,7 +3023,7 @@ class PersistentExplorer {
     auto follow = [&](size_t i, bool keep) {
       for (const State& n : successors(i).states) {
         const int id = graph_.insert(n, node, steps[i]).first;
-        if (keep) edges_.push_back(id);
+        if (keep) edges_.add(id);
       }
     };
     // A persistent subset first (sim_por.h with the BranchLayout). Every
@@ -2979,7 +3054,7 @@ class PersistentExplorer {
       if (subset.size() < steps.size()) {
         ++stats_.reduced;
         stats_.taken += subset.size();
-        if (first) reduced_[node] = 1;
+        record.reduced();
         for (const Step& st : subset) follow(index(st), first);
         return;
       }
