@@ -87,7 +87,8 @@ VARIANTS = [
     (64, 13, 1),  # helper decode: cuBLAS's M = 128 tile (nvjet 64x64_64x13), 128 CTAs at 128 x 4096
 ]
 # (ROWS, BN, S): transposed tiles over the whole K, no split-K (schedule_tplain; session 13)
-T_PLAIN_VARIANTS = [(8, 128, 12), (16, 128, 12), (32, 128, 10), (8, 64, 10), (16, 64, 10)]
+T_PLAIN_VARIANTS = [(8, 128, 12), (16, 128, 12), (32, 128, 10), (8, 64, 10), (16, 64, 10),
+                    (8, 128, 8), (16, 128, 8), (32, 128, 8), (32, 64, 8)]  # session 15: shallower rings
 # (BN, S) for the 128-row cooperative tile
 M128_VARIANTS = [(32, 10), (112, 6), (64, 8), (32, 10, True), (112, 6, True)]
 # (BN, S, RBN[, pdl]): split-K partial tile width and ring slots, reduce tile width,
