@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call of helper `decode2` (issue 13, session 15; docs/benchmarks.md "Decode, session 15"):
-#  1. bench/gpu/decode4_call.sh (NCU and the runner's GPU tests off): the edge correctness of
+#  1. bench/gpu/decode4_call.sh (the runner's GPU tests off; NCU=1: Nsight Compute of $D/ncu.txt): the edge correctness of
 #     $D/splitedge.txt, the sweep of $D/plan.txt (session 14's 24 suite lines and the new
 #     candidates, same run, L2 flushed, RUNS interleaved runs each, each checked against the oracle
 #     before and after), then the best line per shape run again as the suite (final/).
@@ -17,7 +17,7 @@
 set -u
 D=${D:-.devcarry/decode2}
 export D
-NCU=0 GPUTEST=0 bash $D/decode4_call.sh
+NCU=${NCU:-0} GPUTEST=0 bash $D/decode4_call.sh
 . $D/device_env.sh "$D" > /dev/null
 mkdir -p $OUT/f2
 CAKE_TIMING_RECORDS=$OUT/f2/records.jsonl PLAN=$OUT/final_plan.txt OUT=$OUT/f2 RUNS=${FINAL_RUNS:-30} RUN_TIMEOUT=15 \
