@@ -88,7 +88,8 @@ VARIANTS = [
 ]
 # (ROWS, BN, S): transposed tiles over the whole K, no split-K (schedule_tplain; session 13)
 T_PLAIN_VARIANTS = [(8, 128, 12), (16, 128, 12), (32, 128, 10), (8, 64, 10), (16, 64, 10),
-                    (8, 128, 8), (16, 128, 8), (32, 128, 8), (32, 64, 8)]  # session 15: shallower rings
+                    (8, 128, 8), (16, 128, 8), (32, 128, 8), (32, 64, 8),  # session 15: shallower rings
+                    (8, 128, 6), (16, 128, 6), (32, 128, 6), (8, 64, 8), (16, 64, 8)]
 # (ROWS, BN, S): schedule_tpair, 128-wide k-blocks in two halves per slot (session 15)
 T_PAIR_VARIANTS = [(8, 128, 6), (16, 128, 6), (32, 128, 5), (8, 64, 5)]
 # (BN, S) for the 128-row cooperative tile
