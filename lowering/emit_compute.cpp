@@ -341,7 +341,11 @@ void Emitter::emitElementwise(const ir::Op& op) {
     }
     default: break;
   }
-  const std::string cvt = intc ? "cake_cvti" : "cake_cvt";
+  // a transposed wgmma accumulator converts in integer arithmetic (cake_cvtr: ptxas C7514 otherwise)
+  bool transSrc = false;
+  for (const auto& o : srcs) transSrc = transSrc || (o.ref->kind == K::Regs && layoutOf(o.ref->index) &&
+                                                     layoutOf(o.ref->index)->fam.trans);
+  const std::string cvt = intc ? "cake_cvti" : transSrc ? "cake_cvtr" : "cake_cvt";
   auto write = [&](const std::string& v) {
     const std::string T_ = cType(dst.dt);
     switch (op.dst.kind) {

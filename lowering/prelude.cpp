@@ -222,6 +222,17 @@ template <> __device__ __forceinline__ void cake_cvt2<__half>(float a, float b, 
   x = v.x;
   y = v.y;
 }
+// float -> bf16, round to nearest even, in integer arithmetic: the same bits as
+// cvt.rn.bf16.f32 for every non-NaN input (a NaN gives the NaN 0x7FFF). Used
+// where the source is a transposed wgmma accumulator: the F2F conversion of
+// those registers made ptxas serialise every wgmma of the kernel (C7514,
+// docs/gpu.md "Decode, session 15"); other types convert as cake_cvt.
+template <typename T> __device__ __forceinline__ T cake_cvtr(float x) { return cake_cvt<T>(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 cake_cvtr<__nv_bfloat16>(float x) {
+  const uint32_t u = __float_as_uint(x);
+  const uint32_t r = (x != x) ? 0x7FFFu : ((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  return __ushort_as_bfloat16(static_cast<unsigned short>(r));
+}
 template <typename T> __device__ __forceinline__ T cake_cvti(int x) { return cake_cvt<T>(static_cast<float>(x)); }
 template <> __device__ __forceinline__ int cake_cvti<int>(int x) { return x; }
 template <> __device__ __forceinline__ int8_t cake_cvti<int8_t>(int x) { return static_cast<int8_t>(x); }

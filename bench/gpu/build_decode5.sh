@@ -79,11 +79,12 @@ for x in ${UPLAN:-}; do
   grep -q "/$t.so .*--split 5 --m 200 " "$E" || { one_split $t 5 200 264 1000; one_split $t 3 1 8 8
                                                   one_split $t 4 100 4104 1000; } >> "$E"
 done
-# PLAIN: "KERNEL:M:N:K ..." kernels without split-K (their file's one schedule) at those shapes,
+# PLAIN: "KERNEL:M:N:K ..." kernels without split-K (the schedule KERNEL of bench/gpu/schedules/ or
+# its decode/ folder) at those shapes,
 # each also run once at the edge shapes (partial tiles, a K tail, one row)
 for x in ${PLAIN:-}; do
   IFS=: read -r t m n k <<< "$x"
-  lower bench/gpu/schedules/decode/$t.cake $t
+  lower $(file_of $t) $t
   echo "$PD/$t.so --m $m --n $n --k $k" >> "$D/plan.txt"
   grep -q "^$PD/$t.so --m 200 " "$E" || printf "$PD/$t.so --m %s --n %s --k %s\n" 200 264 1000 1 8 8 100 4104 1000 >> "$E"
 done
@@ -97,7 +98,7 @@ done
 [ -f "$D/cake_harness" ] || $NVCC -std=c++17 -O3 -cudart shared $SM90A -Irunner/harness -Iabi runner/harness/cake_harness.cu \
   -o "$D/cake_harness" -lcublas -lcupti -ldl
 cp -L /usr/local/cuda/lib/libcupti.so.13 /usr/lib/x86_64-linux-gnu/libfmt.so.9 "$D/lib/"
-cp bench/gpu/records_suite.py bench/gpu/timing_records.py bench/gpu/decode3_call.sh bench/gpu/decode4_call.sh \
+cp bench/gpu/records_suite.py bench/gpu/timing_records.py bench/gpu/decode3_call.sh bench/gpu/decode4_call.sh ${DEVICE_SCRIPT:-} \
   bench/gpu/focus_plan.py bench/gpu/shape_suite.sh bench/gpu/suite_table.py bench/gpu/device_decode.sh \
   bench/gpu/device_env.sh "$D/"
 wc -l "$D/plan.txt" "$E" "$D/ncu.txt"

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
 #include <set>
@@ -293,3 +294,56 @@ void loweredCorpusCompiles(bool withMutants) {
 
 TEST(LoweringCorpus, LoweredCorpusCompilesWithNvcc) { loweredCorpusCompiles(false); }
 TEST(LoweringCorpus, SlowLoweredCorpusWithMutantsCompilesWithNvcc) { loweredCorpusCompiles(true); }
+
+namespace {
+
+// ptxas's report on one lowered bench schedule compiled for sm_90a at -O3 (as the device builds
+// it), after `edit` has been applied to the lowered source; empty when nvcc failed
+std::string ptxasReport(const std::string& nvcc, const std::string& rel, const std::string& tag,
+                        const std::function<std::string(std::string)>& edit) {
+  std::string err;
+  auto file = ir::readSourceFile(sourceDir() + "/" + rel, err);
+  EXPECT_TRUE(file) << err;
+  if (!file) return "";
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(file, {}, sink);
+  EXPECT_TRUE(m && !m->schedules.empty());
+  if (!m || m->schedules.empty()) return "";
+  auto r = lowering::lowerToCuda(m->schedules[0]);
+  EXPECT_TRUE(r.ok);
+  const fs::path dir = fs::path(CAKE_BINARY_DIR) / "lowered-ptxas";
+  fs::create_directories(dir);
+  const fs::path cu = dir / (tag + ".cu"), obj = dir / (tag + ".cubin"), log = dir / (tag + ".log");
+  std::ofstream(cu, std::ios::binary) << edit(r.source);
+  const std::string cmd = nvcc + " -std=c++17 -O3 -cubin -I'" + sourceDir() + "/abi' " + archFlags(ir::Target::SM90a) +
+                          " -o '" + obj.string() + "' '" + cu.string() + "' > '" + log.string() + "' 2>&1";
+  const int rc = std::system(cmd.c_str());
+  EXPECT_EQ(rc, 0) << readText(log.string()).substr(0, 4000);
+  return rc == 0 ? readText(log.string()) : "";
+}
+
+}  // namespace
+
+// A transposed wgmma accumulator stored as bf16 (the decode tiles over the whole K,
+// sm90_decode_t*): converted with cvt.rn.bf16.f32, ptxas serialised every wgmma of the kernel
+// (C7514: "non wgmma instructions reading accumulator registers ... between start and end of the
+// pipeline stage"); the lowering converts those registers in integer arithmetic (cake_cvtr,
+// docs/gpu.md "Decode, session 15"). The same source with the conversion put back (the control)
+// must still draw C7514 from this nvcc, or the test shows nothing and is skipped.
+TEST(LoweringCorpus, TransposedBf16EpilogueKeepsWgmmaAsync) {
+  const std::string nvcc = findNvcc();
+  if (nvcc.empty()) GTEST_SKIP() << "no nvcc ($CAKE_NVCC, /usr/local/cuda/bin/nvcc, PATH)";
+  const std::string rel = "bench/gpu/schedules/decode/sm90_decode_t8_bn128_s12.cake";
+  const std::string fixed = ptxasReport(nvcc, rel, "t8_bn128_s12", [](std::string s) {
+    EXPECT_NE(s.find("cake_cvtr<__nv_bfloat16>(cake_f32(acc["), std::string::npos);
+    return s;
+  });
+  const std::string control = ptxasReport(nvcc, rel, "t8_bn128_s12_cvt", [](std::string s) {
+    const std::string from = "cake_cvtr<__nv_bfloat16>(cake_f32(acc[", to = "cake_cvt<__nv_bfloat16>(cake_f32(acc[";
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+    return s;
+  });
+  EXPECT_EQ(fixed.find("C7514"), std::string::npos) << fixed;
+  EXPECT_EQ(fixed.find("serialized"), std::string::npos) << fixed;
+  if (control.find("C7514") == std::string::npos) GTEST_SKIP() << "this nvcc does not serialise the control:\n" << control;
+}

@@ -598,6 +598,20 @@ TEST(Lowering, TransposedWgmmaIssuesOneBlockAtATime) {
                                           "          cake_wgmma_t_m64n16k16_bf16<1, 4>(acc, "));
 }
 
+TEST(Lowering, TransposedAccumulatorConvertsOnItsBits) {
+  // the bf16 epilogue of a transposed wgmma accumulator converts with cake_cvtr (integer rounding:
+  // cvt.rn.bf16.f32 of those registers made ptxas serialise the wgmmas, C7514; the nvcc side is
+  // LoweringCorpus.TransposedBf16EpilogueKeepsWgmmaAsync); other fragments keep cake_cvt
+  auto t = lowerFile("bench/gpu/schedules/decode/sm90_decode_t8_bn128_s12.cake");
+  ASSERT_TRUE(t.ok) << findingsText(t);
+  EXPECT_TRUE(contains(t.source, "cake_cvtr<__nv_bfloat16>(cake_f32(acc[cake_i][cake_j]))"));
+  EXPECT_FALSE(contains(t.source, "cake_cvt<__nv_bfloat16>(cake_f32(acc["));
+  auto p = lowerFile("bench/gpu/schedules/decode/sm90_decode_bn64_s13_w1.cake");  // a 64-row tile, not transposed
+  ASSERT_TRUE(p.ok) << findingsText(p);
+  EXPECT_FALSE(contains(p.source, "cake_cvtr<__nv_bfloat16>(cake_f32("));
+  EXPECT_TRUE(contains(p.source, "cake_cvt<__nv_bfloat16>(cake_f32(acc[")) << p.source.substr(p.source.find("lm.copy(smem_c"), 1500);
+}
+
 TEST(Lowering, GemmBindingNeedsThreeTensors) {
   const std::string text = R"(
 @cake.schedule(target="sm_90a")
