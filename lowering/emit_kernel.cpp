@@ -108,7 +108,7 @@ void Emitter::emitSlotUnrolledLoop(const Stmt& loop, int64_t unroll) {
   open(fmt::format("for (; {0} + {1} <= {2}; {0} += {1})", base, unroll, hi));
   for (int64_t u = 0; u < unroll; ++u) {
     openScope();
-    line(fmt::format("const int {} = {} + {};", v, base, u));
+    line(fmt::format("const int {0} = {1} + {2};  (void){0};", v, base, u));  // (unused where only its slots named it)
     plan_.slotResidue_[loop.loop_var] = {lo + u, unroll};
     walkBlock(loop.body);
     plan_.slotResidue_.erase(loop.loop_var);
