@@ -60,6 +60,8 @@ class Emitter {
   void emitRaster();
   void emitRole(int role, const std::vector<const ir::RoleBody*>& bodies);
   void walkBlock(const ir::Block& b);
+  int64_t slotUnroll(const ir::Stmt& loop, int64_t step) const;
+  void emitSlotUnrolledLoop(const ir::Stmt& loop, int64_t unroll);
   void emitOp(const ir::Op& op);
   bool multiThread() const;                       // the current role runs on more than one thread per instance
   void instSync();

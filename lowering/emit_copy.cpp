@@ -107,6 +107,15 @@ void Emitter::emitCpAsyncHoists(const std::vector<const ir::RoleBody*>& bodies) 
       line(fmt::format("const long long {}_g = cake_here(static_cast<long long>{} * {} + {});", n, rt, rowStride, ct));
       line(fmt::format("const uint32_t {}_s = cake_here({});", n, plan_.viewOffset(v, rt, fmt::format("{} * {}", ct, eb))));
       line(fmt::format("const long long {}_pass = {}LL * {};  // {} rows a pass", n, passRows, rowStride, passRows));
+      if (N >= 2) {
+        // the interior test's bounds: 0 <= r0 && r0 + R <= d is (unsigned) r0 < max(d - R + 1, 0), the same
+        // for every 64-bit r0 (a negative one wraps above any bound); once here, not per k-block
+        const Tile t = plan_.viewTile(v);
+        line(fmt::format("const long long {0}_rl = cake_here({1}.d[{2}] - {3} + 1 > 0 ? {1}.d[{2}] - {3} + 1 : 0LL);", n,
+                         ext, N - 2, t.R));
+        line(fmt::format("const long long {0}_cl = cake_here({1}.d[{2}] - {3} + 1 > 0 ? {1}.d[{2}] - {3} + 1 : 0LL);", n,
+                         ext, N - 1, t.C));
+      }
     });
 }
 
@@ -148,9 +157,14 @@ void Emitter::emitCpAsync(const ir::Op& op) {
     // interior tile (every tile of a shape that the tile divides): each chunk lies wholly inside, so its
     // cake_n would be ch; the copies go from one base pointer with no per-chunk bounds arithmetic (same
     // bytes as the guarded loop below; 373 -> 278 SASS instructions per k-block of the corpus sm_80 GEMM)
-    open(fmt::format("if (cake_plane && cake_r0 >= 0 && cake_r0 + {} <= {} && cake_c0 >= 0 && cake_c0 + {} <= {}.d[{}])",
-                     t.R, rowsExt, t.C, ext, N - 1));
     const int64_t passBytes = cpAsyncPassBytes(op);
+    if (passBytes && N >= 2)
+      open(fmt::format("if (cake_plane && static_cast<unsigned long long>(cake_r0) < static_cast<unsigned long long>({0}_rl) "
+                       "&& static_cast<unsigned long long>(cake_c0) < static_cast<unsigned long long>({0}_cl))",
+                       cpHoistName(op)));
+    else
+      open(fmt::format("if (cake_plane && cake_r0 >= 0 && cake_r0 + {} <= {} && cake_c0 >= 0 && cake_c0 + {} <= {}.d[{}])",
+                       t.R, rowsExt, t.C, ext, N - 1));
     if (passBytes) {
       // stepped chunks from the per-thread values hoisted to the role's start (emitCpAsyncHoists); the
       // sum's loop-invariant terms first, so that nvcc can hoist them where the rows are too

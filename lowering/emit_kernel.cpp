@@ -1,6 +1,7 @@
 // Stage 3, the kernel: its parameters, shared-memory carve-up, barrier
 // initialisation, one branch per role, the role's blocks and the syncs the
 // plan puts among an instance's threads. See emit.h and docs/gpu.md.
+#include <numeric>
 #include <stdexcept>
 
 #include "ir/target.h"
@@ -68,6 +69,58 @@ void Emitter::instSync() {
                      role.warpsPerInstance() * 32));
 }
 
+// An sm_80 loop `for v in lm.range(lo, hi)` (step 1, lo a constant) whose body names view slots as `v + c`
+// is emitted unrolled by the least common multiple U of those views' stages (at most 4): U copies of the
+// body per pass, copy u with v = base + u, so that each slot of `v + c` is the constant (lo + u + c) mod
+// stages (an immediate shared-memory offset), then the remaining iterations as the plain loop. The same
+// iterations in the same order; only the slot arithmetic (`cake_slot<3>(k)`: a division by a constant
+// per use, 4 uniform instructions each in the sm_80 GEMM's SASS) leaves the loop. docs/gpu.md "sm_80:
+// the interior test's bounds and constant slots". Other targets keep the plain loop (their lowered
+// output unchanged). The unroll factor, or 1 for the plain loop.
+int64_t Emitter::slotUnroll(const Stmt& loop, int64_t step) const {
+  if (plan_.target_ != ir::Target::SM80 || step != 1 || !plan_.constOf(loop.lo)) return 1;
+  const auto hi = plan_.constOf(loop.hi);
+  int64_t u = 1;
+  const auto note = [&](const ir::ExprPtr& e, int stages) {
+    if (!e || stages <= 1) return;
+    auto vc = loopVarPlusConst(*e);
+    if (vc && vc->first == loop.loop_var) u = std::lcm(u, static_cast<int64_t>(stages));
+  };
+  ir::forEachOp(loop.body, [&](const Stmt& st) {
+    const ir::Op& op = st.op;
+    for (const auto* r : {&op.dst, &op.src, &op.src2})
+      if (r->kind == ir::BufferRef::Kind::View) {
+        note(r->slot, s_.views[r->index].stages);
+        if (r == &op.dst && op.sel.mode != ir::SlotSel::Mode::None && !r->slot) note(op.sel.index, s_.views[r->index].stages);
+      }
+  });
+  // (a constant trip count below the factor would run the remainder loop only)
+  return u <= 4 && !(hi && *hi - *plan_.constOf(loop.lo) < u) ? u : 1;
+}
+
+void Emitter::emitSlotUnrolledLoop(const Stmt& loop, int64_t unroll) {
+  const std::string v = plan_.loopNames_[loop.loop_var], base = "cake_kb_" + v, hi = plan_.expr(loop.hi);
+  const int64_t lo = *plan_.constOf(loop.lo);
+  comment(fmt::format("loop '{}' unrolled by {}, the slots' stages' common multiple: each copy's slots are constants", v,
+                      unroll));
+  openScope();
+  line(fmt::format("int {} = {};", base, lo));
+  open(fmt::format("for (; {0} + {1} <= {2}; {0} += {1})", base, unroll, hi));
+  for (int64_t u = 0; u < unroll; ++u) {
+    openScope();
+    line(fmt::format("const int {0} = {1} + {2};  (void){0};", v, base, u));  // (unused where only its slots named it)
+    plan_.slotResidue_[loop.loop_var] = {lo + u, unroll};
+    walkBlock(loop.body);
+    plan_.slotResidue_.erase(loop.loop_var);
+    close();
+  }
+  close();
+  open(fmt::format("for (int {0} = {1}; {0} < {2}; ++{0})", v, base, hi));
+  walkBlock(loop.body);
+  close();
+  close();
+}
+
 void Emitter::walkBlock(const ir::Block& b) {
   const auto txBefore = plan_.derivedTx(b);
   for (size_t i = 0; i < b.size(); ++i) {
@@ -78,6 +131,11 @@ void Emitter::walkBlock(const ir::Block& b) {
       const std::string cmp = step > 0 ? "<" : ">";
       const std::string inc = step == 1 ? "++" + v : fmt::format("{} += {}", v, step);
       emitInitHoists(s);
+      const int64_t unroll = slotUnroll(s, step);
+      if (unroll > 1) {
+        emitSlotUnrolledLoop(s, unroll);
+        continue;
+      }
       open(fmt::format("for (int {0} = {1}; {0} {2} {3}; {4})", v, plan_.expr(s.lo), cmp, plan_.expr(s.hi), inc));
       walkBlock(s.body);
       close();

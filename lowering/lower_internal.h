@@ -182,6 +182,9 @@ struct TensorInfo {
 //      it cannot take is a bug in cake: it throws std::logic_error).
 // The queries below (names, expressions, shapes, addresses) are what both
 // the builder and the emitter ask of the plan.
+// `v + c` (v a loop variable, c a constant; also v, c + v and v - c): (v, c) (KernelPlan::slotOf)
+std::optional<std::pair<int, int64_t>> loopVarPlusConst(const ir::Expr& e);
+
 struct KernelPlan {
   KernelPlan(const ir::Schedule& s, const LowerOptions& o) : s_(s), opts_(o) {}
 
@@ -301,6 +304,10 @@ struct KernelPlan {
 
   // ---- addresses
   std::string slotOf(const ir::ExprPtr& e, int stages) const;
+  // sm_80 loops unrolled by their slots' stages (Emitter::emitSlotUnrolledLoop): loop variable -> (its value
+  // mod the unroll factor in the copy of the body being emitted, the factor); slotOf makes the slot of
+  // `v + c` a constant from it while the copy is emitted
+  mutable std::map<int, std::pair<int64_t, int64_t>> slotResidue_;
   std::string viewSlotAddr(const ir::BufferRef& ref) const;
   std::string viewSlotAddrSel(const ir::BufferRef& ref, const ir::SlotSel& sel) const {
     ir::BufferRef r = ref;

@@ -596,9 +596,28 @@ std::optional<Tile> KernelPlan::tmemCopyTile(int role, const ir::Op& op, const L
   return tt;
 }
 
+std::optional<std::pair<int, int64_t>> loopVarPlusConst(const ir::Expr& e) {
+  using EK = ir::ExprKind;
+  if (e.kind == EK::LoopVar) return std::pair<int, int64_t>{e.index, 0};
+  if ((e.kind != EK::Add && e.kind != EK::Sub) || e.args.size() != 2) return std::nullopt;
+  const ir::Expr &a = *e.args[0], &b = *e.args[1];
+  if (b.kind == EK::Const)
+    if (auto l = loopVarPlusConst(a)) return std::pair<int, int64_t>{l->first, l->second + (e.kind == EK::Add ? b.value : -b.value)};
+  if (e.kind == EK::Add && a.kind == EK::Const)
+    if (auto l = loopVarPlusConst(b)) return std::pair<int, int64_t>{l->first, l->second + a.value};
+  return std::nullopt;
+}
+
 std::string KernelPlan::slotOf(const ir::ExprPtr& e, int stages) const {
   if (stages == 1 || !e) return "0";
   if (auto c = constOf(e)) return std::to_string(((*c % stages) + stages) % stages);
+  if (!slotResidue_.empty())
+    if (auto vc = loopVarPlusConst(*e)) {
+      auto it = slotResidue_.find(vc->first);
+      // v = residue (mod the unroll factor, a multiple of stages) in this copy of the body
+      if (it != slotResidue_.end() && it->second.second % stages == 0)
+        return std::to_string((((it->second.first + vc->second) % stages) + stages) % stages);
+    }
   if (nonneg(*e)) return "cake_slot<" + std::to_string(stages) + ">(" + expr(e) + ")";
   return "cake_mod(" + expr(e) + ", " + std::to_string(stages) + ")";
 }

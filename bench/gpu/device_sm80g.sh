@@ -23,6 +23,15 @@ time_base_and_new ${SIZES-4096 8192}
 gpu_line
 # shellcheck disable=SC2086
 sm80_edges ${EDGE-}
+# EXTRA_SHAPES="M N K;M N K": more correctness-only shapes for the EDGE names (session 15: K = 192 and 320,
+# 3 and 5 k-blocks of 64, the loop unrolled by 3 with no and with two remaining iterations)
+IFS=';' read -r -a XS <<< "${EXTRA_SHAPES-}"
+if [ ${#XS[@]} -gt 0 ]; then
+  for n in ${EDGE-}; do
+    [ "$(left)" -gt 10 ] || break
+    edge_shapes "$D/$n.so" "${XS[@]}"
+  done
+fi
 # shellcheck disable=SC2086
 sass_tgz ${SASS-$NAMES}
 M=$(mma_sync_metrics)

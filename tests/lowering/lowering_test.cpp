@@ -312,7 +312,7 @@ TEST(Lowering, Sm80Multistage) {
                           "cake_lane % 8 + (cake_lane / 16) * 8) * 64u + static_cast<uint32_t>(0) * 64u + "
                           "((static_cast<uint32_t>((2 * 1 + (cake_lane / 8) % 2) * 16) % 64u) ^ "));
   EXPECT_EQ(count(s, "const uint32_t cake_ldo"), 4u);  // a and b, 2 k-steps each
-  EXPECT_LT(s.find("const uint32_t cake_ldo0"), s.find("for (int k = 0;"));
+  EXPECT_LT(s.find("const uint32_t cake_ldo0"), s.find("int cake_kb_k = 0;"));
   EXPECT_TRUE(contains(s, "const uint32_t cake_ao[2] = {cake_ldo0, cake_ldo1};"));
   EXPECT_TRUE(contains(s, "const uint32_t cake_bo[2] = {cake_ldo2, cake_ldo3};"));
   EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_ao[cake_k] + static_cast<uint32_t>(16 * i) * 64u);"));
@@ -331,10 +331,18 @@ TEST(Lowering, Sm80Multistage) {
             1u);  // the inner loop's, untested
   EXPECT_EQ(count(s, "if (cake_pairs && cake_d_plane && "), 1u);  // the guarded loop's
   // the mainloop needs no syncs beyond the one after each cp_async_wait
-  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u);
+  // (the prologue's, and one in each of the loop's bodies: 3 unrolled, 1 for the remaining k-blocks)
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 5u);
   // an interior tile copies without per-chunk bounds arithmetic; the guarded loop handles the rest
-  EXPECT_TRUE(contains(s, "if (cake_plane && cake_r0 >= 0 && cake_r0 + 128 <= cake_ext_A.d[0] && cake_c0 >= 0 && "
-                          "cake_c0 + 32 <= cake_ext_A.d[1]) {"));
+  // (the test against bounds computed once at the role's start: InteriorTestBoundsEqualTheTest)
+  EXPECT_TRUE(contains(s, "if (cake_plane && static_cast<unsigned long long>(cake_r0) < static_cast<unsigned long "
+                          "long>(cake_cpt0_0_2_rl) && static_cast<unsigned long long>(cake_c0) < static_cast<unsigned "
+                          "long long>(cake_cpt0_0_2_cl)) {"));
+  EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_rl = cake_here(cake_ext_A.d[0] - 128 + 1 > 0 ? "
+                          "cake_ext_A.d[0] - 128 + 1 : 0LL);"));
+  EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_cl = cake_here(cake_ext_A.d[1] - 32 + 1 > 0 ? "
+                          "cake_ext_A.d[1] - 32 + 1 : 0LL);"));
+  EXPECT_FALSE(contains(s, "cake_r0 >= 0 && cake_r0 + 128"));
   // each thread's interior chunks: one shared and one global address plus a constant step per pass
   // (128 threads = 32 rows of 4 chunks a pass; 2048 B is a multiple of the 64B swizzle's 512 B period);
   // the thread's offsets and the step once at the role's start, kept there by cake_here
@@ -343,15 +351,15 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_pass = 32LL * cake_ext_A.s[0];"));
   EXPECT_TRUE(contains(s, "const auto cake_p = A + (cake_base + cake_r0 * cake_ext_A.s[0] + cake_cpt0_0_2_g + cake_c0);"));
   EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
-  EXPECT_EQ(count(s, "const long long cake_cpt"), 4u);  // A and B: offset and step, once each
-  EXPECT_EQ(count(s, "const auto cake_p = "), 4u);  // 2 copies in the prologue, 2 in the loop
+  EXPECT_EQ(count(s, "const long long cake_cpt"), 8u);  // A and B: offset, step and the two bounds, once each
+  EXPECT_EQ(count(s, "const auto cake_p = "), 10u);  // 2 copies in the prologue, 2 in each of the loop's 3 + 1 bodies
   EXPECT_EQ(count(s, "const auto cake_src = "), 0u);
   EXPECT_LT(s.find("const long long cake_cpt0_0_2_g"), s.find("for (int s = 0;"));
   // init=(k == 0) in the k-block loop that starts at 0, the mma the first statement naming acc: the
   // accumulator is zeroed once before the loop (when it runs), not behind a branch on every k-block
   EXPECT_TRUE(contains(s, "// acc: zeroed once here for the mma with init=(k == 0) in the first iteration of the loop "
                           "below\n    if ((0) < (((K + 32 - 1) / 32))) {"));
-  EXPECT_LT(s.find("zeroed once here"), s.find("for (int k = 0;"));
+  EXPECT_LT(s.find("zeroed once here"), s.find("int cake_kb_k = 0;"));
   EXPECT_FALSE(contains(s, "if ((k == 0))"));
   EXPECT_TRUE(contains(s, "; init= zeroed before the loop"));
 }
@@ -422,6 +430,63 @@ TEST(Lowering, ProgrammaticDependentLaunch) {
   auto plain = lowerFile(kSm90Gemm);
   ASSERT_TRUE(plain.ok);
   EXPECT_FALSE(contains(plain.source, "cudaLaunchKernelEx"));
+}
+
+// The interior test of a stepped cp.async copy against bounds computed once per thread (emitCpAsyncHoists):
+// 0 <= r0 && r0 + R <= d is (unsigned) r0 < max(d - R + 1, 0), for every 64-bit r0, including negative
+// ones and extents below the tile.
+TEST(Lowering, InteriorTestBoundsEqualTheTest) {
+  const int64_t big = int64_t{1} << 40;
+  for (int64_t d : {int64_t{0}, int64_t{1}, int64_t{63}, int64_t{64}, int64_t{65}, int64_t{127}, int64_t{128},
+                    int64_t{129}, int64_t{4096}, int64_t{3000}, big})
+    for (int64_t R : {int64_t{1}, int64_t{16}, int64_t{64}, int64_t{128}, int64_t{256}})
+      for (int64_t r0 : {-big, int64_t{-129}, int64_t{-1}, int64_t{0}, int64_t{1}, R - 1, d - R - 1, d - R, d - R + 1,
+                         d - 1, d, d + 1, big}) {
+        const bool test = r0 >= 0 && r0 + R <= d;
+        const int64_t rl = d - R + 1 > 0 ? d - R + 1 : 0;
+        EXPECT_EQ(static_cast<unsigned long long>(r0) < static_cast<unsigned long long>(rl), test)
+            << "d " << d << " R " << R << " r0 " << r0;
+      }
+}
+
+// sm_80 loops whose body names slots as `v + c` are unrolled by the stages: each copy of the body has
+// constant slots ((lo + u + c) mod stages), the remaining iterations run the plain loop; other targets and
+// loops of a constant trip count below the factor keep the plain loop.
+TEST(Lowering, Sm80LoopsUnrollBySlots) {
+  auto r = lowerFile("bench/gpu/schedules/sm80/frag/fragpre_128x128_k64_s3.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  const size_t main = s.find("for (; cake_kb_k + 3 <= ((K + 64 - 1) / 64); cake_kb_k += 3) {");
+  ASSERT_NE(main, std::string::npos);
+  EXPECT_LT(s.find("int cake_kb_k = 0;"), main);
+  size_t at = main;
+  for (int u = 0; u < 3; ++u) {
+    const size_t copy = s.find("const int k = cake_kb_k + " + std::to_string(u) + ";", at);
+    ASSERT_NE(copy, std::string::npos) << u;
+    // the refill of k + 2, the fragments of k, the next k-block's fragments (k + 1)
+    const size_t refill = s.find("const uint32_t cake_dst = (smem_a + 16384 * (" + std::to_string((u + 2) % 3) + "));", copy);
+    const size_t frag = s.find("const uint32_t cake_s = (smem_a + 16384 * (" + std::to_string(u) + "));", copy);
+    const size_t next = s.find("const uint32_t cake_s = (smem_b + 16384 * (" + std::to_string((u + 1) % 3) + "));", frag);
+    const size_t end = u < 2 ? s.find("const int k = cake_kb_k + " + std::to_string(u + 1) + ";", copy)
+                             : s.find("for (int k = cake_kb_k; k < ((K + 64 - 1) / 64); ++k) {", copy);
+    EXPECT_LT(refill, frag) << u;
+    EXPECT_LT(next, end) << u;
+    at = copy + 1;
+  }
+  // the remainder: the plain loop's slots
+  const size_t rest = s.find("for (int k = cake_kb_k; k < ((K + 64 - 1) / 64); ++k) {");
+  ASSERT_NE(rest, std::string::npos);
+  EXPECT_EQ(count(s, "cake_slot<3>((k + 2))"), 2u);  // the two refills, in the remainder only
+  EXPECT_GT(s.find("cake_slot<3>((k + 2))"), rest);
+  EXPECT_EQ(count(s, "cake_slot<3>(k)"), 6u);  // 6 fragment loads of slot k, remainder only
+  // the prologue's 2-iteration loop is below the factor: plain
+  EXPECT_TRUE(contains(s, "for (int s = 0; s < 2; ++s) {"));
+  EXPECT_FALSE(contains(s, "cake_kb_s"));
+  // other targets: unchanged
+  auto h = lowerFile(kSm90Gemm);
+  ASSERT_TRUE(h.ok) << findingsText(h);
+  EXPECT_FALSE(contains(h.source, "cake_kb_"));
+  EXPECT_TRUE(contains(h.source, "cake_slot<4>(k)"));
 }
 
 TEST(Lowering, UnswizzledMmaOperandsAreBlocked) {
@@ -842,24 +907,28 @@ TEST(Lowering, MmaSyncOverKStepSlices) {
   ASSERT_TRUE(r.ok) << findingsText(r);
   const std::string& s = r.source;
   // each lm.mma covers one k-step; the second starts 32 bytes (16 bf16) into the slot's rows
-  EXPECT_EQ(count(s, "for (int cake_k = 0; cake_k < 1; ++cake_k) {"), 2u);
+  // (the k-block loop's body is emitted 5 times: 4 copies of the loop unrolled by the 4 stages and the
+  // plain loop for the remaining k-blocks, Lowering.Sm80LoopsUnrollBySlots)
+  EXPECT_EQ(count(s, "for (int cake_k = 0; cake_k < 1; ++cake_k) {"), 2u * 5);
   // (the per-thread offsets of the two slices' k-steps, hoisted to the role's start)
   EXPECT_EQ(count(s, "((2 * 0 + cake_lane / 16) * 16) % 64u)"), 1u);
   EXPECT_EQ(count(s, "((2 * 0 + cake_lane / 16) * 16 + 32) % 64u)"), 1u);
   EXPECT_EQ(count(s, "((2 * 0 + (cake_lane / 8) % 2) * 16 + 32) % 64u)"), 1u);
   EXPECT_TRUE(contains(s, "const uint32_t cake_ao[1] = {cake_ldo2};"));
-  // the wait between the slices syncs the block; no other sync in the loop (prologue, mid, end)
+  // the wait between the slices syncs the block; no other sync in the loop (prologue, mid in each body, end)
   EXPECT_TRUE(contains(s, "cake_cp_async_wait<1>();"));
-  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 3u);
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u + 5);
 }
 
 TEST(Lowering, RefillAfterTheLastKStepSyncsTheReads) {
   // the slot read by the last slice is refilled right after: one more sync orders the block's reads first
   auto r = lowerFile("corpus/bugs/sync.race/sm80_kslice_refill_under_last_kstep_fixed.cake");
   ASSERT_TRUE(r.ok) << findingsText(r);
-  EXPECT_EQ(count(r.source, "// threads of this instance touched these buffers since its last sync\n        __syncthreads();"),
-            1u);
-  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 4u);
+  // (per copy of the loop's body: 4 unrolled by the 4 stages, 1 for the remaining k-blocks)
+  EXPECT_EQ(count(r.source, "// threads of this instance touched these buffers since its last sync\n"), 5u);
+  EXPECT_EQ(count(r.source, "since its last sync\n            __syncthreads();"), 4u);
+  EXPECT_EQ(count(r.source, "since its last sync\n          __syncthreads();"), 1u);
+  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 2u + 2 * 5);
 }
 
 TEST(Lowering, KStepSlicesAreRefusedWhereTheyCannotBeLowered) {
@@ -952,12 +1021,13 @@ TEST(Lowering, Sm80OperandFragments) {
   EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(fa0[t][cake_k], cake_s + cake_so[cake_k] + static_cast<uint32_t>(16 * t) * 128u);"));
   EXPECT_FALSE(contains(s, "cake_ssw"));
   EXPECT_TRUE(contains(s, "(cake_wwarp % 2) * 64 + cake_lane % 8 + (cake_lane / 16) * 8) * 128u"));
-  EXPECT_EQ(count(s, "cake_ldmatrix_x4(f"), 10u);  // 2 in the prologue, 8 in the k-block
+  // 2 in the prologue, 8 in the k-block, whose body is emitted 4 times (3 unrolled, 1 for the rest)
+  EXPECT_EQ(count(s, "cake_ldmatrix_x4(f"), 2u + 8 * 4);
   // the mmas read the fragments; no ldmatrix of their own
-  EXPECT_EQ(count(s, "fa1[i][cake_k], fb1[j / 2][cake_k][(j % 2) * 2], fb1[j / 2][cake_k][(j % 2) * 2 + 1]);"), 2u);
+  EXPECT_EQ(count(s, "fa1[i][cake_k], fb1[j / 2][cake_k][(j % 2) * 2], fb1[j / 2][cake_k][(j % 2) * 2 + 1]);"), 2u * 4);
   EXPECT_FALSE(contains(s, "cake_af["));
-  // one sync per wait (prologue, k-block, end), none other
-  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 3u);
+  // one sync per wait (prologue, k-block in each of its 4 bodies, end), none other
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u + 4);
   EXPECT_FALSE(contains(s, kInstSync));
 }
 
@@ -967,17 +1037,18 @@ TEST(Lowering, InstanceSyncsSeeTheSlotsOfThePreviousIteration) {
   // the first iteration, the prologue's read of slot 0: no slot in common, no sync before the refill
   auto r = lowerFile(kFragPre);
   ASSERT_TRUE(r.ok) << findingsText(r);
-  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 3u);
+  // (prologue, end, and the wait's in each of the k-block loop's 4 bodies: 3 unrolled, 1 for the rest)
+  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 2u + 4);
   EXPECT_FALSE(contains(r.source, kInstSync));
   // refilling the slot that the previous iteration's last load read (k + 1 at k, so k at k + 1): a sync
   auto w = lowerEdited(kFragPre, "kn = k + 2", "kn = k");
   ASSERT_TRUE(w.ok) << findingsText(w);
-  EXPECT_EQ(count(w.source, kInstSync), 1u);
+  EXPECT_EQ(count(w.source, kInstSync), 4u);  // one per body
   // a prologue that reads slot 2, which the first iteration refills (slot k + 2 at k = 0; in later
   // iterations slot 2 is no longer pending): a sync
   auto p = lowerEdited(kFragPre, "[0][:, 0:16])", "[2][:, 0:16])");
   ASSERT_TRUE(p.ok) << findingsText(p);
-  EXPECT_EQ(count(p.source, kInstSync), 1u);
+  EXPECT_EQ(count(p.source, kInstSync), 4u);  // one per body
   // a read two iterations back without a sync between (no wait in the k-block): the refill of slot k - 1
   // would meet the read of slot (k - 2) + 1: a sync
   auto n = lowerEdited(kFragPre, "            lm.cp_async_wait(pending=1)\n", "");
@@ -988,14 +1059,15 @@ TEST(Lowering, InstanceSyncsSeeTheSlotsOfThePreviousIteration) {
 // The zeroing of init=(v == lo) leaves the loop only where it is the first iteration's and nothing in the
 // body names the accumulator before the mma; otherwise the mma keeps its branch (cake_keep_branch)
 TEST(Lowering, InitZeroingLeavesTheLoopOnlyForTheFirstIteration) {
-  const char* kept = "if ((k == 0)) {\n          cake_keep_branch();";
+  // (inside the loop unrolled by the slots' stages: one indentation level more than the plain loop)
+  const char* kept = "if ((k == 0)) {\n              cake_keep_branch();";
   auto base = lowerFile(kSm80Gemm);
   ASSERT_TRUE(base.ok) << findingsText(base);
   EXPECT_FALSE(contains(base.source, kept));
   // another iteration's init: the branch stays
   auto other = lowerEdited(kSm80Gemm, "init=(k == 0)", "init=(k == 1)");
   ASSERT_TRUE(other.ok) << findingsText(other);
-  EXPECT_TRUE(contains(other.source, "if ((k == 1)) {\n          cake_keep_branch();"));
+  EXPECT_TRUE(contains(other.source, "if ((k == 1)) {\n              cake_keep_branch();"));
   EXPECT_FALSE(contains(other.source, "zeroed once here"));
   // a loop that starts elsewhere (its first iteration has k == 1, never k == 0): the branch stays
   auto later = lowerEdited(kSm80Gemm, "for k in lm.range(0, k_tiles):", "for k in lm.range(1, k_tiles):");
