@@ -1311,7 +1311,18 @@ class Driver {
       encoder::chargeBuild(budget_, *sys);
       checked.push_back(b);
       if (!seen.insert(fingerprint(*sys)).second) continue;
-      encoder::ModelCheckResult r = explore(*sys);
+      // Once the schedule is broken, the Z3 engine alone (--engine z3)
+      // looks on the larger values only for rules not reported yet, within
+      // kZ3AfterFinding of work in all (deterministic, like the explicit
+      // engine's search past its first violation): they cannot change the
+      // verdict. docs/z3.md "Later bindings of a failing schedule".
+      uint64_t rlimit = 0;
+      if (found && opts_.sync_engine == SyncEngine::Z3) {
+        const uint64_t spent = budget_.used() - found_at_, cap = encoder::ProofBudget::unitsFor(kZ3AfterFinding);
+        if (spent >= cap) break;
+        rlimit = std::max<uint64_t>(1, (cap - spent) / encoder::ProofBudget::kPerRlimit);
+      }
+      encoder::ModelCheckResult r = explore(*sys, found ? reported_ : std::set<std::string>{}, rlimit);
       if (r.outcome == encoder::Outcome::Unknown) {
         unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s_, b));
         continue;
@@ -1324,7 +1335,10 @@ class Driver {
       for (const encoder::Violation& w : r.warnings)
         if (reported_.insert(w.rule).second)
           sink_.add(toFinding(*sys, w, goals_.dependent ? relevantText(s_, b, relevant_) : "", nullptr));
-      if (r.outcome == encoder::Outcome::Violation) found |= report(*sys, b, r);
+      if (r.outcome == encoder::Outcome::Violation && report(*sys, b, r) && !found) {
+        found = true;
+        found_at_ = budget_.used();
+      }
     }
     if (found) return;
     if (!unknown.empty()) {
@@ -1352,6 +1366,10 @@ class Driver {
   std::set<int> relevant_;
   BindingSearch search_;
   std::set<std::string> reported_;  // rules already reported
+  uint64_t found_at_ = 0;           // budget_.used() when the first finding was reported
+  // The Z3 engine's search for other rules on larger values once a rule is
+  // reported: this many seconds' worth of work (encoder/proof_budget.h).
+  static constexpr double kZ3AfterFinding = 0.5;
   std::optional<std::string> bounded_stats_;  // the bounded check's work and CPU, once it ended
 
   void boundedEnds() {
@@ -1387,14 +1405,15 @@ class Driver {
   // Why the obligation's wall clock (the safety limit) ended a step.
   std::string wallOut() const { return budget_.wallOut() ? budget_.exhausted() : ""; }
 
-  encoder::ModelCheckResult explore(const encoder::System& sys) {
+  encoder::ModelCheckResult explore(const encoder::System& sys, const std::set<std::string>& known = {},
+                                    uint64_t z3_rlimit = 0) {
     encoder::ExploreOptions eo;
     eo.budget = &budget_;
     eo.timeout_ms = budget_.wallLeftMs();  // the Z3 engine's (--engine z3|both)
     eo.memory_mb = std::min(opts_.memory_mb, 1024u);
     // --engine (checks/sync_engine.h): a disagreement of the engines is an
     // internal error; nothing either says about this binding is reported
-    SyncRun run = runSyncEngine(sys, opts_.sync_engine, eo);
+    SyncRun run = runSyncEngine(sys, opts_.sync_engine, eo, known, z3_rlimit);
     if (!run.internal_error.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Error, "internal: " + run.internal_error});
       run.result = {};

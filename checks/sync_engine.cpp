@@ -1,5 +1,6 @@
 #include "checks/sync_engine.h"
 
+#include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
@@ -29,9 +30,12 @@ namespace {
 // Alone, the Z3 engine stops at the first violation (as the explicit engine
 // reports the rules near its first one); beside the explicit engine it
 // looks for every rule.
-encoder::PoResult runPo(const encoder::System& sys, const encoder::ExploreOptions& eo, bool stop_at_first) {
+encoder::PoResult runPo(const encoder::System& sys, const encoder::ExploreOptions& eo, bool stop_at_first,
+                        const std::set<std::string>& known, uint64_t rlimit) {
   encoder::PoOptions po;
   po.stop_at_first = stop_at_first;
+  po.known = known;
+  po.limits.rlimit = rlimit;
   po.limits.timeout_ms = eo.timeout_ms;
   po.limits.memory_mb = eo.memory_mb;
   return encoder::poCheck(sys, po);
@@ -62,13 +66,22 @@ std::string disagreement(const encoder::System& sys, const encoder::ModelCheckRe
 
 }  // namespace
 
-SyncRun runSyncEngine(const encoder::System& sys, SyncEngine engine, const encoder::ExploreOptions& eo) {
+SyncRun runSyncEngine(const encoder::System& sys, SyncEngine engine, const encoder::ExploreOptions& eo,
+                      const std::set<std::string>& known, uint64_t z3_rlimit) {
   SyncRun out;
   if (engine == SyncEngine::Explicit) {
     out.result = encoder::explore(sys, eo);
     return out;
   }
-  encoder::PoResult z = runPo(sys, eo, engine == SyncEngine::Z3);
+  encoder::PoResult z = engine == SyncEngine::Z3 ? runPo(sys, eo, true, known, z3_rlimit) : runPo(sys, eo, false, {}, 0);
+  // With CAKE_PO_PROFILE set, each binding's Z3 profile (build, queries,
+  // answers, CPU) on stderr: where `--engine z3|both` spends its time.
+  if (std::getenv("CAKE_PO_PROFILE"))
+    fmt::print(stderr, "z3-po {}: {} -> {}\n{}", encoder::bindingToString(*sys.schedule, sys.binding),
+               z.events, z.result.outcome == encoder::Outcome::Pass        ? "pass"
+                         : z.result.outcome == encoder::Outcome::Violation ? "violation"
+                                                                           : "unknown: " + z.result.detail,
+               z.profile);
   if (z.internal_error) {
     out.internal_error = z.error;
     return out;

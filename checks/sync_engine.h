@@ -6,7 +6,9 @@
 // traces, never a finding and never a pass.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -25,7 +27,12 @@ struct SyncRun {
 };
 
 // `eo` is what the explicit engine would get alone (its time budget is also
-// the Z3 engine's).
-SyncRun runSyncEngine(const encoder::System& sys, SyncEngine engine, const encoder::ExploreOptions& eo);
+// the Z3 engine's). `known`: the rules the schedule was already reported
+// broken with (on smaller bindings); the Z3 engine alone then looks only for
+// other rules (encoder::PoOptions::known), each of its queries within
+// `z3_rlimit` Z3 resource units when that is not 0. The explicit engine and
+// `both` decide the binding in full either way.
+SyncRun runSyncEngine(const encoder::System& sys, SyncEngine engine, const encoder::ExploreOptions& eo,
+                      const std::set<std::string>& known = {}, uint64_t z3_rlimit = 0);
 
 }  // namespace cake::checks

@@ -22,6 +22,7 @@
 // finding and never a pass.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "encoder/engine.h"
@@ -33,6 +34,16 @@ namespace cake::encoder {
 struct PoOptions {
   Limits limits;              // timeout_ms bounds the whole check (all queries)
   bool stop_at_first = false; // stop after the first rule found (else: every rule)
+  // Rules already reported for this schedule (on smaller bindings): only a
+  // rule outside `known` is looked for, with runs that stop at their first
+  // synchronization error (query 2 of docs/z3.md), and the first query
+  // ("is any rule violated?") is not asked. The outcome is then Pass when no
+  // rule outside `known` is violated (the binding may still violate one in
+  // it). Not used when the system has static candidates (their resolution
+  // needs to know whether some run goes wrong). checks/model_check.cpp
+  // passes the rules it reported once it has a finding, so the verdict
+  // (fail) cannot change; docs/z3.md "Later bindings of a failing schedule".
+  std::set<std::string> known;
   // Clocks and counters as bit-vectors instead of integers (for comparing
   // the two encodings; integers are faster: difference logic knows that
   // clocks are transitive).
