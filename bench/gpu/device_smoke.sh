@@ -65,6 +65,10 @@ run bench/gpu/schedules/sm80/frag/fragsp01_128x128_k64_s3.cake --shape M=4096,N=
 run bench/gpu/schedules/sm80/frag/fragsp12_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
 run bench/gpu/schedules/decode/sm90_decode_splitk_t16_bn64_s10_rg1024_pdl.cake --shape M=16,N=4096,K=4096 --split-k 2 --check-timeout 120
 run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn64_s8_rg256_pdl.cake --shape M=32,N=4096,K=4096 --split-k 2 --check-timeout 120
+# Session 15: the unsplit transposed 16-row tile that now serves the
+# suite's weakest shape (16 x 14336 x 4096; bf16 conversion on the bits, so
+# ptxas keeps the wgmma asynchronous).
+run bench/gpu/schedules/decode/sm90_decode_t16_bn128_s8.cake --shape M=16,N=14336,K=4096 --check-timeout 120
 # mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
 if command -v nvcc >/dev/null; then
   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a bench/gpu/kernels/hmma_peak.cu -o "$OUT/hmma_peak" &&
