@@ -2,14 +2,20 @@
 # Device smoke test of the merged tree: `cake run` end to end (verify, bind,
 # lower, nvcc on the device, harness under the watchdog, oracle, CUPTI timing)
 # on one corpus schedule per workload family, plus the runner's GPU tests.
-# Carry: .devcarry/smoke (bin/cake, bin/cake_tests_runner, lib/ with
-# libz3.so.4 and libfmt.so.9), prepared by `bash bench/gpu/device_smoke.sh prepare` here.
+# Carry: .devcarry/smokez (smoke.tar.xz: .devcarry/smoke's bin/cake,
+# bin/cake_tests_runner, lib/ with libz3.so.4 and libfmt.so.9, stripped and
+# compressed: the tree and the carry must stay under 64 MiB together),
+# prepared by `bash bench/gpu/device_smoke.sh prepare` here. Device command:
+#   tar xJf .devcarry/smokez/smoke.tar.xz && bash bench/gpu/device_smoke.sh
 set -u
 C=.devcarry/smoke
 if [ "${1:-}" = prepare ]; then
-  mkdir -p $C/bin $C/lib
+  rm -rf $C .devcarry/smokez
+  mkdir -p $C/bin $C/lib .devcarry/smokez
   cp build/cli/cake build/tests/cake_tests_runner $C/bin/
+  strip $C/bin/*
   cp -L /usr/lib/x86_64-linux-gnu/libz3.so.4 /usr/lib/x86_64-linux-gnu/libfmt.so.9 $C/lib/
+  tar cJf .devcarry/smokez/smoke.tar.xz $C
   exit 0
 fi
 E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E" "$C"
