@@ -207,9 +207,10 @@ TEST(ModelCheck, RuleCatalog) {
   for (const char* id : {"sync.deadlock", "sync.race", "sync.stale-phase", "sync.lost-phase", "sync.arrival-overflow",
                          "sync.arrival-underflow", "sync.tx-imbalance", "data.stale-read", "proxy.missing-fence",
                          "sync.async-at-exit", "sync.phase-annotation-mismatch", "sync.cluster-init",
-                         "sync.cluster-exit", "sync.grid-dependency", "data.uninitialized"})
+                         "sync.cluster-exit", "sync.grid-dependency", "data.uninitialized",
+                         "data.stale-accumulator"})
     EXPECT_TRUE(ids.count(id)) << id;
-  EXPECT_EQ(ids.size(), 15u);
+  EXPECT_EQ(ids.size(), 16u);
 }
 
 // The hook a proof engine (Z3) plugs into: its answers are used, and its
