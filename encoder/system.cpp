@@ -109,6 +109,7 @@ struct ProcState {
   std::map<int, ElementSet> regs_stored;
   std::map<int, std::map<int, ElementSet>> regs_copies;
   std::map<int, int> regs_stored_at;  // regs index -> program index of its last store
+  std::map<int, std::vector<const ir::Stmt*>> regs_stored_loops;  // the loops around that store
 };
 
 class Builder {
@@ -158,6 +159,7 @@ class Builder {
   int proc_ = -1;
   ProcState* ps_ = nullptr;
   std::vector<std::pair<int, int64_t>> loops_;
+  std::vector<const ir::Stmt*> loop_stmts_;  // the loops around the op being built, outermost first
   bool in_bounds_ = false;            // evaluating a loop's bounds
   const EvalHook* hook_ = nullptr;    // buildSystemHooked
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
@@ -273,6 +275,7 @@ class Builder {
       rest /= dim;
     }
     loops_.clear();
+    loop_stmts_.clear();
     replaced_loop_depth_ = 0;
     left_replaced_loop_ = false;
     for (const ir::RoleBody& body : s_.bodies)
@@ -381,12 +384,14 @@ class Builder {
     // bounds, or an outer loop's variable: a triangular loop's first row)
     // writes nothing.
     if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st)) markSkippedRegsWrites(st.body);
+    loop_stmts_.push_back(&st);
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
       block(st.body);
       loops_.pop_back();
     }
+    loop_stmts_.pop_back();
     replaced_loop_depth_ -= replaced;
     left_replaced_loop_ |= replaced;
     env_.loop_vars.erase(st.loop_var);
@@ -699,7 +704,7 @@ class Builder {
         if (isRegs(*src)) markStored(src->index, regsIntervals(*src), static_cast<int>(first), 0);
       return;
     }
-    if (o.kind == OpKind::Mma && !(o.init && evalInit(o.init) != 0)) return accumulateInto(o.dst, first);
+    if (o.kind == OpKind::Mma && mmaAccumulates(o)) return;  // mma() checked it (staleAccumulator)
     // an overwrite: the elements hold a new value, and nothing copied from
     // them before holds it any more
     const auto written = regsIntervals(o.dst);
@@ -722,6 +727,7 @@ class Builder {
   void markStored(int regs, const std::vector<std::pair<int64_t, int64_t>>& elements, int at, int depth) {
     for (const auto& [lo, hi] : elements) ps_->regs_stored[regs].add(lo, hi);
     ps_->regs_stored_at[regs] = at;
+    ps_->regs_stored_loops[regs] = loop_stmts_;
     if (depth >= 4) return;
     auto it = ps_->regs_copies.find(regs);
     if (it == ps_->regs_copies.end()) return;
@@ -729,17 +735,21 @@ class Builder {
       if (from != regs) markStored(from, set.intervals(), at, depth + 1);
   }
 
-  void accumulateInto(const BufferRef& acc, size_t first) {
+  // An accumulating MMA into elements stored out since their last write,
+  // where the store is outside the MMA's innermost loop: the loop reduces
+  // into acc and its result was stored after an earlier run of it. A store
+  // inside that loop is a running value stored as it goes (a chunked
+  // scan's state, h += k^T v stored per chunk), not a finished tile.
+  void staleAccumulator(Instr& in, const BufferRef& acc) {
+    if (in.regs_hazard.regs_space >= 0 || loop_stmts_.empty()) return;
+    const auto& store_loops = ps_->regs_stored_loops[acc.index];
+    if (std::find(store_loops.begin(), store_loops.end(), loop_stmts_.back()) != store_loops.end()) return;
     const ElementSet& stored = ps_->regs_stored[acc.index];
     for (const auto& [lo, hi] : regsIntervals(acc)) {
       auto hit = stored.firstIn(lo, hi);
       if (!hit) continue;
-      for (size_t i = first; i < proc().program.size(); ++i) {
-        Instr& in = proc().program[i];
-        if (in.kind == InstrKind::Mma && in.regs_hazard.regs_space < 0)
-          in.regs_hazard = {regsSpace(acc.index), *hit, true, true, elementName(acc.index, *hit),
-                            ps_->regs_stored_at[acc.index]};
-      }
+      in.regs_hazard = {regsSpace(acc.index), *hit, true, true, elementName(acc.index, *hit),
+                        ps_->regs_stored_at[acc.index]};
       return;
     }
   }
@@ -974,11 +984,17 @@ class Builder {
     };
     operand(o.src);
     operand(o.src2);
-    // without init= (or where it is false) the MMA adds to what acc holds
-    if (o.dst.kind == BufferRef::Kind::Regs && !(o.init && evalInit(o.init) != 0))
+    // without init= (or where it is false) the MMA adds to what acc holds:
+    // that must be defined (data.uninitialized) and not already stored out
+    // (data.stale-accumulator); the first hazard found is the one reported
+    if (o.dst.kind == BufferRef::Kind::Regs && mmaAccumulates(o)) {
       regsElements(in, o.dst, false, true);
+      staleAccumulator(in, o.dst);
+    }
     addRef(in, o.dst, true, Proxy::Generic, async, st);
   }
+
+  bool mmaAccumulates(const ir::Op& o) { return !(o.init && evalInit(o.init) != 0); }
 
   void generic(const Stmt& st) {
     const ir::Op& o = st.op;

@@ -197,6 +197,23 @@ TEST(StaleAccumulator, AnMmaAddingToTheStoredTileIsReported) {
   EXPECT_TRUE(hasRule(z.result, "data.stale-accumulator")) << rules(z.result);
 }
 
+TEST(StaleAccumulator, AStateStoredInsideItsOwnLoopIsAScan) {
+  // a chunked scan: h += x per chunk, and h stored every chunk (each store
+  // is a prefix, and accumulating on is the point)
+  const std::string scan = replace(replace(kTiles, "            for k in lm.range(0, K):\n                lm.mma(acc, fa, fb, init=(k == 0))\n",
+                                           "            lm.mma(acc, fa, fb, init=(t == 0))\n"),
+                                   "lm.range(0, 2)", "lm.range(0, K)");
+  ASSERT_NE(scan, kTiles);
+  for (int64_t k : {1, 3}) {
+    Explored r = explore(scan, k);
+    EXPECT_FALSE(hasRule(r.result, "data.stale-accumulator")) << "K=" << k << "\n" << rules(r.result);
+  }
+  // the same scan with its state reduced over an inner loop and stored
+  // after it: a finished tile accumulated into again
+  const std::string inner = replace(kTiles, "init=(k == 0)", "init=(t + k == 0)");
+  EXPECT_TRUE(hasRule(explore(inner, 2).result, "data.stale-accumulator"));
+}
+
 TEST(StaleAccumulator, AnyOverwriteBetweenStoreAndMmaClearsIt) {
   const std::string first_only = replace(kTiles, "init=(k == 0)", "init=(t * K + k == 0)");
   // a fill per tile, or a rescale in place (exp(-inf) = 0 may restart it)
