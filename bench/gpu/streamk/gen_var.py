@@ -160,54 +160,31 @@ def stores(ind, w, inst):
 
 
 def consumers():
-    if COOP:
-        return coop_consumers()
-    s = "    with consumers:\n"
+    # ping-pong: the instances take alternate tiles in turn (order barrier);
+    # COOP: both take every tile, 64 rows each
+    s = "    with consumers:\n" + ("        m0 = 64 * lm.instance()\n" if COOP else "")
+    a_op = "smem_a[it][m0:m0 + 64, :]" if COOP else "smem_a[it]"
     for g in groups():
         first, last, w = g[0], g[1], g[6]
         start = "lm.instance()" if first == "0" else f"{first} + (lm.instance() - {first}) % 2"
         dst = "acc" if w == 208 else f"acc[:, 0:{w}]"
         b = "smem_b[it]" if w == 208 else f"smem_b[it][0:{w}, :]"
-        s += f"        for t in lm.range({start}, {last}, 2):\n"
+        s += f"        for t in lm.range({first}, {last}):\n" if COOP else f"        for t in lm.range({start}, {last}, 2):\n"
         s += coords("            ", g)
-        s += ("            if t > 0:\n"
-              "                lm.wait(order, stage=lm.instance())\n"
-              "            for k in lm.range(0, k_tiles):\n"
-              "                it = t * k_tiles + k\n"
-              "                lm.wait(full, iter=it)\n"
-              f"                lm.mma({dst}, smem_a[it], {b}, init=(k == 0))\n"
-              "                lm.mma_commit()\n"
-              "                lm.mma_wait(pending=1)\n"
-              "                if k > 0:\n"
-              "                    lm.arrive(empty, iter=it - 1)\n"
-              "            lm.arrive(order, stage=1 - lm.instance())\n"
-              "            lm.mma_wait(pending=0)\n"
-              "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n"
-              "            if lm.instance() == 0:\n")
-        s += stores("                ", w, 0)
-        s += "            else:\n"
-        s += stores("                ", w, 1)
-    s += "        lm.tma_store_wait(pending=0)\n"
-    return s
-
-
-def coop_consumers():
-    s = "    with consumers:\n        m0 = 64 * lm.instance()\n"
-    for g in groups():
-        first, last, w = g[0], g[1], g[6]
-        dst = "acc" if w == 208 else f"acc[:, 0:{w}]"
-        b = "smem_b[it]" if w == 208 else f"smem_b[it][0:{w}, :]"
-        s += f"        for t in lm.range({first}, {last}):\n"
-        s += coords("            ", g)
+        if not COOP:
+            s += ("            if t > 0:\n"
+                  "                lm.wait(order, stage=lm.instance())\n")
         s += ("            for k in lm.range(0, k_tiles):\n"
               "                it = t * k_tiles + k\n"
               "                lm.wait(full, iter=it)\n"
-              f"                lm.mma({dst}, smem_a[it][m0:m0 + 64, :], {b}, init=(k == 0))\n"
+              f"                lm.mma({dst}, {a_op}, {b}, init=(k == 0))\n"
               "                lm.mma_commit()\n"
               "                lm.mma_wait(pending=1)\n"
               "                if k > 0:\n"
-              "                    lm.arrive(empty, iter=it - 1)\n"
-              "            lm.mma_wait(pending=0)\n"
+              "                    lm.arrive(empty, iter=it - 1)\n")
+        if not COOP:
+            s += "            lm.arrive(order, stage=1 - lm.instance())\n"
+        s += ("            lm.mma_wait(pending=0)\n"
               "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n"
               "            if lm.instance() == 0:\n")
         s += stores("                ", w, 0)
