@@ -31,7 +31,6 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "schedules", "sm90_pingpong_128xvar.cake")
 
 # Variants (helper `suite`, session 16; docs/gpu.md "Shape suite, session 16"):
 #  --group G   the tiles of each width class in groups of G strips (rows of
