@@ -126,3 +126,27 @@ TEST(LoweringAccSlice, ThreeTileWidthsFromOneFragment) {
               n == 200 ? 2u : 1u)
         << n;
 }
+
+TEST(LoweringAccSlice, VarWidthVariantsLowerAsGemms) {
+  // bench/gpu/streamk/gen_var.py --group / --ywide / --coop (session 16): every variant lowers with
+  // the GEMM ABI; a --ywide file's Y strips are 208/200 columns, so it has no 192-column wgmma
+  for (const std::string v : {"pingpong_128xvar_g8", "pingpong_128xvar_g16", "pingpong_128xvar_yw",
+                              "pingpong_128xvar_g8_yw", "coop_128xvar", "coop_128xvar_g8", "coop_128xvar_yw",
+                              "coop_128xvar_g8_yw"}) {
+    std::string err;
+    auto f = ir::readSourceFile(test::sourceDir() + "/bench/gpu/schedules/sm90_" + v + ".cake", err);
+    ASSERT_TRUE(f) << err;
+    ir::DiagnosticSink sink;
+    auto m = ir::compileModule(f, {}, sink);
+    ASSERT_TRUE(m && !m->schedules.empty()) << v;
+    auto r = lowering::lowerToCuda(m->schedules[0]);
+    std::string why;
+    for (const auto& x : r.findings) why += ir::renderText(x) + "\n";
+    ASSERT_TRUE(r.ok) << v << "\n" << why;
+    EXPECT_EQ(r.problem, lowering::Problem::Gemm) << v;
+    const bool yw = v.size() > 3 && v.compare(v.size() - 3, 3, "_yw") == 0;
+    EXPECT_EQ(occurrences(r.source, "void cake_wgmma_m64n208k16_bf16("), 1u) << v;
+    EXPECT_EQ(occurrences(r.source, "void cake_wgmma_m64n200k16_bf16("), 1u) << v;
+    EXPECT_EQ(occurrences(r.source, "void cake_wgmma_m64n192k16_bf16("), yw ? 0u : 1u) << v;
+  }
+}

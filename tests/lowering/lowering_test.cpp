@@ -1085,3 +1085,18 @@ TEST(Lowering, InitZeroingLeavesTheLoopOnlyForTheFirstIteration) {
   EXPECT_TRUE(contains(pre.source, "zeroed once here"));
   EXPECT_FALSE(contains(pre.source, "if ((k == 0))"));
 }
+
+TEST(Lowering, BenchPersistentBn256BindsAsBf16Gemm) {
+  // bench/gpu/schedules/sm90_ws_bn256_persistent.cake stores C from registers; copied straight from
+  // the f32 accumulator, C held f32 and `cake lower` emitted no GEMM ABI (the harness: "kernel
+  // library lacks the cake ABI symbols", session 15); converted into a bf16 fragment first, it binds
+  const char* rel = "bench/gpu/schedules/sm90_ws_bn256_persistent.cake";
+  auto r = lowerFile(rel);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_EQ(r.problem, lowering::Problem::Gemm);
+  EXPECT_TRUE(contains(r.source, "int cake_gemm_launch(const CakeGemmArgs* g, void* stream)"));
+  auto f32 = lowerEdited(rel, "            lm.copy(out, acc)\n            lm.copy(C, out,", "            lm.copy(C, acc,");
+  ASSERT_TRUE(f32.ok) << findingsText(f32);
+  EXPECT_EQ(f32.problem, lowering::Problem::None);
+  EXPECT_FALSE(contains(f32.source, "cake_gemm_launch"));
+}
