@@ -44,7 +44,7 @@ def sglang_fused_a_gemm_sc_aliases_sa_prestore_barrier(lm, A: LM.tma2d, B: LM.tm
         # real kernel's small-M tile)
         lm.sync(post)      # the pre-store barrier the fix adds
         if lm.instance() == 1:
-            lm.copy(smem_c[0], acc[0:16, :])                            
+            lm.copy(smem_c[0], acc[0:16, :])
         lm.sync(post)
         if lm.instance() == 0:
             lm.copy(part, smem_c[0])
