@@ -161,23 +161,42 @@ void runTmaGates(Gates& g) {
   }
 
   // Explicit expect_tx vs. the boxes completing on the same slot and phase.
+  // Every expect_tx of one block that names the same barrier slot and phase
+  // adds to that phase's transaction count (init_count = 2 with one
+  // arrive.expect_tx per load is as correct as one expect_tx for both), so
+  // the announced bytes are the sum over those ops; the first of them reports.
+  auto sameSlotPhase = [&](const OpSite& a, const OpSite& b) {
+    const ir::Op& x = a.op();
+    const ir::Op& y = b.op();
+    if (x.barrier != y.barrier || a.block != b.block || x.sel.mode != y.sel.mode) return false;
+    if (!sameExpr(x.sel.index, y.sel.index)) {
+      // Same slot and phase written differently (k + 0 vs k)?
+      if (!x.sel.index || !y.sel.index) return false;
+      auto r = g.prover.prove(eq(x.sel.index, y.sel.index), a.premises);
+      if (r.kind != encoder::BvVerdict::Holds) return false;
+    }
+    return sameExpr(x.sel.phase, y.sel.phase);
+  };
   for (const OpSite& site : g.sites) {
     const ir::Op& ex = site.op();
     if (ex.kind != ir::OpKind::ExpectTx || ex.barrier < 0 || !ex.bytes) continue;
     std::vector<const OpSite*> matched;
+    std::vector<const OpSite*> announcers;
+    bool first = true;
     for (const OpSite& other : g.sites) {
       const ir::Op& op = other.op();
-      if (op.kind != ir::OpKind::TmaLoad || op.barrier != ex.barrier || other.block != site.block) continue;
-      if (op.sel.mode != ex.sel.mode) continue;
-      if (!sameExpr(op.sel.index, ex.sel.index)) {
-        // Same slot and phase written differently (k + 0 vs k)?
-        if (!op.sel.index || !ex.sel.index) continue;
-        auto r = g.prover.prove(eq(op.sel.index, ex.sel.index), site.premises);
-        if (r.kind != encoder::BvVerdict::Holds) continue;
+      if (op.kind == ir::OpKind::ExpectTx && op.bytes && sameSlotPhase(site, other)) {
+        if (announcers.empty() && &other != &site) first = false;
+        announcers.push_back(&other);
       }
-      if (!sameExpr(op.sel.phase, ex.sel.phase)) continue;
-      matched.push_back(&other);
+      if (op.kind == ir::OpKind::TmaLoad && sameSlotPhase(site, other)) matched.push_back(&other);
     }
+    if (!first) continue;
+    ExprPtr announced = lit(0);
+    for (const OpSite* a : announcers) announced = add(announced, a->op().bytes);
+    const std::string who =
+        announcers.size() > 1 ? fmt::format("the {} expect_tx on this slot and phase announce", announcers.size())
+                              : std::string("expect_tx announces");
     const ir::Barrier& bar = s.barriers[ex.barrier];
     const ir::SourceRange& exrange = ex.range.valid() ? ex.range : site.stmt->range;
     if (matched.empty()) {
@@ -186,12 +205,12 @@ void runTmaGates(Gates& g) {
       for (const OpSite& other : g.sites)
         if (other.op().kind == ir::OpKind::TmaLoad && other.op().barrier == ex.barrier) any = true;
       if (any) continue;
-      auto r = g.check("sync.tx-imbalance", eq(ex.bytes, lit(0)), site.premises);
+      auto r = g.check("sync.tx-imbalance", eq(announced, lit(0)), site.premises);
       if (r.kind != encoder::BvVerdict::Fails) continue;
       ir::Finding f = g.finding("sync.tx-imbalance", exrange,
-                                fmt::format("expect_tx announces {} bytes on barrier '{}', but no TMA load "
+                                fmt::format("{} {} bytes on barrier '{}', but no TMA load "
                                             "completes on it: the phase never completes{}",
-                                            g.show(ex.bytes, &r), bar.name, g.when(r)));
+                                            who, g.show(announced, &r), bar.name, g.when(r)));
       Gates::note(f, bar.range, fmt::format("barrier '{}' declared here", bar.name));
       f.subject["barrier"] = bar.name;
       g.emit(std::move(f), &r);
@@ -203,13 +222,17 @@ void runTmaGates(Gates& g) {
       if (v.kind != ir::BufferRef::Kind::View) continue;
       sum = add(sum, mul(product(g.refShape(v)), lit(ir::dtypeBytes(s.views[v.index].dtype))));
     }
-    auto r = g.check("sync.tx-imbalance", eq(ex.bytes, sum), site.premises);
+    auto r = g.check("sync.tx-imbalance", eq(announced, sum), site.premises);
     if (r.kind != encoder::BvVerdict::Fails) continue;
     ir::Finding f = g.finding(
         "sync.tx-imbalance", exrange,
-        fmt::format("expect_tx announces {} bytes on barrier '{}', but the {} TMA load(s) aimed at the same slot "
+        fmt::format("{} {} bytes on barrier '{}', but the {} TMA load(s) aimed at the same slot "
                     "and phase bring {} bytes{}",
-                    g.show(ex.bytes, &r), bar.name, matched.size(), g.show(sum, &r), g.when(r)));
+                    who, g.show(announced, &r), bar.name, matched.size(), g.show(sum, &r), g.when(r)));
+    for (const OpSite* a : announcers)
+      if (a != &site)
+        Gates::note(f, a->op().range.valid() ? a->op().range : a->stmt->range,
+                    fmt::format("this expect_tx announces {} bytes", g.show(a->op().bytes, &r)));
     for (const OpSite* m : matched) {
       const ir::BufferRef& v = m->op().dst;
       std::string vname = v.kind == ir::BufferRef::Kind::View ? s.views[v.index].name : "?";
@@ -220,7 +243,7 @@ void runTmaGates(Gates& g) {
                   fmt::format("this load of '{}' brings {} bytes", vname, g.show(b, &r)));
     }
     f.subject["barrier"] = bar.name;
-    if (auto e = g.valueAt(ex.bytes, &r)) f.data["expected"] = *e;
+    if (auto e = g.valueAt(announced, &r)) f.data["expected"] = *e;
     if (auto e = g.valueAt(sum, &r)) f.data["boxes"] = *e;
     g.emit(std::move(f), &r);
   }

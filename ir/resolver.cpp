@@ -1181,9 +1181,11 @@ class Resolver {
           if (!dstG && !srcG) fail("type.mismatch", c->range, "coords= places a tile in a global tensor; neither side is one");
           int p = dstG ? o.dst.index : o.src.index;
           o.coords = coordsArg(*c, tmaRank(s.params[p].type));
-        } else if (dstG || srcG) {
-          fail("type.missing-argument", e.range, "a copy to or from a global tensor needs coords=(...)");
         }
+        // Without coords= (the core form of IR.md, `lm.copy(dst, src)` with a
+        // global side) the copy is valid: the checks do not depend on where
+        // the tile lands in the tensor, and lowering refuses to place it
+        // (lowering/validate.cpp: "a tensor copy without coords=").
         return o;
       }
       case OpKind::Mma:

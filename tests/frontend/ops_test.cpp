@@ -22,6 +22,33 @@ const Finding* findingOf(const DiagnosticSink& sink, std::string_view rule) {
 
 // ------------------------------------------------------------- op table
 
+// IR.md's core `lm.copy(dst, src)` has no coords=: a register fragment copied
+// to a global tensor (st.global) is a valid core file.  The front end used to
+// reject it (type.missing-argument); the checks do not depend on where the
+// tile lands, and lowering refuses to place it (lowering/validate.cpp).
+TEST(OpTable, CoreCopyToGlobalWithoutCoordsIsAccepted) {
+  DiagnosticSink sink;
+  auto m = compile(
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm, O: LM.gmem):\n"
+      "    acc = lm.regs(shape=(64, 64), dtype=lm.f32)\n"
+      "    w = lm.role(warps=[0, 1, 2, 3])\n"
+      "    with w:\n"
+      "        lm.fill(acc, 0.0)\n"
+      "        lm.copy(O, acc)\n",
+      sink);
+  ASSERT_TRUE(m) << describe(sink);
+  EXPECT_FALSE(sink.hasErrors()) << describe(sink);
+  int copies = 0;
+  forEachOp(m->schedules[0].bodies[0].body, [&](const Stmt& st) {
+    if (st.op.kind != OpKind::Copy) return;
+    ++copies;
+    EXPECT_EQ(st.op.dst.kind, BufferRef::Kind::Param);
+    EXPECT_TRUE(st.op.coords.empty());
+  });
+  EXPECT_EQ(copies, 1);
+}
+
 TEST(OpTable, EveryOpNameRoundTrips) {
   std::set<std::string> names;
   int index = 0;

@@ -185,6 +185,39 @@ def lonely(lm, X: LM.tma2d):
   EXPECT_NE(fs[0]->message.find("no TMA load"), std::string::npos);
 }
 
+// One arrive.expect_tx per TMA load with init_count = 2 announces the phase's
+// bytes in two parts: their sum, not each part, must equal the boxes (the
+// check compared each expect_tx with all loads of the phase, a false alarm on
+// this correct pattern).  A wrong sum is still reported, once, with a note
+// on the other expect_tx.
+TEST(LayoutGates, TxBalanceSumsTheExpectTxOfOnePhase) {
+  auto src = [](int second) {
+    return std::string(R"(@cake.schedule(target="sm_90a")
+def split_tx(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
+    pool = lm.smem(32768)
+    va   = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=2)
+    vb   = pool.view(offset=16384, shape=(32, 64), dtype=lm.bf16, stages=2)
+    w    = lm.role(warps=[0])
+    full = lm.barrier(count=2, prod=[w], cons=[w], init_count=2)
+    with w:
+        for k in lm.range(0, K):
+            lm.expect_tx(full, 8192, iter=k)
+            va.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)
+            lm.expect_tx(full, )") + std::to_string(second) + R"(, iter=k)
+            vb.tma_load(B, coords=(0, k * 64), iter=k, barrier=full)
+            lm.wait(full, iter=k)
+)";
+  };
+  auto good = runGates(src(4096));
+  EXPECT_TRUE(good->rule("sync.tx-imbalance").empty()) << good->describe();
+  auto bad = runGates(src(2048));
+  auto fs = bad->rule("sync.tx-imbalance");
+  ASSERT_EQ(fs.size(), 1u) << bad->describe();
+  EXPECT_NE(fs[0]->message.find("the 2 expect_tx"), std::string::npos) << fs[0]->message;
+  EXPECT_NE(fs[0]->message.find("10240"), std::string::npos) << fs[0]->message;
+  EXPECT_NE(fs[0]->message.find("12288"), std::string::npos) << fs[0]->message;
+}
+
 // ------------------------------------------------------------- MMA
 
 TEST(LayoutGates, MmaRulesBothWays) {
