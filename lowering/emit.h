@@ -77,12 +77,9 @@ class Emitter {
   void emitTmaStore(const ir::Op& op);
   void emitCpAsync(const ir::Op& op);
   // a cp.async copy's chunk bytes (16, 8, 4; 0: element copies), and where its interior chunks step by
-  // whole-row passes, the bytes of a pass (0 if they do not) with `rowChunks` chunks of a row per thread
-  // and pass, and the most chunks of a row a thread takes where the chunks step (cpAsyncRowChunks)
+  // whole-row passes, the bytes of a pass (0 if they do not)
   int cpAsyncChunk(const ir::Op& op) const;
-  int64_t cpAsyncPassBytes(const ir::Op& op, int rowChunks) const;
-  int64_t cpAsyncPassBytes(const ir::Op& op) const { return cpAsyncPassBytes(op, cpAsyncRowChunks(op)); }
-  int cpAsyncRowChunks(const ir::Op& op) const;
+  int64_t cpAsyncPassBytes(const ir::Op& op) const;
   std::string cpHoistName(const ir::Op& op) const;
   void emitCpAsyncHoists(const std::vector<const ir::RoleBody*>& bodies);
   // ---- MMAs (emit_mma.cpp)
