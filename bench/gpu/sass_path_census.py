@@ -26,6 +26,8 @@ addr_index = {a: i for i, (a, _) in enumerate(ins)}
 def target(t):
     m = re.search(r'`\((\.L_x_\d+)\)', t)
     if m:
+        if m.group(1) not in labels:  # nvdisasm 11.8 (sass_local.sh) leaves out opcodes it does not know
+            sys.exit(f'{sys.argv[1]}: branch target {m.group(1)} is not in the listing (a left-out instruction)')
         return labels[m.group(1)]
     m = re.search(r'BRA\s+(?:\S+,\s*)?0x([0-9a-f]+)', t)
     return addr_index.get(int(m.group(1), 16)) if m else None
