@@ -80,11 +80,14 @@ time_base_and_new() {
 }
 # The sm_80 scripts' edge shapes (partial tiles, K not a multiple of the k-block, tiny) for each
 # $D/NAME.so given, while more than 10 s of $LIMIT are left (device_sm80ks.sh, device_sm80e.sh).
+# EXTRA_SHAPES="M N K;M N K": more correctness-only shapes for each NAME (session 15: K = 192 and 320,
+# 3 and 5 k-blocks of 64, the loop unrolled by 3 with no and with two remaining iterations)
 sm80_edges() {
-  local n
+  local n xs
+  IFS=';' read -r -a xs <<< "${EXTRA_SHAPES-}"
   for n in "$@"; do
     [ "$(left)" -gt 10 ] || break
-    edge_shapes "$D/$n.so" "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "136 128 48"
+    edge_shapes "$D/$n.so" "3000 2056 1000" "1400 2056 200" "200 264 72" "1 8 8" "4096 1000 64" "136 128 48" "${xs[@]}"
   done
   log "edge done, $(left) s left"
 }
@@ -99,6 +102,29 @@ sass_tgz() {
     echo "sass $n: $(grep -c 'HMMA' "$f") HMMA $(grep -c 'LDSM' "$f") LDSM $(grep -c 'LDGSTS' "$f") LDGSTS $(grep -c 'BAR.SYNC' "$f") BAR.SYNC $(grep -c 'LDL\|STL' "$f") LDL/STL"
   done
   ls "$OUT"/sass_*.txt >/dev/null 2>&1 && (cd "$OUT" && tar czf sass.tgz sass_*.txt && rm -f sass_*.txt) || true
+}
+# A Nsight Compute profile of $D/NAME.so at 4096^3 (the mma.sync metrics, warp states and source counters;
+# kernels matching $KRE), its source page as $OUT/ncu_src_NAME.csv.gz, the headline metrics and the
+# per-opcode census (ncu_src_census.py beside the carry): ncu_src_profile NAME [MAX_SECONDS (50)]
+ncu_src_profile() {
+  local n=$1 mx=${2:-50} t
+  [ "$(left)" -gt 15 ] || return 0
+  t=$(( $(left) - 4 )); [ $t -gt "$mx" ] && t=$mx
+  timeout -s KILL $t ncu --metrics "$(mma_sync_metrics)" --section WarpStateStats --section SourceCounters --clock-control none \
+    -k regex:"$KRE" -c 1 -o "$OUT/prof_$n" $H --kernel $D/$n.so --m 4096 --n 4096 --k 4096 --no-time 2>&1 | grep -v '^==PROF' | tail -3
+  ncu -i "$OUT/prof_$n.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu_src_$n.csv" 2>/dev/null
+  gzip -f "$OUT/ncu_src_$n.csv"
+  echo "== ncu $n"
+  ncu -i "$OUT/prof_$n.ncu-rep" --page raw --csv 2>/dev/null | python3 -c "
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+if len(rows) >= 3:
+    for k, x in zip(rows[0], rows[2]):
+        if ('stalled' in k and 'per_issue_active' in k) or 'hmma' in k or k.startswith('smsp__inst_executed.sum') or 'warps_active.avg.pct' in k or 'issue_active.avg.pct' in k or 'registers' in k or k == 'gpu__time_duration.sum':
+            print(f'   {k} = {x}')
+"
+  rm -f "$OUT/prof_$n.ncu-rep"
+  python3 "$D/ncu_src_census.py" "$OUT/ncu_src_$n.csv.gz" | head -30
 }
 # The Nsight Compute metrics of the sm_80 (mma.sync) profiles, comma-separated: tensor-pipe activity,
 # warp instructions, occupancy, registers, issue activity and the warp stall reasons per issued

@@ -23,36 +23,11 @@ time_base_and_new ${SIZES-4096 8192}
 gpu_line
 # shellcheck disable=SC2086
 sm80_edges ${EDGE-}
-# EXTRA_SHAPES="M N K;M N K": more correctness-only shapes for the EDGE names (session 15: K = 192 and 320,
-# 3 and 5 k-blocks of 64, the loop unrolled by 3 with no and with two remaining iterations)
-IFS=';' read -r -a XS <<< "${EXTRA_SHAPES-}"
-if [ ${#XS[@]} -gt 0 ]; then
-  for n in ${EDGE-}; do
-    [ "$(left)" -gt 10 ] || break
-    edge_shapes "$D/$n.so" "${XS[@]}"
-  done
-fi
+# (EXTRA_SHAPES: more shapes for the EDGE names, device_env.sh)
 # shellcheck disable=SC2086
 sass_tgz ${SASS-$NAMES}
-M=$(mma_sync_metrics)
 for n in ${PROF-}; do
-  [ "$(left)" -gt 15 ] || break
-  t=$(( $(left) - 4 )); [ $t -gt 50 ] && t=50
-  timeout -s KILL $t ncu --metrics $M --section WarpStateStats --section SourceCounters --clock-control none \
-    -k regex:"$KRE" -c 1 -o "$OUT/prof_$n" $H --kernel $D/$n.so --m 4096 --n 4096 --k 4096 --no-time 2>&1 | grep -v '^==PROF' | tail -3
-  ncu -i "$OUT/prof_$n.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu_src_$n.csv" 2>/dev/null
-  gzip -f "$OUT/ncu_src_$n.csv"
-  echo "== ncu $n"
-  ncu -i "$OUT/prof_$n.ncu-rep" --page raw --csv 2>/dev/null | python3 -c "
-import csv, sys
-rows = list(csv.reader(sys.stdin))
-if len(rows) >= 3:
-    for k, x in zip(rows[0], rows[2]):
-        if ('stalled' in k and 'per_issue_active' in k) or 'hmma' in k or k.startswith('smsp__inst_executed.sum') or 'warps_active.avg.pct' in k or 'issue_active.avg.pct' in k or 'registers' in k or k == 'gpu__time_duration.sum':
-            print(f'   {k} = {x}')
-"
-  rm -f "$OUT/prof_$n.ncu-rep"
-  python3 "$D/ncu_src_census.py" "$OUT/ncu_src_$n.csv.gz" | head -30
+  ncu_src_profile "$n" 50
 done
 # shellcheck disable=SC2086
 ncu_mma_profiles "$KRE" ${MET-}
