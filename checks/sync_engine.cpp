@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -38,6 +39,8 @@ encoder::PoResult runPo(const encoder::System& sys, const encoder::ExploreOption
   po.limits.rlimit = rlimit;
   po.limits.timeout_ms = eo.timeout_ms;
   po.limits.memory_mb = eo.memory_mb;
+  const char* profile = std::getenv("CAKE_PO_PROFILE");
+  po.by_rule = profile && std::string(profile) == "rules";
   return encoder::poCheck(sys, po);
 }
 
@@ -75,7 +78,9 @@ SyncRun runSyncEngine(const encoder::System& sys, SyncEngine engine, const encod
   }
   encoder::PoResult z = engine == SyncEngine::Z3 ? runPo(sys, eo, true, known, z3_rlimit) : runPo(sys, eo, false, {}, 0);
   // With CAKE_PO_PROFILE set, each binding's Z3 profile (build, queries,
-  // answers, CPU) on stderr: where `--engine z3|both` spends its time.
+  // answers, CPU) on stderr: where `--engine z3|both` spends its time
+  // (CAKE_PO_PROFILE=rules: the first query one rule at a time, each
+  // rule's cost on its own line; PoOptions::by_rule).
   if (std::getenv("CAKE_PO_PROFILE"))
     fmt::print(stderr, "z3-po {}: {} -> {}\n{}", encoder::bindingToString(*sys.schedule, sys.binding),
                z.events, z.result.outcome == encoder::Outcome::Pass        ? "pass"

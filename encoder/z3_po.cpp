@@ -1738,10 +1738,25 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
     std::vector<std::string> first = open;
     if (!statics.empty()) first.push_back(kExplainedDeadlock);
     first.push_back(kLandsElsewhere);
+    // by_rule: one query per rule, in order, until one is sat (diagnostics:
+    // the disjunction is unsat exactly when every rule's query is)
+    size_t piece = 0;
     for (;;) {
       mdl.reset();
-      z3w::QueryResult q = ask(c, po, po.runs() && all_distinct, goalOf(first), deadline, opts.limits, simplex, mdl, out);
-      ++out.queries;
+      z3w::QueryResult q;
+      if (!opts.by_rule) {
+        q = ask(c, po, po.runs() && all_distinct, goalOf(first), deadline, opts.limits, simplex, mdl, out);
+        ++out.queries;
+      } else {
+        q.answer = z3w::Answer::Correct;
+        for (; piece < first.size(); ++piece) {
+          if (po.target(first[piece]).is_false()) continue;
+          out.profile += fmt::format("    rule {}:\n", first[piece]);
+          q = ask(c, po, po.runs() && all_distinct, goalOf({first[piece]}), deadline, opts.limits, simplex, mdl, out);
+          ++out.queries;
+          if (q.answer != z3w::Answer::Correct) break;
+        }
+      }
       if (q.answer == z3w::Answer::Correct) return finish();
       if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
       std::vector<std::string> hit = modelHits(*mdl, first);
@@ -1752,7 +1767,9 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
         fail("Z3 finds an arrival counting into another phase than it means, but the simulator does not", tr);
         return finish();
       }
-      std::erase(first, std::string(kLandsElsewhere));
+      auto at = std::find(first.begin(), first.end(), std::string(kLandsElsewhere));
+      if (static_cast<size_t>(at - first.begin()) < piece) --piece;
+      first.erase(at);
     }
     {
       std::vector<std::string> hit = modelHits(*mdl, first);

@@ -48,6 +48,12 @@ struct PoOptions {
   // the two encodings; integers are faster: difference logic knows that
   // clocks are transitive).
   bool bit_vectors = false;
+  // Diagnostics: the first query ("is any rule violated?") asked one rule
+  // at a time, in order, until one is satisfiable -- the same answer (the
+  // disjunction is unsat exactly when each rule's query is), with each
+  // rule's cost on its own line of `profile` ("rule NAME:"). Set by
+  // `cake check` when CAKE_PO_PROFILE=rules (checks/sync_engine.cpp).
+  bool by_rule = false;
 };
 
 struct PoResult {
