@@ -748,7 +748,12 @@ std::vector<std::optional<std::vector<Step>>>* Reducer::memoSets(const std::vect
     memo_entries_.push_back({h, 0, static_cast<uint32_t>(key.size()), std::vector<std::optional<std::vector<Step>>>(agents)});
     return &memo_entries_[0].sets;
   }
-  if (memo_slots_.empty()) memo_slots_.assign(size_t{1} << 12, 0);
+  if (memo_slots_.empty()) {
+    memo_slots_.assign(size_t{1} << 12, 0);
+    // (address space only until written: no copy of the arena as it grows)
+    memo_arena_.reserve(kMemoBytes / 4);
+    memo_entries_.reserve(kMemoBytes / 256);
+  }
   size_t mask = memo_slots_.size() - 1, at = h & mask;
   for (; memo_slots_[at]; at = (at + 1) & mask)
     if (matches(memo_entries_[memo_slots_[at] - 1])) return &memo_entries_[memo_slots_[at] - 1].sets;
@@ -786,9 +791,9 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
   std::vector<std::optional<std::vector<Step>>>* memo = nullptr;
   if (branches_ && a) {
     memoKey(s, *a, ag, key_scratch_);
-    // (the look-up hashes and compares the key: charged one operation per
-    // 16 of its words, besides the window computations it saves)
-    work_.ops += 1 + key_scratch_.size() / 16;
+    // (the look-up hashes and compares the key and misses the cache a few
+    // times: charged one operation per 4 of its words, about its CPU)
+    work_.ops += 1 + key_scratch_.size() / 4;
     memo = memoSets(key_scratch_, ag.size());
   }
   std::vector<std::vector<Step>> sets;
