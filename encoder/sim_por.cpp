@@ -963,6 +963,8 @@ void Reducer::precomputeBranches() {
   feet_.clear();
   std::unordered_map<uint64_t, std::vector<int>> interned;  // hash of a Foot -> its ids in feet_
   gives_after_.resize(m_.P);
+  give_id_.resize(m_.P);
+  std::map<std::vector<int64_t>, int32_t> give_ids;  // a range's records -> its content id
   wait_rec_.resize(m_.P);
   give_recs_.clear();
   waits_after_.resize(m_.P);
@@ -1072,6 +1074,7 @@ void Reducer::precomputeBranches() {
     head_win_[p].assign(static_cast<size_t>(n) + 1, Foot{});
     after_id_[p].assign(n, -1);
     gives_after_[p].assign(n, {0, 0});
+    give_id_[p].assign(n, -1);
     wait_rec_[p].assign(n, WaitRec{});
     for (int pc = 0; pc < n; ++pc) {
       const Instr& ins = m_.instr(p, pc);
@@ -1106,10 +1109,20 @@ void Reducer::precomputeBranches() {
       }
       after_id_[p][pc] = internFoot(a, interned);
       gives_after_[p][pc] = giveRecs(p, gives);
+      {
+        const auto [g0, g1] = gives_after_[p][pc];
+        std::vector<int64_t> content;
+        for (uint32_t g = g0; g < g1; ++g) {
+          const GiveRec& r = give_recs_[g];
+          content.insert(content.end(), {r.key, r.c.slot, r.c.named, r.c.arrivals, r.c.landed, r.c.expected});
+        }
+        give_id_[p][pc] = give_ids.emplace(std::move(content), static_cast<int32_t>(give_ids.size())).first->second;
+      }
       waits_after_[p][pc] = std::move(waits);
     }
   }
   foot_stamp_.assign(feet_.size(), 0);
+  give_stamp_.assign(give_ids.size(), 0);
   keys_ = static_cast<int>(keys.size());
   key_stamp_.assign(static_cast<size_t>(keys_), 0);
   key_given_.assign(static_cast<size_t>(keys_), Contribution{});
@@ -1173,6 +1186,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       front[i].push_back(pc);
     } else {
       win[i].foot |= head_win_[p][pc];
+      give_stamp_[give_id_[p][pc]] = stamp[i];
       const auto [g0, g1] = gives_after_[p][pc];
       for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);
       front[i] = waits_after_[p][pc];
@@ -1218,9 +1232,17 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       ++work_.ops;
       win[i].foot |= feet_[fid];
     }
-    const auto [g0, g1] = gives_after_[p][w];
-    for (uint32_t g = g0; g < g1; ++g)
-      if (give(i, give_recs_[g])) wake(give_recs_[g].c);
+    // (a range whose records this window has given already gives nothing
+    // new: skipped, one operation)
+    const int32_t gid = give_id_[p][w];
+    if (give_stamp_[gid] != stamp[i]) {
+      give_stamp_[gid] = stamp[i];
+      const auto [g0, g1] = gives_after_[p][w];
+      for (uint32_t g = g0; g < g1; ++g)
+        if (give(i, give_recs_[g])) wake(give_recs_[g].c);
+    } else {
+      ++work_.ops;
+    }
     for (int v : waits_after_[p][w])
       if (wait_stamp_[p][v] != stamp[i]) {
         wait_stamp_[p][v] = stamp[i];

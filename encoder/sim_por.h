@@ -207,6 +207,11 @@ class Reducer {
   };
   std::vector<GiveRec> give_recs_;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> gives_after_;
+  // [p][pc]: the id of that range's content (equal records, equal id): a
+  // window gives each distinct content once (again it would give nothing:
+  // each key already has its largest amount), with a stamp per id
+  std::vector<std::vector<int32_t>> give_id_;
+  mutable std::vector<uint32_t> give_stamp_;
   // [p][pc] of a wait: what Supply::passable reads of its instruction
   struct WaitRec {
     int32_t slot = -1, named = -1;  // a Wait (slot) or a SyncWait (named)
