@@ -11,6 +11,7 @@
 
 namespace cake::encoder::sim {
 
+
 Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits) {
   obj_named_ = m.S;
   obj_atom_ = m.S + m.N;
@@ -726,6 +727,61 @@ void Reducer::memoKey(const State& s, const Async& a, const std::vector<Agent>& 
   }
 }
 
+std::vector<std::optional<std::vector<Step>>>* Reducer::memoSets(const std::vector<int32_t>& key,
+                                                               size_t agents) const {
+  uint64_t h0 = 0x9e3779b97f4a7c15ull ^ key.size(), h1 = 0xc2b2ae3d27d4eb4full;
+  size_t i = 0;
+  for (; i + 1 < key.size(); i += 2) {  // two lanes: shorter dependency chains
+    h0 = (h0 ^ static_cast<uint32_t>(key[i])) * 0xff51afd7ed558ccdull;
+    h1 = (h1 ^ static_cast<uint32_t>(key[i + 1])) * 0xc4ceb9fe1a85ec53ull;
+  }
+  if (i < key.size()) h0 = (h0 ^ static_cast<uint32_t>(key[i])) * 0xff51afd7ed558ccdull;
+  uint64_t h = h0 ^ (h1 >> 29) ^ (h1 << 35);
+  h ^= h >> 31;
+  auto matches = [&](const MemoEntry& e) {
+    return e.hash == h && e.len == key.size() && std::equal(key.begin(), key.end(), memo_arena_.begin() + e.at);
+  };
+  if (!memo_every_key_) {  // the last key only
+    if (memo_entries_.size() == 1 && matches(memo_entries_[0])) return &memo_entries_[0].sets;
+    memo_entries_.clear();
+    memo_arena_.assign(key.begin(), key.end());
+    memo_entries_.push_back({h, 0, static_cast<uint32_t>(key.size()), std::vector<std::optional<std::vector<Step>>>(agents)});
+    return &memo_entries_[0].sets;
+  }
+  if (memo_slots_.empty()) {
+    memo_slots_.assign(size_t{1} << 12, 0);
+    // (address space only until written: no copy of the arena as it grows)
+    memo_arena_.reserve(kMemoBytes / 4);
+    memo_entries_.reserve(kMemoBytes / 256);
+  }
+  size_t mask = memo_slots_.size() - 1, at = h & mask;
+  for (; memo_slots_[at]; at = (at + 1) & mask)
+    if (matches(memo_entries_[memo_slots_[at] - 1])) return &memo_entries_[memo_slots_[at] - 1].sets;
+  const size_t bytes = 4 * (memo_arena_.size() + key.size()) + (sizeof(MemoEntry) + 48 * agents) * memo_entries_.size() +
+                       4 * memo_slots_.size();
+  if (bytes > kMemoBytes) {
+    memo_arena_.clear();
+    memo_entries_.clear();
+    memo_slots_.assign(size_t{1} << 12, 0);
+    mask = memo_slots_.size() - 1;
+    at = h & mask;
+  }
+  memo_entries_.push_back({h, static_cast<uint32_t>(memo_arena_.size()), static_cast<uint32_t>(key.size()),
+                           std::vector<std::optional<std::vector<Step>>>(agents)});
+  memo_arena_.insert(memo_arena_.end(), key.begin(), key.end());
+  memo_slots_[at] = static_cast<uint32_t>(memo_entries_.size());
+  if (2 * memo_entries_.size() > memo_slots_.size()) {  // grow: every entry again by its hash
+    memo_slots_.assign(2 * memo_slots_.size(), 0);
+    mask = memo_slots_.size() - 1;
+    for (size_t e = 0; e < memo_entries_.size(); ++e) {
+      size_t j = memo_entries_[e].hash & mask;
+      while (memo_slots_[j]) j = (j + 1) & mask;
+      memo_slots_[j] = static_cast<uint32_t>(e + 1);
+    }
+  }
+  return &memo_entries_.back().sets;
+}
+
 std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std::vector<Agent>& ag,
                                                        const std::function<bool(const std::vector<Step>&)>* enough,
                                                        const Async* a) const {
@@ -735,11 +791,10 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
   std::vector<std::optional<std::vector<Step>>>* memo = nullptr;
   if (branches_ && a) {
     memoKey(s, *a, ag, key_scratch_);
-    if (key_scratch_ != memo_key_) {
-      memo_key_.swap(key_scratch_);
-      memo_.assign(ag.size(), std::nullopt);
-    }
-    memo = &memo_;
+    // (the look-up hashes and compares the key and misses the cache a few
+    // times: charged one operation per 4 of its words, about its CPU)
+    work_.ops += 1 + key_scratch_.size() / 4;
+    memo = memoSets(key_scratch_, ag.size());
   }
   std::vector<std::vector<Step>> sets;
   // (precise exits: landings and completions first, whose sets are most
@@ -908,6 +963,8 @@ void Reducer::precomputeBranches() {
   feet_.clear();
   std::unordered_map<uint64_t, std::vector<int>> interned;  // hash of a Foot -> its ids in feet_
   gives_after_.resize(m_.P);
+  give_id_.resize(m_.P);
+  std::map<std::vector<int64_t>, int32_t> give_ids;  // a range's records -> its content id
   wait_rec_.resize(m_.P);
   give_recs_.clear();
   waits_after_.resize(m_.P);
@@ -1017,6 +1074,7 @@ void Reducer::precomputeBranches() {
     head_win_[p].assign(static_cast<size_t>(n) + 1, Foot{});
     after_id_[p].assign(n, -1);
     gives_after_[p].assign(n, {0, 0});
+    give_id_[p].assign(n, -1);
     wait_rec_[p].assign(n, WaitRec{});
     for (int pc = 0; pc < n; ++pc) {
       const Instr& ins = m_.instr(p, pc);
@@ -1051,10 +1109,20 @@ void Reducer::precomputeBranches() {
       }
       after_id_[p][pc] = internFoot(a, interned);
       gives_after_[p][pc] = giveRecs(p, gives);
+      {
+        const auto [g0, g1] = gives_after_[p][pc];
+        std::vector<int64_t> content;
+        for (uint32_t g = g0; g < g1; ++g) {
+          const GiveRec& r = give_recs_[g];
+          content.insert(content.end(), {r.key, r.c.slot, r.c.named, r.c.arrivals, r.c.landed, r.c.expected});
+        }
+        give_id_[p][pc] = give_ids.emplace(std::move(content), static_cast<int32_t>(give_ids.size())).first->second;
+      }
       waits_after_[p][pc] = std::move(waits);
     }
   }
   foot_stamp_.assign(feet_.size(), 0);
+  give_stamp_.assign(give_ids.size(), 0);
   keys_ = static_cast<int>(keys.size());
   key_stamp_.assign(static_cast<size_t>(keys_), 0);
   key_given_.assign(static_cast<size_t>(keys_), Contribution{});
@@ -1095,6 +1163,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     had.landed = std::max(had.landed, c.landed);
     had.expected = std::max(had.expected, c.expected);
     add(win[i], more);
+    return more.arrivals > 0 || more.landed > 0 || more.expected > 0;
   };
   std::vector<std::vector<int>>& front = scratch_front_;  // Proc: the waits its window stops at
   if (front.size() < ag.size()) front.resize(ag.size());
@@ -1117,6 +1186,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       front[i].push_back(pc);
     } else {
       win[i].foot |= head_win_[p][pc];
+      give_stamp_[give_id_[p][pc]] = stamp[i];
       const auto [g0, g1] = gives_after_[p][pc];
       for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);
       front[i] = waits_after_[p][pc];
@@ -1124,39 +1194,60 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     for (int w : front[i]) wait_stamp_[p][w] = stamp[i];
   }
   auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc, wait_rec_[p][bpc]); };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t i = 0; i < ag.size(); ++i) {
-      std::vector<int>& f = front[i];
-      if (f.empty()) continue;
-      const int p = ag[i].proc;
-      size_t kept = 0;  // f[0, kept): the waits that still block; new ones are appended
-      for (size_t j = 0; j < f.size(); ++j) {
-        const int w = f[j];
-        ++work_.ops;
-        if (!passable(p, w)) {
-          f[kept++] = w;
-          continue;
-        }
-        changed = true;
-        // many stretches have one footprint (the same text in another tile
-        // or copy): each distinct one is added once per window
-        const int fid = after_id_[p][w];
-        if (foot_stamp_[fid] != stamp[i]) {
-          foot_stamp_[fid] = stamp[i];
-          ++work_.ops;
-          win[i].foot |= feet_[fid];
-        }
-        const auto [g0, g1] = gives_after_[p][w];
-        for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);
-        for (int v : waits_after_[p][w])
-          if (wait_stamp_[p][v] != stamp[i]) {
-            wait_stamp_[p][v] = stamp[i];
-            f.push_back(v);
-          }
-      }
-      f.resize(kept);
+  // The least fixpoint by a worklist: a wait that cannot pass is parked on
+  // its slot or named barrier and tested again only when a window gives
+  // that one more (passable() reads the state, fixed here, and that
+  // object's supply, which only grows). The fixpoint is unique (supply and
+  // windows only grow, passable() is monotone in the supply), so the
+  // windows are those of testing every blocked wait again each round until
+  // none passes, as before, with fewer tests.
+  std::vector<std::pair<int, int>>& queue = scratch_queue_;
+  queue.clear();
+  for (size_t i = 0; i < ag.size(); ++i)
+    for (int w : front[i]) queue.emplace_back(static_cast<int>(i), w);
+  const size_t nkeys = static_cast<size_t>(m_.S + m_.N);
+  std::vector<std::vector<std::pair<int, int>>>& parked = scratch_parked_;
+  if (parked.size() < nkeys) parked.resize(nkeys);
+  for (size_t k = 0; k < nkeys; ++k) parked[k].clear();
+  auto wake = [&](const Contribution& c) {
+    const int k = c.slot >= 0 ? c.slot : c.named >= 0 ? m_.S + c.named : -1;
+    if (k < 0 || parked[k].empty()) return;
+    queue.insert(queue.end(), parked[k].begin(), parked[k].end());
+    parked[k].clear();
+  };
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const auto [i, w] = queue[q];
+    const int p = ag[i].proc;
+    ++work_.ops;
+    if (!passable(p, w)) {
+      const WaitRec& r = wait_rec_[p][w];
+      parked[r.slot >= 0 ? r.slot : m_.S + r.named].emplace_back(i, w);
+      continue;
     }
+    // many stretches have one footprint (the same text in another tile
+    // or copy): each distinct one is added once per window
+    const int fid = after_id_[p][w];
+    if (foot_stamp_[fid] != stamp[i]) {
+      foot_stamp_[fid] = stamp[i];
+      ++work_.ops;
+      win[i].foot |= feet_[fid];
+    }
+    // (a range whose records this window has given already gives nothing
+    // new: skipped, one operation)
+    const int32_t gid = give_id_[p][w];
+    if (give_stamp_[gid] != stamp[i]) {
+      give_stamp_[gid] = stamp[i];
+      const auto [g0, g1] = gives_after_[p][w];
+      for (uint32_t g = g0; g < g1; ++g)
+        if (give(i, give_recs_[g])) wake(give_recs_[g].c);
+    } else {
+      ++work_.ops;
+    }
+    for (int v : waits_after_[p][w])
+      if (wait_stamp_[p][v] != stamp[i]) {
+        wait_stamp_[p][v] = stamp[i];
+        queue.emplace_back(i, v);
+      }
   }
   return win;
 }

@@ -125,6 +125,9 @@ class Reducer {
   // pair of agents the closure compared).
   struct Work { uint64_t computed = 0, memo_hits = 0, ops = 0; };
   const Work& work() const { return work_; }
+  // With a BranchLayout: keep the persistent sets of every key met (on by
+  // default) or of the last one only (tests compare the two: the same sets).
+  void memoEveryKey(bool on) { memo_every_key_ = on; }
   // Keep every rule's violations, not only the verdict (docs/semantics.md
   // "Runs that end"): the visibility condition and what the state checks
   // read. Off, the reduction keeps the verdict (some violation is found
@@ -204,6 +207,11 @@ class Reducer {
   };
   std::vector<GiveRec> give_recs_;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> gives_after_;
+  // [p][pc]: the id of that range's content (equal records, equal id): a
+  // window gives each distinct content once (again it would give nothing:
+  // each key already has its largest amount), with a stamp per id
+  std::vector<std::vector<int32_t>> give_id_;
+  mutable std::vector<uint32_t> give_stamp_;
   // [p][pc] of a wait: what Supply::passable reads of its instruction
   struct WaitRec {
     int32_t slot = -1, named = -1;  // a Wait (slot) or a SyncWait (named)
@@ -224,6 +232,8 @@ class Reducer {
   mutable std::vector<Window> scratch_win_;
   mutable std::vector<char> scratch_in_;
   mutable std::vector<int> scratch_list_;
+  mutable std::vector<std::pair<int, int>> scratch_queue_;                // (agent, wait) to test
+  mutable std::vector<std::vector<std::pair<int, int>>> scratch_parked_;  // per slot, then named barrier
   std::vector<int> successors(int p, int pc) const;
   void precomputeBranches();
   std::pair<uint32_t, uint32_t> giveRecs(int p, const std::vector<int>& gives);
@@ -255,9 +265,26 @@ class Reducer {
                                                 const Async* a = nullptr) const;
   // With a BranchLayout: the persistent set of each seed is a function of
   // what the windows and the closure read (memoKey); computed once per key.
+  // Kept for every key met, not only the last (memoEveryKey): states that
+  // differ in what no window reads (data tags, tile ends, registers...)
+  // share their sets, also across the explorations of one layout (each
+  // tile length). An open-addressing table of the keys (in one arena); it
+  // is emptied when its keys pass kMemoBytes (deterministic: the same input
+  // meets the same keys in the same order, so the same work is counted at
+  // any load). Off: the sets of the last key only.
   void memoKey(const State& s, const Async& a, const std::vector<Agent>& ag, std::vector<int32_t>& key) const;
-  mutable std::vector<int32_t> memo_key_, key_scratch_;  // the last key, and the one being built
-  mutable std::vector<std::optional<std::vector<Step>>> memo_;  // its sets, per seed
+  std::vector<std::optional<std::vector<Step>>>* memoSets(const std::vector<int32_t>& key, size_t agents) const;
+  struct MemoEntry {
+    uint64_t hash;
+    uint32_t at, len;  // the key: memo_arena_[at, at + len)
+    std::vector<std::optional<std::vector<Step>>> sets;  // per seed
+  };
+  static constexpr size_t kMemoBytes = size_t{128} << 20;
+  bool memo_every_key_ = true;
+  mutable std::vector<int32_t> key_scratch_;  // the key being built
+  mutable std::vector<int32_t> memo_arena_;
+  mutable std::vector<MemoEntry> memo_entries_;
+  mutable std::vector<uint32_t> memo_slots_;  // entry index + 1; 0: empty
   mutable Work work_;
   std::vector<Window> windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
   // (the result lives in scratch_list_ until the next call)

@@ -2593,6 +2593,7 @@ class PersistentExplorer {
     if (opts_.reduce) {
       setBranches();
       reducer_.emplace(m_, branches_);
+      reducer_->memoEveryKey(opts_.memo_sets);
     }
     layout_ = false;
     ProofBudget::Tally t;  // the layout above walks the combined programs: charged once per grid

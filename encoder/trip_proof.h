@@ -78,6 +78,10 @@ struct TripProofOptions {
   // model and the reducer's tables, docs/z3.md "One layout for every tile
   // length"); false builds it for each (tests compare the two).
   bool share_layout = true;
+  // Persistent kernels: the reducer keeps the persistent sets of every
+  // state key it met (docs/z3.md "Persistent sets kept for every key");
+  // false keeps those of the last key only (tests compare the two).
+  bool memo_sets = true;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.

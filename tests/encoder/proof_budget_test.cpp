@@ -268,12 +268,14 @@ TEST(BoundedBudget, WallClockSafetyLimitIsUnknown) {
 
 namespace {
 
-encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, bool share_layout) {
+encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, bool share_layout,
+                                          bool memo_sets = true) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
   encoder::TripProofOptions o;
   o.work = work;
   o.share_layout = share_layout;
+  o.memo_sets = memo_sets;
   o.timeout_ms = cake::testing::kNoWallClockMs;
   o.rlimit = cake::testing::kQueryRlimit;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
@@ -310,4 +312,31 @@ TEST(ProofBudget, PersistentExplorationsShareTheirLayout) {
   encoder::ModelCheckResult short_ = provePersistent(s, W - W / 20, true);
   EXPECT_EQ(short_.outcome, encoder::Outcome::Unknown) << short_.engine;
   EXPECT_NE(short_.detail.find("work budget of"), std::string::npos) << short_.detail;
+}
+
+// The reducer keeps the persistent sets of every state key it met, across
+// states and across the explorations of one layout (docs/z3.md "Persistent
+// sets kept for every key"): the same sets, so the same states and verdict
+// as keeping the last key's only, with fewer window computations counted.
+TEST(ProofBudget, PersistentSetsKeptForEveryKey) {
+  auto mod = budgetTestModule("corpus/reduction/sm100_col_sum_persistent.cake");
+  ASSERT_TRUE(mod);
+  const ir::Schedule& s = mod->schedules.at(0);
+  encoder::ModelCheckResult every = provePersistent(s, 0, true, true);
+  ASSERT_EQ(every.outcome, encoder::Outcome::Proved) << every.detail;
+  encoder::ModelCheckResult last = provePersistent(s, 0, true, false);
+  ASSERT_EQ(last.outcome, encoder::Outcome::Proved) << last.detail;
+  EXPECT_EQ(every.states, last.states);
+  std::cout << "[ sm100_col_sum_persistent: " << every.states << " states, " << workOf(every.engine)
+            << " units with every key's sets kept, " << workOf(last.engine) << " with the last key's ]\n";
+  EXPECT_LT(workOf(every.engine), workOf(last.engine));
+  // the persistent-kernel test kernels: the same states both ways
+  auto ws = budgetTestModule("corpus/gemm/sm90_persistent_ws.cake");
+  ASSERT_TRUE(ws);
+  const ir::Schedule& w = ws->schedules.at(0);
+  encoder::ModelCheckResult a = provePersistent(w, 0, true, true);
+  encoder::ModelCheckResult b = provePersistent(w, 0, true, false);
+  EXPECT_EQ(a.outcome, b.outcome) << a.detail << " / " << b.detail;
+  EXPECT_EQ(a.states, b.states);
+  EXPECT_LT(workOf(a.engine), workOf(b.engine));
 }
