@@ -30,7 +30,11 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   obj_cta_ = obj_atom_ + m.atoms;
   obj_trip_ = obj_cta_ + m.sys.ctas;  // the unknowns, one object each
   if (m.sys.ctas > 1) obj_ready_ = obj_trip_ + branches.unknowns;
-  active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects && m.sys.ctas == 1;
+  // clustered systems: the CTA objects and the cluster barrier's completion
+  // as in the one-loop reduction (clusterFoot, readyMask; docs/z3.md "A
+  // reduction for persistent cluster proofs")
+  active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects;
+  cluster_phases_ = m.sys.ctas > 1;
   if (active_) precomputeBranches();
 }
 
@@ -228,7 +232,14 @@ void Reducer::precompute() {
 void Reducer::clusterFoot(int p, int pc, Foot& own, Foot& spawn) const {
   const Instr& in = m_.instr(p, pc);
   const int cta = obj_cta_ + m_.sys.procs[p].cta;
-  if (!exits_) {
+  if (branches_) {
+    // a branch program: a process is done on a done pc (>= its size), which
+    // only its own step reaches (the next pc, or a branch of a block end's
+    // resolution, every branch with the unknowns open)
+    const int n = m_.programSize(p);
+    for (int s : successors(p, pc))
+      if (s >= n) own.a.set(cta);
+  } else if (!exits_) {
     if (pc == m_.programSize(p) - 1) own.w.set(cta);
   } else {
     const int n = m_.programSize(p);
@@ -359,6 +370,14 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       ag.trans = own_[p][pc];
       ag.trans |= currentFoot(p, pc);
       if (every_rule_ && !ends_.empty()) ag.trans |= ends_[p][pc];
+      // An enabled lm.sync / cluster wait (its generation completed) reads
+      // nothing another step changes: arrivals only raise the generation,
+      // so it stays enabled, and passing sets only its own process's
+      // generation (sim_state.cpp, SyncWait). It commutes with every
+      // arrival on the barrier (docs/z3.md "A reduction for persistent
+      // cluster proofs"; clustered systems only).
+      if (cluster_phases_ && ag.exec_enabled && m_.instr(p, pc).kind == InstrKind::SyncWait)
+        ag.trans.r.reset(obj_named_ + m_.instr(p, pc).named);
       if (leaving && (*leaving)[p]) {  // leaving the loop: a transition of this agent too
         ag.leaves = true;
         ag.enabled = true;
@@ -672,7 +691,12 @@ std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vec
                                   const std::function<bool(const Step&)>& allowed,
                                   const std::function<bool(const Step&)>& preferred) {
   if (!active_ || enabled.size() <= 1) return enabled;
-  const bool any_preferred = std::any_of(enabled.begin(), enabled.end(), preferred);
+  // (clustered systems: no preference; a process in its prefix waits at the
+  // cluster barrier, a block end whose resolution conflicts with every
+  // other process's, so sets with its step were the largest ones. Which
+  // persistent set is taken does not matter to soundness: docs/z3.md "A
+  // reduction for persistent cluster proofs")
+  const bool any_preferred = !cluster_phases_ && std::any_of(enabled.begin(), enabled.end(), preferred);
   // (without a preferred step, size only; else sets with one first)
   auto cost = [&](const std::vector<Step>& steps) {
     const bool pref = !any_preferred || std::any_of(steps.begin(), steps.end(), preferred);
@@ -748,6 +772,14 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
   for (size_t x = 0; x < ag.size(); ++x) order[x] = x;
   if (precise_exits_)
     std::stable_partition(order.begin(), order.end(), [&](size_t x) { return ag[x].kind != Agent::Kind::Proc; });
+  // (clustered systems with branches: a block end's step, whose resolution
+  // conflicts with every other process's, is the last seed tried; a seed's
+  // set is found the sooner, the same sets either way)
+  if (cluster_phases_ && branches_)
+    std::stable_partition(order.begin(), order.end(), [&](size_t x) {
+      return ag[x].kind != Agent::Kind::Proc || finished(m_, s, ag[x].proc) ||
+             branches_->trip[ag[x].proc][pcOf(m_, s, ag[x].proc)].empty();
+    });
   for (size_t x : order) {
     if (!ag[x].enabled) continue;
     if (memo && (*memo)[x]) {
@@ -914,6 +946,7 @@ void Reducer::precomputeBranches() {
   give_key_.resize(m_.P);
   contrib_.resize(m_.P);
   wait_stamp_.resize(m_.P);
+  foot_stamp_own_.resize(m_.P);
   scratch_supply_ = std::make_shared<Supply>(m_);
   std::map<std::tuple<int, int, int>, int> keys;  // (process, position, slot or -1 - named)
   constexpr size_t kMaxList = 4096;               // longer stretches: no reduction (sound, slower)
@@ -922,6 +955,7 @@ void Reducer::precomputeBranches() {
     own_[p].assign(n, Foot{});
     spawn_[p].assign(n, Foot{});
     wait_stamp_[p].assign(n, 0);
+    foot_stamp_own_[p].assign(n, 0);
     give_key_[p].assign(n, -1);
     contrib_[p].assign(n, Contribution{});
     // the may-analysis, to a fixpoint
@@ -983,13 +1017,17 @@ void Reducer::precomputeBranches() {
         case InstrKind::Arrive: f.a.set(ins.slot), f.r.set(ins.slot); break;  // the proof checks the phase it lands in
         case InstrKind::ExpectTx: f.w.set(ins.slot); break;
         case InstrKind::SyncArrive:
-        case InstrKind::BarArrive: f.w.set(obj_named_ + ins.named); break;
+        case InstrKind::BarArrive:
+          f.w.set(obj_named_ + ins.named);
+          if (obj_ready_ >= 0 && ins.named == m_.sys.cluster_named) f.w.set(obj_ready_);
+          break;
         case InstrKind::TmaLoad:
           spawn_[p][pc].l.set(ins.slot);
           f.r.set(ins.slot);
           break;
         default: break;
       }
+      if (m_.sys.ctas > 1) clusterFoot(p, pc, f, spawn_[p][pc]);
       transfer(pc, in[pc], &f, &spawn_[p][pc]);
       for (int u : branches_->trip[p][pc]) f.w.set(obj_trip_ + u);
       const Contribution c = contribution(p, pc);
@@ -1074,7 +1112,17 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
   work_.ops += ag.size();
   Supply& supply = *scratch_supply_;
   supply.clear();
-  auto add = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
+  // (clustered systems) when each slot's or named barrier's supply last
+  // grew: a wait already tested against it is not tested again until then
+  const bool skip_tested = cluster_phases_;
+  uint32_t tick = 1;
+  std::vector<uint32_t>& grew = scratch_grew_;
+  if (skip_tested) grew.assign(static_cast<size_t>(m_.S + m_.N), 0);
+  auto add = [&](Window& w, const Contribution& c) {
+    supply.give(*this, w, c);
+    if (skip_tested && (c.arrivals > 0 || c.landed > 0 || c.expected > 0))
+      grew[c.slot >= 0 ? c.slot : m_.S + c.named] = ++tick;
+  };
   std::vector<uint32_t>& stamp = scratch_stamp_;
   stamp.assign(ag.size(), 0);
   // what is new in a key's contribution (its largest so far)
@@ -1099,6 +1147,9 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
   std::vector<std::vector<int>>& front = scratch_front_;  // Proc: the waits its window stops at
   if (front.size() < ag.size()) front.resize(ag.size());
   for (size_t i = 0; i < ag.size(); ++i) front[i].clear();
+  std::vector<std::vector<uint32_t>>& tested = scratch_tested_;  // per front entry: the tick it was tested at (0: not yet)
+  if (tested.size() < ag.size()) tested.resize(ag.size());
+  for (size_t i = 0; i < ag.size(); ++i) tested[i].clear();
   for (size_t i = 0; i < ag.size(); ++i) {
     const Agent& a = ag[i];
     if (static_cast<int>(i) == frozen) continue;
@@ -1130,12 +1181,38 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       std::vector<int>& f = front[i];
       if (f.empty()) continue;
       const int p = ag[i].proc;
+      std::vector<uint32_t>& tt = tested[i];
+      if (skip_tested) tt.resize(f.size(), 0);
       size_t kept = 0;  // f[0, kept): the waits that still block; new ones are appended
       for (size_t j = 0; j < f.size(); ++j) {
         const int w = f[j];
+        if (skip_tested) {
+          // what passable() and continues() read of the supply: its slot's
+          // or named barrier's fields only (the state stands still)
+          const WaitRec& r = wait_rec_[p][w];
+          if (tt[j] != 0 && grew[r.slot >= 0 ? r.slot : m_.S + r.named] <= tt[j]) {
+            tt[kept] = tt[j];
+            f[kept++] = w;
+            continue;
+          }
+          tt[j] = tick;
+        }
         ++work_.ops;
         if (!passable(p, w)) {
+          if (skip_tested) tt[kept] = tt[j];
           f[kept++] = w;
+          continue;
+        }
+        // clustered systems (docs/z3.md "A reduction for cluster proofs",
+        // part 4): past a wait only at its own phase; a pass that violates
+        // is the wait's own step, no further (it stays at the front)
+        if (cluster_phases_ && !supply.continues(m_, s, p, w)) {
+          if (skip_tested) tt[kept] = tt[j];
+          f[kept++] = w;
+          if (foot_stamp_own_[p][w] != stamp[i]) {
+            foot_stamp_own_[p][w] = stamp[i];
+            win[i].foot |= own_[p][w];
+          }
           continue;
         }
         changed = true;
@@ -1153,11 +1230,14 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
           if (wait_stamp_[p][v] != stamp[i]) {
             wait_stamp_[p][v] = stamp[i];
             f.push_back(v);
+            if (skip_tested) tt.push_back(0);
           }
       }
       f.resize(kept);
+      if (skip_tested) tt.resize(kept);
     }
   }
+  for (Window& w : win) readyMask(s, w.foot);
   return win;
 }
 
