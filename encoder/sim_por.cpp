@@ -602,6 +602,34 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
   std::vector<int>& list = scratch_list_;
   list.assign(1, seed);
   in[seed] = 1;
+  // (clustered systems with branches) Slots whose current phase nothing
+  // outside the set can complete: what every other agent's window can give
+  // (branchWindows' supply, an over-approximation of any run of theirs while
+  // the seed stands still) and the seed's own step together do not cover the
+  // pending arrivals or the owed bytes. On such a slot no run from s outside
+  // the set changes the completed count, so a landing only lowers the owed
+  // bytes (a counter) and commutes with every other step on the slot
+  // (arrivals, expect_tx, waits and TMA issues, which read the completed
+  // count): the landing mode (l) of the slot is dropped from both sides of
+  // each comparison (docs/z3.md "A reduction for persistent cluster proofs").
+  Bits stuck;
+  if (cluster_phases_ && branches_) {
+    const Supply& sup = *scratch_supply_;
+    const Agent& sd = ag[seed];
+    Contribution extra;
+    if (sd.kind != Agent::Kind::Proc) {
+      if (!sd.gives.empty()) extra = sd.gives.front();
+    } else if (sd.exec_enabled) {
+      extra = contrib_[sd.proc][pcOf(m_, s, sd.proc)];
+    }
+    for (int k = 0; k < m_.S; ++k) {
+      const int64_t arr = sup.arrivals[k] + (extra.slot == k ? extra.arrivals : 0);
+      const int64_t land = sup.landed[k] + (extra.slot == k ? extra.landed : 0);
+      if (!(arr >= slotField(m_, s, k, kPending) && land >= slotField(m_, s, k, kTx))) stuck.set(k);
+    }
+  }
+  const bool masked = stuck.any();
+  Foot mz, my;  // (masked) copies
   for (size_t k = 0; k < list.size(); ++k) {
     const Agent& z = ag[list[k]];
     Bits needs;  // a blocked member needs whoever can enable it
@@ -635,7 +663,9 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
     for (size_t y = 0; y < ag.size(); ++y) {
       if (in[y]) continue;
       ++work_.ops;
-      bool add = z.enabled ? trans->conflicts(win[y].foot)
+      bool add = z.enabled ? (masked ? (mz = *trans, mz.l &= ~stuck, my = win[y].foot, my.l &= ~stuck,
+                                        mz.conflicts(my))
+                                     : trans->conflicts(win[y].foot))
                            : (win[y].enables & needs).any() ||
                                  (needs_comp && ag[y].kind == Agent::Kind::Comp && ag[y].proc == z.proc);
       if (add) {
