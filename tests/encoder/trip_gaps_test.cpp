@@ -179,7 +179,7 @@ void clusterReductionDecidesAsTheFullInterleaving(const std::string& base, const
         mutants.push_back({"line " + std::to_string(i + 1) + ": " + to, join(i, &changed)});
       }
   }
-  int proved = 0, compared = 0;
+  int proved = 0, compared = 0, undecided = 0;
   for (const auto& [what, text] : mutants) {
     ir::DiagnosticSink sink;
     auto mod = ir::compileModule(ir::makeSourceFile("mutant.cake", text), {}, sink);
@@ -187,13 +187,24 @@ void clusterReductionDecidesAsTheFullInterleaving(const std::string& base, const
     const ir::Schedule& s = mod->schedules[0];
     auto reduced = proveGap(s);
     auto full = proveGap(s, 0, false);
+    auto verdict = [](const encoder::ModelCheckResult& r) {
+      return r.outcome == encoder::Outcome::Proved ? "proved" : r.outcome == encoder::Outcome::Violation ? "violation" : "unknown";
+    };
+    std::cout << "  " << what << ": reduced " << verdict(reduced) << ", full " << verdict(full) << "\n";
+    // the unreduced exploration past its state cap decides nothing: not
+    // compared (the persistent cluster kernel's correct mutants)
+    if (full.outcome != encoder::Outcome::Proved && (full.engine + full.detail).find("state cap") != std::string::npos) {
+      ++undecided;
+      continue;
+    }
     EXPECT_EQ(reduced.outcome == encoder::Outcome::Proved, full.outcome == encoder::Outcome::Proved)
         << what << "\nreduced: " << reduced.engine << reduced.detail << "\nfull: " << full.engine << full.detail;
     ++compared;
     proved += full.outcome == encoder::Outcome::Proved;
     if (what == "base") EXPECT_EQ(reduced.outcome, encoder::Outcome::Proved) << reduced.detail;
   }
-  std::cout << "[ " << what_base << " ] " << compared << " mutants compared, " << proved << " proved by both\n";
+  std::cout << "[ " << what_base << " ] " << compared << " mutants compared, " << proved << " proved by both, "
+            << undecided << " past the unreduced exploration's state cap\n";
   EXPECT_GE(compared, min_compared);
 }
 
