@@ -31,7 +31,11 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   obj_cta_ = obj_atom_ + m.atoms;
   obj_trip_ = obj_cta_ + m.sys.ctas;  // the unknowns, one object each
   if (m.sys.ctas > 1) obj_ready_ = obj_trip_ + branches.unknowns;
-  active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects && m.sys.ctas == 1;
+  // clustered systems: the CTA objects and the cluster barrier's completion
+  // as in the one-loop reduction (clusterFoot, readyMask; docs/z3.md "A
+  // reduction for persistent cluster proofs")
+  active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects;
+  cluster_phases_ = m.sys.ctas > 1;
   if (active_) precomputeBranches();
 }
 
@@ -229,7 +233,14 @@ void Reducer::precompute() {
 void Reducer::clusterFoot(int p, int pc, Foot& own, Foot& spawn) const {
   const Instr& in = m_.instr(p, pc);
   const int cta = obj_cta_ + m_.sys.procs[p].cta;
-  if (!exits_) {
+  if (branches_) {
+    // a branch program: a process is done on a done pc (>= its size), which
+    // only its own step reaches (the next pc, or a branch of a block end's
+    // resolution, every branch with the unknowns open)
+    const int n = m_.programSize(p);
+    for (int s : successors(p, pc))
+      if (s >= n) own.a.set(cta);
+  } else if (!exits_) {
     if (pc == m_.programSize(p) - 1) own.w.set(cta);
   } else {
     const int n = m_.programSize(p);
@@ -360,6 +371,14 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       ag.trans = own_[p][pc];
       ag.trans |= currentFoot(p, pc);
       if (every_rule_ && !ends_.empty()) ag.trans |= ends_[p][pc];
+      // An enabled lm.sync / cluster wait (its generation completed) reads
+      // nothing another step changes: arrivals only raise the generation,
+      // so it stays enabled, and passing sets only its own process's
+      // generation (sim_state.cpp, SyncWait). It commutes with every
+      // arrival on the barrier (docs/z3.md "A reduction for persistent
+      // cluster proofs"; clustered systems only).
+      if (cluster_phases_ && ag.exec_enabled && m_.instr(p, pc).kind == InstrKind::SyncWait)
+        ag.trans.r.reset(obj_named_ + m_.instr(p, pc).named);
       if (leaving && (*leaving)[p]) {  // leaving the loop: a transition of this agent too
         ag.leaves = true;
         ag.enabled = true;
@@ -584,6 +603,34 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
   std::vector<int>& list = scratch_list_;
   list.assign(1, seed);
   in[seed] = 1;
+  // (clustered systems with branches) Slots whose current phase nothing
+  // outside the set can complete: what every other agent's window can give
+  // (branchWindows' supply, an over-approximation of any run of theirs while
+  // the seed stands still) and the seed's own step together do not cover the
+  // pending arrivals or the owed bytes. On such a slot no run from s outside
+  // the set changes the completed count, so a landing only lowers the owed
+  // bytes (a counter) and commutes with every other step on the slot
+  // (arrivals, expect_tx, waits and TMA issues, which read the completed
+  // count): the landing mode (l) of the slot is dropped from both sides of
+  // each comparison (docs/z3.md "A reduction for persistent cluster proofs").
+  Bits stuck;
+  if (cluster_phases_ && branches_) {
+    const Supply& sup = *scratch_supply_;
+    const Agent& sd = ag[seed];
+    Contribution extra;
+    if (sd.kind != Agent::Kind::Proc) {
+      if (!sd.gives.empty()) extra = sd.gives.front();
+    } else if (sd.exec_enabled) {
+      extra = contrib_[sd.proc][pcOf(m_, s, sd.proc)];
+    }
+    for (int k = 0; k < m_.S; ++k) {
+      const int64_t arr = sup.arrivals[k] + (extra.slot == k ? extra.arrivals : 0);
+      const int64_t land = sup.landed[k] + (extra.slot == k ? extra.landed : 0);
+      if (!(arr >= slotField(m_, s, k, kPending) && land >= slotField(m_, s, k, kTx))) stuck.set(k);
+    }
+  }
+  const bool masked = stuck.any();
+  Foot mz, my;  // (masked) copies
   for (size_t k = 0; k < list.size(); ++k) {
     const Agent& z = ag[list[k]];
     Bits needs;  // a blocked member needs whoever can enable it
@@ -617,7 +664,9 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
     for (size_t y = 0; y < ag.size(); ++y) {
       if (in[y]) continue;
       ++work_.ops;
-      bool add = z.enabled ? trans->conflicts(win[y].foot)
+      bool add = z.enabled ? (masked ? (mz = *trans, mz.l &= ~stuck, my = win[y].foot, my.l &= ~stuck,
+                                        mz.conflicts(my))
+                                     : trans->conflicts(win[y].foot))
                            : (win[y].enables & needs).any() ||
                                  (needs_comp && ag[y].kind == Agent::Kind::Comp && ag[y].proc == z.proc);
       if (add) {
@@ -673,7 +722,12 @@ std::vector<Step> Reducer::reduce(const State& s, const Async& a, const std::vec
                                   const std::function<bool(const Step&)>& allowed,
                                   const std::function<bool(const Step&)>& preferred) {
   if (!active_ || enabled.size() <= 1) return enabled;
-  const bool any_preferred = std::any_of(enabled.begin(), enabled.end(), preferred);
+  // (clustered systems: no preference; a process in its prefix waits at the
+  // cluster barrier, a block end whose resolution conflicts with every
+  // other process's, so sets with its step were the largest ones. Which
+  // persistent set is taken does not matter to soundness: docs/z3.md "A
+  // reduction for persistent cluster proofs")
+  const bool any_preferred = !cluster_phases_ && std::any_of(enabled.begin(), enabled.end(), preferred);
   // (without a preferred step, size only; else sets with one first)
   auto cost = [&](const std::vector<Step>& steps) {
     const bool pref = !any_preferred || std::any_of(steps.begin(), steps.end(), preferred);
@@ -803,6 +857,14 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
   for (size_t x = 0; x < ag.size(); ++x) order[x] = x;
   if (precise_exits_)
     std::stable_partition(order.begin(), order.end(), [&](size_t x) { return ag[x].kind != Agent::Kind::Proc; });
+  // (clustered systems with branches: a block end's step, whose resolution
+  // conflicts with every other process's, is the last seed tried; a seed's
+  // set is found the sooner, the same sets either way)
+  if (cluster_phases_ && branches_)
+    std::stable_partition(order.begin(), order.end(), [&](size_t x) {
+      return ag[x].kind != Agent::Kind::Proc || finished(m_, s, ag[x].proc) ||
+             branches_->trip[ag[x].proc][pcOf(m_, s, ag[x].proc)].empty();
+    });
   for (size_t x : order) {
     if (!ag[x].enabled) continue;
     if (memo && (*memo)[x]) {
@@ -971,6 +1033,7 @@ void Reducer::precomputeBranches() {
   give_key_.resize(m_.P);
   contrib_.resize(m_.P);
   wait_stamp_.resize(m_.P);
+  foot_stamp_own_.resize(m_.P);
   scratch_supply_ = std::make_shared<Supply>(m_);
   std::map<std::tuple<int, int, int>, int> keys;  // (process, position, slot or -1 - named)
   constexpr size_t kMaxList = 4096;               // longer stretches: no reduction (sound, slower)
@@ -979,6 +1042,7 @@ void Reducer::precomputeBranches() {
     own_[p].assign(n, Foot{});
     spawn_[p].assign(n, Foot{});
     wait_stamp_[p].assign(n, 0);
+    foot_stamp_own_[p].assign(n, 0);
     give_key_[p].assign(n, -1);
     contrib_[p].assign(n, Contribution{});
     // the may-analysis, to a fixpoint
@@ -1040,13 +1104,17 @@ void Reducer::precomputeBranches() {
         case InstrKind::Arrive: f.a.set(ins.slot), f.r.set(ins.slot); break;  // the proof checks the phase it lands in
         case InstrKind::ExpectTx: f.w.set(ins.slot); break;
         case InstrKind::SyncArrive:
-        case InstrKind::BarArrive: f.w.set(obj_named_ + ins.named); break;
+        case InstrKind::BarArrive:
+          f.w.set(obj_named_ + ins.named);
+          if (obj_ready_ >= 0 && ins.named == m_.sys.cluster_named) f.w.set(obj_ready_);
+          break;
         case InstrKind::TmaLoad:
           spawn_[p][pc].l.set(ins.slot);
           f.r.set(ins.slot);
           break;
         default: break;
       }
+      if (m_.sys.ctas > 1) clusterFoot(p, pc, f, spawn_[p][pc]);
       transfer(pc, in[pc], &f, &spawn_[p][pc]);
       for (int u : branches_->trip[p][pc]) f.w.set(obj_trip_ + u);
       const Contribution c = contribution(p, pc);
@@ -1224,6 +1292,19 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       parked[r.slot >= 0 ? r.slot : m_.S + r.named].emplace_back(i, w);
       continue;
     }
+    // clustered systems (docs/z3.md "A reduction for cluster proofs",
+    // part 4): past a wait only at its own phase; a pass that violates is
+    // the wait's own step, no further (it stays at the front: parked, as
+    // continues() reads the same supply fields as passable())
+    if (cluster_phases_ && !supply.continues(m_, s, p, w)) {
+      if (foot_stamp_own_[p][w] != stamp[i]) {
+        foot_stamp_own_[p][w] = stamp[i];
+        win[i].foot |= own_[p][w];
+      }
+      const WaitRec& r = wait_rec_[p][w];
+      parked[r.slot >= 0 ? r.slot : m_.S + r.named].emplace_back(i, w);
+      continue;
+    }
     // many stretches have one footprint (the same text in another tile
     // or copy): each distinct one is added once per window
     const int fid = after_id_[p][w];
@@ -1249,6 +1330,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
         queue.emplace_back(i, v);
       }
   }
+  for (Window& w : win) readyMask(s, w.foot);
   return win;
 }
 

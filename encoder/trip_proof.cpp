@@ -3548,9 +3548,11 @@ void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shape
 
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
+// `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c.
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
-                              ProofBudget& budget, uint64_t& states) {
+                              ProofBudget& budget, uint64_t& states,
+                              const std::function<bool(int64_t)>& inner_at_most) {
   PGrid g;
   g.Wt = Wt;
   g.Wg = Wg;
@@ -3613,16 +3615,30 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // every length >= split. A run of the schedule has every tile of length
   // E_B: it is a run of one of them.
   const int64_t split = opts.persistent_split > 0 ? opts.persistent_split : g.w0g + g.Pg + 1;
+  // The lm.assume facts may bound E_B below the split (`K <= 128`: at most 2
+  // K iterations): a length above its largest value is the length of no
+  // run, so only the lengths up to it are explored (docs/z3.md "A reduction
+  // for persistent cluster proofs"). `most` < 0: no such bound.
+  int64_t most = -1;
+  if (split > 1 && inner_at_most && inner_at_most(split - 1)) {
+    most = split - 1;
+    while (most > 1 && inner_at_most(most - 1)) --most;
+  }
   std::shared_ptr<PersistentShared> shared;
-  for (int64_t len = 1; len < split; ++len) {
+  for (int64_t len = 1; len < (most < 0 ? split : most + 1); ++len) {
     states += PersistentExplorer(g, len, opts, budget, shared).run();
     if (!opts.share_layout) shared.reset();
   }
-  states += PersistentExplorer(g, -split, opts, budget, shared).run();
-  return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} >= 1 K iterations, each tile "
+  if (most < 0) states += PersistentExplorer(g, -split, opts, budget, shared).run();
+  const std::string inner = ir::exprToString(*tl.inner, s);
+  return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} K iterations, each tile "
                      "its own (ring period {}, tile period {}, window {} tiles x {} iterations{}{})",
-                     ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s), g.Pg, g.Pt, Wt, Wg,
-                     split > 1 ? fmt::format(", tiles of 1..{} iterations one by one", split - 1) : "",
+                     ir::exprToString(*tl.tiles, s),
+                     most < 0 ? inner + " >= 1" : fmt::format("1 <= {} <= {} (the assumptions)", inner, most), g.Pg,
+                     g.Pt, Wt, Wg,
+                     most > 0 ? fmt::format(", tiles of 1..{} iterations one by one", most)
+                     : split > 1 ? fmt::format(", tiles of 1..{} iterations one by one", split - 1)
+                                 : "",
                      g.last_tile ? ", the last tile's part after the K loop its own" : "");
 }
 
@@ -3640,12 +3656,19 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
   for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
   int64_t Wt = 16, Wg = std::max<int64_t>(opts.first_window, 2 * max_stages + 8);
+  std::map<int64_t, bool> at_most;  // E_B <= c, per c asked
+  const std::function<bool(int64_t)> inner_at_most = [&](int64_t c) {
+    auto [it, fresh] = at_most.emplace(c, false);
+    if (fresh)
+      it->second = prover.prove(ir::makeExpr(ir::ExprKind::Le, {tl.inner, ir::makeConst(c)})).kind == BvVerdict::Holds;
+    return it->second;
+  };
   for (;;) {
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
     checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
     try {
-      return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states);
+      return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most);
     } catch (const GridTooSmall& small) {
       if (std::getenv("CAKE_PERSIST_STATS"))
         fmt::print(stderr, "persist-stats: window {}x{} too small in the {} dimension\n", Wt, Wg,
