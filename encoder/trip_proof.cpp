@@ -2296,6 +2296,15 @@ struct PGrid {
   std::vector<char> kinded;
   size_t lane(size_t p, int kind) const { return static_cast<size_t>(kind) * grid.procs.size() + p; }
   int kindsOf(size_t p) const { return kinds > 1 && kinded[p] ? kinds : 1; }
+  // Parts after the K loop that read the tile's ring end (`lm.arrive(empty,
+  // iter=t * k_tiles + k_tiles - 1)`, docs/z3.md "The ring end after the K
+  // loop"): post_moves[p], such a part of p moves with the ring (found by
+  // gridCounts); post_x[p], p gets a copy of it per ring end x whose text
+  // is post_text[kind][p][t][x] (from the grid of tiles of x iterations;
+  // x == Wg: the grid's own), the slots and phases of its operations the
+  // only difference (checked in postsByRingEnd).
+  std::vector<char> post_moves, post_x;
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_text;
   Deltas ring, tile;
   std::map<int, int64_t> ring_named, tile_named;
   std::vector<int64_t> ring_commits, tile_commits;
@@ -2372,6 +2381,7 @@ std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const
 void gridCounts(PGrid& g) {
   const System& sys = g.grid;
   const size_t P = sys.procs.size();
+  if (g.post_moves.size() != P) g.post_moves.assign(P, 0);
   g.ring_commits.assign(P, 0);
   g.tile_commits.assign(P, 0);
   std::map<int, int64_t> ring_warps, tile_warps;
@@ -2452,7 +2462,12 @@ void gridCounts(PGrid& g) {
     still(sh.tile_start[g.Wt], sh.end, g.ring, g.ring_named, "the exit path");
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
       still(sh.tile_start[t], sh.head[t][0], g.ring, g.ring_named, "the tile loop before the K loop");
-      still(sh.head[t][g.Wg], sh.tile_start[t + 1], g.ring, g.ring_named, "the tile loop after the K loop");
+      // a part after the K loop that moves with the ring reads the ring end
+      // (postsByRingEnd decides; without it, refused as before)
+      bool moves = false;
+      for (int pc = sh.head[t][g.Wg]; pc < sh.tile_start[t + 1] && !moves; ++pc)
+        moves = !unmoved(g.ring, g.ring_named, prog[pc]);
+      if (moves) g.post_moves[p] = 1;
     }
   }
 }
@@ -2624,15 +2639,26 @@ void layOutPersistent(PGrid& g) {
       // numbers are read by nothing, above).
       const bool skips = sh.step > 1;
       const int64_t last_x = skips ? 0 : Wg;
+      // a part after the K loop that reads the ring end: a copy per ring
+      // end x with its own text (postsByRingEnd; x = 0 is entered by no run)
+      const bool by_x = !g.post_x.empty() && g.post_x[p];
       for (int64_t t = sh.first; t < Wt; t += sh.step)
-        for (int64_t x = 0; x <= last_x; ++x) {
+        for (int64_t x = 0; x <= (by_x ? Wg : last_x); ++x) {
           const int a = sh.tile_start[t], b = sh.head[t][0];
           if (!skips) {
             const int at = append(a, b, PcPos::Pre, t, x, tiles_c[t] + body_c[x]);
             g.pre_at[lp][t][x] = range(at, at + (b - a));
           }
           const int c = sh.head[t][Wg], d = sh.tile_start[t + 1];
-          const int at2 = append(c, d, PcPos::Post, t, skips ? -1 : x, tiles_c[t] + pre_c[t] + body_c[x]);
+          const int64_t base = tiles_c[t] + pre_c[t] + body_c[x];
+          int at2;
+          if (by_x) {
+            const std::vector<Instr>& text = g.post_text[kind][p][t][x > 0 ? x : Wg];
+            if (static_cast<int>(text.size()) != d - c) throw Fail("internal: a part after the K loop per ring end");
+            at2 = appendFrom(text, 0, d - c, PcPos::Post, t, x, base);
+          } else {
+            at2 = append(c, d, PcPos::Post, t, skips ? -1 : x, base);
+          }
           g.post_at[lp][t][x] = range(at2, at2 + (d - c));
         }
       if (g.last_tile) {
@@ -2721,7 +2747,8 @@ void layOutPersistent(PGrid& g) {
         continue;
       }
       PcPos r = q;  // ring: x back by Pg
-      if (sh.kind == TileShape::TileOnly || (sh.step > 1 && q.region != PcPos::Body)) {
+      const bool post_by_x = q.region == PcPos::Post && !g.post_x.empty() && g.post_x[p];
+      if (sh.kind == TileShape::TileOnly || (sh.step > 1 && q.region != PcPos::Body && !post_by_x)) {
         // checked: nothing of it moves with the ring (a process that skips
         // tiles: the ring start it reads next, an end, moves)
         ring[i] = i;
@@ -2741,6 +2768,20 @@ void layOutPersistent(PGrid& g) {
     }
     for (int i = 0; i < all; ++i)
       if (ref[i] == -2) ref[i] = ring[i];
+    // the copies per ring end: copy x is copy x - Pg one ring period on
+    // (the ring shift maps one to the other), with the grid's deltas
+    if (!g.post_x.empty() && g.post_x[p])
+      for (int k = 0; k < g.kindsOf(p); ++k)
+        for (int64_t t = sh.first; t < Wt; t += sh.step)
+          for (int64_t x = g.w0g + g.Pg; x <= Wg; ++x) {
+            const PGrid::Range &from = g.post_at[g.lane(p, k)][t][x - g.Pg], &to = g.post_at[g.lane(p, k)][t][x];
+            Deltas d = g.ring;
+            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || d.slot_phase != g.ring.slot_phase ||
+                d.view_index != g.ring.view_index || d.view_gen != g.ring.view_gen ||
+                d.view_gen_stage != g.ring.view_gen_stage)
+              throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
+                                     g.grid.procs[p].name, g.Pg));
+          }
   }
 }
 
@@ -2968,7 +3009,8 @@ class PersistentExplorer {
   // schedule reads the tile count there (PGrid::last_tile).
   void afterBody(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out, int k) const {
     auto post = [&](const std::vector<std::vector<std::vector<PGrid::Range>>>& at, const Unknowns& v) {
-      const auto& r = at[g_.lane(p, k)][t][copyAt(p, x)];
+      // (a part after the K loop that reads the ring end: its copy for x)
+      const auto& r = at[g_.lane(p, k)][t][!g_.post_x.empty() && g_.post_x[p] ? x : copyAt(p, x)];
       if (r.a < r.b) out.push_back({r.a, v});
       else tileDecision(p, t, x, v, out);
     };
@@ -3451,24 +3493,52 @@ ir::ExprPtr tileVarOf(const ir::Expr& e, const TileLoops& tl) {
 // proved as e(G + 1, k - 1) == e(G, k) for k >= 1; it moves by the same
 // amount every ring period of g from w0g on and every tile period of t from
 // tw on (proved, or affine).
-void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits) {
+// An expression outside the K loop may read the tile's ring end G + E_B
+// (`t * k_tiles + k_tiles - 1`), proved a function of it (e(G + 1, H - 1)
+// == e(G, H) with E_B read as H), moving by the same amount every ring
+// period of it; returns whether one does (postsByRingEnd then checks that
+// only parts after the K loop do, and only in their slots and phases).
+bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits) {
   using K = ir::ExprKind;
   FactProver prover(s, limits, {});
   const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 8), X = symbolNode(K::LoopVar, kFreshSymbol + 9);
+  const ir::ExprPtr H = symbolNode(K::LoopVar, kFreshSymbol + 12);
+  bool reads_end = false;
   auto plus = [](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
   auto fail = [&](const ir::Expr* e, const std::string& why) {
     throw Fail(fmt::format("{} {}", ir::exprToString(*e, s), why));
   };
   auto check = [&](const ir::Expr* use, const ir::ExprPtr& e) {
-    if (readsInnerBare(*e, tl)) fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel "
-                                                      "proof yet)", ir::exprToString(*tl.inner, s),
-                                                      ir::exprToString(*tl.inner, s)));
+    const bool bare = readsInnerBare(*e, tl);
     ir::ExprPtr f = replaceProducts(e, tl, G);
     std::set<int> ks;
     for (int k : tl.k_vars)
       if (mentionsLoopVar(*f, {k})) ks.insert(k);
+    auto plusH = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
+    if (bare && ks.empty()) {
+      // the tile's ring end G + H (a part after the K loop)
+      f = substitute(f, *tl.inner, H);
+      auto at = [&](const ir::ExprPtr& gv, const ir::ExprPtr& hv) { return substitute(substitute(f, *G, gv), *H, hv); };
+      BvVerdict r = prover.prove(ir::makeExpr(K::Eq, {at(plus(G, 1), plusH(H, -1)), f}),
+                                 {ir::makeExpr(K::Ge, {H, ir::makeConst(2)}), ir::makeExpr(K::Ge, {G, ir::makeConst(0)})})
+                        .kind;
+      if (r != BvVerdict::Holds)
+        fail(use, fmt::format("reads {} outside t * {} and not as the tile's ring end t * {} + {} ({})",
+                              ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s),
+                              ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s), bvVerdictName(r)));
+      const ir::ExprPtr h = at(X, ir::makeConst(0));
+      if (!affineIn(*h, X->index)) {
+        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+        if (r != BvVerdict::Holds)
+          fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg, bvVerdictName(r)));
+      }
+      reads_end = true;
+    } else if (bare) {
+      fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel proof yet)",
+                            ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s)));
+    }
     const bool reads_g = containsExpr(*f, *G);
-    if (ks.size() > 1 || (reads_g && ks.empty()))
+    if (ks.size() > 1 || (reads_g && ks.empty() && !bare))
       fail(use, "reads the tile's ring start outside the K loop");
     if (!ks.empty()) {
       const ir::ExprPtr k = symbolNode(K::LoopVar, *ks.begin());
@@ -3515,6 +3585,7 @@ void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
     const ir::ExprPtr t = tileVarOf(*e, tl);
     for (int64_t d : {2, 1}) check(use, substitute(e, *tl.tiles, plus(t, d)));
   }
+  return reads_end;
 }
 
 // Every read of the tile count E_A inside tile t has one value for every
@@ -3932,6 +4003,85 @@ void mergeDeltas(Deltas& into, const Deltas& from) {
   merge(into.view_gen_stage, from.view_gen_stage);
 }
 
+// The parts after the K loop per ring end (docs/z3.md "The ring end after
+// the K loop"): the grid's tiles all end at ring position Wg, so its part
+// after tile t's K loop is the text for ring end Wg. For every L < Wg the
+// grid of tiles of L iterations gives the text for ring end L (the ring
+// end is all such an expression reads of the K trip count and the ring
+// start: checkTileExprs). Checked, for every process with the tile loop,
+// against the grid: every part before a K loop and every block of a
+// process without the K loop is the same for every L (so nothing but the
+// parts after the K loop reads the ring end), and a part after the K loop
+// differs in its operations' slots and phases at most. Those of a process
+// whose part after the K loop differs (or moves with the ring) are kept in
+// post_text, and it gets a copy per ring end (layOutPersistent).
+void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                    ProofBudget& budget) {
+  const size_t P = g.grid.procs.size();
+  g.post_x.assign(P, 0);
+  g.post_text.assign(static_cast<size_t>(g.kinds), std::vector<std::vector<std::vector<std::vector<Instr>>>>(P));
+  std::set<AccessRange> all;
+  if (g.kinds > 1) all = accessRanges(g);
+  for (int kind = 0; kind < g.kinds; ++kind) {
+    const System& main = kind ? g.kgrid : g.grid;
+    const std::vector<TileShape>& shapes = kind ? g.kshape : g.shape;
+    for (size_t p = 0; p < P; ++p)
+      if (shapes[p].kind == TileShape::Full)
+        g.post_text[kind][p].assign(static_cast<size_t>(g.Wt), std::vector<std::vector<Instr>>(static_cast<size_t>(g.Wg) + 1));
+    for (int64_t L = 1; L <= g.Wg; ++L) {
+      checkBudget(budget, "building the parts after the K loop per ring end");
+      System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, nullptr, kind ? 0 : 1);
+      for (size_t p = 0; p < P; ++p) {
+        const TileShape& sh = shapes[p];
+        if (sh.kind == TileShape::Static) continue;
+        const TileShape ls = L == g.Wg ? sh : tileShapeOf(sys.procs[p], tl, g.Wt, L);
+        std::vector<Instr>& prog = sys.procs[p].program;
+        if (g.kinds > 1 && g.kinded[p] && L < g.Wg)  // as forgetPrivateGenerations did to the grids
+          for (Instr& in : prog)
+            for (Access& a : in.accesses)
+              if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
+        const std::vector<Instr>& mp = main.procs[p].program;
+        auto refuse = [&](const std::string& where) {
+          throw Fail(fmt::format("{} of {} depends on the K trip count (not covered by the persistent-kernel proof yet)",
+                                 where, main.procs[p].name));
+        };
+        auto same = [&](int a0, int a1, int b0, int b1, bool slots) {
+          if (a1 - a0 != b1 - b0) return false;
+          for (int i = 0; i < a1 - a0; ++i) {
+            Instr x = prog[a0 + i];
+            if (slots) {
+              x.slot = mp[b0 + i].slot;
+              x.phase = mp[b0 + i].phase;
+            }
+            if (!sameInstr(x, mp[b0 + i])) return false;
+          }
+          return true;
+        };
+        if (!same(0, ls.prefix_end, 0, sh.prefix_end, false)) refuse("the part before the tile loop");
+        if (!same(ls.tile_start[g.Wt], static_cast<int>(prog.size()), sh.tile_start[g.Wt], sh.end, false))
+          refuse("the part after the tile loop");
+        for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+          if (sh.kind == TileShape::TileOnly) {
+            if (!same(ls.tile_start[t], ls.tile_start[t + 1], sh.tile_start[t], sh.tile_start[t + 1], false))
+              refuse(fmt::format("tile {}", t));
+            continue;
+          }
+          if (!same(ls.tile_start[t], ls.head[t][0], sh.tile_start[t], sh.head[t][0], false))
+            refuse(fmt::format("the part before the K loop of tile {}", t));
+          const int a = ls.head[t][L], b = ls.tile_start[t + 1];
+          if (!same(a, b, sh.head[t][g.Wg], sh.tile_start[t + 1], true))
+            refuse(fmt::format("the part after the K loop of tile {} (besides slots and phases)", t));
+          if (!same(a, b, sh.head[t][g.Wg], sh.tile_start[t + 1], false)) g.post_x[p] = 1;
+          g.post_text[kind][p][t][L].assign(prog.begin() + a, prog.begin() + b);
+        }
+      }
+    }
+  }
+  for (size_t p = 0; p < P; ++p)
+    if (g.post_moves[p] && !g.post_x[p])
+      throw Fail(fmt::format("the tile loop after the K loop of {} moves with the ring period", g.grid.procs[p].name));
+}
+
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
@@ -4047,9 +4197,16 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   checkBudget(budget, "");
   const Limits limits = solverLimits(opts, budget);
-  checkTileExprs(s, tl, g, limits);
-  if (kinds) onKindGrid(g, [&] { checkTileExprs(s, tl, g, limits); });
+  bool reads_end = checkTileExprs(s, tl, g, limits);
+  if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits); });
   checkTileCountUses(s, tl, uses, limits);
+  const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
+  if (reads_end || post_moves) {
+    if (g.last_tile)
+      throw Fail("the schedule reads the tile count and the tile's ring end inside the tile loop (not covered by the "
+                 "persistent-kernel proof yet)");
+    postsByRingEnd(g, s, binding, target, tl, budget);
+  }
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
     fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}\n", Wt, Wg,

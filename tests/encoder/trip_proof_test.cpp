@@ -507,6 +507,124 @@ TEST(TripProof, PersistentBugWithPerTileTripCountsIsNotProved) {
   EXPECT_FALSE(r.detail.empty());
 }
 
+// Two tile loops one after the other (docs/z3.md "Two tile loops as one, a
+// kind per tile"; corpus/bugs/sync.race/sm90_pingpong_tail64_*): the MMA
+// role runs `lm.range(0, big)` with full-width MMAs, then `lm.range(big,
+// tiles)` with MMAs into the accumulators' first 64 columns. The proof
+// merges them into one tile loop whose every tile may be of either kind.
+// Before it: unknown, "the symbolic loops have different bounds". A
+// variant whose second kind alone writes the accumulator of the other
+// parity (a race with the epilogue's read of the previous tile, from the
+// 2nd tile when it is of the second kind) is met by the exploration; one
+// whose first bound is not shown to be at most the second is refused.
+namespace {
+
+const char* kTwoKinds = R"(@cake.schedule(target="sm_100a")
+def two_kinds(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32, NB: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    lm.assume(NB >= 0)
+    pool  = lm.smem(65536)
+    sa    = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    sb    = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    acc0  = lm.tmem(cols=0,   width=128, shape=(128, 128), dtype=lm.f32)
+    acc1  = lm.tmem(cols=128, width=128, shape=(128, 128), dtype=lm.f32)
+    r     = lm.regs(shape=(128, 128), dtype=lm.f32)
+    epi  = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+    pipe      = lm.pipeline(stages=2)
+    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    accp      = lm.pipeline(stages=2)
+    acc_full  = lm.barrier(prod=[mma], cons=[epi], init_count=1, pipeline=accp)
+    acc_empty = lm.barrier(prod=[epi], cons=[mma], init_count=1, pipeline=accp)
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 128)
+    big     = min(NB, tiles)
+    with load:
+        for t in lm.range(0, tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                sa.tma_load(A, coords=(t * 128, k * 64), iter=it, barrier=full)
+                sb.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+    with mma:
+        for t in lm.range(0, big):
+            lm.wait(acc_empty, iter=t - 2)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                if t % 2 == 0:
+                    lm.mma(acc0, sa[it], sb[it], init=(k == 0))
+                else:
+                    lm.mma(acc1, sa[it], sb[it], init=(k == 0))
+                lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=acc_full, iter=t)
+        for u in lm.range(big, tiles):
+            lm.wait(acc_empty, iter=u - 2)
+            for k in lm.range(0, k_tiles):
+                it = u * k_tiles + k
+                lm.wait(full, iter=it)
+                if u % 2 == 0:
+                    lm.mma(acc0[:, 0:64], sa[it], sb[it][0:64, :], init=(k == 0))
+                else:
+                    lm.mma(acc1[:, 0:64], sa[it], sb[it][0:64, :], init=(k == 0))
+                lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=acc_full, iter=u)
+    with epi:
+        for t in lm.range(0, tiles):
+            lm.wait(acc_full, iter=t)
+            if t % 2 == 0:
+                lm.copy(r, acc0)
+            else:
+                lm.copy(r, acc1)
+            lm.arrive(acc_empty, iter=t)
+)";
+
+}  // namespace
+
+TEST(TripProof, TwoTileLoopsOfTwoKindsAreProvedAsOne) {
+  auto good = cake::testing::compile(kTwoKinds);
+  const ir::Schedule& s = good.schedules.at(0);
+  for (int64_t nb : {0, 1, 2, 5})
+    for (int64_t tiles : {1, 3, 4}) {
+      auto sys = cake::testing::build(s, cake::testing::bind(s, {{"M", 128 * tiles}, {"K", 128}, {"NB", nb}}));
+      EXPECT_EQ(encoder::explore(sys).outcome, encoder::Outcome::Pass) << nb << " " << tiles;
+    }
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("two tile loops"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("as one, each tile either body: lap induction over tiles and K"), std::string::npos)
+      << r.engine;
+
+  // the second kind writes the other parity's accumulator
+  auto bad = cake::testing::compile(edit(edit(edit(kTwoKinds, "acc0[:, 0:64]", "accX[:, 0:64]"), "acc1[:, 0:64]",
+                                              "acc0[:, 0:64]"),
+                                         "accX[:, 0:64]", "acc1[:, 0:64]"));
+  const ir::Schedule& b = bad.schedules.at(0);
+  auto at = [&](int64_t tiles, int64_t nb) {
+    auto sys = cake::testing::build(b, cake::testing::bind(b, {{"M", 128 * tiles}, {"K", 64}, {"NB", nb}}));
+    return encoder::explore(sys).outcome;
+  };
+  EXPECT_EQ(at(2, 1), encoder::Outcome::Violation);  // tile 1 of the second kind
+  EXPECT_EQ(at(4, 4), encoder::Outcome::Pass);       // every tile of the first kind
+  EXPECT_EQ(at(1, 0), encoder::Outcome::Pass);       // one tile
+  for (int64_t split : {0, 1}) {
+    auto rb = prove(b, 0, 64, split);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << rb.engine;
+    EXPECT_NE(rb.detail.find("the exploration over every tile count and K trip count meets sync.race"),
+              std::string::npos)
+        << rb.detail;
+  }
+
+  // big = NB: the first loop may run past the second's bound
+  auto unbounded = cake::testing::compile(edit(kTwoKinds, "big     = min(NB, tiles)", "big     = NB"));
+  auto ru = prove(unbounded.schedules.at(0));
+  EXPECT_NE(ru.outcome, encoder::Outcome::Proved) << ru.engine;
+  EXPECT_NE(ru.detail.find("is not shown"), std::string::npos) << ru.detail;
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
