@@ -2129,11 +2129,12 @@ ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHo
 // is noted in *uses.
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
                  TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
-                 int kind = 0) {
+                 int kind = 0, int64_t ring_start = 0) {
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
     int var = -1;
-    if (isTileProduct(e, tl, &var)) return env.loop_vars.count(var) ? std::optional<int64_t>(0) : std::nullopt;
+    if (isTileProduct(e, tl, &var))
+      return env.loop_vars.count(var) ? std::optional<int64_t>(ring_start) : std::nullopt;
     if (ir::sameExpr(e, *tl.inner))
       for (int v : tl.tile_vars)
         if (env.loop_vars.count(v)) return Wg;
@@ -2278,6 +2279,7 @@ struct PcPos {
   int16_t x = -1;  // ring position (Body: g; Pre / Post / Exit of a Full process: the tile's ring start / end)
   bool last = false;  // the last instruction of its block
   int8_t kind = 0;    // the tile's kind (MergedLoops: a copy of each part per kind)
+  bool first = false; // Body: the copy of a tile's first K iteration (firstIterations)
 };
 
 // Everything the exploration of a persistent kernel needs.
@@ -2305,6 +2307,12 @@ struct PGrid {
   // only difference (checked in postsByRingEnd).
   std::vector<char> post_moves, post_x;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_text;
+  // A first K iteration that differs from the others at its ring index
+  // (`if k > 0:`, docs/z3.md "The first K iteration"): first_x[p], p gets
+  // a copy of it per ring start x, text first_text[kind][p][t][x] (from
+  // the grid whose tiles start at x), entered instead of body_at.
+  std::vector<char> first_x;
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> first_text;
   Deltas ring, tile;
   std::map<int, int64_t> ring_named, tile_named;
   std::vector<int64_t> ring_commits, tile_commits;
@@ -2316,6 +2324,7 @@ struct PGrid {
   // TileOnly: body_at[t][0] is tile t's block, exit_at[a][0] the exit path after a tiles
   struct Range { int a = 0, b = 0; };  // a block's pcs [a, b)
   std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
+  std::vector<std::vector<std::vector<Range>>> first_at;  // [lane][t][x] (first_x; firstIterations)
   std::vector<std::vector<Range>> pre_open;  // [p][t]: a process that skips tiles (TileShape::step > 1)
   // The tile count read inside the tile loop (checkTileCountUses):
   // last[i] is the grid whose tiles of parity i are the last one (E_A read
@@ -2496,6 +2505,7 @@ void layOutPersistent(PGrid& g) {
   g.post_at.assign(lanes, {});
   g.post_last_at.assign(lanes, {});
   g.exit_at.assign(lanes, {});
+  g.first_at.assign(lanes, {});
   g.ring_pc.assign(P, {});
   g.ring_ref.assign(P, {});
   g.tile_pc.assign(P, {});
@@ -2511,6 +2521,7 @@ void layOutPersistent(PGrid& g) {
     auto& cb = g.commits_before[p];
     std::vector<int> ends;  // the last pc of every block that ends in a resolution
     int kind = 0;           // the kind of the copies appended (MergedLoops)
+    bool first_flag = false;  // appending first K iterations (firstIterations)
     const std::vector<Instr>* from_kind = &src;
     // appends src[a, b) as a block at region r, tile t, ring position x, the
     // commits before it `base`; returns its start
@@ -2520,7 +2531,8 @@ void layOutPersistent(PGrid& g) {
       int64_t c = base;
       for (int pc = a; pc < b; ++pc) {
         prog.push_back(from[pc]);
-        pos.push_back({r, static_cast<int16_t>(t), static_cast<int16_t>(x), pc + 1 == b, static_cast<int8_t>(kind)});
+        pos.push_back(
+            {r, static_cast<int16_t>(t), static_cast<int16_t>(x), pc + 1 == b, static_cast<int8_t>(kind), first_flag});
         cb.push_back(static_cast<int>(c));
         c += from[pc].kind == InstrKind::MmaCommit;
       }
@@ -2624,6 +2636,19 @@ void layOutPersistent(PGrid& g) {
           const int at = append(a, b, PcPos::Body, t, gi, tiles_c[t] + pre_c[t] + body_c[gi]);
           g.body_at[lp][t][gi] = range(at, at + (b - a));
         }
+      if (!g.first_x.empty() && g.first_x[p]) {
+        // the tiles' first K iterations, a copy per ring start (firstIterations)
+        g.first_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
+        first_flag = true;
+        for (int64_t t = sh.first; t < Wt; t += sh.step)
+          for (int64_t gi = 0; gi < Wg; ++gi) {
+            const std::vector<Instr>& text = g.first_text[kind][p][t][gi];
+            const int at = appendFrom(text, 0, static_cast<int>(text.size()), PcPos::Body, t, gi,
+                                      tiles_c[t] + pre_c[t] + body_c[gi]);
+            g.first_at[lp][t][gi] = range(at, at + static_cast<int>(text.size()));
+          }
+        first_flag = false;
+      }
       g.pre_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
       g.post_at[lp] = g.pre_at[lp];
       g.pre_open[lp].assign(static_cast<size_t>(Wt), {});
@@ -2729,7 +2754,7 @@ void layOutPersistent(PGrid& g) {
         case PcPos::PreOpen: return g.pre_open[lp][q.t].a;
         case PcPos::Post: return g.post_at[lp][q.t][std::max<int>(q.x, 0)].a;
         case PcPos::PostLast: return g.post_last_at[lp][q.t][q.x].a;
-        case PcPos::Body: return g.body_at[lp][q.t][q.x].a;
+        case PcPos::Body: return (q.first ? g.first_at : g.body_at)[lp][q.t][q.x].a;
         case PcPos::Tile: return g.body_at[lp][q.t][0].a;
         case PcPos::Exit: return g.exit_at[lp][q.t][std::max<int>(q.x, 0)].a;
         default: return -1;
@@ -2768,6 +2793,39 @@ void layOutPersistent(PGrid& g) {
     }
     for (int i = 0; i < all; ++i)
       if (ref[i] == -2) ref[i] = ring[i];
+    // the first K iterations: the copy at ring start x is the one at x -
+    // Pg one ring period on, the one of tile t the one of tile t - Pt one
+    // tile period on (the shifts map them so), with the grid's deltas
+    // (d learned from a copy of `ref`: the same where ref has a delta, and
+    // no other delta than 0, which is what ref says by having none)
+    auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
+      auto same = [](const std::map<int, int64_t>& a, const std::map<int, int64_t>& b) {
+        return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return kv.second == Deltas::of(b, kv.first); });
+      };
+      return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
+             same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
+    };
+    if (!g.first_x.empty() && g.first_x[p])
+      for (int k = 0; k < g.kindsOf(p); ++k)
+        for (int64_t t = sh.first; t < Wt; t += sh.step)
+          for (int64_t x = 0; x < Wg; ++x) {
+            const auto& fa = g.first_at[g.lane(p, k)];
+            const PGrid::Range& to = fa[t][x];
+            if (x >= g.w0g + g.Pg) {
+              const PGrid::Range& from = fa[t][x - g.Pg];
+              Deltas d = g.ring;
+              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.ring))
+                throw Fail(fmt::format("{}'s first K iteration does not repeat with the ring period {}",
+                                       g.grid.procs[p].name, g.Pg));
+            }
+            if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
+              const PGrid::Range& from = fa[t - g.Pt][x];
+              Deltas d = g.tile;
+              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.tile))
+                throw Fail(fmt::format("{}'s first K iteration does not repeat with the tile period {}",
+                                       g.grid.procs[p].name, g.Pt));
+            }
+          }
     // the copies per ring end: copy x is copy x - Pg one ring period on
     // (the ring shift maps one to the other), with the grid's deltas
     if (!g.post_x.empty() && g.post_x[p])
@@ -2776,9 +2834,7 @@ void layOutPersistent(PGrid& g) {
           for (int64_t x = g.w0g + g.Pg; x <= Wg; ++x) {
             const PGrid::Range &from = g.post_at[g.lane(p, k)][t][x - g.Pg], &to = g.post_at[g.lane(p, k)][t][x];
             Deltas d = g.ring;
-            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || d.slot_phase != g.ring.slot_phase ||
-                d.view_index != g.ring.view_index || d.view_gen != g.ring.view_gen ||
-                d.view_gen_stage != g.ring.view_gen_stage)
+            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.ring))
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
                                      g.grid.procs[p].name, g.Pg));
           }
@@ -2977,7 +3033,7 @@ class PersistentExplorer {
   void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out, int k) const {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
     if (len_ > 0 ? allowEqual(u.end[t], x + len_) : allowAbove(u.end[t], x + std::max<int64_t>(1, -len_) - 1))
-      out.push_back({g_.body_at[g_.lane(p, k)][t][x].a, u});
+      out.push_back({(!g_.first_x.empty() && g_.first_x[p] ? g_.first_at : g_.body_at)[g_.lane(p, k)][t][x].a, u});
   }
   // A process that skips tiles enters tile t's K loop at the end of tile t
   // - 1, which it did not run (0 for tile 0): some other process fixed it
@@ -3173,12 +3229,13 @@ class PersistentExplorer {
       for (int pc = 0; pc < n; ++pc) {
         const PcPos& q = posOf(p, pc);
         if (pc == 0 || posOf(p, pc - 1).last || q.region != posOf(p, pc - 1).region ||
-            q.t != posOf(p, pc - 1).t || q.x != posOf(p, pc - 1).x || q.kind != posOf(p, pc - 1).kind)
+            q.t != posOf(p, pc - 1).t || q.x != posOf(p, pc - 1).x || q.kind != posOf(p, pc - 1).kind ||
+            q.first != posOf(p, pc - 1).first)
           block = pc;
         const int off = pc - block;
-        const int kr = 8 * q.kind;  // a kind's copies: positions of their own
+        const int kr = 16 * q.kind;  // a kind's copies: positions of their own
         switch (q.region) {
-          case PcPos::Body: pos[pc] = id(kr + 1, q.x, off); break;
+          case PcPos::Body: pos[pc] = id(kr + (q.first ? 9 : 1), q.x, off); break;
           case PcPos::Pre: pos[pc] = id(kr + 2, q.t, off); break;
           case PcPos::PreOpen: pos[pc] = id(kr + 7, q.t, off); break;
           case PcPos::Post: pos[pc] = id(kr + 3, q.t, off); break;
@@ -3498,7 +3555,8 @@ ir::ExprPtr tileVarOf(const ir::Expr& e, const TileLoops& tl) {
 // == e(G, H) with E_B read as H), moving by the same amount every ring
 // period of it; returns whether one does (postsByRingEnd then checks that
 // only parts after the K loop do, and only in their slots and phases).
-bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits) {
+bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits,
+                    bool* first = nullptr) {
   using K = ir::ExprKind;
   FactProver prover(s, limits, {});
   const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 8), X = symbolNode(K::LoopVar, kFreshSymbol + 9);
@@ -3547,6 +3605,23 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
       auto same = ir::makeExpr(K::Eq, {at(plus(G, 1), plus(k, -1)), f});
       BvVerdict r = prover.prove(same, {ir::makeExpr(K::Ge, {k, ir::makeConst(1)}),
                                         ir::makeExpr(K::Ge, {G, ir::makeConst(0)})}).kind;
+      if (r != BvVerdict::Holds && first) {
+        // from the second iteration on (`if k > 0:`): the first its own copy
+        // per ring start (firstIterations), evaluated there at k = 0
+        const BvVerdict r2 = prover.prove(same, {ir::makeExpr(K::Ge, {k, ir::makeConst(2)}),
+                                                 ir::makeExpr(K::Ge, {G, ir::makeConst(0)})}).kind;
+        if (r2 == BvVerdict::Holds) {
+          const ir::ExprPtr h1 = at(X, ir::makeConst(1));  // the text of k >= 1 at ring index X + 1
+          if (!affineIn(*h1, X->index)) {
+            r = movesWithPeriod(prover, h1, *X, g.Pg, g.w0g);
+            if (r != BvVerdict::Holds)
+              fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg,
+                                    bvVerdictName(r)));
+          }
+          *first = true;
+          r = BvVerdict::Holds;
+        }
+      }
       if (r != BvVerdict::Holds)
         fail(use, fmt::format("is not a function of the ring index t * {} + k ({}): the tile's K iterations would not "
                               "continue its ring", ir::exprToString(*tl.inner, s), bvVerdictName(r)));
@@ -4041,21 +4116,29 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
             for (Access& a : in.accesses)
               if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
         const std::vector<Instr>& mp = main.procs[p].program;
+        int differs = -1;  // the grid's pc of the first difference
         auto refuse = [&](const std::string& where) {
-          throw Fail(fmt::format("{} of {} depends on the K trip count (not covered by the persistent-kernel proof yet)",
-                                 where, main.procs[p].name));
+          throw Fail(fmt::format("{} of {} depends on the K trip count (at {} with tiles of {} iterations; not covered "
+                                 "by the persistent-kernel proof yet)",
+                                 where, main.procs[p].name,
+                                 differs >= 0 ? instrToString(main, static_cast<int>(p), differs) : std::string("its end"),
+                                 L));
         };
         auto same = [&](int a0, int a1, int b0, int b1, bool slots) {
-          if (a1 - a0 != b1 - b0) return false;
-          for (int i = 0; i < a1 - a0; ++i) {
+          differs = -1;
+          for (int i = 0; i < std::min(a1 - a0, b1 - b0); ++i) {
             Instr x = prog[a0 + i];
-            if (slots) {
+            if (slots) {  // (and the iter= value, which only messages read)
               x.slot = mp[b0 + i].slot;
               x.phase = mp[b0 + i].phase;
+              x.iteration = mp[b0 + i].iteration;
             }
-            if (!sameInstr(x, mp[b0 + i])) return false;
+            if (!sameInstr(x, mp[b0 + i])) {
+              differs = b0 + i;
+              return false;
+            }
           }
-          return true;
+          return a1 - a0 == b1 - b0;
         };
         if (!same(0, ls.prefix_end, 0, sh.prefix_end, false)) refuse("the part before the tile loop");
         if (!same(ls.tile_start[g.Wt], static_cast<int>(prog.size()), sh.tile_start[g.Wt], sh.end, false))
@@ -4080,6 +4163,90 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
   for (size_t p = 0; p < P; ++p)
     if (g.post_moves[p] && !g.post_x[p])
       throw Fail(fmt::format("the tile loop after the K loop of {} moves with the ring period", g.grid.procs[p].name));
+}
+
+// The first K iteration per ring start (docs/z3.md "The first K
+// iteration"): an expression of the K loop that is a function of the ring
+// index G + k only from k >= 1 on (`if k > 0: lm.arrive(empty, iter=it -
+// 1)`; checkTileExprs) makes a tile's first iteration differ from the
+// iteration of another tile at the same ring index. The grid's tiles all
+// start at ring position 0; for every x < Wg the grid whose tiles start at
+// x (`t * E_B` read as x) gives, in each tile's iteration 0, the text of a
+// first iteration at ring start x, evaluated at k = 0 as the schedule
+// evaluates it. It goes through the same alignments as the grid
+// (generations), and is checked to be the grid's iteration x of the tile
+// with operations left out (so it names what the grid's copies name, the
+// way they name it) and to commit as many MMA groups.
+void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                     ProofBudget& budget) {
+  const size_t P = g.grid.procs.size();
+  g.first_x.assign(P, 0);
+  g.first_text.assign(static_cast<size_t>(g.kinds), std::vector<std::vector<std::vector<std::vector<Instr>>>>(P));
+  std::set<AccessRange> all;
+  if (g.kinds > 1) all = accessRanges(g);
+  for (int kind = 0; kind < g.kinds; ++kind) {
+    const System& main = kind ? g.kgrid : g.grid;
+    const std::vector<TileShape>& shapes = kind ? g.kshape : g.shape;
+    for (size_t p = 0; p < P; ++p)
+      if (shapes[p].kind == TileShape::Full)
+        g.first_text[kind][p].assign(static_cast<size_t>(g.Wt), std::vector<std::vector<Instr>>(static_cast<size_t>(g.Wg)));
+    for (int64_t x = 0; x < g.Wg; ++x) {
+      checkBudget(budget, "building the first K iterations per ring start");
+      PGrid at;
+      at.Wt = g.Wt;
+      at.Wg = g.Wg;
+      if (x == 0) {
+        at.grid = main;
+        at.shape = shapes;
+      } else {
+        at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, kind ? 0 : 1, x);
+        for (const Process& proc : at.grid.procs) at.shape.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
+        if (g.kinds > 1)
+          for (size_t p = 0; p < P; ++p)
+            if (g.kinded[p])
+              for (Instr& in : at.grid.procs[p].program)
+                for (Access& a : in.accesses)
+                  if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
+        if (std::any_of(at.shape.begin(), at.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
+          alignSkippedGenerations(at);
+        alignStageWritesToTheRing(at.grid, at.shape, g.Wt, g.Wg);
+      }
+      for (size_t p = 0; p < P; ++p) {
+        const TileShape &sh = shapes[p], &xs = at.shape[p];
+        if (sh.kind != TileShape::Full) continue;
+        const std::vector<Instr>& mp = main.procs[p].program;
+        const std::vector<Instr>& xp = at.grid.procs[p].program;
+        for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+          const int a = xs.head[t][0], b = xs.head[t][1];
+          const int ma = sh.head[t][x], mb = sh.head[t][x + 1];
+          // xp[a, b) is mp[ma, mb) with operations left out (the loop
+          // variables' values apart: k is 0 there, the ring index here)
+          std::vector<Instr> text;
+          int j = ma;
+          for (int i = a; i < b; ++i) {
+            for (; j < mb; ++j) {
+              Instr y = xp[i];
+              y.loops = mp[j].loops;
+              y.iteration = mp[j].iteration;
+              if (sameInstr(y, mp[j])) break;
+            }
+            if (j == mb)
+              throw Fail(fmt::format("the first K iteration of {} at ring start {} is not its other iterations' text "
+                                     "with operations left out (not covered by the persistent-kernel proof yet)",
+                                     main.procs[p].name, x));
+            text.push_back(mp[j++]);
+          }
+          if (commitsIn(xp, a, b) != commitsIn(mp, ma, mb))
+            throw Fail(fmt::format("the first K iteration of {} commits a different number of MMA groups",
+                                   main.procs[p].name));
+          if (b - a != mb - ma && x > 0) g.first_x[p] = 1;
+          g.first_text[kind][p][t][x] = std::move(text);
+        }
+      }
+    }
+  }
+  // (x = 0: the grid's own iteration 0; a process whose first iteration
+  // equals its other iterations keeps body_at, as before)
 }
 
 // One attempt at window Wt x Wg: the argument in one line, or throws
@@ -4197,8 +4364,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   checkBudget(budget, "");
   const Limits limits = solverLimits(opts, budget);
-  bool reads_end = checkTileExprs(s, tl, g, limits);
-  if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits); });
+  bool first = false;  // a first K iteration of its own (firstIterations)
+  bool reads_end = checkTileExprs(s, tl, g, limits, &first);
+  if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
   checkTileCountUses(s, tl, uses, limits);
   const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
   if (reads_end || post_moves) {
@@ -4206,6 +4374,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       throw Fail("the schedule reads the tile count and the tile's ring end inside the tile loop (not covered by the "
                  "persistent-kernel proof yet)");
     postsByRingEnd(g, s, binding, target, tl, budget);
+  }
+  if (first) {
+    if (g.last_tile)
+      throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
+                 "(not covered by the persistent-kernel proof yet)");
+    firstIterations(g, s, binding, target, tl, budget);
   }
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))

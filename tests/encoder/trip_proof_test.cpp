@@ -625,6 +625,92 @@ TEST(TripProof, TwoTileLoopsOfTwoKindsAreProvedAsOne) {
   EXPECT_NE(ru.detail.find("is not shown"), std::string::npos) << ru.detail;
 }
 
+// A K loop that keeps one wgmma group in flight (`mma_wait(pending=1)`)
+// releases the previous iteration's ring slot from its second iteration
+// on (`if k > 0:`) and the tile's last slot after the K loop (`iter=t *
+// k_tiles + k_tiles - 1`, the tile's ring end): docs/z3.md "The ring end
+// after the K loop" and "The first K iteration" (the shape of
+// corpus/bugs/sync.race/sm90_pingpong_tail64_*). Before them: unknown
+// ("... after the K loop ... moves with the ring period"). Three broken
+// forms, each confirmed by the explicit engine, are not proved.
+namespace {
+
+const char* kRingEnd = R"(@cake.schedule(target="sm_90a")
+def ring_end(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(98304)
+    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    out    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    producer = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumer = lm.role(warps=[4, 5, 6, 7], regs=232)
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 4)
+                smem_a.tma_load(A, coords=(t * 64, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+    with consumer:
+        for t in lm.range(0, tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=1)
+                if k > 0:
+                    lm.arrive(empty, iter=it - 1)
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)
+            lm.copy(out, acc)
+)";
+
+}  // namespace
+
+TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
+  auto good = cake::testing::compile(kRingEnd);
+  const ir::Schedule& s = good.schedules.at(0);
+  auto at = [](const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
+    auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
+    return encoder::explore(sys).outcome;
+  };
+  for (int64_t tiles : {1, 2, 5})
+    for (int64_t k : {1, 2, 7}) EXPECT_EQ(at(s, tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  struct Bug {
+    const char *from, *to, *what;
+    int64_t tiles, k_tiles;
+  };
+  for (Bug b : {
+           Bug{"            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)",
+               "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n            lm.mma_wait(pending=0)",
+               "the tile's last slot released before its wgmma retired", 5, 1},
+           Bug{"                if k > 0:\n                    lm.arrive(empty, iter=it - 1)",
+               "                lm.arrive(empty, iter=it - 1)", "the first iteration releases the last tile's slot again",
+               5, 1},
+           Bug{"iter=t * k_tiles + k_tiles - 1", "iter=t * k_tiles + k_tiles - 2",
+               "the release after the K loop names the slot before the last", 7, 1},
+       }) {
+    auto mod = cake::testing::compile(edit(kRingEnd, b.from, b.to));
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(at(x, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    auto rb = prove(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
+    EXPECT_FALSE(rb.detail.empty()) << b.what;
+    std::cout << b.what << ": " << rb.detail << "\n";
+  }
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
