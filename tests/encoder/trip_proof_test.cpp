@@ -699,7 +699,7 @@ TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
                "                lm.arrive(empty, iter=it - 1)", "the first iteration releases the last tile's slot again",
                5, 1},
            Bug{"iter=t * k_tiles + k_tiles - 1", "iter=t * k_tiles + k_tiles - 2",
-               "the release after the K loop names the slot before the last", 7, 1},
+               "the release after the K loop names the slot before the last", 8, 1},
        }) {
     auto mod = cake::testing::compile(edit(kRingEnd, b.from, b.to));
     const ir::Schedule& x = mod.schedules.at(0);
