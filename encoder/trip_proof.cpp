@@ -2306,7 +2306,7 @@ struct PGrid {
   // x == Wg: the grid's own), the slots and phases of its operations the
   // only difference (checked in postsByRingEnd).
   std::vector<char> post_moves, post_x;
-  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_text;
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_text;  // (PartTexts)
   // A first K iteration that differs from the others at its ring index
   // (`if k > 0:`, docs/z3.md "The first K iteration"): first_x[p], p gets
   // a copy of it per ring start x, text first_text[kind][p][t][x] (from
@@ -3987,15 +3987,33 @@ void markKinded(PGrid& g) {
     throw Fail("internal: the two kinds of tile build the same programs");
 }
 
+// Generation 0 for every access of a kinded process in sys to bytes no
+// other process accesses (`all`: accessRanges).
+void forgetPrivateIn(const PGrid& g, const std::set<AccessRange>& all, System& sys) {
+  for (size_t p = 0; p < sys.procs.size(); ++p) {
+    if (!g.kinded[p]) continue;
+    for (Instr& in : sys.procs[p].program)
+      for (Access& a : in.accesses)
+        if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
+  }
+}
+
 void forgetPrivateGenerations(PGrid& g) {
   const std::set<AccessRange> all = accessRanges(g);
-  for (System* sys : {&g.grid, &g.kgrid})
-    for (size_t p = 0; p < sys->procs.size(); ++p) {
-      if (!g.kinded[p]) continue;
-      for (Instr& in : sys->procs[p].program)
-        for (Access& a : in.accesses)
-          if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
-    }
+  forgetPrivateIn(g, all, g.grid);
+  forgetPrivateIn(g, all, g.kgrid);
+}
+
+// Texts of one part per kind, process, tile and ring position (x < n), empty.
+using PartTexts = std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>>;
+PartTexts emptyTexts(const PGrid& g, int64_t n) {
+  const size_t P = g.grid.procs.size();
+  PartTexts out(static_cast<size_t>(g.kinds), std::vector<std::vector<std::vector<std::vector<Instr>>>>(P));
+  for (int kind = 0; kind < g.kinds; ++kind)
+    for (size_t p = 0; p < P; ++p)
+      if ((kind ? g.kshape : g.shape)[p].kind == TileShape::Full)
+        out[kind][p].assign(static_cast<size_t>(g.Wt), std::vector<std::vector<Instr>>(static_cast<size_t>(n)));
+  return out;
 }
 
 void checkKinds(const PGrid& g) {
@@ -4094,27 +4112,21 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
                     ProofBudget& budget) {
   const size_t P = g.grid.procs.size();
   g.post_x.assign(P, 0);
-  g.post_text.assign(static_cast<size_t>(g.kinds), std::vector<std::vector<std::vector<std::vector<Instr>>>>(P));
+  g.post_text = emptyTexts(g, g.Wg + 1);
   std::set<AccessRange> all;
   if (g.kinds > 1) all = accessRanges(g);
   for (int kind = 0; kind < g.kinds; ++kind) {
     const System& main = kind ? g.kgrid : g.grid;
     const std::vector<TileShape>& shapes = kind ? g.kshape : g.shape;
-    for (size_t p = 0; p < P; ++p)
-      if (shapes[p].kind == TileShape::Full)
-        g.post_text[kind][p].assign(static_cast<size_t>(g.Wt), std::vector<std::vector<Instr>>(static_cast<size_t>(g.Wg) + 1));
     for (int64_t L = 1; L <= g.Wg; ++L) {
       checkBudget(budget, "building the parts after the K loop per ring end");
       System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, nullptr, kind ? 0 : 1);
+      if (g.kinds > 1 && L < g.Wg) forgetPrivateIn(g, all, sys);  // as forgetPrivateGenerations did to the grids
       for (size_t p = 0; p < P; ++p) {
         const TileShape& sh = shapes[p];
         if (sh.kind == TileShape::Static) continue;
         const TileShape ls = L == g.Wg ? sh : tileShapeOf(sys.procs[p], tl, g.Wt, L);
         std::vector<Instr>& prog = sys.procs[p].program;
-        if (g.kinds > 1 && g.kinded[p] && L < g.Wg)  // as forgetPrivateGenerations did to the grids
-          for (Instr& in : prog)
-            for (Access& a : in.accesses)
-              if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
         const std::vector<Instr>& mp = main.procs[p].program;
         int differs = -1;  // the grid's pc of the first difference
         auto refuse = [&](const std::string& where) {
@@ -4181,15 +4193,12 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
                      ProofBudget& budget) {
   const size_t P = g.grid.procs.size();
   g.first_x.assign(P, 0);
-  g.first_text.assign(static_cast<size_t>(g.kinds), std::vector<std::vector<std::vector<std::vector<Instr>>>>(P));
+  g.first_text = emptyTexts(g, g.Wg);
   std::set<AccessRange> all;
   if (g.kinds > 1) all = accessRanges(g);
   for (int kind = 0; kind < g.kinds; ++kind) {
     const System& main = kind ? g.kgrid : g.grid;
     const std::vector<TileShape>& shapes = kind ? g.kshape : g.shape;
-    for (size_t p = 0; p < P; ++p)
-      if (shapes[p].kind == TileShape::Full)
-        g.first_text[kind][p].assign(static_cast<size_t>(g.Wt), std::vector<std::vector<Instr>>(static_cast<size_t>(g.Wg)));
     for (int64_t x = 0; x < g.Wg; ++x) {
       checkBudget(budget, "building the first K iterations per ring start");
       PGrid at;
@@ -4201,12 +4210,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       } else {
         at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, kind ? 0 : 1, x);
         for (const Process& proc : at.grid.procs) at.shape.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
-        if (g.kinds > 1)
-          for (size_t p = 0; p < P; ++p)
-            if (g.kinded[p])
-              for (Instr& in : at.grid.procs[p].program)
-                for (Access& a : in.accesses)
-                  if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
+        if (g.kinds > 1) forgetPrivateIn(g, all, at.grid);
         if (std::any_of(at.shape.begin(), at.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
           alignSkippedGenerations(at);
         alignStageWritesToTheRing(at.grid, at.shape, g.Wt, g.Wg);
