@@ -1813,6 +1813,182 @@ std::string assignmentText(const ir::Schedule& s, const std::vector<std::map<int
   return fmt::format("{} in {{{}}}", n, fmt::join(values, ","));
 }
 
+// ================================================================ two tile loops as one
+//
+// docs/z3.md "Two tile loops as one, a kind per tile" (helper tail64,
+// session 16): a role that runs `for t in lm.range(S, B1, c): BIG` and then
+// `for u in lm.range(B1 + (S - B1) % c, B2, c): SMALL` runs, with 0 <= S < c
+// for every instance, 0 <= B1 and B1 <= B2 for every allowed binding,
+// exactly `for t in lm.range(S, B2, c): BIG if t < B1 else SMALL` (SMALL
+// with u read as t), in the same order. The merged schedule has that loop
+// with the guard `t < B1` as an `if`; the persistent proof does not
+// evaluate the guard but explores both bodies at every tile (a kind per
+// tile, chosen when a process enters it): the real runs (every tile below
+// B1 of the first kind, then every tile of the second) are among the
+// explored ones, so a proof covers them and a violation met is unknown.
+
+struct MergedLoops {
+  std::shared_ptr<ir::Schedule> s;  // the schedule with the two loops merged
+  const ir::Expr* guard = nullptr;  // the merged loop's `t < B1` (the kind: 1 when it holds)
+  std::string text;                 // what was merged, for the engine line
+};
+
+// e with loop variable `from` read as `to`.
+ir::ExprPtr renameLoopVar(const ir::ExprPtr& e, int from, int to) {
+  if (!e) return e;
+  if (e->kind == ir::ExprKind::LoopVar && e->index == from) return symbolNode(ir::ExprKind::LoopVar, to);
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) a = renameLoopVar(a, from, to);
+  return copy;
+}
+void renameLoopVar(ir::Block& b, int from, int to) {
+  auto ref = [&](ir::BufferRef& r) {
+    r.slot = renameLoopVar(r.slot, from, to);
+    r.scalar = renameLoopVar(r.scalar, from, to);
+    for (ir::Slice& sl : r.slices) {
+      sl.lo = renameLoopVar(sl.lo, from, to);
+      sl.hi = renameLoopVar(sl.hi, from, to);
+    }
+  };
+  for (ir::Stmt& st : b) {
+    for (ir::ExprPtr* e : {&st.lo, &st.hi, &st.step, &st.cond}) *e = renameLoopVar(*e, from, to);
+    ir::Op& op = st.op;
+    ref(op.dst);
+    ref(op.src);
+    ref(op.src2);
+    for (ir::ExprPtr& c : op.coords) c = renameLoopVar(c, from, to);
+    for (ir::ExprPtr* e : {&op.sel.index, &op.sel.phase, &op.bytes, &op.count, &op.pending, &op.init, &op.fill_value,
+                           &op.base, &op.multicast, &op.cta})
+      *e = renameLoopVar(*e, from, to);
+    renameLoopVar(st.body, from, to);
+    renameLoopVar(st.orelse, from, to);
+  }
+}
+
+// e >= 0 for every allowed binding: products, sums and divisions (by
+// divisors >= 1) of non-negative values, max with one, then interval
+// reasoning and the solver on the smaller expressions this leaves (the
+// solver timed out on the whole products).
+bool provedNonNeg(FactProver& prover, const ir::ExprPtr& e, std::map<int, std::optional<int64_t>>& lb) {
+  using K = ir::ExprKind;
+  if (e->args.size() == 2) {
+    const ir::ExprPtr &x = e->args[0], &y = e->args[1];
+    switch (e->kind) {
+      case K::Mul: case K::Add:
+        if (provedNonNeg(prover, x, lb) && provedNonNeg(prover, y, lb)) return true;
+        break;
+      case K::FloorDiv: case K::CDiv:
+        if (provedNonNeg(prover, x, lb) && atLeast(prover, y, 1, lb)) return true;
+        break;
+      case K::Max:
+        if (provedNonNeg(prover, x, lb) || provedNonNeg(prover, y, lb)) return true;
+        break;
+      default: break;
+    }
+  }
+  return atLeast(prover, e, 0, lb);
+}
+
+// a <= b for every allowed binding: the same syntax but where b is larger
+// in a place where the expression grows with it (a sum, a difference's
+// first operand, max / min, a floor or ceiling division's dividend by the
+// same divisor >= 1, b = a + z with z >= 0), each part shown so (the
+// solver times out on the non-linear trip counts whole), the solver for
+// the parts left.
+bool provedLe(FactProver& prover, const ir::ExprPtr& a, const ir::ExprPtr& b,
+              std::map<int, std::optional<int64_t>>& lb) {
+  using K = ir::ExprKind;
+  if (ir::sameExpr(*a, *b)) return true;
+  if (b->kind == K::Add && b->args.size() == 2)
+    for (int i = 0; i < 2; ++i)
+      if (ir::sameExpr(*a, *b->args[i]) && provedNonNeg(prover, b->args[1 - i], lb)) return true;
+  if (a->kind == b->kind && a->args.size() == 2 && b->args.size() == 2) {
+    switch (a->kind) {
+      case K::Add: case K::Max: case K::Min:
+        return provedLe(prover, a->args[0], b->args[0], lb) && provedLe(prover, a->args[1], b->args[1], lb);
+      case K::Sub:
+        return provedLe(prover, a->args[0], b->args[0], lb) && provedLe(prover, b->args[1], a->args[1], lb);
+      case K::FloorDiv: case K::CDiv:
+        if (ir::sameExpr(*a->args[1], *b->args[1]))
+          return atLeast(prover, a->args[1], 1, lb) && provedLe(prover, a->args[0], b->args[0], lb);
+        break;
+      default: break;
+    }
+  }
+  return prover.prove(ir::makeExpr(K::Le, {a, b})).kind == BvVerdict::Holds;
+}
+
+// The first pair of loops of the shape above in a role body (top level),
+// merged; nullopt when there is none. Throws Fail when the shape is there
+// but a condition is not shown.
+std::optional<MergedLoops> mergeTwoTileLoops(const ir::Schedule& s, const Limits& limits) {
+  using K = ir::ExprKind;
+  for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
+    const ir::Block& body = s.bodies[bi].body;
+    for (size_t i = 0; i + 1 < body.size(); ++i) {
+      const ir::Stmt &l1 = body[i], &l2 = body[i + 1];
+      if (l1.kind != ir::Stmt::Kind::For || l2.kind != ir::Stmt::Kind::For || !l1.hi || !l2.hi || !l1.lo || !l2.lo)
+        continue;
+      if (!mentionsParam(*l1.hi) || !mentionsParam(*l2.hi) || ir::sameExpr(*l1.hi, *l2.hi)) continue;
+      const auto c1 = l1.step ? ir::constValue(l1.step) : std::optional<int64_t>(1);
+      const auto c2 = l2.step ? ir::constValue(l2.step) : std::optional<int64_t>(1);
+      if (!c1 || !c2 || *c1 != *c2 || *c1 < 1 || *c1 > 64) continue;
+      const int64_t c = *c1;
+      // the second start: B1 + (S - B1) % c (with step 1: B1 alone)
+      const ir::ExprPtr s2 = ir::makeExpr(
+          K::Add, {l1.hi, ir::makeExpr(K::Mod, {ir::makeExpr(K::Sub, {l1.lo, l1.hi}), ir::makeConst(c)})});
+      if (!ir::sameExpr(*l2.lo, *s2) && !(c == 1 && ir::sameExpr(*l2.lo, *l1.hi))) continue;
+      const std::string what =
+          fmt::format("lm.range({}, {}, {}) then lm.range({}, {}, {})", ir::exprToString(*l1.lo, s),
+                      ir::exprToString(*l1.hi, s), c, ir::exprToString(*l2.lo, s), ir::exprToString(*l2.hi, s), c);
+      auto refuse = [&](const std::string& why) {
+        throw Fail(fmt::format("two tile loops ({}): {}", what, why));
+      };
+      if (!l1.orelse.empty() || !l2.orelse.empty()) refuse("a loop with an else block");
+      // 0 <= S < c for every instance (S reads constants and lm.instance() only)
+      if (anySubExpr(*l1.lo, [](const ir::Expr& x) {
+            return x.kind == K::Param || x.kind == K::LoopVar || x.kind == K::BlockIdx || x.kind == K::GridDim;
+          }))
+        refuse("the first start reads more than lm.instance()");
+      const ir::RoleBody& rb = s.bodies[bi];
+      const int n = rb.role >= 0 && rb.role < static_cast<int>(s.roles.size()) ? s.roles[rb.role].instanceCount() : 1;
+      for (int inst = 0; inst < std::max(1, n); ++inst) {
+        ir::EvalEnv env;
+        env.instance = inst;
+        auto v = ir::evaluate(*l1.lo, env);
+        if (!v || *v < 0 || *v >= c) refuse(fmt::format("the first start is not in 0..{} for instance {}", c - 1, inst));
+      }
+      FactProver prover(s, limits, {});
+      std::map<int, std::optional<int64_t>> lb;
+      if (!atLeast(prover, l1.hi, 0, lb)) refuse(fmt::format("{} >= 0 is not shown", ir::exprToString(*l1.hi, s)));
+      if (!provedLe(prover, l1.hi, l2.hi, lb))
+        refuse(fmt::format("{} <= {} is not shown", ir::exprToString(*l1.hi, s), ir::exprToString(*l2.hi, s)));
+      MergedLoops m;
+      m.s = std::make_shared<ir::Schedule>(s);
+      ir::Block& mb = m.s->bodies[bi].body;
+      ir::Stmt loop = mb[i];  // the first loop, run to B2
+      loop.hi = l2.hi;
+      ir::Stmt kind;
+      kind.kind = ir::Stmt::Kind::If;
+      kind.range = l1.range;
+      auto guard = ir::makeExpr(K::Lt, {symbolNode(K::LoopVar, l1.loop_var), l1.hi});
+      m.guard = guard.get();
+      kind.cond = std::move(guard);
+      kind.body = std::move(loop.body);
+      kind.orelse = mb[i + 1].body;
+      renameLoopVar(kind.orelse, l2.loop_var, l1.loop_var);
+      loop.body.clear();
+      loop.body.push_back(std::move(kind));
+      mb[i] = std::move(loop);
+      mb.erase(mb.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      m.text = what;
+      return m;
+    }
+  }
+  return std::nullopt;
+}
+
 // ================================================================ persistent kernels
 //
 // docs/z3.md "Persistent kernels": a tile loop (bound E_A) around a K loop
@@ -1836,6 +2012,9 @@ struct TileLoops {
   ir::ExprPtr tiles, inner;  // E_A (the tile loop's bound), E_B (the K loop's)
   std::set<int> tile_vars, k_vars;
   std::map<int, int64_t> tile_step;  // tile loop variable -> its loop's step (a constant >= 1)
+  // Two tile loops merged (MergedLoops): the `if` whose condition is this
+  // chooses the tile's kind; the grids are built once per kind.
+  const ir::Expr* kind_guard = nullptr;
 };
 
 // `t * E_B` (either order) with t a tile loop's variable; its index in *var.
@@ -1859,21 +2038,30 @@ bool isTileProduct(const ir::Expr& e, const TileLoops& tl, int* var = nullptr) {
 // that reads no parameter (`lm.range(lm.instance(), my_tiles, 2)`: each
 // process runs the tiles of one residue modulo S, checked per process in
 // tileShapeOf, docs/z3.md "Tile loops with a step").
-std::optional<TileLoops> findTileLoops(const ir::Schedule& s) {
-  struct L { const ir::Stmt* st; const ir::Stmt* parent; bool direct; };
+std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* kind_guard = nullptr) {
+  // branch: 1 / 2 inside the then / else block of the kind guard's `if`
+  // (a direct statement of the tile loop as far as the loops go), else 0
+  struct L { const ir::Stmt* st; const ir::Stmt* parent; bool direct; int branch; };
   std::vector<L> loops;
-  std::function<void(const ir::Block&, const ir::Stmt*, bool)> walk = [&](const ir::Block& b, const ir::Stmt* sym,
-                                                                          bool direct) {
+  std::function<void(const ir::Block&, const ir::Stmt*, bool, int)> walk = [&](const ir::Block& b,
+                                                                               const ir::Stmt* sym, bool direct,
+                                                                               int branch) {
     for (const ir::Stmt& st : b) {
+      if (kind_guard && st.kind == ir::Stmt::Kind::If && st.cond.get() == kind_guard) {
+        walk(st.body, sym, direct, 1);
+        walk(st.orelse, sym, direct, 2);
+        continue;
+      }
       const bool symbolic = st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi);
-      if (symbolic) loops.push_back({&st, sym, direct});
-      walk(st.body, symbolic ? &st : sym, symbolic);
-      walk(st.orelse, sym, false);
+      if (symbolic) loops.push_back({&st, sym, direct, branch});
+      walk(st.body, symbolic ? &st : sym, symbolic, 0);
+      walk(st.orelse, sym, false, 0);
     }
   };
-  for (const ir::RoleBody& body : s.bodies) walk(body.body, nullptr, false);
+  for (const ir::RoleBody& body : s.bodies) walk(body.body, nullptr, false, 0);
   TileLoops tl;
-  std::map<const ir::Stmt*, int> children;
+  tl.kind_guard = kind_guard;
+  std::map<std::pair<const ir::Stmt*, int>, int> children;  // (tile loop, branch) -> its K loops
   for (const L& l : loops) {
     auto lo = ir::constValue(l.st->lo);
     auto step = l.st->step ? ir::constValue(l.st->step) : std::optional<int64_t>(1);
@@ -1891,7 +2079,10 @@ std::optional<TileLoops> findTileLoops(const ir::Schedule& s) {
                      })))
       return std::nullopt;
     (l.parent ? tl.k_vars : tl.tile_vars).insert(l.st->loop_var);
-    if (l.parent && ++children[l.parent] > 1) return std::nullopt;
+    if (l.parent && ++children[{l.parent, l.branch}] > 1) return std::nullopt;
+    // a K loop outside the kinds' blocks and one inside: two in one kind
+    if (l.parent && children.count({l.parent, 0}) && (children.count({l.parent, 1}) || children.count({l.parent, 2})))
+      return std::nullopt;
   }
   if (!tl.tiles || !tl.inner || ir::sameExpr(*tl.tiles, *tl.inner)) return std::nullopt;
   return tl;
@@ -1937,10 +2128,13 @@ ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHo
 // of the tile count E_A inside tile t reads t + 2 or t + 1 (`read`); each
 // is noted in *uses.
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
-                 TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr) {
+                 TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
+                 int kind = 0, int64_t ring_start = 0) {
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+    if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
     int var = -1;
-    if (isTileProduct(e, tl, &var)) return env.loop_vars.count(var) ? std::optional<int64_t>(0) : std::nullopt;
+    if (isTileProduct(e, tl, &var))
+      return env.loop_vars.count(var) ? std::optional<int64_t>(ring_start) : std::nullopt;
     if (ir::sameExpr(e, *tl.inner))
       for (int v : tl.tile_vars)
         if (env.loop_vars.count(v)) return Wg;
@@ -1949,6 +2143,7 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
   // Asked first for the whole expression the builder evaluates (then for its
   // parts): one that reads E_A inside a tile loop is evaluated here, whole.
   const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+    if (&e == tl.kind_guard) return kind;
     int tvar = -1;
     for (int v : tl.tile_vars)
       if (env.loop_vars.count(v)) tvar = v;
@@ -2083,6 +2278,8 @@ struct PcPos {
   int16_t t = -1;  // tile (Exit: the tile count it left after)
   int16_t x = -1;  // ring position (Body: g; Pre / Post / Exit of a Full process: the tile's ring start / end)
   bool last = false;  // the last instruction of its block
+  int8_t kind = 0;    // the tile's kind (MergedLoops: a copy of each part per kind)
+  bool first = false; // Body: the copy of a tile's first K iteration (firstIterations)
 };
 
 // Everything the exploration of a persistent kernel needs.
@@ -2091,6 +2288,31 @@ struct PGrid {
   int64_t Pg = 0, w0g = 0, Pt = 0, tw = 0;  // ring and tile periods, warm-ups
   System grid;                               // Wt tiles of Wg iterations
   std::vector<TileShape> shape;
+  // Two kinds of tile (MergedLoops): `grid` has every tile of kind 0 (the
+  // guard true), kgrid / kshape every tile of kind 1; kinded[p]: p's
+  // program differs between them (it gets a copy of each tile part per
+  // kind, the tables below at lane(p, kind)); the others are equal.
+  int kinds = 1;
+  System kgrid;
+  std::vector<TileShape> kshape;
+  std::vector<char> kinded;
+  size_t lane(size_t p, int kind) const { return static_cast<size_t>(kind) * grid.procs.size() + p; }
+  int kindsOf(size_t p) const { return kinds > 1 && kinded[p] ? kinds : 1; }
+  // Parts after the K loop that read the tile's ring end (`lm.arrive(empty,
+  // iter=t * k_tiles + k_tiles - 1)`, docs/z3.md "The ring end after the K
+  // loop"): post_moves[p], such a part of p moves with the ring (found by
+  // gridCounts); post_x[p], p gets a copy of it per ring end x whose text
+  // is post_text[kind][p][t][x] (from the grid of tiles of x iterations;
+  // x == Wg: the grid's own), the slots and phases of its operations the
+  // only difference (checked in postsByRingEnd).
+  std::vector<char> post_moves, post_x;
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_text;  // (PartTexts)
+  // A first K iteration that differs from the others at its ring index
+  // (`if k > 0:`, docs/z3.md "The first K iteration"): first_x[p], p gets
+  // a copy of it per ring start x, text first_text[kind][p][t][x] (from
+  // the grid whose tiles start at x), entered instead of body_at.
+  std::vector<char> first_x;
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> first_text;
   Deltas ring, tile;
   std::map<int, int64_t> ring_named, tile_named;
   std::vector<int64_t> ring_commits, tile_commits;
@@ -2102,6 +2324,7 @@ struct PGrid {
   // TileOnly: body_at[t][0] is tile t's block, exit_at[a][0] the exit path after a tiles
   struct Range { int a = 0, b = 0; };  // a block's pcs [a, b)
   std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
+  std::vector<std::vector<std::vector<Range>>> first_at;  // [lane][t][x] (first_x; firstIterations)
   std::vector<std::vector<Range>> pre_open;  // [p][t]: a process that skips tiles (TileShape::step > 1)
   // The tile count read inside the tile loop (checkTileCountUses):
   // last[i] is the grid whose tiles of parity i are the last one (E_A read
@@ -2167,6 +2390,7 @@ std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const
 void gridCounts(PGrid& g) {
   const System& sys = g.grid;
   const size_t P = sys.procs.size();
+  if (g.post_moves.size() != P) g.post_moves.assign(P, 0);
   g.ring_commits.assign(P, 0);
   g.tile_commits.assign(P, 0);
   std::map<int, int64_t> ring_warps, tile_warps;
@@ -2247,7 +2471,12 @@ void gridCounts(PGrid& g) {
     still(sh.tile_start[g.Wt], sh.end, g.ring, g.ring_named, "the exit path");
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
       still(sh.tile_start[t], sh.head[t][0], g.ring, g.ring_named, "the tile loop before the K loop");
-      still(sh.head[t][g.Wg], sh.tile_start[t + 1], g.ring, g.ring_named, "the tile loop after the K loop");
+      // a part after the K loop that moves with the ring reads the ring end
+      // (postsByRingEnd decides; without it, refused as before)
+      bool moves = false;
+      for (int pc = sh.head[t][g.Wg]; pc < sh.tile_start[t + 1] && !moves; ++pc)
+        moves = !unmoved(g.ring, g.ring_named, prog[pc]);
+      if (moves) g.post_moves[p] = 1;
     }
   }
 }
@@ -2269,12 +2498,14 @@ void layOutPersistent(PGrid& g) {
   const size_t P = g.grid.procs.size();
   g.comb = g.grid;
   g.pos.assign(P, {});
-  g.pre_at.assign(P, {});
-  g.pre_open.assign(P, {});
-  g.body_at.assign(P, {});
-  g.post_at.assign(P, {});
-  g.post_last_at.assign(P, {});
-  g.exit_at.assign(P, {});
+  const size_t lanes = P * static_cast<size_t>(g.kinds);
+  g.pre_at.assign(lanes, {});
+  g.pre_open.assign(lanes, {});
+  g.body_at.assign(lanes, {});
+  g.post_at.assign(lanes, {});
+  g.post_last_at.assign(lanes, {});
+  g.exit_at.assign(lanes, {});
+  g.first_at.assign(lanes, {});
   g.ring_pc.assign(P, {});
   g.ring_ref.assign(P, {});
   g.tile_pc.assign(P, {});
@@ -2289,6 +2520,9 @@ void layOutPersistent(PGrid& g) {
     auto& pos = g.pos[p];
     auto& cb = g.commits_before[p];
     std::vector<int> ends;  // the last pc of every block that ends in a resolution
+    int kind = 0;           // the kind of the copies appended (MergedLoops)
+    bool first_flag = false;  // appending first K iterations (firstIterations)
+    const std::vector<Instr>* from_kind = &src;
     // appends src[a, b) as a block at region r, tile t, ring position x, the
     // commits before it `base`; returns its start
     auto appendFrom = [&](const std::vector<Instr>& from, int a, int b, PcPos::Region r, int64_t t, int64_t x,
@@ -2297,14 +2531,15 @@ void layOutPersistent(PGrid& g) {
       int64_t c = base;
       for (int pc = a; pc < b; ++pc) {
         prog.push_back(from[pc]);
-        pos.push_back({r, static_cast<int16_t>(t), static_cast<int16_t>(x), pc + 1 == b});
+        pos.push_back(
+            {r, static_cast<int16_t>(t), static_cast<int16_t>(x), pc + 1 == b, static_cast<int8_t>(kind), first_flag});
         cb.push_back(static_cast<int>(c));
         c += from[pc].kind == InstrKind::MmaCommit;
       }
       return start;
     };
     auto append = [&](int a, int b, PcPos::Region r, int64_t t, int64_t x, int64_t base) {
-      return appendFrom(src, a, b, r, t, x, base);
+      return appendFrom(*from_kind, a, b, r, t, x, base);
     };
     prog.clear();
     if (sh.kind == TileShape::Static) {
@@ -2333,6 +2568,10 @@ void layOutPersistent(PGrid& g) {
     const int exit_a = sh.tile_start[Wt], exit_b = sh.end;
     std::vector<int64_t> tiles_c(static_cast<size_t>(Wt) + 1, prefix_c);  // commits before tile t's pre part
     auto range = [](int a, int b) { return PGrid::Range{a, b}; };
+    if (g.kindsOf(p) > 1 && sh.kind != TileShape::Full)
+      throw Fail(fmt::format("{} runs two kinds of tile without a K loop (not covered by the persistent-kernel proof "
+                             "yet)",
+                             g.grid.procs[p].name));
     if (sh.kind == TileShape::TileOnly) {
       g.body_at[p].assign(static_cast<size_t>(Wt), {});
       for (int64_t t = 0; t < Wt; ++t) {
@@ -2347,6 +2586,16 @@ void layOutPersistent(PGrid& g) {
         g.exit_at[p][a] = {range(at, at + (exit_b - exit_a))};
       }
     } else {
+      const std::vector<int64_t> tiles_c0 = tiles_c;
+      std::vector<int64_t> tiles_c_kind0;
+      for (kind = 0; kind < g.kindsOf(p); ++kind) {
+      // each kind's copies from its grid (MergedLoops); the exit paths are
+      // kind 0's (the same text, checked in checkKinds)
+      from_kind = kind ? &g.kgrid.procs[p].program : &src;
+      const auto& src = *from_kind;
+      const TileShape& sh = kind ? g.kshape[p] : g.shape[p];
+      const size_t lp = g.lane(p, kind);
+      tiles_c = tiles_c0;
       // commits per K iteration: the same in every tile (else the count before a pc depends on the path)
       // A process that skips tiles: the numbers of its MMA commits are
       // read by nothing when none of its commits arrives on a barrier (the
@@ -2380,44 +2629,68 @@ void layOutPersistent(PGrid& g) {
         post_c[t] = commitsIn(src, sh.head[t][Wg], sh.tile_start[t + 1]);
         tiles_c[t + 1] = tiles_c[t] + pre_c[t] + post_c[t];
       }
-      g.body_at[p].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
+      g.body_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
       for (int64_t t = sh.first; t < Wt; t += sh.step)
         for (int64_t gi = 0; gi < Wg; ++gi) {
           const int a = sh.head[t][gi], b = sh.head[t][gi + 1];
           const int at = append(a, b, PcPos::Body, t, gi, tiles_c[t] + pre_c[t] + body_c[gi]);
-          g.body_at[p][t][gi] = range(at, at + (b - a));
+          g.body_at[lp][t][gi] = range(at, at + (b - a));
         }
-      g.pre_at[p].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
-      g.post_at[p] = g.pre_at[p];
-      g.pre_open[p].assign(static_cast<size_t>(Wt), {});
+      if (!g.first_x.empty() && g.first_x[p]) {
+        // the tiles' first K iterations, a copy per ring start (firstIterations)
+        g.first_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
+        first_flag = true;
+        for (int64_t t = sh.first; t < Wt; t += sh.step)
+          for (int64_t gi = 0; gi < Wg; ++gi) {
+            const std::vector<Instr>& text = g.first_text[kind][p][t][gi];
+            const int at = appendFrom(text, 0, static_cast<int>(text.size()), PcPos::Body, t, gi,
+                                      tiles_c[t] + pre_c[t] + body_c[gi]);
+            g.first_at[lp][t][gi] = range(at, at + static_cast<int>(text.size()));
+          }
+        first_flag = false;
+      }
+      g.pre_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
+      g.post_at[lp] = g.pre_at[lp];
+      g.pre_open[lp].assign(static_cast<size_t>(Wt), {});
       for (int64_t t = sh.first; t < Wt; t += sh.step) {
         if (sh.step == 1) continue;
         // One copy per tile, its ring start open (read when it is left).
         const int a = sh.tile_start[t], b = sh.head[t][0];
         const int at = append(a, b, PcPos::PreOpen, t, -1, tiles_c[t]);
-        g.pre_open[p][t] = range(at, at + (b - a));
+        g.pre_open[lp][t] = range(at, at + (b - a));
       }
       // A process that skips tiles: one copy of each part after the K loop
       // and of each exit path, with no ring position (x = -1; the commit
       // numbers are read by nothing, above).
       const bool skips = sh.step > 1;
       const int64_t last_x = skips ? 0 : Wg;
+      // a part after the K loop that reads the ring end: a copy per ring
+      // end x with its own text (postsByRingEnd; x = 0 is entered by no run)
+      const bool by_x = !g.post_x.empty() && g.post_x[p];
       for (int64_t t = sh.first; t < Wt; t += sh.step)
-        for (int64_t x = 0; x <= last_x; ++x) {
+        for (int64_t x = 0; x <= (by_x ? Wg : last_x); ++x) {
           const int a = sh.tile_start[t], b = sh.head[t][0];
           if (!skips) {
             const int at = append(a, b, PcPos::Pre, t, x, tiles_c[t] + body_c[x]);
-            g.pre_at[p][t][x] = range(at, at + (b - a));
+            g.pre_at[lp][t][x] = range(at, at + (b - a));
           }
           const int c = sh.head[t][Wg], d = sh.tile_start[t + 1];
-          const int at2 = append(c, d, PcPos::Post, t, skips ? -1 : x, tiles_c[t] + pre_c[t] + body_c[x]);
-          g.post_at[p][t][x] = range(at2, at2 + (d - c));
+          const int64_t base = tiles_c[t] + pre_c[t] + body_c[x];
+          int at2;
+          if (by_x) {
+            const std::vector<Instr>& text = g.post_text[kind][p][t][x > 0 ? x : Wg];
+            if (static_cast<int>(text.size()) != d - c) throw Fail("internal: a part after the K loop per ring end");
+            at2 = appendFrom(text, 0, d - c, PcPos::Post, t, x, base);
+          } else {
+            at2 = append(c, d, PcPos::Post, t, skips ? -1 : x, base);
+          }
+          g.post_at[lp][t][x] = range(at2, at2 + (d - c));
         }
       if (g.last_tile) {
         // the last tile's part after the K loop: it must commit as many MMA
         // groups as the other tiles' (the counts before the exit path are
         // path-independent)
-        g.post_last_at[p].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
+        g.post_last_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
         for (int64_t t = 0; t < Wt; ++t) {
           const TileShape& ls = g.last_shape[t % 2][p];
           const auto& lsrc = g.last[t % 2].procs[p].program;
@@ -2427,16 +2700,27 @@ void layOutPersistent(PGrid& g) {
                                    g.grid.procs[p].name));
           for (int64_t x = 0; x <= Wg; ++x) {
             const int at = appendFrom(lsrc, c, d, PcPos::PostLast, t, x, tiles_c[t] + pre_c[t] + body_c[x]);
-            g.post_last_at[p][t][x] = range(at, at + (d - c));
+            g.post_last_at[lp][t][x] = range(at, at + (d - c));
           }
         }
       }
-      g.exit_at[p].assign(static_cast<size_t>(Wt) + 1, std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
+      if (kind > 0) {
+        // the MMA commits before every part: path-independent only if the kinds commit alike
+        if (tiles_c != tiles_c_kind0)
+          throw Fail(fmt::format("{} commits a different number of MMA groups in the two kinds of tile",
+                                 g.grid.procs[p].name));
+        g.exit_at[lp] = g.exit_at[g.lane(p, 0)];
+        continue;
+      }
+      tiles_c_kind0 = tiles_c;
+      g.exit_at[lp].assign(static_cast<size_t>(Wt) + 1, std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
       for (int64_t a = 0; a <= Wt; ++a)
         for (int64_t x = 0; x <= last_x; ++x) {
           const int at = append(exit_a, exit_b, PcPos::Exit, a, skips ? -1 : x, tiles_c[a] + body_c[x]);
-          g.exit_at[p][a][x] = range(at, at + (exit_b - exit_a));
+          g.exit_at[lp][a][x] = range(at, at + (exit_b - exit_a));
         }
+      }
+      kind = 0;
     }
     const int n = static_cast<int>(prog.size());
     g.size[p] = n;
@@ -2463,15 +2747,16 @@ void layOutPersistent(PGrid& g) {
     auto& ref = g.ring_ref[p];
     ref.assign(static_cast<size_t>(all), -2);  // -2: as ring
     auto startOf = [&](const PcPos& q) -> int {
+      const size_t lp = g.lane(p, q.kind);  // the copies of q's kind
       switch (q.region) {
         case PcPos::Done: return g.doneAt(p, q.t, std::max<int>(q.x, 0));
-        case PcPos::Pre: return g.pre_at[p][q.t][q.x].a;
-        case PcPos::PreOpen: return g.pre_open[p][q.t].a;
-        case PcPos::Post: return g.post_at[p][q.t][std::max<int>(q.x, 0)].a;
-        case PcPos::PostLast: return g.post_last_at[p][q.t][q.x].a;
-        case PcPos::Body: return g.body_at[p][q.t][q.x].a;
-        case PcPos::Tile: return g.body_at[p][q.t][0].a;
-        case PcPos::Exit: return g.exit_at[p][q.t][std::max<int>(q.x, 0)].a;
+        case PcPos::Pre: return g.pre_at[lp][q.t][q.x].a;
+        case PcPos::PreOpen: return g.pre_open[lp][q.t].a;
+        case PcPos::Post: return g.post_at[lp][q.t][std::max<int>(q.x, 0)].a;
+        case PcPos::PostLast: return g.post_last_at[lp][q.t][q.x].a;
+        case PcPos::Body: return (q.first ? g.first_at : g.body_at)[lp][q.t][q.x].a;
+        case PcPos::Tile: return g.body_at[lp][q.t][0].a;
+        case PcPos::Exit: return g.exit_at[lp][q.t][std::max<int>(q.x, 0)].a;
         default: return -1;
       }
     };
@@ -2487,7 +2772,8 @@ void layOutPersistent(PGrid& g) {
         continue;
       }
       PcPos r = q;  // ring: x back by Pg
-      if (sh.kind == TileShape::TileOnly || (sh.step > 1 && q.region != PcPos::Body)) {
+      const bool post_by_x = q.region == PcPos::Post && !g.post_x.empty() && g.post_x[p];
+      if (sh.kind == TileShape::TileOnly || (sh.step > 1 && q.region != PcPos::Body && !post_by_x)) {
         // checked: nothing of it moves with the ring (a process that skips
         // tiles: the ring start it reads next, an end, moves)
         ring[i] = i;
@@ -2507,6 +2793,51 @@ void layOutPersistent(PGrid& g) {
     }
     for (int i = 0; i < all; ++i)
       if (ref[i] == -2) ref[i] = ring[i];
+    // the first K iterations: the copy at ring start x is the one at x -
+    // Pg one ring period on, the one of tile t the one of tile t - Pt one
+    // tile period on (the shifts map them so), with the grid's deltas
+    // (d learned from a copy of `ref`: the same where ref has a delta, and
+    // no other delta than 0, which is what ref says by having none)
+    auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
+      auto same = [](const std::map<int, int64_t>& a, const std::map<int, int64_t>& b) {
+        return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return kv.second == Deltas::of(b, kv.first); });
+      };
+      return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
+             same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
+    };
+    if (!g.first_x.empty() && g.first_x[p])
+      for (int k = 0; k < g.kindsOf(p); ++k)
+        for (int64_t t = sh.first; t < Wt; t += sh.step)
+          for (int64_t x = 0; x < Wg; ++x) {
+            const auto& fa = g.first_at[g.lane(p, k)];
+            const PGrid::Range& to = fa[t][x];
+            if (x >= g.w0g + g.Pg) {
+              const PGrid::Range& from = fa[t][x - g.Pg];
+              Deltas d = g.ring;
+              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.ring))
+                throw Fail(fmt::format("{}'s first K iteration does not repeat with the ring period {}",
+                                       g.grid.procs[p].name, g.Pg));
+            }
+            if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
+              const PGrid::Range& from = fa[t - g.Pt][x];
+              Deltas d = g.tile;
+              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.tile))
+                throw Fail(fmt::format("{}'s first K iteration does not repeat with the tile period {}",
+                                       g.grid.procs[p].name, g.Pt));
+            }
+          }
+    // the copies per ring end: copy x is copy x - Pg one ring period on
+    // (the ring shift maps one to the other), with the grid's deltas
+    if (!g.post_x.empty() && g.post_x[p])
+      for (int k = 0; k < g.kindsOf(p); ++k)
+        for (int64_t t = sh.first; t < Wt; t += sh.step)
+          for (int64_t x = g.w0g + g.Pg; x <= Wg; ++x) {
+            const PGrid::Range &from = g.post_at[g.lane(p, k)][t][x - g.Pg], &to = g.post_at[g.lane(p, k)][t][x];
+            Deltas d = g.ring;
+            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.ring))
+              throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
+                                     g.grid.procs[p].name, g.Pg));
+          }
   }
 }
 
@@ -2668,7 +2999,10 @@ class PersistentExplorer {
     const TileShape& sh = g_.shape[p];
     const int64_t next = t < 0 ? sh.first : t + sh.step;
     Unknowns more = u;
-    if (allowAbove(more.tiles, next)) enterTile(p, next, x, more, out);
+    // the next tile's kind: any (MergedLoops; a choice per tile, an
+    // over-approximation of the real order, every tile of kind 0 first)
+    if (allowAbove(more.tiles, next))
+      for (int k = 0; k < g_.kindsOf(p); ++k) enterTile(p, next, x, more, out, k);
     for (int64_t a = t + 1; a <= next; ++a) {
       Unknowns last = u;
       if (!allowEqual(last.tiles, a)) continue;
@@ -2676,30 +3010,31 @@ class PersistentExplorer {
         out.push_back({-1, last, 1});
         continue;
       }
-      const auto& e = g_.exit_at[p][a][copyAt(p, x)];
+      const auto& e = g_.exit_at[p][a][copyAt(p, x)];  // (lane(p, 0): the one copy of the exit paths)
       out.push_back({e.a < e.b ? e.a : g_.doneAt(p, a, copyAt(p, x)), last});
     }
   }
-  void enterTile(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out) const {
+  void enterTile(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out, int k) const {
     if (t >= g_.Wt) return out.push_back({-1, u, 1});
-    if (!full(p)) return out.push_back({g_.body_at[p][t][0].a, u});
+    const size_t lp = g_.lane(p, k);
+    if (!full(p)) return out.push_back({g_.body_at[lp][t][0].a, u});
     if (g_.shape[p].step > 1) {
-      const auto& pre = g_.pre_open[p][t];
+      const auto& pre = g_.pre_open[lp][t];
       if (pre.a < pre.b) return out.push_back({pre.a, u});
-      return openEntry(p, t, u, out);
+      return openEntry(p, t, u, out, k);
     }
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
-    const auto& pre = g_.pre_at[p][t][x];
+    const auto& pre = g_.pre_at[lp][t][x];
     if (pre.a < pre.b) return out.push_back({pre.a, u});
-    enterBody(p, t, x, u, out);
+    enterBody(p, t, x, u, out, k);
   }
   // Every process enters tile t's K loop at its ring start x (the end of
   // tile t - 1): the tile's length is fixed here (len_ > 0) or bounded
   // below (every tile runs at least max(1, -len_) iterations).
-  void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out) const {
+  void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out, int k) const {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
     if (len_ > 0 ? allowEqual(u.end[t], x + len_) : allowAbove(u.end[t], x + std::max<int64_t>(1, -len_) - 1))
-      out.push_back({g_.body_at[p][t][x].a, u});
+      out.push_back({(!g_.first_x.empty() && g_.first_x[p] ? g_.first_at : g_.body_at)[g_.lane(p, k)][t][x].a, u});
   }
   // A process that skips tiles enters tile t's K loop at the end of tile t
   // - 1, which it did not run (0 for tile 0): some other process fixed it
@@ -2707,31 +3042,32 @@ class PersistentExplorer {
   // start is unknown: the proof stops (unknown; blocking here would drop
   // runs, and every value would be a run of no schedule). The layout
   // takes every ring start of the window.
-  void openEntry(int p, int64_t t, const Unknowns& u, std::vector<Branch>& out) const {
-    if (t == 0) return enterBody(p, 0, 0, u, out);
+  void openEntry(int p, int64_t t, const Unknowns& u, std::vector<Branch>& out, int k) const {
+    if (t == 0) return enterBody(p, 0, 0, u, out, k);
     const int32_t e = u.end[t - 1];
     if (e == kIrrelevant) throw Fail("internal: a tile's end is read after it was dropped");
-    if (e >= 0) return enterBody(p, t, e, u, out);
+    if (e >= 0) return enterBody(p, t, e, u, out, k);
     if (!layout_)
       throw Fail(fmt::format("{} enters the K loop of tile {} before any process has left tile {}'s (it skips that "
                              "tile, so its ring start is not known yet)",
                              g_.comb.procs[p].name, t, t - 1));
-    for (int64_t x = 1; x <= g_.Wg; ++x) enterBody(p, t, x, u, out);
+    for (int64_t x = 1; x <= g_.Wg; ++x) enterBody(p, t, x, u, out, k);
   }
-  void bodyDecision(int p, int64_t t, int64_t gi, const Unknowns& u, std::vector<Branch>& out) const {
+  void bodyDecision(int p, int64_t t, int64_t gi, const Unknowns& u, std::vector<Branch>& out, int k) const {
     Unknowns more = u, last = u;
     if (allowAbove(more.end[t], gi + 1)) {
       if (gi + 1 >= g_.Wg) out.push_back({-1, more, 0});
-      else out.push_back({g_.body_at[p][t][gi + 1].a, more});
+      else out.push_back({g_.body_at[g_.lane(p, k)][t][gi + 1].a, more});
     }
-    if (allowEqual(last.end[t], gi + 1)) afterBody(p, t, gi + 1, last, out);
+    if (allowEqual(last.end[t], gi + 1)) afterBody(p, t, gi + 1, last, out, k);
   }
   // Tile t's K loop left at ring position x: the part after it, the last
   // tile's (the tile count is t + 1) or the others' (it is above), when the
   // schedule reads the tile count there (PGrid::last_tile).
-  void afterBody(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out) const {
+  void afterBody(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out, int k) const {
     auto post = [&](const std::vector<std::vector<std::vector<PGrid::Range>>>& at, const Unknowns& v) {
-      const auto& r = at[p][t][copyAt(p, x)];
+      // (a part after the K loop that reads the ring end: its copy for x)
+      const auto& r = at[g_.lane(p, k)][t][!g_.post_x.empty() && g_.post_x[p] ? x : copyAt(p, x)];
       if (r.a < r.b) out.push_back({r.a, v});
       else tileDecision(p, t, x, v, out);
     };
@@ -2746,9 +3082,9 @@ class PersistentExplorer {
     const PcPos& q = posOf(p, pc);
     switch (q.region) {
       case PcPos::Prefix: tileDecision(p, -1, 0, u, out); break;
-      case PcPos::Pre: enterBody(p, q.t, q.x, u, out); break;
-      case PcPos::PreOpen: openEntry(p, q.t, u, out); break;
-      case PcPos::Body: bodyDecision(p, q.t, q.x, u, out); break;
+      case PcPos::Pre: enterBody(p, q.t, q.x, u, out, q.kind); break;
+      case PcPos::PreOpen: openEntry(p, q.t, u, out, q.kind); break;
+      case PcPos::Body: bodyDecision(p, q.t, q.x, u, out, q.kind); break;
       case PcPos::Post: case PcPos::PostLast: tileDecision(p, q.t, q.x, u, out); break;
       case PcPos::Tile: tileDecision(p, q.t, 0, u, out); break;
       default: throw Fail("internal: a block end outside the tile loops");
@@ -2894,15 +3230,17 @@ class PersistentExplorer {
       for (int pc = 0; pc < n; ++pc) {
         const PcPos& q = posOf(p, pc);
         if (pc == 0 || posOf(p, pc - 1).last || q.region != posOf(p, pc - 1).region ||
-            q.t != posOf(p, pc - 1).t || q.x != posOf(p, pc - 1).x)
+            q.t != posOf(p, pc - 1).t || q.x != posOf(p, pc - 1).x || q.kind != posOf(p, pc - 1).kind ||
+            q.first != posOf(p, pc - 1).first)
           block = pc;
         const int off = pc - block;
+        const int kr = 16 * q.kind;  // a kind's copies: positions of their own
         switch (q.region) {
-          case PcPos::Body: pos[pc] = id(1, q.x, off); break;
-          case PcPos::Pre: pos[pc] = id(2, q.t, off); break;
-          case PcPos::PreOpen: pos[pc] = id(7, q.t, off); break;
-          case PcPos::Post: pos[pc] = id(3, q.t, off); break;
-          case PcPos::PostLast: pos[pc] = id(6, q.t, off); break;
+          case PcPos::Body: pos[pc] = id(kr + (q.first ? 9 : 1), q.x, off); break;
+          case PcPos::Pre: pos[pc] = id(kr + 2, q.t, off); break;
+          case PcPos::PreOpen: pos[pc] = id(kr + 7, q.t, off); break;
+          case PcPos::Post: pos[pc] = id(kr + 3, q.t, off); break;
+          case PcPos::PostLast: pos[pc] = id(kr + 6, q.t, off); break;
           case PcPos::Exit: pos[pc] = id(4, 0, off); break;
           case PcPos::Tile: pos[pc] = id(5, q.t, off); break;
           default: pos[pc] = id(0, pc, 0); break;
@@ -3213,24 +3551,53 @@ ir::ExprPtr tileVarOf(const ir::Expr& e, const TileLoops& tl) {
 // proved as e(G + 1, k - 1) == e(G, k) for k >= 1; it moves by the same
 // amount every ring period of g from w0g on and every tile period of t from
 // tw on (proved, or affine).
-void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits) {
+// An expression outside the K loop may read the tile's ring end G + E_B
+// (`t * k_tiles + k_tiles - 1`), proved a function of it (e(G + 1, H - 1)
+// == e(G, H) with E_B read as H), moving by the same amount every ring
+// period of it; returns whether one does (postsByRingEnd then checks that
+// only parts after the K loop do, and only in their slots and phases).
+bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits,
+                    bool* first = nullptr) {
   using K = ir::ExprKind;
   FactProver prover(s, limits, {});
   const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 8), X = symbolNode(K::LoopVar, kFreshSymbol + 9);
+  const ir::ExprPtr H = symbolNode(K::LoopVar, kFreshSymbol + 12);
+  bool reads_end = false;
   auto plus = [](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
   auto fail = [&](const ir::Expr* e, const std::string& why) {
     throw Fail(fmt::format("{} {}", ir::exprToString(*e, s), why));
   };
   auto check = [&](const ir::Expr* use, const ir::ExprPtr& e) {
-    if (readsInnerBare(*e, tl)) fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel "
-                                                      "proof yet)", ir::exprToString(*tl.inner, s),
-                                                      ir::exprToString(*tl.inner, s)));
+    const bool bare = readsInnerBare(*e, tl);
     ir::ExprPtr f = replaceProducts(e, tl, G);
     std::set<int> ks;
     for (int k : tl.k_vars)
       if (mentionsLoopVar(*f, {k})) ks.insert(k);
+    auto plusH = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
+    if (bare && ks.empty()) {
+      // the tile's ring end G + H (a part after the K loop)
+      f = substitute(f, *tl.inner, H);
+      auto at = [&](const ir::ExprPtr& gv, const ir::ExprPtr& hv) { return substitute(substitute(f, *G, gv), *H, hv); };
+      BvVerdict r = prover.prove(ir::makeExpr(K::Eq, {at(plus(G, 1), plusH(H, -1)), f}),
+                                 {ir::makeExpr(K::Ge, {H, ir::makeConst(2)}), ir::makeExpr(K::Ge, {G, ir::makeConst(0)})})
+                        .kind;
+      if (r != BvVerdict::Holds)
+        fail(use, fmt::format("reads {} outside t * {} and not as the tile's ring end t * {} + {} ({})",
+                              ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s),
+                              ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s), bvVerdictName(r)));
+      const ir::ExprPtr h = at(X, ir::makeConst(0));
+      if (!affineIn(*h, X->index)) {
+        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+        if (r != BvVerdict::Holds)
+          fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg, bvVerdictName(r)));
+      }
+      reads_end = true;
+    } else if (bare) {
+      fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel proof yet)",
+                            ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s)));
+    }
     const bool reads_g = containsExpr(*f, *G);
-    if (ks.size() > 1 || (reads_g && ks.empty()))
+    if (ks.size() > 1 || (reads_g && ks.empty() && !bare))
       fail(use, "reads the tile's ring start outside the K loop");
     if (!ks.empty()) {
       const ir::ExprPtr k = symbolNode(K::LoopVar, *ks.begin());
@@ -3239,6 +3606,23 @@ void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
       auto same = ir::makeExpr(K::Eq, {at(plus(G, 1), plus(k, -1)), f});
       BvVerdict r = prover.prove(same, {ir::makeExpr(K::Ge, {k, ir::makeConst(1)}),
                                         ir::makeExpr(K::Ge, {G, ir::makeConst(0)})}).kind;
+      if (r != BvVerdict::Holds && first) {
+        // from the second iteration on (`if k > 0:`): the first its own copy
+        // per ring start (firstIterations), evaluated there at k = 0
+        const BvVerdict r2 = prover.prove(same, {ir::makeExpr(K::Ge, {k, ir::makeConst(2)}),
+                                                 ir::makeExpr(K::Ge, {G, ir::makeConst(0)})}).kind;
+        if (r2 == BvVerdict::Holds) {
+          const ir::ExprPtr h1 = at(X, ir::makeConst(1));  // the text of k >= 1 at ring index X + 1
+          if (!affineIn(*h1, X->index)) {
+            r = movesWithPeriod(prover, h1, *X, g.Pg, g.w0g);
+            if (r != BvVerdict::Holds)
+              fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg,
+                                    bvVerdictName(r)));
+          }
+          *first = true;
+          r = BvVerdict::Holds;
+        }
+      }
       if (r != BvVerdict::Holds)
         fail(use, fmt::format("is not a function of the ring index t * {} + k ({}): the tile's K iterations would not "
                               "continue its ring", ir::exprToString(*tl.inner, s), bvVerdictName(r)));
@@ -3266,6 +3650,7 @@ void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
   for (const ir::Expr* use : exprs) {
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
     if (ir::sameExpr(*e, *tl.inner)) continue;  // the K loop's own bound (each tile its own, step 2)
+    if (use == tl.kind_guard) continue;  // the tile's kind: explored both ways, not evaluated (MergedLoops)
     if (!containsExpr(*e, *tl.tiles)) {
       check(use, e);
       continue;
@@ -3276,6 +3661,7 @@ void checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
     const ir::ExprPtr t = tileVarOf(*e, tl);
     for (int64_t d : {2, 1}) check(use, substitute(e, *tl.tiles, plus(t, d)));
   }
+  return reads_end;
 }
 
 // Every read of the tile count E_A inside tile t has one value for every
@@ -3546,6 +3932,328 @@ void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shape
   }
 }
 
+// Two kinds of tile (MergedLoops, docs/z3.md "Two tile loops as one, a
+// kind per tile"). The explored program gives a process that runs both
+// kinds, at every tile, the text of that tile in the grid of its kind; in
+// a run of the schedule tile t of kind k is preceded by tiles of both
+// kinds, and the builder derives some fields of an instruction from what
+// the process ran before: a write's generation (its earlier writes of the
+// view index), a read's (its waits since its last read of the index), an
+// mbarrier operation's phase (its earlier uses of the slot). So:
+//  * the processes whose programs are equal in both grids keep them
+//    (kinded[p] = 0); the others must run every tile with a K loop, with
+//    the same step, prefix and exit path in both grids (checked);
+//  * an access of a kinded process to bytes no other process accesses (in
+//    either grid; `smem_c[2 * lm.instance()]`, an instance's own staging)
+//    gets generation 0 in both grids: the simulator compares generations
+//    only between a read and a write of *different* processes
+//    (sim::staleWrite: its own data is never stale), so they are read by
+//    nothing (forgetPrivateGenerations);
+//  * every other view access of a kinded process, and every operation on
+//    an mbarrier slot or named barrier or MMA commit, is the same in both
+//    grids block by block (the part before the K loop, each K iteration,
+//    the part after): a read's bytes may differ (the builder counts reads
+//    by view index), nothing else. Then the counters the builder derives
+//    those fields from change alike in a tile of either kind, and the text
+//    of tile t of kind k is the grid's whatever the kinds before it.
+// Returns the kinded processes' names.
+
+// (space, lo, hi, process) of every access of both grids.
+using AccessRange = std::tuple<int, int64_t, int64_t, int>;
+std::set<AccessRange> accessRanges(const PGrid& g) {
+  std::set<AccessRange> out;
+  for (const System* sys : {&g.grid, &g.kgrid})
+    for (size_t p = 0; p < sys->procs.size(); ++p)
+      for (const Instr& in : sys->procs[p].program)
+        for (const Access& a : in.accesses) out.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
+  return out;
+}
+bool privateTo(const std::set<AccessRange>& all, const Access& a, int p) {
+  for (const auto& [space, lo, hi, q] : all)
+    if (q != p && space == a.space && lo < a.hi && a.lo < hi) return false;
+  return true;
+}
+
+void markKinded(PGrid& g) {
+  const size_t P = g.grid.procs.size();
+  if (g.kgrid.procs.size() != P) throw Fail("internal: the two kinds' grids differ in processes");
+  g.kinded.assign(P, 0);
+  for (size_t p = 0; p < P; ++p) {
+    const auto &a = g.grid.procs[p].program, &b = g.kgrid.procs[p].program;
+    bool same = a.size() == b.size();
+    for (size_t i = 0; same && i < a.size(); ++i) same = sameInstr(a[i], b[i]);
+    g.kinded[p] = !same;
+  }
+  if (std::none_of(g.kinded.begin(), g.kinded.end(), [](char k) { return k; }))
+    throw Fail("internal: the two kinds of tile build the same programs");
+}
+
+// Generation 0 for every access of a kinded process in sys to bytes no
+// other process accesses (`all`: accessRanges).
+void forgetPrivateIn(const PGrid& g, const std::set<AccessRange>& all, System& sys) {
+  for (size_t p = 0; p < sys.procs.size(); ++p) {
+    if (!g.kinded[p]) continue;
+    for (Instr& in : sys.procs[p].program)
+      for (Access& a : in.accesses)
+        if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
+  }
+}
+
+void forgetPrivateGenerations(PGrid& g) {
+  const std::set<AccessRange> all = accessRanges(g);
+  forgetPrivateIn(g, all, g.grid);
+  forgetPrivateIn(g, all, g.kgrid);
+}
+
+// Texts of one part per kind, process, tile and ring position (x < n), empty.
+using PartTexts = std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>>;
+PartTexts emptyTexts(const PGrid& g, int64_t n) {
+  const size_t P = g.grid.procs.size();
+  PartTexts out(static_cast<size_t>(g.kinds), std::vector<std::vector<std::vector<std::vector<Instr>>>>(P));
+  for (int kind = 0; kind < g.kinds; ++kind)
+    for (size_t p = 0; p < P; ++p)
+      if ((kind ? g.kshape : g.shape)[p].kind == TileShape::Full)
+        out[kind][p].assign(static_cast<size_t>(g.Wt), std::vector<std::vector<Instr>>(static_cast<size_t>(n)));
+  return out;
+}
+
+void checkKinds(const PGrid& g) {
+  const System &k0 = g.grid, &k1 = g.kgrid;
+  const std::set<AccessRange> all = accessRanges(g);
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    if (!g.kinded[p]) continue;
+    const TileShape &s0 = g.shape[p], &s1 = g.kshape[p];
+    const auto &a = k0.procs[p].program, &b = k1.procs[p].program;
+    auto refuse = [&](const std::string& why) {
+      throw Fail(fmt::format("{} runs two kinds of tile that {} (not covered by the persistent-kernel proof yet)",
+                             k0.procs[p].name, why));
+    };
+    if (s0.kind != TileShape::Full || s1.kind != TileShape::Full) refuse("have no K loop");
+    if (s0.step != s1.step || s0.first != s1.first) refuse("start or step differently");
+    auto same = [&](int a0, int a1, int b0, int b1) {
+      if (a1 - a0 != b1 - b0) return false;
+      for (int i = 0; i < a1 - a0; ++i)
+        if (!sameInstr(a[a0 + i], b[b0 + i])) return false;
+      return true;
+    };
+    if (!same(0, s0.prefix_end, 0, s1.prefix_end)) refuse("differ before the tile loop");
+    if (!same(s0.tile_start[g.Wt], s0.end, s1.tile_start[g.Wt], s1.end)) refuse("differ after the tile loop");
+    // what the builder counts, in order, in a block of one kind
+    using Event = std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, int, int, int64_t, int64_t, int64_t, int,
+                             int, int, int>;
+    auto events = [&](const std::vector<Instr>& prog, int from, int to) {
+      std::vector<Event> out;
+      for (int pc = from; pc < to; ++pc) {
+        const Instr& in = prog[pc];
+        if (in.slot >= 0 || in.named >= 0 || in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait ||
+            in.kind == InstrKind::MmaCommit)
+          out.push_back({static_cast<int>(in.kind), in.slot, in.phase, in.count, in.bytes, in.pending, in.named, -1, 0,
+                         0, 0, 0, 0, 0, 0});
+        for (const Access& x : in.accesses) {
+          if (x.view < 0 || privateTo(all, x, static_cast<int>(p))) continue;
+          out.push_back({-1, x.view, x.index, x.gen, x.write ? x.lo : 0, x.write ? x.hi : 0, x.space, x.write,
+                         0, 0, 0, x.stage_like, x.view_written, static_cast<int>(x.proxy), x.async});
+        }
+      }
+      return out;
+    };
+    for (int64_t t = s0.first; t < g.Wt; t += s0.step) {
+      if (events(a, s0.tile_start[t], s0.head[t][0]) != events(b, s1.tile_start[t], s1.head[t][0]))
+        refuse(fmt::format("synchronize or access shared views differently before the K loop of tile {}", t));
+      for (int64_t gi = 0; gi < g.Wg; ++gi)
+        if (events(a, s0.head[t][gi], s0.head[t][gi + 1]) != events(b, s1.head[t][gi], s1.head[t][gi + 1]))
+          refuse(fmt::format("synchronize or access shared views differently in K iteration {} of tile {}", gi, t));
+      if (events(a, s0.head[t][g.Wg], s0.tile_start[t + 1]) != events(b, s1.head[t][g.Wg], s1.tile_start[t + 1]))
+        refuse(fmt::format("synchronize or access shared views differently after the K loop of tile {}", t));
+    }
+  }
+}
+
+// Runs f on the grid of kind 1 (g.grid and g.shape swapped with g.kgrid and
+// g.kshape for the call), for the checks written for one grid.
+template <typename F>
+void onKindGrid(PGrid& g, F&& f) {
+  std::swap(g.grid, g.kgrid);
+  std::swap(g.shape, g.kshape);
+  struct Back {
+    PGrid& g;
+    ~Back() {
+      std::swap(g.grid, g.kgrid);
+      std::swap(g.shape, g.kshape);
+    }
+  } back{g};
+  f();
+}
+
+// The deltas of one kind's grid into the other's: equal where both learned one.
+void mergeDeltas(Deltas& into, const Deltas& from) {
+  auto merge = [](std::map<int, int64_t>& a, const std::map<int, int64_t>& b) {
+    for (const auto& [k, v] : b)
+      if (!Deltas::learn(a, k, v)) throw Fail("the two kinds of tile move a barrier or view by different amounts per period");
+  };
+  merge(into.slot_phase, from.slot_phase);
+  merge(into.view_index, from.view_index);
+  merge(into.view_gen, from.view_gen);
+  merge(into.view_gen_stage, from.view_gen_stage);
+}
+
+// The parts after the K loop per ring end (docs/z3.md "The ring end after
+// the K loop"): the grid's tiles all end at ring position Wg, so its part
+// after tile t's K loop is the text for ring end Wg. For every L < Wg the
+// grid of tiles of L iterations gives the text for ring end L (the ring
+// end is all such an expression reads of the K trip count and the ring
+// start: checkTileExprs). Checked, for every process with the tile loop,
+// against the grid: every part before a K loop and every block of a
+// process without the K loop is the same for every L (so nothing but the
+// parts after the K loop reads the ring end), and a part after the K loop
+// differs in its operations' slots and phases at most. Those of a process
+// whose part after the K loop differs (or moves with the ring) are kept in
+// post_text, and it gets a copy per ring end (layOutPersistent).
+void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                    ProofBudget& budget) {
+  const size_t P = g.grid.procs.size();
+  g.post_x.assign(P, 0);
+  g.post_text = emptyTexts(g, g.Wg + 1);
+  std::set<AccessRange> all;
+  if (g.kinds > 1) all = accessRanges(g);
+  for (int kind = 0; kind < g.kinds; ++kind) {
+    const System& main = kind ? g.kgrid : g.grid;
+    const std::vector<TileShape>& shapes = kind ? g.kshape : g.shape;
+    for (int64_t L = 1; L <= g.Wg; ++L) {
+      checkBudget(budget, "building the parts after the K loop per ring end");
+      System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, nullptr, kind ? 0 : 1);
+      if (g.kinds > 1 && L < g.Wg) forgetPrivateIn(g, all, sys);  // as forgetPrivateGenerations did to the grids
+      for (size_t p = 0; p < P; ++p) {
+        const TileShape& sh = shapes[p];
+        if (sh.kind == TileShape::Static) continue;
+        const TileShape ls = L == g.Wg ? sh : tileShapeOf(sys.procs[p], tl, g.Wt, L);
+        std::vector<Instr>& prog = sys.procs[p].program;
+        const std::vector<Instr>& mp = main.procs[p].program;
+        int differs = -1;  // the grid's pc of the first difference
+        auto refuse = [&](const std::string& where) {
+          throw Fail(fmt::format("{} of {} depends on the K trip count (at {} with tiles of {} iterations; not covered "
+                                 "by the persistent-kernel proof yet)",
+                                 where, main.procs[p].name,
+                                 differs >= 0 ? instrToString(main, static_cast<int>(p), differs) : std::string("its end"),
+                                 L));
+        };
+        auto same = [&](int a0, int a1, int b0, int b1, bool slots) {
+          differs = -1;
+          for (int i = 0; i < std::min(a1 - a0, b1 - b0); ++i) {
+            Instr x = prog[a0 + i];
+            if (slots) {  // (and the iter= value, which only messages read)
+              x.slot = mp[b0 + i].slot;
+              x.phase = mp[b0 + i].phase;
+              x.iteration = mp[b0 + i].iteration;
+            }
+            if (!sameInstr(x, mp[b0 + i])) {
+              differs = b0 + i;
+              return false;
+            }
+          }
+          return a1 - a0 == b1 - b0;
+        };
+        if (!same(0, ls.prefix_end, 0, sh.prefix_end, false)) refuse("the part before the tile loop");
+        if (!same(ls.tile_start[g.Wt], static_cast<int>(prog.size()), sh.tile_start[g.Wt], sh.end, false))
+          refuse("the part after the tile loop");
+        for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+          if (sh.kind == TileShape::TileOnly) {
+            if (!same(ls.tile_start[t], ls.tile_start[t + 1], sh.tile_start[t], sh.tile_start[t + 1], false))
+              refuse(fmt::format("tile {}", t));
+            continue;
+          }
+          if (!same(ls.tile_start[t], ls.head[t][0], sh.tile_start[t], sh.head[t][0], false))
+            refuse(fmt::format("the part before the K loop of tile {}", t));
+          const int a = ls.head[t][L], b = ls.tile_start[t + 1];
+          if (!same(a, b, sh.head[t][g.Wg], sh.tile_start[t + 1], true))
+            refuse(fmt::format("the part after the K loop of tile {} (besides slots and phases)", t));
+          if (!same(a, b, sh.head[t][g.Wg], sh.tile_start[t + 1], false)) g.post_x[p] = 1;
+          g.post_text[kind][p][t][L].assign(prog.begin() + a, prog.begin() + b);
+        }
+      }
+    }
+  }
+  for (size_t p = 0; p < P; ++p)
+    if (g.post_moves[p] && !g.post_x[p])
+      throw Fail(fmt::format("the tile loop after the K loop of {} moves with the ring period", g.grid.procs[p].name));
+}
+
+// The first K iteration per ring start (docs/z3.md "The first K
+// iteration"): an expression of the K loop that is a function of the ring
+// index G + k only from k >= 1 on (`if k > 0: lm.arrive(empty, iter=it -
+// 1)`; checkTileExprs) makes a tile's first iteration differ from the
+// iteration of another tile at the same ring index. The grid's tiles all
+// start at ring position 0; for every x < Wg the grid whose tiles start at
+// x (`t * E_B` read as x) gives, in each tile's iteration 0, the text of a
+// first iteration at ring start x, evaluated at k = 0 as the schedule
+// evaluates it. It goes through the same alignments as the grid
+// (generations), and is checked to be the grid's iteration x of the tile
+// with operations left out (so it names what the grid's copies name, the
+// way they name it) and to commit as many MMA groups.
+void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                     ProofBudget& budget) {
+  const size_t P = g.grid.procs.size();
+  g.first_x.assign(P, 0);
+  g.first_text = emptyTexts(g, g.Wg);
+  std::set<AccessRange> all;
+  if (g.kinds > 1) all = accessRanges(g);
+  for (int kind = 0; kind < g.kinds; ++kind) {
+    const System& main = kind ? g.kgrid : g.grid;
+    const std::vector<TileShape>& shapes = kind ? g.kshape : g.shape;
+    for (int64_t x = 0; x < g.Wg; ++x) {
+      checkBudget(budget, "building the first K iterations per ring start");
+      PGrid at;
+      at.Wt = g.Wt;
+      at.Wg = g.Wg;
+      if (x == 0) {
+        at.grid = main;
+        at.shape = shapes;
+      } else {
+        at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, kind ? 0 : 1, x);
+        for (const Process& proc : at.grid.procs) at.shape.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
+        if (g.kinds > 1) forgetPrivateIn(g, all, at.grid);
+        if (std::any_of(at.shape.begin(), at.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
+          alignSkippedGenerations(at);
+        alignStageWritesToTheRing(at.grid, at.shape, g.Wt, g.Wg);
+      }
+      for (size_t p = 0; p < P; ++p) {
+        const TileShape &sh = shapes[p], &xs = at.shape[p];
+        if (sh.kind != TileShape::Full) continue;
+        const std::vector<Instr>& mp = main.procs[p].program;
+        const std::vector<Instr>& xp = at.grid.procs[p].program;
+        for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+          const int a = xs.head[t][0], b = xs.head[t][1];
+          const int ma = sh.head[t][x], mb = sh.head[t][x + 1];
+          // xp[a, b) is mp[ma, mb) with operations left out (the loop
+          // variables' values apart: k is 0 there, the ring index here)
+          std::vector<Instr> text;
+          int j = ma;
+          for (int i = a; i < b; ++i) {
+            for (; j < mb; ++j) {
+              Instr y = xp[i];
+              y.loops = mp[j].loops;
+              y.iteration = mp[j].iteration;
+              if (sameInstr(y, mp[j])) break;
+            }
+            if (j == mb)
+              throw Fail(fmt::format("the first K iteration of {} at ring start {} is not its other iterations' text "
+                                     "with operations left out (not covered by the persistent-kernel proof yet)",
+                                     main.procs[p].name, x));
+            text.push_back(mp[j++]);
+          }
+          if (commitsIn(xp, a, b) != commitsIn(mp, ma, mb))
+            throw Fail(fmt::format("the first K iteration of {} commits a different number of MMA groups",
+                                   main.procs[p].name));
+          if (b - a != mb - ma && x > 0) g.first_x[p] = 1;
+          g.first_text[kind][p][t][x] = std::move(text);
+        }
+      }
+    }
+  }
+  // (x = 0: the grid's own iteration 0; a process whose first iteration
+  // equals its other iterations keeps body_at, as before)
+}
+
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 // `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c.
@@ -3557,14 +4265,35 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   g.Wt = Wt;
   g.Wg = Wg;
   std::vector<TileCountUse> uses;
-  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses);
+  // kind 0: the merged loop's guard true (MergedLoops); without one, `kind` is read by nothing
+  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses, 1);
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+  const bool kinds = tl.kind_guard != nullptr;
+  if (kinds) {
+    std::vector<TileCountUse> kuses;
+    g.kgrid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &kuses, 0);
+    for (const Process& p : g.kgrid.procs) g.kshape.push_back(tileShapeOf(p, tl, Wt, Wg));
+    if (!uses.empty() || !kuses.empty())
+      throw Fail("the schedule reads the tile count inside a tile loop with two kinds of tile (not covered by the "
+                 "persistent-kernel proof yet)");
+    g.kinds = 2;
+    markKinded(g);
+    forgetPrivateGenerations(g);
+  }
   const bool skips = std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; });
   if (!uses.empty() && skips)
     throw Fail("a process skips tiles and the schedule reads the tile count inside the tile loop (not covered by the "
                "persistent-kernel proof yet)");
   if (skips) alignSkippedGenerations(g);
   alignStageWritesToTheRing(g.grid, g.shape, Wt, Wg);
+  if (kinds) {
+    onKindGrid(g, [&] {
+      if (std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
+        alignSkippedGenerations(g);
+    });
+    alignStageWritesToTheRing(g.kgrid, g.kshape, Wt, Wg);
+    checkKinds(g);
+  }
   if (!uses.empty()) {
     g.last_tile = true;
     for (int i = 0; i < 2; ++i) {
@@ -3587,6 +4316,32 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   if (!rp) throw GridTooSmall{false};
   auto tp = seriesPeriod(g.grid, tiles, Wt, opts.max_period, g.tile);
   if (!tp) throw GridTooSmall{true};
+  if (kinds) {
+    // the same periods in the other kind's grid (its kinded processes'
+    // series), the warm-ups the later of the two, the deltas merged
+    std::vector<Series> kring, ktiles;
+    for (size_t p = 0; p < g.kshape.size(); ++p) {
+      if (!g.kinded[p]) continue;
+      const TileShape& sh = g.kshape[p];
+      for (int64_t t = sh.first; t < Wt; t += sh.step)
+        kring.push_back({static_cast<int>(p), [&sh, t](int64_t i) { return std::make_pair(sh.head[t][i], sh.head[t][i + 1]); }});
+      ktiles.push_back({static_cast<int>(p), [&sh](int64_t t) { return std::make_pair(sh.tile_start[t], sh.tile_start[t + 1]); }});
+    }
+    Deltas kr, kt;
+    auto krp = seriesPeriod(g.kgrid, kring, Wg, opts.max_period, kr);
+    if (!krp) throw GridTooSmall{false};
+    auto ktp = seriesPeriod(g.kgrid, ktiles, Wt, opts.max_period, kt);
+    if (!ktp) throw GridTooSmall{true};
+    if (krp->first != rp->first || ktp->first != tp->first)
+      throw Fail(fmt::format("the two kinds of tile repeat with different periods (ring {} and {}, tiles {} and {})",
+                             rp->first, krp->first, tp->first, ktp->first));
+    rp->second = std::max(rp->second, krp->second);
+    tp->second = std::max(tp->second, ktp->second);
+    if (rp->second + 2 * rp->first + 2 > Wg) throw GridTooSmall{false};
+    if (tp->second + 2 * tp->first + 2 > Wt) throw GridTooSmall{true};
+    mergeDeltas(g.ring, kr);
+    mergeDeltas(g.tile, kt);
+  }
   std::tie(g.Pg, g.w0g) = *rp;
   std::tie(g.Pt, g.tw) = *tp;
   // Shift tiles one period later than the text allows: async work of the
@@ -3594,7 +4349,19 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   g.tw += g.Pt;
   checkLapDeltas(g.grid, g.ring);
   checkLapDeltas(g.grid, g.tile);
-  gridCounts(g);
+  if (kinds) {
+    // each kind's grid: the same counts per period, and what stays put under a shift stays put in both
+    checkLapDeltas(g.kgrid, g.ring);
+    checkLapDeltas(g.kgrid, g.tile);
+    onKindGrid(g, [&] { gridCounts(g); });
+    const auto named = std::make_pair(g.ring_named, g.tile_named);
+    const auto commits = std::make_pair(g.ring_commits, g.tile_commits);
+    gridCounts(g);
+    if (named != std::make_pair(g.ring_named, g.tile_named) || commits != std::make_pair(g.ring_commits, g.tile_commits))
+      throw Fail("the two kinds of tile complete named barriers or commit MMA groups differently per period");
+  } else {
+    gridCounts(g);
+  }
   if (g.last_tile) {
     for (const System& l : g.last) {
       checkLapDeltas(l, g.ring);
@@ -3604,8 +4371,23 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   checkBudget(budget, "");
   const Limits limits = solverLimits(opts, budget);
-  checkTileExprs(s, tl, g, limits);
+  bool first = false;  // a first K iteration of its own (firstIterations)
+  bool reads_end = checkTileExprs(s, tl, g, limits, &first);
+  if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
   checkTileCountUses(s, tl, uses, limits);
+  const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
+  if (reads_end || post_moves) {
+    if (g.last_tile)
+      throw Fail("the schedule reads the tile count and the tile's ring end inside the tile loop (not covered by the "
+                 "persistent-kernel proof yet)");
+    postsByRingEnd(g, s, binding, target, tl, budget);
+  }
+  if (first) {
+    if (g.last_tile)
+      throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
+                 "(not covered by the persistent-kernel proof yet)");
+    firstIterations(g, s, binding, target, tl, budget);
+  }
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
     fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}\n", Wt, Wg,
@@ -3787,11 +4569,19 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
             }
           }
       if (finite.empty()) {
-        // A persistent kernel: a tile loop around a K loop (docs/z3.md).
+        // A persistent kernel: a tile loop around a K loop (docs/z3.md);
+        // or two tile loops one after the other, as one (MergedLoops).
         auto tiles = findTileLoops(s);
-        if (!tiles) throw;
+        std::optional<MergedLoops> merged;
+        if (!tiles) {
+          merged = mergeTwoTileLoops(s, limits);
+          if (merged) tiles = findTileLoops(*merged->s, merged->guard);
+          if (!tiles) throw;
+        }
         uint64_t states = 0;
-        res.engine = provePersistent(s, target, checked, *tiles, opts, budget, states);
+        res.engine = provePersistent(merged ? *merged->s : s, target, checked, *tiles, opts, budget, states);
+        if (merged)
+          res.engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, res.engine);
         if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
         res.states = states;
         res.outcome = Outcome::Proved;

@@ -507,6 +507,168 @@ TEST(TripProof, PersistentBugWithPerTileTripCountsIsNotProved) {
   EXPECT_FALSE(r.detail.empty());
 }
 
+// Two tile loops one after the other (docs/z3.md "Two tile loops as one, a
+// kind per tile"; corpus/bugs/sync.race/sm90_pingpong_tail64_*): the MMA
+// role runs `lm.range(0, big)` with full-width MMAs, then `lm.range(big,
+// tiles)` with MMAs into the accumulators' first 64 columns. The proof
+// merges them into one tile loop whose every tile may be of either kind.
+// Before it: unknown, "the symbolic loops have different bounds". A
+// variant whose second kind alone writes the accumulator of the other
+// parity (a race with the epilogue's read of the previous tile, from the
+// 2nd tile when it is of the second kind) is met by the exploration; one
+// whose first bound is not shown to be at most the second is refused.
+namespace {
+
+// kPersistent with the MMA role's tile loop split at `big`
+std::string twoKinds() {
+  std::string t = edit(kPersistent, "M: LM.i32, K: LM.i32):", "M: LM.i32, K: LM.i32, NB: LM.i32):\n    lm.assume(NB >= 0)");
+  t = edit(t, "    tiles   = lm.cdiv(M, 128)\n", "    tiles   = lm.cdiv(M, 128)\n    big     = min(NB, tiles)\n");
+  t = edit(t, "    with mma:\n        for t in lm.range(0, tiles):", "    with mma:\n        for t in lm.range(0, big):");
+  return edit(t, "    with epi:\n", R"(        for u in lm.range(big, tiles):
+            lm.wait(acc_empty, iter=u - 2)
+            for k in lm.range(0, k_tiles):
+                it = u * k_tiles + k
+                lm.wait(full, iter=it)
+                if u % 2 == 0:
+                    lm.mma(acc0[:, 0:64], sa[it], sb[it][0:64, :], init=(k == 0))
+                else:
+                    lm.mma(acc1[:, 0:64], sa[it], sb[it][0:64, :], init=(k == 0))
+                lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=acc_full, iter=u)
+    with epi:
+)");
+}
+
+}  // namespace
+
+TEST(TripProof, TwoTileLoopsOfTwoKindsAreProvedAsOne) {
+  const std::string kTwoKinds = twoKinds();
+  auto good = cake::testing::compile(kTwoKinds);
+  const ir::Schedule& s = good.schedules.at(0);
+  for (int64_t nb : {0, 1, 2, 5})
+    for (int64_t tiles : {1, 3, 4}) {
+      auto sys = cake::testing::build(s, cake::testing::bind(s, {{"M", 128 * tiles}, {"K", 128}, {"NB", nb}}));
+      EXPECT_EQ(encoder::explore(sys).outcome, encoder::Outcome::Pass) << nb << " " << tiles;
+    }
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("two tile loops"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("as one, each tile either body: lap induction over tiles and K"), std::string::npos)
+      << r.engine;
+
+  // the second kind writes the other parity's accumulator
+  auto bad = cake::testing::compile(edit(edit(edit(kTwoKinds, "acc0[:, 0:64]", "accX[:, 0:64]"), "acc1[:, 0:64]",
+                                              "acc0[:, 0:64]"),
+                                         "accX[:, 0:64]", "acc1[:, 0:64]"));
+  const ir::Schedule& b = bad.schedules.at(0);
+  auto at = [&](int64_t tiles, int64_t nb) {
+    auto sys = cake::testing::build(b, cake::testing::bind(b, {{"M", 128 * tiles}, {"K", 64}, {"NB", nb}}));
+    return encoder::explore(sys).outcome;
+  };
+  EXPECT_EQ(at(2, 1), encoder::Outcome::Violation);  // tile 1 of the second kind
+  EXPECT_EQ(at(4, 4), encoder::Outcome::Pass);       // every tile of the first kind
+  EXPECT_EQ(at(1, 0), encoder::Outcome::Pass);       // one tile
+  for (int64_t split : {0, 1}) {
+    auto rb = prove(b, 0, 64, split);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << rb.engine;
+    EXPECT_NE(rb.detail.find("the exploration over every tile count and K trip count meets sync.race"),
+              std::string::npos)
+        << rb.detail;
+  }
+
+  // big = NB: the first loop may run past the second's bound
+  auto unbounded = cake::testing::compile(edit(kTwoKinds, "big     = min(NB, tiles)", "big     = NB"));
+  auto ru = prove(unbounded.schedules.at(0));
+  EXPECT_NE(ru.outcome, encoder::Outcome::Proved) << ru.engine;
+  EXPECT_NE(ru.detail.find("is not shown"), std::string::npos) << ru.detail;
+}
+
+// A K loop that keeps one wgmma group in flight (`mma_wait(pending=1)`)
+// releases the previous iteration's ring slot from its second iteration
+// on (`if k > 0:`) and the tile's last slot after the K loop (`iter=t *
+// k_tiles + k_tiles - 1`, the tile's ring end): docs/z3.md "The ring end
+// after the K loop" and "The first K iteration" (the shape of
+// corpus/bugs/sync.race/sm90_pingpong_tail64_*). Before them: unknown
+// ("... after the K loop ... moves with the ring period"). Three broken
+// forms, each confirmed by the explicit engine, are not proved.
+namespace {
+
+const char* kRingEnd = R"(@cake.schedule(target="sm_90a")
+def ring_end(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(98304)
+    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    out    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    producer = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumer = lm.role(warps=[4, 5, 6, 7], regs=232)
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 4)
+                smem_a.tma_load(A, coords=(t * 64, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+    with consumer:
+        for t in lm.range(0, tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=1)
+                if k > 0:
+                    lm.arrive(empty, iter=it - 1)
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)
+            lm.copy(out, acc)
+)";
+
+}  // namespace
+
+TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
+  auto good = cake::testing::compile(kRingEnd);
+  const ir::Schedule& s = good.schedules.at(0);
+  auto at = [](const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
+    auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
+    return encoder::explore(sys).outcome;
+  };
+  for (int64_t tiles : {1, 2, 5})
+    for (int64_t k : {1, 2, 7}) EXPECT_EQ(at(s, tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  struct Bug {
+    const char *from, *to, *what;
+    int64_t tiles, k_tiles;
+  };
+  for (Bug b : {
+           Bug{"            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)",
+               "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n            lm.mma_wait(pending=0)",
+               "the tile's last slot released before its wgmma retired", 5, 1},
+           Bug{"                if k > 0:\n                    lm.arrive(empty, iter=it - 1)",
+               "                lm.arrive(empty, iter=it - 1)", "the first iteration releases the last tile's slot again",
+               5, 1},
+           Bug{"iter=t * k_tiles + k_tiles - 1", "iter=t * k_tiles + k_tiles - 2",
+               "the release after the K loop names the slot before the last", 8, 1},
+       }) {
+    auto mod = cake::testing::compile(edit(kRingEnd, b.from, b.to));
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(at(x, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    auto rb = prove(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
+    EXPECT_FALSE(rb.detail.empty()) << b.what;
+    std::cout << b.what << ": " << rb.detail << "\n";
+  }
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
