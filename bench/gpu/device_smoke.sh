@@ -75,6 +75,11 @@ run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn64_s8_rg256_pdl.cake --s
 # suite's weakest shape (16 x 14336 x 4096; bf16 conversion on the bits, so
 # ptxas keeps the wgmma asynchronous).
 run bench/gpu/schedules/decode/sm90_decode_t16_bn128_s8.cake --shape M=16,N=14336,K=4096 --check-timeout 120
+# Session 16: the var-width ping-pong with Y strips and grouped order at the
+# suite's 4096 x 14336 x 4096 line, and the grouped cooperative var-width
+# kernel at 16384 x 4096 x 4096.
+run bench/gpu/schedules/sm90_pingpong_128xvar_g8_yw.cake --shape M=4096,N=14336,K=4096 --check-timeout 120
+run bench/gpu/schedules/sm90_coop_128xvar_g8.cake --shape M=16384,N=4096,K=4096 --check-timeout 120
 # mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
 if command -v nvcc >/dev/null; then
   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a bench/gpu/kernels/hmma_peak.cu -o "$OUT/hmma_peak" &&
