@@ -22,8 +22,9 @@ E=$(dirname "$0")/device_env.sh; [ -f "$E" ] || E=bench/gpu/device_env.sh; . "$E
 R="$OUT/smoke.jsonl"; : > "$R"
 run() {
   echo "== cake run $*"
+  local t0=$SECONDS
   timeout 120 $C/bin/cake run "$@" --format json --runs 20 --seed 3 > "$OUT/one.json" 2> "$OUT/one.err"
-  echo "rc=$?"; tail -c 1500 "$OUT/one.json"; echo; tail -5 "$OUT/one.err"
+  echo "rc=$? ($((SECONDS - t0)) s)"; tail -c 1500 "$OUT/one.json"; echo; tail -5 "$OUT/one.err"
   python3 -c "import json,sys; d=json.load(open('$OUT/one.json')); print(json.dumps(d))" >> "$R" 2>/dev/null
 }
 run corpus/gemm/sm90_ws_4stage.cake --shape M=4096,N=4096,K=4096
