@@ -2945,8 +2945,13 @@ class PersistentExplorer {
     for (int p = 0; p < m_.P; ++p) t.laid_out += static_cast<uint64_t>(m_.programSize(p));
     budget_.add(t);
     if (std::getenv("CAKE_PERSIST_STATS"))
-      fmt::print(stderr, "persist-stats: layout of {} instructions, {:.3f} s of CPU (with the model's)\n", t.laid_out,
-                 budget_.cpuSeconds() - sh_->cpu0);
+    {
+      std::string pairs;
+      for (const SymPair& sp : sym_) pairs += fmt::format(" {}<->{}", m_.sys.procs[sp.p].name, m_.sys.procs[sp.q].name);
+      fmt::print(stderr,
+                 "persist-stats: layout of {} instructions, {:.3f} s of CPU (with the model's); interchangeable:{}\n",
+                 t.laid_out, budget_.cpuSeconds() - sh_->cpu0, pairs.empty() ? " none" : pairs);
+    }
   }
 
   uint64_t run() {
@@ -3518,11 +3523,29 @@ class PersistentExplorer {
     if (q >= 30 || P.role != Q.role || P.cta != Q.cta || P.warps != Q.warps || m_.programSize(p) != m_.programSize(q))
       return std::nullopt;
     const int n = m_.programSize(p);
-    // The instructions, but for their atoms.
-    auto sameAccess = [](const Access& x, const Access& y) {
-      return x.write == y.write && x.proxy == y.proxy && x.async == y.async && x.view == y.view &&
-             x.index == y.index && x.gen == y.gen && x.stage_like == y.stage_like && x.view_written == y.view_written &&
-             x.hi - x.lo == y.hi - y.lo;
+    // The instructions, but for their atoms. A view access's data identity
+    // (index, generation, laps) is read only by staleRead, for the data a
+    // read finds: in atoms that no other process accesses (async ops count
+    // as their issuer's accesses) that is the reader's own write or none,
+    // and neither reads the identity (staleWrite: its own data is never
+    // stale; no write is stale whatever it means). There the identities of
+    // p's and q's accesses may differ (`smem_c[2 * lm.instance() + t % 2]`).
+    std::vector<uint64_t> by(static_cast<size_t>(m_.atoms), 0);  // processes accessing each atom (bit per process)
+    for (int r = 0; r < m_.P; ++r)
+      for (int pc = 0; pc < m_.programSize(r); ++pc)
+        for (const sim::AtomRange& a : m_.atoms_of[r][pc])
+          for (int x = a.a0; x < a.a1; ++x) by[x] |= uint64_t{1} << std::min(r, 63);
+    auto privateTo = [&](int r, const sim::AtomRange& a) {
+      for (int x = a.a0; x < a.a1; ++x)
+        if (by[x] != uint64_t{1} << r) return false;
+      return true;
+    };
+    auto sameAccess = [&](const Access& x, const Access& y, int pc, size_t i) {
+      if (x.write != y.write || x.proxy != y.proxy || x.async != y.async || x.view != y.view || x.hi - x.lo != y.hi - y.lo)
+        return false;
+      if (x.index == y.index && x.gen == y.gen && x.stage_like == y.stage_like && x.view_written == y.view_written)
+        return true;
+      return q < 63 && privateTo(p, m_.atoms_of[p][pc][i]) && privateTo(q, m_.atoms_of[q][pc][i]);
     };
     for (int pc = 0; pc < n; ++pc) {
       const Instr &a = m_.instr(p, pc), &b = m_.instr(q, pc);
@@ -3532,7 +3555,7 @@ class PersistentExplorer {
           a.iteration != b.iteration || a.loops != b.loops || a.accesses.size() != b.accesses.size())
         return std::nullopt;
       for (size_t i = 0; i < a.accesses.size(); ++i) {
-        if (!sameAccess(a.accesses[i], b.accesses[i])) return std::nullopt;
+        if (!sameAccess(a.accesses[i], b.accesses[i], pc, i)) return std::nullopt;
         if ((m_.write_id[p][pc][i] >= 0) != (m_.write_id[q][pc][i] >= 0)) return std::nullopt;
       }
     }
