@@ -369,6 +369,27 @@ std::string readCorpus(const std::string& rel) {
   return ss.str();
 }
 
+std::optional<ir::Module> compileText(const std::string& t) {
+  ir::DiagnosticSink sink;
+  return ir::compileModule(ir::makeSourceFile("edited.cake", t), {}, sink);
+}
+
+// Each edit (which must apply) makes a broken form of `text`, which the
+// proof with interchangeable processes must not prove.
+void expectEditsNotProved(const std::string& text, const std::vector<std::pair<std::string, std::string>>& edits) {
+  for (const auto& [from, to] : edits) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    auto m = compileText(t);
+    ASSERT_TRUE(m) << from;
+    encoder::ModelCheckResult r = proveKmeans(m->schedules.at(0), 0, true);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << from << "\n" << r.engine;
+    std::cout << "[ broken form: " << r.detail.substr(0, 160) << " ]\n";
+  }
+}
+
 }  // namespace
 
 // Two consumer instances of one role that the exploration cannot tell apart
@@ -382,11 +403,7 @@ TEST(ProofBudget, InterchangeableProcessesExploredOnce) {
   const std::string rel = "corpus/kmeans/sm90_assign_streamed_centroids.cake";
   const std::string text = readCorpus(rel);
   ASSERT_FALSE(text.empty());
-  auto compile = [](const std::string& t) {
-    ir::DiagnosticSink sink;
-    return ir::compileModule(ir::makeSourceFile("kmeans.cake", t), {}, sink);
-  };
-  auto mod = compile(text);
+  auto mod = compileText(text);
   ASSERT_TRUE(mod);
   const uint64_t kDefault = 3'000'000'000;
   encoder::ModelCheckResult sym = proveKmeans(mod->schedules.at(0), kDefault, true);
@@ -416,17 +433,7 @@ TEST(ProofBudget, InterchangeableProcessesExploredOnce) {
       {"            for c in lm.range(0, 2):\n                lm.wait(x_full, iter=2 * t + c)\n",
        "            lm.wait(x_full, iter=2 * t)\n"},
   };
-  for (const auto& [from, to] : edits) {
-    std::string t = text;
-    const size_t at = t.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    t.replace(at, from.size(), to);
-    auto m = compile(t);
-    ASSERT_TRUE(m) << from;
-    encoder::ModelCheckResult r = proveKmeans(m->schedules.at(0), 0, true);
-    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << from << "\n" << r.engine;
-    std::cout << "[ broken form: " << r.detail.substr(0, 160) << " ]\n";
-  }
+  expectEditsNotProved(text, edits);
 }
 
 // The consumers of the persistent GEMM stage their epilogue in
@@ -437,11 +444,7 @@ TEST(ProofBudget, InterchangeableProcessesExploredOnce) {
 TEST(ProofBudget, InterchangeableProcessesWithPrivateStages) {
   const std::string text = readCorpus("corpus/gemm/sm90_persistent_ws.cake");
   ASSERT_FALSE(text.empty());
-  auto compile = [](const std::string& t) {
-    ir::DiagnosticSink sink;
-    return ir::compileModule(ir::makeSourceFile("ws.cake", t), {}, sink);
-  };
-  auto mod = compile(text);
+  auto mod = compileText(text);
   ASSERT_TRUE(mod);
   encoder::ModelCheckResult sym = proveKmeans(mod->schedules.at(0), 0, true);
   encoder::ModelCheckResult both = proveKmeans(mod->schedules.at(0), 0, false);
@@ -461,15 +464,5 @@ TEST(ProofBudget, InterchangeableProcessesWithPrivateStages) {
       // one consumer's release frees the slot the other still reads
       {"init_count=2, pipeline=pipe", "init_count=1, pipeline=pipe"},
   };
-  for (const auto& [from, to] : edits) {
-    std::string t = text;
-    const size_t at = t.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    t.replace(at, from.size(), to);
-    auto m = compile(t);
-    ASSERT_TRUE(m) << from;
-    encoder::ModelCheckResult r = proveKmeans(m->schedules.at(0), 0, true);
-    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << from << "\n" << r.engine;
-    std::cout << "[ broken form: " << r.detail.substr(0, 160) << " ]\n";
-  }
+  expectEditsNotProved(text, edits);
 }
