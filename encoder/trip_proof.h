@@ -82,6 +82,12 @@ struct TripProofOptions {
   // state key it met (docs/z3.md "Persistent sets kept for every key");
   // false keeps those of the last key only (tests compare the two).
   bool memo_sets = true;
+  // Persistent kernels: two processes the exploration cannot tell apart
+  // (the same combined program up to a permutation of the atoms each
+  // accesses alone, docs/z3.md "Interchangeable processes") are explored
+  // once per unordered pair of their states; false explores both orders
+  // (tests compare the two).
+  bool symmetry = true;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.

@@ -9,6 +9,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -339,4 +342,127 @@ TEST(ProofBudget, PersistentSetsKeptForEveryKey) {
   EXPECT_EQ(a.outcome, b.outcome) << a.detail << " / " << b.detail;
   EXPECT_EQ(a.states, b.states);
   EXPECT_LT(workOf(a.engine), workOf(b.engine));
+}
+
+namespace {
+
+// The streamed k-means file's proof with the parameters bound to values
+// its lm.assume facts allow (K a multiple of 128, D = 128).
+encoder::ModelCheckResult proveKmeans(const ir::Schedule& s, uint64_t work, bool symmetry) {
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) {
+    const std::string& n = s.params[p].name;
+    b.params[p] = n == "K" || n == "D" ? 128 : n == "B" ? 1 : 256;
+  }
+  encoder::TripProofOptions o;
+  o.work = work;
+  o.symmetry = symmetry;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+std::string readCorpus(const std::string& rel) {
+  std::ifstream in(fs::path(CAKE_SOURCE_DIR) / rel);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::optional<ir::Module> compileText(const std::string& t) {
+  ir::DiagnosticSink sink;
+  return ir::compileModule(ir::makeSourceFile("edited.cake", t), {}, sink);
+}
+
+// Each edit (which must apply) makes a broken form of `text`, which the
+// proof with interchangeable processes must not prove.
+void expectEditsNotProved(const std::string& text, const std::vector<std::pair<std::string, std::string>>& edits) {
+  for (const auto& [from, to] : edits) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    auto m = compileText(t);
+    ASSERT_TRUE(m) << from;
+    encoder::ModelCheckResult r = proveKmeans(m->schedules.at(0), 0, true);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << from << "\n" << r.engine;
+    std::cout << "[ broken form: " << r.detail.substr(0, 160) << " ]\n";
+  }
+}
+
+}  // namespace
+
+// Two consumer instances of one role that the exploration cannot tell apart
+// are explored once per unordered pair of their states (docs/z3.md
+// "Interchangeable processes"): the streamed k-means persistent kernel is
+// proved within the default budget of 3e9 units with the pair found, and is
+// not without it (it needs about 4.0e9). Broken forms of it, whose bugs need
+// the two consumers' interleaving or one consumer's own order, are not
+// proved with the reduction.
+TEST(ProofBudget, InterchangeableProcessesExploredOnce) {
+  const std::string rel = "corpus/kmeans/sm90_assign_streamed_centroids.cake";
+  const std::string text = readCorpus(rel);
+  ASSERT_FALSE(text.empty());
+  auto mod = compileText(text);
+  ASSERT_TRUE(mod);
+  const uint64_t kDefault = 3'000'000'000;
+  encoder::ModelCheckResult sym = proveKmeans(mod->schedules.at(0), kDefault, true);
+  ASSERT_EQ(sym.outcome, encoder::Outcome::Proved) << sym.detail;
+  EXPECT_LE(workOf(sym.engine), kDefault);
+  encoder::ModelCheckResult both = proveKmeans(mod->schedules.at(0), kDefault, false);
+  EXPECT_EQ(both.outcome, encoder::Outcome::Unknown) << both.detail;
+  EXPECT_NE(both.detail.find("work budget"), std::string::npos) << both.detail;
+  std::cout << "[ streamed k-means: " << sym.states << " states, " << workOf(sym.engine)
+            << " units with the interchangeable consumers; without: " << both.detail << " ]\n";
+  // broken forms (each edit must apply)
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      // one consumer's release lets the producer overwrite the points the other still reads
+      {"x_empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2",
+       "x_empty = lm.barrier(prod=[consumers], cons=[producer], init_count=1"},
+      {"c_empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2",
+       "c_empty = lm.barrier(prod=[consumers], cons=[producer], init_count=1"},
+      // the centroid stage released before the wgmma that reads it retired
+      {"                lm.mma_wait(pending=0)\n                # the norms were read through the generic proxy; the "
+       "next TMA writes the slot\n                lm.fence_proxy()\n                for c in lm.range(0, 2):\n"
+       "                    lm.arrive(c_empty, iter=2 * s + c)\n",
+       "                lm.fence_proxy()\n                for c in lm.range(0, 2):\n"
+       "                    lm.arrive(c_empty, iter=2 * s + c)\n                lm.mma_wait(pending=0)\n"},
+      // the norms read through the generic proxy, then overwritten by TMA without a fence
+      {"                lm.fence_proxy()\n", ""},
+      // the consumer does not wait for the second points chunk
+      {"            for c in lm.range(0, 2):\n                lm.wait(x_full, iter=2 * t + c)\n",
+       "            lm.wait(x_full, iter=2 * t)\n"},
+  };
+  expectEditsNotProved(text, edits);
+}
+
+// The consumers of the persistent GEMM stage their epilogue in
+// `smem_c[2 * lm.instance() + t % 2]`: view indices that differ between the
+// two instances, in bytes no other process accesses, where no rule reads
+// them (docs/z3.md "Interchangeable processes"). The pair is found: the same
+// verdict with fewer states. Its broken forms are not proved.
+TEST(ProofBudget, InterchangeableProcessesWithPrivateStages) {
+  const std::string text = readCorpus("corpus/gemm/sm90_persistent_ws.cake");
+  ASSERT_FALSE(text.empty());
+  auto mod = compileText(text);
+  ASSERT_TRUE(mod);
+  encoder::ModelCheckResult sym = proveKmeans(mod->schedules.at(0), 0, true);
+  encoder::ModelCheckResult both = proveKmeans(mod->schedules.at(0), 0, false);
+  ASSERT_EQ(sym.outcome, encoder::Outcome::Proved) << sym.detail;
+  ASSERT_EQ(both.outcome, encoder::Outcome::Proved) << both.detail;
+  EXPECT_LT(sym.states, both.states);
+  EXPECT_LT(workOf(sym.engine), workOf(both.engine));
+  std::cout << "[ sm90_persistent_ws: " << sym.states << " states / " << workOf(sym.engine) << " units with the pair, "
+            << both.states << " / " << workOf(both.engine) << " without ]\n";
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      // one staging slot per instance: the store of the tile before may still read it
+      {"s = 2 * lm.instance() + t % 2", "s = 2 * lm.instance()"},
+      // both instances stage in the same slots
+      {"s = 2 * lm.instance() + t % 2", "s = t % 2"},
+      // the store reads the staged tile before the generic writes are fenced
+      {"            lm.fence_proxy()\n", ""},
+      // one consumer's release frees the slot the other still reads
+      {"init_count=2, pipeline=pipe", "init_count=1, pipeline=pipe"},
+  };
+  expectEditsNotProved(text, edits);
 }
