@@ -73,7 +73,7 @@ def fa4_flex_empty_tile_phase_flip(lm, A: LM.tma2d, B: LM.tma2d, O: LM.tma2d, M:
             tile = lm.block_idx(0) + t * lm.grid_dim(0)
             if t >= n_empty:
                 lm.wait(o_full, stage=0, phase=t)             # expect-error: sync.stale-phase
-                lm.copy(o_frag, tmem_o)                               # expect-error: sync.race
+                lm.copy(o_frag, tmem_o)
                 lm.arrive(o_empty, stage=0, phase=t - n_empty)
             else:
                 lm.fill(o_frag, 0.0)

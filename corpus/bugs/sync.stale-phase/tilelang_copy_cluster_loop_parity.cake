@@ -39,7 +39,7 @@ def tilelang_copy_cluster_loop_parity(lm, X: LM.tma2d, Y: LM.tma2d):
         for s in lm.range(0, 4):
             smem_x.tma_load(X, coords=(row, s * 64), stage=s, barrier=bar)
             lm.wait(bar, stage=s, phase=s)                 # expect-error: sync.stale-phase
-            lm.copy(frag, smem_x[s])                       # expect-error: sync.race
+            lm.copy(frag, smem_x[s])
             lm.binary(acc, acc, frag, op="add")
         lm.copy(smem_y[0], acc)
         lm.fence_proxy()
