@@ -177,9 +177,36 @@ void runTmaGates(Gates& g) {
     }
     return sameExpr(x.sel.phase, y.sel.phase);
   };
+  // The comparison above pairs an expect_tx with the loads of its own block.
+  // It is complete only if no other load can bring bytes to that phase: a
+  // load of the same slot and phase under an `if` inside that block (the
+  // loads taken on one path, e.g. a multicast share or a whole tile), or a
+  // multicast load on the barrier (peers' boxes land here, this CTA's land
+  // there). Then the model checker, which counts what lands, decides.
+  auto nestedIn = [](const ir::Block* inner, const ir::Block& outer, auto& self) -> bool {
+    for (const ir::Stmt& st : outer) {
+      if (st.kind == ir::Stmt::Kind::Op) continue;
+      if (&st.body == inner || &st.orelse == inner) return true;
+      if (self(inner, st.body, self) || self(inner, st.orelse, self)) return true;
+    }
+    return false;
+  };
+  auto pairingIncomplete = [&](const OpSite& ex) {
+    for (const OpSite& other : g.sites) {
+      const ir::Op& op = other.op();
+      if (op.kind != ir::OpKind::TmaLoad || op.barrier != ex.op().barrier) continue;
+      if (op.multicast) return true;
+      if (other.role != ex.role || other.block == ex.block || !nestedIn(other.block, *ex.block, nestedIn)) continue;
+      const ir::Op& x = ex.op();
+      if (x.sel.mode == op.sel.mode && sameExpr(x.sel.index, op.sel.index) && sameExpr(x.sel.phase, op.sel.phase))
+        return true;
+    }
+    return false;
+  };
   for (const OpSite& site : g.sites) {
     const ir::Op& ex = site.op();
     if (ex.kind != ir::OpKind::ExpectTx || ex.barrier < 0 || !ex.bytes) continue;
+    if (pairingIncomplete(site)) continue;
     std::vector<const OpSite*> matched;
     std::vector<const OpSite*> announcers;
     bool first = true;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -382,12 +383,19 @@ class GoalCollector {
     else comparisonGoals(c, var, loop, where);
   }
 
-  // Environments for sampling an expression over the parameters.
+  // Environments for sampling an expression over the parameters: three
+  // with every parameter of one magnitude, and some that give one
+  // parameter another magnitude than the rest on a grid of two CTAs (a
+  // persistent tile count cdiv(cdiv(M, 128) - block, grid) is 0 whenever
+  // M < 128 or the block index reaches the tile count, so the first three
+  // alone would call `t >= n_empty`'s placement "constant" and never place
+  // the flip; docs/corpus.md, helper realbugs3).
   std::vector<ir::EvalEnv> sampleEnvs() const {
     std::vector<ir::EvalEnv> envs;
+    const int np = static_cast<int>(s_.params.size());
     for (int64_t base : {5, 23, 97}) {
       ir::EvalEnv e;
-      for (int p = 0; p < static_cast<int>(s_.params.size()); ++p) e.params[p] = base + 2 * p;
+      for (int p = 0; p < np; ++p) e.params[p] = base + 2 * p;
       e.instance = base % 2;
       for (int d = 0; d < 3; ++d) {
         e.block_idx[d] = base % 7 + d;
@@ -395,6 +403,20 @@ class GoalCollector {
       }
       envs.push_back(std::move(e));
     }
+    // One parameter small and the others large, and the reverse, on a grid
+    // of two CTAs (block 0 and block 1).
+    for (int q = 0; q < np; ++q)
+      for (int flip = 0; flip < 2; ++flip)
+        for (int blk = 0; blk < 2; ++blk) {
+          ir::EvalEnv e;
+          for (int p = 0; p < np; ++p) e.params[p] = (p == q) == (flip == 0) ? 1 + p : 4099 + 2 * p;
+          e.instance = blk;
+          for (int d = 0; d < 3; ++d) {
+            e.grid_dim[d] = 2;
+            e.block_idx[d] = blk;
+          }
+          envs.push_back(std::move(e));
+        }
     return envs;
   }
   // The slope a of d(k) = a*k + b when d is affine in loop variable `var`

@@ -1090,9 +1090,9 @@ class Resolver {
         tref.range = a.get("tensor")->range;
         o.coords = coordsArg(*a.get("coords"), tmaRank(s.params[tref.index].type));
         o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "barrier=");
-        o.sel = slotted ? selector(a, e, barrierSlots(o.barrier), false,
+        o.sel = slotted ? selector(a, e, barrierSlots(o.barrier), true,
                                    fmt::format("barrier '{}'", s.barriers[o.barrier].name))
-                        : selector(a, e, std::max(vw.stages, barrierSlots(o.barrier)), false,
+                        : selector(a, e, std::max(vw.stages, barrierSlots(o.barrier)), true,
                                    fmt::format("view '{}' / barrier '{}'", vw.name, s.barriers[o.barrier].name));
         o.dst = vref;
         o.src = tref;
@@ -1154,11 +1154,11 @@ class Resolver {
       case OpKind::ExpectTx:
         o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of expect_tx");
         o.bytes = intOf(*a.get("bytes"), "bytes");
-        o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+        o.sel = selector(a, e, barrierSlots(o.barrier), true, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
         return o;
       case OpKind::Arrive:
         o.barrier = resourceArg(*a.get("barrier"), VK::Barrier, "the barrier of arrive");
-        o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+        o.sel = selector(a, e, barrierSlots(o.barrier), true, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
         o.count = a.get("count") ? cnst(arrivalCount(*a.get("count"), "count="), a.get("count")->range)
                                  : cnst(1, e.range);
         if (const AE* c = a.get("cta")) o.cta = clusterCta(*c);
@@ -1200,9 +1200,9 @@ class Resolver {
           if (bv.k != VK::None) o.barrier = resourceArg(*b, VK::Barrier, "barrier=");
         }
         if (o.barrier >= 0)
-          o.sel = selector(a, e, barrierSlots(o.barrier), false, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
-        else if (a.has("stage") || a.has("iter"))
-          fail("type.mismatch", e.range, "stage=/iter= of mma_commit name a slot of its barrier=; there is none");
+          o.sel = selector(a, e, barrierSlots(o.barrier), true, fmt::format("barrier '{}'", s.barriers[o.barrier].name));
+        else if (a.has("stage") || a.has("iter") || a.has("phase"))
+          fail("type.mismatch", e.range, "stage=/iter=/phase= of mma_commit name a slot of its barrier=; there is none");
         return o;
       case OpKind::Fill: {
         o.dst = bufferArg(*a.get("dst"), {BK::Regs, BK::View}, "the destination of fill");

@@ -555,6 +555,62 @@ TEST(ModelCheck, LoopGuardFlipsThatNeedTwoValuesArePlaced) {
   }
 }
 
+// A persistent loop whose first n_empty tiles have no work (block-sparse
+// attention, corpus/bugs/sync.stale-phase/fa4_flex_empty_tile_phase_flip*):
+// the guard `t >= n_empty` flips where the parameters and the grid put it.
+// Its placement goal (the tiles with work, my_tiles - n_empty) evaluated to
+// 0 in every sampling environment (M < 128, or the block index past the
+// tile count), so it was taken for a constant and never placed: the values
+// had first_work = 1 only, and a consumer phase that is right for 0 or 1
+// empty tiles but wrong for 2 (t - min(n_empty, 1)) was "checked" and
+// exited 0. The sampling now also gives the parameters different
+// magnitudes and the grid a few small CTAs.
+TEST(ModelCheck, PersistentEmptyTileGuardIsPlaced) {
+  auto src = [](const std::string& phase) {
+    return std::string(R"(@cake.schedule(target="sm_90a")
+def sparse(lm, A: LM.tma2d, M: LM.i32, first_work: LM.i32):
+    pool = lm.smem(8192)
+    va   = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16)
+    frag = lm.regs(shape=(64, 64), dtype=lm.f32)
+    p    = lm.role(warps=[0])
+    c    = lm.role(warps=[4, 5, 6, 7])
+    full  = lm.barrier(count=1, prod=[p], cons=[c], init_count=1)
+    empty = lm.barrier(count=1, prod=[c], cons=[p], init_count=1)
+    my_tiles = lm.cdiv(max(lm.cdiv(M, 128) - lm.block_idx(0), 0), lm.grid_dim(0))
+    n_empty  = min(my_tiles, lm.cdiv(max(first_work - lm.block_idx(0), 0), lm.grid_dim(0)))
+    with p:
+        for t in lm.range(0, my_tiles):
+            if t >= n_empty:
+                if t > n_empty:
+                    lm.wait(empty, stage=0)
+                va.tma_load(A, coords=(t * 64, 0), stage=0, barrier=full)
+    with c:
+        for t in lm.range(0, my_tiles):
+            if t >= n_empty:
+                lm.wait(full, stage=0, phase=)") + phase + R"()
+                lm.copy(frag, va[0])
+                lm.fence_proxy()
+                lm.arrive(empty, stage=0)
+)";
+  };
+  auto good = compile(src("t - n_empty"));
+  auto bad = compile(src("t - min(n_empty, 1)"));
+  Result rg = runBounded(good.schedules[0]), rb = runBounded(bad.schedules[0]);
+  EXPECT_TRUE(rg.sink.findings().empty()) << describe(rg);
+  bool error = false;
+  for (const auto& f : rb.sink.findings()) error |= f.severity == ir::Severity::Error;
+  EXPECT_TRUE(error) << describe(rb);
+  // the values put the first tile with work at tiles 0, 1 and 2 at least
+  std::set<int64_t> firsts;
+  for (const auto& b : checks::coveringBindings(good.schedules[0])) {
+    const int64_t M = b.params.at(1), fw = b.params.at(2), blk = b.block_idx[0], g = b.grid_dim[0];
+    const int64_t tiles = std::max<int64_t>((M + 127) / 128 - blk, 0), mine = (tiles + g - 1) / g;
+    const int64_t ne = std::min<int64_t>(mine, (std::max<int64_t>(fw - blk, 0) + g - 1) / g);
+    if (ne < mine) firsts.insert(ne);
+  }
+  for (int64_t i : {0, 1, 2}) EXPECT_TRUE(firsts.count(i)) << "no covering value with " << i << " empty tiles";
+}
+
 // `cake check --engine z3` on a broken schedule: once a rule is reported,
 // the larger values are searched only for rules not reported yet
 // (encoder::PoOptions::known, within a work cap). Rules met first on a

@@ -49,6 +49,59 @@ TEST(OpTable, CoreCopyToGlobalWithoutCoordsIsAccepted) {
   EXPECT_EQ(copies, 1);
 }
 
+// IR.md "Slots and phases": every op on a barrier names its slot with
+// iter= or stage=, and with stage= "the phase is phase=n if given".  The
+// front end used to take phase= on lm.wait only, rejecting a core file
+// that gives the phase of an arrival (type.unknown-argument); the model
+// already reads an explicit phase for every arriving op (docs/corpus.md,
+// helper realbugs3).
+TEST(OpTable, CorePhaseOnArrivingOpsIsAccepted) {
+  DiagnosticSink sink;
+  auto m = compile(
+      "@cake.schedule(target=\"sm_100a\")\n"
+      "def k(lm, A: LM.tma2d, n: LM.i32):\n"
+      "    pool = lm.smem(16384)\n"
+      "    sa = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16)\n"
+      "    acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)\n"
+      "    w = lm.role(warps=[0])\n"
+      "    e = lm.role(warps=[4, 5, 6, 7])\n"
+      "    b = lm.barrier(count=2, prod=[w], cons=[e], init_count=1)\n"
+      "    with w:\n"
+      "        for t in lm.range(0, n):\n"
+      "            lm.arrive(b, stage=0, phase=t)\n"
+      "            lm.expect_tx(b, 16384, stage=1, phase=2 * t)\n"
+      "            sa.tma_load(A, coords=(0, 0), stage=1, barrier=b, phase=2 * t + 1)\n"
+      "            lm.mma(acc, sa[0], sa[0], init=True)\n"
+      "            lm.mma_commit(barrier=b, stage=1, phase=t + 7)\n"
+      "    with e:\n"
+      "        lm.wait(b, stage=0)\n",
+      sink);
+  ASSERT_TRUE(m) << describe(sink);
+  EXPECT_FALSE(sink.hasErrors()) << describe(sink);
+  int withPhase = 0;
+  forEachOp(m->schedules[0].bodies[0].body, [&](const Stmt& st) {
+    if (st.op.kind == OpKind::Mma) return;
+    EXPECT_EQ(st.op.sel.mode, SlotSel::Mode::Stage) << opName(st.op.kind);
+    if (st.op.sel.phase) ++withPhase;
+  });
+  EXPECT_EQ(withPhase, 4);
+  // phase= still goes with stage= only, and mma_commit without a barrier has none
+  DiagnosticSink bad;
+  compile(
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm):\n"
+      "    w = lm.role(warps=[0])\n"
+      "    b = lm.barrier(count=2, prod=[w], cons=[w], init_count=1)\n"
+      "    with w:\n"
+      "        lm.arrive(b, iter=3, phase=1)\n"
+      "        lm.mma_commit(phase=1)\n",
+      bad);
+  EXPECT_TRUE(findingOf(bad, "type.mismatch")) << describe(bad);
+  int mismatches = 0;
+  for (const Finding& f : bad.findings()) mismatches += f.rule == "type.mismatch";
+  EXPECT_EQ(mismatches, 2) << describe(bad);
+}
+
 TEST(OpTable, EveryOpNameRoundTrips) {
   std::set<std::string> names;
   int index = 0;
@@ -75,7 +128,7 @@ TEST(OpTable, UnknownNamesAndWrongReceiversAreRejected) {
 
 TEST(OpTable, SignaturesMatchTheIrReference) {
   const OpInfo& load = opInfo(OpKind::TmaLoad);
-  ASSERT_EQ(load.args.size(), 6u);
+  ASSERT_EQ(load.args.size(), 7u);
   EXPECT_EQ(load.args[0].name, "tensor");
   EXPECT_EQ(load.args[5].name, "multicast");
   EXPECT_FALSE(load.args[5].required);

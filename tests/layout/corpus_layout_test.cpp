@@ -79,7 +79,12 @@ void gatesAgreeWithExpectations(const std::string& rel) {
 
     // Required gate rules.
     for (const std::string& rule : ex.requiredRules()) {
-      if (!gateRule(rule)) continue;
+      // sync.tx-imbalance is the model checker's rule; the gates report its
+      // static case only (every load of the phase in the expect_tx's block,
+      // no multicast), so a file may get it from the model checker alone
+      // (bugs/sync.tx-imbalance/deepgemm_kgrouped_multicast_straddle.cake);
+      // the corpus gate judges it with the whole check.
+      if (!gateRule(rule) || rule == "sync.tx-imbalance") continue;
       auto it = ex.lines.find(rule);
       bool found = false;
       for (const auto& f : sink.findings()) {
