@@ -3775,6 +3775,89 @@ ir::ExprPtr tileVarOf(const ir::Expr& e, const TileLoops& tl) {
   return symbolNode(ir::ExprKind::LoopVar, ts.empty() ? kFreshSymbol + 11 : *ts.begin());
 }
 
+// The register-fragment hazards (data.uninitialized, data.stale-accumulator)
+// are decided when the system is built, walking each process's program in
+// order (encoder/system.cpp). The grid walks every tile from ring index 0
+// (`t * E_B` reads 0, k reads g), while a run enters tile t at its ring
+// start G_t: a tile's first K iteration there is the grid's iteration G_t,
+// whose hazards were decided after the grid's iterations 0..G_t - 1 of that
+// tile. They are the run's own only if what the tile does to its register
+// fragments does not depend on where it starts: so no `init=` or `if`
+// around register accesses may read the ring start `t * E_B` or the tile
+// count (an accumulator reset at ring index 0 only: `init=(it == 0)` is the
+// CTA's first tile only, and the grid resets every tile), and an `init=`
+// inside the K loop that reads k must be true exactly at k = 0 (the grid's
+// iteration 0 of every tile resets, as the run's first iteration does, and
+// nothing later does in either). Else unknown: the bounded check decides.
+bool writesOrReadsRegs(const ir::Block& b) {
+  for (const ir::Stmt& st : b) {
+    if (st.kind != ir::Stmt::Kind::Op) {
+      if (writesOrReadsRegs(st.body) || writesOrReadsRegs(st.orelse)) return true;
+      continue;
+    }
+    for (const ir::BufferRef* r : {&st.op.dst, &st.op.src, &st.op.src2})
+      if (r->kind == ir::BufferRef::Kind::Regs) return true;
+  }
+  return false;
+}
+
+void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const Limits& limits) {
+  using K = ir::ExprKind;
+  const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 13);
+  std::optional<FactProver> prover;
+  auto readsStart = [&](const ir::ExprPtr& e) {
+    return containsExpr(*replaceProducts(e, tl, G), *G) || containsExpr(*e, *tl.tiles) || readsInnerBare(*e, tl);
+  };
+  auto refuse = [&](const ir::ExprPtr& e, const char* what) {
+    throw Fail(fmt::format("{} {} reads the tile's ring start or the tile count and decides what a tile does to its "
+                           "register fragments (not covered by the persistent-kernel proof: the bounded check "
+                           "decides)",
+                           what, ir::exprToString(*e, s)));
+  };
+  // init= inside the K loop reading k: true at k = 0, false at every k >= 1
+  auto firstOnly = [&](const ir::ExprPtr& init, int k) {
+    if (!prover) prover.emplace(s, limits, std::vector<ir::ExprPtr>{});
+    const ir::ExprPtr kv = symbolNode(K::LoopVar, k);
+    const ir::ExprPtr at0 = substitute(init, *kv, ir::makeConst(0));
+    const bool first = prover->prove(ir::makeExpr(K::Ne, {at0, ir::makeConst(0)})).kind == BvVerdict::Holds;
+    const bool later = prover->prove(ir::makeExpr(K::Eq, {init, ir::makeConst(0)}),
+                                     {ir::makeExpr(K::Ge, {kv, ir::makeConst(1)})})
+                           .kind == BvVerdict::Holds;
+    return first && later;
+  };
+  std::function<void(const ir::Block&, bool, int)> walk = [&](const ir::Block& b, bool in_tile, int k_var) {
+    for (const ir::Stmt& st : b) {
+      switch (st.kind) {
+        case ir::Stmt::Kind::For: {
+          const bool tile = tl.tile_vars.count(st.loop_var) > 0;
+          const bool k = in_tile && tl.k_vars.count(st.loop_var) > 0;
+          walk(st.body, in_tile || tile, k ? st.loop_var : k_var);
+          break;
+        }
+        case ir::Stmt::Kind::If:
+          if (in_tile && st.cond && readsStart(st.cond) && (writesOrReadsRegs(st.body) || writesOrReadsRegs(st.orelse)))
+            refuse(st.cond, "the condition");
+          walk(st.body, in_tile, k_var);
+          walk(st.orelse, in_tile, k_var);
+          break;
+        case ir::Stmt::Kind::Op: {
+          const ir::Op& o = st.op;
+          if (!in_tile || o.kind != ir::OpKind::Mma || !o.init || o.dst.kind != ir::BufferRef::Kind::Regs) break;
+          if (readsStart(o.init)) refuse(o.init, "init=");
+          for (int k : tl.k_vars)
+            if (mentionsLoopVar(*o.init, {k}) && (k != k_var || !firstOnly(o.init, k)))
+              throw Fail(fmt::format("init= {} reads the K loop's variable and is not true exactly at its first "
+                                     "iteration (not covered by the persistent-kernel proof: the bounded check "
+                                     "decides)",
+                                     ir::exprToString(*o.init, s)));
+          break;
+        }
+      }
+    }
+  };
+  for (const ir::RoleBody& body : s.bodies) walk(body.body, false, -1);
+}
+
 // Beyond the window: every expression evaluated inside the tile loops is a
 // function of t and of g = G + k (G: the tile's ring start, `t * E_B`),
 // proved as e(G + 1, k - 1) == e(G, k) for k >= 1; it moves by the same
@@ -4601,6 +4684,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   checkBudget(budget, "");
   const Limits limits = solverLimits(opts, budget);
   bool first = false;  // a first K iteration of its own (firstIterations)
+  checkRegsPathIndependent(s, tl, limits);
   bool reads_end = checkTileExprs(s, tl, g, limits, &first);
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
   checkTileCountUses(s, tl, uses, limits);

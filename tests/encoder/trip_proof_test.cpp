@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <map>
 
@@ -736,3 +738,38 @@ void noKnownBadScheduleIsProved(bool all) {
 
 TEST(TripProof, NoKnownBadScheduleIsProved) { noKnownBadScheduleIsProved(false); }
 TEST(TripProof, SlowNoKnownBadScheduleIsProved) { noKnownBadScheduleIsProved(true); }
+
+// Register hazards are decided when the system is built, along each
+// process's program; the persistent grid walks every tile from ring index
+// 0, so an accumulator reset that depends on the tile's ring start (the
+// CTA's first tile only) looked like a reset per tile and the broken
+// schedule was proved (found at low load: the short form's 1.5 s wall
+// clock had hidden it). Now unknown, without a wall clock; the per-tile
+// reset stays proved.
+TEST(TripProof, PersistentResetAtTheRingStartIsNotProved) {
+  auto load = [](const std::string& rel) {
+    std::ifstream in(fs::path(CAKE_SOURCE_DIR) / rel);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string good = load("corpus/gemm/sm90_persistent_ws.cake");
+  ASSERT_NE(good.find("init=(k == 0)"), std::string::npos);
+  auto run = [](const std::string& text) {
+    auto mod = cake::testing::compile(text);
+    return prove(mod.schedules.at(0));
+  };
+  EXPECT_EQ(run(good).outcome, encoder::Outcome::Proved) << run(good).detail;
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"init=(k == 0)", "init=(it == 0)"},  // the corpus bug: the first tile only
+           {"init=(k == 0)", "init=(k == 1)"},   // reset at the second K iteration
+           {"                lm.mma(acc, smem_a[it][m0:m0 + 64, :], smem_b[it], init=(k == 0))",
+            "                if it == 0:\n                    lm.fill(acc, 0.0)\n"
+            "                lm.mma(acc, smem_a[it][m0:m0 + 64, :], smem_b[it])"}}) {
+    std::string bad = good;
+    bad.replace(bad.find(from), from.size(), to);
+    auto r = run(bad);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << to << ": " << r.engine;
+    EXPECT_NE(r.detail.find("persistent-kernel proof"), std::string::npos) << to << ": " << r.detail;
+  }
+}
