@@ -17,6 +17,7 @@
 # softmax/PV compute.  Left out: the mask, the softmax, Q.
 # Fix: llamacpp_opencl_fa_tile_reload_no_barrier_fixed.cake.
 # expect: sync.race
+# may-also: data.stale-read
 @cake.schedule(target="sm_80")
 def llamacpp_opencl_fa_tile_reload_no_barrier(lm, K: LM.gmem, O: LM.gmem, n_kv: LM.i32):
     pool   = lm.smem(8192)
