@@ -144,7 +144,11 @@ std::vector<Violation> staticViolations(const System& sys) {
       v.phase = phase;
       out.push_back(std::move(v));
     }
-    if (!under && !plan.waits.empty() && plan.arrivals < bs.init_count) {
+    // A wait on a negative phase (stage= with phase=-1: the ring starts
+    // empty, IR.md "Slots and phases") needs no arrivals; whether it passes
+    // where it should is what the runs decide (sync.lost-phase when the slot
+    // already completed a phase).
+    if (!under && phase >= 0 && !plan.waits.empty() && plan.arrivals < bs.init_count) {
       under = true;
       Violation v;
       v.rule = "sync.arrival-underflow";

@@ -1,0 +1,50 @@
+# FIXED form of tileops_gqa_swa_varlen_o_shared_no_sync.cake
+# (tile-ai/TileOPs PR #1405, issue #1404; PR #1633 for the fixed-length
+# kernel): a named barrier over both consumer warpgroups before and after
+# the acc_o -> o_shared staging copy, so every row is written before
+# either warpgroup reads it back for the global store.
+# expect: pass
+@cake.schedule(target="sm_90a")
+def tileops_gqa_swa_varlen_o_shared_no_sync_fixed(lm, Q: LM.tma2d, KV: LM.tma2d, O: LM.gmem, n_kv: LM.i32):
+    pool     = lm.smem(65536)
+    q_s      = pool.view(offset=0,     shape=(128, 64), dtype=lm.f16, swizzle="128B")
+    kv_s     = pool.view(offset=16384, shape=(64, 64),  dtype=lm.f16, stages=2, swizzle="128B")
+    o_shared = pool.view(offset=32768, shape=(128, 64), dtype=lm.f16, swizzle="128B")
+    acc_o    = lm.regs(shape=(64, 64), dtype=lm.f32)
+    o_band   = lm.regs(shape=(16, 64), dtype=lm.f16)
+
+    load = lm.role(warps=[8])
+    mma  = lm.role(warps=[0, 1, 2, 3, 4, 5, 6, 7], group=4)
+    o_sync = lm.named_barrier(roles=[mma])
+
+    q_full   = lm.barrier(count=1, prod=[load], cons=[mma], init_count=1)
+    kv_full  = lm.barrier(count=2, prod=[load], cons=[mma], init_count=1)
+    kv_empty = lm.barrier(count=2, prod=[mma], cons=[load], init_count=2)
+
+    m_blk = lm.block_idx(0) * 128
+    n_tiles = lm.cdiv(n_kv, 64)
+
+    with load:
+        q_s.tma_load(Q, coords=(m_blk, 0), stage=0, barrier=q_full)
+        for j in lm.range(0, n_tiles):
+            lm.wait(kv_empty, iter=j - 2)
+            kv_s.tma_load(KV, coords=(j * 64, 0), iter=j, barrier=kv_full)
+
+    with mma:
+        w = lm.instance()
+        m0 = 64 * w
+        lm.wait(q_full, stage=0)
+        lm.fill(acc_o, 0.0)
+        for j in lm.range(0, n_tiles):
+            lm.wait(kv_full, iter=j)
+            lm.mma(acc_o, q_s[0][m0:m0 + 64, :], kv_s[j])
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(kv_empty, iter=j)
+        lm.sync(o_sync)
+        lm.copy(o_shared[0][m0:m0 + 64, :], acc_o)
+        lm.sync(o_sync)
+        for p in lm.range(0, 4):
+            r = 32 * p + 16 * w
+            lm.copy(o_band, o_shared[0][r:r + 16, :])
+            lm.copy(O, o_band, coords=(m_blk + r, 0))
