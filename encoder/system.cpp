@@ -302,14 +302,13 @@ class Builder {
     return *v;
   }
 
-  // init= of an MMA into registers. It decides only whether the MMA's
-  // first run on its accumulator slice reads undefined registers: every
-  // run writes the slice, so later runs read what the first wrote whatever
-  // init= says. The first run is in the explored prefix (guards that move
-  // it are followed through their conditions), so the proofs need not
-  // follow init='s value past their window: it is evaluated without being
-  // recorded as a use of the replaced expression or of the loop body
-  // (eval), which would refuse per-tile `init=(k == 0)` in persistent loops.
+  // init= of an MMA into registers. It decides the register hazards
+  // (data.uninitialized: the first run on an undefined slice;
+  // data.stale-accumulator: a run adding to a slice stored out). It is
+  // evaluated without being recorded as a use of the replaced expression or
+  // of the loop body (eval), which would refuse per-tile `init=(k == 0)` in
+  // persistent loops; the persistent proof checks instead that no init=
+  // reads the tile's ring start (trip_proof.cpp checkRegsPathIndependent).
   int64_t evalInit(const ir::ExprPtr& e) {
     int64_t* hits = env_.replace_hits;
     env_.replace_hits = nullptr;
