@@ -40,16 +40,31 @@ class ElementSet {
     if (lo >= hi) return;
     auto it = iv_.upper_bound(lo);
     if (it != iv_.begin() && std::prev(it)->second >= lo) {
-      --it;
-      lo = it->first;
-      hi = std::max(hi, it->second);
-      it = iv_.erase(it);
+      // joins the interval before it: that one grows in place (same start)
+      auto left = std::prev(it);
+      if (left->second >= hi) return;
+      while (it != iv_.end() && it->first <= hi) {
+        hi = std::max(hi, it->second);
+        it = iv_.erase(it);
+      }
+      left->second = hi;
+      return;
     }
+    // a new start: the first interval it reaches, if any, is moved to it
+    // (its node reused), and the others it reaches are merged into it
+    if (it == iv_.end() || it->first > hi) {
+      iv_.emplace_hint(it, lo, hi);
+      return;
+    }
+    hi = std::max(hi, it->second);
+    auto node = iv_.extract(it++);
     while (it != iv_.end() && it->first <= hi) {
       hi = std::max(hi, it->second);
       it = iv_.erase(it);
     }
-    iv_.emplace(lo, hi);
+    node.key() = lo;
+    node.mapped() = hi;
+    iv_.insert(it, std::move(node));
   }
   // The first element of [lo, hi) not in the set. Merged intervals leave a
   // gap right after each one, so one step past the interval holding lo
