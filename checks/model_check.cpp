@@ -1392,6 +1392,10 @@ class Driver {
   // The Z3 engine's search for other rules on larger values once a rule is
   // reported: this many seconds' worth of work (encoder/proof_budget.h).
   static constexpr double kZ3AfterFinding = 0.5;
+  // The proof's work, in seconds' worth, for a schedule an earlier check
+  // already failed (the verdict is an error either way; what the proof may
+  // still add are findings of the rules it checks).
+  static constexpr double kProofAfterError = 1.0;
   std::optional<std::string> bounded_stats_;  // the bounded check's work and CPU, once it ended
 
   void boundedEnds() {
@@ -1475,6 +1479,13 @@ class Driver {
     std::string detail = valuesText(s_, checked, relevant_);
     if (opts_.proof_timeout_ms == 0) return notProved(detail);
     if (!wallOut().empty()) return notProved(detail + "; proof: unknown (" + wallOut() + ")");
+    // A schedule that an earlier check already failed (a layout or
+    // structural error) is an error whatever the proof says: its proof only
+    // looks for more findings, within kProofAfterError of work (docs/z3.md
+    // "The proof of a schedule that already fails").
+    const std::string failing = failingRule();
+    double seconds = opts_.proof_timeout_ms / 1000.0;
+    if (!failing.empty()) seconds = std::min(seconds, kProofAfterError);
     const unsigned left = budget_.wallLeftMs();
     encoder::ModelCheckResult pr;
     if (const auto& engine = encoder::proofEngine()) {
@@ -1491,7 +1502,6 @@ class Driver {
       // the rest of the obligation's wall clock is only its safety limit
       // (encoder/proof_budget.h, docs/z3.md "The proof's budget").
       encoder::TripProofOptions to;
-      const double seconds = opts_.proof_timeout_ms / 1000.0;
       to.work = encoder::ProofBudget::unitsFor(seconds);
       to.timeout_ms = left;
       to.memory_mb = std::min(opts_.memory_mb, 1024u);
@@ -1505,9 +1515,21 @@ class Driver {
     if (pr.outcome == encoder::Outcome::Violation) {
       if (reportProofViolations(pr, detail)) return;
     } else if (!pr.detail.empty()) {
-      detail += "; proof: unknown (" + pr.detail + ")";
+      const std::string cut =
+          failing.empty() || seconds >= opts_.proof_timeout_ms / 1000.0
+              ? ""
+              : fmt::format("; the schedule already fails {}, so its proof got {:g} s worth of work", failing, seconds);
+      detail += "; proof: unknown (" + pr.detail + cut + ")";
     }
     notProved(detail);
+  }
+
+  // The rule of the first error an earlier check (structure, layout)
+  // reported for this schedule; empty when there is none.
+  std::string failingRule() const {
+    for (const ir::Finding& f : sink_.findings())
+      if (f.severity == ir::Severity::Error) return f.rule;
+    return "";
   }
 
   // Checked for the covering values only. When a guard changes the

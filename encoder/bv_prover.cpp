@@ -1,5 +1,6 @@
 #include "encoder/bv_prover.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -695,6 +696,74 @@ BvResult BvProver::smallestWitness(const ir::ExprPtr& cond, const std::vector<ir
     return r;
   }
   return impl_->optimize(*cond, objectives, false, premises, nullptr);
+}
+
+BvProver::Values BvProver::allowedValues(int param, const std::vector<ir::ExprPtr>& premises, size_t cap,
+                                         const std::function<void()>& tick) {
+  Values out;
+  Impl& im = *impl_;
+  try {
+    im.resetQuery();
+    ir::Expr x;
+    x.kind = ir::ExprKind::Param;
+    x.index = param;
+    Impl::Part g{im.ctx.bool_val(true), {}, {}};
+    const z3::expr v = im.tr(x, &g.syms).v;
+    std::vector<Impl::Part> fs = im.facts(premises);
+    std::set<std::pair<char, int>> syms;
+    std::vector<const Impl::Part*> in = Impl::cone(g, fs, syms);
+    std::set<size_t> axs;
+    for (const Impl::Part* p : in) axs.insert(p->axs.begin(), p->axs.end());
+    z3::solver sol(im.ctx, "QF_BV");
+    for (const auto& k : syms) {
+      sol.add(im.domains.at(k));
+      if (k.first == 'b') sol.add(im.domains.at({'g', k.second}));
+    }
+    for (const Impl::Part* p : in) sol.add(p->e);
+    for (size_t i : axs) sol.add(im.axioms[i]);
+    for (;;) {
+      if (tick) tick();
+      ++im.query_count;
+      std::optional<Limits> lim = im.queryLimits();
+      if (!lim) {
+        out.kind = BvVerdict::Unknown;
+        out.detail = im.usedUp();
+        return out;
+      }
+      z3w::QueryResult q = z3w::check(sol, *lim, {}, !out.values.empty());
+      if (q.answer == z3w::Answer::Correct) break;  // no value left
+      if (q.answer != z3w::Answer::Incorrect) {
+        out.kind = q.answer == z3w::Answer::FailedToProve ? BvVerdict::Unknown : BvVerdict::Error;
+        out.detail = q.reason;
+        return out;
+      }
+      uint64_t u = 0;
+      if (!sol.get_model().eval(v, true).is_numeral_u64(u)) {
+        out.kind = BvVerdict::Error;
+        out.detail = "no value in the model";
+        return out;
+      }
+      out.values.push_back(static_cast<int64_t>(u));
+      if (out.values.size() > cap) {
+        out.kind = BvVerdict::Fails;
+        return out;
+      }
+      sol.add(v != im.num(static_cast<int64_t>(u)));
+    }
+  } catch (const Unsupported& u) {
+    im.touched = nullptr;
+    out.kind = BvVerdict::Unknown;
+    out.detail = "unsupported: " + u.what;
+    return out;
+  } catch (const z3::exception& ex) {
+    im.touched = nullptr;
+    out.kind = BvVerdict::Error;
+    out.detail = std::string("z3: ") + ex.msg();
+    return out;
+  }
+  std::sort(out.values.begin(), out.values.end());
+  out.kind = BvVerdict::Holds;
+  return out;
 }
 
 BvVerdict BvProver::assumptionsConsistent() {

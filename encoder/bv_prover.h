@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -108,6 +109,22 @@ class BvProver {
   // cond, objectives and the facts they touch), Holds = none, Unknown.
   BvResult smallestWitness(const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& objectives,
                            const std::vector<ir::ExprPtr>& premises = {});
+
+  // Every value of parameter `param` for which the lm.assume facts and
+  // `premises` (defined and true) allow an assignment, ascending, when there
+  // are at most `cap`: Holds with all of them; Fails when there are more
+  // (`values` then holds cap + 1 of them, unsorted); Unknown / Error with
+  // the reason. One incremental solver: each value found is excluded and the
+  // query asked again until it is unsat (a model per value, not an
+  // optimization per value as with smallestWitness). `tick` runs before
+  // each query (a budget check may throw from it).
+  struct Values {
+    BvVerdict kind = BvVerdict::Error;
+    std::vector<int64_t> values;
+    std::string detail;
+  };
+  Values allowedValues(int param, const std::vector<ir::ExprPtr>& premises, size_t cap,
+                       const std::function<void()>& tick = {});
 
   // Are the schedule's assumptions satisfiable? (If not, every proof is
   // vacuous.) Holds = consistent; Fails = contradictory; Unknown/Error.

@@ -40,16 +40,31 @@ class ElementSet {
     if (lo >= hi) return;
     auto it = iv_.upper_bound(lo);
     if (it != iv_.begin() && std::prev(it)->second >= lo) {
-      --it;
-      lo = it->first;
-      hi = std::max(hi, it->second);
-      it = iv_.erase(it);
+      // joins the interval before it: that one grows in place (same start)
+      auto left = std::prev(it);
+      if (left->second >= hi) return;
+      while (it != iv_.end() && it->first <= hi) {
+        hi = std::max(hi, it->second);
+        it = iv_.erase(it);
+      }
+      left->second = hi;
+      return;
     }
+    // a new start: the first interval it reaches, if any, is moved to it
+    // (its node reused), and the others it reaches are merged into it
+    if (it == iv_.end() || it->first > hi) {
+      iv_.emplace_hint(it, lo, hi);
+      return;
+    }
+    hi = std::max(hi, it->second);
+    auto node = iv_.extract(it++);
     while (it != iv_.end() && it->first <= hi) {
       hi = std::max(hi, it->second);
       it = iv_.erase(it);
     }
-    iv_.emplace(lo, hi);
+    node.key() = lo;
+    node.mapped() = hi;
+    iv_.insert(it, std::move(node));
   }
   // The first element of [lo, hi) not in the set. Merged intervals leave a
   // gap right after each one, so one step past the interval holding lo
@@ -638,15 +653,21 @@ class Builder {
       if (ref.slices[d].hi) hi[d] = std::clamp<int64_t>(eval(ref.slices[d].hi, "a slice end"), 0, dims[d]);
       if (hi[d] <= lo[d]) return {};
     }
-    // every index of the outer dimensions, each an interval of the last one
+    // The dimensions after `last` are taken whole, so each index of the
+    // dimensions before it names one interval of `inner` elements per index
+    // of `last` (adjacent ones merged: a whole (BM, 64) fragment is one
+    // interval, not BM of them).
+    size_t last = dims.size() - 1;
+    int64_t inner = 1;
+    while (last > 0 && lo[last] == 0 && hi[last] == dims[last]) inner *= dims[last--];
+    // every index of the outer dimensions, each an interval of `last`
     std::vector<std::pair<int64_t, int64_t>> out;
-    std::vector<int64_t> at(lo.begin(), lo.end() - 1);
-    const size_t last = dims.size() - 1;
+    std::vector<int64_t> at(lo.begin(), lo.begin() + static_cast<std::ptrdiff_t>(last));
     while (true) {
       int64_t base = 0;
       for (size_t d = 0; d < last; ++d) base = base * dims[d] + at[d];
       base *= dims[last];
-      out.push_back({base + lo[last], base + hi[last]});
+      out.push_back({(base + lo[last]) * inner, (base + hi[last]) * inner});
       size_t d = last;
       while (d > 0 && ++at[d - 1] == hi[d - 1]) {
         at[d - 1] = lo[d - 1];

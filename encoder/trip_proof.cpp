@@ -1754,9 +1754,10 @@ ir::ExprPtr factOf(int param, int64_t value) {
 }
 
 // Every assignment of the parameters `params` that the lm.assume facts
-// allow, if there are at most `cap` (else Fail): each parameter's values
-// found one by one as the least allowed value above the last, given the
-// values already chosen for the others. Exact: the proof covers every
+// allow, if there are at most `cap` (else Fail): each parameter's values,
+// given the values already chosen for the others, found one by one by an
+// incremental query that excludes each value found (BvProver::
+// allowedValues), in ascending order. Exact: the proof covers every
 // allowed value by proving each.
 std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, const std::set<int>& params,
                                                        const Limits& limits, size_t cap,
@@ -1769,25 +1770,19 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
     for (const auto& chosen : out) {
       std::vector<ir::ExprPtr> facts;
       for (const auto& [q, v] : chosen) facts.push_back(factOf(q, v));
-      std::optional<int64_t> last;
       const size_t found = next.size();  // this assignment's values are appended from here
-      for (;;) {
-        if (tick) tick();
-        ir::ExprPtr cond = last ? ir::makeExpr(ir::ExprKind::Gt, {x, ir::makeConst(*last)}) : ir::makeConst(1);
-        BvResult r = prover.smallestWitness(cond, {x}, facts);
-        if (r.kind == BvVerdict::Holds) break;
-        auto v = r.model.params.find(p);
-        if (r.kind != BvVerdict::Fails || v == r.model.params.end())
-          throw Fail(fmt::format("the values the lm.assume facts allow for {} cannot be listed ({})", s.params[p].name,
-                                 r.kind == BvVerdict::Fails ? "no value in the model" : r.detail));
-        last = v->second;
+      const BvProver::Values r = prover.allowedValues(p, facts, cap - found, tick);
+      if (r.kind == BvVerdict::Fails)
+        throw TooManyValues(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
+                                        "than {} values of it (such parameters are proved value by value)",
+                                        s.params[p].name, cap));
+      if (r.kind != BvVerdict::Holds)
+        throw Fail(fmt::format("the values the lm.assume facts allow for {} cannot be listed ({})", s.params[p].name,
+                               r.detail));
+      for (const int64_t v : r.values) {
         auto with = chosen;
-        with[p] = *last;
+        with[p] = v;
         next.push_back(std::move(with));
-        if (next.size() > cap)
-          throw TooManyValues(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
-                                 "than {} values of it (such parameters are proved value by value)",
-                                 s.params[p].name, cap));
       }
       // The list is complete whatever the optimizer did: p is one of them.
       ir::ExprPtr one_of = ir::makeConst(0);

@@ -144,14 +144,14 @@ uint64_t rlimitCount(z3::solver& s) {
 
 // Adds a query's resource units to this thread's count when it ends.
 struct CountQuery {
-  explicit CountQuery(z3::solver& s) : s_(s) {
+  CountQuery(z3::solver& s, bool again) : s_(s), again_(again) {
     try {
       before_ = rlimitCount(s);
     } catch (const z3::exception&) {
     }
   }
   ~CountQuery() {
-    ++query_work.queries;
+    if (!again_) ++query_work.queries;
     try {
       const uint64_t after = rlimitCount(s_);
       if (after > before_) query_work.rlimit += after - before_;
@@ -159,6 +159,7 @@ struct CountQuery {
     }
   }
   z3::solver& s_;
+  bool again_;
   uint64_t before_ = 0;
 };
 
@@ -166,11 +167,11 @@ struct CountQuery {
 
 QueryWork threadQueryWork() { return query_work; }
 
-QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions) {
+QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions, bool again) {
   QueryResult out;
   auto t0 = std::chrono::steady_clock::now();
   try {
-    CountQuery counted(s);
+    CountQuery counted(s, again);
     applyGlobalLimits(lim);
     s.set(solverParams(s.ctx(), lim));
     z3::check_result r;

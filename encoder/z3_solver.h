@@ -77,8 +77,12 @@ class Watchdog {
   uint64_t id_ = 0;  // 0: no budget, nothing registered
 };
 
+// `again`: a further check of a solver already checked (an incremental
+// query: one more constraint added), whose work is its resource units only;
+// the per-query charge (threadQueryWork().queries, encoder/proof_budget.h)
+// stands for making a solver and its formula, which that check does not.
 QueryResult check(z3::solver& s, const Limits& lim,
-                  const std::vector<z3::expr>& assumptions = {});
+                  const std::vector<z3::expr>& assumptions = {}, bool again = false);
 
 // The queries check() ran on this thread so far and the Z3 resource units
 // (`rlimit count`) they spent: deterministic work, which the proof's

@@ -6,7 +6,9 @@
 #include <set>
 #include <sstream>
 
+#include "checks/check.h"
 #include "checks/model_check.h"
+#include "ir/rule_ids.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -643,5 +645,65 @@ TEST(ModelCheck, Z3EngineKeepsTheRulesOfLargerValues) {
     }
     EXPECT_GE(rules[0].size(), 2u);
     EXPECT_EQ(rules[0], rules[1]);
+  }
+}
+
+// A schedule that an earlier check (layout, structure) already failed gets
+// its proof cut to kProofAfterError of work, not skipped: the verdict is
+// "checked" with the reason where the proof needs more, the proof's
+// findings within the cut are still reported, and without the earlier
+// error the same schedule is proved in full (docs/z3.md "The proof of a
+// schedule that already fails").
+TEST(ModelCheck, ProofOfAFailingScheduleIsCutNotDropped) {
+  auto load = [](const char* rel) {
+    std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/" + rel);
+    std::stringstream text;
+    text << in.rdbuf();
+    return compile(text.str());
+  };
+  auto syncVerdict = [](const std::vector<checks::PropertyVerdict>& vs) {
+    for (const auto& v : vs)
+      if (v.property == "sync") return v;
+    return checks::PropertyVerdict{"none", checks::VerdictKind::Error, "no sync verdict"};
+  };
+  checks::CheckOptions o;
+  o.timeout_ms = 600000;  // the work budgets decide, not the wall clock
+  {
+    // mma.shape-mismatch at lm.instance() = 2; its sync proof needs 2.3e9
+    // work units: more than the cut (1e9), within the default 3e9
+    auto mod = load("corpus/layout/bad_mma_shape_third_instance.cake");
+    ASSERT_FALSE(mod.schedules.empty());
+    checks::CheckResult all = checks::checkSchedule(mod.schedules[0], o);
+    EXPECT_TRUE(all.hasErrors());
+    EXPECT_TRUE(std::any_of(all.findings.begin(), all.findings.end(),
+                            [](const ir::Finding& f) { return f.rule == "mma.shape-mismatch"; }));
+    const auto cut = syncVerdict(all.verdicts);
+    EXPECT_EQ(cut.kind, checks::VerdictKind::Checked) << cut.detail;
+    EXPECT_NE(cut.detail.find("already fails mma.shape-mismatch"), std::string::npos) << cut.detail;
+    Result alone;  // the model checker without the layout's error: the full proof
+    checks::runModelChecker(mod.schedules[0], o, alone.sink, alone.verdicts);
+    EXPECT_EQ(syncVerdict(alone.verdicts).kind, checks::VerdictKind::Proved) << describe(alone);
+  }
+  {
+    // layout.misaligned; the views then overlap, and the proof (within the
+    // cut) meets the race that the bounded check's values do not show
+    auto mod = load("corpus/mutants/layout/good_mma_no_instruction_bn_multiple_of_8/misalign-swizzle-L22.cake");
+    ASSERT_FALSE(mod.schedules.empty());
+    checks::CheckResult all = checks::checkSchedule(mod.schedules[0], o);
+    EXPECT_TRUE(std::any_of(all.findings.begin(), all.findings.end(),
+                            [](const ir::Finding& f) { return f.rule == "layout.misaligned"; }));
+    EXPECT_TRUE(std::any_of(all.findings.begin(), all.findings.end(),
+                            [](const ir::Finding& f) { return f.rule == "sync.race"; }));
+    EXPECT_TRUE(std::any_of(all.verdicts.begin(), all.verdicts.end(), [](const checks::PropertyVerdict& v) {
+      return v.property == "sync.race" && v.kind == checks::VerdictKind::Counterexample;
+    }));
+  }
+  {
+    // a proof that fits the cut is still a proof
+    auto mod = compile(kGemm);
+    Result seeded;
+    seeded.sink.add(ir::makeFinding(ir::Rule::LayoutSmemLimit, {}, "an earlier check's error"));
+    checks::runModelChecker(mod.schedules[0], o, seeded.sink, seeded.verdicts);
+    EXPECT_EQ(syncVerdict(seeded.verdicts).kind, checks::VerdictKind::Proved) << describe(seeded);
   }
 }

@@ -333,6 +333,49 @@ TEST(BvProver, SmallestWitnessInsideTheAssumptions) {
   EXPECT_EQ(low.model.params.at(0), 4096);
 }
 
+// allowedValues (the proof's listing of a size parameter's values, one
+// incremental query) gives exactly the values an independent evaluation of
+// the assumptions allows, ascending, and the list that smallestWitness finds
+// as the least value above the last; more than `cap` values is Fails; a
+// premise on another parameter narrows it as an assumption would.
+TEST(BvProver, AllowedValuesListsEveryAllowedValue) {
+  std::mt19937_64 rng(20261203);
+  for (int round = 0; round < 12; ++round) {
+    ir::Schedule s = twoParams();
+    const int64_t lo = static_cast<int64_t>(rng() % 20) - 5, hi = lo + static_cast<int64_t>(rng() % 60);
+    const int64_t mod = 1 + static_cast<int64_t>(rng() % 4), rem = static_cast<int64_t>(rng() % 2) % mod;
+    s.assumes.push_back({B(ExprKind::Ge, P(0), C(lo)), {}});
+    s.assumes.push_back({B(ExprKind::Le, P(0), C(hi)), {}});
+    s.assumes.push_back({B(ExprKind::Eq, B(ExprKind::Mod, P(0), C(mod)), C(rem)), {}});
+    // M * 4 <= N + 100 ties M to N: with N = n as a premise, M <= (n + 100) / 4
+    s.assumes.push_back({B(ExprKind::Le, B(ExprKind::Mul, P(0), C(4)), B(ExprKind::Add, P(1), C(100))), {}});
+    const int64_t n = static_cast<int64_t>(rng() % 200) - 100;
+    std::vector<int64_t> expect;
+    for (int64_t m = lo; m <= hi; ++m)
+      if (pyMod(m, mod) == rem && m * 4 <= n + 100) expect.push_back(m);
+    BvProver pv(s);
+    const std::vector<ExprPtr> premise = {B(ExprKind::Eq, P(1), C(n))};
+    BvProver::Values all = pv.allowedValues(0, premise, 1000);
+    ASSERT_EQ(all.kind, BvVerdict::Holds) << all.detail;
+    EXPECT_EQ(all.values, expect) << "round " << round;
+    // the listing the proof used before: the least allowed value above the last
+    std::vector<int64_t> least;
+    for (;;) {
+      ExprPtr cond = least.empty() ? C(1) : B(ExprKind::Gt, P(0), C(least.back()));
+      auto r = pv.smallestWitness(cond, {P(0)}, premise);
+      if (r.kind != BvVerdict::Fails) break;
+      least.push_back(r.model.params.at(0));
+    }
+    EXPECT_EQ(all.values, least) << "round " << round;
+    if (!expect.empty()) {
+      BvProver::Values capped = pv.allowedValues(0, premise, expect.size() - 1);
+      EXPECT_EQ(capped.kind, BvVerdict::Fails);
+      EXPECT_EQ(capped.values.size(), expect.size());
+      EXPECT_EQ(pv.allowedValues(0, premise, expect.size()).kind, BvVerdict::Holds);
+    }
+  }
+}
+
 // The linear pre-check (encoder/bv_linear.h) answers what it decides as the
 // bit-vector solver does: random queries over two parameters with sums,
 // products by constants, floor division, remainder and cdiv by constants
