@@ -135,7 +135,23 @@ struct TripLoops {
   // of the loop variable's values it was evaluated at, over every system
   // built (checkTripUses). Null: not recorded.
   std::map<const ir::Expr*, std::set<int64_t>>* offsets = nullptr;
+  // Loops bounded by `min(c, E + d)` (either order, c a constant): the
+  // bound is c for every E >= c - d, so they are no symbolic loops there.
+  // The systems for such E are built with the expression evaluated to c
+  // (an evaluation hook, exact for those values); the values of E below
+  // the largest c - d are explored one by one, each as the concrete
+  // system it is (docs/z3.md "Clamped loop bounds", helper loops3).
+  struct Clamp {
+    ir::ExprPtr expr;  // the bound, min(c, E + d)
+    int64_t value;     // c
+    int64_t from;      // c - d: the least E at which the bound is c
+  };
+  std::vector<Clamp> clamps;
 };
+
+// `min(c, E + d)` or `min(E + d, c)`, c a constant and E reading a
+// parameter: {E, c, c - d}.
+std::optional<std::tuple<ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& hi);
 
 // The value of E a trip count T of the proof stands for (TripLoops::scale).
 int64_t tripValue(const TripLoops& tl, int64_t T) { return tl.scale * T + tl.residue; }
@@ -202,11 +218,16 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     std::set<int> ps = paramsOf(*e);
     return std::all_of(ps.begin(), ps.end(), [&](int p) { return finite.count(p) > 0; });
   };
+  std::vector<std::tuple<ir::ExprPtr, ir::ExprPtr, int64_t, int64_t>> clamped;  // (bound, E, c, c - d)
   for (const ir::Stmt* st : loops) {
     bool sym_hi = st->hi && mentionsParam(*st->hi) && !onlyFinite(st->hi);
     bool sym_other = (st->lo && mentionsParam(*st->lo)) || (st->step && mentionsParam(*st->step));
     if (sym_other) throw Fail("a loop's start or step depends on a parameter");
     if (!sym_hi) continue;
+    if (auto c = clampOf(st->hi)) {  // a constant bound from some E on (TripLoops::clamps)
+      clamped.emplace_back(st->hi, std::get<0>(*c), std::get<1>(*c), std::get<2>(*c));
+      continue;
+    }
     auto lo = ir::constValue(st->lo);
     auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
     // a start of constants and lm.instance(): its least value over the instances
@@ -248,7 +269,34 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     tl.off[st->loop_var] = off;
   }
   if (!tl.trip) throw Fail("no loop bound depends on a parameter");
+  for (const auto& [bound, core, c, from] : clamped) {
+    if (!ir::sameExpr(*tl.trip, *core))
+      throw Fail(fmt::format("the symbolic loops have different bounds ({} and {})", ir::exprToString(*tl.trip, s),
+                             ir::exprToString(*bound, s)));
+    tl.clamps.push_back({bound, c, from});
+  }
   return tl;
+}
+
+std::optional<std::tuple<ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& hi) {
+  if (hi->kind != ir::ExprKind::Min || hi->args.size() != 2) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    auto c = ir::constValue(hi->args[i]);
+    if (!c || ir::constValue(hi->args[1 - i])) continue;
+    auto [core, d] = splitOffset(hi->args[1 - i]);
+    if (!mentionsParam(*core)) return std::nullopt;
+    return std::make_tuple(core, *c, *c - d);
+  }
+  return std::nullopt;
+}
+
+// The least trip count T of the proof from which every clamped bound is its
+// constant (TripLoops::clamps), or INT64_MIN if there is none.
+int64_t clampsFrom(const TripLoops& tl) {
+  int64_t from = INT64_MIN;
+  for (const TripLoops::Clamp& c : tl.clamps)
+    from = std::max(from, -*ir::floorDiv(tl.residue - c.from, tl.scale));  // least T with scale * T + residue >= c.from
+  return from;
 }
 
 // ================================================================ instruction comparison
@@ -323,6 +371,40 @@ bool shiftedRange(const std::vector<Instr>& pa, size_t a0, size_t a1, const std:
     if (!shiftedInstr(pa[a0 + i], pb[b0 + i], trial)) return false;
   d = std::move(trial);
   return true;
+}
+
+// ================================================================ private data
+
+// (space, lo, hi, process) of every access of the given systems.
+using AccessRange = std::tuple<int, int64_t, int64_t, int>;
+std::set<AccessRange> accessRanges(const std::vector<const System*>& systems) {
+  std::set<AccessRange> out;
+  for (const System* sys : systems)
+    for (size_t p = 0; p < sys->procs.size(); ++p)
+      for (const Instr& in : sys->procs[p].program)
+        for (const Access& a : in.accesses) out.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
+  return out;
+}
+// Does no process but p access bytes a accesses (in any of the systems `all` came from)?
+bool privateTo(const std::set<AccessRange>& all, const Access& a, int p) {
+  for (const auto& [space, lo, hi, q] : all)
+    if (q != p && space == a.space && lo < a.hi && a.lo < hi) return false;
+  return true;
+}
+// Generation 0 for every view access of a process `which` selects to bytes
+// no other process accesses (`all`: accessRanges). The simulator reads a
+// generation only in sim::staleData, which sim::staleWrite calls for a read
+// and the write whose data it finds when the two are of *different*
+// processes (its own data is never stale): an access to bytes only its own
+// process touches is in no such pair, so its generation is read by nothing.
+template <class Which>
+void forgetPrivateIn(const std::set<AccessRange>& all, System& sys, Which&& which) {
+  for (size_t p = 0; p < sys.procs.size(); ++p) {
+    if (!which(p)) continue;
+    for (Instr& in : sys.procs[p].program)
+      for (Access& a : in.accesses)
+        if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
+  }
 }
 
 // ================================================================ the unrolled window
@@ -424,7 +506,18 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
             (*tl.offsets)[&e].insert(((it->second % tl.scale) + tl.scale) % tl.scale);
       return std::nullopt;
     };
-  auto sys = trip::buildForProof(s, b, target, &err, tl.offsets ? &record : tl.guards);
+  const EvalHook* hook = tl.offsets ? &record : tl.guards;
+  EvalHook clamped;  // min(c, E + d) is c from E = c - d on (TripLoops::clamps)
+  if (!tl.clamps.empty() && T >= clampsFrom(tl)) {
+    clamped = [&tl, hook](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+      if (e.kind == ir::ExprKind::Min)
+        for (const TripLoops::Clamp& c : tl.clamps)
+          if (ir::sameExpr(e, *c.expr)) return c.value;
+      return hook ? (*hook)(e, env) : std::nullopt;
+    };
+    hook = &clamped;
+  }
+  auto sys = trip::buildForProof(s, b, target, &err, hook);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", tripValue(tl, T), err));
   std::set<int> read = sys->params_read;
   for (const auto& [p, value] : tl.fixed) read.erase(p);
@@ -1568,6 +1661,40 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
                          ir::exprToString(*tl.trip, s), min_lo));
 }
 
+// Explores the system for one trip count T exhaustively, as the bounded
+// check does, within the work budget: its states, or throws (Met with T).
+uint64_t exploreTripCount(const System& sys, int64_t T, const TripProofOptions& opts, ProofBudget& budget) {
+  ExploreOptions eo;
+  eo.timeout_ms = budget.wallLeftMs();
+  eo.memory_mb = opts.memory_mb;
+  eo.stop_at_first = true;
+  // the work budget caps the states (each is hashed and copied at least once)
+  const Model m(sys);
+  ProofBudget::Tally per;  // a state's least work: expanded once, offered once
+  per.expanded = per.offered = 1;
+  per.words = sim::initialState(m).v.size();
+  for (int p = 0; p < m.P; ++p) per.expanded_instrs += static_cast<uint64_t>(m.programSize(p));
+  ProofBudget probe(0, 0);
+  probe.add(per);
+  const bool capped = budget.left() / probe.used() < eo.max_states;
+  if (capped) eo.max_states = budget.left() / probe.used();
+  ModelCheckResult r = explore(sys, eo);
+  ProofBudget::Tally t;
+  t.expanded = r.states;
+  t.offered = r.transitions;
+  t.words = r.transitions * per.words;
+  t.expanded_instrs = r.states * per.expanded_instrs;
+  budget.add(t);
+  if (r.outcome == Outcome::Violation)
+    throw Met(fmt::format("trip count {} meets {}", T, r.violations.front().rule), r.violations.front(), T);
+  if (r.outcome != Outcome::Pass) {
+    if (capped) budget.charge(budget.left() + 1);  // the work cap ended the search
+    checkBudget(budget, fmt::format("trip count {}", T));
+    throw Fail(fmt::format("trip count {}: {}", T, r.detail));
+  }
+  return r.states;
+}
+
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
                     int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
                     uint64_t& states) {
@@ -1585,6 +1712,21 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     checkBudget(budget, fmt::format("building the system for trip count {} of window {}", T, W));
     w.by_trip.push_back(buildAt(s, binding, target, tl, T));
     chargeBuild(budget, w.by_trip.back());
+  }
+  // Generations no rule reads (a view's bytes that one process alone
+  // touches: an epilogue's own staging ring, `smem_c[(t * 4 + j) % 3]`)
+  // are set to 0, so that they do not keep the period from being found
+  // (docs/z3.md "Private generations", helper loops3). Every system for T
+  // >= t1 beyond the window repeats the window's byte ranges (the period
+  // check compares them for equality), so privacy over the window is
+  // privacy in every system.
+  {
+    std::vector<const System*> group = {&w.base};
+    for (const System& sys : w.by_trip) group.push_back(&sys);
+    const std::set<AccessRange> all = accessRanges(group);
+    auto every = [](size_t) { return true; };
+    forgetPrivateIn(all, w.base, every);
+    for (System& sys : w.by_trip) forgetPrivateIn(all, sys, every);
   }
   findSteadyOffsets(w);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
@@ -1624,37 +1766,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     if (!key.empty() && tl.explored->count(key)) return text + ", explored as an earlier value's window up to sizes";
   }
   // The trip counts before the steady body, one by one.
-  for (int64_t T = t0; T < w.t1; ++T) {
-    ExploreOptions eo;
-    eo.timeout_ms = budget.wallLeftMs();
-    eo.memory_mb = opts.memory_mb;
-    eo.stop_at_first = true;
-    // the work budget caps the states (each is hashed and copied at least once)
-    const Model m(w.by_trip[T - t0]);
-    ProofBudget::Tally per;  // a state's least work: expanded once, offered once
-    per.expanded = per.offered = 1;
-    per.words = sim::initialState(m).v.size();
-    for (int p = 0; p < m.P; ++p) per.expanded_instrs += static_cast<uint64_t>(m.programSize(p));
-    ProofBudget probe(0, 0);
-    probe.add(per);
-    const bool capped = budget.left() / probe.used() < eo.max_states;
-    if (capped) eo.max_states = budget.left() / probe.used();
-    ModelCheckResult r = explore(w.by_trip[T - t0], eo);
-    ProofBudget::Tally t;
-    t.expanded = r.states;
-    t.offered = r.transitions;
-    t.words = r.transitions * per.words;
-    t.expanded_instrs = r.states * per.expanded_instrs;
-    budget.add(t);
-    if (r.outcome == Outcome::Violation)
-      throw Met(fmt::format("trip count {} meets {}", T, r.violations.front().rule), r.violations.front(), T);
-    if (r.outcome != Outcome::Pass) {
-      if (capped) budget.charge(budget.left() + 1);  // the work cap ended the search
-      checkBudget(budget, fmt::format("trip count {}", T));
-      throw Fail(fmt::format("trip count {}: {}", T, r.detail));
-    }
-    states += r.states;
-  }
+  for (int64_t T = t0; T < w.t1; ++T) states += exploreTripCount(w.by_trip[T - t0], T, opts, budget);
   states += LapExplorer(w, opts, budget).run();
   if (!key.empty()) tl.explored->insert(std::move(key));
   return text;
@@ -1677,6 +1789,25 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
                              ir::exprToString(*tl.trip, s)));
     t0 = std::max<int64_t>(0, -*ir::floorDiv(tl.residue - t0, tl.scale));
   }
+  std::string clamped;
+  if (!tl.clamps.empty()) {
+    // Loops bounded by min(c, E + d) (TripLoops::clamps): below the least
+    // E at which every such bound is its constant, each trip count is
+    // explored as the system it is; from there on the proof goes on with
+    // the bounds evaluated to their constants (buildAt).
+    if (below) throw Fail("a clamped loop bound with a trip expression that may be negative (not covered)");
+    const int64_t from = clampsFrom(tl);
+    for (int64_t T = t0; T < from; ++T) {
+      checkBudget(budget, fmt::format("trip count {} below the clamped bounds' constants", tripValue(tl, T)));
+      System sys = buildAt(s, checked.front(), target, tl, T);
+      chargeBuild(budget, sys);
+      states += exploreTripCount(sys, T, opts, budget);
+    }
+    if (from > t0) {
+      clamped = fmt::format("; trip counts {}..{} one by one, below the clamped loop bounds' constants", t0, from - 1);
+      t0 = from;
+    }
+  }
   int64_t max_lo = 0;
   for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
   // The window must see every iteration-indexed view index reach its
@@ -1690,7 +1821,7 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
       throw NoSteadyPeriod(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
     checkBudget(budget, fmt::format("window {}", W));
     try {
-      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states) +
+      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states) + clamped +
              (below ? fmt::format("; every value below {} reads as {} does", t0, t0) : "");
     } catch (const WindowTooSmall&) {
       continue;
@@ -3959,20 +4090,7 @@ void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shape
 // Returns the kinded processes' names.
 
 // (space, lo, hi, process) of every access of both grids.
-using AccessRange = std::tuple<int, int64_t, int64_t, int>;
-std::set<AccessRange> accessRanges(const PGrid& g) {
-  std::set<AccessRange> out;
-  for (const System* sys : {&g.grid, &g.kgrid})
-    for (size_t p = 0; p < sys->procs.size(); ++p)
-      for (const Instr& in : sys->procs[p].program)
-        for (const Access& a : in.accesses) out.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
-  return out;
-}
-bool privateTo(const std::set<AccessRange>& all, const Access& a, int p) {
-  for (const auto& [space, lo, hi, q] : all)
-    if (q != p && space == a.space && lo < a.hi && a.lo < hi) return false;
-  return true;
-}
+std::set<AccessRange> accessRanges(const PGrid& g) { return accessRanges({&g.grid, &g.kgrid}); }
 
 void markKinded(PGrid& g) {
   const size_t P = g.grid.procs.size();
@@ -3991,12 +4109,7 @@ void markKinded(PGrid& g) {
 // Generation 0 for every access of a kinded process in sys to bytes no
 // other process accesses (`all`: accessRanges).
 void forgetPrivateIn(const PGrid& g, const std::set<AccessRange>& all, System& sys) {
-  for (size_t p = 0; p < sys.procs.size(); ++p) {
-    if (!g.kinded[p]) continue;
-    for (Instr& in : sys.procs[p].program)
-      for (Access& a : in.accesses)
-        if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
-  }
+  forgetPrivateIn(all, sys, [&](size_t p) { return g.kinded[p] != 0; });
 }
 
 void forgetPrivateGenerations(PGrid& g) {
@@ -4530,6 +4643,117 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
                                      assignments.size() > 1 ? " (shown for the first)" : "", classes);
 }
 
+
+// The proof of one schedule: the argument in one line, or throws (Met, Fail).
+// `tl`: the trip loops of the one-loop argument (for a Met's binding);
+// `bindings`: the checked ones with the fixed parameters' values of the
+// current proof.
+std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                          const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                          std::vector<Binding>& bindings) {
+  try {
+    tl = findTrip(s);
+  } catch (const Fail&) {
+    // Loops bounded by different expressions: those whose parameters the
+    // lm.assume facts allow few values of are proved value by value.
+    const Limits limits = solverLimits(opts, budget);
+    std::set<int> finite, tried;
+    BvProver bounds(s, limits);
+    auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
+      auto x = symbolNode(ir::ExprKind::Param, p);
+      auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
+                                                     ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
+      return bounds.prove(within).kind == BvVerdict::Holds;
+    };
+    std::vector<const ir::Stmt*> loops;
+    for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+    for (const ir::Stmt* st : loops)
+      if (st->hi)
+        for (int p : paramsOf(*st->hi)) {
+          if (!tried.insert(p).second || !bounded(p)) continue;
+          try {
+            allowedAssignments(s, {p}, limits, opts.max_fixed_values);
+            finite.insert(p);
+          } catch (const Fail&) {
+          }
+        }
+    if (finite.empty()) {
+      // A persistent kernel: a tile loop around a K loop (docs/z3.md);
+      // or two tile loops one after the other, as one (MergedLoops).
+      auto tiles = findTileLoops(s);
+      std::optional<MergedLoops> merged;
+      if (!tiles) {
+        merged = mergeTwoTileLoops(s, limits);
+        if (merged) tiles = findTileLoops(*merged->s, merged->guard);
+        if (!tiles) throw;
+      }
+      std::string engine = provePersistent(merged ? *merged->s : s, target, checked, *tiles, opts, budget, states);
+      if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
+      return engine;
+    }
+    tl = findTrip(s, finite);
+  }
+  std::vector<trip::GuardOutcome> guards;
+  try {
+    return proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
+  } catch (const TooManyValues&) {
+    // Unbounded parameters read only by guards (`if M > N:`): one proof per
+    // outcome of the guards instead of one per value (trip_guards.h).
+    guards = trip::guardOutcomes(s);
+    if (guards.empty()) throw;
+  }
+  std::string first;
+  for (const trip::GuardOutcome& g : guards) {
+    tl.guards = &g.hook;
+    try {
+      std::string engine = proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
+      if (first.empty()) first = std::move(engine);
+    } catch (const Fail& f) {
+      // Met too: the outcomes need not be ones the lm.assume facts
+      // allow together, so a violation under them is no finding.
+      throw Fail(fmt::format("with {}: {}", g.text, f.what()));
+    }
+  }
+  tl.guards = nullptr;
+  return fmt::format("for each outcome of the guards ({} cases): {}{}", guards.size(), first,
+                     guards.size() > 1 ? " (shown for the first)" : "");
+}
+
+// When the argument does not apply to the schedule as it is: once per
+// outcome of its guards on parameters that the lm.assume facts allow, on
+// the schedule with the guards decided and the outcome as facts
+// (trip::guardCases; docs/z3.md "Guards decided per case", helper loops3).
+// Every allowed binding gives its guards one of those outcomes, and for
+// it the case's schedule builds the schedule's systems, so the cases'
+// proofs together cover every binding. A violation met in a case is no
+// finding here (unknown): the bounded check decides.
+std::string proveGuardCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                            const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
+  const Limits limits = solverLimits(opts, budget);
+  BvProver prover(s, limits);
+  const std::vector<trip::GuardCase> cases = trip::guardCases(s, [&](const std::vector<ir::ExprPtr>& facts) {
+    ir::ExprPtr all = facts.front();
+    for (size_t i = 1; i < facts.size(); ++i) all = ir::makeExpr(ir::ExprKind::And, {all, facts[i]});
+    // ruled out only when the solver proves no allowed binding gives it
+    return prover.prove(ir::makeExpr(ir::ExprKind::Not, {all})).kind != BvVerdict::Holds;
+  });
+  if (cases.empty()) throw Fail("no outcome of the guards is allowed");
+  std::string first;
+  for (const trip::GuardCase& c : cases) {
+    checkBudget(budget, fmt::format("with {}", c.text));
+    TripLoops tl;
+    std::vector<Binding> bindings = checked;
+    try {
+      std::string engine = proveSchedule(*c.s, target, checked, opts, budget, states, tl, bindings);
+      if (first.empty()) first = std::move(engine);
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("with {}: {}", c.text, f.what()));
+    }
+  }
+  return fmt::format("for each allowed outcome of the guards ({} of {} cases), the guards decided: {}{}",
+                     cases.size(), 1u << trip::guardCount(s), first, cases.size() > 1 ? " (shown for the first)" : "");
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -4542,80 +4766,21 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
-    try {
-      tl = findTrip(s);
-    } catch (const Fail&) {
-      // Loops bounded by different expressions: those whose parameters the
-      // lm.assume facts allow few values of are proved value by value.
-      const Limits limits = solverLimits(opts, budget);
-      std::set<int> finite, tried;
-      BvProver bounds(s, limits);
-      auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
-        auto x = symbolNode(ir::ExprKind::Param, p);
-        auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
-                                                       ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
-        return bounds.prove(within).kind == BvVerdict::Holds;
-      };
-      std::vector<const ir::Stmt*> loops;
-      for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
-      for (const ir::Stmt* st : loops)
-        if (st->hi)
-          for (int p : paramsOf(*st->hi)) {
-            if (!tried.insert(p).second || !bounded(p)) continue;
-            try {
-              allowedAssignments(s, {p}, limits, opts.max_fixed_values);
-              finite.insert(p);
-            } catch (const Fail&) {
-            }
-          }
-      if (finite.empty()) {
-        // A persistent kernel: a tile loop around a K loop (docs/z3.md);
-        // or two tile loops one after the other, as one (MergedLoops).
-        auto tiles = findTileLoops(s);
-        std::optional<MergedLoops> merged;
-        if (!tiles) {
-          merged = mergeTwoTileLoops(s, limits);
-          if (merged) tiles = findTileLoops(*merged->s, merged->guard);
-          if (!tiles) throw;
-        }
-        uint64_t states = 0;
-        res.engine = provePersistent(merged ? *merged->s : s, target, checked, *tiles, opts, budget, states);
-        if (merged)
-          res.engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, res.engine);
-        if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
-        res.states = states;
-        res.outcome = Outcome::Proved;
-        finish(res, budget);
-        return res;
-      }
-      tl = findTrip(s, finite);
-    }
     uint64_t states = 0;
-    std::vector<trip::GuardOutcome> guards;
     try {
-      res.engine = proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
-    } catch (const TooManyValues&) {
-      // Unbounded parameters read only by guards (`if M > N:`): one proof per
-      // outcome of the guards instead of one per value (trip_guards.h).
-      guards = trip::guardOutcomes(s);
-      if (guards.empty()) throw;
-    }
-    if (!guards.empty()) {
-      std::string first;
-      for (const trip::GuardOutcome& g : guards) {
-        tl.guards = &g.hook;
-        try {
-          std::string engine = proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
-          if (first.empty()) first = std::move(engine);
-        } catch (const Fail& f) {
-          // Met too: the outcomes need not be ones the lm.assume facts
-          // allow together, so a violation under them is no finding.
-          throw Fail(fmt::format("with {}: {}", g.text, f.what()));
-        }
+      res.engine = proveSchedule(s, target, checked, opts, budget, states, tl, bindings);
+    } catch (const Met&) {
+      throw;
+    } catch (const Fail& f) {
+      // The argument does not apply as the schedule is written: once per
+      // allowed outcome of its guards on parameters, if it has some.
+      if (!budget.exhausted().empty() || trip::guardCount(s) == 0) throw;
+      try {
+        res.engine = proveGuardCases(s, target, checked, opts, budget, states);
+      } catch (const Fail& g) {
+        if (!budget.exhausted().empty()) throw;
+        throw Fail(fmt::format("{}; per outcome of the guards: {}", f.what(), g.what()));
       }
-      tl.guards = nullptr;
-      res.engine = fmt::format("for each outcome of the guards ({} cases): {}{}", guards.size(), first,
-                               guards.size() > 1 ? " (shown for the first)" : "");
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
     res.states = states;
