@@ -135,23 +135,27 @@ struct TripLoops {
   // of the loop variable's values it was evaluated at, over every system
   // built (checkTripUses). Null: not recorded.
   std::map<const ir::Expr*, std::set<int64_t>>* offsets = nullptr;
-  // Loops bounded by `min(c, E + d)` (either order, c a constant): the
-  // bound is c for every E >= c - d, so they are no symbolic loops there.
+  // Loops bounded by `min(c, E + d) + o` (either order, c a constant): the
+  // bound is c + o for every E >= c - d, so they are no symbolic loops there.
   // The systems for such E are built with the expression evaluated to c
   // (an evaluation hook, exact for those values); the values of E below
   // the largest c - d are explored one by one, each as the concrete
   // system it is (docs/z3.md "Clamped loop bounds", helper loops3).
   struct Clamp {
-    ir::ExprPtr expr;  // the bound, min(c, E + d)
+    ir::ExprPtr expr;  // the bound's min(c, E + d)
     int64_t value;     // c
     int64_t from;      // c - d: the least E at which the bound is c
+    // the loop's bound is expr + offset; its start, when a constant and
+    // the step is positive (else nullopt)
+    int64_t offset = 0;
+    std::optional<int64_t> start;
   };
   std::vector<Clamp> clamps;
 };
 
-// `min(c, E + d)` or `min(E + d, c)`, c a constant and E reading a
-// parameter: {E, c, c - d}.
-std::optional<std::tuple<ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& hi);
+// `min(c, E + d)` or `min(E + d, c)` plus a constant, c a constant and E
+// reading a parameter: {the min, E, c, c - d}.
+std::optional<std::tuple<ir::ExprPtr, ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& bound);
 
 // The value of E a trip count T of the proof stands for (TripLoops::scale).
 int64_t tripValue(const TripLoops& tl, int64_t T) { return tl.scale * T + tl.residue; }
@@ -218,14 +222,17 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     std::set<int> ps = paramsOf(*e);
     return std::all_of(ps.begin(), ps.end(), [&](int p) { return finite.count(p) > 0; });
   };
-  std::vector<std::tuple<ir::ExprPtr, ir::ExprPtr, int64_t, int64_t>> clamped;  // (bound, E, c, c - d)
+  std::vector<std::pair<ir::ExprPtr, TripLoops::Clamp>> clamped;  // (E, the clamp)
   for (const ir::Stmt* st : loops) {
     bool sym_hi = st->hi && mentionsParam(*st->hi) && !onlyFinite(st->hi);
     bool sym_other = (st->lo && mentionsParam(*st->lo)) || (st->step && mentionsParam(*st->step));
     if (sym_other) throw Fail("a loop's start or step depends on a parameter");
     if (!sym_hi) continue;
     if (auto c = clampOf(st->hi)) {  // a constant bound from some E on (TripLoops::clamps)
-      clamped.emplace_back(st->hi, std::get<0>(*c), std::get<1>(*c), std::get<2>(*c));
+      TripLoops::Clamp cl{std::get<0>(*c), std::get<2>(*c), std::get<3>(*c), splitOffset(st->hi).second, std::nullopt};
+      const auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
+      if (step && *step > 0) cl.start = ir::constValue(st->lo);
+      clamped.emplace_back(std::get<1>(*c), std::move(cl));
       continue;
     }
     auto lo = ir::constValue(st->lo);
@@ -269,23 +276,24 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     tl.off[st->loop_var] = off;
   }
   if (!tl.trip) throw Fail("no loop bound depends on a parameter");
-  for (const auto& [bound, core, c, from] : clamped) {
+  for (const auto& [core, clamp] : clamped) {
     if (!ir::sameExpr(*tl.trip, *core))
       throw Fail(fmt::format("the symbolic loops have different bounds ({} and {})", ir::exprToString(*tl.trip, s),
-                             ir::exprToString(*bound, s)));
-    tl.clamps.push_back({bound, c, from});
+                             ir::exprToString(*clamp.expr, s)));
+    tl.clamps.push_back(clamp);
   }
   return tl;
 }
 
-std::optional<std::tuple<ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& hi) {
+std::optional<std::tuple<ir::ExprPtr, ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& bound) {
+  const ir::ExprPtr hi = splitOffset(bound).first;  // min(...) + a constant
   if (hi->kind != ir::ExprKind::Min || hi->args.size() != 2) return std::nullopt;
   for (int i = 0; i < 2; ++i) {
     auto c = ir::constValue(hi->args[i]);
     if (!c || ir::constValue(hi->args[1 - i])) continue;
     auto [core, d] = splitOffset(hi->args[1 - i]);
     if (!mentionsParam(*core)) return std::nullopt;
-    return std::make_tuple(core, *c, *c - d);
+    return std::make_tuple(hi, core, *c, *c - d);
   }
   return std::nullopt;
 }
@@ -1625,7 +1633,7 @@ void finish(ModelCheckResult& res, const ProofBudget& budget) {
 // builds the same system (no iteration runs) as that value.
 int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector<Binding>& checked,
                    bool only_bounds, const Limits& limits, const std::function<System(int64_t)>& at_min_lo,
-                   bool& below) {
+                   bool& below, bool* from_facts = nullptr) {
   std::optional<int64_t> low;
   for (const Binding& b : checked) {
     ir::EvalEnv env;
@@ -1646,7 +1654,10 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   // 1 before 0: `K > 0` keeps every loop running, and a proof from 0
   // would meet what only an empty loop does (an accumulator never written)
   for (int64_t t : {low.value_or(0), int64_t{1}, int64_t{0}})
-    if (t <= low.value_or(t) && atLeast(prover, tl.trip, t, param_lb)) return t;
+    if (t <= low.value_or(t) && atLeast(prover, tl.trip, t, param_lb)) {
+      if (from_facts) *from_facts = true;
+      return t;
+    }
   if (only_bounds) return min_lo;
   // Read outside loop bounds too. Below min_lo no symbolic loop runs an
   // iteration, so the system for such a T is the one for min_lo if every
@@ -1780,8 +1791,21 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
   const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
   const Limits limits = solverLimits(opts, budget);
   bool below = false;  // values below t0 build t0's system (proved)
+  bool from_facts = false;  // the lm.assume facts keep E >= t0
   int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
-                          [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below);
+                          [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below,
+                          &from_facts);
+  const int64_t least = t0;  // (of E)
+  // Values of E below t0 are covered by t0's system only where no loop
+  // runs an iteration: a clamped loop min(c, E + d) + o from a constant
+  // start with a positive step runs none at t0, and so none below (its
+  // bound does not grow as E falls), when c' = min(c, t0 + d) + o is at
+  // most its start.
+  if (!from_facts)
+    for (const TripLoops::Clamp& c : tl.clamps)
+      if (!c.start || std::min(c.value, t0 + c.value - c.from) + c.offset > *c.start)
+        throw Fail(fmt::format("{} may be below {}, where a loop bounded by {} runs (not covered)",
+                               ir::exprToString(*tl.trip, s), t0, ir::exprToString(*c.expr, s)));
   if (tl.scale > 1) {
     // every E >= t0 with E = scale * T + residue: T >= ceil((t0 - residue) / scale)
     if (below || t0 < 0)
@@ -1795,7 +1819,6 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
     // E at which every such bound is its constant, each trip count is
     // explored as the system it is; from there on the proof goes on with
     // the bounds evaluated to their constants (buildAt).
-    if (below) throw Fail("a clamped loop bound with a trip expression that may be negative (not covered)");
     const int64_t from = clampsFrom(tl);
     for (int64_t T = t0; T < from; ++T) {
       checkBudget(budget, fmt::format("trip count {} below the clamped bounds' constants", tripValue(tl, T)));
@@ -1822,7 +1845,7 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
     checkBudget(budget, fmt::format("window {}", W));
     try {
       return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states) + clamped +
-             (below ? fmt::format("; every value below {} reads as {} does", t0, t0) : "");
+             (below ? fmt::format("; every value below {} reads as {} does", least, least) : "");
     } catch (const WindowTooSmall&) {
       continue;
     }

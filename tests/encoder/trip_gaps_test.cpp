@@ -1108,3 +1108,142 @@ TEST(TripProofGaps, SlowPingPongMutantsAreNotProved) {
     std::cout << f << ": " << p.detail.substr(0, 160) << "\n";
   }
 }
+
+// docs/z3.md "Three shapes the argument now takes (helper loops3, session
+// 17, issue 11)". Each shape proves a corpus file that was unknown before
+// and does not prove broken variants, each confirmed broken by the bounded
+// check.
+
+// 1. Private generations: an epilogue's own staging ring, stage
+// `(t * 4 + j) % 3` (period 3 tiles), written and stored by one process.
+// The builder's generation counts of those accesses (4 more per period for
+// the writes, 0 for the TMA store's reads) kept every period from being
+// found ("no steady period within 192 unrolled iterations"); no rule reads
+// them (one process's own data is never stale).
+TEST(TripProofGaps, PrivateGenerationsDoNotHideThePeriod) {
+  using cake::testing::replace;
+  const std::string fixed = "corpus/bugs/sync.race/cutlass_clc_epilogue_store_stage_restarts_fixed.cake";
+  const std::string text = corpusText(fixed);
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  EXPECT_FALSE(violatedAt(good.schedules[0], {{"M", 320}}));
+  auto r = proveGap(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("period 3"), std::string::npos) << r.engine;
+
+  auto tiles = [](int64_t n) {
+    return [n](const ir::Schedule& s) { return violatedAt(s, {{"M", 64 * n}}); };
+  };
+  // the corpus file's broken twin: the stage restarts at 0 every tile
+  const std::string twin = corpusText("corpus/bugs/sync.race/cutlass_clc_epilogue_store_stage_restarts.cake");
+  expectBrokenNotProved(twin, tiles(2), "stage restarts every tile");
+  // a fourth store in flight over three stages: the first store's stage is
+  // rewritten before it retired (a race in the first tile)
+  std::string four = text;
+  for (int i = 0; i < 4; ++i) four = replace(four, "lm.tma_store_wait(pending=2)", "lm.tma_store_wait(pending=3)");
+  ASSERT_EQ(four.find("lm.tma_store_wait(pending=2)"), std::string::npos);
+  expectBrokenNotProved(four, tiles(1), "pending=3 over three stages");
+  // the last subtile's stage one step behind: it rewrites the stage the
+  // previous subtile's store still reads
+  const std::string behind =
+      replace(text, "lm.copy(smem_c[(t * 4 + 3) % 3], acc[:, 192:256])", "lm.copy(smem_c[(t * 4 + 2) % 3], acc[:, 192:256])");
+  ASSERT_NE(behind, text);
+  expectBrokenNotProved(behind, tiles(1), "last subtile writes the stage of the one before");
+}
+
+// 2. Clamped loop bounds: DeepEP's prologue loads `min(2, n_chunks)` chunks
+// before the loop over `n_chunks` ("the symbolic loops have different
+// bounds"). From n_chunks = 2 on the bound is the constant 2; below, each
+// trip count is explored as it is.
+TEST(TripProofGaps, ClampedLoopBoundsAreProvedFromTheirConstant) {
+  using cake::testing::replace;
+  const std::string text = corpusText("corpus/bugs/sync.race/deepep_tma_copy_store_wait_pending1_fixed.cake");
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  auto r = proveGap(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("trip counts 1..1 one by one, below the clamped loop bounds' constants"), std::string::npos)
+      << r.engine;
+  const std::string prologue = "for i in lm.range(0, min(2, n_chunks)):";
+  ASSERT_NE(text.find(prologue), std::string::npos);
+  // the same bound written with an offset inside and outside the min: 1 for
+  // n_chunks = 1, 2 from 2 on (the constant from n_chunks = 2)
+  auto same = cake::testing::compile(replace(text, prologue, "for i in lm.range(0, min(3, n_chunks + 1) - 1):"));
+  ASSERT_FALSE(same.schedules.empty());
+  auto r2 = proveGap(same.schedules[0]);
+  EXPECT_EQ(r2.outcome, encoder::Outcome::Proved) << r2.detail;
+
+  auto chunks = [](std::initializer_list<int64_t> ns) {
+    return [ns](const ir::Schedule& s) {
+      for (int64_t n : ns)
+        if (violatedAt(s, {{"n_chunks", n}})) return true;
+      return false;
+    };
+  };
+  const std::string twin = corpusText("corpus/bugs/sync.race/deepep_tma_copy_store_wait_pending1.cake");
+  expectBrokenNotProved(twin, chunks({3}), "the corpus twin: store_wait(pending=1) before the reload");
+  // three chunks loaded first into a two-stage ring: wrong from n_chunks = 3
+  // on, where the bound is its constant (clean at 1 and 2)
+  const std::string three = replace(text, prologue, "for i in lm.range(0, min(3, n_chunks)):");
+  EXPECT_FALSE(chunks({1, 2})(cake::testing::compile(three).schedules.at(0)));
+  expectBrokenNotProved(three, chunks({3}), "three chunks loaded first");
+  // min(4, n_chunks + 1) - 2 chunks loaded first: none for n_chunks = 1,
+  // one for 2 (a hang), two from 3 on (clean): wrong only below the least
+  // value at which the bound is its constant
+  const std::string below = replace(text, prologue, "for i in lm.range(0, min(4, n_chunks + 1) - 2):");
+  EXPECT_FALSE(chunks({3, 4, 7})(cake::testing::compile(below).schedules.at(0)));
+  expectBrokenNotProved(below, chunks({1}), "too few chunks loaded first below the constant");
+
+  // With no lm.assume on K, lm.cdiv(K, 64) may be 0 or less: the values
+  // below 0 are covered by the system for 0 since the clamped prologue
+  // min(2, k_tiles) runs no iteration there either.
+  const std::string tilelang = "corpus/bugs/sync.race/tilelang_pipelined_gemm_mbar_ring_parity";
+  auto t = cake::testing::compile(corpusText(tilelang + "_fixed.cake"));
+  ASSERT_FALSE(t.schedules.empty());
+  auto r3 = proveGap(t.schedules[0]);
+  EXPECT_EQ(r3.outcome, encoder::Outcome::Proved) << r3.detail;
+  EXPECT_NE(r3.engine.find("every value below 0 reads as 0 does"), std::string::npos) << r3.engine;
+  expectBrokenNotProved(
+      corpusText(tilelang + ".cake"), [](const ir::Schedule& s) { return violatedAt(s, {{"K", 65}}); },
+      "the tilelang twin: the ring's phase from the iteration's parity");
+}
+
+// 3. Guards decided per allowed case: vLLM's MLA kernel takes the early
+// path for a split with no KV tiles (`if kv_tiles == 0:` in the compute
+// role, `if kv_tiles > 0:` in the load role, around the K loop). Of the
+// four outcomes, the lm.assume facts allow two; each is proved on the
+// schedule with its guards decided: a persistent kernel of kv_tiles >= 1
+// K iterations per tile, and one loop over the tiles.
+TEST(TripProofGaps, GuardsOnParametersAreDecidedPerAllowedCase) {
+  using cake::testing::replace;
+  const std::string text =
+      corpusText("corpus/bugs/sync.arrival-overflow/vllm_cutlass_mla_epilogue_arrive_no_wait_fixed.cake");
+  auto good = cake::testing::compile(text);
+  ASSERT_FALSE(good.schedules.empty());
+  auto r = proveGap(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("(2 of 4 cases)"), std::string::npos) << r.engine;
+
+  auto at = [](std::initializer_list<std::pair<int64_t, int64_t>> shapes) {  // (kv_tiles, tiles)
+    return [shapes](const ir::Schedule& s) {
+      for (const auto& [kv, t] : shapes)
+        if (violatedAt(s, {{"kv_tiles", kv}, {"tiles", t}})) return true;
+      return false;
+    };
+  };
+  const std::string twin =
+      corpusText("corpus/bugs/sync.arrival-overflow/vllm_cutlass_mla_epilogue_arrive_no_wait.cake");
+  expectBrokenNotProved(twin, at({{0, 2}}), "the corpus twin: bar_arrive on the early path");
+  // without lm.assume(kv_tiles >= 0) a third outcome is allowed (neither
+  // guard taken): the compute role waits for a Q tile nobody loads
+  const std::string negative = replace(text, "    lm.assume(kv_tiles >= 0)\n", "");
+  ASSERT_NE(negative, text);
+  EXPECT_FALSE(at({{0, 2}, {1, 2}, {3, 3}})(cake::testing::compile(negative).schedules.at(0)));
+  expectBrokenNotProved(negative, at({{-1, 1}}), "kv_tiles < 0 allowed");
+  // the load role's ring index restarts every tile (the compute role's
+  // runs on): wrong from the second tile, in the case kv_tiles > 0 only
+  const std::string restart = replace(text, "                    it = t * kv_tiles + j\n", "                    it = j\n");
+  ASSERT_NE(restart, text);
+  EXPECT_FALSE(at({{0, 3}, {1, 1}, {4, 1}})(cake::testing::compile(restart).schedules.at(0)));
+  expectBrokenNotProved(restart, at({{3, 2}}), "ring index restarts per tile in the load role");
+}
