@@ -1724,20 +1724,30 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     w.by_trip.push_back(buildAt(s, binding, target, tl, T));
     chargeBuild(budget, w.by_trip.back());
   }
-  // Generations no rule reads (a view's bytes that one process alone
-  // touches: an epilogue's own staging ring, `smem_c[(t * 4 + j) % 3]`)
-  // are set to 0, so that they do not keep the period from being found
-  // (docs/z3.md "Private generations", helper loops3). Every system for T
-  // >= t1 beyond the window repeats the window's byte ranges (the period
-  // check compares them for equality), so privacy over the window is
-  // privacy in every system.
+  // Generations no rule reads (a view whose every access is to bytes that
+  // its own process alone touches: an epilogue's own staging ring,
+  // `smem_c[(t * 4 + j) % 3]`) are set to 0, so that they do not keep the
+  // period from being found (docs/z3.md "Private generations", helper
+  // loops3). Every system for T >= t1 beyond the window repeats the
+  // window's byte ranges (the period check compares them for equality), so
+  // privacy over the window is privacy in every system. A whole view or
+  // none: the period's generation delta is one per view, and zeroing some
+  // of a view's accesses only would give it two.
   {
-    std::vector<const System*> group = {&w.base};
-    for (const System& sys : w.by_trip) group.push_back(&sys);
-    const std::set<AccessRange> all = accessRanges(group);
-    auto every = [](size_t) { return true; };
-    forgetPrivateIn(all, w.base, every);
-    for (System& sys : w.by_trip) forgetPrivateIn(all, sys, every);
+    std::vector<System*> group = {&w.base};
+    for (System& sys : w.by_trip) group.push_back(&sys);
+    const std::set<AccessRange> all = accessRanges(std::vector<const System*>(group.begin(), group.end()));
+    std::set<int> shared;  // views with an access to bytes another process touches
+    for (const System* sys : group)
+      for (size_t p = 0; p < sys->procs.size(); ++p)
+        for (const Instr& in : sys->procs[p].program)
+          for (const Access& a : in.accesses)
+            if (a.view >= 0 && !shared.count(a.view) && !privateTo(all, a, static_cast<int>(p))) shared.insert(a.view);
+    for (System* sys : group)
+      for (Process& proc : sys->procs)
+        for (Instr& in : proc.program)
+          for (Access& a : in.accesses)
+            if (a.view >= 0 && !shared.count(a.view)) a.gen = 0;
   }
   findSteadyOffsets(w);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};

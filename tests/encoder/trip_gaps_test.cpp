@@ -1149,6 +1149,19 @@ TEST(TripProofGaps, PrivateGenerationsDoNotHideThePeriod) {
       replace(text, "lm.copy(smem_c[(t * 4 + 3) % 3], acc[:, 192:256])", "lm.copy(smem_c[(t * 4 + 2) % 3], acc[:, 192:256])");
   ASSERT_NE(behind, text);
   expectBrokenNotProved(behind, tiles(1), "last subtile writes the stage of the one before");
+
+  // A whole view or none: FlashKDA's math instances each touch their own
+  // rows of `smem_s`, but instance 0's final TMA store reads instance 1's
+  // rows too, so only instance 0's accesses are private. Zeroing them alone
+  // gave the view two generation deltas per period (unknown); it is proved.
+  const std::string kda = "corpus/bugs/proxy.missing-fence/flashkda_zero_init_state_empty_sequence";
+  auto k = cake::testing::compile(corpusText(kda + "_fixed.cake"));
+  ASSERT_FALSE(k.schedules.empty());
+  auto rk = proveGap(k.schedules[0]);
+  EXPECT_EQ(rk.outcome, encoder::Outcome::Proved) << rk.detail;
+  expectBrokenNotProved(
+      corpusText(kda + ".cake"), [](const ir::Schedule& s) { return violatedAt(s, {{"seqlen", 0}}); },
+      "the FlashKDA twin: no fence for an empty sequence");
 }
 
 // 2. Clamped loop bounds: DeepEP's prologue loads `min(2, n_chunks)` chunks
