@@ -207,7 +207,7 @@ std::set<int> paramsOf(const ir::Expr& e) {
 // whose bound reads only those is not a symbolic loop (`for b in
 // lm.range(0, has_bias)` with 0 <= has_bias <= 1): with the values fixed,
 // the builder unrolls it.
-TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
+TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool clamps) {
   std::vector<const ir::Stmt*> loops;
   std::map<const ir::Stmt*, int> instances;  // loop -> its role's instance count
   for (const ir::RoleBody& body : s.bodies) {
@@ -228,7 +228,7 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     bool sym_other = (st->lo && mentionsParam(*st->lo)) || (st->step && mentionsParam(*st->step));
     if (sym_other) throw Fail("a loop's start or step depends on a parameter");
     if (!sym_hi) continue;
-    if (auto c = clampOf(st->hi)) {  // a constant bound from some E on (TripLoops::clamps)
+    if (auto c = clamps ? clampOf(st->hi) : std::nullopt) {  // a constant bound from some E on (TripLoops::clamps)
       TripLoops::Clamp cl{std::get<0>(*c), std::get<2>(*c), std::get<3>(*c), splitOffset(st->hi).second, std::nullopt};
       const auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
       if (step && *step > 0) cl.start = ir::constValue(st->lo);
@@ -283,6 +283,19 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     tl.clamps.push_back(clamp);
   }
   return tl;
+}
+
+// Loops bounded by min(c, E + d) + o are clamped loops of the trip
+// expression E of the other symbolic loops (TripLoops::clamps); where that
+// does not apply (no other loop: `lm.range(0, min(8, lm.cdiv(rows, 64) -
+// lm.block_idx(0) * 8))` alone, whose bound is the trip expression), as
+// before: every bound a trip expression of its own.
+TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
+  try {
+    return findTripWith(s, finite, true);
+  } catch (const Fail&) {
+    return findTripWith(s, finite, false);
+  }
 }
 
 std::optional<std::tuple<ir::ExprPtr, ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& bound) {

@@ -1109,6 +1109,20 @@ TEST(TripProofGaps, SlowPingPongMutantsAreNotProved) {
   }
 }
 
+namespace {
+
+// The proof of a schedule text, which must say proved.
+encoder::ModelCheckResult expectProved(const std::string& text, const std::string& what) {
+  auto m = cake::testing::compile(text);
+  EXPECT_FALSE(m.schedules.empty()) << what;
+  if (m.schedules.empty()) return {};
+  auto r = proveGap(m.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << what << ": " << r.detail;
+  return r;
+}
+
+}  // namespace
+
 // docs/z3.md "Three shapes the argument now takes (helper loops3, session
 // 17, issue 11)". Each shape proves a corpus file that was unknown before
 // and does not prove broken variants, each confirmed broken by the bounded
@@ -1124,11 +1138,8 @@ TEST(TripProofGaps, PrivateGenerationsDoNotHideThePeriod) {
   using cake::testing::replace;
   const std::string fixed = "corpus/bugs/sync.race/cutlass_clc_epilogue_store_stage_restarts_fixed.cake";
   const std::string text = corpusText(fixed);
-  auto good = cake::testing::compile(text);
-  ASSERT_FALSE(good.schedules.empty());
-  EXPECT_FALSE(violatedAt(good.schedules[0], {{"M", 320}}));
-  auto r = proveGap(good.schedules[0]);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_FALSE(violatedAt(cake::testing::compile(text).schedules.at(0), {{"M", 320}}));
+  auto r = expectProved(text, fixed);
   EXPECT_NE(r.engine.find("period 3"), std::string::npos) << r.engine;
 
   auto tiles = [](int64_t n) {
@@ -1155,10 +1166,7 @@ TEST(TripProofGaps, PrivateGenerationsDoNotHideThePeriod) {
   // rows too, so only instance 0's accesses are private. Zeroing them alone
   // gave the view two generation deltas per period (unknown); it is proved.
   const std::string kda = "corpus/bugs/proxy.missing-fence/flashkda_zero_init_state_empty_sequence";
-  auto k = cake::testing::compile(corpusText(kda + "_fixed.cake"));
-  ASSERT_FALSE(k.schedules.empty());
-  auto rk = proveGap(k.schedules[0]);
-  EXPECT_EQ(rk.outcome, encoder::Outcome::Proved) << rk.detail;
+  expectProved(corpusText(kda + "_fixed.cake"), kda);
   expectBrokenNotProved(
       corpusText(kda + ".cake"), [](const ir::Schedule& s) { return violatedAt(s, {{"seqlen", 0}}); },
       "the FlashKDA twin: no fence for an empty sequence");
@@ -1171,20 +1179,14 @@ TEST(TripProofGaps, PrivateGenerationsDoNotHideThePeriod) {
 TEST(TripProofGaps, ClampedLoopBoundsAreProvedFromTheirConstant) {
   using cake::testing::replace;
   const std::string text = corpusText("corpus/bugs/sync.race/deepep_tma_copy_store_wait_pending1_fixed.cake");
-  auto good = cake::testing::compile(text);
-  ASSERT_FALSE(good.schedules.empty());
-  auto r = proveGap(good.schedules[0]);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  auto r = expectProved(text, "deepep");
   EXPECT_NE(r.engine.find("trip counts 1..1 one by one, below the clamped loop bounds' constants"), std::string::npos)
       << r.engine;
   const std::string prologue = "for i in lm.range(0, min(2, n_chunks)):";
   ASSERT_NE(text.find(prologue), std::string::npos);
   // the same bound written with an offset inside and outside the min: 1 for
   // n_chunks = 1, 2 from 2 on (the constant from n_chunks = 2)
-  auto same = cake::testing::compile(replace(text, prologue, "for i in lm.range(0, min(3, n_chunks + 1) - 1):"));
-  ASSERT_FALSE(same.schedules.empty());
-  auto r2 = proveGap(same.schedules[0]);
-  EXPECT_EQ(r2.outcome, encoder::Outcome::Proved) << r2.detail;
+  expectProved(replace(text, prologue, "for i in lm.range(0, min(3, n_chunks + 1) - 1):"), "min(3, n_chunks + 1) - 1");
 
   auto chunks = [](std::initializer_list<int64_t> ns) {
     return [ns](const ir::Schedule& s) {
@@ -1207,14 +1209,16 @@ TEST(TripProofGaps, ClampedLoopBoundsAreProvedFromTheirConstant) {
   EXPECT_FALSE(chunks({3, 4, 7})(cake::testing::compile(below).schedules.at(0)));
   expectBrokenNotProved(below, chunks({1}), "too few chunks loaded first below the constant");
 
+  // A loop whose min bound is the only symbolic bound keeps it as its trip
+  // expression (a first version took it for a clamp of nothing: unknown).
+  auto rl = expectProved(corpusText("corpus/copy/sm80_cp_async_double_buffer.cake"), "a lone min bound");
+  EXPECT_NE(rl.engine.find("every min(8, lm.cdiv(rows, 64)"), std::string::npos) << rl.engine;
+
   // With no lm.assume on K, lm.cdiv(K, 64) may be 0 or less: the values
   // below 0 are covered by the system for 0 since the clamped prologue
   // min(2, k_tiles) runs no iteration there either.
   const std::string tilelang = "corpus/bugs/sync.race/tilelang_pipelined_gemm_mbar_ring_parity";
-  auto t = cake::testing::compile(corpusText(tilelang + "_fixed.cake"));
-  ASSERT_FALSE(t.schedules.empty());
-  auto r3 = proveGap(t.schedules[0]);
-  EXPECT_EQ(r3.outcome, encoder::Outcome::Proved) << r3.detail;
+  auto r3 = expectProved(corpusText(tilelang + "_fixed.cake"), tilelang);
   EXPECT_NE(r3.engine.find("every value below 0 reads as 0 does"), std::string::npos) << r3.engine;
   expectBrokenNotProved(
       corpusText(tilelang + ".cake"), [](const ir::Schedule& s) { return violatedAt(s, {{"K", 65}}); },
@@ -1231,10 +1235,7 @@ TEST(TripProofGaps, GuardsOnParametersAreDecidedPerAllowedCase) {
   using cake::testing::replace;
   const std::string text =
       corpusText("corpus/bugs/sync.arrival-overflow/vllm_cutlass_mla_epilogue_arrive_no_wait_fixed.cake");
-  auto good = cake::testing::compile(text);
-  ASSERT_FALSE(good.schedules.empty());
-  auto r = proveGap(good.schedules[0]);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  auto r = expectProved(text, "vllm");
   EXPECT_NE(r.engine.find("(2 of 4 cases)"), std::string::npos) << r.engine;
 
   auto at = [](std::initializer_list<std::pair<int64_t, int64_t>> shapes) {  // (kv_tiles, tiles)
