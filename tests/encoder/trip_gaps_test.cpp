@@ -1261,3 +1261,31 @@ TEST(TripProofGaps, GuardsOnParametersAreDecidedPerAllowedCase) {
   EXPECT_FALSE(at({{0, 3}, {1, 1}, {4, 1}})(cake::testing::compile(restart).schedules.at(0)));
   expectBrokenNotProved(restart, at({{3, 2}}), "ring index restarts per tile in the load role");
 }
+
+// A hole found by the soundness test on this branch (present on main): the
+// persistent grid reads `t * E_B` as 0 (each tile from ring index 0), and
+// init= is evaluated without being recorded, so `init=(it == 0)` with `it =
+// t * k_tiles + k` held at every tile's first K iteration in the grid and
+// at the first tile's only in a run: the data.stale-accumulator bug of the
+// corpus file was proved (the bounded check finds it: exit 1). An init=
+// that reads a parameter is now not covered; one over the loop variables is
+// evaluated exactly in the grid.
+TEST(TripProofGaps, PersistentInitReadingTheRingIndexIsNotProved) {
+  using cake::testing::replace;
+  const std::string bug = "corpus/bugs/data.stale-accumulator/sm90_persistent_init_first_tile_only.cake";
+  const std::string text = corpusText(bug);
+  auto at = [](const ir::Schedule& s) { return violatedAt(s, {{"M", 257}, {"N", 1}, {"K", 1}}); };
+  expectBrokenNotProved(text, at, "init=(it == 0)");
+  auto m = cake::testing::compile(text);
+  ASSERT_FALSE(m.schedules.empty());
+  const std::string why = proveGap(m.schedules[0]).detail;
+  EXPECT_NE(why.find("reads a parameter: the persistent grid"), std::string::npos) << why;
+  // the same bug over the loop variables only: met by the exploration
+  const std::string first = replace(text, "init=(it == 0))", "init=(t == 0 and k == 0))");
+  ASSERT_NE(first, text);
+  expectBrokenNotProved(first, at, "init=(t == 0 and k == 0)");
+  // the fix (corpus/gemm/sm90_persistent_ws.cake's): proved
+  const std::string fixed = replace(text, "init=(it == 0))", "init=(k == 0))");
+  EXPECT_FALSE(at(cake::testing::compile(fixed).schedules.at(0)));
+  expectProved(fixed, "init=(k == 0)");
+}
