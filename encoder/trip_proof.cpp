@@ -69,6 +69,11 @@ struct NoSteadyPeriod : Fail {
 struct TooManyValues : Fail {
   using Fail::Fail;
 };
+// The persistent proof's K loop trip count E_B may be below 1.
+struct InnerMayBeEmpty : Fail {
+  InnerMayBeEmpty(const std::string& what, ir::ExprPtr e) : Fail(what), inner(std::move(e)) {}
+  ir::ExprPtr inner;
+};
 
 // Throws Fail when the proof's budget (work, or the wall-clock safety
 // limit) is used up; `where` says what the proof was doing.
@@ -151,6 +156,11 @@ struct TripLoops {
     std::optional<int64_t> start;
   };
   std::vector<Clamp> clamps;
+  // Loops that run no iteration for any binding the proof covers (their
+  // bound node, a copy of its own, -> their start): no symbolic loops; the
+  // builder evaluates the bound node as the start (docs/z3.md "A K loop
+  // that may run no iteration", helper loops3).
+  std::map<const ir::Expr*, int64_t> dead;
 };
 
 // `min(c, E + d)` or `min(E + d, c)` plus a constant, c a constant and E
@@ -207,7 +217,8 @@ std::set<int> paramsOf(const ir::Expr& e) {
 // whose bound reads only those is not a symbolic loop (`for b in
 // lm.range(0, has_bias)` with 0 <= has_bias <= 1): with the values fixed,
 // the builder unrolls it.
-TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool clamps) {
+TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool clamps,
+                       const std::map<const ir::Expr*, int64_t>& dead) {
   std::vector<const ir::Stmt*> loops;
   std::map<const ir::Stmt*, int> instances;  // loop -> its role's instance count
   for (const ir::RoleBody& body : s.bodies) {
@@ -227,7 +238,7 @@ TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool 
     bool sym_hi = st->hi && mentionsParam(*st->hi) && !onlyFinite(st->hi);
     bool sym_other = (st->lo && mentionsParam(*st->lo)) || (st->step && mentionsParam(*st->step));
     if (sym_other) throw Fail("a loop's start or step depends on a parameter");
-    if (!sym_hi) continue;
+    if (!sym_hi || dead.count(st->hi.get())) continue;
     if (auto c = clamps ? clampOf(st->hi) : std::nullopt) {  // a constant bound from some E on (TripLoops::clamps)
       TripLoops::Clamp cl{std::get<0>(*c), std::get<2>(*c), std::get<3>(*c), splitOffset(st->hi).second, std::nullopt};
       const auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
@@ -276,6 +287,7 @@ TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool 
     tl.off[st->loop_var] = off;
   }
   if (!tl.trip) throw Fail("no loop bound depends on a parameter");
+  tl.dead = dead;
   for (const auto& [core, clamp] : clamped) {
     if (!ir::sameExpr(*tl.trip, *core))
       throw Fail(fmt::format("the symbolic loops have different bounds ({} and {})", ir::exprToString(*tl.trip, s),
@@ -290,11 +302,12 @@ TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool 
 // does not apply (no other loop: `lm.range(0, min(8, lm.cdiv(rows, 64) -
 // lm.block_idx(0) * 8))` alone, whose bound is the trip expression), as
 // before: every bound a trip expression of its own.
-TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
+TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {},
+                   const std::map<const ir::Expr*, int64_t>& dead = {}) {
   try {
-    return findTripWith(s, finite, true);
+    return findTripWith(s, finite, true, dead);
   } catch (const Fail&) {
-    return findTripWith(s, finite, false);
+    return findTripWith(s, finite, false, dead);
   }
 }
 
@@ -511,6 +524,15 @@ struct Window {
   std::vector<std::vector<int>> shift_pc;       // [p][pc]: pc one period earlier, -1 if none
 };
 
+// A loop that runs no iteration: its bound node read as its start
+// (TripLoops::dead); then `next`.
+EvalHook deadHook(const TripLoops& tl, const EvalHook* next) {
+  return [&tl, next](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+    if (auto it = tl.dead.find(&e); it != tl.dead.end()) return it->second;
+    return next ? (*next)(e, env) : std::nullopt;
+  };
+}
+
 System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLoops& tl, int64_t T) {
   b.replace = tl.trip.get();
   b.replace_value = tripValue(tl, T);
@@ -538,6 +560,8 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
     };
     hook = &clamped;
   }
+  const EvalHook dead = deadHook(tl, hook);
+  if (!tl.dead.empty()) hook = &dead;
   auto sys = trip::buildForProof(s, b, target, &err, hook);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", tripValue(tl, T), err));
   std::set<int> read = sys->params_read;
@@ -1918,7 +1942,8 @@ std::set<int> paramsBesides(const ir::Schedule& s, Binding b, ir::Target target,
   b.replace = tl.trip.get();
   b.replace_value = T;
   std::string err;
-  auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
+  const EvalHook dead = deadHook(tl, tl.guards);
+  auto sys = trip::buildForProof(s, b, target, &err, tl.dead.empty() ? tl.guards : &dead);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
   std::set<int> out;
   for (int p : sys->params_read)
@@ -4617,8 +4642,10 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   FactProver prover(s, limits, {});
   std::map<int, std::optional<int64_t>> param_lb;
   if (!atLeast(prover, tl.inner, 1, param_lb))
-    throw Fail(fmt::format("the schedule's assumptions do not keep {} (the K loop's trip count) from being below 1",
-                           ir::exprToString(*tl.inner, s)));
+    throw InnerMayBeEmpty(fmt::format("the schedule's assumptions do not keep {} (the K loop's trip count) from being "
+                                      "below 1",
+                                      ir::exprToString(*tl.inner, s)),
+                          tl.inner);
   int64_t max_stages = 1;
   for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
   for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
@@ -4723,9 +4750,9 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
 // current proof.
 std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                           const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
-                          std::vector<Binding>& bindings) {
+                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead = {}) {
   try {
-    tl = findTrip(s);
+    tl = findTrip(s, {}, dead);
   } catch (const Fail&) {
     // Loops bounded by different expressions: those whose parameters the
     // lm.assume facts allow few values of are proved value by value.
@@ -4764,7 +4791,7 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
       return engine;
     }
-    tl = findTrip(s, finite);
+    tl = findTrip(s, finite, dead);
   }
   std::vector<trip::GuardOutcome> guards;
   try {
@@ -4827,6 +4854,77 @@ std::string proveGuardCases(const ir::Schedule& s, ir::Target target, const std:
                      cases.size(), 1u << trip::guardCount(s), first, cases.size() > 1 ? " (shown for the first)" : "");
 }
 
+// Every loop of b bounded by `inner + c` gets a bound node of its own;
+// `out`: the node -> (itself, the loop's start). False when such a loop
+// has no constant start or no positive constant step.
+bool freshInnerBounds(ir::Block& b, const ir::Expr& inner, std::map<const ir::Expr*, std::pair<ir::ExprPtr, int64_t>>& out) {
+  bool ok = true;
+  for (ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*splitOffset(st.hi).first, inner)) {
+      const auto lo = ir::constValue(st.lo);
+      const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+      if (!lo || !step || *step <= 0) {
+        ok = false;
+      } else {
+        ir::ExprPtr fresh = std::make_shared<ir::Expr>(*st.hi);
+        st.hi = fresh;
+        out[fresh.get()] = {fresh, *lo};
+      }
+    }
+    ok = freshInnerBounds(st.body, inner, out) && ok;
+    ok = freshInnerBounds(st.orelse, inner, out) && ok;
+  }
+  return ok;
+}
+
+// A persistent kernel whose K loop's trip count E_B the lm.assume facts do
+// not keep >= 1 (no lm.assume(K > 0)): once with E_B >= 1 as a fact (the
+// persistent proof), once with E_B <= 0, where every loop bounded by E_B
+// plus a constant is shown to run no iteration (its bound at most its
+// start, by the solver under that fact) and is read as such (TripLoops::
+// dead: its bound node evaluated to its start; the builder then builds the
+// same instructions, a loop empty because of a parameter included, and
+// records E_B's parameters wherever else they are read, which the proof
+// refuses). Every binding is in one case (docs/z3.md "A K loop that may run
+// no iteration", helper loops3). A violation met is unknown, as in the
+// guard cases.
+std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                            const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
+                            const ir::ExprPtr& inner) {
+  const std::string E = ir::exprToString(*inner, s);
+  auto some = std::make_shared<ir::Schedule>(s), none = std::make_shared<ir::Schedule>(s);
+  some->assumes.push_back({ir::makeExpr(ir::ExprKind::Ge, {inner, ir::makeConst(1)}), s.range});
+  none->assumes.push_back({ir::makeExpr(ir::ExprKind::Le, {inner, ir::makeConst(0)}), s.range});
+  std::map<const ir::Expr*, std::pair<ir::ExprPtr, int64_t>> loops;
+  bool ok = true;
+  for (ir::RoleBody& body : none->bodies) ok = freshInnerBounds(body.body, *inner, loops) && ok;
+  if (!ok || loops.empty()) throw Fail(fmt::format("a loop bounded by {} has no constant start or step", E));
+  BvProver prover(*none, solverLimits(opts, budget));
+  std::map<const ir::Expr*, int64_t> dead;
+  for (const auto& [node, bound] : loops) {
+    if (prover.prove(ir::makeExpr(ir::ExprKind::Le, {bound.first, ir::makeConst(bound.second)})).kind !=
+        BvVerdict::Holds)
+      throw Fail(fmt::format("with {} <= 0, a loop bounded by {} is not shown to run no iteration", E,
+                             ir::exprToString(*bound.first, s)));
+    dead[node] = bound.second;
+  }
+  std::string engines[2];
+  for (int c = 0; c < 2; ++c) {
+    const std::string when = fmt::format("with {} {}", E, c == 0 ? ">= 1" : "<= 0");
+    checkBudget(budget, when);
+    TripLoops tl;
+    std::vector<Binding> bindings = checked;
+    try {
+      engines[c] = c == 0 ? proveSchedule(*some, target, checked, opts, budget, states, tl, bindings)
+                          : proveSchedule(*none, target, checked, opts, budget, states, tl, bindings, dead);
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("{}: {}", when, f.what()));
+    }
+  }
+  return fmt::format("for {} >= 1: {}; for {} <= 0, where the K loops run no iteration: {}", E, engines[0], E,
+                     engines[1]);
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -4847,12 +4945,15 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     } catch (const Fail& f) {
       // The argument does not apply as the schedule is written: once per
       // allowed outcome of its guards on parameters, if it has some.
-      if (!budget.exhausted().empty() || trip::guardCount(s) == 0) throw;
+      // Or, for a K loop that may run no iteration, once per case.
+      const auto* empty = dynamic_cast<const InnerMayBeEmpty*>(&f);
+      if (!budget.exhausted().empty() || (!empty && trip::guardCount(s) == 0)) throw;
       try {
-        res.engine = proveGuardCases(s, target, checked, opts, budget, states);
+        res.engine = empty ? proveInnerCases(s, target, checked, opts, budget, states, empty->inner)
+                           : proveGuardCases(s, target, checked, opts, budget, states);
       } catch (const Fail& g) {
         if (!budget.exhausted().empty()) throw;
-        throw Fail(fmt::format("{}; per outcome of the guards: {}", f.what(), g.what()));
+        throw Fail(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
       }
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget

@@ -1289,3 +1289,30 @@ TEST(TripProofGaps, PersistentInitReadingTheRingIndexIsNotProved) {
   EXPECT_FALSE(at(cake::testing::compile(fixed).schedules.at(0)));
   expectProved(fixed, "init=(k == 0)");
 }
+
+// A persistent kernel with no lm.assume(K > 0): its K loops may run no
+// iteration. Once with lm.cdiv(K, 64) >= 1 (the persistent proof), once
+// with it <= 0, where every loop bounded by it is shown by the solver to run
+// none and the tile loop is the one symbolic loop.
+TEST(TripProofGaps, KLoopThatMayRunNoIterationIsProvedPerCase) {
+  using cake::testing::replace;
+  const std::string base = "corpus/bugs/sync.race/triton_ws_consumer_release_before_tma_store";
+  const std::string text = corpusText(base + "_fixed.cake");
+  auto r = expectProved(text, base);
+  EXPECT_NE(r.engine.find("<= 0, where the K loops run no iteration"), std::string::npos) << r.engine;
+  auto at = [](std::initializer_list<int64_t> ks) {
+    return [ks](const ir::Schedule& s) {
+      for (int64_t k : ks)
+        if (violatedAt(s, {{"M", 129}, {"N", 1}, {"K", k}})) return true;
+      return false;
+    };
+  };
+  expectBrokenNotProved(corpusText(base + ".cake"), at({1}), "the corpus twin: release before the TMA store");
+  // the MMA role's K loop one iteration longer than the load role's: a hang
+  // at every K, also K = 0, where that loop still runs one iteration (the
+  // solver does not show it runs none for lm.cdiv(K, 64) <= 0)
+  const std::string longer = replace(text, "            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n                lm.wait(full",
+                                     "            for k in lm.range(0, k_tiles + 1):\n                it = t * k_tiles + k\n                lm.wait(full");
+  ASSERT_NE(longer, text);
+  expectBrokenNotProved(longer, at({0}), "the MMA role's K loop one longer");
+}
