@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,5 +35,28 @@ struct GuardOutcome {
 // gives (the lm.assume facts are not asked), so a violation met under it is
 // no finding.
 std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, int max_guards = 5);
+
+// The same guards (structurally equal conditions counted once), one case
+// per combination of outcomes that `possible` does not rule out: a copy of
+// the schedule in which every guard's `if` is replaced by the branch it
+// takes (its statements spliced into the enclosing block) and each outcome
+// is an lm.assume fact (`cond` taken, `not cond` not). For a binding that
+// gives its guards this combination, the builder builds the same system
+// from the copy as from the schedule (it evaluates a condition only to
+// choose the block it then builds), and the copy's facts hold. A
+// combination `possible` rules out (no allowed binding gives it: the
+// solver proved the facts' negation) needs no case. Empty when the split
+// does not apply (as guardOutcomes). docs/z3.md "Guards decided per case"
+// (helper loops3).
+// How many guards guardCases splits on (0: the split does not apply).
+int guardCount(const ir::Schedule& s, int max_guards = 5);
+
+struct GuardCase {
+  std::shared_ptr<ir::Schedule> s;
+  std::string text;  // "kv_tiles > 0 taken, kv_tiles == 0 not taken"
+};
+std::vector<GuardCase> guardCases(const ir::Schedule& s,
+                                  const std::function<bool(const std::vector<ir::ExprPtr>& facts)>& possible,
+                                  int max_guards = 5);
 
 }  // namespace cake::encoder::trip

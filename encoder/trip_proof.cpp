@@ -69,6 +69,11 @@ struct NoSteadyPeriod : Fail {
 struct TooManyValues : Fail {
   using Fail::Fail;
 };
+// The persistent proof's K loop trip count E_B may be below 1.
+struct InnerMayBeEmpty : Fail {
+  InnerMayBeEmpty(const std::string& what, ir::ExprPtr e) : Fail(what), inner(std::move(e)) {}
+  ir::ExprPtr inner;
+};
 
 // Throws Fail when the proof's budget (work, or the wall-clock safety
 // limit) is used up; `where` says what the proof was doing.
@@ -135,7 +140,32 @@ struct TripLoops {
   // of the loop variable's values it was evaluated at, over every system
   // built (checkTripUses). Null: not recorded.
   std::map<const ir::Expr*, std::set<int64_t>>* offsets = nullptr;
+  // Loops bounded by `min(c, E + d) + o` (either order, c a constant): the
+  // bound is c + o for every E >= c - d, so they are no symbolic loops there.
+  // The systems for such E are built with the expression evaluated to c
+  // (an evaluation hook, exact for those values); the values of E below
+  // the largest c - d are explored one by one, each as the concrete
+  // system it is (docs/z3.md "Clamped loop bounds", helper loops3).
+  struct Clamp {
+    ir::ExprPtr expr;  // the bound's min(c, E + d)
+    int64_t value;     // c
+    int64_t from;      // c - d: the least E at which the bound is c
+    // the loop's bound is expr + offset; its start, when a constant and
+    // the step is positive (else nullopt)
+    int64_t offset = 0;
+    std::optional<int64_t> start;
+  };
+  std::vector<Clamp> clamps;
+  // Loops that run no iteration for any binding the proof covers (their
+  // bound node, a copy of its own, -> their start): no symbolic loops; the
+  // builder evaluates the bound node as the start (docs/z3.md "A K loop
+  // that may run no iteration", helper loops3).
+  std::map<const ir::Expr*, int64_t> dead;
 };
+
+// `min(c, E + d)` or `min(E + d, c)` plus a constant, c a constant and E
+// reading a parameter: {the min, E, c, c - d}.
+std::optional<std::tuple<ir::ExprPtr, ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& bound);
 
 // The value of E a trip count T of the proof stands for (TripLoops::scale).
 int64_t tripValue(const TripLoops& tl, int64_t T) { return tl.scale * T + tl.residue; }
@@ -187,7 +217,8 @@ std::set<int> paramsOf(const ir::Expr& e) {
 // whose bound reads only those is not a symbolic loop (`for b in
 // lm.range(0, has_bias)` with 0 <= has_bias <= 1): with the values fixed,
 // the builder unrolls it.
-TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
+TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool clamps,
+                       const std::map<const ir::Expr*, int64_t>& dead) {
   std::vector<const ir::Stmt*> loops;
   std::map<const ir::Stmt*, int> instances;  // loop -> its role's instance count
   for (const ir::RoleBody& body : s.bodies) {
@@ -202,11 +233,19 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     std::set<int> ps = paramsOf(*e);
     return std::all_of(ps.begin(), ps.end(), [&](int p) { return finite.count(p) > 0; });
   };
+  std::vector<std::pair<ir::ExprPtr, TripLoops::Clamp>> clamped;  // (E, the clamp)
   for (const ir::Stmt* st : loops) {
     bool sym_hi = st->hi && mentionsParam(*st->hi) && !onlyFinite(st->hi);
     bool sym_other = (st->lo && mentionsParam(*st->lo)) || (st->step && mentionsParam(*st->step));
     if (sym_other) throw Fail("a loop's start or step depends on a parameter");
-    if (!sym_hi) continue;
+    if (!sym_hi || dead.count(st->hi.get())) continue;
+    if (auto c = clamps ? clampOf(st->hi) : std::nullopt) {  // a constant bound from some E on (TripLoops::clamps)
+      TripLoops::Clamp cl{std::get<0>(*c), std::get<2>(*c), std::get<3>(*c), splitOffset(st->hi).second, std::nullopt};
+      const auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
+      if (step && *step > 0) cl.start = ir::constValue(st->lo);
+      clamped.emplace_back(std::get<1>(*c), std::move(cl));
+      continue;
+    }
     auto lo = ir::constValue(st->lo);
     auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
     // a start of constants and lm.instance(): its least value over the instances
@@ -248,7 +287,50 @@ TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {}) {
     tl.off[st->loop_var] = off;
   }
   if (!tl.trip) throw Fail("no loop bound depends on a parameter");
+  tl.dead = dead;
+  for (const auto& [core, clamp] : clamped) {
+    if (!ir::sameExpr(*tl.trip, *core))
+      throw Fail(fmt::format("the symbolic loops have different bounds ({} and {})", ir::exprToString(*tl.trip, s),
+                             ir::exprToString(*clamp.expr, s)));
+    tl.clamps.push_back(clamp);
+  }
   return tl;
+}
+
+// Loops bounded by min(c, E + d) + o are clamped loops of the trip
+// expression E of the other symbolic loops (TripLoops::clamps); where that
+// does not apply (no other loop: `lm.range(0, min(8, lm.cdiv(rows, 64) -
+// lm.block_idx(0) * 8))` alone, whose bound is the trip expression), as
+// before: every bound a trip expression of its own.
+TripLoops findTrip(const ir::Schedule& s, const std::set<int>& finite = {},
+                   const std::map<const ir::Expr*, int64_t>& dead = {}) {
+  try {
+    return findTripWith(s, finite, true, dead);
+  } catch (const Fail&) {
+    return findTripWith(s, finite, false, dead);
+  }
+}
+
+std::optional<std::tuple<ir::ExprPtr, ir::ExprPtr, int64_t, int64_t>> clampOf(const ir::ExprPtr& bound) {
+  const ir::ExprPtr hi = splitOffset(bound).first;  // min(...) + a constant
+  if (hi->kind != ir::ExprKind::Min || hi->args.size() != 2) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    auto c = ir::constValue(hi->args[i]);
+    if (!c || ir::constValue(hi->args[1 - i])) continue;
+    auto [core, d] = splitOffset(hi->args[1 - i]);
+    if (!mentionsParam(*core)) return std::nullopt;
+    return std::make_tuple(hi, core, *c, *c - d);
+  }
+  return std::nullopt;
+}
+
+// The least trip count T of the proof from which every clamped bound is its
+// constant (TripLoops::clamps), or INT64_MIN if there is none.
+int64_t clampsFrom(const TripLoops& tl) {
+  int64_t from = INT64_MIN;
+  for (const TripLoops::Clamp& c : tl.clamps)
+    from = std::max(from, -*ir::floorDiv(tl.residue - c.from, tl.scale));  // least T with scale * T + residue >= c.from
+  return from;
 }
 
 // ================================================================ instruction comparison
@@ -323,6 +405,40 @@ bool shiftedRange(const std::vector<Instr>& pa, size_t a0, size_t a1, const std:
     if (!shiftedInstr(pa[a0 + i], pb[b0 + i], trial)) return false;
   d = std::move(trial);
   return true;
+}
+
+// ================================================================ private data
+
+// (space, lo, hi, process) of every access of the given systems.
+using AccessRange = std::tuple<int, int64_t, int64_t, int>;
+std::set<AccessRange> accessRanges(const std::vector<const System*>& systems) {
+  std::set<AccessRange> out;
+  for (const System* sys : systems)
+    for (size_t p = 0; p < sys->procs.size(); ++p)
+      for (const Instr& in : sys->procs[p].program)
+        for (const Access& a : in.accesses) out.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
+  return out;
+}
+// Does no process but p access bytes a accesses (in any of the systems `all` came from)?
+bool privateTo(const std::set<AccessRange>& all, const Access& a, int p) {
+  for (const auto& [space, lo, hi, q] : all)
+    if (q != p && space == a.space && lo < a.hi && a.lo < hi) return false;
+  return true;
+}
+// Generation 0 for every view access of a process `which` selects to bytes
+// no other process accesses (`all`: accessRanges). The simulator reads a
+// generation only in sim::staleData, which sim::staleWrite calls for a read
+// and the write whose data it finds when the two are of *different*
+// processes (its own data is never stale): an access to bytes only its own
+// process touches is in no such pair, so its generation is read by nothing.
+template <class Which>
+void forgetPrivateIn(const std::set<AccessRange>& all, System& sys, Which&& which) {
+  for (size_t p = 0; p < sys.procs.size(); ++p) {
+    if (!which(p)) continue;
+    for (Instr& in : sys.procs[p].program)
+      for (Access& a : in.accesses)
+        if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
+  }
 }
 
 // ================================================================ the unrolled window
@@ -408,6 +524,15 @@ struct Window {
   std::vector<std::vector<int>> shift_pc;       // [p][pc]: pc one period earlier, -1 if none
 };
 
+// A loop that runs no iteration: its bound node read as its start
+// (TripLoops::dead); then `next`.
+EvalHook deadHook(const TripLoops& tl, const EvalHook* next) {
+  return [&tl, next](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+    if (auto it = tl.dead.find(&e); it != tl.dead.end()) return it->second;
+    return next ? (*next)(e, env) : std::nullopt;
+  };
+}
+
 System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLoops& tl, int64_t T) {
   b.replace = tl.trip.get();
   b.replace_value = tripValue(tl, T);
@@ -424,7 +549,20 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
             (*tl.offsets)[&e].insert(((it->second % tl.scale) + tl.scale) % tl.scale);
       return std::nullopt;
     };
-  auto sys = trip::buildForProof(s, b, target, &err, tl.offsets ? &record : tl.guards);
+  const EvalHook* hook = tl.offsets ? &record : tl.guards;
+  EvalHook clamped;  // min(c, E + d) is c from E = c - d on (TripLoops::clamps)
+  if (!tl.clamps.empty() && T >= clampsFrom(tl)) {
+    clamped = [&tl, hook](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+      if (e.kind == ir::ExprKind::Min)
+        for (const TripLoops::Clamp& c : tl.clamps)
+          if (ir::sameExpr(e, *c.expr)) return c.value;
+      return hook ? (*hook)(e, env) : std::nullopt;
+    };
+    hook = &clamped;
+  }
+  const EvalHook dead = deadHook(tl, hook);
+  if (!tl.dead.empty()) hook = &dead;
+  auto sys = trip::buildForProof(s, b, target, &err, hook);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", tripValue(tl, T), err));
   std::set<int> read = sys->params_read;
   for (const auto& [p, value] : tl.fixed) read.erase(p);
@@ -1532,7 +1670,7 @@ void finish(ModelCheckResult& res, const ProofBudget& budget) {
 // builds the same system (no iteration runs) as that value.
 int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector<Binding>& checked,
                    bool only_bounds, const Limits& limits, const std::function<System(int64_t)>& at_min_lo,
-                   bool& below) {
+                   bool& below, bool* from_facts = nullptr) {
   std::optional<int64_t> low;
   for (const Binding& b : checked) {
     ir::EvalEnv env;
@@ -1553,7 +1691,10 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   // 1 before 0: `K > 0` keeps every loop running, and a proof from 0
   // would meet what only an empty loop does (an accumulator never written)
   for (int64_t t : {low.value_or(0), int64_t{1}, int64_t{0}})
-    if (t <= low.value_or(t) && atLeast(prover, tl.trip, t, param_lb)) return t;
+    if (t <= low.value_or(t) && atLeast(prover, tl.trip, t, param_lb)) {
+      if (from_facts) *from_facts = true;
+      return t;
+    }
   if (only_bounds) return min_lo;
   // Read outside loop bounds too. Below min_lo no symbolic loop runs an
   // iteration, so the system for such a T is the one for min_lo if every
@@ -1566,6 +1707,40 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
   throw Fail(fmt::format("the schedule's assumptions do not keep {} from being negative, and its reads outside "
                          "the loop bounds are not the same for every value below {}",
                          ir::exprToString(*tl.trip, s), min_lo));
+}
+
+// Explores the system for one trip count T exhaustively, as the bounded
+// check does, within the work budget: its states, or throws (Met with T).
+uint64_t exploreTripCount(const System& sys, int64_t T, const TripProofOptions& opts, ProofBudget& budget) {
+  ExploreOptions eo;
+  eo.timeout_ms = budget.wallLeftMs();
+  eo.memory_mb = opts.memory_mb;
+  eo.stop_at_first = true;
+  // the work budget caps the states (each is hashed and copied at least once)
+  const Model m(sys);
+  ProofBudget::Tally per;  // a state's least work: expanded once, offered once
+  per.expanded = per.offered = 1;
+  per.words = sim::initialState(m).v.size();
+  for (int p = 0; p < m.P; ++p) per.expanded_instrs += static_cast<uint64_t>(m.programSize(p));
+  ProofBudget probe(0, 0);
+  probe.add(per);
+  const bool capped = budget.left() / probe.used() < eo.max_states;
+  if (capped) eo.max_states = budget.left() / probe.used();
+  ModelCheckResult r = explore(sys, eo);
+  ProofBudget::Tally t;
+  t.expanded = r.states;
+  t.offered = r.transitions;
+  t.words = r.transitions * per.words;
+  t.expanded_instrs = r.states * per.expanded_instrs;
+  budget.add(t);
+  if (r.outcome == Outcome::Violation)
+    throw Met(fmt::format("trip count {} meets {}", T, r.violations.front().rule), r.violations.front(), T);
+  if (r.outcome != Outcome::Pass) {
+    if (capped) budget.charge(budget.left() + 1);  // the work cap ended the search
+    checkBudget(budget, fmt::format("trip count {}", T));
+    throw Fail(fmt::format("trip count {}: {}", T, r.detail));
+  }
+  return r.states;
 }
 
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
@@ -1585,6 +1760,31 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     checkBudget(budget, fmt::format("building the system for trip count {} of window {}", T, W));
     w.by_trip.push_back(buildAt(s, binding, target, tl, T));
     chargeBuild(budget, w.by_trip.back());
+  }
+  // Generations no rule reads (a view whose every access is to bytes that
+  // its own process alone touches: an epilogue's own staging ring,
+  // `smem_c[(t * 4 + j) % 3]`) are set to 0, so that they do not keep the
+  // period from being found (docs/z3.md "Private generations", helper
+  // loops3). Every system for T >= t1 beyond the window repeats the
+  // window's byte ranges (the period check compares them for equality), so
+  // privacy over the window is privacy in every system. A whole view or
+  // none: the period's generation delta is one per view, and zeroing some
+  // of a view's accesses only would give it two.
+  {
+    std::vector<System*> group = {&w.base};
+    for (System& sys : w.by_trip) group.push_back(&sys);
+    const std::set<AccessRange> all = accessRanges(std::vector<const System*>(group.begin(), group.end()));
+    std::set<int> shared;  // views with an access to bytes another process touches
+    for (const System* sys : group)
+      for (size_t p = 0; p < sys->procs.size(); ++p)
+        for (const Instr& in : sys->procs[p].program)
+          for (const Access& a : in.accesses)
+            if (a.view >= 0 && !shared.count(a.view) && !privateTo(all, a, static_cast<int>(p))) shared.insert(a.view);
+    for (System* sys : group)
+      for (Process& proc : sys->procs)
+        for (Instr& in : proc.program)
+          for (Access& a : in.accesses)
+            if (a.view >= 0 && !shared.count(a.view)) a.gen = 0;
   }
   findSteadyOffsets(w);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
@@ -1624,37 +1824,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     if (!key.empty() && tl.explored->count(key)) return text + ", explored as an earlier value's window up to sizes";
   }
   // The trip counts before the steady body, one by one.
-  for (int64_t T = t0; T < w.t1; ++T) {
-    ExploreOptions eo;
-    eo.timeout_ms = budget.wallLeftMs();
-    eo.memory_mb = opts.memory_mb;
-    eo.stop_at_first = true;
-    // the work budget caps the states (each is hashed and copied at least once)
-    const Model m(w.by_trip[T - t0]);
-    ProofBudget::Tally per;  // a state's least work: expanded once, offered once
-    per.expanded = per.offered = 1;
-    per.words = sim::initialState(m).v.size();
-    for (int p = 0; p < m.P; ++p) per.expanded_instrs += static_cast<uint64_t>(m.programSize(p));
-    ProofBudget probe(0, 0);
-    probe.add(per);
-    const bool capped = budget.left() / probe.used() < eo.max_states;
-    if (capped) eo.max_states = budget.left() / probe.used();
-    ModelCheckResult r = explore(w.by_trip[T - t0], eo);
-    ProofBudget::Tally t;
-    t.expanded = r.states;
-    t.offered = r.transitions;
-    t.words = r.transitions * per.words;
-    t.expanded_instrs = r.states * per.expanded_instrs;
-    budget.add(t);
-    if (r.outcome == Outcome::Violation)
-      throw Met(fmt::format("trip count {} meets {}", T, r.violations.front().rule), r.violations.front(), T);
-    if (r.outcome != Outcome::Pass) {
-      if (capped) budget.charge(budget.left() + 1);  // the work cap ended the search
-      checkBudget(budget, fmt::format("trip count {}", T));
-      throw Fail(fmt::format("trip count {}: {}", T, r.detail));
-    }
-    states += r.states;
-  }
+  for (int64_t T = t0; T < w.t1; ++T) states += exploreTripCount(w.by_trip[T - t0], T, opts, budget);
   states += LapExplorer(w, opts, budget).run();
   if (!key.empty()) tl.explored->insert(std::move(key));
   return text;
@@ -1668,14 +1838,45 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
   const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
   const Limits limits = solverLimits(opts, budget);
   bool below = false;  // values below t0 build t0's system (proved)
+  bool from_facts = false;  // the lm.assume facts keep E >= t0
   int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
-                          [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below);
+                          [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below,
+                          &from_facts);
+  const int64_t least = t0;  // (of E)
+  // Values of E below t0 are covered by t0's system only where no loop
+  // runs an iteration: a clamped loop min(c, E + d) + o from a constant
+  // start with a positive step runs none at t0, and so none below (its
+  // bound does not grow as E falls), when c' = min(c, t0 + d) + o is at
+  // most its start.
+  if (!from_facts)
+    for (const TripLoops::Clamp& c : tl.clamps)
+      if (!c.start || std::min(c.value, t0 + c.value - c.from) + c.offset > *c.start)
+        throw Fail(fmt::format("{} may be below {}, where a loop bounded by {} runs (not covered)",
+                               ir::exprToString(*tl.trip, s), t0, ir::exprToString(*c.expr, s)));
   if (tl.scale > 1) {
     // every E >= t0 with E = scale * T + residue: T >= ceil((t0 - residue) / scale)
     if (below || t0 < 0)
       throw Fail(fmt::format("loops with a step and a trip expression {} that may be negative (not covered yet)",
                              ir::exprToString(*tl.trip, s)));
     t0 = std::max<int64_t>(0, -*ir::floorDiv(tl.residue - t0, tl.scale));
+  }
+  std::string clamped;
+  if (!tl.clamps.empty()) {
+    // Loops bounded by min(c, E + d) (TripLoops::clamps): below the least
+    // E at which every such bound is its constant, each trip count is
+    // explored as the system it is; from there on the proof goes on with
+    // the bounds evaluated to their constants (buildAt).
+    const int64_t from = clampsFrom(tl);
+    for (int64_t T = t0; T < from; ++T) {
+      checkBudget(budget, fmt::format("trip count {} below the clamped bounds' constants", tripValue(tl, T)));
+      System sys = buildAt(s, checked.front(), target, tl, T);
+      chargeBuild(budget, sys);
+      states += exploreTripCount(sys, T, opts, budget);
+    }
+    if (from > t0) {
+      clamped = fmt::format("; trip counts {}..{} one by one, below the clamped loop bounds' constants", t0, from - 1);
+      t0 = from;
+    }
   }
   int64_t max_lo = 0;
   for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
@@ -1690,8 +1891,8 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
       throw NoSteadyPeriod(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
     checkBudget(budget, fmt::format("window {}", W));
     try {
-      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states) +
-             (below ? fmt::format("; every value below {} reads as {} does", t0, t0) : "");
+      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states) + clamped +
+             (below ? fmt::format("; every value below {} reads as {} does", least, least) : "");
     } catch (const WindowTooSmall&) {
       continue;
     }
@@ -1741,7 +1942,8 @@ std::set<int> paramsBesides(const ir::Schedule& s, Binding b, ir::Target target,
   b.replace = tl.trip.get();
   b.replace_value = T;
   std::string err;
-  auto sys = trip::buildForProof(s, b, target, &err, tl.guards);
+  const EvalHook dead = deadHook(tl, tl.guards);
+  auto sys = trip::buildForProof(s, b, target, &err, tl.dead.empty() ? tl.guards : &dead);
   if (!sys) throw Fail(fmt::format("the system for trip count {} cannot be built: {}", T, err));
   std::set<int> out;
   for (int p : sys->params_read)
@@ -4266,20 +4468,7 @@ void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shape
 // Returns the kinded processes' names.
 
 // (space, lo, hi, process) of every access of both grids.
-using AccessRange = std::tuple<int, int64_t, int64_t, int>;
-std::set<AccessRange> accessRanges(const PGrid& g) {
-  std::set<AccessRange> out;
-  for (const System* sys : {&g.grid, &g.kgrid})
-    for (size_t p = 0; p < sys->procs.size(); ++p)
-      for (const Instr& in : sys->procs[p].program)
-        for (const Access& a : in.accesses) out.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
-  return out;
-}
-bool privateTo(const std::set<AccessRange>& all, const Access& a, int p) {
-  for (const auto& [space, lo, hi, q] : all)
-    if (q != p && space == a.space && lo < a.hi && a.lo < hi) return false;
-  return true;
-}
+std::set<AccessRange> accessRanges(const PGrid& g) { return accessRanges({&g.grid, &g.kgrid}); }
 
 void markKinded(PGrid& g) {
   const size_t P = g.grid.procs.size();
@@ -4298,12 +4487,7 @@ void markKinded(PGrid& g) {
 // Generation 0 for every access of a kinded process in sys to bytes no
 // other process accesses (`all`: accessRanges).
 void forgetPrivateIn(const PGrid& g, const std::set<AccessRange>& all, System& sys) {
-  for (size_t p = 0; p < sys.procs.size(); ++p) {
-    if (!g.kinded[p]) continue;
-    for (Instr& in : sys.procs[p].program)
-      for (Access& a : in.accesses)
-        if (a.view >= 0 && privateTo(all, a, static_cast<int>(p))) a.gen = 0;
-  }
+  forgetPrivateIn(all, sys, [&](size_t p) { return g.kinded[p] != 0; });
 }
 
 void forgetPrivateGenerations(PGrid& g) {
@@ -4732,15 +4916,44 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                      g.last_tile ? ", the last tile's part after the K loop its own" : "");
 }
 
+// An op whose init= reads a parameter, a block index or a grid size (as
+// `init=(it == 0)` with `it = t * k_tiles + k` does), or null.
+const ir::Stmt* initReadingParameters(const ir::Block& b) {
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::Op && st.op.init &&
+        ir::exprUses(*st.op.init, {ir::ExprKind::Param, ir::ExprKind::BlockIdx, ir::ExprKind::GridDim}))
+      return &st;
+    if (const ir::Stmt* x = initReadingParameters(st.body)) return x;
+    if (const ir::Stmt* x = initReadingParameters(st.orelse)) return x;
+  }
+  return nullptr;
+}
+
 std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                             const TileLoops& tl, const TripProofOptions& opts,
                             ProofBudget& budget, uint64_t& states) {
+  // init= decides the register hazards the builder finds (data.stale-
+  // accumulator: an MMA accumulating into what was stored out) and is
+  // evaluated without being recorded (System's evalInit). The grid reads
+  // `t * E_B` as the tile's ring start (0) and E_B as the window's length,
+  // so an init= that reads them gets the grid's values, not the
+  // schedule's: `init=(it == 0)` holds at every tile's first iteration in
+  // the grid and only at the first tile's in a run (helper loops3, session
+  // 17: `bugs/data.stale-accumulator/sm90_persistent_init_first_tile_only`
+  // was proved). Such an init= is not covered.
+  for (const ir::RoleBody& body : s.bodies)
+    if (const ir::Stmt* st = initReadingParameters(body.body))
+      throw Fail(fmt::format("init={} reads a parameter: the persistent grid evaluates it with every tile at ring "
+                             "index 0 (not covered)",
+                             ir::exprToString(*st->op.init, s)));
   const Limits limits = solverLimits(opts, budget);
   FactProver prover(s, limits, {});
   std::map<int, std::optional<int64_t>> param_lb;
   if (!atLeast(prover, tl.inner, 1, param_lb))
-    throw Fail(fmt::format("the schedule's assumptions do not keep {} (the K loop's trip count) from being below 1",
-                           ir::exprToString(*tl.inner, s)));
+    throw InnerMayBeEmpty(fmt::format("the schedule's assumptions do not keep {} (the K loop's trip count) from being "
+                                      "below 1",
+                                      ir::exprToString(*tl.inner, s)),
+                          tl.inner);
   int64_t max_stages = 1;
   for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
   for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
@@ -4838,6 +5051,188 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
                                      assignments.size() > 1 ? " (shown for the first)" : "", classes);
 }
 
+
+// The proof of one schedule: the argument in one line, or throws (Met, Fail).
+// `tl`: the trip loops of the one-loop argument (for a Met's binding);
+// `bindings`: the checked ones with the fixed parameters' values of the
+// current proof.
+std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                          const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead = {}) {
+  try {
+    tl = findTrip(s, {}, dead);
+  } catch (const Fail&) {
+    // Loops bounded by different expressions: those whose parameters the
+    // lm.assume facts allow few values of are proved value by value.
+    const Limits limits = solverLimits(opts, budget);
+    std::set<int> finite, tried;
+    BvProver bounds(s, limits);
+    auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
+      auto x = symbolNode(ir::ExprKind::Param, p);
+      auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
+                                                     ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
+      return bounds.prove(within).kind == BvVerdict::Holds;
+    };
+    std::vector<const ir::Stmt*> loops;
+    for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+    for (const ir::Stmt* st : loops)
+      if (st->hi)
+        for (int p : paramsOf(*st->hi)) {
+          if (!tried.insert(p).second || !bounded(p)) continue;
+          try {
+            allowedAssignments(s, {p}, limits, opts.max_fixed_values);
+            finite.insert(p);
+          } catch (const Fail&) {
+          }
+        }
+    if (finite.empty()) {
+      // A persistent kernel: a tile loop around a K loop (docs/z3.md);
+      // or two tile loops one after the other, as one (MergedLoops).
+      auto tiles = findTileLoops(s);
+      std::optional<MergedLoops> merged;
+      if (!tiles) {
+        merged = mergeTwoTileLoops(s, limits);
+        if (merged) tiles = findTileLoops(*merged->s, merged->guard);
+        if (!tiles) throw;
+      }
+      std::string engine = provePersistent(merged ? *merged->s : s, target, checked, *tiles, opts, budget, states);
+      if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
+      return engine;
+    }
+    tl = findTrip(s, finite, dead);
+  }
+  std::vector<trip::GuardOutcome> guards;
+  try {
+    return proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
+  } catch (const TooManyValues&) {
+    // Unbounded parameters read only by guards (`if M > N:`): one proof per
+    // outcome of the guards instead of one per value (trip_guards.h).
+    guards = trip::guardOutcomes(s);
+    if (guards.empty()) throw;
+  }
+  std::string first;
+  for (const trip::GuardOutcome& g : guards) {
+    tl.guards = &g.hook;
+    try {
+      std::string engine = proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
+      if (first.empty()) first = std::move(engine);
+    } catch (const Fail& f) {
+      // Met too: the outcomes need not be ones the lm.assume facts
+      // allow together, so a violation under them is no finding.
+      throw Fail(fmt::format("with {}: {}", g.text, f.what()));
+    }
+  }
+  tl.guards = nullptr;
+  return fmt::format("for each outcome of the guards ({} cases): {}{}", guards.size(), first,
+                     guards.size() > 1 ? " (shown for the first)" : "");
+}
+
+// When the argument does not apply to the schedule as it is: once per
+// outcome of its guards on parameters that the lm.assume facts allow, on
+// the schedule with the guards decided and the outcome as facts
+// (trip::guardCases; docs/z3.md "Guards decided per case", helper loops3).
+// Every allowed binding gives its guards one of those outcomes, and for
+// it the case's schedule builds the schedule's systems, so the cases'
+// proofs together cover every binding. A violation met in a case is no
+// finding here (unknown): the bounded check decides.
+std::string proveGuardCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                            const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
+  const Limits limits = solverLimits(opts, budget);
+  BvProver prover(s, limits);
+  const std::vector<trip::GuardCase> cases = trip::guardCases(s, [&](const std::vector<ir::ExprPtr>& facts) {
+    ir::ExprPtr all = facts.front();
+    for (size_t i = 1; i < facts.size(); ++i) all = ir::makeExpr(ir::ExprKind::And, {all, facts[i]});
+    // ruled out only when the solver proves no allowed binding gives it
+    return prover.prove(ir::makeExpr(ir::ExprKind::Not, {all})).kind != BvVerdict::Holds;
+  });
+  if (cases.empty()) throw Fail("no outcome of the guards is allowed");
+  std::string first;
+  for (const trip::GuardCase& c : cases) {
+    checkBudget(budget, fmt::format("with {}", c.text));
+    TripLoops tl;
+    std::vector<Binding> bindings = checked;
+    try {
+      std::string engine = proveSchedule(*c.s, target, checked, opts, budget, states, tl, bindings);
+      if (first.empty()) first = std::move(engine);
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("with {}: {}", c.text, f.what()));
+    }
+  }
+  return fmt::format("for each allowed outcome of the guards ({} of {} cases), the guards decided: {}{}",
+                     cases.size(), 1u << trip::guardCount(s), first, cases.size() > 1 ? " (shown for the first)" : "");
+}
+
+// Every loop of b bounded by `inner + c` gets a bound node of its own;
+// `out`: the node -> (itself, the loop's start). False when such a loop
+// has no constant start or no positive constant step.
+bool freshInnerBounds(ir::Block& b, const ir::Expr& inner, std::map<const ir::Expr*, std::pair<ir::ExprPtr, int64_t>>& out) {
+  bool ok = true;
+  for (ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*splitOffset(st.hi).first, inner)) {
+      const auto lo = ir::constValue(st.lo);
+      const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+      if (!lo || !step || *step <= 0) {
+        ok = false;
+      } else {
+        ir::ExprPtr fresh = std::make_shared<ir::Expr>(*st.hi);
+        st.hi = fresh;
+        out[fresh.get()] = {fresh, *lo};
+      }
+    }
+    ok = freshInnerBounds(st.body, inner, out) && ok;
+    ok = freshInnerBounds(st.orelse, inner, out) && ok;
+  }
+  return ok;
+}
+
+// A persistent kernel whose K loop's trip count E_B the lm.assume facts do
+// not keep >= 1 (no lm.assume(K > 0)): once with E_B >= 1 as a fact (the
+// persistent proof), once with E_B <= 0, where every loop bounded by E_B
+// plus a constant is shown to run no iteration (its bound at most its
+// start, by the solver under that fact) and is read as such (TripLoops::
+// dead: its bound node evaluated to its start; the builder then builds the
+// same instructions, a loop empty because of a parameter included, and
+// records E_B's parameters wherever else they are read, which the proof
+// refuses). Every binding is in one case (docs/z3.md "A K loop that may run
+// no iteration", helper loops3). A violation met is unknown, as in the
+// guard cases.
+std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                            const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
+                            const ir::ExprPtr& inner) {
+  const std::string E = ir::exprToString(*inner, s);
+  auto some = std::make_shared<ir::Schedule>(s), none = std::make_shared<ir::Schedule>(s);
+  some->assumes.push_back({ir::makeExpr(ir::ExprKind::Ge, {inner, ir::makeConst(1)}), s.range});
+  none->assumes.push_back({ir::makeExpr(ir::ExprKind::Le, {inner, ir::makeConst(0)}), s.range});
+  std::map<const ir::Expr*, std::pair<ir::ExprPtr, int64_t>> loops;
+  bool ok = true;
+  for (ir::RoleBody& body : none->bodies) ok = freshInnerBounds(body.body, *inner, loops) && ok;
+  if (!ok || loops.empty()) throw Fail(fmt::format("a loop bounded by {} has no constant start or step", E));
+  BvProver prover(*none, solverLimits(opts, budget));
+  std::map<const ir::Expr*, int64_t> dead;
+  for (const auto& [node, bound] : loops) {
+    if (prover.prove(ir::makeExpr(ir::ExprKind::Le, {bound.first, ir::makeConst(bound.second)})).kind !=
+        BvVerdict::Holds)
+      throw Fail(fmt::format("with {} <= 0, a loop bounded by {} is not shown to run no iteration", E,
+                             ir::exprToString(*bound.first, s)));
+    dead[node] = bound.second;
+  }
+  std::string engines[2];
+  for (int c = 0; c < 2; ++c) {
+    const std::string when = fmt::format("with {} {}", E, c == 0 ? ">= 1" : "<= 0");
+    checkBudget(budget, when);
+    TripLoops tl;
+    std::vector<Binding> bindings = checked;
+    try {
+      engines[c] = c == 0 ? proveSchedule(*some, target, checked, opts, budget, states, tl, bindings)
+                          : proveSchedule(*none, target, checked, opts, budget, states, tl, bindings, dead);
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("{}: {}", when, f.what()));
+    }
+  }
+  return fmt::format("for {} >= 1: {}; for {} <= 0, where the K loops run no iteration: {}", E, engines[0], E,
+                     engines[1]);
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -4850,80 +5245,24 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
   std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
-    try {
-      tl = findTrip(s);
-    } catch (const Fail&) {
-      // Loops bounded by different expressions: those whose parameters the
-      // lm.assume facts allow few values of are proved value by value.
-      const Limits limits = solverLimits(opts, budget);
-      std::set<int> finite, tried;
-      BvProver bounds(s, limits);
-      auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
-        auto x = symbolNode(ir::ExprKind::Param, p);
-        auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
-                                                       ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
-        return bounds.prove(within).kind == BvVerdict::Holds;
-      };
-      std::vector<const ir::Stmt*> loops;
-      for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
-      for (const ir::Stmt* st : loops)
-        if (st->hi)
-          for (int p : paramsOf(*st->hi)) {
-            if (!tried.insert(p).second || !bounded(p)) continue;
-            try {
-              allowedAssignments(s, {p}, limits, opts.max_fixed_values);
-              finite.insert(p);
-            } catch (const Fail&) {
-            }
-          }
-      if (finite.empty()) {
-        // A persistent kernel: a tile loop around a K loop (docs/z3.md);
-        // or two tile loops one after the other, as one (MergedLoops).
-        auto tiles = findTileLoops(s);
-        std::optional<MergedLoops> merged;
-        if (!tiles) {
-          merged = mergeTwoTileLoops(s, limits);
-          if (merged) tiles = findTileLoops(*merged->s, merged->guard);
-          if (!tiles) throw;
-        }
-        uint64_t states = 0;
-        res.engine = provePersistent(merged ? *merged->s : s, target, checked, *tiles, opts, budget, states);
-        if (merged)
-          res.engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, res.engine);
-        if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
-        res.states = states;
-        res.outcome = Outcome::Proved;
-        finish(res, budget);
-        return res;
-      }
-      tl = findTrip(s, finite);
-    }
     uint64_t states = 0;
-    std::vector<trip::GuardOutcome> guards;
     try {
-      res.engine = proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
-    } catch (const TooManyValues&) {
-      // Unbounded parameters read only by guards (`if M > N:`): one proof per
-      // outcome of the guards instead of one per value (trip_guards.h).
-      guards = trip::guardOutcomes(s);
-      if (guards.empty()) throw;
-    }
-    if (!guards.empty()) {
-      std::string first;
-      for (const trip::GuardOutcome& g : guards) {
-        tl.guards = &g.hook;
-        try {
-          std::string engine = proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings);
-          if (first.empty()) first = std::move(engine);
-        } catch (const Fail& f) {
-          // Met too: the outcomes need not be ones the lm.assume facts
-          // allow together, so a violation under them is no finding.
-          throw Fail(fmt::format("with {}: {}", g.text, f.what()));
-        }
+      res.engine = proveSchedule(s, target, checked, opts, budget, states, tl, bindings);
+    } catch (const Met&) {
+      throw;
+    } catch (const Fail& f) {
+      // The argument does not apply as the schedule is written: once per
+      // allowed outcome of its guards on parameters, if it has some.
+      // Or, for a K loop that may run no iteration, once per case.
+      const auto* empty = dynamic_cast<const InnerMayBeEmpty*>(&f);
+      if (!budget.exhausted().empty() || (!empty && trip::guardCount(s) == 0)) throw;
+      try {
+        res.engine = empty ? proveInnerCases(s, target, checked, opts, budget, states, empty->inner)
+                           : proveGuardCases(s, target, checked, opts, budget, states);
+      } catch (const Fail& g) {
+        if (!budget.exhausted().empty()) throw;
+        throw Fail(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
       }
-      tl.guards = nullptr;
-      res.engine = fmt::format("for each outcome of the guards ({} cases): {}{}", guards.size(), first,
-                               guards.size() > 1 ? " (shown for the first)" : "");
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
     res.states = states;

@@ -1108,3 +1108,211 @@ TEST(TripProofGaps, SlowPingPongMutantsAreNotProved) {
     std::cout << f << ": " << p.detail.substr(0, 160) << "\n";
   }
 }
+
+namespace {
+
+// The proof of a schedule text, which must say proved.
+encoder::ModelCheckResult expectProved(const std::string& text, const std::string& what) {
+  auto m = cake::testing::compile(text);
+  EXPECT_FALSE(m.schedules.empty()) << what;
+  if (m.schedules.empty()) return {};
+  auto r = proveGap(m.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << what << ": " << r.detail;
+  return r;
+}
+
+}  // namespace
+
+// docs/z3.md "Three shapes the argument now takes (helper loops3, session
+// 17, issue 11)". Each shape proves a corpus file that was unknown before
+// and does not prove broken variants, each confirmed broken by the bounded
+// check.
+
+// 1. Private generations: an epilogue's own staging ring, stage
+// `(t * 4 + j) % 3` (period 3 tiles), written and stored by one process.
+// The builder's generation counts of those accesses (4 more per period for
+// the writes, 0 for the TMA store's reads) kept every period from being
+// found ("no steady period within 192 unrolled iterations"); no rule reads
+// them (one process's own data is never stale).
+TEST(TripProofGaps, PrivateGenerationsDoNotHideThePeriod) {
+  using cake::testing::replace;
+  const std::string fixed = "corpus/bugs/sync.race/cutlass_clc_epilogue_store_stage_restarts_fixed.cake";
+  const std::string text = corpusText(fixed);
+  EXPECT_FALSE(violatedAt(cake::testing::compile(text).schedules.at(0), {{"M", 320}}));
+  auto r = expectProved(text, fixed);
+  EXPECT_NE(r.engine.find("period 3"), std::string::npos) << r.engine;
+
+  auto tiles = [](int64_t n) {
+    return [n](const ir::Schedule& s) { return violatedAt(s, {{"M", 64 * n}}); };
+  };
+  // the corpus file's broken twin: the stage restarts at 0 every tile
+  const std::string twin = corpusText("corpus/bugs/sync.race/cutlass_clc_epilogue_store_stage_restarts.cake");
+  expectBrokenNotProved(twin, tiles(2), "stage restarts every tile");
+  // a fourth store in flight over three stages: the first store's stage is
+  // rewritten before it retired (a race in the first tile)
+  std::string four = text;
+  for (int i = 0; i < 4; ++i) four = replace(four, "lm.tma_store_wait(pending=2)", "lm.tma_store_wait(pending=3)");
+  ASSERT_EQ(four.find("lm.tma_store_wait(pending=2)"), std::string::npos);
+  expectBrokenNotProved(four, tiles(1), "pending=3 over three stages");
+  // the last subtile's stage one step behind: it rewrites the stage the
+  // previous subtile's store still reads
+  const std::string behind =
+      replace(text, "lm.copy(smem_c[(t * 4 + 3) % 3], acc[:, 192:256])", "lm.copy(smem_c[(t * 4 + 2) % 3], acc[:, 192:256])");
+  ASSERT_NE(behind, text);
+  expectBrokenNotProved(behind, tiles(1), "last subtile writes the stage of the one before");
+
+  // A whole view or none: FlashKDA's math instances each touch their own
+  // rows of `smem_s`, but instance 0's final TMA store reads instance 1's
+  // rows too, so only instance 0's accesses are private. Zeroing them alone
+  // gave the view two generation deltas per period (unknown); it is proved.
+  const std::string kda = "corpus/bugs/proxy.missing-fence/flashkda_zero_init_state_empty_sequence";
+  expectProved(corpusText(kda + "_fixed.cake"), kda);
+  expectBrokenNotProved(
+      corpusText(kda + ".cake"), [](const ir::Schedule& s) { return violatedAt(s, {{"seqlen", 0}}); },
+      "the FlashKDA twin: no fence for an empty sequence");
+}
+
+// 2. Clamped loop bounds: DeepEP's prologue loads `min(2, n_chunks)` chunks
+// before the loop over `n_chunks` ("the symbolic loops have different
+// bounds"). From n_chunks = 2 on the bound is the constant 2; below, each
+// trip count is explored as it is.
+TEST(TripProofGaps, ClampedLoopBoundsAreProvedFromTheirConstant) {
+  using cake::testing::replace;
+  const std::string text = corpusText("corpus/bugs/sync.race/deepep_tma_copy_store_wait_pending1_fixed.cake");
+  auto r = expectProved(text, "deepep");
+  EXPECT_NE(r.engine.find("trip counts 1..1 one by one, below the clamped loop bounds' constants"), std::string::npos)
+      << r.engine;
+  const std::string prologue = "for i in lm.range(0, min(2, n_chunks)):";
+  ASSERT_NE(text.find(prologue), std::string::npos);
+  // the same bound written with an offset inside and outside the min: 1 for
+  // n_chunks = 1, 2 from 2 on (the constant from n_chunks = 2)
+  expectProved(replace(text, prologue, "for i in lm.range(0, min(3, n_chunks + 1) - 1):"), "min(3, n_chunks + 1) - 1");
+
+  auto chunks = [](std::initializer_list<int64_t> ns) {
+    return [ns](const ir::Schedule& s) {
+      for (int64_t n : ns)
+        if (violatedAt(s, {{"n_chunks", n}})) return true;
+      return false;
+    };
+  };
+  const std::string twin = corpusText("corpus/bugs/sync.race/deepep_tma_copy_store_wait_pending1.cake");
+  expectBrokenNotProved(twin, chunks({3}), "the corpus twin: store_wait(pending=1) before the reload");
+  // three chunks loaded first into a two-stage ring: wrong from n_chunks = 3
+  // on, where the bound is its constant (clean at 1 and 2)
+  const std::string three = replace(text, prologue, "for i in lm.range(0, min(3, n_chunks)):");
+  EXPECT_FALSE(chunks({1, 2})(cake::testing::compile(three).schedules.at(0)));
+  expectBrokenNotProved(three, chunks({3}), "three chunks loaded first");
+  // min(4, n_chunks + 1) - 2 chunks loaded first: none for n_chunks = 1,
+  // one for 2 (a hang), two from 3 on (clean): wrong only below the least
+  // value at which the bound is its constant
+  const std::string below = replace(text, prologue, "for i in lm.range(0, min(4, n_chunks + 1) - 2):");
+  EXPECT_FALSE(chunks({3, 4, 7})(cake::testing::compile(below).schedules.at(0)));
+  expectBrokenNotProved(below, chunks({1}), "too few chunks loaded first below the constant");
+
+  // A loop whose min bound is the only symbolic bound keeps it as its trip
+  // expression (a first version took it for a clamp of nothing: unknown).
+  auto rl = expectProved(corpusText("corpus/copy/sm80_cp_async_double_buffer.cake"), "a lone min bound");
+  EXPECT_NE(rl.engine.find("every min(8, lm.cdiv(rows, 64)"), std::string::npos) << rl.engine;
+
+  // With no lm.assume on K, lm.cdiv(K, 64) may be 0 or less: the values
+  // below 0 are covered by the system for 0 since the clamped prologue
+  // min(2, k_tiles) runs no iteration there either.
+  const std::string tilelang = "corpus/bugs/sync.race/tilelang_pipelined_gemm_mbar_ring_parity";
+  auto r3 = expectProved(corpusText(tilelang + "_fixed.cake"), tilelang);
+  EXPECT_NE(r3.engine.find("every value below 0 reads as 0 does"), std::string::npos) << r3.engine;
+  expectBrokenNotProved(
+      corpusText(tilelang + ".cake"), [](const ir::Schedule& s) { return violatedAt(s, {{"K", 65}}); },
+      "the tilelang twin: the ring's phase from the iteration's parity");
+}
+
+// 3. Guards decided per allowed case: vLLM's MLA kernel takes the early
+// path for a split with no KV tiles (`if kv_tiles == 0:` in the compute
+// role, `if kv_tiles > 0:` in the load role, around the K loop). Of the
+// four outcomes, the lm.assume facts allow two; each is proved on the
+// schedule with its guards decided: a persistent kernel of kv_tiles >= 1
+// K iterations per tile, and one loop over the tiles.
+TEST(TripProofGaps, GuardsOnParametersAreDecidedPerAllowedCase) {
+  using cake::testing::replace;
+  const std::string text =
+      corpusText("corpus/bugs/sync.arrival-overflow/vllm_cutlass_mla_epilogue_arrive_no_wait_fixed.cake");
+  auto r = expectProved(text, "vllm");
+  EXPECT_NE(r.engine.find("(2 of 4 cases)"), std::string::npos) << r.engine;
+
+  auto at = [](std::initializer_list<std::pair<int64_t, int64_t>> shapes) {  // (kv_tiles, tiles)
+    return [shapes](const ir::Schedule& s) {
+      for (const auto& [kv, t] : shapes)
+        if (violatedAt(s, {{"kv_tiles", kv}, {"tiles", t}})) return true;
+      return false;
+    };
+  };
+  const std::string twin =
+      corpusText("corpus/bugs/sync.arrival-overflow/vllm_cutlass_mla_epilogue_arrive_no_wait.cake");
+  expectBrokenNotProved(twin, at({{0, 2}}), "the corpus twin: bar_arrive on the early path");
+  // without lm.assume(kv_tiles >= 0) a third outcome is allowed (neither
+  // guard taken): the compute role waits for a Q tile nobody loads
+  const std::string negative = replace(text, "    lm.assume(kv_tiles >= 0)\n", "");
+  ASSERT_NE(negative, text);
+  EXPECT_FALSE(at({{0, 2}, {1, 2}, {3, 3}})(cake::testing::compile(negative).schedules.at(0)));
+  expectBrokenNotProved(negative, at({{-1, 1}}), "kv_tiles < 0 allowed");
+  // the load role's ring index restarts every tile (the compute role's
+  // runs on): wrong from the second tile, in the case kv_tiles > 0 only
+  const std::string restart = replace(text, "                    it = t * kv_tiles + j\n", "                    it = j\n");
+  ASSERT_NE(restart, text);
+  EXPECT_FALSE(at({{0, 3}, {1, 1}, {4, 1}})(cake::testing::compile(restart).schedules.at(0)));
+  expectBrokenNotProved(restart, at({{3, 2}}), "ring index restarts per tile in the load role");
+}
+
+// A hole found by the soundness test on this branch (present on main): the
+// persistent grid reads `t * E_B` as 0 (each tile from ring index 0), and
+// init= is evaluated without being recorded, so `init=(it == 0)` with `it =
+// t * k_tiles + k` held at every tile's first K iteration in the grid and
+// at the first tile's only in a run: the data.stale-accumulator bug of the
+// corpus file was proved (the bounded check finds it: exit 1). An init=
+// that reads a parameter is now not covered; one over the loop variables is
+// evaluated exactly in the grid.
+TEST(TripProofGaps, PersistentInitReadingTheRingIndexIsNotProved) {
+  using cake::testing::replace;
+  const std::string bug = "corpus/bugs/data.stale-accumulator/sm90_persistent_init_first_tile_only.cake";
+  const std::string text = corpusText(bug);
+  auto at = [](const ir::Schedule& s) { return violatedAt(s, {{"M", 257}, {"N", 1}, {"K", 1}}); };
+  expectBrokenNotProved(text, at, "init=(it == 0)");
+  auto m = cake::testing::compile(text);
+  ASSERT_FALSE(m.schedules.empty());
+  const std::string why = proveGap(m.schedules[0]).detail;
+  EXPECT_NE(why.find("reads a parameter: the persistent grid"), std::string::npos) << why;
+  // the same bug over the loop variables only: met by the exploration
+  const std::string first = replace(text, "init=(it == 0))", "init=(t == 0 and k == 0))");
+  ASSERT_NE(first, text);
+  expectBrokenNotProved(first, at, "init=(t == 0 and k == 0)");
+  // the fix (corpus/gemm/sm90_persistent_ws.cake's): proved
+  const std::string fixed = replace(text, "init=(it == 0))", "init=(k == 0))");
+  EXPECT_FALSE(at(cake::testing::compile(fixed).schedules.at(0)));
+  expectProved(fixed, "init=(k == 0)");
+}
+
+// A persistent kernel with no lm.assume(K > 0): its K loops may run no
+// iteration. Once with lm.cdiv(K, 64) >= 1 (the persistent proof), once
+// with it <= 0, where every loop bounded by it is shown by the solver to run
+// none and the tile loop is the one symbolic loop.
+TEST(TripProofGaps, KLoopThatMayRunNoIterationIsProvedPerCase) {
+  using cake::testing::replace;
+  const std::string base = "corpus/bugs/sync.race/triton_ws_consumer_release_before_tma_store";
+  const std::string text = corpusText(base + "_fixed.cake");
+  auto r = expectProved(text, base);
+  EXPECT_NE(r.engine.find("<= 0, where the K loops run no iteration"), std::string::npos) << r.engine;
+  auto at = [](std::initializer_list<int64_t> ks) {
+    return [ks](const ir::Schedule& s) {
+      for (int64_t k : ks)
+        if (violatedAt(s, {{"M", 129}, {"N", 1}, {"K", k}})) return true;
+      return false;
+    };
+  };
+  expectBrokenNotProved(corpusText(base + ".cake"), at({1}), "the corpus twin: release before the TMA store");
+  // the MMA role's K loop one iteration longer than the load role's: a hang
+  // at every K, also K = 0, where that loop still runs one iteration (the
+  // solver does not show it runs none for lm.cdiv(K, 64) <= 0)
+  const std::string longer = replace(text, "            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n                lm.wait(full",
+                                     "            for k in lm.range(0, k_tiles + 1):\n                it = t * k_tiles + k\n                lm.wait(full");
+  ASSERT_NE(longer, text);
+  expectBrokenNotProved(longer, at({0}), "the MMA role's K loop one longer");
+}
