@@ -4916,36 +4916,10 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                      g.last_tile ? ", the last tile's part after the K loop its own" : "");
 }
 
-// An op whose init= reads a parameter, a block index or a grid size (as
-// `init=(it == 0)` with `it = t * k_tiles + k` does), or null.
-const ir::Stmt* initReadingParameters(const ir::Block& b) {
-  for (const ir::Stmt& st : b) {
-    if (st.kind == ir::Stmt::Kind::Op && st.op.init &&
-        ir::exprUses(*st.op.init, {ir::ExprKind::Param, ir::ExprKind::BlockIdx, ir::ExprKind::GridDim}))
-      return &st;
-    if (const ir::Stmt* x = initReadingParameters(st.body)) return x;
-    if (const ir::Stmt* x = initReadingParameters(st.orelse)) return x;
-  }
-  return nullptr;
-}
-
 std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                             const TileLoops& tl, const TripProofOptions& opts,
                             ProofBudget& budget, uint64_t& states) {
-  // init= decides the register hazards the builder finds (data.stale-
-  // accumulator: an MMA accumulating into what was stored out) and is
-  // evaluated without being recorded (System's evalInit). The grid reads
-  // `t * E_B` as the tile's ring start (0) and E_B as the window's length,
-  // so an init= that reads them gets the grid's values, not the
-  // schedule's: `init=(it == 0)` holds at every tile's first iteration in
-  // the grid and only at the first tile's in a run (helper loops3, session
-  // 17: `bugs/data.stale-accumulator/sm90_persistent_init_first_tile_only`
-  // was proved). Such an init= is not covered.
-  for (const ir::RoleBody& body : s.bodies)
-    if (const ir::Stmt* st = initReadingParameters(body.body))
-      throw Fail(fmt::format("init={} reads a parameter: the persistent grid evaluates it with every tile at ring "
-                             "index 0 (not covered)",
-                             ir::exprToString(*st->op.init, s)));
+  // (init= and the register hazards it decides: checkRegsPathIndependent)
   const Limits limits = solverLimits(opts, budget);
   FactProver prover(s, limits, {});
   std::map<int, std::optional<int64_t>> param_lb;

@@ -1268,8 +1268,7 @@ TEST(TripProofGaps, GuardsOnParametersAreDecidedPerAllowedCase) {
 // t * k_tiles + k` held at every tile's first K iteration in the grid and
 // at the first tile's only in a run: the data.stale-accumulator bug of the
 // corpus file was proved (the bounded check finds it: exit 1). An init=
-// that reads a parameter is now not covered; one over the loop variables is
-// evaluated exactly in the grid.
+// that reads the ring start is now not covered (checkRegsPathIndependent).
 TEST(TripProofGaps, PersistentInitReadingTheRingIndexIsNotProved) {
   using cake::testing::replace;
   const std::string bug = "corpus/bugs/data.stale-accumulator/sm90_persistent_init_first_tile_only.cake";
@@ -1279,7 +1278,7 @@ TEST(TripProofGaps, PersistentInitReadingTheRingIndexIsNotProved) {
   auto m = cake::testing::compile(text);
   ASSERT_FALSE(m.schedules.empty());
   const std::string why = proveGap(m.schedules[0]).detail;
-  EXPECT_NE(why.find("reads a parameter: the persistent grid"), std::string::npos) << why;
+  EXPECT_NE(why.find("reads the tile's ring start or the tile count"), std::string::npos) << why;
   // the same bug over the loop variables only: met by the exploration
   const std::string first = replace(text, "init=(it == 0))", "init=(t == 0 and k == 0))");
   ASSERT_NE(first, text);
