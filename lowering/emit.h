@@ -77,20 +77,9 @@ class Emitter {
   void emitTmaStore(const ir::Op& op);
   void emitCpAsync(const ir::Op& op);
   // a cp.async copy's chunk bytes (16, 8, 4; 0: element copies), and where its interior chunks step by
-  // whole-row passes, the bytes of a pass (0 if they do not) with `rowChunks` chunks of a row per thread
-  // and pass, and the most chunks of a row a thread takes where the chunks step (cpAsyncRows)
+  // whole-row passes, the bytes of a pass (0 if they do not)
   int cpAsyncChunk(const ir::Op& op) const;
-  int64_t cpAsyncPassBytes(const ir::Op& op, int rowChunks) const;
-  int64_t cpAsyncPassBytes(const ir::Op& op) const { return cpAsyncPassBytes(op, cpAsyncRows(op).w); }
-  // where the chunks step: `w` chunks of a row per thread, in the row order `order` (cpRowExpr) gives the
-  // thread's natural row (thread / threads a row); cpAsyncWavefronts: the shared wavefronts of one such copy
-  struct CpRows {
-    int w = 1;
-    std::vector<int> order;
-  };
-  CpRows cpAsyncRows(const ir::Op& op) const;
-  int64_t cpAsyncWavefronts(const ir::Op& op, int rowChunks, const std::vector<int>& order) const;
-  static std::string cpRowExpr(const std::string& n, const std::vector<int>& order);
+  int64_t cpAsyncPassBytes(const ir::Op& op) const;
   std::string cpHoistName(const ir::Op& op) const;
   void emitCpAsyncHoists(const std::vector<const ir::RoleBody*>& bodies);
   // ---- MMAs (emit_mma.cpp)

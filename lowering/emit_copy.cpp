@@ -2,8 +2,6 @@
 // emit.h and docs/gpu.md.
 #include "lowering/emit.h"
 
-#include <algorithm>
-
 namespace cake::lowering::detail {
 
 using K = ir::BufferRef::Kind;
@@ -58,122 +56,24 @@ void Emitter::emitTmaStore(const ir::Op& op) {
 // A cp.async copy's interior chunks step by passes when every pass of the instance's threads covers
 // whole rows and moves the swizzled address by a multiple of the swizzle period (8 x its bytes): then
 // each thread's chunks are one shared and one global address plus a constant step. The bytes of a pass,
-// or 0 where the chunks keep their own row, column and swizzle. A thread takes `rowChunks` chunks of a
-// row in each pass (columns c, c + T, ... for the T = perRow / rowChunks threads of a row), so a pass
-// covers rowChunks times the rows.
+// or 0 where the chunks keep their own row, column and swizzle.
 int Emitter::cpAsyncChunk(const ir::Op& op) const {
   const int64_t rowBytes = plan_.viewTile(op.dst.index).C * ir::dtypeBytes(s_.views[op.dst.index].dtype);
   return rowBytes % 16 == 0 ? 16 : rowBytes % 8 == 0 ? 8 : rowBytes % 4 == 0 ? 4 : 0;
 }
 
-int64_t Emitter::cpAsyncPassBytes(const ir::Op& op, int rowChunks) const {
+int64_t Emitter::cpAsyncPassBytes(const ir::Op& op) const {
   const int v = op.dst.index, ch = cpAsyncChunk(op);
-  if (!ch || rowChunks < 1) return 0;
+  if (!ch) return 0;
   const Tile t = plan_.viewTile(v);
   const int64_t rowBytes = t.C * ir::dtypeBytes(s_.views[v].dtype);
   const int instThreads = s_.roles[role_].warpsPerInstance() * 32;
   const int64_t perRow = rowBytes / ch, chunks = t.R * perRow;
-  if (perRow % rowChunks || chunks % instThreads || (chunks / instThreads) % rowChunks) return 0;
-  const int64_t rowThreads = perRow / rowChunks;
   const int sw = ir::swizzleBytes(s_.views[v].swizzle);
-  const int64_t passRows = instThreads / rowThreads, passBytes = passRows * rowBytes;
-  const bool ok = instThreads % rowThreads == 0 && (plan_.viewBlock_.empty() || !plan_.viewBlock_[v]) &&
-                  (sw == 0 || passBytes % (8 * sw) == 0);
+  const int64_t passRows = instThreads / perRow, passBytes = passRows * rowBytes;
+  const bool ok = chunks % instThreads == 0 && instThreads % perRow == 0 &&
+                  (plan_.viewBlock_.empty() || !plan_.viewBlock_[v]) && (sw == 0 || passBytes % (8 * sw) == 0);
   return ok ? passBytes : 0;
-}
-
-namespace {
-// the byte a cake_swz<sw> offset lands on (the prelude's cake_swz, on the host)
-uint32_t swizzled(uint32_t off, int sw) {
-  const uint32_t mask = sw == 128 ? 0x70u : sw == 64 ? 0x30u : sw == 32 ? 0x10u : 0u;
-  return off ^ ((off >> 3) & mask);
-}
-
-// the row a thread's natural row `n` (thread / threads a row) takes when the low bits of n are permuted:
-// bit i of the result is bit order[i] of n, the bits above them are n's
-int64_t permutedRow(int64_t n, const std::vector<int>& order) {
-  const int64_t low = (int64_t{1} << order.size()) - 1;
-  int64_t r = n & ~low;
-  for (size_t i = 0; i < order.size(); ++i) r |= ((n >> order[i]) & 1) << i;
-  return r;
-}
-}  // namespace
-
-// Shared-memory wavefronts of all the warp instructions of one copy of a slot when each thread of the
-// instance takes `rowChunks` chunks of a row (columns c, c + T, ... for the T threads of a row) in the row
-// `order` makes of its natural one: a store of `ch` bytes per thread is served 128 / ch threads at a
-// time, in as many wavefronts as the most chunks on one 4-byte bank (docs/gpu.md "sm_80: two cp.async
-// chunks of a row per thread"; bench/gpu/cp_async_bank_phases.py counts the same).
-int64_t Emitter::cpAsyncWavefronts(const ir::Op& op, int rowChunks, const std::vector<int>& order) const {
-  const int v = op.dst.index, ch = cpAsyncChunk(op);
-  const Tile t = plan_.viewTile(v);
-  const int64_t rowBytes = t.C * ir::dtypeBytes(s_.views[v].dtype), perRow = rowBytes / ch;
-  const int instThreads = s_.roles[role_].warpsPerInstance() * 32, sw = ir::swizzleBytes(s_.views[v].swizzle);
-  const int64_t rowThreads = perRow / rowChunks, passRows = instThreads / rowThreads;
-  const int phase = 128 / ch;
-  // one chunk a row: chunk q = thread + i * threads of the tile in row q / perRow (the unstepped loop's
-  // order, the same as the stepped one's where that steps); more: pass i, the thread's row and column j
-  const int64_t instrs = t.R * perRow / instThreads;
-  int64_t waves = 0;
-  for (int64_t i = 0; i < instrs; ++i)
-    for (int t0 = 0; t0 < instThreads; t0 += phase) {
-      int banks[32] = {};
-      for (int th = t0; th < t0 + phase; ++th) {
-        int64_t row = (th + i * instThreads) / perRow, col = (th + i * instThreads) % perRow;
-        if (rowChunks > 1) {
-          row = (i / rowChunks) * passRows + permutedRow(th / rowThreads, order);
-          col = th % rowThreads + (i % rowChunks) * rowThreads;
-        }
-        const uint32_t off = swizzled(static_cast<uint32_t>(row * rowBytes + col * ch), sw);
-        for (int b = 0; b < ch / 4; ++b) ++banks[(off / 4 + b) % 32];
-      }
-      waves += *std::max_element(banks, banks + 32);
-    }
-  return waves;
-}
-
-// Two chunks of a row per thread where they step and some order of a warp's rows makes their shared
-// stores as conflict-free as one chunk a row, else one. With one, each pass is a 64-bit add to the global
-// address (a serial IADD3 / IADD3.X chain per copy: 14 of the sm_80 GEMM's 34 copy instructions per
-// operand and k-block, docs/gpu.md "sm_80: fewer copy passes"); the second chunk of a row is an
-// immediate offset from the first's global address and one more hoisted shared offset. Two, not more:
-// each adds a register for its shared offset, and the row's threads still cover 32 contiguous bytes or
-// more per warp instruction (whole 32-byte sectors, as with one). In natural order (thread / T) the
-// rows of a quarter-warp take the same chunk columns, which the swizzle maps to the same bank groups
-// (a 2-way conflict on every store: session 16's try ran 1-32 % slower); the order is the first
-// permutation of the low bits of a warp's row index (identity first) whose stores need no more
-// wavefronts than one chunk a row: for the 128B swizzle over 128-byte rows, rows q and q + 4 in
-// quarter-warp q (docs/gpu.md "sm_80: paired cp.async rows", helper sm80d, session 17).
-Emitter::CpRows Emitter::cpAsyncRows(const ir::Op& op) const {
-  CpRows one;
-  const int ch = cpAsyncChunk(op);
-  const int64_t perRow = ch ? plan_.viewTile(op.dst.index).C * ir::dtypeBytes(s_.views[op.dst.index].dtype) / ch : 0;
-  if (perRow < 2 || perRow % 2 || (perRow / 2) * ch < 32 || !cpAsyncPassBytes(op, 2)) return one;
-  const int64_t rowThreads = perRow / 2;
-  if (32 % rowThreads) return one;
-  std::vector<int> order;
-  for (int64_t rows = 32 / rowThreads; rows > 1; rows /= 2) order.push_back(static_cast<int>(order.size()));
-  if ((int64_t{1} << order.size()) * rowThreads != 32) return one;
-  const int64_t single = cpAsyncWavefronts(op, 1, {});
-  do {
-    if (cpAsyncWavefronts(op, 2, order) <= single) return CpRows{2, order};
-  } while (std::next_permutation(order.begin(), order.end()));
-  return one;
-}
-
-// the row expression of a thread's natural row `n` under `order` (permutedRow, as C++)
-std::string Emitter::cpRowExpr(const std::string& n, const std::vector<int>& order) {
-  bool identity = true;
-  for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == static_cast<int>(i);
-  if (identity) return n;
-  std::string e = fmt::format("({} & ~{})", n, (1 << order.size()) - 1);
-  for (size_t i = 0; i < order.size(); ++i) {
-    const int from = order[i], to = static_cast<int>(i);
-    e += from > to   ? fmt::format(" | (({} >> {}) & {})", n, from - to, 1 << to)
-         : from < to ? fmt::format(" | (({} << {}) & {})", n, to - from, 1 << to)
-                     : fmt::format(" | ({} & {})", n, 1 << to);
-  }
-  return "(" + e + ")";
 }
 
 // the names of a stepped copy's hoisted per-thread values: one set per view, tensor and rank
@@ -197,23 +97,16 @@ void Emitter::emitCpAsyncHoists(const std::vector<const ir::RoleBody*>& bodies) 
       const int v = op.dst.index, p = op.src.index, N = static_cast<int>(op.coords.size());
       const int eb = ir::dtypeBytes(s_.views[v].dtype), ch = cpAsyncChunk(op);
       const int64_t perRow = plan_.viewTile(v).C * eb / ch, elems = ch / eb;
-      const CpRows rows = cpAsyncRows(op);
-      const int w = rows.w;
-      const int64_t rowThreads = perRow / w, passRows = s_.roles[role_].warpsPerInstance() * 32 / rowThreads;
+      const int64_t passRows = s_.roles[role_].warpsPerInstance() * 32 / perRow;
       const std::string n = cpHoistName(op), ext = "cake_ext_" + plan_.paramName(p);
       const std::string rowStride = N >= 2 ? fmt::format("{}.s[{}]", ext, N - 2) : "0LL";
-      const std::string rt = cpRowExpr(fmt::format("(cake_inst_thread / {})", rowThreads), rows.order),
-                        ct = fmt::format("((cake_inst_thread % {}) * {})", rowThreads, elems);
-      comment(fmt::format("cp.async into '{}' from '{}': this thread's chunks (row {}, column {}{} of each pass)",
-                          sanitizeComment(s_.views[v].name), sanitizeComment(s_.params[p].name), rt, ct,
-                          w > 1 ? fmt::format(" and {} more {} columns on", w - 1, rowThreads * elems) : ""));
+      const std::string rt = fmt::format("(cake_inst_thread / {})", perRow),
+                        ct = fmt::format("((cake_inst_thread % {}) * {})", perRow, elems);
+      comment(fmt::format("cp.async into '{}' from '{}': this thread's chunks (row {}, column {} of each pass)",
+                          sanitizeComment(s_.views[v].name), sanitizeComment(s_.params[p].name), rt, ct));
       line(fmt::format("const long long {}_g = cake_here(static_cast<long long>{} * {} + {});", n, rt, rowStride, ct));
       line(fmt::format("const uint32_t {}_s = cake_here({});", n, plan_.viewOffset(v, rt, fmt::format("{} * {}", ct, eb))));
-      for (int j = 1; j < w; ++j)
-        line(fmt::format("const uint32_t {}_s{} = cake_here({});", n, j,
-                         plan_.viewOffset(v, rt, fmt::format("({} + {}) * {}", ct, j * rowThreads * elems, eb))));
-      line(fmt::format("const long long {}_pass = cake_here({}LL * {});  // {} rows a pass", n, passRows, rowStride,
-                       passRows));
+      line(fmt::format("const long long {}_pass = {}LL * {};  // {} rows a pass", n, passRows, rowStride, passRows));
       if (N >= 2) {
         // the interior test's bounds: 0 <= r0 && r0 + R <= d is (unsigned) r0 < max(d - R + 1, 0), the same
         // for every 64-bit r0 (a negative one wraps above any bound); once here, not per k-block
@@ -278,23 +171,10 @@ void Emitter::emitCpAsync(const ir::Op& op) {
       const std::string n = cpHoistName(op);
       if (!cpHoisted_.count(n)) internalError(op, "a stepped cp.async copy without its hoisted per-thread values");
       line(fmt::format("const auto cake_p = {} + (cake_base + cake_r0 * {} + {}_g + cake_c0);", pn, rowStride, n));
-      const int w = cpAsyncRows(op).w;
-      const int64_t rowThreads = perRow / w;
       line(fmt::format("const uint32_t cake_d = cake_dst + {}_s;", n));
-      for (int j = 1; j < w; ++j) line(fmt::format("const uint32_t cake_d{} = cake_dst + {}_s{};", j, n, j));
       line("#pragma unroll");
-      if (w == 1) {
-        line(fmt::format("for (int cake_i = 0; cake_i < {}; ++cake_i)", chunks / instThreads));
-        line(fmt::format("  cake_cp_async<{}>(cake_d + cake_i * {}u, cake_p + cake_i * {}_pass, {});", ch, passBytes, n, ch));
-      } else {
-        // the row's further chunks of this thread: `rowThreads` chunks on in the row, an immediate offset
-        open(fmt::format("for (int cake_i = 0; cake_i < {}; ++cake_i)", chunks / instThreads / w));
-        line(fmt::format("cake_cp_async<{}>(cake_d + cake_i * {}u, cake_p + cake_i * {}_pass, {});", ch, passBytes, n, ch));
-        for (int j = 1; j < w; ++j)
-          line(fmt::format("cake_cp_async<{}>(cake_d{} + cake_i * {}u, cake_p + cake_i * {}_pass + {}, {});", ch, j,
-                           passBytes, n, j * rowThreads * elems, ch));
-        close();
-      }
+      line(fmt::format("for (int cake_i = 0; cake_i < {}; ++cake_i)", chunks / instThreads));
+      line(fmt::format("  cake_cp_async<{}>(cake_d + cake_i * {}u, cake_p + cake_i * {}_pass, {});", ch, passBytes, n, ch));
     } else {
       line(fmt::format("const auto cake_src = {} + cake_base + cake_r0 * {} + cake_c0;", pn, rowStride));
       line(chunks % instThreads == 0 ? "#pragma unroll" : "#pragma unroll 4");

@@ -343,28 +343,15 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_cl = cake_here(cake_ext_A.d[1] - 32 + 1 > 0 ? "
                           "cake_ext_A.d[1] - 32 + 1 : 0LL);"));
   EXPECT_FALSE(contains(s, "cake_r0 >= 0 && cake_r0 + 128"));
-  // each thread's interior chunks: two shared and one global address plus a constant step per pass
-  // (128 threads = 64 rows a pass, 2 threads a row with 2 chunks each, columns c and c + 16; 4096 B is a
-  // multiple of the 64B swizzle's 512 B period); the row's second chunk an immediate global offset; the
-  // thread's offsets and the step once at the role's start, kept there by cake_here
-  // the rows of a quarter-warp (4 rows of 2 threads) are a, a + 1, a + 4, a + 5 of the natural order: bits 1
-  // and 2 of the thread's natural row swapped, so that its 8 chunks fall in 8 bank groups under the 64B
-  // swizzle (CpAsyncPairedRowsAreAPermutationWithoutBankConflicts)
-  const std::string row = "(((cake_inst_thread / 2) & ~15) | ((cake_inst_thread / 2) & 1) | (((cake_inst_thread / 2) >> 1) & 2) | "
-                          "(((cake_inst_thread / 2) << 1) & 4) | ((cake_inst_thread / 2) & 8))";
-  EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_g = cake_here(static_cast<long long>" + row + " * "
-                          "cake_ext_A.s[0] + ((cake_inst_thread % 2) * 8));"));
-  EXPECT_TRUE(contains(s, "const uint32_t cake_cpt0_0_2_s = cake_here(cake_swz<64>(static_cast<uint32_t>((" + row +
-                          ") * 64 + (((cake_inst_thread % 2) * 8) * 2))));"));
-  EXPECT_TRUE(contains(s, "const uint32_t cake_cpt0_0_2_s1 = cake_here(cake_swz<64>(static_cast<uint32_t>((" + row +
-                          ") * 64 + ((((cake_inst_thread % 2) * 8) + 16) * 2))));"));
-  EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_pass = cake_here(64LL * cake_ext_A.s[0]);  // 64 rows a pass"));
+  // each thread's interior chunks: one shared and one global address plus a constant step per pass
+  // (128 threads = 32 rows of 4 chunks a pass; 2048 B is a multiple of the 64B swizzle's 512 B period);
+  // the thread's offsets and the step once at the role's start, kept there by cake_here
+  EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_g = cake_here(static_cast<long long>(cake_inst_thread / 4) * "
+                          "cake_ext_A.s[0] + ((cake_inst_thread % 4) * 8));"));
+  EXPECT_TRUE(contains(s, "const long long cake_cpt0_0_2_pass = 32LL * cake_ext_A.s[0];"));
   EXPECT_TRUE(contains(s, "const auto cake_p = A + (cake_base + cake_r0 * cake_ext_A.s[0] + cake_cpt0_0_2_g + cake_c0);"));
-  EXPECT_TRUE(contains(s, "for (int cake_i = 0; cake_i < 2; ++cake_i) {\n"));
-  EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d + cake_i * 4096u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
-  EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d1 + cake_i * 4096u, cake_p + cake_i * cake_cpt0_0_2_pass + 16, 16);"));
+  EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
   EXPECT_EQ(count(s, "const long long cake_cpt"), 8u);  // A and B: offset, step and the two bounds, once each
-  EXPECT_EQ(count(s, "const uint32_t cake_cpt"), 4u);   // A and B: the shared offsets of a row's two chunks
   EXPECT_EQ(count(s, "const auto cake_p = "), 10u);  // 2 copies in the prologue, 2 in each of the loop's 3 + 1 bodies
   EXPECT_EQ(count(s, "const auto cake_src = "), 0u);
   EXPECT_LT(s.find("const long long cake_cpt0_0_2_g"), s.find("for (int s = 0;"));
@@ -961,76 +948,18 @@ TEST(Lowering, KStepSlicesAreRefusedWhereTheyCannotBeLowered) {
 }
 
 TEST(Lowering, CpAsyncChunkStepsOnlyWhereTheSwizzleRepeats) {
-  // one warp over 128-byte rows of 8 chunks: one chunk of a row per thread would make a pass 4 rows =
-  // 512 B, half the 128B swizzle's 1024-byte period; two chunks a row (4 threads a row) make it 8 rows =
-  // 1024 B, so the chunks step by passes of 8 rows, the second chunk 32 columns on
+  // one warp over 128-byte rows: a pass of 32 threads is 4 rows = 512 B, half the 128B swizzle's
+  // 1024-byte period, so the chunks keep their own row, column and swizzle
   auto r = lowerEdited("bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake", "warps=[0, 1, 2, 3]", "warps=[0]");
   ASSERT_TRUE(r.ok) << findingsText(r);
-  EXPECT_TRUE(contains(r.source, "const long long cake_cpt0_0_2_pass = cake_here(8LL * cake_ext_A.s[0]);  // 8 rows a pass"));
-  EXPECT_TRUE(contains(r.source, "cake_cp_async<16>(cake_d1 + cake_i * 1024u, cake_p + cake_i * cake_cpt0_0_2_pass + 32, 16);"));
-  EXPECT_FALSE(contains(r.source, "cake_src + cake_r * cake_ext_A.s[0] + cake_c, 16);"));
-  // four warps: 32 rows = 4096 B a pass, four periods, two chunks of a row per thread
+  EXPECT_FALSE(contains(r.source, "cake_pass"));
+  EXPECT_TRUE(contains(r.source, "cake_src + cake_r * cake_ext_A.s[0] + cake_c, 16);"));
+  // four warps: 16 rows = 2048 B a pass, two periods
   auto r4 = lowerFile("bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake");
   ASSERT_TRUE(r4.ok) << findingsText(r4);
-  EXPECT_TRUE(contains(r4.source, "cake_cp_async<16>(cake_d + cake_i * 4096u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
-  EXPECT_TRUE(contains(r4.source, "cake_cp_async<16>(cake_d1 + cake_i * 4096u, cake_p + cake_i * cake_cpt0_0_2_pass + 32, 16);"));
-  EXPECT_TRUE(contains(r4.source, "const long long cake_cpt0_0_2_pass = cake_here(32LL * cake_ext_A.s[0]);  // 32 rows a pass"));
-  // quarter-warp q of each warp takes rows q and q + 4 of the warp's 8 (the natural order's bits rotated),
-  // whose 128B-swizzled chunks differ (CpAsyncPairedRowsAreAPermutationWithoutBankConflicts)
-  const std::string row = "(((cake_inst_thread / 4) & ~7) | (((cake_inst_thread / 4) >> 1) & 1) | "
-                          "(((cake_inst_thread / 4) >> 1) & 2) | (((cake_inst_thread / 4) << 2) & 4))";
-  EXPECT_TRUE(contains(r.source, "const long long cake_cpt0_0_2_g = cake_here(static_cast<long long>" + row));
-  EXPECT_TRUE(contains(r4.source, "const long long cake_cpt0_0_2_g = cake_here(static_cast<long long>" + row));
-  // unswizzled 128-byte rows: every row's chunk c is in bank group c, so no order of the rows keeps two
-  // rows of a quarter-warp apart; one chunk of a row per thread (16 rows a pass), as before
-  auto u = lowerEdited("bench/gpu/schedules/sm80/sm80_128x128_k64_s3.cake", ", swizzle=\"128B\"", "");
-  ASSERT_TRUE(u.ok) << findingsText(u);
-  EXPECT_TRUE(contains(u.source, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
-  EXPECT_TRUE(contains(u.source, "const long long cake_cpt0_0_2_pass = cake_here(16LL * cake_ext_A.s[0]);  // 16 rows a pass"));
-  EXPECT_FALSE(contains(u.source, "cake_d1"));
-}
-
-// The two row orders the lowering emits above, enumerated here on their own: each is a permutation of the
-// rows of a pass (every 16-byte chunk of the slot copied once), and each quarter-warp's 16-byte stores
-// fall in 8 different bank groups (one shared wavefront) under the slot's swizzle, where the natural
-// order (thread / threads a row) puts two in each group used (session 16's 2-way conflict).
-TEST(Lowering, CpAsyncPairedRowsAreAPermutationWithoutBankConflicts) {
-  struct Case {
-    int sw, rowBytes, threads;
-    int (*row)(int n);  // the emitted row of natural row n
-  };
-  const Case cases[] = {
-      {128, 128, 128, [](int n) { return (n & ~7) | ((n >> 1) & 1) | ((n >> 1) & 2) | ((n << 2) & 4); }},
-      {64, 64, 128, [](int n) { return (n & ~15) | (n & 1) | ((n >> 1) & 2) | ((n << 1) & 4) | (n & 8); }},
-  };
-  auto swz = [](uint32_t off, int sw) {
-    const uint32_t mask = sw == 128 ? 0x70u : sw == 64 ? 0x30u : 0x10u;
-    return off ^ ((off >> 3) & mask);
-  };
-  for (const Case& c : cases) {
-    const int perRow = c.rowBytes / 16, rowThreads = perRow / 2, passRows = c.threads / rowThreads;
-    for (bool paired : {true, false}) {
-      std::vector<int> seen(passRows * perRow, 0);
-      int conflicted = 0;
-      for (int j = 0; j < 2; ++j)
-        for (int q0 = 0; q0 < c.threads; q0 += 8) {
-          std::vector<int> groups(8, 0);
-          for (int t = q0; t < q0 + 8; ++t) {
-            const int n = t / rowThreads, r = paired ? c.row(n) : n, col = t % rowThreads + j * rowThreads;
-            ASSERT_GE(r, 0);
-            ASSERT_LT(r, passRows);
-            ++seen[r * perRow + col];
-            ++groups[(swz(static_cast<uint32_t>(r * c.rowBytes + col * 16), c.sw) / 16) % 8];
-          }
-          for (int g : groups) conflicted += g > 1;
-        }
-      for (int x : seen) EXPECT_EQ(x, 1) << c.sw;
-      if (paired)
-        EXPECT_EQ(conflicted, 0) << c.sw;
-      else
-        EXPECT_GT(conflicted, 0) << c.sw;
-    }
-  }
+  EXPECT_TRUE(contains(r4.source, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
+  EXPECT_TRUE(contains(r4.source, "const long long cake_cpt0_0_2_pass = 16LL * cake_ext_A.s[0];  // 16 rows a pass"));
+  EXPECT_FALSE(contains(r.source, "cake_cpt"));  // nothing to hoist where the chunks keep their own swizzle
 }
 
 TEST(Lowering, LdmatrixRowsSplitOnlyWhereTheSwizzleRepeats) {
