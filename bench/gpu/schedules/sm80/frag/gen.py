@@ -15,15 +15,18 @@ Usage: gen.py OUTDIR
 """
 import sys, os
 
-def gen(bm, bn, bk, S, pre, spread=None):
+def gen(bm, bn, bk, S, pre, spread=None, warps=4):
     """spread=(a, b): refill A after the MMAs of k-step a and B after those of k-step b (-1: at the top of
-    the k-block), one commit after both (CUTLASS spreads its copies over the k-steps); implies pre's wait."""
+    the k-block), one commit after both (CUTLASS spreads its copies over the k-steps); implies pre's wait.
+    warps: the mainloop role's warps (4: 64x64 warp tiles of 128x128; 8 with 128x256, suffix _w8, session 17)."""
     ks = bk // 16
     assert ks % 2 == 0, "k-steps per k-block must be even (two fragment pairs alternate)"
     name = f"{'fragpre' if pre else 'frag'}_{bm}x{bn}_k{bk}_s{S}"
     if spread:
         pre = True
         name = f"fragsp{spread[0] + 1}{spread[1] + 1}_{bm}x{bn}_k{bk}_s{S}"
+    if warps != 4:
+        name += f"_w{warps}"
     a_bytes = bm * bk * 2
     b_bytes = bn * bk * 2
     smem = S * (a_bytes + b_bytes)
@@ -43,7 +46,7 @@ def gen(bm, bn, bk, S, pre, spread=None):
     for f, r in (("fa0", bm), ("fa1", bm), ("fb0", bn), ("fb1", bn)):
         L.append(I + f"{f}    = lm.regs(shape=({r}, 16), dtype=lm.bf16)")
     L.append(I + f"out    = lm.regs(shape=({bm}, {bn}), dtype=lm.bf16)")
-    L.append(I + "mainloop = lm.role(warps=[0, 1, 2, 3])")
+    L.append(I + f"mainloop = lm.role(warps=[{', '.join(str(w) for w in range(warps))}])")
     L.append(I + f"k_tiles = lm.cdiv(K, {bk})")
     L.append(I + f"m_blk = lm.block_idx(0) * {bm}")
     L.append(I + f"n_blk = lm.block_idx(1) * {bn}")
@@ -100,9 +103,10 @@ def gen(bm, bn, bk, S, pre, spread=None):
 
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    for (bm, bn, bk, S, pre, sp) in [(128, 128, 64, 3, False, None), (128, 128, 64, 3, True, None),
+    for (bm, bn, bk, S, pre, sp, *w) in [(128, 128, 64, 3, False, None), (128, 128, 64, 3, True, None),
                                      (128, 128, 32, 4, False, None), (128, 128, 32, 4, True, None),
-                                     (128, 128, 64, 3, True, (-1, 0)), (128, 128, 64, 3, True, (0, 1))]:
-        name, text = gen(bm, bn, bk, S, pre, sp)
+                                     (128, 128, 64, 3, True, (-1, 0)), (128, 128, 64, 3, True, (0, 1)),
+                                     (128, 256, 64, 3, True, (0, 1), 8)]:
+        name, text = gen(bm, bn, bk, S, pre, sp, *w)
         open(os.path.join(out, name + ".cake"), "w").write(text)
         print(name)
