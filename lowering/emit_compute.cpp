@@ -743,7 +743,12 @@ void Emitter::emitTmemCopy(const ir::Op& op) {
                         sanitizeComment(s_.tmems[tm.index].name), load ? "ld" : "st", tt.C));
   const int lanesWarps = static_cast<int>(tt.R / 32);
   const bool extra = wpi > lanesWarps;
-  if (extra) open(fmt::format("if (cake_wwarp < {})  // the warps that hold the fragment's {} rows", lanesWarps, tt.R));
+  // (the comment on a line of its own: open() appends the brace, which a
+  // trailing comment would swallow)
+  if (extra) {
+    comment(fmt::format("the warps that hold the fragment's {} rows", tt.R));
+    open(fmt::format("if (cake_wwarp < {})", lanesWarps));
+  }
   line(fmt::format("const uint32_t cake_taddr = {} + ((32u * (cake_warp % 4)) << 16);", plan_.tmemAddr(tm, 0)));
   int64_t c0 = 0;
   while (c0 < tt.C) {

@@ -2,6 +2,8 @@
 // nvcc and GPU tests are in tests/runner).
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <vector>
 #include <string>
 
@@ -1099,4 +1101,25 @@ TEST(Lowering, BenchPersistentBn256BindsAsBf16Gemm) {
   ASSERT_TRUE(f32.ok) << findingsText(f32);
   EXPECT_EQ(f32.problem, lowering::Problem::None);
   EXPECT_FALSE(contains(f32.source, "cake_gemm_launch"));
+}
+
+// A TMEM fragment of fewer rows than the instance has lanes (64 rows over 4
+// warps) is read by the warps that hold its rows, under an `if`. The `if`'s
+// comment once trailed its line, and the opening brace after it was
+// commented out: the declaration of the TMEM address fell into the `if`
+// alone and the kernel did not compile (`cake_taddr` undefined; a real
+// bug's fixed form, Mirage split-K linear, found it). Every brace opened is
+// closed, and the `if` opens its block.
+TEST(Lowering, TmemCopyOfFewerRowsThanLanesOpensItsBlock) {
+  auto r = lowerFile("corpus/bugs/sync.tx-imbalance/mirage_splitk_linear_sm100_unclamped_box_fixed.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_TRUE(contains(r.source, "if (cake_wwarp < 2) {")) << r.source;
+  size_t open = 0, close = 0;
+  std::istringstream in(r.source);
+  for (std::string line; std::getline(in, line);) {
+    const std::string code = line.substr(0, line.find("//"));
+    open += count(code, "{");
+    close += count(code, "}");
+  }
+  EXPECT_EQ(open, close);
 }
