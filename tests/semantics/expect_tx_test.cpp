@@ -37,7 +37,8 @@ using TxByLine = std::map<int, std::set<int64_t>>;   // source line of the batch
 // source line of the op they precede (the `// FILE:LINE  op` comment).
 TxByLine loweredTx(const std::string& cu) {
   static const std::regex where(R"(^\s*// \S+:(\d+)  )");
-  static const std::regex tx(R"(cake_mbar_arrive_expect_tx\([^,]+, (\d+)\);  // derived)");
+  // (the barrier address may hold commas: `cake_cdiv(K, 64)` in a ring index)
+  static const std::regex tx(R"(cake_mbar_arrive_expect_tx\(.*, (\d+)\);  // derived)");
   TxByLine out;
   int line = -1;
   std::istringstream in(cu);
