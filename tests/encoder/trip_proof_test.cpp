@@ -671,6 +671,99 @@ TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
   }
 }
 
+// A K loop that alternates two register A fragments by `k % 2` (a per-tile
+// parity, not a function of the ring index t * k_tiles + k): proved once per
+// residue of k_tiles modulo 2, `k % 2` read as (t * k_tiles + k - t * r) % 2
+// (docs/z3.md "A per-tile parity of k", helper loops4). Before: unknown,
+// "k % 2 == 0 is not a function of the ring index".
+const char* kParity = R"(@cake.schedule(target="sm_90a")
+def parity(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(122880)
+    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_b = pool.view(offset=24576, shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_c = pool.view(offset=73728, shape=(64, 128), dtype=lm.bf16)
+    a_frag0 = lm.regs(shape=(64, 64), dtype=lm.bf16)
+    a_frag1 = lm.regs(shape=(64, 64), dtype=lm.bf16)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    tma  = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=3)
+    full  = lm.barrier(prod=[tma], cons=[math], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[math], cons=[tma], init_count=1, pipeline=pipe)
+    k_tiles  = lm.cdiv(K, 64)
+    my_tiles = lm.cdiv(max(lm.cdiv(M, 64) - lm.block_idx(0), 0), lm.grid_dim(0))
+    with tma:
+        for t in lm.range(0, my_tiles):
+            tile = lm.block_idx(0) + t * lm.grid_dim(0)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 3)
+                smem_a.tma_load(A, coords=(tile * 64, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+    with math:
+        for t in lm.range(0, my_tiles):
+            tile = lm.block_idx(0) + t * lm.grid_dim(0)
+            lm.tma_store_wait(pending=0)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                if k % 2 == 0:
+                    lm.copy(a_frag0, smem_a[it])
+                    lm.fence_proxy()
+                    lm.mma(acc, a_frag0, smem_b[it], init=(k == 0))
+                else:
+                    lm.copy(a_frag1, smem_a[it])
+                    lm.fence_proxy()
+                    lm.mma(acc, a_frag1, smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=1)
+                if k > 0:
+                    lm.arrive(empty, iter=it - 1)
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)
+            lm.copy(smem_c[0], acc)
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(tile * 64, 0), stage=0)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+)";
+
+TEST(TripProof, PerTileParityOfKIsProvedPerResidue) {
+  auto good = cake::testing::compile(kParity);
+  const ir::Schedule& s = good.schedules.at(0);
+  auto at = [](const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
+    auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
+    return encoder::explore(sys).outcome;
+  };
+  for (int64_t tiles : {1, 2, 3})
+    for (int64_t k : {1, 2, 3}) EXPECT_EQ(at(s, tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("for each residue of the K loop's trip count"), std::string::npos) << r.engine;
+  struct Bug {
+    const char *from, *to, *what;
+  };
+  for (Bug b : {
+           Bug{"lm.copy(a_frag1, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag1,",
+               "lm.copy(a_frag0, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag0,",
+               "one fragment: the copy overwrites the operand of the group in flight"},
+           Bug{"lm.mma_wait(pending=1)", "lm.mma_wait(pending=2)", "two groups in flight over two fragments"},
+           Bug{"if k % 2 == 0:", "if k % 3 == 0:", "the fragments alternate every third iteration"},
+           Bug{"lm.copy(a_frag1, smem_a[it])", "lm.copy(a_frag0, smem_a[it])",
+               "the odd iterations copy into the fragment the group in flight reads"},
+       }) {
+    auto mod = cake::testing::compile(edit(kParity, b.from, b.to));
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(at(x, 1, 3), encoder::Outcome::Violation) << b.what;
+    auto rb = prove(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
+    EXPECT_FALSE(rb.detail.empty()) << b.what;
+    std::cout << b.what << ": " << rb.detail << "\n";
+  }
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
