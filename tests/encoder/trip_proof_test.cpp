@@ -635,40 +635,58 @@ def ring_end(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
 
 }  // namespace
 
-TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
-  auto good = cake::testing::compile(kRingEnd);
-  const ir::Schedule& s = good.schedules.at(0);
-  auto at = [](const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
-    auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
-    return encoder::explore(sys).outcome;
-  };
-  for (int64_t tiles : {1, 2, 5})
-    for (int64_t k : {1, 2, 7}) EXPECT_EQ(at(s, tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
-  auto r = prove(s);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
-  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
-  struct Bug {
-    const char *from, *to, *what;
-    int64_t tiles, k_tiles;
-  };
-  for (Bug b : {
-           Bug{"            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)",
-               "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n            lm.mma_wait(pending=0)",
-               "the tile's last slot released before its wgmma retired", 5, 1},
-           Bug{"                if k > 0:\n                    lm.arrive(empty, iter=it - 1)",
-               "                lm.arrive(empty, iter=it - 1)", "the first iteration releases the last tile's slot again",
-               5, 1},
-           Bug{"iter=t * k_tiles + k_tiles - 1", "iter=t * k_tiles + k_tiles - 2",
-               "the release after the K loop names the slot before the last", 8, 1},
-       }) {
-    auto mod = cake::testing::compile(edit(kRingEnd, b.from, b.to));
+// A persistent kernel over M (64-row tiles) and K (64-wide iterations):
+// the explicit engine's outcome at `tiles` tiles of `k_tiles` iterations.
+encoder::Outcome persistentAt(const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
+  auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
+  return encoder::explore(sys).outcome;
+}
+
+// Broken variants of a persistent kernel's text (`from` edited to `to`):
+// each found by the explicit engine at `tiles` x `k_tiles`, none proved.
+struct PersistentBug {
+  const char *from, *to, *what;
+  int64_t tiles, k_tiles;
+};
+void expectBugsNotProved(const char* text, std::initializer_list<PersistentBug> bugs) {
+  for (const PersistentBug& b : bugs) {
+    auto mod = cake::testing::compile(edit(text, b.from, b.to));
     const ir::Schedule& x = mod.schedules.at(0);
-    EXPECT_EQ(at(x, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    EXPECT_EQ(persistentAt(x, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
     auto rb = prove(x);
     EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
     EXPECT_FALSE(rb.detail.empty()) << b.what;
     std::cout << b.what << ": " << rb.detail << "\n";
   }
+}
+
+// A persistent kernel clean on the explicit engine at every tiles x
+// k_tiles given, and proved by an engine whose line holds `engine`.
+void expectPersistentProved(const char* text, std::initializer_list<int64_t> tile_counts,
+                            std::initializer_list<int64_t> k_counts, const char* engine) {
+  auto good = cake::testing::compile(text);
+  const ir::Schedule& s = good.schedules.at(0);
+  for (int64_t tiles : tile_counts)
+    for (int64_t k : k_counts) EXPECT_EQ(persistentAt(s, tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find(engine), std::string::npos) << r.engine;
+}
+
+TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
+  expectPersistentProved(kRingEnd, {1, 2, 5}, {1, 2, 7}, "lap induction over tiles and K");
+  expectBugsNotProved(
+      kRingEnd,
+      {
+          {"            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)",
+           "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n            lm.mma_wait(pending=0)",
+           "the tile's last slot released before its wgmma retired", 5, 1},
+          {"                if k > 0:\n                    lm.arrive(empty, iter=it - 1)",
+           "                lm.arrive(empty, iter=it - 1)", "the first iteration releases the last tile's slot again", 5,
+           1},
+          {"iter=t * k_tiles + k_tiles - 1", "iter=t * k_tiles + k_tiles - 2",
+           "the release after the K loop names the slot before the last", 8, 1},
+      });
 }
 
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
@@ -731,37 +749,18 @@ def parity(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, K: LM.i32):
 )";
 
 TEST(TripProof, PerTileParityOfKIsProvedPerResidue) {
-  auto good = cake::testing::compile(kParity);
-  const ir::Schedule& s = good.schedules.at(0);
-  auto at = [](const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
-    auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
-    return encoder::explore(sys).outcome;
-  };
-  for (int64_t tiles : {1, 2, 3})
-    for (int64_t k : {1, 2, 3}) EXPECT_EQ(at(s, tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
-  auto r = prove(s);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
-  EXPECT_NE(r.engine.find("for each residue of the K loop's trip count"), std::string::npos) << r.engine;
-  struct Bug {
-    const char *from, *to, *what;
-  };
-  for (Bug b : {
-           Bug{"lm.copy(a_frag1, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag1,",
-               "lm.copy(a_frag0, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag0,",
-               "one fragment: the copy overwrites the operand of the group in flight"},
-           Bug{"lm.mma_wait(pending=1)", "lm.mma_wait(pending=2)", "two groups in flight over two fragments"},
-           Bug{"if k % 2 == 0:", "if k % 3 == 0:", "the fragments alternate every third iteration"},
-           Bug{"lm.copy(a_frag1, smem_a[it])", "lm.copy(a_frag0, smem_a[it])",
-               "the odd iterations copy into the fragment the group in flight reads"},
-       }) {
-    auto mod = cake::testing::compile(edit(kParity, b.from, b.to));
-    const ir::Schedule& x = mod.schedules.at(0);
-    EXPECT_EQ(at(x, 1, 3), encoder::Outcome::Violation) << b.what;
-    auto rb = prove(x);
-    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
-    EXPECT_FALSE(rb.detail.empty()) << b.what;
-    std::cout << b.what << ": " << rb.detail << "\n";
-  }
+  expectPersistentProved(kParity, {1, 2, 3}, {1, 2, 3}, "for each residue of the K loop's trip count");
+  expectBugsNotProved(
+      kParity,
+      {
+          {"lm.copy(a_frag1, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag1,",
+           "lm.copy(a_frag0, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag0,",
+           "one fragment: the copy overwrites the operand of the group in flight", 1, 3},
+          {"lm.mma_wait(pending=1)", "lm.mma_wait(pending=2)", "two groups in flight over two fragments", 1, 3},
+          {"if k % 2 == 0:", "if k % 3 == 0:", "the fragments alternate every third iteration", 1, 3},
+          {"lm.copy(a_frag1, smem_a[it])", "lm.copy(a_frag0, smem_a[it])",
+           "the odd iterations copy into the fragment the group in flight reads", 1, 3},
+      });
 }
 
 // Every broken schedule of the corpus and every broken mutant: never Proved.
