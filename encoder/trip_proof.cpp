@@ -2039,28 +2039,33 @@ ir::ExprPtr renameLoopVar(const ir::ExprPtr& e, int from, int to) {
   for (ir::ExprPtr& a : copy->args) a = renameLoopVar(a, from, to);
   return copy;
 }
-void renameLoopVar(ir::Block& b, int from, int to) {
+// Every expression of b (statements, ops, operands; nested blocks too)
+// replaced by f of it (f maps a null expression to null).
+void mapExprs(ir::Block& b, const std::function<ir::ExprPtr(const ir::ExprPtr&)>& f) {
   auto ref = [&](ir::BufferRef& r) {
-    r.slot = renameLoopVar(r.slot, from, to);
-    r.scalar = renameLoopVar(r.scalar, from, to);
+    r.slot = f(r.slot);
+    r.scalar = f(r.scalar);
     for (ir::Slice& sl : r.slices) {
-      sl.lo = renameLoopVar(sl.lo, from, to);
-      sl.hi = renameLoopVar(sl.hi, from, to);
+      sl.lo = f(sl.lo);
+      sl.hi = f(sl.hi);
     }
   };
   for (ir::Stmt& st : b) {
-    for (ir::ExprPtr* e : {&st.lo, &st.hi, &st.step, &st.cond}) *e = renameLoopVar(*e, from, to);
+    for (ir::ExprPtr* e : {&st.lo, &st.hi, &st.step, &st.cond}) *e = f(*e);
     ir::Op& op = st.op;
     ref(op.dst);
     ref(op.src);
     ref(op.src2);
-    for (ir::ExprPtr& c : op.coords) c = renameLoopVar(c, from, to);
+    for (ir::ExprPtr& c : op.coords) c = f(c);
     for (ir::ExprPtr* e : {&op.sel.index, &op.sel.phase, &op.bytes, &op.count, &op.pending, &op.init, &op.fill_value,
                            &op.base, &op.multicast, &op.cta})
-      *e = renameLoopVar(*e, from, to);
-    renameLoopVar(st.body, from, to);
-    renameLoopVar(st.orelse, from, to);
+      *e = f(*e);
+    mapExprs(st.body, f);
+    mapExprs(st.orelse, f);
   }
+}
+void renameLoopVar(ir::Block& b, int from, int to) {
+  mapExprs(b, [&](const ir::ExprPtr& e) { return renameLoopVar(e, from, to); });
 }
 
 // e >= 0 for every allowed binding: products, sums and divisions (by
@@ -3998,10 +4003,103 @@ bool writesOrReadsRegs(const ir::Block& b) {
   return false;
 }
 
+// Register fragments local to a K iteration (docs/z3.md "A per-tile
+// parity of k", helper loops4): every op that names one is inside a K
+// loop, only MMAs read it (as an operand) and no MMA writes it, and on
+// every path through the K loop's body each read follows, in the same
+// iteration, a write of the whole fragment by a copy, fill, unary or binary
+// op. The builder then marks no register hazard on it in any run, whatever
+// path led there: every read finds its elements written
+// (data.uninitialized), nothing accumulates into it and nothing copied from
+// it is stored out (data.stale-accumulator; an MMA's product is no copy of
+// its operands).
+std::set<int> iterationLocalRegs(const ir::Schedule& s, const TileLoops& tl) {
+  std::set<int> all, bad;
+  auto regsOf = [](const ir::BufferRef& r) { return r.kind == ir::BufferRef::Kind::Regs ? r.index : -1; };
+  // written: the fragments written whole on every path so far in this K iteration
+  std::function<void(const ir::Block&, bool, std::set<int>&)> walk = [&](const ir::Block& b, bool in_k,
+                                                                         std::set<int>& written) {
+    for (const ir::Stmt& st : b) {
+      switch (st.kind) {
+        case ir::Stmt::Kind::For: {  // it may run no iteration: its writes do not count after it
+          const bool k = tl.k_vars.count(st.loop_var) > 0;
+          std::set<int> inner = k ? std::set<int>{} : written;
+          walk(st.body, in_k || k, inner);
+          break;
+        }
+        case ir::Stmt::Kind::If: {
+          std::set<int> a = written, c = written, both;
+          walk(st.body, in_k, a);
+          walk(st.orelse, in_k, c);
+          std::set_intersection(a.begin(), a.end(), c.begin(), c.end(), std::inserter(both, both.end()));
+          written = std::move(both);
+          break;
+        }
+        case ir::Stmt::Kind::Op: {
+          const ir::Op& o = st.op;
+          for (const ir::BufferRef* r : {&o.src, &o.src2}) {
+            const int i = regsOf(*r);
+            if (i < 0) continue;
+            all.insert(i);
+            if (!in_k || o.kind != ir::OpKind::Mma || !written.count(i)) bad.insert(i);
+          }
+          const int d = regsOf(o.dst);
+          if (d < 0) break;
+          all.insert(d);
+          const bool whole = o.dst.slices.empty() && !o.dst.slot;
+          const bool writer = o.kind == ir::OpKind::Copy || o.kind == ir::OpKind::Fill || o.kind == ir::OpKind::Unary ||
+                              o.kind == ir::OpKind::Binary;
+          if (!in_k || !writer) bad.insert(d);
+          else if (whole) written.insert(d);
+          break;
+        }
+      }
+    }
+  };
+  for (const ir::RoleBody& body : s.bodies) {
+    std::set<int> written;
+    walk(body.body, false, written);
+  }
+  std::set<int> local;
+  for (int r : all)
+    if (!bad.count(r)) local.insert(r);
+  return local;
+}
+
+// Two branches do the same to the register fragments other than `local`
+// (as the builder's register state sees them: op by op, the kind, init=,
+// whether each operand is a fragment, and which fragment and elements
+// when it is not a local one). Straight-line ops only.
+bool sameRegsEffect(const ir::Block& a, const ir::Block& b, const std::set<int>& local) {
+  if (a.size() != b.size()) return false;
+  auto same = [](const ir::ExprPtr& x, const ir::ExprPtr& y) {
+    return (!x && !y) || (x && y && ir::sameExpr(*x, *y));
+  };
+  auto sameRef = [&](const ir::BufferRef& x, const ir::BufferRef& y) {
+    if (x.kind != y.kind) return false;
+    if (x.kind != ir::BufferRef::Kind::Regs) return true;
+    if (local.count(x.index) && local.count(y.index)) return true;
+    if (x.index != y.index || !same(x.slot, y.slot) || x.slices.size() != y.slices.size()) return false;
+    for (size_t i = 0; i < x.slices.size(); ++i)
+      if (!same(x.slices[i].lo, y.slices[i].lo) || !same(x.slices[i].hi, y.slices[i].hi)) return false;
+    return true;
+  };
+  for (size_t i = 0; i < a.size(); ++i) {
+    const ir::Stmt &x = a[i], &y = b[i];
+    if (x.kind != ir::Stmt::Kind::Op || y.kind != ir::Stmt::Kind::Op) return false;
+    const ir::Op &p = x.op, &q = y.op;
+    if (p.kind != q.kind || p.fn != q.fn || p.axis != q.axis || !same(p.init, q.init) || !sameRef(p.dst, q.dst) ||
+        !sameRef(p.src, q.src) || !sameRef(p.src2, q.src2))
+      return false;
+  }
+  return true;
+}
+
 void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const Limits& limits) {
   using K = ir::ExprKind;
   const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 13);
   std::optional<FactProver> prover;
+  std::optional<std::set<int>> local;  // iterationLocalRegs, when an if needs it
   auto readsStart = [&](const ir::ExprPtr& e) {
     return containsExpr(*replaceProducts(e, tl, G), *G) || containsExpr(*e, *tl.tiles) || readsInnerBare(*e, tl);
   };
@@ -4032,8 +4130,13 @@ void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const 
           break;
         }
         case ir::Stmt::Kind::If:
-          if (in_tile && st.cond && readsStart(st.cond) && (writesOrReadsRegs(st.body) || writesOrReadsRegs(st.orelse)))
-            refuse(st.cond, "the condition");
+          // unless its branches differ only in fragments local to a K
+          // iteration (iterationLocalRegs, sameRegsEffect): the register
+          // state of the others then is the same whichever branch runs
+          if (in_tile && st.cond && readsStart(st.cond) && (writesOrReadsRegs(st.body) || writesOrReadsRegs(st.orelse))) {
+            if (!local) local = iterationLocalRegs(s, tl);
+            if (!sameRegsEffect(st.body, st.orelse, *local)) refuse(st.cond, "the condition");
+          }
           walk(st.body, in_tile, k_var);
           walk(st.orelse, in_tile, k_var);
           break;
@@ -4681,6 +4784,33 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
 // (generations), and is checked to be the grid's iteration x of the tile
 // with operations left out (so it names what the grid's copies name, the
 // way they name it) and to commit as many MMA groups.
+// x's memory spaces numbered as main's: the builder numbers a register
+// fragment's space at its first access, so a grid whose tiles start at
+// another ring position (a `k % p` branch choosing another fragment first)
+// numbers them in another order. Matched by what a space is (kind, pool or
+// fragment, process, CTA); one main lacks is refused.
+void alignSpacesTo(System& x, const System& main) {
+  std::vector<int> to(x.spaces.size(), -1);
+  for (size_t i = 0; i < x.spaces.size(); ++i) {
+    const MemSpace& a = x.spaces[i];
+    for (size_t j = 0; j < main.spaces.size(); ++j) {
+      const MemSpace& b = main.spaces[j];
+      if (a.kind == b.kind && a.index == b.index && a.process == b.process && a.cta == b.cta) to[i] = static_cast<int>(j);
+    }
+    if (to[i] < 0)
+      throw Fail(fmt::format("a first K iteration accesses {}, which the grid does not (not covered by the "
+                             "persistent-kernel proof yet)",
+                             a.name));
+  }
+  auto map = [&](int sp) { return sp >= 0 && sp < static_cast<int>(to.size()) ? to[static_cast<size_t>(sp)] : sp; };
+  for (Process& proc : x.procs)
+    for (Instr& in : proc.program) {
+      for (Access& a : in.accesses) a.space = map(a.space);
+      in.regs_hazard.regs_space = map(in.regs_hazard.regs_space);
+    }
+  x.spaces = main.spaces;
+}
+
 void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
                      ProofBudget& budget) {
   const size_t P = g.grid.procs.size();
@@ -4701,6 +4831,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         at.shape = shapes;
       } else {
         at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, kind ? 0 : 1, x);
+        alignSpacesTo(at.grid, main);
         for (const Process& proc : at.grid.procs) at.shape.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
         if (g.kinds > 1) forgetPrivateIn(g, all, at.grid);
         if (std::any_of(at.shape.begin(), at.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
@@ -5027,6 +5158,95 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
 
 
 // The proof of one schedule: the argument in one line, or throws (Met, Fail).
+// A per-tile residue of k (docs/z3.md "A per-tile parity of k", helper
+// loops4): a K loop's body that reads `k % p` (one constant p in 2..16 for
+// the schedule; t the tile loop's variable around it) is not a function of
+// the ring index t * E_B + k. For the bindings with E_B % p == r (floor
+// modulo, as ir::evaluate has it), t * E_B - t * r = t * (E_B - r) is a
+// multiple of p for every t, so k % p == (t * E_B + k - t * r) % p: the
+// copy of the schedule with every such `k % p` of the K loops' bodies
+// written so builds, for those bindings, the very systems the schedule
+// builds. One copy per r = 0..p-1, each proved for every binding; every
+// binding is one r's. Empty when the schedule reads no such `k % p`.
+struct ResidueCase {
+  std::shared_ptr<ir::Schedule> s;
+  std::string text;
+};
+std::vector<ResidueCase> kResidueCases(const ir::Schedule& s, const TileLoops& tl) {
+  using K = ir::ExprKind;
+  std::set<int64_t> ps;
+  // e with `k % p` rewritten for residue r (r < 0: only collect the p's)
+  std::function<ir::ExprPtr(const ir::ExprPtr&, int, int, int64_t)> rewrite = [&](const ir::ExprPtr& e, int k,
+                                                                                 int t, int64_t r) -> ir::ExprPtr {
+    if (!e) return e;
+    if (e->kind == K::Mod && e->args.size() == 2 && e->args[0] && e->args[1] && e->args[0]->kind == K::LoopVar &&
+        e->args[0]->index == k) {
+      const auto p = ir::constValue(e->args[1]);
+      if (p && *p >= 2 && *p <= 16) {
+        ps.insert(*p);
+        if (r < 0) return e;
+        const ir::ExprPtr tv = symbolNode(K::LoopVar, t);
+        const ir::ExprPtr ring = ir::makeExpr(K::Add, {ir::makeExpr(K::Mul, {tv, tl.inner}), e->args[0]});
+        return ir::makeExpr(
+            K::Mod, {ir::makeExpr(K::Sub, {ring, ir::makeExpr(K::Mul, {tv, ir::makeConst(r)})}), ir::makeConst(*p)});
+      }
+    }
+    if (e->args.empty()) return e;
+    auto copy = std::make_shared<ir::Expr>(*e);
+    for (ir::ExprPtr& a : copy->args) a = rewrite(a, k, t, r);
+    return copy;
+  };
+  std::function<void(ir::Block&, int, int64_t)> walk = [&](ir::Block& b, int t, int64_t r) {
+    for (ir::Stmt& st : b) {
+      if (st.kind == ir::Stmt::Kind::For && t >= 0 && tl.k_vars.count(st.loop_var)) {
+        const int k = st.loop_var;
+        mapExprs(st.body, [&](const ir::ExprPtr& e) { return rewrite(e, k, t, r); });
+        continue;  // no symbolic loop inside a K loop (findTileLoops)
+      }
+      const bool tile = st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var) > 0;
+      walk(st.body, tile ? st.loop_var : t, r);
+      walk(st.orelse, t, r);
+    }
+  };
+  ir::Schedule probe = s;
+  for (ir::RoleBody& body : probe.bodies) walk(body.body, -1, -1);
+  if (ps.size() != 1) return {};
+  const int64_t p = *ps.begin();
+  std::vector<ResidueCase> out;
+  for (int64_t r = 0; r < p; ++r) {
+    ResidueCase c{std::make_shared<ir::Schedule>(s), ""};
+    for (ir::RoleBody& body : c.s->bodies) walk(body.body, -1, r);
+    c.text = fmt::format("{} % {} == {}", ir::exprToString(*tl.inner, s), p, r);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The persistent proof once per residue case (kResidueCases); `why`: why
+// the schedule as written was not proved. A violation met in a case is no
+// finding (its copy is the schedule for that case's bindings only).
+std::string proveResidueCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                              const TileLoops& tl, const TripProofOptions& opts, ProofBudget& budget,
+                              uint64_t& states, const std::string& why) {
+  const std::vector<ResidueCase> cases = kResidueCases(s, tl);
+  if (cases.empty()) throw Fail(why);
+  std::string first;
+  for (const ResidueCase& c : cases) {
+    checkBudget(budget, fmt::format("with {}", c.text));
+    auto ctl = findTileLoops(*c.s);
+    if (!ctl) throw Fail(fmt::format("{}; with {}: the copy is no persistent kernel", why, c.text));
+    try {
+      std::string engine = provePersistent(*c.s, target, checked, *ctl, opts, budget, states);
+      if (first.empty()) first = std::move(engine);
+    } catch (const Fail& g) {
+      throw Fail(fmt::format("{}; with {} (k % p read through the ring index): {}", why, c.text, g.what()));
+    }
+  }
+  return fmt::format("for each residue of the K loop's trip count ({}; {} cases), k % p read as (t * {} + k - t * r) "
+                     "% p: {} (shown for the first)",
+                     cases.front().text, cases.size(), ir::exprToString(*tl.inner, s), first);
+}
+
 // `tl`: the trip loops of the one-loop argument (for a Met's binding);
 // `bindings`: the checked ones with the fixed parameters' values of the
 // current proof.
@@ -5069,7 +5289,17 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
         if (merged) tiles = findTileLoops(*merged->s, merged->guard);
         if (!tiles) throw;
       }
-      std::string engine = provePersistent(merged ? *merged->s : s, target, checked, *tiles, opts, budget, states);
+      std::string engine;
+      try {
+        engine = provePersistent(merged ? *merged->s : s, target, checked, *tiles, opts, budget, states);
+      } catch (const Met&) {
+        throw;
+      } catch (const InnerMayBeEmpty&) {
+        throw;
+      } catch (const Fail& f) {
+        if (merged || !budget.exhausted().empty() || kResidueCases(s, *tiles).empty()) throw;
+        engine = proveResidueCases(s, target, checked, *tiles, opts, budget, states, f.what());
+      }
       if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
       return engine;
     }

@@ -635,40 +635,132 @@ def ring_end(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
 
 }  // namespace
 
-TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
-  auto good = cake::testing::compile(kRingEnd);
-  const ir::Schedule& s = good.schedules.at(0);
-  auto at = [](const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
-    auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
-    return encoder::explore(sys).outcome;
-  };
-  for (int64_t tiles : {1, 2, 5})
-    for (int64_t k : {1, 2, 7}) EXPECT_EQ(at(s, tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
-  auto r = prove(s);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
-  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
-  struct Bug {
-    const char *from, *to, *what;
-    int64_t tiles, k_tiles;
-  };
-  for (Bug b : {
-           Bug{"            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)",
-               "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n            lm.mma_wait(pending=0)",
-               "the tile's last slot released before its wgmma retired", 5, 1},
-           Bug{"                if k > 0:\n                    lm.arrive(empty, iter=it - 1)",
-               "                lm.arrive(empty, iter=it - 1)", "the first iteration releases the last tile's slot again",
-               5, 1},
-           Bug{"iter=t * k_tiles + k_tiles - 1", "iter=t * k_tiles + k_tiles - 2",
-               "the release after the K loop names the slot before the last", 8, 1},
-       }) {
-    auto mod = cake::testing::compile(edit(kRingEnd, b.from, b.to));
+// A persistent kernel over M (64-row tiles) and K (64-wide iterations):
+// the explicit engine's outcome at `tiles` tiles of `k_tiles` iterations.
+encoder::Outcome persistentAt(const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
+  auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
+  return encoder::explore(sys).outcome;
+}
+
+// Broken variants of a persistent kernel's text (`from` edited to `to`):
+// each found by the explicit engine at `tiles` x `k_tiles`, none proved.
+struct PersistentBug {
+  const char *from, *to, *what;
+  int64_t tiles, k_tiles;
+};
+void expectBugsNotProved(const char* text, std::initializer_list<PersistentBug> bugs) {
+  for (const PersistentBug& b : bugs) {
+    auto mod = cake::testing::compile(edit(text, b.from, b.to));
     const ir::Schedule& x = mod.schedules.at(0);
-    EXPECT_EQ(at(x, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    EXPECT_EQ(persistentAt(x, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
     auto rb = prove(x);
     EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
     EXPECT_FALSE(rb.detail.empty()) << b.what;
     std::cout << b.what << ": " << rb.detail << "\n";
   }
+}
+
+// A persistent kernel clean on the explicit engine at every tiles x
+// k_tiles given, and proved by an engine whose line holds `engine`.
+void expectPersistentProved(const char* text, std::initializer_list<int64_t> tile_counts,
+                            std::initializer_list<int64_t> k_counts, const char* engine) {
+  auto good = cake::testing::compile(text);
+  const ir::Schedule& s = good.schedules.at(0);
+  for (int64_t tiles : tile_counts)
+    for (int64_t k : k_counts) EXPECT_EQ(persistentAt(s, tiles, k), encoder::Outcome::Pass) << tiles << "x" << k;
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find(engine), std::string::npos) << r.engine;
+}
+
+TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
+  expectPersistentProved(kRingEnd, {1, 2, 5}, {1, 2, 7}, "lap induction over tiles and K");
+  expectBugsNotProved(
+      kRingEnd,
+      {
+          {"            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)",
+           "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n            lm.mma_wait(pending=0)",
+           "the tile's last slot released before its wgmma retired", 5, 1},
+          {"                if k > 0:\n                    lm.arrive(empty, iter=it - 1)",
+           "                lm.arrive(empty, iter=it - 1)", "the first iteration releases the last tile's slot again", 5,
+           1},
+          {"iter=t * k_tiles + k_tiles - 1", "iter=t * k_tiles + k_tiles - 2",
+           "the release after the K loop names the slot before the last", 8, 1},
+      });
+}
+
+// A K loop that alternates two register A fragments by `k % 2` (a per-tile
+// parity, not a function of the ring index t * k_tiles + k): proved once per
+// residue of k_tiles modulo 2, `k % 2` read as (t * k_tiles + k - t * r) % 2
+// (docs/z3.md "A per-tile parity of k", helper loops4). Before: unknown,
+// "k % 2 == 0 is not a function of the ring index".
+const char* kParity = R"(@cake.schedule(target="sm_90a")
+def parity(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(122880)
+    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_b = pool.view(offset=24576, shape=(128, 64), dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_c = pool.view(offset=73728, shape=(64, 128), dtype=lm.bf16)
+    a_frag0 = lm.regs(shape=(64, 64), dtype=lm.bf16)
+    a_frag1 = lm.regs(shape=(64, 64), dtype=lm.bf16)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    tma  = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=3)
+    full  = lm.barrier(prod=[tma], cons=[math], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[math], cons=[tma], init_count=1, pipeline=pipe)
+    k_tiles  = lm.cdiv(K, 64)
+    my_tiles = lm.cdiv(max(lm.cdiv(M, 64) - lm.block_idx(0), 0), lm.grid_dim(0))
+    with tma:
+        for t in lm.range(0, my_tiles):
+            tile = lm.block_idx(0) + t * lm.grid_dim(0)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 3)
+                smem_a.tma_load(A, coords=(tile * 64, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+    with math:
+        for t in lm.range(0, my_tiles):
+            tile = lm.block_idx(0) + t * lm.grid_dim(0)
+            lm.tma_store_wait(pending=0)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                if k % 2 == 0:
+                    lm.copy(a_frag0, smem_a[it])
+                    lm.fence_proxy()
+                    lm.mma(acc, a_frag0, smem_b[it], init=(k == 0))
+                else:
+                    lm.copy(a_frag1, smem_a[it])
+                    lm.fence_proxy()
+                    lm.mma(acc, a_frag1, smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=1)
+                if k > 0:
+                    lm.arrive(empty, iter=it - 1)
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)
+            lm.copy(smem_c[0], acc)
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(tile * 64, 0), stage=0)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+)";
+
+TEST(TripProof, PerTileParityOfKIsProvedPerResidue) {
+  expectPersistentProved(kParity, {1, 2, 3}, {1, 2, 3}, "for each residue of the K loop's trip count");
+  expectBugsNotProved(
+      kParity,
+      {
+          {"lm.copy(a_frag1, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag1,",
+           "lm.copy(a_frag0, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag0,",
+           "one fragment: the copy overwrites the operand of the group in flight", 1, 3},
+          {"lm.mma_wait(pending=1)", "lm.mma_wait(pending=2)", "two groups in flight over two fragments", 1, 3},
+          {"if k % 2 == 0:", "if k % 3 == 0:", "the fragments alternate every third iteration", 1, 3},
+          {"lm.copy(a_frag1, smem_a[it])", "lm.copy(a_frag0, smem_a[it])",
+           "the odd iterations copy into the fragment the group in flight reads", 1, 3},
+      });
 }
 
 // Every broken schedule of the corpus and every broken mutant: never Proved.
