@@ -9,9 +9,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -362,12 +360,6 @@ encoder::ModelCheckResult proveKmeans(const ir::Schedule& s, uint64_t work, bool
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
 
-std::string readCorpus(const std::string& rel) {
-  std::ifstream in(fs::path(CAKE_SOURCE_DIR) / rel);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::optional<ir::Module> compileText(const std::string& t) {
   ir::DiagnosticSink sink;
@@ -401,7 +393,7 @@ void expectEditsNotProved(const std::string& text, const std::vector<std::pair<s
 // proved with the reduction.
 TEST(ProofBudget, InterchangeableProcessesExploredOnce) {
   const std::string rel = "corpus/kmeans/sm90_assign_streamed_centroids.cake";
-  const std::string text = readCorpus(rel);
+  const std::string text = cake::testing::corpusText(rel);
   ASSERT_FALSE(text.empty());
   auto mod = compileText(text);
   ASSERT_TRUE(mod);
@@ -442,7 +434,7 @@ TEST(ProofBudget, InterchangeableProcessesExploredOnce) {
 // them (docs/z3.md "Interchangeable processes"). The pair is found: the same
 // verdict with fewer states. Its broken forms are not proved.
 TEST(ProofBudget, InterchangeableProcessesWithPrivateStages) {
-  const std::string text = readCorpus("corpus/gemm/sm90_persistent_ws.cake");
+  const std::string text = cake::testing::corpusText("corpus/gemm/sm90_persistent_ws.cake");
   ASSERT_FALSE(text.empty());
   auto mod = compileText(text);
   ASSERT_TRUE(mod);

@@ -70,13 +70,7 @@ void expectBrokenNotProved(const std::string& text, const std::function<bool(con
   EXPECT_NE(p.outcome, encoder::Outcome::Proved) << what << ": " << p.engine;
 }
 
-// The text of a corpus file (path relative to the source tree).
-std::string corpusText(const std::string& rel) {
-  std::string err;
-  auto file = ir::readSourceFile(std::string(CAKE_SOURCE_DIR) + "/" + rel, err);
-  EXPECT_TRUE(file) << rel << ": " << err;
-  return file ? file->text : std::string();
-}
+using cake::testing::corpusText;
 
 // The cluster mainloop of test_util.h (two CTAs, B multicast in halves,
 // each slot released in both CTAs, lm.cluster_sync() first and last) with

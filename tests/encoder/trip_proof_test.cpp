@@ -7,8 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <iostream>
 #include <map>
 
@@ -839,13 +837,7 @@ TEST(TripProof, SlowNoKnownBadScheduleIsProved) { noKnownBadScheduleIsProved(tru
 // clock had hidden it). Now unknown, without a wall clock; the per-tile
 // reset stays proved.
 TEST(TripProof, PersistentResetAtTheRingStartIsNotProved) {
-  auto load = [](const std::string& rel) {
-    std::ifstream in(fs::path(CAKE_SOURCE_DIR) / rel);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  const std::string good = load("corpus/gemm/sm90_persistent_ws.cake");
+  const std::string good = cake::testing::corpusText("corpus/gemm/sm90_persistent_ws.cake");
   ASSERT_NE(good.find("init=(k == 0)"), std::string::npos);
   auto run = [](const std::string& text) {
     auto mod = cake::testing::compile(text);
