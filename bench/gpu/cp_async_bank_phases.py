@@ -6,6 +6,10 @@
 # stepped copies of the sm_80 GEMMs: one chunk of a row per thread (main) and two (session 16's tried
 # lowering, docs/gpu.md "sm_80: two cp.async chunks of a row per thread"), and two with the rows of a
 # quarter-warp chosen so that their swizzled chunks differ (not built).
+# Measured since (session 18, docs/gpu.md "sm_80: paired cp.async rows timed"): Nsight Compute counts
+# 0 LDGSTS bank conflicts and one shared wavefront per global 128-byte line of the instruction (4 for one
+# chunk a row, 8 for two, paired or not), so the quarter-warp count below does not predict LDGSTS's cost;
+# the global-line count does.
 # Usage: python3 bench/gpu/cp_async_bank_phases.py
 def swz(off, sw):
     mask = {128: 0x70, 64: 0x30, 32: 0x10}.get(sw, 0)
