@@ -8,7 +8,7 @@
 # quarter-warp chosen so that their swizzled chunks differ (not built).
 # Measured since (session 18, docs/gpu.md "sm_80: paired cp.async rows timed"): Nsight Compute counts
 # 0 LDGSTS bank conflicts and, for the k64 GEMMs' 128-byte rows, one shared wavefront per global line (4 for one
-# chunk a row, 8 for two, paired or not), so the quarter-warp count below does not predict LDGSTS's cost;
+# chunk a row, 8 for two with paired rows), so the quarter-warp count below does not predict LDGSTS's cost;
 # the global-line count does.
 # Usage: python3 bench/gpu/cp_async_bank_phases.py
 def swz(off, sw):
