@@ -4826,6 +4826,15 @@ std::set<int> firstOnlySlots(const std::vector<Instr>& prog, const TileShape& sh
   return only;
 }
 
+// `in` is `m` but for the loop variables' values (a first K iteration's k
+// is 0, the grid's iteration there has the ring index)
+bool sameBesidesLoops(const Instr& in, const Instr& m) {
+  Instr y = in;
+  y.loops = m.loops;
+  y.iteration = m.iteration;
+  return sameInstr(y, m);
+}
+
 // The pc in [a, b) (the grid's iteration 0 of a tile) of an operation equal
 // to `in` (a first K iteration's, at a ring start x > 0) that may be added
 // to the grid's iteration x: an mbarrier wait or arrival with no access, on
@@ -4837,12 +4846,8 @@ int firstOnlyOp(const Instr& in, const std::vector<Instr>& prog, int a, int b, c
   if ((in.kind != InstrKind::Wait && in.kind != InstrKind::Arrive) || !in.accesses.empty() || in.named >= 0 ||
       in.slot < 0 || !only.count(in.slot))
     return -1;
-  for (int pc = a; pc < b; ++pc) {
-    Instr y = in;
-    y.loops = prog[pc].loops;
-    y.iteration = prog[pc].iteration;
-    if (sameInstr(y, prog[pc])) return pc;
-  }
+  for (int pc = a; pc < b; ++pc)
+    if (sameBesidesLoops(in, prog[pc])) return pc;
   return -1;
 }
 
@@ -4886,15 +4891,9 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
           std::vector<Instr> text;
           int j = ma;
           bool added = false;  // an operation of the grid's first iteration taken (firstOnlyOp)
-          auto matches = [&](const Instr& in, const Instr& m) {
-            Instr y = in;
-            y.loops = m.loops;
-            y.iteration = m.iteration;
-            return sameInstr(y, m);
-          };
           for (int i = a; i < b; ++i) {
             int jj = j;
-            while (jj < mb && !matches(xp[i], mp[jj])) ++jj;
+            while (jj < mb && !sameBesidesLoops(xp[i], mp[jj])) ++jj;
             if (jj < mb) {
               text.push_back(mp[jj]);
               j = jj + 1;
