@@ -4811,6 +4811,46 @@ void alignSpacesTo(System& x, const System& main) {
   x.spaces = main.spaces;
 }
 
+// The mbarrier slots that the process's K iterations use only at k = 0:
+// the grid's iteration 0 of some tile uses them, no iteration k >= 1 of any
+// tile does.
+std::set<int> firstOnlySlots(const std::vector<Instr>& prog, const TileShape& sh, int64_t Wt, int64_t Wg) {
+  std::set<int> first, later;
+  for (int64_t t = sh.first; t < Wt; t += sh.step)
+    for (int64_t gi = 0; gi < Wg; ++gi)
+      for (int pc = sh.head[t][gi]; pc < sh.head[t][gi + 1]; ++pc)
+        if (prog[pc].slot >= 0) (gi == 0 ? first : later).insert(prog[pc].slot);
+  std::set<int> only;
+  for (int sl : first)
+    if (!later.count(sl)) only.insert(sl);
+  return only;
+}
+
+// `in` is `m` but for the loop variables' values (a first K iteration's k
+// is 0, the grid's iteration there has the ring index)
+bool sameBesidesLoops(const Instr& in, const Instr& m) {
+  Instr y = in;
+  y.loops = m.loops;
+  y.iteration = m.iteration;
+  return sameInstr(y, m);
+}
+
+// The pc in [a, b) (the grid's iteration 0 of a tile) of an operation equal
+// to `in` (a first K iteration's, at a ring start x > 0) that may be added
+// to the grid's iteration x: an mbarrier wait or arrival with no access, on
+// a slot that no K iteration k >= 1 of the process uses (`only`), so that
+// the builder's counters behind every later iteration's fields (phases per
+// slot, generations per view, named-barrier generations, MMA commits) are
+// the same whether or not it runs; -1 if none.
+int firstOnlyOp(const Instr& in, const std::vector<Instr>& prog, int a, int b, const std::set<int>& only) {
+  if ((in.kind != InstrKind::Wait && in.kind != InstrKind::Arrive) || !in.accesses.empty() || in.named >= 0 ||
+      in.slot < 0 || !only.count(in.slot))
+    return -1;
+  for (int pc = a; pc < b; ++pc)
+    if (sameBesidesLoops(in, prog[pc])) return pc;
+  return -1;
+}
+
 void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
                      ProofBudget& budget) {
   const size_t P = g.grid.procs.size();
@@ -4850,23 +4890,33 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
           // variables' values apart: k is 0 there, the ring index here)
           std::vector<Instr> text;
           int j = ma;
+          bool added = false;  // an operation of the grid's first iteration taken (firstOnlyOp)
           for (int i = a; i < b; ++i) {
-            for (; j < mb; ++j) {
-              Instr y = xp[i];
-              y.loops = mp[j].loops;
-              y.iteration = mp[j].iteration;
-              if (sameInstr(y, mp[j])) break;
+            int jj = j;
+            while (jj < mb && !sameBesidesLoops(xp[i], mp[jj])) ++jj;
+            if (jj < mb) {
+              text.push_back(mp[jj]);
+              j = jj + 1;
+              continue;
             }
-            if (j == mb)
+            // An operation that only a tile's first iteration runs (`if t >
+            // 0 and k == 0: lm.wait(epi_done, ...)`): the grid's iteration 0
+            // of the tile has it, the same instruction (docs/z3.md "An
+            // operation of the first K iteration only")
+            const int z = x > 0 ? firstOnlyOp(xp[i], mp, sh.head[t][0], sh.head[t][1], firstOnlySlots(mp, sh, g.Wt, g.Wg))
+                                : -1;
+            if (z < 0)
               throw Fail(fmt::format("the first K iteration of {} at ring start {} is not its other iterations' text "
-                                     "with operations left out (not covered by the persistent-kernel proof yet)",
+                                     "with operations left out or operations of the first iteration only added (not "
+                                     "covered by the persistent-kernel proof yet)",
                                      main.procs[p].name, x));
-            text.push_back(mp[j++]);
+            text.push_back(mp[z]);
+            added = true;
           }
           if (commitsIn(xp, a, b) != commitsIn(mp, ma, mb))
             throw Fail(fmt::format("the first K iteration of {} commits a different number of MMA groups",
                                    main.procs[p].name));
-          if (b - a != mb - ma && x > 0) g.first_x[p] = 1;
+          if ((b - a != mb - ma || added) && x > 0) g.first_x[p] = 1;
           g.first_text[kind][p][t][x] = std::move(text);
         }
       }

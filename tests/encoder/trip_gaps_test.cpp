@@ -1309,3 +1309,47 @@ TEST(TripProofGaps, KLoopThatMayRunNoIterationIsProvedPerCase) {
   ASSERT_NE(longer, text);
   expectBrokenNotProved(longer, at({0}), "the MMA role's K loop one longer");
 }
+
+// docs/z3.md "An operation of the first K iteration only" (helper shapes,
+// session 18, issue 11). humming's leader waits for the epilogues of the
+// tile before (`if rank == 0 and t > 0 and k == 0: lm.wait(epi_done, ...)`)
+// in a tile's first K iteration only: the first iteration at ring start x >
+// 0 is the grid's iteration x with that wait added, which the proof
+// refused ("... with operations left out"). Now an mbarrier wait or
+// arrival of the grid's iteration 0 of the tile, on a slot no K iteration
+// k >= 1 uses, may be added.
+TEST(TripProofGaps, FirstIterationOnlyWaitIsProved) {
+  using cake::testing::replace;
+  const std::string base = "corpus/bugs/sync.race/humming_multicast_peer_epilogue_reuse";
+  const std::string text = corpusText(base + "_fixed.cake");
+  auto r = expectProved(text, base);
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  auto at = [](std::initializer_list<std::pair<int64_t, int64_t>> shapes) {  // (M, K)
+    return [shapes](const ir::Schedule& s) {
+      for (const auto& [m, k] : shapes)
+        if (violatedAt(s, {{"M", m}, {"K", k}})) return true;
+      return false;
+    };
+  };
+  EXPECT_FALSE(at({{65, 129}, {129, 65}, {1, 1}})(cake::testing::compile(text).schedules.at(0)));
+  expectBrokenNotProved(corpusText(base + ".cake"), at({{65, 129}}),
+                        "the corpus twin: the leader waits for its own epilogue only");
+  // the wait in tile 0 too: nobody arrives on epi_done before it (a hang)
+  const std::string every = replace(text, "if rank == 0 and t > 0 and k == 0:", "if rank == 0 and k == 0:");
+  ASSERT_NE(every, text);
+  expectBrokenNotProved(every, at({{1, 1}}), "the epilogue wait in the first tile too");
+  // the wait after the multicast of A: the leader overwrites the staging
+  // buffer of a peer whose epilogue still reads it
+  const std::string late = replace(
+      text,
+      "                if rank == 0 and t > 0 and k == 0:\n                    lm.wait(epi_done, stage=0)\n"
+      "                lm.wait(empty, iter=it - 2)\n                lm.expect_tx(full, 24576, iter=it)\n"
+      "                if rank == 0:\n"
+      "                    smem_a.tma_load(A, coords=(m_blk, k * 64), iter=it, barrier=full, multicast=3)\n",
+      "                lm.wait(empty, iter=it - 2)\n                lm.expect_tx(full, 24576, iter=it)\n"
+      "                if rank == 0:\n"
+      "                    smem_a.tma_load(A, coords=(m_blk, k * 64), iter=it, barrier=full, multicast=3)\n"
+      "                if rank == 0 and t > 0 and k == 0:\n                    lm.wait(epi_done, stage=0)\n");
+  ASSERT_NE(late, text);
+  expectBrokenNotProved(late, at({{65, 129}, {65, 1}}), "the epilogue wait after the multicast of A");
+}
