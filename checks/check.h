@@ -34,6 +34,12 @@ struct CheckOptions {
   // check found nothing: its work budget, likewise (0: no proof, "checked" at most).
   unsigned proof_timeout_ms = 3000;
   SyncEngine sync_engine = SyncEngine::Explicit;  // --engine
+  // --engine z3: the work of the Z3 engine's queries before a finding, in
+  // milliseconds of the calibration machine's CPU (deterministic); a value
+  // past it is decided by the explicit engine, and the verdict names it
+  // (docs/z3.md "The Z3 engine's work cap"). 0: no cap (Z3 decides every
+  // value, or the verdict is unknown).
+  unsigned z3_work_ms = 500;
   bool structural = true;
   bool layout = true;
   bool model_check = true;

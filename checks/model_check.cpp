@@ -1304,7 +1304,12 @@ class Driver {
   // bounded check's work and the thread's CPU seconds (the proof's own line
   // comes from encoder/trip_proof.cpp), to check the calibration on it.
   void run() {
+    const size_t first = verdicts_.size();
     check();
+    // the values the explicit engine decided for the Z3 engine (z3_work_ms)
+    for (size_t i = first; i < verdicts_.size(); ++i)
+      if (verdicts_[i].property == "sync" && verdicts_[i].kind != VerdictKind::Error)
+        verdicts_[i].detail += fallbackText();
     if (!std::getenv("CAKE_PROOF_STATS")) return;
     if (!bounded_stats_) boundedEnds();
     fmt::print(stderr, "bounded-stats: schedule={} {}\n", s_.name, *bounded_stats_);
@@ -1344,7 +1349,29 @@ class Driver {
         if (spent >= cap) break;
         rlimit = std::max<uint64_t>(1, (cap - spent) / encoder::ProofBudget::kPerRlimit);
       }
-      encoder::ModelCheckResult r = explore(*sys, found ? reported_ : std::set<std::string>{}, rlimit);
+      // Before a finding, the Z3 engine's queries share --z3-work of work;
+      // a binding they cannot decide within it (Z3's resource limit: work,
+      // the same at any load) is decided by the explicit engine, and the
+      // verdict says which values were (docs/z3.md "The Z3 engine's work
+      // cap"). Never a pass from a Z3 query that ran out.
+      const bool capped = !found && opts_.sync_engine == SyncEngine::Z3 && opts_.z3_work_ms > 0;
+      if (capped) {
+        const uint64_t cap = encoder::ProofBudget::unitsFor(opts_.z3_work_ms / 1000.0);
+        rlimit = z3_spent_ >= cap ? 0 : std::max<uint64_t>(1, (cap - z3_spent_) / encoder::ProofBudget::kPerRlimit);
+      }
+      encoder::ModelCheckResult r;
+      if (capped && rlimit == 0) {
+        r = explore(*sys, {}, 0, SyncEngine::Explicit);
+        fallback_.push_back(relevantText(s_, b, relevant_));
+      } else {
+        const uint64_t before = budget_.used();
+        r = explore(*sys, found ? reported_ : std::set<std::string>{}, rlimit);
+        if (capped) z3_spent_ += budget_.used() - before;
+        if (capped && r.outcome == encoder::Outcome::Unknown && r.detail.find("resource limit") != std::string::npos) {
+          r = explore(*sys, {}, 0, SyncEngine::Explicit);
+          fallback_.push_back(relevantText(s_, b, relevant_));
+        }
+      }
       if (r.outcome == encoder::Outcome::Unknown) {
         unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s_, b));
         continue;
@@ -1392,6 +1419,23 @@ class Driver {
   // The Z3 engine's search for other rules on larger values once a rule is
   // reported: this many seconds' worth of work (encoder/proof_budget.h).
   static constexpr double kZ3AfterFinding = 0.5;
+  // The Z3 engine's (--engine z3) queries before a finding: their work so
+  // far (z3_spent_), against CheckOptions::z3_work_ms; past it a binding is
+  // decided by the explicit engine (fallback_, named in the verdict).
+  uint64_t z3_spent_ = 0;
+  std::vector<std::string> fallback_;  // the values the explicit engine decided instead of Z3
+  // "; the explicit engine decided K=449, K=513 (...)": what the verdict
+  // says when Z3 did not decide every value.
+  std::string fallbackText() const {
+    if (fallback_.empty()) return "";
+    constexpr size_t kShown = 4;
+    std::string list;
+    for (size_t i = 0; i < fallback_.size() && i < kShown; ++i) list += (i ? "; " : "") + fallback_[i];
+    if (fallback_.size() > kShown) list += fmt::format("; and {} more", fallback_.size() - kShown);
+    return fmt::format("; z3-po: the explicit engine decided {} of the values ({}): the Z3 engine's queries "
+                       "ran out of their {:g} s worth of work (--z3-work)",
+                       fallback_.size(), list, opts_.z3_work_ms / 1000.0);
+  }
   // The proof's work, in seconds' worth, for a schedule an earlier check
   // already failed (the verdict is an error either way; what the proof may
   // still add are findings of the rules it checks).
@@ -1432,14 +1476,14 @@ class Driver {
   std::string wallOut() const { return budget_.wallOut() ? budget_.exhausted() : ""; }
 
   encoder::ModelCheckResult explore(const encoder::System& sys, const std::set<std::string>& known = {},
-                                    uint64_t z3_rlimit = 0) {
+                                    uint64_t z3_rlimit = 0, std::optional<SyncEngine> engine = std::nullopt) {
     encoder::ExploreOptions eo;
     eo.budget = &budget_;
     eo.timeout_ms = budget_.wallLeftMs();  // the Z3 engine's (--engine z3|both)
     eo.memory_mb = std::min(opts_.memory_mb, 1024u);
     // --engine (checks/sync_engine.h): a disagreement of the engines is an
     // internal error; nothing either says about this binding is reported
-    SyncRun run = runSyncEngine(sys, opts_.sync_engine, eo, known, z3_rlimit);
+    SyncRun run = runSyncEngine(sys, engine.value_or(opts_.sync_engine), eo, known, z3_rlimit);
     if (!run.internal_error.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Error, "internal: " + run.internal_error});
       run.result = {};
@@ -1465,7 +1509,12 @@ class Driver {
         continue;
       }
       sink_.add(toFinding(sys, v, bt, &rr));
-      verdicts_.push_back({v.rule, VerdictKind::Counterexample, bt});
+      // (--engine z3: a value the Z3 engine ran out of work on, z3_work_ms)
+      const bool fell_back = opts_.sync_engine == SyncEngine::Z3 && r.engine == "explicit";
+      verdicts_.push_back({v.rule, VerdictKind::Counterexample,
+                           fell_back ? bt + (bt.empty() ? "" : " ") + "(found by the explicit engine: the Z3 engine's "
+                                                                     "queries ran out of their work)"
+                                     : bt});
     }
     return any;
   }

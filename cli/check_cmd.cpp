@@ -29,6 +29,7 @@ struct CheckArgs {
   unsigned memory_mb = 4096;
   double proof_timeout_s = 3;
   double bounded_timeout_s = checks::CheckOptions{}.bounded_timeout_ms / 1000.0;
+  double z3_work_s = checks::CheckOptions{}.z3_work_ms / 1000.0;
   bool no_model_check = false;
   bool no_layout = false;
   bool color = false;
@@ -121,6 +122,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       opts.memory_mb = args.memory_mb;
       opts.proof_timeout_ms = static_cast<unsigned>(args.proof_timeout_s * 1000);
       opts.bounded_timeout_ms = static_cast<unsigned>(args.bounded_timeout_s * 1000);
+      opts.z3_work_ms = static_cast<unsigned>(args.z3_work_s * 1000);
       opts.model_check = !args.no_model_check;
       opts.sync_engine = *checks::parseSyncEngine(args.engine);
       opts.layout = !args.no_layout;
@@ -315,6 +317,12 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--engine", args->engine, "the engine that decides synchronization: explicit (default), z3 "
                                            "(partial-order encoding) or both (must agree; a disagreement exits 2)")
       ->check(CLI::IsMember({"explicit", "z3", "both"}));
+  cmd->add_option("--z3-work", args->z3_work_s,
+                  "with --engine z3: the work of the Z3 engine's queries before a finding, in seconds of this "
+                  "machine's CPU counted as deterministic work (Z3's resource limit); a parameter value past it is "
+                  "decided by the explicit engine and the verdict names it (docs/z3.md \"The Z3 engine's work "
+                  "cap\"; 0: no cap; default 0.5)")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_flag("--require-proof", args->require_proof,
                 "exit 2 (with the reason) when a property is only checked for listed values, not proved for every "
                 "allowed value");

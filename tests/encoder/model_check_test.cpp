@@ -648,6 +648,56 @@ TEST(ModelCheck, Z3EngineKeepsTheRulesOfLargerValues) {
   }
 }
 
+// --engine z3 before a finding: the Z3 engine's queries share
+// CheckOptions::z3_work_ms of work. A value whose query runs out of it is
+// decided by the explicit engine, never passed, and the verdict names the
+// values so decided (docs/z3.md "The Z3 engine's work cap"); without a cap
+// Z3 decides every value. The verdicts and rules are the explicit engine's.
+TEST(ModelCheck, Z3EngineOutOfWorkFallsBackToTheExplicitEngine) {
+  const std::string fell = "the explicit engine decided";
+  for (const char* rel : {"corpus/gemm/sm90_ws_4stage.cake", "corpus/bugs/sync.race/sm100_persistent_no_acc_empty.cake"}) {
+    SCOPED_TRACE(rel);
+    auto mod = compile(cake::testing::corpusText(rel));
+    ASSERT_FALSE(mod.schedules.empty());
+    auto check = [&](checks::SyncEngine engine, unsigned z3_work_ms) {
+      Result r;
+      checks::CheckOptions o;
+      o.proof_timeout_ms = 0;
+      o.timeout_ms = 600000;  // the work budget decides, not the wall clock
+      o.sync_engine = engine;
+      o.z3_work_ms = z3_work_ms;
+      checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
+      return r;
+    };
+    auto rulesOf = [](const Result& r) {
+      std::set<std::string> out;
+      for (const auto& f : r.sink.findings()) out.insert(f.rule);
+      return out;
+    };
+    auto kinds = [](const Result& r) {
+      std::set<std::pair<std::string, checks::VerdictKind>> out;
+      for (const auto& v : r.verdicts) out.insert({v.property, v.kind});
+      return out;
+    };
+    auto says = [](const Result& r, const std::string& what) {
+      return std::any_of(r.verdicts.begin(), r.verdicts.end(),
+                         [&](const auto& v) { return v.detail.find(what) != std::string::npos; });
+    };
+    const Result x = check(checks::SyncEngine::Explicit, 0);
+    const Result whole = check(checks::SyncEngine::Z3, 0);         // no cap: Z3 decides every value
+    const Result tiny = check(checks::SyncEngine::Z3, 1);          // 1 ms worth: Z3 runs out at once
+    const Result dflt = check(checks::SyncEngine::Z3, checks::CheckOptions{}.z3_work_ms);
+    EXPECT_FALSE(says(whole, fell)) << describe(whole);
+    EXPECT_FALSE(says(whole, "found by the explicit engine")) << describe(whole);
+    EXPECT_TRUE(says(tiny, fell) || says(tiny, "found by the explicit engine")) << describe(tiny);
+    for (const Result* r : {&whole, &tiny, &dflt}) {
+      EXPECT_EQ(kinds(*r), kinds(x)) << describe(*r);
+      EXPECT_EQ(rulesOf(*r), rulesOf(x)) << describe(*r);
+      for (const auto& v : r->verdicts) EXPECT_NE(v.kind, checks::VerdictKind::Unknown) << describe(*r);
+    }
+  }
+}
+
 // A schedule that an earlier check (layout, structure) already failed gets
 // its proof cut to kProofAfterError of work, not skipped: the verdict is
 // "checked" with the reason where the proof needs more, the proof's
