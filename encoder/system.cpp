@@ -5,6 +5,7 @@
 #include "encoder/system_hook.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -151,6 +152,7 @@ class Builder {
     markStageLike();
     resolveReads();
     makeNamedBarriers();
+    orderGridDependencies();
     return std::move(sys_);
   }
 
@@ -799,6 +801,85 @@ class Builder {
       if (d.param == ref.index) in.grid_dep_early = ref.index;
   }
 
+  // griddepcontrol.wait returns once the preceding grid has completed and
+  // its memory operations are visible to the whole current grid (PTX ISA,
+  // griddepcontrol), so an access is also safe when its process is ordered
+  // after ANOTHER process's lm.grid_dep_wait() - CUTLASS's sm90 kernels
+  // wait in the producer warp only, and their consumers read epilogue
+  // inputs after the mainloop hand-off. A least fixpoint over the built
+  // (straight-line) programs: process p is ordered from index from[p] on:
+  //  * its own wait;
+  //  * a pass of an mbarrier wait on a slot whose every arrival (arrive,
+  //    expect_tx, derived expect_tx, tcgen05.commit) is issued at an ordered
+  //    point, and whose meant phase implies a completed phase (phase 0, or
+  //    >= 2: a phase-1 wait also passes on a slot that never completed, by
+  //    parity; negative phases pass at once);
+  //  * the end of a named-barrier generation that cannot complete without
+  //    an ordered arrival: no unordered bar.arrive on it (the only op that
+  //    arrives twice in one generation), and some process whose arrivals on
+  //    it are all ordered and without whose warps the others fall short.
+  // The accesses marked grid_dep_early from that index on are cleared.
+  void orderGridDependencies() {
+    if (s_.grid_deps.empty()) return;
+    const int P = static_cast<int>(sys_.procs.size());
+    constexpr int kNever = std::numeric_limits<int>::max();
+    std::vector<int> from(P, kNever);
+    for (int p = 0; p < P; ++p)
+      if (sys_.procs[p].grid_dep_wait_at >= 0) from[p] = sys_.procs[p].grid_dep_wait_at;
+    auto arrival = [](const Instr& in) {
+      return in.slot >= 0 && (in.kind == InstrKind::Arrive || in.kind == InstrKind::ExpectTx ||
+                              in.kind == InstrKind::MmaCommit);
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::vector<char> slot_ordered(sys_.slots.size(), 1);
+      const size_t N = sys_.named.size();
+      std::vector<char> unordered_bar_arrive(N, 0);
+      std::vector<std::vector<char>> all_ordered(N, std::vector<char>(P, 1)), arrives(N, std::vector<char>(P, 0));
+      for (int p = 0; p < P; ++p) {
+        const auto& prog = sys_.procs[p].program;
+        for (int pc = 0; pc < static_cast<int>(prog.size()); ++pc) {
+          const Instr& in = prog[pc];
+          const bool ordered = pc >= from[p];
+          if (arrival(in) && !ordered) slot_ordered[in.slot] = 0;
+          if (in.named >= 0 && (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive)) {
+            arrives[in.named][p] = 1;
+            if (!ordered) all_ordered[in.named][p] = 0;
+            if (!ordered && in.kind == InstrKind::BarArrive) unordered_bar_arrive[in.named] = 1;
+          }
+        }
+      }
+      std::vector<char> named_ordered(N, 0);
+      for (size_t n = 0; n < N; ++n) {
+        if (unordered_bar_arrive[n]) continue;
+        int64_t warps = 0;
+        for (int p = 0; p < P; ++p)
+          if (arrives[n][p]) warps += sys_.procs[p].warps;
+        for (int q = 0; q < P && !named_ordered[n]; ++q)
+          if (arrives[n][q] && all_ordered[n][q] && warps - sys_.procs[q].warps < sys_.named[n].expected_warps)
+            named_ordered[n] = 1;
+      }
+      for (int p = 0; p < P; ++p) {
+        const auto& prog = sys_.procs[p].program;
+        for (int pc = 0; pc < std::min(from[p], static_cast<int>(prog.size())); ++pc) {
+          const Instr& in = prog[pc];
+          const bool waits = in.kind == InstrKind::Wait && in.slot >= 0 && slot_ordered[in.slot] &&
+                             (in.phase == 0 || in.phase >= 2);
+          const bool syncs = in.kind == InstrKind::SyncWait && in.named >= 0 && named_ordered[in.named];
+          if ((waits || syncs) && pc + 1 < from[p]) {
+            from[p] = pc + 1;  // strictly earlier: the fixpoint terminates
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
+    for (int p = 0; p < P; ++p) {
+      auto& prog = sys_.procs[p].program;
+      for (int pc = from[p]; pc < static_cast<int>(prog.size()); ++pc) prog[pc].grid_dep_early = -1;
+    }
+  }
+
   // ------------------------------------------------------------ ops
 
   bool asyncMma() const { return sys_.target != ir::Target::SM80; }
@@ -852,7 +933,11 @@ class Builder {
       // after the preceding grid; launch_dependents only lets the next grid
       // start early (its own wait still waits for all of this grid), so
       // neither is an instruction of the model.
-      case OpKind::GridDepWait: ps_->grid_dep_waited = true; return;
+      case OpKind::GridDepWait:
+        if (!ps_->grid_dep_waited)
+          sys_.procs[proc_].grid_dep_wait_at = static_cast<int>(sys_.procs[proc_].program.size());
+        ps_->grid_dep_waited = true;
+        return;
       case OpKind::LaunchDependents: return;
       case OpKind::TmaStoreCommit: emit(InstrKind::StoreCommit, st); return;
       case OpKind::CpAsyncCommit: emit(InstrKind::CpAsyncCommit, st); return;

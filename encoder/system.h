@@ -181,6 +181,9 @@ struct Process {
   int warps = 1;                    // warps of this instance
   std::string name;                 // "consumers[1]", or "producer" for single-instance roles
   std::vector<Instr> program;
+  // Programmatic dependent launch: the program index of the first
+  // instruction after this process's lm.grid_dep_wait(), -1 without one.
+  int grid_dep_wait_at = -1;
 };
 
 struct BarrierSlot {

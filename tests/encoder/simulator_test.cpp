@@ -654,4 +654,53 @@ TEST(GridDependency, Z3EnginesSayTheyDoNotEncodeIt) {
   EXPECT_NE(encoder::notEncodedInZ3(tq)->find("TMEM"), std::string::npos);
 }
 
+
+// griddepcontrol.wait makes the preceding grid's memory visible to the
+// whole grid (PTX ISA, griddepcontrol): an instance that never waits itself
+// but is ordered after another instance's wait (CUTLASS's sm90 kernels: only
+// the producer warp calls wait_on_dependent_grids(); the consumers' epilogue
+// reads a bias vector after the mainloop hand-off) reads safely. kPdl with
+// the preceding grid writing a Bias vector that the consumers read last.
+// There the producer's first loads (their derived expect_tx: slot 0's only
+// arrival) come before its wait.
+std::string pdlHandOff() {
+  return replace(replace(replace(replace(kPdl, "W: LM.tma2d, K", "W: LM.tma2d, Bias: LM.gmem, K"), "lm.grid_dependency(A)",
+                            "lm.grid_dependency(Bias)"),
+                    "    acc  = lm.regs(shape=(64, 64), dtype=lm.f32)\n",
+                    "    acc  = lm.regs(shape=(64, 64), dtype=lm.f32)\n    bias = lm.regs(shape=(64, 64), dtype=lm.f32)\n"),
+            "        lm.launch_dependents()\n",
+            "        lm.copy(bias, Bias, coords=(0, 0))\n        lm.binary(acc, acc, bias, op=\"add\")\n");
+}
+const std::string kWaitFirst = "        lm.grid_dep_wait()\n        w.tma_load(W, coords=(0, 0), iter=0, barrier=full)\n";
+const std::string kLoadFirst = "        w.tma_load(W, coords=(0, 0), iter=0, barrier=full)\n        lm.grid_dep_wait()\n";
+
+TEST(GridDependency, AReadOrderedAfterAnotherInstancesWaitIsFine) {
+  const std::string kPdlHandOff = pdlHandOff();
+  const std::string waits_first = replace(kPdlHandOff, kLoadFirst, kWaitFirst);
+  for (int64_t k : {1, 2}) {
+    Checked c = check(waits_first, k);
+    EXPECT_EQ(c.result.outcome, encoder::Outcome::Pass) << k << ": " << rules(c.result);
+    for (const auto& p : c.sys.procs)
+      for (const auto& in : p.program) EXPECT_EQ(in.grid_dep_early, -1) << p.name;
+  }
+  // the read before the consumer's first wait is not ordered after anything
+  Checked early = check(replace(waits_first, "    with cons:\n", "    with cons:\n        lm.copy(bias, Bias, coords=(0, 0))\n"), 2);
+  EXPECT_TRUE(hasRule(early.result, "sync.grid-dependency")) << rules(early.result);
+  // a wait on a slot with an arrival from before the producer's wait orders
+  // nothing: with K = 1 the consumer waits on slot 0 only
+  Checked one = check(kPdlHandOff, 1);
+  EXPECT_TRUE(hasRule(one.result, "sync.grid-dependency")) << rules(one.result);
+  // with K = 2 it also waits on slot 1, whose only arrival follows the wait
+  Checked two = check(kPdlHandOff, 2);
+  EXPECT_EQ(two.result.outcome, encoder::Outcome::Pass) << rules(two.result);
+  // a named barrier generation needs the producer's arrival: when that
+  // arrival follows its wait, the consumer's read after the barrier is ordered
+  const std::string named = replace(replace(waits_first, "    empty = lm.barrier(", "    nb = lm.named_barrier(roles=[prod, cons])\n    empty = lm.barrier("),
+                                    "    with cons:\n", "    with cons:\n        lm.sync(nb)\n        lm.copy(bias, Bias, coords=(0, 0))\n");
+  Checked after = check(replace(named, "        lm.grid_dep_wait()\n", "        lm.grid_dep_wait()\n        lm.sync(nb)\n"), 2);
+  EXPECT_EQ(after.result.outcome, encoder::Outcome::Pass) << rules(after.result);
+  Checked before = check(replace(named, "        lm.grid_dep_wait()\n", "        lm.sync(nb)\n        lm.grid_dep_wait()\n"), 2);
+  EXPECT_TRUE(hasRule(before.result, "sync.grid-dependency")) << rules(before.result);
+}
+
 }  // namespace
