@@ -3167,7 +3167,10 @@ class PersistentExplorer {
     if (opts_.half_shift) half_walks = setHalfShift();
     layout_ = false;
     ProofBudget::Tally t;  // the layout above walks the combined programs: charged once per grid
-    for (int p = 0; p < m_.P; ++p) t.laid_out += static_cast<uint64_t>(m_.programSize(p)) * (1 + half_walks);
+    for (int p = 0; p < m_.P; ++p) t.laid_out += static_cast<uint64_t>(m_.programSize(p));
+    // the walks of setHalfShift: a comparison of two instructions per pc,
+    // charged as 5 window operations (100 units) an instruction walked
+    t.window_ops += 5 * half_walks * t.laid_out;
     budget_.add(t);
     if (std::getenv("CAKE_PERSIST_STATS"))
     {

@@ -270,13 +270,14 @@ TEST(BoundedBudget, WallClockSafetyLimitIsUnknown) {
 namespace {
 
 encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, bool share_layout,
-                                          bool memo_sets = true) {
+                                          bool memo_sets = true, bool half_shift = true) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
   encoder::TripProofOptions o;
   o.work = work;
   o.share_layout = share_layout;
   o.memo_sets = memo_sets;
+  o.half_shift = half_shift;
   o.timeout_ms = cake::testing::kNoWallClockMs;
   o.rlimit = cake::testing::kQueryRlimit;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
@@ -459,21 +460,6 @@ TEST(ProofBudget, InterchangeableProcessesWithPrivateStages) {
   expectEditsNotProved(text, edits);
 }
 
-namespace {
-
-encoder::ModelCheckResult proveHalfShift(const ir::Schedule& s, uint64_t work, bool half_shift) {
-  encoder::Binding b;
-  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 256;
-  encoder::TripProofOptions o;
-  o.work = work;
-  o.half_shift = half_shift;
-  o.timeout_ms = cake::testing::kNoWallClockMs;
-  o.rlimit = cake::testing::kQueryRlimit;
-  return encoder::proveEveryTripCount(s, s.target, {b}, o);
-}
-
-}  // namespace
-
 // Ping-pong's consumer 0 runs the even tiles and consumer 1 the odd ones:
 // the state one tile back with the two consumers, the two `order` slots and
 // their `smem_c` stages exchanged has the same futures (docs/z3.md "A shift
@@ -481,14 +467,14 @@ encoder::ModelCheckResult proveHalfShift(const ir::Schedule& s, uint64_t work, b
 // proved with fewer states and work units than without it (both without a
 // work cap: it still needs more than the default budget). Broken forms whose
 // bugs need the alternation are not proved with the shift.
-TEST(ProofBudget, PingPongShiftByOneTile) {
+TEST(ProofBudget, SlowPingPongShiftByOneTile) {
   const std::string text = cake::testing::corpusText("corpus/gemm/sm90_pingpong.cake");
   ASSERT_FALSE(text.empty());
   auto mod = compileText(text);
   ASSERT_TRUE(mod);
-  encoder::ModelCheckResult half = proveHalfShift(mod->schedules.at(0), 0, true);
+  encoder::ModelCheckResult half = provePersistent(mod->schedules.at(0), 0, true, true, true);
   ASSERT_EQ(half.outcome, encoder::Outcome::Proved) << half.detail;
-  encoder::ModelCheckResult whole = proveHalfShift(mod->schedules.at(0), 0, false);
+  encoder::ModelCheckResult whole = provePersistent(mod->schedules.at(0), 0, true, true, false);
   ASSERT_EQ(whole.outcome, encoder::Outcome::Proved) << whole.detail;
   EXPECT_LT(half.states, whole.states);
   EXPECT_LT(workOf(half.engine), workOf(whole.engine));
@@ -519,7 +505,7 @@ TEST(ProofBudget, PingPongShiftByOneTile) {
     t.replace(at, from.size(), to);
     auto m = compileText(t);
     ASSERT_TRUE(m) << from;
-    encoder::ModelCheckResult r = proveHalfShift(m->schedules.at(0), 0, true);
+    encoder::ModelCheckResult r = provePersistent(m->schedules.at(0), 0, true, true, true);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << from << "\n" << r.engine;
     std::cout << "[ broken form: " << r.detail.substr(0, 160) << " ]\n";
   }
