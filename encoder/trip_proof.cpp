@@ -3931,8 +3931,9 @@ class PersistentExplorer {
       return std::nullopt;
     };
     const System& sys = m_.sys;
-    // no cluster, no named barrier (their generations would need a delta per process)
-    if (sys.ctas > 1 || m_.N > 0 || sys.cluster_named >= 0) return no(1);
+    // no cluster, no named barrier (their generations would need a delta per
+    // process); the unfenced marks keep a bit per process below 31
+    if (sys.ctas > 1 || m_.N > 0 || sys.cluster_named >= 0 || m_.P > 30) return no(1);
     HalfShift hs;
     hs.h = h;
     hs.t0 = t0;
@@ -4138,26 +4139,28 @@ class PersistentExplorer {
         const int pc2 = hs.pc[p][pc];
         if (pc2 < 0 || !g_.pos[p][pc].last) continue;
         std::set<std::tuple<int, std::vector<int32_t>, int32_t>> from, to;
-        bool leaves = false;
+        size_t leaves = 0;  // branches that leave the window
         for (const Branch& b : resolve(p, pc, open)) {
           if (b.small >= 0) {
-            leaves = true;
+            ++leaves;
             continue;
           }
           if (b.pc >= static_cast<int>(hs.pc[p].size()) || hs.pc[p][b.pc] < 0) return no(15);
           auto [e, n] = moved(b.u);
           from.insert({hs.pc[p][b.pc], e, n});
         }
-        bool image_leaves = false;
+        size_t image_leaves = 0;
         for (const Branch& b : resolve(q, pc2, open)) {
-          if (b.small >= 0) image_leaves = true;
+          if (b.small >= 0) ++image_leaves;
           else to.insert({b.pc, b.u.end, b.u.tiles});
         }
         // (the image is h tiles further from the window's edge: it leaves only where p does)
-        if (image_leaves && !leaves) return no(16);
+        if (image_leaves > leaves) return no(16);
         for (const auto& b : from)
           if (!to.count(b)) return no(17);
-        if (!leaves && from.size() != to.size()) return no(18);
+        // each branch of p that leaves the window is one of the image's that stays in it or
+        // leaves too: as many
+        if (to.size() - from.size() + image_leaves != leaves) return no(18);
       }
     }
     // sigma and beta: permutations (a slot or atom no moved text names
