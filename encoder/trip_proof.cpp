@@ -3093,6 +3093,26 @@ struct SymPair {
   std::vector<int32_t> write;
 };
 
+// A shift by part of the tile period with the processes permuted (docs/z3.md
+// "A shift by one tile that permutes the processes"): ping-pong's consumer
+// 0 runs the even tiles and consumer 1 the odd ones, so the state with
+// every tile t one tile back (t - h) and the two consumers exchanged has the
+// same futures, moved alike. perm[p]: the process that takes p's place;
+// pc[p][pc]: its pc there (-1: this pc does not move); slot[k] and
+// slot_delta[k]: slot k's fields go to slot[k], its completed phases less
+// slot_delta[k]; commits[p]: p's MMA commit numbers less this; tracked and
+// write: how the atoms' fields and the data tags move.
+struct HalfShift {
+  int64_t h = 0, t0 = 0;  // the shift, and the first tile it keeps (tiles >= t0 + h move)
+  std::vector<int> perm;
+  std::vector<std::vector<int>> pc;
+  std::vector<int> slot;
+  std::vector<int64_t> slot_delta;
+  std::vector<int64_t> commits;
+  std::vector<int32_t> tracked;
+  std::vector<int32_t> write;
+};
+
 struct PersistentShared {
   PersistentShared(const PGrid& g, double cpu) : cpu0(cpu), m(g.comb, &g.flow) {}
   double cpu0;  // the proof thread's CPU seconds before the layout (CAKE_PERSIST_STATS)
@@ -3101,6 +3121,7 @@ struct PersistentShared {
   std::optional<sim::Reducer> reducer;
   std::vector<int32_t> canon;  // write id -> the equivalent write with the largest pc
   std::vector<SymPair> sym;    // disjoint pairs of interchangeable processes
+  std::optional<HalfShift> half;  // a shift by part of the tile period, processes permuted
   bool built = false;
 };
 
@@ -3142,17 +3163,25 @@ class PersistentExplorer {
       reducer_->memoEveryKey(opts_.memo_sets);
     }
     if (opts_.symmetry) setSymmetry();
+    uint64_t half_walks = 0;  // programs walked looking for the shift below
+    if (opts_.half_shift) half_walks = setHalfShift();
     layout_ = false;
     ProofBudget::Tally t;  // the layout above walks the combined programs: charged once per grid
     for (int p = 0; p < m_.P; ++p) t.laid_out += static_cast<uint64_t>(m_.programSize(p));
+    // the walks of setHalfShift: a comparison of two instructions per pc,
+    // charged as 5 window operations (100 units) an instruction walked
+    t.window_ops += 5 * half_walks * t.laid_out;
     budget_.add(t);
     if (std::getenv("CAKE_PERSIST_STATS"))
     {
       std::string pairs;
       for (const SymPair& sp : sym_) pairs += fmt::format(" {}<->{}", m_.sys.procs[sp.p].name, m_.sys.procs[sp.q].name);
       fmt::print(stderr,
-                 "persist-stats: layout of {} instructions, {:.3f} s of CPU (with the model's); interchangeable:{}\n",
-                 t.laid_out, budget_.cpuSeconds() - sh_->cpu0, pairs.empty() ? " none" : pairs);
+                 "persist-stats: layout of {} instructions, {:.3f} s of CPU (with the model's); interchangeable:{}; "
+                 "shift by part of the tile period: {}\n",
+                 t.laid_out, budget_.cpuSeconds() - sh_->cpu0, pairs.empty() ? " none" : pairs,
+                 sh_->half ? fmt::format("{} of {} tiles from tile {}", sh_->half->h, g_.Pt, sh_->half->t0 + sh_->half->h)
+                           : "none (" + half_why_ + ")");
     }
   }
 
@@ -3194,6 +3223,7 @@ class PersistentExplorer {
   sim::Graph graph_;
   sim::Reducer::Work work0_;  // the shared reducer's work before this exploration (CAKE_PERSIST_STATS)
   bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
+  mutable std::string half_why_;  // why no shift by part of the tile period (CAKE_PERSIST_STATS)
   // CAKE_PERSIST_STATS: per exploration, how states were expanded (diagnostics only)
   struct Stats { uint64_t reduced = 0, full = 0, enabled = 0, taken = 0, repairs = 0, repaired = 0; } stats_;
   // The explored graph's edges out of states not expanded fully, for the
@@ -3654,7 +3684,7 @@ class PersistentExplorer {
       if (full(p) && g_.shape[p].step > 1) s.v[m_.off_obs + p] = -1;
     canonicalTags(s);
     bool shifted = false;
-    while (ringShift(s, u) || tileShift(s, u)) shifted = true;
+    while (ringShift(s, u) || halfShift(s, u) || tileShift(s, u)) shifted = true;
     canonicalTags(s);
     // Interchangeable processes: the smaller of the state and its image
     // under each pair's swap stands for both (an automorphism of the
@@ -3866,6 +3896,395 @@ class PersistentExplorer {
       sp.write[id] = w.proc == p || w.proc == q ? m_.write_id[w.proc == p ? q : p][w.pc][w.acc] : static_cast<int>(id);
     }
     return sp;
+  }
+
+  // ---------------------------------------------------------------- a shift by part of the tile period
+
+  // Tries the shifts by h < Pt tiles (only when some process runs every
+  // step-th tile: otherwise the tile period is already the least one) and
+  // keeps the first that is an automorphism of the explored system, with
+  // the least tile t0 + h it moves. Returns how many times it walked the
+  // programs (charged as laid-out instructions).
+  uint64_t setHalfShift() {
+    bool skips = false;
+    for (int p = 0; p < m_.P; ++p) skips |= g_.shape[p].kind != TileShape::Static && g_.shape[p].step > 1;
+    if (!skips) return 0;
+    uint64_t walks = 0;
+    for (int64_t h = 1; h < g_.Pt; ++h)
+      for (int64_t t0 = 0; t0 <= g_.tw + g_.Pt && t0 + h + g_.Pt < g_.Wt; ++t0) {
+        ++walks;
+        if (std::optional<HalfShift> hs = halfShiftOf(h, t0)) {
+          sh_->half = std::move(*hs);
+          return walks;
+        }
+      }
+    return walks;
+  }
+
+  // The shift by h tiles from tile t0 + h on, if it maps the explored
+  // system onto itself (docs/z3.md "A shift by one tile that permutes the
+  // processes": every condition below is one step of the argument there).
+  std::optional<HalfShift> halfShiftOf(int64_t h, int64_t t0) const {
+    // (which check failed: CAKE_PERSIST_STATS prints the last one)
+    auto no = [&](int check) -> std::optional<HalfShift> {
+      half_why_ = fmt::format("h={} t0={}: check {}", h, t0, check);
+      return std::nullopt;
+    };
+    const System& sys = m_.sys;
+    // no cluster, no named barrier (their generations would need a delta per
+    // process); the unfenced marks keep a bit per process below 31
+    if (sys.ctas > 1 || m_.N > 0 || sys.cluster_named >= 0 || m_.P > 30) return no(1);
+    HalfShift hs;
+    hs.h = h;
+    hs.t0 = t0;
+    hs.perm.assign(static_cast<size_t>(m_.P), -1);
+    // 1. The permutation: a process that runs every tile stays; one that
+    //    runs every step-th tile from `first` goes to the instance of its
+    //    role that runs them from first - h (mod step).
+    for (int p = 0; p < m_.P; ++p) {
+      const TileShape& a = g_.shape[p];
+      if (a.kind == TileShape::Static) return no(2);  // (its text would have to stay: not needed yet)
+      if (a.step == 1) {
+        hs.perm[p] = p;
+        continue;
+      }
+      const int64_t want = ((a.first - h) % a.step + a.step) % a.step;
+      for (int q = 0; q < m_.P; ++q) {
+        const TileShape& b = g_.shape[q];
+        const Process &P = sys.procs[p], &Q = sys.procs[q];
+        if (Q.role != P.role || Q.cta != P.cta || Q.warps != P.warps || b.kind != a.kind || b.step != a.step ||
+            b.first != want || g_.kindsOf(p) != g_.kindsOf(q))
+          continue;
+        auto flag = [&](const std::vector<char>& v) { return v.empty() || v[p] == v[q]; };
+        if (!flag(g_.first_x) || !flag(g_.post_x) || !flag(g_.post_moves) || !flag(g_.kinded)) continue;
+        if (hs.perm[p] >= 0) return no(3);  // two candidates
+        hs.perm[p] = q;
+      }
+      if (hs.perm[p] < 0) return no(4);
+    }
+    {
+      std::vector<char> hit(static_cast<size_t>(m_.P), 0);
+      for (int p = 0; p < m_.P; ++p)
+        if (hit[hs.perm[p]]++) return no(5);
+    }
+    // 2. The pc maps: the same position (region, tile, ring position, kind,
+    //    first-iteration copy, offset in the block) h tiles back in the
+    //    image process; every pc in tile t0 + h or later (an exit path or
+    //    done pc: after that many tiles or more) must have one. That set is
+    //    closed under every step (a run never goes back a tile).
+    using Key = std::tuple<int, int, int, int, int, int>;
+    auto keys = [&](int p) {
+      std::vector<Key> out(g_.pos[p].size());
+      int block = 0;
+      for (size_t pc = 0; pc < g_.pos[p].size(); ++pc) {
+        const PcPos& q = g_.pos[p][pc];
+        const PcPos* b = pc ? &g_.pos[p][pc - 1] : nullptr;
+        if (!b || b->last || q.region != b->region || q.t != b->t || q.x != b->x || q.kind != b->kind ||
+            q.first != b->first || q.region == PcPos::Done || static_cast<int>(pc) >= m_.programSize(p))
+          block = static_cast<int>(pc);
+        out[pc] = {q.region, q.t, q.x, q.kind, q.first, static_cast<int>(pc) - block};
+      }
+      return out;
+    };
+    std::vector<std::vector<Key>> key(static_cast<size_t>(m_.P));
+    for (int p = 0; p < m_.P; ++p) key[p] = keys(p);
+    hs.pc.assign(static_cast<size_t>(m_.P), {});
+    for (int p = 0; p < m_.P; ++p) {
+      const int q = hs.perm[p];
+      std::map<Key, int> at;
+      for (size_t pc = 0; pc < key[q].size(); ++pc) at.emplace(key[q][pc], static_cast<int>(pc));
+      auto& map = hs.pc[p];
+      map.assign(g_.pos[p].size(), -1);
+      for (size_t pc = 0; pc < g_.pos[p].size(); ++pc) {
+        const PcPos& x = g_.pos[p][pc];
+        if (x.region == PcPos::Prefix || x.region == PcPos::Other || x.t < t0 + h) continue;
+        Key k = key[p][pc];
+        std::get<1>(k) = static_cast<int>(x.t - h);
+        auto it = at.find(k);
+        if (it == at.end()) return no(6);
+        map[pc] = it->second;
+      }
+    }
+    // 3. The texts: every moved instruction equals its image but for the
+    //    slots (a permutation sigma, a phase delta per slot) and the atoms (a
+    //    permutation beta), a data identity differing only in atoms that
+    //    the two processes each access alone.
+    std::vector<uint64_t> by(static_cast<size_t>(m_.atoms), 0);  // processes accessing each atom
+    for (int r = 0; r < m_.P; ++r)
+      for (int pc = 0; pc < m_.programSize(r); ++pc)
+        for (const sim::AtomRange& a : m_.atoms_of[r][pc])
+          for (int x = a.a0; x < a.a1; ++x) by[x] |= uint64_t{1} << std::min(r, 63);
+    auto privateTo = [&](int r, const sim::AtomRange& a) {
+      if (r >= 63) return false;
+      for (int x = a.a0; x < a.a1; ++x)
+        if (by[x] != uint64_t{1} << r) return false;
+      return true;
+    };
+    auto shared = [&](int r, int pc) {  // a synchronous access another process can meet
+      if (pc < 0 || !m_.isSyncAccess(r, pc)) return false;
+      for (const sim::AtomRange& a : m_.atoms_of[r][pc])
+        for (int x = a.a0; x < a.a1; ++x)
+          if (by[x] & ~(uint64_t{1} << std::min(r, 63))) return true;
+      return false;
+    };
+    std::vector<int> sigma(static_cast<size_t>(m_.S), -1), sigma_inv(static_cast<size_t>(m_.S), -1);
+    std::vector<int64_t> delta(static_cast<size_t>(m_.S), 0);
+    std::vector<int32_t> beta(static_cast<size_t>(m_.atoms), -1), beta_inv(static_cast<size_t>(m_.atoms), -1);
+    Deltas views;  // how far the data identities move (view index, generation)
+    auto learn = [](std::vector<int>& f, std::vector<int>& inv, int x, int y) {
+      if (f[x] < 0 && inv[y] < 0) {
+        f[x] = y;
+        inv[y] = x;
+        return true;
+      }
+      return f[x] == y && inv[y] == x;
+    };
+    auto same = [&](int p, int pc, int q, int pc2) {
+      const Instr &a = m_.instr(p, pc), &b = m_.instr(q, pc2);
+      if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.count != b.count || a.bytes != b.bytes ||
+          a.pending != b.pending || a.named != b.named || a.grid_dep_early != b.grid_dep_early ||
+          a.regs_hazard.regs_space >= 0 || b.regs_hazard.regs_space >= 0 || a.accesses.size() != b.accesses.size() ||
+          (a.slot < 0) != (b.slot < 0))
+        return false;
+      if (a.slot < 0) {
+        if (a.phase != b.phase) return false;
+      } else {
+        const BarrierSlot &x = sys.slots[a.slot], &y = sys.slots[b.slot];
+        if (x.barrier != y.barrier || x.init_count != y.init_count || x.cta != y.cta) return false;
+        const bool fresh = sigma[a.slot] < 0;
+        if (!learn(sigma, sigma_inv, a.slot, b.slot)) return false;
+        if (fresh) delta[a.slot] = a.phase - b.phase;
+        else if (delta[a.slot] != a.phase - b.phase) return false;
+      }
+      for (size_t i = 0; i < a.accesses.size(); ++i) {
+        const Access &x = a.accesses[i], &y = b.accesses[i];
+        const sim::AtomRange &rx = m_.atoms_of[p][pc][i], &ry = m_.atoms_of[q][pc2][i];
+        if (x.write != y.write || x.proxy != y.proxy || x.async != y.async || x.view != y.view ||
+            x.hi - x.lo != y.hi - y.lo || rx.a1 - rx.a0 != ry.a1 - ry.a0 ||
+            (m_.write_id[p][pc][i] >= 0) != (m_.write_id[q][pc2][i] >= 0))
+          return false;
+        if (!(privateTo(p, rx) && privateTo(q, ry))) {
+          // one delta per view, as the tile shift's (Deltas, checkLapDeltas below)
+          if (x.stage_like != y.stage_like || x.view_written != y.view_written) return false;
+          if (x.view < 0) {
+            if (x.index != y.index || x.gen != y.gen) return false;
+          } else if (x.stage_like) {
+            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, x.view, x.gen - y.gen)) return false;
+          } else if (!Deltas::learn(views.view_index, x.view, x.index - y.index) ||
+                     !Deltas::learn(views.view_gen, x.view, x.gen - y.gen)) {
+            return false;
+          }
+        }
+        for (int k = 0; k < rx.a1 - rx.a0; ++k)
+          if (!learn(beta, beta_inv, rx.a0 + k, ry.a0 + k)) return false;
+      }
+      return true;
+    };
+    hs.commits.assign(static_cast<size_t>(m_.P), 0);
+    for (int p = 0; p < m_.P; ++p) {
+      const int q = hs.perm[p];
+      bool have_commits = false;
+      for (int pc = 0; pc < m_.programSize(p); ++pc) {
+        const int pc2 = hs.pc[p][pc];
+        if (pc2 < 0) continue;
+        if (pc2 >= m_.programSize(q) || !same(p, pc, q, pc2)) {
+          no(7);
+          half_why_ += fmt::format(" ({} at {} tile {})", g_.comb.procs[p].name, instrToString(g_.comb, p, pc),
+                                   g_.pos[p][pc].t);
+          return std::nullopt;
+        }
+        // the control flow: the next pc is the image's next, a block end is one
+        const bool last = g_.pos[p][pc].last;
+        if (last != g_.pos[q][pc2].last) return no(8);
+        if (!last && hs.pc[p][m_.nextPc(p, pc)] != m_.nextPc(q, pc2)) return no(9);
+        // the instruction before (read for a synchronous access in progress)
+        const int a = m_.prevPc(p, pc), b = m_.prevPc(q, pc2);
+        if (a >= 0 && hs.pc[p][a] >= 0) {
+          if (hs.pc[p][a] != b) return no(10);
+        } else if (shared(p, a) || shared(q, b)) {
+          if (a < 0 || b < 0 || !same(p, a, q, b)) return no(11);
+        }
+        // the MMA commit numbers move by one amount per process
+        const int64_t d = m_.commits_before[p][pc] - m_.commits_before[q][pc2];
+        if (have_commits && d != hs.commits[p]) return no(12);
+        hs.commits[p] = d;
+        have_commits = true;
+        const int cs = m_.commit_seq[p][pc], cq = m_.commit_seq[q][pc2];
+        if ((cs < 0) != (cq < 0) || (cs >= 0 && cs - cq != d)) return no(13);
+      }
+      // done pcs: the instruction before them too
+      for (size_t pc = static_cast<size_t>(m_.programSize(p)); pc < g_.pos[p].size(); ++pc) {
+        const int pc2 = hs.pc[p][pc];
+        if (pc2 < 0) continue;
+        const int a = m_.prevPc(p, static_cast<int>(pc)), b = m_.prevPc(q, pc2);
+        if (a >= 0 && hs.pc[p][a] >= 0 ? hs.pc[p][a] != b : (shared(p, a) || shared(q, b)) && (a < 0 || b < 0 || !same(p, a, q, b)))
+          return no(14);
+      }
+    }
+    // 4. The resolutions of block ends (every branch, the unknowns open):
+    //    each branch of p's is, moved, one of its image's, and each of the
+    //    image's one of p's moved, but where p's leaves the window.
+    auto moved = [&](const Unknowns& u) {
+      Unknowns n = u;
+      for (int64_t t = 0; t < g_.Wt; ++t) n.end[t] = t + h < g_.Wt ? u.end[t + h] : -1;
+      n.tiles = u.tiles >= 0 ? static_cast<int32_t>(u.tiles - h)
+                             : -static_cast<int32_t>(std::max<int64_t>(0, -u.tiles - 1 - h)) - 1;
+      return std::make_tuple(n.end, n.tiles);
+    };
+    Unknowns open;
+    open.end.assign(static_cast<size_t>(g_.Wt), -1);
+    for (int p = 0; p < m_.P; ++p) {
+      const int q = hs.perm[p];
+      for (int pc = 0; pc < m_.programSize(p); ++pc) {
+        const int pc2 = hs.pc[p][pc];
+        if (pc2 < 0 || !g_.pos[p][pc].last) continue;
+        std::set<std::tuple<int, std::vector<int32_t>, int32_t>> from, to;
+        size_t leaves = 0;  // branches that leave the window
+        for (const Branch& b : resolve(p, pc, open)) {
+          if (b.small >= 0) {
+            ++leaves;
+            continue;
+          }
+          if (b.pc >= static_cast<int>(hs.pc[p].size()) || hs.pc[p][b.pc] < 0) return no(15);
+          auto [e, n] = moved(b.u);
+          from.insert({hs.pc[p][b.pc], e, n});
+        }
+        size_t image_leaves = 0;
+        for (const Branch& b : resolve(q, pc2, open)) {
+          if (b.small >= 0) ++image_leaves;
+          else to.insert({b.pc, b.u.end, b.u.tiles});
+        }
+        // (the image is h tiles further from the window's edge: it leaves only where p does)
+        if (image_leaves > leaves) return no(16);
+        for (const auto& b : from)
+          if (!to.count(b)) return no(17);
+        // each branch of p that leaves the window is one of the image's that stays in it or
+        // leaves too: as many
+        if (to.size() - from.size() + image_leaves != leaves) return no(18);
+      }
+    }
+    // sigma and beta: permutations (a slot or atom no moved text names
+    // stays), beta keeping which atoms are tracked
+    auto complete = [](std::vector<int>& f, std::vector<int>& inv) {
+      for (size_t x = 0; x < f.size(); ++x)
+        if (f[x] < 0) {
+          if (inv[x] >= 0) return false;  // x is some other's image: it cannot stay
+          f[x] = static_cast<int>(x);
+          inv[x] = static_cast<int>(x);
+        }
+      return true;
+    };
+    if (!complete(sigma, sigma_inv) || !complete(beta, beta_inv)) return no(19);
+    // the identities' deltas: whole laps, alike for views over the same bytes
+    try {
+      checkLapDeltas(m_.sys, views);
+    } catch (const Fail&) {
+      return no(21);
+    }
+    for (int x = 0; x < m_.atoms; ++x)
+      if ((m_.tracked_of[x] >= 0) != (m_.tracked_of[beta[x]] >= 0)) return no(20);
+    hs.slot = sigma;
+    hs.slot_delta = delta;
+    hs.tracked.assign(static_cast<size_t>(m_.tracked), -1);
+    for (int x = 0; x < m_.atoms; ++x)
+      if (m_.tracked_of[x] >= 0) hs.tracked[m_.tracked_of[x]] = m_.tracked_of[beta[x]];
+    hs.write.assign(m_.writes.size(), -1);
+    for (size_t id = 0; id < m_.writes.size(); ++id) {
+      const Model::WriteRef& w = m_.writes[id];
+      const int to = hs.pc[w.proc][w.pc];
+      if (to >= 0) hs.write[id] = m_.write_id[hs.perm[w.proc]][to][w.acc];
+    }
+    return hs;
+  }
+
+  // The shift by part of the tile period, applied when every process is at
+  // a pc it moves (a state with a write, load or group it does not move is
+  // kept as it is).
+  bool halfShift(State& s, Unknowns& u) const {
+    if (!sh_->half || !someoneMoves(s, false)) return false;
+    const HalfShift& hs = *sh_->half;
+    const int64_t h = hs.h;
+    for (int p = 0; p < m_.P; ++p)
+      if (hs.pc[p][sim::pcOf(m_, s, p)] < 0) return false;
+    Unknowns n = u;
+    if (u.tiles >= 0) {
+      if (u.tiles - h < 0) return false;
+      n.tiles = static_cast<int32_t>(u.tiles - h);
+    } else {
+      n.tiles = -static_cast<int32_t>(std::max<int64_t>(0, -u.tiles - 1 - h)) - 1;
+    }
+    for (int64_t t = 0; t < g_.Wt; ++t) n.end[t] = t + h < g_.Wt ? u.end[t + h] : -1;
+    for (int64_t t = 0; t < h; ++t)
+      if (u.end[t] != kIrrelevant) return false;
+    State out = s;
+    for (int p = 0; p < m_.P; ++p) {
+      const int q = hs.perm[p];
+      out.v[m_.off_pc + q] = hs.pc[p][sim::pcOf(m_, s, p)];
+      out.v[m_.off_sgen + q] = s.v[m_.off_sgen + p];  // (no named barrier: read by nothing)
+      int32_t obs = s.v[m_.off_obs + p];
+      if (obs >= 0) {
+        obs -= static_cast<int32_t>(hs.commits[p]);
+        if (obs < -1) return false;
+      }
+      out.v[m_.off_obs + q] = obs;
+    }
+    for (int k = 0; k < m_.S; ++k)
+      for (int f = 0; f < sim::kSlotFields; ++f)
+        out.v[m_.off_slot + sim::kSlotFields * hs.slot[k] + f] =
+            s.v[m_.off_slot + sim::kSlotFields * k + f] -
+            (f == sim::kCompleted ? static_cast<int32_t>(hs.slot_delta[k]) : 0);
+    auto bits = [&](int32_t x) {
+      int32_t y = 0;
+      for (int p = 0; p < m_.P && p < 31; ++p)
+        if (x & (int32_t{1} << p)) y |= int32_t{1} << hs.perm[p];
+      return y;
+    };
+    for (int t = 0; t < m_.tracked; ++t) {
+      const int to = hs.tracked[t];
+      int32_t d = s.v[sim::atomField(m_, t, sim::kData)];
+      if (d >= 0) {
+        d = hs.write[d];
+        if (d < 0) return false;
+        d = canon_[d];
+      }
+      out.v[sim::atomField(m_, to, sim::kData)] = d;
+      out.v[sim::atomField(m_, to, sim::kUnfencedWrites)] = bits(s.v[sim::atomField(m_, t, sim::kUnfencedWrites)]);
+      out.v[sim::atomField(m_, to, sim::kUnfencedReads)] = bits(s.v[sim::atomField(m_, t, sim::kUnfencedReads)]);
+    }
+    const Async a = sim::decodeAsync(m_, s);
+    Async b = a;
+    for (sim::Load& l : b.loads) {
+      const int slot = m_.instr(l.proc, l.pc).slot;
+      l.phase -= slot >= 0 ? static_cast<int32_t>(hs.slot_delta[slot]) : 0;
+      l.pc = hs.pc[l.proc][l.pc];
+      if (l.pc < 0) return false;
+      l.proc = hs.perm[l.proc];
+    }
+    for (int p = 0; p < m_.P; ++p)
+      for (int k = 0; k < sim::kGroupKinds; ++k) {
+        std::vector<sim::Group> gs = a.of(p, k);
+        for (sim::Group& g : gs) {
+          if (g.commit_pc >= 0 && (g.commit_pc = hs.pc[p][g.commit_pc]) < 0) return false;
+          for (int32_t& pc : g.pcs)
+            if ((pc = hs.pc[p][pc]) < 0) return false;
+        }
+        b.of(hs.perm[p], k) = std::move(gs);
+      }
+    for (sim::Unobserved& x : b.unobserved) {
+      if (x.slot >= 0) {
+        x.phase -= static_cast<int32_t>(hs.slot_delta[x.slot]);
+        x.slot = hs.slot[x.slot];
+      }
+      if (x.proc >= 0) {
+        x.seq -= static_cast<int32_t>(hs.commits[x.proc]);
+        if (x.seq < 0) return false;
+        x.proc = hs.perm[x.proc];
+      }
+    }
+    sim::encodeAsync(m_, out, b);
+    s.v.assign(out.v.begin(), out.v.end());
+    u = std::move(n);
+    return true;
   }
 
   // The tile a Full process is in (an end of tile t is read by processes in

@@ -88,6 +88,11 @@ struct TripProofOptions {
   // once per unordered pair of their states; false explores both orders
   // (tests compare the two).
   bool symmetry = true;
+  // Persistent kernels: a tile shift by part of the tile period that
+  // permutes processes (ping-pong's consumers, each running every other
+  // tile: docs/z3.md "A shift by one tile that permutes the processes");
+  // false shifts by whole tile periods only (tests compare the two).
+  bool half_shift = true;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.

@@ -270,13 +270,14 @@ TEST(BoundedBudget, WallClockSafetyLimitIsUnknown) {
 namespace {
 
 encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, bool share_layout,
-                                          bool memo_sets = true) {
+                                          bool memo_sets = true, bool half_shift = true) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
   encoder::TripProofOptions o;
   o.work = work;
   o.share_layout = share_layout;
   o.memo_sets = memo_sets;
+  o.half_shift = half_shift;
   o.timeout_ms = cake::testing::kNoWallClockMs;
   o.rlimit = cake::testing::kQueryRlimit;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
@@ -457,4 +458,55 @@ TEST(ProofBudget, InterchangeableProcessesWithPrivateStages) {
       {"init_count=2, pipeline=pipe", "init_count=1, pipeline=pipe"},
   };
   expectEditsNotProved(text, edits);
+}
+
+// Ping-pong's consumer 0 runs the even tiles and consumer 1 the odd ones:
+// the state one tile back with the two consumers, the two `order` slots and
+// their `smem_c` stages exchanged has the same futures (docs/z3.md "A shift
+// by one tile that permutes the processes"). With that shift the file is
+// proved with fewer states and work units than without it (both without a
+// work cap: it still needs more than the default budget). Broken forms whose
+// bugs need the alternation are not proved with the shift.
+TEST(ProofBudget, SlowPingPongShiftByOneTile) {
+  const std::string text = cake::testing::corpusText("corpus/gemm/sm90_pingpong.cake");
+  ASSERT_FALSE(text.empty());
+  auto mod = compileText(text);
+  ASSERT_TRUE(mod);
+  encoder::ModelCheckResult half = provePersistent(mod->schedules.at(0), 0, true, true, true);
+  ASSERT_EQ(half.outcome, encoder::Outcome::Proved) << half.detail;
+  encoder::ModelCheckResult whole = provePersistent(mod->schedules.at(0), 0, true, true, false);
+  ASSERT_EQ(whole.outcome, encoder::Outcome::Proved) << whole.detail;
+  EXPECT_LT(half.states, whole.states);
+  EXPECT_LT(workOf(half.engine), workOf(whole.engine));
+  std::cout << "[ ping-pong: " << half.states << " states / " << workOf(half.engine)
+            << " units with the shift by one tile, " << whole.states << " / " << workOf(whole.engine)
+            << " without ]\n";
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      // no turn-taking: a consumer waits on a full phase one lap ahead of the slot
+      {"            if t > 0:\n                lm.wait(order, stage=lm.instance())\n", ""},
+      // a consumer releases the ring slot after the one it read
+      {"lm.arrive(empty, iter=it)", "lm.arrive(empty, iter=it + 1)"},
+      // a consumer releases the slot before the one it read
+      {"lm.arrive(empty, iter=it)", "lm.arrive(empty, iter=it - 1)"},
+      // the turn handed to itself: the other consumer never starts
+      {"lm.arrive(order, stage=1 - lm.instance())", "lm.arrive(order, stage=lm.instance())"},
+      // both consumers stage their epilogue in the same slot
+      {"lm.copy(smem_c[lm.instance()], acc)", "lm.copy(smem_c[0], acc)"},
+      // the previous store may still read the staging slot
+      {"            lm.tma_store_wait(pending=0)\n            lm.copy", "            lm.copy"},
+      // the ring slot released before the wgmma that reads it retired
+      {"                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=it)\n",
+       "                lm.arrive(empty, iter=it)\n                lm.mma_wait(pending=0)\n"},
+  };
+  for (const auto& [from, to] : edits) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    auto m = compileText(t);
+    ASSERT_TRUE(m) << from;
+    encoder::ModelCheckResult r = provePersistent(m->schedules.at(0), 0, true, true, true);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << from << "\n" << r.engine;
+    std::cout << "[ broken form: " << r.detail.substr(0, 160) << " ]\n";
+  }
 }
