@@ -122,9 +122,21 @@ bool Model::isSyncAccess(int p, int pc) const {
 // (Access::view_written) means that view's data: another view's is stale.
 bool byLaps(const Access& w, const Access& r) { return w.view != r.view || w.stage_like || r.stage_like; }
 
+// A stage-like read's lap (its generation: its returns to the slot after
+// synchronizing, capped at the laps written) is the *least* lap it can
+// mean: each return means data at least as new as the last one's. A newer
+// lap that it finds was written by another instance and reached the read
+// without a race, so it was ordered before the synchronization the read
+// follows, and that synchronization hands the reader the last write
+// ordered before it: a reduction's result written over a partial's slot
+// (the writer writes the slot more often than the reader reads it) is
+// what the reader waited for. An older lap is stale: the reader came back
+// for data newer than the slot holds. Iteration-like reads name their lap
+// exactly (docs/semantics.md "Stale data").
 bool staleData(const ir::Schedule& s, const Access& w, const Access& r) {
   if (w.view != r.view && r.view_written) return true;
   if (!byLaps(w, r)) return w.index != r.index || w.gen != r.gen;
+  if (r.stage_like) return dataLap(s, w) < dataLap(s, r);
   return dataLap(s, w) != dataLap(s, r);
 }
 

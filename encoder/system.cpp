@@ -1132,8 +1132,12 @@ class Builder {
   //    (a tile written once and read on every iteration holds lap 0 for
   //    good). A read can mean only a lap that is written: at most the
   //    highest lap another instance writes over any of its bytes (through
-  //    its own view when view_written, else through any view).
-  //    Iteration-like reads name their data by index and keep it.
+  //    its own view when view_written, else through any view). The capped
+  //    generation is the least lap the read means: sim::staleData accepts
+  //    a newer lap (written before the synchronization the read follows,
+  //    else the write races), so a writer that writes the slot more often
+  //    than the reader reads it (a reduction's result over a partial) is
+  //    covered too. Iteration-like reads name their data by index and keep it.
   void resolveReads() {
     // (space, proc, view, lo, hi) -> highest lap written there
     std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t> top;

@@ -313,3 +313,56 @@ TEST(StaleRead, NegativeViewIndexNamesAnIteration) {
   swapped.replace(swapped.find("lm.copy(r, smem_q[c])"), 21, "lm.copy(r, smem_q[c - 1])");
   EXPECT_TRUE(agreedRules(swapped, {}).count("data.stale-read"));
 }
+
+// A shared-memory reduction whose result goes into the slot of a partial
+// (docs/rules/data.stale-read.md): wave 0 writes band[0] twice (its
+// partial, lap 0, then the reduced value, lap 1) and both waves read
+// band[0] once after the second lm.sync. A stage-like read's lap is the
+// least it means: wave 1's first read of the slot finds lap 1, written
+// before the barrier it follows, which is what it waited for (it used to
+// mean lap 0, counted from its returns to the slot: a false
+// data.stale-read on a correct kernel, docs/known-limits.md). Without the
+// second barrier the reduced value races with the read.
+const std::string kReduceThenBroadcast = R"(@cake.schedule(target="sm_80")
+def reduce_then_broadcast(lm, Out: LM.gmem):
+    pool = lm.smem(8192)
+    band = pool.view(offset=0, shape=(16, 64), dtype=lm.f32, stages=2)
+    part = lm.regs(shape=(16, 64), dtype=lm.f32)
+    waves = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[waves])
+    with waves:
+        w = lm.instance()
+        lm.fill(part, 1.0)
+        lm.copy(band[w], part)
+        lm.sync(block)
+        if w == 0:
+            lm.fill(part, 2.0)
+            lm.copy(band[0], part)
+        lm.sync(block)
+        lm.copy(part, band[0])
+        lm.copy(Out, part, coords=(16 * w, 0))
+)";
+
+TEST(StaleRead, ReductionResultOverAPartialIsWhatTheReaderMeans) {
+  EXPECT_EQ(agreedRules(kReduceThenBroadcast, {}), Rules{});
+  // the result written after the read's barrier: a race, not a newer lap
+  std::string unordered = kReduceThenBroadcast;
+  const std::string second = "            lm.copy(band[0], part)\n        lm.sync(block)\n";
+  unordered.replace(unordered.find(second), second.size(), "            lm.copy(band[0], part)\n");
+  EXPECT_TRUE(agreedRules(unordered, {}).count("sync.race"));
+  // an older lap is still stale (PerIterationRingReadThroughOneSlotIsStale):
+  // the newer lap is accepted, not any lap
+}
+
+// hipfire (warpfront/hipfire) #574/#575, qwen35_fa_prep: the sum of squares
+// reduced through sdata, sdata[0] read by every wave, sdata reused by the
+// RoPE stage. Fixed (a barrier before the reuse): no rule; broken: a race.
+// The simulator only (four waves; the Z3 engines agree on the command
+// line, `cake check --engine both`, docs/corpus.md).
+TEST(StaleRead, HipfireReduceThenReuseSdata) {
+  const std::string dir = "corpus/bugs/sync.race/";
+  EXPECT_EQ(simTextRules(cake::testing::corpusText(dir + "hipfire_fa_prep_sdata_reuse_no_barrier_fixed.cake"), {}),
+            Rules{});
+  EXPECT_TRUE(simTextRules(cake::testing::corpusText(dir + "hipfire_fa_prep_sdata_reuse_no_barrier.cake"), {})
+                  .count("sync.race"));
+}
