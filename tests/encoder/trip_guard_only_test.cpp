@@ -77,20 +77,35 @@ TEST(TripGuardOnly, ParameterReadOnlyByAGuardIsProvedPerOutcome) {
   EXPECT_FALSE(violatedAt(loop, {{"flag", 1}}));
   EXPECT_TRUE(violatedAt(loop, {{"flag", 2}}));
   EXPECT_NE(proveText(loop).outcome, encoder::Outcome::Proved);
-  // the same with 0 <= flag <= 3: no symbolic loop, flag listed (0..3 as
-  // written, 1..3 in the case flag > 0), and the system for 2 meets the race
+  // lap induction over flag meets the race (at a trip count still open)
   const std::string few = replace(loop, "    pool   = lm.smem(16384)\n",
                                   "    lm.assume(flag >= 0)\n    lm.assume(flag <= 3)\n    pool   = lm.smem(16384)\n");
   ASSERT_NE(few, loop);
-  auto f = proveText(few);
-  EXPECT_NE(f.outcome, encoder::Outcome::Proved);
-  EXPECT_NE(f.detail.find("flag in {2}: meets"), std::string::npos) << f.detail;
-  // with flag <= 1 one store at most: proved, value by value
-  const std::string one = replace(few, "lm.assume(flag <= 3)", "lm.assume(flag <= 1)");
-  EXPECT_FALSE(violatedAt(one, {{"flag", 1}}));
-  auto o = proveText(one);
-  EXPECT_EQ(o.outcome, encoder::Outcome::Proved) << o.detail;
-  EXPECT_NE(o.engine.find("flag in {0,1}: the system explored whole"), std::string::npos) << o.engine;
+  EXPECT_NE(proveText(few).outcome, encoder::Outcome::Proved);
+}
+
+// A parameter read besides the guard, with few allowed values (`off`, the
+// second view's offset: over the region's bytes or beside them): listed,
+// and each value's system explored whole. The corpus twin (no drain) is
+// broken where the views overlap (off = 0) only.
+TEST(TripGuardOnly, FewValuedParametersBesideTheGuardAreListed) {
+  using cake::testing::replace;
+  auto withOffset = [](const std::string& text) {
+    std::string t = replace(text, "flag: LM.i32):", "flag: LM.i32, off: LM.i32):");
+    t = replace(t, "    pool   = lm.smem(16384)\n",
+                "    lm.assume(off >= 0)\n    lm.assume(off <= 1)\n    pool   = lm.smem(16384)\n");
+    return replace(t, "later  = pool.view(offset=0,", "later  = pool.view(offset=off * 8192,");
+  };
+  const std::string text = withOffset(cake::testing::corpusText(kFlagTree));
+  auto r = proveText(text);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("for each off in {0,1}: the system explored whole"), std::string::npos) << r.engine;
+  const std::string twin = withOffset(cake::testing::corpusText(kFlagTreeBug));
+  EXPECT_TRUE(violatedAt(twin, {{"flag", 1}, {"off", 0}}));
+  EXPECT_FALSE(violatedAt(twin, {{"flag", 1}, {"off", 1}}));
+  auto b = proveText(twin);
+  EXPECT_NE(b.outcome, encoder::Outcome::Proved);
+  EXPECT_NE(b.detail.find("off in {0}: meets"), std::string::npos) << b.detail;
 }
 
 // With a loop whose trip count is a constant: the builder unrolls it, and
