@@ -27,7 +27,9 @@ struct GuardOutcome {
 // reads a parameter or a block index / grid dimension (lm.block_idx,
 // lm.grid_dim) and neither a loop variable nor lm.instance(), so that it has
 // one value wherever the builder evaluates it (in every iteration and every
-// process) for a given binding. Returns every combination of their outcomes
+// process; in a modelled cluster, every CTA too: sameInEveryCta) for a given
+// binding. Structurally equal conditions are one guard (one value for a
+// binding). Returns every combination of the distinct guards' outcomes
 // (2^n, n <= max_guards), or an empty list when there are none or a
 // condition that reads a parameter also reads a loop variable or the
 // instance, or there are more than max_guards: then the split does not
