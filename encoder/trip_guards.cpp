@@ -10,17 +10,136 @@ namespace cake::encoder::trip {
 
 namespace {
 
+// e with every lm.block_idx(d) replaced by cluster[d] * lm.block_idx(d) +
+// c[d], and every `lm.block_idx(d) % cluster[d]` (the rank) by c[d]: its
+// value at that block index for every lm.block_idx(d) >= 0, written so that
+// the solver need not divide (trip_cluster.h evaluates it so too).
+ir::ExprPtr atCta(const ir::ExprPtr& e, const ir::Schedule& s, const int c[3]) {
+  if (e->kind == ir::ExprKind::Mod && e->args.size() == 2 && e->args[0] && e->args[1] &&
+      e->args[0]->kind == ir::ExprKind::BlockIdx && e->args[0]->index >= 0 && e->args[0]->index <= 2 &&
+      ir::constValue(e->args[1]) == s.cluster[e->args[0]->index])
+    return ir::makeConst(c[e->args[0]->index]);
+  if (e->kind == ir::ExprKind::BlockIdx && e->index >= 0 && e->index <= 2)
+    return ir::makeExpr(ir::ExprKind::Add,
+                        {ir::makeExpr(ir::ExprKind::Mul, {ir::makeConst(s.cluster[e->index]), e}), ir::makeConst(c[e->index])});
+  if (e->args.empty()) return e;
+  std::vector<ir::ExprPtr> args;
+  for (const ir::ExprPtr& a : e->args) args.push_back(a ? atCta(a, s, c) : a);
+  auto out = std::make_shared<ir::Expr>(*e);
+  out->args = std::move(args);
+  return out;
+}
+
+// e with its sums written canonically: every maximal tree of +, -, unary -,
+// products with a constant and constants becomes sum(coefficient * atom) +
+// constant, the atoms (every other sub-expression, itself rewritten so)
+// in the order of their first occurrence, equal atoms (sameExpr) merged and
+// zero terms dropped. An identity of integers, so a goal over it holds
+// exactly when over e; it lets `(2 * b + 1) - 1` and `2 * b + 0 - 0` be one
+// term, whose floor division the solver then need not prove equal.
+struct Linear {
+  std::vector<std::pair<ir::ExprPtr, int64_t>> terms;
+  int64_t constant = 0;
+  void add(const ir::ExprPtr& atom, int64_t k) {
+    for (auto& [a, c] : terms)
+      if (ir::sameExpr(*a, *atom)) {
+        c += k;
+        return;
+      }
+    terms.emplace_back(atom, k);
+  }
+};
+ir::ExprPtr canonical(const ir::ExprPtr& e);
+// e with its arguments written canonically (e itself an atom).
+ir::ExprPtr argsCanonical(const ir::ExprPtr& e) {
+  if (e->args.empty()) return e;
+  auto out = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : out->args)
+    if (a) a = canonical(a);
+  return out;
+}
+void linearOf(const ir::ExprPtr& e, int64_t k, Linear& out) {
+  using K = ir::ExprKind;
+  if (auto v = ir::constValue(e); v && e->kind == K::Const) {
+    out.constant += k * *v;
+    return;
+  }
+  if ((e->kind == K::Add || e->kind == K::Sub) && e->args.size() == 2 && e->args[0] && e->args[1]) {
+    linearOf(e->args[0], k, out);
+    linearOf(e->args[1], e->kind == K::Add ? k : -k, out);
+    return;
+  }
+  if (e->kind == K::Neg && e->args.size() == 1 && e->args[0]) return linearOf(e->args[0], -k, out);
+  if (e->kind == K::Mul && e->args.size() == 2 && e->args[0] && e->args[1]) {
+    if (e->args[0]->kind == K::Const) return linearOf(e->args[1], k * e->args[0]->value, out);
+    if (e->args[1]->kind == K::Const) return linearOf(e->args[0], k * e->args[1]->value, out);
+  }
+  out.add(argsCanonical(e), k);
+}
+ir::ExprPtr canonical(const ir::ExprPtr& e) {
+  using K = ir::ExprKind;
+  if (e->kind == K::Add || e->kind == K::Sub || e->kind == K::Neg || e->kind == K::Mul) {
+    Linear l;
+    linearOf(e, 1, l);
+    // an atom the products did not take apart (a product of two
+    // non-constants) is itself with its arguments rewritten (argsCanonical)
+    ir::ExprPtr sum;
+    for (const auto& [a, c] : l.terms) {
+      if (c == 0) continue;
+      ir::ExprPtr term = c == 1 ? a : ir::makeExpr(K::Mul, {ir::makeConst(c), a});
+      sum = sum ? ir::makeExpr(K::Add, {sum, term}) : term;
+    }
+    if (!sum) return ir::makeConst(l.constant);
+    return l.constant ? ir::makeExpr(K::Add, {sum, ir::makeConst(l.constant)}) : sum;
+  }
+  return argsCanonical(e);
+}
+
+// Is `goal` false at one of a few small assignments that satisfy every
+// lm.assume fact (every parameter v in -1..4, every block index 0..3, every
+// grid size 64)? A cheap answer before the solver, whose search for such a
+// point over floor divisions by a parameter can take minutes; a refuted
+// goal only keeps the split from applying.
+bool refutedAtASample(const ir::Schedule& s, const ir::Expr& goal) {
+  for (int64_t v = -1; v <= 4; ++v)
+    for (int64_t b = 0; b <= 3; ++b) {
+      ir::EvalEnv env;
+      for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
+        if (s.params[p].type == ir::ParamType::I32) env.params[p] = v;
+      for (int d = 0; d < 3; ++d) {
+        env.block_idx[d] = b;
+        env.grid_dim[d] = 64;
+      }
+      bool allowed = true;
+      for (const ir::Assume& a : s.assumes) {
+        const auto x = a.cond ? ir::evaluate(*a.cond, env) : std::nullopt;
+        if (!x || *x == 0) allowed = false;
+      }
+      const auto g = ir::evaluate(goal, env);
+      if (allowed && g && *g == 0) return true;
+    }
+  return false;
+}
+
 // Collects the deciding conditions; false when one reads a parameter and a
-// loop variable or the instance.
-bool collectGuards(const ir::Block& b, std::vector<const ir::Expr*>& out) {
+// loop variable or the instance, or (with `holds`) when one that reads a
+// block index is not shown to take one outcome in every CTA of a modelled
+// cluster (sameInEveryCta).
+bool collectGuards(const ir::Schedule& s, const ir::Block& b, std::vector<const ir::Expr*>& out, const Holds* holds) {
   using K = ir::ExprKind;
   for (const ir::Stmt& st : b) {
     if (st.kind == ir::Stmt::Kind::If && st.cond &&
         ir::exprUses(*st.cond, {K::Param, K::BlockIdx, K::GridDim})) {
       if (ir::exprUses(*st.cond, {K::LoopVar, K::Instance})) return false;
+      if (holds) {
+        const auto goals = sameInEveryCta(s, *st.cond);
+        if (!goals) return false;
+        for (const ir::ExprPtr& g : *goals)
+          if (refutedAtASample(s, *g) || !(*holds)(g)) return false;
+      }
       out.push_back(st.cond.get());
     }
-    if (!collectGuards(st.body, out) || !collectGuards(st.orelse, out)) return false;
+    if (!collectGuards(s, st.body, out, holds) || !collectGuards(s, st.orelse, out, holds)) return false;
   }
   return true;
 }
@@ -47,9 +166,9 @@ void splice(ir::Block& b, const std::vector<const ir::Expr*>& nodes, const std::
 // The guards' nodes, and the distinct conditions among them (up to
 // structure: one outcome for every copy); false when the split does not apply.
 bool distinctGuards(const ir::Schedule& s, int max_guards, std::vector<const ir::Expr*>& nodes,
-                    std::vector<const ir::Expr*>& guards, std::vector<size_t>& which) {
+                    std::vector<const ir::Expr*>& guards, std::vector<size_t>& which, const Holds* holds) {
   for (const ir::RoleBody& body : s.bodies)
-    if (!collectGuards(body.body, nodes)) return false;
+    if (!collectGuards(s, body.body, nodes, holds)) return false;
   for (const ir::Expr* n : nodes) {
     auto it = std::find_if(guards.begin(), guards.end(), [&](const ir::Expr* g) { return ir::sameExpr(*g, *n); });
     which.push_back(static_cast<size_t>(it - guards.begin()));  // nodes[i] is guards[which[i]]
@@ -60,18 +179,37 @@ bool distinctGuards(const ir::Schedule& s, int max_guards, std::vector<const ir:
 
 }  // namespace
 
+std::optional<std::vector<ir::ExprPtr>> sameInEveryCta(const ir::Schedule& s, const ir::Expr& cond) {
+  if (!s.cluster_ops || s.clusterSize() <= 1 || !ir::exprUses(cond, {ir::ExprKind::BlockIdx}))
+    return std::vector<ir::ExprPtr>{};
+  for (const ir::Assume& a : s.assumes)
+    if (a.cond && ir::exprUses(*a.cond, {ir::ExprKind::BlockIdx})) return std::nullopt;
+  const ir::ExprPtr e = std::make_shared<ir::Expr>(cond);
+  auto truth = [](const ir::ExprPtr& x) { return ir::makeExpr(ir::ExprKind::Not, {x}); };  // 0 or 1
+  const int zero[3] = {0, 0, 0};
+  const ir::ExprPtr first = truth(canonical(atCta(e, s, zero)));
+  std::vector<ir::ExprPtr> goals;
+  for (int x = 0; x < s.cluster[0]; ++x)
+    for (int y = 0; y < s.cluster[1]; ++y)
+      for (int z = 0; z < s.cluster[2]; ++z) {
+        const int c[3] = {x, y, z};
+        if (x || y || z) goals.push_back(ir::makeExpr(ir::ExprKind::Eq, {truth(canonical(atCta(e, s, c))), first}));
+      }
+  return goals;
+}
+
 int guardCount(const ir::Schedule& s, int max_guards) {
   std::vector<const ir::Expr*> nodes, guards;
   std::vector<size_t> which;
-  return distinctGuards(s, max_guards, nodes, guards, which) ? static_cast<int>(guards.size()) : 0;
+  return distinctGuards(s, max_guards, nodes, guards, which, nullptr) ? static_cast<int>(guards.size()) : 0;
 }
 
 std::vector<GuardCase> guardCases(const ir::Schedule& s,
                                   const std::function<bool(const std::vector<ir::ExprPtr>& facts)>& possible,
-                                  int max_guards) {
+                                  const Holds& holds, int max_guards) {
   std::vector<const ir::Expr*> nodes, guards;
   std::vector<size_t> which;
-  if (!distinctGuards(s, max_guards, nodes, guards, which)) return {};
+  if (!distinctGuards(s, max_guards, nodes, guards, which, &holds)) return {};
   std::vector<GuardCase> out;
   for (uint32_t mask = 0; mask < (1u << guards.size()); ++mask) {
     std::vector<ir::ExprPtr> facts;
@@ -93,17 +231,19 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
   return out;
 }
 
-std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, int max_guards) {
-  std::vector<const ir::Expr*> guards;
-  for (const ir::RoleBody& body : s.bodies)
-    if (!collectGuards(body.body, guards)) return {};
-  if (guards.empty() || static_cast<int>(guards.size()) > max_guards) return {};
+std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, const Holds& holds, int max_guards) {
+  // Structurally equal conditions (no loop variable, no instance; in a
+  // cluster, one outcome in every CTA) have one value for a binding: one
+  // outcome for all their copies.
+  std::vector<const ir::Expr*> nodes, guards;
+  std::vector<size_t> which;
+  if (!distinctGuards(s, max_guards, nodes, guards, which, &holds)) return {};
   std::vector<GuardOutcome> out;
   for (uint32_t mask = 0; mask < (1u << guards.size()); ++mask) {
     GuardOutcome g;
-    g.hook = [guards, mask](const ir::Expr& e, const ir::EvalEnv&) -> std::optional<int64_t> {
-      for (size_t i = 0; i < guards.size(); ++i)
-        if (&e == guards[i]) return (mask >> i) & 1;
+    g.hook = [nodes, which, mask](const ir::Expr& e, const ir::EvalEnv&) -> std::optional<int64_t> {
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (&e == nodes[i]) return (mask >> which[i]) & 1;
       return std::nullopt;
     };
     for (size_t i = 0; i < guards.size(); ++i)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,9 @@ struct GuardOutcome {
 // reads a parameter or a block index / grid dimension (lm.block_idx,
 // lm.grid_dim) and neither a loop variable nor lm.instance(), so that it has
 // one value wherever the builder evaluates it (in every iteration and every
-// process) for a given binding. Returns every combination of their outcomes
+// process; in a modelled cluster, every CTA too: sameInEveryCta) for a given
+// binding. Structurally equal conditions are one guard (one value for a
+// binding). Returns every combination of the distinct guards' outcomes
 // (2^n, n <= max_guards), or an empty list when there are none or a
 // condition that reads a parameter also reads a loop variable or the
 // instance, or there are more than max_guards: then the split does not
@@ -34,7 +37,28 @@ struct GuardOutcome {
 // combination cover every binding; a combination may be one no binding
 // gives (the lm.assume facts are not asked), so a violation met under it is
 // no finding.
-std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, int max_guards = 5);
+//
+// `holds` proves a goal over the lm.assume facts (the bit-vector prover): it
+// is asked whether each guard that reads lm.block_idx takes one outcome in
+// every CTA of a modelled cluster (sameInEveryCta); when it cannot show
+// that, the split does not apply.
+using Holds = std::function<bool(const ir::ExprPtr& goal)>;
+std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, const Holds& holds, int max_guards = 5);
+
+// In a modelled cluster (the schedule reaches across it: the builder makes
+// every CTA of one cluster a part of the system, CTA c with block index
+// cluster[d] * b_d + c_d, trip_cluster.h), one system holds several block
+// indices, so a guard that reads lm.block_idx can take different outcomes
+// in the CTAs of one binding (`if rank == 1 or (blk + 1) % G != 0:`). A
+// split that gives every process one outcome would miss those runs. The
+// goals that say it cannot: for every CTA c != 0, `cond` at c's block index
+// equals `cond` at CTA 0's, written with the prover's lm.block_idx(d)
+// standing for the cluster's index b_d (its domain, 0 <= b_d < grid_dim,
+// holds every b_d a grid of whole clusters gives). Empty when `cond` reads
+// no block index or the cluster is not modelled; nullopt when the goals
+// cannot say it (an lm.assume reads a block index: the premises would speak
+// of b_d, not of the CTAs' indices).
+std::optional<std::vector<ir::ExprPtr>> sameInEveryCta(const ir::Schedule& s, const ir::Expr& cond);
 
 // The same guards (structurally equal conditions counted once), one case
 // per combination of outcomes that `possible` does not rule out: a copy of
@@ -57,6 +81,6 @@ struct GuardCase {
 };
 std::vector<GuardCase> guardCases(const ir::Schedule& s,
                                   const std::function<bool(const std::vector<ir::ExprPtr>& facts)>& possible,
-                                  int max_guards = 5);
+                                  const Holds& holds, int max_guards = 5);
 
 }  // namespace cake::encoder::trip

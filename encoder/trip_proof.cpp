@@ -2010,6 +2010,89 @@ std::string assignmentText(const ir::Schedule& s, const std::vector<std::map<int
   return fmt::format("{} in {{{}}}", n, fmt::join(values, ","));
 }
 
+// ================================================================ no symbolic loop
+//
+// docs/z3.md "No symbolic loop: each system explored whole" (helper
+// guardonly, session 18, issue 11). Where no loop bound, start or step
+// reads a parameter with more than a few allowed values (none at all, or
+// only parameters proved value by value: `lm.range(0, has_bias)`), the
+// builder unrolls every loop to a count it evaluates, and the system it
+// builds is a function of the values it reads: every parameter, block
+// index and grid size it evaluates is recorded (System::params_read; a
+// cluster's `lm.block_idx(d) % cluster[d]` evaluates to the CTA's
+// coordinate without a read, trip_cluster.h), and everything else it does
+// is the same for every binding (a TMA coordinate is not evaluated). So:
+// * reads of no parameter: the system is the one of every binding, and its
+//   exhaustive exploration (the bounded check's) decides every binding;
+// * reads of parameters R only, all builtins excluded: the lm.assume facts'
+//   assignments of R are listed exactly (allowedAssignments: at most
+//   max_fixed_values, else unknown), and one system per assignment is
+//   built with the other parameters at the checked binding's values and
+//   explored. A binding with those values of R builds the same system (the
+//   builder evaluates the same expressions to the same values). If a system
+//   reads a parameter outside R, R grows and the list is made again.
+// A guard `if flag > 0:` reads its parameter: such schedules are proved
+// once per allowed outcome of their guards (proveGuardCases), on copies
+// with the guards decided, where the guard no longer reads it. A violation
+// met is no finding here (unknown): the bounded check decides.
+std::string proveUnlooped(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                          const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
+                          const std::map<const ir::Expr*, int64_t>& dead) {
+  TripLoops none;  // for the hook only: loops that run no iteration (proveInnerCases)
+  none.dead = dead;
+  const EvalHook hook = deadHook(none, nullptr);
+  std::set<int> listed;  // R
+  for (int round = 0; round < 4; ++round) {
+    std::vector<std::map<int, int64_t>> all = {{}};
+    if (!listed.empty())
+      all = allowedAssignments(s, listed, solverLimits(opts, budget), opts.max_fixed_values,
+                               [&] { checkBudget(budget, "listing the parameters' values"); });
+    std::vector<System> systems;
+    std::set<int> more;
+    for (const auto& values : all) {
+      checkBudget(budget, "building the systems of a schedule without a symbolic loop");
+      Binding b = checked.front();
+      b.replace = nullptr;
+      for (const auto& [p, v] : values) b.params[p] = v;
+      std::string err;
+      auto sys = trip::buildForProof(s, b, target, &err, dead.empty() ? nullptr : &hook);
+      if (!sys) throw Fail(fmt::format("the system for {} cannot be built: {}", bindingToString(s, b), err));
+      chargeBuild(budget, *sys);
+      for (const int p : sys->params_read) {
+        if (p < 0)
+          throw Fail(fmt::format("no loop bound reads a parameter, and the schedule reads {} (not covered)",
+                                 p >= -3 ? fmt::format("lm.block_idx({})", -1 - p) : fmt::format("lm.grid_dim({})", -4 - p)));
+        if (!listed.count(p)) more.insert(p);
+      }
+      systems.push_back(std::move(*sys));
+    }
+    if (!more.empty()) {
+      listed.insert(more.begin(), more.end());
+      continue;
+    }
+    // Systems equal up to sizes explore alike (trip_sizes.h): one of each.
+    std::set<std::vector<int64_t>> explored;
+    size_t n = 0;
+    for (size_t i = 0; i < systems.size(); ++i) {
+      std::vector<int64_t> key = trip::sizeFreeKey({&systems[i]});
+      if (!key.empty() && explored.count(key)) continue;
+      ++n;
+      try {
+        states += exploreTripCount(systems[i], 0, opts, budget);
+      } catch (const Met& m) {
+        throw Fail(fmt::format("{}meets {} (no finding here: the bounded check decides)",
+                               all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule));
+      }
+      if (!key.empty()) explored.insert(std::move(key));
+    }
+    if (listed.empty()) return "no loop bound reads a parameter and the system reads none: explored whole";
+    return fmt::format("no symbolic loop; for each {}: the system explored whole ({} of {} explored, the others "
+                       "equal to one of them up to sizes)",
+                       assignmentText(s, all), n, all.size());
+  }
+  throw Fail("no loop bound reads a parameter, and the parameters the systems read keep changing with their values");
+}
+
 // ================================================================ two tile loops as one
 //
 // docs/z3.md "Two tile loops as one, a kind per tile" (helper tail64,
@@ -5748,6 +5831,17 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
           } catch (const Fail&) {
           }
         }
+    // No loop bound, start or step reads a parameter other than those
+    // proved value by value: each system explored whole (proveUnlooped).
+    const bool symbolic = std::any_of(loops.begin(), loops.end(), [&](const ir::Stmt* st) {
+      if (st->hi && dead.count(st->hi.get())) return false;
+      for (const ir::ExprPtr& e : {st->lo, st->hi, st->step})
+        if (e)
+          for (int p : paramsOf(*e))
+            if (!finite.count(p)) return true;
+      return false;
+    });
+    if (!symbolic) return proveUnlooped(s, target, checked, opts, budget, states, dead);
     if (finite.empty()) {
       // A persistent kernel: a tile loop around a K loop (docs/z3.md);
       // or two tile loops one after the other, as one (MergedLoops).
@@ -5780,7 +5874,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
   } catch (const TooManyValues&) {
     // Unbounded parameters read only by guards (`if M > N:`): one proof per
     // outcome of the guards instead of one per value (trip_guards.h).
-    guards = trip::guardOutcomes(s);
+    BvProver prover(s, solverLimits(opts, budget));
+    guards = trip::guardOutcomes(s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
     if (guards.empty()) throw;
   }
   std::string first;
@@ -5817,8 +5912,10 @@ std::string proveGuardCases(const ir::Schedule& s, ir::Target target, const std:
     for (size_t i = 1; i < facts.size(); ++i) all = ir::makeExpr(ir::ExprKind::And, {all, facts[i]});
     // ruled out only when the solver proves no allowed binding gives it
     return prover.prove(ir::makeExpr(ir::ExprKind::Not, {all})).kind != BvVerdict::Holds;
-  });
-  if (cases.empty()) throw Fail("no outcome of the guards is allowed");
+  }, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+  if (cases.empty())
+    throw Fail("no outcome of the guards is allowed, or a guard is not shown to take one outcome in every CTA of "
+               "the cluster");
   std::string first;
   for (const trip::GuardCase& c : cases) {
     checkBudget(budget, fmt::format("with {}", c.text));
