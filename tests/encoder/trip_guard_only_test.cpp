@@ -18,7 +18,7 @@ using namespace cake;
 
 namespace {
 
-encoder::ModelCheckResult prove(const ir::Schedule& s) {
+encoder::ModelCheckResult proveGuardCases(const ir::Schedule& s) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
   encoder::TripProofOptions o;
@@ -27,7 +27,7 @@ encoder::ModelCheckResult prove(const ir::Schedule& s) {
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
 
-bool violatedAt(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
+bool textViolatedAt(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
   const ir::Schedule s = cake::testing::compile(text).schedules.at(0);
   encoder::ExploreOptions eo;
   eo.timeout_ms = cake::testing::kNoWallClockMs;
@@ -36,11 +36,11 @@ bool violatedAt(const std::string& text, std::initializer_list<std::pair<std::st
          encoder::Outcome::Violation;
 }
 
-encoder::ModelCheckResult proveText(const std::string& text) {
+encoder::ModelCheckResult proveGuardCasesOfText(const std::string& text) {
   auto m = cake::testing::compile(text);
   EXPECT_FALSE(m.schedules.empty());
   if (m.schedules.empty()) return {};
-  return prove(m.schedules[0]);
+  return proveGuardCases(m.schedules[0]);
 }
 
 const char* kFlagTree = "corpus/bugs/sync.race/flagtree_tma_store_pending_out_of_region_reused_alloc_fixed.cake";
@@ -54,15 +54,15 @@ const char* kFlagTreeBug = "corpus/bugs/sync.race/flagtree_tma_store_pending_out
 TEST(TripGuardOnly, ParameterReadOnlyByAGuardIsProvedPerOutcome) {
   using cake::testing::replace;
   const std::string text = cake::testing::corpusText(kFlagTree);
-  auto r = proveText(text);
+  auto r = proveGuardCasesOfText(text);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("(2 of 2 cases)"), std::string::npos) << r.engine;
   EXPECT_NE(r.engine.find("explored whole"), std::string::npos) << r.engine;
 
   // the corpus twin: no drain at the end of the if (a race when flag > 0)
   const std::string twin = cake::testing::corpusText(kFlagTreeBug);
-  EXPECT_TRUE(violatedAt(twin, {{"flag", 1}}));
-  EXPECT_NE(proveText(twin).outcome, encoder::Outcome::Proved);
+  EXPECT_TRUE(textViolatedAt(twin, {{"flag", 1}}));
+  EXPECT_NE(proveGuardCasesOfText(twin).outcome, encoder::Outcome::Proved);
 
   // the parameter reaches a trip count: flag stores through `later`, each
   // waited for with one left pending (a race from the second on)
@@ -74,14 +74,14 @@ TEST(TripGuardOnly, ParameterReadOnlyByAGuardIsProvedPerOutcome) {
               "            lm.fence_proxy()\n            later.tma_store(Out1, coords=(row0, 0), stage=0)\n"
               "            lm.tma_store_commit()\n            lm.tma_store_wait(pending=1)\n");
   ASSERT_NE(loop, text);
-  EXPECT_FALSE(violatedAt(loop, {{"flag", 1}}));
-  EXPECT_TRUE(violatedAt(loop, {{"flag", 2}}));
-  EXPECT_NE(proveText(loop).outcome, encoder::Outcome::Proved);
+  EXPECT_FALSE(textViolatedAt(loop, {{"flag", 1}}));
+  EXPECT_TRUE(textViolatedAt(loop, {{"flag", 2}}));
+  EXPECT_NE(proveGuardCasesOfText(loop).outcome, encoder::Outcome::Proved);
   // lap induction over flag meets the race (at a trip count still open)
   const std::string few = replace(loop, "    pool   = lm.smem(16384)\n",
                                   "    lm.assume(flag >= 0)\n    lm.assume(flag <= 3)\n    pool   = lm.smem(16384)\n");
   ASSERT_NE(few, loop);
-  EXPECT_NE(proveText(few).outcome, encoder::Outcome::Proved);
+  EXPECT_NE(proveGuardCasesOfText(few).outcome, encoder::Outcome::Proved);
 }
 
 // A parameter read besides the guard, with few allowed values (`off`, the
@@ -97,13 +97,13 @@ TEST(TripGuardOnly, FewValuedParametersBesideTheGuardAreListed) {
     return replace(t, "later  = pool.view(offset=0,", "later  = pool.view(offset=off * 8192,");
   };
   const std::string text = withOffset(cake::testing::corpusText(kFlagTree));
-  auto r = proveText(text);
+  auto r = proveGuardCasesOfText(text);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("for each off in {0,1}: the system explored whole"), std::string::npos) << r.engine;
   const std::string twin = withOffset(cake::testing::corpusText(kFlagTreeBug));
-  EXPECT_TRUE(violatedAt(twin, {{"flag", 1}, {"off", 0}}));
-  EXPECT_FALSE(violatedAt(twin, {{"flag", 1}, {"off", 1}}));
-  auto b = proveText(twin);
+  EXPECT_TRUE(textViolatedAt(twin, {{"flag", 1}, {"off", 0}}));
+  EXPECT_FALSE(textViolatedAt(twin, {{"flag", 1}, {"off", 1}}));
+  auto b = proveGuardCasesOfText(twin);
   EXPECT_NE(b.outcome, encoder::Outcome::Proved);
   EXPECT_NE(b.detail.find("off in {0}: meets"), std::string::npos) << b.detail;
 }
@@ -129,7 +129,7 @@ TEST(TripGuardOnly, ConstantLoopsAroundAGuardAreProvedPerOutcome) {
     return text.substr(0, at) + head + "        for r in lm.range(0, 3):\n" + indented;
   };
   const std::string text = looped(cake::testing::corpusText(kFlagTree));
-  auto r = proveText(text);
+  auto r = proveGuardCasesOfText(text);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail << "\n" << text;
   EXPECT_NE(r.engine.find("explored whole"), std::string::npos) << r.engine;
   // the drain of the last store moved out of the loop: the next round's
@@ -137,12 +137,12 @@ TEST(TripGuardOnly, ConstantLoopsAroundAGuardAreProvedPerOutcome) {
   const std::string late = replace(text, "\n            lm.tma_store_wait(pending=0)\n",
                                    "\n            lm.tma_store_wait(pending=1)\n");
   ASSERT_NE(late, text);
-  EXPECT_TRUE(violatedAt(late, {{"flag", 0}}));
-  EXPECT_NE(proveText(late).outcome, encoder::Outcome::Proved);
+  EXPECT_TRUE(textViolatedAt(late, {{"flag", 0}}));
+  EXPECT_NE(proveGuardCasesOfText(late).outcome, encoder::Outcome::Proved);
   // the corpus twin in the loop
   const std::string twin = looped(cake::testing::corpusText(kFlagTreeBug));
-  EXPECT_TRUE(violatedAt(twin, {{"flag", 1}}));
-  EXPECT_NE(proveText(twin).outcome, encoder::Outcome::Proved);
+  EXPECT_TRUE(textViolatedAt(twin, {{"flag", 1}}));
+  EXPECT_NE(proveGuardCasesOfText(twin).outcome, encoder::Outcome::Proved);
 }
 
 // A guard on the block index in a modelled cluster: the CTAs of one
@@ -172,22 +172,22 @@ TEST(TripGuardOnly, ClusterGuardsMustAgreeInEveryCta) {
                   "            else:\n"
                   "                smem_bh[2 * (k % 2) + 1 - rank].tma_load(B, coords=(64 - 64 * rank, k), iter=k, "
                   "barrier=full, multicast=3)\n");
-  EXPECT_FALSE(violatedAt(mixed, {{"K", 3}, {"G", 1}}));
-  EXPECT_TRUE(violatedAt(mixed, {{"K", 1}, {"G", 0}}));
-  auto m = proveText(mixed);
+  EXPECT_FALSE(textViolatedAt(mixed, {{"K", 3}, {"G", 1}}));
+  EXPECT_TRUE(textViolatedAt(mixed, {{"K", 1}, {"G", 0}}));
+  auto m = proveGuardCasesOfText(mixed);
   EXPECT_NE(m.outcome, encoder::Outcome::Proved) << m.engine;
   // the same guard written so that every CTA agrees (the cluster's first
   // block decides): proved per outcome
   const std::string agreed = replace(mixed, "if rank == 0 or G > 0:", "if (lm.block_idx(0) - rank) % 4 == 0 or G > 0:");
-  auto a = proveText(agreed);
+  auto a = proveGuardCasesOfText(agreed);
   EXPECT_EQ(a.outcome, encoder::Outcome::Proved) << a.detail;
   EXPECT_NE(a.engine.find("outcome of the guards"), std::string::npos) << a.engine;
 
 
   const std::string bug =
       cake::testing::corpusText("corpus/bugs/sync.tx-imbalance/deepgemm_kgrouped_multicast_straddle.cake");
-  EXPECT_TRUE(violatedAt(bug, {{"K", 64}, {"group_blocks", 1}}));
-  auto b = proveText(bug);
+  EXPECT_TRUE(textViolatedAt(bug, {{"K", 64}, {"group_blocks", 1}}));
+  auto b = proveGuardCasesOfText(bug);
   EXPECT_NE(b.outcome, encoder::Outcome::Proved) << b.engine;
   EXPECT_EQ(b.detail.find("taken"), std::string::npos) << b.detail;  // no case was made
 }
