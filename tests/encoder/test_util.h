@@ -77,6 +77,15 @@ inline encoder::System build(const ir::Schedule& s, const encoder::Binding& b) {
   return sys ? std::move(*sys) : encoder::System{};
 }
 
+// Does the bounded check (explicit-state, stopping at the first violation)
+// meet a violation at these parameter values?
+inline bool violatedAt(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> values) {
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = kNoWallClockMs;
+  eo.stop_at_first = true;
+  return encoder::explore(build(s, bind(s, values)), eo).outcome == encoder::Outcome::Violation;
+}
+
 inline bool hasRule(const encoder::ModelCheckResult& r, const std::string& rule) {
   return std::any_of(r.violations.begin(), r.violations.end(),
                      [&](const encoder::Violation& v) { return v.rule == rule; });

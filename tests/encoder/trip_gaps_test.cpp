@@ -37,14 +37,7 @@ encoder::ModelCheckResult proveGap(const ir::Schedule& s, int64_t persistent_spl
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
 
-// Does the bounded check meet a violation at these parameter values?
-bool violatedAt(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> values) {
-  encoder::ExploreOptions eo;
-  eo.timeout_ms = cake::testing::kNoWallClockMs;
-  eo.stop_at_first = true;
-  return encoder::explore(cake::testing::build(s, cake::testing::bind(s, values)), eo).outcome ==
-         encoder::Outcome::Violation;
-}
+using cake::testing::violatedAt;
 
 // Does the bounded check meet a violation at some K in `ks`?
 bool brokenAtSomeK(const ir::Schedule& s, const std::vector<int64_t>& ks) {

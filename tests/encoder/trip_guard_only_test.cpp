@@ -28,12 +28,7 @@ encoder::ModelCheckResult proveGuardCases(const ir::Schedule& s) {
 }
 
 bool textViolatedAt(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
-  const ir::Schedule s = cake::testing::compile(text).schedules.at(0);
-  encoder::ExploreOptions eo;
-  eo.timeout_ms = cake::testing::kNoWallClockMs;
-  eo.stop_at_first = true;
-  return encoder::explore(cake::testing::build(s, cake::testing::bind(s, values)), eo).outcome ==
-         encoder::Outcome::Violation;
+  return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), values);
 }
 
 encoder::ModelCheckResult proveGuardCasesOfText(const std::string& text) {
