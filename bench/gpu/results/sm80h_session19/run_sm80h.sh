@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call for issue 13, session 19 (helper sm80h): build every .cu of $D/cu as $D/NAME.so on the
+# Device calls for issue 13, session 19 (helper sm80h; call 2 with CRUN, the lowering change against main's): build every .cu of $D/cu as $D/NAME.so on the
 # device (compute_80 PTX, the H200's SASS; run_sm80e.sh's flags), then time each against cuBLAS (harness:
 # 50 interleaved runs, L2 flushed) in four passes: 4096^3, 8192^3, then both again in reverse order, with
 # the SM clock / power sampled every 100 ms during the passes ($OUT/clocks.csv); edge shapes of the new
@@ -67,5 +67,18 @@ sm80_edges $(echo $V | tr " " "\n" | grep -v "^base_\|^sp_\|^hb_")
 sass_tgz $V
 B=$(best_kernel "" 4096)
 for n in ${PROF-$B base_fragsp12}; do ncu_src_profile "$n" ${NCUS:-40}; done
+# `cake run` end to end (model check, lowering, nvcc, harness) of each CRUN entry FILE@ARG@ARG... with the
+# carried cake ($D/bin/cake, this branch's lowering) while more than 60 s are left
+for c in ${CRUN-}; do
+  [ "$(left)" -gt 60 ] || { echo "skip cake run $c"; continue; }
+  f=${c%%@*} a=${c#*@}
+  echo "== cake run $f $a"
+  # shellcheck disable=SC2086
+  CAKE_HARNESS="$H" timeout 150 "$D/bin/cake" run "$f" $(echo "$a" | tr '@' ' ') --format json --runs 20 --seed 3 --check-timeout 60 > "$OUT/one.json" 2> "$OUT/one.err"
+  echo "rc=$?"; tail -c 700 "$OUT/one.json"; echo; tail -3 "$OUT/one.err"
+  python3 -c "import json; d=json.load(open('$OUT/one.json')); print(json.dumps(d))" >> "$OUT/results.jsonl" 2>/dev/null
+done
 log "all done, $(left) s left"
-rm -f "$OUT/r.json" "$OUT/run.txt" "$OUT"/ncu_*.txt
+rm -f "$OUT/r.json" "$OUT/run.txt" "$OUT"/ncu_*.txt "$OUT/one.json" "$OUT/one.err"
+# at most 8 files come back: the timing records into one tarball with the SASS
+(cd "$OUT" && tar czf raw.tgz time.jsonl sass.tgz smi_q_before.txt smi_q_after.txt marks.txt 2>/dev/null && rm -f time.jsonl sass.tgz smi_q_before.txt smi_q_after.txt marks.txt)
