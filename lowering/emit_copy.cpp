@@ -165,6 +165,7 @@ void Emitter::emitCpAsync(const ir::Op& op) {
     if (steady) {
       line("{  // interior in every iteration of the steady pass (its cake_ss_ predicate)");
       ++indent_;
+      line("(void)cake_plane;");
     } else if (passBytes && N >= 2)
       open(fmt::format("if (cake_plane && static_cast<unsigned long long>(cake_r0) < static_cast<unsigned long long>({0}_rl) "
                        "&& static_cast<unsigned long long>(cake_c0) < static_cast<unsigned long long>({0}_cl))",
