@@ -1390,12 +1390,15 @@ TEST(TripProofGaps, CountedPhasesAndReadGenerationsFollowTheRing) {
        replace(text, "phase=it // 3 - 1)", "phase=it // 3 - 1 + t % 2)"), true},
       {"the consumer's parity one off", replace(text, full_wait, "lm.wait(full, stage=it % 3, phase=it // 3 - 1)"),
        true},
-      {"the MMA reads the stage one further per tile", replace(text, "lm.mma(acc, smem_a[it % 3]", "lm.mma(acc, smem_a[(it + t) % 3]")},
+      {"the MMA reads the stage one further per tile",
+       replace(text, "lm.mma(acc, smem_a[it % 3]", "lm.mma(acc, smem_a[(it + t) % 3]")},
       {"the release skipped in every 4th tile",
        replace(text, release, "                if t % 4 != 3:\n    " + release)},
-      {"an extra release of slot 0 after the K loop", replace(text, copy, "            lm.arrive(empty, stage=0)\n" + copy)},
+      {"an extra release of slot 0 after the K loop",
+       replace(text, copy, "            lm.arrive(empty, stage=0)\n" + copy)},
       {"the consumer's waits counted, one more after the K loop",
-       replace(replace(text, full_wait, "lm.wait(full, stage=it % 3)"), copy, "            lm.wait(full, stage=0)\n" + copy)},
+       replace(replace(text, full_wait, "lm.wait(full, stage=it % 3)"), copy,
+               "            lm.wait(full, stage=0)\n" + copy)},
   };
   for (const Bug& b : bugs) {
     ASSERT_NE(b.text, text) << b.what;
