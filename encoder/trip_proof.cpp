@@ -5797,8 +5797,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
-    fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}\n", Wt, Wg,
-               g.Pg, g.w0g, g.Pt, g.tw);
+    fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}{}\n", Wt, Wg,
+               g.Pg, g.w0g, g.Pt, g.tw, g.counters ? "; counters through the ring position" : "");
   // Split by the K trip count E_B (docs/z3.md "Short tiles one by one"):
   // tiles of each length below `split` one exploration each, then tiles of
   // every length >= split. A run of the schedule has every tile of length
