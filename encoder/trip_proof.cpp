@@ -5088,7 +5088,10 @@ void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shape
 // be the first iteration's text, not the grid's (attemptPersistent).
 // Returns whether any field changed.
 bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, int64_t Wt, int64_t Wg) {
-  if (!grid.schedule || Wt < 2) return false;
+  if (!grid.schedule || Wt < 2) {
+    alignStageWritesToTheRing(grid, shapes, Wt, Wg);
+    return false;
+  }
   const ir::Schedule& s = *grid.schedule;
   // the builder's fill barriers: view -> the barriers its TMA loads name
   std::map<int, std::set<int>> fill;
