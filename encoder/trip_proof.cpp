@@ -886,7 +886,7 @@ bool readsByLaps(const System& sys, int view, int space, int64_t lo, int64_t hi)
 // view naming iterations, which compares index and generation for
 // equality, and a shift that moves every one of the view's identities by
 // one delta (index and generation each) keeps every such comparison, laps
-// or not (docs/z3.md "The shift by one tile and dx ring positions").
+// or not (docs/z3.md "Ring shifts by part of the ring period").
 std::set<int> freeViews(const System& sys) {
   struct Span { int64_t lo = INT64_MAX, hi = INT64_MIN; };
   std::map<std::pair<int, int>, Span> spans;  // (view, space) -> the bytes its accesses touch
@@ -4060,9 +4060,9 @@ class PersistentExplorer {
           // The shift of the ring positions back by dx, tiles and processes
           // kept (h = 0; its slots and stages rotated), for every dx below
           // the ring period, each from the least position xlo + dx where
-          // the texts agree (docs/z3.md "The shift by one tile and dx ring
-          // positions"): with it and the one above a state and its image one
-          // tile and L ring positions on are one.
+          // the texts agree (docs/z3.md "Ring shifts by part of the ring
+          // period"): with it and the one above, a state and its image one
+          // tile and L ring positions on have one representative.
           if (opts_.half_shift_ring)
             for (int64_t dx = 1; dx < g_.Pg; ++dx)
               for (int64_t xlo = 0; xlo <= g_.w0g + g_.Pg && dx + xlo + g_.Pg < g_.Wg; ++xlo) {
