@@ -880,6 +880,37 @@ bool readsByLaps(const System& sys, int view, int space, int64_t lo, int64_t hi)
   return false;
 }
 
+// Views whose accesses all name iterations (none stage-like) and whose
+// bytes no access through another view, or through none, touches: every
+// data comparison on them (sim::staleData) is between two accesses of the
+// view naming iterations, which compares index and generation for
+// equality, and a shift that moves every one of the view's identities by
+// one delta (index and generation each) keeps every such comparison, laps
+// or not (docs/z3.md "Ring shifts by part of the ring period").
+std::set<int> freeViews(const System& sys) {
+  struct Span { int64_t lo = INT64_MAX, hi = INT64_MIN; };
+  std::map<std::pair<int, int>, Span> spans;  // (view, space) -> the bytes its accesses touch
+  std::set<int> staged;
+  for (const Process& p : sys.procs)
+    for (const Instr& in : p.program)
+      for (const Access& a : in.accesses) {
+        if (a.view < 0) continue;
+        if (a.stage_like) staged.insert(a.view);
+        Span& sp = spans[{a.view, a.space}];
+        sp.lo = std::min(sp.lo, a.lo);
+        sp.hi = std::max(sp.hi, a.hi);
+      }
+  std::set<int> out;
+  for (const auto& [key, sp] : spans)
+    if (!staged.count(key.first)) out.insert(key.first);
+  for (const Process& p : sys.procs)
+    for (const Instr& in : p.program)
+      for (const Access& a : in.accesses)
+        for (const auto& [key, sp] : spans)
+          if (a.view != key.first && a.space == key.second && a.lo < sp.hi && sp.lo < a.hi) out.erase(key.first);
+  return out;
+}
+
 // data.stale-read compares laps (sim::staleData) between the stage-like
 // and iteration-like accesses of a view and between views over the same
 // bytes. Shifting a state moves every data tag and every read one period
@@ -3189,6 +3220,10 @@ struct SymPair {
 // write: how the atoms' fields and the data tags move.
 struct HalfShift {
   int64_t h = 0, t0 = 0;  // the shift, and the first tile it keeps (tiles >= t0 + h move)
+  // Ring positions: every position x >= dx + xlo (of a pc that moves with
+  // the ring, and every fixed tile end) goes to x - dx; slots and atoms
+  // rotate with it (sigma, beta). dx = 0: the tiles only.
+  int64_t dx = 0, xlo = 0;
   std::vector<int> perm;
   std::vector<std::vector<int>> pc;
   std::vector<int> slot;
@@ -3206,7 +3241,7 @@ struct PersistentShared {
   std::optional<sim::Reducer> reducer;
   std::vector<int32_t> canon;  // write id -> the equivalent write with the largest pc
   std::vector<SymPair> sym;    // disjoint pairs of interchangeable processes
-  std::optional<HalfShift> half;  // a shift by part of the tile period, processes permuted
+  std::vector<HalfShift> half;  // shifts by part of the tile period, processes permuted (by dx, ascending)
   bool built = false;
 };
 
@@ -3227,6 +3262,19 @@ class PersistentExplorer {
         budget_(budget),
         len_(len) {
     if (sh_->built) {
+      // The shifts were checked against the first exploration's
+      // resolutions; each is checked again against this one's (its tile
+      // length), and kept only where they agree.
+      layout_ = true;
+      uint64_t walks = 0;
+      for (const HalfShift& hs : sh_->half) {
+        ++walks;
+        if (branchesMove(hs)) half_.push_back(&hs);
+      }
+      layout_ = false;
+      ProofBudget::Tally t;
+      for (int p = 0; p < m_.P; ++p) t.window_ops += 5 * walks * static_cast<uint64_t>(m_.programSize(p));
+      budget_.add(t);
       work0_ = work();
       return;
     }
@@ -3250,6 +3298,7 @@ class PersistentExplorer {
     if (opts_.symmetry) setSymmetry();
     uint64_t half_walks = 0;  // programs walked looking for the shift below
     if (opts_.half_shift) half_walks = setHalfShift();
+    for (const HalfShift& hs : sh_->half) half_.push_back(&hs);
     layout_ = false;
     ProofBudget::Tally t;  // the layout above walks the combined programs: charged once per grid
     for (int p = 0; p < m_.P; ++p) t.laid_out += static_cast<uint64_t>(m_.programSize(p));
@@ -3265,8 +3314,8 @@ class PersistentExplorer {
                  "persist-stats: layout of {} instructions, {:.3f} s of CPU (with the model's); interchangeable:{}; "
                  "shift by part of the tile period: {}\n",
                  t.laid_out, budget_.cpuSeconds() - sh_->cpu0, pairs.empty() ? " none" : pairs,
-                 sh_->half ? fmt::format("{} of {} tiles from tile {}", sh_->half->h, g_.Pt, sh_->half->t0 + sh_->half->h)
-                           : "none (" + half_why_ + ")");
+                 half_.empty() ? "none (" + half_why_ + ")"
+                               : halfShiftsText() + (half_why_.empty() ? "" : " (last refused: " + half_why_ + ")"));
     }
   }
 
@@ -3309,6 +3358,14 @@ class PersistentExplorer {
   sim::Reducer::Work work0_;  // the shared reducer's work before this exploration (CAKE_PERSIST_STATS)
   bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
   mutable std::string half_why_;  // why no shift by part of the tile period (CAKE_PERSIST_STATS)
+  std::vector<const HalfShift*> half_;  // the shifts of sh_->half this exploration's resolutions agree with
+  std::string halfShiftsText() const {
+    std::string out;
+    for (const HalfShift* hs : half_)
+      out += fmt::format("{}{} of {} tiles from tile {}, {} ring positions from {}", out.empty() ? "" : "; ", hs->h,
+                         g_.Pt, hs->t0 + hs->h, hs->dx, hs->dx + hs->xlo);
+    return out;
+  }
   // CAKE_PERSIST_STATS: per exploration, how states were expanded (diagnostics only)
   struct Stats { uint64_t reduced = 0, full = 0, enabled = 0, taken = 0, repairs = 0, repaired = 0; } stats_;
   // The explored graph's edges out of states not expanded fully, for the
@@ -3388,7 +3445,8 @@ class PersistentExplorer {
       throw Fail(fmt::format("{} enters the K loop of tile {} before any process has left tile {}'s (it skips that "
                              "tile, so its ring start is not known yet)",
                              g_.comb.procs[p].name, t, t - 1));
-    for (int64_t x = 1; x <= g_.Wg; ++x) enterBody(p, t, x, u, out, k);
+    // (every ring start the end's lower bound allows)
+    for (int64_t x = std::max<int64_t>(1, -static_cast<int64_t>(e) - 1); x <= g_.Wg; ++x) enterBody(p, t, x, u, out, k);
   }
   void bodyDecision(int p, int64_t t, int64_t gi, const Unknowns& u, std::vector<Branch>& out, int k) const {
     Unknowns more = u, last = u;
@@ -3744,11 +3802,12 @@ class PersistentExplorer {
   void printStats() const {
     fmt::print(stderr,
                "persist-stats: len={} states={} reduced={} full={} repairs={} repaired={} enabled/state={:.2f} "
-               "taken/state={:.2f} seeds_computed={} memo_hits={} window_ops={}\n",
+               "taken/state={:.2f} seeds_computed={} memo_hits={} window_ops={} part_shifts={}\n",
                len_, graph_.size(), stats_.reduced, stats_.full, stats_.repairs, stats_.repaired,
                static_cast<double>(stats_.enabled) / std::max<size_t>(1, graph_.size()),
                static_cast<double>(stats_.taken) / std::max<size_t>(1, graph_.size()),
-               work().computed - work0_.computed, work().memo_hits - work0_.memo_hits, work().ops - work0_.ops);
+               work().computed - work0_.computed, work().memo_hits - work0_.memo_hits, work().ops - work0_.ops,
+               half_.size());
   }
 
   bool blocksShifts(int p, int pc) const {
@@ -3998,8 +4057,23 @@ class PersistentExplorer {
     for (int64_t h = 1; h < g_.Pt; ++h)
       for (int64_t t0 = 0; t0 <= g_.tw + g_.Pt && t0 + h + g_.Pt < g_.Wt; ++t0) {
         ++walks;
-        if (std::optional<HalfShift> hs = halfShiftOf(h, t0)) {
-          sh_->half = std::move(*hs);
+        if (std::optional<HalfShift> hs = halfShiftOf(h, t0, 0, 0)) {
+          sh_->half.push_back(std::move(*hs));
+          // The shift of the ring positions back by dx, tiles and processes
+          // kept (h = 0; its slots and stages rotated), for every dx below
+          // the ring period, each from the least position xlo + dx where
+          // the texts agree (docs/z3.md "Ring shifts by part of the ring
+          // period"): with it and the one above, a state and its image one
+          // tile and L ring positions on have one representative.
+          if (opts_.half_shift_ring)
+            for (int64_t dx = 1; dx < g_.Pg; ++dx)
+              for (int64_t xlo = 0; xlo <= g_.w0g + g_.Pg && dx + xlo + g_.Pg < g_.Wg; ++xlo) {
+                ++walks;
+                if (std::optional<HalfShift> r = halfShiftOf(0, 0, dx, xlo)) {
+                  sh_->half.push_back(std::move(*r));
+                  break;
+                }
+              }
           return walks;
         }
       }
@@ -4009,10 +4083,10 @@ class PersistentExplorer {
   // The shift by h tiles from tile t0 + h on, if it maps the explored
   // system onto itself (docs/z3.md "A shift by one tile that permutes the
   // processes": every condition below is one step of the argument there).
-  std::optional<HalfShift> halfShiftOf(int64_t h, int64_t t0) const {
+  std::optional<HalfShift> halfShiftOf(int64_t h, int64_t t0, int64_t dx, int64_t xlo) const {
     // (which check failed: CAKE_PERSIST_STATS prints the last one)
     auto no = [&](int check) -> std::optional<HalfShift> {
-      half_why_ = fmt::format("h={} t0={}: check {}", h, t0, check);
+      half_why_ = fmt::format("h={} t0={} dx={} xlo={}: check {}", h, t0, dx, xlo, check);
       return std::nullopt;
     };
     const System& sys = m_.sys;
@@ -4022,6 +4096,8 @@ class PersistentExplorer {
     HalfShift hs;
     hs.h = h;
     hs.t0 = t0;
+    hs.dx = dx;
+    hs.xlo = xlo;
     hs.perm.assign(static_cast<size_t>(m_.P), -1);
     // 1. The permutation: a process that runs every tile stays; one that
     //    runs every step-th tile from `first` goes to the instance of its
@@ -4083,8 +4159,11 @@ class PersistentExplorer {
       for (size_t pc = 0; pc < g_.pos[p].size(); ++pc) {
         const PcPos& x = g_.pos[p][pc];
         if (x.region == PcPos::Prefix || x.region == PcPos::Other || x.t < t0 + h) continue;
+        const bool mx = movesWithRing(p, x);
+        if (mx && x.x < dx + xlo) continue;  // a ring position below the domain
         Key k = key[p][pc];
         std::get<1>(k) = static_cast<int>(x.t - h);
+        if (mx) std::get<2>(k) = static_cast<int>(x.x - dx);
         auto it = at.find(k);
         if (it == at.end()) return no(6);
         map[pc] = it->second;
@@ -4168,6 +4247,17 @@ class PersistentExplorer {
     hs.commits.assign(static_cast<size_t>(m_.P), 0);
     for (int p = 0; p < m_.P; ++p) {
       const int q = hs.perm[p];
+      // The instruction before a moved pc (the simulator reads it for its
+      // synchronous access still in progress, against other processes'
+      // steps, and the reducer alike): the image's image, or one that
+      // meets another process as the image's does (the sense of 3), or
+      // neither meets one (the rule of setPredecessors: predecessors that
+      // agree on the accesses others can meet stand for each other).
+      auto sameBefore = [&](int a, int b) {
+        if (a >= 0 && hs.pc[p][a] >= 0 && hs.pc[p][a] == b) return true;
+        if (!shared(p, a) && !shared(q, b)) return true;
+        return a >= 0 && b >= 0 && same(p, a, q, b);
+      };
       bool have_commits = false;
       for (int pc = 0; pc < m_.programSize(p); ++pc) {
         const int pc2 = hs.pc[p][pc];
@@ -4184,12 +4274,17 @@ class PersistentExplorer {
         if (!last && hs.pc[p][m_.nextPc(p, pc)] != m_.nextPc(q, pc2)) return no(9);
         // the instruction before (read for a synchronous access in progress)
         const int a = m_.prevPc(p, pc), b = m_.prevPc(q, pc2);
-        if (a >= 0 && hs.pc[p][a] >= 0) {
-          if (hs.pc[p][a] != b) return no(10);
-        } else if (shared(p, a) || shared(q, b)) {
-          if (a < 0 || b < 0 || !same(p, a, q, b)) return no(11);
+        if (!sameBefore(a, b)) {
+          no(10);
+          half_why_ += fmt::format(" ({} at {} tile {} x {}: before it {}, the image's {})", g_.comb.procs[p].name,
+                                   instrToString(g_.comb, p, pc), g_.pos[p][pc].t, g_.pos[p][pc].x, a, b);
+          return std::nullopt;
         }
-        // the MMA commit numbers move by one amount per process
+        // the MMA commit numbers move by one amount per process (but those
+        // of a process that skips tiles, read by nothing: none of its
+        // commits arrives on a barrier, checked in layOutPersistent, and
+        // normalize forgets its observed number)
+        if (full(p) && g_.shape[p].step > 1) continue;
         const int64_t d = m_.commits_before[p][pc] - m_.commits_before[q][pc2];
         if (have_commits && d != hs.commits[p]) return no(12);
         hs.commits[p] = d;
@@ -4201,53 +4296,12 @@ class PersistentExplorer {
       for (size_t pc = static_cast<size_t>(m_.programSize(p)); pc < g_.pos[p].size(); ++pc) {
         const int pc2 = hs.pc[p][pc];
         if (pc2 < 0) continue;
-        const int a = m_.prevPc(p, static_cast<int>(pc)), b = m_.prevPc(q, pc2);
-        if (a >= 0 && hs.pc[p][a] >= 0 ? hs.pc[p][a] != b : (shared(p, a) || shared(q, b)) && (a < 0 || b < 0 || !same(p, a, q, b)))
-          return no(14);
+        if (!sameBefore(m_.prevPc(p, static_cast<int>(pc)), m_.prevPc(q, pc2))) return no(14);
       }
     }
-    // 4. The resolutions of block ends (every branch, the unknowns open):
-    //    each branch of p's is, moved, one of its image's, and each of the
-    //    image's one of p's moved, but where p's leaves the window.
-    auto moved = [&](const Unknowns& u) {
-      Unknowns n = u;
-      for (int64_t t = 0; t < g_.Wt; ++t) n.end[t] = t + h < g_.Wt ? u.end[t + h] : -1;
-      n.tiles = u.tiles >= 0 ? static_cast<int32_t>(u.tiles - h)
-                             : -static_cast<int32_t>(std::max<int64_t>(0, -u.tiles - 1 - h)) - 1;
-      return std::make_tuple(n.end, n.tiles);
-    };
-    Unknowns open;
-    open.end.assign(static_cast<size_t>(g_.Wt), -1);
-    for (int p = 0; p < m_.P; ++p) {
-      const int q = hs.perm[p];
-      for (int pc = 0; pc < m_.programSize(p); ++pc) {
-        const int pc2 = hs.pc[p][pc];
-        if (pc2 < 0 || !g_.pos[p][pc].last) continue;
-        std::set<std::tuple<int, std::vector<int32_t>, int32_t>> from, to;
-        size_t leaves = 0;  // branches that leave the window
-        for (const Branch& b : resolve(p, pc, open)) {
-          if (b.small >= 0) {
-            ++leaves;
-            continue;
-          }
-          if (b.pc >= static_cast<int>(hs.pc[p].size()) || hs.pc[p][b.pc] < 0) return no(15);
-          auto [e, n] = moved(b.u);
-          from.insert({hs.pc[p][b.pc], e, n});
-        }
-        size_t image_leaves = 0;
-        for (const Branch& b : resolve(q, pc2, open)) {
-          if (b.small >= 0) ++image_leaves;
-          else to.insert({b.pc, b.u.end, b.u.tiles});
-        }
-        // (the image is h tiles further from the window's edge: it leaves only where p does)
-        if (image_leaves > leaves) return no(16);
-        for (const auto& b : from)
-          if (!to.count(b)) return no(17);
-        // each branch of p that leaves the window is one of the image's that stays in it or
-        // leaves too: as many
-        if (to.size() - from.size() + image_leaves != leaves) return no(18);
-      }
-    }
+    // 4. The resolutions of block ends (every branch, the unknowns open
+    //    but for the domain's least ring position): branchesMove.
+    if (!branchesMove(hs)) return std::nullopt;
     // sigma and beta: permutations (a slot or atom no moved text names
     // stays), beta keeping which atoms are tracked
     auto complete = [](std::vector<int>& f, std::vector<int>& inv) {
@@ -4260,7 +4314,13 @@ class PersistentExplorer {
       return true;
     };
     if (!complete(sigma, sigma_inv) || !complete(beta, beta_inv)) return no(19);
-    // the identities' deltas: whole laps, alike for views over the same bytes
+    // the identities' deltas: whole laps, alike for views over the same
+    // bytes; but a view whose accesses all name iterations and whose bytes
+    // no other access touches moves by any one delta (freeViews)
+    for (int v : freeViews(m_.sys)) {
+      views.view_index.erase(v);
+      views.view_gen.erase(v);
+    }
     try {
       checkLapDeltas(m_.sys, views);
     } catch (const Fail&) {
@@ -4282,15 +4342,103 @@ class PersistentExplorer {
     return hs;
   }
 
+  // Whether a pc at `q` of p moves with the ring under the shifts (the ring
+  // shift's rule, layOutPersistent): a K iteration, and every part of a
+  // process with the K loop that runs every tile; a process that skips
+  // tiles keeps its copies outside the K loop (but those per ring end).
+  bool movesWithRing(int p, const PcPos& q) const {
+    const TileShape& sh = g_.shape[p];
+    if (q.x < 0 || sh.kind != TileShape::Full) return false;
+    const bool post_by_x = q.region == PcPos::Post && !g_.post_x.empty() && g_.post_x[p];
+    return sh.step == 1 || q.region == PcPos::Body || post_by_x;
+  }
+
+  // A tile end moved back by dx ring positions: a fixed one by dx, an open
+  // one's lower bound by dx (clamped at 0: fewer constraints, more runs).
+  static int32_t endBack(int32_t e, int64_t dx) {
+    if (e == kIrrelevant || dx == 0) return e;
+    if (e >= 0) return static_cast<int32_t>(e - dx);
+    return -static_cast<int32_t>(std::max<int64_t>(0, -e - 1 - dx)) - 1;
+  }
+
+  // The resolutions of the block ends a shift moves (every branch, the
+  // unknowns open, their lower bound the domain's least ring position dx +
+  // xlo: a state with a fixed end below it is outside the domain, and an
+  // open end is fixed later by a process of the domain, at a position
+  // above it): each branch of p's is, moved (tiles h back, ring positions
+  // dx back), one of its image's, and each of the image's one of p's
+  // moved, but where p's leaves the window.
+  bool branchesMove(const HalfShift& hs) const {
+    const int64_t h = hs.h, dx = hs.dx;
+    auto no = [&](int check) {
+      half_why_ = fmt::format("h={} t0={} dx={} xlo={}: check {}", h, hs.t0, dx, hs.xlo, check);
+      return false;
+    };
+    Unknowns open, image_open;
+    open.end.assign(static_cast<size_t>(g_.Wt), -static_cast<int32_t>(dx + hs.xlo) - 1);
+    image_open.end.assign(static_cast<size_t>(g_.Wt), -static_cast<int32_t>(hs.xlo) - 1);
+    auto moved = [&](const Unknowns& u) {
+      Unknowns n = u;
+      for (int64_t t = 0; t < g_.Wt; ++t) n.end[t] = t + h < g_.Wt ? endBack(u.end[t + h], dx) : image_open.end[t];
+      n.tiles = u.tiles >= 0 ? static_cast<int32_t>(u.tiles - h)
+                             : -static_cast<int32_t>(std::max<int64_t>(0, -u.tiles - 1 - h)) - 1;
+      return std::make_tuple(n.end, n.tiles);
+    };
+    for (int p = 0; p < m_.P; ++p) {
+      const int q = hs.perm[p];
+      for (int pc = 0; pc < m_.programSize(p); ++pc) {
+        const int pc2 = hs.pc[p][pc];
+        if (pc2 < 0 || !g_.pos[p][pc].last) continue;
+        std::set<std::tuple<int, std::vector<int32_t>, int32_t>> from, to;
+        size_t leaves = 0;  // branches that leave the window
+        for (const Branch& b : resolve(p, pc, open)) {
+          if (b.small >= 0) {
+            ++leaves;
+            continue;
+          }
+          if (b.pc >= static_cast<int>(hs.pc[p].size()) || hs.pc[p][b.pc] < 0) return no(15);
+          auto [e, n] = moved(b.u);
+          from.insert({hs.pc[p][b.pc], e, n});
+        }
+        size_t image_leaves = 0;
+        for (const Branch& b : resolve(q, pc2, image_open)) {
+          if (b.small >= 0) ++image_leaves;
+          else to.insert({b.pc, b.u.end, b.u.tiles});
+        }
+        // (the image is h tiles further from the window's edge: it leaves only where p does)
+        if (image_leaves > leaves) return no(16);
+        for (const auto& b : from)
+          if (!to.count(b)) return no(17);
+        // each branch of p that leaves the window is one of the image's that stays in it or
+        // leaves too: as many, or more where the ring positions move (a ring
+        // start read at a tile's entry: the layout lists p's up to the window's
+        // edge, the first past it standing for the dx + 1 that the image
+        // lists up to its own edge, dx positions further)
+        const size_t unmatched = to.size() - from.size() + image_leaves;
+        if (dx == 0 ? unmatched != leaves : unmatched < leaves) return no(18);
+      }
+    }
+    return true;
+  }
+
   // The shift by part of the tile period, applied when every process is at
   // a pc it moves (a state with a write, load or group it does not move is
   // kept as it is).
+  // The one that moves the ring furthest, of those whose domain holds the state.
   bool halfShift(State& s, Unknowns& u) const {
-    if (!sh_->half || !someoneMoves(s, false)) return false;
-    const HalfShift& hs = *sh_->half;
+    if (half_.empty() || !someoneMoves(s, false)) return false;
+    for (auto it = half_.rbegin(); it != half_.rend(); ++it)
+      if (halfShiftBy(**it, s, u)) return true;
+    return false;
+  }
+  bool halfShiftBy(const HalfShift& hs, State& s, Unknowns& u) const {
     const int64_t h = hs.h;
     for (int p = 0; p < m_.P; ++p)
       if (hs.pc[p][sim::pcOf(m_, s, p)] < 0) return false;
+    // the domain's ring positions: every fixed end at dx + xlo or above
+    // (a process entering a K loop there stays in the domain)
+    for (int32_t e : u.end)
+      if (e >= 0 && e < hs.dx + hs.xlo) return false;
     Unknowns n = u;
     if (u.tiles >= 0) {
       if (u.tiles - h < 0) return false;
@@ -4298,7 +4446,7 @@ class PersistentExplorer {
     } else {
       n.tiles = -static_cast<int32_t>(std::max<int64_t>(0, -u.tiles - 1 - h)) - 1;
     }
-    for (int64_t t = 0; t < g_.Wt; ++t) n.end[t] = t + h < g_.Wt ? u.end[t + h] : -1;
+    for (int64_t t = 0; t < g_.Wt; ++t) n.end[t] = t + h < g_.Wt ? endBack(u.end[t + h], hs.dx) : -1;
     for (int64_t t = 0; t < h; ++t)
       if (u.end[t] != kIrrelevant) return false;
     State out = s;

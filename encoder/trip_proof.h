@@ -93,6 +93,12 @@ struct TripProofOptions {
   // tile: docs/z3.md "A shift by one tile that permutes the processes");
   // false shifts by whole tile periods only (tests compare the two).
   bool half_shift = true;
+  // Persistent kernels, where that shift is found: shifts of the ring
+  // positions back by dx < the ring period, tiles and processes kept, the
+  // ring's slots and stages rotated (docs/z3.md "Ring shifts by part of the
+  // ring period"), each where the checks allow it; false: none (tests
+  // compare the two).
+  bool half_shift_ring = true;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.

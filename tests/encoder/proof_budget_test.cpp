@@ -271,7 +271,8 @@ TEST(BoundedBudget, WallClockSafetyLimitIsUnknown) {
 namespace {
 
 encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, bool share_layout,
-                                          bool memo_sets = true, bool half_shift = true) {
+                                          bool memo_sets = true, bool half_shift = true,
+                                          bool half_shift_ring = true) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
   encoder::TripProofOptions o;
@@ -279,6 +280,7 @@ encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, 
   o.share_layout = share_layout;
   o.memo_sets = memo_sets;
   o.half_shift = half_shift;
+  o.half_shift_ring = half_shift_ring;
   o.timeout_ms = cake::testing::kNoWallClockMs;
   o.rlimit = cake::testing::kQueryRlimit;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
@@ -465,24 +467,33 @@ TEST(ProofBudget, InterchangeableProcessesWithPrivateStages) {
 // Ping-pong's consumer 0 runs the even tiles and consumer 1 the odd ones:
 // the state one tile back with the two consumers, the two `order` slots and
 // their `smem_c` stages exchanged has the same futures (docs/z3.md "A shift
-// by one tile that permutes the processes"). With that shift the file is
-// proved with fewer states and work units than without it (both without a
-// work cap: it still needs more than the default budget). Broken forms whose
-// bugs need the alternation are not proved with the shift.
+// by one tile that permutes the processes"), and so has the state dx < 4
+// ring positions back with the ring's slots and stages rotated by dx
+// (docs/z3.md "Ring shifts by part of the ring period"). With both the
+// file is proved with fewer states and work units than with the first only,
+// and with that one with fewer than with neither (no work cap: it needs
+// 3.31e9 units with both, above the default budget of 3e9). Broken forms
+// whose bugs need the alternation or the ring's rotation are not proved
+// with the shifts.
 TEST(ProofBudget, SlowPingPongShiftByOneTile) {
   const std::string text = cake::testing::corpusText("corpus/gemm/sm90_pingpong.cake");
   ASSERT_FALSE(text.empty());
   auto mod = compileText(text);
   ASSERT_TRUE(mod);
-  encoder::ModelCheckResult half = provePersistent(mod->schedules.at(0), 0, true, true, true);
+  encoder::ModelCheckResult ring = provePersistent(mod->schedules.at(0), 0, true, true, true, true);
+  ASSERT_EQ(ring.outcome, encoder::Outcome::Proved) << ring.detail;
+  encoder::ModelCheckResult half = provePersistent(mod->schedules.at(0), 0, true, true, true, false);
   ASSERT_EQ(half.outcome, encoder::Outcome::Proved) << half.detail;
-  encoder::ModelCheckResult whole = provePersistent(mod->schedules.at(0), 0, true, true, false);
+  encoder::ModelCheckResult whole = provePersistent(mod->schedules.at(0), 0, true, true, false, false);
   ASSERT_EQ(whole.outcome, encoder::Outcome::Proved) << whole.detail;
+  EXPECT_LT(ring.states, half.states);
+  EXPECT_LT(workOf(ring.engine), workOf(half.engine));
   EXPECT_LT(half.states, whole.states);
   EXPECT_LT(workOf(half.engine), workOf(whole.engine));
-  std::cout << "[ ping-pong: " << half.states << " states / " << workOf(half.engine)
-            << " units with the shift by one tile, " << whole.states << " / " << workOf(whole.engine)
-            << " without ]\n";
+  std::cout << "[ ping-pong: " << ring.states << " states / " << workOf(ring.engine)
+            << " units with the ring shifts by part of the period, " << half.states << " / " << workOf(half.engine)
+            << " with the shift by one tile only, " << whole.states << " / " << workOf(whole.engine)
+            << " without either ]\n";
   const std::vector<std::pair<std::string, std::string>> edits = {
       // no turn-taking: a consumer waits on a full phase one lap ahead of the slot
       {"            if t > 0:\n                lm.wait(order, stage=lm.instance())\n", ""},
@@ -499,6 +510,12 @@ TEST(ProofBudget, SlowPingPongShiftByOneTile) {
       // the ring slot released before the wgmma that reads it retired
       {"                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=it)\n",
        "                lm.arrive(empty, iter=it)\n                lm.mma_wait(pending=0)\n"},
+      // the producer waits for the release of the position before the one that used its slot
+      {"lm.wait(empty, iter=it - 4)", "lm.wait(empty, iter=it - 5)"},
+      // the consumer reads the A stage of the next ring position
+      {"lm.mma(acc, smem_a[it], smem_b[it]", "lm.mma(acc, smem_a[it + 1], smem_b[it]"},
+      // the producer loads B into the stage of the position before
+      {"smem_b.tma_load(B, coords=(n_blk, k * 64), iter=it,", "smem_b.tma_load(B, coords=(n_blk, k * 64), iter=it - 1,"},
   };
   expectEditsNotProved(text, edits, [](const ir::Schedule& b) { return provePersistent(b, 0, true, true, true); });
 }
