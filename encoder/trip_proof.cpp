@@ -1925,7 +1925,9 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) states += exploreTripCount(w.by_trip[T - t0], T, opts, budget);
   try {
-    states += LapExplorer(w, opts, budget).run();
+    LapExplorer lap(w, opts, budget);
+    states += lap.run();
+    if (lap.apart()) text.insert(text.size() - 1, ", the CTAs shifted apart");
   } catch (const MetApart&) {
     // docs/z3.md "Independent CTAs": the runs with the CTAs apart met a
     // violation; the CTAs together say whether the schedule has it.
