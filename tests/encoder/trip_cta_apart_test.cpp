@@ -25,34 +25,17 @@ namespace {
 // its own A and B and releases its own slot (DeepGEMM's k-grouped GEMM
 // without multicast, corpus/bugs/sync.tx-imbalance/
 // deepgemm_kgrouped_multicast_straddle_fixed.cake's "not taken" case).
-const std::string kApart = R"(@cake.schedule(target="sm_90a", cluster=(2, 1, 1))
-def apart(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
-    pool    = lm.smem(49152)
-    smem_a  = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=2)
-    smem_b  = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2)
-    acc     = lm.regs(shape=(64, 128), dtype=lm.f32)
-    load = lm.role(warps=[0])
-    math = lm.role(warps=[4, 5, 6, 7])
-    full  = lm.barrier(count=2, prod=[load], cons=[math], init_count=1)
-    empty = lm.barrier(count=2, prod=[math], cons=[load], init_count=1)
-    rank = lm.cluster_rank()
-    with load:
-        lm.cluster_sync()
-        for k in lm.range(0, K):
-            lm.wait(empty, iter=k - 2)
-            smem_a.tma_load(A, coords=(64 * rank, k), iter=k, barrier=full)
-            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
-        lm.cluster_sync()
-    with math:
-        lm.cluster_sync()
-        for k in lm.range(0, K):
-            lm.wait(full, iter=k)
-            lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-        lm.cluster_sync()
-)";
+// (the multicast mainloop of test_util.h with B loaded whole by each CTA
+// and each slot released in the own CTA only)
+std::string apartText() {
+  std::string t = cake::testing::kClusterMulticast;
+  t = replace(t, "    smem_bh = pool.view(offset=16384, shape=(64, 64),  dtype=lm.bf16, stages=4)\n", "");
+  t = replace(t, "init_count=2)", "init_count=1)");
+  t = replace(t, "smem_bh[2 * (k % 2) + rank].tma_load(B, coords=(64 * rank, k), iter=k, barrier=full, multicast=3)",
+              "smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)");
+  return replace(t, "lm.arrive(empty, iter=k, cta=0)\n            lm.arrive(empty, iter=k, cta=1)",
+                 "lm.arrive(empty, iter=k)");
+}
 
 encoder::ModelCheckResult prove(const ir::Schedule& s, bool cta_shift = true, uint64_t work = 0) {
   encoder::Binding b;
@@ -134,6 +117,7 @@ TEST(TripCtaApart, DeepGemmFixedIsProvedAtTheDefaultBudget) {
 
 // Which clusters split: only CTAs that share nothing but the cluster barrier.
 TEST(TripCtaApart, OnlyCtasThatShareNothingAreSplit) {
+  const std::string kApart = apartText();
   EXPECT_TRUE(sharesOnlyTheClusterBarrier(kApart));
   // a remote arrival (the slot of the peer released)
   EXPECT_FALSE(sharesOnlyTheClusterBarrier(replace(kApart, "lm.arrive(empty, iter=k)", "lm.arrive(empty, iter=k, cta=1 - rank)")));
@@ -152,6 +136,7 @@ TEST(TripCtaApart, OnlyCtasThatShareNothingAreSplit) {
 // dropped (a race inside one CTA, met with the CTAs apart and reported
 // with them together), the producer waiting for the lap before.
 TEST(TripCtaApart, IndependentMainloopIsProvedAndItsBugsAreNot) {
+  const std::string kApart = apartText();
   auto m = cake::testing::compile(kApart);
   ASSERT_FALSE(m.schedules.empty());
   auto r = prove(m.schedules[0]);
@@ -200,38 +185,8 @@ TEST(TripCtaApart, MutantsProvedApartAreCleanAndBrokenOnesAreNot) {
       {"iter=t,", "iter=t + 1,"},        {"lm.arrive(consumed, iter=t)", "lm.arrive(consumed, iter=t, cta=1 - rank)"},
       {"lm.arrive(consumed, iter=t)", "lm.arrive(consumed, iter=t, count=2)"},
       {"barrier=ready)", "barrier=ready, multicast=3)"}, {"init_count=1)", "init_count=2)"}};
-  std::vector<std::string> lines;
-  for (size_t at = 0; at < base.size();) {
-    size_t nl = base.find('\n', at);
-    if (nl == std::string::npos) nl = base.size();
-    lines.push_back(base.substr(at, nl - at));
-    at = nl + 1;
-  }
-  auto join = [&](size_t i, const std::string* with) {
-    std::string t;
-    for (size_t j = 0; j < lines.size(); ++j) {
-      if (j == i && !with) continue;
-      t += (j == i ? *with : lines[j]) + "\n";
-    }
-    return t;
-  };
-  std::vector<std::pair<std::string, std::string>> mutants = {{"base", base}};
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& l = lines[i];
-    for (const char* op : {"lm.cluster_sync()", "lm.wait(", "lm.arrive(", "lm.fence_proxy()"})
-      if (l.find(op) != std::string::npos) mutants.push_back({"drop line " + std::to_string(i + 1), join(i, nullptr)});
-    if (i + 1 < lines.size() && l.rfind("            ", 0) == 0 && lines[i + 1].rfind("            ", 0) == 0) {
-      std::string t;
-      for (size_t j = 0; j < lines.size(); ++j) t += (j == i ? lines[i + 1] : j == i + 1 ? lines[i] : lines[j]) + "\n";
-      mutants.push_back({"swap lines " + std::to_string(i + 1) + ", " + std::to_string(i + 2), t});
-    }
-    for (const auto& [from, to] : edits)
-      if (size_t at = l.find(from); at != std::string::npos) {
-        std::string changed = l;
-        changed.replace(at, from.size(), to);
-        mutants.push_back({"line " + std::to_string(i + 1) + ": " + to, join(i, &changed)});
-      }
-  }
+  const auto mutants =
+      cake::testing::lineMutants(base, edits, {"lm.cluster_sync()", "lm.wait(", "lm.arrive(", "lm.fence_proxy()"});
   int compiled = 0, proved = 0, broken_count = 0;
   for (const auto& [what, text] : mutants) {
     ir::DiagnosticSink sink;
