@@ -62,8 +62,10 @@ bool sharesOnlyTheClusterBarrier(const std::string& text) {
   return encoder::trip::ctasShareOnlyTheClusterBarrier(cake::testing::build(s, cake::testing::bind(s, {{"K", 4}})));
 }
 
-// A one-slot hand-off in each CTA of a 2-CTA cluster, nothing shared inside
-// the loop: small enough for the CTAs together to be explored to the end.
+// A one-slot hand-off in each CTA of a 2-CTA cluster (test_util.h's
+// kOneSlotHandoff between two cluster barriers), nothing shared inside the
+// loop. Even this small schedule is unknown with the CTAs together (at
+// 1.5e9 units: one CTA may run any number of iterations ahead).
 const std::string kApartHandoff = R"(@cake.schedule(target="sm_90a", cluster=(2, 1, 1))
 def apart1(lm, X: LM.tma2d, K: LM.i32):
     pool   = lm.smem(16384)
