@@ -30,4 +30,28 @@ std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir:
   return buildSystemHooked(s, b, target, hook, error);
 }
 
+bool ctasShareOnlyTheClusterBarrier(const System& sys) {
+  if (sys.ctas <= 1 || sys.named_per_cta < 0) return false;
+  for (const Process& proc : sys.procs) {
+    const int c = proc.cta;
+    for (const Instr& in : proc.program) {
+      if (in.slot >= 0 && (in.slot >= static_cast<int>(sys.slots.size()) || sys.slots[in.slot].cta != c)) return false;
+      if (in.named >= 0 && in.named != sys.cluster_named &&
+          (sys.named_per_cta == 0 || in.named / sys.named_per_cta != c))
+        return false;
+      for (const Access& a : in.accesses) {
+        if (a.space < 0 || a.space >= static_cast<int>(sys.spaces.size())) return false;
+        const MemSpace& sp = sys.spaces[a.space];
+        if (sp.kind == MemSpace::Kind::Regs) {
+          if (sp.process < 0 || sp.process >= static_cast<int>(sys.procs.size()) || sys.procs[sp.process].cta != c)
+            return false;
+        } else if (sp.cta != c) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace cake::encoder::trip

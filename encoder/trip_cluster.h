@@ -24,4 +24,14 @@ namespace cake::encoder::trip {
 std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                     const EvalHook* extra = nullptr);
 
+// Whether the CTAs of a modelled cluster share nothing but the cluster
+// barrier (docs/z3.md "Independent CTAs"): every instruction of a process
+// of CTA c names only CTA c's mbarrier slots, CTA c's named barriers (or
+// the cluster barrier) and CTA c's shared memory and TMEM (or a register
+// fragment of a process of CTA c). No remote arrival, no multicast
+// landing, no access to a peer's memory: a step of CTA c then reads and
+// writes no state of another CTA except the cluster barrier (and whether
+// CTA c has exited, which only remote operations read). False for one CTA.
+bool ctasShareOnlyTheClusterBarrier(const System& sys);
+
 }  // namespace cake::encoder::trip

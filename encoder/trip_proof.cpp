@@ -1328,6 +1328,12 @@ std::pair<uint64_t, uint64_t> expandWithCheckedProviso(sim::Graph& g, const sim:
   return {rounds, again};
 }
 
+// A violation met while the CTAs of a cluster were shifted one by one
+// (docs/z3.md "Independent CTAs"): each CTA had its own trip count, so the
+// run need not be one of the schedule's. attempt() explores again with the
+// CTAs shifted together, which reports it as before (or proves nothing).
+struct MetApart {};
+
 class LapExplorer {
  public:
   LapExplorer(const Window& w, const TripProofOptions& opts, ProofBudget& budget)
@@ -1344,12 +1350,16 @@ class LapExplorer {
     }
     if (opts_.reduce) reducer_.emplace(m_, &layout_);
     checked_proviso_ = reducer_ && reducer_->active() && m_.sys.ctas > 1;
+    group_.assign(static_cast<size_t>(m_.P), 0);
+    if (opts_.cta_shift) splitIntoCtas();
   }
 
-  // Proved or throws Fail / WindowTooSmall.
+  // Proved or throws Fail / WindowTooSmall (MetApart: see above).
   uint64_t run() {
     State init = sim::initialState(m_);
-    g_.insert(pack(init, static_cast<int32_t>(w_.t1), -1), -1, {});
+    std::vector<int32_t> lt;
+    for (int g = 0; g < groups_; ++g) lt.insert(lt.end(), {static_cast<int32_t>(w_.t1), -1});
+    g_.insert(pack(init, lt), -1, {});
     uint64_t per_state = init.v.size() * 4 + 64 + 48;
     if (!checked_proviso_) return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n, false); });
     // Clusters (docs/z3.md "A reduction for cluster proofs"): the cycle
@@ -1358,6 +1368,8 @@ class LapExplorer {
     expandWithCheckedProviso(g_, m_, per_state, opts_, budget_, edges_, [&](int n, bool full) { expand(n, full); });
     return g_.size();
   }
+  // Whether each CTA kept its own trip count and shift.
+  bool apart() const { return groups_ > 1; }
 
  private:
   const Window& w_;
@@ -1370,10 +1382,60 @@ class LapExplorer {
   std::optional<sim::Reducer> reducer_;
   bool checked_proviso_ = false;  // clustered systems: the cycle proviso checked on the graph
   ReducedEdges edges_;
+  // Trip-count groups: every process in group 0, or (independent CTAs) one
+  // group per CTA, each with its own (L, T) at the end of the state and its
+  // own shift (the window's shift for its processes, none for the others).
+  int groups_ = 1;
+  std::vector<int> group_;  // process -> group
+  struct GroupShift {
+    std::vector<std::vector<int>> pc;
+    Deltas d;
+    std::map<int, int64_t> named;
+    std::vector<int64_t> commits;
+  };
+  std::vector<GroupShift> group_shift_;
+  std::vector<int32_t> lt_;  // expand's (L, T) per group
 
-  static State pack(State s, int32_t L, int32_t T) {
-    s.v.push_back(L);
-    s.v.push_back(T);
+  // docs/z3.md "Independent CTAs": when the CTAs share nothing but the
+  // cluster barrier and that barrier moves by no generation per period, a
+  // step of CTA c commutes with the shift of CTA c' != c (it reads and
+  // writes none of what that shift moves), and the shift of CTA c alone is
+  // the window's shift restricted to CTA c's objects. Each CTA then keeps
+  // its own trip count: the runs explored include every run of the
+  // schedule (all CTAs with one trip count) and more, so a clean
+  // exploration proves the schedule; a violation is not reported from it
+  // (MetApart).
+  void splitIntoCtas() {
+    const System& sys = m_.sys;
+    if (sys.ctas <= 1 || !trip::ctasShareOnlyTheClusterBarrier(sys)) return;
+    if (sys.cluster_named >= 0 && Deltas::of(w_.named_delta, sys.cluster_named) != 0) return;
+    groups_ = sys.ctas;
+    for (int p = 0; p < m_.P; ++p) group_[p] = sys.procs[p].cta;
+    for (int c = 0; c < groups_; ++c) {
+      GroupShift gs;
+      for (int p = 0; p < m_.P; ++p) {
+        if (group_[p] == c) {
+          gs.pc.push_back(w_.shift_pc[p]);
+          gs.commits.push_back(w_.commit_delta[p]);
+        } else {
+          std::vector<int> same(w_.shift_pc[p].size());
+          for (size_t i = 0; i < same.size(); ++i) same[i] = static_cast<int>(i);
+          gs.pc.push_back(std::move(same));
+          gs.commits.push_back(0);
+        }
+      }
+      gs.d = w_.d;
+      gs.d.slot_phase.clear();
+      for (const auto& [k, dk] : w_.d.slot_phase)
+        if (k >= 0 && k < static_cast<int>(sys.slots.size()) && sys.slots[k].cta == c) gs.d.slot_phase[k] = dk;
+      for (const auto& [n, dn] : w_.named_delta)
+        if (n != sys.cluster_named && sys.named_per_cta > 0 && n / sys.named_per_cta == c) gs.named[n] = dn;
+      group_shift_.push_back(std::move(gs));
+    }
+  }
+
+  static State pack(State s, const std::vector<int32_t>& lt) {
+    s.v.insert(s.v.end(), lt.begin(), lt.end());
     return s;
   }
 
@@ -1390,6 +1452,7 @@ class LapExplorer {
   // violation the simulator's rules report is `met` (a concrete one for the
   // caller to confirm); the proof's own stand-ins are not.
   [[noreturn]] void failWith(const Violation& v, int32_t T, int32_t L, bool met = true) const {
+    if (apart()) throw MetApart{};
     std::string where = v.primary.proc >= 0 && v.primary.pc >= 0 && v.primary.pc < m_.programSize(v.primary.proc)
                             ? " at " + opText(*w_.comb.schedule, *m_.instr(v.primary.proc, v.primary.pc).stmt)
                             : "";
@@ -1398,6 +1461,9 @@ class LapExplorer {
     if (met) throw Met(what, v, T >= 0 ? T : std::max<int64_t>(L, w_.t1), T < 0);
     throw Fail(what);
   }
+
+  int32_t Lof(int p) const { return lt_[2 * group_[p]]; }
+  int32_t Tof(int p) const { return lt_[2 * group_[p] + 1]; }
 
   void expand(int node, bool force_full) {
     // (checked proviso: the first expansion of a node records its edges when
@@ -1408,10 +1474,11 @@ class LapExplorer {
     // fifth of a cluster proof's time)
     State& s = cur_;
     g_.stateInto(node, s);
-    const int32_t T = s.v.back();
-    s.v.pop_back();
-    const int32_t L = s.v.back();
-    s.v.pop_back();
+    lt_.assign(s.v.end() - 2 * groups_, s.v.end());
+    s.v.resize(s.v.size() - 2 * groups_);
+    // (one group: the state's L and T as before)
+    const int32_t T = lt_[1];
+    const int32_t L = lt_[0];
     Async a = sim::decodeAsync(m_, s);
     for (int p = 0; p < m_.P; ++p) {
       const ProcShape& sh = w_.shape[p];
@@ -1423,7 +1490,8 @@ class LapExplorer {
     for (const Step& st : sim::enabledSteps(m_, s, a)) {
       if (st.kind == Step::Kind::Exec) {
         auto v = headAt(st.proc, st.pc);
-        if (v && T >= 0 && T + w_.shape[st.proc].off <= *v) continue;  // the loop is over for this T
+        const int32_t Tp = Tof(st.proc);
+        if (v && Tp >= 0 && Tp + w_.shape[st.proc].off <= *v) continue;  // the loop is over for this T
       }
       steps.push_back(st);
     }
@@ -1432,14 +1500,15 @@ class LapExplorer {
       if (!v) continue;
       // the loop runs while v < T + off
       const int64_t lo = w_.shape[p].lo, off = w_.shape[p].off;
-      if (T >= 0) {
-        if (T + off > *v) continue;
-        if (*v != w_.shape[p].lastHead(T)) throw Fail("internal: a process passed the end of its loop");
-        exits.push_back({p, T});
+      const int32_t Tp = Tof(p), Lp = Lof(p);
+      if (Tp >= 0) {
+        if (Tp + off > *v) continue;
+        if (*v != w_.shape[p].lastHead(Tp)) throw Fail("internal: a process passed the end of its loop");
+        exits.push_back({p, Tp});
       } else if (*v > lo) {
-        if (*v - off >= L) exits.push_back({p, *v - off});  // it ran iteration v - 1: T = v - off exactly
+        if (*v - off >= Lp) exits.push_back({p, *v - off});  // it ran iteration v - 1: T = v - off exactly
       } else {
-        for (int64_t t = L; t <= lo - off; ++t) exits.push_back({p, t});
+        for (int64_t t = Lp; t <= lo - off; ++t) exits.push_back({p, t});
       }
     }
     std::vector<Violation> here;
@@ -1447,12 +1516,16 @@ class LapExplorer {
     if (!exits.empty()) live.push_back({});
     sim::stateViolations(m_, s, a, live, {}, here);
     if (!here.empty()) failWith(here.front(), T, L);
-    if (T < 0 && !exits.empty()) {
+    bool open_exit = false;
+    for (const auto& e : exits) open_exit |= Tof(e.first) < 0;
+    if (open_exit) {
       // The exits are steps only for the trip counts they fix. For every
       // larger one, each process at a loop head must enter its iteration:
       // no step but `steps` is enabled then, and if none is, the state is
       // a deadlock for that trip count (a hang from the second tile on:
       // corpus/bugs/sync.arrival-underflow/single_slot_first_release_skipped.cake).
+      // (Groups apart: every group with an open trip count takes a larger
+      // one; fewer exits left out leave more steps enabled.)
       sim::stateViolations(m_, s, a, steps, {}, here);
       if (!here.empty()) {
         int64_t beyond = L;
@@ -1474,18 +1547,22 @@ class LapExplorer {
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front(), T, L);
-      int32_t L2 = L;
-      if (st.kind == Step::Kind::Exec && T < 0)
+      std::vector<int32_t> lt = lt_;
+      const int g = group_[st.proc];
+      if (st.kind == Step::Kind::Exec && lt[2 * g + 1] < 0)
         if (auto v = headAt(st.proc, st.pc))  // iteration v runs: T + off > v
-          L2 = std::max<int32_t>(L, static_cast<int32_t>(*v - w_.shape[st.proc].off + 1));
-      return add(next, T < 0 ? L2 : -1, T, node, st);
+          lt[2 * g] = std::max<int32_t>(lt[2 * g], static_cast<int32_t>(*v - w_.shape[st.proc].off + 1));
+      return add(next, lt, node, st);
     };
     auto leave = [&](int p, int64_t t) {
       State& next = next_;
       next.v.reserve(s.v.size() + 64);
       next.v.assign(s.v.begin(), s.v.end());
       next.v[m_.off_pc + p] = w_.exit_to[p].at(t);
-      return add(next, -1, static_cast<int32_t>(t), node, Step{Step::Kind::Exec, p, -1});
+      std::vector<int32_t> lt = lt_;
+      lt[2 * group_[p]] = -1;
+      lt[2 * group_[p] + 1] = static_cast<int32_t>(t);
+      return add(next, lt, node, Step{Step::Kind::Exec, p, -1});
     };
 
     // A persistent subset first (sim_por.h). Every cycle of the explored
@@ -1508,7 +1585,8 @@ class LapExplorer {
         const ProcShape& sh = w_.shape[p];
         leave_from[p] = m_.programSize(p);
         if (!sh.loops) continue;
-        const int64_t v = T >= 0 ? sh.lastHead(T) : std::max<int64_t>(sh.lo, L + sh.off);
+        const int32_t Tp = Tof(p), Lp = Lof(p);
+        const int64_t v = Tp >= 0 ? sh.lastHead(Tp) : std::max<int64_t>(sh.lo, Lp + sh.off);
         if (v < sh.end) leave_from[p] = sh.headOf(v);
       }
       if (auto subset = reducer_->reduceWithExits(s, a, steps, leaving, &leave_from)) {
@@ -1534,13 +1612,21 @@ class LapExplorer {
       if (!done_exit[i]) leave(exits[i].first, exits[i].second);
   }
 
-  // Inserts the normalized state (s is left with (L, T) appended); returns its node.
-  int add(State& s, int32_t L, int32_t T, int parent, const Step& st) {
-    leaveEagerly(s, T);
-    while (shift(s, L, T)) {
+  // Inserts the normalized state (s is left with (L, T) per group
+  // appended); returns its node.
+  int add(State& s, std::vector<int32_t>& lt, int parent, const Step& st) {
+    leaveEagerly(s, lt);
+    if (groups_ == 1) {
+      while (shift(s, lt[0], lt[1])) {
+      }
+    } else {
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (int g = 0; g < groups_; ++g)
+          while (shiftGroup(s, g, lt[2 * g], lt[2 * g + 1])) moved = true;
+      }
     }
-    s.v.push_back(L);
-    s.v.push_back(T);
+    s.v.insert(s.v.end(), lt.begin(), lt.end());
     return g_.insert(s, parent, st).first;
   }
 
@@ -1550,9 +1636,10 @@ class LapExplorer {
   // Taking it at once keeps the head's instruction, which never runs for
   // this trip count, out of the state's rules (a wait there is no lost
   // phase: corpus/basics/single_slot_courtesy_release.cake).
-  void leaveEagerly(State& s, int32_t T) const {
-    if (T < 0) return;
+  void leaveEagerly(State& s, const std::vector<int32_t>& lt) const {
     for (int p = 0; p < m_.P; ++p) {
+      const int32_t T = lt[2 * group_[p] + 1];
+      if (T < 0) continue;
       auto v = headAt(p, sim::pcOf(m_, s, p));
       if (!v || T + w_.shape[p].off > *v) continue;
       auto to = w_.exit_to[p].find(T);
@@ -1567,6 +1654,18 @@ class LapExplorer {
     const int64_t open = T >= 0 ? T : L;
     if (open < w_.j0 || open - P < w_.t1) return false;
     if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, w_.commit_delta})) return false;
+    if (T >= 0) T = static_cast<int32_t>(T - P);
+    else L = static_cast<int32_t>(L - P);
+    return true;
+  }
+  // The same for group g alone (its CTA's processes, slots, named barriers
+  // and MMA commits; the data tags of its writes and its async work).
+  bool shiftGroup(State& s, int g, int32_t& L, int32_t& T) const {
+    const int64_t P = w_.P;
+    const int64_t open = T >= 0 ? T : L;
+    if (open < w_.j0 || open - P < w_.t1) return false;
+    const GroupShift& gs = group_shift_[g];
+    if (!shiftState(m_, s, {gs.pc, gs.d, gs.named, gs.commits})) return false;
     if (T >= 0) T = static_cast<int32_t>(T - P);
     else L = static_cast<int32_t>(L - P);
     return true;
@@ -1856,7 +1955,17 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   }
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) states += exploreTripCount(w.by_trip[T - t0], T, opts, budget);
-  states += LapExplorer(w, opts, budget).run();
+  try {
+    LapExplorer lap(w, opts, budget);
+    states += lap.run();
+    if (lap.apart()) text.insert(text.size() - 1, ", the CTAs shifted apart");
+  } catch (const MetApart&) {
+    // docs/z3.md "Independent CTAs": the runs with the CTAs apart met a
+    // violation; the CTAs together say whether the schedule has it.
+    TripProofOptions together = opts;
+    together.cta_shift = false;
+    states += LapExplorer(w, together, budget).run();
+  }
   if (!key.empty()) tl.explored->insert(std::move(key));
   return text;
 }

@@ -99,6 +99,12 @@ struct TripProofOptions {
   // ring period"), each where the checks allow it; false: none (tests
   // compare the two).
   bool half_shift_ring = true;
+  // Lap induction of a modelled cluster whose CTAs share nothing but the
+  // cluster barrier (and that barrier moves by no generation per period):
+  // each CTA keeps its own trip count and is shifted a period back on its
+  // own (docs/z3.md "Independent CTAs"); false shifts all CTAs together
+  // (tests compare the two).
+  bool cta_shift = true;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.

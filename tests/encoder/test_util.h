@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "encoder/simulator.h"
 #include "encoder/system.h"
@@ -121,6 +123,50 @@ inline int lineOf(const std::string& text, const std::string& needle) {
   size_t at = text.find(needle);
   if (at == std::string::npos) return -1;
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+// Mutants of a schedule's text, one line changed each ({what, text}, the
+// base first): each line holding one of `ops` dropped, each two
+// neighbouring statements of a loop body (12 spaces in) swapped, and each
+// line holding an edit's `from` with its `to` there.
+inline std::vector<std::pair<std::string, std::string>> lineMutants(
+    const std::string& base, const std::vector<std::pair<std::string, std::string>>& edits,
+    const std::vector<std::string>& ops) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < base.size();) {
+    size_t nl = base.find('\n', at);
+    if (nl == std::string::npos) nl = base.size();
+    lines.push_back(base.substr(at, nl - at));
+    at = nl + 1;
+  }
+  auto join = [&](size_t i, const std::string* with) {
+    std::string t;
+    for (size_t j = 0; j < lines.size(); ++j) {
+      if (j == i && !with) continue;
+      t += (j == i ? *with : lines[j]) + "\n";
+    }
+    return t;
+  };
+  std::vector<std::pair<std::string, std::string>> mutants = {{"base", base}};
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    for (const std::string& op : ops)
+      if (l.find(op) != std::string::npos) mutants.push_back({"drop line " + std::to_string(i + 1), join(i, nullptr)});
+    // two neighbouring statements swapped (a release before the MMA retired,
+    // a wait after the use: hazards of some interleavings only)
+    if (i + 1 < lines.size() && l.rfind("            ", 0) == 0 && lines[i + 1].rfind("            ", 0) == 0) {
+      std::string t;
+      for (size_t j = 0; j < lines.size(); ++j) t += (j == i ? lines[i + 1] : j == i + 1 ? lines[i] : lines[j]) + "\n";
+      mutants.push_back({"swap lines " + std::to_string(i + 1) + ", " + std::to_string(i + 2), t});
+    }
+    for (const auto& [from, to] : edits)
+      if (size_t at = l.find(from); at != std::string::npos) {
+        std::string changed = l;
+        changed.replace(at, from.size(), to);
+        mutants.push_back({"line " + std::to_string(i + 1) + ": " + to, join(i, &changed)});
+      }
+  }
+  return mutants;
 }
 
 // The standard warp-specialized mainloop, small: 2 stages, 2 consumers.

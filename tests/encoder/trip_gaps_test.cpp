@@ -131,41 +131,9 @@ const Edits kClusterEdits = {
 void clusterReductionDecidesAsTheFullInterleaving(const std::string& base, const Edits& edits = kClusterEdits,
                                                    const char* what_base = "cluster reduction",
                                                    int min_compared = 20) {
-  std::vector<std::string> lines;
-  for (size_t at = 0; at < base.size();) {
-    size_t nl = base.find('\n', at);
-    if (nl == std::string::npos) nl = base.size();
-    lines.push_back(base.substr(at, nl - at));
-    at = nl + 1;
-  }
-  auto join = [&](size_t i, const std::string* with) {
-    std::string t;
-    for (size_t j = 0; j < lines.size(); ++j) {
-      if (j == i && !with) continue;
-      t += (j == i ? *with : lines[j]) + "\n";
-    }
-    return t;
-  };
-  std::vector<std::pair<std::string, std::string>> mutants = {{"base", base}};
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& l = lines[i];
-    for (const char* op : {"lm.cluster_sync()", "lm.wait(", "lm.arrive(", "lm.mma_wait(", "lm.mma_commit()",
-                           "lm.tma_store_wait(", "lm.fence_proxy()"})
-      if (l.find(op) != std::string::npos) mutants.push_back({"drop line " + std::to_string(i + 1), join(i, nullptr)});
-    // two neighbouring statements swapped (a release before the MMA retired,
-    // a wait after the use: hazards of some interleavings only)
-    if (i + 1 < lines.size() && l.rfind("            ", 0) == 0 && lines[i + 1].rfind("            ", 0) == 0) {
-      std::string t;
-      for (size_t j = 0; j < lines.size(); ++j) t += (j == i ? lines[i + 1] : j == i + 1 ? lines[i] : lines[j]) + "\n";
-      mutants.push_back({"swap lines " + std::to_string(i + 1) + ", " + std::to_string(i + 2), t});
-    }
-    for (const auto& [from, to] : edits)
-      if (size_t at = l.find(from); at != std::string::npos) {
-        std::string changed = l;
-        changed.replace(at, from.size(), to);
-        mutants.push_back({"line " + std::to_string(i + 1) + ": " + to, join(i, &changed)});
-      }
-  }
+  const auto mutants = cake::testing::lineMutants(base, edits,
+                                                  {"lm.cluster_sync()", "lm.wait(", "lm.arrive(", "lm.mma_wait(",
+                                                   "lm.mma_commit()", "lm.tma_store_wait(", "lm.fence_proxy()"});
   int proved = 0, compared = 0, undecided = 0;
   for (const auto& [what, text] : mutants) {
     ir::DiagnosticSink sink;
