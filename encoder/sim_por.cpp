@@ -1366,9 +1366,13 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     } else {
       ++work_.ops;
     }
+    // (the stamps' row and the window's stamp loaded once: queue's growth
+    // may alias neither, but the compiler cannot know it)
+    uint32_t* const wstamp = wait_stamp_[p].data();
+    const uint32_t st = stamp[i];
     for (int v : waits_after_[p][w])
-      if (wait_stamp_[p][v] != stamp[i]) {
-        wait_stamp_[p][v] = stamp[i];
+      if (wstamp[v] != st) {
+        wstamp[v] = st;
         queue.emplace_back(i, v);
       }
   }
