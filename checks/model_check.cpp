@@ -1363,6 +1363,13 @@ class Driver {
       if (capped && rlimit == 0) {
         r = explore(*sys, {}, 0, SyncEngine::Explicit);
         fallback_.push_back(relevantText(s_, b, relevant_));
+      } else if (found && z3CapUsed()) {
+        // The cap was used up before the finding: the later values, whose
+        // queries are larger still, are the explicit engine's too, within
+        // kZ3AfterFinding as Z3's would be (docs/z3.md "The Z3 engine's
+        // work cap": sm90_assume_large_k_release_stops spent 1.4 s of CPU
+        // on K=4097's query, which ran out of kZ3AfterFinding as well).
+        r = explore(*sys, reported_, 0, SyncEngine::Explicit);
       } else {
         const uint64_t before = budget_.used();
         r = explore(*sys, found ? reported_ : std::set<std::string>{}, rlimit);
@@ -1424,6 +1431,12 @@ class Driver {
   // decided by the explicit engine (fallback_, named in the verdict).
   uint64_t z3_spent_ = 0;
   std::vector<std::string> fallback_;  // the values the explicit engine decided instead of Z3
+  // Whether the Z3 engine's queries before the finding used up their
+  // --z3-work (a query ran out, or the cap was passed).
+  bool z3CapUsed() const {
+    return opts_.sync_engine == SyncEngine::Z3 && opts_.z3_work_ms > 0 &&
+           (!fallback_.empty() || z3_spent_ >= encoder::ProofBudget::unitsFor(opts_.z3_work_ms / 1000.0));
+  }
   // "; the explicit engine decided K=449, K=513 (...)": what the verdict
   // says when Z3 did not decide every value.
   std::string fallbackText() const {

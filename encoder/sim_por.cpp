@@ -21,6 +21,7 @@ Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits)
   // a clustered system's exits: only with the exit paths laid out
   precise_exits_ = exits_ && m.sys.ctas > 1;
   active_ = obj_trip_ + 2 <= kMaxObjects && !(precise_exits_ && exits_->exit_starts.size() != static_cast<size_t>(m.P));
+  if (active_) precomputeAccessFeet();
   if (active_) precompute();
   if (active_ && precise_exits_) precomputeExitSegs();
 }
@@ -36,7 +37,33 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   // reduction for persistent cluster proofs")
   active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects;
   cluster_phases_ = m.sys.ctas > 1;
+  if (active_) precomputeAccessFeet();
   if (active_) precomputeBranches();
+}
+
+// The footprints of every pc's accesses and current access, as indices into access_feet_
+// (-1: empty), so that agents() and windows() combine them without
+// building a footprint each time (docs/benchmarks.md "The 4-stage proof's
+// reducer").
+void Reducer::precomputeAccessFeet() {
+  access_id_.assign(m_.P, {});
+  current_id_.assign(m_.P, {});
+  for (int p = 0; p < m_.P; ++p) {
+    const int n = m_.programSize(p);
+    access_id_[p].assign(n, -1);
+    for (int pc = 0; pc < n; ++pc) {
+      if (m_.instr(p, pc).accesses.empty()) continue;
+      access_id_[p][pc] = static_cast<int>(access_feet_.size());
+      access_feet_.push_back(accessFoot(p, pc));
+    }
+    // A synchronous access stays current until the process's next step, so
+    // that step (whatever it is) ends it: it is part of the step's footprint.
+    current_id_[p].assign(n, -1);
+    for (int pc = 0; pc < n; ++pc) {
+      const int last = m_.prevPc(p, pc);
+      if (last >= 0 && last < n && m_.isSyncAccess(p, last)) current_id_[p][pc] = access_id_[p][last];
+    }
+  }
 }
 
 // R/W on the atoms of an instruction's accesses.
@@ -52,14 +79,6 @@ Foot Reducer::accessFoot(int p, int pc) const {
     }
   }
   return f;
-}
-
-// A synchronous access stays current until the process's next step, so
-// that step (whatever it is) ends it: it is part of the step's footprint.
-Foot Reducer::currentFoot(int p, int pc_now) const {
-  const int last = m_.prevPc(p, pc_now);
-  if (last < 0 || last >= m_.programSize(p) || !m_.isSyncAccess(p, last)) return {};
-  return accessFoot(p, last);
 }
 
 void Reducer::precompute() {
@@ -357,11 +376,26 @@ Reducer::Contribution Reducer::contribution(int p, int pc) const {
   return c;
 }
 
-std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, const std::vector<char>* leaving) const {
-  std::vector<Agent> out;
-  out.reserve(2 * static_cast<size_t>(m_.P) + a.loads.size());  // (an Agent is two footprints: no regrowth)
+// (In a buffer kept from call to call, as the result: its agents are
+// reset in place, an Agent being two footprints and a vector.)
+const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& a,
+                                                   const std::vector<char>* leaving) const {
+  std::vector<Agent>& out = plain_agents_;
+  size_t used = 0;
+  auto next = [&]() -> Agent& {
+    if (used == out.size()) out.emplace_back();
+    Agent& ag = out[used++];
+    ag.kind = Agent::Kind::Proc;
+    ag.proc = ag.load = -1;
+    ag.enabled = ag.exec_enabled = ag.leaves = false;
+    ag.step = Step{};
+    ag.trans = Foot{};
+    ag.win = Foot{};
+    ag.gives.clear();
+    return ag;
+  };
   for (int p = 0; p < m_.P; ++p) {
-    Agent ag;
+    Agent& ag = next();
     ag.kind = Agent::Kind::Proc;
     ag.proc = p;
     if (!finished(m_, s, p)) {
@@ -369,7 +403,7 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       ag.step = {Step::Kind::Exec, p, pc};
       ag.enabled = ag.exec_enabled = isEnabled(m_, s, a, ag.step);
       ag.trans = own_[p][pc];
-      ag.trans |= currentFoot(p, pc);
+      if (const int c = current_id_[p][pc]; c >= 0) ag.trans |= access_feet_[c];
       if (every_rule_ && !ends_.empty()) ag.trans |= ends_[p][pc];
       // An enabled lm.sync / cluster wait (its generation completed) reads
       // nothing another step changes: arrivals only raise the generation,
@@ -386,27 +420,25 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       }
       readyMask(s, ag.trans);
     }
-    out.push_back(std::move(ag));
   }
   for (size_t i = 0; i < a.loads.size(); ++i) {
     const Load& l = a.loads[i];
     const Instr& in = m_.instr(l.proc, l.pc);
-    Agent ag;
+    Agent& ag = next();
     ag.kind = Agent::Kind::Load;
     ag.proc = l.proc;
     ag.load = static_cast<int>(i);
     ag.enabled = true;
     ag.step = {Step::Kind::Land, l.proc, l.pc};
-    ag.trans = accessFoot(l.proc, l.pc);
+    if (const int c = access_id_[l.proc][l.pc]; c >= 0) ag.trans = access_feet_[c];
     ag.trans.l.set(in.slot);
     if (m_.sys.remote(l.proc, l.pc)) ag.trans.r.set(obj_cta_ + m_.sys.slots[in.slot].cta);
     if (!exits_ && !branches_) ag.trans.r.set(obj_trip_);  // (endsFoot)
     ag.win = ag.trans;
     ag.gives.push_back({in.slot, -1, 0, in.bytes, 0});
-    out.push_back(std::move(ag));
   }
   for (int p = 0; p < m_.P; ++p) {
-    Agent ag;
+    Agent& ag = next();
     ag.kind = Agent::Kind::Comp;
     ag.proc = p;
     bool head = true;
@@ -418,11 +450,11 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       f.a.set(slot);
       f.r.set(slot);  // it records the phase it counts into (Unobserved)
       if (!exits_ && !branches_) f.r.set(obj_trip_);  // (endsFoot)
-      for (int32_t ipc : g.pcs) {
-        Foot acc = accessFoot(p, ipc);
-        f.r |= acc.r;
-        f.w |= acc.w;
-      }
+      for (int32_t ipc : g.pcs)
+        if (const int c = access_id_[p][ipc]; c >= 0) {
+          f.r |= access_feet_[c].r;
+          f.w |= access_feet_[c].w;
+        }
       if (head) {
         ag.enabled = true;
         ag.step = {Step::Kind::Complete, p, g.commit_pc};
@@ -432,8 +464,10 @@ std::vector<Reducer::Agent> Reducer::agents(const State& s, const Async& a, cons
       ag.win |= f;
       ag.gives.push_back({slot, -1, 1, 0, 0});
     }
-    if (!head) out.push_back(std::move(ag));
+    if (head) --used;
   }
+  // (agents past `used` are dropped; the others keep their storage)
+  out.resize(used);
   return out;
 }
 
@@ -510,12 +544,20 @@ void Reducer::giveRange(int p, int a, int b, Give&& give) const {
 }
 
 // Windows of every agent while `frozen` stands still (least fixpoint).
-std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<Agent>& ag, int frozen) const {
-  std::vector<Window> win(ag.size());
-  Supply supply(m_);
+// (In buffers kept from call to call, as the result: a fresh vector of
+// windows per seed was most of the reduction's heap traffic, blocks too
+// large for malloc's per-thread cache.)
+const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::vector<Agent>& ag, int frozen) const {
+  std::vector<Window>& win = plain_win_;
+  win.assign(ag.size(), Window{});
+  if (!plain_supply_) plain_supply_ = std::make_shared<Supply>(m_);
+  Supply& supply = *plain_supply_;
+  supply.clear();
   auto give = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
-  std::vector<int> block(ag.size(), -1);  // Proc: index of the blocking wait its window stops at
-  std::vector<int> seg(ag.size(), -1);    // precise exits: the exit stretch its window has reached
+  std::vector<int>& block = plain_block_;  // Proc: index of the blocking wait its window stops at
+  block.assign(ag.size(), -1);
+  std::vector<int>& seg = plain_seg_;      // precise exits: the exit stretch its window has reached
+  seg.assign(ag.size(), -1);
   auto enterExits = [&](size_t i, int p) {
     seg[i] = 0;
     win[i].foot |= leave_foot_[p];  // the leaving step itself
@@ -542,8 +584,8 @@ std::vector<Reducer::Window> Reducer::windows(const State& s, const std::vector<
     int p = a.proc;
     if (finished(m_, s, p)) continue;
     int pc = pcOf(m_, s, p);
-    win[i].foot = currentFoot(p, pc);
-    win[i].foot |= head_win_[p][pc];
+    win[i].foot = head_win_[p][pc];
+    if (const int c = current_id_[p][pc]; c >= 0) win[i].foot |= access_feet_[c];
     block[i] = next_block_[p][pc];
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
     giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
@@ -875,9 +917,8 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
       continue;
     }
     ++work_.computed;
-    std::vector<Window> own;
     const std::vector<Window>& win =
-        branches_ ? branchWindows(s, ag, static_cast<int>(x)) : (own = windows(s, ag, static_cast<int>(x)));
+        branches_ ? branchWindows(s, ag, static_cast<int>(x)) : windows(s, ag, static_cast<int>(x));
     std::vector<Step> steps;
     for (int y : closure(s, ag, win, static_cast<int>(x))) {
       if (!ag[y].enabled) continue;
@@ -1248,7 +1289,8 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     if (finished(m_, s, p)) continue;
     stamp[i] = ++stamp_;
     const int pc = pcOf(m_, s, p);
-    win[i].foot = currentFoot(p, pc);
+    if (const int c = current_id_[p][pc]; c >= 0) win[i].foot = access_feet_[c];
+    else win[i].foot = Foot{};
     const InstrKind k = m_.instr(p, pc).kind;
     if (k == InstrKind::Wait || k == InstrKind::SyncWait) {
       front[i].push_back(pc);
@@ -1324,9 +1366,13 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     } else {
       ++work_.ops;
     }
+    // (the stamps' row and the window's stamp loaded once: queue's growth
+    // may alias neither, but the compiler cannot know it)
+    uint32_t* const wstamp = wait_stamp_[p].data();
+    const uint32_t st = stamp[i];
     for (int v : waits_after_[p][w])
-      if (wait_stamp_[p][v] != stamp[i]) {
-        wait_stamp_[p][v] = stamp[i];
+      if (wstamp[v] != st) {
+        wstamp[v] = st;
         queue.emplace_back(i, v);
       }
   }

@@ -258,11 +258,17 @@ class Reducer {
   bool visible(const State& s, const Async& a, const Step& st) const;
   void precompute();
   Foot accessFoot(int p, int pc) const;
+  // accessFoot of each pc with accesses, and the one current at a pc (the
+  // synchronous access of the step before it, which the pc's step ends),
+  // per [p][pc]: an index into access_feet_, -1 if empty
+  std::vector<Foot> access_feet_;
+  std::vector<std::vector<int>> access_id_, current_id_;
+  void precomputeAccessFeet();
   void clusterFoot(int p, int pc, Foot& own, Foot& spawn) const;
   void endsFoot(int p, int pc, Foot& own, Foot& spawn) const;
-  Foot currentFoot(int p, int pc_now) const;
   Contribution contribution(int p, int pc) const;
-  std::vector<Agent> agents(const State& s, const Async& a, const std::vector<char>* leaving = nullptr) const;
+  // (the result lives in plain_agents_ until the next call)
+  const std::vector<Agent>& agents(const State& s, const Async& a, const std::vector<char>* leaving = nullptr) const;
   std::vector<std::vector<Step>> persistentSets(const State& s, const std::vector<Agent>& ag,
                                                 const std::function<bool(const std::vector<Step>&)>* enough =
                                                     nullptr,
@@ -290,7 +296,13 @@ class Reducer {
   mutable std::vector<MemoEntry> memo_entries_;
   mutable std::vector<uint32_t> memo_slots_;  // entry index + 1; 0: empty
   mutable Work work_;
-  std::vector<Window> windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
+  // (the result lives in plain_win_ until the next call)
+  const std::vector<Window>& windows(const State& s, const std::vector<Agent>& ag, int frozen) const;
+  // agents()' and windows()' buffers, reused from call to call
+  mutable std::vector<Agent> plain_agents_;
+  mutable std::vector<Window> plain_win_;
+  mutable std::shared_ptr<Supply> plain_supply_;
+  mutable std::vector<int> plain_block_, plain_seg_;
   // (the result lives in scratch_list_ until the next call)
   const std::vector<int>& closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
                                   int seed) const;

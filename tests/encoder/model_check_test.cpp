@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -696,6 +697,45 @@ TEST(ModelCheck, Z3EngineOutOfWorkFallsBackToTheExplicitEngine) {
       for (const auto& v : r->verdicts) EXPECT_NE(v.kind, checks::VerdictKind::Unknown) << describe(*r);
     }
   }
+}
+
+// Once the Z3 engine's queries used up --z3-work before the first finding,
+// the later values are decided by the explicit engine too (docs/z3.md "The
+// Z3 engine's work cap", "After a finding, once the cap was used up"): on
+// sm90_assume_large_k_release_stops the K=4096 query runs out, the explicit
+// engine finds the counterexample there, and K=4097's query (which ran out
+// of kZ3AfterFinding as well, 1.4 s of CPU for nothing) is no longer asked.
+// The bounded check's query count (CAKE_PROOF_STATS, deterministic) is 1,
+// and the verdict is the explicit engine's.
+TEST(ModelCheck, Z3EngineOutOfWorkBeforeAFindingLeavesLaterValuesToTheExplicitEngine) {
+  auto mod = compile(cake::testing::corpusText("corpus/bugs/sync.arrival-underflow/sm90_assume_large_k_release_stops.cake"));
+  ASSERT_FALSE(mod.schedules.empty());
+  auto check = [&](checks::SyncEngine engine) {
+    Result r;
+    checks::CheckOptions o;
+    o.timeout_ms = 600000;  // the work budget decides, not the wall clock
+    o.sync_engine = engine;
+    ::setenv("CAKE_PROOF_STATS", "1", 1);
+    ::testing::internal::CaptureStderr();
+    checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    ::unsetenv("CAKE_PROOF_STATS");
+    return std::make_pair(std::move(r), err);
+  };
+  const auto [z3, z3_err] = check(checks::SyncEngine::Z3);
+  const auto [x, x_err] = check(checks::SyncEngine::Explicit);
+  EXPECT_NE(z3_err.find("bounded-stats:"), std::string::npos) << z3_err;
+  EXPECT_NE(z3_err.find(" queries=1 "), std::string::npos) << z3_err;
+  auto rulesOf = [](const Result& r) {
+    std::set<std::string> out;
+    for (const auto& f : r.sink.findings()) out.insert(f.rule);
+    return out;
+  };
+  EXPECT_EQ(rulesOf(z3), rulesOf(x)) << describe(z3);
+  EXPECT_TRUE(rulesOf(z3).count("sync.arrival-underflow")) << describe(z3);
+  EXPECT_TRUE(std::any_of(z3.verdicts.begin(), z3.verdicts.end(), [](const auto& v) {
+    return v.kind == checks::VerdictKind::Counterexample && v.detail.find("found by the explicit engine") != std::string::npos;
+  })) << describe(z3);
 }
 
 // A schedule that an earlier check (layout, structure) already failed gets
