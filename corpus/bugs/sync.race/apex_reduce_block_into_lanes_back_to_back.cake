@@ -52,13 +52,13 @@ def apex_reduce_block_into_lanes_back_to_back(lm, Output: LM.gmem, OutputPerTens
         lm.sync(bar)
         if w == 0:                                  # tid < 32
             lm.copy(fin, x[0])
-            lm.copy(other, x[1])                    # x[tid + 32]
+            lm.copy(other, x[1])                                                      # expect-error: sync.race
             lm.binary(fin, fin, other, op="add")
             lm.copy(Ret, fin, coords=(0, 0))
         # share_result == false: no __syncthreads() before returning (BUG)
         # second call: the per-tensor norm into the same buffer
         lm.copy(val, OutputPerTensor, coords=(b, 32 * w))
-        lm.copy(x[w], val)                          # x[tid] = val
+        lm.copy(x[w], val)                                                            # expect-error: sync.race
         lm.sync(bar)
         if w < 2:
             lm.copy(part, x[w])

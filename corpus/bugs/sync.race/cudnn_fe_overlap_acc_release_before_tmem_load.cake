@@ -67,9 +67,9 @@ def cudnn_fe_overlap_acc_release_before_tmem_load(lm, A: LM.tma2d, B: LM.tma2d, 
                 it = 2 * t + k
                 lm.wait(full, iter=it)
                 if t % 2 == 0:
-                    lm.mma(accum[:, 0:128], smem_a[it], smem_b[it], init=(k == 0))
+                    lm.mma(accum[:, 0:128], smem_a[it], smem_b[it], init=(k == 0))    # expect-error: sync.race
                 else:
-                    lm.mma(accum[:, 64:192], smem_a[it], smem_b[it], init=(k == 0))
+                    lm.mma(accum[:, 64:192], smem_a[it], smem_b[it], init=(k == 0))   # expect-error: sync.race
                 lm.mma_commit(barrier=empty, iter=it)
             lm.mma_commit(barrier=acc_full, iter=t)
 
@@ -80,9 +80,9 @@ def cudnn_fe_overlap_acc_release_before_tmem_load(lm, A: LM.tma2d, B: LM.tma2d, 
             if t % 2 == 0:
                 for s in lm.range(0, 4):            # reverse_subtile: 3, 2, 1, 0
                     c0 = 32 * (3 - s)
-                    if s == 1:                      # BUG: released before this
-                        lm.arrive(acc_empty, iter=t)  # subtile's tcgen05.ld
-                    lm.tmem_load(r, accum[q:q + 32, c0:c0 + 32])
+                    if s == 1:                      # BUG: released before this subtile's tcgen05.ld
+                        lm.arrive(acc_empty, iter=t)                                  # expect-error: sync.race
+                    lm.tmem_load(r, accum[q:q + 32, c0:c0 + 32])                      # expect-error: sync.race
                     lm.tmem_load_wait()
                     lm.binary(r, r, 0.5, op="mul")
                     lm.copy(D, r, coords=(m0 + q, 128 * t + c0))
@@ -90,8 +90,8 @@ def cudnn_fe_overlap_acc_release_before_tmem_load(lm, A: LM.tma2d, B: LM.tma2d, 
                 for s in lm.range(0, 4):            # forward: 0, 1, 2, 3
                     c0 = 32 * s
                     if s == 1:                      # BUG (as above)
-                        lm.arrive(acc_empty, iter=t)
-                    lm.tmem_load(r, accum[q:q + 32, 64 + c0:64 + c0 + 32])
+                        lm.arrive(acc_empty, iter=t)                                  # expect-error: sync.race
+                    lm.tmem_load(r, accum[q:q + 32, 64 + c0:64 + c0 + 32])            # expect-error: sync.race
                     lm.tmem_load_wait()
                     lm.binary(r, r, 0.5, op="mul")
                     lm.copy(D, r, coords=(m0 + q, 128 * t + c0))
