@@ -4,6 +4,7 @@
 # fence/release block, so the order is tcgen05.ld -> tcgen05.wait::ld ->
 # mbarrier.arrive: the MMA of the next tile, which waits on that arrival,
 # writes the overlap columns only after the epilogue has read all of them.
+# lower: unsupported (tcgen05.mma into column slices of one TMEM allocation, the two overlapping accumulator windows: the lowering takes a sliced accumulator only as a column range of a 2-D register fragment)
 # expect: pass
 @cake.schedule(target="sm_100a")
 def cudnn_fe_overlap_acc_tmem_load_then_release(lm, A: LM.tma2d, B: LM.tma2d, D: LM.gmem,
