@@ -47,6 +47,7 @@ def cucollections_find_block_sync_in_bounds_branch(lm, Keys: LM.gmem, Out: LM.gm
             if idx < n:
                 lm.copy(found, Keys, coords=(0, idx))       # ref.find(key)
                 lm.copy(outbuf[w], found)                   # output_buffer[thread_idx] = ...
-                lm.sync(bsync)                                # expect-error: sync.deadlock  (block.sync() inside the branch)
+                # block.sync() inside the branch
+                lm.sync(bsync)                                            # expect-error: sync.deadlock
                 lm.copy(res, outbuf[w])
                 lm.copy(Out, res, coords=(0, idx))          # *(output_begin + idx) = ...

@@ -51,8 +51,10 @@ def cudnn_fe_dsa_indexer_dk_staging_no_wg_barrier(lm, AccDK: LM.gmem, DK: LM.tma
             i_st = 128 * bi
             lm.copy(frag, AccDK, coords=(i_st, 16 * w))      # this warp's acc_dK part
             lm.tma_store_wait(pending=0)                     # cp_async_bulk_wait_group(0, read=True)
-            lm.copy(stg[0][:, 16 * w:16 * w + 16], frag)                  # expect-error: sync.race  (tCsDK_staging[ei] = acc_dK[ei] * scale)
+            # tCsDK_staging[ei] = acc_dK[ei] * scale
+            lm.copy(stg[0][:, 16 * w:16 * w + 16], frag)                  # expect-error: sync.race
             lm.fence_proxy()                                 # fence_view_async_shared()
-            rows.tma_store(DK, coords=(i_st + 32 * w, 0), stage=w)        # expect-error: sync.race  (bulk reduce of its rows)
+            # bulk reduce of its rows
+            rows.tma_store(DK, coords=(i_st + 32 * w, 0), stage=w)        # expect-error: sync.race
             lm.tma_store_commit()
         lm.tma_store_wait(pending=0)

@@ -51,16 +51,19 @@ def kokkos_inter_warp_reduction_repeated_no_barrier(lm, Val: LM.gmem, Out: LM.gm
         for c in lm.range(0, n_calls):
             lm.copy(value, Val, coords=(c, 32 * w))     # this warp's partial
             if w < 4:
-                lm.copy(result[w + 4 * c], value)             # expect-error: sync.race  (result[id] = value)
+                # result[id] = value
+                lm.copy(result[w + 4 * c], value)                         # expect-error: sync.race
             lm.sync(bar)
             if w == 4:                                  # shift = 4
                 lm.copy(joined, result[w - 4 + 4 * c])
                 lm.binary(joined, joined, value, op="add")
                 lm.copy(result[w - 4 + 4 * c], joined)  # join(result[id % 4], value)
             lm.sync(bar)
-            lm.copy(value, result[4 * c])                     # expect-error: sync.race  (value = result[0])
+            # value = result[0]
+            lm.copy(value, result[4 * c])                                 # expect-error: sync.race
             for i in lm.range(1, 4):
-                lm.copy(other, result[i + 4 * c])             # expect-error: sync.race  (join(value, result[i]))
+                # join(value, result[i])
+                lm.copy(other, result[i + 4 * c])                         # expect-error: sync.race
                 lm.binary(value, value, other, op="add")
             lm.copy(Out, value, coords=(c, 32 * w))
             # BUG: no __syncthreads() before returning

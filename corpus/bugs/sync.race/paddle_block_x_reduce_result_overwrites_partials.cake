@@ -45,10 +45,12 @@ def paddle_block_x_reduce_result_overwrites_partials(lm, X: LM.gmem, Out: LM.gme
         lm.sync(bar)                                    # the leading __syncthreads()
         lm.copy(shared[0][:, w:w + 1], val)             # if (lane == 0) shared[wid] = val
         lm.sync(bar)
-        lm.copy(parts, shared[0][:, 0:4])                     # expect-error: sync.race  (val = shared[bid * block_dim_x + lane])
+        # val = shared[bid * block_dim_x + lane]
+        lm.copy(parts, shared[0][:, 0:4])                                 # expect-error: sync.race
         lm.reduce(val, parts, op="sum", axis=1)         # the shuffle-down tree
         if w == 0:
-            lm.copy(shared[0][:, 0:1], val)                   # expect-error: sync.race  (if (threadIdx.x == 0) shared[threadIdx.y] = val)
+            # if (threadIdx.x == 0) shared[threadIdx.y] = val
+            lm.copy(shared[0][:, 0:1], val)                               # expect-error: sync.race
         lm.sync(bar)
         lm.copy(res, shared[0][:, 0:1])                 # return shared[threadIdx.y]
         lm.copy(Out, res, coords=(lm.block_idx(0), w))
