@@ -540,8 +540,8 @@ class Builder {
 
   // The accesses of a buffer operand; `index` overrides the view index (ops
   // that name their slot with stage=/iter=). Global tensors and scalars
-  // have none; a view sub-tile sliced in an inner dimension has one per
-  // contiguous run (Tile::runs), every other operand one.
+  // have none; a view sub-tile sliced in an inner dimension that is written
+  // has one per contiguous run (Tile::runs), every other operand one.
   std::vector<Access> access(const BufferRef& ref, std::optional<int64_t> index, bool write, Proxy proxy,
                              bool async, int64_t* bytes = nullptr) {
     Access a;
@@ -579,7 +579,12 @@ class Builder {
         a.hi = t.hi;
         if (bytes) *bytes = t.elems * esize;
         a.what = fmt::format("{}[{}]{} bytes [{}, {})", v.name, ir::floorMod(*index, v.stages).value(), t.slices, a.lo, a.hi);
-        if (t.runs.empty()) return {a};
+        // Only a write is split: a read keeps the bounding range (a superset
+        // of its bytes: it may report a race or stale data the runs would
+        // not, never miss one), so the k-step column slices the sm_80 GEMMs
+        // read (`a[k][:, 0:16]`, 128 rows) stay one access each; a run per
+        // row there made every exploration step ~100x slower.
+        if (t.runs.empty() || !write) return {a};
         std::vector<Access> out;
         for (size_t r = 0; r < t.runs.size(); ++r) {
           Access run = a;
