@@ -92,6 +92,15 @@ ExprPtr leafExpr(ExprKind k, int index) {
 }
 ExprPtr eqExpr(ExprPtr a, int64_t v) { return ir::makeExpr(ExprKind::Eq, {std::move(a), ir::makeConst(v)}); }
 
+// `e` with lm.instance() replaced by the constant i.
+ExprPtr substituteInstance(const ExprPtr& e, int64_t i) {
+  if (!e || !ir::exprUses(*e, {ExprKind::Instance})) return e;
+  if (e->kind == ExprKind::Instance) return ir::makeConst(i);
+  auto out = std::make_shared<ir::Expr>(*e);
+  for (ExprPtr& a : out->args) a = substituteInstance(a, i);
+  return out;
+}
+
 // `e` with loop variable `var` replaced by `with`.
 ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
   if (!e || !ir::dependsOnLoopVar(*e, var)) return e;
@@ -113,7 +122,12 @@ class GoalCollector {
     for (const auto& v : s.views) stages_.insert(v.stages);
     stages_.erase(0);
     if (stages_.empty()) stages_.insert(1);
-    for (const auto& body : s.bodies) block(body.body);
+    for (const auto& body : s.bodies) {
+      instances_ = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
+                       ? std::clamp(s.roles[body.role].instanceCount(), 1, kGuardInstances)
+                       : kGuardInstances;
+      block(body.body);
+    }
   }
   std::vector<Goal> goals;
   // The parameters that reach control flow, a slot, a count or a byte range.
@@ -137,6 +151,7 @@ class GoalCollector {
   const ir::Schedule& s_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
+  int instances_ = 1;  // instances of the role whose body is being walked
   struct SymbolicLoop {
     size_t goal;  // its trip-count goal
     ExprPtr lo, step;
@@ -182,18 +197,37 @@ class GoalCollector {
       }
     }
   }
+  // A guard goal; one per instance of the role when the expression reads
+  // lm.instance() (the search values expressions at instance 0: a warp's
+  // bound `128 * b + 32 * lm.instance() < n` flips at n = 32 * w for warp w).
+  void guardGoal(const ExprPtr& e, std::set<int64_t> values) {
+    if (!ir::exprUses(*e, {ExprKind::Instance})) {
+      goals.push_back({e, std::move(values)});
+      return;
+    }
+    for (int i = 0; i < instances_; ++i) goals.push_back({substituteInstance(e, i), values});
+  }
   void guard(const ExprPtr& c) {
     if (!c) return;
     if (isComparison(c->kind) && c->args.size() == 2) {
       const ExprPtr &l = c->args[0], &r = c->args[1];
-      if (l && r && dependsOnParams(*l) && dependsOnParams(*r) && !dependsOnLoops(*l) && !dependsOnLoops(*r)) {
-        goals.push_back({ir::makeExpr(ExprKind::Sub, {l, r}), {-1, 0, 1}});
+      if (!l || !r) return;
+      if (dependsOnParams(*l) && dependsOnParams(*r) && !dependsOnLoops(*l) && !dependsOnLoops(*r)) {
+        guardGoal(ir::makeExpr(ExprKind::Sub, {l, r}), {-1, 0, 1});
         return;
       }
       for (int side = 0; side < 2; ++side) {
         const ExprPtr& e = c->args[side];
-        auto k = ir::constValue(c->args[1 - side]);
-        if (k && dependsOnParams(*e) && !dependsOnLoops(*e)) goals.push_back({e, {*k - 1, *k, *k + 1}});
+        const ExprPtr& other = c->args[1 - side];
+        if (!dependsOnParams(*e) || dependsOnLoops(*e)) continue;
+        if (auto k = ir::constValue(other)) {
+          guardGoal(e, {*k - 1, *k, *k + 1});
+        } else if (!dependsOnParams(*other) && !dependsOnLoops(*other)) {
+          // The other side reads only the grid and the instance (`if
+          // 128 * lm.block_idx(0) + 32 * lm.instance() < n`): the flip is
+          // where the parameter side crosses it, at the binding's grid.
+          guardGoal(ir::makeExpr(ExprKind::Sub, {e, other}), {-1, 0, 1});
+        }
       }
       return;
     }

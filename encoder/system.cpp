@@ -478,8 +478,13 @@ class Builder {
   // Byte range of a (sliced) sub-tile of a row-major tile at `base`: the
   // bounding range, which is exact when only the outermost dimension is
   // sliced (the common case: rows per warpgroup). Also the exact element
-  // count for transaction bytes.
-  struct Tile { int64_t lo, hi, elems; std::string slices; };
+  // count for transaction bytes, and the sub-tile's contiguous byte runs
+  // when an inner dimension is sliced (`runs`, empty when the bounding range
+  // is exact or the runs are more than kMaxTileRuns): a column band per warp
+  // (`tile[0][:, 16 * w:16 * w + 16]`) touches only its columns of every row,
+  // and two warps' bands do not overlap although their bounding ranges do.
+  static constexpr int64_t kMaxTileRuns = 256;
+  struct Tile { int64_t lo, hi, elems; std::string slices; std::vector<std::pair<int64_t, int64_t>> runs; };
   Tile tileRange(const std::vector<int64_t>& dims, const std::vector<ir::Slice>& slices, int64_t base, int esize) {
     std::vector<int64_t> lo(dims.size(), 0), hi = dims;
     std::string text;
@@ -496,16 +501,49 @@ class Builder {
       last += (hi[d] - 1) * stride;
       stride *= dims[d];
     }
-    Tile t{base + first * esize, base + (last + 1) * esize, elems, slices.empty() ? "" : "[" + text + "]"};
-    if (elems == 0) t.hi = t.lo;
+    Tile t{base + first * esize, base + (last + 1) * esize, elems, slices.empty() ? "" : "[" + text + "]", {}};
+    if (elems == 0) {
+      t.hi = t.lo;
+      return t;
+    }
+    // The innermost dimension that is sliced: dimensions inside it are
+    // whole, so each index of the dimensions outside it starts one run.
+    size_t cut = dims.size();
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (lo[d] != 0 || hi[d] != dims[d]) {
+        cut = d;
+        break;
+      }
+    }
+    if (cut == dims.size() || cut == 0) return t;  // whole tile, or outermost rows only: contiguous
+    int64_t nruns = 1;
+    for (size_t d = 0; d < cut; ++d) nruns *= hi[d] - lo[d];
+    if (nruns <= 1 || nruns > kMaxTileRuns) return t;  // contiguous, or the bounding range (covers every run)
+    int64_t inner = 1;  // elements of one step of dimension `cut`
+    for (size_t d = cut + 1; d < dims.size(); ++d) inner *= dims[d];
+    const int64_t run_elems = (hi[cut] - lo[cut]) * inner;
+    std::vector<int64_t> idx(lo.begin(), lo.begin() + static_cast<std::ptrdiff_t>(cut));
+    for (int64_t r = 0; r < nruns; ++r) {
+      int64_t start = lo[cut] * inner, step = inner * dims[cut];
+      for (size_t d = cut; d-- > 0;) {
+        start += idx[d] * step;
+        step *= dims[d];
+      }
+      t.runs.push_back({base + start * esize, base + (start + run_elems) * esize});
+      for (size_t d = cut; d-- > 0;) {  // next index, last dimension fastest
+        if (++idx[d] < hi[d]) break;
+        idx[d] = lo[d];
+      }
+    }
     return t;
   }
 
-  // The access of a buffer operand; `index` overrides the view index (ops
+  // The accesses of a buffer operand; `index` overrides the view index (ops
   // that name their slot with stage=/iter=). Global tensors and scalars
-  // have none.
-  std::optional<Access> access(const BufferRef& ref, std::optional<int64_t> index, bool write, Proxy proxy,
-                               bool async, int64_t* bytes = nullptr) {
+  // have none; a view sub-tile sliced in an inner dimension that is written
+  // has one per contiguous run (Tile::runs), every other operand one.
+  std::vector<Access> access(const BufferRef& ref, std::optional<int64_t> index, bool write, Proxy proxy,
+                             bool async, int64_t* bytes = nullptr) {
     Access a;
     a.write = write;
     a.proxy = proxy;
@@ -532,7 +570,7 @@ class Builder {
           a.index = -1;
           a.what = fmt::format("{} bytes [{}, {})", v.name, a.lo, a.hi);
           if (bytes) *bytes = a.hi - a.lo;
-          return a;
+          return {a};
         }
         a.index = *index;
         int64_t base = offset + ir::floorMod(*index, v.stages).value() * slot_bytes;
@@ -541,7 +579,23 @@ class Builder {
         a.hi = t.hi;
         if (bytes) *bytes = t.elems * esize;
         a.what = fmt::format("{}[{}]{} bytes [{}, {})", v.name, ir::floorMod(*index, v.stages).value(), t.slices, a.lo, a.hi);
-        return a;
+        // Only a write is split: a read keeps the bounding range (a superset
+        // of its bytes: it may report a race or stale data the runs would
+        // not, never miss one), so the k-step column slices the sm_80 GEMMs
+        // read (`a[k][:, 0:16]`, 128 rows) stay one access each; a run per
+        // row there made every exploration step ~100x slower.
+        if (t.runs.empty() || !write) return {a};
+        std::vector<Access> out;
+        for (size_t r = 0; r < t.runs.size(); ++r) {
+          Access run = a;
+          run.lo = t.runs[r].first;
+          run.hi = t.runs[r].second;
+          run.what = fmt::format("{}[{}]{} bytes [{}, {}) (run {} of {})", v.name,
+                                 ir::floorMod(*index, v.stages).value(), t.slices, run.lo, run.hi, r + 1,
+                                 t.runs.size());
+          out.push_back(std::move(run));
+        }
+        return out;
       }
       case BufferRef::Kind::Regs: {
         auto dims = shapeOf(s_.regs[ref.index].shape);
@@ -551,9 +605,9 @@ class Builder {
         a.lo = 0;
         a.hi = std::max<int64_t>(n, 1);
         a.what = s_.regs[ref.index].name;
-        return a;
+        return {a};
       }
-      default: return std::nullopt;
+      default: return {};
     }
   }
 
@@ -592,10 +646,11 @@ class Builder {
     a.gen = it->second.epoch;
   }
 
-  void addAccess(Instr& in, std::optional<Access> a, const Stmt& st) {
-    if (!a) return;
-    tag(*a, st);
-    in.accesses.push_back(std::move(*a));
+  void addAccess(Instr& in, std::vector<Access> as, const Stmt& st) {
+    for (Access& a : as) {
+      tag(a, st);
+      in.accesses.push_back(std::move(a));
+    }
   }
 
   // The accesses of an operand: a TMEM region (or slice) is one access per

@@ -797,3 +797,41 @@ TEST(ModelCheck, ProofOfAFailingScheduleIsCutNotDropped) {
     EXPECT_EQ(syncVerdict(seeded.verdicts).kind, checks::VerdictKind::Proved) << describe(seeded);
   }
 }
+
+// A guard that compares a parameter with the grid and the instance only
+// (`if 128 * lm.block_idx(0) + 32 * lm.instance() < n`, no loop around
+// it: the bounds check of cuCollections' find kernel, PR #522) gets
+// covering values at each instance's flip. Before, neither side was a
+// constant nor both parameter expressions, so no goal was made, n was run
+// at 0 only (every warp skips the branch), and the deadlock of a
+// __syncthreads() inside the branch exited 0 ("checked: n in {0}").
+TEST(ModelCheck, GuardAgainstGridAndInstanceIsCovered) {
+  const std::string text = R"(@cake.schedule(target="sm_80")
+def f(lm, Keys: LM.gmem, Out: LM.gmem, n: LM.i32):
+    lm.assume(n >= 0)
+    lm.assume(n % 32 == 0)
+    pool = lm.smem(512)
+    buf  = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=4)
+    r    = lm.regs(shape=(1, 32), dtype=lm.f32)
+    blk  = lm.role(warps=[0, 1, 2, 3], group=1)
+    bs   = lm.named_barrier(roles=[blk])
+    with blk:
+        w = lm.instance()
+        idx = 128 * lm.block_idx(0) + 32 * w
+        if idx < n:
+            lm.copy(r, Keys, coords=(0, idx))
+            lm.copy(buf[w], r)
+            lm.sync(bs)
+            lm.copy(r, buf[w])
+            lm.copy(Out, r, coords=(0, idx))
+)";
+  auto mod = compile(text);
+  ASSERT_EQ(mod.schedules.size(), 1u);
+  std::set<int64_t> ns;
+  for (const auto& b : checks::coveringBindings(mod.schedules[0])) ns.insert(b.params.at(2));
+  for (int64_t v : {32, 64, 96}) EXPECT_TRUE(ns.count(v)) << "n = " << v << " (warps 0.." << v / 32 - 1 << " only)";
+  Result r = runBounded(mod.schedules[0]);
+  std::set<std::string> rules;
+  for (const auto& f : r.sink.findings()) rules.insert(f.rule);
+  EXPECT_TRUE(rules.count("sync.deadlock")) << describe(r);
+}

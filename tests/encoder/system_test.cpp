@@ -9,6 +9,7 @@ using namespace cake;
 using cake::testing::bind;
 using cake::testing::build;
 using cake::testing::compile;
+using cake::testing::violatedAt;
 using encoder::InstrKind;
 
 namespace {
@@ -238,4 +239,59 @@ TEST(System, HandBuiltSchedule) {
   EXPECT_EQ(sys.instrCount(), 3u);
   auto r = encoder::explore(sys);
   EXPECT_EQ(r.outcome, encoder::Outcome::Pass) << cake::testing::rules(r);
+}
+
+// A sub-tile sliced in an inner dimension (a column band per warp) is one
+// access per contiguous run, not its bounding range: two warps writing
+// disjoint column bands of one tile do not race, while overlapping bands,
+// and a column band against a row band that crosses it, still do (the
+// shape of cudnn-frontend PR #1049's dK staging buffer, written by column
+// band and read by row band; corpus/bugs/sync.race/cudnn_fe_dsa_indexer_dk_staging_no_wg_barrier*.cake).
+TEST(System, ColumnBandsAreExactRuns) {
+  const std::string base = R"(@cake.schedule(target="sm_80")
+def bands(lm, X: LM.gmem, Y: LM.gmem):
+    pool = lm.smem(4096)
+    t    = pool.view(offset=0, shape=(8, 64), dtype=lm.f32, stages=1)
+    band = lm.regs(shape=(8, 16), dtype=lm.f32)
+    rows = lm.regs(shape=(4, 64), dtype=lm.f32)
+    ws   = lm.role(warps=[0, 1], group=1)
+    bar  = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        lm.copy(band, X, coords=(0, 16 * w))
+        lm.copy(t[0][:, C0:C1], band)
+        lm.sync(bar)
+        lm.copy(Y, band, coords=(0, 16 * w))
+)";
+  auto text = [&](const std::string& c0, const std::string& c1) {
+    return cake::testing::replace(cake::testing::replace(base, "C0", c0), "C1", c1);
+  };
+  {  // the accesses: 8 runs of 16 floats, 256 bytes apart
+    auto mod = compile(text("16 * w", "16 * w + 16"));
+    auto sys = build(mod.schedules[0], bind(mod.schedules[0], {}));
+    ASSERT_EQ(sys.procs.size(), 2u);
+    const encoder::Instr* st = nullptr;
+    for (const auto& in : sys.procs[1].program)
+      for (const auto& a : in.accesses)
+        if (in.kind == InstrKind::Generic && a.write && sys.spaces[a.space].kind == encoder::MemSpace::Kind::Smem)
+          st = &in;
+    ASSERT_NE(st, nullptr);
+    std::vector<std::pair<int64_t, int64_t>> smem;
+    for (const auto& a : st->accesses)
+      if (sys.spaces[a.space].kind == encoder::MemSpace::Kind::Smem) smem.push_back({a.lo, a.hi});
+    ASSERT_EQ(smem.size(), 8u);
+    for (int r = 0; r < 8; ++r) {
+      EXPECT_EQ(smem[r].first, r * 256 + 64);
+      EXPECT_EQ(smem[r].second, r * 256 + 128);
+    }
+  }
+  // disjoint bands written at once: no race (the bounding ranges overlap)
+  EXPECT_FALSE(violatedAt(compile(text("16 * w", "16 * w + 16")).schedules[0], {}));
+  // overlapping bands: a race
+  EXPECT_TRUE(violatedAt(compile(text("16 * w", "16 * w + 32")).schedules[0], {}));
+  // a column band against a row band that crosses it: a race
+  auto crossing = cake::testing::replace(
+      text("16 * w", "16 * w + 16"), "        lm.sync(bar)\n",
+      "        if w == 1:\n            lm.copy(rows, t[0][0:4, :])\n        lm.sync(bar)\n");
+  EXPECT_TRUE(violatedAt(compile(crossing).schedules[0], {}));
 }
