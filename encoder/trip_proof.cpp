@@ -6121,6 +6121,7 @@ void privatePrefixRunsAsOne(const ir::Schedule& some, const SplitLoops::Prefix& 
       p = static_cast<int>(q);
     }
   if (p < 0) return;  // no instruction at all
+  if (two.procs[p].grid_dep_wait_at >= 0) refuse("it waits for the preceding grid");
   const auto& p1 = one.procs[p].program;
   const auto& p2 = two.procs[p].program;
   const int a = static_cast<int>(p1.size());
