@@ -3,6 +3,7 @@
 #include "encoder/trip_proof.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -6194,6 +6195,24 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
                           const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
                           std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead = {});
 
+// The proof of two cases, each under a budget check and with a fresh
+// TripLoops and bindings (`bindings` starts as `checked`); a Fail names
+// `prefix` and the case.
+template <class F>
+void proveTwoCases(ProofBudget& budget, const std::array<std::string, 2>& when, const std::string& prefix,
+                   std::string (&engines)[2], F&& prove, const std::vector<Binding>* checked = nullptr) {
+  for (int c = 0; c < 2; ++c) {
+    checkBudget(budget, when[c]);
+    TripLoops tl;
+    std::vector<Binding> bindings = checked ? *checked : std::vector<Binding>{};
+    try {
+      engines[c] = prove(c, tl, bindings);
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("{}{}: {}", prefix, when[c], f.what()));
+    }
+  }
+}
+
 // The two cases of a split (splitAtMonotoneGuard). Every allowed binding
 // has X = 0 or X >= 1; a violation met in a case is unknown (the bounded
 // check decides), as in the guard cases.
@@ -6202,17 +6221,11 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
   const std::string X = ir::exprToString(*split.at, *split.some);
   for (const SplitLoops::Prefix& pre : split.prefixes) privatePrefixRunsAsOne(*split.some, pre, target, checked.front());
   std::string engines[2];
-  for (int c = 0; c < 2; ++c) {
-    const std::string when = fmt::format("with {} {}", X, c == 0 ? "= 0" : ">= 1");
-    checkBudget(budget, when);
-    TripLoops tl;
-    std::vector<Binding> bindings = checked;
-    try {
-      engines[c] = proveSchedule(c == 0 ? *split.none : *split.some, target, checked, opts, budget, states, tl, bindings);
-    } catch (const Fail& f) {
-      throw Fail(fmt::format("{}: {}: {}", split.text, when, f.what()));
-    }
-  }
+  proveTwoCases(budget, {fmt::format("with {} = 0", X), fmt::format("with {} >= 1", X)}, split.text + ": ", engines,
+                [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
+                  return proveSchedule(c == 0 ? *split.none : *split.some, target, checked, opts, budget, states, tl,
+                                       bindings);
+                }, &checked);
   return fmt::format("{} (the guard decided in each loop): for {} = 0: {}; for {} >= 1, the empty tiles' loop "
                      "run once: {}",
                      split.text, X, engines[0], X, engines[1]);
@@ -6406,18 +6419,11 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
     dead[node] = bound.second;
   }
   std::string engines[2];
-  for (int c = 0; c < 2; ++c) {
-    const std::string when = fmt::format("with {} {}", E, c == 0 ? ">= 1" : "<= 0");
-    checkBudget(budget, when);
-    TripLoops tl;
-    std::vector<Binding> bindings = checked;
-    try {
-      engines[c] = c == 0 ? proveSchedule(*some, target, checked, opts, budget, states, tl, bindings)
-                          : proveSchedule(*none, target, checked, opts, budget, states, tl, bindings, dead);
-    } catch (const Fail& f) {
-      throw Fail(fmt::format("{}: {}", when, f.what()));
-    }
-  }
+  proveTwoCases(budget, {fmt::format("with {} >= 1", E), fmt::format("with {} <= 0", E)}, "", engines,
+                [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
+                  return c == 0 ? proveSchedule(*some, target, checked, opts, budget, states, tl, bindings)
+                                : proveSchedule(*none, target, checked, opts, budget, states, tl, bindings, dead);
+                }, &checked);
   return fmt::format("for {} >= 1: {}; for {} <= 0, where the K loops run no iteration: {}", E, engines[0], E,
                      engines[1]);
 }
