@@ -2625,6 +2625,8 @@ struct PGrid {
   // `grid` (more tiles) or, with the tile count t + 1, its copy
   // post_last_at[p][t][x] of last[t % 2]'s.
   bool last_tile = false;
+  // alignCountersToTheRing changed a counted phase or a read generation of `grid`
+  bool counters = false;
   System last[2];
   std::vector<TileShape> last_shape[2];
   std::vector<std::vector<std::vector<Range>>> post_last_at;
@@ -5053,6 +5055,231 @@ void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shape
   }
 }
 
+// Counted phases and read generations through the ring position (docs/z3.md
+// "Counters through the ring position"). Besides a write's generation the
+// builder derives two more fields from what the process ran before: the
+// phase of an mbarrier operation named by stage= without phase= (its
+// earlier operations on the slot: `countedPhase`, a TMA load's derived
+// expect_tx), and the generation a stage-named read means (how often the
+// reader came back to the view index after a wait on a slot that fills it:
+// `tag`, capped by `resolveReads`). The grid restarts the ring at 0 in every
+// tile, so both grow with t there (8 per tile for 24 iterations of a
+// 3-slot ring), while an evaluated phase (phase=it // 3) does not: no tile
+// period. In a run they are functions of the ring position, and for a
+// process that runs every tile they are set to tile 0's at the same ring
+// position, under these conditions (each checked here; a barrier or view
+// that fails one keeps the builder's values and the period checks decide):
+//  * phases, per process and barrier b: every counted operation on b past
+//    the prefix lies in a K iteration (so the counters behind b's slots
+//    change only in the prefix and the K iterations), and the K iteration at
+//    ring position g of every tile of the window runs the same statements
+//    as tile 0's with the same kinds, slots, counts and bytes (so the
+//    counted operations before ring position it of a run are the prefix's
+//    and those of ring positions 0..it, whatever the tiles);
+//  * reads, per process and view v read by stages in its K iterations: the
+//    process accesses v past the prefix in K iterations only, runs no wait
+//    past the prefix outside them that moves the reader's marker (a wait on
+//    a barrier whose TMA loads fill v; any wait or bar.sync for a view that
+//    no TMA load fills), and its K iteration at g of every tile has tile 0's
+//    statements, wait slots and accesses of v. resolveReads capped the
+//    generation at the highest lap another process writes over the bytes;
+//    the cap must bind neither in the grid (tile 0's generation is below
+//    the grid's cap: it is the count itself) nor in any run: another process
+//    that runs every tile writes v by stages over the bytes at the same ring
+//    position g, in every tile of the window with one generation (the
+//    schedule's, by the write rule above) at least the read's; that write
+//    is in every system whose reader reaches ring position g, and both move
+//    by the view's one generation delta per ring period.
+// A first K iteration of its own (firstIterations) is refused with these
+// fields aligned: in a run the K iterations at the tiles' ring starts would
+// be the first iteration's text, not the grid's (attemptPersistent).
+// Returns whether any field changed.
+bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, int64_t Wt, int64_t Wg) {
+  if (!grid.schedule || Wt < 2) {
+    alignStageWritesToTheRing(grid, shapes, Wt, Wg);
+    return false;
+  }
+  const ir::Schedule& s = *grid.schedule;
+  // the builder's fill barriers: view -> the barriers its TMA loads name
+  std::map<int, std::set<int>> fill;
+  for (const auto& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      if (st.op.kind == ir::OpKind::TmaLoad) fill[st.op.dst.index].insert(st.op.barrier);
+    });
+  // resolveReads' cap of a read in the grid as built (before any alignment)
+  struct Written { int space, proc, view; int64_t lo, hi, lap; };
+  std::vector<Written> written;
+  for (size_t q = 0; q < grid.procs.size(); ++q)
+    for (const Instr& in : grid.procs[q].program)
+      for (const Access& a : in.accesses)
+        if (a.write && a.view >= 0)
+          written.push_back({a.space, static_cast<int>(q), a.view, a.lo, a.hi, a.index >= 0 ? dataLap(s, a) : 0});
+  auto rawCap = [&](int p, const Access& a) {
+    int64_t own = -1, any = -1;
+    for (const Written& w : written) {
+      if (w.space != a.space || w.proc == p || !(w.lo < a.hi && a.lo < w.hi)) continue;
+      any = std::max(any, w.lap);
+      if (w.view == a.view) own = std::max(own, w.lap);
+    }
+    return a.view_written ? own : any;
+  };
+  alignStageWritesToTheRing(grid, shapes, Wt, Wg);
+
+  auto counted = [](const Instr& in) {
+    return in.slot >= 0 && in.stmt && in.stmt->op.sel.mode != ir::SlotSel::Mode::Iter && !in.stmt->op.sel.phase;
+  };
+  auto everyTile = [&](size_t p) {
+    const TileShape& sh = shapes[p];
+    return sh.kind == TileShape::Full && sh.step == 1 && sh.first == 0;
+  };
+  auto sameAccessBesidesGen = [](const Access& x, const Access& y) {
+    return x.space == y.space && x.view == y.view && x.index == y.index && x.lo == y.lo && x.hi == y.hi &&
+           x.write == y.write && x.proxy == y.proxy && x.async == y.async && x.stage_like == y.stage_like &&
+           x.view_written == y.view_written;
+  };
+  // K iteration (t, g) of p runs tile 0's statements at g (same count, same statement at each offset)
+  auto sameStmts = [&](size_t p, int64_t t, int64_t gi) {
+    const TileShape& sh = shapes[p];
+    const auto& prog = grid.procs[p].program;
+    const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
+    if (sh.head[t][gi + 1] - b0 != n) return false;
+    for (int o = 0; o < n; ++o)
+      if (prog[a0 + o].stmt != prog[b0 + o].stmt || prog[a0 + o].kind != prog[b0 + o].kind ||
+          prog[a0 + o].accesses.size() != prog[b0 + o].accesses.size())
+        return false;
+    return true;
+  };
+  bool changed = false;
+  std::vector<std::vector<bool>> in_k_of(shapes.size());
+  for (size_t p = 0; p < shapes.size(); ++p) {
+    if (!everyTile(p)) continue;
+    const TileShape& sh = shapes[p];
+    auto& in_k = in_k_of[p];
+    in_k.assign(grid.procs[p].program.size(), false);
+    for (int64_t t = 0; t < Wt; ++t)
+      for (int pc = sh.head[t][0]; pc < sh.head[t][Wg]; ++pc) in_k[static_cast<size_t>(pc)] = true;
+  }
+  for (size_t p = 0; p < shapes.size(); ++p) {
+    if (!everyTile(p)) continue;
+    const TileShape& sh = shapes[p];
+    std::vector<Instr>& prog = grid.procs[p].program;
+    const auto& in_k = in_k_of[p];
+    auto past = [&](size_t pc) { return static_cast<int>(pc) >= sh.prefix_end && !in_k[pc]; };
+    bool shapes_agree = true;
+    for (int64_t t = 1; t < Wt && shapes_agree; ++t)
+      for (int64_t gi = 0; gi < Wg && shapes_agree; ++gi) shapes_agree = sameStmts(p, t, gi);
+    if (!shapes_agree) continue;  // nothing is aligned for p
+    // ---- counted phases, per barrier
+    std::set<int> bars;
+    for (size_t pc = 0; pc < prog.size(); ++pc)
+      if (in_k[pc] && counted(prog[pc])) bars.insert(prog[pc].stmt->op.barrier);
+    for (size_t pc = 0; pc < prog.size(); ++pc)
+      if (past(pc) && counted(prog[pc])) bars.erase(prog[pc].stmt->op.barrier);
+    for (int64_t t = 1; t < Wt && !bars.empty(); ++t)
+      for (int64_t gi = 0; gi < Wg; ++gi) {
+        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
+        for (int o = 0; o < n; ++o) {
+          const Instr &x = prog[a0 + o], &y = prog[b0 + o];
+          if (!counted(x) && !counted(y)) continue;
+          if (counted(x) != counted(y) || x.slot != y.slot || x.count != y.count || x.bytes != y.bytes ||
+              x.derived != y.derived) {
+            if (counted(x)) bars.erase(x.stmt->op.barrier);
+            if (counted(y)) bars.erase(y.stmt->op.barrier);
+          }
+        }
+      }
+    for (int64_t t = 1; t < Wt && !bars.empty(); ++t)
+      for (int64_t gi = 0; gi < Wg; ++gi) {
+        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
+        for (int o = 0; o < n; ++o) {
+          Instr& y = prog[b0 + o];
+          if (counted(y) && bars.count(y.stmt->op.barrier) && y.phase != prog[a0 + o].phase) {
+            y.phase = prog[a0 + o].phase;
+            changed = true;
+          }
+        }
+      }
+    // ---- read generations, per view
+    std::set<int> views;
+    for (size_t pc = 0; pc < prog.size(); ++pc)
+      for (const Access& a : prog[pc].accesses)
+        if (in_k[pc] && a.view >= 0 && !a.write && a.stage_like && a.index >= 0) views.insert(a.view);
+    for (size_t pc = 0; pc < prog.size() && !views.empty(); ++pc) {
+      if (!past(pc)) continue;
+      for (const Access& a : prog[pc].accesses) views.erase(a.view);
+      const Instr& in = prog[pc];
+      if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait)
+        for (auto it = views.begin(); it != views.end();) {
+          auto f = fill.find(*it);
+          const bool moves = f == fill.end() || f->second.empty() ||
+                             (in.kind == InstrKind::Wait && in.stmt && f->second.count(in.stmt->op.barrier));
+          it = moves ? views.erase(it) : std::next(it);
+        }
+    }
+    for (int64_t t = 1; t < Wt && !views.empty(); ++t)
+      for (int64_t gi = 0; gi < Wg && !views.empty(); ++gi) {
+        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
+        for (int o = 0; o < n; ++o) {
+          const Instr &x = prog[a0 + o], &y = prog[b0 + o];
+          if ((x.kind == InstrKind::Wait || x.kind == InstrKind::SyncWait) && (x.slot != y.slot || x.named != y.named))
+            views.clear();  // the markers may move differently
+          for (size_t k = 0; k < x.accesses.size(); ++k)
+            if ((views.count(x.accesses[k].view) || views.count(y.accesses[k].view)) &&
+                !sameAccessBesidesGen(x.accesses[k], y.accesses[k])) {
+              views.erase(x.accesses[k].view);
+              views.erase(y.accesses[k].view);
+            }
+        }
+      }
+    // the cap: below the grid's, and a write of another process at the same ring position at least as new
+    auto witnessed = [&](const Access& a, int64_t gi) {
+      for (size_t q = 0; q < shapes.size(); ++q) {
+        if (q == p || !everyTile(q)) continue;
+        const TileShape& qs = shapes[q];
+        const auto& qp = grid.procs[q].program;
+        const int a0 = qs.head[0][gi], n = qs.head[0][gi + 1] - a0;
+        for (int o = 0; o < n; ++o)
+          for (size_t k = 0; k < qp[a0 + o].accesses.size(); ++k) {
+            const Access& w = qp[a0 + o].accesses[k];
+            if (!w.write || !w.stage_like || w.view != a.view || w.space != a.space || !(w.lo < a.hi && a.lo < w.hi) ||
+                w.gen < a.gen)
+              continue;
+            bool every = true;  // the same write, with its generation, at g of every tile
+            for (int64_t t = 1; t < Wt && every; ++t) {
+              const int b0 = qs.head[t][gi];
+              every = qs.head[t][gi + 1] - b0 == n && qp[b0 + o].stmt == qp[a0 + o].stmt &&
+                      k < qp[b0 + o].accesses.size() && sameAccessBesidesGen(qp[b0 + o].accesses[k], w) &&
+                      qp[b0 + o].accesses[k].gen == w.gen;
+            }
+            if (every) return true;
+          }
+      }
+      return false;
+    };
+    for (int64_t gi = 0; gi < Wg && !views.empty(); ++gi) {
+      const int a0 = sh.head[0][gi], n = sh.head[0][gi + 1] - a0;
+      for (int o = 0; o < n; ++o)
+        for (const Access& a : prog[a0 + o].accesses) {
+          if (a.write || !views.count(a.view)) continue;
+          if (!a.stage_like || a.index < 0 || a.gen >= rawCap(static_cast<int>(p), a) || !witnessed(a, gi))
+            views.erase(a.view);
+        }
+    }
+    for (int64_t t = 1; t < Wt && !views.empty(); ++t)
+      for (int64_t gi = 0; gi < Wg; ++gi) {
+        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
+        for (int o = 0; o < n; ++o)
+          for (size_t k = 0; k < prog[b0 + o].accesses.size(); ++k) {
+            Access& y = prog[b0 + o].accesses[k];
+            if (y.write || !views.count(y.view) || y.gen == prog[a0 + o].accesses[k].gen) continue;
+            y.gen = prog[a0 + o].accesses[k].gen;
+            changed = true;
+          }
+      }
+  }
+  return changed;
+}
+
 // Two kinds of tile (MergedLoops, docs/z3.md "Two tile loops as one, a
 // kind per tile"). The explored program gives a process that runs both
 // kinds, at every tile, the text of that tile in the grid of its kind; in
@@ -5466,7 +5693,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     throw Fail("a process skips tiles and the schedule reads the tile count inside the tile loop (not covered by the "
                "persistent-kernel proof yet)");
   if (skips) alignSkippedGenerations(g);
-  alignStageWritesToTheRing(g.grid, g.shape, Wt, Wg);
+  // counted phases and read generations through the ring position: in the
+  // grid of one kind of tile whose tile count no part reads (the other
+  // grids of the proof keep the builder's values; docs/z3.md "Counters
+  // through the ring position")
+  if (!kinds && uses.empty()) g.counters = alignCountersToTheRing(g.grid, g.shape, Wt, Wg);
+  else alignStageWritesToTheRing(g.grid, g.shape, Wt, Wg);
   if (kinds) {
     onKindGrid(g, [&] {
       if (std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
@@ -5565,6 +5797,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     postsByRingEnd(g, s, binding, target, tl, budget);
   }
   if (first) {
+    if (g.counters)
+      throw Fail("the K loop's first iteration differs and the grid's counted phases or read generations follow the "
+                 "ring position (not covered by the persistent-kernel proof yet)");
     if (g.last_tile)
       throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
                  "(not covered by the persistent-kernel proof yet)");
@@ -5572,8 +5807,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
-    fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}\n", Wt, Wg,
-               g.Pg, g.w0g, g.Pt, g.tw);
+    fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}{}\n", Wt, Wg,
+               g.Pg, g.w0g, g.Pt, g.tw, g.counters ? "; counters through the ring position" : "");
   // Split by the K trip count E_B (docs/z3.md "Short tiles one by one"):
   // tiles of each length below `split` one exploration each, then tiles of
   // every length >= split. A run of the schedule has every tile of length

@@ -31,6 +31,10 @@ class Emitter {
   std::set<std::string> cpHoisted_;  // the role's stepped cp.async copies whose per-thread values are hoisted
   std::set<const ir::Op*> initHoisted_;  // mma.sync ops whose init= zeroing is emitted before their loop
   std::map<std::string, std::string> ldmHoisted_;  // ldmatrix per-thread offset expression -> its hoisted name
+  // while a loop's steady pass is emitted (emitSlotUnrolledLoop): the `if (v + c < hi)` guards that hold
+  // in each of its iterations, and the stepped cp.async copies that are interior in each
+  std::set<const ir::Stmt*> steadyGuards_;
+  std::set<const ir::Op*> steadyCopies_;
 
   // An op the plan's validation passed but emission cannot take: a bug in
   // cake (validate.cpp misses a check), never a property of the schedule.
@@ -62,6 +66,8 @@ class Emitter {
   void walkBlock(const ir::Block& b);
   int64_t slotUnroll(const ir::Stmt& loop, int64_t step) const;
   void emitSlotUnrolledLoop(const ir::Stmt& loop, int64_t unroll);
+  void collectSteady(const ir::Block& b, const ir::Stmt& loop, int64_t& reach, std::vector<const ir::Stmt*>& guards,
+                     std::vector<const ir::Op*>& copies) const;
   void emitOp(const ir::Op& op);
   bool multiThread() const;                       // the current role runs on more than one thread per instance
   void instSync();

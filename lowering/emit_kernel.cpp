@@ -98,6 +98,52 @@ int64_t Emitter::slotUnroll(const Stmt& loop, int64_t step) const {
   return u <= 4 && !(hi && *hi - *plan_.constOf(loop.lo) < u) ? u : 1;
 }
 
+namespace {
+// e is an affine function of loop variable v: v, terms free of v, their sums, differences and negations,
+// and products with a v-free factor
+bool affineIn(const ir::Expr& e, int v) {
+  using EK = ir::ExprKind;
+  if (!ir::dependsOnLoopVar(e, v)) return true;
+  switch (e.kind) {
+    case EK::LoopVar: return e.index == v;
+    case EK::Neg: return e.args.size() == 1 && affineIn(*e.args[0], v);
+    case EK::Add:
+    case EK::Sub: return e.args.size() == 2 && affineIn(*e.args[0], v) && affineIn(*e.args[1], v);
+    case EK::Mul:
+      return e.args.size() == 2 && ((!ir::dependsOnLoopVar(*e.args[0], v) && affineIn(*e.args[1], v)) ||
+                                    (!ir::dependsOnLoopVar(*e.args[1], v) && affineIn(*e.args[0], v)));
+    default: return false;
+  }
+}
+}  // namespace
+
+// What a slot-unrolled loop's steady pass may take as given (outside nested loops): the guards
+// `if (v + c < hi)` (hi the loop's own bound), which hold in every iteration with v + reach < hi, reach
+// the largest such c (at least 0); and the stepped 2-D cp.async copies whose coordinates are affine in v.
+void Emitter::collectSteady(const ir::Block& b, const Stmt& loop, int64_t& reach, std::vector<const Stmt*>& guards,
+                            std::vector<const ir::Op*>& copies) const {
+  for (const Stmt& s : b) {
+    if (s.kind == Stmt::Kind::For) continue;  // a nested loop's copies keep their tests
+    if (s.kind == Stmt::Kind::If) {
+      const ir::Expr& c = *s.cond;
+      if (c.kind == ir::ExprKind::Lt && c.args.size() == 2 && ir::sameExpr(*c.args[1], *loop.hi))
+        if (auto vc = loopVarPlusConst(*c.args[0]); vc && vc->first == loop.loop_var) {
+          guards.push_back(&s);
+          reach = std::max(reach, vc->second);
+          collectSteady(s.body, loop, reach, guards, copies);  // (the else branch never runs there)
+          continue;
+        }
+      collectSteady(s.body, loop, reach, guards, copies);
+      collectSteady(s.orelse, loop, reach, guards, copies);
+      continue;
+    }
+    const ir::Op& op = s.op;
+    if (op.kind == OpKind::CpAsync && op.coords.size() == 2 && cpAsyncPassBytes(op) && cpHoisted_.count(cpHoistName(op)) &&
+        affineIn(*op.coords[0], loop.loop_var) && affineIn(*op.coords[1], loop.loop_var))
+      copies.push_back(&op);
+  }
+}
+
 void Emitter::emitSlotUnrolledLoop(const Stmt& loop, int64_t unroll) {
   const std::string v = plan_.loopNames_[loop.loop_var], base = "cake_kb_" + v, hi = plan_.expr(loop.hi);
   const int64_t lo = *plan_.constOf(loop.lo);
@@ -105,15 +151,54 @@ void Emitter::emitSlotUnrolledLoop(const Stmt& loop, int64_t unroll) {
                       unroll));
   openScope();
   line(fmt::format("int {} = {};", base, lo));
-  open(fmt::format("for (; {0} + {1} <= {2}; {0} += {1})", base, unroll, hi));
-  for (int64_t u = 0; u < unroll; ++u) {
-    openScope();
-    line(fmt::format("const int {0} = {1} + {2};  (void){0};", v, base, u));  // (unused where only its slots named it)
-    plan_.slotResidue_[loop.loop_var] = {lo + u, unroll};
-    walkBlock(loop.body);
-    plan_.slotResidue_.erase(loop.loop_var);
+  const auto emitCopies = [&] {
+    for (int64_t u = 0; u < unroll; ++u) {
+      openScope();
+      line(fmt::format("const int {0} = {1} + {2};  (void){0};", v, base, u));  // (unused where only its slots named it)
+      plan_.slotResidue_[loop.loop_var] = {lo + u, unroll};
+      walkBlock(loop.body);
+      plan_.slotResidue_.erase(loop.loop_var);
+      close();
+    }
+  };
+  // The steady pass: while every guard `if (v + c < hi)` holds (v + reach < hi) and every stepped copy of
+  // the body is interior, the same passes with those guards and interior tests taken as true (and their
+  // else paths left out), so the copies are branch-free and ptxas interleaves their address arithmetic and
+  // LDGSTS with the MMAs. A copy's interior test constrains affine functions of v to intervals, so it holds
+  // for every v in [lo, hi - reach - 1] when it holds at both ends: cake_ss_v tests the ends once. The
+  // iterations, their operations and their order are those of the loop below. docs/gpu.md "sm_80: a
+  // guard-free steady state".
+  int64_t reach = 0;
+  std::vector<const Stmt*> guards;
+  std::vector<const ir::Op*> copies;
+  collectSteady(loop.body, loop, reach, guards, copies);
+  if (!copies.empty()) {
+    const std::string ss = "cake_ss_" + v;
+    comment(fmt::format("steady pass: every copy interior for {} in [{}, {} - {}]", v, lo, sanitizeComment(hi), reach + 1));
+    line(fmt::format("bool {} = true;", ss));
+    std::set<std::string> tests;
+    for (const std::string& at : {std::to_string(lo), fmt::format("({}) - {}", hi, reach + 1)}) {
+      openScope();
+      line(fmt::format("const int {0} = {1};  (void){0};", v, at));
+      for (const ir::Op* op : copies) {
+        const std::string t = fmt::format(
+            "static_cast<unsigned long long>(static_cast<long long>({0})) < static_cast<unsigned long long>({1}_rl) && "
+            "static_cast<unsigned long long>(static_cast<long long>({2})) < static_cast<unsigned long long>({1}_cl)",
+            plan_.expr(op->coords[0]), cpHoistName(*op), plan_.expr(op->coords[1]));
+        if (tests.insert(at + t).second) line(fmt::format("{0} = {0} && {1};", ss, t));
+      }
+      close();
+    }
+    steadyGuards_ = {guards.begin(), guards.end()};
+    steadyCopies_ = {copies.begin(), copies.end()};
+    open(fmt::format("if ({0}) for (; {1} + {2} <= {3}; {1} += {4})", ss, base, unroll + reach, hi, unroll));
+    emitCopies();
     close();
+    steadyGuards_.clear();
+    steadyCopies_.clear();
   }
+  open(fmt::format("for (; {0} + {1} <= {2}; {0} += {1})", base, unroll, hi));
+  emitCopies();
   close();
   open(fmt::format("for (int {0} = {1}; {0} < {2}; ++{0})", v, base, hi));
   walkBlock(loop.body);
@@ -142,6 +227,13 @@ void Emitter::walkBlock(const ir::Block& b) {
       continue;
     }
     if (s.kind == Stmt::Kind::If) {
+      if (steadyGuards_.count(&s)) {
+        openScope();
+        comment(fmt::format("{} holds in the steady pass", sanitizeComment(plan_.expr(s.cond))));
+        walkBlock(s.body);
+        close();
+        continue;
+      }
       open(fmt::format("if ({})", plan_.expr(s.cond)));
       walkBlock(s.body);
       if (!s.orelse.empty()) {

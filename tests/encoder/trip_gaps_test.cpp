@@ -1399,3 +1399,68 @@ TEST(TripProofGaps, TileLoopSplitAtAMonotoneGuardIsProved) {
   ASSERT_NE(store, text);
   expectBrokenNotProved(store, at({{257, 1, 2}, {385, 1, 3}}), "the empty tiles' store not waited for");
 }
+
+// docs/z3.md "Counters through the ring position": TileLang's warp-specialized
+// persistent GEMM with the ring state carried across tiles names its slots by
+// stage= and mixes phases: the waits evaluate theirs from the running
+// iteration (phase=it // 3), the consumer's release and the loads' derived
+// expect_tx count theirs (the process's earlier operations on the slot), and
+// the MMA's stage-named reads of smem_a / smem_b count the reader's returns
+// to the index. The grid restarts the ring in every tile, so the counted
+// fields grew by 8 per tile (24 iterations, 3 slots) and no tile period
+// existed (main: unknown, "no steady period"); through the ring position they
+// are proved, also with the consumer's waits counted too. Broken forms, each
+// confirmed by the bounded check, are not proved: the producer's parity one
+// off in odd tiles (a deadlock from the 2nd tile: met by the exploration),
+// the consumer's parity one off (a race in the first iteration), the MMA
+// reading the stage one further per tile (a stale read from the 2nd tile)
+// and the release skipped in every 4th tile (a hang from the 5th tile).
+TEST(TripProofGaps, CountedPhasesAndReadGenerationsFollowTheRing) {
+  using cake::testing::replace;
+  const std::string text =
+      corpusText("corpus/bugs/sync.race/tilelang_ws_persistent_serial_phase_restart_fixed.cake");
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t m : {1, 65, 257, 449})
+      for (int64_t k : {1, 65, 129})
+        if (violatedAt(s, {{"M", m}, {"K", k}})) return true;
+    return false;
+  };
+  const std::string full_wait = "lm.wait(full, stage=it % 3, phase=it // 3)";
+  for (const std::string& good : {text, replace(text, full_wait, "lm.wait(full, stage=it % 3)")}) {
+    auto m = cake::testing::compile(good);
+    ASSERT_FALSE(m.schedules.empty());
+    EXPECT_FALSE(violatedAt(m.schedules[0], {{"M", 257}, {"K", 129}}));
+    auto r = proveGap(m.schedules[0]);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+    EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  }
+  const std::string release = "                lm.arrive(empty, stage=it % 3)\n";
+  const std::string copy = "            lm.copy(smem_c[0], acc)\n";
+  // met: the exploration itself meets the violation (the counters aligned, the periods found)
+  struct Bug { const char* what; std::string text; bool met = false; };
+  const std::vector<Bug> bugs = {
+      {"the producer's parity one off in odd tiles",
+       replace(text, "phase=it // 3 - 1)", "phase=it // 3 - 1 + t % 2)"), true},
+      {"the consumer's parity one off", replace(text, full_wait, "lm.wait(full, stage=it % 3, phase=it // 3 - 1)"),
+       true},
+      {"the MMA reads the stage one further per tile",
+       replace(text, "lm.mma(acc, smem_a[it % 3]", "lm.mma(acc, smem_a[(it + t) % 3]")},
+      {"the release skipped in every 4th tile",
+       replace(text, release, "                if t % 4 != 3:\n    " + release)},
+      {"an extra release of slot 0 after the K loop",
+       replace(text, copy, "            lm.arrive(empty, stage=0)\n" + copy)},
+      {"the consumer's waits counted, one more after the K loop",
+       replace(replace(text, full_wait, "lm.wait(full, stage=it % 3)"), copy,
+               "            lm.wait(full, stage=0)\n" + copy)},
+  };
+  for (const Bug& b : bugs) {
+    ASSERT_NE(b.text, text) << b.what;
+    expectBrokenNotProved(b.text, brokenSomewhere, b.what);
+    if (!b.met) continue;
+    auto m = cake::testing::compile(b.text);
+    ASSERT_FALSE(m.schedules.empty());
+    const std::string detail = proveGap(m.schedules[0]).detail;
+    EXPECT_NE(detail.find("the exploration over every tile count and K trip count meets"), std::string::npos)
+        << b.what << ": " << detail;
+  }
+}

@@ -332,9 +332,9 @@ TEST(Lowering, Sm80Multistage) {
                      "cake_x, cake_y);\n"),
             1u);  // the inner loop's, untested
   EXPECT_EQ(count(s, "if (cake_pairs && cake_d_plane && "), 1u);  // the guarded loop's
-  // the mainloop needs no syncs beyond the one after each cp_async_wait
-  // (the prologue's, and one in each of the loop's bodies: 3 unrolled, 1 for the remaining k-blocks)
-  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 5u);
+  // the mainloop needs no syncs beyond the one after each cp_async_wait (the prologue's, and one in each
+  // of the loop's bodies: 3 in the steady pass, 3 unrolled, 1 for the remaining k-blocks)
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 8u);
   // an interior tile copies without per-chunk bounds arithmetic; the guarded loop handles the rest
   // (the test against bounds computed once at the role's start: InteriorTestBoundsEqualTheTest)
   EXPECT_TRUE(contains(s, "if (cake_plane && static_cast<unsigned long long>(cake_r0) < static_cast<unsigned long "
@@ -354,7 +354,7 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "const auto cake_p = A + (cake_base + cake_r0 * cake_ext_A.s[0] + cake_cpt0_0_2_g + cake_c0);"));
   EXPECT_TRUE(contains(s, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_cpt0_0_2_pass, 16);"));
   EXPECT_EQ(count(s, "const long long cake_cpt"), 8u);  // A and B: offset, step and the two bounds, once each
-  EXPECT_EQ(count(s, "const auto cake_p = "), 10u);  // 2 copies in the prologue, 2 in each of the loop's 3 + 1 bodies
+  EXPECT_EQ(count(s, "const auto cake_p = "), 16u);  // 2 copies in the prologue, 2 in each of the loop's 3 + 3 + 1 bodies
   EXPECT_EQ(count(s, "const auto cake_src = "), 0u);
   EXPECT_LT(s.find("const long long cake_cpt0_0_2_g"), s.find("for (int s = 0;"));
   // init=(k == 0) in the k-block loop that starts at 0, the mma the first statement naming acc: the
@@ -909,9 +909,10 @@ TEST(Lowering, MmaSyncOverKStepSlices) {
   ASSERT_TRUE(r.ok) << findingsText(r);
   const std::string& s = r.source;
   // each lm.mma covers one k-step; the second starts 32 bytes (16 bf16) into the slot's rows
-  // (the k-block loop's body is emitted 5 times: 4 copies of the loop unrolled by the 4 stages and the
-  // plain loop for the remaining k-blocks, Lowering.Sm80LoopsUnrollBySlots)
-  EXPECT_EQ(count(s, "for (int cake_k = 0; cake_k < 1; ++cake_k) {"), 2u * 5);
+  // (the k-block loop's body is emitted 9 times: 4 copies in the steady pass, 4 in the loop unrolled by
+  // the 4 stages and the plain loop for the remaining k-blocks, Lowering.Sm80LoopsUnrollBySlots,
+  // Lowering.Sm80SteadyPassTakesGuardsAndInteriorTestsAsTrue)
+  EXPECT_EQ(count(s, "for (int cake_k = 0; cake_k < 1; ++cake_k) {"), 2u * 9);
   // (the per-thread offsets of the two slices' k-steps, hoisted to the role's start)
   EXPECT_EQ(count(s, "((2 * 0 + cake_lane / 16) * 16) % 64u)"), 1u);
   EXPECT_EQ(count(s, "((2 * 0 + cake_lane / 16) * 16 + 32) % 64u)"), 1u);
@@ -919,18 +920,18 @@ TEST(Lowering, MmaSyncOverKStepSlices) {
   EXPECT_TRUE(contains(s, "const uint32_t cake_ao[1] = {cake_ldo2};"));
   // the wait between the slices syncs the block; no other sync in the loop (prologue, mid in each body, end)
   EXPECT_TRUE(contains(s, "cake_cp_async_wait<1>();"));
-  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u + 5);
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u + 9);
 }
 
 TEST(Lowering, RefillAfterTheLastKStepSyncsTheReads) {
   // the slot read by the last slice is refilled right after: one more sync orders the block's reads first
   auto r = lowerFile("corpus/bugs/sync.race/sm80_kslice_refill_under_last_kstep_fixed.cake");
   ASSERT_TRUE(r.ok) << findingsText(r);
-  // (per copy of the loop's body: 4 unrolled by the 4 stages, 1 for the remaining k-blocks)
-  EXPECT_EQ(count(r.source, "// threads of this instance touched these buffers since its last sync\n"), 5u);
-  EXPECT_EQ(count(r.source, "since its last sync\n            __syncthreads();"), 4u);
+  // (per copy of the loop's body: 4 in the steady pass, 4 unrolled by the 4 stages, 1 for the remaining k-blocks)
+  EXPECT_EQ(count(r.source, "// threads of this instance touched these buffers since its last sync\n"), 9u);
+  EXPECT_EQ(count(r.source, "since its last sync\n            __syncthreads();"), 8u);
   EXPECT_EQ(count(r.source, "since its last sync\n          __syncthreads();"), 1u);
-  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 2u + 2 * 5);
+  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 2u + 2 * 9);
 }
 
 TEST(Lowering, KStepSlicesAreRefusedWhereTheyCannotBeLowered) {
@@ -1023,13 +1024,14 @@ TEST(Lowering, Sm80OperandFragments) {
   EXPECT_TRUE(contains(s, "cake_ldmatrix_x4(fa0[t][cake_k], cake_s + cake_so[cake_k] + static_cast<uint32_t>(16 * t) * 128u);"));
   EXPECT_FALSE(contains(s, "cake_ssw"));
   EXPECT_TRUE(contains(s, "(cake_wwarp % 2) * 64 + cake_lane % 8 + (cake_lane / 16) * 8) * 128u"));
-  // 2 in the prologue, 8 in the k-block, whose body is emitted 4 times (3 unrolled, 1 for the rest)
-  EXPECT_EQ(count(s, "cake_ldmatrix_x4(f"), 2u + 8 * 4);
+  // 2 in the prologue, 8 in the k-block, whose body is emitted 7 times (3 in the steady pass, 3 unrolled,
+  // 1 for the rest)
+  EXPECT_EQ(count(s, "cake_ldmatrix_x4(f"), 2u + 8 * 7);
   // the mmas read the fragments; no ldmatrix of their own
-  EXPECT_EQ(count(s, "fa1[i][cake_k], fb1[j / 2][cake_k][(j % 2) * 2], fb1[j / 2][cake_k][(j % 2) * 2 + 1]);"), 2u * 4);
+  EXPECT_EQ(count(s, "fa1[i][cake_k], fb1[j / 2][cake_k][(j % 2) * 2], fb1[j / 2][cake_k][(j % 2) * 2 + 1]);"), 2u * 7);
   EXPECT_FALSE(contains(s, "cake_af["));
-  // one sync per wait (prologue, k-block in each of its 4 bodies, end), none other
-  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u + 4);
+  // one sync per wait (prologue, k-block in each of its 7 bodies, end), none other
+  EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u + 7);
   EXPECT_FALSE(contains(s, kInstSync));
 }
 
@@ -1039,18 +1041,19 @@ TEST(Lowering, InstanceSyncsSeeTheSlotsOfThePreviousIteration) {
   // the first iteration, the prologue's read of slot 0: no slot in common, no sync before the refill
   auto r = lowerFile(kFragPre);
   ASSERT_TRUE(r.ok) << findingsText(r);
-  // (prologue, end, and the wait's in each of the k-block loop's 4 bodies: 3 unrolled, 1 for the rest)
-  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 2u + 4);
+  // (prologue, end, and the wait's in each of the k-block loop's 7 bodies: 3 in the steady pass, 3
+  // unrolled, 1 for the rest)
+  EXPECT_EQ(count(r.source, "__syncthreads();  // the instance is the whole block"), 2u + 7);
   EXPECT_FALSE(contains(r.source, kInstSync));
   // refilling the slot that the previous iteration's last load read (k + 1 at k, so k at k + 1): a sync
   auto w = lowerEdited(kFragPre, "kn = k + 2", "kn = k");
   ASSERT_TRUE(w.ok) << findingsText(w);
-  EXPECT_EQ(count(w.source, kInstSync), 4u);  // one per body
+  EXPECT_EQ(count(w.source, kInstSync), 7u);  // one per body
   // a prologue that reads slot 2, which the first iteration refills (slot k + 2 at k = 0; in later
   // iterations slot 2 is no longer pending): a sync
   auto p = lowerEdited(kFragPre, "[0][:, 0:16])", "[2][:, 0:16])");
   ASSERT_TRUE(p.ok) << findingsText(p);
-  EXPECT_EQ(count(p.source, kInstSync), 4u);  // one per body
+  EXPECT_EQ(count(p.source, kInstSync), 7u);  // one per body
   // a read two iterations back without a sync between (no wait in the k-block): the refill of slot k - 1
   // would meet the read of slot (k - 2) + 1: a sync
   auto n = lowerEdited(kFragPre, "            lm.cp_async_wait(pending=1)\n", "");
@@ -1086,6 +1089,75 @@ TEST(Lowering, InitZeroingLeavesTheLoopOnlyForTheFirstIteration) {
   ASSERT_TRUE(pre.ok) << findingsText(pre);
   EXPECT_TRUE(contains(pre.source, "zeroed once here"));
   EXPECT_FALSE(contains(pre.source, "if ((k == 0))"));
+}
+
+// The steady pass of an sm_80 slot-unrolled loop (docs/gpu.md "sm_80: a guard-free steady state"): while
+// every `if (k + c < hi)` guard holds and every stepped copy is interior (cake_ss_k, its interior test at
+// both ends of [0, hi - 3]), the passes run with those guards and tests taken as true: no branch around a
+// copy, no guarded element path; then the loop as before, with its guards and tests. A copy whose
+// coordinate is not affine in k keeps its test there; no copy to take, no steady pass; other targets keep
+// the plain loop.
+TEST(Lowering, Sm80SteadyPassTakesGuardsAndInteriorTestsAsTrue) {
+  const char* rel = "bench/gpu/schedules/sm80/frag/fragsp12_128x128_k64_s3.cake";
+  const std::string guard = "if (((k + 2) < ((K + 64 - 1) / 64))) {",
+                    interior = "if (cake_plane && static_cast<unsigned long long>(cake_r0) < ";
+  const std::string head = "if (cake_ss_k) for (; cake_kb_k + 5 <= ((K + 64 - 1) / 64); cake_kb_k += 3) {";
+  const std::string loop = "for (; cake_kb_k + 3 <= ((K + 64 - 1) / 64); cake_kb_k += 3) {";
+  auto r = lowerFile(rel);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  const size_t ss = s.find(head), plain = s.find(loop);
+  ASSERT_NE(ss, std::string::npos) << s;
+  ASSERT_NE(plain, std::string::npos);
+  ASSERT_LT(ss, plain);
+  // the predicate: both copies' tests at k = 0 and at k = hi - 3 (the refill of k + 2 reaches the last k-block)
+  const size_t at0 = s.find("const int k = 0;  (void)k;"), atEnd = s.find("const int k = (((K + 64 - 1) / 64)) - 3;  (void)k;");
+  ASSERT_LT(at0, atEnd);
+  ASSERT_LT(atEnd, ss);
+  EXPECT_LT(s.find("bool cake_ss_k = true;"), at0);
+  const std::string test = "static_cast<unsigned long long>(static_cast<long long>(((k + 2) * 64))) < static_cast<unsigned long long>(cake_cpt";
+  EXPECT_EQ(count(s.substr(at0, ss - at0), test), 4u);
+  EXPECT_EQ(count(s.substr(at0, ss - at0), "static_cast<unsigned long long>(static_cast<long long>((cake_bx * 128))) < "
+                                           "static_cast<unsigned long long>(cake_cpt0_0_2_rl)"), 2u);
+  // in the steady pass: 3 copies of the body, each with its 2 refills and the next k-block's fragments
+  // unguarded and both copies with no interior test or element path
+  const std::string steady = s.substr(ss, plain - ss);
+  EXPECT_EQ(count(steady, "const int k = cake_kb_k + "), 3u);
+  EXPECT_EQ(count(steady, guard), 0u);
+  EXPECT_EQ(count(steady, "if (((k + 1) < ((K + 64 - 1) / 64)))"), 0u);
+  EXPECT_EQ(count(steady, "holds in the steady pass"), 9u);
+  EXPECT_EQ(count(steady, interior), 0u);
+  EXPECT_EQ(count(steady, "int cake_n = 0;"), 0u);
+  EXPECT_EQ(count(steady, "{  // interior in every iteration of the steady pass"), 6u);
+  EXPECT_EQ(count(steady, "cake_cp_async<16>(cake_d + cake_i * 2048u, cake_p + cake_i * cake_cpt"), 6u);
+  // after it, the loop as before: 3 copies and the remainder, each with its guards and tests
+  const std::string rest = s.substr(plain);
+  EXPECT_EQ(count(rest, guard), 8u);
+  EXPECT_EQ(count(rest, interior), 8u);
+  // A's column not affine in k: its copies keep their test in the steady pass, B's do not; the predicate
+  // tests B only
+  auto mod = lowerEdited(rel, "smem_a.cp_async(A, coords=(m_blk, (k + 2) * 64)", "smem_a.cp_async(A, coords=(m_blk, ((k + 2) % 5) * 64)");
+  ASSERT_TRUE(mod.ok) << findingsText(mod);
+  const size_t mss = mod.source.find(head), mplain = mod.source.find(loop);
+  ASSERT_NE(mss, std::string::npos);
+  const std::string msteady = mod.source.substr(mss, mplain - mss);
+  EXPECT_EQ(count(msteady, interior), 3u);
+  EXPECT_EQ(count(msteady, "{  // interior in every iteration of the steady pass"), 3u);
+  EXPECT_FALSE(contains(mod.source.substr(0, mss), "cake_cpt0_0_2_rl)"
+                                                    " && static_cast<unsigned long long>(static_cast<long long>((((k + 2) % 5)"));
+  // neither copy affine: no steady pass
+  auto none = lowerEdited(rel, ", (k + 2) * 64)", ", ((k + 2) % 5) * 64)");
+  ASSERT_TRUE(none.ok) << findingsText(none);
+  EXPECT_FALSE(contains(none.source, "cake_ss_k"));
+  EXPECT_TRUE(contains(none.source, loop));
+  // the corpus sm_80 GEMM (64B-swizzled 64-byte rows, mma from its slots): a steady pass too
+  auto corpus = lowerFile(kSm80Gemm);
+  ASSERT_TRUE(corpus.ok) << findingsText(corpus);
+  EXPECT_TRUE(contains(corpus.source, "if (cake_ss_k) for (; cake_kb_k + 5 <= ((K + 32 - 1) / 32); cake_kb_k += 3) {"));
+  // other targets: no steady pass
+  auto h = lowerFile(kSm90Gemm);
+  ASSERT_TRUE(h.ok) << findingsText(h);
+  EXPECT_FALSE(contains(h.source, "cake_ss_"));
 }
 
 TEST(Lowering, BenchPersistentBn256BindsAsBf16Gemm) {
