@@ -3,6 +3,7 @@
 #include "encoder/trip_proof.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -2292,7 +2293,7 @@ void renameLoopVar(ir::Block& b, int from, int to) {
 }
 
 // e >= 0 for every allowed binding: products, sums and divisions (by
-// divisors >= 1) of non-negative values, max with one, then interval
+// divisors >= 1) of non-negative values, max with one, min with both, then interval
 // reasoning and the solver on the smaller expressions this leaves (the
 // solver timed out on the whole products).
 bool provedNonNeg(FactProver& prover, const ir::ExprPtr& e, std::map<int, std::optional<int64_t>>& lb) {
@@ -2308,6 +2309,9 @@ bool provedNonNeg(FactProver& prover, const ir::ExprPtr& e, std::map<int, std::o
         break;
       case K::Max:
         if (provedNonNeg(prover, x, lb) || provedNonNeg(prover, y, lb)) return true;
+        break;
+      case K::Min:
+        if (provedNonNeg(prover, x, lb) && provedNonNeg(prover, y, lb)) return true;
         break;
       default: break;
     }
@@ -2325,6 +2329,9 @@ bool provedLe(FactProver& prover, const ir::ExprPtr& a, const ir::ExprPtr& b,
               std::map<int, std::optional<int64_t>>& lb) {
   using K = ir::ExprKind;
   if (ir::sameExpr(*a, *b)) return true;
+  if (a->kind == K::Min && a->args.size() == 2)  // min(b, y) <= b
+    for (int i = 0; i < 2; ++i)
+      if (ir::sameExpr(*a->args[i], *b)) return true;
   if (b->kind == K::Add && b->args.size() == 2)
     for (int i = 0; i < 2; ++i)
       if (ir::sameExpr(*a, *b->args[i]) && provedNonNeg(prover, b->args[1 - i], lb)) return true;
@@ -6294,9 +6301,431 @@ std::string proveResidueCases(const ir::Schedule& s, ir::Target target, const st
 // `tl`: the trip loops of the one-loop argument (for a Met's binding);
 // `bindings`: the checked ones with the fixed parameters' values of the
 // current proof.
+// ================================================================ a tile loop split at a monotone guard
+//
+// docs/z3.md "A tile loop split at a monotone guard" (helper fa4split,
+// session 19). `for t in lm.range(0, T): ... if t >= X: A else: B ...` with
+// X loop-invariant (it reads no loop variable and no lm.instance(); the IR
+// has no assignment, so such an expression has one value for the whole
+// loop) and 0 <= X <= T for every allowed binding runs t = 0..X-1 with the
+// guard false and t = X..T-1 with it true: it is exactly `for t in
+// lm.range(0, X): ...B...` then `for t in lm.range(0, T - X): ...A...` with
+// t read as t + X in the second (`(t + X) - X` written back as t). The
+// guard `t < X` the other way round. Then two cases (0 <= X, so every
+// binding is in one), each a copy of the split schedule that is proved for
+// every allowed binding (more than the case's, so no fact is added: the
+// solver is slow on facts such as min(cdiv(..), cdiv(..)) <= 0):
+//  * X = 0: the first loops run no iteration (removed), and the second is
+//    the whole loop (bound T, X read as 0);
+//  * X >= 1: a first loop whose body has no op is removed (it builds no
+//    instruction for any trip count); one with ops must pass
+//    privatePrefixRunsAsOne and is replaced by its body once (t read as 0).
+
+struct SplitLoops {
+  std::shared_ptr<ir::Schedule> none, some;  // X = 0 and X >= 1
+  ir::ExprPtr at;                            // X
+  std::string text;
+  struct Prefix {
+    size_t body;                              // index into some->bodies
+    size_t count;                             // its statements at the body's start (the loop's body, t read as 0)
+    int var;                                  // the tile loop's variable
+    ir::Block loop_body;                      // the first loop's body (guards decided)
+  };
+  std::vector<Prefix> prefixes;
+};
+
+// `t >= X` (true from X on) or `t < X` (true below X) with t = var.
+std::optional<std::pair<ir::ExprPtr, bool>> monotoneGuard(const ir::Expr& c, int var) {
+  using K = ir::ExprKind;
+  if ((c.kind != K::Ge && c.kind != K::Lt) || c.args.size() != 2 || !c.args[0] || !c.args[1]) return std::nullopt;
+  if (c.args[0]->kind != K::LoopVar || c.args[0]->index != var) return std::nullopt;
+  return std::make_pair(c.args[1], c.kind == K::Ge);
+}
+
+bool loopInvariant(const ir::Expr& e) {
+  return !anySubExpr(e, [](const ir::Expr& x) {
+    return x.kind == ir::ExprKind::LoopVar || x.kind == ir::ExprKind::Instance;
+  });
+}
+
+// The first monotone guard on var in b (any depth).
+ir::ExprPtr firstGuardBound(const ir::Block& b, int var) {
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::If && st.cond)
+      if (auto g = monotoneGuard(*st.cond, var)) return g->first;
+    if (auto x = firstGuardBound(st.body, var)) return x;
+    if (auto x = firstGuardBound(st.orelse, var)) return x;
+  }
+  return nullptr;
+}
+
+// Every guard `t >= X` / `t < X` of b replaced by the block it takes when
+// t >= X holds (`above`) or not.
+void decideGuards(ir::Block& b, int var, const ir::Expr& X, bool above) {
+  for (size_t i = 0; i < b.size();) {
+    if (b[i].kind == ir::Stmt::Kind::If && b[i].cond) {
+      auto g = monotoneGuard(*b[i].cond, var);
+      if (g && ir::sameExpr(*g->first, X)) {
+        ir::Block taken = g->second == above ? std::move(b[i].body) : std::move(b[i].orelse);
+        b.erase(b.begin() + static_cast<std::ptrdiff_t>(i));
+        b.insert(b.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(taken.begin()),
+                 std::make_move_iterator(taken.end()));
+        continue;  // the spliced statements are looked at in turn
+      }
+    }
+    decideGuards(b[i].body, var, X, above);
+    decideGuards(b[i].orelse, var, X, above);
+    ++i;
+  }
+}
+
+// (a + X) - X written as a, bottom up.
+ir::ExprPtr cancelShift(const ir::ExprPtr& e, const ir::Expr& X) {
+  if (!e || e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) a = cancelShift(a, X);
+  if (copy->kind == ir::ExprKind::Sub && copy->args.size() == 2 && ir::sameExpr(*copy->args[1], X) &&
+      copy->args[0]->kind == ir::ExprKind::Add && copy->args[0]->args.size() == 2 &&
+      ir::sameExpr(*copy->args[0]->args[1], X))
+    return copy->args[0]->args[0];
+  return copy;
+}
+
+bool hasOp(const ir::Block& b) {
+  bool any = false;
+  ir::forEachOp(b, [&](const ir::Stmt&) { any = true; });
+  return any;
+}
+
+std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limits& limits) {
+  using K = ir::ExprKind;
+  // the tile loops: top-level loops of the role bodies with a monotone
+  // guard on their variable; X and T the same in all of them
+  ir::ExprPtr X, T;
+  for (const ir::RoleBody& body : s.bodies)
+    for (const ir::Stmt& st : body.body) {
+      if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) continue;
+      ir::ExprPtr x = firstGuardBound(st.body, st.loop_var);
+      if (!x) continue;
+      if (!X) X = x, T = st.hi;
+      if (!ir::sameExpr(*X, *x) || !ir::sameExpr(*T, *st.hi)) return std::nullopt;
+    }
+  if (!X) return std::nullopt;
+  const std::string what = fmt::format("the tile loops over {} split at {}", ir::exprToString(*T, s),
+                                       ir::exprToString(*X, s));
+  auto refuse = [&](const std::string& why) { throw Fail(fmt::format("{}: {}", what, why)); };
+  if (!loopInvariant(*X)) refuse("the guard's bound reads a loop variable or lm.instance()");
+  // every loop bounded by T: from 0, step 1, at the top of a role body
+  std::vector<const ir::Stmt*> loops;
+  for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+  for (const ir::Stmt* st : loops) {
+    if (!st->hi || !ir::sameExpr(*st->hi, *T)) continue;
+    const auto lo = ir::constValue(st->lo);
+    const auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
+    if (!lo || *lo != 0 || !step || *step != 1) refuse("a loop over the tiles does not run from 0 by 1");
+    if (!std::any_of(s.bodies.begin(), s.bodies.end(), [&](const ir::RoleBody& b) {
+          return std::any_of(b.body.begin(), b.body.end(), [&](const ir::Stmt& x) { return &x == st; });
+        }))
+      refuse("a loop over the tiles is not a statement of its role body");
+  }
+  FactProver prover(s, limits, {});
+  std::map<int, std::optional<int64_t>> lb;
+  if (!provedNonNeg(prover, X, lb)) refuse(fmt::format("{} >= 0 is not shown", ir::exprToString(*X, s)));
+  if (!provedLe(prover, X, T, lb))
+    refuse(fmt::format("{} <= {} is not shown", ir::exprToString(*X, s), ir::exprToString(*T, s)));
+
+  SplitLoops out;
+  out.at = X;
+  out.text = what;
+  out.none = std::make_shared<ir::Schedule>(s);
+  out.some = std::make_shared<ir::Schedule>(s);
+  const ir::ExprPtr rest = ir::makeExpr(K::Sub, {T, X});
+  for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
+    ir::Block none, some;
+    for (const ir::Stmt& st : s.bodies[bi].body) {
+      if (st.kind != ir::Stmt::Kind::For || !st.hi || !ir::sameExpr(*st.hi, *T)) {
+        none.push_back(st);
+        some.push_back(st);
+        continue;
+      }
+      const int t = st.loop_var;
+      ir::Stmt second = st;
+      second.hi = rest;
+      decideGuards(second.body, t, *X, true);
+      const ir::ExprPtr shifted = ir::makeExpr(K::Add, {symbolNode(K::LoopVar, t), X});
+      mapExprs(second.body, [&](const ir::ExprPtr& e) {
+        return e ? cancelShift(substitute(e, *symbolNode(K::LoopVar, t), shifted), *X) : e;
+      });
+      ir::Block first = st.body;
+      decideGuards(first, t, *X, false);
+      if (hasOp(first)) {
+        ir::Block once = first;
+        mapExprs(once, [&](const ir::ExprPtr& e) { return e ? substitute(e, *symbolNode(K::LoopVar, t), ir::makeConst(0)) : e; });
+        if (!some.empty() && hasOp(some)) refuse("a role runs ops before the empty tiles' loop");
+        out.prefixes.push_back({bi, once.size(), t, first});
+        some.insert(some.end(), once.begin(), once.end());
+      }
+      // X = 0 in the first case: the second loop is the whole loop
+      ir::Stmt all = second;
+      all.hi = T;
+      mapExprs(all.body, [&](const ir::ExprPtr& e) { return e ? substitute(e, *X, ir::makeConst(0)) : e; });
+      none.push_back(std::move(all));
+      some.push_back(std::move(second));
+    }
+    out.none->bodies[bi].body = std::move(none);
+    out.some->bodies[bi].body = std::move(some);
+  }
+  return out;
+}
+
+// The ops of a role's first loop (the tiles below X) run as one iteration
+// for every X >= 1 (docs/z3.md "A tile loop split at a monotone guard").
+// Checked, else Fail:
+//  1. the role has one instance and no earlier ops (the loop is where its
+//     process starts), no other role accesses a view whose bytes overlap
+//     a view the loop accesses, nor a tensor it accesses, the loop touches
+//     no TMEM, and the schedule has no cluster ops; its instructions (built)
+//     are copies, fills, fences and TMA stores with their commits and
+//     waits: no mbarrier, named barrier or MMA. So every step of the loop
+//     reads and writes only its process's own part of the state (pc, the
+//     atoms of its private bytes, its store groups), and in every run its
+//     steps commute with every other process's: each run is one in which
+//     the process runs its loop first, alone;
+//  2. no expression of the loop but TMA / copy coordinates (which the
+//     builder does not evaluate) reads t, and the built loop reads no
+//     parameter: every iteration builds the same instructions;
+//  3. the process's states at the end of one iteration and at the end of
+//     two, explored alone from the start (every interleaving of its steps),
+//     are the same sets once the second iteration's instructions are read
+//     as the first's (pcs, data tags, store groups), and no step meets a
+//     violation. By induction (2: the same text every iteration) the
+//     states after X >= 1 iterations are those after one, and the later
+//     text is the one after one iteration: the builder derives later
+//     fields from counters the loop does not move (phases, named barrier
+//     generations, MMA commits), from generations of views only this
+//     process accesses (read by nothing: sim::staleWrite compares only
+//     different processes), and from register writes, which 3 requires
+//     to leave the same register hazards in the second iteration as in
+//     the first (sameInstr compares them).
+// So the runs for X >= 1 are those of the schedule with the loop's body
+// once, which the proof of `some` covers.
+void privatePrefixRunsAsOne(const ir::Schedule& some, const SplitLoops::Prefix& pre, ir::Target target,
+                            const Binding& binding) {
+  const std::string where = fmt::format("the empty tiles' loop of role {}",
+                                        some.roles[some.bodies[pre.body].role].name);
+  auto refuse = [&](const std::string& why) { throw Fail(fmt::format("{}: {}", where, why)); };
+  const int role = some.bodies[pre.body].role;
+  if (some.roles[role].instanceCount() != 1) refuse("the role has more than one instance");
+  if (some.cluster_ops || some.clusterSize() > 1) refuse("a cluster");
+  for (size_t bi = 0; bi < pre.body; ++bi)
+    if (some.bodies[bi].role == role && hasOp(some.bodies[bi].body)) refuse("the role runs ops before it");
+  // 1. the views, TMEM and tensors it touches
+  std::set<int> views, params;
+  bool tmem = false, reads_t = false;
+  auto refs = [&](const ir::Op& op, const std::function<void(const ir::BufferRef&)>& f) {
+    for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2}) f(*r);
+  };
+  ir::forEachOp(pre.loop_body, [&](const ir::Stmt& st) {
+    refs(st.op, [&](const ir::BufferRef& r) {
+      if (r.kind == ir::BufferRef::Kind::View) views.insert(r.index);
+      if (r.kind == ir::BufferRef::Kind::Tmem) tmem = true;
+      if (r.kind == ir::BufferRef::Kind::Param) params.insert(r.index);
+    });
+  });
+  if (tmem) refuse("it accesses TMEM");
+  {
+    ir::Block b = pre.loop_body;
+    std::function<void(ir::Block&)> clear = [&](ir::Block& x) {
+      for (ir::Stmt& st : x) {
+        st.op.coords.clear();
+        clear(st.body);
+        clear(st.orelse);
+      }
+    };
+    clear(b);
+    mapExprs(b, [&](const ir::ExprPtr& e) {
+      if (e && anySubExpr(*e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && x.index == pre.var; }))
+        reads_t = true;
+      return e;
+    });
+  }
+  if (reads_t) refuse("it reads the tile index outside coordinates");
+  // byte extents of views (constant offsets and shapes only)
+  auto extent = [&](int v) -> std::optional<std::tuple<int, int64_t, int64_t>> {
+    const ir::View& view = some.views[v];
+    auto off = ir::constValue(view.offset);
+    if (!off) return std::nullopt;
+    int64_t n = view.stages * ir::dtypeBytes(view.dtype);
+    for (const ir::ExprPtr& d : view.shape) {
+      auto x = ir::constValue(d);
+      if (!x) return std::nullopt;
+      n *= *x;
+    }
+    return std::make_tuple(view.pool, *off, *off + n);
+  };
+  for (int v : views)
+    if (!extent(v)) refuse(fmt::format("view {} has no constant extent", some.views[v].name));
+  for (size_t bi = 0; bi < some.bodies.size(); ++bi) {
+    if (some.bodies[bi].role == role) continue;
+    bool shared = false;
+    ir::forEachOp(some.bodies[bi].body, [&](const ir::Stmt& st) {
+      refs(st.op, [&](const ir::BufferRef& r) {
+        if (r.kind == ir::BufferRef::Kind::Param && params.count(r.index)) shared = true;
+        if (r.kind != ir::BufferRef::Kind::View) return;
+        auto o = extent(r.index);
+        for (int v : views) {
+          auto e = extent(v);
+          if (!o || (std::get<0>(*o) == std::get<0>(*e) && std::get<1>(*o) < std::get<2>(*e) &&
+                     std::get<1>(*e) < std::get<2>(*o)))
+            shared = true;
+        }
+      });
+    });
+    if (shared) refuse(fmt::format("role {} accesses its bytes or tensors", some.roles[some.bodies[bi].role].name));
+  }
+  // 2, 3: the process alone, with its loop's body once and twice
+  std::vector<std::shared_ptr<ir::Schedule>> kept;  // the systems point at their statements
+  auto alone = [&](int n) {
+    kept.push_back(std::make_shared<ir::Schedule>(some));
+    ir::Schedule& x = *kept.back();
+    for (size_t bi = 0; bi < x.bodies.size(); ++bi) {
+      ir::Block b;
+      if (bi == pre.body)
+        for (int i = 0; i < n; ++i) {
+          ir::Block once = pre.loop_body;
+          mapExprs(once, [&](const ir::ExprPtr& e) {
+            return e ? substitute(e, *symbolNode(ir::ExprKind::LoopVar, pre.var), ir::makeConst(i)) : e;
+          });
+          b.insert(b.end(), once.begin(), once.end());
+        }
+      x.bodies[bi].body = std::move(b);
+    }
+    std::string err;
+    auto sys = trip::buildForProof(x, binding, target, &err);
+    if (!sys) refuse(fmt::format("it cannot be built alone: {}", err));
+    if (!sys->params_read.empty()) refuse("its instructions read a parameter");
+    return std::move(*sys);
+  };
+  const System one = alone(1), two = alone(2);
+  int p = -1;
+  for (size_t q = 0; q < two.procs.size(); ++q)
+    if (!two.procs[q].program.empty()) {
+      if (p >= 0) refuse("more than one process runs it");
+      p = static_cast<int>(q);
+    }
+  if (p < 0) return;  // no instruction at all
+  if (two.procs[p].grid_dep_wait_at >= 0) refuse("it waits for the preceding grid");
+  const auto& p1 = one.procs[p].program;
+  const auto& p2 = two.procs[p].program;
+  const int a = static_cast<int>(p1.size());
+  if (static_cast<int>(p2.size()) != 2 * a) refuse("its iterations build different instructions");
+  for (const Instr& in : p2) {
+    const bool allowed = in.kind == InstrKind::Generic || in.kind == InstrKind::Fence ||
+                         in.kind == InstrKind::TmaStore || in.kind == InstrKind::StoreCommit ||
+                         in.kind == InstrKind::StoreWait;
+    if (!allowed || in.slot >= 0 || in.named >= 0 || in.grid_dep_early >= 0)
+      refuse(fmt::format("it runs a {}", instrKindName(in.kind)));
+  }
+  auto same = [&](const Instr& x, const Instr& y) {  // generations of the private views apart
+    Instr u = x, v = y;
+    u.stmt = v.stmt;
+    for (Access& c : u.accesses) c.gen = 0;
+    for (Access& c : v.accesses) c.gen = 0;
+    return x.stmt->range.line == y.stmt->range.line && x.stmt->range.col == y.stmt->range.col && sameInstr(u, v);
+  };
+  for (int i = 0; i < a; ++i)
+    if (!same(p1[i], p2[i]) || !same(p2[i], p2[a + i])) {
+      refuse("its iterations build different instructions");
+    }
+  // 3. the states at the end of one and of two iterations
+  const Model m(two);
+  std::set<std::vector<int32_t>> seen, after1, after2;
+  std::vector<State> todo{sim::initialState(m)};
+  seen.insert(todo.front().v);
+  auto canon = [&](const State& s) {  // the second iteration read as the first
+    State n = s;
+    const int pc = sim::pcOf(m, s, p);
+    if (pc >= a) n.v[m.off_pc + p] = pc - a;
+    for (int t = 0; t < m.tracked; ++t) {
+      int32_t& id = n.v[sim::atomField(m, t, sim::kData)];
+      if (id < 0) continue;
+      const Model::WriteRef& wr = m.writes[id];
+      if (wr.proc == p && wr.pc >= a) id = m.write_id[wr.proc][wr.pc - a][wr.acc];
+    }
+    Async as = sim::decodeAsync(m, s);
+    for (int k = 0; k < sim::kGroupKinds; ++k)
+      for (sim::Group& g : as.of(p, k)) {
+        if (g.commit_pc >= a) g.commit_pc -= a;
+        for (int32_t& x : g.pcs)
+          if (x >= a) x -= a;
+      }
+    sim::encodeAsync(m, n, as);
+    return n.v;
+  };
+  while (!todo.empty()) {
+    if (seen.size() > 100000) refuse("more than 100000 states alone");
+    State s = std::move(todo.back());
+    todo.pop_back();
+    const int pc = sim::pcOf(m, s, p);
+    if (pc == a) after1.insert(s.v);
+    if (pc == 2 * a) after2.insert(canon(s));
+    const Async as = sim::decodeAsync(m, s);
+    const std::vector<Step> steps = sim::enabledSteps(m, s, as);
+    if (steps.empty() && pc < 2 * a) refuse("its process blocks alone");
+    for (const Step& st : steps) {
+      State next = s;
+      std::vector<Violation> found;
+      sim::applyStep(m, next, as, st, found, nullptr);
+      if (!found.empty()) refuse(fmt::format("it meets {} alone", found.front().rule));
+      if (seen.insert(next.v).second) todo.push_back(std::move(next));
+    }
+  }
+  if (after1 != after2) refuse("its process's states after one iteration and after two differ");
+}
+
 std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                           const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
-                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead = {}) {
+                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead = {});
+
+// The proof of two cases, each under a budget check and with a fresh
+// TripLoops and bindings (`bindings` starts as `checked`); a Fail names
+// `prefix` and the case.
+template <class F>
+void proveTwoCases(ProofBudget& budget, const std::array<std::string, 2>& when, const std::string& prefix,
+                   std::string (&engines)[2], F&& prove, const std::vector<Binding>* checked = nullptr) {
+  for (int c = 0; c < 2; ++c) {
+    checkBudget(budget, when[c]);
+    TripLoops tl;
+    std::vector<Binding> bindings = checked ? *checked : std::vector<Binding>{};
+    try {
+      engines[c] = prove(c, tl, bindings);
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("{}{}: {}", prefix, when[c], f.what()));
+    }
+  }
+}
+
+// The two cases of a split (splitAtMonotoneGuard). Every allowed binding
+// has X = 0 or X >= 1; a violation met in a case is unknown (the bounded
+// check decides), as in the guard cases.
+std::string proveSplitCases(const SplitLoops& split, ir::Target target, const std::vector<Binding>& checked,
+                            const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
+  const std::string X = ir::exprToString(*split.at, *split.some);
+  for (const SplitLoops::Prefix& pre : split.prefixes) privatePrefixRunsAsOne(*split.some, pre, target, checked.front());
+  std::string engines[2];
+  proveTwoCases(budget, {fmt::format("with {} = 0", X), fmt::format("with {} >= 1", X)}, split.text + ": ", engines,
+                [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
+                  return proveSchedule(c == 0 ? *split.none : *split.some, target, checked, opts, budget, states, tl,
+                                       bindings);
+                }, &checked);
+  return fmt::format("{} (the guard decided in each loop): for {} = 0: {}; for {} >= 1, the empty tiles' loop "
+                     "run once: {}",
+                     split.text, X, engines[0], X, engines[1]);
+}
+
+std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                          const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
   try {
     tl = findTrip(s, {}, dead);
   } catch (const Fail&) {
@@ -6342,6 +6771,9 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       if (!tiles) {
         merged = mergeTwoTileLoops(s, limits);
         if (merged) tiles = findTileLoops(*merged->s, merged->guard);
+        if (!tiles && !merged)
+          if (auto split = splitAtMonotoneGuard(s, limits))
+            return proveSplitCases(*split, target, checked, opts, budget, states);
         if (!tiles) throw;
       }
       std::string engine;
@@ -6479,18 +6911,11 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
     dead[node] = bound.second;
   }
   std::string engines[2];
-  for (int c = 0; c < 2; ++c) {
-    const std::string when = fmt::format("with {} {}", E, c == 0 ? ">= 1" : "<= 0");
-    checkBudget(budget, when);
-    TripLoops tl;
-    std::vector<Binding> bindings = checked;
-    try {
-      engines[c] = c == 0 ? proveSchedule(*some, target, checked, opts, budget, states, tl, bindings)
-                          : proveSchedule(*none, target, checked, opts, budget, states, tl, bindings, dead);
-    } catch (const Fail& f) {
-      throw Fail(fmt::format("{}: {}", when, f.what()));
-    }
-  }
+  proveTwoCases(budget, {fmt::format("with {} >= 1", E), fmt::format("with {} <= 0", E)}, "", engines,
+                [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
+                  return c == 0 ? proveSchedule(*some, target, checked, opts, budget, states, tl, bindings)
+                                : proveSchedule(*none, target, checked, opts, budget, states, tl, bindings, dead);
+                }, &checked);
   return fmt::format("for {} >= 1: {}; for {} <= 0, where the K loops run no iteration: {}", E, engines[0], E,
                      engines[1]);
 }

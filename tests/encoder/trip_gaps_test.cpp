@@ -1315,6 +1315,59 @@ TEST(TripProofGaps, FirstIterationOnlyWaitIsProved) {
   expectBrokenNotProved(late, at({{65, 129}, {65, 1}}), "the epilogue wait after the multicast of A");
 }
 
+// docs/z3.md "A tile loop split at a monotone guard (helper fa4split,
+// session 19)": the FA4-flex pair, whose K loop sits under `if t >=
+// n_empty:` in the persistent tile loop and whose ring index is `(t -
+// n_empty) * k_tiles + k`, is proved by splitting the tile loop at n_empty
+// (main: unknown, "the symbolic loops have different bounds"). Each broken
+// variant is confirmed broken by the bounded check and is not proved.
+TEST(TripProofGaps, TileLoopSplitAtAMonotoneGuardIsProved) {
+  using cake::testing::replace;
+  auto at = [](std::initializer_list<std::tuple<int64_t, int64_t, int64_t>> shapes) {  // (M, K, first_work)
+    return [shapes](const ir::Schedule& s) {
+      for (const auto& [m, k, f] : shapes)
+        if (violatedAt(s, {{"M", m}, {"K", k}, {"first_work", f}})) return true;
+      return false;
+    };
+  };
+  for (const std::string base : {"corpus/bugs/sync.race/fa4_flex_empty_tile_extra_arrive",
+                                 "corpus/bugs/sync.stale-phase/fa4_flex_empty_tile_phase_flip"}) {
+    const std::string text = corpusText(base + "_fixed.cake");
+    auto r = expectProved(text, base);
+    EXPECT_NE(r.engine.find("split at"), std::string::npos) << r.engine;
+    EXPECT_NE(r.engine.find("the empty tiles' loop run once"), std::string::npos) << r.engine;
+    EXPECT_FALSE(at({{257, 1, 1}, {385, 65, 2}, {129, 129, 0}, {385, 1, 5}})(
+        cake::testing::compile(text).schedules.at(0)));
+    expectBrokenNotProved(corpusText(base + ".cake"), at({{257, 1, 1}, {129, 1, 1}}), base + ": the corpus twin");
+  }
+  const std::string text = corpusText("corpus/bugs/sync.race/fa4_flex_empty_tile_extra_arrive_fixed.cake");
+  const std::string corr_guard = "            if t >= n_empty:\n                lm.wait(o_full, stage=0)";
+  // a guard that is not monotone in t: the correction skips tile 1, whose
+  // O the MMA warp commits (the MMA warp then waits for o_empty forever)
+  const std::string holes = replace(text, corr_guard,
+                                    "            if t >= n_empty and t != 1:\n                lm.wait(o_full, stage=0)");
+  ASSERT_NE(holes, text);
+  expectBrokenNotProved(holes, at({{257, 1, 0}, {385, 1, 0}}), "a guard that is not monotone");
+  // the bound moving inside the loop: n_empty + 2 * (t % 2) (tile 1 skipped)
+  const std::string moving = replace(text, corr_guard,
+                                     "            if t >= n_empty + 2 * (t % 2):\n                lm.wait(o_full, stage=0)");
+  ASSERT_NE(moving, text);
+  expectBrokenNotProved(moving, at({{257, 1, 0}, {385, 1, 0}}), "a guard whose bound changes with t");
+  // the load role's ring index not counting the empty tiles out
+  const std::string ring = replace(text, "it = (t - n_empty) * k_tiles + k", "it = t * k_tiles + k");
+  ASSERT_NE(ring, text);
+  expectBrokenNotProved(ring, at({{257, 1, 1}, {385, 65, 2}}), "the ring index of the load role");
+  // the empty tile's TMA store still in flight when the next tile writes
+  // smem_o (the wait only on tiles with work)
+  const std::string store = replace(
+      replace(text, "                lm.fill(o_frag, 0.0)\n            lm.tma_store_wait(pending=0)\n",
+              "                lm.fill(o_frag, 0.0)\n"),
+      "                lm.arrive(o_empty, stage=0)\n            else:",
+      "                lm.arrive(o_empty, stage=0)\n                lm.tma_store_wait(pending=0)\n            else:");
+  ASSERT_NE(store, text);
+  expectBrokenNotProved(store, at({{257, 1, 2}, {385, 1, 3}}), "the empty tiles' store not waited for");
+}
+
 // docs/z3.md "Counters through the ring position": TileLang's warp-specialized
 // persistent GEMM with the ring state carried across tiles names its slots by
 // stage= and mixes phases: the waits evaluate theirs from the running
