@@ -35,14 +35,15 @@ size_t countComments(const std::string& text, const std::string& needle) {
 }
 
 // The two corpus walks below are the longest front-end tests under ASan +
-// UBSan (-O0): FormatIsCanonical took about 105 CPU s and
-// EveryCorpusFileCompiles about 25 of the 139 CPU s of the whole sanitized
-// front-end suite, and their Release forms 4 s and 1 s. Each runs as
+// UBSan (-O0): FormatIsCanonical took 97 CPU s and EveryCorpusFileCompiles
+// 22 of the 139 CPU s of the whole sanitized front-end suite (their Release
+// forms 4 s and 1 s; `/usr/bin/time`, a loaded machine). Each runs as
 // kCorpusSlices tests (file i in slice i % kCorpusSlices), so that the two
 // GoogleTest shards of the sanitizer lanes (.ci/test; a shard takes every
-// other test) get even shares: in session 18's CI the shard that held both
-// walks ran 91 s, the other 26 s. A test case per file would cost a process
-// start each under ctest: minutes of CI for milliseconds of work.
+// other test) get even shares: in session 18's CI the shard that held
+// FormatIsCanonical ran 91 s, the other 26 s. A test case per file would
+// cost a process start each under ctest: minutes of CI for milliseconds of
+// work.
 constexpr int kCorpusSlices = 4;
 
 std::vector<fs::path> corpusSlice(const std::vector<fs::path>& files, int k) {
