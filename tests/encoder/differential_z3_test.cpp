@@ -43,7 +43,10 @@ TEST(Differential, SlowZ3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(8, 160
 
 namespace {
 
-void bmcAgreesOnTextSchedules(int first_seed, int n) {
+// `rlimit` 0: each Z3 BMC run has a 20 s wall clock (the long form and
+// seed 50); otherwise a Z3 resource limit per query and no wall clock, and
+// at least `min_decided` of the cases must be decided.
+void bmcAgreesOnTextSchedules(int first_seed, int n, uint64_t rlimit = 0, int min_decided = 1) {
   int decided = 0;
   for (int seed = first_seed; seed < first_seed + n; ++seed) {
     auto rs = cake::testing::randomSchedule(static_cast<uint64_t>(seed));
@@ -59,7 +62,8 @@ void bmcAgreesOnTextSchedules(int first_seed, int n) {
       if (!sys) continue;
       ModelCheckResult sim = explore(*sys, everyRule());
       Z3BmcOptions o;
-      o.limits.timeout_ms = 20000;
+      o.limits.timeout_ms = rlimit ? 3'600'000 : 20000;
+      o.limits.rlimit = rlimit;
       Z3BmcResult z = bmcCheck(*sys, o);
       EXPECT_FALSE(z.internal_error) << "seed " << seed << " K=" << k << ": " << z.error << "\n" << rs.text;
       if (sim.outcome == Outcome::Unknown || z.result.outcome == Outcome::Unknown) continue;
@@ -70,12 +74,20 @@ void bmcAgreesOnTextSchedules(int first_seed, int n) {
       EXPECT_EQ(a, c) << "seed " << seed << " K=" << k << "\n" << rs.text;
     }
   }
-  EXPECT_GT(decided, 0);
+  EXPECT_GE(decided, min_decided);
 }
 
 }  // namespace
 
-TEST(Differential, Z3BmcAgreesOnTextSchedules) { bmcAgreesOnTextSchedules(1, 8); }
+// Seeds 1 to 8, K = 0 and 1: 16 cases. Under the 20 s wall clock two of them
+// (seed 2 and seed 6 at K = 1) ran into it, unknown and not compared, and
+// what that cost depended on the machine's load (16 and 31 CPU s in two runs
+// here, 50 s of wall in session 18's CI). Under 10 million Z3 resource units
+// per query and no wall clock, seed 6 at K = 1 gives up after about 2 s and
+// the other 15 are decided (seed 2 at K = 1 in about 13 s; at 5 million it
+// is unknown too), the same on every run: 25 CPU s (docs/ci.md). The long
+// form below keeps the wall clock.
+TEST(Differential, Z3BmcAgreesOnTextSchedules) { bmcAgreesOnTextSchedules(1, 8, 10'000'000, 15); }
 TEST(Differential, SlowZ3BmcAgreesOnTextSchedules) { bmcAgreesOnTextSchedules(9, 64); }
 // Seed 50 commits an MMA group that arrives on a barrier and then waits for
 // pending=0: the wait must not retire the group before its Complete step
