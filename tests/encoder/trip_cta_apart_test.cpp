@@ -37,7 +37,7 @@ std::string apartText() {
                  "lm.arrive(empty, iter=k)");
 }
 
-encoder::ModelCheckResult prove(const ir::Schedule& s, bool cta_shift = true, uint64_t work = 0) {
+encoder::ModelCheckResult proveApart(const ir::Schedule& s, bool cta_shift = true, uint64_t work = 0) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
   encoder::TripProofOptions o;
@@ -104,7 +104,7 @@ constexpr uint64_t kDefaultWork = 3'000'000'000;  // cake check's default budget
 TEST(TripCtaApart, DeepGemmFixedIsProvedAtTheDefaultBudget) {
   auto m = cake::testing::compile(cake::testing::corpusText(kDeepGemm));
   ASSERT_FALSE(m.schedules.empty());
-  auto r = prove(m.schedules[0], true, kDefaultWork);
+  auto r = proveApart(m.schedules[0], true, kDefaultWork);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("for each outcome of the guards"), std::string::npos) << r.engine;
   std::cout << "  " << r.engine << "\n";
@@ -114,7 +114,7 @@ TEST(TripCtaApart, DeepGemmFixedIsProvedAtTheDefaultBudget) {
   auto b = cake::testing::compile(bug);
   ASSERT_FALSE(b.schedules.empty());
   EXPECT_TRUE(cake::testing::violatedAt(b.schedules[0], {{"K", 64}, {"group_blocks", 1}}));
-  EXPECT_NE(prove(b.schedules[0], true, kDefaultWork).outcome, encoder::Outcome::Proved);
+  EXPECT_NE(proveApart(b.schedules[0], true, kDefaultWork).outcome, encoder::Outcome::Proved);
 }
 
 // Which clusters split: only CTAs that share nothing but the cluster barrier.
@@ -141,7 +141,7 @@ TEST(TripCtaApart, IndependentMainloopIsProvedAndItsBugsAreNot) {
   const std::string kApart = apartText();
   auto m = cake::testing::compile(kApart);
   ASSERT_FALSE(m.schedules.empty());
-  auto r = prove(m.schedules[0]);
+  auto r = proveApart(m.schedules[0]);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("the CTAs shifted apart"), std::string::npos) << r.engine;
   std::cout << "  apart: " << r.engine << " (" << r.states << " states)\n";
@@ -161,7 +161,7 @@ TEST(TripCtaApart, IndependentMainloopIsProvedAndItsBugsAreNot) {
     auto bm = cake::testing::compile(b.text);
     ASSERT_FALSE(bm.schedules.empty()) << b.what;
     EXPECT_TRUE(brokenAtSomeK(bm.schedules[0], {1, 2, 3, 4})) << b.what;
-    auto p = prove(bm.schedules[0]);
+    auto p = proveApart(bm.schedules[0]);
     EXPECT_NE(p.outcome, encoder::Outcome::Proved) << b.what << ": " << p.engine;
     std::cout << "  " << b.what << ": " << (p.outcome == encoder::Outcome::Violation ? "violation " : "unknown ")
               << p.detail.substr(0, 160) << "\n";
@@ -197,7 +197,7 @@ TEST(TripCtaApart, MutantsProvedApartAreCleanAndBrokenOnesAreNot) {
     const ir::Schedule& s = mod->schedules[0];
     ++compiled;
     const bool broken = brokenAtSomeK(s, {1, 2, 3, 4});
-    auto apart = prove(s, true, kDefaultWork);
+    auto apart = proveApart(s, true, kDefaultWork);
     const bool is_proved = apart.outcome == encoder::Outcome::Proved;
     std::cout << "  " << what << ": " << (broken ? "broken" : "clean at K = 1..4") << ", "
               << (is_proved ? "proved" : apart.outcome == encoder::Outcome::Violation ? "violation" : "unknown")
