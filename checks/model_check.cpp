@@ -1390,13 +1390,18 @@ class Driver {
       // cap"). Never a pass from a Z3 query that ran out.
       const bool capped = !found && opts_.sync_engine == SyncEngine::Z3 && opts_.z3_work_ms > 0;
       if (capped) {
-        const uint64_t cap = encoder::ProofBudget::unitsFor(opts_.z3_work_ms / 1000.0);
+        const uint64_t cap = z3CapUnits();
         rlimit = z3_spent_ >= cap ? 0 : std::max<uint64_t>(1, (cap - z3_spent_) / encoder::ProofBudget::kPerRlimit);
       }
+      // this binding decided by the explicit engine instead of Z3 (named in the verdict)
+      const auto decideExplicitly = [&] {
+        encoder::ModelCheckResult e = explore(*sys, {}, 0, SyncEngine::Explicit);
+        fallback_.push_back(relevantText(s_, b, relevant_));
+        return e;
+      };
       encoder::ModelCheckResult r;
       if (capped && rlimit == 0) {
-        r = explore(*sys, {}, 0, SyncEngine::Explicit);
-        fallback_.push_back(relevantText(s_, b, relevant_));
+        r = decideExplicitly();
       } else if (found && z3CapUsed()) {
         // The cap was used up before the finding: the later values, whose
         // queries are larger still, are the explicit engine's too, within
@@ -1408,10 +1413,8 @@ class Driver {
         const uint64_t before = budget_.used();
         r = explore(*sys, found ? reported_ : std::set<std::string>{}, rlimit);
         if (capped) z3_spent_ += budget_.used() - before;
-        if (capped && r.outcome == encoder::Outcome::Unknown && r.detail.find("resource limit") != std::string::npos) {
-          r = explore(*sys, {}, 0, SyncEngine::Explicit);
-          fallback_.push_back(relevantText(s_, b, relevant_));
-        }
+        if (capped && r.outcome == encoder::Outcome::Unknown && r.detail.find("resource limit") != std::string::npos)
+          r = decideExplicitly();
       }
       if (r.outcome == encoder::Outcome::Unknown) {
         unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s_, b));
@@ -1469,8 +1472,9 @@ class Driver {
   // --z3-work (a query ran out, or the cap was passed).
   bool z3CapUsed() const {
     return opts_.sync_engine == SyncEngine::Z3 && opts_.z3_work_ms > 0 &&
-           (!fallback_.empty() || z3_spent_ >= encoder::ProofBudget::unitsFor(opts_.z3_work_ms / 1000.0));
+           (!fallback_.empty() || z3_spent_ >= z3CapUnits());
   }
+  uint64_t z3CapUnits() const { return encoder::ProofBudget::unitsFor(opts_.z3_work_ms / 1000.0); }
   // "; the explicit engine decided K=449, K=513 (...)": what the verdict
   // says when Z3 did not decide every value.
   std::string fallbackText() const {
