@@ -1109,6 +1109,16 @@ bool clusterBarrierKept(const Model& m, const State& s, const std::map<int, int6
   return (gen > 0) == (gen - Deltas::of(named, nb) > 0);
 }
 
+// A process's observed MMA-commit count (-1 and below: none observed, kept
+// as it is) moved back by the `commits` a shift removes; nullopt when it
+// would fall below -1 (the shifted state would stand for no run).
+std::optional<int32_t> observedCommitsBack(int32_t obs, int64_t commits) {
+  if (obs < 0) return obs;
+  obs -= static_cast<int32_t>(commits);
+  if (obs < -1) return std::nullopt;
+  return obs;
+}
+
 // Moves s by `sh` if every part of it can move (program counters,
 // completed-phase counts, named-barrier generations, data tags, in-flight
 // loads, async groups, unobserved completions); false leaves s alone.
@@ -1124,12 +1134,9 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
     n.v[m.off_pc + p] = to;
     if (pc < m.programSize(p) && m.instr(p, pc).kind == InstrKind::SyncWait)
       n.v[m.off_sgen + p] -= static_cast<int32_t>(Deltas::of(sh.named, m.instr(p, pc).named));
-    int32_t obs = s.v[m.off_obs + p];
-    if (obs >= 0) {
-      obs -= static_cast<int32_t>(sh.commits[p]);
-      if (obs < -1) return false;
-      n.v[m.off_obs + p] = obs;
-    }
+    const std::optional<int32_t> obs = observedCommitsBack(s.v[m.off_obs + p], sh.commits[p]);
+    if (!obs) return false;
+    n.v[m.off_obs + p] = *obs;
   }
   for (int k = 0; k < m.S; ++k)
     n.v[m.off_slot + sim::kSlotFields * k + sim::kCompleted] -= static_cast<int32_t>(Deltas::of(sh.d.slot_phase, k));
@@ -4570,12 +4577,9 @@ class PersistentExplorer {
       const int q = hs.perm[p];
       out.v[m_.off_pc + q] = hs.pc[p][sim::pcOf(m_, s, p)];
       out.v[m_.off_sgen + q] = s.v[m_.off_sgen + p];  // (no named barrier: read by nothing)
-      int32_t obs = s.v[m_.off_obs + p];
-      if (obs >= 0) {
-        obs -= static_cast<int32_t>(hs.commits[p]);
-        if (obs < -1) return false;
-      }
-      out.v[m_.off_obs + q] = obs;
+      const std::optional<int32_t> obs = observedCommitsBack(s.v[m_.off_obs + p], hs.commits[p]);
+      if (!obs) return false;
+      out.v[m_.off_obs + q] = *obs;
     }
     for (int k = 0; k < m_.S; ++k)
       for (int f = 0; f < sim::kSlotFields; ++f)
