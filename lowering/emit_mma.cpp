@@ -394,10 +394,20 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
     line(fmt::format("  for (int j = 0; j < {}; ++j) {}[i][j] = 0.f;", f->NC(), acc));
     close();
   }
-  auto mmaLine = [&](const std::string& af, const std::string& bf) {
-    line(fmt::format("    cake_mma_16816_{0}({1}[2 * i][2 * j], {1}[2 * i][2 * j + 1], {1}[2 * i + 1][2 * j], "
-                     "{1}[2 * i + 1][2 * j + 1], {2}, {3}[(j % 2) * 2], {3}[(j % 2) * 2 + 1]);",
-                     p.ty, acc, af, bf));
+  // the n8 tiles of a warp tile's m16 row in serpentine order: j from 0 up on even rows and from nt - 1 down
+  // on odd ones (CUTLASS's MmaTensorOp order), so that each row's first mma.sync takes the B registers of the
+  // previous row's last (ptxas marks them .reuse: an operand-cache hit where the row-major order had none).
+  // The same mma.sync on the same registers, in another order; no two of them share an accumulator. docs/gpu.md
+  // "sm_80: serpentine mma order" (session 20).
+  const bool serp = mt > 1 && nt > 1;
+  const std::string jj = serp ? "cake_sj" : "j";
+  auto mmaLine = [&](const std::string& af, const std::string& bf0) {
+    std::string bf = bf0;
+    if (const size_t at = bf.find("[j / 2]"); serp && at != std::string::npos) bf.replace(at, 7, "[cake_sj / 2]");
+    if (serp) line(fmt::format("  {{ const int cake_sj = (i % 2) ? {} - j : j;", nt - 1));
+    line(fmt::format("    cake_mma_16816_{0}({1}[2 * i][2 * {4}], {1}[2 * i][2 * {4} + 1], {1}[2 * i + 1][2 * {4}], "
+                     "{1}[2 * i + 1][2 * {4} + 1], {2}, {3}[({4} % 2) * 2], {3}[({4} % 2) * 2 + 1]);{5}",
+                     p.ty, acc, af, bf, jj, serp ? " }" : ""));
   };
   if (p.frags) {
     // both operands already in their ldmatrix registers (emitFragmentLoad): [tile][k-step][4]
