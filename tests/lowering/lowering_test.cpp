@@ -2,6 +2,7 @@
 // nvcc and GPU tests are in tests/runner).
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 
 #include <vector>
@@ -301,8 +302,8 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "cake_cp_async_wait<1>();"));
   // one role instance = the whole block: the sync after the cp.async wait is __syncthreads
   EXPECT_TRUE(contains(s, "__syncthreads();  // the instance is the whole block"));
-  EXPECT_TRUE(contains(s, "cake_mma_16816_bf16(acc[2 * i][2 * j], acc[2 * i][2 * j + 1], acc[2 * i + 1][2 * j], "
-                          "acc[2 * i + 1][2 * j + 1], cake_af[i]"));
+  EXPECT_TRUE(contains(s, "cake_mma_16816_bf16(acc[2 * i][2 * cake_sj], acc[2 * i][2 * cake_sj + 1], "
+                          "acc[2 * i + 1][2 * cake_sj], acc[2 * i + 1][2 * cake_sj + 1], cake_af[i]"));
   // ldmatrix rows: this thread's offset of tile 0 at each k-step (its row bytes, XOR its swizzle, plus the
   // column) once at the role's start, each 16-row tile a constant offset from it (16 rows of 64 B = two
   // periods of the 64B swizzle: RowSplitSwizzleEqualsTheSwizzle)
@@ -1028,11 +1029,40 @@ TEST(Lowering, Sm80OperandFragments) {
   // 1 for the rest)
   EXPECT_EQ(count(s, "cake_ldmatrix_x4(f"), 2u + 8 * 7);
   // the mmas read the fragments; no ldmatrix of their own
-  EXPECT_EQ(count(s, "fa1[i][cake_k], fb1[j / 2][cake_k][(j % 2) * 2], fb1[j / 2][cake_k][(j % 2) * 2 + 1]);"), 2u * 7);
+  EXPECT_EQ(count(s, "fa1[i][cake_k], fb1[cake_sj / 2][cake_k][(cake_sj % 2) * 2], fb1[cake_sj / 2][cake_k][(cake_sj % 2) * 2 + "
+                     "1]);"),
+            2u * 7);
   EXPECT_FALSE(contains(s, "cake_af["));
   // one sync per wait (prologue, k-block in each of its 7 bodies, end), none other
   EXPECT_EQ(count(s, "__syncthreads();  // the instance is the whole block"), 2u + 7);
   EXPECT_FALSE(contains(s, kInstSync));
+}
+
+TEST(Lowering, Sm80MmaSyncRunsTheWarpTileSerpentine) {
+  // the n8 tiles of each m16 row of the 4 x 8 warp tile: 0..7 on even rows, 7..0 on odd ones, so each row's
+  // first mma.sync takes the B registers of the previous row's last (docs/gpu.md "sm_80: serpentine mma order")
+  auto r = lowerFile(kFragGemm);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  const size_t mmas = count(s, "cake_mma_16816_bf16(acc[");
+  EXPECT_EQ(mmas, 4u * 7);  // 4 k-steps in each of the k-block's 7 bodies
+  EXPECT_EQ(count(s, "{ const int cake_sj = (i % 2) ? 7 - j : j;\n"), mmas);
+  EXPECT_EQ(count(s, "cake_mma_16816_bf16(acc[2 * i][2 * cake_sj], acc[2 * i][2 * cake_sj + 1], acc[2 * i + 1][2 * cake_sj], "
+                     "acc[2 * i + 1][2 * cake_sj + 1], fa"),
+            mmas);
+  EXPECT_FALSE(contains(s, "acc[2 * i][2 * j]"));
+  EXPECT_FALSE(contains(s, "[j / 2][cake_k]"));
+  // the order covers each of the 32 tiles once, and consecutive rows meet on one n8 tile
+  std::set<std::pair<int, int>> seen;
+  int prev = -1;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 8; ++j) {
+      const int sj = (i % 2) ? 7 - j : j;
+      EXPECT_TRUE(seen.insert({i, sj}).second);
+      if (j == 0 && i > 0) EXPECT_EQ(sj, prev);
+      prev = sj;
+    }
+  EXPECT_EQ(seen.size(), 32u);
 }
 
 TEST(Lowering, InstanceSyncsSeeTheSlotsOfThePreviousIteration) {
