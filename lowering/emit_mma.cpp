@@ -397,10 +397,12 @@ void Emitter::emitMmaSync(const ir::Op& op, const MmaPlan& p) {
   // the n8 tiles of a warp tile's m16 row in serpentine order: j from 0 up on even rows and from nt - 1 down
   // on odd ones (CUTLASS's MmaTensorOp order), so that each row's first mma.sync takes the B registers of the
   // previous row's last (ptxas marks them .reuse: an operand-cache hit where the row-major order had none).
-  // The same mma.sync on the same registers, in another order; no two of them share an accumulator. sm_80
-  // kernels only, where it was timed (the mma.sync of sm_90a / sm_100a kernels keep their order). docs/gpu.md
-  // "sm_80: serpentine mma order" (session 20).
-  const bool serp = s_.target == ir::Target::SM80 && mt > 1 && nt > 1;
+  // The same mma.sync on the same registers, in another order; no two of them share an accumulator. For the
+  // sm_80 mma whose operands are register fragments, where it was timed faster (+0.004 to +0.005 of cuBLAS for
+  // fragsp01); an mma that loads its own fragments keeps the row-major order (0.003 to 0.005 slower
+  // serpentine), as do the mma.sync of sm_90a / sm_100a kernels. docs/gpu.md "sm_80: serpentine mma order and
+  // copy placement" (session 20).
+  const bool serp = s_.target == ir::Target::SM80 && p.frags && mt > 1 && nt > 1;
   const std::string jj = serp ? "cake_sj" : "j";
   auto mmaLine = [&](const std::string& af, const std::string& bf0) {
     std::string bf = bf0;

@@ -302,8 +302,9 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_TRUE(contains(s, "cake_cp_async_wait<1>();"));
   // one role instance = the whole block: the sync after the cp.async wait is __syncthreads
   EXPECT_TRUE(contains(s, "__syncthreads();  // the instance is the whole block"));
-  EXPECT_TRUE(contains(s, "cake_mma_16816_bf16(acc[2 * i][2 * cake_sj], acc[2 * i][2 * cake_sj + 1], "
-                          "acc[2 * i + 1][2 * cake_sj], acc[2 * i + 1][2 * cake_sj + 1], cake_af[i]"));
+  // (an mma that loads its own fragments keeps the row-major order: Sm80MmaSyncRunsTheWarpTileSerpentine)
+  EXPECT_TRUE(contains(s, "cake_mma_16816_bf16(acc[2 * i][2 * j], acc[2 * i][2 * j + 1], acc[2 * i + 1][2 * j], "
+                          "acc[2 * i + 1][2 * j + 1], cake_af[i]"));
   // ldmatrix rows: this thread's offset of tile 0 at each k-step (its row bytes, XOR its swizzle, plus the
   // column) once at the role's start, each 16-row tile a constant offset from it (16 rows of 64 B = two
   // periods of the 64B swizzle: RowSplitSwizzleEqualsTheSwizzle)
@@ -1063,6 +1064,11 @@ TEST(Lowering, Sm80MmaSyncRunsTheWarpTileSerpentine) {
       prev = sj;
     }
   EXPECT_EQ(seen.size(), 32u);
+  // an mma that loads its own fragments (ldmatrix inside the mma) keeps the row-major order
+  auto g = lowerFile(kSm80Gemm);
+  ASSERT_TRUE(g.ok) << findingsText(g);
+  EXPECT_FALSE(contains(g.source, "cake_sj"));
+  EXPECT_TRUE(contains(g.source, "cake_mma_16816_bf16(acc[2 * i][2 * j], "));
 }
 
 TEST(Lowering, InstanceSyncsSeeTheSlotsOfThePreviousIteration) {

@@ -106,6 +106,7 @@ if __name__ == "__main__":
     for (bm, bn, bk, S, pre, sp, *w) in [(128, 128, 64, 3, False, None), (128, 128, 64, 3, True, None),
                                      (128, 128, 32, 4, False, None), (128, 128, 32, 4, True, None),
                                      (128, 128, 64, 3, True, (-1, 0)), (128, 128, 64, 3, True, (0, 1)),
+                                     (128, 128, 64, 3, True, (0, 2)),
                                      (128, 256, 64, 3, True, (0, 1), 8)]:
         name, text = gen(bm, bn, bk, S, pre, sp, *w)
         open(os.path.join(out, name + ".cake"), "w").write(text)
