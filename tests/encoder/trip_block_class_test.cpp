@@ -1,0 +1,150 @@
+// Schedules without a symbolic loop that read the block index only through
+// guards (docs/z3.md "The block index through guards: one system per class
+// of outcomes", helper cucoll, session 20, issue 11): proved once per
+// allowed vector of the guards' outcomes (per instance where a guard reads
+// lm.instance()), each vector's system explored whole. Every broken variant
+// is confirmed broken by the bounded explicit-state check at some block
+// index and is not proved.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "encoder/simulator.h"
+#include "encoder/trip_proof.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace {
+
+encoder::ModelCheckResult proveBlockClasses(const std::string& text) {
+  auto m = cake::testing::compile(text);
+  EXPECT_FALSE(m.schedules.empty());
+  if (m.schedules.empty()) return {};
+  const ir::Schedule& s = m.schedules[0];
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+// The bounded check at n and block b of a grid of `grid` blocks.
+bool blockViolatedAt(const std::string& text, int64_t n, int64_t b, int64_t grid) {
+  auto m = cake::testing::compile(text);
+  const ir::Schedule& s = m.schedules.at(0);
+  encoder::Binding bd = cake::testing::bind(s, {{"n", n}});
+  bd.block_idx[0] = b;
+  bd.grid_dim[0] = grid;
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  return encoder::explore(cake::testing::build(s, bd), eo).outcome == encoder::Outcome::Violation;
+}
+
+const char* kCuco = "corpus/bugs/sync.deadlock/cucollections_find_block_sync_in_bounds_branch_fixed.cake";
+const char* kCucoBug = "corpus/bugs/sync.deadlock/cucollections_find_block_sync_in_bounds_branch.cake";
+const std::string kSync = "            lm.sync(bsync)                                  # the fix: every thread reaches it\n";
+
+}  // namespace
+
+// cuCollections' fixed find kernel: `128 * b < n` and `128 * b + 32 * w < n`
+// (one outcome per warp) are the only reads of the block index; of the 32
+// outcome vectors the prover keeps 5 (the block past n, or the first
+// 1..4 warps in bounds), each explored. The corpus twin is not proved.
+TEST(TripBlockClass, CuCollectionsFindIsProvedPerOutcomeVector) {
+  using cake::testing::replace;
+  const std::string text = cake::testing::corpusText(kCuco);
+  auto r = proveBlockClasses(text);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("for each of the 5 allowed outcome vectors of 5 guard outcomes"), std::string::npos)
+      << r.engine;
+  for (int64_t b = 0; b < 4; ++b) EXPECT_FALSE(blockViolatedAt(text, 352, b, 4)) << b;
+
+  const std::string twin = cake::testing::corpusText(kCucoBug);
+  EXPECT_TRUE(blockViolatedAt(twin, 96, 0, 1));
+  EXPECT_NE(proveBlockClasses(twin).outcome, encoder::Outcome::Proved);
+
+  // Block 5 alone: its last two warps skip the barrier (a deadlock there only).
+  const std::string one_block =
+      replace(text, kSync, "            if b != 5 or w < 2:\n                lm.sync(bsync)\n");
+  ASSERT_NE(one_block, text);
+  EXPECT_FALSE(blockViolatedAt(one_block, 1024, 0, 8));
+  EXPECT_FALSE(blockViolatedAt(one_block, 1024, 4, 8));
+  EXPECT_TRUE(blockViolatedAt(one_block, 1024, 5, 8));
+  auto p = proveBlockClasses(one_block);
+  EXPECT_NE(p.outcome, encoder::Outcome::Proved) << p.engine;
+
+  // The last block of the grid: warp 3 skips the barrier (lm.grid_dim in a guard).
+  const std::string last_block =
+      replace(text, kSync, "            if b + 1 < lm.grid_dim(0) or w != 3:\n                lm.sync(bsync)\n");
+  ASSERT_NE(last_block, text);
+  EXPECT_FALSE(blockViolatedAt(last_block, 1024, 0, 8));
+  EXPECT_TRUE(blockViolatedAt(last_block, 1024, 7, 8));
+  EXPECT_NE(proveBlockClasses(last_block).outcome, encoder::Outcome::Proved);
+
+  // Odd blocks stage two warps' keys in one slot (a race on outbuf), the
+  // store in a guard that is uniform per block.
+  const std::string odd_blocks = replace(text, "                lm.copy(outbuf[w], found)                   # output_buffer[thread_idx] = ...\n",
+                                         "                if b % 2 == 1:\n                    lm.copy(outbuf[w // 2], found)\n"
+                                         "                else:\n                    lm.copy(outbuf[w], found)\n");
+  ASSERT_NE(odd_blocks, text);
+  EXPECT_FALSE(blockViolatedAt(odd_blocks, 1024, 0, 8));
+  EXPECT_TRUE(blockViolatedAt(odd_blocks, 1024, 3, 8));
+  EXPECT_NE(proveBlockClasses(odd_blocks).outcome, encoder::Outcome::Proved);
+
+  // The guards on the block index are proved; a clean guard of the same
+  // shape as the broken one above (every warp of block 5 skips the barrier
+  // together: no deadlock) is proved too.
+  const std::string whole_block = replace(text, kSync, "            if b != 5:\n                lm.sync(bsync)\n");
+  ASSERT_NE(whole_block, text);
+  EXPECT_FALSE(blockViolatedAt(whole_block, 1024, 5, 8));
+  auto w = proveBlockClasses(whole_block);
+  EXPECT_EQ(w.outcome, encoder::Outcome::Proved) << w.detail;
+}
+
+// Arrivals that depend on the block index: the warps exchange their staged
+// keys (warp w writes back warp w + 1's) through an mbarrier every warp
+// arrives on and waits for. One warp of the blocks b % 3 == 2 arrives twice
+// (the phase completes before the others' stores: a race), or not at all (a
+// deadlock); a slot index that reads the block index is refused (no guard).
+TEST(TripBlockClass, BlockDependentArrivalsAreNotProved) {
+  using cake::testing::replace;
+  const std::string text0 = cake::testing::corpusText(kCuco);
+  std::string text = replace(text0, "    bsync = lm.named_barrier(roles=[block])\n",
+                             "    bsync = lm.barrier(count=1, prod=[block], cons=[block], init_count=4)\n");
+  text = replace(text, "    lm.assume(n % 32 == 0)\n", "    lm.assume(n % 128 == 0)\n");
+  text = replace(text, kSync, "            lm.arrive(bsync, stage=0)\n            lm.wait(bsync, stage=0)\n");
+  text = replace(text, "                lm.copy(res, outbuf[w])\n", "                lm.copy(res, outbuf[(w + 1) % 4])\n");
+  ASSERT_NE(text, text0);
+  for (int64_t b = 0; b < 4; ++b) EXPECT_FALSE(blockViolatedAt(text, 1024, b, 8)) << b;
+  auto good = proveBlockClasses(text);
+  EXPECT_EQ(good.outcome, encoder::Outcome::Proved) << good.detail;
+
+  const std::string twice =
+      replace(text, "            lm.arrive(bsync, stage=0)\n",
+              "            lm.arrive(bsync, stage=0)\n            if b % 3 == 2 and w == 0:\n"
+              "                lm.arrive(bsync, stage=0)\n");
+  ASSERT_NE(twice, text);
+  EXPECT_FALSE(blockViolatedAt(twice, 1024, 1, 8));
+  EXPECT_TRUE(blockViolatedAt(twice, 1024, 2, 8));
+  EXPECT_NE(proveBlockClasses(twice).outcome, encoder::Outcome::Proved);
+
+  const std::string never = replace(text, "            lm.arrive(bsync, stage=0)\n",
+                                    "            if b % 3 != 2 or w != 0:\n                lm.arrive(bsync, stage=0)\n");
+  ASSERT_NE(never, text);
+  EXPECT_FALSE(blockViolatedAt(never, 1024, 1, 8));
+  EXPECT_TRUE(blockViolatedAt(never, 1024, 5, 8));
+  EXPECT_NE(proveBlockClasses(never).outcome, encoder::Outcome::Proved);
+
+  // the block index in a slot index (outside any guard): refused
+  const std::string slot = replace(replace(text, "                lm.copy(outbuf[w], found)                   # output_buffer[thread_idx] = ...\n",
+                                           "                lm.copy(outbuf[(w + b) % 4], found)\n"),
+                                   "                lm.copy(res, outbuf[(w + 1) % 4])\n",
+                                   "                lm.copy(res, outbuf[(w + b + 1) % 4])\n");
+  ASSERT_NE(slot, text);
+  auto c = proveBlockClasses(slot);
+  EXPECT_NE(c.outcome, encoder::Outcome::Proved);
+  EXPECT_NE(c.detail.find("outside the guards"), std::string::npos) << c.detail;
+}
