@@ -2233,7 +2233,7 @@ std::string text(const ir::Schedule& s, const std::vector<Atom>& atoms, const st
                  const std::vector<bool>& v) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < keys.size(); ++i)
-    parts.push_back(fmt::format("{}{}{}", v[i] ? "" : "not ", ir::exprToString(*atoms[keys[i].atom].cond, s),
+    parts.push_back(fmt::format(fmt::runtime(v[i] ? "{}{}" : "not ({}){}"), ir::exprToString(*atoms[keys[i].atom].cond, s),
                                 keys[i].instance >= 0 ? fmt::format(" at instance {}", keys[i].instance) : ""));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
@@ -6054,6 +6054,26 @@ int firstOnlyOp(const Instr& in, const std::vector<Instr>& prog, int a, int b, c
   return -1;
 }
 
+// A first K iteration that leaves out a stage-named write (docs/z3.md "Counters
+// through the ring position", the open question of session 19, settled by
+// helper cucoll in session 20): the generation of a stage-named write counts
+// the process's earlier writes of the view index, and alignStageWritesToTheRing
+// sets it to tile 0's at the same ring position, where only one tile start (at
+// 0) came before. A run whose tiles start at x_1, x_2, ... > 0 and whose first
+// iterations leave the write out counts one write fewer per such start: the
+// aligned value is the run's only when the first iteration leaves out no
+// stage-named write. Where one is left out (mp[from, to)), the copies are
+// refused.
+void refuseDroppedStageWrites(const std::vector<Instr>& mp, int from, int to, const std::string& proc, int64_t x) {
+  for (int pc = from; pc < to; ++pc)
+    for (const Access& a : mp[static_cast<size_t>(pc)].accesses)
+      if (a.write && a.stage_like && a.view >= 0)
+        throw Fail(fmt::format("the first K iteration of {} at ring start {} leaves out a stage-named write of its "
+                               "other iterations (its generation would not follow the ring position; not covered by "
+                               "the persistent-kernel proof yet)",
+                               proc, x));
+}
+
 void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
                      ProofBudget& budget) {
   const size_t P = g.grid.procs.size();
@@ -6098,6 +6118,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
             int jj = j;
             while (jj < mb && !sameBesidesLoops(xp[i], mp[jj])) ++jj;
             if (jj < mb) {
+              if (x > 0) refuseDroppedStageWrites(mp, j, jj, main.procs[p].name, x);
               text.push_back(mp[jj]);
               j = jj + 1;
               continue;
@@ -6116,6 +6137,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
             text.push_back(mp[z]);
             added = true;
           }
+          if (x > 0) refuseDroppedStageWrites(mp, j, mb, main.procs[p].name, x);
           if (commitsIn(xp, a, b) != commitsIn(mp, ma, mb))
             throw Fail(fmt::format("the first K iteration of {} commits a different number of MMA groups",
                                    main.procs[p].name));
