@@ -4,7 +4,10 @@
 // allowed vector of the guards' outcomes (per instance where a guard reads
 // lm.instance()), each vector's system explored whole. Every broken variant
 // is confirmed broken by the bounded explicit-state check at some block
-// index and is not proved.
+// index and is not proved. Also (TripFirstIterationWrites, the open question
+// of session 19 in docs/z3.md "Counters through the ring position"): a
+// persistent kernel whose first K iteration leaves out a stage-named write
+// is not proved, clean or broken.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -158,7 +161,7 @@ TEST(TripBlockClass, BlockDependentArrivalsAreNotProved) {
 // the copies per ring start are refused (the bounded check finds the kernel
 // clean; it stays unknown, never proved). Without the first-iteration guard
 // it is proved.
-TEST(TripBlockClass, FirstKIterationLeavingOutAStageNamedWriteIsNotProved) {
+TEST(TripFirstIterationWrites, FirstKIterationLeavingOutAStageNamedWriteIsNotProved) {
   using cake::testing::replace;
   const std::string text = R"(@cake.schedule(target="sm_90a")
 def persistent_stage_named_b(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
@@ -225,4 +228,81 @@ def persistent_stage_named_b(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i3
   ASSERT_NE(every, text);
   auto e = proveBlockClasses(every);
   EXPECT_EQ(e.outcome, encoder::Outcome::Proved) << e.detail;
+}
+
+// The broken form (helper cucoll): the loader stages a value through the
+// stage-named scratch view in every K iteration but a tile's first (one write
+// in its prefix makes up for tile 0's), and the math role reads it through
+// an iteration-named view over the same bytes in the same iterations. In a
+// run a later tile's start leaves out one more write of its index, so the
+// writes after it hold one lap less than the reads mean: data.stale-read
+// (the bounded check, 4 tiles of 3 K iterations). The ring alignment gave
+// those writes tile 0's generation, the lap the reads mean; before the
+// refusal this form was not proved either, but only because no steady period
+// was found (in 16 tiles of 384 K iterations, 82 s): now it is refused at once.
+TEST(TripFirstIterationWrites, FirstKIterationLeavingOutAStageNamedWriteIsNotProvedWhenBroken) {
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def persistent_stage_named_b(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool    = lm.smem(65536)
+    smem_a  = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b  = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_bs = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_c  = pool.view(offset=49152, shape=(64, 128), dtype=lm.bf16, stages=1)
+    acc     = lm.regs(shape=(64, 128), dtype=lm.f32)
+    pool2   = lm.smem(16384)
+    smem_s  = pool2.view(offset=0, shape=(16, 128), dtype=lm.f32, stages=2)
+    smem_si = pool2.view(offset=0, shape=(16, 128), dtype=lm.f32, stages=2)
+    part    = lm.regs(shape=(16, 128), dtype=lm.f32)
+    part2   = lm.regs(shape=(16, 128), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[math], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[math], cons=[load], init_count=1, pipeline=pipe)
+
+    k_tiles   = lm.cdiv(K, 64)
+    num_tiles = lm.cdiv(M, 64) * lm.cdiv(N, 128)
+    my_tiles  = lm.cdiv(max(num_tiles - lm.block_idx(0), 0), lm.grid_dim(0))
+
+    with load:
+        lm.fill(part, 0.0)
+        lm.copy(smem_s[0], part)
+        for t in lm.range(0, my_tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                if k > 0:
+                    lm.fill(part, 0.0)
+                    lm.copy(smem_s[it % 2], part)
+                smem_a.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+
+    with math:
+        for t in lm.range(0, my_tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                if k > 0:
+                    lm.copy(part2, smem_si[it])
+                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=0)
+                lm.arrive(empty, iter=it)
+            lm.tma_store_wait(pending=0)
+            lm.copy(smem_c[0], acc)
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(0, 0), stage=0)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
+)";
+  auto mod = cake::testing::compile(text);
+  EXPECT_TRUE(cake::testing::violatedAt(mod.schedules.at(0), {{"M", 65}, {"N", 129}, {"K", 129}}));
+  EXPECT_FALSE(cake::testing::violatedAt(mod.schedules.at(0), {{"M", 64}, {"N", 128}, {"K", 129}}));
+  auto r = proveBlockClasses(text);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("leaves out a stage-named write"), std::string::npos) << r.detail;
 }
