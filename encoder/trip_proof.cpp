@@ -2348,9 +2348,18 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
       try {
         states += exploreTripCount(systems[i], 0, opts, budget);
       } catch (const Met& m) {
-        throw Fail(fmt::format("{}{}: meets {} (no finding here: the bounded check decides)",
+        // A binding of the class, for the reader (the bounded check may not
+        // have tried its block index): the prover's witness, if it finds one.
+        std::vector<ir::ExprPtr> facts;
+        for (const auto& [p, x] : all[classes[i].first]) facts.push_back(factOf(p, x));
+        ir::ExprPtr conj = ir::makeConst(1);
+        for (size_t k = 0; k < keys.size(); ++k)
+          conj = ir::makeExpr(ir::ExprKind::And, {conj, literal(atoms, keys[k], classes[i].second[k])});
+        const BvResult w = prover.witness(conj, facts);
+        throw Fail(fmt::format("{}{}: meets {}{} (no finding here: the bounded check decides)",
                                all[classes[i].first].empty() ? "" : assignmentText(s, {all[classes[i].first]}) + ", ",
-                               text(s, atoms, keys, classes[i].second), m.violation.rule));
+                               text(s, atoms, keys, classes[i].second), m.violation.rule,
+                               w.kind == BvVerdict::Fails ? fmt::format(", e.g. at {}", w.model.toString(s)) : ""));
       }
       if (!key.empty()) explored.insert(std::move(key));
     }

@@ -78,6 +78,9 @@ TEST(TripBlockClass, CuCollectionsFindIsProvedPerOutcomeVector) {
   EXPECT_TRUE(blockViolatedAt(one_block, 1024, 5, 8));
   auto p = proveBlockClasses(one_block);
   EXPECT_NE(p.outcome, encoder::Outcome::Proved) << p.engine;
+  // the class that meets the deadlock, with a binding of it (block 5)
+  EXPECT_NE(p.detail.find("meets sync.deadlock, e.g. at"), std::string::npos) << p.detail;
+  EXPECT_NE(p.detail.find("lm.block_idx(0) = 5"), std::string::npos) << p.detail;
 
   // The last block of the grid: warp 3 skips the barrier (lm.grid_dim in a guard).
   const std::string last_block =
