@@ -2158,6 +2158,28 @@ std::string assignmentText(const ir::Schedule& s, const std::vector<std::map<int
   return fmt::format("{} in {{{}}}", n, fmt::join(values, ","));
 }
 
+// Each system explored whole (the bounded check's exploration), systems
+// equal up to sizes once (trip_sizes.h); `met(i, m)` is called (and must
+// throw) when system i meets a violation. Returns how many were explored.
+size_t exploreEachUpToSizes(const std::vector<System>& systems, const TripProofOptions& opts, ProofBudget& budget,
+                            uint64_t& states, const std::function<void(size_t, const Met&)>& met) {
+  std::set<std::vector<int64_t>> explored;
+  size_t n = 0;
+  for (size_t i = 0; i < systems.size(); ++i) {
+    std::vector<int64_t> key = trip::sizeFreeKey({&systems[i]});
+    if (!key.empty() && explored.count(key)) continue;
+    ++n;
+    try {
+      states += exploreTripCount(systems[i], 0, opts, budget);
+    } catch (const Met& m) {
+      met(i, m);
+      throw;
+    }
+    if (!key.empty()) explored.insert(std::move(key));
+  }
+  return n;
+}
+
 // ================================================================ the block index through guards
 //
 // docs/z3.md "The block index through guards: one system per class of
@@ -2270,6 +2292,11 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
   TripLoops none;
   none.dead = dead;
   const EvalHook dead_hook = deadHook(none, nullptr);
+  auto conjunction = [&](const std::vector<bool>& v) {  // the atoms' outcomes v (a prefix of keys)
+    ir::ExprPtr conj = ir::makeConst(1);
+    for (size_t i = 0; i < v.size(); ++i) conj = ir::makeExpr(ir::ExprKind::And, {conj, literal(atoms, keys[i], v[i])});
+    return conj;
+  };
   std::set<int> listed;  // parameters read outside the guards
   for (int round = 0; round < 4; ++round) {
     std::vector<std::map<int, int64_t>> all = {{}};
@@ -2292,10 +2319,8 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
         for (const bool value : {true, false}) {
           v.push_back(value);
           checkBudget(budget, "enumerating the guards' outcomes");
-          ir::ExprPtr conj = ir::makeConst(1);
-          for (size_t i = 0; i < v.size(); ++i)
-            conj = ir::makeExpr(ir::ExprKind::And, {conj, literal(atoms, keys[i], v[i])});
-          if (prover.prove(ir::makeExpr(ir::ExprKind::Not, {conj}), facts).kind != BvVerdict::Holds) search();
+          if (prover.prove(ir::makeExpr(ir::ExprKind::Not, {conjunction(v)}), facts).kind != BvVerdict::Holds)
+            search();
           v.pop_back();
         }
       };
@@ -2339,30 +2364,17 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
       listed.insert(more.begin(), more.end());
       continue;
     }
-    std::set<std::vector<int64_t>> explored;
-    size_t n = 0;
-    for (size_t i = 0; i < systems.size(); ++i) {
-      std::vector<int64_t> key = trip::sizeFreeKey({&systems[i]});
-      if (!key.empty() && explored.count(key)) continue;
-      ++n;
-      try {
-        states += exploreTripCount(systems[i], 0, opts, budget);
-      } catch (const Met& m) {
-        // A binding of the class, for the reader (the bounded check may not
-        // have tried its block index): the prover's witness, if it finds one.
-        std::vector<ir::ExprPtr> facts;
-        for (const auto& [p, x] : all[classes[i].first]) facts.push_back(factOf(p, x));
-        ir::ExprPtr conj = ir::makeConst(1);
-        for (size_t k = 0; k < keys.size(); ++k)
-          conj = ir::makeExpr(ir::ExprKind::And, {conj, literal(atoms, keys[k], classes[i].second[k])});
-        const BvResult w = prover.witness(conj, facts);
-        throw Fail(fmt::format("{}{}: meets {}{} (no finding here: the bounded check decides)",
-                               all[classes[i].first].empty() ? "" : assignmentText(s, {all[classes[i].first]}) + ", ",
-                               text(s, atoms, keys, classes[i].second), m.violation.rule,
-                               w.kind == BvVerdict::Fails ? fmt::format(", e.g. at {}", w.model.toString(s)) : ""));
-      }
-      if (!key.empty()) explored.insert(std::move(key));
-    }
+    const size_t n = exploreEachUpToSizes(systems, opts, budget, states, [&](size_t i, const Met& m) {
+      // A binding of the class, for the reader (the bounded check may not
+      // have tried its block index): the prover's witness, if it finds one.
+      std::vector<ir::ExprPtr> facts;
+      for (const auto& [p, x] : all[classes[i].first]) facts.push_back(factOf(p, x));
+      const BvResult w = prover.witness(conjunction(classes[i].second), facts);
+      throw Fail(fmt::format("{}{}: meets {}{} (no finding here: the bounded check decides)",
+                             all[classes[i].first].empty() ? "" : assignmentText(s, {all[classes[i].first]}) + ", ",
+                             text(s, atoms, keys, classes[i].second), m.violation.rule,
+                             w.kind == BvVerdict::Fails ? fmt::format(", e.g. at {}", w.model.toString(s)) : ""));
+    });
     return fmt::format("no symbolic loop; the block index read only by guards: for each of the {} allowed outcome "
                        "vectors of {} guard outcome{} ({} of {} possible){}, the system explored whole ({} explored, "
                        "the others equal to one of them up to sizes)",
@@ -2434,20 +2446,10 @@ std::string proveUnlooped(const ir::Schedule& s, ir::Target target, const std::v
       continue;
     }
     // Systems equal up to sizes explore alike (trip_sizes.h): one of each.
-    std::set<std::vector<int64_t>> explored;
-    size_t n = 0;
-    for (size_t i = 0; i < systems.size(); ++i) {
-      std::vector<int64_t> key = trip::sizeFreeKey({&systems[i]});
-      if (!key.empty() && explored.count(key)) continue;
-      ++n;
-      try {
-        states += exploreTripCount(systems[i], 0, opts, budget);
-      } catch (const Met& m) {
-        throw Fail(fmt::format("{}meets {} (no finding here: the bounded check decides)",
-                               all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule));
-      }
-      if (!key.empty()) explored.insert(std::move(key));
-    }
+    const size_t n = exploreEachUpToSizes(systems, opts, budget, states, [&](size_t i, const Met& m) {
+      throw Fail(fmt::format("{}meets {} (no finding here: the bounded check decides)",
+                             all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule));
+    });
     if (listed.empty()) return "no loop bound reads a parameter and the system reads none: explored whole";
     return fmt::format("no symbolic loop; for each {}: the system explored whole ({} of {} explored, the others "
                        "equal to one of them up to sizes)",
