@@ -2158,6 +2158,233 @@ std::string assignmentText(const ir::Schedule& s, const std::vector<std::map<int
   return fmt::format("{} in {{{}}}", n, fmt::join(values, ","));
 }
 
+// Each system explored whole (the bounded check's exploration), systems
+// equal up to sizes once (trip_sizes.h); `met(i, m)` is called (and must
+// throw) when system i meets a violation. Returns how many were explored.
+size_t exploreEachUpToSizes(const std::vector<System>& systems, const TripProofOptions& opts, ProofBudget& budget,
+                            uint64_t& states, const std::function<void(size_t, const Met&)>& met) {
+  std::set<std::vector<int64_t>> explored;
+  size_t n = 0;
+  for (size_t i = 0; i < systems.size(); ++i) {
+    std::vector<int64_t> key = trip::sizeFreeKey({&systems[i]});
+    if (!key.empty() && explored.count(key)) continue;
+    ++n;
+    try {
+      states += exploreTripCount(systems[i], 0, opts, budget);
+    } catch (const Met& m) {
+      met(i, m);
+      throw;
+    }
+    if (!key.empty()) explored.insert(std::move(key));
+  }
+  return n;
+}
+
+// ================================================================ the block index through guards
+//
+// docs/z3.md "The block index through guards: one system per class of
+// outcomes" (helper cucoll, session 20, issue 11). A schedule without a
+// symbolic loop whose system reads lm.block_idx / lm.grid_dim (cuCollections'
+// find kernel: `if 128 * b < n:`, `if 128 * b + 32 * w < n:`) is a function
+// of its guards' outcomes when it reads them nowhere else. The atoms: every
+// `if` condition (a comparison or a logical operation: value 0 or 1) that
+// reads a parameter, a block index or a grid size and no loop variable, one
+// per lm.instance() value of the role that tests it when it reads the
+// instance (structurally equal conditions are one atom per instance). The
+// builder is given each atom's outcome by a hook (so the atom reads nothing)
+// and everything else it evaluates is recorded as before: a system that then
+// reads a block index or grid size is refused; parameters it reads are
+// listed value by value (proveUnlooped's R). The outcome vectors are
+// enumerated by a search that drops a partial vector only when the bit-vector
+// prover shows that no allowed binding (the lm.assume facts, the listed
+// values, 0 <= block_idx < grid_dim) gives it; every allowed binding gives
+// its atoms some vector, each prefix of which is kept, so the vectors built
+// cover every binding, and a binding with a vector builds that vector's
+// system (the same expressions to the same values). Each atom must be
+// defined for every allowed binding (no division by zero, no overflow),
+// shown by the prover, else the hook's 0 / 1 could stand for a binding the
+// builder cannot evaluate. In a modelled cluster one system holds several
+// block indices (an atom's value would depend on the CTA): refused.
+namespace block_classes {
+
+struct Atom {
+  ir::ExprPtr cond;
+  bool reads_instance = false;
+};
+struct Key {
+  int atom = 0;
+  int64_t instance = -1;  // -1: the atom reads no lm.instance()
+  bool operator<(const Key& o) const { return std::tie(atom, instance) < std::tie(o.atom, o.instance); }
+};
+
+bool isTruthValue(ir::ExprKind k) {
+  using K = ir::ExprKind;
+  return k == K::Lt || k == K::Le || k == K::Gt || k == K::Ge || k == K::Eq || k == K::Ne || k == K::And ||
+         k == K::Or || k == K::Not;
+}
+
+void collect(const ir::Block& b, int instances, std::vector<Atom>& atoms, std::set<Key>& keys) {
+  using K = ir::ExprKind;
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::If && st.cond && isTruthValue(st.cond->kind) &&
+        anySubExpr(*st.cond, [](const ir::Expr& x) {
+          return x.kind == K::Param || x.kind == K::BlockIdx || x.kind == K::GridDim;
+        }) &&
+        !anySubExpr(*st.cond, [](const ir::Expr& x) { return x.kind == K::LoopVar; })) {
+      int i = 0;
+      while (i < static_cast<int>(atoms.size()) && !ir::sameExpr(*atoms[i].cond, *st.cond)) ++i;
+      if (i == static_cast<int>(atoms.size()))
+        atoms.push_back({st.cond, anySubExpr(*st.cond, [](const ir::Expr& x) { return x.kind == K::Instance; })});
+      if (!atoms[i].reads_instance) keys.insert({i, -1});
+      else
+        for (int inst = 0; inst < std::max(1, instances); ++inst) keys.insert({i, inst});
+    }
+    collect(st.body, instances, atoms, keys);
+    collect(st.orelse, instances, atoms, keys);
+  }
+}
+
+// The atom at one instance, as the prover reads it (lm.instance() a constant).
+ir::ExprPtr literal(const std::vector<Atom>& atoms, const Key& k, bool value) {
+  ir::ExprPtr c = atoms[k.atom].cond;
+  if (k.instance >= 0) c = substitute(c, *symbolNode(ir::ExprKind::Instance, 0), ir::makeConst(k.instance));
+  return value ? c : ir::makeExpr(ir::ExprKind::Not, {c});
+}
+
+std::string text(const ir::Schedule& s, const std::vector<Atom>& atoms, const std::vector<Key>& keys,
+                 const std::vector<bool>& v) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < keys.size(); ++i)
+    parts.push_back(fmt::format(fmt::runtime(v[i] ? "{}{}" : "not ({}){}"), ir::exprToString(*atoms[keys[i].atom].cond, s),
+                                keys[i].instance >= 0 ? fmt::format(" at instance {}", keys[i].instance) : ""));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+}  // namespace block_classes
+
+std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                                       const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
+                                       const std::map<const ir::Expr*, int64_t>& dead) {
+  using namespace block_classes;
+  auto refuse = [](const std::string& why) {
+    throw Fail(fmt::format("no loop bound reads a parameter, and the schedule reads the block index: {} (not covered)",
+                           why));
+  };
+  std::vector<Atom> atoms;
+  std::set<Key> key_set;
+  for (const ir::RoleBody& rb : s.bodies) {
+    const int n = rb.role >= 0 && rb.role < static_cast<int>(s.roles.size()) ? s.roles[rb.role].instanceCount() : 1;
+    collect(rb.body, n, atoms, key_set);
+  }
+  const std::vector<Key> keys(key_set.begin(), key_set.end());
+  if (keys.empty()) refuse("no guard reads it");
+  constexpr size_t kMaxKeys = 16;
+  if (keys.size() > kMaxKeys) refuse(fmt::format("{} guard outcomes (at most {} are enumerated)", keys.size(), kMaxKeys));
+  const Limits limits = solverLimits(opts, budget);
+  BvProver prover(s, limits);
+  for (const Key& k : keys) {  // defined for every allowed binding
+    checkBudget(budget, "showing the guards defined");
+    const ir::ExprPtr lit = literal(atoms, k, true);
+    if (prover.prove(ir::makeExpr(ir::ExprKind::Or, {lit, ir::makeExpr(ir::ExprKind::Not, {lit})})).kind !=
+        BvVerdict::Holds)
+      refuse(fmt::format("the guard {} is not shown defined for every allowed binding", ir::exprToString(*lit, s)));
+  }
+  TripLoops none;
+  none.dead = dead;
+  const EvalHook dead_hook = deadHook(none, nullptr);
+  auto conjunction = [&](const std::vector<bool>& v) {  // the atoms' outcomes v (a prefix of keys)
+    ir::ExprPtr conj = ir::makeConst(1);
+    for (size_t i = 0; i < v.size(); ++i) conj = ir::makeExpr(ir::ExprKind::And, {conj, literal(atoms, keys[i], v[i])});
+    return conj;
+  };
+  std::set<int> listed;  // parameters read outside the guards
+  for (int round = 0; round < 4; ++round) {
+    std::vector<std::map<int, int64_t>> all = {{}};
+    if (!listed.empty())
+      all = allowedAssignments(s, listed, limits, opts.max_fixed_values,
+                               [&] { checkBudget(budget, "listing the parameters' values"); });
+    // The outcome vectors no allowed binding is shown to avoid, per assignment.
+    std::vector<std::pair<size_t, std::vector<bool>>> classes;
+    for (size_t a = 0; a < all.size(); ++a) {
+      std::vector<ir::ExprPtr> facts;
+      for (const auto& [p, v] : all[a]) facts.push_back(factOf(p, v));
+      std::vector<bool> v;
+      std::function<void()> search = [&] {
+        if (v.size() == keys.size()) {
+          if (classes.size() >= opts.max_fixed_values)
+            refuse(fmt::format("more than {} outcome vectors of its guards", opts.max_fixed_values));
+          classes.push_back({a, v});
+          return;
+        }
+        for (const bool value : {true, false}) {
+          v.push_back(value);
+          checkBudget(budget, "enumerating the guards' outcomes");
+          if (prover.prove(ir::makeExpr(ir::ExprKind::Not, {conjunction(v)}), facts).kind != BvVerdict::Holds)
+            search();
+          v.pop_back();
+        }
+      };
+      search();
+    }
+    std::vector<System> systems;
+    std::set<int> more;
+    for (const auto& [a, v] : classes) {
+      checkBudget(budget, "building the systems of a schedule without a symbolic loop");
+      std::map<Key, bool> outcome;
+      for (size_t i = 0; i < keys.size(); ++i) outcome[keys[i]] = v[i];
+      const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+        if (auto d = dead_hook(e, env)) return d;
+        if (!isTruthValue(e.kind)) return std::nullopt;
+        for (int i = 0; i < static_cast<int>(atoms.size()); ++i) {
+          if (!ir::sameExpr(e, *atoms[i].cond)) continue;
+          if (atoms[i].reads_instance && !env.instance) return std::nullopt;
+          auto it = outcome.find({i, atoms[i].reads_instance ? *env.instance : -1});
+          if (it == outcome.end()) return std::nullopt;  // evaluated as usual: its reads are recorded
+          return it->second ? 1 : 0;
+        }
+        return std::nullopt;
+      };
+      Binding b = checked.front();
+      b.replace = nullptr;
+      for (const auto& [p, x] : all[a]) b.params[p] = x;
+      std::string err;
+      auto sys = trip::buildForProof(s, b, target, &err, &hook);
+      if (!sys) throw Fail(fmt::format("the system for {} cannot be built: {}", text(s, atoms, keys, v), err));
+      chargeBuild(budget, *sys);
+      if (sys->ctas > 1) refuse("a modelled cluster (one system holds several block indices)");
+      for (const int p : sys->params_read) {
+        if (p < 0)
+          refuse(fmt::format("{} outside the guards",
+                             p >= -3 ? fmt::format("lm.block_idx({})", -1 - p) : fmt::format("lm.grid_dim({})", -4 - p)));
+        if (!listed.count(p)) more.insert(p);
+      }
+      systems.push_back(std::move(*sys));
+    }
+    if (!more.empty()) {
+      listed.insert(more.begin(), more.end());
+      continue;
+    }
+    const size_t n = exploreEachUpToSizes(systems, opts, budget, states, [&](size_t i, const Met& m) {
+      // A binding of the class, for the reader (the bounded check may not
+      // have tried its block index): the prover's witness, if it finds one.
+      std::vector<ir::ExprPtr> facts;
+      for (const auto& [p, x] : all[classes[i].first]) facts.push_back(factOf(p, x));
+      const BvResult w = prover.witness(conjunction(classes[i].second), facts);
+      throw Fail(fmt::format("{}{}: meets {}{} (no finding here: the bounded check decides)",
+                             all[classes[i].first].empty() ? "" : assignmentText(s, {all[classes[i].first]}) + ", ",
+                             text(s, atoms, keys, classes[i].second), m.violation.rule,
+                             w.kind == BvVerdict::Fails ? fmt::format(", e.g. at {}", w.model.toString(s)) : ""));
+    });
+    return fmt::format("no symbolic loop; the block index read only by guards: for each of the {} allowed outcome "
+                       "vectors of {} guard outcome{} ({} of {} possible){}, the system explored whole ({} explored, "
+                       "the others equal to one of them up to sizes)",
+                       classes.size(), keys.size(), keys.size() == 1 ? "" : "s", classes.size(),
+                       size_t{1} << keys.size(), listed.empty() ? "" : " and each " + assignmentText(s, all), n);
+  }
+  refuse("the parameters the systems read keep changing with their values");
+  return {};
+}
+
 // ================================================================ no symbolic loop
 //
 // docs/z3.md "No symbolic loop: each system explored whole" (helper
@@ -2207,9 +2434,9 @@ std::string proveUnlooped(const ir::Schedule& s, ir::Target target, const std::v
       if (!sys) throw Fail(fmt::format("the system for {} cannot be built: {}", bindingToString(s, b), err));
       chargeBuild(budget, *sys);
       for (const int p : sys->params_read) {
-        if (p < 0)
-          throw Fail(fmt::format("no loop bound reads a parameter, and the schedule reads {} (not covered)",
-                                 p >= -3 ? fmt::format("lm.block_idx({})", -1 - p) : fmt::format("lm.grid_dim({})", -4 - p)));
+        // the block index through guards only: one system per class of
+        // the guards' outcomes (proveUnloopedPerBlockClass)
+        if (p < 0) return proveUnloopedPerBlockClass(s, target, checked, opts, budget, states, dead);
         if (!listed.count(p)) more.insert(p);
       }
       systems.push_back(std::move(*sys));
@@ -2219,20 +2446,10 @@ std::string proveUnlooped(const ir::Schedule& s, ir::Target target, const std::v
       continue;
     }
     // Systems equal up to sizes explore alike (trip_sizes.h): one of each.
-    std::set<std::vector<int64_t>> explored;
-    size_t n = 0;
-    for (size_t i = 0; i < systems.size(); ++i) {
-      std::vector<int64_t> key = trip::sizeFreeKey({&systems[i]});
-      if (!key.empty() && explored.count(key)) continue;
-      ++n;
-      try {
-        states += exploreTripCount(systems[i], 0, opts, budget);
-      } catch (const Met& m) {
-        throw Fail(fmt::format("{}meets {} (no finding here: the bounded check decides)",
-                               all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule));
-      }
-      if (!key.empty()) explored.insert(std::move(key));
-    }
+    const size_t n = exploreEachUpToSizes(systems, opts, budget, states, [&](size_t i, const Met& m) {
+      throw Fail(fmt::format("{}meets {} (no finding here: the bounded check decides)",
+                             all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule));
+    });
     if (listed.empty()) return "no loop bound reads a parameter and the system reads none: explored whole";
     return fmt::format("no symbolic loop; for each {}: the system explored whole ({} of {} explored, the others "
                        "equal to one of them up to sizes)",
@@ -5848,6 +6065,26 @@ int firstOnlyOp(const Instr& in, const std::vector<Instr>& prog, int a, int b, c
   return -1;
 }
 
+// A first K iteration that leaves out a stage-named write (docs/z3.md "Counters
+// through the ring position", the open question of session 19, settled by
+// helper cucoll in session 20): the generation of a stage-named write counts
+// the process's earlier writes of the view index, and alignStageWritesToTheRing
+// sets it to tile 0's at the same ring position, where only one tile start (at
+// 0) came before. A run whose tiles start at x_1, x_2, ... > 0 and whose first
+// iterations leave the write out counts one write fewer per such start: the
+// aligned value is the run's only when the first iteration leaves out no
+// stage-named write. Where one is left out (mp[from, to)), the copies are
+// refused.
+void refuseDroppedStageWrites(const std::vector<Instr>& mp, int from, int to, const std::string& proc, int64_t x) {
+  for (int pc = from; pc < to; ++pc)
+    for (const Access& a : mp[static_cast<size_t>(pc)].accesses)
+      if (a.write && a.stage_like && a.view >= 0)
+        throw Fail(fmt::format("the first K iteration of {} at ring start {} leaves out a stage-named write of its "
+                               "other iterations (its generation would not follow the ring position; not covered by "
+                               "the persistent-kernel proof yet)",
+                               proc, x));
+}
+
 void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
                      ProofBudget& budget) {
   const size_t P = g.grid.procs.size();
@@ -5892,6 +6129,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
             int jj = j;
             while (jj < mb && !sameBesidesLoops(xp[i], mp[jj])) ++jj;
             if (jj < mb) {
+              if (x > 0) refuseDroppedStageWrites(mp, j, jj, main.procs[p].name, x);
               text.push_back(mp[jj]);
               j = jj + 1;
               continue;
@@ -5910,6 +6148,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
             text.push_back(mp[z]);
             added = true;
           }
+          if (x > 0) refuseDroppedStageWrites(mp, j, mb, main.procs[p].name, x);
           if (commitsIn(xp, a, b) != commitsIn(mp, ma, mb))
             throw Fail(fmt::format("the first K iteration of {} commits a different number of MMA groups",
                                    main.procs[p].name));
