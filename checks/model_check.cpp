@@ -500,6 +500,8 @@ class GoalCollector {
 
 class BindingSearch {
  public:
+  // Whether the lm.assume facts hold at b.
+  bool allowed(const Binding& b) const { return assumed(b); }
   // `limits`: Z3's budget for drawing values from the lm.assume domain
   // when the small candidates miss it (all queries together).
   BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, std::vector<FlipGoal> flips, int64_t max_stages,
@@ -1614,6 +1616,8 @@ class Driver {
     }
     if (pr.outcome == encoder::Outcome::Violation) {
       if (reportProofViolations(pr, detail)) return;
+    } else if (checkWitnesses(pr, checked)) {
+      return;
     } else if (!pr.detail.empty()) {
       const std::string cut =
           failing.empty() || seconds >= opts_.proof_timeout_ms / 1000.0
@@ -1648,6 +1652,32 @@ class Driver {
       why += u;
     }
     verdicts_.push_back({"sync", VerdictKind::Unknown, detail + "; not covered by these values: " + why});
+  }
+
+  // An unfinished proof that met a violation on a system built for concrete
+  // values (the unlooped proof's class of block indices: `if b != 5 or w <
+  // 2: sync` with a problem size that gives block 5 work, where the
+  // covering values run block 0 or a small problem) names them: the bounded
+  // check runs each one inside the lm.assume facts that it has not run, and
+  // a violation it finds there is a counterexample like any other. One it
+  // does not find leaves the proof's unknown as it was.
+  bool checkWitnesses(const encoder::ModelCheckResult& pr, const std::vector<Binding>& checked) {
+    auto same = [](const Binding& a, const Binding& b) {
+      return a.params == b.params && std::equal(a.block_idx, a.block_idx + 3, b.block_idx) &&
+             std::equal(a.grid_dim, a.grid_dim + 3, b.grid_dim);
+    };
+    for (const Binding& w : pr.witnesses) {
+      if (!budget_.exhausted().empty()) return false;
+      if (!search_.allowed(w) || std::any_of(checked.begin(), checked.end(), [&](const Binding& c) { return same(c, w); }))
+        continue;
+      std::string err;
+      auto sys = encoder::buildSystem(s_, w, opts_.target, &err);
+      if (!sys) continue;
+      encoder::chargeBuild(budget_, *sys);
+      encoder::ModelCheckResult r = explore(*sys);
+      if (r.outcome == encoder::Outcome::Violation && report(*sys, w, r)) return true;
+    }
+    return false;
   }
 
   // A proof engine's violations are shown only as counterexamples on

@@ -88,6 +88,11 @@ struct ModelCheckResult {
   std::vector<Violation> warnings;
   std::string detail;                 // why unknown, engine notes
   std::string engine;                 // "explicit", "z3-bmc", "spacer", ...
+  // An unfinished proof (Unknown) that met a violation on a system built for
+  // concrete values names them here: the caller runs the bounded check at
+  // each (checks/model_check.cpp), so that a bug the covering values missed
+  // (one block index with a large enough problem size) is reported.
+  std::vector<Binding> witnesses;
   uint64_t states = 0;                // explicit engine: states visited
   uint64_t transitions = 0;
   double seconds = 0;

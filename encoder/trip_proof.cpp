@@ -40,9 +40,19 @@ using sim::Model;
 using sim::State;
 
 // A reason the proof does not apply or does not go through (-> Unknown).
+// `witnesses`: concrete bindings at which a violation was met on the way
+// (ModelCheckResult::witnesses): the bounded check decides them.
 struct Fail : std::runtime_error {
   using std::runtime_error::runtime_error;
+  std::vector<Binding> witnesses;
 };
+Fail failWithWitness(const std::string& what, Binding witness) {
+  Fail f(what);
+  witness.replace = nullptr;
+  witness.replace_value = 0;
+  f.witnesses.push_back(std::move(witness));
+  return f;
+}
 // A violation of the simulator's rules met on the way, at trip count T (for
 // one met while the trip count was still open: the least T it can be).
 // proveEveryTripCount() answers Violation with it, for the caller to check
@@ -2262,6 +2272,23 @@ std::string text(const ir::Schedule& s, const std::vector<Atom>& atoms, const st
 
 }  // namespace block_classes
 
+// The concrete binding a violation of an unlooped system was met for: the
+// checked binding with the parameters the proof fixed (`fixed`) and, where
+// the prover found one, its witness of the guards' outcome class (the
+// block index and grid size included; no modelled cluster here, so the
+// binding's block index is the CTA's).
+Binding witnessBinding(const Binding& checked, const std::map<int, int64_t>& fixed, const BvModel& model) {
+  Binding b = checked;
+  for (const auto& [p, v] : fixed) b.params[p] = v;
+  for (const auto& [p, v] : model.params) b.params[p] = v;
+  for (int d = 0; d < 3; ++d) {
+    if (model.block_idx[d]) b.block_idx[d] = *model.block_idx[d];
+    if (model.grid_dim[d]) b.grid_dim[d] = *model.grid_dim[d];
+    b.grid_dim[d] = std::max(b.grid_dim[d], b.block_idx[d] + 1);
+  }
+  return b;
+}
+
 std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                        const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
                                        const std::map<const ir::Expr*, int64_t>& dead) {
@@ -2370,10 +2397,13 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
       std::vector<ir::ExprPtr> facts;
       for (const auto& [p, x] : all[classes[i].first]) facts.push_back(factOf(p, x));
       const BvResult w = prover.witness(conjunction(classes[i].second), facts);
-      throw Fail(fmt::format("{}{}: meets {}{} (no finding here: the bounded check decides)",
-                             all[classes[i].first].empty() ? "" : assignmentText(s, {all[classes[i].first]}) + ", ",
-                             text(s, atoms, keys, classes[i].second), m.violation.rule,
-                             w.kind == BvVerdict::Fails ? fmt::format(", e.g. at {}", w.model.toString(s)) : ""));
+      const std::string what = fmt::format(
+          "{}{}: meets {}{} (no finding here: the bounded check decides)",
+          all[classes[i].first].empty() ? "" : assignmentText(s, {all[classes[i].first]}) + ", ",
+          text(s, atoms, keys, classes[i].second), m.violation.rule,
+          w.kind == BvVerdict::Fails ? fmt::format(", e.g. at {}", w.model.toString(s)) : "");
+      if (w.kind != BvVerdict::Fails) throw Fail(what);
+      throw failWithWitness(what, witnessBinding(checked.front(), all[classes[i].first], w.model));
     });
     return fmt::format("no symbolic loop; the block index read only by guards: for each of the {} allowed outcome "
                        "vectors of {} guard outcome{} ({} of {} possible){}, the system explored whole ({} explored, "
@@ -2447,8 +2477,9 @@ std::string proveUnlooped(const ir::Schedule& s, ir::Target target, const std::v
     }
     // Systems equal up to sizes explore alike (trip_sizes.h): one of each.
     const size_t n = exploreEachUpToSizes(systems, opts, budget, states, [&](size_t i, const Met& m) {
-      throw Fail(fmt::format("{}meets {} (no finding here: the bounded check decides)",
-                             all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule));
+      throw failWithWitness(fmt::format("{}meets {} (no finding here: the bounded check decides)",
+                                        all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule),
+                            witnessBinding(checked.front(), all[i], {}));
     });
     if (listed.empty()) return "no loop bound reads a parameter and the system reads none: explored whole";
     return fmt::format("no symbolic loop; for each {}: the system explored whole ({} of {} explored, the others "
@@ -7191,7 +7222,10 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
                            : proveGuardCases(s, target, checked, opts, budget, states);
       } catch (const Fail& g) {
         if (!budget.exhausted().empty()) throw;
-        throw Fail(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
+        Fail both(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
+        both.witnesses = f.witnesses;
+        both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
+        throw both;
       }
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
@@ -7209,6 +7243,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
     res.violations.push_back(std::move(v));
   } catch (const Fail& f) {
     res.detail = f.what();
+    res.witnesses = f.witnesses;
   }
   finish(res, budget);
   return res;

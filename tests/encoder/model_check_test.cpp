@@ -835,3 +835,48 @@ def f(lm, Keys: LM.gmem, Out: LM.gmem, n: LM.i32):
   for (const auto& f : r.sink.findings()) rules.insert(f.rule);
   EXPECT_TRUE(rules.count("sync.deadlock")) << describe(r);
 }
+
+// A bug that one block index shows only with a problem size large enough to
+// give that block work (`if b != 5 or w < 2: lm.sync(bs)` behind `128 * b <
+// n`): the covering values take each guard's goal alone (block 5 at a small
+// n, or a large n at block 0) and miss it. The unlooped proof's class of
+// guard outcomes meets the deadlock and names a binding of it; the bounded
+// check runs that binding, so the verdict is a counterexample, not
+// "checked" with exit 0 (found in session 20). Without the witness run the
+// sync verdict was Checked.
+TEST(ModelCheck, ProofWitnessOfOneBlockIsCheckedByTheBoundedCheck) {
+  const std::string text = R"(@cake.schedule(target="sm_80")
+def f(lm, Keys: LM.gmem, Out: LM.gmem, n: LM.i32):
+    lm.assume(n >= 0)
+    lm.assume(n % 32 == 0)
+    pool = lm.smem(512)
+    buf  = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=4)
+    r    = lm.regs(shape=(1, 32), dtype=lm.f32)
+    blk  = lm.role(warps=[0, 1, 2, 3], group=1)
+    bs   = lm.named_barrier(roles=[blk])
+    with blk:
+        w = lm.instance()
+        b = lm.block_idx(0)
+        if 128 * b < n:
+            idx = 128 * b + 32 * w
+            if idx < n:
+                lm.copy(r, Keys, coords=(0, idx))
+                lm.copy(buf[w], r)
+            if b != 5 or w < 2:
+                lm.sync(bs)
+            if idx < n:
+                lm.copy(r, buf[w])
+                lm.copy(Out, r, coords=(0, idx))
+)";
+  auto mod = compile(text);
+  ASSERT_EQ(mod.schedules.size(), 1u);
+  Result r = run(mod.schedules[0], 3000, 600000);
+  bool deadlock = false;
+  for (const auto& f : r.sink.findings()) deadlock |= f.rule == "sync.deadlock";
+  EXPECT_TRUE(deadlock) << describe(r);
+  bool counterexample = false;
+  for (const auto& v : r.verdicts)
+    counterexample |= v.property == "sync.deadlock" && v.kind == checks::VerdictKind::Counterexample &&
+                      v.detail.find("block_idx(0)=5") != std::string::npos;
+  EXPECT_TRUE(counterexample) << describe(r);
+}
