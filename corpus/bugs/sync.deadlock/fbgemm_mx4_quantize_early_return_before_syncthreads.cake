@@ -22,8 +22,10 @@
 # groups per block, each warp a one-warp instance, __syncthreads() a named
 # barrier over the block; total_elems a parameter in elements (a multiple
 # of 32: whole groups, as the PR describes the trailing ones); the group's
-# shared-memory row as one 16-byte slot per group; the shared exponent and
-# the quantization as lm.binary on registers.  Left out: the nibble
+# shared-memory row as one 16-byte slot per group; the even and the odd
+# threads' elements as two 16-element fragments, the shared exponent and
+# the quantization as lm.binary and a converting lm.copy on registers, the
+# nibble OR as an add.  Left out: the nibble
 # arithmetic (per-lane), the multi-warp-group path (its two extra
 # barriers behave alike).
 # Fix: fbgemm_mx4_quantize_early_return_before_syncthreads_fixed.cake.
@@ -35,8 +37,10 @@ def fbgemm_mx4_quantize_early_return_before_syncthreads(lm, Input: LM.gmem, Outp
     lm.assume(total_elems % 32 == 0)
     pool = lm.smem(256)
     row  = pool.view(offset=0, shape=(1, 16), dtype=lm.i8, stages=4)   # smem_base of each group
-    elem = lm.regs(shape=(1, 32), dtype=lm.f32)
+    ev   = lm.regs(shape=(1, 16), dtype=lm.f32)                   # the even threads' elements
+    od   = lm.regs(shape=(1, 16), dtype=lm.f32)                   # the odd threads' elements
     q    = lm.regs(shape=(1, 16), dtype=lm.i8)
+    lo   = lm.regs(shape=(1, 16), dtype=lm.i8)
 
     groups = lm.role(warps=[0, 1, 2, 3], group=1)
     block  = lm.named_barrier(roles=[groups])
@@ -45,12 +49,16 @@ def fbgemm_mx4_quantize_early_return_before_syncthreads(lm, Input: LM.gmem, Outp
         g = lm.instance()                                       # threadIdx.y
         linear_group_id = 4 * lm.block_idx(0) + g
         if 32 * linear_group_id < total_elems:                  # BUG: else return
-            lm.copy(elem, Input, coords=(0, 32 * linear_group_id))
-            lm.binary(elem, elem, 0.25, op="mul")               # scale by the shared exponent
-            lm.copy(q, elem)                                    # quantize_elemwise_mx4
+            lm.copy(ev, Input, coords=(0, 32 * linear_group_id))
+            lm.copy(od, Input, coords=(0, 32 * linear_group_id + 16))
+            lm.binary(ev, ev, 0.25, op="mul")                   # scale by the shared exponent
+            lm.binary(od, od, 0.25, op="mul")
+            lm.copy(q, ev)                                      # quantize_elemwise_mx4
             lm.copy(row[g], q)                                  # even threads: high nibble
             lm.sync(block)                                                    # expect-error: sync.deadlock
             lm.copy(q, row[g])
+            lm.copy(lo, od)
+            lm.binary(q, q, lo, op="add")
             lm.copy(row[g], q)                                  # odd threads: |= low nibble
             lm.sync(block)                                                    # expect-error: sync.deadlock
             lm.copy(q, row[g])
