@@ -60,12 +60,13 @@ def pytorch_radix_select_find_pattern_overwrites_counts(lm, Data: LM.gmem, Out: 
                     lm.binary(counts, counts, other, op="add")
                 lm.copy(cnt[4 * b], counts)
             lm.sync(bar)
-            lm.copy(counts, cnt[4 * b])                  # Stage 3              # expect-error: sync.race
+            # Stage 3
+            lm.copy(counts, cnt[4 * b])                                       # expect-error: sync.race
             # BUG: no __syncthreads() after Stage 3
         # found_unique in the last pass: findPatternDataSmem((scalar_t*) smem)
         if w == 0:
-            lm.fill(found, 0.0)
-            lm.copy(flag[0], found)                      # smem[0] = smem[1] = 0  # expect-error: sync.race
+            lm.fill(found, 0.0)                          # smem[0] = smem[1] = 0
+            lm.copy(flag[0], found)                                           # expect-error: sync.race
         lm.sync(bar)
         if w == 1:                                       # the thread holding the value
             lm.copy(found, Data, coords=(n_passes, 0))
