@@ -132,10 +132,12 @@ bool byLaps(const Access& w, const Access& r) { return w.view != r.view || w.sta
 // (the writer writes the slot more often than the reader reads it) is
 // what the reader waited for. An older lap is stale: the reader came back
 // for data newer than the slot holds. Iteration-like reads name their lap
-// exactly (docs/semantics.md "Stale data").
+// exactly, and its generation the same way as a stage-like read's lap:
+// the least one it means (a reduction's result written over a partial
+// named by iteration, docs/semantics.md "Stale data").
 bool staleData(const ir::Schedule& s, const Access& w, const Access& r) {
   if (w.view != r.view && r.view_written) return true;
-  if (!byLaps(w, r)) return w.index != r.index || w.gen != r.gen;
+  if (!byLaps(w, r)) return w.index != r.index || w.gen < r.gen;
   if (r.stage_like) return dataLap(s, w) < dataLap(s, r);
   return dataLap(s, w) != dataLap(s, r);
 }

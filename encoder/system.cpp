@@ -1204,7 +1204,8 @@ class Builder {
   //    a newer lap (written before the synchronization the read follows,
   //    else the write races), so a writer that writes the slot more often
   //    than the reader reads it (a reduction's result over a partial) is
-  //    covered too. Iteration-like reads name their data by index and keep it.
+  //    covered too. Iteration-like reads name their data by index and keep it
+  //    (uncapped); their generation is the least one they mean as well.
   void resolveReads() {
     // (space, proc, view, lo, hi) -> highest lap written there
     std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t> top;

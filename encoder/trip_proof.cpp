@@ -894,10 +894,11 @@ bool readsByLaps(const System& sys, int view, int space, int64_t lo, int64_t hi)
 // Views whose accesses all name iterations (none stage-like) and whose
 // bytes no access through another view, or through none, touches: every
 // data comparison on them (sim::staleData) is between two accesses of the
-// view naming iterations, which compares index and generation for
-// equality, and a shift that moves every one of the view's identities by
-// one delta (index and generation each) keeps every such comparison, laps
-// or not (docs/z3.md "Ring shifts by part of the ring period").
+// view naming iterations, which compares index for equality and
+// generation by order, and a shift that moves every one of the view's
+// identities by one delta (index and generation each) keeps every such
+// comparison, laps or not (docs/z3.md "Ring shifts by part of the ring
+// period").
 std::set<int> freeViews(const System& sys) {
   struct Span { int64_t lo = INT64_MAX, hi = INT64_MIN; };
   std::map<std::pair<int, int>, Span> spans;  // (view, space) -> the bytes its accesses touch

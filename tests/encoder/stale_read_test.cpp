@@ -12,6 +12,7 @@
 #include "ir/frontend.h"
 #include "engine_agreement.h"
 #include "test_util.h"
+#include "tests/common/text_edit.h"
 
 using namespace cake;
 using namespace cake::encoder;
@@ -352,6 +353,45 @@ TEST(StaleRead, ReductionResultOverAPartialIsWhatTheReaderMeans) {
   EXPECT_TRUE(agreedRules(unordered, {}).count("sync.race"));
   // an older lap is still stale (PerIterationRingReadThroughOneSlotIsStale):
   // the newer lap is accepted, not any lap
+}
+
+// The same reduction with the slots named by iteration (indices 2 and 3 of
+// a 2-stage view reach `stages`, so every access names an iteration): wave
+// 0 writes index 2 twice (its partial, then the result over it), wave 1
+// reads index 2 once after the second barrier. The reader means generation
+// 0 of index 2; the result is generation 1, another instance's newer data
+// of the same index, ordered before the read: what it means (pytorch
+// #177149's radixSelect counts, corpus/bugs/sync.race/
+// pytorch_radix_select_find_pattern_overwrites_counts_iter_fixed.cake).
+// Before, iteration-named reads had to match the generation exactly.
+const std::string kReduceThenBroadcastByIteration =
+    cake::test::replaceAll(cake::test::replaceAll(kReduceThenBroadcast, "band[w]", "band[2 + w]"), "band[0]", "band[2]");
+
+TEST(StaleRead, IterationNamedReductionResultIsANewerGeneration) {
+  EXPECT_EQ(agreedRules(kReduceThenBroadcastByIteration, {}), Rules{});
+  // the result written after the read's barrier: a race, not a newer generation
+  std::string unordered = kReduceThenBroadcastByIteration;
+  const std::string second = "            lm.copy(band[2], part)\n        lm.sync(block)\n";
+  ASSERT_NE(unordered.find(second), std::string::npos);
+  unordered.replace(unordered.find(second), second.size(), "            lm.copy(band[2], part)\n");
+  EXPECT_TRUE(agreedRules(unordered, {}).count("sync.race"));
+  // an older generation is still stale: wave 1 reads index 2 twice, after
+  // two barriers, while wave 0 writes it once more only after the reads
+  // (generation 1 meant, generation 0 found)
+  std::string older = kReduceThenBroadcastByIteration;
+  const std::string tail = "        lm.copy(part, band[2])\n        lm.copy(Out, part, coords=(16 * w, 0))\n";
+  ASSERT_NE(older.find(tail), std::string::npos);
+  older.replace(older.find(tail), tail.size(),
+                "        if w == 1:\n"
+                "            lm.copy(part, band[2])\n"
+                "        lm.sync(block)\n"
+                "        if w == 1:\n"
+                "            lm.copy(part, band[2])\n"
+                "        lm.copy(Out, part, coords=(16 * w, 0))\n");
+  const std::string once = "        if w == 0:\n            lm.fill(part, 2.0)\n            lm.copy(band[2], part)\n";
+  ASSERT_NE(older.find(once), std::string::npos);
+  older.replace(older.find(once), once.size(), "        if w == 0:\n            lm.fill(part, 2.0)\n");
+  EXPECT_TRUE(agreedRules(older, {}).count("data.stale-read"));
 }
 
 // hipfire (warpfront/hipfire) #574/#575, qwen35_fa_prep: the sum of squares
