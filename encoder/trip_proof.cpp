@@ -3453,12 +3453,16 @@ class PersistentExplorer {
       if (g_.shape[p].kind == TileShape::Static || g_.shape[p].prefix_end > 0) continue;
       std::vector<std::pair<State, Unknowns>> next;
       for (auto& [s, u] : init)
-        for (const Branch& b : startTiles(p, u)) {
-          State n = withPc(s, p, b);
-          if (kindsInTileOrder(n, p, -1)) next.push_back({std::move(n), b.u});
-        }
+        for (const Branch& b : startTiles(p, u)) next.push_back({withPc(s, p, b), b.u});
       init = std::move(next);
     }
+    // (once every process is at its first tile: before, a process not
+    // placed yet is at pc 0, a part it may never run)
+    std::erase_if(init, [&](const auto& su) {
+      for (int p = 0; p < m_.P; ++p)
+        if (!kindsInTileOrder(su.first, p, -1)) return true;
+      return false;
+    });
     for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
     const sim::Reducer* por = reducer_ && reducer_->active() ? &*reducer_ : nullptr;
@@ -3526,6 +3530,7 @@ class PersistentExplorer {
   // left or with the tiles the other kinded processes of its CTA are in is
   // the successor of no run of the schedule, and is dropped (docs/z3.md
   // "Kinds in tile order": why the reduction and the shifts stay sound).
+  // The initial states are checked once every process is placed.
   bool inTileParts(const PcPos& q) const {
     switch (q.region) {
       case PcPos::Pre: case PcPos::PreOpen: case PcPos::Body: case PcPos::Post: case PcPos::PostLast:
