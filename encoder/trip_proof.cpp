@@ -2981,6 +2981,9 @@ struct PGrid {
   // program differs between them (it gets a copy of each tile part per
   // kind, the tables below at lane(p, kind)); the others are equal.
   int kinds = 1;
+  // kinds_shared: the guard's bound B1 reads no lm.instance(), so every
+  // kinded process of one CTA sees the same boundary (kindsInTileOrder)
+  bool kinds_shared = false;
   System kgrid;
   std::vector<TileShape> kshape;
   std::vector<char> kinded;
@@ -3702,6 +3705,13 @@ class PersistentExplorer {
         for (const Branch& b : startTiles(p, u)) next.push_back({withPc(s, p, b), b.u});
       init = std::move(next);
     }
+    // (once every process is at its first tile: before, a process not
+    // placed yet is at pc 0, a part it may never run)
+    std::erase_if(init, [&](const auto& su) {
+      for (int p = 0; p < m_.P; ++p)
+        if (!kindsInTileOrder(su.first, p, -1)) return true;
+      return false;
+    });
     for (auto& [s, u] : init) graph_.insert(normalize(std::move(s), std::move(u)).first, -1, {});
     const uint64_t per_state = init.front().first.v.size() * 4 + 64 + 48 + 4 * g_.Wt;
     const sim::Reducer* por = reducer_ && reducer_->active() ? &*reducer_ : nullptr;
@@ -3754,6 +3764,52 @@ class PersistentExplorer {
     if (b.small >= 0) throw GridTooSmall{b.small == 1};
     s.v[m_.off_pc + p] = b.pc;
     return s;
+  }
+
+  // ---------------------------------------------------------------- kinds in tile order
+
+  // Two tile loops as one (MergedLoops): tile t is of kind 0 exactly when
+  // t < B1, one value for the whole run, so along every run of the
+  // schedule each process's kinds are 0...0 1...1 in tile order, and, when
+  // B1 reads no lm.instance() (PGrid::kinds_shared), so are the kinds of
+  // all kinded processes of one CTA together. tileDecision() offers either
+  // kind for every tile (an over-approximation); a successor in which a
+  // process that just entered a tile (p, from the pc `from`: -1 at the
+  // start) has a kind that no single B1 gives together with the tile it
+  // left or with the tiles the other kinded processes of its CTA are in is
+  // the successor of no run of the schedule, and is dropped (docs/z3.md
+  // "Kinds in tile order": why the reduction and the shifts stay sound).
+  // The initial states are checked once every process is placed.
+  bool inTileParts(const PcPos& q) const {
+    switch (q.region) {
+      case PcPos::Pre: case PcPos::PreOpen: case PcPos::Body: case PcPos::Post: case PcPos::PostLast:
+      case PcPos::Tile:
+        return true;
+      default: return false;
+    }
+  }
+  bool kindsInTileOrder(const State& n, int p, int from) const {
+    if (!opts_.kinds_in_order || g_.kinds < 2 || !g_.kinded[p]) return true;
+    const int to_pc = n.v[m_.off_pc + p];
+    if (to_pc < 0 || to_pc >= static_cast<int>(g_.pos[p].size())) return true;
+    const PcPos& to = posOf(p, to_pc);
+    if (!inTileParts(to)) return true;
+    // (t, kind) against (u, k) of the tile entered: some B1 gives both
+    auto agree = [&](int64_t t, int kind) {
+      return t < to.t ? !(kind == 1 && to.kind == 0) : t > to.t ? !(kind == 0 && to.kind == 1) : kind == to.kind;
+    };
+    if (from >= 0 && inTileParts(posOf(p, from)) && !agree(posOf(p, from).t, posOf(p, from).kind)) return false;
+    if (!g_.kinds_shared) return true;
+    for (int q = 0; q < m_.P; ++q) {
+      if (q == p || !g_.kinded[q] || g_.comb.procs[q].cta != g_.comb.procs[p].cta ||
+          g_.comb.procs[q].role != g_.comb.procs[p].role)
+        continue;
+      const int pc = n.v[m_.off_pc + q];
+      if (pc < 0 || pc >= static_cast<int>(g_.pos[q].size())) continue;
+      const PcPos& at = posOf(q, pc);
+      if (inTileParts(at) && !agree(at.t, at.kind)) return false;
+    }
+    return true;
   }
 
   // ---------------------------------------------------------------- resolution
@@ -4123,7 +4179,10 @@ class PersistentExplorer {
       if (st.kind != Step::Kind::Exec || g_.shape[st.proc].kind == TileShape::Static || !posOf(st.proc, st.pc).last)
         take(std::move(next), u);
       else
-        for (const Branch& b : resolve(st.proc, st.pc, u)) take(withPc(next, st.proc, b), b.u);
+        for (const Branch& b : resolve(st.proc, st.pc, u)) {
+          State n = withPc(next, st.proc, b);
+          if (kindsInTileOrder(n, st.proc, st.pc)) take(std::move(n), b.u);
+        }
       return *(succ[i] = std::move(out));
     };
     auto follow = [&](size_t i, bool keep) {
@@ -6217,6 +6276,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       throw Fail("the schedule reads the tile count inside a tile loop with two kinds of tile (not covered by the "
                  "persistent-kernel proof yet)");
     g.kinds = 2;
+    g.kinds_shared = !anySubExpr(*tl.kind_guard->args.at(1),
+                                 [](const ir::Expr& x) { return x.kind == ir::ExprKind::Instance; });
     markKinded(g);
     forgetPrivateGenerations(g);
   }

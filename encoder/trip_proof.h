@@ -93,6 +93,11 @@ struct TripProofOptions {
   // tile: docs/z3.md "A shift by one tile that permutes the processes");
   // false shifts by whole tile periods only (tests compare the two).
   bool half_shift = true;
+  // Persistent kernels with two tile loops merged (two kinds of tile):
+  // successors whose kinds no single boundary of the first loop gives are
+  // dropped (docs/z3.md "Kinds in tile order"); false offers either kind
+  // for every tile (tests compare the two).
+  bool kinds_in_order = true;
   // Persistent kernels, where that shift is found: shifts of the ring
   // positions back by dx < the ring period, tiles and processes kept, the
   // ring's slots and stages rotated (docs/z3.md "Ring shifts by part of the

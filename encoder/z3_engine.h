@@ -26,6 +26,13 @@ struct Limits {
   unsigned timeout_ms = 10000;  // per solver query
   unsigned memory_mb = 4096;    // Z3's memory_max_size
   uint64_t rlimit = 0;          // Z3 resource limit (deterministic); 0 = none
+  // What one of this query's resource units costs, in the units of
+  // ProofBudget::kPerRlimit (fitted on queries of the bit-vector and
+  // difference-logic solvers): with rlimit > 0 the query runs out after
+  // rlimit / rlimit_weight of Z3's units and each unit it spends counts
+  // rlimit_weight times (z3w::check). Z3-po's simplex pass sets it
+  // (kSimplexRlimitWeight, docs/z3.md "The simplex pass's resource units").
+  uint64_t rlimit_weight = 1;
 };
 
 // ------------------------------------------------------------------ BMC

@@ -1580,6 +1580,11 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
   s.add(goal);
   Limits lim = limits;
   lim.timeout_ms = std::max(1u, deadline.remainingMs());
+  // The simplex solver spends 1-2.5 us of CPU per resource unit on these
+  // queries, the difference-logic and bit-vector solvers 0.13-0.3 us
+  // (docs/z3.md "The simplex pass's resource units"): a query with a
+  // resource limit is cut and charged at that rate.
+  if (arith_solver == 2) lim.rlimit_weight = kSimplexRlimitWeight;
   z3w::QueryResult q = z3w::check(s, lim);
   if (q.answer == z3w::Answer::Incorrect) mdl = s.get_model();
   if (arith_solver == 1 && q.answer == z3w::Answer::FailedToProve && q.reason.find("incomplete") != std::string::npos) {
@@ -1604,6 +1609,8 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
     std::string k = st.key(i);
     if (st.is_uint(i) && (k == "conflicts" || k == "decisions" || k == "propagations" || k == "pb conflicts"))
       stats += fmt::format(" {}={}", k, st.uint_value(i));
+    if (k == "rlimit count")
+      stats += fmt::format(" rlimit={}", st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i)));
   }
   const char* answer = q.answer == z3w::Answer::Correct     ? "unsat"
                        : q.answer == z3w::Answer::Incorrect ? "sat"

@@ -56,6 +56,12 @@ struct PoOptions {
   bool by_rule = false;
 };
 
+// Limits::rlimit_weight of the simplex pass (smt.arith.solver=2) of a
+// query with a resource limit: its resource units cost about this many
+// times those of the difference-logic pass (docs/z3.md "The simplex pass's
+// resource units").
+inline constexpr uint64_t kSimplexRlimitWeight = 8;
+
 struct PoResult {
   // engine "z3-po". Pass: no run violates any rule (complete); Violation:
   // one per rule, each replayed and confirmed by the simulator (static

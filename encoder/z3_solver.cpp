@@ -24,7 +24,10 @@ void applyGlobalLimits(const Limits& lim) {
 
 z3::params solverParams(z3::context& c, const Limits& lim) {
   z3::params p(c);
-  if (lim.rlimit > 0) p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(lim.rlimit, 0xffffffffu)));
+  if (lim.rlimit > 0) {
+    const uint64_t r = std::max<uint64_t>(1, lim.rlimit / std::max<uint64_t>(1, lim.rlimit_weight));
+    p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(r, 0xffffffffu)));
+  }
   return p;
 }
 
@@ -144,7 +147,7 @@ uint64_t rlimitCount(z3::solver& s) {
 
 // Adds a query's resource units to this thread's count when it ends.
 struct CountQuery {
-  CountQuery(z3::solver& s, bool again) : s_(s), again_(again) {
+  CountQuery(z3::solver& s, bool again, uint64_t weight) : s_(s), again_(again), weight_(weight) {
     try {
       before_ = rlimitCount(s);
     } catch (const z3::exception&) {
@@ -154,12 +157,13 @@ struct CountQuery {
     if (!again_) ++query_work.queries;
     try {
       const uint64_t after = rlimitCount(s_);
-      if (after > before_) query_work.rlimit += after - before_;
+      if (after > before_) query_work.rlimit += (after - before_) * weight_;
     } catch (const z3::exception&) {
     }
   }
   z3::solver& s_;
   bool again_;
+  uint64_t weight_;  // Limits::rlimit_weight (of a query with a resource limit)
   uint64_t before_ = 0;
 };
 
@@ -171,7 +175,7 @@ QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>&
   QueryResult out;
   auto t0 = std::chrono::steady_clock::now();
   try {
-    CountQuery counted(s, again);
+    CountQuery counted(s, again, lim.rlimit > 0 ? std::max<uint64_t>(1, lim.rlimit_weight) : 1);
     applyGlobalLimits(lim);
     s.set(solverParams(s.ctx(), lim));
     z3::check_result r;

@@ -576,6 +576,24 @@ TEST(TripProof, TwoTileLoopsOfTwoKindsAreProvedAsOne) {
         << rb.detail;
   }
 
+  // every sequence of kinds (kinds_in_order off): the same verdict, more
+  // states (docs/z3.md "Kinds in tile order")
+  {
+    encoder::Binding b0;
+    for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b0.params[p] = 64;
+    encoder::TripProofOptions o;
+    o.timeout_ms = cake::testing::kNoWallClockMs;
+    o.rlimit = cake::testing::kQueryRlimit;
+    o.kinds_in_order = false;
+    auto any = encoder::proveEveryTripCount(s, s.target, {b0}, o);
+    EXPECT_EQ(any.outcome, encoder::Outcome::Proved) << any.detail;
+    EXPECT_LT(r.states, any.states);
+    std::cout << "[ two kinds: " << r.states << " states with the kinds in tile order, " << any.states
+              << " with every sequence ]\n";
+    auto rb = encoder::proveEveryTripCount(b, b.target, {b0}, o);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << rb.engine;
+  }
+
   // big = NB: the first loop may run past the second's bound
   auto unbounded = cake::testing::compile(edit(kTwoKinds, "big     = min(NB, tiles)", "big     = NB"));
   auto ru = prove(unbounded.schedules.at(0));
