@@ -899,9 +899,17 @@ bool readsByLaps(const System& sys, int view, int space, int64_t lo, int64_t hi)
 // identities by one delta (index and generation each) keeps every such
 // comparison, laps or not (docs/z3.md "Ring shifts by part of the ring
 // period").
+// Another view over the same bytes leaves the view free when neither reads
+// the other's bytes by laps (readsByLaps, over the hull of the view's reads
+// that compare laps: coarser, so fewer free views): then staleData meets
+// the two views' identities together only for a read whose own view is
+// written there (Access::view_written), which calls the other view's data
+// stale whatever the identities (docs/z3.md "Ring rotations in a cluster":
+// an epilogue staged over the A ring).
 std::set<int> freeViews(const System& sys) {
   struct Span { int64_t lo = INT64_MAX, hi = INT64_MIN; };
   std::map<std::pair<int, int>, Span> spans;  // (view, space) -> the bytes its accesses touch
+  std::map<std::pair<int, int>, Span> lap_reads;  // (view, space) -> the bytes its reads by laps touch
   std::set<int> staged;
   for (const Process& p : sys.procs)
     for (const Instr& in : p.program)
@@ -911,7 +919,16 @@ std::set<int> freeViews(const System& sys) {
         Span& sp = spans[{a.view, a.space}];
         sp.lo = std::min(sp.lo, a.lo);
         sp.hi = std::max(sp.hi, a.hi);
+        if (!a.write && !a.view_written) {
+          Span& lr = lap_reads[{a.view, a.space}];
+          lr.lo = std::min(lr.lo, a.lo);
+          lr.hi = std::max(lr.hi, a.hi);
+        }
       }
+  auto lapReads = [&](int view, int space, int64_t lo, int64_t hi) {
+    auto it = lap_reads.find({view, space});
+    return it != lap_reads.end() && it->second.lo < hi && lo < it->second.hi;
+  };
   std::set<int> out;
   for (const auto& [key, sp] : spans)
     if (!staged.count(key.first)) out.insert(key.first);
@@ -919,7 +936,9 @@ std::set<int> freeViews(const System& sys) {
     for (const Instr& in : p.program)
       for (const Access& a : in.accesses)
         for (const auto& [key, sp] : spans)
-          if (a.view != key.first && a.space == key.second && a.lo < sp.hi && sp.lo < a.hi) out.erase(key.first);
+          if (a.view != key.first && a.space == key.second && a.lo < sp.hi && sp.lo < a.hi &&
+              (a.view < 0 || lapReads(key.first, key.second, a.lo, a.hi) || lapReads(a.view, a.space, sp.lo, sp.hi)))
+            out.erase(key.first);
   return out;
 }
 
@@ -4483,7 +4502,7 @@ class PersistentExplorer {
   uint64_t setHalfShift() {
     bool skips = false;
     for (int p = 0; p < m_.P; ++p) skips |= g_.shape[p].kind != TileShape::Static && g_.shape[p].step > 1;
-    if (!skips) return 0;
+    if (!skips) return m_.sys.ctas > 1 && opts_.cluster_ring ? addRingRotations() : 0;
     uint64_t walks = 0;
     for (int64_t h = 1; h < g_.Pt; ++h)
       for (int64_t t0 = 0; t0 <= g_.tw + g_.Pt && t0 + h + g_.Pt < g_.Wt; ++t0) {
@@ -4496,16 +4515,28 @@ class PersistentExplorer {
           // the texts agree (docs/z3.md "Ring shifts by part of the ring
           // period"): with it and the one above, a state and its image one
           // tile and L ring positions on have one representative.
-          if (opts_.half_shift_ring)
-            for (int64_t dx = 1; dx < g_.Pg; ++dx)
-              for (int64_t xlo = 0; xlo <= g_.w0g + g_.Pg && dx + xlo + g_.Pg < g_.Wg; ++xlo) {
-                ++walks;
-                if (std::optional<HalfShift> r = halfShiftOf(0, 0, dx, xlo)) {
-                  sh_->half.push_back(std::move(*r));
-                  break;
-                }
-              }
+          if (opts_.half_shift_ring) walks += addRingRotations();
           return walks;
+        }
+      }
+    return walks;
+  }
+
+  // The shifts of the ring positions alone by every dx < Pg, each from the
+  // least position xlo + dx where the checks pass; returns the walks.
+  // Searched where the shift by one tile is found, and in a modelled
+  // cluster whose processes all run every tile (docs/z3.md "Ring rotations
+  // in a cluster": its CTAs share the multicast ring, so no CTA is shifted
+  // on its own, and the exploration of odd tile lengths kept a state and
+  // its image one ring position on apart).
+  uint64_t addRingRotations() {
+    uint64_t walks = 0;
+    for (int64_t dx = 1; dx < g_.Pg; ++dx)
+      for (int64_t xlo = 0; xlo <= g_.w0g + g_.Pg && dx + xlo + g_.Pg < g_.Wg; ++xlo) {
+        ++walks;
+        if (std::optional<HalfShift> r = halfShiftOf(0, 0, dx, xlo)) {
+          sh_->half.push_back(std::move(*r));
+          break;
         }
       }
     return walks;
@@ -4521,9 +4552,13 @@ class PersistentExplorer {
       return std::nullopt;
     };
     const System& sys = m_.sys;
-    // no cluster, no named barrier (their generations would need a delta per
-    // process); the unfenced marks keep a bit per process below 31
-    if (sys.ctas > 1 || m_.N > 0 || sys.cluster_named >= 0 || m_.P > 30) return no(1);
+    // h > 0: no cluster, no named barrier (their generations would need a
+    // delta per process). h = 0 keeps every process in its place and every
+    // named barrier's state (the cluster barrier's too), so check 3 (the
+    // same named barrier, count and phase at the image) is all it needs; a
+    // slot keeps its CTA there (docs/z3.md "Ring rotations in a cluster").
+    // The unfenced marks keep a bit per process below 31.
+    if ((h > 0 && (sys.ctas > 1 || m_.N > 0 || sys.cluster_named >= 0)) || m_.P > 30) return no(1);
     HalfShift hs;
     hs.h = h;
     hs.t0 = t0;
@@ -4626,6 +4661,10 @@ class PersistentExplorer {
     std::vector<int64_t> delta(static_cast<size_t>(m_.S), 0);
     std::vector<int32_t> beta(static_cast<size_t>(m_.atoms), -1), beta_inv(static_cast<size_t>(m_.atoms), -1);
     Deltas views;  // how far the data identities move (view index, generation)
+    // Accesses over several atoms whose image covers the same atoms (an
+    // epilogue staged over every stage of the ring): beta must map each such
+    // range onto itself, in any order (checked once beta is complete)
+    std::set<std::pair<int, int>> onto_itself;
     auto learn = [](std::vector<int>& f, std::vector<int>& inv, int x, int y) {
       if (f[x] < 0 && inv[y] < 0) {
         f[x] = y;
@@ -4669,6 +4708,10 @@ class PersistentExplorer {
                      !Deltas::learn(views.view_gen, x.view, x.gen - y.gen)) {
             return false;
           }
+        }
+        if (rx.a0 == ry.a0 && rx.a1 == ry.a1 && rx.a1 - rx.a0 > 1) {
+          onto_itself.insert({rx.a0, rx.a1});
+          continue;
         }
         for (int k = 0; k < rx.a1 - rx.a0; ++k)
           if (!learn(beta, beta_inv, rx.a0 + k, ry.a0 + k)) return false;
@@ -4745,6 +4788,9 @@ class PersistentExplorer {
       return true;
     };
     if (!complete(sigma, sigma_inv) || !complete(beta, beta_inv)) return no(19);
+    for (const auto& [a0, a1] : onto_itself)
+      for (int x = a0; x < a1; ++x)
+        if (beta[x] < a0 || beta[x] >= a1) return no(22);
     // the identities' deltas: whole laps, alike for views over the same
     // bytes; but a view whose accesses all name iterations and whose bytes
     // no other access touches moves by any one delta (freeViews)

@@ -104,6 +104,12 @@ struct TripProofOptions {
   // ring period"), each where the checks allow it; false: none (tests
   // compare the two).
   bool half_shift_ring = true;
+  // Persistent kernels of a modelled cluster whose processes all run every
+  // tile (with half_shift): those ring shifts searched there too, every
+  // named barrier (the cluster barrier) kept and each slot in its CTA
+  // (docs/z3.md "Ring rotations in a cluster"); false: none there (tests
+  // compare the two).
+  bool cluster_ring = true;
   // Lap induction of a modelled cluster whose CTAs share nothing but the
   // cluster barrier (and that barrier moves by no generation per period):
   // each CTA keeps its own trip count and is shifted a period back on its
