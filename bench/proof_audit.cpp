@@ -4,12 +4,15 @@
 // one explored again at larger values, a broken one handed to the proof.
 //
 //   cake_bench_proof_audit [ROOT=corpus] [--every=N] [--per-file=N] [--seed=S] [--shard=I/N]
-//                          [--proof-s=S] [--deep-bindings=N] [--deep-states=N] [--deep-growth=N]
-//                          [--no-originals] [--budget-s=S] [--verbose]
+//                          [--proof-s=S] [--deep-bindings=N] [--deep-states=N] [--deep-growth=N] [--deep-work-s=S]
+//                          [--match=REGEX] [--no-originals] [--budget-s=S] [--verbose]
 //
 // --every=N samples every N-th mutant (by a hash of its path and the seed),
 // --per-file=N at most N mutants of each original, --shard=I/N the I-th of
 // N interleaved parts of what is left (run N at once: bench/proof_audit.sh),
+// --match keeps the originals whose text has a match of REGEX (e.g.
+// 'lm.grid_dim|cluster' for the persistent and cluster proofs), --proof-s
+// is the proof's work budget (`cake check --proof-timeout`, default 3),
 // --budget-s stops starting files after S seconds of wall clock (those not
 // reached are counted as such). Prints one line per schedule with
 // --verbose, every DISCREPANCY line always, then the totals. Exit status 1
@@ -17,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -30,7 +34,7 @@ using namespace cake;
 namespace {
 
 int run(int argc, char** argv) {
-  std::string root = "corpus";
+  std::string root = "corpus", match;
   int every = 1, per_file = 0, shard = 0, shards = 1;
   uint64_t seed = 1;
   double budget = 0;
@@ -44,6 +48,7 @@ int run(int argc, char** argv) {
     };
     if (a == "--verbose") verbose = true;
     else if (a == "--no-originals") originals = false;
+    else if (auto v = val("--match"); !v.empty()) match = v;
     else if (auto v = val("--every"); !v.empty()) every = bench::parseNumber<int>(v, "--every");
     else if (auto v = val("--per-file"); !v.empty()) per_file = bench::parseNumber<int>(v, "--per-file");
     else if (auto v = val("--seed"); !v.empty()) seed = bench::parseNumber<uint64_t>(v, "--seed");
@@ -52,6 +57,7 @@ int run(int argc, char** argv) {
       opts.proof_timeout_ms = static_cast<unsigned>(1000 * bench::parseNumber<double>(v, "--proof-s"));
     else if (auto v = val("--deep-bindings"); !v.empty()) opts.deep_bindings = bench::parseNumber<int>(v, "--deep-bindings");
     else if (auto v = val("--deep-states"); !v.empty()) opts.deep_states = bench::parseNumber<uint64_t>(v, "--deep-states");
+    else if (auto v = val("--deep-work-s"); !v.empty()) opts.deep_work_s = bench::parseNumber<double>(v, "--deep-work-s");
     else if (auto v = val("--deep-growth"); !v.empty()) opts.deep_growth = bench::parseNumber<int>(v, "--deep-growth");
     else if (auto v = val("--shard"); !v.empty()) {
       auto slash = v.find('/');
@@ -66,6 +72,10 @@ int run(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::vector<checks::mutate::Original> good = checks::audit::knownGoodOriginals(root);
+  if (!match.empty()) {
+    const std::regex re(match);
+    std::erase_if(good, [&](const checks::mutate::Original& o) { return !std::regex_search(o.text, re); });
+  }
   size_t enumerated = 0;
   std::vector<checks::mutate::Mutant> mutants = checks::audit::sampleMutants(good, every, per_file, seed, &enumerated);
   // the work list: the originals, then the sampled mutants
@@ -118,8 +128,8 @@ int run(int argc, char** argv) {
   for (auto& [k, n] : bad_proof_outcomes) bs += fmt::format(" {} {}", n, k);
   fmt::print("audited {} files ({} not reached) in {:.0f} s; schedules:{}; of them mutants:{}\n", files, not_reached,
              elapsed(), vs, ms);
-  fmt::print("deep check: {} proved schedules, {} larger bindings explored in full, {} cut at {} states\n",
-             deep_schedules, deep_bindings, deep_cut, opts.deep_states);
+  fmt::print("deep check: {} proved schedules, {} larger bindings explored in full, {} cut at {} states or {} s of work\n",
+             deep_schedules, deep_bindings, deep_cut, opts.deep_states, opts.deep_work_s);
   fmt::print("proof on broken schedules: {} run:{}\n", bad_proofs, bs);
   fmt::print("discrepancies: {}\n", discrepancies);
   return discrepancies ? 1 : 0;

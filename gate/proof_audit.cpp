@@ -249,6 +249,8 @@ void deepCheck(const ir::Schedule& s, const std::vector<Binding>& covering, cons
     encoder::ExploreOptions eo;
     eo.max_states = opts.deep_states;
     eo.timeout_ms = opts.wall_ms;
+    encoder::ProofBudget work(encoder::ProofBudget::unitsFor(opts.deep_work_s), opts.wall_ms);
+    eo.budget = &work;
     eo.stop_at_first = true;
     encoder::ModelCheckResult r = encoder::explore(*sys, eo);
     const std::string values = encoder::bindingToString(s, b);
@@ -348,6 +350,10 @@ std::vector<mutate::Original> knownGoodOriginals(const std::string& root) {
   return out;
 }
 
+bool sampled(const std::string& path, int every, uint64_t seed) {
+  return every <= 1 || fnv(path, seed) % static_cast<uint64_t>(every) == 0;
+}
+
 std::vector<mutate::Mutant> sampleMutants(const std::vector<mutate::Original>& originals, int every, int per_file,
                                           uint64_t seed, size_t* enumerated) {
   std::vector<mutate::Mutant> out;
@@ -358,13 +364,18 @@ std::vector<mutate::Mutant> sampleMutants(const std::vector<mutate::Original>& o
     for (mutate::Mutant& m : mutate::enumerate(o)) {
       if (!bodies.insert(m.body).second) continue;
       ++n;
-      if (every > 1 && fnv(m.relativePath(), seed) % static_cast<uint64_t>(every) != 0) continue;
+      if (!sampled(m.relativePath(), every, seed)) continue;
       if (per_file > 0 && taken >= per_file) continue;
       ++taken;
       out.push_back(std::move(m));
     }
   }
   if (enumerated) *enumerated = n;
+  // in the order of the hash: a run cut short by a time box has audited a
+  // uniform sample, not the first folders
+  std::stable_sort(out.begin(), out.end(), [&](const mutate::Mutant& x, const mutate::Mutant& y) {
+    return fnv(x.relativePath(), seed + 1) < fnv(y.relativePath(), seed + 1);
+  });
   return out;
 }
 

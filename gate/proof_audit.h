@@ -40,8 +40,11 @@ struct AuditOptions {
   // large, never as a pass or a violation), and no system with more than
   // deep_growth times the instructions of the largest covering one.
   int deep_bindings = 8;
-  uint64_t deep_states = 400000;
+  uint64_t deep_states = 200000;
   int deep_growth = 4;
+  // and each within this many seconds' worth of work (encoder/proof_budget.h:
+  // deterministic; beyond: cut as well)
+  double deep_work_s = 1.0;
   // The proof run on a schedule the bounded check found broken.
   unsigned bad_proof_ms = 3000;
   // Tests only: the proof run on a broken schedule (unset: lap induction,
@@ -93,9 +96,14 @@ std::vector<ScheduleAudit> auditText(const std::string& path, const std::string&
 // left out), sorted by path, with their text.
 std::vector<mutate::Original> knownGoodOriginals(const std::string& root);
 
+// Whether `path` is in the seeded 1-in-`every` sample (a hash of both).
+bool sampled(const std::string& path, int every, uint64_t seed);
+
 // A deterministic sample of the mutants of `originals`: every mutant whose
 // hash of (relative path, seed) is 0 modulo `every`, at most `per_file` of
-// each original (0: no cap). `enumerated` gets the number before sampling.
+// each original (0: no cap), in a seeded hash order (a run stopped by a
+// time box has audited a uniform sample). `enumerated` gets the number
+// before sampling.
 std::vector<mutate::Mutant> sampleMutants(const std::vector<mutate::Original>& originals, int every, int per_file,
                                           uint64_t seed, size_t* enumerated = nullptr);
 

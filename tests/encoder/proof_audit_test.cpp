@@ -114,15 +114,17 @@ TEST(ProofAudit, ABrokenScheduleProvedIsFlagged) {
   EXPECT_EQ(wrong[0].discrepancy.rfind("bad-but-proved", 0), 0u) << wrong[0].discrepancy;
 }
 
-// The long form: every known-good original and a fixed sample of their
-// mutants (every 40th by the hash of its path, seed 1), each as `cake check`
-// checks it (deterministic work budgets); no proved schedule may violate
-// at larger values, no broken one may be proved.
+// The long form: a fixed sample of the known-good originals (every second
+// by the hash of its path, seed 1) and of their mutants (every 50th), each
+// as `cake check` checks it (deterministic work budgets); no proved
+// schedule may violate at larger values, no broken one may be proved.
+// (bench/proof_audit.sh runs all of them: docs/benchmarks.md.)
 TEST(ProofAudit, SlowNoProvedScheduleViolatesAtLargerValues) {
   const std::string root = std::string(CAKE_SOURCE_DIR) + "/corpus";
   auto originals = audit::knownGoodOriginals(root);
   size_t enumerated = 0;
-  auto mutants = audit::sampleMutants(originals, 40, 0, 1, &enumerated);
+  auto mutants = audit::sampleMutants(originals, 50, 0, 1, &enumerated);
+  std::erase_if(originals, [](const auto& o) { return !audit::sampled(o.path, 2, 1); });
   audit::AuditOptions o;
   o.wall_ms = cake::testing::kNoWallClockMs;
   std::map<std::string, int> verdicts;
@@ -141,10 +143,10 @@ TEST(ProofAudit, SlowNoProvedScheduleViolatesAtLargerValues) {
             << " mutants;";
   for (const auto& [k, n] : verdicts) std::cout << " " << n << " " << k;
   std::cout << "; " << deep << " larger bindings explored; proof run on " << bad_proofs << " broken schedules\n";
-  EXPECT_GT(originals.size(), 200u);
-  EXPECT_GT(mutants.size(), 250u);
-  EXPECT_GT(verdicts["proved"], 250);
-  EXPECT_GT(deep, 1000);
+  EXPECT_GT(originals.size(), 80u);
+  EXPECT_GT(mutants.size(), 200u);
+  EXPECT_GT(verdicts["proved"], 100);
+  EXPECT_GT(deep, 400);
   EXPECT_GT(bad_proofs, 100);
 }
 
