@@ -221,9 +221,12 @@ void deepCheck(const ir::Schedule& s, const std::vector<Binding>& covering, cons
     size_t size;
   };
   std::vector<Deep> pool;
+  // (the build stops past the cap: a geometric step can ask for millions)
+  encoder::BuildLimits cap;
+  cap.max_instrs = largest * static_cast<size_t>(std::max(opts.deep_growth, 1)) + 1;
   for (const Binding& b : largerBindings(s, covering)) {
     std::string err;
-    auto sys = encoder::buildSystem(s, b, s.target, &err);
+    auto sys = encoder::buildSystem(s, b, s.target, &err, cap);
     if (std::getenv("CAKE_AUDIT_DEBUG"))
       fmt::print(stderr, "larger {}: {} ({} instructions, largest covering {})\n", encoder::bindingToString(s, b),
                  sys ? "built" : err, sys ? instructions(*sys) : 0, largest);
@@ -254,6 +257,9 @@ void deepCheck(const ir::Schedule& s, const std::vector<Binding>& covering, cons
     eo.stop_at_first = true;
     encoder::ModelCheckResult r = encoder::explore(*sys, eo);
     const std::string values = encoder::bindingToString(s, b);
+    if (std::getenv("CAKE_AUDIT_DEBUG"))
+      fmt::print(stderr, "deep {}: {} ({} states, {:.2f} s) {}\n", values, encoder::outcomeName(r.outcome), r.states,
+                 r.seconds, r.detail);
     if (r.outcome == encoder::Outcome::Violation && !r.violations.empty()) {
       a.deep_values.push_back(values);
       ++a.deep_checked;
