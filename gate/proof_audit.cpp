@@ -57,29 +57,6 @@ size_t instructions(const encoder::System& sys) {
   return n;
 }
 
-// What a system does (as the bounded check's fingerprint): a larger binding
-// that builds the same system as a covering one adds nothing.
-uint64_t fingerprint(const encoder::System& sys) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](int64_t x) {
-    h ^= static_cast<uint64_t>(x);
-    h *= 1099511628211ull;
-  };
-  for (const encoder::Process& p : sys.procs) {
-    mix(-7);
-    for (const encoder::Instr& in : p.program) {
-      for (int64_t x : {static_cast<int64_t>(in.kind), static_cast<int64_t>(in.slot), in.phase, in.count, in.bytes,
-                        in.pending, static_cast<int64_t>(in.named)})
-        mix(x);
-      for (const encoder::Access& a : in.accesses)
-        for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, static_cast<int64_t>(a.write), a.index, a.gen,
-                          static_cast<int64_t>(a.stage_like)})
-          mix(x);
-    }
-  }
-  return h;
-}
-
 uint64_t fnv(const std::string& s, uint64_t seed) {
   uint64_t h = 1469598103934665603ull ^ (seed * 0x9E3779B97F4A7C15ull);
   for (unsigned char c : s) {
@@ -210,7 +187,7 @@ void deepCheck(const ir::Schedule& s, const std::vector<Binding>& covering, cons
     if (std::getenv("CAKE_AUDIT_DEBUG")) fmt::print(stderr, "covering {}\n", encoder::bindingToString(s, b));
     if (auto sys = encoder::buildSystem(s, b, s.target, &err)) {
       largest = std::max(largest, instructions(*sys));
-      seen.insert(fingerprint(*sys));
+      seen.insert(systemFingerprint(*sys));
     }
   }
   // every larger binding's system, distinct from the covering ones' and
@@ -231,7 +208,7 @@ void deepCheck(const ir::Schedule& s, const std::vector<Binding>& covering, cons
       fmt::print(stderr, "larger {}: {} ({} instructions, largest covering {})\n", encoder::bindingToString(s, b),
                  sys ? "built" : err, sys ? instructions(*sys) : 0, largest);
     if (!sys || instructions(*sys) > largest * static_cast<size_t>(opts.deep_growth)) continue;
-    if (!seen.insert(fingerprint(*sys)).second) continue;
+    if (!seen.insert(systemFingerprint(*sys)).second) continue;
     pool.push_back({b, instructions(*sys)});
   }
   std::stable_sort(pool.begin(), pool.end(), [](const Deep& x, const Deep& y) { return x.size < y.size; });
