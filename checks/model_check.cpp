@@ -1324,6 +1324,8 @@ std::vector<Binding> coveringBindings(const ir::Schedule& s) {
   return BindingSearch(s, goals.goals, goals.flips, goals.maxStages(), encoder::Limits{}).run();
 }
 
+uint64_t systemFingerprint(const encoder::System& sys) { return fingerprint(sys); }
+
 // ================================================================ driver
 
 namespace {

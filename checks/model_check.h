@@ -10,6 +10,7 @@
 // through encoder::setProofEngine() is asked afterwards for "proved".
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,5 +32,10 @@ inline std::span<const ir::RuleInfo> syncRules() { return ir::rulesOf(ir::RuleOw
 // satisfies every lm.assume. Exposed for tests and for the Z3 engine's
 // differential tester.
 std::vector<encoder::Binding> coveringBindings(const ir::Schedule& s);
+
+// What a system does, hashed (instructions, slots, phases, accesses): the
+// bounded check skips a binding whose system has the fingerprint of one it
+// explored; the proofs' audit (gate/proof_audit.h) likewise.
+uint64_t systemFingerprint(const encoder::System& sys);
 
 }  // namespace cake::checks
