@@ -1094,7 +1094,7 @@ void Reducer::precomputeBranches() {
   give_key_.resize(m_.P);
   contrib_.resize(m_.P);
   wait_stamp_.resize(m_.P);
-  foot_stamp_own_.resize(m_.P);
+  own_id_.resize(m_.P);
   scratch_supply_ = std::make_shared<Supply>(m_);
   std::map<std::tuple<int, int, int>, int> keys;  // (process, position, slot or -1 - named)
   constexpr size_t kMaxList = 4096;               // longer stretches: no reduction (sound, slower)
@@ -1103,7 +1103,7 @@ void Reducer::precomputeBranches() {
     own_[p].assign(n, Foot{});
     spawn_[p].assign(n, Foot{});
     wait_stamp_[p].assign(n, 0);
-    foot_stamp_own_[p].assign(n, 0);
+    own_id_[p].assign(n, -1);
     give_key_[p].assign(n, -1);
     contrib_[p].assign(n, Contribution{});
     // the may-analysis, to a fixpoint
@@ -1237,6 +1237,14 @@ void Reducer::precomputeBranches() {
         waits_head[pc] = waits;
       }
       after_id_[p][pc] = internFoot(a, interned);
+      if (wait) {
+        Foot slot_read;  // (a slot wait's own footprint is most often this alone: own_id_ -1)
+        if (wait_rec_[p][pc].slot >= 0) slot_read.r.set(wait_rec_[p][pc].slot);
+        const Foot& o = own_[p][pc];
+        const bool bit = wait_rec_[p][pc].slot >= 0 && o.r == slot_read.r && o.w.none() && o.l.none() &&
+                         o.a.none() && o.f.none() && o.ar.none();
+        own_id_[p][pc] = bit ? -1 : internFoot(o, interned);
+      }
       gives_after_[p][pc] = giveRecs(p, gives);
       {
         const auto [g0, g1] = gives_after_[p][pc];
@@ -1376,9 +1384,15 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     // passable(); not where the slot has completed past the phase already,
     // which no supply undoes)
     if (phase_windows_ && !supply.continues(m_, s, p, w)) {
-      if (foot_stamp_own_[p][w] != stamp[i]) {
-        foot_stamp_own_[p][w] = stamp[i];
-        win[i].foot |= own_[p][w];
+      // (a wait's own footprint: most often its slot's read alone, one
+      // bit set, part of the test; else interned, added once per window
+      // and charged as a stretch's below)
+      if (const int oid = own_id_[p][w]; oid < 0) {
+        win[i].foot.r.set(wait_rec_[p][w].slot);
+      } else if (foot_stamp_[oid] != stamp[i]) {
+        foot_stamp_[oid] = stamp[i];
+        ++work_.ops;
+        win[i].foot |= feet_[oid];
       }
       const WaitRec& r = wait_rec_[p][w];
       if (r.slot < 0 || slotField(m_, s, r.slot, kCompleted) <= r.phase + 1) park(i, p, w, true);

@@ -230,11 +230,13 @@ class Reducer {
   int keys_ = 0;
   mutable std::vector<uint32_t> key_stamp_;
   mutable std::vector<std::vector<uint32_t>> wait_stamp_;  // [p][pc]
-  // clustered systems: a window passes a wait only at its own phase
-  // (Supply::continues); else it adds the wait's own step once (this stamp)
+  // clustered systems (and, phase_windows_, every system with branches): a
+  // window passes a wait only at its own phase (Supply::continues); else it
+  // adds the wait's own step once, its footprint interned with the
+  // stretches' (own_id_: [p][pc] of a wait, an index into feet_)
   bool cluster_phases_ = false;
   bool phase_windows_ = false;  // (phaseWindows)
-  mutable std::vector<std::vector<uint32_t>> foot_stamp_own_;  // [p][pc]
+  std::vector<std::vector<int>> own_id_;
   mutable std::vector<Contribution> key_given_;
   mutable uint32_t stamp_ = 0;
   std::vector<std::vector<Contribution>> contrib_;  // [p][pc]: contribution(p, pc)
