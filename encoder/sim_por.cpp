@@ -37,6 +37,7 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   // reduction for persistent cluster proofs")
   active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects;
   cluster_phases_ = m.sys.ctas > 1;
+  phase_windows_ = true;
   if (active_) precomputeAccessFeet();
   if (active_) precomputeBranches();
 }
@@ -518,6 +519,25 @@ struct Reducer::Supply {
   // phases completed (else sync.stale-phase ends the run there): from c
   // completed phases that takes the current phase's pending arrivals and
   // bytes and init_count arrivals for each phase after it up to ph.
+  // The arrivals a wait that failed its test needs before the test can
+  // succeed: passable() (`cont` false) of a wait that did not pass by its
+  // parity or, for a named barrier, by a generation completed at its
+  // process's pc (both read only the state, fixed in one window
+  // computation), or continues() (`cont` true) of a wait with at most
+  // ph + 1 completed phases. With the slot's bytes (holds()) that is all
+  // the test reads of the supply.
+  int64_t need(const Model& m, const State& s, const WaitRec& w, bool cont) const {
+    if (w.slot < 0) return m.sys.named[w.named].expected_warps - s.v[m.off_named + 2 * w.named + 1];
+    const int k = w.slot;
+    const int64_t pending = slotField(m, s, k, kPending);
+    if (!cont) return pending;
+    return pending + (w.phase - slotField(m, s, k, kCompleted)) * std::max(1, m.sys.slots[k].init_count);
+  }
+  bool holds(const Model& m, const State& s, int slot, int named_barrier, int64_t need) const {
+    if (slot < 0) return named[named_barrier] >= need;
+    const int64_t tx = slotField(m, s, slot, kTx);
+    return arrivals[slot] >= need && landed[slot] >= tx && (tx >= 0 || expected[slot] >= -tx);
+  }
   bool continues(const Model& m, const State& s, int p, int bpc) const {
     (void)p;
     const Instr& in = m.instr(p, bpc);
@@ -1074,7 +1094,7 @@ void Reducer::precomputeBranches() {
   give_key_.resize(m_.P);
   contrib_.resize(m_.P);
   wait_stamp_.resize(m_.P);
-  foot_stamp_own_.resize(m_.P);
+  own_id_.resize(m_.P);
   scratch_supply_ = std::make_shared<Supply>(m_);
   std::map<std::tuple<int, int, int>, int> keys;  // (process, position, slot or -1 - named)
   constexpr size_t kMaxList = 4096;               // longer stretches: no reduction (sound, slower)
@@ -1083,7 +1103,7 @@ void Reducer::precomputeBranches() {
     own_[p].assign(n, Foot{});
     spawn_[p].assign(n, Foot{});
     wait_stamp_[p].assign(n, 0);
-    foot_stamp_own_[p].assign(n, 0);
+    own_id_[p].assign(n, -1);
     give_key_[p].assign(n, -1);
     contrib_[p].assign(n, Contribution{});
     // the may-analysis, to a fixpoint
@@ -1217,6 +1237,14 @@ void Reducer::precomputeBranches() {
         waits_head[pc] = waits;
       }
       after_id_[p][pc] = internFoot(a, interned);
+      if (wait) {
+        Foot slot_read;  // (a slot wait's own footprint is most often this alone: own_id_ -1)
+        if (wait_rec_[p][pc].slot >= 0) slot_read.r.set(wait_rec_[p][pc].slot);
+        const Foot& o = own_[p][pc];
+        const bool bit = wait_rec_[p][pc].slot >= 0 && o.r == slot_read.r && o.w.none() && o.l.none() &&
+                         o.a.none() && o.f.none() && o.ar.none();
+        own_id_[p][pc] = bit ? -1 : internFoot(o, interned);
+      }
       gives_after_[p][pc] = giveRecs(p, gives);
       {
         const auto [g0, g1] = gives_after_[p][pc];
@@ -1310,41 +1338,64 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
   // object's supply, which only grows). The fixpoint is unique (supply and
   // windows only grow, passable() is monotone in the supply), so the
   // windows are those of testing every blocked wait again each round until
-  // none passes, as before, with fewer tests.
+  // none passes, as before, with fewer tests. A parked wait keeps the
+  // arrivals its test needs (Supply::need: the rest of what it reads is the
+  // fixed state and, for a slot, its bytes, the same for every wait on the
+  // slot), least first, and is tested again only once the supply holds
+  // them: a test before would fail again (docs/z3.md "Windows that stop at
+  // a wait's own phase").
   std::vector<std::pair<int, int>>& queue = scratch_queue_;
   queue.clear();
   for (size_t i = 0; i < ag.size(); ++i)
     for (int w : front[i]) queue.emplace_back(static_cast<int>(i), w);
   const size_t nkeys = static_cast<size_t>(m_.S + m_.N);
-  std::vector<std::vector<std::pair<int, int>>>& parked = scratch_parked_;
+  std::vector<std::vector<Parked>>& parked = scratch_parked_;
   if (parked.size() < nkeys) parked.resize(nkeys);
   for (size_t k = 0; k < nkeys; ++k) parked[k].clear();
+  auto later = [](const Parked& a, const Parked& b) { return a.need > b.need; };  // (a min-heap)
+  auto park = [&](int i, int p, int w, bool cont) {
+    const WaitRec& r = wait_rec_[p][w];
+    auto& heap = parked[r.slot >= 0 ? r.slot : m_.S + r.named];
+    heap.push_back({supply.need(m_, s, r, cont), i, w});
+    std::push_heap(heap.begin(), heap.end(), later);
+  };
   auto wake = [&](const Contribution& c) {
     const int k = c.slot >= 0 ? c.slot : c.named >= 0 ? m_.S + c.named : -1;
-    if (k < 0 || parked[k].empty()) return;
-    queue.insert(queue.end(), parked[k].begin(), parked[k].end());
-    parked[k].clear();
+    if (k < 0) return;
+    auto& heap = parked[k];
+    while (!heap.empty() && supply.holds(m_, s, c.slot, c.named, heap.front().need)) {
+      queue.emplace_back(heap.front().agent, heap.front().pc);
+      std::pop_heap(heap.begin(), heap.end(), later);
+      heap.pop_back();
+    }
   };
   for (size_t q = 0; q < queue.size(); ++q) {
     const auto [i, w] = queue[q];
     const int p = ag[i].proc;
     ++work_.ops;
     if (!passable(p, w)) {
-      const WaitRec& r = wait_rec_[p][w];
-      parked[r.slot >= 0 ? r.slot : m_.S + r.named].emplace_back(i, w);
+      park(i, p, w, false);
       continue;
     }
-    // clustered systems (docs/z3.md "A reduction for cluster proofs",
-    // part 4): past a wait only at its own phase; a pass that violates is
-    // the wait's own step, no further (it stays at the front: parked, as
-    // continues() reads the same supply fields as passable())
-    if (cluster_phases_ && !supply.continues(m_, s, p, w)) {
-      if (foot_stamp_own_[p][w] != stamp[i]) {
-        foot_stamp_own_[p][w] = stamp[i];
-        win[i].foot |= own_[p][w];
+    // (docs/z3.md "A reduction for cluster proofs", part 4, and "Windows
+    // that stop at a wait's own phase") past a wait only at its own phase;
+    // a pass that violates is the wait's own step, no further (it stays at
+    // the front: parked, as continues() reads the same supply fields as
+    // passable(); not where the slot has completed past the phase already,
+    // which no supply undoes)
+    if (phase_windows_ && !supply.continues(m_, s, p, w)) {
+      // (a wait's own footprint: most often its slot's read alone, one
+      // bit set, part of the test; else interned, added once per window
+      // and charged as a stretch's below)
+      if (const int oid = own_id_[p][w]; oid < 0) {
+        win[i].foot.r.set(wait_rec_[p][w].slot);
+      } else if (foot_stamp_[oid] != stamp[i]) {
+        foot_stamp_[oid] = stamp[i];
+        ++work_.ops;
+        win[i].foot |= feet_[oid];
       }
       const WaitRec& r = wait_rec_[p][w];
-      parked[r.slot >= 0 ? r.slot : m_.S + r.named].emplace_back(i, w);
+      if (r.slot < 0 || slotField(m_, s, r.slot, kCompleted) <= r.phase + 1) park(i, p, w, true);
       continue;
     }
     // many stretches have one footprint (the same text in another tile

@@ -128,6 +128,14 @@ class Reducer {
   // With a BranchLayout: keep the persistent sets of every key met (on by
   // default) or of the last one only (tests compare the two: the same sets).
   void memoEveryKey(bool on) { memo_every_key_ = on; }
+  // With a BranchLayout: a window goes on past a wait only where the wait's
+  // own phase can complete (Supply::continues; on by default, as in
+  // clustered systems, where it is always on), else past every wait whose
+  // parity can pass (tests compare the two). A pass at another phase is
+  // sync.stale-phase, which ends its run: the wait's own step stays in the
+  // window, what comes after it does not (docs/z3.md "Windows that stop at
+  // a wait's own phase").
+  void phaseWindows(bool on) { phase_windows_ = on || cluster_phases_; }
   // Keep every rule's violations, not only the verdict (docs/semantics.md
   // "Runs that end"): the visibility condition and what the state checks
   // read. Off, the reduction keeps the verdict (some violation is found
@@ -222,10 +230,13 @@ class Reducer {
   int keys_ = 0;
   mutable std::vector<uint32_t> key_stamp_;
   mutable std::vector<std::vector<uint32_t>> wait_stamp_;  // [p][pc]
-  // clustered systems: a window passes a wait only at its own phase
-  // (Supply::continues); else it adds the wait's own step once (this stamp)
+  // clustered systems (and, phase_windows_, every system with branches): a
+  // window passes a wait only at its own phase (Supply::continues); else it
+  // adds the wait's own step once, its footprint interned with the
+  // stretches' (own_id_: [p][pc] of a wait, an index into feet_)
   bool cluster_phases_ = false;
-  mutable std::vector<std::vector<uint32_t>> foot_stamp_own_;  // [p][pc]
+  bool phase_windows_ = false;  // (phaseWindows)
+  std::vector<std::vector<int>> own_id_;
   mutable std::vector<Contribution> key_given_;
   mutable uint32_t stamp_ = 0;
   std::vector<std::vector<Contribution>> contrib_;  // [p][pc]: contribution(p, pc)
@@ -237,7 +248,11 @@ class Reducer {
   mutable std::vector<char> scratch_in_;
   mutable std::vector<int> scratch_list_;
   mutable std::vector<std::pair<int, int>> scratch_queue_;                // (agent, wait) to test
-  mutable std::vector<std::vector<std::pair<int, int>>> scratch_parked_;  // per slot, then named barrier
+  struct Parked {           // a wait of agent `agent`'s window that failed its test
+    int64_t need;           // the arrivals its test needs (Supply::need)
+    int agent, pc;
+  };
+  mutable std::vector<std::vector<Parked>> scratch_parked_;  // per slot, then named barrier: least need first
   std::vector<int> successors(int p, int pc) const;
   void precomputeBranches();
   std::pair<uint32_t, uint32_t> giveRecs(int p, const std::vector<int>& gives);

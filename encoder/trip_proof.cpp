@@ -3688,6 +3688,7 @@ class PersistentExplorer {
       setBranches();
       reducer_.emplace(m_, branches_);
       reducer_->memoEveryKey(opts_.memo_sets);
+      reducer_->phaseWindows(opts_.phase_windows);
     }
     if (opts_.symmetry) setSymmetry();
     uint64_t half_walks = 0;  // programs walked looking for the shift below

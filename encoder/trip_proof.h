@@ -110,6 +110,12 @@ struct TripProofOptions {
   // (docs/z3.md "Ring rotations in a cluster"); false: none there (tests
   // compare the two).
   bool cluster_ring = true;
+  // Persistent kernels: the reducer's windows go on past a wait only where
+  // its own phase can complete (the completed count ph + 1: any other pass
+  // is sync.stale-phase, which ends the run), as they do in cluster proofs
+  // (docs/z3.md "Windows that stop at a wait's own phase"); false: past every
+  // wait whose parity can pass (tests compare the two).
+  bool phase_windows = true;
   // Lap induction of a modelled cluster whose CTAs share nothing but the
   // cluster barrier (and that barrier moves by no generation per period):
   // each CTA keeps its own trip count and is shifted a period back on its

@@ -191,6 +191,31 @@ TEST(TripProofGaps, SlowPersistentClusterReductionDecidesAsTheFullExploration) {
   clusterReductionDecidesAsTheFullInterleaving(base, edits, "persistent cluster reduction", 15);
 }
 
+// docs/z3.md "Windows that stop at a wait's own phase" (session 20,
+// helper ppfin): the persistent explorer's reduction of a one-CTA kernel,
+// whose windows now go on past a wait only where its own phase can
+// complete, decides as the unreduced exploration does. The base is
+// corpus/gemm/sm90_pingpong.cake with a ring of two stages and at most two
+// K iterations per tile (the unreduced exploration stays small: 25,311
+// states); the mutants drop each synchronization line, swap neighbouring
+// statements, and release, wait for or read the ring a position off.
+TEST(TripProofGaps, SlowPersistentReductionDecidesAsTheFullExploration) {
+  using cake::testing::replace;
+  std::string base = corpusText("corpus/gemm/sm90_pingpong.cake");
+  base = replace(base, "lm.assume(K > 0)", "lm.assume(K > 0)\n    lm.assume(K <= 128)");
+  base = replace(base, "shape=(64, 64),  dtype=lm.bf16, stages=4", "shape=(64, 64),  dtype=lm.bf16, stages=2");
+  base = replace(base, "shape=(128, 64), dtype=lm.bf16, stages=4", "shape=(128, 64), dtype=lm.bf16, stages=2");
+  base = replace(base, "lm.pipeline(stages=4)", "lm.pipeline(stages=2)");
+  base = replace(base, "iter=it - 4", "iter=it - 2");
+  const Edits edits = {{"iter=it - 2)", "iter=it - 1)"},        {"iter=it - 2)", "iter=it - 3)"},
+                       {"lm.wait(full, iter=it)", "lm.wait(full, iter=it + 1)"},
+                       {"lm.arrive(empty, iter=it)", "lm.arrive(empty, iter=it + 1)"},
+                       {"lm.arrive(empty, iter=it)", "lm.arrive(empty, iter=it - 1)"},
+                       {"smem_a[it]", "smem_a[it + 1]"},
+                       {"stage=1 - lm.instance())", "stage=lm.instance())"}};
+  clusterReductionDecidesAsTheFullInterleaving(base, edits, "persistent one-CTA reduction", 15);
+}
+
 // The same with the two-slot ring of test_util.h (the full interleaving of
 // the correct schedule: about 10^6 states).
 TEST(TripProofGaps, SlowClusterReductionDecidesAsTheFullInterleavingTwoSlots) {
