@@ -77,6 +77,8 @@ run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn128_s10_rg256u4_pdl.cake
 run bench/gpu/schedules/sm80/frag/fragpre_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
 run bench/gpu/schedules/sm80/frag/fragsp01_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
 run bench/gpu/schedules/sm80/frag/fragsp12_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
+# Session 20: the serpentine mma.sync order and the A/B refill after k-steps 0/2 (helper sm80).
+run bench/gpu/schedules/sm80/frag/fragsp13_128x128_k64_s3.cake --shape M=4096,N=4096,K=4096
 run bench/gpu/schedules/decode/sm90_decode_splitk_t16_bn64_s10_rg1024_pdl.cake --shape M=16,N=4096,K=4096 --split-k 2 --check-timeout 120
 run bench/gpu/schedules/decode/sm90_decode_splitk_t32_bn64_s8_rg256_pdl.cake --shape M=32,N=4096,K=4096 --split-k 2 --check-timeout 120
 # Session 15: the unsplit transposed 16-row tile that now serves the
