@@ -112,8 +112,7 @@ struct ProcState {
   // data identity: (space, view, index) -> ranges written so far by this
   // process (a multicast load writes the same bytes of several CTAs)
   std::map<std::tuple<int, int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
-  // own_write: this process wrote the index since its last read of it
-  struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; bool own_write = false; };
+  struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
   // data.uninitialized: regs index -> the elements this process wrote so far
   std::map<int, ElementSet> regs_written;
@@ -631,20 +630,10 @@ class Builder {
       a.gen = std::count_if(ranges.begin(), ranges.end(),
                             [&](const auto& r) { return rangesOverlap(r.first, r.second, a.lo, a.hi); });
       ranges.push_back({a.lo, a.hi});
-      auto rd = ps_->reads.find(std::make_pair(a.view, a.index));
-      if (rd != ps_->reads.end()) rd->second.own_write = true;
       return;
     }
     // A reader comes back for new data after a wait on the slot that fills
-    // this index (TMA-filled views), or after any wait / bar.sync - unless
-    // it wrote the index itself since its last read of it: it then comes
-    // back to its own data (never stale, sim::staleData), or to a newer lap
-    // another instance wrote after it (which a least lap accepts), not to
-    // the writers' next lap. Counting that return too made a reader that
-    // reads a slot, updates it and reads it back once per round (Kokkos'
-    // inter-warp reduction: join into result[0], then value = result[0])
-    // mean two laps per round of a slot the others rewrite once
-    // (docs/rules/data.stale-read.md "What it cannot tell").
+    // this index (TMA-filled views), or after any wait / bar.sync.
     int64_t marker = ps_->blocking_syncs;
     auto fb = fill_barriers_.find(a.view);
     if (fb != fill_barriers_.end()) {
@@ -652,9 +641,8 @@ class Builder {
       for (int b : fb->second) marker += ps_->waits_on_slot_total[sys_.slotOf(b, ir::floorMod(a.index, s_.barriers[b].count).value(), cta_)];
     }
     auto [it, fresh] = ps_->reads.try_emplace(std::make_pair(a.view, a.index));
-    if (!fresh && it->second.marker != marker && !it->second.own_write) ++it->second.epoch;
+    if (!fresh && it->second.marker != marker) ++it->second.epoch;
     it->second.marker = marker;
-    it->second.own_write = false;
     a.gen = it->second.epoch;
   }
 
