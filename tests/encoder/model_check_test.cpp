@@ -832,15 +832,9 @@ TEST(ModelCheck, ProofOfAFailingScheduleIsCutNotDropped) {
   }
 }
 
-// A guard that compares a parameter with the grid and the instance only
-// (`if 128 * lm.block_idx(0) + 32 * lm.instance() < n`, no loop around
-// it: the bounds check of cuCollections' find kernel, PR #522) gets
-// covering values at each instance's flip. Before, neither side was a
-// constant nor both parameter expressions, so no goal was made, n was run
-// at 0 only (every warp skips the branch), and the deadlock of a
-// __syncthreads() inside the branch exited 0 ("checked: n in {0}").
-TEST(ModelCheck, GuardAgainstGridAndInstanceIsCovered) {
-  const std::string text = R"(@cake.schedule(target="sm_80")
+// One block of four warps staging 32 keys per warp through shared memory
+// (cuCollections' find kernel, PR #522): the two tests below add the body.
+constexpr const char* kBlockStagingPrelude = R"(@cake.schedule(target="sm_80")
 def f(lm, Keys: LM.gmem, Out: LM.gmem, n: LM.i32):
     lm.assume(n >= 0)
     lm.assume(n % 32 == 0)
@@ -851,7 +845,17 @@ def f(lm, Keys: LM.gmem, Out: LM.gmem, n: LM.i32):
     bs   = lm.named_barrier(roles=[blk])
     with blk:
         w = lm.instance()
-        idx = 128 * lm.block_idx(0) + 32 * w
+)";
+
+// A guard that compares a parameter with the grid and the instance only
+// (`if 128 * lm.block_idx(0) + 32 * lm.instance() < n`, no loop around
+// it: the bounds check of cuCollections' find kernel, PR #522) gets
+// covering values at each instance's flip. Before, neither side was a
+// constant nor both parameter expressions, so no goal was made, n was run
+// at 0 only (every warp skips the branch), and the deadlock of a
+// __syncthreads() inside the branch exited 0 ("checked: n in {0}").
+TEST(ModelCheck, GuardAgainstGridAndInstanceIsCovered) {
+  const std::string text = std::string(kBlockStagingPrelude) + R"(        idx = 128 * lm.block_idx(0) + 32 * w
         if idx < n:
             lm.copy(r, Keys, coords=(0, idx))
             lm.copy(buf[w], r)
@@ -879,18 +883,7 @@ def f(lm, Keys: LM.gmem, Out: LM.gmem, n: LM.i32):
 // "checked" with exit 0 (found in session 20). Without the witness run the
 // sync verdict was Checked.
 TEST(ModelCheck, ProofWitnessOfOneBlockIsCheckedByTheBoundedCheck) {
-  const std::string text = R"(@cake.schedule(target="sm_80")
-def f(lm, Keys: LM.gmem, Out: LM.gmem, n: LM.i32):
-    lm.assume(n >= 0)
-    lm.assume(n % 32 == 0)
-    pool = lm.smem(512)
-    buf  = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=4)
-    r    = lm.regs(shape=(1, 32), dtype=lm.f32)
-    blk  = lm.role(warps=[0, 1, 2, 3], group=1)
-    bs   = lm.named_barrier(roles=[blk])
-    with blk:
-        w = lm.instance()
-        b = lm.block_idx(0)
+  const std::string text = std::string(kBlockStagingPrelude) + R"(        b = lm.block_idx(0)
         if 128 * b < n:
             idx = 128 * b + 32 * w
             if idx < n:
