@@ -212,7 +212,8 @@ TEST(LoweringValidation, OperandFragmentsFeedMmaSync) {
   EXPECT_NE(k.find("(cake_wwarp / 2) * 32 + 16 * t + cake_lane % 16"), std::string::npos);  // a: the warp row's
   EXPECT_NE(k.find("(cake_wwarp % 2) * 32 + 16 * t + cake_lane % 8 + (cake_lane / 16) * 8"),
             std::string::npos);  // b: the warp column's
-  EXPECT_NE(k.find("fa[i][cake_k], fb[j / 2][cake_k][(j % 2) * 2], fb[j / 2][cake_k][(j % 2) * 2 + 1]);"),
+  // the n8 tiles in serpentine order on sm_80 (docs/gpu.md "sm_80: serpentine mma order")
+  EXPECT_NE(k.find("fa[i][cake_k], fb[cake_sj / 2][cake_k][(cake_sj % 2) * 2], fb[cake_sj / 2][cake_k][(cake_sj % 2) * 2 + 1]);"),
             std::string::npos);
 }
 
