@@ -2,7 +2,7 @@
 # Device call 2 of issue 13, session 21 (helper sm80): the confirmation of call 1 (sp_fragsp13 against the
 # persistent p8_fragsp13 and p16_fragsp13; 4096^3 four passes, 8192^3 two, alternating kernel order) and
 # Nsight Compute's L2 / DRAM / per-SM CTA counts of sp_ and p8_ at 4096^3 and 4224x4096x4096 (why the
-# persistent loop is slower with the same k-block SASS). Builds $D/cu/*.cu as run_s21.sh does.
+# persistent loop is slower with the same k-block SASS). Builds $D/cu/*.cu as run_s20.sh does.
 #   D=.devcarry/sm80s21b LIMIT=... bash .devcarry/sm80s21b/run_s21b.sh 2>&1 | tee $OUT/run.log
 set -u
 D=${D:-.devcarry/sm80s21b} LIMIT=${LIMIT:-240}
