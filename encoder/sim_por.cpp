@@ -40,6 +40,27 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   phase_windows_ = true;
   if (active_) precomputeAccessFeet();
   if (active_) precomputeBranches();
+  if (active_) precomputePrivate();
+}
+
+// Per process, the atoms no other process accesses (its async ops count as
+// its own): a step whose footprint lies within them is a *local* step.
+void Reducer::precomputePrivate() {
+  std::vector<int> owner(static_cast<size_t>(m_.atoms), -1);  // -2: several
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc)
+      for (const AtomRange& r : m_.atoms_of[p][pc])
+        for (int x = r.a0; x < r.a1; ++x) owner[x] = owner[x] == -1 || owner[x] == p ? p : -2;
+  private_.assign(m_.P, Bits{});
+  for (int x = 0; x < m_.atoms; ++x)
+    if (owner[x] >= 0) private_[owner[x]].set(obj_atom_ + x);
+}
+
+bool Reducer::localStep(const Agent& ag) const {
+  if (ag.kind != Agent::Kind::Proc || !ag.exec_enabled || ag.leaves || private_.empty()) return false;
+  const Bits out = ~private_[ag.proc];
+  const Foot& f = ag.trans;
+  return !((f.r | f.w | f.l | f.a | f.f | f.ar) & out).any();
 }
 
 // The footprints of every pc's accesses and current access, as indices into access_feet_
@@ -919,6 +940,8 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
   for (size_t x = 0; x < ag.size(); ++x) order[x] = x;
   if (precise_exits_)
     std::stable_partition(order.begin(), order.end(), [&](size_t x) { return ag[x].kind != Agent::Kind::Proc; });
+  if (branches_ && local_first_)
+    std::stable_partition(order.begin(), order.end(), [&](size_t x) { return localStep(ag[x]); });
   // (clustered systems with branches: a block end's step, whose resolution
   // conflicts with every other process's, is the last seed tried; a seed's
   // set is found the sooner, the same sets either way)

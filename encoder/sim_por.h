@@ -117,6 +117,18 @@ class Reducer {
                                                    const std::vector<char>& leaving,
                                                    const std::vector<int>* leave_from = nullptr);
   bool active() const { return active_; }
+  // With a BranchLayout: the processes whose next step is local (below; a
+  // diagnostic, CAKE_PERSIST_PROFILE).
+  int localSteps(const State& s, const Async& a) const {
+    int n = 0;
+    for (const Agent& g : agents(s, a)) n += localStep(g);
+    return n;
+  }
+  // With a BranchLayout: seeds whose step is *local* (its footprint lies in
+  // atoms no other process accesses) are tried first (on by default; which
+  // persistent set is taken does not matter to soundness: docs/z3.md "Local
+  // steps first"). Tests compare the two.
+  void localFirst(bool on) { local_first_ = on; }
   // With a BranchLayout, the work done (deterministic: the proof's budget
   // charges `ops`, encoder/proof_budget.h): seeds whose persistent set was
   // computed or taken from the memo, and the operations of the computed
@@ -277,6 +289,11 @@ class Reducer {
   // synchronous access of the step before it, which the pc's step ends),
   // per [p][pc]: an index into access_feet_, -1 if empty
   std::vector<Foot> access_feet_;
+  // with a BranchLayout, per process: the atoms no other process accesses
+  std::vector<Bits> private_;
+  bool local_first_ = true;
+  void precomputePrivate();
+  bool localStep(const Agent& ag) const;
   std::vector<std::vector<int>> access_id_, current_id_;
   void precomputeAccessFeet();
   void clusterFoot(int p, int pc, Foot& own, Foot& spawn) const;

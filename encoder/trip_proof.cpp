@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -3689,6 +3690,7 @@ class PersistentExplorer {
       reducer_.emplace(m_, branches_);
       reducer_->memoEveryKey(opts_.memo_sets);
       reducer_->phaseWindows(opts_.phase_windows);
+      reducer_->localFirst(opts_.local_first);
     }
     if (opts_.symmetry) setSymmetry();
     uint64_t half_walks = 0;  // programs walked looking for the shift below
@@ -3742,6 +3744,7 @@ class PersistentExplorer {
     std::tie(stats_.repairs, stats_.repaired) = expandWithCheckedProviso(
         graph_, m_, per_state, opts_, budget_, edges_, [&](int k, bool full) { expand(k, full); }, por);
     if (std::getenv("CAKE_PERSIST_STATS")) printStats();
+    if (std::getenv("CAKE_PERSIST_PROFILE")) profileStates();
     return graph_.size();
   }
 
@@ -4259,6 +4262,51 @@ class PersistentExplorer {
                static_cast<double>(stats_.taken) / std::max<size_t>(1, graph_.size()),
                work().computed - work0_.computed, work().memo_hits - work0_.memo_hits, work().ops - work0_.ops,
                half_.size());
+  }
+
+  // CAKE_PERSIST_PROFILE (diagnostics only, docs/z3.md "Local steps first"):
+  // how many of the explored states stay apart once a part of the state is
+  // forgotten (the atoms only one process accesses, the TMA store groups,
+  // a process's pc), and how many have a local step enabled.
+  void profileStates() const {
+    std::vector<int> owner(static_cast<size_t>(m_.atoms), -1);  // -2: several processes
+    for (int p = 0; p < m_.P; ++p)
+      for (int pc = 0; pc < m_.programSize(p); ++pc)
+        for (const auto& r : m_.atoms_of[p][pc])
+          for (int x = r.a0; x < r.a1; ++x) owner[x] = owner[x] == -1 || owner[x] == p ? p : -2;
+    struct Hash {
+      size_t operator()(const State& s) const { return sim::hashState(s.v.data(), s.v.size()); }
+    };
+    // who: one process or -1 (all); what: 1 its private atoms, 2 its store groups, 4 its pc
+    auto distinct = [&](int who, int what) {
+      std::unordered_set<State, Hash> seen;
+      for (size_t n = 0; n < graph_.size(); ++n) {
+        auto [s, u] = unpack(graph_.state(static_cast<int>(n)));
+        for (int p = 0; p < m_.P; ++p)
+          if ((what & 4) && (who < 0 || p == who)) s.v[m_.off_pc + p] = 0;
+        for (int x = 0; x < m_.atoms && (what & 1); ++x)
+          if (const int t = m_.tracked_of[x]; t >= 0 && owner[x] >= 0 && (who < 0 || owner[x] == who))
+            for (int f = 0; f < sim::kAtomFields; ++f) s.v[sim::atomField(m_, t, static_cast<sim::AtomField>(f))] = 0;
+        if (what & 2) {
+          Async a = sim::decodeAsync(m_, s);
+          for (int p = 0; p < m_.P; ++p)
+            if (who < 0 || p == who) a.of(p, sim::kStore).clear();
+          sim::encodeAsync(m_, s, a);
+        }
+        seen.insert(pack(std::move(s), u));
+      }
+      return seen.size();
+    };
+    size_t local = 0;
+    for (size_t n = 0; n < graph_.size() && reducer_; ++n) {
+      auto [s, u] = unpack(graph_.state(static_cast<int>(n)));
+      local += reducer_->localSteps(s, sim::decodeAsync(m_, s)) > 0;
+    }
+    fmt::print(stderr, "persist-profile: len={} states={} with a local step={} without private atoms={} stores={} both={}\n",
+               len_, graph_.size(), local, distinct(-1, 1), distinct(-1, 2), distinct(-1, 3));
+    for (int p = 0; p < m_.P; ++p)
+      fmt::print(stderr, "persist-profile:   without {}'s private atoms and stores={}, and its pc={}\n",
+                 m_.sys.procs[p].name, distinct(p, 3), distinct(p, 7));
   }
 
   bool blocksShifts(int p, int pc) const {

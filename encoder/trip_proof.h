@@ -116,6 +116,12 @@ struct TripProofOptions {
   // (docs/z3.md "Windows that stop at a wait's own phase"); false: past every
   // wait whose parity can pass (tests compare the two).
   bool phase_windows = true;
+  // Persistent kernels: among the persistent sets the reducer computes, the
+  // seeds whose step is local (its footprint lies in atoms no other process
+  // accesses: a consumer's epilogue into its own staging buffer) are tried
+  // first, so that such a step runs alone before the others move (docs/z3.md
+  // "Local steps first"); false: seeds in process order (tests compare the two).
+  bool local_first = true;
   // Lap induction of a modelled cluster whose CTAs share nothing but the
   // cluster barrier (and that barrier moves by no generation per period):
   // each CTA keeps its own trip count and is shifted a period back on its

@@ -351,7 +351,8 @@ namespace {
 
 // The streamed k-means file's proof with the parameters bound to values
 // its lm.assume facts allow (K a multiple of 128, D = 128).
-encoder::ModelCheckResult proveKmeans(const ir::Schedule& s, uint64_t work, bool symmetry, bool phase_windows = true) {
+encoder::ModelCheckResult proveKmeans(const ir::Schedule& s, uint64_t work, bool symmetry, bool phase_windows = true,
+                                      bool local_first = true) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) {
     const std::string& n = s.params[p].name;
@@ -361,6 +362,7 @@ encoder::ModelCheckResult proveKmeans(const ir::Schedule& s, uint64_t work, bool
   o.work = work;
   o.symmetry = symmetry;
   o.phase_windows = phase_windows;
+  o.local_first = local_first;
   o.timeout_ms = cake::testing::kNoWallClockMs;
   o.rlimit = cake::testing::kQueryRlimit;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
@@ -469,6 +471,33 @@ TEST(ProofBudget, InterchangeableProcessesWithPrivateStages) {
       {"            lm.fence_proxy()\n", ""},
       // one consumer's release frees the slot the other still reads
       {"init_count=2, pipeline=pipe", "init_count=1, pipeline=pipe"},
+  };
+  expectEditsNotProved(text, edits, [](const ir::Schedule& b) { return proveKmeans(b, 0, true); });
+}
+
+// The persistent GEMM's consumers stage their epilogue in shared memory
+// no other process accesses: the copies, fences, TMA stores and their
+// commits and waits there are *local* steps, tried first as seeds of the
+// reducer's persistent sets (docs/z3.md "Local steps first"). The same
+// verdict with less work; broken forms whose bug lies in those local steps
+// (or next to them) are not proved.
+TEST(ProofBudget, LocalStepsFirst) {
+  const std::string text = cake::testing::corpusText("corpus/gemm/sm90_persistent_ws.cake");
+  ASSERT_FALSE(text.empty());
+  auto mod = compileText(text);
+  ASSERT_TRUE(mod);
+  encoder::ModelCheckResult first = proveKmeans(mod->schedules.at(0), 0, true);
+  encoder::ModelCheckResult plain = proveKmeans(mod->schedules.at(0), 0, true, true, false);
+  ASSERT_EQ(first.outcome, encoder::Outcome::Proved) << first.detail;
+  ASSERT_EQ(plain.outcome, encoder::Outcome::Proved) << plain.detail;
+  EXPECT_LT(workOf(first.engine), workOf(plain.engine));
+  std::cout << "[ sm90_persistent_ws: " << first.states << " states / " << workOf(first.engine)
+            << " units with local steps first, " << plain.states << " / " << workOf(plain.engine) << " without ]\n";
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      // the store reads the staged tile before the generic writes are fenced
+      {"            lm.fence_proxy()\n", ""},
+      // one staging slot per instance: the store of the tile before may still read it
+      {"s = 2 * lm.instance() + t % 2", "s = 2 * lm.instance()"},
   };
   expectEditsNotProved(text, edits, [](const ir::Schedule& b) { return proveKmeans(b, 0, true); });
 }
