@@ -1475,3 +1475,63 @@ TEST(TripProofGaps, ReadBackKeepsTheGenerationsInStep) {
       corpusText(dir + "join_before_sync.cake"),
       [](const ir::Schedule& s) { return violatedAt(s, {{"n_calls", 2}}); }, "the join before the barrier");
 }
+
+// docs/z3.md "Private generations" (read generations no rule reads): one
+// instance writes a table once, then every instance reads it in a loop
+// paced by a named barrier. The writer's own reads count their returns to
+// the slot (one lap per iteration) while the other instance's are capped at
+// the one lap written, so the view had two generation deltas per period and
+// no steady period was found; a read of bytes no *other* process writes has
+// a generation nothing compares (sim::staleWrite: its own data is never
+// stale), and the second try with those set to 0 proves it. The table
+// rewritten every iteration (one delta everywhere) is proved as before, and
+// the broken variants are not.
+TEST(TripProofGaps, TableWrittenOnceAndReadEveryIterationIsProved) {
+  using cake::testing::replace;
+  const std::string text = R"(
+@cake.schedule(target="sm_80")
+def table_read_every_iteration(lm, Out: LM.gmem, K: LM.i32):
+    lm.assume(K >= 1)
+    pool  = lm.smem(1024)
+    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
+    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        if w == 0:
+            lm.fill(v, 1)
+            lm.copy(tab[0], v)
+        lm.sync(cta)
+        for k in lm.range(0, K):
+            lm.copy(v, tab[0])
+            lm.copy(Out, v, coords=(k, 64 * w))
+            lm.sync(cta)
+)";
+  // the table as written, and rewritten by its writer in every iteration
+  // between two barriers (one generation delta: proved before the change too)
+  const std::string rewritten =
+      replace(text, "            lm.copy(v, tab[0])\n",
+              "            if w == 0:\n                lm.copy(tab[0], v)\n            lm.sync(cta)\n"
+              "            lm.copy(v, tab[0])\n");
+  for (const std::string* good : {&text, &rewritten}) {
+    auto mod = cake::testing::compile(*good);
+    ASSERT_FALSE(mod.schedules.empty());
+    auto r = proveGap(mod.schedules[0]);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail << "\n" << *good;
+  }
+
+  struct Bug { const char* what; std::string text; };
+  const std::vector<Bug> bugs = {
+      // the other instance reads the table before it is written
+      {"no barrier after the table's write", replace(text, "        lm.sync(cta)\n        for k", "        for k")},
+      // the writer rewrites it while the other instance may still read it
+      {"rewritten before the pacing barrier",
+       replace(text, "            lm.sync(cta)\n", "            if w == 0:\n                lm.copy(tab[0], v)\n"
+                                                   "            lm.sync(cta)\n")},
+  };
+  for (const Bug& b : bugs) {
+    ASSERT_NE(b.text, text) << b.what;
+    expectBrokenNotProved(b.text, [](const ir::Schedule& s) { return brokenAtSomeK(s, {1, 2, 3}); }, b.what);
+  }
+}
