@@ -1012,6 +1012,63 @@ void checkLapDeltas(const System& base, const Deltas& d) {
     }
 }
 
+// Sets to 0 the generations of the views whose every access, in all of
+// `group`, is to bytes its own process alone touches (attempt()). A whole
+// view or none: the period's generation delta is one per view, and zeroing
+// some of a view's accesses only would give it two.
+void zeroPrivateGenerations(const std::vector<System*>& group) {
+  const std::set<AccessRange> all = accessRanges(std::vector<const System*>(group.begin(), group.end()));
+  std::set<int> shared;  // views with an access to bytes another process touches
+  for (const System* sys : group)
+    for (size_t p = 0; p < sys->procs.size(); ++p)
+      for (const Instr& in : sys->procs[p].program)
+        for (const Access& a : in.accesses)
+          if (a.view >= 0 && !shared.count(a.view) && !privateTo(all, a, static_cast<int>(p))) shared.insert(a.view);
+  for (System* sys : group)
+    for (Process& proc : sys->procs)
+      for (Instr& in : proc.program)
+        for (Access& a : in.accesses)
+          if (a.view >= 0 && !shared.count(a.view)) a.gen = 0;
+}
+
+// Can findPeriod succeed for this window? Asked of the system for W alone,
+// before the systems for t0..W are built (w.base and w.shape set, nothing
+// else). findPeriod needs some P <= max_period for which every looping
+// process has iteration v + P equal to iteration v shifted at its last
+// iterations, with one set of deltas for all processes, in the system for
+// W after the private generations are zeroed (over every system of the
+// window). Here each process only needs *some* iteration v (up to the
+// loop's full end, which bounds the steady end that findPeriod uses) with
+// deltas of its own, in the system for W with the generations zeroed that
+// are private over that system alone: a superset of the views zeroed over
+// all systems (an access private among more accesses is private among
+// fewer), and a zeroed generation only removes a delta to agree on. So
+// false here means false in findPeriod for this window: a body whose
+// iterations never repeat within 24 (a view written twice an iteration at
+// one index and once at another: its generations move by 2 and by 1)
+// fails at once instead of after building every system of every window.
+bool periodPossible(const Window& w, int max_period) {
+  Window pre;
+  pre.base = w.base;
+  pre.shape = w.shape;
+  zeroPrivateGenerations({&pre.base});
+  for (int64_t P = 1; P <= max_period; ++P) {
+    bool every = true;
+    for (size_t p = 0; p < pre.shape.size() && every; ++p) {
+      const ProcShape& sh = pre.shape[p];
+      if (!sh.loops) continue;
+      bool some = false;
+      for (int64_t v = sh.lo; v + P + 1 <= sh.end && !some; ++v) {
+        Deltas d;
+        some = bodyShifted(pre, p, v, P, d);
+      }
+      every = some;
+    }
+    if (every) return true;
+  }
+  return false;
+}
+
 std::pair<int, int> suffixOf(const Window& w, size_t p, int64_t T) {
   const auto& prog = w.by_trip[static_cast<size_t>(T - w.t0)].procs[p].program;
   return {cutOf(w.shape[p], T), static_cast<int>(prog.size())};
@@ -1946,6 +2003,10 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
   if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
     throw Fail("no role runs the symbolic loop");
+  // The systems for t0..W are built only when W's system alone leaves
+  // findPeriod a chance (docs/z3.md "A period seen in the window's last
+  // system first"): a body with none is not built t0..W times for nothing.
+  if (!periodPossible(w, opts.max_period)) throw WindowTooSmall{};
   for (int64_t T = t0; T <= W; ++T) {
     // a body that grows with T (an inner loop bounded by the loop variable)
     // makes each system larger: the budget holds here too
@@ -1959,24 +2020,11 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   // period from being found (docs/z3.md "Private generations", helper
   // loops3). Every system for T >= t1 beyond the window repeats the
   // window's byte ranges (the period check compares them for equality), so
-  // privacy over the window is privacy in every system. A whole view or
-  // none: the period's generation delta is one per view, and zeroing some
-  // of a view's accesses only would give it two.
+  // privacy over the window is privacy in every system.
   {
     std::vector<System*> group = {&w.base};
     for (System& sys : w.by_trip) group.push_back(&sys);
-    const std::set<AccessRange> all = accessRanges(std::vector<const System*>(group.begin(), group.end()));
-    std::set<int> shared;  // views with an access to bytes another process touches
-    for (const System* sys : group)
-      for (size_t p = 0; p < sys->procs.size(); ++p)
-        for (const Instr& in : sys->procs[p].program)
-          for (const Access& a : in.accesses)
-            if (a.view >= 0 && !shared.count(a.view) && !privateTo(all, a, static_cast<int>(p))) shared.insert(a.view);
-    for (System* sys : group)
-      for (Process& proc : sys->procs)
-        for (Instr& in : proc.program)
-          for (Access& a : in.accesses)
-            if (a.view >= 0 && !shared.count(a.view)) a.gen = 0;
+    zeroPrivateGenerations(group);
   }
   findSteadyOffsets(w);
   if (!findPeriod(w, opts.max_period)) {
