@@ -403,7 +403,7 @@ bool inShard(std::string_view hash, const Shard& shard) {
 
 // =========================================================== observation
 
-Observation observe(const Case& c, const CheckOptions& base) {
+Observation observe(const Case& c, const CheckOptions& base, bool proofs) {
   Observation obs;
   try {
     auto file = ir::makeSourceFile(c.path, c.text);
@@ -422,7 +422,7 @@ Observation observe(const Case& c, const CheckOptions& base) {
     }
     // `cake check`'s proof (its default work budget: deterministic) on the
     // cases that need it; the others stop at the bounded check.
-    const bool proof = base.proof_timeout_ms > 0 || runsProof(c.text);
+    const bool proof = base.proof_timeout_ms > 0 || (proofs ? runsProof(c.text) : wantsProof(c.text));
     std::vector<std::pair<std::string, PropertyVerdict>> verdicts;
     for (const auto& s : module->schedules) {
       CheckOptions opts = base;
@@ -445,6 +445,17 @@ Observation observe(const Case& c, const CheckOptions& base) {
     obs.crash = "unknown exception";
   }
   return obs;
+}
+
+std::map<std::string, std::pair<std::string, std::string>> unprovedInBaseline(const json& baseline) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  if (!baseline.is_object() || !baseline.contains("cases") || !baseline.at("cases").is_object()) return out;
+  for (const auto& [path, b] : baseline.at("cases").items()) {
+    if (!b.is_object() || b.value("outcome", "") != "agree") continue;
+    const std::string kind = b.value("proof", "");
+    if (!kind.empty() && kind != "proved") out[path] = {b.value("hash", ""), kind};
+  }
+  return out;
 }
 
 // =============================================================== records
@@ -1462,6 +1473,28 @@ int runCorpusCommand(const CorpusOptions& opts) {
   // check`'s work budget (observe: runsProof); the known-bad cases stop at
   // the bounded check, which decides them.
   check_opts.proof_timeout_ms = 0;
+  // With a baseline (and none written), a case it records as not proved
+  // keeps that status without running the proof again, as long as its text
+  // is the same (unprovedInBaseline); --all-proofs runs every proof.
+  std::map<std::string, std::pair<std::string, std::string>> unproved;
+  if (opts.baseline && !opts.write_baseline && !opts.all_proofs) {
+    std::string text;
+    if (readFile(*opts.baseline, text)) {
+      try {
+        unproved = unprovedInBaseline(json::parse(text));
+      } catch (const std::exception&) {
+        // finish() reports it
+      }
+    }
+  }
+  auto observer = [&](const Case& c) {
+    auto it = unproved.find(c.path);
+    if (it == unproved.end() || it->second.first != c.hash) return observe(c, check_opts);
+    Observation o = observe(c, check_opts, /*proofs=*/false);
+    if (!o.proof && o.frontend_ok && o.errors.empty() && o.undecided.empty() && o.crash.empty())
+      o.proof = ProofStatus{it->second.second, "not run: the baseline records it as not proved (--all-proofs runs it)"};
+    return o;
+  };
   std::mutex output;
   std::atomic<size_t> written{0};
   std::vector<CaseRecord> fresh;
@@ -1472,7 +1505,7 @@ int runCorpusCommand(const CorpusOptions& opts) {
                         : std::string("no --jsonl file: nothing to resume");
     });
     fresh = runCases(
-        todo, [&](const Case& c) { return observe(c, check_opts); }, opts.jobs,
+        todo, observer, opts.jobs,
         [&](const CaseRecord& r) {
           std::lock_guard<std::mutex> lock(output);
           if (jsonl.is_open()) jsonl << toJson(r).dump() << "\n" << std::flush;

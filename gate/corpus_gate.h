@@ -172,8 +172,16 @@ struct Observation {
 ProofStatus proofStatus(const std::vector<std::pair<std::string, PropertyVerdict>>& sync_verdicts);
 
 // Runs a case's text: compileModule, then checkSchedule on every schedule
-// with the schedule's target. Never throws.
-Observation observe(const Case& c, const CheckOptions& opts);
+// with the schedule's target; the proof too where runsProof says so (only
+// where wantsProof says so without `proofs`). Never throws.
+Observation observe(const Case& c, const CheckOptions& opts, bool proofs = true);
+
+// The cases whose proof a gate run can skip: path -> {content hash, proof
+// kind} of every case the baseline records as agreeing but not proved. Its
+// proof can only improve (a regression is a proved case that is no longer
+// proved), and the misses cost the most (each uses up its budget). Empty
+// when the baseline has none or does not parse.
+std::map<std::string, std::pair<std::string, std::string>> unprovedInBaseline(const nlohmann::json& baseline);
 
 // ---------------------------------------------------------------- records
 
@@ -335,6 +343,10 @@ struct CorpusOptions {
   int mutants = 0;                       // also generate and label this many mutants in the run
   uint64_t seed = 1;                     // for --mutants
   int jobs = 1;                          // worker threads
+  // Run the proof on every known-good case, also those the baseline records
+  // as not proved (skipped otherwise when a baseline is given and none is
+  // written: unprovedInBaseline).
+  bool all_proofs = false;
   // Wall clock of one obligation: only a safety limit (work decides:
   // CheckOptions::bounded_timeout_ms), generous so that a loaded machine
   // does not turn a case unknown.

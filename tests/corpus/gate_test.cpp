@@ -727,6 +727,41 @@ TEST(Command, ExitStatusAndBaseline) {
   EXPECT_EQ(runCorpusCommand(sh), 2);
 }
 
+// A case the baseline records as not proved keeps that status without the
+// proof (it can only improve); --all-proofs runs it, and the new proof is an
+// improvement.
+TEST(Command, BaselineUnprovedCasesSkipTheProofUnlessAllProofs) {
+  fs::path dir = scratch("command-proofs");
+  writeAll(dir / "corpus/good.cake", kGood);
+  CorpusOptions o;
+  o.paths = {(dir / "corpus").string()};
+  o.quiet = true;
+  o.write_baseline = (dir / "baseline.json").string();
+  ASSERT_EQ(runCorpusCommand(o), 0);
+  auto base = nlohmann::json::parse(readText(dir / "baseline.json"));
+  auto& entry = base["cases"].begin().value();
+  ASSERT_EQ(entry["proof"], "proved");
+  entry["proof"] = "work-budget";
+  writeAll(dir / "baseline.json", base.dump(2));
+
+  CorpusOptions b = o;
+  b.write_baseline.reset();
+  b.baseline = (dir / "baseline.json").string();
+  b.json = (dir / "r.json").string();
+  EXPECT_EQ(runCorpusCommand(b), 0);
+  auto j = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_EQ(j["cases"][0]["proof"], "work-budget");
+  EXPECT_NE(j["cases"][0]["proof_detail"].get<std::string>().find("not run"), std::string::npos);
+  EXPECT_TRUE(j["baseline"]["proof_improvements"].empty());
+
+  b.all_proofs = true;
+  EXPECT_EQ(runCorpusCommand(b), 0);
+  j = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_EQ(j["cases"][0]["proof"], "proved");
+  ASSERT_EQ(j["baseline"]["proof_improvements"].size(), 1u);
+  EXPECT_EQ(j["baseline"]["proof_improvements"][0]["was"], "work-budget");
+}
+
 TEST(Command, GeneratedMutantsAreLabelledShardedAndChecked) {
   fs::path dir = scratch("command-mutants");
   writeAll(dir / "corpus/ws4.cake", cake::test::kWs4);
