@@ -458,6 +458,18 @@ Report proofRun(const std::vector<std::pair<std::string, std::string>>& cases) {
   return buildReport(runCases(cs, proofObserve, 1, nullptr, false));
 }
 
+// c/g.cake proved in the baseline, and now observed with `marker`; the
+// report compared with that baseline.
+Report provedThen(const std::string& marker) {
+  nlohmann::json base = makeBaseline(proofRun({{"c/g.cake", "# expect: pass\nPROOF-PROVED\n"}}));
+  EXPECT_EQ(base["cases"]["c/g.cake"]["proof"], "proved");
+  Report now = proofRun({{"c/g.cake", "# expect: pass\n" + marker + "\n"}});
+  EXPECT_EQ(now.total.agree, 1);   // the verdict is the same: only the proof differs
+  compareBaseline(now, base);
+  EXPECT_TRUE(now.regressions.empty());
+  return now;
+}
+
 }  // namespace
 
 // The baseline records each known-good case's proof; a known-bad case has none.
@@ -486,12 +498,7 @@ TEST(Proofs, BaselineRecordsTheProofOfKnownGoodCases) {
 // work budget): a regression that fails the gate and names the case, the
 // old and the new status and the reason.
 TEST(Proofs, LostProofForTheWorkBudgetIsARegression) {
-  nlohmann::json base = makeBaseline(proofRun({{"c/g.cake", "# expect: pass\nPROOF-PROVED\n"}}));
-  ASSERT_EQ(base["cases"]["c/g.cake"]["proof"], "proved");
-  Report now = proofRun({{"c/g.cake", "# expect: pass\nPROOF-WORK\n"}});
-  ASSERT_EQ(now.total.agree, 1);   // the verdict is the same: only the proof is lost
-  compareBaseline(now, base);
-  EXPECT_TRUE(now.regressions.empty());
+  Report now = provedThen("PROOF-WORK");
   ASSERT_EQ(now.proof_regressions.size(), 1u);
   EXPECT_EQ(now.proof_regressions[0].path, "c/g.cake");
   EXPECT_EQ(now.proof_regressions[0].was, "proved");
@@ -510,9 +517,7 @@ TEST(Proofs, LostProofForTheWorkBudgetIsARegression) {
 // The same for the wall-clock safety limit (a loaded machine): a warning,
 // the gate passes.
 TEST(Proofs, LostProofForTheWallClockIsAWarning) {
-  nlohmann::json base = makeBaseline(proofRun({{"c/g.cake", "# expect: pass\nPROOF-PROVED\n"}}));
-  Report now = proofRun({{"c/g.cake", "# expect: pass\nPROOF-WALL\n"}});
-  compareBaseline(now, base);
+  Report now = provedThen("PROOF-WALL");
   EXPECT_TRUE(now.proof_regressions.empty());
   ASSERT_EQ(now.proof_warnings.size(), 1u);
   EXPECT_EQ(now.proof_warnings[0].now, "time-limit");
@@ -696,14 +701,25 @@ TEST(Command, ResumeSkipsRecordedCases) {
   EXPECT_EQ(deterministic(dir / "full.json").dump(), deterministic(dir / "resumed.json").dump());
 }
 
-TEST(Command, ExitStatusAndBaseline) {
-  fs::path dir = scratch("command-exit");
+namespace {
+
+// dir/corpus/good.cake (kGood) and its baseline, dir/baseline.json, written
+// by the command; returns the options that wrote it.
+CorpusOptions writeGoodBaseline(const fs::path& dir) {
   writeAll(dir / "corpus/good.cake", kGood);
   CorpusOptions o;
   o.paths = {(dir / "corpus").string()};
   o.quiet = true;
   o.write_baseline = (dir / "baseline.json").string();
   EXPECT_EQ(runCorpusCommand(o), 0);
+  return o;
+}
+
+}  // namespace
+
+TEST(Command, ExitStatusAndBaseline) {
+  fs::path dir = scratch("command-exit");
+  CorpusOptions o = writeGoodBaseline(dir);
 
   // the same case now claims a rule the checks do not report: an FN, and a regression
   writeAll(dir / "corpus/good.cake", std::string(kGood).replace(0, 14, "# expect: sync.race"));
@@ -732,12 +748,7 @@ TEST(Command, ExitStatusAndBaseline) {
 // improvement.
 TEST(Command, BaselineUnprovedCasesSkipTheProofUnlessAllProofs) {
   fs::path dir = scratch("command-proofs");
-  writeAll(dir / "corpus/good.cake", kGood);
-  CorpusOptions o;
-  o.paths = {(dir / "corpus").string()};
-  o.quiet = true;
-  o.write_baseline = (dir / "baseline.json").string();
-  ASSERT_EQ(runCorpusCommand(o), 0);
+  CorpusOptions o = writeGoodBaseline(dir);
   auto base = nlohmann::json::parse(readText(dir / "baseline.json"));
   auto& entry = base["cases"].begin().value();
   ASSERT_EQ(entry["proof"], "proved");
