@@ -32,7 +32,8 @@ void addCorpusCommand(CLI::App& app, int& exit_code) {
   sub->add_option("--json", args->json, "write the report as JSON to FILE");
   sub->add_option("--html", args->html, "write the report as a self-contained HTML page to FILE");
   sub->add_option("--baseline", args->baseline, "compare with a baseline (corpus/baseline.json): a case that agreed "
-                                                "there and does not now is a regression");
+                                                "there and does not now is a regression, and so is a known-good case "
+                                                "proved there and not now (the wall-clock limit only warns)");
   sub->add_option("--write-baseline", args->write_baseline, "write the outcomes of this run as a baseline to FILE");
   sub->add_option("--resume", args->resume, "skip cases whose content hash has a record in this JSONL file "
                                             "(with --jsonl on the same file: append to it)");
@@ -42,6 +43,9 @@ void addCorpusCommand(CLI::App& app, int& exit_code) {
                   "same at any load: cake check --bounded-timeout, --proof-timeout); past it the case is unknown "
                   "(default 120000)");
   sub->add_option("--max-listed", args->run.max_listed, "cases listed per section of the text report (default 50)");
+  sub->add_flag("--all-proofs", args->run.all_proofs,
+                "run the proof on every known-good case, also on those --baseline records as not proved (skipped "
+                "otherwise: their proof can only improve)");
   sub->add_flag("-q,--quiet", args->run.quiet, "no text report on stdout");
   sub->add_flag("--no-progress", args->no_progress, "no progress line on stderr (it only shows on a terminal)");
   sub->add_flag("--merge", args->merge_flag, "treat the positional arguments as JSONL files and merge them "

@@ -281,6 +281,41 @@ bool wantsProof(std::string_view text) {
   return false;
 }
 
+bool runsProof(std::string_view text) { return wantsProof(text) || parseExpectations(text).pass; }
+
+// ================================================================ proofs
+
+std::string proofKind(std::string_view detail) {
+  auto has = [&](std::string_view s) { return detail.find(s) != std::string_view::npos; };
+  // The wall clock first: a proof it cut may give any other reason on the
+  // way out (a query cut short reads as "not shown"), so none is trusted.
+  // The texts are encoder/proof_budget.cpp's ProofBudget::exhausted(),
+  // encoder/trip_proof.cpp's state cap and steady-period search, and
+  // checks/model_check.cpp's prove().
+  if (has("wall-clock safety limit")) return "time-limit";
+  if (has("work budget of")) return "work-budget";
+  if (has("state cap of")) return "state-cap";
+  if (has("no steady period")) return "no-steady-period";
+  if (has("which no parameter values allowed by the lm.assume facts give")) return "outside-assumptions";
+  if (has("proof: unknown (")) return "refused-shape";
+  return "not-run";
+}
+
+bool deterministicProofMiss(std::string_view kind) { return kind != "time-limit"; }
+
+ProofStatus proofStatus(const std::vector<std::pair<std::string, PropertyVerdict>>& verdicts) {
+  ProofStatus first, det;
+  for (const auto& [schedule, v] : verdicts) {
+    if (v.kind != VerdictKind::Checked) continue;
+    ProofStatus miss{proofKind(v.detail), fmt::format("{}: {}: checked: {}", schedule, v.property, v.detail)};
+    if (first.kind.empty()) first = miss;
+    if (det.kind.empty() && deterministicProofMiss(miss.kind)) det = miss;
+  }
+  if (!det.kind.empty()) return det;
+  if (!first.kind.empty()) return first;
+  return {"proved", ""};
+}
+
 std::optional<MutantHeader> parseMutantHeader(std::string_view text) {
   MutantHeader h;
   bool any = false;
@@ -368,7 +403,7 @@ bool inShard(std::string_view hash, const Shard& shard) {
 
 // =========================================================== observation
 
-Observation observe(const Case& c, const CheckOptions& base) {
+Observation observe(const Case& c, const CheckOptions& base, bool proofs) {
   Observation obs;
   try {
     auto file = ir::makeSourceFile(c.path, c.text);
@@ -385,24 +420,42 @@ Observation observe(const Case& c, const CheckOptions& base) {
         obs.frontend_errors.push_back({"syntax.error", 0, "the front end failed without a finding"});
       return obs;
     }
+    // `cake check`'s proof (its default work budget: deterministic) on the
+    // cases that need it; the others stop at the bounded check.
+    const bool proof = base.proof_timeout_ms > 0 || (proofs ? runsProof(c.text) : wantsProof(c.text));
+    std::vector<std::pair<std::string, PropertyVerdict>> verdicts;
     for (const auto& s : module->schedules) {
       CheckOptions opts = base;
       opts.target = s.target != ir::Target::Unspecified ? s.target : fe.target_override;
-      if (wantsProof(c.text)) opts.proof_timeout_ms = CheckOptions{}.proof_timeout_ms;
+      if (proof && opts.proof_timeout_ms == 0) opts.proof_timeout_ms = CheckOptions{}.proof_timeout_ms;
       CheckResult r = checkSchedule(s, opts);
       for (const auto& f : r.findings)
         if (f.severity == ir::Severity::Error) obs.errors.push_back({f.rule, f.range.line, f.message});
-      for (const auto& v : r.verdicts)
+      for (const auto& v : r.verdicts) {
         if (v.kind == VerdictKind::Unknown || v.kind == VerdictKind::Error)
           obs.undecided.push_back(fmt::format("{}: {}: {}{}", s.name, v.property, verdictName(v.kind),
                                               v.detail.empty() ? "" : " (" + v.detail + ")"));
+        verdicts.emplace_back(s.name, v);
+      }
     }
+    if (proof && obs.errors.empty() && obs.undecided.empty()) obs.proof = proofStatus(verdicts);
   } catch (const std::exception& e) {
     obs.crash = e.what();
   } catch (...) {
     obs.crash = "unknown exception";
   }
   return obs;
+}
+
+std::map<std::string, std::pair<std::string, std::string>> unprovedInBaseline(const json& baseline) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  if (!baseline.is_object() || !baseline.contains("cases") || !baseline.at("cases").is_object()) return out;
+  for (const auto& [path, b] : baseline.at("cases").items()) {
+    if (!b.is_object() || b.value("outcome", "") != "agree") continue;
+    const std::string kind = b.value("proof", "");
+    if (!kind.empty() && kind != "proved") out[path] = {b.value("hash", ""), kind};
+  }
+  return out;
 }
 
 // =============================================================== records
@@ -444,6 +497,10 @@ json toJson(const CaseRecord& r, bool with_time) {
   for (const auto& x : r.reported) rep.push_back({{"rule", x.rule}, {"line", x.line}, {"message", x.message}});
   j["reported"] = rep;
   if (!r.undecided.empty()) j["undecided"] = r.undecided;
+  if (!r.proof.kind.empty()) {
+    j["proof"] = r.proof.kind;
+    if (!r.proof.detail.empty()) j["proof_detail"] = r.proof.detail;
+  }
   if (with_time) j["time_ms"] = std::round(r.time_ms * 1000.0) / 1000.0;
   return j;
 }
@@ -465,6 +522,7 @@ CaseRecord recordFromJson(const json& j) {
   for (const auto& x : j.at("reported"))
     r.reported.push_back({x.at("rule").get<std::string>(), x.value("line", 0), x.value("message", "")});
   if (j.contains("undecided")) r.undecided = j.at("undecided").get<std::vector<std::string>>();
+  r.proof = {j.value("proof", ""), j.value("proof_detail", "")};
   r.time_ms = j.value("time_ms", 0.0);
   return r;
 }
@@ -555,6 +613,7 @@ CaseRecord judge(const Case& c, const Observation& obs, double time_ms) {
       r.reason = "undecided: " + r.undecided.front();
     } else {
       r.outcome = Outcome::Agree;
+      if (obs.proof) r.proof = *obs.proof;
     }
     return r;
   }
@@ -646,6 +705,10 @@ Report buildReport(std::vector<CaseRecord> records) {
     rep.by_kind[r.kind].add(r.outcome);
     times.push_back(r.time_ms);
     rep.total_ms += r.time_ms;
+    if (!r.proof.kind.empty()) {
+      ++rep.proofs[r.proof.kind];
+      ++rep.proofs_by_kind[r.kind][r.proof.kind];
+    }
     if (r.outcome == Outcome::Invalid) continue;
     const auto rows = rowLabels(r);
     for (const auto& row : rows) {
@@ -686,8 +749,34 @@ json tallyJson(const Tally& t) {
 
 json regressionsJson(const std::vector<Regression>& v) {
   json a = json::array();
-  for (const auto& x : v) a.push_back({{"path", x.path}, {"was", x.was}, {"now", x.now}});
+  for (const auto& x : v) {
+    json e = {{"path", x.path}, {"was", x.was}, {"now", x.now}};
+    if (!x.detail.empty()) e["detail"] = x.detail;
+    a.push_back(std::move(e));
+  }
   return a;
+}
+
+int provedOf(const ProofCounts& c) {
+  auto it = c.find("proved");
+  return it == c.end() ? 0 : it->second;
+}
+
+int casesOf(const ProofCounts& c) {
+  int n = 0;
+  for (const auto& [k, v] : c) n += v;
+  return n;
+}
+
+// "2 work-budget, 1 state-cap" (the misses, most first).
+std::string missesText(const ProofCounts& c) {
+  std::vector<std::pair<int, std::string>> v;
+  for (const auto& [k, n] : c)
+    if (k != "proved") v.emplace_back(-n, k);
+  std::sort(v.begin(), v.end());
+  std::string out;
+  for (const auto& [n, k] : v) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", -n, k);
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace
@@ -710,9 +799,17 @@ json reportJson(const Report& r, bool deterministic) {
   json conf = json::object();
   for (const auto& [row, cols] : r.confusion) conf[row] = cols;
   j["confusion"] = conf;
+  if (!r.proofs.empty()) {
+    json by = json::object();
+    for (const auto& [k, c] : r.proofs_by_kind) by[k] = c;
+    j["proofs"] = {{"total", r.proofs}, {"by_kind", by}};
+  }
   if (r.baseline_checked) {
     j["baseline"] = {{"regressions", regressionsJson(r.regressions)},
-                     {"improvements", regressionsJson(r.improvements)}};
+                     {"improvements", regressionsJson(r.improvements)},
+                     {"proof_regressions", regressionsJson(r.proof_regressions)},
+                     {"proof_warnings", regressionsJson(r.proof_warnings)},
+                     {"proof_improvements", regressionsJson(r.proof_improvements)}};
   }
   if (!r.notes.empty()) j["notes"] = r.notes;
   json cases = json::array();
@@ -779,6 +876,13 @@ std::string renderTextReport(const Report& r, bool with_timings, int max_listed)
       out += fmt::format("  {:<8} {} cases: {} agree, {} FP, {} FN, {} unknown, {} unsupported\n", k + ":", t.cases,
                          t.agree, t.fp, t.fn, t.unknown, t.unsupported);
   }
+  if (!r.proofs.empty()) {
+    out += fmt::format("proofs: {} of {} known-good cases proved (not proved: {})\n", provedOf(r.proofs),
+                       casesOf(r.proofs), missesText(r.proofs));
+    if (r.proofs_by_kind.size() > 1)
+      for (const auto& [k, c] : r.proofs_by_kind)
+        out += fmt::format("  {:<8} {} of {} proved\n", k + ":", provedOf(c), casesOf(c));
+  }
   if (with_timings)
     out += fmt::format("check time per case: median {}, p95 {}, max {} (total {})\n", fmtMs(r.median_ms),
                        fmtMs(r.p95_ms), fmtMs(r.max_ms), fmtMs(r.total_ms));
@@ -821,6 +925,16 @@ std::string renderTextReport(const Report& r, bool with_timings, int max_listed)
                        r.improvements.size());
     for (const auto& x : r.regressions) out += fmt::format("  regression {}: {} -> {}\n", x.path, x.was, x.now);
     for (const auto& x : r.improvements) out += fmt::format("  improvement {}: {} -> {}\n", x.path, x.was, x.now);
+    out += fmt::format("proofs against the baseline: {} regressions, {} warnings (wall-clock limit), {} improvements\n",
+                       r.proof_regressions.size(), r.proof_warnings.size(), r.proof_improvements.size());
+    for (const auto& x : r.proof_regressions)
+      out += fmt::format("  proof regression {}: {} -> {} ({})\n", x.path, x.was, x.now, x.detail);
+    for (const auto& x : r.proof_warnings)
+      out += fmt::format("  proof warning {}: {} -> {}, the wall-clock safety limit (the machine's load; not a "
+                         "failure) ({})\n",
+                         x.path, x.was, x.now, x.detail);
+    for (const auto& x : r.proof_improvements)
+      out += fmt::format("  proof improvement {}: {} -> {}\n", x.path, x.was, x.now);
   }
   for (const auto& n : r.notes) out += fmt::format("note: {}\n", n);
   std::vector<std::string> why;
@@ -828,6 +942,7 @@ std::string renderTextReport(const Report& r, bool with_timings, int max_listed)
   if (r.total.fn) why.push_back(fmt::format("{} false negatives", r.total.fn));
   if (r.total.invalid) why.push_back(fmt::format("{} invalid cases", r.total.invalid));
   if (!r.regressions.empty()) why.push_back(fmt::format("{} regressions", r.regressions.size()));
+  if (!r.proof_regressions.empty()) why.push_back(fmt::format("{} proof regressions", r.proof_regressions.size()));
   if (r.incomplete) why.push_back("an incomplete merge");
   out += r.gateFailed() ? fmt::format("\ngate: FAIL ({})\n", fmt::join(why, ", ")) : "\ngate: pass\n";
   return out;
@@ -860,6 +975,15 @@ tr.unsupported td{background:#eef}td.diag{background:#e6f4e6}code{font-size:12px
   h += "</table>\n";
   h += fmt::format("<p>Check time per case: median {}, p95 {}, max {}, total {}.</p>\n", fmtMs(r.median_ms),
                    fmtMs(r.p95_ms), fmtMs(r.max_ms), fmtMs(r.total_ms));
+  if (!r.proofs.empty()) {
+    h += "<h2>Proofs (known-good cases that agree)</h2>\n<table><tr><th class=l>kind</th><th>cases</th>"
+         "<th>proved</th><th class=l>not proved</th></tr>\n";
+    for (const auto& [k, c] : r.proofs_by_kind)
+      h += fmt::format("<tr><td class=l>{}</td><td>{}</td><td>{}</td><td class=l>{}</td></tr>\n", htmlEscape(k),
+                       casesOf(c), provedOf(c), htmlEscape(missesText(c)));
+    h += fmt::format("<tr><td class=l>total</td><td>{}</td><td>{}</td><td class=l>{}</td></tr>\n</table>\n",
+                     casesOf(r.proofs), provedOf(r.proofs), htmlEscape(missesText(r.proofs)));
+  }
 
   h += "<h2>Per rule</h2>\n<table><tr><th class=l>rule</th><th>expected</th><th>agreed</th><th>accepted</th>"
        "<th>wrong</th><th>unknown</th><th>unsupported</th><th>spurious</th></tr>\n";
@@ -898,6 +1022,20 @@ tr.unsupported td{background:#eef}td.diag{background:#e6f4e6}code{font-size:12px
                            htmlEscape(x.path), htmlEscape(x.was), htmlEscape(x.now));
       h += "</table>\n";
     }
+    h += fmt::format("<p>Proofs: {} regressions, {} warnings (wall-clock limit), {} improvements.</p>\n",
+                     r.proof_regressions.size(), r.proof_warnings.size(), r.proof_improvements.size());
+    if (!r.proof_regressions.empty() || !r.proof_warnings.empty() || !r.proof_improvements.empty()) {
+      h += "<table><tr><th class=l>case</th><th class=l></th><th class=l>was</th><th class=l>now</th>"
+           "<th class=l>why</th></tr>\n";
+      const std::pair<const char*, const std::vector<Regression>*> lists[] = {
+          {"regression", &r.proof_regressions}, {"warning", &r.proof_warnings}, {"improvement", &r.proof_improvements}};
+      for (const auto& [what, v] : lists)
+        for (const auto& x : *v)
+          h += fmt::format("<tr><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td>"
+                           "<td class=l>{}</td></tr>\n",
+                           htmlEscape(x.path), what, htmlEscape(x.was), htmlEscape(x.now), htmlEscape(x.detail));
+      h += "</table>\n";
+    }
   }
   for (const auto& n : r.notes) h += "<p>Note: " + htmlEscape(n) + "</p>\n";
 
@@ -927,8 +1065,10 @@ tr.unsupported td{background:#eef}td.diag{background:#e6f4e6}code{font-size:12px
 
 json makeBaseline(const Report& r) {
   json cases = json::object();
-  for (const auto& c : r.cases)
+  for (const auto& c : r.cases) {
     cases[c.path] = {{"hash", c.hash}, {"expect", c.expect.label()}, {"outcome", outcomeName(c.outcome)}};
+    if (!c.proof.kind.empty()) cases[c.path]["proof"] = c.proof.kind;
+  }
   return {{"format", 1}, {"tool", "cake corpus"}, {"cases", cases}};
 }
 
@@ -936,6 +1076,9 @@ void compareBaseline(Report& r, const json& baseline, const std::function<bool(c
   r.baseline_checked = true;
   r.regressions.clear();
   r.improvements.clear();
+  r.proof_regressions.clear();
+  r.proof_warnings.clear();
+  r.proof_improvements.clear();
   std::map<std::string, const CaseRecord*> now;
   for (const auto& c : r.cases) now[c.path] = &c;
   if (!baseline.contains("cases") || !baseline.at("cases").is_object()) return;
@@ -946,6 +1089,15 @@ void compareBaseline(Report& r, const json& baseline, const std::function<bool(c
     const std::string cur = it == now.end() ? "missing" : std::string(outcomeName(it->second->outcome));
     if (was == "agree" && cur != "agree") r.regressions.push_back({path, was, cur});
     else if (was != "agree" && cur == "agree") r.improvements.push_back({path, was, cur});
+    // Proofs: only where the proof ran now (a case that no longer agrees
+    // is a regression above).
+    if (it == now.end() || it->second->proof.kind.empty()) continue;
+    const ProofStatus& p = it->second->proof;
+    const std::string was_proof = b.value("proof", "none");
+    if (was_proof == "proved" && p.kind != "proved")
+      (deterministicProofMiss(p.kind) ? r.proof_regressions : r.proof_warnings).push_back({path, was_proof, p.kind, p.detail});
+    else if (was_proof != "proved" && p.kind == "proved")
+      r.proof_improvements.push_back({path, was_proof, p.kind, ""});
   }
 }
 
@@ -1315,11 +1467,34 @@ int runCorpusCommand(const CorpusOptions& opts) {
 
   CheckOptions check_opts;
   check_opts.timeout_ms = opts.timeout_ms;
-  // The gate judges findings; the proof for every trip count mostly turns
-  // "checked" into "proved", so it is left to `cake check` (and measured by
-  // bench/check_times) to keep the gate fast, except for the cases marked
-  // `# check: proof` (a violation only the proof meets).
+  // The proof for every trip count runs on the known-good cases (is each
+  // still proved? compared with the baseline) and on the cases marked
+  // `# check: proof` (a violation only the proof meets), with `cake
+  // check`'s work budget (observe: runsProof); the known-bad cases stop at
+  // the bounded check, which decides them.
   check_opts.proof_timeout_ms = 0;
+  // With a baseline (and none written), a case it records as not proved
+  // keeps that status without running the proof again, as long as its text
+  // is the same (unprovedInBaseline); --all-proofs runs every proof.
+  std::map<std::string, std::pair<std::string, std::string>> unproved;
+  if (opts.baseline && !opts.write_baseline && !opts.all_proofs) {
+    std::string text;
+    if (readFile(*opts.baseline, text)) {
+      try {
+        unproved = unprovedInBaseline(json::parse(text));
+      } catch (const std::exception&) {
+        // finish() reports it
+      }
+    }
+  }
+  auto observer = [&](const Case& c) {
+    auto it = unproved.find(c.path);
+    if (it == unproved.end() || it->second.first != c.hash) return observe(c, check_opts);
+    Observation o = observe(c, check_opts, /*proofs=*/false);
+    if (!o.proof && o.frontend_ok && o.errors.empty() && o.undecided.empty() && o.crash.empty())
+      o.proof = ProofStatus{it->second.second, "not run: the baseline records it as not proved (--all-proofs runs it)"};
+    return o;
+  };
   std::mutex output;
   std::atomic<size_t> written{0};
   std::vector<CaseRecord> fresh;
@@ -1330,7 +1505,7 @@ int runCorpusCommand(const CorpusOptions& opts) {
                         : std::string("no --jsonl file: nothing to resume");
     });
     fresh = runCases(
-        todo, [&](const Case& c) { return observe(c, check_opts); }, opts.jobs,
+        todo, observer, opts.jobs,
         [&](const CaseRecord& r) {
           std::lock_guard<std::mutex> lock(output);
           if (jsonl.is_open()) jsonl << toJson(r).dump() << "\n" << std::flush;

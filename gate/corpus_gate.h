@@ -71,9 +71,39 @@ ir::FrontendOptions frontendOptionsFor(std::string_view text);
 
 // `# check: proof`: the gate checks the case as `cake check` does by
 // default, the proof for every trip count included (which can find a
-// violation the covering values miss); other cases skip the proof to keep
-// the gate fast.
+// violation the covering values miss), whatever it expects.
 bool wantsProof(std::string_view text);
+
+// Whether the gate runs the proof for every trip count on a case: every
+// known-good case (`# expect: pass`: is it still *proved*, or only
+// *checked*?) and every case marked `# check: proof`.
+bool runsProof(std::string_view text);
+
+// ------------------------------------------------------------- the proof
+
+// Whether `cake check`'s proof for every trip count settled a known-good
+// case, and if not, the kind of reason (docs/corpus-gate.md "Proofs"):
+//   proved               every schedule's sync verdict is Proved
+//   work-budget          the proof used up its work budget (deterministic)
+//   state-cap            an exploration met its state cap
+//   no-steady-period     no steady period within the unrolled window
+//   outside-assumptions  the proof met a violation only at a trip count that
+//                        no parameter values allowed by lm.assume give
+//   refused-shape        the argument does not take the schedule as written
+//   not-run              no proof reason was given (the proof did not run)
+//   time-limit           the wall-clock safety limit was reached: depends on
+//                        the machine's load, the only kind that is not
+//                        deterministic
+// A sync verdict is "checked" with a detail "<values>; proof: unknown (<why>)".
+// `detail` is the verdict's detail (or several, "; "-joined per schedule).
+std::string proofKind(std::string_view detail);
+// Every kind except time-limit: the same verdict on any machine.
+bool deterministicProofMiss(std::string_view kind);
+
+struct ProofStatus {
+  std::string kind;     // "proved" or a miss kind (above)
+  std::string detail;   // the first not-proved schedule: "<schedule>: <verdict detail>"
+};
 
 // A mutant's header (written by gate/mutate.h): `# mutant: <operator>`,
 // `# original: <path>`, `# line: <n>: <text>`, `# label: <how it was labelled>`.
@@ -131,11 +161,27 @@ struct Observation {
   std::vector<Reported> errors;            // error findings of checkSchedule, all schedules
   std::vector<std::string> undecided;      // "<schedule>: <property>: unknown (<detail>)"
   std::string crash;                       // an exception escaped the checks
+  // The proof's outcome over every schedule, when it ran (runsProof) and no
+  // schedule has an error or an undecided property.
+  std::optional<ProofStatus> proof;
 };
 
+// The proof status of a case from its schedules' sync verdicts: proved
+// when every one is Proved; else the first miss whose kind is
+// deterministic (else the first miss) names the kind.
+ProofStatus proofStatus(const std::vector<std::pair<std::string, PropertyVerdict>>& sync_verdicts);
+
 // Runs a case's text: compileModule, then checkSchedule on every schedule
-// with the schedule's target. Never throws.
-Observation observe(const Case& c, const CheckOptions& opts);
+// with the schedule's target; the proof too where runsProof says so (only
+// where wantsProof says so without `proofs`). Never throws.
+Observation observe(const Case& c, const CheckOptions& opts, bool proofs = true);
+
+// The cases whose proof a gate run can skip: path -> {content hash, proof
+// kind} of every case the baseline records as agreeing but not proved. Its
+// proof can only improve (a regression is a proved case that is no longer
+// proved), and the misses cost the most (each uses up its budget). Empty
+// when the baseline has none or does not parse.
+std::map<std::string, std::pair<std::string, std::string>> unprovedInBaseline(const nlohmann::json& baseline);
 
 // ---------------------------------------------------------------- records
 
@@ -160,6 +206,9 @@ struct CaseRecord {
   std::string reason;                // one line: why this outcome
   std::vector<Reported> reported;    // errors (front end or checks), sorted
   std::vector<std::string> undecided;
+  // Known-good cases that agree: the proof's outcome (proof.kind empty:
+  // not recorded, e.g. a known-bad case).
+  ProofStatus proof;
   double time_ms = 0;                // front end + checks, wall clock
 };
 nlohmann::json toJson(const CaseRecord& r, bool with_time = true);
@@ -187,9 +236,13 @@ struct Tally {
 
 struct Regression {
   std::string path;
-  std::string was;   // outcome in the baseline
-  std::string now;   // outcome now ("missing" if the case is gone)
+  std::string was;   // outcome in the baseline (proofs: its proof kind, "none" if it has none)
+  std::string now;   // outcome now ("missing" if the case is gone; proofs: the proof kind now)
+  std::string detail;  // proofs: why it is not proved now
 };
+
+// Known-good cases per proof kind ("proved", "work-budget", ...).
+using ProofCounts = std::map<std::string, int>;
 
 struct Report {
   std::vector<CaseRecord> cases;                 // sorted by path
@@ -206,13 +259,25 @@ struct Report {
   bool baseline_checked = false;
   std::vector<Regression> regressions;
   std::vector<Regression> improvements;
+  // Proofs against the baseline: a case proved there and not now for a
+  // deterministic reason (fails the gate); the same for the wall-clock
+  // limit (a warning: the load, not the change, may be the cause); a case
+  // proved now and not there (an improvement).
+  std::vector<Regression> proof_regressions;
+  std::vector<Regression> proof_warnings;
+  std::vector<Regression> proof_improvements;
+  // Proof kinds of the known-good cases that agree, in total and per kind
+  // of case ("corpus", "mutant").
+  ProofCounts proofs;
+  std::map<std::string, ProofCounts> proofs_by_kind;
   // Shard bookkeeping of merged runs: shards seen, and whether they cover
   // the whole case set that the runs were started on.
   std::vector<std::string> notes;
   bool incomplete = false;   // a merge that lacks shards or records: the gate cannot pass
 
   bool gateFailed() const {
-    return total.fp > 0 || total.fn > 0 || total.invalid > 0 || !regressions.empty() || incomplete;
+    return total.fp > 0 || total.fn > 0 || total.invalid > 0 || !regressions.empty() || !proof_regressions.empty() ||
+           incomplete;
   }
 };
 
@@ -226,10 +291,15 @@ nlohmann::json reportJson(const Report& r, bool deterministic = false);
 std::string renderTextReport(const Report& r, bool with_timings = true, int max_listed = 50);
 std::string renderHtmlReport(const Report& r);
 
-// corpus/baseline.json: {"version": 1, "cases": {path: {"hash", "expect", "outcome"}}}.
+// corpus/baseline.json: {"format": 1, "tool", "cases": {path: {"expect", "hash", "outcome"[, "proof"]}}}
+// ("proof": the proof kind of a known-good case that agrees).
 nlohmann::json makeBaseline(const Report& r);
 // A case that agreed in the baseline and does not now (or is gone) is a
 // regression; one that did not agree and does now is an improvement.
+// Proofs: a case whose baseline "proof" is "proved" and whose proof now
+// ends for a deterministic reason is a proof regression; for the
+// wall-clock limit, a proof warning; a case proved now whose baseline
+// proof is not "proved" is a proof improvement.
 // `in_scope` (a shard run) limits the comparison to the baseline's paths it
 // accepts; unset: all of them.
 void compareBaseline(Report& r, const nlohmann::json& baseline,
@@ -273,6 +343,10 @@ struct CorpusOptions {
   int mutants = 0;                       // also generate and label this many mutants in the run
   uint64_t seed = 1;                     // for --mutants
   int jobs = 1;                          // worker threads
+  // Run the proof on every known-good case, also those the baseline records
+  // as not proved (skipped otherwise when a baseline is given and none is
+  // written: unprovedInBaseline).
+  bool all_proofs = false;
   // Wall clock of one obligation: only a safety limit (work decides:
   // CheckOptions::bounded_timeout_ms), generous so that a loaded machine
   // does not turn a case unknown.

@@ -394,6 +394,161 @@ TEST(Baseline, RegressionAndImprovement) {
   EXPECT_TRUE(now.gateFailed());
 }
 
+// ----------------------------------------------------------------- proofs
+
+// The reasons `cake check` gives (texts of encoder/proof_budget.cpp,
+// encoder/trip_proof.cpp and checks/model_check.cpp) and their kinds.
+TEST(Proofs, KindOfTheReason) {
+  const std::string values = "K in {1, 64, 65, 128}";
+  EXPECT_EQ(proofKind(values + "; proof: unknown (work budget of 3000000000 units used up)"), "work-budget");
+  EXPECT_EQ(proofKind(values + "; proof: unknown (state cap of 2000000 states exceeded after 12 work units)"),
+            "state-cap");
+  EXPECT_EQ(proofKind(values + "; proof: unknown (no steady period within 128 tiles of 24 K iterations)"),
+            "no-steady-period");
+  EXPECT_EQ(proofKind(values + "; proof: unknown (lap induction meets sync.race at trip count 3, which no parameter "
+                                "values allowed by the lm.assume facts give)"),
+            "outside-assumptions");
+  EXPECT_EQ(proofKind(values + "; proof: unknown (a loop with an else block)"), "refused-shape");
+  EXPECT_EQ(proofKind(values), "not-run");
+  // the wall clock outranks whatever else the cut proof said
+  EXPECT_EQ(proofKind(values + "; proof: unknown (work budget of 3000000000 units used up); wall-clock safety limit "
+                                "of 120.0 s reached after 5 work units (of 3000000000); the machine is loaded or the "
+                                "obligation's --timeout is short"),
+            "time-limit");
+  for (const char* k : {"work-budget", "state-cap", "no-steady-period", "outside-assumptions", "refused-shape", "not-run"})
+    EXPECT_TRUE(deterministicProofMiss(k)) << k;
+  EXPECT_FALSE(deterministicProofMiss("time-limit"));
+}
+
+TEST(Proofs, StatusOfACaseOverItsSchedules) {
+  using V = std::pair<std::string, cake::checks::PropertyVerdict>;
+  using cake::checks::VerdictKind;
+  const cake::checks::PropertyVerdict proved{"sync", VerdictKind::Proved, "lap induction"};
+  const cake::checks::PropertyVerdict wall{"sync", VerdictKind::Checked,
+                                           "K in {1}; proof: unknown (wall-clock safety limit of 1.0 s reached)"};
+  const cake::checks::PropertyVerdict work{"sync", VerdictKind::Checked,
+                                           "K in {1}; proof: unknown (work budget of 5 units used up)"};
+  EXPECT_EQ(proofStatus({V{"a", proved}, V{"b", proved}}).kind, "proved");
+  EXPECT_EQ(proofStatus({V{"a", proved}, V{"b", wall}}).kind, "time-limit");
+  // a deterministic miss in one schedule decides, whatever the wall clock did in another
+  ProofStatus st = proofStatus({V{"a", wall}, V{"b", work}});
+  EXPECT_EQ(st.kind, "work-budget");
+  EXPECT_NE(st.detail.find("b: sync: checked: K in {1}"), std::string::npos) << st.detail;
+}
+
+namespace {
+
+// fakeObserve, with a proof outcome where the text names one:
+// PROOF-PROVED, PROOF-WORK (work budget), PROOF-WALL (wall-clock limit).
+Observation proofObserve(const Case& c) {
+  Observation o = fakeObserve(c);
+  auto has = [&](const char* s) { return c.text.find(s) != std::string::npos; };
+  if (has("PROOF-PROVED")) o.proof = ProofStatus{"proved", ""};
+  if (has("PROOF-WORK"))
+    o.proof = ProofStatus{"work-budget", "g: sync: checked: K in {1, 2}; proof: unknown (work budget of 3 units used up)"};
+  if (has("PROOF-WALL"))
+    o.proof = ProofStatus{"time-limit", "g: sync: checked: K in {1, 2}; proof: unknown (wall-clock safety limit of "
+                                        "120.0 s reached after 2 work units (of 3))"};
+  return o;
+}
+
+Report proofRun(const std::vector<std::pair<std::string, std::string>>& cases) {
+  std::vector<Case> cs;
+  for (const auto& [path, text] : cases) cs.push_back(makeCase(path, text));
+  return buildReport(runCases(cs, proofObserve, 1, nullptr, false));
+}
+
+// c/g.cake proved in the baseline, and now observed with `marker`; the
+// report compared with that baseline.
+Report provedThen(const std::string& marker) {
+  nlohmann::json base = makeBaseline(proofRun({{"c/g.cake", "# expect: pass\nPROOF-PROVED\n"}}));
+  EXPECT_EQ(base["cases"]["c/g.cake"]["proof"], "proved");
+  Report now = proofRun({{"c/g.cake", "# expect: pass\n" + marker + "\n"}});
+  EXPECT_EQ(now.total.agree, 1);   // the verdict is the same: only the proof differs
+  compareBaseline(now, base);
+  EXPECT_TRUE(now.regressions.empty());
+  return now;
+}
+
+}  // namespace
+
+// The baseline records each known-good case's proof; a known-bad case has none.
+TEST(Proofs, BaselineRecordsTheProofOfKnownGoodCases) {
+  Report r = proofRun({{"c/proved.cake", "# expect: pass\nPROOF-PROVED\n"},
+                       {"c/budget.cake", "# expect: pass\nPROOF-WORK\n"},
+                       {"c/bad.cake", "# expect: sync.race\nREPORT-RACE\n"}});
+  nlohmann::json b = makeBaseline(r);
+  EXPECT_EQ(b["cases"]["c/proved.cake"]["proof"], "proved");
+  EXPECT_EQ(b["cases"]["c/budget.cake"]["proof"], "work-budget");
+  EXPECT_FALSE(b["cases"]["c/bad.cake"].contains("proof"));
+  EXPECT_EQ(r.proofs.at("proved"), 1);
+  EXPECT_EQ(r.proofs.at("work-budget"), 1);
+  EXPECT_NE(renderTextReport(r).find("proofs: 1 of 2 known-good cases proved (not proved: 1 work-budget)"),
+            std::string::npos)
+      << renderTextReport(r);
+  // the JSON Lines record keeps it (merge, resume)
+  const CaseRecord& rec = r.cases[1];   // sorted: bad, budget, proved
+  ASSERT_EQ(rec.path, "c/budget.cake");
+  CaseRecord back = recordFromJson(toJson(rec));
+  EXPECT_EQ(back.proof.kind, "work-budget");
+  EXPECT_EQ(back.proof.detail, rec.proof.detail);
+}
+
+// Proved in the baseline, not proved now for a deterministic reason (the
+// work budget): a regression that fails the gate and names the case, the
+// old and the new status and the reason.
+TEST(Proofs, LostProofForTheWorkBudgetIsARegression) {
+  Report now = provedThen("PROOF-WORK");
+  ASSERT_EQ(now.proof_regressions.size(), 1u);
+  EXPECT_EQ(now.proof_regressions[0].path, "c/g.cake");
+  EXPECT_EQ(now.proof_regressions[0].was, "proved");
+  EXPECT_EQ(now.proof_regressions[0].now, "work-budget");
+  EXPECT_TRUE(now.proof_warnings.empty());
+  EXPECT_TRUE(now.gateFailed());
+  const std::string text = renderTextReport(now);
+  EXPECT_NE(text.find("proof regression c/g.cake: proved -> work-budget (g: sync: checked: K in {1, 2}; proof: "
+                      "unknown (work budget of 3 units used up))"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("gate: FAIL (1 proof regressions)"), std::string::npos) << text;
+  EXPECT_EQ(reportJson(now)["baseline"]["proof_regressions"][0]["now"], "work-budget");
+}
+
+// The same for the wall-clock safety limit (a loaded machine): a warning,
+// the gate passes.
+TEST(Proofs, LostProofForTheWallClockIsAWarning) {
+  Report now = provedThen("PROOF-WALL");
+  EXPECT_TRUE(now.proof_regressions.empty());
+  ASSERT_EQ(now.proof_warnings.size(), 1u);
+  EXPECT_EQ(now.proof_warnings[0].now, "time-limit");
+  EXPECT_FALSE(now.gateFailed());
+  const std::string text = renderTextReport(now);
+  EXPECT_NE(text.find("proof warning c/g.cake: proved -> time-limit"), std::string::npos) << text;
+  EXPECT_NE(text.find("gate: pass"), std::string::npos) << text;
+}
+
+// Not proved in the baseline (or no proof recorded), proved now: an
+// improvement, which --write-baseline keeps.
+TEST(Proofs, NewProofIsAnImprovement) {
+  nlohmann::json base = makeBaseline(proofRun({{"c/g.cake", "# expect: pass\nPROOF-WORK\n"},
+                                               {"c/h.cake", "# expect: pass\nPROOF-PROVED\n"}}));
+  base["cases"]["c/h.cake"].erase("proof");   // a baseline from before proofs were recorded
+  Report now = proofRun({{"c/g.cake", "# expect: pass\nPROOF-PROVED\n"},
+                         {"c/h.cake", "# expect: pass\nPROOF-PROVED\n"}});
+  compareBaseline(now, base);
+  EXPECT_TRUE(now.proof_regressions.empty());
+  ASSERT_EQ(now.proof_improvements.size(), 2u);
+  EXPECT_EQ(now.proof_improvements[0].was, "work-budget");
+  EXPECT_EQ(now.proof_improvements[0].now, "proved");
+  EXPECT_EQ(now.proof_improvements[1].was, "none");
+  EXPECT_FALSE(now.gateFailed());
+  EXPECT_NE(renderTextReport(now).find("proof improvement c/g.cake: work-budget -> proved"), std::string::npos);
+  EXPECT_EQ(makeBaseline(now)["cases"]["c/g.cake"]["proof"], "proved");
+  // and compared with the rewritten baseline, nothing is left to report
+  compareBaseline(now, makeBaseline(now));
+  EXPECT_TRUE(now.proof_improvements.empty());
+}
+
 // ------------------------------------------- the command, on real schedules
 
 namespace {
@@ -546,14 +701,25 @@ TEST(Command, ResumeSkipsRecordedCases) {
   EXPECT_EQ(deterministic(dir / "full.json").dump(), deterministic(dir / "resumed.json").dump());
 }
 
-TEST(Command, ExitStatusAndBaseline) {
-  fs::path dir = scratch("command-exit");
+namespace {
+
+// dir/corpus/good.cake (kGood) and its baseline, dir/baseline.json, written
+// by the command; returns the options that wrote it.
+CorpusOptions writeGoodBaseline(const fs::path& dir) {
   writeAll(dir / "corpus/good.cake", kGood);
   CorpusOptions o;
   o.paths = {(dir / "corpus").string()};
   o.quiet = true;
   o.write_baseline = (dir / "baseline.json").string();
   EXPECT_EQ(runCorpusCommand(o), 0);
+  return o;
+}
+
+}  // namespace
+
+TEST(Command, ExitStatusAndBaseline) {
+  fs::path dir = scratch("command-exit");
+  CorpusOptions o = writeGoodBaseline(dir);
 
   // the same case now claims a rule the checks do not report: an FN, and a regression
   writeAll(dir / "corpus/good.cake", std::string(kGood).replace(0, 14, "# expect: sync.race"));
@@ -564,6 +730,9 @@ TEST(Command, ExitStatusAndBaseline) {
   EXPECT_EQ(runCorpusCommand(b), 1);
   auto j = nlohmann::json::parse(readText(dir / "r.json"));
   EXPECT_EQ(j["baseline"]["regressions"].size(), 1u);
+  // the known-good case was proved by `cake check`'s proof, and recorded so
+  auto base = nlohmann::json::parse(readText(dir / "baseline.json"));
+  EXPECT_EQ(base["cases"].begin().value()["proof"], "proved") << base.dump(2);
 
   CorpusOptions bad;
   bad.paths = {(dir / "missing").string()};
@@ -572,6 +741,36 @@ TEST(Command, ExitStatusAndBaseline) {
   CorpusOptions sh = o;
   sh.shard = "3/2";
   EXPECT_EQ(runCorpusCommand(sh), 2);
+}
+
+// A case the baseline records as not proved keeps that status without the
+// proof (it can only improve); --all-proofs runs it, and the new proof is an
+// improvement.
+TEST(Command, BaselineUnprovedCasesSkipTheProofUnlessAllProofs) {
+  fs::path dir = scratch("command-proofs");
+  CorpusOptions o = writeGoodBaseline(dir);
+  auto base = nlohmann::json::parse(readText(dir / "baseline.json"));
+  auto& entry = base["cases"].begin().value();
+  ASSERT_EQ(entry["proof"], "proved");
+  entry["proof"] = "work-budget";
+  writeAll(dir / "baseline.json", base.dump(2));
+
+  CorpusOptions b = o;
+  b.write_baseline.reset();
+  b.baseline = (dir / "baseline.json").string();
+  b.json = (dir / "r.json").string();
+  EXPECT_EQ(runCorpusCommand(b), 0);
+  auto j = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_EQ(j["cases"][0]["proof"], "work-budget");
+  EXPECT_NE(j["cases"][0]["proof_detail"].get<std::string>().find("not run"), std::string::npos);
+  EXPECT_TRUE(j["baseline"]["proof_improvements"].empty());
+
+  b.all_proofs = true;
+  EXPECT_EQ(runCorpusCommand(b), 0);
+  j = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_EQ(j["cases"][0]["proof"], "proved");
+  ASSERT_EQ(j["baseline"]["proof_improvements"].size(), 1u);
+  EXPECT_EQ(j["baseline"]["proof_improvements"][0]["was"], "work-budget");
 }
 
 TEST(Command, GeneratedMutantsAreLabelledShardedAndChecked) {
