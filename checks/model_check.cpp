@@ -3,6 +3,7 @@
 #include "checks/model_check.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <iterator>
@@ -1146,12 +1147,16 @@ class BindingSearch {
   // binding per allowed vector of its guards' outcomes
   // (GoalCollector::guard_outcomes) that no binding so far gives. Z3 is
   // asked for a binding inside the lm.assume facts whose vector differs
-  // from every one seen, with every loop running at least once; its vector
-  // is then seen, and so on until Z3 shows none is left; then once more
-  // without the loops running (vectors that only a loop at 0 trips gives).
-  // Each vector's binding is made small (smallest): the least trip counts
-  // first. The parameters no guard and no trip count reads stay at the
-  // base's. At most kMaxOutcomes outcomes and kMaxCombinations bindings:
+  // from every one seen; its vector is then seen, and so on until Z3 shows
+  // none is left. Each new vector's binding is made small (shrink), with
+  // every loop running where Z3 finds that possible, at the least trip
+  // counts (smallestWitness, where shrinking leaves a loop idle or a trip
+  // count above the base's). A vector counts as seen when a binding so far
+  // gives it, with every loop running or, failing that (no running one is
+  // looked for then: showing none exists can take Z3 seconds on a trip
+  // count divided by the grid), with a loop idle. The parameters no guard
+  // and no trip count reads stay at the base's. At most kMaxOutcomes
+  // outcomes and kMaxCombinations bindings:
   // past them, or where Z3 cannot settle a query, combinationsLeft() says
   // what the values left out (the verdict says it).
   static constexpr size_t kMaxOutcomes = 24;
@@ -1280,46 +1285,49 @@ class BindingSearch {
       combinations_left_ = fmt::format("the combinations of its guards' outcomes past the {} run ({})",
                                        combinations_added_, why);
     };
-    std::set<std::vector<bool>> seen;
-    for (const bool run_loops : {true, false}) {
-      ExprPtr runs = ir::makeConst(1);
-      if (run_loops)
-        for (const ExprPtr& t : c.trips) runs = ir::makeExpr(ExprKind::And, {runs, ir::makeExpr(ExprKind::Ge, {t, ir::makeConst(1)})});
-      ExprPtr cond = runs;
-      for (const Binding& b : out)
-        if (!run_loops || running(b, c))
-          if (auto v = vectorOf(b)) seen.insert(*v);
-      for (const std::vector<bool>& v : seen)
+    // Vectors the bindings so far give: with every loop running, and not.
+    std::set<std::vector<bool>> seen, idle;
+    for (const Binding& b : out)
+      if (auto v = vectorOf(b)) (running(b, c) ? seen : idle).insert(*v);
+    for (const std::vector<bool>& v : seen) idle.erase(v);
+    ExprPtr runs = ir::makeConst(1);
+    for (const ExprPtr& t : c.trips) runs = ir::makeExpr(ExprKind::And, {runs, ir::makeExpr(ExprKind::Ge, {t, ir::makeConst(1)})});
+    ExprPtr cond = ir::makeConst(1);
+    for (const std::vector<bool>& v : seen)
+      cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Not, {vectorExpr(v)})});
+    for (;;) {
+      for (const std::vector<bool>& v : idle)
         cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Not, {vectorExpr(v)})});
-      for (;;) {
-        // A vector left (a plain query)...
-        encoder::BvResult r = prover().witness(cond, premises);
-        if (r.kind == encoder::BvVerdict::Holds) break;
-        if (r.kind != encoder::BvVerdict::Fails) return leave(fmt::format("the solver could not settle the next: {}", r.detail));
-        Binding b = fromModel(r.model, base, c.free, c.dims);
-        auto v = vectorOf(b);
-        if (!v || !assumed(b) || seen.count(*v) || (run_loops && !running(b, c)))
-          return leave(fmt::format("the solver's values {} do not give a new one when evaluated",
-                                   encoder::bindingToString(s_, b)));
-        if (combinations_added_ == kMaxCombinations)
-          return leave(fmt::format("at most {} are added to the values", kMaxCombinations));
-        // ... and a small binding of it: made smaller by evaluation; where
-        // that leaves a trip count above the least one, Z3's least trip
-        // counts (then parameters, grid, block index), made smaller again.
-        b = shrink(b, *v, c);
-        if (run_loops && tripsOf(b, c) != c.least) {
-          encoder::BvResult m = prover().smallestWitness(ir::makeExpr(ExprKind::And, {runs, vectorExpr(*v)}),
-                                                         objectives, premises);
-          if (m.kind == encoder::BvVerdict::Fails) {
-            Binding least = fromModel(m.model, base, c.free, c.dims);
-            if (assumed(least) && vectorOf(least) == v && running(least, c)) b = shrink(least, *v, c);
-          }
+      seen.insert(idle.begin(), idle.end());
+      idle.clear();
+      if (outcomes_.size() < 63 && seen.size() == size_t{1} << outcomes_.size()) break;  // every vector
+      // A vector left (a plain query)...
+      encoder::BvResult r = prover().witness(cond, premises);
+      if (r.kind == encoder::BvVerdict::Holds) break;
+      if (r.kind != encoder::BvVerdict::Fails) return leave(fmt::format("the solver could not settle the next: {}", r.detail));
+      Binding b = fromModel(r.model, base, c.free, c.dims);
+      auto v = vectorOf(b);
+      if (!v || !assumed(b) || seen.count(*v))
+        return leave(fmt::format("the solver's values {} do not give a new one when evaluated",
+                                 encoder::bindingToString(s_, b)));
+      if (combinations_added_ == kMaxCombinations)
+        return leave(fmt::format("at most {} are added to the values", kMaxCombinations));
+      // ... and a small binding of it: made smaller by evaluation; where
+      // that leaves a loop idle or a trip count above the base's, Z3's
+      // least trip counts with every loop running (then parameters, grid,
+      // block index), made smaller again.
+      b = shrink(b, *v, c);
+      if (!running(b, c) || tripsOf(b, c) != c.least) {
+        encoder::BvResult m =
+            prover().smallestWitness(ir::makeExpr(ExprKind::And, {runs, vectorExpr(*v)}), objectives, premises);
+        if (m.kind == encoder::BvVerdict::Fails) {
+          Binding least = fromModel(m.model, base, c.free, c.dims);
+          if (assumed(least) && vectorOf(least) == v && running(least, c)) b = shrink(least, *v, c);
         }
-        seen.insert(*v);
-        out.push_back(b);
-        ++combinations_added_;
-        cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Not, {vectorExpr(*v)})});
       }
+      idle.insert(*v);
+      out.push_back(b);
+      ++combinations_added_;
     }
   }
 

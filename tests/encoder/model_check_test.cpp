@@ -917,6 +917,7 @@ TEST(ModelCheck, ProofWitnessOfOneBlockIsCheckedByTheBoundedCheck) {
 // smallest trip counts (BindingSearch::guardCombinations): block 5 with
 // work is one of them. Its correct twin (block 5 skips the barrier with
 // every warp) stays clean.
+namespace {
 constexpr const char* kBlockStagingKLoop = R"(        b = lm.block_idx(0)
         for k in lm.range(0, K):
             if 128 * b < n:
@@ -934,6 +935,7 @@ std::string blockStagingWithK(const std::string& body) {
   std::string text = cake::testing::replace(std::string(kBlockStagingPrelude), "n: LM.i32):", "n: LM.i32, K: LM.i32):");
   return cake::testing::replace(text, "    lm.assume(n % 32 == 0)\n", "    lm.assume(n % 32 == 0)\n    lm.assume(K >= 1)\n") + body;
 }
+}  // namespace
 
 TEST(ModelCheck, GuardOutcomesAreCombinedUnderASymbolicLoop) {
   auto mod = compile(blockStagingWithK(kBlockStagingKLoop));
