@@ -3,7 +3,6 @@
 #include "checks/model_check.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <iterator>
