@@ -145,6 +145,17 @@ class GoalCollector {
   std::set<std::string> uncovered;
   // Guards whose flips are placed jointly with the trip count.
   std::vector<FlipGoal> flips;
+  // The guards' outcomes whose combinations the covering values take
+  // (BindingSearch::guardCombinations): every `if` condition with a truth
+  // value that reads a parameter, a block index or a grid size and no loop
+  // variable, once per lm.instance() value of the role that tests it when
+  // it reads the instance (the instance then a constant); structurally
+  // equal ones once.
+  std::vector<ExprPtr> guard_outcomes;
+  // A loop bound reads a parameter (a trip-count goal).
+  bool symbolicLoop() const {
+    return std::any_of(goals.begin(), goals.end(), [](const Goal& g) { return g.trip; });
+  }
   int64_t maxStages() const { return *stages_.rbegin(); }
 
  private:
@@ -189,6 +200,7 @@ class GoalCollector {
       } else if (st.kind == Stmt::Kind::If) {
         note(st.cond);
         guard(st.cond);
+        guardOutcome(st.cond);
         if (st.cond) loopGuard(*st.cond, st.range);
         block(st.body);
         block(st.orelse);
@@ -232,6 +244,20 @@ class GoalCollector {
       return;
     }
     for (const ExprPtr& a : c->args) guard(a);
+  }
+
+  static bool isTruthValue(ExprKind k) {
+    return isComparison(k) || k == ExprKind::And || k == ExprKind::Or || k == ExprKind::Not;
+  }
+  void guardOutcome(const ExprPtr& c) {
+    if (!c || !isTruthValue(c->kind) || !dependsOnParams(*c) || dependsOnLoops(*c)) return;
+    const bool per_instance = ir::exprUses(*c, {ExprKind::Instance});
+    for (int i = 0; i < (per_instance ? instances_ : 1); ++i) {
+      ExprPtr e = per_instance ? substituteInstance(c, i) : c;
+      if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(),
+                       [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
+        guard_outcomes.push_back(std::move(e));
+    }
   }
 
   // ---- guards on the variable of a loop with a symbolic bound
@@ -504,9 +530,10 @@ class BindingSearch {
   bool allowed(const Binding& b) const { return assumed(b); }
   // `limits`: Z3's budget for drawing values from the lm.assume domain
   // when the small candidates miss it (all queries together).
-  BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, std::vector<FlipGoal> flips, int64_t max_stages,
-                encoder::Limits limits)
-      : s_(s), goals_(std::move(goals)), flips_(std::move(flips)), max_stages_(max_stages), limits_(limits) {
+  BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, std::vector<FlipGoal> flips,
+                std::vector<ExprPtr> outcomes, int64_t max_stages, encoder::Limits limits)
+      : s_(s), goals_(std::move(goals)), flips_(std::move(flips)), outcomes_(std::move(outcomes)),
+        max_stages_(max_stages), limits_(limits) {
     for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
       if (s.params[p].type == ir::ParamType::I32) ints_.push_back(p);
     // Parameters an lm.assume fact ties together (`lm.assume(M == K)`),
@@ -574,6 +601,7 @@ class BindingSearch {
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
     tiedValues(base1, out);
     placeFlips(base1, out);
+    guardCombinations(base1, out);
     dedupe(out);
     std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
     return out;
@@ -584,6 +612,11 @@ class BindingSearch {
   // Flips of guards that run() could neither place nor show impossible
   // ("file:line:col: the guard `...` ..."; see placeFlips).
   const std::set<std::string>& unplaced() const { return unplaced_; }
+  // What the values left out of the guards' outcome combinations (see
+  // guardCombinations; empty when they take every allowed one).
+  const std::string& combinationsLeft() const { return combinations_left_; }
+  // How many bindings guardCombinations added (for tests and measurements).
+  size_t combinationsAdded() const { return combinations_added_; }
 
   // Parameter values (from `base`, one parameter changed) inside the
   // assumptions that give `e` the value `target`.
@@ -605,6 +638,7 @@ class BindingSearch {
   const ir::Schedule& s_;
   std::vector<Goal> goals_;
   std::vector<FlipGoal> flips_;
+  std::vector<ExprPtr> outcomes_;  // GoalCollector::guard_outcomes
   int64_t max_stages_;
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
@@ -612,6 +646,8 @@ class BindingSearch {
   std::map<int, std::set<int>> ties_;  // parameter -> the parameters lm.assume facts tie it to (itself included)
   std::string failure_;
   std::set<std::string> unplaced_;
+  std::string combinations_left_;
+  size_t combinations_added_ = 0;
 
   // In a modelled cluster the binding's block index names the cluster
   // (encoder/system.cpp): the goals are valued as its rank-0 CTA sees them,
@@ -975,15 +1011,9 @@ class BindingSearch {
     if (b) out.push_back(*b);
     return why;
   }
-  // Values for `cond` with the parameters `free` and the block index and
-  // grid of the dimensions `dims` free, the rest at `base`, checked by
-  // evaluation (`ok`, and the assumptions). nullopt with `why` empty: no
-  // such values exist; with `why` set: Z3 could not settle it, or its
-  // values do not evaluate to it.
-  std::optional<Binding> solveJointly(const ExprPtr& cond, const Binding& base, const std::set<int>& free,
-                                      const bool dims[3], const std::function<bool(const Binding&)>& ok,
-                                      std::string& why) {
-    why.clear();
+  // Premises that pin every parameter outside `free`, and the block index
+  // and grid of the dimensions outside `dims`, to `base`.
+  std::vector<ExprPtr> jointPremises(const Binding& base, const std::set<int>& free, const bool dims[3]) const {
     std::vector<ExprPtr> premises;
     for (int p : ints_)
       if (!free.count(p) && base.params.count(p)) premises.push_back(eqExpr(leafExpr(ExprKind::Param, p), base.params.at(p)));
@@ -999,6 +1029,33 @@ class BindingSearch {
           premises.push_back(eqExpr(ir::makeExpr(ExprKind::Mod, {x, ir::makeConst(clusterDim(d))}), 0));
       }
     }
+    return premises;
+  }
+  // `base` with the model's values of the parameters `free` and of the
+  // block index and grid of the dimensions `dims`.
+  Binding fromModel(const encoder::BvModel& m, const Binding& base, const std::set<int>& free,
+                    const bool dims[3]) const {
+    Binding b = base;
+    for (auto [p, v] : m.params)
+      if (free.count(p)) b.params[p] = v;
+    for (int d = 0; d < 3; ++d) {
+      if (!dims[d]) continue;
+      if (m.block_idx[d]) b.block_idx[d] = *m.block_idx[d] / clusterDim(d);
+      if (m.grid_dim[d]) b.grid_dim[d] = *m.grid_dim[d] / clusterDim(d);
+      b.grid_dim[d] = std::max(b.grid_dim[d], b.block_idx[d] + 1);
+    }
+    return b;
+  }
+  // Values for `cond` with the parameters `free` and the block index and
+  // grid of the dimensions `dims` free, the rest at `base`, checked by
+  // evaluation (`ok`, and the assumptions). nullopt with `why` empty: no
+  // such values exist; with `why` set: Z3 could not settle it, or its
+  // values do not evaluate to it.
+  std::optional<Binding> solveJointly(const ExprPtr& cond, const Binding& base, const std::set<int>& free,
+                                      const bool dims[3], const std::function<bool(const Binding&)>& ok,
+                                      std::string& why) {
+    why.clear();
+    std::vector<ExprPtr> premises = jointPremises(base, free, dims);
     if (ir::exprUses(*cond, {ExprKind::Instance}))
       premises.push_back(ir::makeExpr(ExprKind::Lt, {leafExpr(ExprKind::Instance, 0), ir::makeConst(kGuardInstances)}));
     // Values near the base first: a witness with every free parameter and
@@ -1024,7 +1081,10 @@ class BindingSearch {
         return std::nullopt;
       }
       std::vector<ExprPtr> objectives;
-      for (int p : free) smallObjectives(p, objectives);
+      for (int p : free) {
+      ExprPtr x = leafExpr(ExprKind::Param, p);
+      objectives.push_back(ir::makeExpr(ExprKind::Max, {x, ir::makeExpr(ExprKind::Sub, {ir::makeConst(0), x})}));
+    }
       for (int d = 0; d < 3; ++d)
         if (dims[d]) {
           objectives.push_back(leafExpr(ExprKind::GridDim, d));
@@ -1036,15 +1096,7 @@ class BindingSearch {
         return std::nullopt;
       }
     }
-    Binding b = base;
-    for (auto [p, v] : r.model.params)
-      if (free.count(p)) b.params[p] = v;
-    for (int d = 0; d < 3; ++d) {
-      if (!dims[d]) continue;
-      if (r.model.block_idx[d]) b.block_idx[d] = *r.model.block_idx[d] / clusterDim(d);
-      if (r.model.grid_dim[d]) b.grid_dim[d] = *r.model.grid_dim[d] / clusterDim(d);
-      b.grid_dim[d] = std::max(b.grid_dim[d], b.block_idx[d] + 1);
-    }
+    Binding b = fromModel(r.model, base, free, dims);
     if (!assumed(b) || !ok(b)) {
       why = fmt::format("the solver's values {} do not give it when evaluated", encoder::bindingToString(s_, b));
       return std::nullopt;
@@ -1081,6 +1133,201 @@ class BindingSearch {
       }
     }
     return std::nullopt;
+  }
+
+  // ---- the guards' outcomes together
+  //
+  // The goals above move one knob at a time, so a bug that needs two
+  // guards' outcomes together (`if b != 5 or w < 2: lm.sync(bs)` behind
+  // `if 128 * b < n:`: block 5 *and* a problem size that gives it work)
+  // may lie outside them. A schedule without a symbolic loop is explored
+  // per class of those outcomes by its proof, whose witnesses the driver
+  // runs (Driver::checkWitnesses); one with a symbolic loop gets here one
+  // binding per allowed vector of its guards' outcomes
+  // (GoalCollector::guard_outcomes) that no binding so far gives. Z3 is
+  // asked for a binding inside the lm.assume facts whose vector differs
+  // from every one seen; its vector is then seen, and so on until Z3 shows
+  // none is left. Each new vector's binding is made small (shrink), with
+  // every loop running where Z3 finds that possible, at the least trip
+  // counts (smallestWitness, where shrinking leaves a loop idle or a trip
+  // count above the base's). A vector counts as seen when a binding so far
+  // gives it, with every loop running or, failing that (no running one is
+  // looked for then: showing none exists can take Z3 seconds on a trip
+  // count divided by the grid), with a loop idle. The parameters no guard
+  // and no trip count reads stay at the base's. At most kMaxOutcomes
+  // outcomes and kMaxCombinations bindings:
+  // past them, or where Z3 cannot settle a query, combinationsLeft() says
+  // what the values left out (the verdict says it).
+  static constexpr size_t kMaxOutcomes = 24;
+  static constexpr size_t kMaxCombinations = 32;
+  struct Combinations {
+    std::vector<ExprPtr> trips;  // the trip counts (of loops whose bounds read no other loop's variable)
+    std::set<int> free;          // the parameters the guards and trip counts read (and their ties)
+    bool dims[3] = {false, false, false};  // the dimensions whose block index or grid they read
+    std::vector<int64_t> values;  // small values to try for a parameter (smallest first)
+    std::vector<int64_t> least;   // the base's trip counts (the least of a running binding)
+  };
+  std::optional<std::vector<bool>> vectorOf(const Binding& b) const {
+    const ir::EvalEnv e = env(b);
+    std::vector<bool> v;
+    for (const ExprPtr& o : outcomes_) {
+      auto x = ir::evaluate(*o, e);
+      if (!x) return std::nullopt;
+      v.push_back(*x != 0);
+    }
+    return v;
+  }
+  std::optional<std::vector<int64_t>> tripsOf(const Binding& b, const Combinations& c) const {
+    std::vector<int64_t> out;
+    for (const ExprPtr& t : c.trips) {
+      auto x = value(b, *t);
+      if (!x) return std::nullopt;
+      out.push_back(*x);
+    }
+    return out;
+  }
+  bool running(const Binding& b, const Combinations& c) const {
+    auto t = tripsOf(b, c);
+    return t && std::all_of(t->begin(), t->end(), [](int64_t x) { return x >= 1; });
+  }
+  // `b` made smaller by evaluation, keeping its vector, the lm.assume facts
+  // and every trip count at most what it was: the block index, the grid
+  // and each parameter in turn take the first of the small values that
+  // keeps them, twice over.
+  Binding shrink(Binding b, const std::vector<bool>& v, const Combinations& c) const {
+    const auto limit = tripsOf(b, c);
+    auto keeps = [&](const Binding& x) {
+      if (!assumed(x) || vectorOf(x) != v) return false;
+      auto t = tripsOf(x, c);
+      if (!t || !limit) return false;
+      for (size_t i = 0; i < t->size(); ++i)
+        if ((*t)[i] > (*limit)[i] || ((*limit)[i] >= 1 && (*t)[i] < 1)) return false;
+      return true;
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int d = 0; d < 3; ++d) {
+        if (!c.dims[d]) continue;
+        for (int64_t x = 0; x < b.block_idx[d] && x <= 64; ++x) {
+          Binding t = b;
+          t.block_idx[d] = x;
+          if (keeps(t)) { b = t; break; }
+        }
+        for (int64_t g = b.block_idx[d] + 1; g < b.grid_dim[d] && g <= b.block_idx[d] + 64; ++g) {
+          Binding t = b;
+          t.grid_dim[d] = g;
+          if (keeps(t)) { b = t; break; }
+        }
+      }
+      for (int p : c.free)
+        for (int64_t x : c.values) {
+          const int64_t now = b.params.count(p) ? b.params.at(p) : 0;
+          if (std::abs(x) > std::abs(now) || (std::abs(x) == std::abs(now) && x <= now)) break;
+          Binding t = b;
+          t.params[p] = x;
+          if (keeps(t)) { b = t; break; }
+        }
+    }
+    return b;
+  }
+  void guardCombinations(const Binding& base, std::vector<Binding>& out) {
+    if (outcomes_.empty() || std::none_of(goals_.begin(), goals_.end(), [](const Goal& g) { return g.trip; })) return;
+    if (outcomes_.size() > kMaxOutcomes) {
+      combinations_left_ = fmt::format("the combinations of its {} guard outcomes (at most {} are combined)",
+                                       outcomes_.size(), kMaxOutcomes);
+      return;
+    }
+    Combinations c;
+    for (const Goal& g : goals_)
+      if (g.trip && !dependsOnLoops(*g.expr)) c.trips.push_back(g.expr);
+    std::set<int64_t> ks;
+    auto reads = [&](const ExprPtr& e) {
+      for (int p : ints_)
+        if (dependsOnParam(*e, p)) {
+          c.free.insert(p);
+          if (auto it = ties_.find(p); it != ties_.end()) c.free.insert(it->second.begin(), it->second.end());
+        }
+      for (int d = 0; d < 3; ++d) c.dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
+      constantsOf(*e, ks);
+    };
+    for (const ExprPtr& o : outcomes_) reads(o);
+    for (const ExprPtr& t : c.trips) reads(t);
+    {
+      std::set<int64_t> vals;
+      for (int64_t v = -1; v <= 64; ++v) vals.insert(v);
+      for (int64_t k : ks)
+        for (int64_t n = 0; n <= 2 * max_stages_ + 3; ++n)
+          for (int64_t d : {-1, 0, 1}) vals.insert(k * n + d);
+      c.values.assign(vals.begin(), vals.end());
+      std::stable_sort(c.values.begin(), c.values.end(), [](int64_t x, int64_t y) {
+        return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
+      });
+    }
+    if (running(base, c)) c.least = *tripsOf(base, c);
+    const std::vector<ExprPtr> premises = jointPremises(base, c.free, c.dims);
+    std::vector<ExprPtr> objectives = c.trips;
+    for (int p : c.free) {
+      ExprPtr x = leafExpr(ExprKind::Param, p);
+      objectives.push_back(ir::makeExpr(ExprKind::Max, {x, ir::makeExpr(ExprKind::Sub, {ir::makeConst(0), x})}));
+    }
+    for (int d = 0; d < 3; ++d)
+      if (c.dims[d]) {
+        objectives.push_back(leafExpr(ExprKind::GridDim, d));
+        objectives.push_back(leafExpr(ExprKind::BlockIdx, d));
+      }
+    auto vectorExpr = [&](const std::vector<bool>& v) {
+      ExprPtr e = ir::makeConst(1);
+      for (size_t i = 0; i < v.size(); ++i)
+        e = ir::makeExpr(ExprKind::And, {e, v[i] ? outcomes_[i] : ir::makeExpr(ExprKind::Not, {outcomes_[i]})});
+      return e;
+    };
+    auto leave = [&](const std::string& why) {
+      combinations_left_ = fmt::format("the combinations of its guards' outcomes past the {} run ({})",
+                                       combinations_added_, why);
+    };
+    // Vectors the bindings so far give: with every loop running, and not.
+    std::set<std::vector<bool>> seen, idle;
+    for (const Binding& b : out)
+      if (auto v = vectorOf(b)) (running(b, c) ? seen : idle).insert(*v);
+    for (const std::vector<bool>& v : seen) idle.erase(v);
+    ExprPtr runs = ir::makeConst(1);
+    for (const ExprPtr& t : c.trips) runs = ir::makeExpr(ExprKind::And, {runs, ir::makeExpr(ExprKind::Ge, {t, ir::makeConst(1)})});
+    ExprPtr cond = ir::makeConst(1);
+    for (const std::vector<bool>& v : seen)
+      cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Not, {vectorExpr(v)})});
+    for (;;) {
+      for (const std::vector<bool>& v : idle)
+        cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Not, {vectorExpr(v)})});
+      seen.insert(idle.begin(), idle.end());
+      idle.clear();
+      if (outcomes_.size() < 63 && seen.size() == size_t{1} << outcomes_.size()) break;  // every vector
+      // A vector left (a plain query)...
+      encoder::BvResult r = prover().witness(cond, premises);
+      if (r.kind == encoder::BvVerdict::Holds) break;
+      if (r.kind != encoder::BvVerdict::Fails) return leave(fmt::format("the solver could not settle the next: {}", r.detail));
+      Binding b = fromModel(r.model, base, c.free, c.dims);
+      auto v = vectorOf(b);
+      if (!v || !assumed(b) || seen.count(*v))
+        return leave(fmt::format("the solver's values {} do not give a new one when evaluated",
+                                 encoder::bindingToString(s_, b)));
+      if (combinations_added_ == kMaxCombinations)
+        return leave(fmt::format("at most {} are added to the values", kMaxCombinations));
+      // ... and a small binding of it: made smaller by evaluation; where
+      // that leaves a loop idle or a trip count above the base's, Z3's
+      // least trip counts with every loop running (then parameters, grid,
+      // block index), made smaller again.
+      b = shrink(b, *v, c);
+      if (!running(b, c) || tripsOf(b, c) != c.least) {
+        encoder::BvResult m =
+            prover().smallestWitness(ir::makeExpr(ExprKind::And, {runs, vectorExpr(*v)}), objectives, premises);
+        if (m.kind == encoder::BvVerdict::Fails) {
+          Binding least = fromModel(m.model, base, c.free, c.dims);
+          if (assumed(least) && vectorOf(least) == v && running(least, c)) b = shrink(least, *v, c);
+        }
+      }
+      idle.insert(*v);
+      out.push_back(b);
+      ++combinations_added_;
+    }
   }
 
   static void dedupe(std::vector<Binding>& bs) {
@@ -1321,7 +1568,7 @@ std::string relevantText(const ir::Schedule& s, const Binding& b, const std::set
 
 std::vector<Binding> coveringBindings(const ir::Schedule& s) {
   GoalCollector goals(s);
-  return BindingSearch(s, goals.goals, goals.flips, goals.maxStages(), encoder::Limits{}).run();
+  return BindingSearch(s, goals.goals, goals.flips, goals.guard_outcomes, goals.maxStages(), encoder::Limits{}).run();
 }
 
 uint64_t systemFingerprint(const encoder::System& sys) { return fingerprint(sys); }
@@ -1336,7 +1583,7 @@ class Driver {
          std::vector<PropertyVerdict>& verdicts)
       : s_(s), opts_(opts), sink_(sink), verdicts_(verdicts),
         budget_(encoder::ProofBudget::unitsFor(opts.bounded_timeout_ms / 1000.0), opts.timeout_ms), goals_(s),
-        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.maxStages(), limits()) {}
+        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.guard_outcomes, goals_.maxStages(), limits()) {}
 
   // With CAKE_PROOF_STATS set, one line on stderr per obligation: the
   // bounded check's work and the thread's CPU seconds (the proof's own line
@@ -1647,7 +1894,9 @@ class Driver {
   // Checked for the covering values only. When a guard changes the
   // schedule where those values do not reach (GoalCollector::uncovered),
   // "checked" would claim more than was run: the verdict is unknown.
-  void notProved(const std::string& detail) {
+  void notProved(std::string detail) {
+    if (!search_.combinationsLeft().empty())
+      detail += "; the values leave out " + search_.combinationsLeft();
     std::set<std::string> uncovered = goals_.uncovered;
     uncovered.insert(search_.unplaced().begin(), search_.unplaced().end());
     if (uncovered.empty()) {

@@ -907,3 +907,79 @@ TEST(ModelCheck, ProofWitnessOfOneBlockIsCheckedByTheBoundedCheck) {
                       v.detail.find("block_idx(0)=5") != std::string::npos;
   EXPECT_TRUE(counterexample) << describe(r);
 }
+
+// The same joint bug inside a loop over a parameter (`for k in
+// lm.range(0, K)`): the proof is lap induction, which refuses the schedule
+// (n is read besides the trip count) and names no witness, so the values
+// were all the bounded check ran: block 5 at n <= 96, or n up to 96 at
+// block 0, and the verdict was "checked" with exit 0. The covering values
+// now take one binding per allowed vector of the guards' outcomes, at the
+// smallest trip counts (BindingSearch::guardCombinations): block 5 with
+// work is one of them. Its correct twin (block 5 skips the barrier with
+// every warp) stays clean.
+namespace {
+constexpr const char* kBlockStagingKLoop = R"(        b = lm.block_idx(0)
+        for k in lm.range(0, K):
+            if 128 * b < n:
+                idx = 128 * b + 32 * w
+                if idx < n:
+                    lm.copy(r, Keys, coords=(k, idx))
+                    lm.copy(buf[w], r)
+                if b != 5 or w < 2:
+                    lm.sync(bs)
+                if idx < n:
+                    lm.copy(r, buf[w])
+                    lm.copy(Out, r, coords=(k, idx))
+)";
+std::string blockStagingWithK(const std::string& body) {
+  std::string text = cake::testing::replace(std::string(kBlockStagingPrelude), "n: LM.i32):", "n: LM.i32, K: LM.i32):");
+  return cake::testing::replace(text, "    lm.assume(n % 32 == 0)\n", "    lm.assume(n % 32 == 0)\n    lm.assume(K >= 1)\n") + body;
+}
+}  // namespace
+
+TEST(ModelCheck, GuardOutcomesAreCombinedUnderASymbolicLoop) {
+  auto mod = compile(blockStagingWithK(kBlockStagingKLoop));
+  ASSERT_EQ(mod.schedules.size(), 1u);
+  const ir::Schedule& s = mod.schedules[0];
+  // a covering binding gives block 5 work, with one trip of the K loop
+  bool block5 = false;
+  for (const auto& b : checks::coveringBindings(s))
+    block5 |= b.block_idx[0] == 5 && b.params.at(2) > 128 * 5 && b.params.at(3) == 1;
+  EXPECT_TRUE(block5);
+  Result r = run(s, 3000, 600000);
+  bool counterexample = false;
+  for (const auto& v : r.verdicts)
+    counterexample |= v.property == "sync.deadlock" && v.kind == checks::VerdictKind::Counterexample &&
+                      v.detail.find("block_idx(0)=5") != std::string::npos;
+  EXPECT_TRUE(counterexample) << describe(r);
+}
+
+TEST(ModelCheck, GuardOutcomesCombinedKeepTheCorrectTwinClean) {
+  auto mod = compile(blockStagingWithK(cake::testing::replace(kBlockStagingKLoop, "if b != 5 or w < 2:", "if b != 5:")));
+  ASSERT_EQ(mod.schedules.size(), 1u);
+  Result r = run(mod.schedules[0], 3000, 600000);
+  for (const auto& f : r.sink.findings()) EXPECT_NE(f.severity, ir::Severity::Error) << describe(r);
+  bool clean = false;
+  for (const auto& v : r.verdicts)
+    if (v.property == "sync") {
+      clean = v.kind == checks::VerdictKind::Checked || v.kind == checks::VerdictKind::Proved;
+      EXPECT_EQ(v.detail.find("leave out"), std::string::npos) << v.detail;
+    }
+  EXPECT_TRUE(clean) << describe(r);
+}
+
+// Past the cap on guard outcomes the combinations are not taken, and a
+// "checked" verdict says so (what the values leave out), never silently.
+TEST(ModelCheck, GuardOutcomesPastTheCapAreNamedInTheVerdict) {
+  std::string body = "        for k in lm.range(0, K):\n";
+  for (int i = 1; i <= 25; ++i) body += "            if n > " + std::to_string(32 * i) + ":\n                lm.sync(bs)\n";
+  auto mod = compile(blockStagingWithK(body));
+  ASSERT_EQ(mod.schedules.size(), 1u);
+  Result r = run(mod.schedules[0], 0, 600000);
+  bool named = false;
+  for (const auto& v : r.verdicts)
+    named |= v.property == "sync" && v.kind == checks::VerdictKind::Checked &&
+             v.detail.find("leave out the combinations of its 25 guard outcomes (at most 24 are combined)") !=
+                 std::string::npos;
+  EXPECT_TRUE(named) << describe(r);
+}
