@@ -43,6 +43,9 @@ void addCorpusCommand(CLI::App& app, int& exit_code) {
                   "same at any load: cake check --bounded-timeout, --proof-timeout); past it the case is unknown "
                   "(default 120000)");
   sub->add_option("--max-listed", args->run.max_listed, "cases listed per section of the text report (default 50)");
+  sub->add_flag("--proofs", args->run.proofs,
+                "also run cake check's proof on every known-good case and compare it with --baseline (a proof lost "
+                "for a deterministic reason fails the gate; about twice the CPU time; --write-baseline implies it)");
   sub->add_flag("--all-proofs", args->run.all_proofs,
                 "run the proof on every known-good case, also on those --baseline records as not proved (skipped "
                 "otherwise: their proof can only improve)");

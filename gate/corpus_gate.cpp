@@ -799,6 +799,7 @@ json reportJson(const Report& r, bool deterministic) {
   json conf = json::object();
   for (const auto& [row, cols] : r.confusion) conf[row] = cols;
   j["confusion"] = conf;
+  j["proofs_run"] = r.proofs_run;
   if (!r.proofs.empty()) {
     json by = json::object();
     for (const auto& [k, c] : r.proofs_by_kind) by[k] = c;
@@ -925,7 +926,8 @@ std::string renderTextReport(const Report& r, bool with_timings, int max_listed)
                        r.improvements.size());
     for (const auto& x : r.regressions) out += fmt::format("  regression {}: {} -> {}\n", x.path, x.was, x.now);
     for (const auto& x : r.improvements) out += fmt::format("  improvement {}: {} -> {}\n", x.path, x.was, x.now);
-    out += fmt::format("proofs against the baseline: {} regressions, {} warnings (wall-clock limit), {} improvements\n",
+    if (!r.proofs_run) out += "proofs against the baseline: not run (--proofs runs them)\n";
+    else out += fmt::format("proofs against the baseline: {} regressions, {} warnings (wall-clock limit), {} improvements\n",
                        r.proof_regressions.size(), r.proof_warnings.size(), r.proof_improvements.size());
     for (const auto& x : r.proof_regressions)
       out += fmt::format("  proof regression {}: {} -> {} ({})\n", x.path, x.was, x.now, x.detail);
@@ -1108,7 +1110,8 @@ json toJson(const RunHeader& h) {
           {"tool", "cake corpus"},
           {"shard", fmt::format("{}/{}", h.shard.index, h.shard.count)},
           {"universe", h.universe},
-          {"universe_hash", h.universe_hash}};
+          {"universe_hash", h.universe_hash},
+          {"proofs", h.proofs}};
 }
 
 JsonlContents readJsonl(const std::vector<std::string>& files) {
@@ -1133,6 +1136,7 @@ JsonlContents readJsonl(const std::vector<std::string>& files) {
           if (s) h.shard = *s;
           h.universe = j.value("universe", 0);
           h.universe_hash = j.value("universe_hash", "");
+          h.proofs = j.value("proofs", false);
           out.headers.push_back(h);
         } else if (type == "case") {
           out.records.push_back(recordFromJson(j));
@@ -1379,7 +1383,9 @@ int runCorpusCommand(const CorpusOptions& opts) {
     }
   }
 
+  const bool proofs = opts.proofs || opts.all_proofs || opts.write_baseline.has_value();
   RunHeader header;
+  header.proofs = proofs;
   header.shard = shard;
   header.universe = static_cast<int>(cases.size());
   header.universe_hash = universeHash(cases);
@@ -1477,7 +1483,7 @@ int runCorpusCommand(const CorpusOptions& opts) {
   // keeps that status without running the proof again, as long as its text
   // is the same (unprovedInBaseline); --all-proofs runs every proof.
   std::map<std::string, std::pair<std::string, std::string>> unproved;
-  if (opts.baseline && !opts.write_baseline && !opts.all_proofs) {
+  if (proofs && opts.baseline && !opts.write_baseline && !opts.all_proofs) {
     std::string text;
     if (readFile(*opts.baseline, text)) {
       try {
@@ -1488,6 +1494,7 @@ int runCorpusCommand(const CorpusOptions& opts) {
     }
   }
   auto observer = [&](const Case& c) {
+    if (!proofs) return observe(c, check_opts, /*proofs=*/false);
     auto it = unproved.find(c.path);
     if (it == unproved.end() || it->second.first != c.hash) return observe(c, check_opts);
     Observation o = observe(c, check_opts, /*proofs=*/false);
@@ -1532,6 +1539,7 @@ int runCorpusCommand(const CorpusOptions& opts) {
     std::cerr << fmt::format("cake corpus: {} cases taken from {}, {} checked\n", records.size() - fresh_count,
                              *opts.resume, fresh_count);
   Report rep = buildReport(std::move(records));
+  rep.proofs_run = proofs;
   // A shard compares only its own cases with the baseline; a case that is
   // gone is reported by the one shard its path hashes to.
   std::map<std::string, std::string> hash_of;
@@ -1551,6 +1559,9 @@ int runMergeCommand(const MergeOptions& opts) {
   auto contents = readJsonl(opts.inputs);
   for (const auto& e : contents.errors) std::cerr << "cake corpus merge: " << e << "\n";
   Report rep = buildReport(contents.records);
+  // the proofs ran when every shard ran them
+  rep.proofs_run = !contents.headers.empty() &&
+                   std::all_of(contents.headers.begin(), contents.headers.end(), [](const RunHeader& h) { return h.proofs; });
   checkShardCoverage(rep, contents.headers);
   if (opts.jsonl) {
     std::string text;
@@ -1559,6 +1570,7 @@ int runMergeCommand(const MergeOptions& opts) {
       h.universe = contents.headers.front().universe;
       h.universe_hash = contents.headers.front().universe_hash;
     }
+    h.proofs = rep.proofs_run;
     text += toJson(h).dump() + "\n";
     for (const auto& r : rep.cases) text += toJson(r).dump() + "\n";
     std::string err;

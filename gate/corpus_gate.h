@@ -257,6 +257,7 @@ struct Report {
   double median_ms = 0, p95_ms = 0, max_ms = 0, total_ms = 0;
   // Baseline comparison (filled by compareBaseline).
   bool baseline_checked = false;
+  bool proofs_run = false;  // the known-good cases' proofs ran (CorpusOptions::proofs)
   std::vector<Regression> regressions;
   std::vector<Regression> improvements;
   // Proofs against the baseline: a case proved there and not now for a
@@ -313,6 +314,7 @@ struct RunHeader {
   Shard shard;
   int universe = 0;
   std::string universe_hash;
+  bool proofs = false;   // the run ran the known-good cases' proofs (CorpusOptions::proofs)
 };
 nlohmann::json toJson(const RunHeader& h);
 
@@ -343,6 +345,11 @@ struct CorpusOptions {
   int mutants = 0;                       // also generate and label this many mutants in the run
   uint64_t seed = 1;                     // for --mutants
   int jobs = 1;                          // worker threads
+  // Run `cake check`'s proof on the known-good cases and compare it with the
+  // baseline (a proof lost for a deterministic reason fails the gate). Off by
+  // default: it doubles the gate's CPU time (docs/corpus-gate.md "Proofs");
+  // CI turns it on. --all-proofs and --write-baseline imply it.
+  bool proofs = false;
   // Run the proof on every known-good case, also those the baseline records
   // as not proved (skipped otherwise when a baseline is given and none is
   // written: unprovedInBaseline).

@@ -759,8 +759,15 @@ TEST(Command, BaselineUnprovedCasesSkipTheProofUnlessAllProofs) {
   b.write_baseline.reset();
   b.baseline = (dir / "baseline.json").string();
   b.json = (dir / "r.json").string();
+  // without --proofs the known-good cases' proofs do not run at all
   EXPECT_EQ(runCorpusCommand(b), 0);
   auto j = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_FALSE(j["proofs_run"].get<bool>());
+  EXPECT_FALSE(j["cases"][0].contains("proof"));
+  b.proofs = true;
+  EXPECT_EQ(runCorpusCommand(b), 0);
+  j = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_TRUE(j["proofs_run"].get<bool>());
   EXPECT_EQ(j["cases"][0]["proof"], "work-budget");
   EXPECT_NE(j["cases"][0]["proof_detail"].get<std::string>().find("not run"), std::string::npos);
   EXPECT_TRUE(j["baseline"]["proof_improvements"].empty());
