@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "encoder/proof_budget.h"
 #include "encoder/trip_proof.h"
 #include "test_util.h"
 
@@ -55,6 +56,29 @@ TEST(TripGenSlot, SlotWrittenTwicePerIterationIsProved) {
   // the slots named by pass (iteration-named generations) stay proved
   auto iter = proveGenSlotText(cake::testing::corpusText(kRadixIterFixed));
   EXPECT_EQ(iter.outcome, encoder::Outcome::Proved) << iter.detail;
+}
+
+// bitsandbytes' kEstimateQuantiles fix: qidx[s] reset by every warp, then
+// written again by warps 0 and 1 after a barrier (slot s twice per
+// iteration, its reads once). Main: over the work budget at window 160.
+// Its broken twin (no barrier between the two writes: a race) is not.
+TEST(TripGenSlot, ResetThenWrittenSlotIsProved) {
+  const std::string fixed =
+      cake::testing::corpusText("corpus/bugs/sync.race/bnb_estimate_quantiles_qidx_init_no_barrier_fixed.cake");
+  auto m = cake::testing::compile(fixed);
+  ASSERT_FALSE(m.schedules.empty());
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(m.schedules[0].params.size()); ++p) b.params[p] = 3;
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  o.work = encoder::ProofBudget::unitsFor(3.0);  // cake check's default budget
+  auto r = encoder::proveEveryTripCount(m.schedules[0], m.schedules[0].target, {b}, o);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  const std::string bug =
+      cake::testing::corpusText("corpus/bugs/sync.race/bnb_estimate_quantiles_qidx_init_no_barrier.cake");
+  EXPECT_TRUE(cake::testing::violatedAt(cake::testing::compile(bug).schedules.at(0), {{"n_iters", 1}}));
+  EXPECT_NE(proveGenSlotText(bug).outcome, encoder::Outcome::Proved);
 }
 
 // The broken forms are not proved.
