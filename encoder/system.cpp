@@ -112,7 +112,9 @@ struct ProcState {
   // data identity: (space, view, index) -> ranges written so far by this
   // process (a multicast load writes the same bytes of several CTAs)
   std::map<std::tuple<int, int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
-  struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; };
+  // own_gen: the generation of this process's latest write of the index
+  // since its last read of it (-1: none)
+  struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; int64_t own_gen = -1; };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
   // data.uninitialized: regs index -> the elements this process wrote so far
   std::map<int, ElementSet> regs_written;
@@ -630,10 +632,22 @@ class Builder {
       a.gen = std::count_if(ranges.begin(), ranges.end(),
                             [&](const auto& r) { return rangesOverlap(r.first, r.second, a.lo, a.hi); });
       ranges.push_back({a.lo, a.hi});
+      auto rd = ps_->reads.find(std::make_pair(a.view, a.index));
+      if (rd != ps_->reads.end()) rd->second.own_gen = std::max(rd->second.own_gen, a.gen);
       return;
     }
     // A reader comes back for new data after a wait on the slot that fills
-    // this index (TMA-filled views), or after any wait / bar.sync.
+    // this index (TMA-filled views), or after any wait / bar.sync - unless
+    // it wrote the index itself since its last read of it: then it reads
+    // its own data back (never stale, sim::staleData) or a write ordered
+    // after its own, and means the lap of its own latest write there (not
+    // less: a read-back keeps the reader's generations in step with its
+    // writes', which lap induction needs: an epilogue that writes smem_c and
+    // reads it back every tile). Counting that return as a new lap made a
+    // reader that reads a slot, updates it and reads it back once per round
+    // (Kokkos' inter-warp reduction: join into result[0], then value =
+    // result[0]) mean two laps per round of a slot the others rewrite once
+    // (docs/rules/data.stale-read.md "A read-back of its own update").
     int64_t marker = ps_->blocking_syncs;
     auto fb = fill_barriers_.find(a.view);
     if (fb != fill_barriers_.end()) {
@@ -641,8 +655,10 @@ class Builder {
       for (int b : fb->second) marker += ps_->waits_on_slot_total[sys_.slotOf(b, ir::floorMod(a.index, s_.barriers[b].count).value(), cta_)];
     }
     auto [it, fresh] = ps_->reads.try_emplace(std::make_pair(a.view, a.index));
-    if (!fresh && it->second.marker != marker) ++it->second.epoch;
+    if (!fresh && it->second.own_gen >= 0) it->second.epoch = std::max(it->second.epoch, it->second.own_gen);
+    else if (!fresh && it->second.marker != marker) ++it->second.epoch;
     it->second.marker = marker;
+    it->second.own_gen = -1;
     a.gen = it->second.epoch;
   }
 

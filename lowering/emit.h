@@ -131,6 +131,7 @@ class Emitter {
   // ---- host (emit_host.cpp)
   void emitHost();
   void emitClusterResidency();
+  void emitPersistentResidency();
 };
 
 }  // namespace cake::lowering::detail

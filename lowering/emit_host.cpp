@@ -54,6 +54,26 @@ void Emitter::emitClusterResidency() {
   line(fmt::format("if (cake_max_clusters > 0) cake_num_sms = cake_min(cake_num_sms, cake_max_clusters * {});", per_x));
 }
 
+// An sm_80 persistent grid fills every resident CTA slot: #SMs times the
+// CTAs per SM the driver finds for the kernel's registers and shared memory
+// (sm_80 tiles are sized for 2 CTAs per SM: a grid of #SMs would leave half
+// of each SM's warps unused). Once per process, after the smem attribute;
+// the schedule strides by lm.grid_dim(0), so any grid is correct. sm_90a and
+// sm_100a persistent schedules are written for one CTA per SM and keep #SMs.
+void Emitter::emitPersistentResidency() {
+  line("static int cake_ctas_per_sm = -1;");
+  open("if (cake_ctas_per_sm < 0)");
+  line(fmt::format("if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cake_ctas_per_sm, {}, {}, cake_smem_bytes) != "
+                   "cudaSuccess) {{",
+                   plan_.kernelName(), plan_.threads_));
+  line("  (void)cudaGetLastError();  // not fatal: keep the #SMs grid");
+  line("  cake_ctas_per_sm = 1;");
+  line("}");
+  line("if (cake_ctas_per_sm < 1) cake_ctas_per_sm = 1;");
+  close();
+  line("cake_num_sms *= cake_ctas_per_sm;  // one CTA per resident slot");
+}
+
 void Emitter::emitHost() {
   line("");
   line("// ---- host: tensor maps, extents, grid, launch ------------------------------");
@@ -133,6 +153,7 @@ void Emitter::emitHost() {
     comment("persistent: the schedule strides over its tiles by lm.grid_dim(0)");
     if (s_.cluster[0] > 1) line(fmt::format("cake_num_sms = cake_max(cake_num_sms / {0} * {0}, {0});", s_.cluster[0]));
     if (s_.cluster[0] * s_.cluster[1] * s_.cluster[2] > 1) emitClusterResidency();
+    else if (plan_.target_ == ir::Target::SM80) emitPersistentResidency();
   }
   if (plan_.gridDerived_) {
     line(fmt::format("dim3 cake_grid({}, {}, {});", plan_.gridHost_[0], plan_.gridHost_[1], plan_.gridHost_[2]));

@@ -659,7 +659,10 @@ std::string KernelPlan::hostGridText() const {
   if (!gridDerived_) return "(from the caller)";
   std::string s = "(";
   for (int d = 0; d < 3; ++d) {
-    std::string g = persistent_ && d == 0 ? "#SMs" : gridHost_[d];
+    std::string g = persistent_ && d == 0 ? (target_ == ir::Target::SM80 && s_.cluster[0] * s_.cluster[1] * s_.cluster[2] == 1
+                                                   ? "#SMs x CTAs per SM"
+                                                   : "#SMs")
+                                            : gridHost_[d];
     // readable: cake_cdiv(static_cast<int>(cake_t[k].dims[c]), T) -> cdiv(NAME.dim[c], T)
     const auto p = g.find("cake_t[");
     if (p != std::string::npos) {

@@ -5,7 +5,9 @@
 // explicit-state simulator, Z3 BMC, Z3 partial order) gives the same rules.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
+#include <vector>
 
 #include "encoder/simulator.h"
 #include "encoder/z3_po.h"
@@ -405,4 +407,58 @@ TEST(StaleRead, HipfireReduceThenReuseSdata) {
             Rules{});
   EXPECT_TRUE(simTextRules(cake::testing::corpusText(dir + "hipfire_fa_prep_sdata_reuse_no_barrier.cake"), {})
                   .count("sync.race"));
+}
+
+// Kokkos #5475 / #5540, cuda_inter_warp_reduction, with the slots named as
+// the source names them (result[w], result[w - 4], result[0], result[i]):
+// warp 4 reads result[0] (the join), writes it and reads it back (the final
+// sum) once per call, while warp 0 rewrites it once per call. A read-back of
+// an index the reader wrote since its last read means the lap of that write
+// (encoder/system.cpp `tag`): warp 4's reads mean laps 0, 0, 1, 1, 2, 2 as
+// its writes and warp 0's are laps 0, 1, 2. Counted as a return for the
+// writers' next lap, the join of call 1 meant lap 2 and found lap 1 (a false
+// data.stale-read, sessions 19-20); not counted at all (session 20's rb8a,
+// reverted) a read-back kept its first generation while the writes' grew
+// (TripProofGaps.ReadBackKeepsTheGenerationsInStep).
+TEST(StaleRead, ReadBackOfItsOwnUpdateMeansItsWrite) {
+  const std::string fixed = corpusFile("kokkos_inter_warp_reduction_stage_named_fixed.cake");
+  // the generations, per process, of the accesses of result[0]
+  const auto gens = onSystem(fixed, {{"n_calls", 3}}, [](const System& sys) {
+    std::map<std::string, std::pair<std::vector<int64_t>, std::vector<int64_t>>> out;  // name -> (reads, writes)
+    for (const Process& p : sys.procs)
+      for (const Instr& in : p.program)
+        for (const Access& a : in.accesses)
+          if (a.view >= 0 && sys.schedule->views[a.view].name == "result" && a.index == 0)
+            (a.write ? out[p.name].second : out[p.name].first).push_back(a.gen);
+    return out;
+  });
+  using V = std::vector<int64_t>;
+  ASSERT_TRUE(gens.count("team[4]") && gens.count("team[0]") && gens.count("team[1]"));
+  EXPECT_EQ(gens.at("team[4]").first, (V{0, 0, 1, 1, 2, 2}));
+  EXPECT_EQ(gens.at("team[4]").second, (V{0, 1, 2}));
+  EXPECT_EQ(gens.at("team[0]").first, (V{0, 1, 2}));  // its own write, then the sum: one read a call
+  EXPECT_EQ(gens.at("team[0]").second, (V{0, 1, 2}));
+  EXPECT_EQ(gens.at("team[1]").first, (V{0, 1, 2}));
+  EXPECT_EQ(simTextRules(fixed, {{"n_calls", 3}}), Rules{});
+  // the broken twin: no barrier between result[id] = value and the join,
+  // so warp 4 reads result[0] before warp 0's write of the call is ordered
+  // before it (nothing, or the previous call's sum)
+  const Rules twin = simRules("kokkos_inter_warp_reduction_stage_named_join_before_sync.cake", {{"n_calls", 3}});
+  EXPECT_TRUE(twin.count("data.stale-read"));
+  EXPECT_TRUE(twin.count("sync.race"));
+  // without the call's last barrier (the bug of #5475) it races
+  const std::string last = "            lm.copy(Out, value, coords=(c, 32 * w))\n            lm.sync(bar)";
+  std::string no_last = fixed;
+  ASSERT_NE(no_last.find(last), std::string::npos);
+  no_last.replace(no_last.find(last), last.size(), "            lm.copy(Out, value, coords=(c, 32 * w))\n");
+  EXPECT_TRUE(simTextRules(no_last, {{"n_calls", 3}}).count("sync.race"));
+  // only a read-back after its own write: with the join's write dropped,
+  // warp 4 comes back to result[0] after a barrier that nobody rewrote it
+  // before, and still means the writers' next lap (the lower bound of
+  // docs/known-limits.md: reported)
+  const std::string join = "                lm.copy(result[w - 4], joined)";
+  std::string lost = fixed;
+  ASSERT_NE(lost.find(join), std::string::npos);
+  lost.replace(lost.find(join), join.size(), "                lm.copy(Out, joined, coords=(c, 0))");
+  EXPECT_TRUE(simTextRules(lost, {{"n_calls", 3}}).count("data.stale-read"));
 }

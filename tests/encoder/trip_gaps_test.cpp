@@ -1457,3 +1457,21 @@ TEST(TripProofGaps, CountedPhasesAndReadGenerationsFollowTheRing) {
         << b.what << ": " << detail;
   }
 }
+
+// A read-back keeps the generations in step (encoder/system.cpp `tag`): a
+// read of an index its reader wrote since its last read means the lap of
+// that write. Kokkos' inter-warp reduction named by stage (warp 4 joins
+// into result[0] and reads it back once per call) is proved with period 1
+// call; so is the persistent warp-specialized GEMM whose epilogue writes
+// smem_c and reads it back (its TMA store) every tile, which session 20's
+// rule (a read-back keeps the reader's generation) left without a steady
+// period. The broken twin (the join before the barrier) is not proved.
+TEST(TripProofGaps, ReadBackKeepsTheGenerationsInStep) {
+  const std::string dir = "corpus/bugs/data.stale-read/kokkos_inter_warp_reduction_stage_named_";
+  auto r = expectProved(corpusText(dir + "fixed.cake"), "kokkos stage-named");
+  EXPECT_NE(r.engine.find("period 1"), std::string::npos) << r.engine;
+  expectProved(corpusText("corpus/gemm/sm90_persistent_ws.cake"), "sm90_persistent_ws");
+  expectBrokenNotProved(
+      corpusText(dir + "join_before_sync.cake"),
+      [](const ir::Schedule& s) { return violatedAt(s, {{"n_calls", 2}}); }, "the join before the barrier");
+}

@@ -241,6 +241,40 @@ TEST(Lowering, PersistentUsesGridDim) {
   EXPECT_TRUE(contains(r.source, "cake_tma_store_wait<1>();"));
 }
 
+// An sm_80 persistent grid is #SMs times the CTAs per SM the driver finds
+// for the kernel (sm_80 tiles are sized for 2 CTAs per SM: at #SMs the
+// persistent fragsp13 ran 0.495x cuBLAS against 0.581x, docs/gpu.md "sm_80:
+// a persistent tile loop"); the query follows the smem attribute it depends
+// on. sm_90a persistent grids stay at #SMs (PersistentUsesGridDim).
+TEST(Lowering, Sm80PersistentGridFillsEveryResidentSlot) {
+  auto r = lowerFile("bench/gpu/schedules/sm80/frag/pfragsp13_128x128_k64_s3.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  EXPECT_TRUE(r.launch.persistent);
+  EXPECT_EQ(r.launch.grid, "(#SMs x CTAs per SM, 1, 1)");
+  const size_t attr = s.find("cudaFuncSetAttribute(cake_pfragsp13_128x128_k64_s3_kernel, "
+                             "cudaFuncAttributeMaxDynamicSharedMemorySize, cake_smem_bytes);");
+  const size_t query = s.find("if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cake_ctas_per_sm, "
+                              "cake_pfragsp13_128x128_k64_s3_kernel, 128, cake_smem_bytes) != cudaSuccess) {");
+  const size_t scale = s.find("cake_num_sms *= cake_ctas_per_sm;");
+  const size_t grid = s.find("dim3 cake_grid(cake_num_sms, 1, 1);");
+  ASSERT_NE(attr, std::string::npos);
+  ASSERT_NE(query, std::string::npos);
+  ASSERT_NE(scale, std::string::npos);
+  ASSERT_NE(grid, std::string::npos);
+  EXPECT_LT(attr, query);
+  EXPECT_LT(query, scale);
+  EXPECT_LT(scale, grid);
+  EXPECT_TRUE(contains(s, "if (cake_ctas_per_sm < 1) cake_ctas_per_sm = 1;"));
+  // the K loop inside the tile loop keeps its slot unroll and steady pass
+  EXPECT_TRUE(contains(s, "for (int t = 0; t <"));
+  EXPECT_TRUE(contains(s, "if (cake_ss_k) for (; cake_kb_k + 5 <= ((K + 64 - 1) / 64); cake_kb_k += 3) {"));
+  auto p = lowerFile(kSm90Persistent);
+  ASSERT_TRUE(p.ok) << findingsText(p);
+  EXPECT_EQ(p.launch.grid, "(#SMs, 1, 1)");
+  EXPECT_FALSE(contains(p.source, "cake_ctas_per_sm"));
+}
+
 // lm.grid_dim(1) / (2) read the launched grid but do not make a schedule
 // persistent: the grid still comes from the output store. Before, any
 // lm.grid_dim gave (#SMs, 1, 1), and these kernels left most of C / W

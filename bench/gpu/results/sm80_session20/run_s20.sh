@@ -5,7 +5,7 @@
 # the wave test: TAIL kernels at 4096^3 and 4224x4096x4096 (33 x 32 = 1056 tiles of 128x128, exactly 4 waves of
 # 2 CTAs on 132 SMs; 4096^3 has 1024 = 3.88 waves), 8192^3 and 8448x8192x8192 (4224 = 16 waves), two passes;
 # the edge shapes of EDGE kernels, the SASS census, Nsight Compute's mma.sync metrics of PROF at both wave shapes.
-#   D=.devcarry/s20 LIMIT=... bash .devcarry/s20/run_s20.sh 2>&1 | tee $OUT/run.log
+#   D=.devcarry/s20 LIMIT=... [PASSES=...] [KRE=...] bash .devcarry/s20/run_s20.sh 2>&1 | tee $OUT/run.log
 set -u
 D=${D:-.devcarry/s20} LIMIT=${LIMIT:-400} KRE=${KRE:-'cake_(frag|sm80)'}
 E=$D/device_env.sh; . "$E" "$D"
@@ -41,14 +41,12 @@ R=$(echo $V | tr ' ' '\n' | tac | tr '\n' ' ')
 gpu_line
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader -lms 100 > "$OUT/clocks.csv" 2>&1 &
 SMI=$!
-# shellcheck disable=SC2086
-timed 4096 $V
-# shellcheck disable=SC2086
-timed 8192 $V
-# shellcheck disable=SC2086
-timed 8192 $R
-# shellcheck disable=SC2086
-timed 4096 $R
+# PASSES: SIZE:V (kernel order) or SIZE:R (reversed), in turn (session 21's call 1:
+# "4096:V 8192:V 4096:R 8192:R 4096:V 4096:R")
+for p in ${PASSES:-4096:V 8192:V 8192:R 4096:R}; do
+  # shellcheck disable=SC2086
+  if [ "${p#*:}" = R ]; then timed "${p%%:*}" $R; else timed "${p%%:*}" $V; fi
+done
 # the wave test (size label 4224 = 4224x4096x4096, 8448 = 8448x8192x8192) and the K scaling at M = N = 4096
 # (label 2048 = 4096x4096x2048, 8191 = 4096x4096x8192; 4097 and 8193 the square sizes of these passes): a CTA's fixed cost (prologue, epilogue) against its k-blocks
 for pass in 1 2; do
