@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -370,15 +371,17 @@ bool sameInstr(const Instr& a, const Instr& b) {
 // so a slot written twice per iteration and read once moves its writes'
 // generations twice as fast as its reads' (docs/z3.md "Generations per
 // slot"); checkLapDeltas says which differences a shift may have.
-using GenKey = std::tuple<int, int64_t, bool>;
-GenKey genKey(const Access& a) { return {a.view, a.stage_like ? a.index : -1, a.write}; }
+// Per process too: a process that reads back what it wrote means its own
+// latest write's generation (encoder/system.cpp), the others their returns.
+using GenKey = std::tuple<int, int64_t, bool, int>;  // view, stage or -1, write, process
+GenKey genKey(const Access& a, int proc) { return {a.view, a.stage_like ? a.index : -1, a.write, proc}; }
 
 // How far one period moves each quantity (learned from the instructions).
 struct Deltas {
   std::map<int, int64_t> slot_phase;         // flat slot -> phase
   std::map<int, int64_t> view_index;         // view -> index of iteration-like accesses
-  std::map<GenKey, int64_t> view_gen;        // (view, -1, write) -> generation of iteration-like accesses
-  std::map<GenKey, int64_t> view_gen_stage;  // (view, stage, write) -> generation of stage-like accesses
+  std::map<GenKey, int64_t> view_gen;        // (view, -1, write, proc) -> generation of iteration-like accesses
+  std::map<GenKey, int64_t> view_gen_stage;  // (view, stage, write, proc) -> generation of stage-like accesses
 
   template <class K>
   static bool learn(std::map<K, int64_t>& m, const K& key, int64_t d) {
@@ -391,12 +394,12 @@ struct Deltas {
     return it == m.end() ? 0 : it->second;
   }
   static bool anyOf(const std::map<GenKey, int64_t>& m, int view) {
-    for (auto it = m.lower_bound({view, INT64_MIN, false}); it != m.end() && std::get<0>(it->first) == view; ++it)
+    for (auto it = m.lower_bound({view, INT64_MIN, false, INT_MIN}); it != m.end() && std::get<0>(it->first) == view; ++it)
       if (it->second != 0) return true;
     return false;
   }
   static void eraseView(std::map<GenKey, int64_t>& m, int view) {
-    m.erase(m.lower_bound({view, INT64_MIN, false}), m.lower_bound({view + 1, INT64_MIN, false}));
+    m.erase(m.lower_bound({view, INT64_MIN, false, INT_MIN}), m.lower_bound({view + 1, INT64_MIN, false, INT_MIN}));
   }
   bool viewMoves(int view) const {
     return of(view_index, view) != 0 || anyOf(view_gen, view) || anyOf(view_gen_stage, view);
@@ -404,7 +407,7 @@ struct Deltas {
 };
 
 // Is b the instruction a, one period later? Learns the deltas it implies.
-bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
+bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d, int proc) {
   if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.count != b.count ||
       a.bytes != b.bytes || a.pending != b.pending || a.named != b.named || a.grid_dep_early != b.grid_dep_early ||
       !(a.regs_hazard == b.regs_hazard) || a.accesses.size() != b.accesses.size())
@@ -417,9 +420,9 @@ bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
       return false;
     if (x.view < 0) continue;
     if (x.stage_like) {
-      if (x.index != y.index || !Deltas::learn(d.view_gen_stage, genKey(x), y.gen - x.gen)) return false;
+      if (x.index != y.index || !Deltas::learn(d.view_gen_stage, genKey(x, proc), y.gen - x.gen)) return false;
     } else if (!Deltas::learn(d.view_index, x.view, y.index - x.index) ||
-               !Deltas::learn(d.view_gen, genKey(x), y.gen - x.gen)) {
+               !Deltas::learn(d.view_gen, genKey(x, proc), y.gen - x.gen)) {
       return false;
     }
   }
@@ -429,11 +432,11 @@ bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
 // Are the instruction lists b = a shifted by a period? Deltas change only
 // when they are.
 bool shiftedRange(const std::vector<Instr>& pa, size_t a0, size_t a1, const std::vector<Instr>& pb, size_t b0,
-                  size_t b1, Deltas& d) {
+                  size_t b1, Deltas& d, int proc) {
   if (a1 - a0 != b1 - b0) return false;
   Deltas trial = d;
   for (size_t i = 0; i < a1 - a0; ++i)
-    if (!shiftedInstr(pa[a0 + i], pb[b0 + i], trial)) return false;
+    if (!shiftedInstr(pa[a0 + i], pb[b0 + i], trial, proc)) return false;
   d = std::move(trial);
   return true;
 }
@@ -867,7 +870,8 @@ void findSteadyOffsets(Window& w) {
 bool bodyShifted(const Window& w, size_t p, int64_t v, int64_t P, Deltas& d) {
   const ProcShape& sh = w.shape[p];
   const auto& prog = w.base.procs[p].program;
-  return shiftedRange(prog, sh.headOf(v), sh.headOf(v + 1), prog, sh.headOf(v + P), sh.headOf(v + P + 1), d);
+  return shiftedRange(prog, sh.headOf(v), sh.headOf(v + 1), prog, sh.headOf(v + P), sh.headOf(v + P + 1), d,
+                      static_cast<int>(p));
 }
 
 // The smallest period P (with the deltas it implies) such that iteration
@@ -992,8 +996,8 @@ void checkLapDeltas(const std::vector<const System*>& systems, const Deltas& d, 
     std::tie(a.space, a.lo, a.hi, a.view, a.index, a.write, a.stage_like, a.view_written, std::ignore) = k;
     return a;
   };
-  auto lap = [&](const Access& a) {
-    if (a.stage_like) return Deltas::of(d.view_gen_stage, genKey(a));
+  auto lap = [&](const Access& a, int proc) {
+    if (a.stage_like) return Deltas::of(d.view_gen_stage, genKey(a, proc));
     const int64_t stages = s.views[a.view].stages, di = Deltas::of(d.view_index, a.view);
     if (di % stages != 0)
       throw Fail(fmt::format("{}'s indices move by {} per period, not a whole number of laps", s.views[a.view].name, di));
@@ -1012,14 +1016,14 @@ void checkLapDeltas(const std::vector<const System*>& systems, const Deltas& d, 
   // such tags the same way (shiftState) and its process permutations every
   // tag they do not map; both rest on every instruction they map having
   // been compared, as the per-view deltas before them did.
-  auto learned = [&](const Access& a) {
-    return (a.stage_like ? d.view_gen_stage : d.view_gen).count(genKey(a)) > 0;
+  auto learned = [&](const Access& a, int proc) {
+    return (a.stage_like ? d.view_gen_stage : d.view_gen).count(genKey(a, proc)) > 0;
   };
   std::vector<Access> writes, reads;
   std::vector<int> wproc, rproc;
   for (const Key& k : keys) {
     Access a = acc(k);
-    if (!learned(a) && d.viewMoves(a.view)) continue;
+    if (!learned(a, std::get<8>(k)) && d.viewMoves(a.view)) continue;
     (a.write ? wproc : rproc).push_back(std::get<8>(k));
     (a.write ? writes : reads).push_back(std::move(a));
   }
@@ -1031,11 +1035,11 @@ void checkLapDeltas(const std::vector<const System*>& systems, const Deltas& d, 
       int64_t dw = 0, dr = 0;
       bool order = true;
       if (!sim::byLaps(w, r)) {
-        dw = Deltas::of(d.view_gen, genKey(w));
-        dr = Deltas::of(d.view_gen, genKey(r));
+        dw = Deltas::of(d.view_gen, genKey(w, wproc[i]));
+        dr = Deltas::of(d.view_gen, genKey(r, rproc[j]));
       } else {
-        dw = lap(w);
-        dr = lap(r);
+        dw = lap(w, wproc[i]);
+        dr = lap(r, rproc[j]);
         order = r.stage_like;
       }
       if (dw == dr || (order && !exact && dw > dr)) continue;
@@ -1064,7 +1068,7 @@ void findSuffixPeriod(Window& w) {
       auto [a0, a1] = suffixOf(w, p, T - w.P);
       auto [b0, b1] = suffixOf(w, p, T);
       ok = shiftedRange(w.by_trip[T - w.P - w.t0].procs[p].program, a0, a1, w.by_trip[T - w.t0].procs[p].program, b0,
-                        b1, w.d);
+                        b1, w.d, static_cast<int>(p));
     }
     if (!ok) break;
     w.j0 = T;
@@ -3149,7 +3153,7 @@ std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const
       for (; i >= 0; --i) {
         auto [a0, a1] = se.range(i);
         auto [b0, b1] = se.range(i + P);
-        if (!shiftedRange(prog, a0, a1, prog, b0, b1, d)) break;
+        if (!shiftedRange(prog, a0, a1, prog, b0, b1, d, se.proc)) break;
       }
       if (i == top) {
         ok = false;
@@ -3593,14 +3597,14 @@ void layOutPersistent(PGrid& g) {
             if (x >= g.w0g + g.Pg) {
               const PGrid::Range& from = fa[t][x - g.Pg];
               Deltas d = g.ring;
-              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.ring))
+              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
                 throw Fail(fmt::format("{}'s first K iteration does not repeat with the ring period {}",
                                        g.grid.procs[p].name, g.Pg));
             }
             if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
               const PGrid::Range& from = fa[t - g.Pt][x];
               Deltas d = g.tile;
-              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.tile))
+              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.tile))
                 throw Fail(fmt::format("{}'s first K iteration does not repeat with the tile period {}",
                                        g.grid.procs[p].name, g.Pt));
             }
@@ -3613,7 +3617,7 @@ void layOutPersistent(PGrid& g) {
           for (int64_t x = g.w0g + g.Pg; x <= Wg; ++x) {
             const PGrid::Range &from = g.post_at[g.lane(p, k)][t][x - g.Pg], &to = g.post_at[g.lane(p, k)][t][x];
             Deltas d = g.ring;
-            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.ring))
+            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
                                      g.grid.procs[p].name, g.Pg));
           }
@@ -4771,9 +4775,9 @@ class PersistentExplorer {
           if (x.view < 0) {
             if (x.index != y.index || x.gen != y.gen) return false;
           } else if (x.stage_like) {
-            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, genKey(x), x.gen - y.gen)) return false;
+            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, genKey(x, p), x.gen - y.gen)) return false;
           } else if (!Deltas::learn(views.view_index, x.view, x.index - y.index) ||
-                     !Deltas::learn(views.view_gen, genKey(x), x.gen - y.gen)) {
+                     !Deltas::learn(views.view_gen, genKey(x, p), x.gen - y.gen)) {
             return false;
           }
         }
@@ -5597,7 +5601,7 @@ void checkLastTileGrid(const PGrid& g) {
       Deltas d = g.tile;
       if (!shiftedRange(g.last[t % 2].procs[p].program, l0.head[t][g.Wg], l0.tile_start[t + 1],
                         g.last[(t + g.Pt) % 2].procs[p].program, l1.head[t + g.Pt][g.Wg], l1.tile_start[t + g.Pt + 1],
-                        d) ||
+                        d, static_cast<int>(p)) ||
           d.slot_phase != g.tile.slot_phase || d.view_index != g.tile.view_index || d.view_gen != g.tile.view_gen ||
           d.view_gen_stage != g.tile.view_gen_stage)
         throw Fail(fmt::format("{}'s part after the K loop of the last tile does not repeat with the tile period {}",
