@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -364,28 +365,50 @@ bool sameInstr(const Instr& a, const Instr& b) {
   return true;
 }
 
+// Whose generations move by one amount per period: (view, stage index, is a
+// write) for stage-like accesses, (view, -1, is a write) for iteration-like
+// ones. A write's generation counts its process's earlier writes of the
+// index and a read's its returns to the index (encoder/system.cpp `tag`),
+// so a slot written twice per iteration and read once moves its writes'
+// generations twice as fast as its reads' (docs/z3.md "Generations per
+// slot"); checkLapDeltas says which differences a shift may have.
+// Per process too: a process that reads back what it wrote means its own
+// latest write's generation (encoder/system.cpp), the others their returns.
+using GenKey = std::tuple<int, int64_t, bool, int>;  // view, stage or -1, write, process
+GenKey genKey(const Access& a, int proc) { return {a.view, a.stage_like ? a.index : -1, a.write, proc}; }
+
 // How far one period moves each quantity (learned from the instructions).
 struct Deltas {
-  std::map<int, int64_t> slot_phase;      // flat slot -> phase
-  std::map<int, int64_t> view_index;      // view -> index of iteration-like accesses
-  std::map<int, int64_t> view_gen;        // view -> generation of iteration-like accesses
-  std::map<int, int64_t> view_gen_stage;  // view -> generation of stage-like accesses
+  std::map<int, int64_t> slot_phase;         // flat slot -> phase
+  std::map<int, int64_t> view_index;         // view -> index of iteration-like accesses
+  std::map<GenKey, int64_t> view_gen;        // (view, -1, write, proc) -> generation of iteration-like accesses
+  std::map<GenKey, int64_t> view_gen_stage;  // (view, stage, write, proc) -> generation of stage-like accesses
 
-  static bool learn(std::map<int, int64_t>& m, int key, int64_t d) {
+  template <class K>
+  static bool learn(std::map<K, int64_t>& m, const K& key, int64_t d) {
     auto [it, fresh] = m.emplace(key, d);
     return fresh || it->second == d;
   }
-  static int64_t of(const std::map<int, int64_t>& m, int key) {
+  template <class K>
+  static int64_t of(const std::map<K, int64_t>& m, const K& key) {
     auto it = m.find(key);
     return it == m.end() ? 0 : it->second;
   }
+  static bool anyOf(const std::map<GenKey, int64_t>& m, int view) {
+    for (auto it = m.lower_bound({view, INT64_MIN, false, INT_MIN}); it != m.end() && std::get<0>(it->first) == view; ++it)
+      if (it->second != 0) return true;
+    return false;
+  }
+  static void eraseView(std::map<GenKey, int64_t>& m, int view) {
+    m.erase(m.lower_bound({view, INT64_MIN, false, INT_MIN}), m.lower_bound({view + 1, INT64_MIN, false, INT_MIN}));
+  }
   bool viewMoves(int view) const {
-    return of(view_index, view) != 0 || of(view_gen, view) != 0 || of(view_gen_stage, view) != 0;
+    return of(view_index, view) != 0 || anyOf(view_gen, view) || anyOf(view_gen_stage, view);
   }
 };
 
 // Is b the instruction a, one period later? Learns the deltas it implies.
-bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
+bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d, int proc) {
   if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.count != b.count ||
       a.bytes != b.bytes || a.pending != b.pending || a.named != b.named || a.grid_dep_early != b.grid_dep_early ||
       !(a.regs_hazard == b.regs_hazard) || a.accesses.size() != b.accesses.size())
@@ -398,9 +421,9 @@ bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
       return false;
     if (x.view < 0) continue;
     if (x.stage_like) {
-      if (x.index != y.index || !Deltas::learn(d.view_gen_stage, x.view, y.gen - x.gen)) return false;
+      if (x.index != y.index || !Deltas::learn(d.view_gen_stage, genKey(x, proc), y.gen - x.gen)) return false;
     } else if (!Deltas::learn(d.view_index, x.view, y.index - x.index) ||
-               !Deltas::learn(d.view_gen, x.view, y.gen - x.gen)) {
+               !Deltas::learn(d.view_gen, genKey(x, proc), y.gen - x.gen)) {
       return false;
     }
   }
@@ -410,11 +433,11 @@ bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d) {
 // Are the instruction lists b = a shifted by a period? Deltas change only
 // when they are.
 bool shiftedRange(const std::vector<Instr>& pa, size_t a0, size_t a1, const std::vector<Instr>& pb, size_t b0,
-                  size_t b1, Deltas& d) {
+                  size_t b1, Deltas& d, int proc) {
   if (a1 - a0 != b1 - b0) return false;
   Deltas trial = d;
   for (size_t i = 0; i < a1 - a0; ++i)
-    if (!shiftedInstr(pa[a0 + i], pb[b0 + i], trial)) return false;
+    if (!shiftedInstr(pa[a0 + i], pb[b0 + i], trial, proc)) return false;
   d = std::move(trial);
   return true;
 }
@@ -871,7 +894,8 @@ void findSteadyOffsets(Window& w) {
 bool bodyShifted(const Window& w, size_t p, int64_t v, int64_t P, Deltas& d) {
   const ProcShape& sh = w.shape[p];
   const auto& prog = w.base.procs[p].program;
-  return shiftedRange(prog, sh.headOf(v), sh.headOf(v + 1), prog, sh.headOf(v + P), sh.headOf(v + P + 1), d);
+  return shiftedRange(prog, sh.headOf(v), sh.headOf(v + 1), prog, sh.headOf(v + P), sh.headOf(v + P + 1), d,
+                      static_cast<int>(p));
 }
 
 // The smallest period P (with the deltas it implies) such that iteration
@@ -901,20 +925,6 @@ bool findPeriod(Window& w, int max_period) {
   return false;
 }
 
-// Does some read through `view` of bytes in [lo, hi) of `space` compare
-// laps with data another view wrote there? sim::staleData compares laps
-// across views only for a read whose own view nobody writes over its bytes
-// (!Access::view_written); a read whose view is written there calls another
-// view's data stale whatever the laps (docs/z3.md step 4, "Views over the
-// same bytes").
-bool readsByLaps(const System& sys, int view, int space, int64_t lo, int64_t hi) {
-  for (const Process& p : sys.procs)
-    for (const Instr& in : p.program)
-      for (const Access& a : in.accesses)
-        if (a.view == view && !a.write && !a.view_written && a.space == space && a.lo < hi && lo < a.hi) return true;
-  return false;
-}
-
 // Views whose accesses all name iterations (none stage-like) and whose
 // bytes no access through another view, or through none, touches: every
 // data comparison on them (sim::staleData) is between two accesses of the
@@ -924,8 +934,8 @@ bool readsByLaps(const System& sys, int view, int space, int64_t lo, int64_t hi)
 // comparison, laps or not (docs/z3.md "Ring shifts by part of the ring
 // period").
 // Another view over the same bytes leaves the view free when neither reads
-// the other's bytes by laps (readsByLaps, over the hull of the view's reads
-// that compare laps: coarser, so fewer free views): then staleData meets
+// the other's bytes by laps (over the hull of the view's reads that
+// compare laps: coarser, so fewer free views): then staleData meets
 // the two views' identities together only for a read whose own view is
 // written there (Access::view_written), which calls the other view's data
 // stale whatever the identities (docs/z3.md "Ring rotations in a cluster":
@@ -966,50 +976,105 @@ std::set<int> freeViews(const System& sys) {
   return out;
 }
 
-// data.stale-read compares laps (sim::staleData) between the stage-like
-// and iteration-like accesses of a view and between views over the same
-// bytes. Shifting a state moves every data tag and every read one period
-// back, which leaves those comparisons alone only if all of them move by
-// the same number of laps per period (two views over the same bytes: where
-// some read compares their laps).
-void checkLapDeltas(const System& base, const Deltas& d) {
-  const ir::Schedule& s = *base.schedule;
-  struct Span { int64_t lo = INT64_MAX, hi = INT64_MIN; };
-  // (view, space) -> bytes its accesses touch there (a cluster's CTAs each
-  // have their own shared memory: a view has a span in each)
-  std::map<std::pair<int, int>, Span> spans;
-  for (const Process& p : base.procs)
-    for (const Instr& in : p.program)
-      for (const Access& a : in.accesses) {
-        if (a.view < 0) continue;
-        Span& sp = spans[{a.view, a.space}];
-        sp.lo = std::min(sp.lo, a.lo);
-        sp.hi = std::max(sp.hi, a.hi);
-      }
-  std::map<int, int64_t> lap;  // view -> laps per period
-  for (const auto& [key, sp] : spans) {
-    const int view = key.first;
-    const int64_t stages = s.views[view].stages;
-    const int64_t di = Deltas::of(d.view_index, view);
+// data.stale-read compares the data tags of a write and of a read of
+// another process over common bytes (sim::staleData), and nothing else
+// reads a generation. A shift moves every data tag and every read one
+// period back, each access's generation (or lap) by its key's delta
+// (genKey). Per pair of a write and a read that staleData can meet:
+//  * a read through another view than the write's that some instance
+//    writes there (view_written) calls the data stale whatever the tags;
+//  * two iteration-named accesses of one view compare index for equality
+//    (one delta per view: kept) and stale iff w.gen < r.gen;
+//  * otherwise laps: stale iff lap(w) < lap(r) for a stage-named read,
+//    iff lap(w) != lap(r) for an iteration-named one (an iteration-named
+//    access's lap is its index // stages: its view's index delta must be a
+//    whole number of laps).
+// An equality is kept only by equal deltas. An order "stale iff a < b" is
+// kept by equal deltas, and *made at least as stale* when a's delta is at
+// least b's: the shifted pair is stale whenever the pair it stands for is.
+// `exact` (a symmetry, whose images stand for their originals both ways)
+// asks equal deltas everywhere. Without it (a shift one period back: the
+// explored state stands for the later one, whose futures step for step it
+// has, docs/z3.md "Generations per slot"), an order may lose: every
+// violation of the later state's runs is one of the shifted state's runs
+// (the same steps: no generation enables or disables one), so a clean
+// exploration still proves the schedule, and a stale read met that the
+// later state would not have is a Met, which the bounded check confirms or
+// leaves unknown.
+void checkLapDeltas(const std::vector<const System*>& systems, const Deltas& d, bool exact) {
+  const ir::Schedule& s = *systems.front()->schedule;
+  // the accesses as staleData sees them (the generation and an
+  // iteration-named index apart: their deltas are per key)
+  using Key = std::tuple<int, int64_t, int64_t, int, int64_t, bool, bool, bool, int>;
+  //                     space lo       hi       view index  write stage written proc
+  std::set<Key> keys;
+  for (const System* sys : systems)
+    for (size_t p = 0; p < sys->procs.size(); ++p)
+      for (const Instr& in : sys->procs[p].program)
+        for (const Access& a : in.accesses)
+          if (a.view >= 0)
+            keys.insert({a.space, a.lo, a.hi, a.view, a.stage_like ? a.index : -1, a.write, a.stage_like,
+                         a.view_written, static_cast<int>(p)});
+  auto acc = [](const Key& k) {
+    Access a;
+    std::tie(a.space, a.lo, a.hi, a.view, a.index, a.write, a.stage_like, a.view_written, std::ignore) = k;
+    return a;
+  };
+  auto lap = [&](const Access& a, int proc) {
+    if (a.stage_like) return Deltas::of(d.view_gen_stage, genKey(a, proc));
+    const int64_t stages = s.views[a.view].stages, di = Deltas::of(d.view_index, a.view);
     if (di % stages != 0)
-      throw Fail(fmt::format("{}'s indices move by {} per period, not a whole number of laps", s.views[view].name, di));
-    lap[view] = di / stages;
-    if (d.view_gen_stage.count(view) && d.view_index.count(view) && d.view_gen_stage.at(view) != di / stages)
-      throw Fail(fmt::format("{}'s stage-named and iteration-named accesses move by different laps per period",
-                             s.views[view].name));
-    if (d.view_gen_stage.count(view)) lap[view] = d.view_gen_stage.at(view);
+      throw Fail(fmt::format("{}'s indices move by {} per period, not a whole number of laps", s.views[a.view].name, di));
+    return di / stages;
+  };
+  // An access whose key no shift learned is in no instruction a shift maps
+  // (shiftedInstr learns the key of every access of every instruction the
+  // period and the exit paths' period compare): a prologue's stage-named
+  // load of a ring. Where its view moves, no state is shifted with its tag
+  // in the bytes (shiftState: a tag that cannot move) and no shifted state
+  // runs it (a looping process past its warm-up never returns to its
+  // prefix, nor to an exit path below j0 - P; a process without the loop
+  // stays only where nothing it still runs moves: `unmoved`), so none of
+  // its pairs changes under a shift. Where its view does not move it stays
+  // where it is: delta 0, checked. The persistent proof's shifts refuse
+  // such tags the same way (shiftState) and its process permutations every
+  // tag they do not map; both rest on every instruction they map having
+  // been compared, as the per-view deltas before them did.
+  auto learned = [&](const Access& a, int proc) {
+    return (a.stage_like ? d.view_gen_stage : d.view_gen).count(genKey(a, proc)) > 0;
+  };
+  std::vector<Access> writes, reads;
+  std::vector<int> wproc, rproc;
+  for (const Key& k : keys) {
+    Access a = acc(k);
+    if (!learned(a, std::get<8>(k)) && d.viewMoves(a.view)) continue;
+    (a.write ? wproc : rproc).push_back(std::get<8>(k));
+    (a.write ? writes : reads).push_back(std::move(a));
   }
-  for (const auto& [ka, sa] : spans)
-    for (const auto& [kb, sb] : spans) {
-      const auto [a, space] = ka;
-      const int b = kb.first;
-      if (a >= b || space != kb.second || sa.hi <= sb.lo || sb.hi <= sa.lo || lap[a] == lap[b]) continue;
-      const bool a_reads = readsByLaps(base, a, space, sb.lo, sb.hi);
-      if (a_reads || readsByLaps(base, b, space, sa.lo, sa.hi))
-        throw Fail(fmt::format("{} and {} share bytes but move by different laps per period, and {} reads the "
-                               "other's bytes by laps",
-                               s.views[a].name, s.views[b].name, s.views[a_reads ? a : b].name));
+  for (size_t i = 0; i < writes.size(); ++i)
+    for (size_t j = 0; j < reads.size(); ++j) {
+      const Access &w = writes[i], &r = reads[j];
+      if (wproc[i] == rproc[j] || w.space != r.space || w.hi <= r.lo || r.hi <= w.lo) continue;
+      if (w.view != r.view && r.view_written) continue;
+      int64_t dw = 0, dr = 0;
+      bool order = true;
+      if (!sim::byLaps(w, r)) {
+        dw = Deltas::of(d.view_gen, genKey(w, wproc[i]));
+        dr = Deltas::of(d.view_gen, genKey(r, rproc[j]));
+      } else {
+        dw = lap(w, wproc[i]);
+        dr = lap(r, rproc[j]);
+        order = r.stage_like;
+      }
+      if (dw == dr || (order && !exact && dw > dr)) continue;
+      throw Fail(fmt::format("{} and {} share bytes but move by {} and {} {} per period, and {} compares them",
+                             s.views[w.view].name, s.views[r.view].name, dw, dr,
+                             sim::byLaps(w, r) ? "laps" : "generations",
+                             w.view == r.view ? "a read" : "a read of " + s.views[r.view].name));
     }
+}
+void checkLapDeltas(const System& base, const Deltas& d, bool exact) {
+  checkLapDeltas(std::vector<const System*>{&base}, d, exact);
 }
 
 // Sets to 0 the generations of the views whose every access, in all of
@@ -1084,7 +1149,7 @@ void findSuffixPeriod(Window& w) {
       auto [a0, a1] = suffixOf(w, p, T - w.P);
       auto [b0, b1] = suffixOf(w, p, T);
       ok = shiftedRange(w.by_trip[T - w.P - w.t0].procs[p].program, a0, a1, w.by_trip[T - w.t0].procs[p].program, b0,
-                        b1, w.d);
+                        b1, w.d, static_cast<int>(p));
     }
     if (!ok) break;
     w.j0 = T;
@@ -2048,7 +2113,13 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   }
   findSuffixPeriod(w);
   if (w.j0 > W - w.P) throw WindowTooSmall{};
-  checkLapDeltas(w.base, w.d);
+  {
+    // every access the combined program takes from: the base and the exit
+    // paths of the trip counts t1..W (those below are explored one by one)
+    std::vector<const System*> group = {&w.base};
+    for (int64_t T = w.t1; T <= W; ++T) group.push_back(&w.by_trip[static_cast<size_t>(T - t0)]);
+    checkLapDeltas(group, w.d, /*exact=*/false);
+  }
   std::vector<const ir::Expr*> body_exprs;
   std::vector<System::ReplacedUse> uses;
   for (const System& sys : w.by_trip) {
@@ -3172,7 +3243,7 @@ std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const
       for (; i >= 0; --i) {
         auto [a0, a1] = se.range(i);
         auto [b0, b1] = se.range(i + P);
-        if (!shiftedRange(prog, a0, a1, prog, b0, b1, d)) break;
+        if (!shiftedRange(prog, a0, a1, prog, b0, b1, d, se.proc)) break;
       }
       if (i == top) {
         ok = false;
@@ -3601,7 +3672,7 @@ void layOutPersistent(PGrid& g) {
     // (d learned from a copy of `ref`: the same where ref has a delta, and
     // no other delta than 0, which is what ref says by having none)
     auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
-      auto same = [](const std::map<int, int64_t>& a, const std::map<int, int64_t>& b) {
+      auto same = [](const auto& a, const auto& b) {
         return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return kv.second == Deltas::of(b, kv.first); });
       };
       return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
@@ -3616,14 +3687,14 @@ void layOutPersistent(PGrid& g) {
             if (x >= g.w0g + g.Pg) {
               const PGrid::Range& from = fa[t][x - g.Pg];
               Deltas d = g.ring;
-              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.ring))
+              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
                 throw Fail(fmt::format("{}'s first K iteration does not repeat with the ring period {}",
                                        g.grid.procs[p].name, g.Pg));
             }
             if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
               const PGrid::Range& from = fa[t - g.Pt][x];
               Deltas d = g.tile;
-              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.tile))
+              if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.tile))
                 throw Fail(fmt::format("{}'s first K iteration does not repeat with the tile period {}",
                                        g.grid.procs[p].name, g.Pt));
             }
@@ -3636,7 +3707,7 @@ void layOutPersistent(PGrid& g) {
           for (int64_t x = g.w0g + g.Pg; x <= Wg; ++x) {
             const PGrid::Range &from = g.post_at[g.lane(p, k)][t][x - g.Pg], &to = g.post_at[g.lane(p, k)][t][x];
             Deltas d = g.ring;
-            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d) || !sameDeltas(d, g.ring))
+            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
                                      g.grid.procs[p].name, g.Pg));
           }
@@ -4841,9 +4912,9 @@ class PersistentExplorer {
           if (x.view < 0) {
             if (x.index != y.index || x.gen != y.gen) return false;
           } else if (x.stage_like) {
-            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, x.view, x.gen - y.gen)) return false;
+            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, genKey(x, p), x.gen - y.gen)) return false;
           } else if (!Deltas::learn(views.view_index, x.view, x.index - y.index) ||
-                     !Deltas::learn(views.view_gen, x.view, x.gen - y.gen)) {
+                     !Deltas::learn(views.view_gen, genKey(x, p), x.gen - y.gen)) {
             return false;
           }
         }
@@ -4933,11 +5004,10 @@ class PersistentExplorer {
     // bytes; but a view whose accesses all name iterations and whose bytes
     // no other access touches moves by any one delta (freeViews)
     for (int v : freeViews(m_.sys)) {
-      views.view_index.erase(v);
-      views.view_gen.erase(v);
+      views.view_index.erase(v);  // (the generations: checked per pair below)
     }
     try {
-      checkLapDeltas(m_.sys, views);
+      checkLapDeltas(m_.sys, views, /*exact=*/true);
     } catch (const Fail&) {
       return no(21);
     }
@@ -5668,7 +5738,7 @@ void checkLastTileGrid(const PGrid& g) {
       Deltas d = g.tile;
       if (!shiftedRange(g.last[t % 2].procs[p].program, l0.head[t][g.Wg], l0.tile_start[t + 1],
                         g.last[(t + g.Pt) % 2].procs[p].program, l1.head[t + g.Pt][g.Wg], l1.tile_start[t + g.Pt + 1],
-                        d) ||
+                        d, static_cast<int>(p)) ||
           d.slot_phase != g.tile.slot_phase || d.view_index != g.tile.view_index || d.view_gen != g.tile.view_gen ||
           d.view_gen_stage != g.tile.view_gen_stage)
         throw Fail(fmt::format("{}'s part after the K loop of the last tile does not repeat with the tile period {}",
@@ -6170,7 +6240,7 @@ void onKindGrid(PGrid& g, F&& f) {
 
 // The deltas of one kind's grid into the other's: equal where both learned one.
 void mergeDeltas(Deltas& into, const Deltas& from) {
-  auto merge = [](std::map<int, int64_t>& a, const std::map<int, int64_t>& b) {
+  auto merge = [](auto& a, const auto& b) {
     for (const auto& [k, v] : b)
       if (!Deltas::learn(a, k, v)) throw Fail("the two kinds of tile move a barrier or view by different amounts per period");
   };
@@ -6537,12 +6607,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // Shift tiles one period later than the text allows: async work of the
   // tile before (a TMA store still in flight) can then move with them.
   g.tw += g.Pt;
-  checkLapDeltas(g.grid, g.ring);
-  checkLapDeltas(g.grid, g.tile);
+  checkLapDeltas(g.grid, g.ring, /*exact=*/true);
+  checkLapDeltas(g.grid, g.tile, /*exact=*/true);
   if (kinds) {
     // each kind's grid: the same counts per period, and what stays put under a shift stays put in both
-    checkLapDeltas(g.kgrid, g.ring);
-    checkLapDeltas(g.kgrid, g.tile);
+    checkLapDeltas(g.kgrid, g.ring, /*exact=*/true);
+    checkLapDeltas(g.kgrid, g.tile, /*exact=*/true);
     onKindGrid(g, [&] { gridCounts(g); });
     const auto named = std::make_pair(g.ring_named, g.tile_named);
     const auto commits = std::make_pair(g.ring_commits, g.tile_commits);
@@ -6554,8 +6624,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   if (g.last_tile) {
     for (const System& l : g.last) {
-      checkLapDeltas(l, g.ring);
-      checkLapDeltas(l, g.tile);
+      checkLapDeltas(l, g.ring, /*exact=*/true);
+      checkLapDeltas(l, g.tile, /*exact=*/true);
     }
     checkLastTileGrid(g);
   }
