@@ -878,8 +878,8 @@ std::string renderTextReport(const Report& r, bool with_timings, int max_listed)
                          t.agree, t.fp, t.fn, t.unknown, t.unsupported);
   }
   if (!r.proofs.empty()) {
-    out += fmt::format("proofs: {} of {} known-good cases proved (not proved: {})\n", provedOf(r.proofs),
-                       casesOf(r.proofs), missesText(r.proofs));
+    out += fmt::format("proofs: {} of {} known-good cases{} proved (not proved: {})\n", provedOf(r.proofs),
+                       casesOf(r.proofs), r.proofs_run ? "" : " marked `# check: proof`", missesText(r.proofs));
     if (r.proofs_by_kind.size() > 1)
       for (const auto& [k, c] : r.proofs_by_kind)
         out += fmt::format("  {:<8} {} of {} proved\n", k + ":", provedOf(c), casesOf(c));

@@ -455,7 +455,9 @@ Observation proofObserve(const Case& c) {
 Report proofRun(const std::vector<std::pair<std::string, std::string>>& cases) {
   std::vector<Case> cs;
   for (const auto& [path, text] : cases) cs.push_back(makeCase(path, text));
-  return buildReport(runCases(cs, proofObserve, 1, nullptr, false));
+  Report r = buildReport(runCases(cs, proofObserve, 1, nullptr, false));
+  r.proofs_run = true;  // as `cake corpus --proofs` sets it
+  return r;
 }
 
 // c/g.cake proved in the baseline, and now observed with `marker`; the
