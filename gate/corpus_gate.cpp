@@ -1089,8 +1089,8 @@ void compareBaseline(Report& r, const json& baseline, const std::function<bool(c
     const std::string was = b.value("outcome", "");
     auto it = now.find(path);
     const std::string cur = it == now.end() ? "missing" : std::string(outcomeName(it->second->outcome));
-    if (was == "agree" && cur != "agree") r.regressions.push_back({path, was, cur});
-    else if (was != "agree" && cur == "agree") r.improvements.push_back({path, was, cur});
+    if (was == "agree" && cur != "agree") r.regressions.push_back({path, was, cur, ""});
+    else if (was != "agree" && cur == "agree") r.improvements.push_back({path, was, cur, ""});
     // Proofs: only where the proof ran now (a case that no longer agrees
     // is a regression above).
     if (it == now.end() || it->second->proof.kind.empty()) continue;
