@@ -596,30 +596,12 @@ TEST(ProofBudget, SlowPingPongWithinTheDefaultBudget) {
 // generations are learned per slot and process: docs/z3.md "Generations per
 // slot".)
 TEST(ProofBudget, NoPeriodIsSeenBeforeTheWindowIsBuilt) {
-  const std::string triangular = R"(
-@cake.schedule(target="sm_80")
-def triangular_rewrites(lm, Out: LM.gmem, K: LM.i32):
-    lm.assume(K >= 1)
-    pool  = lm.smem(1024)
-    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
-    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        if w == 0:
-            lm.fill(v, 1)
-            lm.copy(tab[0], v)
-        for k in lm.range(0, K):
-            if w == 0:
-                for j in lm.range(0, k):
-                    lm.fill(v, 1)
-                    lm.copy(tab[0], v)
-            lm.sync(cta)
-            lm.copy(v, tab[0])
-            lm.copy(Out, v, coords=(k, 64 * w))
-            lm.sync(cta)
-)";
+  // the table of kTableReadEveryIteration, rewritten k times in iteration k
+  const std::string triangular = cake::testing::replace(
+      cake::testing::kTableReadEveryIteration, "        lm.sync(cta)\n        for k in lm.range(0, K):\n",
+      "        for k in lm.range(0, K):\n            if w == 0:\n                for j in lm.range(0, k):\n"
+      "                    lm.fill(v, 1)\n                    lm.copy(tab[0], v)\n            lm.sync(cta)\n");
+  ASSERT_NE(triangular, cake::testing::kTableReadEveryIteration);
   ir::Module mod = cake::testing::compile(triangular);
   ASSERT_FALSE(mod.schedules.empty());
   const ir::Schedule& s = mod.schedules.at(0);

@@ -201,6 +201,29 @@ def mainloop(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
         lm.tma_store_wait(pending=0)
 )";
 
+// One instance writes a table once, then both read it every iteration of a
+// loop paced by a named barrier (docs/z3.md "Private generations").
+inline const std::string kTableReadEveryIteration = R"(
+@cake.schedule(target="sm_80")
+def table_read_every_iteration(lm, Out: LM.gmem, K: LM.i32):
+    lm.assume(K >= 1)
+    pool  = lm.smem(1024)
+    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
+    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        if w == 0:
+            lm.fill(v, 1)
+            lm.copy(tab[0], v)
+        lm.sync(cta)
+        for k in lm.range(0, K):
+            lm.copy(v, tab[0])
+            lm.copy(Out, v, coords=(k, 64 * w))
+            lm.sync(cta)
+)";
+
 // A one-slot hand-off: arrivals land in the slot's current phase whatever
 // iter= says (lowering names only the slot), so annotations that disagree
 // with where they land are a warning when every run is fine.

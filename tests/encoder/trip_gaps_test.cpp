@@ -1488,26 +1488,7 @@ TEST(TripProofGaps, ReadBackKeepsTheGenerationsInStep) {
 // the broken variants are not.
 TEST(TripProofGaps, TableWrittenOnceAndReadEveryIterationIsProved) {
   using cake::testing::replace;
-  const std::string text = R"(
-@cake.schedule(target="sm_80")
-def table_read_every_iteration(lm, Out: LM.gmem, K: LM.i32):
-    lm.assume(K >= 1)
-    pool  = lm.smem(1024)
-    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
-    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        if w == 0:
-            lm.fill(v, 1)
-            lm.copy(tab[0], v)
-        lm.sync(cta)
-        for k in lm.range(0, K):
-            lm.copy(v, tab[0])
-            lm.copy(Out, v, coords=(k, 64 * w))
-            lm.sync(cta)
-)";
+  const std::string text = cake::testing::kTableReadEveryIteration;
   // the table as written, and rewritten by its writer in every iteration
   // between two barriers (one generation delta: proved before the change too)
   const std::string rewritten =
