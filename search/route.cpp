@@ -18,8 +18,6 @@ namespace {
 
 bool isGpuDefect(const std::string& result) { return result == "wrong" || result == "hang" || result == "crash"; }
 
-std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 // The corpus case: the candidate's text under a header with the evidence.
 bool writeCorpusCase(const Record& r, const TuneSpec& spec, const std::string& dir, std::string* error) {
   std::ifstream in(r.source_path);

@@ -59,9 +59,6 @@ std::optional<std::vector<Candidate>> generate(const TuneSpec& spec, std::string
   return out;
 }
 
-// The first line of a rendered finding ("file:l:c: error: ... [rule]").
-std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 void gate(Record& r, const ir::Schedule& s, unsigned timeout_ms) {
   checks::CheckOptions co;
   co.target = s.target;

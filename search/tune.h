@@ -27,6 +27,10 @@
 
 namespace cake::search {
 
+// The first line of a multi-line text (a rendered finding "file:l:c: error: ... [rule]",
+// a compiler's error output): route.cpp and tune.cpp.
+inline std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 // The ranking interface: a predicted time for a verified schedule on the
 // workload (nullopt: the estimator cannot say; such candidates rank last,
 // in enumeration order). The cost model plugs in here (estimator.h).
