@@ -9,9 +9,6 @@ namespace cake::ir {
 
 namespace {
 
-using enum OpReceiver;
-using enum OpCategory;
-
 struct OpRow {
   OpKind kind;
   std::string_view name;
@@ -24,7 +21,7 @@ struct OpRow {
 
 constexpr OpRow kOpRows[] = {
 #define CAKE_OP(kind, name, receiver, category, flags, positional, signature)                                        \
-  {OpKind::kind, name, receiver, category, [] {                                                                     \
+  {OpKind::kind, name, OpReceiver::receiver, OpCategory::category, [] {                                              \
      using namespace OpFlag;                                                                                         \
      return static_cast<uint8_t>(flags);                                                                            \
    }(),                                                                                                              \
