@@ -2994,7 +2994,8 @@ bool readsInnerBare(const ir::Expr& e, const TileLoops& tl);
 // is noted in *uses.
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
                  TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
-                 int kind = 0, int64_t ring_start = 0, bool last_iter = false, bool* reads_end_in_k = nullptr) {
+                 int kind = 0, int64_t ring_start = 0, bool last_iter = false,
+                 std::set<const ir::Expr*>* reads_end_in_k = nullptr) {
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
     int var = -1;
@@ -3012,17 +3013,19 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     int tvar = -1;
     for (int v : tl.tile_vars)
       if (env.loop_vars.count(v)) tvar = v;
-    // A K iteration's expression that reads E_B besides t * E_B and reads
-    // k (a guard `k + 1 < E_B`, docs/z3.md "The last K iteration"): E_B
+    // An expression of a K iteration that reads E_B besides t * E_B (a
+    // guard `k + 1 < E_B`, docs/z3.md "The last K iteration"): E_B
     // read as k + 1 (the iteration is its tile's last: `last_iter`) or as
-    // Wg + 1 (it is not; checkTileExprs proves every E_B >= k + 2 reads
-    // alike), so the grid's iterations are all of one kind.
+    // 2 * Wg (it is not; checkTileExprs proves every E_B >= k + 2 reads
+    // alike; far past the window, so that a guard it does not take, `k + 2
+    // < E_B`, reaches that check), so the grid's iterations are all of one
+    // kind.
     int kvar = -1;
     for (int v : tl.k_vars)
-      if (env.loop_vars.count(v) && mentionsLoopVar(e, {v})) kvar = v;
+      if (env.loop_vars.count(v)) kvar = v;
     if (tvar >= 0 && kvar >= 0 && !containsExpr(e, *tl.tiles) && readsInnerBare(e, tl)) {
-      if (reads_end_in_k) *reads_end_in_k = true;
-      const int64_t H = last_iter ? env.loop_vars.at(kvar) + 1 : Wg + 1;
+      if (reads_end_in_k) reads_end_in_k->insert(&e);
+      const int64_t H = last_iter ? env.loop_vars.at(kvar) + 1 : 2 * Wg;
       const EvalHook inK = [&](const ir::Expr& x, const ir::EvalEnv&) -> std::optional<int64_t> {
         if (isTileProduct(x, tl)) return ring_start;
         if (ir::sameExpr(x, *tl.inner)) return H;
@@ -3212,6 +3215,10 @@ struct PGrid {
   // then never the last of their tile.
   std::vector<char> tail_x;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> tail_text;
+  // the expressions the grid with every K iteration the last evaluates, and
+  // those of K iterations that read E_B besides t * E_B (checkTileExprs)
+  std::vector<const ir::Expr*> tail_exprs;
+  std::set<const ir::Expr*> end_in_k;
   Deltas ring, tile;
   std::map<int, int64_t> ring_named, tile_named;
   std::vector<int64_t> ring_commits, tile_commits;
@@ -5600,6 +5607,11 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
     std::set<int> ks;
     for (int k : tl.k_vars)
       if (mentionsLoopVar(*f, {k})) ks.insert(k);
+    // evaluated in a K iteration (the grids read its E_B as the tile's end
+    // k + 1 or far past it): a function of k even where it does not read it
+    // (one that does not may be evaluated after the K loop too: the ring
+    // end's checks below as well)
+    const bool in_k = bare && g.end_in_k.count(use) > 0;
     auto plusH = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
     if (bare && ks.empty()) {
       // the tile's ring end G + H (a part after the K loop)
@@ -5619,11 +5631,17 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
           fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg, bvVerdictName(r)));
       }
       reads_end = true;
-    } else if (bare && last && ks.size() == 1) {
+    }
+    if (in_k && ks.empty()) ks.insert(*tl.k_vars.begin());
+    if (in_k) {
+      if (!last || ks.size() != 1)
+        fail(use, fmt::format("reads {} outside t * {} in a K iteration (not covered by the persistent-kernel proof "
+                              "yet)",
+                              ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s)));
       // A K iteration's text that reads E_B besides t * E_B (a guard `k + 1
       // < E_B`; docs/z3.md "The last K iteration"): e(G, k, H) with H = E_B
       // the same for every H >= k + 2 (the iterations before the last, as
-      // the grid reads them: H = Wg + 1), and e(G, k, k + 1) (the last, as
+      // the grid reads them: H = 2 * Wg), and e(G, k, k + 1) (the last, as
       // the tail grid reads it) a function of G + k that moves with both
       // periods. The rest of the checks below take the first.
       const ir::ExprPtr k = symbolNode(K::LoopVar, *ks.begin());
@@ -5664,7 +5682,7 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
       }
       *last = true;
       f = atH(plus(k, 2));
-    } else if (bare) {
+    } else if (bare && !ks.empty()) {
       fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel proof yet)",
                             ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s)));
     }
@@ -5715,6 +5733,8 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
   // grid L evaluates expressions grid N does not (the `else:` of a read of
   // the tile count)
   std::vector<const ir::Expr*> exprs = g.grid.replace_loop_exprs;
+  for (const ir::Expr* e : g.tail_exprs)  // (a branch only the last K iteration takes)
+    if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
   if (g.last_tile)
     for (const System& l : g.last)
       for (const ir::Expr* e : l.replace_loop_exprs)
@@ -6745,17 +6765,21 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   g.Wg = Wg;
   std::vector<TileCountUse> uses;
   // kind 0: the merged loop's guard true (MergedLoops); without one, `kind` is read by nothing
-  bool reads_end_in_k = false;  // a K iteration reads E_B besides t * E_B (tailIterations)
+  // the expressions of K iterations that read E_B besides t * E_B (tailIterations)
+  std::set<const ir::Expr*> reads_end_in_k;
   g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses, 1, 0, false, &reads_end_in_k);
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
   // every K iteration its tile's last (the grid before the alignments below)
   std::optional<std::pair<System, System>> tails;
-  if (reads_end_in_k) {
+  if (!reads_end_in_k.empty()) {
     if (tl.kind_guard || !uses.empty() ||
         std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
       throw Fail("a K iteration reads the K loop's trip count besides t * E_B in a tile loop with two kinds of tile, "
                  "a read of the tile count or a step (not covered by the persistent-kernel proof yet)");
-    tails.emplace(g.grid, buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, nullptr, 1, 0, true));
+    tails.emplace(g.grid,
+                  buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, nullptr, 1, 0, true, &reads_end_in_k));
+    g.tail_exprs = tails->second.replace_loop_exprs;
+    g.end_in_k = reads_end_in_k;
   }
   const bool kinds = tl.kind_guard != nullptr;
   if (kinds) {
