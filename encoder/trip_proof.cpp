@@ -3546,32 +3546,25 @@ void layOutPersistent(PGrid& g) {
           const int at = append(a, b, PcPos::Body, t, gi, tiles_c[t] + pre_c[t] + body_c[gi]);
           g.body_at[lp][t][gi] = range(at, at + (b - a));
         }
-      if (!g.first_x.empty() && g.first_x[p]) {
-        // the tiles' first K iterations, a copy per ring start (firstIterations)
-        g.first_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
-        first_flag = kFirstCopy;
+      // the tiles' first K iterations, a copy per ring start (firstIterations),
+      // and their last, a copy per ring position (tailIterations); each
+      // commits as many MMA groups as the grid's iteration there
+      for (const int8_t copy : {kFirstCopy, kTailCopy}) {
+        const std::vector<char>& has = copy == kFirstCopy ? g.first_x : g.tail_x;
+        if (has.empty() || !has[p]) continue;
+        auto& at_ = (copy == kFirstCopy ? g.first_at : g.tail_at)[lp];
+        const auto& texts = (copy == kFirstCopy ? g.first_text : g.tail_text)[kind][p];
+        at_.assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
+        first_flag = copy;
         for (int64_t t = sh.first; t < Wt; t += sh.step)
           for (int64_t gi = 0; gi < Wg; ++gi) {
-            const std::vector<Instr>& text = g.first_text[kind][p][t][gi];
-            const int at = appendFrom(text, 0, static_cast<int>(text.size()), PcPos::Body, t, gi,
-                                      tiles_c[t] + pre_c[t] + body_c[gi]);
-            g.first_at[lp][t][gi] = range(at, at + static_cast<int>(text.size()));
-          }
-        first_flag = 0;
-      }
-      if (!g.tail_x.empty() && g.tail_x[p]) {
-        // the tiles' last K iterations, a copy per ring position (tailIterations)
-        g.tail_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
-        first_flag = kTailCopy;
-        for (int64_t t = sh.first; t < Wt; t += sh.step)
-          for (int64_t gi = 0; gi < Wg; ++gi) {
-            const std::vector<Instr>& text = g.tail_text[kind][p][t][gi];
-            if (commitsIn(text, 0, static_cast<int>(text.size())) != body_c[gi + 1] - body_c[gi])
+            const std::vector<Instr>& text = texts[t][gi];
+            if (copy == kTailCopy && commitsIn(text, 0, static_cast<int>(text.size())) != body_c[gi + 1] - body_c[gi])
               throw Fail(fmt::format("the last K iteration of {} commits a different number of MMA groups",
                                      g.grid.procs[p].name));
             const int at = appendFrom(text, 0, static_cast<int>(text.size()), PcPos::Body, t, gi,
                                       tiles_c[t] + pre_c[t] + body_c[gi]);
-            g.tail_at[lp][t][gi] = range(at, at + static_cast<int>(text.size()));
+            at_[t][gi] = range(at, at + static_cast<int>(text.size()));
           }
         first_flag = 0;
       }
