@@ -5734,7 +5734,9 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
         if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
   for (const ir::Expr* use : exprs) {
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
-    if (ir::sameExpr(*e, *tl.inner)) continue;  // the K loop's own bound (each tile its own, step 2)
+    // the K loop's own bound (each tile its own, step 2); E_B read in a K
+    // iteration (the grids read it as the tile's end or past it) is checked
+    if (ir::sameExpr(*e, *tl.inner) && !g.end_in_k.count(use)) continue;
     if (use == tl.kind_guard) continue;  // the tile's kind: explored both ways, not evaluated (MergedLoops)
     if (!containsExpr(*e, *tl.tiles)) {
       check(use, e);
