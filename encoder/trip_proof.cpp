@@ -2985,6 +2985,8 @@ ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHo
   return copy;
 }
 
+bool readsInnerBare(const ir::Expr& e, const TileLoops& tl);
+
 // The system with Wt tiles of Wg K iterations each, every tile starting at
 // ring index 0 (`t * E_B` reads 0): iteration k of tile t is the text of
 // ring index g = k in tile t, which is all the layout below needs. A read
@@ -2992,7 +2994,8 @@ ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHo
 // is noted in *uses.
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
                  TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
-                 int kind = 0, int64_t ring_start = 0) {
+                 int kind = 0, int64_t ring_start = 0, bool last_iter = false,
+                 std::set<const ir::Expr*>* reads_end_in_k = nullptr) {
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
     int var = -1;
@@ -3010,6 +3013,27 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     int tvar = -1;
     for (int v : tl.tile_vars)
       if (env.loop_vars.count(v)) tvar = v;
+    // An expression of a K iteration that reads E_B besides t * E_B (a
+    // guard `k + 1 < E_B`, docs/z3.md "The last K iteration"): E_B
+    // read as k + 1 (the iteration is its tile's last: `last_iter`) or as
+    // 2 * Wg (it is not; checkTileExprs proves every E_B >= k + 2 reads
+    // alike; far past the window, so that a guard it does not take, `k + 2
+    // < E_B`, reaches that check), so the grid's iterations are all of one
+    // kind.
+    int kvar = -1;
+    for (int v : tl.k_vars)
+      if (env.loop_vars.count(v)) kvar = v;
+    if (tvar >= 0 && kvar >= 0 && !containsExpr(e, *tl.tiles) && readsInnerBare(e, tl)) {
+      if (reads_end_in_k) reads_end_in_k->insert(&e);
+      const int64_t H = last_iter ? env.loop_vars.at(kvar) + 1 : 2 * Wg;
+      const EvalHook inK = [&](const ir::Expr& x, const ir::EvalEnv&) -> std::optional<int64_t> {
+        if (isTileProduct(x, tl)) return ring_start;
+        if (ir::sameExpr(x, *tl.inner)) return H;
+        return std::nullopt;
+      };
+      ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
+      return ir::evaluate(*applyHook(x, env, inK), env);
+    }
     if (tvar < 0 || !containsExpr(e, *tl.tiles)) return base(e, env);
     const int64_t t = env.loop_vars.at(tvar);
     const bool last = read != TileCountRead::NotLast && (t % 2 == 1) == (read == TileCountRead::LastOdd);
@@ -3142,8 +3166,11 @@ struct PcPos {
   int16_t x = -1;  // ring position (Body: g; Pre / Post / Exit of a Full process: the tile's ring start / end)
   bool last = false;  // the last instruction of its block
   int8_t kind = 0;    // the tile's kind (MergedLoops: a copy of each part per kind)
-  bool first = false; // Body: the copy of a tile's first K iteration (firstIterations)
+  // Body: the copy of a tile's first K iteration (kFirstCopy, firstIterations)
+  // or of its last (kTailCopy, tailIterations); 0: the grid's iteration
+  int8_t first = 0;
 };
+constexpr int8_t kFirstCopy = 1, kTailCopy = 2;
 
 // Everything the exploration of a persistent kernel needs.
 struct PGrid {
@@ -3179,6 +3206,19 @@ struct PGrid {
   // the grid whose tiles start at x), entered instead of body_at.
   std::vector<char> first_x;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> first_text;
+  // A last K iteration that differs from the others at its ring index (a
+  // guard `k + 1 < E_B`, docs/z3.md "The last K iteration"): tail_x[p], p
+  // gets a copy of it per ring position g, text tail_text[kind][p][t][g]
+  // (the grid's iteration g with operations that carry no counter left out
+  // or added, or a group wait's pending changed), entered when the tile's
+  // K loop ends after it (its end is g + 1); the other iterations of p are
+  // then never the last of their tile.
+  std::vector<char> tail_x;
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> tail_text;
+  // the expressions the grid with every K iteration the last evaluates, and
+  // those of K iterations that read E_B besides t * E_B (checkTileExprs)
+  std::vector<const ir::Expr*> tail_exprs;
+  std::set<const ir::Expr*> end_in_k;
   Deltas ring, tile;
   std::map<int, int64_t> ring_named, tile_named;
   std::vector<int64_t> ring_commits, tile_commits;
@@ -3191,6 +3231,7 @@ struct PGrid {
   struct Range { int a = 0, b = 0; };  // a block's pcs [a, b)
   std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
   std::vector<std::vector<std::vector<Range>>> first_at;  // [lane][t][x] (first_x; firstIterations)
+  std::vector<std::vector<std::vector<Range>>> tail_at;   // [lane][t][g] (tail_x; tailIterations)
   std::vector<std::vector<Range>> pre_open;  // [p][t]: a process that skips tiles (TileShape::step > 1)
   // The tile count read inside the tile loop (checkTileCountUses):
   // last[i] is the grid whose tiles of parity i are the last one (E_A read
@@ -3374,6 +3415,7 @@ void layOutPersistent(PGrid& g) {
   g.post_last_at.assign(lanes, {});
   g.exit_at.assign(lanes, {});
   g.first_at.assign(lanes, {});
+  g.tail_at.assign(lanes, {});
   g.ring_pc.assign(P, {});
   g.ring_ref.assign(P, {});
   g.tile_pc.assign(P, {});
@@ -3389,7 +3431,7 @@ void layOutPersistent(PGrid& g) {
     auto& cb = g.commits_before[p];
     std::vector<int> ends;  // the last pc of every block that ends in a resolution
     int kind = 0;           // the kind of the copies appended (MergedLoops)
-    bool first_flag = false;  // appending first K iterations (firstIterations)
+    int8_t first_flag = 0;  // appending first (kFirstCopy) or last (kTailCopy) K iterations
     const std::vector<Instr>* from_kind = &src;
     // appends src[a, b) as a block at region r, tile t, ring position x, the
     // commits before it `base`; returns its start
@@ -3504,18 +3546,27 @@ void layOutPersistent(PGrid& g) {
           const int at = append(a, b, PcPos::Body, t, gi, tiles_c[t] + pre_c[t] + body_c[gi]);
           g.body_at[lp][t][gi] = range(at, at + (b - a));
         }
-      if (!g.first_x.empty() && g.first_x[p]) {
-        // the tiles' first K iterations, a copy per ring start (firstIterations)
-        g.first_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
-        first_flag = true;
+      // the tiles' first K iterations, a copy per ring start (firstIterations),
+      // and their last, a copy per ring position (tailIterations); each
+      // commits as many MMA groups as the grid's iteration there
+      for (const int8_t copy : {kFirstCopy, kTailCopy}) {
+        const std::vector<char>& has = copy == kFirstCopy ? g.first_x : g.tail_x;
+        if (has.empty() || !has[p]) continue;
+        auto& at_ = (copy == kFirstCopy ? g.first_at : g.tail_at)[lp];
+        const auto& texts = (copy == kFirstCopy ? g.first_text : g.tail_text)[kind][p];
+        at_.assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
+        first_flag = copy;
         for (int64_t t = sh.first; t < Wt; t += sh.step)
           for (int64_t gi = 0; gi < Wg; ++gi) {
-            const std::vector<Instr>& text = g.first_text[kind][p][t][gi];
+            const std::vector<Instr>& text = texts[t][gi];
+            if (copy == kTailCopy && commitsIn(text, 0, static_cast<int>(text.size())) != body_c[gi + 1] - body_c[gi])
+              throw Fail(fmt::format("the last K iteration of {} commits a different number of MMA groups",
+                                     g.grid.procs[p].name));
             const int at = appendFrom(text, 0, static_cast<int>(text.size()), PcPos::Body, t, gi,
                                       tiles_c[t] + pre_c[t] + body_c[gi]);
-            g.first_at[lp][t][gi] = range(at, at + static_cast<int>(text.size()));
+            at_[t][gi] = range(at, at + static_cast<int>(text.size()));
           }
-        first_flag = false;
+        first_flag = 0;
       }
       g.pre_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
       g.post_at[lp] = g.pre_at[lp];
@@ -3622,7 +3673,8 @@ void layOutPersistent(PGrid& g) {
         case PcPos::PreOpen: return g.pre_open[lp][q.t].a;
         case PcPos::Post: return g.post_at[lp][q.t][std::max<int>(q.x, 0)].a;
         case PcPos::PostLast: return g.post_last_at[lp][q.t][q.x].a;
-        case PcPos::Body: return (q.first ? g.first_at : g.body_at)[lp][q.t][q.x].a;
+        case PcPos::Body:
+          return (q.first == kFirstCopy ? g.first_at : q.first == kTailCopy ? g.tail_at : g.body_at)[lp][q.t][q.x].a;
         case PcPos::Tile: return g.body_at[lp][q.t][0].a;
         case PcPos::Exit: return g.exit_at[lp][q.t][std::max<int>(q.x, 0)].a;
         default: return -1;
@@ -3673,27 +3725,31 @@ void layOutPersistent(PGrid& g) {
       return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
              same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
     };
-    if (!g.first_x.empty() && g.first_x[p])
+    for (int which = 0; which < 2; ++which) {
+      const std::vector<char>& has = which ? g.tail_x : g.first_x;
+      if (has.empty() || !has[p]) continue;
+      const char* what = which ? "last" : "first";
       for (int k = 0; k < g.kindsOf(p); ++k)
         for (int64_t t = sh.first; t < Wt; t += sh.step)
           for (int64_t x = 0; x < Wg; ++x) {
-            const auto& fa = g.first_at[g.lane(p, k)];
+            const auto& fa = (which ? g.tail_at : g.first_at)[g.lane(p, k)];
             const PGrid::Range& to = fa[t][x];
             if (x >= g.w0g + g.Pg) {
               const PGrid::Range& from = fa[t][x - g.Pg];
               Deltas d = g.ring;
               if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
-                throw Fail(fmt::format("{}'s first K iteration does not repeat with the ring period {}",
-                                       g.grid.procs[p].name, g.Pg));
+                throw Fail(fmt::format("{}'s {} K iteration does not repeat with the ring period {}",
+                                       g.grid.procs[p].name, what, g.Pg));
             }
             if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
               const PGrid::Range& from = fa[t - g.Pt][x];
               Deltas d = g.tile;
               if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.tile))
-                throw Fail(fmt::format("{}'s first K iteration does not repeat with the tile period {}",
-                                       g.grid.procs[p].name, g.Pt));
+                throw Fail(fmt::format("{}'s {} K iteration does not repeat with the tile period {}",
+                                       g.grid.procs[p].name, what, g.Pt));
             }
           }
+    }
     // the copies per ring end: copy x is copy x - Pg one ring period on
     // (the ring shift maps one to the other), with the grid's deltas
     if (!g.post_x.empty() && g.post_x[p])
@@ -4033,9 +4089,21 @@ class PersistentExplorer {
   // below (every tile runs at least max(1, -len_) iterations).
   void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out, int k) const {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
+    if (hasTail(p)) {
+      // (tailIterations) the first iteration is the last (its end x + 1:
+      // the tail copy) or not (at least 2 iterations: the grid's)
+      Unknowns one = u;
+      if ((len_ > 0 ? len_ == 1 : -len_ <= 1) && allowEqual(one.end[t], x + 1))
+        out.push_back({g_.tail_at[g_.lane(p, k)][t][x].a, one});
+      if (len_ > 0 ? len_ >= 2 && allowEqual(u.end[t], x + len_)
+                   : allowAbove(u.end[t], x + std::max<int64_t>(2, -len_) - 1))
+        out.push_back({g_.body_at[g_.lane(p, k)][t][x].a, u});
+      return;
+    }
     if (len_ > 0 ? allowEqual(u.end[t], x + len_) : allowAbove(u.end[t], x + std::max<int64_t>(1, -len_) - 1))
       out.push_back({(!g_.first_x.empty() && g_.first_x[p] ? g_.first_at : g_.body_at)[g_.lane(p, k)][t][x].a, u});
   }
+  bool hasTail(int p) const { return !g_.tail_x.empty() && g_.tail_x[p]; }
   // A process that skips tiles enters tile t's K loop at the end of tile t
   // - 1, which it did not run (0 for tile 0): some other process fixed it
   // when it left that tile's K loop, or nobody has yet. Then the ring
@@ -4054,8 +4122,24 @@ class PersistentExplorer {
     // (every ring start the end's lower bound allows)
     for (int64_t x = std::max<int64_t>(1, -static_cast<int64_t>(e) - 1); x <= g_.Wg; ++x) enterBody(p, t, x, u, out, k);
   }
-  void bodyDecision(int p, int64_t t, int64_t gi, const Unknowns& u, std::vector<Branch>& out, int k) const {
+  void bodyDecision(int p, int64_t t, int64_t gi, const Unknowns& u, std::vector<Branch>& out, int k,
+                    bool tail) const {
     Unknowns more = u, last = u;
+    if (tail) {  // the tile's last K iteration (tailIterations): its end is gi + 1
+      if (allowEqual(last.end[t], gi + 1)) afterBody(p, t, gi + 1, last, out, k);
+      return;
+    }
+    if (hasTail(p)) {
+      // the next iteration is the last (the tail copy; the end gi + 2) or
+      // not (the grid's; the end above gi + 2); none leaves here
+      for (int as_tail = 1; as_tail >= 0; --as_tail) {
+        Unknowns v = u;
+        if (!(as_tail ? allowEqual(v.end[t], gi + 2) : allowAbove(v.end[t], gi + 2))) continue;
+        if (gi + 1 >= g_.Wg) out.push_back({-1, v, 0});
+        else out.push_back({(as_tail ? g_.tail_at : g_.body_at)[g_.lane(p, k)][t][gi + 1].a, v});
+      }
+      return;
+    }
     if (allowAbove(more.end[t], gi + 1)) {
       if (gi + 1 >= g_.Wg) out.push_back({-1, more, 0});
       else out.push_back({g_.body_at[g_.lane(p, k)][t][gi + 1].a, more});
@@ -4085,7 +4169,7 @@ class PersistentExplorer {
       case PcPos::Prefix: tileDecision(p, -1, 0, u, out); break;
       case PcPos::Pre: enterBody(p, q.t, q.x, u, out, q.kind); break;
       case PcPos::PreOpen: openEntry(p, q.t, u, out, q.kind); break;
-      case PcPos::Body: bodyDecision(p, q.t, q.x, u, out, q.kind); break;
+      case PcPos::Body: bodyDecision(p, q.t, q.x, u, out, q.kind, q.first == kTailCopy); break;
       case PcPos::Post: case PcPos::PostLast: tileDecision(p, q.t, q.x, u, out); break;
       case PcPos::Tile: tileDecision(p, q.t, 0, u, out); break;
       default: throw Fail("internal: a block end outside the tile loops");
@@ -4237,7 +4321,7 @@ class PersistentExplorer {
         const int off = pc - block;
         const int kr = 16 * q.kind;  // a kind's copies: positions of their own
         switch (q.region) {
-          case PcPos::Body: pos[pc] = id(kr + (q.first ? 9 : 1), q.x, off); break;
+          case PcPos::Body: pos[pc] = id(kr + (q.first == kFirstCopy ? 9 : q.first == kTailCopy ? 10 : 1), q.x, off); break;
           case PcPos::Pre: pos[pc] = id(kr + 2, q.t, off); break;
           case PcPos::PreOpen: pos[pc] = id(kr + 7, q.t, off); break;
           case PcPos::Post: pos[pc] = id(kr + 3, q.t, off); break;
@@ -4660,13 +4744,14 @@ class PersistentExplorer {
       if (g_.last_shape[i].size() > uq && !sameShape(g_.last_shape[i][up], g_.last_shape[i][uq])) return std::nullopt;
     if (g_.kinds > 1 && !sameShape(g_.kshape[up], g_.kshape[uq])) return std::nullopt;
     if (!sameAt(g_.kinded, up, uq) || !sameAt(g_.post_moves, up, uq) || !sameAt(g_.post_x, up, uq) ||
-        !sameAt(g_.first_x, up, uq) || !sameAt(g_.ring_pc, up, uq) || !sameAt(g_.tile_pc, up, uq) ||
+        !sameAt(g_.first_x, up, uq) || !sameAt(g_.tail_x, up, uq) || !sameAt(g_.ring_pc, up, uq) || !sameAt(g_.tile_pc, up, uq) ||
         !sameAt(g_.ring_ref, up, uq) || !sameAt(g_.commits_before, up, uq) || !sameAt(g_.size, up, uq) ||
         !sameAt(g_.ring_commits, up, uq) || !sameAt(g_.tile_commits, up, uq))
       return std::nullopt;
     for (int k = 0; k < g_.kinds; ++k) {
       const size_t lp = g_.lane(up, k), lq = g_.lane(uq, k);
-      for (const auto* v : {&g_.pre_at, &g_.body_at, &g_.post_at, &g_.exit_at, &g_.first_at, &g_.post_last_at}) {
+      for (const auto* v :
+           {&g_.pre_at, &g_.body_at, &g_.post_at, &g_.exit_at, &g_.first_at, &g_.tail_at, &g_.post_last_at}) {
         const auto *x = at(*v, lp), *y = at(*v, lq);
         if (!x != !y || (x && !sameRanges(*x, *y))) return std::nullopt;
       }
@@ -4787,7 +4872,8 @@ class PersistentExplorer {
             b.first != want || g_.kindsOf(p) != g_.kindsOf(q))
           continue;
         auto flag = [&](const std::vector<char>& v) { return v.empty() || v[p] == v[q]; };
-        if (!flag(g_.first_x) || !flag(g_.post_x) || !flag(g_.post_moves) || !flag(g_.kinded)) continue;
+        if (!flag(g_.first_x) || !flag(g_.tail_x) || !flag(g_.post_x) || !flag(g_.post_moves) || !flag(g_.kinded))
+          continue;
         if (hs.perm[p] >= 0) return no(3);  // two candidates
         hs.perm[p] = q;
       }
@@ -5498,7 +5584,7 @@ void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const 
 // period of it; returns whether one does (postsByRingEnd then checks that
 // only parts after the K loop do, and only in their slots and phases).
 bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits,
-                    bool* first = nullptr) {
+                    bool* first = nullptr, bool* last = nullptr) {
   using K = ir::ExprKind;
   FactProver prover(s, limits, {});
   const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 8), X = symbolNode(K::LoopVar, kFreshSymbol + 9);
@@ -5514,6 +5600,11 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
     std::set<int> ks;
     for (int k : tl.k_vars)
       if (mentionsLoopVar(*f, {k})) ks.insert(k);
+    // evaluated in a K iteration (the grids read its E_B as the tile's end
+    // k + 1 or far past it): a function of k even where it does not read it
+    // (one that does not may be evaluated after the K loop too: the ring
+    // end's checks below as well)
+    const bool in_k = bare && g.end_in_k.count(use) > 0;
     auto plusH = [&](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
     if (bare && ks.empty()) {
       // the tile's ring end G + H (a part after the K loop)
@@ -5533,7 +5624,58 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
           fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg, bvVerdictName(r)));
       }
       reads_end = true;
-    } else if (bare) {
+    }
+    if (in_k && ks.empty()) ks.insert(*tl.k_vars.begin());
+    if (in_k) {
+      if (!last || ks.size() != 1)
+        fail(use, fmt::format("reads {} outside t * {} in a K iteration (not covered by the persistent-kernel proof "
+                              "yet)",
+                              ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s)));
+      // A K iteration's text that reads E_B besides t * E_B (a guard `k + 1
+      // < E_B`; docs/z3.md "The last K iteration"): e(G, k, H) with H = E_B
+      // the same for every H >= k + 2 (the iterations before the last, as
+      // the grid reads them: H = 2 * Wg), and e(G, k, k + 1) (the last, as
+      // the tail grid reads it) a function of G + k that moves with both
+      // periods. The rest of the checks below take the first.
+      const ir::ExprPtr k = symbolNode(K::LoopVar, *ks.begin());
+      const ir::ExprPtr fh = substitute(f, *tl.inner, H);
+      auto atH = [&](const ir::ExprPtr& hv) { return substitute(fh, *H, hv); };
+      BvVerdict r = prover.prove(ir::makeExpr(K::Eq, {fh, atH(plus(k, 2))}),
+                                 {ir::makeExpr(K::Ge, {H, plus(k, 2)}), ir::makeExpr(K::Ge, {k, ir::makeConst(0)}),
+                                  ir::makeExpr(K::Ge, {G, ir::makeConst(0)})})
+                        .kind;
+      if (r != BvVerdict::Holds)
+        fail(use, fmt::format("reads {} outside t * {} and differs before a tile's last K iteration ({}; not covered "
+                              "by the persistent-kernel proof yet)",
+                              ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s), bvVerdictName(r)));
+      const ir::ExprPtr tail = atH(plus(k, 1));
+      auto tat = [&](const ir::ExprPtr& gv, const ir::ExprPtr& kv) {
+        return substitute(substitute(tail, *G, gv), *k, kv);
+      };
+      r = prover.prove(ir::makeExpr(K::Eq, {tat(plus(G, 1), plus(k, -1)), tail}),
+                       {ir::makeExpr(K::Ge, {k, ir::makeConst(1)}), ir::makeExpr(K::Ge, {G, ir::makeConst(0)})})
+              .kind;
+      if (r != BvVerdict::Holds)
+        fail(use, fmt::format("in a tile's last K iteration is not a function of the ring index t * {} + k ({})",
+                              ir::exprToString(*tl.inner, s), bvVerdictName(r)));
+      const ir::ExprPtr h = tat(X, ir::makeConst(0));
+      if (!affineIn(*h, X->index)) {
+        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+        if (r != BvVerdict::Holds)
+          fail(use, fmt::format("in a tile's last K iteration does not move by the same amount every {} ring indices "
+                                "({})",
+                                g.Pg, bvVerdictName(r)));
+      }
+      for (int t : tl.tile_vars) {
+        if (!mentionsLoopVar(*tail, {t}) || affineIn(*tail, t)) continue;
+        r = movesWithPeriod(prover, tail, *symbolNode(K::LoopVar, t), g.Pt, g.tw);
+        if (r != BvVerdict::Holds)
+          fail(use, fmt::format("in a tile's last K iteration does not move by the same amount every {} tiles ({})",
+                                g.Pt, bvVerdictName(r)));
+      }
+      *last = true;
+      f = atH(plus(k, 2));
+    } else if (bare && !ks.empty()) {
       fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel proof yet)",
                             ir::exprToString(*tl.inner, s), ir::exprToString(*tl.inner, s)));
     }
@@ -5584,13 +5726,17 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
   // grid L evaluates expressions grid N does not (the `else:` of a read of
   // the tile count)
   std::vector<const ir::Expr*> exprs = g.grid.replace_loop_exprs;
+  for (const ir::Expr* e : g.tail_exprs)  // (a branch only the last K iteration takes)
+    if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
   if (g.last_tile)
     for (const System& l : g.last)
       for (const ir::Expr* e : l.replace_loop_exprs)
         if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
   for (const ir::Expr* use : exprs) {
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, use);  // non-owning: the schedule owns it
-    if (ir::sameExpr(*e, *tl.inner)) continue;  // the K loop's own bound (each tile its own, step 2)
+    // the K loop's own bound (each tile its own, step 2); E_B read in a K
+    // iteration (the grids read it as the tile's end or past it) is checked
+    if (ir::sameExpr(*e, *tl.inner) && !g.end_in_k.count(use)) continue;
     if (use == tl.kind_guard) continue;  // the tile's kind: explored both ways, not evaluated (MergedLoops)
     if (!containsExpr(*e, *tl.tiles)) {
       check(use, e);
@@ -6505,6 +6651,106 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 // `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c.
+// The last K iteration per ring position (docs/z3.md "The last K
+// iteration"): a K iteration whose text reads E_B besides t * E_B (`if k +
+// 1 < k_tiles:`, checkTileExprs) is the tile's last or not. The grid reads
+// every iteration as not the last (E_B as Wg + 1); `tail` is the grid with
+// every iteration the last (E_B as k + 1), `raw` the grid as built, before
+// the alignments of attemptPersistent. Checked, else unknown: outside the K
+// iterations the two are equal, and each iteration of `tail` is the grid's
+// with operations left out or added that carry no counter the builder
+// derives from what the process ran before (no access, no mbarrier slot, no
+// named barrier, no MMA commit), or with a group wait's `pending` changed.
+// Then the builder's counters (phases, generations, named-barrier
+// generations, commit numbers) are the same whichever iterations are the
+// last, and the copy of the last iteration at ring position g takes the
+// grid's (aligned) instructions where they match. A process whose last
+// iteration differs gets a copy per ring position; its other iterations
+// are then never the last of their tile (PersistentExplorer::enterBody,
+// bodyDecision).
+void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
+  const size_t P = g.grid.procs.size();
+  g.tail_x.assign(P, 0);
+  g.tail_text = emptyTexts(g, g.Wg);
+  auto counterFree = [](const Instr& in) {
+    return in.accesses.empty() && in.slot < 0 && in.named < 0 && in.kind != InstrKind::MmaCommit;
+  };
+  auto samePending = [](const Instr& a, const Instr& b) {  // a is b but for its pending
+    Instr y = a;
+    y.pending = b.pending;
+    return sameInstr(y, b);
+  };
+  for (size_t p = 0; p < P; ++p) {
+    const std::string& name = g.grid.procs[p].name;
+    const TileShape& sh = g.shape[p];
+    const std::vector<Instr>& mp = raw.procs[p].program;
+    const std::vector<Instr>& tp = tail.procs[p].program;
+    const std::vector<Instr>& ap = g.grid.procs[p].program;
+    if (ap.size() != mp.size()) throw Fail("internal: the aligned grid has another length");
+    auto refuse = [&](const std::string& where) {
+      throw Fail(fmt::format("{} of {} differs when a K iteration is its tile's last, beyond operations that carry no "
+                             "counter (not covered by the persistent-kernel proof yet)",
+                             where, name));
+    };
+    auto equal = [&](int a0, int a1, int b0, int b1) {
+      if (a1 - a0 != b1 - b0) return false;
+      for (int i = 0; i < a1 - a0; ++i)
+        if (!sameInstr(tp[static_cast<size_t>(a0 + i)], mp[static_cast<size_t>(b0 + i)])) return false;
+      return true;
+    };
+    if (sh.kind != TileShape::Full) {
+      if (!equal(0, static_cast<int>(tp.size()), 0, static_cast<int>(mp.size()))) refuse("the program");
+      continue;
+    }
+    const TileShape ts = tileShapeOf(tail.procs[p], tl, g.Wt, g.Wg);
+    if (!equal(0, ts.prefix_end, 0, sh.prefix_end)) refuse("the part before the tile loop");
+    if (!equal(ts.tile_start[g.Wt], ts.end, sh.tile_start[g.Wt], sh.end)) refuse("the part after the tile loop");
+    for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+      if (!equal(ts.tile_start[t], ts.head[t][0], sh.tile_start[t], sh.head[t][0]))
+        refuse(fmt::format("the part before the K loop of tile {}", t));
+      if (!equal(ts.head[t][g.Wg], ts.tile_start[t + 1], sh.head[t][g.Wg], sh.tile_start[t + 1]))
+        refuse(fmt::format("the part after the K loop of tile {}", t));
+      for (int64_t gi = 0; gi < g.Wg; ++gi) {
+        const int a = ts.head[t][gi], b = ts.head[t][gi + 1];
+        const int ma = sh.head[t][gi], mb = sh.head[t][gi + 1];
+        std::vector<Instr> text;
+        bool differs = b - a != mb - ma;
+        int j = ma;
+        for (int i = a; i < b; ++i) {
+          const Instr& in = tp[static_cast<size_t>(i)];
+          int jj = j;
+          while (jj < mb && !samePending(in, mp[static_cast<size_t>(jj)])) {
+            if (!counterFree(mp[static_cast<size_t>(jj)])) break;
+            ++jj;
+          }
+          if (jj < mb && samePending(in, mp[static_cast<size_t>(jj)])) {
+            differs |= jj != j || in.pending != mp[static_cast<size_t>(jj)].pending;
+            Instr x = ap[static_cast<size_t>(jj)];
+            x.pending = in.pending;
+            text.push_back(std::move(x));
+            j = jj + 1;
+            continue;
+          }
+          if (!counterFree(in)) refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
+          text.push_back(in);  // added: no counter, nothing to align
+          differs = true;
+        }
+        for (; j < mb; ++j) {
+          if (!counterFree(mp[static_cast<size_t>(j)]))
+            refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
+          differs = true;
+        }
+        if (differs) g.tail_x[p] = 1;
+        g.tail_text[0][p][t][gi] = std::move(text);
+      }
+    }
+    if (g.tail_x[p] && !g.first_x.empty() && g.first_x[p])
+      throw Fail(fmt::format("both the first and the last K iteration of {} differ from the others (not covered by "
+                             "the persistent-kernel proof yet)",
+                             name));
+  }
+}
+
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
@@ -6514,8 +6760,22 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   g.Wg = Wg;
   std::vector<TileCountUse> uses;
   // kind 0: the merged loop's guard true (MergedLoops); without one, `kind` is read by nothing
-  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses, 1);
+  // the expressions of K iterations that read E_B besides t * E_B (tailIterations)
+  std::set<const ir::Expr*> reads_end_in_k;
+  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses, 1, 0, false, &reads_end_in_k);
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+  // every K iteration its tile's last (the grid before the alignments below)
+  std::optional<std::pair<System, System>> tails;
+  if (!reads_end_in_k.empty()) {
+    if (tl.kind_guard || !uses.empty() ||
+        std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
+      throw Fail("a K iteration reads the K loop's trip count besides t * E_B in a tile loop with two kinds of tile, "
+                 "a read of the tile count or a step (not covered by the persistent-kernel proof yet)");
+    tails.emplace(g.grid,
+                  buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, nullptr, 1, 0, true, &reads_end_in_k));
+    g.tail_exprs = tails->second.replace_loop_exprs;
+    g.end_in_k = reads_end_in_k;
+  }
   const bool kinds = tl.kind_guard != nullptr;
   if (kinds) {
     std::vector<TileCountUse> kuses;
@@ -6627,8 +6887,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   checkBudget(budget, "");
   const Limits limits = solverLimits(opts, budget);
   bool first = false;  // a first K iteration of its own (firstIterations)
+  bool last = false;   // a last K iteration of its own (tailIterations)
   checkRegsPathIndependent(s, tl, limits);
-  bool reads_end = checkTileExprs(s, tl, g, limits, &first);
+  bool reads_end = checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
   checkTileCountUses(s, tl, uses, limits);
   const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
@@ -6647,6 +6908,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                  "(not covered by the persistent-kernel proof yet)");
     firstIterations(g, s, binding, target, tl, budget);
   }
+  if (last) tailIterations(g, tl, tails->first, tails->second);
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
     fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}{}\n", Wt, Wg,

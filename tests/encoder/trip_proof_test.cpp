@@ -705,6 +705,57 @@ TEST(TripProof, RingEndAfterTheKLoopAndTheFirstIterationAreProved) {
       });
 }
 
+// A K loop whose last iteration differs from the others: `if k + 1 <
+// k_tiles:` keeps one wgmma group in flight, the tile's last iteration
+// waits for all (docs/z3.md "The last K iteration", helper cgroup). Before:
+// unknown, "no steady period within 16 tiles of 384 K iterations" (the
+// grid's last iteration of every tile broke the ring period).
+namespace {
+
+// kRingEnd's consumer with one group in flight except in the tile's last
+// K iteration, the previous slot released from ring index 1 on
+std::string lastIterationText() {
+  return edit(
+      kRingEnd,
+      "                lm.mma_wait(pending=1)\n                if k > 0:\n                    lm.arrive(empty, iter=it "
+      "- 1)\n            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n",
+      "                if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)\n                else:\n           "
+      "         lm.mma_wait(pending=0)\n                if it > 0:\n                    lm.arrive(empty, iter=it - "
+      "1)\n");
+}
+
+}  // namespace
+
+TEST(TripProof, LastKIterationOfItsOwnIsProved) {
+  const std::string kLastIteration = lastIterationText();
+  expectPersistentProved(kLastIteration.c_str(), {1, 2, 5}, {1, 2, 7}, "lap induction over tiles and K");
+  expectBugsNotProved(
+      kLastIteration.c_str(),
+      {
+          // the last iteration keeps its group in flight: the copy of acc races with it
+          {"                else:\n                    lm.mma_wait(pending=0)",
+           "                else:\n                    lm.mma_wait(pending=1)", "the last iteration waits for none", 1,
+           1},
+          // the guard the wrong way round: only the last iteration keeps one in flight
+          {"if k + 1 < k_tiles:", "if k + 1 >= k_tiles:", "the last iteration waits for none, the others for all", 2,
+           3},
+          // the guard one iteration early: the last two wait for all (correct,
+          // but not this proof's shape: its guard differs before the last)
+          {"if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)",
+           "if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)\n                    lm.arrive(empty, "
+           "iter=it)",
+           "the iterations before the last release their own slot too", 2, 3},
+      });
+  // a guard two iterations from the end: correct, but its text differs
+  // before the last iteration (not covered: unknown, never proved)
+  auto two = cake::testing::compile(edit(kLastIteration, "if k + 1 < k_tiles:", "if k + 2 < k_tiles:"));
+  const ir::Schedule& x = two.schedules.at(0);
+  for (int64_t k : {1, 2, 3}) EXPECT_EQ(persistentAt(x, 2, k), encoder::Outcome::Pass) << k;
+  auto r2 = prove(x);
+  EXPECT_NE(r2.outcome, encoder::Outcome::Proved) << r2.engine;
+  EXPECT_NE(r2.detail.find("differs before a tile's last K iteration"), std::string::npos) << r2.detail;
+}
+
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
 // parity, not a function of the ring index t * k_tiles + k): proved once per
 // residue of k_tiles modulo 2, `k % 2` read as (t * k_tiles + k - t * r) % 2
