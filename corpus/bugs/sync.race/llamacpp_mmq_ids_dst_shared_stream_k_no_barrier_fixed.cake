@@ -2,6 +2,7 @@
 # (ggml-org/llama.cpp PR #13294): __syncthreads() before the gather of a
 # tile's ids_dst_shared (the previous tile's write-back has read it) and
 # after it (every warp's entries are written before any write-back).
+# lower: unsupported (mma.sync on int8 operands into an i32 accumulator, as MMQ's q8 dot products: the lowering takes f32 accumulators only)
 # expect: pass
 @cake.schedule(target="sm_80")
 def llamacpp_mmq_ids_dst_shared_stream_k_barriers_fixed(lm, X: LM.gmem, Y: LM.gmem, Ids: LM.gmem, Dst: LM.gmem,
