@@ -20,14 +20,12 @@ def deepgemm_mega_moe_combine_load_stage_fenced_fixed(lm, Comb: LM.tma3d, Y: LM.
         for t in lm.range(0, n_tok):
             tok = (lm.block_idx(0) + t * lm.grid_dim(0)) * 2 + w
             base = 3 * t
-            ld.tma_load(Comb, coords=(0, tok, 0), stage=2 * w + base % 2, phase=base // 2,
-                        barrier=comb)
+            ld.tma_load(Comb, coords=(0, tok, 0), stage=2 * w + base % 2, phase=base // 2, barrier=comb)
             lm.fill(red, 0.0)
             for j in lm.range(0, 3):
                 it = base + j
                 if j + 1 < 3:
-                    ld.tma_load(Comb, coords=(j + 1, tok, 0), stage=2 * w + (it + 1) % 2, phase=(it + 1) // 2,
-                                barrier=comb)
+                    ld.tma_load(Comb, coords=(j + 1, tok, 0), stage=2 * w + (it + 1) % 2, phase=(it + 1) // 2, barrier=comb)
                 lm.wait(comb, stage=2 * w + it % 2, phase=it // 2)
                 lm.copy(x, ld[2 * w + it % 2])
                 lm.binary(red, red, x, op="add")
