@@ -513,7 +513,7 @@ TEST(TmemAsync, WaitRetiresOnlyItsOwnKind) {
 // vllm-project/flash-attention PR #182's correction_epilog): no two of them
 // write the same registers. A load into a slice another load in flight
 // also writes, or a read of a slice before the wait, still races.
-const std::string kChunks = R"(@cake.schedule(target="sm_100a")
+const std::string kRegChunks = R"(@cake.schedule(target="sm_100a")
 def chunks(lm, A: LM.tma2d, B: LM.tma2d, Out: LM.gmem):
     pool = lm.smem(32768)
     a    = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16)
@@ -539,7 +539,7 @@ def chunks(lm, A: LM.tma2d, B: LM.tma2d, Out: LM.gmem):
 )";
 
 TEST(TmemAsync, LoadsIntoDisjointRegisterColumnSlicesDoNotRace) {
-  Checked ok = check(kChunks, 2);
+  Checked ok = check(kRegChunks, 2);
   EXPECT_EQ(ok.result.outcome, encoder::Outcome::Pass) << rules(ok.result);
   // the fragment's column slice is its own byte range
   const encoder::Process& p = ok.sys.procs[0];
@@ -551,15 +551,15 @@ TEST(TmemAsync, LoadsIntoDisjointRegisterColumnSlicesDoNotRace) {
   ASSERT_EQ(regs.size(), 4u);
   for (size_t i = 0; i < regs.size(); ++i) EXPECT_EQ(regs[i], std::make_pair(int64_t(i) * 16384, int64_t(i + 1) * 16384));
   // two loads into overlapping slices in flight together
-  Checked same = check(replace(kChunks, "r[:, 32 * c:32 * c + 32], acc", "r[:, 16 * c:16 * c + 32], acc"), 2);
+  Checked same = check(replace(kRegChunks, "r[:, 32 * c:32 * c + 32], acc", "r[:, 16 * c:16 * c + 32], acc"), 2);
   EXPECT_TRUE(hasRule(same.result, "sync.race")) << rules(same.result);
   // a read of one chunk before the wait
-  Checked early = check(replace(kChunks, "        lm.tmem_load_wait()\n        lm.copy(Out, r, coords=(0, 0))\n",
+  Checked early = check(replace(kRegChunks, "        lm.tmem_load_wait()\n        lm.copy(Out, r, coords=(0, 0))\n",
                                 "        lm.copy(Out, r[:, 96:128], coords=(0, 96))\n        lm.tmem_load_wait()\n"),
                         2);
   EXPECT_TRUE(hasRule(early.result, "sync.race")) << rules(early.result);
   // a row slice of the fragment still meets every column chunk
-  Checked rows = check(replace(kChunks, "        lm.tmem_load_wait()\n        lm.copy(Out, r, coords=(0, 0))\n",
+  Checked rows = check(replace(kRegChunks, "        lm.tmem_load_wait()\n        lm.copy(Out, r, coords=(0, 0))\n",
                                "        lm.copy(Out, r[0:32, :], coords=(0, 0))\n        lm.tmem_load_wait()\n"),
                        2);
   EXPECT_TRUE(hasRule(rows.result, "sync.race")) << rules(rows.result);
