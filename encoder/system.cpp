@@ -600,13 +600,25 @@ class Builder {
         return out;
       }
       case BufferRef::Kind::Regs: {
+        // A fragment is private to its instance: its accesses meet only the
+        // instance's own asynchronous ops (a tcgen05.ld or a register-A wgmma
+        // in flight). Its bytes are an abstract layout, column-major here
+        // (the first dimension fastest; any bijection would do): a column
+        // slice (`r[:, 32 * c:32 * c + 32]`, the chunks of a TMEM read,
+        // several in flight before one tcgen05.wait::ld) is one exact range,
+        // and any other slice its bounding range, a superset of its elements,
+        // so no overlap is missed. (Before: every slice was the whole
+        // fragment, and chunked TMEM reads were a false sync.race.)
         auto dims = shapeOf(s_.regs[ref.index].shape);
-        int64_t n = ir::dtypeBytes(s_.regs[ref.index].dtype);
-        for (int64_t d : dims) n *= d;
+        const int esize = ir::dtypeBytes(s_.regs[ref.index].dtype);
+        const std::vector<int64_t> rdims(dims.rbegin(), dims.rend());
+        std::vector<ir::Slice> rslices(dims.size());
+        for (size_t d = 0; d < ref.slices.size() && d < dims.size(); ++d) rslices[dims.size() - 1 - d] = ref.slices[d];
+        const Tile t = tileRange(rdims, rslices, 0, esize);
         a.space = regsSpace(ref.index);
-        a.lo = 0;
-        a.hi = std::max<int64_t>(n, 1);
-        a.what = s_.regs[ref.index].name;
+        a.lo = t.lo;
+        a.hi = std::max<int64_t>(t.hi, t.lo + 1);
+        a.what = s_.regs[ref.index].name + (ref.slices.empty() ? std::string() : tileRange(dims, ref.slices, 0, esize).slices);
         return {a};
       }
       default: return {};

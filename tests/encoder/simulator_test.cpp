@@ -508,6 +508,63 @@ TEST(TmemAsync, WaitRetiresOnlyItsOwnKind) {
   EXPECT_TRUE(hasRule(c.result, "sync.race")) << rules(c.result);
 }
 
+// Several tcgen05.ld in flight into disjoint column slices of one register
+// fragment, then one tcgen05.wait::ld (CUTLASS's chunked TMEM reads,
+// vllm-project/flash-attention PR #182's correction_epilog): no two of them
+// write the same registers. A load into a slice another load in flight
+// also writes, or a read of a slice before the wait, still races.
+const std::string kRegChunks = R"(@cake.schedule(target="sm_100a")
+def chunks(lm, A: LM.tma2d, B: LM.tma2d, Out: LM.gmem):
+    pool = lm.smem(32768)
+    a    = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16)
+    b    = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16)
+    acc  = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    r    = lm.regs(shape=(128, 128), dtype=lm.f32)
+    epi  = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    full = lm.barrier(count=1, prod=[mma], cons=[mma], init_count=1)
+    done = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    with mma:
+        a.tma_load(A, coords=(0, 0), barrier=full)
+        b.tma_load(B, coords=(0, 0), barrier=full)
+        lm.wait(full)
+        lm.mma(acc, a, b, init=1)
+        lm.mma_commit(barrier=done)
+    with epi:
+        lm.wait(done)
+        for c in lm.range(0, 4):
+            lm.tmem_load(r[:, 32 * c:32 * c + 32], acc[:, 32 * c:32 * c + 32])
+        lm.tmem_load_wait()
+        lm.copy(Out, r, coords=(0, 0))
+)";
+
+TEST(TmemAsync, LoadsIntoDisjointRegisterColumnSlicesDoNotRace) {
+  Checked ok = check(kRegChunks, 2);
+  EXPECT_EQ(ok.result.outcome, encoder::Outcome::Pass) << rules(ok.result);
+  // the fragment's column slice is its own byte range
+  const encoder::Process& p = ok.sys.procs[0];
+  std::vector<std::pair<int64_t, int64_t>> regs;
+  for (const auto& in : p.program)
+    if (in.kind == encoder::InstrKind::TmemLoad)
+      for (const auto& acc : in.accesses)
+        if (ok.sys.spaces[acc.space].kind == encoder::MemSpace::Kind::Regs) regs.push_back({acc.lo, acc.hi});
+  ASSERT_EQ(regs.size(), 4u);
+  for (size_t i = 0; i < regs.size(); ++i) EXPECT_EQ(regs[i], std::make_pair(int64_t(i) * 16384, int64_t(i + 1) * 16384));
+  // two loads into overlapping slices in flight together
+  Checked same = check(replace(kRegChunks, "r[:, 32 * c:32 * c + 32], acc", "r[:, 16 * c:16 * c + 32], acc"), 2);
+  EXPECT_TRUE(hasRule(same.result, "sync.race")) << rules(same.result);
+  // a read of one chunk before the wait
+  Checked early = check(replace(kRegChunks, "        lm.tmem_load_wait()\n        lm.copy(Out, r, coords=(0, 0))\n",
+                                "        lm.copy(Out, r[:, 96:128], coords=(0, 96))\n        lm.tmem_load_wait()\n"),
+                        2);
+  EXPECT_TRUE(hasRule(early.result, "sync.race")) << rules(early.result);
+  // a row slice of the fragment still meets every column chunk
+  Checked rows = check(replace(kRegChunks, "        lm.tmem_load_wait()\n        lm.copy(Out, r, coords=(0, 0))\n",
+                               "        lm.copy(Out, r[0:32, :], coords=(0, 0))\n        lm.tmem_load_wait()\n"),
+                       2);
+  EXPECT_TRUE(hasRule(rows.result, "sync.race")) << rules(rows.result);
+}
+
 // The epilogue releases the accumulator back to the MMA warp, which then
 // overwrites it: before tcgen05.wait::ld that is a race with the load.
 const std::string kRelease = R"(@cake.schedule(target="sm_100a")
