@@ -1375,10 +1375,11 @@ struct ReducerCharge {
   // windows charged": the weights per state and per instruction, fitted
   // over the corpus, pay for a typical reduction's windows; quack's, 3,000
   // operations a state, cost 35 us of CPU a state and were charged 5 us).
-  static constexpr uint64_t kLapAllowance = 500;
+  static constexpr uint64_t kLapAllowance = 1400;
   static ReducerCharge besides(const sim::Reducer* r) { return {r, true, kLapAllowance}; }
   uint64_t ops() const { return por ? por->work().ops : 0; }
-  // The operations charged for `done` operations over `expanded` states.
+  // The operations charged for `done` operations over `expanded` states
+  // (expandAll: over the whole exploration so far).
   uint64_t charged(uint64_t done, uint64_t expanded) const {
     return done > allowance * expanded ? done - allowance * expanded : 0;
   }
@@ -1396,18 +1397,24 @@ uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const
   // visited set (hashed, compared)
   uint64_t instrs = 0;
   for (int p = 0; p < m.P; ++p) instrs += static_cast<uint64_t>(m.programSize(p));
-  uint64_t words = g.insertedWords(), offered = g.offered(), expanded = 0, ops = charge_as.ops();
+  uint64_t words = g.insertedWords(), offered = g.offered(), expanded = 0;
+  // (the allowance over the whole exploration, not per batch: the most
+  // operations beyond it so far, charged as they grow)
+  const uint64_t ops0 = charge_as.ops();
+  uint64_t expanded_all = 0, excess_charged = 0;
   auto charge = [&] {
     ProofBudget::Tally t;
     t.expanded = expanded;
     t.offered = g.offered() - offered;
     t.words = g.insertedWords() - words;
-    t.window_ops = charge_as.charged(charge_as.ops() - ops, expanded);
+    expanded_all += expanded;
+    const uint64_t excess = charge_as.charged(charge_as.ops() - ops0, expanded_all);
+    t.window_ops = excess > excess_charged ? excess - excess_charged : 0;
+    excess_charged = std::max(excess_charged, excess);
     if (charge_as.instrs) t.expanded_instrs = expanded * instrs;
     budget.add(t);
     words = g.insertedWords();
     offered = g.offered();
-    ops = charge_as.ops();
     expanded = 0;
   };
   for (size_t n = from; n < g.size(); ++n) {
