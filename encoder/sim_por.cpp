@@ -591,10 +591,16 @@ void Reducer::giveRange(int p, int a, int b, Give&& give) const {
 const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::vector<Agent>& ag, int frozen) const {
   std::vector<Window>& win = plain_win_;
   win.assign(ag.size(), Window{});
+  // (the work, counted as branchWindows' is: one operation per agent, then
+  // one per contribution given, wait tested and stretch footprint added)
+  work_.ops += ag.size();
   if (!plain_supply_) plain_supply_ = std::make_shared<Supply>(m_);
   Supply& supply = *plain_supply_;
   supply.clear();
-  auto give = [&](Window& w, const Contribution& c) { supply.give(*this, w, c); };
+  auto give = [&](Window& w, const Contribution& c) {
+    ++work_.ops;
+    supply.give(*this, w, c);
+  };
   std::vector<int>& block = plain_block_;  // Proc: index of the blocking wait its window stops at
   block.assign(ag.size(), -1);
   std::vector<int>& seg = plain_seg_;      // precise exits: the exit stretch its window has reached
@@ -633,7 +639,10 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
     ontoWaits(win[i], p, pc, end);
     if (precise_exits_ && mayLeaveIn(p, pc, end)) enterExits(i, p);
   }
-  auto passable = [&](int p, int bpc) { return supply.passable(m_, s, p, bpc); };
+  auto passable = [&](int p, int bpc) {
+    ++work_.ops;
+    return supply.passable(m_, s, p, bpc);
+  };
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < ag.size(); ++i) {
@@ -645,6 +654,7 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
           break;
         }
         int b = block[i]++;
+        ++work_.ops;
         win[i].foot |= seg_win_[p][b];
         int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
         giveRange(p, blocks_[p][b], end, [&](const Contribution& c) { give(win[i], c); });
@@ -665,6 +675,7 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
         for (int w : exit_segs_[p][seg[i]].waits) any |= goesOn(w);
         if (!any) break;
         const ExitSeg& x = exit_segs_[p][++seg[i]];
+        ++work_.ops;
         win[i].foot |= x.foot;
         for (const Contribution& c : x.gives) give(win[i], c);
         changed = true;

@@ -129,12 +129,13 @@ class Reducer {
   // persistent set is taken does not matter to soundness: docs/z3.md "Local
   // steps first"). Tests compare the two.
   void localFirst(bool on) { local_first_ = on; }
-  // With a BranchLayout, the work done (deterministic: the proof's budget
-  // charges `ops`, encoder/proof_budget.h): seeds whose persistent set was
-  // computed or taken from the memo, and the operations of the computed
-  // ones' windows and closures (per window computation one per agent, then
-  // one per contribution given, wait tested, stretch footprint added, and
-  // pair of agents the closure compared).
+  // The work done (deterministic: the proof's budget charges `ops`,
+  // encoder/proof_budget.h; the persistent exploration with a BranchLayout,
+  // the lap exploration with an ExitLayout): seeds whose persistent set was
+  // computed or taken from the memo (BranchLayout), and the operations of
+  // the computed ones' windows and closures (per window computation one per
+  // agent, then one per contribution given, wait tested, stretch footprint
+  // added, and pair of agents the closure compared).
   struct Work { uint64_t computed = 0, memo_hits = 0, ops = 0; };
   const Work& work() const { return work_; }
   // With a BranchLayout: keep the persistent sets of every key met (on by

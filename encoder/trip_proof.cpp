@@ -1360,32 +1360,61 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
 }
 
 
+// What an exploration charges per expanded state besides the state itself
+// (ProofBudget::Tally): the instructions of the programs searched, or the
+// operations its reducer counted (`ReducerCharge::por`), or both.
+struct ReducerCharge {
+  const sim::Reducer* por = nullptr;  // whose Work::ops are charged (window_ops)
+  bool instrs = true;                 // the programs' instructions per expanded state too
+  uint64_t allowance = 0;             // operations per expanded state not charged
+  // The persistent-kernel exploration: its reducer's operations instead of
+  // the instructions.
+  static ReducerCharge instead(const sim::Reducer* r) { return {r, r == nullptr, 0}; }
+  // The lap exploration: the operations beyond kLapAllowance per expanded
+  // state besides the instructions (docs/z3.md "The lap exploration's
+  // windows charged": the weights per state and per instruction, fitted
+  // over the corpus, pay for a typical reduction's windows; quack's, 3,000
+  // operations a state, cost 35 us of CPU a state and were charged 5 us).
+  static constexpr uint64_t kLapAllowance = 1400;
+  static ReducerCharge besides(const sim::Reducer* r) { return {r, true, kLapAllowance}; }
+  uint64_t ops() const { return por ? por->work().ops : 0; }
+  // The operations charged for `done` operations over `expanded` states
+  // (expandAll: over the whole exploration so far).
+  uint64_t charged(uint64_t done, uint64_t expanded) const {
+    return done > allowance * expanded ? done - allowance * expanded : 0;
+  }
+};
+
 // Expands every state of g in insertion order (expanding adds more) within
 // the budget (states, memory, time); returns the number of states.
-// `por`: the reducer of a persistent-kernel exploration, whose counted
-// operations are charged instead of the instructions of the programs per
-// expanded state.
+// `charge_as`: what each expanded state costs (ReducerCharge).
 uint64_t expandAll(sim::Graph& g, const sim::Model& m, uint64_t per_state, const TripProofOptions& opts,
                    ProofBudget& budget, const std::function<void(int)>& expand, size_t from = 0,
-                   const sim::Reducer* por = nullptr) {
+                   ReducerCharge charge_as = {}) {
   const uint64_t max_states = std::min<uint64_t>(opts.max_states, uint64_t{opts.memory_mb} * 1024 * 1024 / per_state);
   // the work: every state expanded (its copy, its enabled steps, the
   // reduction's walk over the programs), every successor offered to the
   // visited set (hashed, compared)
   uint64_t instrs = 0;
   for (int p = 0; p < m.P; ++p) instrs += static_cast<uint64_t>(m.programSize(p));
-  uint64_t words = g.insertedWords(), offered = g.offered(), expanded = 0, ops = por ? por->work().ops : 0;
+  uint64_t words = g.insertedWords(), offered = g.offered(), expanded = 0;
+  // (the allowance over the whole exploration, not per batch: the most
+  // operations beyond it so far, charged as they grow)
+  const uint64_t ops0 = charge_as.ops();
+  uint64_t expanded_all = 0, excess_charged = 0;
   auto charge = [&] {
     ProofBudget::Tally t;
     t.expanded = expanded;
     t.offered = g.offered() - offered;
     t.words = g.insertedWords() - words;
-    if (por) t.window_ops = por->work().ops - ops;
-    else t.expanded_instrs = expanded * instrs;
+    expanded_all += expanded;
+    const uint64_t excess = charge_as.charged(charge_as.ops() - ops0, expanded_all);
+    t.window_ops = excess > excess_charged ? excess - excess_charged : 0;
+    excess_charged = std::max(excess_charged, excess);
+    if (charge_as.instrs) t.expanded_instrs = expanded * instrs;
     budget.add(t);
     words = g.insertedWords();
     offered = g.offered();
-    ops = por ? por->work().ops : 0;
     expanded = 0;
   };
   for (size_t n = from; n < g.size(); ++n) {
@@ -1485,27 +1514,27 @@ class ReducedEdges {
 // state that cycleCuts() names is expanded fully (expand(node, true)), its
 // new successors explored in turn, until the reduced states span no cycle.
 // Returns the rounds and the states expanded again.
-// `por` as for expandAll.
+// `charge_as` as for expandAll.
 std::pair<uint64_t, uint64_t> expandWithCheckedProviso(sim::Graph& g, const sim::Model& m, uint64_t per_state,
                                                        const TripProofOptions& opts, ProofBudget& budget,
                                                        const ReducedEdges& edges,
                                                        const std::function<void(int, bool)>& expand,
-                                                       const sim::Reducer* por = nullptr) {
+                                                       ReducerCharge charge_as = {}) {
   uint64_t instrs = 0, rounds = 0, again = 0;
   for (int p = 0; p < m.P; ++p) instrs += static_cast<uint64_t>(m.programSize(p));
   for (size_t from = 0;;) {
-    expandAll(g, m, per_state, opts, budget, [&](int k) { expand(k, false); }, from, por);
+    expandAll(g, m, per_state, opts, budget, [&](int k) { expand(k, false); }, from, charge_as);
     from = g.size();
     const std::vector<int> cut = edges.cycleCuts();
     if (cut.empty()) break;
-    const uint64_t ops = por ? por->work().ops : 0;
+    const uint64_t ops = charge_as.ops();
     for (int k : cut) expand(k, true);
     ++rounds;
     again += cut.size();
     ProofBudget::Tally t;  // the re-expanded states, as expandAll counts its own
     t.expanded = cut.size();
-    if (por) t.window_ops = por->work().ops - ops;
-    else t.expanded_instrs = cut.size() * instrs;
+    t.window_ops = charge_as.charged(charge_as.ops() - ops, cut.size());
+    if (charge_as.instrs) t.expanded_instrs = cut.size() * instrs;
     budget.add(t);
     checkBudget(budget, fmt::format("after {} states", g.size()));
   }
@@ -1545,11 +1574,16 @@ class LapExplorer {
     for (int g = 0; g < groups_; ++g) lt.insert(lt.end(), {static_cast<int32_t>(w_.t1), -1});
     g_.insert(pack(init, lt), -1, {});
     uint64_t per_state = init.v.size() * 4 + 64 + 48;
-    if (!checked_proviso_) return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n, false); });
+    // (the reducer's windows and closures charged besides the programs'
+    // instructions: docs/z3.md "The lap exploration's windows charged")
+    const ReducerCharge charge = ReducerCharge::besides(reducer_ && reducer_->active() ? &*reducer_ : nullptr);
+    if (!checked_proviso_)
+      return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n, false); }, 0, charge);
     // Clusters (docs/z3.md "A reduction for cluster proofs"): the cycle
     // proviso checked on the explored graph, as the persistent explorer's
     // step 13.
-    expandWithCheckedProviso(g_, m_, per_state, opts_, budget_, edges_, [&](int n, bool full) { expand(n, full); });
+    expandWithCheckedProviso(g_, m_, per_state, opts_, budget_, edges_, [&](int n, bool full) { expand(n, full); },
+                             charge);
     return g_.size();
   }
   // Whether each CTA kept its own trip count and shift.
@@ -3953,7 +3987,8 @@ class PersistentExplorer {
     // each cycle found is cut by expanding the source of one of its edges
     // fully, whose new successors are explored in turn, until none is left.
     std::tie(stats_.repairs, stats_.repaired) = expandWithCheckedProviso(
-        graph_, m_, per_state, opts_, budget_, edges_, [&](int k, bool full) { expand(k, full); }, por);
+        graph_, m_, per_state, opts_, budget_, edges_, [&](int k, bool full) { expand(k, full); },
+        ReducerCharge::instead(por));
     if (std::getenv("CAKE_PERSIST_STATS")) printStats();
     if (std::getenv("CAKE_PERSIST_PROFILE")) profileStates();
     return graph_.size();

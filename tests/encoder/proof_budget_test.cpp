@@ -617,3 +617,20 @@ TEST(ProofBudget, NoPeriodIsSeenBeforeTheWindowIsBuilt) {
   ASSERT_TRUE(good);
   EXPECT_EQ(proveWithWork(good->schedules.at(0), 0).outcome, encoder::Outcome::Proved);
 }
+
+TEST(ProofBudget, LapExplorationChargesItsWindows) {
+  // docs/z3.md "The lap exploration's windows charged": quack's lap
+  // exploration (7 processes, 288 atoms, states of about 900 words) spends
+  // its CPU in the reducer's windows; charged only per state and program
+  // instruction, it reached the state cap (288,330 states, the 1,024 MiB
+  // memory cap) after 1.1e9 units and 12.8 s of CPU. With the windows'
+  // operations charged, the work budget ends it first.
+  auto quack = budgetTestModule("corpus/bugs/sync.deadlock/quack_sm100_epi_load_barrier_two_warps_fixed.cake");
+  ASSERT_TRUE(quack);
+  const encoder::ModelCheckResult r = proveWithWork(quack->schedules.at(0), 3'000'000'000);
+  EXPECT_NE(r.outcome, encoder::Outcome::Violation) << r.detail;
+  if (r.outcome == encoder::Outcome::Unknown) {
+    EXPECT_NE(r.detail.find("work budget"), std::string::npos) << r.detail;
+    EXPECT_EQ(r.detail.find("state cap"), std::string::npos) << r.detail;
+  }
+}
