@@ -18,6 +18,7 @@
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
 #include "encoder/proof_budget.h"
+#include "encoder/trip_guards.h"
 #include "encoder/trip_proof.h"
 
 namespace cake::checks {
@@ -128,6 +129,7 @@ class GoalCollector {
                        : kGuardInstances;
       block(body.body);
     }
+    guardOutcomes();
   }
   std::vector<Goal> goals;
   // The parameters that reach control flow, a slot, a count or a byte range.
@@ -146,11 +148,12 @@ class GoalCollector {
   // Guards whose flips are placed jointly with the trip count.
   std::vector<FlipGoal> flips;
   // The guards' outcomes whose combinations the covering values take
-  // (BindingSearch::guardCombinations): every `if` condition with a truth
-  // value that reads a parameter, a block index or a grid size and no loop
-  // variable, once per lm.instance() value of the role that tests it when
-  // it reads the instance (the instance then a constant); structurally
-  // equal ones once.
+  // (BindingSearch::guardCombinations): every guard atom
+  // (encoder::trip::guardAtoms: an `if` condition with a truth value that
+  // reads a parameter, a block index or a grid size and no loop variable),
+  // once per lm.instance() value of the role that tests it when it reads
+  // the instance (the instance then a constant); structurally equal ones
+  // once.
   std::vector<ExprPtr> guard_outcomes;
   // A loop bound reads a parameter (a trip-count goal).
   bool symbolicLoop() const {
@@ -200,7 +203,6 @@ class GoalCollector {
       } else if (st.kind == Stmt::Kind::If) {
         note(st.cond);
         guard(st.cond);
-        guardOutcome(st.cond);
         if (st.cond) loopGuard(*st.cond, st.range);
         block(st.body);
         block(st.orelse);
@@ -246,17 +248,19 @@ class GoalCollector {
     for (const ExprPtr& a : c->args) guard(a);
   }
 
-  static bool isTruthValue(ExprKind k) {
-    return isComparison(k) || k == ExprKind::And || k == ExprKind::Or || k == ExprKind::Not;
-  }
-  void guardOutcome(const ExprPtr& c) {
-    if (!c || !isTruthValue(c->kind) || !dependsOnParams(*c) || dependsOnLoops(*c)) return;
-    const bool per_instance = ir::exprUses(*c, {ExprKind::Instance});
-    for (int i = 0; i < (per_instance ? instances_ : 1); ++i) {
-      ExprPtr e = per_instance ? substituteInstance(c, i) : c;
-      if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(),
-                       [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
-        guard_outcomes.push_back(std::move(e));
+  void guardOutcomes() {
+    const encoder::trip::GuardAtoms g = encoder::trip::guardAtoms(s_);
+    for (const encoder::trip::GuardAtoms::Use& u : g.uses) {
+      const bool per_instance = g.atoms[u.atom].reads_instance;
+      const int instances = !per_instance ? 1
+                            : u.role >= 0 ? std::clamp(s_.roles[u.role].instanceCount(), 1, kGuardInstances)
+                                          : kGuardInstances;
+      for (int i = 0; i < instances; ++i) {
+        ExprPtr e = per_instance ? substituteInstance(u.cond, i) : u.cond;
+        if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(),
+                         [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
+          guard_outcomes.push_back(std::move(e));
+      }
     }
   }
 

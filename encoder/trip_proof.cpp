@@ -2393,41 +2393,28 @@ size_t exploreEachUpToSizes(const std::vector<System>& systems, const TripProofO
 // block indices (an atom's value would depend on the CTA): refused.
 namespace block_classes {
 
-struct Atom {
-  ir::ExprPtr cond;
-  bool reads_instance = false;
-};
+using Atom = trip::GuardAtoms::Atom;  // the guard atoms (trip::guardAtoms, shared with the bounded check)
+using trip::isTruthValue;
 struct Key {
   int atom = 0;
   int64_t instance = -1;  // -1: the atom reads no lm.instance()
   bool operator<(const Key& o) const { return std::tie(atom, instance) < std::tie(o.atom, o.instance); }
 };
 
-bool isTruthValue(ir::ExprKind k) {
-  using K = ir::ExprKind;
-  return k == K::Lt || k == K::Le || k == K::Gt || k == K::Ge || k == K::Eq || k == K::Ne || k == K::And ||
-         k == K::Or || k == K::Not;
-}
-
-void collect(const ir::Block& b, int instances, std::vector<Atom>& atoms, std::set<Key>& keys) {
-  using K = ir::ExprKind;
-  for (const ir::Stmt& st : b) {
-    if (st.kind == ir::Stmt::Kind::If && st.cond && isTruthValue(st.cond->kind) &&
-        anySubExpr(*st.cond, [](const ir::Expr& x) {
-          return x.kind == K::Param || x.kind == K::BlockIdx || x.kind == K::GridDim;
-        }) &&
-        !anySubExpr(*st.cond, [](const ir::Expr& x) { return x.kind == K::LoopVar; })) {
-      int i = 0;
-      while (i < static_cast<int>(atoms.size()) && !ir::sameExpr(*atoms[i].cond, *st.cond)) ++i;
-      if (i == static_cast<int>(atoms.size()))
-        atoms.push_back({st.cond, anySubExpr(*st.cond, [](const ir::Expr& x) { return x.kind == K::Instance; })});
-      if (!atoms[i].reads_instance) keys.insert({i, -1});
-      else
-        for (int inst = 0; inst < std::max(1, instances); ++inst) keys.insert({i, inst});
+// The outcomes to enumerate: one per atom, or one per instance of the role
+// that tests it when it reads lm.instance().
+std::set<Key> keysOf(const ir::Schedule& s, const trip::GuardAtoms& g) {
+  std::set<Key> keys;
+  for (const trip::GuardAtoms::Use& u : g.uses) {
+    const int atom = static_cast<int>(u.atom);
+    if (!g.atoms[u.atom].reads_instance) {
+      keys.insert({atom, -1});
+      continue;
     }
-    collect(st.body, instances, atoms, keys);
-    collect(st.orelse, instances, atoms, keys);
+    const int n = u.role >= 0 ? s.roles[u.role].instanceCount() : 1;
+    for (int inst = 0; inst < std::max(1, n); ++inst) keys.insert({atom, inst});
   }
+  return keys;
 }
 
 // The atom at one instance, as the prover reads it (lm.instance() a constant).
@@ -2473,12 +2460,9 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
     throw Fail(fmt::format("no loop bound reads a parameter, and the schedule reads the block index: {} (not covered)",
                            why));
   };
-  std::vector<Atom> atoms;
-  std::set<Key> key_set;
-  for (const ir::RoleBody& rb : s.bodies) {
-    const int n = rb.role >= 0 && rb.role < static_cast<int>(s.roles.size()) ? s.roles[rb.role].instanceCount() : 1;
-    collect(rb.body, n, atoms, key_set);
-  }
+  const trip::GuardAtoms guards = trip::guardAtoms(s);
+  const std::vector<Atom>& atoms = guards.atoms;
+  const std::set<Key> key_set = keysOf(s, guards);
   const std::vector<Key> keys(key_set.begin(), key_set.end());
   if (keys.empty()) refuse("no guard reads it");
   constexpr size_t kMaxKeys = 16;
