@@ -1611,7 +1611,6 @@ class Driver {
       verdicts_.push_back({"sync", VerdictKind::Unknown, search_.failure()});
       return;
     }
-    std::set<uint64_t> seen;
     std::vector<Binding> checked;
     std::string unknown;
     bool found = false;
@@ -1626,7 +1625,7 @@ class Driver {
       if (!sys) { unknown = fmt::format("{} ({})", err, encoder::bindingToString(s_, b)); continue; }
       encoder::chargeBuild(budget_, *sys);
       checked.push_back(b);
-      if (!seen.insert(fingerprint(*sys)).second) continue;
+      if (!seen_.insert(fingerprint(*sys)).second) continue;
       // Once the schedule is broken, the Z3 engine alone (--engine z3)
       // looks on the larger values only for rules not reported yet, within
       // kZ3AfterFinding of work in all (deterministic, like the explicit
@@ -1714,6 +1713,7 @@ class Driver {
   std::set<int> relevant_;
   BindingSearch search_;
   std::set<std::string> reported_;  // rules already reported
+  std::set<uint64_t> seen_;         // fingerprints of the systems explored (or being explored)
   uint64_t found_at_ = 0;           // budget_.used() when the first finding was reported
   // The Z3 engine's search for other rules on larger values once a rule is
   // reported: this many seconds' worth of work (encoder/proof_budget.h).
@@ -1869,7 +1869,7 @@ class Driver {
     }
     if (pr.outcome == encoder::Outcome::Violation) {
       if (reportProofViolations(pr, detail)) return;
-    } else if (checkWitnesses(pr, checked)) {
+    } else if (checkWitnesses(pr)) {
       return;
     } else if (!pr.detail.empty()) {
       const std::string cut =
@@ -1919,21 +1919,18 @@ class Driver {
   // values (the unlooped proof's class of block indices: `if b != 5 or w <
   // 2: sync` with a problem size that gives block 5 work, where the
   // covering values run block 0 or a small problem) names them: the bounded
-  // check runs each one inside the lm.assume facts that it has not run, and
-  // a violation it finds there is a counterexample like any other. One it
-  // does not find leaves the proof's unknown as it was.
-  bool checkWitnesses(const encoder::ModelCheckResult& pr, const std::vector<Binding>& checked) {
-    auto same = [](const Binding& a, const Binding& b) {
-      return a.params == b.params && std::equal(a.block_idx, a.block_idx + 3, b.block_idx) &&
-             std::equal(a.grid_dim, a.grid_dim + 3, b.grid_dim);
-    };
+  // check runs each one inside the lm.assume facts whose system it has not
+  // run (seen_: the bounded check's fingerprints, a checked binding's
+  // included), and a violation it finds there is a counterexample like any
+  // other. One it does not find leaves the proof's unknown as it was.
+  bool checkWitnesses(const encoder::ModelCheckResult& pr) {
     for (const Binding& w : pr.witnesses) {
       if (!budget_.exhausted().empty()) return false;
-      if (!search_.allowed(w) || std::any_of(checked.begin(), checked.end(), [&](const Binding& c) { return same(c, w); }))
-        continue;
+      if (!search_.allowed(w)) continue;
       std::string err;
       auto sys = encoder::buildSystem(s_, w, opts_.target, &err);
       if (!sys) continue;
+      if (!seen_.insert(fingerprint(*sys)).second) continue;
       encoder::chargeBuild(budget_, *sys);
       encoder::ModelCheckResult r = explore(*sys);
       if (r.outcome == encoder::Outcome::Violation && report(*sys, w, r)) return true;
