@@ -32,26 +32,19 @@ namespace {
 
 // ================================================================ expressions
 
+// Reads the symbol of this kind and index (a parameter, block index or grid size).
+bool readsSymbol(const ir::Expr& e, ExprKind kind, int index) {
+  if (e.kind == kind) return e.index == index;
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [&](const ExprPtr& a) { return a && readsSymbol(*a, kind, index); });
+}
 bool dependsOnParams(const ir::Expr& e) {
-  if (e.kind == ExprKind::Param || e.kind == ExprKind::BlockIdx || e.kind == ExprKind::GridDim) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && dependsOnParams(*a); });
+  return ir::exprUses(e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim});
 }
-bool dependsOnParam(const ir::Expr& e, int p) {
-  if (e.kind == ExprKind::Param) return e.index == p;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnParam(*a, p); });
-}
-bool dependsOnBlockIdx(const ir::Expr& e, int d) {
-  if (e.kind == ExprKind::BlockIdx) return e.index == d;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnBlockIdx(*a, d); });
-}
-bool dependsOnGridDim(const ir::Expr& e, int d) {
-  if (e.kind == ExprKind::GridDim) return e.index == d;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnGridDim(*a, d); });
-}
-bool dependsOnLoops(const ir::Expr& e) {
-  if (e.kind == ExprKind::LoopVar) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && dependsOnLoops(*a); });
-}
+bool dependsOnParam(const ir::Expr& e, int p) { return readsSymbol(e, ExprKind::Param, p); }
+bool dependsOnBlockIdx(const ir::Expr& e, int d) { return readsSymbol(e, ExprKind::BlockIdx, d); }
+bool dependsOnGridDim(const ir::Expr& e, int d) { return readsSymbol(e, ExprKind::GridDim, d); }
+bool dependsOnLoops(const ir::Expr& e) { return ir::exprUses(e, {ExprKind::LoopVar}); }
 void constantsOf(const ir::Expr& e, std::set<int64_t>& out) {
   if (e.kind == ExprKind::Const && std::abs(e.value) >= 2) out.insert(std::abs(e.value));
   for (const ExprPtr& a : e.args)
