@@ -64,6 +64,12 @@ struct Goal {
 };
 
 constexpr int kGuardInstances = 16;  // lm.instance() values a guard is evaluated for
+// ... in a body of this role (its instances, at most kGuardInstances; all of them for a body of no known role)
+int guardInstances(const ir::Schedule& s, int role) {
+  return role >= 0 && role < static_cast<int>(s.roles.size())
+             ? std::clamp(s.roles[role].instanceCount(), 1, kGuardInstances)
+             : kGuardInstances;
+}
 
 // A comparison on the variable of a loop with a symbolic bound that also
 // reads parameters or the grid (`if k + 64 * lm.block_idx(0) < K`): its
@@ -117,9 +123,7 @@ class GoalCollector {
     stages_.erase(0);
     if (stages_.empty()) stages_.insert(1);
     for (const auto& body : s.bodies) {
-      instances_ = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
-                       ? std::clamp(s.roles[body.role].instanceCount(), 1, kGuardInstances)
-                       : kGuardInstances;
+      instances_ = guardInstances(s, body.role);
       block(body.body);
     }
     guardOutcomes();
@@ -245,10 +249,7 @@ class GoalCollector {
     const encoder::trip::GuardAtoms g = encoder::trip::guardAtoms(s_);
     for (const encoder::trip::GuardAtoms::Use& u : g.uses) {
       const bool per_instance = g.atoms[u.atom].reads_instance;
-      const int instances = !per_instance ? 1
-                            : u.role >= 0 ? std::clamp(s_.roles[u.role].instanceCount(), 1, kGuardInstances)
-                                          : kGuardInstances;
-      for (int i = 0; i < instances; ++i) {
+      for (int i = 0; i < (per_instance ? guardInstances(s_, u.role) : 1); ++i) {
         ExprPtr e = per_instance ? substituteInstance(u.cond, i) : u.cond;
         if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(),
                          [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
