@@ -18,6 +18,7 @@
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
 #include "encoder/proof_budget.h"
+#include "encoder/trip_guards.h"
 #include "encoder/trip_proof.h"
 
 namespace cake::checks {
@@ -31,26 +32,19 @@ namespace {
 
 // ================================================================ expressions
 
+// Reads the symbol of this kind and index (a parameter, block index or grid size).
+bool readsSymbol(const ir::Expr& e, ExprKind kind, int index) {
+  if (e.kind == kind) return e.index == index;
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [&](const ExprPtr& a) { return a && readsSymbol(*a, kind, index); });
+}
 bool dependsOnParams(const ir::Expr& e) {
-  if (e.kind == ExprKind::Param || e.kind == ExprKind::BlockIdx || e.kind == ExprKind::GridDim) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && dependsOnParams(*a); });
+  return ir::exprUses(e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim});
 }
-bool dependsOnParam(const ir::Expr& e, int p) {
-  if (e.kind == ExprKind::Param) return e.index == p;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnParam(*a, p); });
-}
-bool dependsOnBlockIdx(const ir::Expr& e, int d) {
-  if (e.kind == ExprKind::BlockIdx) return e.index == d;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnBlockIdx(*a, d); });
-}
-bool dependsOnGridDim(const ir::Expr& e, int d) {
-  if (e.kind == ExprKind::GridDim) return e.index == d;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && dependsOnGridDim(*a, d); });
-}
-bool dependsOnLoops(const ir::Expr& e) {
-  if (e.kind == ExprKind::LoopVar) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && dependsOnLoops(*a); });
-}
+bool dependsOnParam(const ir::Expr& e, int p) { return readsSymbol(e, ExprKind::Param, p); }
+bool dependsOnBlockIdx(const ir::Expr& e, int d) { return readsSymbol(e, ExprKind::BlockIdx, d); }
+bool dependsOnGridDim(const ir::Expr& e, int d) { return readsSymbol(e, ExprKind::GridDim, d); }
+bool dependsOnLoops(const ir::Expr& e) { return ir::exprUses(e, {ExprKind::LoopVar}); }
 void constantsOf(const ir::Expr& e, std::set<int64_t>& out) {
   if (e.kind == ExprKind::Const && std::abs(e.value) >= 2) out.insert(std::abs(e.value));
   for (const ExprPtr& a : e.args)
@@ -70,6 +64,12 @@ struct Goal {
 };
 
 constexpr int kGuardInstances = 16;  // lm.instance() values a guard is evaluated for
+// ... in a body of this role (its instances, at most kGuardInstances; all of them for a body of no known role)
+int guardInstances(const ir::Schedule& s, int role) {
+  return role >= 0 && role < static_cast<int>(s.roles.size())
+             ? std::clamp(s.roles[role].instanceCount(), 1, kGuardInstances)
+             : kGuardInstances;
+}
 
 // A comparison on the variable of a loop with a symbolic bound that also
 // reads parameters or the grid (`if k + 64 * lm.block_idx(0) < K`): its
@@ -123,11 +123,10 @@ class GoalCollector {
     stages_.erase(0);
     if (stages_.empty()) stages_.insert(1);
     for (const auto& body : s.bodies) {
-      instances_ = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
-                       ? std::clamp(s.roles[body.role].instanceCount(), 1, kGuardInstances)
-                       : kGuardInstances;
+      instances_ = guardInstances(s, body.role);
       block(body.body);
     }
+    guardOutcomes();
   }
   std::vector<Goal> goals;
   // The parameters that reach control flow, a slot, a count or a byte range.
@@ -146,11 +145,12 @@ class GoalCollector {
   // Guards whose flips are placed jointly with the trip count.
   std::vector<FlipGoal> flips;
   // The guards' outcomes whose combinations the covering values take
-  // (BindingSearch::guardCombinations): every `if` condition with a truth
-  // value that reads a parameter, a block index or a grid size and no loop
-  // variable, once per lm.instance() value of the role that tests it when
-  // it reads the instance (the instance then a constant); structurally
-  // equal ones once.
+  // (BindingSearch::guardCombinations): every guard atom
+  // (encoder::trip::guardAtoms: an `if` condition with a truth value that
+  // reads a parameter, a block index or a grid size and no loop variable),
+  // once per lm.instance() value of the role that tests it when it reads
+  // the instance (the instance then a constant); structurally equal ones
+  // once.
   std::vector<ExprPtr> guard_outcomes;
   // A loop bound reads a parameter (a trip-count goal).
   bool symbolicLoop() const {
@@ -200,7 +200,6 @@ class GoalCollector {
       } else if (st.kind == Stmt::Kind::If) {
         note(st.cond);
         guard(st.cond);
-        guardOutcome(st.cond);
         if (st.cond) loopGuard(*st.cond, st.range);
         block(st.body);
         block(st.orelse);
@@ -246,17 +245,16 @@ class GoalCollector {
     for (const ExprPtr& a : c->args) guard(a);
   }
 
-  static bool isTruthValue(ExprKind k) {
-    return isComparison(k) || k == ExprKind::And || k == ExprKind::Or || k == ExprKind::Not;
-  }
-  void guardOutcome(const ExprPtr& c) {
-    if (!c || !isTruthValue(c->kind) || !dependsOnParams(*c) || dependsOnLoops(*c)) return;
-    const bool per_instance = ir::exprUses(*c, {ExprKind::Instance});
-    for (int i = 0; i < (per_instance ? instances_ : 1); ++i) {
-      ExprPtr e = per_instance ? substituteInstance(c, i) : c;
-      if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(),
-                       [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
-        guard_outcomes.push_back(std::move(e));
+  void guardOutcomes() {
+    const encoder::trip::GuardAtoms g = encoder::trip::guardAtoms(s_);
+    for (const encoder::trip::GuardAtoms::Use& u : g.uses) {
+      const bool per_instance = g.atoms[u.atom].reads_instance;
+      for (int i = 0; i < (per_instance ? guardInstances(s_, u.role) : 1); ++i) {
+        ExprPtr e = per_instance ? substituteInstance(u.cond, i) : u.cond;
+        if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(),
+                         [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
+          guard_outcomes.push_back(std::move(e));
+      }
     }
   }
 
@@ -1607,7 +1605,6 @@ class Driver {
       verdicts_.push_back({"sync", VerdictKind::Unknown, search_.failure()});
       return;
     }
-    std::set<uint64_t> seen;
     std::vector<Binding> checked;
     std::string unknown;
     bool found = false;
@@ -1622,7 +1619,7 @@ class Driver {
       if (!sys) { unknown = fmt::format("{} ({})", err, encoder::bindingToString(s_, b)); continue; }
       encoder::chargeBuild(budget_, *sys);
       checked.push_back(b);
-      if (!seen.insert(fingerprint(*sys)).second) continue;
+      if (!seen_.insert(fingerprint(*sys)).second) continue;
       // Once the schedule is broken, the Z3 engine alone (--engine z3)
       // looks on the larger values only for rules not reported yet, within
       // kZ3AfterFinding of work in all (deterministic, like the explicit
@@ -1710,6 +1707,7 @@ class Driver {
   std::set<int> relevant_;
   BindingSearch search_;
   std::set<std::string> reported_;  // rules already reported
+  std::set<uint64_t> seen_;         // fingerprints of the systems explored (or being explored)
   uint64_t found_at_ = 0;           // budget_.used() when the first finding was reported
   // The Z3 engine's search for other rules on larger values once a rule is
   // reported: this many seconds' worth of work (encoder/proof_budget.h).
@@ -1865,7 +1863,7 @@ class Driver {
     }
     if (pr.outcome == encoder::Outcome::Violation) {
       if (reportProofViolations(pr, detail)) return;
-    } else if (checkWitnesses(pr, checked)) {
+    } else if (checkWitnesses(pr)) {
       return;
     } else if (!pr.detail.empty()) {
       const std::string cut =
@@ -1915,21 +1913,18 @@ class Driver {
   // values (the unlooped proof's class of block indices: `if b != 5 or w <
   // 2: sync` with a problem size that gives block 5 work, where the
   // covering values run block 0 or a small problem) names them: the bounded
-  // check runs each one inside the lm.assume facts that it has not run, and
-  // a violation it finds there is a counterexample like any other. One it
-  // does not find leaves the proof's unknown as it was.
-  bool checkWitnesses(const encoder::ModelCheckResult& pr, const std::vector<Binding>& checked) {
-    auto same = [](const Binding& a, const Binding& b) {
-      return a.params == b.params && std::equal(a.block_idx, a.block_idx + 3, b.block_idx) &&
-             std::equal(a.grid_dim, a.grid_dim + 3, b.grid_dim);
-    };
+  // check runs each one inside the lm.assume facts whose system it has not
+  // run (seen_: the bounded check's fingerprints, a checked binding's
+  // included), and a violation it finds there is a counterexample like any
+  // other. One it does not find leaves the proof's unknown as it was.
+  bool checkWitnesses(const encoder::ModelCheckResult& pr) {
     for (const Binding& w : pr.witnesses) {
       if (!budget_.exhausted().empty()) return false;
-      if (!search_.allowed(w) || std::any_of(checked.begin(), checked.end(), [&](const Binding& c) { return same(c, w); }))
-        continue;
+      if (!search_.allowed(w)) continue;
       std::string err;
       auto sys = encoder::buildSystem(s_, w, opts_.target, &err);
       if (!sys) continue;
+      if (!seen_.insert(fingerprint(*sys)).second) continue;
       encoder::chargeBuild(budget_, *sys);
       encoder::ModelCheckResult r = explore(*sys);
       if (r.outcome == encoder::Outcome::Violation && report(*sys, w, r)) return true;

@@ -542,6 +542,7 @@ struct BvProver::Impl {
 
   BvResult optimize(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
                     const std::vector<ir::ExprPtr>& premises, int64_t* best);
+  std::optional<BvResult> beforeSolver(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises, bool witness);
 };
 
 BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_unique<Impl>(s, limits)) {}
@@ -554,51 +555,40 @@ void BvProver::setBudget(unsigned total_ms) {
   impl_->budget_ms = total_ms;
 }
 
-BvResult BvProver::prove(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>& premises) {
-  if (!goal) {
-    BvResult r;
-    r.detail = "no goal";
+// prove and witness without the solver where they can: no expression; one
+// that mentions no free symbol, decided by constant folding (a constant fact
+// does not depend on the assumptions, so it is reported even when they are
+// contradictory; witness: Fails where it holds); one decided over the
+// instance's values (decideOverInstances, a query counted).
+std::optional<BvResult> BvProver::Impl::beforeSolver(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises,
+                                                     bool witness) {
+  BvResult r;
+  if (!e) {
+    r.detail = witness ? "no condition" : "no goal";
     return r;
   }
-  if (!hasFreeSymbols(*goal)) {
-    // Decided by constant folding (a constant fact does not depend on the
-    // assumptions, so it is reported even when they are contradictory).
-    BvResult r;
+  if (!hasFreeSymbols(*e)) {
     r.constant = true;
-    std::optional<int64_t> v = ir::evaluate(*goal, ir::EvalEnv{});
-    if (!v) {
-      r.kind = BvVerdict::Fails;
-      r.undefined = true;
-    } else {
-      r.kind = *v != 0 ? BvVerdict::Holds : BvVerdict::Fails;
-    }
+    const std::optional<int64_t> v = ir::evaluate(*e, ir::EvalEnv{});
+    r.undefined = !v && !witness;
+    r.kind = (v && *v != 0) != witness ? BvVerdict::Holds : BvVerdict::Fails;
     return r;
   }
-  if (auto r = decideOverInstances(impl_->s, *goal, premises, false)) {
-    ++impl_->query_count;
-    return *r;
+  if (auto d = decideOverInstances(s, *e, premises, witness)) {
+    ++query_count;
+    return d;
   }
+  return std::nullopt;
+}
+
+BvResult BvProver::prove(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>& premises) {
+  if (auto r = impl_->beforeSolver(goal, premises, false)) return *r;
   return impl_->solve(
       *goal, lia::Bad::Violated, [](const Term& t) { return !(t.def && Impl::truth(t.v)); }, premises, true);
 }
 
 BvResult BvProver::witness(const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises) {
-  if (!cond) {
-    BvResult r;
-    r.detail = "no condition";
-    return r;
-  }
-  if (!hasFreeSymbols(*cond)) {
-    BvResult r;
-    r.constant = true;
-    std::optional<int64_t> v = ir::evaluate(*cond, ir::EvalEnv{});
-    r.kind = (v && *v != 0) ? BvVerdict::Fails : BvVerdict::Holds;
-    return r;
-  }
-  if (auto r = decideOverInstances(impl_->s, *cond, premises, true)) {
-    ++impl_->query_count;
-    return *r;
-  }
+  if (auto r = impl_->beforeSolver(cond, premises, true)) return *r;
   return impl_->solve(
       *cond, lia::Bad::Holds, [](const Term& t) { return t.def && Impl::truth(t.v); }, premises, false);
 }

@@ -231,6 +231,36 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
   return out;
 }
 
+bool isTruthValue(ir::ExprKind k) {
+  using K = ir::ExprKind;
+  return k == K::Lt || k == K::Le || k == K::Gt || k == K::Ge || k == K::Eq || k == K::Ne || k == K::And ||
+         k == K::Or || k == K::Not;
+}
+
+namespace {
+void collectAtoms(const ir::Block& b, int role, GuardAtoms& out) {
+  using K = ir::ExprKind;
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::If && st.cond && isTruthValue(st.cond->kind) &&
+        ir::exprUses(*st.cond, {K::Param, K::BlockIdx, K::GridDim}) && !ir::exprUses(*st.cond, {K::LoopVar})) {
+      size_t i = 0;
+      while (i < out.atoms.size() && !ir::sameExpr(*out.atoms[i].cond, *st.cond)) ++i;
+      if (i == out.atoms.size()) out.atoms.push_back({st.cond, ir::exprUses(*st.cond, {K::Instance})});
+      out.uses.push_back({i, st.cond, role});
+    }
+    collectAtoms(st.body, role, out);
+    collectAtoms(st.orelse, role, out);
+  }
+}
+}  // namespace
+
+GuardAtoms guardAtoms(const ir::Schedule& s) {
+  GuardAtoms out;
+  for (const ir::RoleBody& rb : s.bodies)
+    collectAtoms(rb.body, rb.role >= 0 && rb.role < static_cast<int>(s.roles.size()) ? rb.role : -1, out);
+  return out;
+}
+
 std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, const Holds& holds, int max_guards) {
   // Structurally equal conditions (no loop variable, no instance; in a
   // cluster, one outcome in every CTA) have one value for a binding: one

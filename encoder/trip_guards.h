@@ -83,4 +83,28 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
                                   const std::function<bool(const std::vector<ir::ExprPtr>& facts)>& possible,
                                   const Holds& holds, int max_guards = 5);
 
+// A condition with a truth value: a comparison, `and`, `or` or `not`.
+bool isTruthValue(ir::ExprKind k);
+
+// The guard atoms of a schedule: every `if` condition with a truth value
+// that reads a parameter, a block index or a grid size and no loop
+// variable (it may read lm.instance()). Shared by the bounded check's
+// covering values (checks/model_check.cpp, the combinations of the guards'
+// outcomes) and the unlooped proof per class of block indices
+// (proveUnloopedPerBlockClass), which split on the same conditions.
+struct GuardAtoms {
+  struct Atom {
+    ir::ExprPtr cond;             // its first occurrence
+    bool reads_instance = false;  // reads lm.instance()
+  };
+  struct Use {
+    size_t atom = 0;   // atoms[atom] is structurally equal to cond
+    ir::ExprPtr cond;  // this occurrence's condition
+    int role = -1;     // the role whose body tests it (-1: a body of no known role)
+  };
+  std::vector<Atom> atoms;  // structurally equal conditions once, in order of first occurrence
+  std::vector<Use> uses;    // every occurrence, in program order (each body in turn, depth first)
+};
+GuardAtoms guardAtoms(const ir::Schedule& s);
+
 }  // namespace cake::encoder::trip

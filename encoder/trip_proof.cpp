@@ -476,29 +476,6 @@ void forgetPrivateIn(const std::set<AccessRange>& all, System& sys, Which&& whic
   }
 }
 
-// Generation 0 for every view read (in every system of `group`) of bytes
-// that no other process writes in any of them: sim::staleData compares a
-// read's generation only with a write of another process (sim::staleWrite),
-// so nothing reads it. Returns whether a generation changed.
-bool forgetUnreadReadGenerations(const std::vector<System*>& group) {
-  std::set<AccessRange> writes;  // (space, lo, hi, process) of every write
-  for (const System* sys : group)
-    for (size_t p = 0; p < sys->procs.size(); ++p)
-      for (const Instr& in : sys->procs[p].program)
-        for (const Access& a : in.accesses)
-          if (a.write) writes.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
-  bool changed = false;
-  for (System* sys : group)
-    for (size_t p = 0; p < sys->procs.size(); ++p)
-      for (Instr& in : sys->procs[p].program)
-        for (Access& a : in.accesses)
-          if (a.view >= 0 && !a.write && a.gen != 0 && privateTo(writes, a, static_cast<int>(p))) {
-            a.gen = 0;
-            changed = true;
-          }
-  return changed;
-}
-
 // ================================================================ the unrolled window
 
 // The shape of one process's program in the system for trip count W.
@@ -1080,9 +1057,22 @@ void checkLapDeltas(const System& base, const Deltas& d, bool exact) {
 // Sets to 0 the generations of the views whose every access, in all of
 // `group`, is to bytes its own process alone touches (attempt()). A whole
 // view or none: the period's generation delta is one per view, and zeroing
-// some of a view's accesses only would give it two.
-void zeroPrivateGenerations(const std::vector<System*>& group) {
-  const std::set<AccessRange> all = accessRanges(std::vector<const System*>(group.begin(), group.end()));
+// some of a view's accesses only would give it two. With `unread_reads`,
+// also the generation of every view read of bytes that no other process
+// writes in any of them: sim::staleData compares a read's generation only
+// with a write of another process (sim::staleWrite), so nothing reads it.
+// Three walks, not one: the views shared need every access's bytes, and
+// the zeroing needs the views shared (a write's bytes do not depend on any
+// generation, so the first walk gathers the writes too).
+void zeroPrivateGenerations(const std::vector<System*>& group, bool unread_reads = false) {
+  std::set<AccessRange> all, writes;  // (space, lo, hi, process) of every access, of every write
+  for (const System* sys : group)
+    for (size_t p = 0; p < sys->procs.size(); ++p)
+      for (const Instr& in : sys->procs[p].program)
+        for (const Access& a : in.accesses) {
+          all.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
+          if (unread_reads && a.write) writes.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
+        }
   std::set<int> shared;  // views with an access to bytes another process touches
   for (const System* sys : group)
     for (size_t p = 0; p < sys->procs.size(); ++p)
@@ -1090,10 +1080,12 @@ void zeroPrivateGenerations(const std::vector<System*>& group) {
         for (const Access& a : in.accesses)
           if (a.view >= 0 && !shared.count(a.view) && !privateTo(all, a, static_cast<int>(p))) shared.insert(a.view);
   for (System* sys : group)
-    for (Process& proc : sys->procs)
-      for (Instr& in : proc.program)
+    for (size_t p = 0; p < sys->procs.size(); ++p)
+      for (Instr& in : sys->procs[p].program)
         for (Access& a : in.accesses)
-          if (a.view >= 0 && !shared.count(a.view)) a.gen = 0;
+          if (a.view >= 0 && (!shared.count(a.view) ||
+                              (unread_reads && !a.write && privateTo(writes, a, static_cast<int>(p)))))
+            a.gen = 0;
 }
 
 // Can findPeriod succeed for this window? Asked of the system for W alone,
@@ -1113,6 +1105,9 @@ void zeroPrivateGenerations(const std::vector<System*>& group) {
 // one index and once at another: its generations move by 2 and by 1)
 // fails at once instead of after building every system of every window.
 bool periodPossible(const Window& w, int max_period) {
+  // On a copy: the views private over W's system alone may be shared over
+  // the window's systems (built only if this says yes), and attempt()
+  // zeroes w.base over those; so this pass cannot be that one.
   Window pre;
   pre.base = w.base;
   pre.shape = w.shape;
@@ -2123,7 +2118,6 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   {
     std::vector<System*> group = {&w.base};
     for (System& sys : w.by_trip) group.push_back(&sys);
-    zeroPrivateGenerations(group);
     // The last window also sets to 0 the generations of reads that no rule
     // reads: a read of bytes no *other* process writes finds either nothing
     // (stale whatever it means) or its own process's data (never stale,
@@ -2135,8 +2129,8 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // where the per-process generation deltas find a period. Only in the last
     // window, where the proof would otherwise end without one: a schedule
     // that a smaller window proves is proved as before (docs/z3.md "Private
-    // generations").
-    if (W * 2 > opts.max_window) forgetUnreadReadGenerations(group);
+    // generations"). One pass over the systems does both.
+    zeroPrivateGenerations(group, /*unread_reads=*/W * 2 > opts.max_window);
   }
   findSteadyOffsets(w);
   if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
@@ -2427,41 +2421,28 @@ size_t exploreEachUpToSizes(const std::vector<System>& systems, const TripProofO
 // block indices (an atom's value would depend on the CTA): refused.
 namespace block_classes {
 
-struct Atom {
-  ir::ExprPtr cond;
-  bool reads_instance = false;
-};
+using Atom = trip::GuardAtoms::Atom;  // the guard atoms (trip::guardAtoms, shared with the bounded check)
+using trip::isTruthValue;
 struct Key {
   int atom = 0;
   int64_t instance = -1;  // -1: the atom reads no lm.instance()
   bool operator<(const Key& o) const { return std::tie(atom, instance) < std::tie(o.atom, o.instance); }
 };
 
-bool isTruthValue(ir::ExprKind k) {
-  using K = ir::ExprKind;
-  return k == K::Lt || k == K::Le || k == K::Gt || k == K::Ge || k == K::Eq || k == K::Ne || k == K::And ||
-         k == K::Or || k == K::Not;
-}
-
-void collect(const ir::Block& b, int instances, std::vector<Atom>& atoms, std::set<Key>& keys) {
-  using K = ir::ExprKind;
-  for (const ir::Stmt& st : b) {
-    if (st.kind == ir::Stmt::Kind::If && st.cond && isTruthValue(st.cond->kind) &&
-        anySubExpr(*st.cond, [](const ir::Expr& x) {
-          return x.kind == K::Param || x.kind == K::BlockIdx || x.kind == K::GridDim;
-        }) &&
-        !anySubExpr(*st.cond, [](const ir::Expr& x) { return x.kind == K::LoopVar; })) {
-      int i = 0;
-      while (i < static_cast<int>(atoms.size()) && !ir::sameExpr(*atoms[i].cond, *st.cond)) ++i;
-      if (i == static_cast<int>(atoms.size()))
-        atoms.push_back({st.cond, anySubExpr(*st.cond, [](const ir::Expr& x) { return x.kind == K::Instance; })});
-      if (!atoms[i].reads_instance) keys.insert({i, -1});
-      else
-        for (int inst = 0; inst < std::max(1, instances); ++inst) keys.insert({i, inst});
+// The outcomes to enumerate: one per atom, or one per instance of the role
+// that tests it when it reads lm.instance().
+std::set<Key> keysOf(const ir::Schedule& s, const trip::GuardAtoms& g) {
+  std::set<Key> keys;
+  for (const trip::GuardAtoms::Use& u : g.uses) {
+    const int atom = static_cast<int>(u.atom);
+    if (!g.atoms[u.atom].reads_instance) {
+      keys.insert({atom, -1});
+      continue;
     }
-    collect(st.body, instances, atoms, keys);
-    collect(st.orelse, instances, atoms, keys);
+    const int n = u.role >= 0 ? s.roles[u.role].instanceCount() : 1;
+    for (int inst = 0; inst < std::max(1, n); ++inst) keys.insert({atom, inst});
   }
+  return keys;
 }
 
 // The atom at one instance, as the prover reads it (lm.instance() a constant).
@@ -2507,12 +2488,9 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
     throw Fail(fmt::format("no loop bound reads a parameter, and the schedule reads the block index: {} (not covered)",
                            why));
   };
-  std::vector<Atom> atoms;
-  std::set<Key> key_set;
-  for (const ir::RoleBody& rb : s.bodies) {
-    const int n = rb.role >= 0 && rb.role < static_cast<int>(s.roles.size()) ? s.roles[rb.role].instanceCount() : 1;
-    collect(rb.body, n, atoms, key_set);
-  }
+  const trip::GuardAtoms guards = trip::guardAtoms(s);
+  const std::vector<Atom>& atoms = guards.atoms;
+  const std::set<Key> key_set = keysOf(s, guards);
   const std::vector<Key> keys(key_set.begin(), key_set.end());
   if (keys.empty()) refuse("no guard reads it");
   constexpr size_t kMaxKeys = 16;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <initializer_list>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 namespace cake::encoder::z3w {
@@ -167,6 +169,36 @@ struct CountQuery {
   uint64_t before_ = 0;
 };
 
+// A query's answer (unsat: the goal holds), with Z3's reason when it is
+// unknown (`reason`, asked only then), and its time since t0.
+template <class Reason>
+void answerOf(QueryResult& out, z3::check_result r, Reason&& reason, const Limits& lim,
+              std::chrono::steady_clock::time_point t0) {
+  out.seconds = since(t0);
+  switch (r) {
+    case z3::unsat: out.answer = Answer::Correct; break;
+    case z3::sat: out.answer = Answer::Incorrect; break;
+    case z3::unknown:
+      out.answer = Answer::FailedToProve;
+      out.reason = normalizeReason(reason(), lim, out.seconds);
+      break;
+  }
+}
+// A query Z3 stopped with an exception: a failure to prove when its message
+// names one of `limits` (a cap met), else an error.
+void failureOf(QueryResult& out, const z3::exception& e, const Limits& lim, std::chrono::steady_clock::time_point t0,
+               std::initializer_list<std::string_view> limits) {
+  out.seconds = since(t0);
+  const std::string msg = e.msg();
+  if (std::any_of(limits.begin(), limits.end(), [&](std::string_view l) { return msg.find(l) != std::string::npos; })) {
+    out.answer = Answer::FailedToProve;
+    out.reason = normalizeReason(msg, lim, out.seconds);
+  } else {
+    out.answer = Answer::Error;
+    out.reason = "z3: " + msg;
+  }
+}
+
 }  // namespace
 
 QueryWork threadQueryWork() { return query_work; }
@@ -187,25 +219,9 @@ QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>&
       for (const auto& a : assumptions) as.push_back(a);
       r = s.check(as);
     }
-    out.seconds = since(t0);
-    switch (r) {
-      case z3::unsat: out.answer = Answer::Correct; break;
-      case z3::sat: out.answer = Answer::Incorrect; break;
-      case z3::unknown:
-        out.answer = Answer::FailedToProve;
-        out.reason = normalizeReason(s.reason_unknown(), lim, out.seconds);
-        break;
-    }
+    answerOf(out, r, [&] { return s.reason_unknown(); }, lim, t0);
   } catch (const z3::exception& e) {
-    out.seconds = since(t0);
-    std::string msg = e.msg();
-    if (msg.find("memory") != std::string::npos) {
-      out.answer = Answer::FailedToProve;
-      out.reason = normalizeReason(msg, lim, out.seconds);
-    } else {
-      out.answer = Answer::Error;
-      out.reason = "z3: " + msg;
-    }
+    failureOf(out, e, lim, t0, {"memory"});
   }
   return out;
 }
@@ -219,26 +235,9 @@ QueryResult query(z3::fixedpoint& fp, z3::expr q, const Limits& lim) {
     fp.set(p);
     Watchdog watchdog(fp.ctx(), lim.timeout_ms);
     z3::check_result r = fp.query(q);
-    out.seconds = since(t0);
-    switch (r) {
-      case z3::unsat: out.answer = Answer::Correct; break;
-      case z3::sat: out.answer = Answer::Incorrect; break;
-      case z3::unknown:
-        out.answer = Answer::FailedToProve;
-        out.reason = normalizeReason(fp.reason_unknown(), lim, out.seconds);
-        break;
-    }
+    answerOf(out, r, [&] { return fp.reason_unknown(); }, lim, t0);
   } catch (const z3::exception& e) {
-    out.seconds = since(t0);
-    std::string msg = e.msg();
-    if (msg.find("memory") != std::string::npos || msg.find("canceled") != std::string::npos ||
-        msg.find("timeout") != std::string::npos) {
-      out.answer = Answer::FailedToProve;
-      out.reason = normalizeReason(msg, lim, out.seconds);
-    } else {
-      out.answer = Answer::Error;
-      out.reason = "z3: " + msg;
-    }
+    failureOf(out, e, lim, t0, {"memory", "canceled", "timeout"});
   }
   return out;
 }

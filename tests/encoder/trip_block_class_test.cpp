@@ -13,6 +13,7 @@
 #include <string>
 
 #include "encoder/simulator.h"
+#include "encoder/trip_guards.h"
 #include "encoder/trip_proof.h"
 #include "test_util.h"
 
@@ -51,6 +52,26 @@ const char* kCucoBug = "corpus/bugs/sync.deadlock/cucollections_find_block_sync_
 const std::string kSync = "            lm.sync(bsync)                                  # the fix: every thread reaches it\n";
 
 }  // namespace
+
+// The guard atoms both the proof per class and the bounded check's guard
+// outcomes split on (trip::guardAtoms): cuCollections' fixed find kernel
+// tests `128 * b < n` once and `idx < n` twice (structurally equal: one
+// atom, two uses, in program order); only the second reads lm.instance().
+TEST(TripBlockClass, GuardAtomsAreStructurallyDistinctWithEveryUseInProgramOrder) {
+  auto m = cake::testing::compile(cake::testing::corpusText(kCuco));
+  const ir::Schedule& s = m.schedules.at(0);
+  const encoder::trip::GuardAtoms g = encoder::trip::guardAtoms(s);
+  ASSERT_EQ(g.atoms.size(), 2u);
+  EXPECT_FALSE(g.atoms[0].reads_instance);
+  EXPECT_TRUE(g.atoms[1].reads_instance);
+  ASSERT_EQ(g.uses.size(), 3u);
+  const size_t order[] = {0, 1, 1};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(g.uses[i].atom, order[i]) << i;
+    EXPECT_TRUE(ir::sameExpr(*g.uses[i].cond, *g.atoms[order[i]].cond)) << i;
+    EXPECT_EQ(g.uses[i].role, 0) << i;
+  }
+}
 
 // cuCollections' fixed find kernel: `128 * b < n` and `128 * b + 32 * w < n`
 // (one outcome per warp) are the only reads of the block index; of the 32
