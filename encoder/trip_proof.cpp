@@ -28,6 +28,7 @@
 #include "encoder/simulator.h"
 #include "encoder/system_hook.h"
 #include "encoder/trip_cluster.h"
+#include "encoder/trip_pace.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
 #include "encoder/trip_sizes.h"
@@ -1536,6 +1537,21 @@ class LapExplorer {
     checked_proviso_ = reducer_ && reducer_->active() && m_.sys.ctas > 1;
     group_.assign(static_cast<size_t>(m_.P), 0);
     if (opts_.cta_shift) splitIntoCtas();
+    if (opts_.pace_free_loops && groups_ == 1) {
+      // docs/z3.md "Loops no barrier paces": the pcs of each process's loop
+      std::vector<trip::Pacer::Loop> loops(static_cast<size_t>(m_.P));
+      for (int p = 0; p < m_.P; ++p) {
+        const ProcShape& sh = w_.shape[p];
+        if (!sh.loops) continue;
+        loops[p].begin = sh.headOf(sh.lo);
+        loops[p].end = sh.loopEnd();
+        loops[p].iter.assign(sh.iter_of.begin() + loops[p].begin, sh.iter_of.begin() + loops[p].end);
+      }
+      pacer_.emplace(m_, std::move(loops));
+      // (the cycle proviso checked on the explored graph for the states it
+      // holds back: "fresh successors only" would expand most of them fully)
+      record_edges_ = checked_proviso_ || pacer_->active();
+    }
   }
 
   // Proved or throws Fail / WindowTooSmall (MetApart: see above).
@@ -1545,10 +1561,10 @@ class LapExplorer {
     for (int g = 0; g < groups_; ++g) lt.insert(lt.end(), {static_cast<int32_t>(w_.t1), -1});
     g_.insert(pack(init, lt), -1, {});
     uint64_t per_state = init.v.size() * 4 + 64 + 48;
-    if (!checked_proviso_) return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n, false); });
-    // Clusters (docs/z3.md "A reduction for cluster proofs"): the cycle
-    // proviso checked on the explored graph, as the persistent explorer's
-    // step 13.
+    if (!record_edges_) return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n, false); });
+    // Clusters (docs/z3.md "A reduction for cluster proofs") and the
+    // pacer's held-back states: the cycle proviso checked on the explored
+    // graph, as the persistent explorer's step 13.
     expandWithCheckedProviso(g_, m_, per_state, opts_, budget_, edges_, [&](int n, bool full) { expand(n, full); });
     return g_.size();
   }
@@ -1564,7 +1580,12 @@ class LapExplorer {
   State cur_, next_;  // expand's buffers
   sim::ExitLayout layout_;
   std::optional<sim::Reducer> reducer_;
+  std::optional<trip::Pacer> pacer_;  // loops no barrier paces (trip_pace.h)
   bool checked_proviso_ = false;  // clustered systems: the cycle proviso checked on the graph
+  // The edges of reduced states recorded for that check: clustered systems,
+  // and systems where the pacer may hold steps back (its states are checked
+  // so; the reduction's keep "fresh successors only" there).
+  bool record_edges_ = false;
   ReducedEdges edges_;
   // Trip-count groups: every process in group 0, or (independent CTAs) one
   // group per CTA, each with its own (L, T) at the end of the state and its
@@ -1652,7 +1673,7 @@ class LapExplorer {
   void expand(int node, bool force_full) {
     // (checked proviso: the first expansion of a node records its edges when
     // it is reduced; a second one, force_full, expands a reduced node fully)
-    ReducedEdges::Record record(edges_, node, checked_proviso_, force_full);
+    ReducedEdges::Record record(edges_, node, record_edges_, force_full);
     // the node's state and each successor in buffers kept across expansions
     // (a state's copy per successor and its reallocation for (L, T) were a
     // fifth of a cluster proof's time)
@@ -1759,6 +1780,28 @@ class LapExplorer {
       if (record.on()) edges_.add(id);
       return id > node;
     };
+    // Loops no barrier paces (trip_pace.h, docs/z3.md): the processes
+    // ahead of a free one behind them wait for it; every exit is offered.
+    // The same proviso as the reduction's: a held-back state with a
+    // successor already expanded is expanded fully.
+    if (pacer_ && pacer_->active() && !force_full) {
+      std::vector<char> unsure(static_cast<size_t>(m_.P), 0);
+      for (const auto& e : exits) unsure[e.first] = 1;
+      const std::vector<char> held = pacer_->heldBack(s, a, steps, unsure);
+      if (!held.empty()) {
+        for (size_t i = 0; i < steps.size(); ++i)
+          if (!held[i]) {
+            done_step[i] = 1;
+            all_new &= fresh(follow(steps[i]));
+          }
+        for (size_t i = 0; i < exits.size(); ++i) {
+          done_exit[i] = 1;
+          all_new &= fresh(leave(exits[i].first, exits[i].second));
+        }
+        record.reduced();
+        return;
+      }
+    }
     if (reducer_ && !force_full) {
       std::vector<char> leaving(static_cast<size_t>(m_.P), 0);
       for (const auto& e : exits) leaving[e.first] = 1;
