@@ -183,18 +183,18 @@ std::vector<char> Pacer::heldBack(const sim::State& s, const sim::Async& a, cons
     othersOf(s, a, q);
     if (!conflict(mine_, others_)) least = at[q];
   }
-  if (least && holdIf([&](int p) { return *at[p] > *least; })) return held;
+  if (least && holdIf([&](int p) { return *at[p] > *least + kSlack; })) return held;
   // (2) Free tails ahead: a process whose every remaining step is a
   // synchronous generic access and commutes with everything the others can
   // still do waits while another process is behind it.
   int64_t behind = ahead;
   for (int p = 0; p < m_.P; ++p)
     if (at[p]) behind = std::min(behind, *at[p]);
-  if (behind == ahead) return {};
+  if (behind + kSlack >= ahead) return {};
   std::vector<char> tail_ahead(static_cast<size_t>(m_.P), 0);
   for (int p = 0; p < m_.P; ++p) {
     const int pc = sim::pcOf(m_, s, p);
-    if (!at[p] || *at[p] == kBefore || *at[p] <= behind || !free_tail_[p][pc]) continue;
+    if (!at[p] || *at[p] == kBefore || *at[p] <= behind + kSlack || !free_tail_[p][pc]) continue;
     mine_ = feet_[future_[p][pc]];
     addCurrent(mine_, p, pc);
     othersOf(s, a, p);

@@ -2109,8 +2109,28 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   w.base = buildAt(s, binding, target, tl, W);
   chargeBuild(budget, w.base);
   for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
-  if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
-    throw Fail("no role runs the symbolic loop");
+  if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; })) {
+    // No operation in the loop for W. If the builder read the trip count
+    // nowhere but in loop bounds, and evaluated nothing inside the loop that
+    // reads a symbolic loop's variable or the trip expression, every
+    // iteration of every trip count builds as the window's did: nothing.
+    // The system is then the same for every T (a guard decided per case
+    // that empties the loop, docs/z3.md "Guards that read the instance
+    // under a symbolic loop"): explored once, whole.
+    std::set<int> vars;
+    for (const auto& [var, lo] : tl.lo) vars.insert(var);
+    const bool same = w.base.replace_uses.empty() &&
+                      std::none_of(w.base.replace_loop_exprs.begin(), w.base.replace_loop_exprs.end(),
+                                   [&](const ir::Expr* e) {
+                                     return mentionsLoopVar(*e, vars) ||
+                                            anySubExpr(*e, [&](const ir::Expr& x) { return ir::sameExpr(x, *tl.trip); });
+                                   });
+    if (!same) throw Fail("no role runs the symbolic loop");
+    states += exploreTripCount(w.base, W, opts, budget);
+    return fmt::format("the symbolic loop runs no operation and the system reads no trip count: explored whole, "
+                       "every {} >= {}",
+                       tl.scale > 1 ? std::string("T") : ir::exprToString(*tl.trip, s), t0);
+  }
   // The systems for t0..W are built only when W's system alone leaves
   // findPeriod a chance (docs/z3.md "A period seen in the window's last
   // system first"): a body with none is not built t0..W times for nothing.
@@ -7427,7 +7447,16 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     // Unbounded parameters read only by guards (`if M > N:`): one proof per
     // outcome of the guards instead of one per value (trip_guards.h).
     BvProver prover(s, solverLimits(opts, budget));
-    guards = trip::guardOutcomes(s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+    // (guards that read the instance: one outcome per instance, the
+    // vectors no allowed binding gives left out)
+    const trip::Possible possible = [&](const std::vector<ir::ExprPtr>& lits) {
+      checkBudget(budget, "enumerating the guards' outcomes");
+      ir::ExprPtr conj = ir::makeConst(1);
+      for (const ir::ExprPtr& l : lits) conj = ir::makeExpr(ir::ExprKind::And, {conj, l});
+      return prover.prove(ir::makeExpr(ir::ExprKind::Not, {conj})).kind != BvVerdict::Holds;
+    };
+    guards = trip::guardOutcomes(
+        s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; }, 5, &possible);
     if (guards.empty()) throw;
   }
   std::string first;

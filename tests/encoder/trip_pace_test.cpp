@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <iostream>
 #include <string>
 
+#include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "test_util.h"
 
@@ -150,4 +152,36 @@ TEST(TripPace, BrokenFreeLoopsAreNotProved) {
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
     std::cout << b.what << ": " << paceVerdict(r) << " (" << r.detail.substr(0, 120) << ")\n";
   }
+}
+
+// docs/z3.md "Guards that read the instance under a symbolic loop": the
+// K loop's guards `128 * b < n`, `128 * b + 32 * w < n` (w the instance) and
+// `b != 5` are decided per allowed vector of their outcomes (one per
+// instance for the second), each case proved by lap induction over K (the
+// cases whose loop runs nothing explored whole). Without the instance's
+// outcomes the proof refused the schedule (n read besides the trip count).
+TEST(TripGuardInstance, GuardsThatReadTheInstanceAreProvedPerOutcome) {
+  const std::string fixed = "corpus/bugs/sync.deadlock/block_sync_skipped_by_one_block_k_loop_fixed.cake";
+  auto good = cake::testing::compile(cake::testing::corpusText(fixed));
+  ASSERT_FALSE(good.schedules.empty());
+  auto r = paceProve(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.engine << r.detail;
+  EXPECT_NE(r.engine.find("for each outcome of the guards (10 cases)"), std::string::npos) << r.engine;
+
+  // the twin (block 5's last two warps skip the barrier) is not proved, and
+  // the bounded check meets its deadlock at block 5 with work
+  auto bad = cake::testing::compile(
+      cake::testing::corpusText("corpus/bugs/sync.deadlock/block_sync_skipped_by_one_block_k_loop.cake"));
+  ASSERT_FALSE(bad.schedules.empty());
+  const ir::Schedule& s = bad.schedules[0];
+  encoder::Binding b = cake::testing::bind(s, {{"n", 768}, {"K", 1}});
+  b.block_idx[0] = 5;
+  b.grid_dim[0] = 6;
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  EXPECT_EQ(encoder::explore(cake::testing::build(s, b), eo).outcome, encoder::Outcome::Violation);
+  auto p = paceProve(s);
+  EXPECT_NE(p.outcome, encoder::Outcome::Proved) << p.engine;
+  std::cout << "twin: " << paceVerdict(p) << " (" << p.detail.substr(0, 200) << ")\n";
 }
