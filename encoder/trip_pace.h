@@ -79,10 +79,11 @@ class Pacer {
   static constexpr int64_t kBefore = INT64_MIN / 2;
   // Only processes more than kSlack iterations ahead are held back: below
   // that the partial-order reduction decides alone (a state where the pacer
-  // holds steps back expands all the others, which costs the pipelines whose
-  // stages run an iteration or two apart: cutlass_gqa's proof ran out of its
-  // budget with every process ahead held). Any subset of the processes ahead
-  // may be held: the argument does not depend on which.
+  // holds steps back expands all the others, which costs pipelines whose
+  // roles run a few iterations apart: cutlass_gqa_cta_reduce_scratch_reuse_fixed's
+  // proof ran out of its work budget with every process ahead held, and with
+  // those 3 or more ahead). Any subset of the processes ahead may be held:
+  // the argument does not depend on which.
   static constexpr int64_t kSlack = 4;
   std::optional<int64_t> progress(int p, int pc) const;
 };
