@@ -3,6 +3,8 @@
 #include "encoder/trip_guards.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -125,12 +127,17 @@ bool refutedAtASample(const ir::Schedule& s, const ir::Expr& goal) {
 // loop variable or the instance, or (with `holds`) when one that reads a
 // block index is not shown to take one outcome in every CTA of a modelled
 // cluster (sameInEveryCta).
-bool collectGuards(const ir::Schedule& s, const ir::Block& b, std::vector<const ir::Expr*>& out, const Holds* holds) {
+// (`instances`: the body's role's instance count, or 0 where a condition
+// that reads lm.instance() refuses the split; `counts` gets it per node.)
+bool collectGuards(const ir::Schedule& s, const ir::Block& b, std::vector<const ir::Expr*>& out, const Holds* holds,
+                   int instances = 0, std::vector<int>* counts = nullptr) {
   using K = ir::ExprKind;
   for (const ir::Stmt& st : b) {
     if (st.kind == ir::Stmt::Kind::If && st.cond &&
         ir::exprUses(*st.cond, {K::Param, K::BlockIdx, K::GridDim})) {
-      if (ir::exprUses(*st.cond, {K::LoopVar, K::Instance})) return false;
+      if (ir::exprUses(*st.cond, {K::LoopVar})) return false;
+      const bool per_instance = ir::exprUses(*st.cond, {K::Instance});
+      if (per_instance && (instances <= 0 || (s.cluster_ops && s.clusterSize() > 1))) return false;
       if (holds) {
         const auto goals = sameInEveryCta(s, *st.cond);
         if (!goals) return false;
@@ -138,10 +145,23 @@ bool collectGuards(const ir::Schedule& s, const ir::Block& b, std::vector<const 
           if (refutedAtASample(s, *g) || !(*holds)(g)) return false;
       }
       out.push_back(st.cond.get());
+      if (counts) counts->push_back(per_instance ? instances : 0);
     }
-    if (!collectGuards(s, st.body, out, holds) || !collectGuards(s, st.orelse, out, holds)) return false;
+    if (!collectGuards(s, st.body, out, holds, instances, counts) ||
+        !collectGuards(s, st.orelse, out, holds, instances, counts))
+      return false;
   }
   return true;
+}
+
+// e with every lm.instance() replaced by the constant i.
+ir::ExprPtr atInstance(const ir::ExprPtr& e, int64_t i) {
+  if (e->kind == ir::ExprKind::Instance) return ir::makeConst(i);
+  if (e->args.empty()) return e;
+  auto out = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : out->args)
+    if (a) a = atInstance(a, i);
+  return out;
 }
 
 // b with every `if` whose condition is guards[i] (by node) replaced by
@@ -165,14 +185,28 @@ void splice(ir::Block& b, const std::vector<const ir::Expr*>& nodes, const std::
 
 // The guards' nodes, and the distinct conditions among them (up to
 // structure: one outcome for every copy); false when the split does not apply.
+// (`instances`, when given: conditions that read lm.instance() are guards
+// too, and instances[g] is the most instances of a role that tests guard g,
+// 0 for a guard that reads no instance.)
 bool distinctGuards(const ir::Schedule& s, int max_guards, std::vector<const ir::Expr*>& nodes,
-                    std::vector<const ir::Expr*>& guards, std::vector<size_t>& which, const Holds* holds) {
-  for (const ir::RoleBody& body : s.bodies)
-    if (!collectGuards(s, body.body, nodes, holds)) return false;
-  for (const ir::Expr* n : nodes) {
+                    std::vector<const ir::Expr*>& guards, std::vector<size_t>& which, const Holds* holds,
+                    std::vector<int>* instances = nullptr) {
+  std::vector<int> counts;
+  for (const ir::RoleBody& body : s.bodies) {
+    const int n = !instances                                                           ? 0
+                  : body.role >= 0 && body.role < static_cast<int>(s.roles.size()) ? std::max(1, s.roles[body.role].instanceCount())
+                                                                                     : 1;
+    if (!collectGuards(s, body.body, nodes, holds, n, &counts)) return false;
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Expr* n = nodes[i];
     auto it = std::find_if(guards.begin(), guards.end(), [&](const ir::Expr* g) { return ir::sameExpr(*g, *n); });
     which.push_back(static_cast<size_t>(it - guards.begin()));  // nodes[i] is guards[which[i]]
-    if (it == guards.end()) guards.push_back(n);
+    if (it == guards.end()) {
+      guards.push_back(n);
+      if (instances) instances->push_back(0);
+    }
+    if (instances) (*instances)[which.back()] = std::max((*instances)[which.back()], counts[i]);
   }
   return !guards.empty() && static_cast<int>(guards.size()) <= max_guards;
 }
@@ -261,24 +295,75 @@ GuardAtoms guardAtoms(const ir::Schedule& s) {
   return out;
 }
 
-std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, const Holds& holds, int max_guards) {
-  // Structurally equal conditions (no loop variable, no instance; in a
-  // cluster, one outcome in every CTA) have one value for a binding: one
-  // outcome for all their copies.
+std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, const Holds& holds, int max_guards,
+                                        const Possible* possible) {
+  // Structurally equal conditions (no loop variable; in a cluster, one
+  // outcome in every CTA) have one value for a binding: one outcome for all
+  // their copies; one per instance where they read lm.instance().
   std::vector<const ir::Expr*> nodes, guards;
   std::vector<size_t> which;
-  if (!distinctGuards(s, max_guards, nodes, guards, which, &holds)) return {};
+  std::vector<int> instances;
+  if (!distinctGuards(s, max_guards, nodes, guards, which, &holds, possible ? &instances : nullptr)) return {};
+  // the outcomes: (guard, instance), instance -1 for a guard that reads none
+  std::vector<std::pair<size_t, int64_t>> keys;
+  for (size_t g = 0; g < guards.size(); ++g) {
+    if (!possible || instances[g] == 0) keys.push_back({g, -1});
+    else
+      for (int64_t i = 0; i < instances[g]; ++i) keys.push_back({g, i});
+  }
+  const bool per_instance = keys.size() > guards.size();
+  if (keys.size() > kMaxGuardOutcomes) return {};
+  auto literal = [&](size_t k, bool value) {
+    ir::ExprPtr c = std::make_shared<ir::Expr>(*guards[keys[k].first]);  // a node of its own (shares the arguments)
+    if (keys[k].second >= 0) c = atInstance(c, keys[k].second);
+    return value ? c : ir::makeExpr(ir::ExprKind::Not, {c});
+  };
+  // Per instance, a guard's outcome stands for a binding only where the
+  // guard is defined (the builder evaluates it): shown for every allowed one.
+  if (per_instance)
+    for (size_t k = 0; k < keys.size(); ++k)
+      if (!holds(ir::makeExpr(ir::ExprKind::Or, {literal(k, true), literal(k, false)}))) return {};
+  // The outcome vectors: all of them, or (per instance) those whose every
+  // prefix `possible` does not rule out (a depth-first search).
+  std::vector<std::vector<bool>> vectors;
+  std::vector<bool> v;
+  std::vector<ir::ExprPtr> lits;
+  std::function<void()> search = [&] {
+    if (v.size() == keys.size()) {
+      vectors.push_back(v);
+      return;
+    }
+    for (const bool value : {true, false}) {
+      v.push_back(value);
+      lits.push_back(literal(v.size() - 1, value));
+      if (!per_instance || (*possible)(lits)) search();
+      lits.pop_back();
+      v.pop_back();
+    }
+  };
+  search();
   std::vector<GuardOutcome> out;
-  for (uint32_t mask = 0; mask < (1u << guards.size()); ++mask) {
+  for (const std::vector<bool>& vec : vectors) {
     GuardOutcome g;
-    g.hook = [nodes, which, mask](const ir::Expr& e, const ir::EvalEnv&) -> std::optional<int64_t> {
-      for (size_t i = 0; i < nodes.size(); ++i)
-        if (&e == nodes[i]) return (mask >> which[i]) & 1;
+    std::map<std::pair<size_t, int64_t>, bool> outcome;
+    for (size_t k = 0; k < keys.size(); ++k) outcome[keys[k]] = vec[k];
+    g.hook = [nodes, which, outcome](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (&e != nodes[i]) continue;
+        auto it = outcome.find({which[i], -1});
+        if (it == outcome.end()) {
+          if (!env.instance) return std::nullopt;  // evaluated as usual: its reads are recorded
+          it = outcome.find({which[i], *env.instance});
+          if (it == outcome.end()) return std::nullopt;
+        }
+        return it->second ? 1 : 0;
+      }
       return std::nullopt;
     };
-    for (size_t i = 0; i < guards.size(); ++i)
-      g.text += fmt::format("{}{} {}", i ? ", " : "", ir::exprToString(*guards[i], s),
-                            (mask >> i) & 1 ? "taken" : "not taken");
+    for (size_t k = 0; k < keys.size(); ++k)
+      g.text += fmt::format("{}{}{} {}", k ? ", " : "", ir::exprToString(*guards[keys[k].first], s),
+                            keys[k].second >= 0 ? fmt::format(" at instance {}", keys[k].second) : "",
+                            vec[k] ? "taken" : "not taken");
     out.push_back(std::move(g));
   }
   return out;

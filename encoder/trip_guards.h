@@ -42,8 +42,23 @@ struct GuardOutcome {
 // is asked whether each guard that reads lm.block_idx takes one outcome in
 // every CTA of a modelled cluster (sameInEveryCta); when it cannot show
 // that, the split does not apply.
+//
+// Conditions that read lm.instance() (`if 128 * b + 32 * w < n:`, w the
+// instance) are guards too when `possible` is given: such a guard has one
+// value per instance of the role that tests it, so its outcome is one per
+// instance (the hook reads the instance it is evaluated for), each shown
+// defined for every allowed binding (`holds` proves `c or not c` with the
+// instance a constant). Then the outcome vectors (at most
+// kMaxGuardOutcomes outcomes) are those no prefix of which `possible`
+// rules out (given the literals of the prefix: it returns false only when
+// no allowed binding gives them all, e.g. the solver proved their
+// conjunction's negation), so every allowed binding's vector is among them
+// (docs/z3.md "Guards that read the instance under a symbolic loop").
 using Holds = std::function<bool(const ir::ExprPtr& goal)>;
-std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, const Holds& holds, int max_guards = 5);
+using Possible = std::function<bool(const std::vector<ir::ExprPtr>& literals)>;
+inline constexpr size_t kMaxGuardOutcomes = 16;
+std::vector<GuardOutcome> guardOutcomes(const ir::Schedule& s, const Holds& holds, int max_guards = 5,
+                                        const Possible* possible = nullptr);
 
 // In a modelled cluster (the schedule reaches across it: the builder makes
 // every CTA of one cluster a part of the system, CTA c with block index

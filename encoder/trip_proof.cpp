@@ -28,6 +28,7 @@
 #include "encoder/simulator.h"
 #include "encoder/system_hook.h"
 #include "encoder/trip_cluster.h"
+#include "encoder/trip_pace.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
 #include "encoder/trip_sizes.h"
@@ -1560,6 +1561,21 @@ class LapExplorer {
     checked_proviso_ = reducer_ && reducer_->active() && m_.sys.ctas > 1;
     group_.assign(static_cast<size_t>(m_.P), 0);
     if (opts_.cta_shift) splitIntoCtas();
+    if (opts_.pace_free_loops && groups_ == 1) {
+      // docs/z3.md "Loops no barrier paces": the pcs of each process's loop
+      std::vector<trip::Pacer::Loop> loops(static_cast<size_t>(m_.P));
+      for (int p = 0; p < m_.P; ++p) {
+        const ProcShape& sh = w_.shape[p];
+        if (!sh.loops) continue;
+        loops[p].begin = sh.headOf(sh.lo);
+        loops[p].end = sh.loopEnd();
+        loops[p].iter.assign(sh.iter_of.begin() + loops[p].begin, sh.iter_of.begin() + loops[p].end);
+      }
+      pacer_.emplace(m_, std::move(loops));
+      // (the cycle proviso checked on the explored graph for the states it
+      // holds back: "fresh successors only" would expand most of them fully)
+      record_edges_ = checked_proviso_ || pacer_->active();
+    }
   }
 
   // Proved or throws Fail / WindowTooSmall (MetApart: see above).
@@ -1572,11 +1588,11 @@ class LapExplorer {
     // (the reducer's windows and closures charged besides the programs'
     // instructions: docs/z3.md "The lap exploration's windows charged")
     const ReducerCharge charge = ReducerCharge::besides(reducer_ && reducer_->active() ? &*reducer_ : nullptr);
-    if (!checked_proviso_)
+    if (!record_edges_)
       return expandAll(g_, m_, per_state, opts_, budget_, [&](int n) { expand(n, false); }, 0, charge);
-    // Clusters (docs/z3.md "A reduction for cluster proofs"): the cycle
-    // proviso checked on the explored graph, as the persistent explorer's
-    // step 13.
+    // Clusters (docs/z3.md "A reduction for cluster proofs") and the
+    // pacer's held-back states: the cycle proviso checked on the explored
+    // graph, as the persistent explorer's step 13.
     expandWithCheckedProviso(g_, m_, per_state, opts_, budget_, edges_, [&](int n, bool full) { expand(n, full); },
                              charge);
     return g_.size();
@@ -1593,7 +1609,12 @@ class LapExplorer {
   State cur_, next_;  // expand's buffers
   sim::ExitLayout layout_;
   std::optional<sim::Reducer> reducer_;
+  std::optional<trip::Pacer> pacer_;  // loops no barrier paces (trip_pace.h)
   bool checked_proviso_ = false;  // clustered systems: the cycle proviso checked on the graph
+  // The edges of reduced states recorded for that check: clustered systems,
+  // and systems where the pacer may hold steps back (its states are checked
+  // so; the reduction's keep "fresh successors only" there).
+  bool record_edges_ = false;
   ReducedEdges edges_;
   // Trip-count groups: every process in group 0, or (independent CTAs) one
   // group per CTA, each with its own (L, T) at the end of the state and its
@@ -1681,7 +1702,7 @@ class LapExplorer {
   void expand(int node, bool force_full) {
     // (checked proviso: the first expansion of a node records its edges when
     // it is reduced; a second one, force_full, expands a reduced node fully)
-    ReducedEdges::Record record(edges_, node, checked_proviso_, force_full);
+    ReducedEdges::Record record(edges_, node, record_edges_, force_full);
     // the node's state and each successor in buffers kept across expansions
     // (a state's copy per successor and its reallocation for (L, T) were a
     // fifth of a cluster proof's time)
@@ -1788,6 +1809,28 @@ class LapExplorer {
       if (record.on()) edges_.add(id);
       return id > node;
     };
+    // Loops no barrier paces (trip_pace.h, docs/z3.md): the processes
+    // ahead of a free one behind them wait for it; every exit is offered.
+    // The same proviso as the reduction's: a held-back state with a
+    // successor already expanded is expanded fully.
+    if (pacer_ && pacer_->active() && !force_full) {
+      std::vector<char> unsure(static_cast<size_t>(m_.P), 0);
+      for (const auto& e : exits) unsure[e.first] = 1;
+      const std::vector<char> held = pacer_->heldBack(s, a, steps, unsure);
+      if (!held.empty()) {
+        for (size_t i = 0; i < steps.size(); ++i)
+          if (!held[i]) {
+            done_step[i] = 1;
+            all_new &= fresh(follow(steps[i]));
+          }
+        for (size_t i = 0; i < exits.size(); ++i) {
+          done_exit[i] = 1;
+          all_new &= fresh(leave(exits[i].first, exits[i].second));
+        }
+        record.reduced();
+        return;
+      }
+    }
     if (reducer_ && !force_full) {
       std::vector<char> leaving(static_cast<size_t>(m_.P), 0);
       for (const auto& e : exits) leaving[e.first] = 1;
@@ -2095,8 +2138,28 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   w.base = buildAt(s, binding, target, tl, W);
   chargeBuild(budget, w.base);
   for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
-  if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
-    throw Fail("no role runs the symbolic loop");
+  if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; })) {
+    // No operation in the loop for W. If the builder read the trip count
+    // nowhere but in loop bounds, and evaluated nothing inside the loop that
+    // reads a symbolic loop's variable or the trip expression, every
+    // iteration of every trip count builds as the window's did: nothing.
+    // The system is then the same for every T (a guard decided per case
+    // that empties the loop, docs/z3.md "Guards that read the instance
+    // under a symbolic loop"): explored once, whole.
+    std::set<int> vars;
+    for (const auto& [var, lo] : tl.lo) vars.insert(var);
+    const bool same = w.base.replace_uses.empty() &&
+                      std::none_of(w.base.replace_loop_exprs.begin(), w.base.replace_loop_exprs.end(),
+                                   [&](const ir::Expr* e) {
+                                     return mentionsLoopVar(*e, vars) ||
+                                            anySubExpr(*e, [&](const ir::Expr& x) { return ir::sameExpr(x, *tl.trip); });
+                                   });
+    if (!same) throw Fail("no role runs the symbolic loop");
+    states += exploreTripCount(w.base, W, opts, budget);
+    return fmt::format("the symbolic loop runs no operation and the system reads no trip count: explored whole, "
+                       "every {} >= {}",
+                       tl.scale > 1 ? std::string("T") : ir::exprToString(*tl.trip, s), t0);
+  }
   // The systems for t0..W are built only when W's system alone leaves
   // findPeriod a chance (docs/z3.md "A period seen in the window's last
   // system first"): a body with none is not built t0..W times for nothing.
@@ -7659,7 +7722,16 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     // Unbounded parameters read only by guards (`if M > N:`): one proof per
     // outcome of the guards instead of one per value (trip_guards.h).
     BvProver prover(s, solverLimits(opts, budget));
-    guards = trip::guardOutcomes(s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+    // (guards that read the instance: one outcome per instance, the
+    // vectors no allowed binding gives left out)
+    const trip::Possible possible = [&](const std::vector<ir::ExprPtr>& lits) {
+      checkBudget(budget, "enumerating the guards' outcomes");
+      ir::ExprPtr conj = ir::makeConst(1);
+      for (const ir::ExprPtr& l : lits) conj = ir::makeExpr(ir::ExprKind::And, {conj, l});
+      return prover.prove(ir::makeExpr(ir::ExprKind::Not, {conj})).kind != BvVerdict::Holds;
+    };
+    guards = trip::guardOutcomes(
+        s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; }, 5, &possible);
     if (guards.empty()) throw;
   }
   std::string first;

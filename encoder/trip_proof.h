@@ -69,6 +69,10 @@ struct TripProofOptions {
   int first_window = 24;     // iterations unrolled at first; doubled while too few
   int max_window = 192;
   bool reduce = true;        // persistent-set reduction (sim_por.h) with the cycle proviso
+  // Loops no barrier paces (encoder/trip_pace.h, docs/z3.md "Loops no
+  // barrier paces"): the loop steps of processes ahead of a free one behind
+  // them are held back; false explores them (tests compare the two).
+  bool pace_free_loops = true;
   // Persistent kernels: K trip counts below this are explored one by one
   // (every tile of that length), the rest in one exploration whose tiles
   // each run at least this many iterations (docs/z3.md "Short tiles one by

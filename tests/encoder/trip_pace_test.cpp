@@ -1,0 +1,187 @@
+// Loops no barrier paces (encoder/trip_pace.h, docs/z3.md "Loops no barrier
+// paces: the processes behind go first"): after their last barrier the
+// instances of such a loop drift apart without bound, and lap induction
+// proved them only once the pacer held back the processes ahead of a free
+// one. Correct schedules are proved (and not without the pacer); broken
+// variants, each confirmed broken by the bounded explicit-state check, are
+// not.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <iostream>
+#include <string>
+
+#include "encoder/simulator.h"
+#include "encoder/trip_proof.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace {
+
+// The proof under the deterministic budgets of test_util.h and the work
+// budget of `cake check`'s default 3 s (without the pacer the explorations
+// run into it).
+encoder::ModelCheckResult paceProve(const ir::Schedule& s, bool pace = true) {
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  o.work = 3'000'000'000;
+  o.pace_free_loops = pace;
+  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+// docs/known-limits.md's reproducer: kTableReadEveryIteration without the
+// barrier at the end of its loop body (`warps` instances of the role).
+std::string paceFreeLoop(int warps) {
+  using cake::testing::replace;
+  std::string t = replace(cake::testing::kTableReadEveryIteration, "            lm.sync(cta)\n", "");
+  if (warps == 4) t = replace(t, "warps=[0, 1], group=1", "warps=[0, 1, 2, 3], group=1");
+  return t;
+}
+
+// A producer and a consumer handing a two-slot ring over with mbarriers,
+// beside a role that only reads a table written before the barrier: the
+// pacer holds the ring's processes back behind the table reader (its next
+// step is free) and the reader behind them (its whole remaining program is).
+const std::string kPaceRingAndReader = R"(@cake.schedule(target="sm_80")
+def ring_and_reader(lm, Out: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    pool  = lm.smem(2048)
+    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
+    buf   = pool.view(offset=256, shape=(1, 64), dtype=lm.i32, stages=2)
+    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
+    prod  = lm.role(warps=[0])
+    cons  = lm.role(warps=[1])
+    rd    = lm.role(warps=[2])
+    full  = lm.barrier(count=2, prod=[prod], cons=[cons], init_count=1)
+    empty = lm.barrier(count=2, prod=[cons], cons=[prod], init_count=1)
+    cta   = lm.named_barrier(roles=[prod, cons, rd])
+    with prod:
+        lm.fill(v, 1)
+        lm.copy(tab[0], v)
+        lm.sync(cta)
+        for r in lm.range(0, n):
+            lm.wait(empty, iter=r - 2)
+            lm.copy(buf[r], v)
+            lm.arrive(full, iter=r)
+    with cons:
+        lm.sync(cta)
+        for r in lm.range(0, n):
+            lm.wait(full, iter=r)
+            lm.copy(v, buf[r])
+            lm.arrive(empty, iter=r)
+            lm.copy(Out, v, coords=(r, 0))
+    with rd:
+        lm.sync(cta)
+        for r in lm.range(0, n):
+            lm.copy(v, tab[0])
+            lm.copy(Out, v, coords=(r, 64))
+)";
+
+const char* paceVerdict(const encoder::ModelCheckResult& r) {
+  return r.outcome == encoder::Outcome::Proved ? "proved" : r.outcome == encoder::Outcome::Violation ? "violation" : "unknown";
+}
+
+}  // namespace
+
+TEST(TripPace, LoopsNoBarrierPacesAreProved) {
+  const std::string sglang = "corpus/bugs/sync.race/sglang_moe_align_prefix_search_before_barrier_fixed.cake";
+  struct Case {
+    std::string what, text;
+    bool unknown_without;  // not proved without the pacer (the reason it exists)
+  };
+  const std::vector<Case> cases = {{"free loop, 2 instances", paceFreeLoop(2), true},
+                                   {"free loop, 4 instances", paceFreeLoop(4), true},
+                                   {sglang, cake::testing::corpusText(sglang), true},
+                                   {"ring beside a table reader", kPaceRingAndReader, true}};
+  for (const Case& c : cases) {
+    auto m = cake::testing::compile(c.text);
+    ASSERT_FALSE(m.schedules.empty()) << c.what;
+    const ir::Schedule& s = m.schedules[0];
+    EXPECT_FALSE(cake::testing::violatedAt(s, {{"n", 3}, {"K", 3}, {"n_blocks", 257}})) << c.what;
+    auto r = paceProve(s);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << c.what << ": " << r.engine << r.detail;
+    if (!c.unknown_without) continue;
+    auto off = paceProve(s, false);
+    EXPECT_NE(off.outcome, encoder::Outcome::Proved) << c.what << " without the pacer: " << off.engine;
+    std::cout << c.what << ": " << paceVerdict(r) << "; without the pacer " << paceVerdict(off) << " ("
+              << off.detail.substr(0, 120) << ")\n";
+  }
+}
+
+TEST(TripPace, BrokenFreeLoopsAreNotProved) {
+  using cake::testing::replace;
+  const std::string loop = paceFreeLoop(4);
+  const std::string own = replace(replace(loop, "pool  = lm.smem(1024)", "pool  = lm.smem(2048)"),
+                                  "    v     = lm.regs(",
+                                  "    own   = pool.view(offset=256, shape=(1, 64), dtype=lm.i32, stages=4)\n"
+                                  "    v     = lm.regs(");
+  const std::string store = "            lm.copy(Out, v, coords=(k, 64 * w))\n";
+  struct Bug {
+    std::string what, text;
+  };
+  const std::vector<Bug> bugs = {
+      // the corpus twin: no barrier between the prefix stores and the loop's reads
+      {"sglang twin",
+       cake::testing::corpusText("corpus/bugs/sync.race/sglang_moe_align_prefix_search_before_barrier.cake")},
+      // the same in the reproducer
+      {"no barrier before the loop", replace(loop, "        lm.sync(cta)\n", "")},
+      // one instance rewrites the table inside the loop while the others read it
+      {"table written in the loop",
+       replace(loop, store, store + "            if w == 0:\n                lm.copy(tab[0], v)\n")},
+      // one instance rewrites it after its loop, while another may still read it
+      {"table written after the loop", loop + "        if w == 0:\n            lm.copy(tab[0], v)\n"},
+      // each instance writes its own slot and reads its neighbour's, unsynchronized
+      {"neighbour's slot read in the loop",
+       replace(own, store, "            lm.copy(own[w], v)\n            lm.copy(v, own[(w + 1) % 4])\n" + store)},
+      // the ring's producer does not wait for its slot to be released
+      {"ring without the empty wait", replace(kPaceRingAndReader, "            lm.wait(empty, iter=r - 2)\n", "")},
+  };
+  for (const Bug& b : bugs) {
+    auto m = cake::testing::compile(b.text);
+    ASSERT_FALSE(m.schedules.empty()) << b.what;
+    const ir::Schedule& s = m.schedules[0];
+    bool broken = false;
+    for (int64_t n : {1, 2, 3, 5})
+      broken |= cake::testing::violatedAt(s, {{"n", n}, {"K", n}, {"n_blocks", 128 * n}});
+    EXPECT_TRUE(broken) << b.what;
+    auto r = paceProve(s);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+    std::cout << b.what << ": " << paceVerdict(r) << " (" << r.detail.substr(0, 120) << ")\n";
+  }
+}
+
+// docs/z3.md "Guards that read the instance under a symbolic loop": the
+// K loop's guards `128 * b < n`, `128 * b + 32 * w < n` (w the instance) and
+// `b != 5` are decided per allowed vector of their outcomes (one per
+// instance for the second), each case proved by lap induction over K (the
+// cases whose loop runs nothing explored whole). Without the instance's
+// outcomes the proof refused the schedule (n read besides the trip count).
+TEST(TripGuardInstance, GuardsThatReadTheInstanceAreProvedPerOutcome) {
+  const std::string fixed = "corpus/bugs/sync.deadlock/block_sync_skipped_by_one_block_k_loop_fixed.cake";
+  auto good = cake::testing::compile(cake::testing::corpusText(fixed));
+  ASSERT_FALSE(good.schedules.empty());
+  auto r = paceProve(good.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.engine << r.detail;
+  EXPECT_NE(r.engine.find("for each outcome of the guards (10 cases)"), std::string::npos) << r.engine;
+
+  // the twin (block 5's last two warps skip the barrier) is not proved, and
+  // the bounded check meets its deadlock at block 5 with work
+  auto bad = cake::testing::compile(
+      cake::testing::corpusText("corpus/bugs/sync.deadlock/block_sync_skipped_by_one_block_k_loop.cake"));
+  ASSERT_FALSE(bad.schedules.empty());
+  const ir::Schedule& s = bad.schedules[0];
+  encoder::Binding b = cake::testing::bind(s, {{"n", 768}, {"K", 1}});
+  b.block_idx[0] = 5;
+  b.grid_dim[0] = 6;
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  EXPECT_EQ(encoder::explore(cake::testing::build(s, b), eo).outcome, encoder::Outcome::Violation);
+  auto p = paceProve(s);
+  EXPECT_NE(p.outcome, encoder::Outcome::Proved) << p.engine;
+  std::cout << "twin: " << paceVerdict(p) << " (" << p.detail.substr(0, 200) << ")\n";
+}
