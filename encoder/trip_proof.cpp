@@ -6302,6 +6302,8 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
     for (int64_t L = 1; L <= g.Wg; ++L) {
       checkBudget(budget, "building the parts after the K loop per ring end");
       System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, nullptr, kind ? 0 : 1);
+      // (a grid per ring end: charged as built, docs/z3.md "Settled resolutions")
+      if (L < g.Wg) chargeBuild(budget, sys);
       if (g.kinds > 1 && L < g.Wg) forgetPrivateIn(g, all, sys);  // as forgetPrivateGenerations did to the grids
       for (size_t p = 0; p < P; ++p) {
         const TileShape& sh = shapes[p];
@@ -6477,6 +6479,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         at.shape = shapes;
       } else {
         at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, kind ? 0 : 1, x);
+        chargeBuild(budget, at.grid);  // (a grid per ring start: charged as built)
         alignSpacesTo(at.grid, main);
         for (const Process& proc : at.grid.procs) at.shape.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
         if (g.kinds > 1) forgetPrivateIn(g, all, at.grid);
