@@ -36,6 +36,7 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   // as in the one-loop reduction (clusterFoot, readyMask; docs/z3.md "A
   // reduction for persistent cluster proofs")
   active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects;
+  for (int u = 0; u < branches.unknowns && obj_trip_ + u < kMaxObjects; ++u) trip_mask_.set(obj_trip_ + u);
   cluster_phases_ = m.sys.ctas > 1;
   phase_windows_ = true;
   if (active_) precomputeAccessFeet();
@@ -435,6 +436,12 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       // cluster proofs"; clustered systems only).
       if (cluster_phases_ && ag.exec_enabled && m_.instr(p, pc).kind == InstrKind::SyncWait)
         ag.trans.r.reset(obj_named_ + m_.instr(p, pc).named);
+      // A settled resolution (settledResolutions): its outcome is the same
+      // whatever the others do first, and it writes no unknown.
+      if (settledAt(p, pc)) {
+        ag.trans.r &= ~trip_mask_;
+        ag.trans.w &= ~trip_mask_;
+      }
       if (leaving && (*leaving)[p]) {  // leaving the loop: a transition of this agent too
         ag.leaves = true;
         ag.enabled = true;
@@ -862,7 +869,9 @@ void Reducer::memoKey(const State& s, const Async& a, const std::vector<Agent>& 
   key.insert(key.end(), s.v.begin() + m_.off_slot, s.v.begin() + m_.off_slot + kSlotFields * m_.S);
   key.insert(key.end(), s.v.begin() + m_.off_named, s.v.begin() + m_.off_named + 2 * m_.N);
   for (const Agent& g : ag) {
-    key.push_back(static_cast<int32_t>(g.kind) | (g.enabled ? 8 : 0) | (g.exec_enabled ? 16 : 0) | (g.leaves ? 32 : 0));
+    const bool settled = g.kind == Agent::Kind::Proc && !finished(m_, s, g.proc) && settledAt(g.proc, pcOf(m_, s, g.proc));
+    key.push_back(static_cast<int32_t>(g.kind) | (g.enabled ? 8 : 0) | (g.exec_enabled ? 16 : 0) | (g.leaves ? 32 : 0) |
+                  (settled ? 64 : 0));
     key.push_back(g.proc);
     key.push_back(g.step.pc);
     if (g.kind != Agent::Kind::Comp) continue;
@@ -1129,6 +1138,7 @@ void Reducer::precomputeBranches() {
   contrib_.resize(m_.P);
   wait_stamp_.resize(m_.P);
   own_id_.resize(m_.P);
+  settled_after_id_.resize(m_.P);
   scratch_supply_ = std::make_shared<Supply>(m_);
   std::map<std::tuple<int, int, int>, int> keys;  // (process, position, slot or -1 - named)
   constexpr size_t kMaxList = 4096;               // longer stretches: no reduction (sound, slower)
@@ -1236,6 +1246,7 @@ void Reducer::precomputeBranches() {
     }
     head_win_[p].assign(static_cast<size_t>(n) + 1, Foot{});
     after_id_[p].assign(n, -1);
+    settled_after_id_[p].assign(n, -1);
     gives_after_[p].assign(n, {0, 0});
     give_id_[p].assign(n, -1);
     wait_rec_[p].assign(n, WaitRec{});
@@ -1271,6 +1282,15 @@ void Reducer::precomputeBranches() {
         waits_head[pc] = waits;
       }
       after_id_[p][pc] = internFoot(a, interned);
+      if (!wait && !branches_->trip[p][pc].empty()) {  // (settledResolutions) without its own unknowns
+        Foot b = own_[p][pc];
+        b.r &= ~trip_mask_;
+        b.w &= ~trip_mask_;
+        b |= spawn_[p][pc];
+        for (int s : successors(p, pc))
+          if (s < n) b |= head_win_[p][s];
+        settled_after_id_[p][pc] = internFoot(b, interned);
+      }
       if (wait) {
         Foot slot_read;  // (a slot wait's own footprint is most often this alone: own_id_ -1)
         if (wait_rec_[p][pc].slot >= 0) slot_read.r.set(wait_rec_[p][pc].slot);
@@ -1357,7 +1377,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     if (k == InstrKind::Wait || k == InstrKind::SyncWait) {
       front[i].push_back(pc);
     } else {
-      win[i].foot |= head_win_[p][pc];
+      win[i].foot |= settledAt(p, pc) ? feet_[settled_after_id_[p][pc]] : head_win_[p][pc];
       give_stamp_[give_id_[p][pc]] = stamp[i];
       const auto [g0, g1] = gives_after_[p][pc];
       for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);

@@ -129,6 +129,14 @@ class Reducer {
   // persistent set is taken does not matter to soundness: docs/z3.md "Local
   // steps first"). Tests compare the two.
   void localFirst(bool on) { local_first_ = on; }
+  // With a BranchLayout: settled[p] says that process p stands at a block
+  // end whose resolution, in this state, narrows none of the unknowns (every
+  // branch keeps them as they are). Its outcome then reads only facts that
+  // no other step can change (the unknowns only narrow: a lower bound
+  // already past the tile, an end already fixed), so the unknowns leave
+  // that step's footprint and its window's first stretch (docs/z3.md
+  // "Settled resolutions"). Read by the next reduce() calls; nullptr: none.
+  void settledResolutions(const std::vector<char>* settled) { settled_ = settled; }
   // The work done (deterministic: the proof's budget charges `ops`,
   // encoder/proof_budget.h; the persistent exploration with a BranchLayout,
   // the lap exploration with an ExitLayout): seeds whose persistent set was
@@ -294,6 +302,17 @@ class Reducer {
   std::vector<Bits> private_;
   bool local_first_ = true;
   void precomputePrivate();
+  // settledResolutions: the per-process flags (nullptr: none), the
+  // unknowns' objects, and per block end the interned footprint of the
+  // stretch after it with its own resolution's unknowns left out (-1: not a
+  // block end, or a wait)
+  mutable const std::vector<char>* settled_ = nullptr;
+  Bits trip_mask_;
+  std::vector<std::vector<int>> settled_after_id_;
+  bool settledAt(int p, int pc) const {
+    return settled_ && branches_ && static_cast<size_t>(p) < settled_->size() && (*settled_)[p] &&
+           !branches_->trip[p][pc].empty();
+  }
   bool localStep(const Agent& ag) const;
   std::vector<std::vector<int>> access_id_, current_id_;
   void precomputeAccessFeet();

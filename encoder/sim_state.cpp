@@ -867,15 +867,21 @@ class Stepper {
       v.buffer = what;
       return true;
     };
+    // conflict()'s own first test, inline: most accesses meet none, and
+    // the call (which builds the report) is only made for those that do
+    auto meets = [&](int q, int qpc, int j) {
+      return (acc.write || m_.instr(q, qpc).accesses[j].write) && ra.overlaps(m_.atoms_of[q][qpc][j]);
+    };
     for (const Load& l : a_.loads)
-      if (conflict(l.proc, l.pc, 0, "(not landed yet)")) return true;
+      if (meets(l.proc, l.pc, 0) && conflict(l.proc, l.pc, 0, "(not landed yet)")) return true;
     for (int q = 0; q < m_.P; ++q)
       for (int k = 0; k < kGroupKinds; ++k)
         for (const Group& g : a_.of(q, k))
           for (int32_t qpc : g.pcs) {
             const Instr& qi = m_.instr(q, qpc);
             for (size_t j = 0; j < qi.accesses.size(); ++j)
-              if (qi.accesses[j].async && conflict(q, qpc, static_cast<int>(j), groupHow(k, g)))
+              if (qi.accesses[j].async && meets(q, qpc, static_cast<int>(j)) &&
+                  conflict(q, qpc, static_cast<int>(j), groupHow(k, g)))
                 return true;
           }
     for (int q = 0; q < m_.P; ++q) {
@@ -883,7 +889,7 @@ class Stepper {
       if (q == p || qpc < 0 || !m_.isSyncAccess(q, qpc)) continue;
       const Instr& qi = m_.instr(q, qpc);
       for (size_t j = 0; j < qi.accesses.size(); ++j)
-        if (conflict(q, qpc, static_cast<int>(j), "")) return true;
+        if (meets(q, qpc, static_cast<int>(j)) && conflict(q, qpc, static_cast<int>(j), "")) return true;
     }
     return false;
   }

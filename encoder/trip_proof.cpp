@@ -4048,6 +4048,7 @@ class PersistentExplorer {
   int64_t len_;
   sim::Graph graph_;
   sim::Reducer::Work work0_;  // the shared reducer's work before this exploration (CAKE_PERSIST_STATS)
+  std::vector<char> settled_;  // expand(): settled() per process, for the reducer
   bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
   mutable std::string half_why_;  // why no shift by part of the tile period (CAKE_PERSIST_STATS)
   std::vector<const HalfShift*> half_;  // the shifts of sh_->half this exploration's resolutions agree with
@@ -4251,6 +4252,26 @@ class PersistentExplorer {
       default: throw Fail("internal: a block end outside the tile loops");
     }
     return out;
+  }
+  // Process p at `pc`, a block end, resolves without narrowing any unknown
+  // in `u`: every branch keeps them as they are. Then each test resolve()
+  // made was already decided by u alone (allowAbove true: a fixed value
+  // above n or a lower bound past n; allowEqual: a fixed value, or false
+  // with a lower bound past n), and the unknowns only narrow (a lower bound
+  // rises, an open one is fixed at or above it), so every other step
+  // leaves those tests, and so this resolution's branches, as they are:
+  // it commutes with them (docs/z3.md "Settled resolutions").
+  bool settled(int p, int pc, const Unknowns& u) const {
+    if (g_.shape[p].kind == TileShape::Static || pc < 0 || pc >= static_cast<int>(g_.pos[p].size()) ||
+        !posOf(p, pc).last)
+      return false;
+    try {
+      for (const Branch& b : resolve(p, pc, u))
+        if (b.u.tiles != u.tiles || b.u.end != u.end) return false;
+    } catch (const Fail&) {
+      return false;
+    }
+    return true;
   }
   std::vector<Branch> startTiles(int p, const Unknowns& u) const {
     std::vector<Branch> out;
@@ -4543,6 +4564,17 @@ class PersistentExplorer {
     // depths, and it completed half of the states.)
     stats_.enabled += steps.size();
     if (reducer_ && steps.size() > 1 && !force_full) {
+      // The block ends whose resolution narrows no unknown here (docs/z3.md
+      // "Settled resolutions"), for the reducer's footprints.
+      settled_.assign(static_cast<size_t>(m_.P), 0);
+      if (opts_.settled_resolutions)
+        for (int p = 0; p < m_.P; ++p)
+          if (!sim::finished(m_, s, p)) settled_[p] = settled(p, sim::pcOf(m_, s, p), u);
+      struct Unset {
+        sim::Reducer& r;
+        ~Unset() { r.settledResolutions(nullptr); }
+      } unset{*reducer_};
+      reducer_->settledResolutions(&settled_);
       auto index = [&](const Step& st) {
         return static_cast<size_t>(std::find(steps.begin(), steps.end(), st) - steps.begin());
       };
@@ -6492,6 +6524,8 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
     for (int64_t L = 1; L <= g.Wg; ++L) {
       checkBudget(budget, "building the parts after the K loop per ring end");
       System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, nullptr, kind ? 0 : 1);
+      // (a grid per ring end: charged as built, docs/z3.md "Settled resolutions")
+      if (L < g.Wg) chargeBuild(budget, sys);
       if (g.kinds > 1 && L < g.Wg) forgetPrivateIn(g, all, sys);  // as forgetPrivateGenerations did to the grids
       for (size_t p = 0; p < P; ++p) {
         const TileShape& sh = shapes[p];
@@ -6667,6 +6701,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         at.shape = shapes;
       } else {
         at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, kind ? 0 : 1, x);
+        chargeBuild(budget, at.grid);  // (a grid per ring start: charged as built)
         alignSpacesTo(at.grid, main);
         for (const Process& proc : at.grid.procs) at.shape.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
         if (g.kinds > 1) forgetPrivateIn(g, all, at.grid);

@@ -126,6 +126,12 @@ struct TripProofOptions {
   // first, so that such a step runs alone before the others move (docs/z3.md
   // "Local steps first"); false: seeds in process order (tests compare the two).
   bool local_first = true;
+  // Persistent kernels: a block end whose resolution narrows none of the
+  // unknowns in the state (the tile count's lower bound already past the
+  // next tile, the tile's end already fixed) leaves the unknowns out of its
+  // step's footprint and its window's first stretch (docs/z3.md "Settled
+  // resolutions"); false: every block end writes them (tests compare the two).
+  bool settled_resolutions = true;
   // Lap induction of a modelled cluster whose CTAs share nothing but the
   // cluster barrier (and that barrier moves by no generation per period):
   // each CTA keeps its own trip count and is shifted a period back on its

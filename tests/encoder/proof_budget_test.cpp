@@ -272,7 +272,8 @@ namespace {
 
 encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, bool share_layout,
                                           bool memo_sets = true, bool half_shift = true,
-                                          bool half_shift_ring = true, bool phase_windows = true) {
+                                          bool half_shift_ring = true, bool phase_windows = true,
+                                          bool settled = true) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
   encoder::TripProofOptions o;
@@ -282,6 +283,7 @@ encoder::ModelCheckResult provePersistent(const ir::Schedule& s, uint64_t work, 
   o.half_shift = half_shift;
   o.half_shift_ring = half_shift_ring;
   o.phase_windows = phase_windows;
+  o.settled_resolutions = settled;
   o.timeout_ms = cake::testing::kNoWallClockMs;
   o.rlimit = cake::testing::kQueryRlimit;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
@@ -352,7 +354,7 @@ namespace {
 // The streamed k-means file's proof with the parameters bound to values
 // its lm.assume facts allow (K a multiple of 128, D = 128).
 encoder::ModelCheckResult proveKmeans(const ir::Schedule& s, uint64_t work, bool symmetry, bool phase_windows = true,
-                                      bool local_first = true) {
+                                      bool local_first = true, bool settled = true) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) {
     const std::string& n = s.params[p].name;
@@ -363,6 +365,7 @@ encoder::ModelCheckResult proveKmeans(const ir::Schedule& s, uint64_t work, bool
   o.symmetry = symmetry;
   o.phase_windows = phase_windows;
   o.local_first = local_first;
+  o.settled_resolutions = settled;
   o.timeout_ms = cake::testing::kNoWallClockMs;
   o.rlimit = cake::testing::kQueryRlimit;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
@@ -413,7 +416,9 @@ TEST(ProofBudget, InterchangeableProcessesExploredOnce) {
   encoder::ModelCheckResult sym = proveKmeans(mod->schedules.at(0), kDefault, true);
   ASSERT_EQ(sym.outcome, encoder::Outcome::Proved) << sym.detail;
   EXPECT_LE(workOf(sym.engine), kDefault);
-  encoder::ModelCheckResult both = proveKmeans(mod->schedules.at(0), kDefault, false, false);
+  // (and without settled resolutions, docs/z3.md "Settled resolutions",
+  // with which it fits the default budget with neither)
+  encoder::ModelCheckResult both = proveKmeans(mod->schedules.at(0), kDefault, false, false, true, false);
   EXPECT_EQ(both.outcome, encoder::Outcome::Unknown) << both.detail;
   EXPECT_NE(both.detail.find("work budget"), std::string::npos) << both.detail;
   encoder::ModelCheckResult nosym = proveKmeans(mod->schedules.at(0), 0, false);
@@ -502,6 +507,43 @@ TEST(ProofBudget, LocalStepsFirst) {
   expectEditsNotProved(text, edits, [](const ir::Schedule& b) { return proveKmeans(b, 0, true); });
 }
 
+// A block end whose resolution narrows none of the unknowns (the tile
+// count's lower bound already past the next tile, the tile's end already
+// fixed by the process that left its K loop first) commutes with every
+// other step: the unknowns leave its footprint (docs/z3.md "Settled
+// resolutions"). The persistent GEMM's consumers end every K iteration and
+// tile behind the producer, so their block ends no longer pull the
+// producer into each persistent set: the same verdict with far fewer
+// states. Broken forms whose bugs lie at the tile and loop boundaries are
+// not proved with the rule.
+TEST(ProofBudget, SettledResolutionsCommute) {
+  const std::string text = cake::testing::corpusText("corpus/gemm/sm90_persistent_ws.cake");
+  ASSERT_FALSE(text.empty());
+  auto mod = compileText(text);
+  ASSERT_TRUE(mod);
+  encoder::ModelCheckResult settled = proveKmeans(mod->schedules.at(0), 0, true);
+  encoder::ModelCheckResult every = proveKmeans(mod->schedules.at(0), 0, true, true, true, false);
+  ASSERT_EQ(settled.outcome, encoder::Outcome::Proved) << settled.detail;
+  ASSERT_EQ(every.outcome, encoder::Outcome::Proved) << every.detail;
+  EXPECT_LT(2 * settled.states, every.states);
+  EXPECT_LT(workOf(settled.engine), workOf(every.engine));
+  std::cout << "[ sm90_persistent_ws: " << settled.states << " states / " << workOf(settled.engine)
+            << " units with settled resolutions, " << every.states << " / " << workOf(every.engine)
+            << " without ]\n";
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      // the store of two tiles back may still read the staging slot
+      {"lm.tma_store_wait(pending=1)", "lm.tma_store_wait(pending=2)"},
+      // the producer refills a slot one lap before both consumers released it
+      {"lm.wait(empty, iter=it - 4)", "lm.wait(empty, iter=it - 5)"},
+      // the slot released before the wgmma that reads it retired
+      {"                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=it)\n",
+       "                lm.arrive(empty, iter=it)\n                lm.mma_wait(pending=0)\n"},
+      // the last tile's store still in flight when the consumer exits
+      {"\n        lm.tma_store_wait(pending=0)", "\n"},
+  };
+  expectEditsNotProved(text, edits, [](const ir::Schedule& b) { return proveKmeans(b, 0, true); });
+}
+
 // Ping-pong's consumer 0 runs the even tiles and consumer 1 the odd ones:
 // the state one tile back with the two consumers, the two `order` slots and
 // their `smem_c` stages exchanged has the same futures (docs/z3.md "A shift
@@ -577,7 +619,10 @@ TEST(ProofBudget, SlowPingPongWithinTheDefaultBudget) {
   encoder::ModelCheckResult phase = provePersistent(mod->schedules.at(0), kDefault, true);
   ASSERT_EQ(phase.outcome, encoder::Outcome::Proved) << phase.detail;
   EXPECT_LE(workOf(phase.engine), kDefault);
-  encoder::ModelCheckResult parity = provePersistent(mod->schedules.at(0), kDefault, true, true, true, true, false);
+  // (without settled resolutions too: with them it fits either way,
+  // docs/z3.md "Settled resolutions")
+  encoder::ModelCheckResult parity =
+      provePersistent(mod->schedules.at(0), kDefault, true, true, true, true, false, false);
   EXPECT_EQ(parity.outcome, encoder::Outcome::Unknown) << parity.engine;
   EXPECT_NE(parity.detail.find("work budget"), std::string::npos) << parity.detail;
   std::cout << "[ ping-pong: " << phase.states << " states / " << workOf(phase.engine)
