@@ -436,11 +436,14 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_FALSE(contains(s, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_swz<"));
   EXPECT_TRUE(contains(s, "float acc[8][16];"));
   EXPECT_TRUE(contains(s, "__nv_bfloat16 out[8][16];"));
-  // guarded paired stores to C; a tile wholly inside C stores its pairs with no test each
+  // guarded paired stores to C; a tile wholly inside C stores its pairs with no test each (after the 16-byte
+  // path of an aligned interior tile: Sm80AccumulatorStoresTakeSixteenBytes)
   EXPECT_TRUE(contains(s, "cake_stg_pair(C + "));
   EXPECT_TRUE(contains(s, "< cake_ext_C.d[1]"));
   EXPECT_TRUE(contains(s, "const bool cake_inner = cake_pairs && cake_d_plane && cake_d_c0 >= 0 && cake_d_c0 + 128 <= "
-                          "cake_ext_C.d[1] && cake_d_r0 >= 0 && cake_d_r0 + 128 <= cake_ext_C.d[0];\n      if (cake_inner) {"));
+                          "cake_ext_C.d[1] && cake_d_r0 >= 0 && cake_d_r0 + 128 <= cake_ext_C.d[0];\n      "
+                          "const bool cake_v16 = cake_inner && "));
+  EXPECT_TRUE(contains(s, "} else {\n        if (cake_inner) {"));
   EXPECT_EQ(count(s, "  cake_stg_pair(C + cake_d_base + (cake_d_r0 + cake_r) * cake_ext_C.s[0] + (cake_d_c0 + cake_c), "
                      "cake_x, cake_y);\n"),
             1u);  // the inner loop's, untested
