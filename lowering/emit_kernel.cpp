@@ -553,19 +553,23 @@ void Emitter::emitKernel() {
 }
 
 // The CTAs of a 2-D grid run in launch order (x fastest). Walking x (the
-// first block coordinate, the M tiles of a GEMM) in groups of 8 keeps the
+// first block coordinate, the M tiles of a GEMM) in groups of G keeps the
 // CTAs that run together on a few rows of A and columns of B, so they hit
 // in L2. The map is a bijection of the grid onto itself and the CTAs of a
 // schedule never communicate, so every CTA still runs exactly the
 // verified program for its (lm.block_idx(0), lm.block_idx(1)).
+// G is 16 for sm_80 kernels, where it was timed faster (fragsp13 at 4096^3: 0.596-0.597 of cuBLAS against
+// 0.593 with 8, docs/gpu.md "sm_80: a 16-byte epilogue and groups of 16 block rows"), 8 for the others
+// (their sm_90a / sm_100a timings were taken with 8).
 void Emitter::emitRaster() {
   if (!plan_.raster_) return;
-  comment("CTA order: groups of 8 lm.block_idx(0) values, lm.block_idx(1) inside a group (L2 reuse)");
+  const int g = plan_.target_ == ir::Target::SM80 ? 16 : 8;
+  comment(fmt::format("CTA order: groups of {} lm.block_idx(0) values, lm.block_idx(1) inside a group (L2 reuse)", g));
   comment("64-bit: gridDim.x * gridDim.y may pass 2^31");
   line("const unsigned long long cake_blin = blockIdx.x + 1ull * gridDim.x * blockIdx.y;");
-  line("const unsigned long long cake_bgrp = 8ull * gridDim.y;  // blocks per group");
-  line("const unsigned cake_bx0 = static_cast<unsigned>(cake_blin / cake_bgrp * 8);  // first block row of the group");
-  line("const unsigned cake_bgm = gridDim.x - cake_bx0 < 8u ? gridDim.x - cake_bx0 : 8u;");
+  line(fmt::format("const unsigned long long cake_bgrp = {}ull * gridDim.y;  // blocks per group", g));
+  line(fmt::format("const unsigned cake_bx0 = static_cast<unsigned>(cake_blin / cake_bgrp * {});  // first block row of the group", g));
+  line(fmt::format("const unsigned cake_bgm = gridDim.x - cake_bx0 < {}u ? gridDim.x - cake_bx0 : {}u;", g, g));
   line("const int cake_bx = static_cast<int>(cake_bx0 + cake_blin % cake_bgrp % cake_bgm);");
   line("const int cake_by = static_cast<int>(cake_blin % cake_bgrp / cake_bgm);");
   line("(void)cake_bx; (void)cake_by;");

@@ -352,6 +352,25 @@ __device__ __forceinline__ uint32_t cake_pack2(__half a, __half b) {
   memcpy(&r, &v, 4);
   return r;
 }
+// The 4 x 4 transpose of 32-bit words across each quad of lanes (4k .. 4k + 3; the whole warp takes part): on
+// return word s of lane q is word q of lane s on entry. Two shfl.xor stages: the 2 x 2 blocks across lanes q and
+// q ^ 2, then the words inside them across q and q ^ 1.
+__device__ __forceinline__ void cake_quad_transpose(uint32_t& w0, uint32_t& w1, uint32_t& w2, uint32_t& w3, int lane) {
+  const bool h2 = (lane & 2) != 0, h1 = (lane & 1) != 0;
+  uint32_t a = h2 ? w0 : w2, b = h2 ? w1 : w3;
+  a = __shfl_xor_sync(0xffffffffu, a, 2);
+  b = __shfl_xor_sync(0xffffffffu, b, 2);
+  if (h2) { w0 = a; w1 = b; } else { w2 = a; w3 = b; }
+  a = h1 ? w0 : w1;
+  b = h1 ? w2 : w3;
+  a = __shfl_xor_sync(0xffffffffu, a, 1);
+  b = __shfl_xor_sync(0xffffffffu, b, 1);
+  if (h1) { w0 = a; w2 = b; } else { w1 = a; w3 = b; }
+}
+// 16 bytes to global memory (p 16-byte aligned)
+__device__ __forceinline__ void cake_stg16(void* p, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3) {
+  *reinterpret_cast<uint4*>(p) = make_uint4(w0, w1, w2, w3);
+}
 
 // ---- reductions ---------------------------------------------------------
 __device__ __forceinline__ float cake_shfl_xor(float v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <vector>
+#include <cstring>
 #include <string>
 
 #include "tests/common/text_edit.h"
@@ -170,9 +171,9 @@ TEST(Lowering, RowSplitSwizzleEqualsTheSwizzle) {
 }
 
 // The lines emitRaster writes, as host code: (blockIdx.x, blockIdx.y) -> (bx, by).
-static void rasterOf(unsigned x, unsigned y, unsigned gx, unsigned gy, int& bx, int& by) {
-  const unsigned long long blin = x + 1ull * gx * y, bgrp = 8ull * gy;
-  const unsigned bx0 = static_cast<unsigned>(blin / bgrp * 8), bgm = gx - bx0 < 8u ? gx - bx0 : 8u;
+static void rasterOf(unsigned x, unsigned y, unsigned gx, unsigned gy, int& bx, int& by, unsigned g = 8) {
+  const unsigned long long blin = x + 1ull * gx * y, bgrp = g * 1ull * gy;
+  const unsigned bx0 = static_cast<unsigned>(blin / bgrp * g), bgm = gx - bx0 < g ? gx - bx0 : g;
   bx = static_cast<int>(bx0 + blin % bgrp % bgm);
   by = static_cast<int>(blin % bgrp / bgm);
 }
@@ -217,6 +218,82 @@ TEST(Lowering, TwoDimensionalGridsAreWalkedInGroups) {
   auto p = lowerFile(kSm90Persistent);
   ASSERT_TRUE(p.ok) << findingsText(p);
   EXPECT_FALSE(contains(p.source, "cake_bx"));
+}
+
+// cake_quad_transpose (the prelude's) on the host: word s of lane q after it is word q of lane s before it.
+static void quadTransposeOf(uint32_t w[4][4]) {
+  uint32_t in[4][4];
+  auto stage = [&](int m, int x0, int x1, int y0, int y1) {  // lanes q, q ^ m: send (x0, x1) or (y0, y1)
+    std::memcpy(in, w, sizeof in);
+    for (int q = 0; q < 4; ++q) {
+      const bool h = (q & m) != 0;
+      const int p = q ^ m;
+      const bool hp = (p & m) != 0;
+      const uint32_t a = hp ? in[p][x0] : in[p][y0], b = hp ? in[p][x1] : in[p][y1];
+      if (h) { w[q][x0] = a; w[q][x1] = b; } else { w[q][y0] = a; w[q][y1] = b; }
+    }
+  };
+  stage(2, 0, 1, 2, 3);
+  stage(1, 0, 2, 1, 3);
+}
+
+// An sm_80 mma.sync accumulator stored whole to a bf16 tensor: the quad's pairs are transposed so that each
+// lane stores 8 adjacent elements of one n8 tile with one 16-byte st.global (docs/gpu.md "sm_80: a 16-byte
+// epilogue and groups of 16 block rows"); unaligned tiles keep the pair stores; sm_90a kernels are unchanged.
+TEST(Lowering, Sm80AccumulatorStoresTakeSixteenBytes) {
+  auto r = lowerFile("bench/gpu/schedules/sm80/frag/fragsp13_128x128_k64_s3.cake");
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  const std::string& s = r.source;
+  for (const char* l : {"const bool cake_v16 = cake_inner && cake_d_c0 % 8 == 0 && cake_d_base % 8 == 0 && "
+                        "cake_ext_C.s[0] % 8 == 0 && reinterpret_cast<uintptr_t>(C) % 16 == 0;",
+                        "if (cake_v16) {",
+                        "for (int cake_g = 0; cake_g < 2; ++cake_g) {",
+                        "for (int cake_t = 0; cake_t < 4; ++cake_t) cake_w[cake_t] = cake_pack2(cake_cvt<__nv_bfloat16>("
+                        "cake_f32(out[cake_i][8 * cake_g + 2 * cake_t + 0])), cake_cvt<__nv_bfloat16>(cake_f32(out[cake_i]"
+                        "[8 * cake_g + 2 * cake_t + 1])));",
+                        "cake_quad_transpose(cake_w[0], cake_w[1], cake_w[2], cake_w[3], cake_lane);",
+                        "const int cake_c = (cake_wwarp % 2) * 64 + 8 * (4 * cake_g + cake_lane % 4);",
+                        "cake_stg16(C + cake_d_base + (cake_d_r0 + cake_r) * cake_ext_C.s[0] + (cake_d_c0 + cake_c), "
+                        "cake_w[0], cake_w[1], cake_w[2], cake_w[3]);"})
+    EXPECT_TRUE(contains(s, l)) << l;
+  // the pair stores stay for the tiles the 16-byte path does not take
+  EXPECT_TRUE(contains(s, "} else {\n        if (cake_inner) {"));
+  EXPECT_TRUE(contains(s, "cake_stg_pair(C + "));
+  auto h = lowerFile(kSm90Gemm);
+  ASSERT_TRUE(h.ok) << findingsText(h);
+  EXPECT_FALSE(contains(h.source, "cake_v16"));
+  // the transpose: lane q's word s is lane s's word q, so lane q holds columns 8 (4g + q) + 2 s, + 1 (s = 0..3) of
+  // its row, the n8 tile whose pairs lanes 0..3 held as their word q
+  uint32_t w[4][4];
+  for (int q = 0; q < 4; ++q)
+    for (int k = 0; k < 4; ++k) w[q][k] = 16u * q + k;
+  quadTransposeOf(w);
+  for (int q = 0; q < 4; ++q)
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(w[q][k], 16u * k + q) << q << " " << k;
+}
+
+// sm_80 kernels walk the grid in groups of 16 block rows (timed faster there: docs/gpu.md "sm_80: a 16-byte
+// epilogue and groups of 16 block rows"); the sm_90a GEMM above keeps 8.
+TEST(Lowering, Sm80GridsAreWalkedInGroupsOf16) {
+  auto r = lowerFile(kSm80Gemm);
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  for (const char* l : {"const unsigned long long cake_bgrp = 16ull * gridDim.y;",
+                        "const unsigned cake_bx0 = static_cast<unsigned>(cake_blin / cake_bgrp * 16);",
+                        "const unsigned cake_bgm = gridDim.x - cake_bx0 < 16u ? gridDim.x - cake_bx0 : 16u;"})
+    EXPECT_TRUE(contains(r.source, l)) << l;
+  EXPECT_FALSE(contains(r.source, "8ull * gridDim.y"));
+  for (int gx : {1, 7, 15, 16, 17, 33, 64})
+    for (int gy : {1, 3, 16, 33}) {
+      std::vector<int> seen(gx * gy, 0);
+      for (int y = 0; y < gy; ++y)
+        for (int x = 0; x < gx; ++x) {
+          int bx = -1, by = -1;
+          rasterOf(x, y, gx, gy, bx, by, 16);
+          ASSERT_TRUE(bx >= 0 && bx < gx && by >= 0 && by < gy) << gx << "x" << gy;
+          ++seen[bx + gx * by];
+        }
+      for (int v : seen) EXPECT_EQ(v, 1) << gx << "x" << gy;
+    }
 }
 
 TEST(Lowering, Deterministic) {
@@ -359,11 +436,14 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_FALSE(contains(s, "cake_ldmatrix_x4(cake_af[i], cake_a + cake_swz<"));
   EXPECT_TRUE(contains(s, "float acc[8][16];"));
   EXPECT_TRUE(contains(s, "__nv_bfloat16 out[8][16];"));
-  // guarded paired stores to C; a tile wholly inside C stores its pairs with no test each
+  // guarded paired stores to C; a tile wholly inside C stores its pairs with no test each (after the 16-byte
+  // path of an aligned interior tile: Sm80AccumulatorStoresTakeSixteenBytes)
   EXPECT_TRUE(contains(s, "cake_stg_pair(C + "));
   EXPECT_TRUE(contains(s, "< cake_ext_C.d[1]"));
   EXPECT_TRUE(contains(s, "const bool cake_inner = cake_pairs && cake_d_plane && cake_d_c0 >= 0 && cake_d_c0 + 128 <= "
-                          "cake_ext_C.d[1] && cake_d_r0 >= 0 && cake_d_r0 + 128 <= cake_ext_C.d[0];\n      if (cake_inner) {"));
+                          "cake_ext_C.d[1] && cake_d_r0 >= 0 && cake_d_r0 + 128 <= cake_ext_C.d[0];\n      "
+                          "const bool cake_v16 = cake_inner && "));
+  EXPECT_TRUE(contains(s, "} else {\n        if (cake_inner) {"));
   EXPECT_EQ(count(s, "  cake_stg_pair(C + cake_d_base + (cake_d_r0 + cake_r) * cake_ext_C.s[0] + (cake_d_c0 + cake_c), "
                      "cake_x, cake_y);\n"),
             1u);  // the inner loop's, untested
