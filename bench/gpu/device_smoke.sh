@@ -90,6 +90,9 @@ run bench/gpu/schedules/decode/sm90_decode_t16_bn128_s8.cake --shape M=16,N=1433
 # kernel at 16384 x 4096 x 4096.
 run bench/gpu/schedules/sm90_pingpong_128xvar_g8_yw.cake --shape M=4096,N=14336,K=4096 --check-timeout 120
 run bench/gpu/schedules/sm90_coop_128xvar_g8.cake --shape M=16384,N=4096,K=4096 --check-timeout 120
+# Session 22: the sm_80 FlashAttention-2 forward through the attention
+# contract (the sm_80 epilogue's 16-byte stores reach it too; helper sm80).
+run corpus/attention/sm80_flash_attn2_fwd.cake --workload attention-fwd --shape S=4096,D=64,B=1,H=16 --check-timeout 120
 [ "$PART" = 1 ] && exit 0
 # mma.sync throughput (bench/gpu/kernels/hmma_peak.cu), built on the device.
 if command -v nvcc >/dev/null; then
