@@ -31,10 +31,16 @@ Quantity quantity(Gates& g, const ExprPtr& e) {
   return q;
 }
 
+// (appends rather than inserting: GCC 12 warns -Wrestrict on an inlined
+// std::string::insert when this file shares a unity unit)
 std::string withCommas(int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return v < 0 ? "-" + s : s;
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out = v < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 // Blocks per SM from what is known before compiling: shared memory (what
