@@ -236,8 +236,14 @@ BindResult bindParams(const ir::Schedule& s, const Contract& c, const Shape& sha
     }
     std::vector<int64_t> full;
     for (const auto& d : tc.dims) full.push_back(sizeOf(shape, d));
-    const int rank = par.type == ir::ParamType::Gmem ? -1 : ir::tmaRank(par.type);
     const int core = static_cast<int>(full.size()) - c.batch;
+    // LM.gmem: the rank is the number of coordinates its ops place tiles
+    // with (at least the core rank); a TMA tensor's is in its type. Either
+    // way a rank between the core and the contract's folds the leading
+    // dimensions into one (FA2's Vt at (head, d, s): [B*H, D, S]).
+    const int rank = par.type == ir::ParamType::Gmem
+                         ? std::max(static_cast<int>(gmemCoords(s, static_cast<int>(p))), core)
+                         : ir::tmaRank(par.type);
     std::vector<int64_t> dims = full;
     int64_t l = 1;
     if (rank > 0 && rank < static_cast<int>(full.size())) {
@@ -255,11 +261,6 @@ BindResult bindParams(const ir::Schedule& s, const Contract& c, const Shape& sha
         dims.assign(full.begin() + c.batch, full.end());
         for (int i = 0; i < c.batch; ++i) l *= full[i];
       }
-    } else if (rank < 0 && gmemCoords(s, static_cast<int>(p)) < full.size()) {
-      // LM.gmem: the rank is the number of coordinates the ops use; fewer
-      // than the contract's: the core rank, one launch per batch element
-      dims.assign(full.begin() + c.batch, full.end());
-      for (int i = 0; i < c.batch; ++i) l *= full[i];
     }
     if (launches != 0 && launches != l && c.batch > 0)
       return refuse("no_oracle", fmt::format("tensor '{}' is batched differently from the others", par.name));

@@ -222,6 +222,29 @@ TEST(RunnerRun, ShapeTheScheduleDoesNotComputeIsUnsupported) {
   EXPECT_FALSE(r.compiled);
 }
 
+TEST(RunnerBind, PlainGmemTensorWithThreeCoordinatesFoldsItsBatch) {
+  // FA2 on sm_80 addresses its LM.gmem tensors with (head, row, col) and
+  // Vt transposed, (head, d, s): three coordinates of the attention
+  // contract's four dimensions [B, H, S, D], so B and H fold into one
+  // [B*H, ...] dimension (as a 3-D TMA tensor's do). Before, the two batch
+  // dimensions were dropped and the coordinates read one dimension off:
+  // "tensor 'Vt' (VT): the schedule reads only [0, 64) of dimension 1".
+  auto s = loadSchedule("corpus/attention/sm80_flash_attn2_fwd.cake");
+  auto shape = workload::parseShape(workload::Kind::AttentionFwd, "S=4096,D=64,B=2,H=16");
+  ASSERT_TRUE(shape);
+  workload::BindResult r = workload::bind(s, *shape);
+  ASSERT_EQ(r.result, "ok") << r.detail;
+  const workload::Binding& b = *r.binding;
+  for (size_t p = 0; p < s.params.size(); ++p) {
+    if (b.tensor_name[p].empty()) continue;
+    const bool vt = b.tensor_name[p] == "VT";
+    EXPECT_EQ(b.tensor_dims[p], (std::vector<int64_t>{32, vt ? 64 : 4096, vt ? 4096 : 64})) << s.params[p].name;
+  }
+  EXPECT_EQ(b.launches, 1);
+  EXPECT_EQ(b.grid[0], 4096 / 128);
+  EXPECT_EQ(b.grid[1], 32);
+}
+
 TEST(RunnerRun, NoGpuIsAResult) {
   if (runner::gpuAvailable()) GTEST_SKIP() << "a GPU is present";
   if (!haveNvcc()) GTEST_SKIP() << "no nvcc";
