@@ -107,31 +107,83 @@ Gates::Gates(const ir::Schedule& sched, const CheckOptions& o, ir::DiagnosticSin
       pushInstancePremises(s.roles[body.role].instanceCount(), premises);
     collectSites(s, body.body, body.role, premises, sites);
   }
-  // Which views TMA copies and MMAs touch, and the alignment they need.
-  view_tma.assign(s.views.size(), false);
-  view_mma.assign(s.views.size(), false);
+  // Which views TMA copies and MMAs touch, and the alignment each view's
+  // slots need: the strictest of its uses (docs/rules/layout.misaligned.md).
+  const size_t nv = s.views.size();
+  view_tma.assign(nv, false);
+  view_mma.assign(nv, false);
+  view_align.assign(nv, 1);
+  view_align_why.assign(nv, "");
+  std::vector<bool> mma_regs(s.regs.size(), false);  // a register fragment an MMA reads
   for (const OpSite& site : sites) {
     const ir::Op& op = site.op();
-    auto mark = [&](const ir::BufferRef& r, std::vector<bool>& flags) {
-      if (r.kind == ir::BufferRef::Kind::View && r.index >= 0 && r.index < static_cast<int>(flags.size()))
-        flags[r.index] = true;
-    };
-    if (op.kind == ir::OpKind::TmaLoad) mark(op.dst, view_tma);
-    if (op.kind == ir::OpKind::TmaStore) mark(op.src, view_tma);
-    if (op.kind == ir::OpKind::Mma) {
-      mark(op.src, view_mma);
-      mark(op.src2, view_mma);
+    if (op.kind != ir::OpKind::Mma) continue;
+    for (const ir::BufferRef* r : {&op.src, &op.src2})
+      if (r->kind == ir::BufferRef::Kind::Regs && r->index >= 0 && r->index < static_cast<int>(mma_regs.size()))
+        mma_regs[r->index] = true;
+  }
+  auto isView = [&](const ir::BufferRef& r) {
+    return r.kind == ir::BufferRef::Kind::View && r.index >= 0 && r.index < static_cast<int>(nv);
+  };
+  auto need = [&](const ir::BufferRef& r, int64_t a, const std::string& why) {
+    if (!isView(r) || a <= view_align[r.index]) return;
+    view_align[r.index] = a;
+    view_align_why[r.index] = why;
+  };
+  for (const OpSite& site : sites) {
+    const ir::Op& op = site.op();
+    // Every access: one element at a time at least (ld.shared / st.shared
+    // of the element's width, lowering/prelude.cpp cake_lds / cake_sts).
+    for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
+      if (isView(*r)) {
+        const int64_t e = ir::dtypeBytes(s.views[r->index].dtype);
+        need(*r, e, fmt::format("{} bytes, a {}-byte element", e, e));
+      }
+    switch (op.kind) {
+      case ir::OpKind::TmaLoad:
+        if (isView(op.dst)) view_tma[op.dst.index] = true;
+        need(op.dst, 128, "128 bytes, as a TMA copy needs");
+        break;
+      case ir::OpKind::TmaStore:
+        if (isView(op.src)) view_tma[op.src.index] = true;
+        need(op.src, 128, "128 bytes, as a TMA copy needs");
+        break;
+      case ir::OpKind::Mma:
+        for (const ir::BufferRef* r : {&op.src, &op.src2}) {
+          if (isView(*r)) view_mma[r->index] = true;
+          need(*r, 16, "16 bytes, as an MMA operand needs (a shared-memory descriptor or ldmatrix)");
+        }
+        break;
+      case ir::OpKind::CpAsync: need(op.dst, 16, "16 bytes, as cp.async needs (chunks of up to 16 bytes)"); break;
+      case ir::OpKind::Copy:
+        // a copy into an MMA operand fragment reads its slot with ldmatrix
+        if (op.dst.kind == ir::BufferRef::Kind::Regs && op.dst.index >= 0 &&
+            op.dst.index < static_cast<int>(mma_regs.size()) && mma_regs[op.dst.index])
+          need(op.src, 16, "16 bytes, as ldmatrix needs (a copy into an MMA operand fragment)");
+        // a register -> shared copy stores adjacent pairs of 2- or 4-byte
+        // elements at once (cake_sts_pair) unless it is one column wide
+        if (isView(op.dst) && op.src.kind == ir::BufferRef::Kind::Regs) {
+          const int64_t e = ir::dtypeBytes(s.views[op.dst.index].dtype);
+          const std::vector<ExprPtr> shape = refShape(op.dst);
+          const auto width = shape.empty() ? std::optional<int64_t>(1) : ir::constValue(shape.back());
+          if ((e == 2 || e == 4) && (!width || *width != 1))
+            need(op.dst, 2 * e, fmt::format("{} bytes, as a register copy's paired {}-byte stores need", 2 * e, e));
+        }
+        break;
+      default: break;
     }
   }
-  view_align.assign(s.views.size(), 16);
   pool_align.assign(s.pools.size(), 16);
-  for (size_t v = 0; v < s.views.size(); ++v) {
-    int64_t a = 16;
-    if (view_tma[v]) a = std::max<int64_t>(a, 128);
-    a = std::max<int64_t>(a, 8 * ir::swizzleBytes(s.views[v].swizzle));
-    view_align[v] = a;
+  for (size_t v = 0; v < nv; ++v) {
+    const int64_t atom = 8 * ir::swizzleBytes(s.views[v].swizzle);
+    if (atom > view_align[v]) {
+      view_align[v] = atom;
+      view_align_why[v] = fmt::format("{} bytes, the {} swizzle atom (8 rows of {} bytes)", atom,
+                                      ir::swizzleName(s.views[v].swizzle), ir::swizzleBytes(s.views[v].swizzle));
+    }
+    if (view_align_why[v].empty()) view_align_why[v] = fmt::format("{} bytes", view_align[v]);
     int p = s.views[v].pool;
-    if (p >= 0 && p < static_cast<int>(s.pools.size())) pool_align[p] = std::max(pool_align[p], a);
+    if (p >= 0 && p < static_cast<int>(s.pools.size())) pool_align[p] = std::max(pool_align[p], view_align[v]);
   }
 }
 

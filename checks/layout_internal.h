@@ -119,7 +119,8 @@ class Gates {
   // Derived facts.
   std::vector<bool> view_tma;       // a TMA copy uses the view
   std::vector<bool> view_mma;       // an MMA reads the view
-  std::vector<int64_t> view_align;  // required slot alignment (bytes)
+  std::vector<int64_t> view_align;  // required slot alignment (bytes): the strictest of the view's uses
+  std::vector<std::string> view_align_why;  // "16 bytes, as an MMA operand needs ..."
   std::vector<int64_t> pool_align;
 
   // Prove `goal` as an obligation of `rule` (result is recorded).

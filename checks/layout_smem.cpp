@@ -7,15 +7,8 @@
 
 namespace cake::checks::layout {
 
-static std::string alignReason(const Gates& g, int v) {
-  const ir::View& view = g.s.views[v];
-  int64_t a = g.view_align[v];
-  if (view.swizzle != ir::Swizzle::None && a == 8 * ir::swizzleBytes(view.swizzle))
-    return fmt::format("{} bytes, the {} swizzle atom (8 rows of {} bytes)", a, ir::swizzleName(view.swizzle),
-                       ir::swizzleBytes(view.swizzle));
-  if (g.view_tma[v] && a == 128) return "128 bytes, as a TMA copy needs";
-  return fmt::format("{} bytes", a);
-}
+// The alignment view v's slots need and why (Gates::view_align_why).
+static std::string alignReason(const Gates& g, int v) { return g.view_align_why[v]; }
 
 void runSmemGates(Gates& g) {
   const ir::Schedule& s = g.s;
@@ -75,18 +68,23 @@ void runSmemGates(Gates& g) {
     // Alignment of every slot.
     // The layout (ir/smem_layout.h) starts every pool at a multiple of
     // hw::kSmemPoolAlign from a base the kernel aligns the same way: the
-    // view's address is aligned iff its offset in the pool is.
-    int64_t a = g.view_align[v];
-    g.fact("layout.misaligned", ir::hw::kSmemPoolAlign % a == 0);
-    auto ra = g.check("layout.misaligned", eq(mod(off, lit(a)), lit(0)));
+    // view's address is aligned iff its offset in the pool is. Every view
+    // starts on 16 bytes at least (the lowering places views there,
+    // lowering/plan_build.cpp); its slots after the first on what its uses
+    // need (a view only element-wise generic ops touch: its element).
+    const int64_t a = g.view_align[v], a0 = std::max<int64_t>(a, 16);
+    g.fact("layout.misaligned", ir::hw::kSmemPoolAlign % a0 == 0);
+    auto ra = g.check("layout.misaligned", eq(mod(off, lit(a0)), lit(0)));
     if (ra.kind == encoder::BvVerdict::Fails) {
       ir::Finding f = g.finding("layout.misaligned", view.range,
                                 fmt::format("view '{}' starts at offset {}, which is not a multiple of {}{}", view.name,
-                                            g.show(off, &ra), alignReason(g, v), g.when(ra)));
+                                            g.show(off, &ra),
+                                            a0 > a ? std::string("16 bytes, where every view starts") : alignReason(g, v),
+                                            g.when(ra)));
       Gates::note(f, pool.range,
                   fmt::format("pool '{}' starts {}-byte aligned", pool.name, ir::hw::kSmemPoolAlign));
       f.subject["view"] = view.name;
-      f.data["alignment"] = a;
+      f.data["alignment"] = a0;
       g.emit(std::move(f), &ra);
     } else if (view.stages > 1) {
       ExprPtr slot = g.slotBytes(v);

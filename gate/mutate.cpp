@@ -901,20 +901,54 @@ Bounds chooseBounds(const ir::Schedule& s, const LabelOptions& opts) {
 // ------------------------------------------------ the oracle: layout facts
 
 // Layout facts computed directly from the declarations (not by the gates):
-// every view inside its pool, and every slot aligned to its swizzle atom,
-// to 128 bytes when a TMA copy touches it, and to 16 bytes.
+// every view inside its pool, its start on 16 bytes, and every slot aligned
+// to what the ops that touch the view need (docs/rules/layout.misaligned.md):
+// its swizzle atom; 128 bytes for a TMA copy; 16 for an MMA operand, a copy
+// into a register fragment an MMA reads (ldmatrix) and cp.async; twice a 2-
+// or 4-byte element for a register copy into it more than one column wide
+// (paired stores); else its element.
 std::set<std::string> layoutViolations(const ir::Schedule& s, const encoder::Binding& b, std::string* first) {
   std::set<std::string> out;
   ir::EvalEnv e;
   e.params = b.params;
   e.instance = 0;
   for (int d = 0; d < 3; ++d) e.block_idx[d] = b.block_idx[d], e.grid_dim[d] = b.grid_dim[d];
-  std::set<int> tma_views;
+  std::map<int, int64_t> need;  // view -> the alignment its uses need
+  std::set<int> mma_regs;        // register fragments an MMA reads
+  auto isView = [](const ir::BufferRef& r) { return r.kind == ir::BufferRef::Kind::View; };
+  for (const auto& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      if (st.op.kind == ir::OpKind::Mma)
+        for (const ir::BufferRef* r : {&st.op.src, &st.op.src2})
+          if (r->kind == ir::BufferRef::Kind::Regs) mma_regs.insert(r->index);
+    });
   for (const auto& body : s.bodies)
     ir::forEachOp(body.body, [&](const ir::Stmt& st) {
       const ir::Op& op = st.op;
-      if (op.kind == ir::OpKind::TmaLoad && op.dst.kind == ir::BufferRef::Kind::View) tma_views.insert(op.dst.index);
-      if (op.kind == ir::OpKind::TmaStore && op.src.kind == ir::BufferRef::Kind::View) tma_views.insert(op.src.index);
+      auto at_least = [&](const ir::BufferRef& r, int64_t a) {
+        if (isView(r)) need[r.index] = std::max(need[r.index], a);
+      };
+      for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2})
+        if (isView(*r)) at_least(*r, ir::dtypeBytes(s.views[r->index].dtype));
+      if (op.kind == ir::OpKind::TmaLoad) at_least(op.dst, 128);
+      if (op.kind == ir::OpKind::TmaStore) at_least(op.src, 128);
+      if (op.kind == ir::OpKind::Mma) at_least(op.src, 16), at_least(op.src2, 16);
+      if (op.kind == ir::OpKind::CpAsync) at_least(op.dst, 16);
+      if (op.kind == ir::OpKind::Copy && op.dst.kind == ir::BufferRef::Kind::Regs && mma_regs.count(op.dst.index))
+        at_least(op.src, 16);
+      if (op.kind == ir::OpKind::Copy && isView(op.dst) && op.src.kind == ir::BufferRef::Kind::Regs) {
+        const int64_t eb = ir::dtypeBytes(s.views[op.dst.index].dtype);
+        // one column wide: the last extent, sliced or the view's, a constant
+        const ir::View& v = s.views[op.dst.index];
+        std::optional<int64_t> w = v.shape.empty() ? std::optional<int64_t>(1) : ir::constValue(v.shape.back());
+        if (op.dst.slices.size() >= v.shape.size() && !v.shape.empty()) {
+          const ir::Slice& sl = op.dst.slices[v.shape.size() - 1];
+          auto lo = sl.lo ? ir::constValue(sl.lo) : std::optional<int64_t>(0);
+          auto hi = sl.hi ? ir::constValue(sl.hi) : w;
+          w = lo && hi ? std::optional<int64_t>(*hi - *lo) : std::nullopt;
+        }
+        if ((eb == 2 || eb == 4) && (!w || *w != 1)) at_least(op.dst, 2 * eb);
+      }
     });
   auto note = [&](const std::string& rule, const std::string& what) {
     if (out.insert(rule).second && first && first->empty()) *first = what;
@@ -935,14 +969,11 @@ std::set<std::string> layoutViolations(const ir::Schedule& s, const encoder::Bin
     if (*off < 0 || *off + v.stages * slot > *pool)
       note("layout.view-outside-pool", fmt::format("{} spans [{}, {}) of a {}-byte pool", v.name, *off,
                                                    *off + v.stages * slot, *pool));
-    int64_t align = 16;
-    if (tma_views.count(i)) align = 128;
-    const int64_t atom = ir::swizzleBytes(v.swizzle) * 8;
-    align = std::max(align, atom);
+    const int64_t align = std::max<int64_t>({need.count(i) ? need[i] : 1, ir::swizzleBytes(v.swizzle) * 8, 1});
     for (int k = 0; k < v.stages; ++k)
-      if ((*off + k * slot) % align != 0) {
+      if (const int64_t want = k == 0 ? std::max<int64_t>(align, 16) : align; (*off + k * slot) % want != 0) {
         note("layout.misaligned", fmt::format("{}[{}] starts at byte {}, not a multiple of {}", v.name, k,
-                                              *off + k * slot, align));
+                                              *off + k * slot, want));
         break;
       }
   }

@@ -513,32 +513,32 @@ TEST(TmemAsync, WaitRetiresOnlyItsOwnKind) {
 // vllm-project/flash-attention PR #182's correction_epilog): no two of them
 // write the same registers. A load into a slice another load in flight
 // also writes, or a read of a slice before the wait, still races.
-const std::string kRegChunks = R"(@cake.schedule(target="sm_100a")
-def chunks(lm, A: LM.tma2d, B: LM.tma2d, Out: LM.gmem):
-    pool = lm.smem(32768)
-    a    = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16)
-    b    = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16)
-    acc  = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
-    r    = lm.regs(shape=(128, 128), dtype=lm.f32)
-    epi  = lm.role(warps=[0, 1, 2, 3])
-    mma  = lm.role(warps=[4])
-    full = lm.barrier(count=1, prod=[mma], cons=[mma], init_count=1)
-    done = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
-    with mma:
-        a.tma_load(A, coords=(0, 0), barrier=full)
-        b.tma_load(B, coords=(0, 0), barrier=full)
-        lm.wait(full)
-        lm.mma(acc, a, b, init=1)
-        lm.mma_commit(barrier=done)
-    with epi:
+// kQuarters' MMA warp, one epilogue instance of four warps loading the
+// whole accumulator in four column chunks
+std::string regChunks() {
+  std::string t = replace(kQuarters, "def quarters(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):",
+                          "def chunks(lm, A: LM.tma2d, B: LM.tma2d, Out: LM.gmem):");
+  t = replace(t, "    r    = lm.regs(shape=(32, 128), dtype=lm.f32)\n    o    = lm.regs(shape=(32, 128), dtype=lm.f32)\n",
+              "    r    = lm.regs(shape=(128, 128), dtype=lm.f32)\n");
+  t = replace(t, "warps=[0, 1, 2, 3], group=1)", "warps=[0, 1, 2, 3])");
+  return replace(t, R"(    with epi:
+        q = 32 * lm.instance()
+        lm.wait(done)
+        lm.tmem_load(r, acc[q:q + 32, :])
+        lm.tmem_load_wait()
+        lm.copy(o, r)
+)",
+                 R"(    with epi:
         lm.wait(done)
         for c in lm.range(0, 4):
             lm.tmem_load(r[:, 32 * c:32 * c + 32], acc[:, 32 * c:32 * c + 32])
         lm.tmem_load_wait()
         lm.copy(Out, r, coords=(0, 0))
-)";
+)");
+}
 
 TEST(TmemAsync, LoadsIntoDisjointRegisterColumnSlicesDoNotRace) {
+  const std::string kRegChunks = regChunks();
   Checked ok = check(kRegChunks, 2);
   EXPECT_EQ(ok.result.outcome, encoder::Outcome::Pass) << rules(ok.result);
   // the fragment's column slice is its own byte range

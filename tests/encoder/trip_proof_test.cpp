@@ -756,6 +756,66 @@ TEST(TripProof, LastKIterationOfItsOwnIsProved) {
   EXPECT_NE(r2.detail.find("differs before a tile's last K iteration"), std::string::npos) << r2.detail;
 }
 
+// Attacks on the last-iteration rule (review of session 22, docs/z3.md "The
+// last K iteration"): guards that read the K trip count other ways, a last
+// iteration that arrives or waits differently, bugs at one tile or one ring
+// position only. Each edit of the test kernel is broken (the explicit engine
+// at tiles x k_tiles) and not proved: refused by a step of the rule, or
+// the exploration meets the bug.
+TEST(TripProof, LastKIterationAttacksAreNotProved) {
+  const std::string k = lastIterationText();
+  const char* guard = "if k + 1 < k_tiles:";
+  expectBugsNotProved(
+      k.c_str(),
+      {
+          // guards that read k_tiles other ways, the branches swapped or moved
+          {guard, "if k == k_tiles - 1:", "k == k_tiles - 1: the last iteration keeps its group", 1, 1},
+          {guard, "if k_tiles - k <= 1:", "k_tiles - k <= 1: the last iteration keeps its group", 1, 1},
+          {guard, "if k_tiles > 1:", "a guard on k_tiles alone: every iteration keeps one group", 1, 2},
+          {"if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)\n                else:\n                    "
+           "lm.mma_wait(pending=0)",
+           "if k + 2 < k_tiles:\n                    lm.mma_wait(pending=0)\n                else:\n                    "
+           "lm.mma_wait(pending=1)",
+           "k + 2 < k_tiles: the last two iterations keep their group", 1, 1},
+          {"if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)\n                else:\n                    "
+           "lm.mma_wait(pending=0)",
+           "if t >= 0:\n                    if k + 1 >= k_tiles:\n                        lm.mma_wait(pending=1)\n"
+           "                    else:\n                        lm.mma_wait(pending=0)",
+           "the guard swapped inside another if", 1, 1},
+          // bugs at one ring position or one tile only
+          {guard, "if k + 1 < k_tiles or it == 0:", "ring index 0 keeps its group (tiles of 1 iteration)", 1, 1},
+          {guard, "if k + 1 < k_tiles or it == 5:", "ring index 5 keeps its group", 6, 1},
+          {guard, "if k + 1 < k_tiles or t == 1:", "tile 1's last iteration keeps its group", 2, 1},
+          {guard, "if k + 1 < k_tiles or t % 2 == 1:", "odd tiles' last iterations keep their group", 2, 1},
+          // a last iteration that arrives or waits differently
+          {"                else:\n                    lm.mma_wait(pending=0)\n",
+           "                else:\n                    lm.mma_wait(pending=0)\n                    lm.arrive(empty, iter=it)\n",
+           "the last iteration releases its own slot too (twice)", 5, 1},
+          {"                lm.wait(empty, iter=it - 4)\n",
+           "                if k + 1 < k_tiles:\n                    lm.wait(empty, iter=it - 4)\n",
+           "the producer's last iteration loads without waiting for its slot", 5, 1},
+      });
+}
+
+// A tile of one K iteration runs its first iteration as its last (review
+// of session 22's last-iteration rule). kRingEnd's release of the previous
+// slot (`if k > 0:`, a first iteration of its own) also taken by a tile's
+// last iteration past ring index 0: the grid's text in every last iteration
+// (it > 0 there) and the first copies' in every first one, so neither the
+// first copies nor the last-iteration check saw a difference; but a tile of
+// one iteration at ring start x > 0 releases slot x - 1 a second time
+// (found at 5 tiles of 1 iteration). Before the fix: proved.
+TEST(TripProof, FirstIterationThatIsAlsoTheLastIsNotProved) {
+  auto mod = cake::testing::compile(edit(kRingEnd, "if k > 0:", "if k > 0 or (k + 1 == k_tiles and it > 0):"));
+  const ir::Schedule& x = mod.schedules.at(0);
+  EXPECT_EQ(persistentAt(x, 5, 1), encoder::Outcome::Violation);
+  EXPECT_EQ(persistentAt(x, 5, 3), encoder::Outcome::Pass);  // only tiles of one iteration go wrong
+  auto r = prove(x);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("a tile of one iteration runs its first iteration as its last"), std::string::npos)
+      << r.detail;
+}
+
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
 // parity, not a function of the ring index t * k_tiles + k): proved once per
 // residue of k_tiles modulo 2, `k % 2` read as (t * k_tiles + k - t * r) % 2

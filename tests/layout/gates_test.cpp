@@ -134,6 +134,76 @@ TEST(LayoutGates, MisalignedSlotStride) {
   EXPECT_EQ(fs[0]->data["alignment"].get<int64_t>(), 128);
 }
 
+// A block reduction's per-warp scratch as the shared array it is
+// (`__shared__ float red[4]`: four 4-byte slots) is touched only by
+// element-wise generic copies (ld.shared / st.shared of one float): its
+// slots need 4 bytes, not 16 (docs/rules/layout.misaligned.md; before:
+// "slot 1 of view 'red' starts 4 bytes after slot 0, not a multiple of 16
+// bytes", a false alarm). The same slots read by cp.async, or written by
+// a register copy two floats wide (paired 8-byte stores), are still
+// misaligned.
+const char* kRed4 = R"(@cake.schedule(target="sm_90a")
+def red4(lm, X: LM.gmem, Y: LM.gmem):
+    pool  = lm.smem(1024)
+    red   = pool.view(offset=0, shape=(1, 1), dtype=lm.f32, stages=4)
+    part  = lm.regs(shape=(1, 1), dtype=lm.f32)
+    tot   = lm.regs(shape=(1, 1), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1, 2, 3], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        lm.copy(part, X, coords=(w, 0))
+        lm.copy(red[w], part)
+        lm.sync(block)
+        lm.copy(tot, red[(w + 1) % 4])
+        lm.copy(Y, tot, coords=(w, 0))
+)";
+
+std::string red4(const std::string& from, const std::string& to, std::string t = kRed4) {
+  const size_t at = t.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) t.replace(at, from.size(), to);
+  return t;
+}
+
+// kRed4 with its slots, and the registers copied through them, n floats wide
+std::string red4Wide(int n) {
+  std::string t = kRed4;
+  for (const std::string decl : {"red   = pool.view(offset=0, ", "part  = lm.regs(", "tot   = lm.regs("})
+    t = red4(decl + "shape=(1, 1)", decl + "shape=(1, " + std::to_string(n) + ")", t);
+  return t;
+}
+
+TEST(LayoutGates, MisalignedAsksEachSlotWhatItsUsesNeed) {
+  auto ok = runGates(kRed4);
+  EXPECT_FALSE(ok->has("layout.misaligned")) << ok->describe();
+  EXPECT_EQ(verdictOf(*ok, "layout.misaligned").kind, checks::VerdictKind::Proved);
+  // two floats per slot, written by a register copy two wide: 8-byte slots hold its pairs
+  auto pairs = runGates(red4Wide(2));
+  EXPECT_FALSE(pairs->has("layout.misaligned")) << pairs->describe();
+  struct Bad {
+    std::string text;
+    int64_t align;
+    const char* why;
+  } bad[] = {
+      // 12-byte slots written three floats wide: paired stores need 8
+      {red4Wide(3), 8, "paired 4-byte stores"},
+      // cp.async writes the slots: 16
+      {red4("        lm.copy(part, X, coords=(w, 0))\n        lm.copy(red[w], part)\n",
+            "        red.cp_async(X, coords=(w, 0), stage=w)\n        lm.cp_async_commit()\n        lm.cp_async_wait(pending=0)\n"),
+       16, "cp.async"},
+  };
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.why);
+    auto r = runGates(b.text);
+    auto fs = r->rule("layout.misaligned");
+    ASSERT_EQ(fs.size(), 1u) << r->describe();
+    EXPECT_NE(fs[0]->message.find("slot 1 of view 'red'"), std::string::npos) << fs[0]->message;
+    EXPECT_NE(fs[0]->message.find(b.why), std::string::npos) << fs[0]->message;
+    EXPECT_EQ(fs[0]->data["alignment"].get<int64_t>(), b.align);
+  }
+}
+
 TEST(LayoutGates, TmaRulesBothWays) {
   struct Pair {
     const char *good, *bad, *rule;

@@ -19,8 +19,8 @@
 # between two barriers (TileLang's AllReduce); the barrier TileLang's
 # ThreadSync puts between consecutive V iterations a named barrier at the
 # end of the loop body; the scalar a (1, 1) f32 view (the workspace's
-# floats are padded to 16-byte slots: cake asks every ring slot for 16-byte
-# alignment, docs/known-limits.md).  Left out: the dq /
+# floats are padded to 16-byte slots: cake asked every ring slot for 16-byte
+# alignment before session 23; 4-byte slots pass now, docs/rules/layout.misaligned.md).  Left out: the dq /
 # dk / dw GEMMs, the varlen masks.
 # Fix: fla_tilelang_chunk_bwd_dg_last_all_threads_rmw_fixed.cake.
 # expect: sync.race
