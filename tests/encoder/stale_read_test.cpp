@@ -404,7 +404,7 @@ TEST(StaleRead, IterationNamedReductionResultIsANewerGeneration) {
   std::string reread = kReduceThenBroadcastByIteration;
   reread.replace(reread.find(tail), tail.size(), twice);
   reread.replace(reread.find(once), once.size(), "        if w == 0:\n            lm.fill(part, 2.0)\n");
-  EXPECT_EQ(agreedRules(reread, {}), Rules{});
+  EXPECT_EQ(simTextRules(reread, {}), Rules{});
 }
 
 // A tree reduction that relays one slot through several writers, named by
@@ -457,7 +457,7 @@ TEST(StaleRead, RelayedSlotNamedByIterationIsNotStale) {
   const std::string relay = "        if w == 1:\n            lm.copy(band[2], part)\n        lm.sync(block)\n";
   ASSERT_NE(unordered.find(relay), std::string::npos);
   unordered.replace(unordered.find(relay), relay.size(), "        lm.sync(block)\n        if w == 1:\n            lm.copy(band[2], part)\n");
-  EXPECT_TRUE(agreedRules(unordered, {}).count("sync.race"));
+  EXPECT_TRUE(simTextRules(unordered, {}).count("sync.race"));
   // another index of the same bytes is still stale: wave 0's second read
   // means index 4 (the slot's next lap), which nobody writes: it finds
   // wave 1's index 2
@@ -465,7 +465,7 @@ TEST(StaleRead, RelayedSlotNamedByIterationIsNotStale) {
   const std::string second = "        if w == 0:\n            lm.copy(part, band[2])\n        lm.copy(Out";
   ASSERT_NE(wrong.find(second), std::string::npos);
   wrong.replace(wrong.find(second), second.size(), "        if w == 0:\n            lm.copy(part, band[4])\n        lm.copy(Out");
-  EXPECT_TRUE(agreedRules(wrong, {}).count("data.stale-read"));
+  EXPECT_TRUE(simTextRules(wrong, {}).count("data.stale-read"));
 }
 
 // hipfire (warpfront/hipfire) #574/#575, qwen35_fa_prep: the sum of squares

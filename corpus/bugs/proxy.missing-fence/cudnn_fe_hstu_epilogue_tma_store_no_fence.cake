@@ -94,7 +94,8 @@ def cudnn_fe_hstu_epilogue_tma_store_no_fence(lm, Q: LM.tma2d, K: LM.tma2d, V: L
         lm.wait(o_full, stage=0)
         lm.tmem_load(o_r, tmem_o[r:r + 32, :])
         lm.tmem_load_wait()
-        lm.copy(smem_o[0][r:r + 32, :], o_r)                                 # sO (generic proxy)   # expect-error: proxy.missing-fence
+        # sO (generic proxy)
+        lm.copy(smem_o[0][r:r + 32, :], o_r)   # expect-error: proxy.missing-fence
         # BUG: no fence.proxy.async.shared::cta before the barrier
         lm.sync(epi_bar)
         if w == 0:

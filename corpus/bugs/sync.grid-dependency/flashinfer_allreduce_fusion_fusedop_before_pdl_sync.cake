@@ -46,7 +46,8 @@ def flashinfer_allreduce_fusion_fusedop_before_pdl_sync(lm, Input: LM.gmem, Resi
         c0 = 256 * w
         # BUG: FusedOp fused_op(params, access_id, access_id_in_token) before the PDL sync
         lm.copy(gamma, Gamma, coords=(0, c0))                      # rms_gamma (weights)
-        lm.copy(res, ResidualIn, coords=(tok, c0))                 # first residual_in row   # expect-error: sync.grid-dependency
+        # first residual_in row
+        lm.copy(res, ResidualIn, coords=(tok, c0))   # expect-error: sync.grid-dependency
         lm.grid_dep_wait()                                         # cudaGridDependencySynchronize()
         lm.copy(x, Input, coords=(tok, c0))                        # the all-reduced row
         lm.binary(x, x, res, op="add")                             # + residual

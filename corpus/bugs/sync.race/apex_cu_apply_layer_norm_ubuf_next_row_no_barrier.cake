@@ -65,7 +65,8 @@ def apex_cu_apply_layer_norm_ubuf_next_row_no_barrier(lm, X: LM.gmem, Y: LM.gmem
             if w == 0:
                 lm.copy(ubuf[i1][:, 0:2], ms)                         # ubuf[0] = mu; ubuf[1] = sigma2
             lm.sync(cta)
-            lm.copy(ms, ubuf[i1][:, 0:2])                             # mu = ubuf[0]; sigma2 = ubuf[1] / n2   # expect-error: sync.race
+            # mu = ubuf[0]; sigma2 = ubuf[1] / n2
+            lm.copy(ms, ubuf[i1][:, 0:2])   # expect-error: sync.race
             lm.binary(x, x, ms[:, 0:1], op="sub")
             lm.binary(x, x, ms[:, 1:2], op="mul")
             lm.copy(Y, x, coords=(row, c0))

@@ -74,7 +74,8 @@ def cudnn_fe_dsa_bwd_staged_p_store_slot0(lm, Q: LM.tma3d, K: LM.tma3d, dOt: LM.
                 lm.wait(s_empty, iter=j)
                 lm.mma(tmem_s, smem_k[0], smem_q[j + 1], init=True)
                 lm.mma_commit(barrier=s_full, stage=0)
-            lm.mma(tmem_dv, smem_p[j], smem_do[j], init=(j == 0))     # dV += P^T_j dO_j     # expect-error: sync.race
+            # dV += P^T_j dO_j
+            lm.mma(tmem_dv, smem_p[j], smem_do[j], init=(j == 0))   # expect-error: sync.race
             lm.mma_commit(barrier=p_empty, iter=j)                    # consumer_release
             lm.mma_commit(barrier=q_empty, iter=j)
         lm.mma_commit(barrier=dv_full, stage=0)

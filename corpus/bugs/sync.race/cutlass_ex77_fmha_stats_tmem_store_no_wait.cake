@@ -99,7 +99,8 @@ def cutlass_ex77_fmha_stats_tmem_store_no_wait(lm, Q: LM.tma2d, K: LM.tma2d, V: 
             lm.fence_proxy()
             lm.arrive(p_full, iter=j)
             lm.wait(c_empty, iter=j - 1)
-            lm.tmem_store(tmem_st, st_w)                                    # old / new row max   # expect-error: sync.race
+            # old / new row max
+            lm.tmem_store(tmem_st, st_w)   # expect-error: sync.race
             # BUG: no fence_view_async_tmem_store() (tcgen05.wait::st) before producer_commit
             lm.arrive(c_full, iter=j)
         lm.wait(c_empty, iter=n_kv - 1)

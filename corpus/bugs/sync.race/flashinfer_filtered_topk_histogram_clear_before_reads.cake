@@ -47,7 +47,8 @@ def flashinfer_filtered_topk_histogram_clear_before_reads(lm, Counts: LM.gmem, R
         w = lm.instance()
         lm.fill(zero, 0)
         for r in lm.range(0, n_rounds):
-            lm.copy(s_hist[r][:, 64 * w:64 * w + 64], zero)      # if (tx < RADIX + 1) s_histogram[tx] = 0   # expect-error: sync.race
+            # if (tx < RADIX + 1) s_histogram[tx] = 0
+            lm.copy(s_hist[r][:, 64 * w:64 * w + 64], zero)   # expect-error: sync.race
             lm.sync(cta)
             if w == 0:
                 lm.copy(cnt, Counts, coords=(row, 256 * r))
@@ -61,6 +62,7 @@ def flashinfer_filtered_topk_histogram_clear_before_reads(lm, Counts: LM.gmem, R
                 lm.copy(s_thr[r], thr)
             lm.sync(cta)
             lm.copy(thr, s_thr[r])
-            lm.copy(h, s_hist[r])                                  # topk_remain -= s_histogram[threshold + 1]   # expect-error: sync.race
+            # topk_remain -= s_histogram[threshold + 1]
+            lm.copy(h, s_hist[r])   # expect-error: sync.race
             # BUG: no __syncthreads() before the next round clears s_histogram
         lm.copy(Remain, thr, coords=(row, w))
