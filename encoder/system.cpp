@@ -1220,11 +1220,19 @@ class Builder {
   //    a newer lap (written before the synchronization the read follows,
   //    else the write races), so a writer that writes the slot more often
   //    than the reader reads it (a reduction's result over a partial) is
-  //    covered too. Iteration-like reads name their data by index and keep it
-  //    (uncapped); their generation is the least one they mean as well.
+  //    covered too. Iteration-like reads name their data by index and keep it;
+  //    their generation is the least one they mean as well, capped the same
+  //    way: at most the highest generation another instance writes of that
+  //    index (through the read's view, by iteration) over its bytes. A
+  //    reader that comes back to an index more often than any one instance
+  //    rewrites it (a tree reduction that relays one slot through several
+  //    writers, each writing it once: apex's cuWelfordMuSigma2) reads the
+  //    last data written there, which is what it waited for.
   void resolveReads() {
     // (space, proc, view, lo, hi) -> highest lap written there
     std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t> top;
+    // iteration-like writes: (space, proc, view, index, lo, hi) -> highest generation
+    std::map<std::tuple<int, int, int, int64_t, int64_t, int64_t>, int64_t> top_gen;
     for (size_t p = 0; p < sys_.procs.size(); ++p)
       for (const Instr& in : sys_.procs[p].program)
         for (const Access& a : in.accesses)
@@ -1232,6 +1240,10 @@ class Builder {
             const int64_t lap = a.index >= 0 ? dataLap(s_, a) : 0;
             auto [it, fresh] = top.try_emplace({a.space, static_cast<int>(p), a.view, a.lo, a.hi}, lap);
             if (!fresh) it->second = std::max(it->second, lap);
+            if (a.index >= 0 && !a.stage_like) {
+              auto [g, gfresh] = top_gen.try_emplace({a.space, static_cast<int>(p), a.view, a.index, a.lo, a.hi}, a.gen);
+              if (!gfresh) g->second = std::max(g->second, a.gen);
+            }
           }
     for (size_t p = 0; p < sys_.procs.size(); ++p)
       for (Instr& in : sys_.procs[p].program)
@@ -1248,6 +1260,17 @@ class Builder {
           }
           const int64_t cap = a.view_written ? own : any;
           if (a.index >= 0 && a.stage_like && cap >= 0) a.gen = std::min(a.gen, cap);
+          if (a.index >= 0 && !a.stage_like) {
+            int64_t gcap = -1;
+            for (const auto& [key, gen] : top_gen) {
+              const auto& [space, proc, view, index, lo, hi] = key;
+              if (proc == static_cast<int>(p) || space != a.space || view != a.view || index != a.index ||
+                  !rangesOverlap(lo, hi, a.lo, a.hi))
+                continue;
+              gcap = std::max(gcap, gen);
+            }
+            if (gcap >= 0) a.gen = std::min(a.gen, gcap);
+          }
         }
   }
 };

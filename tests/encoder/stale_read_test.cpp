@@ -383,17 +383,91 @@ TEST(StaleRead, IterationNamedReductionResultIsANewerGeneration) {
   std::string older = kReduceThenBroadcastByIteration;
   const std::string tail = "        lm.copy(part, band[2])\n        lm.copy(Out, part, coords=(16 * w, 0))\n";
   ASSERT_NE(older.find(tail), std::string::npos);
+  const std::string twice =
+      "        if w == 1:\n"
+      "            lm.copy(part, band[2])\n"
+      "        lm.sync(block)\n"
+      "        if w == 1:\n"
+      "            lm.copy(part, band[2])\n"
+      "        lm.copy(Out, part, coords=(16 * w, 0))\n";
   older.replace(older.find(tail), tail.size(),
-                "        if w == 1:\n"
-                "            lm.copy(part, band[2])\n"
-                "        lm.sync(block)\n"
-                "        if w == 1:\n"
-                "            lm.copy(part, band[2])\n"
-                "        lm.copy(Out, part, coords=(16 * w, 0))\n");
+                twice + "        lm.sync(block)\n        if w == 0:\n            lm.copy(band[2], part)\n");
   const std::string once = "        if w == 0:\n            lm.fill(part, 2.0)\n            lm.copy(band[2], part)\n";
   ASSERT_NE(older.find(once), std::string::npos);
   older.replace(older.find(once), once.size(), "        if w == 0:\n            lm.fill(part, 2.0)\n");
   EXPECT_TRUE(agreedRules(older, {}).count("data.stale-read"));
+  // without that later write nobody writes generation 1 of index 2: the
+  // second read means at most the highest generation another instance
+  // writes there (0, the partial, which nobody rewrote: not stale; before
+  // session 23 an iteration-named read was not capped and this was a
+  // data.stale-read, like the relay below)
+  std::string reread = kReduceThenBroadcastByIteration;
+  reread.replace(reread.find(tail), tail.size(), twice);
+  reread.replace(reread.find(once), once.size(), "        if w == 0:\n            lm.fill(part, 2.0)\n");
+  EXPECT_EQ(simTextRules(reread, {}), Rules{});
+}
+
+// A tree reduction that relays one slot through several writers, named by
+// iteration (apex's cuWelfordMuSigma2 through ubuf, NVIDIA/apex PR #1184's
+// fixed form, corpus/bugs/sync.race/apex_cu_apply_layer_norm_ubuf_next_row_no_barrier_fixed.cake):
+// wave 2 writes index 2, wave 0 reads it, wave 1 writes it over, wave 0
+// reads it again, each write the writer's first (generation 0) of the
+// index. Wave 0's second read came back after synchronizing and counted as
+// generation 1, which no instance writes: a false data.stale-read before
+// session 23. An iteration-named read's generation is now capped, as a
+// stage-like read's lap is, at the highest generation another instance
+// writes of its index over its bytes (encoder/system.cpp resolveReads).
+const std::string kRelayByIteration = R"(@cake.schedule(target="sm_80")
+def relay_by_iteration(lm, Out: LM.gmem):
+    pool = lm.smem(8192)
+    band = pool.view(offset=0, shape=(16, 64), dtype=lm.f32, stages=2)
+    part = lm.regs(shape=(16, 64), dtype=lm.f32)
+    waves = lm.role(warps=[0, 1, 2], group=1)
+    block = lm.named_barrier(roles=[waves])
+    with waves:
+        w = lm.instance()
+        lm.fill(part, 1.0)
+        if w == 2:
+            lm.copy(band[2], part)
+        lm.sync(block)
+        if w == 0:
+            lm.copy(part, band[2])
+        lm.sync(block)
+        if w == 1:
+            lm.copy(band[2], part)
+        lm.sync(block)
+        if w == 0:
+            lm.copy(part, band[2])
+        lm.copy(Out, part, coords=(16 * w, 0))
+)";
+
+TEST(StaleRead, RelayedSlotNamedByIterationIsNotStale) {
+  // the simulator (the generations are the system's, which every engine
+  // reads; the three engines agree on it: 117 s at load 23, too slow here)
+  EXPECT_EQ(simTextRules(kRelayByIteration, {}), Rules{});
+  const auto gens = onSystem(kRelayByIteration, {}, [](const System& sys) {
+    std::vector<int64_t> out;  // wave 0's read generations of band[2]
+    for (const Process& p : sys.procs)
+      for (const Instr& in : p.program)
+        for (const Access& a : in.accesses)
+          if (p.name == "waves[0]" && a.view >= 0 && !a.write && a.index == 2) out.push_back(a.gen);
+    return out;
+  });
+  EXPECT_EQ(gens, (std::vector<int64_t>{0, 0}));
+  // wave 1's write after the read's barrier instead of before it: a race
+  std::string unordered = kRelayByIteration;
+  const std::string relay = "        if w == 1:\n            lm.copy(band[2], part)\n        lm.sync(block)\n";
+  ASSERT_NE(unordered.find(relay), std::string::npos);
+  unordered.replace(unordered.find(relay), relay.size(), "        lm.sync(block)\n        if w == 1:\n            lm.copy(band[2], part)\n");
+  EXPECT_TRUE(simTextRules(unordered, {}).count("sync.race"));
+  // another index of the same bytes is still stale: wave 0's second read
+  // means index 4 (the slot's next lap), which nobody writes: it finds
+  // wave 1's index 2
+  std::string wrong = kRelayByIteration;
+  const std::string second = "        if w == 0:\n            lm.copy(part, band[2])\n        lm.copy(Out";
+  ASSERT_NE(wrong.find(second), std::string::npos);
+  wrong.replace(wrong.find(second), second.size(), "        if w == 0:\n            lm.copy(part, band[4])\n        lm.copy(Out");
+  EXPECT_TRUE(simTextRules(wrong, {}).count("data.stale-read"));
 }
 
 // hipfire (warpfront/hipfire) #574/#575, qwen35_fa_prep: the sum of squares
