@@ -3275,6 +3275,11 @@ struct PGrid {
   // only difference (checked in postsByRingEnd).
   std::vector<char> post_moves, post_x;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_text;  // (PartTexts)
+  // One tail for those copies (merge_tails, a process that skips tiles;
+  // docs/z3.md "One tail for the parts after the K loop"): copy x holds the
+  // part up to its last instruction that differs between the copies, then
+  // goes on at post_tail_at[lane][t], one copy of the rest (PcPos x = -1).
+  bool merge_tails = false;
   // A first K iteration that differs from the others at its ring index
   // (`if k > 0:`, docs/z3.md "The first K iteration"): first_x[p], p gets
   // a copy of it per ring start x, text first_text[kind][p][t][x] (from
@@ -3307,6 +3312,7 @@ struct PGrid {
   std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
   std::vector<std::vector<std::vector<Range>>> first_at;  // [lane][t][x] (first_x; firstIterations)
   std::vector<std::vector<std::vector<Range>>> tail_at;   // [lane][t][g] (tail_x; tailIterations)
+  std::vector<std::vector<Range>> post_tail_at;           // [lane][t] (merge_tails; empty range: none)
   std::vector<std::vector<Range>> pre_open;  // [p][t]: a process that skips tiles (TileShape::step > 1)
   // The tile count read inside the tile loop (checkTileCountUses):
   // last[i] is the grid whose tiles of parity i are the last one (E_A read
@@ -3491,6 +3497,7 @@ void layOutPersistent(PGrid& g) {
   g.exit_at.assign(lanes, {});
   g.first_at.assign(lanes, {});
   g.tail_at.assign(lanes, {});
+  g.post_tail_at.assign(lanes, {});
   g.ring_pc.assign(P, {});
   g.ring_ref.assign(P, {});
   g.tile_pc.assign(P, {});
@@ -3505,6 +3512,7 @@ void layOutPersistent(PGrid& g) {
     auto& pos = g.pos[p];
     auto& cb = g.commits_before[p];
     std::vector<int> ends;  // the last pc of every block that ends in a resolution
+    std::vector<std::pair<int, int64_t>> to_tail;  // (pc, lane * Wt + t): the last pc of a copy that goes on at its tail
     int kind = 0;           // the kind of the copies appended (MergedLoops)
     int8_t first_flag = 0;  // appending first (kFirstCopy) or last (kTailCopy) K iterations
     const std::vector<Instr>* from_kind = &src;
@@ -3661,25 +3669,52 @@ void layOutPersistent(PGrid& g) {
       // a part after the K loop that reads the ring end: a copy per ring
       // end x with its own text (postsByRingEnd; x = 0 is entered by no run)
       const bool by_x = !g.post_x.empty() && g.post_x[p];
-      for (int64_t t = sh.first; t < Wt; t += sh.step)
+      g.post_tail_at[lp].assign(static_cast<size_t>(Wt), {});
+      for (int64_t t = sh.first; t < Wt; t += sh.step) {
+        const int c = sh.head[t][Wg], d = sh.tile_start[t + 1];
+        // (merge_tails) the copies per ring end are one text from `cut` on:
+        // a process that skips tiles reads no ring position after the part
+        // (its next tile's ring start is the end of the tile before that
+        // one; its exit path has one copy), so one copy of the rest serves
+        // every ring end (docs/z3.md "One tail for the parts after the K loop")
+        int cut = d - c;
+        if (by_x && skips && g.merge_tails) {
+          const auto& texts = g.post_text[kind][p][t];
+          cut = 0;
+          for (int64_t x = 1; x < Wg; ++x)
+            for (int i = cut; i < d - c; ++i)
+              if (!sameInstr(texts[x][i], texts[Wg][i])) cut = i + 1;
+          cut = std::min(std::max(cut, 1), d - c);  // (the copy itself is entered: never empty)
+        }
         for (int64_t x = 0; x <= (by_x ? Wg : last_x); ++x) {
           const int a = sh.tile_start[t], b = sh.head[t][0];
           if (!skips) {
             const int at = append(a, b, PcPos::Pre, t, x, tiles_c[t] + body_c[x]);
             g.pre_at[lp][t][x] = range(at, at + (b - a));
           }
-          const int c = sh.head[t][Wg], d = sh.tile_start[t + 1];
           const int64_t base = tiles_c[t] + pre_c[t] + body_c[x];
           int at2;
           if (by_x) {
             const std::vector<Instr>& text = g.post_text[kind][p][t][x > 0 ? x : Wg];
             if (static_cast<int>(text.size()) != d - c) throw Fail("internal: a part after the K loop per ring end");
-            at2 = appendFrom(text, 0, d - c, PcPos::Post, t, x, base);
+            at2 = appendFrom(text, 0, cut, PcPos::Post, t, x, base);
+            if (cut < d - c) {  // goes on at the tail, no block end here
+              pos.back().last = false;
+              to_tail.push_back({static_cast<int>(prog.size()) - 1, static_cast<int64_t>(lp) * Wt + t});
+            }
           } else {
             at2 = append(c, d, PcPos::Post, t, skips ? -1 : x, base);
           }
-          g.post_at[lp][t][x] = range(at2, at2 + (d - c));
+          g.post_at[lp][t][x] = range(at2, at2 + (by_x ? cut : d - c));
         }
+        if (by_x && cut < d - c) {
+          // (the numbers of its MMA commits are read by nothing: it skips tiles, above)
+          const std::vector<Instr>& text = g.post_text[kind][p][t][Wg];
+          const int at = appendFrom(text, cut, d - c, PcPos::Post, t, -1,
+                                    tiles_c[t] + pre_c[t] + body_c[0] + commitsIn(text, 0, cut));
+          g.post_tail_at[lp][t] = range(at, at + (d - c - cut));
+        }
+      }
       if (g.last_tile) {
         // the last tile's part after the K loop: it must commit as many MMA
         // groups as the other tiles' (the counts before the exit path are
@@ -3733,6 +3768,7 @@ void layOutPersistent(PGrid& g) {
         g.flow.next[p][i] = g.doneAt(p, pos[i].t, std::max<int>(pos[i].x, 0));
       }
     }
+    for (const auto& [pc, lt] : to_tail) g.flow.next[p][pc] = g.post_tail_at[lt / Wt][lt % Wt].a;
     // the shifts as pc maps (blocks of one kind have one length: same offsets)
     auto& ring = g.ring_pc[p];
     auto& tile = g.tile_pc[p];
@@ -3746,7 +3782,11 @@ void layOutPersistent(PGrid& g) {
         case PcPos::Done: return g.doneAt(p, q.t, std::max<int>(q.x, 0));
         case PcPos::Pre: return g.pre_at[lp][q.t][q.x].a;
         case PcPos::PreOpen: return g.pre_open[lp][q.t].a;
-        case PcPos::Post: return g.post_at[lp][q.t][std::max<int>(q.x, 0)].a;
+        case PcPos::Post:
+          // (merge_tails: x = -1 in the tail of copies per ring end)
+          if (q.x < 0 && !g.post_tail_at[lp].empty() && g.post_tail_at[lp][q.t].a < g.post_tail_at[lp][q.t].b)
+            return g.post_tail_at[lp][q.t].a;
+          return g.post_at[lp][q.t][std::max<int>(q.x, 0)].a;
         case PcPos::PostLast: return g.post_last_at[lp][q.t][q.x].a;
         case PcPos::Body:
           return (q.first == kFirstCopy ? g.first_at : q.first == kTailCopy ? g.tail_at : g.body_at)[lp][q.t][q.x].a;
@@ -3767,7 +3807,9 @@ void layOutPersistent(PGrid& g) {
         continue;
       }
       PcPos r = q;  // ring: x back by Pg
-      const bool post_by_x = q.region == PcPos::Post && !g.post_x.empty() && g.post_x[p];
+      // (the tail of copies per ring end, x = -1, has no ring position:
+      // nothing of it moves with the ring, checked below)
+      const bool post_by_x = q.region == PcPos::Post && !g.post_x.empty() && g.post_x[p] && q.x >= 0;
       if (sh.kind == TileShape::TileOnly || (sh.step > 1 && q.region != PcPos::Body && !post_by_x)) {
         // checked: nothing of it moves with the ring (a process that skips
         // tiles: the ring start it reads next, an end, moves)
@@ -3777,7 +3819,8 @@ void layOutPersistent(PGrid& g) {
         ring[i] = startOf(r) + off;
       }
       if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done) {
-        r.x = static_cast<int16_t>(std::max<int64_t>(0, q.x - g.Pg));  // the text does not depend on x
+        // the text does not depend on x (x = -1: one copy, no ring position)
+        r.x = static_cast<int16_t>(q.x < 0 ? q.x : std::max<int64_t>(0, q.x - g.Pg));
         ref[i] = startOf(r) + off;
       }
       PcPos u = q;  // tile: t back by Pt
@@ -3837,6 +3880,17 @@ void layOutPersistent(PGrid& g) {
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
                                      g.grid.procs[p].name, g.Pg));
           }
+    // the tail of those copies (merge_tails) stays where it is under the
+    // ring shift: it must be itself shifted by the ring's deltas (every
+    // slot, view and generation it names moves by none)
+    for (int k = 0; k < g.kindsOf(p); ++k)
+      for (const PGrid::Range& r : g.post_tail_at[g.lane(p, k)]) {
+        if (r.a >= r.b) continue;
+        Deltas d = g.ring;
+        if (!shiftedRange(prog, r.a, r.b, prog, r.a, r.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
+          throw Fail(fmt::format("the end of {}'s part after the K loop moves with the ring period {}",
+                                 g.grid.procs[p].name, g.Pg));
+      }
   }
 }
 
@@ -4421,7 +4475,9 @@ class PersistentExplorer {
           case PcPos::Body: pos[pc] = id(kr + (q.first == kFirstCopy ? 9 : q.first == kTailCopy ? 10 : 1), q.x, off); break;
           case PcPos::Pre: pos[pc] = id(kr + 2, q.t, off); break;
           case PcPos::PreOpen: pos[pc] = id(kr + 7, q.t, off); break;
-          case PcPos::Post: pos[pc] = id(kr + 3, q.t, off); break;
+          case PcPos::Post:  // (the tail of copies per ring end, merge_tails: positions of its own)
+            pos[pc] = id(kr + (q.x < 0 && !g_.post_x.empty() && g_.post_x[p] ? 11 : 3), q.t, off);
+            break;
           case PcPos::PostLast: pos[pc] = id(kr + 6, q.t, off); break;
           case PcPos::Exit: pos[pc] = id(4, 0, off); break;
           case PcPos::Tile: pos[pc] = id(5, q.t, off); break;
@@ -7030,6 +7086,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                  "by the persistent-kernel proof yet)");
     tailIterations(g, tl, tails->first, tails->second);
   }
+  g.merge_tails = opts.merge_post_tails;
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
     fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}{}\n", Wt, Wg,

@@ -132,6 +132,13 @@ struct TripProofOptions {
   // step's footprint and its window's first stretch (docs/z3.md "Settled
   // resolutions"); false: every block end writes them (tests compare the two).
   bool settled_resolutions = true;
+  // Persistent kernels: a process that skips tiles and has a part after the
+  // K loop per ring end (`lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)`)
+  // keeps a copy per ring end only up to its last instruction that differs
+  // between the copies; the rest is one copy per tile, which no ring shift
+  // moves (docs/z3.md "One tail for the parts after the K loop"); false: a
+  // whole copy per ring end (tests compare the two).
+  bool merge_post_tails = true;
   // Lap induction of a modelled cluster whose CTAs share nothing but the
   // cluster barrier (and that barrier moves by no generation per period):
   // each CTA keeps its own trip count and is shifted a period back on its

@@ -679,3 +679,81 @@ TEST(ProofBudget, LapExplorationChargesItsWindows) {
     EXPECT_EQ(r.detail.find("state cap"), std::string::npos) << r.detail;
   }
 }
+
+namespace {
+
+// A persistent proof under the default work budget of 3e9 units, with or
+// without one tail for the parts after the K loop per ring end.
+encoder::ModelCheckResult proveMergingTails(const ir::Schedule& s, bool merge) {
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
+  encoder::TripProofOptions o;
+  o.work = 3'000'000'000;
+  o.merge_post_tails = merge;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+}  // namespace
+
+// The two-kind ping-pong's consumers skip every other tile and release the
+// tile's last ring slot after the K loop (`lm.arrive(empty, iter=t *
+// k_tiles + k_tiles - 1)`): a copy of the part after the K loop per ring
+// end. From the instruction after that release on, the copies are one text,
+// and a process that skips tiles reads no ring position after the part, so
+// one copy of the rest serves every ring end (docs/z3.md "One tail for the
+// parts after the K loop"). Before, a consumer in its epilogue at a small
+// ring end kept the ring shift from applying while the other consumer's
+// long tile ran on: the window grew to 48 ring positions and the default
+// budget was used up. Now the file is proved within it. Its broken twin
+// and broken forms whose bugs lie in that tail (each found by the bounded
+// check: `cake check` on the edited file) are not proved.
+TEST(ProofBudget, PostTailsMergedAcrossRingEnds) {
+  const std::string rel = "corpus/bugs/sync.race/sm90_pingpong_tail64_copy_before_retire_fixed.cake";
+  const std::string text = cake::testing::corpusText(rel);
+  ASSERT_FALSE(text.empty());
+  auto mod = compileText(text);
+  ASSERT_TRUE(mod);
+  const encoder::ModelCheckResult merged = proveMergingTails(mod->schedules.at(0), true);
+  ASSERT_EQ(merged.outcome, encoder::Outcome::Proved) << merged.detail;
+  EXPECT_NE(merged.engine.find("lap induction over tiles and K"), std::string::npos) << merged.engine;
+  const encoder::ModelCheckResult whole = proveMergingTails(mod->schedules.at(0), false);
+  EXPECT_NE(whole.outcome, encoder::Outcome::Proved) << whole.engine;
+  std::cout << "[ sm90_pingpong_tail64 fixed: " << merged.states << " states / " << workOf(merged.engine)
+            << " units with one tail; without: " << whole.detail.substr(0, 120) << " ]\n";
+  // the broken twin: the tail tile's epilogue copies acc before mma_wait(0)
+  const std::string twin = cake::testing::corpusText("corpus/bugs/sync.race/sm90_pingpong_tail64_copy_before_retire.cake");
+  ASSERT_FALSE(twin.empty());
+  auto bad = compileText(twin);
+  ASSERT_TRUE(bad);
+  EXPECT_NE(proveMergingTails(bad->schedules.at(0), true).outcome, encoder::Outcome::Proved);
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      // the 128x192 epilogue reuses its first staging stage while that store may still read it
+      {"            lm.tma_store_wait(pending=1)\n", "            lm.tma_store_wait(pending=2)\n"},
+      // the 128x64 epilogue's copy while the store of two tiles back may still read the stage
+      {"            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n            lm.tma_store_wait(pending=0)\n"
+       "            lm.copy(smem_c[2 * lm.instance()], acc[:, 0:64])\n            lm.fence_proxy()\n"
+       "            smem_c.tma_store(C, coords=(m_blk, n_blk), stage=2 * lm.instance())\n            "
+       "lm.tma_store_commit()\n        lm.tma_store_wait(pending=0)",
+       "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n"
+       "            lm.copy(smem_c[2 * lm.instance()], acc[:, 0:64])\n            lm.fence_proxy()\n"
+       "            smem_c.tma_store(C, coords=(m_blk, n_blk), stage=2 * lm.instance())\n            "
+       "lm.tma_store_commit()\n        lm.tma_store_wait(pending=0)"},
+      // both consumers stage their 128x64 tiles in one stage
+      {"            lm.copy(smem_c[2 * lm.instance()], acc[:, 0:64])\n            lm.fence_proxy()\n"
+       "            smem_c.tma_store(C, coords=(m_blk, n_blk), stage=2 * lm.instance())\n            "
+       "lm.tma_store_commit()\n        lm.tma_store_wait(pending=0)",
+       "            lm.copy(smem_c[0], acc[:, 0:64])\n            lm.fence_proxy()\n"
+       "            smem_c.tma_store(C, coords=(m_blk, n_blk), stage=0)\n            "
+       "lm.tma_store_commit()\n        lm.tma_store_wait(pending=0)"},
+      // the 128x192 epilogue's first copy while its store of two tiles back may still read the stage
+      {"            # epilogue overlaps the other warpgroup's mainloop\n            lm.tma_store_wait(pending=0)\n",
+       "            # epilogue overlaps the other warpgroup's mainloop\n            lm.tma_store_wait(pending=1)\n"},
+      // the third store's generic writes without the proxy fence
+      {"            lm.copy(smem_c[2 * lm.instance()], acc[:, 128:192])\n            lm.fence_proxy()\n",
+       "            lm.copy(smem_c[2 * lm.instance()], acc[:, 128:192])\n"},
+  };
+  expectEditsNotProved(text, edits, [](const ir::Schedule& b) { return proveMergingTails(b, true); });
+}
+
