@@ -50,6 +50,27 @@ std::vector<const encoder::Instr*> ofKind(const encoder::Process& p, InstrKind k
   return out;
 }
 
+// Two warps each writing a column band t[0][:, C0:C1] of one 8 x 64 tile
+// (8 runs), then a named barrier.
+std::string columnBandsText(const std::string& c0, const std::string& c1) {
+  const std::string base = R"(@cake.schedule(target="sm_80")
+def bands(lm, X: LM.gmem, Y: LM.gmem):
+    pool = lm.smem(4096)
+    t    = pool.view(offset=0, shape=(8, 64), dtype=lm.f32, stages=1)
+    band = lm.regs(shape=(8, 16), dtype=lm.f32)
+    rows = lm.regs(shape=(4, 64), dtype=lm.f32)
+    ws   = lm.role(warps=[0, 1], group=1)
+    bar  = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        lm.copy(band, X, coords=(0, 16 * w))
+        lm.copy(t[0][:, C0:C1], band)
+        lm.sync(bar)
+        lm.copy(Y, band, coords=(0, 16 * w))
+)";
+  return cake::testing::replace(cake::testing::replace(base, "C0", c0), "C1", c1);
+}
+
 }  // namespace
 
 TEST(System, ProcessesPerInstance) {
@@ -252,24 +273,7 @@ TEST(System, HandBuiltSchedule) {
 // shape of cudnn-frontend PR #1049's dK staging buffer, written by column
 // band and read by row band; corpus/bugs/sync.race/cudnn_fe_dsa_indexer_dk_staging_no_wg_barrier*.cake).
 TEST(System, ColumnBandsAreExactRuns) {
-  const std::string base = R"(@cake.schedule(target="sm_80")
-def bands(lm, X: LM.gmem, Y: LM.gmem):
-    pool = lm.smem(4096)
-    t    = pool.view(offset=0, shape=(8, 64), dtype=lm.f32, stages=1)
-    band = lm.regs(shape=(8, 16), dtype=lm.f32)
-    rows = lm.regs(shape=(4, 64), dtype=lm.f32)
-    ws   = lm.role(warps=[0, 1], group=1)
-    bar  = lm.named_barrier(roles=[ws])
-    with ws:
-        w = lm.instance()
-        lm.copy(band, X, coords=(0, 16 * w))
-        lm.copy(t[0][:, C0:C1], band)
-        lm.sync(bar)
-        lm.copy(Y, band, coords=(0, 16 * w))
-)";
-  auto text = [&](const std::string& c0, const std::string& c1) {
-    return cake::testing::replace(cake::testing::replace(base, "C0", c0), "C1", c1);
-  };
+  auto text = columnBandsText;
   {  // the accesses: 8 runs of 16 floats, 256 bytes apart
     auto mod = compile(text("16 * w", "16 * w + 16"));
     auto sys = build(mod.schedules[0], bind(mod.schedules[0], {}));
@@ -309,24 +313,7 @@ def bands(lm, X: LM.gmem, Y: LM.gmem):
 // the quack epilogue (corpus/bugs/sync.deadlock/quack_sm100_epi_load_barrier_two_warps_fixed.cake)
 // the 256 runs of smem_d's two column halves are two atoms.
 TEST(System, AtomsNoInstructionTellsApartAreOne) {
-  const std::string base = R"(@cake.schedule(target="sm_80")
-def bands(lm, X: LM.gmem, Y: LM.gmem):
-    pool = lm.smem(4096)
-    t    = pool.view(offset=0, shape=(8, 64), dtype=lm.f32, stages=1)
-    band = lm.regs(shape=(8, 16), dtype=lm.f32)
-    rows = lm.regs(shape=(4, 64), dtype=lm.f32)
-    ws   = lm.role(warps=[0, 1], group=1)
-    bar  = lm.named_barrier(roles=[ws])
-    with ws:
-        w = lm.instance()
-        lm.copy(band, X, coords=(0, 16 * w))
-        lm.copy(t[0][:, C0:C1], band)
-        lm.sync(bar)
-        lm.copy(Y, band, coords=(0, 16 * w))
-)";
-  auto text = [&](const std::string& c0, const std::string& c1) {
-    return cake::testing::replace(cake::testing::replace(base, "C0", c0), "C1", c1);
-  };
+  auto text = columnBandsText;
   auto smemAtoms = [](const encoder::System& sys) {
     encoder::sim::Model m(sys);
     int n = 0;
