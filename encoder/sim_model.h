@@ -21,7 +21,8 @@ namespace cake::encoder::sim {
 // (Model::selfCommits) and their waits retire them all.
 enum GroupKind { kMma = 0, kStore = 1, kCp = 2, kTmemLd = 3, kTmemSt = 4, kGroupKinds = 5 };
 
-// A half-open interval of atoms (the pieces every byte range is cut into).
+// A half-open interval of atoms (the pieces every byte range is cut into;
+// bytes that every instruction accesses alike are one atom).
 struct AtomRange {
   int a0 = 0, a1 = 0;
   bool overlaps(const AtomRange& o) const { return a0 < o.a1 && o.a0 < a1; }
@@ -75,6 +76,16 @@ class Model {
   const Instr& instr(int p, int pc) const { return sys.procs[p].program[pc]; }
   int programSize(int p) const { return static_cast<int>(sys.procs[p].program.size()); }
   const Access& access(int p, int pc, int i) const { return instr(p, pc).accesses[i]; }
+  // Do access i of program[pc] of p and access j of program[qpc] of q share
+  // a byte? Their atoms first (the cheap test); an atom may stand for the
+  // bytes of several runs (sim_state.cpp atomClasses), so the byte ranges
+  // decide which two accesses meet (the same pairs as with one atom per
+  // range: the same rule, access and message).
+  bool overlap(int p, int pc, int i, int q, int qpc, int j) const {
+    if (!atoms_of[p][pc][i].overlaps(atoms_of[q][qpc][j])) return false;
+    const Access &a = access(p, pc, i), &b = access(q, qpc, j);
+    return a.lo < b.hi && b.lo < a.hi;
+  }
   // The group kind of an async instruction (Mma, TmaStore, CpAsync and their
   // commits / waits), or -1.
   int groupKind(InstrKind k) const;

@@ -1,10 +1,13 @@
 // The step function of the explicit-state engine: the executable form of
 // docs/semantics.md. Every rule check that happens at a step lives here.
 #include <algorithm>
+#include <array>
+#include <climits>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -15,6 +18,100 @@ namespace cake::encoder::sim {
 
 // ================================================================ model
 
+namespace {
+
+// Which elementary atoms of a System are one atom of the Model.
+//
+// An elementary atom is a byte range between two consecutive access
+// boundaries of its space. Its *signature* is the list, in program order
+// (process, pc, access index), of the accesses that cover it, each as
+// (process, pc, the access's fields other than its byte range), with a
+// repeat of the same entry in a row dropped. Two elementary atoms of one
+// space with equal signatures are merged into one atom, which is sound and
+// exact: every engine reads and writes memory only through an
+// instruction's accesses, so a step does to every byte of such a class the
+// same thing - the same reads and writes, of the same proxy, asyncness and
+// data tag, in the same order (a write's id differs from run to run of a
+// sliced tile, but the data tags that sim::staleWrite compares, its process
+// and its pc do not). Hence in every reachable state all bytes of a class
+// hold equal data and unfenced marks (by induction over the steps from the
+// initial state, where all are equal), a step's footprint meets a class iff
+// it meets each of its bytes, and two instructions' footprints meet in a
+// class iff they share a byte of it: races, stale reads, proxy fences and
+// the reductions' independence are decided as with one atom per range.
+// Messages name byte ranges from the accesses themselves (Model::overlap,
+// overlapText), not from the atoms.
+//
+// Atoms are numbered so that every access covers an interval of them (an
+// AtomRange): the classes of a space in the order of their first byte, which
+// works when every access meets its classes in that order (a column-sliced
+// tile: the runs of each warp's band are one class, the whole tile's range
+// the interval of all bands). A space where some access does not only
+// merges runs of adjacent elementary atoms with equal signatures.
+template <class ElemIndex>
+std::vector<int> atomClasses(const System& sys, int elementary, const std::vector<int>& elem_space,
+                             const ElemIndex& elemIndex) {
+  using Key = std::array<int, 3>;  // process, pc, interned fields
+  std::map<std::tuple<int, bool, int, bool, int, int64_t, int64_t, bool, bool>, int> fields;
+  std::vector<std::vector<Key>> sig(static_cast<size_t>(elementary));
+  for (int p = 0; p < static_cast<int>(sys.procs.size()); ++p) {
+    const auto& prog = sys.procs[p].program;
+    for (int pc = 0; pc < static_cast<int>(prog.size()); ++pc)
+      for (const Access& a : prog[pc].accesses) {
+        const auto f = fields.emplace(std::make_tuple(a.space, a.write, static_cast<int>(a.proxy), a.async, a.view,
+                                                      a.index, a.gen, a.stage_like, a.view_written),
+                                      static_cast<int>(fields.size())).first->second;
+        const Key key{p, pc, f};
+        for (int e = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi); e < e1; ++e)
+          if (sig[e].empty() || sig[e].back() != key) sig[e].push_back(key);
+      }
+  }
+  // Per space (its elementary atoms are consecutive): classes by first byte.
+  std::vector<int> local(static_cast<size_t>(elementary), 0);
+  for (int e = 0; e < elementary;) {
+    int end = e;
+    while (end < elementary && elem_space[end] == elem_space[e]) ++end;
+    std::map<std::vector<Key>, int> seen;
+    for (int x = e; x < end; ++x) local[x] = seen.emplace(sig[x], static_cast<int>(seen.size())).first->second;
+    e = end;
+  }
+  std::set<int> adjacent_only;  // spaces where some access meets its classes out of order
+  for (const Process& proc : sys.procs)
+    for (const Instr& in : proc.program)
+      for (const Access& a : in.accesses) {
+        const int e0 = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi);
+        if (e0 >= e1 || adjacent_only.count(a.space)) continue;
+        int next = local[e0] + 1;
+        for (int e = e0 + 1; e < e1; ++e) {
+          if (local[e] == next) ++next;
+          else if (local[e] < local[e0] || local[e] > next) {
+            adjacent_only.insert(a.space);
+            break;
+          }
+        }
+      }
+  std::vector<int> cls(static_cast<size_t>(elementary), 0);
+  int atoms = 0;
+  for (int e = 0; e < elementary;) {
+    int end = e;
+    while (end < elementary && elem_space[end] == elem_space[e]) ++end;
+    if (adjacent_only.count(elem_space[e])) {
+      for (int x = e; x < end; ++x) cls[x] = x > e && sig[x] == sig[x - 1] ? cls[x - 1] : atoms++;
+    } else {
+      int n = 0;
+      for (int x = e; x < end; ++x) {
+        cls[x] = atoms + local[x];
+        n = std::max(n, local[x] + 1);
+      }
+      atoms += n;
+    }
+    e = end;
+  }
+  return cls;
+}
+
+}  // namespace
+
 Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   if (f) flow = *f;
   P = static_cast<int>(sys.procs.size());
@@ -22,7 +119,10 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   N = static_cast<int>(sys.named.size());
   async_mma = sys.target != ir::Target::SM80;
 
-  // Cut every space into atoms at the boundaries of all accesses.
+  // Cut every space into elementary atoms at the boundaries of all
+  // accesses, then merge the elementary atoms that no access tells apart
+  // into one atom (atomClasses above; docs/z3.md "Atoms no instruction tells
+  // apart").
   std::map<int, std::set<int64_t>> cuts;
   for (const Process& p : sys.procs)
     for (const Instr& in : p.program)
@@ -32,22 +132,42 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
       }
   std::map<int, std::vector<int64_t>> bounds;
   std::map<int, int> base;
+  int elementary = 0;
+  std::vector<int> elem_space;
   for (auto& [space, set] : cuts) {
     bounds[space] = std::vector<int64_t>(set.begin(), set.end());
-    base[space] = atoms;
-    const auto& b = bounds[space];
-    for (size_t i = 0; i + 1 < b.size(); ++i) {
-      atom_space.push_back(space);
-      atom_lo.push_back(b[i]);
-      atom_hi.push_back(b[i + 1]);
-      bool smem = sys.spaces[space].kind == MemSpace::Kind::Smem;
-      tracked_of.push_back(smem ? tracked++ : -1);
-      ++atoms;
-    }
+    base[space] = elementary;
+    const int n = static_cast<int>(bounds[space].size()) - 1;
+    elementary += std::max(0, n);
+    elem_space.insert(elem_space.end(), static_cast<size_t>(std::max(0, n)), space);
   }
-  auto atomIndex = [&](int space, int64_t x) {
+  auto elemIndex = [&](int space, int64_t x) {
     const auto& b = bounds[space];
     return base[space] + static_cast<int>(std::lower_bound(b.begin(), b.end(), x) - b.begin());
+  };
+  std::vector<int> cls = atomClasses(sys, elementary, elem_space, elemIndex);
+  atoms = elementary == 0 ? 0 : *std::max_element(cls.begin(), cls.end()) + 1;
+  atom_space.assign(atoms, -1);
+  atom_lo.assign(atoms, INT64_MAX);
+  atom_hi.assign(atoms, INT64_MIN);
+  for (auto& [space, b] : bounds)
+    for (size_t i = 0; i + 1 < b.size(); ++i) {
+      const int x = cls[base[space] + static_cast<int>(i)];
+      atom_space[x] = space;
+      atom_lo[x] = std::min(atom_lo[x], b[i]);
+      atom_hi[x] = std::max(atom_hi[x], b[i + 1]);
+    }
+  tracked_of.assign(atoms, -1);
+  for (int x = 0; x < atoms; ++x)
+    if (sys.spaces[atom_space[x]].kind == MemSpace::Kind::Smem) tracked_of[x] = tracked++;
+  // An access's atoms: the classes of its elementary atoms, an interval
+  // (atomClasses numbers them so).
+  auto atomRange = [&](const Access& a) {
+    const int e0 = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi);
+    if (e0 >= e1) return AtomRange{0, 0};
+    int lo = cls[e0], hi = cls[e0];
+    for (int e = e0 + 1; e < e1; ++e) hi = std::max(hi, cls[e]);
+    return AtomRange{lo, hi + 1};
   };
 
   atoms_of.resize(P);
@@ -68,7 +188,7 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
       if (in.kind == InstrKind::MmaCommit) commit_seq[p][pc] = commits_before[p][pc];
       for (size_t i = 0; i < in.accesses.size(); ++i) {
         const Access& a = in.accesses[i];
-        atoms_of[p][pc].push_back({atomIndex(a.space, a.lo), atomIndex(a.space, a.hi)});
+        atoms_of[p][pc].push_back(atomRange(a));
         int id = -1;
         if (a.write && a.view >= 0) {
           id = static_cast<int>(writes.size());
@@ -759,17 +879,17 @@ class Stepper {
   }
 
   // "a[0] bytes [0, 8192)": the overlapping part, named through access a.
-  std::string overlapText(const Access& a, const AtomRange& ra, const AtomRange& rb) const {
-    int x0 = std::max(ra.a0, rb.a0), x1 = std::min(ra.a1, rb.a1);
-    if (x0 >= x1) return a.what;
+  std::string overlapText(const Access& a, const Access& b) const {
+    const int64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+    if (lo >= hi) return a.what;
     std::string name = a.what.substr(0, a.what.find(" bytes ["));
     name = name.substr(0, name.find(" lanes ["));
-    if (m_.sys.spaces[m_.atom_space[x0]].kind == MemSpace::Kind::Tmem) {
-      const int64_t q = m_.atom_lo[x0] / kTmemQuarterStride;
-      return fmt::format("{} lanes [{}, {}) columns [{}, {})", name, 32 * q, 32 * q + 32,
-                         m_.atom_lo[x0] - q * kTmemQuarterStride, m_.atom_hi[x1 - 1] - q * kTmemQuarterStride);
+    if (m_.sys.spaces[a.space].kind == MemSpace::Kind::Tmem) {
+      const int64_t q = lo / kTmemQuarterStride;
+      return fmt::format("{} lanes [{}, {}) columns [{}, {})", name, 32 * q, 32 * q + 32, lo - q * kTmemQuarterStride,
+                         hi - q * kTmemQuarterStride);
     }
-    return fmt::format("{} bytes [{}, {})", name, m_.atom_lo[x0], m_.atom_hi[x1 - 1]);
+    return fmt::format("{} bytes [{}, {})", name, lo, hi);
   }
 
   // "load's TMA load", "math's MMA", "consumers[1]'s lm.copy"
@@ -837,19 +957,17 @@ class Stepper {
   // Returns true when a race was reported.
   bool checkRace(int p, int pc_, int i) {
     const Access& acc = m_.access(p, pc_, i);
-    const AtomRange& ra = m_.atoms_of[p][pc_][i];
     const Instr& me = m_.instr(p, pc_);
     auto conflict = [&](int q, int qpc, int j, std::string_view how) {
       const Access& b = m_.access(q, qpc, j);
-      const AtomRange& rb = m_.atoms_of[q][qpc][j];
-      if (!(acc.write || b.write) || !ra.overlaps(rb)) return false;
+      if (!(acc.write || b.write) || !m_.overlap(p, pc_, i, q, qpc, j)) return false;
       // wgmma / tcgen05 ops of one instance are ordered among themselves
       if (q == p && me.kind == InstrKind::Mma && m_.instr(q, qpc).kind == InstrKind::Mma) return false;
       // Between two parties the writer is at fault (it overwrote data still
       // in use, or wrote what the reader did not wait for); an instance
       // racing with its own async op is at fault where it accesses too early.
       bool blame_other = q != p && b.write && !acc.write;
-      std::string what = blame_other ? overlapText(b, rb, ra) : overlapText(acc, ra, rb);
+      std::string what = blame_other ? overlapText(b, acc) : overlapText(acc, b);
       auto side = [&](int x, int xpc, bool write, std::string_view state) {
         return fmt::format("{}{}{} {}", actor(x, xpc), state.empty() ? "" : " ", state, write ? "writes" : "reads");
       };
@@ -870,7 +988,7 @@ class Stepper {
     // conflict()'s own first test, inline: most accesses meet none, and
     // the call (which builds the report) is only made for those that do
     auto meets = [&](int q, int qpc, int j) {
-      return (acc.write || m_.instr(q, qpc).accesses[j].write) && ra.overlaps(m_.atoms_of[q][qpc][j]);
+      return (acc.write || m_.instr(q, qpc).accesses[j].write) && m_.overlap(p, pc_, i, q, qpc, j);
     };
     for (const Load& l : a_.loads)
       if (meets(l.proc, l.pc, 0) && conflict(l.proc, l.pc, 0, "(not landed yet)")) return true;

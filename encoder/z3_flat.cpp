@@ -385,12 +385,10 @@ class Flat {
 
   z3::expr race(int p, int pc, int i) const {
     const Access& acc = m_.access(p, pc, i);
-    const sim::AtomRange& ra = m_.atoms_of[p][pc][i];
     const Instr& me = m_.instr(p, pc);
     std::vector<z3::expr> conds;
     for (const LoadV& l : loads_) {
-      const sim::AtomRange& rb = m_.atoms_of[l.p][l.pc][0];
-      if (ra.overlaps(rb)) conds.push_back(V(l.in));  // a load writes
+      if (m_.overlap(p, pc, i, l.p, l.pc, 0)) conds.push_back(V(l.in));  // a load writes
     }
     for (int q = 0; q < m_.P; ++q)
       for (int qpc = 0; qpc < m_.programSize(q); ++qpc) {
@@ -400,7 +398,7 @@ class Flat {
         bool hit = false;
         for (size_t j = 0; j < qi.accesses.size(); ++j) {
           const Access& b = qi.accesses[j];
-          if (b.async && (acc.write || b.write) && ra.overlaps(m_.atoms_of[q][qpc][j])) hit = true;
+          if (b.async && (acc.write || b.write) && m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) hit = true;
         }
         if (hit) conds.push_back(live(q, qpc));
       }
@@ -411,7 +409,7 @@ class Flat {
         const Instr& qi = m_.instr(q, qpc);
         bool hit = false;
         for (size_t j = 0; j < qi.accesses.size(); ++j)
-          if ((acc.write || qi.accesses[j].write) && ra.overlaps(m_.atoms_of[q][qpc][j])) hit = true;
+          if ((acc.write || qi.accesses[j].write) && m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) hit = true;
         if (hit) {
           if (evReads_) { evReads_->insert({q, qpc}); evReads_->insert({q, qpc + 1}); }
           conds.push_back(V(pc_[q]) == num(qpc + 1));

@@ -1222,7 +1222,6 @@ int Po::endOf(int q, int qpc) const {
 
 E Po::raceAt(int p, int pc, int i) const {
   const Access& acc = m_.access(p, pc, i);
-  const sim::AtomRange& ra = m_.atoms_of[p][pc][i];
   const Instr& me = instr(p, pc);
   E tau = T(exec_[p][pc]);
   std::vector<E> xs;
@@ -1234,7 +1233,7 @@ E Po::raceAt(int p, int pc, int i) const {
       // issued after this step, or retired before it, in every model asked about
       if (hb(exec_[p][pc], exec_[q][qpc]) || hb(endOf(q, qpc), exec_[p][pc])) continue;
       for (size_t j = 0; j < qi.accesses.size(); ++j) {
-        if (!(acc.write || qi.accesses[j].write) || !ra.overlaps(m_.atoms_of[q][qpc][j])) continue;
+        if (!(acc.write || qi.accesses[j].write) || !m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) continue;
         E l = live(q, qpc, static_cast<int>(j), p, tau);
         if (!l.is_false()) xs.push_back(l);
       }

@@ -2,6 +2,10 @@
 // ranges, named barriers, targets, refusals.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
+#include "encoder/sim_model.h"
+#include "encoder/simulator.h"
 #include "encoder/system.h"
 #include "test_util.h"
 
@@ -44,6 +48,27 @@ std::vector<const encoder::Instr*> ofKind(const encoder::Process& p, InstrKind k
   for (const auto& in : p.program)
     if (in.kind == k) out.push_back(&in);
   return out;
+}
+
+// Two warps each writing a column band t[0][:, C0:C1] of one 8 x 64 tile
+// (8 runs), then a named barrier.
+std::string columnBandsText(const std::string& c0, const std::string& c1) {
+  const std::string base = R"(@cake.schedule(target="sm_80")
+def bands(lm, X: LM.gmem, Y: LM.gmem):
+    pool = lm.smem(4096)
+    t    = pool.view(offset=0, shape=(8, 64), dtype=lm.f32, stages=1)
+    band = lm.regs(shape=(8, 16), dtype=lm.f32)
+    rows = lm.regs(shape=(4, 64), dtype=lm.f32)
+    ws   = lm.role(warps=[0, 1], group=1)
+    bar  = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        lm.copy(band, X, coords=(0, 16 * w))
+        lm.copy(t[0][:, C0:C1], band)
+        lm.sync(bar)
+        lm.copy(Y, band, coords=(0, 16 * w))
+)";
+  return cake::testing::replace(cake::testing::replace(base, "C0", c0), "C1", c1);
 }
 
 }  // namespace
@@ -248,24 +273,7 @@ TEST(System, HandBuiltSchedule) {
 // shape of cudnn-frontend PR #1049's dK staging buffer, written by column
 // band and read by row band; corpus/bugs/sync.race/cudnn_fe_dsa_indexer_dk_staging_no_wg_barrier*.cake).
 TEST(System, ColumnBandsAreExactRuns) {
-  const std::string base = R"(@cake.schedule(target="sm_80")
-def bands(lm, X: LM.gmem, Y: LM.gmem):
-    pool = lm.smem(4096)
-    t    = pool.view(offset=0, shape=(8, 64), dtype=lm.f32, stages=1)
-    band = lm.regs(shape=(8, 16), dtype=lm.f32)
-    rows = lm.regs(shape=(4, 64), dtype=lm.f32)
-    ws   = lm.role(warps=[0, 1], group=1)
-    bar  = lm.named_barrier(roles=[ws])
-    with ws:
-        w = lm.instance()
-        lm.copy(band, X, coords=(0, 16 * w))
-        lm.copy(t[0][:, C0:C1], band)
-        lm.sync(bar)
-        lm.copy(Y, band, coords=(0, 16 * w))
-)";
-  auto text = [&](const std::string& c0, const std::string& c1) {
-    return cake::testing::replace(cake::testing::replace(base, "C0", c0), "C1", c1);
-  };
+  auto text = columnBandsText;
   {  // the accesses: 8 runs of 16 floats, 256 bytes apart
     auto mod = compile(text("16 * w", "16 * w + 16"));
     auto sys = build(mod.schedules[0], bind(mod.schedules[0], {}));
@@ -294,4 +302,60 @@ def bands(lm, X: LM.gmem, Y: LM.gmem):
       text("16 * w", "16 * w + 16"), "        lm.sync(bar)\n",
       "        if w == 1:\n            lm.copy(rows, t[0][0:4, :])\n        lm.sync(bar)\n");
   EXPECT_TRUE(violatedAt(compile(crossing).schedules[0], {}));
+}
+
+// Bytes that every instruction accesses alike are one atom of the engines'
+// Model (encoder/sim_state.cpp atomClasses; docs/z3.md "Atoms no
+// instruction tells apart"): two warps' disjoint column bands are 8 runs
+// each, but one atom each; the races of overlapping bands and of a row band
+// crossing the bands are still found, and named by the bytes the two
+// accesses share (one 64-byte run), not by the span of a merged atom. On
+// the quack epilogue (corpus/bugs/sync.deadlock/quack_sm100_epi_load_barrier_two_warps_fixed.cake)
+// the 256 runs of smem_d's two column halves are two atoms.
+TEST(System, AtomsNoInstructionTellsApartAreOne) {
+  auto text = columnBandsText;
+  auto smemAtoms = [](const encoder::System& sys) {
+    encoder::sim::Model m(sys);
+    int n = 0;
+    for (int x = 0; x < m.atoms; ++x) n += sys.spaces[m.atom_space[x]].kind == encoder::MemSpace::Kind::Smem;
+    EXPECT_EQ(n, m.tracked);
+    return n;
+  };
+  {  // 23 elementary atoms: per row band 0, band 1, and (but after the last) the bytes no access touches
+    auto mod = compile(text("16 * w", "16 * w + 16"));
+    EXPECT_EQ(smemAtoms(build(mod.schedules[0], bind(mod.schedules[0], {}))), 3);
+    EXPECT_FALSE(violatedAt(mod.schedules[0], {}));
+  }
+  // One race's buffer: a single run of 64 bytes (16 floats) of one row.
+  auto raceBytes = [&](const std::string& src) {
+    auto mod = compile(src);
+    auto r = encoder::explore(build(mod.schedules[0], bind(mod.schedules[0], {})));
+    const encoder::Violation* v = cake::testing::find(r, "sync.race");
+    EXPECT_NE(v, nullptr) << cake::testing::rules(r);
+    if (!v) return int64_t{-1};
+    int64_t lo = -1, hi = -1;
+    const auto at = v->buffer.find(" bytes [");
+    EXPECT_NE(at, std::string::npos) << v->buffer;
+    if (at == std::string::npos || std::sscanf(v->buffer.c_str() + at, " bytes [%ld, %ld)", &lo, &hi) != 2) return int64_t{-1};
+    return hi - lo;
+  };
+  // overlapping bands: a race on the 8 floats two bands share in a row
+  EXPECT_EQ(raceBytes(text("16 * w", "16 * w + 24")), 32);
+  // a column band against a row band that crosses it: a race on a band's run
+  EXPECT_EQ(raceBytes(cake::testing::replace(
+                text("16 * w", "16 * w + 16"), "        lm.sync(bar)\n",
+                "        if w == 1:\n            lm.copy(rows, t[0][0:4, :])\n        lm.sync(bar)\n")),
+            64);
+  {  // the quack epilogue: smem_d's 2 x 128 runs are 2 atoms
+    auto mod = compile(cake::testing::corpusText("corpus/bugs/sync.deadlock/quack_sm100_epi_load_barrier_two_warps_fixed.cake"));
+    auto sys = build(mod.schedules[0], bind(mod.schedules[0], {{"K", 1}}));
+    encoder::sim::Model m(sys);
+    int smem_d = 0, runs = 0;
+    for (int x = 0; x < m.atoms; ++x) smem_d += m.atom_lo[x] >= 98304 && sys.spaces[m.atom_space[x]].kind == encoder::MemSpace::Kind::Smem;
+    for (const auto& p : sys.procs)
+      for (const auto& in : p.program)
+        for (const auto& a : in.accesses) runs += a.write && a.lo >= 98304 && sys.spaces[a.space].kind == encoder::MemSpace::Kind::Smem;
+    EXPECT_EQ(runs, 256);
+    EXPECT_EQ(smem_d, 2);
+  }
 }
