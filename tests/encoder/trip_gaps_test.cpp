@@ -1516,3 +1516,42 @@ TEST(TripProofGaps, TableWrittenOnceAndReadEveryIterationIsProved) {
     expectBrokenNotProved(b.text, [](const ir::Schedule& s) { return brokenAtSomeK(s, {1, 2, 3}); }, b.what);
   }
 }
+
+// docs/z3.md "A named barrier synced before the K loop and in it": MMQ's
+// stream-k tile loop (llama.cpp PR #13294) syncs the block barrier twice
+// before its K loop and twice in every K iteration. A named barrier's
+// generation is state the shifts move, named by no instruction, so the part
+// before the K loop maps to itself under the ring shift. Before: unknown,
+// "lm.sync(block) at the tile loop before the K loop of warps[0] moves with
+// the ring period".
+TEST(TripProofGaps, NamedBarrierBeforeAndInTheKLoopIsProved) {
+  using cake::testing::replace;
+  const std::string good =
+      corpusText("corpus/bugs/sync.race/llamacpp_mmq_ids_dst_shared_stream_k_no_barrier_fixed.cake");
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t tiles : {1, 2, 3})
+      for (int64_t kb : {1, 2})
+        if (cake::testing::violatedAt(s, {{"n_tiles", tiles}, {"kb", kb}})) return true;
+    return false;
+  };
+  auto mod = cake::testing::compile(good);
+  ASSERT_FALSE(mod.schedules.empty());
+  ASSERT_FALSE(brokenSomewhere(mod.schedules[0]));
+  auto r = proveGap(mod.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  // the corpus's broken form: no sync before the gather, none after it
+  expectBrokenNotProved(corpusText("corpus/bugs/sync.race/llamacpp_mmq_ids_dst_shared_stream_k_no_barrier.cake"),
+                        brokenSomewhere, "the broken form");
+  const std::string before = "            lm.sync(block)                                                    # the fix "
+                             "(PR #13294)\n            lm.copy(ids[w], idr)\n";
+  const std::vector<std::pair<std::string, std::string>> bugs = {
+      // no sync before the gather: the previous tile's write-back still reads
+      {before, "            lm.copy(ids[w], idr)\n"},
+      // that sync in even tiles only: the write-back of tile 1 races tile 2's gather
+      {before, "            if t % 2 == 0:\n                lm.sync(block)\n            lm.copy(ids[w], idr)\n"},
+      // no sync after the K loop's reads: the next iteration's loads race them
+      {"                lm.mma(acc, a, b, init=(k == 0))\n                lm.sync(block)\n",
+       "                lm.mma(acc, a, b, init=(k == 0))\n"},
+  };
+  for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
+}
