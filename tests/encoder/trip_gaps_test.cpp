@@ -1589,3 +1589,39 @@ def tile_sync(lm, X: LM.gmem, Out: LM.gmem, n_tiles: LM.i32, kb: LM.i32):
                                 "            lm.copy(ids[w], v)\n"),
                         brokenSomewhere, "tile_sync without the sync before the table's write");
 }
+
+// docs/z3.md "A peeled last K iteration": Helion's flash backward MMA warp
+// runs lm.range(0, steps - 1) and then the step once more, written out, read
+// at steps - 1. Before: unknown, "the symbolic loops have different bounds
+// (n_tiles around steps ...)".
+TEST(TripProofGaps, PeeledLastKIterationIsProved) {
+  using cake::testing::replace;
+  const std::string good =
+      corpusText("corpus/bugs/sync.race/helion_flash_bwd_mma_tail_ds_full_no_toggle_fixed.cake");
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t tiles : {1, 2, 3})
+      for (int64_t steps : {1, 2, 3})
+        if (cake::testing::violatedAt(s, {{"n_tiles", tiles}, {"steps", steps}})) return true;
+    return false;
+  };
+  auto mod = cake::testing::compile(good);
+  ASSERT_FALSE(mod.schedules.empty());
+  ASSERT_FALSE(brokenSomewhere(mod.schedules[0]));
+  auto r = proveGap(mod.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("last iteration peeled"), std::string::npos) << r.engine;
+  // the corpus's broken form: the tail's wait does not toggle (phase=base)
+  expectBrokenNotProved(corpusText("corpus/bugs/sync.race/helion_flash_bwd_mma_tail_ds_full_no_toggle.cake"),
+                        brokenSomewhere, "the broken form");
+  const std::vector<std::pair<std::string, std::string>> bugs = {
+      // the tail waits for the step before's phase: not the body's copy, not unpeeled
+      {"phase=base + steps - 1)", "phase=base + steps - 2)"},
+      // the tail does not hand dS back: not the body's copy, not unpeeled (a hang)
+      {"            lm.mma_commit(barrier=ds_empty, iter=it)\n            lm.mma_commit(barrier=dk_full, iter=t)\n",
+       "            lm.mma_commit(barrier=dk_full, iter=t)\n"},
+      // compute signals dS before writing it: unpeeled, met by the exploration
+      {"                lm.copy(smem_ds[it], ds_r)\n                lm.fence_proxy()\n                lm.arrive(ds_full, iter=it)\n",
+       "                lm.arrive(ds_full, iter=it)\n                lm.copy(smem_ds[it], ds_r)\n                lm.fence_proxy()\n"},
+  };
+  for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
+}
