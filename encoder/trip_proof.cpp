@@ -2927,6 +2927,213 @@ std::optional<MergedLoops> mergeTwoTileLoops(const ir::Schedule& s, const Limits
   return std::nullopt;
 }
 
+// A peeled last iteration (docs/z3.md "A peeled last K iteration"): a loop
+// `for j in lm.range(0, E - 1)` whose n body statements follow it once more
+// with j read as E - 1 (each expression equal to the body's with j := E - 1
+// for every allowed binding, proved), where E >= 1 is shown and nothing
+// after the loop reads j, runs the operations of `for j in lm.range(0, E)`
+// in the same order with the same values: the loop with that bound and the
+// statements after the copy. Every such loop of the schedule is rewritten;
+// nullptr when there is none.
+ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by) {
+  if (!e) return e;
+  if (e->kind == ir::ExprKind::LoopVar && e->index == var) return by;
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) a = substLoopVar(a, var, by);
+  return copy;
+}
+
+// A canonical text of e as a polynomial over the integers: sums,
+// differences, negations and products multiplied out, every other node an
+// atom whose arguments are canonical in turn (a comparison of a and b by
+// a - b, a > b as b < a; Eq / Ne up to the sign). Two expressions with the
+// same text have the same value under every binding (Python integers do not
+// overflow; where an atom is undefined, a division by zero, so is the
+// other's same atom). nullopt: a coefficient past 64 bits (no answer).
+using PeelMono = std::vector<std::string>;
+using PeelPoly = std::map<PeelMono, int64_t>;
+std::optional<PeelPoly> peelPoly(const ir::Expr& e);
+std::optional<std::string> peelKey(const ir::Expr& e) {
+  auto p = peelPoly(e);
+  if (!p) return std::nullopt;
+  std::string out = "{";
+  for (const auto& [mono, c] : *p) {
+    out += std::to_string(c);
+    for (const std::string& a : mono) out += "*" + a;
+    out += ";";
+  }
+  return out + "}";
+}
+std::optional<std::string> peelAtom(const ir::Expr& e) {
+  using K = ir::ExprKind;
+  if (e.args.empty()) return fmt::format("{}#{}", static_cast<int>(e.kind), e.index);
+  auto diff = [&](const ir::ExprPtr& a, const ir::ExprPtr& b) { return peelKey(*ir::makeExpr(K::Sub, {a, b})); };
+  if (e.args.size() == 2 && e.args[0] && e.args[1]) {
+    std::optional<std::string> k;
+    switch (e.kind) {
+      case K::Lt: case K::Le: k = diff(e.args[0], e.args[1]); break;
+      case K::Gt: case K::Ge: k = diff(e.args[1], e.args[0]); break;
+      case K::Eq: case K::Ne: {
+        auto a = diff(e.args[0], e.args[1]), b = diff(e.args[1], e.args[0]);
+        if (a && b) k = std::min(*a, *b);
+        break;
+      }
+      default: break;
+    }
+    if (k) {
+      const K as = e.kind == K::Gt ? K::Lt : e.kind == K::Ge ? K::Le : e.kind;
+      return fmt::format("{}({})", static_cast<int>(as), *k);
+    }
+  }
+  std::string out = fmt::format("{}(", static_cast<int>(e.kind));
+  for (const ir::ExprPtr& a : e.args) {
+    if (!a) return std::nullopt;
+    auto k = peelKey(*a);
+    if (!k) return std::nullopt;
+    out += *k + ",";
+  }
+  return out + ")";
+}
+std::optional<PeelPoly> peelPoly(const ir::Expr& e) {
+  using K = ir::ExprKind;
+  auto add = [](PeelPoly& into, const PeelPoly& p, int64_t sign) {
+    for (const auto& [m, c] : p) {
+      int64_t sc = 0, sum = 0;
+      if (__builtin_mul_overflow(c, sign, &sc) || __builtin_add_overflow(into[m], sc, &sum)) return false;
+      into[m] = sum;
+      if (sum == 0) into.erase(m);
+    }
+    return true;
+  };
+  if (e.kind == K::Const) return e.value ? PeelPoly{{{}, e.value}} : PeelPoly{};
+  const bool two = e.args.size() == 2 && e.args[0] && e.args[1];
+  if ((e.kind == K::Add || e.kind == K::Sub || e.kind == K::Mul) && two) {
+    auto a = peelPoly(*e.args[0]), b = peelPoly(*e.args[1]);
+    if (!a || !b) return std::nullopt;
+    PeelPoly out;
+    if (e.kind != K::Mul) {
+      if (!add(out, *a, 1) || !add(out, *b, e.kind == K::Add ? 1 : -1)) return std::nullopt;
+      return out;
+    }
+    for (const auto& [ma, ca] : *a)
+      for (const auto& [mb, cb] : *b) {
+        PeelMono m = ma;
+        m.insert(m.end(), mb.begin(), mb.end());
+        std::sort(m.begin(), m.end());
+        int64_t c = 0;
+        if (__builtin_mul_overflow(ca, cb, &c) || !add(out, PeelPoly{{m, c}}, 1)) return std::nullopt;
+      }
+    return out;
+  }
+  if (e.kind == K::Neg && e.args.size() == 1 && e.args[0]) {
+    auto a = peelPoly(*e.args[0]);
+    PeelPoly out;
+    if (!a || !add(out, *a, -1)) return std::nullopt;
+    return out;
+  }
+  auto atom = peelAtom(e);
+  if (!atom) return std::nullopt;
+  return PeelPoly{{{*atom}, 1}};
+}
+
+struct PeelMatch {
+  int var;
+  ir::ExprPtr by;
+  bool expr(const ir::ExprPtr& tail, const ir::ExprPtr& body) const {
+    if (!tail || !body) return !tail && !body;
+    const ir::ExprPtr b = substLoopVar(body, var, by);
+    if (ir::sameExpr(*tail, *b)) return true;
+    auto kt = peelKey(*tail), kb = peelKey(*b);
+    return kt && kb && *kt == *kb;
+  }
+  bool ref(const ir::BufferRef& a, const ir::BufferRef& b) const {
+    if (a.kind != b.kind || a.index != b.index || a.scalar_f != b.scalar_f || a.slices.size() != b.slices.size() ||
+        !expr(a.slot, b.slot) || !expr(a.scalar, b.scalar))
+      return false;
+    for (size_t i = 0; i < a.slices.size(); ++i)
+      if (!expr(a.slices[i].lo, b.slices[i].lo) || !expr(a.slices[i].hi, b.slices[i].hi)) return false;
+    return true;
+  }
+  bool op(const ir::Op& a, const ir::Op& b) const {
+    if (a.kind != b.kind || a.sel.mode != b.sel.mode || a.barrier != b.barrier || a.named_barrier != b.named_barrier ||
+        a.fn != b.fn || a.fill_value_f != b.fill_value_f || a.axis != b.axis || a.coords.size() != b.coords.size())
+      return false;
+    if (!ref(a.dst, b.dst) || !ref(a.src, b.src) || !ref(a.src2, b.src2)) return false;
+    for (size_t i = 0; i < a.coords.size(); ++i)
+      if (!expr(a.coords[i], b.coords[i])) return false;
+    return expr(a.sel.index, b.sel.index) && expr(a.sel.phase, b.sel.phase) && expr(a.bytes, b.bytes) &&
+           expr(a.count, b.count) && expr(a.pending, b.pending) && expr(a.init, b.init) &&
+           expr(a.fill_value, b.fill_value) && expr(a.base, b.base) && expr(a.multicast, b.multicast) &&
+           expr(a.cta, b.cta);
+  }
+  bool block(const ir::Block& a, const ir::Block& b) const {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!stmt(a[i], b[i])) return false;
+    return true;
+  }
+  bool stmt(const ir::Stmt& a, const ir::Stmt& b) const {
+    if (a.kind != b.kind) return false;
+    switch (a.kind) {
+      case ir::Stmt::Kind::Op: return op(a.op, b.op);
+      case ir::Stmt::Kind::If: return expr(a.cond, b.cond) && block(a.body, b.body) && block(a.orelse, b.orelse);
+      case ir::Stmt::Kind::For: return false;  // a loop of its own in the copy: not matched
+    }
+    return false;
+  }
+};
+
+bool readsLoopVar(const ir::Block& b, int var) {
+  bool reads = false;
+  ir::Block copy = b;
+  mapExprs(copy, [&](const ir::ExprPtr& e) {
+    if (e && anySubExpr(*e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && x.index == var; }))
+      reads = true;
+    return e;
+  });
+  return reads;
+}
+
+std::shared_ptr<ir::Schedule> unpeelLastIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
+  auto out = std::make_shared<ir::Schedule>(s);
+  BvProver prover(s, limits);
+  bool changed = false;
+  std::function<void(ir::Block&)> walk = [&](ir::Block& b) {
+    for (size_t i = 0; i < b.size(); ++i) {
+      ir::Stmt& l = b[i];
+      if (l.kind != ir::Stmt::Kind::For) {
+        walk(l.body);
+        walk(l.orelse);
+        continue;
+      }
+      walk(l.body);
+      const size_t n = l.body.size();
+      const auto lo = ir::constValue(l.lo);
+      const auto step = l.step ? ir::constValue(l.step) : std::optional<int64_t>(1);
+      if (n == 0 || !l.hi || !lo || *lo != 0 || !step || *step != 1 || !l.orelse.empty() || i + n >= b.size() ||
+          !mentionsParam(*l.hi))
+        continue;
+      auto [core, off] = splitOffset(l.hi);
+      if (off != -1 || !mentionsParam(*core)) continue;
+      const PeelMatch m{l.loop_var, l.hi};
+      const ir::Block tail(b.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                           b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n));
+      if (!m.block(tail, l.body)) continue;
+      const ir::Block after(b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n), b.end());
+      if (readsLoopVar(after, l.loop_var)) continue;
+      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {core, ir::makeConst(1)})).kind != BvVerdict::Holds) continue;
+      if (what && what->empty())
+        *what = fmt::format("lm.range(0, {}) and a copy of its body after it", ir::exprToString(*l.hi, s));
+      l.hi = core;
+      b.erase(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n));
+      changed = true;
+    }
+  };
+  for (ir::RoleBody& rb : out->bodies) walk(rb.body);
+  return changed ? out : nullptr;
+}
+
 // ================================================================ persistent kernels
 //
 // docs/z3.md "Persistent kernels": a tile loop (bound E_A) around a K loop
@@ -3440,6 +3647,18 @@ void gridCounts(PGrid& g) {
   };
   generations(ring_warps, g.ring_named);
   generations(tile_warps, g.tile_named);
+  // What an instruction's text reads of the named barriers' generations
+  // (docs/z3.md "A named barrier synced before the K loop and in it"): a
+  // named barrier's generation is state (the barrier's count and each
+  // waiter's target, both moved by a shift), compared only with itself; no
+  // field of an instruction names one. The cluster barrier is the exception
+  // (whether its first generation completed is read: clusterBarrierKept).
+  auto textNamed = [&](const std::map<int, int64_t>& named) {
+    std::map<int, int64_t> out;
+    if (auto it = named.find(sys.cluster_named); it != named.end()) out.insert(*it);
+    return out;
+  };
+  const std::map<int, int64_t> ring_text = textNamed(g.ring_named), tile_text = textNamed(g.tile_named);
   // what maps to itself: a Full process's pre / post parts and exit path
   // under the ring shift, every exit path under the tile shift, a process
   // without the K loop under the ring shift
@@ -3453,14 +3672,14 @@ void gridCounts(PGrid& g) {
           throw Fail(fmt::format("{} at {} of {} moves with the {} period", opText(*sys.schedule, *prog[pc].stmt),
                                  what, sys.procs[p].name, &d == &g.ring ? "ring" : "tile"));
     };
-    still(sh.tile_start[g.Wt], sh.end, g.tile, g.tile_named, "the exit path");
+    still(sh.tile_start[g.Wt], sh.end, g.tile, tile_text, "the exit path");
     if (sh.kind == TileShape::TileOnly) {
-      still(0, sh.end, g.ring, g.ring_named, "the tile loop");
+      still(0, sh.end, g.ring, ring_text, "the tile loop");
       continue;
     }
-    still(sh.tile_start[g.Wt], sh.end, g.ring, g.ring_named, "the exit path");
+    still(sh.tile_start[g.Wt], sh.end, g.ring, ring_text, "the exit path");
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
-      still(sh.tile_start[t], sh.head[t][0], g.ring, g.ring_named, "the tile loop before the K loop");
+      still(sh.tile_start[t], sh.head[t][0], g.ring, ring_text, "the tile loop before the K loop");
       // a part after the K loop that moves with the ring reads the ring end
       // (postsByRingEnd decides; without it, refused as before)
       bool moves = false;
@@ -7792,6 +8011,13 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       // A persistent kernel: a tile loop around a K loop (docs/z3.md);
       // or two tile loops one after the other, as one (MergedLoops).
       auto tiles = findTileLoops(s);
+      // a K loop with its last iteration peeled (one role's) as the loop's own
+      std::string peeled;
+      std::shared_ptr<ir::Schedule> unpeeled;
+      if (!tiles && (unpeeled = unpeelLastIterations(s, limits, &peeled))) {
+        tiles = findTileLoops(*unpeeled);
+        if (!tiles) unpeeled.reset();
+      }
       std::optional<MergedLoops> merged;
       if (!tiles) {
         merged = mergeTwoTileLoops(s, limits);
@@ -7803,16 +8029,18 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       }
       std::string engine;
       try {
-        engine = provePersistent(merged ? *merged->s : s, target, checked, *tiles, opts, budget, states);
+        engine = provePersistent(merged ? *merged->s : unpeeled ? *unpeeled : s, target, checked, *tiles, opts,
+                                 budget, states);
       } catch (const Met&) {
         throw;
       } catch (const InnerMayBeEmpty&) {
         throw;
       } catch (const Fail& f) {
-        if (merged || !budget.exhausted().empty() || kResidueCases(s, *tiles).empty()) throw;
+        if (merged || unpeeled || !budget.exhausted().empty() || kResidueCases(s, *tiles).empty()) throw;
         engine = proveResidueCases(s, target, checked, *tiles, opts, budget, states, f.what());
       }
       if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
+      if (unpeeled) engine = fmt::format("a K loop's last iteration peeled ({}) as the loop's own: {}", peeled, engine);
       return engine;
     }
     tl = findTrip(s, finite, dead);

@@ -1516,3 +1516,112 @@ TEST(TripProofGaps, TableWrittenOnceAndReadEveryIterationIsProved) {
     expectBrokenNotProved(b.text, [](const ir::Schedule& s) { return brokenAtSomeK(s, {1, 2, 3}); }, b.what);
   }
 }
+
+// docs/z3.md "A named barrier synced before the K loop and in it": MMQ's
+// stream-k tile loop (llama.cpp PR #13294) syncs the block barrier twice
+// before its K loop and twice in every K iteration. A named barrier's
+// generation is state the shifts move, named by no instruction, so the part
+// before the K loop maps to itself under the ring shift. Before: unknown,
+// "lm.sync(block) at the tile loop before the K loop of warps[0] moves with
+// the ring period".
+TEST(TripProofGaps, NamedBarrierBeforeAndInTheKLoopIsProved) {
+  using cake::testing::replace;
+  const std::string good =
+      corpusText("corpus/bugs/sync.race/llamacpp_mmq_ids_dst_shared_stream_k_no_barrier_fixed.cake");
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t tiles : {1, 2, 3})
+      for (int64_t kb : {1, 2})
+        if (cake::testing::violatedAt(s, {{"n_tiles", tiles}, {"kb", kb}})) return true;
+    return false;
+  };
+  auto mod = cake::testing::compile(good);
+  ASSERT_FALSE(mod.schedules.empty());
+  ASSERT_FALSE(brokenSomewhere(mod.schedules[0]));
+  auto r = proveGap(mod.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  // the corpus's broken form: no sync before the gather, none after it
+  expectBrokenNotProved(corpusText("corpus/bugs/sync.race/llamacpp_mmq_ids_dst_shared_stream_k_no_barrier.cake"),
+                        brokenSomewhere, "the broken form");
+  const std::string before = "            lm.sync(block)                                                    # the fix "
+                             "(PR #13294)\n            lm.copy(ids[w], idr)\n";
+  const std::vector<std::pair<std::string, std::string>> bugs = {
+      // no sync before the gather: the previous tile's write-back still reads
+      {before, "            lm.copy(ids[w], idr)\n"},
+      // that sync in even tiles only: the write-back of tile 1 races tile 2's gather
+      {before, "            if t % 2 == 0:\n                lm.sync(block)\n            lm.copy(ids[w], idr)\n"},
+      // no sync after the K loop's reads: the next iteration's loads race them
+      {"                lm.mma(acc, a, b, init=(k == 0))\n                lm.sync(block)\n",
+       "                lm.mma(acc, a, b, init=(k == 0))\n"},
+  };
+  for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
+  // docs/known-limits.md's reproducer (two one-warp instances), and it
+  // without the sync before the table's write (the last tile's reads race it)
+  const std::string small = R"(@cake.schedule(target="sm_80")
+def tile_sync(lm, X: LM.gmem, Out: LM.gmem, n_tiles: LM.i32, kb: LM.i32):
+    lm.assume(kb >= 1)
+    pool  = lm.smem(1024)
+    ids   = pool.view(offset=0, shape=(1, 32), dtype=lm.i32, stages=2)
+    xs    = pool.view(offset=256, shape=(1, 32), dtype=lm.i32, stages=2)
+    v     = lm.regs(shape=(1, 32), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        lm.fill(v, 1)
+        for t in lm.range(0, n_tiles):
+            lm.sync(cta)
+            lm.copy(ids[w], v)
+            lm.sync(cta)
+            for k in lm.range(0, kb):
+                lm.copy(xs[w], v)
+                lm.sync(cta)
+                lm.copy(v, xs[1 - w])
+                lm.sync(cta)
+            lm.copy(v, ids[1 - w])
+            lm.copy(Out, v, coords=(t, 32 * w))
+)";
+  auto sm = cake::testing::compile(small);
+  ASSERT_FALSE(sm.schedules.empty());
+  ASSERT_FALSE(brokenSomewhere(sm.schedules[0]));
+  auto rs = proveGap(sm.schedules[0]);
+  EXPECT_EQ(rs.outcome, encoder::Outcome::Proved) << rs.detail;
+  expectBrokenNotProved(replace(small, "            lm.sync(cta)\n            lm.copy(ids[w], v)\n",
+                                "            lm.copy(ids[w], v)\n"),
+                        brokenSomewhere, "tile_sync without the sync before the table's write");
+}
+
+// docs/z3.md "A peeled last K iteration": Helion's flash backward MMA warp
+// runs lm.range(0, steps - 1) and then the step once more, written out, read
+// at steps - 1. Before: unknown, "the symbolic loops have different bounds
+// (n_tiles around steps ...)".
+TEST(TripProofGaps, PeeledLastKIterationIsProved) {
+  using cake::testing::replace;
+  const std::string good =
+      corpusText("corpus/bugs/sync.race/helion_flash_bwd_mma_tail_ds_full_no_toggle_fixed.cake");
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t tiles : {1, 2, 3})
+      for (int64_t steps : {1, 2, 3})
+        if (cake::testing::violatedAt(s, {{"n_tiles", tiles}, {"steps", steps}})) return true;
+    return false;
+  };
+  auto mod = cake::testing::compile(good);
+  ASSERT_FALSE(mod.schedules.empty());
+  ASSERT_FALSE(brokenSomewhere(mod.schedules[0]));
+  auto r = proveGap(mod.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("last iteration peeled"), std::string::npos) << r.engine;
+  // the corpus's broken form: the tail's wait does not toggle (phase=base)
+  expectBrokenNotProved(corpusText("corpus/bugs/sync.race/helion_flash_bwd_mma_tail_ds_full_no_toggle.cake"),
+                        brokenSomewhere, "the broken form");
+  const std::vector<std::pair<std::string, std::string>> bugs = {
+      // the tail waits for the step before's phase: not the body's copy, not unpeeled
+      {"phase=base + steps - 1)", "phase=base + steps - 2)"},
+      // the tail does not hand dS back: not the body's copy, not unpeeled (a hang)
+      {"            lm.mma_commit(barrier=ds_empty, iter=it)\n            lm.mma_commit(barrier=dk_full, iter=t)\n",
+       "            lm.mma_commit(barrier=dk_full, iter=t)\n"},
+      // compute signals dS before writing it: unpeeled, met by the exploration
+      {"                lm.copy(smem_ds[it], ds_r)\n                lm.fence_proxy()\n                lm.arrive(ds_full, iter=it)\n",
+       "                lm.arrive(ds_full, iter=it)\n                lm.copy(smem_ds[it], ds_r)\n                lm.fence_proxy()\n"},
+  };
+  for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
+}
