@@ -756,6 +756,118 @@ TEST(TripProof, LastKIterationOfItsOwnIsProved) {
   EXPECT_NE(r2.detail.find("differs before a tile's last K iteration"), std::string::npos) << r2.detail;
 }
 
+// An epilogue staging view `epi` over the bytes of the A ring (as CUTLASS's
+// shared_storage.epilogue, a union with the mainloop's stages), written once
+// per tile by another role than the one that reads the ring, while the ring
+// is loaded through a second view `a_ld` (so a read of smem_a compares laps
+// with whatever view wrote its bytes). The shifts move `epi` by 0 laps per
+// ring period and smem_a by 1: before, the proof refused the pair ("epi and
+// smem_a share bytes but move by 0 and 1 laps per period"); now the
+// exploration shows that no read of smem_a ever finds epi's data (docs/z3.md
+// "A view over a ring that moves with the tiles"). The tile-start named
+// barrier is synced in the parts before the K loop, whose generation moves
+// with the ring (before: "lm.sync(bar) at the tile loop before the K loop
+// ... moves with the ring period" once the pair passed).
+namespace {
+
+const char* kRingAlias = R"(@cake.schedule(target="sm_90a")
+def ring_alias(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(98304)
+    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    a_ld   = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    epi    = pool.view(offset=0,     shape=(64, 128), dtype=lm.f32, stages=1)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    out    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    vals   = lm.regs(shape=(64, 128), dtype=lm.f32)
+    producer = lm.role(warps=[0])
+    consumer = lm.role(warps=[4, 5, 6, 7])
+    epilog   = lm.role(warps=[8, 9, 10, 11])
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
+    bar   = lm.named_barrier(roles=[producer, consumer])
+    ebar  = lm.named_barrier(roles=[consumer, epilog])
+    pbar  = lm.named_barrier(roles=[producer, epilog])
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+            lm.sync(bar)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 4)
+                a_ld.tma_load(A, coords=(t * 64, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+                lm.sync(bar)
+            lm.sync(pbar)
+    with consumer:
+        for t in lm.range(0, tiles):
+            lm.sync(bar)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.sync(bar)
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=0)
+                lm.arrive(empty, iter=it)
+            lm.copy(out, acc)
+            lm.sync(ebar)
+    with epilog:
+        lm.copy(vals, C, coords=(0, 0))
+        for t in lm.range(0, tiles):
+            lm.sync(ebar)
+            lm.copy(epi[0], vals)
+            lm.fence_proxy()
+            lm.sync(pbar)
+)";
+
+}  // namespace
+
+TEST(TripProof, ViewOverTheRingWrittenPerTileIsProved) {
+  expectPersistentProved(kRingAlias, {1, 2, 5}, {1, 2, 7}, "lap induction over tiles and K");
+  // broken forms, each confirmed by the explicit engine (tiles x k_tiles), none proved
+  struct Bug {
+    std::vector<std::pair<std::string, std::string>> edits;
+    const char* what;
+    int64_t tiles, k_tiles;
+  };
+  const std::vector<Bug> bugs = {
+      // the epilogue role writes epi while the consumer's K loop still reads the ring
+      {{{"            lm.sync(ebar)\n            lm.copy(epi[0], vals)\n",
+         "            lm.copy(epi[0], vals)\n            lm.sync(ebar)\n"}},
+       "epi written before the K loop ends", 1, 1},
+      // the epilogue role lets the producer on before it writes epi: the next tile's loads race with it
+      {{{"            lm.copy(epi[0], vals)\n            lm.fence_proxy()\n            lm.sync(pbar)\n",
+         "            lm.sync(pbar)\n            lm.copy(epi[0], vals)\n            lm.fence_proxy()\n"}},
+       "the next tile's loads over epi", 2, 1},
+      // the consumer reads the tile's last ring slot after the epilogue
+      // wrote epi over the ring (ordered: the read finds epi's data, which
+      // the semantics call stale where the two laps differ, from the second
+      // tile on; the proof compares no such pair)
+      {{{"            lm.copy(out, acc)\n            lm.sync(ebar)\n",
+         "            lm.copy(out, acc)\n            lm.sync(ebar)\n            lm.sync(ebar)\n            "
+         "lm.copy(out2, smem_a[t * k_tiles + k_tiles - 1])\n            lm.fence_proxy()\n"},
+        {"            lm.copy(epi[0], vals)\n            lm.fence_proxy()\n",
+         "            lm.copy(epi[0], vals)\n            lm.fence_proxy()\n            lm.sync(ebar)\n"},
+        {"    vals   = lm.regs", "    out2   = lm.regs(shape=(64, 64), dtype=lm.bf16)\n    vals   = lm.regs"}},
+       "a read of the ring that finds epi's data", 2, 1},
+  };
+  for (const Bug& b : bugs) {
+    std::string text = kRingAlias;
+    for (const auto& [from, to] : b.edits) text = edit(text, from, to);
+    auto mod = cake::testing::compile(text);
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(persistentAt(x, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    auto rb = prove(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
+    std::cout << b.what << ": " << rb.detail << "\n";
+  }
+}
+
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
 // parity, not a function of the ring index t * k_tiles + k): proved once per
 // residue of k_tiles modulo 2, `k % 2` read as (t * k_tiles + k - t * r) % 2
