@@ -868,6 +868,75 @@ TEST(TripProof, ViewOverTheRingWrittenPerTileIsProved) {
   }
 }
 
+// A named barrier synced in every K iteration and before the K loop (a
+// `__syncthreads()` around a per-tile shared table, the reproducer of
+// docs/known-limits.md "Persistent proofs: a named barrier synced before the
+// K loop and inside it"): its generation at a tile's start moves with the
+// ring, but no instruction's text holds it (docs/z3.md "A view over a ring
+// that moves with the tiles", part 2). Before: unknown, "lm.sync(cta) at the
+// tile loop before the K loop of warps[0] moves with the ring period".
+namespace {
+
+const char* kTileSync = R"(@cake.schedule(target="sm_80")
+def tile_sync(lm, X: LM.gmem, Out: LM.gmem, n_tiles: LM.i32, kb: LM.i32):
+    lm.assume(kb >= 1)
+    pool  = lm.smem(1024)
+    ids   = pool.view(offset=0, shape=(1, 32), dtype=lm.i32, stages=2)
+    xs    = pool.view(offset=256, shape=(1, 32), dtype=lm.i32, stages=2)
+    v     = lm.regs(shape=(1, 32), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        lm.fill(v, 1)
+        for t in lm.range(0, n_tiles):
+            lm.sync(cta)
+            lm.copy(ids[w], v)
+            lm.sync(cta)
+            for k in lm.range(0, kb):
+                lm.copy(xs[w], v)
+                lm.sync(cta)
+                lm.copy(v, xs[1 - w])
+                lm.sync(cta)
+            lm.copy(v, ids[1 - w])
+            lm.copy(Out, v, coords=(t, 32 * w))
+)";
+
+encoder::Outcome tileSyncAt(const ir::Schedule& x, int64_t tiles, int64_t kb) {
+  auto sys = cake::testing::build(x, cake::testing::bind(x, {{"n_tiles", tiles}, {"kb", kb}}));
+  return encoder::explore(sys).outcome;
+}
+
+}  // namespace
+
+TEST(TripProof, NamedBarrierSyncedBeforeAndInTheKLoopIsProved) {
+  auto good = cake::testing::compile(kTileSync);
+  const ir::Schedule& s = good.schedules.at(0);
+  for (int64_t tiles : {1, 2, 3})
+    for (int64_t kb : {1, 2, 5}) EXPECT_EQ(tileSyncAt(s, tiles, kb), encoder::Outcome::Pass) << tiles << "x" << kb;
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  struct Bug {
+    const char *from, *to, *what;
+  };
+  for (const Bug& b : {
+           // the next tile's table written while the other warp still reads this one's
+           Bug{"            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n",
+               "no sync before the table is written"},
+           // the exchange buffer written again while the other warp still reads it
+           Bug{"                lm.copy(v, xs[1 - w])\n                lm.sync(cta)\n",
+               "                lm.copy(v, xs[1 - w])\n", "no sync after the exchange is read"},
+       }) {
+    auto mod = cake::testing::compile(edit(kTileSync, b.from, b.to));
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(tileSyncAt(x, 2, 2), encoder::Outcome::Violation) << b.what;
+    auto rb = prove(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
+    std::cout << b.what << ": " << rb.detail << "\n";
+  }
+}
+
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
 // parity, not a function of the ring index t * k_tiles + k): proved once per
 // residue of k_tiles modulo 2, `k % 2` read as (t * k_tiles + k - t * r) % 2
