@@ -814,6 +814,185 @@ TEST(TripProof, FirstIterationThatIsAlsoTheLastIsNotProved) {
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
   EXPECT_NE(r.detail.find("a tile of one iteration runs its first iteration as its last"), std::string::npos)
       << r.detail;
+// An epilogue staging view `epi` over the bytes of the A ring (as CUTLASS's
+// shared_storage.epilogue, a union with the mainloop's stages), written once
+// per tile by another role than the one that reads the ring, while the ring
+// is loaded through a second view `a_ld` (so a read of smem_a compares laps
+// with whatever view wrote its bytes). The shifts move `epi` by 0 laps per
+// ring period and smem_a by 1: before, the proof refused the pair ("epi and
+// smem_a share bytes but move by 0 and 1 laps per period"); now the
+// exploration shows that no read of smem_a ever finds epi's data (docs/z3.md
+// "A view over a ring that moves with the tiles"). The tile-start named
+// barrier is synced in the parts before the K loop, whose generation moves
+// with the ring (before: "lm.sync(bar) at the tile loop before the K loop
+// ... moves with the ring period" once the pair passed).
+namespace {
+
+const char* kRingAlias = R"(@cake.schedule(target="sm_90a")
+def ring_alias(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(98304)
+    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    a_ld   = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    epi    = pool.view(offset=0,     shape=(64, 128), dtype=lm.f32, stages=1)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    out    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    vals   = lm.regs(shape=(64, 128), dtype=lm.f32)
+    producer = lm.role(warps=[0])
+    consumer = lm.role(warps=[4, 5, 6, 7])
+    epilog   = lm.role(warps=[8, 9, 10, 11])
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
+    bar   = lm.named_barrier(roles=[producer, consumer])
+    ebar  = lm.named_barrier(roles=[consumer, epilog])
+    pbar  = lm.named_barrier(roles=[producer, epilog])
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+            lm.sync(bar)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 4)
+                a_ld.tma_load(A, coords=(t * 64, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+                lm.sync(bar)
+            lm.sync(pbar)
+    with consumer:
+        for t in lm.range(0, tiles):
+            lm.sync(bar)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.sync(bar)
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=0)
+                lm.arrive(empty, iter=it)
+            lm.copy(out, acc)
+            lm.sync(ebar)
+    with epilog:
+        lm.copy(vals, C, coords=(0, 0))
+        for t in lm.range(0, tiles):
+            lm.sync(ebar)
+            lm.copy(epi[0], vals)
+            lm.fence_proxy()
+            lm.sync(pbar)
+)";
+
+}  // namespace
+
+TEST(TripProof, ViewOverTheRingWrittenPerTileIsProved) {
+  expectPersistentProved(kRingAlias, {1, 2, 5}, {1, 2, 7}, "lap induction over tiles and K");
+  // broken forms, each confirmed by the explicit engine (tiles x k_tiles), none proved
+  struct Bug {
+    std::vector<std::pair<std::string, std::string>> edits;
+    const char* what;
+    int64_t tiles, k_tiles;
+  };
+  const std::vector<Bug> bugs = {
+      // the epilogue role writes epi while the consumer's K loop still reads the ring
+      {{{"            lm.sync(ebar)\n            lm.copy(epi[0], vals)\n",
+         "            lm.copy(epi[0], vals)\n            lm.sync(ebar)\n"}},
+       "epi written before the K loop ends", 1, 1},
+      // the epilogue role lets the producer on before it writes epi: the next tile's loads race with it
+      {{{"            lm.copy(epi[0], vals)\n            lm.fence_proxy()\n            lm.sync(pbar)\n",
+         "            lm.sync(pbar)\n            lm.copy(epi[0], vals)\n            lm.fence_proxy()\n"}},
+       "the next tile's loads over epi", 2, 1},
+      // the consumer reads the tile's last ring slot after the epilogue
+      // wrote epi over the ring (ordered: the read finds epi's data, which
+      // the semantics call stale where the two laps differ, from the second
+      // tile on; the proof compares no such pair)
+      {{{"            lm.copy(out, acc)\n            lm.sync(ebar)\n",
+         "            lm.copy(out, acc)\n            lm.sync(ebar)\n            lm.sync(ebar)\n            "
+         "lm.copy(out2, smem_a[t * k_tiles + k_tiles - 1])\n            lm.fence_proxy()\n"},
+        {"            lm.copy(epi[0], vals)\n            lm.fence_proxy()\n",
+         "            lm.copy(epi[0], vals)\n            lm.fence_proxy()\n            lm.sync(ebar)\n"},
+        {"    vals   = lm.regs", "    out2   = lm.regs(shape=(64, 64), dtype=lm.bf16)\n    vals   = lm.regs"}},
+       "a read of the ring that finds epi's data", 2, 1},
+  };
+  for (const Bug& b : bugs) {
+    std::string text = kRingAlias;
+    for (const auto& [from, to] : b.edits) text = edit(text, from, to);
+    auto mod = cake::testing::compile(text);
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(persistentAt(x, b.tiles, b.k_tiles), encoder::Outcome::Violation) << b.what;
+    auto rb = prove(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
+    std::cout << b.what << ": " << rb.detail << "\n";
+  }
+}
+
+// A named barrier synced in every K iteration and before the K loop (a
+// `__syncthreads()` around a per-tile shared table, the reproducer of
+// docs/known-limits.md "Persistent proofs: a named barrier synced before the
+// K loop and inside it"): its generation at a tile's start moves with the
+// ring, but no instruction's text holds it (docs/z3.md "A view over a ring
+// that moves with the tiles", part 2). Before: unknown, "lm.sync(cta) at the
+// tile loop before the K loop of warps[0] moves with the ring period".
+namespace {
+
+const char* kTileSync = R"(@cake.schedule(target="sm_80")
+def tile_sync(lm, X: LM.gmem, Out: LM.gmem, n_tiles: LM.i32, kb: LM.i32):
+    lm.assume(kb >= 1)
+    pool  = lm.smem(1024)
+    ids   = pool.view(offset=0, shape=(1, 32), dtype=lm.i32, stages=2)
+    xs    = pool.view(offset=256, shape=(1, 32), dtype=lm.i32, stages=2)
+    v     = lm.regs(shape=(1, 32), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        lm.fill(v, 1)
+        for t in lm.range(0, n_tiles):
+            lm.sync(cta)
+            lm.copy(ids[w], v)
+            lm.sync(cta)
+            for k in lm.range(0, kb):
+                lm.copy(xs[w], v)
+                lm.sync(cta)
+                lm.copy(v, xs[1 - w])
+                lm.sync(cta)
+            lm.copy(v, ids[1 - w])
+            lm.copy(Out, v, coords=(t, 32 * w))
+)";
+
+encoder::Outcome tileSyncAt(const ir::Schedule& x, int64_t tiles, int64_t kb) {
+  auto sys = cake::testing::build(x, cake::testing::bind(x, {{"n_tiles", tiles}, {"kb", kb}}));
+  return encoder::explore(sys).outcome;
+}
+
+}  // namespace
+
+TEST(TripProof, NamedBarrierSyncedBeforeAndInTheKLoopIsProved) {
+  auto good = cake::testing::compile(kTileSync);
+  const ir::Schedule& s = good.schedules.at(0);
+  for (int64_t tiles : {1, 2, 3})
+    for (int64_t kb : {1, 2, 5}) EXPECT_EQ(tileSyncAt(s, tiles, kb), encoder::Outcome::Pass) << tiles << "x" << kb;
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  struct Bug {
+    const char *from, *to, *what;
+  };
+  for (const Bug& b : {
+           // the next tile's table written while the other warp still reads this one's
+           Bug{"            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n",
+               "no sync before the table is written"},
+           // the exchange buffer written again while the other warp still reads it
+           Bug{"                lm.copy(v, xs[1 - w])\n                lm.sync(cta)\n",
+               "                lm.copy(v, xs[1 - w])\n", "no sync after the exchange is read"},
+       }) {
+    auto mod = cake::testing::compile(edit(kTileSync, b.from, b.to));
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(tileSyncAt(x, 2, 2), encoder::Outcome::Violation) << b.what;
+    auto rb = prove(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
+    std::cout << b.what << ": " << rb.detail << "\n";
+  }
 }
 
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
