@@ -814,6 +814,8 @@ TEST(TripProof, FirstIterationThatIsAlsoTheLastIsNotProved) {
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
   EXPECT_NE(r.detail.find("a tile of one iteration runs its first iteration as its last"), std::string::npos)
       << r.detail;
+}
+
 // An epilogue staging view `epi` over the bytes of the A ring (as CUTLASS's
 // shared_storage.epilogue, a union with the mainloop's stages), written once
 // per tile by another role than the one that reads the ring, while the ring
