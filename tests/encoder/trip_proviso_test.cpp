@@ -66,6 +66,26 @@ void provisoCorpusNotProved(const std::string& rel) {
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << rel << "\n" << r.engine;
 }
 
+// `rel` (a known-good corpus file) is proved within the default budget and
+// is unknown (work budget) with one part off (`checked_proviso` or
+// `exits_from_bound`, as given); returns its text.
+std::string provisoProvedOnlyWith(const std::string& rel, bool checked_proviso, bool exits_from_bound,
+                                  const std::string& without) {
+  const std::string text = cake::testing::corpusText(rel);
+  const ir::Module m = cake::testing::compile(text);
+  EXPECT_FALSE(m.schedules.empty()) << rel;
+  if (m.schedules.empty()) return text;
+  const encoder::ModelCheckResult r = provisoProve(m.schedules.at(0));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_LE(provisoWork(r.engine), kProvisoDefaultWork);
+  const encoder::ModelCheckResult before = provisoProve(m.schedules.at(0), checked_proviso, exits_from_bound);
+  EXPECT_EQ(before.outcome, encoder::Outcome::Unknown) << before.engine;
+  EXPECT_NE(before.detail.find("work budget"), std::string::npos) << before.detail;
+  std::cout << "[ " << rel << ": " << r.states << " states, " << provisoWork(r.engine) << " units; " << without
+            << ": " << before.detail << " ]\n";
+  return text;
+}
+
 }  // namespace
 
 // Two epilogue warps (instances of one role), each with its own load stages
@@ -74,19 +94,10 @@ void provisoCorpusNotProved(const std::string& rel) {
 // head and took its exit paths whole, so they were never independent. Heads
 // below the trip count's lower bound touch nothing of it now.
 TEST(LapProviso, IndependentWarpsProvedWithHeadsBelowTheBound) {
-  const std::string rel = "corpus/bugs/proxy.missing-fence/deepgemm_mega_moe_combine_load_stage_reuse_no_fence_fixed.cake";
-  const std::string text = cake::testing::corpusText(rel);
-  const ir::Module m = cake::testing::compile(text);
-  ASSERT_FALSE(m.schedules.empty());
-  const encoder::ModelCheckResult r = provisoProve(m.schedules.at(0));
-  ASSERT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
-  EXPECT_LE(provisoWork(r.engine), kProvisoDefaultWork);
   // every head as before (the checked proviso on): the work budget runs out
-  const encoder::ModelCheckResult before = provisoProve(m.schedules.at(0), true, false);
-  EXPECT_EQ(before.outcome, encoder::Outcome::Unknown) << before.engine;
-  EXPECT_NE(before.detail.find("work budget"), std::string::npos) << before.detail;
-  std::cout << "[ deepgemm combine: " << r.states << " states, " << provisoWork(r.engine)
-            << " units; with every head touching the trip count: " << before.detail << " ]\n";
+  const std::string text = provisoProvedOnlyWith(
+      "corpus/bugs/proxy.missing-fence/deepgemm_mega_moe_combine_load_stage_reuse_no_fence_fixed.cake", true, false,
+      "with every head touching the trip count");
   provisoCorpusNotProved("corpus/bugs/proxy.missing-fence/deepgemm_mega_moe_combine_load_stage_reuse_no_fence.cake");
   provisoBrokenNotProved(
       text,
@@ -108,18 +119,9 @@ TEST(LapProviso, IndependentWarpsProvedWithHeadsBelowTheBound) {
 // where two orders of the producers' landings meet again was expanded fully.
 // The proviso checked on the explored graph (as for clusters) proves it.
 TEST(LapProviso, TwoProducersProvedWithTheCheckedProviso) {
-  const std::string rel = "corpus/bugs/sync.grid-dependency/cutlass_sm103_blockscaled_sf_load_before_pdl_wait_fixed.cake";
-  const std::string text = cake::testing::corpusText(rel);
-  const ir::Module m = cake::testing::compile(text);
-  ASSERT_FALSE(m.schedules.empty());
-  const encoder::ModelCheckResult r = provisoProve(m.schedules.at(0));
-  ASSERT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
-  EXPECT_LE(provisoWork(r.engine), kProvisoDefaultWork);
-  const encoder::ModelCheckResult before = provisoProve(m.schedules.at(0), false, true);
-  EXPECT_EQ(before.outcome, encoder::Outcome::Unknown) << before.engine;
-  EXPECT_NE(before.detail.find("work budget"), std::string::npos) << before.detail;
-  std::cout << "[ sm103 blockscaled: " << r.states << " states, " << provisoWork(r.engine)
-            << " units; with fresh successors only: " << before.detail << " ]\n";
+  const std::string text = provisoProvedOnlyWith(
+      "corpus/bugs/sync.grid-dependency/cutlass_sm103_blockscaled_sf_load_before_pdl_wait_fixed.cake", false, true,
+      "with fresh successors only");
   provisoCorpusNotProved("corpus/bugs/sync.grid-dependency/cutlass_sm103_blockscaled_sf_load_before_pdl_wait.cake");
   provisoBrokenNotProved(
       text,
