@@ -229,10 +229,11 @@ void Reducer::precompute() {
       if (c.slot >= 0 || c.named >= 0) exit_gives_[p].push_back(c);
     }
     exit_foot_[p].w.set(obj_trip_);
-    for (int pc = 0; pc < n; ++pc)
-      // entering an iteration raises the trip count's lower bound: that
-      // commutes with other entries (a max), not with leaving (a write)
-      if (isHead(pc)) own_[p][pc].a.set(obj_trip_);
+    // Entering an iteration may raise the trip count's lower bound: that
+    // commutes with other entries (a max), not with leaving (a write). Only
+    // at a head where the process may still leave (leave_from) does it:
+    // agents() and windows() add the trip count there, not own_ (docs/z3.md
+    // "Heads below the trip count's lower bound").
     heads_before_[p].assign(n + 1, 0);
     for (int pc = 0; pc < n; ++pc) heads_before_[p][pc + 1] = heads_before_[p][pc] + (isHead(pc) ? 1 : 0);
     head_win_[p].assign(n + 1, Foot{});
@@ -243,8 +244,9 @@ void Reducer::precompute() {
         head_win_[p][pc] |= spawn_[p][pc];
         head_win_[p][pc] |= head_win_[p][pc + 1];
       }
-      // leaving the loop comes before the head's op (precise exits: windows())
-      if (isHead(pc) && !precise_exits_) head_win_[p][pc] |= exit_foot_[p];
+      // (leaving the loop, which comes before the head's op, and the exit
+      // paths: windows(), where the range holds a head the process may
+      // still leave at)
     }
     next_block_[p].assign(n + 1, static_cast<int>(blocks_[p].size()));
     for (int pc = n - 1, b = static_cast<int>(blocks_[p].size()); pc >= 0; --pc) {
@@ -369,7 +371,7 @@ void Reducer::precomputeExitSegs() {
 
 bool Reducer::mayLeaveIn(int p, int a, int b) const {
   const int n = m_.programSize(p);
-  const int from = std::max(a, leave_from_ ? (*leave_from_)[p] : 0);
+  const int from = std::max(a, leave_from_ && exits_from_bound_ ? (*leave_from_)[p] : 0);
   const int hi = std::min(b + 1, n);  // the op the window stops at may be a head: leaving comes first
   return from < hi && heads_before_[p][hi] > heads_before_[p][from];
 }
@@ -428,6 +430,10 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       ag.trans = own_[p][pc];
       if (const int c = current_id_[p][pc]; c >= 0) ag.trans |= access_feet_[c];
       if (every_rule_ && !ends_.empty()) ag.trans |= ends_[p][pc];
+      // entering an iteration at a head where the process may leave raises
+      // the trip count's lower bound (a max; below leave_from it is at most
+      // the bound already: docs/z3.md "Heads below the trip count's lower bound")
+      if (exits_ && exits_->is_head[p][pc] && mayLeaveIn(p, pc, pc)) ag.trans.a.set(obj_trip_);
       // An enabled lm.sync / cluster wait (its generation completed) reads
       // nothing another step changes: arrivals only raise the generation,
       // so it stays enabled, and passing sets only its own process's
@@ -585,9 +591,9 @@ void Reducer::giveRange(int p, int a, int b, Give&& give) const {
   for (auto it = std::lower_bound(pcs.begin(), pcs.end(), a); it != pcs.end() && *it < b; ++it)
     give(give_of_[p][it - pcs.begin()]);
   if (!exits_ || precise_exits_) return;
-  const int n = m_.programSize(p);
-  const int hi = std::min(b + 1, n);  // the op the window stops at may be a head: leaving comes first
-  if (a < hi && heads_before_[p][hi] > heads_before_[p][a])
+  // (the op the window stops at may be a head: leaving comes first; only a
+  // head where the process may still leave leads onto the exit paths)
+  if (mayLeaveIn(p, a, b))
     for (const Contribution& c : exit_gives_[p]) give(c);
 }
 
@@ -644,7 +650,10 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
     giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
     ontoWaits(win[i], p, pc, end);
-    if (precise_exits_ && mayLeaveIn(p, pc, end)) enterExits(i, p);
+    if (exits_ && mayLeaveIn(p, pc, end)) {
+      if (precise_exits_) enterExits(i, p);
+      else win[i].foot |= exit_foot_[p];
+    }
   }
   auto passable = [&](int p, int bpc) {
     ++work_.ops;
@@ -666,7 +675,10 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
         int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
         giveRange(p, blocks_[p][b], end, [&](const Contribution& c) { give(win[i], c); });
         ontoWaits(win[i], p, blocks_[p][b], end);
-        if (precise_exits_ && seg[i] < 0 && mayLeaveIn(p, blocks_[p][b], end)) enterExits(i, p);
+        if (exits_ && mayLeaveIn(p, blocks_[p][b], end)) {
+          if (!precise_exits_) win[i].foot |= exit_foot_[p];
+          else if (seg[i] < 0) enterExits(i, p);
+        }
         changed = true;
       }
       // the exit paths' stretches: the next one once any path's wait can pass

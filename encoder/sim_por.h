@@ -60,14 +60,16 @@ struct Foot {
 // Programs with loop exits (encoder/trip_proof.cpp): at a loop head a
 // process may leave the loop for one of the exit paths, which fill its
 // program from exits_begin on. The reduction then over-approximates: a
-// window that reaches a head covers every exit path whole (footprint and
-// arrivals), and a *_wait or commit on an exit path counts as touching
-// every async access of its process. An arrival also reads its slot there:
-// the proof checks the phase each arrival lands in.
-//
-// Clustered systems (docs/z3.md "A reduction for cluster proofs"): there a
 // window that reaches a head where its process may still leave (leave_from,
-// per state) follows the exit paths (exit_starts) up to their blocking
+// per state: below it the trip count's lower bound forbids leaving, and
+// entering an iteration does not raise that bound, so such a head touches
+// no trip count) covers every exit path whole (footprint and arrivals), and
+// a *_wait or commit on an exit path counts as touching every async access
+// of its process. An arrival also reads its slot there: the proof checks
+// the phase each arrival lands in.
+//
+// Clustered systems (docs/z3.md "A reduction for cluster proofs"): there
+// such a window follows the exit paths (exit_starts) up to their blocking
 // waits instead of covering them whole, so that a CTA's exit, past the
 // final lm.cluster_sync(), is in a window only when that barrier can pass.
 struct ExitLayout {
@@ -111,12 +113,18 @@ class Reducer {
   // now (a transition that writes the trip count, an object of its own).
   // Returns the processes and steps of a persistent set: a process that may
   // leave is in it when Step{Exec, p, -1} is. nullopt: no smaller set.
-  // leave_from[p] (clustered systems): the least head pc at which p may
-  // leave its loop in this state or any later one (program size: none).
+  // leave_from[p]: the least head pc at which p may leave its loop in this
+  // state or any later one (program size: none).
   std::optional<std::vector<Step>> reduceWithExits(const State& s, const Async& a, const std::vector<Step>& enabled,
                                                    const std::vector<char>& leaving,
                                                    const std::vector<int>* leave_from = nullptr);
   bool active() const { return active_; }
+  // With an ExitLayout: windows take a process's exit paths, and a step
+  // into an iteration touches the trip count, only at heads from
+  // leave_from[p] on (on by default; clustered systems always). Off: at
+  // every head (tests compare the two; docs/z3.md "The lap exploration's
+  // proviso and heads below the trip count's bound").
+  void exitsFromBound(bool on) { exits_from_bound_ = on || precise_exits_; }
   // With a BranchLayout: the processes whose next step is local (below; a
   // diagnostic, CAKE_PERSIST_PROFILE).
   int localSteps(const State& s, const Async& a) const {
@@ -197,6 +205,7 @@ class Reducer {
   int obj_ready_ = -1;
   bool precise_exits_ = false;
   mutable const std::vector<int>* leave_from_ = nullptr;  // reduceWithExits' argument, during the call
+  bool exits_from_bound_ = true;  // (exitsFromBound)
   struct ExitSeg {          // the j-th stretch of every exit path of a process
     Foot foot;              // from its j-th wait (j > 0) up to its next wait or its end
     std::vector<Contribution> gives;

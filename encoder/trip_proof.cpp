@@ -1582,7 +1582,8 @@ class LapExplorer {
         for (const auto& [T, to] : w_.exit_to[p]) layout_.exit_starts.back().push_back(to);
     }
     if (opts_.reduce) reducer_.emplace(m_, &layout_);
-    checked_proviso_ = reducer_ && reducer_->active() && m_.sys.ctas > 1;
+    if (reducer_) reducer_->exitsFromBound(opts_.exits_from_bound || m_.sys.ctas > 1);
+    checked_proviso_ = reducer_ && reducer_->active() && (m_.sys.ctas > 1 || opts_.checked_proviso);
     group_.assign(static_cast<size_t>(m_.P), 0);
     if (opts_.cta_shift) splitIntoCtas();
     if (opts_.pace_free_loops && groups_ == 1) {
@@ -1596,10 +1597,12 @@ class LapExplorer {
         loops[p].iter.assign(sh.iter_of.begin() + loops[p].begin, sh.iter_of.begin() + loops[p].end);
       }
       pacer_.emplace(m_, std::move(loops));
-      // (the cycle proviso checked on the explored graph for the states it
-      // holds back: "fresh successors only" would expand most of them fully)
-      record_edges_ = checked_proviso_ || pacer_->active();
     }
+    // (the cycle proviso checked on the explored graph: clusters, one CTA
+    // (checked_proviso), and the pacer's held-back states, where "fresh
+    // successors only" would expand most of them fully; also for CTAs
+    // shifted apart, where no pacer is made)
+    record_edges_ = checked_proviso_ || (pacer_ && pacer_->active());
   }
 
   // Proved or throws Fail / WindowTooSmall (MetApart: see above).
@@ -1634,7 +1637,7 @@ class LapExplorer {
   sim::ExitLayout layout_;
   std::optional<sim::Reducer> reducer_;
   std::optional<trip::Pacer> pacer_;  // loops no barrier paces (trip_pace.h)
-  bool checked_proviso_ = false;  // clustered systems: the cycle proviso checked on the graph
+  bool checked_proviso_ = false;  // the cycle proviso checked on the graph (TripProofOptions::checked_proviso)
   // The edges of reduced states recorded for that check: clustered systems,
   // and systems where the pacer may hold steps back (its states are checked
   // so; the reduction's keep "fresh successors only" there).

@@ -145,6 +145,19 @@ struct TripProofOptions {
   // own (docs/z3.md "Independent CTAs"); false shifts all CTAs together
   // (tests compare the two).
   bool cta_shift = true;
+  // Lap induction of one CTA: the cycle proviso checked on the explored
+  // graph (as for clusters: a depth-first search's back edges expanded
+  // fully) instead of "every successor of a reduced state is new", which
+  // completes every state where runs of different orders meet again
+  // (docs/z3.md "The lap exploration's proviso and heads below the trip
+  // count's bound"); false: fresh successors only (tests compare the two).
+  bool checked_proviso = true;
+  // Lap induction: the reducer's windows take a process's exit paths, and a
+  // step into an iteration touches the trip count, only at a head where the
+  // process may still leave its loop (its iteration at least the trip
+  // count's lower bound, or the fixed trip count's last head; the same
+  // docs/z3.md section); false: at every head, as before (tests compare the two).
+  bool exits_from_bound = true;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.
