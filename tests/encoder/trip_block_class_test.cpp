@@ -172,11 +172,8 @@ TEST(TripBlockClass, ParameterWithManyValuesReadOnlyByGuardsIsProvedPerClass) {
   // The fix barrier reached only by the warps with tokens: a deadlock for
   // every n_tok <= 48, none at 64 (every warp has tokens).
   const std::string some_warps =
-      replace(text, "        lm.sync(block)                                                 # the fix (PR #2700)
-",
-              "        if 16 * w < n_tok:
-            lm.sync(block)
-");
+      replace(text, "        lm.sync(block)                                                 # the fix (PR #2700)\n",
+              "        if 16 * w < n_tok:\n            lm.sync(block)\n");
   ASSERT_NE(some_warps, text);
   EXPECT_TRUE(violated_at(some_warps, 17));
   EXPECT_FALSE(violated_at(some_warps, 64));
