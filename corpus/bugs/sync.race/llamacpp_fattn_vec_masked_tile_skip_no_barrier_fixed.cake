@@ -46,7 +46,8 @@ def llamacpp_fattn_vec_masked_tile_skip_barrier_fixed(lm, Mask: LM.gmem, K: LM.g
                 lm.sync(block)                                       # the fix: __syncthreads(); continue;
             else:
                 lm.copy(s, K, coords=(128 * k + 32 * w, 0))          # vec_dot_KQ of this warp's K rows
-                lm.binary(s, s, mall[:, 32 * w:32 * w + 32], op="add")   # sum += maskh_shared[j*D + i_KQ]
+                lm.copy(m, maskh[0][:, 32 * w:32 * w + 32])
+                lm.binary(s, s, m, op="add")                         # sum += maskh_shared[j*D + i_KQ]
                 lm.copy(kq[0][:, 32 * w:32 * w + 32], s)             # KQ[j*D + i_KQ] = sum (lane 0)
                 lm.reduce(mx1, s, op="max", axis=1)
                 lm.copy(kqmax[0][:, w:w + 1], mx1)                   # kqmax_shared[j][threadIdx.y]
@@ -56,7 +57,8 @@ def llamacpp_fattn_vec_masked_tile_skip_barrier_fixed(lm, Mask: LM.gmem, K: LM.g
                 lm.unary(s, s, op="exp2")
                 lm.copy(kq[0][:, 32 * w:32 * w + 32], s)             # KQ[j*D + tid] = val
                 lm.sync(block)
-                lm.copy(kqall, kq[0])                                # VKQ += V_k * KQ2[...]
-                lm.binary(vkq, vkq, kqall[:, 32 * w:32 * w + 32], op="add")
+                lm.copy(kqall, kq[0])                                # VKQ += V_k * KQ2[...]: all of KQ
+                lm.reduce(mx1, kqall, op="sum", axis=1)
+                lm.binary(vkq, vkq, mx1, op="add")
                 lm.sync(block)
         lm.copy(Dst, vkq, coords=(0, 32 * w))
