@@ -114,7 +114,15 @@ struct ProcState {
   std::map<std::tuple<int, int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
   // own_gen: the generation of this process's latest write of the index
   // since its last read of it (-1: none)
-  struct ReadEpoch { int64_t epoch = 0; int64_t marker = 0; int64_t own_gen = -1; };
+  // returns: the returns alone (no read-back); own_ranges: the ranges of
+  // those writes (a read's own bytes, Access::own_since)
+  struct ReadEpoch {
+    int64_t epoch = 0;
+    int64_t marker = 0;
+    int64_t own_gen = -1;
+    int64_t returns = 0;
+    std::vector<std::pair<int64_t, int64_t>> own_ranges;
+  };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
   // data.uninitialized: regs index -> the elements this process wrote so far
   std::map<int, ElementSet> regs_written;
@@ -645,7 +653,10 @@ class Builder {
                             [&](const auto& r) { return rangesOverlap(r.first, r.second, a.lo, a.hi); });
       ranges.push_back({a.lo, a.hi});
       auto rd = ps_->reads.find(std::make_pair(a.view, a.index));
-      if (rd != ps_->reads.end()) rd->second.own_gen = std::max(rd->second.own_gen, a.gen);
+      if (rd != ps_->reads.end()) {
+        rd->second.own_gen = std::max(rd->second.own_gen, a.gen);
+        rd->second.own_ranges.push_back({a.lo, a.hi});
+      }
       return;
     }
     // A reader comes back for new data after a wait on the slot that fills
@@ -669,9 +680,13 @@ class Builder {
     auto [it, fresh] = ps_->reads.try_emplace(std::make_pair(a.view, a.index));
     if (!fresh && it->second.own_gen >= 0) it->second.epoch = std::max(it->second.epoch, it->second.own_gen);
     else if (!fresh && it->second.marker != marker) ++it->second.epoch;
+    if (!fresh && it->second.marker != marker) ++it->second.returns;
     it->second.marker = marker;
     it->second.own_gen = -1;
     a.gen = it->second.epoch;
+    a.gen_returns = it->second.returns;
+    a.own_since = std::move(it->second.own_ranges);
+    it->second.own_ranges.clear();
   }
 
   void addAccess(Instr& in, std::vector<Access> as, const Stmt& st) {
@@ -1246,7 +1261,8 @@ class Builder {
             }
           }
     for (size_t p = 0; p < sys_.procs.size(); ++p)
-      for (Instr& in : sys_.procs[p].program)
+      for (Instr& in : sys_.procs[p].program) {
+        std::vector<Access> pieces;  // reads split by byte range (below)
         for (Access& a : in.accesses) {
           if (a.write || a.view < 0) continue;
           int64_t own = -1, any = -1;
@@ -1259,8 +1275,9 @@ class Builder {
             if (view == a.view) own = std::max(own, lap);
           }
           const int64_t cap = a.view_written ? own : any;
-          if (a.index >= 0 && a.stage_like && cap >= 0) a.gen = std::min(a.gen, cap);
           if (a.index >= 0 && !a.stage_like) {
+            // iteration-named: at most the highest generation another
+            // instance writes of that index over its bytes (rb11a)
             int64_t gcap = -1;
             for (const auto& [key, gen] : top_gen) {
               const auto& [space, proc, view, index, lo, hi] = key;
@@ -1270,8 +1287,87 @@ class Builder {
               gcap = std::max(gcap, gen);
             }
             if (gcap >= 0) a.gen = std::min(a.gen, gcap);
+            continue;
           }
+          if (!(a.index >= 0 && a.stage_like && cap >= 0)) continue;
+          const int64_t meant = a.gen;
+          a.gen = std::min(meant, cap);
+          if (in.kind == InstrKind::Generic) splitByWrittenLaps(static_cast<int>(p), a, meant, top, pieces);
         }
+        for (Access& x : pieces) in.accesses.push_back(std::move(x));
+        for (Access& a : in.accesses) {  // build-only
+          a.gen_returns = -1;
+          a.own_since.clear();
+        }
+      }
+  }
+
+  // What a read means, per byte range (docs/rules/data.stale-read.md "A
+  // buffer read whole, rewritten in part", session 23). A generic read
+  // whose bytes the other instances write up to different laps -
+  // kqmax_shared[j][0..31] set to -inf once by warp 0, then entry w
+  // rewritten by warp w every KV tile, and all 32 read back by every warp
+  // every tile (llama.cpp's vector FlashAttention) - means, over each
+  // range:
+  //  * the read-back's generation only over the bytes its own process
+  //    wrote since its last read of the index; over the others, the count
+  //    of its returns (warp 0's own entry is one write ahead of the other
+  //    warps' entries: its -inf fill of the whole row);
+  //  * at most the highest lap the other instances write there (the
+  //    entries nobody rewrites hold lap 0 for good).
+  // `a` keeps its first range; the others are appended (`pieces`) as reads
+  // of the same op. Split only where the ranges mean different laps: a
+  // read whose ranges all mean one lap is the one access it was.
+  void splitByWrittenLaps(int p, Access& a, int64_t meant,
+                          const std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t>& top,
+                          std::vector<Access>& pieces) const {
+    std::set<int64_t> cuts = {a.lo, a.hi};
+    for (const auto& [lo, hi] : a.own_since) {
+      if (lo > a.lo && lo < a.hi) cuts.insert(lo);
+      if (hi > a.lo && hi < a.hi) cuts.insert(hi);
+    }
+    for (const auto& [key, lap] : top) {
+      const auto& [space, proc, view, lo, hi] = key;
+      if (space != a.space || proc == p || !rangesOverlap(lo, hi, a.lo, a.hi)) continue;
+      if (a.view_written && view != a.view) continue;
+      if (lo > a.lo && lo < a.hi) cuts.insert(lo);
+      if (hi > a.lo && hi < a.hi) cuts.insert(hi);
+    }
+    if (cuts.size() <= 2) return;
+    // (lo, hi, generation meant) per elementary range; ranges no other
+    // instance writes keep the whole read's (they hold its own data or
+    // none, which no generation changes)
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> runs;
+    for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+      const int64_t lo = *it, hi = *std::next(it);
+      int64_t cap = -1;
+      for (const auto& [key, lap] : top) {
+        const auto& [space, proc, view, wlo, whi] = key;
+        if (space != a.space || proc == p || !rangesOverlap(wlo, whi, lo, hi)) continue;
+        if (a.view_written && view != a.view) continue;
+        cap = std::max(cap, lap);
+      }
+      const bool own = a.gen_returns < 0 || std::any_of(a.own_since.begin(), a.own_since.end(), [&](const auto& r) {
+                         return rangesOverlap(r.first, r.second, lo, hi);
+                       });
+      const int64_t g = cap >= 0 ? std::min(own ? meant : a.gen_returns, cap) : a.gen;
+      if (!runs.empty() && std::get<2>(runs.back()) == g && std::get<1>(runs.back()) == lo)
+        std::get<1>(runs.back()) = hi;
+      else
+        runs.emplace_back(lo, hi, g);
+    }
+    if (runs.size() <= 1) return;
+    const std::string name = a.what.substr(0, a.what.find(" bytes ["));
+    auto piece = [&](Access& x, const std::tuple<int64_t, int64_t, int64_t>& r) {
+      std::tie(x.lo, x.hi, x.gen) = r;
+      x.what = fmt::format("{} bytes [{}, {})", name, x.lo, x.hi);
+    };
+    for (size_t k = 1; k < runs.size(); ++k) {
+      Access x = a;
+      piece(x, runs[k]);
+      pieces.push_back(std::move(x));
+    }
+    piece(a, runs[0]);
   }
 };
 

@@ -95,6 +95,13 @@ struct Access {
   // a second view of the bytes and means whatever view wrote them (by laps).
   bool view_written = false;
   std::string what;             // "smem_a[1][0:64, :] bytes [16384, 24576)"
+  // Build-only (a read; cleared when the system is built, so no engine or
+  // proof sees them): the generation the read means counting its returns
+  // alone, and the byte ranges its own process wrote over the index since
+  // its last read of it (the read-back, docs/rules/data.stale-read.md). A
+  // read whose other bytes mean another lap is split by range.
+  int64_t gen_returns = -1;
+  std::vector<std::pair<int64_t, int64_t>> own_since;
 };
 
 // The lap of a view access's data (docs/semantics.md "Stale data"): a

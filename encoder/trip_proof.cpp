@@ -2570,12 +2570,16 @@ Binding witnessBinding(const Binding& checked, const std::map<int, int64_t>& fix
   return b;
 }
 
+// `reads`: what made the classes necessary, for the engine line ("the
+// block index", or a parameter with more allowed values than are listed:
+// docs/z3.md "Parameters with many values read only by guards", session 23).
 std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                        const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
-                                       const std::map<const ir::Expr*, int64_t>& dead) {
+                                       const std::map<const ir::Expr*, int64_t>& dead,
+                                       const std::string& reads = "the block index") {
   using namespace block_classes;
-  auto refuse = [](const std::string& why) {
-    throw Fail(fmt::format("no loop bound reads a parameter, and the schedule reads the block index: {} (not covered)",
+  auto refuse = [&reads](const std::string& why) {
+    throw Fail(fmt::format("no loop bound reads a parameter, and the schedule reads {}: {} (not covered)", reads,
                            why));
   };
   const trip::GuardAtoms guards = trip::guardAtoms(s);
@@ -2683,10 +2687,10 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
       if (w.kind != BvVerdict::Fails) throw Fail(what);
       throw failWithWitness(what, witnessBinding(checked.front(), all[classes[i].first], w.model));
     });
-    return fmt::format("no symbolic loop; the block index read only by guards: for each of the {} allowed outcome "
+    return fmt::format("no symbolic loop; {} read only by guards: for each of the {} allowed outcome "
                        "vectors of {} guard outcome{} ({} of {} possible){}, the system explored whole ({} explored, "
                        "the others equal to one of them up to sizes)",
-                       classes.size(), keys.size(), keys.size() == 1 ? "" : "s", classes.size(),
+                       reads, classes.size(), keys.size(), keys.size() == 1 ? "" : "s", classes.size(),
                        size_t{1} << keys.size(), listed.empty() ? "" : " and each " + assignmentText(s, all), n);
   }
   refuse("the parameters the systems read keep changing with their values");
@@ -2727,9 +2731,25 @@ std::string proveUnlooped(const ir::Schedule& s, ir::Target target, const std::v
   std::set<int> listed;  // R
   for (int round = 0; round < 4; ++round) {
     std::vector<std::map<int, int64_t>> all = {{}};
-    if (!listed.empty())
-      all = allowedAssignments(s, listed, solverLimits(opts, budget), opts.max_fixed_values,
-                               [&] { checkBudget(budget, "listing the parameters' values"); });
+    if (!listed.empty()) {
+      try {
+        all = allowedAssignments(s, listed, solverLimits(opts, budget), opts.max_fixed_values,
+                                 [&] { checkBudget(budget, "listing the parameters' values"); });
+      } catch (const TooManyValues&) {
+        // Too many values to prove one by one (`if 16 * w < n_tok:` with
+        // 1 <= n_tok <= 64): where the guards are the only reads of such a
+        // parameter, one system per class of the guards' outcomes covers
+        // them all, by the argument of the block index's classes (which
+        // lists the parameters still read outside the guards, and refuses
+        // when there are too many of those too).
+        if (trip::guardAtoms(s).atoms.empty()) throw;
+        std::string which;
+        for (const int p : listed) which += (which.empty() ? "" : ", ") + s.params[p].name;
+        return proveUnloopedPerBlockClass(
+            s, target, checked, opts, budget, states, dead,
+            fmt::format("{} (more allowed values than are proved one by one)", which));
+      }
+    }
     std::vector<System> systems;
     std::set<int> more;
     for (const auto& values : all) {

@@ -536,3 +536,54 @@ TEST(StaleRead, ReadBackOfItsOwnUpdateMeansItsWrite) {
   lost.replace(lost.find(join), join.size(), "                lm.copy(Out, joined, coords=(c, 0))");
   EXPECT_TRUE(simTextRules(lost, {{"n_calls", 3}}).count("data.stale-read"));
 }
+
+// A buffer read whole and rewritten in part (session 23, docs/rules/
+// data.stale-read.md "A buffer read whole, rewritten in part"): llama.cpp's
+// vector FlashAttention sets kqmax_shared[j][0..31] to -inf once (warp 0),
+// then every KV tile each warp w rewrites entry w and every warp reads all
+// 32 entries back (ggml-org/llama.cpp PR #13742's fixed form,
+// corpus/bugs/sync.race/llamacpp_fattn_vec_masked_tile_skip_no_barrier_fixed.cake).
+// Before, the read meant one lap for all its bytes: the entries nobody
+// rewrites (lap 0 for good) were a false data.stale-read at the second tile,
+// and warp 0's read-back (its own entry one write ahead: the -inf fill)
+// made the other warps' entries one lap too old at the third. The
+// simulator now finds none; dropping the barrier between the
+// entry writes and the read-back is still sync.race.
+TEST(StaleRead, BufferReadWholeRewrittenInPart) {
+  const std::string text = R"(
+@cake.schedule(target="sm_80")
+def kqmax_row(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    pool  = lm.smem(1024)
+    kqmax = pool.view(offset=0, shape=(1, 32), dtype=lm.f16)
+    mx    = lm.regs(shape=(1, 32), dtype=lm.f16)
+    one   = lm.regs(shape=(1, 1), dtype=lm.f16)
+    row   = lm.regs(shape=(1, 32), dtype=lm.f16)
+    warps = lm.role(warps=[0, 1, 2, 3], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        if w == 0:
+            lm.fill(mx, -65504.0)
+            lm.copy(kqmax[0], mx)
+        lm.sync(block)
+        for k in lm.range(0, n):
+            lm.copy(one, X, coords=(k, w))
+            lm.copy(kqmax[0][:, w:w + 1], one)
+            lm.sync(block)
+            lm.copy(row, kqmax[0])
+            lm.copy(Y, row, coords=(k, 32 * w))
+            lm.sync(block)
+)";
+  // the simulator (Z3 BMC runs out of its resource limit on this one)
+  auto rules = [](const std::string& t, int64_t n) {
+    return onSystem(t, {{"n", n}}, [](const System& sys) {
+      return cake::testing::ruleSet(cake::testing::exploreEveryRule(sys));
+    });
+  };
+  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(rules(text, n), std::set<std::string>{}) << n;
+  const std::string racy = cake::testing::replace(text, "            lm.copy(kqmax[0][:, w:w + 1], one)\n            lm.sync(block)\n",
+                                                  "            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  ASSERT_NE(racy, text);
+  EXPECT_TRUE(rules(racy, 2).count("sync.race"));
+}

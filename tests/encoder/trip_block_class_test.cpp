@@ -131,6 +131,59 @@ TEST(TripBlockClass, CuCollectionsFindIsProvedPerOutcomeVector) {
   EXPECT_EQ(w.outcome, encoder::Outcome::Proved) << w.detail;
 }
 
+// A parameter with more allowed values than are proved one by one (the 32
+// of max_fixed_values), read by no loop bound and only by guards
+// (docs/z3.md "Parameters with many values read only by guards", session
+// 23): TileOPs' NSA mean pooling after tilelang PR #2700 tests `16 * w <
+// n_tok` per warp with 1 <= n_tok <= 64. Before, the proof listed n_tok's
+// 64 values, gave up (unknown, "more than 32 values"); now one system per
+// allowed outcome vector of the per-warp guards (4 of 16), each explored.
+// The corpus twin (no barrier between the clear and the fill) and a form
+// whose fix barrier only the warps with tokens reach (broken unless every
+// warp has tokens) are broken at some n_tok and not proved.
+TEST(TripBlockClass, ParameterWithManyValuesReadOnlyByGuardsIsProvedPerClass) {
+  using cake::testing::replace;
+  const char* kFixed = "corpus/bugs/sync.race/tileops_nsa_mean_pooling_clear_then_fill_no_barrier_fixed.cake";
+  const char* kBroken = "corpus/bugs/sync.race/tileops_nsa_mean_pooling_clear_then_fill_no_barrier.cake";
+  auto violated_at = [](const std::string& text, int64_t n_tok) {
+    auto m = cake::testing::compile(text);
+    const ir::Schedule& s = m.schedules.at(0);
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    return encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tok", n_tok}})), eo).outcome ==
+           encoder::Outcome::Violation;
+  };
+  const std::string text = cake::testing::corpusText(kFixed);
+  for (const int64_t n : {1, 16, 17, 40, 64}) EXPECT_FALSE(violated_at(text, n)) << n;
+  auto r = proveBlockClasses(text);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("n_tok (more allowed values than are proved one by one) read only by guards"),
+            std::string::npos)
+      << r.engine;
+  EXPECT_NE(r.engine.find("for each of the 4 allowed outcome vectors of 4 guard outcomes"), std::string::npos)
+      << r.engine;
+
+  const std::string twin = cake::testing::corpusText(kBroken);
+  EXPECT_FALSE(violated_at(twin, 16));
+  EXPECT_TRUE(violated_at(twin, 17));
+  EXPECT_NE(proveBlockClasses(twin).outcome, encoder::Outcome::Proved);
+
+  // The fix barrier reached only by the warps with tokens: broken for
+  // every n_tok <= 48 (the warps without tokens skip it), clean at 64.
+  const std::string some_warps =
+      replace(text, "        lm.sync(block)                                                 # the fix (PR #2700)\n",
+              "        if 16 * w < n_tok:\n            lm.sync(block)\n");
+  ASSERT_NE(some_warps, text);
+  EXPECT_TRUE(violated_at(some_warps, 17));
+  EXPECT_FALSE(violated_at(some_warps, 64));
+  auto p = proveBlockClasses(some_warps);
+  EXPECT_NE(p.outcome, encoder::Outcome::Proved) << p.engine;
+  // the first class explored that breaks: some warps skip the barrier (a
+  // race with the clear, then a deadlock)
+  EXPECT_NE(p.detail.find("meets sync."), std::string::npos) << p.detail;
+}
+
 // Arrivals that depend on the block index: the warps exchange their staged
 // keys (warp w writes back warp w + 1's) through an mbarrier every warp
 // arrives on and waits for. One warp of the blocks b % 3 == 2 arrives twice
