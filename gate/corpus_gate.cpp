@@ -188,6 +188,14 @@ Expectation parseExpectations(std::string_view text) {
     if (hash == std::string_view::npos) continue;
     std::string_view comment = line.substr(hash);
     const bool trailing = !trim(line.substr(0, hash)).empty();
+    // `code  # a note  # expect-error: rule`: the annotation after another
+    // comment is read too (it was silently ignored: an unread expectation)
+    if (trailing)
+      for (std::string_view mark : {"# expect-error:", "#expect-error:"})
+        if (size_t at = comment.find(mark, 1); at != std::string_view::npos) {
+          comment = comment.substr(at);
+          break;
+        }
     if (auto v = annotation(comment, "expect")) {
       auto ws = words(*v);
       if (ws.empty()) e.problems.push_back(fmt::format("line {}: `# expect:` without a value", lineno));

@@ -76,6 +76,18 @@ TEST(Expectations, TrailingExpectErrorLines) {
   EXPECT_EQ(e.requiredRules(), (std::vector<std::string>{"sync.arrival-overflow", "sync.deadlock"}));
 }
 
+TEST(Expectations, ErrorLineAfterAnotherTrailingComment) {
+  // `code  # a note  # expect-error: rule` (two corpus files wrote them so):
+  // the expectation is read, not silently dropped
+  auto e = parseExpectations(
+      "# expect: sync.race\n"
+      "    lm.copy(v, s[0])   # v_lo = s[1]   # expect-error: sync.race\n"
+      "    lm.sync(bar)       # note          #expect-error: sync.deadlock\n");
+  EXPECT_TRUE(e.problems.empty());
+  EXPECT_EQ(e.lines.at("sync.race"), (std::vector<int>{2}));
+  EXPECT_EQ(e.lines.at("sync.deadlock"), (std::vector<int>{3}));
+}
+
 TEST(Expectations, Problems) {
   // a full-line expect-error refers to no line
   EXPECT_FALSE(parseExpectations("# expect-error: sync.race\n").problems.empty());
