@@ -1625,3 +1625,49 @@ TEST(TripProofGaps, PeeledLastKIterationIsProved) {
   };
   for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
 }
+
+// docs/known-limits.md "A loop guard on an unbounded parameter whose two
+// branches synchronize differently" (helper favec, session 25): the
+// llama.cpp vector FlashAttention kernel walks n_tiles KV tiles and skips
+// the first n_masked (`if k < n_masked:`), the skip running one named
+// barrier sync against the other branch's four. Its fixed form is clean
+// on the bounded check wherever the guard switches (no tile, inside, past
+// the end) and the proof never calls it broken (today it is unknown: no
+// argument covers two unbounded parameters); the broken forms below, each
+// met by the bounded check, must never be proved, whatever argument a
+// later change adds for the shape.
+TEST(TripProofGaps, MaskedTileSkipBrokenFormsAreNotProved) {
+  using cake::testing::replace;
+  const std::string good =
+      corpusText("corpus/bugs/sync.race/llamacpp_fattn_vec_masked_tile_skip_no_barrier_fixed.cake");
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t tiles : {1, 2, 3})
+      for (int64_t masked = 0; masked <= tiles; ++masked)
+        if (cake::testing::violatedAt(s, {{"n_tiles", tiles}, {"n_masked", masked}})) return true;
+    return false;
+  };
+  auto mod = cake::testing::compile(good);
+  ASSERT_FALSE(mod.schedules.empty());
+  ASSERT_FALSE(brokenSomewhere(mod.schedules[0]));
+  auto r = proveGap(mod.schedules[0]);
+  EXPECT_NE(r.outcome, encoder::Outcome::Violation) << r.detail;
+  const std::string fix = "                lm.sync(block)                                       # the fix: __syncthreads(); continue;\n";
+  const std::vector<std::pair<std::string, std::string>> bugs = {
+      // the barrier before `continue` removed (the corpus's broken form)
+      {fix, "                lm.copy(vkq, vkq)\n"},
+      // the skipped tile reads the mask again after the barrier: the next
+      // tile's store into maskh_shared races with it
+      {fix, fix + "                lm.copy(mall, maskh[0])\n"},
+      // the guard flipped and the skip's barrier dropped: the tiles past
+      // n_masked skip without it
+      {"            if k < n_masked:", "            if k >= n_masked:"},
+  };
+  expectBrokenNotProved(
+      corpusText("corpus/bugs/sync.race/llamacpp_fattn_vec_masked_tile_skip_no_barrier.cake"), brokenSomewhere,
+      "the corpus's broken form");
+  for (size_t i = 0; i < bugs.size(); ++i) {
+    std::string text = replace(good, bugs[i].first, bugs[i].second);
+    if (i == 2) text = replace(text, fix, "                lm.copy(vkq, vkq)\n");
+    expectBrokenNotProved(text, brokenSomewhere, bugs[i].second);
+  }
+}
