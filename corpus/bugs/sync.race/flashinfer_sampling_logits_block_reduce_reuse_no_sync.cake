@@ -1,6 +1,6 @@
 # BUG (sync.race): flashinfer-ai/flashinfer PR #3624 ("fix(sampling): fix
 # shared-memory race and out-of-range token id in SamplingFromLogitsKernel",
-# merged 2026-06, issue #3470: flaky test_int64_indices_sampling).
+# opened 2026-06-12, merged; issue #3470: flaky test_int64_indices_sampling).
 # include/flashinfer/sampling.cuh SamplingFromLogitsKernel loops over the
 # vocabulary in chunks of BLOCK_THREADS * VEC_SIZE and folds each chunk's
 # arg-max into max_data through

@@ -1,5 +1,5 @@
 # BUG (sync.race): pytorch/helion PR #2975 ("[cute] Fix SMEM write-after-read
-# race in universal-MMA K-loop", yushangdi, merged 2026-06-30).  Helion's
+# race in universal-MMA K-loop", yushangdi, opened 2026-06-30, merged).  Helion's
 # CuTe DSL backend, _emit_mma_pipeline, universal-MMA branch: each K
 # iteration
 #     store sA / sB  ->  sync_threads()  ->  copy SMEM->registers  ->  cute.gemm

@@ -1,6 +1,6 @@
 # BUG (sync.race): csarofeen/pytorch PR #712 (nvFuser's history before
 # NVIDIA/Fuser; "Fix semantic of block reduce and grid reduce; support block
-# reduce in loop", shmsong, merged 2021-03), item 3: "adding a
+# reduce in loop", shmsong, opened 2021-03-04, merged), item 3: "adding a
 # __syncthreads at the end of block broadcast since codegen may generate
 # back-to-back uses of it".  The runtime's broadcast::blockBroadcast<X_THREAD>
 # was

@@ -1,5 +1,5 @@
 # BUG (sync.race): NVIDIA/Fuser PR #489 ("add sync to warp reduction
-# runtime avoid smem data race", liqiangxl, merged 2023-06, fixes issue
+# runtime avoid smem data race", liqiangxl, opened 2023-06-12, merged; fixes issue
 # #271).  runtime/warp.cu warpReduceTIDX<SINGLE_WARP=false> reduces each
 # warp with shuffles, then
 #     block_sync::sync();  if (lane == 0) shared_mem[smem_offset + warp_idx] = v;
