@@ -18,7 +18,8 @@
 # one before the mainloop is the loop-carried one modelled here.
 # Written in CAKE IR: sm_80, kQueriesPerBlock = kKeysPerBlock = 64, 4
 # warps each its own instance (__syncthreads a named barrier), P (the
-# attention tile from MM0, `si`) in its own shared memory, one key block;
+# attention tile from MM0, `si`, stored as its two 32-key halves) in its
+# own shared memory, one key block;
 # MM1's mainloop has 2 k-steps of 32 keys and 2 stages, warp w cp.asyncs
 # value columns [16 w, 16 w + 16) of a V stage (the view v_band), computes
 # output column band w with mma.sync, and the epilogue writes that column
@@ -31,11 +32,11 @@
 def xformers_mem_eff_fwd_v_prologue_over_epilogue(lm, P: LM.gmem, V: LM.gmem, O: LM.gmem, Kv: LM.i32):
     lm.assume(Kv >= 1)
     pool   = lm.smem(24576)
-    si     = pool.view(offset=0,    shape=(64, 64), dtype=lm.f16, stages=1)   # shared_storage_si
+    si     = pool.view(offset=0,    shape=(64, 32), dtype=lm.f16, stages=2)   # shared_storage_si, by k-step
     v      = pool.view(offset=8192, shape=(64, 32), dtype=lm.f16, stages=2)   # mm: V stage (value cols x keys)
     v_band = pool.view(offset=8192, shape=(16, 32), dtype=lm.f16, stages=8)
     epi    = pool.view(offset=8192, shape=(64, 64), dtype=lm.f32, stages=1)   # epilogue (union with mm)
-    p      = lm.regs(shape=(16, 64), dtype=lm.f16)
+    p      = lm.regs(shape=(16, 32), dtype=lm.f16)
     acc    = lm.regs(shape=(64, 16), dtype=lm.f32)
     out    = lm.regs(shape=(16, 64), dtype=lm.f32)
 
@@ -47,8 +48,9 @@ def xformers_mem_eff_fwd_v_prologue_over_epilogue(lm, P: LM.gmem, V: LM.gmem, O:
 
     with warps:
         w = lm.instance()
-        lm.copy(p, P, coords=(m0 + 16 * w, 0))                 # MM0's P tile -> si
-        lm.copy(si[0][16 * w:16 * w + 16, :], p)
+        for k in lm.range(0, 2):                               # MM0's P tile -> si
+            lm.copy(p, P, coords=(m0 + 16 * w, 32 * k))
+            lm.copy(si[k][16 * w:16 * w + 16, :], p)
         lm.sync(bar)
         for n in lm.range(0, n_blocks):
             # BUG: no __syncthreads() before the mainloop
@@ -60,7 +62,7 @@ def xformers_mem_eff_fwd_v_prologue_over_epilogue(lm, P: LM.gmem, V: LM.gmem, O:
                 if k + 1 < 2:
                     v_band.cp_async(V, coords=(64 * n + 16 * w, 32 * (k + 1)), stage=4 * ((k + 1) % 2) + w)
                 lm.cp_async_commit()
-                lm.mma(acc, si[0][:, 32 * k:32 * k + 32], v[k % 2][16 * w:16 * w + 16, :], init=(k == 0))
+                lm.mma(acc, si[k], v[k % 2][16 * w:16 * w + 16, :], init=(k == 0))
             lm.cp_async_wait(pending=0)
             lm.sync(bar)                                       # we share shmem between mma and epilogue
             lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)

@@ -8,11 +8,11 @@
 def xformers_mem_eff_fwd_sync_before_mainloop(lm, P: LM.gmem, V: LM.gmem, O: LM.gmem, Kv: LM.i32):
     lm.assume(Kv >= 1)
     pool   = lm.smem(24576)
-    si     = pool.view(offset=0,    shape=(64, 64), dtype=lm.f16, stages=1)   # shared_storage_si
+    si     = pool.view(offset=0,    shape=(64, 32), dtype=lm.f16, stages=2)   # shared_storage_si, by k-step
     v      = pool.view(offset=8192, shape=(64, 32), dtype=lm.f16, stages=2)   # mm: V stage (value cols x keys)
     v_band = pool.view(offset=8192, shape=(16, 32), dtype=lm.f16, stages=8)
     epi    = pool.view(offset=8192, shape=(64, 64), dtype=lm.f32, stages=1)   # epilogue (union with mm)
-    p      = lm.regs(shape=(16, 64), dtype=lm.f16)
+    p      = lm.regs(shape=(16, 32), dtype=lm.f16)
     acc    = lm.regs(shape=(64, 16), dtype=lm.f32)
     out    = lm.regs(shape=(16, 64), dtype=lm.f32)
 
@@ -24,8 +24,9 @@ def xformers_mem_eff_fwd_sync_before_mainloop(lm, P: LM.gmem, V: LM.gmem, O: LM.
 
     with warps:
         w = lm.instance()
-        lm.copy(p, P, coords=(m0 + 16 * w, 0))                 # MM0's P tile -> si
-        lm.copy(si[0][16 * w:16 * w + 16, :], p)
+        for k in lm.range(0, 2):                               # MM0's P tile -> si
+            lm.copy(p, P, coords=(m0 + 16 * w, 32 * k))
+            lm.copy(si[k][16 * w:16 * w + 16, :], p)
         lm.sync(bar)
         for n in lm.range(0, n_blocks):
             lm.sync(bar)                                       # the fix: we share shmem between mma and epilogue
@@ -37,7 +38,7 @@ def xformers_mem_eff_fwd_sync_before_mainloop(lm, P: LM.gmem, V: LM.gmem, O: LM.
                 if k + 1 < 2:
                     v_band.cp_async(V, coords=(64 * n + 16 * w, 32 * (k + 1)), stage=4 * ((k + 1) % 2) + w)
                 lm.cp_async_commit()
-                lm.mma(acc, si[0][:, 32 * k:32 * k + 32], v[k % 2][16 * w:16 * w + 16, :], init=(k == 0))
+                lm.mma(acc, si[k], v[k % 2][16 * w:16 * w + 16, :], init=(k == 0))
             lm.cp_async_wait(pending=0)
             lm.sync(bar)                                       # we share shmem between mma and epilogue
             lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)
