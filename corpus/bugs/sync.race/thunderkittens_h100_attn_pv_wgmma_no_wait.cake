@@ -26,7 +26,7 @@
 # that the kernel does before the loop), the max/norm vectors (an add
 # stands for the softmax).
 # expect: sync.race
-# may-also: data.stale-read
+# may-also: data.stale-read sync.async-at-exit
 @cake.schedule(target="sm_90a")
 def thunderkittens_h100_attn_pv_wgmma_no_wait(lm, Q: LM.tma2d, K: LM.tma2d, V: LM.tma2d, O: LM.tma2d,
                                               kv_blocks: LM.i32):
