@@ -113,3 +113,30 @@ TEST(TripViewAlias, ReadOfTheStagesAfterTheEpilogueIsNotProved) {
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
   EXPECT_NE(r.detail.find("data.stale-read"), std::string::npos) << r.detail;
 }
+
+// The same read of the last k-tile's stage, smem_a[k_tiles - 1]: it finds
+// the epilogue's data (lap 0) and means lap (k_tiles - 1) // 3, stale from
+// k_tiles = 4 on, past the trip counts explored one by one (1..3). The lap
+// exploration meets it: as the stale read on an exit path it explores
+// unshifted, or (a read of smem_a finding smem_c's data) unknown at
+// unmetAlias; never proved.
+TEST(TripViewAlias, ReadOfTheLastStageAfterTheEpilogueIsNotProved) {
+  const std::string fixed = cake::testing::corpusText(kFixed);
+  std::string text = cake::testing::replace(
+      fixed, "    row     = lm.regs(shape=(32, 64), dtype=lm.bf16)\n",
+      "    row     = lm.regs(shape=(32, 64), dtype=lm.bf16)\n"
+      "    rowa    = lm.regs(shape=(32, 32), dtype=lm.bf16)\n");
+  text = cake::testing::replace(
+      text, "        for h in lm.range(0, 2):",
+      "        lm.copy(rowa, smem_a[k_tiles - 1][32 * ((w + 1) % 4):32 * ((w + 1) % 4) + 32, :])\n"
+      "        for h in lm.range(0, 2):");
+  ASSERT_NE(text, fixed);
+  auto m = cake::testing::compile(text);
+  EXPECT_FALSE(cake::testing::violatedAt(m.schedules.at(0), {{"K", 96}}));  // k_tiles = 3: lap 0
+  EXPECT_TRUE(cake::testing::violatedAt(m.schedules.at(0), {{"K", 97}}));   // k_tiles = 4: lap 1
+  auto r = proveText(text);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_TRUE(r.detail.find("the exploration over every trip count meets data.stale-read") != std::string::npos ||
+              r.detail.find("the shifts move the two views by different laps") != std::string::npos)
+      << r.detail;
+}
