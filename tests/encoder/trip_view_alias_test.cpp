@@ -14,6 +14,7 @@
 #include <string>
 
 #include "encoder/trip_proof.h"
+#include "prove_util.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -23,17 +24,19 @@ namespace {
 const char* kFixed = "corpus/bugs/sync.race/cutlass_sm80_multistage_residual_cp_async_under_epilogue_fixed.cake";
 const char* kBug = "corpus/bugs/sync.race/cutlass_sm80_multistage_residual_cp_async_under_epilogue.cake";
 
-encoder::ModelCheckResult proveText(const std::string& text) {
-  auto m = cake::testing::compile(text);
-  EXPECT_FALSE(m.schedules.empty());
-  if (m.schedules.empty()) return {};
-  const ir::Schedule& s = m.schedules[0];
-  encoder::Binding b;
-  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
-  encoder::TripProofOptions o;
-  o.timeout_ms = cake::testing::kNoWallClockMs;
-  o.rlimit = cake::testing::kQueryRlimit;
-  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+using cake::testing::proveText;
+
+// The fixed file with a read of rows of the A stage `index` (through
+// smem_a, by the next warp's rows) after the epilogue's write and barrier.
+std::string readAfterEpilogue(const std::string& fixed, const std::string& index) {
+  std::string text = cake::testing::replace(
+      fixed, "    row     = lm.regs(shape=(32, 64), dtype=lm.bf16)\n",
+      "    row     = lm.regs(shape=(32, 64), dtype=lm.bf16)\n"
+      "    rowa    = lm.regs(shape=(32, 32), dtype=lm.bf16)\n");
+  return cake::testing::replace(text, "        for h in lm.range(0, 2):",
+                                "        lm.copy(rowa, smem_a[" + index +
+                                    "][32 * ((w + 1) % 4):32 * ((w + 1) % 4) + 32, :])\n"
+                                    "        for h in lm.range(0, 2):");
 }
 
 // The bounded explicit-state check at K (k_tiles = cdiv(K, 32)).
@@ -99,13 +102,7 @@ TEST(TripViewAlias, EpilogueOverTheStagesWithoutTheDrainIsNotProved) {
 // (unmetAlias). Not proved either way.
 TEST(TripViewAlias, ReadOfTheStagesAfterTheEpilogueIsNotProved) {
   const std::string fixed = cake::testing::corpusText(kFixed);
-  std::string text = cake::testing::replace(
-      fixed, "    row     = lm.regs(shape=(32, 64), dtype=lm.bf16)\n",
-      "    row     = lm.regs(shape=(32, 64), dtype=lm.bf16)\n"
-      "    rowa    = lm.regs(shape=(32, 32), dtype=lm.bf16)\n");
-  text = cake::testing::replace(text, "        for h in lm.range(0, 2):",
-                                "        lm.copy(rowa, smem_a[0][32 * ((w + 1) % 4):32 * ((w + 1) % 4) + 32, :])\n"
-                                "        for h in lm.range(0, 2):");
+  const std::string text = readAfterEpilogue(fixed, "0");
   ASSERT_NE(text, fixed);
   auto m = cake::testing::compile(text);
   EXPECT_TRUE(cake::testing::violatedAt(m.schedules.at(0), {{"K", 33}}));
@@ -122,14 +119,7 @@ TEST(TripViewAlias, ReadOfTheStagesAfterTheEpilogueIsNotProved) {
 // unmetAlias; never proved.
 TEST(TripViewAlias, ReadOfTheLastStageAfterTheEpilogueIsNotProved) {
   const std::string fixed = cake::testing::corpusText(kFixed);
-  std::string text = cake::testing::replace(
-      fixed, "    row     = lm.regs(shape=(32, 64), dtype=lm.bf16)\n",
-      "    row     = lm.regs(shape=(32, 64), dtype=lm.bf16)\n"
-      "    rowa    = lm.regs(shape=(32, 32), dtype=lm.bf16)\n");
-  text = cake::testing::replace(
-      text, "        for h in lm.range(0, 2):",
-      "        lm.copy(rowa, smem_a[k_tiles - 1][32 * ((w + 1) % 4):32 * ((w + 1) % 4) + 32, :])\n"
-      "        for h in lm.range(0, 2):");
+  const std::string text = readAfterEpilogue(fixed, "k_tiles - 1");
   ASSERT_NE(text, fixed);
   auto m = cake::testing::compile(text);
   EXPECT_FALSE(cake::testing::violatedAt(m.schedules.at(0), {{"K", 96}}));  // k_tiles = 3: lap 0
