@@ -987,14 +987,15 @@ std::set<int> freeViews(const System& sys) {
 // later state would not have is a Met, which the bounded check confirms or
 // leaves unknown.
 //
-// `unmet` (the persistent proof): a pair of two views (the read's view
-// written by no instance there, so it reads the other's data by laps)
-// whose deltas differ is not refused but added to it, as (write's view,
-// read's view): the exploration then calls every read through the second
-// view that finds another process's data written through the first an
-// unknown (PersistentExplorer::unmetAlias), so no explored run compares
-// such a pair and the shifts need not keep its comparison (docs/z3.md "A
-// view over a ring that moves with the tiles").
+// `unmet` (the persistent proof and the one-loop proof's lap exploration):
+// a pair of two views (the read's view written by no instance there, so it
+// reads the other's data by laps) whose deltas differ is not refused but
+// added to it, as (write's view, read's view): the exploration then calls
+// every read through the second view that finds another process's data
+// written through the first an unknown (unmetAlias), so no explored run
+// compares such a pair and the shifts need not keep its comparison
+// (docs/z3.md "A view over a ring that moves with the tiles", "Views over
+// common bytes in the one-loop proof").
 void checkLapDeltas(const std::vector<const System*>& systems, const Deltas& d, bool exact,
                     ViewPairs* unmet = nullptr) {
   const ir::Schedule& s = *systems.front()->schedule;
