@@ -366,6 +366,9 @@ bool sameInstr(const Instr& a, const Instr& b) {
   return true;
 }
 
+// pairs of views (write's view, read's view): checkLapDeltas's `unmet`
+using ViewPairs = std::set<std::pair<int, int>>;
+
 // Whose generations move by one amount per period: (view, stage index, is a
 // write) for stage-like accesses, (view, -1, is a write) for iteration-like
 // ones. A write's generation counts its process's earlier writes of the
@@ -551,6 +554,10 @@ struct Window {
   std::vector<System> by_trip;                  // [T - t0]: the system for T
   std::vector<ProcShape> shape;
   Deltas d;
+  // (write's view, read's view): views over common bytes that the shift
+  // moves by different laps, which no explored read may compare
+  // (checkLapDeltas, unmetAlias)
+  ViewPairs unmet;
   std::map<int, int64_t> named_delta;           // named barrier -> generations per period
   std::vector<int64_t> commit_delta;            // process -> MMA commits per period
   // the combined program
@@ -980,15 +987,15 @@ std::set<int> freeViews(const System& sys) {
 // later state would not have is a Met, which the bounded check confirms or
 // leaves unknown.
 //
-// `unmet` (the persistent proof): a pair of two views (the read's view
-// written by no instance there, so it reads the other's data by laps)
-// whose deltas differ is not refused but added to it, as (write's view,
-// read's view): the exploration then calls every read through the second
-// view that finds another process's data written through the first an
-// unknown (PersistentExplorer::unmetAlias), so no explored run compares
-// such a pair and the shifts need not keep its comparison (docs/z3.md "A
-// view over a ring that moves with the tiles").
-using ViewPairs = std::set<std::pair<int, int>>;
+// `unmet` (the persistent proof and the one-loop proof's lap exploration):
+// a pair of two views (the read's view written by no instance there, so it
+// reads the other's data by laps) whose deltas differ is not refused but
+// added to it, as (write's view, read's view): the exploration then calls
+// every read through the second view that finds another process's data
+// written through the first an unknown (unmetAlias), so no explored run
+// compares such a pair and the shifts need not keep its comparison
+// (docs/z3.md "A view over a ring that moves with the tiles", "Views over
+// common bytes in the one-loop proof").
 void checkLapDeltas(const std::vector<const System*>& systems, const Deltas& d, bool exact,
                     ViewPairs* unmet = nullptr) {
   const ir::Schedule& s = *systems.front()->schedule;
@@ -1068,6 +1075,44 @@ void checkLapDeltas(const std::vector<const System*>& systems, const Deltas& d, 
 }
 void checkLapDeltas(const System& base, const Deltas& d, bool exact, ViewPairs* unmet = nullptr) {
   checkLapDeltas(std::vector<const System*>{&base}, d, exact, unmet);
+}
+
+// A read through the second view of a pair of `unmet` (checkLapDeltas:
+// the shifts move the two by different laps) that finds data another
+// process wrote through the first: sim::staleData would compare the two
+// laps, which the shifts do not keep, so the exploration stops, unknown
+// (docs/z3.md "A view over a ring that moves with the tiles"). Whether a
+// read finds such data depends on which write is last in its bytes, not
+// on any generation: every shift and process permutation keeps it (a
+// data tag moves to the same access one period earlier, through the same
+// view, of the permuted process), so a run of the schedule meets it only
+// where an explored run does. Checked before the step (the data it
+// finds), after the step's own violations (a race there is reported as
+// such). Both lap explorations call it: the persistent proof's
+// (PersistentExplorer) and the one-loop proof's (LapExplorer, docs/z3.md
+// "Views over common bytes in the one-loop proof").
+void unmetAlias(const Model& m, const ViewPairs& unmet, const State& s, const Step& st) {
+  if (st.pc < 0 || st.pc >= m.programSize(st.proc)) return;
+  const Instr& in = m.instr(st.proc, st.pc);
+  for (size_t i = 0; i < in.accesses.size(); ++i) {
+    const Access& r = in.accesses[i];
+    if (r.write || r.view < 0 || r.view_written) continue;
+    const sim::AtomRange& ar = m.atoms_of[st.proc][st.pc][i];
+    for (int x = ar.a0; x < ar.a1; ++x) {
+      const int t = m.tracked_of[x];
+      if (t < 0) continue;
+      const int32_t d = s.v[sim::atomField(m, t, sim::kData)];
+      if (d < 0) continue;
+      const Model::WriteRef& w = m.writes[d];
+      if (w.proc == st.proc) continue;  // its own data: never stale (sim::staleWrite)
+      const int wv = m.access(w.proc, w.pc, w.acc).view;
+      if (unmet.count({wv, r.view}))
+        throw Fail(fmt::format("{} reads {} where {} wrote it through {}, and the shifts move the two views by "
+                               "different laps",
+                               m.sys.procs[st.proc].name, r.what, m.sys.procs[w.proc].name,
+                               m.sys.schedule->views[wv].name));
+    }
+  }
 }
 
 // Sets to 0 the generations of the views whose every access, in all of
@@ -1808,6 +1853,7 @@ class LapExplorer {
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front(), T, L);
+      if (st.kind == Step::Kind::Exec && !w_.unmet.empty()) unmetAlias(m_, w_.unmet, s, st);
       std::vector<int32_t> lt = lt_;
       const int g = group_[st.proc];
       if (st.kind == Step::Kind::Exec && lt[2 * g + 1] < 0)
@@ -2231,7 +2277,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // paths of the trip counts t1..W (those below are explored one by one)
     std::vector<const System*> group = {&w.base};
     for (int64_t T = w.t1; T <= W; ++T) group.push_back(&w.by_trip[static_cast<size_t>(T - t0)]);
-    checkLapDeltas(group, w.d, /*exact=*/false);
+    checkLapDeltas(group, w.d, /*exact=*/false, &w.unmet);
   }
   std::vector<const ir::Expr*> body_exprs;
   std::vector<System::ReplacedUse> uses;
@@ -4815,42 +4861,6 @@ class PersistentExplorer {
     return {std::move(s), std::move(u)};
   }
 
-  // A read through the second view of a pair of g_.unmet (checkLapDeltas:
-  // the shifts move the two by different laps) that finds data another
-  // process wrote through the first: sim::staleData would compare the two
-  // laps, which the shifts do not keep, so the exploration stops, unknown
-  // (docs/z3.md "A view over a ring that moves with the tiles"). Whether a
-  // read finds such data depends on which write is last in its bytes, not
-  // on any generation: every shift and process permutation keeps it (a
-  // data tag moves to the same access one period earlier, through the same
-  // view, of the permuted process), so a run of the schedule meets it only
-  // where an explored run does. Checked before the step (the data it
-  // finds), after the step's own violations (a race there is reported as
-  // such).
-  void unmetAlias(const State& s, const Step& st) const {
-    if (st.pc < 0 || st.pc >= m_.programSize(st.proc)) return;
-    const Instr& in = m_.instr(st.proc, st.pc);
-    for (size_t i = 0; i < in.accesses.size(); ++i) {
-      const Access& r = in.accesses[i];
-      if (r.write || r.view < 0 || r.view_written) continue;
-      const sim::AtomRange& ar = m_.atoms_of[st.proc][st.pc][i];
-      for (int x = ar.a0; x < ar.a1; ++x) {
-        const int t = m_.tracked_of[x];
-        if (t < 0) continue;
-        const int32_t d = s.v[sim::atomField(m_, t, sim::kData)];
-        if (d < 0) continue;
-        const Model::WriteRef& w = m_.writes[d];
-        if (w.proc == st.proc) continue;  // its own data: never stale (sim::staleWrite)
-        const int wv = m_.access(w.proc, w.pc, w.acc).view;
-        if (g_.unmet.count({wv, r.view}))
-          throw Fail(fmt::format("{} reads {} where {} wrote it through {}, and the shifts move the two views by "
-                                 "different laps",
-                                 m_.sys.procs[st.proc].name, r.what, m_.sys.procs[w.proc].name,
-                                 m_.sys.schedule->views[wv].name));
-      }
-    }
-  }
-
   [[noreturn]] void failWith(const Violation& v) const {
     std::string where = v.primary.proc >= 0 && v.primary.pc >= 0 && v.primary.pc < m_.programSize(v.primary.proc)
                             ? " at " + opText(*g_.comb.schedule, *m_.instr(v.primary.proc, v.primary.pc).stmt)
@@ -4891,7 +4901,7 @@ class PersistentExplorer {
       here.clear();
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front());
-      if (st.kind == Step::Kind::Exec && !g_.unmet.empty()) unmetAlias(s, st);
+      if (st.kind == Step::Kind::Exec && !g_.unmet.empty()) unmetAlias(m_, g_.unmet, s, st);
       Succ out;
       auto take = [&](State n, Unknowns nu) {
         auto [packed, shifted] = normalize(std::move(n), std::move(nu));

@@ -15,24 +15,14 @@
 #include "encoder/simulator.h"
 #include "encoder/trip_guards.h"
 #include "encoder/trip_proof.h"
+#include "prove_util.h"
 #include "test_util.h"
 
 using namespace cake;
 
 namespace {
 
-encoder::ModelCheckResult proveBlockClasses(const std::string& text) {
-  auto m = cake::testing::compile(text);
-  EXPECT_FALSE(m.schedules.empty());
-  if (m.schedules.empty()) return {};
-  const ir::Schedule& s = m.schedules[0];
-  encoder::Binding b;
-  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
-  encoder::TripProofOptions o;
-  o.timeout_ms = cake::testing::kNoWallClockMs;
-  o.rlimit = cake::testing::kQueryRlimit;
-  return encoder::proveEveryTripCount(s, s.target, {b}, o);
-}
+encoder::ModelCheckResult proveBlockClasses(const std::string& text) { return cake::testing::proveText(text); }
 
 // The bounded check at n and block b of a grid of `grid` blocks.
 bool blockViolatedAt(const std::string& text, int64_t n, int64_t b, int64_t grid) {

@@ -12,20 +12,14 @@
 
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
+#include "prove_util.h"
 #include "test_util.h"
 
 using namespace cake;
 
 namespace {
 
-encoder::ModelCheckResult proveGuardCases(const ir::Schedule& s) {
-  encoder::Binding b;
-  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
-  encoder::TripProofOptions o;
-  o.timeout_ms = cake::testing::kNoWallClockMs;
-  o.rlimit = cake::testing::kQueryRlimit;
-  return encoder::proveEveryTripCount(s, s.target, {b}, o);
-}
+encoder::ModelCheckResult proveGuardCases(const ir::Schedule& s) { return cake::testing::proveSchedule(s); }
 
 bool textViolatedAt(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
   return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), values);
