@@ -984,3 +984,80 @@ TEST(ModelCheck, GuardOutcomesPastTheCapAreNamedInTheVerdict) {
                  std::string::npos;
   EXPECT_TRUE(named) << describe(r);
 }
+
+// --engine z3: a value whose Z3 queries run out of --z3-work and whose
+// explicit check does not end within the explicit engine's trials
+// (kExplicitTrial of work over all such values) is left to the proof first
+// (docs/z3.md "Values Z3 gives up on: the proof first"). On quack's fixed
+// epilogue-load schedule the queries run out from K=193 on and the values
+// from K=385 on are deferred: the lap-induction proof proves the schedule
+// and the verdict names the values it decided. With the MMA warp's commit
+// to `empty` left out at k = 6 (broken from K=449 on: sync.arrival-underflow
+// at K=513) the proof is tried (its CAKE_PROOF_STATS line) and does not
+// prove, the deferred values go to the explicit engine as before, and its
+// counterexample is reported. Either way the verdict kinds and the rules
+// are the explicit engine's; with --engine both (no cap) nothing is
+// deferred. Work, not time: the same values at any load.
+TEST(ModelCheck, Z3EngineValuesItGivesUpOnAreDecidedByTheProofFirst) {
+  const std::string by_proof = "z3-po: the proof decided the values from ";
+  auto rulesOf = [](const Result& r) {
+    std::set<std::string> out;
+    for (const auto& f : r.sink.findings()) out.insert(f.rule);
+    return out;
+  };
+  auto kinds = [](const Result& r) {
+    std::set<std::pair<std::string, checks::VerdictKind>> out;
+    for (const auto& v : r.verdicts) out.insert({v.property, v.kind});
+    return out;
+  };
+  auto verdictOf = [](const Result& r, const std::string& property) {
+    for (const auto& v : r.verdicts)
+      if (v.property == property) return v;
+    return checks::PropertyVerdict{"none", checks::VerdictKind::Error, "no verdict"};
+  };
+  const std::string fixed =
+      cake::testing::corpusText("corpus/bugs/sync.deadlock/quack_sm100_epi_load_barrier_two_warps_fixed.cake");
+  const std::string commit = "            lm.mma_commit(barrier=empty, iter=k)\n";
+  const size_t at = fixed.find(commit);
+  ASSERT_NE(at, std::string::npos);
+  const std::string broken =
+      fixed.substr(0, at) + "            if k != 6:\n    " + commit + fixed.substr(at + commit.size());
+  for (const bool is_fixed : {true, false}) {
+    SCOPED_TRACE(is_fixed ? "fixed" : "commit left out at k = 6");
+    auto mod = compile(is_fixed ? fixed : broken);
+    ASSERT_FALSE(mod.schedules.empty());
+    auto check = [&](checks::SyncEngine engine) {
+      Result r;
+      checks::CheckOptions o;
+      o.timeout_ms = 600000;  // the work budgets decide, not the wall clock
+      o.sync_engine = engine;
+      ::setenv("CAKE_PROOF_STATS", "1", 1);
+      ::testing::internal::CaptureStderr();
+      checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
+      const std::string err = ::testing::internal::GetCapturedStderr();
+      ::unsetenv("CAKE_PROOF_STATS");
+      return std::make_pair(std::move(r), err);
+    };
+    const auto [z3, z3_err] = check(checks::SyncEngine::Z3);
+    const auto [x, x_err] = check(checks::SyncEngine::Explicit);
+    EXPECT_EQ(kinds(z3), kinds(x)) << describe(z3);
+    EXPECT_EQ(rulesOf(z3), rulesOf(x)) << describe(z3);
+    const checks::PropertyVerdict zs = verdictOf(z3, "sync");
+    if (is_fixed) {
+      EXPECT_EQ(zs.kind, checks::VerdictKind::Proved) << describe(z3);
+      EXPECT_NE(zs.detail.find(by_proof + "K=385 on"), std::string::npos) << zs.detail;
+      EXPECT_NE(zs.detail.find("lap induction"), std::string::npos) << zs.detail;
+      const auto [both, both_err] = check(checks::SyncEngine::Both);
+      EXPECT_EQ(kinds(both), kinds(x)) << describe(both);
+      EXPECT_EQ(verdictOf(both, "sync").detail.find(by_proof), std::string::npos) << describe(both);
+    } else {
+      const checks::PropertyVerdict u = verdictOf(z3, "sync.arrival-underflow");
+      EXPECT_EQ(u.kind, checks::VerdictKind::Counterexample) << describe(z3);
+      EXPECT_NE(u.detail.find("K=513 (found by the explicit engine"), std::string::npos) << u.detail;
+      EXPECT_EQ(zs.detail.find(by_proof), std::string::npos) << zs.detail;
+      // the proof ran first (and did not prove); the explicit engine's check runs none
+      EXPECT_NE(z3_err.find("proof-stats: outcome="), std::string::npos) << z3_err;
+      EXPECT_EQ(x_err.find("proof-stats: outcome="), std::string::npos) << x_err;
+    }
+  }
+}
