@@ -1813,6 +1813,7 @@ class Driver {
       }
       proof_ = std::move(pr);
       proof_values_ = all.size();
+      bounded_stats_.reset();  // (the bounded check goes on)
     }
     resume(bindings, i, sys, st, ahead);
     finish(st);
