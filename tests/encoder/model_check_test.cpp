@@ -61,6 +61,34 @@ Result run(const ir::Schedule& s, unsigned proof_timeout_ms = 3000, unsigned tim
 // machine runs out (what is tested is what the values reach, not speed).
 Result runBounded(const ir::Schedule& s) { return run(s, 0, 600000); }
 
+// The rules of r's findings, and its verdicts' (property, kind) pairs.
+std::set<std::string> rulesOf(const Result& r) {
+  std::set<std::string> out;
+  for (const auto& f : r.sink.findings()) out.insert(f.rule);
+  return out;
+}
+std::set<std::pair<std::string, checks::VerdictKind>> kindsOf(const Result& r) {
+  std::set<std::pair<std::string, checks::VerdictKind>> out;
+  for (const auto& v : r.verdicts) out.insert({v.property, v.kind});
+  return out;
+}
+
+// The model checker on s with `engine` and the default budgets (no wall
+// clock a loaded machine runs out), with CAKE_PROOF_STATS set: the result
+// and what it printed on stderr (the bounded check's and the proof's work).
+std::pair<Result, std::string> runWithStats(const ir::Schedule& s, checks::SyncEngine engine) {
+  Result r;
+  checks::CheckOptions o;
+  o.timeout_ms = 600000;  // the work budget decides, not the wall clock
+  o.sync_engine = engine;
+  ::setenv("CAKE_PROOF_STATS", "1", 1);
+  ::testing::internal::CaptureStderr();
+  checks::runModelChecker(s, o, r.sink, r.verdicts);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  ::unsetenv("CAKE_PROOF_STATS");
+  return {std::move(r), std::move(err)};
+}
+
 }  // namespace
 
 TEST(ModelCheck, CoveringValuesHitTheTripCounts) {
@@ -670,16 +698,6 @@ TEST(ModelCheck, Z3EngineOutOfWorkFallsBackToTheExplicitEngine) {
       checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
       return r;
     };
-    auto rulesOf = [](const Result& r) {
-      std::set<std::string> out;
-      for (const auto& f : r.sink.findings()) out.insert(f.rule);
-      return out;
-    };
-    auto kinds = [](const Result& r) {
-      std::set<std::pair<std::string, checks::VerdictKind>> out;
-      for (const auto& v : r.verdicts) out.insert({v.property, v.kind});
-      return out;
-    };
     auto says = [](const Result& r, const std::string& what) {
       return std::any_of(r.verdicts.begin(), r.verdicts.end(),
                          [&](const auto& v) { return v.detail.find(what) != std::string::npos; });
@@ -692,7 +710,7 @@ TEST(ModelCheck, Z3EngineOutOfWorkFallsBackToTheExplicitEngine) {
     EXPECT_FALSE(says(whole, "found by the explicit engine")) << describe(whole);
     EXPECT_TRUE(says(tiny, fell) || says(tiny, "found by the explicit engine")) << describe(tiny);
     for (const Result* r : {&whole, &tiny, &dflt}) {
-      EXPECT_EQ(kinds(*r), kinds(x)) << describe(*r);
+      EXPECT_EQ(kindsOf(*r), kindsOf(x)) << describe(*r);
       EXPECT_EQ(rulesOf(*r), rulesOf(x)) << describe(*r);
       for (const auto& v : r->verdicts) EXPECT_NE(v.kind, checks::VerdictKind::Unknown) << describe(*r);
     }
@@ -710,27 +728,10 @@ TEST(ModelCheck, Z3EngineOutOfWorkFallsBackToTheExplicitEngine) {
 TEST(ModelCheck, Z3EngineOutOfWorkBeforeAFindingLeavesLaterValuesToTheExplicitEngine) {
   auto mod = compile(cake::testing::corpusText("corpus/bugs/sync.arrival-underflow/sm90_assume_large_k_release_stops.cake"));
   ASSERT_FALSE(mod.schedules.empty());
-  auto check = [&](checks::SyncEngine engine) {
-    Result r;
-    checks::CheckOptions o;
-    o.timeout_ms = 600000;  // the work budget decides, not the wall clock
-    o.sync_engine = engine;
-    ::setenv("CAKE_PROOF_STATS", "1", 1);
-    ::testing::internal::CaptureStderr();
-    checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
-    const std::string err = ::testing::internal::GetCapturedStderr();
-    ::unsetenv("CAKE_PROOF_STATS");
-    return std::make_pair(std::move(r), err);
-  };
-  const auto [z3, z3_err] = check(checks::SyncEngine::Z3);
-  const auto [x, x_err] = check(checks::SyncEngine::Explicit);
+  const auto [z3, z3_err] = runWithStats(mod.schedules[0], checks::SyncEngine::Z3);
+  const auto [x, x_err] = runWithStats(mod.schedules[0], checks::SyncEngine::Explicit);
   EXPECT_NE(z3_err.find("bounded-stats:"), std::string::npos) << z3_err;
   EXPECT_NE(z3_err.find(" queries=1 "), std::string::npos) << z3_err;
-  auto rulesOf = [](const Result& r) {
-    std::set<std::string> out;
-    for (const auto& f : r.sink.findings()) out.insert(f.rule);
-    return out;
-  };
   EXPECT_EQ(rulesOf(z3), rulesOf(x)) << describe(z3);
   EXPECT_TRUE(rulesOf(z3).count("sync.arrival-underflow")) << describe(z3);
   EXPECT_TRUE(std::any_of(z3.verdicts.begin(), z3.verdicts.end(), [](const auto& v) {
@@ -1003,16 +1004,6 @@ TEST(ModelCheck, GuardOutcomesPastTheCapAreNamedInTheVerdict) {
 // are the explicit engine's. Work, not time: the same values at any load.
 TEST(ModelCheck, Z3EngineValuesItGivesUpOnAreDecidedByTheProofFirst) {
   const std::string by_proof = "z3-po: the proof decided the values from ";
-  auto rulesOf = [](const Result& r) {
-    std::set<std::string> out;
-    for (const auto& f : r.sink.findings()) out.insert(f.rule);
-    return out;
-  };
-  auto kinds = [](const Result& r) {
-    std::set<std::pair<std::string, checks::VerdictKind>> out;
-    for (const auto& v : r.verdicts) out.insert({v.property, v.kind});
-    return out;
-  };
   auto verdictOf = [](const Result& r, const std::string& property) {
     for (const auto& v : r.verdicts)
       if (v.property == property) return v;
@@ -1029,21 +1020,9 @@ TEST(ModelCheck, Z3EngineValuesItGivesUpOnAreDecidedByTheProofFirst) {
     SCOPED_TRACE(is_fixed ? "fixed" : "commit left out at k = 6");
     auto mod = compile(is_fixed ? fixed : broken);
     ASSERT_FALSE(mod.schedules.empty());
-    auto check = [&](checks::SyncEngine engine) {
-      Result r;
-      checks::CheckOptions o;
-      o.timeout_ms = 600000;  // the work budgets decide, not the wall clock
-      o.sync_engine = engine;
-      ::setenv("CAKE_PROOF_STATS", "1", 1);
-      ::testing::internal::CaptureStderr();
-      checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
-      const std::string err = ::testing::internal::GetCapturedStderr();
-      ::unsetenv("CAKE_PROOF_STATS");
-      return std::make_pair(std::move(r), err);
-    };
-    const auto [z3, z3_err] = check(checks::SyncEngine::Z3);
-    const auto [x, x_err] = check(checks::SyncEngine::Explicit);
-    EXPECT_EQ(kinds(z3), kinds(x)) << describe(z3);
+    const auto [z3, z3_err] = runWithStats(mod.schedules[0], checks::SyncEngine::Z3);
+    const auto [x, x_err] = runWithStats(mod.schedules[0], checks::SyncEngine::Explicit);
+    EXPECT_EQ(kindsOf(z3), kindsOf(x)) << describe(z3);
     EXPECT_EQ(rulesOf(z3), rulesOf(x)) << describe(z3);
     const checks::PropertyVerdict zs = verdictOf(z3, "sync");
     if (is_fixed) {
