@@ -1599,98 +1599,238 @@ class Driver {
   }
 
  private:
+  // What check() has gathered so far over the covering values.
+  struct Pass {
+    std::vector<Binding> checked;  // the bindings whose systems were built
+    std::string unknown;           // why a value was left undecided ("" if none)
+    bool found = false;            // a rule was reported broken
+  };
+
   void check() {
     std::vector<Binding> bindings = search_.run();
     if (bindings.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Unknown, search_.failure()});
       return;
     }
-    std::vector<Binding> checked;
-    std::string unknown;
-    bool found = false;
-    for (const Binding& b : bindings) {
-      if (std::string out = budget_.exhausted(); !out.empty()) {
-        unknown = fmt::format("bounded check: {} (after {} of {} parameter values)", out, checked.size(),
-                              bindings.size());
-        break;
-      }
-      std::string err;
-      auto sys = encoder::buildSystem(s_, b, opts_.target, &err);
-      if (!sys) { unknown = fmt::format("{} ({})", err, encoder::bindingToString(s_, b)); continue; }
-      encoder::chargeBuild(budget_, *sys);
-      checked.push_back(b);
-      if (!seen_.insert(fingerprint(*sys)).second) continue;
-      // Once the schedule is broken, the Z3 engine alone (--engine z3)
-      // looks on the larger values only for rules not reported yet, within
-      // kZ3AfterFinding of work in all (deterministic, like the explicit
-      // engine's search past its first violation): they cannot change the
-      // verdict. docs/z3.md "Later bindings of a failing schedule".
-      uint64_t rlimit = 0;
-      if (found && opts_.sync_engine == SyncEngine::Z3) {
-        const uint64_t spent = budget_.used() - found_at_, cap = encoder::ProofBudget::unitsFor(kZ3AfterFinding);
-        if (spent >= cap) break;
-        rlimit = std::max<uint64_t>(1, (cap - spent) / encoder::ProofBudget::kPerRlimit);
-      }
-      // Before a finding, the Z3 engine's queries share --z3-work of work;
-      // a binding they cannot decide within it (Z3's resource limit: work,
-      // the same at any load) is decided by the explicit engine, and the
-      // verdict says which values were (docs/z3.md "The Z3 engine's work
-      // cap"). Never a pass from a Z3 query that ran out.
-      const bool capped = !found && opts_.sync_engine == SyncEngine::Z3 && opts_.z3_work_ms > 0;
-      if (capped) {
-        const uint64_t cap = z3CapUnits();
-        rlimit = z3_spent_ >= cap ? 0 : std::max<uint64_t>(1, (cap - z3_spent_) / encoder::ProofBudget::kPerRlimit);
-      }
-      // this binding decided by the explicit engine instead of Z3 (named in the verdict)
-      const auto decideExplicitly = [&] {
-        encoder::ModelCheckResult e = explore(*sys, {}, 0, SyncEngine::Explicit);
+    Pass st;
+    for (size_t i = 0; i < bindings.size(); ++i) {
+      const Binding& b = bindings[i];
+      std::optional<encoder::System> sys;
+      if (!build(b, sys, st, bindings.size())) break;
+      if (!sys) continue;
+      if (afterFindingOver(st.found)) break;
+      // Before a finding, for --engine z3, a value Z3 ran out of work on
+      // whose explicit check does not end within kExplicitTrial is left to
+      // the proof first (docs/z3.md "Values Z3 gives up on: the proof
+      // first"): it is decided by the explicit engine as before only if the
+      // proof does not prove the schedule.
+      std::optional<encoder::ModelCheckResult> r = decide(*sys, b, st.found, /*may_defer=*/true);
+      if (!r) return proofFirst(bindings, i, *sys, st);
+      take(*sys, b, *r, st);
+    }
+    finish(st);
+  }
+
+  // A system built ahead (proofFirst): it, or why it could not be built.
+  struct Built {
+    std::optional<encoder::System> sys;
+    std::string err;
+  };
+
+  // Builds the system of b (charged to the bounded check) into sys, or
+  // leaves it empty when b is to be skipped (not built: st.unknown says
+  // why; or the same system as an earlier value's). False: the bounded
+  // check's budget is used up (st.unknown says so).
+  bool build(const Binding& b, std::optional<encoder::System>& sys, Pass& st, size_t total, Built* ahead = nullptr) {
+    if (std::string out = budget_.exhausted(); !out.empty()) {
+      st.unknown = fmt::format("bounded check: {} (after {} of {} parameter values)", out, st.checked.size(), total);
+      return false;
+    }
+    std::string err;
+    if (ahead) {
+      sys = std::move(ahead->sys);
+      err = ahead->err;
+    } else {
+      sys = encoder::buildSystem(s_, b, opts_.target, &err);
+    }
+    if (!sys) { st.unknown = fmt::format("{} ({})", err, encoder::bindingToString(s_, b)); return true; }
+    encoder::chargeBuild(budget_, *sys);
+    st.checked.push_back(b);
+    if (!seen_.insert(fingerprint(*sys)).second) sys.reset();
+    return true;
+  }
+
+  // The engine's result for one value, or nothing when the value is
+  // deferred to the proof (may_defer; see check()).
+  std::optional<encoder::ModelCheckResult> decide(const encoder::System& sys, const Binding& b, bool found,
+                                                  bool may_defer) {
+    // Once the schedule is broken, the Z3 engine alone (--engine z3)
+    // looks on the larger values only for rules not reported yet, within
+    // kZ3AfterFinding of work in all (deterministic, like the explicit
+    // engine's search past its first violation): they cannot change the
+    // verdict. docs/z3.md "Later bindings of a failing schedule".
+    uint64_t rlimit = 0;
+    if (found && opts_.sync_engine == SyncEngine::Z3) {
+      const uint64_t spent = budget_.used() - found_at_, cap = encoder::ProofBudget::unitsFor(kZ3AfterFinding);
+      rlimit = std::max<uint64_t>(1, (cap - spent) / encoder::ProofBudget::kPerRlimit);
+    }
+    // Before a finding, the Z3 engine's queries share --z3-work of work;
+    // a binding they cannot decide within it (Z3's resource limit: work,
+    // the same at any load) is decided by the explicit engine, and the
+    // verdict says which values were (docs/z3.md "The Z3 engine's work
+    // cap"). Never a pass from a Z3 query that ran out.
+    const bool capped = !found && opts_.sync_engine == SyncEngine::Z3 && opts_.z3_work_ms > 0;
+    if (capped) {
+      const uint64_t cap = z3CapUnits();
+      rlimit = z3_spent_ >= cap ? 0 : std::max<uint64_t>(1, (cap - z3_spent_) / encoder::ProofBudget::kPerRlimit);
+    }
+    if (capped && rlimit == 0) return decideExplicitly(sys, b, may_defer);
+    if (found && z3CapUsed()) {
+      // The cap was used up before the finding: the later values, whose
+      // queries are larger still, are the explicit engine's too, within
+      // kZ3AfterFinding as Z3's would be (docs/z3.md "The Z3 engine's
+      // work cap": sm90_assume_large_k_release_stops spent 1.4 s of CPU
+      // on K=4097's query, which ran out of kZ3AfterFinding as well).
+      return explore(sys, reported_, 0, SyncEngine::Explicit);
+    }
+    const uint64_t before = budget_.used();
+    encoder::ModelCheckResult r = explore(sys, found ? reported_ : std::set<std::string>{}, rlimit);
+    if (capped) z3_spent_ += budget_.used() - before;
+    if (capped && r.outcome == encoder::Outcome::Unknown && r.detail.find("resource limit") != std::string::npos)
+      return decideExplicitly(sys, b, may_defer);
+    return r;
+  }
+
+  // A value the Z3 engine did not decide, decided by the explicit engine
+  // (named in the verdict). With may_defer, the explicit engine first gets
+  // what is left of kExplicitTrial (the work of these trials over all the
+  // values together) on its own budget: a search that ends within it is the
+  // same search the bounded check's budget would run (the same states,
+  // charged the same), one that does not, or a value after the trials'
+  // work is used up, is left to the proof (nothing: nothing is charged, the
+  // value is decided later as before).
+  std::optional<encoder::ModelCheckResult> decideExplicitly(const encoder::System& sys, const Binding& b,
+                                                            bool may_defer) {
+    const uint64_t cap = encoder::ProofBudget::unitsFor(kExplicitTrial), left = budget_.left();
+    const uint64_t trial_units = cap > trial_spent_ ? cap - trial_spent_ : 0;
+    if (may_defer && trial_units > 0 && left > trial_units && !budget_.wallOut()) {
+      encoder::ProofBudget trial(trial_units, budget_.wallLeftMs());
+      encoder::ModelCheckResult e = explore(sys, {}, 0, SyncEngine::Explicit, &trial);
+      trial_spent_ += trial.used();
+      if (trial.exhausted().empty()) {
+        encoder::ProofBudget::Tally t = trial.tally();
+        t.queries = t.rlimit = 0;  // (the explicit engine asks Z3 nothing)
+        budget_.add(t);
         fallback_.push_back(relevantText(s_, b, relevant_));
         return e;
-      };
-      encoder::ModelCheckResult r;
-      if (capped && rlimit == 0) {
-        r = decideExplicitly();
-      } else if (found && z3CapUsed()) {
-        // The cap was used up before the finding: the later values, whose
-        // queries are larger still, are the explicit engine's too, within
-        // kZ3AfterFinding as Z3's would be (docs/z3.md "The Z3 engine's
-        // work cap": sm90_assume_large_k_release_stops spent 1.4 s of CPU
-        // on K=4097's query, which ran out of kZ3AfterFinding as well).
-        r = explore(*sys, reported_, 0, SyncEngine::Explicit);
-      } else {
-        const uint64_t before = budget_.used();
-        r = explore(*sys, found ? reported_ : std::set<std::string>{}, rlimit);
-        if (capped) z3_spent_ += budget_.used() - before;
-        if (capped && r.outcome == encoder::Outcome::Unknown && r.detail.find("resource limit") != std::string::npos)
-          r = decideExplicitly();
       }
-      if (r.outcome == encoder::Outcome::Unknown) {
-        unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s_, b));
-        continue;
-      }
-      // Larger values may show other rules (a CTA with no tiles exits early;
-      // a race needs a lap): keep going, smallest values first, one finding
-      // per rule.
-      // Warnings (an iter= annotation naming another phase than the one its
-      // arrival lands in) leave the verdict alone.
-      for (const encoder::Violation& w : r.warnings)
-        if (reported_.insert(w.rule).second)
-          sink_.add(toFinding(*sys, w, goals_.dependent ? relevantText(s_, b, relevant_) : "", nullptr));
-      if (r.outcome == encoder::Outcome::Violation && report(*sys, b, r) && !found) {
-        found = true;
-        found_at_ = budget_.used();
-      }
+      if (trial.workOut()) return std::nullopt;
+    } else if (may_defer && trial_units == 0 && left > 0 && !budget_.wallOut()) {
+      return std::nullopt;  // the trials' work is used up
     }
-    if (found) return;
-    if (!unknown.empty()) {
-      verdicts_.push_back({"sync", VerdictKind::Unknown, unknown});
+    encoder::ModelCheckResult e = explore(sys, {}, 0, SyncEngine::Explicit);
+    fallback_.push_back(relevantText(s_, b, relevant_));
+    return e;
+  }
+
+  // The Z3 engine's search for other rules after a finding has used up its
+  // kZ3AfterFinding: the later values are not looked at.
+  bool afterFindingOver(bool found) const {
+    return found && opts_.sync_engine == SyncEngine::Z3 &&
+           budget_.used() - found_at_ >= encoder::ProofBudget::unitsFor(kZ3AfterFinding);
+  }
+
+  // Takes one value's result into st.
+  void take(const encoder::System& sys, const Binding& b, const encoder::ModelCheckResult& r, Pass& st) {
+    if (r.outcome == encoder::Outcome::Unknown) {
+      st.unknown = fmt::format("{} for {}", r.detail, encoder::bindingToString(s_, b));
+      return;
+    }
+    // Larger values may show other rules (a CTA with no tiles exits early;
+    // a race needs a lap): keep going, smallest values first, one finding
+    // per rule.
+    // Warnings (an iter= annotation naming another phase than the one its
+    // arrival lands in) leave the verdict alone.
+    for (const encoder::Violation& w : r.warnings)
+      if (reported_.insert(w.rule).second)
+        sink_.add(toFinding(sys, w, goals_.dependent ? relevantText(s_, b, relevant_) : "", nullptr));
+    if (r.outcome == encoder::Outcome::Violation && report(sys, b, r) && !st.found) {
+      st.found = true;
+      found_at_ = budget_.used();
+    }
+  }
+
+  // The values from bindings[i] on, decided one by one as before: the
+  // deferred bindings[i] (built: sys) by the explicit engine, the others
+  // through build / decide / take, as check() would have. `ahead`: the
+  // later values' systems, built already (charged when taken, as check()
+  // charges them).
+  void resume(const std::vector<Binding>& bindings, size_t i, const encoder::System& sys, Pass& st,
+              std::vector<Built>& ahead) {
+    take(sys, bindings[i], *decideExplicitly(sys, bindings[i], false), st);
+    for (size_t j = i + 1; j < bindings.size(); ++j) {
+      std::optional<encoder::System> next;
+      if (!build(bindings[j], next, st, bindings.size(), &ahead[j - i - 1])) return;
+      if (!next) continue;
+      if (afterFindingOver(st.found)) return;
+      take(*next, bindings[j], *decide(*next, bindings[j], st.found, false), st);
+    }
+  }
+
+  // bindings[i] (built: sys) was deferred: the proof for every value
+  // first, over the values the bounded check would have checked (the
+  // later ones built ahead, charged only when resume() takes them). When
+  // it proves the schedule, that is the verdict; else the values from
+  // bindings[i] on are decided as before (resume), and finish(st) ends the
+  // check, with this proof's result when the values checked are still
+  // the ones it was given (the proof's work is deterministic: prove()
+  // would compute the same).
+  void proofFirst(const std::vector<Binding>& bindings, size_t i, const encoder::System& sys, Pass& st) {
+    std::vector<Built> ahead;
+    std::vector<Binding> all = st.checked;
+    bool whole = true;  // every later value built (else the check ends unknown, as before)
+    for (size_t j = i + 1; j < bindings.size(); ++j) {
+      Built& n = ahead.emplace_back();
+      n.sys = encoder::buildSystem(s_, bindings[j], opts_.target, &n.err);
+      if (n.sys) all.push_back(bindings[j]);
+      whole = whole && n.sys;
+    }
+    if (whole && st.unknown.empty() && goals_.dependent && opts_.proof_timeout_ms > 0 && wallOut().empty()) {
+      if (std::getenv("CAKE_PROOF_STATS")) boundedEnds();
+      // (the proof's Z3 queries run on this thread: not the bounded check's work)
+      const encoder::ProofBudget::Tally t0 = budget_.tally();
+      encoder::ModelCheckResult pr = runProof(all);
+      const encoder::ProofBudget::Tally t1 = budget_.tally();
+      budget_.leaveOut(t1.queries - t0.queries, t1.rlimit - t0.rlimit);
+      if (pr.outcome == encoder::Outcome::Proved) {
+        verdicts_.push_back(
+            {"sync", VerdictKind::Proved,
+             pr.engine + fmt::format("; z3-po: the proof decided the values from {} on: the Z3 engine's "
+                                     "queries ran out of their work (--z3-work) and the explicit engine's "
+                                     "{:g} s worth of trials did not decide them",
+                                     relevantText(s_, bindings[i], relevant_), kExplicitTrial)});
+        return;
+      }
+      proof_ = std::move(pr);
+      proof_values_ = all.size();
+      bounded_stats_.reset();  // (the bounded check goes on)
+    }
+    resume(bindings, i, sys, st, ahead);
+    finish(st);
+  }
+
+  // The check's end after the values: the verdict, or the proof.
+  void finish(Pass& st) {
+    if (st.found) return;
+    if (!st.unknown.empty()) {
+      verdicts_.push_back({"sync", VerdictKind::Unknown, st.unknown});
       return;
     }
     if (!goals_.dependent) {
       verdicts_.push_back({"sync", VerdictKind::Proved, "the synchronization does not depend on the parameters"});
       return;
     }
-    prove(checked);
+    prove(st.checked);
   }
 
   const ir::Schedule& s_;
@@ -1717,6 +1857,14 @@ class Driver {
   // decided by the explicit engine (fallback_, named in the verdict).
   uint64_t z3_spent_ = 0;
   std::vector<std::string> fallback_;  // the values the explicit engine decided instead of Z3
+  // A value Z3 ran out of work on gets this many seconds' worth of the
+  // explicit engine's work before it is left to the proof (decideExplicitly).
+  static constexpr double kExplicitTrial = 0.25;
+  uint64_t trial_spent_ = 0;  // the work of those trials so far (all values together)
+  // The proof proofFirst ran without proving, and for how many values:
+  // prove() takes it instead of running the same proof again.
+  std::optional<encoder::ModelCheckResult> proof_;
+  size_t proof_values_ = 0;
   // Whether the Z3 engine's queries before the finding used up their
   // --z3-work (a query ran out, or the cap was passed).
   bool z3CapUsed() const {
@@ -1776,9 +1924,10 @@ class Driver {
   std::string wallOut() const { return budget_.wallOut() ? budget_.exhausted() : ""; }
 
   encoder::ModelCheckResult explore(const encoder::System& sys, const std::set<std::string>& known = {},
-                                    uint64_t z3_rlimit = 0, std::optional<SyncEngine> engine = std::nullopt) {
+                                    uint64_t z3_rlimit = 0, std::optional<SyncEngine> engine = std::nullopt,
+                                    encoder::ProofBudget* budget = nullptr) {
     encoder::ExploreOptions eo;
-    eo.budget = &budget_;
+    eo.budget = budget ? budget : &budget_;
     eo.timeout_ms = budget_.wallLeftMs();  // the Z3 engine's (--engine z3|both)
     eo.memory_mb = std::min(opts_.memory_mb, 1024u);
     // --engine (checks/sync_engine.h): a disagreement of the engines is an
@@ -1827,36 +1976,12 @@ class Driver {
     if (std::getenv("CAKE_PROOF_STATS")) boundedEnds();
     std::string detail = valuesText(s_, checked, relevant_);
     if (opts_.proof_timeout_ms == 0) return notProved(detail);
-    if (!wallOut().empty()) return notProved(detail + "; proof: unknown (" + wallOut() + ")");
-    // A schedule that an earlier check already failed (a layout or
-    // structural error) is an error whatever the proof says: its proof only
-    // looks for more findings, within kProofAfterError of work (docs/z3.md
-    // "The proof of a schedule that already fails").
+    // (proofFirst's result, for these values: the same as computed here)
+    const bool ready = proof_ && proof_values_ == checked.size();
+    if (!ready && !wallOut().empty()) return notProved(detail + "; proof: unknown (" + wallOut() + ")");
     const std::string failing = failingRule();
-    double seconds = opts_.proof_timeout_ms / 1000.0;
-    if (!failing.empty()) seconds = std::min(seconds, kProofAfterError);
-    const unsigned left = budget_.wallLeftMs();
-    encoder::ModelCheckResult pr;
-    if (const auto& engine = encoder::proofEngine()) {
-      encoder::ModelCheckQuery q;
-      q.schedule = &s_;
-      q.target = opts_.target;
-      q.bindings = checked;
-      q.timeout_ms = left;
-      q.memory_mb = opts_.memory_mb;
-      pr = engine(q);
-    } else {
-      // The proof's budget is work (deterministic: the same verdict at any
-      // load), proof_timeout_ms seconds' worth on the calibration machine;
-      // the rest of the obligation's wall clock is only its safety limit
-      // (encoder/proof_budget.h, docs/z3.md "The proof's budget").
-      encoder::TripProofOptions to;
-      to.work = encoder::ProofBudget::unitsFor(seconds);
-      to.timeout_ms = left;
-      to.memory_mb = std::min(opts_.memory_mb, 1024u);
-      to.rlimit = opts_.rlimit > 0 ? opts_.rlimit : encoder::ProofBudget::rlimitFor(seconds);
-      pr = encoder::proveEveryTripCount(s_, opts_.target, checked, to);
-    }
+    const double seconds = proofSeconds();
+    encoder::ModelCheckResult pr = ready ? *proof_ : runProof(checked);
     if (pr.outcome == encoder::Outcome::Proved) {
       verdicts_.push_back({"sync", VerdictKind::Proved, pr.engine});
       return;
@@ -1879,6 +2004,46 @@ class Driver {
     if (const std::string w = wallOut(); !w.empty() && detail.find("wall-clock safety limit") == std::string::npos)
       detail += "; " + w;
     notProved(detail);
+  }
+
+  // The proof's work in seconds' worth. A schedule that an earlier check
+  // already failed (a layout or structural error) is an error whatever the
+  // proof says: its proof only looks for more findings, within
+  // kProofAfterError of work (docs/z3.md "The proof of a schedule that
+  // already fails").
+  double proofSeconds() const {
+    double seconds = opts_.proof_timeout_ms / 1000.0;
+    if (!failingRule().empty()) seconds = std::min(seconds, kProofAfterError);
+    return seconds;
+  }
+
+  // The proof for every value from the values `checked`: the registered
+  // engine, else lap induction (within proofSeconds() of work).
+  encoder::ModelCheckResult runProof(const std::vector<Binding>& checked) {
+    const double seconds = proofSeconds();
+    const unsigned left = budget_.wallLeftMs();
+    encoder::ModelCheckResult pr;
+    if (const auto& engine = encoder::proofEngine()) {
+      encoder::ModelCheckQuery q;
+      q.schedule = &s_;
+      q.target = opts_.target;
+      q.bindings = checked;
+      q.timeout_ms = left;
+      q.memory_mb = opts_.memory_mb;
+      pr = engine(q);
+    } else {
+      // The proof's budget is work (deterministic: the same verdict at any
+      // load), proof_timeout_ms seconds' worth on the calibration machine;
+      // the rest of the obligation's wall clock is only its safety limit
+      // (encoder/proof_budget.h, docs/z3.md "The proof's budget").
+      encoder::TripProofOptions to;
+      to.work = encoder::ProofBudget::unitsFor(seconds);
+      to.timeout_ms = left;
+      to.memory_mb = std::min(opts_.memory_mb, 1024u);
+      to.rlimit = opts_.rlimit > 0 ? opts_.rlimit : encoder::ProofBudget::rlimitFor(seconds);
+      pr = encoder::proveEveryTripCount(s_, opts_.target, checked, to);
+    }
+    return pr;
   }
 
   // The rule of the first error an earlier check (structure, layout)

@@ -86,6 +86,13 @@ class ProofBudget {
   Tally tally() const;
 
   void charge(uint64_t units) { used_ += units; }
+  // Leaves out of this budget solver work done on this thread that another
+  // budget counts (checks/model_check.cpp: the proof run in the middle of
+  // the bounded check): `queries` queries, `rlimit` resource units.
+  void leaveOut(uint64_t queries, uint64_t rlimit) {
+    queries0_ += queries;
+    rlimit0_ += rlimit;
+  }
   // Units used so far (the solver's queries on this thread included).
   uint64_t used() const;
   uint64_t work() const { return work_; }

@@ -61,6 +61,34 @@ Result run(const ir::Schedule& s, unsigned proof_timeout_ms = 3000, unsigned tim
 // machine runs out (what is tested is what the values reach, not speed).
 Result runBounded(const ir::Schedule& s) { return run(s, 0, 600000); }
 
+// The rules of r's findings, and its verdicts' (property, kind) pairs.
+std::set<std::string> rulesOf(const Result& r) {
+  std::set<std::string> out;
+  for (const auto& f : r.sink.findings()) out.insert(f.rule);
+  return out;
+}
+std::set<std::pair<std::string, checks::VerdictKind>> kindsOf(const Result& r) {
+  std::set<std::pair<std::string, checks::VerdictKind>> out;
+  for (const auto& v : r.verdicts) out.insert({v.property, v.kind});
+  return out;
+}
+
+// The model checker on s with `engine` and the default budgets (no wall
+// clock a loaded machine runs out), with CAKE_PROOF_STATS set: the result
+// and what it printed on stderr (the bounded check's and the proof's work).
+std::pair<Result, std::string> runWithStats(const ir::Schedule& s, checks::SyncEngine engine) {
+  Result r;
+  checks::CheckOptions o;
+  o.timeout_ms = 600000;  // the work budget decides, not the wall clock
+  o.sync_engine = engine;
+  ::setenv("CAKE_PROOF_STATS", "1", 1);
+  ::testing::internal::CaptureStderr();
+  checks::runModelChecker(s, o, r.sink, r.verdicts);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  ::unsetenv("CAKE_PROOF_STATS");
+  return {std::move(r), std::move(err)};
+}
+
 }  // namespace
 
 TEST(ModelCheck, CoveringValuesHitTheTripCounts) {
@@ -670,16 +698,6 @@ TEST(ModelCheck, Z3EngineOutOfWorkFallsBackToTheExplicitEngine) {
       checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
       return r;
     };
-    auto rulesOf = [](const Result& r) {
-      std::set<std::string> out;
-      for (const auto& f : r.sink.findings()) out.insert(f.rule);
-      return out;
-    };
-    auto kinds = [](const Result& r) {
-      std::set<std::pair<std::string, checks::VerdictKind>> out;
-      for (const auto& v : r.verdicts) out.insert({v.property, v.kind});
-      return out;
-    };
     auto says = [](const Result& r, const std::string& what) {
       return std::any_of(r.verdicts.begin(), r.verdicts.end(),
                          [&](const auto& v) { return v.detail.find(what) != std::string::npos; });
@@ -692,7 +710,7 @@ TEST(ModelCheck, Z3EngineOutOfWorkFallsBackToTheExplicitEngine) {
     EXPECT_FALSE(says(whole, "found by the explicit engine")) << describe(whole);
     EXPECT_TRUE(says(tiny, fell) || says(tiny, "found by the explicit engine")) << describe(tiny);
     for (const Result* r : {&whole, &tiny, &dflt}) {
-      EXPECT_EQ(kinds(*r), kinds(x)) << describe(*r);
+      EXPECT_EQ(kindsOf(*r), kindsOf(x)) << describe(*r);
       EXPECT_EQ(rulesOf(*r), rulesOf(x)) << describe(*r);
       for (const auto& v : r->verdicts) EXPECT_NE(v.kind, checks::VerdictKind::Unknown) << describe(*r);
     }
@@ -710,27 +728,10 @@ TEST(ModelCheck, Z3EngineOutOfWorkFallsBackToTheExplicitEngine) {
 TEST(ModelCheck, Z3EngineOutOfWorkBeforeAFindingLeavesLaterValuesToTheExplicitEngine) {
   auto mod = compile(cake::testing::corpusText("corpus/bugs/sync.arrival-underflow/sm90_assume_large_k_release_stops.cake"));
   ASSERT_FALSE(mod.schedules.empty());
-  auto check = [&](checks::SyncEngine engine) {
-    Result r;
-    checks::CheckOptions o;
-    o.timeout_ms = 600000;  // the work budget decides, not the wall clock
-    o.sync_engine = engine;
-    ::setenv("CAKE_PROOF_STATS", "1", 1);
-    ::testing::internal::CaptureStderr();
-    checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
-    const std::string err = ::testing::internal::GetCapturedStderr();
-    ::unsetenv("CAKE_PROOF_STATS");
-    return std::make_pair(std::move(r), err);
-  };
-  const auto [z3, z3_err] = check(checks::SyncEngine::Z3);
-  const auto [x, x_err] = check(checks::SyncEngine::Explicit);
+  const auto [z3, z3_err] = runWithStats(mod.schedules[0], checks::SyncEngine::Z3);
+  const auto [x, x_err] = runWithStats(mod.schedules[0], checks::SyncEngine::Explicit);
   EXPECT_NE(z3_err.find("bounded-stats:"), std::string::npos) << z3_err;
   EXPECT_NE(z3_err.find(" queries=1 "), std::string::npos) << z3_err;
-  auto rulesOf = [](const Result& r) {
-    std::set<std::string> out;
-    for (const auto& f : r.sink.findings()) out.insert(f.rule);
-    return out;
-  };
   EXPECT_EQ(rulesOf(z3), rulesOf(x)) << describe(z3);
   EXPECT_TRUE(rulesOf(z3).count("sync.arrival-underflow")) << describe(z3);
   EXPECT_TRUE(std::any_of(z3.verdicts.begin(), z3.verdicts.end(), [](const auto& v) {
@@ -743,9 +744,9 @@ TEST(ModelCheck, Z3EngineOutOfWorkBeforeAFindingLeavesLaterValuesToTheExplicitEn
 // kSimplexRlimitWeight times (docs/z3.md "The simplex pass's resource
 // units"). The repeated Kokkos team reduction (every query past
 // n_calls = 1 needs the simplex pass) has the values from n_calls = 4 on
-// decided by the explicit engine within the default cap (before: n_calls =
-// 4 and 5 were Z3's, 2.5 s of CPU); the verdict and rules are the explicit
-// engine's either way.
+// taken from Z3 within the default cap (before: n_calls = 4 and 5 were
+// Z3's, 2.5 s of CPU); the verdict and rules are the explicit engine's
+// either way.
 TEST(ModelCheck, Z3EngineCapChargesTheSimplexPassAtItsCost) {
   auto mod = compile(cake::testing::corpusText(
       "corpus/bugs/sync.race/kokkos_inter_warp_reduction_repeated_no_barrier_fixed.cake"));
@@ -768,8 +769,12 @@ TEST(ModelCheck, Z3EngineCapChargesTheSimplexPassAtItsCost) {
   const checks::PropertyVerdict zs = syncOf(z3), xs = syncOf(x);
   EXPECT_EQ(zs.kind, xs.kind) << describe(z3);
   EXPECT_EQ(zs.kind, checks::VerdictKind::Proved) << describe(z3);
-  EXPECT_NE(zs.detail.find("the explicit engine decided 4 of the values (n_calls=4; n_calls=5;"), std::string::npos)
+  // (n_calls = 4 and 5 within the explicit engine's trials; the values from
+  // n_calls = 8 on are then the proof's: docs/z3.md "Values Z3 gives up on:
+  // the proof first")
+  EXPECT_NE(zs.detail.find("the explicit engine decided 2 of the values (n_calls=4; n_calls=5)"), std::string::npos)
       << zs.detail;
+  EXPECT_NE(zs.detail.find("the proof decided the values from n_calls=8 on"), std::string::npos) << zs.detail;
 }
 
 // A schedule that an earlier check (layout, structure) already failed gets
@@ -983,4 +988,55 @@ TEST(ModelCheck, GuardOutcomesPastTheCapAreNamedInTheVerdict) {
              v.detail.find("leave out the combinations of its 25 guard outcomes (at most 24 are combined)") !=
                  std::string::npos;
   EXPECT_TRUE(named) << describe(r);
+}
+
+// --engine z3: a value whose Z3 queries run out of --z3-work and whose
+// explicit check does not end within the explicit engine's trials
+// (kExplicitTrial of work over all such values) is left to the proof first
+// (docs/z3.md "Values Z3 gives up on: the proof first"). On quack's fixed
+// epilogue-load schedule the queries run out from K=193 on and the values
+// from K=385 on are deferred: the lap-induction proof proves the schedule
+// and the verdict names the values it decided. With the MMA warp's commit
+// to `empty` left out at k = 6 (broken from K=449 on: sync.arrival-underflow
+// at K=513) the proof is tried (its CAKE_PROOF_STATS line) and does not
+// prove, the deferred values go to the explicit engine as before, and its
+// counterexample is reported. Either way the verdict kinds and the rules
+// are the explicit engine's. Work, not time: the same values at any load.
+TEST(ModelCheck, Z3EngineValuesItGivesUpOnAreDecidedByTheProofFirst) {
+  const std::string by_proof = "z3-po: the proof decided the values from ";
+  auto verdictOf = [](const Result& r, const std::string& property) {
+    for (const auto& v : r.verdicts)
+      if (v.property == property) return v;
+    return checks::PropertyVerdict{"none", checks::VerdictKind::Error, "no verdict"};
+  };
+  const std::string fixed =
+      cake::testing::corpusText("corpus/bugs/sync.deadlock/quack_sm100_epi_load_barrier_two_warps_fixed.cake");
+  const std::string commit = "            lm.mma_commit(barrier=empty, iter=k)\n";
+  const size_t at = fixed.find(commit);
+  ASSERT_NE(at, std::string::npos);
+  const std::string broken =
+      fixed.substr(0, at) + "            if k != 6:\n    " + commit + fixed.substr(at + commit.size());
+  for (const bool is_fixed : {true, false}) {
+    SCOPED_TRACE(is_fixed ? "fixed" : "commit left out at k = 6");
+    auto mod = compile(is_fixed ? fixed : broken);
+    ASSERT_FALSE(mod.schedules.empty());
+    const auto [z3, z3_err] = runWithStats(mod.schedules[0], checks::SyncEngine::Z3);
+    const auto [x, x_err] = runWithStats(mod.schedules[0], checks::SyncEngine::Explicit);
+    EXPECT_EQ(kindsOf(z3), kindsOf(x)) << describe(z3);
+    EXPECT_EQ(rulesOf(z3), rulesOf(x)) << describe(z3);
+    const checks::PropertyVerdict zs = verdictOf(z3, "sync");
+    if (is_fixed) {
+      EXPECT_EQ(zs.kind, checks::VerdictKind::Proved) << describe(z3);
+      EXPECT_NE(zs.detail.find(by_proof + "K=385 on"), std::string::npos) << zs.detail;
+      EXPECT_NE(zs.detail.find("lap induction"), std::string::npos) << zs.detail;
+    } else {
+      const checks::PropertyVerdict u = verdictOf(z3, "sync.arrival-underflow");
+      EXPECT_EQ(u.kind, checks::VerdictKind::Counterexample) << describe(z3);
+      EXPECT_NE(u.detail.find("K=513 (found by the explicit engine"), std::string::npos) << u.detail;
+      EXPECT_EQ(zs.detail.find(by_proof), std::string::npos) << zs.detail;
+      // the proof ran first (and did not prove); the explicit engine's check runs none
+      EXPECT_NE(z3_err.find("proof-stats: outcome="), std::string::npos) << z3_err;
+      EXPECT_EQ(x_err.find("proof-stats: outcome="), std::string::npos) << x_err;
+    }
+  }
 }
