@@ -1071,6 +1071,29 @@ TEST(TripProof, PerTileParityOfKIsProvedPerResidue) {
       });
 }
 
+// The parity read through an expression of k, `(k + 1) % 2` (the ring slot
+// of CUTLASS's prefetch, `stage=4 * ((k + 1) % 2) + w`): a polynomial in k
+// is congruent modulo p at t * k_tiles + k - t * r and at k when k_tiles %
+// p == r, so it is read through the ring index as a bare `k % p` is
+// (docs/z3.md "A residue of an expression of k", helper grouped). Before:
+// unknown, "(k + 1) % 2 == 1 is not a function of the ring index" (no
+// residue case: only a bare `k % p` was rewritten).
+TEST(TripProof, PerTileParityOfAnExpressionOfKIsProvedPerResidue) {
+  static const std::string text = edit(kParity, "if k % 2 == 0:", "if (k + 1) % 2 == 1:");
+  expectPersistentProved(text.c_str(), {1, 2, 3}, {1, 2, 3}, "for each residue of the K loop's trip count");
+  expectBugsNotProved(
+      text.c_str(),
+      {
+          {"lm.copy(a_frag1, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag1,",
+           "lm.copy(a_frag0, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag0,",
+           "one fragment: the copy overwrites the operand of the group in flight", 1, 3},
+          {"if (k + 1) % 2 == 1:", "if (k + 1) % 3 == 1:", "the fragments alternate every third iteration", 1, 3},
+          // not a polynomial in k: no residue of k decides it (not rewritten)
+          {"if (k + 1) % 2 == 1:", "if (k // 2) % 2 == 0:", "the fragments alternate every second iteration", 1, 3},
+          {"if (k + 1) % 2 == 1:", "if (2 * k + 1) % 2 == 1:", "one fragment: (2 * k + 1) % 2 is always 1", 1, 3},
+      });
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
