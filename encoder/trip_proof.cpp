@@ -3732,10 +3732,14 @@ void gridCounts(PGrid& g) {
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
       still(sh.tile_start[t], sh.head[t][0], g.ring, ring_text, "the tile loop before the K loop");
       // a part after the K loop that moves with the ring reads the ring end
-      // (postsByRingEnd decides; without it, refused as before)
+      // (postsByRingEnd decides; without it, refused as before). Its
+      // named-barrier operations are read as the part before the K loop's
+      // (ring_text): the shift moves a barrier's generation and its
+      // waiters' wherever they are (docs/z3.md "A named barrier synced
+      // after the K loop", helper grouped)
       bool moves = false;
       for (int pc = sh.head[t][g.Wg]; pc < sh.tile_start[t + 1] && !moves; ++pc)
-        moves = !unmoved(g.ring, g.ring_named, prog[pc]);
+        moves = !unmoved(g.ring, ring_text, prog[pc]);
       if (moves) g.post_moves[p] = 1;
     }
   }

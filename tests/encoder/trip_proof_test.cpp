@@ -997,6 +997,46 @@ TEST(TripProof, NamedBarrierSyncedBeforeAndInTheKLoopIsProved) {
   }
 }
 
+// kTileSync with the tile's first sync moved to the tile's end (after the
+// reads of the other warp's table): the part after the K loop syncs the
+// named barrier that the K loop syncs every iteration, as CUTLASS's grouped
+// GEMM does around its epilogue. Its generation moves with the ring, but no
+// instruction's text names it (docs/z3.md "A named barrier synced after the
+// K loop", helper grouped). Before: unknown, "the tile loop after the K
+// loop of warps[0] moves with the ring period".
+TEST(TripProof, NamedBarrierSyncedAfterTheKLoopIsProved) {
+  static const std::string text =
+      edit(edit(kTileSync, "            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n"),
+           "            lm.copy(Out, v, coords=(t, 32 * w))\n",
+           "            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n");
+  auto good = cake::testing::compile(text);
+  const ir::Schedule& s = good.schedules.at(0);
+  for (int64_t tiles : {1, 2, 3})
+    for (int64_t kb : {1, 2, 5}) EXPECT_EQ(tileSyncAt(s, tiles, kb), encoder::Outcome::Pass) << tiles << "x" << kb;
+  auto r = prove(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  struct Bug {
+    const char *from, *to, *what;
+  };
+  for (const Bug& b : {
+           // the next tile's table written while the other warp still reads this one's
+           Bug{"            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n",
+               "            lm.copy(Out, v, coords=(t, 32 * w))\n", "no sync at the tile's end"},
+           // the sync before the table is read, not after: the same race
+           Bug{"            lm.copy(v, ids[1 - w])\n            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n",
+               "            lm.sync(cta)\n            lm.copy(v, ids[1 - w])\n            lm.copy(Out, v, coords=(t, 32 * w))\n",
+               "the tile's end sync before the table is read"},
+       }) {
+    auto mod = cake::testing::compile(edit(text, b.from, b.to));
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(tileSyncAt(x, 2, 2), encoder::Outcome::Violation) << b.what;
+    auto rb = prove(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
+    std::cout << b.what << ": " << rb.detail << "\n";
+  }
+}
+
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
 // parity, not a function of the ring index t * k_tiles + k): proved once per
 // residue of k_tiles modulo 2, `k % 2` read as (t * k_tiles + k - t * r) % 2
