@@ -7578,16 +7578,6 @@ bool polynomialIn(const ir::Expr& e, int var) {
   }
 }
 
-// e with every read of loop variable `var` replaced by `by`.
-ir::ExprPtr substituteLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by) {
-  if (!e) return e;
-  if (e->kind == ir::ExprKind::LoopVar && e->index == var) return by;
-  if (e->args.empty()) return e;
-  auto copy = std::make_shared<ir::Expr>(*e);
-  for (ir::ExprPtr& a : copy->args) a = substituteLoopVar(a, var, by);
-  return copy;
-}
-
 std::vector<ResidueCase> kResidueCases(const ir::Schedule& s, const TileLoops& tl) {
   using K = ir::ExprKind;
   std::set<int64_t> ps;
@@ -7606,7 +7596,7 @@ std::vector<ResidueCase> kResidueCases(const ir::Schedule& s, const TileLoops& t
         const ir::ExprPtr ring = ir::makeExpr(
             K::Sub, {ir::makeExpr(K::Add, {ir::makeExpr(K::Mul, {tv, tl.inner}), kv}),
                      ir::makeExpr(K::Mul, {tv, ir::makeConst(r)})});
-        return ir::makeExpr(K::Mod, {substituteLoopVar(e->args[0], k, ring), ir::makeConst(*p)});
+        return ir::makeExpr(K::Mod, {substLoopVar(e->args[0], k, ring), ir::makeConst(*p)});
       }
     }
     if (e->args.empty()) return e;

@@ -969,32 +969,46 @@ encoder::Outcome tileSyncAt(const ir::Schedule& x, int64_t tiles, int64_t kb) {
 
 }  // namespace
 
-TEST(TripProof, NamedBarrierSyncedBeforeAndInTheKLoopIsProved) {
-  auto good = cake::testing::compile(kTileSync);
+namespace {
+
+struct TileSyncBug {
+  const char *from, *to, *what;
+};
+
+// A kTileSync-shaped kernel clean on the explicit engine at 3 x 3 shapes and
+// proved by lap induction; each bug found at 2 tiles of 2 K iterations and
+// not proved.
+void expectTileSyncProved(const std::string& text, std::initializer_list<TileSyncBug> bugs) {
+  auto good = cake::testing::compile(text);
   const ir::Schedule& s = good.schedules.at(0);
   for (int64_t tiles : {1, 2, 3})
     for (int64_t kb : {1, 2, 5}) EXPECT_EQ(tileSyncAt(s, tiles, kb), encoder::Outcome::Pass) << tiles << "x" << kb;
   auto r = prove(s);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
-  struct Bug {
-    const char *from, *to, *what;
-  };
-  for (const Bug& b : {
-           // the next tile's table written while the other warp still reads this one's
-           Bug{"            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n",
-               "no sync before the table is written"},
-           // the exchange buffer written again while the other warp still reads it
-           Bug{"                lm.copy(v, xs[1 - w])\n                lm.sync(cta)\n",
-               "                lm.copy(v, xs[1 - w])\n", "no sync after the exchange is read"},
-       }) {
-    auto mod = cake::testing::compile(edit(kTileSync, b.from, b.to));
+  for (const TileSyncBug& b : bugs) {
+    auto mod = cake::testing::compile(edit(text, b.from, b.to));
     const ir::Schedule& x = mod.schedules.at(0);
     EXPECT_EQ(tileSyncAt(x, 2, 2), encoder::Outcome::Violation) << b.what;
     auto rb = prove(x);
     EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
     std::cout << b.what << ": " << rb.detail << "\n";
   }
+}
+
+}  // namespace
+
+TEST(TripProof, NamedBarrierSyncedBeforeAndInTheKLoopIsProved) {
+  expectTileSyncProved(
+      kTileSync,
+      {
+          // the next tile's table written while the other warp still reads this one's
+          {"            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n",
+           "no sync before the table is written"},
+          // the exchange buffer written again while the other warp still reads it
+          {"                lm.copy(v, xs[1 - w])\n                lm.sync(cta)\n", "                lm.copy(v, xs[1 - w])\n",
+           "no sync after the exchange is read"},
+      });
 }
 
 // kTileSync with the tile's first sync moved to the tile's end (after the
@@ -1005,36 +1019,19 @@ TEST(TripProof, NamedBarrierSyncedBeforeAndInTheKLoopIsProved) {
 // K loop", helper grouped). Before: unknown, "the tile loop after the K
 // loop of warps[0] moves with the ring period".
 TEST(TripProof, NamedBarrierSyncedAfterTheKLoopIsProved) {
-  static const std::string text =
+  expectTileSyncProved(
       edit(edit(kTileSync, "            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n"),
            "            lm.copy(Out, v, coords=(t, 32 * w))\n",
-           "            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n");
-  auto good = cake::testing::compile(text);
-  const ir::Schedule& s = good.schedules.at(0);
-  for (int64_t tiles : {1, 2, 3})
-    for (int64_t kb : {1, 2, 5}) EXPECT_EQ(tileSyncAt(s, tiles, kb), encoder::Outcome::Pass) << tiles << "x" << kb;
-  auto r = prove(s);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
-  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
-  struct Bug {
-    const char *from, *to, *what;
-  };
-  for (const Bug& b : {
-           // the next tile's table written while the other warp still reads this one's
-           Bug{"            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n",
-               "            lm.copy(Out, v, coords=(t, 32 * w))\n", "no sync at the tile's end"},
-           // the sync before the table is read, not after: the same race
-           Bug{"            lm.copy(v, ids[1 - w])\n            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n",
-               "            lm.sync(cta)\n            lm.copy(v, ids[1 - w])\n            lm.copy(Out, v, coords=(t, 32 * w))\n",
-               "the tile's end sync before the table is read"},
-       }) {
-    auto mod = cake::testing::compile(edit(text, b.from, b.to));
-    const ir::Schedule& x = mod.schedules.at(0);
-    EXPECT_EQ(tileSyncAt(x, 2, 2), encoder::Outcome::Violation) << b.what;
-    auto rb = prove(x);
-    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
-    std::cout << b.what << ": " << rb.detail << "\n";
-  }
+           "            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n"),
+      {
+          // the next tile's table written while the other warp still reads this one's
+          {"            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n",
+           "            lm.copy(Out, v, coords=(t, 32 * w))\n", "no sync at the tile's end"},
+          // the sync before the table is read, not after: the same race
+          {"            lm.copy(v, ids[1 - w])\n            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n",
+           "            lm.sync(cta)\n            lm.copy(v, ids[1 - w])\n            lm.copy(Out, v, coords=(t, 32 * w))\n",
+           "the tile's end sync before the table is read"},
+      });
 }
 
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
