@@ -3778,10 +3778,14 @@ void gridCounts(PGrid& g) {
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
       still(sh.tile_start[t], sh.head[t][0], g.ring, ring_text, "the tile loop before the K loop");
       // a part after the K loop that moves with the ring reads the ring end
-      // (postsByRingEnd decides; without it, refused as before)
+      // (postsByRingEnd decides; without it, refused as before). Its
+      // named-barrier operations are read as the part before the K loop's
+      // (ring_text): the shift moves a barrier's generation and its
+      // waiters' wherever they are (docs/z3.md "A named barrier synced
+      // after the K loop", helper grouped)
       bool moves = false;
       for (int pc = sh.head[t][g.Wg]; pc < sh.tile_start[t + 1] && !moves; ++pc)
-        moves = !unmoved(g.ring, g.ring_named, prog[pc]);
+        moves = !unmoved(g.ring, ring_text, prog[pc]);
       if (moves) g.post_moves[p] = 1;
     }
   }
@@ -7561,10 +7565,29 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
 // written so builds, for those bindings, the very systems the schedule
 // builds. One copy per r = 0..p-1, each proved for every binding; every
 // binding is one r's. Empty when the schedule reads no such `k % p`.
+// The same holds for `e % p` with e a polynomial in k (polynomialIn:
+// `(k + 1) % 2`, `(2 * k + w) % 4`), written e(t * E_B + k - t * r) % p:
+// the two arguments are congruent modulo p, so are their images under e
+// (docs/z3.md "A residue of an expression of k", helper grouped).
 struct ResidueCase {
   std::shared_ptr<ir::Schedule> s;
   std::string text;
 };
+// Is e a polynomial in loop variable `var` with integer coefficients: sums,
+// differences, negations and products of `var` and terms free of it (every
+// expression of the IR is an integer)? Then e(v) and e(v') are congruent
+// modulo every p whenever v and v' are (a ring homomorphism onto Z/p).
+bool polynomialIn(const ir::Expr& e, int var) {
+  using K = ir::ExprKind;
+  if (!mentionsLoopVar(e, {var}) || e.kind == K::LoopVar) return true;
+  switch (e.kind) {
+    case K::Add: case K::Sub: case K::Neg: case K::Mul:
+      return std::all_of(e.args.begin(), e.args.end(),
+                         [&](const ir::ExprPtr& a) { return a && polynomialIn(*a, var); });
+    default: return false;
+  }
+}
+
 std::vector<ResidueCase> kResidueCases(const ir::Schedule& s, const TileLoops& tl) {
   using K = ir::ExprKind;
   std::set<int64_t> ps;
@@ -7572,16 +7595,18 @@ std::vector<ResidueCase> kResidueCases(const ir::Schedule& s, const TileLoops& t
   std::function<ir::ExprPtr(const ir::ExprPtr&, int, int, int64_t)> rewrite = [&](const ir::ExprPtr& e, int k,
                                                                                  int t, int64_t r) -> ir::ExprPtr {
     if (!e) return e;
-    if (e->kind == K::Mod && e->args.size() == 2 && e->args[0] && e->args[1] && e->args[0]->kind == K::LoopVar &&
-        e->args[0]->index == k) {
+    if (e->kind == K::Mod && e->args.size() == 2 && e->args[0] && e->args[1] && mentionsLoopVar(*e->args[0], {k}) &&
+        polynomialIn(*e->args[0], k)) {
       const auto p = ir::constValue(e->args[1]);
       if (p && *p >= 2 && *p <= 16) {
         ps.insert(*p);
         if (r < 0) return e;
         const ir::ExprPtr tv = symbolNode(K::LoopVar, t);
-        const ir::ExprPtr ring = ir::makeExpr(K::Add, {ir::makeExpr(K::Mul, {tv, tl.inner}), e->args[0]});
-        return ir::makeExpr(
-            K::Mod, {ir::makeExpr(K::Sub, {ring, ir::makeExpr(K::Mul, {tv, ir::makeConst(r)})}), ir::makeConst(*p)});
+        const ir::ExprPtr kv = symbolNode(K::LoopVar, k);
+        const ir::ExprPtr ring = ir::makeExpr(
+            K::Sub, {ir::makeExpr(K::Add, {ir::makeExpr(K::Mul, {tv, tl.inner}), kv}),
+                     ir::makeExpr(K::Mul, {tv, ir::makeConst(r)})});
+        return ir::makeExpr(K::Mod, {substLoopVar(e->args[0], k, ring), ir::makeConst(*p)});
       }
     }
     if (e->args.empty()) return e;

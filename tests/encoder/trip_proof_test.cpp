@@ -969,32 +969,69 @@ encoder::Outcome tileSyncAt(const ir::Schedule& x, int64_t tiles, int64_t kb) {
 
 }  // namespace
 
-TEST(TripProof, NamedBarrierSyncedBeforeAndInTheKLoopIsProved) {
-  auto good = cake::testing::compile(kTileSync);
+namespace {
+
+struct TileSyncBug {
+  const char *from, *to, *what;
+};
+
+// A kTileSync-shaped kernel clean on the explicit engine at 3 x 3 shapes and
+// proved by lap induction; each bug found at 2 tiles of 2 K iterations and
+// not proved.
+void expectTileSyncProved(const std::string& text, std::initializer_list<TileSyncBug> bugs) {
+  auto good = cake::testing::compile(text);
   const ir::Schedule& s = good.schedules.at(0);
   for (int64_t tiles : {1, 2, 3})
     for (int64_t kb : {1, 2, 5}) EXPECT_EQ(tileSyncAt(s, tiles, kb), encoder::Outcome::Pass) << tiles << "x" << kb;
   auto r = prove(s);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
-  struct Bug {
-    const char *from, *to, *what;
-  };
-  for (const Bug& b : {
-           // the next tile's table written while the other warp still reads this one's
-           Bug{"            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n",
-               "no sync before the table is written"},
-           // the exchange buffer written again while the other warp still reads it
-           Bug{"                lm.copy(v, xs[1 - w])\n                lm.sync(cta)\n",
-               "                lm.copy(v, xs[1 - w])\n", "no sync after the exchange is read"},
-       }) {
-    auto mod = cake::testing::compile(edit(kTileSync, b.from, b.to));
+  for (const TileSyncBug& b : bugs) {
+    auto mod = cake::testing::compile(edit(text, b.from, b.to));
     const ir::Schedule& x = mod.schedules.at(0);
     EXPECT_EQ(tileSyncAt(x, 2, 2), encoder::Outcome::Violation) << b.what;
     auto rb = prove(x);
     EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << b.what << ": " << rb.engine;
     std::cout << b.what << ": " << rb.detail << "\n";
   }
+}
+
+}  // namespace
+
+TEST(TripProof, NamedBarrierSyncedBeforeAndInTheKLoopIsProved) {
+  expectTileSyncProved(
+      kTileSync,
+      {
+          // the next tile's table written while the other warp still reads this one's
+          {"            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n",
+           "no sync before the table is written"},
+          // the exchange buffer written again while the other warp still reads it
+          {"                lm.copy(v, xs[1 - w])\n                lm.sync(cta)\n", "                lm.copy(v, xs[1 - w])\n",
+           "no sync after the exchange is read"},
+      });
+}
+
+// kTileSync with the tile's first sync moved to the tile's end (after the
+// reads of the other warp's table): the part after the K loop syncs the
+// named barrier that the K loop syncs every iteration, as CUTLASS's grouped
+// GEMM does around its epilogue. Its generation moves with the ring, but no
+// instruction's text names it (docs/z3.md "A named barrier synced after the
+// K loop", helper grouped). Before: unknown, "the tile loop after the K
+// loop of warps[0] moves with the ring period".
+TEST(TripProof, NamedBarrierSyncedAfterTheKLoopIsProved) {
+  expectTileSyncProved(
+      edit(edit(kTileSync, "            lm.sync(cta)\n            lm.copy(ids[w], v)\n", "            lm.copy(ids[w], v)\n"),
+           "            lm.copy(Out, v, coords=(t, 32 * w))\n",
+           "            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n"),
+      {
+          // the next tile's table written while the other warp still reads this one's
+          {"            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n",
+           "            lm.copy(Out, v, coords=(t, 32 * w))\n", "no sync at the tile's end"},
+          // the sync before the table is read, not after: the same race
+          {"            lm.copy(v, ids[1 - w])\n            lm.copy(Out, v, coords=(t, 32 * w))\n            lm.sync(cta)\n",
+           "            lm.sync(cta)\n            lm.copy(v, ids[1 - w])\n            lm.copy(Out, v, coords=(t, 32 * w))\n",
+           "the tile's end sync before the table is read"},
+      });
 }
 
 // A K loop that alternates two register A fragments by `k % 2` (a per-tile
@@ -1068,6 +1105,29 @@ TEST(TripProof, PerTileParityOfKIsProvedPerResidue) {
           {"if k % 2 == 0:", "if k % 3 == 0:", "the fragments alternate every third iteration", 1, 3},
           {"lm.copy(a_frag1, smem_a[it])", "lm.copy(a_frag0, smem_a[it])",
            "the odd iterations copy into the fragment the group in flight reads", 1, 3},
+      });
+}
+
+// The parity read through an expression of k, `(k + 1) % 2` (the ring slot
+// of CUTLASS's prefetch, `stage=4 * ((k + 1) % 2) + w`): a polynomial in k
+// is congruent modulo p at t * k_tiles + k - t * r and at k when k_tiles %
+// p == r, so it is read through the ring index as a bare `k % p` is
+// (docs/z3.md "A residue of an expression of k", helper grouped). Before:
+// unknown, "(k + 1) % 2 == 1 is not a function of the ring index" (no
+// residue case: only a bare `k % p` was rewritten).
+TEST(TripProof, PerTileParityOfAnExpressionOfKIsProvedPerResidue) {
+  static const std::string text = edit(kParity, "if k % 2 == 0:", "if (k + 1) % 2 == 1:");
+  expectPersistentProved(text.c_str(), {1, 2, 3}, {1, 2, 3}, "for each residue of the K loop's trip count");
+  expectBugsNotProved(
+      text.c_str(),
+      {
+          {"lm.copy(a_frag1, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag1,",
+           "lm.copy(a_frag0, smem_a[it])\n                    lm.fence_proxy()\n                    lm.mma(acc, a_frag0,",
+           "one fragment: the copy overwrites the operand of the group in flight", 1, 3},
+          {"if (k + 1) % 2 == 1:", "if (k + 1) % 3 == 1:", "the fragments alternate every third iteration", 1, 3},
+          // not a polynomial in k: no residue of k decides it (not rewritten)
+          {"if (k + 1) % 2 == 1:", "if (k // 2) % 2 == 0:", "the fragments alternate every second iteration", 1, 3},
+          {"if (k + 1) % 2 == 1:", "if (2 * k + 1) % 2 == 1:", "one fragment: (2 * k + 1) % 2 is always 1", 1, 3},
       });
 }
 
