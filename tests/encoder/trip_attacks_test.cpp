@@ -385,3 +385,28 @@ TEST(TripAttacks, PastTheCheckedValues) {
               false},
          });
 }
+
+// kRing4 with an epilogue through a view over the ring's bytes (each
+// consumer stores its accumulator there after a named barrier: the other
+// consumer's last wgmma may still read them before it): the barrier left
+// out, or skipped at some trip counts only.
+TEST(TripAttacks, EpilogueOverTheRing) {
+  std::string base = cake::testing::replace(
+      kRing4, "    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)\n",
+      "    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)\n"
+      "    epi    = pool.view(offset=49152, shape=(64, 64), dtype=lm.f32, stages=2)\n");
+  base = cake::testing::replace(base, "    empty = lm.barrier(", "    bar   = lm.named_barrier(roles=[consumers])\n    empty = lm.barrier(");
+  base += "        lm.sync(bar)\n        lm.copy(epi[lm.instance()], acc)\n";
+  const std::string sync = "        lm.sync(bar)\n";
+  attack(base, {{"K", 9}},
+         {
+             {{{sync, ""}}, "no barrier before the epilogue", {{"K", 1}}},
+             {{{sync, "        if lm.instance() == 1:\n            lm.sync(bar)\n"}},
+              "only consumers[1] syncs before the epilogue",
+              {{"K", 1}}},
+             {{{sync, "        if K % 16 != 12:\n            lm.sync(bar)\n"}},
+              "the barrier skipped when K % 16 == 12",
+              {{"K", 12}}},
+             {{{sync, "        if K < 40:\n            lm.sync(bar)\n"}}, "the barrier skipped from K == 40 on", {{"K", 40}}},
+         });
+}
