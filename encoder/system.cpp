@@ -687,6 +687,8 @@ class Builder {
     a.gen_returns = it->second.returns;
     a.own_since = std::move(it->second.own_ranges);
     it->second.own_ranges.clear();
+    if (auto w = ps_->writes.find(std::make_tuple(a.space, a.view, a.index)); w != ps_->writes.end())
+      a.own_writes = w->second;
   }
 
   void addAccess(Instr& in, std::vector<Access> as, const Stmt& st) {
@@ -1298,6 +1300,7 @@ class Builder {
         for (Access& a : in.accesses) {  // build-only
           a.gen_returns = -1;
           a.own_since.clear();
+          a.own_writes.clear();
         }
       }
   }
@@ -1350,7 +1353,15 @@ class Builder {
       const bool own = a.gen_returns < 0 || std::any_of(a.own_since.begin(), a.own_since.end(), [&](const auto& r) {
                          return rangesOverlap(r.first, r.second, lo, hi);
                        });
-      const int64_t g = cap >= 0 ? std::min(own ? meant : a.gen_returns, cap) : a.gen;
+      // a read-back means the lap of its own latest write over this range
+      // (its writes there, counted), not of its latest write over the
+      // index: a reader that resets the whole buffer and rewrites its own
+      // entry writes the index twice per round but each other entry once
+      const int64_t own_lap =
+          std::count_if(a.own_writes.begin(), a.own_writes.end(),
+                        [&](const auto& r) { return rangesOverlap(r.first, r.second, lo, hi); }) - 1;
+      const int64_t back = own_lap >= 0 ? std::min(meant, own_lap) : meant;
+      const int64_t g = cap >= 0 ? std::min(own ? back : a.gen_returns, cap) : a.gen;
       if (!runs.empty() && std::get<2>(runs.back()) == g && std::get<1>(runs.back()) == lo)
         std::get<1>(runs.back()) = hi;
       else

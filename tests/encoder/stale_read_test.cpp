@@ -587,3 +587,31 @@ def kqmax_row(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
   ASSERT_NE(racy, text);
   EXPECT_TRUE(rules(racy, 2).count("sync.race"));
 }
+
+// A row reset whole every round by warp 0, then rewritten entry by entry,
+// and read back whole by every warp (corpus/reduction/
+// sm80_row_reset_entries_read_whole.cake; docs/rules/data.stale-read.md "A
+// read-back over entries others rewrite"). Warp 0 writes the row twice a
+// round and each other entry once: its read-back means, over each entry,
+// the lap of its own latest write *there*. Before: lap 2 over the others'
+// entries at round 1 (the lap of its latest write over the whole row), a
+// false data.stale-read at n = 3. Found by tests/encoder/trip_attacks_test.cpp's
+// round of attacks.
+TEST(StaleRead, RowResetEachRoundThenRewrittenInPart) {
+  const std::string text = cake::testing::corpusText("corpus/reduction/sm80_row_reset_entries_read_whole.cake");
+  auto rules = [](const std::string& t, int64_t n) {
+    return onSystem(t, {{"n", n}}, [](const System& sys) {
+      return cake::testing::ruleSet(cake::testing::exploreEveryRule(sys));
+    });
+  };
+  for (const int64_t n : {1, 2, 3, 4, 5}) EXPECT_EQ(rules(text, n), std::set<std::string>{}) << n;
+  // no barrier between the reset and the entries: the fill races them
+  const std::string racy = cake::testing::replace(
+      text, "            lm.sync(block)\n            lm.copy(one, X", "            lm.copy(one, X");
+  EXPECT_TRUE(rules(racy, 2).count("sync.race"));
+  // the entries read before they are written this round: a race too
+  const std::string early = cake::testing::replace(
+      text, "            lm.copy(row[0][:, w:w + 1], one)\n            lm.sync(block)\n",
+      "            lm.copy(row[0][:, w:w + 1], one)\n");
+  EXPECT_TRUE(rules(early, 2).count("sync.race"));
+}

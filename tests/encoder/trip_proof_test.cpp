@@ -17,6 +17,7 @@
 #include "test_util.h"
 
 using namespace cake;
+using cake::testing::kRingEnd;
 namespace fs = std::filesystem;
 
 namespace {
@@ -609,47 +610,7 @@ TEST(TripProof, TwoTileLoopsOfTwoKindsAreProvedAsOne) {
 // corpus/bugs/sync.race/sm90_pingpong_tail64_*). Before them: unknown
 // ("... after the K loop ... moves with the ring period"). Three broken
 // forms, each confirmed by the explicit engine, are not proved.
-namespace {
-
-const char* kRingEnd = R"(@cake.schedule(target="sm_90a")
-def ring_end(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    pool   = lm.smem(98304)
-    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
-    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
-    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
-    out    = lm.regs(shape=(64, 128), dtype=lm.f32)
-    producer = lm.role(warps=[0, 1, 2, 3], regs=40)
-    consumer = lm.role(warps=[4, 5, 6, 7], regs=232)
-    pipe  = lm.pipeline(stages=4)
-    full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
-    empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
-    k_tiles = lm.cdiv(K, 64)
-    tiles   = lm.cdiv(M, 64)
-    with producer:
-        for t in lm.range(0, tiles):
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(empty, iter=it - 4)
-                smem_a.tma_load(A, coords=(t * 64, k * 64), iter=it, barrier=full)
-                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
-    with consumer:
-        for t in lm.range(0, tiles):
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, iter=it)
-                lm.mma(acc, smem_a[it], smem_b[it], init=(k == 0))
-                lm.mma_commit()
-                lm.mma_wait(pending=1)
-                if k > 0:
-                    lm.arrive(empty, iter=it - 1)
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)
-            lm.copy(out, acc)
-)";
-
-}  // namespace
+// (kRingEnd: tests/encoder/test_util.h)
 
 // A persistent kernel over M (64-row tiles) and K (64-wide iterations):
 // the explicit engine's outcome at `tiles` tiles of `k_tiles` iterations.
