@@ -173,7 +173,7 @@ run_case "check-json:unknown-flag" 2 check --format json --frobnicate "$GOOD"
 run_case "check:flag-value" 2 check --no-layout=maybe "$GOOD"
 run_case "check:missing-value" 2 check "$GOOD" --proof-timeout
 run_case "check:trace-svg-dir" 2 check --trace-svg "$T/emptydir" "$GOOD"
-run_case "check:set-bad" 2 check --shape M=1,N=1,K=1 --set BM "$GOOD"
+run_case "check:set-bad" 2 check --shape M=1,N=1,K=1 "$GOOD" --set BM
 run_case "check:shape-bad" 2 check --shape M=x "$GOOD"
 run_case "check:memory-limit-neg" 2 --memory-limit -1 check "$GOOD"
 run_case "check:proof-timeout-0" 0 check --proof-timeout 0 --no-model-check "$GOOD"
@@ -182,8 +182,8 @@ run_case "fmt:missing" 2 fmt "$T/no-such-file.cake"
 run_case "explain:unknown" 2 explain no.such-rule
 run_case "explain:none" 2 explain
 run_case "lower:no-file" 2 lower
-run_case "lower:bad-set" 2 lower --set BM "$GOOD"
-run_case "lower:set-overflow" 2 lower --set BM=99999999999999999999 "$GOOD"
+run_case "lower:bad-set" 2 lower "$GOOD" --set BM
+run_case "lower:set-overflow" 2 lower "$GOOD" --set BM=99999999999999999999
 run_case "lower:schedule-missing" 2 lower --schedule nope "$GOOD"
 run_case "lower:out-dir" 2 lower -o "$T/emptydir" "$GOOD"
 run_case "lower:check-timeout-0" 2 lower --check-timeout 0 "$GOOD"
@@ -193,7 +193,7 @@ run_case "run:no-gpu" 2 run --shape M=256,N=256,K=256 "$GOOD"
 run_case "run-json:shape-bad" 2 run --format json --shape M=-1,N=0,K=x "$GOOD"
 run_case "run-json:shape-overflow" 2 run --format json --shape M=99999999999999999999,N=1,K=1 "$GOOD"
 run_case "run-json:workload-foo" 2 run --format json --workload foo --shape M=1 "$GOOD"
-run_case "run-json:bad-set" 2 run --format json --shape M=256,N=256,K=256 --set BM "$GOOD"
+run_case "run-json:bad-set" 2 run --format json --shape M=256,N=256,K=256 "$GOOD" --set BM
 run_case "run-json:runs-0" 2 run --format json --runs 0 --shape M=256,N=256,K=256 "$GOOD"
 run_case "run-json:timeout-nan" 2 run --format json --timeout nan --shape M=256,N=256,K=256 "$GOOD"
 run_case "run-json:split-k-0" 2 run --format json --split-k 0 --shape M=256,N=256,K=256 "$GOOD"

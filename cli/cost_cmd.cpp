@@ -322,7 +322,9 @@ void addCostCommand(CLI::App& app, int& exit_code) {
   cost->callback([a, cost, &exit_code] {
     if (!cost->get_subcommands().empty()) return;
     if (a->file.empty() || a->shape.empty()) {
-      fmt::print(stderr, "cake: error: cake cost FILE --shape ... [--workload W] (or cake cost calibrate / evaluate)\n");
+      const std::string usage = "cake cost FILE --shape ... [--workload W] (or cake cost calibrate / evaluate)";
+      fmt::print(stderr, "cake: error: {}\n", usage);
+      printUsageErrorDocument(a->format, usage);
       exit_code = kCannotCheck;
       return;
     }

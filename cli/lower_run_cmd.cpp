@@ -221,8 +221,12 @@ void printRecord(const runner::Result& r, bool verified, const std::string& form
   } else {
     fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", "result", "verified", "compiled",
                "correct", "rel_error", "median_ms", "TFLOP/s", "baseline_ms", "ratio");
-    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10.3g} {:>11.4f} {:>9.1f} {:>12.4f} {:>7.3f}\n", r.result, verified,
-               r.compiled, r.correct, r.rel_error, r.median_ms, r.tflops, r.baseline_ms, r.ratio);
+    // A figure that was not measured (no GPU, no compile) is -1 in the
+    // record: "-" here, never a number that reads like a measurement.
+    auto num = [](double v, const char* spec) { return v < 0 ? std::string("-") : fmt::format(fmt::runtime(spec), v); };
+    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", r.result, verified, r.compiled, r.correct,
+               num(r.rel_error, "{:.3g}"), num(r.median_ms, "{:.4f}"), num(r.tflops, "{:.1f}"),
+               num(r.baseline_ms, "{:.4f}"), num(r.ratio, "{:.3f}"));
     if (r.harness.is_object() && r.harness.contains("baseline"))
       fmt::print("baseline: {}\n", r.harness["baseline"].get<std::string>());
     if (!r.detail.empty()) fmt::print("{}\n", r.detail);

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <system_error>
 #include <string_view>
 
 #include <sys/resource.h>
@@ -82,6 +83,13 @@ void printUsageErrorDocument(const std::string& format, const std::string& messa
   }
 }
 
+int outOfMemory(unsigned memory_limit_mib) {
+  liftMemoryCap();
+  fmt::print(stderr, "cake: error: out of memory: the work needs more than --memory-limit ({} MiB) allows\n",
+             memory_limit_mib);
+  return kCannotCheck;
+}
+
 }  // namespace cake::cli
 
 int main(int argc, char** argv) {
@@ -122,9 +130,13 @@ int main(int argc, char** argv) {
     cake::cli::printUsageErrorDocument(cake::cli::requestedFormat(argc, argv), e.what());
     return cake::cli::kCannotCheck;
   } catch (const std::bad_alloc&) {
-    cake::cli::liftMemoryCap();
-    fmt::print(stderr, "cake: error: out of memory: the work needs more than --memory-limit ({} MiB) allows\n",
-               memory_limit_mib);
+    return cake::cli::outOfMemory(memory_limit_mib);
+  } catch (const std::system_error& e) {
+    // Under a small --memory-limit a thread's stack cannot be mapped:
+    // std::thread throws EAGAIN (or ENOMEM), which is the cap, not a bug.
+    if (e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory)
+      return cake::cli::outOfMemory(memory_limit_mib);
+    fmt::print(stderr, "cake: internal error: {}\n", e.what());
     return cake::cli::kCannotCheck;
   } catch (const std::exception& e) {
     fmt::print(stderr, "cake: internal error: {}\n", e.what());
