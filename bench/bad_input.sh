@@ -219,6 +219,13 @@ run_case "corpus:merge-empty" 1 corpus merge "$T/empty.cake"
 run_case "mutate:missing" 2 mutate "$T/no-such-file.cake"
 run_case "mutate:empty-dir" 2 mutate "$T/emptydir"
 run_case "tune:missing" 2 tune "$T/no-such-file.cake"
+# outputs that cannot be written (a path below a regular file: fails as root too)
+run_case "check:graph-dot-unwritable" 2 check --graph-dot "$T/empty.cake/x.dot" "$GOOD"
+run_case "lower:out-unwritable" 2 lower -o "$T/empty.cake/x.cu" "$GOOD"
+run_case "corpus:json-unwritable" 2 corpus --no-progress --json "$T/empty.cake/x.json" "$GOOD"
+run_case "corpus:jsonl-unwritable" 2 corpus --no-progress --jsonl "$T/empty.cake/x.jsonl" "$GOOD"
+run_case "corpus:baseline-unwritable" 2 corpus --no-progress --write-baseline "$T/empty.cake/b.json" "$GOOD"
+run_case "mutate:out-unwritable" 2 mutate -n 1 -o "$T/empty.cake/dir" "$GOOD"
 
 echo "bad input: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -178,7 +178,7 @@ TEST(CliBadInput, RunWithoutAGpuSaysSo) {
   EXPECT_EQ(r.out.find("-1"), std::string::npos) << "an unmeasured figure printed as a number:\n" << r.out;
 }
 
-// The whole sweep (bench/bad_input.sh: about 2.5 min on this machine).
+// The whole sweep (bench/bad_input.sh: 1 to 2 min on a shared 2-core machine).
 TEST(CliBadInput, SlowBadInputScript) {
   std::string cmd = "bash " + shellQuote(src("bench/bad_input.sh").string()) + " " + shellQuote(CAKE_EXE) + " 10 2>&1";
   CmdResult r = cake_test::runCommand(cmd);
