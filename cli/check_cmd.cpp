@@ -15,6 +15,7 @@
 #include "ir/graph.h"
 #include "ir/rule_ids.h"
 #include "ir/sarif.h"
+#include "workload/workload.h"
 
 namespace cake::cli {
 
@@ -256,6 +257,21 @@ int runCheck(const CheckArgs& args) {
     }
     target_override = *t;
   }
+  if (!args.shape.empty()) {
+    // A malformed --shape / --workload / --set is a usage error (exit 2)
+    // before any checking, not a note in the report after an exit 0.
+    std::string error;
+    auto kind = workload::parseKind(args.workload);
+    if (!kind) error = fmt::format("unknown workload '{}' (expected {})", args.workload, workload::kindList());
+    else if (std::string why; !workload::parseShape(*kind, args.shape, &why))
+      error = fmt::format("bad --shape '{}': {}", args.shape, why);
+    else if (!parseSettings(args.set)) error = "bad --set (expected NAME=INTEGER)";
+    if (!error.empty()) {
+      fmt::print(stderr, "cake: error: {}\n", error);
+      printUsageErrorDocument(args.format, error);
+      return kCannotCheck;
+    }
+  }
   int exit_code = kOk;
   nlohmann::json files = nlohmann::json::array();
   std::vector<ir::Finding> all;  // --format sarif: one log for every file
@@ -296,7 +312,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand("check", "Check schedules: front end, structural checks, layout gates, model checker");
   cmd->add_option("files", args->files, "CAKE IR files")->required();
-  cmd->add_option("--target", args->target, "sm_80 | sm_90a | sm_100a (must match the decorator when both are given)");
+  cmd->add_option("--target", args->target, "sm_80 | sm_90a | sm_100a (must match the decorator when both are given)")->check(knownTarget());
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "jsonl", "sarif"}));
   cmd->add_option("--timeout", args->timeout_s,
                   "wall-clock seconds for one whole obligation (the model checker's values, explorations and proof "
@@ -308,12 +324,12 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
                   "in seconds of this machine's CPU counted as deterministic work, like --proof-timeout (the same "
                   "verdict at any load; docs/z3.md \"The bounded check's budget\"), within --timeout (0: no cap on "
                   "work; default 10)")
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(secondsIn(0.0, 3600.0));
   cmd->add_option("--proof-timeout", args->proof_timeout_s,
                   "the budget of the proof for every trip count after the bounded check, in seconds of this "
                   "machine's CPU counted as deterministic work (the same verdict at any load; docs/z3.md \"The "
                   "proof's budget\"), within --timeout (0: bounded check only; default 3)")
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(secondsIn(0.0, 3600.0));
   cmd->add_option("--engine", args->engine, "the engine that decides synchronization: explicit (default), z3 "
                                            "(partial-order encoding) or both (must agree; a disagreement exits 2)")
       ->check(CLI::IsMember({"explicit", "z3", "both"}));
@@ -322,7 +338,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
                   "machine's CPU counted as deterministic work (Z3's resource limit); a parameter value past it is "
                   "decided by the explicit engine and the verdict names it (docs/z3.md \"The Z3 engine's work "
                   "cap\"; 0: no cap; default 0.5)")
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(secondsIn(0.0, 3600.0));
   cmd->add_flag("--require-proof", args->require_proof,
                 "exit 2 (with the reason) when a property is only checked for listed values, not proved for every "
                 "allowed value");

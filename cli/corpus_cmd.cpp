@@ -37,7 +37,7 @@ void addCorpusCommand(CLI::App& app, int& exit_code) {
   sub->add_option("--write-baseline", args->write_baseline, "write the outcomes of this run as a baseline to FILE");
   sub->add_option("--resume", args->resume, "skip cases whose content hash has a record in this JSONL file "
                                             "(with --jsonl on the same file: append to it)");
-  sub->add_option("-j,--jobs", args->run.jobs, "cases checked in parallel (default 1)");
+  sub->add_option("-j,--jobs", args->run.jobs, "cases checked in parallel (default 1)")->check(CLI::Range(1, 4096));
   sub->add_option("--timeout", args->run.timeout_ms,
                   "wall-clock milliseconds for one obligation, a safety limit (the checks' budgets count work, the "
                   "same at any load: cake check --bounded-timeout, --proof-timeout); past it the case is unknown "
@@ -108,7 +108,7 @@ void addMutateCommand(CLI::App& app, int& exit_code) {
   sub->add_option("--seed", opts->seed, "selection seed (default 1)");
   sub->add_option("-o,--out", *out, "write the mutants below DIR (<original>/<operator>-L<line>.cake); "
                                     "without it, list them");
-  sub->add_option("-j,--jobs", opts->jobs, "mutants labelled in parallel (default 1)");
+  sub->add_option("-j,--jobs", opts->jobs, "mutants labelled in parallel (default 1)")->check(CLI::Range(1, 4096));
   sub->add_flag("--no-label", *no_label, "do not run the oracle (files get no label and no expectation)");
   sub->add_flag("--keep-undetermined", opts->keep_undetermined,
                 "also write mutants the oracle could not label (they have no expectation)");

@@ -61,14 +61,14 @@ struct CostArgs {
 int runCost(const CostArgs& a) {
   int exit_code;
   LoadedSchedule ls = load(a.file, a.target, a.schedule, exit_code);
-  if (!ls.schedule) return exit_code;
+  if (!ls.schedule) return loadFailed(ls, a.format, exit_code);
   auto sets = parseSettings(a.set);
-  if (!sets) return kCannotCheck;
+  if (!sets) return failureJson(a.format, "error", "bad --set (expected NAME=INTEGER)", kCannotCheck);
   std::string error;
   auto e = costOf(*ls.schedule, a.workload, a.shape, *sets, &error);
   if (!e) {
     fmt::print(stderr, "cake: error: {}\n", error);
-    return kCannotCheck;
+    return failureJson(a.format, "error", error, kCannotCheck);
   }
   if (a.format == "json") {
     nlohmann::json j = costmodel::toJson(*e);
@@ -305,7 +305,7 @@ void addCostCommand(CLI::App& app, int& exit_code) {
   cost->add_option("--workload", a->workload, "the problem contract: " + workload::kindList() + " (default gemm)");
   cost->add_option("--shape", a->shape, "problem size (as for cake run)");
   cost->add_option("--set", a->set, "give an i32 parameter the workload does not size a value, e.g. --set BM=64");
-  cost->add_option("--target", a->target, "sm_80 | sm_90a | sm_100a");
+  cost->add_option("--target", a->target, "sm_80 | sm_90a | sm_100a")->check(knownTarget());
   cost->add_option("--schedule", a->schedule, "schedule name when the file holds several");
   cost->add_option("--format", a->format, "output format")->check(CLI::IsMember({"text", "json"}));
   cost->add_flag("--all-terms", a->all_terms, "print every term, not only the deciding ones");
@@ -322,7 +322,9 @@ void addCostCommand(CLI::App& app, int& exit_code) {
   cost->callback([a, cost, &exit_code] {
     if (!cost->get_subcommands().empty()) return;
     if (a->file.empty() || a->shape.empty()) {
-      fmt::print(stderr, "cake: error: cake cost FILE --shape ... [--workload W] (or cake cost calibrate / evaluate)\n");
+      const std::string usage = "cake cost FILE --shape ... [--workload W] (or cake cost calibrate / evaluate)";
+      fmt::print(stderr, "cake: error: {}\n", usage);
+      printUsageErrorDocument(a->format, usage);
       exit_code = kCannotCheck;
       return;
     }

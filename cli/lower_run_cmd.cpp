@@ -23,51 +23,63 @@ void printFindings(const std::vector<ir::Finding>& fs) {
 LoadedSchedule load(const std::string& path, const std::string& target, const std::string& name, int& exit_code) {
   LoadedSchedule out;
   exit_code = kCannotCheck;
+  auto fail = [&](std::string why) {
+    fmt::print(stderr, "{}\n", why);
+    out.error = std::move(why);
+    out.schedule = nullptr;
+    return std::move(out);
+  };
   ir::FrontendOptions fe;
   if (!target.empty()) {
     auto t = ir::parseTarget(target);
-    if (!t) {
-      fmt::print(stderr, "cake: error: unknown target '{}' (expected sm_80, sm_90a or sm_100a)\n", target);
-      return out;
-    }
+    if (!t) return fail(fmt::format("cake: error: unknown target '{}' (expected sm_80, sm_90a or sm_100a)", target));
     fe.target_override = *t;
   }
   std::string error;
   ir::SourceFilePtr file = ir::readSourceFile(path, error);
-  if (!file) {
-    fmt::print(stderr, "{}: error: {} [io.error]\n", path, error);
-    return out;
-  }
+  if (!file) return fail(fmt::format("{}: error: {} [io.error]", path, error));
   ir::DiagnosticSink sink;
   out.module = ir::compileModule(file, fe, sink);
+  out.findings = sink.findings();
   printFindings(sink.findings());
-  if (!out.module) return out;
+  if (!out.module) {
+    out.error = fmt::format("{}: the front end rejected the file (see the findings)", path);
+    return out;
+  }
   if (name == kAllSchedules) {
     for (ir::Schedule& s : out.module->schedules)
       if (s.target == ir::Target::Unspecified) s.target = fe.target_override;
     out.schedule = out.module->schedules.empty() ? nullptr : &out.module->schedules.front();
     exit_code = out.schedule ? kOk : kCannotCheck;
+    if (!out.schedule) out.error = fmt::format("{}: no schedule in the file", path);
     return out;
   }
   for (const ir::Schedule& s : out.module->schedules)
     if (name.empty() || s.name == name) {
-      if (out.schedule && name.empty()) {
-        fmt::print(stderr, "{}: error: the file holds several schedules; pick one with --schedule NAME\n", path);
-        out.schedule = nullptr;
-        return out;
-      }
+      if (out.schedule && name.empty())
+        return fail(fmt::format("{}: error: the file holds several schedules; pick one with --schedule NAME", path));
       out.schedule = &s;
     }
-  if (!out.schedule) {
-    fmt::print(stderr, "{}: error: no schedule named '{}'\n", path, name);
-    return out;
-  }
+  if (!out.schedule) return fail(fmt::format("{}: error: no schedule named '{}'", path, name));
   if (out.schedule->target == ir::Target::Unspecified && fe.target_override != ir::Target::Unspecified) {
     // The front end keeps the decorator's target; --target fills it in.
     const_cast<ir::Schedule*>(out.schedule)->target = fe.target_override;
   }
   exit_code = kOk;
   return out;
+}
+
+int failureJson(const std::string& format, const std::string& result, const std::string& detail, int exit_code,
+                const std::vector<ir::Finding>& findings) {
+  if (format != "json") return exit_code;
+  nlohmann::json fs = nlohmann::json::array();
+  for (const ir::Finding& f : findings) fs.push_back(ir::toJson(f));
+  fmt::print("{}\n", ir::dumpJson({{"result", result}, {"detail", detail}, {"findings", fs}, {"exit_code", exit_code}}));
+  return exit_code;
+}
+
+int loadFailed(const LoadedSchedule& ls, const std::string& format, int exit_code) {
+  return failureJson(format, "error", ls.error, exit_code, ls.findings);
 }
 
 // Verified schedules are what pass to lowering and to the GPU: checks the
@@ -198,10 +210,8 @@ std::optional<std::string> deviceMismatch(ir::Target t) {
 }
 
 int refuse(const std::string& why, const std::string& format) {
-  if (format == "json")
-    fmt::print("{}\n", ir::dumpJson({{"result", "refused"}, {"detail", why}}));
   fmt::print(stderr, "cake: run refused: {}\n", why);
-  return kCannotCheck;
+  return failureJson(format, "refused", why, kCannotCheck);
 }
 
 void printRecord(const runner::Result& r, bool verified, const std::string& format) {
@@ -211,8 +221,12 @@ void printRecord(const runner::Result& r, bool verified, const std::string& form
   } else {
     fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", "result", "verified", "compiled",
                "correct", "rel_error", "median_ms", "TFLOP/s", "baseline_ms", "ratio");
-    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10.3g} {:>11.4f} {:>9.1f} {:>12.4f} {:>7.3f}\n", r.result, verified,
-               r.compiled, r.correct, r.rel_error, r.median_ms, r.tflops, r.baseline_ms, r.ratio);
+    // A figure that was not measured (no GPU, no compile) is -1 in the
+    // record: "-" here, never a number that reads like a measurement.
+    auto num = [](double v, const char* spec) { return v < 0 ? std::string("-") : fmt::format(fmt::runtime(spec), v); };
+    fmt::print("{:<17} {:<9} {:<9} {:<8} {:>10} {:>11} {:>9} {:>12} {:>7}\n", r.result, verified, r.compiled, r.correct,
+               num(r.rel_error, "{:.3g}"), num(r.median_ms, "{:.4f}"), num(r.tflops, "{:.1f}"),
+               num(r.baseline_ms, "{:.4f}"), num(r.ratio, "{:.3f}"));
     if (r.harness.is_object() && r.harness.contains("baseline"))
       fmt::print("baseline: {}\n", r.harness["baseline"].get<std::string>());
     if (!r.detail.empty()) fmt::print("{}\n", r.detail);
@@ -241,7 +255,7 @@ runner::Options runOptions(const RunArgs& a, bool verified, const std::map<std::
 int runSplitK(const RunArgs& a) {
   int exit_code = kCannotCheck;
   LoadedSchedule ls = load(a.file, a.target, kAllSchedules, exit_code);
-  if (!ls.schedule) return exit_code;
+  if (!ls.schedule) return loadFailed(ls, a.format, exit_code);
   const auto& all = ls.module->schedules;
   if (all.size() != 2)
     return refuse(fmt::format("--split-k needs a file with two schedules (the partial and the reduce kernel); {} "
@@ -251,7 +265,7 @@ int runSplitK(const RunArgs& a) {
   auto gshape = runner::parseShape(a.shape, &error);
   if (!gshape) return refuse(fmt::format("bad --shape '{}': {}", a.shape, error), a.format);
   auto sets = parseSettings(a.set);
-  if (!sets) return kCannotCheck;
+  if (!sets) return failureJson(a.format, "error", "bad --set (expected NAME=INTEGER)", kCannotCheck);
   const ir::Schedule* p = &all[0];
   const ir::Schedule* r = &all[1];
   runner::SplitKBindResult br = runner::bindSplitK(*p, *r, *gshape, a.split_k, *sets);
@@ -280,14 +294,14 @@ int runRun(const RunArgs& a) {
   if (a.split_k) return runSplitK(a);
   int exit_code;
   LoadedSchedule ls = load(a.file, a.target, a.schedule, exit_code);
-  if (!ls.schedule) return exit_code;
+  if (!ls.schedule) return loadFailed(ls, a.format, exit_code);
   std::string error;
   auto kind = workload::parseKind(a.workload);
   if (!kind) return refuse(fmt::format("unknown workload '{}' (expected {})", a.workload, workload::kindList()), a.format);
   auto shape = workload::parseShape(*kind, a.shape, &error);
   if (!shape) return refuse(fmt::format("bad --shape '{}': {}", a.shape, error), a.format);
   auto sets = parseSettings(a.set);
-  if (!sets) return kCannotCheck;
+  if (!sets) return failureJson(a.format, "error", "bad --set (expected NAME=INTEGER)", kCannotCheck);
 
   std::string refusal;
   bool verified = verify(*ls.schedule, &refusal, static_cast<unsigned>(a.check_timeout_s * 1000)) == kOk;
@@ -311,7 +325,7 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
   CLI::App* lower = app.add_subcommand("lower", "Lower a schedule to CUDA C++ with inline PTX");
   lower->add_option("file", la->file, "CAKE IR file")->required();
   lower->add_option("-o,--output", la->output, "output .cu file (default: stdout)");
-  lower->add_option("--target", la->target, "sm_80 | sm_90a | sm_100a");
+  lower->add_option("--target", la->target, "sm_80 | sm_90a | sm_100a")->check(knownTarget());
   lower->add_option("--schedule", la->schedule, "schedule name when the file holds several");
   lower->add_flag("--no-comments", la->no_comments, "leave explanatory comments out");
   lower->add_option("--set", la->set, "give a scalar parameter a value, e.g. --set BM=64 (repeatable)");
@@ -319,7 +333,7 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
                   "lower even if the verifier rejects the schedule or cannot decide it (to observe a bug)");
   lower->add_option("--check-timeout", la->check_timeout_s,
                     "seconds for the verification before lowering (as cake check --timeout; default 10)")
-      ->check(CLI::Range(1.0, 3600.0));
+      ->check(secondsIn(1.0, 3600.0));
   lower->callback([la, &exit_code] { exit_code = runLower(*la); });
 
   auto ra = std::make_shared<RunArgs>();
@@ -331,17 +345,17 @@ void addLowerRunCommands(CLI::App& app, int& exit_code) {
       ->required();
   run->add_option("--workload", ra->workload, "the problem contract: " + workload::kindList() + " (default gemm)");
   run->add_option("--set", ra->set, "give an i32 parameter the workload does not size a value, e.g. --set BM=64");
-  run->add_option("--target", ra->target, "sm_80 | sm_90a | sm_100a");
+  run->add_option("--target", ra->target, "sm_80 | sm_90a | sm_100a")->check(knownTarget());
   run->add_option("--schedule", ra->schedule, "schedule name when the file holds several");
   run->add_option("--format", ra->format, "output format")->check(CLI::IsMember({"text", "json"}));
-  run->add_option("--timeout", ra->timeout_s, "watchdog: seconds before a run counts as a hang")->check(CLI::Range(1.0, 3600.0));
+  run->add_option("--timeout", ra->timeout_s, "watchdog: seconds before a run counts as a hang")->check(secondsIn(1.0, 3600.0));
   run->add_option("--runs", ra->runs, "timed runs (median reported)")->check(CLI::Range(1, 100000));
   run->add_option("--seed", ra->seed, "random seed for the inputs (default: fresh)");
   run->add_flag("--allow-unverified", ra->allow_unverified,
                 "run even if the verifier rejects the schedule (to observe a bug on the GPU)");
   run->add_option("--check-timeout", ra->check_timeout_s,
                   "seconds for the verification before the run (as cake check --timeout; default 10)")
-      ->check(CLI::Range(1.0, 3600.0));
+      ->check(secondsIn(1.0, 3600.0));
   run->add_option("--split-k", ra->split_k,
                   "split-K GEMM over S K slices: FILE holds the partial kernel (A, B -> f32 workspace W[S, M, N]) "
                   "and the reduce kernel (W -> C); both run and are timed together, the oracle checks C")

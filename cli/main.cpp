@@ -1,6 +1,9 @@
 // The `cake` command: a thin dispatcher over the subcommands in cli/*_cmd.cpp.
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <system_error>
+#include <string_view>
 
 #include <sys/resource.h>
 
@@ -10,6 +13,8 @@
 #include "cli/commands.h"
 #include "cli/heap.h"
 #include "cli/memory_cap.h"
+#include "ir/diagnostic.h"
+#include "ir/sarif.h"
 
 namespace cake::cli {
 
@@ -50,6 +55,41 @@ void liftMemoryCap() {
   g_capped = false;
 }
 
+// The --format a command line asks for ("" when none): a usage error is
+// reported in it too, so a caller that parses stdout as JSON gets JSON.
+std::string requestedFormat(int argc, char** argv) {
+  std::string format;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--format" && i + 1 < argc) format = argv[i + 1];
+    else if (a.rfind("--format=", 0) == 0) format = std::string(a.substr(9));
+  }
+  return format;
+}
+
+// stdout for a usage error under --format json|jsonl|sarif (nothing otherwise).
+void printUsageErrorDocument(const std::string& format, const std::string& message) {
+  if (format == "json" || format == "jsonl") {
+    nlohmann::json doc = {{"tool", "cake"}, {"version", CAKE_VERSION}, {"result", "usage_error"},
+                          {"error", message}, {"exit_code", kCannotCheck}};
+    fmt::print("{}\n", ir::dumpJson(doc, format == "json" ? 2 : -1));
+  } else if (format == "sarif") {
+    nlohmann::json log = ir::toSarif({}, CAKE_VERSION);
+    log["runs"][0]["invocations"] = nlohmann::json::array(
+        {{{"executionSuccessful", false},
+          {"exitCode", kCannotCheck},
+          {"toolExecutionNotifications", nlohmann::json::array({{{"level", "error"}, {"message", {{"text", message}}}}})}}});
+    fmt::print("{}\n", ir::dumpJson(log, 2));
+  }
+}
+
+int outOfMemory(unsigned memory_limit_mib) {
+  liftMemoryCap();
+  fmt::print(stderr, "cake: error: out of memory: the work needs more than --memory-limit ({} MiB) allows\n",
+             memory_limit_mib);
+  return kCannotCheck;
+}
+
 }  // namespace cake::cli
 
 int main(int argc, char** argv) {
@@ -87,11 +127,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // Usage errors are "could not check" (2), never CLI11's own codes.
     app.exit(e);
+    cake::cli::printUsageErrorDocument(cake::cli::requestedFormat(argc, argv), e.what());
     return cake::cli::kCannotCheck;
   } catch (const std::bad_alloc&) {
-    cake::cli::liftMemoryCap();
-    fmt::print(stderr, "cake: error: out of memory: the work needs more than --memory-limit ({} MiB) allows\n",
-               memory_limit_mib);
+    return cake::cli::outOfMemory(memory_limit_mib);
+  } catch (const std::system_error& e) {
+    // Under a small --memory-limit a thread's stack cannot be mapped:
+    // std::thread throws EAGAIN (or ENOMEM), which is the cap, not a bug.
+    if (e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory)
+      return cake::cli::outOfMemory(memory_limit_mib);
+    fmt::print(stderr, "cake: internal error: {}\n", e.what());
     return cake::cli::kCannotCheck;
   } catch (const std::exception& e) {
     fmt::print(stderr, "cake: internal error: {}\n", e.what());

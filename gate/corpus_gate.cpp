@@ -1564,6 +1564,15 @@ int runMergeCommand(const MergeOptions& opts) {
     std::cerr << "cake corpus merge: no input files\n";
     return 2;
   }
+  // An input that cannot be read is an I/O error (2), not a gate that
+  // fails on an empty merge (1).
+  for (const auto& f : opts.inputs) {
+    std::error_code ec;
+    if (fs::is_directory(f, ec) || !std::ifstream(f, std::ios::binary)) {
+      std::cerr << fmt::format("cake corpus merge: {}: cannot read{}\n", f, fs::is_directory(f, ec) ? " (a directory)" : "");
+      return 2;
+    }
+  }
   auto contents = readJsonl(opts.inputs);
   for (const auto& e : contents.errors) std::cerr << "cake corpus merge: " << e << "\n";
   Report rep = buildReport(contents.records);

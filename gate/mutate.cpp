@@ -1225,6 +1225,13 @@ int runMutateCommand(const MutateOptions& opts) {
     std::cerr << "cake mutate: no input files\n";
     return 2;
   }
+  if (originals.empty()) {
+    // An empty directory, or only cases that are not known-good: nothing
+    // to mutate is a usage error, not a run that made 0 mutants.
+    std::cerr << fmt::format("cake mutate: no known-good schedule (`# expect: pass`) in the inputs ({} .cake file{} "
+                             "found): nothing to mutate\n", cases.size(), cases.size() == 1 ? "" : "s");
+    return 2;
+  }
   auto mutants = generate(originals, opts.n, opts.seed);
   std::vector<Label> labels(mutants.size());
   for (auto& l : labels) l.method = "not labelled";

@@ -1,5 +1,6 @@
 #include "ir/source.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -29,6 +30,13 @@ std::string SourceRange::str() const {
 }
 
 SourceFilePtr readSourceFile(const std::string& path, std::string& error) {
+  // A directory opens as a stream that reads nothing: without this it was
+  // "an empty file" (no @cake.schedule function, or nothing to format).
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = fmt::format("'{}' is a directory, not a file", path);
+    return nullptr;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = fmt::format("cannot open '{}'", path);
