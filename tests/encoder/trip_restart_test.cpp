@@ -1,0 +1,167 @@
+// An outer loop whose every iteration restarts a cp.async ring at stage 0
+// (Marlin's slices, vLLM PR #11493's fixed form: docs/z3.md "An outer loop
+// that restarts the ring: the argument, not built"). Today such a kernel is
+// checked, not proved: lap induction proves one slice for every K trip count,
+// but not every slice count. These tests guard whatever proof comes next:
+// each broken form below is clean in one slice (the one-slice proof says so)
+// and broken from the second slice on, so a proof that covers every slice
+// count by proving one slice alone would be unsound on all three; and two
+// correct forms that a conservative rule may refuse must never be reported
+// violated.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "encoder/trip_proof.h"
+#include "prove_util.h"
+#include "test_util.h"
+
+using namespace cake;
+using cake::testing::compile;
+using cake::testing::proveText;
+using cake::testing::replace;
+
+namespace {
+
+// Two warps, a three-stage cp.async ring (each warp loads its band of a
+// stage, both read the whole stage: a barrier orders them), restarted at
+// stage 0 for every slice `s`; the slice drains the ring (pending=0) and
+// ends at a barrier of both warps before the next slice refills stages 0
+// and 1.
+const char* kSlices = R"(@cake.schedule(target="sm_80")
+def slices_restart(lm, A: LM.gmem, C: LM.gmem, n: LM.i32, K: LM.i32):
+    lm.assume(K >= 64)
+    pool = lm.smem(16384)
+    sa   = pool.view(offset=0, shape=(16, 64), dtype=lm.f16, stages=3)
+    band = pool.view(offset=0, shape=(8, 64), dtype=lm.f16, stages=6)
+    sc   = pool.view(offset=8192, shape=(16, 64), dtype=lm.f16)
+    r    = lm.regs(shape=(16, 64), dtype=lm.f16)
+    r2   = lm.regs(shape=(16, 64), dtype=lm.f16)
+    warps = lm.role(warps=[0, 1], group=1)
+    bar   = lm.named_barrier(roles=[warps])
+    k_tiles = lm.cdiv(K, 64)
+    with warps:
+        w = lm.instance()
+        if w == 0:
+            lm.copy(r2, A, coords=(0, 0))
+            lm.copy(sc, r2)
+        lm.sync(bar)
+        for s in lm.range(0, n):
+            for i in lm.range(0, 2):
+                if i < k_tiles:
+                    band.cp_async(A, coords=(8 * w, 64 * i), stage=2 * i + w)
+                lm.cp_async_commit()
+            for k in lm.range(0, k_tiles):
+                lm.cp_async_wait(pending=1)
+                lm.sync(bar)
+                if k + 2 < k_tiles:
+                    band.cp_async(A, coords=(8 * w, 64 * (k + 2)), stage=2 * ((k + 2) % 3) + w)
+                lm.cp_async_commit()
+                lm.copy(r, sa[k % 3])
+            lm.cp_async_wait(pending=0)
+            lm.sync(bar)
+            lm.copy(C, r, coords=(16 * w, 64 * s))
+)";
+
+const char* kDrain = "            lm.cp_async_wait(pending=0)\n            lm.sync(bar)\n";
+const char* kGuardedLoad =
+    "                if k + 2 < k_tiles:\n"
+    "                    band.cp_async(A, coords=(8 * w, 64 * (k + 2)), stage=2 * ((k + 2) % 3) + w)\n";
+const char* kSliceStart = "        for s in lm.range(0, n):\n";
+const char* kWriteBack = "            lm.copy(C, r, coords=(16 * w, 64 * s))\n";
+
+// The slice count fixed to `n` (an lm.assume fact).
+std::string withSlices(const std::string& text, int n) {
+  return replace(text, "    lm.assume(K >= 64)\n",
+                 "    lm.assume(K >= 64)\n    lm.assume(n == " + std::to_string(n) + ")\n");
+}
+
+bool violatedAt(const std::string& text, int64_t n, int64_t K) {
+  return cake::testing::violatedAt(compile(text).schedules.at(0), {{"n", n}, {"K", K}});
+}
+
+struct Broken {
+  const char* what;
+  std::string text;
+  int64_t K;  // the K at which the second slice shows the bug
+};
+
+std::vector<Broken> brokenForms() {
+  const std::string ok = kSlices;
+  return {
+      // the barrier that ends the slice dropped: the next slice's prologue
+      // refills stage 0 while the other warp still reads it (sync.race)
+      {"no barrier at the end of the slice", replace(ok, kDrain, "            lm.cp_async_wait(pending=0)\n"), 64},
+      // the last load unguarded and one group left pending at the end of
+      // the slice (drained only at exit): the next slice's prologue writes
+      // stage 0 under it (sync.race, K = 65)
+      {"a cp.async group pending at the end of the slice",
+       replace(replace(replace(ok, kGuardedLoad,
+                               "                band.cp_async(A, coords=(8 * w, 64 * (k + 2)), stage=2 * ((k + 2) % 3) + w)\n"),
+                       kDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n"),
+               kWriteBack, std::string(kWriteBack) + "        lm.cp_async_wait(pending=0)\n"),
+       65},
+      // `sc` read at the start of every slice, written by warp 0 after the
+      // slice's last barrier: slice 0 reads the value written before the
+      // loop (ordered by the barrier there), slice 1 the previous slice's,
+      // unordered (data.stale-read / sync.race)
+      {"a read of data written in the previous slice only",
+       replace(replace(ok, kSliceStart, std::string(kSliceStart) + "            lm.copy(r2, sc)\n"), kWriteBack,
+               std::string(kWriteBack) + "            if w == 0:\n                lm.copy(sc, r)\n"),
+       64},
+  };
+}
+
+}  // namespace
+
+// The correct form: no violation for a few slice counts, and the proof does
+// not report one (today: checked, not proved).
+TEST(TripRestart, SlicesRestartingTheRingAreNotReportedViolated) {
+  for (int64_t n : {1, 2, 3})
+    for (int64_t K : {64, 65, 129, 193, 257}) EXPECT_FALSE(violatedAt(kSlices, n, K)) << n << " " << K;
+  auto r = proveText(kSlices);
+  EXPECT_NE(r.outcome, encoder::Outcome::Violation) << r.engine << r.detail;
+}
+
+// One slice is within today's proof (lap induction over K, period 3): the
+// building block of the argument for every slice count.
+TEST(TripRestart, OneSliceIsProvedForEveryKTripCount) {
+  auto r = proveText(withSlices(kSlices, 1));
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction"), std::string::npos) << r.engine;
+}
+
+// Each broken form: clean in one slice (the bounded check, and the proof of
+// one slice for every K), broken from the second; never proved for every
+// slice count.
+TEST(TripRestart, BugsFromTheSecondSliceAreNotProved) {
+  for (const auto& b : brokenForms()) {
+    SCOPED_TRACE(b.what);
+    for (int64_t K : {64, 65, 129, 193}) EXPECT_FALSE(violatedAt(b.text, 1, K)) << K;
+    EXPECT_TRUE(violatedAt(b.text, 2, b.K));
+    auto one = proveText(withSlices(b.text, 1));
+    EXPECT_EQ(one.outcome, encoder::Outcome::Proved) << one.detail;
+    auto all = proveText(b.text);
+    EXPECT_NE(all.outcome, encoder::Outcome::Proved) << all.engine;
+  }
+}
+
+// Two correct forms a conservative rule for such loops may refuse (they are
+// not violated; any answer but a violation is right): a group left pending
+// at the end of the slice that holds no load (the loads are guarded), and a
+// value carried from one slice to the next through shared memory, written
+// before the slice's last barrier.
+TEST(TripRestart, CorrectFormsOutsideTheQuiescentRuleAreNotViolated) {
+  const std::string ok = kSlices;
+  const std::string empty_pending =
+      replace(ok, kDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n");
+  const std::string carried =
+      replace(replace(ok, kSliceStart, std::string(kSliceStart) + "            lm.copy(r2, sc)\n"), kDrain,
+              std::string(kDrain) + "            if w == 0:\n                lm.copy(sc, r)\n            lm.sync(bar)\n");
+  for (const auto* text : {&empty_pending, &carried}) {
+    for (int64_t n : {1, 2, 3})
+      for (int64_t K : {64, 65, 129}) EXPECT_FALSE(violatedAt(*text, n, K)) << n << " " << K << *text;
+    auto r = proveText(*text);
+    EXPECT_NE(r.outcome, encoder::Outcome::Violation) << r.engine << r.detail;
+  }
+}
