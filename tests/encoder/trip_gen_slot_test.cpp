@@ -31,9 +31,10 @@ encoder::ModelCheckResult proveGenSlotText(const std::string& text) {
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
 
-bool genSlotViolatedAt(const std::string& text, int64_t passes) {
-  return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), {{"n_passes", passes}});
+bool violatedWith(const std::string& text, const char* param, int64_t value) {
+  return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), {{param, value}});
 }
+bool genSlotViolatedAt(const std::string& text, int64_t passes) { return violatedWith(text, "n_passes", passes); }
 
 const char* kRadixFixed = "corpus/bugs/sync.race/pytorch_radix_select_find_pattern_overwrites_counts_fixed.cake";
 const char* kRadixBug = "corpus/bugs/sync.race/pytorch_radix_select_find_pattern_overwrites_counts.cake";
@@ -127,9 +128,7 @@ TEST(TripGenSlot, StaleAndRacyVariantsAreNotProved) {
 // of a write and a read over common bytes.
 namespace {
 const char* kRowReset = "corpus/reduction/sm80_row_reset_entries_read_whole.cake";
-bool rowResetViolatedAt(const std::string& text, int64_t n) {
-  return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), {{"n", n}});
-}
+bool rowResetViolatedAt(const std::string& text, int64_t n) { return violatedWith(text, "n", n); }
 }  // namespace
 
 TEST(TripGenSlot, RowResetThenEntriesRewrittenIsProved) {
