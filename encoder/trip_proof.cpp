@@ -378,15 +378,24 @@ using ViewPairs = std::set<std::pair<int, int>>;
 // slot"); checkLapDeltas says which differences a shift may have.
 // Per process too: a process that reads back what it wrote means its own
 // latest write's generation (encoder/system.cpp), the others their returns.
-using GenKey = std::tuple<int, int64_t, bool, int>;  // view, stage or -1, write, process
-GenKey genKey(const Access& a, int proc) { return {a.view, a.stage_like ? a.index : -1, a.write, proc}; }
+// The byte range is part of the key: a read split by the laps it means per
+// range (encoder/system.cpp splitByWrittenLaps) or a process writing a row
+// whole and then one entry of it moves each range by its own delta, and a
+// data tag names the write's instruction and access, which the shift moves
+// one period back with its own delta (docs/z3.md "Generations per byte
+// range").
+using GenKey = std::tuple<int, int64_t, bool, int, int, int64_t, int64_t>;
+//                        view stage/-1 write proc space lo     hi
+GenKey genKey(const Access& a, int proc) {
+  return {a.view, a.stage_like ? a.index : -1, a.write, proc, a.space, a.lo, a.hi};
+}
 
 // How far one period moves each quantity (learned from the instructions).
 struct Deltas {
   std::map<int, int64_t> slot_phase;         // flat slot -> phase
   std::map<int, int64_t> view_index;         // view -> index of iteration-like accesses
-  std::map<GenKey, int64_t> view_gen;        // (view, -1, write, proc) -> generation of iteration-like accesses
-  std::map<GenKey, int64_t> view_gen_stage;  // (view, stage, write, proc) -> generation of stage-like accesses
+  std::map<GenKey, int64_t> view_gen;        // (view, -1, write, proc, range) -> generation of iteration-like accesses
+  std::map<GenKey, int64_t> view_gen_stage;  // (view, stage, write, proc, range) -> generation of stage-like accesses
 
   template <class K>
   static bool learn(std::map<K, int64_t>& m, const K& key, int64_t d) {
@@ -399,12 +408,12 @@ struct Deltas {
     return it == m.end() ? 0 : it->second;
   }
   static bool anyOf(const std::map<GenKey, int64_t>& m, int view) {
-    for (auto it = m.lower_bound({view, INT64_MIN, false, INT_MIN}); it != m.end() && std::get<0>(it->first) == view; ++it)
+    for (auto it = m.lower_bound({view, INT64_MIN, false, INT_MIN, INT_MIN, INT64_MIN, INT64_MIN}); it != m.end() && std::get<0>(it->first) == view; ++it)
       if (it->second != 0) return true;
     return false;
   }
   static void eraseView(std::map<GenKey, int64_t>& m, int view) {
-    m.erase(m.lower_bound({view, INT64_MIN, false, INT_MIN}), m.lower_bound({view + 1, INT64_MIN, false, INT_MIN}));
+    m.erase(m.lower_bound({view, INT64_MIN, false, INT_MIN, INT_MIN, INT64_MIN, INT64_MIN}), m.lower_bound({view + 1, INT64_MIN, false, INT_MIN, INT_MIN, INT64_MIN, INT64_MIN}));
   }
   bool viewMoves(int view) const {
     return of(view_index, view) != 0 || anyOf(view_gen, view) || anyOf(view_gen_stage, view);

@@ -31,9 +31,10 @@ encoder::ModelCheckResult proveGenSlotText(const std::string& text) {
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
 
-bool genSlotViolatedAt(const std::string& text, int64_t passes) {
-  return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), {{"n_passes", passes}});
+bool violatedWith(const std::string& text, const char* param, int64_t value) {
+  return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), {{param, value}});
 }
+bool genSlotViolatedAt(const std::string& text, int64_t passes) { return violatedWith(text, "n_passes", passes); }
 
 const char* kRadixFixed = "corpus/bugs/sync.race/pytorch_radix_select_find_pattern_overwrites_counts_fixed.cake";
 const char* kRadixBug = "corpus/bugs/sync.race/pytorch_radix_select_find_pattern_overwrites_counts.cake";
@@ -113,4 +114,60 @@ TEST(TripGenSlot, StaleAndRacyVariantsAreNotProved) {
                  "            if w == 0:\n                lm.copy(cnt[4 * b], counts)\n");
   EXPECT_TRUE(genSlotViolatedAt(late, 1));
   EXPECT_NE(proveGenSlotText(late).outcome, encoder::Outcome::Proved);
+}
+
+// Generation deltas per byte range (docs/z3.md "Generations per byte
+// range", helper rowreset, session 25): warp 0 resets a row whole every
+// round and then rewrites its own entry, every other warp its entry once;
+// every warp reads the row back. Warp 0's read-back is split by the laps it
+// means per entry (encoder/system.cpp splitByWrittenLaps): its own entry
+// moves by two generations a round, the others' by one, under one (view,
+// stage, read, process). One delta per such key found no period ("no
+// steady period within 192 unrolled iterations" before this change); a
+// delta per byte range does, and checkLapDeltas still checks every pair
+// of a write and a read over common bytes.
+namespace {
+const char* kRowReset = "corpus/reduction/sm80_row_reset_entries_read_whole.cake";
+bool rowResetViolatedAt(const std::string& text, int64_t n) { return violatedWith(text, "n", n); }
+}  // namespace
+
+TEST(TripGenSlot, RowResetThenEntriesRewrittenIsProved) {
+  const std::string text = cake::testing::corpusText(kRowReset);
+  EXPECT_FALSE(rowResetViolatedAt(text, 3));
+  auto r = proveGenSlotText(text);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction: every n >= 1"), std::string::npos) << r.engine;
+}
+
+// Its broken forms are confirmed broken by the bounded check and not proved.
+TEST(TripGenSlot, RowResetBrokenVariantsAreNotProved) {
+  using cake::testing::replace;
+  const std::string text = cake::testing::corpusText(kRowReset);
+  // no barrier between the reset and the entries: the fill races them
+  const std::string racy =
+      replace(text, "            lm.sync(block)\n            lm.copy(one, X", "            lm.copy(one, X");
+  EXPECT_TRUE(rowResetViolatedAt(racy, 2));
+  EXPECT_NE(proveGenSlotText(racy).outcome, encoder::Outcome::Proved);
+  // the row read back before the other warps rewrote their entries
+  const std::string early = replace(text, "            lm.copy(row[0][:, w:w + 1], one)\n            lm.sync(block)\n",
+                                    "            lm.copy(row[0][:, w:w + 1], one)\n");
+  EXPECT_TRUE(rowResetViolatedAt(early, 2));
+  EXPECT_NE(proveGenSlotText(early).outcome, encoder::Outcome::Proved);
+  // a stale row of the previous round: two rows (round k writes row k % 2),
+  // both reset before the loop, and every warp reads the *other* row, which
+  // holds round k - 1's entries where round k's are meant
+  std::string stale = replace(text, "shape=(1, 32), dtype=lm.f16)\n    full", "shape=(1, 32), dtype=lm.f16, stages=2)\n    full");
+  stale = replace(stale, "        w = lm.instance()\n",
+                  "        w = lm.instance()\n        if w == 0:\n            lm.fill(full, -65504.0)\n"
+                  "            lm.copy(row[0], full)\n            lm.copy(row[1], full)\n        lm.sync(block)\n");
+  stale = replace(stale, "                lm.copy(row[0], full)\n", "                lm.copy(row[k], full)\n");
+  stale = replace(stale, "            lm.copy(row[0][:, w:w + 1], one)\n", "            lm.copy(row[k][:, w:w + 1], one)\n");
+  stale = replace(stale, "            lm.copy(all, row[0])\n", "            lm.copy(all, row[k + 1])\n");
+  EXPECT_TRUE(rowResetViolatedAt(stale, 2));
+  EXPECT_NE(proveGenSlotText(stale).outcome, encoder::Outcome::Proved);
+  // the same two rows read in the round that wrote them: correct, proved
+  // (the stale variant fails for its read, not for the two rows)
+  const std::string fresh = replace(stale, "            lm.copy(all, row[k + 1])\n", "            lm.copy(all, row[k])\n");
+  EXPECT_FALSE(rowResetViolatedAt(fresh, 3));
+  EXPECT_EQ(proveGenSlotText(fresh).outcome, encoder::Outcome::Proved);
 }
