@@ -133,6 +133,12 @@ TEST(TripAttacks2, EpilogueViewOverTheRing) {
                {drain, "        lm.cp_async_wait(pending=1)\n        lm.sync(cta)\n"}},
               "the staging view overlapping the ring in part, the drain leaves a group in flight",
               {{"K", K}}},
+             {{{loop_end, loop_end + "            if k % 8 == 5:\n                lm.cp_async_wait(pending=0)\n"
+                                     "                lm.sync(cta)\n                lm.copy(out, acc)\n"
+                                     "                lm.copy(smem_c[0][wm:wm + 64, wn:wn + 64], out)\n"
+                                     "                lm.sync(cta)\n"}},
+              "an epilogue drained and synced at k % 8 == 5 inside the loop, over stages still to be read",
+              {{"K", 32 * 7}}},
              {{{loop_end, loop_end + "            lm.copy(smem_c[0][wm:wm + 64, wn:wn + 64], out)\n"}},
               "the staging view written every iteration (over stages in flight)",
               {{"K", K}}},
