@@ -1,0 +1,152 @@
+// The attack harness shared by the trip-proof attack tests
+// (trip_attacks_test.cpp, trip_attacks2_test.cpp): a broken variant of a
+// clean, proved base is broken at its witness (the explicit engine finds a
+// violation), not proved by the proof for every trip count under `cake
+// check`'s default budget, and not said proved by `cake check`'s model
+// checker (which finds it where its covering values reach the bug).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checks/model_check.h"
+#include "encoder/proof_budget.h"
+#include "encoder/trip_proof.h"
+#include "test_util.h"
+
+namespace cake::testing::attacks {
+struct Attack {
+  std::vector<std::pair<std::string, std::string>> edits;  // from -> to, each applied once
+  const char* what;
+  std::vector<std::pair<std::string, int64_t>> witness;  // parameter values with a violation
+  bool reached = true;  // the bounded check's covering values reach the bug
+};
+
+inline encoder::Binding bindAll(const ir::Schedule& s, const std::vector<std::pair<std::string, int64_t>>& vals) {
+  encoder::Binding b;
+  for (const auto& [name, v] : vals)
+    for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
+      if (s.params[p].name == name) b.params[p] = v;
+  return b;
+}
+
+inline encoder::ModelCheckResult proveDefault(const ir::Schedule& s) {
+  encoder::TripProofOptions o;
+  o.work = encoder::ProofBudget::unitsFor(3.0);  // `cake check`'s default
+  o.rlimit = cake::testing::kQueryRlimit;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  return encoder::proveEveryTripCount(s, s.target, checks::coveringBindings(s), o);
+}
+
+// `cake check`'s model checker: whether it says proved, and the
+// sync./data./proxy. rules it finds.
+struct CheckAnswer {
+  bool proved = false;
+  std::set<std::string> rules;
+  std::string detail;  // the verdicts' details
+};
+inline CheckAnswer modelCheck(const ir::Schedule& s, checks::SyncEngine engine = checks::SyncEngine::Explicit) {
+  checks::CheckOptions opts;
+  opts.target = s.target;
+  opts.sync_engine = engine;
+  opts.timeout_ms = cake::testing::kNoWallClockMs;
+  opts.rlimit = cake::testing::kQueryRlimit;
+  ir::DiagnosticSink sink;
+  std::vector<checks::PropertyVerdict> verdicts;
+  checks::runModelChecker(s, opts, sink, verdicts);
+  CheckAnswer out;
+  for (const auto& v : verdicts) {
+    out.proved = out.proved || v.kind == checks::VerdictKind::Proved;
+    out.detail += v.detail + "; ";
+  }
+  for (const ir::Finding& f : sink.findings())
+    if (f.rule.rfind("sync.", 0) == 0 || f.rule.rfind("data.", 0) == 0 || f.rule.rfind("proxy.", 0) == 0)
+      out.rules.insert(f.rule);
+  return out;
+}
+
+inline std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& r : s) out += (out.empty() ? "" : ", ") + r;
+  return out;
+}
+
+// The base is clean at `clean` and proved; every attack is broken at its
+// witness, not proved, and found by `cake check` where its values reach it.
+inline void attack(const std::string& base, const std::vector<std::pair<std::string, int64_t>>& clean,
+            const std::vector<Attack>& attacks, checks::SyncEngine engine = checks::SyncEngine::Explicit) {
+  {
+    auto mod = cake::testing::compile(base);
+    ASSERT_FALSE(mod.schedules.empty());
+    const ir::Schedule& s = mod.schedules.at(0);
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    EXPECT_EQ(encoder::explore(cake::testing::build(s, bindAll(s, clean)), eo).outcome, encoder::Outcome::Pass);
+    auto r = proveDefault(s);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << "base: " << r.detail;
+  }
+  for (const Attack& a : attacks) {
+    const auto start = std::chrono::steady_clock::now();
+    std::string text = base;
+    for (const auto& [from, to] : a.edits) text = cake::testing::replace(text, from, to);
+    auto mod = cake::testing::compile(text);
+    if (mod.schedules.empty()) continue;
+    const ir::Schedule& s = mod.schedules.at(0);
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    auto w = encoder::explore(cake::testing::build(s, bindAll(s, a.witness)), eo);
+    EXPECT_EQ(w.outcome, encoder::Outcome::Violation) << a.what << ": not broken at its witness";
+    if (w.violations.empty()) continue;
+    // (where the bounded check finds nothing, cake check runs this proof itself)
+    auto r = a.reached ? proveDefault(s) : encoder::ModelCheckResult{};
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << a.what << ": UNSOUND, proved: " << r.engine;
+    auto [proved, rules, detail] = modelCheck(s, engine);
+    EXPECT_FALSE(proved) << a.what << ": cake check says proved: " << detail;
+    if (a.reached)
+      EXPECT_FALSE(rules.empty()) << a.what << ": cake check finds nothing";
+    else
+      EXPECT_TRUE(rules.empty()) << a.what << ": now found (" << join(rules) << "): mark it reached";
+    std::cout << a.what << "\n  witness: " << w.violations.front().rule << "\n  proof: " << (a.reached ? r.detail : detail)
+              << "\n  cake check: " << join(rules) << "\n  (" 
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s)\n";
+  }
+}
+
+// A 4-stage warp-specialized ring over K iterations, two consumers.
+inline const std::string kRing4 = R"(@cake.schedule(target="sm_90a")
+def ring4(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
+    lm.assume(K > 0)
+    pool   = lm.smem(98304)
+    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=4)
+    smem_b = pool.view(offset=65536, shape=(64, 64),  dtype=lm.bf16, stages=4)
+    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
+    producer  = lm.role(warps=[0])
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
+    full  = lm.barrier(count=4, prod=[producer], cons=[consumers], init_count=1)
+    empty = lm.barrier(count=4, prod=[consumers], cons=[producer], init_count=2)
+    with producer:
+        for k in lm.range(0, K):
+            lm.wait(empty, iter=k - 4)
+            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
+    with consumers:
+        m0 = 64 * lm.instance()
+        for k in lm.range(0, K):
+            lm.wait(full, iter=k)
+            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+)";
+
+inline const std::string kProdWait = "            lm.wait(empty, iter=k - 4)\n";
+inline const std::string kConsWait = "            lm.wait(full, iter=k)\n";
+inline const std::string kConsArrive = "            lm.arrive(empty, iter=k)\n";
+
+}  // namespace cake::testing::attacks
