@@ -63,7 +63,7 @@ def slices_restart(lm, A: LM.gmem, C: LM.gmem, n: LM.i32, K: LM.i32):
             lm.copy(C, r, coords=(16 * w, 64 * s))
 )";
 
-const char* kDrain = "            lm.cp_async_wait(pending=0)\n            lm.sync(bar)\n";
+const char* kSliceDrain = "            lm.cp_async_wait(pending=0)\n            lm.sync(bar)\n";
 const char* kGuardedLoad =
     "                if k + 2 < k_tiles:\n"
     "                    band.cp_async(A, coords=(8 * w, 64 * (k + 2)), stage=2 * ((k + 2) % 3) + w)\n";
@@ -91,14 +91,14 @@ std::vector<Broken> brokenForms() {
   return {
       // the barrier that ends the slice dropped: the next slice's prologue
       // refills stage 0 while the other warp still reads it (sync.race)
-      {"no barrier at the end of the slice", replace(ok, kDrain, "            lm.cp_async_wait(pending=0)\n"), 64},
+      {"no barrier at the end of the slice", replace(ok, kSliceDrain, "            lm.cp_async_wait(pending=0)\n"), 64},
       // the last load unguarded and one group left pending at the end of
       // the slice (drained only at exit): the next slice's prologue writes
       // stage 0 under it (sync.race, K = 65)
       {"a cp.async group pending at the end of the slice",
        replace(replace(replace(ok, kGuardedLoad,
                                "                band.cp_async(A, coords=(8 * w, 64 * (k + 2)), stage=2 * ((k + 2) % 3) + w)\n"),
-                       kDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n"),
+                       kSliceDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n"),
                kWriteBack, std::string(kWriteBack) + "        lm.cp_async_wait(pending=0)\n"),
        65},
       // `sc` read at the start of every slice, written by warp 0 after the
@@ -154,10 +154,10 @@ TEST(TripRestart, BugsFromTheSecondSliceAreNotProved) {
 TEST(TripRestart, CorrectFormsOutsideTheQuiescentRuleAreNotViolated) {
   const std::string ok = kSlices;
   const std::string empty_pending =
-      replace(ok, kDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n");
+      replace(ok, kSliceDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n");
   const std::string carried =
-      replace(replace(ok, kSliceStart, std::string(kSliceStart) + "            lm.copy(r2, sc)\n"), kDrain,
-              std::string(kDrain) + "            if w == 0:\n                lm.copy(sc, r)\n            lm.sync(bar)\n");
+      replace(replace(ok, kSliceStart, std::string(kSliceStart) + "            lm.copy(r2, sc)\n"), kSliceDrain,
+              std::string(kSliceDrain) + "            if w == 0:\n                lm.copy(sc, r)\n            lm.sync(bar)\n");
   for (const auto* text : {&empty_pending, &carried}) {
     for (int64_t n : {1, 2, 3})
       for (int64_t K : {64, 65, 129}) EXPECT_FALSE(violatedAt(*text, n, K)) << n << " " << K << *text;
