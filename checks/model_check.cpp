@@ -1812,7 +1812,7 @@ class Driver {
         return;
       }
       proof_ = std::move(pr);
-      proof_values_ = all.size();
+      proof_values_ = all;
       bounded_stats_.reset();  // (the bounded check goes on)
     }
     resume(bindings, i, sys, st, ahead);
@@ -1861,10 +1861,17 @@ class Driver {
   // explicit engine's work before it is left to the proof (decideExplicitly).
   static constexpr double kExplicitTrial = 0.25;
   uint64_t trial_spent_ = 0;  // the work of those trials so far (all values together)
-  // The proof proofFirst ran without proving, and for how many values:
-  // prove() takes it instead of running the same proof again.
+  // The proof proofFirst ran without proving, and the values it was given:
+  // prove() takes it instead of running the same proof again when its
+  // values are the same.
   std::optional<encoder::ModelCheckResult> proof_;
-  size_t proof_values_ = 0;
+  std::vector<Binding> proof_values_;
+  static bool sameValues(const std::vector<Binding>& a, const std::vector<Binding>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Binding& x, const Binding& y) {
+      return x.params == y.params && std::equal(x.block_idx, x.block_idx + 3, y.block_idx) &&
+             std::equal(x.grid_dim, x.grid_dim + 3, y.grid_dim);
+    });
+  }
   // Whether the Z3 engine's queries before the finding used up their
   // --z3-work (a query ran out, or the cap was passed).
   bool z3CapUsed() const {
@@ -1977,7 +1984,7 @@ class Driver {
     std::string detail = valuesText(s_, checked, relevant_);
     if (opts_.proof_timeout_ms == 0) return notProved(detail);
     // (proofFirst's result, for these values: the same as computed here)
-    const bool ready = proof_ && proof_values_ == checked.size();
+    const bool ready = proof_ && sameValues(proof_values_, checked);
     if (!ready && !wallOut().empty()) return notProved(detail + "; proof: unknown (" + wallOut() + ")");
     const std::string failing = failingRule();
     const double seconds = proofSeconds();
