@@ -1,0 +1,188 @@
+// The CUTLASS grouped GEMM's per-tile ring restart (NVIDIA/cutlass PR #386's
+// fix, corpus/bugs/sync.race/cutlass_grouped_gemm_next_tile_prologue_over_epilogue_fixed.cake;
+// docs/known-limits.md "The CUTLASS grouped GEMM's per-tile ring restart").
+// Every tile of the persistent loop syncs all warps, loads ring stage `w` in
+// a prologue, runs the K loop over a two-slot ring named by `k % 2` (the
+// prefetch guarded by `k + 1 < k_tiles`), drains it and stages the
+// accumulator through shared memory that overlaps the ring. Today that
+// kernel is checked, not proved. These tests guard whatever proof comes
+// next: the correct forms must never be reported violated, and each broken
+// form below (a prologue that writes a stage the previous tile still reads
+// in its epilogue or its mainloop, a missing drain, a wrong stage index) is
+// met by the bounded check and must never be proved. Most of them are clean
+// in one tile and broken from the second, so a proof that covered every tile
+// count by one tile alone would be unsound on them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "encoder/trip_proof.h"
+#include "prove_util.h"
+#include "test_util.h"
+
+using namespace cake;
+using cake::testing::compile;
+using cake::testing::proveText;
+using cake::testing::replace;
+
+namespace trip_grouped_test {
+
+// The corpus file's schedule.
+const char* kGrouped = R"(@cake.schedule(target="sm_80")
+def grouped(lm, A: LM.gmem, B: LM.gmem, D: LM.gmem, n_tiles: LM.i32, K: LM.i32):
+    lm.assume(K >= 32)
+    pool   = lm.smem(16384)
+    smem_a = pool.view(offset=0,    shape=(64, 32), dtype=lm.f16, stages=2)
+    a_band = pool.view(offset=0,    shape=(16, 32), dtype=lm.f16, stages=8)
+    smem_b = pool.view(offset=8192, shape=(64, 32), dtype=lm.f16, stages=2)
+    b_band = pool.view(offset=8192, shape=(16, 32), dtype=lm.f16, stages=8)
+    epi    = pool.view(offset=0,    shape=(64, 64), dtype=lm.f32, stages=1)
+    acc    = lm.regs(shape=(64, 16), dtype=lm.f32)
+    out    = lm.regs(shape=(16, 64), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1, 2, 3], group=1)
+    bar   = lm.named_barrier(roles=[warps])
+    k_tiles = lm.cdiv(K, 32)
+    with warps:
+        w = lm.instance()
+        for t in lm.range(0, n_tiles):
+            m0 = 64 * (lm.block_idx(0) + t * lm.grid_dim(0))
+            lm.sync(bar)
+            a_band.cp_async(A, coords=(m0 + 16 * w, 0), stage=w)
+            b_band.cp_async(B, coords=(16 * w, 0), stage=w)
+            lm.cp_async_commit()
+            for k in lm.range(0, k_tiles):
+                lm.cp_async_wait(pending=0)
+                lm.sync(bar)
+                if k + 1 < k_tiles:
+                    a_band.cp_async(A, coords=(m0 + 16 * w, 32 * (k + 1)), stage=4 * ((k + 1) % 2) + w)
+                    b_band.cp_async(B, coords=(16 * w, 32 * (k + 1)), stage=4 * ((k + 1) % 2) + w)
+                lm.cp_async_commit()
+                lm.mma(acc, smem_a[k % 2], smem_b[k % 2][16 * w:16 * w + 16, :], init=(k == 0))
+            lm.cp_async_wait(pending=0)
+            lm.sync(bar)
+            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)
+            lm.sync(bar)
+            lm.copy(out, epi[0][16 * w:16 * w + 16, :])
+            lm.copy(D, out, coords=(m0 + 16 * w, 0))
+)";
+
+const char* kTileSync =
+    "            lm.sync(bar)\n"
+    "            a_band.cp_async(A, coords=(m0 + 16 * w, 0), stage=w)\n";
+const char* kPrologue = "            a_band.cp_async(A, coords=(m0 + 16 * w, 0), stage=w)\n";
+const char* kEpilogue =
+    "            lm.cp_async_wait(pending=0)\n"
+    "            lm.sync(bar)\n"
+    "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n"
+    "            lm.sync(bar)\n"
+    "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n"
+    "            lm.copy(D, out, coords=(m0 + 16 * w, 0))\n";
+const char* kGuard = "                if k + 1 < k_tiles:\n";
+const char* kPrefetchA =
+    "a_band.cp_async(A, coords=(m0 + 16 * w, 32 * (k + 1)), stage=4 * ((k + 1) % 2) + w)\n";
+
+// The accumulator written to global memory straight from the registers (no
+// staging through shared memory, so the ring's bytes are read only by the
+// mainloop); the ring drained before the next tile's sync.
+std::string withoutStaging() {
+  return replace(kGrouped, kEpilogue,
+                 "            lm.cp_async_wait(pending=0)\n"
+                 "            lm.copy(D, acc, coords=(m0, 16 * w))\n");
+}
+
+struct Bad {
+  const char* what;
+  std::string text;
+  int64_t n_tiles, K;  // where the bounded check meets it
+  const char* rule;
+  bool clean_in_one_tile;  // broken only from the second tile
+};
+
+std::vector<Bad> brokenForms() {
+  const std::string ok = kGrouped;
+  const std::string direct = withoutStaging();
+  return {
+      // the corpus's broken partner (PR #386's bug): no sync at the top of
+      // the tile, so a warp's next-tile prologue overwrites staging rows
+      // another warp still reads in its epilogue
+      {"the prologue over the previous tile's epilogue", replace(ok, kTileSync, kPrologue), 2, 32, "sync.race", true},
+      // no staging, and neither the sync after the K loop nor the tile's:
+      // the prologue refills slot 0 while another warp's last MMA of the
+      // previous tile (k_tiles odd) still reads it
+      {"the prologue over the previous tile's mainloop",
+       replace(replace(ok, kTileSync, kPrologue), kEpilogue,
+               "            lm.cp_async_wait(pending=0)\n            lm.copy(D, acc, coords=(m0, 16 * w))\n"),
+       2, 32, "sync.race", true},
+      // the prefetch unguarded (the last iteration loads a stage nobody
+      // reads) and the drain after the K loop left out: the epilogue's
+      // staging writes land under the load still in flight
+      {"no drain before the epilogue",
+       replace(replace(ok, kGuard, "                if k + 1 < k_tiles + 1:\n"),
+               "            lm.cp_async_wait(pending=0)\n            lm.sync(bar)\n            lm.copy(epi",
+               "            lm.sync(bar)\n            lm.copy(epi"),
+       1, 32, "sync.race", false},
+      // the same without staging, drained only at exit: the next tile's
+      // prologue writes the stage the last iteration's load still fills
+      // (k_tiles even)
+      {"no drain before the next tile",
+       replace(replace(replace(direct, kGuard, "                if k + 1 < k_tiles + 1:\n"),
+                       "            lm.cp_async_wait(pending=0)\n            lm.copy(D, acc",
+                       "            lm.copy(D, acc"),
+               "            lm.copy(D, acc, coords=(m0, 16 * w))\n",
+               "            lm.copy(D, acc, coords=(m0, 16 * w))\n        lm.cp_async_wait(pending=0)\n"),
+       2, 33, "sync.race", true},
+      // the prologue's stage one slot off in odd tiles: tile 1's first MMA
+      // reads slot 0, which holds the previous tile's (staged) data
+      {"the prologue's stage wrong from the second tile",
+       replace(ok, "stage=w)\n            b_band", "stage=4 * (t % 2) + w)\n            b_band"), 2, 32,
+       "data.stale-read", true},
+      // the prefetch into the slot the MMA of the same iteration reads
+      {"the prefetch's stage wrong",
+       replace(ok, std::string("                    ") + kPrefetchA,
+               "                    a_band.cp_async(A, coords=(m0 + 16 * w, 32 * (k + 1)), stage=4 * (k % 2) + w)\n"),
+       1, 33, "sync.race", false},
+  };
+}
+
+// The first violation the bounded check meets at these values ("" if none).
+std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {
+  const ir::Module m = compile(text);
+  if (m.schedules.empty()) return "no schedule";
+  const ir::Schedule& s = m.schedules[0];
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  const auto r = encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tiles", n_tiles}, {"K", K}})), eo);
+  if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
+  return r.violations.front().rule;
+}
+
+}  // namespace trip_grouped_test
+
+using namespace trip_grouped_test;
+
+// The corpus form and the form without staging: no violation for a few tile
+// counts and K trip counts of either parity, and the proof reports none
+// (today: checked, not proved; docs/known-limits.md).
+TEST(TripGrouped, PerTileRingRestartIsNotReportedViolated) {
+  for (const std::string& text : {std::string(kGrouped), withoutStaging()}) {
+    for (int64_t n : {1, 2, 3})
+      for (int64_t K : {32, 33, 65, 97}) EXPECT_EQ(firstRule(text, n, K), "") << n << " " << K << "\n" << text;
+    auto r = proveText(text);
+    EXPECT_NE(r.outcome, encoder::Outcome::Violation) << r.engine << r.detail;
+  }
+}
+
+// Each broken form: met by the bounded check (the rule named), clean in one
+// tile where it is broken only from the second, and never proved.
+TEST(TripGrouped, BrokenPerTileRestartsAreNotProved) {
+  for (const Bad& b : brokenForms()) {
+    SCOPED_TRACE(b.what);
+    EXPECT_EQ(firstRule(b.text, b.n_tiles, b.K), b.rule);
+    if (b.clean_in_one_tile)
+      for (int64_t K : {32, 33, 65, 97}) EXPECT_EQ(firstRule(b.text, 1, K), "") << K;
+    auto r = proveText(b.text);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  }
+}
