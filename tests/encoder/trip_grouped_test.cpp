@@ -158,10 +158,6 @@ std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {
   return r.violations.front().rule;
 }
 
-}  // namespace trip_grouped_test
-
-using namespace trip_grouped_test;
-
 // The corpus form and the form without staging: no violation for a few tile
 // counts and K trip counts of either parity, and the proof reports none
 // (today: checked, not proved; docs/known-limits.md).
@@ -186,3 +182,5 @@ TEST(TripGrouped, BrokenPerTileRestartsAreNotProved) {
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
   }
 }
+
+}  // namespace trip_grouped_test
