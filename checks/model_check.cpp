@@ -1606,6 +1606,12 @@ class Driver {
     bool found = false;            // a rule was reported broken
   };
 
+  // A system built ahead (proofFirst): it, or why it could not be built.
+  struct Built {
+    std::optional<encoder::System> sys;
+    std::string err;
+  };
+
   void check() {
     std::vector<Binding> bindings = search_.run();
     if (bindings.empty()) {
@@ -1613,29 +1619,31 @@ class Driver {
       return;
     }
     Pass st;
-    for (size_t i = 0; i < bindings.size(); ++i) {
+    decideFrom(bindings, 0, st, nullptr);
+  }
+
+  // The values from bindings[from] on, one by one (build / decide / take),
+  // then finish(st). Without `ahead` (check()): before a finding, for
+  // --engine z3, a value Z3 ran out of work on whose explicit check does
+  // not end within kExplicitTrial is left to the proof first (docs/z3.md
+  // "Values Z3 gives up on: the proof first"): proofFirst takes over, and
+  // the value is decided by the explicit engine as before only if the
+  // proof does not prove the schedule. With `ahead` (proofFirst, after such
+  // a value): no value is deferred, and ahead[j - from] is bindings[j]'s
+  // system, built already (charged when taken, as build() charges it).
+  void decideFrom(const std::vector<Binding>& bindings, size_t from, Pass& st, std::vector<Built>* ahead) {
+    for (size_t i = from; i < bindings.size(); ++i) {
       const Binding& b = bindings[i];
       std::optional<encoder::System> sys;
-      if (!build(b, sys, st, bindings.size())) break;
+      if (!build(b, sys, st, bindings.size(), ahead ? &(*ahead)[i - from] : nullptr)) break;
       if (!sys) continue;
       if (afterFindingOver(st.found)) break;
-      // Before a finding, for --engine z3, a value Z3 ran out of work on
-      // whose explicit check does not end within kExplicitTrial is left to
-      // the proof first (docs/z3.md "Values Z3 gives up on: the proof
-      // first"): it is decided by the explicit engine as before only if the
-      // proof does not prove the schedule.
-      std::optional<encoder::ModelCheckResult> r = decide(*sys, b, st.found, /*may_defer=*/true);
+      std::optional<encoder::ModelCheckResult> r = decide(*sys, b, st.found, /*may_defer=*/ahead == nullptr);
       if (!r) return proofFirst(bindings, i, *sys, st);
       take(*sys, b, *r, st);
     }
     finish(st);
   }
-
-  // A system built ahead (proofFirst): it, or why it could not be built.
-  struct Built {
-    std::optional<encoder::System> sys;
-    std::string err;
-  };
 
   // Builds the system of b (charged to the bounded check) into sys, or
   // leaves it empty when b is to be skipped (not built: st.unknown says
@@ -1760,28 +1768,11 @@ class Driver {
     }
   }
 
-  // The values from bindings[i] on, decided one by one as before: the
-  // deferred bindings[i] (built: sys) by the explicit engine, the others
-  // through build / decide / take, as check() would have. `ahead`: the
-  // later values' systems, built already (charged when taken, as check()
-  // charges them).
-  void resume(const std::vector<Binding>& bindings, size_t i, const encoder::System& sys, Pass& st,
-              std::vector<Built>& ahead) {
-    take(sys, bindings[i], *decideExplicitly(sys, bindings[i], false), st);
-    for (size_t j = i + 1; j < bindings.size(); ++j) {
-      std::optional<encoder::System> next;
-      if (!build(bindings[j], next, st, bindings.size(), &ahead[j - i - 1])) return;
-      if (!next) continue;
-      if (afterFindingOver(st.found)) return;
-      take(*next, bindings[j], *decide(*next, bindings[j], st.found, false), st);
-    }
-  }
-
   // bindings[i] (built: sys) was deferred: the proof for every value
   // first, over the values the bounded check would have checked (the
-  // later ones built ahead, charged only when resume() takes them). When
-  // it proves the schedule, that is the verdict; else the values from
-  // bindings[i] on are decided as before (resume), and finish(st) ends the
+  // later ones built ahead, charged only when decideFrom() takes them).
+  // When it proves the schedule, that is the verdict; else the values from
+  // bindings[i] on are decided as before (decideFrom), and finish(st) ends the
   // check, with this proof's result when the values checked are still
   // the ones it was given (the proof's work is deterministic: prove()
   // would compute the same).
@@ -1815,8 +1806,9 @@ class Driver {
       proof_values_ = all;
       bounded_stats_.reset();  // (the bounded check goes on)
     }
-    resume(bindings, i, sys, st, ahead);
-    finish(st);
+    // the deferred value by the explicit engine, the later ones as check() would have
+    take(sys, bindings[i], *decideExplicitly(sys, bindings[i], false), st);
+    decideFrom(bindings, i + 1, st, &ahead);
   }
 
   // The check's end after the values: the verdict, or the proof.

@@ -30,6 +30,13 @@ struct BuildError : std::runtime_error {
 };
 
 bool rangesOverlap(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi) { return alo < bhi && blo < ahi; }
+// How many of the writes of `ranges` overlap [lo, hi).
+int64_t overlapCount(const std::vector<Access::Written>& ranges, int64_t lo, int64_t hi) {
+  int64_t n = 0;
+  for (const Access::Written& r : ranges)
+    if (rangesOverlap(r.lo, r.hi, lo, hi)) n += r.times;
+  return n;
+}
 
 // Per-process bookkeeping while unrolling (all of it is static: it depends
 // only on the process's own program).
@@ -110,8 +117,9 @@ struct ProcState {
   // instr index and phase (the batch's later loads add their bytes to it)
   std::map<int, std::pair<size_t, int64_t>> batches;
   // data identity: (space, view, index) -> ranges written so far by this
-  // process (a multicast load writes the same bytes of several CTAs)
-  std::map<std::tuple<int, int, int64_t>, std::vector<std::pair<int64_t, int64_t>>> writes;
+  // process, each with how many times (a multicast load writes the same
+  // bytes of several CTAs)
+  std::map<std::tuple<int, int, int64_t>, std::vector<Access::Written>> writes;
   // own_gen: the generation of this process's latest write of the index
   // since its last read of it (-1: none)
   // returns: the returns alone (no read-back); own_ranges: the ranges of
@@ -649,9 +657,10 @@ class Builder {
     if (a.write) {
       auto key = std::make_tuple(a.space, a.view, a.index);
       auto& ranges = ps_->writes[key];
-      a.gen = std::count_if(ranges.begin(), ranges.end(),
-                            [&](const auto& r) { return rangesOverlap(r.first, r.second, a.lo, a.hi); });
-      ranges.push_back({a.lo, a.hi});
+      a.gen = overlapCount(ranges, a.lo, a.hi);
+      auto same = std::find_if(ranges.begin(), ranges.end(), [&](const auto& r) { return r.lo == a.lo && r.hi == a.hi; });
+      if (same != ranges.end()) ++same->times;
+      else ranges.push_back({a.lo, a.hi, 1});
       auto rd = ps_->reads.find(std::make_pair(a.view, a.index));
       if (rd != ps_->reads.end()) {
         rd->second.own_gen = std::max(rd->second.own_gen, a.gen);
@@ -1357,9 +1366,7 @@ class Builder {
       // (its writes there, counted), not of its latest write over the
       // index: a reader that resets the whole buffer and rewrites its own
       // entry writes the index twice per round but each other entry once
-      const int64_t own_lap =
-          std::count_if(a.own_writes.begin(), a.own_writes.end(),
-                        [&](const auto& r) { return rangesOverlap(r.first, r.second, lo, hi); }) - 1;
+      const int64_t own_lap = overlapCount(a.own_writes, lo, hi) - 1;
       const int64_t back = own_lap >= 0 ? std::min(meant, own_lap) : meant;
       const int64_t g = cap >= 0 ? std::min(own ? back : a.gen_returns, cap) : a.gen;
       if (!runs.empty() && std::get<2>(runs.back()) == g && std::get<1>(runs.back()) == lo)

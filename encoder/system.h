@@ -99,12 +99,15 @@ struct Access {
   // proof sees them): the generation the read means counting its returns
   // alone, and the byte ranges its own process wrote over the index since
   // its last read of it (the read-back, docs/rules/data.stale-read.md), and
-  // every byte range it wrote over the index before the read (the lap of
-  // its latest write over a part of the read). A read whose other bytes
-  // mean another lap is split by range.
+  // the byte ranges it wrote over the index before the read, each with how
+  // many times (the lap of its latest write over a part of the read). A
+  // read whose other bytes mean another lap is split by range.
   int64_t gen_returns = -1;
   std::vector<std::pair<int64_t, int64_t>> own_since;
-  std::vector<std::pair<int64_t, int64_t>> own_writes;
+  struct Written {
+    int64_t lo, hi, times;
+  };
+  std::vector<Written> own_writes;
 };
 
 // The lap of a view access's data (docs/semantics.md "Stale data"): a

@@ -384,36 +384,48 @@ using ViewPairs = std::set<std::pair<int, int>>;
 // data tag names the write's instruction and access, which the shift moves
 // one period back with its own delta (docs/z3.md "Generations per byte
 // range").
-using GenKey = std::tuple<int, int64_t, bool, int, int, int64_t, int64_t>;
-//                        view stage/-1 write proc space lo     hi
+struct GenKey {
+  int view;
+  int64_t stage;  // a stage-like access's stage index; -1: iteration-like
+  bool write;
+  int proc;
+  int space;
+  int64_t lo, hi;  // the byte range
+  auto operator<=>(const GenKey&) const = default;
+};
 GenKey genKey(const Access& a, int proc) {
   return {a.view, a.stage_like ? a.index : -1, a.write, proc, a.space, a.lo, a.hi};
 }
+// Keys in member order, view first; a bare view compares with a key's
+// view, so that equal_range(view) is the keys of that view.
+struct GenKeyOrder {
+  using is_transparent = void;
+  bool operator()(const GenKey& a, const GenKey& b) const { return a < b; }
+  bool operator()(const GenKey& a, int view) const { return a.view < view; }
+  bool operator()(int view, const GenKey& b) const { return view < b.view; }
+};
+using GenDeltas = std::map<GenKey, int64_t, GenKeyOrder>;
 
 // How far one period moves each quantity (learned from the instructions).
 struct Deltas {
-  std::map<int, int64_t> slot_phase;         // flat slot -> phase
-  std::map<int, int64_t> view_index;         // view -> index of iteration-like accesses
-  std::map<GenKey, int64_t> view_gen;        // (view, -1, write, proc, range) -> generation of iteration-like accesses
-  std::map<GenKey, int64_t> view_gen_stage;  // (view, stage, write, proc, range) -> generation of stage-like accesses
+  std::map<int, int64_t> slot_phase;  // flat slot -> phase
+  std::map<int, int64_t> view_index;  // view -> index of iteration-like accesses
+  GenDeltas view_gen;                 // (view, -1, write, proc, range) -> generation of iteration-like accesses
+  GenDeltas view_gen_stage;           // (view, stage, write, proc, range) -> generation of stage-like accesses
 
-  template <class K>
-  static bool learn(std::map<K, int64_t>& m, const K& key, int64_t d) {
+  template <class M>
+  static bool learn(M& m, const typename M::key_type& key, int64_t d) {
     auto [it, fresh] = m.emplace(key, d);
     return fresh || it->second == d;
   }
-  template <class K>
-  static int64_t of(const std::map<K, int64_t>& m, const K& key) {
+  template <class M>
+  static int64_t of(const M& m, const typename M::key_type& key) {
     auto it = m.find(key);
     return it == m.end() ? 0 : it->second;
   }
-  static bool anyOf(const std::map<GenKey, int64_t>& m, int view) {
-    for (auto it = m.lower_bound({view, INT64_MIN, false, INT_MIN, INT_MIN, INT64_MIN, INT64_MIN}); it != m.end() && std::get<0>(it->first) == view; ++it)
-      if (it->second != 0) return true;
-    return false;
-  }
-  static void eraseView(std::map<GenKey, int64_t>& m, int view) {
-    m.erase(m.lower_bound({view, INT64_MIN, false, INT_MIN, INT_MIN, INT64_MIN, INT64_MIN}), m.lower_bound({view + 1, INT64_MIN, false, INT_MIN, INT_MIN, INT64_MIN, INT64_MIN}));
+  static bool anyOf(const GenDeltas& m, int view) {
+    auto [from, to] = m.equal_range(view);
+    return std::any_of(from, to, [](const auto& kv) { return kv.second != 0; });
   }
   bool viewMoves(int view) const {
     return of(view_index, view) != 0 || anyOf(view_gen, view) || anyOf(view_gen_stage, view);

@@ -118,32 +118,9 @@ inline void attack(const std::string& base, const std::vector<std::pair<std::str
   }
 }
 
-// A 4-stage warp-specialized ring over K iterations, two consumers.
-inline const std::string kRing4 = R"(@cake.schedule(target="sm_90a")
-def ring4(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
-    lm.assume(K > 0)
-    pool   = lm.smem(98304)
-    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=4)
-    smem_b = pool.view(offset=65536, shape=(64, 64),  dtype=lm.bf16, stages=4)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    producer  = lm.role(warps=[0])
-    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
-    full  = lm.barrier(count=4, prod=[producer], cons=[consumers], init_count=1)
-    empty = lm.barrier(count=4, prod=[consumers], cons=[producer], init_count=2)
-    with producer:
-        for k in lm.range(0, K):
-            lm.wait(empty, iter=k - 4)
-            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
-            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
-    with consumers:
-        m0 = 64 * lm.instance()
-        for k in lm.range(0, K):
-            lm.wait(full, iter=k)
-            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-)";
+// A 4-stage warp-specialized ring over K iterations, two consumers (the
+// edits below name exact lines of it).
+inline const std::string kRing4 = wsRingSchedule(4, {.name = "ring4", .assume_k_positive = true});
 
 inline const std::string kProdWait = "            lm.wait(empty, iter=k - 4)\n";
 inline const std::string kConsWait = "            lm.wait(full, iter=k)\n";

@@ -18,30 +18,8 @@ using encoder::InstrKind;
 
 namespace {
 
-const char* kRing = R"(@cake.schedule(target="sm_90a")
-def ring(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
-    pool   = lm.smem(65536)
-    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2)
-    smem_b = pool.view(offset=32768, shape=(64, 64),  dtype=lm.bf16, stages=2)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    producer  = lm.role(warps=[0])
-    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
-    full  = lm.barrier(count=2, prod=[producer], cons=[consumers], init_count=1)
-    empty = lm.barrier(count=2, prod=[consumers], cons=[producer], init_count=2)
-    with producer:
-        for k in lm.range(0, K):
-            lm.wait(empty, iter=k - 2)
-            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
-            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
-    with consumers:
-        m0 = 64 * lm.instance()
-        for k in lm.range(0, K):
-            lm.wait(full, iter=k)
-            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-)";
+// A 2-stage warp-specialized ring (tests/encoder/test_util.h).
+const std::string kRing = cake::testing::wsRingSchedule(2);
 
 std::vector<const encoder::Instr*> ofKind(const encoder::Process& p, InstrKind k) {
   std::vector<const encoder::Instr*> out;

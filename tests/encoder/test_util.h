@@ -169,37 +169,62 @@ inline std::vector<std::pair<std::string, std::string>> lineMutants(
   return mutants;
 }
 
-// The standard warp-specialized mainloop, small: 2 stages, 2 consumers.
-inline const std::string kMainloop = R"(@cake.schedule(target="sm_90a")
-def mainloop(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
-    pool   = lm.smem(81920)
-    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2)
-    smem_b = pool.view(offset=32768, shape=(64, 64),  dtype=lm.bf16, stages=2)
-    smem_c = pool.view(offset=49152, shape=(64, 64),  dtype=lm.bf16, stages=2)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    producer  = lm.role(warps=[0])
-    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
-    full  = lm.barrier(count=2, prod=[producer], cons=[consumers], init_count=1)
-    empty = lm.barrier(count=2, prod=[consumers], cons=[producer], init_count=2)
-    with producer:
-        for k in lm.range(0, K):
-            lm.wait(empty, iter=k - 2)
-            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
-            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
-    with consumers:
-        m0 = 64 * lm.instance()
-        for k in lm.range(0, K):
-            lm.wait(full, iter=k)
-            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-        lm.copy(smem_c[lm.instance()], acc)
-        lm.fence_proxy()
-        smem_c.tma_store(C, coords=(0, 0), stage=lm.instance())
-        lm.tma_store_commit()
-        lm.tma_store_wait(pending=0)
-)";
+// The warp-specialized ring of the standard mainloop, small: a producer
+// warp loads a 128 x 64 tile of A and a 64 x 64 tile of B per iteration k
+// of K into a ring of `stages` slots (barriers full and empty, one slot per
+// stage), and two consumer warpgroups each multiply their 64 rows of A's
+// tile and release the slot. Tests edit exact substrings of this text
+// (tests/encoder/attack_util.h kProdWait, ...): keep it stable.
+struct WsRingOptions {
+  std::string name = "ring";       // the schedule's name
+  bool assume_k_positive = false;  // lm.assume(K > 0) first
+  bool epilogue = false;           // each consumer then stores its accumulator to C through smem_c (TMA)
+};
+inline std::string wsRingSchedule(int stages, const WsRingOptions& o = {}) {
+  const std::string n = std::to_string(stages);
+  const int64_t a_bytes = 128 * 64 * 2, b_bytes = 64 * 64 * 2, b_at = stages * a_bytes,
+                c_at = stages * (a_bytes + b_bytes), pool = c_at + (o.epilogue ? 2 * b_bytes : 0);
+  auto offset = [](int64_t at) {  // "offset=0,     " as wide as "offset=65536, "
+    std::string f = "offset=" + std::to_string(at) + ",";
+    return f + std::string(f.size() < 14 ? 14 - f.size() : 1, ' ');
+  };
+  std::string t = "@cake.schedule(target=\"sm_90a\")\n";
+  t += "def " + o.name + "(lm, A: LM.tma2d, B: LM.tma2d, " + (o.epilogue ? "C: LM.tma2d, " : "") + "K: LM.i32):\n";
+  if (o.assume_k_positive) t += "    lm.assume(K > 0)\n";
+  t += "    pool   = lm.smem(" + std::to_string(pool) + ")\n";
+  t += "    smem_a = pool.view(" + offset(0) + "shape=(128, 64), dtype=lm.bf16, stages=" + n + ")\n";
+  t += "    smem_b = pool.view(" + offset(b_at) + "shape=(64, 64),  dtype=lm.bf16, stages=" + n + ")\n";
+  if (o.epilogue) t += "    smem_c = pool.view(" + offset(c_at) + "shape=(64, 64),  dtype=lm.bf16, stages=2)\n";
+  t += "    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)\n"
+       "    producer  = lm.role(warps=[0])\n"
+       "    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)\n";
+  t += "    full  = lm.barrier(count=" + n + ", prod=[producer], cons=[consumers], init_count=1)\n";
+  t += "    empty = lm.barrier(count=" + n + ", prod=[consumers], cons=[producer], init_count=2)\n";
+  t += "    with producer:\n"
+       "        for k in lm.range(0, K):\n"
+       "            lm.wait(empty, iter=k - " + n + ")\n"
+       "            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)\n"
+       "            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)\n"
+       "    with consumers:\n"
+       "        m0 = 64 * lm.instance()\n"
+       "        for k in lm.range(0, K):\n"
+       "            lm.wait(full, iter=k)\n"
+       "            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))\n"
+       "            lm.mma_commit()\n"
+       "            lm.mma_wait(pending=0)\n"
+       "            lm.arrive(empty, iter=k)\n";
+  if (o.epilogue)
+    t += "        lm.copy(smem_c[lm.instance()], acc)\n"
+         "        lm.fence_proxy()\n"
+         "        smem_c.tma_store(C, coords=(0, 0), stage=lm.instance())\n"
+         "        lm.tma_store_commit()\n"
+         "        lm.tma_store_wait(pending=0)\n";
+  return t;
+}
+
+// The standard warp-specialized mainloop, small: 2 stages, 2 consumers, and
+// the epilogue.
+inline const std::string kMainloop = wsRingSchedule(2, {.name = "mainloop", .epilogue = true});
 
 // One instance writes a table once, then both read it every iteration of a
 // loop paced by a named barrier (docs/z3.md "Private generations").
