@@ -192,6 +192,9 @@ class GoalCollector {
         note(st.lo);
         note(st.hi);
         note(st.step);
+        // A start that is not affine (`lm.range(T % 4, K)`) moves the loop
+        // variable's values, which ops read, as an operand does.
+        if (st.lo && !affine(*st.lo)) operand(st.lo);
         const bool symbolic = (st.lo && dependsOnParams(*st.lo)) || (st.hi && dependsOnParams(*st.hi));
         if (symbolic) {
           ExprPtr step = st.step ? st.step : ir::makeConst(1);
@@ -1013,8 +1016,14 @@ class BindingSearch {
         }
       for (int j = 1; j <= 20; ++j)
         for (int64_t d : {-1, 0, 1}) samples.insert((int64_t{1} << j) + d);
+      if (knob >= 6)  // a parameter may be negative (`T < -5`)
+        for (int64_t v : std::set<int64_t>(samples)) samples.insert(-v);
+      std::vector<int64_t> order(samples.begin(), samples.end());  // smallest |v| first, then the positive one
+      std::stable_sort(order.begin(), order.end(), [](int64_t x, int64_t y) {
+        return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
+      });
       int added = 0;
-      for (int64_t v : samples) {
+      for (int64_t v : order) {
         if (added == kSamplesPerKnob) break;
         std::vector<Binding> tries;
         Binding b = base;
