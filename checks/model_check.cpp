@@ -709,6 +709,42 @@ class BindingSearch {
     std::string why;
     return tiedBinding(base, ExprPtr(ExprPtr{}, &e), target, why);
   }
+  // The same, with the parameters in `also` free too, solved jointly by
+  // Z3: for a proof's
+  // violation whose binding breaks a fact only through parameters the
+  // synchronization does not read (`lm.assume(N == 2 * T)` with T read by
+  // coordinates alone, the proof listing N's values), which any value may
+  // take without changing the system.
+  std::optional<Binding> bindingFor(const Binding& base, const ir::Expr& e, int64_t target, const std::set<int>& also) {
+    if (auto b = bindingFor(base, e, target)) return b;
+    std::set<int> free;
+    for (int p : ints_)
+      if (dependsOnParam(e, p)) {
+        free.insert(p);
+        if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+      }
+    bool more = false;  // (a tie of an unread parameter to a read one stays pinned: it would change the system)
+    for (int p : ints_)
+      if (also.count(p)) more = free.insert(p).second || more;
+    if (!more) return std::nullopt;
+    const bool none[3] = {false, false, false};
+    ExprPtr goal = eqExpr(ExprPtr(ExprPtr{}, &e), target);  // (non-owning: `e` outlives the query)
+    // The goal names each freed parameter (`T == T`): the prover keeps only
+    // the facts that share a symbol with the goal (its cone of influence),
+    // and the facts on these are the ones to satisfy.
+    for (int p : also)
+      if (free.count(p))
+        goal = ir::makeExpr(ExprKind::And,
+                            {goal, ir::makeExpr(ExprKind::Eq, {leafExpr(ExprKind::Param, p), leafExpr(ExprKind::Param, p)})});
+    std::string why;
+    auto r = solveJointly(goal, base, free, none,
+                        [&](const Binding& b) {
+                          auto x = value(b, e);
+                          return x && *x == target;
+                        },
+                        why);
+    return r;
+  }
 
  private:
   const ir::Schedule& s_;
@@ -2410,7 +2446,10 @@ class Driver {
     const int64_t last = v.trip_open ? T + 2 * goals_.maxStages() + 1 : T;
     std::optional<Binding> tried;
     for (int64_t t = T; t <= last && budget_.exhausted().empty(); ++t) {
-      std::optional<Binding> b = search_.bindingFor(base, trip, t);
+      std::set<int> unread;  // parameters the synchronization does not read
+      for (int p = 0; p < static_cast<int>(s_.params.size()); ++p)
+        if (!relevant_.count(p)) unread.insert(p);
+      std::optional<Binding> b = search_.bindingFor(base, trip, t, unread);
       if (!b) continue;
       tried = b;
       std::string err;

@@ -208,3 +208,15 @@ TEST(Attack3, PersistentStoreSlotFollowsTheTile) {
              edited(base, {{"            s = 2 * lm.instance() + t % 2\n", "            s = 2 * lm.instance() + tile % 2\n"}}),
              "sync.race", "");
 }
+
+// A proof's violation whose binding breaks an lm.assume fact only through a
+// parameter the synchronization does not read (`N == 2 * T`, T read by the
+// store's coordinates, the proof listing N's values with T at 1): the
+// driver said "checked ... which no parameter values allowed by the
+// lm.assume facts give" and exited 0; now T is solved for (T = 37).
+TEST(Attack3, ProofViolationWithAnUnreadTiedParameter) {
+  const std::string broken = edited(kA3Ring, {{"K: LM.i32, T: LM.i32):", "K: LM.i32, T: LM.i32, N: LM.i32):\n    lm.assume(N == 2 * T)"},
+                                              {kA3Wait, "lm.wait(full, iter=k + (N % 1000 == 74) * 100)"}});
+  const checks::CheckResult b = checkText(broken);
+  EXPECT_TRUE(b.hasErrors()) << describe(b);
+}
