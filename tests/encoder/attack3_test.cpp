@@ -27,41 +27,18 @@ using namespace cake;
 
 namespace attack3_test {
 
-// A 4-slot ring over K iterations, two consumers, an epilogue through a
-// two-slot staging view; T is read only where an attack puts it (and by
-// the store's coordinates).
-const std::string kA3Ring = R"(@cake.schedule(target="sm_90a")
-def a3ring(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32, T: LM.i32):
-    lm.assume(K > 0)
-    lm.assume(T >= 0 and T < 1000)
-    pool   = lm.smem(131072)
-    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4)
-    smem_b = pool.view(offset=65536,  shape=(64, 64),  dtype=lm.bf16, stages=4)
-    smem_c = pool.view(offset=98304,  shape=(64, 64),  dtype=lm.bf16, stages=2)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    producer  = lm.role(warps=[0])
-    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
-    full  = lm.barrier(count=4, prod=[producer], cons=[consumers], init_count=1)
-    empty = lm.barrier(count=4, prod=[consumers], cons=[producer], init_count=2)
-    with producer:
-        for k in lm.range(0, K):
-            lm.wait(empty, iter=k - 4)
-            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
-            smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
-    with consumers:
-        m0 = 64 * lm.instance()
-        for k in lm.range(0, K):
-            lm.wait(full, iter=k)
-            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-        lm.copy(smem_c[lm.instance()], acc)
-        lm.fence_proxy()
-        smem_c.tma_store(C, coords=(64 * lm.instance(), T), stage=lm.instance())
-        lm.tma_store_commit()
-        lm.tma_store_wait(pending=0)
-)";
+// test_util.h's 2-slot mainloop (two consumers, an epilogue through a
+// two-slot staging view) over K > 0 iterations with a parameter T that is
+// read only where an attack puts it (and by the store's coordinates).
+const std::string& a3Ring() {
+  static const std::string text = [] {
+    std::string t = cake::testing::replace(cake::testing::kMainloop, "K: LM.i32):\n",
+                                           "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n"
+                                           "    lm.assume(T >= 0 and T < 1000)\n");
+    return cake::testing::replace(t, "coords=(0, 0), stage=", "coords=(64 * lm.instance(), T), stage=");
+  }();
+  return text;
+}
 
 const std::string kA3Copy = "lm.copy(smem_c[lm.instance()], acc)";
 const std::string kA3Store = "stage=lm.instance())";
@@ -133,7 +110,7 @@ using namespace attack3_test;
 
 // The base itself is correct (proved).
 TEST(Attack3, RingBasePasses) {
-  const checks::CheckResult r = checkText(kA3Ring);
+  const checks::CheckResult r = checkText(a3Ring());
   EXPECT_FALSE(r.hasErrors()) << describe(r);
   EXPECT_FALSE(r.undecided()) << describe(r);
 }
@@ -150,8 +127,8 @@ TEST(Attack3, StagingSlotThroughADivision) {
                         Case{"lm.grid_dim(0) // 200", "(lm.instance() + lm.grid_dim(0) // 200) % 2"},
                         Case{"T % 100 == 77", "(lm.instance() + (T % 100 == 77)) % 2"}}) {
     const std::string copy = "lm.copy(smem_c[" + c.slot + "], acc)";
-    expectPair(c.what, edited(kA3Ring, {{kA3Copy, copy}}), "sync.race",
-               edited(kA3Ring, {{kA3Copy, copy}, {kA3Store, "stage=" + c.slot + ")"}}));
+    expectPair(c.what, edited(a3Ring(), {{kA3Copy, copy}}), "sync.race",
+               edited(a3Ring(), {{kA3Copy, copy}, {kA3Store, "stage=" + c.slot + ")"}}));
   }
 }
 
@@ -159,15 +136,15 @@ TEST(Attack3, StagingSlotThroughADivision) {
 // non-affine operand (alone, or with the loop variable).
 TEST(Attack3, WaitOperandStepsAtALargeValue) {
   for (const char* iter : {"k + T // 500", "k + (T * T) // 900000", "k + min(1, max(0, T - 600))", "k + (k + T) // 500"}) {
-    const checks::CheckResult b = checkText(edited(kA3Ring, {{kA3Wait, std::string("lm.wait(full, iter=") + iter + ")"}}));
+    const checks::CheckResult b = checkText(edited(a3Ring(), {{kA3Wait, std::string("lm.wait(full, iter=") + iter + ")"}}));
     EXPECT_TRUE(b.hasErrors()) << iter << ": the broken form exits 0\n" << describe(b);
   }
   // a negative value (no lm.assume bounds T), and a loop start that skips
   // the first iteration's release at T % 7 == 6
-  EXPECT_TRUE(checkText(edited(kA3Ring, {{"    lm.assume(T >= 0 and T < 1000)\n", ""},
+  EXPECT_TRUE(checkText(edited(a3Ring(), {{"    lm.assume(T >= 0 and T < 1000)\n", ""},
                                          {kA3Wait, "lm.wait(full, iter=k + (T < -300))"}}))
                   .hasErrors());
-  EXPECT_TRUE(checkText(edited(kA3Ring, {{"        for k in lm.range(0, K):\n            lm.wait(full",
+  EXPECT_TRUE(checkText(edited(a3Ring(), {{"        for k in lm.range(0, K):\n            lm.wait(full",
                                           "        for k in lm.range(T % 7 // 6, K):\n            lm.wait(full"}}))
                   .hasErrors());
 }
@@ -178,8 +155,8 @@ TEST(Attack3, WaitOperandStepsAtALargeValue) {
 TEST(Attack3, GuardVectorNeedsALap) {
   for (const char* cond : {"T * T < 900000 or lm.instance() == 0", "lm.block_idx(0) != 5 or lm.instance() == 0"}) {
     expectPair(cond,
-               edited(kA3Ring, {{kA3Arrive, std::string("            if ") + cond + ":\n    " + kA3Arrive}}),
-               "sync.arrival-underflow", edited(kA3Ring, {{kA3Epilogue, guardedEpilogue(cond)}}));
+               edited(a3Ring(), {{kA3Arrive, std::string("            if ") + cond + ":\n    " + kA3Arrive}}),
+               "sync.arrival-underflow", edited(a3Ring(), {{kA3Epilogue, guardedEpilogue(cond)}}));
   }
 }
 
@@ -187,14 +164,14 @@ TEST(Attack3, GuardVectorNeedsALap) {
 // (found before this session too; kept as regression cases).
 TEST(Attack3, OtherRulesBehindFarGuards) {
   expectPair("the store drained only while T * T < 900000",
-             edited(kA3Ring, {{"        lm.tma_store_wait(pending=0)\n",
+             edited(a3Ring(), {{"        lm.tma_store_wait(pending=0)\n",
                                "        if T * T < 900000:\n            lm.tma_store_wait(pending=0)\n"}}),
              "sync.async-at-exit", "");
   expectPair("the fence only while T < 500",
-             edited(kA3Ring, {{"        lm.fence_proxy()\n", "        if T // 500 == 0:\n            lm.fence_proxy()\n"}}),
+             edited(a3Ring(), {{"        lm.fence_proxy()\n", "        if T // 500 == 0:\n            lm.fence_proxy()\n"}}),
              "proxy.missing-fence", "");
   expectPair("expect_tx grows with (k + T) // 500",
-             edited(kA3Ring, {{"            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)\n",
+             edited(a3Ring(), {{"            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)\n",
                                "            lm.expect_tx(full, 24576 + 8 * ((k + T) // 500), iter=k)\n"
                                "            smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)\n"}}),
              "sync.tx-imbalance", "");
@@ -215,7 +192,7 @@ TEST(Attack3, PersistentStoreSlotFollowsTheTile) {
 // driver said "checked ... which no parameter values allowed by the
 // lm.assume facts give" and exited 0; now T is solved for (T = 37).
 TEST(Attack3, ProofViolationWithAnUnreadTiedParameter) {
-  const std::string broken = edited(kA3Ring, {{"K: LM.i32, T: LM.i32):", "K: LM.i32, T: LM.i32, N: LM.i32):\n    lm.assume(N == 2 * T)"},
+  const std::string broken = edited(a3Ring(), {{"K: LM.i32, T: LM.i32):", "K: LM.i32, T: LM.i32, N: LM.i32):\n    lm.assume(N == 2 * T)"},
                                               {kA3Wait, "lm.wait(full, iter=k + (N % 1000 == 74) * 100)"}});
   const checks::CheckResult b = checkText(broken);
   EXPECT_TRUE(b.hasErrors()) << describe(b);
