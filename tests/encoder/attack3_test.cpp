@@ -153,7 +153,8 @@ TEST(Attack3, WaitOperandStepsAtALargeValue) {
 // its second lap, so the vector of outcomes must also run with K past the
 // ring. The fixed twins skip the epilogue instead.
 TEST(Attack3, GuardVectorNeedsALap) {
-  for (const char* cond : {"T * T < 900000 or lm.instance() == 0", "lm.block_idx(0) != 5 or lm.instance() == 0"}) {
+  for (const char* cond : {"T * T < 900000 or lm.instance() == 0", "lm.block_idx(0) != 5 or lm.instance() == 0",
+                           "lm.block_idx(0) + 1 == lm.grid_dim(0) or lm.instance() == 0"}) {
     expectPair(cond,
                edited(a3Ring(), {{kA3Arrive, std::string("            if ") + cond + ":\n    " + kA3Arrive}}),
                "sync.arrival-underflow", edited(a3Ring(), {{kA3Epilogue, guardedEpilogue(cond)}}));
