@@ -1619,18 +1619,39 @@ uint64_t fingerprint(const encoder::System& sys) {
     h ^= static_cast<uint64_t>(x);
     h *= 1099511628211ull;
   };
+  // Every field the engines read (the messages' texts aside). The register
+  // hazards (data.uninitialized, data.stale-accumulator: an MMA's init=
+  // decided at build time), the proxies, the early grid-dependency accesses
+  // and the processes' warps were left out, so a binding whose system
+  // differed from an earlier one only there was skipped as the same system
+  // (`init=(k == T // 500)`: T = 500 never explored; helper attack3,
+  // session 26).
   for (const encoder::Process& p : sys.procs) {
     mix(-7);
+    for (int64_t x : {int64_t{p.role}, int64_t{p.instance}, int64_t{p.cta}, int64_t{p.warps}, int64_t{p.grid_dep_wait_at}})
+      mix(x);
     for (const encoder::Instr& in : p.program) {
       for (int64_t x : {static_cast<int64_t>(in.kind), static_cast<int64_t>(in.slot), in.phase, in.count, in.bytes,
-                        in.pending, static_cast<int64_t>(in.named)})
+                        in.pending, static_cast<int64_t>(in.named), static_cast<int64_t>(in.derived),
+                        static_cast<int64_t>(in.grid_dep_early)})
+        mix(x);
+      const encoder::Instr::RegsHazard& r = in.regs_hazard;
+      for (int64_t x : {int64_t{r.regs_space}, r.element, static_cast<int64_t>(r.accumulates), static_cast<int64_t>(r.stored)})
         mix(x);
       for (const encoder::Access& a : in.accesses)
-        for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, static_cast<int64_t>(a.write), a.index, a.gen,
-                          static_cast<int64_t>(a.stage_like)})
+        for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, static_cast<int64_t>(a.write),
+                          static_cast<int64_t>(a.proxy), static_cast<int64_t>(a.async), int64_t{a.view}, a.index,
+                          a.gen, static_cast<int64_t>(a.stage_like), static_cast<int64_t>(a.view_written)})
           mix(x);
     }
   }
+  for (const encoder::BarrierSlot& b : sys.slots)
+    for (int64_t x : {int64_t{b.barrier}, int64_t{b.slot}, int64_t{b.cta}, int64_t{b.init_count}}) mix(x);
+  for (const encoder::NamedBarrier& n : sys.named)
+    for (int64_t x : {int64_t{n.index}, int64_t{n.expected_warps}}) mix(x);
+  for (const encoder::MemSpace& m : sys.spaces)
+    for (int64_t x : {static_cast<int64_t>(m.kind), int64_t{m.index}, int64_t{m.process}, int64_t{m.cta}}) mix(x);
+  mix(sys.ctas);
   return h;
 }
 
