@@ -198,3 +198,13 @@ TEST(Attack3, ProofViolationWithAnUnreadTiedParameter) {
   const checks::CheckResult b = checkText(broken);
   EXPECT_TRUE(b.hasErrors()) << describe(b);
 }
+
+// An MMA's init= that reads a parameter (`init=(k == T // 500)`: from T =
+// 500 on, the first iteration accumulates into undefined registers). The
+// covering values ran T = 500, but its system differed from T = 0's only in
+// the register hazard, which the system fingerprint left out: it was
+// skipped as the same system, exit 0.
+TEST(Attack3, InitReadsAParameter) {
+  expectPair("init=(k == T // 500)", edited(a3Ring(), {{"init=(k == 0)", "init=(k == T // 500)"}}), "data.uninitialized",
+             edited(a3Ring(), {{"init=(k == 0)", "init=(k == T // 1000)"}}));
+}
