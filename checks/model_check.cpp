@@ -61,6 +61,10 @@ struct Goal {
   ExprPtr expr;
   std::set<int64_t> values;
   bool trip = false;  // a loop's trip count (values relative to the smallest allowed one)
+  // An op's operand (a slot index, phase, byte count, slice bound, ...)
+  // that is not affine in what it reads: its values between the targets
+  // are sampled too (BindingSearch::sampledValues).
+  bool sampled = false;
 };
 
 constexpr int kGuardInstances = 16;  // lm.instance() values a guard is evaluated for
@@ -188,6 +192,9 @@ class GoalCollector {
         note(st.lo);
         note(st.hi);
         note(st.step);
+        // A start that is not affine (`lm.range(T % 4, K)`) moves the loop
+        // variable's values, which ops read, as an operand does.
+        if (st.lo && !affine(*st.lo)) operand(st.lo);
         const bool symbolic = (st.lo && dependsOnParams(*st.lo)) || (st.hi && dependsOnParams(*st.hi));
         if (symbolic) {
           ExprPtr step = st.step ? st.step : ir::makeConst(1);
@@ -505,17 +512,85 @@ class GoalCollector {
   }
 
   void op(const ir::Op& o) {
-    note(o.sel.index);
-    note(o.sel.phase);
-    note(o.bytes);
-    note(o.count);
-    note(o.pending);
+    for (const ExprPtr& e : {o.sel.index, o.sel.phase, o.bytes, o.count, o.pending, o.init, o.cta, o.multicast})
+      operand(e);
     for (const auto* r : {&o.dst, &o.src, &o.src2}) {
-      note(r->slot);
+      operand(r->slot);
       for (const auto& sl : r->slices) {
-        note(sl.lo);
-        note(sl.hi);
+        operand(sl.lo);
+        operand(sl.hi);
       }
+    }
+  }
+  // An op's operand that reads parameters, a block index or a grid size
+  // (`iter=k + T // 500`, `stage=lm.block_idx(0) % 2`, `bytes=...`): each
+  // part of it that reads no loop variable is a goal, with the targets of a
+  // trip count (the slot or phase it moves by: 0, 1, 2, S-1, S, S+1, 2S,
+  // 2S+1 and -1), once per instance when it reads lm.instance(). Without
+  // it such a parameter kept its base value in every binding, and a bug at
+  // another value exited 0 (helper attack3, session 26).
+  void operand(const ExprPtr& e) {
+    if (!e || !dependsOnParams(*e)) return;
+    note(e);
+    if (dependsOnLoops(*e)) {
+      // A part that is not affine and reads a loop variable too (`(k + T)
+      // // 500`): its values at the first iterations and around the ring's
+      // laps (every loop variable at j) are sampled, without targets.
+      if (!affine(*e)) {
+        const int64_t S = maxStages();
+        for (int64_t j : {int64_t{0}, int64_t{1}, int64_t{2}, S - 1, S, S + 1, 2 * S, 2 * S + 1}) {
+          if (j < 0) continue;
+          ExprPtr x = e;
+          for (int v = 0; v < static_cast<int>(s_.loop_vars.size()); ++v)
+            if (ir::dependsOnLoopVar(*x, v)) x = substituteLoopVar(x, v, ir::makeConst(j));
+          sampledGoal(x);
+        }
+      }
+      for (const ExprPtr& a : e->args) operand(a);
+      return;
+    }
+    std::set<int64_t> values = tripTargets();
+    values.insert(-1);
+    const bool sampled = !affine(*e);
+    auto add = [&](ExprPtr x) {
+      for (Goal& g : goals)
+        if (!g.trip && ir::sameExpr(*g.expr, *x)) {
+          g.values.insert(values.begin(), values.end());
+          g.sampled = g.sampled || sampled;
+          return;
+        }
+      goals.push_back({std::move(x), values, false, sampled});
+    };
+    if (!ir::exprUses(*e, {ExprKind::Instance})) return add(e);
+    for (int i = 0; i < instances_; ++i) add(substituteInstance(e, i));
+  }
+  // A goal without targets whose values the samples vary (once per
+  // instance when it reads lm.instance()).
+  void sampledGoal(const ExprPtr& e) {
+    auto add = [&](ExprPtr x) {
+      for (Goal& g : goals)
+        if (ir::sameExpr(*g.expr, *x)) {
+          g.sampled = true;
+          return;
+        }
+      goals.push_back({std::move(x), {}, false, true});
+    };
+    if (!ir::exprUses(*e, {ExprKind::Instance})) return add(e);
+    for (int i = 0; i < instances_; ++i) add(substituteInstance(e, i));
+  }
+  // Sums and differences of leaves and their products with constants.
+  static bool affine(const ir::Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Const: case ExprKind::Param: case ExprKind::LoopVar: case ExprKind::BlockIdx:
+      case ExprKind::GridDim: case ExprKind::Instance:
+        return true;
+      case ExprKind::Neg: case ExprKind::Add: case ExprKind::Sub:
+        return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && affine(*a); });
+      case ExprKind::Mul:
+        return e.args.size() == 2 && e.args[0] && e.args[1] && affine(*e.args[0]) && affine(*e.args[1]) &&
+               (ir::constValue(e.args[0]) || ir::constValue(e.args[1]));
+      default:
+        return false;
     }
   }
 };
@@ -597,9 +672,12 @@ class BindingSearch {
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
+    for (const Binding* base : {&base1, static_cast<const Binding*>(&base3)})
+      if (assumed(*base)) sampledValues(*base, out);
     tiedValues(base1, out);
     placeFlips(base1, out);
     guardCombinations(base1, out);
+    lappedCombinations(base1, out);
     dedupe(out);
     std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
     return out;
@@ -630,6 +708,42 @@ class BindingSearch {
     // A non-owning handle: `e` outlives the query.
     std::string why;
     return tiedBinding(base, ExprPtr(ExprPtr{}, &e), target, why);
+  }
+  // The same, with the parameters in `also` free too, solved jointly by
+  // Z3: for a proof's
+  // violation whose binding breaks a fact only through parameters the
+  // synchronization does not read (`lm.assume(N == 2 * T)` with T read by
+  // coordinates alone, the proof listing N's values), which any value may
+  // take without changing the system.
+  std::optional<Binding> bindingFor(const Binding& base, const ir::Expr& e, int64_t target, const std::set<int>& also) {
+    if (auto b = bindingFor(base, e, target)) return b;
+    std::set<int> free;
+    for (int p : ints_)
+      if (dependsOnParam(e, p)) {
+        free.insert(p);
+        if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+      }
+    bool more = false;  // (a tie of an unread parameter to a read one stays pinned: it would change the system)
+    for (int p : ints_)
+      if (also.count(p)) more = free.insert(p).second || more;
+    if (!more) return std::nullopt;
+    const bool none[3] = {false, false, false};
+    ExprPtr goal = eqExpr(ExprPtr(ExprPtr{}, &e), target);  // (non-owning: `e` outlives the query)
+    // The goal names each freed parameter (`T == T`): the prover keeps only
+    // the facts that share a symbol with the goal (its cone of influence),
+    // and the facts on these are the ones to satisfy.
+    for (int p : also)
+      if (free.count(p))
+        goal = ir::makeExpr(ExprKind::And,
+                            {goal, ir::makeExpr(ExprKind::Eq, {leafExpr(ExprKind::Param, p), leafExpr(ExprKind::Param, p)})});
+    std::string why;
+    auto r = solveJointly(goal, base, free, none,
+                        [&](const Binding& b) {
+                          auto x = value(b, e);
+                          return x && *x == target;
+                        },
+                        why);
+    return r;
   }
 
  private:
@@ -866,6 +980,113 @@ class BindingSearch {
             }
           }
       }
+  }
+
+  // ---- values of operands that are not affine
+  //
+  // A goal's targets are found by search, which misses values an operand
+  // takes only between them (`iter=k + (T % 100 == 77)`, `k + T // 500` past
+  // the candidates, `stage=lm.block_idx(0) // 100`, `lm.grid_dim(0) // 200`).
+  // So each knob such an operand reads (a parameter, a block index, a grid
+  // size) also takes sampled values: the operand's constants and their
+  // quotients, each +-1, powers of two +-1, and the bounds of the lm.assume
+  // facts that read it; a sample is added when the sampled operands' values
+  // there (its signature) differ from every binding's so far, the lm.assume
+  // facts hold and no trip count passes the largest the bindings so far
+  // run. At most kSamplesPerKnob per knob and base.
+  static constexpr int kSamplesPerKnob = 4;
+  void sampledValues(const Binding& base, std::vector<Binding>& out) {
+    std::vector<const Goal*> sampled;
+    for (const Goal& g : goals_)
+      if (g.sampled) sampled.push_back(&g);
+    if (sampled.empty()) return;
+    auto signature = [&](const Binding& b) {
+      std::vector<std::optional<int64_t>> v;
+      for (const Goal* g : sampled) v.push_back(value(b, *g->expr));
+      return v;
+    };
+    std::set<std::vector<std::optional<int64_t>>> seen;
+    for (const Binding& b : out) seen.insert(signature(b));
+    std::vector<int64_t> max_trip;
+    for (const Goal& g : goals_) {
+      if (!g.trip) continue;
+      int64_t m = 0;
+      for (const Binding& b : out)
+        if (auto x = value(b, *g.expr)) m = std::max(m, *x);
+      max_trip.push_back(m);
+    }
+    auto fits = [&](const Binding& b) {
+      if (!assumed(b)) return false;
+      size_t i = 0;
+      for (const Goal& g : goals_) {
+        if (!g.trip) continue;
+        auto x = value(b, *g.expr);
+        if (!x || *x > max_trip[i++]) return false;
+      }
+      return true;
+    };
+    // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter
+    auto reads = [&](const ir::Expr& e, int knob) {
+      if (knob < 3) return dependsOnBlockIdx(e, knob);
+      if (knob < 6) return dependsOnGridDim(e, knob - 3);
+      return dependsOnParam(e, knob - 6);
+    };
+    std::vector<int> knobs{0, 1, 2, 3, 4, 5};
+    for (int p : ints_) knobs.push_back(6 + p);
+    for (int knob : knobs) {
+      std::set<int64_t> ks;
+      bool read = false;
+      for (const Goal* g : sampled)
+        if (reads(*g->expr, knob)) {
+          read = true;
+          constantsOf(*g->expr, ks);
+        }
+      if (!read) continue;
+      for (const auto& a : s_.assumes)
+        if (a.cond && reads(*a.cond, knob)) constantsOf(*a.cond, ks);
+      std::set<int64_t> samples;
+      for (int64_t k : ks)
+        for (int64_t d : {-1, 0, 1}) {
+          samples.insert(k + d);
+          for (int64_t q : ks) samples.insert(k / q + d);
+        }
+      for (int j = 1; j <= 20; ++j)
+        for (int64_t d : {-1, 0, 1}) samples.insert((int64_t{1} << j) + d);
+      if (knob >= 6)  // a parameter may be negative (`T < -5`)
+        for (int64_t v : std::set<int64_t>(samples)) samples.insert(-v);
+      std::vector<int64_t> order(samples.begin(), samples.end());  // smallest |v| first, then the positive one
+      std::stable_sort(order.begin(), order.end(), [](int64_t x, int64_t y) {
+        return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
+      });
+      int added = 0;
+      for (int64_t v : order) {
+        if (added == kSamplesPerKnob) break;
+        std::vector<Binding> tries;
+        Binding b = base;
+        if (knob < 3) {
+          if (v < 0) continue;
+          b.block_idx[knob] = v;
+          b.grid_dim[knob] = std::max<int64_t>(b.grid_dim[knob], v + 1);
+          tries.push_back(b);
+        } else if (knob < 6) {
+          if (v < 1) continue;
+          const int d = knob - 3;
+          b.grid_dim[d] = v;
+          b.block_idx[d] = std::min<int64_t>(b.block_idx[d], v - 1);
+          tries.push_back(b);
+          b.block_idx[d] = v - 1;  // the last block too
+          tries.push_back(b);
+        } else {
+          b.params[knob - 6] = v;
+          tries.push_back(b);
+        }
+        for (const Binding& t : tries)
+          if (added < kSamplesPerKnob && fits(t) && seen.insert(signature(t)).second) {
+            out.push_back(t);
+            ++added;
+          }
+      }
+    }
   }
 
   // ---- values that need tied parameters to move together
@@ -1328,6 +1549,58 @@ class BindingSearch {
     }
   }
 
+  // Each vector of the guards' outcomes that the bindings give only with
+  // short loops also runs with every loop (whose bound reads no loop
+  // variable) at 2S+1 trips past its least (a lap of the deepest ring past
+  // its refill): one trip count at a time moved to that by the parameter
+  // that find() moves, kept where the vector stays the same. A guard that
+  // drops one consumer's release (`if T * T < 900000 or lm.instance() ==
+  // 0`) hangs the producer only on its second lap; its vector was run at K
+  // = 1 alone and exited 0 (helper attack3, session 26). At most
+  // kMaxCombinations added.
+  void lappedCombinations(const Binding& base, std::vector<Binding>& out) {
+    if (outcomes_.empty()) return;
+    std::vector<std::pair<const Goal*, int64_t>> laps;  // a trip count and its lap target
+    for (const Goal& g : goals_)
+      if (g.trip && !dependsOnLoops(*g.expr)) {
+        auto t0 = value(base, *g.expr);
+        laps.push_back({&g, (t0 && *t0 > 1 ? *t0 : 0) + 2 * max_stages_ + 1});
+      }
+    if (laps.empty()) return;
+    auto lapped = [&](const Binding& b) {
+      return std::all_of(laps.begin(), laps.end(), [&](const auto& l) {
+        auto x = value(b, *l.first->expr);
+        return x && *x >= l.second;
+      });
+    };
+    std::set<std::vector<bool>> have;
+    for (const Binding& b : out)
+      if (auto v = vectorOf(b); v && lapped(b)) have.insert(*v);
+    std::vector<Binding> add;
+    for (const Binding& b : out) {
+      if (add.size() == kMaxCombinations) break;
+      auto v = vectorOf(b);
+      if (!v || have.count(*v)) continue;
+      Binding t = b;
+      for (const auto& [g, target] : laps) {
+        auto now = value(t, *g->expr);
+        if (now && *now >= target) continue;
+        for (int p : ints_)
+          if (dependsOnParam(*g->expr, p))
+            if (auto x = find(t, p, *g->expr, target)) {
+              Binding u = t;
+              u.params[p] = *x;
+              if (vectorOf(u) == v) { t = u; break; }
+            }
+      }
+      if (lapped(t) && assumed(t)) {
+        have.insert(*v);
+        add.push_back(t);
+      }
+    }
+    out.insert(out.end(), add.begin(), add.end());
+  }
+
   static void dedupe(std::vector<Binding>& bs) {
     std::set<std::tuple<std::map<int, int64_t>, std::vector<int64_t>>> seen;
     std::vector<Binding> out;
@@ -1346,18 +1619,39 @@ uint64_t fingerprint(const encoder::System& sys) {
     h ^= static_cast<uint64_t>(x);
     h *= 1099511628211ull;
   };
+  // Every field the engines read (the messages' texts aside). The register
+  // hazards (data.uninitialized, data.stale-accumulator: an MMA's init=
+  // decided at build time), the proxies, the early grid-dependency accesses
+  // and the processes' warps were left out, so a binding whose system
+  // differed from an earlier one only there was skipped as the same system
+  // (`init=(k == T // 500)`: T = 500 never explored; helper attack3,
+  // session 26).
   for (const encoder::Process& p : sys.procs) {
     mix(-7);
+    for (int64_t x : {int64_t{p.role}, int64_t{p.instance}, int64_t{p.cta}, int64_t{p.warps}, int64_t{p.grid_dep_wait_at}})
+      mix(x);
     for (const encoder::Instr& in : p.program) {
       for (int64_t x : {static_cast<int64_t>(in.kind), static_cast<int64_t>(in.slot), in.phase, in.count, in.bytes,
-                        in.pending, static_cast<int64_t>(in.named)})
+                        in.pending, static_cast<int64_t>(in.named), static_cast<int64_t>(in.derived),
+                        static_cast<int64_t>(in.grid_dep_early)})
+        mix(x);
+      const encoder::Instr::RegsHazard& r = in.regs_hazard;
+      for (int64_t x : {int64_t{r.regs_space}, r.element, static_cast<int64_t>(r.accumulates), static_cast<int64_t>(r.stored)})
         mix(x);
       for (const encoder::Access& a : in.accesses)
-        for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, static_cast<int64_t>(a.write), a.index, a.gen,
-                          static_cast<int64_t>(a.stage_like)})
+        for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, static_cast<int64_t>(a.write),
+                          static_cast<int64_t>(a.proxy), static_cast<int64_t>(a.async), int64_t{a.view}, a.index,
+                          a.gen, static_cast<int64_t>(a.stage_like), static_cast<int64_t>(a.view_written)})
           mix(x);
     }
   }
+  for (const encoder::BarrierSlot& b : sys.slots)
+    for (int64_t x : {int64_t{b.barrier}, int64_t{b.slot}, int64_t{b.cta}, int64_t{b.init_count}}) mix(x);
+  for (const encoder::NamedBarrier& n : sys.named)
+    for (int64_t x : {int64_t{n.index}, int64_t{n.expected_warps}}) mix(x);
+  for (const encoder::MemSpace& m : sys.spaces)
+    for (int64_t x : {static_cast<int64_t>(m.kind), int64_t{m.index}, int64_t{m.process}, int64_t{m.cta}}) mix(x);
+  mix(sys.ctas);
   return h;
 }
 
@@ -2165,7 +2459,10 @@ class Driver {
     const int64_t last = v.trip_open ? T + 2 * goals_.maxStages() + 1 : T;
     std::optional<Binding> tried;
     for (int64_t t = T; t <= last && budget_.exhausted().empty(); ++t) {
-      std::optional<Binding> b = search_.bindingFor(base, trip, t);
+      std::set<int> unread;  // parameters the synchronization does not read
+      for (int p = 0; p < static_cast<int>(s_.params.size()); ++p)
+        if (!relevant_.count(p)) unread.insert(p);
+      std::optional<Binding> b = search_.bindingFor(base, trip, t, unread);
       if (!b) continue;
       tried = b;
       std::string err;
