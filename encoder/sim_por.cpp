@@ -439,8 +439,9 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       // so it stays enabled, and passing sets only its own process's
       // generation (sim_state.cpp, SyncWait). It commutes with every
       // arrival on the barrier (docs/z3.md "A reduction for persistent
-      // cluster proofs"; clustered systems only).
-      if (cluster_phases_ && ag.exec_enabled && m_.instr(p, pc).kind == InstrKind::SyncWait)
+      // cluster proofs"; docs/z3.md "Enabled lm.sync waits in every
+      // reduction": every system, since session 26).
+      if (ag.exec_enabled && m_.instr(p, pc).kind == InstrKind::SyncWait)
         ag.trans.r.reset(obj_named_ + m_.instr(p, pc).named);
       // A settled resolution (settledResolutions): its outcome is the same
       // whatever the others do first, and it writes no unknown.
