@@ -104,6 +104,44 @@ Foot Reducer::accessFoot(int p, int pc) const {
   return f;
 }
 
+// What a process's exit paths can give, for windows that cover them whole.
+// A run takes one exit path: per slot and named barrier, the most that one
+// path gives (as the precise exits' stretches, precomputeExitSegs). A sum
+// over the paths let a window pass a barrier that needs the other agents:
+// a lap window's exit paths hold the loop's last iterations, one barrier
+// each, for every trip count the window leaves at (docs/z3.md "Exit paths
+// give what one path gives"). Without the paths' starts: every exit pc.
+std::vector<Reducer::Contribution> Reducer::exitGives(int p, int exits_begin) const {
+  const int n = m_.programSize(p);
+  std::vector<Contribution> out;
+  if (!exits_ || static_cast<size_t>(p) >= exits_->exit_starts.size()) {
+    for (int pc = exits_begin; pc < n; ++pc)
+      if (const Contribution c = contribution(p, pc); c.slot >= 0 || c.named >= 0) out.push_back(c);
+    return out;
+  }
+  std::map<int, Contribution> most;
+  for (int start : exits_->exit_starts[p]) {
+    std::map<int, Contribution> path;
+    for (int pc = start; pc < n; pc = m_.nextPc(p, pc)) {
+      const Contribution c = contribution(p, pc);
+      if (c.slot < 0 && c.named < 0) continue;
+      Contribution& sum =
+          path.try_emplace(c.slot >= 0 ? c.slot : -1 - c.named, Contribution{c.slot, c.named}).first->second;
+      sum.arrivals += c.arrivals;
+      sum.landed += c.landed;
+      sum.expected += c.expected;
+    }
+    for (const auto& [key, c] : path) {
+      Contribution& m = most.try_emplace(key, Contribution{c.slot, c.named}).first->second;
+      m.arrivals = std::max(m.arrivals, c.arrivals);
+      m.landed = std::max(m.landed, c.landed);
+      m.expected = std::max(m.expected, c.expected);
+    }
+  }
+  for (const auto& [key, c] : most) out.push_back(c);
+  return out;
+}
+
 void Reducer::precompute() {
   own_.resize(m_.P);
   spawn_.resize(m_.P);
@@ -225,9 +263,8 @@ void Reducer::precompute() {
     for (int pc = exits_begin; pc < n; ++pc) {
       exit_foot_[p] |= own_[p][pc];
       exit_foot_[p] |= spawn_[p][pc];
-      Contribution c = contribution(p, pc);
-      if (c.slot >= 0 || c.named >= 0) exit_gives_[p].push_back(c);
     }
+    exit_gives_[p] = exitGives(p, exits_begin);
     exit_foot_[p].w.set(obj_trip_);
     // Entering an iteration may raise the trip count's lower bound: that
     // commutes with other entries (a max), not with leaving (a write). Only
@@ -439,8 +476,9 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       // so it stays enabled, and passing sets only its own process's
       // generation (sim_state.cpp, SyncWait). It commutes with every
       // arrival on the barrier (docs/z3.md "A reduction for persistent
-      // cluster proofs"; clustered systems only).
-      if (cluster_phases_ && ag.exec_enabled && m_.instr(p, pc).kind == InstrKind::SyncWait)
+      // cluster proofs"; docs/z3.md "Enabled lm.sync waits in every
+      // reduction": every system, since session 26).
+      if (ag.exec_enabled && m_.instr(p, pc).kind == InstrKind::SyncWait)
         ag.trans.r.reset(obj_named_ + m_.instr(p, pc).named);
       // A settled resolution (settledResolutions): its outcome is the same
       // whatever the others do first, and it writes no unknown.

@@ -176,6 +176,7 @@ class Reducer {
     int slot = -1, named = -1;
     int64_t arrivals = 0, landed = 0, expected = 0;
   };
+  std::vector<Contribution> exitGives(int p, int exits_begin) const;
   struct Agent {
     enum class Kind { Proc, Load, Comp } kind = Kind::Proc;
     int proc = -1;

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "encoder/proof_budget.h"
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
 #include "test_util.h"
@@ -163,5 +164,79 @@ TEST(TripRestart, CorrectFormsOutsideTheQuiescentRuleAreNotViolated) {
       for (int64_t K : {64, 65, 129}) EXPECT_FALSE(violatedAt(*text, n, K)) << n << " " << K << *text;
     auto r = proveText(*text);
     EXPECT_NE(r.outcome, encoder::Outcome::Violation) << r.engine << r.detail;
+  }
+}
+
+namespace trip_restart_four_warps {
+
+// One slice of four warps (Marlin's shape without its tail): each warp
+// loads its band of a three-stage ring, all four read the whole stage after
+// a barrier per K iteration. docs/z3.md "The one-slice cost, profiled":
+// the four warps multiply the lap exploration's states; with an enabled
+// lm.sync wait commuting with the barrier's arrivals in every reduction
+// the proof fits `cake check`'s default budget (main 8dbdb77: 37,538
+// states, 3.35e9 units, unknown at that budget).
+const char* kFourWarpRing = R"(@cake.schedule(target="sm_80")
+def four_warp_ring(lm, A: LM.gmem, C: LM.gmem, K: LM.i32):
+    lm.assume(K >= 64)
+    pool = lm.smem(16384)
+    sa   = pool.view(offset=0, shape=(16, 64), dtype=lm.f16, stages=3)
+    band = pool.view(offset=0, shape=(4, 64), dtype=lm.f16, stages=12)
+    r    = lm.regs(shape=(16, 64), dtype=lm.f16)
+    warps = lm.role(warps=[0, 1, 2, 3], group=1)
+    bar   = lm.named_barrier(roles=[warps])
+    k_tiles = lm.cdiv(K, 64)
+    with warps:
+        w = lm.instance()
+        for i in lm.range(0, 2):
+            if i < k_tiles:
+                band.cp_async(A, coords=(4 * w, 64 * i), stage=4 * i + w)
+            lm.cp_async_commit()
+        for k in lm.range(0, k_tiles):
+            lm.cp_async_wait(pending=1)
+            lm.sync(bar)
+            if k + 2 < k_tiles:
+                band.cp_async(A, coords=(4 * w, 64 * (k + 2)), stage=4 * ((k + 2) % 3) + w)
+            lm.cp_async_commit()
+            lm.copy(r, sa[k % 3])
+        lm.cp_async_wait(pending=0)
+        lm.copy(C, r, coords=(16 * w, 0))
+)";
+
+encoder::ModelCheckResult proveFourWarpsAtTheDefaultBudget(const std::string& text) {
+  auto m = compile(text);
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(m.schedules.at(0).params.size()); ++p) b.params[p] = 64;
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  o.work = encoder::ProofBudget::unitsFor(3.0);  // `cake check`'s default budget
+  return encoder::proveEveryTripCount(m.schedules.at(0), m.schedules.at(0).target, {b}, o);
+}
+
+}  // namespace trip_restart_four_warps
+
+TEST(TripRestart, FourWarpRingIsProvedWithinTheDefaultBudget) {
+  using namespace trip_restart_four_warps;
+  for (int64_t K : {64, 65, 129, 193, 257})
+    EXPECT_FALSE(cake::testing::violatedAt(compile(kFourWarpRing).schedules.at(0), {{"K", K}})) << K;
+  auto r = proveFourWarpsAtTheDefaultBudget(kFourWarpRing);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_LT(r.states, 20000u) << r.engine;  // main 8dbdb77: 37,538
+}
+
+// Its broken forms (each violated at K = 64 on the explicit engine) are not
+// proved: the barrier dropped (a warp refills a stage another still reads),
+// and the wait one group short (a stage read before its loads land).
+TEST(TripRestart, FourWarpRingBrokenFormsAreNotProved) {
+  using namespace trip_restart_four_warps;
+  const std::string ok = kFourWarpRing;
+  const std::vector<std::string> broken = {
+      replace(ok, "            lm.sync(bar)\n", ""),
+      replace(ok, "lm.cp_async_wait(pending=1)", "lm.cp_async_wait(pending=2)"),
+  };
+  for (const std::string& text : broken) {
+    EXPECT_TRUE(cake::testing::violatedAt(compile(text).schedules.at(0), {{"K", 64}})) << text;
+    EXPECT_NE(proveFourWarpsAtTheDefaultBudget(text).outcome, encoder::Outcome::Proved) << text;
   }
 }
