@@ -105,6 +105,9 @@ struct Access {
   int64_t gen_returns = -1;
   std::vector<std::pair<int64_t, int64_t>> own_since;
   std::vector<std::pair<int64_t, int64_t>> own_writes;
+  // Build-only: the blocking synchronizations (waits, bar.sync) its process
+  // had passed when it made the access (resolveReads' barrier alignment).
+  int64_t sync_marker = -1;
 };
 
 // The lap of a view access's data (docs/semantics.md "Stale data"): a

@@ -615,3 +615,60 @@ TEST(StaleRead, RowResetEachRoundThenRewrittenInPart) {
       "            lm.copy(row[0][:, w:w + 1], one)\n");
   EXPECT_TRUE(rules(early, 2).count("sync.race"));
 }
+
+// A slot written once per round by one warp and read twice per round by
+// another, a __syncthreads() between the two reads (PyTorch PR #187687's
+// embedding_backward_feature_kernel: indices_batch loaded once per batch
+// and read in every chunk of it). Every return after a bar.sync counted as
+// a new lap, so the second read of round 0 meant lap 1 (the next round's
+// write, a lap that is written) and found lap 0: a false data.stale-read on
+// the correct kernel. With one named barrier and no mbarrier wait, the k-th
+// bar.sync of each warp is generation k and the read means the lap of the
+// latest write before it in barrier order (encoder/system.cpp `alignedCap`):
+// laps 0, 0, 1, 1.
+constexpr const char* kStaleReadTwicePerRound = R"(
+@cake.schedule(target="sm_80")
+def read_twice_per_round(lm, In: LM.gmem, Out: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    pool = lm.smem(512)
+    t    = pool.view(offset=0, shape=(1, 32), dtype=lm.i32, stages=2)
+    r    = lm.regs(shape=(1, 32), dtype=lm.i32)
+    block = lm.role(warps=[0, 1], group=1)
+    bar   = lm.named_barrier(roles=[block])
+    with block:
+        w = lm.instance()
+        for b in lm.range(0, n):
+            lm.copy(r, In, coords=(b, 32 * w))
+            lm.copy(t[w], r)
+            lm.sync(bar)
+            lm.copy(r, t[0])
+            lm.sync(bar)
+            lm.copy(r, t[0])
+            lm.copy(Out, r, coords=(b, 32 * w))
+            lm.sync(bar)
+)";
+
+TEST(StaleRead, SlotReadTwicePerRoundAcrossABarrierMeansTheRoundsWrite) {
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(simTextRules(kStaleReadTwicePerRound, {{"n", n}}), Rules{}) << n;
+  const auto gens = onSystem(kStaleReadTwicePerRound, {{"n", 2}}, [](const System& sys) {
+    std::vector<int64_t> out;  // block[1]'s read generations of t[0]
+    for (const Process& p : sys.procs)
+      for (const Instr& in : p.program)
+        for (const Access& a : in.accesses)
+          if (p.name == "block[1]" && a.view >= 0 && !a.write && a.index == 0) out.push_back(a.gen);
+    return out;
+  });
+  EXPECT_EQ(gens, (std::vector<int64_t>{0, 0, 1, 1}));
+  // the round's end barrier dropped: the next round's write races the reads
+  const std::string racy = cake::testing::replace(
+      kStaleReadTwicePerRound, "            lm.copy(Out, r, coords=(b, 32 * w))\n            lm.sync(bar)\n",
+      "            lm.copy(Out, r, coords=(b, 32 * w))\n");
+  EXPECT_TRUE(simTextRules(racy, {{"n", 2}}).count("sync.race"));
+  // the first read before the round's barrier: round 0 finds nothing
+  // written before it (its meaning is kept: stale) and races the write
+  const std::string early = cake::testing::replace(
+      kStaleReadTwicePerRound, "            lm.copy(t[w], r)\n            lm.sync(bar)\n            lm.copy(r, t[0])\n",
+      "            lm.copy(t[w], r)\n            lm.copy(r, t[0])\n            lm.sync(bar)\n");
+  const Rules e = simTextRules(early, {{"n", 2}});
+  EXPECT_TRUE(e.count("sync.race"));
+}
