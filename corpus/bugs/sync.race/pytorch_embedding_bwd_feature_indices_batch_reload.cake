@@ -19,7 +19,9 @@
 # The barrier at the top of each chunk only orders the chunks of one batch.
 # Modelled: blockDim (32, 4) - four one-warp instances, a batch of 128
 # indices (indices_batch as four 32-entry slots, slot w loaded by warp w),
-# chunks of 4 rows (chunk c's rows are entries 4c..4c+3, all in slot c // 8);
+# chunks of 4 rows; the 32 chunks of a batch shortened to 4, one per slot
+# (chunk c's rows in slot c: the race is the last chunk's reads against the
+# next batch's load, whatever the chunk count);
 # `n` a parameter in whole batches (n_batches); __syncthreads() a named
 # barrier over the four warps.  The leader is data-dependent (the lowest
 # warp whose dst_row matches); modelled is the all-rows-match case: warp 0
@@ -48,15 +50,15 @@ def pytorch_embedding_bwd_feature_indices_batch_reload(lm, Indices: LM.gmem, Gra
         for b in lm.range(0, n_batches):
             lm.copy(idx, Indices, coords=(b, 32 * w))
             lm.copy(ibat[w], idx)                        # indices_batch[tid] = ...    # expect-error: sync.race
-            for c in lm.range(0, 32):
+            for c in lm.range(0, 4):
                 lm.sync(bar)
-                lm.copy(peer, ibat[c // 8])              # dst_row = indices_batch[src_row - batch_start]
-                lm.copy(g, Grad, coords=(128 * b + 4 * c + w, 0))
+                lm.copy(peer, ibat[c])              # dst_row = indices_batch[src_row - batch_start]
+                lm.copy(g, Grad, coords=(128 * b + 32 * c + w, 0))
                 lm.copy(smem[w], g)                      # my_s[threadIdx.x] = grad[...]
                 lm.sync(bar)
-                lm.copy(peer, ibat[c // 8])              # the match test    # expect-error: sync.race
+                lm.copy(peer, ibat[c])              # the match test    # expect-error: sync.race
                 if w == 0:                               # the group's leader
                     for p in lm.range(1, 4):
                         lm.copy(other, smem[p])
                         lm.binary(g, g, other, op="add")
-                    lm.copy(GradWeight, g, coords=(128 * b + 4 * c, 0))
+                    lm.copy(GradWeight, g, coords=(128 * b + 32 * c, 0))

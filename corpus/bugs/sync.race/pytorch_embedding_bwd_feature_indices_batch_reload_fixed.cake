@@ -24,16 +24,16 @@ def pytorch_embedding_bwd_feature_indices_batch_reload_fixed(lm, Indices: LM.gme
         for b in lm.range(0, n_batches):
             lm.copy(idx, Indices, coords=(b, 32 * w))
             lm.copy(ibat[w], idx)                        # indices_batch[tid] = ...
-            for c in lm.range(0, 32):
+            for c in lm.range(0, 4):
                 lm.sync(bar)
-                lm.copy(peer, ibat[c // 8])              # dst_row = indices_batch[src_row - batch_start]
-                lm.copy(g, Grad, coords=(128 * b + 4 * c + w, 0))
+                lm.copy(peer, ibat[c])              # dst_row = indices_batch[src_row - batch_start]
+                lm.copy(g, Grad, coords=(128 * b + 32 * c + w, 0))
                 lm.copy(smem[w], g)                      # my_s[threadIdx.x] = grad[...]
                 lm.sync(bar)
-                lm.copy(peer, ibat[c // 8])              # the match test
+                lm.copy(peer, ibat[c])              # the match test
                 if w == 0:                               # the group's leader
                     for p in lm.range(1, 4):
                         lm.copy(other, smem[p])
                         lm.binary(g, g, other, op="add")
-                    lm.copy(GradWeight, g, coords=(128 * b + 4 * c, 0))
+                    lm.copy(GradWeight, g, coords=(128 * b + 32 * c, 0))
             lm.sync(bar)                                 # the fix
