@@ -672,3 +672,45 @@ TEST(StaleRead, SlotReadTwicePerRoundAcrossABarrierMeansTheRoundsWrite) {
   const Rules e = simTextRules(early, {{"n", 2}});
   EXPECT_TRUE(e.count("sync.race"));
 }
+
+// docs/known-limits.md's reproducer of session 23 (FlashInfer's FilteredTopK
+// refinement written with a stage index): warp 0 clears its half of the
+// histogram and rewrites the whole of it each round, warp 1 clears only its
+// half; warp 0's read-back meant its own lap 2 at round 1 and found warp 1's
+// half at lap 1 (a false data.stale-read at n = 3). One named barrier: the
+// read means at most the lap of warp 1's latest write before it in barrier
+// order.
+constexpr const char* kStaleReadRmwWholeReadsHalves = R"(
+@cake.schedule(target="sm_90a")
+def rmw_whole_reads_quarters(lm, Counts: LM.gmem, Out: LM.gmem, n: LM.i32):
+    lm.assume(n > 0)
+    pool = lm.smem(1024)
+    hist = pool.view(offset=0, shape=(1, 256), dtype=lm.i32, stages=1)
+    zero = lm.regs(shape=(1, 128), dtype=lm.i32)
+    h    = lm.regs(shape=(1, 256), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        lm.fill(zero, 0)
+        for r in lm.range(0, n):
+            lm.copy(hist[0][:, 128 * w:128 * w + 128], zero)
+            lm.sync(cta)
+            if w == 0:
+                lm.copy(h, hist[0])
+                lm.copy(hist[0], h)
+            lm.sync(cta)
+            lm.copy(h, hist[0])
+            lm.sync(cta)
+        lm.copy(Out, h, coords=(lm.block_idx(0), 256 * w))
+)";
+
+TEST(StaleRead, WholeReadBackOverHalvesOfTwoWritersIsNotStale) {
+  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(simTextRules(kStaleReadRmwWholeReadsHalves, {{"n", n}}), Rules{}) << n;
+  // warp 1's clear after the round's first barrier: it races warp 0's read
+  const std::string racy = cake::testing::replace(
+      kStaleReadRmwWholeReadsHalves,
+      "            lm.copy(hist[0][:, 128 * w:128 * w + 128], zero)\n            lm.sync(cta)\n",
+      "            lm.sync(cta)\n            lm.copy(hist[0][:, 128 * w:128 * w + 128], zero)\n");
+  EXPECT_TRUE(simTextRules(racy, {{"n", 2}}).count("sync.race"));
+}
