@@ -528,13 +528,18 @@ TEST(StaleRead, ReadBackOfItsOwnUpdateMeansItsWrite) {
   EXPECT_TRUE(simTextRules(no_last, {{"n_calls", 3}}).count("sync.race"));
   // only a read-back after its own write: with the join's write dropped,
   // warp 4 comes back to result[0] after a barrier that nobody rewrote it
-  // before, and still means the writers' next lap (the lower bound of
-  // docs/known-limits.md: reported)
+  // before. Until session 26 it still meant the writers' next lap (the
+  // lower bound of docs/known-limits.md) and was reported; the team
+  // synchronizes through one named barrier, so the read now means the lap
+  // of warp 0's latest write before it in barrier order, which it finds:
+  // no rule (the dropped join is a lost update, not a synchronization
+  // error; docs/rules/data.stale-read.md "A slot read twice per round
+  // across a barrier" says what the aligned cap gives up)
   const std::string join = "                lm.copy(result[w - 4], joined)";
   std::string lost = fixed;
   ASSERT_NE(lost.find(join), std::string::npos);
   lost.replace(lost.find(join), join.size(), "                lm.copy(Out, joined, coords=(c, 0))");
-  EXPECT_TRUE(simTextRules(lost, {{"n_calls", 3}}).count("data.stale-read"));
+  EXPECT_EQ(simTextRules(lost, {{"n_calls", 3}}), Rules{});
 }
 
 // A buffer read whole and rewritten in part (session 23, docs/rules/
