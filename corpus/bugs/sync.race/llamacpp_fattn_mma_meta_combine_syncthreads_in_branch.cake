@@ -24,8 +24,9 @@
 # misaligned barrier lets through (a warp reads its scale while its leader
 # writes it); the leaders' extra barrier is also a deadlock in the model at
 # the combine's last __syncthreads(), where the others have exited (on the
-# GPU, synccheck's divergent barrier).  Left out: the ntiles > 1 path, needs_fixup, the VRAM
-# meta write of np == 1, the batched VKQ combine loop.
+# GPU, synccheck's divergent barrier).  Left out: the ntiles > 1 path,
+# needs_fixup, the VRAM meta write of np == 1, the batched VKQ combine
+# loop.
 # Fix: llamacpp_fattn_mma_meta_combine_syncthreads_in_branch_fixed.cake.
 # expect: sync.race
 # may-also: sync.deadlock data.stale-read
