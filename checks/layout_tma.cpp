@@ -191,11 +191,24 @@ void runTmaGates(Gates& g) {
     }
     return false;
   };
+  // A load on the barrier in another block that announces nothing there
+  // (no expect_tx on the barrier in its own block) has its bytes announced
+  // elsewhere, perhaps by this expect_tx: a prologue that arms a slot and
+  // loads one operand before griddepcontrol.wait, with the other operand
+  // loaded in the loop after it; an expect_tx under `if k >= S` with a load
+  // of every iteration around it; a second producer role's load. The
+  // pairing is incomplete then too.
+  auto announcesInBlock = [&](const ir::Block* block, int barrier) {
+    for (const OpSite& a : g.sites)
+      if (a.block == block && a.op().kind == ir::OpKind::ExpectTx && a.op().barrier == barrier) return true;
+    return false;
+  };
   auto pairingIncomplete = [&](const OpSite& ex) {
     for (const OpSite& other : g.sites) {
       const ir::Op& op = other.op();
       if (op.kind != ir::OpKind::TmaLoad || op.barrier != ex.op().barrier) continue;
       if (op.multicast) return true;
+      if (other.block != ex.block && !announcesInBlock(other.block, op.barrier)) return true;
       if (other.role != ex.role || other.block == ex.block || !nestedIn(other.block, *ex.block, nestedIn)) continue;
       const ir::Op& x = ex.op();
       if (x.sel.mode == op.sel.mode && sameExpr(x.sel.index, op.sel.index) && sameExpr(x.sel.phase, op.sel.phase))

@@ -924,6 +924,12 @@ class Builder {
   //    point, and whose meant phase implies a completed phase (phase 0, or
   //    >= 2: a phase-1 wait also passes on a slot that never completed, by
   //    parity; negative phases pass at once);
+  //  * likewise the pass of a wait on a phase that a TMA load issued at an
+  //    ordered point completes bytes on: the phase cannot complete before
+  //    those bytes land (a phase that completes short of the bytes aimed at
+  //    it is sync.tx-imbalance, reported by the model checker). A producer
+  //    that arms a slot and loads the weights before griddepcontrol.wait and
+  //    the activations after it hands its consumers an ordered phase;
   //  * the end of a named-barrier generation that cannot complete without
   //    an ordered arrival: no unordered bar.arrive on it (the only op that
   //    arrives twice in one generation), and some process whose arrivals on
@@ -943,6 +949,7 @@ class Builder {
     for (bool changed = true; changed;) {
       changed = false;
       std::vector<char> slot_ordered(sys_.slots.size(), 1);
+      std::set<std::pair<int, int64_t>> tx_ordered;  // (slot, phase) an ordered TMA load lands on
       const size_t N = sys_.named.size();
       std::vector<char> unordered_bar_arrive(N, 0);
       std::vector<std::vector<char>> all_ordered(N, std::vector<char>(P, 1)), arrives(N, std::vector<char>(P, 0));
@@ -952,6 +959,7 @@ class Builder {
           const Instr& in = prog[pc];
           const bool ordered = pc >= from[p];
           if (arrival(in) && !ordered) slot_ordered[in.slot] = 0;
+          if (in.kind == InstrKind::TmaLoad && in.slot >= 0 && ordered) tx_ordered.emplace(in.slot, in.phase);
           if (in.named >= 0 && (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive)) {
             arrives[in.named][p] = 1;
             if (!ordered) all_ordered[in.named][p] = 0;
@@ -973,7 +981,8 @@ class Builder {
         const auto& prog = sys_.procs[p].program;
         for (int pc = 0; pc < std::min(from[p], static_cast<int>(prog.size())); ++pc) {
           const Instr& in = prog[pc];
-          const bool waits = in.kind == InstrKind::Wait && in.slot >= 0 && slot_ordered[in.slot] &&
+          const bool waits = in.kind == InstrKind::Wait && in.slot >= 0 &&
+                             (slot_ordered[in.slot] || tx_ordered.count({in.slot, in.phase})) &&
                              (in.phase == 0 || in.phase >= 2);
           const bool syncs = in.kind == InstrKind::SyncWait && in.named >= 0 && named_ordered[in.named];
           if ((waits || syncs) && pc + 1 < from[p]) {

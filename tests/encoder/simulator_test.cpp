@@ -743,10 +743,17 @@ TEST(GridDependency, AReadOrderedAfterAnotherInstancesWaitIsFine) {
   // the read before the consumer's first wait is not ordered after anything
   Checked early = check(replace(waits_first, "    with cons:\n", "    with cons:\n        lm.copy(bias, Bias, coords=(0, 0))\n"), 2);
   EXPECT_TRUE(hasRule(early.result, "sync.grid-dependency")) << rules(early.result);
-  // a wait on a slot with an arrival from before the producer's wait orders
-  // nothing: with K = 1 the consumer waits on slot 0 only
+  // with K = 1 the consumer waits on slot 0 only, whose one arrival (the
+  // derived expect_tx of W and A) comes before the producer's wait; but A's
+  // load, which brings bytes that phase needs, is issued after it, so the
+  // phase cannot complete before the wait returned: ordered
   Checked one = check(kPdlHandOff, 1);
-  EXPECT_TRUE(hasRule(one.result, "sync.grid-dependency")) << rules(one.result);
+  EXPECT_EQ(one.result.outcome, encoder::Outcome::Pass) << rules(one.result);
+  // with every arrival and load of slot 0 before the wait, nothing orders it
+  Checked unordered = check(replace(kPdlHandOff, "        lm.grid_dep_wait()\n        a.tma_load(A, coords=(0, 0), iter=0, barrier=full)\n",
+                                    "        a.tma_load(A, coords=(0, 0), iter=0, barrier=full)\n        lm.grid_dep_wait()\n"),
+                            1);
+  EXPECT_TRUE(hasRule(unordered.result, "sync.grid-dependency")) << rules(unordered.result);
   // with K = 2 it also waits on slot 1, whose only arrival follows the wait
   Checked two = check(kPdlHandOff, 2);
   EXPECT_EQ(two.result.outcome, encoder::Outcome::Pass) << rules(two.result);
