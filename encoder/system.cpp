@@ -651,7 +651,6 @@ class Builder {
     // lap of the ring), not a stage. (A one-stage view used bare is slot 0,
     // see access(); no operand names a whole ring.)
     if (a.view < 0) return;
-    a.sync_marker = ps_->blocking_syncs;
     const ir::View& v = s_.views[a.view];
     if (a.index >= v.stages || a.index < 0) reaches_stages_[{&st, a.view}] = true;
     else reaches_stages_.emplace(std::make_pair(&st, a.view), false);
@@ -1264,20 +1263,7 @@ class Builder {
   //    rewrites it (a tree reduction that relays one slot through several
   //    writers, each writing it once: apex's cuWelfordMuSigma2) reads the
   //    last data written there, which is what it waited for.
-  //  * barrier alignment (rb4, session 26): when the reader and every other
-  //    instance that writes the read's bytes synchronize only through one
-  //    named barrier (bar.sync, no bar.arrive on it, no mbarrier wait), the
-  //    k-th bar.sync of each is generation k, so a write made before the
-  //    writer's k-th sync happens before a read made after the reader's
-  //    k-th. The read sees the latest such write (a later one races) and
-  //    means at most its lap: counting every return as a new lap made a
-  //    slot written once per round and read twice per round, with a
-  //    __syncthreads() between the reads, mean two laps per round
-  //    (PyTorch's embedding_backward_feature_kernel re-reads indices_batch
-  //    every chunk of a batch): a false data.stale-read. A read that no
-  //    such write precedes keeps its meaning (it finds nothing: stale).
   void resolveReads() {
-    alignedBarrier();
     // (space, proc, view, lo, hi) -> highest lap written there
     std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t> top;
     // iteration-like writes: (space, proc, view, index, lo, hi) -> highest generation
@@ -1324,10 +1310,6 @@ class Builder {
             continue;
           }
           if (!(a.index >= 0 && a.stage_like && cap >= 0)) continue;
-          if (const int64_t hb = alignedCap(static_cast<int>(p), a); hb >= 0) {
-            a.gen = std::min(a.gen, hb);
-            if (a.gen_returns >= 0) a.gen_returns = std::min(a.gen_returns, hb);
-          }
           const int64_t meant = a.gen;
           a.gen = std::min(meant, cap);
           if (in.kind == InstrKind::Generic) splitByWrittenLaps(static_cast<int>(p), a, meant, top, pieces);
@@ -1339,61 +1321,6 @@ class Builder {
           a.own_writes.clear();
         }
       }
-  }
-
-  // aligned_[p]: the one named barrier process p synchronizes through (it
-  // runs lm.sync on it, on no other, no mbarrier wait, and nobody runs
-  // lm.bar_arrive on it), -1 otherwise.
-  std::vector<int> aligned_;
-  void alignedBarrier() {
-    aligned_.assign(sys_.procs.size(), -1);
-    std::set<int> arrived_alone;  // named barriers some process bar.arrives on
-    for (const Process& pr : sys_.procs)
-      for (const Instr& in : pr.program)
-        if (in.kind == InstrKind::BarArrive) arrived_alone.insert(in.named);
-    for (size_t p = 0; p < sys_.procs.size(); ++p) {
-      int nb = -1;
-      bool ok = true;
-      for (const Instr& in : sys_.procs[p].program) {
-        if (in.kind == InstrKind::Wait) ok = false;
-        if (in.kind != InstrKind::SyncArrive && in.kind != InstrKind::SyncWait) continue;
-        if (nb >= 0 && in.named != nb) ok = false;
-        nb = in.named;
-      }
-      if (ok && nb >= 0 && !arrived_alone.count(nb)) aligned_[p] = nb;
-    }
-    aligned_writes_.clear();
-    if (std::none_of(aligned_.begin(), aligned_.end(), [](int nb) { return nb >= 0; })) return;
-    for (size_t p = 0; p < sys_.procs.size(); ++p)
-      for (const Instr& in : sys_.procs[p].program)
-        for (const Access& w : in.accesses)
-          if (w.write && w.view >= 0)
-            aligned_writes_[w.space].push_back(
-                {static_cast<int>(p), w.view, w.lo, w.hi, w.sync_marker, w.index >= 0 ? dataLap(s_, w) : 0});
-  }
-  struct AlignedWrite {
-    int proc, view;
-    int64_t lo, hi, marker, lap;
-  };
-  std::map<int, std::vector<AlignedWrite>> aligned_writes_;  // space -> view writes
-
-  // The highest lap of the other instances' writes over a stage-like read's
-  // bytes that happen before it by barrier alignment (above); -1 when the
-  // alignment does not hold for the reader or for some writer of the bytes,
-  // or when no such write precedes the read.
-  int64_t alignedCap(int r, const Access& a) const {
-    const int nb = aligned_[r];
-    if (nb < 0 || a.sync_marker < 0) return -1;
-    int64_t hb = -1;
-    auto ws = aligned_writes_.find(a.space);
-    if (ws == aligned_writes_.end()) return -1;
-    for (const AlignedWrite& w : ws->second) {
-      if (w.proc == r || !rangesOverlap(w.lo, w.hi, a.lo, a.hi)) continue;
-      if (a.view_written && w.view != a.view) continue;
-      if (aligned_[w.proc] != nb || w.marker < 0) return -1;
-      if (w.marker < a.sync_marker) hb = std::max(hb, w.lap);
-    }
-    return hb;
   }
 
   // What a read means, per byte range (docs/rules/data.stale-read.md "A

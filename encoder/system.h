@@ -108,9 +108,6 @@ struct Access {
     int64_t lo, hi, times;
   };
   std::vector<Written> own_writes;
-  // Build-only: the blocking synchronizations (waits, bar.sync) its process
-  // had passed when it made the access (resolveReads' barrier alignment).
-  int64_t sync_marker = -1;
 };
 
 // The lap of a view access's data (docs/semantics.md "Stale data"): a

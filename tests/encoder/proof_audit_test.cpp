@@ -43,15 +43,14 @@ TEST(ProofAudit, LargerBindingsGrowPastTheCoveringValues) {
   EXPECT_GT(most, std::max<int64_t>(cmax, 128)) << "no binding with three channel blocks";
 }
 
-// A persistent kernel's covering values move one parameter at a time (many
-// tiles of one K iteration, or one tile of many); the joins give several
-// tiles of several iterations, and larger grids.
+// A persistent kernel's audit joins give several tiles of several
+// iterations beyond the covering values (which since session 26 also run
+// each guard combination at 2S+1 trips: docs/known-limits.md "Attacks on
+// the bounded check"), and larger grids.
 TEST(ProofAudit, PersistentKernelsGetSeveralTilesOfSeveralIterations) {
   ir::Module mod = cake::testing::compile(cake::testing::corpusText("corpus/gemm/sm90_persistent_ws.cake"));
   const ir::Schedule& s = mod.schedules.at(0);
   auto covering = checks::coveringBindings(s);
-  for (const auto& b : covering)
-    EXPECT_FALSE(paramOf(s, b, "M") > 128 && paramOf(s, b, "K") > 64) << encoder::bindingToString(s, b);
   bool both = false, grid = false;
   for (const auto& b : audit::largerBindings(s, covering)) {
     both = both || (paramOf(s, b, "M") > 256 && paramOf(s, b, "K") > 128);

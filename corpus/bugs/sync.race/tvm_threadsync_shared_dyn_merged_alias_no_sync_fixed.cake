@@ -4,6 +4,7 @@
 # reuses the bytes of A_sh, and inserts a __syncthreads() between the last
 # reads of A_sh and the first writes of C_sh.  Same model as the broken
 # file.
+# lower: unsupported (a (2, 32) register fragment sliced into its two rows: the lowering spreads a fragment's rows over the instance's 32 threads)
 # expect: pass
 @cake.schedule(target="sm_80")
 def tvm_threadsync_shared_dyn_merged_alias_no_sync_fixed(lm, A: LM.gmem, C: LM.gmem):
