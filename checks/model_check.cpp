@@ -219,11 +219,14 @@ class GoalCollector {
   // lm.instance() (the search values expressions at instance 0: a warp's
   // bound `128 * b + 32 * lm.instance() < n` flips at n = 32 * w for warp w).
   void guardGoal(const ExprPtr& e, std::set<int64_t> values) {
-    if (!ir::exprUses(*e, {ExprKind::Instance})) {
-      goals.push_back({e, std::move(values)});
-      return;
-    }
-    for (int i = 0; i < instances_; ++i) goals.push_back({substituteInstance(e, i), values});
+    perInstance(e, [&](ExprPtr x) { goals.push_back({std::move(x), values}); });
+  }
+  // `add` runs on `e`, or once per instance of the role with lm.instance()
+  // substituted when `e` reads it.
+  template <class Add>
+  void perInstance(const ExprPtr& e, Add add) {
+    if (!ir::exprUses(*e, {ExprKind::Instance})) return add(e);
+    for (int i = 0; i < instances_; ++i) add(substituteInstance(e, i));
   }
   void guard(const ExprPtr& c) {
     if (!c) return;
@@ -561,8 +564,7 @@ class GoalCollector {
         }
       goals.push_back({std::move(x), values, false, sampled});
     };
-    if (!ir::exprUses(*e, {ExprKind::Instance})) return add(e);
-    for (int i = 0; i < instances_; ++i) add(substituteInstance(e, i));
+    perInstance(e, add);
   }
   // A goal without targets whose values the samples vary (once per
   // instance when it reads lm.instance()).
@@ -575,8 +577,7 @@ class GoalCollector {
         }
       goals.push_back({std::move(x), {}, false, true});
     };
-    if (!ir::exprUses(*e, {ExprKind::Instance})) return add(e);
-    for (int i = 0; i < instances_; ++i) add(substituteInstance(e, i));
+    perInstance(e, add);
   }
   // Sums and differences of leaves and their products with constants.
   static bool affine(const ir::Expr& e) {
