@@ -1,8 +1,9 @@
 # BUG (sync.race): tile-ai/tilelang issue #2668 ("`T.Pipelined` with
 # `num_stages>=2` silently miscomputes a loop that reads a shared buffer
-# then overwrites it (WAR)", 2026-07-14; fixed by the dependency-DAG
-# pipeline planner of PR #2823, which names #2668 among the issues it
-# fixes).  The reproducer keeps a shared tile S across iterations:
+# then overwrites it (WAR)", 2026-07-14; the fix is PR #2823's
+# dependency-DAG pipeline planner, which names #2668 among the issues it
+# fixes - both still open in the stored text).  The reproducer keeps a
+# shared tile S across iterations:
 #     S = Sinit                                  # preload at loop entry
 #     for k in T.Pipelined(NK, num_stages=2):
 #         acc += S                               # consume the old tile

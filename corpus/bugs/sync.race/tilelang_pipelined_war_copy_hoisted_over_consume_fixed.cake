@@ -1,5 +1,5 @@
 # FIXED form of tilelang_pipelined_war_copy_hoisted_over_consume.cake
-# (tile-ai/tilelang issue #2668, PR #2823): the planner keeps the
+# (tile-ai/tilelang issue #2668, PR #2823, open): the planner keeps the
 # loop-carried WAR edge from the consume of S to the copy that overwrites
 # it, so the copy is issued after the consume and waited (with the block
 # barrier) before the next iteration reads S - the order of the
