@@ -265,6 +265,98 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
   return out;
 }
 
+namespace {
+
+bool sameOptExpr(const ir::ExprPtr& a, const ir::ExprPtr& b) {
+  if (!a || !b) return !a && !b;
+  return ir::sameExpr(*a, *b);
+}
+
+// An operand as the builder reads it: a scalar operand's literal is a value.
+bool sameBuiltRef(const ir::BufferRef& a, const ir::BufferRef& b) {
+  if (a.kind != b.kind || a.index != b.index || !sameOptExpr(a.slot, b.slot) || a.slices.size() != b.slices.size())
+    return false;
+  for (size_t i = 0; i < a.slices.size(); ++i)
+    if (!sameOptExpr(a.slices[i].lo, b.slices[i].lo) || !sameOptExpr(a.slices[i].hi, b.slices[i].hi)) return false;
+  return true;
+}
+
+// Everything of an op but the values it computes or writes (fill value,
+// op=, axis=, base=, scalar operands) and its source location.
+bool sameBuiltOp(const ir::Op& a, const ir::Op& b) {
+  if (a.kind != b.kind || a.sel.mode != b.sel.mode || a.barrier != b.barrier || a.named_barrier != b.named_barrier ||
+      a.coords.size() != b.coords.size())
+    return false;
+  for (size_t i = 0; i < a.coords.size(); ++i)
+    if (!sameOptExpr(a.coords[i], b.coords[i])) return false;
+  for (auto [x, y] : {std::pair{&a.sel.index, &b.sel.index}, {&a.sel.phase, &b.sel.phase}, {&a.bytes, &b.bytes},
+                      {&a.count, &b.count}, {&a.pending, &b.pending}, {&a.init, &b.init},
+                      {&a.multicast, &b.multicast}, {&a.cta, &b.cta}})
+    if (!sameOptExpr(*x, *y)) return false;
+  return sameBuiltRef(a.dst, b.dst) && sameBuiltRef(a.src, b.src) && sameBuiltRef(a.src2, b.src2);
+}
+
+// Names every view slot it touches by parameters and constants only (one
+// index per binding; branchesBuildAlike says why).
+bool viewSlotsFixed(const ir::Op& o) {
+  using K = ir::ExprKind;
+  auto fixed = [](const ir::ExprPtr& e) { return !e || !ir::exprUses(*e, {K::LoopVar, K::Instance, K::BlockIdx, K::GridDim}); };
+  bool view = false;
+  for (const ir::BufferRef* r : {&o.dst, &o.src, &o.src2})
+    if (r->kind == ir::BufferRef::Kind::View) {
+      view = true;
+      if (!fixed(r->slot)) return false;
+    }
+  return !view || fixed(o.sel.index);
+}
+
+bool stmtBuildsAlike(const ir::Stmt& a, const ir::Stmt& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case ir::Stmt::Kind::Op: return sameBuiltOp(a.op, b.op) && viewSlotsFixed(a.op);
+    case ir::Stmt::Kind::If:
+      return sameOptExpr(a.cond, b.cond) && branchesBuildAlike(a.body, b.body) &&
+             branchesBuildAlike(a.orelse, b.orelse);
+    case ir::Stmt::Kind::For: return false;
+  }
+  return false;
+}
+
+void dropAlike(const ir::Schedule& s, ir::Block& b, const Holds& holds, AlikeGuards& out) {
+  using K = ir::ExprKind;
+  for (ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::If && st.cond && ir::exprUses(*st.cond, {K::Param, K::BlockIdx, K::GridDim}) &&
+        branchesBuildAlike(st.body, st.orelse) &&
+        holds(ir::makeExpr(K::Or, {st.cond, ir::makeExpr(K::Not, {st.cond})}))) {
+      out.text += fmt::format("{}{}", out.count ? ", " : "", ir::exprToString(*st.cond, s));
+      ++out.count;
+      st.cond = ir::makeConst(1, st.cond->range);
+      dropAlike(s, st.body, holds, out);  // the branch the copy builds
+      continue;
+    }
+    dropAlike(s, st.body, holds, out);
+    dropAlike(s, st.orelse, holds, out);
+  }
+}
+
+}  // namespace
+
+bool branchesBuildAlike(const ir::Block& a, const ir::Block& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!stmtBuildsAlike(a[i], b[i])) return false;
+  return true;
+}
+
+std::optional<AlikeGuards> dropAlikeGuards(const ir::Schedule& s, const Holds& holds) {
+  AlikeGuards out;
+  auto copy = std::make_shared<ir::Schedule>(s);
+  for (ir::RoleBody& body : copy->bodies) dropAlike(s, body.body, holds, out);
+  if (out.count == 0) return std::nullopt;
+  out.s = std::move(copy);
+  return out;
+}
+
 bool isTruthValue(ir::ExprKind k) {
   using K = ir::ExprKind;
   return k == K::Lt || k == K::Le || k == K::Gt || k == K::Ge || k == K::Eq || k == K::Ne || k == K::And ||
