@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
+
+#include "ir/expect_tx.h"
 
 namespace cake::encoder::trip {
 
@@ -165,22 +168,68 @@ ir::ExprPtr atInstance(const ir::ExprPtr& e, int64_t i) {
 }
 
 // b with every `if` whose condition is guards[i] (by node) replaced by
-// the branch bit i of mask chooses.
+// the branch bit i of mask chooses: its statements spliced into b, or
+// (`keep`) the `if` kept with its condition the constant outcome (both
+// branches stay, so every plan made from the statements stays too).
 void splice(ir::Block& b, const std::vector<const ir::Expr*>& nodes, const std::vector<size_t>& which,
-            uint32_t mask) {
+            uint32_t mask, bool keep) {
   ir::Block out;
   for (ir::Stmt& st : b) {
-    splice(st.body, nodes, which, mask);
-    splice(st.orelse, nodes, which, mask);
+    splice(st.body, nodes, which, mask, keep);
+    splice(st.orelse, nodes, which, mask, keep);
     auto it = std::find(nodes.begin(), nodes.end(), st.cond.get());
     if (st.kind != ir::Stmt::Kind::If || !st.cond || it == nodes.end()) {
       out.push_back(std::move(st));
       continue;
     }
-    ir::Block& taken = (mask >> which[static_cast<size_t>(it - nodes.begin())]) & 1 ? st.body : st.orelse;
-    for (ir::Stmt& x : taken) out.push_back(std::move(x));
+    const bool taken = (mask >> which[static_cast<size_t>(it - nodes.begin())]) & 1;
+    if (keep) {
+      st.cond = ir::makeConst(taken ? 1 : 0, st.cond->range);
+      out.push_back(std::move(st));
+      continue;
+    }
+    for (ir::Stmt& x : taken ? st.body : st.orelse) out.push_back(std::move(x));
   }
   b = std::move(out);
+}
+
+// The derived expect_tx plan (ir/expect_tx.h) by the source locations of
+// its loads: the batches, and the (role, barrier) pairs it derives for;
+// nullopt when two TMA loads share a location.
+using LoadAt = std::pair<int, int>;
+struct PlanAt {
+  std::set<std::vector<LoadAt>> batches;
+  std::set<std::pair<int, int>> derived;
+};
+std::optional<PlanAt> planAt(const ir::Schedule& s) {
+  std::set<LoadAt> seen;
+  bool unique = true;
+  for (const ir::RoleBody& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      if (st.op.kind == ir::OpKind::TmaLoad) unique &= seen.insert({st.range.line, st.range.col}).second;
+    });
+  if (!unique) return std::nullopt;
+  const ir::TxPlan plan = ir::planDerivedTx(s);
+  PlanAt out;
+  out.derived = plan.derived;
+  for (const ir::TxBatch& b : plan.batches) {
+    std::vector<LoadAt> loads;
+    for (const ir::Stmt* l : b.loads) loads.push_back({l->range.line, l->range.col});
+    out.batches.insert(std::move(loads));
+  }
+  return out;
+}
+
+// Does the spliced copy keep the schedule's derived expect_tx? A spliced
+// branch joins the statements around its `if` into one list, which can
+// join two batches into one (one derived arrival instead of two), and it
+// leaves out the other branch's ops, which can leave out a role's explicit
+// lm.expect_tx (its loads then get derived ones). Every batch of the copy
+// must be one of the schedule's and the derived pairs the same.
+bool sameDerivedTx(const ir::Schedule& s, const ir::Schedule& copy) {
+  const auto a = planAt(s), b = planAt(copy);
+  if (!a || !b || a->derived != b->derived) return false;
+  return std::all_of(b->batches.begin(), b->batches.end(), [&](const auto& x) { return a->batches.count(x) > 0; });
 }
 
 // The guards' nodes, and the distinct conditions among them (up to
@@ -257,7 +306,11 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
     if (!possible(facts)) continue;
     GuardCase c;
     c.s = std::make_shared<ir::Schedule>(s);
-    for (ir::RoleBody& body : c.s->bodies) splice(body.body, nodes, which, mask);
+    for (ir::RoleBody& body : c.s->bodies) splice(body.body, nodes, which, mask, false);
+    if (!sameDerivedTx(s, *c.s)) {  // the `if`s kept: the statements, and so the plan, stay
+      c.s = std::make_shared<ir::Schedule>(s);
+      for (ir::RoleBody& body : c.s->bodies) splice(body.body, nodes, which, mask, true);
+    }
     for (const ir::ExprPtr& f : facts) c.s->assumes.push_back({f, s.range});
     c.text = std::move(text);
     out.push_back(std::move(c));

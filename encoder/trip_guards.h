@@ -82,7 +82,12 @@ std::optional<std::vector<ir::ExprPtr>> sameInEveryCta(const ir::Schedule& s, co
 // is an lm.assume fact (`cond` taken, `not cond` not). For a binding that
 // gives its guards this combination, the builder builds the same system
 // from the copy as from the schedule (it evaluates a condition only to
-// choose the block it then builds), and the copy's facts hold. A
+// choose the block it then builds), and the copy's facts hold. The one
+// plan made from the statements' places, the derived expect_tx's batches
+// (ir/expect_tx.h: a batch ends at a compound statement), must come out
+// the same: where splicing would join two batches or leave out a role's
+// explicit lm.expect_tx, the `if`s are kept instead, each condition the
+// constant outcome (docs/z3.md "Guards whose branches build alike"). A
 // combination `possible` rules out (no allowed binding gives it: the
 // solver proved the facts' negation) needs no case. Empty when the split
 // does not apply (as guardOutcomes). docs/z3.md "Guards decided per case"

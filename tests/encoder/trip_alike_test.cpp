@@ -263,3 +263,33 @@ TEST(TripAlike, EqualBranchesOutsideTheArgumentAreNotRead) {
   other.at(0).op.dst.index = 1;  // st_c
   EXPECT_FALSE(encoder::trip::branchesBuildAlike(g.body, other));
 }
+
+// The per-case copies of "Guards decided per case" splice the taken branch
+// into the enclosing block, which joined derived expect_tx batches: with
+// the B load under `if M > N:` (the else-branch loading B at other
+// coordinates) both outcomes give `full` two derived arrivals per phase
+// (an overflow), while each spliced copy had one batch of both loads and
+// was proved. The copies now keep the `if`s where splicing changes the plan.
+TEST(TripGuardSplice, SplicedCasesKeepTheDerivedExpectTx) {
+  using cake::testing::replace;
+  const std::string fixed = cake::testing::corpusText("corpus/basics/guard_two_params_fixed.cake");
+  std::string text = replace(fixed, "            smem_b.tma_load(B, coords=(0, k * 64), iter=k, barrier=full)\n",
+                             "            if M > N:\n"
+                             "                smem_b.tma_load(B, coords=(0, k * 64), iter=k, barrier=full)\n"
+                             "            else:\n"
+                             "                smem_b.tma_load(B, coords=(64, k * 64), iter=k, barrier=full)\n");
+  text = replace(text,
+                 "            if M > N:\n                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=k)\n"
+                 "            elif m_blk + 128 >= M:\n                lm.mma_wait(pending=0)\n"
+                 "                lm.arrive(empty, iter=k)\n            else:\n                lm.mma_wait(pending=1)\n"
+                 "                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=k)\n",
+                 "            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=k)\n");
+  auto m = cake::testing::compile(text);
+  const ir::Schedule& s = m.schedules.at(0);
+  EXPECT_TRUE(cake::testing::violatedAt(s, {{"M", 1}, {"N", 1}, {"K", 1}}));
+  EXPECT_TRUE(cake::testing::violatedAt(s, {{"M", 2}, {"N", 1}, {"K", 1}}));
+  const auto r = cake::testing::proveSchedule(s);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  // the corpus file (no load under a guard) is still proved per outcome
+  EXPECT_EQ(cake::testing::proveText(fixed).outcome, encoder::Outcome::Proved);
+}
