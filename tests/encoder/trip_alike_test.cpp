@@ -124,34 +124,34 @@ void expectBrokenOnlyInTheElseBranch(const std::string& what, const std::string&
 
 }  // namespace trip_alike_test
 
-using namespace trip_alike_test;
+namespace alike_t = trip_alike_test;
 
 // The corpus fix: its guard only chooses the value a fill writes. Proved,
 // with the guard read as taken; its twin (the wait in the then-branch only)
 // is broken and not proved.
 TEST(TripAlike, FillValueGuardOnAnUnboundedParameterIsProved) {
-  const auto r = cake::testing::proveText(cake::testing::corpusText(kFa4Fixed));
+  const auto r = cake::testing::proveText(cake::testing::corpusText(alike_t::kFa4Fixed));
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("1 guard whose branches build alike read as taken (t < n_work)"), std::string::npos)
       << r.engine;
 
-  const std::string twin = cake::testing::corpusText(kFa4Broken);
-  EXPECT_TRUE(violatedAt(twin, 2, 1));
+  const std::string twin = cake::testing::corpusText(alike_t::kFa4Broken);
+  EXPECT_TRUE(alike_t::violatedAt(twin, 2, 1));
   const auto b = cake::testing::proveText(twin);
   EXPECT_NE(b.outcome, encoder::Outcome::Proved) << b.engine;
 
   // the template's form of it, and branches that also synchronize alike
   // (the wait in both) and compute different values (op=)
-  EXPECT_EQ(cake::testing::proveText(schedule(softmaxWith(guard(kFills, kZeros, false)), kCorr)).outcome,
+  EXPECT_EQ(cake::testing::proveText(alike_t::schedule(alike_t::softmaxWith(alike_t::guard(alike_t::kFills, alike_t::kZeros, false)), alike_t::kCorr)).outcome,
             encoder::Outcome::Proved);
-  const std::string both = schedule(
-      cake::testing::replace(softmaxWith(guard("lm.fill(st_r, 1.0)\nlm.wait(sc_empty, iter=t - 1)\n"
+  const std::string both = alike_t::schedule(
+      cake::testing::replace(alike_t::softmaxWith(alike_t::guard("lm.fill(st_r, 1.0)\nlm.wait(sc_empty, iter=t - 1)\n"
                                                "lm.unary(st_r, st_r, op=\"exp2\")",
                                                "lm.fill(st_r, 0.0)\nlm.wait(sc_empty, iter=t - 1)\n"
                                                "lm.unary(st_r, st_r, op=\"neg\")",
                                                false)),
                              "\n            lm.wait(sc_empty, iter=t - 1)\n", "\n"),
-      kCorr);
+      alike_t::kCorr);
   const auto w = cake::testing::proveText(both);
   EXPECT_EQ(w.outcome, encoder::Outcome::Proved) << w.detail;
   EXPECT_NE(w.engine.find("build alike"), std::string::npos) << w.engine;
@@ -161,60 +161,60 @@ TEST(TripAlike, FillValueGuardOnAnUnboundedParameterIsProved) {
 // proved, each broken in its else-branch (the then-branch alone proved).
 TEST(TripAlike, BranchesThatDifferInWhatTheEnginesReadAreNotProved) {
   using cake::testing::replace;
-  const std::string fills = softmaxWith(guard(kFills, kZeros, false));
+  const std::string fills = alike_t::softmaxWith(alike_t::guard(alike_t::kFills, alike_t::kZeros, false));
   // the byte range: the else-branch stages its rows over the statistics
   // (wide's rows 0..127 are stats' bytes) before the wait, the then-branch
   // beside them
   {
     auto body = [&](bool alone) {
-      return schedule(replace(kSoftmax, "            GUARD\n",
-                              "            lm.fill(st_r, 1.0)\n" + guard("lm.copy(wide[0][128:256, :], st_r)",
+      return alike_t::schedule(replace(alike_t::kSoftmax, "            GUARD\n",
+                              "            lm.fill(st_r, 1.0)\n" + alike_t::guard("lm.copy(wide[0][128:256, :], st_r)",
                                                                     "lm.copy(wide[0][0:128, :], st_r)", alone)),
-                      kCorr);
+                      alike_t::kCorr);
     };
-    expectBrokenOnlyInTheElseBranch("access range", body(false), body(true), 2, 0);
+    alike_t::expectBrokenOnlyInTheElseBranch("access range", body(false), body(true), 2, 0);
   }
   // the barrier: the else-branch waits on sc_early, which the correction
   // releases before it reads the statistics
   {
-    const std::string corr = replace(kCorr, "            lm.wait(sc_full, iter=t)\n",
+    const std::string corr = replace(alike_t::kCorr, "            lm.wait(sc_full, iter=t)\n",
                                      "            lm.wait(sc_full, iter=t)\n            lm.arrive(sc_early, iter=t)\n");
     auto body = [&](bool alone) {
-      return schedule(replace(fills, "\n            lm.wait(sc_empty, iter=t - 1)\n", "\n" +
-                              guard("lm.wait(sc_empty, iter=t - 1)", "lm.wait(sc_early, iter=t - 1)", alone)),
+      return alike_t::schedule(replace(fills, "\n            lm.wait(sc_empty, iter=t - 1)\n", "\n" +
+                              alike_t::guard("lm.wait(sc_empty, iter=t - 1)", "lm.wait(sc_early, iter=t - 1)", alone)),
                       corr);
     };
-    expectBrokenOnlyInTheElseBranch("barrier", body(false), body(true), 2, 0);
+    alike_t::expectBrokenOnlyInTheElseBranch("barrier", body(false), body(true), 2, 0);
   }
   // the arrival count: two arrivals on a slot that expects one
   {
     auto body = [&](bool alone) {
-      return schedule(replace(fills, "\n            lm.arrive(sc_full, iter=t)\n", "\n" +
-                              guard("lm.arrive(sc_full, iter=t)", "lm.arrive(sc_full, iter=t, count=2)", alone)),
-                      kCorr);
+      return alike_t::schedule(replace(fills, "\n            lm.arrive(sc_full, iter=t)\n", "\n" +
+                              alike_t::guard("lm.arrive(sc_full, iter=t)", "lm.arrive(sc_full, iter=t, count=2)", alone)),
+                      alike_t::kCorr);
     };
-    expectBrokenOnlyInTheElseBranch("arrival count", body(false), body(true), 2, 0);
+    alike_t::expectBrokenOnlyInTheElseBranch("arrival count", body(false), body(true), 2, 0);
   }
   // the wait: the else-branch waits for an older phase of the empty slot
   {
     auto body = [&](bool alone) {
-      return schedule(replace(fills, "\n            lm.wait(sc_empty, iter=t - 1)\n", "\n" +
-                              guard("lm.wait(sc_empty, iter=t - 1)", "lm.wait(sc_empty, iter=t - 3)", alone)),
-                      kCorr);
+      return alike_t::schedule(replace(fills, "\n            lm.wait(sc_empty, iter=t - 1)\n", "\n" +
+                              alike_t::guard("lm.wait(sc_empty, iter=t - 1)", "lm.wait(sc_empty, iter=t - 3)", alone)),
+                      alike_t::kCorr);
     };
-    expectBrokenOnlyInTheElseBranch("wait phase", body(false), body(true), 3, 0);
+    alike_t::expectBrokenOnlyInTheElseBranch("wait phase", body(false), body(true), 3, 0);
   }
   // the fence: the statistics go out through a TMA store (the async proxy);
   // the else-branch leaves out the proxy fence after the generic write
   {
-    const std::string corr = replace(kCorrStore, "            COMMIT\n", "            lm.tma_store_commit()\n");
+    const std::string corr = replace(alike_t::kCorrStore, "            COMMIT\n", "            lm.tma_store_commit()\n");
     auto body = [&](bool alone) {
-      return schedule(replace(fills, "\n            lm.arrive(sc_full, iter=t)\n", "\n" +
-                              guard("lm.fence_proxy()", "lm.fill(st_r, 0.0)", alone) +
+      return alike_t::schedule(replace(fills, "\n            lm.arrive(sc_full, iter=t)\n", "\n" +
+                              alike_t::guard("lm.fence_proxy()", "lm.fill(st_r, 0.0)", alone) +
                                   "            lm.arrive(sc_full, iter=t)\n"),
                       corr);
     };
-    expectBrokenOnlyInTheElseBranch("fence", body(false), body(true), 1, 0);
+    alike_t::expectBrokenOnlyInTheElseBranch("fence", body(false), body(true), 1, 0);
   }
   // the async commit: the else-branch does not commit the TMA store, so the
   // wait does not cover it and the next tile's write races with its read
@@ -222,10 +222,10 @@ TEST(TripAlike, BranchesThatDifferInWhatTheEnginesReadAreNotProved) {
     const std::string softmax = replace(fills, "\n            lm.arrive(sc_full, iter=t)\n",
                                         "\n            lm.fence_proxy()\n            lm.arrive(sc_full, iter=t)\n");
     auto body = [&](bool alone) {
-      return schedule(softmax, replace(kCorrStore, "            COMMIT\n",
-                                       guard("lm.tma_store_commit()", "lm.fill(st_c, 0.0)", alone)));
+      return alike_t::schedule(softmax, replace(alike_t::kCorrStore, "            COMMIT\n",
+                                       alike_t::guard("lm.tma_store_commit()", "lm.fill(st_c, 0.0)", alone)));
     };
-    expectBrokenOnlyInTheElseBranch("async commit", body(false), body(true), 2, 0);
+    alike_t::expectBrokenOnlyInTheElseBranch("async commit", body(false), body(true), 2, 0);
   }
 }
 
@@ -235,26 +235,26 @@ TEST(TripAlike, BranchesThatDifferInWhatTheEnginesReadAreNotProved) {
 // (the stale-accumulator check keys on loop statements).
 TEST(TripAlike, EqualBranchesOutsideTheArgumentAreNotRead) {
   using cake::testing::replace;
-  const std::string slot = schedule(
-      replace(kSoftmax, "            GUARD\n            lm.wait(sc_empty, iter=t - 1)\n            lm.copy(stats[t], st_r)\n",
+  const std::string slot = alike_t::schedule(
+      replace(alike_t::kSoftmax, "            GUARD\n            lm.wait(sc_empty, iter=t - 1)\n            lm.copy(stats[t], st_r)\n",
               "            lm.fill(st_r, 1.0)\n            lm.wait(sc_empty, iter=t - 1)\n" +
-                  guard("lm.copy(stats[t], st_r)", "lm.copy(stats[t], st_r)", false)),
-      kCorr);
-  EXPECT_FALSE(violatedAt(slot, 3, 1));
+                  alike_t::guard("lm.copy(stats[t], st_r)", "lm.copy(stats[t], st_r)", false)),
+      alike_t::kCorr);
+  EXPECT_FALSE(alike_t::violatedAt(slot, 3, 1));
   const auto a = cake::testing::proveText(slot);
   EXPECT_NE(a.outcome, encoder::Outcome::Proved) << a.engine;
   EXPECT_NE(a.detail.find("n_work"), std::string::npos) << a.detail;
 
-  const std::string loop = schedule(
-      softmaxWith(guard("for j in lm.range(0, 2):\n    lm.fill(st_r, 1.0)",
+  const std::string loop = alike_t::schedule(
+      alike_t::softmaxWith(alike_t::guard("for j in lm.range(0, 2):\n    lm.fill(st_r, 1.0)",
                         "for j in lm.range(0, 2):\n    lm.fill(st_r, 0.0)", false)),
-      kCorr);
+      alike_t::kCorr);
   const auto b = cake::testing::proveText(loop);
   EXPECT_NE(b.outcome, encoder::Outcome::Proved) << b.engine;
   EXPECT_NE(b.detail.find("n_work"), std::string::npos) << b.detail;
 
   // the comparison itself: the fill value and op= may differ, nothing else
-  auto m = cake::testing::compile(schedule(softmaxWith(guard(kFills, kZeros, false)), kCorr));
+  auto m = cake::testing::compile(alike_t::schedule(alike_t::softmaxWith(alike_t::guard(alike_t::kFills, alike_t::kZeros, false)), alike_t::kCorr));
   const ir::Stmt& g = m.schedules.at(0).bodies.at(0).body.at(0).body.at(0);
   ASSERT_EQ(g.kind, ir::Stmt::Kind::If);
   EXPECT_TRUE(encoder::trip::branchesBuildAlike(g.body, g.orelse));
