@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -8330,14 +8331,25 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
 
 }  // namespace
 
-ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
-                                     const TripProofOptions& opts) {
+ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
+                                     const std::vector<Binding>& checked, const TripProofOptions& opts) {
   ProofBudget budget(opts.work, opts.timeout_ms);
   ModelCheckResult res;
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;
   TripLoops tl;
   std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
+  // Guards whose branches build alike read as true (trip_guards.h): the
+  // copy builds the schedule's systems for every binding without reading
+  // their conditions. It must outlive the proof (the Met's trip expression
+  // and the systems point into it; its expressions are the schedule's).
+  std::unique_ptr<BvProver> alike_prover;
+  const std::optional<trip::AlikeGuards> alike = trip::dropAlikeGuards(schedule, [&](const ir::ExprPtr& g) {
+    if (!alike_prover) alike_prover = std::make_unique<BvProver>(schedule, solverLimits(opts, budget));
+    return alike_prover->prove(g).kind == BvVerdict::Holds;
+  });
+  alike_prover.reset();
+  const ir::Schedule& s = alike ? *alike->s : schedule;
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
     uint64_t states = 0;
@@ -8363,6 +8375,9 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
       }
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
+    if (alike)
+      res.engine = fmt::format("{} guard{} whose branches build alike read as taken ({}): {}", alike->count,
+                               alike->count > 1 ? "s" : "", alike->text, res.engine);
     res.states = states;
     res.outcome = Outcome::Proved;
   } catch (const Met& m) {
