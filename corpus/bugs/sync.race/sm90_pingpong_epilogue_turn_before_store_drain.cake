@@ -80,11 +80,15 @@ def gemm_sm90_pingpong_ordered_epilogue(lm, A: LM.tma2d, B: LM.tma2d, D: LM.tma2
             lm.arrive(order_mma, stage=1 - lm.instance())
             if t > 0:
                 lm.wait(order_epi, stage=lm.instance())
-            for e in lm.range(0, 2):
-                lm.tma_store_wait(pending=1)
-                lm.copy(smem_d[e], acc[:, 64 * e:64 * e + 64])  # expect-error: sync.race
-                lm.fence_proxy()
-                smem_d.tma_store(D, coords=(m_blk, n_blk + 64 * e), stage=e)  # expect-error: sync.race
-                lm.tma_store_commit()
+            lm.tma_store_wait(pending=1)
+            lm.copy(smem_d[0], acc[:, 0:64])  # expect-error: sync.race
+            lm.fence_proxy()
+            smem_d.tma_store(D, coords=(m_blk, n_blk), stage=0)  # expect-error: sync.race
+            lm.tma_store_commit()
+            lm.tma_store_wait(pending=1)
+            lm.copy(smem_d[1], acc[:, 64:128])  # expect-error: sync.race
+            lm.fence_proxy()
+            smem_d.tma_store(D, coords=(m_blk, n_blk + 64), stage=1)  # expect-error: sync.race
+            lm.tma_store_commit()
             lm.arrive(order_epi, stage=1 - lm.instance())  # expect-error: sync.race
             lm.tma_store_wait(pending=0)
