@@ -8,7 +8,7 @@
 #include "ir/ops.h"
 
 namespace cake::encoder::trip {
-namespace {
+namespace restart_form {
 
 using ir::OpKind;
 using ir::Stmt;
@@ -85,9 +85,10 @@ RestartForm refuse(std::string why) {
   return f;
 }
 
-}  // namespace
+}  // namespace restart_form
 
 RestartForm restartForm(const ir::Schedule& s) {
+  using namespace restart_form;
   if (s.cluster_ops) return refuse("the cluster is modelled");
   if (!s.barriers.empty()) return refuse("an mbarrier carries its phases across the tiles");
   if (!s.grid_deps.empty()) return refuse("a grid dependency");
