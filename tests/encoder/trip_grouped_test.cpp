@@ -324,30 +324,12 @@ TEST(TripGrouped, BrokenFormsAimedAtTheRestartConditionsAreRefused) {
 }
 
 // Reads without resolveReads' caps (encoder/system_hook.h BuildSemantics,
-// condition (c) of the restart argument): a slot written once before the
+// condition (c) of the restart argument): a table written once before the
 // loop and read after a sync in every iteration means lap k uncapped, so
 // it is data.stale-read from the second iteration; the caps (what the
 // bounded check uses) make it clean.
-const char* kCapNeeded = R"(@cake.schedule(target="sm_80")
-def capneed(lm, A: LM.gmem, K: LM.i32):
-    lm.assume(K >= 1)
-    pool = lm.smem(4096)
-    sc   = pool.view(offset=0, shape=(16, 64), dtype=lm.f16, stages=2)
-    r2   = lm.regs(shape=(16, 64), dtype=lm.f16)
-    warps = lm.role(warps=[0, 1], group=1)
-    bar   = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        if w == 0:
-            lm.copy(r2, A, coords=(0, 0))
-            lm.copy(sc[0], r2)
-        for k in lm.range(0, K):
-            lm.sync(bar)
-            lm.copy(r2, sc[0])
-)";
-
 TEST(TripGrouped, ReadsWithoutTheCapsMeanWhatTheyCount) {
-  const ir::Module m = compile(kCapNeeded);
+  const ir::Module m = compile(cake::testing::kTableReadEveryIteration);
   ASSERT_FALSE(m.schedules.empty());
   const ir::Schedule& s = m.schedules[0];
   auto rule = [&](int64_t K, bool caps) -> std::string {
