@@ -156,6 +156,7 @@ class Builder {
   }
 
   void setHook(const EvalHook* hook) { hook_ = hook; }
+  void setSemantics(const BuildSemantics& sem) { sem_ = sem; }
 
   System build() {
     resolveTarget();
@@ -197,6 +198,7 @@ class Builder {
   std::vector<const ir::Stmt*> loop_stmts_;  // the loops around the op being built, outermost first
   bool in_bounds_ = false;            // evaluating a loop's bounds
   const EvalHook* hook_ = nullptr;    // buildSystemHooked
+  BuildSemantics sem_;                // buildSystemHooked
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
@@ -1295,6 +1297,7 @@ class Builder {
             if (view == a.view) own = std::max(own, lap);
           }
           const int64_t cap = a.view_written ? own : any;
+          if (!sem_.cap_read_generations) continue;  // what the read counts, uncapped
           if (a.index >= 0 && !a.stage_like) {
             // iteration-named: at most the highest generation another
             // instance writes of that index over its bytes (rb11a)
@@ -1445,10 +1448,11 @@ std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::T
 }
 
 std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b, ir::Target target,
-                                        const EvalHook& hook, std::string* error) {
+                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem) {
   try {
     Builder builder(s, b, target, {});
     builder.setHook(&hook);
+    builder.setSemantics(sem);
     return builder.build();
   } catch (const BuildError& e) {
     if (error) *error = e.what();
