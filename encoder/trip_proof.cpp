@@ -1356,6 +1356,9 @@ struct ShiftMap {
   // For in-flight loads and non-MMA groups (their pcs name an operation's
   // text only): where it differs from `pc`, a copy of the same text.
   const std::vector<std::vector<int>>* ref = nullptr;
+  // (tracked atom, write id): a data tag of a write no shift maps that may
+  // stay where it is although its view moves (keptTags).
+  const std::set<std::pair<int, int>>* kept = nullptr;
 };
 
 // Thread-block clusters (docs/z3.md "Clusters"): the simulator reads the
@@ -1379,6 +1382,92 @@ std::optional<int32_t> observedCommitsBack(int32_t obs, int64_t commits) {
   obs -= static_cast<int32_t>(commits);
   if (obs < -1) return std::nullopt;
   return obs;
+}
+
+// The data tags that a shift may leave where they are although their
+// write's view moves (docs/z3.md "A write no shift maps, kept in bytes
+// whose readers do not move"): (tracked atom t, write id) for each write
+// that `pc` does not map (a prologue's, or an iteration's before the
+// warm-up's end) whose view moves, and each atom t of its bytes, where
+// every read of another process that checks t (sim checkRead: every atom
+// of the read's range) is *steady*: its key learned by the shifts (or its
+// view moving not at all) with delta 0 in its view's index and in its
+// generation. A tag is read only by sim::staleData, which compares the
+// write's access with the reading access (index, generation, lap: each
+// the access's own fields, the lap from them); the tag left as it is keeps
+// the write's fields, and a steady read one period later is the read
+// shifted with the same fields (shiftedInstr: its key's delta is 0), so
+// every comparison of the tag in the shifted state's runs is the one in
+// the state's runs. A read of the writer's own process never compares
+// (its own data, sim::staleWrite), nor one through another view that its
+// process writes there (stale whatever the tag). Anything else leaves
+// the pair out, and shiftState refuses the state as before.
+std::set<std::pair<int, int>> keptTags(const Model& m, const std::vector<std::vector<int>>& pc, const Deltas& d) {
+  std::set<std::pair<int, int>> out;
+  std::map<int, std::vector<int>> held;  // tracked atom -> the writes no shift maps in moving views
+  for (size_t id = 0; id < m.writes.size(); ++id) {
+    const Model::WriteRef& wr = m.writes[id];
+    if (pc[wr.proc][wr.pc] >= 0) continue;
+    const Access& a = m.access(wr.proc, wr.pc, wr.acc);
+    if (a.view < 0 || !d.viewMoves(a.view)) continue;
+    const sim::AtomRange& r = m.atoms_of[wr.proc][wr.pc][wr.acc];
+    for (int x = r.a0; x < r.a1; ++x)
+      if (m.tracked_of[x] >= 0) held[m.tracked_of[x]].push_back(static_cast<int>(id));
+  }
+  if (held.empty()) return out;
+  // the pcs a shifted state can run: every pc a shift moves something to
+  // (a process's, an in-flight op's), and every pc after one of them
+  std::vector<std::vector<char>> reach(static_cast<size_t>(m.P));
+  for (int p = 0; p < m.P; ++p) {
+    auto& r = reach[p];
+    r.assign(static_cast<size_t>(m.programSize(p)), 0);
+    std::vector<int> todo;
+    for (int to : pc[p])
+      if (to >= 0 && to < m.programSize(p) && !r[to]) {
+        r[to] = 1;
+        todo.push_back(to);
+      }
+    while (!todo.empty()) {
+      const int x = todo.back();
+      todo.pop_back();
+      const int n = m.nextPc(p, x);
+      if (n >= 0 && n < m.programSize(p) && !r[n]) {
+        r[n] = 1;
+        todo.push_back(n);
+      }
+    }
+  }
+  std::set<std::pair<int, int>> moved;  // pairs some read does not keep
+  for (int p = 0; p < m.P; ++p)
+    for (int pc0 = 0; pc0 < m.programSize(p); ++pc0) {
+      if (!reach[p][pc0]) continue;
+      const Instr& in = m.instr(p, pc0);
+      for (size_t i = 0; i < in.accesses.size(); ++i) {
+        const Access& r = in.accesses[i];
+        if (r.write || r.view < 0) continue;
+        const GenDeltas& gens = r.stage_like ? d.view_gen_stage : d.view_gen;
+        const GenKey key = genKey(r, p);
+        const bool steady = (gens.count(key) > 0 || !d.viewMoves(r.view)) && Deltas::of(gens, key) == 0 &&
+                            Deltas::of(d.view_index, r.view) == 0;
+        if (steady) continue;
+        const sim::AtomRange& ar = m.atoms_of[p][pc0][i];
+        for (int x = ar.a0; x < ar.a1; ++x) {
+          const int t = m.tracked_of[x];
+          auto it = t >= 0 ? held.find(t) : held.end();
+          if (it == held.end()) continue;
+          for (int id : it->second) {
+            const Model::WriteRef& wr = m.writes[id];
+            if (wr.proc == p) continue;  // its own data: never stale
+            if (m.access(wr.proc, wr.pc, wr.acc).view != r.view && r.view_written) continue;  // stale whatever
+            moved.insert({t, id});
+          }
+        }
+      }
+    }
+  for (const auto& [t, ids] : held)
+    for (int id : ids)
+      if (!moved.count({t, id})) out.insert({t, id});
+  return out;
 }
 
 // Moves s by `sh` if every part of it can move (program counters,
@@ -1411,7 +1500,7 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
     if (to >= 0) {
       id = m.write_id[wr.proc][to][wr.acc];
       if (id < 0) return false;
-    } else if (sh.d.viewMoves(m.access(wr.proc, wr.pc, wr.acc).view)) {
+    } else if (sh.d.viewMoves(m.access(wr.proc, wr.pc, wr.acc).view) && !(sh.kept && sh.kept->count({t, id}))) {
       return false;
     }
   }
@@ -1637,6 +1726,7 @@ class LapExplorer {
  public:
   LapExplorer(const Window& w, const TripProofOptions& opts, ProofBudget& budget)
       : w_(w), m_(w.comb, &w.flow), opts_(opts), budget_(budget) {
+    kept_ = keptTags(m_, w_.shift_pc, w_.d);
     for (int p = 0; p < m_.P; ++p) {
       const ProcShape& sh = w_.shape[p];
       layout_.is_head.emplace_back(static_cast<size_t>(m_.programSize(p)), 0);
@@ -1704,6 +1794,7 @@ class LapExplorer {
   std::optional<sim::Reducer> reducer_;
   std::optional<trip::Pacer> pacer_;  // loops no barrier paces (trip_pace.h)
   bool checked_proviso_ = false;  // the cycle proviso checked on the graph (TripProofOptions::checked_proviso)
+  std::set<std::pair<int, int>> kept_;  // data tags a shift leaves where they are (keptTags)
   // The edges of reduced states recorded for that check: clustered systems,
   // and systems where the pacer may hold steps back (its states are checked
   // so; the reduction's keep "fresh successors only" there).
@@ -2003,7 +2094,7 @@ class LapExplorer {
     const int64_t P = w_.P;
     const int64_t open = T >= 0 ? T : L;
     if (open < w_.j0 || open - P < w_.t1) return false;
-    if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, w_.commit_delta})) return false;
+    if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, w_.commit_delta, nullptr, &kept_})) return false;
     if (T >= 0) T = static_cast<int32_t>(T - P);
     else L = static_cast<int32_t>(L - P);
     return true;
