@@ -1665,7 +1665,6 @@ TEST(TripProofGaps, MaskedTileSkipBrokenFormsAreNotProved) {
   const std::string kqmax_write =
       "                lm.copy(kqmax[0][:, w:w + 1], mx1)                   # kqmax_shared[j][threadIdx.y]\n"
       "                lm.sync(block)\n";
-  const std::string last_sync = "                lm.binary(vkq, vkq, mx1, op=\"add\")\n                lm.sync(block)\n";
   const std::vector<std::pair<std::string, std::string>> bugs = {
       // the barrier before `continue` removed (the corpus's broken form)
       {fix, "                lm.copy(vkq, vkq)\n"},
@@ -1698,14 +1697,15 @@ TEST(TripProofGaps, MaskedTileSkipBrokenFormsAreNotProved) {
     expectBrokenNotProved(text, brokenSomewhere, bugs[i].second);
   }
   // Periods that break at a later lap (past the bounded check's listed
-  // values): the skip's barrier dropped at k == 5, and the KQ tile's last
-  // barrier dropped at k == 5 (the next tile's KQ store races with the
-  // reads of this one).
+  // values): the skip's barrier dropped at k == 5, and the KQ tile's
+  // barrier after the kqmax entries dropped at k == 5 (the row read races
+  // with the others' entry writes).
   const std::vector<std::tuple<std::string, std::string, int64_t, int64_t>> late = {
       {fix, "                if k < 5:\n                    lm.sync(block)\n                if k > 5:\n"
             "                    lm.sync(block)\n", 7, 6},
-      {last_sync, "                lm.binary(vkq, vkq, mx1, op=\"add\")\n                if k < 5:\n"
-                  "                    lm.sync(block)\n                if k > 5:\n                    lm.sync(block)\n",
+      {kqmax_write, "                lm.copy(kqmax[0][:, w:w + 1], mx1)                   # kqmax_shared[j][threadIdx.y]\n"
+                    "                if k < 5:\n                    lm.sync(block)\n                if k > 5:\n"
+                    "                    lm.sync(block)\n",
        7, 0},
   };
   for (const auto& [from, to, tiles, masked] : late) {
