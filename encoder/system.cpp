@@ -210,8 +210,8 @@ class Builder {
   std::vector<std::pair<int, int64_t>> loops_;
   std::vector<int64_t> iter_serials_;  // per entry of loops_: a number unique to that iteration
   int64_t next_iter_serial_ = 0;
-  int64_t key_iter_ = -1;
-  size_t in_acc_ = 0;                  // the index of the access being tagged in its instruction              // the keying loop iteration of the operand being added (addRef)
+  int64_t key_iter_ = -1;              // the keying loop iteration of the operand being added (addRef)
+  size_t in_instr_ = 0, in_acc_ = 0;  // the instruction (program index) and access being tagged
   // view writes, for the re-read check: (space, proc, lo, hi, bar_syncs at the write)
   struct MarkedWrite {
     int space, proc;
@@ -727,7 +727,7 @@ class Builder {
     // without it otherwise.
     const bool ret = !fresh && it->second.marker != marker;
     const bool reread = ret && it->second.own_gen < 0 && key_iter_ >= 0 && it->second.key_iter == key_iter_;
-    ps_->read_events[it->first].push_back({proc().program.size() - 1, in_acc_, fresh, ret, reread,
+    ps_->read_events[it->first].push_back({in_instr_, in_acc_, fresh, ret, reread,
                                            fresh ? -1 : it->second.own_gen, it->second.bar_marker, ps_->bar_syncs});
     if (!fresh && it->second.own_gen >= 0) it->second.epoch = std::max(it->second.epoch, it->second.own_gen);
     else if (ret && !reread) ++it->second.epoch;
@@ -746,6 +746,7 @@ class Builder {
 
   void addAccess(Instr& in, std::vector<Access> as, const Stmt& st) {
     for (Access& a : as) {
+      in_instr_ = static_cast<size_t>(&in - sys_.procs[proc_].program.data());
       in_acc_ = in.accesses.size();
       tag(a, st);
       in.accesses.push_back(std::move(a));
