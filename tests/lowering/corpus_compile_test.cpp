@@ -240,12 +240,9 @@ TEST(LoweringCorpus, EveryAcceptedScheduleLowers) {
   std::printf("[ lowering ] known-bad schedules lowered: %d of %d\n", badLowered, badTotal);
 }
 
-namespace {
-
-// The target whose nvcc flags compile a lowered schedule (archFlags: sm_90a unless sm_80 or sm_100a).
-ir::Target compileTarget(ir::Target t) {
-  return t == ir::Target::SM80 || t == ir::Target::SM100a ? t : ir::Target::SM90a;
-}
+// The shard type and the parametrised fixture are in a named namespace: in the unity build
+// GCC warns (-Wsubobject-linkage) about a test class whose base uses the anonymous namespace.
+namespace lowered_corpus_nvcc {
 
 // One translation unit: the lowered schedules of `target` whose index among that target's
 // schedules is `index` modulo `count` (count 1: all of them).
@@ -258,6 +255,19 @@ struct NvccShard {
     return n;
   }
 };
+
+void PrintTo(const NvccShard& s, std::ostream* os) { *os << s.name(); }
+
+}  // namespace lowered_corpus_nvcc
+
+using lowered_corpus_nvcc::NvccShard;
+
+namespace {
+
+// The target whose nvcc flags compile a lowered schedule (archFlags: sm_90a unless sm_80 or sm_100a).
+ir::Target compileTarget(ir::Target t) {
+  return t == ir::Target::SM80 || t == ir::Target::SM100a ? t : ir::Target::SM90a;
+}
 
 // Compiles each shard's translation unit with nvcc, two at a time (CI has 2 cores; the default
 // tests give one shard each, so one nvcc per ctest job).
@@ -346,11 +356,9 @@ const std::vector<NvccShard>& defaultShards() {
   return s;
 }
 
-void PrintTo(const NvccShard& s, std::ostream* os) { *os << s.name(); }
+}  // namespace
 
 class LoweredCorpusNvcc : public ::testing::TestWithParam<NvccShard> {};
-
-}  // namespace
 
 // The plan covers every compile target once: for each target its shards' indices are 0 .. count-1.
 TEST(LoweringCorpus, EveryScheduleIsInOneShard) {
