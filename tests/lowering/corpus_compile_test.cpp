@@ -1,6 +1,7 @@
 // Every corpus schedule lowers to CUDA, and the lowered sources compile with
-// nvcc (no GPU needed): one translation unit per target that concatenates
-// every lowered schedule of that target, each in its own namespace
+// nvcc (no GPU needed): one translation unit per target (sm_90a in two
+// halves, each a test of its own) that concatenates every lowered schedule
+// of that target, each in its own namespace
 // (LowerOptions::namespace_name), compiled with `nvcc -c` so ptxas runs
 // (SASS for sm_80 / sm_90a / sm_100a). The compile test skips when no nvcc
 // is found ($CAKE_NVCC, /usr/local/cuda/bin/nvcc, nvcc on PATH).
@@ -19,7 +20,6 @@
 #include <future>
 #include <map>
 #include <set>
-#include <sstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -240,47 +240,83 @@ TEST(LoweringCorpus, EveryAcceptedScheduleLowers) {
   std::printf("[ lowering ] known-bad schedules lowered: %d of %d\n", badLowered, badTotal);
 }
 
+// The shard type and the parametrised fixture are in a named namespace: in the unity build
+// GCC warns (-Wsubobject-linkage) about a test class whose base uses the anonymous namespace.
+namespace lowered_corpus_nvcc {
+
+// One translation unit: the lowered schedules of `target` whose index among that target's
+// schedules is `index` modulo `count` (count 1: all of them).
+struct NvccShard {
+  ir::Target target;
+  int index = 0, count = 1;
+  std::string name() const {
+    std::string n = std::string(ir::targetName(target));
+    if (count > 1) n += "_" + std::to_string(index + 1) + "_of_" + std::to_string(count);
+    return n;
+  }
+};
+
+void PrintTo(const NvccShard& s, std::ostream* os) { *os << s.name(); }
+
+}  // namespace lowered_corpus_nvcc
+
+using lowered_corpus_nvcc::NvccShard;
+
 namespace {
 
-void loweredCorpusCompiles(bool withMutants) {
+// The target whose nvcc flags compile a lowered schedule (archFlags: sm_90a unless sm_80 or sm_100a).
+ir::Target compileTarget(ir::Target t) {
+  return t == ir::Target::SM80 || t == ir::Target::SM100a ? t : ir::Target::SM90a;
+}
+
+// Compiles each shard's translation unit with nvcc, two at a time (CI has 2 cores; the default
+// tests give one shard each, so one nvcc per ctest job).
+void loweredCorpusCompiles(bool withMutants, const std::vector<NvccShard>& shards) {
   const std::string nvcc = findNvcc();
   if (nvcc.empty()) GTEST_SKIP() << "no nvcc ($CAKE_NVCC, /usr/local/cuda/bin/nvcc, PATH)";
   const auto& c = corpus();
-  std::map<ir::Target, std::string> tu;
-  std::map<ir::Target, int> count;
+  std::vector<std::string> tu(shards.size());
+  std::vector<int> count(shards.size(), 0);
+  std::map<ir::Target, int> seen;  // per compile target: schedules so far (the shard key)
   // The mutants (corpus/mutants/**) are sync-level edits of the hand-written files: the same ops,
   // shapes and layouts, so the same emission paths. They are lowered above but compiled only by
   // the long form (label `slow`: ~1000 more schedules, minutes of nvcc).
   for (const auto& l : c) {
     if (!l.ok || (l.mutant && !withMutants)) continue;
-    tu[l.target] += "// ==== " + l.file + " : " + l.schedule + "\n" + l.source + "\n";
-    ++count[l.target];
+    const ir::Target t = compileTarget(l.target);
+    const int i = seen[t]++;
+    for (size_t k = 0; k < shards.size(); ++k) {
+      if (shards[k].target != t || i % shards[k].count != shards[k].index) continue;
+      tu[k] += "// ==== " + l.file + " : " + l.schedule + "\n" + l.source + "\n";
+      ++count[k];
+    }
   }
-  ASSERT_FALSE(tu.empty());
   const fs::path dir = fs::path(CAKE_BINARY_DIR) / (withMutants ? "lowered-corpus-mutants" : "lowered-corpus");
   fs::create_directories(dir);
-  // one nvcc per target, two at a time (CI has 2 cores)
   struct Job {
-    ir::Target t;
-    std::string cmd, log;
+    std::string name, cmd, log;
+    int schedules = 0;
     double seconds = 0;
     int rc = 0;
   };
   std::vector<Job> jobs;
-  for (const auto& [t, text] : tu) {
-    const std::string name = std::string(ir::targetName(t));
+  for (size_t k = 0; k < shards.size(); ++k) {
+    if (tu[k].empty()) continue;
+    const std::string name = shards[k].name();
     const fs::path cu = dir / ("corpus_" + name + ".cu"), obj = dir / ("corpus_" + name + ".o"),
                    log = dir / ("corpus_" + name + ".log");
-    std::ofstream(cu, std::ios::binary) << text;
+    std::ofstream(cu, std::ios::binary) << tu[k];
     Job j;
-    j.t = t;
+    j.name = name;
+    j.schedules = count[k];
     j.log = log.string();
     // -c runs cicc and ptxas: real SASS for the target, so ptxas checks every instruction against it.
     // -Xcicc -O1 -Xptxas -O1: optimisation is what costs (5x less CPU than the defaults), not checking.
-    j.cmd = nvcc + " -std=c++17 -c -Xcicc -O1 -Xptxas -O1 " + archFlags(t) + " -o '" + obj.string() + "' '" +
-            cu.string() + "' > '" + log.string() + "' 2>&1";
+    j.cmd = nvcc + " -std=c++17 -c -Xcicc -O1 -Xptxas -O1 " + archFlags(shards[k].target) + " -o '" +
+            obj.string() + "' '" + cu.string() + "' > '" + log.string() + "' 2>&1";
     jobs.push_back(j);
   }
+  ASSERT_FALSE(jobs.empty());
   rusage before{};
   getrusage(RUSAGE_CHILDREN, &before);
   const auto t0 = std::chrono::steady_clock::now();
@@ -296,9 +332,9 @@ void loweredCorpusCompiles(bool withMutants) {
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& j : jobs) {
-    std::printf("[ nvcc ] %s: %d schedules in one translation unit, %.1f s, %s\n",
-                std::string(ir::targetName(j.t)).c_str(), count[j.t], j.seconds, j.rc == 0 ? "ok" : "FAILED");
-    EXPECT_EQ(j.rc, 0) << "nvcc failed for " << ir::targetName(j.t) << ":\n" << readText(j.log).substr(0, 20000);
+    std::printf("[ nvcc ] %s: %d schedules in one translation unit, %.1f s, %s\n", j.name.c_str(), j.schedules,
+                j.seconds, j.rc == 0 ? "ok" : "FAILED");
+    EXPECT_EQ(j.rc, 0) << "nvcc failed for " << j.name << ":\n" << readText(j.log).substr(0, 20000);
   }
   rusage after{};
   getrusage(RUSAGE_CHILDREN, &after);
@@ -308,10 +344,45 @@ void loweredCorpusCompiles(bool withMutants) {
   ::testing::Test::RecordProperty("nvcc_seconds", std::to_string(total));
 }
 
+// The default set's shards: sm_90a holds about half of the lowered schedules and of nvcc's
+// CPU (session 26's CI: sm_80 99 schedules, sm_90a 273, sm_100a 133), so it is compiled in
+// two halves. Each shard is its own ctest job running one nvcc, so `ctest -j2` runs two of them
+// (or one beside another test) instead of one job running two nvcc processes beside a
+// third test. Every lowered schedule is in exactly one shard: each target's shards cover every
+// index modulo their count (EveryScheduleIsInOneShard checks the plan).
+const std::vector<NvccShard>& defaultShards() {
+  static const std::vector<NvccShard> s = {
+      {ir::Target::SM80, 0, 1}, {ir::Target::SM90a, 0, 2}, {ir::Target::SM90a, 1, 2}, {ir::Target::SM100a, 0, 1}};
+  return s;
+}
+
 }  // namespace
 
-TEST(LoweringCorpus, LoweredCorpusCompilesWithNvcc) { loweredCorpusCompiles(false); }
-TEST(LoweringCorpus, SlowLoweredCorpusWithMutantsCompilesWithNvcc) { loweredCorpusCompiles(true); }
+class LoweredCorpusNvcc : public ::testing::TestWithParam<NvccShard> {};
+
+// The plan covers every compile target once: for each target its shards' indices are 0 .. count-1.
+TEST(LoweringCorpus, EveryScheduleIsInOneShard) {
+  std::map<ir::Target, std::set<int>> idx;
+  std::map<ir::Target, int> counts;
+  for (const auto& s : defaultShards()) {
+    EXPECT_TRUE(idx[s.target].insert(s.index).second) << s.name();
+    EXPECT_TRUE(!counts.count(s.target) || counts[s.target] == s.count) << s.name();
+    counts[s.target] = s.count;
+  }
+  for (ir::Target t : {ir::Target::SM80, ir::Target::SM90a, ir::Target::SM100a}) {
+    ASSERT_TRUE(counts.count(t)) << ir::targetName(t);
+    EXPECT_EQ(static_cast<int>(idx[t].size()), counts[t]) << ir::targetName(t);
+    if (!idx[t].empty()) EXPECT_EQ(*idx[t].rbegin(), counts[t] - 1) << ir::targetName(t);
+  }
+}
+
+TEST_P(LoweredCorpusNvcc, LoweredCorpusCompilesWithNvcc) { loweredCorpusCompiles(false, {GetParam()}); }
+INSTANTIATE_TEST_SUITE_P(Shards, LoweredCorpusNvcc, ::testing::ValuesIn(defaultShards()),
+                         [](const ::testing::TestParamInfo<NvccShard>& i) { return i.param.name(); });
+
+TEST(LoweringCorpus, SlowLoweredCorpusWithMutantsCompilesWithNvcc) {
+  loweredCorpusCompiles(true, {{ir::Target::SM80}, {ir::Target::SM90a}, {ir::Target::SM100a}});
+}
 
 namespace {
 
