@@ -166,6 +166,7 @@ class GoalCollector {
   const ir::Schedule& s_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
+  std::vector<ExprPtr> inner_atoms_;  // see innerAtoms
   int instances_ = 1;  // instances of the role whose body is being walked
   struct SymbolicLoop {
     size_t goal;  // its trip-count goal
@@ -192,6 +193,7 @@ class GoalCollector {
         note(st.lo);
         note(st.hi);
         note(st.step);
+        for (const ExprPtr& e : {st.lo, st.hi, st.step}) innerAtoms(e);
         // A start that is not affine (`lm.range(T % 4, K)`) moves the loop
         // variable's values, which ops read, as an operand does.
         if (st.lo && !affine(*st.lo)) operand(st.lo);
@@ -208,6 +210,7 @@ class GoalCollector {
         note(st.cond);
         guard(st.cond);
         if (st.cond) loopGuard(*st.cond, st.range);
+        if (st.cond && dependsOnLoops(*st.cond)) innerAtoms(st.cond);
         block(st.body);
         block(st.orelse);
       } else {
@@ -266,6 +269,9 @@ class GoalCollector {
           guard_outcomes.push_back(std::move(e));
       }
     }
+    for (ExprPtr& e : inner_atoms_)
+      if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
+        guard_outcomes.push_back(std::move(e));
   }
 
   // ---- guards on the variable of a loop with a symbolic bound
@@ -515,15 +521,54 @@ class GoalCollector {
   }
 
   void op(const ir::Op& o) {
-    for (const ExprPtr& e : {o.sel.index, o.sel.phase, o.bytes, o.count, o.pending, o.init, o.cta, o.multicast})
-      operand(e);
+    std::vector<ExprPtr> es{o.sel.index, o.sel.phase, o.bytes, o.count, o.pending, o.init, o.cta, o.multicast};
     for (const auto* r : {&o.dst, &o.src, &o.src2}) {
-      operand(r->slot);
+      es.push_back(r->slot);
       for (const auto& sl : r->slices) {
-        operand(sl.lo);
-        operand(sl.hi);
+        es.push_back(sl.lo);
+        es.push_back(sl.hi);
       }
     }
+    for (const ExprPtr& e : es) {
+      operand(e);
+      innerAtoms(e);
+      operandFlips(e, o.range);
+    }
+  }
+  // The comparisons inside an operand, a loop bound or a guard that reads
+  // a loop variable, which read a parameter, a block index or a grid size
+  // and no loop variable (`M % 128 == 64` in `init=(k == (M % 128 == 64) *
+  // (K % 128 == 64))`, in `lm.range(0, k_tiles + (M % 128 == 64))`, in `if
+  // not (M % 128 == 64 and k == 3):`): outcomes whose combinations the
+  // covering values take, like a guard's (BindingSearch::guardCombinations).
+  // Without them each such comparison moved one parameter at a time, and a
+  // bug that needs two of them true together exited 0 (helper attack4,
+  // session 27).
+  void innerAtoms(const ExprPtr& e) {
+    if (!e) return;
+    if (isComparison(e->kind)) {
+      if (ir::exprUses(*e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim}) && !dependsOnLoops(*e)) {
+        perInstance(e, [&](ExprPtr x) {
+          if (std::none_of(inner_atoms_.begin(), inner_atoms_.end(), [&](const ExprPtr& y) { return ir::sameExpr(*x, *y); }))
+            inner_atoms_.push_back(std::move(x));
+        });
+        return;
+      }
+    }
+    for (const ExprPtr& a : e->args) innerAtoms(a);
+  }
+  // A comparison of a symbolic loop's variable with constants inside an
+  // operand (`iter=k - 2 - 2 * (k == 5) * (N > 4096)`) changes the op at
+  // the iterations where it flips, as a guard on the loop variable does:
+  // the trip count takes the values around its flips (flipGoals).
+  void operandFlips(const ExprPtr& e, const ir::SourceRange& where) {
+    if (!e || !dependsOnLoops(*e)) return;
+    if (isComparison(e->kind)) {
+      for (const auto& [var, loop] : symbolic_vars_)
+        if (ir::dependsOnLoopVar(*e, var) && readsOnly(*e, var)) flipGoals(*e, var, loop, where);
+      return;
+    }
+    for (const ExprPtr& a : e->args) operandFlips(a, where);
   }
   // An op's operand that reads parameters, a block index or a grid size
   // (`iter=k + T // 500`, `stage=lm.block_idx(0) % 2`, `bytes=...`): each
@@ -1380,6 +1425,7 @@ class BindingSearch {
   // what the values left out (the verdict says it).
   static constexpr size_t kMaxOutcomes = 24;
   static constexpr size_t kMaxCombinations = 32;
+  static constexpr int64_t kMaxLap = 64;  // trips past the least that lappedCombinations runs at most
   struct Combinations {
     std::vector<ExprPtr> trips;  // the trip counts (of loops whose bounds read no other loop's variable)
     std::set<int> free;          // the parameters the guards and trip counts read (and their ties)
@@ -1565,7 +1611,15 @@ class BindingSearch {
     for (const Goal& g : goals_)
       if (g.trip && !dependsOnLoops(*g.expr)) {
         auto t0 = value(base, *g.expr);
-        laps.push_back({&g, (t0 && *t0 > 1 ? *t0 : 0) + 2 * max_stages_ + 1});
+        const int64_t least = t0 && *t0 > 1 ? *t0 : 0;
+        // Past the largest of the trip count's targets, where a guard or
+        // operand on the loop variable flips (`if not (M % 128 == 64 and k
+        // == 3)`: the release skipped at k = 3 hangs the producer at k = 5),
+        // up to kMaxLap trips more.
+        int64_t target = least + 2 * max_stages_ + 1;
+        for (int64_t x : g.values)
+          if (x > target && x <= least + kMaxLap) target = x;
+        laps.push_back({&g, target});
       }
     if (laps.empty()) return;
     auto lapped = [&](const Binding& b) {
