@@ -548,14 +548,48 @@ class GoalCollector {
     if (!e) return;
     if (isComparison(e->kind)) {
       if (ir::exprUses(*e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim}) && !dependsOnLoops(*e)) {
-        perInstance(e, [&](ExprPtr x) {
-          if (std::none_of(inner_atoms_.begin(), inner_atoms_.end(), [&](const ExprPtr& y) { return ir::sameExpr(*x, *y); }))
-            inner_atoms_.push_back(std::move(x));
-        });
+        addInnerAtom(e);
         return;
       }
     }
+    if (knobsOf(*e).size() >= 2) stepAtoms(e);
     for (const ExprPtr& a : e->args) innerAtoms(a);
+  }
+  // Once per instance where it reads lm.instance(); structurally equal ones once.
+  void addInnerAtom(const ExprPtr& e) {
+    perInstance(e, [&](ExprPtr x) {
+      if (std::none_of(inner_atoms_.begin(), inner_atoms_.end(), [&](const ExprPtr& y) { return ir::sameExpr(*x, *y); }))
+        inner_atoms_.push_back(std::move(x));
+    });
+  }
+  // The knobs an expression reads: parameters, block indices and grid
+  // sizes (as (kind, index)).
+  static std::set<std::pair<int, int>> knobsOf(const ir::Expr& e) {
+    std::set<std::pair<int, int>> out;
+    auto walk = [&](auto& self, const ir::Expr& x) -> void {
+      if (x.kind == ExprKind::Param || x.kind == ExprKind::BlockIdx || x.kind == ExprKind::GridDim)
+        out.insert({static_cast<int>(x.kind), x.index});
+      for (const ExprPtr& a : x.args)
+        if (a) self(self, *a);
+    };
+    walk(walk, e);
+    return out;
+  }
+  // In an expression that reads two knobs or more (`(M % 128) // 64 * ((N
+  // % 128) // 64)`), each largest part that is not affine and reads one
+  // knob and no loop variable is an outcome as `part != 0`: a product of
+  // two steps moves only where both are non-zero, which samples that move
+  // one knob at a time never reach (helper attack4, session 27).
+  void stepAtoms(const ExprPtr& e) {
+    for (const ExprPtr& a : e->args) {
+      if (!a) continue;
+      const size_t n = knobsOf(*a).size();
+      if (n == 1 && !dependsOnLoops(*a) && !affine(*a) && !isComparison(a->kind) && !encoder::trip::isTruthValue(a->kind)) {
+        addInnerAtom(ir::makeExpr(ExprKind::Ne, {a, ir::makeConst(0)}));
+      } else if (n >= 2) {
+        stepAtoms(a);
+      }
+    }
   }
   // A comparison of a symbolic loop's variable with constants inside an
   // operand (`iter=k - 2 - 2 * (k == 5) * (N > 4096)`) changes the op at
@@ -1495,6 +1529,13 @@ class BindingSearch {
     }
     return b;
   }
+  // The outcomes of `v` (guardCombinations' vectors) as one condition.
+  ExprPtr vectorCond(const std::vector<bool>& v) const {
+    ExprPtr e = ir::makeConst(1);
+    for (size_t i = 0; i < v.size(); ++i)
+      e = ir::makeExpr(ExprKind::And, {e, v[i] ? outcomes_[i] : ir::makeExpr(ExprKind::Not, {outcomes_[i]})});
+    return e;
+  }
   void guardCombinations(const Binding& base, std::vector<Binding>& out) {
     if (outcomes_.empty() || std::none_of(goals_.begin(), goals_.end(), [](const Goal& g) { return g.trip; })) return;
     if (outcomes_.size() > kMaxOutcomes) {
@@ -1540,12 +1581,7 @@ class BindingSearch {
         objectives.push_back(leafExpr(ExprKind::GridDim, d));
         objectives.push_back(leafExpr(ExprKind::BlockIdx, d));
       }
-    auto vectorExpr = [&](const std::vector<bool>& v) {
-      ExprPtr e = ir::makeConst(1);
-      for (size_t i = 0; i < v.size(); ++i)
-        e = ir::makeExpr(ExprKind::And, {e, v[i] ? outcomes_[i] : ir::makeExpr(ExprKind::Not, {outcomes_[i]})});
-      return e;
-    };
+    auto vectorExpr = [&](const std::vector<bool>& v) { return vectorCond(v); };
     auto leave = [&](const std::string& why) {
       combinations_left_ = fmt::format("the combinations of its guards' outcomes past the {} run ({})",
                                        combinations_added_, why);
@@ -1648,10 +1684,33 @@ class BindingSearch {
               if (vectorOf(u) == v) { t = u; break; }
             }
       }
-      if (lapped(t) && assumed(t)) {
-        have.insert(*v);
-        add.push_back(t);
+      if (!lapped(t) || !assumed(t)) {
+        // A vector that a trip count's parameter itself decides (`K % 64
+        // != 9` beside the loop over lm.cdiv(K, 64)): find() moved K out of
+        // it. Z3 solves for the vector and every lap together.
+        ExprPtr cond = vectorCond(*v);
+        std::set<int> free;
+        bool dims[3] = {false, false, false};
+        auto reads = [&](const ir::Expr& e) {
+          for (int p : ints_)
+            if (dependsOnParam(e, p)) {
+              free.insert(p);
+              if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+            }
+          for (int d = 0; d < 3; ++d) dims[d] = dims[d] || dependsOnBlockIdx(e, d) || dependsOnGridDim(e, d);
+        };
+        for (const ExprPtr& o : outcomes_) reads(*o);
+        for (const auto& [g, target] : laps) {
+          reads(*g->expr);
+          cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Ge, {g->expr, ir::makeConst(target)})});
+        }
+        std::string why;
+        auto u = solveJointly(cond, b, free, dims, [&](const Binding& x) { return vectorOf(x) == v && lapped(x); }, why);
+        if (!u) continue;
+        t = *u;
       }
+      have.insert(*v);
+      add.push_back(t);
     }
     out.insert(out.end(), add.begin(), add.end());
   }
