@@ -1459,7 +1459,9 @@ class BindingSearch {
   // what the values left out (the verdict says it).
   static constexpr size_t kMaxOutcomes = 24;
   static constexpr size_t kMaxCombinations = 32;
-  static constexpr int64_t kMaxLap = 64;  // trips past the least that lappedCombinations runs at most
+  // trips past the least that lappedCombinations runs at most: every
+  // flip the goals place (GoalCollector::kGuardFlipCap, 512) and its laps
+  static constexpr int64_t kMaxLap = 1024;
   struct Combinations {
     std::vector<ExprPtr> trips;  // the trip counts (of loops whose bounds read no other loop's variable)
     std::set<int> free;          // the parameters the guards and trip counts read (and their ties)
