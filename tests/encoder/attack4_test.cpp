@@ -127,6 +127,9 @@ TEST(Attack4, LoopGuardReadsTwoKnobs) {
              "sync.arrival-underflow", "");
   expectPair("block_idx(2) == 3 skips the release at k == 4", a4Release("lm.block_idx(2) != 3 or k != 4", false),
              "sync.arrival-underflow", "");
+  // a flip far past the ring (the vector's lap must reach k = 100)
+  expectPair("not (M % 128 == 64 and N % 128 == 64 and k == 100)",
+             a4Release("not (M % 128 == 64 and N % 128 == 64 and k == 100)", false), "sync.arrival-underflow", "");
   // a comparison of the loop variable inside an operand flips like a guard
   const checks::CheckResult b = checkText(
       edited(kA4Ring, {{"lm.wait(empty, iter=k - 2)", "lm.wait(empty, iter=k - 2 - 2 * (k == 5) * (N > 4096))"}}));
