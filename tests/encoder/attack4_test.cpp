@@ -27,43 +27,21 @@ using namespace cake::testing::pairs;
 
 namespace attack4_test {
 
-// A 2-slot warp-specialized ring over lm.cdiv(K, 64) iterations with two
-// consumer warpgroups (empty init_count 2) and an epilogue through a
-// two-slot staging view; M and N are read only where an attack puts them.
-const std::string kA4Ring = R"(@cake.schedule(target="sm_90a")
-def ring(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(N > 0)
-    lm.assume(K > 0)
-    pool   = lm.smem(65536)
-    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2)
-    smem_b = pool.view(offset=32768, shape=(64, 64),  dtype=lm.bf16, stages=2)
-    smem_c = pool.view(offset=49152, shape=(64, 64),  dtype=lm.bf16, stages=2)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    producer  = lm.role(warps=[0])
-    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
-    full  = lm.barrier(count=2, prod=[producer], cons=[consumers], init_count=1)
-    empty = lm.barrier(count=2, prod=[consumers], cons=[producer], init_count=2)
-    k_tiles = lm.cdiv(K, 64)
-    with producer:
-        for k in lm.range(0, k_tiles):
-            lm.wait(empty, iter=k - 2)
-            smem_a.tma_load(A, coords=(0, 64 * k), iter=k, barrier=full)
-            smem_b.tma_load(B, coords=(0, 64 * k), iter=k, barrier=full)
-    with consumers:
-        m0 = 64 * lm.instance()
-        for k in lm.range(0, k_tiles):
-            lm.wait(full, iter=k)
-            lm.mma(acc, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-        lm.copy(smem_c[lm.instance()], acc)
-        lm.fence_proxy()
-        smem_c.tma_store(C, coords=(m0, 0), stage=lm.instance())
-        lm.tma_store_commit()
-        lm.tma_store_wait(pending=0)
-)";
+// test_util.h's 2-slot mainloop (two consumer warpgroups, empty init_count
+// 2, an epilogue through a two-slot staging view) over lm.cdiv(K, 64)
+// iterations; M and N are read only where an attack puts them.
+const std::string& a4Ring() {
+  static const std::string text = [] {
+    using cake::testing::replace;
+    std::string t = replace(cake::testing::kMainloop, "K: LM.i32):\n",
+                            "M: LM.i32, N: LM.i32, K: LM.i32):\n    lm.assume(M > 0)\n    lm.assume(N > 0)\n"
+                            "    lm.assume(K > 0)\n");
+    t = replace(t, "    with producer:\n", "    k_tiles = lm.cdiv(K, 64)\n    with producer:\n");
+    t = replace(t, "lm.range(0, K)", "lm.range(0, k_tiles)");
+    return replace(t, "lm.range(0, K)", "lm.range(0, k_tiles)");
+  }();
+  return text;
+}
 
 const std::string kA4ProdLoop = "        for k in lm.range(0, k_tiles):\n            lm.wait(empty";
 const std::string kA4ConsLoop = "        for k in lm.range(0, k_tiles):\n            lm.wait(full";
@@ -75,19 +53,19 @@ const std::string kA4Store = "stage=lm.instance())";
 std::string a4Loops(const std::string& bound, bool both) {
   Edits e{{kA4ConsLoop, "        for k in lm.range(0, " + bound + "):\n            lm.wait(full"}};
   if (both) e.push_back({kA4ProdLoop, "        for k in lm.range(0, " + bound + "):\n            lm.wait(empty"});
-  return edited(kA4Ring, e);
+  return edited(a4Ring(), e);
 }
 // The staging slot `slot` for the copy, and for the store too (fixed).
 std::string a4Staging(const std::string& slot, bool both) {
   Edits e{{kA4Copy, "lm.copy(smem_c[" + slot + "], acc)"}};
   if (both) e.push_back({kA4Store, "stage=" + slot + ")"});
-  return edited(kA4Ring, e);
+  return edited(a4Ring(), e);
 }
 // The consumers' release under `cond` (and, fixed, in the else branch too).
 std::string a4Release(const std::string& cond, bool both) {
   std::string r = "            if " + cond + ":\n    " + kA4Arrive;
   if (both) r += "            else:\n    " + kA4Arrive;
-  return edited(kA4Ring, {{kA4Arrive, r}});
+  return edited(a4Ring(), {{kA4Arrive, r}});
 }
 
 }  // namespace attack4_test
@@ -96,7 +74,7 @@ using namespace attack4_test;
 
 // The base itself is correct (proved).
 TEST(Attack4, RingBasePasses) {
-  const checks::CheckResult r = checkText(kA4Ring);
+  const checks::CheckResult r = checkText(a4Ring());
   EXPECT_FALSE(r.hasErrors()) << describe(r);
   EXPECT_FALSE(r.undecided()) << describe(r);
 }
@@ -110,7 +88,7 @@ TEST(Attack4, ComparisonsInsideOperandsCombine) {
   expectPair("the consumers run one iteration less at M % 128 == 64, N % 128 == 64, K > 300",
              a4Loops("k_tiles - (M % 128 == 64 and N % 128 == 64 and K > 300)", false), "sync.async-at-exit", "");
   expectPair("init=(k == (M % 128 == 64) * (K % 128 == 64))",
-             edited(kA4Ring, {{"init=(k == 0)", "init=(k == (M % 128 == 64) * (K % 128 == 64))"}}), "data.uninitialized",
+             edited(a4Ring(), {{"init=(k == 0)", "init=(k == (M % 128 == 64) * (K % 128 == 64))"}}), "data.uninitialized",
              "");
   const std::string slot = "(lm.instance() + (M % 128 == 64) * (N % 128 == 64)) % 2";
   expectPair("staging slot moved at M % 128 == 64 and N % 128 == 64", a4Staging(slot, false), "sync.race",
@@ -132,7 +110,7 @@ TEST(Attack4, LoopGuardReadsTwoKnobs) {
              a4Release("not (M % 128 == 64 and N % 128 == 64 and k == 100)", false), "sync.arrival-underflow", "");
   // a comparison of the loop variable inside an operand flips like a guard
   const checks::CheckResult b = checkText(
-      edited(kA4Ring, {{"lm.wait(empty, iter=k - 2)", "lm.wait(empty, iter=k - 2 - 2 * (k == 5) * (N > 4096))"}}));
+      edited(a4Ring(), {{"lm.wait(empty, iter=k - 2)", "lm.wait(empty, iter=k - 2 - 2 * (k == 5) * (N > 4096))"}}));
   EXPECT_TRUE(b.hasErrors()) << "the producer's wait a lap early at k == 5 from N > 4096\n" << describe(b);
 }
 
@@ -143,12 +121,12 @@ TEST(Attack4, ProductOfSteps) {
   const std::string slot = "(lm.instance() + (M % 128) // 64 * ((N % 256) // 128)) % 2";
   expectPair(slot, a4Staging(slot, false), "sync.race", a4Staging(slot, true));
   expectPair("init=(k == min(1, max(0, M - 1000)) * min(1, max(0, N - 2000)))",
-             edited(kA4Ring, {{"init=(k == 0)", "init=(k == min(1, max(0, M - 1000)) * min(1, max(0, N - 2000)))"}}),
+             edited(a4Ring(), {{"init=(k == 0)", "init=(k == min(1, max(0, M - 1000)) * min(1, max(0, N - 2000)))"}}),
              "data.uninitialized", "");
   for (const char* iter : {"lm.wait(full, iter=k + ((M // 64) % 3 // 2) * ((N // 64) % 5 // 4) * (k // 3))",
                            "lm.arrive(empty, iter=k - (lm.grid_dim(0) % 4 // 3) * (lm.block_idx(1) % 3 // 2) * (k == 4))"}) {
     const std::string from = std::string(iter).find("wait") != std::string::npos ? "lm.wait(full, iter=k)" : "lm.arrive(empty, iter=k)";
-    const checks::CheckResult r = checkText(edited(kA4Ring, {{from, iter}}));
+    const checks::CheckResult r = checkText(edited(a4Ring(), {{from, iter}}));
     EXPECT_TRUE(r.hasErrors()) << iter << ": the broken form exits 0\n" << describe(r);
   }
 }
