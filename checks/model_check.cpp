@@ -193,7 +193,7 @@ class GoalCollector {
         note(st.lo);
         note(st.hi);
         note(st.step);
-        for (const ExprPtr& e : {st.lo, st.hi, st.step}) innerAtoms(e);
+        for (const ExprPtr& e : {st.lo, st.hi, st.step}) innerAtoms(e, false);
         // A start that is not affine (`lm.range(T % 4, K)`) moves the loop
         // variable's values, which ops read, as an operand does.
         if (st.lo && !affine(*st.lo)) operand(st.lo);
@@ -544,7 +544,10 @@ class GoalCollector {
   // Without them each such comparison moved one parameter at a time, and a
   // bug that needs two of them true together exited 0 (helper attack4,
   // session 27).
-  void innerAtoms(const ExprPtr& e) {
+  // `steps`: also stepAtoms (not in loop bounds: a persistent tile count
+  // lm.cdiv(max(tiles - lm.block_idx(0), 0), lm.grid_dim(0)) gave outcomes
+  // whose combinations cost the bounded check its wall clock).
+  void innerAtoms(const ExprPtr& e, bool steps = true) {
     if (!e) return;
     if (isComparison(e->kind)) {
       if (ir::exprUses(*e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim}) && !dependsOnLoops(*e)) {
@@ -552,8 +555,8 @@ class GoalCollector {
         return;
       }
     }
-    if (knobsOf(*e).size() >= 2) stepAtoms(e);
-    for (const ExprPtr& a : e->args) innerAtoms(a);
+    if (steps && knobsOf(*e).size() >= 2) stepAtoms(e);
+    for (const ExprPtr& a : e->args) innerAtoms(a, steps);
   }
   // Once per instance where it reads lm.instance(); structurally equal ones once.
   void addInnerAtom(const ExprPtr& e) {
