@@ -1744,7 +1744,9 @@ uint64_t fingerprint(const encoder::System& sys) {
   // and the processes' warps were left out, so a binding whose system
   // differed from an earlier one only there was skipped as the same system
   // (`init=(k == T // 500)`: T = 500 never explored; helper attack3,
-  // session 26).
+  // session 26). tests/encoder/fingerprint_test.cpp changes each field
+  // below and fails when a struct of encoder/system.h changes size: a new
+  // field must be added here (or said not to matter, there).
   for (const encoder::Process& p : sys.procs) {
     mix(-7);
     for (int64_t x : {int64_t{p.role}, int64_t{p.instance}, int64_t{p.cta}, int64_t{p.warps}, int64_t{p.grid_dep_wait_at}})
@@ -1770,7 +1772,11 @@ uint64_t fingerprint(const encoder::System& sys) {
     for (int64_t x : {int64_t{n.index}, int64_t{n.expected_warps}}) mix(x);
   for (const encoder::MemSpace& m : sys.spaces)
     for (int64_t x : {static_cast<int64_t>(m.kind), int64_t{m.index}, int64_t{m.process}, int64_t{m.cta}}) mix(x);
-  mix(sys.ctas);
+  // Constant over one schedule's bindings today (cluster shape, named
+  // barrier count), but the simulator reads them: hashed so that a later
+  // change making them binding-dependent cannot bring back bug 4 above.
+  for (int64_t x : {int64_t{sys.ctas}, int64_t{sys.slots_per_cta}, int64_t{sys.named_per_cta}, int64_t{sys.cluster_named}})
+    mix(x);
   return h;
 }
 

@@ -130,8 +130,21 @@ struct ProcState {
     int64_t own_gen = -1;
     int64_t returns = 0;
     std::vector<std::pair<int64_t, int64_t>> own_ranges;
+    int64_t key_iter = -1;    // the keying loop's iteration of the last read (-1: none)
+    int64_t bar_marker = 0;   // bar_syncs at the last read
   };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
+  int64_t bar_syncs = 0;  // lm.sync / cluster syncs so far (re-reads, Builder::checkRereads)
+  // One read of a view index, in program order, for replaying its
+  // generation without the re-read rule (Builder::checkRereads): the
+  // instruction and access, and what tag() saw.
+  struct ReadEvent {
+    size_t instr, acc;
+    bool fresh, ret, reread;
+    int64_t own_gen;
+    int64_t m1, m2;  // a re-read: bar_syncs at the previous read and at this one
+  };
+  std::map<std::pair<int, int64_t>, std::vector<ReadEvent>> read_events;
   // data.uninitialized: regs index -> the elements this process wrote so far
   std::map<int, ElementSet> regs_written;
   // regs indices written in the body of a loop that ran no iteration
@@ -156,6 +169,7 @@ class Builder {
   }
 
   void setHook(const EvalHook* hook) { hook_ = hook; }
+  void setSemantics(const BuildSemantics& sem) { sem_ = sem; }
 
   System build() {
     resolveTarget();
@@ -168,6 +182,7 @@ class Builder {
       for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
         for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i, c);
     markStageLike();
+    checkRereads();
     resolveReads();
     makeNamedBarriers();
     orderGridDependencies();
@@ -194,9 +209,22 @@ class Builder {
   int proc_ = -1;
   ProcState* ps_ = nullptr;
   std::vector<std::pair<int, int64_t>> loops_;
+  std::vector<int64_t> iter_serials_;  // per entry of loops_: a number unique to that iteration
+  int64_t next_iter_serial_ = 0;
+  int64_t key_iter_ = -1;              // the keying loop iteration of the operand being added (addRef)
+  size_t in_instr_ = 0, in_acc_ = 0;  // the instruction (program index) and access being tagged
+  // view writes, for the re-read check: (space, proc, lo, hi, bar_syncs at the write)
+  struct MarkedWrite {
+    int space, proc;
+    int64_t lo, hi, marker;
+  };
+  std::vector<MarkedWrite> marked_writes_;
+  // per process: its reads of each view index in program order (tag())
+  std::vector<std::map<std::pair<int, int64_t>, std::vector<ProcState::ReadEvent>>> read_events_;
   std::vector<const ir::Stmt*> loop_stmts_;  // the loops around the op being built, outermost first
   bool in_bounds_ = false;            // evaluating a loop's bounds
   const EvalHook* hook_ = nullptr;    // buildSystemHooked
+  BuildSemantics sem_;                // buildSystemHooked
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
@@ -313,8 +341,10 @@ class Builder {
     loop_stmts_.clear();
     replaced_loop_depth_ = 0;
     left_replaced_loop_ = false;
+    iter_serials_.clear();
     for (const ir::RoleBody& body : s_.bodies)
       if (body.role == role) block(body.body);
+    read_events_.push_back(std::move(st.read_events));
     ps_ = nullptr;
   }
 
@@ -422,7 +452,9 @@ class Builder {
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
+      iter_serials_.push_back(next_iter_serial_++);
       block(st.body);
+      iter_serials_.pop_back();
       loops_.pop_back();
     }
     loop_stmts_.pop_back();
@@ -655,6 +687,7 @@ class Builder {
     if (a.index >= v.stages || a.index < 0) reaches_stages_[{&st, a.view}] = true;
     else reaches_stages_.emplace(std::make_pair(&st, a.view), false);
     if (a.write) {
+      marked_writes_.push_back({a.space, proc_, a.lo, a.hi, ps_->bar_syncs});
       auto key = std::make_tuple(a.space, a.view, a.index);
       auto& ranges = ps_->writes[key];
       a.gen = overlapCount(ranges, a.lo, a.hi);
@@ -687,11 +720,24 @@ class Builder {
       for (int b : fb->second) marker += ps_->waits_on_slot_total[sys_.slotOf(b, ir::floorMod(a.index, s_.barriers[b].count).value(), cta_)];
     }
     auto [it, fresh] = ps_->reads.try_emplace(std::make_pair(a.view, a.index));
+    // A re-read (docs/rules/data.stale-read.md "A slot read twice per
+    // round"): a read in the same iteration of its keying loop as the
+    // process's previous read of the index, with no write of its own since,
+    // is not a return: it means the previous read's generation. Tentative:
+    // checkRereads keeps it only where barrier order puts no other write of
+    // the bytes between the two reads, and replays the index's reads
+    // without it otherwise.
+    const bool ret = !fresh && it->second.marker != marker;
+    const bool reread = ret && it->second.own_gen < 0 && key_iter_ >= 0 && it->second.key_iter == key_iter_;
+    ps_->read_events[it->first].push_back({in_instr_, in_acc_, fresh, ret, reread,
+                                           fresh ? -1 : it->second.own_gen, it->second.bar_marker, ps_->bar_syncs});
     if (!fresh && it->second.own_gen >= 0) it->second.epoch = std::max(it->second.epoch, it->second.own_gen);
-    else if (!fresh && it->second.marker != marker) ++it->second.epoch;
-    if (!fresh && it->second.marker != marker) ++it->second.returns;
+    else if (ret && !reread) ++it->second.epoch;
+    if (ret && !reread) ++it->second.returns;
     it->second.marker = marker;
     it->second.own_gen = -1;
+    it->second.key_iter = key_iter_;
+    it->second.bar_marker = ps_->bar_syncs;
     a.gen = it->second.epoch;
     a.gen_returns = it->second.returns;
     a.own_since = std::move(it->second.own_ranges);
@@ -702,6 +748,8 @@ class Builder {
 
   void addAccess(Instr& in, std::vector<Access> as, const Stmt& st) {
     for (Access& a : as) {
+      in_instr_ = static_cast<size_t>(&in - sys_.procs[proc_].program.data());
+      in_acc_ = in.accesses.size();
       tag(a, st);
       in.accesses.push_back(std::move(a));
     }
@@ -714,7 +762,20 @@ class Builder {
   void addRef(Instr& in, const BufferRef& ref, bool write, Proxy proxy, bool async, const Stmt& st) {
     if (ref.kind == BufferRef::Kind::Param) return markGridDep(in, ref);
     if (ref.kind == BufferRef::Kind::Regs) regsElements(in, ref, write, false);
-    if (ref.kind != BufferRef::Kind::Tmem) return addAccess(in, access(ref, std::nullopt, write, proxy, async), st);
+    if (ref.kind != BufferRef::Kind::Tmem) {
+      // the keying loop of a view operand: the innermost loop whose
+      // variable its index names (a re-read, tag())
+      key_iter_ = -1;
+      if (ref.kind == BufferRef::Kind::View && ref.slot)
+        for (size_t l = loops_.size(); l-- > 0;)
+          if (ir::dependsOnLoopVar(*ref.slot, loops_[l].first)) {
+            key_iter_ = iter_serials_[l];
+            break;
+          }
+      addAccess(in, access(ref, std::nullopt, write, proxy, async), st);
+      key_iter_ = -1;
+      return;
+    }
     const ir::Tmem& tm = s_.tmems[ref.index];
     const int64_t cols = eval(tm.cols, "tmem cols="), width = eval(tm.width, "tmem width=");
     // rows are lanes (from lane 0); the last dimension's elements are packed
@@ -1077,6 +1138,7 @@ class Builder {
         emit(InstrKind::SyncArrive, st).named = namedOf(o.named_barrier);
         emit(InstrKind::SyncWait, st).named = namedOf(o.named_barrier);
         ++ps_->blocking_syncs;
+        ++ps_->bar_syncs;
         return;
       }
       case OpKind::BarArrive: emit(InstrKind::BarArrive, st).named = namedOf(o.named_barrier); return;
@@ -1084,6 +1146,7 @@ class Builder {
         emit(InstrKind::SyncArrive, st).named = clusterNamed();
         emit(InstrKind::SyncWait, st).named = clusterNamed();
         ++ps_->blocking_syncs;
+        ++ps_->bar_syncs;
         return;
       }
       case OpKind::FenceProxy: emit(InstrKind::Fence, st); return;
@@ -1239,6 +1302,78 @@ class Builder {
           if (a.view >= 0) a.stage_like = !reaches_stages_[{in.stmt, a.view}];
   }
 
+  // A re-read (tag()) means the generation of the process's previous read
+  // of the index: the second read of a slot in one iteration of the loop
+  // that keys it, the slot read once per round and once more after a
+  // barrier (PyTorch's embedding_backward_feature_kernel reads
+  // indices_batch[c] before and after a __syncthreads() in chunk c; each
+  // return counted as a new lap made the second read mean the next
+  // batch's data: a false data.stale-read, docs/rules/data.stale-read.md
+  // "A slot read twice per round"). It is kept only where the two reads
+  // provably see the same bytes: the reader and every other process that
+  // writes over the read's bytes synchronize through one named barrier
+  // only (lm.sync on it, on no other, no mbarrier wait, nobody runs
+  // lm.bar_arrive on it), so the k-th lm.sync of each completes the same
+  // barrier generation, and no such write is made at a barrier count from
+  // the previous read's to this one's (inclusive: a write at either end is
+  // unordered with that read and races). Otherwise the reads of that
+  // index by that process are replayed as before, every return a new lap:
+  // a slot overwritten between the two reads of a round is not covered by
+  // the rule. The reads' meaning per round is unchanged: the first read of
+  // the next iteration of the keying loop is a new return.
+  void checkRereads() {
+    std::set<int> arrived_alone;  // named barriers some process bar.arrives on
+    for (const Process& pr : sys_.procs)
+      for (const Instr& in : pr.program)
+        if (in.kind == InstrKind::BarArrive) arrived_alone.insert(in.named);
+    std::vector<int> aligned(sys_.procs.size(), -1);  // the one named barrier of each process
+    auto alignedOf = [&](size_t p) {
+      int nb = -1;
+      for (const Instr& in : sys_.procs[p].program) {
+        if (in.kind == InstrKind::Wait) return -1;
+        if (in.kind != InstrKind::SyncArrive && in.kind != InstrKind::SyncWait) continue;
+        if (nb >= 0 && in.named != nb) return -1;
+        nb = in.named;
+      }
+      return nb >= 0 && !arrived_alone.count(nb) ? nb : -1;
+    };
+    bool computed = false;
+    std::map<int, std::vector<const MarkedWrite*>> by_space;
+    for (size_t p = 0; p < read_events_.size(); ++p)
+      for (const auto& [key, events] : read_events_[p]) {
+        bool any = false, ok = true;
+        for (const auto& e : events) {
+          if (!e.reread) continue;
+          if (!computed) {
+            computed = true;
+            for (size_t q = 0; q < sys_.procs.size(); ++q) aligned[q] = alignedOf(q);
+            for (const MarkedWrite& w : marked_writes_) by_space[w.space].push_back(&w);
+          }
+          any = true;
+          const Access& a = sys_.procs[p].program[e.instr].accesses[e.acc];
+          ok = aligned[p] >= 0;
+          for (const MarkedWrite* w : by_space[a.space]) {
+            if (!ok) break;
+            if (w->proc == static_cast<int>(p) || !rangesOverlap(w->lo, w->hi, a.lo, a.hi)) continue;
+            ok = aligned[w->proc] == aligned[p] && (w->marker < e.m1 || w->marker > e.m2);
+          }
+          if (!ok) break;
+        }
+        if (!any || ok) continue;
+        int64_t epoch = 0, returns = 0;  // replay tag() without the rule
+        for (const auto& e : events) {
+          if (!e.fresh && e.own_gen >= 0) epoch = std::max(epoch, e.own_gen);
+          else if (e.ret) ++epoch;
+          if (e.ret) ++returns;
+          Access& a = sys_.procs[p].program[e.instr].accesses[e.acc];
+          a.gen = epoch;
+          a.gen_returns = returns;
+        }
+      }
+    read_events_.clear();
+    marked_writes_.clear();
+  }
+
   // What a read means, from what the other instances write over its bytes
   // (docs/semantics.md "Stale data"):
   //  * view_written: whether any instance (the reader too) writes through
@@ -1295,6 +1430,7 @@ class Builder {
             if (view == a.view) own = std::max(own, lap);
           }
           const int64_t cap = a.view_written ? own : any;
+          if (!sem_.cap_read_generations) continue;  // what the read counts, uncapped
           if (a.index >= 0 && !a.stage_like) {
             // iteration-named: at most the highest generation another
             // instance writes of that index over its bytes (rb11a)
@@ -1445,10 +1581,11 @@ std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::T
 }
 
 std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b, ir::Target target,
-                                        const EvalHook& hook, std::string* error) {
+                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem) {
   try {
     Builder builder(s, b, target, {});
     builder.setHook(&hook);
+    builder.setSemantics(sem);
     return builder.build();
   } catch (const BuildError& e) {
     if (error) *error = e.what();

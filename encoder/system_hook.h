@@ -18,7 +18,27 @@ namespace cake::encoder {
 // replaces the sub-expression, nullopt evaluates it as usual.
 using EvalHook = std::function<std::optional<int64_t>(const ir::Expr&, const ir::EvalEnv&)>;
 
+// What a read means, where a proof needs it otherwise than the bounded
+// check. cap_read_generations = false leaves out resolveReads' caps (a
+// stage-like read's generation at most the highest lap another process
+// writes over its bytes, an iteration-like read's at most the highest
+// generation written of its index, and the per-byte-range pieces): every
+// read then means what its own process counts (its returns to the index
+// after a sync, max(epoch, own writes) on a read-back). The plain cap only
+// lowers what a read means (min(meant, cap) <= meant), and sim::staleData
+// is monotone in it (stale iff the data is older: `lap(w) < lap(r)`,
+// `gen(w) < gen(r)`) except where an iteration-like read meets a
+// stage-like write (`lap(w) != lap(r)`) and where splitByWrittenLaps cuts a
+// read into pieces; only where neither occurs does a run clean with the
+// caps off stay clean with them. For the restart argument
+// (docs/z3.md "An outer loop that restarts the ring", condition (c): a
+// one-tile proof must not pass only because the cap lowered what a read
+// means, since a later tile's cap is higher).
+struct BuildSemantics {
+  bool cap_read_generations = true;
+};
+
 std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b, ir::Target target,
-                                        const EvalHook& hook, std::string* error);
+                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem = {});
 
 }  // namespace cake::encoder

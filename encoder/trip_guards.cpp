@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
+
+#include "ir/expect_tx.h"
 
 namespace cake::encoder::trip {
 
@@ -165,22 +168,68 @@ ir::ExprPtr atInstance(const ir::ExprPtr& e, int64_t i) {
 }
 
 // b with every `if` whose condition is guards[i] (by node) replaced by
-// the branch bit i of mask chooses.
+// the branch bit i of mask chooses: its statements spliced into b, or
+// (`keep`) the `if` kept with its condition the constant outcome (both
+// branches stay, so every plan made from the statements stays too).
 void splice(ir::Block& b, const std::vector<const ir::Expr*>& nodes, const std::vector<size_t>& which,
-            uint32_t mask) {
+            uint32_t mask, bool keep) {
   ir::Block out;
   for (ir::Stmt& st : b) {
-    splice(st.body, nodes, which, mask);
-    splice(st.orelse, nodes, which, mask);
+    splice(st.body, nodes, which, mask, keep);
+    splice(st.orelse, nodes, which, mask, keep);
     auto it = std::find(nodes.begin(), nodes.end(), st.cond.get());
     if (st.kind != ir::Stmt::Kind::If || !st.cond || it == nodes.end()) {
       out.push_back(std::move(st));
       continue;
     }
-    ir::Block& taken = (mask >> which[static_cast<size_t>(it - nodes.begin())]) & 1 ? st.body : st.orelse;
-    for (ir::Stmt& x : taken) out.push_back(std::move(x));
+    const bool taken = (mask >> which[static_cast<size_t>(it - nodes.begin())]) & 1;
+    if (keep) {
+      st.cond = ir::makeConst(taken ? 1 : 0, st.cond->range);
+      out.push_back(std::move(st));
+      continue;
+    }
+    for (ir::Stmt& x : taken ? st.body : st.orelse) out.push_back(std::move(x));
   }
   b = std::move(out);
+}
+
+// The derived expect_tx plan (ir/expect_tx.h) by the source locations of
+// its loads: the batches, and the (role, barrier) pairs it derives for;
+// nullopt when two TMA loads share a location.
+using LoadAt = std::pair<int, int>;
+struct PlanAt {
+  std::set<std::vector<LoadAt>> batches;
+  std::set<std::pair<int, int>> derived;
+};
+std::optional<PlanAt> planAt(const ir::Schedule& s) {
+  std::set<LoadAt> seen;
+  bool unique = true;
+  for (const ir::RoleBody& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      if (st.op.kind == ir::OpKind::TmaLoad) unique &= seen.insert({st.range.line, st.range.col}).second;
+    });
+  if (!unique) return std::nullopt;
+  const ir::TxPlan plan = ir::planDerivedTx(s);
+  PlanAt out;
+  out.derived = plan.derived;
+  for (const ir::TxBatch& b : plan.batches) {
+    std::vector<LoadAt> loads;
+    for (const ir::Stmt* l : b.loads) loads.push_back({l->range.line, l->range.col});
+    out.batches.insert(std::move(loads));
+  }
+  return out;
+}
+
+// Does the spliced copy keep the schedule's derived expect_tx? A spliced
+// branch joins the statements around its `if` into one list, which can
+// join two batches into one (one derived arrival instead of two), and it
+// leaves out the other branch's ops, which can leave out a role's explicit
+// lm.expect_tx (its loads then get derived ones). Every batch of the copy
+// must be one of the schedule's and the derived pairs the same.
+bool sameDerivedTx(const ir::Schedule& s, const ir::Schedule& copy) {
+  const auto a = planAt(s), b = planAt(copy);
+  if (!a || !b || a->derived != b->derived) return false;
+  return std::all_of(b->batches.begin(), b->batches.end(), [&](const auto& x) { return a->batches.count(x) > 0; });
 }
 
 // The guards' nodes, and the distinct conditions among them (up to
@@ -257,11 +306,107 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
     if (!possible(facts)) continue;
     GuardCase c;
     c.s = std::make_shared<ir::Schedule>(s);
-    for (ir::RoleBody& body : c.s->bodies) splice(body.body, nodes, which, mask);
+    for (ir::RoleBody& body : c.s->bodies) splice(body.body, nodes, which, mask, false);
+    if (!sameDerivedTx(s, *c.s)) {  // the `if`s kept: the statements, and so the plan, stay
+      c.s = std::make_shared<ir::Schedule>(s);
+      for (ir::RoleBody& body : c.s->bodies) splice(body.body, nodes, which, mask, true);
+    }
     for (const ir::ExprPtr& f : facts) c.s->assumes.push_back({f, s.range});
     c.text = std::move(text);
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+namespace {
+
+bool sameOptExpr(const ir::ExprPtr& a, const ir::ExprPtr& b) {
+  if (!a || !b) return !a && !b;
+  return ir::sameExpr(*a, *b);
+}
+
+// An operand as the builder reads it: a scalar operand's literal is a value.
+bool sameBuiltRef(const ir::BufferRef& a, const ir::BufferRef& b) {
+  if (a.kind != b.kind || a.index != b.index || !sameOptExpr(a.slot, b.slot) || a.slices.size() != b.slices.size())
+    return false;
+  for (size_t i = 0; i < a.slices.size(); ++i)
+    if (!sameOptExpr(a.slices[i].lo, b.slices[i].lo) || !sameOptExpr(a.slices[i].hi, b.slices[i].hi)) return false;
+  return true;
+}
+
+// Everything of an op but the values it computes or writes (fill value,
+// op=, axis=, base=, scalar operands) and its source location.
+bool sameBuiltOp(const ir::Op& a, const ir::Op& b) {
+  if (a.kind != b.kind || a.sel.mode != b.sel.mode || a.barrier != b.barrier || a.named_barrier != b.named_barrier ||
+      a.coords.size() != b.coords.size())
+    return false;
+  for (size_t i = 0; i < a.coords.size(); ++i)
+    if (!sameOptExpr(a.coords[i], b.coords[i])) return false;
+  for (auto [x, y] : {std::pair{&a.sel.index, &b.sel.index}, {&a.sel.phase, &b.sel.phase}, {&a.bytes, &b.bytes},
+                      {&a.count, &b.count}, {&a.pending, &b.pending}, {&a.init, &b.init},
+                      {&a.multicast, &b.multicast}, {&a.cta, &b.cta}})
+    if (!sameOptExpr(*x, *y)) return false;
+  return sameBuiltRef(a.dst, b.dst) && sameBuiltRef(a.src, b.src) && sameBuiltRef(a.src2, b.src2);
+}
+
+// Names every view slot it touches by parameters and constants only (one
+// index per binding; branchesBuildAlike says why).
+bool viewSlotsFixed(const ir::Op& o) {
+  using K = ir::ExprKind;
+  auto fixed = [](const ir::ExprPtr& e) { return !e || !ir::exprUses(*e, {K::LoopVar, K::Instance, K::BlockIdx, K::GridDim}); };
+  bool view = false;
+  for (const ir::BufferRef* r : {&o.dst, &o.src, &o.src2})
+    if (r->kind == ir::BufferRef::Kind::View) {
+      view = true;
+      if (!fixed(r->slot)) return false;
+    }
+  return !view || fixed(o.sel.index);
+}
+
+bool stmtBuildsAlike(const ir::Stmt& a, const ir::Stmt& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case ir::Stmt::Kind::Op: return sameBuiltOp(a.op, b.op) && viewSlotsFixed(a.op);
+    case ir::Stmt::Kind::If:
+      return sameOptExpr(a.cond, b.cond) && branchesBuildAlike(a.body, b.body) &&
+             branchesBuildAlike(a.orelse, b.orelse);
+    case ir::Stmt::Kind::For: return false;
+  }
+  return false;
+}
+
+void dropAlike(const ir::Schedule& s, ir::Block& b, const Holds& holds, AlikeGuards& out) {
+  using K = ir::ExprKind;
+  for (ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::If && st.cond && ir::exprUses(*st.cond, {K::Param, K::BlockIdx, K::GridDim}) &&
+        branchesBuildAlike(st.body, st.orelse) &&
+        holds(ir::makeExpr(K::Or, {st.cond, ir::makeExpr(K::Not, {st.cond})}))) {
+      out.text += fmt::format("{}{}", out.count ? ", " : "", ir::exprToString(*st.cond, s));
+      ++out.count;
+      st.cond = ir::makeConst(1, st.cond->range);
+      dropAlike(s, st.body, holds, out);  // the branch the copy builds
+      continue;
+    }
+    dropAlike(s, st.body, holds, out);
+    dropAlike(s, st.orelse, holds, out);
+  }
+}
+
+}  // namespace
+
+bool branchesBuildAlike(const ir::Block& a, const ir::Block& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!stmtBuildsAlike(a[i], b[i])) return false;
+  return true;
+}
+
+std::optional<AlikeGuards> dropAlikeGuards(const ir::Schedule& s, const Holds& holds) {
+  AlikeGuards out;
+  auto copy = std::make_shared<ir::Schedule>(s);
+  for (ir::RoleBody& body : copy->bodies) dropAlike(s, body.body, holds, out);
+  if (out.count == 0) return std::nullopt;
+  out.s = std::move(copy);
   return out;
 }
 

@@ -82,7 +82,12 @@ std::optional<std::vector<ir::ExprPtr>> sameInEveryCta(const ir::Schedule& s, co
 // is an lm.assume fact (`cond` taken, `not cond` not). For a binding that
 // gives its guards this combination, the builder builds the same system
 // from the copy as from the schedule (it evaluates a condition only to
-// choose the block it then builds), and the copy's facts hold. A
+// choose the block it then builds), and the copy's facts hold. The one
+// plan made from the statements' places, the derived expect_tx's batches
+// (ir/expect_tx.h: a batch ends at a compound statement), must come out
+// the same: where splicing would join two batches or leave out a role's
+// explicit lm.expect_tx, the `if`s are kept instead, each condition the
+// constant outcome (docs/z3.md "Guards whose branches build alike"). A
 // combination `possible` rules out (no allowed binding gives it: the
 // solver proved the facts' negation) needs no case. Empty when the split
 // does not apply (as guardOutcomes). docs/z3.md "Guards decided per case"
@@ -97,6 +102,60 @@ struct GuardCase {
 std::vector<GuardCase> guardCases(const ir::Schedule& s,
                                   const std::function<bool(const std::vector<ir::ExprPtr>& facts)>& possible,
                                   const Holds& holds, int max_guards = 5);
+
+// Guards whose branches build alike (docs/z3.md "Guards whose branches
+// build alike"): `if t < n_work: lm.fill(r, 1.0) else: lm.fill(r, 0.0)`.
+// The builder (encoder/system.cpp) evaluates an `if` condition only to
+// choose the block it builds, so where the two blocks build the same
+// instructions in every context the system does not depend on the
+// condition's value: a copy of the schedule with the condition read as
+// true (the `if` kept as a compound statement, its then-branch always
+// built) builds, for every binding, the schedule's system up to which of
+// the two equal statements an instruction names (Instr::stmt), and the
+// condition's reads of parameters are gone. What "build the same" must
+// cover, and why it suffices, is `branchesBuildAlike` below.
+//
+// Two blocks build alike when they are statement by statement equal in
+// every field the builder reads:
+//  * ops: the kind; the barrier, named barrier and slot selector (stage= /
+//    iter= / phase=, structurally equal expressions); expect_tx bytes,
+//    arrival count, pending, init=, multicast=, cta=; every operand's
+//    buffer (kind, index, view slot, slices); coordinates (not evaluated by
+//    the builder: global memory is not modelled, but kept equal). The ops
+//    may differ only in the values they compute or write, which no engine
+//    reads: a fill's value, a scalar operand, the element function (op=),
+//    a reduction's axis= and base=, and source locations;
+//  * nested `if`s: structurally equal conditions and blocks that build
+//    alike (evaluated at the same point, they take the same branch);
+//  * no loop (`for`): the builder keys the stale-accumulator check on the
+//    loop statements around an op (a store and an MMA in two equal loops
+//    would be in one loop in the copy);
+//  * every op with a shared-memory view operand names its view slot (the
+//    operand's index, or stage= / iter=) by an expression of parameters and
+//    constants only (no loop variable, lm.instance(), lm.block_idx or
+//    lm.grid_dim): the builder marks an op "stage-like" per statement from
+//    every index it evaluates there (reaches_stages_), so two equal ops
+//    that evaluate different indices would be marked apart in the schedule
+//    and together in the copy; with one index per binding they are marked
+//    alike.
+// The derived expect_tx plan (ir/expect_tx.h) is per statement list up to
+// the next compound statement: the `if` stays one, and the two blocks,
+// equal in kinds, barriers and selectors, have the same batches.
+bool branchesBuildAlike(const ir::Block& a, const ir::Block& b);
+
+// Every `if` of the role bodies whose condition reads a parameter, a block
+// index or a grid size and whose branches build alike, with the condition
+// shown defined for every allowed binding (`holds` proves `c or not c`,
+// loop variables over the prover's domain: the builder evaluates it, and an
+// undefined condition is a build error there, not a choice), read as true
+// in a copy (`s`; nested ones in its then-branch too). nullopt when there
+// is none. `text` lists the conditions.
+struct AlikeGuards {
+  std::shared_ptr<ir::Schedule> s;
+  std::string text;  // "t < n_work"
+  int count = 0;
+};
+std::optional<AlikeGuards> dropAlikeGuards(const ir::Schedule& s, const Holds& holds);
 
 // A condition with a truth value: a comparison, `and`, `or` or `not`.
 bool isTruthValue(ir::ExprKind k);

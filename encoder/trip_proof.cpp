@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -1356,6 +1357,9 @@ struct ShiftMap {
   // For in-flight loads and non-MMA groups (their pcs name an operation's
   // text only): where it differs from `pc`, a copy of the same text.
   const std::vector<std::vector<int>>* ref = nullptr;
+  // (tracked atom, write id): a data tag of a write no shift maps that may
+  // stay where it is although its view moves (keptTags).
+  const std::set<std::pair<int, int>>* kept = nullptr;
 };
 
 // Thread-block clusters (docs/z3.md "Clusters"): the simulator reads the
@@ -1379,6 +1383,92 @@ std::optional<int32_t> observedCommitsBack(int32_t obs, int64_t commits) {
   obs -= static_cast<int32_t>(commits);
   if (obs < -1) return std::nullopt;
   return obs;
+}
+
+// The data tags that a shift may leave where they are although their
+// write's view moves (docs/z3.md "A write no shift maps, kept in bytes
+// whose readers do not move"): (tracked atom t, write id) for each write
+// that `pc` does not map (a prologue's, or an iteration's before the
+// warm-up's end) whose view moves, and each atom t of its bytes, where
+// every read of another process that checks t (sim checkRead: every atom
+// of the read's range) is *steady*: its key learned by the shifts (or its
+// view moving not at all) with delta 0 in its view's index and in its
+// generation. A tag is read only by sim::staleData, which compares the
+// write's access with the reading access (index, generation, lap: each
+// the access's own fields, the lap from them); the tag left as it is keeps
+// the write's fields, and a steady read one period later is the read
+// shifted with the same fields (shiftedInstr: its key's delta is 0), so
+// every comparison of the tag in the shifted state's runs is the one in
+// the state's runs. A read of the writer's own process never compares
+// (its own data, sim::staleWrite), nor one through another view that its
+// process writes there (stale whatever the tag). Anything else leaves
+// the pair out, and shiftState refuses the state as before.
+std::set<std::pair<int, int>> keptTags(const Model& m, const std::vector<std::vector<int>>& pc, const Deltas& d) {
+  std::set<std::pair<int, int>> out;
+  std::map<int, std::vector<int>> held;  // tracked atom -> the writes no shift maps in moving views
+  for (size_t id = 0; id < m.writes.size(); ++id) {
+    const Model::WriteRef& wr = m.writes[id];
+    if (pc[wr.proc][wr.pc] >= 0) continue;
+    const Access& a = m.access(wr.proc, wr.pc, wr.acc);
+    if (a.view < 0 || !d.viewMoves(a.view)) continue;
+    const sim::AtomRange& r = m.atoms_of[wr.proc][wr.pc][wr.acc];
+    for (int x = r.a0; x < r.a1; ++x)
+      if (m.tracked_of[x] >= 0) held[m.tracked_of[x]].push_back(static_cast<int>(id));
+  }
+  if (held.empty()) return out;
+  // the pcs a shifted state can run: every pc a shift moves something to
+  // (a process's, an in-flight op's), and every pc after one of them
+  std::vector<std::vector<char>> reach(static_cast<size_t>(m.P));
+  for (int p = 0; p < m.P; ++p) {
+    auto& r = reach[p];
+    r.assign(static_cast<size_t>(m.programSize(p)), 0);
+    std::vector<int> todo;
+    for (int to : pc[p])
+      if (to >= 0 && to < m.programSize(p) && !r[to]) {
+        r[to] = 1;
+        todo.push_back(to);
+      }
+    while (!todo.empty()) {
+      const int x = todo.back();
+      todo.pop_back();
+      const int n = m.nextPc(p, x);
+      if (n >= 0 && n < m.programSize(p) && !r[n]) {
+        r[n] = 1;
+        todo.push_back(n);
+      }
+    }
+  }
+  std::set<std::pair<int, int>> moved;  // pairs some read does not keep
+  for (int p = 0; p < m.P; ++p)
+    for (int pc0 = 0; pc0 < m.programSize(p); ++pc0) {
+      if (!reach[p][pc0]) continue;
+      const Instr& in = m.instr(p, pc0);
+      for (size_t i = 0; i < in.accesses.size(); ++i) {
+        const Access& r = in.accesses[i];
+        if (r.write || r.view < 0) continue;
+        const GenDeltas& gens = r.stage_like ? d.view_gen_stage : d.view_gen;
+        const GenKey key = genKey(r, p);
+        const bool steady = (gens.count(key) > 0 || !d.viewMoves(r.view)) && Deltas::of(gens, key) == 0 &&
+                            Deltas::of(d.view_index, r.view) == 0;
+        if (steady) continue;
+        const sim::AtomRange& ar = m.atoms_of[p][pc0][i];
+        for (int x = ar.a0; x < ar.a1; ++x) {
+          const int t = m.tracked_of[x];
+          auto it = t >= 0 ? held.find(t) : held.end();
+          if (it == held.end()) continue;
+          for (int id : it->second) {
+            const Model::WriteRef& wr = m.writes[id];
+            if (wr.proc == p) continue;  // its own data: never stale
+            if (m.access(wr.proc, wr.pc, wr.acc).view != r.view && r.view_written) continue;  // stale whatever
+            moved.insert({t, id});
+          }
+        }
+      }
+    }
+  for (const auto& [t, ids] : held)
+    for (int id : ids)
+      if (!moved.count({t, id})) out.insert({t, id});
+  return out;
 }
 
 // Moves s by `sh` if every part of it can move (program counters,
@@ -1411,7 +1501,7 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
     if (to >= 0) {
       id = m.write_id[wr.proc][to][wr.acc];
       if (id < 0) return false;
-    } else if (sh.d.viewMoves(m.access(wr.proc, wr.pc, wr.acc).view)) {
+    } else if (sh.d.viewMoves(m.access(wr.proc, wr.pc, wr.acc).view) && !(sh.kept && sh.kept->count({t, id}))) {
       return false;
     }
   }
@@ -1637,6 +1727,7 @@ class LapExplorer {
  public:
   LapExplorer(const Window& w, const TripProofOptions& opts, ProofBudget& budget)
       : w_(w), m_(w.comb, &w.flow), opts_(opts), budget_(budget) {
+    kept_ = keptTags(m_, w_.shift_pc, w_.d);
     for (int p = 0; p < m_.P; ++p) {
       const ProcShape& sh = w_.shape[p];
       layout_.is_head.emplace_back(static_cast<size_t>(m_.programSize(p)), 0);
@@ -1704,6 +1795,7 @@ class LapExplorer {
   std::optional<sim::Reducer> reducer_;
   std::optional<trip::Pacer> pacer_;  // loops no barrier paces (trip_pace.h)
   bool checked_proviso_ = false;  // the cycle proviso checked on the graph (TripProofOptions::checked_proviso)
+  std::set<std::pair<int, int>> kept_;  // data tags a shift leaves where they are (keptTags)
   // The edges of reduced states recorded for that check: clustered systems,
   // and systems where the pacer may hold steps back (its states are checked
   // so; the reduction's keep "fresh successors only" there).
@@ -2003,7 +2095,7 @@ class LapExplorer {
     const int64_t P = w_.P;
     const int64_t open = T >= 0 ? T : L;
     if (open < w_.j0 || open - P < w_.t1) return false;
-    if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, w_.commit_delta})) return false;
+    if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, w_.commit_delta, nullptr, &kept_})) return false;
     if (T >= 0) T = static_cast<int32_t>(T - P);
     else L = static_cast<int32_t>(L - P);
     return true;
@@ -7715,9 +7807,11 @@ struct SplitLoops {
   std::shared_ptr<ir::Schedule> none, some;  // X = 0 and X >= 1
   ir::ExprPtr at;                            // X
   std::string text;
+  ir::ExprPtr rest;                          // T - X, the second loops' bound in `some`
   struct Prefix {
     size_t body;                              // index into some->bodies
-    size_t count;                             // its statements at the body's start (the loop's body, t read as 0)
+    size_t at;                                // where its statements start in the body
+    size_t count;                             // its statements (the loop's body, t read as 0)
     int var;                                  // the tile loop's variable
     ir::Block loop_body;                      // the first loop's body (guards decided)
   };
@@ -7830,6 +7924,7 @@ std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limi
   out.none = std::make_shared<ir::Schedule>(s);
   out.some = std::make_shared<ir::Schedule>(s);
   const ir::ExprPtr rest = ir::makeExpr(K::Sub, {T, X});
+  out.rest = rest;
   for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
     ir::Block none, some;
     for (const ir::Stmt& st : s.bodies[bi].body) {
@@ -7851,8 +7946,9 @@ std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limi
       if (hasOp(first)) {
         ir::Block once = first;
         mapExprs(once, [&](const ir::ExprPtr& e) { return e ? substitute(e, *symbolNode(K::LoopVar, t), ir::makeConst(0)) : e; });
-        if (!some.empty() && hasOp(some)) refuse("a role runs ops before the empty tiles' loop");
-        out.prefixes.push_back({bi, once.size(), t, first});
+        if (std::any_of(out.prefixes.begin(), out.prefixes.end(), [&](const SplitLoops::Prefix& x) { return x.body == bi; }))
+          refuse("a role body has two tile loops");
+        out.prefixes.push_back({bi, some.size(), once.size(), t, first});
         some.insert(some.end(), once.begin(), once.end());
       }
       // X = 0 in the first case: the second loop is the whole loop
@@ -7866,6 +7962,29 @@ std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limi
     out.some->bodies[bi].body = std::move(some);
   }
   return out;
+}
+
+// Does an expression of b other than a TMA / copy coordinate (which the
+// builder does not evaluate) read loop variable var? If not, every
+// iteration of a loop with body b builds the same instructions from the
+// same builder state.
+bool readsVarOutsideCoords(const ir::Block& body, int var) {
+  ir::Block b = body;
+  std::function<void(ir::Block&)> clear = [&](ir::Block& x) {
+    for (ir::Stmt& st : x) {
+      st.op.coords.clear();
+      clear(st.body);
+      clear(st.orelse);
+    }
+  };
+  clear(b);
+  bool reads = false;
+  mapExprs(b, [&](const ir::ExprPtr& e) {
+    if (e && anySubExpr(*e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && x.index == var; }))
+      reads = true;
+    return e;
+  });
+  return reads;
 }
 
 // The ops of a role's first loop (the tiles below X) run as one iteration
@@ -7909,9 +8028,13 @@ void privatePrefixRunsAsOne(const ir::Schedule& some, const SplitLoops::Prefix& 
   if (some.cluster_ops || some.clusterSize() > 1) refuse("a cluster");
   for (size_t bi = 0; bi < pre.body; ++bi)
     if (some.bodies[bi].role == role && hasOp(some.bodies[bi].body)) refuse("the role runs ops before it");
+  {
+    const ir::Block& b = some.bodies[pre.body].body;
+    if (hasOp(ir::Block(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(pre.at)))) refuse("the role runs ops before it");
+  }
   // 1. the views, TMEM and tensors it touches
   std::set<int> views, params;
-  bool tmem = false, reads_t = false;
+  bool tmem = false;
   auto refs = [&](const ir::Op& op, const std::function<void(const ir::BufferRef&)>& f) {
     for (const ir::BufferRef* r : {&op.dst, &op.src, &op.src2}) f(*r);
   };
@@ -7923,23 +8046,7 @@ void privatePrefixRunsAsOne(const ir::Schedule& some, const SplitLoops::Prefix& 
     });
   });
   if (tmem) refuse("it accesses TMEM");
-  {
-    ir::Block b = pre.loop_body;
-    std::function<void(ir::Block&)> clear = [&](ir::Block& x) {
-      for (ir::Stmt& st : x) {
-        st.op.coords.clear();
-        clear(st.body);
-        clear(st.orelse);
-      }
-    };
-    clear(b);
-    mapExprs(b, [&](const ir::ExprPtr& e) {
-      if (e && anySubExpr(*e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && x.index == pre.var; }))
-        reads_t = true;
-      return e;
-    });
-  }
-  if (reads_t) refuse("it reads the tile index outside coordinates");
+  if (readsVarOutsideCoords(pre.loop_body, pre.var)) refuse("it reads the tile index outside coordinates");
   // byte extents of views (constant offsets and shapes only)
   auto extent = [&](int v) -> std::optional<std::tuple<int, int64_t, int64_t>> {
     const ir::View& view = some.views[v];
@@ -8073,6 +8180,372 @@ void privatePrefixRunsAsOne(const ir::Schedule& some, const SplitLoops::Prefix& 
   if (after1 != after2) refuse("its process's states after one iteration and after two differ");
 }
 
+// The empty tiles' loops of every process, when they synchronize with one
+// another, run as h iterations for every X >= h (docs/z3.md "An empty
+// tiles' loop that every process runs and ends on a barrier"). S_n is the
+// split's `some` schedule with the first loops' bodies n times (copy i with
+// t read as i): Pre; A_1 .. A_n; R, R the second loops (T - X tiles) and
+// what follows; the runs for X = n are those of S_n. With h the warm-up
+// (the first copies may mean other generations: a first read of a view),
+// checked, else Fail:
+//  0. no expression of the loop but coordinates reads t (so the copies'
+//     texts differ only through the builder's counters);
+//  1. every process runs the copies; each copy's last two instructions are
+//     a named barrier's arrive and wait, which read and write no bytes;
+//     the copies run no mbarrier, MMA or TMEM op;
+//  2. the texts, built for T - X = 0..4 (the second loops' bound fixed; no
+//     parameter read): S_(h+1)'s instructions up to A_h's end are S_h's,
+//     S_(h+2)'s up to A_(h+1)'s end S_(h+1)'s, and S_(h+1)'s up to there
+//     the same for every T - X; S_(h+1) from A_(h+1)'s end on is S_h from
+//     A_h's end on shifted (Deltas d: one per view range and process,
+//     shiftedInstr), S_(h+2) from A_(h+1)'s end on S_(h+1) from A_h's end
+//     on, and A_(h+1) A_h in S_(h+1), all with one d; no phase moves;
+//     checkLapDeltas keeps the data comparisons under d;
+//  3. S_(h+1) explored exhaustively with no process let past A_(h+1)'s end:
+//     no step and no state meets a violation (sim::stateViolations: a lost
+//     phase, a deadlock; async work at exit where a process ends there),
+//     nothing blocks, and whenever a process is
+//     at A_(h+1)'s end with none past it, every other process is there too
+//     or at A_(h+1)'s barrier wait, released. A released wait changes only
+//     its process's pc (and its dead barrier generation, zeroed by the
+//     wait) and touches no byte, so it commutes with every other step and
+//     leaves every check of the others' steps alike: every run reaching
+//     past A_(h+1) is, reordered, one through a *cut*: a state with every
+//     process at A_(h+1)'s end (C_(h+1));
+//  4. every state of C_(h+1), moved one copy back (pcs; the data tags and
+//     async groups of A_(h+1) to A_h's; the named barriers' generations by
+//     one copy's completions; a tag or group of an earlier copy, or a tag
+//     of Pre in a view that moves, refuses), is a state with every process
+//     at A_h's end (C_h) that the exploration reached.
+// By induction on n >= h: a run of S_(n+1) stays before A_(h+1)'s end (3:
+// explored, no violation) or passes a state c of C_(h+1), from which it
+// runs S_(n+1)'s text from A_(h+1)'s end on: S_n's from A_h's end on,
+// shifted by d (2, the builder deriving later fields from counters every
+// copy moves alike); c moved back is a state S_n reaches (4, its text up
+// to A_h's end is S_(h+1)'s), so the runs from it are S_n's, clean for
+// n = h by the proof of S_h and beyond by induction. The caller proves
+// S_1 .. S_h (`more`: S_2 .. S_h, the bound kept symbolic).
+int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Binding& binding,
+                          std::vector<std::shared_ptr<ir::Schedule>>& more, int h) {
+  auto refuse = [&](const std::string& why) {
+    throw Fail(fmt::format("as a loop every process runs and ends on a barrier ({} iteration{} of warm-up): {}", h,
+                           h == 1 ? "" : "s", why));
+  };
+  const ir::Schedule& some = *split.some;
+  if (some.cluster_ops || some.clusterSize() > 1) refuse("a cluster");
+  // every copy builds its instructions alike from the builder's state
+  // (iteration t = 9 cannot differ from those the texts below compare)
+  for (const SplitLoops::Prefix& pre : split.prefixes)
+    if (readsVarOutsideCoords(pre.loop_body, pre.var)) refuse("it reads the tile index outside coordinates");
+  // S_n with the second loops' bound r (-1: kept), and the statements of each copy
+  struct Built {
+    std::shared_ptr<ir::Schedule> s;
+    std::vector<std::set<const ir::Stmt*>> copies;  // per copy i
+    System sys;
+  };
+  auto schedule = [&](int n, int64_t r, Built& out) {
+    out.s = std::make_shared<ir::Schedule>(some);
+    out.copies.assign(n, {});
+    if (r >= 0)
+      for (size_t bi = 0; bi < out.s->bodies.size(); ++bi)
+        for (ir::Stmt& st : out.s->bodies[bi].body)
+          if (st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*st.hi, *split.rest)) st.hi = ir::makeConst(r);
+    for (const SplitLoops::Prefix& pre : split.prefixes) {
+      ir::Block& b = out.s->bodies[pre.body].body;
+      ir::Block copies;
+      for (int i = 0; i < n; ++i) {
+        ir::Block once = pre.loop_body;
+        mapExprs(once, [&](const ir::ExprPtr& e) {
+          return e ? substitute(e, *symbolNode(ir::ExprKind::LoopVar, pre.var), ir::makeConst(i)) : e;
+        });
+        copies.insert(copies.end(), once.begin(), once.end());
+      }
+      const auto at = b.begin() + static_cast<std::ptrdiff_t>(pre.at);
+      b.erase(at, at + static_cast<std::ptrdiff_t>(pre.count));
+      b.insert(b.begin() + static_cast<std::ptrdiff_t>(pre.at), copies.begin(), copies.end());
+    }
+    for (const SplitLoops::Prefix& pre : split.prefixes) {
+      const ir::Block& b = out.s->bodies[pre.body].body;
+      std::function<void(const ir::Stmt&, int)> collect = [&](const ir::Stmt& st, int i) {
+        out.copies[i].insert(&st);
+        for (const ir::Stmt& x : st.body) collect(x, i);
+        for (const ir::Stmt& x : st.orelse) collect(x, i);
+      };
+      for (int i = 0; i < n; ++i)
+        for (size_t j = 0; j < pre.count; ++j) collect(b[pre.at + static_cast<size_t>(i) * pre.count + j], i);
+    }
+  };
+  auto build = [&](int n, int64_t r) {
+    Built out;
+    schedule(n, r, out);
+    std::string err;
+    auto sys = trip::buildForProof(*out.s, binding, target, &err);
+    if (!sys) refuse(fmt::format("it cannot be built with {} copies: {}", n, err));
+    if (!sys->params_read.empty()) refuse("with the second loops' bound fixed, the schedule still reads a parameter");
+    out.sys = std::move(*sys);
+    return out;
+  };
+  // the copies' ranges [begin, end) per process (1)
+  auto ranges = [&](const Built& x, size_t p) {
+    const auto& prog = x.sys.procs[p].program;
+    const std::string& name = x.sys.procs[p].name;
+    std::vector<std::pair<int, int>> out;
+    for (size_t i = 0; i < x.copies.size(); ++i) {
+      int lo = -1, hi = -1;
+      for (size_t pc = 0; pc < prog.size(); ++pc)
+        if (x.copies[i].count(prog[pc].stmt)) {
+          if (lo < 0) lo = static_cast<int>(pc);
+          else if (hi != static_cast<int>(pc)) refuse(fmt::format("{}'s copy {} is not contiguous", name, i));
+          hi = static_cast<int>(pc) + 1;
+        }
+      if (lo < 0) refuse(fmt::format("{} runs no instruction of the loop", name));
+      if (!out.empty() && out.back().second != lo) refuse(fmt::format("{}'s copies are not adjacent", name));
+      if (!out.empty() && hi - lo != out.front().second - out.front().first)
+        refuse(fmt::format("{}'s copies build different numbers of instructions", name));
+      out.push_back({lo, hi});
+    }
+    return out;
+  };
+  const std::vector<int64_t> rests = {0, 1, 2, 3, 4};
+  std::vector<std::array<Built, 3>> sys;  // [rest][n - h]: S_h, S_(h+1), S_(h+2)
+  for (int64_t r : rests) sys.push_back({build(h, r), build(h + 1, r), build(h + 2, r)});
+  const size_t P = sys[0][0].sys.procs.size();
+  for (const auto& row : sys)
+    for (const Built& x : row)
+      if (x.sys.procs.size() != P) refuse("the copies build different processes");
+  // one numbering of the memory spaces (the builder numbers register
+  // fragments in the order it meets them)
+  {
+    const System main = sys.back()[2].sys;
+    try {
+      for (auto& row : sys)
+        for (Built& x : row) alignSpacesTo(x.sys, main);
+    } catch (const Fail&) {
+      refuse("the copy counts access different memory spaces");
+    }
+  }
+  // instruction comparisons across systems: the statements by source position
+  auto samePos = [](const Instr& a, const Instr& b) {
+    return a.stmt->range.line == b.stmt->range.line && a.stmt->range.col == b.stmt->range.col;
+  };
+  auto same = [&](const Instr& a, const Instr& b) {
+    if (!samePos(a, b)) return false;
+    Instr u = b;
+    u.stmt = a.stmt;
+    u.iteration = a.iteration;
+    u.loops = a.loops;
+    return sameInstr(a, u);
+  };
+  Deltas d;
+  // [x0, end of x) of x against [y0, end of y) of y, shifted by d
+  auto shiftedFrom = [&](const std::vector<Instr>& x, int x0, const std::vector<Instr>& y, int y0, int n, int proc) {
+    if (n < 0 && x.size() - x0 != y.size() - y0) return false;
+    const size_t len = n >= 0 ? static_cast<size_t>(n) : x.size() - x0;
+    Deltas trial = d;
+    for (size_t i = 0; i < len; ++i) {
+      if (!samePos(x[x0 + i], y[y0 + i])) return false;
+      Instr u = y[y0 + i];
+      u.stmt = x[x0 + i].stmt;
+      if (!shiftedInstr(x[x0 + i], u, trial, proc)) return false;
+    }
+    d = std::move(trial);
+    return true;
+  };
+  auto equalUpTo = [&](const std::vector<Instr>& x, const std::vector<Instr>& y, int n) {
+    if (static_cast<int>(x.size()) < n || static_cast<int>(y.size()) < n) return false;
+    for (int i = 0; i < n; ++i)
+      if (!same(x[i], y[i])) return false;
+    return true;
+  };
+  std::vector<std::vector<std::pair<int, int>>> at(P);  // S_(h+1)'s copies at T - X = 0, per process
+  for (size_t ri = 0; ri < sys.size(); ++ri)
+    for (size_t p = 0; p < P; ++p) {
+      const Built &s0 = sys[ri][0], &s1 = sys[ri][1], &s2 = sys[ri][2];
+      const auto r0 = ranges(s0, p), r1 = ranges(s1, p), r2 = ranges(s2, p);
+      const auto &p0 = s0.sys.procs[p].program, &p1 = s1.sys.procs[p].program, &p2 = s2.sys.procs[p].program;
+      const std::string name = s1.sys.procs[p].name;
+      const int a = r0[0].second - r0[0].first;
+      if (r1[0].second - r1[0].first != a || r2[0].second - r2[0].first != a)
+        refuse(fmt::format("{}'s copies build different numbers of instructions", name));
+      if (ri == 0) at[p] = r1;
+      if (s1.sys.procs[p].grid_dep_wait_at >= 0) refuse("it waits for the preceding grid");
+      // 1. the copies' instructions
+      for (int pc = r1[0].first; pc < r1.back().second; ++pc) {
+        const Instr& in = p1[pc];
+        const bool allowed = in.kind == InstrKind::Generic || in.kind == InstrKind::Fence ||
+                             in.kind == InstrKind::SyncArrive || in.kind == InstrKind::SyncWait ||
+                             in.kind == InstrKind::BarArrive || in.kind == InstrKind::TmaStore ||
+                             in.kind == InstrKind::StoreCommit || in.kind == InstrKind::StoreWait ||
+                             in.kind == InstrKind::CpAsync || in.kind == InstrKind::CpAsyncCommit ||
+                             in.kind == InstrKind::CpAsyncWait;
+        if (!allowed || in.slot >= 0 || in.grid_dep_early >= 0)
+          refuse(fmt::format("it runs a {}", instrKindName(in.kind)));
+      }
+      for (const auto& [lo, hi] : r1) {
+        if (hi - lo < 2) refuse(fmt::format("{}'s copy does not end on a named barrier's sync", name));
+        const Instr &w = p1[hi - 1], &arr = p1[hi - 2];
+        if (w.kind != InstrKind::SyncWait || arr.kind != InstrKind::SyncArrive || w.named != arr.named ||
+            !w.accesses.empty() || !arr.accesses.empty() || w.regs_hazard.regs_space >= 0 ||
+            arr.regs_hazard.regs_space >= 0)
+          refuse(fmt::format("{}'s copy does not end on a named barrier's sync", name));
+      }
+      // 2. the texts up to a copy's end equal, after it shifted
+      if (!equalUpTo(p1, p0, r0.back().second) || !equalUpTo(p2, p1, r1.back().second) ||
+          !equalUpTo(p1, sys[0][1].sys.procs[p].program, r1.back().second))
+        refuse(fmt::format("{}'s instructions up to a copy's end differ between the copy counts", name));
+      if (!shiftedFrom(p0, r0.back().second, p1, r1.back().second, -1, static_cast<int>(p)) ||
+          !shiftedFrom(p1, r1[h - 1].second, p2, r2[h].second, -1, static_cast<int>(p)))
+        refuse(fmt::format("{}'s instructions after a copy are not those after one copy fewer, shifted", name));
+      if (!shiftedFrom(p1, r1[h - 1].first, p1, r1[h].first, a, static_cast<int>(p)))
+        refuse(fmt::format("{}'s copy {} is not copy {}, shifted", name, h + 1, h));
+    }
+  for (const auto& [slot, dp] : d.slot_phase)
+    if (dp != 0) refuse("a copy moves an mbarrier's phases");
+  {
+    std::vector<const System*> all;
+    for (const auto& row : sys)
+      for (const Built& x : row) all.push_back(&x.sys);
+    try {
+      checkLapDeltas(all, d, false);
+    } catch (const Fail& f) {
+      refuse(f.what());
+    }
+  }
+  // 3, 4: S_(h+1) explored up to its last copy's end
+  const System& two = sys[0][1].sys;
+  const Model m(two);
+  std::vector<int> b(P), eh(P), w(P), e(P), a(P);  // first copy's begin, A_h's end, A_(h+1)'s wait and end
+  for (size_t p = 0; p < P; ++p) {
+    b[p] = at[p][0].first;
+    eh[p] = at[p][h - 1].second;
+    e[p] = at[p][h].second;
+    w[p] = e[p] - 1;
+    a[p] = e[p] - eh[p];
+  }
+  // named barrier generations per copy (A_(h+1)'s arrivals)
+  std::map<int, int64_t> dnamed;
+  {
+    std::map<int, int64_t> warps;
+    for (size_t p = 0; p < P; ++p)
+      for (int pc = eh[p]; pc < e[p]; ++pc) {
+        const Instr& in = m.instr(static_cast<int>(p), pc);
+        if (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive) warps[in.named] += two.procs[p].warps;
+      }
+    for (const auto& [nb, n] : warps) {
+      const int64_t ex = two.named[nb].expected_warps;
+      if (ex <= 0 || n % ex != 0)
+        refuse(fmt::format("a copy does not complete {} a whole number of times", two.named[nb].name));
+      dnamed[nb] = n / ex;
+    }
+  }
+  auto pcAt = [&](const State& s, size_t q) { return sim::pcOf(m, s, static_cast<int>(q)); };
+  auto allAt = [&](const State& s, const std::vector<int>& x) {
+    for (size_t q = 0; q < P; ++q)
+      if (pcAt(s, q) != x[q]) return false;
+    return true;
+  };
+  // every process at the last copy's end, or at its wait released (3)
+  auto atCut = [&](const State& s) {
+    for (size_t q = 0; q < P; ++q) {
+      const int pc = pcAt(s, q);
+      if (pc == e[q]) continue;
+      if (pc != w[q] || s.v[m.off_named + 2 * m.instr(static_cast<int>(q), pc).named] <= s.v[m.off_sgen + q])
+        return false;
+    }
+    return true;
+  };
+  // one copy back (4)
+  auto back = [&](const State& s) -> std::optional<std::vector<int32_t>> {
+    State n = s;
+    for (size_t p = 0; p < P; ++p) n.v[m.off_pc + p] = eh[p];
+    for (const auto& [nb, dn] : dnamed) n.v[m.off_named + 2 * nb] -= static_cast<int32_t>(dn);
+    // 2: the last copy, 1: an earlier one, 0: before them
+    auto region = [&](int p, int pc) { return pc >= eh[p] && pc < e[p] ? 2 : pc >= b[p] && pc < eh[p] ? 1 : 0; };
+    for (int t = 0; t < m.tracked; ++t) {
+      int32_t& id = n.v[sim::atomField(m, t, sim::kData)];
+      if (id < 0) continue;
+      const Model::WriteRef& wr = m.writes[id];
+      const int reg = region(wr.proc, wr.pc);
+      if (reg == 1) return std::nullopt;
+      if (reg == 2) {
+        id = m.write_id[wr.proc][wr.pc - a[wr.proc]][wr.acc];
+        if (id < 0) return std::nullopt;
+      } else if (d.viewMoves(m.access(wr.proc, wr.pc, wr.acc).view)) {
+        return std::nullopt;
+      }
+    }
+    Async as = sim::decodeAsync(m, s);
+    auto move = [&](int p, int32_t& pc) {
+      if (pc < 0) return true;
+      const int reg = region(p, pc);
+      if (reg == 2) pc -= a[p];
+      return reg != 1;
+    };
+    for (sim::Load& l : as.loads)
+      if (!move(l.proc, l.pc)) return std::nullopt;
+    for (size_t p = 0; p < P; ++p)
+      for (int k = 0; k < sim::kGroupKinds; ++k)
+        for (sim::Group& g : as.of(static_cast<int>(p), k)) {
+          if (!move(static_cast<int>(p), g.commit_pc)) return std::nullopt;
+          for (int32_t& x : g.pcs)
+            if (!move(static_cast<int>(p), x)) return std::nullopt;
+        }
+    sim::encodeAsync(m, n, as);
+    return n.v;
+  };
+  std::set<std::vector<int32_t>> seen, cut_h;
+  std::vector<std::vector<int32_t>> cut;
+  std::vector<State> todo{sim::initialState(m)};
+  seen.insert(todo.front().v);
+  while (!todo.empty()) {
+    if (seen.size() > 100000) refuse("more than 100000 states up to the last copy's end");
+    State s = std::move(todo.back());
+    todo.pop_back();
+    if (allAt(s, eh)) cut_h.insert(s.v);
+    if (allAt(s, e)) {
+      auto moved = back(s);
+      if (!moved) refuse("a state after the copies holds an earlier copy's data or work, or data of a view that moves");
+      cut.push_back(std::move(*moved));
+    }
+    bool parked = false, beyond = false;
+    for (size_t p = 0; p < P; ++p) {
+      parked |= pcAt(s, p) == e[p];
+      beyond |= pcAt(s, p) > e[p];
+    }
+    if (parked && !beyond && !atCut(s))
+      refuse("a process leaves the last copy while another has not reached its last barrier");
+    const Async as = sim::decodeAsync(m, s);
+    const std::vector<Step> enabled = sim::enabledSteps(m, s, as);
+    {
+      // the state's own rules (a lost phase); the processes at the end run on
+      std::vector<Violation> found;
+      sim::stateViolations(m, s, as, enabled, {}, found);
+      if (!found.empty()) refuse(fmt::format("it meets {} in the copies", found.front().rule));
+    }
+    std::vector<Step> steps;
+    for (const Step& st : enabled)
+      if (st.kind != Step::Kind::Exec || st.pc < e[st.proc]) steps.push_back(st);
+    if (steps.empty() && !allAt(s, e)) refuse("a process blocks in the copies");
+    for (const Step& st : steps) {
+      State next = s;
+      std::vector<Violation> found;
+      sim::applyStep(m, next, as, st, found, nullptr);
+      if (!found.empty()) refuse(fmt::format("it meets {} in the copies", found.front().rule));
+      if (seen.insert(next.v).second) todo.push_back(std::move(next));
+    }
+  }
+  if (cut.empty()) refuse("no run reaches the last copy's end");
+  for (const auto& c : cut)
+    if (!cut_h.count(c)) refuse("a state after the copies, moved one copy back, is none after one copy fewer");
+  more.clear();
+  for (int n = 2; n <= h; ++n) {
+    Built x;
+    schedule(n, -1, x);
+    more.push_back(x.s);
+  }
+  return h;
+}
+
 std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                           const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
                           std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead = {});
@@ -8101,13 +8574,47 @@ void proveTwoCases(ProofBudget& budget, const std::array<std::string, 2>& when, 
 std::string proveSplitCases(const SplitLoops& split, ir::Target target, const std::vector<Binding>& checked,
                             const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
   const std::string X = ir::exprToString(*split.at, *split.some);
-  for (const SplitLoops::Prefix& pre : split.prefixes) privatePrefixRunsAsOne(*split.some, pre, target, checked.front());
+  int shared = 0;  // the warm-up of a loop every process runs (0: private)
+  std::vector<std::shared_ptr<ir::Schedule>> more;
+  try {
+    for (const SplitLoops::Prefix& pre : split.prefixes) privatePrefixRunsAsOne(*split.some, pre, target, checked.front());
+  } catch (const Fail& f) {
+    // not private: the loops of every process together, cut at a barrier
+    std::string why;
+    for (int h = 1; h <= 3 && !shared; ++h) {
+      checkBudget(budget, "the empty tiles' loop");
+      try {
+        shared = sharedPrefixRunsAsOne(split, target, checked.front(), more, h);
+      } catch (const Fail& g) {
+        if (h == 1) why = g.what();
+      }
+    }
+    if (!shared) throw Fail(fmt::format("{}; {}", f.what(), why));
+  }
   std::string engines[2];
   proveTwoCases(budget, {fmt::format("with {} = 0", X), fmt::format("with {} >= 1", X)}, split.text + ": ", engines,
                 [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
                   return proveSchedule(c == 0 ? *split.none : *split.some, target, checked, opts, budget, states, tl,
                                        bindings);
                 }, &checked);
+  // the warm-up's schedules: the first loops' bodies 2..h times
+  for (size_t i = 0; i < more.size(); ++i) {
+    const std::string when = fmt::format("with {} = {}", X, i + 2);
+    checkBudget(budget, when);
+    TripLoops tl;
+    std::vector<Binding> bindings = checked;
+    try {
+      proveSchedule(*more[i], target, checked, opts, budget, states, tl, bindings);
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("{}: {}: {}", split.text, when, f.what()));
+    }
+  }
+  if (shared)
+    return fmt::format("{} (the guard decided in each loop): for {} = 0: {}; for {} >= 1, the empty tiles' loop "
+                       "run {} time{} (every process runs it and ends it on a barrier: each run passes a cut after "
+                       "each iteration, and {} iterations reach the states of {}; {} = 1..{} proved each): {}",
+                       split.text, X, engines[0], X, shared, shared == 1 ? "" : "s", shared + 1, shared, X, shared,
+                       engines[1]);
   return fmt::format("{} (the guard decided in each loop): for {} = 0: {}; for {} >= 1, the empty tiles' loop "
                      "run once: {}",
                      split.text, X, engines[0], X, engines[1]);
@@ -8208,7 +8715,12 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     };
     guards = trip::guardOutcomes(
         s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; }, 5, &possible);
-    if (guards.empty()) throw;
+    if (guards.empty()) {
+      // a guard `k < X` on the loop variable, X unbounded: the loop split there
+      if (auto split = splitAtMonotoneGuard(s, solverLimits(opts, budget)))
+        return proveSplitCases(*split, target, checked, opts, budget, states);
+      throw;
+    }
   }
   std::string first;
   for (const trip::GuardOutcome& g : guards) {
@@ -8330,14 +8842,25 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
 
 }  // namespace
 
-ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
-                                     const TripProofOptions& opts) {
+ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
+                                     const std::vector<Binding>& checked, const TripProofOptions& opts) {
   ProofBudget budget(opts.work, opts.timeout_ms);
   ModelCheckResult res;
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;
   TripLoops tl;
   std::vector<Binding> bindings = checked;  // with the fixed parameters' values of the current proof
+  // Guards whose branches build alike read as true (trip_guards.h): the
+  // copy builds the schedule's systems for every binding without reading
+  // their conditions. It must outlive the proof (the Met's trip expression
+  // and the systems point into it; its expressions are the schedule's).
+  std::unique_ptr<BvProver> alike_prover;
+  const std::optional<trip::AlikeGuards> alike = trip::dropAlikeGuards(schedule, [&](const ir::ExprPtr& g) {
+    if (!alike_prover) alike_prover = std::make_unique<BvProver>(schedule, solverLimits(opts, budget));
+    return alike_prover->prove(g).kind == BvVerdict::Holds;
+  });
+  alike_prover.reset();
+  const ir::Schedule& s = alike ? *alike->s : schedule;
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
     uint64_t states = 0;
@@ -8363,6 +8886,9 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, c
       }
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
+    if (alike)
+      res.engine = fmt::format("{} guard{} whose branches build alike read as taken ({}): {}", alike->count,
+                               alike->count > 1 ? "s" : "", alike->text, res.engine);
     res.states = states;
     res.outcome = Outcome::Proved;
   } catch (const Met& m) {

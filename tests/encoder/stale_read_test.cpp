@@ -615,3 +615,71 @@ TEST(StaleRead, RowResetEachRoundThenRewrittenInPart) {
       "            lm.copy(row[0][:, w:w + 1], one)\n");
   EXPECT_TRUE(rules(early, 2).count("sync.race"));
 }
+
+// A slot read twice per round across a barrier (docs/rules/data.stale-read.md
+// "A slot read twice per round"): PyTorch's embedding_backward_feature_kernel
+// (PR #187687) loads indices_batch once per batch and reads entry c before
+// and after the __syncthreads() of chunk c. The second read is a re-read: it
+// means the batch the first read means. It used to count as a new lap: a
+// false data.stale-read on the fixed kernel ("meaning lap 1 ..., but it
+// holds the data of lap 0").
+namespace stale_read_twice_per_round {
+const char* kPath = "corpus/bugs/sync.race/pytorch_embedding_bwd_feature_indices_batch_reload_fixed.cake";
+
+// The first violation the simulator meets at n_batches = n ("" if none).
+std::string firstRule(const std::string& text, int64_t n) {
+  return onSystem(text, {{"n_batches", n}}, [](const System& sys) {
+    ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    const ModelCheckResult r = explore(sys, eo);
+    EXPECT_NE(r.outcome, Outcome::Unknown) << r.detail;
+    return r.violations.empty() ? std::string() : r.violations.front().rule;
+  });
+}
+}  // namespace stale_read_twice_per_round
+
+TEST(StaleRead, SlotReadTwicePerRoundAcrossABarrier) {
+  using namespace stale_read_twice_per_round;
+  const std::string fixed = cake::testing::corpusText(kPath);
+  for (const int64_t n : {1, 2}) EXPECT_EQ(firstRule(fixed, n), "") << n;
+  // the broken form (no barrier at the end of a batch): the next batch's
+  // load races with a lagging warp's match test (and the match test reads
+  // the older batch where the load has not run yet: data.stale-read)
+  const std::string broken =
+      cake::testing::replace(fixed, "            lm.sync(bar)                                 # the fix\n", "");
+  const std::string first = firstRule(broken, 2);
+  EXPECT_TRUE(first == "sync.race" || first == "data.stale-read") << first;
+  // The slot overwritten between the two reads of a round: the next batch's
+  // indices loaded (barrier-ordered, no race) before the last chunk's match
+  // test. The re-read does not hold there (a write of its bytes lies
+  // between the two reads in barrier order): stale.
+  const std::string early = cake::testing::replace(
+      cake::testing::replace(fixed,
+                             "            lm.copy(idx, Indices, coords=(b, 32 * w))\n"
+                             "            lm.copy(ibat[w], idx)",
+                             "            if b == 0:\n"
+                             "                lm.copy(idx, Indices, coords=(b, 32 * w))\n"
+                             "                lm.copy(ibat[w], idx)"),
+      "                lm.copy(peer, ibat[c])              # the match test\n",
+      "                if c == 3:\n"
+      "                    lm.copy(idx, Indices, coords=(b + 1, 32 * w))\n"
+      "                    lm.copy(ibat[w], idx)\n"
+      "                    lm.sync(bar)\n"
+      "                lm.copy(peer, ibat[c])              # the match test\n");
+  EXPECT_EQ(firstRule(early, 2), "data.stale-read");
+  // The same load placed after the last chunk's match test (behind the
+  // batch's barrier): a correct prefetch, not stale.
+  const std::string late = cake::testing::replace(
+      cake::testing::replace(fixed,
+                             "            lm.copy(idx, Indices, coords=(b, 32 * w))\n"
+                             "            lm.copy(ibat[w], idx)",
+                             "            if b == 0:\n"
+                             "                lm.copy(idx, Indices, coords=(b, 32 * w))\n"
+                             "                lm.copy(ibat[w], idx)"),
+      "            lm.sync(bar)                                 # the fix\n",
+      "            lm.sync(bar)                                 # the fix\n"
+      "            lm.copy(idx, Indices, coords=(b + 1, 32 * w))\n"
+      "            lm.copy(ibat[w], idx)\n");
+  for (const int64_t n : {1, 2}) EXPECT_EQ(firstRule(late, n), "") << n;
+}

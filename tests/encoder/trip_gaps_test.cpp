@@ -1626,16 +1626,15 @@ TEST(TripProofGaps, PeeledLastKIterationIsProved) {
   for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
 }
 
-// docs/known-limits.md "A loop guard on an unbounded parameter whose two
-// branches synchronize differently" (helper favec, session 25): the
-// llama.cpp vector FlashAttention kernel walks n_tiles KV tiles and skips
-// the first n_masked (`if k < n_masked:`), the skip running one named
-// barrier sync against the other branch's four. Its fixed form is clean
-// on the bounded check wherever the guard switches (no tile, inside, past
-// the end) and the proof never calls it broken (today it is unknown: no
-// argument covers two unbounded parameters); the broken forms below, each
-// met by the bounded check, must never be proved, whatever argument a
-// later change adds for the shape.
+// The llama.cpp vector FlashAttention kernel's masked-tile skip (helpers
+// favec, favec2, favec3): it walks n_tiles KV tiles and skips the first
+// n_masked (`if k < n_masked:`), the skip running one named barrier sync
+// against the other branch's four. The fixed form is proved (docs/z3.md
+// "An empty tiles' loop that every process runs and ends on a barrier":
+// the loop split at n_masked, the skipped tiles reduced at a cut; "A write
+// no shift maps, kept in bytes whose readers do not move": the KQ loop's
+// kqmax_shared row, which warp 0 fills before the loop). The broken forms
+// below, each met by the bounded check, must never be proved.
 TEST(TripProofGaps, MaskedTileSkipBrokenFormsAreNotProved) {
   using cake::testing::replace;
   const std::string good =
@@ -1649,9 +1648,23 @@ TEST(TripProofGaps, MaskedTileSkipBrokenFormsAreNotProved) {
   auto mod = cake::testing::compile(good);
   ASSERT_FALSE(mod.schedules.empty());
   ASSERT_FALSE(brokenSomewhere(mod.schedules[0]));
-  auto r = proveGap(mod.schedules[0]);
-  EXPECT_NE(r.outcome, encoder::Outcome::Violation) << r.detail;
+  {
+    auto r = proveGap(mod.schedules[0]);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+    EXPECT_NE(r.engine.find("ends it on a barrier"), std::string::npos) << r.engine;
+  }
   const std::string fix = "                lm.sync(block)                                       # the fix: __syncthreads(); continue;\n";
+  {
+    // the skipped tile syncs twice, every warp alike: still correct
+    auto m = cake::testing::compile(replace(good, fix, fix + fix));
+    ASSERT_FALSE(m.schedules.empty());
+    EXPECT_FALSE(brokenSomewhere(m.schedules[0]));
+    auto r = proveGap(m.schedules[0]);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  }
+  const std::string kqmax_write =
+      "                lm.copy(kqmax[0][:, w:w + 1], mx1)                   # kqmax_shared[j][threadIdx.y]\n"
+      "                lm.sync(block)\n";
   const std::vector<std::pair<std::string, std::string>> bugs = {
       // the barrier before `continue` removed (the corpus's broken form)
       {fix, "                lm.copy(vkq, vkq)\n"},
@@ -1661,13 +1674,47 @@ TEST(TripProofGaps, MaskedTileSkipBrokenFormsAreNotProved) {
       // the guard flipped and the skip's barrier dropped: the tiles past
       // n_masked skip without it
       {"            if k < n_masked:", "            if k >= n_masked:"},
+      // the skip path arrives twice in warp 0 only: the warps fall out of
+      // step on the barrier
+      {fix, fix + "                if w == 0:\n                    lm.sync(block)\n"},
+      // the skip's barrier only in the first skipped tile: the second one
+      // races as the corpus's broken form does
+      {fix, "                if k == 0:\n                    lm.sync(block)\n"},
+      // the skip's barrier only from the second skipped tile on
+      {fix, "                if k >= 1:\n                    lm.sync(block)\n"},
+      // each warp's kqmax entry written after the barrier the others read
+      // the row behind (the row warp 0 filled before the loop)
+      {kqmax_write, "                lm.sync(block)\n"
+                    "                lm.copy(kqmax[0][:, w:w + 1], mx1)                   # kqmax_shared[j][threadIdx.y]\n"},
   };
   expectBrokenNotProved(
       corpusText("corpus/bugs/sync.race/llamacpp_fattn_vec_masked_tile_skip_no_barrier.cake"), brokenSomewhere,
       "the corpus's broken form");
   for (size_t i = 0; i < bugs.size(); ++i) {
+    ASSERT_NE(good.find(bugs[i].first), std::string::npos) << bugs[i].second;
     std::string text = replace(good, bugs[i].first, bugs[i].second);
     if (i == 2) text = replace(text, fix, "                lm.copy(vkq, vkq)\n");
     expectBrokenNotProved(text, brokenSomewhere, bugs[i].second);
+  }
+  // Periods that break at a later lap (past the bounded check's listed
+  // values): the skip's barrier dropped at k == 5, and the KQ tile's
+  // barrier after the kqmax entries dropped at k == 5 (the row read races
+  // with the others' entry writes).
+  const std::vector<std::tuple<std::string, std::string, int64_t, int64_t>> late = {
+      {fix, "                if k < 5:\n                    lm.sync(block)\n                if k > 5:\n"
+            "                    lm.sync(block)\n", 7, 6},
+      {kqmax_write, "                lm.copy(kqmax[0][:, w:w + 1], mx1)                   # kqmax_shared[j][threadIdx.y]\n"
+                    "                if k < 5:\n                    lm.sync(block)\n                if k > 5:\n"
+                    "                    lm.sync(block)\n",
+       7, 0},
+  };
+  for (const auto& [from, to, tiles, masked] : late) {
+    ASSERT_NE(good.find(from), std::string::npos) << to;
+    expectBrokenNotProved(
+        replace(good, from, to),
+        [tiles, masked](const ir::Schedule& s) {
+          return cake::testing::violatedAt(s, {{"n_tiles", tiles}, {"n_masked", masked}});
+        },
+        to);
   }
 }

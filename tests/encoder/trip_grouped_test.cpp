@@ -17,7 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "encoder/proof_budget.h"
+#include "encoder/system_hook.h"
 #include "encoder/trip_proof.h"
+#include "encoder/trip_restart.h"
 #include "prove_util.h"
 #include "test_util.h"
 
@@ -90,6 +93,11 @@ std::string withoutStaging() {
                  "            lm.cp_async_wait(pending=0)\n"
                  "            lm.copy(D, acc, coords=(m0, 16 * w))\n");
 }
+
+struct RestartFormAnswer {
+  bool ok;
+  std::string reason;
+};
 
 struct Bad {
   const char* what;
@@ -181,6 +189,168 @@ TEST(TripGrouped, BrokenPerTileRestartsAreNotProved) {
     auto r = proveText(b.text);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
   }
+}
+
+// One tile (`lm.assume(n_tiles == 1)`): the base a per-tile restart
+// argument would build on (docs/z3.md "An outer loop that restarts the
+// ring"). It is proved for every K trip count within `cake check`'s default
+// budget (session 27: 384,669,686 units, 13,238 states; 3,882,656,126 before
+// session 26's reduction changes), so the per-tile restart, once argued,
+// would not be held back by the cost of its one tile. The forms broken
+// within one tile (a missing drain, a prefetch into the slot being read)
+// are not proved with one tile either.
+encoder::ModelCheckResult proveOneTileAtTheDefaultBudget(const std::string& text) {
+  const std::string one = replace(text, "    lm.assume(K >= 32)\n", "    lm.assume(K >= 32)\n    lm.assume(n_tiles == 1)\n");
+  auto m = compile(one);
+  const ir::Schedule& s = m.schedules.at(0);
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = s.params[p].name == "n_tiles" ? 1 : 64;
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  o.work = encoder::ProofBudget::unitsFor(3.0);  // `cake check`'s default budget
+  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+TEST(TripGrouped, OneTileIsProvedWithinTheDefaultBudget) {
+  for (const std::string& text : {std::string(kGrouped), withoutStaging()}) {
+    auto r = proveOneTileAtTheDefaultBudget(text);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail << "\n" << text;
+    EXPECT_LT(r.states, 20000u) << r.engine;  // session 27: 13,238 (corpus form)
+  }
+  for (const Bad& b : brokenForms()) {
+    if (b.clean_in_one_tile) continue;
+    SCOPED_TRACE(b.what);
+    EXPECT_NE(proveOneTileAtTheDefaultBudget(b.text).outcome, encoder::Outcome::Proved);
+  }
+}
+
+// The restart form's text conditions (encoder/trip_restart.h; docs/z3.md
+// "The restart form, checked on the text"): the two correct forms meet
+// them; of the broken forms clean in one tile, each fails one (1, 2: no
+// sync at the cut; 4: a load in flight at the cut, drained after the tile
+// loop; 5: the tile read in a stage). The two broken within one tile
+// (3: no drain before the epilogue, 6: the prefetch into the slot being
+// read) are met by the one-tile proof (OneTileIsProvedWithinTheDefaultBudget
+// above), which any proof on this form must require; 6 has the form.
+RestartFormAnswer restartFormOf(const std::string& text) {
+  const ir::Module m = compile(text);
+  if (m.schedules.empty()) return {false, "no schedule"};
+  const auto f = encoder::trip::restartForm(m.schedules[0]);
+  return {f.ok, f.reason};
+}
+
+TEST(TripGrouped, RestartFormChecksTheTextConditions) {
+  for (const std::string& text : {std::string(kGrouped), withoutStaging()}) {
+    const auto f = restartFormOf(text);
+    EXPECT_TRUE(f.ok) << f.reason << "\n" << text;
+  }
+  const std::vector<Bad> bad = brokenForms();
+  ASSERT_EQ(bad.size(), 6u);
+  for (size_t i = 0; i < bad.size(); ++i) {
+    SCOPED_TRACE(bad[i].what);
+    const auto f = restartFormOf(bad[i].text);
+    if (bad[i].clean_in_one_tile) EXPECT_FALSE(f.ok);
+    if (i == 5) EXPECT_TRUE(f.ok) << f.reason;  // left to the one-tile proof
+  }
+  EXPECT_NE(restartFormOf(bad[0].text).reason.find("does not start with lm.sync"), std::string::npos);
+  EXPECT_NE(restartFormOf(bad[3].text).reason.find("more than its tile loop"), std::string::npos);
+  EXPECT_NE(restartFormOf(bad[4].text).reason.find("tile variable"), std::string::npos);
+}
+
+// New broken forms aimed at the conditions, each clean in one tile, met by
+// the bounded check from the second, refused by the text conditions and
+// never proved:
+//  * the cut's sync guarded by the tile (`if t < 1:`): tile 1 runs without
+//    it, PR #386's bug from the second tile on (C1, C3: t in a guard);
+//  * a phase carried across the tiles: a producer warp hands a buffer to a
+//    consumer through an mbarrier whose wait names phase 0 in every tile
+//    (right: phase t), so from the second tile the wait passes on the
+//    completed phase and the consumer reads before the producer writes (C2:
+//    no mbarrier; an mbarrier's completed phases are state the cut does not
+//    reset).
+const char* kPhaseCarried = R"(@cake.schedule(target="sm_80")
+def phase_carried(lm, A: LM.gmem, D: LM.gmem, n_tiles: LM.i32):
+    pool = lm.smem(4096)
+    buf  = pool.view(offset=0, shape=(16, 32), dtype=lm.f32, stages=1)
+    rp   = lm.regs(shape=(16, 32), dtype=lm.f32)
+    rc   = lm.regs(shape=(16, 32), dtype=lm.f32)
+    prod = lm.role(warps=[0])
+    cons = lm.role(warps=[1])
+    full = lm.barrier(prod=[prod], cons=[cons], init_count=1)
+    bar  = lm.named_barrier(roles=[prod, cons])
+    with prod:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.copy(rp, A, coords=(16 * t, 0))
+            lm.copy(buf[0], rp)
+            lm.arrive(full, stage=0)
+    with cons:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.wait(full, stage=0, phase=0)
+            lm.copy(rc, buf[0])
+            lm.copy(D, rc, coords=(16 * t, 0))
+)";
+
+TEST(TripGrouped, BrokenFormsAimedAtTheRestartConditionsAreRefused) {
+  const std::string guarded =
+      replace(kGrouped, kTileSync, std::string("            if t < 1:\n                lm.sync(bar)\n") + kPrologue);
+  struct Case {
+    const char* what;
+    std::string text;
+    int64_t K;
+  };
+  for (const Case& c : {Case{"the cut's sync guarded by the tile", guarded, 32},
+                        Case{"a phase carried across the tiles", kPhaseCarried, 0}}) {
+    SCOPED_TRACE(c.what);
+    const ir::Module m = compile(c.text);
+    ASSERT_FALSE(m.schedules.empty());
+    const ir::Schedule& s = m.schedules[0];
+    auto at = [&](int64_t n) {
+      encoder::ExploreOptions eo;
+      eo.timeout_ms = cake::testing::kNoWallClockMs;
+      eo.stop_at_first = true;
+      return encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tiles", n}, {"K", c.K}})), eo).outcome;
+    };
+    EXPECT_NE(at(1), encoder::Outcome::Violation);
+    EXPECT_EQ(at(2), encoder::Outcome::Violation);
+    EXPECT_FALSE(encoder::trip::restartForm(s).ok);
+    auto r = proveText(c.text);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  }
+  const std::string right = replace(kPhaseCarried, "phase=0)", "phase=t)");
+  EXPECT_FALSE(restartFormOf(right).ok);  // correct, and still refused: the phase reads t
+}
+
+// Reads without resolveReads' caps (encoder/system_hook.h BuildSemantics,
+// condition (c) of the restart argument): a table written once before the
+// loop and read after a sync in every iteration means lap k uncapped, so
+// it is data.stale-read from the second iteration; the caps (what the
+// bounded check uses) make it clean.
+TEST(TripGrouped, ReadsWithoutTheCapsMeanWhatTheyCount) {
+  const ir::Module m = compile(cake::testing::kTableReadEveryIteration);
+  ASSERT_FALSE(m.schedules.empty());
+  const ir::Schedule& s = m.schedules[0];
+  auto rule = [&](int64_t K, bool caps) -> std::string {
+    std::string err;
+    const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
+      return std::nullopt;
+    };
+    auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, {{"K", K}}), ir::Target::Unspecified, none, &err,
+                                          {.cap_read_generations = caps});
+    EXPECT_TRUE(sys.has_value()) << err;
+    if (!sys) return "no system";
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    const auto r = encoder::explore(*sys, eo);
+    return r.violations.empty() ? "" : r.violations.front().rule;
+  };
+  EXPECT_EQ(rule(1, false), "");
+  EXPECT_EQ(rule(2, false), "data.stale-read");
+  EXPECT_EQ(rule(2, true), "");
+  EXPECT_EQ(rule(3, true), "");
 }
 
 }  // namespace trip_grouped_test

@@ -27,11 +27,9 @@
 # warp whose dst_row matches); modelled is the all-rows-match case: warp 0
 # leads and adds the three peer rows of `smem`.  Left out: padding_idx, the
 # f < s bound, the grad_weight read-modify-write in global memory.
-# Fix: the _fixed file beside this one. Both forms are kept out of the corpus: cake
-# reports a false data.stale-read on the fixed
-# form (docs/known-false-alarm_pytorch_embedding_bwd_feature_indices_batch_reload_fixed.cake;
-# this broken form is reported by that false alarm first, not as sync.race,
-# docs/known-limits.md "A slot read twice per round across a barrier").
+# Fix: the _fixed file beside this one. Each warp reads indices_batch[c]
+# twice per chunk, across a barrier: the second read means the same batch
+# as the first (docs/rules/data.stale-read.md "A slot read twice per round").
 # expect: sync.race
 # may-also: data.stale-read
 @cake.schedule(target="sm_80")

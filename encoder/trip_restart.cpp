@@ -1,0 +1,155 @@
+// docs/z3.md "The restart form, checked on the text".
+#include "encoder/trip_restart.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "ir/ops.h"
+
+namespace cake::encoder::trip {
+namespace restart_form {
+
+using ir::OpKind;
+using ir::Stmt;
+
+bool reads(const ir::ExprPtr& e, int var) { return e && ir::dependsOnLoopVar(*e, var); }
+
+bool refReads(const ir::BufferRef& r, int var) {
+  if (reads(r.slot, var) || reads(r.scalar, var)) return true;
+  for (const ir::Slice& sl : r.slices)
+    if (reads(sl.lo, var) || reads(sl.hi, var)) return true;
+  return false;
+}
+
+// Whether op reads the tile variable anywhere but the global coordinates
+// of a copy to or from a tensor parameter.
+bool opReads(const ir::Op& op, int var) {
+  if (refReads(op.dst, var) || refReads(op.src, var) || refReads(op.src2, var)) return true;
+  for (const ir::ExprPtr* e : {&op.sel.index, &op.sel.phase, &op.bytes, &op.count, &op.pending, &op.init,
+                               &op.fill_value, &op.base, &op.multicast, &op.cta})
+    if (reads(*e, var)) return true;
+  const bool global = op.dst.kind == ir::BufferRef::Kind::Param || op.src.kind == ir::BufferRef::Kind::Param;
+  if (!global)
+    for (const ir::ExprPtr& c : op.coords)
+      if (reads(c, var)) return true;
+  return false;
+}
+
+// The first statement (depth first) that reads var outside global
+// coordinates, or nullptr.
+const Stmt* readOf(const ir::Block& b, int var) {
+  for (const Stmt& st : b) {
+    if (st.kind == Stmt::Kind::Op) {
+      if (opReads(st.op, var)) return &st;
+      continue;
+    }
+    if (reads(st.lo, var) || reads(st.hi, var) || reads(st.step, var) || reads(st.cond, var)) return &st;
+    if (const Stmt* r = readOf(st.body, var)) return r;
+    if (const Stmt* r = readOf(st.orelse, var)) return r;
+  }
+  return nullptr;
+}
+
+bool allowedOp(OpKind k, ir::Target target) {
+  switch (k) {
+    case OpKind::CpAsync:
+    case OpKind::CpAsyncCommit:
+    case OpKind::CpAsyncWait:
+    case OpKind::Sync:
+    case OpKind::FenceProxy:
+    case OpKind::Copy:
+    case OpKind::Fill:
+    case OpKind::Unary:
+    case OpKind::Binary:
+    case OpKind::Reduce:
+      return true;
+    case OpKind::Mma:
+      return target == ir::Target::SM80;  // synchronous only there
+    default:
+      return false;
+  }
+}
+
+bool holdsCpAsync(const Stmt& st) {
+  bool any = false;
+  ir::forEachOp(ir::Block{st}, [&](const Stmt& o) {
+    any |= o.op.kind == OpKind::CpAsync || o.op.kind == OpKind::CpAsyncCommit;
+  });
+  return any;
+}
+
+RestartForm refuse(std::string why) {
+  RestartForm f;
+  f.reason = std::move(why);
+  return f;
+}
+
+}  // namespace restart_form
+
+RestartForm restartForm(const ir::Schedule& s) {
+  using namespace restart_form;
+  if (s.cluster_ops) return refuse("the cluster is modelled");
+  if (!s.barriers.empty()) return refuse("an mbarrier carries its phases across the tiles");
+  if (!s.grid_deps.empty()) return refuse("a grid dependency");
+  if (!s.tmems.empty()) return refuse("tensor memory");
+  for (const ir::RoleBody& body : s.bodies) {
+    std::string bad;
+    ir::forEachOp(body.body, [&](const Stmt& o) {
+      if (bad.empty() && !allowedOp(o.op.kind, s.target))
+        bad = fmt::format("lm.{} may be in flight or pending at the cut", ir::opName(o.op.kind));
+    });
+    if (!bad.empty()) return refuse(bad);
+  }
+  RestartForm f;
+  std::vector<int> bodies_of(s.roles.size(), 0);
+  for (const ir::RoleBody& body : s.bodies) {
+    if (body.role < 0 || body.role >= static_cast<int>(s.roles.size())) return refuse("a body of no role");
+    ++bodies_of[body.role];
+    const std::string role = s.roles[body.role].name;
+    if (body.body.size() != 1 || body.body[0].kind != Stmt::Kind::For)
+      return refuse(fmt::format("{} runs more than its tile loop", role));
+    const Stmt& loop = body.body[0];
+    if (!loop.lo || ir::constValue(loop.lo) != 0 || (loop.step && ir::constValue(loop.step) != 1) || !loop.hi)
+      return refuse(fmt::format("{}'s tile loop does not count from 0 by 1", role));
+    if (ir::exprUses(*loop.hi, {ir::ExprKind::LoopVar, ir::ExprKind::Instance}))
+      return refuse(fmt::format("{}'s tile count reads a loop variable or the instance", role));
+    if (f.count && !ir::sameExpr(*f.count, *loop.hi))
+      return refuse(fmt::format("{} runs another tile count", role));
+    f.count = loop.hi.get();
+    if (loop.body.empty() || loop.body[0].kind != Stmt::Kind::Op || loop.body[0].op.kind != OpKind::Sync)
+      return refuse(fmt::format("{}'s tile does not start with lm.sync", role));
+    const int bar = loop.body[0].op.named_barrier;
+    if (f.barrier >= 0 && bar != f.barrier) return refuse(fmt::format("{}'s tile starts with another barrier", role));
+    f.barrier = bar;
+    if (f.tile_var < 0) f.tile_var = loop.loop_var;  // the first role's (each body is checked with its own)
+    if (const Stmt* r = readOf(loop.body, loop.loop_var))
+      return refuse(fmt::format("{} reads its tile variable outside global coordinates (line {})", role,
+                                r->range.line));
+    // C2: the last statement that issues or commits cp.async is followed by
+    // a drain at the top level of the tile
+    int last = -1;
+    for (size_t i = 0; i < loop.body.size(); ++i)
+      if (holdsCpAsync(loop.body[i])) last = static_cast<int>(i);
+    if (last >= 0) {
+      bool drained = false;
+      for (size_t i = last + 1; i < loop.body.size() && !drained; ++i) {
+        const Stmt& st = loop.body[i];
+        drained = st.kind == Stmt::Kind::Op && st.op.kind == OpKind::CpAsyncWait &&
+                  (!st.op.pending || ir::constValue(st.op.pending) == 0);
+      }
+      if (!drained) return refuse(fmt::format("{}'s cp.async groups are not drained before the next tile", role));
+    }
+  }
+  if (!f.count) return refuse("no role runs a tile loop");
+  for (size_t r = 0; r < s.roles.size(); ++r)
+    if (bodies_of[r] != 1) return refuse(fmt::format("{} has {} bodies", s.roles[r].name, bodies_of[r]));
+  const std::vector<int>& in_bar = s.named_barriers[f.barrier].roles;
+  for (size_t r = 0; r < s.roles.size(); ++r)
+    if (std::find(in_bar.begin(), in_bar.end(), static_cast<int>(r)) == in_bar.end())
+      return refuse(fmt::format("{} is no participant of the cut's barrier", s.roles[r].name));
+  f.ok = true;
+  return f;
+}
+
+}  // namespace cake::encoder::trip

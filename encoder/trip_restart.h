@@ -1,0 +1,43 @@
+// An outer loop that restarts the ring per tile (docs/z3.md "An outer loop
+// that restarts the ring", "The restart form, checked on the text"): the
+// text conditions C1-C3, and C4 in its empty-`H` form, under which the runs
+// of the N-tile system cut, at the release of the tile's first CTA-wide
+// sync, into segments that are each a run of the one-tile system. This is
+// the structural half of the restart argument; the data half (what a
+// read's generation grows by per tile against what the data it meets
+// grows by) is not built, and the proof does not use this check yet.
+#pragma once
+
+#include <string>
+
+#include "ir/schedule.h"
+
+namespace cake::encoder::trip {
+
+struct RestartForm {
+  bool ok = false;
+  std::string reason;        // why not, when !ok (for "proof: unknown (...)")
+  int tile_var = -1;         // the tile loop's variable in every role
+  const ir::Expr* count = nullptr;  // N: the tile loop's bound (the same in every role)
+  int barrier = -1;          // the named barrier of the cut
+};
+
+// Whether every role's program is `for t in lm.range(0, N): lm.sync(bar) ;
+// T(t)` with nothing before or after the loop, and
+//  * C1 (the cut): the same N in every role (it reads no loop variable and
+//    no lm.instance()), every role has exactly this one body, `bar` names
+//    every role, and the sync is the tile body's first statement;
+//  * C2 (quiescence): the schedule declares no mbarrier, no grid
+//    dependency, and no op but cp.async with its commit and wait, lm.sync,
+//    proxy fences, compute ops and (on sm_80) synchronous MMAs: no TMA,
+//    mbarrier, arrive-only named barrier, MMA group, tcgen05, cluster or
+//    griddepcontrol op; and the tile body's last top-level statement that
+//    holds a cp.async or a commit is followed by a top-level
+//    lm.cp_async_wait(pending=0);
+//  * C3 (text): the tile variable is read only in the coordinates of an op
+//    whose other operand is a global tensor (nowhere in a guard, a bound, a
+//    stage or iteration, a view index or slice, pending=, init=, ...).
+// The schedule's cluster must not be modelled (no cluster ops).
+RestartForm restartForm(const ir::Schedule& s);
+
+}  // namespace cake::encoder::trip
