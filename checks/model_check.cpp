@@ -837,6 +837,8 @@ class BindingSearch {
   int64_t max_stages_;
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
+  std::unique_ptr<encoder::BvProver> lap_prover_;  // lappedCombinations' joint solves (lapProver)
+  int lap_solves_ = 0;                              // joint solves lappedCombinations has asked
   std::vector<int> ints_;
   std::map<int, std::set<int>> ties_;  // parameter -> the parameters lm.assume facts tie it to (itself included)
   std::string failure_;
@@ -902,6 +904,24 @@ class BindingSearch {
       prover_->setBudget(limits_.timeout_ms);  // within the obligation's budget
     }
     return *prover_;
+  }
+  // lappedCombinations' joint solves get a small deterministic share each
+  // (kLapSolveSeconds of Z3's resource units, at most kMaxLapSolves of
+  // them): a vector no binding gives may be one the lm.assume facts or the
+  // cluster forbid (`lm.block_idx(0) % 2 != 0` read at a 2-CTA cluster's
+  // first CTA), which the full-budget queries spent the bounded check's
+  // wall clock proving (helper attack4, session 27).
+  static constexpr double kLapSolveSeconds = 0.25;
+  static constexpr int kMaxLapSolves = 8;
+  encoder::BvProver& lapProver() {
+    if (!lap_prover_) {
+      encoder::Limits l = limits_;
+      const uint64_t cap = encoder::ProofBudget::rlimitFor(kLapSolveSeconds);
+      l.rlimit = l.rlimit > 0 ? std::min<uint64_t>(l.rlimit, cap) : cap;
+      lap_prover_ = std::make_unique<encoder::BvProver>(s_, l);
+      lap_prover_->setBudget(limits_.timeout_ms);
+    }
+    return *lap_prover_;
   }
   // Smallest |p| first, then the positive one.
   static void smallObjectives(int p, std::vector<ExprPtr>& out) {
@@ -1353,10 +1373,12 @@ class BindingSearch {
   // evaluation (`ok`, and the assumptions). nullopt with `why` empty: no
   // such values exist; with `why` set: Z3 could not settle it, or its
   // values do not evaluate to it.
+  // `via`: the prover to ask (prover() when null).
   std::optional<Binding> solveJointly(const ExprPtr& cond, const Binding& base, const std::set<int>& free,
                                       const bool dims[3], const std::function<bool(const Binding&)>& ok,
-                                      std::string& why) {
+                                      std::string& why, encoder::BvProver* via = nullptr) {
     why.clear();
+    encoder::BvProver& solver = via ? *via : prover();
     std::vector<ExprPtr> premises = jointPremises(base, free, dims);
     if (ir::exprUses(*cond, {ExprKind::Instance}))
       premises.push_back(ir::makeExpr(ExprKind::Lt, {leafExpr(ExprKind::Instance, 0), ir::makeConst(kGuardInstances)}));
@@ -1374,9 +1396,9 @@ class BindingSearch {
     for (int d = 0; d < 3; ++d)
       if (dims[d])
         boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::GridDim, d), ir::makeConst(gridOf(base, d) + kBox)}));
-    encoder::BvResult r = prover().witness(cond, boxed);
+    encoder::BvResult r = solver.witness(cond, boxed);
     if (r.kind != encoder::BvVerdict::Fails) {
-      r = prover().witness(cond, premises);
+      r = solver.witness(cond, premises);
       if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
       if (r.kind != encoder::BvVerdict::Fails) {
         why = fmt::format("the solver could not settle it: {}", r.detail);
@@ -1392,7 +1414,7 @@ class BindingSearch {
           objectives.push_back(leafExpr(ExprKind::GridDim, d));
           objectives.push_back(leafExpr(ExprKind::BlockIdx, d));
         }
-      r = prover().smallestWitness(cond, objectives, premises);
+      r = solver.smallestWitness(cond, objectives, premises);
       if (r.kind != encoder::BvVerdict::Fails) {
         why = fmt::format("the solver could not settle it: {}", r.detail);
         return std::nullopt;
@@ -1709,8 +1731,11 @@ class BindingSearch {
           reads(*g->expr);
           cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Ge, {g->expr, ir::makeConst(target)})});
         }
+        if (lap_solves_ == kMaxLapSolves) continue;
+        ++lap_solves_;
         std::string why;
-        auto u = solveJointly(cond, b, free, dims, [&](const Binding& x) { return vectorOf(x) == v && lapped(x); }, why);
+        auto u = solveJointly(cond, b, free, dims, [&](const Binding& x) { return vectorOf(x) == v && lapped(x); }, why,
+                              &lapProver());
         if (!u) continue;
         t = *u;
       }
