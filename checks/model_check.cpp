@@ -907,12 +907,12 @@ class BindingSearch {
   }
   // lappedCombinations' joint solves get a small deterministic share each
   // (kLapSolveSeconds of Z3's resource units, at most kMaxLapSolves of
-  // them): a vector no binding gives may be one the lm.assume facts or the
+  // them, one query each: values within 2^12 of the base's): a vector no binding gives may be one the lm.assume facts or the
   // cluster forbid (`lm.block_idx(0) % 2 != 0` read at a 2-CTA cluster's
   // first CTA), which the full-budget queries spent the bounded check's
   // wall clock proving (helper attack4, session 27).
   static constexpr double kLapSolveSeconds = 0.25;
-  static constexpr int kMaxLapSolves = 8;
+  static constexpr int kMaxLapSolves = 4;
   encoder::BvProver& lapProver() {
     if (!lap_prover_) {
       encoder::Limits l = limits_;
@@ -1373,7 +1373,8 @@ class BindingSearch {
   // evaluation (`ok`, and the assumptions). nullopt with `why` empty: no
   // such values exist; with `why` set: Z3 could not settle it, or its
   // values do not evaluate to it.
-  // `via`: the prover to ask (prover() when null).
+  // `via`: the prover to ask, near the base values only (one query; prover()
+  // and the whole search when null).
   std::optional<Binding> solveJointly(const ExprPtr& cond, const Binding& base, const std::set<int>& free,
                                       const bool dims[3], const std::function<bool(const Binding&)>& ok,
                                       std::string& why, encoder::BvProver* via = nullptr) {
@@ -1397,6 +1398,10 @@ class BindingSearch {
       if (dims[d])
         boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::GridDim, d), ir::makeConst(gridOf(base, d) + kBox)}));
     encoder::BvResult r = solver.witness(cond, boxed);
+    if (r.kind != encoder::BvVerdict::Fails && via) {
+      why = fmt::format("none near the base values ({})", r.detail);
+      return std::nullopt;
+    }
     if (r.kind != encoder::BvVerdict::Fails) {
       r = solver.witness(cond, premises);
       if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
