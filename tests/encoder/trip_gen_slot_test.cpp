@@ -92,16 +92,26 @@ TEST(TripGenSlot, StaleAndRacyVariantsAreNotProved) {
   EXPECT_TRUE(genSlotViolatedAt(bug, 1));
   EXPECT_NE(proveGenSlotText(bug).outcome, encoder::Outcome::Proved);
 
-  // a reader that really reads a stale generation: warp 0 no longer writes
-  // the totals (the slot is written once per pass) and every warp reads
-  // the slot a second time after another barrier, meaning a newer lap than
-  // the slot holds. Its reads' generations would move faster than the
-  // writes' (a shift would make them less stale, which checkLapDeltas
-  // refuses); in the window they stop at the laps written (the builder's
-  // cap), so no period is found at all.
-  std::string stale = replace(text, "                lm.copy(cnt[4 * b], counts)\n", "");
-  stale = replace(stale, "            lm.sync(bar)                                 # the fix (PR #177149)\n",
+  // The slot written once per pass (warp 0 no longer writes the totals)
+  // and read twice per pass across a barrier: every read of a pass sees
+  // that pass's write, so it is correct and proved (the shape of PyTorch's
+  // embedding backward, docs/rules/data.stale-read.md "A slot read twice
+  // per round"). Before session 27 this was this test's stale variant: a
+  // read's meaning counted every return after a barrier as a new lap.
+  std::string twice = replace(text, "                lm.copy(cnt[4 * b], counts)\n", "");
+  std::string stale = twice;
+  twice = replace(twice, "            lm.sync(bar)                                 # the fix (PR #177149)\n",
                   "            lm.sync(bar)\n            lm.copy(other, cnt[4 * b])\n            lm.sync(bar)\n");
+  EXPECT_FALSE(genSlotViolatedAt(twice, 3));
+  EXPECT_EQ(proveGenSlotText(twice).outcome, encoder::Outcome::Proved);
+
+  // A reader that really reads a stale generation: the second read takes
+  // the other buffer's totals slot, written a pass ago (never, in the
+  // first pass). Its reads' generations would move faster than the
+  // writes' (a shift would make them less stale, which checkLapDeltas
+  // refuses).
+  stale = replace(stale, "            lm.sync(bar)                                 # the fix (PR #177149)\n",
+                  "            lm.sync(bar)\n            lm.copy(other, cnt[4 * ((d + 1) % 2)])\n            lm.sync(bar)\n");
   EXPECT_TRUE(genSlotViolatedAt(stale, 3));
   auto r = proveGenSlotText(stale);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
