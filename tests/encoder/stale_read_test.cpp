@@ -650,17 +650,19 @@ TEST(StaleRead, SlotReadTwicePerRoundAcrossABarrier) {
       cake::testing::replace(fixed, "            lm.sync(bar)                                 # the fix\n", "");
   const std::string first = firstRule(broken, 2);
   EXPECT_TRUE(first == "sync.race" || first == "data.stale-read") << first;
-  // The slot overwritten between the two reads of a round: the next batch's
-  // indices loaded (barrier-ordered, no race) before the last chunk's match
-  // test. The re-read does not hold there (a write of its bytes lies
-  // between the two reads in barrier order): stale.
-  const std::string early = cake::testing::replace(
-      cake::testing::replace(fixed,
+  // The batch's indices loaded once, before the loop; the two forms below
+  // load the next batch's at different places.
+  const std::string first_batch_only = cake::testing::replace(fixed,
                              "            lm.copy(idx, Indices, coords=(b, 32 * w))\n"
                              "            lm.copy(ibat[w], idx)",
                              "            if b == 0:\n"
                              "                lm.copy(idx, Indices, coords=(b, 32 * w))\n"
-                             "                lm.copy(ibat[w], idx)"),
+                             "                lm.copy(ibat[w], idx)");
+  // The slot overwritten between the two reads of a round: the next batch's
+  // indices loaded (barrier-ordered, no race) before the last chunk's match
+  // test. The re-read does not hold there (a write of its bytes lies
+  // between the two reads in barrier order): stale.
+  const std::string early = cake::testing::replace(first_batch_only,
       "                lm.copy(peer, ibat[c])              # the match test\n",
       "                if c == 3:\n"
       "                    lm.copy(idx, Indices, coords=(b + 1, 32 * w))\n"
@@ -670,13 +672,7 @@ TEST(StaleRead, SlotReadTwicePerRoundAcrossABarrier) {
   EXPECT_EQ(firstRule(early, 2), "data.stale-read");
   // The same load placed after the last chunk's match test (behind the
   // batch's barrier): a correct prefetch, not stale.
-  const std::string late = cake::testing::replace(
-      cake::testing::replace(fixed,
-                             "            lm.copy(idx, Indices, coords=(b, 32 * w))\n"
-                             "            lm.copy(ibat[w], idx)",
-                             "            if b == 0:\n"
-                             "                lm.copy(idx, Indices, coords=(b, 32 * w))\n"
-                             "                lm.copy(ibat[w], idx)"),
+  const std::string late = cake::testing::replace(first_batch_only,
       "            lm.sync(bar)                                 # the fix\n",
       "            lm.sync(bar)                                 # the fix\n"
       "            lm.copy(idx, Indices, coords=(b + 1, 32 * w))\n"
