@@ -24,9 +24,9 @@
 # column after the barrier and stored to the workspace.  The in-loop reuse
 # of out_rowwise_data_sh has the same issuer-only wait, and the wait sat
 # under the prefetch's `next_stage < STAGES` test (TransformerEngine PR
-# #3417, a separate corpus pair): the model carries #3417's form - the
-# wait every stage, then a barrier - so that this pair isolates the dbias
-# overlap.
+# #3417; the corpus pair te_group_mxfp8_store_wait_leader_only): the model
+# carries #3417's form - the wait every stage, then a barrier - so that
+# this pair isolates the dbias overlap.
 # Fix: te_mxfp8_dbias_buffer_over_inflight_tma_store_fixed.cake.
 # expect: sync.race
 # may-also: data.stale-read
