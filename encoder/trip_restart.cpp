@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/expr_build.h"
 #include "ir/ops.h"
 
 namespace cake::encoder::trip {
@@ -79,6 +80,36 @@ bool holdsCpAsync(const Stmt& st) {
   return any;
 }
 
+bool writesRegs(const ir::Block& b) {
+  bool any = false;
+  ir::forEachOp(b, [&](const Stmt& o) {
+    any |= o.op.dst.kind == ir::BufferRef::Kind::Regs ||
+           (o.op.kind == OpKind::Reduce && o.op.src2.kind == ir::BufferRef::Kind::Regs);
+  });
+  return any;
+}
+
+// The first loop under b (depth first) that writes registers and may run no
+// iteration, as a reason ("" if none).
+std::string emptyRegsLoop(const ir::Block& b, const std::function<bool(const ir::ExprPtr&)>& atLeastOnce) {
+  for (const Stmt& st : b) {
+    if (st.kind == Stmt::Kind::Op) continue;
+    if (st.kind == Stmt::Kind::For && writesRegs(st.body)) {
+      const auto why = [&](const char* what) {
+        return fmt::format("the loop at line {} writes registers and {}", st.range.line, what);
+      };
+      if (!st.lo || !st.hi) return why("has no bounds");
+      if (st.step && ir::constValue(st.step) != 1) return why("steps by other than 1");
+      if (ir::exprUses(*st.lo, {ir::ExprKind::LoopVar}) || ir::exprUses(*st.hi, {ir::ExprKind::LoopVar}))
+        return why("its bounds read a loop variable");
+      if (!atLeastOnce(ir::build::lt(st.lo, st.hi))) return why("may run no iteration");
+    }
+    if (auto r = emptyRegsLoop(st.body, atLeastOnce); !r.empty()) return r;
+    if (auto r = emptyRegsLoop(st.orelse, atLeastOnce); !r.empty()) return r;
+  }
+  return "";
+}
+
 RestartForm refuse(std::string why) {
   RestartForm f;
   f.reason = std::move(why);
@@ -150,6 +181,18 @@ RestartForm restartForm(const ir::Schedule& s) {
       return refuse(fmt::format("{} is no participant of the cut's barrier", s.roles[r].name));
   f.ok = true;
   return f;
+}
+
+std::string restartRegisters(const ir::Schedule& s, const std::function<bool(const ir::ExprPtr&)>& atLeastOnce) {
+  // the tile loop itself may run no iteration: then nothing follows it
+  // (restartForm: the tile loop is the whole body), so its marks are read
+  // by nothing
+  for (const ir::RoleBody& body : s.bodies) {
+    const bool tile_loop = body.body.size() == 1 && body.body[0].kind == ir::Stmt::Kind::For;
+    if (auto r = restart_form::emptyRegsLoop(tile_loop ? body.body[0].body : body.body, atLeastOnce); !r.empty())
+      return r;
+  }
+  return "";
 }
 
 }  // namespace cake::encoder::trip

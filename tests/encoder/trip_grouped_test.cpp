@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "encoder/bv_prover.h"
 #include "encoder/proof_budget.h"
 #include "encoder/system_hook.h"
 #include "encoder/trip_proof.h"
@@ -351,6 +352,92 @@ TEST(TripGrouped, ReadsWithoutTheCapsMeanWhatTheyCount) {
   EXPECT_EQ(rule(2, false), "data.stale-read");
   EXPECT_EQ(rule(2, true), "");
   EXPECT_EQ(rule(3, true), "");
+}
+
+// The proof's builds without the caps (TripProofOptions::build, the
+// restart argument's condition (c): docs/z3.md "Reads without the caps in
+// the proof"). The table written once and read every iteration is proved
+// with the caps (what the bounded check means) and not without them (its
+// second iteration's read means lap 1 of a slot written once); the grouped
+// GEMM's one tile is proved either way, within the default budget.
+encoder::ModelCheckResult proveTextWithCaps(const std::string& text, bool caps, int64_t value) {
+  auto m = compile(text);
+  const ir::Schedule& s = m.schedules.at(0);
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = s.params[p].name == "n_tiles" ? 1 : value;
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  o.work = encoder::ProofBudget::unitsFor(3.0);
+  o.build.cap_read_generations = caps;
+  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+TEST(TripGrouped, TheProofBuildsWithoutTheCapsWhenAsked) {
+  const std::string table = cake::testing::kTableReadEveryIteration;
+  EXPECT_EQ(proveTextWithCaps(table, true, 4).outcome, encoder::Outcome::Proved);
+  const auto uncapped = proveTextWithCaps(table, false, 4);
+  EXPECT_NE(uncapped.outcome, encoder::Outcome::Proved) << uncapped.engine;
+  // and a proof with the caps afterwards on the same thread has them again
+  EXPECT_EQ(proveTextWithCaps(table, true, 4).outcome, encoder::Outcome::Proved);
+  for (const std::string& text : {std::string(kGrouped), withoutStaging()}) {
+    const std::string one =
+        replace(text, "    lm.assume(K >= 32)\n", "    lm.assume(K >= 32)\n    lm.assume(n_tiles == 1)\n");
+    const auto r = proveTextWithCaps(one, false, 64);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail << "\n" << one;
+  }
+}
+
+// A register carried across the cut (docs/z3.md "Registers at the cut"):
+// the accumulator is zeroed in a loop of J iterations (J a problem size,
+// 0 or 1) and every MMA accumulates. With J = 0 the builder counts the
+// empty loop as writing acc (no data.uninitialized in the first tile), so
+// one tile is clean and proved; the second tile adds its products to the
+// first tile's stored result (data.stale-accumulator at n_tiles = 2). The
+// text conditions hold, so the register condition must refuse it.
+std::string carriedAccumulator() {
+  std::string text = replace(withoutStaging(), "n_tiles: LM.i32, K: LM.i32", "n_tiles: LM.i32, J: LM.i32, K: LM.i32");
+  text = replace(text, "    lm.assume(K >= 32)\n", "    lm.assume(K >= 32)\n    lm.assume(J >= 0)\n    lm.assume(J <= 1)\n");
+  text = replace(text, std::string(kTileSync),
+                 std::string("            lm.sync(bar)\n            for j in lm.range(0, J):\n"
+                             "                lm.fill(acc, 0)\n") +
+                     kPrologue);
+  return replace(text, "init=(k == 0))", "init=False)");
+}
+
+std::string restartRegistersOf(const std::string& text) {
+  const ir::Module m = compile(text);
+  if (m.schedules.empty()) return "no schedule";
+  const ir::Schedule& s = m.schedules[0];
+  encoder::BvProver prover(s);
+  return encoder::trip::restartRegisters(
+      s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == encoder::BvVerdict::Holds; });
+}
+
+TEST(TripGrouped, RegisterCarriedAcrossTheCutIsRefused) {
+  const std::string carried = carriedAccumulator();
+  const ir::Module m = compile(carried);
+  ASSERT_FALSE(m.schedules.empty());
+  const ir::Schedule& s = m.schedules[0];
+  auto rule = [&](int64_t n, int64_t J, int64_t K) {
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    const auto r =
+        encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tiles", n}, {"J", J}, {"K", K}})), eo);
+    return r.violations.empty() ? std::string() : r.violations.front().rule;
+  };
+  for (int64_t J : {0, 1})
+    for (int64_t K : {32, 33, 65}) EXPECT_EQ(rule(1, J, K), "") << J << " " << K;
+  EXPECT_EQ(rule(2, 0, 33), "data.stale-accumulator");
+  EXPECT_EQ(rule(2, 1, 33), "");
+  EXPECT_TRUE(encoder::trip::restartForm(s).ok) << encoder::trip::restartForm(s).reason;
+  EXPECT_NE(restartRegistersOf(carried).find("may run no iteration"), std::string::npos) << restartRegistersOf(carried);
+  // with J >= 1 the zeroing loop always runs: the register condition holds
+  EXPECT_EQ(restartRegistersOf(replace(carried, "lm.assume(J >= 0)", "lm.assume(J >= 1)")), "");
+  for (const std::string& text : {std::string(kGrouped), withoutStaging()}) EXPECT_EQ(restartRegistersOf(text), "");
+  auto r = proveText(carried);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
 }
 
 }  // namespace trip_grouped_test
