@@ -2,6 +2,7 @@
 #include "encoder/trip_restart.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -181,6 +182,30 @@ RestartForm restartForm(const ir::Schedule& s) {
       return refuse(fmt::format("{} is no participant of the cut's barrier", s.roles[r].name));
   f.ok = true;
   return f;
+}
+
+std::string restartReadBacks(const ir::Schedule& s) {
+  for (const ir::RoleBody& body : s.bodies) {
+    std::set<int> written, read;
+    ir::forEachOp(body.body, [&](const ir::Stmt& o) {
+      const ir::Op& op = o.op;
+      if (op.dst.kind == ir::BufferRef::Kind::View) {
+        written.insert(op.dst.index);
+        // an op that accumulates into its destination reads it too
+        if (op.kind == ir::OpKind::Mma || op.kind == ir::OpKind::Reduce) read.insert(op.dst.index);
+      }
+      for (const ir::BufferRef* r : {&op.src, &op.src2})
+        if (r->kind == ir::BufferRef::Kind::View) read.insert(r->index);
+    });
+    for (int v : written)
+      if (read.count(v)) {
+        const std::string role = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
+                                     ? s.roles[body.role].name
+                                     : std::string("a role");
+        return fmt::format("{} reads {} back after writing it", role, s.views[v].name);
+      }
+  }
+  return "";
 }
 
 std::string restartRegisters(const ir::Schedule& s, const std::function<bool(const ir::ExprPtr&)>& atLeastOnce) {

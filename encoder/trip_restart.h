@@ -60,6 +60,17 @@ RestartForm restartForm(const ir::Schedule& s);
 // `atLeastOnce(goal)`: whether `goal` (an integer expression, true when
 // non-zero) holds for every allowed assignment (BvProver). Returns "" when
 // it holds, else why not.
+// Read-backs (docs/z3.md "Reads without the caps in the proof"): a read of
+// a view index by a process that wrote it since its last read of it means
+// max(its returns, its own write's generation) (system.cpp tag), and a
+// process that writes an index before reading it in every tile reads it
+// fresh in the first tile and back from the second on. Neither the affine
+// growth per tile nor "clean uncapped implies clean capped" is argued for
+// such reads, so the restart argument refuses a schedule where a role
+// writes a view (an op's dst) that it also reads (a src). Returns "" when
+// no role does, else which.
+std::string restartReadBacks(const ir::Schedule& s);
+
 std::string restartRegisters(const ir::Schedule& s, const std::function<bool(const ir::ExprPtr&)>& atLeastOnce);
 
 }  // namespace cake::encoder::trip

@@ -440,4 +440,108 @@ TEST(TripGrouped, RegisterCarriedAcrossTheCutIsRefused) {
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
 }
 
+// Read-backs are refused by the restart argument (trip::restartReadBacks):
+// the corpus form's epilogue writes epi[0] and reads it back in every tile
+// (fresh in the first tile, a read-back from the second), the form without
+// staging has none. A broken form that reads back the previous tile's data
+// (the epilogue's rows read before this tile's staging writes them: the
+// first tile reads bytes the prologue wrote through a_band, another view's
+// data) is met by the bounded check in one tile and refused here too.
+TEST(TripGrouped, ReadBacksAreRefused) {
+  auto readBacks = [](const std::string& text) {
+    const ir::Module m = compile(text);
+    return m.schedules.empty() ? std::string("no schedule") : encoder::trip::restartReadBacks(m.schedules[0]);
+  };
+  EXPECT_NE(readBacks(kGrouped).find("reads epi back"), std::string::npos) << readBacks(kGrouped);
+  EXPECT_EQ(readBacks(withoutStaging()), "");
+  const std::string early = replace(kGrouped,
+                                    "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n"
+                                    "            lm.sync(bar)\n"
+                                    "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n",
+                                    "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n"
+                                    "            lm.sync(bar)\n"
+                                    "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n");
+  EXPECT_NE(readBacks(early), "");
+  EXPECT_EQ(firstRule(early, 1, 32), "data.stale-read");
+  auto r = proveText(early);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
+// A read that outgrows the writer it meets (docs/z3.md "Reads without the
+// caps in the proof; registers at the cut", what is left 1). The reader
+// reads buf[0] twice per tile, a sync between; its first read meets warp
+// 1's write (one per tile), its second warp 0's second write (two per
+// tile). In the first tile the reads mean laps 0 and 1 and find 0 and 1,
+// with the caps or without; from the second tile the first read means lap
+// 2 * t and finds warp 1's lap t: data.stale-read at n_tiles = 2. It has
+// the restart form, no read-back and no register condition to fail, so
+// only a condition on the writers each read meets (c_w >= e_r per pair
+// that meets) can refuse it.
+const char* kOutgrownWriter = R"(@cake.schedule(target="sm_80")
+def outgrow(lm, A: LM.gmem, D: LM.gmem, n_tiles: LM.i32):
+    pool = lm.smem(4096)
+    buf  = pool.view(offset=0, shape=(16, 32), dtype=lm.f32, stages=1)
+    v    = lm.regs(shape=(16, 32), dtype=lm.f32)
+    w1   = lm.role(warps=[0])
+    w2   = lm.role(warps=[1])
+    rd   = lm.role(warps=[2])
+    bar  = lm.named_barrier(roles=[w1, w2, rd])
+    with w1:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(v, A, coords=(16 * t, 0))
+            lm.copy(buf[0], v)
+            lm.copy(buf[0], v)
+            lm.sync(bar)
+    with w2:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.copy(v, A, coords=(16 * t, 32))
+            lm.copy(buf[0], v)
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.sync(bar)
+    with rd:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(v, buf[0])
+            lm.copy(D, v, coords=(16 * t, 0))
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(v, buf[0])
+            lm.copy(D, v, coords=(16 * t, 32))
+)";
+
+TEST(TripGrouped, ReadThatOutgrowsItsWriterIsMetFromTheSecondTile) {
+  const ir::Module m = compile(kOutgrownWriter);
+  ASSERT_FALSE(m.schedules.empty());
+  const ir::Schedule& s = m.schedules[0];
+  auto rule = [&](int64_t n, bool caps) {
+    std::string err;
+    const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
+      return std::nullopt;
+    };
+    auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, {{"n_tiles", n}}), ir::Target::Unspecified, none,
+                                          &err, {.cap_read_generations = caps});
+    EXPECT_TRUE(sys.has_value()) << err;
+    if (!sys) return std::string("no system");
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    const auto r = encoder::explore(*sys, eo);
+    return r.violations.empty() ? std::string() : r.violations.front().rule;
+  };
+  EXPECT_EQ(rule(1, true), "");
+  EXPECT_EQ(rule(1, false), "");
+  EXPECT_EQ(rule(2, true), "data.stale-read");
+  EXPECT_TRUE(encoder::trip::restartForm(s).ok) << encoder::trip::restartForm(s).reason;
+  EXPECT_EQ(encoder::trip::restartReadBacks(s), "");
+  EXPECT_EQ(restartRegistersOf(kOutgrownWriter), "");
+  auto r = proveText(kOutgrownWriter);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
 }  // namespace trip_grouped_test
