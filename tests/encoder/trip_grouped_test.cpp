@@ -14,7 +14,9 @@
 // count by one tile alone would be unsound on them.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "encoder/bv_prover.h"
@@ -324,6 +326,25 @@ TEST(TripGrouped, BrokenFormsAimedAtTheRestartConditionsAreRefused) {
   EXPECT_FALSE(restartFormOf(right).ok);  // correct, and still refused: the phase reads t
 }
 
+// The first violation the explicit engine meets on the system built with or
+// without resolveReads' caps ("" if none).
+std::string ruleWithCaps(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> values,
+                         bool caps) {
+  std::string err;
+  const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
+    return std::nullopt;
+  };
+  auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, values), ir::Target::Unspecified, none, &err,
+                                        {.cap_read_generations = caps});
+  EXPECT_TRUE(sys.has_value()) << err;
+  if (!sys) return "no system";
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  const auto r = encoder::explore(*sys, eo);
+  return r.violations.empty() ? "" : r.violations.front().rule;
+}
+
 // Reads without resolveReads' caps (encoder/system_hook.h BuildSemantics,
 // condition (c) of the restart argument): a table written once before the
 // loop and read after a sync in every iteration means lap k uncapped, so
@@ -333,21 +354,7 @@ TEST(TripGrouped, ReadsWithoutTheCapsMeanWhatTheyCount) {
   const ir::Module m = compile(cake::testing::kTableReadEveryIteration);
   ASSERT_FALSE(m.schedules.empty());
   const ir::Schedule& s = m.schedules[0];
-  auto rule = [&](int64_t K, bool caps) -> std::string {
-    std::string err;
-    const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
-      return std::nullopt;
-    };
-    auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, {{"K", K}}), ir::Target::Unspecified, none, &err,
-                                          {.cap_read_generations = caps});
-    EXPECT_TRUE(sys.has_value()) << err;
-    if (!sys) return "no system";
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = cake::testing::kNoWallClockMs;
-    eo.stop_at_first = true;
-    const auto r = encoder::explore(*sys, eo);
-    return r.violations.empty() ? "" : r.violations.front().rule;
-  };
+  auto rule = [&](int64_t K, bool caps) { return ruleWithCaps(s, {{"K", K}}, caps); };
   EXPECT_EQ(rule(1, false), "");
   EXPECT_EQ(rule(2, false), "data.stale-read");
   EXPECT_EQ(rule(2, true), "");
@@ -519,21 +526,7 @@ TEST(TripGrouped, ReadThatOutgrowsItsWriterIsMetFromTheSecondTile) {
   const ir::Module m = compile(kOutgrownWriter);
   ASSERT_FALSE(m.schedules.empty());
   const ir::Schedule& s = m.schedules[0];
-  auto rule = [&](int64_t n, bool caps) {
-    std::string err;
-    const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
-      return std::nullopt;
-    };
-    auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, {{"n_tiles", n}}), ir::Target::Unspecified, none,
-                                          &err, {.cap_read_generations = caps});
-    EXPECT_TRUE(sys.has_value()) << err;
-    if (!sys) return std::string("no system");
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = cake::testing::kNoWallClockMs;
-    eo.stop_at_first = true;
-    const auto r = encoder::explore(*sys, eo);
-    return r.violations.empty() ? std::string() : r.violations.front().rule;
-  };
+  auto rule = [&](int64_t n, bool caps) { return ruleWithCaps(s, {{"n_tiles", n}}, caps); };
   EXPECT_EQ(rule(1, true), "");
   EXPECT_EQ(rule(1, false), "");
   EXPECT_EQ(rule(2, true), "data.stale-read");
@@ -541,6 +534,62 @@ TEST(TripGrouped, ReadThatOutgrowsItsWriterIsMetFromTheSecondTile) {
   EXPECT_EQ(encoder::trip::restartReadBacks(s), "");
   EXPECT_EQ(restartRegistersOf(kOutgrownWriter), "");
   auto r = proveText(kOutgrownWriter);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
+// A read-back that outgrows its writer, met only from the third tile. Warp
+// 0 writes buf[0] twice, warp 1 then rewrites its first 8 rows once, and
+// warp 0 reads buf[0] back. In the first tile the read is fresh (warp 0
+// had not read the index when it wrote it: no own generation yet) and
+// means lap 0; from the second on it is a read-back and means its own
+// latest write's lap, 2 * t + 1, while warp 1's rows hold lap t. With the
+// caps the bounded check lowers that to the highest lap warp 1 writes in
+// the whole run (n_tiles - 1), so the read of tile 1 is clean at
+// n_tiles = 2 and data.stale-read at n_tiles = 3. The restart form and the
+// register condition hold; trip::restartReadBacks refuses it.
+const char* kReadBackOutgrows = R"(@cake.schedule(target="sm_80")
+def readback_outgrows(lm, A: LM.gmem, D: LM.gmem, n_tiles: LM.i32):
+    pool = lm.smem(4096)
+    buf  = pool.view(offset=0, shape=(16, 32), dtype=lm.f32, stages=1)
+    v    = lm.regs(shape=(16, 32), dtype=lm.f32)
+    u    = lm.regs(shape=(8, 32), dtype=lm.f32)
+    r    = lm.role(warps=[0])
+    wr   = lm.role(warps=[1])
+    bar  = lm.named_barrier(roles=[r, wr])
+    with r:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.copy(v, A, coords=(16 * t, 0))
+            lm.copy(buf[0], v)
+            lm.copy(buf[0], v)
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(v, buf[0])
+            lm.copy(D, v, coords=(16 * t, 0))
+    with wr:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(u, A, coords=(16 * t, 32))
+            lm.copy(buf[0][0:8, :], u)
+            lm.sync(bar)
+)";
+
+TEST(TripGrouped, ReadBackThatOutgrowsItsWriterIsMetFromTheThirdTile) {
+  const ir::Module m = compile(kReadBackOutgrows);
+  ASSERT_FALSE(m.schedules.empty());
+  const ir::Schedule& s = m.schedules[0];
+  auto rule = [&](int64_t n, bool caps) { return ruleWithCaps(s, {{"n_tiles", n}}, caps); };
+  EXPECT_EQ(rule(1, true), "");
+  EXPECT_EQ(rule(1, false), "");
+  EXPECT_EQ(rule(2, true), "");
+  EXPECT_EQ(rule(2, false), "data.stale-read");
+  EXPECT_EQ(rule(3, true), "data.stale-read");
+  EXPECT_TRUE(encoder::trip::restartForm(s).ok) << encoder::trip::restartForm(s).reason;
+  EXPECT_EQ(restartRegistersOf(kReadBackOutgrows), "");
+  EXPECT_NE(encoder::trip::restartReadBacks(s).find("reads buf back"), std::string::npos)
+      << encoder::trip::restartReadBacks(s);
+  auto r = proveText(kReadBackOutgrows);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
 }
 
