@@ -26,7 +26,10 @@ std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir:
   const bool capped = sem.cap_read_generations;
   if (!modelled) {
     if (extra) return buildSystemHooked(s, b, target, *extra, error, sem);
-    if (!capped) return buildSystemHooked(s, b, target, [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> { return std::nullopt; }, error, sem);
+    if (!capped) {
+      const EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> { return std::nullopt; };
+      return buildSystemHooked(s, b, target, none, error, sem);
+    }
     return buildSystem(s, b, target, error);
   }
   const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
