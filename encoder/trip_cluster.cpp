@@ -4,14 +4,32 @@
 
 namespace cake::encoder::trip {
 
+namespace {
+// The semantics every buildForProof of this thread builds with (a proof
+// runs on one thread: its builds are nested in proveEveryTripCount's call).
+thread_local BuildSemantics proof_semantics;
+}  // namespace
+
+ScopedProofSemantics::ScopedProofSemantics(const BuildSemantics& sem) : prev_(proof_semantics) {
+  proof_semantics = sem;
+}
+ScopedProofSemantics::~ScopedProofSemantics() { proof_semantics = prev_; }
+const BuildSemantics& proofSemantics() { return proof_semantics; }
+
 std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                     const EvalHook* extra) {
   // The builder models every CTA of the cluster exactly when the schedule
   // reaches across it (system.cpp makeCluster); only then is a CTA's block
   // index cluster[d] * b + c_d.
   const bool modelled = s.cluster_ops && s.clusterSize() > 1;
+  const BuildSemantics& sem = proof_semantics;
+  const bool capped = sem.cap_read_generations;
   if (!modelled) {
-    if (extra) return buildSystemHooked(s, b, target, *extra, error);
+    if (extra) return buildSystemHooked(s, b, target, *extra, error, sem);
+    if (!capped) {
+      const EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> { return std::nullopt; };
+      return buildSystemHooked(s, b, target, none, error, sem);
+    }
     return buildSystem(s, b, target, error);
   }
   const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
@@ -27,7 +45,7 @@ std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir:
     if (m.value != dim || dim < 1 || !bidx || *bidx < 0) return std::nullopt;
     return *bidx % dim;  // c_d: the same for every binding's block index
   };
-  return buildSystemHooked(s, b, target, hook, error);
+  return buildSystemHooked(s, b, target, hook, error, sem);
 }
 
 bool ctasShareOnlyTheClusterBarrier(const System& sys) {

@@ -21,8 +21,26 @@ namespace cake::encoder::trip {
 // b through such a read, and System::params_read does not list it. Any
 // other read of lm.block_idx is recorded as before (and refused by the
 // proof). `extra`, if set, is asked first (the persistent kernels' grid).
+// Every build is made with the semantics a ScopedProofSemantics of this
+// thread set (default: the bounded check's, caps on).
 std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                     const EvalHook* extra = nullptr);
+
+// Sets the semantics of this thread's buildForProof calls for its lifetime
+// (TripProofOptions::build, set by proveEveryTripCount): the restart
+// argument's one-tile proof reads generations without the caps (docs/z3.md
+// "The restart form, checked on the text; reads without the caps").
+class ScopedProofSemantics {
+ public:
+  explicit ScopedProofSemantics(const BuildSemantics& sem);
+  ~ScopedProofSemantics();
+  ScopedProofSemantics(const ScopedProofSemantics&) = delete;
+  ScopedProofSemantics& operator=(const ScopedProofSemantics&) = delete;
+
+ private:
+  BuildSemantics prev_;
+};
+const BuildSemantics& proofSemantics();
 
 // Whether the CTAs of a modelled cluster share nothing but the cluster
 // barrier (docs/z3.md "Independent CTAs"): every instruction of a process

@@ -8844,6 +8844,7 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
                                      const std::vector<Binding>& checked, const TripProofOptions& opts) {
+  const trip::ScopedProofSemantics semantics(opts.build);
   ProofBudget budget(opts.work, opts.timeout_ms);
   ModelCheckResult res;
   res.engine = "lap induction";

@@ -51,6 +51,7 @@
 
 #include "encoder/engine.h"
 #include "encoder/system.h"
+#include "encoder/system_hook.h"
 #include "ir/schedule.h"
 
 namespace cake::encoder {
@@ -167,6 +168,11 @@ struct TripProofOptions {
   // when no earlier one's window equals it up to sizes (docs/z3.md
   // "Parameters read only in sizes"). At most max_fixed_values: off.
   size_t max_equivalent_values = 1024;
+  // What a read means in every system the proof builds (encoder/system_hook.h):
+  // the bounded check's (caps on) by default; caps off for the restart
+  // argument's one-tile proof (docs/z3.md "The restart form, checked on the
+  // text; reads without the caps", "Reads without the caps in the proof").
+  BuildSemantics build;
 };
 
 // `checked`: the bindings the bounded check used (their parameter values

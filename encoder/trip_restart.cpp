@@ -2,9 +2,11 @@
 #include "encoder/trip_restart.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "ir/expr_build.h"
 #include "ir/ops.h"
 
 namespace cake::encoder::trip {
@@ -79,6 +81,36 @@ bool holdsCpAsync(const Stmt& st) {
   return any;
 }
 
+bool writesRegs(const ir::Block& b) {
+  bool any = false;
+  ir::forEachOp(b, [&](const Stmt& o) {
+    any |= o.op.dst.kind == ir::BufferRef::Kind::Regs ||
+           (o.op.kind == OpKind::Reduce && o.op.src2.kind == ir::BufferRef::Kind::Regs);
+  });
+  return any;
+}
+
+// The first loop under b (depth first) that writes registers and may run no
+// iteration, as a reason ("" if none).
+std::string emptyRegsLoop(const ir::Block& b, const std::function<bool(const ir::ExprPtr&)>& atLeastOnce) {
+  for (const Stmt& st : b) {
+    if (st.kind == Stmt::Kind::Op) continue;
+    if (st.kind == Stmt::Kind::For && writesRegs(st.body)) {
+      const auto why = [&](const char* what) {
+        return fmt::format("the loop at line {} writes registers and {}", st.range.line, what);
+      };
+      if (!st.lo || !st.hi) return why("has no bounds");
+      if (st.step && ir::constValue(st.step) != 1) return why("steps by other than 1");
+      if (ir::exprUses(*st.lo, {ir::ExprKind::LoopVar}) || ir::exprUses(*st.hi, {ir::ExprKind::LoopVar}))
+        return why("its bounds read a loop variable");
+      if (!atLeastOnce(ir::build::lt(st.lo, st.hi))) return why("may run no iteration");
+    }
+    if (auto r = emptyRegsLoop(st.body, atLeastOnce); !r.empty()) return r;
+    if (auto r = emptyRegsLoop(st.orelse, atLeastOnce); !r.empty()) return r;
+  }
+  return "";
+}
+
 RestartForm refuse(std::string why) {
   RestartForm f;
   f.reason = std::move(why);
@@ -150,6 +182,42 @@ RestartForm restartForm(const ir::Schedule& s) {
       return refuse(fmt::format("{} is no participant of the cut's barrier", s.roles[r].name));
   f.ok = true;
   return f;
+}
+
+std::string restartReadBacks(const ir::Schedule& s) {
+  for (const ir::RoleBody& body : s.bodies) {
+    std::set<int> written, read;
+    ir::forEachOp(body.body, [&](const ir::Stmt& o) {
+      const ir::Op& op = o.op;
+      if (op.dst.kind == ir::BufferRef::Kind::View) {
+        written.insert(op.dst.index);
+        // an op that accumulates into its destination reads it too
+        if (op.kind == ir::OpKind::Mma || op.kind == ir::OpKind::Reduce) read.insert(op.dst.index);
+      }
+      for (const ir::BufferRef* r : {&op.src, &op.src2})
+        if (r->kind == ir::BufferRef::Kind::View) read.insert(r->index);
+    });
+    for (int v : written)
+      if (read.count(v)) {
+        const std::string role = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
+                                     ? s.roles[body.role].name
+                                     : std::string("a role");
+        return fmt::format("{} reads {} back after writing it", role, s.views[v].name);
+      }
+  }
+  return "";
+}
+
+std::string restartRegisters(const ir::Schedule& s, const std::function<bool(const ir::ExprPtr&)>& atLeastOnce) {
+  // the tile loop itself may run no iteration: then nothing follows it
+  // (restartForm: the tile loop is the whole body), so its marks are read
+  // by nothing
+  for (const ir::RoleBody& body : s.bodies) {
+    const bool tile_loop = body.body.size() == 1 && body.body[0].kind == ir::Stmt::Kind::For;
+    if (auto r = restart_form::emptyRegsLoop(tile_loop ? body.body[0].body : body.body, atLeastOnce); !r.empty())
+      return r;
+  }
+  return "";
 }
 
 }  // namespace cake::encoder::trip

@@ -8,6 +8,7 @@
 // grows by) is not built, and the proof does not use this check yet.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "ir/schedule.h"
@@ -39,5 +40,37 @@ struct RestartForm {
 //    stage or iteration, a view index or slice, pending=, init=, ...).
 // The schedule's cluster must not be modelled (no cluster ops).
 RestartForm restartForm(const ir::Schedule& s);
+
+// The register part of the restart argument (docs/z3.md "Registers at the
+// cut"). The register rules are decided while the system is built, over
+// the whole unrolled program: data.uninitialized on what the process wrote
+// so far (it only grows, so a later tile reports no more than the first),
+// data.stale-accumulator on what it stored out of registers and has not
+// overwritten since (state that a tile hands the next). A loop with
+// problem-size bounds that runs no iteration counts as writing the
+// fragments its body writes (system.cpp markSkippedRegsWrites): then a read
+// of them in the first tile is no finding, while a later tile reads what
+// the previous one left (an accumulator summed onto the stored result:
+// data.stale-accumulator from the second tile only). Without such a loop
+// every register read of the first tile finds a write of its own tile,
+// and from that write on the register state of every tile is the first
+// tile's. So: every loop in a tile body whose body writes a register
+// fragment must run at least once for every allowed parameter value (the
+// tile loop itself excepted: nothing follows it).
+// `atLeastOnce(goal)`: whether `goal` (an integer expression, true when
+// non-zero) holds for every allowed assignment (BvProver). Returns "" when
+// it holds, else why not.
+// Read-backs (docs/z3.md "Reads without the caps in the proof"): a read of
+// a view index by a process that wrote it since its last read of it means
+// max(its returns, its own write's generation) (system.cpp tag), and a
+// process that writes an index before reading it in every tile reads it
+// fresh in the first tile and back from the second on. Neither the affine
+// growth per tile nor "clean uncapped implies clean capped" is argued for
+// such reads, so the restart argument refuses a schedule where a role
+// writes a view (an op's dst) that it also reads (a src). Returns "" when
+// no role does, else which.
+std::string restartReadBacks(const ir::Schedule& s);
+
+std::string restartRegisters(const ir::Schedule& s, const std::function<bool(const ir::ExprPtr&)>& atLeastOnce);
 
 }  // namespace cake::encoder::trip

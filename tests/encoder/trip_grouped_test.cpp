@@ -14,9 +14,12 @@
 // count by one tile alone would be unsound on them.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "encoder/bv_prover.h"
 #include "encoder/proof_budget.h"
 #include "encoder/system_hook.h"
 #include "encoder/trip_proof.h"
@@ -323,6 +326,25 @@ TEST(TripGrouped, BrokenFormsAimedAtTheRestartConditionsAreRefused) {
   EXPECT_FALSE(restartFormOf(right).ok);  // correct, and still refused: the phase reads t
 }
 
+// The first violation the explicit engine meets on the system built with or
+// without resolveReads' caps ("" if none).
+std::string ruleWithCaps(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> values,
+                         bool caps) {
+  std::string err;
+  const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
+    return std::nullopt;
+  };
+  auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, values), ir::Target::Unspecified, none, &err,
+                                        {.cap_read_generations = caps});
+  EXPECT_TRUE(sys.has_value()) << err;
+  if (!sys) return "no system";
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  const auto r = encoder::explore(*sys, eo);
+  return r.violations.empty() ? "" : r.violations.front().rule;
+}
+
 // Reads without resolveReads' caps (encoder/system_hook.h BuildSemantics,
 // condition (c) of the restart argument): a table written once before the
 // loop and read after a sync in every iteration means lap k uncapped, so
@@ -332,25 +354,243 @@ TEST(TripGrouped, ReadsWithoutTheCapsMeanWhatTheyCount) {
   const ir::Module m = compile(cake::testing::kTableReadEveryIteration);
   ASSERT_FALSE(m.schedules.empty());
   const ir::Schedule& s = m.schedules[0];
-  auto rule = [&](int64_t K, bool caps) -> std::string {
-    std::string err;
-    const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
-      return std::nullopt;
-    };
-    auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, {{"K", K}}), ir::Target::Unspecified, none, &err,
-                                          {.cap_read_generations = caps});
-    EXPECT_TRUE(sys.has_value()) << err;
-    if (!sys) return "no system";
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = cake::testing::kNoWallClockMs;
-    eo.stop_at_first = true;
-    const auto r = encoder::explore(*sys, eo);
-    return r.violations.empty() ? "" : r.violations.front().rule;
-  };
+  auto rule = [&](int64_t K, bool caps) { return ruleWithCaps(s, {{"K", K}}, caps); };
   EXPECT_EQ(rule(1, false), "");
   EXPECT_EQ(rule(2, false), "data.stale-read");
   EXPECT_EQ(rule(2, true), "");
   EXPECT_EQ(rule(3, true), "");
+}
+
+// The proof's builds without the caps (TripProofOptions::build, the
+// restart argument's condition (c): docs/z3.md "Reads without the caps in
+// the proof"). The table written once and read every iteration is proved
+// with the caps (what the bounded check means) and not without them (its
+// second iteration's read means lap 1 of a slot written once); the grouped
+// GEMM's one tile is proved either way, within the default budget.
+encoder::ModelCheckResult proveTextWithCaps(const std::string& text, bool caps, int64_t value) {
+  auto m = compile(text);
+  const ir::Schedule& s = m.schedules.at(0);
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = s.params[p].name == "n_tiles" ? 1 : value;
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  o.work = encoder::ProofBudget::unitsFor(3.0);
+  o.build.cap_read_generations = caps;
+  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+}
+
+TEST(TripGrouped, TheProofBuildsWithoutTheCapsWhenAsked) {
+  const std::string table = cake::testing::kTableReadEveryIteration;
+  EXPECT_EQ(proveTextWithCaps(table, true, 4).outcome, encoder::Outcome::Proved);
+  const auto uncapped = proveTextWithCaps(table, false, 4);
+  EXPECT_NE(uncapped.outcome, encoder::Outcome::Proved) << uncapped.engine;
+  // and a proof with the caps afterwards on the same thread has them again
+  EXPECT_EQ(proveTextWithCaps(table, true, 4).outcome, encoder::Outcome::Proved);
+  for (const std::string& text : {std::string(kGrouped), withoutStaging()}) {
+    const std::string one =
+        replace(text, "    lm.assume(K >= 32)\n", "    lm.assume(K >= 32)\n    lm.assume(n_tiles == 1)\n");
+    const auto r = proveTextWithCaps(one, false, 64);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail << "\n" << one;
+  }
+}
+
+// A register carried across the cut (docs/z3.md "Registers at the cut"):
+// the accumulator is zeroed in a loop of J iterations (J a problem size,
+// 0 or 1) and every MMA accumulates. With J = 0 the builder counts the
+// empty loop as writing acc (no data.uninitialized in the first tile), so
+// one tile is clean and proved; the second tile adds its products to the
+// first tile's stored result (data.stale-accumulator at n_tiles = 2). The
+// text conditions hold, so the register condition must refuse it.
+std::string carriedAccumulator() {
+  std::string text = replace(withoutStaging(), "n_tiles: LM.i32, K: LM.i32", "n_tiles: LM.i32, J: LM.i32, K: LM.i32");
+  text = replace(text, "    lm.assume(K >= 32)\n", "    lm.assume(K >= 32)\n    lm.assume(J >= 0)\n    lm.assume(J <= 1)\n");
+  text = replace(text, std::string(kTileSync),
+                 std::string("            lm.sync(bar)\n            for j in lm.range(0, J):\n"
+                             "                lm.fill(acc, 0)\n") +
+                     kPrologue);
+  return replace(text, "init=(k == 0))", "init=False)");
+}
+
+std::string restartRegistersOf(const std::string& text) {
+  const ir::Module m = compile(text);
+  if (m.schedules.empty()) return "no schedule";
+  const ir::Schedule& s = m.schedules[0];
+  encoder::BvProver prover(s);
+  return encoder::trip::restartRegisters(
+      s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == encoder::BvVerdict::Holds; });
+}
+
+TEST(TripGrouped, RegisterCarriedAcrossTheCutIsRefused) {
+  const std::string carried = carriedAccumulator();
+  const ir::Module m = compile(carried);
+  ASSERT_FALSE(m.schedules.empty());
+  const ir::Schedule& s = m.schedules[0];
+  auto rule = [&](int64_t n, int64_t J, int64_t K) {
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    eo.stop_at_first = true;
+    const auto r =
+        encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tiles", n}, {"J", J}, {"K", K}})), eo);
+    return r.violations.empty() ? std::string() : r.violations.front().rule;
+  };
+  for (int64_t J : {0, 1})
+    for (int64_t K : {32, 33, 65}) EXPECT_EQ(rule(1, J, K), "") << J << " " << K;
+  EXPECT_EQ(rule(2, 0, 33), "data.stale-accumulator");
+  EXPECT_EQ(rule(2, 1, 33), "");
+  EXPECT_TRUE(encoder::trip::restartForm(s).ok) << encoder::trip::restartForm(s).reason;
+  EXPECT_NE(restartRegistersOf(carried).find("may run no iteration"), std::string::npos) << restartRegistersOf(carried);
+  // with J >= 1 the zeroing loop always runs: the register condition holds
+  EXPECT_EQ(restartRegistersOf(replace(carried, "lm.assume(J >= 0)", "lm.assume(J >= 1)")), "");
+  for (const std::string& text : {std::string(kGrouped), withoutStaging()}) EXPECT_EQ(restartRegistersOf(text), "");
+  auto r = proveText(carried);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
+// Read-backs are refused by the restart argument (trip::restartReadBacks):
+// the corpus form's epilogue writes epi[0] and reads it back in every tile
+// (fresh in the first tile, a read-back from the second), the form without
+// staging has none. A broken form that reads back the previous tile's data
+// (the epilogue's rows read before this tile's staging writes them: the
+// first tile reads bytes the prologue wrote through a_band, another view's
+// data) is met by the bounded check in one tile and refused here too.
+TEST(TripGrouped, ReadBacksAreRefused) {
+  auto readBacks = [](const std::string& text) {
+    const ir::Module m = compile(text);
+    return m.schedules.empty() ? std::string("no schedule") : encoder::trip::restartReadBacks(m.schedules[0]);
+  };
+  EXPECT_NE(readBacks(kGrouped).find("reads epi back"), std::string::npos) << readBacks(kGrouped);
+  EXPECT_EQ(readBacks(withoutStaging()), "");
+  const std::string early = replace(kGrouped,
+                                    "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n"
+                                    "            lm.sync(bar)\n"
+                                    "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n",
+                                    "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n"
+                                    "            lm.sync(bar)\n"
+                                    "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n");
+  EXPECT_NE(readBacks(early), "");
+  EXPECT_EQ(firstRule(early, 1, 32), "data.stale-read");
+  auto r = proveText(early);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
+// A read that outgrows the writer it meets (docs/z3.md "Reads without the
+// caps in the proof; registers at the cut", what is left 1). The reader
+// reads buf[0] twice per tile, a sync between; its first read meets warp
+// 1's write (one per tile), its second warp 0's second write (two per
+// tile). In the first tile the reads mean laps 0 and 1 and find 0 and 1,
+// with the caps or without; from the second tile the first read means lap
+// 2 * t and finds warp 1's lap t: data.stale-read at n_tiles = 2. It has
+// the restart form, no read-back and no register condition to fail, so
+// only a condition on the writers each read meets (c_w >= e_r per pair
+// that meets) can refuse it.
+const char* kOutgrownWriter = R"(@cake.schedule(target="sm_80")
+def outgrow(lm, A: LM.gmem, D: LM.gmem, n_tiles: LM.i32):
+    pool = lm.smem(4096)
+    buf  = pool.view(offset=0, shape=(16, 32), dtype=lm.f32, stages=1)
+    v    = lm.regs(shape=(16, 32), dtype=lm.f32)
+    w1   = lm.role(warps=[0])
+    w2   = lm.role(warps=[1])
+    rd   = lm.role(warps=[2])
+    bar  = lm.named_barrier(roles=[w1, w2, rd])
+    with w1:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(v, A, coords=(16 * t, 0))
+            lm.copy(buf[0], v)
+            lm.copy(buf[0], v)
+            lm.sync(bar)
+    with w2:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.copy(v, A, coords=(16 * t, 32))
+            lm.copy(buf[0], v)
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.sync(bar)
+    with rd:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(v, buf[0])
+            lm.copy(D, v, coords=(16 * t, 0))
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(v, buf[0])
+            lm.copy(D, v, coords=(16 * t, 32))
+)";
+
+TEST(TripGrouped, ReadThatOutgrowsItsWriterIsMetFromTheSecondTile) {
+  const ir::Module m = compile(kOutgrownWriter);
+  ASSERT_FALSE(m.schedules.empty());
+  const ir::Schedule& s = m.schedules[0];
+  auto rule = [&](int64_t n, bool caps) { return ruleWithCaps(s, {{"n_tiles", n}}, caps); };
+  EXPECT_EQ(rule(1, true), "");
+  EXPECT_EQ(rule(1, false), "");
+  EXPECT_EQ(rule(2, true), "data.stale-read");
+  EXPECT_TRUE(encoder::trip::restartForm(s).ok) << encoder::trip::restartForm(s).reason;
+  EXPECT_EQ(encoder::trip::restartReadBacks(s), "");
+  EXPECT_EQ(restartRegistersOf(kOutgrownWriter), "");
+  auto r = proveText(kOutgrownWriter);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
+// A read-back that outgrows its writer, met only from the third tile. Warp
+// 0 writes buf[0] twice, warp 1 then rewrites its first 8 rows once, and
+// warp 0 reads buf[0] back. In the first tile the read is fresh (warp 0
+// had not read the index when it wrote it: no own generation yet) and
+// means lap 0; from the second on it is a read-back and means its own
+// latest write's lap, 2 * t + 1, while warp 1's rows hold lap t. With the
+// caps the bounded check lowers that to the highest lap warp 1 writes in
+// the whole run (n_tiles - 1), so the read of tile 1 is clean at
+// n_tiles = 2 and data.stale-read at n_tiles = 3. The restart form and the
+// register condition hold; trip::restartReadBacks refuses it.
+const char* kReadBackOutgrows = R"(@cake.schedule(target="sm_80")
+def readback_outgrows(lm, A: LM.gmem, D: LM.gmem, n_tiles: LM.i32):
+    pool = lm.smem(4096)
+    buf  = pool.view(offset=0, shape=(16, 32), dtype=lm.f32, stages=1)
+    v    = lm.regs(shape=(16, 32), dtype=lm.f32)
+    u    = lm.regs(shape=(8, 32), dtype=lm.f32)
+    r    = lm.role(warps=[0])
+    wr   = lm.role(warps=[1])
+    bar  = lm.named_barrier(roles=[r, wr])
+    with r:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.copy(v, A, coords=(16 * t, 0))
+            lm.copy(buf[0], v)
+            lm.copy(buf[0], v)
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(v, buf[0])
+            lm.copy(D, v, coords=(16 * t, 0))
+    with wr:
+        for t in lm.range(0, n_tiles):
+            lm.sync(bar)
+            lm.sync(bar)
+            lm.copy(u, A, coords=(16 * t, 32))
+            lm.copy(buf[0][0:8, :], u)
+            lm.sync(bar)
+)";
+
+TEST(TripGrouped, ReadBackThatOutgrowsItsWriterIsMetFromTheThirdTile) {
+  const ir::Module m = compile(kReadBackOutgrows);
+  ASSERT_FALSE(m.schedules.empty());
+  const ir::Schedule& s = m.schedules[0];
+  auto rule = [&](int64_t n, bool caps) { return ruleWithCaps(s, {{"n_tiles", n}}, caps); };
+  EXPECT_EQ(rule(1, true), "");
+  EXPECT_EQ(rule(1, false), "");
+  EXPECT_EQ(rule(2, true), "");
+  EXPECT_EQ(rule(2, false), "data.stale-read");
+  EXPECT_EQ(rule(3, true), "data.stale-read");
+  EXPECT_TRUE(encoder::trip::restartForm(s).ok) << encoder::trip::restartForm(s).reason;
+  EXPECT_EQ(restartRegistersOf(kReadBackOutgrows), "");
+  EXPECT_NE(encoder::trip::restartReadBacks(s).find("reads buf back"), std::string::npos)
+      << encoder::trip::restartReadBacks(s);
+  auto r = proveText(kReadBackOutgrows);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
 }
 
 }  // namespace trip_grouped_test
