@@ -59,11 +59,11 @@ bool violatedAtK(const std::string& text, int64_t K) {
 
 }  // namespace trip_prefetch_tail_test
 
-using namespace trip_prefetch_tail_test;
+namespace tpt = trip_prefetch_tail_test;
 
 TEST(TripPrefetchTail, GuardedPrefetchLoopIsProved) {
-  EXPECT_FALSE(violatedAtK(kPrefetchTail, 9));
-  auto r = cake::testing::proveText(kPrefetchTail);
+  EXPECT_FALSE(tpt::violatedAtK(tpt::kPrefetchTail, 9));
+  auto r = cake::testing::proveText(tpt::kPrefetchTail);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("lap induction"), std::string::npos) << r.engine;
 }
@@ -71,17 +71,17 @@ TEST(TripPrefetchTail, GuardedPrefetchLoopIsProved) {
 TEST(TripPrefetchTail, BrokenPrefetchLoopsAreNotProved) {
   const std::string broken[] = {
       // the refill waits one slot too early: it overwrites a stage still read
-      edit("lm.wait(empty, iter=it)", "lm.wait(empty, iter=it - 1)"),
+      tpt::edit("lm.wait(empty, iter=it)", "lm.wait(empty, iter=it - 1)"),
       // one load too many: the last one is never waited for
-      edit("if it + 4 < K:", "if it + 3 < K:"),
+      tpt::edit("if it + 4 < K:", "if it + 3 < K:"),
       // one load too few: the consumer waits forever for the last stage
-      edit("if it + 4 < K:", "if it + 5 < K:"),
+      tpt::edit("if it + 4 < K:", "if it + 5 < K:"),
       // the consumer releases the stage before its MMA retired
-      edit("            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=it)",
+      tpt::edit("            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=it)",
            "            lm.arrive(empty, iter=it)\n            lm.mma_wait(pending=0)"),
   };
   for (const std::string& text : broken) {
-    EXPECT_TRUE(violatedAtK(text, 8) || violatedAtK(text, 4)) << text;
+    EXPECT_TRUE(tpt::violatedAtK(text, 8) || tpt::violatedAtK(text, 4)) << text;
     auto r = cake::testing::proveText(text);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << text;
   }
@@ -91,8 +91,8 @@ TEST(TripPrefetchTail, EmptyIterationsBeforeLoadsAreStillRefused) {
   // the loads stop at tile 16 for every K: broken for K >= 21 (the consumer
   // waits for tile 16 forever); the empty iterations 12.. are not a tail of
   // the window's loop for every trip count, and the proof must not say proved
-  const std::string text = edit("if it + 4 < K:", "if it + 4 < K and it < 12:");
-  EXPECT_TRUE(violatedAtK(text, 24));
+  const std::string text = tpt::edit("if it + 4 < K:", "if it + 4 < K and it < 12:");
+  EXPECT_TRUE(tpt::violatedAtK(text, 24));
   auto r = cake::testing::proveText(text);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.detail;
 }

@@ -6,7 +6,7 @@
 # that land on it.  DeepGEMM announces the whole stage in every CTA.  One
 # edit: the lm.expect_tx removed.
 # expect: sync.tx-imbalance
-# may-also: sync.race data.stale-read
+# may-also: sync.race data.stale-read sync.arrival-overflow
 @cake.schedule(target="sm_90a", cluster=(2, 1, 1))
 def deepgemm_leader_multicast_a(lm, A: LM.tma2d, B: LM.tma2d, SFA: LM.tma2d, SB: LM.gmem, D: LM.gmem,
                                 K: LM.i32):
