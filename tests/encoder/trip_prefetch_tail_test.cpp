@@ -73,7 +73,7 @@ namespace tpt = trip_prefetch_tail_test;
 
 TEST(TripPrefetchTail, GuardedPrefetchLoopIsProved) {
   EXPECT_FALSE(tpt::violatedAtK(tpt::kPrefetchTail, 9));
-  auto r = cake::testing::proveText(tpt::kPrefetchTail);
+  auto r = cake::testing::proveText(tpt::kPrefetchTail, 4);  // K = 4: the least trip count the assumption allows
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("lap induction"), std::string::npos) << r.engine;
 }
@@ -92,7 +92,7 @@ TEST(TripPrefetchTail, BrokenPrefetchLoopsAreNotProved) {
   };
   for (const std::string& text : broken) {
     EXPECT_TRUE(tpt::violatedAtK(text, 8) || tpt::violatedAtK(text, 4)) << text;
-    auto r = cake::testing::proveText(text);
+    auto r = cake::testing::proveText(text, 4);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << text;
   }
 }
@@ -103,7 +103,7 @@ TEST(TripPrefetchTail, EmptyIterationsBeforeLoadsAreStillRefused) {
   // the window's loop for every trip count, and the proof must not say proved
   const std::string text = tpt::edit("if it + 4 < K:", "if it + 4 < K and it < 12:");
   EXPECT_TRUE(tpt::violatedAtK(text, 24));
-  auto r = cake::testing::proveText(text);
+  auto r = cake::testing::proveText(text, 4);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.detail;
 }
 
