@@ -1096,15 +1096,21 @@ class BindingSearch {
   // reaches no trip count but the base's. The goal's parameters and those
   // the assumptions tie them to are solved for together (Z3, solveJointly).
   // nullopt with `why` empty: no tie, or no such values exist.
-  std::optional<Binding> tiedBinding(const Binding& base, const ExprPtr& e, int64_t target, std::string& why) {
+  std::optional<Binding> tiedBinding(const Binding& base, const ExprPtr& e, int64_t target, std::string& why,
+                                     bool trip = false) {
     why.clear();
-    std::set<int> free;
+    std::set<int> free, read;
     for (int p : ints_)
-      if (dependsOnParam(*e, p))
+      if (dependsOnParam(*e, p)) {
+        read.insert(p);
         if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
-    if (free.empty()) return std::nullopt;
-    for (int p : ints_)
-      if (dependsOnParam(*e, p)) free.insert(p);
+      }
+    // A trip count that reads two parameters (`min(b * kpc + kpc,
+    // cdiv(K, 64)) - b * kpc`, a split-K range) may reach a target only
+    // when they move together: moving one at a time leaves it at the
+    // base's value. Its parameters are then free together, as tied ones.
+    if (free.empty() && !(trip && read.size() >= 2)) return std::nullopt;
+    free.insert(read.begin(), read.end());
     const bool none[3] = {false, false, false};
     return solveJointly(eqExpr(e, target), base, free, none,
                         [&](const Binding& b) {
@@ -1114,7 +1120,8 @@ class BindingSearch {
                         why);
   }
   // Every goal value no binding so far gives, where the goal reads a tied
-  // parameter; one Z3 cannot settle is recorded in unplaced().
+  // parameter (or is a trip count that reads two or more parameters); one
+  // Z3 cannot settle is recorded in unplaced().
   void tiedValues(const Binding& base, std::vector<Binding>& out) {
     for (const Goal& g : goals_)
       for (int64_t target : g.values) {
@@ -1124,7 +1131,7 @@ class BindingSearch {
             }))
           continue;
         std::string why;
-        if (auto b = tiedBinding(base, g.expr, target, why)) out.push_back(*b);
+        if (auto b = tiedBinding(base, g.expr, target, why, g.trip)) out.push_back(*b);
         else if (!why.empty())
           unplaced_.insert(fmt::format("the value {} of `{}` is not placed ({})", target,
                                        ir::exprToString(*g.expr, s_), why));

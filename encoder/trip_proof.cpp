@@ -551,6 +551,14 @@ ProcShape shapeOf(const Process& proc, const TripLoops& tl, int64_t W) {
     // last iteration lies in (findSteadyOffsets finds the steady offset)
     sh.lo = *ir::floorDiv(sh.lo, tl.scale);
     sh.off = sh.iter_of[last] + 1 - W;
+  } else if (sh.iter_of[last] + 1 < W + sh.off) {
+    // The last iterations run no operation (a prefetch loop whose whole
+    // body is guarded by `if k + S < K:`): the loop's program ends with its
+    // last operation, so its end is read there, as for blocks of `scale`
+    // values above; findSteadyOffsets then finds the steady offset from the
+    // systems themselves (it must be at most this one). An empty iteration
+    // followed by one that runs is still refused below.
+    sh.off = sh.iter_of[last] + 1 - W;
   }
   sh.end = sh.full_end = W + sh.off;
   if (sh.end <= sh.lo) throw WindowTooSmall{};
