@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -62,8 +64,10 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
                                                       a.index, a.gen, a.stage_like, a.view_written),
                                       static_cast<int>(fields.size())).first->second;
         const Key key{p, pc, f};
-        for (int e = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi); e < e1; ++e)
-          if (sig[e].empty() || sig[e].back() != key) sig[e].push_back(key);
+        forEachRun(a, [&](int64_t lo, int64_t hi) {
+          for (int e = elemIndex(a.space, lo), e1 = elemIndex(a.space, hi); e < e1; ++e)
+            if (sig[e].empty() || sig[e].back() != key) sig[e].push_back(key);
+        });
       }
   }
   // Per space (its elementary atoms are consecutive): classes by first byte.
@@ -79,17 +83,29 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
   for (const Process& proc : sys.procs)
     for (const Instr& in : proc.program)
       for (const Access& a : in.accesses) {
-        const int e0 = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi);
-        if (e0 >= e1 || adjacent_only.count(a.space)) continue;
-        int next = local[e0] + 1;
-        for (int e = e0 + 1; e < e1; ++e) {
-          if (local[e] == next) ++next;
-          else if (local[e] < local[e0] || local[e] > next) {
-            adjacent_only.insert(a.space);
-            break;
+        // (a strided access: its runs' elementary atoms, in byte order)
+        if (elemIndex(a.space, a.lo) >= elemIndex(a.space, a.hi) || adjacent_only.count(a.space)) continue;
+        int first = -1, next = 0;
+        bool in_order = true;
+        forEachRun(a, [&](int64_t lo, int64_t hi) {
+          for (int e = elemIndex(a.space, lo), e1 = elemIndex(a.space, hi); e < e1 && in_order; ++e) {
+            if (first < 0) {
+              first = local[e];
+              next = first + 1;
+            } else if (local[e] == next) {
+              ++next;
+            } else if (local[e] < first || local[e] > next) {
+              in_order = false;
+            }
           }
-        }
+        });
+        if (!in_order) adjacent_only.insert(a.space);
       }
+  if (std::getenv("CAKE_COLSLICE_DEBUG"))  // TEMP
+    for (const Process& proc : sys.procs)
+      for (const Instr& in : proc.program)
+        for (const Access& a : in.accesses)
+          if (a.runs > 1 && adjacent_only.count(a.space)) fprintf(stderr, "COLSLICE adjacent-only strided %s\n", a.what.c_str());
   std::vector<int> cls(static_cast<size_t>(elementary), 0);
   int atoms = 0;
   for (int e = 0; e < elementary;) {
@@ -126,10 +142,11 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   std::map<int, std::set<int64_t>> cuts;
   for (const Process& p : sys.procs)
     for (const Instr& in : p.program)
-      for (const Access& a : in.accesses) {
-        cuts[a.space].insert(a.lo);
-        cuts[a.space].insert(a.hi);
-      }
+      for (const Access& a : in.accesses)
+        forEachRun(a, [&](int64_t lo, int64_t hi) {
+          cuts[a.space].insert(lo);
+          cuts[a.space].insert(hi);
+        });
   std::map<int, std::vector<int64_t>> bounds;
   std::map<int, int> base;
   int elementary = 0;
@@ -160,13 +177,21 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   tracked_of.assign(atoms, -1);
   for (int x = 0; x < atoms; ++x)
     if (sys.spaces[atom_space[x]].kind == MemSpace::Kind::Smem) tracked_of[x] = tracked++;
-  // An access's atoms: the classes of its elementary atoms, an interval
-  // (atomClasses numbers them so).
+  // An access's atoms: the classes of its elementary atoms (of its runs,
+  // when strided), an interval (atomClasses numbers them so). In a space
+  // where atomClasses merges only adjacent elementary atoms, a strided
+  // access's classes need not be an interval and this is their bounding
+  // interval, a superset (only for reads and for writes past
+  // kMaxTileRuns runs, which were their bounding byte range before).
   auto atomRange = [&](const Access& a) {
-    const int e0 = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi);
-    if (e0 >= e1) return AtomRange{0, 0};
-    int lo = cls[e0], hi = cls[e0];
-    for (int e = e0 + 1; e < e1; ++e) hi = std::max(hi, cls[e]);
+    int lo = INT_MAX, hi = INT_MIN;
+    forEachRun(a, [&](int64_t blo, int64_t bhi) {
+      for (int e = elemIndex(a.space, blo), e1 = elemIndex(a.space, bhi); e < e1; ++e) {
+        lo = std::min(lo, cls[e]);
+        hi = std::max(hi, cls[e]);
+      }
+    });
+    if (lo > hi) return AtomRange{0, 0};
     return AtomRange{lo, hi + 1};
   };
 
@@ -880,7 +905,18 @@ class Stepper {
 
   // "a[0] bytes [0, 8192)": the overlapping part, named through access a.
   std::string overlapText(const Access& a, const Access& b) const {
-    const int64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+    int64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+    if (a.runs > 1 || b.runs > 1) {  // strided: the first bytes they share
+      lo = hi = 0;
+      forEachRun(a, [&](int64_t alo, int64_t ahi) {
+        forEachRun(b, [&](int64_t blo, int64_t bhi) {
+          if (lo >= hi && std::max(alo, blo) < std::min(ahi, bhi)) {
+            lo = std::max(alo, blo);
+            hi = std::min(ahi, bhi);
+          }
+        });
+      });
+    }
     if (lo >= hi) return a.what;
     std::string name = a.what.substr(0, a.what.find(" bytes ["));
     name = name.substr(0, name.find(" lanes ["));

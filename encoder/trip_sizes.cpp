@@ -53,10 +53,11 @@ std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
     size_t here = 0;
     for (const Process& p : sys->procs)
       for (const Instr& in : p.program) {
-        for (const Access& a : in.accesses) {
-          cuts[a.space].insert(a.lo);
-          cuts[a.space].insert(a.hi);
-        }
+        for (const Access& a : in.accesses)
+          forEachRun(a, [&](int64_t lo, int64_t hi) {
+            cuts[a.space].insert(lo);
+            cuts[a.space].insert(hi);
+          });
         if (!countsTx(in)) continue;
         const int64_t b = std::llabs(in.bytes);
         gcd = std::gcd(gcd, b);
@@ -98,9 +99,12 @@ std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
              static_cast<int64_t>(in.accesses.size())});
         put({-4, in.regs_hazard.regs_space, in.regs_hazard.accumulates, in.regs_hazard.stored});  // where, not which element: sizes differ
         for (const auto& [var, v] : in.loops) put({var, v});
-        for (const Access& a : in.accesses)
+        for (const Access& a : in.accesses) {
           put({a.space, rank(a.space, a.lo), rank(a.space, a.hi), a.write, static_cast<int>(a.proxy), a.async, a.view,
-               a.index, a.gen, a.stage_like, a.view_written});
+               a.index, a.gen, a.stage_like, a.view_written, a.runs});
+          if (a.runs > 1)  // a strided access: where each of its runs lies
+            forEachRun(a, [&](int64_t lo, int64_t hi) { put({rank(a.space, lo), rank(a.space, hi)}); });
+        }
       }
     }
   }
