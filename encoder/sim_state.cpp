@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <cstdlib>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -14,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "encoder/sim_model.h"
+#include "encoder/strided_split.h"
 #include "ir/graph.h"
 
 namespace cake::encoder::sim {
@@ -50,12 +49,52 @@ namespace {
 // tile: the runs of each warp's band are one class, the whole tile's range
 // the interval of all bands). A space where some access does not only
 // merges runs of adjacent elementary atoms with equal signatures.
-template <class ElemIndex>
-std::vector<int> atomClasses(const System& sys, int elementary, const std::vector<int>& elem_space,
-                             const ElemIndex& elemIndex) {
+// Every space cut at the boundaries of all accesses (of every run of a
+// strided one): the elementary atoms, numbered space by space in byte order.
+struct Elementary {
+  std::map<int, std::vector<int64_t>> bounds;  // space -> its cuts, in order
+  std::map<int, int> base;                     // space -> its first elementary atom
+  int count = 0;
+  std::vector<int> space_of;                   // elementary atom -> space
+  explicit Elementary(const System& sys) {
+    std::map<int, std::set<int64_t>> cuts;
+    for (const Process& p : sys.procs)
+      for (const Instr& in : p.program)
+        for (const Access& a : in.accesses)
+          forEachRun(a, [&](int64_t lo, int64_t hi) {
+            cuts[a.space].insert(lo);
+            cuts[a.space].insert(hi);
+          });
+    for (auto& [space, set] : cuts) {
+      bounds[space] = std::vector<int64_t>(set.begin(), set.end());
+      base[space] = count;
+      const int n = std::max(0, static_cast<int>(bounds[space].size()) - 1);
+      count += n;
+      space_of.insert(space_of.end(), static_cast<size_t>(n), space);
+    }
+  }
+  int index(int space, int64_t x) const {
+    const auto& b = bounds.at(space);
+    return base.at(space) + static_cast<int>(std::lower_bound(b.begin(), b.end(), x) - b.begin());
+  }
+};
+
+// Each elementary atom's class among those of its space (by first byte),
+// and the spaces where some access meets its classes out of order.
+struct LocalClasses {
+  std::vector<int> local;
+  std::vector<std::vector<std::array<int, 3>>> sig;
+  std::set<int> adjacent_only;
+};
+LocalClasses localClasses(const System& sys, const Elementary& E) {
+  const int elementary = E.count;
+  const std::vector<int>& elem_space = E.space_of;
+  auto elemIndex = [&](int space, int64_t x) { return E.index(space, x); };
   using Key = std::array<int, 3>;  // process, pc, interned fields
   std::map<std::tuple<int, bool, int, bool, int, int64_t, int64_t, bool, bool>, int> fields;
-  std::vector<std::vector<Key>> sig(static_cast<size_t>(elementary));
+  LocalClasses out;
+  auto& sig = out.sig;
+  sig.resize(static_cast<size_t>(elementary));
   for (int p = 0; p < static_cast<int>(sys.procs.size()); ++p) {
     const auto& prog = sys.procs[p].program;
     for (int pc = 0; pc < static_cast<int>(prog.size()); ++pc)
@@ -71,7 +110,8 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
       }
   }
   // Per space (its elementary atoms are consecutive): classes by first byte.
-  std::vector<int> local(static_cast<size_t>(elementary), 0);
+  auto& local = out.local;
+  local.assign(static_cast<size_t>(elementary), 0);
   for (int e = 0; e < elementary;) {
     int end = e;
     while (end < elementary && elem_space[end] == elem_space[e]) ++end;
@@ -79,7 +119,7 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
     for (int x = e; x < end; ++x) local[x] = seen.emplace(sig[x], static_cast<int>(seen.size())).first->second;
     e = end;
   }
-  std::set<int> adjacent_only;  // spaces where some access meets its classes out of order
+  auto& adjacent_only = out.adjacent_only;  // spaces where some access meets its classes out of order
   for (const Process& proc : sys.procs)
     for (const Instr& in : proc.program)
       for (const Access& a : in.accesses) {
@@ -101,11 +141,16 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
         });
         if (!in_order) adjacent_only.insert(a.space);
       }
-  if (std::getenv("CAKE_COLSLICE_DEBUG"))  // TEMP
-    for (const Process& proc : sys.procs)
-      for (const Instr& in : proc.program)
-        for (const Access& a : in.accesses)
-          if (a.runs > 1 && adjacent_only.count(a.space)) fprintf(stderr, "COLSLICE adjacent-only strided %s\n", a.what.c_str());
+  return out;
+}
+
+std::vector<int> atomClasses(const System& sys, const Elementary& E) {
+  const int elementary = E.count;
+  const std::vector<int>& elem_space = E.space_of;
+  const LocalClasses lc = localClasses(sys, E);
+  const auto& sig = lc.sig;
+  const auto& local = lc.local;
+  const auto& adjacent_only = lc.adjacent_only;
   std::vector<int> cls(static_cast<size_t>(elementary), 0);
   int atoms = 0;
   for (int e = 0; e < elementary;) {
@@ -128,6 +173,38 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
 
 }  // namespace
 
+void splitStridedAccesses(System& sys) {
+  bool strided = false;
+  for (const Process& p : sys.procs)
+    for (const Instr& in : p.program)
+      for (const Access& a : in.accesses) strided = strided || a.runs > 1;
+  if (!strided) return;
+  const std::set<int> adjacent = localClasses(sys, Elementary(sys)).adjacent_only;
+  if (adjacent.empty()) return;
+  for (Process& p : sys.procs)
+    for (Instr& in : p.program) {
+      std::vector<Access> out;
+      for (Access& a : in.accesses) {
+        if (a.runs <= 1 || !adjacent.count(a.space)) {
+          out.push_back(std::move(a));
+          continue;
+        }
+        const std::string name = a.what.substr(0, a.what.find(" bytes ["));
+        int64_t k = 0;
+        forEachRun(a, [&](int64_t lo, int64_t hi) {
+          Access run = a;
+          run.lo = lo;
+          run.hi = hi;
+          run.runs = 1;
+          run.stride = 0;
+          run.what = fmt::format("{} bytes [{}, {}) (run {} of {})", name, lo, hi, ++k, a.runs);
+          out.push_back(std::move(run));
+        });
+      }
+      in.accesses = std::move(out);
+    }
+}
+
 Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   if (f) flow = *f;
   P = static_cast<int>(sys.procs.size());
@@ -139,37 +216,17 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   // accesses, then merge the elementary atoms that no access tells apart
   // into one atom (atomClasses above; docs/z3.md "Atoms no instruction tells
   // apart").
-  std::map<int, std::set<int64_t>> cuts;
-  for (const Process& p : sys.procs)
-    for (const Instr& in : p.program)
-      for (const Access& a : in.accesses)
-        forEachRun(a, [&](int64_t lo, int64_t hi) {
-          cuts[a.space].insert(lo);
-          cuts[a.space].insert(hi);
-        });
-  std::map<int, std::vector<int64_t>> bounds;
-  std::map<int, int> base;
-  int elementary = 0;
-  std::vector<int> elem_space;
-  for (auto& [space, set] : cuts) {
-    bounds[space] = std::vector<int64_t>(set.begin(), set.end());
-    base[space] = elementary;
-    const int n = static_cast<int>(bounds[space].size()) - 1;
-    elementary += std::max(0, n);
-    elem_space.insert(elem_space.end(), static_cast<size_t>(std::max(0, n)), space);
-  }
-  auto elemIndex = [&](int space, int64_t x) {
-    const auto& b = bounds[space];
-    return base[space] + static_cast<int>(std::lower_bound(b.begin(), b.end(), x) - b.begin());
-  };
-  std::vector<int> cls = atomClasses(sys, elementary, elem_space, elemIndex);
+  const Elementary E(sys);
+  const int elementary = E.count;
+  auto elemIndex = [&](int space, int64_t x) { return E.index(space, x); };
+  std::vector<int> cls = atomClasses(sys, E);
   atoms = elementary == 0 ? 0 : *std::max_element(cls.begin(), cls.end()) + 1;
   atom_space.assign(atoms, -1);
   atom_lo.assign(atoms, INT64_MAX);
   atom_hi.assign(atoms, INT64_MIN);
-  for (auto& [space, b] : bounds)
+  for (const auto& [space, b] : E.bounds)
     for (size_t i = 0; i + 1 < b.size(); ++i) {
-      const int x = cls[base[space] + static_cast<int>(i)];
+      const int x = cls[E.base.at(space) + static_cast<int>(i)];
       atom_space[x] = space;
       atom_lo[x] = std::min(atom_lo[x], b[i]);
       atom_hi[x] = std::max(atom_hi[x], b[i + 1]);
@@ -178,11 +235,9 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   for (int x = 0; x < atoms; ++x)
     if (sys.spaces[atom_space[x]].kind == MemSpace::Kind::Smem) tracked_of[x] = tracked++;
   // An access's atoms: the classes of its elementary atoms (of its runs,
-  // when strided), an interval (atomClasses numbers them so). In a space
-  // where atomClasses merges only adjacent elementary atoms, a strided
-  // access's classes need not be an interval and this is their bounding
-  // interval, a superset (only for reads and for writes past
-  // kMaxTileRuns runs, which were their bounding byte range before).
+  // when strided), an interval (atomClasses numbers them so; a space where
+  // it merges only adjacent elementary atoms has no strided access:
+  // splitStridedAccesses).
   auto atomRange = [&](const Access& a) {
     int lo = INT_MAX, hi = INT_MIN;
     forEachRun(a, [&](int64_t blo, int64_t bhi) {

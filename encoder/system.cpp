@@ -2,6 +2,7 @@
 // See system.h for the shape of the result and docs/semantics.md for the
 // meaning of every instruction.
 #include "encoder/system.h"
+#include "encoder/strided_split.h"
 #include "encoder/system_hook.h"
 
 #include <algorithm>
@@ -186,6 +187,7 @@ class Builder {
     resolveReads();
     makeNamedBarriers();
     orderGridDependencies();
+    sim::splitStridedAccesses(sys_);
     return std::move(sys_);
   }
 

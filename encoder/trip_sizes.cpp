@@ -73,9 +73,12 @@ std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
   // Counts that are owed bytes only are read through their signs alone
   // (trip_sizes.h): written as 1, whatever the factor between them.
   const bool owed = std::all_of(systems.begin(), systems.end(), [](const System* sys) { return txOwedOnly(*sys); });
+  // (sorted vectors: a strided access puts the ranks of all its runs)
+  std::map<int, std::vector<int64_t>> sorted;
+  for (const auto& [space, c] : cuts) sorted[space].assign(c.begin(), c.end());
   auto rank = [&](int space, int64_t x) {
-    const std::set<int64_t>& c = cuts.at(space);
-    return std::distance(c.begin(), c.find(x));
+    const std::vector<int64_t>& c = sorted.at(space);
+    return static_cast<int64_t>(std::lower_bound(c.begin(), c.end(), x) - c.begin());
   };
   std::vector<int64_t> k;
   auto put = [&k](std::initializer_list<int64_t> xs) { k.insert(k.end(), xs.begin(), xs.end()); };
