@@ -57,6 +57,7 @@ std::set<std::string> rulesOfBoth(const ir::Schedule& s) {
 
 const char* const kBandsFixed = "corpus/bugs/sync.race/warp_column_bands_overlap_one_column_fixed.cake";
 const char* const kBandsBroken = "corpus/bugs/sync.race/warp_column_bands_overlap_one_column.cake";
+const char* const kEpilogueBands = "corpus/gemm/sm80_epilogue_warp_column_bands.cake";
 
 }  // namespace strided_access_test
 
@@ -125,4 +126,32 @@ TEST(StridedAccess, WarpPrivateColumnBandsDoNotRace) {
     auto mod = cake::testing::compile(cake::testing::corpusText(kBandsBroken));
     EXPECT_TRUE(rulesOfBoth(mod.schedules[0]).count("sync.race"));
   }
+}
+
+// A staging tile that aliases the pipeline's slots (a GEMM epilogue): its
+// atoms are merged only when adjacent, so the column bands read back are one
+// access per run there (sim::splitStridedAccesses), still exact: no race,
+// no stale data; a warp that reads back its neighbour's band races.
+TEST(StridedAccess, AliasedStagingBandsAreSplitPerRun) {
+  const std::string text = cake::testing::corpusText(kEpilogueBands);
+  {
+    auto mod = cake::testing::compile(text);
+    auto sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {{"K", 64}}));
+    int runs = 0;
+    for (const auto& in : sys.procs[0].program)
+      for (const auto& a : in.accesses)
+        if (!a.write && a.view >= 0 && mod.schedules[0].views[a.view].name == "stg") {
+          EXPECT_EQ(a.runs, 1);
+          EXPECT_EQ(a.hi - a.lo, 128);
+          ++runs;
+        }
+    EXPECT_EQ(runs, 128);
+    EXPECT_EQ(rulesOfBoth(mod.schedules[0]), std::set<std::string>{});
+  }
+  const std::string neighbour = cake::testing::replace(
+      text, "lm.copy(C, stg[0][:, 32 * w:32 * w + 32]",
+      "lm.copy(C, stg[0][:, 32 * ((w + 1) % 4):32 * ((w + 1) % 4) + 32]");
+  ASSERT_NE(neighbour, text);
+  auto mod = cake::testing::compile(neighbour);
+  EXPECT_TRUE(rulesOfBoth(mod.schedules[0]).count("sync.race"));
 }
