@@ -179,7 +179,29 @@ void splitStridedAccesses(System& sys) {
     for (const Instr& in : p.program)
       for (const Access& a : in.accesses) strided = strided || a.runs > 1;
   if (!strided) return;
-  const std::set<int> adjacent = localClasses(sys, Elementary(sys)).adjacent_only;
+  std::set<int> adjacent;
+  {
+    const Elementary E(sys);
+    LocalClasses lc = localClasses(sys, E);
+    // A space whose exact atoms would be more than kMaxExactAtoms (a
+    // transpose tile written by rows and read by single columns: one atom
+    // per cell) keeps its strided reads at their bounding range, as before
+    // session 28: per-cell atoms made such an exploration exceed its state
+    // cap (docs/known-limits.md).
+    constexpr int kMaxExactAtoms = 256;
+    std::map<int, int> classes;  // space -> classes
+    for (int e = 0; e < E.count; ++e) classes[E.space_of[e]] = std::max(classes[E.space_of[e]], lc.local[e] + 1);
+    bool coarsened = false;
+    for (Process& p : sys.procs)
+      for (Instr& in : p.program)
+        for (Access& a : in.accesses)
+          if (a.runs > 1 && !a.write && classes[a.space] > kMaxExactAtoms) {
+            a.runs = 1;
+            a.stride = 0;
+            coarsened = true;
+          }
+    adjacent = coarsened ? localClasses(sys, Elementary(sys)).adjacent_only : std::move(lc.adjacent_only);
+  }
   if (adjacent.empty()) return;
   for (Process& p : sys.procs)
     for (Instr& in : p.program) {
