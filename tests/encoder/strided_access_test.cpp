@@ -61,7 +61,6 @@ const char* const kEpilogueBands = "corpus/gemm/sm80_epilogue_warp_column_bands.
 
 }  // namespace strided_access_test
 
-using namespace strided_access_test;
 
 // bytesMeet and touches against the byte sets, over random strided and
 // contiguous accesses (equal strides: the arithmetic test; unequal: run by
@@ -72,9 +71,9 @@ TEST(StridedAccess, OverlapIsExactOnTheBytes) {
   int met = 0, missed = 0;
   for (int i = 0; i < 20000; ++i) {
     const int64_t sa = pick(1, 4) * 8, sb = pick(0, 1) ? sa : pick(1, 4) * 8;
-    const encoder::Access a = strided(pick(0, 64), pick(1, static_cast<int>(sa)), pick(1, 6), sa);
-    const encoder::Access b = strided(pick(0, 64), pick(1, static_cast<int>(sb)), pick(1, 6), sb);
-    const std::set<int64_t> ba = bytesOf(a), bb = bytesOf(b);
+    const encoder::Access a = strided_access_test::strided(pick(0, 64), pick(1, static_cast<int>(sa)), pick(1, 6), sa);
+    const encoder::Access b = strided_access_test::strided(pick(0, 64), pick(1, static_cast<int>(sb)), pick(1, 6), sb);
+    const std::set<int64_t> ba = strided_access_test::bytesOf(a), bb = strided_access_test::bytesOf(b);
     bool common = false;
     for (int64_t x : ba) common = common || bb.count(x);
     ASSERT_EQ(encoder::bytesMeet(a, b), common) << i;
@@ -92,7 +91,7 @@ TEST(StridedAccess, OverlapIsExactOnTheBytes) {
 // The read of a column band is one strided access over exactly its bytes:
 // 32 runs of 32 floats, one row (256 bytes) apart.
 TEST(StridedAccess, ReadColumnBandIsOneStridedAccess) {
-  auto mod = cake::testing::compile(cake::testing::corpusText(kBandsFixed));
+  auto mod = cake::testing::compile(cake::testing::corpusText(strided_access_test::kBandsFixed));
   auto sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {{"n", 1}}));
   ASSERT_EQ(sys.procs.size(), 2u);
   for (int p = 0; p < 2; ++p) {
@@ -119,12 +118,12 @@ TEST(StridedAccess, ReadColumnBandIsOneStridedAccess) {
 // one column: a race.
 TEST(StridedAccess, WarpPrivateColumnBandsDoNotRace) {
   {
-    auto mod = cake::testing::compile(cake::testing::corpusText(kBandsFixed));
-    EXPECT_EQ(rulesOfBoth(mod.schedules[0]), std::set<std::string>{});
+    auto mod = cake::testing::compile(cake::testing::corpusText(strided_access_test::kBandsFixed));
+    EXPECT_EQ(strided_access_test::rulesOfBoth(mod.schedules[0]), std::set<std::string>{});
   }
   {
-    auto mod = cake::testing::compile(cake::testing::corpusText(kBandsBroken));
-    EXPECT_TRUE(rulesOfBoth(mod.schedules[0]).count("sync.race"));
+    auto mod = cake::testing::compile(cake::testing::corpusText(strided_access_test::kBandsBroken));
+    EXPECT_TRUE(strided_access_test::rulesOfBoth(mod.schedules[0]).count("sync.race"));
   }
 }
 
@@ -133,7 +132,7 @@ TEST(StridedAccess, WarpPrivateColumnBandsDoNotRace) {
 // access per run there (sim::splitStridedAccesses), still exact: no race,
 // no stale data; a warp that reads back its neighbour's band races.
 TEST(StridedAccess, AliasedStagingBandsAreSplitPerRun) {
-  const std::string text = cake::testing::corpusText(kEpilogueBands);
+  const std::string text = cake::testing::corpusText(strided_access_test::kEpilogueBands);
   {
     auto mod = cake::testing::compile(text);
     auto sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {{"K", 64}}));
@@ -146,12 +145,12 @@ TEST(StridedAccess, AliasedStagingBandsAreSplitPerRun) {
           ++runs;
         }
     EXPECT_EQ(runs, 128);
-    EXPECT_EQ(rulesOfBoth(mod.schedules[0]), std::set<std::string>{});
+    EXPECT_EQ(strided_access_test::rulesOfBoth(mod.schedules[0]), std::set<std::string>{});
   }
   const std::string neighbour = cake::testing::replace(
       text, "lm.copy(C, stg[0][:, 32 * w:32 * w + 32]",
       "lm.copy(C, stg[0][:, 32 * ((w + 1) % 4):32 * ((w + 1) % 4) + 32]");
   ASSERT_NE(neighbour, text);
   auto mod = cake::testing::compile(neighbour);
-  EXPECT_TRUE(rulesOfBoth(mod.schedules[0]).count("sync.race"));
+  EXPECT_TRUE(strided_access_test::rulesOfBoth(mod.schedules[0]).count("sync.race"));
 }
