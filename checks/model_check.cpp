@@ -1649,7 +1649,7 @@ uint64_t fingerprint(const encoder::System& sys) {
       for (int64_t x : {int64_t{r.regs_space}, r.element, static_cast<int64_t>(r.accumulates), static_cast<int64_t>(r.stored)})
         mix(x);
       for (const encoder::Access& a : in.accesses)
-        for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, static_cast<int64_t>(a.write),
+        for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, a.runs, a.stride, static_cast<int64_t>(a.write),
                           static_cast<int64_t>(a.proxy), static_cast<int64_t>(a.async), int64_t{a.view}, a.index,
                           a.gen, static_cast<int64_t>(a.stage_like), static_cast<int64_t>(a.view_written)})
           mix(x);

@@ -83,8 +83,7 @@ class Model {
   // range: the same rule, access and message).
   bool overlap(int p, int pc, int i, int q, int qpc, int j) const {
     if (!atoms_of[p][pc][i].overlaps(atoms_of[q][qpc][j])) return false;
-    const Access &a = access(p, pc, i), &b = access(q, qpc, j);
-    return a.lo < b.hi && b.lo < a.hi;
+    return bytesMeet(access(p, pc, i), access(q, qpc, j));
   }
   // The group kind of an async instruction (Mma, TmaStore, CpAsync and their
   // commits / waits), or -1.

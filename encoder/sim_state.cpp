@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "encoder/sim_model.h"
+#include "encoder/strided_split.h"
 #include "ir/graph.h"
 
 namespace cake::encoder::sim {
@@ -48,12 +49,52 @@ namespace {
 // tile: the runs of each warp's band are one class, the whole tile's range
 // the interval of all bands). A space where some access does not only
 // merges runs of adjacent elementary atoms with equal signatures.
-template <class ElemIndex>
-std::vector<int> atomClasses(const System& sys, int elementary, const std::vector<int>& elem_space,
-                             const ElemIndex& elemIndex) {
+// Every space cut at the boundaries of all accesses (of every run of a
+// strided one): the elementary atoms, numbered space by space in byte order.
+struct Elementary {
+  std::map<int, std::vector<int64_t>> bounds;  // space -> its cuts, in order
+  std::map<int, int> base;                     // space -> its first elementary atom
+  int count = 0;
+  std::vector<int> space_of;                   // elementary atom -> space
+  explicit Elementary(const System& sys) {
+    std::map<int, std::set<int64_t>> cuts;
+    for (const Process& p : sys.procs)
+      for (const Instr& in : p.program)
+        for (const Access& a : in.accesses)
+          forEachRun(a, [&](int64_t lo, int64_t hi) {
+            cuts[a.space].insert(lo);
+            cuts[a.space].insert(hi);
+          });
+    for (auto& [space, set] : cuts) {
+      bounds[space] = std::vector<int64_t>(set.begin(), set.end());
+      base[space] = count;
+      const int n = std::max(0, static_cast<int>(bounds[space].size()) - 1);
+      count += n;
+      space_of.insert(space_of.end(), static_cast<size_t>(n), space);
+    }
+  }
+  int index(int space, int64_t x) const {
+    const auto& b = bounds.at(space);
+    return base.at(space) + static_cast<int>(std::lower_bound(b.begin(), b.end(), x) - b.begin());
+  }
+};
+
+// Each elementary atom's class among those of its space (by first byte),
+// and the spaces where some access meets its classes out of order.
+struct LocalClasses {
+  std::vector<int> local;
+  std::vector<std::vector<std::array<int, 3>>> sig;
+  std::set<int> adjacent_only;
+};
+LocalClasses localClasses(const System& sys, const Elementary& E) {
+  const int elementary = E.count;
+  const std::vector<int>& elem_space = E.space_of;
+  auto elemIndex = [&](int space, int64_t x) { return E.index(space, x); };
   using Key = std::array<int, 3>;  // process, pc, interned fields
   std::map<std::tuple<int, bool, int, bool, int, int64_t, int64_t, bool, bool>, int> fields;
-  std::vector<std::vector<Key>> sig(static_cast<size_t>(elementary));
+  LocalClasses out;
+  auto& sig = out.sig;
+  sig.resize(static_cast<size_t>(elementary));
   for (int p = 0; p < static_cast<int>(sys.procs.size()); ++p) {
     const auto& prog = sys.procs[p].program;
     for (int pc = 0; pc < static_cast<int>(prog.size()); ++pc)
@@ -62,12 +103,15 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
                                                       a.index, a.gen, a.stage_like, a.view_written),
                                       static_cast<int>(fields.size())).first->second;
         const Key key{p, pc, f};
-        for (int e = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi); e < e1; ++e)
-          if (sig[e].empty() || sig[e].back() != key) sig[e].push_back(key);
+        forEachRun(a, [&](int64_t lo, int64_t hi) {
+          for (int e = elemIndex(a.space, lo), e1 = elemIndex(a.space, hi); e < e1; ++e)
+            if (sig[e].empty() || sig[e].back() != key) sig[e].push_back(key);
+        });
       }
   }
   // Per space (its elementary atoms are consecutive): classes by first byte.
-  std::vector<int> local(static_cast<size_t>(elementary), 0);
+  auto& local = out.local;
+  local.assign(static_cast<size_t>(elementary), 0);
   for (int e = 0; e < elementary;) {
     int end = e;
     while (end < elementary && elem_space[end] == elem_space[e]) ++end;
@@ -75,21 +119,38 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
     for (int x = e; x < end; ++x) local[x] = seen.emplace(sig[x], static_cast<int>(seen.size())).first->second;
     e = end;
   }
-  std::set<int> adjacent_only;  // spaces where some access meets its classes out of order
+  auto& adjacent_only = out.adjacent_only;  // spaces where some access meets its classes out of order
   for (const Process& proc : sys.procs)
     for (const Instr& in : proc.program)
       for (const Access& a : in.accesses) {
-        const int e0 = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi);
-        if (e0 >= e1 || adjacent_only.count(a.space)) continue;
-        int next = local[e0] + 1;
-        for (int e = e0 + 1; e < e1; ++e) {
-          if (local[e] == next) ++next;
-          else if (local[e] < local[e0] || local[e] > next) {
-            adjacent_only.insert(a.space);
-            break;
+        // (a strided access: its runs' elementary atoms, in byte order)
+        if (elemIndex(a.space, a.lo) >= elemIndex(a.space, a.hi) || adjacent_only.count(a.space)) continue;
+        int first = -1, next = 0;
+        bool in_order = true;
+        forEachRun(a, [&](int64_t lo, int64_t hi) {
+          for (int e = elemIndex(a.space, lo), e1 = elemIndex(a.space, hi); e < e1 && in_order; ++e) {
+            if (first < 0) {
+              first = local[e];
+              next = first + 1;
+            } else if (local[e] == next) {
+              ++next;
+            } else if (local[e] < first || local[e] > next) {
+              in_order = false;
+            }
           }
-        }
+        });
+        if (!in_order) adjacent_only.insert(a.space);
       }
+  return out;
+}
+
+std::vector<int> atomClasses(const System& sys, const Elementary& E) {
+  const int elementary = E.count;
+  const std::vector<int>& elem_space = E.space_of;
+  const LocalClasses lc = localClasses(sys, E);
+  const auto& sig = lc.sig;
+  const auto& local = lc.local;
+  const auto& adjacent_only = lc.adjacent_only;
   std::vector<int> cls(static_cast<size_t>(elementary), 0);
   int atoms = 0;
   for (int e = 0; e < elementary;) {
@@ -112,6 +173,60 @@ std::vector<int> atomClasses(const System& sys, int elementary, const std::vecto
 
 }  // namespace
 
+void splitStridedAccesses(System& sys) {
+  bool strided = false;
+  for (const Process& p : sys.procs)
+    for (const Instr& in : p.program)
+      for (const Access& a : in.accesses) strided = strided || a.runs > 1;
+  if (!strided) return;
+  std::set<int> adjacent;
+  {
+    const Elementary E(sys);
+    LocalClasses lc = localClasses(sys, E);
+    // A space whose exact atoms would be more than kMaxExactAtoms (a
+    // transpose tile written by rows and read by single columns: one atom
+    // per cell) keeps its strided reads at their bounding range, as before
+    // session 28: per-cell atoms made such an exploration exceed its state
+    // cap (docs/known-limits.md).
+    constexpr int kMaxExactAtoms = 256;
+    std::map<int, int> classes;  // space -> classes
+    for (int e = 0; e < E.count; ++e) classes[E.space_of[e]] = std::max(classes[E.space_of[e]], lc.local[e] + 1);
+    bool coarsened = false;
+    for (Process& p : sys.procs)
+      for (Instr& in : p.program)
+        for (Access& a : in.accesses)
+          if (a.runs > 1 && !a.write && classes[a.space] > kMaxExactAtoms) {
+            a.runs = 1;
+            a.stride = 0;
+            coarsened = true;
+          }
+    adjacent = coarsened ? localClasses(sys, Elementary(sys)).adjacent_only : std::move(lc.adjacent_only);
+  }
+  if (adjacent.empty()) return;
+  for (Process& p : sys.procs)
+    for (Instr& in : p.program) {
+      std::vector<Access> out;
+      for (Access& a : in.accesses) {
+        if (a.runs <= 1 || !adjacent.count(a.space)) {
+          out.push_back(std::move(a));
+          continue;
+        }
+        const std::string name = a.what.substr(0, a.what.find(" bytes ["));
+        int64_t k = 0;
+        forEachRun(a, [&](int64_t lo, int64_t hi) {
+          Access run = a;
+          run.lo = lo;
+          run.hi = hi;
+          run.runs = 1;
+          run.stride = 0;
+          run.what = fmt::format("{} bytes [{}, {}) (run {} of {})", name, lo, hi, ++k, a.runs);
+          out.push_back(std::move(run));
+        });
+      }
+      in.accesses = std::move(out);
+    }
+}
+
 Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   if (f) flow = *f;
   P = static_cast<int>(sys.procs.size());
@@ -123,36 +238,17 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   // accesses, then merge the elementary atoms that no access tells apart
   // into one atom (atomClasses above; docs/z3.md "Atoms no instruction tells
   // apart").
-  std::map<int, std::set<int64_t>> cuts;
-  for (const Process& p : sys.procs)
-    for (const Instr& in : p.program)
-      for (const Access& a : in.accesses) {
-        cuts[a.space].insert(a.lo);
-        cuts[a.space].insert(a.hi);
-      }
-  std::map<int, std::vector<int64_t>> bounds;
-  std::map<int, int> base;
-  int elementary = 0;
-  std::vector<int> elem_space;
-  for (auto& [space, set] : cuts) {
-    bounds[space] = std::vector<int64_t>(set.begin(), set.end());
-    base[space] = elementary;
-    const int n = static_cast<int>(bounds[space].size()) - 1;
-    elementary += std::max(0, n);
-    elem_space.insert(elem_space.end(), static_cast<size_t>(std::max(0, n)), space);
-  }
-  auto elemIndex = [&](int space, int64_t x) {
-    const auto& b = bounds[space];
-    return base[space] + static_cast<int>(std::lower_bound(b.begin(), b.end(), x) - b.begin());
-  };
-  std::vector<int> cls = atomClasses(sys, elementary, elem_space, elemIndex);
+  const Elementary E(sys);
+  const int elementary = E.count;
+  auto elemIndex = [&](int space, int64_t x) { return E.index(space, x); };
+  std::vector<int> cls = atomClasses(sys, E);
   atoms = elementary == 0 ? 0 : *std::max_element(cls.begin(), cls.end()) + 1;
   atom_space.assign(atoms, -1);
   atom_lo.assign(atoms, INT64_MAX);
   atom_hi.assign(atoms, INT64_MIN);
-  for (auto& [space, b] : bounds)
+  for (const auto& [space, b] : E.bounds)
     for (size_t i = 0; i + 1 < b.size(); ++i) {
-      const int x = cls[base[space] + static_cast<int>(i)];
+      const int x = cls[E.base.at(space) + static_cast<int>(i)];
       atom_space[x] = space;
       atom_lo[x] = std::min(atom_lo[x], b[i]);
       atom_hi[x] = std::max(atom_hi[x], b[i + 1]);
@@ -160,13 +256,19 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   tracked_of.assign(atoms, -1);
   for (int x = 0; x < atoms; ++x)
     if (sys.spaces[atom_space[x]].kind == MemSpace::Kind::Smem) tracked_of[x] = tracked++;
-  // An access's atoms: the classes of its elementary atoms, an interval
-  // (atomClasses numbers them so).
+  // An access's atoms: the classes of its elementary atoms (of its runs,
+  // when strided), an interval (atomClasses numbers them so; a space where
+  // it merges only adjacent elementary atoms has no strided access:
+  // splitStridedAccesses).
   auto atomRange = [&](const Access& a) {
-    const int e0 = elemIndex(a.space, a.lo), e1 = elemIndex(a.space, a.hi);
-    if (e0 >= e1) return AtomRange{0, 0};
-    int lo = cls[e0], hi = cls[e0];
-    for (int e = e0 + 1; e < e1; ++e) hi = std::max(hi, cls[e]);
+    int lo = INT_MAX, hi = INT_MIN;
+    forEachRun(a, [&](int64_t blo, int64_t bhi) {
+      for (int e = elemIndex(a.space, blo), e1 = elemIndex(a.space, bhi); e < e1; ++e) {
+        lo = std::min(lo, cls[e]);
+        hi = std::max(hi, cls[e]);
+      }
+    });
+    if (lo > hi) return AtomRange{0, 0};
     return AtomRange{lo, hi + 1};
   };
 
@@ -880,7 +982,18 @@ class Stepper {
 
   // "a[0] bytes [0, 8192)": the overlapping part, named through access a.
   std::string overlapText(const Access& a, const Access& b) const {
-    const int64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+    int64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+    if (a.runs > 1 || b.runs > 1) {  // strided: the first bytes they share
+      lo = hi = 0;
+      forEachRun(a, [&](int64_t alo, int64_t ahi) {
+        forEachRun(b, [&](int64_t blo, int64_t bhi) {
+          if (lo >= hi && std::max(alo, blo) < std::min(ahi, bhi)) {
+            lo = std::max(alo, blo);
+            hi = std::min(ahi, bhi);
+          }
+        });
+      });
+    }
     if (lo >= hi) return a.what;
     std::string name = a.what.substr(0, a.what.find(" bytes ["));
     name = name.substr(0, name.find(" lanes ["));

@@ -2,6 +2,7 @@
 // See system.h for the shape of the result and docs/semantics.md for the
 // meaning of every instruction.
 #include "encoder/system.h"
+#include "encoder/strided_split.h"
 #include "encoder/system_hook.h"
 
 #include <algorithm>
@@ -186,6 +187,7 @@ class Builder {
     resolveReads();
     makeNamedBarriers();
     orderGridDependencies();
+    sim::splitStridedAccesses(sys_);
     return std::move(sys_);
   }
 
@@ -533,8 +535,17 @@ class Builder {
   // is exact or the runs are more than kMaxTileRuns): a column band per warp
   // (`tile[0][:, 16 * w:16 * w + 16]`) touches only its columns of every row,
   // and two warps' bands do not overlap although their bounding ranges do.
+  // When the runs are evenly spaced (always so for a 2-D tile sliced in
+  // its columns), `nruns` and `stride` say so: the access is one strided
+  // Access (bytesMeet decides overlap exactly), up to kMaxStridedRuns runs.
   static constexpr int64_t kMaxTileRuns = 256;
-  struct Tile { int64_t lo, hi, elems; std::string slices; std::vector<std::pair<int64_t, int64_t>> runs; };
+  static constexpr int64_t kMaxStridedRuns = int64_t{1} << 14;
+  struct Tile {
+    int64_t lo, hi, elems;
+    std::string slices;
+    std::vector<std::pair<int64_t, int64_t>> runs;
+    int64_t nruns = 1, stride = 0;  // evenly spaced runs (nruns > 1), else 1
+  };
   Tile tileRange(const std::vector<int64_t>& dims, const std::vector<ir::Slice>& slices, int64_t base, int esize) {
     std::vector<int64_t> lo(dims.size(), 0), hi = dims;
     std::string text;
@@ -568,23 +579,33 @@ class Builder {
     if (cut == dims.size() || cut == 0) return t;  // whole tile, or outermost rows only: contiguous
     int64_t nruns = 1;
     for (size_t d = 0; d < cut; ++d) nruns *= hi[d] - lo[d];
-    if (nruns <= 1 || nruns > kMaxTileRuns) return t;  // contiguous, or the bounding range (covers every run)
+    if (nruns <= 1 || nruns > kMaxStridedRuns) return t;  // contiguous, or the bounding range (covers every run)
     int64_t inner = 1;  // elements of one step of dimension `cut`
     for (size_t d = cut + 1; d < dims.size(); ++d) inner *= dims[d];
     const int64_t run_elems = (hi[cut] - lo[cut]) * inner;
     std::vector<int64_t> idx(lo.begin(), lo.begin() + static_cast<std::ptrdiff_t>(cut));
+    bool even = true;
+    int64_t prev = 0;  // the previous run's start
     for (int64_t r = 0; r < nruns; ++r) {
       int64_t start = lo[cut] * inner, step = inner * dims[cut];
       for (size_t d = cut; d-- > 0;) {
         start += idx[d] * step;
         step *= dims[d];
       }
-      t.runs.push_back({base + start * esize, base + (start + run_elems) * esize});
+      const std::pair<int64_t, int64_t> run{base + start * esize, base + (start + run_elems) * esize};
+      if (r == 1) t.stride = run.first - prev;
+      else if (r > 1) even = even && run.first - prev == t.stride;
+      prev = run.first;
+      if (r < 2 || static_cast<int64_t>(t.runs.size()) < kMaxTileRuns || !even) t.runs.push_back(run);
+      if (!even && nruns > kMaxTileRuns) break;
       for (size_t d = cut; d-- > 0;) {  // next index, last dimension fastest
         if (++idx[d] < hi[d]) break;
         idx[d] = lo[d];
       }
     }
+    if (even) t.nruns = nruns;
+    else t.stride = 0;
+    if (static_cast<int64_t>(t.runs.size()) != nruns || nruns > kMaxTileRuns) t.runs.clear();
     return t;
   }
 
@@ -629,12 +650,23 @@ class Builder {
         a.hi = t.hi;
         if (bytes) *bytes = t.elems * esize;
         a.what = fmt::format("{}[{}]{} bytes [{}, {})", v.name, ir::floorMod(*index, v.stages).value(), t.slices, a.lo, a.hi);
-        // Only a write is split: a read keeps the bounding range (a superset
-        // of its bytes: it may report a race or stale data the runs would
-        // not, never miss one), so the k-step column slices the sm_80 GEMMs
-        // read (`a[k][:, 0:16]`, 128 rows) stay one access each; a run per
-        // row there made every exploration step ~100x slower.
-        if (t.runs.empty() || !write) return {a};
+        // A column slice whose runs are evenly spaced is one strided access
+        // when it is read (exact, and one access: the k-step column slices
+        // the sm_80 GEMMs read, `a[k][:, 0:16]` over 128 rows, as an access
+        // per run made every exploration step ~100x slower) or when it is
+        // written past kMaxTileRuns runs; a written one up to that many runs,
+        // and a read one whose runs are not evenly spaced, is one access per
+        // run; past that, the bounding range (a superset of its bytes: it may
+        // report a race or stale data the runs would not, never miss one).
+        if (t.nruns > 1 && (!write || t.runs.empty())) {
+          a.runs = t.nruns;
+          a.stride = t.stride;
+          a.what = fmt::format("{}[{}]{} bytes [{}, {}) ({} runs of {} bytes, {} apart)", v.name,
+                               ir::floorMod(*index, v.stages).value(), t.slices, a.lo, a.hi, a.runs, a.runBytes(),
+                               a.stride);
+          return {a};
+        }
+        if (t.runs.empty()) return {a};
         std::vector<Access> out;
         for (size_t r = 0; r < t.runs.size(); ++r) {
           Access run = a;
@@ -1354,7 +1386,7 @@ class Builder {
           ok = aligned[p] >= 0;
           for (const MarkedWrite* w : by_space[a.space]) {
             if (!ok) break;
-            if (w->proc == static_cast<int>(p) || !rangesOverlap(w->lo, w->hi, a.lo, a.hi)) continue;
+            if (w->proc == static_cast<int>(p) || !touches(a, w->lo, w->hi)) continue;
             ok = aligned[w->proc] == aligned[p] && (w->marker < e.m1 || w->marker > e.m2);
           }
           if (!ok) break;
@@ -1423,7 +1455,7 @@ class Builder {
           int64_t own = -1, any = -1;
           for (const auto& [key, lap] : top) {
             const auto& [space, proc, view, lo, hi] = key;
-            if (space != a.space || !rangesOverlap(lo, hi, a.lo, a.hi)) continue;
+            if (space != a.space || !touches(a, lo, hi)) continue;
             if (view == a.view) a.view_written = true;
             if (proc == static_cast<int>(p)) continue;  // its own data is never stale
             any = std::max(any, lap);
@@ -1438,7 +1470,7 @@ class Builder {
             for (const auto& [key, gen] : top_gen) {
               const auto& [space, proc, view, index, lo, hi] = key;
               if (proc == static_cast<int>(p) || space != a.space || view != a.view || index != a.index ||
-                  !rangesOverlap(lo, hi, a.lo, a.hi))
+                  !touches(a, lo, hi))
                 continue;
               gcap = std::max(gcap, gen);
             }
@@ -1478,23 +1510,25 @@ class Builder {
   void splitByWrittenLaps(int p, Access& a, int64_t meant,
                           const std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t>& top,
                           std::vector<Access>& pieces) const {
-    std::set<int64_t> cuts = {a.lo, a.hi};
+    // (lo, hi, generation meant) per elementary range; ranges no other
+    // instance writes keep the whole read's (they hold its own data or
+    // none, which no generation changes). A strided read is cut run by run.
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> runs;
+    bool cut = false;
+    forEachRun(a, [&](int64_t rlo, int64_t rhi) {
+    std::set<int64_t> cuts = {rlo, rhi};
     for (const auto& [lo, hi] : a.own_since) {
-      if (lo > a.lo && lo < a.hi) cuts.insert(lo);
-      if (hi > a.lo && hi < a.hi) cuts.insert(hi);
+      if (lo > rlo && lo < rhi) cuts.insert(lo);
+      if (hi > rlo && hi < rhi) cuts.insert(hi);
     }
     for (const auto& [key, lap] : top) {
       const auto& [space, proc, view, lo, hi] = key;
-      if (space != a.space || proc == p || !rangesOverlap(lo, hi, a.lo, a.hi)) continue;
+      if (space != a.space || proc == p || !rangesOverlap(lo, hi, rlo, rhi)) continue;
       if (a.view_written && view != a.view) continue;
-      if (lo > a.lo && lo < a.hi) cuts.insert(lo);
-      if (hi > a.lo && hi < a.hi) cuts.insert(hi);
+      if (lo > rlo && lo < rhi) cuts.insert(lo);
+      if (hi > rlo && hi < rhi) cuts.insert(hi);
     }
-    if (cuts.size() <= 2) return;
-    // (lo, hi, generation meant) per elementary range; ranges no other
-    // instance writes keep the whole read's (they hold its own data or
-    // none, which no generation changes)
-    std::vector<std::tuple<int64_t, int64_t, int64_t>> runs;
+    cut = cut || cuts.size() > 2;
     for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
       const int64_t lo = *it, hi = *std::next(it);
       int64_t cap = -1;
@@ -1519,10 +1553,14 @@ class Builder {
       else
         runs.emplace_back(lo, hi, g);
     }
-    if (runs.size() <= 1) return;
+    });
+    if (!cut || std::all_of(runs.begin(), runs.end(), [&](const auto& r) { return std::get<2>(r) == std::get<2>(runs[0]); }))
+      return;
     const std::string name = a.what.substr(0, a.what.find(" bytes ["));
     auto piece = [&](Access& x, const std::tuple<int64_t, int64_t, int64_t>& r) {
       std::tie(x.lo, x.hi, x.gen) = r;
+      x.runs = 1;  // a strided read's pieces are contiguous
+      x.stride = 0;
       x.what = fmt::format("{} bytes [{}, {})", name, x.lo, x.hi);
     };
     for (size_t k = 1; k < runs.size(); ++k) {
@@ -1537,6 +1575,33 @@ class Builder {
 }  // namespace
 
 // ---------------------------------------------------------------- public
+
+bool touches(const Access& a, int64_t lo, int64_t hi) {
+  if (!(a.lo < hi && lo < a.hi)) return false;
+  if (a.runs <= 1) return true;
+  // the first run that ends after lo starts before hi, or none does
+  const int64_t k = std::max<int64_t>(0, ir::floorDiv(lo - a.lo - a.runBytes(), a.stride).value() + 1);
+  return k < a.runs && a.lo + k * a.stride < hi;
+}
+
+bool bytesMeet(const Access& a, const Access& b) {
+  if (!(a.lo < b.hi && b.lo < a.hi)) return false;
+  if (a.runs <= 1) return touches(b, a.lo, a.hi);
+  if (b.runs <= 1) return touches(a, b.lo, b.hi);
+  if (a.stride == b.stride) {
+    // run k of a meets run l of b iff d + m * s lies in (-rb, ra), with
+    // d = b.lo - a.lo, m = l - k in [-(a.runs - 1), b.runs - 1]
+    const int64_t s = a.stride, d = b.lo - a.lo, ra = a.runBytes(), rb = b.runBytes();
+    const int64_t m0 = std::max(ir::floorDiv(-rb - d, s).value() + 1, 1 - a.runs);
+    const int64_t m1 = std::min(ir::floorDiv(ra - d - 1, s).value(), b.runs - 1);
+    return m0 <= m1;
+  }
+  const Access& few = a.runs <= b.runs ? a : b;
+  const Access& other = a.runs <= b.runs ? b : a;
+  bool met = false;
+  forEachRun(few, [&](int64_t lo, int64_t hi) { met = met || touches(other, lo, hi); });
+  return met;
+}
 
 int64_t dataLap(const ir::Schedule& s, const Access& a) {
   return a.stage_like ? a.gen : ir::floorDiv(a.index, s.views[a.view].stages).value();

@@ -75,7 +75,14 @@ inline constexpr int64_t kTmemQuarterStride = int64_t{1} << 20;
 // One read or write of a byte range by an instruction.
 struct Access {
   int space = -1;
-  int64_t lo = 0, hi = 0;       // [lo, hi) bytes (TMEM: columns)
+  int64_t lo = 0, hi = 0;       // [lo, hi) bytes (TMEM: columns); a strided
+                                // access's bounding range
+  // A strided access (a view sub-tile sliced in an inner dimension, whose
+  // contiguous runs are evenly spaced: docs/semantics.md "Byte ranges"):
+  // `runs` runs of runBytes() bytes, the k-th at lo + k * stride, the last
+  // ending at hi. runs == 1: the one contiguous range [lo, hi).
+  int64_t runs = 1, stride = 0;
+  int64_t runBytes() const { return runs > 1 ? hi - lo - (runs - 1) * stride : hi - lo; }
   bool write = false;
   Proxy proxy = Proxy::Generic;
   // Asynchronous accesses last beyond the issuing step: a TMA load until it
@@ -109,6 +116,19 @@ struct Access {
   };
   std::vector<Written> own_writes;
 };
+
+// Does access `a` touch a byte of [lo, hi)? Exact for a strided access.
+bool touches(const Access& a, int64_t lo, int64_t hi);
+// Do two accesses (of one space) share a byte? Exact for strided ones: the
+// bounding ranges first, then the runs (equal strides: arithmetic; else run
+// by run). Every engine decides overlap with it (sim::Model::overlap).
+bool bytesMeet(const Access& a, const Access& b);
+// Calls f(lo, hi) for each contiguous run of `a`, in byte order.
+template <class F>
+void forEachRun(const Access& a, F&& f) {
+  const int64_t run = a.runBytes();
+  for (int64_t k = 0; k < a.runs; ++k) f(a.lo + k * a.stride, a.lo + k * a.stride + run);
+}
 
 // The lap of a view access's data (docs/semantics.md "Stale data"): a
 // stage-like access's generation, an iteration-like access's index //

@@ -351,7 +351,8 @@ int64_t clampsFrom(const TripLoops& tl) {
 // ================================================================ instruction comparison
 
 bool sameAccess(const Access& a, const Access& b) {
-  return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.write == b.write && a.proxy == b.proxy &&
+  return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.runs == b.runs && a.stride == b.stride &&
+         a.write == b.write && a.proxy == b.proxy &&
          a.async == b.async && a.view == b.view && a.index == b.index && a.gen == b.gen &&
          a.stage_like == b.stage_like && a.view_written == b.view_written;
 }
@@ -392,10 +393,11 @@ struct GenKey {
   int proc;
   int space;
   int64_t lo, hi;  // the byte range
+  int64_t runs, stride;  // a strided access's runs
   auto operator<=>(const GenKey&) const = default;
 };
 GenKey genKey(const Access& a, int proc) {
-  return {a.view, a.stage_like ? a.index : -1, a.write, proc, a.space, a.lo, a.hi};
+  return {a.view, a.stage_like ? a.index : -1, a.write, proc, a.space, a.lo, a.hi, a.runs, a.stride};
 }
 // Keys in member order, view first; a bare view compares with a key's
 // view, so that equal_range(view) is the keys of that view.
@@ -442,7 +444,8 @@ bool shiftedInstr(const Instr& a, const Instr& b, Deltas& d, int proc) {
   if (a.slot >= 0 ? !Deltas::learn(d.slot_phase, a.slot, b.phase - a.phase) : a.phase != b.phase) return false;
   for (size_t i = 0; i < a.accesses.size(); ++i) {
     const Access &x = a.accesses[i], &y = b.accesses[i];
-    if (x.space != y.space || x.lo != y.lo || x.hi != y.hi || x.write != y.write || x.proxy != y.proxy ||
+    if (x.space != y.space || x.lo != y.lo || x.hi != y.hi || x.runs != y.runs || x.stride != y.stride ||
+        x.write != y.write || x.proxy != y.proxy ||
         x.async != y.async || x.view != y.view || x.stage_like != y.stage_like || x.view_written != y.view_written)
       return false;
     if (x.view < 0) continue;
@@ -470,20 +473,29 @@ bool shiftedRange(const std::vector<Instr>& pa, size_t a0, size_t a1, const std:
 
 // ================================================================ private data
 
-// (space, lo, hi, process) of every access of the given systems.
-using AccessRange = std::tuple<int, int64_t, int64_t, int>;
+// (space, lo, hi, process, runs, stride) of every access of the given systems.
+using AccessRange = std::tuple<int, int64_t, int64_t, int, int64_t, int64_t>;
+AccessRange accessRange(const Access& a, int p) { return {a.space, a.lo, a.hi, p, a.runs, a.stride}; }
 std::set<AccessRange> accessRanges(const std::vector<const System*>& systems) {
   std::set<AccessRange> out;
   for (const System* sys : systems)
     for (size_t p = 0; p < sys->procs.size(); ++p)
       for (const Instr& in : sys->procs[p].program)
-        for (const Access& a : in.accesses) out.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
+        for (const Access& a : in.accesses) out.insert(accessRange(a, static_cast<int>(p)));
   return out;
 }
 // Does no process but p access bytes a accesses (in any of the systems `all` came from)?
 bool privateTo(const std::set<AccessRange>& all, const Access& a, int p) {
-  for (const auto& [space, lo, hi, q] : all)
-    if (q != p && space == a.space && lo < a.hi && a.lo < hi) return false;
+  for (const auto& [space, lo, hi, q, runs, stride] : all) {
+    if (q == p || space != a.space || !(lo < a.hi && a.lo < hi)) continue;
+    Access b;
+    b.space = space;
+    b.lo = lo;
+    b.hi = hi;
+    b.runs = runs;
+    b.stride = stride;
+    if (bytesMeet(a, b)) return false;
+  }
   return true;
 }
 // Generation 0 for every view access of a process `which` selects to bytes
@@ -1161,8 +1173,8 @@ void zeroPrivateGenerations(const std::vector<System*>& group, bool unread_reads
     for (size_t p = 0; p < sys->procs.size(); ++p)
       for (const Instr& in : sys->procs[p].program)
         for (const Access& a : in.accesses) {
-          all.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
-          if (unread_reads && a.write) writes.insert({a.space, a.lo, a.hi, static_cast<int>(p)});
+          all.insert(accessRange(a, static_cast<int>(p)));
+          if (unread_reads && a.write) writes.insert(accessRange(a, static_cast<int>(p)));
         }
   std::set<int> shared;  // views with an access to bytes another process touches
   for (const System* sys : group)

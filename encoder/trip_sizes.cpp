@@ -53,10 +53,11 @@ std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
     size_t here = 0;
     for (const Process& p : sys->procs)
       for (const Instr& in : p.program) {
-        for (const Access& a : in.accesses) {
-          cuts[a.space].insert(a.lo);
-          cuts[a.space].insert(a.hi);
-        }
+        for (const Access& a : in.accesses)
+          forEachRun(a, [&](int64_t lo, int64_t hi) {
+            cuts[a.space].insert(lo);
+            cuts[a.space].insert(hi);
+          });
         if (!countsTx(in)) continue;
         const int64_t b = std::llabs(in.bytes);
         gcd = std::gcd(gcd, b);
@@ -72,9 +73,12 @@ std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
   // Counts that are owed bytes only are read through their signs alone
   // (trip_sizes.h): written as 1, whatever the factor between them.
   const bool owed = std::all_of(systems.begin(), systems.end(), [](const System* sys) { return txOwedOnly(*sys); });
+  // (sorted vectors: a strided access puts the ranks of all its runs)
+  std::map<int, std::vector<int64_t>> sorted;
+  for (const auto& [space, c] : cuts) sorted[space].assign(c.begin(), c.end());
   auto rank = [&](int space, int64_t x) {
-    const std::set<int64_t>& c = cuts.at(space);
-    return std::distance(c.begin(), c.find(x));
+    const std::vector<int64_t>& c = sorted.at(space);
+    return static_cast<int64_t>(std::lower_bound(c.begin(), c.end(), x) - c.begin());
   };
   std::vector<int64_t> k;
   auto put = [&k](std::initializer_list<int64_t> xs) { k.insert(k.end(), xs.begin(), xs.end()); };
@@ -98,9 +102,12 @@ std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
              static_cast<int64_t>(in.accesses.size())});
         put({-4, in.regs_hazard.regs_space, in.regs_hazard.accumulates, in.regs_hazard.stored});  // where, not which element: sizes differ
         for (const auto& [var, v] : in.loops) put({var, v});
-        for (const Access& a : in.accesses)
+        for (const Access& a : in.accesses) {
           put({a.space, rank(a.space, a.lo), rank(a.space, a.hi), a.write, static_cast<int>(a.proxy), a.async, a.view,
-               a.index, a.gen, a.stage_like, a.view_written});
+               a.index, a.gen, a.stage_like, a.view_written, a.runs});
+          if (a.runs > 1)  // a strided access: where each of its runs lies
+            forEachRun(a, [&](int64_t lo, int64_t hi) { put({rank(a.space, lo), rank(a.space, hi)}); });
+        }
       }
     }
   }

@@ -33,7 +33,7 @@ namespace fingerprint_test {
   static_assert(sizeof(encoder::T) == (N), #T " changed: if an engine reads the new field, hash it in " \
                                              "fingerprint() (checks/model_check.cpp) and change it "   \
                                              "below; then update this size")
-CAKE_FINGERPRINT_SIZE(Access, 152);
+CAKE_FINGERPRINT_SIZE(Access, 168);
 CAKE_FINGERPRINT_SIZE(Instr, 200);
 CAKE_FINGERPRINT_SIZE(Instr::RegsHazard, 64);
 CAKE_FINGERPRINT_SIZE(Process, 80);
@@ -85,6 +85,8 @@ std::vector<Change> changes() {
       {"Access::space", [=](encoder::System& s) { acc(s).space += 1; }},
       {"Access::lo", [=](encoder::System& s) { acc(s).lo += 1; }},
       {"Access::hi", [=](encoder::System& s) { acc(s).hi += 1; }},
+      {"Access::runs", [=](encoder::System& s) { acc(s).runs += 1; }},
+      {"Access::stride", [=](encoder::System& s) { acc(s).stride += 1; }},
       {"Access::write", [=](encoder::System& s) { acc(s).write = !acc(s).write; }},
       {"Access::proxy", [=](encoder::System& s) {
          acc(s).proxy = acc(s).proxy == encoder::Proxy::Async ? encoder::Proxy::Generic : encoder::Proxy::Async;
