@@ -1640,7 +1640,7 @@ TEST(TripProofGaps, PeeledFirstKIterationIsProved) {
       corpusText("corpus/bugs/sync.race/cudnn_fe_sm120_persistent_kv_consumed_not_drained_fixed.cake");
   auto brokenSomewhere = [](const ir::Schedule& s) {
     for (int64_t units : {1, 2, 3})
-      for (int64_t tiles : {0, 1, 2, 3})
+      for (int64_t tiles : {1, 2, 3})
         if (cake::testing::violatedAt(s, {{"units", units}, {"kv_tiles", tiles}})) return true;
     return false;
   };
@@ -1665,11 +1665,14 @@ TEST(TripProofGaps, PeeledFirstKIterationIsProved) {
       // the prologue syncs on v_consumed before its K load: no iteration
       // of the body does that (a hang: the compute warps wait for V first)
       {k0, "            lm.sync(v_consumed)\n" + k0},
-      // the K loop may be empty: the prologue's loads and the drain's
-      // syncs with no tile to consume (kv_tiles == 0 allowed)
-      {"    lm.assume(kv_tiles > 0)\n", "    lm.assume(kv_tiles >= 0)\n"},
   };
   for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
+  // the K loop may be empty: the prologue's loads and the drain's syncs
+  // with no tile to consume (kv_tiles == 0 allowed: a hang there)
+  expectBrokenNotProved(
+      replace(good, "    lm.assume(kv_tiles > 0)\n", "    lm.assume(kv_tiles >= 0)\n"),
+      [](const ir::Schedule& s) { return cake::testing::violatedAt(s, {{"units", 1}, {"kv_tiles", 0}}); },
+      "kv_tiles >= 0");
 }
 
 // The llama.cpp vector FlashAttention kernel's masked-tile skip (helpers
