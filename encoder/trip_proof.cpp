@@ -3303,43 +3303,53 @@ bool readsLoopVar(const ir::Block& b, int var) {
   return reads;
 }
 
-std::shared_ptr<ir::Schedule> unpeelLastIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
+// The schedule with `at(b, i)` called on every loop b[i] of its copy, the
+// loop's body first; `at` says whether it rewrote the copy (it may erase
+// statements of b around the loop and then moves i to the loop's place).
+// nullptr when nothing was rewritten.
+std::shared_ptr<ir::Schedule> rewriteLoops(const ir::Schedule& s, const std::function<bool(ir::Block&, size_t&)>& at) {
   auto out = std::make_shared<ir::Schedule>(s);
-  BvProver prover(s, limits);
   bool changed = false;
   std::function<void(ir::Block&)> walk = [&](ir::Block& b) {
     for (size_t i = 0; i < b.size(); ++i) {
-      ir::Stmt& l = b[i];
-      if (l.kind != ir::Stmt::Kind::For) {
-        walk(l.body);
-        walk(l.orelse);
+      walk(b[i].body);
+      if (b[i].kind != ir::Stmt::Kind::For) {
+        walk(b[i].orelse);
         continue;
       }
-      walk(l.body);
+      changed |= at(b, i);
+    }
+  };
+  for (ir::RoleBody& rb : out->bodies) walk(rb.body);
+  return changed ? out : nullptr;
+}
+
+std::shared_ptr<ir::Schedule> unpeelLastIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
+  BvProver prover(s, limits);
+  return rewriteLoops(s, [&](ir::Block& b, size_t& i) {
+      ir::Stmt& l = b[i];
       const size_t n = l.body.size();
       const auto lo = ir::constValue(l.lo);
       const auto step = l.step ? ir::constValue(l.step) : std::optional<int64_t>(1);
       if (n == 0 || !l.hi || !lo || *lo != 0 || !step || *step != 1 || !l.orelse.empty() || i + n >= b.size() ||
           !mentionsParam(*l.hi))
-        continue;
+        return false;
       auto [core, off] = splitOffset(l.hi);
-      if (off != -1 || !mentionsParam(*core)) continue;
+      if (off != -1 || !mentionsParam(*core)) return false;
       const PeelMatch m{l.loop_var, l.hi};
       const ir::Block tail(b.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                            b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n));
-      if (!m.block(tail, l.body)) continue;
+      if (!m.block(tail, l.body)) return false;
       const ir::Block after(b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n), b.end());
-      if (readsLoopVar(after, l.loop_var)) continue;
-      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {core, ir::makeConst(1)})).kind != BvVerdict::Holds) continue;
+      if (readsLoopVar(after, l.loop_var)) return false;
+      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {core, ir::makeConst(1)})).kind != BvVerdict::Holds)
+        return false;
       if (what && what->empty())
         *what = fmt::format("lm.range(0, {}) and a copy of its body after it", ir::exprToString(*l.hi, s));
       l.hi = core;
       b.erase(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n));
-      changed = true;
-    }
-  };
-  for (ir::RoleBody& rb : out->bodies) walk(rb.body);
-  return changed ? out : nullptr;
+      return true;
+  });
 }
 
 // A peeled first iteration (docs/z3.md "A peeled first K iteration"): the
@@ -3354,23 +3364,14 @@ std::shared_ptr<ir::Schedule> unpeelLastIterations(const ir::Schedule& s, const 
 // The longest such P is taken; every such loop of the schedule is
 // rewritten; nullptr when there is none.
 std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
-  auto out = std::make_shared<ir::Schedule>(s);
   BvProver prover(s, limits);
-  bool changed = false;
-  std::function<void(ir::Block&)> walk = [&](ir::Block& b) {
-    for (size_t i = 0; i < b.size(); ++i) {
+  return rewriteLoops(s, [&](ir::Block& b, size_t& i) {
       ir::Stmt& l = b[i];
-      if (l.kind != ir::Stmt::Kind::For) {
-        walk(l.body);
-        walk(l.orelse);
-        continue;
-      }
-      walk(l.body);
       const auto step = l.step ? ir::constValue(l.step) : std::optional<int64_t>(1);
       if (l.body.empty() || !l.lo || !l.hi || !step || *step != 1 || !l.orelse.empty() || i == 0 ||
           !mentionsParam(*l.hi) || readsLoopVar(ir::Block(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(i)),
                                                   l.loop_var))
-        continue;
+        return false;
       const auto lo_c = ir::constValue(l.lo);
       const ir::ExprPtr by = lo_c ? ir::makeConst(*lo_c - 1) : ir::makeExpr(ir::ExprKind::Sub, {l.lo, ir::makeConst(1)});
       const PeelMatch m{l.loop_var, by};
@@ -3393,10 +3394,10 @@ std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const
           kept = std::move(used);
         }
       }
-      if (!n) continue;
+      if (!n) return false;
       const ir::Block after(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.end());
-      if (readsLoopVar(after, l.loop_var)) continue;
-      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {l.hi, l.lo})).kind != BvVerdict::Holds) continue;
+      if (readsLoopVar(after, l.loop_var)) return false;
+      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {l.hi, l.lo})).kind != BvVerdict::Holds) return false;
       if (what && what->empty())
         *what = fmt::format("lm.range({}, {}) after {} of its body's statement{} with {} read as {}",
                             ir::exprToString(*l.lo, s), ir::exprToString(*l.hi, s), n, n == 1 ? "" : "s",
@@ -3423,11 +3424,8 @@ std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const
       l.lo = by;
       b.erase(b.begin() + static_cast<std::ptrdiff_t>(i - n), b.begin() + static_cast<std::ptrdiff_t>(i));
       i -= n;
-      changed = true;
-    }
-  };
-  for (ir::RoleBody& rb : out->bodies) walk(rb.body);
-  return changed ? out : nullptr;
+      return true;
+  });
 }
 
 // ================================================================ persistent kernels
