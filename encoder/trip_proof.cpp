@@ -3323,43 +3323,129 @@ bool readsLoopVar(const ir::Block& b, int var) {
   return reads;
 }
 
-std::shared_ptr<ir::Schedule> unpeelLastIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
+// The schedule with `at(b, i)` called on every loop b[i] of its copy, the
+// loop's body first; `at` says whether it rewrote the copy (it may erase
+// statements of b around the loop and then moves i to the loop's place).
+// nullptr when nothing was rewritten.
+std::shared_ptr<ir::Schedule> rewriteLoops(const ir::Schedule& s, const std::function<bool(ir::Block&, size_t&)>& at) {
   auto out = std::make_shared<ir::Schedule>(s);
-  BvProver prover(s, limits);
   bool changed = false;
   std::function<void(ir::Block&)> walk = [&](ir::Block& b) {
     for (size_t i = 0; i < b.size(); ++i) {
-      ir::Stmt& l = b[i];
-      if (l.kind != ir::Stmt::Kind::For) {
-        walk(l.body);
-        walk(l.orelse);
+      walk(b[i].body);
+      if (b[i].kind != ir::Stmt::Kind::For) {
+        walk(b[i].orelse);
         continue;
       }
-      walk(l.body);
+      changed |= at(b, i);
+    }
+  };
+  for (ir::RoleBody& rb : out->bodies) walk(rb.body);
+  return changed ? out : nullptr;
+}
+
+std::shared_ptr<ir::Schedule> unpeelLastIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
+  BvProver prover(s, limits);
+  return rewriteLoops(s, [&](ir::Block& b, size_t& i) {
+      ir::Stmt& l = b[i];
       const size_t n = l.body.size();
       const auto lo = ir::constValue(l.lo);
       const auto step = l.step ? ir::constValue(l.step) : std::optional<int64_t>(1);
       if (n == 0 || !l.hi || !lo || *lo != 0 || !step || *step != 1 || !l.orelse.empty() || i + n >= b.size() ||
           !mentionsParam(*l.hi))
-        continue;
+        return false;
       auto [core, off] = splitOffset(l.hi);
-      if (off != -1 || !mentionsParam(*core)) continue;
+      if (off != -1 || !mentionsParam(*core)) return false;
       const PeelMatch m{l.loop_var, l.hi};
       const ir::Block tail(b.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                            b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n));
-      if (!m.block(tail, l.body)) continue;
+      if (!m.block(tail, l.body)) return false;
       const ir::Block after(b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n), b.end());
-      if (readsLoopVar(after, l.loop_var)) continue;
-      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {core, ir::makeConst(1)})).kind != BvVerdict::Holds) continue;
+      if (readsLoopVar(after, l.loop_var)) return false;
+      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {core, ir::makeConst(1)})).kind != BvVerdict::Holds)
+        return false;
       if (what && what->empty())
         *what = fmt::format("lm.range(0, {}) and a copy of its body after it", ir::exprToString(*l.hi, s));
       l.hi = core;
       b.erase(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n));
-      changed = true;
-    }
-  };
-  for (ir::RoleBody& rb : out->bodies) walk(rb.body);
-  return changed ? out : nullptr;
+      return true;
+  });
+}
+
+// A peeled first iteration (docs/z3.md "A peeled first K iteration"): the
+// n statements P right before a loop `for j in lm.range(L, E)` (step 1, no
+// `else`) that are, in order, some of the body's statements with j read as
+// L - 1 (each matched one equal to the body's with j := L - 1 for every
+// binding, PeelMatch), where E >= L is shown for every allowed binding,
+// run the operations of `for j in lm.range(L - 1, E)` whose body has the
+// unmatched statements under `if j > L - 1:`, in the same order with the
+// same values: at j = L - 1 the guarded statements are skipped and the
+// others are P's; at j >= L the guards hold and the body is the schedule's.
+// The longest such P is taken; every such loop of the schedule is
+// rewritten; nullptr when there is none.
+std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
+  BvProver prover(s, limits);
+  return rewriteLoops(s, [&](ir::Block& b, size_t& i) {
+      ir::Stmt& l = b[i];
+      const auto step = l.step ? ir::constValue(l.step) : std::optional<int64_t>(1);
+      if (l.body.empty() || !l.lo || !l.hi || !step || *step != 1 || !l.orelse.empty() || i == 0 ||
+          !mentionsParam(*l.hi) || readsLoopVar(ir::Block(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(i)),
+                                                  l.loop_var))
+        return false;
+      const auto lo_c = ir::constValue(l.lo);
+      const ir::ExprPtr by = lo_c ? ir::makeConst(*lo_c - 1) : ir::makeExpr(ir::ExprKind::Sub, {l.lo, ir::makeConst(1)});
+      const PeelMatch m{l.loop_var, by};
+      // the longest run of statements before the loop that is an in-order
+      // subsequence of the body (leftmost matches: any embedding runs the
+      // same operations at j = L - 1, the matched statements being P's)
+      size_t n = 0;
+      std::vector<bool> kept;
+      for (size_t k = std::min(i, l.body.size()); k >= 1 && !n; --k) {
+        std::vector<bool> used(l.body.size(), false);
+        size_t at = 0, matched = 0;
+        for (size_t p = i - k; p < i; ++p) {
+          while (at < l.body.size() && !m.stmt(b[p], l.body[at])) ++at;
+          if (at == l.body.size()) break;
+          used[at++] = true;
+          ++matched;
+        }
+        if (matched == k) {
+          n = k;
+          kept = std::move(used);
+        }
+      }
+      if (!n) return false;
+      const ir::Block after(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.end());
+      if (readsLoopVar(after, l.loop_var)) return false;
+      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {l.hi, l.lo})).kind != BvVerdict::Holds) return false;
+      if (what && what->empty())
+        *what = fmt::format("lm.range({}, {}) after {} of its body's statement{} with {} read as {}",
+                            ir::exprToString(*l.lo, s), ir::exprToString(*l.hi, s), n, n == 1 ? "" : "s",
+                            "the loop variable", ir::exprToString(*by, s));
+      ir::Block body;
+      bool open = false;  // body.back() is a guard built here (a run of unmatched statements)
+      for (size_t k = 0; k < l.body.size(); ++k) {
+        if (kept[k]) {
+          body.push_back(std::move(l.body[k]));
+          open = false;
+          continue;
+        }
+        if (!open) {
+          ir::Stmt g;
+          g.kind = ir::Stmt::Kind::If;
+          g.range = l.range;
+          g.cond = ir::makeExpr(ir::ExprKind::Gt, {symbolNode(ir::ExprKind::LoopVar, l.loop_var), by});
+          body.push_back(std::move(g));
+          open = true;
+        }
+        body.back().body.push_back(std::move(l.body[k]));
+      }
+      l.body = std::move(body);
+      l.lo = by;
+      b.erase(b.begin() + static_cast<std::ptrdiff_t>(i - n), b.begin() + static_cast<std::ptrdiff_t>(i));
+      i -= n;
+      return true;
+  });
 }
 
 // ================================================================ persistent kernels
@@ -3720,6 +3806,12 @@ struct PGrid {
   // a copy of it per ring start x, text first_text[kind][p][t][x] (from
   // the grid whose tiles start at x), entered instead of body_at.
   std::vector<char> first_x;
+  // first_named[p]: p's K iteration 0 arrives on named barriers otherwise
+  // than its later iterations (a peeled prologue's syncs under `if j > 0:`,
+  // docs/z3.md "A peeled first K iteration"); the difference is counted with
+  // the tile's part (gridCounts), first_arrivals[p][t] the iteration's arrivals
+  std::vector<char> first_named;
+  std::vector<std::map<int64_t, std::map<int, int64_t>>> first_arrivals;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> first_text;
   // A last K iteration that differs from the others at its ring index (a
   // guard `k + 1 < E_B`, docs/z3.md "The last K iteration"): tail_x[p], p
@@ -3814,6 +3906,61 @@ std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const
   return std::nullopt;
 }
 
+// A K loop whose iteration 0 arrives on named barriers otherwise than its
+// others (docs/z3.md "A peeled first K iteration": the syncs a peeled
+// prologue left out, under `if j > 0:`). Every later iteration of every
+// tile of the grid must arrive alike (r); then a tile of B iterations
+// arrives a0 + (B - 1) r in its K loop, B r of it counted per ring period
+// and a0 - r here, with the tile's part. The first iterations at every ring
+// start must arrive a0 (firstIterations, checkFirstNamed).
+template <typename Count>
+void firstNamedExcess(PGrid& g, size_t p, const Count& count, std::map<int, int64_t>& tile_warps) {
+  const TileShape& sh = g.shape[p];
+  const size_t P = g.grid.procs.size();
+  if (g.first_named.size() != P) {
+    g.first_named.assign(P, 0);
+    g.first_arrivals.assign(P, {});
+  }
+  g.first_named[p] = 0;
+  g.first_arrivals[p].clear();
+  if (g.Wg < 2) return;
+  std::map<int, int64_t> r;
+  count(p, sh.head[sh.first][1], sh.head[sh.first][2], &r, nullptr);
+  bool differs = false;
+  for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+    std::map<int, int64_t> a0;
+    count(p, sh.head[t][0], sh.head[t][1], &a0, nullptr);
+    differs |= a0 != r;
+    g.first_arrivals[p][t] = a0;
+  }
+  if (!differs) {
+    g.first_arrivals[p].clear();
+    return;
+  }
+  const std::string& name = g.grid.procs[p].name;
+  if (g.w0g < 1 || sh.step > 1)
+    throw Fail(fmt::format("{}'s first K iteration arrives on named barriers otherwise than its others and the ring "
+                           "period starts at it or the process skips tiles (not covered by the persistent-kernel "
+                           "proof yet)",
+                           name));
+  for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+    for (int64_t k = 1; k < g.Wg; ++k) {
+      std::map<int, int64_t> a;
+      count(p, sh.head[t][k], sh.head[t][k + 1], &a, nullptr);
+      if (a != r)
+        throw Fail(fmt::format("{}'s K iterations after the first arrive on named barriers differently (not covered "
+                               "by the persistent-kernel proof yet)",
+                               name));
+    }
+  g.first_named[p] = 1;
+  for (int64_t t = g.tw; t < g.tw + g.Pt; ++t) {
+    if (!sh.runs(t)) continue;
+    std::map<int, int64_t> diff = g.first_arrivals[p].at(t);
+    for (const auto& [n, k] : r) diff[n] -= k;
+    for (const auto& [n, k] : diff) tile_warps[n] += k;
+  }
+}
+
 // Named-barrier generations and MMA commits over one period of each shift;
 // the instructions that map to themselves under a shift must not move with it.
 void gridCounts(PGrid& g) {
@@ -3843,6 +3990,7 @@ void gridCounts(PGrid& g) {
       count(p, sh.tile_start[t], sh.head[t][0], &tile_warps, &g.tile_commits[p]);
       count(p, sh.head[t][g.Wg], sh.tile_start[t + 1], &tile_warps, &g.tile_commits[p]);
     }
+    if (sh.kind == TileShape::Full) firstNamedExcess(g, p, count, tile_warps);
     if (sh.kind != TileShape::Full) continue;
     // per ring period: the same in every tile (each process skips a period of its own tile)
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
@@ -3879,6 +4027,13 @@ void gridCounts(PGrid& g) {
   };
   generations(ring_warps, g.ring_named);
   generations(tile_warps, g.tile_named);
+  for (size_t p = 0; p < P; ++p)
+    if (g.first_named[p])
+      for (const auto& [n, k] : g.tile_named)
+        if (k < 0)
+          throw Fail(fmt::format("{} completes fewer generations per tile than its K iterations do (not covered by "
+                                 "the persistent-kernel proof yet)",
+                                 sys.named[n].name));
   // What an instruction's text reads of the named barriers' generations
   // (docs/z3.md "A named barrier synced before the K loop and in it"): a
   // named barrier's generation is state (the barrier's count and each
@@ -7261,6 +7416,18 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
             throw Fail(fmt::format("the first K iteration of {} commits a different number of MMA groups",
                                    main.procs[p].name));
           if ((b - a != mb - ma || added) && x > 0) g.first_x[p] = 1;
+          if (p < g.first_named.size() && g.first_named[p]) {
+            // the copy arrives as the grid's iteration 0 (gridCounts' count of the tile)
+            std::map<int, int64_t> arrivals;
+            for (const Instr& in : text)
+              if (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive)
+                arrivals[in.named] += main.procs[p].warps;
+            auto it = g.first_arrivals[p].find(t);
+            if (it == g.first_arrivals[p].end() || arrivals != it->second)
+              throw Fail(fmt::format("the first K iteration of {} at ring start {} arrives on named barriers "
+                                     "otherwise than at ring start 0 (not covered by the persistent-kernel proof yet)",
+                                     main.procs[p].name, x));
+          }
           g.first_text[kind][p][t][x] = std::move(text);
         }
       }
@@ -7526,6 +7693,13 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                  "(not covered by the persistent-kernel proof yet)");
     firstIterations(g, s, binding, target, tl, budget);
   }
+  // a first K iteration that arrives on named barriers otherwise than the
+  // others (gridCounts) must be run as its own copy at every ring start
+  for (size_t p = 0; p < g.first_named.size(); ++p)
+    if (g.first_named[p] && (!first || g.kinds > 1 || p >= g.first_x.size() || !g.first_x[p]))
+      throw Fail(fmt::format("{}'s first K iteration arrives on named barriers otherwise than its others but is not "
+                             "run as a copy of its own (not covered by the persistent-kernel proof yet)",
+                             g.grid.procs[p].name));
   if (last) {
     // A tile of one K iteration runs its first iteration as its last. The
     // first iteration's copies (firstIterations) read E_B as not the last,
@@ -8684,11 +8858,15 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       // A persistent kernel: a tile loop around a K loop (docs/z3.md);
       // or two tile loops one after the other, as one (MergedLoops).
       auto tiles = findTileLoops(s);
-      // a K loop with its last iteration peeled (one role's) as the loop's own
-      std::string peeled;
+      // a K loop with its last iteration peeled (one role's) as the loop's
+      // own; one with its first iteration peeled (a prologue of some of its
+      // body's statements) as the loop's own, the rest under `if j > L - 1:`
+      std::string peeled, peeled_first;
       std::shared_ptr<ir::Schedule> unpeeled;
-      if (!tiles && (unpeeled = unpeelLastIterations(s, limits, &peeled))) {
-        tiles = findTileLoops(*unpeeled);
+      if (!tiles) {
+        unpeeled = unpeelLastIterations(s, limits, &peeled);
+        if (auto f = unpeelFirstIterations(unpeeled ? *unpeeled : s, limits, &peeled_first)) unpeeled = std::move(f);
+        if (unpeeled) tiles = findTileLoops(*unpeeled);
         if (!tiles) unpeeled.reset();
       }
       std::optional<MergedLoops> merged;
@@ -8713,7 +8891,10 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
         engine = proveResidueCases(s, target, checked, *tiles, opts, budget, states, f.what());
       }
       if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
-      if (unpeeled) engine = fmt::format("a K loop's last iteration peeled ({}) as the loop's own: {}", peeled, engine);
+      if (unpeeled && !peeled_first.empty())
+        engine = fmt::format("a K loop's first iteration peeled ({}) as the loop's own: {}", peeled_first, engine);
+      if (unpeeled && !peeled.empty())
+        engine = fmt::format("a K loop's last iteration peeled ({}) as the loop's own: {}", peeled, engine);
       return engine;
     }
     tl = findTrip(s, finite, dead);

@@ -1626,6 +1626,55 @@ TEST(TripProofGaps, PeeledLastKIterationIsProved) {
   for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
 }
 
+// cuDNN frontend's SM120 persistent FP8 prefill (PR #892): the load warp
+// peels the first iteration of its K loop (the K and V loads of tile 0
+// before `for j in lm.range(1, kv_tiles)`, whose body syncs on the consumed
+// barriers first), while the compute warps run `lm.range(0, kv_tiles)`.
+// docs/z3.md "A peeled first K iteration": the prologue is the body's
+// iteration 0 with the syncs left out, so the loop runs from 0 with the
+// syncs under `if j > 0:`. The broken forms, each met by the bounded check,
+// must never be proved.
+TEST(TripProofGaps, PeeledFirstKIterationIsProved) {
+  using cake::testing::replace;
+  const std::string good =
+      corpusText("corpus/bugs/sync.race/cudnn_fe_sm120_persistent_kv_consumed_not_drained_fixed.cake");
+  auto brokenSomewhere = [](const ir::Schedule& s) {
+    for (int64_t units : {1, 2, 3})
+      for (int64_t tiles : {1, 2, 3})
+        if (cake::testing::violatedAt(s, {{"units", units}, {"kv_tiles", tiles}})) return true;
+    return false;
+  };
+  auto mod = cake::testing::compile(good);
+  ASSERT_FALSE(mod.schedules.empty());
+  ASSERT_FALSE(brokenSomewhere(mod.schedules[0]));
+  auto r = proveGap(mod.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("first iteration peeled"), std::string::npos) << r.engine;
+  // the corpus's broken form: the last tile's arrivals are not drained
+  expectBrokenNotProved(corpusText("corpus/bugs/sync.race/cudnn_fe_sm120_persistent_kv_consumed_not_drained.cake"),
+                        brokenSomewhere, "the broken form");
+  const std::string k0 = "            sK.tma_load(K, coords=(base * 64, 0), iter=base, barrier=k_full)\n";
+  const std::string v0 = "            sV.tma_load(V, coords=(base * 64, 0), iter=base, barrier=v_full)\n";
+  const std::vector<std::pair<std::string, std::string>> bugs = {
+      // the prologue loads K into V's buffer
+      {k0, replace(k0, "sK.tma_load", "sV.tma_load")},
+      // the prologue loads K for the wrong ring index (phase) and tile
+      {k0, "            sK.tma_load(K, coords=((base + 1) * 64, 0), iter=base + 1, barrier=k_full)\n"},
+      // the prologue misses V's load, which the body has (a hang)
+      {v0, ""},
+      // the prologue syncs on v_consumed before its K load: no iteration
+      // of the body does that (a hang: the compute warps wait for V first)
+      {k0, "            lm.sync(v_consumed)\n" + k0},
+  };
+  for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
+  // the K loop may be empty: the prologue's loads and the drain's syncs
+  // with no tile to consume (kv_tiles == 0 allowed: a hang there)
+  expectBrokenNotProved(
+      replace(good, "    lm.assume(kv_tiles > 0)\n", "    lm.assume(kv_tiles >= 0)\n"),
+      [](const ir::Schedule& s) { return cake::testing::violatedAt(s, {{"units", 1}, {"kv_tiles", 0}}); },
+      "kv_tiles >= 0");
+}
+
 // The llama.cpp vector FlashAttention kernel's masked-tile skip (helpers
 // favec, favec2, favec3): it walks n_tiles KV tiles and skips the first
 // n_masked (`if k < n_masked:`), the skip running one named barrier sync
