@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <condition_variable>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <initializer_list>
 #include <map>
 #include <mutex>
@@ -9,6 +12,27 @@
 #include <thread>
 
 namespace cake::encoder::z3w {
+
+// Every z3::context allocates and frees some 20 MB. With glibc's default
+// malloc policy its large blocks are mmap'ed, or the freed top of the heap is
+// given back to the kernel, so the next context faults the same pages in
+// again: 5,200 page faults per context, 38 of the 45 CPU s of
+// SmemLayout.CheckerOffsetsAreTheEmittedOffsetsOnTheCorpus (517 schedules,
+// one BvProver each) went to them, 6 CPU s with the heap kept (docs/ci.md,
+// session 28). Blocks up to 32 MB (glibc's own ceiling for its adaptive
+// threshold) come from the heap, and up to 64 MB of free memory at its top
+// stay mapped; peak memory is what it was (54 MB against 46 MB there). Set
+// once, before main, by every program that links this file (every Z3 query
+// goes through check() below). Under ASan mallopt does nothing.
+namespace {
+[[maybe_unused]] const bool kZ3SolverHeapKept = [] {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+  return true;
+}();
+}  // namespace
 
 std::string_view answerName(Answer a) {
   switch (a) {
