@@ -16,19 +16,20 @@ namespace cake::encoder::z3w {
 // Every z3::context allocates and frees some 20 MB. With glibc's default
 // malloc policy its large blocks are mmap'ed, or the freed top of the heap is
 // given back to the kernel, so the next context faults the same pages in
-// again: 5,200 page faults per context, 38 of the 45 CPU s of
-// SmemLayout.CheckerOffsetsAreTheEmittedOffsetsOnTheCorpus (517 schedules,
-// one BvProver each) went to them, 6 CPU s with the heap kept (docs/ci.md,
-// session 28). Blocks up to 32 MB (glibc's own ceiling for its adaptive
-// threshold) come from the heap, and up to 64 MB of free memory at its top
-// stay mapped; peak memory is what it was (54 MB against 46 MB there). Set
-// once, before main, by every program that links this file (every Z3 query
-// goes through check() below). Under ASan mallopt does nothing.
+// again. The `cake` command keeps freed memory in the heap from main() on
+// (cli/heap.h); every other program that makes contexts (the test
+// executables, the fuzz targets) gets the same two settings here, before
+// main: SmemLayout.CheckerOffsetsAreTheEmittedOffsetsOnTheCorpus (517
+// schedules, a BvProver each) took 2.7 million page faults and 39-46 CPU s
+// without them, 9,200 and 5-6 CPU s with them, peak memory 46 -> 54 MB
+// (docs/ci.md, session 28). Every Z3 query goes through check() below, so
+// this file is in every program that asks one. Under ASan mallopt does
+// nothing.
 namespace {
 [[maybe_unused]] const bool kZ3SolverHeapKept = [] {
 #if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);  // the values of cli/heap.h
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
 #endif
   return true;
 }();
