@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <condition_variable>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+
+#include "cli/heap.h"
 #include <initializer_list>
 #include <map>
 #include <mutex>
@@ -27,10 +26,7 @@ namespace cake::encoder::z3w {
 // nothing.
 namespace {
 [[maybe_unused]] const bool kZ3SolverHeapKept = [] {
-#if defined(__GLIBC__)
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);  // the values of cli/heap.h
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-#endif
+  cli::keepFreedMemoryInTheHeap();
   return true;
 }();
 }  // namespace
