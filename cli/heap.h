@@ -1,5 +1,6 @@
 // How a short-lived `cake` process (and a benchmark of what it costs) sets
-// up its heap for Z3. Header-only: cli/main.cpp and bench/bench_util.h.
+// up its heap for Z3. Header-only: cli/main.cpp and bench/bench_util.h, and
+// encoder/z3_solver.cpp for every other program that asks Z3 (the tests).
 #pragma once
 
 #include <cstddef>

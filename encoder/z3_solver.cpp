@@ -8,7 +8,28 @@
 #include <string_view>
 #include <thread>
 
+#include "cli/heap.h"  // header-only, no CLI code: the heap settings of every program that asks Z3
+
 namespace cake::encoder::z3w {
+
+// Every z3::context allocates and frees some 20 MB, and the first one in a
+// process faults in Z3's two 8.5 MB tables. With glibc's default malloc
+// policy the next context faults the same pages in again. The `cake` command
+// keeps freed memory in the heap from main() on (cli/heap.h); every other
+// program that makes contexts (the test executables, which ctest starts once
+// per test, and the fuzz targets) gets the same settings here, before main.
+// SmemLayout.CheckerOffsetsAreTheEmittedOffsetsOnTheCorpus (517 schedules, a
+// BvProver each): 2.7 million page faults and 39-46 CPU s without them, 9,200
+// and 4.7 CPU s with them, peak memory 46 -> 54 MB; a short test that makes
+// one context 71 -> 25 ms of CPU per process (docs/ci.md, session 28). Every
+// Z3 query goes through check() below, so this file is linked into every
+// program that asks one. Under ASan mallopt does nothing.
+namespace {
+[[maybe_unused]] const bool kZ3SolverHeapKept = [] {
+  cli::keepFreedMemoryInTheHeap();
+  return true;
+}();
+}  // namespace
 
 std::string_view answerName(Answer a) {
   switch (a) {
