@@ -227,6 +227,17 @@ class Reducer {
   std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
   std::vector<std::vector<int>> blocks_;             // pcs of Wait / SyncWait
   std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)
+  // Named barriers whose every arrival is an lm.sync (a SyncArrive whose
+  // next pc is the SyncWait on the same barrier): per barrier the warps of
+  // the processes that arrive on it, or -1 (another kind of arrival, or
+  // more warps than complete a generation); per process, whether it
+  // arrives on each (docs/z3.md "Windows that stop at the second lm.sync
+  // generation"). windows() reads them.
+  std::vector<int64_t> sync_warps_;
+  std::vector<std::vector<char>> syncs_on_;         // [p][named barrier]
+  void precomputeSyncOnly();
+  mutable std::vector<char> plain_capped_;           // windows(): per named barrier, capped for this seed
+  mutable std::vector<uint64_t> plain_gen_used_;     // windows(): per agent, capped barriers passed once
   // with an ExitLayout
   const ExitLayout* exits_ = nullptr;
   // with a BranchLayout: per pc the footprint of the stretch from it to the
