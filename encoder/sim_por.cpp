@@ -715,20 +715,22 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
   }
   std::vector<uint64_t>& gen_used = plain_gen_used_;
   gen_used.assign(ag.size(), 0);
-  // (a wait a window may not pass: a capped barrier's second wait not yet completed)
-  auto secondGeneration = [&](size_t i, int p, int bpc) {
-    if (!any_capped) return false;
+  // The capped barrier whose generation a wait of p at bpc waits for, or -1
+  // (not such a wait, or one whose generation completed in s).
+  auto cappedWait = [&](int p, int bpc) {
+    if (!any_capped) return -1;
     const Instr& in = m_.instr(p, bpc);
-    if (in.kind != InstrKind::SyncWait || !capped[in.named]) return false;
-    if (bpc == pcOf(m_, s, p) && s.v[m_.off_named + 2 * in.named] > s.v[m_.off_sgen + p]) return false;
-    return (gen_used[i] >> in.named & 1) != 0;
+    if (in.kind != InstrKind::SyncWait || !capped[in.named]) return -1;
+    if (bpc == pcOf(m_, s, p) && s.v[m_.off_named + 2 * in.named] > s.v[m_.off_sgen + p]) return -1;
+    return in.named;
+  };
+  // (a wait a window may not pass: a capped barrier's second such wait)
+  auto secondGeneration = [&](size_t i, int p, int bpc) {
+    const int nb = cappedWait(p, bpc);
+    return nb >= 0 && (gen_used[i] >> nb & 1) != 0;
   };
   auto useGeneration = [&](size_t i, int p, int bpc) {
-    if (!any_capped) return;
-    const Instr& in = m_.instr(p, bpc);
-    if (in.kind != InstrKind::SyncWait || !capped[in.named]) return;
-    if (bpc == pcOf(m_, s, p) && s.v[m_.off_named + 2 * in.named] > s.v[m_.off_sgen + p]) return;
-    gen_used[i] |= uint64_t{1} << in.named;
+    if (const int nb = cappedWait(p, bpc); nb >= 0) gen_used[i] |= uint64_t{1} << nb;
   };
   auto enterExits = [&](size_t i, int p) {
     seg[i] = 0;
