@@ -59,11 +59,11 @@ void reducedMatchesFull(const std::string& text, int64_t K) {
 
 // Broken forms of the one slice, each with the K at which the bounded check
 // meets it (two only from the fourth K tile on).
-struct Broken {
+struct MarlinBrokenForm {
   std::string text;
   int64_t K;
 };
-std::vector<Broken> brokenForms() {
+std::vector<MarlinBrokenForm> marlinBrokenForms() {
   using cake::testing::replace;
   const std::string ok = marlinOneSlice();
   return {
@@ -103,7 +103,7 @@ TEST(PorSyncGeneration, MarlinOneSliceIsProvedWithinTheDefaultBudget) {
 // that break only from the fourth K tile on included.
 TEST(PorSyncGeneration, MarlinOneSliceBrokenFormsAreNotProved) {
   using namespace por_sync_generation_test;
-  for (const Broken& b : brokenForms()) {
+  for (const MarlinBrokenForm& b : marlinBrokenForms()) {
     EXPECT_TRUE(cake::testing::violatedAt(cake::testing::compile(b.text).schedules.at(0), {{"n_slices", 1}, {"K", b.K}}))
         << b.text;
     EXPECT_NE(proveAtTheDefaultBudget(b.text).outcome, encoder::Outcome::Proved) << b.text;
@@ -116,5 +116,5 @@ TEST(PorSyncGeneration, ReducedFindsWhatFullFindsOnFourSyncingWarps) {
   using namespace por_sync_generation_test;
   reducedMatchesFull(marlinOneSlice(), 64);
   reducedMatchesFull(marlinOneSlice(), 129);
-  for (const Broken& b : brokenForms()) reducedMatchesFull(b.text, b.K);
+  for (const MarlinBrokenForm& b : marlinBrokenForms()) reducedMatchesFull(b.text, b.K);
 }
