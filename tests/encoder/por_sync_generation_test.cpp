@@ -58,7 +58,7 @@ void reducedMatchesFull(const std::string& text, int64_t K) {
 }
 
 // Broken forms of the one slice, each with the K at which the bounded check
-// meets it (two only from the fourth K tile on).
+// meets it (one only from the fourth K tile on, K >= 193).
 struct MarlinBrokenForm {
   std::string text;
   int64_t K;
@@ -99,8 +99,8 @@ TEST(PorSyncGeneration, MarlinOneSliceIsProvedWithinTheDefaultBudget) {
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
 }
 
-// Its broken forms are met by the bounded check and never proved, the two
-// that break only from the fourth K tile on included.
+// Its broken forms are met by the bounded check and never proved, the one
+// that breaks only from the fourth K tile on included.
 TEST(PorSyncGeneration, MarlinOneSliceBrokenFormsAreNotProved) {
   using namespace por_sync_generation_test;
   for (const MarlinBrokenForm& b : marlinBrokenForms()) {
