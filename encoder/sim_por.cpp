@@ -23,7 +23,48 @@ Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits)
   active_ = obj_trip_ + 2 <= kMaxObjects && !(precise_exits_ && exits_->exit_starts.size() != static_cast<size_t>(m.P));
   if (active_) precomputeAccessFeet();
   if (active_) precompute();
+  if (active_) precomputeSyncOnly();
   if (active_ && precise_exits_) precomputeExitSegs();
+}
+
+// A process that arrives on a named barrier by lm.sync blocks until that
+// generation completes, so it arrives at most once in each generation. If
+// every arrival on the barrier is of that kind and the other processes'
+// warps cannot complete a generation without the seed's, no generation
+// after the current one completes while the seed stands still: a window
+// passes at most one wait of the barrier that has not completed yet
+// (windows()). The arrivals are checked here; the count per seed there.
+void Reducer::precomputeSyncOnly() {
+  sync_warps_.assign(static_cast<size_t>(m_.N), 0);
+  syncs_on_.assign(static_cast<size_t>(m_.P), std::vector<char>(static_cast<size_t>(m_.N), 0));
+  for (int p = 0; p < m_.P; ++p) {
+    const int n = m_.programSize(p);
+    for (int pc = 0; pc < n; ++pc) {
+      const Instr& in = m_.instr(p, pc);
+      if (in.named < 0 || in.named >= m_.N) continue;
+      if (in.kind == InstrKind::SyncWait) {
+        // reached only from its own arrival (each pc has one predecessor),
+        // so it waits for the generation that arrival joined
+        const int prev = m_.prevPc(p, pc);
+        if (prev < 0 || prev >= n || m_.instr(p, prev).kind != InstrKind::SyncArrive ||
+            m_.instr(p, prev).named != in.named)
+          sync_warps_[in.named] = -1;
+        continue;
+      }
+      if (in.kind != InstrKind::SyncArrive && in.kind != InstrKind::BarArrive) continue;
+      const int next = m_.nextPc(p, pc);
+      const bool blocking = in.kind == InstrKind::SyncArrive && next >= 0 && next < n &&
+                            m_.instr(p, next).kind == InstrKind::SyncWait && m_.instr(p, next).named == in.named;
+      if (!blocking) sync_warps_[in.named] = -1;
+      syncs_on_[p][in.named] = 1;
+    }
+  }
+  for (int nb = 0; nb < m_.N; ++nb) {
+    if (sync_warps_[nb] < 0) continue;
+    for (int p = 0; p < m_.P; ++p)
+      if (syncs_on_[p][nb]) sync_warps_[nb] += m_.sys.procs[p].warps;
+    if (sync_warps_[nb] > m_.sys.named[nb].expected_warps) sync_warps_[nb] = -1;
+  }
 }
 
 Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches_(&branches) {
@@ -656,6 +697,41 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
   block.assign(ag.size(), -1);
   std::vector<int>& seg = plain_seg_;      // precise exits: the exit stretch its window has reached
   seg.assign(ag.size(), -1);
+  // Barriers whose next generation needs the seed (precomputeSyncOnly):
+  // the others' warps, each arriving once a generation, are fewer than a
+  // generation takes. A window passes at most one wait of such a barrier
+  // that has not completed in s (the current generation's); the next one
+  // waits for a generation that completes only once the seed arrives.
+  std::vector<char>& capped = plain_capped_;
+  capped.assign(static_cast<size_t>(m_.N), 0);
+  bool any_capped = false;
+  if (!sync_warps_.empty() && m_.N <= 64 && frozen >= 0 && static_cast<size_t>(frozen) < ag.size()) {
+    const Agent& x = ag[frozen];
+    for (int nb = 0; nb < m_.N; ++nb) {
+      if (sync_warps_[nb] < 0) continue;
+      const int64_t seed_warps = x.kind == Agent::Kind::Proc && syncs_on_[x.proc][nb] ? m_.sys.procs[x.proc].warps : 0;
+      if (sync_warps_[nb] - seed_warps < m_.sys.named[nb].expected_warps) capped[nb] = 1, any_capped = true;
+    }
+  }
+  std::vector<uint64_t>& gen_used = plain_gen_used_;
+  gen_used.assign(ag.size(), 0);
+  // The capped barrier whose generation a wait of p at bpc waits for, or -1
+  // (not such a wait, or one whose generation completed in s).
+  auto cappedWait = [&](int p, int bpc) {
+    if (!any_capped) return -1;
+    const Instr& in = m_.instr(p, bpc);
+    if (in.kind != InstrKind::SyncWait || !capped[in.named]) return -1;
+    if (bpc == pcOf(m_, s, p) && s.v[m_.off_named + 2 * in.named] > s.v[m_.off_sgen + p]) return -1;
+    return in.named;
+  };
+  // (a wait a window may not pass: a capped barrier's second such wait)
+  auto secondGeneration = [&](size_t i, int p, int bpc) {
+    const int nb = cappedWait(p, bpc);
+    return nb >= 0 && (gen_used[i] >> nb & 1) != 0;
+  };
+  auto useGeneration = [&](size_t i, int p, int bpc) {
+    if (const int nb = cappedWait(p, bpc); nb >= 0) gen_used[i] |= uint64_t{1} << nb;
+  };
   auto enterExits = [&](size_t i, int p) {
     seg[i] = 0;
     win[i].foot |= leave_foot_[p];  // the leaving step itself
@@ -702,11 +778,13 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
     for (size_t i = 0; i < ag.size(); ++i) {
       if (block[i] < 0) continue;
       int p = ag[i].proc;
-      while (block[i] < static_cast<int>(blocks_[p].size()) && passable(p, blocks_[p][block[i]])) {
+      while (block[i] < static_cast<int>(blocks_[p].size()) && !secondGeneration(i, p, blocks_[p][block[i]]) &&
+             passable(p, blocks_[p][block[i]])) {
         if (precise_exits_ && !supply.continues(m_, s, p, blocks_[p][block[i]])) {
           win[i].foot |= own_[p][blocks_[p][block[i]]];  // the wait's own step (a violation ends its run)
           break;
         }
+        useGeneration(i, p, blocks_[p][block[i]]);
         int b = block[i]++;
         ++work_.ops;
         win[i].foot |= seg_win_[p][b];

@@ -11,8 +11,9 @@
 // For a seed agent X, every other agent's *window* over-approximates what
 // it can still do while X stands still: its instructions up to the first
 // wait that cannot pass without X (a least fixpoint over the arrivals,
-// transaction bytes and named-barrier arrivals the windows provide), plus
-// the async ops they spawn. A stubborn-set closure from X then adds every
+// transaction bytes and named-barrier arrivals the windows provide; on a
+// barrier of lm.sync arrivals only whose next generation needs X, at most
+// the current generation's wait), plus the async ops they spawn. A stubborn-set closure from X then adds every
 // agent whose window conflicts with an enabled member's transition, and
 // every agent that could enable a blocked member. The smallest closure over
 // all seeds whose steps do not end their run (a violation, a lost phase,
@@ -227,6 +228,17 @@ class Reducer {
   std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
   std::vector<std::vector<int>> blocks_;             // pcs of Wait / SyncWait
   std::vector<std::vector<Foot>> seg_win_;           // per block: window foot of [block, next block)
+  // Named barriers whose every arrival is an lm.sync (a SyncArrive whose
+  // next pc is the SyncWait on the same barrier): per barrier the warps of
+  // the processes that arrive on it, or -1 (another kind of arrival, or
+  // more warps than complete a generation); per process, whether it
+  // arrives on each (docs/z3.md "Windows that stop at an lm.sync barrier's
+  // next generation"). windows() reads them.
+  std::vector<int64_t> sync_warps_;
+  std::vector<std::vector<char>> syncs_on_;         // [p][named barrier]
+  void precomputeSyncOnly();
+  mutable std::vector<char> plain_capped_;           // windows(): per named barrier, capped for this seed
+  mutable std::vector<uint64_t> plain_gen_used_;     // windows(): per agent, capped barriers passed once
   // with an ExitLayout
   const ExitLayout* exits_ = nullptr;
   // with a BranchLayout: per pc the footprint of the stretch from it to the
