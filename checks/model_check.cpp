@@ -837,8 +837,6 @@ class BindingSearch {
   int64_t max_stages_;
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
-  std::unique_ptr<encoder::BvProver> lap_prover_;  // lappedCombinations' joint solves (lapProver)
-  int lap_solves_ = 0;                              // joint solves lappedCombinations has asked
   std::vector<int> ints_;
   std::map<int, std::set<int>> ties_;  // parameter -> the parameters lm.assume facts tie it to (itself included)
   std::string failure_;
@@ -905,27 +903,8 @@ class BindingSearch {
     }
     return *prover_;
   }
-  // lappedCombinations' joint solves get a small deterministic share each
-  // (kLapSolveSeconds of Z3's resource units, at most kMaxLapSolves of
-  // them, one query each: values within 2^12 of the base's): a vector no binding gives may be one the lm.assume facts or the
-  // cluster forbid (`lm.block_idx(0) % 2 != 0` read at a 2-CTA cluster's
-  // first CTA), which the full-budget queries spent the bounded check's
-  // wall clock proving (helper attack4, session 27).
-  static constexpr double kLapSolveSeconds = 0.25;
-  static constexpr int kMaxLapSolves = 4;
-  // how far past its lap target lappedCombinations' first joint solve lets
-  // a trip count go
-  static constexpr int64_t kLapSlack = 8;
-  encoder::BvProver& lapProver() {
-    if (!lap_prover_) {
-      encoder::Limits l = limits_;
-      const uint64_t cap = encoder::ProofBudget::rlimitFor(kLapSolveSeconds);
-      l.rlimit = l.rlimit > 0 ? std::min<uint64_t>(l.rlimit, cap) : cap;
-      lap_prover_ = std::make_unique<encoder::BvProver>(s_, l);
-      lap_prover_->setBudget(limits_.timeout_ms);
-    }
-    return *lap_prover_;
-  }
+  // the values of a trip count's parameter lappedCombinations tries
+  static constexpr int64_t kLapScan = 256;
   // Smallest |p| first, then the positive one.
   static void smallObjectives(int p, std::vector<ExprPtr>& out) {
     ExprPtr x = leafExpr(ExprKind::Param, p);
@@ -1376,13 +1355,10 @@ class BindingSearch {
   // evaluation (`ok`, and the assumptions). nullopt with `why` empty: no
   // such values exist; with `why` set: Z3 could not settle it, or its
   // values do not evaluate to it.
-  // `via`: the prover to ask, near the base values only (one query; prover()
-  // and the whole search when null).
   std::optional<Binding> solveJointly(const ExprPtr& cond, const Binding& base, const std::set<int>& free,
                                       const bool dims[3], const std::function<bool(const Binding&)>& ok,
-                                      std::string& why, encoder::BvProver* via = nullptr) {
+                                      std::string& why) {
     why.clear();
-    encoder::BvProver& solver = via ? *via : prover();
     std::vector<ExprPtr> premises = jointPremises(base, free, dims);
     if (ir::exprUses(*cond, {ExprKind::Instance}))
       premises.push_back(ir::makeExpr(ExprKind::Lt, {leafExpr(ExprKind::Instance, 0), ir::makeConst(kGuardInstances)}));
@@ -1400,13 +1376,9 @@ class BindingSearch {
     for (int d = 0; d < 3; ++d)
       if (dims[d])
         boxed.push_back(ir::makeExpr(ExprKind::Le, {leafExpr(ExprKind::GridDim, d), ir::makeConst(gridOf(base, d) + kBox)}));
-    encoder::BvResult r = solver.witness(cond, boxed);
-    if (r.kind != encoder::BvVerdict::Fails && via) {
-      why = fmt::format("none near the base values ({})", r.detail);
-      return std::nullopt;
-    }
+    encoder::BvResult r = prover().witness(cond, boxed);
     if (r.kind != encoder::BvVerdict::Fails) {
-      r = solver.witness(cond, premises);
+      r = prover().witness(cond, premises);
       if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
       if (r.kind != encoder::BvVerdict::Fails) {
         why = fmt::format("the solver could not settle it: {}", r.detail);
@@ -1422,7 +1394,7 @@ class BindingSearch {
           objectives.push_back(leafExpr(ExprKind::GridDim, d));
           objectives.push_back(leafExpr(ExprKind::BlockIdx, d));
         }
-      r = solver.smallestWitness(cond, objectives, premises);
+      r = prover().smallestWitness(cond, objectives, premises);
       if (r.kind != encoder::BvVerdict::Fails) {
         why = fmt::format("the solver could not settle it: {}", r.detail);
         return std::nullopt;
@@ -1722,44 +1694,27 @@ class BindingSearch {
       if (!lapped(t) || !assumed(t)) {
         // A vector that a trip count's parameter itself decides (`K % 64
         // != 9` beside the loop over lm.cdiv(K, 64)): find() moved K out of
-        // it. Z3 solves for the vector and every lap together.
-        ExprPtr cond = vectorCond(*v);
-        std::set<int> free;
-        bool dims[3] = {false, false, false};
-        auto reads = [&](const ir::Expr& e) {
-          for (int p : ints_)
-            if (dependsOnParam(e, p)) {
-              free.insert(p);
-              if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
-            }
-          for (int d = 0; d < 3; ++d) dims[d] = dims[d] || dependsOnBlockIdx(e, d) || dependsOnGridDim(e, d);
-        };
-        for (const ExprPtr& o : outcomes_) reads(*o);
-        // First with every trip count at most kLapSlack past its target:
-        // the solver's first witness anywhere near the base is as good as
-        // any to it, and `tiles` = 4096 for the vector `(tiles - 1) % 2 ==
-        // 0` false (flashinfer_sparse_mla_bar_arrive_runahead_fixed) cost
-        // the explicit engine its states and the Z3 engine an encoding of
-        // 40 k events; then without the bound.
-        ExprPtr tight = cond;
+        // it. The kLapScan values of each such parameter from find()'s on
+        // are tried (K = 64 j + 9 is among them). (A joint Z3 solve for the
+        // vector and every lap, as attack4 had it, spent 0.3-0.9 s of CPU
+        // per vector on the vectors no binding laps -- `k_n > 0` false
+        // leaves sm100_splitk_partials' loops idle -- and found none the
+        // scan does not: helper attack4re, session 28.)
+        std::optional<Binding> scanned;
         for (const auto& [g, target] : laps) {
-          reads(*g->expr);
-          cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Ge, {g->expr, ir::makeConst(target)})});
-          tight = ir::makeExpr(ExprKind::And, {tight, ir::makeExpr(ExprKind::Ge, {g->expr, ir::makeConst(target)})});
-          tight = ir::makeExpr(ExprKind::And,
-                               {tight, ir::makeExpr(ExprKind::Le, {g->expr, ir::makeConst(target + kLapSlack)})});
+          for (int p : ints_) {
+            if (scanned || !dependsOnParam(*g->expr, p)) continue;
+            auto x0 = find(t, p, *g->expr, target);
+            if (!x0) continue;
+            for (int64_t d = 0; d < kLapScan && !scanned; ++d) {
+              Binding u = t;
+              u.params[p] = *x0 + d;
+              if (vectorOf(u) == v && lapped(u) && assumed(u)) scanned = u;
+            }
+          }
         }
-        std::optional<Binding> u;
-        for (const ExprPtr& c : {tight, cond}) {
-          if (lap_solves_ == kMaxLapSolves) break;
-          ++lap_solves_;
-          std::string why;
-          u = solveJointly(c, b, free, dims, [&](const Binding& x) { return vectorOf(x) == v && lapped(x); }, why,
-                           &lapProver());
-          if (u) break;
-        }
-        if (!u) continue;
-        t = *u;
+        if (!scanned) continue;
+        t = *scanned;
       }
       have.insert(*v);
       add.push_back(t);
