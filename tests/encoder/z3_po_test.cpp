@@ -338,12 +338,17 @@ def f(lm, X: LM.tma2d):
 // 4-stage mainloop's pass is decided by the difference-logic solver alone,
 // with no simplex fallback. A sum, div or mod slipped into the encoding
 // sends every query to the simplex solver (2-4x the CPU) and fails this.
-TEST(Z3Po, TheMainloopIsDecidedInDifferenceLogic) {
-  std::string path = std::string(CAKE_SOURCE_DIR) + "/corpus/gemm/sm90_ws_4stage.cake", err;
-  auto file = ir::readSourceFile(path, err);
+// The module of a corpus file (`rel` from the source root), or nothing (err says why).
+static auto z3poCorpusModule(const std::string& rel, std::string& err) {
+  auto file = ir::readSourceFile(std::string(CAKE_SOURCE_DIR) + "/" + rel, err);
   ir::DiagnosticSink sink;
-  auto mod = file ? ir::compileModule(file, {}, sink) : std::nullopt;
-  ASSERT_TRUE(mod) << path << ": " << err;
+  return file ? ir::compileModule(file, {}, sink) : std::nullopt;
+}
+
+TEST(Z3Po, TheMainloopIsDecidedInDifferenceLogic) {
+  std::string err;
+  auto mod = z3poCorpusModule("corpus/gemm/sm90_ws_4stage.cake", err);
+  ASSERT_TRUE(mod) << err;
   const auto& s = mod->schedules.front();
   auto bindings = checks::coveringBindings(s);
   ASSERT_FALSE(bindings.empty());
@@ -365,13 +370,9 @@ TEST(Z3Po, TheMainloopIsDecidedInDifferenceLogic) {
 // Then `cake check --engine z3` on the file ends with a decision or
 // unknown, never an error.
 TEST(Z3Po, AnEncodingPastItsWorkIsUnknownNotBuilt) {
-  std::string path = std::string(CAKE_SOURCE_DIR) +
-                     "/corpus/bugs/sync.arrival-overflow/flashinfer_sparse_mla_bar_arrive_runahead_fixed.cake",
-              err;
-  auto file = ir::readSourceFile(path, err);
-  ir::DiagnosticSink sink;
-  auto mod = file ? ir::compileModule(file, {}, sink) : std::nullopt;
-  ASSERT_TRUE(mod) << path << ": " << err;
+  std::string err;
+  auto mod = z3poCorpusModule("corpus/bugs/sync.arrival-overflow/flashinfer_sparse_mla_bar_arrive_runahead_fixed.cake", err);
+  ASSERT_TRUE(mod) << err;
   const auto& s = mod->schedules.front();
   auto bindings = checks::coveringBindings(s);
   ASSERT_FALSE(bindings.empty());
