@@ -166,6 +166,7 @@ class GoalCollector {
   const ir::Schedule& s_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
+  std::vector<ExprPtr> inner_atoms_;  // see innerAtoms
   int instances_ = 1;  // instances of the role whose body is being walked
   struct SymbolicLoop {
     size_t goal;  // its trip-count goal
@@ -192,6 +193,7 @@ class GoalCollector {
         note(st.lo);
         note(st.hi);
         note(st.step);
+        for (const ExprPtr& e : {st.lo, st.hi, st.step}) innerAtoms(e, false);
         // A start that is not affine (`lm.range(T % 4, K)`) moves the loop
         // variable's values, which ops read, as an operand does.
         if (st.lo && !affine(*st.lo)) operand(st.lo);
@@ -208,6 +210,7 @@ class GoalCollector {
         note(st.cond);
         guard(st.cond);
         if (st.cond) loopGuard(*st.cond, st.range);
+        if (st.cond && dependsOnLoops(*st.cond)) innerAtoms(st.cond);
         block(st.body);
         block(st.orelse);
       } else {
@@ -266,6 +269,9 @@ class GoalCollector {
           guard_outcomes.push_back(std::move(e));
       }
     }
+    for (ExprPtr& e : inner_atoms_)
+      if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
+        guard_outcomes.push_back(std::move(e));
   }
 
   // ---- guards on the variable of a loop with a symbolic bound
@@ -515,15 +521,91 @@ class GoalCollector {
   }
 
   void op(const ir::Op& o) {
-    for (const ExprPtr& e : {o.sel.index, o.sel.phase, o.bytes, o.count, o.pending, o.init, o.cta, o.multicast})
-      operand(e);
+    std::vector<ExprPtr> es{o.sel.index, o.sel.phase, o.bytes, o.count, o.pending, o.init, o.cta, o.multicast};
     for (const auto* r : {&o.dst, &o.src, &o.src2}) {
-      operand(r->slot);
+      es.push_back(r->slot);
       for (const auto& sl : r->slices) {
-        operand(sl.lo);
-        operand(sl.hi);
+        es.push_back(sl.lo);
+        es.push_back(sl.hi);
       }
     }
+    for (const ExprPtr& e : es) {
+      operand(e);
+      innerAtoms(e);
+      operandFlips(e, o.range);
+    }
+  }
+  // The comparisons inside an operand, a loop bound or a guard that reads
+  // a loop variable, which read a parameter, a block index or a grid size
+  // and no loop variable (`M % 128 == 64` in `init=(k == (M % 128 == 64) *
+  // (K % 128 == 64))`, in `lm.range(0, k_tiles + (M % 128 == 64))`, in `if
+  // not (M % 128 == 64 and k == 3):`): outcomes whose combinations the
+  // covering values take, like a guard's (BindingSearch::guardCombinations).
+  // Without them each such comparison moved one parameter at a time, and a
+  // bug that needs two of them true together exited 0 (helper attack4,
+  // session 27).
+  // `steps`: also stepAtoms (not in loop bounds: a persistent tile count
+  // lm.cdiv(max(tiles - lm.block_idx(0), 0), lm.grid_dim(0)) gave outcomes
+  // whose combinations cost the bounded check its wall clock).
+  void innerAtoms(const ExprPtr& e, bool steps = true) {
+    if (!e) return;
+    if (isComparison(e->kind)) {
+      if (ir::exprUses(*e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim}) && !dependsOnLoops(*e)) {
+        addInnerAtom(e);
+        return;
+      }
+    }
+    if (steps && knobsOf(*e).size() >= 2) stepAtoms(e);
+    for (const ExprPtr& a : e->args) innerAtoms(a, steps);
+  }
+  // Once per instance where it reads lm.instance(); structurally equal ones once.
+  void addInnerAtom(const ExprPtr& e) {
+    perInstance(e, [&](ExprPtr x) {
+      if (std::none_of(inner_atoms_.begin(), inner_atoms_.end(), [&](const ExprPtr& y) { return ir::sameExpr(*x, *y); }))
+        inner_atoms_.push_back(std::move(x));
+    });
+  }
+  // The knobs an expression reads: parameters, block indices and grid
+  // sizes (as (kind, index)).
+  static std::set<std::pair<int, int>> knobsOf(const ir::Expr& e) {
+    std::set<std::pair<int, int>> out;
+    auto walk = [&](auto& self, const ir::Expr& x) -> void {
+      if (x.kind == ExprKind::Param || x.kind == ExprKind::BlockIdx || x.kind == ExprKind::GridDim)
+        out.insert({static_cast<int>(x.kind), x.index});
+      for (const ExprPtr& a : x.args)
+        if (a) self(self, *a);
+    };
+    walk(walk, e);
+    return out;
+  }
+  // In an expression that reads two knobs or more (`(M % 128) // 64 * ((N
+  // % 128) // 64)`), each largest part that is not affine and reads one
+  // knob and no loop variable is an outcome as `part != 0`: a product of
+  // two steps moves only where both are non-zero, which samples that move
+  // one knob at a time never reach (helper attack4, session 27).
+  void stepAtoms(const ExprPtr& e) {
+    for (const ExprPtr& a : e->args) {
+      if (!a) continue;
+      const size_t n = knobsOf(*a).size();
+      if (n == 1 && !dependsOnLoops(*a) && !affine(*a) && !isComparison(a->kind) && !encoder::trip::isTruthValue(a->kind)) {
+        addInnerAtom(ir::makeExpr(ExprKind::Ne, {a, ir::makeConst(0)}));
+      } else if (n >= 2) {
+        stepAtoms(a);
+      }
+    }
+  }
+  // A comparison of a symbolic loop's variable with constants inside an
+  // operand (`iter=k - 2 - 2 * (k == 5) * (N > 4096)`) changes the op at
+  // the iterations where it flips, as a guard on the loop variable does:
+  // the trip count takes the values around its flips (flipGoals).
+  void operandFlips(const ExprPtr& e, const ir::SourceRange& where) {
+    if (!e || !dependsOnLoops(*e)) return;
+    if (isComparison(e->kind)) {
+      for (const auto& [var, loop] : symbolic_vars_)
+        if (ir::dependsOnLoopVar(*e, var) && readsOnly(*e, var)) flipGoals(*e, var, loop, where);
+      return;
+    }
+    for (const ExprPtr& a : e->args) operandFlips(a, where);
   }
   // An op's operand that reads parameters, a block index or a grid size
   // (`iter=k + T // 500`, `stage=lm.block_idx(0) % 2`, `bytes=...`): each
@@ -821,6 +903,8 @@ class BindingSearch {
     }
     return *prover_;
   }
+  // the values of a trip count's parameter lappedCombinations tries
+  static constexpr int64_t kLapScan = 256;
   // Smallest |p| first, then the positive one.
   static void smallObjectives(int p, std::vector<ExprPtr>& out) {
     ExprPtr x = leafExpr(ExprKind::Param, p);
@@ -1387,6 +1471,9 @@ class BindingSearch {
   // what the values left out (the verdict says it).
   static constexpr size_t kMaxOutcomes = 24;
   static constexpr size_t kMaxCombinations = 32;
+  // trips past the least that lappedCombinations runs at most: every
+  // flip the goals place (GoalCollector::kGuardFlipCap, 512) and its laps
+  static constexpr int64_t kMaxLap = 1024;
   struct Combinations {
     std::vector<ExprPtr> trips;  // the trip counts (of loops whose bounds read no other loop's variable)
     std::set<int> free;          // the parameters the guards and trip counts read (and their ties)
@@ -1456,6 +1543,13 @@ class BindingSearch {
     }
     return b;
   }
+  // The outcomes of `v` (guardCombinations' vectors) as one condition.
+  ExprPtr vectorCond(const std::vector<bool>& v) const {
+    ExprPtr e = ir::makeConst(1);
+    for (size_t i = 0; i < v.size(); ++i)
+      e = ir::makeExpr(ExprKind::And, {e, v[i] ? outcomes_[i] : ir::makeExpr(ExprKind::Not, {outcomes_[i]})});
+    return e;
+  }
   void guardCombinations(const Binding& base, std::vector<Binding>& out) {
     if (outcomes_.empty() || std::none_of(goals_.begin(), goals_.end(), [](const Goal& g) { return g.trip; })) return;
     if (outcomes_.size() > kMaxOutcomes) {
@@ -1501,12 +1595,7 @@ class BindingSearch {
         objectives.push_back(leafExpr(ExprKind::GridDim, d));
         objectives.push_back(leafExpr(ExprKind::BlockIdx, d));
       }
-    auto vectorExpr = [&](const std::vector<bool>& v) {
-      ExprPtr e = ir::makeConst(1);
-      for (size_t i = 0; i < v.size(); ++i)
-        e = ir::makeExpr(ExprKind::And, {e, v[i] ? outcomes_[i] : ir::makeExpr(ExprKind::Not, {outcomes_[i]})});
-      return e;
-    };
+    auto vectorExpr = [&](const std::vector<bool>& v) { return vectorCond(v); };
     auto leave = [&](const std::string& why) {
       combinations_left_ = fmt::format("the combinations of its guards' outcomes past the {} run ({})",
                                        combinations_added_, why);
@@ -1572,7 +1661,15 @@ class BindingSearch {
     for (const Goal& g : goals_)
       if (g.trip && !dependsOnLoops(*g.expr)) {
         auto t0 = value(base, *g.expr);
-        laps.push_back({&g, (t0 && *t0 > 1 ? *t0 : 0) + 2 * max_stages_ + 1});
+        const int64_t least = t0 && *t0 > 1 ? *t0 : 0;
+        // Past the largest of the trip count's targets, where a guard or
+        // operand on the loop variable flips (`if not (M % 128 == 64 and k
+        // == 3)`: the release skipped at k = 3 hangs the producer at k = 5),
+        // up to kMaxLap trips more.
+        int64_t target = least + 2 * max_stages_ + 1;
+        for (int64_t x : g.values)
+          if (x > target && x <= least + kMaxLap) target = x;
+        laps.push_back({&g, target});
       }
     if (laps.empty()) return;
     auto lapped = [&](const Binding& b) {
@@ -1601,10 +1698,33 @@ class BindingSearch {
               if (vectorOf(u) == v) { t = u; break; }
             }
       }
-      if (lapped(t) && assumed(t)) {
-        have.insert(*v);
-        add.push_back(t);
+      if (!lapped(t) || !assumed(t)) {
+        // A vector that a trip count's parameter itself decides (`K % 64
+        // != 9` beside the loop over lm.cdiv(K, 64)): find() moved K out of
+        // it. The kLapScan values of each such parameter from find()'s on
+        // are tried (K = 64 j + 9 is among them). (A joint Z3 solve for the
+        // vector and every lap, as attack4 had it, spent 0.3-0.9 s of CPU
+        // per vector on the vectors no binding laps -- `k_n > 0` false
+        // leaves sm100_splitk_partials' loops idle -- and found none the
+        // scan does not: helper attack4re, session 28.)
+        std::optional<Binding> scanned;
+        for (const auto& [g, target] : laps) {
+          for (int p : ints_) {
+            if (scanned || !dependsOnParam(*g->expr, p)) continue;
+            auto x0 = find(t, p, *g->expr, target);
+            if (!x0) continue;
+            for (int64_t d = 0; d < kLapScan && !scanned; ++d) {
+              Binding u = t;
+              u.params[p] = *x0 + d;
+              if (vectorOf(u) == v && lapped(u) && assumed(u)) scanned = u;
+            }
+          }
+        }
+        if (!scanned) continue;
+        t = *scanned;
       }
+      have.insert(*v);
+      add.push_back(t);
     }
     out.insert(out.end(), add.begin(), add.end());
   }

@@ -115,14 +115,40 @@ class PbSum {
   int64_t konst_ = 0;
 };
 
+// What one poCheck may spend, shared by its passes (poCheckOnce runs up to
+// three times) and by every query of each: the obligation's wall clock
+// (`deadline`, the safety limit) and Z3's resource units (`rlimit`, the
+// work cap; 0: none), counted from the thread's units at the start
+// (`work0`, z3w::threadQueryWork).
+struct PoBudget {
+  z3w::Deadline deadline;
+  uint64_t rlimit = 0;
+  uint64_t work0 = 0;
+  // the resource units left (rlimit > 0 only)
+  uint64_t left() const {
+    const uint64_t spent = z3w::threadQueryWork().rlimit - work0;
+    return spent >= rlimit ? 0 : rlimit - spent;
+  }
+};
+// Thrown by Po::poll when the wall clock runs out while the encoding is
+// built (making Z3 terms is not interruptible by the watchdog).
+struct PoOutOfTime {};
+
+// The encoding's size past which it is not built at all, without a work
+// cap (PoOptions::limits.rlimit == 0): about that many Z3 terms and inner
+// loop steps (Po::estimate).
+constexpr uint64_t kMaxEncodingSize = uint64_t(1) << 24;
+
 class Po {
  public:
-  Po(const System& sys, z3::context& c, bool bit_vectors)
-      : sys_(sys), m_(sys), c_(c), end_(c), inf_(c), ints_(!bit_vectors) {}
+  Po(const System& sys, z3::context& c, bool bit_vectors, const PoBudget* budget = nullptr)
+      : sys_(sys), m_(sys), c_(c), end_(c), inf_(c), ints_(!bit_vectors), budget_(budget) {}
 
   bool build(std::string* why);
   int events() const { return static_cast<int>(ev_.size()); }
   int width() const { return w_; }
+  // build()'s estimate of the encoding's size (estimate())
+  uint64_t size() const { return size_; }
   bool ints() const { return ints_; }
   // Every arithmetic term is a clock, a constant or a difference of clocks
   // (no sums of ite terms, no div / mod): the difference-logic solver takes
@@ -177,6 +203,14 @@ class Po {
   Model m_;
   z3::context& c_;
   int w_ = 8;
+  const PoBudget* budget_ = nullptr;  // the wall clock and the work cap (poll, build)
+  uint64_t size_ = 0;
+  // Throws PoOutOfTime once the obligation's wall clock is used up: called
+  // in the loops of build() whose work grows with the square of the events.
+  void poll() const {
+    if (budget_ && budget_->deadline.expired()) throw PoOutOfTime{};
+  }
+  uint64_t estimate() const;
   std::vector<Event> ev_;
   std::map<unsigned, int> event_of_;                   // Z3 id of a clock -> its event
   std::vector<std::vector<int>> exec_;                 // [p][pc] -> event
@@ -705,6 +739,25 @@ bool Po::build(std::string* why) {
   }
   makeSlots();
   makeWrites();
+  // The encoding grows with the square of a slot's or named barrier's
+  // events, of an atom's accesses and of the events (hbOrder, raceAt): a
+  // binding with thousands of trips (tiles = 4096 of
+  // flashinfer_sparse_mla_bar_arrive_runahead_fixed, 40 k events) spent
+  // minutes in hbOrder alone, past any --timeout, before its first query.
+  // Such an encoding is not built: under a work cap (limits.rlimit) once
+  // its size is past the resource units left -- a formula costs at least
+  // its size to take in -- which makes the binding the explicit engine's
+  // like a query that ran out ("resource limit", checks/model_check.cpp
+  // Driver::decide); without one past kMaxEncodingSize.
+  size_ = estimate();
+  {
+    const uint64_t cap = budget_ && budget_->rlimit > 0 ? std::min(budget_->left(), kMaxEncodingSize) : kMaxEncodingSize;
+    if (size_ > cap) {
+      *why = fmt::format("resource limit: the encoding of {} events would have about {} terms, past the {} left",
+                         events(), size_, cap);
+      return false;
+    }
+  }
   // bytes divided by their gcd (only tx == 0 matters)
   if (bytes_gcd > 1)
     for (auto& evs : slot_ev_)
@@ -769,6 +822,7 @@ bool Po::build(std::string* why) {
     for (const SlotEv& g : evs) mag += g.w + g.exp + g.land;
     const bool pb = ints_ && mag + init_[k] * 2 < (int64_t(1) << 30);
     for (const SlotEv& f : evs) {
+      poll();
       PbSum arrived(c_), tx(c_);
       std::vector<E> as, xe, xl;
       for (const SlotEv& g : evs) {
@@ -789,6 +843,7 @@ bool Po::build(std::string* why) {
       }
     }
     for (int64_t j = 0; j < tw / init_[k]; ++j) {
+      poll();
       std::vector<std::pair<E, int>> conds;
       for (size_t f = 0; f < evs.size(); ++f) conds.push_back({z[f] && a_ge[f](init_[k] * (j + 1)), evs[f].ev});
       E d = firstWhere(fmt::format("d{}_{}", k, j), conds, base);
@@ -832,6 +887,36 @@ bool Po::build(std::string* why) {
   return true;
 }
 
+// About how many Z3 terms (and inner loop steps) build() makes: the
+// quadratic parts -- per slot its events times (its events + its phases)
+// (the completion clocks, the overflow rules), per named barrier the same,
+// per tracked atom its writes times its accesses (the data rules), the
+// accesses times the events (raceAt) and the events squared over 64 (the
+// bit sets of hbOrder's closure).
+uint64_t Po::estimate() const {
+  const uint64_t n = static_cast<uint64_t>(events());
+  uint64_t out = n * (n / 64 + 1);
+  for (int k = 0; k < m_.S; ++k) {
+    uint64_t tw = 0;
+    for (const SlotEv& g : slot_ev_[k]) tw += static_cast<uint64_t>(std::max<int64_t>(g.w, 0));
+    const uint64_t e = slot_ev_[k].size();
+    out += e * (e + tw / static_cast<uint64_t>(init_[k]) + 1);
+  }
+  for (int nb = 0; nb < m_.N; ++nb) {
+    uint64_t total = 0;
+    for (auto [ev, w] : named_ev_[nb]) total += static_cast<uint64_t>(std::max<int64_t>(w, 0));
+    const uint64_t ex = static_cast<uint64_t>(std::max<int64_t>(sys_.named[nb].expected_warps, 1));
+    const uint64_t e = named_ev_[nb].size();
+    out += e * (e + total / ex + 1);
+  }
+  for (size_t t = 0; t < writes_.size(); ++t)
+    out += writes_[t].size() * (writes_[t].size() + (t < reads_.size() ? reads_[t].size() : 0));
+  uint64_t accesses = 0;
+  for (int p = 0; p < m_.P; ++p)
+    for (int pc = 0; pc < m_.programSize(p); ++pc) accesses += instr(p, pc).accesses.size();
+  return out + accesses * n;
+}
+
 // A fresh clock `name` equal to the clock of the first event (by clock)
 // whose condition holds, inf when none does: a completion clock.
 E Po::firstWhere(const std::string& name, const std::vector<std::pair<E, int>>& conds, std::vector<E>& base) {
@@ -866,10 +951,12 @@ void Po::namedGenerations(std::vector<E>& base) {
     std::vector<int> ws;
     for (auto [ev, w] : evs) ws.push_back(static_cast<int>(w));
     for (auto [f, wf] : evs) {
+      poll();
       ups.emplace_back(c_);
       for (auto [g, wg] : evs) ups.back().push_back(upToHb(g, f));
     }
     for (int64_t j = 0; j < total / ex; ++j) {
+      poll();
       std::vector<std::pair<E, int>> conds;
       for (size_t f = 0; f < evs.size(); ++f)
         conds.push_back({z3::pbge(ups[f], ws.data(), static_cast<int>(ex * (j + 1))), evs[f].first});
@@ -976,6 +1063,7 @@ void Po::hbOrder() {
     hb_.assign(n, std::vector<uint64_t>(words, 0));
     std::vector<int> stack;
     for (int f = 0; f < n; ++f) {
+      if (f % 64 == 0) poll();
       auto& seen = hb_[f];
       stack.assign(pred[f].begin(), pred[f].end());
       while (!stack.empty()) {
@@ -991,6 +1079,7 @@ void Po::hbOrder() {
     closure();
     bool changed = false;
     for (int k = 0; k < m_.S; ++k) {
+      poll();
       const auto& evs = slot_ev_[k];
       int64_t total_w = 0, total_land = 0;
       for (const SlotEv& g : evs) { total_w += g.w; total_land += g.land; }
@@ -1323,6 +1412,7 @@ void Po::readRules(int p, int pc, int i, E& fence, E& stale) const {
 
 void Po::stepRules() {
   for (int e = 0; e < events(); ++e) {
+    poll();
     const Step& st = ev_[e].step;
     const Instr& in = instr(st.proc, st.pc);
     auto& rules = step_viol_[e];
@@ -1553,8 +1643,18 @@ std::string traceText(const System& sys, const Trace& t) {
 
 // One solver call on `runs && goal` with the given arithmetic solver; appends
 // its CPU time and Z3's counters to out.profile.
-z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
+z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E& goal, const PoBudget& budget,
                            const Limits& limits, unsigned arith_solver, std::optional<z3::model>& mdl, PoResult& out) {
+  // Each query gets what is left of the check's wall clock and of its
+  // resource units (all passes and queries of one poCheck together): none
+  // left is a query that ran out, never asked.
+  Limits lim = limits;
+  if (limits.rlimit > 0) {
+    lim.rlimit = budget.left();
+    if (lim.rlimit == 0) return {z3w::Answer::FailedToProve, "resource limit", 0};
+  }
+  if (budget.deadline.expired())
+    return {z3w::Answer::FailedToProve, fmt::format("timeout after {:.1f} s", limits.timeout_ms / 1000.0), 0};
   const double c0 = poThreadCpu();
   // The difference-logic pass runs the plain `smt` tactic: Z3's default
   // solver probes and preprocesses each goal first, about 10 ms per query,
@@ -1577,8 +1677,7 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
   }
   s.add(runs);
   s.add(goal);
-  Limits lim = limits;
-  lim.timeout_ms = std::max(1u, deadline.remainingMs());
+  lim.timeout_ms = std::max(1u, budget.deadline.remainingMs());
   // The simplex solver spends 1-2.5 us of CPU per resource unit on these
   // queries, the difference-logic and bit-vector solvers 0.13-0.3 us
   // (docs/z3.md "The simplex pass's resource units"): a query with a
@@ -1637,16 +1736,16 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
 // sums, div or mod (the integer encoding's fallbacks: a named barrier whose count
 // never completes a generation, PB coefficients past an int) goes to the
 // simplex solver directly (Z3 would print a warning for each such term).
-z3w::QueryResult ask(z3::context& c, const Po& po, const E& runs, const E& goal, const z3w::Deadline& deadline,
+z3w::QueryResult ask(z3::context& c, const Po& po, const E& runs, const E& goal, const PoBudget& budget,
                      const Limits& limits, bool simplex, std::optional<z3::model>& mdl, PoResult& out) {
-  if (!po.ints()) return solveOnce(c, po, runs, goal, deadline, limits, 0, mdl, out);
-  if (simplex || !po.differenceLogic()) return solveOnce(c, po, runs, goal, deadline, limits, 2, mdl, out);
-  z3w::QueryResult q = solveOnce(c, po, runs, goal, deadline, limits, 1, mdl, out);
+  if (!po.ints()) return solveOnce(c, po, runs, goal, budget, limits, 0, mdl, out);
+  if (simplex || !po.differenceLogic()) return solveOnce(c, po, runs, goal, budget, limits, 2, mdl, out);
+  z3w::QueryResult q = solveOnce(c, po, runs, goal, budget, limits, 1, mdl, out);
   if (q.answer != z3w::Answer::FailedToProve || q.reason.find("incomplete") == std::string::npos ||
-      deadline.expired())
+      budget.deadline.expired())
     return q;
   mdl.reset();
-  return solveOnce(c, po, runs, goal, deadline, limits, 2, mdl, out);
+  return solveOnce(c, po, runs, goal, budget, limits, 2, mdl, out);
 }
 
 bool isStepRule(const std::string& rule) {
@@ -1655,11 +1754,11 @@ bool isStepRule(const std::string& rule) {
 
 // strict: every clock distinct; simplex: every query on the simplex solver
 // (the difference-logic solver's models tie more clocks; ask)
-PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool simplex) {
+PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool simplex, const PoBudget& budget) {
   PoResult out;
   ModelCheckResult& res = out.result;
   res.engine = "z3-po";
-  z3w::Deadline deadline(opts.limits.timeout_ms);
+  const z3w::Deadline& deadline = budget.deadline;
   // The annotated per-phase counts are candidates (docs/semantics.md "Phase
   // annotations"): resolveStatics decides at the end what they become, from
   // whether some run goes wrong -- as explore() does.
@@ -1692,17 +1791,23 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
   // check --engine z3 goes"). Making a context costs about 1 ms where freed
   // memory stays in the heap (cli/heap.h).
   z3::context c;
-  Po po(sys, c, opts.bit_vectors);
+  Po po(sys, c, opts.bit_vectors, &budget);
   std::string why;
   const double b0 = poThreadCpu();
   try {
-    if (!po.build(&why)) return unknown(why);
+    if (!po.build(&why)) {
+      out.profile += fmt::format("    not built: {}\n", why);
+      return unknown(why);
+    }
   } catch (const z3::exception& e) {
     return unknown(e.msg());
+  } catch (const PoOutOfTime&) {
+    return unknown(fmt::format("timeout after {:.1f} s while building the encoding of {} events (about {} terms)",
+                               opts.limits.timeout_ms / 1000.0, po.events(), po.size()));
   }
   out.build_cpu = poThreadCpu() - b0;
-  out.profile += fmt::format("    build {:.3f} s CPU, {} events, formula {} nodes\n", out.build_cpu, po.events(),
-                             dagSize(po.runs()));
+  out.profile += fmt::format("    build {:.3f} s CPU, {} events, size {}, formula {} nodes\n", out.build_cpu,
+                             po.events(), po.size(), dagSize(po.runs()));
   out.events = po.events();
   out.width = po.width();
   res.outcome = Outcome::Pass;
@@ -1751,14 +1856,14 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
       mdl.reset();
       z3w::QueryResult q;
       if (!opts.by_rule) {
-        q = ask(c, po, po.runs() && all_distinct, goalOf(first), deadline, opts.limits, simplex, mdl, out);
+        q = ask(c, po, po.runs() && all_distinct, goalOf(first), budget, opts.limits, simplex, mdl, out);
         ++out.queries;
       } else {
         q.answer = z3w::Answer::Correct;
         for (; piece < first.size(); ++piece) {
           if (po.target(first[piece]).is_false()) continue;
           out.profile += fmt::format("    rule {}:\n", first[piece]);
-          q = ask(c, po, po.runs() && all_distinct, goalOf({first[piece]}), deadline, opts.limits, simplex, mdl, out);
+          q = ask(c, po, po.runs() && all_distinct, goalOf({first[piece]}), budget, opts.limits, simplex, mdl, out);
           ++out.queries;
           if (q.answer != z3w::Answer::Correct) break;
         }
@@ -1808,7 +1913,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
   while (!open.empty()) {
     if (deadline.expired()) return unknown(fmt::format("time budget of {} ms used up", opts.limits.timeout_ms));
     mdl.reset();
-    z3w::QueryResult q = ask(c, po, po.prefix() && all_distinct, goalOf(open), deadline, opts.limits, simplex, mdl, out);
+    z3w::QueryResult q = ask(c, po, po.prefix() && all_distinct, goalOf(open), budget, opts.limits, simplex, mdl, out);
     ++out.queries;
     if (q.answer == z3w::Answer::Correct) break;
     if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
@@ -1861,12 +1966,15 @@ PoResult poCheck(const System& sys, const PoOptions& opts) {
   // difference-logic solver, whose models tie clocks more often; then with
   // every clock distinct (the difference-logic solver gives up on distinct:
   // simplex only).
-  PoResult r = poCheckOnce(sys, opts, false, false);
+  // One wall clock and one work cap for every pass (a pass used to start
+  // its own: three times --timeout in the worst case).
+  const PoBudget budget{z3w::Deadline(opts.limits.timeout_ms), opts.limits.rlimit, z3w::threadQueryWork().rlimit};
+  PoResult r = poCheckOnce(sys, opts, false, false, budget);
   for (bool strict : {false, true}) {
     if (!r.internal_error) return r;
     int queries = r.queries;
     std::string profile = r.profile;
-    r = poCheckOnce(sys, opts, strict, true);
+    r = poCheckOnce(sys, opts, strict, true, budget);
     r.queries += queries;
     r.profile = profile + r.profile;
   }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_pair.h"
 #include "checks/check.h"
 #include "test_util.h"
 
@@ -63,50 +64,10 @@ std::string guardedEpilogue(const std::string& cond) {
   return out;
 }
 
-using Edits = std::vector<std::pair<std::string, std::string>>;
-
-std::string edited(std::string text, const Edits& edits) {
-  for (const auto& [from, to] : edits) text = cake::testing::replace(text, from, to);
-  return text;
-}
-
-checks::CheckResult checkText(const std::string& text) {
-  auto mod = cake::testing::compile(text);
-  EXPECT_FALSE(mod.schedules.empty());
-  if (mod.schedules.empty()) return {};
-  const ir::Schedule& s = mod.schedules.at(0);
-  checks::CheckOptions opts;  // cake check's defaults, without the wall clock
-  opts.target = s.target;
-  opts.timeout_ms = cake::testing::kNoWallClockMs;
-  opts.rlimit = cake::testing::kQueryRlimit;
-  return checks::checkSchedule(s, opts);
-}
-
-std::string describe(const checks::CheckResult& r) {
-  std::string out;
-  for (const ir::Finding& f : r.findings)
-    if (f.severity == ir::Severity::Error) out += f.rule + ": " + f.message + "\n";
-  for (const auto& v : r.verdicts) out += v.property + " " + std::string(checks::verdictName(v.kind)) + ": " + v.detail + "\n";
-  return out;
-}
-
-// The broken form is reported with an error, with `rule` among the
-// errors; the fixed form passes (exit 0).
-void expectPair(const char* what, const std::string& broken, const std::string& rule, const std::string& fixed) {
-  const checks::CheckResult b = checkText(broken);
-  EXPECT_TRUE(b.hasErrors()) << what << ": the broken form exits 0\n" << describe(b);
-  bool has = false;
-  for (const ir::Finding& f : b.findings) has = has || (f.rule == rule && f.severity == ir::Severity::Error);
-  EXPECT_TRUE(has) << what << ": " << rule << " not reported\n" << describe(b);
-  if (fixed.empty()) return;
-  const checks::CheckResult f = checkText(fixed);
-  EXPECT_FALSE(f.hasErrors()) << what << ": the fixed form is reported\n" << describe(f);
-  EXPECT_FALSE(f.undecided()) << what << ": the fixed form is undecided\n" << describe(f);
-}
-
 }  // namespace attack3_test
 
 using namespace attack3_test;
+using namespace cake::testing::pairs;
 
 // The base itself is correct (proved).
 TEST(Attack3, RingBasePasses) {
