@@ -770,6 +770,7 @@ class Stepper {
   // program runs in order).
   void uninitializedRead(int p, int pc_, const Instr& in) {
     if (in.regs_hazard.stored) return staleAccumulator(p, pc_, in);
+    if (in.regs_hazard.discarded) return discardedProduct(p, pc_, in);
     const std::string& what = in.regs_hazard.what;
     auto& v = report("data.uninitialized",
                      in.regs_hazard.accumulates
@@ -805,6 +806,20 @@ class Stepper {
                      p, pc_);
     v.buffer = what;
     if (in.regs_hazard.stored_at >= 0) v.others.push_back({p, in.regs_hazard.stored_at, "the accumulator was stored here"});
+  }
+
+  // A write over an MMA product that nothing read; the note points at the
+  // MMA that computed it.
+  void discardedProduct(int p, int pc_, const Instr& in) {
+    const std::string& what = in.regs_hazard.what;
+    auto& v = report("data.discarded-product",
+                     fmt::format("{} overwrites {}, which holds an MMA product that this instance has not read "
+                                 "since: the product is lost (an accumulator cleared, by init= true or a write, "
+                                 "before the result was used or stored)",
+                                 actor(p, pc_), what),
+                     p, pc_);
+    v.buffer = what;
+    if (in.regs_hazard.stored_at >= 0) v.others.push_back({p, in.regs_hazard.stored_at, "the product was computed here"});
   }
 
   static int32_t bit(int p) { return p < 31 ? (1 << p) : (1 << 30); }

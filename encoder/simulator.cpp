@@ -47,7 +47,8 @@ std::string stepToString(const System& sys, const Step& st) {
 
 bool endsRun(std::string_view rule) {
   return rule != "sync.race" && rule != "data.stale-read" && rule != "proxy.missing-fence" &&
-         rule != "data.uninitialized" && rule != "data.stale-accumulator";
+         rule != "data.uninitialized" && rule != "data.stale-accumulator" &&
+         rule != "data.discarded-product";
 }
 
 static bool anyEndsRun(const std::vector<Violation>& vs) {

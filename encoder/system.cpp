@@ -158,6 +158,11 @@ struct ProcState {
   std::map<int, std::map<int, ElementSet>> regs_copies;
   std::map<int, int> regs_stored_at;  // regs index -> program index of its last store
   std::map<int, std::vector<const ir::Stmt*>> regs_stored_loops;  // the loops around that store
+  // data.discarded-product: regs index -> the elements that hold an MMA
+  // product this process has not read since, and the program index of the
+  // last MMA into the fragment
+  std::map<int, ElementSet> regs_unread;
+  std::map<int, int> regs_product_at;
 };
 
 class Builder {
@@ -793,7 +798,10 @@ class Builder {
   // process's lm.grid_dep_wait() marks the instruction.
   void addRef(Instr& in, const BufferRef& ref, bool write, Proxy proxy, bool async, const Stmt& st) {
     if (ref.kind == BufferRef::Kind::Param) return markGridDep(in, ref);
-    if (ref.kind == BufferRef::Kind::Regs) regsElements(in, ref, write, false);
+    if (ref.kind == BufferRef::Kind::Regs) {
+      regsElements(in, ref, write, false);
+      unreadProducts(in, ref, write);
+    }
     if (ref.kind != BufferRef::Kind::Tmem) {
       // the keying loop of a view operand: the innermost loop whose
       // variable its index names (a re-read, tag())
@@ -897,7 +905,7 @@ class Builder {
       }
       if (in.regs_hazard.regs_space >= 0 || ps_->regs_skipped.count(ref.index)) return;
       if (auto miss = done.firstMissing(lo, hi)) {
-        in.regs_hazard = {regsSpace(ref.index), *miss, accumulates, false, elementName(ref.index, *miss)};
+        in.regs_hazard = {regsSpace(ref.index), *miss, accumulates, false, false, elementName(ref.index, *miss)};
         return;
       }
     }
@@ -972,10 +980,44 @@ class Builder {
     for (const auto& [lo, hi] : regsIntervals(acc)) {
       auto hit = stored.firstIn(lo, hi);
       if (!hit) continue;
-      in.regs_hazard = {regsSpace(acc.index), *hit, true, true, elementName(acc.index, *hit),
+      in.regs_hazard = {regsSpace(acc.index), *hit, true, true, false, elementName(acc.index, *hit),
                         ps_->regs_stored_at[acc.index]};
       return;
     }
+  }
+
+  // An MMA product in registers must be read before it is overwritten
+  // (data.discarded-product): an op of this process that reads elements
+  // (a copy or compute source, an MMA operand or accumulated accumulator,
+  // a store, a running reduce's destination) marks them read; a write of
+  // elements that hold an unread product (an MMA with init= true, a fill, a
+  // copy or compute destination, a tcgen05.ld) loses it. An MMA's write
+  // leaves its elements holding an unread product. Reads are added before
+  // the op's writes (addRef order), so an in-place update reads first.
+  // Like the other register hazards it is decided here, per process in
+  // program order, and every engine reports it when the op runs.
+  void unreadProducts(Instr& in, const BufferRef& ref, bool write) {
+    ElementSet& unread = ps_->regs_unread[ref.index];
+    const auto elements = regsIntervals(ref);
+    if (!write) {
+      for (const auto& [lo, hi] : elements) unread.remove(lo, hi);
+      return;
+    }
+    if (in.regs_hazard.regs_space < 0)
+      for (const auto& [lo, hi] : elements)
+        if (auto hit = unread.firstIn(lo, hi)) {
+          in.regs_hazard = {regsSpace(ref.index), *hit, false, false, true, elementName(ref.index, *hit),
+                            ps_->regs_product_at[ref.index]};
+          break;
+        }
+    const bool product = in.kind == InstrKind::Mma;
+    for (const auto& [lo, hi] : elements) {
+      if (product)
+        unread.add(lo, hi);
+      else
+        unread.remove(lo, hi);
+    }
+    if (product) ps_->regs_product_at[ref.index] = static_cast<int>(&in - proc().program.data());
   }
 
   void markSkippedRegsWrites(const ir::Block& body) {
@@ -1308,6 +1350,7 @@ class Builder {
     if (o.dst.kind == BufferRef::Kind::Regs && mmaAccumulates(o)) {
       regsElements(in, o.dst, false, true);
       staleAccumulator(in, o.dst);
+      unreadProducts(in, o.dst, false);  // it reads the product it adds to
     }
     addRef(in, o.dst, true, Proxy::Generic, async, st);
   }

@@ -187,19 +187,27 @@ struct Instr {
   //     its process wrote it;
   //   data.stale-accumulator: an MMA accumulating (init= false) into an
   //     element whose value its process already stored out of registers
-  //     and has not overwritten since (the previous tile's result).
-  // regs_space -1 when neither holds.
+  //     and has not overwritten since (the previous tile's result);
+  //   data.discarded-product: a write (an MMA with init= true, a fill, a
+  //     copy or compute destination) of an element that holds an MMA
+  //     product its process has not read since (a clear inside the K loop).
+  // regs_space -1 when none holds.
   struct RegsHazard {
     int regs_space = -1;            // System::spaces index of the fragment
     int64_t element = 0;            // row-major element index
     bool accumulates = false;       // the read is an MMA accumulating (init= false)
     bool stored = false;            // data.stale-accumulator rather than data.uninitialized
+    bool discarded = false;         // data.discarded-product (an overwrite, not a read)
     std::string what;               // "fa0 element (0, 0)" (not compared)
-    int stored_at = -1;             // data.stale-accumulator: the store's program index (not compared)
-    const char* rule() const { return stored ? "data.stale-accumulator" : "data.uninitialized"; }
+    // data.stale-accumulator: the store's program index; data.discarded-product:
+    // the program index of the MMA whose product is overwritten (not compared)
+    int stored_at = -1;
+    const char* rule() const {
+      return discarded ? "data.discarded-product" : stored ? "data.stale-accumulator" : "data.uninitialized";
+    }
     bool operator==(const RegsHazard& o) const {
       return regs_space == o.regs_space && element == o.element && accumulates == o.accumulates &&
-             stored == o.stored;
+             stored == o.stored && discarded == o.discarded;
     }
   };
   RegsHazard regs_hazard;

@@ -100,7 +100,8 @@ std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
              in.slot, in.phase, in.count, bytes, in.pending, in.named, in.grid_dep_early, in.iteration.has_value(),
              in.iteration.value_or(0), static_cast<int64_t>(in.loops.size()),
              static_cast<int64_t>(in.accesses.size())});
-        put({-4, in.regs_hazard.regs_space, in.regs_hazard.accumulates, in.regs_hazard.stored});  // where, not which element: sizes differ
+        put({-4, in.regs_hazard.regs_space, in.regs_hazard.accumulates, in.regs_hazard.stored,
+             in.regs_hazard.discarded});  // where, not which element: sizes differ
         for (const auto& [var, v] : in.loops) put({var, v});
         for (const Access& a : in.accesses) {
           put({a.space, rank(a.space, a.lo), rank(a.space, a.hi), a.write, static_cast<int>(a.proxy), a.async, a.view,

@@ -50,7 +50,7 @@ using E = z3::expr;
 
 const char* kStepRules[] = {"sync.stale-phase", "sync.arrival-overflow", "sync.race", "proxy.missing-fence",
                             "data.stale-read", "sync.tx-imbalance", "data.uninitialized",
-                            "data.stale-accumulator"};
+                            "data.stale-accumulator", "data.discarded-product"};
 const char* kStateRules[] = {"sync.lost-phase", "sync.deadlock", "sync.async-at-exit"};
 // A deadlock whose blocked wait a static candidate explains: the simulator
 // reports the candidate's rule there (not a rule of its own: it only says

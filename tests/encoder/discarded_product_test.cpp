@@ -1,0 +1,120 @@
+// data.discarded-product: an MMA product in registers overwritten before
+// its instance read it (docs/rules/data.discarded-product.md). Decided when
+// the system is built; every engine reports it when the op runs.
+#include <gtest/gtest.h>
+
+#include "encoder/simulator.h"
+#include "encoder/z3_po.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace discarded_product_test {
+
+struct Explored {
+  ir::Module mod;
+  encoder::System sys;
+  encoder::ModelCheckResult result;
+};
+
+Explored exploreDiscarded(const std::string& text, int64_t k) {
+  Explored r;
+  r.mod = cake::testing::compile(text);
+  if (r.mod.schedules.empty()) return r;
+  r.sys = cake::testing::build(r.mod.schedules[0], cake::testing::bind(r.mod.schedules[0], {{"K", k}}));
+  r.result = encoder::explore(r.sys, {});
+  return r;
+}
+
+// Two tiles per instance; the K loop reduces into acc, which reaches C
+// through a converted copy `out`.
+const std::string kDiscardTiles = R"(@cake.schedule(target="sm_80")
+def tiles(lm, C: LM.gmem, K: LM.i32):
+    acc = lm.regs(shape=(128, 128), dtype=lm.f32)
+    fa  = lm.regs(shape=(128, 16), dtype=lm.bf16)
+    fb  = lm.regs(shape=(128, 16), dtype=lm.bf16)
+    out = lm.regs(shape=(128, 128), dtype=lm.bf16)
+    w = lm.role(warps=[0, 1, 2, 3])
+    with w:
+        lm.fill(fa, 1.0)
+        lm.fill(fb, 1.0)
+        for t in lm.range(0, 2):
+            for k in lm.range(0, K):
+                lm.mma(acc, fa, fb, init=(k == 0))
+            lm.copy(out, acc)
+            lm.copy(C, out, coords=(128 * t, 0))
+)";
+
+}  // namespace discarded_product_test
+
+using discarded_product_test::exploreDiscarded;
+using discarded_product_test::kDiscardTiles;
+
+TEST(DiscardedProduct, AReducingKLoopIsClean) {
+  for (int64_t k : {1, 2, 3}) {
+    auto r = exploreDiscarded(kDiscardTiles, k);
+    EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "K=" << k << "\n" << cake::testing::rules(r.result);
+  }
+}
+
+TEST(DiscardedProduct, AClearInsideTheKLoopIsReported) {
+  // tilelang #2627: init= true on every k, so each k's product overwrites
+  // the previous one, which nothing read
+  const std::string every_k = cake::testing::replace(kDiscardTiles, "init=(k == 0)", "init=True");
+  auto one = exploreDiscarded(every_k, 1);
+  EXPECT_FALSE(cake::testing::hasRule(one.result, "data.discarded-product")) << cake::testing::rules(one.result);
+  auto r = exploreDiscarded(every_k, 2);
+  const encoder::Violation* v = cake::testing::find(r.result, "data.discarded-product");
+  ASSERT_NE(v, nullptr) << cake::testing::rules(r.result);
+  EXPECT_EQ(cake::testing::primaryLine(r.sys, *v), cake::testing::lineOf(every_k, "lm.mma(acc"));
+  EXPECT_EQ(v->buffer, "acc element (0, 0)");
+  ASSERT_EQ(v->others.size(), 1u);  // the note points at the MMA whose product is lost
+  EXPECT_EQ(r.sys.procs[v->others[0].proc].program[v->others[0].pc].stmt->op.range.line,
+            cake::testing::lineOf(every_k, "lm.mma(acc"));
+  // a fill inside the loop loses it the same way
+  const std::string fill = cake::testing::replace(
+      kDiscardTiles, "                lm.mma(acc, fa, fb, init=(k == 0))\n",
+      "                lm.fill(acc, 0.0)\n                lm.mma(acc, fa, fb)\n");
+  EXPECT_TRUE(cake::testing::hasRule(exploreDiscarded(fill, 2).result, "data.discarded-product"));
+  // every engine reports it
+  encoder::PoResult z = encoder::poCheck(r.sys, {});
+  EXPECT_FALSE(z.internal_error) << z.error;
+  EXPECT_TRUE(cake::testing::hasRule(z.result, "data.discarded-product")) << cake::testing::rules(z.result);
+}
+
+TEST(DiscardedProduct, ASkippedEpilogueIsReportedAcrossTiles) {
+  // the persistent-kernel "epilogue skipped" bug: tile 0's product is
+  // never read before tile 1's init= true MMA
+  const std::string skipped = cake::testing::replace(
+      cake::testing::replace(kDiscardTiles, "            lm.copy(out, acc)\n", "            if t == 1:\n                lm.copy(out, acc)\n"),
+      "            lm.copy(C, out, coords=(128 * t, 0))\n",
+      "            if t == 1:\n                lm.copy(C, out, coords=(128 * t, 0))\n");
+  ASSERT_NE(skipped, kDiscardTiles);
+  EXPECT_TRUE(cake::testing::hasRule(exploreDiscarded(skipped, 1).result, "data.discarded-product"));
+  // an epilogue that reads only half of the tile loses the other half
+  const std::string half = cake::testing::replace(
+      cake::testing::replace(kDiscardTiles, "lm.copy(out, acc)", "lm.copy(out[:, 0:64], acc[:, 0:64])"),
+      "lm.copy(C, out, coords=(128 * t, 0))", "lm.copy(C, out[:, 0:64], coords=(128 * t, 0))");
+  auto h = exploreDiscarded(half, 1);
+  const encoder::Violation* v = cake::testing::find(h.result, "data.discarded-product");
+  ASSERT_NE(v, nullptr) << cake::testing::rules(h.result);
+  EXPECT_EQ(v->buffer, "acc element (0, 64)");
+}
+
+TEST(DiscardedProduct, AReadBeforeTheOverwriteIsClean) {
+  // each k's product read (copied out) before init= true clears it again
+  const std::string read_first = cake::testing::replace(
+      cake::testing::replace(kDiscardTiles, "init=(k == 0))\n", "init=True)\n                lm.copy(out, acc)\n"),
+      "            lm.copy(out, acc)\n", "");
+  ASSERT_NE(read_first, kDiscardTiles);
+  for (int64_t k : {1, 3}) {
+    auto r = exploreDiscarded(read_first, k);
+    EXPECT_FALSE(cake::testing::hasRule(r.result, "data.discarded-product")) << "K=" << k << "\n"
+                                                                            << cake::testing::rules(r.result);
+  }
+  // an in-place rescale reads what it overwrites
+  const std::string rescale = cake::testing::replace(
+      kDiscardTiles, "                lm.mma(acc, fa, fb, init=(k == 0))\n",
+      "                lm.mma(acc, fa, fb, init=(k == 0))\n                lm.binary(acc, acc, acc, op=\"mul\")\n");
+  EXPECT_EQ(exploreDiscarded(rescale, 2).result.outcome, encoder::Outcome::Pass);
+}
