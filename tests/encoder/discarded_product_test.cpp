@@ -28,22 +28,7 @@ Explored exploreDiscarded(const std::string& text, int64_t k) {
 
 // Two tiles per instance; the K loop reduces into acc, which reaches C
 // through a converted copy `out`.
-const std::string kDiscardTiles = R"(@cake.schedule(target="sm_80")
-def tiles(lm, C: LM.gmem, K: LM.i32):
-    acc = lm.regs(shape=(128, 128), dtype=lm.f32)
-    fa  = lm.regs(shape=(128, 16), dtype=lm.bf16)
-    fb  = lm.regs(shape=(128, 16), dtype=lm.bf16)
-    out = lm.regs(shape=(128, 128), dtype=lm.bf16)
-    w = lm.role(warps=[0, 1, 2, 3])
-    with w:
-        lm.fill(fa, 1.0)
-        lm.fill(fb, 1.0)
-        for t in lm.range(0, 2):
-            for k in lm.range(0, K):
-                lm.mma(acc, fa, fb, init=(k == 0))
-            lm.copy(out, acc)
-            lm.copy(C, out, coords=(128 * t, 0))
-)";
+const std::string& kDiscardTiles = cake::testing::kTwoTilesKLoop;
 
 }  // namespace discarded_product_test
 

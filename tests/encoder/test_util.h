@@ -226,6 +226,25 @@ inline std::string wsRingSchedule(int stages, const WsRingOptions& o = {}) {
 // the epilogue.
 inline const std::string kMainloop = wsRingSchedule(2, {.name = "mainloop", .epilogue = true});
 
+// Two tiles per instance; the K loop reduces into acc, which reaches C
+// through a converted copy `out` (data.stale-accumulator, data.discarded-product).
+inline const std::string kTwoTilesKLoop = R"(@cake.schedule(target="sm_80")
+def tiles(lm, C: LM.gmem, K: LM.i32):
+    acc = lm.regs(shape=(128, 128), dtype=lm.f32)
+    fa  = lm.regs(shape=(128, 16), dtype=lm.bf16)
+    fb  = lm.regs(shape=(128, 16), dtype=lm.bf16)
+    out = lm.regs(shape=(128, 128), dtype=lm.bf16)
+    w = lm.role(warps=[0, 1, 2, 3])
+    with w:
+        lm.fill(fa, 1.0)
+        lm.fill(fb, 1.0)
+        for t in lm.range(0, 2):
+            for k in lm.range(0, K):
+                lm.mma(acc, fa, fb, init=(k == 0))
+            lm.copy(out, acc)
+            lm.copy(C, out, coords=(128 * t, 0))
+)";
+
 // One instance writes a table once, then both read it every iteration of a
 // loop paced by a named barrier (docs/z3.md "Private generations").
 inline const std::string kTableReadEveryIteration = R"(

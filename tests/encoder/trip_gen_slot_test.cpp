@@ -137,12 +137,12 @@ TEST(TripGenSlot, StaleAndRacyVariantsAreNotProved) {
 // delta per byte range does, and checkLapDeltas still checks every pair
 // of a write and a read over common bytes.
 namespace {
-const char* kRowReset = "corpus/reduction/sm80_row_reset_entries_read_whole.cake";
+const char* kGenSlotRowReset = "corpus/reduction/sm80_row_reset_entries_read_whole.cake";
 bool rowResetViolatedAt(const std::string& text, int64_t n) { return violatedWith(text, "n", n); }
 }  // namespace
 
 TEST(TripGenSlot, RowResetThenEntriesRewrittenIsProved) {
-  const std::string text = cake::testing::corpusText(kRowReset);
+  const std::string text = cake::testing::corpusText(kGenSlotRowReset);
   EXPECT_FALSE(rowResetViolatedAt(text, 3));
   auto r = proveGenSlotText(text);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
@@ -152,7 +152,7 @@ TEST(TripGenSlot, RowResetThenEntriesRewrittenIsProved) {
 // Its broken forms are confirmed broken by the bounded check and not proved.
 TEST(TripGenSlot, RowResetBrokenVariantsAreNotProved) {
   using cake::testing::replace;
-  const std::string text = cake::testing::corpusText(kRowReset);
+  const std::string text = cake::testing::corpusText(kGenSlotRowReset);
   // no barrier between the reset and the entries: the fill races them
   const std::string racy =
       replace(text, "            lm.sync(block)\n            lm.copy(one, X", "            lm.copy(one, X");
