@@ -205,6 +205,7 @@ class Builder {
   std::vector<std::vector<int>> smem_space_;           // cta -> pool -> space
   int cta_ = 0;                                        // the CTA of the process being built
   int space_cta_ = 0;                                  // the CTA whose memory access() names
+  std::optional<std::set<int>> used_regs_;             // productUsed(): fragments some op reads
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
@@ -997,6 +998,7 @@ class Builder {
   // Like the other register hazards it is decided here, per process in
   // program order, and every engine reports it when the op runs.
   void unreadProducts(Instr& in, const BufferRef& ref, bool write) {
+    if (!productUsed(ref.index)) return;
     ElementSet& unread = ps_->regs_unread[ref.index];
     const auto elements = regsIntervals(ref);
     if (!write) {
@@ -1018,6 +1020,24 @@ class Builder {
         unread.remove(lo, hi);
     }
     if (product) ps_->regs_product_at[ref.index] = static_cast<int>(&in - proc().program.data());
+  }
+
+  // Whether the schedule uses fragment `regs`'s value at all: some op
+  // anywhere reads it as a source (a copy, compute, store or MMA operand).
+  // A fragment no op reads (a schedule that models the mainloop and leaves
+  // the epilogue out) has no modelled consumer, so whether its product is
+  // used cannot be told and data.discarded-product stays silent on it: the
+  // rule is about a kernel that does use its result losing part of it.
+  bool productUsed(int regs) {
+    if (!used_regs_) {
+      used_regs_.emplace();
+      for (const auto& body : s_.bodies)
+        ir::forEachOp(body.body, [&](const Stmt& st) {
+          for (const BufferRef* src : {&st.op.src, &st.op.src2})
+            if (src->kind == BufferRef::Kind::Regs) used_regs_->insert(src->index);
+        });
+    }
+    return used_regs_->count(regs) > 0;
   }
 
   void markSkippedRegsWrites(const ir::Block& body) {

@@ -103,3 +103,19 @@ TEST(DiscardedProduct, AReadBeforeTheOverwriteIsClean) {
       "                lm.mma(acc, fa, fb, init=(k == 0))\n                lm.binary(acc, acc, acc, op=\"mul\")\n");
   EXPECT_EQ(exploreDiscarded(rescale, 2).result.outcome, encoder::Outcome::Pass);
 }
+
+// A schedule that never reads the fragment (the mainloop modelled, the
+// epilogue left out) has no modelled consumer of the product: silent,
+// even with the clear inside the K loop; adding one read anywhere turns
+// the rule on.
+TEST(DiscardedProduct, AFragmentNoOpReadsIsNotJudged) {
+  const std::string no_epilogue = cake::testing::replace(
+      cake::testing::replace(kDiscardTiles, "            lm.copy(out, acc)\n", ""), "            lm.copy(C, out, coords=(128 * t, 0))\n", "");
+  ASSERT_NE(no_epilogue, kDiscardTiles);
+  const std::string every_k = cake::testing::replace(no_epilogue, "init=(k == 0)", "init=True");
+  EXPECT_FALSE(cake::testing::hasRule(exploreDiscarded(every_k, 2).result, "data.discarded-product"));
+  const std::string read_once = cake::testing::replace(every_k, "        lm.fill(fb, 1.0)\n",
+                                                       "        lm.fill(fb, 1.0)\n        lm.copy(out, acc)\n");
+  ASSERT_NE(read_once, every_k);
+  EXPECT_TRUE(cake::testing::hasRule(exploreDiscarded(read_once, 2).result, "data.discarded-product"));
+}

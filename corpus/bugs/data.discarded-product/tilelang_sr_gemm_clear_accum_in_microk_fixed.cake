@@ -4,6 +4,7 @@
 # accumulates onto the first step's product, which it reads).
 # Same model as the broken file.
 # expect: pass
+# lower: unsupported (an mma with A from shared memory and B from a sliced register fragment: the lowering takes register operands for A, or for both as whole fragments)
 @cake.schedule(target="sm_80")
 def tilelang_sr_gemm_clear_in_microk_fixed(lm, A: LM.gmem, B: LM.gmem, C: LM.gmem):
     pool   = lm.smem(16384)

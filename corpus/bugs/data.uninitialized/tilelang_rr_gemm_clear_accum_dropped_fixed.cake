@@ -4,6 +4,7 @@
 # (here: init=True on the first micro-K step, the same as a fill before it).
 # Same model as the broken file.
 # expect: pass
+# lower: unsupported (an mma on sliced register operand fragments: the lowering takes whole fragments)
 @cake.schedule(target="sm_80")
 def tilelang_rr_gemm_clear_accum_fixed(lm, A: LM.gmem, B: LM.gmem, C: LM.gmem):
     pool   = lm.smem(16384)
