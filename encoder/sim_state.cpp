@@ -793,33 +793,37 @@ class Stepper {
         }
   }
 
+  // A register hazard decided when the system was built (system.cpp): the
+  // finding names the fragment element; its note points at the op the
+  // hazard refers back to (regs_hazard.stored_at), where there is one.
+  void registerHazard(int p, int pc_, const Instr& in, const char* rule, const std::string& message,
+                      const char* note) {
+    auto& v = report(rule, message, p, pc_);
+    v.buffer = in.regs_hazard.what;
+    if (in.regs_hazard.stored_at >= 0) v.others.push_back({p, in.regs_hazard.stored_at, note});
+  }
+
   // An MMA accumulating into a result already stored out; the note points
   // at the last store of the fragment before it (or of what it was copied
   // into).
   void staleAccumulator(int p, int pc_, const Instr& in) {
-    const std::string& what = in.regs_hazard.what;
-    auto& v = report("data.stale-accumulator",
-                     fmt::format("{} accumulates into {}, whose value this instance already stored out of registers "
-                                 "and has not overwritten since: init= is false or absent here, so the MMA adds "
-                                 "to the previous result (a tile loop needs its accumulator reset per tile)",
-                                 actor(p, pc_), what),
-                     p, pc_);
-    v.buffer = what;
-    if (in.regs_hazard.stored_at >= 0) v.others.push_back({p, in.regs_hazard.stored_at, "the accumulator was stored here"});
+    registerHazard(p, pc_, in, "data.stale-accumulator",
+                   fmt::format("{} accumulates into {}, whose value this instance already stored out of registers "
+                               "and has not overwritten since: init= is false or absent here, so the MMA adds "
+                               "to the previous result (a tile loop needs its accumulator reset per tile)",
+                               actor(p, pc_), in.regs_hazard.what),
+                   "the accumulator was stored here");
   }
 
   // A write over an MMA product that nothing read; the note points at the
   // MMA that computed it.
   void discardedProduct(int p, int pc_, const Instr& in) {
-    const std::string& what = in.regs_hazard.what;
-    auto& v = report("data.discarded-product",
-                     fmt::format("{} overwrites {}, which holds an MMA product that this instance has not read "
-                                 "since: the product is lost (an accumulator cleared, by init= true or a write, "
-                                 "before the result was used or stored)",
-                                 actor(p, pc_), what),
-                     p, pc_);
-    v.buffer = what;
-    if (in.regs_hazard.stored_at >= 0) v.others.push_back({p, in.regs_hazard.stored_at, "the product was computed here"});
+    registerHazard(p, pc_, in, "data.discarded-product",
+                   fmt::format("{} overwrites {}, which holds an MMA product that this instance has not read "
+                               "since: the product is lost (an accumulator cleared, by init= true or a write, "
+                               "before the result was used or stored)",
+                               actor(p, pc_), in.regs_hazard.what),
+                   "the product was computed here");
   }
 
   static int32_t bit(int p) { return p < 31 ? (1 << p) : (1 << 30); }
