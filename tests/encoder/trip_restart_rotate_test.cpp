@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -21,6 +22,7 @@
 
 #include "encoder/bv_prover.h"
 #include "encoder/sim_model.h"
+#include "encoder/system_hook.h"
 #include "encoder/trip_restart_rotate.h"
 #include "restart_slices.h"
 #include "test_util.h"
@@ -176,7 +178,7 @@ TEST(TripRestartRotate, MarlinFixHasTheRotatedRestartForm) {
   ASSERT_TRUE(r.ok) << r.reason;
   EXPECT_TRUE(r.form.ok);
   EXPECT_EQ(registersOfRotated(r), "");
-  EXPECT_NE(encoder::trip::restartReadBacks(r.rotated).find("red"), std::string::npos)
+  EXPECT_EQ(encoder::trip::restartReadBacks(r.rotated), "warps reads red back after writing it")
       << encoder::trip::restartReadBacks(r.rotated);
   // the rotated text starts every slice with the cut (restartForm's shape)
   ASSERT_EQ(r.rotated.bodies.size(), 1u);
@@ -310,5 +312,52 @@ TEST(TripRestartRotate, MarlinStepsDoNotReadTheGeneration) {
         << K;
     EXPECT_LT(states, 200000u) << K;  // the whole graph, not the cap
     std::printf("Marlin one slice, K = %lld: %zu states\n", static_cast<long long>(K), states);
+  }
+}
+
+namespace trip_restart_rotate_test {
+
+// Per warp, the generations of its reads (or writes) of red[0] in program
+// order, in Marlin's system with `slices` slices built with or without the
+// read caps.
+std::map<std::string, std::vector<int64_t>> redZeroGenerations(int64_t slices, int64_t K, bool caps, bool writes) {
+  const ir::Module mod = compile(cake::testing::corpusText(kMarlinFixed));
+  const ir::Schedule& s = mod.schedules.at(0);
+  int red = -1;
+  for (size_t v = 0; v < s.views.size(); ++v)
+    if (s.views[v].name == "red") red = static_cast<int>(v);
+  std::string err;
+  const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
+    return std::nullopt;
+  };
+  const auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, {{"n_slices", slices}, {"K", K}}),
+                                              ir::Target::Unspecified, none, &err, {.cap_read_generations = caps});
+  std::map<std::string, std::vector<int64_t>> out;
+  if (!sys) return out;
+  for (const encoder::Process& p : sys->procs)
+    for (const encoder::Instr& in : p.program)
+      for (const encoder::Access& a : in.accesses)
+        if (a.view == red && a.index == 0 && a.write == writes) out[p.name].push_back(a.gen);
+  return out;
+}
+
+}  // namespace trip_restart_rotate_test
+
+// What item 4 (the read-back, not built) must argue, measured: warp 1 reads
+// red[0] once per slice after warp 2 wrote it once per slice; the read
+// means 0, 0, 1, 2 in slices 0..3 (a read-back from slice 1 on: max(epoch,
+// own_gen)), the data it meets is 0, 1, 2, 3; so the slack is 0 in slice 0
+// and 1 after it: the meaning is affine only from the second slice, with
+// or without the caps, and one slice does not show the offset.
+TEST(TripRestartRotate, MarlinReadBackIsAffineFromTheSecondSlice) {
+  for (bool caps : {false, true}) {
+    SCOPED_TRACE(caps);
+    const auto reads = redZeroGenerations(4, 64, caps, false);
+    const auto writes = redZeroGenerations(4, 64, caps, true);
+    using Gens = std::vector<int64_t>;
+    EXPECT_EQ(reads.at("warps[1]"), (Gens{0, 0, 1, 2}));  // the read-back
+    EXPECT_EQ(reads.at("warps[0]"), (Gens{0, 1, 2, 3}));  // a plain read, after warp 1's write
+    EXPECT_EQ(writes.at("warps[2]"), (Gens{0, 1, 2, 3}));
+    EXPECT_EQ(writes.at("warps[1]"), (Gens{0, 1, 2, 3}));
   }
 }
