@@ -33,9 +33,9 @@ bool instanceOnly(const ir::Expr& e) {
 // One role's program split at its slice loop and the loop's last top-level
 // lm.sync.
 struct Split {
-  ir::Block pre;           // before the slice loop
+  ir::Block pre;  // before the slice loop
   const Stmt* loop = nullptr;
-  ir::Block h, t;          // the slice body before / after S
+  ir::Block h, t;             // the slice body before / after S
   const Stmt* cut = nullptr;  // S
 };
 

@@ -76,10 +76,12 @@ inline std::vector<Broken> brokenForms() {
       // the slice (drained only at exit): the next slice's prologue writes
       // stage 0 under it (sync.race, K = 65)
       {"a cp.async group pending at the end of the slice",
-       replace(replace(replace(ok, kGuardedLoad,
-                               "                band.cp_async(A, coords=(8 * w, 64 * (k + 2)), stage=2 * ((k + 2) % 3) + w)\n"),
-                       kSliceDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n"),
-               kWriteBack, std::string(kWriteBack) + "        lm.cp_async_wait(pending=0)\n"),
+       replace(
+           replace(
+               replace(ok, kGuardedLoad,
+                       "                band.cp_async(A, coords=(8 * w, 64 * (k + 2)), stage=2 * ((k + 2) % 3) + w)\n"),
+               kSliceDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n"),
+           kWriteBack, std::string(kWriteBack) + "        lm.cp_async_wait(pending=0)\n"),
        65},
       // `sc` read at the start of every slice, written by warp 0 after the
       // slice's last barrier: slice 0 reads the value written before the

@@ -145,7 +145,8 @@ std::string firstGenerationDependence(const Model& m, const std::vector<int32_t>
       for (const encoder::Step& st : en) {
         const RotateAfter x = applyOne(m, s, st), y = applyOne(m, moved, st);
         if (y.rules != x.rules) return fmt::format("state {}: a step finds other rules at +{}", i, c);
-        if (y.s != withGenerationsMoved(m, x.s, c)) return fmt::format("state {}: a step's successor differs at +{}", i, c);
+        if (y.s != withGenerationsMoved(m, x.s, c))
+          return fmt::format("state {}: a step's successor differs at +{}", i, c);
       }
     }
     if (!here.empty()) continue;
@@ -167,13 +168,12 @@ std::vector<int> pastWaits(const Model& m, int p, int nb) {
 
 }  // namespace trip_restart_rotate_test
 
-using namespace trip_restart_rotate_test;
-
 // Marlin's fix has the shape (H: the prologue, the K loop, the drain and
 // the reduction's first two syncs; S: the third; T: warp 0's write of the
 // result) and meets the register condition once rotated; the read-back of
 // `red` (warp 1 reads red[0] and writes its sum there) is what is left.
 TEST(TripRestartRotate, MarlinFixHasTheRotatedRestartForm) {
+  using namespace trip_restart_rotate_test;
   const auto r = rotatedOf(cake::testing::corpusText(kMarlinFixed));
   ASSERT_TRUE(r.ok) << r.reason;
   EXPECT_TRUE(r.form.ok);
@@ -192,6 +192,7 @@ TEST(TripRestartRotate, MarlinFixHasTheRotatedRestartForm) {
 // barrier) has the form; each of TripRestart's broken forms, clean in one
 // slice and broken from the second, is refused, for its own reason.
 TEST(TripRestartRotate, BrokenSliceFormsAreRefused) {
+  using namespace trip_restart_rotate_test;
   using namespace restart_slices;
   const auto ok = rotatedOf(kSlices);
   EXPECT_TRUE(ok.ok) << ok.reason;
@@ -210,8 +211,8 @@ TEST(TripRestartRotate, BrokenSliceFormsAreRefused) {
   // 3: the next slice's data written after the cut, in shared memory
   EXPECT_NE(why[2].find("shared or tensor memory"), std::string::npos) << why[2];
   // 2 without the drain after the loop: refused by the drain before the cut
-  const std::string pending = replace(bad[1].text, std::string(kWriteBack) + "        lm.cp_async_wait(pending=0)\n",
-                                      kWriteBack);
+  const std::string pending =
+      replace(bad[1].text, std::string(kWriteBack) + "        lm.cp_async_wait(pending=0)\n", kWriteBack);
   EXPECT_NE(rotatedOf(pending).reason.find("not drained"), std::string::npos) << rotatedOf(pending).reason;
 }
 
@@ -219,9 +220,9 @@ TEST(TripRestartRotate, BrokenSliceFormsAreRefused) {
 // slice variable, and syncs paired unequally before the loop (clean in one
 // slice, a hang with two), are refused.
 TEST(TripRestartRotate, TailGuardsAndPairingBeforeTheLoopAreChecked) {
+  using namespace trip_restart_rotate_test;
   using namespace restart_slices;
-  const std::string guarded =
-      replace(kSlices, kWriteBack, std::string("            if s < 1:\n    ") + kWriteBack);
+  const std::string guarded = replace(kSlices, kWriteBack, std::string("            if s < 1:\n    ") + kWriteBack);
   EXPECT_NE(rotatedOf(guarded).reason.find("guard after the cut"), std::string::npos) << rotatedOf(guarded).reason;
 
   EXPECT_FALSE(violatedWith(kUnequalPairing, {{"n", 1}}));
@@ -230,9 +231,8 @@ TEST(TripRestartRotate, TailGuardsAndPairingBeforeTheLoopAreChecked) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.reason.find("more than once"), std::string::npos) << r.reason;
   // with warp 0's extra sync gone (and warp 1's) the form holds and it is clean
-  const std::string equal =
-      replace(replace(kUnequalPairing, "        if w == 0:\n            lm.sync(bar)\n", ""),
-              "            if w == 1:\n                lm.sync(bar)\n", "");
+  const std::string equal = replace(replace(kUnequalPairing, "        if w == 0:\n            lm.sync(bar)\n", ""),
+                                    "            if w == 1:\n                lm.sync(bar)\n", "");
   EXPECT_TRUE(rotatedOf(equal).ok) << rotatedOf(equal).reason;
   for (int64_t n : {0, 1, 2, 3}) EXPECT_FALSE(violatedWith(equal, {{"n", n}})) << n;
 }
@@ -247,6 +247,7 @@ TEST(TripRestartRotate, TailGuardsAndPairingBeforeTheLoopAreChecked) {
 // not change when every generation moves (by 1, by the K-dependent offset,
 // and by 1000), so the state at a later cut behaves as the first one's.
 TEST(TripRestartRotate, GenerationOffsetAtTheCutChangesNothing) {
+  using namespace trip_restart_rotate_test;
   using namespace restart_slices;
   const ir::Module mod = compile(kSlices);
   const ir::Schedule& sched = mod.schedules.at(0);
@@ -268,21 +269,21 @@ TEST(TripRestartRotate, GenerationOffsetAtTheCutChangesNothing) {
     };
     std::vector<State> at_pre, at_cut;  // both warps just past the sync before the loop / slice 0's cut
     size_t states = 0;
-    const auto dependence = firstGenerationDependence(
-        m, {1, static_cast<int32_t>(k_tiles + 1), 1000}, 200000, [&](const State& s) {
+    const auto dependence =
+        firstGenerationDependence(m, {1, static_cast<int32_t>(k_tiles + 1), 1000}, 200000, [&](const State& s) {
           ++states;
           if (allAt(s, 0)) at_pre.push_back(s);
           if (allAt(s, k_tiles + 1)) at_cut.push_back(s);
         });
     EXPECT_EQ(dependence, "");
     EXPECT_LT(states, 200000u);  // the whole graph
-    std::printf("two slices, K = %lld: %zu states, %zu just past slice 0's cut\n", static_cast<long long>(K),
-                states, at_cut.size());
+    std::printf("two slices, K = %lld: %zu states, %zu just past slice 0's cut\n", static_cast<long long>(K), states,
+                at_cut.size());
     ASSERT_FALSE(at_pre.empty());
     ASSERT_FALSE(at_cut.empty());
     auto control = [&](const State& s) {
       std::vector<int32_t> c(s.v.begin() + m.off_sgen, s.v.begin() + m.off_atom);  // sgen, observed, slots, named
-      c.insert(c.end(), s.v.begin() + m.off_var, s.v.end());                        // the async part
+      c.insert(c.end(), s.v.begin() + m.off_var, s.v.end());                       // the async part
       return c;
     };
     for (const State& cut : at_cut) {
@@ -297,13 +298,13 @@ TEST(TripRestartRotate, GenerationOffsetAtTheCutChangesNothing) {
 // reduction), over every state of its one slice's full interleaving at
 // K = 64 and 129.
 TEST(TripRestartRotate, MarlinStepsDoNotReadTheGeneration) {
+  using namespace trip_restart_rotate_test;
   const std::string text = replace(cake::testing::corpusText(kMarlinFixed), "    lm.assume(K >= 64)\n",
                                    "    lm.assume(K >= 64)\n    lm.assume(n_slices == 1)\n");
   const ir::Module mod = compile(text);
   const ir::Schedule& sched = mod.schedules.at(0);
   for (int64_t K : {64, 129}) {
-    const encoder::System sys =
-        cake::testing::build(sched, cake::testing::bind(sched, {{"n_slices", 1}, {"K", K}}));
+    const encoder::System sys = cake::testing::build(sched, cake::testing::bind(sched, {{"n_slices", 1}, {"K", K}}));
     const Model m(sys);
     size_t states = 0;
     EXPECT_EQ(firstGenerationDependence(m, {1, static_cast<int32_t>((K + 63) / 64 + 3)}, 200000,
@@ -350,6 +351,7 @@ std::map<std::string, std::vector<int64_t>> redZeroGenerations(int64_t slices, i
 // and 1 after it: the meaning is affine only from the second slice, with
 // or without the caps, and one slice does not show the offset.
 TEST(TripRestartRotate, MarlinReadBackIsAffineFromTheSecondSlice) {
+  using namespace trip_restart_rotate_test;
   for (bool caps : {false, true}) {
     SCOPED_TRACE(caps);
     const auto reads = redZeroGenerations(4, 64, caps, false);

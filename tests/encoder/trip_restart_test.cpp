@@ -25,8 +25,6 @@ using cake::testing::replace;
 
 namespace {
 
-using namespace restart_slices;
-
 // The slice count fixed to `n` (an lm.assume fact).
 std::string withSlices(const std::string& text, int n) {
   return replace(text, "    lm.assume(K >= 64)\n",
@@ -43,15 +41,15 @@ bool violatedAt(const std::string& text, int64_t n, int64_t K) {
 // not report one (today: checked, not proved).
 TEST(TripRestart, SlicesRestartingTheRingAreNotReportedViolated) {
   for (int64_t n : {1, 2, 3})
-    for (int64_t K : {64, 65, 129, 193, 257}) EXPECT_FALSE(violatedAt(kSlices, n, K)) << n << " " << K;
-  auto r = proveText(kSlices);
+    for (int64_t K : {64, 65, 129, 193, 257}) EXPECT_FALSE(violatedAt(restart_slices::kSlices, n, K)) << n << " " << K;
+  auto r = proveText(restart_slices::kSlices);
   EXPECT_NE(r.outcome, encoder::Outcome::Violation) << r.engine << r.detail;
 }
 
 // One slice is within today's proof (lap induction over K, period 3): the
 // building block of the argument for every slice count.
 TEST(TripRestart, OneSliceIsProvedForEveryKTripCount) {
-  auto r = proveText(withSlices(kSlices, 1));
+  auto r = proveText(withSlices(restart_slices::kSlices, 1));
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("lap induction"), std::string::npos) << r.engine;
 }
@@ -60,7 +58,7 @@ TEST(TripRestart, OneSliceIsProvedForEveryKTripCount) {
 // one slice for every K), broken from the second; never proved for every
 // slice count.
 TEST(TripRestart, BugsFromTheSecondSliceAreNotProved) {
-  for (const auto& b : brokenForms()) {
+  for (const auto& b : restart_slices::brokenForms()) {
     SCOPED_TRACE(b.what);
     for (int64_t K : {64, 65, 129, 193}) EXPECT_FALSE(violatedAt(b.text, 1, K)) << K;
     EXPECT_TRUE(violatedAt(b.text, 2, b.K));
@@ -77,12 +75,15 @@ TEST(TripRestart, BugsFromTheSecondSliceAreNotProved) {
 // value carried from one slice to the next through shared memory, written
 // before the slice's last barrier.
 TEST(TripRestart, CorrectFormsOutsideTheQuiescentRuleAreNotViolated) {
-  const std::string ok = kSlices;
+  const std::string ok = restart_slices::kSlices;
   const std::string empty_pending =
-      replace(ok, kSliceDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n");
+      replace(ok, restart_slices::kSliceDrain, "            lm.cp_async_wait(pending=1)\n            lm.sync(bar)\n");
   const std::string carried =
-      replace(replace(ok, kSliceStart, std::string(kSliceStart) + "            lm.copy(r2, sc)\n"), kSliceDrain,
-              std::string(kSliceDrain) + "            if w == 0:\n                lm.copy(sc, r)\n            lm.sync(bar)\n");
+      replace(replace(ok, restart_slices::kSliceStart,
+                      std::string(restart_slices::kSliceStart) + "            lm.copy(r2, sc)\n"),
+              restart_slices::kSliceDrain,
+              std::string(restart_slices::kSliceDrain) +
+                  "            if w == 0:\n                lm.copy(sc, r)\n            lm.sync(bar)\n");
   for (const auto* text : {&empty_pending, &carried}) {
     for (int64_t n : {1, 2, 3})
       for (int64_t K : {64, 65, 129}) EXPECT_FALSE(violatedAt(*text, n, K)) << n << " " << K << *text;
