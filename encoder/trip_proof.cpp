@@ -828,6 +828,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
     };
     BvVerdict r = BvVerdict::Holds;
     std::string where;
+    bool steady_read = false;  // the failing check is the steady iteration's (SteadyUseMoves)
     if (u.region == System::ReplacedUse::Prefix || !sh.loops) {
       where = "before the loop";
       r = prover.prove(op(K::Eq, at(v, t), at(v, num(w.t1))), {op(K::Ge, t, num(w.t1))}).kind;
@@ -839,6 +840,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       const int64_t c = sh.off, full = *ir::floorDiv(tl.residue + tl.off.at(sh.var) - 1, S) + 1;
       auto steady = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) { return op(K::Lt, V, op(K::Add, T, num(c))); };
       where = "in a steady iteration";
+      steady_read = true;
       r = prover
               .prove(op(K::Eq, at(v, t), at(v, t2)), {op(K::Ge, v, num(sh.lo)), op(K::Ge, t, num(w.t1)),
                                                       op(K::Ge, t2, num(w.t1)), steady(v, t), steady(v, t2)})
@@ -849,6 +851,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       }
       if (r == BvVerdict::Holds && c < full) {
         where = "in a tail iteration";
+        steady_read = false;
         r = repeats(w.j0, {op(K::Le, op(K::Add, t, num(c)), v), op(K::Lt, v, op(K::Add, t, num(full)))});
       }
     }
@@ -856,7 +859,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       const std::string what =
           fmt::format("{} reads {} {} in a way that does not stay put or repeat with the period of {} ({})",
                       ir::exprToString(*u.expr, s), ir::exprToString(*tl.trip, s), where, P, bvVerdictName(r));
-      if (where == "in a steady iteration") throw SteadyUseMoves(what, u.process);
+      if (steady_read) throw SteadyUseMoves(what, static_cast<size_t>(u.process));
       throw Fail(what);
     }
     }
