@@ -72,6 +72,14 @@ struct Met : Fail {
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
 
+// A read of the trip count in a steady iteration of `process` that does not
+// stay put for every trip count (checkTripUses): the attempt may end that
+// process's steady iterations earlier and try again (lowerSteadyOffset).
+struct SteadyUseMoves : Fail {
+  SteadyUseMoves(const std::string& what, size_t p) : Fail(what), process(p) {}
+  size_t process;
+};
+
 // No steady offset or period within the largest window (-> unknown, or,
 // with step-1 loops, once more per residue of the trip count modulo 2).
 struct NoSteadyPeriod : Fail {
@@ -820,6 +828,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
     };
     BvVerdict r = BvVerdict::Holds;
     std::string where;
+    bool steady_read = false;  // the failing check is the steady iteration's (SteadyUseMoves)
     if (u.region == System::ReplacedUse::Prefix || !sh.loops) {
       where = "before the loop";
       r = prover.prove(op(K::Eq, at(v, t), at(v, num(w.t1))), {op(K::Ge, t, num(w.t1))}).kind;
@@ -831,6 +840,7 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       const int64_t c = sh.off, full = *ir::floorDiv(tl.residue + tl.off.at(sh.var) - 1, S) + 1;
       auto steady = [&](const ir::ExprPtr& V, const ir::ExprPtr& T) { return op(K::Lt, V, op(K::Add, T, num(c))); };
       where = "in a steady iteration";
+      steady_read = true;
       r = prover
               .prove(op(K::Eq, at(v, t), at(v, t2)), {op(K::Ge, v, num(sh.lo)), op(K::Ge, t, num(w.t1)),
                                                       op(K::Ge, t2, num(w.t1)), steady(v, t), steady(v, t2)})
@@ -841,13 +851,17 @@ void checkTripUses(const ir::Schedule& s, const TripLoops& tl, const Window& w,
       }
       if (r == BvVerdict::Holds && c < full) {
         where = "in a tail iteration";
+        steady_read = false;
         r = repeats(w.j0, {op(K::Le, op(K::Add, t, num(c)), v), op(K::Lt, v, op(K::Add, t, num(full)))});
       }
     }
-    if (r != BvVerdict::Holds)
-      throw Fail(fmt::format("{} reads {} {} in a way that does not stay put or repeat with the period of {} ({})",
-                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.trip, s), where, P,
-                             bvVerdictName(r)));
+    if (r != BvVerdict::Holds) {
+      const std::string what =
+          fmt::format("{} reads {} {} in a way that does not stay put or repeat with the period of {} ({})",
+                      ir::exprToString(*u.expr, s), ir::exprToString(*tl.trip, s), where, P, bvVerdictName(r));
+      if (steady_read) throw SteadyUseMoves(what, static_cast<size_t>(u.process));
+      throw Fail(what);
+    }
     }
 }
 
@@ -2301,6 +2315,68 @@ int64_t lowestTrip(const ir::Schedule& s, const TripLoops& tl, const std::vector
                          ir::exprToString(*tl.trip, s), min_lo));
 }
 
+// The period of the window's steady iterations (findPeriod), of its exit
+// paths (findSuffixPeriod), and the proofs that it holds beyond the window:
+// the laps of views over common bytes (checkLapDeltas), every expression of
+// the body (checkBodyExprs) and every read of the trip count (checkTripUses,
+// which throws SteadyUseMoves for a read in a steady iteration that moves).
+// From the steady offsets on, so it runs again after lowerSteadyOffset.
+void checkPeriod(const ir::Schedule& s, const TripLoops& tl, Window& w, const TripProofOptions& opts,
+                 ProofBudget& budget) {
+  w.unmet.clear();
+  if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
+  findSuffixPeriod(w);
+  if (w.j0 > w.W - w.P) throw WindowTooSmall{};
+  {
+    // every access the combined program takes from: the base and the exit
+    // paths of the trip counts t1..W (those below are explored one by one)
+    std::vector<const System*> group = {&w.base};
+    for (int64_t T = w.t1; T <= w.W; ++T) group.push_back(&w.by_trip[static_cast<size_t>(T - w.t0)]);
+    checkLapDeltas(group, w.d, /*exact=*/false, &w.unmet);
+  }
+  std::vector<const ir::Expr*> body_exprs;
+  std::vector<System::ReplacedUse> uses;
+  for (const System& sys : w.by_trip) {
+    for (const System::ReplacedUse& u : sys.replace_uses)
+      if (std::find(uses.begin(), uses.end(), u) == uses.end()) uses.push_back(u);
+    for (const ir::Expr* e : sys.replace_loop_exprs)
+      if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
+  }
+  // the solver's queries share the proof's time budget
+  checkBudget(budget, "");
+  const Limits limits = solverLimits(opts, budget);
+  // in the loop variable's values (an iteration is a block of `scale` of them)
+  checkBodyExprs(s, tl, body_exprs, w.P * tl.scale, w.w0 * tl.scale, (w.last - w.P + 1) * tl.scale, limits);
+  checkTripUses(s, tl, w, uses, limits);
+  checkBudget(budget, "in the bit-vector proofs");
+}
+
+// A process whose steady iteration reads the trip count in a way that
+// moves with it (a prefetch guard `if k + 2 < k_tiles:` around `if w == 0:`
+// read by warps 1..3, for which neither branch builds an operation: their
+// programs for every T agree with the window's to the loop's end, steady
+// offset 0, while the guard turns at T - 2). Its steady iterations are made
+// to end where the earliest looping process's do (warp 0's, at T - 2): the
+// iterations between are then tail iterations, the system's own, whose
+// reads of the trip count checkTripUses proves to repeat when v and T move
+// by a period together. Sound for any lower offset: findSteadyOffsets
+// showed every system for t1 <= T <= W to agree with the window up to the
+// head of T + c, hence up to any earlier head, and everything after the
+// head is taken from the system for T itself (its exit path). False where
+// no process ends earlier. docs/z3.md "A guard on the trip count that
+// builds nothing for some processes" (helper colband, session 29).
+bool lowerSteadyOffset(Window& w, size_t p) {
+  ProcShape& sh = w.shape.at(p);
+  int64_t least = sh.off;
+  for (const ProcShape& other : w.shape)
+    if (other.loops) least = std::min(least, other.off);
+  if (!sh.loops || least >= sh.off) return false;
+  sh.off = least;
+  sh.end = w.W + sh.off;
+  if (sh.end <= sh.lo + 1) throw WindowTooSmall{};
+  return true;
+}
+
 // Explores the system for one trip count T exhaustively, as the bounded
 // check does, within the work budget: its states, or throws (Met with T).
 uint64_t exploreTripCount(const System& sys, int64_t T, const TripProofOptions& opts, ProofBudget& budget) {
@@ -2404,31 +2480,17 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     zeroPrivateGenerations(group, /*unread_reads=*/true);
   }
   findSteadyOffsets(w);
-  if (!findPeriod(w, opts.max_period)) throw WindowTooSmall{};
-  findSuffixPeriod(w);
-  if (w.j0 > W - w.P) throw WindowTooSmall{};
-  {
-    // every access the combined program takes from: the base and the exit
-    // paths of the trip counts t1..W (those below are explored one by one)
-    std::vector<const System*> group = {&w.base};
-    for (int64_t T = w.t1; T <= W; ++T) group.push_back(&w.by_trip[static_cast<size_t>(T - t0)]);
-    checkLapDeltas(group, w.d, /*exact=*/false, &w.unmet);
+  for (;;) {
+    try {
+      checkPeriod(s, tl, w, opts, budget);
+      break;
+    } catch (const SteadyUseMoves& f) {
+      // docs/z3.md "A guard on the trip count that builds nothing for some
+      // processes": end that process's steady iterations where the first
+      // process's end, and find the period again
+      if (!lowerSteadyOffset(w, f.process)) throw;
+    }
   }
-  std::vector<const ir::Expr*> body_exprs;
-  std::vector<System::ReplacedUse> uses;
-  for (const System& sys : w.by_trip) {
-    for (const System::ReplacedUse& u : sys.replace_uses)
-      if (std::find(uses.begin(), uses.end(), u) == uses.end()) uses.push_back(u);
-    for (const ir::Expr* e : sys.replace_loop_exprs)
-      if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
-  }
-  // the solver's queries share the proof's time budget
-  checkBudget(budget, "");
-  const Limits limits = solverLimits(opts, budget);
-  // in the loop variable's values (an iteration is a block of `scale` of them)
-  checkBodyExprs(s, tl, body_exprs, w.P * tl.scale, w.w0 * tl.scale, (w.last - w.P + 1) * tl.scale, limits);
-  checkTripUses(s, tl, w, uses, limits);
-  checkBudget(budget, "in the bit-vector proofs");
   periodCounts(w);
   layOut(w);
   std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
@@ -2444,6 +2506,10 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     for (const System& sys : w.by_trip) group.push_back(&sys);
     key = trip::sizeFreeKey(group);
     if (!key.empty()) key.insert(key.begin(), {t0, W, w.t1, w.P, w.w0, w.j0, tl.scale, tl.residue});
+    // the steady offsets: findSteadyOffsets reads them off the systems,
+    // but lowerSteadyOffset may have lowered one
+    if (!key.empty())
+      for (const ProcShape& sh : w.shape) key.push_back(sh.loops ? sh.off : INT64_MIN);
     if (!key.empty() && tl.explored->count(key)) return text + ", explored as an earlier value's window up to sizes";
   }
   // The trip counts before the steady body, one by one.
