@@ -13,10 +13,71 @@ static void useNote(Gates& g, ir::Finding& f, int tmem) {
                 fmt::format("'{}' is used here", g.s.tmems[tmem].name));
 }
 
+// Whether an MMA's init= may be true: absent or a constant 0 means it
+// always accumulates into what the accumulator holds.
+static bool mayInitialize(const ir::Op& op) {
+  if (!op.init) return false;
+  const auto v = ir::constValue(op.init);
+  return !v || *v != 0;
+}
+
+// data.uninitialized for tensor memory (docs/rules/data.uninitialized.md,
+// "TMEM"): tcgen05.alloc does not clear the columns, so a region that an op
+// reads - an MMA that accumulates into it (init= absent or constant false),
+// a tcgen05.ld or generic copy from it, a tcgen05 MMA operand in it - while
+// NO op anywhere in the schedule writes it with a defined value (an MMA
+// whose init= may be true, tcgen05.st, a copy into it) is read undefined on
+// every path. Any write anywhere counts (path-insensitive), so a region
+// that some op initializes is never reported here: whether that write
+// precedes the read across roles is ordering, which the model checker
+// decides.
+static void uninitializedTmem(Gates& g) {
+  const ir::Schedule& s = g.s;
+  const size_t n = s.tmems.size();
+  std::vector<bool> written(n, false);
+  std::vector<const OpSite*> first_read(n, nullptr);
+  const auto tmemIndex = [&](const ir::BufferRef& r) -> int {
+    return r.kind == ir::BufferRef::Kind::Tmem && r.index >= 0 && static_cast<size_t>(r.index) < n ? r.index : -1;
+  };
+  for (const OpSite& site : g.sites) {
+    const ir::Op& op = site.op();
+    const auto read = [&](int t) {
+      if (t >= 0 && !first_read[t]) first_read[t] = &site;
+    };
+    read(tmemIndex(op.src));
+    read(tmemIndex(op.src2));
+    const int d = tmemIndex(op.dst);
+    if (d < 0) continue;
+    if (op.kind == ir::OpKind::Mma && !mayInitialize(op))
+      read(d);
+    else
+      written[d] = true;
+  }
+  for (size_t t = 0; t < n; ++t) {
+    if (written[t] || !first_read[t]) continue;
+    const ir::Op& op = first_read[t]->op();
+    const ir::Tmem& tm = s.tmems[t];
+    const bool accumulates = op.kind == ir::OpKind::Mma && tmemIndex(op.dst) == static_cast<int>(t);
+    ir::Finding f = g.finding(
+        "data.uninitialized", op.range.valid() ? op.range : first_read[t]->stmt->range,
+        fmt::format("{} TMEM region '{}', which no op of the schedule writes with a defined value (no MMA into it "
+                    "has an init= that can be true, no tcgen05.st or copy writes it): tcgen05.alloc does not clear "
+                    "tensor memory, so {}",
+                    accumulates ? "this MMA accumulates into" : "this op reads", tm.name,
+                    accumulates ? "the products are added to undefined values (give the first MMA of each "
+                                  "accumulation init=True)"
+                                : "it reads undefined values"));
+    Gates::note(f, tm.range, fmt::format("TMEM region '{}' declared here", tm.name));
+    f.subject["tmem"] = tm.name;
+    g.emit(std::move(f));
+  }
+}
+
 void runTmemGates(Gates& g) {
   const ir::Schedule& s = g.s;
   if (g.ti.known && !g.ti.tmem) return;  // lm.tmem is a target.feature error there
   const int n = static_cast<int>(s.tmems.size());
+  uninitializedTmem(g);
 
   for (int i = 0; i < n; ++i) {
     const ir::Tmem& tm = s.tmems[i];

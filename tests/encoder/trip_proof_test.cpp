@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "gate/corpus_gate.h"
+#include "checks/layout.h"
 #include "checks/model_check.h"
 #include "encoder/trip_proof.h"
 #include "ir/frontend.h"
@@ -1101,6 +1103,28 @@ TEST(TripProof, PerTileParityOfAnExpressionOfKIsProvedPerResidue) {
 // bench/check_times measures too), naming those not proved.
 namespace {
 
+// Whether the layout gates report every (data) rule a broken file expects (a TMEM
+// region no op initializes is data.uninitialized from the gates,
+// docs/rules/data.uninitialized.md "TMEM"): the file is then caught before
+// the model checker, and whether its synchronization is proved is not a
+// question of proof soundness.
+bool caughtByTheGates(const ir::Module& mod, const std::vector<std::string>& rules) {
+  std::set<std::string> reported;
+  for (const ir::Schedule& s : mod.schedules) {
+    ir::DiagnosticSink sink;
+    nlohmann::json res;
+    std::vector<checks::PropertyVerdict> verdicts;
+    checks::runLayoutGates(s, checks::CheckOptions{}, sink, res, verdicts);
+    for (const auto& f : sink.findings())
+      if (f.severity == ir::Severity::Error) reported.insert(f.rule);
+  }
+  // Only data rules: a synchronization rule the gates also decide
+  // statically (sync.tx-imbalance) is still the proof's to get right.
+  return !rules.empty() && std::all_of(rules.begin(), rules.end(), [&](const std::string& r) {
+    return r.rfind("data.", 0) == 0 && reported.count(r) > 0;
+  });
+}
+
 void noKnownBadScheduleIsProved(bool all) {
   fs::path root = fs::path(CAKE_SOURCE_DIR) / "corpus";
   ASSERT_TRUE(fs::exists(root)) << root;
@@ -1119,6 +1143,7 @@ void noKnownBadScheduleIsProved(bool all) {
     rules.insert(rules.end(), ex.any_of.begin(), ex.any_of.end());
     bool sync_bad = std::any_of(rules.begin(), rules.end(), syncRule);
     if (!ex.pass && !sync_bad) continue;  // about another stage
+    if (!ex.pass && caughtByTheGates(*mod, rules)) continue;  // so is this
     if (ex.pass && !all) continue;  // completeness: the long form and bench/check_times measure it
     // mutants: every sixth one in the short form (the whole set takes minutes)
     bool mutant = path.string().find("/mutants/") != std::string::npos;

@@ -495,6 +495,55 @@ TEST(LayoutGates, TmemRulesBothWays) {
   EXPECT_NE(rd->rule("tmem.reader")[0]->message.find("lanes 96-127"), std::string::npos);
 }
 
+// An sm_100a GEMM whose MMA writes `tmem_acc` with `INIT` and whose
+// epilogue reads it back; PRE is put at the top of the epilogue body.
+std::string tmemInitGemm(const std::string& init, const std::string& pre = "") {
+  return R"(
+@cake.schedule(target="sm_100a")
+def tmem_init(lm, A: LM.tma2d, B: LM.tma2d, D: LM.gmem):
+    pool     = lm.smem(32768)
+    smem_a   = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, swizzle="128B")
+    smem_b   = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, swizzle="128B")
+    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    r        = lm.regs(shape=(128, 128), dtype=lm.f32)
+    epi  = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+    full     = lm.barrier(count=1, prod=[load], cons=[mma], init_count=1)
+    acc_full = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    with load:
+        smem_a.tma_load(A, coords=(0, 0), stage=0, barrier=full)
+        smem_b.tma_load(B, coords=(0, 0), stage=0, barrier=full)
+    with mma:
+        lm.wait(full, stage=0)
+        lm.mma(tmem_acc, smem_a[0], smem_b[0])" + init + R"()
+        lm.mma_commit(barrier=acc_full, stage=0)
+    with epi:
+)" + pre + R"(        lm.wait(acc_full, stage=0)
+        lm.tmem_load(r, tmem_acc)
+        lm.tmem_load_wait()
+        lm.copy(D, r, coords=(0, 0))
+)";
+}
+
+TEST(LayoutGates, TmemReadThatNothingWritesIsUninitialized) {
+  // tcgen05.alloc does not clear TMEM: an MMA that only ever accumulates
+  // into a region nothing else writes adds to undefined values.
+  auto bad = runGates(tmemInitGemm(""));
+  auto fs = bad->rule("data.uninitialized");
+  ASSERT_EQ(fs.size(), 1u) << bad->describe();
+  EXPECT_NE(fs[0]->message.find("accumulates into TMEM region 'tmem_acc'"), std::string::npos) << fs[0]->message;
+  EXPECT_EQ(runGates(tmemInitGemm(", init=False"))->rule("data.uninitialized").size(), 1u);
+  // An init= that can be true, or any other write of the region, defines it.
+  for (const std::string& init : {std::string(", init=True"), std::string(", init=(lm.block_idx(0) == 0)")}) {
+    auto good = runGates(tmemInitGemm(init));
+    EXPECT_FALSE(good->has("data.uninitialized")) << init << "\n" << good->describe();
+  }
+  const std::string zero_first = "        lm.fill(r, 0.0)\n        lm.tmem_store(tmem_acc, r)\n        lm.tmem_store_wait()\n";
+  auto stored = runGates(tmemInitGemm("", zero_first));
+  EXPECT_FALSE(stored->has("data.uninitialized")) << stored->describe();
+}
+
 TEST(LayoutGates, TmemGatesOnlyWhereTmemExists) {
   // On sm_90a an lm.tmem is a target.feature error and the TMEM gates stay quiet.
   auto r = runGates(readFile(sourceDir() / "corpus/gates/target.feature/bad_tmem_on_sm90.cake"));
