@@ -169,6 +169,18 @@ std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {
   return r.violations.front().rule;
 }
 
+// The same at any parameter values.
+std::string firstRuleOf(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
+  const ir::Module m = compile(text);
+  if (m.schedules.empty()) return "no schedule";
+  const ir::Schedule& s = m.schedules[0];
+  encoder::ExploreOptions eo;
+  eo.timeout_ms = cake::testing::kNoWallClockMs;
+  eo.stop_at_first = true;
+  const auto r = encoder::explore(cake::testing::build(s, cake::testing::bind(s, values)), eo);
+  return r.violations.empty() ? "" : r.violations.front().rule;
+}
+
 // The corpus form and the form without staging: no violation for a few tile
 // counts and K trip counts of either parity, and the proof reports none
 // (today: checked, not proved; docs/known-limits.md).
@@ -651,7 +663,21 @@ TEST(TripGrouped, TheLastReadRuleRefusesAReadThatOutgrowsItsWriter) {
 // RegisterCarriedAcrossTheCutIsRefused, ReadBacksOutsideTheOncePerTileFormAreRefused,
 // ReadThatOutgrowsItsWriterIsMetFromTheSecondTile,
 // ReadBackThatOutgrowsItsWriterIsMetFromTheThirdTile), each with a reason.
+// kOutgrownWriter with a loop of K global loads at the top of the reader's
+// tile: the same bug from the second tile (the bounded check meets it at
+// n_tiles = 2), and a one-tile proof by lap induction over K.
+std::string outgrownWithAKLoop() {
+  std::string text = replace(kOutgrownWriter, "n_tiles: LM.i32):\n", "n_tiles: LM.i32, K: LM.i32):\n    lm.assume(K >= 1)\n");
+  return replace(text,
+                 "    with rd:\n        for t in lm.range(0, n_tiles):\n            lm.sync(bar)\n",
+                 "    with rd:\n        for t in lm.range(0, n_tiles):\n            lm.sync(bar)\n"
+                 "            for k in lm.range(0, K):\n"
+                 "                lm.copy(v, A, coords=(16 * t, 32 * k))\n");
+}
+
 TEST(TripGrouped, PerTileRingRestartIsProvedForEveryTileCount) {
+  EXPECT_EQ(firstRuleOf(outgrownWithAKLoop(), {{"n_tiles", 2}, {"K", 2}}), "data.stale-read");
+  EXPECT_EQ(firstRuleOf(outgrownWithAKLoop(), {{"n_tiles", 1}, {"K", 2}}), "");
   for (const std::string& text : {std::string(kGrouped), withoutStaging()}) {
     const auto r = proveText(text);
     EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail << "\n" << text;
@@ -660,6 +686,12 @@ TEST(TripGrouped, PerTileRingRestartIsProvedForEveryTileCount) {
   const auto outgrown = proveText(kOutgrownWriter);
   EXPECT_NE(outgrown.outcome, encoder::Outcome::Proved) << outgrown.engine;
   EXPECT_NE(outgrown.detail.find("the restart argument"), std::string::npos) << outgrown.detail;
+  // with a K loop in the reader's tile the one-tile proof is lap
+  // induction over K and proves the tile; the last-read rule refuses it
+  const auto looped = proveText(outgrownWithAKLoop());
+  EXPECT_NE(looped.outcome, encoder::Outcome::Proved) << looped.engine;
+  EXPECT_NE(looped.detail.find("a last read of buf[0] by rd"), std::string::npos) << looped.detail;
+  EXPECT_EQ(lastReadRuleOfOneRun(outgrownWithAKLoop(), {{"n_tiles", 1}, {"K", 3}}).find("a last read"), 0u);
   // a fact on the tile count would make the one-tile proof vacuous
   const std::string two = replace(kGrouped, "    lm.assume(K >= 32)\n", "    lm.assume(K >= 32)\n    lm.assume(n_tiles >= 2)\n");
   const auto r2 = proveText(two);
