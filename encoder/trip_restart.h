@@ -5,7 +5,9 @@
 // sync, into segments that are each a run of the one-tile system. This is
 // the structural half of the restart argument; the data half (what a
 // read's generation grows by per tile against what the data it meets
-// grows by) is not built, and the proof does not use this check yet.
+// grows by) is ReadMeets and restartReadBacks below. proveEveryTripCount
+// (trip_proof.cpp proveByRestart) uses them all: docs/z3.md "The writer
+// each read meets; read-backs once per tile; the restart argument wired".
 #pragma once
 
 #include <cstdint>

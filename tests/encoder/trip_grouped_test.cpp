@@ -157,19 +157,6 @@ std::vector<Bad> brokenForms() {
 }
 
 // The first violation the bounded check meets at these values ("" if none).
-std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {
-  const ir::Module m = compile(text);
-  if (m.schedules.empty()) return "no schedule";
-  const ir::Schedule& s = m.schedules[0];
-  encoder::ExploreOptions eo;
-  eo.timeout_ms = cake::testing::kNoWallClockMs;
-  eo.stop_at_first = true;
-  const auto r = encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tiles", n_tiles}, {"K", K}})), eo);
-  if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
-  return r.violations.front().rule;
-}
-
-// The same at any parameter values.
 std::string firstRuleOf(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
   const ir::Module m = compile(text);
   if (m.schedules.empty()) return "no schedule";
@@ -178,7 +165,12 @@ std::string firstRuleOf(const std::string& text, std::initializer_list<std::pair
   eo.timeout_ms = cake::testing::kNoWallClockMs;
   eo.stop_at_first = true;
   const auto r = encoder::explore(cake::testing::build(s, cake::testing::bind(s, values)), eo);
-  return r.violations.empty() ? "" : r.violations.front().rule;
+  if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
+  return r.violations.front().rule;
+}
+
+std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {
+  return firstRuleOf(text, {{"n_tiles", n_tiles}, {"K", K}});
 }
 
 // The corpus form and the form without staging: no violation for a few tile
