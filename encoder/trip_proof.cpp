@@ -30,8 +30,10 @@
 #include "encoder/system_hook.h"
 #include "encoder/trip_cluster.h"
 #include "encoder/trip_pace.h"
+#include "encoder/trip_restart.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
+#include "ir/expr_build.h"
 #include "encoder/trip_sizes.h"
 #include "ir/int_eval.h"
 
@@ -1798,6 +1800,7 @@ class LapExplorer {
 
   // Proved or throws Fail / WindowTooSmall (MetApart: see above).
   uint64_t run() {
+    if (opts_.meets) recordingStarts(*opts_.meets);
     State init = sim::initialState(m_);
     std::vector<int32_t> lt;
     for (int g = 0; g < groups_; ++g) lt.insert(lt.end(), {static_cast<int32_t>(w_.t1), -1});
@@ -1915,6 +1918,30 @@ class LapExplorer {
     throw Fail(what);
   }
 
+  // The record of the writers each read meets (trip_restart.h ReadMeets)
+  // names a read and a write by (process, view, index, bytes), so a state
+  // shifted a period back must hold the same keys: every access keeps its
+  // view, index and bytes under the shift (a ring rotation would permute
+  // them), else the record is refused.
+  void recordingStarts(trip::ReadMeets& rec) const {
+    ++rec.explorations;
+    for (int p = 0; p < m_.P && rec.refused.empty(); ++p)
+      for (int pc = 0; pc < m_.programSize(p); ++pc) {
+        const int to = static_cast<size_t>(pc) < w_.shift_pc[p].size() ? w_.shift_pc[p][pc] : -1;
+        if (to < 0 || to == pc || to >= m_.programSize(p)) continue;
+        const auto& a = m_.instr(p, pc).accesses;
+        const auto& b = m_.instr(p, to).accesses;
+        const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const Access& x, const Access& y) {
+          return x.space == y.space && x.view == y.view && x.index == y.index && x.lo == y.lo && x.hi == y.hi &&
+                 x.runs == y.runs && x.stride == y.stride && x.write == y.write;
+        });
+        if (!same) {
+          rec.refused = fmt::format("the lap shift moves an access of {} to another index or bytes", m_.sys.procs[p].name);
+          break;
+        }
+      }
+  }
+
   int32_t Lof(int p) const { return lt_[2 * group_[p]]; }
   int32_t Tof(int p) const { return lt_[2 * group_[p] + 1]; }
 
@@ -1998,6 +2025,9 @@ class LapExplorer {
       next.v.reserve(s.v.size() + 64);  // room for the async part to grow and (L, T)
       next.v.assign(s.v.begin(), s.v.end());
       here.clear();
+      // (every read may be its process's last of the index: the rule is
+      // then that all its reads meet one set of writers)
+      if (opts_.meets && st.kind == Step::Kind::Exec) trip::recordMeets(*opts_.meets, m_, s, st.proc, st.pc, true);
       sim::applyStep(m_, next, a, st, here, nullptr);
       if (!here.empty()) failWith(here.front(), T, L);
       if (st.kind == Step::Kind::Exec && !w_.unmet.empty()) unmetAlias(m_, w_.unmet, s, st);
@@ -2408,6 +2438,11 @@ uint64_t exploreTripCount(const System& sys, int64_t T, const TripProofOptions& 
     checkBudget(budget, fmt::format("trip count {}", T));
     throw Fail(fmt::format("trip count {}: {}", T, r.detail));
   }
+  if (opts.meets) {  // clean: one run gives the writers its reads meet (trip_restart.h)
+    ++opts.meets->explorations;
+    if (auto why = trip::recordMeetsOfOneRun(sys, *opts.meets); !why.empty() && opts.meets->refused.empty())
+      opts.meets->refused = fmt::format("trip count {}: {}", T, why);
+  }
   return r.states;
 }
 
@@ -2501,7 +2536,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   // of t0 and W, which choose them): one that a passed exploration had up
   // to sizes passes too (trip_sizes.h).
   std::vector<int64_t> key;
-  if (tl.explored) {
+  if (tl.explored && !opts.meets) {  // (a window equal up to sizes holds other bytes: the record needs its own)
     std::vector<const System*> group = {&w.base};
     for (const System& sys : w.by_trip) group.push_back(&sys);
     key = trip::sizeFreeKey(group);
@@ -4733,6 +4768,8 @@ class PersistentExplorer {
   }
 
   uint64_t run() {
+    if (opts_.meets && opts_.meets->refused.empty())
+      opts_.meets->refused = "a persistent grid's exploration records no writers its reads meet";
     Unknowns u0;
     u0.end.assign(static_cast<size_t>(g_.Wt), -1);
     std::vector<std::pair<State, Unknowns>> init = {{sim::initialState(m_), u0}};
@@ -9109,10 +9146,13 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
 
 }  // namespace
 
-ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
-                                     const std::vector<Binding>& checked, const TripProofOptions& opts) {
+namespace {
+
+// proveEveryTripCount within a budget (the restart argument's one-tile
+// proof shares the caller's).
+ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, const std::vector<Binding>& checked,
+                             const TripProofOptions& opts, ProofBudget& budget) {
   const trip::ScopedProofSemantics semantics(opts.build);
-  ProofBudget budget(opts.work, opts.timeout_ms);
   ModelCheckResult res;
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;
@@ -9172,6 +9212,85 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target ta
   } catch (const Fail& f) {
     res.detail = f.what();
     res.witnesses = f.witnesses;
+  }
+  return res;
+}
+
+// The restart argument (docs/z3.md "The writer each read meets; read-backs
+// once per tile", helper grouped4): a schedule in the restart form
+// (trip_restart.h: every role `for t in lm.range(0, N): lm.sync(bar) ;
+// T(t)`), whose registers and read-backs meet their conditions, is clean
+// for every N when the one-tile schedule (N fixed to 1) is proved with the
+// read caps off and the last-read rule holds on the writers its reads
+// meet; with N <= 0 no process runs an op. The argument in one line, or
+// why not (the reason for "unknown").
+struct RestartAnswer {
+  bool proved = false;
+  std::string text;
+};
+
+RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                             const TripProofOptions& opts, ProofBudget& budget) {
+  const trip::RestartForm form = trip::restartForm(s);
+  if (!form.ok) return {false, form.reason};
+  const ir::ExprPtr& count = s.bodies.front().body.front().hi;
+  if (count->kind != ir::ExprKind::Param) return {false, "the tile count is no parameter"};
+  // Every segment of a run is a one-tile run, whatever N the facts allow:
+  // a fact on N (N >= 2) would make the one-tile proof vacuous.
+  for (const ir::Assume& a : s.assumes)
+    if (a.cond && anySubExpr(*a.cond, [&](const ir::Expr& e) { return e.kind == ir::ExprKind::Param && e.index == count->index; }))
+      return {false, fmt::format("an lm.assume fact reads the tile count (line {})", a.range.line)};
+  {
+    BvProver prover(s, solverLimits(opts, budget));
+    const std::string regs = trip::restartRegisters(
+        s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+    if (!regs.empty()) return {false, regs};
+  }
+  if (auto why = trip::restartReadBacks(s); !why.empty()) return {false, why};
+  ir::Schedule one = s;
+  one.assumes.push_back({ir::build::eq(count, ir::build::lit(1)), {}});
+  std::vector<Binding> ones;
+  for (Binding b : checked) {
+    b.params[count->index] = 1;
+    const bool seen = std::any_of(ones.begin(), ones.end(), [&](const Binding& o) {
+      return o.params == b.params && std::equal(o.block_idx, o.block_idx + 3, b.block_idx) &&
+             std::equal(o.grid_dim, o.grid_dim + 3, b.grid_dim);
+    });
+    if (!seen) ones.push_back(b);
+  }
+  trip::ReadMeets meets;
+  TripProofOptions inner = opts;
+  inner.build.cap_read_generations = false;
+  inner.meets = &meets;
+  const ModelCheckResult r = proveWithin(one, target, ones, inner, budget);
+  const std::string n = s.params[count->index].name;
+  if (r.outcome != Outcome::Proved)
+    return {false, fmt::format("the one-tile proof ({} == 1, reads without the caps): {}", n,
+                               r.outcome == Outcome::Violation ? "meets " + r.violations.front().rule : r.detail)};
+  if (meets.explorations == 0) return {false, "the one-tile proof explored nothing that records the writers reads meet"};
+  if (auto why = trip::lastReadRule(s, meets); !why.empty()) return {false, why};
+  return {true, fmt::format("restart argument: the tile loop over {0} cut at its first lm.sync into one-tile runs "
+                            "({0} <= 0 runs no op; the last read of each index meets every writer its reads meet); "
+                            "for {0} == 1 without the read caps: {1}",
+                            n, r.engine)};
+}
+
+}  // namespace
+
+ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
+                                     const std::vector<Binding>& checked, const TripProofOptions& opts) {
+  ProofBudget budget(opts.work, opts.timeout_ms);
+  ModelCheckResult res = proveWithin(schedule, target, checked, opts, budget);
+  if (res.outcome == Outcome::Unknown && !opts.meets && budget.exhausted().empty() && !checked.empty() &&
+      trip::restartForm(schedule).ok) {
+    const RestartAnswer restart = proveByRestart(schedule, target, checked, opts, budget);
+    if (restart.proved && !budget.workOut()) {
+      res = {};
+      res.outcome = Outcome::Proved;
+      res.engine = restart.text;
+    } else {
+      res.detail += fmt::format("; the restart argument: {}", restart.proved ? budget.exhausted() : restart.text);
+    }
   }
   finish(res, budget);
   return res;

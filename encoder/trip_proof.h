@@ -55,6 +55,9 @@
 #include "ir/schedule.h"
 
 namespace cake::encoder {
+namespace trip {
+struct ReadMeets;  // encoder/trip_restart.h
+}
 
 struct TripProofOptions {
   // The budget (encoder/proof_budget.h): `work` units (deterministic: what
@@ -173,6 +176,12 @@ struct TripProofOptions {
   // argument's one-tile proof (docs/z3.md "The restart form, checked on the
   // text; reads without the caps", "Reads without the caps in the proof").
   BuildSemantics build;
+  // The restart argument's record of the writers each read meets
+  // (encoder/trip_restart.h ReadMeets): when set, every exploration of the
+  // proof records into it (the lap exploration every read it takes, a trip
+  // count explored one by one one run of it), and one that cannot record
+  // (a persistent grid's) says so in it. Null: nothing recorded.
+  trip::ReadMeets* meets = nullptr;
 };
 
 // `checked`: the bindings the bounded check used (their parameter values

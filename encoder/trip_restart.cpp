@@ -2,10 +2,12 @@
 #include "encoder/trip_restart.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "encoder/sim_model.h"
 #include "ir/expr_build.h"
 #include "ir/ops.h"
 
@@ -184,6 +186,58 @@ RestartForm restartForm(const ir::Schedule& s) {
   return f;
 }
 
+namespace restart_read_backs {
+
+bool touches(const ir::Op& op, int view) {
+  return (op.dst.kind == ir::BufferRef::Kind::View && op.dst.index == view) ||
+         (op.src.kind == ir::BufferRef::Kind::View && op.src.index == view) ||
+         (op.src2.kind == ir::BufferRef::Kind::View && op.src2.index == view);
+}
+
+std::optional<int64_t> constIndex(const ir::BufferRef& r) { return r.slot ? ir::constValue(r.slot) : 0; }
+
+// Why role `role`'s tile body does not touch `view` in the once-per-tile
+// form restartReadBacks admits ("" if it does).
+std::string onceInTheTile(const ir::Schedule& s, const ir::RoleBody& body, int view, const std::string& role) {
+  const std::string name = s.views[view].name;
+  if (body.body.size() != 1 || body.body[0].kind != ir::Stmt::Kind::For)
+    return fmt::format("{} reads {} back outside a tile loop", role, name);
+  const ir::Block& tile = body.body[0].body;
+  int all = 0, top = 0;
+  ir::forEachOp(body.body, [&](const ir::Stmt& o) { all += touches(o.op, view); });
+  std::map<int64_t, int> writes, reads;  // index -> count
+  std::map<int64_t, bool> read_before_write;
+  for (const ir::Stmt& st : tile) {
+    if (st.kind != ir::Stmt::Kind::Op || !touches(st.op, view)) continue;
+    ++top;
+    const ir::Op& op = st.op;
+    const bool writes_it = op.dst.kind == ir::BufferRef::Kind::View && op.dst.index == view;
+    const bool reads_it = (op.src.kind == ir::BufferRef::Kind::View && op.src.index == view) ||
+                          (op.src2.kind == ir::BufferRef::Kind::View && op.src2.index == view);
+    if (writes_it && (reads_it || op.kind == ir::OpKind::Mma || op.kind == ir::OpKind::Reduce))
+      return fmt::format("{} reads {} back in the op that writes it (line {})", role, name, st.range.line);
+    const ir::BufferRef& ref = writes_it ? op.dst : (op.src.kind == ir::BufferRef::Kind::View && op.src.index == view ? op.src : op.src2);
+    const auto index = constIndex(ref);
+    if (!index) return fmt::format("{} reads {} back through an index that is no constant (line {})", role, name, st.range.line);
+    if (writes_it) ++writes[*index];
+    else {
+      ++reads[*index];
+      if (!writes.count(*index)) read_before_write[*index] = true;
+    }
+  }
+  if (top != all) return fmt::format("{} reads {} back in a loop or a branch of its tile", role, name);
+  for (const auto& [index, n] : writes)
+    if (n > 1) return fmt::format("{} writes {}[{}] {} times per tile and reads it back", role, name, index, n);
+  for (const auto& [index, n] : reads) {
+    if (!writes.count(index)) continue;  // no read-back of this index
+    if (n > 1) return fmt::format("{} reads {}[{}] back {} times per tile", role, name, index, n);
+    if (read_before_write.count(index)) return fmt::format("{} reads {}[{}] before writing it in the tile", role, name, index);
+  }
+  return "";
+}
+
+}  // namespace restart_read_backs
+
 std::string restartReadBacks(const ir::Schedule& s) {
   for (const ir::RoleBody& body : s.bodies) {
     std::set<int> written, read;
@@ -197,13 +251,12 @@ std::string restartReadBacks(const ir::Schedule& s) {
       for (const ir::BufferRef* r : {&op.src, &op.src2})
         if (r->kind == ir::BufferRef::Kind::View) read.insert(r->index);
     });
+    const std::string role = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
+                                 ? s.roles[body.role].name
+                                 : std::string("a role");
     for (int v : written)
-      if (read.count(v)) {
-        const std::string role = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
-                                     ? s.roles[body.role].name
-                                     : std::string("a role");
-        return fmt::format("{} reads {} back after writing it", role, s.views[v].name);
-      }
+      if (read.count(v))
+        if (auto why = restart_read_backs::onceInTheTile(s, body, v, role); !why.empty()) return why;
   }
   return "";
 }
@@ -216,6 +269,87 @@ std::string restartRegisters(const ir::Schedule& s, const std::function<bool(con
     const bool tile_loop = body.body.size() == 1 && body.body[0].kind == ir::Stmt::Kind::For;
     if (auto r = restart_form::emptyRegsLoop(tile_loop ? body.body[0].body : body.body, atLeastOnce); !r.empty())
       return r;
+  }
+  return "";
+}
+
+namespace read_meets {
+
+bool isRead(const Access& a) { return !a.write && a.view >= 0; }
+
+}  // namespace read_meets
+
+void recordMeets(ReadMeets& rec, const sim::Model& m, const sim::State& s, int p, int pc, bool may_be_last) {
+  if (pc < 0 || pc >= m.programSize(p)) return;
+  const Instr& in = m.instr(p, pc);
+  std::map<ReadMeets::Reader, std::set<ReadMeets::Writer>> here;
+  for (size_t i = 0; i < in.accesses.size(); ++i) {
+    const Access& acc = in.accesses[i];
+    if (!read_meets::isRead(acc)) continue;
+    const ReadMeets::Reader reader{p, acc.view, acc.index};
+    auto& keys = here[reader];
+    const sim::AtomRange& r = m.atoms_of[p][pc][i];
+    for (int x = r.a0; x < r.a1; ++x) {
+      const int t = m.tracked_of[x];
+      if (t < 0) continue;
+      const int32_t d = s.v[sim::atomField(m, t, sim::kData)];
+      if (d < 0) continue;  // nothing written: data.stale-read, which the proof meets
+      const sim::Model::WriteRef& w = m.writes[d];
+      if (w.proc == p) continue;  // its own data: never compared (staleWrite)
+      const Access& wa = m.access(w.proc, w.pc, w.acc);
+      rec.names[w.proc] = m.sys.procs[w.proc].name;
+      if ((!acc.stage_like || !wa.stage_like) && rec.refused.empty())
+        rec.refused = fmt::format("{} meets {}: an access that names an iteration (its lap does not grow per tile)",
+                                  acc.what, wa.what);
+      keys.insert({w.proc, wa.space, wa.view, wa.index, wa.lo, wa.hi, wa.runs, wa.stride});
+    }
+  }
+  if (!here.empty()) rec.names[p] = m.sys.procs[p].name;
+  for (auto& [reader, keys] : here) {
+    rec.met[reader].insert(keys.begin(), keys.end());
+    if (may_be_last) rec.last.insert({reader, std::move(keys)});
+  }
+}
+
+std::string recordMeetsOfOneRun(const System& sys, ReadMeets& rec) {
+  const sim::Model m(sys);
+  // the last pc of each process that reads each (view, index)
+  std::map<ReadMeets::Reader, int> last_pc;
+  for (int p = 0; p < m.P; ++p)
+    for (int pc = 0; pc < m.programSize(p); ++pc)
+      for (const Access& a : m.instr(p, pc).accesses)
+        if (read_meets::isRead(a)) last_pc[{p, a.view, a.index}] = pc;
+  sim::State s = sim::initialState(m);
+  std::vector<Violation> found;
+  for (;;) {
+    const sim::Async a = sim::decodeAsync(m, s);
+    const std::vector<Step> steps = sim::enabledSteps(m, s, a);
+    if (steps.empty()) return sim::allFinished(m, s) ? "" : "a run of the one-tile system stopped before its end";
+    const Step& st = steps.front();
+    if (st.kind == Step::Kind::Exec) {
+      bool last = false;
+      for (const Access& acc : m.instr(st.proc, st.pc).accesses)
+        if (read_meets::isRead(acc)) last |= last_pc[{st.proc, acc.view, acc.index}] == st.pc;
+      recordMeets(rec, m, s, st.proc, st.pc, last);
+    }
+    sim::applyStep(m, s, a, st, found, nullptr);
+    if (!found.empty()) return fmt::format("a run of the one-tile system meets {}", found.front().rule);
+  }
+}
+
+std::string lastReadRule(const ir::Schedule& s, const ReadMeets& rec) {
+  if (!rec.refused.empty()) return rec.refused;
+  for (const auto& [reader, keys] : rec.last) {
+    const auto& any = rec.met.at(reader);
+    for (const ReadMeets::Writer& k : any)
+      if (!keys.count(k)) {
+        const auto& [p, view, index] = reader;
+        const auto name = [&](int q) { return rec.names.count(q) ? rec.names.at(q) : fmt::format("process {}", q); };
+        return fmt::format("a last read of {}[{}] by {} meets no write of {}[{}] by {} that a read of it meets (that "
+                           "writer may fall behind it from the second tile on)",
+                           s.views[view].name, index, name(p), s.views[std::get<2>(k)].name, std::get<3>(k),
+                           name(std::get<0>(k)));
+      }
   }
   return "";
 }

@@ -5,13 +5,28 @@
 // sync, into segments that are each a run of the one-tile system. This is
 // the structural half of the restart argument; the data half (what a
 // read's generation grows by per tile against what the data it meets
-// grows by) is not built, and the proof does not use this check yet.
+// grows by) is ReadMeets and restartReadBacks below. proveEveryTripCount
+// (trip_proof.cpp proveByRestart) uses them all: docs/z3.md "The writer
+// each read meets; read-backs once per tile; the restart argument wired".
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "ir/schedule.h"
+
+namespace cake::encoder {
+struct System;
+}
+namespace cake::encoder::sim {
+class Model;
+struct State;
+}  // namespace cake::encoder::sim
 
 namespace cake::encoder::trip {
 
@@ -60,17 +75,71 @@ RestartForm restartForm(const ir::Schedule& s);
 // `atLeastOnce(goal)`: whether `goal` (an integer expression, true when
 // non-zero) holds for every allowed assignment (BvProver). Returns "" when
 // it holds, else why not.
-// Read-backs (docs/z3.md "Reads without the caps in the proof"): a read of
-// a view index by a process that wrote it since its last read of it means
+// Read-backs (docs/z3.md "Reads without the caps in the proof", "The
+// writer each read meets; read-backs once per tile"): a read of a view
+// index by a process that wrote it since its last read of it means
 // max(its returns, its own write's generation) (system.cpp tag), and a
 // process that writes an index before reading it in every tile reads it
-// fresh in the first tile and back from the second on. Neither the affine
-// growth per tile nor "clean uncapped implies clean capped" is argued for
-// such reads, so the restart argument refuses a schedule where a role
-// writes a view (an op's dst) that it also reads (a src). Returns "" when
-// no role does, else which.
+// fresh in the first tile and back from the second on. The restart
+// argument admits a role that writes a view it also reads only in the
+// form where that meaning grows by one per tile, as its returns do
+// (the grouped GEMM's epilogue): every op of the role that touches the
+// view is a statement of the tile body itself (in no loop or branch),
+// names a constant index, and does not accumulate into it; per index the
+// role writes it at most once and reads it at most once per tile, and a
+// read of an index it writes comes after that write. Then tile t's read
+// means t (its returns, one per tile, equal to its own write's
+// generation), its uncapped generation is t = gen_0 + t * 1, and the
+// capped pieces (system.cpp splitByWrittenLaps) mean at most that.
+// Returns "" when every read-back has that form, else why not.
 std::string restartReadBacks(const ir::Schedule& s);
 
 std::string restartRegisters(const ir::Schedule& s, const std::function<bool(const ir::ExprPtr&)>& atLeastOnce);
+
+// The writer each read meets (docs/z3.md "The writer each read meets;
+// read-backs once per tile", what is left 1 of "Reads without the caps in
+// the proof"). Cut at the releases of the tile's first sync, a run of the
+// N-tile system is N runs of the one-tile system; with the caps off a
+// write's generation in tile t is gen_0 + t * c (c: its process's writes
+// per tile of the index over bytes that overlap its own) and a read's
+// gen_0 + t * e (e: its process's last generation of the index in a tile,
+// plus one). Tile t is no stricter than tile 0 (staleData: gen(w) <
+// gen(r)) where c >= e for every pair that meets. If the reader's *last*
+// read of the index in the tile meets a write of a key (process, space,
+// view, index, exact byte range), the clean one-tile proof gives
+// c - 1 >= that write's generation >= that read's = e - 1. So the rule:
+// the last read of each (process, view, index) meets every key that any
+// read of it meets. In a run without a race the write a read meets on an
+// atom is fixed by the order the barriers give, so any explored run of a
+// trip count records its pairs; the lap exploration records them for
+// every trip count (a shift by whole periods keeps every key, checked).
+struct ReadMeets {
+  using Reader = std::tuple<int, int, int64_t>;  // (process, view, index)
+  // (process, space, view, index, lo, hi, runs, stride)
+  using Writer = std::tuple<int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t>;
+  std::map<Reader, std::set<Writer>> met;              // by any read
+  std::set<std::pair<Reader, std::set<Writer>>> last;  // by each read that may be the last of its index
+  uint64_t explorations = 0;                           // explorations that recorded
+  std::map<int, std::string> names;                    // process -> its name
+  std::string refused;  // the first reason the record cannot stand ("": none)
+};
+
+// Records the writers that process p's instruction at pc meets in state s
+// (before it runs): per view read, the writes of other processes its atoms
+// hold. `may_be_last`: whether this read may be p's last of the index in
+// the tile (true where unsure: the rule is then stronger). A pair that is
+// not stage-like on both sides (an iteration-named access compares index
+// and generation, or laps that do not grow per tile) refuses the record.
+void recordMeets(ReadMeets& rec, const sim::Model& m, const sim::State& s, int p, int pc, bool may_be_last);
+
+// One run of a straight-line system (a trip count explored one by one),
+// every read recorded, its last read of each index marked. Returns "" or
+// why the run did not end (the exploration that proved the system then
+// has the answer).
+std::string recordMeetsOfOneRun(const System& sys, ReadMeets& rec);
+
+// The last-read rule over a record: "" when it holds, else the first
+// (reader, view, index) whose last read misses a writer key.
+std::string lastReadRule(const ir::Schedule& s, const ReadMeets& rec);
 
 }  // namespace cake::encoder::trip

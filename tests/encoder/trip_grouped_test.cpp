@@ -157,16 +157,20 @@ std::vector<Bad> brokenForms() {
 }
 
 // The first violation the bounded check meets at these values ("" if none).
-std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {
+std::string firstRuleOf(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
   const ir::Module m = compile(text);
   if (m.schedules.empty()) return "no schedule";
   const ir::Schedule& s = m.schedules[0];
   encoder::ExploreOptions eo;
   eo.timeout_ms = cake::testing::kNoWallClockMs;
   eo.stop_at_first = true;
-  const auto r = encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tiles", n_tiles}, {"K", K}})), eo);
+  const auto r = encoder::explore(cake::testing::build(s, cake::testing::bind(s, values)), eo);
   if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
   return r.violations.front().rule;
+}
+
+std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {
+  return firstRuleOf(text, {{"n_tiles", n_tiles}, {"K", K}});
 }
 
 // The corpus form and the form without staging: no violation for a few tile
@@ -447,19 +451,22 @@ TEST(TripGrouped, RegisterCarriedAcrossTheCutIsRefused) {
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
 }
 
-// Read-backs are refused by the restart argument (trip::restartReadBacks):
-// the corpus form's epilogue writes epi[0] and reads it back in every tile
-// (fresh in the first tile, a read-back from the second), the form without
-// staging has none. A broken form that reads back the previous tile's data
-// (the epilogue's rows read before this tile's staging writes them: the
-// first tile reads bytes the prologue wrote through a_band, another view's
-// data) is met by the bounded check in one tile and refused here too.
-TEST(TripGrouped, ReadBacksAreRefused) {
+// Read-backs across the cut (trip::restartReadBacks, docs/z3.md "The
+// writer each read meets; read-backs once per tile"): admitted only where
+// the role writes the index once per tile and reads it back once after
+// that write, every such op a statement of the tile itself with a constant
+// index. The corpus form's epilogue has that form (epi[0] written, then
+// read back: its meaning grows by one per tile, as its writers' do); the
+// form without staging has no read-back. A broken form that reads the
+// rows before this tile's staging writes them (the first tile reads bytes
+// the prologue wrote through a_band, another view's data) is refused, and
+// met by the bounded check in one tile.
+TEST(TripGrouped, ReadBacksOutsideTheOncePerTileFormAreRefused) {
   auto readBacks = [](const std::string& text) {
     const ir::Module m = compile(text);
     return m.schedules.empty() ? std::string("no schedule") : encoder::trip::restartReadBacks(m.schedules[0]);
   };
-  EXPECT_NE(readBacks(kGrouped).find("reads epi back"), std::string::npos) << readBacks(kGrouped);
+  EXPECT_EQ(readBacks(kGrouped), "");
   EXPECT_EQ(readBacks(withoutStaging()), "");
   const std::string early = replace(kGrouped,
                                     "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n"
@@ -468,10 +475,19 @@ TEST(TripGrouped, ReadBacksAreRefused) {
                                     "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n"
                                     "            lm.sync(bar)\n"
                                     "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n");
-  EXPECT_NE(readBacks(early), "");
+  EXPECT_NE(readBacks(early).find("before writing it"), std::string::npos) << readBacks(early);
   EXPECT_EQ(firstRule(early, 1, 32), "data.stale-read");
   auto r = proveText(early);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  // the read-back twice per tile, or in a branch of the tile
+  const std::string twice = replace(kGrouped, "            lm.copy(D, out, coords=(m0 + 16 * w, 0))\n",
+                                    "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n"
+                                    "            lm.copy(D, out, coords=(m0 + 16 * w, 0))\n");
+  EXPECT_NE(readBacks(twice).find("back 2 times"), std::string::npos) << readBacks(twice);
+  const std::string guarded = replace(kGrouped, "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n",
+                                      "            if K > 32:\n"
+                                      "                lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n");
+  EXPECT_NE(readBacks(guarded).find("in a loop or a branch"), std::string::npos) << readBacks(guarded);
 }
 
 // A read that outgrows the writer it meets (docs/z3.md "Reads without the
@@ -587,10 +603,92 @@ TEST(TripGrouped, ReadBackThatOutgrowsItsWriterIsMetFromTheThirdTile) {
   EXPECT_EQ(rule(3, true), "data.stale-read");
   EXPECT_TRUE(encoder::trip::restartForm(s).ok) << encoder::trip::restartForm(s).reason;
   EXPECT_EQ(restartRegistersOf(kReadBackOutgrows), "");
-  EXPECT_NE(encoder::trip::restartReadBacks(s).find("reads buf back"), std::string::npos)
+  EXPECT_NE(encoder::trip::restartReadBacks(s).find("writes buf[0] 2 times per tile"), std::string::npos)
       << encoder::trip::restartReadBacks(s);
   auto r = proveText(kReadBackOutgrows);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
+
+// The writers each read meets (trip::ReadMeets, the last-read rule; docs/z3.md
+// "The writer each read meets; read-backs once per tile"), recorded from one
+// run of the one-tile system built without the caps. The reader of
+// kOutgrownWriter reads buf[0] twice per tile; its first read meets w2's
+// write (one per tile), its last w1's second write (two per tile): the
+// last read misses w2, so the rule refuses it (from the second tile the
+// first read means lap 2 * t and w2 holds lap t). The grouped GEMM's reads
+// each meet one set of writers (the other warps' a_band stages of the
+// slot; the other warps' epi[0] column bands): the rule holds at every K
+// tried, and the proof covers every K.
+std::string lastReadRuleOfOneRun(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
+  const ir::Module m = compile(text);
+  if (m.schedules.empty()) return "no schedule";
+  const ir::Schedule& s = m.schedules[0];
+  std::string err;
+  const encoder::EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> {
+    return std::nullopt;
+  };
+  auto sys = encoder::buildSystemHooked(s, cake::testing::bind(s, values), ir::Target::Unspecified, none, &err,
+                                        {.cap_read_generations = false});
+  if (!sys) return "no system: " + err;
+  encoder::trip::ReadMeets meets;
+  if (auto why = encoder::trip::recordMeetsOfOneRun(*sys, meets); !why.empty()) return "the run: " + why;
+  if (meets.met.empty()) return "no read recorded";
+  return encoder::trip::lastReadRule(s, meets);
+}
+
+TEST(TripGrouped, TheLastReadRuleRefusesAReadThatOutgrowsItsWriter) {
+  const std::string why = lastReadRuleOfOneRun(kOutgrownWriter, {{"n_tiles", 1}});
+  EXPECT_NE(why.find("a last read of buf[0] by rd"), std::string::npos) << why;
+  EXPECT_NE(why.find("by w2"), std::string::npos) << why;
+  for (int64_t K : {32, 33, 65, 96, 97}) {
+    EXPECT_EQ(lastReadRuleOfOneRun(kGrouped, {{"n_tiles", 1}, {"K", K}}), "") << K;
+    EXPECT_EQ(lastReadRuleOfOneRun(withoutStaging(), {{"n_tiles", 1}, {"K", K}}), "") << K;
+  }
+}
+
+// The restart argument wired into the proof (docs/z3.md "The writer each
+// read meets; read-backs once per tile"): the corpus form and the form
+// without staging are proved for every tile count and K, by the one-tile
+// proof without the caps; the broken forms stay unproved
+// (BrokenPerTileRestartsAreNotProved, BrokenFormsAimedAtTheRestartConditionsAreRefused,
+// RegisterCarriedAcrossTheCutIsRefused, ReadBacksOutsideTheOncePerTileFormAreRefused,
+// ReadThatOutgrowsItsWriterIsMetFromTheSecondTile,
+// ReadBackThatOutgrowsItsWriterIsMetFromTheThirdTile), each with a reason.
+// kOutgrownWriter with a loop of K global loads at the top of the reader's
+// tile: the same bug from the second tile (the bounded check meets it at
+// n_tiles = 2), and a one-tile proof by lap induction over K.
+std::string outgrownWithAKLoop() {
+  std::string text = replace(kOutgrownWriter, "n_tiles: LM.i32):\n", "n_tiles: LM.i32, K: LM.i32):\n    lm.assume(K >= 1)\n");
+  return replace(text,
+                 "    with rd:\n        for t in lm.range(0, n_tiles):\n            lm.sync(bar)\n",
+                 "    with rd:\n        for t in lm.range(0, n_tiles):\n            lm.sync(bar)\n"
+                 "            for k in lm.range(0, K):\n"
+                 "                lm.copy(v, A, coords=(16 * t, 32 * k))\n");
+}
+
+TEST(TripGrouped, PerTileRingRestartIsProvedForEveryTileCount) {
+  EXPECT_EQ(firstRuleOf(outgrownWithAKLoop(), {{"n_tiles", 2}, {"K", 2}}), "data.stale-read");
+  EXPECT_EQ(firstRuleOf(outgrownWithAKLoop(), {{"n_tiles", 1}, {"K", 2}}), "");
+  for (const std::string& text : {std::string(kGrouped), withoutStaging()}) {
+    const auto r = proveText(text);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail << "\n" << text;
+    EXPECT_NE(r.engine.find("restart argument"), std::string::npos) << r.engine;
+  }
+  const auto outgrown = proveText(kOutgrownWriter);
+  EXPECT_NE(outgrown.outcome, encoder::Outcome::Proved) << outgrown.engine;
+  EXPECT_NE(outgrown.detail.find("the restart argument"), std::string::npos) << outgrown.detail;
+  // with a K loop in the reader's tile the one-tile proof is lap
+  // induction over K and proves the tile; the last-read rule refuses it
+  const auto looped = proveText(outgrownWithAKLoop());
+  EXPECT_NE(looped.outcome, encoder::Outcome::Proved) << looped.engine;
+  EXPECT_NE(looped.detail.find("a last read of buf[0] by rd"), std::string::npos) << looped.detail;
+  EXPECT_EQ(lastReadRuleOfOneRun(outgrownWithAKLoop(), {{"n_tiles", 1}, {"K", 3}}).find("a last read"), 0u);
+  // a fact on the tile count would make the one-tile proof vacuous
+  const std::string two = replace(kGrouped, "    lm.assume(K >= 32)\n", "    lm.assume(K >= 32)\n    lm.assume(n_tiles >= 2)\n");
+  const auto r2 = proveText(two);
+  EXPECT_NE(r2.outcome, encoder::Outcome::Proved) << r2.engine;
+  EXPECT_NE(r2.detail.find("reads the tile count"), std::string::npos) << r2.detail;
 }
 
 }  // namespace trip_grouped_test
