@@ -303,20 +303,37 @@ class GoalCollector {
     uncovered.insert(fmt::format("{}: the guard `{}` {}", where.str(), ir::exprToString(c, s_), why));
   }
 
-  // The guard's outcome at k for every instance (bit i: instance i; one
-  // evaluation when the guard does not read lm.instance()).
-  static std::optional<uint32_t> outcomeAt(const ir::Expr& c, int var, int64_t k) {
+  // The guard's outcome at k for every instance of the body's role (bit i:
+  // instance i; one evaluation when the guard does not read lm.instance()).
+  // An instance's loop variable takes only the values lo + step * j of its
+  // own start and step, so its bit at k is the outcome at the last such
+  // value up to k (at lo before it): `k == lm.instance()` in a loop
+  // `lm.range(lm.instance(), n, 2)` is true once per instance, not at every
+  // k below the instance count (session 29: 14 phantom flips left
+  // sglang_fused_a_gemm_sc_aliases_sa_no_prestore_barrier_fixed unknown
+  // without the proof). A start or step the instance alone does not give
+  // (a parameter, an outer loop) keeps every k.
+  std::optional<uint32_t> outcomeAt(const ir::Expr& c, int var, const SymbolicLoop& loop, int64_t k) const {
     ir::EvalEnv env;
-    env.loop_vars[var] = k;
     uint32_t bits = 0;
-    const int instances = ir::exprUses(c, {ExprKind::Instance}) ? kGuardInstances : 1;
+    const int instances = ir::exprUses(c, {ExprKind::Instance}) ? instances_ : 1;
     for (int i = 0; i < instances; ++i) {
       env.instance = i;
+      env.loop_vars[var] = valueReachedBy(loop, env, k);
       std::optional<int64_t> v = ir::evaluate(c, env);
       if (!v) return std::nullopt;
       if (*v != 0) bits |= 1u << i;
     }
     return bits;
+  }
+  // The last value up to k that the loop variable takes for env's instance
+  // (its start when k is below it); k itself when the start or step is not
+  // known from the instance alone.
+  static int64_t valueReachedBy(const SymbolicLoop& loop, const ir::EvalEnv& env, int64_t k) {
+    auto lo = loop.lo ? ir::evaluate(*loop.lo, env) : std::nullopt;
+    auto step = loop.step ? ir::evaluate(*loop.step, env) : std::nullopt;
+    if (!lo || !step || *step <= 0) return k;
+    return k <= *lo ? *lo : *lo + *step * ((k - *lo) / *step);
   }
   // The period of a guard that takes `x % m` of the loop variable with
   // constant m (the lcm of the moduli), 0 for none, -1 when a modulus is
@@ -359,7 +376,7 @@ class GoalCollector {
     const int64_t S = maxStages();
     std::vector<uint32_t> out;
     for (int64_t k = 0; k <= kGuardFlipCap; ++k) {
-      auto o = outcomeAt(c, var, k);
+      auto o = outcomeAt(c, var, loop, k);
       if (!o) return uncover(where, c, fmt::format("cannot be evaluated at {} = {}", s_.loop_vars[var].name, k));
       out.push_back(*o);
     }
@@ -379,7 +396,7 @@ class GoalCollector {
       // Past the cap the outcome must repeat what the values saw: the
       // outcome at the cap, or one period earlier for a periodic guard.
       const int64_t seen = period > 0 ? s - period * ((s - kGuardFlipCap + period - 1) / period) : kGuardFlipCap;
-      auto o = outcomeAt(c, var, s);
+      auto o = outcomeAt(c, var, loop, s);
       if (!o || *o != out[seen]) {
         uncover(where, c, fmt::format("changes the schedule at {} = {}, past the iterations the values run (up to {})",
                                       s_.loop_vars[var].name, s, kGuardFlipCap));

@@ -187,6 +187,9 @@ void applyStep(const Model& m, State& s, const Async& a, const Step& st, std::ve
 // phase when it differs from the meant one (docs/semantics.md "Phase
 // annotations"), else nullopt. The step must be enabled in s.
 std::optional<int32_t> landsElsewhere(const Model& m, const State& s, const Step& st);
+// The phase an arrival-type step counts into (its slot's current phase),
+// whatever it means; nullopt for a step that is no arrival.
+std::optional<int32_t> landingPhase(const Model& m, const State& s, const Step& st);
 
 // Does static finding v (an arrival underflow or a transaction imbalance of
 // a phase) explain a wait for `phase` of `slot` that blocks forever?

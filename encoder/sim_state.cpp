@@ -1305,14 +1305,18 @@ bool explainsDeadlock(const Violation& v, int slot, int64_t phase) {
          (v.rule == "sync.arrival-underflow" || v.rule == "sync.tx-imbalance");
 }
 
-std::optional<int32_t> landsElsewhere(const Model& m, const State& s, const Step& st) {
+std::optional<int32_t> landingPhase(const Model& m, const State& s, const Step& st) {
   if (st.kind == Step::Kind::Land || st.proc < 0 || st.pc < 0) return std::nullopt;
   const Instr& in = m.instr(st.proc, st.pc);
   bool arrival = st.kind == Step::Kind::Complete || in.kind == InstrKind::Arrive || in.kind == InstrKind::ExpectTx ||
                  in.kind == InstrKind::TmaLoad;
   if (!arrival || in.slot < 0) return std::nullopt;
-  int32_t c = slotField(m, s, in.slot, kCompleted);
-  if (c == in.phase) return std::nullopt;
+  return slotField(m, s, in.slot, kCompleted);
+}
+
+std::optional<int32_t> landsElsewhere(const Model& m, const State& s, const Step& st) {
+  auto c = landingPhase(m, s, st);
+  if (!c || *c == m.instr(st.proc, st.pc).phase) return std::nullopt;
   return c;
 }
 

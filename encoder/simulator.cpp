@@ -270,6 +270,52 @@ class Findings {
   std::vector<Violation> list_;
 };
 
+// The phases each arrival (an op of one unrolled program: proc, pc) was
+// seen counting into, over every explored run. An arrival whose annotation
+// is wrong in a way the user can fix lands in one other phase in every run
+// (`iter=t + 1` on a one-slot ring: always phase t); one that lands in the
+// phase it means in some runs and elsewhere in others (a cluster CTA a lap
+// ahead of its peer, docs/known-limits.md) has no annotation that names
+// its phase, so it is no warning.
+class LandingLog {
+ public:
+  explicit LandingLog(const sim::Model& m) : seen_(m.P) {
+    for (int p = 0; p < m.P; ++p) seen_[p].resize(m.programSize(p));
+  }
+  void note(const sim::Model& m, const State& s, const Step& st) {
+    auto c = sim::landingPhase(m, s, st);
+    if (!c) return;
+    Seen& x = seen_[st.proc][st.pc];
+    if (*c == m.instr(st.proc, st.pc).phase) {
+      x.meant = true;
+      return;
+    }
+    if (!x.other) {
+      x.other = *c;
+      order_.push_back({st.proc, st.pc, m.instr(st.proc, st.pc).phase, *c});
+    } else if (*x.other != *c) {
+      x.several = true;
+    }
+  }
+  // The first arrival seen in another phase that every run put in that one phase.
+  std::optional<Landing> fixable() const {
+    for (const Landing& l : order_) {
+      const Seen& x = seen_[l.proc][l.pc];
+      if (!x.meant && !x.several) return l;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Seen {
+    std::optional<int32_t> other;  // the first other phase it counted into
+    bool several = false;          // ... and another one in some run
+    bool meant = false;            // it counted into the phase it means in some run
+  };
+  std::vector<std::vector<Seen>> seen_;
+  std::vector<Landing> order_;  // arrivals in the order first seen elsewhere
+};
+
 }  // namespace
 
 ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
@@ -282,7 +328,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   reducer.keepEveryRule(opts.more_depth >= everyRule().more_depth && opts.more_states >= everyRule().more_states);
   Findings found;
   std::vector<Violation> statics = staticViolations(sys);
-  std::optional<Landing> landing;  // the first arrival seen landing in another phase than meant
+  LandingLog landings(m);
 
   sim::Graph g;
   State init = sim::initialState(m);
@@ -342,9 +388,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
     }
     std::vector<Step> steps = opts.reduce ? reducer.reduce(s, a, enabled) : enabled;
     for (const Step& st : steps) {
-      if (!landing)
-        if (auto c = sim::landsElsewhere(m, s, st))
-          landing = Landing{st.proc, st.pc, m.instr(st.proc, st.pc).phase, *c};
+      landings.note(m, s, st);
       State next = s;
       here.clear();
       sim::applyStep(m, next, a, st, here, nullptr);
@@ -367,7 +411,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
                    [](const Violation& x, const Violation& y) { return x.trace.size() < y.trace.size(); });
   // an unfinished search cannot say every run is clean: the candidates then stay errors
   if (budget && res.violations.empty() && !statics.empty()) res.violations = statics;
-  else resolveStatics(sys, statics, landing, res.violations, res.warnings);
+  else resolveStatics(sys, statics, landings.fixable(), res.violations, res.warnings);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!res.violations.empty()) res.outcome = Outcome::Violation;
   else if (budget) {

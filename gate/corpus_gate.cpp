@@ -411,6 +411,19 @@ bool inShard(std::string_view hash, const Shard& shard) {
 
 // =========================================================== observation
 
+namespace {
+// A bounded check with no error but an undecided property: the proof for
+// every trip count is what can decide it.
+bool boundedCheckUndecided(const CheckResult& r) {
+  const bool errors = std::any_of(r.findings.begin(), r.findings.end(),
+                                  [](const auto& f) { return f.severity == ir::Severity::Error; });
+  const bool undecided = std::any_of(r.verdicts.begin(), r.verdicts.end(), [](const auto& v) {
+    return v.kind == VerdictKind::Unknown || v.kind == VerdictKind::Error;
+  });
+  return undecided && !errors;
+}
+}  // namespace
+
 Observation observe(const Case& c, const CheckOptions& base, bool proofs) {
   Observation obs;
   try {
@@ -437,6 +450,15 @@ Observation observe(const Case& c, const CheckOptions& base, bool proofs) {
       opts.target = s.target != ir::Target::Unspecified ? s.target : fe.target_override;
       if (proof && opts.proof_timeout_ms == 0) opts.proof_timeout_ms = CheckOptions{}.proof_timeout_ms;
       CheckResult r = checkSchedule(s, opts);
+      if (!proof && runsProof(c.text) && boundedCheckUndecided(r)) {
+        // Without --proofs a known-good case stops at the bounded check;
+        // where that leaves a property undecided (a guard flip past the
+        // values run, ...) only the proof decides it, as `cake check`
+        // does by default and as the baseline's run (--proofs) did: run it
+        // here too, so the two runs measure the same verdict.
+        opts.proof_timeout_ms = CheckOptions{}.proof_timeout_ms;
+        r = checkSchedule(s, opts);
+      }
       for (const auto& f : r.findings)
         if (f.severity == ir::Severity::Error) obs.errors.push_back({f.rule, f.range.line, f.message});
       for (const auto& v : r.verdicts) {

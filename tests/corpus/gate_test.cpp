@@ -717,10 +717,10 @@ TEST(Command, ResumeSkipsRecordedCases) {
 
 namespace {
 
-// dir/corpus/good.cake (kGood) and its baseline, dir/baseline.json, written
-// by the command; returns the options that wrote it.
-CorpusOptions writeGoodBaseline(const fs::path& dir) {
-  writeAll(dir / "corpus/good.cake", kGood);
+// dir/corpus/good.cake (kGood, or `text`) and its baseline,
+// dir/baseline.json, written by the command; returns the options that wrote it.
+CorpusOptions writeGoodBaseline(const fs::path& dir, const std::string& text = kGood) {
+  writeAll(dir / "corpus/good.cake", text);
   CorpusOptions o;
   o.paths = {(dir / "corpus").string()};
   o.quiet = true;
@@ -792,6 +792,46 @@ TEST(Command, BaselineUnprovedCasesSkipTheProofUnlessAllProofs) {
   EXPECT_EQ(j["cases"][0]["proof"], "proved");
   ASSERT_EQ(j["baseline"]["proof_improvements"].size(), 1u);
   EXPECT_EQ(j["baseline"]["proof_improvements"][0]["was"], "work-budget");
+}
+
+// A known-good case whose bounded check leaves sync undecided (a guard that
+// flips more often than the covering values run) is decided by the proof,
+// which the baseline's run (--proofs) ran. Without --proofs the gate runs
+// that proof too, as `cake check` does, so the two runs measure the same
+// verdict (session 29: an SGLang fixed file agreed in the baseline and was
+// an "agree -> unknown" regression without --proofs). Where the proof does
+// not settle it either, the case is unknown and the regression stands.
+TEST(Command, UndecidedKnownGoodCaseGetsItsProofWithoutProofs) {
+  const std::string release = "            lm.arrive(empty, iter=k)\n";
+  std::string good = cake::test::kWs4;
+  const size_t at = good.find(release);
+  ASSERT_NE(at, std::string::npos);
+  // six flips past the depths: the bounded check is unknown, the proof proves it
+  good.insert(at + release.size(), "            if k == 5 or k == 7 or k == 9:\n                lm.fence_proxy()\n");
+  fs::path dir = scratch("command-undecided");
+  CorpusOptions o = writeGoodBaseline(dir, good);
+  auto base = nlohmann::json::parse(readText(dir / "baseline.json"));
+  ASSERT_EQ(base["cases"].begin().value()["outcome"], "agree") << base.dump(2);
+
+  CorpusOptions b = o;
+  b.write_baseline.reset();
+  b.baseline = (dir / "baseline.json").string();
+  b.json = (dir / "r.json").string();
+  EXPECT_EQ(runCorpusCommand(b), 0);   // without --proofs
+  auto j = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_EQ(j["cases"][0]["outcome"], "agree") << j["cases"][0].dump(2);
+  EXPECT_TRUE(j["baseline"]["regressions"].empty());
+
+  // a guard the proof cannot take either (it does not move by the same
+  // amount every lap): unknown with and without the proof, a regression
+  std::string undecided = good;
+  undecided.replace(undecided.find("k == 9:"), 7, "k == 9 or k < 100000:");
+  writeAll(dir / "corpus/good.cake", undecided);
+  EXPECT_EQ(runCorpusCommand(b), 1);
+  j = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_EQ(j["cases"][0]["outcome"], "unknown") << j["cases"][0].dump(2);
+  ASSERT_EQ(j["baseline"]["regressions"].size(), 1u);
+  EXPECT_EQ(j["baseline"]["regressions"][0]["now"], "unknown");
 }
 
 TEST(Command, GeneratedMutantsAreLabelledShardedAndChecked) {

@@ -492,6 +492,28 @@ TEST(ModelCheck, LoopGuardThresholdsBeyondTheDepthsAreCovered) {
   for (const auto& b : checks::coveringBindings(small.schedules[0])) EXPECT_LE((b.params.at(2) + 63) / 64, 9);
 }
 
+// A guard on the variable of a loop whose start is the instance
+// (`lm.range(lm.instance(), k_tiles, 2)`: split-K over two warpgroups) is
+// evaluated at the values each instance's variable takes. `k ==
+// lm.instance()` is then true once per instance and flips nowhere past the
+// depths; evaluated at every k for 16 instances it "changed its outcome 14
+// times", and the correct SGLang file was unknown with the proof off
+// (session 29). A real flip past the depths in such a loop is still run:
+// a release that stops from k = 41 on hangs the loader (the phase it
+// skips gets no arrival: sync.arrival-underflow, at K = 2817).
+TEST(ModelCheck, GuardsOfAnInstanceStridedLoopTakeItsValues) {
+  const std::string fixed =
+      cake::testing::corpusText("corpus/bugs/sync.race/sglang_fused_a_gemm_sc_aliases_sa_no_prestore_barrier_fixed.cake");
+  Result ok = runBounded(compile(fixed).schedules[0]);
+  EXPECT_TRUE(rulesOf(ok).empty()) << describe(ok);
+  EXPECT_TRUE(kindsOf(ok).count({"sync", checks::VerdictKind::Checked})) << describe(ok);
+  Result bad = runBounded(compile(cake::testing::replace(fixed, "            lm.arrive(empty, iter=k)",
+                                                          "            if k < 41:\n"
+                                                          "                lm.arrive(empty, iter=k)"))
+                              .schedules[0]);
+  EXPECT_NE(findingOf(bad, "sync.arrival-underflow"), nullptr) << describe(bad);
+}
+
 // Parameters an lm.assume fact ties together (`lm.assume(M == K)`) cannot
 // move one at a time: the bounded check ran K = M = 1 only, and lap
 // induction's violations at trip counts 5 and 7 were "given by no allowed

@@ -63,12 +63,16 @@ inline ir::Module compile(const std::string& text) {
   return std::move(*mod);
 }
 
+// Sets parameter `name` of s to v in b (nothing when s has no such parameter).
+inline void setParam(const ir::Schedule& s, encoder::Binding& b, const std::string& name, int64_t v) {
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
+    if (s.params[p].name == name) b.params[p] = v;
+}
+
 // Parameter values by name.
 inline encoder::Binding bind(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> vals) {
   encoder::Binding b;
-  for (const auto& [name, v] : vals)
-    for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
-      if (s.params[p].name == name) b.params[p] = v;
+  for (const auto& [name, v] : vals) setParam(s, b, name, v);
   return b;
 }
 
@@ -79,13 +83,42 @@ inline encoder::System build(const ir::Schedule& s, const encoder::Binding& b) {
   return sys ? std::move(*sys) : encoder::System{};
 }
 
-// Does the bounded check (explicit-state, stopping at the first violation)
-// meet a violation at these parameter values?
-inline bool violatedAt(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> values) {
+// The bounded check (explicit-state, stopping at the first violation, no
+// wall clock) at these parameter values.
+inline encoder::ModelCheckResult exploreToFirst(const ir::Schedule& s, const encoder::Binding& b) {
   encoder::ExploreOptions eo;
   eo.timeout_ms = kNoWallClockMs;
   eo.stop_at_first = true;
-  return encoder::explore(build(s, bind(s, values)), eo).outcome == encoder::Outcome::Violation;
+  return encoder::explore(build(s, b), eo);
+}
+// Does it meet a violation there?
+inline bool violatedAt(const ir::Schedule& s, const encoder::Binding& b) {
+  return exploreToFirst(s, b).outcome == encoder::Outcome::Violation;
+}
+inline bool violatedAt(const ir::Schedule& s, std::initializer_list<std::pair<std::string, int64_t>> values) {
+  return violatedAt(s, bind(s, values));
+}
+
+// One axis of a grid of parameter values: a parameter and the values it takes.
+struct GridAxis {
+  std::string param;
+  std::vector<int64_t> values;
+};
+
+// Does the bounded check meet a violation at some point of the grid (every
+// combination of the axes' values; the last axis varies fastest)? The
+// broken variants of a proof test are "broken somewhere" on such a grid.
+inline bool brokenOnGrid(const ir::Schedule& s, const std::vector<GridAxis>& axes) {
+  if (std::any_of(axes.begin(), axes.end(), [](const GridAxis& a) { return a.values.empty(); })) return false;
+  std::vector<size_t> at(axes.size(), 0);
+  for (;;) {
+    encoder::Binding b;
+    for (size_t i = 0; i < axes.size(); ++i) setParam(s, b, axes[i].param, axes[i].values[at[i]]);
+    if (violatedAt(s, b)) return true;
+    size_t i = axes.size();  // the next combination, like an odometer
+    while (i > 0 && ++at[i - 1] == axes[i - 1].values.size()) at[--i] = 0;
+    if (i == 0) return false;
+  }
 }
 
 inline bool hasRule(const encoder::ModelCheckResult& r, const std::string& rule) {

@@ -31,10 +31,7 @@ bool blockViolatedAt(const std::string& text, int64_t n, int64_t b, int64_t grid
   encoder::Binding bd = cake::testing::bind(s, {{"n", n}});
   bd.block_idx[0] = b;
   bd.grid_dim[0] = grid;
-  encoder::ExploreOptions eo;
-  eo.timeout_ms = cake::testing::kNoWallClockMs;
-  eo.stop_at_first = true;
-  return encoder::explore(cake::testing::build(s, bd), eo).outcome == encoder::Outcome::Violation;
+  return cake::testing::violatedAt(s, bd);
 }
 
 const char* kCuco = "corpus/bugs/sync.deadlock/cucollections_find_block_sync_in_bounds_branch_fixed.cake";
@@ -138,11 +135,7 @@ TEST(TripBlockClass, ParameterWithManyValuesReadOnlyByGuardsIsProvedPerClass) {
   auto violated_at = [](const std::string& text, int64_t n_tok) {
     auto m = cake::testing::compile(text);
     const ir::Schedule& s = m.schedules.at(0);
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = cake::testing::kNoWallClockMs;
-    eo.stop_at_first = true;
-    return encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tok", n_tok}})), eo).outcome ==
-           encoder::Outcome::Violation;
+    return cake::testing::violatedAt(s, {{"n_tok", n_tok}});
   };
   const std::string text = cake::testing::corpusText(kFixed);
   for (const int64_t n : {1, 16, 17, 40, 64}) EXPECT_FALSE(violated_at(text, n)) << n;

@@ -48,12 +48,6 @@ encoder::ModelCheckResult proveApart(const ir::Schedule& s, bool cta_shift = tru
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
 
-bool brokenAtSomeK(const ir::Schedule& s, std::initializer_list<int64_t> ks) {
-  for (int64_t k : ks)
-    if (cake::testing::violatedAt(s, {{"K", k}})) return true;
-  return false;
-}
-
 bool sharesOnlyTheClusterBarrier(const std::string& text) {
   auto m = cake::testing::compile(text);
   EXPECT_FALSE(m.schedules.empty());
@@ -160,7 +154,7 @@ TEST(TripCtaApart, IndependentMainloopIsProvedAndItsBugsAreNot) {
   for (const Bug& b : bugs) {
     auto bm = cake::testing::compile(b.text);
     ASSERT_FALSE(bm.schedules.empty()) << b.what;
-    EXPECT_TRUE(brokenAtSomeK(bm.schedules[0], {1, 2, 3, 4})) << b.what;
+    EXPECT_TRUE(cake::testing::brokenOnGrid(bm.schedules[0], {{"K", {1, 2, 3, 4}}})) << b.what;
     auto p = proveApart(bm.schedules[0]);
     EXPECT_NE(p.outcome, encoder::Outcome::Proved) << b.what << ": " << p.engine;
     std::cout << "  " << b.what << ": " << (p.outcome == encoder::Outcome::Violation ? "violation " : "unknown ")
@@ -196,7 +190,7 @@ TEST(TripCtaApart, MutantsProvedApartAreCleanAndBrokenOnesAreNot) {
     if (sink.hasErrors() || !mod || mod->schedules.empty()) continue;
     const ir::Schedule& s = mod->schedules[0];
     ++compiled;
-    const bool broken = brokenAtSomeK(s, {1, 2, 3, 4});
+    const bool broken = cake::testing::brokenOnGrid(s, {{"K", {1, 2, 3, 4}}});
     auto apart = proveApart(s, true, kDefaultWork);
     const bool is_proved = apart.outcome == encoder::Outcome::Proved;
     std::cout << "  " << what << ": " << (broken ? "broken" : "clean at K = 1..4") << ", "

@@ -41,15 +41,7 @@ using cake::testing::violatedAt;
 
 // Does the bounded check meet a violation at some K in `ks`?
 bool brokenAtSomeK(const ir::Schedule& s, const std::vector<int64_t>& ks) {
-  for (int64_t k : ks) {
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = cake::testing::kNoWallClockMs;
-    eo.stop_at_first = true;
-    if (encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"K", k}})), eo).outcome ==
-        encoder::Outcome::Violation)
-      return true;
-  }
-  return false;
+  return cake::testing::brokenOnGrid(s, {{"K", ks}});
 }
 
 // A broken variant: the bounded check meets a violation (`broken`), and
@@ -286,16 +278,7 @@ TEST(TripProofGaps, PersistentLoopEnteredFromPrivateAccessesIsProved) {
   auto r = proveGap(mod.schedules.at(0));
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   auto brokenSomewhere = [](const ir::Schedule& s) {
-    for (int64_t rows : {64, 192, 320})
-      for (int64_t cols : {128, 256}) {
-        encoder::ExploreOptions eo;
-        eo.timeout_ms = cake::testing::kNoWallClockMs;
-        eo.stop_at_first = true;
-        if (encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"R", rows}, {"C", cols}})), eo)
-                .outcome == encoder::Outcome::Violation)
-          return true;
-      }
-    return false;
+    return cake::testing::brokenOnGrid(s, {{"R", {64, 192, 320}}, {"C", {128, 256}}});
   };
   ASSERT_FALSE(brokenSomewhere(mod.schedules.at(0)));
   const std::vector<std::pair<std::string, std::string>> bugs = {
@@ -315,11 +298,7 @@ namespace {
 
 // The explicit engine on `tiles` tiles of `k_tiles` K iterations.
 encoder::Outcome tileCountRunAt(const ir::Schedule& s, int64_t tiles, int64_t k_tiles) {
-  encoder::ExploreOptions eo;
-  eo.timeout_ms = cake::testing::kNoWallClockMs;
-  eo.stop_at_first = true;
-  auto sys = cake::testing::build(s, cake::testing::bind(s, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
-  return encoder::explore(sys, eo).outcome;
+  return cake::testing::exploreToFirst(s, cake::testing::bind(s, {{"M", 64 * tiles}, {"K", 64 * k_tiles}})).outcome;
 }
 
 // A persistent kernel whose Q tile is reloaded per tile into one slot: the
@@ -429,10 +408,7 @@ namespace {
 
 // The bounded check at K = 64 * k_tiles.
 encoder::Outcome slicedRunAt(const ir::Schedule& s, int64_t k_tiles) {
-  encoder::ExploreOptions eo;
-  eo.timeout_ms = cake::testing::kNoWallClockMs;
-  eo.stop_at_first = true;
-  return encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"K", 64 * k_tiles}})), eo).outcome;
+  return cake::testing::exploreToFirst(s, cake::testing::bind(s, {{"K", 64 * k_tiles}})).outcome;
 }
 
 }  // namespace
@@ -650,9 +626,7 @@ const char* kSizesFile = "corpus/layout/good_smem_limit_slack_bm_224.cake";
 
 // Does the bounded check meet a violation at this BM, for some D?
 bool brokenAtBM(const ir::Schedule& s, int64_t bm) {
-  for (int64_t d : {64, 640})
-    if (violatedAt(s, {{"D", d}, {"BM", bm}})) return true;
-  return false;
+  return cake::testing::brokenOnGrid(s, {{"D", {64, 640}}, {"BM", {bm}}});
 }
 
 // A race at BM > 200 only: a second view at byte 204800 that the copy role
@@ -765,14 +739,7 @@ namespace {
 const char* kOwedFile = "corpus/layout/good_mma_no_instruction_bn_multiple_of_8.cake";
 
 bool brokenAtBN(const ir::Schedule& s, int64_t bn) {
-  for (int64_t k : {64, 320, 576}) {
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = cake::testing::kNoWallClockMs;
-    eo.stop_at_first = true;
-    const auto b = cake::testing::bind(s, {{"M", 128}, {"N", 128}, {"K", k}, {"BN", bn}});
-    if (encoder::explore(cake::testing::build(s, b), eo).outcome == encoder::Outcome::Violation) return true;
-  }
-  return false;
+  return cake::testing::brokenOnGrid(s, {{"M", {128}}, {"N", {128}}, {"K", {64, 320, 576}}, {"BN", {bn}}});
 }
 
 }  // namespace
@@ -876,15 +843,7 @@ const char* kStageNamedB =
 ;
 
 bool stageNamedBroken(const ir::Schedule& s) {
-  for (int64_t m : {64, 192, 384})
-    for (int64_t k : {64, 128, 192}) {
-      encoder::ExploreOptions eo;
-      eo.timeout_ms = cake::testing::kNoWallClockMs;
-      eo.stop_at_first = true;
-      const auto b = cake::testing::bind(s, {{"M", m}, {"N", 128}, {"K", k}});
-      if (encoder::explore(cake::testing::build(s, b), eo).outcome == encoder::Outcome::Violation) return true;
-    }
-  return false;
+  return cake::testing::brokenOnGrid(s, {{"M", {64, 192, 384}}, {"N", {128}}, {"K", {64, 128, 192}}});
 }
 
 }  // namespace
@@ -928,10 +887,7 @@ TEST(TripProofGaps, PrefixOfARoleWithoutTheKLoopStaysUnderTheRingShift) {
   auto good = cake::testing::compile(text);
   ASSERT_FALSE(good.schedules.empty());
   auto brokenSomewhere = [](const ir::Schedule& s) {
-    for (int64_t n : {128, 384})
-      for (int64_t d : {64, 320, 640})
-        if (violatedAt(s, {{"N", n}, {"D", d}})) return true;
-    return false;
+    return cake::testing::brokenOnGrid(s, {{"N", {128, 384}}, {"D", {64, 320, 640}}});
   };
   EXPECT_FALSE(brokenSomewhere(good.schedules[0]));
   auto r = proveGap(good.schedules[0]);
@@ -985,15 +941,7 @@ namespace {
 // The bounded check on 1, 2, 3 and 5 tiles (M in 64-row tiles, one N
 // tile) of 1, 2 and 3 K iterations: does it meet a violation?
 bool pingPongBroken(const ir::Schedule& s) {
-  for (int64_t tiles : {1, 2, 3, 5})
-    for (int64_t k_tiles : {1, 2, 3}) {
-      encoder::ExploreOptions eo;
-      eo.timeout_ms = cake::testing::kNoWallClockMs;
-      eo.stop_at_first = true;
-      auto b = cake::testing::bind(s, {{"M", 64 * tiles}, {"N", 128}, {"K", 64 * k_tiles}});
-      if (encoder::explore(cake::testing::build(s, b), eo).outcome == encoder::Outcome::Violation) return true;
-    }
-  return false;
+  return cake::testing::brokenOnGrid(s, {{"M", {64, 128, 192, 320}}, {"N", {128}}, {"K", {64, 128, 192}}});
 }
 
 // The corpus kernel with a two-stage ring: the same synchronization, a
@@ -1413,10 +1361,7 @@ TEST(TripProofGaps, CountedPhasesAndReadGenerationsFollowTheRing) {
   const std::string text =
       corpusText("corpus/bugs/sync.race/tilelang_ws_persistent_serial_phase_restart_fixed.cake");
   auto brokenSomewhere = [](const ir::Schedule& s) {
-    for (int64_t m : {1, 65, 257, 449})
-      for (int64_t k : {1, 65, 129})
-        if (violatedAt(s, {{"M", m}, {"K", k}})) return true;
-    return false;
+    return cake::testing::brokenOnGrid(s, {{"M", {1, 65, 257, 449}}, {"K", {1, 65, 129}}});
   };
   const std::string full_wait = "lm.wait(full, stage=it % 3, phase=it // 3)";
   for (const std::string& good : {text, replace(text, full_wait, "lm.wait(full, stage=it % 3)")}) {
@@ -1529,10 +1474,7 @@ TEST(TripProofGaps, NamedBarrierBeforeAndInTheKLoopIsProved) {
   const std::string good =
       corpusText("corpus/bugs/sync.race/llamacpp_mmq_ids_dst_shared_stream_k_no_barrier_fixed.cake");
   auto brokenSomewhere = [](const ir::Schedule& s) {
-    for (int64_t tiles : {1, 2, 3})
-      for (int64_t kb : {1, 2})
-        if (cake::testing::violatedAt(s, {{"n_tiles", tiles}, {"kb", kb}})) return true;
-    return false;
+    return cake::testing::brokenOnGrid(s, {{"n_tiles", {1, 2, 3}}, {"kb", {1, 2}}});
   };
   auto mod = cake::testing::compile(good);
   ASSERT_FALSE(mod.schedules.empty());
@@ -1599,10 +1541,7 @@ TEST(TripProofGaps, PeeledLastKIterationIsProved) {
   const std::string good =
       corpusText("corpus/bugs/sync.race/helion_flash_bwd_mma_tail_ds_full_no_toggle_fixed.cake");
   auto brokenSomewhere = [](const ir::Schedule& s) {
-    for (int64_t tiles : {1, 2, 3})
-      for (int64_t steps : {1, 2, 3})
-        if (cake::testing::violatedAt(s, {{"n_tiles", tiles}, {"steps", steps}})) return true;
-    return false;
+    return cake::testing::brokenOnGrid(s, {{"n_tiles", {1, 2, 3}}, {"steps", {1, 2, 3}}});
   };
   auto mod = cake::testing::compile(good);
   ASSERT_FALSE(mod.schedules.empty());
@@ -1639,10 +1578,7 @@ TEST(TripProofGaps, PeeledFirstKIterationIsProved) {
   const std::string good =
       corpusText("corpus/bugs/sync.race/cudnn_fe_sm120_persistent_kv_consumed_not_drained_fixed.cake");
   auto brokenSomewhere = [](const ir::Schedule& s) {
-    for (int64_t units : {1, 2, 3})
-      for (int64_t tiles : {1, 2, 3})
-        if (cake::testing::violatedAt(s, {{"units", units}, {"kv_tiles", tiles}})) return true;
-    return false;
+    return cake::testing::brokenOnGrid(s, {{"units", {1, 2, 3}}, {"kv_tiles", {1, 2, 3}}});
   };
   auto mod = cake::testing::compile(good);
   ASSERT_FALSE(mod.schedules.empty());

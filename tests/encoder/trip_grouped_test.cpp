@@ -161,10 +161,7 @@ std::string firstRuleOf(const std::string& text, std::initializer_list<std::pair
   const ir::Module m = compile(text);
   if (m.schedules.empty()) return "no schedule";
   const ir::Schedule& s = m.schedules[0];
-  encoder::ExploreOptions eo;
-  eo.timeout_ms = cake::testing::kNoWallClockMs;
-  eo.stop_at_first = true;
-  const auto r = encoder::explore(cake::testing::build(s, cake::testing::bind(s, values)), eo);
+  const auto r = cake::testing::exploreToFirst(s, cake::testing::bind(s, values));
   if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
   return r.violations.front().rule;
 }
@@ -315,10 +312,7 @@ TEST(TripGrouped, BrokenFormsAimedAtTheRestartConditionsAreRefused) {
     ASSERT_FALSE(m.schedules.empty());
     const ir::Schedule& s = m.schedules[0];
     auto at = [&](int64_t n) {
-      encoder::ExploreOptions eo;
-      eo.timeout_ms = cake::testing::kNoWallClockMs;
-      eo.stop_at_first = true;
-      return encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tiles", n}, {"K", c.K}})), eo).outcome;
+      return cake::testing::exploreToFirst(s, cake::testing::bind(s, {{"n_tiles", n}, {"K", c.K}})).outcome;
     };
     EXPECT_NE(at(1), encoder::Outcome::Violation);
     EXPECT_EQ(at(2), encoder::Outcome::Violation);
@@ -431,11 +425,7 @@ TEST(TripGrouped, RegisterCarriedAcrossTheCutIsRefused) {
   ASSERT_FALSE(m.schedules.empty());
   const ir::Schedule& s = m.schedules[0];
   auto rule = [&](int64_t n, int64_t J, int64_t K) {
-    encoder::ExploreOptions eo;
-    eo.timeout_ms = cake::testing::kNoWallClockMs;
-    eo.stop_at_first = true;
-    const auto r =
-        encoder::explore(cake::testing::build(s, cake::testing::bind(s, {{"n_tiles", n}, {"J", J}, {"K", K}})), eo);
+    const auto r = cake::testing::exploreToFirst(s, cake::testing::bind(s, {{"n_tiles", n}, {"J", J}, {"K", K}}));
     return r.violations.empty() ? std::string() : r.violations.front().rule;
   };
   for (int64_t J : {0, 1})
