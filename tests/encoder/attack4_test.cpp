@@ -138,3 +138,21 @@ TEST(Attack4, VectorDecidedByTheTripParameter) {
              a4Release("M % 64 != 5 or N % 64 != 7 or K % 64 != 9 or k != 4", false), "sync.arrival-underflow",
              a4Release("M % 64 != 5 or N % 64 != 7 or K % 64 != 9 or k != 4", true));
 }
+
+// The two forms round two left (helper attack5, session 29).
+// A product of steps of one knob each in a loop bound: the consumers run
+// one iteration more at M % 128 >= 64 and N % 128 >= 64 together.
+TEST(Attack4, LoopBoundProductOfSteps) {
+  const std::string bound = "k_tiles + (M % 128) // 64 * ((N % 128) // 64)";
+  expectPair(bound, a4Loops(bound, false), "sync.arrival-underflow", a4Loops(bound, true));
+}
+
+// A comparison of the loop variable with a knob inside an operand (`k == M
+// % 512 + 3`) times another knob's outcome (`N > 77`): the release moves a
+// slot ahead at iteration M % 512 + 3 once N > 77, which shows only a lap
+// past that flip with N > 77 together.
+TEST(Attack4, OperandComparisonOfLoopAndKnob) {
+  const std::string iter = "lm.arrive(empty, iter=k + (k == M % 512 + 3) * (N > 77))";
+  const checks::CheckResult r = checkText(edited(a4Ring(), {{"lm.arrive(empty, iter=k)", iter}}));
+  EXPECT_TRUE(r.hasErrors()) << iter << ": the broken form exits 0\n" << describe(r);
+}
