@@ -156,3 +156,22 @@ TEST(Attack4, OperandComparisonOfLoopAndKnob) {
   const checks::CheckResult r = checkText(edited(a4Ring(), {{"lm.arrive(empty, iter=k)", iter}}));
   EXPECT_TRUE(r.hasErrors()) << iter << ": the broken form exits 0\n" << describe(r);
 }
+
+// Further forms of the two (helper attack5, session 29), each exiting 0 on
+// main: steps of a block index, a min of steps, three steps in a loop
+// bound; an operand's flip past the ring (`k > M % 300 + 200`: the lap
+// must reach iteration 201 with N > 77), and a wait a lap early at `k == M
+// % 64 + 7` once N % 100 == 33.
+TEST(Attack4, MoreLoopAndKnobForms) {
+  for (const char* bound : {"k_tiles + (lm.block_idx(0) % 4 // 3) * ((N % 128) // 64)",
+                            "k_tiles + min((M % 128) // 64, (N % 128) // 64)",
+                            "k_tiles + (M % 128) // 64 * ((N % 128) // 64) * ((K % 256) // 192)"}) {
+    const checks::CheckResult r = checkText(a4Loops(bound, false));
+    EXPECT_TRUE(r.hasErrors()) << bound << ": the broken form exits 0\n" << describe(r);
+  }
+  for (const auto& [from, to] : Edits{{"lm.arrive(empty, iter=k)", "lm.arrive(empty, iter=k + (k > M % 300 + 200) * (N > 77))"},
+                                      {"lm.wait(full, iter=k)", "lm.wait(full, iter=k - 2 * (k == M % 64 + 7) * (N % 100 == 33))"}}) {
+    const checks::CheckResult r = checkText(edited(a4Ring(), {{from, to}}));
+    EXPECT_TRUE(r.hasErrors()) << to << ": the broken form exits 0\n" << describe(r);
+  }
+}
