@@ -545,8 +545,8 @@ class GoalCollector {
   // bug that needs two of them true together exited 0 (helper attack4,
   // session 27).
   // Steps of one knob (stepAtoms) too; in a loop bound only those that
-  // samples of their knob take to 0 and away from it (`(M % 128) // 64`,
-  // `M // 1000`), not a tile count that stays positive (`lm.cdiv(M, 128)`
+  // some sample of their knob takes to 0 (`(M % 128) // 64`, `M //
+  // 1000`), not a tile count that stays positive (`lm.cdiv(M, 128)`
   // in a persistent loop's lm.cdiv(max(tiles - lm.block_idx(0), 0),
   // lm.grid_dim(0)): every step of a loop bound as an outcome cost the
   // bounded check its wall clock on such loops, helper attack4, session
@@ -594,18 +594,19 @@ class GoalCollector {
       if (!a) continue;
       const size_t n = knobsOf(*a).size();
       if (n == 1 && !dependsOnLoops(*a) && !affine(*a) && !isComparison(a->kind) &&
-          !encoder::trip::isTruthValue(a->kind) && (where == Steps::InOperand || zeroedBySamples(*a))) {
+          !encoder::trip::isTruthValue(a->kind) && (where == Steps::InOperand || zeroAtSomeSample(*a))) {
         addInnerAtom(ir::makeExpr(ExprKind::Ne, {a, ir::makeConst(0)}));
       } else if (n >= 2) {
         stepAtoms(a, where);
       }
     }
   }
-  // Whether a part that reads one knob is 0 at some of its samples and not
-  // at others: the knob at 1..64 (a block index from 0), 4099, and the
-  // part's positive constants and their quotients +-1, where the lm.assume
-  // facts that read this knob alone hold.
-  bool zeroedBySamples(const ir::Expr& part) const {
+  // Whether a part that reads one knob is 0 at some of its samples: the
+  // knob at 1..64 (a block index from 0), 4099, and the part's positive
+  // constants and their quotients +-1, where the lm.assume facts that read
+  // this knob alone hold. (A part that is 0 at every sample may be non-zero
+  // elsewhere, `(7 * M) % 1000 // 999` at M = 857: Z3 finds that vector.)
+  bool zeroAtSomeSample(const ir::Expr& part) const {
     const auto [kind, index] = *knobsOf(part).begin();
     std::set<int64_t> ks, samples{4099};
     constantsOf(part, ks);
@@ -617,7 +618,6 @@ class GoalCollector {
     for (int64_t k : ks)
       for (int64_t d : {-1, 0, 1})
         if (k + d > 0) samples.insert(k + d);
-    bool zero = false, other = false;
     for (int64_t v : samples) {
       ir::EvalEnv env;
       if (kind == static_cast<int>(ExprKind::Param)) env.params[index] = v;
@@ -625,9 +625,7 @@ class GoalCollector {
       else env.grid_dim[index] = v;
       if (kind == static_cast<int>(ExprKind::Param) && !assumedAlone(index, env)) continue;
       auto x = ir::evaluate(part, env);
-      if (!x) continue;
-      (*x == 0 ? zero : other) = true;
-      if (zero && other) return true;
+      if (x && *x == 0) return true;
     }
     return false;
   }

@@ -158,14 +158,17 @@ TEST(Attack4, OperandComparisonOfLoopAndKnob) {
 }
 
 // Further forms of the two (helper attack5, session 29), each exiting 0 on
-// main: steps of a block index, a min of steps, three steps in a loop
-// bound; an operand's flip past the ring (`k > M % 300 + 200`: the lap
-// must reach iteration 201 with N > 77), and a wait a lap early at `k == M
-// % 64 + 7` once N % 100 == 33.
+// main: in a loop bound, steps of a block index, a min of steps, three
+// steps, and a step that no sample of its knob makes non-zero; an operand's
+// flip past the ring (`k > M % 300 + 200`: the lap must reach iteration
+// 201 with N > 77), and a wait a lap early at `k == M % 64 + 7` once N %
+// 100 == 33.
 TEST(Attack4, MoreLoopAndKnobForms) {
   for (const char* bound : {"k_tiles + (lm.block_idx(0) % 4 // 3) * ((N % 128) // 64)",
                             "k_tiles + min((M % 128) // 64, (N % 128) // 64)",
-                            "k_tiles + (M % 128) // 64 * ((N % 128) // 64) * ((K % 256) // 192)"}) {
+                            "k_tiles + (M % 128) // 64 * ((N % 128) // 64) * ((K % 256) // 192)",
+                            // 0 at every sample of M, 1 at M = 857
+                            "k_tiles + ((7 * M) % 1000) // 999 * ((N % 128) // 64)"}) {
     const checks::CheckResult r = checkText(a4Loops(bound, false));
     EXPECT_TRUE(r.hasErrors()) << bound << ": the broken form exits 0\n" << describe(r);
   }
