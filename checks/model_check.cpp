@@ -1751,7 +1751,7 @@ class BindingSearch {
     }
     return last_flips_[key] = last;
   }
-  std::vector<Lap> laps(const Binding& base) const {
+  std::vector<Lap> lapsFrom(const Binding& base) const {
     std::vector<Lap> out;
     for (const Goal& g : goals_)
       if (g.trip && !dependsOnLoops(*g.expr)) {
@@ -1777,7 +1777,7 @@ class BindingSearch {
   }
   void lappedCombinations(const Binding& base, std::vector<Binding>& out) {
     if (outcomes_.empty()) return;
-    const std::vector<Lap> laps = this->laps(base);
+    const std::vector<Lap> laps = lapsFrom(base);
     if (laps.empty()) return;
     auto lapped = [&](const Binding& b) {
       return std::all_of(laps.begin(), laps.end(), [&](const Lap& l) {
