@@ -116,8 +116,7 @@ TEST(Attack4, LoopGuardReadsTwoKnobs) {
 
 // Products of steps of one knob each.
 TEST(Attack4, ProductOfSteps) {
-  // (a product of steps in a loop bound, `k_tiles + (M % 128) // 64 * ((N %
-  // 128) // 64)` for the consumers, still exits 0: docs/known-limits.md)
+  // (a product of steps in a loop bound: LoopBoundProductOfSteps)
   const std::string slot = "(lm.instance() + (M % 128) // 64 * ((N % 256) // 128)) % 2";
   expectPair(slot, a4Staging(slot, false), "sync.race", a4Staging(slot, true));
   expectPair("init=(k == min(1, max(0, M - 1000)) * min(1, max(0, N - 2000)))",
