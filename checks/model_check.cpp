@@ -193,7 +193,7 @@ class GoalCollector {
         note(st.lo);
         note(st.hi);
         note(st.step);
-        for (const ExprPtr& e : {st.lo, st.hi, st.step}) innerAtoms(e, false);
+        for (const ExprPtr& e : {st.lo, st.hi, st.step}) innerAtoms(e, Steps::InBound);
         // A start that is not affine (`lm.range(T % 4, K)`) moves the loop
         // variable's values, which ops read, as an operand does.
         if (st.lo && !affine(*st.lo)) operand(st.lo);
@@ -561,10 +561,16 @@ class GoalCollector {
   // Without them each such comparison moved one parameter at a time, and a
   // bug that needs two of them true together exited 0 (helper attack4,
   // session 27).
-  // `steps`: also stepAtoms (not in loop bounds: a persistent tile count
-  // lm.cdiv(max(tiles - lm.block_idx(0), 0), lm.grid_dim(0)) gave outcomes
-  // whose combinations cost the bounded check its wall clock).
-  void innerAtoms(const ExprPtr& e, bool steps = true) {
+  // Steps of one knob (stepAtoms) too; in a loop bound only those that
+  // some sample of their knob takes to 0 (`(M % 128) // 64`, `M //
+  // 1000`), not a tile count that stays positive (`lm.cdiv(M, 128)`
+  // in a persistent loop's lm.cdiv(max(tiles - lm.block_idx(0), 0),
+  // lm.grid_dim(0)): every step of a loop bound as an outcome cost the
+  // bounded check its wall clock on such loops, helper attack4, session
+  // 27; a product of steps in a bound exited 0 without them until helper
+  // attack5, session 29).
+  enum class Steps { InOperand, InBound };
+  void innerAtoms(const ExprPtr& e, Steps where = Steps::InOperand) {
     if (!e) return;
     if (isComparison(e->kind)) {
       if (ir::exprUses(*e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim}) && !dependsOnLoops(*e)) {
@@ -572,8 +578,8 @@ class GoalCollector {
         return;
       }
     }
-    if (steps && knobsOf(*e).size() >= 2) stepAtoms(e);
-    for (const ExprPtr& a : e->args) innerAtoms(a, steps);
+    if (knobsOf(*e).size() >= 2) stepAtoms(e, where);
+    for (const ExprPtr& a : e->args) innerAtoms(a, where);
   }
   // Once per instance where it reads lm.instance(); structurally equal ones once.
   void addInnerAtom(const ExprPtr& e) {
@@ -600,26 +606,69 @@ class GoalCollector {
   // knob and no loop variable is an outcome as `part != 0`: a product of
   // two steps moves only where both are non-zero, which samples that move
   // one knob at a time never reach (helper attack4, session 27).
-  void stepAtoms(const ExprPtr& e) {
+  void stepAtoms(const ExprPtr& e, Steps where) {
     for (const ExprPtr& a : e->args) {
       if (!a) continue;
       const size_t n = knobsOf(*a).size();
-      if (n == 1 && !dependsOnLoops(*a) && !affine(*a) && !isComparison(a->kind) && !encoder::trip::isTruthValue(a->kind)) {
+      if (n == 1 && !dependsOnLoops(*a) && !affine(*a) && !isComparison(a->kind) &&
+          !encoder::trip::isTruthValue(a->kind) && (where == Steps::InOperand || zeroAtSomeSample(*a))) {
         addInnerAtom(ir::makeExpr(ExprKind::Ne, {a, ir::makeConst(0)}));
       } else if (n >= 2) {
-        stepAtoms(a);
+        stepAtoms(a, where);
       }
     }
   }
-  // A comparison of a symbolic loop's variable with constants inside an
-  // operand (`iter=k - 2 - 2 * (k == 5) * (N > 4096)`) changes the op at
-  // the iterations where it flips, as a guard on the loop variable does:
-  // the trip count takes the values around its flips (flipGoals).
+  // Whether a part that reads one knob is 0 at some of its samples: the
+  // knob at 1..64 (a block index from 0), 4099, and the part's positive
+  // constants and their quotients +-1, where the lm.assume facts that read
+  // this knob alone hold. (A part that is 0 at every sample may be non-zero
+  // elsewhere, `(7 * M) % 1000 // 999` at M = 857: Z3 finds that vector.)
+  bool zeroAtSomeSample(const ir::Expr& part) const {
+    const auto [kind, index] = *knobsOf(part).begin();
+    std::set<int64_t> ks, samples{4099};
+    constantsOf(part, ks);
+    for (int64_t v = kind == static_cast<int>(ExprKind::BlockIdx) ? 0 : 1; v <= 64; ++v) samples.insert(v);
+    for (int64_t k : ks)
+      for (int64_t q : ks)
+        for (int64_t d : {-1, 0, 1})
+          if (q != 0 && k / q + d > 0) samples.insert(k / q + d);
+    for (int64_t k : ks)
+      for (int64_t d : {-1, 0, 1})
+        if (k + d > 0) samples.insert(k + d);
+    for (int64_t v : samples) {
+      ir::EvalEnv env;
+      if (kind == static_cast<int>(ExprKind::Param)) env.params[index] = v;
+      else if (kind == static_cast<int>(ExprKind::BlockIdx)) env.block_idx[index] = v, env.grid_dim[index] = v + 1;
+      else env.grid_dim[index] = v;
+      if (kind == static_cast<int>(ExprKind::Param) && !assumedAlone(index, env)) continue;
+      auto x = ir::evaluate(part, env);
+      if (x && *x == 0) return true;
+    }
+    return false;
+  }
+  // The lm.assume facts that read parameter p and no other knob hold in env.
+  bool assumedAlone(int p, const ir::EvalEnv& env) const {
+    for (const auto& a : s_.assumes) {
+      if (!a.cond || knobsOf(*a.cond) != std::set<std::pair<int, int>>{{static_cast<int>(ExprKind::Param), p}}) continue;
+      auto v = ir::evaluate(*a.cond, env);
+      if (!v || *v == 0) return false;
+    }
+    return true;
+  }
+  // A comparison of a symbolic loop's variable inside an operand changes
+  // the op at the iterations where it flips, as a guard on the loop
+  // variable does: with constants (`iter=k - 2 - 2 * (k == 5) * (N >
+  // 4096)`) the trip count takes the values around its flips (flipGoals);
+  // with knobs too (`iter=k + (k == M % 512 + 3) * (N > 77)`) the flip is
+  // placed jointly with the trip count (comparisonGoals), and a vector of
+  // outcomes runs its lap past it (BindingSearch::lappedCombinations;
+  // before helper attack5, session 29, only the operand's samples placed
+  // it, and that release exited 0).
   void operandFlips(const ExprPtr& e, const ir::SourceRange& where) {
     if (!e || !dependsOnLoops(*e)) return;
     if (isComparison(e->kind)) {
       for (const auto& [var, loop] : symbolic_vars_)
-        if (ir::dependsOnLoopVar(*e, var) && readsOnly(*e, var)) flipGoals(*e, var, loop, where);
+        if (ir::dependsOnLoopVar(*e, var)) loopGuardPart(*e, var, loop, where);
       return;
     }
     for (const ExprPtr& a : e->args) operandFlips(a, where);
@@ -860,6 +909,7 @@ class BindingSearch {
   std::set<std::string> unplaced_;
   std::string combinations_left_;
   size_t combinations_added_ = 0;
+  std::map<std::vector<int64_t>, int64_t> last_flips_;  // see lastFlip
 
   // In a modelled cluster the binding's block index names the cluster
   // (encoder/system.cpp): the goals are valued as its rank-0 CTA sees them,
@@ -1672,9 +1722,54 @@ class BindingSearch {
   // 0`) hangs the producer only on its second lap; its vector was run at K
   // = 1 alone and exited 0 (helper attack3, session 26). At most
   // kMaxCombinations added.
-  void lappedCombinations(const Binding& base, std::vector<Binding>& out) {
-    if (outcomes_.empty()) return;
-    std::vector<std::pair<const Goal*, int64_t>> laps;  // a trip count and its lap target
+  // A trip count, its lap target at the base, the least trip count, and
+  // the flips of guards and operands on its loop's variable that its
+  // parameters do not move (`k == M % 512 + 3` beside lm.cdiv(K, 64)).
+  struct Lap {
+    const Goal* goal;
+    int64_t target, least;
+    std::vector<const FlipGoal*> flips;
+  };
+  // The lap target at b: past the last iteration (up to kMaxLap past the
+  // least) at which one of the lap's flips changes its outcome at b, by
+  // 2S+1 (where the flip moves the ring, a lap of the deepest ring past
+  // it), and at least the base's target.
+  int64_t lapTarget(const Lap& l, const Binding& b) {
+    int64_t target = l.target;
+    for (const FlipGoal* f : l.flips)
+      if (const int64_t last = lastFlip(*f, b, l.least + kMaxLap - 2 * max_stages_ - 1); last > 0)
+        target = std::max(target, last + 2 * max_stages_ + 1);
+    return target;
+  }
+  // The last iteration i in [1, upto] whose outcome differs from i - 1's
+  // (any instance), 0 for none; memoized on the knobs the flip reads.
+  int64_t lastFlip(const FlipGoal& f, const Binding& b, int64_t upto) {
+    ir::EvalEnv e = env(b);
+    std::vector<int64_t> key{static_cast<int64_t>(reinterpret_cast<uintptr_t>(&f)), upto};
+    for (int p : ints_)
+      if (dependsOnParam(*f.cond, p) || dependsOnParam(*f.lo, p) || dependsOnParam(*f.step, p))
+        key.push_back(b.params.count(p) ? b.params.at(p) : 0);
+    for (int d = 0; d < 3; ++d) key.insert(key.end(), {ctaIdx(b, d), gridOf(b, d)});
+    if (auto it = last_flips_.find(key); it != last_flips_.end()) return it->second;
+    auto lo = ir::evaluate(*f.lo, e), step = ir::evaluate(*f.step, e);
+    const int instances = ir::exprUses(*f.cond, {ExprKind::Instance}) ? kGuardInstances : 1;
+    int64_t last = 0;
+    std::optional<uint32_t> before;
+    for (int64_t i = 0; lo && step && i <= upto; ++i) {
+      e.loop_vars[f.var] = *lo + *step * i;
+      uint32_t bits = 0;
+      for (int n = 0; n < instances; ++n) {
+        e.instance = n;
+        auto x = ir::evaluate(*f.cond, e);
+        if (x && *x != 0) bits |= 1u << n;
+      }
+      if (before && *before != bits) last = i;
+      before = bits;
+    }
+    return last_flips_[key] = last;
+  }
+  std::vector<Lap> lapsFrom(const Binding& base) const {
+    std::vector<Lap> out;
     for (const Goal& g : goals_)
       if (g.trip && !dependsOnLoops(*g.expr)) {
         auto t0 = value(base, *g.expr);
@@ -1686,13 +1781,25 @@ class BindingSearch {
         int64_t target = least + 2 * max_stages_ + 1;
         for (int64_t x : g.values)
           if (x > target && x <= least + kMaxLap) target = x;
-        laps.push_back({&g, target});
+        Lap l{&g, target, least, {}};
+        for (const FlipGoal& f : flips_)
+          if (ir::sameExpr(*f.trip, *g.expr) && std::none_of(ints_.begin(), ints_.end(), [&](int p) {
+                return dependsOnParam(*g.expr, p) &&
+                       (dependsOnParam(*f.cond, p) || dependsOnParam(*f.lo, p) || dependsOnParam(*f.step, p));
+              }))
+            l.flips.push_back(&f);
+        out.push_back(std::move(l));
       }
+    return out;
+  }
+  void lappedCombinations(const Binding& base, std::vector<Binding>& out) {
+    if (outcomes_.empty()) return;
+    const std::vector<Lap> laps = lapsFrom(base);
     if (laps.empty()) return;
     auto lapped = [&](const Binding& b) {
-      return std::all_of(laps.begin(), laps.end(), [&](const auto& l) {
-        auto x = value(b, *l.first->expr);
-        return x && *x >= l.second;
+      return std::all_of(laps.begin(), laps.end(), [&](const Lap& l) {
+        auto x = value(b, *l.goal->expr);
+        return x && *x >= l.target && *x >= lapTarget(l, b);
       });
     };
     std::set<std::vector<bool>> have;
@@ -1704,7 +1811,9 @@ class BindingSearch {
       auto v = vectorOf(b);
       if (!v || have.count(*v)) continue;
       Binding t = b;
-      for (const auto& [g, target] : laps) {
+      for (const Lap& l : laps) {
+        const Goal* g = l.goal;
+        const int64_t target = lapTarget(l, t);
         auto now = value(t, *g->expr);
         if (now && *now >= target) continue;
         for (int p : ints_)
@@ -1725,10 +1834,11 @@ class BindingSearch {
         // leaves sm100_splitk_partials' loops idle -- and found none the
         // scan does not: helper attack4re, session 28.)
         std::optional<Binding> scanned;
-        for (const auto& [g, target] : laps) {
+        for (const Lap& l : laps) {
+          const Goal* g = l.goal;
           for (int p : ints_) {
             if (scanned || !dependsOnParam(*g->expr, p)) continue;
-            auto x0 = find(t, p, *g->expr, target);
+            auto x0 = find(t, p, *g->expr, lapTarget(l, t));
             if (!x0) continue;
             for (int64_t d = 0; d < kLapScan && !scanned; ++d) {
               Binding u = t;

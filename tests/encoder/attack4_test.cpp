@@ -116,8 +116,7 @@ TEST(Attack4, LoopGuardReadsTwoKnobs) {
 
 // Products of steps of one knob each.
 TEST(Attack4, ProductOfSteps) {
-  // (a product of steps in a loop bound, `k_tiles + (M % 128) // 64 * ((N %
-  // 128) // 64)` for the consumers, still exits 0: docs/known-limits.md)
+  // (a product of steps in a loop bound: LoopBoundProductOfSteps)
   const std::string slot = "(lm.instance() + (M % 128) // 64 * ((N % 256) // 128)) % 2";
   expectPair(slot, a4Staging(slot, false), "sync.race", a4Staging(slot, true));
   expectPair("init=(k == min(1, max(0, M - 1000)) * min(1, max(0, N - 2000)))",
@@ -137,4 +136,44 @@ TEST(Attack4, VectorDecidedByTheTripParameter) {
   expectPair("M % 64 == 5, N % 64 == 7, K % 64 == 9 skip the release at k == 4",
              a4Release("M % 64 != 5 or N % 64 != 7 or K % 64 != 9 or k != 4", false), "sync.arrival-underflow",
              a4Release("M % 64 != 5 or N % 64 != 7 or K % 64 != 9 or k != 4", true));
+}
+
+// The two forms round two left (helper attack5, session 29).
+// A product of steps of one knob each in a loop bound: the consumers run
+// one iteration more at M % 128 >= 64 and N % 128 >= 64 together.
+TEST(Attack4, LoopBoundProductOfSteps) {
+  const std::string bound = "k_tiles + (M % 128) // 64 * ((N % 128) // 64)";
+  expectPair(bound, a4Loops(bound, false), "sync.arrival-underflow", a4Loops(bound, true));
+}
+
+// A comparison of the loop variable with a knob inside an operand (`k == M
+// % 512 + 3`) times another knob's outcome (`N > 77`): the release moves a
+// slot ahead at iteration M % 512 + 3 once N > 77, which shows only a lap
+// past that flip with N > 77 together.
+TEST(Attack4, OperandComparisonOfLoopAndKnob) {
+  const std::string iter = "lm.arrive(empty, iter=k + (k == M % 512 + 3) * (N > 77))";
+  const checks::CheckResult r = checkText(edited(a4Ring(), {{"lm.arrive(empty, iter=k)", iter}}));
+  EXPECT_TRUE(r.hasErrors()) << iter << ": the broken form exits 0\n" << describe(r);
+}
+
+// Further forms of the two (helper attack5, session 29), each exiting 0 on
+// main: in a loop bound, steps of a block index, a min of steps, three
+// steps, and a step that no sample of its knob makes non-zero; an operand's
+// flip past the ring (`k > M % 300 + 200`: the lap must reach iteration
+// 201 with N > 77), and a wait a lap early at `k == M % 64 + 7` once N %
+// 100 == 33.
+TEST(Attack4, MoreLoopAndKnobForms) {
+  for (const char* bound : {"k_tiles + (lm.block_idx(0) % 4 // 3) * ((N % 128) // 64)",
+                            "k_tiles + min((M % 128) // 64, (N % 128) // 64)",
+                            "k_tiles + (M % 128) // 64 * ((N % 128) // 64) * ((K % 256) // 192)",
+                            // 0 at every sample of M, 1 at M = 857
+                            "k_tiles + ((7 * M) % 1000) // 999 * ((N % 128) // 64)"}) {
+    const checks::CheckResult r = checkText(a4Loops(bound, false));
+    EXPECT_TRUE(r.hasErrors()) << bound << ": the broken form exits 0\n" << describe(r);
+  }
+  for (const auto& [from, to] : Edits{{"lm.arrive(empty, iter=k)", "lm.arrive(empty, iter=k + (k > M % 300 + 200) * (N > 77))"},
+                                      {"lm.wait(full, iter=k)", "lm.wait(full, iter=k - 2 * (k == M % 64 + 7) * (N % 100 == 33))"}}) {
+    const checks::CheckResult r = checkText(edited(a4Ring(), {{from, to}}));
+    EXPECT_TRUE(r.hasErrors()) << to << ": the broken form exits 0\n" << describe(r);
+  }
 }
