@@ -3803,6 +3803,7 @@ struct PGrid {
   // text is pre_text[0][p][t][x] (from the grid whose tiles start at x),
   // the ring-evaluated fields its only difference (presByRingStart).
   std::vector<char> pre_moves, pre_x;
+  std::string pre_moving;  // the first such operation, as gridCounts refused it before (for a message)
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> pre_text;  // (PartTexts)
   // One tail for those copies (merge_tails, a process that skips tiles;
   // docs/z3.md "One tail for the parts after the K loop"): copy x holds the
@@ -4078,8 +4079,12 @@ void gridCounts(PGrid& g) {
       // a part before the K loop that moves with the ring reads the ring
       // start (presByRingStart decides; without it, refused as before)
       bool pre_moves = false;
-      for (int pc = sh.tile_start[t]; pc < sh.head[t][0] && !pre_moves; ++pc)
+      for (int pc = sh.tile_start[t]; pc < sh.head[t][0] && !pre_moves; ++pc) {
         pre_moves = !unmoved(g.ring, ring_text, prog[pc]);
+        if (pre_moves && g.pre_moving.empty())
+          g.pre_moving = fmt::format("{} at the tile loop before the K loop of {} moves with the ring period",
+                                     opText(*sys.schedule, *prog[pc].stmt), sys.procs[p].name);
+      }
       if (pre_moves) g.pre_moves[p] = 1;
       // a part after the K loop that moves with the ring reads the ring end
       // (postsByRingEnd decides; without it, refused as before). Its
@@ -6421,6 +6426,13 @@ std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& t
   return out;
 }
 
+// Does some statement of a tile loop's body before its K loop read the
+// tile's ring start `t * E_B`?
+bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl) {
+  const std::set<const ir::Expr*> pre = preLoopExprs(s, tl);
+  return std::any_of(pre.begin(), pre.end(), [&](const ir::Expr* e) { return isTileProduct(*e, tl); });
+}
+
 // Beyond the window: every expression evaluated inside the tile loops is a
 // function of t and of g = G + k (G: the tile's ring start, `t * E_B`),
 // proved as e(G + 1, k - 1) == e(G, k) for k >= 1; it moves by the same
@@ -7955,6 +7967,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   } else {
     gridCounts(g);
     if (std::any_of(g.pre_moves.begin(), g.pre_moves.end(), [](char m) { return m; })) {
+      // (a part that moves for another reason than reading the ring start,
+      // a stage-named write's generation: refused as before)
+      if (!readsRingStartBeforeK(s, tl)) throw Fail(g.pre_moving);
       if (!uses.empty())
         throw Fail("the schedule reads the tile count and the tile's ring start inside the tile loop (not covered by "
                    "the persistent-kernel proof yet)");
