@@ -3897,6 +3897,15 @@ struct PGrid {
   // only difference (checked in postsByRingEnd).
   std::vector<char> post_moves, post_x;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_text;  // (PartTexts)
+  // Parts before the K loop that read the tile's ring start (a per-tile
+  // prologue loading `t * K + li`, docs/z3.md "A per-tile prologue that
+  // moves with the ring"): pre_moves[p], such a part of p moves with the
+  // ring (gridCounts); pre_x[p], p gets a copy of it per ring start x whose
+  // text is pre_text[0][p][t][x] (from the grid whose tiles start at x),
+  // the ring-evaluated fields its only difference (presByRingStart).
+  std::vector<char> pre_moves, pre_x;
+  std::string pre_moving;  // the first such operation, as gridCounts refused it before (for a message)
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> pre_text;  // (PartTexts)
   // One tail for those copies (merge_tails, a process that skips tiles;
   // docs/z3.md "One tail for the parts after the K loop"): copy x holds the
   // part up to its last instruction that differs between the copies, then
@@ -4068,6 +4077,7 @@ void gridCounts(PGrid& g) {
   const System& sys = g.grid;
   const size_t P = sys.procs.size();
   if (g.post_moves.size() != P) g.post_moves.assign(P, 0);
+  if (g.pre_moves.size() != P) g.pre_moves.assign(P, 0);
   g.ring_commits.assign(P, 0);
   g.tile_commits.assign(P, 0);
   std::map<int, int64_t> ring_warps, tile_warps;
@@ -4167,7 +4177,16 @@ void gridCounts(PGrid& g) {
     }
     still(sh.tile_start[g.Wt], sh.end, g.ring, ring_text, "the exit path");
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
-      still(sh.tile_start[t], sh.head[t][0], g.ring, ring_text, "the tile loop before the K loop");
+      // a part before the K loop that moves with the ring reads the ring
+      // start (presByRingStart decides; without it, refused as before)
+      bool pre_moves = false;
+      for (int pc = sh.tile_start[t]; pc < sh.head[t][0] && !pre_moves; ++pc) {
+        pre_moves = !unmoved(g.ring, ring_text, prog[pc]);
+        if (pre_moves && g.pre_moving.empty())
+          g.pre_moving = fmt::format("{} at the tile loop before the K loop of {} moves with the ring period",
+                                     opText(*sys.schedule, *prog[pc].stmt), sys.procs[p].name);
+      }
+      if (pre_moves) g.pre_moves[p] = 1;
       // a part after the K loop that moves with the ring reads the ring end
       // (postsByRingEnd decides; without it, refused as before). Its
       // named-barrier operations are read as the part before the K loop's
@@ -4400,8 +4419,13 @@ void layOutPersistent(PGrid& g) {
         for (int64_t x = 0; x <= (by_x ? Wg : last_x); ++x) {
           const int a = sh.tile_start[t], b = sh.head[t][0];
           if (!skips) {
-            const int at = append(a, b, PcPos::Pre, t, x, tiles_c[t] + body_c[x]);
-            g.pre_at[lp][t][x] = range(at, at + (b - a));
+            // (a part that reads the ring start: its copy per ring start, presByRingStart)
+            const bool pre_by_x = !g.pre_x.empty() && g.pre_x[p];
+            const std::vector<Instr>* text = pre_by_x ? &g.pre_text[0][p][t][x] : nullptr;
+            const int n = text ? static_cast<int>(text->size()) : b - a;
+            const int at = text ? appendFrom(*text, 0, n, PcPos::Pre, t, x, tiles_c[t] + body_c[x])
+                                : append(a, b, PcPos::Pre, t, x, tiles_c[t] + body_c[x]);
+            g.pre_at[lp][t][x] = range(at, at + n);
           }
           const int64_t base = tiles_c[t] + pre_c[t] + body_c[x];
           int at2;
@@ -4529,7 +4553,8 @@ void layOutPersistent(PGrid& g) {
         r.x = static_cast<int16_t>(q.x - g.Pg);
         ring[i] = startOf(r) + off;
       }
-      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done) {
+      const bool pre_by_x = q.region == PcPos::Pre && !g.pre_x.empty() && g.pre_x[p];
+      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done && !pre_by_x) {
         // the text does not depend on x (x = -1: one copy, no ring position)
         r.x = static_cast<int16_t>(q.x < 0 ? q.x : std::max<int64_t>(0, q.x - g.Pg));
         ref[i] = startOf(r) + off;
@@ -4591,6 +4616,28 @@ void layOutPersistent(PGrid& g) {
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
                                      g.grid.procs[p].name, g.Pg));
           }
+    // the copies per ring start (presByRingStart): copy x is copy x - Pg
+    // one ring period on, the copy of tile t the one of tile t - Pt one
+    // tile period on (the shifts map them so), with the grid's deltas
+    if (!g.pre_x.empty() && g.pre_x[p])
+      for (int64_t t = sh.first; t < Wt; t += sh.step)
+        for (int64_t x = 1; x <= Wg; ++x) {
+          const PGrid::Range& to = g.pre_at[p][t][x];
+          if (x >= g.w0g + g.Pg) {
+            const PGrid::Range& from = g.pre_at[p][t][x - g.Pg];
+            Deltas d = g.ring;
+            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
+              throw Fail(fmt::format("{}'s part before the K loop does not repeat with the ring period {}",
+                                     g.grid.procs[p].name, g.Pg));
+          }
+          if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
+            const PGrid::Range& from = g.pre_at[p][t - g.Pt][x];
+            Deltas d = g.tile;
+            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.tile))
+              throw Fail(fmt::format("{}'s part before the K loop does not repeat with the tile period {}",
+                                     g.grid.procs[p].name, g.Pt));
+          }
+        }
     // the tail of those copies (merge_tails) stays where it is under the
     // ring shift: it must be itself shifted by the ring's deltas (every
     // slot, view and generation it names moves by none)
@@ -5622,6 +5669,7 @@ class PersistentExplorer {
       if (g_.last_shape[i].size() > uq && !sameShape(g_.last_shape[i][up], g_.last_shape[i][uq])) return std::nullopt;
     if (g_.kinds > 1 && !sameShape(g_.kshape[up], g_.kshape[uq])) return std::nullopt;
     if (!sameAt(g_.kinded, up, uq) || !sameAt(g_.post_moves, up, uq) || !sameAt(g_.post_x, up, uq) ||
+        !sameAt(g_.pre_moves, up, uq) || !sameAt(g_.pre_x, up, uq) ||
         !sameAt(g_.first_x, up, uq) || !sameAt(g_.tail_x, up, uq) || !sameAt(g_.ring_pc, up, uq) || !sameAt(g_.tile_pc, up, uq) ||
         !sameAt(g_.ring_ref, up, uq) || !sameAt(g_.commits_before, up, uq) || !sameAt(g_.size, up, uq) ||
         !sameAt(g_.ring_commits, up, uq) || !sameAt(g_.tile_commits, up, uq))
@@ -5750,7 +5798,8 @@ class PersistentExplorer {
             b.first != want || g_.kindsOf(p) != g_.kindsOf(q))
           continue;
         auto flag = [&](const std::vector<char>& v) { return v.empty() || v[p] == v[q]; };
-        if (!flag(g_.first_x) || !flag(g_.tail_x) || !flag(g_.post_x) || !flag(g_.post_moves) || !flag(g_.kinded))
+        if (!flag(g_.first_x) || !flag(g_.tail_x) || !flag(g_.post_x) || !flag(g_.post_moves) || !flag(g_.pre_x) ||
+            !flag(g_.pre_moves) || !flag(g_.kinded))
           continue;
         if (hs.perm[p] >= 0) return no(3);  // two candidates
         hs.perm[p] = q;
@@ -6451,6 +6500,42 @@ void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const 
   for (const ir::RoleBody& body : s.bodies) walk(body.body, false, -1);
 }
 
+// Every sub-expression of the statements of a tile loop's body before its
+// K loop (its part before the K loop, as the schedule writes it).
+std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl) {
+  std::set<const ir::Expr*> out;
+  std::function<void(const ir::Expr&)> all = [&](const ir::Expr& e) {
+    out.insert(&e);
+    for (const ir::ExprPtr& a : e.args)
+      if (a) all(*a);
+  };
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+    for (const ir::Stmt& st : b) {
+      if (st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var)) {
+        auto k = std::find_if(st.body.begin(), st.body.end(), [&](const ir::Stmt& x) {
+          return x.kind == ir::Stmt::Kind::For && tl.k_vars.count(x.loop_var);
+        });
+        ir::Block pre(st.body.begin(), k);  // (copies share the schedule's expressions)
+        mapExprs(pre, [&](const ir::ExprPtr& e) {
+          if (e) all(*e);
+          return e;
+        });
+      }
+      walk(st.body);
+      walk(st.orelse);
+    }
+  };
+  for (const ir::RoleBody& body : s.bodies) walk(body.body);
+  return out;
+}
+
+// Does some statement of a tile loop's body before its K loop read the
+// tile's ring start `t * E_B`?
+bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl) {
+  const std::set<const ir::Expr*> pre = preLoopExprs(s, tl);
+  return std::any_of(pre.begin(), pre.end(), [&](const ir::Expr* e) { return isTileProduct(*e, tl); });
+}
+
 // Beyond the window: every expression evaluated inside the tile loops is a
 // function of t and of g = G + k (G: the tile's ring start, `t * E_B`),
 // proved as e(G + 1, k - 1) == e(G, k) for k >= 1; it moves by the same
@@ -6468,6 +6553,7 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
   const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 8), X = symbolNode(K::LoopVar, kFreshSymbol + 9);
   const ir::ExprPtr H = symbolNode(K::LoopVar, kFreshSymbol + 12);
   bool reads_end = false;
+  const std::set<const ir::Expr*> pre_exprs = preLoopExprs(s, tl);
   const std::string EB = ir::exprToString(*tl.inner, s);  // E_B as the schedule writes it
   auto plus = [](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
   auto fail = [&](const ir::Expr* e, const std::string& why) {
@@ -6557,8 +6643,20 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
                             EB, EB));
     }
     const bool reads_g = containsExpr(*f, *G);
-    if (ks.size() > 1 || (reads_g && ks.empty() && !bare))
+    if (reads_g && ks.empty() && !bare && pre_exprs.count(use)) {
+      // the tile's ring start G in its part before the K loop (a per-tile
+      // prologue, docs/z3.md "A per-tile prologue that moves with the
+      // ring"): copies per ring start (presByRingStart), moving by the same
+      // amount every ring period of G beyond the window
+      const ir::ExprPtr h = substitute(f, *G, X);
+      if (!affineIn(*h, X->index)) {
+        const BvVerdict r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+        if (r != BvVerdict::Holds)
+          fail(use, fmt::format("does not move by the same amount every {} ring starts ({})", g.Pg, bvVerdictName(r)));
+      }
+    } else if (ks.size() > 1 || (reads_g && ks.empty() && !bare)) {
       fail(use, "reads the tile's ring start outside the K loop");
+    }
     if (!ks.empty()) {
       const ir::ExprPtr k = symbolNode(K::LoopVar, *ks.begin());
       auto at = [&](const ir::ExprPtr& gv, const ir::ExprPtr& kv) { return substitute(substitute(f, *G, gv), *k, kv); };
@@ -7540,6 +7638,210 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   // equals its other iterations keeps body_at, as before)
 }
 
+// Does the statement name its mbarrier slot and phase by iter= (evaluated
+// from the text, so a function of the ring start alone; a stage= without
+// phase= counts the process's earlier operations on the slot instead)?
+bool slotByIter(const Instr& in) { return in.stmt && in.stmt->op.sel.mode == ir::SlotSel::Mode::Iter; }
+
+// `y` (the part before the K loop of a tile that starts at ring position
+// x) is `m` (the grid's, at ring start 0) but for what the builder
+// evaluates from the text at the ring start: the slot and phase of an
+// iter= operation, an access's view index and the bytes and stage/iteration
+// naming that follow from it. Every field the builder derives from what the
+// process ran before (a counted phase, an access's generation, MMA commits,
+// named barriers, register hazards) must be m's.
+bool sameButRingStart(const Instr& y, const Instr& m) {
+  Instr z = y;
+  z.iteration = m.iteration;
+  z.loops = m.loops;
+  if (slotByIter(y) && slotByIter(m) && y.slot >= 0 && m.slot >= 0) {
+    z.slot = m.slot;
+    z.phase = m.phase;
+  }
+  if (z.accesses.size() != m.accesses.size()) return false;
+  for (size_t i = 0; i < z.accesses.size(); ++i) {
+    Access& a = z.accesses[i];
+    const Access& b = m.accesses[i];
+    if (a.view < 0 || a.view != b.view || a.space != b.space || a.gen != b.gen) continue;  // compared below
+    a.index = b.index;
+    a.lo = b.lo;
+    a.hi = b.hi;
+    a.runs = b.runs;
+    a.stride = b.stride;
+    a.stage_like = b.stage_like;
+  }
+  return sameInstr(z, m);
+}
+
+// An mbarrier wait that the builder emits or leaves out by the text at the
+// ring start alone: iter= names its slot and phase, and a wait for a phase
+// below 0 (`lm.wait(empty, iter=t * K + li - 4)` in a ring's first lap) is
+// left out. It has no access, no named barrier and no commit, and its
+// phase is not counted.
+bool ringStartWait(const Instr& in) {
+  return in.kind == InstrKind::Wait && slotByIter(in) && in.accesses.empty() && in.named < 0 && in.slot >= 0;
+}
+
+// Whether an op's view index names stages or iterations is decided over
+// the whole system (encoder/system.cpp markStageLike: stage-like when it
+// never reaches the view's stages). A prologue's load of `t * K + li` stays
+// below the stages in a grid whose tiles start near 0, and passes them in
+// every run with a tile past the ring's first lap. The copies' writes are
+// named as at ring start Wg (past every first lap): an iteration-named
+// write there is iteration-named in every copy. A write's generation is
+// counted the same way either way (its process's earlier writes of the
+// index); only the naming, which sim::staleData reads, changes.
+void namePreWritesAsTheRing(PGrid& g) {
+  for (size_t p = 0; p < g.pre_x.size(); ++p) {
+    if (!g.pre_x[p]) continue;
+    for (int64_t t = g.shape[p].first; t < g.Wt; t += g.shape[p].step) {
+      auto& at = g.pre_text[0][p][t];
+      std::set<std::pair<const ir::Stmt*, int>> by_iteration;  // (statement, view)
+      for (const Instr& in : at[g.Wg])
+        for (const Access& a : in.accesses)
+          if (a.write && a.view >= 0 && !a.stage_like) by_iteration.insert({in.stmt, a.view});
+      for (auto& text : at)
+        for (Instr& in : text)
+          for (Access& a : in.accesses)
+            if (a.write && a.view >= 0 && by_iteration.count({in.stmt, a.view})) a.stage_like = false;
+    }
+  }
+}
+
+// The parts before the K loop per ring start (docs/z3.md "A per-tile
+// prologue that moves with the ring"): a part that moves with the ring
+// (pre_moves, gridCounts: a prologue loading `t * K + li`) reads the tile's
+// ring start. The grid's tiles all start at ring position 0; for every x
+// in 1..Wg the grid whose tiles start at x (`t * E_B` read as x, aligned as
+// the grid was) gives each tile's part as the schedule evaluates it at
+// ring start x. Checked, else unknown:
+//  * it is the grid's part but for the fields evaluated from the text at
+//    the ring start (sameButRingStart) and for waits emitted or left out
+//    by the ring start alone (ringStartWait), so what the builder counts
+//    from the process's history is the grid's, as for a part that does not
+//    move;
+//  * the process's K iterations of that grid (tiles starting at x, every
+//    part before them at x) are the grid's iterations at the same ring
+//    index (the loop values apart), and its parts after the K loop are the
+//    grid's: the waits the copies add or leave out change no field the
+//    builder derives later (a read's generation counts returns after
+//    waits).
+void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                     ProofBudget& budget) {
+  const size_t P = g.grid.procs.size();
+  g.pre_x.assign(P, 0);
+  g.pre_text = emptyTexts(g, g.Wg + 1);
+  auto has = [](const std::vector<char>& v, size_t p) { return p < v.size() && v[p]; };
+  for (size_t p = 0; p < P; ++p)
+    if (g.pre_moves[p] && (g.shape[p].step > 1 || has(g.post_x, p) || has(g.first_x, p) || has(g.tail_x, p)))
+      throw Fail(fmt::format("{}'s part before the K loop moves with the ring period and the process skips tiles or "
+                             "has copies of its part after the K loop or of its first or last K iteration (not "
+                             "covered by the persistent-kernel proof yet)",
+                             g.grid.procs[p].name));
+  const System& main = g.grid;
+  for (int64_t x = 0; x <= g.Wg; ++x) {
+    checkBudget(budget, "building the parts before the K loop per ring start");
+    System at = main;
+    std::vector<TileShape> shapes = g.shape;
+    if (x > 0) {
+      at = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, 1, x);
+      chargeBuild(budget, at);  // (a grid per ring start: charged as built)
+      alignSpacesTo(at, main);
+      shapes.clear();
+      for (const Process& proc : at.procs) shapes.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
+      if (g.counters) alignCountersToTheRing(at, shapes, g.Wt, g.Wg);
+      else alignStageWritesToTheRing(at, shapes, g.Wt, g.Wg);
+    }
+    for (size_t p = 0; p < P; ++p) {
+      if (!g.pre_moves[p]) continue;
+      const TileShape &sh = g.shape[p], &xs = shapes[p];
+      const std::vector<Instr>& mp = main.procs[p].program;
+      const std::vector<Instr>& xp = at.procs[p].program;
+      const std::string& name = main.procs[p].name;
+      for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+        // the part, matched in order; a wait of the ring start alone may be in one only
+        int i = xs.tile_start[t], j = sh.tile_start[t];
+        const int b = xs.head[t][0], mb = sh.head[t][0];
+        while (i < b || j < mb) {
+          if (i < b && j < mb && sameButRingStart(xp[i], mp[j])) {
+            ++i, ++j;
+          } else if (i < b && ringStartWait(xp[i])) {
+            ++i;
+          } else if (j < mb && ringStartWait(mp[j])) {
+            ++j;
+          } else {
+            throw Fail(fmt::format("the part before the K loop of {} at ring start {} differs from the grid's in more "
+                                   "than what the ring start evaluates (not covered by the persistent-kernel proof "
+                                   "yet)",
+                                   name, x));
+          }
+        }
+        g.pre_text[0][p][t][x].assign(xp.begin() + xs.tile_start[t], xp.begin() + b);
+        if (x == 0) continue;
+        for (int64_t k = 0; k + x < g.Wg; ++k) {
+          const int a0 = xs.head[t][k], a1 = xs.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
+          bool same = a1 - a0 == m1 - m0;
+          for (int q = 0; same && q < a1 - a0; ++q) same = sameBesidesLoops(xp[a0 + q], mp[m0 + q]);
+          if (!same)
+            throw Fail(fmt::format("{}'s K iteration at ring index {} differs when its tile starts at ring position "
+                                   "{} (not covered by the persistent-kernel proof yet)",
+                                   name, k + x, x));
+        }
+        bool same = xs.tile_start[t + 1] - xs.head[t][g.Wg] == sh.tile_start[t + 1] - sh.head[t][g.Wg];
+        for (int q = 0; same && xs.head[t][g.Wg] + q < xs.tile_start[t + 1]; ++q)
+          same = sameBesidesLoops(xp[xs.head[t][g.Wg] + q], mp[sh.head[t][g.Wg] + q]);
+        if (!same)
+          throw Fail(fmt::format("{}'s part after the K loop differs when its tile starts at ring position {} (not "
+                                 "covered by the persistent-kernel proof yet)",
+                                 name, x));
+      }
+      g.pre_x[p] = 1;
+    }
+  }
+  namePreWritesAsTheRing(g);
+}
+
+// The least ring start x >= 1 from which every copy of a part before the K
+// loop (pre_x) has the length of the copy at Wg: below it a ring's first
+// lap leaves waits out (ringStartWait), and the ring shift, a pc map,
+// needs copies of one length.
+int64_t preCopiesSteadyFrom(const PGrid& g) {
+  int64_t from = 1;
+  for (size_t p = 0; p < g.pre_x.size(); ++p) {
+    if (!g.pre_x[p]) continue;
+    for (int64_t t = g.shape[p].first; t < g.Wt; t += g.shape[p].step) {
+      const auto& at = g.pre_text[0][p][t];
+      for (int64_t x = g.Wg; x >= 1; --x)
+        if (at[x].size() != at[g.Wg].size()) {
+          from = std::max(from, x + 1);
+          break;
+        }
+    }
+  }
+  return from;
+}
+
+// The grid as checkLapDeltas must see it when parts before the K loop
+// move with the ring (pre_x): every tile's parts at ring starts 1..Wg in place
+// of the grid's (at 0): the grid's left out, the parts at ring starts
+// 1..Wg appended (checkLapDeltas reads the accesses only). The copies at
+// ring start 0 are left out: only tile 0's is entered by a run (a tile has
+// at least one K iteration), and no shift maps it or onto it (its data
+// tags then move only where no read compares them: keptTags).
+System preCopiesGrid(const PGrid& g) {
+  System out = g.grid;
+  for (size_t p = 0; p < g.pre_x.size(); ++p) {
+    if (!g.pre_x[p]) continue;
+    const TileShape& sh = g.shape[p];
+    auto& prog = out.procs[p].program;
+    for (int64_t t = g.Wt - 1; t >= sh.first; --t)
+      if (sh.runs(t)) prog.erase(prog.begin() + sh.tile_start[t], prog.begin() + sh.head[t][0]);
+    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+      for (int64_t x = 1; x <= g.Wg; ++x) prog.insert(prog.end(), g.pre_text[0][p][t][x].begin(), g.pre_text[0][p][t][x].end());
+  }
+  return out;
+}
+
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 // `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c.
@@ -7750,9 +8052,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // Shift tiles one period later than the text allows: async work of the
   // tile before (a TMA store still in flight) can then move with them.
   g.tw += g.Pt;
-  checkLapDeltas(g.grid, g.ring, /*exact=*/true, &g.unmet);
-  checkLapDeltas(g.grid, g.tile, /*exact=*/true, &g.unmet);
   if (kinds) {
+    checkLapDeltas(g.grid, g.ring, /*exact=*/true, &g.unmet);
+    checkLapDeltas(g.grid, g.tile, /*exact=*/true, &g.unmet);
     // each kind's grid: the same counts per period, and what stays put under a shift stays put in both
     checkLapDeltas(g.kgrid, g.ring, /*exact=*/true, &g.unmet);
     checkLapDeltas(g.kgrid, g.tile, /*exact=*/true, &g.unmet);
@@ -7762,8 +8064,30 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     gridCounts(g);
     if (named != std::make_pair(g.ring_named, g.tile_named) || commits != std::make_pair(g.ring_commits, g.tile_commits))
       throw Fail("the two kinds of tile complete named barriers or commit MMA groups differently per period");
+    if (std::any_of(g.pre_moves.begin(), g.pre_moves.end(), [](char m) { return m; }))
+      throw Fail("the part before the K loop moves with the ring period in a tile loop with two kinds of tile (not "
+                 "covered by the persistent-kernel proof yet)");
   } else {
     gridCounts(g);
+    if (std::any_of(g.pre_moves.begin(), g.pre_moves.end(), [](char m) { return m; })) {
+      // (a part that moves for another reason than reading the ring start,
+      // a stage-named write's generation: refused as before)
+      if (!readsRingStartBeforeK(s, tl)) throw Fail(g.pre_moving);
+      if (!uses.empty())
+        throw Fail("the schedule reads the tile count and the tile's ring start inside the tile loop (not covered by "
+                   "the persistent-kernel proof yet)");
+      // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
+      // warm-up starts where the copies have one length (the waits of a
+      // ring's first lap left out below it), and after the copy at ring
+      // start 0, the grid's, which only tile 0 runs (docs/z3.md "A per-tile
+      // prologue that moves with the ring")
+      presByRingStart(g, s, binding, target, tl, budget);
+      g.w0g = std::max(g.w0g, preCopiesSteadyFrom(g));
+      if (g.w0g + 2 * g.Pg + 2 > Wg) throw GridTooSmall{false};
+    }
+    const System checked_grid = preCopiesGrid(g);
+    checkLapDeltas(checked_grid, g.ring, /*exact=*/true, &g.unmet);
+    checkLapDeltas(checked_grid, g.tile, /*exact=*/true, &g.unmet);
   }
   if (g.last_tile) {
     for (const System& l : g.last) {

@@ -21,9 +21,11 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "checks/model_check.h"
 #include "encoder/trip_proof.h"
+#include "ir/source.h"
 #include "prove_util.h"
 #include "test_util.h"
 
@@ -31,10 +33,8 @@ using namespace cake;
 
 namespace trip_prefetch_tail_test {
 
-const char* kPrefetchTail = R"(@cake.schedule(target="sm_90a")
-def prefetch_tail(lm, A: LM.tma2d, K: LM.i32):
-    lm.assume(K >= 4)
-    pool   = lm.smem(65536)
+// The ring's declarations (shared with the persistent forms below).
+const char* kRingDecls = R"(    pool   = lm.smem(65536)
     smem_a = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
     acc    = lm.regs(shape=(128, 128), dtype=lm.f32)
     cons = lm.role(warps=[0, 1, 2, 3])
@@ -42,7 +42,12 @@ def prefetch_tail(lm, A: LM.tma2d, K: LM.i32):
     inp = lm.pipeline(stages=4)
     full  = lm.barrier(prod=[prod], cons=[cons], init_count=1, pipeline=inp)
     empty = lm.barrier(prod=[cons], cons=[prod], init_count=1, pipeline=inp)
-    with prod:
+)";
+
+const std::string kPrefetchTail = R"(@cake.schedule(target="sm_90a")
+def prefetch_tail(lm, A: LM.tma2d, K: LM.i32):
+    lm.assume(K >= 4)
+)" + std::string(kRingDecls) + R"(    with prod:
         for li in lm.range(0, 4):
             lm.wait(empty, iter=li - 4)
             smem_a.tma_load(A, coords=(0, 64 * li), iter=li, barrier=full)
@@ -160,4 +165,157 @@ TEST(TripPrefetchTail, SplitKRangeCoveringValuesReachTwoLaps) {
   const std::string broken =
       cake::testing::replace(tpt::kSplitKRange, "iter=k - k0 - 4)", "iter=k - k0 - 5)");
   EXPECT_TRUE(cake::testing::violatedAt(cake::testing::compile(broken).schedules.at(0), {{"K", 64 * 9}, {"kpc", 9}}));
+}
+
+// The persistent proof and a tile's part before its K loop that reads the
+// tile's ring start (helper tkpro, session 29; docs/z3.md "A per-tile
+// prologue that moves with the ring"): the part gets a copy per ring start,
+// built from the grid whose tiles start there (encoder/trip_proof.cpp
+// presByRingStart). Before, every such part was refused ("t * K - 1 reads
+// the tile's ring start outside the K loop").
+namespace trip_prefetch_tail_test {
+
+// A 4-slot ring between a TMA producer and an MMA consumer, both inside a
+// task loop over n_tasks with the ring global (`t * K + it`): the schedule's
+// head (`name`, its assumptions) and the consumer; the producer in between.
+std::string persistentRing(const std::string& name, const std::string& assumes, const std::string& prod) {
+  return "@cake.schedule(target=\"sm_90a\")\ndef " + name +
+         "(lm, A: LM.tma2d, K: LM.i32, n_tasks: LM.i32):\n" + assumes + "    lm.assume(n_tasks >= 1)\n" + kRingDecls + R"(    with prod:
+        for t in lm.range(0, n_tasks):
+)" + prod + R"(    with cons:
+        for t in lm.range(0, n_tasks):
+            for it in lm.range(0, K):
+                lm.wait(full, iter=t * K + it)
+                lm.mma(acc, smem_a[t * K + it], smem_a[t * K + it], init=True)
+                lm.mma_commit()
+                lm.mma_wait(pending=0)
+                lm.arrive(empty, iter=t * K + it)
+)";
+}
+
+// A producer that, at every tile's start, waits until the consumer released
+// the slot of the tile before's last K iteration (a ring position that moves
+// with the ring: `t * K - 1`), then runs a plain K loop.
+const std::string kTileStartWait = persistentRing("tile_start_wait", "    lm.assume(K >= 1)\n", R"(            lm.wait(empty, iter=t * K - 1)
+            for it in lm.range(0, K):
+                lm.wait(empty, iter=t * K + it - 4)
+                smem_a.tma_load(A, coords=(0, 64 * it), iter=t * K + it, barrier=full)
+)");
+
+// The prefetch-tail producer of kPrefetchTail inside a task loop, as
+// ThunderKittens' lcsf runs it: a prologue per tile loading ring positions
+// t * K + 0..3, then the K loop's refills while it + 4 < K.
+const std::string kPersistentPrologue =
+    persistentRing("prefetch_tail_persistent", "    lm.assume(K >= 4)\n    lm.assume(K % 4 == 0)\n",
+                   R"(            for li in lm.range(0, 4):
+                lm.wait(empty, iter=t * K + li - 4)
+                smem_a.tma_load(A, coords=(0, 64 * li), iter=t * K + li, barrier=full)
+            for it in lm.range(0, K):
+                if it + 4 < K:
+                    lm.wait(empty, iter=t * K + it)
+                    smem_a.tma_load(A, coords=(0, 64 * (it + 4)), iter=t * K + it + 4, barrier=full)
+)");
+
+bool violatedAtKTasks(const std::string& text, int64_t K, int64_t n_tasks) {
+  return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), {{"K", K}, {"n_tasks", n_tasks}});
+}
+
+// `base` with each edit (from, to) is met by the bounded check at some K x
+// n_tasks and not proved.
+using Edits = std::vector<std::pair<std::string, std::string>>;
+void expectEditsMetAndNotProved(const std::string& base, const Edits& edits, std::initializer_list<int64_t> Ks,
+                                std::initializer_list<int64_t> tasks) {
+  for (const auto& [from, to] : edits) {
+    const std::string text = cake::testing::replace(base, from, to);
+    bool met = false;
+    for (int64_t K : Ks)
+      for (int64_t n : tasks) met = met || violatedAtKTasks(text, K, n);
+    EXPECT_TRUE(met) << text;
+    auto r = cake::testing::proveText(text, 4);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << text;
+  }
+}
+
+std::string lcsfFile(const std::string& rel) {
+  std::string err;
+  auto file = ir::readSourceFile(std::string(CAKE_SOURCE_DIR) + "/corpus/" + rel, err);
+  EXPECT_TRUE(file) << err;
+  return file ? std::string(file->text) : std::string();
+}
+
+}  // namespace trip_prefetch_tail_test
+
+TEST(TripPrefetchTail, PersistentTileStartWaitIsProved) {
+  for (int64_t K : {1, 3, 5})
+    for (int64_t n : {1, 2, 3}) EXPECT_FALSE(tpt::violatedAtKTasks(tpt::kTileStartWait, K, n)) << K << " " << n;
+  auto r = cake::testing::proveText(tpt::kTileStartWait, 4);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+}
+
+TEST(TripPrefetchTail, BrokenPersistentTileStartWaitsAreNotProved) {
+  tpt::expectEditsMetAndNotProved(
+      tpt::kTileStartWait,
+      {
+          // the tile start waits for a slot of its own tile: nobody released it yet (a hang)
+          {"lm.wait(empty, iter=t * K - 1)", "lm.wait(empty, iter=t * K + 3)"},
+          // the tile start waits for its own tile's last slot (a hang)
+          {"lm.wait(empty, iter=t * K - 1)", "lm.wait(empty, iter=(t + 1) * K - 1)"},
+          // the refill waits for the release of the slot before the one it
+          // loads into: it overwrites a stage still read (a wait for `it - 3`
+          // would be correct: the consumer releases in order)
+          {"lm.wait(empty, iter=t * K + it - 4)", "lm.wait(empty, iter=t * K + it - 5)"},
+      },
+      {1, 2, 5}, {1, 2, 3});
+}
+
+// The prologue itself now has its copies per ring start; what is left is
+// the K loop's guard `it + 4 < K`, which makes the tile's last four K
+// iterations differ (the persistent proof has a copy of the last one only:
+// docs/z3.md "The last K iteration"). Clean in the bounded check, not
+// proved; its broken forms are met by the bounded check and not proved.
+TEST(TripPrefetchTail, PersistentPrologueIsCheckedAndItsBrokenFormsAreNotProved) {
+  for (int64_t K : {4, 8})
+    for (int64_t n : {1, 2, 3}) EXPECT_FALSE(tpt::violatedAtKTasks(tpt::kPersistentPrologue, K, n)) << K << " " << n;
+  auto r = cake::testing::proveText(tpt::kPersistentPrologue, 4);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.detail.find("differs before a tile's last K iteration"), std::string::npos) << r.detail;
+  tpt::expectEditsMetAndNotProved(
+      tpt::kPersistentPrologue,
+      {
+          // the prologue loads a slot too early: into a stage the tile before still reads
+          {"lm.wait(empty, iter=t * K + li - 4)", "lm.wait(empty, iter=t * K + li - 5)"},
+          // the prologue's wait on the wrong phase (a lap early)
+          {"lm.wait(empty, iter=t * K + li - 4)", "lm.wait(empty, iter=t * K + li - 8)"},
+          // the refill's wait dropped
+          {"                    lm.wait(empty, iter=t * K + it)\n", ""},
+      },
+      {4, 8}, {1, 2, 3});
+}
+
+// ThunderKittens' lcsf (corpus/gemm/sm90_tk_lcsf_finish_alias.cake): the
+// same next obstacle; its broken forms (the corpus twin without the
+// finish_finished wait, the wait on the wrong task, stage 3 loaded before
+// it) are met by the bounded check and not proved.
+TEST(TripPrefetchTail, LcsfFinishAliasBrokenFormsAreNotProved) {
+  const std::string good = tpt::lcsfFile("gemm/sm90_tk_lcsf_finish_alias.cake");
+  ASSERT_FALSE(good.empty());
+  EXPECT_FALSE(tpt::violatedAtKTasks(good, 4, 2));
+  auto r = cake::testing::proveText(good, 4);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.detail.find("differs before a tile's last K iteration"), std::string::npos) << r.detail;
+  const std::string wait = "            lm.wait(finish_finished, iter=t - 1)\n";
+  const std::string load_b3 =
+      "            smem_b.tma_load(B, coords=(0, 192), iter=t * K + 3, barrier=inputs_arrived)\n";
+  // the corpus twin: the wait dropped
+  const std::string twin = tpt::lcsfFile("bugs/sync.race/tk_lcsf_next_task_load_over_finish_block.cake");
+  tpt::expectEditsMetAndNotProved(twin, {{"", ""}}, {4, 8}, {2, 3});
+  tpt::expectEditsMetAndNotProved(good,
+                                  {
+                                      // a task early
+                                      {"lm.wait(finish_finished, iter=t - 1)", "lm.wait(finish_finished, iter=t - 2)"},
+                                  },
+                                  {4, 8}, {2, 3});
+  // after stage 3's loads
+  tpt::expectEditsMetAndNotProved(cake::testing::replace(good, wait, ""), {{load_b3, load_b3 + wait}}, {4, 8}, {2, 3});
 }
