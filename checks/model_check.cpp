@@ -120,7 +120,7 @@ ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
 // (`if m_blk + 128 >= M`, `if M > N`: both outcomes and the boundary).
 class GoalCollector {
  public:
-  GoalCollector(const ir::Schedule& s) : s_(s) {
+  GoalCollector(const ir::Schedule& s) : s_(s), rw_tensors_(encoder::readAndWrittenTensors(s)) {
     for (const auto& p : s.pipelines) stages_.insert(p.stages);
     for (const auto& b : s.barriers) stages_.insert(b.count);
     for (const auto& v : s.views) stages_.insert(v.stages);
@@ -143,6 +143,13 @@ class GoalCollector {
   }
   // The sync structure depends on the parameters at all.
   bool dependent = false;
+  // Why no proof covers the schedule's global-memory accesses, or empty:
+  // the coordinates of a global tensor the CTA reads and writes read a
+  // parameter, block index or grid size, and the tensor's accesses do not
+  // all name one expression in that dimension (docs/semantics.md "Global
+  // memory": then which boxes overlap depends on the values, which the
+  // proofs do not follow; the check holds for the values checked).
+  std::string global_unproved;
   // Guards whose flips the covering values do not reach ("file:line:col:
   // the guard `k < 100000` ..."); see loopGuard.
   std::set<std::string> uncovered;
@@ -164,6 +171,9 @@ class GoalCollector {
 
  private:
   const ir::Schedule& s_;
+  std::set<int> rw_tensors_;  // encoder::readAndWrittenTensors
+  // (tensor, rank, dimension) -> the coordinate expressions its accesses name there
+  std::map<std::tuple<int, size_t, size_t>, std::vector<ExprPtr>> global_coords_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
   std::vector<ExprPtr> inner_atoms_;  // see innerAtoms
@@ -533,6 +543,31 @@ class GoalCollector {
       operand(e);
       innerAtoms(e);
       operandFlips(e, o.range);
+    }
+    globalCoords(o);
+  }
+  // The coordinates of an access of a global tensor the CTA reads and
+  // writes place a box the model checks (encoder/system.cpp addGlobal):
+  // they are operands like the others (goals, so the check is not cut to
+  // one binding), and a dimension whose coordinates read a parameter and
+  // differ between the accesses leaves the check without a proof.
+  void globalCoords(const ir::Op& o) {
+    for (const ir::BufferRef* r : {&o.dst, &o.src}) {
+      if (r->kind != ir::BufferRef::Kind::Param || !rw_tensors_.count(r->index)) continue;
+      for (size_t d = 0; d < o.coords.size(); ++d) {
+        const ExprPtr& e = o.coords[d];
+        operand(e);
+        innerAtoms(e);
+        operandFlips(e, o.range);
+        auto& seen = global_coords_[{r->index, o.coords.size(), d}];
+        if (e) seen.push_back(e);
+        const bool moves = std::any_of(seen.begin(), seen.end(), [](const ExprPtr& x) { return dependsOnParams(*x); });
+        const bool one = std::all_of(seen.begin(), seen.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *seen[0]); });
+        if (moves && !one && global_unproved.empty())
+          global_unproved = fmt::format("the coordinates of global tensor {} read the parameters and differ between "
+                                        "its accesses (docs/known-limits.md \"Global memory\")",
+                                        s_.params[r->index].name);
+      }
     }
   }
   // The comparisons inside an operand, a loop bound or a guard that reads
@@ -2215,7 +2250,8 @@ class Driver {
       if (n.sys) all.push_back(bindings[j]);
       whole = whole && n.sys;
     }
-    if (whole && st.unknown.empty() && goals_.dependent && opts_.proof_timeout_ms > 0 && wallOut().empty()) {
+    if (whole && st.unknown.empty() && goals_.dependent && goals_.global_unproved.empty() &&
+        opts_.proof_timeout_ms > 0 && wallOut().empty()) {
       if (std::getenv("CAKE_PROOF_STATS")) boundedEnds();
       // (the proof's Z3 queries run on this thread: not the bounded check's work)
       const encoder::ProofBudget::Tally t0 = budget_.tally();
@@ -2404,6 +2440,7 @@ class Driver {
     if (std::getenv("CAKE_PROOF_STATS")) boundedEnds();
     std::string detail = valuesText(s_, checked, relevant_);
     if (opts_.proof_timeout_ms == 0) return notProved(detail);
+    if (!goals_.global_unproved.empty()) return notProved(detail + "; proof: not attempted (" + goals_.global_unproved + ")");
     // (proofFirst's result, for these values: the same as computed here)
     const bool ready = proof_ && sameValues(proof_values_, checked);
     if (!ready && !wallOut().empty()) return notProved(detail + "; proof: unknown (" + wallOut() + ")");
