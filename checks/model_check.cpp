@@ -130,6 +130,7 @@ class GoalCollector {
       instances_ = guardInstances(s, body.role);
       block(body.body);
     }
+    globalCoordGoals();
     guardOutcomes();
   }
   std::vector<Goal> goals;
@@ -172,8 +173,9 @@ class GoalCollector {
  private:
   const ir::Schedule& s_;
   std::set<int> rw_tensors_;  // encoder::readAndWrittenTensors
-  // (tensor, rank, dimension) -> the coordinate expressions its accesses name there
-  std::map<std::tuple<int, size_t, size_t>, std::vector<ExprPtr>> global_coords_;
+  // (tensor, rank, dimension) -> the coordinate expressions its accesses
+  // name there, each with the instance count of the role that names it
+  std::map<std::tuple<int, size_t, size_t>, std::vector<std::pair<ExprPtr, int>>> global_coords_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
   std::vector<ExprPtr> inner_atoms_;  // see innerAtoms
@@ -547,27 +549,39 @@ class GoalCollector {
     globalCoords(o);
   }
   // The coordinates of an access of a global tensor the CTA reads and
-  // writes place a box the model checks (encoder/system.cpp addGlobal):
-  // they are operands like the others (goals, so the check is not cut to
-  // one binding), and a dimension whose coordinates read a parameter and
-  // differ between the accesses leaves the check without a proof.
+  // writes place a box the model checks (encoder/system.cpp addGlobal);
+  // collected per (tensor, rank, dimension), with the instances of the role
+  // that names them, and judged after the walk (globalCoordGoals).
   void globalCoords(const ir::Op& o) {
     for (const ir::BufferRef* r : {&o.dst, &o.src}) {
       if (r->kind != ir::BufferRef::Kind::Param || !rw_tensors_.count(r->index)) continue;
-      for (size_t d = 0; d < o.coords.size(); ++d) {
-        const ExprPtr& e = o.coords[d];
+      for (size_t d = 0; d < o.coords.size(); ++d)
+        if (o.coords[d]) global_coords_[{r->index, o.coords.size(), d}].push_back({o.coords[d], instances_});
+    }
+  }
+  // A dimension whose coordinates are one expression in every access of
+  // the tensor moves all its boxes together: which boxes overlap does not
+  // depend on its value (docs/known-limits.md "Global memory: what is
+  // modelled and what is left out" says the one case this misses). One
+  // whose coordinates differ and read a parameter, block index or grid size
+  // makes them operands like the others (goals: the check is not cut to one
+  // binding) and leaves the check without a proof.
+  void globalCoordGoals() {
+    for (const auto& [key, seen] : global_coords_) {
+      const bool moves = std::any_of(seen.begin(), seen.end(), [](const auto& x) { return dependsOnParams(*x.first); });
+      const bool one =
+          std::all_of(seen.begin(), seen.end(), [&](const auto& x) { return ir::sameExpr(*x.first, *seen[0].first); });
+      if (!moves || one) continue;
+      for (const auto& [e, instances] : seen) {
+        instances_ = instances;
         operand(e);
         innerAtoms(e);
-        operandFlips(e, o.range);
-        auto& seen = global_coords_[{r->index, o.coords.size(), d}];
-        if (e) seen.push_back(e);
-        const bool moves = std::any_of(seen.begin(), seen.end(), [](const ExprPtr& x) { return dependsOnParams(*x); });
-        const bool one = std::all_of(seen.begin(), seen.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *seen[0]); });
-        if (moves && !one && global_unproved.empty())
-          global_unproved = fmt::format("the coordinates of global tensor {} read the parameters and differ between "
-                                        "its accesses (docs/known-limits.md \"Global memory\")",
-                                        s_.params[r->index].name);
       }
+      if (global_unproved.empty())
+        global_unproved = fmt::format("the coordinates of global tensor {} read the parameters and differ between "
+                                      "its accesses (docs/known-limits.md \"Global memory: what is modelled and "
+                                      "what is left out\")",
+                                      s_.params[std::get<0>(key)].name);
     }
   }
   // The comparisons inside an operand, a loop bound or a guard that reads
