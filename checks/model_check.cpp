@@ -1829,8 +1829,10 @@ uint64_t fingerprint(const encoder::System& sys) {
     for (int64_t x : {int64_t{b.barrier}, int64_t{b.slot}, int64_t{b.cta}, int64_t{b.init_count}}) mix(x);
   for (const encoder::NamedBarrier& n : sys.named)
     for (int64_t x : {int64_t{n.index}, int64_t{n.expected_warps}}) mix(x);
-  for (const encoder::MemSpace& m : sys.spaces)
+  for (const encoder::MemSpace& m : sys.spaces) {
     for (int64_t x : {static_cast<int64_t>(m.kind), int64_t{m.index}, int64_t{m.process}, int64_t{m.cta}}) mix(x);
+    for (int64_t x : m.extents) mix(x);  // a global tensor's layout (its messages' element names)
+  }
   // Constant over one schedule's bindings today (cluster shape, named
   // barrier count), but the simulator reads them: hashed so that a later
   // change making them binding-dependent cannot bring back bug 4 above.
