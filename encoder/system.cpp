@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "ir/expect_tx.h"
+#include "ir/global_box.h"
 #include "ir/int_eval.h"
 #include "ir/tmem.h"
 
@@ -184,6 +185,7 @@ class Builder {
     for (int c = 0; c < sys_.ctas; ++c) makeSpaces(c);
     tx_plan_ = ir::planDerivedTx(s_);
     findFillBarriers();
+    findReadAndWrittenTensors();
     for (int c = 0; c < sys_.ctas; ++c)
       for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
         for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i, c);
@@ -207,6 +209,8 @@ class Builder {
   int space_cta_ = 0;                                  // the CTA whose memory access() names
   std::optional<std::set<int>> used_regs_;             // productUsed(): fragments some op reads
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
+  std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
+  std::map<std::tuple<int, int, int>, int> global_space_;  // (param, rank, cta) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
   // (op, view) -> some index of that view >= stages. Per operand view: an MMA
@@ -525,6 +529,122 @@ class Builder {
     sys_.spaces.push_back({MemSpace::Kind::Regs, regs, proc_, cta_, fmt::format("{}@{}", s_.regs[regs].name, proc().name)});
     regs_space_[key] = id;
     return id;
+  }
+
+  // ------------------------------------------------------------ global memory
+  // docs/semantics.md "Global memory": the accesses of a global tensor that
+  // the CTA both reads and writes (only a read and a write of one element
+  // can race there: two stores are not reported, see accessesConflict), at
+  // the element box its coordinates and tile shape place.
+
+  void findReadAndWrittenTensors() { rw_tensors_ = readAndWrittenTensors(s_); }
+
+  // Each dimension of a rank-N tensor gets kGlobalAddressBits / N bits of
+  // the model address: a fixed layout (every system of the schedule places
+  // an element at the same address, whatever its trip counts), injective
+  // on coordinates below 2^bits. An access reaching past them is left out.
+  static constexpr int kGlobalAddressBits = 62;
+  static constexpr int64_t kMaxGlobalPlanes = 64;  // outer indices of one TMA box
+
+  int globalSpace(int param, int rank) {
+    auto key = std::make_tuple(param, rank, cta_);
+    auto it = global_space_.find(key);
+    if (it != global_space_.end()) return it->second;
+    const int id = static_cast<int>(sys_.spaces.size());
+    MemSpace sp{MemSpace::Kind::Global, param, -1, cta_, s_.params[param].name + ctaSuffix(cta_), {}};
+    sp.extents.assign(static_cast<size_t>(rank), int64_t{1} << (kGlobalAddressBits / rank));
+    sys_.spaces.push_back(std::move(sp));
+    global_space_[key] = id;
+    return id;
+  }
+
+  // The extents of an operand's (sliced) tile: a view slot or a register
+  // fragment; nullopt for any other operand.
+  std::optional<std::vector<int64_t>> tileShape(const BufferRef& ref) {
+    std::vector<int64_t> dims;
+    if (ref.kind == BufferRef::Kind::View) dims = shapeOf(s_.views[ref.index].shape);
+    else if (ref.kind == BufferRef::Kind::Regs) dims = shapeOf(s_.regs[ref.index].shape);
+    else return std::nullopt;
+    for (size_t d = 0; d < ref.slices.size() && d < dims.size(); ++d) {
+      const ir::Slice& sl = ref.slices[d];
+      const int64_t lo = sl.lo ? std::clamp<int64_t>(eval(sl.lo, "a slice start"), 0, dims[d]) : 0;
+      const int64_t hi = sl.hi ? std::clamp<int64_t>(eval(sl.hi, "a slice end"), 0, dims[d]) : dims[d];
+      dims[d] = std::max<int64_t>(hi - lo, 0);
+    }
+    return dims;
+  }
+
+  // The element box of `tensor` an op's tile covers: [lo, hi) per tensor
+  // dimension, nullopt where the model leaves the access out (a coordinate
+  // that does not evaluate, a tile lowering does not place, coordinates past
+  // the layout's bits) or empty (no element in bounds: coordinates below 0
+  // name none).
+  std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> globalBox(const ir::Op& o,
+                                                                                 const BufferRef& tile, bool tma) {
+    const int rank = static_cast<int>(o.coords.size());
+    const auto shape = tileShape(tile);
+    if (!shape || rank < 1) return std::nullopt;
+    const std::vector<int64_t> box = tma ? ir::tmaBoxShape(*shape, rank) : ir::copyBoxShape(*shape, rank);
+    if (static_cast<int>(box.size()) != rank) return std::nullopt;
+    const int64_t limit = int64_t{1} << (kGlobalAddressBits / rank);
+    std::vector<int64_t> lo(rank), hi(rank);
+    for (int d = 0; d < rank; ++d) {
+      int64_t c = 0;
+      try {
+        c = eval(o.coords[d], "coords=");
+      } catch (const BuildError&) {
+        return std::nullopt;
+      }
+      lo[d] = std::max<int64_t>(c, 0);
+      hi[d] = c + box[d];
+      if (hi[d] > limit) return std::nullopt;
+      if (hi[d] <= lo[d]) return std::make_pair(std::vector<int64_t>{}, std::vector<int64_t>{});
+    }
+    return std::make_pair(std::move(lo), std::move(hi));
+  }
+
+  // The accesses of an op's tensor operand: one strided access (rows x
+  // columns) per index of the dimensions outside the last two. None where
+  // the tensor is not both read and written by the CTA, or the box is left
+  // out (globalBox).
+  void addGlobal(Instr& in, const BufferRef& tensor, const BufferRef& tile, bool tma, bool write, Proxy proxy,
+                 bool async) {
+    const ir::Op& o = in.stmt->op;
+    if (tensor.kind != BufferRef::Kind::Param || !rw_tensors_.count(tensor.index)) return;
+    const auto box = globalBox(o, tile, tma);
+    if (!box || box->first.empty()) return;
+    const auto& [lo, hi] = *box;
+    const int rank = static_cast<int>(lo.size());
+    const int space = globalSpace(tensor.index, rank);
+    const std::vector<int64_t>& ext = sys_.spaces[space].extents;
+    const int inner = std::max(0, rank - 2);  // the dimensions of one plane: [inner, rank)
+    int64_t planes = 1;
+    for (int d = 0; d < inner; ++d) planes *= hi[d] - lo[d];
+    if (planes > kMaxGlobalPlanes) return;
+    std::vector<int64_t> at(lo.begin(), lo.begin() + inner);
+    for (int64_t n = 0; n < planes; ++n) {
+      int64_t base = 0;
+      for (int d = 0; d < rank; ++d) base = base * ext[d] + (d < inner ? at[d] : lo[d]);
+      Access a;
+      a.space = space;
+      a.write = write;
+      a.proxy = proxy;
+      a.async = async;
+      const int64_t cols = hi[rank - 1] - lo[rank - 1];
+      a.runs = rank >= 2 ? hi[rank - 2] - lo[rank - 2] : 1;
+      a.stride = a.runs > 1 ? ext[rank - 1] : 0;
+      a.lo = base;
+      a.hi = base + (a.runs - 1) * a.stride + cols;
+      std::vector<std::string> dims;
+      for (int d = 0; d < rank; ++d)
+        dims.push_back(d < inner ? fmt::format("{}", at[d]) : fmt::format("{}:{}", lo[d], hi[d]));
+      a.what = fmt::format("{}[{}]", sys_.spaces[space].name, fmt::join(dims, ", "));
+      in.accesses.push_back(std::move(a));
+      for (int d = inner; d-- > 0;) {  // next plane, the last outer dimension fastest
+        if (++at[d] < hi[d]) break;
+        at[d] = lo[d];
+      }
+    }
   }
 
   std::vector<int64_t> shapeOf(const std::vector<ir::ExprPtr>& shape) {
@@ -1184,12 +1304,16 @@ class Builder {
         Instr& in = emit(InstrKind::TmaStore, st);
         addAccess(in, access(o.src, viewIndex(o.sel), false, Proxy::Async, true), st);
         markGridDep(in, o.dst);
+        // its global write lasts until a tma_store_wait retires its group
+        // (docs/semantics.md "Global memory": what .read leaves open)
+        addGlobal(in, o.dst, o.src, true, true, Proxy::Async, true);
         return;
       }
       case OpKind::CpAsync: {
         Instr& in = emit(InstrKind::CpAsync, st);
         addAccess(in, access(o.dst, viewIndex(o.sel), true, Proxy::Generic, true), st);
         markGridDep(in, o.src);
+        addGlobal(in, o.src, o.dst, false, false, Proxy::Generic, true);
         return;
       }
       case OpKind::TmemLoad:
@@ -1328,6 +1452,10 @@ class Builder {
       in.bytes = bytes;
       addAccess(in, dst, st);
       markGridDep(in, o.src);
+      // the issuing CTA reads the box once, at the issue (docs/semantics.md
+      // "Global memory": an in-flight load is compared by its shared-memory
+      // write only)
+      if (t == targets.front()) addGlobal(in, o.src, o.dst, true, false, Proxy::Async, false);
     }
   }
 
@@ -1386,6 +1514,10 @@ class Builder {
     if (running) addRef(in, o.dst, false, Proxy::Generic, false, st);  // folds into dst
     addRef(in, o.dst, true, Proxy::Generic, false, st);
     if (running) addRef(in, o.src2, true, Proxy::Generic, false, st);
+    if (o.kind == OpKind::Copy) {
+      addGlobal(in, o.src, o.dst, false, false, Proxy::Generic, false);
+      addGlobal(in, o.dst, o.src, false, true, Proxy::Generic, false);
+    }
   }
 
   // An op whose view index never reaches its view's stages names stages,
@@ -1645,6 +1777,35 @@ bool touches(const Access& a, int64_t lo, int64_t hi) {
   // the first run that ends after lo starts before hi, or none does
   const int64_t k = std::max<int64_t>(0, ir::floorDiv(lo - a.lo - a.runBytes(), a.stride).value() + 1);
   return k < a.runs && a.lo + k * a.stride < hi;
+}
+
+std::set<int> readAndWrittenTensors(const ir::Schedule& s) {
+  std::set<int> read, written, out;
+  auto note = [](std::set<int>& into, const BufferRef& r) {
+    if (r.kind == BufferRef::Kind::Param) into.insert(r.index);
+  };
+  for (const auto& body : s.bodies)
+    ir::forEachOp(body.body, [&](const Stmt& st) {
+      const ir::Op& o = st.op;
+      if (o.kind == OpKind::Copy || o.kind == OpKind::TmaStore) note(written, o.dst);
+      if (o.kind == OpKind::Copy || o.kind == OpKind::TmaLoad || o.kind == OpKind::CpAsync) note(read, o.src);
+    });
+  std::set_intersection(read.begin(), read.end(), written.begin(), written.end(), std::inserter(out, out.end()));
+  return out;
+}
+
+std::string globalElementName(const MemSpace& space, int64_t address) {
+  std::vector<int64_t> at(space.extents.size());
+  for (size_t d = at.size(); d-- > 0;) {
+    at[d] = address % space.extents[d];
+    address /= space.extents[d];
+  }
+  return fmt::format("{} element ({})", space.name, fmt::join(at, ", "));
+}
+
+bool accessesConflict(const System& sys, const Access& a, const Access& b) {
+  if (!(a.write || b.write)) return false;
+  return !(a.write && b.write && sys.spaces[a.space].kind == MemSpace::Kind::Global);
 }
 
 bool bytesMeet(const Access& a, const Access& b) {

@@ -12,8 +12,10 @@
 //   * the named barriers with the number of warps that complete a
 //     generation;
 //   * the memory spaces (one per smem pool, one for TMEM, one per register
-//     fragment per instance) in which every access is a byte range. Views
-//     that alias share their pool's space, so their ranges overlap.
+//     fragment per instance, one per global tensor the CTA both reads and
+//     writes) in which every access is a byte range (a global tensor's: an
+//     element range). Views that alias share their pool's space, so their
+//     ranges overlap.
 //
 // Everything that lowering derives and that changes the semantics is made
 // explicit here, so an engine never has to re-derive it:
@@ -56,12 +58,17 @@ std::string bindingToString(const ir::Schedule& s, const Binding& b);
 // ------------------------------------------------------------------ memory
 
 struct MemSpace {
-  enum class Kind { Smem, Tmem, Regs };
+  enum class Kind { Smem, Tmem, Regs, Global };
   Kind kind = Kind::Smem;
-  int index = -1;      // pool / -1 for TMEM / regs index
+  int index = -1;      // pool / -1 for TMEM / regs index / tensor parameter
   int process = -1;    // Regs: the owning process
-  int cta = 0;         // Smem / Tmem: the cluster rank whose memory it is
-  std::string name;    // "pool", "tmem", "acc@consumers[1]"
+  int cta = 0;         // Smem / Tmem / Global: the cluster rank whose memory
+                       // (Global: whose accesses) it is
+  std::string name;    // "pool", "tmem", "acc@consumers[1]", "P"
+  // Global: the extent of each dimension of the tensor's model layout
+  // (row-major, outermost first; docs/semantics.md "Global memory"): an
+  // element's address is its row-major index in these extents.
+  std::vector<int64_t> extents;
 };
 
 enum class Proxy { Generic, Async };
@@ -117,12 +124,26 @@ struct Access {
   std::vector<Written> own_writes;
 };
 
+struct System;
 // Does access `a` touch a byte of [lo, hi)? Exact for a strided access.
 bool touches(const Access& a, int64_t lo, int64_t hi);
 // Do two accesses (of one space) share a byte? Exact for strided ones: the
 // bounding ranges first, then the runs (equal strides: arithmetic; else run
 // by run). Every engine decides overlap with it (sim::Model::overlap).
 bool bytesMeet(const Access& a, const Access& b);
+// The tensor parameters some op of the schedule reads and some op writes:
+// the global tensors whose accesses the model has (docs/semantics.md
+// "Global memory"; only a load and a store of one element race there).
+std::set<int> readAndWrittenTensors(const ir::Schedule& s);
+// Can accesses a and b of one space conflict (race) when their bytes meet?
+// One of them writes; in global memory exactly one (docs/semantics.md
+// "Global memory": two stores of one element are not reported, since
+// kernels store one value from several instances on purpose). Every engine
+// asks this before bytesMeet.
+bool accessesConflict(const System& sys, const Access& a, const Access& b);
+// "P element (3, 64)": the element at model address `address` of a global
+// tensor's space (MemSpace::extents).
+std::string globalElementName(const MemSpace& space, int64_t address);
 // Calls f(lo, hi) for each contiguous run of `a`, in byte order.
 template <class F>
 void forEachRun(const Access& a, F&& f) {

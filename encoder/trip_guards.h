@@ -120,8 +120,9 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
 //  * ops: the kind; the barrier, named barrier and slot selector (stage= /
 //    iter= / phase=, structurally equal expressions); expect_tx bytes,
 //    arrival count, pending, init=, multicast=, cta=; every operand's
-//    buffer (kind, index, view slot, slices); coordinates (not evaluated by
-//    the builder: global memory is not modelled, but kept equal). The ops
+//    buffer (kind, index, view slot, slices); coordinates (structurally
+//    equal: the builder evaluates those of a tensor the CTA reads and
+//    writes, docs/semantics.md "Global memory"). The ops
 //    may differ only in the values they compute or write, which no engine
 //    reads: a fill's value, a scalar operand, the element function (op=),
 //    a reduction's axis= and base=, and source locations;

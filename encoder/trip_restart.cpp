@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "encoder/sim_model.h"
+#include "encoder/system.h"
 #include "ir/expr_build.h"
 #include "ir/ops.h"
 
@@ -27,13 +28,20 @@ bool refReads(const ir::BufferRef& r, int var) {
 }
 
 // Whether op reads the tile variable anywhere but the global coordinates
-// of a copy to or from a tensor parameter.
-bool opReads(const ir::Op& op, int var) {
+// of a copy to or from a tensor parameter whose accesses the model does not
+// compare (`compared`: encoder::readAndWrittenTensors; those coordinates
+// place boxes that may race, docs/semantics.md "Global memory", so they
+// count like any operand: C3 of docs/z3.md "An outer loop that restarts
+// the ring").
+bool opReads(const ir::Op& op, int var, const std::set<int>& compared) {
   if (refReads(op.dst, var) || refReads(op.src, var) || refReads(op.src2, var)) return true;
   for (const ir::ExprPtr* e : {&op.sel.index, &op.sel.phase, &op.bytes, &op.count, &op.pending, &op.init,
                                &op.fill_value, &op.base, &op.multicast, &op.cta})
     if (reads(*e, var)) return true;
-  const bool global = op.dst.kind == ir::BufferRef::Kind::Param || op.src.kind == ir::BufferRef::Kind::Param;
+  auto uncompared = [&](const ir::BufferRef& r) {
+    return r.kind == ir::BufferRef::Kind::Param && !compared.count(r.index);
+  };
+  const bool global = uncompared(op.dst) || uncompared(op.src);
   if (!global)
     for (const ir::ExprPtr& c : op.coords)
       if (reads(c, var)) return true;
@@ -42,15 +50,15 @@ bool opReads(const ir::Op& op, int var) {
 
 // The first statement (depth first) that reads var outside global
 // coordinates, or nullptr.
-const Stmt* readOf(const ir::Block& b, int var) {
+const Stmt* readOf(const ir::Block& b, int var, const std::set<int>& compared) {
   for (const Stmt& st : b) {
     if (st.kind == Stmt::Kind::Op) {
-      if (opReads(st.op, var)) return &st;
+      if (opReads(st.op, var, compared)) return &st;
       continue;
     }
     if (reads(st.lo, var) || reads(st.hi, var) || reads(st.step, var) || reads(st.cond, var)) return &st;
-    if (const Stmt* r = readOf(st.body, var)) return r;
-    if (const Stmt* r = readOf(st.orelse, var)) return r;
+    if (const Stmt* r = readOf(st.body, var, compared)) return r;
+    if (const Stmt* r = readOf(st.orelse, var, compared)) return r;
   }
   return nullptr;
 }
@@ -157,7 +165,7 @@ RestartForm restartForm(const ir::Schedule& s) {
     if (f.barrier >= 0 && bar != f.barrier) return refuse(fmt::format("{}'s tile starts with another barrier", role));
     f.barrier = bar;
     if (f.tile_var < 0) f.tile_var = loop.loop_var;  // the first role's (each body is checked with its own)
-    if (const Stmt* r = readOf(loop.body, loop.loop_var))
+    if (const Stmt* r = readOf(loop.body, loop.loop_var, readAndWrittenTensors(s)))
       return refuse(fmt::format("{} reads its tile variable outside global coordinates (line {})", role,
                                 r->range.line));
     // C2: the last statement that issues or commits cp.async is followed by

@@ -398,7 +398,7 @@ class Flat {
         bool hit = false;
         for (size_t j = 0; j < qi.accesses.size(); ++j) {
           const Access& b = qi.accesses[j];
-          if (b.async && (acc.write || b.write) && m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) hit = true;
+          if (b.async && accessesConflict(m_.sys, acc, b) && m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) hit = true;
         }
         if (hit) conds.push_back(live(q, qpc));
       }
@@ -409,7 +409,7 @@ class Flat {
         const Instr& qi = m_.instr(q, qpc);
         bool hit = false;
         for (size_t j = 0; j < qi.accesses.size(); ++j)
-          if ((acc.write || qi.accesses[j].write) && m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) hit = true;
+          if (accessesConflict(m_.sys, acc, qi.accesses[j]) && m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) hit = true;
         if (hit) {
           if (evReads_) { evReads_->insert({q, qpc}); evReads_->insert({q, qpc + 1}); }
           conds.push_back(V(pc_[q]) == num(qpc + 1));

@@ -1322,7 +1322,7 @@ E Po::raceAt(int p, int pc, int i) const {
       // issued after this step, or retired before it, in every model asked about
       if (hb(exec_[p][pc], exec_[q][qpc]) || hb(endOf(q, qpc), exec_[p][pc])) continue;
       for (size_t j = 0; j < qi.accesses.size(); ++j) {
-        if (!(acc.write || qi.accesses[j].write) || !m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) continue;
+        if (!accessesConflict(m_.sys, acc, qi.accesses[j]) || !m_.overlap(p, pc, i, q, qpc, static_cast<int>(j))) continue;
         E l = live(q, qpc, static_cast<int>(j), p, tau);
         if (!l.is_false()) xs.push_back(l);
       }

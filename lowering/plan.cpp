@@ -2,6 +2,7 @@
 // (names, C++ expressions, shapes, layouts, addresses). See lower_internal.h.
 #include <bit>
 
+#include "ir/global_box.h"
 #include "ir/tmem.h"
 #include "lowering/lower_internal.h"
 
@@ -154,12 +155,7 @@ std::string KernelPlan::viewOffsetSplit(int v, const std::string& rowBytes, cons
 std::vector<int64_t> KernelPlan::tmaBox(int v, int rank) const {
   std::vector<int64_t> shape = viewShape(v);
   if (viewBlock_[v]) shape.back() = viewBlock_[v] / ir::dtypeBytes(s_.views[v].dtype);
-  while (static_cast<int>(shape.size()) > rank) {
-    shape[1] *= shape[0];
-    shape.erase(shape.begin());
-  }
-  while (static_cast<int>(shape.size()) < rank) shape.insert(shape.begin(), 1);
-  return shape;
+  return ir::tmaBoxShape(std::move(shape), rank);  // the model checker's box too (ir/global_box.h)
 }
 
 Tile KernelPlan::regsTile(int r) const {

@@ -1,0 +1,172 @@
+// Global memory inside one CTA (docs/semantics.md "Global memory"): the
+// accesses of a global tensor the CTA both reads and writes are element
+// boxes placed by `coords=` and the tile shape, ordered by the barriers
+// that order shared memory. A store and a load of one element that no
+// barrier orders race; disjoint boxes (coordinates from lm.instance()) do
+// not; two stores of one element are not reported.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "checks/check.h"
+#include "checks/model_check.h"
+#include "encoder/system.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace global_memory_test {
+
+// The synchronization rules a model-checker run reports with both engines
+// (explicit and Z3, which must agree), under budgets no loaded machine runs
+// out of.
+std::set<std::string> gmemRules(const std::string& text) {
+  auto mod = cake::testing::compile(text);
+  ir::DiagnosticSink sink;
+  std::vector<checks::PropertyVerdict> verdicts;
+  checks::CheckOptions o;
+  o.timeout_ms = 600000;
+  o.sync_engine = checks::SyncEngine::Both;
+  checks::runModelChecker(mod.schedules[0], o, sink, verdicts);
+  std::set<std::string> out;
+  for (const auto& f : sink.findings())
+    if (f.rule.rfind("sync.", 0) == 0 || f.rule.rfind("data.", 0) == 0 || f.rule.rfind("proxy.", 0) == 0)
+      out.insert(f.rule);
+  for (const auto& v : verdicts) EXPECT_EQ(v.detail.find("engines disagree"), std::string::npos) << v.detail;
+  return out;
+}
+
+// Four one-warp instances: each stores its 32 columns of row 0 of G, then
+// (BARRIER) loads the columns READ_COL0 .. + 32 back.
+const std::string kStoreThenLoad = R"(@cake.schedule(target="sm_80")
+def store_then_load(lm, G: LM.gmem, Out: LM.gmem):
+    v = lm.regs(shape=(1, 32), dtype=lm.f32)
+    u = lm.regs(shape=(1, 32), dtype=lm.f32)
+    block = lm.role(warps=[0, 1, 2, 3], group=1)
+    bar = lm.named_barrier(roles=[block])
+    with block:
+        w = lm.instance()
+        lm.fill(v, 1.0)
+        lm.copy(G, v, coords=(0, 32 * w))
+        BARRIER
+        lm.copy(u, G, coords=(0, READ_COL0))
+        lm.copy(Out, u, coords=(w, 0))
+)";
+
+std::string storeThenLoad(const std::string& read_col0, bool barrier) {
+  std::string t = cake::testing::replace(kStoreThenLoad, "READ_COL0", read_col0);
+  return cake::testing::replace(t, "BARRIER", barrier ? "lm.sync(bar)" : "");
+}
+
+}  // namespace global_memory_test
+
+// Disjoint boxes: each instance loads back the columns it stored (and
+// nobody else stores): no race without a barrier.
+TEST(GlobalMemory, DisjointInstanceColumnsDoNotRace) {
+  EXPECT_EQ(global_memory_test::gmemRules(global_memory_test::storeThenLoad("32 * w", false)),
+            std::set<std::string>{});
+}
+
+// Each instance loads its neighbour's columns with no barrier: a race; one
+// column of overlap is enough.
+TEST(GlobalMemory, OverlappingBoxesRace) {
+  EXPECT_TRUE(global_memory_test::gmemRules(global_memory_test::storeThenLoad("32 * ((w + 1) % 4)", false))
+                  .count("sync.race"));
+  EXPECT_TRUE(global_memory_test::gmemRules(global_memory_test::storeThenLoad("32 * w + 1", false))
+                  .count("sync.race"));
+}
+
+// The same loads after lm.sync: ordered, no race.
+TEST(GlobalMemory, ABarrierOrdersThem) {
+  EXPECT_EQ(global_memory_test::gmemRules(global_memory_test::storeThenLoad("32 * ((w + 1) % 4)", true)),
+            std::set<std::string>{});
+}
+
+// Every instance stores the same tile (one value, on purpose) and loads
+// only its own row: two stores of one element are not reported.
+TEST(GlobalMemory, TwoStoresOfOneElementAreNotReported) {
+  const std::string text = R"(@cake.schedule(target="sm_80")
+def same_tile(lm, G: LM.gmem):
+    v = lm.regs(shape=(1, 32), dtype=lm.f32)
+    block = lm.role(warps=[0, 1, 2, 3], group=1)
+    with block:
+        w = lm.instance()
+        lm.fill(v, 1.0)
+        lm.copy(G, v, coords=(0, 0))
+        lm.copy(v, G, coords=(1 + w, 0))
+)";
+  EXPECT_EQ(global_memory_test::gmemRules(text), std::set<std::string>{});
+}
+
+// The accesses: a tensor only written (Out) or only read has none; G's are
+// one strided access per op, its rows one layout row (2^31 elements) apart
+// in the fixed layout, and a box at negative coordinates starts at 0.
+TEST(GlobalMemory, AccessesAreElementBoxes) {
+  const std::string text = R"(@cake.schedule(target="sm_80")
+def boxes(lm, G: LM.gmem, Out: LM.gmem):
+    t = lm.regs(shape=(4, 32), dtype=lm.f32)
+    block = lm.role(warps=[0, 1, 2, 3])
+    with block:
+        lm.fill(t, 1.0)
+        lm.copy(G, t, coords=(2, 64))
+        lm.copy(t, G, coords=(-2, 0))
+        lm.copy(Out, t, coords=(0, 0))
+)";
+  auto mod = cake::testing::compile(text);
+  auto sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {}));
+  int spaces = 0;
+  for (const auto& sp : sys.spaces)
+    if (sp.kind == encoder::MemSpace::Kind::Global) {
+      ++spaces;
+      EXPECT_EQ(sp.name, "G");
+      EXPECT_EQ(sp.extents, (std::vector<int64_t>{int64_t{1} << 31, int64_t{1} << 31}));
+    }
+  EXPECT_EQ(spaces, 1);
+  std::vector<encoder::Access> global;
+  for (const auto& in : sys.procs[0].program)
+    for (const auto& a : in.accesses)
+      if (sys.spaces[a.space].kind == encoder::MemSpace::Kind::Global) global.push_back(a);
+  ASSERT_EQ(global.size(), 2u);
+  const int64_t row = int64_t{1} << 31;
+  EXPECT_TRUE(global[0].write);
+  EXPECT_EQ(global[0].lo, 2 * row + 64);
+  EXPECT_EQ(global[0].runs, 4);
+  EXPECT_EQ(global[0].stride, row);
+  EXPECT_EQ(global[0].runBytes(), 32);
+  EXPECT_FALSE(global[1].write);
+  EXPECT_EQ(global[1].lo, 0);  // rows -2 and -1 name no element
+  EXPECT_EQ(global[1].runs, 2);
+  EXPECT_EQ(global[1].what, "G[0:2, 0:32]");
+}
+
+// A TMA store writes its box until tma_store_wait retires its group: the
+// storing instance loading the box back before the wait races with its own
+// store; after the wait it does not.
+TEST(GlobalMemory, TmaStoreWritesUntilItsWait) {
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def store_back(lm, G: LM.tma2d):
+    pool = lm.smem(8192)
+    stg = pool.view(offset=0, shape=(64, 32), dtype=lm.f32)
+    t = lm.regs(shape=(64, 32), dtype=lm.f32)
+    wg = lm.role(warps=[0, 1, 2, 3])
+    with wg:
+        lm.fill(t, 1.0)
+        lm.copy(stg[0], t)
+        lm.fence_proxy()
+        stg.tma_store(G, coords=(0, 0))
+        lm.tma_store_commit()
+        WAIT_EARLY
+        lm.copy(t, G, coords=(63, 31))
+        WAIT_LATE
+)";
+  auto early = cake::testing::replace(cake::testing::replace(text, "WAIT_EARLY", "lm.tma_store_wait(pending=0)"),
+                                      "WAIT_LATE", "");
+  auto late = cake::testing::replace(cake::testing::replace(text, "WAIT_EARLY", ""), "WAIT_LATE",
+                                     "lm.tma_store_wait(pending=0)");
+  EXPECT_EQ(global_memory_test::gmemRules(early), std::set<std::string>{});
+  EXPECT_TRUE(global_memory_test::gmemRules(late).count("sync.race"));
+  // one element past the box: disjoint
+  EXPECT_EQ(global_memory_test::gmemRules(cake::testing::replace(late, "coords=(63, 31)", "coords=(64, 0)")),
+            std::set<std::string>{});
+}
