@@ -178,7 +178,7 @@ TEST(TripRestartRotate, MarlinFixHasTheRotatedRestartForm) {
   ASSERT_TRUE(r.ok) << r.reason;
   EXPECT_TRUE(r.form.ok);
   EXPECT_EQ(registersOfRotated(r), "");
-  EXPECT_EQ(encoder::trip::restartReadBacks(r.rotated), "warps reads red back after writing it")
+  EXPECT_EQ(encoder::trip::restartReadBacks(r.rotated), "warps reads red back in a loop or a branch of its tile")
       << encoder::trip::restartReadBacks(r.rotated);
   // the rotated text starts every slice with the cut (restartForm's shape)
   ASSERT_EQ(r.rotated.bodies.size(), 1u);
