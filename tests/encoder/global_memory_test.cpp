@@ -12,29 +12,16 @@
 #include "checks/check.h"
 #include "checks/model_check.h"
 #include "encoder/system.h"
+#include "rules_of_both.h"
 #include "test_util.h"
 
 using namespace cake;
 
 namespace global_memory_test {
 
-// The synchronization rules a model-checker run reports with both engines
-// (explicit and Z3, which must agree), under budgets no loaded machine runs
-// out of.
+// The synchronization rules of the schedule in `text`, with both engines.
 std::set<std::string> gmemRules(const std::string& text) {
-  auto mod = cake::testing::compile(text);
-  ir::DiagnosticSink sink;
-  std::vector<checks::PropertyVerdict> verdicts;
-  checks::CheckOptions o;
-  o.timeout_ms = 600000;
-  o.sync_engine = checks::SyncEngine::Both;
-  checks::runModelChecker(mod.schedules[0], o, sink, verdicts);
-  std::set<std::string> out;
-  for (const auto& f : sink.findings())
-    if (f.rule.rfind("sync.", 0) == 0 || f.rule.rfind("data.", 0) == 0 || f.rule.rfind("proxy.", 0) == 0)
-      out.insert(f.rule);
-  for (const auto& v : verdicts) EXPECT_EQ(v.detail.find("engines disagree"), std::string::npos) << v.detail;
-  return out;
+  return cake::testing::rulesOfBothEngines(cake::testing::compile(text).schedules[0]);
 }
 
 // Four one-warp instances: each stores its 32 columns of row 0 of G, then

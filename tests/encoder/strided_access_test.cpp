@@ -13,6 +13,7 @@
 #include "checks/model_check.h"
 #include "encoder/sim_model.h"
 #include "encoder/system.h"
+#include "rules_of_both.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -34,25 +35,6 @@ encoder::Access strided(int64_t lo, int64_t run, int64_t runs, int64_t stride) {
   a.stride = runs > 1 ? stride : 0;
   a.hi = lo + (runs - 1) * a.stride + run;
   return a;
-}
-
-// The synchronization and data rules a model-checker run reports, with both engines (explicit and
-// Z3, which must agree) and the default budgets (no wall clock a loaded
-// machine runs out).
-std::set<std::string> rulesOfBoth(const ir::Schedule& s) {
-  ir::DiagnosticSink sink;
-  std::vector<checks::PropertyVerdict> verdicts;
-  checks::CheckOptions o;
-  o.timeout_ms = 600000;
-  o.sync_engine = checks::SyncEngine::Both;
-  checks::runModelChecker(s, o, sink, verdicts);
-  std::set<std::string> out;
-  for (const auto& f : sink.findings())
-    if (f.rule.rfind("sync.", 0) == 0 || f.rule.rfind("data.", 0) == 0 || f.rule.rfind("proxy.", 0) == 0)
-      out.insert(f.rule);
-  for (const auto& v : verdicts)
-    EXPECT_EQ(v.detail.find("engines disagree"), std::string::npos) << v.detail;
-  return out;
 }
 
 const char* const kBandsFixed = "corpus/bugs/sync.race/warp_column_bands_overlap_one_column_fixed.cake";
@@ -119,11 +101,11 @@ TEST(StridedAccess, ReadColumnBandIsOneStridedAccess) {
 TEST(StridedAccess, WarpPrivateColumnBandsDoNotRace) {
   {
     auto mod = cake::testing::compile(cake::testing::corpusText(strided_access_test::kBandsFixed));
-    EXPECT_EQ(strided_access_test::rulesOfBoth(mod.schedules[0]), std::set<std::string>{});
+    EXPECT_EQ(cake::testing::rulesOfBothEngines(mod.schedules[0]), std::set<std::string>{});
   }
   {
     auto mod = cake::testing::compile(cake::testing::corpusText(strided_access_test::kBandsBroken));
-    EXPECT_TRUE(strided_access_test::rulesOfBoth(mod.schedules[0]).count("sync.race"));
+    EXPECT_TRUE(cake::testing::rulesOfBothEngines(mod.schedules[0]).count("sync.race"));
   }
 }
 
@@ -145,12 +127,12 @@ TEST(StridedAccess, AliasedStagingBandsAreSplitPerRun) {
           ++runs;
         }
     EXPECT_EQ(runs, 128);
-    EXPECT_EQ(strided_access_test::rulesOfBoth(mod.schedules[0]), std::set<std::string>{});
+    EXPECT_EQ(cake::testing::rulesOfBothEngines(mod.schedules[0]), std::set<std::string>{});
   }
   const std::string neighbour = cake::testing::replace(
       text, "lm.copy(C, stg[0][:, 32 * w:32 * w + 32]",
       "lm.copy(C, stg[0][:, 32 * ((w + 1) % 4):32 * ((w + 1) % 4) + 32]");
   ASSERT_NE(neighbour, text);
   auto mod = cake::testing::compile(neighbour);
-  EXPECT_TRUE(strided_access_test::rulesOfBoth(mod.schedules[0]).count("sync.race"));
+  EXPECT_TRUE(cake::testing::rulesOfBothEngines(mod.schedules[0]).count("sync.race"));
 }
