@@ -586,9 +586,11 @@ class GoalCollector {
   void globalCoordGoals() {
     for (const auto& [key, seen] : global_coords_) {
       const bool moves = std::any_of(seen.begin(), seen.end(), [](const auto& x) { return dependsOnParams(*x.first); });
+      if (!moves) continue;
+      const auto& first = *seen[0].first;  // a named reference: clang 14 cannot capture a structured binding
       const bool one =
-          std::all_of(seen.begin(), seen.end(), [&](const auto& x) { return ir::sameExpr(*x.first, *seen[0].first); });
-      if (!moves || one) continue;
+          std::all_of(seen.begin(), seen.end(), [&first](const auto& x) { return ir::sameExpr(*x.first, first); });
+      if (one) continue;
       for (const auto& [e, instances] : seen) {
         instances_ = instances;
         operand(e);

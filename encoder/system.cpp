@@ -282,12 +282,12 @@ class Builder {
     smem_space_.emplace_back();
     for (int p = 0; p < static_cast<int>(s_.pools.size()); ++p) {
       smem_space_[c].push_back(static_cast<int>(sys_.spaces.size()));
-      sys_.spaces.push_back({MemSpace::Kind::Smem, p, -1, c, s_.pools[p].name + ctaSuffix(c)});
+      sys_.spaces.push_back({MemSpace::Kind::Smem, p, -1, c, s_.pools[p].name + ctaSuffix(c), {}});
     }
     tmem_space_.push_back(-1);
     if (!s_.tmems.empty()) {
       tmem_space_[c] = static_cast<int>(sys_.spaces.size());
-      sys_.spaces.push_back({MemSpace::Kind::Tmem, -1, -1, c, "tmem" + ctaSuffix(c)});
+      sys_.spaces.push_back({MemSpace::Kind::Tmem, -1, -1, c, "tmem" + ctaSuffix(c), {}});
     }
   }
 
@@ -526,7 +526,7 @@ class Builder {
     auto it = regs_space_.find(key);
     if (it != regs_space_.end()) return it->second;
     int id = static_cast<int>(sys_.spaces.size());
-    sys_.spaces.push_back({MemSpace::Kind::Regs, regs, proc_, cta_, fmt::format("{}@{}", s_.regs[regs].name, proc().name)});
+    sys_.spaces.push_back({MemSpace::Kind::Regs, regs, proc_, cta_, fmt::format("{}@{}", s_.regs[regs].name, proc().name), {}});
     regs_space_[key] = id;
     return id;
   }
