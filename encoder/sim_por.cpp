@@ -689,10 +689,6 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
   if (!plain_supply_) plain_supply_ = std::make_shared<Supply>(m_);
   Supply& supply = *plain_supply_;
   supply.clear();
-  auto give = [&](Window& w, const Contribution& c) {
-    ++work_.ops;
-    supply.give(*this, w, c);
-  };
   std::vector<int>& block = plain_block_;  // Proc: index of the blocking wait its window stops at
   block.assign(ag.size(), -1);
   std::vector<int>& seg = plain_seg_;      // precise exits: the exit stretch its window has reached
@@ -715,6 +711,29 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
   }
   std::vector<uint64_t>& gen_used = plain_gen_used_;
   gen_used.assign(ag.size(), 0);
+  // A process arrives on an lm.sync barrier once a generation (it blocks
+  // until the generation completes), and of a capped barrier only the
+  // current generation can complete while the seed stands still: a window
+  // gives a capped barrier its process's warps once, however many of its
+  // arrivals it covers (the next iteration's and an exit path's, of which a
+  // run takes one; the next generation's, which cannot count towards the
+  // current one). Counted twice, the others' windows passed the current
+  // generation's wait without the seed (docs/z3.md "One arrival per window
+  // on an lm.sync barrier").
+  std::vector<uint64_t>& named_given = plain_named_given_;
+  named_given.assign(ag.size(), 0);
+  auto give = [&](Window& w, const Contribution& c) {
+    ++work_.ops;
+    if (any_capped && c.named >= 0 && capped[c.named]) {
+      uint64_t& given = named_given[static_cast<size_t>(&w - win.data())];
+      if (given >> c.named & 1) {
+        w.enables.set(obj_named_ + c.named);
+        return;
+      }
+      given |= uint64_t{1} << c.named;
+    }
+    supply.give(*this, w, c);
+  };
   // The capped barrier whose generation a wait of p at bpc waits for, or -1
   // (not such a wait, or one whose generation completed in s).
   auto cappedWait = [&](int p, int bpc) {

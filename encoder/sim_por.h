@@ -239,6 +239,7 @@ class Reducer {
   void precomputeSyncOnly();
   mutable std::vector<char> plain_capped_;           // windows(): per named barrier, capped for this seed
   mutable std::vector<uint64_t> plain_gen_used_;     // windows(): per agent, capped barriers passed once
+  mutable std::vector<uint64_t> plain_named_given_;  // windows(): per agent, capped barriers given to once
   // with an ExitLayout
   const ExitLayout* exits_ = nullptr;
   // with a BranchLayout: per pc the footprint of the stretch from it to the
