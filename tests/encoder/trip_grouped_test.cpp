@@ -465,7 +465,11 @@ TEST(TripGrouped, ReadBacksOutsideTheOncePerTileFormAreRefused) {
                                     "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n"
                                     "            lm.sync(bar)\n"
                                     "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n");
-  EXPECT_NE(readBacks(early).find("before writing it"), std::string::npos) << readBacks(early);
+  // read before written in the tile: admitted since helper marlin5 (its own
+  // write's generation at the read, t - 1, stays below its returns, t:
+  // docs/z3.md "Marlin's slice loop proved"); its first tile reads epi[0]
+  // unwritten, which the one-tile proof meets
+  EXPECT_EQ(readBacks(early), "");
   EXPECT_EQ(firstRule(early, 1, 32), "data.stale-read");
   auto r = proveText(early);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;

@@ -1,0 +1,210 @@
+// Marlin's slice loop proved by the rotated restart argument (docs/z3.md
+// "Marlin's slice loop proved: read-backs per instance, the rotation
+// wired"): vLLM PR #11493's fix for every n_slices and K, a reduced form of
+// its block reduction (three warps, one K loop of global loads, the partial
+// sums relayed through red[0] with a read-back in warp 1), and broken forms
+// of the reduced kernel that the bounded check meets and the proof must not
+// prove: the read-back in a wrong instance, a slice late, or without the
+// barrier before it, and the slice's closing barrier dropped.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "encoder/trip_proof.h"
+#include "encoder/trip_restart.h"
+#include "encoder/trip_restart_rotate.h"
+#include "prove_util.h"
+#include "test_util.h"
+
+using namespace cake;
+using cake::testing::compile;
+using cake::testing::proveText;
+using cake::testing::replace;
+
+namespace trip_marlin_slices_test {
+
+const char* kMarlinSlicesFixed = "corpus/bugs/sync.race/vllm_marlin_block_reduce_scratch_aliases_a_stages_fixed.cake";
+
+// Three warps: each sums its band of A over a K loop; warp 2 hands its sum
+// to warp 1 through red[0], warp 1 adds it and writes the total back to
+// red[0] (a read-back: it reads the index, then writes it, once per slice),
+// warp 0 adds that and, after the slice's last barrier (the cut), stores
+// the result. The guards read only lm.instance(): fixed per warp and slice.
+const char* kReduce = R"(@cake.schedule(target="sm_80")
+def marlin_reduce(lm, A: LM.gmem, C: LM.gmem, n: LM.i32, K: LM.i32):
+    lm.assume(K >= 1)
+    pool = lm.smem(4096)
+    red  = pool.view(offset=0, shape=(16, 32), dtype=lm.f32, stages=1)
+    acc  = lm.regs(shape=(16, 32), dtype=lm.f32)
+    t0   = lm.regs(shape=(16, 32), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1, 2], group=1)
+    bar   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        for s in lm.range(0, n):
+            lm.copy(acc, A, coords=(16 * w, 32 * s))
+            for k in lm.range(0, K):
+                lm.copy(t0, A, coords=(16 * w, 32 * k))
+                lm.binary(acc, acc, t0, op="add")
+            if w == 2:
+                lm.copy(red[0], acc)
+            lm.sync(bar)
+            if w == 1:
+                lm.copy(t0, red[0])
+                lm.binary(acc, acc, t0, op="add")
+                lm.copy(red[0], acc)
+            lm.sync(bar)
+            if w == 0:
+                lm.copy(t0, red[0])
+                lm.binary(acc, acc, t0, op="add")
+            lm.sync(bar)
+            if w == 0:
+                lm.copy(C, acc, coords=(0, 32 * s))
+)";
+
+const char* kReadBack =
+    "            if w == 1:\n"
+    "                lm.copy(t0, red[0])\n"
+    "                lm.binary(acc, acc, t0, op=\"add\")\n"
+    "                lm.copy(red[0], acc)\n";
+const char* kFirstSync =
+    "                lm.copy(red[0], acc)\n"
+    "            lm.sync(bar)\n"
+    "            if w == 1:\n";
+const char* kCut =
+    "                lm.binary(acc, acc, t0, op=\"add\")\n"
+    "            lm.sync(bar)\n"
+    "            if w == 0:\n"
+    "                lm.copy(C, acc";
+
+// The first violation the bounded check meets at these values ("" if none).
+std::string marlinSlicesFirstRule(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
+  const ir::Module m = compile(text);
+  if (m.schedules.empty()) return "no schedule";
+  const ir::Schedule& s = m.schedules[0];
+  const auto r = cake::testing::exploreToFirst(s, cake::testing::bind(s, values));
+  if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
+  return r.violations.front().rule;
+}
+
+std::string marlinSlicesReadBacks(const std::string& text) {
+  const ir::Module m = compile(text);
+  if (m.schedules.empty()) return "no schedule";
+  const auto rot = encoder::trip::rotatedRestartForm(m.schedules[0]);
+  if (!rot.ok) return "not rotated: " + rot.reason;
+  return encoder::trip::restartReadBacks(rot.rotated);
+}
+
+struct MarlinSlicesBroken {
+  const char* what;
+  std::string text;
+  int64_t n, K;      // where the bounded check meets it
+  const char* rule;  // what it meets there
+  bool clean_in_one_slice;
+};
+
+std::vector<MarlinSlicesBroken> marlinSlicesBrokenForms() {
+  const std::string ok = kReduce;
+  return {
+      // warp 2 joins warp 1's read-back: both read red[0] and write it
+      // between the same two barriers
+      {"the read-back in a wrong instance too", replace(ok, "            if w == 1:\n                lm.copy(t0, red[0])\n",
+                                                        "            if w >= 1:\n                lm.copy(t0, red[0])\n"),
+       1, 1, "sync.race", false},
+      // warp 1 reads red[0] back after the slice's last barrier: in one
+      // slice it reads its own total, from the second on it meets warp 2's
+      // next write of red[0], which nothing orders after it
+      {"the read-back a slice late",
+       replace(ok, "                lm.copy(C, acc, coords=(0, 32 * s))\n",
+               "                lm.copy(C, acc, coords=(0, 32 * s))\n            if w == 1:\n                lm.copy(t0, red[0])\n"),
+       2, 1, "sync.race", true},
+      // no barrier between warp 2's write and warp 1's read-back
+      {"the read-back without the barrier before it",
+       replace(ok, kFirstSync, "                lm.copy(red[0], acc)\n            if w == 1:\n"), 1, 1, "sync.race", false},
+      // the slice's closing barrier dropped: warp 0's read of red[0] meets
+      // warp 2's write of the next slice
+      {"the slice's closing barrier dropped",
+       replace(ok, kCut, "                lm.binary(acc, acc, t0, op=\"add\")\n            if w == 0:\n                lm.copy(C, acc"),
+       2, 1, "sync.race", true},
+      // warp 0's tail stores into A where warp 1 loads its next slice's
+      // partial sum from: after the cut nothing orders them (A is read and
+      // written, so the model compares its accesses)
+      {"the tail stores into what the next slice loads",
+       replace(replace(ok, "            lm.copy(acc, A, coords=(16 * w, 32 * s))\n", "            lm.copy(acc, A, coords=(16 * w, 0))\n"),
+               "                lm.copy(C, acc, coords=(0, 32 * s))\n", "                lm.copy(A, acc, coords=(16, 0))\n"),
+       2, 1, "sync.race", true},
+  };
+}
+
+}  // namespace trip_marlin_slices_test
+
+// The reduced form: clean for a few slice counts and K, its read-back
+// admitted per instance (warp 1 reads red[0] before writing it, under
+// `if w == 1:`), and proved for every n and K by the rotated restart
+// argument.
+TEST(TripMarlinSlices, ReducedFormIsProvedForEverySliceCount) {
+  using namespace trip_marlin_slices_test;
+  for (int64_t n : {0, 1, 2, 3})
+    for (int64_t K : {1, 2}) EXPECT_EQ(marlinSlicesFirstRule(kReduce, {{"n", n}, {"K", K}}), "") << n << " " << K;
+  EXPECT_EQ(marlinSlicesReadBacks(kReduce), "");
+  const auto r = proveText(kReduce);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("the slice loop over n cut at its last top-level lm.sync"), std::string::npos) << r.engine;
+}
+
+// The read-back form per instance: a guard that reads more than
+// lm.instance(), a second read-back per slice and a second write are
+// refused; each is named by its instance.
+TEST(TripMarlinSlices, ReadBacksPerInstanceOutsideTheFormAreRefused) {
+  using namespace trip_marlin_slices_test;
+  const std::string guarded = replace(kReduce, kReadBack,
+                                      "            if w == 1:\n"
+                                      "                lm.copy(t0, red[0])\n"
+                                      "                lm.binary(acc, acc, t0, op=\"add\")\n"
+                                      "                if K > 1:\n"
+                                      "                    lm.copy(red[0], acc)\n");
+  EXPECT_NE(marlinSlicesReadBacks(guarded).find("guard reads more than lm.instance()"), std::string::npos)
+      << marlinSlicesReadBacks(guarded);
+  const std::string twice = replace(kReduce, kReadBack,
+                                    std::string(kReadBack) + "                lm.copy(t0, red[0])\n");
+  EXPECT_NE(marlinSlicesReadBacks(twice).find("warps[1] reads red[0] back 2 times"), std::string::npos)
+      << marlinSlicesReadBacks(twice);
+  const std::string two_writes = replace(kReduce, kReadBack,
+                                         std::string(kReadBack) + "                lm.copy(red[0], acc)\n");
+  EXPECT_NE(marlinSlicesReadBacks(two_writes).find("warps[1] writes red[0] 2 times"), std::string::npos)
+      << marlinSlicesReadBacks(two_writes);
+}
+
+// Each broken form: met by the bounded check where it says (two of them
+// only from the second slice), and not proved.
+TEST(TripMarlinSlices, BrokenReducedFormsAreMetAndNotProved) {
+  using namespace trip_marlin_slices_test;
+  const auto bad = marlinSlicesBrokenForms();
+  ASSERT_EQ(bad.size(), 5u);
+  for (const MarlinSlicesBroken& b : bad) {
+    EXPECT_EQ(marlinSlicesFirstRule(b.text, {{"n", b.n}, {"K", b.K}}), b.rule) << b.what;
+    if (b.clean_in_one_slice)
+      for (int64_t K : {1, 2}) EXPECT_EQ(marlinSlicesFirstRule(b.text, {{"n", 1}, {"K", K}}), "") << b.what << " " << K;
+    const auto r = proveText(b.text);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+  }
+  // the tail's store is refused by the rotation, not left to the one slice
+  const auto tail = encoder::trip::rotatedRestartForm(compile(bad[4].text).schedules.at(0));
+  EXPECT_NE(tail.reason.find("the global tensor A is touched after the cut and before it"), std::string::npos)
+      << tail.reason;
+}
+
+// The corpus file: proved for every n_slices and K by the rotated restart
+// argument (its one slice by lap induction over lm.cdiv(K, 64)).
+TEST(TripMarlinSlices, MarlinFixIsProvedForEverySliceCount) {
+  using namespace trip_marlin_slices_test;
+  const std::string text = cake::testing::corpusText(kMarlinSlicesFixed);
+  EXPECT_EQ(marlinSlicesReadBacks(text), "");
+  const auto r = proveText(text);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("the slice loop over n_slices"), std::string::npos) << r.engine;
+}
