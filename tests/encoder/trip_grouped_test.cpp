@@ -24,6 +24,7 @@
 #include "encoder/system_hook.h"
 #include "encoder/trip_proof.h"
 #include "encoder/trip_restart.h"
+#include "first_rule.h"
 #include "prove_util.h"
 #include "test_util.h"
 
@@ -158,12 +159,7 @@ std::vector<Bad> brokenForms() {
 
 // The first violation the bounded check meets at these values ("" if none).
 std::string firstRuleOf(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
-  const ir::Module m = compile(text);
-  if (m.schedules.empty()) return "no schedule";
-  const ir::Schedule& s = m.schedules[0];
-  const auto r = cake::testing::exploreToFirst(s, cake::testing::bind(s, values));
-  if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
-  return r.violations.front().rule;
+  return cake::testing::firstRuleAt(text, values);
 }
 
 std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {

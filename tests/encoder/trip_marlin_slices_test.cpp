@@ -17,6 +17,7 @@
 #include "encoder/trip_proof.h"
 #include "encoder/trip_restart.h"
 #include "encoder/trip_restart_rotate.h"
+#include "first_rule.h"
 #include "prove_util.h"
 #include "test_util.h"
 
@@ -81,16 +82,6 @@ const char* kCut =
     "            if w == 0:\n"
     "                lm.copy(C, acc";
 
-// The first violation the bounded check meets at these values ("" if none).
-std::string marlinSlicesFirstRule(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
-  const ir::Module m = compile(text);
-  if (m.schedules.empty()) return "no schedule";
-  const ir::Schedule& s = m.schedules[0];
-  const auto r = cake::testing::exploreToFirst(s, cake::testing::bind(s, values));
-  if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
-  return r.violations.front().rule;
-}
-
 std::string marlinSlicesReadBacks(const std::string& text) {
   const ir::Module m = compile(text);
   if (m.schedules.empty()) return "no schedule";
@@ -149,7 +140,7 @@ std::vector<MarlinSlicesBroken> marlinSlicesBrokenForms() {
 TEST(TripMarlinSlices, ReducedFormIsProvedForEverySliceCount) {
   using namespace trip_marlin_slices_test;
   for (int64_t n : {0, 1, 2, 3})
-    for (int64_t K : {1, 2}) EXPECT_EQ(marlinSlicesFirstRule(kReduce, {{"n", n}, {"K", K}}), "") << n << " " << K;
+    for (int64_t K : {1, 2}) EXPECT_EQ(cake::testing::firstRuleAt(kReduce, {{"n", n}, {"K", K}}), "") << n << " " << K;
   EXPECT_EQ(marlinSlicesReadBacks(kReduce), "");
   const auto r = proveText(kReduce);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
@@ -186,9 +177,9 @@ TEST(TripMarlinSlices, BrokenReducedFormsAreMetAndNotProved) {
   const auto bad = marlinSlicesBrokenForms();
   ASSERT_EQ(bad.size(), 5u);
   for (const MarlinSlicesBroken& b : bad) {
-    EXPECT_EQ(marlinSlicesFirstRule(b.text, {{"n", b.n}, {"K", b.K}}), b.rule) << b.what;
+    EXPECT_EQ(cake::testing::firstRuleAt(b.text, {{"n", b.n}, {"K", b.K}}), b.rule) << b.what;
     if (b.clean_in_one_slice)
-      for (int64_t K : {1, 2}) EXPECT_EQ(marlinSlicesFirstRule(b.text, {{"n", 1}, {"K", K}}), "") << b.what << " " << K;
+      for (int64_t K : {1, 2}) EXPECT_EQ(cake::testing::firstRuleAt(b.text, {{"n", 1}, {"K", K}}), "") << b.what << " " << K;
     const auto r = proveText(b.text);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
   }
