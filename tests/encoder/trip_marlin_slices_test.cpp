@@ -163,6 +163,13 @@ TEST(TripMarlinSlices, ReducedFormIsProvedForEverySliceCount) {
   const auto r = proveText(kReduce);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("the slice loop over n cut at its last top-level lm.sync"), std::string::npos) << r.engine;
+  // a sync before the slice loop: the rotation holds, the wiring refuses
+  // it (the zero-slice system would run it, and it is not proved)
+  const std::string pre = replace(kReduce, "        for s in lm.range(0, n):\n", "        lm.sync(bar)\n        for s in lm.range(0, n):\n");
+  EXPECT_TRUE(encoder::trip::rotatedRestartForm(compile(pre).schedules.at(0)).ok);
+  const auto with_pre = proveText(pre);
+  EXPECT_NE(with_pre.outcome, encoder::Outcome::Proved) << with_pre.engine;
+  EXPECT_NE(with_pre.detail.find("the slice loop has code before it"), std::string::npos) << with_pre.detail;
 }
 
 // The read-back form per instance: a guard that reads more than
