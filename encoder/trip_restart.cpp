@@ -247,10 +247,13 @@ std::string touchesOfInstance(const ir::Block& b, int view, const ir::EvalEnv& e
                           (op.src2.kind == ir::BufferRef::Kind::View && op.src2.index == view);
     if (writes_it && (reads_it || op.kind == ir::OpKind::Mma || op.kind == ir::OpKind::Reduce))
       return fmt::format("{} reads {} back in the op that writes it (line {})", who, name, st.range.line);
-    const ir::BufferRef& ref = writes_it ? op.dst : (op.src.kind == ir::BufferRef::Kind::View && op.src.index == view ? op.src : op.src2);
-    const auto index = ref.slot ? ir::evaluate(*ref.slot, env) : std::optional<int64_t>(0);
-    if (!index) return fmt::format("{} reads {} back through an index that is no constant (line {})", who, name, st.range.line);
-    out.push_back({&st, *index, writes_it});
+    // every operand on the view counts (a binary op may read two indices)
+    for (const ir::BufferRef* ref : {&op.dst, &op.src, &op.src2}) {
+      if (ref->kind != ir::BufferRef::Kind::View || ref->index != view) continue;
+      const auto index = ref->slot ? ir::evaluate(*ref->slot, env) : std::optional<int64_t>(0);
+      if (!index) return fmt::format("{} reads {} back through an index that is no constant (line {})", who, name, st.range.line);
+      out.push_back({&st, *index, ref == &op.dst});
+    }
   }
   return "";
 }

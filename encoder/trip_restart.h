@@ -76,8 +76,8 @@ RestartForm restartForm(const ir::Schedule& s);
 // non-zero) holds for every allowed assignment (BvProver). Returns "" when
 // it holds, else why not.
 // Read-backs (docs/z3.md "Reads without the caps in the proof", "The
-// writer each read meets; read-backs once per tile", "Read-backs per
-// instance, in either order"): a read of a view index by a process that
+// writer each read meets; read-backs once per tile", "Marlin's slice loop
+// proved: read-backs per instance"): a read of a view index by a process that
 // wrote it since its last read of it means max(its epoch, its own write's
 // generation) (system.cpp tag), and a process that writes an index and
 // reads it in every tile reads it fresh in the first tile and back from the
