@@ -31,6 +31,7 @@
 #include "encoder/trip_cluster.h"
 #include "encoder/trip_pace.h"
 #include "encoder/trip_restart.h"
+#include "encoder/trip_restart_rotate.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
 #include "ir/expr_build.h"
@@ -9546,18 +9547,47 @@ ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, co
 // T(t)`), whose registers and read-backs meet their conditions, is clean
 // for every N when the one-tile schedule (N fixed to 1) is proved with the
 // read caps off and the last-read rule holds on the writers its reads
-// meet; with N <= 0 no process runs an op. The argument in one line, or
-// why not (the reason for "unknown").
+// meet; with N <= 0 no process runs an op. A slice loop whose cut is its
+// last lm.sync (Marlin's `for s: H ; S ; T`, trip_restart_rotate.h) is
+// asked the same of its rotated text `for s: S ; H ; T`, which runs each
+// process's non-sync ops in the schedule's order; its one-slice proof is
+// the schedule's own (docs/z3.md "Marlin's slice loop proved"). The
+// argument in one line, or why not (the reason for "unknown").
 struct RestartAnswer {
   bool proved = false;
   std::string text;
 };
 
+// The text the restart conditions are asked of: the schedule itself, or
+// its rotation (only with nothing before the slice loop: code there would
+// run in the zero-slice system, which is not proved, and its writes would
+// start the generations of slice 0 off the per-slice rates the last-read
+// rule compares). Empty with `why` set when neither form holds.
+std::optional<ir::Schedule> restartText(const ir::Schedule& s, bool& rotated, std::string& why) {
+  const trip::RestartForm form = trip::restartForm(s);
+  rotated = false;
+  if (form.ok) return s;
+  trip::RotatedRestart rot = trip::rotatedRestartForm(s);
+  if (!rot.ok) {
+    why = fmt::format("{}; rotated at the slice's last lm.sync: {}", form.reason, rot.reason);
+    return std::nullopt;
+  }
+  for (const ir::RoleBody& b : s.bodies)
+    if (b.body.size() != 1) {
+      why = "the slice loop has code before it (the zero-slice system is not proved)";
+      return std::nullopt;
+    }
+  rotated = true;
+  return std::move(rot.rotated);
+}
+
 RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                              const TripProofOptions& opts, ProofBudget& budget) {
-  const trip::RestartForm form = trip::restartForm(s);
-  if (!form.ok) return {false, form.reason};
-  const ir::ExprPtr& count = s.bodies.front().body.front().hi;
+  bool rotated = false;
+  std::string why_not;
+  const std::optional<ir::Schedule> text = restartText(s, rotated, why_not);
+  if (!text) return {false, why_not};
+  const ir::ExprPtr& count = text->bodies.front().body.front().hi;
   if (count->kind != ir::ExprKind::Param) return {false, "the tile count is no parameter"};
   // Every segment of a run is a one-tile run, whatever N the facts allow:
   // a fact on N (N >= 2) would make the one-tile proof vacuous.
@@ -9567,10 +9597,10 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
   {
     BvProver prover(s, solverLimits(opts, budget));
     const std::string regs = trip::restartRegisters(
-        s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+        *text, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
     if (!regs.empty()) return {false, regs};
   }
-  if (auto why = trip::restartReadBacks(s); !why.empty()) return {false, why};
+  if (auto why = trip::restartReadBacks(*text); !why.empty()) return {false, why};
   ir::Schedule one = s;
   one.assumes.push_back({ir::build::eq(count, ir::build::lit(1)), {}});
   std::vector<Binding> ones;
@@ -9593,6 +9623,12 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
                                r.outcome == Outcome::Violation ? "meets " + r.violations.front().rule : r.detail)};
   if (meets.explorations == 0) return {false, "the one-tile proof explored nothing that records the writers reads meet"};
   if (auto why = trip::lastReadRule(s, meets); !why.empty()) return {false, why};
+  if (rotated)
+    return {true, fmt::format("restart argument: the slice loop over {0} cut at its last top-level lm.sync into "
+                              "one-slice runs, rotated ({0} <= 0 runs no op; after the cut only registers and global "
+                              "memory; the last read of each index meets every writer its reads meet); for {0} == 1 "
+                              "without the read caps: {1}",
+                              n, r.engine)};
   return {true, fmt::format("restart argument: the tile loop over {0} cut at its first lm.sync into one-tile runs "
                             "({0} <= 0 runs no op; the last read of each index meets every writer its reads meet); "
                             "for {0} == 1 without the read caps: {1}",
@@ -9606,7 +9642,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target ta
   ProofBudget budget(opts.work, opts.timeout_ms);
   ModelCheckResult res = proveWithin(schedule, target, checked, opts, budget);
   if (res.outcome == Outcome::Unknown && !opts.meets && budget.exhausted().empty() && !checked.empty() &&
-      trip::restartForm(schedule).ok) {
+      (trip::restartForm(schedule).ok || trip::rotatedRestartForm(schedule).ok)) {
     const RestartAnswer restart = proveByRestart(schedule, target, checked, opts, budget);
     if (restart.proved && !budget.workOut()) {
       res = {};

@@ -202,45 +202,81 @@ bool touches(const ir::Op& op, int view) {
          (op.src2.kind == ir::BufferRef::Kind::View && op.src2.index == view);
 }
 
-std::optional<int64_t> constIndex(const ir::BufferRef& r) { return r.slot ? ir::constValue(r.slot) : 0; }
+bool touchesIn(const ir::Block& b, int view) {
+  bool any = false;
+  ir::forEachOp(b, [&](const ir::Stmt& o) { any = any || touches(o.op, view); });
+  return any;
+}
 
-// Why role `role`'s tile body does not touch `view` in the once-per-tile
-// form restartReadBacks admits ("" if it does).
-std::string onceInTheTile(const ir::Schedule& s, const ir::RoleBody& body, int view, const std::string& role) {
-  const std::string name = s.views[view].name;
-  if (body.body.size() != 1 || body.body[0].kind != ir::Stmt::Kind::For)
-    return fmt::format("{} reads {} back outside a tile loop", role, name);
-  const ir::Block& tile = body.body[0].body;
-  int all = 0, top = 0;
-  ir::forEachOp(body.body, [&](const ir::Stmt& o) { all += touches(o.op, view); });
-  std::map<int64_t, int> writes, reads;  // index -> count
-  std::map<int64_t, bool> read_before_write;
-  for (const ir::Stmt& st : tile) {
-    if (st.kind != ir::Stmt::Kind::Op || !touches(st.op, view)) continue;
-    ++top;
+// One op of an instance's tile that touches the view, with its index.
+struct Touch {
+  const ir::Stmt* st;
+  int64_t index;
+  bool writes;
+};
+
+// The touches of `view` by instance `instance` in a tile body, in program
+// order: a guard that reads nothing but lm.instance() and constants is
+// fixed per instance and per tile (C3 keeps the tile variable out of it),
+// so it is decided here and only its taken branch is walked. A touch in a
+// loop, under a guard that reads more, or through an index that is no
+// constant once the instance is fixed is refused. "" or why not.
+std::string touchesOfInstance(const ir::Block& b, int view, const ir::EvalEnv& env, std::vector<Touch>& out,
+                              const std::string& who, const std::string& name) {
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::For) {
+      if (touchesIn(st.body, view)) return fmt::format("{} reads {} back in a loop or a branch of its tile (line {})", who, name, st.range.line);
+      continue;
+    }
+    if (st.kind == ir::Stmt::Kind::If) {
+      const auto taken = st.cond ? ir::evaluate(*st.cond, env) : std::nullopt;
+      if (!taken) {
+        if (touchesIn(st.body, view) || touchesIn(st.orelse, view))
+          return fmt::format("{} reads {} back in a loop or a branch of its tile whose guard reads more than "
+                             "lm.instance() (line {})",
+                             who, name, st.range.line);
+        continue;
+      }
+      if (auto why = touchesOfInstance(*taken ? st.body : st.orelse, view, env, out, who, name); !why.empty()) return why;
+      continue;
+    }
     const ir::Op& op = st.op;
+    if (!touches(op, view)) continue;
     const bool writes_it = op.dst.kind == ir::BufferRef::Kind::View && op.dst.index == view;
     const bool reads_it = (op.src.kind == ir::BufferRef::Kind::View && op.src.index == view) ||
                           (op.src2.kind == ir::BufferRef::Kind::View && op.src2.index == view);
     if (writes_it && (reads_it || op.kind == ir::OpKind::Mma || op.kind == ir::OpKind::Reduce))
-      return fmt::format("{} reads {} back in the op that writes it (line {})", role, name, st.range.line);
-    const ir::BufferRef& ref = writes_it ? op.dst : (op.src.kind == ir::BufferRef::Kind::View && op.src.index == view ? op.src : op.src2);
-    const auto index = constIndex(ref);
-    if (!index) return fmt::format("{} reads {} back through an index that is no constant (line {})", role, name, st.range.line);
-    if (writes_it) ++writes[*index];
-    else {
-      ++reads[*index];
-      if (!writes.count(*index)) read_before_write[*index] = true;
+      return fmt::format("{} reads {} back in the op that writes it (line {})", who, name, st.range.line);
+    // every operand on the view counts (a binary op may read two indices)
+    for (const ir::BufferRef* ref : {&op.dst, &op.src, &op.src2}) {
+      if (ref->kind != ir::BufferRef::Kind::View || ref->index != view) continue;
+      const auto index = ref->slot ? ir::evaluate(*ref->slot, env) : std::optional<int64_t>(0);
+      if (!index) return fmt::format("{} reads {} back through an index that is no constant (line {})", who, name, st.range.line);
+      out.push_back({&st, *index, ref == &op.dst});
     }
   }
-  if (top != all) return fmt::format("{} reads {} back in a loop or a branch of its tile", role, name);
+  return "";
+}
+
+// Why instance `instance` of role `role` does not touch `view` in the
+// once-per-tile form restartReadBacks admits ("" if it does): per index it
+// both writes and reads, one write and one read per tile, in either order.
+std::string onceInTheTile(const ir::Schedule& s, const ir::RoleBody& body, int view, int instance, const std::string& role) {
+  const std::string name = s.views[view].name;
+  if (body.body.size() != 1 || body.body[0].kind != ir::Stmt::Kind::For)
+    return fmt::format("{} reads {} back outside a tile loop", role, name);
+  ir::EvalEnv env;
+  env.instance = instance;
+  const bool many = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) && s.roles[body.role].instanceCount() > 1;
+  const std::string who = many ? fmt::format("{}[{}]", role, instance) : role;
+  std::vector<Touch> seq;
+  if (auto why = touchesOfInstance(body.body[0].body, view, env, seq, who, name); !why.empty()) return why;
+  std::map<int64_t, int> writes, reads;  // index -> count
+  for (const Touch& t : seq) ++(t.writes ? writes : reads)[t.index];
   for (const auto& [index, n] : writes)
-    if (n > 1) return fmt::format("{} writes {}[{}] {} times per tile and reads it back", role, name, index, n);
-  for (const auto& [index, n] : reads) {
-    if (!writes.count(index)) continue;  // no read-back of this index
-    if (n > 1) return fmt::format("{} reads {}[{}] back {} times per tile", role, name, index, n);
-    if (read_before_write.count(index)) return fmt::format("{} reads {}[{}] before writing it in the tile", role, name, index);
-  }
+    if (n > 1 && reads.count(index)) return fmt::format("{} writes {}[{}] {} times per tile and reads it back", who, name, index, n);
+  for (const auto& [index, n] : reads)
+    if (writes.count(index) && n > 1) return fmt::format("{} reads {}[{}] back {} times per tile", who, name, index, n);
   return "";
 }
 
@@ -262,9 +298,11 @@ std::string restartReadBacks(const ir::Schedule& s) {
     const std::string role = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
                                  ? s.roles[body.role].name
                                  : std::string("a role");
+    const int instances = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) ? s.roles[body.role].instanceCount() : 1;
     for (int v : written)
       if (read.count(v))
-        if (auto why = restart_read_backs::onceInTheTile(s, body, v, role); !why.empty()) return why;
+        for (int i = 0; i < instances; ++i)
+          if (auto why = restart_read_backs::onceInTheTile(s, body, v, i, role); !why.empty()) return why;
   }
   return "";
 }

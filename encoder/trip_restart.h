@@ -76,21 +76,24 @@ RestartForm restartForm(const ir::Schedule& s);
 // non-zero) holds for every allowed assignment (BvProver). Returns "" when
 // it holds, else why not.
 // Read-backs (docs/z3.md "Reads without the caps in the proof", "The
-// writer each read meets; read-backs once per tile"): a read of a view
-// index by a process that wrote it since its last read of it means
-// max(its returns, its own write's generation) (system.cpp tag), and a
-// process that writes an index before reading it in every tile reads it
-// fresh in the first tile and back from the second on. The restart
-// argument admits a role that writes a view it also reads only in the
-// form where that meaning grows by one per tile, as its returns do
-// (the grouped GEMM's epilogue): every op of the role that touches the
-// view is a statement of the tile body itself (in no loop or branch),
-// names a constant index, and does not accumulate into it; per index the
-// role writes it at most once and reads it at most once per tile, and a
-// read of an index it writes comes after that write. Then tile t's read
-// means t (its returns, one per tile, equal to its own write's
-// generation), its uncapped generation is t = gen_0 + t * 1, and the
-// capped pieces (system.cpp splitByWrittenLaps) mean at most that.
+// writer each read meets; read-backs once per tile", "Marlin's slice loop
+// proved: read-backs per instance"): a read of a view index by a process that
+// wrote it since its last read of it means max(its epoch, its own write's
+// generation) (system.cpp tag), and a process that writes an index and
+// reads it in every tile reads it fresh in the first tile and back from the
+// second on. The restart argument admits a role that writes a view it also
+// reads only where, per instance (a process), every op touching the view
+// lies in the tile body outside every loop, under guards that read nothing
+// but lm.instance() and constants (fixed per instance and per tile, so
+// decided per instance), names an index that is a constant once the
+// instance is fixed, and does not accumulate into it; and per index the
+// instance both writes and reads, it writes it once and reads it once per
+// tile, in either order. Then its own write's generation at the read of
+// tile t is t (write first) or t - 1 (read first), never above the read's
+// returns (t), so every generation the read means, capped or not, is at
+// most its returns, t = 0 + t * 1, and in tile 0 it means exactly its
+// returns (no own write before its first read): the last-read rule's
+// bound (ReadMeets) holds with e = 1.
 // Returns "" when every read-back has that form, else why not.
 std::string restartReadBacks(const ir::Schedule& s);
 

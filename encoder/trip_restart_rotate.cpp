@@ -2,9 +2,11 @@
 #include "encoder/trip_restart_rotate.h"
 
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "encoder/system.h"
 #include "ir/ops.h"
 
 namespace cake::encoder::trip {
@@ -109,6 +111,36 @@ ir::Block preAsTile(const Split& sp) {
   return b;
 }
 
+// The global tensors a block's ops name (operands of kind Param).
+std::set<int> globalTensors(const ir::Block& b) {
+  std::set<int> out;
+  ir::forEachOp(b, [&](const Stmt& o) {
+    for (const ir::BufferRef* r : {&o.op.dst, &o.op.src, &o.op.src2})
+      if (r->kind == ir::BufferRef::Kind::Param) out.insert(r->index);
+  });
+  return out;
+}
+
+// A global tensor whose accesses the model compares (one the CTA both
+// reads and writes, docs/known-limits.md "Global memory: what is
+// modelled") that T touches and H (or pre) touches too: T(s) and H(s + 1)
+// are unordered (no sync between them in other processes), so their race
+// would be in no one-slice run. T against T is ordered across slices
+// (T(s + 1) follows every process's arrival at S(s + 1)) and compared
+// within one. "" or the tensor's name.
+std::string tailTensorAlsoBefore(const ir::Schedule& s, const std::vector<Split>& splits) {
+  const std::set<int> compared = readAndWrittenTensors(s);
+  std::set<int> tail, before;
+  for (const Split& sp : splits) {
+    for (int t : globalTensors(sp.t)) tail.insert(t);
+    for (const ir::Block* b : {&sp.h, &sp.pre})
+      for (int t : globalTensors(*b)) before.insert(t);
+  }
+  for (int t : tail)
+    if (before.count(t) && compared.count(t)) return s.params[t].name;
+  return "";
+}
+
 RotatedRestart refuse(std::string why) {
   RotatedRestart r;
   r.reason = std::move(why);
@@ -156,6 +188,10 @@ RotatedRestart rotatedRestartForm(const ir::Schedule& s) {
   }
   if (splits.empty()) return refuse("no role runs a slice loop");
   if (any_pre && !every_pre) return refuse("some roles sync before the slice loop and others do not");
+  if (auto t = tailTensorAlsoBefore(s, splits); !t.empty())
+    return refuse(fmt::format("the global tensor {} is touched after the cut and before it (the next slice's ops "
+                              "could meet the tail's)",
+                              t));
   RotatedRestart out;
   out.rotated = withSliceBodies(s, splits, rotatedBody);
   out.form = restartForm(out.rotated);

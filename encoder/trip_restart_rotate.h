@@ -6,8 +6,8 @@
 // first (`for t: S ; T(t)`, nothing before or after the loop); this check
 // reduces Marlin's shape to it by a rotation whose argument is stated below
 // and in the docs, and calls restartForm on the rotated text. Like
-// restartForm, it is a structural check only: the proof does not use it yet
-// (the data half, read-backs across the cut, is not built).
+// restartForm, it is a structural check; proveByRestart (trip_proof.cpp)
+// asks it when restartForm fails (docs/z3.md "Marlin's slice loop proved").
 #pragma once
 
 #include <string>
@@ -37,7 +37,10 @@ struct RotatedRestart {
 //  * T holds only copies, fills and unary / binary / reduction ops whose
 //    every operand is a register fragment, a global tensor or a literal,
 //    under guards that read nothing but lm.instance() and constants (no
-//    loop, no barrier, no async op, no shared or tensor memory);
+//    loop, no barrier, no async op, no shared or tensor memory), and no
+//    global tensor of T whose accesses the model compares (one the CTA
+//    both reads and writes) is touched by H or pre in any role (T(s) and
+//    H(s + 1) are unordered);
 //  * the rotated text `for s: S ; H(s) ; T(s)` meets restartForm (C1: S's
 //    barrier names every role, the same N everywhere; C2: quiescence, the
 //    last cp.async of the body drained before the cut; C3: s read only in

@@ -24,6 +24,7 @@
 #include "encoder/system_hook.h"
 #include "encoder/trip_proof.h"
 #include "encoder/trip_restart.h"
+#include "first_rule.h"
 #include "prove_util.h"
 #include "test_util.h"
 
@@ -158,12 +159,7 @@ std::vector<Bad> brokenForms() {
 
 // The first violation the bounded check meets at these values ("" if none).
 std::string firstRuleOf(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
-  const ir::Module m = compile(text);
-  if (m.schedules.empty()) return "no schedule";
-  const ir::Schedule& s = m.schedules[0];
-  const auto r = cake::testing::exploreToFirst(s, cake::testing::bind(s, values));
-  if (r.outcome != encoder::Outcome::Violation || r.violations.empty()) return "";
-  return r.violations.front().rule;
+  return cake::testing::firstRuleAt(text, values);
 }
 
 std::string firstRule(const std::string& text, int64_t n_tiles, int64_t K) {
@@ -465,7 +461,11 @@ TEST(TripGrouped, ReadBacksOutsideTheOncePerTileFormAreRefused) {
                                     "            lm.copy(out, epi[0][16 * w:16 * w + 16, :])\n"
                                     "            lm.sync(bar)\n"
                                     "            lm.copy(epi[0][:, 16 * w:16 * w + 16], acc)\n");
-  EXPECT_NE(readBacks(early).find("before writing it"), std::string::npos) << readBacks(early);
+  // read before written in the tile: admitted since helper marlin5 (its own
+  // write's generation at the read, t - 1, stays below its returns, t:
+  // docs/z3.md "Marlin's slice loop proved"); its first tile reads epi[0]
+  // unwritten, which the one-tile proof meets
+  EXPECT_EQ(readBacks(early), "");
   EXPECT_EQ(firstRule(early, 1, 32), "data.stale-read");
   auto r = proveText(early);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;

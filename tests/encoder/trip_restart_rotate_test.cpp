@@ -178,8 +178,9 @@ TEST(TripRestartRotate, MarlinFixHasTheRotatedRestartForm) {
   ASSERT_TRUE(r.ok) << r.reason;
   EXPECT_TRUE(r.form.ok);
   EXPECT_EQ(registersOfRotated(r), "");
-  EXPECT_EQ(encoder::trip::restartReadBacks(r.rotated), "warps reads red back in a loop or a branch of its tile")
-      << encoder::trip::restartReadBacks(r.rotated);
+  // warp 1's read-back of red[0] under `if w == 1:` (read, then written
+  // once per slice) is in the per-instance form since helper marlin5
+  EXPECT_EQ(encoder::trip::restartReadBacks(r.rotated), "") << encoder::trip::restartReadBacks(r.rotated);
   // the rotated text starts every slice with the cut (restartForm's shape)
   ASSERT_EQ(r.rotated.bodies.size(), 1u);
   const ir::Stmt& loop = r.rotated.bodies[0].body.at(0);
