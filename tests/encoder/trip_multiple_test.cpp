@@ -85,8 +85,9 @@ TEST(TripMultiple, BrokenTwoSlotRingsAreNotProved) {
       {"one slot per iteration",
        tmt::edit("            lm.wait(full, iter=2 * j + 1)\n            lm.mma(acc, smem_a[2 * j + 1], smem_b[2 * j + 1])\n",
                  "")},
-      // the producer waits for the wrong slot's release (a slot still read is overwritten)
-      {"the producer's wait a lap early", tmt::edit("lm.wait(empty, iter=k - 3)", "lm.wait(empty, iter=k - 2)")},
+      // the producer waits for the release of block k - 4, not k - 3: it refills
+      // slot k % 3 while block k - 3 may still be read there
+      {"the producer waits one block too few", tmt::edit("lm.wait(empty, iter=k - 3)", "lm.wait(empty, iter=k - 4)")},
   };
   for (const Broken& b : broken) {
     EXPECT_NE(b.text, tmt::twoSlots()) << b.what;
