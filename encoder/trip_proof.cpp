@@ -9521,7 +9521,10 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       bindings = std::move(in_blocks);
       return fmt::format("{}: {}", blocks->text, engine);
     } catch (const Fail& g) {
-      throw Fail(fmt::format("{}; {}: {}", f.what(), blocks->text, g.what()));
+      Fail both(fmt::format("{}; {}: {}", f.what(), blocks->text, g.what()));
+      both.witnesses = f.witnesses;  // bindings: the copy reads the same parameters
+      both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
+      throw both;
     }
   }
 }
