@@ -3257,6 +3257,135 @@ std::optional<MergedLoops> mergeTwoTileLoops(const ir::Schedule& s, const Limits
   return std::nullopt;
 }
 
+// ============================================ loops bounded by a multiple of the trip expression
+// (docs/z3.md "Loops bounded by a multiple of the trip expression", helper twoloop, session 30)
+
+// e = c * x with a constant c (either operand): {c, x}.
+std::optional<std::pair<int64_t, ir::ExprPtr>> constantMultiple(const ir::ExprPtr& e) {
+  if (e->kind != ir::ExprKind::Mul || e->args.size() != 2) return std::nullopt;
+  for (int i = 0; i < 2; ++i)
+    if (auto c = ir::constValue(e->args[i])) return std::make_pair(*c, e->args[1 - i]);
+  return std::nullopt;
+}
+
+// e with every `(c * x) // d` and `lm.cdiv(c * x, d)` whose constant d >= 1
+// divides the constant c read as `(c / d) * x` (x alone when c = d): equal
+// for every integer x, as c * x is a multiple of d (`kt // 2` with `kt = 2 *
+// lm.cdiv(K, 128)` is lm.cdiv(K, 128)). Nodes with nothing to cancel are
+// kept as they are (the schedule's own).
+ir::ExprPtr cancelConstantFactors(const ir::ExprPtr& e) {
+  if (!e || e->args.empty()) return e;
+  std::vector<ir::ExprPtr> args;
+  bool changed = false;
+  for (const ir::ExprPtr& a : e->args) {
+    args.push_back(cancelConstantFactors(a));
+    changed = changed || args.back() != a;
+  }
+  if ((e->kind == ir::ExprKind::FloorDiv || e->kind == ir::ExprKind::CDiv) && args.size() == 2) {
+    const auto d = ir::constValue(args[1]);
+    const auto m = constantMultiple(args[0]);
+    if (d && *d >= 1 && m && m->first % *d == 0)
+      return m->first == *d ? m->second : ir::makeExpr(ir::ExprKind::Mul, {ir::makeConst(m->first / *d), m->second});
+  }
+  if (!changed) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  copy->args = std::move(args);
+  return copy;
+}
+
+// A schedule whose loops bounded by c * X (c a constant) run in blocks of
+// c iterations over X, and what was read so (the engine line).
+struct BlockLoops {
+  std::shared_ptr<ir::Schedule> s;
+  std::string text;
+};
+
+// The loops of b (at any depth) whose bound reads a parameter.
+void symbolicLoops(ir::Block& b, std::vector<ir::Stmt*>& out) {
+  for (ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi)) out.push_back(&st);
+    symbolicLoops(st.body, out);
+    symbolicLoops(st.orelse, out);
+  }
+}
+
+// `for k in lm.range(c * a, c * X):` becomes `for k//c in lm.range(a, X):
+// for k%c in lm.range(0, c):` with k read as `c * k//c + k%c` in the body:
+// the same values of k in the same order, so the same operations.
+void runInBlocks(ir::Schedule& s, ir::Stmt& loop, int64_t c, const ir::ExprPtr& x) {
+  const int k = loop.loop_var;
+  const std::string name = s.loop_vars.at(static_cast<size_t>(k)).name;
+  const int blk = static_cast<int>(s.loop_vars.size()), in = blk + 1;
+  s.loop_vars.push_back({fmt::format("{}//{}", name, c), s.loop_vars[static_cast<size_t>(k)].range});
+  s.loop_vars.push_back({fmt::format("{}%{}", name, c), s.loop_vars[static_cast<size_t>(k)].range});
+  ir::Stmt inner;
+  inner.kind = ir::Stmt::Kind::For;
+  inner.range = loop.range;
+  inner.loop_var = in;
+  inner.lo = ir::makeConst(0);
+  inner.hi = ir::makeConst(c);
+  inner.step = ir::makeConst(1);
+  inner.body = std::move(loop.body);
+  const ir::ExprPtr value =
+      ir::makeExpr(ir::ExprKind::Add, {ir::makeExpr(ir::ExprKind::Mul, {ir::makeConst(c), symbolNode(ir::ExprKind::LoopVar, blk)}),
+                                       symbolNode(ir::ExprKind::LoopVar, in)});
+  const ir::ExprPtr var = symbolNode(ir::ExprKind::LoopVar, k);
+  mapExprs(inner.body, [&](const ir::ExprPtr& e) { return substitute(e, *var, value); });
+  loop.loop_var = blk;
+  loop.lo = ir::makeConst(*ir::constValue(loop.lo) / c);
+  loop.hi = x;
+  loop.step = ir::makeConst(1);
+  loop.body.clear();
+  loop.body.push_back(std::move(inner));
+}
+
+// The schedule with constant factors cancelled (cancelConstantFactors) and
+// every loop `lm.range(c * a, c * X)` (step 1, c in 2..64) run in blocks of
+// c iterations (runInBlocks), when then every loop whose bound reads a
+// parameter is bounded by one X plus a constant; nullopt when nothing
+// changes or the bounds are not of that shape.
+std::optional<BlockLoops> loopsInBlocks(const ir::Schedule& s) {
+  auto copy = std::make_shared<ir::Schedule>(s);
+  bool cancelled = false;
+  for (ir::RoleBody& body : copy->bodies)
+    mapExprs(body.body, [&](const ir::ExprPtr& e) {
+      ir::ExprPtr x = cancelConstantFactors(e);
+      cancelled = cancelled || x != e;
+      return x;
+    });
+  std::vector<ir::Stmt*> loops;
+  for (ir::RoleBody& body : copy->bodies) symbolicLoops(body.body, loops);
+  ir::ExprPtr trip;  // X
+  std::vector<std::pair<ir::Stmt*, int64_t>> multiples;
+  auto same = [&](const ir::ExprPtr& x) {
+    if (!trip) trip = x;
+    return ir::sameExpr(*trip, *x);
+  };
+  for (ir::Stmt* st : loops) {
+    const auto [core, off] = splitOffset(st->hi);
+    const auto m = constantMultiple(core);
+    if (!m || m->first < 2 || m->first > 64 || off != 0) {
+      if (!same(core)) return std::nullopt;
+      continue;
+    }
+    const auto lo = ir::constValue(st->lo);
+    const auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
+    if (!same(m->second) || !lo || *lo < 0 || *lo % m->first != 0 || step != 1 || !st->orelse.empty())
+      return std::nullopt;
+    multiples.emplace_back(st, m->first);
+  }
+  if (multiples.empty() && !cancelled) return std::nullopt;
+  BlockLoops out{copy, ""};
+  for (auto& [st, c] : multiples) {
+    out.text += fmt::format("{}lm.range({}, {})", out.text.empty() ? "" : ", ", ir::exprToString(*st->lo, s),
+                            ir::exprToString(*st->hi, s));
+    runInBlocks(*copy, *st, c, trip);
+  }
+  out.text = multiples.empty() ? fmt::format("constant factors cancelled (bounds of {})", ir::exprToString(*trip, s))
+                               : fmt::format("{} run in blocks over {}", out.text, ir::exprToString(*trip, s));
+  return out;
+}
+
 // A peeled last iteration (docs/z3.md "A peeled last K iteration"): a loop
 // `for j in lm.range(0, E - 1)` whose n body statements follow it once more
 // with j read as E - 1 (each expression equal to the body's with j := E - 1
@@ -9242,9 +9371,9 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
                      split.text, X, engines[0], X, engines[1]);
 }
 
-std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
-                          const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
-                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
+std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                                   const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                                   std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
   try {
     tl = findTrip(s, {}, dead);
   } catch (const Fail&) {
@@ -9366,6 +9495,39 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
   tl.guards = nullptr;
   return fmt::format("for each outcome of the guards ({} cases): {}{}", guards.size(), first,
                      guards.size() > 1 ? " (shown for the first)" : "");
+}
+
+// The schedule as written; where that is not proved, its copy with loops
+// bounded by a multiple of the trip expression run in blocks (loopsInBlocks):
+// the copy builds, for every binding, the systems of the schedule (the same
+// operations in the same order, every expression of the same value), so a
+// proof of the copy is one of the schedule. Whatever the copy's proof
+// throws is a plain Fail here: its nodes (a Met's trip expression, a K
+// loop's bound) are the copy's, and a violation met there is no finding
+// (the bounded check decides).
+std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                          const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
+  try {
+    return proveScheduleAsWritten(s, target, checked, opts, budget, states, tl, bindings, dead);
+  } catch (const Fail& f) {
+    if (dynamic_cast<const Met*>(&f) || dynamic_cast<const InnerMayBeEmpty*>(&f) || !budget.exhausted().empty())
+      throw;
+    const std::optional<BlockLoops> blocks = loopsInBlocks(s);
+    if (!blocks) throw;
+    try {
+      TripLoops each;
+      std::vector<Binding> in_blocks = checked;
+      std::string engine = proveSchedule(*blocks->s, target, checked, opts, budget, states, each, in_blocks, dead);
+      bindings = std::move(in_blocks);
+      return fmt::format("{}: {}", blocks->text, engine);
+    } catch (const Fail& g) {
+      Fail both(fmt::format("{}; {}: {}", f.what(), blocks->text, g.what()));
+      both.witnesses = f.witnesses;  // bindings: the copy reads the same parameters
+      both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
+      throw both;
+    }
+  }
 }
 
 // When the argument does not apply to the schedule as it is: once per
