@@ -3821,7 +3821,7 @@ bool readsInnerBare(const ir::Expr& e, const TileLoops& tl);
 // is noted in *uses.
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
                  TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
-                 int kind = 0, int64_t ring_start = 0, bool last_iter = false,
+                 int kind = 0, int64_t ring_start = 0, int64_t tail_d = 0,
                  std::set<const ir::Expr*>* reads_end_in_k = nullptr) {
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
@@ -3841,18 +3841,18 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     for (int v : tl.tile_vars)
       if (env.loop_vars.count(v)) tvar = v;
     // An expression of a K iteration that reads E_B besides t * E_B (a
-    // guard `k + 1 < E_B`, docs/z3.md "The last K iteration"): E_B
-    // read as k + 1 (the iteration is its tile's last: `last_iter`) or as
-    // 2 * Wg (it is not; checkTileExprs proves every E_B >= k + 2 reads
-    // alike; far past the window, so that a guard it does not take, `k + 2
-    // < E_B`, reaches that check), so the grid's iterations are all of one
-    // kind.
+    // guard `k + c < E_B`, docs/z3.md "The last K iteration"): E_B
+    // read as k + tail_d (the iteration is tail_d from its tile's end) or,
+    // with tail_d 0, as 2 * Wg (it is not among the last; checkTileExprs
+    // proves every E_B >= k + m + 1 reads alike, m the tail's depth; far
+    // past the window, so that a guard it does not take reaches that
+    // check), so the grid's iterations are all of one kind.
     int kvar = -1;
     for (int v : tl.k_vars)
       if (env.loop_vars.count(v)) kvar = v;
     if (tvar >= 0 && kvar >= 0 && !containsExpr(e, *tl.tiles) && readsInnerBare(e, tl)) {
       if (reads_end_in_k) reads_end_in_k->insert(&e);
-      const int64_t H = last_iter ? env.loop_vars.at(kvar) + 1 : 2 * Wg;
+      const int64_t H = tail_d > 0 ? env.loop_vars.at(kvar) + tail_d : 2 * Wg;
       const EvalHook inK = [&](const ir::Expr& x, const ir::EvalEnv&) -> std::optional<int64_t> {
         if (isTileProduct(x, tl)) return ring_start;
         if (ir::sameExpr(x, *tl.inner)) return H;
@@ -3994,10 +3994,17 @@ struct PcPos {
   bool last = false;  // the last instruction of its block
   int8_t kind = 0;    // the tile's kind (MergedLoops: a copy of each part per kind)
   // Body: the copy of a tile's first K iteration (kFirstCopy, firstIterations)
-  // or of its last (kTailCopy, tailIterations); 0: the grid's iteration
+  // or of one d from its end (kTailCopy + d - 1, tailIterations); 0: the
+  // grid's iteration
   int8_t first = 0;
+  // the distance to its tile's end of a tail copy's iteration (0: none)
+  int tailDistance() const;
 };
 constexpr int8_t kFirstCopy = 1, kTailCopy = 2;
+// the deepest tail of K iterations that differ near a tile's end (a guard
+// `k + c < E_B` with c < kMaxTailDepth; checkTailReads)
+constexpr int kMaxTailDepth = 8;
+inline int PcPos::tailDistance() const { return first >= kTailCopy ? first - kTailCopy + 1 : 0; }
 
 // Everything the exploration of a persistent kernel needs.
 struct PGrid {
@@ -4053,15 +4060,17 @@ struct PGrid {
   std::vector<char> first_named;
   std::vector<std::map<int64_t, std::map<int, int64_t>>> first_arrivals;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> first_text;
-  // A last K iteration that differs from the others at its ring index (a
-  // guard `k + 1 < E_B`, docs/z3.md "The last K iteration"): tail_x[p], p
-  // gets a copy of it per ring position g, text tail_text[kind][p][t][g]
+  // The last tail_m K iterations that differ from the others at their ring
+  // index (a guard `k + c < E_B`, docs/z3.md "The last K iteration"):
+  // tail_x[p], p gets a copy of the iteration d from its tile's end (d =
+  // 1..tail_m) per ring position g, text tail_text[d - 1][kind][p][t][g]
   // (the grid's iteration g with operations that carry no counter left out
   // or added, or a group wait's pending changed), entered when the tile's
-  // K loop ends after it (its end is g + 1); the other iterations of p are
-  // then never the last of their tile.
+  // K loop ends d iterations later (its end is g + d); the other
+  // iterations of p are then never among the last tail_m of their tile.
   std::vector<char> tail_x;
-  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> tail_text;
+  int tail_m = 0;
+  std::vector<std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>>> tail_text;
   // the expressions the grid with every K iteration the last evaluates, and
   // those of K iterations that read E_B besides t * E_B (checkTileExprs)
   std::vector<const ir::Expr*> tail_exprs;
@@ -4082,7 +4091,7 @@ struct PGrid {
   struct Range { int a = 0, b = 0; };  // a block's pcs [a, b)
   std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
   std::vector<std::vector<std::vector<Range>>> first_at;  // [lane][t][x] (first_x; firstIterations)
-  std::vector<std::vector<std::vector<Range>>> tail_at;   // [lane][t][g] (tail_x; tailIterations)
+  std::vector<std::vector<std::vector<std::vector<Range>>>> tail_at;  // [d - 1][lane][t][g] (tail_x; tailIterations)
   std::vector<std::vector<Range>> post_tail_at;           // [lane][t] (merge_tails; empty range: none)
   std::vector<std::vector<Range>> pre_open;  // [p][t]: a process that skips tiles (TileShape::step > 1)
   // The tile count read inside the tile loop (checkTileCountUses):
@@ -4356,7 +4365,7 @@ void layOutPersistent(PGrid& g) {
   g.post_last_at.assign(lanes, {});
   g.exit_at.assign(lanes, {});
   g.first_at.assign(lanes, {});
-  g.tail_at.assign(lanes, {});
+  g.tail_at.assign(static_cast<size_t>(g.tail_m), std::vector<std::vector<std::vector<PGrid::Range>>>(lanes));
   g.post_tail_at.assign(lanes, {});
   g.ring_pc.assign(P, {});
   g.ring_ref.assign(P, {});
@@ -4374,7 +4383,7 @@ void layOutPersistent(PGrid& g) {
     std::vector<int> ends;  // the last pc of every block that ends in a resolution
     std::vector<std::pair<int, int64_t>> to_tail;  // (pc, lane * Wt + t): the last pc of a copy that goes on at its tail
     int kind = 0;           // the kind of the copies appended (MergedLoops)
-    int8_t first_flag = 0;  // appending first (kFirstCopy) or last (kTailCopy) K iterations
+    int8_t first_flag = 0;  // appending first (kFirstCopy) or last (kTailCopy + d - 1) K iterations
     const std::vector<Instr>* from_kind = &src;
     // appends src[a, b) as a block at region r, tile t, ring position x, the
     // commits before it `base`; returns its start
@@ -4492,18 +4501,21 @@ void layOutPersistent(PGrid& g) {
       // the tiles' first K iterations, a copy per ring start (firstIterations),
       // and their last, a copy per ring position (tailIterations); each
       // commits as many MMA groups as the grid's iteration there
-      for (const int8_t copy : {kFirstCopy, kTailCopy}) {
-        const std::vector<char>& has = copy == kFirstCopy ? g.first_x : g.tail_x;
+      std::vector<int8_t> copies{kFirstCopy};
+      for (int d = 1; d <= g.tail_m; ++d) copies.push_back(static_cast<int8_t>(kTailCopy + d - 1));
+      for (const int8_t copy : copies) {
+        const bool tail = copy >= kTailCopy;
+        const std::vector<char>& has = tail ? g.tail_x : g.first_x;
         if (has.empty() || !has[p]) continue;
-        auto& at_ = (copy == kFirstCopy ? g.first_at : g.tail_at)[lp];
-        const auto& texts = (copy == kFirstCopy ? g.first_text : g.tail_text)[kind][p];
+        auto& at_ = tail ? g.tail_at[static_cast<size_t>(copy - kTailCopy)][lp] : g.first_at[lp];
+        const auto& texts = (tail ? g.tail_text[static_cast<size_t>(copy - kTailCopy)] : g.first_text)[kind][p];
         at_.assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
         first_flag = copy;
         for (int64_t t = sh.first; t < Wt; t += sh.step)
           for (int64_t gi = 0; gi < Wg; ++gi) {
             const std::vector<Instr>& text = texts[t][gi];
-            if (copy == kTailCopy && commitsIn(text, 0, static_cast<int>(text.size())) != body_c[gi + 1] - body_c[gi])
-              throw Fail(fmt::format("the last K iteration of {} commits a different number of MMA groups",
+            if (tail && commitsIn(text, 0, static_cast<int>(text.size())) != body_c[gi + 1] - body_c[gi])
+              throw Fail(fmt::format("a last K iteration of {} commits a different number of MMA groups",
                                      g.grid.procs[p].name));
             const int at = appendFrom(text, 0, static_cast<int>(text.size()), PcPos::Body, t, gi,
                                       tiles_c[t] + pre_c[t] + body_c[gi]);
@@ -4654,7 +4666,8 @@ void layOutPersistent(PGrid& g) {
           return g.post_at[lp][q.t][std::max<int>(q.x, 0)].a;
         case PcPos::PostLast: return g.post_last_at[lp][q.t][q.x].a;
         case PcPos::Body:
-          return (q.first == kFirstCopy ? g.first_at : q.first == kTailCopy ? g.tail_at : g.body_at)[lp][q.t][q.x].a;
+          if (q.tailDistance() > 0) return g.tail_at[static_cast<size_t>(q.tailDistance() - 1)][lp][q.t][q.x].a;
+          return (q.first == kFirstCopy ? g.first_at : g.body_at)[lp][q.t][q.x].a;
         case PcPos::Tile: return g.body_at[lp][q.t][0].a;
         case PcPos::Exit: return g.exit_at[lp][q.t][std::max<int>(q.x, 0)].a;
         default: return -1;
@@ -4709,14 +4722,15 @@ void layOutPersistent(PGrid& g) {
       return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
              same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
     };
-    for (int which = 0; which < 2; ++which) {
+    // (which 0: the first iterations; d >= 1: the iterations d from the end)
+    for (int which = 0; which <= g.tail_m; ++which) {
       const std::vector<char>& has = which ? g.tail_x : g.first_x;
       if (has.empty() || !has[p]) continue;
-      const char* what = which ? "last" : "first";
+      const std::string what = which == 0 ? "first" : which == 1 ? "last" : fmt::format("{}th-last", which);
       for (int k = 0; k < g.kindsOf(p); ++k)
         for (int64_t t = sh.first; t < Wt; t += sh.step)
           for (int64_t x = 0; x < Wg; ++x) {
-            const auto& fa = (which ? g.tail_at : g.first_at)[g.lane(p, k)];
+            const auto& fa = (which ? g.tail_at[static_cast<size_t>(which - 1)] : g.first_at)[g.lane(p, k)];
             const PGrid::Range& to = fa[t][x];
             if (x >= g.w0g + g.Pg) {
               const PGrid::Range& from = fa[t][x - g.Pg];
@@ -5111,18 +5125,25 @@ class PersistentExplorer {
   void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out, int k) const {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
     if (hasTail(p)) {
-      // (tailIterations) the first iteration is the last (its end x + 1:
-      // the tail copy) or not (at least 2 iterations: the grid's)
-      Unknowns one = u;
-      if ((len_ > 0 ? len_ == 1 : -len_ <= 1) && allowEqual(one.end[t], x + 1))
-        out.push_back({g_.tail_at[g_.lane(p, k)][t][x].a, one});
-      if (len_ > 0 ? len_ >= 2 && allowEqual(u.end[t], x + len_)
-                   : allowAbove(u.end[t], x + std::max<int64_t>(2, -len_) - 1))
+      // (tailIterations) the tile's end is x + d for d = 1..m (the first
+      // iteration is the copy d from the end) or above x + m (at least m +
+      // 1 iterations: the grid's)
+      const int64_t m = g_.tail_m;
+      for (int64_t d = 1; d <= m; ++d) {
+        Unknowns one = u;
+        if ((len_ > 0 ? len_ == d : -len_ <= d) && allowEqual(one.end[t], x + d))
+          out.push_back({tailAt(d, p, k, t, x), one});
+      }
+      if (len_ > 0 ? len_ > m && allowEqual(u.end[t], x + len_)
+                   : allowAbove(u.end[t], x + std::max<int64_t>(m + 1, -len_) - 1))
         out.push_back({g_.body_at[g_.lane(p, k)][t][x].a, u});
       return;
     }
     if (len_ > 0 ? allowEqual(u.end[t], x + len_) : allowAbove(u.end[t], x + std::max<int64_t>(1, -len_) - 1))
       out.push_back({(!g_.first_x.empty() && g_.first_x[p] ? g_.first_at : g_.body_at)[g_.lane(p, k)][t][x].a, u});
+  }
+  int tailAt(int64_t d, int p, int k, int64_t t, int64_t g) const {
+    return g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g].a;
   }
   bool hasTail(int p) const { return !g_.tail_x.empty() && g_.tail_x[p]; }
   // A process that skips tiles enters tile t's K loop at the end of tile t
@@ -5143,21 +5164,30 @@ class PersistentExplorer {
     // (every ring start the end's lower bound allows)
     for (int64_t x = std::max<int64_t>(1, -static_cast<int64_t>(e) - 1); x <= g_.Wg; ++x) enterBody(p, t, x, u, out, k);
   }
+  // `tail`: the block was the copy of the iteration `tail` from its tile's
+  // end (tailIterations; 0: the grid's iteration)
   void bodyDecision(int p, int64_t t, int64_t gi, const Unknowns& u, std::vector<Branch>& out, int k,
-                    bool tail) const {
+                    int tail) const {
     Unknowns more = u, last = u;
-    if (tail) {  // the tile's last K iteration (tailIterations): its end is gi + 1
+    if (tail == 1) {  // the tile's last K iteration (tailIterations): its end is gi + 1
       if (allowEqual(last.end[t], gi + 1)) afterBody(p, t, gi + 1, last, out, k);
       return;
     }
+    if (tail > 1) {  // the next iteration is tail - 1 from the end (gi + tail)
+      if (!allowEqual(last.end[t], gi + tail)) return;
+      if (gi + 1 >= g_.Wg) out.push_back({-1, last, 0});
+      else out.push_back({tailAt(tail - 1, p, k, t, gi + 1), last});
+      return;
+    }
     if (hasTail(p)) {
-      // the next iteration is the last (the tail copy; the end gi + 2) or
-      // not (the grid's; the end above gi + 2); none leaves here
+      // the next iteration is m from the end (the tail copy; the end gi +
+      // 1 + m) or not (the grid's; the end above it); none leaves here
+      const int64_t m = g_.tail_m;
       for (int as_tail = 1; as_tail >= 0; --as_tail) {
         Unknowns v = u;
-        if (!(as_tail ? allowEqual(v.end[t], gi + 2) : allowAbove(v.end[t], gi + 2))) continue;
+        if (!(as_tail ? allowEqual(v.end[t], gi + 1 + m) : allowAbove(v.end[t], gi + 1 + m))) continue;
         if (gi + 1 >= g_.Wg) out.push_back({-1, v, 0});
-        else out.push_back({(as_tail ? g_.tail_at : g_.body_at)[g_.lane(p, k)][t][gi + 1].a, v});
+        else out.push_back({as_tail ? tailAt(m, p, k, t, gi + 1) : g_.body_at[g_.lane(p, k)][t][gi + 1].a, v});
       }
       return;
     }
@@ -5190,7 +5220,7 @@ class PersistentExplorer {
       case PcPos::Prefix: tileDecision(p, -1, 0, u, out); break;
       case PcPos::Pre: enterBody(p, q.t, q.x, u, out, q.kind); break;
       case PcPos::PreOpen: openEntry(p, q.t, u, out, q.kind); break;
-      case PcPos::Body: bodyDecision(p, q.t, q.x, u, out, q.kind, q.first == kTailCopy); break;
+      case PcPos::Body: bodyDecision(p, q.t, q.x, u, out, q.kind, q.tailDistance()); break;
       case PcPos::Post: case PcPos::PostLast: tileDecision(p, q.t, q.x, u, out); break;
       case PcPos::Tile: tileDecision(p, q.t, 0, u, out); break;
       default: throw Fail("internal: a block end outside the tile loops");
@@ -5362,7 +5392,13 @@ class PersistentExplorer {
         const int off = pc - block;
         const int kr = 16 * q.kind;  // a kind's copies: positions of their own
         switch (q.region) {
-          case PcPos::Body: pos[pc] = id(kr + (q.first == kFirstCopy ? 9 : q.first == kTailCopy ? 10 : 1), q.x, off); break;
+          case PcPos::Body:  // (a tail copy d from the end: positions of its own per d)
+            pos[pc] = id(q.tailDistance() > 1     ? 256 + kr + q.tailDistance()
+                         : q.first == kFirstCopy ? kr + 9
+                         : q.first == kTailCopy  ? kr + 10
+                                                 : kr + 1,
+                         q.x, off);
+            break;
           case PcPos::Pre: pos[pc] = id(kr + 2, q.t, off); break;
           case PcPos::PreOpen: pos[pc] = id(kr + 7, q.t, off); break;
           case PcPos::Post:  // (the tail of copies per ring end, merge_tails: positions of its own)
@@ -5806,8 +5842,10 @@ class PersistentExplorer {
       return std::nullopt;
     for (int k = 0; k < g_.kinds; ++k) {
       const size_t lp = g_.lane(up, k), lq = g_.lane(uq, k);
-      for (const auto* v :
-           {&g_.pre_at, &g_.body_at, &g_.post_at, &g_.exit_at, &g_.first_at, &g_.tail_at, &g_.post_last_at}) {
+      std::vector<const std::vector<std::vector<std::vector<PGrid::Range>>>*> ats{
+          &g_.pre_at, &g_.body_at, &g_.post_at, &g_.exit_at, &g_.first_at, &g_.post_last_at};
+      for (const auto& d : g_.tail_at) ats.push_back(&d);
+      for (const auto* v : ats) {
         const auto *x = at(*v, lp), *y = at(*v, lq);
         if (!x != !y || (x && !sameRanges(*x, *y))) return std::nullopt;
       }
@@ -6666,6 +6704,69 @@ bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl) {
   return std::any_of(pre.begin(), pre.end(), [&](const ir::Expr* e) { return isTileProduct(*e, tl); });
 }
 
+// A K iteration's expression f that reads E_B besides t * E_B (a guard `k +
+// c < E_B`; docs/z3.md "The last K iteration" and "The last K iterations,
+// keyed by their distance to the tile's end"), with E_B read as the tile's
+// end: returns the least depth m <= kMaxTailDepth with f(G, k, H) ==
+// f(G, k, k + m + 1) for every H >= k + m + 1 (the iterations at least m + 1
+// from the end read as the grid reads them), and checks that each of the
+// last m, f(G, k, k + d) for d = 1..m, is a function of G + k that moves by
+// one amount every ring period and every tile period. Else unknown.
+int checkTailReads(FactProver& prover, const ir::Expr* use, const ir::ExprPtr& f, const ir::ExprPtr& k,
+                   const ir::ExprPtr& G, const ir::ExprPtr& X, const ir::ExprPtr& H, const TileLoops& tl,
+                   const PGrid& g, const std::string& EB,
+                   const std::function<void(const ir::Expr*, const std::string&)>& fail) {
+  using K = ir::ExprKind;
+  auto plus = [](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
+  const ir::ExprPtr fh = substitute(f, *tl.inner, H);
+  auto atH = [&](const ir::ExprPtr& hv) { return substitute(fh, *H, hv); };
+  auto ge = [](const ir::ExprPtr& a, const ir::ExprPtr& b) { return ir::makeExpr(K::Ge, {a, b}); };
+  // (a deeper tail needs a wider window: each copy's end stays below 2 * Wg,
+  // where the grid reads E_B)
+  const int most = static_cast<int>(std::min<int64_t>(kMaxTailDepth, g.Wg / 2));
+  int m = 0;
+  BvVerdict r = BvVerdict::Unknown;
+  for (int d = 1; d <= most && r != BvVerdict::Holds; ++d) {
+    r = prover.prove(ir::makeExpr(K::Eq, {fh, atH(plus(k, d + 1))}),
+                     {ge(H, plus(k, d + 1)), ge(k, ir::makeConst(0)), ge(G, ir::makeConst(0))})
+            .kind;
+    m = d;
+  }
+  if (r != BvVerdict::Holds)
+    fail(use, fmt::format("reads {} outside t * {} and differs before a tile's last {} K iterations ({}; not "
+                          "covered by the persistent-kernel proof yet)",
+                          EB, EB, most, bvVerdictName(r)));
+  for (int d = 1; d <= m; ++d) {
+    const ir::ExprPtr tail = atH(plus(k, d));
+    auto tat = [&](const ir::ExprPtr& gv, const ir::ExprPtr& kv) {
+      return substitute(substitute(tail, *G, gv), *k, kv);
+    };
+    const std::string which = d == 1 ? std::string("a tile's last K iteration")
+                                     : fmt::format("the K iteration {} before a tile's end", d);
+    r = prover.prove(ir::makeExpr(K::Eq, {tat(plus(G, 1), plus(k, -1)), tail}),
+                     {ge(k, ir::makeConst(1)), ge(G, ir::makeConst(0))})
+            .kind;
+    if (r != BvVerdict::Holds)
+      fail(use, fmt::format("in {} is not a function of the ring index t * {} + k ({})", which, EB,
+                            bvVerdictName(r)));
+    const ir::ExprPtr h = tat(X, ir::makeConst(0));
+    if (!affineIn(*h, X->index)) {
+      r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+      if (r != BvVerdict::Holds)
+        fail(use, fmt::format("in {} does not move by the same amount every {} ring indices ({})", which, g.Pg,
+                              bvVerdictName(r)));
+    }
+    for (int t : tl.tile_vars) {
+      if (!mentionsLoopVar(*tail, {t}) || affineIn(*tail, t)) continue;
+      r = movesWithPeriod(prover, tail, *symbolNode(K::LoopVar, t), g.Pt, g.tw);
+      if (r != BvVerdict::Holds)
+        fail(use, fmt::format("in {} does not move by the same amount every {} tiles ({})", which, g.Pt,
+                              bvVerdictName(r)));
+    }
+  }
+  return m;
+}
+
 // Beyond the window: every expression evaluated inside the tile loops is a
 // function of t and of g = G + k (G: the tile's ring start, `t * E_B`),
 // proved as e(G + 1, k - 1) == e(G, k) for k >= 1; it moves by the same
@@ -6677,7 +6778,7 @@ bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl) {
 // period of it; returns whether one does (postsByRingEnd then checks that
 // only parts after the K loop do, and only in their slots and phases).
 bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits,
-                    bool* first = nullptr, bool* last = nullptr) {
+                    bool* first = nullptr, int* last = nullptr) {
   using K = ir::ExprKind;
   FactProver prover(s, limits, {});
   const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 8), X = symbolNode(K::LoopVar, kFreshSymbol + 9);
@@ -6724,50 +6825,9 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
         fail(use, fmt::format("reads {} outside t * {} in a K iteration (not covered by the persistent-kernel proof "
                               "yet)",
                               EB, EB));
-      // A K iteration's text that reads E_B besides t * E_B (a guard `k + 1
-      // < E_B`; docs/z3.md "The last K iteration"): e(G, k, H) with H = E_B
-      // the same for every H >= k + 2 (the iterations before the last, as
-      // the grid reads them: H = 2 * Wg), and e(G, k, k + 1) (the last, as
-      // the tail grid reads it) a function of G + k that moves with both
-      // periods. The rest of the checks below take the first.
-      const ir::ExprPtr k = symbolNode(K::LoopVar, *ks.begin());
-      const ir::ExprPtr fh = substitute(f, *tl.inner, H);
-      auto atH = [&](const ir::ExprPtr& hv) { return substitute(fh, *H, hv); };
-      BvVerdict r = prover.prove(ir::makeExpr(K::Eq, {fh, atH(plus(k, 2))}),
-                                 {ir::makeExpr(K::Ge, {H, plus(k, 2)}), ir::makeExpr(K::Ge, {k, ir::makeConst(0)}),
-                                  ir::makeExpr(K::Ge, {G, ir::makeConst(0)})})
-                        .kind;
-      if (r != BvVerdict::Holds)
-        fail(use, fmt::format("reads {} outside t * {} and differs before a tile's last K iteration ({}; not covered "
-                              "by the persistent-kernel proof yet)",
-                              EB, EB, bvVerdictName(r)));
-      const ir::ExprPtr tail = atH(plus(k, 1));
-      auto tat = [&](const ir::ExprPtr& gv, const ir::ExprPtr& kv) {
-        return substitute(substitute(tail, *G, gv), *k, kv);
-      };
-      r = prover.prove(ir::makeExpr(K::Eq, {tat(plus(G, 1), plus(k, -1)), tail}),
-                       {ir::makeExpr(K::Ge, {k, ir::makeConst(1)}), ir::makeExpr(K::Ge, {G, ir::makeConst(0)})})
-              .kind;
-      if (r != BvVerdict::Holds)
-        fail(use, fmt::format("in a tile's last K iteration is not a function of the ring index t * {} + k ({})",
-                              EB, bvVerdictName(r)));
-      const ir::ExprPtr h = tat(X, ir::makeConst(0));
-      if (!affineIn(*h, X->index)) {
-        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
-        if (r != BvVerdict::Holds)
-          fail(use, fmt::format("in a tile's last K iteration does not move by the same amount every {} ring indices "
-                                "({})",
-                                g.Pg, bvVerdictName(r)));
-      }
-      for (int t : tl.tile_vars) {
-        if (!mentionsLoopVar(*tail, {t}) || affineIn(*tail, t)) continue;
-        r = movesWithPeriod(prover, tail, *symbolNode(K::LoopVar, t), g.Pt, g.tw);
-        if (r != BvVerdict::Holds)
-          fail(use, fmt::format("in a tile's last K iteration does not move by the same amount every {} tiles ({})",
-                                g.Pt, bvVerdictName(r)));
-      }
-      *last = true;
-      f = atH(plus(k, 2));
+      const int m = checkTailReads(prover, use, f, symbolNode(K::LoopVar, *ks.begin()), G, X, H, tl, g, EB, fail);
+      *last = std::max(*last, m);
+      f = substitute(substitute(f, *tl.inner, H), *H, plus(symbolNode(K::LoopVar, *ks.begin()), m + 1));
     } else if (bare && !ks.empty()) {
       fail(use, fmt::format("reads {} outside t * {} (not covered by the persistent-kernel proof yet)",
                             EB, EB));
@@ -7975,27 +8035,64 @@ System preCopiesGrid(const PGrid& g) {
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 // `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c.
-// The last K iteration per ring position (docs/z3.md "The last K
-// iteration"): a K iteration whose text reads E_B besides t * E_B (`if k +
-// 1 < k_tiles:`, checkTileExprs) is the tile's last or not. The grid reads
-// every iteration as not the last (E_B as Wg + 1); `tail` is the grid with
-// every iteration the last (E_B as k + 1), `raw` the grid as built, before
-// the alignments of attemptPersistent. Checked, else unknown: outside the K
-// iterations the two are equal, and each iteration of `tail` is the grid's
-// with operations left out or added that carry no counter the builder
-// derives from what the process ran before (no access, no mbarrier slot, no
-// named barrier, no MMA commit), or with a group wait's `pending` changed.
-// Then the builder's counters (phases, generations, named-barrier
-// generations, commit numbers) are the same whichever iterations are the
-// last, and the copy of the last iteration at ring position g takes the
-// grid's (aligned) instructions where they match. A process whose last
-// iteration differs gets a copy per ring position; its other iterations
-// are then never the last of their tile (PersistentExplorer::enterBody,
-// bodyDecision).
-void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
+// The shape of process `proc` of a grid whose K iterations are near their
+// tile's end (tailIterations), where a guard `k + c < E_B` may leave
+// iterations empty, or all of them (tileShapeOf then cannot place a loop
+// head): the parts before and after each tile's K loop are taken to be as
+// long as in the grid's shape `grid_sh` (tailIterationsAt then checks them
+// equal to the grid's, instruction for instruction), every instruction
+// between them must be of a K iteration, in order, and an empty
+// iteration's head is the next one's. Else unknown.
+TileShape tailShapeOf(const Process& proc, const TileLoops& tl, const TileShape& grid_sh, int64_t Wt, int64_t Wg) {
+  const auto& prog = proc.program;
+  const int n = static_cast<int>(prog.size());
+  std::vector<int64_t> tile(prog.size(), -1), iter(prog.size(), -1);
+  for (size_t pc = 0; pc < prog.size(); ++pc)
+    for (const auto& [var, value] : prog[pc].loops) {
+      if (tl.tile_vars.count(var)) tile[pc] = value;
+      if (tl.k_vars.count(var)) iter[pc] = value;
+    }
+  auto order = [&](bool ok) {
+    if (!ok)
+      throw Fail(fmt::format("{} runs its tile loop or K loop not in one piece when its K iterations are near their "
+                             "tile's end",
+                             proc.name));
+  };
+  TileShape sh = grid_sh;
+  sh.end = n;
+  sh.tile_start.assign(static_cast<size_t>(Wt + 1), -1);
+  sh.head.assign(static_cast<size_t>(Wt), std::vector<int>(static_cast<size_t>(Wg + 1), -1));
+  for (int pc = n - 1; pc >= 0; --pc)
+    if (tile[pc] >= 0) {
+      order(tile[pc] < Wt);
+      sh.tile_start[tile[pc]] = pc;
+    }
+  int exit_start = n;
+  for (int pc = n - 1; pc >= 0 && tile[pc] < 0; --pc) exit_start = pc;
+  sh.tile_start[Wt] = exit_start;
+  for (int64_t t = 0; t < Wt; ++t) order(sh.tile_start[t] >= 0 && (t == 0 || sh.tile_start[t] > sh.tile_start[t - 1]));
+  sh.prefix_end = std::min(grid_sh.prefix_end, sh.tile_start[0]);
+  for (int64_t t = 0; t < Wt; ++t) {
+    const int a = sh.tile_start[t] + (grid_sh.head[t][0] - grid_sh.tile_start[t]);
+    const int b = sh.tile_start[t + 1] - (grid_sh.tile_start[t + 1] - grid_sh.head[t][Wg]);
+    order(a <= b);
+    for (int pc = sh.tile_start[t]; pc < sh.tile_start[t + 1]; ++pc) {
+      order(tile[pc] == t && (iter[pc] >= 0) == (pc >= a && pc < b) && iter[pc] < Wg);
+      order(pc <= a || pc >= b || iter[pc] >= iter[pc - 1]);
+    }
+    int pc = a;
+    for (int64_t k = 0; k <= Wg; ++k) {
+      while (pc < b && iter[pc] < k) ++pc;
+      sh.head[t][k] = k == Wg ? b : pc;
+    }
+  }
+  return sh;
+}
+
+// The copies of the K iterations d + 1 from their tile's end: `tail` is the
+// grid with E_B read as k + d + 1 in every K iteration (tailIterations).
+void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const System& tail, size_t d) {
   const size_t P = g.grid.procs.size();
-  g.tail_x.assign(P, 0);
-  g.tail_text = emptyTexts(g, g.Wg);
   auto counterFree = [](const Instr& in) {
     return in.accesses.empty() && in.slot < 0 && in.named < 0 && in.kind != InstrKind::MmaCommit;
   };
@@ -8012,9 +8109,9 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const Syst
     const std::vector<Instr>& ap = g.grid.procs[p].program;
     if (ap.size() != mp.size()) throw Fail("internal: the aligned grid has another length");
     auto refuse = [&](const std::string& where) {
-      throw Fail(fmt::format("{} of {} differs when a K iteration is its tile's last, beyond operations that carry no "
-                             "counter (not covered by the persistent-kernel proof yet)",
-                             where, name));
+      throw Fail(fmt::format("{} of {} differs when a K iteration is {}, beyond operations that "
+                             "carry no counter (not covered by the persistent-kernel proof yet)",
+                             where, name, d == 0 ? std::string("its tile's last") : fmt::format("{} from its tile's end", d + 1)));
     };
     auto equal = [&](int a0, int a1, int b0, int b1) {
       if (a1 - a0 != b1 - b0) return false;
@@ -8026,7 +8123,7 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const Syst
       if (!equal(0, static_cast<int>(tp.size()), 0, static_cast<int>(mp.size()))) refuse("the program");
       continue;
     }
-    const TileShape ts = tileShapeOf(tail.procs[p], tl, g.Wt, g.Wg);
+    const TileShape ts = tailShapeOf(tail.procs[p], tl, sh, g.Wt, g.Wg);
     if (!equal(0, ts.prefix_end, 0, sh.prefix_end)) refuse("the part before the tile loop");
     if (!equal(ts.tile_start[g.Wt], ts.end, sh.tile_start[g.Wt], sh.end)) refuse("the part after the tile loop");
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
@@ -8065,10 +8162,62 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const Syst
           differs = true;
         }
         if (differs) g.tail_x[p] = 1;
-        g.tail_text[0][p][t][gi] = std::move(text);
+        g.tail_text[d][0][p][t][gi] = std::move(text);
       }
     }
   }
+}
+
+// The last K iterations per ring position (docs/z3.md "The last K
+// iteration" and "The last K iterations, by their distance to the tile's
+// end"): a K iteration whose text reads E_B besides t * E_B (`if k + c <
+// k_tiles:`, checkTileExprs: its depth m, the text the same for every E_B
+// >= k + m + 1) is d = 1..m from the tile's end or farther. The grid reads
+// every iteration as farther (E_B as 2 * Wg); tails[d - 1] is the grid
+// with every iteration d from its end (E_B as k + d), `raw` the grid as
+// built, before the alignments of attemptPersistent. Checked for each d,
+// else unknown: outside the K iterations the two are equal, and each
+// iteration of tails[d - 1] is the grid's with operations left out or added
+// that carry no counter the builder derives from what the process ran
+// before (no access, no mbarrier slot, no named barrier, no MMA commit), or
+// with a group wait's `pending` changed. Then the builder's counters
+// (phases, generations, named-barrier generations, commit numbers) are the
+// same whichever iterations are near their tile's end, and the copy at
+// ring position g and distance d takes the grid's (aligned) instructions
+// where they match. A process whose iterations near the end differ gets a
+// copy per distance and ring position; its other iterations are then never
+// among the last m of their tile (PersistentExplorer::enterBody,
+// bodyDecision).
+void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std::vector<System>& tails) {
+  const size_t P = g.grid.procs.size();
+  g.tail_x.assign(P, 0);
+  g.tail_m = static_cast<int>(tails.size());
+  g.tail_text.assign(tails.size(), emptyTexts(g, g.Wg));
+  for (size_t d = 0; d < tails.size(); ++d) tailIterationsAt(g, tl, raw, tails[d], d);
+}
+
+// The grids with every K iteration d = 2..m from its tile's end (E_B read
+// as k + d; `tails` holds d = 1), m the tail's depth checkTileExprs found.
+// The expressions they evaluate (an `else:` of a guard `k + c < E_B` that
+// only such iterations take) are checked like the others: checkTileExprs
+// again over them all, which must find the same depth (else unknown).
+bool deeperTailGrids(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                     const Limits& limits, std::vector<System>& tails, int m, bool* first) {
+  std::set<const ir::Expr*> reads_end_in_k = g.end_in_k;
+  for (int d = static_cast<int>(tails.size()) + 1; d <= m; ++d) {
+    tails.push_back(buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, 1, 0, d,
+                              &reads_end_in_k));
+    for (const ir::Expr* e : tails.back().replace_loop_exprs)
+      if (std::find(g.tail_exprs.begin(), g.tail_exprs.end(), e) == g.tail_exprs.end()) g.tail_exprs.push_back(e);
+  }
+  g.end_in_k = std::move(reads_end_in_k);
+  int again = 0;
+  const bool reads_end = checkTileExprs(s, tl, g, limits, first, &again);
+  if (again != m)
+    throw Fail(fmt::format("the K iterations near a tile's end differ over {} iterations, and over {} with the "
+                           "branches only they take (not covered by the persistent-kernel proof yet)",
+                           m, again));
+  return reads_end;
 }
 
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
@@ -8082,18 +8231,20 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // kind 0: the merged loop's guard true (MergedLoops); without one, `kind` is read by nothing
   // the expressions of K iterations that read E_B besides t * E_B (tailIterations)
   std::set<const ir::Expr*> reads_end_in_k;
-  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses, 1, 0, false, &reads_end_in_k);
+  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses, 1, 0, 0, &reads_end_in_k);
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
   // every K iteration its tile's last (the grid before the alignments below)
-  std::optional<std::pair<System, System>> tails;
+  // (the grid as built, and the grids with every K iteration d = 1.. from its end)
+  std::optional<std::pair<System, std::vector<System>>> tails;
   if (!reads_end_in_k.empty()) {
     if (tl.kind_guard || !uses.empty() ||
         std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
       throw Fail("a K iteration reads the K loop's trip count besides t * E_B in a tile loop with two kinds of tile, "
                  "a read of the tile count or a step (not covered by the persistent-kernel proof yet)");
-    tails.emplace(g.grid,
-                  buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, nullptr, 1, 0, true, &reads_end_in_k));
-    g.tail_exprs = tails->second.replace_loop_exprs;
+    tails.emplace(g.grid, std::vector<System>{});
+    tails->second.push_back(
+        buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, nullptr, 1, 0, 1, &reads_end_in_k));
+    g.tail_exprs = tails->second[0].replace_loop_exprs;
     g.end_in_k = reads_end_in_k;
   }
   const bool kinds = tl.kind_guard != nullptr;
@@ -8229,9 +8380,10 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   checkBudget(budget, "");
   const Limits limits = solverLimits(opts, budget);
   bool first = false;  // a first K iteration of its own (firstIterations)
-  bool last = false;   // a last K iteration of its own (tailIterations)
+  int last = 0;        // the depth of the last K iterations of their own (tailIterations)
   checkRegsPathIndependent(s, tl, limits);
   bool reads_end = checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);
+  if (last > 1) reads_end |= deeperTailGrids(g, s, binding, target, tl, limits, tails->second, last, &first);
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
   checkTileCountUses(s, tl, uses, limits);
   const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
@@ -8257,7 +8409,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       throw Fail(fmt::format("{}'s first K iteration arrives on named barriers otherwise than its others but is not "
                              "run as a copy of its own (not covered by the persistent-kernel proof yet)",
                              g.grid.procs[p].name));
-  if (last) {
+  if (last > 0) {
     // A tile of one K iteration runs its first iteration as its last. The
     // first iteration's copies (firstIterations) read E_B as not the last,
     // the last iteration's (tailIterations) are never entered as a first:
@@ -8272,6 +8424,15 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                  "count besides t * E_B (a tile of one iteration runs its first iteration as its last; not covered "
                  "by the persistent-kernel proof yet)");
     tailIterations(g, tl, tails->first, tails->second);
+    // (presByRingStart ran before the copies near the tile's end were
+    // known: its refusal of a moving part before the K loop together with
+    // them, repeated here)
+    for (size_t p = 0; p < g.tail_x.size(); ++p)
+      if (g.tail_x[p] && p < g.pre_moves.size() && g.pre_moves[p])
+        throw Fail(fmt::format("{}'s part before the K loop moves with the ring period and its K iterations near "
+                               "the tile's end have copies of their own (not covered by the persistent-kernel proof "
+                               "yet)",
+                               g.grid.procs[p].name));
   }
   g.merge_tails = opts.merge_post_tails;
   layOutPersistent(g);

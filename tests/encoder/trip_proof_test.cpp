@@ -709,14 +709,55 @@ TEST(TripProof, LastKIterationOfItsOwnIsProved) {
            "iter=it)",
            "the iterations before the last release their own slot too", 2, 3},
       });
-  // a guard two iterations from the end: correct, but its text differs
-  // before the last iteration (not covered: unknown, never proved)
-  auto two = cake::testing::compile(edit(kLastIteration, "if k + 1 < k_tiles:", "if k + 2 < k_tiles:"));
-  const ir::Schedule& x = two.schedules.at(0);
-  for (int64_t k : {1, 2, 3}) EXPECT_EQ(persistentAt(x, 2, k), encoder::Outcome::Pass) << k;
-  auto r2 = prove(x);
-  EXPECT_NE(r2.outcome, encoder::Outcome::Proved) << r2.engine;
-  EXPECT_NE(r2.detail.find("differs before a tile's last K iteration"), std::string::npos) << r2.detail;
+}
+
+// The last K iterations keyed by their distance to the tile's end (docs/z3.md
+// "The last K iterations, by their distance to the tile's end"): guards two
+// and three iterations from the end (`if k + c < k_tiles:`, the last c
+// iterations wait for every wgmma group) are proved (before: unknown, "...
+// differs before a tile's last K iteration"); broken forms of the
+// two-iteration guard are found by the explicit engine and not proved; a
+// guard deeper than the proof's bound is unknown.
+TEST(TripProof, LastKIterationsByDistanceAreProved) {
+  const std::string last = lastIterationText();
+  for (const char* guard : {"if k + 2 < k_tiles:", "if k + 3 < k_tiles:"}) {
+    const std::string text = edit(last, "if k + 1 < k_tiles:", guard);
+    expectPersistentProved(text.c_str(), {1, 2, 5}, {1, 2, 3, 7}, "lap induction over tiles and K");
+  }
+  const std::string two = edit(last, "if k + 1 < k_tiles:", "if k + 2 < k_tiles:");
+  const char* keeps = "if k + 2 < k_tiles:\n                    lm.mma_wait(pending=1)\n                else:\n      "
+                      "              lm.mma_wait(pending=0)";
+  expectBugsNotProved(
+      two.c_str(),
+      {
+          // the last two keep their group
+          {"                else:\n                    lm.mma_wait(pending=0)",
+           "                else:\n                    lm.mma_wait(pending=1)", "the last two iterations wait for none",
+           1, 1},
+          // only the second-to-last waits for all: the last keeps its group
+          {keeps,
+           "if k + 2 == k_tiles:\n                    lm.mma_wait(pending=0)\n                else:\n              "
+           "      lm.mma_wait(pending=1)",
+           "only the second-to-last iteration waits for all", 1, 1},
+          {"if k + 2 < k_tiles:", "if k + 2 < k_tiles or it == 5:", "ring index 5 keeps its group", 6, 1},
+          {"if k + 2 < k_tiles:", "if k + 2 < k_tiles or t == 1:", "tile 1's last iterations keep their group", 2, 1},
+          // the last two release their own slot too (an arrival: a counter)
+          {"                else:\n                    lm.mma_wait(pending=0)\n",
+           "                else:\n                    lm.mma_wait(pending=0)\n                    lm.arrive(empty, "
+           "iter=it)\n",
+           "the last two iterations release their own slot too", 5, 2},
+          // the producer's last two iterations load without waiting
+          {"                lm.wait(empty, iter=it - 4)\n",
+           "                if k + 2 < k_tiles:\n                    lm.wait(empty, iter=it - 4)\n",
+           "the producer's last two iterations load without waiting for their slot", 5, 2},
+      });
+  // a guard deeper than the proof's bound (kMaxTailDepth = 8): correct, unknown
+  auto deep = cake::testing::compile(edit(last, "if k + 1 < k_tiles:", "if k + 9 < k_tiles:"));
+  const ir::Schedule& x = deep.schedules.at(0);
+  for (int64_t k : {1, 3, 10}) EXPECT_EQ(persistentAt(x, 2, k), encoder::Outcome::Pass) << k;
+  auto r = prove(x);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("differs before a tile's last 8 K iterations"), std::string::npos) << r.detail;
 }
 
 // Attacks on the last-iteration rule (review of session 22, docs/z3.md "The
