@@ -11,15 +11,7 @@
 #include "test_util.h"
 
 using namespace cake;
-using cake::testing::bind;
-using cake::testing::build;
-using cake::testing::compile;
-using cake::testing::find;
-using cake::testing::hasRule;
-using cake::testing::lineOf;
-using cake::testing::primaryLine;
-using cake::testing::replace;
-using cake::testing::rules;
+using namespace cake::testing;  // compile, build, bind, find, hasRule, lineOf, primaryLine, replace, rules
 
 namespace {
 
