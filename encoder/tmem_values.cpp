@@ -20,9 +20,13 @@ struct TmemAtomValue {
   bool written = false;         // some write reached it (or an empty loop's body would have)
   bool unread_product = false;  // an MMA product that no op has read since
   int64_t read_step = -1;       // the step of the last read since the last overwrite, -1: none
-  int read_pc = -1;     // the last read (the note of a stale accumulation)
-  int product_pc = -1;  // the MMA of the unread product (the note of a lost one)
+  int read_pc = -1;             // the last read (the note of a stale accumulation)
+  int product_pc = -1;          // the MMA of the unread product (the note of a lost one)
 };
+
+// The run's order of accesses is the barriers' only up to its first
+// synchronization violation.
+bool isSyncViolation(const Violation& v) { return v.rule.rfind("sync.", 0) == 0; }
 
 class TmemRun {
  public:
@@ -40,9 +44,9 @@ class TmemRun {
       const std::vector<Step> steps = sim::enabledSteps(m_, s, a);
       if (steps.empty()) break;
       const Step st = steps.front();
+      found.clear();
       sim::applyStep(m_, s, a, st, found, nullptr);
-      if (std::any_of(found.begin(), found.end(), [](const Violation& v) { return v.rule.rfind("sync.", 0) == 0; }))
-        break;
+      if (std::any_of(found.begin(), found.end(), isSyncViolation)) break;
       if (st.kind != Step::Kind::Exec) continue;
       exec_step_[st.proc][st.pc] = step;
       observe(st.proc, st.pc, step);
