@@ -783,6 +783,7 @@ class Stepper {
   void uninitializedRead(int p, int pc_, const Instr& in) {
     if (in.regs_hazard.stored) return staleAccumulator(p, pc_, in);
     if (in.regs_hazard.discarded) return discardedProduct(p, pc_, in);
+    if (tmemHazard(in)) return undefinedTmem(p, pc_, in);
     const std::string& what = in.regs_hazard.what;
     auto& v = report("data.uninitialized",
                      in.regs_hazard.accumulates
@@ -805,6 +806,51 @@ class Stepper {
         }
   }
 
+  bool tmemHazard(const Instr& in) const {
+    return m_.sys.spaces[in.regs_hazard.regs_space].kind == MemSpace::Kind::Tmem;
+  }
+
+  // The process whose program[stored_at] a TMEM hazard's note points at:
+  // the one whose instruction there reads the hazard's column (stale: the
+  // epilogue's read) or is an MMA writing it (discarded: the lost product;
+  // encoder/tmem_values.h),
+  // the hazard's own process first; -1 when none does.
+  int tmemNoteProc(int p, const Instr& in) const {
+    const int pc = in.regs_hazard.stored_at;
+    if (pc < 0) return -1;
+    for (int k = 0; k < m_.P; ++k) {
+      const int q = (p + k) % m_.P;
+      if (pc >= m_.programSize(q)) continue;
+      const Instr& at = m_.instr(q, pc);
+      for (const Access& a : at.accesses)
+        if (a.space == in.regs_hazard.regs_space && a.write == in.regs_hazard.discarded &&
+            (!a.write || at.kind == InstrKind::Mma) && touches(a, in.regs_hazard.element, in.regs_hazard.element + 1))
+          return q;
+    }
+    return -1;
+  }
+
+  // TMEM columns read or accumulated into before any write reached them on
+  // this run (encoder/tmem_values.h).
+  void undefinedTmem(int p, int pc_, const Instr& in) {
+    const std::string& what = in.regs_hazard.what;
+    registerHazard(p, pc_, in, "data.uninitialized",
+                   in.regs_hazard.accumulates
+                       ? fmt::format("{} accumulates into {}, which no op has written yet: init= is false or absent "
+                                     "here, so the MMA adds to undefined TMEM columns (tcgen05.alloc does not clear "
+                                     "them)",
+                                     actor(p, pc_), what)
+                       : fmt::format("{} reads {}, which no op has written yet: TMEM columns hold undefined values "
+                                     "until an MMA, a tcgen05.st or a copy writes them",
+                                     actor(p, pc_), what),
+                   "");
+  }
+
+  std::string tmemReader(int p, const Instr& in) const {
+    const int q = tmemNoteProc(p, in);
+    return q >= 0 ? procName(q) : std::string("an op");
+  }
+
   // A register hazard decided when the system was built (system.cpp): the
   // finding names the fragment element; its note points at the op the
   // hazard refers back to (regs_hazard.stored_at), where there is one.
@@ -812,13 +858,22 @@ class Stepper {
                       const char* note) {
     auto& v = report(rule, message, p, pc_);
     v.buffer = in.regs_hazard.what;
-    if (in.regs_hazard.stored_at >= 0) v.others.push_back({p, in.regs_hazard.stored_at, note});
+    const int q = tmemHazard(in) ? tmemNoteProc(p, in) : p;
+    if (in.regs_hazard.stored_at >= 0 && q >= 0) v.others.push_back({q, in.regs_hazard.stored_at, note});
   }
 
   // An MMA accumulating into a result already stored out; the note points
   // at the last store of the fragment before it (or of what it was copied
   // into).
   void staleAccumulator(int p, int pc_, const Instr& in) {
+    if (tmemHazard(in))
+      return registerHazard(
+          p, pc_, in, "data.stale-accumulator",
+          fmt::format("{} accumulates into {}, whose value {} already read out of TMEM before this run of the "
+                      "MMA's loop began, and no op has overwritten since: init= is false or absent here, so the "
+                      "MMA adds to the previous result (a tile loop needs its accumulator reset per tile)",
+                      actor(p, pc_), in.regs_hazard.what, tmemReader(p, in)),
+          "the accumulator was read out here");
     registerHazard(p, pc_, in, "data.stale-accumulator",
                    fmt::format("{} accumulates into {}, whose value this instance already stored out of registers "
                                "and has not overwritten since: init= is false or absent here, so the MMA adds "
@@ -830,6 +885,13 @@ class Stepper {
   // A write over an MMA product that nothing read; the note points at the
   // MMA that computed it.
   void discardedProduct(int p, int pc_, const Instr& in) {
+    if (tmemHazard(in))
+      return registerHazard(p, pc_, in, "data.discarded-product",
+                            fmt::format("{} overwrites {}, which holds an MMA product that no op has read since: "
+                                        "the product is lost (an accumulator cleared or overwritten before the "
+                                        "result was read out of TMEM)",
+                                        actor(p, pc_), in.regs_hazard.what),
+                            "the product was computed here");
     registerHazard(p, pc_, in, "data.discarded-product",
                    fmt::format("{} overwrites {}, which holds an MMA product that this instance has not read "
                                "since: the product is lost (an accumulator cleared, by init= true or a write, "

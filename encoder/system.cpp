@@ -2,6 +2,7 @@
 // See system.h for the shape of the result and docs/semantics.md for the
 // meaning of every instruction.
 #include "encoder/system.h"
+#include "encoder/tmem_values.h"
 #include "encoder/strided_split.h"
 #include "encoder/system_hook.h"
 
@@ -195,6 +196,7 @@ class Builder {
     makeNamedBarriers();
     orderGridDependencies();
     sim::splitStridedAccesses(sys_);
+    markTmemHazards(sys_, tmem_facts_);
     return std::move(sys_);
   }
 
@@ -208,6 +210,7 @@ class Builder {
   int cta_ = 0;                                        // the CTA of the process being built
   int space_cta_ = 0;                                  // the CTA whose memory access() names
   std::optional<std::set<int>> used_regs_;             // productUsed(): fragments some op reads
+  TmemBuildFacts tmem_facts_;                          // for markTmemHazards (encoder/tmem_values.h)
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
   std::map<std::tuple<int, int, int>, int> global_space_;  // (param, rank, cta) -> space
@@ -459,7 +462,10 @@ class Builder {
     // schedule's order of writes. A loop empty whatever the sizes (constant
     // bounds, or an outer loop's variable: a triangular loop's first row)
     // writes nothing.
-    if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st)) markSkippedRegsWrites(st.body);
+    if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st)) {
+      markSkippedRegsWrites(st.body);
+      markSkippedTmemWrites(st.body);
+    }
     loop_stmts_.push_back(&st);
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
@@ -1168,6 +1174,19 @@ class Builder {
     });
   }
 
+  // The TMEM columns an op of the body writes (whole allocations: the
+  // slices may name loop variables that never got a value), for
+  // markTmemHazards' empty-loop decision.
+  void markSkippedTmemWrites(const ir::Block& body) {
+    if (tmem_space_[space_cta_] < 0) return;
+    ir::forEachOp(body, [&](const Stmt& st) {
+      if (st.op.dst.kind != BufferRef::Kind::Tmem) return;
+      const ir::Tmem& tm = s_.tmems[st.op.dst.index];
+      const int64_t cols = eval(tm.cols, "tmem cols=");
+      tmem_facts_.skipped.push_back({tmem_space_[space_cta_], cols, cols + eval(tm.width, "tmem width=")});
+    });
+  }
+
   // "acc element (0, 64)"
   std::string elementName(int regs, int64_t element) {
     const auto dims = shapeOf(s_.regs[regs].shape);
@@ -1500,6 +1519,8 @@ class Builder {
       staleAccumulator(in, o.dst);
       unreadProducts(in, o.dst, false);  // it reads the product it adds to
     }
+    if (o.dst.kind == BufferRef::Kind::Tmem && mmaAccumulates(o))
+      tmem_facts_.accumulating.insert({proc_, static_cast<int>(proc().program.size()) - 1});
     addRef(in, o.dst, true, Proxy::Generic, async, st);
   }
 

@@ -527,6 +527,13 @@ std::string twoKinds() {
   std::string t = edit(kPersistent, "M: LM.i32, K: LM.i32):", "M: LM.i32, K: LM.i32, NB: LM.i32):\n    lm.assume(NB >= 0)");
   t = edit(t, "    tiles   = lm.cdiv(M, 128)\n", "    tiles   = lm.cdiv(M, 128)\n    big     = min(NB, tiles)\n");
   t = edit(t, "    with mma:\n        for t in lm.range(0, tiles):", "    with mma:\n        for t in lm.range(0, big):");
+  // the epilogue reads the 64 columns both kinds write: reading all 128
+  // after a second-kind tile reads columns no MMA wrote on that path
+  // (data.uninitialized on TMEM, docs/rules/data.uninitialized.md); the
+  // rows are spelled out so that the broken variant's swap of the MMAs'
+  // `acc0[:, 0:64]` and `acc1[:, 0:64]` below leaves the reads alone
+  t = edit(edit(t, "lm.copy(r, acc0)", "lm.copy(r[:, 0:64], acc0[0:128, 0:64])"), "lm.copy(r, acc1)",
+           "lm.copy(r[:, 0:64], acc1[0:128, 0:64])");
   return edit(t, "    with epi:\n", R"(        for u in lm.range(big, tiles):
             lm.wait(acc_empty, iter=u - 2)
             for k in lm.range(0, k_tiles):

@@ -2,8 +2,8 @@
 # original: corpus/gates/tmem.overlap/good_double_buffer_disjoint.cake
 # line: 53: if t % 2 == 0:
 # change: guard: `0` -> `-1`
-# label: bad (sync.race) by the explicit-state simulator (encoder/simulator.h), Nq in {1, 144, 272, 400, 784}, Ndb in {1, 144, 272, 400, 784}, D in {1, 80, 144, 208, 400} (60 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 38074 states; first violation: sync.race: mma writes tmem [128, 256) while epi's unordered access it at `lm.mma(tmem_acc1, smem_q[it], smem_x[it], init=(k == 0))` (line 56) (Nq=400, Ndb=1, D=208)
-# expect-any: sync.race
+# label: bad (data.discarded-product, data.uninitialized) by the explicit-state simulator (encoder/simulator.h), Nq in {1, 144, 272, 400, 784}, Ndb in {1, 144, 272, 400, 784}, D in {1, 80, 144, 208, 400} (60 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 5026 states; first violation: data.discarded-product: mma's MMA overwrites tmem_acc1 lanes [0, 32) columns [128, 256), which holds an MMA product that no op has read since: the product is lost (an accumulator cleared or overwritten before the result was read out of TMEM) at `lm.mma(tmem_acc1, smem_q[it], smem_x[it], init=(k == 0))` (line 56) (Nq=400, Ndb=1, D=208)
+# expect-any: data.discarded-product data.uninitialized
 # GATE tmem.overlap (good): the two accumulator buffers at columns
 # [0,128) and [128,256) - disjoint (same schedule as
 # knn/sm100_distance_double_tmem.cake).
