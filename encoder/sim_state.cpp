@@ -784,6 +784,7 @@ class Stepper {
     if (in.regs_hazard.stored) return staleAccumulator(p, pc_, in);
     if (in.regs_hazard.discarded) return discardedProduct(p, pc_, in);
     const std::string& what = in.regs_hazard.what;
+    if (in.regs_hazard.tmem) return undefinedTmemRead(p, pc_, in);
     auto& v = report("data.uninitialized",
                      in.regs_hazard.accumulates
                          ? fmt::format("{} accumulates into {}, which this instance has not written: init= is "
@@ -803,6 +804,21 @@ class Stepper {
           v.others.push_back({p, static_cast<int>(q), "the fragment is first written here, after the read"});
           return;
         }
+  }
+
+  // A TMEM read of elements no op of the CTA writes for these parameter
+  // values (decided when the system was built).
+  void undefinedTmemRead(int p, int pc_, const Instr& in) {
+    const std::string& what = in.regs_hazard.what;
+    auto& v = report("data.uninitialized",
+                     fmt::format("{} {} TMEM {}, which no op of the CTA writes with a defined value for these "
+                                 "parameter values (no MMA into it with init= true, no tcgen05.st or copy "
+                                 "runs): tcgen05.alloc does not clear tensor memory, so {}",
+                                 actor(p, pc_), in.regs_hazard.accumulates ? "accumulates into" : "reads", what,
+                                 in.regs_hazard.accumulates ? "the MMA adds to undefined values"
+                                                            : "it reads undefined values"),
+                     p, pc_);
+    v.buffer = what;
   }
 
   // A register hazard decided when the system was built (system.cpp): the

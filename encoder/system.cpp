@@ -189,6 +189,7 @@ class Builder {
     for (int c = 0; c < sys_.ctas; ++c)
       for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
         for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i, c);
+    markUndefinedTmemReads();
     markStageLike();
     checkRereads();
     resolveReads();
@@ -240,6 +241,20 @@ class Builder {
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
+  // data.uninitialized on TMEM (markUndefinedTmemReads): per (cta, tmem)
+  // the elements some op of some process writes with a defined value, the
+  // regions written in a loop that counts as written though it ran no
+  // iteration (markSkippedWrites), and every read of TMEM elements
+  struct TmemRead {
+    int proc;
+    size_t instr;
+    int cta, tmem;
+    std::vector<std::pair<int64_t, int64_t>> elements;
+    bool accumulates;
+  };
+  std::map<std::pair<int, int>, ElementSet> tmem_defined_;
+  std::set<int> tmem_skipped_;
+  std::vector<TmemRead> tmem_reads_;
 
   // ------------------------------------------------------------ set-up
 
@@ -458,8 +473,10 @@ class Builder {
     // (data.uninitialized, docs/semantics.md): a degenerate size, not the
     // schedule's order of writes. A loop empty whatever the sizes (constant
     // bounds, or an outer loop's variable: a triangular loop's first row)
-    // writes nothing.
-    if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st)) markSkippedRegsWrites(st.body);
+    // writes nothing, and so does one whose bounds read a parameter that an
+    // lm.assume bounds from below: the schedule admits that size (a grouped
+    // GEMM's group with K = 0 under lm.assume(K >= 0)).
+    if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st) && !emptyTripAdmitted(st)) markSkippedWrites(st.body);
     loop_stmts_.push_back(&st);
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
@@ -923,6 +940,9 @@ class Builder {
       regsElements(in, ref, write, false);
       unreadProducts(in, ref, write);
     }
+    // an MMA's TMEM accumulator is decided by mma() (its init=)
+    if (ref.kind == BufferRef::Kind::Tmem && !(in.kind == InstrKind::Mma && &ref == &st.op.dst))
+      tmemElements(in, ref, write, false);
     if (ref.kind != BufferRef::Kind::Tmem) {
       // the keying loop of a view operand: the innermost loop whose
       // variable its index names (a re-read, tag())
@@ -978,7 +998,11 @@ class Builder {
   // access itself covers the whole fragment: races and stale reads treat a
   // fragment as one).
   std::vector<std::pair<int64_t, int64_t>> regsIntervals(const BufferRef& ref) {
-    const auto dims = shapeOf(s_.regs[ref.index].shape);
+    return elementIntervals(shapeOf(s_.regs[ref.index].shape), ref);
+  }
+
+  // The element intervals of a register or TMEM operand of shape `dims`.
+  std::vector<std::pair<int64_t, int64_t>> elementIntervals(const std::vector<int64_t>& dims, const BufferRef& ref) {
     if (dims.empty()) return {{0, 1}};
     std::vector<int64_t> lo(dims.size(), 0), hi = dims;
     for (size_t d = 0; d < ref.slices.size() && d < dims.size(); ++d) {
@@ -1032,10 +1056,89 @@ class Builder {
     }
   }
 
+  // TMEM is shared by the CTA's processes and tcgen05.alloc does not clear
+  // it: a write with a defined value (tcgen05.st, a copy, an MMA whose init=
+  // holds here) adds its elements to what the CTA defines; a read (an MMA
+  // accumulating, a tcgen05.ld or copy out of it) is decided once every
+  // process is built (markUndefinedTmemReads).
+  void tmemElements(Instr& in, const BufferRef& ref, bool write, bool accumulates) {
+    const auto elements = elementIntervals(shapeOf(s_.tmems[ref.index].shape), ref);
+    if (write) {
+      ElementSet& done = tmem_defined_[{space_cta_, ref.index}];
+      for (const auto& [lo, hi] : elements) done.add(lo, hi);
+      return;
+    }
+    const size_t at = static_cast<size_t>(&in - sys_.procs[proc_].program.data());
+    tmem_reads_.push_back({proc_, at, space_cta_, ref.index, elements, accumulates});
+  }
+
+  // A TMEM read of elements that no op of any process writes with a defined
+  // value for this binding reads undefined tensor memory, whatever the
+  // interleaving (data.uninitialized): a grouped GEMM's K = 0 tile, whose
+  // MMA loop runs no iteration, or a tile that skips its MMAs. Whether a
+  // write precedes the read is ordering, left to the race check; a region
+  // written in a loop that counts as written though it ran no iteration
+  // (markSkippedWrites) is not reported.
+  void markUndefinedTmemReads() {
+    for (const TmemRead& r : tmem_reads_) {
+      Instr& in = sys_.procs[r.proc].program[r.instr];
+      if (in.regs_hazard.regs_space >= 0 || tmem_skipped_.count(r.tmem)) continue;
+      const ElementSet& done = tmem_defined_[{r.cta, r.tmem}];
+      for (const auto& [lo, hi] : r.elements) {
+        const auto miss = done.firstMissing(lo, hi);
+        if (!miss) continue;
+        const ir::Tmem& tm = s_.tmems[r.tmem];
+        in.regs_hazard = {tmem_space_[r.cta], *miss, r.accumulates, false, false,
+                          elementName(tm.name, shapeOf(tm.shape), *miss)};
+        in.regs_hazard.tmem = true;
+        break;
+      }
+    }
+  }
+
   static bool boundsReadParams(const Stmt& loop) {
     for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
       if (e && ir::exprUses(*e, {ir::ExprKind::Param})) return true;
     return false;
+  }
+
+  // A loop, empty for this binding, whose bounds read a parameter that an
+  // lm.assume conjunct bounds from below by a constant (K >= 0, 0 < n,
+  // n == 0): the schedule states which sizes it handles, and the binding
+  // satisfies the assumptions, so the empty loop is one of them.
+  bool emptyTripAdmitted(const Stmt& loop) const {
+    std::set<int> bounded;
+    for (const ir::Assume& a : s_.assumes) lowerBoundedParams(a.cond, bounded);
+    for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
+      for (int p : bounded)
+        if (e && exprReadsParam(*e, p)) return true;
+    return false;
+  }
+
+  static bool exprReadsParam(const ir::Expr& e, int param) {
+    if (e.kind == ir::ExprKind::Param) return e.index == param;
+    for (const ir::ExprPtr& a : e.args)
+      if (a && exprReadsParam(*a, param)) return true;
+    return false;
+  }
+
+  // The parameters that a conjunct of `cond` compares with a constant from
+  // below: P >= c, P > c, c <= P, c < P, P == c.
+  static void lowerBoundedParams(const ir::ExprPtr& cond, std::set<int>& out) {
+    if (!cond) return;
+    using K = ir::ExprKind;
+    const ir::Expr& e = *cond;
+    if (e.kind == K::And) {
+      for (const ir::ExprPtr& a : e.args) lowerBoundedParams(a, out);
+      return;
+    }
+    if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return;
+    const ir::Expr& l = *e.args[0];
+    const ir::Expr& r = *e.args[1];
+    const auto param = [](const ir::Expr& x) { return x.kind == K::Param; };
+    const auto constant = [](const ir::Expr& x) { return x.kind == K::Const; };
+    if ((e.kind == K::Ge || e.kind == K::Gt || e.kind == K::Eq) && param(l) && constant(r)) out.insert(l.index);
+    if ((e.kind == K::Le || e.kind == K::Lt || e.kind == K::Eq) && constant(l) && param(r)) out.insert(r.index);
   }
 
   // An MMA that accumulates (init= absent or false) into elements whose
@@ -1160,23 +1263,27 @@ class Builder {
     return used_regs_->count(regs) > 0;
   }
 
-  void markSkippedRegsWrites(const ir::Block& body) {
+  void markSkippedWrites(const ir::Block& body) {
     ir::forEachOp(body, [&](const Stmt& st) {
       const ir::Op& o = st.op;
       if (o.dst.kind == BufferRef::Kind::Regs) ps_->regs_skipped.insert(o.dst.index);
+      if (o.dst.kind == BufferRef::Kind::Tmem) tmem_skipped_.insert(o.dst.index);
       if (o.kind == OpKind::Reduce && o.src2.kind == BufferRef::Kind::Regs) ps_->regs_skipped.insert(o.src2.index);
     });
   }
 
   // "acc element (0, 64)"
   std::string elementName(int regs, int64_t element) {
-    const auto dims = shapeOf(s_.regs[regs].shape);
+    return elementName(s_.regs[regs].name, shapeOf(s_.regs[regs].shape), element);
+  }
+
+  static std::string elementName(const std::string& name, const std::vector<int64_t>& dims, int64_t element) {
     std::vector<int64_t> at(dims.size(), 0);
     for (size_t d = dims.size(); d-- > 0;) {
       at[d] = dims[d] > 0 ? element % dims[d] : 0;
       element = dims[d] > 0 ? element / dims[d] : 0;
     }
-    return fmt::format("{} element ({})", s_.regs[regs].name, fmt::join(at, ", "));
+    return fmt::format("{} element ({})", name, fmt::join(at, ", "));
   }
 
   void markGridDep(Instr& in, const BufferRef& ref) {
@@ -1500,6 +1607,7 @@ class Builder {
       staleAccumulator(in, o.dst);
       unreadProducts(in, o.dst, false);  // it reads the product it adds to
     }
+    if (o.dst.kind == BufferRef::Kind::Tmem) tmemElements(in, o.dst, !mmaAccumulates(o), true);
     addRef(in, o.dst, true, Proxy::Generic, async, st);
   }
 

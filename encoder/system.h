@@ -223,6 +223,7 @@ struct Instr {
     // data.stale-accumulator: the store's program index; data.discarded-product:
     // the program index of the MMA whose product is overwritten (not compared)
     int stored_at = -1;
+    bool tmem = false;  // regs_space is a TMEM space: no op of the CTA defines the element (not compared)
     const char* rule() const {
       return discarded ? "data.discarded-product" : stored ? "data.stale-accumulator" : "data.uninitialized";
     }
