@@ -2,8 +2,8 @@
 # original: corpus/knn/sm100_distance_double_tmem.cake
 # line: 61: if t % 2 == 0:
 # change: guard: `0` -> `-1`
-# label: bad (sync.race) by the explicit-state simulator (encoder/simulator.h), Nq in {1, 144, 272, 400, 784}, Ndb in {1, 144, 272, 400, 784}, D in {1, 80, 144, 208, 400} (60 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 38074 states; first violation: sync.race: mma writes tmem [128, 256) while epi's unordered access it at `lm.mma(tmem_acc1, smem_q[it], smem_x[it], init=(k == 0))` (line 64) (Nq=400, Ndb=1, D=208)
-# expect-any: sync.race
+# label: bad (data.uninitialized) by the explicit-state simulator (encoder/simulator.h), Nq in {1, 144, 272, 400, 784}, Ndb in {1, 144, 272, 400, 784}, D in {1, 80, 144, 208, 400} (60 combinations with every trip count <= 7); block_idx 0 of grid_dim 1; 6782 states; first violation: data.uninitialized: epi's lm.copy reads TMEM tmem_acc0 element (0, 0), which no op of the CTA writes with a defined value for these parameter values (no MMA into it with init= true, no tcgen05.st or copy runs): tcgen05.alloc does not clear tensor memory, so it reads undefined values at `lm.copy(d, tmem_acc0[:, h * 64:h * 64 + 64])` (line 76) (Nq=400, Ndb=1, D=208)
+# expect-any: data.uninitialized
 # Blackwell persistent distance-matrix kernel with a DOUBLE-BUFFERED TMEM
 # accumulator (CUTLASS sm100 AccumulatorPipeline with 2 stages): the MMA
 # warp fills tile t into tmem_acc0 / tmem_acc1 (t % 2) while the epilogue
