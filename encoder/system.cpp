@@ -461,8 +461,10 @@ class Builder {
     // (data.uninitialized, docs/semantics.md): a degenerate size, not the
     // schedule's order of writes. A loop empty whatever the sizes (constant
     // bounds, or an outer loop's variable: a triangular loop's first row)
-    // writes nothing.
-    if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st)) {
+    // writes nothing, and so does one whose bounds read a parameter that an
+    // lm.assume bounds from below: the schedule admits that size (a grouped
+    // GEMM's group with K = 0 under lm.assume(K >= 0)).
+    if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st) && !emptyTripAdmitted(st)) {
       markSkippedRegsWrites(st.body);
       markSkippedTmemWrites(st.body);
     }
@@ -984,7 +986,11 @@ class Builder {
   // access itself covers the whole fragment: races and stale reads treat a
   // fragment as one).
   std::vector<std::pair<int64_t, int64_t>> regsIntervals(const BufferRef& ref) {
-    const auto dims = shapeOf(s_.regs[ref.index].shape);
+    return elementIntervals(shapeOf(s_.regs[ref.index].shape), ref);
+  }
+
+  // The element intervals of a register or TMEM operand of shape `dims`.
+  std::vector<std::pair<int64_t, int64_t>> elementIntervals(const std::vector<int64_t>& dims, const BufferRef& ref) {
     if (dims.empty()) return {{0, 1}};
     std::vector<int64_t> lo(dims.size(), 0), hi = dims;
     for (size_t d = 0; d < ref.slices.size() && d < dims.size(); ++d) {
@@ -1042,6 +1048,45 @@ class Builder {
     for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
       if (e && ir::exprUses(*e, {ir::ExprKind::Param})) return true;
     return false;
+  }
+
+  // A loop, empty for this binding, whose bounds read a parameter that an
+  // lm.assume conjunct bounds from below by a constant (K >= 0, 0 < n,
+  // n == 0): the schedule states which sizes it handles, and the binding
+  // satisfies the assumptions, so the empty loop is one of them.
+  bool emptyTripAdmitted(const Stmt& loop) const {
+    std::set<int> bounded;
+    for (const ir::Assume& a : s_.assumes) lowerBoundedParams(a.cond, bounded);
+    for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
+      for (int p : bounded)
+        if (e && exprReadsParam(*e, p)) return true;
+    return false;
+  }
+
+  static bool exprReadsParam(const ir::Expr& e, int param) {
+    if (e.kind == ir::ExprKind::Param) return e.index == param;
+    for (const ir::ExprPtr& a : e.args)
+      if (a && exprReadsParam(*a, param)) return true;
+    return false;
+  }
+
+  // The parameters that a conjunct of `cond` compares with a constant from
+  // below: P >= c, P > c, c <= P, c < P, P == c.
+  static void lowerBoundedParams(const ir::ExprPtr& cond, std::set<int>& out) {
+    if (!cond) return;
+    using K = ir::ExprKind;
+    const ir::Expr& e = *cond;
+    if (e.kind == K::And) {
+      for (const ir::ExprPtr& a : e.args) lowerBoundedParams(a, out);
+      return;
+    }
+    if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return;
+    const ir::Expr& l = *e.args[0];
+    const ir::Expr& r = *e.args[1];
+    const auto param = [](const ir::Expr& x) { return x.kind == K::Param; };
+    const auto constant = [](const ir::Expr& x) { return x.kind == K::Const; };
+    if ((e.kind == K::Ge || e.kind == K::Gt || e.kind == K::Eq) && param(l) && constant(r)) out.insert(l.index);
+    if ((e.kind == K::Le || e.kind == K::Lt || e.kind == K::Eq) && constant(l) && param(r)) out.insert(r.index);
   }
 
   // An MMA that accumulates (init= absent or false) into elements whose
@@ -1189,13 +1234,16 @@ class Builder {
 
   // "acc element (0, 64)"
   std::string elementName(int regs, int64_t element) {
-    const auto dims = shapeOf(s_.regs[regs].shape);
+    return elementName(s_.regs[regs].name, shapeOf(s_.regs[regs].shape), element);
+  }
+
+  static std::string elementName(const std::string& name, const std::vector<int64_t>& dims, int64_t element) {
     std::vector<int64_t> at(dims.size(), 0);
     for (size_t d = dims.size(); d-- > 0;) {
       at[d] = dims[d] > 0 ? element % dims[d] : 0;
       element = dims[d] > 0 ? element / dims[d] : 0;
     }
-    return fmt::format("{} element ({})", s_.regs[regs].name, fmt::join(at, ", "));
+    return fmt::format("{} element ({})", name, fmt::join(at, ", "));
   }
 
   void markGridDep(Instr& in, const BufferRef& ref) {

@@ -1,6 +1,7 @@
 // data.uninitialized: register fragments read before their instance wrote
-// them (docs/rules/data.uninitialized.md). Decided when the system is
-// built; every engine reports it when the op runs.
+// them, and TMEM that no op writes for the checked sizes
+// (docs/rules/data.uninitialized.md). Decided when the system is built;
+// every engine reports it when the op runs.
 #include <gtest/gtest.h>
 
 #include "encoder/simulator.h"
@@ -51,6 +52,40 @@ def halves(lm, C: LM.gmem, K: LM.i32):
         lm.copy(C, out, coords=(0, 0))
 )";
 
+
+// The MMA warp multiplies one tile into TMEM only when K > 0 (a tile that
+// skips its MMAs) and always commits acc_full; the epilogue copies TMEM
+// out (a synchronous tcgen05.ld, which the z3-po engine encodes).
+const std::string kUninitTmemSkippedMma = R"(@cake.schedule(target="sm_100a")
+def tmem_skipped_mma(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, K: LM.i32):
+    pool     = lm.smem(32768)
+    smem_a   = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, swizzle="128B")
+    smem_b   = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, swizzle="128B")
+    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    acc_r    = lm.regs(shape=(128, 128), dtype=lm.f32)
+    epi  = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    full     = lm.barrier(count=1, prod=[mma], cons=[mma], init_count=1)
+    acc_full = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    with mma:
+        if K > 0:
+            smem_a.tma_load(A, coords=(0, 0), barrier=full)
+            smem_b.tma_load(B, coords=(0, 0), barrier=full)
+            lm.wait(full)
+            lm.mma(tmem_acc, smem_a, smem_b, init=True)
+        lm.mma_commit(barrier=acc_full)
+    with epi:
+        lm.wait(acc_full)
+        lm.copy(acc_r, tmem_acc)
+        lm.copy(C, acc_r, coords=(0, 0))
+)";
+
+// The same with a K loop of MMAs, init=(k == 0) (one tile buffer: checked
+// at K <= 1).
+const std::string kUninitTmemKLoop =
+    replace(replace(kUninitTmemSkippedMma, "        if K > 0:\n",
+                    "        for k in lm.range(0, K):\n"),
+            "init=True", "init=(k == 0)");
 
 }  // namespace
 
@@ -220,4 +255,53 @@ TEST(StaleAccumulator, AnyOverwriteBetweenStoreAndMmaClearsIt) {
   const encoder::Violation* v = find(h.result, "data.stale-accumulator");
   ASSERT_NE(v, nullptr) << rules(h.result);
   EXPECT_EQ(v->buffer, "acc element (0, 64)");
+}
+
+TEST(UninitializedTmem, AReadOfTmemNoOpWritesForTheseSizesIsReported) {
+  Explored ok = explore(kUninitTmemSkippedMma, 1);
+  EXPECT_EQ(ok.result.outcome, encoder::Outcome::Pass) << rules(ok.result);
+  Explored r = explore(kUninitTmemSkippedMma, 0);
+  const encoder::Violation* v = find(r.result, "data.uninitialized");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(kUninitTmemSkippedMma, "lm.copy(acc_r, tmem_acc)"));
+  EXPECT_EQ(v->buffer, "tmem_acc element (0, 0)");
+  EXPECT_NE(v->message.find("reads TMEM tmem_acc element (0, 0)"), std::string::npos) << v->message;
+  // the same read through the z3-po engine
+  encoder::PoResult z = encoder::poCheck(r.sys, {});
+  EXPECT_FALSE(z.internal_error) << z.error;
+  EXPECT_TRUE(hasRule(z.result, "data.uninitialized")) << rules(z.result);
+  // a copy into TMEM (tcgen05.st) defines the region: no data.uninitialized
+  const std::string stored =
+      replace(kUninitTmemSkippedMma, "        lm.wait(acc_full)\n",
+              "        lm.fill(acc_r, 0.0)\n        lm.copy(tmem_acc, acc_r)\n"
+              "        lm.wait(acc_full)\n");
+  EXPECT_FALSE(hasRule(explore(stored, 0).result, "data.uninitialized"));
+}
+
+// A loop empty because of a parameter counts as writing what its body
+// writes (a degenerate size), unless an lm.assume bounds that parameter
+// from below: then the schedule admits the size, and the loop writes
+// nothing - for TMEM as for registers.
+TEST(UninitializedTmem, AnAssumedLowerBoundAdmitsTheEmptyLoop) {
+  EXPECT_EQ(explore(kUninitTmemKLoop, 0).result.outcome, encoder::Outcome::Pass);
+  EXPECT_EQ(explore(kUninitTmemKLoop, 1).result.outcome, encoder::Outcome::Pass);
+  const std::string admitted = replace(kUninitTmemKLoop, "    pool     = lm.smem", "    lm.assume(K >= 0)\n    pool     = lm.smem");
+  Explored r = explore(admitted, 0);
+  const encoder::Violation* v = find(r.result, "data.uninitialized");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(admitted, "lm.copy(acc_r, tmem_acc)"));
+  EXPECT_EQ(explore(admitted, 1).result.outcome, encoder::Outcome::Pass) << rules(r.result);
+  // registers: the K loop of kTiles is the only writer of acc
+  EXPECT_EQ(explore(kTiles, 0).result.outcome, encoder::Outcome::Pass);
+  for (const char* bound : {"K >= 0", "0 <= K", "K == 0"}) {
+    const std::string regs =
+        replace(kTiles, "    acc = lm.regs", std::string("    lm.assume(") + bound + ")\n    acc = lm.regs");
+    Explored g = explore(regs, 0);
+    const encoder::Violation* w = find(g.result, "data.uninitialized");
+    ASSERT_NE(w, nullptr) << bound << "\n" << rules(g.result);
+    EXPECT_EQ(primaryLine(g.sys, *w), lineOf(regs, "lm.copy(out, acc)"));
+  }
+  // an assumption that does not bound K from below admits nothing new
+  const std::string other = replace(kTiles, "    acc = lm.regs", "    lm.assume(K % 2 == 0)\n    acc = lm.regs");
+  EXPECT_EQ(explore(other, 0).result.outcome, encoder::Outcome::Pass);
 }

@@ -2,8 +2,8 @@
 # original: corpus/gates/layout.smem-limit/good_sm80_stage_count.cake
 # line: 22: for k in lm.range(0, k_tiles):
 # change: loop bound: `k_tiles` -> `k_tiles - 1`
-# label: benign: no violation under exhaustive exploration with K in {1, 80, 144, 272, 336, 592}; block_idx 0 of grid_dim 1; 159 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (data.uninitialized) by the explicit-state simulator (encoder/simulator.h), K in {1, 80, 144, 272, 336, 592}; block_idx 0 of grid_dim 1; 159 states; first violation: data.uninitialized: wg's lm.copy reads acc element (0, 0), which this instance has not written: a register fragment holds undefined values until its own instance writes them at `lm.copy(out, acc)` (line 30) (K=1)
+# expect-any: data.uninitialized
 # GATE layout.smem-limit (good): the same Ampere GEMM with 4 stages
 # (128 KiB), within sm_80's limit.
 # (the original's expectation: see the label above)
