@@ -199,18 +199,22 @@ class TmemRun {
   }
 };
 
-bool writesTmem(const System& sys) {
+// A system with no TMEM access has nothing to follow. One that reads TMEM
+// but writes none for these parameter values (a K = 0 group whose MMAs all
+// sit in loops or branches that do not run) is run too: its reads are
+// data.uninitialized unless an empty loop's body counts as writing them.
+bool touchesTmem(const System& sys) {
   for (const Process& p : sys.procs)
     for (const Instr& in : p.program)
       for (const Access& a : in.accesses)
-        if (a.write && sys.spaces[a.space].kind == MemSpace::Kind::Tmem) return true;
+        if (sys.spaces[a.space].kind == MemSpace::Kind::Tmem) return true;
   return false;
 }
 
 }  // namespace
 
 void markTmemHazards(System& sys, const TmemBuildFacts& facts) {
-  if (!writesTmem(sys)) return;
+  if (!touchesTmem(sys)) return;
   TmemRun(sys, facts).run();
 }
 

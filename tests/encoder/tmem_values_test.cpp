@@ -159,6 +159,20 @@ TEST(TmemValues, AnEmptyKLoopCountsAsWritingTheAccumulator) {
   EXPECT_FALSE(hasRule(r.result, "data.uninitialized")) << rules(r.result);
 }
 
+TEST(TmemValues, AnAdmittedEmptyKLoopLeavesTheEpilogueReadingUndefinedColumns) {
+  // lm.assume(K >= 0) states that K = 0 is a size the schedule handles
+  // (a grouped GEMM's group, NVIDIA/cutlass #2674): the empty K loop writes
+  // nothing, and no op of the system writes TMEM at all for K = 0 -- the
+  // run must still judge the epilogue's read
+  const std::string admitted = replace(kTmemTiles, "K: LM.i32):\n", "K: LM.i32):\n    lm.assume(K >= 0)\n");
+  ASSERT_NE(admitted, kTmemTiles);
+  TmemExplored r = tmemExplore(admitted, 1, 0);
+  const encoder::Violation* v = find(r.result, "data.uninitialized");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(admitted, "lm.tmem_load(r"));
+  EXPECT_EQ(tmemExplore(admitted, 2, 1).result.outcome, encoder::Outcome::Pass);
+}
+
 TEST(TmemValues, AProductClearedBeforeTheEpilogueReadIsDiscarded) {
   // init=True on every k-block: each MMA overwrites the previous k-block's
   // product, which nothing read

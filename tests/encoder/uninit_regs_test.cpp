@@ -264,8 +264,10 @@ TEST(UninitializedTmem, AReadOfTmemNoOpWritesForTheseSizesIsReported) {
   const encoder::Violation* v = find(r.result, "data.uninitialized");
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_EQ(primaryLine(r.sys, *v), lineOf(kUninitTmemSkippedMma, "lm.copy(acc_r, tmem_acc)"));
-  EXPECT_EQ(v->buffer, "tmem_acc element (0, 0)");
-  EXPECT_NE(v->message.find("reads TMEM tmem_acc element (0, 0)"), std::string::npos) << v->message;
+  EXPECT_EQ(v->buffer, "tmem_acc lanes [0, 32) columns [0, 128)");
+  EXPECT_NE(v->message.find("reads tmem_acc lanes [0, 32) columns [0, 128), which no op has written yet"),
+            std::string::npos)
+      << v->message;
   // the same read through the z3-po engine
   encoder::PoResult z = encoder::poCheck(r.sys, {});
   EXPECT_FALSE(z.internal_error) << z.error;
