@@ -257,8 +257,10 @@ bool reads(const ExprPtr& e, ExprKind kind, int index) {
   return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& a) { return reads(a, kind, index); });
 }
 
+// `r` is the witness; `shown` its first CTA's values (the finding's
+// counterexample data).
 void reportOverlap(Gates& g, const GlobalStore& a, const GlobalStore& b, const SecondCta& other,
-                   const std::vector<int>& dims, const encoder::BvResult& r) {
+                   const std::vector<int>& dims, const encoder::BvResult& r, const encoder::BvResult& shown) {
   const ir::EvalEnv ea = r.model.env(g.s), eb = other.env(g.s, r.model);
   const ir::Op& oa = a.site->op();
   const ir::Op& ob = b.site->op();
@@ -272,14 +274,15 @@ void reportOverlap(Gates& g, const GlobalStore& a, const GlobalStore& b, const S
   ir::Finding f = g.finding(
       "sync.race", oa.range,
       fmt::format("two CTAs store element {} of global tensor '{}' and nothing orders them (a write-write race: "
-                  "the element keeps whichever store lands last): {} here{} and {} at line {}{}, when {}",
+                  "the element keeps whichever store lands last): {} here{} and {} {}{}, when {}",
                   elementText(a, b, ea, eb), tensor, ctaText(ea, dims), loopText(g, *a.site, ea), ctaText(eb, dims),
-                  ob.range.line, loopText(g, *b.site, eb), params));
+                  a.site == b.site ? std::string("at the same store") : fmt::format("at line {}", ob.range.line),
+                  loopText(g, *b.site, eb), params));
   Gates::note(f, ob.range, fmt::format("the other CTA's store of '{}'", tensor));
   f.subject["tensor"] = tensor;
   f.data["cta_a"] = ctaText(ea, dims);
   f.data["cta_b"] = ctaText(eb, dims);
-  g.emit(std::move(f), &r);
+  g.emit(std::move(f), &shown);
 }
 
 // The cross-CTA store check of one schedule: each pair of stores to one
@@ -309,6 +312,15 @@ class StorePairs {
   }
 
   const SecondCta& other() const { return other_; }
+  // The result with the first CTA's values only (the verdict's "e.g."
+  // names the schedule's symbols; the message names both CTAs).
+  encoder::BvResult firstCtaOnly(encoder::BvResult r) const {
+    const int loops = static_cast<int>(g_.s.loop_vars.size());
+    for (encoder::BvModel* m : {&r.model, &r.goal_model})
+      for (auto it = m->loop_vars.begin(); it != m->loop_vars.end();)
+        it = it->first >= loops ? m->loop_vars.erase(it) : std::next(it);
+    return r;
+  }
 
  private:
   // Deterministic work caps (Z3 resource units) of the two queries; the
@@ -474,10 +486,11 @@ void runGlobalStoreGates(Gates& g) {
       const GlobalStore& b = stores[j];
       if (a.tensor != b.tensor || a.coords.size() != b.coords.size() || reported.count(a.tensor)) continue;
       const encoder::BvResult r = pairs.check(a, b);
-      g.record("sync.race", r, true);
+      const encoder::BvResult shown = pairs.firstCtaOnly(r);
+      g.record("sync.race", shown, true);
       if (r.kind != encoder::BvVerdict::Fails) continue;
       reported.insert(a.tensor);
-      reportOverlap(g, a, b, pairs.other(), dims, r);
+      reportOverlap(g, a, b, pairs.other(), dims, r, shown);
     }
 }
 

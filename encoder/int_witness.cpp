@@ -86,17 +86,9 @@ class IntEncoding {
   IntTerm tr(const ir::Expr& e) {
     using K = ir::ExprKind;
     const z3::expr yes = ctx.bool_val(true);
-    switch (e.kind) {
-      case K::Const: return {num(e.value), yes};
-      case K::Param: return {symbol('p', e.index), yes};
-      case K::LoopVar: return {symbol('v', e.index), yes};
-      case K::Instance: return {symbol('i', 0), yes};
-      case K::BlockIdx:
-      case K::GridDim:
-        if (e.index < 0 || e.index > 2) throw IntUnsupported{"a grid dimension out of range"};
-        return {symbol(e.kind == K::BlockIdx ? 'b' : 'g', e.index), yes};
-      default: break;
-    }
+    if (e.kind == K::Const) return {num(e.value), yes};
+    if (auto key = freeSymbol(e)) return {symbol(key->first, key->second), yes};
+    if (e.kind == K::BlockIdx || e.kind == K::GridDim) throw IntUnsupported{"a grid dimension out of range"};
     for (const ir::ExprPtr& a : e.args)
       if (!a) throw IntUnsupported{"a malformed expression"};
     if (e.kind == K::Neg || e.kind == K::Not) {
