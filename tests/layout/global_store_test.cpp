@@ -11,10 +11,19 @@ namespace {
 using layout_test::GateRun;
 using layout_test::lineOf;
 using layout_test::readFile;
-using layout_test::runGates;
 using layout_test::sourceDir;
 
-std::string gstoreCorpus(const std::string& rel) { return readFile(sourceDir() / "corpus" / rel); }
+// The pairs live beside this test while the check is off by default
+// (checks/check.h CheckOptions::cross_cta_stores); gemm/ is the corpus.
+std::string gstoreCorpus(const std::string& rel) {
+  if (rel.rfind("gemm/", 0) == 0) return readFile(sourceDir() / "corpus" / rel);
+  return readFile(sourceDir() / "tests" / "layout" / "gstore" / rel.substr(rel.rfind('/') + 1));
+}
+
+std::unique_ptr<GateRun> runGates(const std::string& text, ir::Target t = ir::Target::Unspecified,
+                                  const std::string& name = "test.cake") {
+  return layout_test::runGates(text, t, name, true);
+}
 
 checks::VerdictKind gstoreVerdict(const GateRun& r) {
   const auto* v = r.verdict("sync.race");
