@@ -42,6 +42,11 @@ struct CheckOptions {
   unsigned z3_work_ms = 500;
   bool structural = true;
   bool layout = true;
+  // The cross-CTA store check (checks/layout_gstore.cpp, `--cross-cta-stores`):
+  // off by default until the corpus files that write a grid-indexed output
+  // without its grid index are rewritten (docs/known-limits.md "Global
+  // memory: what is modelled and what is left out").
+  bool cross_cta_stores = false;
   bool model_check = true;
 };
 

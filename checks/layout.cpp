@@ -438,6 +438,7 @@ void runLayoutGates(const ir::Schedule& s, const CheckOptions& opts, ir::Diagnos
   layout::runTmaGates(g);
   layout::runMmaGates(g);
   layout::runTmemGates(g);
+  if (opts.cross_cta_stores) layout::runGlobalStoreGates(g);
   resources = layout::buildResourceReport(g);
   auto v = g.verdicts();
   verdicts.insert(verdicts.end(), v.begin(), v.end());

@@ -172,6 +172,7 @@ void runTmaGates(Gates& g);
 void runMmaGates(Gates& g);
 void runTmemGates(Gates& g);
 void runRoleGates(Gates& g);
+void runGlobalStoreGates(Gates& g);
 nlohmann::json buildResourceReport(Gates& g);
 
 }  // namespace layout

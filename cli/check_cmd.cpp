@@ -33,6 +33,7 @@ struct CheckArgs {
   double z3_work_s = checks::CheckOptions{}.z3_work_ms / 1000.0;
   bool no_model_check = false;
   bool no_layout = false;
+  bool cross_cta_stores = false;
   bool color = false;
   bool full_trace = false;      // text: every trace step, not only the relevant ones
   std::string trace_svg;        // --trace-svg FILE
@@ -127,6 +128,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       opts.model_check = !args.no_model_check;
       opts.sync_engine = *checks::parseSyncEngine(args.engine);
       opts.layout = !args.no_layout;
+      opts.cross_cta_stores = args.cross_cta_stores;
       report.schedules.push_back({s.name, opts.target, checks::checkSchedule(s, opts), std::nullopt, ""});
       if (!args.shape.empty()) {
         auto& sr = report.schedules.back();
@@ -345,6 +347,8 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--memory", args->memory_mb, "solver memory cap in MiB")->check(CLI::Range(64u, 1u << 20));
   cmd->add_flag("--no-model-check", args->no_model_check, "skip the model checker (sync.*, data.*, proxy.*)");
   cmd->add_flag("--no-layout", args->no_layout, "skip the layout and hardware gates");
+  cmd->add_flag("--cross-cta-stores", args->cross_cta_stores,
+                "also check that no two CTAs store one global element (sync.race; off by default)");
   cmd->add_flag("--color", args->color, "colour the text output");
   cmd->add_option("--trace-svg", args->trace_svg,
                   "write the first counterexample trace as an SVG swimlane picture to this file (docs/traces.md)");

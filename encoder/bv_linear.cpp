@@ -120,17 +120,9 @@ class Translator {
   Term tr(const ir::Expr& e) {
     using K = ir::ExprKind;
     z3::expr yes = ctx_.bool_val(true);
-    switch (e.kind) {
-      case K::Const: return {num(e.value), yes};
-      case K::Param: return {symbol('p', e.index), yes};
-      case K::LoopVar: return {symbol('v', e.index), yes};
-      case K::Instance: return {symbol('i', 0), yes};
-      case K::BlockIdx:
-      case K::GridDim:
-        if (e.index < 0 || e.index > 2) throw GiveUp{};
-        return {symbol(e.kind == K::BlockIdx ? 'b' : 'g', e.index), yes};
-      default: break;
-    }
+    if (e.kind == K::Const) return {num(e.value), yes};
+    if (auto key = freeSymbol(e)) return {symbol(key->first, key->second), yes};
+    if (e.kind == K::BlockIdx || e.kind == K::GridDim) throw GiveUp{};
     auto arg = [&](size_t i) -> Term {
       if (i >= e.args.size() || !e.args[i]) throw GiveUp{};
       return tr(*e.args[i]);

@@ -108,6 +108,19 @@ bool hasFreeSymbols(const ir::Expr& e) {
   return false;
 }
 
+std::optional<std::pair<char, int>> freeSymbol(const ir::Expr& e) {
+  switch (e.kind) {
+    case ir::ExprKind::Param: return std::make_pair('p', e.index);
+    case ir::ExprKind::LoopVar: return std::make_pair('v', e.index);
+    case ir::ExprKind::Instance: return std::make_pair('i', 0);
+    case ir::ExprKind::BlockIdx:
+    case ir::ExprKind::GridDim:
+      if (e.index < 0 || e.index > 2) return std::nullopt;
+      return std::make_pair(e.kind == ir::ExprKind::BlockIdx ? 'b' : 'g', e.index);
+    default: return std::nullopt;
+  }
+}
+
 namespace {
 
 // The kinds of free symbols of e ('p' parameter, 'v' loop variable, 'b'

@@ -80,6 +80,12 @@ struct BvResult {
   double seconds = 0;
 };
 
+// The translation key of a free symbol: ('p', parameter), ('v', loop
+// variable), ('i', 0) for lm.instance(), ('b', d) / ('g', d) for
+// lm.block_idx(d) / lm.grid_dim(d); nullopt for any other kind and for a
+// grid dimension outside 0..2 (the encodings refuse it).
+std::optional<std::pair<char, int>> freeSymbol(const ir::Expr& e);
+
 class BvProver {
  public:
   // Takes the schedule's lm.assume facts as premises of every query.
