@@ -869,8 +869,8 @@ class Stepper {
     if (tmemHazard(in))
       return registerHazard(
           p, pc_, in, "data.stale-accumulator",
-          fmt::format("{} accumulates into {}, whose value {} already read out of TMEM before this run of the "
-                      "MMA's loop began, and no op has overwritten since: init= is false or absent here, so the "
+          fmt::format("{} accumulates into {}, whose value (written before this run of the MMA's loop began) {} "
+                      "already read out of TMEM, and no op has overwritten since: init= is false or absent here, so the "
                       "MMA adds to the previous result (a tile loop needs its accumulator reset per tile)",
                       actor(p, pc_), in.regs_hazard.what, tmemReader(p, in)),
           "the accumulator was read out here");

@@ -22,6 +22,14 @@ struct TmemAtomValue {
   int64_t read_step = -1;       // the step of the last read since the last overwrite, -1: none
   int read_pc = -1;             // the last read (the note of a stale accumulation)
   int product_pc = -1;          // the MMA of the unread product (the note of a lost one)
+  // The last write (process, step), and the one whose value the last read
+  // saw: a write and a read of the atom conflict, so their order is the
+  // barriers' and the same on every run (unlike a read and another
+  // process's loop start, which nothing orders).
+  int write_proc = -1;
+  int64_t write_step = -1;
+  int read_write_proc = -1;
+  int64_t read_write_step = -1;
 };
 
 // The run's order of accesses is the barriers' only up to its first
@@ -144,6 +152,10 @@ class TmemRun {
             accumulate(p, pc, a, x);
           else
             overwrite(p, pc, a, x);
+          if (writes) {
+            values_[x].write_proc = p;
+            values_[x].write_step = step;
+          }
         }
       }
     }
@@ -157,21 +169,34 @@ class TmemRun {
     if (undefined(x)) mark(p, pc, hazard(a, x));
     v.read_step = step;
     v.read_pc = pc;
+    v.read_write_proc = v.write_proc;
+    v.read_write_step = v.write_step;
     v.unread_product = false;
+  }
+
+  // Whether the last read of the atom saw a value this MMA's process wrote
+  // during the current run of the MMA's innermost loop: a running state
+  // read as it goes (a chunked scan), as the register rule's store inside
+  // the same loop. Decided on the write the read saw, not on when the read
+  // ran: a read and the loop's start in another process are not ordered
+  // (the MMA warp may enter its next tile's K loop before or after the
+  // epilogue's tcgen05.ld), a read and the write it sees are.
+  bool readWithinLoopRun(const TmemAtomValue& v, int p, int64_t run_start) const {
+    return v.read_write_proc == p && v.read_write_step >= run_start;
   }
 
   // An MMA adding its product to the columns (init= false or absent): they
   // must be defined (data.uninitialized), and must not hold a result that
-  // was read out before the current run of the MMA's innermost loop began
-  // (data.stale-accumulator: the previous tile's). A read during that run
-  // is a running state read as it goes (a chunked scan), as for registers.
+  // was read out and was not written during the current run of the MMA's
+  // innermost loop (data.stale-accumulator: the previous tile's).
   void accumulate(int p, int pc, const Access& a, int x) {
     TmemAtomValue& v = values_[x];
+    const int64_t run_start = loopRunStart(p, pc);
     if (undefined(x)) {
       Instr::RegsHazard h = hazard(a, x);
       h.accumulates = true;
       mark(p, pc, std::move(h));
-    } else if (v.read_step >= 0 && v.read_step < loopRunStart(p, pc)) {
+    } else if (v.read_step >= 0 && run_start >= 0 && !readWithinLoopRun(v, p, run_start)) {
       Instr::RegsHazard h = hazard(a, x);
       h.accumulates = h.stored = true;
       h.stored_at = v.read_pc;

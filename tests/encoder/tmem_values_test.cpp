@@ -184,3 +184,47 @@ TEST(TmemValues, AProductClearedBeforeTheEpilogueReadIsDiscarded) {
   EXPECT_EQ(primaryLine(r.sys, *v), lineOf(cleared, "lm.mma(accum"));
   EXPECT_EQ(tmemLineOfNote(r, *v), lineOf(cleared, "lm.mma(accum"));
 }
+
+namespace {
+
+// The MMA warp takes the accumulator back (acc_empty) inside its K loop,
+// after the first k-block's smem wait: the run of the K loop of tile t+1
+// can begin before or after the epilogue's tcgen05.ld of tile t, since
+// nothing orders the two. Correct synchronization either way.
+std::string tmemAttackAcquireInKLoop(const std::string& text) {
+  return replace(replace(text,
+                         "            lm.wait(acc_empty, iter=t - 1)\n            for k in lm.range(0, K):\n"
+                         "                it = t * K + k\n                lm.wait(full, iter=it)\n",
+                         "            for k in lm.range(0, K):\n                it = t * K + k\n"
+                         "                lm.wait(full, iter=it)\n                lm.wait(acc_empty, iter=t - 1)\n"),
+                 "K: LM.i32):\n", "K: LM.i32):\n    lm.assume(K >= 1)\n");
+}
+
+}  // namespace
+
+TEST(TmemAttack, AStaleAccumulationIsFoundWhicheverSideEntersItsLoopFirst) {
+  // Before the fix the hazard was decided on the step of the read against
+  // the step the MMA's loop run began, which are not ordered: the run that
+  // takes the first enabled step let the MMA warp enter tile 1's K loop
+  // before the epilogue read tile 0, counted the read as "during the loop
+  // run" (a scan), and `cake check` proved the broken schedule (exit 0).
+  const std::string broken = tmemAttackAcquireInKLoop(kTmemFirstTileOnly);
+  ASSERT_NE(broken, kTmemFirstTileOnly);
+  for (int64_t k : {1, 2}) {
+    TmemExplored r = tmemExplore(broken, 2, k);
+    const encoder::Violation* v = find(r.result, "data.stale-accumulator");
+    ASSERT_NE(v, nullptr) << "K=" << k << "\n" << rules(r.result);
+    EXPECT_EQ(primaryLine(r.sys, *v), lineOf(broken, "lm.mma(accum"));
+    EXPECT_EQ(tmemLineOfNote(r, *v), lineOf(broken, "lm.tmem_load(r"));
+  }
+}
+
+TEST(TmemAttack, APerTileInitWithTheAcquireInTheKLoopIsClean) {
+  const std::string fixed = tmemAttackAcquireInKLoop(kTmemTiles);
+  ASSERT_NE(fixed, kTmemTiles);
+  for (int64_t t : {1, 2, 3})
+    for (int64_t k : {1, 2}) {
+      TmemExplored r = tmemExplore(fixed, t, k);
+      EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "T=" << t << " K=" << k << "\n" << rules(r.result);
+    }
+}
