@@ -1244,6 +1244,41 @@ TEST(TripProofGaps, KLoopThatMayRunNoIterationIsProvedPerCase) {
   expectBrokenNotProved(longer, at({0}), "the MMA role's K loop one longer");
 }
 
+// docs/z3.md "Guards the case's fact decides" (helper k0proof): CUTLASS's
+// grouped GEMM fix for a group with K = 0 (NVIDIA/cutlass #2674) branches
+// on `if k_tiles == 0:` in the epilogue, filling zeros instead of reading
+// the TMEM accumulator nothing wrote. The guard reads only the K loop's trip
+// count, so each case of the split fixes it: not taken with k_tiles >= 1
+// (the persistent proof then sees the TMEM reads only), taken with
+// k_tiles <= 0 (the fill only). Before, the case k_tiles >= 1 refused the
+// guard ("decides what a tile does to its register fragments").
+TEST(TripProofGaps, GuardOnTheKTripCountIsDecidedPerCase) {
+  using cake::testing::replace;
+  const std::string base = "corpus/bugs/data.uninitialized/cutlass_sm100_grouped_gemm_k0_acc_unwritten";
+  const std::string text = corpusText(base + "_fixed.cake");
+  auto r = expectProved(text, base);
+  EXPECT_NE(r.engine.find(">= 1 (lm.cdiv(K, 64) == 0 not taken)"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("<= 0, where the K loops run no iteration (lm.cdiv(K, 64) == 0 taken)"),
+            std::string::npos)
+      << r.engine;
+  auto at = [](std::initializer_list<int64_t> ks) {
+    return [ks](const ir::Schedule& s) {
+      for (int64_t k : ks)
+        if (violatedAt(s, {{"M", 129}, {"N", 1}, {"K", k}})) return true;
+      return false;
+    };
+  };
+  expectBrokenNotProved(corpusText(base + ".cake"), at({0}), "the corpus twin: TMEM read at K = 0");
+  // the guard inverted: the TMEM read where no MMA wrote it (K = 0)
+  const std::string inverted = replace(text, "if k_tiles == 0:", "if k_tiles != 0:");
+  ASSERT_NE(inverted, text);
+  expectBrokenNotProved(inverted, at({0}), "k_tiles != 0");
+  // one k-tile too many: at K = 0 neither case's branch is the fill
+  const std::string one = replace(text, "if k_tiles == 0:", "if k_tiles == 1:");
+  ASSERT_NE(one, text);
+  expectBrokenNotProved(one, at({0}), "k_tiles == 1");
+}
+
 // docs/z3.md "An operation of the first K iteration only" (helper shapes,
 // session 18, issue 11). humming's leader waits for the epilogues of the
 // tile before (`if rank == 0 and t > 0 and k == 0: lm.wait(epi_done, ...)`)
