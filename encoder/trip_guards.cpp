@@ -260,6 +260,20 @@ bool distinctGuards(const ir::Schedule& s, int max_guards, std::vector<const ir:
   return !guards.empty() && static_cast<int>(guards.size()) <= max_guards;
 }
 
+// A copy of s with every `if` whose condition is nodes[i] replaced by the
+// branch bit which[i] of mask chooses: spliced in, or, where splicing would
+// change the derived expect_tx plan (sameDerivedTx), kept with its
+// condition the constant outcome (the statements, and so the plan, stay).
+std::shared_ptr<ir::Schedule> splicedCopy(const ir::Schedule& s, const std::vector<const ir::Expr*>& nodes,
+                                          const std::vector<size_t>& which, uint32_t mask) {
+  auto copy = std::make_shared<ir::Schedule>(s);
+  for (ir::RoleBody& body : copy->bodies) splice(body.body, nodes, which, mask, false);
+  if (sameDerivedTx(s, *copy)) return copy;
+  copy = std::make_shared<ir::Schedule>(s);
+  for (ir::RoleBody& body : copy->bodies) splice(body.body, nodes, which, mask, true);
+  return copy;
+}
+
 }  // namespace
 
 std::optional<std::vector<ir::ExprPtr>> sameInEveryCta(const ir::Schedule& s, const ir::Expr& cond) {
@@ -305,16 +319,40 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
     }
     if (!possible(facts)) continue;
     GuardCase c;
-    c.s = std::make_shared<ir::Schedule>(s);
-    for (ir::RoleBody& body : c.s->bodies) splice(body.body, nodes, which, mask, false);
-    if (!sameDerivedTx(s, *c.s)) {  // the `if`s kept: the statements, and so the plan, stay
-      c.s = std::make_shared<ir::Schedule>(s);
-      for (ir::RoleBody& body : c.s->bodies) splice(body.body, nodes, which, mask, true);
-    }
+    c.s = splicedCopy(s, nodes, which, mask);
     for (const ir::ExprPtr& f : facts) c.s->assumes.push_back({f, s.range});
     c.text = std::move(text);
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+std::optional<DecidedGuards> decideGuards(const ir::Schedule& s, const Holds& holds) {
+  constexpr int kMaxDecided = 32;  // one bit of the splice mask each
+  std::vector<const ir::Expr*> nodes, guards;
+  std::vector<size_t> which;
+  if (!distinctGuards(s, kMaxDecided, nodes, guards, which, &holds)) return std::nullopt;
+  std::vector<int> decided(guards.size(), -1);  // per guard: its index among the decided ones
+  std::vector<const ir::Expr*> decided_nodes;
+  std::vector<size_t> decided_which;
+  uint32_t mask = 0;
+  DecidedGuards out;
+  for (size_t g = 0; g < guards.size(); ++g) {
+    auto cond = std::make_shared<ir::Expr>(*guards[g]);
+    const bool taken = holds(cond);
+    if (!taken && !holds(ir::makeExpr(ir::ExprKind::Not, {cond}))) continue;
+    decided[g] = out.count++;
+    if (taken) mask |= 1u << decided[g];
+    out.text += fmt::format("{}{} {}", decided[g] ? ", " : "", ir::exprToString(*guards[g], s),
+                            taken ? "taken" : "not taken");
+  }
+  if (out.count == 0) return std::nullopt;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (decided[which[i]] >= 0) {
+      decided_nodes.push_back(nodes[i]);
+      decided_which.push_back(static_cast<size_t>(decided[which[i]]));
+    }
+  out.s = splicedCopy(s, decided_nodes, decided_which, mask);
   return out;
 }
 

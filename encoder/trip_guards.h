@@ -103,6 +103,26 @@ std::vector<GuardCase> guardCases(const ir::Schedule& s,
                                   const std::function<bool(const std::vector<ir::ExprPtr>& facts)>& possible,
                                   const Holds& holds, int max_guards = 5);
 
+// The guards (as guardCases: conditions that read a parameter, a block
+// index or a grid size and no loop variable or instance, each shown to take
+// one outcome in every CTA of a modelled cluster) whose outcome the
+// schedule's lm.assume facts fix: `holds` proves `cond` (taken) or
+// `not cond` (not taken) for every allowed binding. A copy in which each
+// such `if` is replaced by the branch it takes (spliced, or kept with the
+// constant outcome where splicing would change the derived expect_tx plan,
+// as guardCases); the other guards stay. For every binding the facts allow,
+// the builder, which evaluates a condition only to choose the block it then
+// builds, builds the same system from the copy as from the schedule. Used
+// per case of a split that adds a fact (the K loop's trip count >= 1 or
+// <= 0: `if k_tiles == 0:` is decided in each; docs/z3.md "Guards the
+// case's fact decides", helper k0proof). nullopt when none is decided.
+struct DecidedGuards {
+  std::shared_ptr<ir::Schedule> s;
+  std::string text;  // "lm.cdiv(K, 64) == 0 not taken"
+  int count = 0;
+};
+std::optional<DecidedGuards> decideGuards(const ir::Schedule& s, const Holds& holds);
+
 // Guards whose branches build alike (docs/z3.md "Guards whose branches
 // build alike"): `if t < n_work: lm.fill(r, 1.0) else: lm.fill(r, 0.0)`.
 // The builder (encoder/system.cpp) evaluates an `if` condition only to

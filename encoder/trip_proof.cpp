@@ -9751,6 +9751,20 @@ bool freshInnerBounds(ir::Block& b, const ir::Expr& inner, std::map<const ir::Ex
   return ok;
 }
 
+// A case of the trip-count split (`c`, its fact among its lm.assume facts)
+// with every guard the facts decide replaced by the branch it takes
+// (trip::decideGuards: `if k_tiles == 0:` where k_tiles >= 1 is a fact);
+// `text` names them (" (k_tiles == 0 not taken)"), empty when none is.
+void decideCaseGuards(std::shared_ptr<ir::Schedule>& c, const TripProofOptions& opts, ProofBudget& budget,
+                      std::string& text) {
+  BvProver prover(*c, solverLimits(opts, budget));
+  const auto decided =
+      trip::decideGuards(*c, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+  if (!decided) return;
+  c = decided->s;
+  text = fmt::format(" ({})", decided->text);
+}
+
 // A persistent kernel whose K loop's trip count E_B the lm.assume facts do
 // not keep >= 1 (no lm.assume(K > 0)): once with E_B >= 1 as a fact (the
 // persistent proof), once with E_B <= 0, where every loop bounded by E_B
@@ -9759,9 +9773,10 @@ bool freshInnerBounds(ir::Block& b, const ir::Expr& inner, std::map<const ir::Ex
 // dead: its bound node evaluated to its start; the builder then builds the
 // same instructions, a loop empty because of a parameter included, and
 // records E_B's parameters wherever else they are read, which the proof
-// refuses). Every binding is in one case (docs/z3.md "A K loop that may run
-// no iteration", helper loops3). A violation met is unknown, as in the
-// guard cases.
+// refuses). In each case a guard the case's facts decide (`if k_tiles ==
+// 0:`) is first replaced by the branch it takes (decideCaseGuards). Every
+// binding is in one case (docs/z3.md "A K loop that may run no iteration",
+// helper loops3). A violation met is unknown, as in the guard cases.
 std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                             const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
                             const ir::ExprPtr& inner) {
@@ -9769,6 +9784,9 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
   auto some = std::make_shared<ir::Schedule>(s), none = std::make_shared<ir::Schedule>(s);
   some->assumes.push_back({ir::makeExpr(ir::ExprKind::Ge, {inner, ir::makeConst(1)}), s.range});
   none->assumes.push_back({ir::makeExpr(ir::ExprKind::Le, {inner, ir::makeConst(0)}), s.range});
+  std::string decided[2];
+  decideCaseGuards(some, opts, budget, decided[0]);
+  decideCaseGuards(none, opts, budget, decided[1]);
   std::map<const ir::Expr*, std::pair<ir::ExprPtr, int64_t>> loops;
   bool ok = true;
   for (ir::RoleBody& body : none->bodies) ok = freshInnerBounds(body.body, *inner, loops) && ok;
@@ -9788,8 +9806,8 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
                   return c == 0 ? proveSchedule(*some, target, checked, opts, budget, states, tl, bindings)
                                 : proveSchedule(*none, target, checked, opts, budget, states, tl, bindings, dead);
                 }, &checked);
-  return fmt::format("for {} >= 1: {}; for {} <= 0, where the K loops run no iteration: {}", E, engines[0], E,
-                     engines[1]);
+  return fmt::format("for {} >= 1{}: {}; for {} <= 0, where the K loops run no iteration{}: {}", E, decided[0],
+                     engines[0], E, decided[1], engines[1]);
 }
 
 }  // namespace

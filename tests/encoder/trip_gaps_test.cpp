@@ -1217,6 +1217,17 @@ TEST(TripProofGaps, PersistentInitReadingTheRingIndexIsNotProved) {
   expectProved(fixed, "init=(k == 0)");
 }
 
+namespace {
+// Is the bounded check broken at M = 129, N = 1 (two tiles) and some K in ks?
+std::function<bool(const ir::Schedule&)> brokenAtM129N1(std::initializer_list<int64_t> ks) {
+  return [ks = std::vector<int64_t>(ks)](const ir::Schedule& s) {
+    for (int64_t k : ks)
+      if (violatedAt(s, {{"M", 129}, {"N", 1}, {"K", k}})) return true;
+    return false;
+  };
+}
+}  // namespace
+
 // A persistent kernel with no lm.assume(K > 0): its K loops may run no
 // iteration. Once with lm.cdiv(K, 64) >= 1 (the persistent proof), once
 // with it <= 0, where every loop bounded by it is shown by the solver to run
@@ -1227,21 +1238,41 @@ TEST(TripProofGaps, KLoopThatMayRunNoIterationIsProvedPerCase) {
   const std::string text = corpusText(base + "_fixed.cake");
   auto r = expectProved(text, base);
   EXPECT_NE(r.engine.find("<= 0, where the K loops run no iteration"), std::string::npos) << r.engine;
-  auto at = [](std::initializer_list<int64_t> ks) {
-    return [ks](const ir::Schedule& s) {
-      for (int64_t k : ks)
-        if (violatedAt(s, {{"M", 129}, {"N", 1}, {"K", k}})) return true;
-      return false;
-    };
-  };
-  expectBrokenNotProved(corpusText(base + ".cake"), at({1}), "the corpus twin: release before the TMA store");
+  expectBrokenNotProved(corpusText(base + ".cake"), brokenAtM129N1({1}), "the corpus twin: release before the TMA store");
   // the MMA role's K loop one iteration longer than the load role's: a hang
   // at every K, also K = 0, where that loop still runs one iteration (the
   // solver does not show it runs none for lm.cdiv(K, 64) <= 0)
   const std::string longer = replace(text, "            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n                lm.wait(full",
                                      "            for k in lm.range(0, k_tiles + 1):\n                it = t * k_tiles + k\n                lm.wait(full");
   ASSERT_NE(longer, text);
-  expectBrokenNotProved(longer, at({0}), "the MMA role's K loop one longer");
+  expectBrokenNotProved(longer, brokenAtM129N1({0}), "the MMA role's K loop one longer");
+}
+
+// docs/z3.md "Guards the case's fact decides" (helper k0proof): CUTLASS's
+// grouped GEMM fix for a group with K = 0 (NVIDIA/cutlass #2674) branches
+// on `if k_tiles == 0:` in the epilogue, filling zeros instead of reading
+// the TMEM accumulator nothing wrote. The guard reads only the K loop's trip
+// count, so each case of the split fixes it: not taken with k_tiles >= 1
+// (the persistent proof then sees the TMEM reads only), taken with
+// k_tiles <= 0 (the fill only). Before, the case k_tiles >= 1 refused the
+// guard ("decides what a tile does to its register fragments").
+TEST(TripProofGaps, GuardOnTheKTripCountIsDecidedPerCase) {
+  const std::string base = "corpus/bugs/data.uninitialized/cutlass_sm100_grouped_gemm_k0_acc_unwritten";
+  const std::string text = corpusText(base + "_fixed.cake");
+  auto r = expectProved(text, base);
+  EXPECT_NE(r.engine.find(">= 1 (lm.cdiv(K, 64) == 0 not taken)"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("<= 0, where the K loops run no iteration (lm.cdiv(K, 64) == 0 taken)"),
+            std::string::npos)
+      << r.engine;
+  // broken at K = 0 (the TMEM read where no MMA wrote it): the corpus twin,
+  // the guard inverted, and the guard one k-tile off (the fill never taken
+  // at K = 0)
+  expectBrokenNotProved(corpusText(base + ".cake"), brokenAtM129N1({0}), "the corpus twin: TMEM read at K = 0");
+  for (const char* guard : {"if k_tiles != 0:", "if k_tiles == 1:"}) {
+    const std::string variant = cake::testing::replace(text, "if k_tiles == 0:", guard);
+    ASSERT_NE(variant, text) << guard;
+    expectBrokenNotProved(variant, brokenAtM129N1({0}), guard);
+  }
 }
 
 // docs/z3.md "An operation of the first K iteration only" (helper shapes,
