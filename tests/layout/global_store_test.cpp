@@ -20,7 +20,7 @@ std::string gstoreCorpus(const std::string& rel) {
   return readFile(sourceDir() / "tests" / "layout" / "gstore" / rel.substr(rel.rfind('/') + 1));
 }
 
-std::unique_ptr<GateRun> runGates(const std::string& text, ir::Target t = ir::Target::Unspecified,
+std::unique_ptr<GateRun> gstoreGates(const std::string& text, ir::Target t = ir::Target::Unspecified,
                                   const std::string& name = "test.cake") {
   return layout_test::runGates(text, t, name, true);
 }
@@ -50,13 +50,13 @@ def tile_store(lm, C: LM.gmem):
 }
 
 TEST(GlobalStore, EachCtaItsOwnTileIsProved) {
-  auto r = runGates(gstoreTile("128 * lm.block_idx(0)", "128 * lm.block_idx(1)"));
+  auto r = gstoreGates(gstoreTile("128 * lm.block_idx(0)", "128 * lm.block_idx(1)"));
   gstoreExpectProved(*r);
 }
 
 // A column step one short of the tile: neighbouring CTAs share a column.
 TEST(GlobalStore, OneColumnOverlapBetweenCtasRaces) {
-  auto r = runGates(gstoreTile("128 * lm.block_idx(0)", "127 * lm.block_idx(1)"));
+  auto r = gstoreGates(gstoreTile("128 * lm.block_idx(0)", "127 * lm.block_idx(1)"));
   auto fs = r->rule("sync.race");
   ASSERT_EQ(fs.size(), 1u) << r->describe();
   EXPECT_EQ(fs[0]->verdict, "counterexample");
@@ -68,14 +68,14 @@ TEST(GlobalStore, OneColumnOverlapBetweenCtasRaces) {
 // Indices below 0 name no element: boxes that share only those do not race
 // (CTA 0 stores rows 0..127; every other CTA rows -128..-1, all clipped).
 TEST(GlobalStore, BoxesMeetingOnlyBelowZeroDoNotRace) {
-  auto r = runGates(gstoreTile("-128 * (lm.block_idx(0) > 0)", "0"));
+  auto r = gstoreGates(gstoreTile("-128 * (lm.block_idx(0) > 0)", "0"));
   gstoreExpectProved(*r);
 }
 
 // A schedule that reads no block index runs as one CTA per dimension: no
 // cross-CTA obligation.
 TEST(GlobalStore, NoBlockIndexNoObligation) {
-  auto r = runGates(gstoreTile("0", "0"));
+  auto r = gstoreGates(gstoreTile("0", "0"));
   EXPECT_FALSE(r->has("sync.race")) << r->describe();
   EXPECT_EQ(r->verdict("sync.race"), nullptr) << r->describe();
 }
@@ -83,7 +83,7 @@ TEST(GlobalStore, NoBlockIndexNoObligation) {
 TEST(GlobalStore, SplitKPlainStoreRacesAcrossSplits) {
   const std::string rel = "bugs/sync.race/helion_pallas_splitk_plain_store_overwrite.cake";
   const std::string text = gstoreCorpus(rel);
-  auto r = runGates(text, ir::Target::Unspecified, rel);
+  auto r = gstoreGates(text, ir::Target::Unspecified, rel);
   auto fs = r->rule("sync.race");
   ASSERT_EQ(fs.size(), 1u) << r->describe();
   EXPECT_EQ(fs[0]->range.line, lineOf(text, "lm.copy(C, acc"));
@@ -96,19 +96,19 @@ TEST(GlobalStore, SplitKPlainStoreRacesAcrossSplits) {
 
 TEST(GlobalStore, SplitKWorkspaceSlabsAreProved) {
   const std::string rel = "bugs/sync.race/helion_pallas_splitk_plain_store_overwrite_fixed.cake";
-  auto r = runGates(gstoreCorpus(rel), ir::Target::Unspecified, rel);
+  auto r = gstoreGates(gstoreCorpus(rel), ir::Target::Unspecified, rel);
   gstoreExpectProved(*r);
 }
 
 TEST(GlobalStore, NonBijectiveSwizzleRaces) {
   const std::string rel = "bugs/sync.race/hipep_wmma_swizzle_fallback_duplicate_tile.cake";
-  auto r = runGates(gstoreCorpus(rel), ir::Target::Unspecified, rel);
+  auto r = gstoreGates(gstoreCorpus(rel), ir::Target::Unspecified, rel);
   EXPECT_TRUE(r->has("sync.race")) << r->describe();
 }
 
 TEST(GlobalStore, SwizzleWithPlainTailIsProved) {
   const std::string rel = "bugs/sync.race/hipep_wmma_swizzle_fallback_duplicate_tile_fixed.cake";
-  auto r = runGates(gstoreCorpus(rel), ir::Target::Unspecified, rel);
+  auto r = gstoreGates(gstoreCorpus(rel), ir::Target::Unspecified, rel);
   gstoreExpectProved(*r);
 }
 
@@ -117,7 +117,7 @@ TEST(GlobalStore, SwizzleWithPlainTailIsProved) {
 TEST(GlobalStore, PersistentStrideBelowGridRaces) {
   const std::string rel = "bugs/sync.race/sm90_persistent_stride_param_below_grid.cake";
   const std::string text = gstoreCorpus(rel);
-  auto r = runGates(text, ir::Target::Unspecified, rel);
+  auto r = gstoreGates(text, ir::Target::Unspecified, rel);
   auto fs = r->rule("sync.race");
   ASSERT_EQ(fs.size(), 1u) << r->describe();
   EXPECT_EQ(fs[0]->range.line, lineOf(text, "smem_c.tma_store(C"));
@@ -128,7 +128,7 @@ TEST(GlobalStore, PersistentStrideBelowGridRaces) {
 // tile abstraction, the query without the products of t and G.
 TEST(GlobalStore, PersistentGridStrideIsProved) {
   const std::string rel = "gemm/sm90_persistent_ws.cake";
-  auto r = runGates(gstoreCorpus(rel), ir::Target::Unspecified, rel);
+  auto r = gstoreGates(gstoreCorpus(rel), ir::Target::Unspecified, rel);
   gstoreExpectProved(*r);
 }
 
