@@ -986,11 +986,7 @@ class Builder {
   // access itself covers the whole fragment: races and stale reads treat a
   // fragment as one).
   std::vector<std::pair<int64_t, int64_t>> regsIntervals(const BufferRef& ref) {
-    return elementIntervals(shapeOf(s_.regs[ref.index].shape), ref);
-  }
-
-  // The element intervals of a register or TMEM operand of shape `dims`.
-  std::vector<std::pair<int64_t, int64_t>> elementIntervals(const std::vector<int64_t>& dims, const BufferRef& ref) {
+    const auto dims = shapeOf(s_.regs[ref.index].shape);
     if (dims.empty()) return {{0, 1}};
     std::vector<int64_t> lo(dims.size(), 0), hi = dims;
     for (size_t d = 0; d < ref.slices.size() && d < dims.size(); ++d) {
@@ -1234,16 +1230,13 @@ class Builder {
 
   // "acc element (0, 64)"
   std::string elementName(int regs, int64_t element) {
-    return elementName(s_.regs[regs].name, shapeOf(s_.regs[regs].shape), element);
-  }
-
-  static std::string elementName(const std::string& name, const std::vector<int64_t>& dims, int64_t element) {
+    const auto dims = shapeOf(s_.regs[regs].shape);
     std::vector<int64_t> at(dims.size(), 0);
     for (size_t d = dims.size(); d-- > 0;) {
       at[d] = dims[d] > 0 ? element % dims[d] : 0;
       element = dims[d] > 0 ? element / dims[d] : 0;
     }
-    return fmt::format("{} element ({})", name, fmt::join(at, ", "));
+    return fmt::format("{} element ({})", s_.regs[regs].name, fmt::join(at, ", "));
   }
 
   void markGridDep(Instr& in, const BufferRef& ref) {
