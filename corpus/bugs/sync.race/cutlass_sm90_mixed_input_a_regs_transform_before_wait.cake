@@ -1,11 +1,14 @@
 # BUG (sync.race): CUTLASS's SM90 mixed-input mainloop
 # (include/cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp,
-# the pre-4.0 form stored at commit 044405ce), which SGLang copied for its
-# w4a8 / w4afp8 MoE grouped GEMM: sgl-project/sglang PR #9392 ("[Bug] Fix
-# w4afp8 moe kernel": "the test may occasionally produce incorrect
-# results", inconsistent DeepSeek-R1 outputs with the same seed) fixed it
-# with the mainloop of NVIDIA CUTLASS v4.0.0 (PR #2294; also TensorRT-LLM
-# PR #7072).  A is narrow in shared memory; the math warpgroup copies each
+# the pre-4.0 form stored at commit 044405ce, against the 4.x form stored
+# with the `Utils::` helpers).  SGLang's w4afp8 MoE grouped GEMM carries a
+# copy of this mainloop: sgl-project/sglang PR #9392 ("[Bug] Fix w4afp8 moe
+# kernel": "the test may occasionally produce incorrect results",
+# inconsistent DeepSeek-R1 outputs with the same seed) fixed it with the
+# code of NVIDIA CUTLASS v4.0.0 (PR #2294; also TensorRT-LLM PR #7072).
+# The PR texts do not show the diff; the pair models the difference of the
+# two stored CUTLASS versions that bears on the A registers, the wait
+# placement.  A is narrow in shared memory; the math warpgroup copies each
 # k-block of it to registers (tCrA_load), converts it into the wgmma
 # A-operand fragment tCrA_mma(_,_,k_block) and issues register-A wgmmas,
 # one commit group per k-block.  In the steady-state k-tile loop the only
