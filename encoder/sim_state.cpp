@@ -215,25 +215,31 @@ void splitStridedAccesses(System& sys) {
     adjacent = coarsened ? localClasses(sys, Elementary(sys)).adjacent_only : std::move(lc.adjacent_only);
   }
   if (adjacent.empty()) return;
+  auto splits = [&](const Access& a) { return a.runs > 1 && adjacent.count(a.space) > 0; };
   for (Process& p : sys.procs)
     for (Instr& in : p.program) {
+      if (std::none_of(in.accesses.begin(), in.accesses.end(), splits)) continue;
       std::vector<Access> out;
       for (Access& a : in.accesses) {
-        if (a.runs <= 1 || !adjacent.count(a.space)) {
+        if (!splits(a)) {
           out.push_back(std::move(a));
           continue;
         }
-        const std::string name = a.what.substr(0, a.what.find(" bytes ["));
-        int64_t k = 0;
-        forEachRun(a, [&](int64_t lo, int64_t hi) {
-          Access run = a;
-          run.lo = lo;
-          run.hi = hi;
-          run.runs = 1;
-          run.stride = 0;
-          run.what = fmt::format("{} bytes [{}, {}) (run {} of {})", name, lo, hi, ++k, a.runs);
-          out.push_back(std::move(run));
-        });
+        // The runs share every field but their bytes and name: each is a
+        // copy of one prototype whose name is empty (no string to copy).
+        const int64_t runs = a.runs, first = a.lo, stride = a.stride, bytes = a.runBytes();
+        std::string name = a.what.substr(0, a.what.find(" bytes ["));
+        Access proto = std::move(a);
+        proto.what.clear();
+        proto.runs = 1;
+        proto.stride = 0;
+        out.reserve(out.size() + static_cast<size_t>(runs));
+        for (int64_t k = 0; k < runs; ++k) {
+          Access& run = out.emplace_back(proto);
+          run.lo = first + k * stride;
+          run.hi = run.lo + bytes;
+          run.what = fmt::format("{} bytes [{}, {}) (run {} of {})", name, run.lo, run.hi, k + 1, runs);
+        }
       }
       in.accesses = std::move(out);
     }

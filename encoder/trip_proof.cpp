@@ -8242,11 +8242,18 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       throw Fail("a K iteration reads the K loop's trip count besides t * E_B in a tile loop with two kinds of tile, "
                  "a read of the tile count or a step (not covered by the persistent-kernel proof yet)");
     tails.emplace(g.grid, std::vector<System>{});
+  }
+  // The grid with every K iteration its tile's last (nothing before the
+  // checks below reads it): built once the grid's periods and counts pass
+  // them, so an attempt they refuse (a part before the K loop that moves
+  // with the ring period: Marlin's slice loop) does not pay for it.
+  auto buildTails = [&] {
+    if (!tails) return;
     tails->second.push_back(
         buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, nullptr, 1, 0, 1, &reads_end_in_k));
     g.tail_exprs = tails->second[0].replace_loop_exprs;
     g.end_in_k = reads_end_in_k;
-  }
+  };
   const bool kinds = tl.kind_guard != nullptr;
   if (kinds) {
     std::vector<TileCountUse> kuses;
@@ -8366,6 +8373,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       g.w0g = std::max(g.w0g, preCopiesSteadyFrom(g));
       if (g.w0g + 2 * g.Pg + 2 > Wg) throw GridTooSmall{false};
     }
+    buildTails();  // (a tile loop with two kinds of tile has none: refused above)
     const System checked_grid = preCopiesGrid(g);
     checkLapDeltas(checked_grid, g.ring, /*exact=*/true, &g.unmet);
     checkLapDeltas(checked_grid, g.tile, /*exact=*/true, &g.unmet);
@@ -9980,10 +9988,33 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
                                      const std::vector<Binding>& checked, const TripProofOptions& opts) {
-  ProofBudget budget(opts.work, opts.timeout_ms);
+  const bool restart_shaped = !opts.meets && !checked.empty() &&
+                              (trip::restartForm(schedule).ok || trip::rotatedRestartForm(schedule).ok);
+  unsigned wall_ms = opts.timeout_ms;
+  if (restart_shaped) {
+    // A schedule in the restart form is asked the restart argument first,
+    // on a budget of its own: its one-tile systems are a fraction of the
+    // windows the argument for the whole schedule builds (Marlin's slice
+    // loop: the persistent proof's grids, 16 tiles of 40 K iterations,
+    // refused only after they are built). Proved: the verdict. Else its
+    // work is not counted and the proof runs as before, on the whole
+    // budget (the same verdict, the restart argument asked again where it
+    // was), within what is left of the wall-clock safety limit.
+    ProofBudget first(opts.work, opts.timeout_ms);
+    const RestartAnswer restart = proveByRestart(schedule, target, checked, opts, first);
+    if (restart.proved && !first.workOut()) {
+      ModelCheckResult res;
+      res.outcome = Outcome::Proved;
+      res.engine = restart.text;
+      finish(res, first);
+      return res;
+    }
+    if (opts.timeout_ms > 0) wall_ms = first.wallLeftMs();
+  }
+  ProofBudget budget(opts.work, wall_ms);
   ModelCheckResult res = proveWithin(schedule, target, checked, opts, budget);
   if (res.outcome == Outcome::Unknown && !opts.meets && budget.exhausted().empty() && !checked.empty() &&
-      (trip::restartForm(schedule).ok || trip::rotatedRestartForm(schedule).ok)) {
+      restart_shaped) {
     const RestartAnswer restart = proveByRestart(schedule, target, checked, opts, budget);
     if (restart.proved && !budget.workOut()) {
       res = {};

@@ -30,6 +30,9 @@ using cake::testing::replace;
 namespace trip_marlin_slices_test {
 
 const char* kMarlinSlicesFixed = "corpus/bugs/sync.race/vllm_marlin_block_reduce_scratch_aliases_a_stages_fixed.cake";
+// In the rotated restart form, but its one-call proof is refused: proved
+// by lap induction over the whole call loop instead.
+const char* kMarlinSlicesKokkosFixed = "corpus/bugs/data.stale-read/kokkos_inter_warp_reduction_stage_named_fixed.cake";
 
 // Three warps restart a three-stage cp.async ring at stage 0 in every
 // slice (each loads its band of a stage, all read the whole stage: the
@@ -225,4 +228,20 @@ TEST(TripMarlinSlices, MarlinFixIsProvedForEverySliceCount) {
   const auto r = proveText(text);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("the slice loop over n_slices"), std::string::npos) << r.engine;
+}
+
+// The restart argument is asked first of a schedule in the restart form
+// (encoder/trip_proof.cpp proveEveryTripCount): where it does not prove,
+// the argument for the whole schedule still does, as before, on the whole
+// budget (the failed attempt's work not counted).
+TEST(TripMarlinSlices, RestartFormNotProvedByRestartFallsBackToTheWholeSchedule) {
+  using namespace trip_marlin_slices_test;
+  const std::string text = cake::testing::corpusText(kMarlinSlicesKokkosFixed);
+  const auto m = compile(text);
+  ASSERT_FALSE(m.schedules.empty());
+  EXPECT_TRUE(encoder::trip::restartForm(m.schedules[0]).ok || encoder::trip::rotatedRestartForm(m.schedules[0]).ok);
+  const auto r = proveText(text);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_EQ(r.engine.find("restart argument"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("lap induction"), std::string::npos) << r.engine;
 }
