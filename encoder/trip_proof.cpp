@@ -8495,6 +8495,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // Every tile of a run has at least min_len iterations: shorter lengths
   // are explored by none (docs/z3.md "The assumptions' least K trip count").
   const int64_t least = g.min_len, longest = most < 0 ? split - 1 : most;
+  if (most >= 0 && most < least)
+    throw Fail(fmt::format("the lm.assume facts keep the K trip count at least {} and at most {}", least, most));
   std::shared_ptr<PersistentShared> shared;
   for (int64_t len = least; len <= longest; ++len) {
     states += PersistentExplorer(g, len, opts, budget, shared).run();
