@@ -4034,6 +4034,12 @@ struct PGrid {
   // only difference (checked in postsByRingEnd).
   std::vector<char> post_moves, post_x;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_text;  // (PartTexts)
+  // min_len: the least K trip count the lm.assume facts allow (`lm.assume(K
+  // >= 4)`, up to the window), the least length of an explored tile
+  // (docs/z3.md "The assumptions' least K trip count"); a ring end x <
+  // post_unentered (min(min_len, w0g)) is the end of no explored tile, and
+  // its copy of the parts after the K loop the grid's text (postsByRingEnd).
+  int64_t min_len = 1, post_unentered = 0;
   // Parts before the K loop that read the tile's ring start (a per-tile
   // prologue loading `t * K + li`, docs/z3.md "A per-tile prologue that
   // moves with the ring"): pre_moves[p], such a part of p moves with the
@@ -5201,6 +5207,12 @@ class PersistentExplorer {
   // tile's (the tile count is t + 1) or the others' (it is above), when the
   // schedule reads the tile count there (PGrid::last_tile).
   void afterBody(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out, int k) const {
+    // (postsByRingEnd: a copy below post_unentered stands in for a ring end
+    // no run reaches; the layout takes it as a branch, a run never)
+    if (!layout_ && x < g_.post_unentered && !g_.post_x.empty() && g_.post_x[p])
+      throw Fail(fmt::format("internal: a tile ends at ring position {}, below the assumptions' least K trip count {} "
+                             "and the ring's warm-up {}",
+                             x, g_.min_len, g_.w0g));
     auto post = [&](const std::vector<std::vector<std::vector<PGrid::Range>>>& at, const Unknowns& v) {
       // (a part after the K loop that reads the ring end: its copy for x)
       const auto& r = at[g_.lane(p, k)][t][!g_.post_x.empty() && g_.post_x[p] ? x : copyAt(p, x)];
@@ -7556,6 +7568,20 @@ void mergeDeltas(Deltas& into, const Deltas& from) {
   merge(into.view_gen_stage, from.view_gen_stage);
 }
 
+// The copies per ring end L of kind `kind` where no explored run ends a
+// tile (postsByRingEnd): the grid's text, of the length the layout needs.
+void standInForRingEnd(PGrid& g, int kind, int64_t L) {
+  const System& main = kind ? g.kgrid : g.grid;
+  const std::vector<TileShape>& shapes = kind ? g.kshape : g.shape;
+  for (size_t p = 0; p < g.grid.procs.size(); ++p) {
+    const TileShape& sh = shapes[p];
+    if (sh.kind != TileShape::Full) continue;
+    const std::vector<Instr>& mp = main.procs[p].program;
+    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+      g.post_text[kind][p][t][L].assign(mp.begin() + sh.head[t][g.Wg], mp.begin() + sh.tile_start[t + 1]);
+  }
+}
+
 // The parts after the K loop per ring end (docs/z3.md "The ring end after
 // the K loop"): the grid's tiles all end at ring position Wg, so its part
 // after tile t's K loop is the text for ring end Wg. For every L < Wg the
@@ -7573,12 +7599,22 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
   const size_t P = g.grid.procs.size();
   g.post_x.assign(P, 0);
   g.post_text = emptyTexts(g, g.Wg + 1);
+  // A ring end below min_len ends no tile that a run starts at 0, and one
+  // below w0g is no ring shift's image (a shift moves ends of at least w0g
+  // + Pg): no explored run ends a tile at a ring end below both
+  // (PersistentExplorer::afterBody checks it), and the grid of tiles that
+  // short is the text of no run; it is not built.
+  g.post_unentered = std::min(g.min_len, g.w0g);
   std::set<AccessRange> all;
   if (g.kinds > 1) all = accessRanges(g);
   for (int kind = 0; kind < g.kinds; ++kind) {
     const System& main = kind ? g.kgrid : g.grid;
     const std::vector<TileShape>& shapes = kind ? g.kshape : g.shape;
     for (int64_t L = 1; L <= g.Wg; ++L) {
+      if (L < g.post_unentered) {
+        standInForRingEnd(g, kind, L);
+        continue;
+      }
       checkBudget(budget, "building the parts after the K loop per ring end");
       System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, nullptr, kind ? 0 : 1);
       // (a grid per ring end: charged as built, docs/z3.md "Settled resolutions")
@@ -8034,7 +8070,8 @@ System preCopiesGrid(const PGrid& g) {
 
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
-// `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c.
+// `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c;
+// `inner_at_least(c)`: they keep it >= c.
 // The shape of process `proc` of a grid whose K iterations are near their
 // tile's end (tailIterations), where a guard `k + c < E_B` may leave
 // iterations empty, or all of them (tileShapeOf then cannot place a loop
@@ -8223,10 +8260,12 @@ bool deeperTailGrids(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
-                              const std::function<bool(int64_t)>& inner_at_most) {
+                              const std::function<bool(int64_t)>& inner_at_most,
+                              const std::function<bool(int64_t)>& inner_at_least) {
   PGrid g;
   g.Wt = Wt;
   g.Wg = Wg;
+  while (g.min_len < Wg && inner_at_least(g.min_len + 1)) ++g.min_len;
   std::vector<TileCountUse> uses;
   // kind 0: the merged loop's guard true (MergedLoops); without one, `kind` is read by nothing
   // the expressions of K iterations that read E_B besides t * E_B (tailIterations)
@@ -8461,21 +8500,25 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     most = split - 1;
     while (most > 1 && inner_at_most(most - 1)) --most;
   }
+  // Every tile of a run has at least min_len iterations: shorter lengths
+  // are explored by none (docs/z3.md "The assumptions' least K trip count").
+  const int64_t least = g.min_len, longest = most < 0 ? split - 1 : most;
+  if (most >= 0 && most < least)
+    throw Fail(fmt::format("the lm.assume facts keep the K trip count at least {} and at most {}", least, most));
   std::shared_ptr<PersistentShared> shared;
-  for (int64_t len = 1; len < (most < 0 ? split : most + 1); ++len) {
+  for (int64_t len = least; len <= longest; ++len) {
     states += PersistentExplorer(g, len, opts, budget, shared).run();
     if (!opts.share_layout) shared.reset();
   }
-  if (most < 0) states += PersistentExplorer(g, -split, opts, budget, shared).run();
+  if (most < 0) states += PersistentExplorer(g, -std::max(split, least), opts, budget, shared).run();
   const std::string inner = ir::exprToString(*tl.inner, s);
   return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} K iterations, each tile "
                      "its own (ring period {}, tile period {}, window {} tiles x {} iterations{}{})",
                      ir::exprToString(*tl.tiles, s),
-                     most < 0 ? inner + " >= 1" : fmt::format("1 <= {} <= {} (the assumptions)", inner, most), g.Pg,
-                     g.Pt, Wt, Wg,
-                     most > 0 ? fmt::format(", tiles of 1..{} iterations one by one", most)
-                     : split > 1 ? fmt::format(", tiles of 1..{} iterations one by one", split - 1)
-                                 : "",
+                     most < 0 ? fmt::format("{} >= {}", inner, least)
+                              : fmt::format("{} <= {} <= {} (the assumptions)", least, inner, most),
+                     g.Pg, g.Pt, Wt, Wg,
+                     longest >= least ? fmt::format(", tiles of {}..{} iterations one by one", least, longest) : "",
                      g.last_tile ? ", the last tile's part after the K loop its own" : "");
 }
 
@@ -8503,12 +8546,29 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
       it->second = prover.prove(ir::makeExpr(ir::ExprKind::Le, {tl.inner, ir::makeConst(c)})).kind == BvVerdict::Holds;
     return it->second;
   };
+  // E_B >= c, per c asked (docs/z3.md "The assumptions' least K trip
+  // count"): not where a checked binding, which the facts allow, is below
+  // c (no query; the covering values hold small trip counts); else asked
+  std::optional<int64_t> checked_least;
+  for (const Binding& b : checked) {
+    ir::EvalEnv env;
+    env.params = b.params;
+    if (auto v = ir::evaluate(*tl.inner, env)) checked_least = checked_least ? std::min(*checked_least, *v) : *v;
+  }
+  std::map<int64_t, bool> at_least;
+  const std::function<bool(int64_t)> inner_at_least = [&](int64_t c) {
+    if (checked_least && *checked_least < c) return false;
+    auto [it, fresh] = at_least.emplace(c, false);
+    if (fresh) it->second = atLeast(prover, tl.inner, c, param_lb);
+    return it->second;
+  };
   for (;;) {
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
     checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
     try {
-      return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most);
+      return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most,
+                               inner_at_least);
     } catch (const GridTooSmall& small) {
       if (std::getenv("CAKE_PERSIST_STATS"))
         fmt::print(stderr, "persist-stats: window {}x{} too small in the {} dimension\n", Wt, Wg,

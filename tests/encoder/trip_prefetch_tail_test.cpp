@@ -329,3 +329,112 @@ TEST(TripPrefetchTail, LcsfFinishAliasBrokenFormsAreNotProved) {
   // after stage 3's loads
   tpt::expectEditsMetAndNotProved(cake::testing::replace(good, wait, ""), {{load_b3, load_b3 + wait}}, {4, 8}, {2, 3});
 }
+
+// The assumptions' least K trip count (docs/z3.md "The assumptions' least K
+// trip count"): a consumer that, after its K loop, waits for the tile's
+// last two outputs (`iter=t * K + K - 2`, `t * K + K - 1`: the ring end)
+// before it writes a finish block over both output stages, as
+// ThunderKittens' lcsf does. A tile of one K iteration names the phase
+// below 0 in tile 0 (the builder leaves that wait out), so the part's copy
+// for ring end 1 differed beyond slots and phases and the proof stopped
+// there ("... with tiles of 1 iterations"); with `lm.assume(K >= 2)` no run
+// has such a tile: the proof explores tiles of at least 2 iterations and
+// builds no copy for a ring end no explored run reaches.
+namespace trip_prefetch_tail_test {
+
+const std::string kFinishAfterRing = R"(@cake.schedule(target="sm_90a")
+def finish_after_ring(lm, A: LM.tma2d, O: LM.tma2d, F: LM.tma3d, K: LM.i32, n_tasks: LM.i32):
+    lm.assume(K >= 2)
+    lm.assume(n_tasks >= 1)
+    pool     = lm.smem(49152)
+    smem_a   = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_out = pool.view(offset=32768, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_fin = pool.view(offset=32768, shape=(64, 64), dtype=lm.f32,  stages=1)
+    acc   = lm.regs(shape=(64, 64), dtype=lm.f32)
+    out   = lm.regs(shape=(64, 64), dtype=lm.bf16)
+    state = lm.regs(shape=(64, 64), dtype=lm.f32)
+    cons = lm.role(warps=[0, 1, 2, 3])
+    prod = lm.role(warps=[4, 5, 6, 7])
+    inp  = lm.pipeline(stages=4)
+    outp = lm.pipeline(stages=2)
+    full      = lm.barrier(prod=[prod], cons=[cons], init_count=1, pipeline=inp)
+    empty     = lm.barrier(prod=[cons], cons=[prod], init_count=1, pipeline=inp)
+    out_full  = lm.barrier(prod=[cons], cons=[prod], init_count=1, pipeline=outp)
+    out_empty = lm.barrier(prod=[prod], cons=[cons], init_count=1, pipeline=outp)
+    with prod:
+        for t in lm.range(0, n_tasks):
+            for it in lm.range(0, K):
+                g = t * K + it
+                lm.wait(empty, iter=g - 4)
+                smem_a.tma_load(A, coords=(0, 64 * it), iter=g, barrier=full)
+                lm.wait(out_full, iter=g)
+                smem_out.tma_store(O, coords=(64 * t, 64 * it), iter=g)
+                lm.tma_store_commit()
+                lm.tma_store_wait(pending=0)
+                lm.arrive(out_empty, iter=g)
+    with cons:
+        for t in lm.range(0, n_tasks):
+            lm.fill(state, 0.0)
+            for it in lm.range(0, K):
+                g = t * K + it
+                lm.wait(out_empty, iter=g - 2)
+                lm.wait(full, iter=g)
+                lm.mma(acc, smem_a[g], smem_a[g], init=True)
+                lm.mma_commit()
+                lm.mma_wait(pending=0)
+                lm.arrive(empty, iter=g)
+                lm.binary(state, state, acc, op="add")
+                lm.copy(out, acc)
+                lm.copy(smem_out[g], out)
+                lm.fence_proxy()
+                lm.arrive(out_full, iter=g)
+            lm.wait(out_empty, iter=t * K + K - 2)
+            lm.wait(out_empty, iter=t * K + K - 1)
+            lm.copy(smem_fin[0], state)
+            lm.fence_proxy()
+            smem_fin.tma_store(F, coords=(t, 0, 0), stage=0)
+            lm.tma_store_commit()
+            lm.tma_store_wait(pending=0)
+)";
+
+}  // namespace trip_prefetch_tail_test
+
+TEST(TripPrefetchTail, RingEndsBelowTheAssumedLeastKAreNotExplored) {
+  for (int64_t K : {2, 3, 5})
+    for (int64_t n : {1, 2, 3}) EXPECT_FALSE(tpt::violatedAtKTasks(tpt::kFinishAfterRing, K, n)) << K << " " << n;
+  auto r = cake::testing::proveText(tpt::kFinishAfterRing, 4);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("every K >= 2 K iterations"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("tiles of 2.."), std::string::npos) << r.engine;
+  // Without the bound (K >= 1: also correct, a tile of one iteration waits
+  // for t - 1 and t) the copy for ring end 1 differs: not proved, as before.
+  const std::string any_k = cake::testing::replace(tpt::kFinishAfterRing, "lm.assume(K >= 2)", "lm.assume(K >= 1)");
+  EXPECT_FALSE(tpt::violatedAtKTasks(any_k, 1, 2));
+  auto r1 = cake::testing::proveText(any_k, 4);
+  EXPECT_NE(r1.outcome, encoder::Outcome::Proved) << r1.detail;
+  EXPECT_NE(r1.detail.find("with tiles of 1 iterations"), std::string::npos) << r1.detail;
+  const std::string waits =
+      "            lm.wait(out_empty, iter=t * K + K - 2)\n            lm.wait(out_empty, iter=t * K + K - 1)\n";
+  const std::string fin = "            lm.copy(smem_fin[0], state)\n";
+  tpt::expectEditsMetAndNotProved(tpt::kFinishAfterRing,
+                                  {
+                                      // the tile's last output's store may still read the stage the finish overwrites
+                                      {"            lm.wait(out_empty, iter=t * K + K - 1)\n", ""},
+                                      // the finish block written before the waits
+                                      {waits + fin, fin + waits},
+                                  },
+                                  {2, 3}, {1, 2});
+  // The least K one too low, where a K that low is broken: the reduced lcsf
+  // producer's prologue loads four slots per tile whatever K is, so a tile of
+  // three iterations loads the next tile's first slot, which that tile's
+  // prologue loads again (met at K = 3).
+  tpt::expectEditsMetAndNotProved(tpt::kPersistentPrologue,
+                                  {{"    lm.assume(K >= 4)\n    lm.assume(K % 4 == 0)\n", "    lm.assume(K >= 3)\n"}},
+                                  {3}, {1, 2});
+  // ... and the lcsf file (its finish block over stage 3, the slot of
+  // t * K + 3 only when K % 4 == 0)
+  const std::string lcsf = tpt::lcsfFile("gemm/sm90_tk_lcsf_finish_alias.cake");
+  ASSERT_FALSE(lcsf.empty());
+  tpt::expectEditsMetAndNotProved(lcsf, {{"    lm.assume(K >= 4)\n    lm.assume(K % 4 == 0)\n", "    lm.assume(K >= 3)\n"}},
+                                  {3, 5}, {1, 2});
+}
