@@ -3560,9 +3560,18 @@ std::optional<PassTiles> passesAsTiles(const ir::Schedule& s) {
     body.erase(body.begin() + static_cast<std::ptrdiff_t>(at[0]) + 1, body.begin() + static_cast<std::ptrdiff_t>(at[1]) + 1);
     body[at[0]] = std::move(tiles);
   }
-  out.text = fmt::format("two passes over {} in {} role bod{} read as tiles of two kinds (P1 tiles of pass 1, then "
-                         "P2 of pass 2; the schedule is P1 = P2 = 1)",
-                         ir::exprToString(*trip, s), rewritten.size(), rewritten.size() == 1 ? "y" : "ies");
+  // the copy's statement lists keep the schedule's TMA loads in their
+  // order between the same compound statements, unless two selectors that
+  // differ became alike (`k + 1`, `1 + k`): then its expect_tx batches differ
+  if (!trip::sameDerivedTx(s, c)) return std::nullopt;
+  std::vector<std::string> roles;
+  for (const auto& [bi, at] : rewritten) {
+    const int r = s.bodies[bi].role;
+    roles.push_back(r >= 0 && r < static_cast<int>(s.roles.size()) ? s.roles[static_cast<size_t>(r)].name : "?");
+  }
+  out.text = fmt::format("two passes over {} ({}) read as tiles of two kinds (P1 tiles of pass 1, then P2 of pass 2; "
+                         "the schedule is P1 = P2 = 1)",
+                         ir::exprToString(*trip, s), fmt::join(roles, ", "));
   return out;
 }
 
