@@ -117,6 +117,12 @@ TEST(TripPasses, BrokenTwoPassRingsAreNotProved) {
            tpt::kConsumerPass2, tpt::kConsumerPass1)},
       // the consumer takes the passes' ring indices in the other order
       {"consumer passes swapped", swapped},
+      // the consumer's pass 2 waits for ring index n + k but reads slot k
+      {"consumer pass 2 reads smem_x[k]", tpt::passesEdit("lm.copy(x, smem_x[n + k])", "lm.copy(x, smem_x[k])")},
+      // a release between the passes (the part after pass 1 in the copy)
+      {"a release between the passes",
+       tpt::passesEdit("        lm.unary(l, l, op=\"recip\")\n",
+                       "        lm.unary(l, l, op=\"recip\")\n        lm.arrive(empty, iter=n - 1)\n")},
       // a wait missing in pass 2
       {"consumer pass 2 without its wait", tpt::passesEdit("            lm.wait(full, iter=n + k)\n", "")},
       {"producer pass 2 without its wait", tpt::passesEdit("            lm.wait(empty, iter=n + k - 3)\n", "")},
@@ -126,6 +132,30 @@ TEST(TripPasses, BrokenTwoPassRingsAreNotProved) {
     EXPECT_TRUE(tpt::passesBrokenAtSomeV(b.text)) << b.what;
     auto r = cake::testing::proveText(b.text, 129);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+  }
+}
+
+// Bugs that both passes share pass the kinds' shape checks (the two kinds
+// synchronize alike): the copy's exploration must meet them itself.
+TEST(TripPasses, BugsOfBothPassesAreMetByTheExploration) {
+  std::string early = tpt::twoPasses();
+  for (const std::string idx : {"k", "n + k"})
+    early = cake::testing::replace(
+        early,
+        "            lm.copy(x, smem_x[" + idx + "])\n            lm.fence_proxy()\n            lm.arrive(empty, iter=" +
+            idx + ")\n",
+        "            lm.arrive(empty, iter=" + idx + ")\n            lm.copy(x, smem_x[" + idx +
+            "])\n            lm.fence_proxy()\n");
+  const std::string lag4 = cake::testing::replace(tpt::passesEdit("iter=k - 3)", "iter=k - 4)"), "iter=n + k - 3)",
+                                                  "iter=n + k - 4)");
+  for (const std::string& text : {early, lag4}) {
+    EXPECT_NE(text, tpt::twoPasses());
+    EXPECT_TRUE(tpt::passesBrokenAtSomeV(text));
+    auto r = cake::testing::proveText(text, 129);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+    EXPECT_NE(r.detail.find("read as tiles of two kinds"), std::string::npos) << r.detail;
+    EXPECT_NE(r.detail.find("the exploration over every tile count and K trip count meets"), std::string::npos)
+        << r.detail;
   }
 }
 
