@@ -63,11 +63,11 @@ std::string ringOfDepth(int depth) {
 
 }  // namespace trip_passes_test
 
-namespace tpt = trip_passes_test;
+namespace tpass = trip_passes_test;
 
 TEST(TripPasses, TwoPassSoftmaxRingIsProved) {
-  const std::string text = tpt::twoPasses();
-  EXPECT_FALSE(tpt::passesBrokenAtSomeV(text));
+  const std::string text = tpass::twoPasses();
+  EXPECT_FALSE(tpass::passesBrokenAtSomeV(text));
   auto r = cake::testing::proveText(text, 129);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("two passes over lm.cdiv(V, 128) (load, wg) read as tiles of two kinds"), std::string::npos)
@@ -77,9 +77,9 @@ TEST(TripPasses, TwoPassSoftmaxRingIsProved) {
 
 TEST(TripPasses, RingsOfOtherDepthsAreProved) {
   for (int depth : {2, 4}) {
-    const std::string text = tpt::ringOfDepth(depth);
+    const std::string text = tpass::ringOfDepth(depth);
     EXPECT_NE(text.find("stages=" + std::to_string(depth)), std::string::npos);
-    EXPECT_FALSE(tpt::passesBrokenAtSomeV(text)) << depth;
+    EXPECT_FALSE(tpass::passesBrokenAtSomeV(text)) << depth;
     auto r = cake::testing::proveText(text, 129);
     EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << depth << ": " << r.detail;
   }
@@ -89,47 +89,47 @@ TEST(TripPasses, BrokenTwoPassRingsAreNotProved) {
   struct Broken {
     std::string what, text;
   };
-  std::string swapped = tpt::passesEdit(tpt::kConsumerPass1, "@@1");
-  swapped = cake::testing::replace(swapped, tpt::kConsumerPass2, tpt::kConsumerPass1);
-  swapped = cake::testing::replace(swapped, "@@1", tpt::kConsumerPass2);
+  std::string swapped = tpass::passesEdit(tpass::kConsumerPass1, "@@1");
+  swapped = cake::testing::replace(swapped, tpass::kConsumerPass2, tpass::kConsumerPass1);
+  swapped = cake::testing::replace(swapped, "@@1", tpass::kConsumerPass2);
   const Broken broken[] = {
       // the corpus twin: the consumer restarts its pipeline state for pass 2
       {"the consumer restarts pass 2",
        cake::testing::corpusText("corpus/bugs/sync.lost-phase/sm90_softmax_two_pass_ring_restart.cake")},
       // the consumer's pass 2 one ring index short / long of the producer's
-      {"consumer pass 2 at n + k - 1", tpt::consumerPass2Shifted(" - 1")},
-      {"consumer pass 2 at n + k + 1", tpt::consumerPass2Shifted(" + 1")},
+      {"consumer pass 2 at n + k - 1", tpass::consumerPass2Shifted(" - 1")},
+      {"consumer pass 2 at n + k + 1", tpass::consumerPass2Shifted(" + 1")},
       // the producer's pass 2 one short / long (its wait moved along)
       {"producer pass 2 at n + k - 1",
-       tpt::passesEdit(tpt::kProducerPass2, "            lm.wait(empty, iter=n + k - 4)\n"
+       tpass::passesEdit(tpass::kProducerPass2, "            lm.wait(empty, iter=n + k - 4)\n"
                                             "            smem_x.tma_load(X, coords=(r0, k * 128), iter=n + k - 1, "
                                             "barrier=full)\n")},
       {"producer pass 2 at n + k + 1",
-       tpt::passesEdit(tpt::kProducerPass2, "            lm.wait(empty, iter=n + k - 2)\n"
+       tpass::passesEdit(tpass::kProducerPass2, "            lm.wait(empty, iter=n + k - 2)\n"
                                             "            smem_x.tma_load(X, coords=(r0, k * 128), iter=n + k + 1, "
                                             "barrier=full)\n")},
       // both roles restart at ring index 0 for pass 2 (the barriers' phases run on)
       {"both restart pass 2",
        cake::testing::replace(
-           tpt::passesEdit(tpt::kProducerPass2, "            lm.wait(empty, iter=k - 3)\n"
+           tpass::passesEdit(tpass::kProducerPass2, "            lm.wait(empty, iter=k - 3)\n"
                                                 "            smem_x.tma_load(X, coords=(r0, k * 128), iter=k, "
                                                 "barrier=full)\n"),
-           tpt::kConsumerPass2, tpt::kConsumerPass1)},
+           tpass::kConsumerPass2, tpass::kConsumerPass1)},
       // the consumer takes the passes' ring indices in the other order
       {"consumer passes swapped", swapped},
       // the consumer's pass 2 waits for ring index n + k but reads slot k
-      {"consumer pass 2 reads smem_x[k]", tpt::passesEdit("lm.copy(x, smem_x[n + k])", "lm.copy(x, smem_x[k])")},
+      {"consumer pass 2 reads smem_x[k]", tpass::passesEdit("lm.copy(x, smem_x[n + k])", "lm.copy(x, smem_x[k])")},
       // a release between the passes (the part after pass 1 in the copy)
       {"a release between the passes",
-       tpt::passesEdit("        lm.unary(l, l, op=\"recip\")\n",
+       tpass::passesEdit("        lm.unary(l, l, op=\"recip\")\n",
                        "        lm.unary(l, l, op=\"recip\")\n        lm.arrive(empty, iter=n - 1)\n")},
       // a wait missing in pass 2
-      {"consumer pass 2 without its wait", tpt::passesEdit("            lm.wait(full, iter=n + k)\n", "")},
-      {"producer pass 2 without its wait", tpt::passesEdit("            lm.wait(empty, iter=n + k - 3)\n", "")},
+      {"consumer pass 2 without its wait", tpass::passesEdit("            lm.wait(full, iter=n + k)\n", "")},
+      {"producer pass 2 without its wait", tpass::passesEdit("            lm.wait(empty, iter=n + k - 3)\n", "")},
   };
   for (const Broken& b : broken) {
-    EXPECT_NE(b.text, tpt::twoPasses()) << b.what;
-    EXPECT_TRUE(tpt::passesBrokenAtSomeV(b.text)) << b.what;
+    EXPECT_NE(b.text, tpass::twoPasses()) << b.what;
+    EXPECT_TRUE(tpass::passesBrokenAtSomeV(b.text)) << b.what;
     auto r = cake::testing::proveText(b.text, 129);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
   }
@@ -138,7 +138,7 @@ TEST(TripPasses, BrokenTwoPassRingsAreNotProved) {
 // Bugs that both passes share pass the kinds' shape checks (the two kinds
 // synchronize alike): the copy's exploration must meet them itself.
 TEST(TripPasses, BugsOfBothPassesAreMetByTheExploration) {
-  std::string early = tpt::twoPasses();
+  std::string early = tpass::twoPasses();
   for (const std::string idx : {"k", "n + k"})
     early = cake::testing::replace(
         early,
@@ -146,11 +146,11 @@ TEST(TripPasses, BugsOfBothPassesAreMetByTheExploration) {
             idx + ")\n",
         "            lm.arrive(empty, iter=" + idx + ")\n            lm.copy(x, smem_x[" + idx +
             "])\n            lm.fence_proxy()\n");
-  const std::string lag4 = cake::testing::replace(tpt::passesEdit("iter=k - 3)", "iter=k - 4)"), "iter=n + k - 3)",
+  const std::string lag4 = cake::testing::replace(tpass::passesEdit("iter=k - 3)", "iter=k - 4)"), "iter=n + k - 3)",
                                                   "iter=n + k - 4)");
   for (const std::string& text : {early, lag4}) {
-    EXPECT_NE(text, tpt::twoPasses());
-    EXPECT_TRUE(tpt::passesBrokenAtSomeV(text));
+    EXPECT_NE(text, tpass::twoPasses());
+    EXPECT_TRUE(tpass::passesBrokenAtSomeV(text));
     auto r = cake::testing::proveText(text, 129);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
     EXPECT_NE(r.detail.find("read as tiles of two kinds"), std::string::npos) << r.detail;
@@ -166,11 +166,11 @@ TEST(TripPasses, ThreePassesAreNotReadAsTiles) {
   const std::string pass3_producer =
       "        for k in lm.range(0, n):\n            lm.wait(empty, iter=2 * n + k - 3)\n"
       "            smem_x.tma_load(X, coords=(r0, k * 128), iter=2 * n + k, barrier=full)\n";
-  std::string text = tpt::passesEdit("\n    with wg:", pass3_producer + "\n    with wg:");
+  std::string text = tpass::passesEdit("\n    with wg:", pass3_producer + "\n    with wg:");
   text += "        for k in lm.range(0, n):\n            lm.wait(full, iter=2 * n + k)\n"
           "            lm.copy(x, smem_x[2 * n + k])\n            lm.fence_proxy()\n"
           "            lm.arrive(empty, iter=2 * n + k)\n            lm.copy(Y, x, coords=(r0, k * 128))\n";
-  EXPECT_FALSE(tpt::passesBrokenAtSomeV(text));
+  EXPECT_FALSE(tpass::passesBrokenAtSomeV(text));
   auto r = cake::testing::proveText(text, 129);
   EXPECT_EQ(r.outcome, encoder::Outcome::Unknown) << r.engine;
   EXPECT_NE(r.detail.find("symbolic loops"), std::string::npos) << r.detail;
