@@ -3423,7 +3423,8 @@ bool ringLinear(const ir::ExprPtr& e, int64_t scale, int k, const ir::Expr& E, R
       return ringLinear(e->args[0], scale, k, E, out, atom) && ringLinear(e->args[1], -scale, k, E, out, atom);
     case K::Neg: return ringLinear(e->args[0], -scale, k, E, out, atom);
     case K::Mul:
-      if (auto m = constantMultiple(e)) return ringLinear(m->second, scale * m->first, k, E, out, atom);
+      if (auto m = constantMultiple(e); m && m->first <= (1 << 20) && m->first >= -(1 << 20))
+        return ringLinear(m->second, scale * m->first, k, E, out, atom);
       break;
     default: break;
   }
