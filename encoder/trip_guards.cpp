@@ -220,6 +220,8 @@ std::optional<PlanAt> planAt(const ir::Schedule& s) {
   return out;
 }
 
+}  // namespace
+
 // Does the spliced copy keep the schedule's derived expect_tx? A spliced
 // branch joins the statements around its `if` into one list, which can
 // join two batches into one (one derived arrival instead of two), and it
@@ -231,6 +233,8 @@ bool sameDerivedTx(const ir::Schedule& s, const ir::Schedule& copy) {
   if (!a || !b || a->derived != b->derived) return false;
   return std::all_of(b->batches.begin(), b->batches.end(), [&](const auto& x) { return a->batches.count(x) > 0; });
 }
+
+namespace {
 
 // The guards' nodes, and the distinct conditions among them (up to
 // structure: one outcome for every copy); false when the split does not apply.

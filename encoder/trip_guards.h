@@ -95,6 +95,12 @@ std::optional<std::vector<ir::ExprPtr>> sameInEveryCta(const ir::Schedule& s, co
 // How many guards guardCases splits on (0: the split does not apply).
 int guardCount(const ir::Schedule& s, int max_guards = 5);
 
+// Does `copy` (a rewrite of s's statements) keep s's derived expect_tx plan
+// (ir/expect_tx.h), by the source locations of the TMA loads: every batch
+// of the copy is one of s's and the (role, barrier) pairs derived for are
+// the same? False too when two TMA loads share a location.
+bool sameDerivedTx(const ir::Schedule& s, const ir::Schedule& copy);
+
 struct GuardCase {
   std::shared_ptr<ir::Schedule> s;
   std::string text;  // "kv_tiles > 0 taken, kv_tiles == 0 not taken"

@@ -3386,6 +3386,196 @@ std::optional<BlockLoops> loopsInBlocks(const ir::Schedule& s) {
   return out;
 }
 
+// ============================================ a ring streamed twice by one role
+// (docs/z3.md "Two passes over one ring read as tiles of two kinds", helper
+// softmax2, session 31)
+
+// The copy of a schedule whose roles stream one ring in two passes, read as
+// a persistent kernel with a tile of either kind (passesAsTiles).
+struct PassTiles {
+  std::shared_ptr<ir::Schedule> s;
+  const ir::Expr* guard = nullptr;  // `p < P1`, the `if` of every rewritten role (kind 0: pass 1)
+  int first = -1, later = -1;       // the copy's parameters P1 and P2 (tile counts of each kind)
+  std::string text;                 // what was read so, for the engine line
+};
+
+// e = a * k + b * E + sum(rest) + c, with k a loop variable, E the trip
+// expression and each rest term a node that is neither (its own k's
+// rewritten by `atom`); false when a coefficient leaves +-2^20.
+struct RingLinear {
+  int64_t k = 0, trip = 0, c = 0;
+  std::vector<std::pair<int64_t, ir::ExprPtr>> rest;
+};
+bool ringLinear(const ir::ExprPtr& e, int64_t scale, int k, const ir::Expr& E, RingLinear& out,
+                const std::function<ir::ExprPtr(const ir::ExprPtr&)>& atom) {
+  using K = ir::ExprKind;
+  if (scale > (1 << 20) || scale < -(1 << 20)) return false;
+  if (e->kind == K::LoopVar && e->index == k) return out.k += scale, true;
+  if (ir::sameExpr(*e, E)) return out.trip += scale, true;
+  if (e->kind == K::Const) {
+    if (e->value > (1 << 20) || e->value < -(1 << 20)) return false;
+    return out.c += scale * e->value, true;
+  }
+  switch (e->kind) {
+    case K::Add:
+      return ringLinear(e->args[0], scale, k, E, out, atom) && ringLinear(e->args[1], scale, k, E, out, atom);
+    case K::Sub:
+      return ringLinear(e->args[0], scale, k, E, out, atom) && ringLinear(e->args[1], -scale, k, E, out, atom);
+    case K::Neg: return ringLinear(e->args[0], -scale, k, E, out, atom);
+    case K::Mul:
+      if (auto m = constantMultiple(e); m && m->first <= (1 << 20) && m->first >= -(1 << 20))
+        return ringLinear(m->second, scale * m->first, k, E, out, atom);
+      break;
+    default: break;
+  }
+  out.rest.emplace_back(scale, atom(e));
+  return true;
+}
+
+// c * x (x alone for c = 1), and a sum of two terms (either may be null: 0).
+ir::ExprPtr scaled(int64_t c, const ir::ExprPtr& x) {
+  return c == 1 ? x : ir::makeExpr(ir::ExprKind::Mul, {ir::makeConst(c), x});
+}
+ir::ExprPtr plus(const ir::ExprPtr& a, int64_t c, const ir::ExprPtr& x) {
+  if (c == 0) return a;
+  if (!a) return scaled(c, x);
+  return c < 0 ? ir::makeExpr(ir::ExprKind::Sub, {a, scaled(-c, x)}) : ir::makeExpr(ir::ExprKind::Add, {a, scaled(c, x)});
+}
+
+// Expression e of pass i (0 or 1) of a K loop `for k in lm.range(0, E)`,
+// read inside tile p of the copy: equal to e wherever p = i, and written
+// with k only as the ring index `p * E + k` where it can be. Each largest
+// sum of e that reads k, a * k + b * E + rest, becomes a * (p * E + k) +
+// (b - a * i) * E + rest: at p = i that is a * k + a * i * E + (b - a * i)
+// * E + rest = e (exact integers). Pass 2's `n + k` is `p * n + k`; a k
+// read otherwise keeps a bare E (`(p * n + k) - n`), which the persistent
+// proof refuses (the per-tile restart). Nodes that read no k are e's own.
+ir::ExprPtr ringIndexed(const ir::ExprPtr& e, int k, const ir::ExprPtr& E, int p, int64_t i) {
+  using K = ir::ExprKind;
+  if (!e || !anySubExpr(*e, [&](const ir::Expr& x) { return x.kind == K::LoopVar && x.index == k; })) return e;
+  auto inner = [&](const ir::ExprPtr& x) { return ringIndexed(x, k, E, p, i); };
+  const bool sum = e->kind == K::Add || e->kind == K::Sub || e->kind == K::Neg ||
+                   (e->kind == K::LoopVar && e->index == k) || constantMultiple(e);
+  RingLinear lin;
+  if (!sum || !ringLinear(e, 1, k, *E, lin, [&](const ir::ExprPtr& x) {
+        if (x->args.empty()) return x;
+        auto copy = std::make_shared<ir::Expr>(*x);
+        for (ir::ExprPtr& a : copy->args) a = inner(a);
+        return ir::ExprPtr(copy);
+      })) {
+    auto copy = std::make_shared<ir::Expr>(*e);
+    for (ir::ExprPtr& a : copy->args) a = inner(a);
+    return copy;
+  }
+  const ir::ExprPtr ring =
+      ir::makeExpr(K::Add, {ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, p), E}), symbolNode(K::LoopVar, k)});
+  ir::ExprPtr out = plus(nullptr, lin.k, ring);
+  out = plus(out, lin.trip - lin.k * i, E);
+  for (const auto& [c, x] : lin.rest) out = plus(out, c, x);
+  if (!out) return ir::makeConst(lin.c);
+  return lin.c == 0 ? out : ir::makeExpr(lin.c < 0 ? K::Sub : K::Add, {out, ir::makeConst(lin.c < 0 ? -lin.c : lin.c)});
+}
+
+// The schedule read as a persistent kernel whose tiles are its passes, when
+// every role body with a loop bounded by a parameter holds exactly two such
+// loops, both direct statements `for k in lm.range(0, E)` (step 1, no else)
+// with one E for the whole schedule (the passes), and nothing deeper: the
+// body `pre ; L1 ; mid ; L2 ; post` becomes
+//   pre
+//   for p in lm.range(0, P1 + P2):
+//     if p < P1: L1' ; mid
+//     else:      L2'
+//   post
+// with two fresh parameters P1, P2 >= 0 and L1', L2' the loops with every
+// expression of their bodies read by ringIndexed (pass 0 and 1). At P1 = P2
+// = 1 the copy runs, in every role, pre, L1 (p = 0, every expression of the
+// value it has in L1), mid, L2 (p = 1, likewise), post: the schedule's
+// operations in its order with its values, so for every binding b of the
+// schedule the copy's system at (b, P1 = 1, P2 = 1) is the schedule's. The
+// copy's facts are the schedule's and P1, P2 >= 0, which that binding meets,
+// so a proof of the copy for every binding covers the schedule (more runs:
+// any number of tiles of each kind, proved too). nullopt when the shape is
+// not there.
+std::optional<PassTiles> passesAsTiles(const ir::Schedule& s) {
+  using K = ir::ExprKind;
+  ir::ExprPtr trip;
+  std::vector<std::pair<size_t, std::array<size_t, 2>>> rewritten;  // body -> its two passes
+  for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
+    const ir::Block& body = s.bodies[bi].body;
+    std::vector<size_t> passes;
+    for (size_t i = 0; i < body.size(); ++i) {
+      const ir::Stmt& st = body[i];
+      std::vector<const ir::Stmt*> deeper;
+      collectLoops(st.body, deeper);
+      collectLoops(st.orelse, deeper);
+      if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+        return std::nullopt;
+      if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) continue;
+      const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+      if (!st.lo || ir::constValue(st.lo) != 0 || step != 1 || !st.orelse.empty()) return std::nullopt;
+      if (!trip) trip = st.hi;
+      if (!ir::sameExpr(*trip, *st.hi)) return std::nullopt;
+      passes.push_back(i);
+    }
+    if (passes.empty()) continue;
+    if (passes.size() != 2) return std::nullopt;
+    rewritten.push_back({bi, {passes[0], passes[1]}});
+  }
+  if (rewritten.empty()) return std::nullopt;
+  PassTiles out;
+  out.s = std::make_shared<ir::Schedule>(s);
+  ir::Schedule& c = *out.s;
+  out.first = static_cast<int>(c.params.size());
+  out.later = out.first + 1;
+  c.params.push_back({"P1", ir::ParamType::I32, s.range});
+  c.params.push_back({"P2", ir::ParamType::I32, s.range});
+  for (int p : {out.first, out.later})
+    c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, p), ir::makeConst(0)}), s.range});
+  const int p = static_cast<int>(c.loop_vars.size());
+  c.loop_vars.push_back({"p", s.range});
+  const ir::ExprPtr guard = ir::makeExpr(K::Lt, {symbolNode(K::LoopVar, p), symbolNode(K::Param, out.first)});
+  out.guard = guard.get();
+  for (const auto& [bi, at] : rewritten) {
+    ir::Block& body = c.bodies[bi].body;
+    ir::Block pass[2] = {{body[at[0]]}, {body[at[1]]}};
+    for (int i = 0; i < 2; ++i) {
+      const int k = pass[i][0].loop_var;
+      mapExprs(pass[i][0].body, [&](const ir::ExprPtr& e) { return ringIndexed(e, k, trip, p, i); });
+    }
+    pass[0].insert(pass[0].end(), body.begin() + static_cast<std::ptrdiff_t>(at[0]) + 1,
+                   body.begin() + static_cast<std::ptrdiff_t>(at[1]));  // mid, after pass 1
+    ir::Stmt kind;
+    kind.kind = ir::Stmt::Kind::If;
+    kind.range = body[at[0]].range;
+    kind.cond = guard;
+    kind.body = std::move(pass[0]);
+    kind.orelse = std::move(pass[1]);
+    ir::Stmt tiles;
+    tiles.kind = ir::Stmt::Kind::For;
+    tiles.range = body[at[0]].range;
+    tiles.loop_var = p;
+    tiles.lo = ir::makeConst(0);
+    tiles.hi = ir::makeExpr(K::Add, {symbolNode(K::Param, out.first), symbolNode(K::Param, out.later)});
+    tiles.step = ir::makeConst(1);
+    tiles.body.push_back(std::move(kind));
+    body.erase(body.begin() + static_cast<std::ptrdiff_t>(at[0]) + 1, body.begin() + static_cast<std::ptrdiff_t>(at[1]) + 1);
+    body[at[0]] = std::move(tiles);
+  }
+  // the copy's statement lists keep the schedule's TMA loads in their
+  // order between the same compound statements, unless two selectors that
+  // differ became alike (`k + 1`, `1 + k`): then its expect_tx batches differ
+  if (!trip::sameDerivedTx(s, c)) return std::nullopt;
+  std::vector<std::string> roles;
+  for (const auto& [bi, at] : rewritten) {
+    const int r = s.bodies[bi].role;
+    roles.push_back(r >= 0 && r < static_cast<int>(s.roles.size()) ? s.roles[static_cast<size_t>(r)].name : "?");
+  }
+  out.text = fmt::format("two passes over {} ({}) read as tiles of two kinds (P1 tiles of pass 1, then P2 of pass 2; "
+                         "the schedule is P1 = P2 = 1)",
+                         ir::exprToString(*trip, s), fmt::join(roles, ", "));
+  return out;
+}
+
 // A peeled last iteration (docs/z3.md "A peeled last K iteration"): a loop
 // `for j in lm.range(0, E - 1)` whose n body statements follow it once more
 // with j read as E - 1 (each expression equal to the body's with j := E - 1
@@ -9726,6 +9916,29 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
                      guards.size() > 1 ? " (shown for the first)" : "");
 }
 
+// The schedule's passes read as tiles (passesAsTiles), proved as a
+// persistent kernel with a kind per tile: the copy's system at P1 = P2 = 1
+// is the schedule's for every binding, so the copy's proof is the
+// schedule's. `first`: why the schedule as written was not proved. What
+// the copy's proof throws is a plain Fail (a violation met there may need
+// other tile counts: no finding; the bounded check decides).
+std::string provePassTiles(const Fail& first, const PassTiles& passes, ir::Target target,
+                           const std::vector<Binding>& checked, const TripProofOptions& opts, ProofBudget& budget,
+                           uint64_t& states) {
+  try {
+    const std::optional<TileLoops> tiles = findTileLoops(*passes.s, passes.guard);
+    if (!tiles) throw Fail("not a tile loop around one K loop per kind");
+    std::vector<Binding> at_one = checked;
+    for (Binding& b : at_one) b.params[passes.first] = b.params[passes.later] = 1;
+    return fmt::format("{}: {}", passes.text,
+                       provePersistent(*passes.s, target, at_one, *tiles, opts, budget, states));
+  } catch (const Fail& g) {
+    Fail both(fmt::format("{}; {}: {}", first.what(), passes.text, g.what()));
+    both.witnesses = first.witnesses;  // the copy's name P1 and P2
+    throw both;
+  }
+}
+
 // The schedule as written; where that is not proved, its copy with loops
 // bounded by a multiple of the trip expression run in blocks (loopsInBlocks):
 // the copy builds, for every binding, the systems of the schedule (the same
@@ -9743,7 +9956,10 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     if (dynamic_cast<const Met*>(&f) || dynamic_cast<const InnerMayBeEmpty*>(&f) || !budget.exhausted().empty())
       throw;
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
-    if (!blocks) throw;
+    if (!blocks) {
+      if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);
+      throw;
+    }
     try {
       TripLoops each;
       std::vector<Binding> in_blocks = checked;

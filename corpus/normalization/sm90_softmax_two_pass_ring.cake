@@ -6,8 +6,8 @@
 # across the passes (pass 2's block k is ring iteration n + k), so the
 # slot/phase bookkeeping of pass 2 starts where pass 1 stopped, as a
 # single pipeline state carried across both loops does.
-# Proof: unknown (one process runs two symbolic loops; docs/known-limits.md
-# "A ring streamed twice by one role"); the bounded check passes.
+# Proof: proved (the passes read as tiles of two kinds; docs/z3.md "Two
+# passes over one ring read as tiles of two kinds").
 # Bug twin: corpus/bugs/sync.lost-phase/sm90_softmax_two_pass_ring_restart.cake.
 # expect: pass
 @cake.schedule(target="sm_90a")
