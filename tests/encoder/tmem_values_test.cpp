@@ -6,6 +6,10 @@
 // (data.discarded-product) are reported by every engine.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
 #include "encoder/simulator.h"
 #include "encoder/z3_po.h"
 #include "test_util.h"
@@ -227,4 +231,258 @@ TEST(TmemAttack, APerTileInitWithTheAcquireInTheKLoopIsClean) {
       TmemExplored r = tmemExplore(fixed, t, k);
       EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "T=" << t << " K=" << k << "\n" << rules(r.result);
     }
+}
+
+namespace {
+
+// Two MMA roles writing one TMEM accumulator: mma_lo runs k-blocks
+// [0, K) of each tile with init=(k == 0) and commits half_done; mma_hi
+// waits half_done (mma_lo's MMAs completed), adds k-blocks [K, 2K) and
+// commits acc_full for the epilogue. The two roles' tcgen05.mma into the
+// same columns are ordered by that barrier.
+const std::string kTmemRolesKSplit = R"(@cake.schedule(target="sm_100a")
+def tmem_roles_k_split(lm, A: LM.tma2d, B: LM.tma2d, D: LM.gmem, T: LM.i32, K: LM.i32):
+    pool   = lm.smem(65536)
+    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    accum  = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    r      = lm.regs(shape=(128, 128), dtype=lm.f32)
+
+    epi    = lm.role(warps=[0, 1, 2, 3])
+    mma_lo = lm.role(warps=[4])
+    load   = lm.role(warps=[5])
+    mma_hi = lm.role(warps=[6])
+
+    pipe      = lm.pipeline(stages=2)
+    full      = lm.barrier(prod=[load], cons=[mma_lo, mma_hi], init_count=1, pipeline=pipe)
+    empty     = lm.barrier(prod=[mma_lo, mma_hi], cons=[load], init_count=1, pipeline=pipe)
+    half_done = lm.barrier(count=1, prod=[mma_lo], cons=[mma_hi], init_count=1)
+    acc_full  = lm.barrier(count=1, prod=[mma_hi], cons=[epi], init_count=1)
+    acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma_lo], init_count=1)
+
+    with load:
+        for t in lm.range(0, T):
+            for k in lm.range(0, 2 * K):
+                it = t * 2 * K + k
+                lm.wait(empty, iter=it - 2)
+                smem_a.tma_load(A, coords=(0, 64 * k), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(128 * t, 64 * k), iter=it, barrier=full)
+
+    with mma_lo:
+        for t in lm.range(0, T):
+            lm.wait(acc_empty, iter=t - 1)
+            for k in lm.range(0, K):
+                it = t * 2 * K + k
+                lm.wait(full, iter=it)
+                lm.mma(accum, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=half_done, iter=t)
+
+    with mma_hi:
+        for t in lm.range(0, T):
+            lm.wait(half_done, iter=t)
+            for k in lm.range(K, 2 * K):
+                it = t * 2 * K + k
+                lm.wait(full, iter=it)
+                lm.mma(accum, smem_a[it], smem_b[it])
+                lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=acc_full, iter=t)
+
+    with epi:
+        for t in lm.range(0, T):
+            lm.wait(acc_full, iter=t)
+            lm.tmem_load(r, accum)
+            lm.tmem_load_wait()
+            lm.arrive(acc_empty, iter=t)
+            lm.copy(D, r, coords=(0, 128 * t))
+)";
+
+const std::string kTmemRolesHiMma = "                lm.mma(accum, smem_a[it], smem_b[it])\n";
+
+// Two MMA roles on disjoint columns, one 64-column N half each of every
+// k-block (the ring's slots are released by both: empty counts two
+// commits), both waiting acc_empty; acc_full counts `acc_full_arrivals`
+// of their commits.
+std::string tmemRolesNSplit(int acc_full_arrivals) {
+  std::string s = replace(kTmemTiles, "    mma  = lm.role(warps=[4])\n",
+                          "    mma  = lm.role(warps=[4])\n    mma1 = lm.role(warps=[6])\n");
+  s = replace(s, "empty     = lm.barrier(prod=[mma], cons=[load], init_count=1",
+              "empty     = lm.barrier(prod=[mma, mma1], cons=[load], init_count=2");
+  s = replace(s, "full      = lm.barrier(prod=[load], cons=[mma],", "full      = lm.barrier(prod=[load], cons=[mma, mma1],");
+  s = replace(s, "acc_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)",
+              "acc_full  = lm.barrier(count=1, prod=[mma, mma1], cons=[epi], init_count=" +
+                  std::to_string(acc_full_arrivals) + ")");
+  s = replace(s, "acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma],", "acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma, mma1],");
+  const std::string mma_body = s.substr(s.find("    with mma:\n"), s.find("    with epi:") - s.find("    with mma:\n"));
+  std::string lo = replace(mma_body, "lm.mma(accum, smem_a[it], smem_b[it],",
+                           "lm.mma(accum[0:128, 0:64], smem_a[it], smem_b[it][0:64, :],");
+  std::string hi = replace(replace(mma_body, "lm.mma(accum, smem_a[it], smem_b[it],",
+                                   "lm.mma(accum[0:128, 64:128], smem_a[it], smem_b[it][64:128, :],"),
+                           "    with mma:", "    with mma1:");
+  return replace(s, mma_body, lo + hi);
+}
+
+}  // namespace
+
+TEST(TmemRoles, TwoRolesAccumulatingInTurnOrderedByABarrierAreClean) {
+  for (int64_t t : {1, 2, 3})
+    for (int64_t k : {1, 2}) {
+      TmemExplored r = tmemExplore(kTmemRolesKSplit, t, k);
+      EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "T=" << t << " K=" << k << "\n" << rules(r.result);
+    }
+}
+
+TEST(TmemRoles, TwoRolesOnDisjointColumnsReadAfterBothCommitsAreClean) {
+  const std::string split = tmemRolesNSplit(2);
+  for (int64_t t : {1, 2, 3})
+    for (int64_t k : {1, 2}) {
+      TmemExplored r = tmemExplore(split, t, k);
+      EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "T=" << t << " K=" << k << "\n" << rules(r.result);
+    }
+}
+
+TEST(TmemRoles, AnEpilogueReadingAfterOneRolesCommitRaces) {
+  // acc_full completes on the first of the two commits: the epilogue's
+  // tcgen05.ld reads the other role's columns while its MMA still writes
+  const std::string one = tmemRolesNSplit(1);
+  TmemExplored r = tmemExplore(one, 1, 1);
+  const encoder::Violation* v = find(r.result, "sync.race");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(one, "lm.mma(accum[0:128, 64:128]")) << v->message;
+  EXPECT_NE(v->message.find("tcgen05.ld"), std::string::npos) << v->message;
+}
+
+TEST(TmemRoles, UnorderedAccumulationOfTwoRolesIntoOneAccumulatorRaces) {
+  // mma_hi waits its operands only: its tcgen05.mma and mma_lo's add to the
+  // same columns in either order
+  const std::string unordered = replace(replace(kTmemRolesKSplit, "            lm.wait(half_done, iter=t)\n", ""),
+                                        "            lm.mma_commit(barrier=half_done, iter=t)\n", "");
+  TmemExplored r = tmemExplore(unordered, 1, 1);
+  const encoder::Violation* v = find(r.result, "sync.race");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_NE(v->message.find("MMA"), std::string::npos) << v->message;
+}
+
+TEST(TmemRoles, ASecondRolesInitClobbersTheFirstRolesPartialSum) {
+  const std::string clobber = replace(kTmemRolesKSplit, kTmemRolesHiMma,
+                                      "                lm.mma(accum, smem_a[it], smem_b[it], init=(k == K))\n");
+  TmemExplored r = tmemExplore(clobber, 1, 1);
+  const encoder::Violation* v = find(r.result, "data.discarded-product");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(clobber, "init=(k == K)"));
+  EXPECT_EQ(tmemLineOfNote(r, *v), lineOf(clobber, "lm.mma(accum, smem_a[it], smem_b[it], init=(k == 0))"));
+}
+
+TEST(TmemRoles, TheFirstRolesInitOnTheFirstTileOnlyIsStale) {
+  // the last write the epilogue saw is mma_hi's: mma_lo's accumulation on
+  // tile 1 is stale although the write was another role's
+  const std::string stale = replace(kTmemRolesKSplit, "init=(k == 0)", "init=(t * K + k == 0)");
+  EXPECT_EQ(tmemExplore(stale, 1, 1).result.outcome, encoder::Outcome::Pass);
+  TmemExplored r = tmemExplore(stale, 2, 1);
+  const encoder::Violation* v = find(r.result, "data.stale-accumulator");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(stale, "init=(t * K + k == 0)"));
+  EXPECT_EQ(tmemLineOfNote(r, *v), lineOf(stale, "lm.tmem_load(r"));
+}
+
+TEST(TmemRoles, AnEmptyFirstHalfAtAPositiveSizeLeavesTheSecondRoleAccumulatingNothing) {
+  // mma_lo's half is [0, K // 2): empty at K = 1, a size the split does not
+  // handle (K = 1 is not degenerate), so mma_hi's MMA adds to columns no
+  // write reached. The empty loop counts as writing only when a parameter
+  // its bounds read is zero or negative (K = 0).
+  std::string half = replace(kTmemRolesKSplit, "            for k in lm.range(0, K):\n                it = t * 2 * K + k\n"
+                                               "                lm.wait(full, iter=it)\n                lm.mma(accum",
+                             "            for k in lm.range(0, K // 2):\n                it = t * 2 * K + k\n"
+                             "                lm.wait(full, iter=it)\n                lm.mma(accum");
+  half = replace(half, "for k in lm.range(K, 2 * K):", "for k in lm.range(K // 2, K):");
+  half = replace(half, "for k in lm.range(0, 2 * K):", "for k in lm.range(0, K):");
+  half = replace(replace(replace(half, "it = t * 2 * K + k", "it = t * K + k"), "it = t * 2 * K + k", "it = t * K + k"),
+                 "it = t * 2 * K + k", "it = t * K + k");
+  TmemExplored r = tmemExplore(half, 1, 1);
+  const encoder::Violation* v = find(r.result, "data.uninitialized");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(half, kTmemRolesHiMma));
+  EXPECT_EQ(tmemExplore(half, 1, 2).result.outcome, encoder::Outcome::Pass) << rules(tmemExplore(half, 1, 2).result);
+  // K = 0 is a degenerate size: both halves empty, nothing reported
+  EXPECT_FALSE(hasRule(tmemExplore(half, 1, 0).result, "data.uninitialized"));
+}
+
+namespace {
+
+// One MMA warp, two sibling K loops over one variable name (a stream-K CTA:
+// the tail of one tile, then the head of the next), the epilogue reading
+// the accumulator out between them.
+const std::string kTmemSiblingLoops = R"(@cake.schedule(target="sm_100a")
+def tmem_sibling_loops(lm, A: LM.tma2d, B: LM.tma2d, D: LM.gmem, T: LM.i32, K: LM.i32):
+    pool   = lm.smem(65536)
+    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    accum  = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    r      = lm.regs(shape=(128, 128), dtype=lm.f32)
+
+    epi  = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+
+    pipe      = lm.pipeline(stages=2)
+    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    acc_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
+
+    with load:
+        for k in lm.range(0, 2 * K):
+            lm.wait(empty, iter=k - 2)
+            smem_a.tma_load(A, coords=(0, 64 * k), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(0, 64 * k), iter=k, barrier=full)
+
+    with mma:
+        for k in lm.range(0, K):
+            lm.wait(full, iter=k)
+            lm.mma(accum, smem_a[k], smem_b[k], init=(k == 0))
+            lm.mma_commit(barrier=empty, iter=k)
+        lm.mma_commit(barrier=acc_full, iter=0)
+        lm.wait(acc_empty, iter=0)
+        for k in lm.range(K, 2 * K):
+            lm.wait(full, iter=k)
+            lm.mma(accum, smem_a[k], smem_b[k], init=(k == K))
+            lm.mma_commit(barrier=empty, iter=k)
+        lm.mma_commit(barrier=acc_full, iter=1)
+
+    with epi:
+        for t in lm.range(0, 2):
+            lm.wait(acc_full, iter=t)
+            lm.tmem_load(r, accum)
+            lm.tmem_load_wait()
+            lm.arrive(acc_empty, iter=t)
+            lm.copy(D, r, coords=(0, 128 * t))
+)";
+
+// The line of the last occurrence of `needle` (the second loop's MMA).
+int tmemSiblingLastLineOf(const std::string& text, const std::string& needle) {
+  const size_t at = text.rfind(needle);
+  if (at == std::string::npos) return -1;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
+}  // namespace
+
+TEST(TmemSiblingLoops, EachForStatementIsItsOwnLoopRun) {
+  // The scan exemption asks whether the read saw a value written during
+  // the current run of the MMA's innermost loop. Two sibling loops over
+  // one variable name are two runs (each `for` has its own loop variable),
+  // so the second loop's first MMA without init= adds to the result the
+  // epilogue read out after the first loop: stale, not a scan.
+  for (int64_t k : {1, 2}) {
+    TmemExplored ok = tmemExplore(kTmemSiblingLoops, 1, k);
+    EXPECT_EQ(ok.result.outcome, encoder::Outcome::Pass) << "K=" << k << "\n" << rules(ok.result);
+  }
+  const std::string copied = replace(kTmemSiblingLoops, "init=(k == K)", "init=(k == 0)");
+  for (int64_t k : {1, 2}) {
+    TmemExplored r = tmemExplore(copied, 1, k);
+    const encoder::Violation* v = find(r.result, "data.stale-accumulator");
+    ASSERT_NE(v, nullptr) << "K=" << k << "\n" << rules(r.result);
+    EXPECT_EQ(primaryLine(r.sys, *v), tmemSiblingLastLineOf(copied, "lm.mma(accum, smem_a[k]"));
+    EXPECT_EQ(tmemLineOfNote(r, *v), lineOf(copied, "lm.tmem_load(r"));
+  }
 }
