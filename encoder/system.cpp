@@ -2020,11 +2020,11 @@ std::string instrToString(const System& sys, int proc, int pc) {
   return out;
 }
 
-std::optional<std::string> notEncodedInZ3(const System& sys) {
+std::optional<std::string> notEncodedInZ3(const System& sys, bool tmem_async) {
   for (const Process& p : sys.procs)
     for (const Instr& in : p.program) {
-      if (in.kind == InstrKind::TmemLoad || in.kind == InstrKind::TmemStore || in.kind == InstrKind::TmemLoadWait ||
-          in.kind == InstrKind::TmemStoreWait)
+      if (!tmem_async && (in.kind == InstrKind::TmemLoad || in.kind == InstrKind::TmemStore ||
+                          in.kind == InstrKind::TmemLoadWait || in.kind == InstrKind::TmemStoreWait))
         return std::string("asynchronous TMEM loads / stores (lm.tmem_load, lm.tmem_store) are not encoded yet");
       if (in.grid_dep_early >= 0) return std::string("grid dependencies (lm.grid_dependency) are not encoded yet");
     }
