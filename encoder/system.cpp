@@ -460,12 +460,12 @@ class Builder {
     // or negative (K = 0) counts as writing the register fragments its body
     // writes (data.uninitialized, docs/semantics.md): a degenerate size, not
     // the schedule's order of writes (a trip-count proof's replaced bound is
-    // such a size). A loop empty at positive sizes (lm.range(0, K // 2) at
-    // K = 1) writes nothing, as does a loop empty whatever the sizes (constant
-    // bounds, or an outer loop's variable: a triangular loop's first row)
-    // writes nothing, and so does one whose bounds read a parameter that an
-    // lm.assume bounds from below: the schedule admits that size (a grouped
-    // GEMM's group with K = 0 under lm.assume(K >= 0)).
+    // such a size). These write nothing: a loop empty at positive sizes
+    // (lm.range(0, K // 2) at K = 1), a loop empty whatever the sizes
+    // (constant bounds, or an outer loop's variable: a triangular loop's
+    // first row), and one whose bounds read a parameter that an lm.assume
+    // bounds from below: the schedule admits that size (a grouped GEMM's
+    // group with K = 0 under lm.assume(K >= 0)).
     if (!(step > 0 ? lo < hi : lo > hi) && (replaced || boundsReadNonPositiveParam(st)) && !emptyTripAdmitted(st)) {
       markSkippedRegsWrites(st.body);
       markSkippedTmemWrites(st.body);

@@ -568,7 +568,8 @@ void Po::makeEvents() {
 }
 
 // Static group structure (docs/semantics.md "Async groups"): an async op
-// joins the open group; a commit closes it (or makes an empty one); a
+// joins the open group (a tcgen05.ld / st is a committed group by itself);
+// a commit closes it (or makes an empty one); a
 // *_wait(pending=n) at a point with C commits before it retires the groups
 // with seq < C - n (an MMA group with a commit barrier instead leaves by its
 // Complete step, and the wait blocks until then).
