@@ -456,15 +456,17 @@ class Builder {
     if (step == 0) throw BuildError("a loop step is zero");
     replaced_loop_depth_ += replaced;
     if (replaced) replaced_vars_.insert(st.loop_var);
-    // A loop that runs no iteration because of a problem-size parameter
-    // (K = 0) counts as writing the register fragments its body writes
-    // (data.uninitialized, docs/semantics.md): a degenerate size, not the
-    // schedule's order of writes. A loop empty whatever the sizes (constant
-    // bounds, or an outer loop's variable: a triangular loop's first row)
-    // writes nothing, and so does one whose bounds read a parameter that an
-    // lm.assume bounds from below: the schedule admits that size (a grouped
-    // GEMM's group with K = 0 under lm.assume(K >= 0)).
-    if (!(step > 0 ? lo < hi : lo > hi) && boundsReadParams(st) && !emptyTripAdmitted(st)) {
+    // A loop that runs no iteration because a problem-size parameter is zero
+    // or negative (K = 0) counts as writing the register fragments its body
+    // writes (data.uninitialized, docs/semantics.md): a degenerate size, not
+    // the schedule's order of writes (a trip-count proof's replaced bound is
+    // such a size). These write nothing: a loop empty at positive sizes
+    // (lm.range(0, K // 2) at K = 1), a loop empty whatever the sizes
+    // (constant bounds, or an outer loop's variable: a triangular loop's
+    // first row), and one whose bounds read a parameter that an lm.assume
+    // bounds from below: the schedule admits that size (a grouped GEMM's
+    // group with K = 0 under lm.assume(K >= 0)).
+    if (!(step > 0 ? lo < hi : lo > hi) && (replaced || boundsReadNonPositiveParam(st)) && !emptyTripAdmitted(st)) {
       markSkippedRegsWrites(st.body);
       markSkippedTmemWrites(st.body);
     }
@@ -1040,9 +1042,16 @@ class Builder {
     }
   }
 
-  static bool boundsReadParams(const Stmt& loop) {
-    for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
-      if (e && ir::exprUses(*e, {ir::ExprKind::Param})) return true;
+  // Whether the loop's bounds read a parameter that is zero or negative in
+  // this binding: only then is the empty loop a degenerate problem size
+  // (K = 0). A loop empty at positive sizes (lm.range(0, K // 2) at K = 1:
+  // the first MMA warp's half of a K split) is the schedule's own order of
+  // writes and writes nothing (docs/rules/data.uninitialized.md).
+  bool boundsReadNonPositiveParam(const Stmt& loop) const {
+    for (const auto& [param, value] : env_.params)
+      if (value <= 0)
+        for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
+          if (e && exprReadsParam(*e, param)) return true;
     return false;
   }
 
@@ -2011,11 +2020,11 @@ std::string instrToString(const System& sys, int proc, int pc) {
   return out;
 }
 
-std::optional<std::string> notEncodedInZ3(const System& sys) {
+std::optional<std::string> notEncodedInZ3(const System& sys, bool tmem_async) {
   for (const Process& p : sys.procs)
     for (const Instr& in : p.program) {
-      if (in.kind == InstrKind::TmemLoad || in.kind == InstrKind::TmemStore || in.kind == InstrKind::TmemLoadWait ||
-          in.kind == InstrKind::TmemStoreWait)
+      if (!tmem_async && (in.kind == InstrKind::TmemLoad || in.kind == InstrKind::TmemStore ||
+                          in.kind == InstrKind::TmemLoadWait || in.kind == InstrKind::TmemStoreWait))
         return std::string("asynchronous TMEM loads / stores (lm.tmem_load, lm.tmem_store) are not encoded yet");
       if (in.grid_dep_early >= 0) return std::string("grid dependencies (lm.grid_dependency) are not encoded yet");
     }

@@ -328,10 +328,11 @@ std::string opText(const ir::Schedule& s, const ir::Stmt& st);
 // "producer pc=3 wait full[1] phase 0 (k=1)".
 std::string instrToString(const System& sys, int proc, int pc);
 std::string systemToString(const System& sys);
-// What the Z3 encodings (z3_flat, z3_po) do not cover yet: tcgen05.ld /
-// tcgen05.st and their waits, and accesses before lm.grid_dep_wait(). They
-// answer unknown with this reason (never a pass); the explicit-state
+// What a Z3 encoding does not cover yet: accesses before lm.grid_dep_wait()
+// (both), and tcgen05.ld / tcgen05.st and their waits unless the engine
+// encodes them (`tmem_async`: z3_po does, z3_flat does not). The engine
+// answers unknown with this reason (never a pass); the explicit-state
 // simulator decides them. nullopt when none occurs.
-std::optional<std::string> notEncodedInZ3(const System& sys);
+std::optional<std::string> notEncodedInZ3(const System& sys, bool tmem_async = false);
 
 }  // namespace cake::encoder

@@ -538,7 +538,7 @@ bool Po::checkShape(std::string* why) {
     *why = "more than 30 processes (the simulator's unfenced-write bits alias)";
     return false;
   }
-  if (auto no = notEncodedInZ3(sys_)) {
+  if (auto no = notEncodedInZ3(sys_, /*tmem_async=*/true)) {
     *why = *no;
     return false;
   }
@@ -568,7 +568,8 @@ void Po::makeEvents() {
 }
 
 // Static group structure (docs/semantics.md "Async groups"): an async op
-// joins the open group; a commit closes it (or makes an empty one); a
+// joins the open group (a tcgen05.ld / st is a committed group by itself);
+// a commit closes it (or makes an empty one); a
 // *_wait(pending=n) at a point with C commits before it retires the groups
 // with seq < C - n (an MMA group with a commit barrier instead leaves by its
 // Complete step, and the wait blocks until then).
@@ -601,6 +602,11 @@ void Po::makeGroups() {
           op_group_[p][pc] = g;
           break;
         }
+        case InstrKind::TmemLoad:   // tcgen05.ld / st: a committed group of its own
+        case InstrKind::TmemStore:  // (sim::Model::selfCommits), retired by its wait
+          op_group_[p][pc] = openGroup();
+          gs[op_group_[p][pc]].ops.push_back(pc);
+          [[fallthrough]];
         case InstrKind::StoreCommit:
         case InstrKind::CpAsyncCommit:
         case InstrKind::MmaCommit: {
@@ -1439,6 +1445,8 @@ void Po::stepRules() {
       case InstrKind::TmaStore:
       case InstrKind::CpAsync:
       case InstrKind::Mma:
+      case InstrKind::TmemLoad:
+      case InstrKind::TmemStore:
       case InstrKind::Generic: {
         std::vector<E> races, fences, stales;
         for (size_t i = 0; i < in.accesses.size(); ++i) {

@@ -17,8 +17,13 @@
 # Fix: sglang_fused_a_gemm_sc_aliases_sa_no_prestore_barrier_fixed.cake.
 # expect: sync.race
 # may-also: proxy.missing-fence data.stale-read
+# K > 64: the kernel's K is DeepSeek-V3's hidden size (7168); below two
+# k-blocks warpgroup 1 has none and would store an accumulator it never
+# wrote (data.uninitialized: an empty loop at a positive size writes
+# nothing, docs/rules/data.uninitialized.md "Decision (session 31)").
 @cake.schedule(target="sm_90a")
 def sglang_fused_a_gemm_sc_aliases_sa_no_prestore_barrier(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, K: LM.i32):
+    lm.assume(K > 64)
     pool   = lm.smem(65536)
     smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=2, swizzle="128B")
     smem_b = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
