@@ -22,7 +22,7 @@
 #    wait_group<0> + block.sync before it).  All four warps store the same
 #    merged o (redundant, as the kernel does); the LSE is stored per warp.
 # Bug twin: corpus/bugs/sync.race/flashinfer_decode_sync_state_no_barrier.cake.
-# lower: unsupported (the (1, 128) query row broadcast against an (8, 128) key tile and per-warp (2, 2) m/d scratch are not lowered)
+# lower: unsupported (the per-warp score and output reductions of an 8 x 128 key tile into a GQA group's 2 x 8 / 2 x 128 fragments are not lowered)
 # expect: pass
 @cake.schedule(target="sm_80")
 def flashinfer_single_decode(lm, Q: LM.gmem, K: LM.gmem, V: LM.gmem, O: LM.gmem, LSE: LM.gmem,

@@ -34,7 +34,6 @@
 # The number of index sets is a parameter (the kernel reads it per item from
 # indptr; the checks hold for every value).
 # Bug twin: corpus/bugs/sync.race/flashinfer_merge_states_no_item_sync.cake.
-# lower: unsupported (the per-warp (1, 32) LSE row and the (1, 1) merged-LSE scratch are not lowered)
 # expect: pass
 @cake.schedule(target="sm_90a")
 def flashinfer_persistent_merge_states(lm, V: LM.gmem, S: LM.gmem, VM: LM.gmem, SM: LM.gmem,
@@ -75,7 +74,7 @@ def flashinfer_persistent_merge_states(lm, V: LM.gmem, S: LM.gmem, VM: LM.gmem, 
                 lm.fill(lse, -1e30)
                 lm.copy(SM, lse, coords=(item, 0))
             elif n_sets == 1:
-                lm.copy(v, V, coords=(item, 0))
+                lm.copy(v, V, coords=(item, 0, 0))
                 lm.copy(VM, v, coords=(item, 0))
                 lm.copy(lse, S, coords=(item, 0))
                 lm.copy(SM, lse, coords=(item, 0))

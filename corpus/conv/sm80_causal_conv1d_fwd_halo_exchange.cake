@@ -23,7 +23,7 @@
 # read one round late, and a per-round table read many times".  x and out move with direct
 # vector loads/stores (BlockLoadVec / BlockStoreVec, no shared memory).
 # Bug twin: corpus/bugs/sync.race/causal_conv1d_halo_last_write_no_sync.cake.
-# lower: unsupported (the per-warp halo row with a one-lane slice of another warp's row is not lowered)
+# lower: unsupported (one lane's 16-byte slice of a warp's fragment and a 1 x 4 weight broadcast over it are not lowered)
 # expect: pass
 @cake.schedule(target="sm_80")
 def causal_conv1d_fwd(lm, X: LM.gmem, W: LM.gmem, OUT: LM.gmem, seqlen: LM.i32):

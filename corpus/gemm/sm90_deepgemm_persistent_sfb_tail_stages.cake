@@ -34,7 +34,7 @@
 #    DeepGEMM kernel leaves out (IR.md: the block may not exit while a TMA
 #    store still reads shared memory).
 # Bug twin: corpus/bugs/sync.race/deepgemm_persistent_sfb_read_before_barrier.cake.
-# lower: unsupported (the 1 x 1 B-scale slice of the per-tile scale row and the 64 x 1 A-scale column fragment are not lowered)
+# lower: unsupported (the A-scale row, a 1 x 64 slice of the SFA slot, broadcast as a 64 x 1 column against the wgmma fragment is not lowered)
 # expect: pass
 @cake.schedule(target="sm_90a")
 def deepgemm_fp8_1d2d_persistent(lm, A: LM.tma2d, B: LM.tma2d, SFA: LM.tma2d, SFB: LM.gmem, D: LM.tma2d,

@@ -17,7 +17,6 @@
 #     adds buf[y], __syncthreads (the next level rewrites buf[0]); warp 0
 #     writes dgamma / dbeta.
 # Bug twin: corpus/bugs/sync.race/layernorm_bwd_gamma_tree_one_barrier_per_level.cake.
-# lower: unsupported (register fragments of one row reused across 4 stacked shared rows per warp are not lowered)
 # expect: pass
 @cake.schedule(target="sm_80")
 def layernorm_bwd_part_grad(lm, DY: LM.gmem, XHAT: LM.gmem, PG: LM.gmem, PB: LM.gmem,

@@ -78,7 +78,7 @@ def flashinfer_persistent_merge_states(lm, V: LM.gmem, S: LM.gmem, VM: LM.gmem, 
                 lm.fill(lse, -1e30)
                 lm.copy(SM, lse, coords=(item, 0))
             elif n_sets == 1:
-                lm.copy(v, V, coords=(item, 0))
+                lm.copy(v, V, coords=(item, 0, 0))
                 lm.copy(VM, v, coords=(item, 0))
                 lm.copy(lse, S, coords=(item, 0))
                 lm.copy(SM, lse, coords=(item, 0))
