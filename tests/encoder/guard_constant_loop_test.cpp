@@ -81,13 +81,14 @@ TEST(GuardConstantLoop, ConsumerGuardOneStageOffIsReported) {
 }
 
 // The producer forgets the plain arrive of an empty tail stage: the
-// consumer's wait on it never passes, but only when cdiv(K, 64) is odd -
+// consumer's wait on it never passes (the phase gets no arrival:
+// sync.arrival-underflow), but only when cdiv(K, 64) is odd -
 // a K the covering values must place.
 TEST(GuardConstantLoop, TailStageWithoutArrivalIsReported) {
   expectPair("no arrival on the empty tail stage",
              edited(stagedRing("2 * k + s < k_blocks", kRelease),
                     {{"                else:\n                    lm.arrive(full, iter=g)\n", ""}}),
-             "sync.deadlock", "");
+             "sync.arrival-underflow", "");
 }
 
 }  // namespace guard_constant_loop_test
