@@ -82,7 +82,7 @@ int guardInstances(const ir::Schedule& s, int role) {
 // trip counts together (BindingSearch::placeFlips).
 struct FlipGoal {
   ExprPtr trip;  // the loop's trip count
-  ExprPtr cond;  // the comparison (points into the schedule)
+  ExprPtr cond;  // the comparison (into the schedule, or owning a guard copy)
   int var = -1;  // the loop variable
   ExprPtr lo, step;
   std::string where;  // "file:line:col"
@@ -185,6 +185,12 @@ class GoalCollector {
     ExprPtr lo, step;
   };
   std::map<int, SymbolicLoop> symbolic_vars_;  // loop var of an enclosing loop with a symbolic bound
+  // loop var of an enclosing loop with constant bounds -> its values
+  std::map<int, std::vector<int64_t>> constant_vars_;
+  static constexpr size_t kConstantLoopCap = 64;
+  // The guard copy (constantLoopCopies) whose parts loopGuardPart is
+  // placing: a flip goal keeps it alive (FlipGoal::cond points into it).
+  ExprPtr owner_;
 
   std::set<int64_t> tripTargets() const {
     std::set<int64_t> t;
@@ -215,9 +221,12 @@ class GoalCollector {
           ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
           goals.push_back({trip, tripTargets(), true});
           symbolic_vars_[st.loop_var] = {goals.size() - 1, st.lo, step};
+        } else if (auto values = constantLoopValues(st)) {
+          constant_vars_[st.loop_var] = std::move(*values);
         }
         block(st.body);
         if (symbolic) symbolic_vars_.erase(st.loop_var);
+        constant_vars_.erase(st.loop_var);
       } else if (st.kind == Stmt::Kind::If) {
         note(st.cond);
         guard(st.cond);
@@ -301,8 +310,52 @@ class GoalCollector {
   static constexpr int kMaxFlips = 4;     // flips of a non-periodic guard taken as trip counts
 
   void loopGuard(const ir::Expr& c, const ir::SourceRange& where) {
-    for (const auto& [var, loop] : symbolic_vars_)
-      if (ir::dependsOnLoopVar(c, var)) loopGuardPart(c, var, loop, where);
+    const std::vector<ExprPtr> copies = constantLoopCopies(c);
+    if (copies.empty()) {
+      for (const auto& [var, loop] : symbolic_vars_)
+        if (ir::dependsOnLoopVar(c, var)) loopGuardPart(c, var, loop, where);
+      return;
+    }
+    // One guard per value of the constant loops it reads: DeepGEMM's
+    // `k_iter * kNumStages + s < num_k_blocks` (the stages of a k_iter
+    // block, an inner loop of constant trip count, the last block's empty
+    // stages) flips at a different k_iter for each stage s.
+    for (const ExprPtr& x : copies) {
+      owner_ = x;
+      for (const auto& [var, loop] : symbolic_vars_)
+        if (ir::dependsOnLoopVar(*x, var)) loopGuardPart(*x, var, loop, where);
+    }
+    owner_.reset();
+  }
+  // The values of a loop with constant bounds and step, when there are at
+  // most kConstantLoopCap of them.
+  static std::optional<std::vector<int64_t>> constantLoopValues(const Stmt& st) {
+    auto lo = ir::constValue(st.lo), hi = ir::constValue(st.hi);
+    auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    if (!lo || !hi || !step || *step == 0) return std::nullopt;
+    std::vector<int64_t> values;
+    for (int64_t v = *lo; *step > 0 ? v < *hi : v > *hi; v += *step) {
+      if (values.size() == kConstantLoopCap) return std::nullopt;
+      values.push_back(v);
+    }
+    return values;
+  }
+  // `c` with every enclosing constant loop's variable it reads replaced by
+  // each of that loop's values (all combinations), or nothing when it
+  // reads none or the combinations pass kConstantLoopCap.
+  std::vector<ExprPtr> constantLoopCopies(const ir::Expr& c) const {
+    std::vector<ExprPtr> copies{ExprPtr(ExprPtr{}, &c)};
+    bool any = false;
+    for (const auto& [var, values] : constant_vars_) {
+      if (!ir::dependsOnLoopVar(c, var)) continue;
+      any = true;
+      if (copies.size() * values.size() > kConstantLoopCap) return {};
+      std::vector<ExprPtr> next;
+      for (const ExprPtr& x : copies)
+        for (int64_t v : values) next.push_back(substituteLoopVar(x, var, ir::makeConst(v)));
+      copies = std::move(next);
+    }
+    return any ? copies : std::vector<ExprPtr>{};
   }
   // Reads no parameter, grid value or other loop variable (lm.instance()
   // is evaluated for each instance).
@@ -469,8 +522,8 @@ class GoalCollector {
     // The goal above moves one parameter at a time; a flip that needs two
     // to move together (`k + 64 * lm.block_idx(0) < K`: the trip count
     // through K, the flip through K and the block index) is placed jointly.
-    // A non-owning handle: the comparison lives in the schedule.
-    flips.push_back({goals[loop.goal].expr, ExprPtr(ExprPtr{}, &c), var, loop.lo, loop.step, where.str()});
+    // The comparison lives in the schedule, or in a guard copy owner_ keeps alive.
+    flips.push_back({goals[loop.goal].expr, ExprPtr(owner_, &c), var, loop.lo, loop.step, where.str()});
     const int64_t S = maxStages();
     std::set<int64_t> values;
     const int64_t n = std::abs(as), sign = as > 0 ? 1 : -1;
