@@ -1,5 +1,6 @@
 #include "checks/sync_engine.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -103,7 +104,26 @@ SyncRun runSyncEngine(const encoder::System& sys, SyncEngine engine, const encod
     out.result = x.outcome == encoder::Outcome::Unknown ? std::move(x) : std::move(z.result);
     return out;
   }
-  if (rulesOf(x) != rulesOf(z.result)) {
+  // A search cut by its budget after a violation reports that violation
+  // (real, traced) but not the rules only its unexpanded states lead to:
+  // its rules must then be some of Z3's, whose search for every rule is
+  // complete (else Unknown, above), and the result is Z3's. (Under load the
+  // cut falls at another state each run: comparing equal sets there made
+  // `both` report "engines disagree" for rules the explicit engine finds
+  // with more time; docs/known-limits.md.)
+  const std::set<std::string> xr = rulesOf(x), zr = rulesOf(z.result);
+  if (!x.cut.empty()) {
+    if (!std::includes(zr.begin(), zr.end(), xr.begin(), xr.end())) {
+      out.internal_error = disagreement(sys, x, z.result);
+      return out;
+    }
+    out.result = std::move(z.result);
+    out.result.engine = "z3-po+explicit";
+    out.result.detail = fmt::format("the explicit engine's search for every rule was cut ({}): its {} of {} rules are "
+                                    "Z3's; the rules are Z3's", x.cut, xr.size(), zr.size());
+    return out;
+  }
+  if (xr != zr) {
     out.internal_error = disagreement(sys, x, z.result);
     return out;
   }

@@ -1,7 +1,8 @@
 // Which engine decides the synchronization of one System in `cake check`
 // (--engine explicit|z3|both): the explicit-state explorer
 // (encoder/simulator.h), the Z3 partial-order engine (encoder/z3_po.h), or
-// both, which must then report the same rules. A disagreement (or a Z3 trace
+// both, which must then report the same rules (when the explicit search
+// was cut by its budget, some of Z3's, and the result is Z3's). A disagreement (or a Z3 trace
 // the simulator does not replay) is an internal error with both engines'
 // traces, never a finding and never a pass.
 #pragma once

@@ -93,6 +93,12 @@ struct ModelCheckResult {
   // each (checks/model_check.cpp), so that a bug the covering values missed
   // (one block index with a large enough problem size) is reported.
   std::vector<Binding> witnesses;
+  // Explicit engine: why its search stopped before it expanded every state
+  // it reached (work budget, wall clock, state cap); empty when it finished.
+  // A violation met before the cut is real (traced), but the rules only the
+  // cut-off states lead to are missing: a rule set compared with another
+  // engine's (`--engine both`) must come from a search with this empty.
+  std::string cut;
   uint64_t states = 0;                // explicit engine: states visited
   uint64_t transitions = 0;
   double seconds = 0;

@@ -413,16 +413,19 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   if (budget && res.violations.empty() && !statics.empty()) res.violations = statics;
   else resolveStatics(sys, statics, landings.fixable(), res.violations, res.warnings);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (budget) {
+    if (!cut.empty())  // no seconds: the same text at any load
+      res.cut = fmt::format("{} (explicit search, after {} states)", cut, res.states);
+    else if (opts.budget)
+      res.cut = fmt::format("state cap exceeded ({} states; limit {} states)", res.states, max_states);
+    else
+      res.cut = fmt::format("state budget exceeded ({} states, {:.1f} s; limits {} states, {} ms)", res.states,
+                            res.seconds, max_states, opts.timeout_ms);
+  }
   if (!res.violations.empty()) res.outcome = Outcome::Violation;
   else if (budget) {
     res.outcome = Outcome::Unknown;
-    if (!cut.empty())  // no seconds: the same text at any load
-      res.detail = fmt::format("{} (explicit search, after {} states)", cut, res.states);
-    else if (opts.budget)
-      res.detail = fmt::format("state cap exceeded ({} states; limit {} states)", res.states, max_states);
-    else
-      res.detail = fmt::format("state budget exceeded ({} states, {:.1f} s; limits {} states, {} ms)", res.states,
-                               res.seconds, max_states, opts.timeout_ms);
+    res.detail = res.cut;
   } else res.outcome = Outcome::Pass;
   return res;
 }
