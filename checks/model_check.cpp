@@ -32,18 +32,12 @@ namespace {
 
 // ================================================================ expressions
 
-// Reads the symbol of this kind and index (a parameter, block index or grid size).
-bool readsSymbol(const ir::Expr& e, ExprKind kind, int index) {
-  if (e.kind == kind) return e.index == index;
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [&](const ExprPtr& a) { return a && readsSymbol(*a, kind, index); });
-}
 bool dependsOnParams(const ir::Expr& e) {
   return ir::exprUses(e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim});
 }
-bool dependsOnParam(const ir::Expr& e, int p) { return readsSymbol(e, ExprKind::Param, p); }
-bool dependsOnBlockIdx(const ir::Expr& e, int d) { return readsSymbol(e, ExprKind::BlockIdx, d); }
-bool dependsOnGridDim(const ir::Expr& e, int d) { return readsSymbol(e, ExprKind::GridDim, d); }
+bool dependsOnParam(const ir::Expr& e, int p) { return ir::readsSymbol(e, ExprKind::Param, p); }
+bool dependsOnBlockIdx(const ir::Expr& e, int d) { return ir::readsSymbol(e, ExprKind::BlockIdx, d); }
+bool dependsOnGridDim(const ir::Expr& e, int d) { return ir::readsSymbol(e, ExprKind::GridDim, d); }
 bool dependsOnLoops(const ir::Expr& e) { return ir::exprUses(e, {ExprKind::LoopVar}); }
 void constantsOf(const ir::Expr& e, std::set<int64_t>& out) {
   if (e.kind == ExprKind::Const && std::abs(e.value) >= 2) out.insert(std::abs(e.value));
@@ -307,9 +301,10 @@ class GoalCollector {
   // Reads no parameter, grid value or other loop variable (lm.instance()
   // is evaluated for each instance).
   static bool readsOnly(const ir::Expr& e, int var) {
-    if (e.kind == ExprKind::Param || e.kind == ExprKind::BlockIdx || e.kind == ExprKind::GridDim) return false;
-    if (e.kind == ExprKind::LoopVar && e.index != var) return false;
-    return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return !a || readsOnly(*a, var); });
+    return !ir::anySubExpr(e, [&](const ir::Expr& x) {
+      return x.kind == ExprKind::Param || x.kind == ExprKind::BlockIdx || x.kind == ExprKind::GridDim ||
+             (x.kind == ExprKind::LoopVar && x.index != var);
+    });
   }
   void uncover(const ir::SourceRange& where, const ir::Expr& c, const std::string& why) {
     uncovered.insert(fmt::format("{}: the guard `{}` {}", where.str(), ir::exprToString(c, s_), why));

@@ -93,19 +93,8 @@ nlohmann::json BvModel::toJson(const ir::Schedule& s) const {
 }
 
 bool hasFreeSymbols(const ir::Expr& e) {
-  switch (e.kind) {
-    case ir::ExprKind::Param:
-    case ir::ExprKind::LoopVar:
-    case ir::ExprKind::BlockIdx:
-    case ir::ExprKind::GridDim:
-    case ir::ExprKind::Instance:
-      return true;
-    default:
-      break;
-  }
-  for (const auto& a : e.args)
-    if (a && hasFreeSymbols(*a)) return true;
-  return false;
+  using K = ir::ExprKind;
+  return ir::exprUses(e, {K::Param, K::LoopVar, K::BlockIdx, K::GridDim, K::Instance});
 }
 
 std::optional<std::pair<char, int>> freeSymbol(const ir::Expr& e) {
