@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "checks/layout_internal.h"
-#include "encoder/int_witness.h"
 #include "ir/global_box.h"
 
 namespace cake::checks::layout {
