@@ -481,6 +481,22 @@ struct BvProver::Impl {
     return out;
   }
 
+  // A query's formula into `sink` (a solver or an optimizer): the domains of
+  // its symbols, the facts `in` (the goal's cone) and the division axioms
+  // they and the goal rely on.
+  template <class Sink>
+  void addQuery(Sink& sink, const Part& goal, const std::set<std::pair<char, int>>& syms,
+                const std::vector<const Part*>& in) {
+    std::set<size_t> axs = goal.axs;
+    for (const Part* p : in) axs.insert(p->axs.begin(), p->axs.end());
+    for (const auto& k : syms) {
+      sink.add(domains.at(k));
+      if (k.first == 'b') sink.add(domains.at({'g', k.second}));
+    }
+    for (const Part* p : in) sink.add(p->e);
+    for (size_t i : axs) sink.add(axioms[i]);
+  }
+
   BvModel readModel(const z3::model& m, const std::set<std::pair<char, int>>& used) {
     BvModel out;
     for (const auto& key : used) {
@@ -531,17 +547,10 @@ struct BvProver::Impl {
       } else {
         in = cone(g, fs, syms);
       }
-      std::set<size_t> axs = g.axs;
-      for (const Part* p : in) axs.insert(p->axs.begin(), p->axs.end());
       // The QF_BV tactic (simplify, solve-eqs, bit-blast, SAT) decides
       // these small formulas far faster than the general incremental core.
       z3::solver sol(ctx, "QF_BV");
-      for (const auto& k : syms) {
-        sol.add(domains.at(k));
-        if (k.first == 'b') sol.add(domains.at({'g', k.second}));
-      }
-      for (const Part* p : in) sol.add(p->e);
-      for (size_t i : axs) sol.add(axioms[i]);
+      addQuery(sol, g, syms, in);
       sol.add(bad);
       std::optional<Limits> lim = queryLimits();
       if (!lim) {
@@ -633,8 +642,6 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
     auto fs = facts(premises);
     std::set<std::pair<char, int>> syms;
     auto in = cone(g, fs, syms);
-    std::set<size_t> axs = g.axs;
-    for (const auto* p : in) axs.insert(p->axs.begin(), p->axs.end());
     std::optional<Limits> lim = queryLimits();
     if (!lim) {
       r.kind = BvVerdict::Unknown;
@@ -642,12 +649,7 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
       return;
     }
     z3::optimize opt(ctx);
-    for (const auto& k : syms) {
-      opt.add(domains.at(k));
-      if (k.first == 'b') opt.add(domains.at({'g', k.second}));
-    }
-    for (const auto* f : in) opt.add(f->e);
-    for (size_t i : axs) opt.add(axioms[i]);
+    addQuery(opt, g, syms, in);
     opt.add(c.def && truth(c.v));
     const z3::expr sign = ctx.bv_val(static_cast<uint64_t>(1) << 63, kBits);
     for (const Term& o : obj) {
@@ -706,15 +708,8 @@ BvProver::Values BvProver::allowedValues(int param, const std::vector<ir::ExprPt
     std::vector<Impl::Part> fs = im.facts(premises);
     std::set<std::pair<char, int>> syms;
     std::vector<const Impl::Part*> in = Impl::cone(g, fs, syms);
-    std::set<size_t> axs;
-    for (const Impl::Part* p : in) axs.insert(p->axs.begin(), p->axs.end());
     z3::solver sol(im.ctx, "QF_BV");
-    for (const auto& k : syms) {
-      sol.add(im.domains.at(k));
-      if (k.first == 'b') sol.add(im.domains.at({'g', k.second}));
-    }
-    for (const Impl::Part* p : in) sol.add(p->e);
-    for (size_t i : axs) sol.add(im.axioms[i]);
+    im.addQuery(sol, g, syms, in);
     for (;;) {
       if (tick) tick();
       ++im.query_count;
