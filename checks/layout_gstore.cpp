@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "checks/layout_internal.h"
-#include "encoder/int_witness.h"
 #include "ir/global_box.h"
 
 namespace cake::checks::layout {
@@ -251,11 +250,7 @@ ExprPtr replaceStrides(const ExprPtr& e, const std::map<int, ExprPtr>& tiles) {
   return copy;
 }
 
-bool reads(const ExprPtr& e, ExprKind kind, int index) {
-  if (!e) return false;
-  if (e->kind == kind && e->index == index) return true;
-  return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& a) { return reads(a, kind, index); });
-}
+bool reads(const ExprPtr& e, ExprKind kind, int index) { return e && ir::readsSymbol(*e, kind, index); }
 
 // `r` is the witness; `shown` its first CTA's values (the finding's
 // counterexample data).

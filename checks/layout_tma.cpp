@@ -8,16 +8,6 @@ namespace cake::checks::layout {
 
 namespace {
 
-bool sameExpr(const ExprPtr& a, const ExprPtr& b) {
-  if (a == b) return true;
-  if (!a || !b) return false;
-  if (a->kind != b->kind || a->value != b->value || a->index != b->index || a->args.size() != b->args.size())
-    return false;
-  for (size_t i = 0; i < a->args.size(); ++i)
-    if (!sameExpr(a->args[i], b->args[i])) return false;
-  return true;
-}
-
 // Element types the copy engine takes (CUtensorMapDataType; fp8 travels as
 // 8-bit integers). Every cake dtype is one today; the table is where a new
 // dtype (sub-byte, f64, ...) must be decided.
@@ -169,13 +159,13 @@ void runTmaGates(Gates& g) {
     const ir::Op& x = a.op();
     const ir::Op& y = b.op();
     if (x.barrier != y.barrier || a.block != b.block || x.sel.mode != y.sel.mode) return false;
-    if (!sameExpr(x.sel.index, y.sel.index)) {
+    if (!ir::sameOptExpr(x.sel.index, y.sel.index)) {
       // Same slot and phase written differently (k + 0 vs k)?
       if (!x.sel.index || !y.sel.index) return false;
       auto r = g.prover.prove(eq(x.sel.index, y.sel.index), a.premises);
       if (r.kind != encoder::BvVerdict::Holds) return false;
     }
-    return sameExpr(x.sel.phase, y.sel.phase);
+    return ir::sameOptExpr(x.sel.phase, y.sel.phase);
   };
   // The comparison above pairs an expect_tx with the loads of its own block.
   // It is complete only if no other load can bring bytes to that phase: a
@@ -211,7 +201,8 @@ void runTmaGates(Gates& g) {
       if (other.block != ex.block && !announcesInBlock(other.block, op.barrier)) return true;
       if (other.role != ex.role || other.block == ex.block || !nestedIn(other.block, *ex.block, nestedIn)) continue;
       const ir::Op& x = ex.op();
-      if (x.sel.mode == op.sel.mode && sameExpr(x.sel.index, op.sel.index) && sameExpr(x.sel.phase, op.sel.phase))
+      if (x.sel.mode == op.sel.mode && ir::sameOptExpr(x.sel.index, op.sel.index) &&
+          ir::sameOptExpr(x.sel.phase, op.sel.phase))
         return true;
     }
     return false;

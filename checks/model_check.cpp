@@ -32,18 +32,12 @@ namespace {
 
 // ================================================================ expressions
 
-// Reads the symbol of this kind and index (a parameter, block index or grid size).
-bool readsSymbol(const ir::Expr& e, ExprKind kind, int index) {
-  if (e.kind == kind) return e.index == index;
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [&](const ExprPtr& a) { return a && readsSymbol(*a, kind, index); });
-}
 bool dependsOnParams(const ir::Expr& e) {
   return ir::exprUses(e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim});
 }
-bool dependsOnParam(const ir::Expr& e, int p) { return readsSymbol(e, ExprKind::Param, p); }
-bool dependsOnBlockIdx(const ir::Expr& e, int d) { return readsSymbol(e, ExprKind::BlockIdx, d); }
-bool dependsOnGridDim(const ir::Expr& e, int d) { return readsSymbol(e, ExprKind::GridDim, d); }
+bool dependsOnParam(const ir::Expr& e, int p) { return ir::readsSymbol(e, ExprKind::Param, p); }
+bool dependsOnBlockIdx(const ir::Expr& e, int d) { return ir::readsSymbol(e, ExprKind::BlockIdx, d); }
+bool dependsOnGridDim(const ir::Expr& e, int d) { return ir::readsSymbol(e, ExprKind::GridDim, d); }
 bool dependsOnLoops(const ir::Expr& e) { return ir::exprUses(e, {ExprKind::LoopVar}); }
 void constantsOf(const ir::Expr& e, std::set<int64_t>& out) {
   if (e.kind == ExprKind::Const && std::abs(e.value) >= 2) out.insert(std::abs(e.value));
@@ -73,6 +67,37 @@ int guardInstances(const ir::Schedule& s, int role) {
   return role >= 0 && role < static_cast<int>(s.roles.size())
              ? std::clamp(s.roles[role].instanceCount(), 1, kGuardInstances)
              : kGuardInstances;
+}
+
+// The instances a guard is evaluated for: `most` when it reads
+// lm.instance(), else one (instance 0).
+int instancesOf(const ir::Expr& guard, int most) { return ir::exprUses(guard, {ExprKind::Instance}) ? most : 1; }
+
+// A guard's outcome for lm.instance() = 0 .. instances - 1 (bit n: instance
+// n), the rest of the values env's; `set_up` sets what depends on the
+// instance (a loop variable's value) before each evaluation. An instance
+// where the guard does not evaluate has neither bit.
+struct OutcomeBits {
+  uint32_t truth = 0;    // bit n: true for instance n
+  uint32_t defined = 0;  // bit n: evaluates for instance n
+  uint32_t all = 0;      // bit n: instance n was asked
+};
+struct NoSetUp {
+  void operator()(ir::EvalEnv&) const {}
+};
+template <class SetUp = NoSetUp>
+OutcomeBits outcomeBits(const ir::Expr& guard, ir::EvalEnv& env, int instances, const SetUp& set_up = {}) {
+  OutcomeBits out;
+  for (int n = 0; n < instances; ++n) {
+    env.instance = n;
+    set_up(env);
+    out.all |= 1u << n;
+    const std::optional<int64_t> v = ir::evaluate(guard, env);
+    if (!v) continue;
+    out.defined |= 1u << n;
+    if (*v != 0) out.truth |= 1u << n;
+  }
+  return out;
 }
 
 // A comparison on the variable of a loop with a symbolic bound that also
@@ -360,9 +385,10 @@ class GoalCollector {
   // Reads no parameter, grid value or other loop variable (lm.instance()
   // is evaluated for each instance).
   static bool readsOnly(const ir::Expr& e, int var) {
-    if (e.kind == ExprKind::Param || e.kind == ExprKind::BlockIdx || e.kind == ExprKind::GridDim) return false;
-    if (e.kind == ExprKind::LoopVar && e.index != var) return false;
-    return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return !a || readsOnly(*a, var); });
+    return !ir::anySubExpr(e, [&](const ir::Expr& x) {
+      return x.kind == ExprKind::Param || x.kind == ExprKind::BlockIdx || x.kind == ExprKind::GridDim ||
+             (x.kind == ExprKind::LoopVar && x.index != var);
+    });
   }
   void uncover(const ir::SourceRange& where, const ir::Expr& c, const std::string& why) {
     uncovered.insert(fmt::format("{}: the guard `{}` {}", where.str(), ir::exprToString(c, s_), why));
@@ -380,16 +406,10 @@ class GoalCollector {
   // (a parameter, an outer loop) keeps every k.
   std::optional<uint32_t> outcomeAt(const ir::Expr& c, int var, const SymbolicLoop& loop, int64_t k) const {
     ir::EvalEnv env;
-    uint32_t bits = 0;
-    const int instances = ir::exprUses(c, {ExprKind::Instance}) ? instances_ : 1;
-    for (int i = 0; i < instances; ++i) {
-      env.instance = i;
-      env.loop_vars[var] = valueReachedBy(loop, env, k);
-      std::optional<int64_t> v = ir::evaluate(c, env);
-      if (!v) return std::nullopt;
-      if (*v != 0) bits |= 1u << i;
-    }
-    return bits;
+    const OutcomeBits o = outcomeBits(c, env, instancesOf(c, instances_),
+                                      [&](ir::EvalEnv& e) { e.loop_vars[var] = valueReachedBy(loop, e, k); });
+    if (o.defined != o.all) return std::nullopt;
+    return o.truth;
   }
   // The last value up to k that the loop variable takes for env's instance
   // (its start when k is below it); k itself when the start or step is not
@@ -1442,15 +1462,10 @@ class BindingSearch {
   bool places(const Binding& b, const FlipGoal& f, int64_t T, int64_t i) const {
     auto t = value(b, *f.trip);
     if (!t || *t != T) return false;
-    ExprPtr before = condAt(f, i - 1), at = condAt(f, i);
     ir::EvalEnv e = env(b);
-    const int instances = ir::exprUses(*f.cond, {ExprKind::Instance}) ? kGuardInstances : 1;
-    for (int n = 0; n < instances; ++n) {
-      e.instance = n;
-      auto x = ir::evaluate(*before, e), y = ir::evaluate(*at, e);
-      if (x && y && (*x != 0) != (*y != 0)) return true;
-    }
-    return false;
+    const int instances = instancesOf(*f.cond, kGuardInstances);
+    const OutcomeBits x = outcomeBits(*condAt(f, i - 1), e, instances), y = outcomeBits(*condAt(f, i), e, instances);
+    return ((x.truth ^ y.truth) & x.defined & y.defined) != 0;
   }
   void placeFlips(const Binding& base, std::vector<Binding>& out) {
     for (const FlipGoal& f : flips_) {
@@ -1856,17 +1871,12 @@ class BindingSearch {
     for (int d = 0; d < 3; ++d) key.insert(key.end(), {ctaIdx(b, d), gridOf(b, d)});
     if (auto it = last_flips_.find(key); it != last_flips_.end()) return it->second;
     auto lo = ir::evaluate(*f.lo, e), step = ir::evaluate(*f.step, e);
-    const int instances = ir::exprUses(*f.cond, {ExprKind::Instance}) ? kGuardInstances : 1;
+    const int instances = instancesOf(*f.cond, kGuardInstances);
     int64_t last = 0;
     std::optional<uint32_t> before;
     for (int64_t i = 0; lo && step && i <= upto; ++i) {
       e.loop_vars[f.var] = *lo + *step * i;
-      uint32_t bits = 0;
-      for (int n = 0; n < instances; ++n) {
-        e.instance = n;
-        auto x = ir::evaluate(*f.cond, e);
-        if (x && *x != 0) bits |= 1u << n;
-      }
+      const uint32_t bits = outcomeBits(*f.cond, e, instances).truth;  // (not evaluating: false)
       if (before && *before != bits) last = i;
       before = bits;
     }

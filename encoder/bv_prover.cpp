@@ -63,6 +63,17 @@ static std::string symbolName(const ir::Schedule& s, char kind, int index) {
   return "?";
 }
 
+// Sets the value of the free symbol (kind, index) (freeSymbol's key).
+static void putSymbol(BvModel& m, char kind, int index, int64_t v) {
+  switch (kind) {
+    case 'p': m.params[index] = v; break;
+    case 'v': m.loop_vars[index] = v; break;
+    case 'i': m.instance = v; break;
+    case 'b': m.block_idx[index] = v; break;
+    case 'g': m.grid_dim[index] = v; break;
+  }
+}
+
 std::string BvModel::toString(const ir::Schedule& s) const {
   std::ostringstream os;
   bool first = true;
@@ -93,19 +104,8 @@ nlohmann::json BvModel::toJson(const ir::Schedule& s) const {
 }
 
 bool hasFreeSymbols(const ir::Expr& e) {
-  switch (e.kind) {
-    case ir::ExprKind::Param:
-    case ir::ExprKind::LoopVar:
-    case ir::ExprKind::BlockIdx:
-    case ir::ExprKind::GridDim:
-    case ir::ExprKind::Instance:
-      return true;
-    default:
-      break;
-  }
-  for (const auto& a : e.args)
-    if (a && hasFreeSymbols(*a)) return true;
-  return false;
+  using K = ir::ExprKind;
+  return ir::exprUses(e, {K::Param, K::LoopVar, K::BlockIdx, K::GridDim, K::Instance});
 }
 
 std::optional<std::pair<char, int>> freeSymbol(const ir::Expr& e) {
@@ -197,11 +197,47 @@ namespace {
 
 constexpr unsigned kBits = 64;
 
-// Thrown for constructs the bit-vector encoding does not cover; the query
-// answers Unknown with the message.
+// Thrown for constructs an encoding (bit-vector or integer) does not
+// cover; the query answers Unknown with the message.
 struct Unsupported {
   std::string what;
 };
+
+// The verdict of a query's answer (z3w::check): unsat Holds, sat Fails (the
+// model is the caller's to read), Z3's unknown Unknown -- never a pass --
+// and an error Error, both with Z3's reason in `detail`.
+BvVerdict verdictOf(z3w::Answer a) {
+  switch (a) {
+    case z3w::Answer::Correct: return BvVerdict::Holds;
+    case z3w::Answer::Incorrect: return BvVerdict::Fails;
+    case z3w::Answer::FailedToProve: return BvVerdict::Unknown;
+    case z3w::Answer::Error: break;
+  }
+  return BvVerdict::Error;
+}
+BvResult resultOf(const z3w::QueryResult& q) {
+  BvResult r;
+  r.kind = verdictOf(q.answer);
+  r.detail = q.reason;
+  r.seconds = q.seconds;
+  return r;
+}
+
+// Runs a query's translation and solving: a construct the encoding does not
+// take makes it Unknown ("unsupported: ..."), a Z3 exception outside the
+// solver's check an Error ("z3: ..."), in `kind` and `detail`.
+template <class Body>
+void guardQuery(BvVerdict& kind, std::string& detail, Body&& body) {
+  try {
+    body();
+  } catch (const Unsupported& u) {
+    kind = BvVerdict::Unknown;
+    detail = "unsupported: " + u.what;
+  } catch (const z3::exception& ex) {
+    kind = BvVerdict::Error;
+    detail = std::string("z3: ") + ex.msg();
+  }
+}
 
 struct Term {
   z3::expr v;    // 64-bit value
@@ -445,6 +481,22 @@ struct BvProver::Impl {
     return out;
   }
 
+  // A query's formula into `sink` (a solver or an optimizer): the domains of
+  // its symbols, the facts `in` (the goal's cone) and the division axioms
+  // they and the goal rely on.
+  template <class Sink>
+  void addQuery(Sink& sink, const Part& goal, const std::set<std::pair<char, int>>& syms,
+                const std::vector<const Part*>& in) {
+    std::set<size_t> axs = goal.axs;
+    for (const Part* p : in) axs.insert(p->axs.begin(), p->axs.end());
+    for (const auto& k : syms) {
+      sink.add(domains.at(k));
+      if (k.first == 'b') sink.add(domains.at({'g', k.second}));
+    }
+    for (const Part* p : in) sink.add(p->e);
+    for (size_t i : axs) sink.add(axioms[i]);
+  }
+
   BvModel readModel(const z3::model& m, const std::set<std::pair<char, int>>& used) {
     BvModel out;
     for (const auto& key : used) {
@@ -453,14 +505,7 @@ struct BvProver::Impl {
       z3::expr val = m.eval(it->second, true);
       uint64_t u = 0;
       if (!val.is_numeral_u64(u)) continue;
-      int64_t v = static_cast<int64_t>(u);
-      switch (key.first) {
-        case 'p': out.params[key.second] = v; break;
-        case 'v': out.loop_vars[key.second] = v; break;
-        case 'i': out.instance = v; break;
-        case 'b': out.block_idx[key.second] = v; break;
-        case 'g': out.grid_dim[key.second] = v; break;
-      }
+      putSymbol(out, key.first, key.second, static_cast<int64_t>(u));
     }
     return out;
   }
@@ -483,7 +528,7 @@ struct BvProver::Impl {
         return r;
       }
     }
-    try {
+    guardQuery(r.kind, r.detail, [&] {
       resetQuery();
       Part g{ctx.bool_val(true), {}, {}};
       touched = &g.axs;
@@ -502,54 +547,26 @@ struct BvProver::Impl {
       } else {
         in = cone(g, fs, syms);
       }
-      std::set<size_t> axs = g.axs;
-      for (const Part* p : in) axs.insert(p->axs.begin(), p->axs.end());
       // The QF_BV tactic (simplify, solve-eqs, bit-blast, SAT) decides
       // these small formulas far faster than the general incremental core.
       z3::solver sol(ctx, "QF_BV");
-      for (const auto& k : syms) {
-        sol.add(domains.at(k));
-        if (k.first == 'b') sol.add(domains.at({'g', k.second}));
-      }
-      for (const Part* p : in) sol.add(p->e);
-      for (size_t i : axs) sol.add(axioms[i]);
+      addQuery(sol, g, syms, in);
       sol.add(bad);
       std::optional<Limits> lim = queryLimits();
       if (!lim) {
         r.kind = BvVerdict::Unknown;
         r.detail = usedUp();
-        return r;
+        return;
       }
-      z3w::QueryResult q = z3w::check(sol, *lim);
-      r.seconds = q.seconds;
-      switch (q.answer) {
-        case z3w::Answer::Correct: r.kind = BvVerdict::Holds; break;
-        case z3w::Answer::Incorrect: {
-          r.kind = BvVerdict::Fails;
-          z3::model m = sol.get_model();
-          r.model = readModel(m, syms);
-          r.goal_model = readModel(m, g.syms);
-          if (probe_undefined) r.undefined = m.eval(t.def, true).is_false();
-          break;
-        }
-        case z3w::Answer::FailedToProve:
-          r.kind = BvVerdict::Unknown;
-          r.detail = q.reason;
-          break;
-        case z3w::Answer::Error:
-          r.kind = BvVerdict::Error;
-          r.detail = q.reason;
-          break;
+      r = resultOf(z3w::check(sol, *lim));
+      if (r.kind == BvVerdict::Fails) {
+        z3::model m = sol.get_model();
+        r.model = readModel(m, syms);
+        r.goal_model = readModel(m, g.syms);
+        if (probe_undefined) r.undefined = m.eval(t.def, true).is_false();
       }
-    } catch (const Unsupported& u) {
-      touched = nullptr;
-      r.kind = BvVerdict::Unknown;
-      r.detail = "unsupported: " + u.what;
-    } catch (const z3::exception& ex) {
-      touched = nullptr;
-      r.kind = BvVerdict::Error;
-      r.detail = std::string("z3: ") + ex.msg();
-    }
+    });
+    touched = nullptr;
     return r;
   }
 
@@ -614,7 +631,7 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
   BvResult r;
   ++query_count;
   auto t0 = std::chrono::steady_clock::now();
-  try {
+  guardQuery(r.kind, r.detail, [&] {
     resetQuery();
     Part g{ctx.bool_val(true), {}, {}};
     touched = &g.axs;
@@ -625,23 +642,14 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
     auto fs = facts(premises);
     std::set<std::pair<char, int>> syms;
     auto in = cone(g, fs, syms);
-    std::set<size_t> axs = g.axs;
-    for (const auto* p : in) axs.insert(p->axs.begin(), p->axs.end());
     std::optional<Limits> lim = queryLimits();
     if (!lim) {
       r.kind = BvVerdict::Unknown;
       r.detail = usedUp();
-      return r;
+      return;
     }
     z3::optimize opt(ctx);
-    z3w::applyGlobalLimits(*lim);
-    opt.set(z3w::solverParams(ctx, *lim));  // its resource limit (work), as z3w::check's queries
-    for (const auto& k : syms) {
-      opt.add(domains.at(k));
-      if (k.first == 'b') opt.add(domains.at({'g', k.second}));
-    }
-    for (const auto* f : in) opt.add(f->e);
-    for (size_t i : axs) opt.add(axioms[i]);
+    addQuery(opt, g, syms, in);
     opt.add(c.def && truth(c.v));
     const z3::expr sign = ctx.bv_val(static_cast<uint64_t>(1) << 63, kBits);
     for (const Term& o : obj) {
@@ -650,33 +658,17 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
       if (maximize) opt.maximize(o.v ^ sign);
       else opt.minimize(o.v ^ sign);
     }
-    z3w::Watchdog watchdog(ctx, lim->timeout_ms);
-    switch (opt.check()) {
-      case z3::sat: {
-        r.kind = BvVerdict::Fails;
-        z3::model m = opt.get_model();
-        r.model = readModel(m, syms);
-        r.goal_model = readModel(m, g.syms);
-        uint64_t u = 0;
-        if (best && !obj.empty() && m.eval(obj.front().v, true).is_numeral_u64(u)) *best = static_cast<int64_t>(u);
-        break;
-      }
-      case z3::unsat: r.kind = BvVerdict::Holds; break;
-      default:
-        r.kind = BvVerdict::Unknown;
-        r.detail = z3w::normalizeReason(Z3_optimize_get_reason_unknown(ctx, opt), *lim,
-                                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        break;
+    // its resource limit (work) as z3w::check's queries, not charged (z3_solver.h)
+    r = resultOf(z3w::check(opt, *lim));
+    if (r.kind == BvVerdict::Fails) {
+      z3::model m = opt.get_model();
+      r.model = readModel(m, syms);
+      r.goal_model = readModel(m, g.syms);
+      uint64_t u = 0;
+      if (best && !obj.empty() && m.eval(obj.front().v, true).is_numeral_u64(u)) *best = static_cast<int64_t>(u);
     }
-  } catch (const Unsupported& u) {
-    touched = nullptr;
-    r.kind = BvVerdict::Unknown;
-    r.detail = "unsupported: " + u.what;
-  } catch (const z3::exception& ex) {
-    touched = nullptr;
-    r.kind = BvVerdict::Error;
-    r.detail = std::string("z3: ") + ex.msg();
-  }
+  });
+  touched = nullptr;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -705,7 +697,8 @@ BvProver::Values BvProver::allowedValues(int param, const std::vector<ir::ExprPt
                                          const std::function<void()>& tick) {
   Values out;
   Impl& im = *impl_;
-  try {
+  bool all = false;  // every allowed value found (the last query unsat)
+  guardQuery(out.kind, out.detail, [&] {
     im.resetQuery();
     ir::Expr x;
     x.kind = ir::ExprKind::Param;
@@ -715,15 +708,8 @@ BvProver::Values BvProver::allowedValues(int param, const std::vector<ir::ExprPt
     std::vector<Impl::Part> fs = im.facts(premises);
     std::set<std::pair<char, int>> syms;
     std::vector<const Impl::Part*> in = Impl::cone(g, fs, syms);
-    std::set<size_t> axs;
-    for (const Impl::Part* p : in) axs.insert(p->axs.begin(), p->axs.end());
     z3::solver sol(im.ctx, "QF_BV");
-    for (const auto& k : syms) {
-      sol.add(im.domains.at(k));
-      if (k.first == 'b') sol.add(im.domains.at({'g', k.second}));
-    }
-    for (const Impl::Part* p : in) sol.add(p->e);
-    for (size_t i : axs) sol.add(im.axioms[i]);
+    im.addQuery(sol, g, syms, in);
     for (;;) {
       if (tick) tick();
       ++im.query_count;
@@ -731,39 +717,32 @@ BvProver::Values BvProver::allowedValues(int param, const std::vector<ir::ExprPt
       if (!lim) {
         out.kind = BvVerdict::Unknown;
         out.detail = im.usedUp();
-        return out;
+        return;
       }
-      z3w::QueryResult q = z3w::check(sol, *lim, {}, !out.values.empty());
-      if (q.answer == z3w::Answer::Correct) break;  // no value left
-      if (q.answer != z3w::Answer::Incorrect) {
-        out.kind = q.answer == z3w::Answer::FailedToProve ? BvVerdict::Unknown : BvVerdict::Error;
-        out.detail = q.reason;
-        return out;
+      const BvResult q = resultOf(z3w::check(sol, *lim, {}, !out.values.empty()));
+      if (q.kind == BvVerdict::Holds) break;  // no value left
+      if (q.kind != BvVerdict::Fails) {
+        out.kind = q.kind;
+        out.detail = q.detail;
+        return;
       }
       uint64_t u = 0;
       if (!sol.get_model().eval(v, true).is_numeral_u64(u)) {
         out.kind = BvVerdict::Error;
         out.detail = "no value in the model";
-        return out;
+        return;
       }
       out.values.push_back(static_cast<int64_t>(u));
       if (out.values.size() > cap) {
         out.kind = BvVerdict::Fails;
-        return out;
+        return;
       }
       sol.add(v != im.num(static_cast<int64_t>(u)));
     }
-  } catch (const Unsupported& u) {
-    im.touched = nullptr;
-    out.kind = BvVerdict::Unknown;
-    out.detail = "unsupported: " + u.what;
-    return out;
-  } catch (const z3::exception& ex) {
-    im.touched = nullptr;
-    out.kind = BvVerdict::Error;
-    out.detail = std::string("z3: ") + ex.msg();
-    return out;
-  }
+    all = true;
+  });
+  im.touched = nullptr;
+  if (!all) return out;
   std::sort(out.values.begin(), out.values.end());
   out.kind = BvVerdict::Holds;
   return out;
@@ -781,6 +760,138 @@ BvVerdict BvProver::assumptionsConsistent() {
     case BvVerdict::Holds: return BvVerdict::Fails;   // no model: contradictory
     default: return r.kind;
   }
+}
+
+// ----------------------------------------------------- unbounded integers
+
+namespace {
+
+// The integer encoding of intWitness (bv_prover.h): Python's integers
+// exactly, each term with its definedness (no division by zero).
+struct IntTerm {
+  z3::expr v;    // the value
+  z3::expr def;  // no division by zero on the way
+};
+
+class IntEncoding {
+ public:
+  explicit IntEncoding(const ir::Schedule& s) : s_(s) {}
+  z3::context ctx;
+
+  // A fact: defined and true.
+  z3::expr fact(const ir::Expr& e) {
+    IntTerm t = tr(e);
+    return t.def && t.v != 0;
+  }
+  // The domains of the symbols used so far.
+  std::vector<z3::expr> domains() const { return domains_; }
+  // The witness's values of the symbols used.
+  BvModel model(const z3::model& m) {
+    BvModel out;
+    for (const auto& [key, x] : symbols_) {
+      int64_t v = 0;
+      if (m.eval(x, true).is_numeral_i64(v)) putSymbol(out, key.first, key.second, v);
+    }
+    return out;
+  }
+
+ private:
+  const ir::Schedule& s_;
+  std::map<std::pair<char, int>, z3::expr> symbols_;
+  std::vector<z3::expr> domains_;
+
+  z3::expr num(int64_t v) { return ctx.int_val(v); }
+
+  z3::expr symbol(char kind, int index) {
+    if (kind == 'b') symbol('g', index);  // the block index's domain reads the grid size
+    auto key = std::make_pair(kind, index);
+    if (auto it = symbols_.find(key); it != symbols_.end()) return it->second;
+    z3::expr x = ctx.int_const((std::string(1, kind) + std::to_string(index)).c_str());
+    const int64_t i32min = INT32_MIN, i32max = INT32_MAX;
+    switch (kind) {
+      case 'p':
+        if (index < 0 || index >= static_cast<int>(s_.params.size()) || s_.params[index].type != ir::ParamType::I32)
+          throw Unsupported{"a parameter that is not an LM.i32 in an integer expression"};
+        domains_.push_back(x >= num(i32min) && x <= num(i32max));
+        break;
+      case 'v': domains_.push_back(x >= num(i32min) && x <= num(i32max)); break;
+      case 'i': domains_.push_back(x >= 0 && x < 1024); break;
+      case 'g': domains_.push_back(x >= 1 && x <= num(i32max)); break;
+      case 'b': domains_.push_back(x >= 0 && x < symbols_.at({'g', index})); break;
+    }
+    symbols_.emplace(key, x);
+    return x;
+  }
+
+  // Python's floor division: Z3's div is Euclidean, which is the floor for
+  // a positive divisor; for a negative one, a // b == (-a) // (-b).
+  z3::expr floorDiv(const z3::expr& a, const z3::expr& b) { return z3::ite(b > 0, a / b, (-a) / (-b)); }
+  z3::expr truthValue(const z3::expr& b) { return z3::ite(b, num(1), num(0)); }
+
+  IntTerm tr(const ir::Expr& e) {
+    using K = ir::ExprKind;
+    const z3::expr yes = ctx.bool_val(true);
+    if (e.kind == K::Const) return {num(e.value), yes};
+    if (auto key = freeSymbol(e)) return {symbol(key->first, key->second), yes};
+    if (e.kind == K::BlockIdx || e.kind == K::GridDim) throw Unsupported{"a grid dimension out of range"};
+    for (const ir::ExprPtr& a : e.args)
+      if (!a) throw Unsupported{"a malformed expression"};
+    if (e.kind == K::Neg || e.kind == K::Not) {
+      if (e.args.size() != 1) throw Unsupported{"a malformed expression"};
+      IntTerm a = tr(*e.args[0]);
+      return {e.kind == K::Neg ? -a.v : truthValue(a.v == 0), a.def};
+    }
+    if (e.args.size() != 2) throw Unsupported{"a malformed expression"};
+    IntTerm a = tr(*e.args[0]), b = tr(*e.args[1]);
+    const z3::expr both = a.def && b.def;
+    switch (e.kind) {
+      case K::Add: return {a.v + b.v, both};
+      case K::Sub: return {a.v - b.v, both};
+      case K::Mul: return {a.v * b.v, both};
+      case K::FloorDiv: return {floorDiv(a.v, b.v), both && b.v != 0};
+      case K::Mod: return {a.v - b.v * floorDiv(a.v, b.v), both && b.v != 0};
+      case K::CDiv: return {-floorDiv(-a.v, b.v), both && b.v != 0};
+      case K::Min: return {z3::ite(a.v <= b.v, a.v, b.v), both};
+      case K::Max: return {z3::ite(a.v >= b.v, a.v, b.v), both};
+      case K::Lt: return {truthValue(a.v < b.v), both};
+      case K::Le: return {truthValue(a.v <= b.v), both};
+      case K::Gt: return {truthValue(a.v > b.v), both};
+      case K::Ge: return {truthValue(a.v >= b.v), both};
+      case K::Eq: return {truthValue(a.v == b.v), both};
+      case K::Ne: return {truthValue(a.v != b.v), both};
+      // short-circuit, as Python's: `n > 0 and k % n == 0` is defined at n == 0
+      case K::And: return {truthValue(a.v != 0 && b.v != 0), a.def && (a.v == 0 || b.def)};
+      case K::Or: return {truthValue(a.v != 0 || b.v != 0), a.def && (a.v != 0 || b.def)};
+      default: break;
+    }
+    throw Unsupported{"an unsupported expression kind"};
+  }
+};
+
+}  // namespace
+
+BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises,
+                    Limits limits) {
+  BvResult r;
+  r.kind = BvVerdict::Unknown;
+  if (!cond) {
+    r.detail = "no condition";
+    return r;
+  }
+  guardQuery(r.kind, r.detail, [&] {
+    IntEncoding enc(s);
+    z3::solver solver(enc.ctx);
+    for (const ir::Assume& a : s.assumes)
+      if (a.cond) solver.add(enc.fact(*a.cond));
+    for (const ir::ExprPtr& x : premises)
+      if (x) solver.add(enc.fact(*x));
+    solver.add(enc.fact(*cond));
+    for (const z3::expr& d : enc.domains()) solver.add(d);
+    r = resultOf(z3w::check(solver, limits));
+    if (r.kind == BvVerdict::Fails) r.model = r.goal_model = enc.model(solver.get_model());
+    if (r.kind == BvVerdict::Unknown) r.detail = "the integer solver gave up: " + r.detail;
+  });
+  return r;
 }
 
 }  // namespace cake::encoder

@@ -152,4 +152,23 @@ class BvProver {
 // True when `e` mentions a parameter, loop variable or builtin.
 bool hasFreeSymbols(const ir::Expr& e);
 
+// A witness search over unbounded integers (Z3's nonlinear integer
+// arithmetic), for queries whose products of symbols (a persistent tile
+// `lm.block_idx(0) + t * lm.grid_dim(0)`, a tile count `lm.cdiv(M, 128)`
+// that divides it) the 64-bit encoding above cannot settle in time.
+// Python's integers are unbounded, so the encoding is exact: `//` and `%`
+// floor, lm.cdiv(a, b) = -((-a) // b), a division by zero undefined (a
+// witness must be defined everywhere). The free symbols range as in
+// BvProver; the schedule's lm.assume facts are premises. The cross-CTA
+// store check (checks/layout_gstore.cpp) is its user.
+//
+// Is there an assignment where every premise and `cond` are defined and
+// true? Fails = yes (the witness in `model`), Holds = none, Unknown (the
+// resource limit, the timeout: "the integer solver gave up: ...", or an
+// unsupported construct), Error -- BvProver's kinds, from the same
+// z3w::check. `limits.rlimit` (Z3's deterministic resource units) and
+// `limits.timeout_ms` bound the query; no BvProver budget applies.
+BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises,
+                    Limits limits);
+
 }  // namespace cake::encoder

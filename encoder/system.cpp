@@ -1051,7 +1051,7 @@ class Builder {
     for (const auto& [param, value] : env_.params)
       if (value <= 0)
         for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
-          if (e && exprReadsParam(*e, param)) return true;
+          if (e && ir::readsSymbol(*e, ir::ExprKind::Param, param)) return true;
     return false;
   }
 
@@ -1064,14 +1064,7 @@ class Builder {
     for (const ir::Assume& a : s_.assumes) lowerBoundedParams(a.cond, bounded);
     for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
       for (int p : bounded)
-        if (e && exprReadsParam(*e, p)) return true;
-    return false;
-  }
-
-  static bool exprReadsParam(const ir::Expr& e, int param) {
-    if (e.kind == ir::ExprKind::Param) return e.index == param;
-    for (const ir::ExprPtr& a : e.args)
-      if (a && exprReadsParam(*a, param)) return true;
+        if (e && ir::readsSymbol(*e, ir::ExprKind::Param, p)) return true;
     return false;
   }
 

@@ -224,11 +224,16 @@ class TmemRun {
   }
 };
 
-// A system with no TMEM access has nothing to follow. One that reads TMEM
-// but writes none for these parameter values (a K = 0 group whose MMAs all
-// sit in loops or branches that do not run) is run too: its reads are
-// data.uninitialized unless an empty loop's body counts as writing them.
+// A system with no TMEM access has nothing to follow: one of a schedule
+// without lm.tmem (no TMEM space, decided without reading the programs),
+// or one whose ops reach no TMEM for these parameter values. One that reads
+// TMEM but writes none (a K = 0 group whose MMAs all sit in loops or
+// branches that do not run) is run too: its reads are data.uninitialized
+// unless an empty loop's body counts as writing them.
 bool touchesTmem(const System& sys) {
+  if (std::none_of(sys.spaces.begin(), sys.spaces.end(),
+                   [](const MemSpace& m) { return m.kind == MemSpace::Kind::Tmem; }))
+    return false;
   for (const Process& p : sys.procs)
     for (const Instr& in : p.program)
       for (const Access& a : in.accesses)

@@ -362,10 +362,7 @@ std::optional<DecidedGuards> decideGuards(const ir::Schedule& s, const Holds& ho
 
 namespace {
 
-bool sameOptExpr(const ir::ExprPtr& a, const ir::ExprPtr& b) {
-  if (!a || !b) return !a && !b;
-  return ir::sameExpr(*a, *b);
-}
+using ir::sameOptExpr;
 
 // An operand as the builder reads it: a scalar operand's literal is a value.
 bool sameBuiltRef(const ir::BufferRef& a, const ir::BufferRef& b) {

@@ -110,15 +110,9 @@ void checkBudget(const ProofBudget& budget, const std::string& where) {
 
 // ================================================================ the trip expression
 
-// Does e or any of its sub-expressions satisfy `pred`?
-bool anySubExpr(const ir::Expr& e, const std::function<bool(const ir::Expr&)>& pred) {
-  if (pred(e)) return true;
-  return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && anySubExpr(*a, pred); });
-}
+using ir::anySubExpr;
 
-bool mentionsParam(const ir::Expr& e) {
-  return anySubExpr(e, [](const ir::Expr& x) { return x.kind == ir::ExprKind::Param; });
-}
+bool mentionsParam(const ir::Expr& e) { return ir::exprUses(e, {ir::ExprKind::Param}); }
 
 void collectLoops(const ir::Block& b, std::vector<const ir::Stmt*>& out) {
   for (const ir::Stmt& st : b) {
@@ -275,10 +269,9 @@ TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool 
     auto lo = ir::constValue(st->lo);
     auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
     // a start of constants and lm.instance(): its least value over the instances
-    const bool by_instance = !lo && st->lo && !anySubExpr(*st->lo, [](const ir::Expr& x) {
-      return x.kind == ir::ExprKind::Param || x.kind == ir::ExprKind::LoopVar || x.kind == ir::ExprKind::BlockIdx ||
-             x.kind == ir::ExprKind::GridDim;
-    });
+    const bool by_instance = !lo && st->lo &&
+                             !ir::exprUses(*st->lo, {ir::ExprKind::Param, ir::ExprKind::LoopVar, ir::ExprKind::BlockIdx,
+                                                     ir::ExprKind::GridDim});
     if (by_instance) {
       for (int i = 0; i < instances.at(st); ++i) {
         ir::EvalEnv env;
@@ -714,30 +707,10 @@ bool mentionsLoopVar(const ir::Expr& e, const std::set<int>& vars) {
   return anySubExpr(e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && vars.count(x.index) > 0; });
 }
 
-// Is e an affine function of loop variable `var` (`k`, `k - 4`, `k * 64 +
-// m0`): sums, differences and negations of terms, each free of `var` or
-// `var` times factors free of it? Then e(v + P) - e(v) does not depend on
-// v, without asking the solver (Python integers: no overflow; the terms
-// free of `var` were evaluated in the window, the same for every v).
-bool affineIn(const ir::Expr& e, int var) {
-  using K = ir::ExprKind;
-  auto mentions = [&](const ir::Expr& x) {
-    return anySubExpr(x, [&](const ir::Expr& y) { return y.kind == K::LoopVar && y.index == var; });
-  };
-  if (!mentions(e)) return true;
-  if (e.kind == K::LoopVar) return true;
-  auto argsAffine = [&] {
-    return std::all_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && affineIn(*a, var); });
-  };
-  switch (e.kind) {
-    case K::Add: case K::Sub: case K::Neg: return argsAffine();
-    case K::Mul:
-      return e.args.size() == 2 && e.args[0] && e.args[1] &&
-             ((!mentions(*e.args[0]) && affineIn(*e.args[1], var)) ||
-              (!mentions(*e.args[1]) && affineIn(*e.args[0], var)));
-    default: return false;
-  }
-}
+// ir::affineIn: e(v + P) - e(v) does not depend on v, without asking the
+// solver (the terms free of `var` were evaluated in the window, the same
+// for every v).
+using ir::affineIn;
 
 // The window shows the loop body repeating with the period up to W; beyond
 // it the body repeats because every expression it evaluates moves by the
@@ -2466,12 +2439,10 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // under a symbolic loop"): explored once, whole.
     std::set<int> vars;
     for (const auto& [var, lo] : tl.lo) vars.insert(var);
-    const bool same = w.base.replace_uses.empty() &&
-                      std::none_of(w.base.replace_loop_exprs.begin(), w.base.replace_loop_exprs.end(),
-                                   [&](const ir::Expr* e) {
-                                     return mentionsLoopVar(*e, vars) ||
-                                            anySubExpr(*e, [&](const ir::Expr& x) { return ir::sameExpr(x, *tl.trip); });
-                                   });
+    const bool same =
+        w.base.replace_uses.empty() &&
+        std::none_of(w.base.replace_loop_exprs.begin(), w.base.replace_loop_exprs.end(),
+                     [&](const ir::Expr* e) { return mentionsLoopVar(*e, vars) || containsExpr(*e, *tl.trip); });
     if (!same) throw Fail("no role runs the symbolic loop");
     states += exploreTripCount(w.base, W, opts, budget);
     return fmt::format("the symbolic loop runs no operation and the system reads no trip count: explored whole, "
@@ -3215,9 +3186,7 @@ std::optional<MergedLoops> mergeTwoTileLoops(const ir::Schedule& s, const Limits
       };
       if (!l1.orelse.empty() || !l2.orelse.empty()) refuse("a loop with an else block");
       // 0 <= S < c for every instance (S reads constants and lm.instance() only)
-      if (anySubExpr(*l1.lo, [](const ir::Expr& x) {
-            return x.kind == K::Param || x.kind == K::LoopVar || x.kind == K::BlockIdx || x.kind == K::GridDim;
-          }))
+      if (ir::exprUses(*l1.lo, {K::Param, K::LoopVar, K::BlockIdx, K::GridDim}))
         refuse("the first start reads more than lm.instance()");
       const ir::RoleBody& rb = s.bodies[bi];
       const int n = rb.role >= 0 && rb.role < static_cast<int>(s.roles.size()) ? s.roles[rb.role].instanceCount() : 1;
@@ -3737,8 +3706,7 @@ bool readsLoopVar(const ir::Block& b, int var) {
   bool reads = false;
   ir::Block copy = b;
   mapExprs(copy, [&](const ir::ExprPtr& e) {
-    if (e && anySubExpr(*e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && x.index == var; }))
-      reads = true;
+    if (e && ir::dependsOnLoopVar(*e, var)) reads = true;
     return e;
   });
   return reads;
@@ -7135,9 +7103,7 @@ void checkTileCountUses(const ir::Schedule& s, const TileLoops& tl, const std::v
       e = substitute(e, *symbolNode(K::LoopVar, var), ir::makeConst(value));
     e = substitute(substitute(e, *symbolNode(K::Instance, 0), ir::makeConst(u.instance)), *tl.tiles, A);
     const ir::ExprPtr t = tileVarOf(*e, tl);
-    if (anySubExpr(*e, [](const ir::Expr& x) {
-          return x.kind == K::Param || x.kind == K::BlockIdx || x.kind == K::GridDim;
-        }))
+    if (ir::exprUses(*e, {K::Param, K::BlockIdx, K::GridDim}))
       throw Fail(fmt::format("{} reads {} inside the tile loop together with other parameters (not covered by the "
                              "persistent-kernel proof yet)",
                              ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
@@ -8492,8 +8458,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       throw Fail("the schedule reads the tile count inside a tile loop with two kinds of tile (not covered by the "
                  "persistent-kernel proof yet)");
     g.kinds = 2;
-    g.kinds_shared = !anySubExpr(*tl.kind_guard->args.at(1),
-                                 [](const ir::Expr& x) { return x.kind == ir::ExprKind::Instance; });
+    g.kinds_shared = !ir::exprUses(*tl.kind_guard->args.at(1), {ir::ExprKind::Instance});
     markKinded(g);
     forgetPrivateGenerations(g);
   }
@@ -8996,11 +8961,7 @@ std::optional<std::pair<ir::ExprPtr, bool>> monotoneGuard(const ir::Expr& c, int
   return std::make_pair(c.args[1], c.kind == K::Ge);
 }
 
-bool loopInvariant(const ir::Expr& e) {
-  return !anySubExpr(e, [](const ir::Expr& x) {
-    return x.kind == ir::ExprKind::LoopVar || x.kind == ir::ExprKind::Instance;
-  });
-}
+bool loopInvariant(const ir::Expr& e) { return !ir::exprUses(e, {ir::ExprKind::LoopVar, ir::ExprKind::Instance}); }
 
 // The first monotone guard on var in b (any depth).
 ir::ExprPtr firstGuardBound(const ir::Block& b, int var) {
@@ -9148,13 +9109,7 @@ bool readsVarOutsideCoords(const ir::Block& body, int var) {
     }
   };
   clear(b);
-  bool reads = false;
-  mapExprs(b, [&](const ir::ExprPtr& e) {
-    if (e && anySubExpr(*e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && x.index == var; }))
-      reads = true;
-    return e;
-  });
-  return reads;
+  return readsLoopVar(b, var);
 }
 
 // The ops of a role's first loop (the tiles below X) run as one iteration
@@ -10217,7 +10172,7 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
   // Every segment of a run is a one-tile run, whatever N the facts allow:
   // a fact on N (N >= 2) would make the one-tile proof vacuous.
   for (const ir::Assume& a : s.assumes)
-    if (a.cond && anySubExpr(*a.cond, [&](const ir::Expr& e) { return e.kind == ir::ExprKind::Param && e.index == count->index; }))
+    if (a.cond && ir::readsSymbol(*a.cond, ir::ExprKind::Param, count->index))
       return {false, fmt::format("an lm.assume fact reads the tile count (line {})", a.range.line)};
   {
     BvProver prover(s, solverLimits(opts, budget));

@@ -4,10 +4,7 @@
 namespace cake::encoder::trip {
 
 bool containsExpr(const ir::Expr& e, const ir::Expr& target) {
-  if (ir::sameExpr(e, target)) return true;
-  for (const ir::ExprPtr& a : e.args)
-    if (a && containsExpr(*a, target)) return true;
-  return false;
+  return ir::anySubExpr(e, [&](const ir::Expr& x) { return ir::sameExpr(x, target); });
 }
 
 std::optional<int64_t> constantStep(const ir::Expr& e, const ir::Expr& target, int64_t P) {

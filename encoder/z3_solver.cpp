@@ -263,6 +263,21 @@ QueryResult query(z3::fixedpoint& fp, z3::expr q, const Limits& lim) {
   return out;
 }
 
+QueryResult check(z3::optimize& o, const Limits& lim) {
+  QueryResult out;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    applyGlobalLimits(lim);
+    o.set(solverParams(o.ctx(), lim));
+    Watchdog watchdog(o.ctx(), lim.timeout_ms);
+    const z3::check_result r = o.check();
+    answerOf(out, r, [&] { return std::string(Z3_optimize_get_reason_unknown(o.ctx(), o)); }, lim, t0);
+  } catch (const z3::exception& e) {
+    failureOf(out, e, lim, t0, {"memory"});
+  }
+  return out;
+}
+
 Deadline::Deadline(unsigned total_ms) : start_(std::chrono::steady_clock::now()), total_ms_(total_ms) {}
 
 unsigned Deadline::remainingMs() const {

@@ -96,6 +96,13 @@ QueryWork threadQueryWork();
 // Spacer / fixedpoint query: Correct when `query` is unreachable.
 QueryResult query(z3::fixedpoint& fp, z3::expr query, const Limits& lim);
 
+// An optimization query (z3::optimize: its objectives set) under `lim`, with
+// check()'s limits, watchdog and answers (Incorrect: the optimum's model is
+// available from o.get_model()). Its work is not counted in
+// threadQueryWork(): a proof's budget does not charge the optimizer's
+// queries (docs/z3.md, "the optimizer's queries").
+QueryResult check(z3::optimize& o, const Limits& lim);
+
 // Wall-clock budget shared by several queries (a BMC run is many small
 // queries): remaining() shrinks the per-query timeout.
 class Deadline {

@@ -4,11 +4,6 @@ namespace cake::ir {
 
 namespace {
 
-bool sameOptExpr(const ExprPtr& a, const ExprPtr& b) {
-  if (!a || !b) return !a && !b;
-  return sameExpr(*a, *b);
-}
-
 bool sameSelector(const SlotSel& a, const SlotSel& b) {
   return a.mode == b.mode && sameOptExpr(a.index, b.index) && sameOptExpr(a.phase, b.phase);
 }

@@ -128,6 +128,11 @@ bool sameExpr(const Expr& a, const Expr& b) {
   return true;
 }
 
+bool sameOptExpr(const ExprPtr& a, const ExprPtr& b) {
+  if (!a || !b) return !a && !b;
+  return sameExpr(*a, *b);
+}
+
 std::optional<int64_t> evaluate(const Expr& e, const EvalEnv& env) {
   if (env.replace && sameExpr(e, *env.replace)) {
     if (env.replace_hits) ++*env.replace_hits;
@@ -171,16 +176,30 @@ std::optional<int64_t> constValue(const ExprPtr& e) {
   return evaluate(*e, EvalEnv{});
 }
 
-bool dependsOnLoopVar(const Expr& e, int loop_var) {
-  if (e.kind == ExprKind::LoopVar && e.index == loop_var) return true;
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [&](const ExprPtr& a) { return a && dependsOnLoopVar(*a, loop_var); });
+bool readsSymbol(const Expr& e, ExprKind kind, int index) {
+  return anySubExpr(e, [&](const Expr& x) { return x.kind == kind && x.index == index; });
 }
 
+bool dependsOnLoopVar(const Expr& e, int loop_var) { return readsSymbol(e, ExprKind::LoopVar, loop_var); }
+
 bool exprUses(const Expr& e, std::initializer_list<ExprKind> kinds) {
-  if (std::find(kinds.begin(), kinds.end(), e.kind) != kinds.end()) return true;
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [&](const ExprPtr& a) { return a && exprUses(*a, kinds); });
+  return anySubExpr(e, [&](const Expr& x) { return std::find(kinds.begin(), kinds.end(), x.kind) != kinds.end(); });
+}
+
+bool affineIn(const Expr& e, int var) {
+  if (!dependsOnLoopVar(e, var)) return true;
+  switch (e.kind) {
+    case ExprKind::LoopVar: return true;  // (it reads var: it is var)
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Neg:
+      return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && affineIn(*a, var); });
+    case ExprKind::Mul:
+      return e.args.size() == 2 && e.args[0] && e.args[1] &&
+             ((!dependsOnLoopVar(*e.args[0], var) && affineIn(*e.args[1], var)) ||
+              (!dependsOnLoopVar(*e.args[1], var) && affineIn(*e.args[0], var)));
+    default: return false;
+  }
 }
 
 // Python operator precedence, higher binds tighter.

@@ -97,10 +97,29 @@ struct EvalEnv {
 std::optional<int64_t> evaluate(const Expr& e, const EvalEnv& env);
 // Structural equality (same kinds, values, indices and arguments).
 bool sameExpr(const Expr& a, const Expr& b);
+// Both absent, or both present and sameExpr (an optional operand).
+bool sameOptExpr(const ExprPtr& a, const ExprPtr& b);
 std::optional<int64_t> constValue(const ExprPtr& e);   // evaluate with an empty env
-bool dependsOnLoopVar(const Expr& e, int loop_var);
+// True when e or any of its sub-expressions satisfies pred (pre-order; it
+// stops at the first). Every "does e read ..." walk below is one of these.
+template <class Pred>
+bool anySubExpr(const Expr& e, const Pred& pred) {
+  if (pred(e)) return true;
+  for (const ExprPtr& a : e.args)
+    if (a && anySubExpr(*a, pred)) return true;
+  return false;
+}
+// Reads the symbol of this kind and index: a parameter, a loop variable,
+// lm.block_idx(d) or lm.grid_dim(d).
+bool readsSymbol(const Expr& e, ExprKind kind, int index);
+bool dependsOnLoopVar(const Expr& e, int loop_var);  // readsSymbol(e, LoopVar, loop_var)
 // True when e or any sub-expression has one of these kinds.
 bool exprUses(const Expr& e, std::initializer_list<ExprKind> kinds);
+// e is an affine function of loop variable `var` (`k`, `k - 4`, `k * 64 +
+// m0`): free of it, or sums, differences and negations of such terms, or
+// products of one with a factor free of `var`. Then e(v + P) - e(v) does
+// not depend on v (Python integers: no overflow).
+bool affineIn(const Expr& e, int var);
 // Python-like rendering with the schedule's names, e.g. "k - 4".
 struct Schedule;
 std::string exprToString(const Expr& e, const Schedule& s);

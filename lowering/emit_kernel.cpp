@@ -98,25 +98,6 @@ int64_t Emitter::slotUnroll(const Stmt& loop, int64_t step) const {
   return u <= 4 && !(hi && *hi - *plan_.constOf(loop.lo) < u) ? u : 1;
 }
 
-namespace {
-// e is an affine function of loop variable v: v, terms free of v, their sums, differences and negations,
-// and products with a v-free factor
-bool affineIn(const ir::Expr& e, int v) {
-  using EK = ir::ExprKind;
-  if (!ir::dependsOnLoopVar(e, v)) return true;
-  switch (e.kind) {
-    case EK::LoopVar: return e.index == v;
-    case EK::Neg: return e.args.size() == 1 && affineIn(*e.args[0], v);
-    case EK::Add:
-    case EK::Sub: return e.args.size() == 2 && affineIn(*e.args[0], v) && affineIn(*e.args[1], v);
-    case EK::Mul:
-      return e.args.size() == 2 && ((!ir::dependsOnLoopVar(*e.args[0], v) && affineIn(*e.args[1], v)) ||
-                                    (!ir::dependsOnLoopVar(*e.args[1], v) && affineIn(*e.args[0], v)));
-    default: return false;
-  }
-}
-}  // namespace
-
 // What a slot-unrolled loop's steady pass may take as given (outside nested loops): the guards
 // `if (v + c < hi)` (hi the loop's own bound), which hold in every iteration with v + reach < hi, reach
 // the largest such c (at least 0); and the stepped 2-D cp.async copies whose coordinates are affine in v.
@@ -138,8 +119,9 @@ void Emitter::collectSteady(const ir::Block& b, const Stmt& loop, int64_t& reach
       continue;
     }
     const ir::Op& op = s.op;
-    if (op.kind == OpKind::CpAsync && op.coords.size() == 2 && cpAsyncPassBytes(op) && cpHoisted_.count(cpHoistName(op)) &&
-        affineIn(*op.coords[0], loop.loop_var) && affineIn(*op.coords[1], loop.loop_var))
+    if (op.kind == OpKind::CpAsync && op.coords.size() == 2 && cpAsyncPassBytes(op) &&
+        cpHoisted_.count(cpHoistName(op)) && ir::affineIn(*op.coords[0], loop.loop_var) &&
+        ir::affineIn(*op.coords[1], loop.loop_var))
       copies.push_back(&op);
   }
 }

@@ -42,6 +42,41 @@ TEST(Z3Wrapper, KindsAndReasons) {
   }
 }
 
+// An optimization query through the wrapper: the same kinds and reasons,
+// its optimum's model, and no work counted for a proof's budget.
+TEST(Z3Wrapper, OptimizeKindsAndReasons) {
+  z3::context c;
+  z3::expr x = c.int_const("x");
+  const z3w::QueryWork before = z3w::threadQueryWork();
+  {
+    z3::optimize o(c);
+    o.add(x > 0 && x < 0);
+    EXPECT_EQ(z3w::check(o, {}).answer, z3w::Answer::Correct);
+  }
+  {
+    z3::optimize o(c);
+    o.add(x >= 3 && x <= 10);
+    o.maximize(x);
+    ASSERT_EQ(z3w::check(o, {}).answer, z3w::Answer::Incorrect);
+    EXPECT_EQ(o.get_model().eval(x, true).get_numeral_int(), 10);
+  }
+  {
+    // Nonlinear integers with one resource unit: unknown, never a pass (Z3's
+    // optimizer gives no reason for its unknown; the wrapper says "unknown").
+    z3::optimize o(c);
+    z3::expr a = c.int_const("a"), b = c.int_const("b"), d = c.int_const("d");
+    o.add(a > 1 && b > 1 && d > 1 && a * a * a + b * b * b == d * d * d + 7 * a * b * d + 1234567);
+    o.minimize(a);
+    Limits lim;
+    lim.rlimit = 1;
+    auto r = z3w::check(o, lim);
+    EXPECT_NE(r.answer, z3w::Answer::Correct);
+    if (r.answer == z3w::Answer::FailedToProve) EXPECT_FALSE(r.reason.empty());
+  }
+  EXPECT_EQ(z3w::threadQueryWork().queries, before.queries);
+  EXPECT_EQ(z3w::threadQueryWork().rlimit, before.rlimit);
+}
+
 // The shared watchdog thread (z3w::Watchdog): budgets of queries on
 // several threads at once are all enforced, and a context whose query has
 // returned is not interrupted afterwards (its next, unbudgeted query runs).

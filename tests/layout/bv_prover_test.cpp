@@ -286,6 +286,38 @@ TEST(BvProver, UnsupportedIsUnknownNeverAPass) {
   EXPECT_NE(r.detail.find("LM.f32"), std::string::npos) << r.detail;
 }
 
+// intWitness (unbounded integers) answers in BvProver's kinds from the same
+// z3w::check: a witness (replayed here), none, a division by zero never a
+// witness, an unsupported construct and a spent resource limit unknown --
+// never a pass.
+TEST(BvProver, IntegerWitnessKinds) {
+  ir::Schedule s = twoParams();
+  s.assumes.push_back({B(ExprKind::Gt, P(1), C(0)), {}});  // N > 0
+  const encoder::Limits none;
+  // M * N past 2^40: no 64-bit product in the way
+  auto w = encoder::intWitness(s, B(ExprKind::Gt, B(ExprKind::Mul, P(0), P(1)), C(int64_t{1} << 40)), {}, none);
+  ASSERT_EQ(w.kind, BvVerdict::Fails) << w.detail;
+  const int64_t m = w.model.params.at(0), n = w.model.params.at(1);
+  EXPECT_GT(static_cast<__int128>(m) * n, static_cast<__int128>(1) << 40);
+  EXPECT_GT(n, 0);
+  EXPECT_EQ(encoder::intWitness(s, B(ExprKind::Le, P(1), C(0)), {}, none).kind, BvVerdict::Holds);  // the assumption
+  EXPECT_EQ(encoder::intWitness(s, B(ExprKind::Gt, P(0), C(5)), {B(ExprKind::Lt, P(0), C(3))}, none).kind,
+            BvVerdict::Holds);  // the premise
+  // M // (N - N) == 0 is defined nowhere
+  auto by_zero = B(ExprKind::Eq, B(ExprKind::FloorDiv, P(0), B(ExprKind::Sub, P(1), P(1))), C(0));
+  EXPECT_EQ(encoder::intWitness(s, by_zero, {}, none).kind, BvVerdict::Holds);
+  auto u = encoder::intWitness(s, B(ExprKind::Ge, P(2), C(0)), {}, none);  // X is LM.f32
+  EXPECT_EQ(u.kind, BvVerdict::Unknown);
+  EXPECT_NE(u.detail.find("unsupported"), std::string::npos) << u.detail;
+  encoder::Limits one_unit;
+  one_unit.rlimit = 1;
+  auto cube = [](const ExprPtr& x) { return B(ExprKind::Mul, B(ExprKind::Mul, x, x), x); };
+  auto r = encoder::intWitness(s, B(ExprKind::Eq, B(ExprKind::Add, cube(P(0)), cube(P(1))), C(1234567)), {}, one_unit);
+  EXPECT_NE(r.kind, BvVerdict::Holds) << r.detail;
+  if (r.kind == BvVerdict::Unknown)
+    EXPECT_NE(r.detail.find("the integer solver gave up"), std::string::npos) << r.detail;
+}
+
 TEST(BvProver, TimeoutIsUnknown) {
   ir::Schedule s = twoParams();
   encoder::Limits lim;
