@@ -10016,6 +10016,29 @@ void decideCaseGuards(std::shared_ptr<ir::Schedule>& c, const TripProofOptions& 
 // 0:`) is first replaced by the branch it takes (decideCaseGuards). Every
 // binding is in one case (docs/z3.md "A K loop that may run no iteration",
 // helper loops3). A violation met is unknown, as in the guard cases.
+// The case E_B <= 0 is built at bindings in that case: each checked binding
+// with the parameters E_B reads set to 0, kept where E_B is then <= 0. The
+// builder tells a loop empty at a degenerate size (K = 0: it counts as
+// writing its body) from one empty at positive sizes (it writes nothing) by
+// the binding's values (encoder/system.cpp boundsReadNonPositiveParam); at a
+// checked K = 64 the dead loops of this case would be the latter.
+std::vector<Binding> bindingsWithNoInnerIteration(const ir::Expr& inner, const std::vector<Binding>& checked) {
+  std::vector<Binding> out;
+  for (Binding b : checked) {
+    std::set<int> read;
+    ir::EvalEnv env;
+    env.params = b.params;
+    env.params_read = &read;
+    ir::evaluate(inner, env);
+    for (int p : read)
+      if (p >= 0) b.params[p] = 0;
+    env.params = b.params;
+    env.params_read = nullptr;
+    if (auto v = ir::evaluate(inner, env); v && *v <= 0) out.push_back(b);
+  }
+  return out;
+}
+
 std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                             const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
                             const ir::ExprPtr& inner) {
@@ -10039,11 +10062,14 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
                              ir::exprToString(*bound.first, s)));
     dead[node] = bound.second;
   }
+  const std::vector<Binding> none_checked = bindingsWithNoInnerIteration(*inner, checked);
+  if (none_checked.empty())
+    throw Fail(fmt::format("no checked binding has {} <= 0 with its parameters at 0", E));
   std::string engines[2];
   proveTwoCases(budget, {fmt::format("with {} >= 1", E), fmt::format("with {} <= 0", E)}, "", engines,
                 [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
                   return c == 0 ? proveSchedule(*some, target, checked, opts, budget, states, tl, bindings)
-                                : proveSchedule(*none, target, checked, opts, budget, states, tl, bindings, dead);
+                                : proveSchedule(*none, target, none_checked, opts, budget, states, tl, bindings, dead);
                 }, &checked);
   return fmt::format("for {} >= 1{}: {}; for {} <= 0, where the K loops run no iteration{}: {}", E, decided[0],
                      engines[0], E, decided[1], engines[1]);
