@@ -8,29 +8,44 @@
 #include <sstream>
 
 #include "encoder/testing/z3_differential.h"
+#include "test_util.h"
 
 using namespace cake::encoder;
 
 namespace {
 
-void bmcAgreesWithSimulator(uint64_t seed, int n) {
+// `rlimit` 0: each Z3 BMC run has a 20 s wall clock (the long form);
+// otherwise a Z3 resource limit per query and no wall clock (the answer does
+// not depend on the machine's load), and at least `min_agree` of the cases
+// must be decided and agree.
+void bmcAgreesWithSimulator(uint64_t seed, int n, uint64_t rlimit, int min_agree) {
   RandomScheduleOptions ro;
   ro.max_trips = 1;
   ro.max_stages = 2;
   Z3BmcOptions bo;
-  bo.limits.timeout_ms = 20000;
+  bo.limits.timeout_ms = rlimit ? cake::testing::kNoWallClockMs : 20000;
+  bo.limits.rlimit = rlimit;
   std::ostringstream log;
   DiffStats st = runDifferential(seed, n, ro, bo, &log);
   EXPECT_EQ(st.disagree, 0) << log.str();
   EXPECT_EQ(st.internal_errors, 0) << log.str();
   EXPECT_EQ(st.not_built, 0) << log.str();
-  EXPECT_GE(st.agree, n * 3 / 4) << log.str();
+  EXPECT_GE(st.agree, min_agree) << log.str();
 }
 
 }  // namespace
 
-TEST(Differential, Z3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(7, 16); }
-TEST(Differential, SlowZ3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(8, 160); }
+// Seed 7, 16 cases. Under the 20 s wall clock one case (#8, the only
+// sync.arrival-underflow among them) ran into it on every run and was not
+// compared, and on a loaded machine two more (#3, #15) did too (13 agreed
+// in session 32's measurement at load 15; the test asked for 12). Under 10
+// million Z3 resource units per query and no wall clock, #8 is decided
+// (18.6 million units in all, about 14 CPU s) and #15 gives up (it needs a
+// query of more than 10 million): the same 15 of 16 on every run, about 37
+// CPU s (docs/ci.md, session 32), where #8 alone spent its 20 s of wall for
+// nothing before. The long form keeps the wall clock.
+TEST(Differential, Z3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(7, 16, 10'000'000, 15); }
+TEST(Differential, SlowZ3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(8, 160, 0, 160 * 3 / 4); }
 
 // The same comparison on the simulator's own random .cake generator
 // (tests/encoder/random_schedules.h: sm_80 cp.async, named barriers, aliased
