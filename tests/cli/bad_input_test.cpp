@@ -1,6 +1,7 @@
 // Bad input to the `cake` binary (docs/cli.md "Bad input"; the long sweep is
 // bench/bad_input.sh): a clear error and a non-zero exit, and with --format
 // json|jsonl|sarif a standard output that is still valid JSON.
+#include "tests/common/build_paths.h"
 #include <filesystem>
 #include <fstream>
 #include <string>

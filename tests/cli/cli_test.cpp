@@ -1,4 +1,5 @@
 // End-to-end tests of the `cake` binary: exit codes, locations, JSON.
+#include "tests/common/build_paths.h"
 #include <array>
 #include <cstdio>
 #include <filesystem>

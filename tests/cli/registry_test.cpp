@@ -3,6 +3,7 @@
 // written as strings in the sources are registered, and `cake check
 // --format sarif` is valid SARIF 2.1.0 (checked against the official
 // schema, tests/cli/data/sarif-schema-2.1.0.json, and structurally here).
+#include "tests/common/build_paths.h"
 #include <array>
 #include <cstdio>
 #include <filesystem>

@@ -1,6 +1,7 @@
 // Runs a shell command for the CLI tests: exit status and stdout.
 #pragma once
 
+#include "tests/common/build_paths.h"
 #include <array>
 #include <cstdio>
 #include <filesystem>

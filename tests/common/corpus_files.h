@@ -2,6 +2,7 @@
 // tests/common has no test executable of its own).
 #pragma once
 
+#include "tests/common/build_paths.h"
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>

@@ -1,5 +1,6 @@
 // The corpus gate: expectation parsing, judging, sharding, JSON Lines,
 // merge == one run, resume, baseline, reports.
+#include "tests/common/build_paths.h"
 #include <filesystem>
 #include <fstream>
 #include <set>

@@ -1,6 +1,7 @@
 // The mutation engine: every operator applies, every mutant parses and
 // type-checks, the header round-trips through the gate's parser, selection
 // is deterministic.
+#include "tests/common/build_paths.h"
 #include <filesystem>
 #include <fstream>
 #include <map>

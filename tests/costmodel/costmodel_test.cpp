@@ -1,5 +1,6 @@
 // The workload contracts' binding (unsupported_shape before any GPU work),
 // the cost model's arithmetic and the calibration. GPU-free.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <cmath>

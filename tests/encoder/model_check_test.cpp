@@ -1,4 +1,5 @@
 // runModelChecker(): covering values, verdicts, findings and their traces.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>

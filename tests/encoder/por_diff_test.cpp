@@ -1,6 +1,7 @@
 // Differential test of the partial-order reduction: on random schedules the
 // reduced exploration finds a violation exactly when the full one does, and
 // every trace it reports replays to its rule.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <map>

@@ -2,6 +2,7 @@
 // audit"): its larger values, that it catches a wrong proof either way, and
 // (the long form, label `slow`) a fixed sample of the corpus and its mutants
 // with no proved schedule violating at larger values and no broken one proved.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>

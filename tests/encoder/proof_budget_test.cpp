@@ -3,6 +3,7 @@
 // change when another thread competes for the CPU. The same for the model
 // checker's bounded check (BoundedBudget.*: its explorations, verdicts and
 // counterexamples).
+#include "tests/common/build_paths.h"
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 // iteration, and bytes read through a second view, are not stale; the
 // stale variants of both are. Every engine that decides the rule (the
 // explicit-state simulator, Z3 BMC, Z3 partial order) gives the same rules.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <map>

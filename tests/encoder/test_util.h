@@ -1,6 +1,7 @@
 // Helpers for the encoder tests: compile .cake text, build a system, explore.
 #pragma once
 
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,7 +33,6 @@ namespace cake::testing {
 inline constexpr unsigned kNoWallClockMs = 3'600'000;
 inline constexpr uint64_t kQueryRlimit = 300'000'000;
 
-#ifdef CAKE_SOURCE_DIR
 // The text of a file of the source tree (a corpus file: path relative to
 // the source tree), read as the front end reads it; fails the test when it
 // cannot be read.
@@ -42,7 +42,6 @@ inline std::string corpusText(const std::string& rel) {
   EXPECT_TRUE(file) << rel << ": " << err;
   return file ? file->text : std::string();
 }
-#endif
 
 // `text` with the first `from` replaced by `to`; fails the test when there is none.
 inline std::string replace(std::string text, const std::string& from, const std::string& to) {

@@ -6,6 +6,7 @@
 // body check and tile loops with a step from the instance. Each extension
 // is shown proving a correct schedule and not proving broken variants of it
 // (each confirmed broken by the bounded explicit-state check).
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -16,6 +16,7 @@
 // iterations are empty"). Its broken forms are still found by the bounded
 // check and never proved; an empty iteration followed by one that runs is
 // still refused.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>

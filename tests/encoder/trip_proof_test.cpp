@@ -4,6 +4,7 @@
 // know to be broken (sync./data./proxy. rules, labelled by the bounded
 // explicit-state checker) may come out Proved, whatever the bounded check
 // says. Completeness is measured on the known-good corpus.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,5 +1,6 @@
 // Z3 BMC of flat Systems: the same rules as the explicit-state engine, and
 // every trace replayed and confirmed by the simulator.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <set>

@@ -2,6 +2,7 @@
 // simulator: random small schedules (the same rules found, every trace
 // replayed) and corpus bugs of every model-checker rule. The large random
 // run is bench/differential --engine=po (docs/benchmarks.md has the numbers).
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -1,6 +1,7 @@
 // Helpers shared by the front-end tests.
 #pragma once
 
+#include "tests/common/build_paths.h"
 #include <filesystem>
 #include <optional>
 #include <fstream>
@@ -34,11 +35,7 @@ inline std::string readFile(const std::filesystem::path& p) {
 }
 
 inline std::filesystem::path sourceDir() {
-#ifdef CAKE_SOURCE_DIR
   return CAKE_SOURCE_DIR;
-#else
-  return ".";
-#endif
 }
 
 inline std::string describe(const DiagnosticSink& sink) {

@@ -1,6 +1,7 @@
 // Helpers shared by the layout-gate tests.
 #pragma once
 
+#include "tests/common/build_paths.h"
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,11 +16,7 @@
 namespace cake::layout_test {
 
 inline std::filesystem::path sourceDir() {
-#ifdef CAKE_SOURCE_DIR
   return CAKE_SOURCE_DIR;
-#else
-  return ".";
-#endif
 }
 
 inline std::string readFile(const std::filesystem::path& p) {

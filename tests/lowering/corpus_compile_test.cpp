@@ -9,6 +9,7 @@
 // Files that say `# expect: pass` must lower; known-bad ones are lowered
 // where possible (their count is printed). The translation units stay in
 // <build>/lowered-corpus/ (overwritten by the next run).
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // runner/: shapes, the watchdog, nvcc on lowered code, and (with a GPU)
 // end-to-end runs. Tests that need nvcc or a GPU skip cleanly without them.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <signal.h>

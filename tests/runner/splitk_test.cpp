@@ -1,6 +1,7 @@
 // runner/: the split-K GEMM binding (`cake run --split-k S`): the partial and
 // reduce kernels bound to one shape, the workspace between them, the harness
 // arguments; and (with a GPU) the two kernels run and checked against cuBLAS.
+#include "tests/common/build_paths.h"
 #include <gtest/gtest.h>
 #include <unistd.h>
 
