@@ -109,26 +109,29 @@ TEST(TripQuotient, BrokenFormsAreNotProved) {
   struct Broken {
     const char *from, *to, *what;
     int64_t tiles, blocks;  // where the explicit engine finds it
+    const char* found_in;   // the case whose proof meets or refuses it ("": not asked)
   };
+  const char* even = "with lm.cdiv(K, 64) == 2 * lm.cdiv(K, 128): ";
+  const char* odd = "with lm.cdiv(K, 64) == 2 * lm.cdiv(K, 128) - 1: ";
   const char* guard = "if 2 * k + s + 1 < k_blocks:";
   const Broken broken[] = {
       // the guard one stage late: the last stage keeps its group while the
       // accumulator is copied (K a multiple of 128 only: r = 0)
-      {guard, "if 2 * k + s < k_blocks:", "the guard one stage late", 1, 2},
+      {guard, "if 2 * k + s < k_blocks:", "the guard one stage late", 1, 2, even},
       // broken only where lm.cdiv(K, 64) is odd (r = 1): the case the
       // covering value K = 64 is in
       {guard, "if 2 * k + s + 1 < k_blocks + 2 * (k_blocks % 2):", "the last stage keeps its group when k_blocks is odd",
-       1, 1},
+       1, 1, odd},
       // the guard on the coarse count, one stage too many: the last stage
       // keeps its group
-      {guard, "if 2 * k + s + 1 < 2 * k_pairs + 1:", "the guard on the coarse count", 1, 1},
+      {guard, "if 2 * k + s + 1 < 2 * k_pairs + 1:", "the guard on the coarse count", 1, 1, ""},
       // the consumer reads the ring one stage ahead
       {"lm.mma(acc, smem_a[it], smem_b[it]", "lm.mma(acc, smem_a[it + 1], smem_b[it]", "the ring index one ahead", 1,
-       2},
+       2, even},
       // the producer's last stage loads without waiting for its slot
       {"                    lm.wait(empty, iter=it - 4)\n",
        "                    if 2 * k + s + 1 < k_blocks:\n                        lm.wait(empty, iter=it - 4)\n",
-       "the producer's last stage skips its wait", 3, 1},
+       "the producer's last stage skips its wait", 3, 1, even},
   };
   for (const Broken& b : broken) {
     const std::string text = tqt::edited(b.from, b.to);
@@ -137,6 +140,7 @@ TEST(TripQuotient, BrokenFormsAreNotProved) {
     EXPECT_EQ(tqt::quotientAt(x, b.tiles, b.blocks), encoder::Outcome::Violation) << b.what;
     auto r = tqt::quotientProof(x);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+    EXPECT_NE(r.detail.find(b.found_in), std::string::npos) << b.what << ": " << r.detail;
     std::cout << b.what << ": " << (r.outcome == encoder::Outcome::Violation ? "violation" : r.detail) << "\n";
   }
 }
