@@ -23,21 +23,8 @@ using namespace cake;
 
 namespace trip_quotient_test {
 
-const char* kFinerGuard = R"(@cake.schedule(target="sm_90a")
-def finer_guard(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    pool   = lm.smem(98304)
-    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.bf16, stages=4, swizzle="128B")
-    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
-    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
-    out    = lm.regs(shape=(64, 128), dtype=lm.f32)
-    producer = lm.role(warps=[0, 1, 2, 3], regs=40)
-    consumer = lm.role(warps=[4, 5, 6, 7], regs=232)
-    pipe  = lm.pipeline(stages=4)
-    full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
-    empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
-    k_blocks = lm.cdiv(K, 64)
+// kRingEnd's declarations (tests/encoder/test_util.h) with these roles.
+const char* kFinerGuardRoles = R"(    k_blocks = lm.cdiv(K, 64)
     k_pairs  = lm.cdiv(K, 128)
     tiles    = lm.cdiv(M, 64)
     with producer:
@@ -66,8 +53,13 @@ def finer_guard(lm, A: LM.tma2d, B: LM.tma2d, M: LM.i32, K: LM.i32):
             lm.copy(out, acc)
 )";
 
+std::string finerGuard() {
+  const std::string ring = cake::testing::kRingEnd;
+  return ring.substr(0, ring.find("    k_tiles = lm.cdiv(K, 64)\n")) + kFinerGuardRoles;
+}
+
 std::string edited(const std::string& from, const std::string& to) {
-  return cake::testing::replace(kFinerGuard, from, to);
+  return cake::testing::replace(finerGuard(), from, to);
 }
 
 // The explicit engine at `tiles` tiles of K = 64 * blocks.
@@ -76,26 +68,17 @@ encoder::Outcome quotientAt(const ir::Schedule& x, int64_t tiles, int64_t blocks
   return encoder::explore(sys).outcome;
 }
 
-encoder::ModelCheckResult quotientProof(const ir::Schedule& s) {
-  encoder::Binding b;
-  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
-  encoder::TripProofOptions o;
-  o.timeout_ms = cake::testing::kNoWallClockMs;
-  o.rlimit = cake::testing::kQueryRlimit;
-  return encoder::proveEveryTripCount(s, s.target, {b}, o);
-}
-
 }  // namespace trip_quotient_test
 
 namespace tqt = trip_quotient_test;
 
 TEST(TripQuotient, GuardOnAFinerQuotientIsProvedPerCase) {
-  auto mod = cake::testing::compile(tqt::kFinerGuard);
+  auto mod = cake::testing::compile(tqt::finerGuard());
   const ir::Schedule& s = mod.schedules.at(0);
   for (int64_t tiles : {1, 2, 3})
     for (int64_t blocks : {1, 2, 3, 4, 5})
       EXPECT_EQ(tqt::quotientAt(s, tiles, blocks), encoder::Outcome::Pass) << tiles << "x" << blocks;
-  auto r = tqt::quotientProof(s);
+  auto r = cake::testing::proveSchedule(s);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("per case of lm.cdiv(K, 64) against lm.cdiv(K, 128) (2 of 2 cases allowed)"),
             std::string::npos)
@@ -138,7 +121,7 @@ TEST(TripQuotient, BrokenFormsAreNotProved) {
     auto mod = cake::testing::compile(text);
     const ir::Schedule& x = mod.schedules.at(0);
     EXPECT_EQ(tqt::quotientAt(x, b.tiles, b.blocks), encoder::Outcome::Violation) << b.what;
-    auto r = tqt::quotientProof(x);
+    auto r = cake::testing::proveSchedule(x);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
     EXPECT_NE(r.detail.find(b.found_in), std::string::npos) << b.what << ": " << r.detail;
     std::cout << b.what << ": " << (r.outcome == encoder::Outcome::Violation ? "violation" : r.detail) << "\n";
