@@ -3436,17 +3436,17 @@ std::optional<FinerQuotient> finerQuotientOf(const ir::Schedule& s) {
 // 1) * c + 1 .. q * c; the solver checks it under the schedule's own facts).
 std::vector<QuotientCase> finerQuotientCases(const ir::Schedule& s, const FinerQuotient& fq, BvProver& prover) {
   using K = ir::ExprKind;
-  std::vector<std::pair<ir::ExprPtr, int64_t>> values;  // (c * E -+ r, r)
+  std::vector<ir::ExprPtr> values;  // c * E -+ r
   ir::ExprPtr any = ir::makeConst(0);
   for (int64_t r = 0; r < fq.c; ++r) {
     const ir::ExprPtr cE = ir::makeExpr(K::Mul, {ir::makeConst(fq.c), fq.bound});
     const ir::ExprPtr v = r == 0 ? cE : ir::makeExpr(fq.bound->kind == K::CDiv ? K::Sub : K::Add, {cE, ir::makeConst(r)});
-    values.emplace_back(v, r);
+    values.push_back(v);
     any = ir::makeExpr(K::Or, {any, ir::makeExpr(K::Eq, {fq.finer, v})});
   }
   if (prover.prove(any).kind != BvVerdict::Holds) return {};
   std::vector<QuotientCase> out;
-  for (const auto& [v, r] : values) {
+  for (const ir::ExprPtr& v : values) {
     QuotientCase c{std::make_shared<ir::Schedule>(s), ir::makeExpr(K::Eq, {fq.finer, v}), ""};
     if (prover.prove(ir::makeExpr(K::Not, {c.fact})).kind == BvVerdict::Holds) continue;  // no binding has it
     for (ir::RoleBody& body : c.s->bodies) mapExprs(body.body, [&](const ir::ExprPtr& e) { return substitute(e, *fq.finer, v); });
