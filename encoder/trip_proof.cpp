@@ -3370,10 +3370,8 @@ struct QuotientCase {
   std::string text;
 };
 
-// The loop bound E = lm.cdiv(X, D) (or X // D) of a loop whose bound reads
-// a parameter, and a node q = lm.cdiv(X, d) (X // d) of the same dividend
-// read elsewhere in the roles' bodies, d a constant with D = c * d, c in
-// 2..kMaxQuotientCases; nullptr where there is none or more than one such d.
+// A loop bound E = lm.cdiv(X, D) (or X // D), a node q = lm.cdiv(X, d)
+// (X // d) of the same dividend, and c = D / d.
 struct FinerQuotient {
   ir::ExprPtr bound, finer;
   int64_t c = 0;
@@ -3396,6 +3394,10 @@ void subExprs(const ir::ExprPtr& e, std::vector<ir::ExprPtr>& out) {
   for (const ir::ExprPtr& a : e->args) subExprs(a, out);
 }
 
+// The bound E (plus a constant) of a loop whose bound reads a parameter and
+// a node q read in the roles' bodies, d a constant with D = c * d, c in
+// 2..kMaxQuotientCases; nullopt where there is none, or more than one such
+// pair, or a c above that.
 std::optional<FinerQuotient> finerQuotientOf(const ir::Schedule& s) {
   std::vector<const ir::Stmt*> loops;
   for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
