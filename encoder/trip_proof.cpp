@@ -688,7 +688,9 @@ constexpr int kFreshSymbol = 1 << 20;
 // "e moves by the same amount every period from `from` on": with x the
 // sub-expression `target`, e(x + P) - e(x) == e(from + P) - e(from) for
 // every x >= from and every value of e's other symbols.
-BvVerdict movesWithPeriod(FactProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from) {
+// `ranges`: facts on the other variables of e (constantLoopRanges).
+BvVerdict movesWithPeriod(FactProver& prover, const ir::ExprPtr& e, const ir::Expr& target, int64_t P, int64_t from,
+                          const std::vector<ir::ExprPtr>& ranges = {}) {
   // the syntax shows one step for every x (`k // 3 - 1` for P = 3): a bit-vector
   // query with divisions took seconds (docs/z3.md "Syntactic steps")
   if (trip::constantStep(*e, target, P)) return BvVerdict::Holds;
@@ -697,8 +699,9 @@ BvVerdict movesWithPeriod(FactProver& prover, const ir::ExprPtr& e, const ir::Ex
   auto at = [&](const ir::ExprPtr& value) { return substitute(e, target, value); };
   auto step = [&](const ir::ExprPtr& a) { return ir::makeExpr(ir::ExprKind::Sub, {at(plus(a, P)), at(a)}); };
   auto goal = ir::makeExpr(ir::ExprKind::Eq, {step(x), step(ir::makeConst(from))});
-  auto premise = ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(from)});
-  return prover.prove(goal, {premise}).kind;
+  std::vector<ir::ExprPtr> premises = ranges;
+  premises.push_back(ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(from)}));
+  return prover.prove(goal, premises).kind;
 }
 
 using trip::containsExpr;
@@ -3352,6 +3355,141 @@ std::optional<BlockLoops> loopsInBlocks(const ir::Schedule& s) {
   }
   out.text = multiples.empty() ? fmt::format("constant factors cancelled (bounds of {})", ir::exprToString(*trip, s))
                                : fmt::format("{} run in blocks over {}", out.text, ir::exprToString(*trip, s));
+  return out;
+}
+
+// ============================================ a finer quotient of the trip expression's dividend
+// (docs/z3.md "A guard on a finer quotient of the loop bound's dividend",
+// helper bounds2, session 32)
+
+// One case of the split: the copy with every `lm.cdiv(X, d)` read as `c *
+// E - r` (`X // d` as `c * E + r`), the case's equation among its facts.
+struct QuotientCase {
+  std::shared_ptr<ir::Schedule> s;
+  ir::ExprPtr fact;  // lm.cdiv(X, d) == c * E - r
+  std::string text;
+};
+
+// A loop bound E = lm.cdiv(X, D) (or X // D), a node q = lm.cdiv(X, d)
+// (X // d) of the same dividend, and c = D / d.
+struct FinerQuotient {
+  ir::ExprPtr bound, finer;
+  int64_t c = 0;
+};
+constexpr int64_t kMaxQuotientCases = 8;
+
+// e = lm.cdiv(x, d) or x // d with a constant d >= 1: {x, d}.
+std::optional<std::pair<ir::ExprPtr, int64_t>> constantQuotient(const ir::Expr& e) {
+  if ((e.kind != ir::ExprKind::CDiv && e.kind != ir::ExprKind::FloorDiv) || e.args.size() != 2) return std::nullopt;
+  const auto d = ir::constValue(e.args[1]);
+  if (!d || *d < 1) return std::nullopt;
+  return std::make_pair(e.args[0], *d);
+}
+
+// Every sub-expression of e (e too), once each by value.
+void subExprs(const ir::ExprPtr& e, std::vector<ir::ExprPtr>& out) {
+  if (!e) return;
+  if (std::none_of(out.begin(), out.end(), [&](const ir::ExprPtr& o) { return ir::sameExpr(*o, *e); }))
+    out.push_back(e);
+  for (const ir::ExprPtr& a : e->args) subExprs(a, out);
+}
+
+// The bound E (plus a constant) of a loop whose bound reads a parameter and
+// a node q read in the roles' bodies, d a constant with D = c * d, c in
+// 2..kMaxQuotientCases; nullopt where there is none, or more than one such
+// pair, or a c above that.
+std::optional<FinerQuotient> finerQuotientOf(const ir::Schedule& s) {
+  std::vector<const ir::Stmt*> loops;
+  for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+  std::vector<ir::ExprPtr> nodes;
+  ir::Schedule probe = s;
+  for (ir::RoleBody& body : probe.bodies)
+    mapExprs(body.body, [&](const ir::ExprPtr& e) {
+      subExprs(e, nodes);
+      return e;
+    });
+  std::optional<FinerQuotient> out;
+  for (const ir::Stmt* st : loops) {
+    if (!st->hi || !mentionsParam(*st->hi)) continue;
+    const ir::ExprPtr bound = splitOffset(st->hi).first;
+    const auto coarse = constantQuotient(*bound);
+    if (!coarse || !mentionsParam(*coarse->first)) continue;
+    for (const ir::ExprPtr& n : nodes) {
+      const auto fine = constantQuotient(*n);
+      if (!fine || n->kind != bound->kind || !ir::sameExpr(*fine->first, *coarse->first) || fine->second >= coarse->second ||
+          coarse->second % fine->second != 0)
+        continue;
+      const int64_t c = coarse->second / fine->second;
+      if (c > kMaxQuotientCases) return std::nullopt;
+      if (out && !(ir::sameExpr(*out->bound, *bound) && ir::sameExpr(*out->finer, *n))) return std::nullopt;
+      out = FinerQuotient{bound, n, c};
+    }
+  }
+  return out;
+}
+
+// The cases of lm.cdiv(X, d) == c * lm.cdiv(X, c * d) - r, r = 0..c - 1
+// (X // d == c * (X // (c * d)) + r for floor division), that the lm.assume
+// facts allow, each a copy of the schedule with the finer quotient read so
+// (the same value for every binding of the case) and the equation among its
+// facts. Empty where the solver does not prove that the cases cover every
+// binding the facts allow (they do for every integer X: with q = lm.cdiv(X,
+// c * d), (q - 1) * c * d < X <= q * c * d, so lm.cdiv(X, d) is one of (q -
+// 1) * c + 1 .. q * c; the solver checks it under the schedule's own facts).
+std::vector<QuotientCase> finerQuotientCases(const ir::Schedule& s, const FinerQuotient& fq, BvProver& prover) {
+  using K = ir::ExprKind;
+  std::vector<ir::ExprPtr> values;  // c * E -+ r
+  ir::ExprPtr any = ir::makeConst(0);
+  for (int64_t r = 0; r < fq.c; ++r) {
+    const ir::ExprPtr cE = ir::makeExpr(K::Mul, {ir::makeConst(fq.c), fq.bound});
+    const ir::ExprPtr v = r == 0 ? cE : ir::makeExpr(fq.bound->kind == K::CDiv ? K::Sub : K::Add, {cE, ir::makeConst(r)});
+    values.push_back(v);
+    any = ir::makeExpr(K::Or, {any, ir::makeExpr(K::Eq, {fq.finer, v})});
+  }
+  if (prover.prove(any).kind != BvVerdict::Holds) return {};
+  std::vector<QuotientCase> out;
+  for (const ir::ExprPtr& v : values) {
+    QuotientCase c{std::make_shared<ir::Schedule>(s), ir::makeExpr(K::Eq, {fq.finer, v}), ""};
+    if (prover.prove(ir::makeExpr(K::Not, {c.fact})).kind == BvVerdict::Holds) continue;  // no binding has it
+    for (ir::RoleBody& body : c.s->bodies) mapExprs(body.body, [&](const ir::ExprPtr& e) { return substitute(e, *fq.finer, v); });
+    c.s->assumes.push_back({c.fact, s.range});
+    c.text = fmt::format("{} == {}", ir::exprToString(*fq.finer, s), ir::exprToString(*v, s));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Does binding b satisfy e (every fact of s with `all`)?
+bool holdsAt(const ir::Schedule& s, const ir::Expr& e, const Binding& b, bool all) {
+  ir::EvalEnv env;
+  env.params = b.params;
+  std::copy(b.block_idx, b.block_idx + 3, env.block_idx);
+  std::copy(b.grid_dim, b.grid_dim + 3, env.grid_dim);
+  auto v = ir::evaluate(e, env);
+  if (!v || *v == 0) return false;
+  return !all || std::all_of(s.assumes.begin(), s.assumes.end(), [&](const ir::Assume& a) {
+    auto f = a.cond ? ir::evaluate(*a.cond, env) : std::optional<int64_t>(1);
+    return f && *f != 0;
+  });
+}
+
+// The bindings a case's proof is built with: the checked ones its fact
+// holds at; where none does (the covering values may all fall in one case),
+// a checked binding with one parameter of the fact moved to the least value
+// in 1..4096 at which the fact and every lm.assume fact hold, so that the
+// proof works with a binding the case allows, as the checked ones are
+// allowed. Empty when neither is found.
+std::vector<Binding> bindingsOfCase(const ir::Schedule& s, const ir::Expr& fact, const std::vector<Binding>& checked) {
+  std::vector<Binding> out;
+  for (const Binding& b : checked)
+    if (holdsAt(s, fact, b, false)) out.push_back(b);
+  if (!out.empty() || checked.empty()) return out;
+  for (int p : paramsOf(fact))
+    for (int64_t v = 1; v <= 4096; ++v) {
+      Binding b = checked.front();
+      b.params[p] = v;
+      if (holdsAt(s, fact, b, true)) return {b};
+    }
   return out;
 }
 
@@ -6874,6 +7012,41 @@ bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl) {
   return std::any_of(pre.begin(), pre.end(), [&](const ir::Expr* e) { return isTileProduct(*e, tl); });
 }
 
+// lo <= v <= hi - 1 for every loop variable v of f that only loops with
+// constant bounds and step bind (the hull over them where several do):
+// every value v takes where an expression that reads it is evaluated. The
+// tail queries' facts for a constant loop nested in the K loop (DeepGEMM's
+// stage loop `for s in lm.range(0, 2)` around `if k * 2 + s < k_blocks:`),
+// whose variable was free in them, so that no stage count held.
+std::vector<ir::ExprPtr> constantLoopRanges(const ir::Schedule& s, const ir::Expr& f) {
+  std::vector<const ir::Stmt*> loops;
+  for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+  std::map<int, std::pair<int64_t, int64_t>> hull;  // var -> [lo, hi - 1]
+  std::set<int> other;                              // bound by some other loop too
+  for (const ir::Stmt* st : loops) {
+    if (!mentionsLoopVar(f, {st->loop_var})) continue;
+    const auto lo = ir::constValue(st->lo);
+    std::optional<int64_t> hi;
+    if (st->hi) hi = ir::constValue(st->hi);
+    const auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
+    if (!lo || !hi || !step || *step < 1 || *hi <= *lo) {
+      other.insert(st->loop_var);
+      continue;
+    }
+    const int64_t first = *lo, last = *hi - 1;
+    auto [it, fresh] = hull.emplace(st->loop_var, std::make_pair(first, last));
+    if (!fresh) it->second = {std::min(it->second.first, first), std::max(it->second.second, last)};
+  }
+  std::vector<ir::ExprPtr> out;
+  for (const auto& [var, range] : hull) {
+    if (other.count(var)) continue;
+    const ir::ExprPtr v = symbolNode(ir::ExprKind::LoopVar, var);
+    out.push_back(ir::makeExpr(ir::ExprKind::Ge, {v, ir::makeConst(range.first)}));
+    out.push_back(ir::makeExpr(ir::ExprKind::Le, {v, ir::makeConst(range.second)}));
+  }
+  return out;
+}
+
 // A K iteration's expression f that reads E_B besides t * E_B (a guard `k +
 // c < E_B`; docs/z3.md "The last K iteration" and "The last K iterations,
 // keyed by their distance to the tile's end"), with E_B read as the tile's
@@ -6884,10 +7057,14 @@ bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl) {
 // one amount every ring period and every tile period. Else unknown.
 int checkTailReads(FactProver& prover, const ir::Expr* use, const ir::ExprPtr& f, const ir::ExprPtr& k,
                    const ir::ExprPtr& G, const ir::ExprPtr& X, const ir::ExprPtr& H, const TileLoops& tl,
-                   const PGrid& g, const std::string& EB,
+                   const PGrid& g, const std::string& EB, const std::vector<ir::ExprPtr>& ranges,
                    const std::function<void(const ir::Expr*, const std::string&)>& fail) {
   using K = ir::ExprKind;
   auto plus = [](const ir::ExprPtr& a, int64_t c) { return ir::makeExpr(K::Add, {a, ir::makeConst(c)}); };
+  auto with = [&](std::vector<ir::ExprPtr> facts) {
+    facts.insert(facts.end(), ranges.begin(), ranges.end());
+    return facts;
+  };
   const ir::ExprPtr fh = substitute(f, *tl.inner, H);
   auto atH = [&](const ir::ExprPtr& hv) { return substitute(fh, *H, hv); };
   auto ge = [](const ir::ExprPtr& a, const ir::ExprPtr& b) { return ir::makeExpr(K::Ge, {a, b}); };
@@ -6898,7 +7075,7 @@ int checkTailReads(FactProver& prover, const ir::Expr* use, const ir::ExprPtr& f
   BvVerdict r = BvVerdict::Unknown;
   for (int d = 1; d <= most && r != BvVerdict::Holds; ++d) {
     r = prover.prove(ir::makeExpr(K::Eq, {fh, atH(plus(k, d + 1))}),
-                     {ge(H, plus(k, d + 1)), ge(k, ir::makeConst(0)), ge(G, ir::makeConst(0))})
+                     with({ge(H, plus(k, d + 1)), ge(k, ir::makeConst(0)), ge(G, ir::makeConst(0))}))
             .kind;
     m = d;
   }
@@ -6914,21 +7091,21 @@ int checkTailReads(FactProver& prover, const ir::Expr* use, const ir::ExprPtr& f
     const std::string which = d == 1 ? std::string("a tile's last K iteration")
                                      : fmt::format("the K iteration {} before a tile's end", d);
     r = prover.prove(ir::makeExpr(K::Eq, {tat(plus(G, 1), plus(k, -1)), tail}),
-                     {ge(k, ir::makeConst(1)), ge(G, ir::makeConst(0))})
+                     with({ge(k, ir::makeConst(1)), ge(G, ir::makeConst(0))}))
             .kind;
     if (r != BvVerdict::Holds)
       fail(use, fmt::format("in {} is not a function of the ring index t * {} + k ({})", which, EB,
                             bvVerdictName(r)));
     const ir::ExprPtr h = tat(X, ir::makeConst(0));
     if (!affineIn(*h, X->index)) {
-      r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+      r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g, ranges);
       if (r != BvVerdict::Holds)
         fail(use, fmt::format("in {} does not move by the same amount every {} ring indices ({})", which, g.Pg,
                               bvVerdictName(r)));
     }
     for (int t : tl.tile_vars) {
       if (!mentionsLoopVar(*tail, {t}) || affineIn(*tail, t)) continue;
-      r = movesWithPeriod(prover, tail, *symbolNode(K::LoopVar, t), g.Pt, g.tw);
+      r = movesWithPeriod(prover, tail, *symbolNode(K::LoopVar, t), g.Pt, g.tw, ranges);
       if (r != BvVerdict::Holds)
         fail(use, fmt::format("in {} does not move by the same amount every {} tiles ({})", which, g.Pt,
                               bvVerdictName(r)));
@@ -6963,6 +7140,11 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
   auto check = [&](const ir::Expr* use, const ir::ExprPtr& e) {
     const bool bare = readsInnerBare(*e, tl);
     ir::ExprPtr f = replaceProducts(e, tl, G);
+    const std::vector<ir::ExprPtr> ranges = constantLoopRanges(s, *f);
+    auto withRanges = [&](std::vector<ir::ExprPtr> facts) {
+      facts.insert(facts.end(), ranges.begin(), ranges.end());
+      return facts;
+    };
     std::set<int> ks;
     for (int k : tl.k_vars)
       if (mentionsLoopVar(*f, {k})) ks.insert(k);
@@ -6983,7 +7165,7 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
                               EB, EB, EB, EB, bvVerdictName(r)));
       const ir::ExprPtr h = at(X, ir::makeConst(0));
       if (!affineIn(*h, X->index)) {
-        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g, ranges);
         if (r != BvVerdict::Holds)
           fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg, bvVerdictName(r)));
       }
@@ -6995,7 +7177,8 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
         fail(use, fmt::format("reads {} outside t * {} in a K iteration (not covered by the persistent-kernel proof "
                               "yet)",
                               EB, EB));
-      const int m = checkTailReads(prover, use, f, symbolNode(K::LoopVar, *ks.begin()), G, X, H, tl, g, EB, fail);
+      const int m = checkTailReads(prover, use, f, symbolNode(K::LoopVar, *ks.begin()), G, X, H, tl, g, EB,
+                                   ranges, fail);
       *last = std::max(*last, m);
       f = substitute(substitute(f, *tl.inner, H), *H, plus(symbolNode(K::LoopVar, *ks.begin()), m + 1));
     } else if (bare && !ks.empty()) {
@@ -7010,7 +7193,7 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
       // amount every ring period of G beyond the window
       const ir::ExprPtr h = substitute(f, *G, X);
       if (!affineIn(*h, X->index)) {
-        const BvVerdict r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+        const BvVerdict r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g, ranges);
         if (r != BvVerdict::Holds)
           fail(use, fmt::format("does not move by the same amount every {} ring starts ({})", g.Pg, bvVerdictName(r)));
       }
@@ -7022,17 +7205,17 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
       auto at = [&](const ir::ExprPtr& gv, const ir::ExprPtr& kv) { return substitute(substitute(f, *G, gv), *k, kv); };
       // a function of G + k
       auto same = ir::makeExpr(K::Eq, {at(plus(G, 1), plus(k, -1)), f});
-      BvVerdict r = prover.prove(same, {ir::makeExpr(K::Ge, {k, ir::makeConst(1)}),
-                                        ir::makeExpr(K::Ge, {G, ir::makeConst(0)})}).kind;
+      BvVerdict r = prover.prove(same, withRanges({ir::makeExpr(K::Ge, {k, ir::makeConst(1)}),
+                                                   ir::makeExpr(K::Ge, {G, ir::makeConst(0)})})).kind;
       if (r != BvVerdict::Holds && first) {
         // from the second iteration on (`if k > 0:`): the first its own copy
         // per ring start (firstIterations), evaluated there at k = 0
-        const BvVerdict r2 = prover.prove(same, {ir::makeExpr(K::Ge, {k, ir::makeConst(2)}),
-                                                 ir::makeExpr(K::Ge, {G, ir::makeConst(0)})}).kind;
+        const BvVerdict r2 = prover.prove(same, withRanges({ir::makeExpr(K::Ge, {k, ir::makeConst(2)}),
+                                                            ir::makeExpr(K::Ge, {G, ir::makeConst(0)})})).kind;
         if (r2 == BvVerdict::Holds) {
           const ir::ExprPtr h1 = at(X, ir::makeConst(1));  // the text of k >= 1 at ring index X + 1
           if (!affineIn(*h1, X->index)) {
-            r = movesWithPeriod(prover, h1, *X, g.Pg, g.w0g);
+            r = movesWithPeriod(prover, h1, *X, g.Pg, g.w0g, ranges);
             if (r != BvVerdict::Holds)
               fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg,
                                     bvVerdictName(r)));
@@ -7046,14 +7229,14 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
                               "continue its ring", EB, bvVerdictName(r)));
       const ir::ExprPtr h = at(X, ir::makeConst(0));
       if (!affineIn(*h, X->index)) {
-        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g);
+        r = movesWithPeriod(prover, h, *X, g.Pg, g.w0g, ranges);
         if (r != BvVerdict::Holds)
           fail(use, fmt::format("does not move by the same amount every {} ring indices ({})", g.Pg, bvVerdictName(r)));
       }
     }
     for (int t : tl.tile_vars) {
       if (!mentionsLoopVar(*f, {t}) || affineIn(*f, t)) continue;
-      BvVerdict r = movesWithPeriod(prover, f, *symbolNode(K::LoopVar, t), g.Pt, g.tw);
+      BvVerdict r = movesWithPeriod(prover, f, *symbolNode(K::LoopVar, t), g.Pt, g.tw, ranges);
       if (r != BvVerdict::Holds)
         fail(use, fmt::format("does not move by the same amount every {} tiles ({})", g.Pt, bvVerdictName(r)));
     }
@@ -9894,6 +10077,46 @@ std::string provePassTiles(const Fail& first, const PassTiles& passes, ir::Targe
   }
 }
 
+// The schedule once per case of a finer quotient of a loop bound's dividend
+// (finerQuotientCases): every binding the facts allow is in a case, and for
+// it the case's copy builds the schedule's systems (each rewritten node has
+// the value it replaces there), so the cases' proofs together are the
+// schedule's. `first`: why the schedule as written was not proved. What a
+// case's proof throws is a plain Fail (a violation met in a case is no
+// finding; the bounded check decides).
+std::string proveFinerQuotientCases(const Fail& first, const ir::Schedule& s, const FinerQuotient& fq,
+                                    ir::Target target, const std::vector<Binding>& checked,
+                                    const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
+  const std::string what = fmt::format("per case of {} against {}", ir::exprToString(*fq.finer, s),
+                                       ir::exprToString(*fq.bound, s));
+  auto fail = [&](const std::string& why) {
+    Fail both(fmt::format("{}; {}: {}", first.what(), what, why));
+    both.witnesses = first.witnesses;
+    return both;
+  };
+  std::vector<QuotientCase> cases;
+  {
+    BvProver prover(s, solverLimits(opts, budget));
+    cases = finerQuotientCases(s, fq, prover);
+  }
+  if (cases.empty()) throw fail("the cases are not shown to cover every allowed binding");
+  std::string engines;
+  for (const QuotientCase& c : cases) {
+    checkBudget(budget, fmt::format("with {}", c.text));
+    TripLoops each;
+    std::vector<Binding> of_case = bindingsOfCase(*c.s, *c.fact, checked);
+    if (of_case.empty()) throw fail(fmt::format("no binding with {} is found to build the case's systems", c.text));
+    std::vector<Binding> bindings = of_case;
+    try {
+      const std::string engine = proveSchedule(*c.s, target, of_case, opts, budget, states, each, bindings);
+      engines += fmt::format("{}for {}: {}", engines.empty() ? "" : "; ", c.text, engine);
+    } catch (const Fail& g) {
+      throw fail(fmt::format("with {}: {}", c.text, g.what()));
+    }
+  }
+  return fmt::format("{} ({} of {} cases allowed): {}", what, cases.size(), fq.c, engines);
+}
+
 // The schedule as written; where that is not proved, its copy with loops
 // bounded by a multiple of the trip expression run in blocks (loopsInBlocks):
 // the copy builds, for every binding, the systems of the schedule (the same
@@ -9913,6 +10136,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
     if (!blocks) {
       if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);
+      if (std::optional<FinerQuotient> fq = finerQuotientOf(s))
+        return proveFinerQuotientCases(f, s, *fq, target, checked, opts, budget, states);
       throw;
     }
     try {

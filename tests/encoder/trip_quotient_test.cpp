@@ -1,0 +1,129 @@
+// A guard on a finer quotient of the loop bound's dividend (docs/z3.md "A
+// guard on a finer quotient of the loop bound's dividend", helper bounds2,
+// session 32): a persistent kernel whose K loop runs over k_pairs =
+// lm.cdiv(K, 128) blocks of two ring stages and whose consumer keeps one
+// wgmma group in flight except in the last stage, which it tells by
+// `2 * k + s + 1 < lm.cdiv(K, 64)` (DeepGEMM's tail-stage guard reads its
+// k blocks so beside its loop bound). Before, the persistent proof refused
+// it ("the schedule reads K outside the loop bounds ..."); now each case
+// lm.cdiv(K, 64) == 2 * lm.cdiv(K, 128) - r (r = 0, 1) is proved with the
+// guard read through the trip count. Broken forms, each found by the
+// explicit engine, are not proved.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <string>
+
+#include "encoder/simulator.h"
+#include "encoder/trip_proof.h"
+#include "prove_util.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace trip_quotient_test {
+
+// kRingEnd's declarations (tests/encoder/test_util.h) with these roles.
+const char* kFinerGuardRoles = R"(    k_blocks = lm.cdiv(K, 64)
+    k_pairs  = lm.cdiv(K, 128)
+    tiles    = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+            for k in lm.range(0, k_pairs):
+                for s in lm.range(0, 2):
+                    it = (t * k_pairs + k) * 2 + s
+                    lm.wait(empty, iter=it - 4)
+                    smem_a.tma_load(A, coords=(t * 64, (2 * k + s) * 64), iter=it, barrier=full)
+                    smem_b.tma_load(B, coords=(0, (2 * k + s) * 64), iter=it, barrier=full)
+    with consumer:
+        for t in lm.range(0, tiles):
+            lm.fill(acc, 0.0)
+            for k in lm.range(0, k_pairs):
+                for s in lm.range(0, 2):
+                    it = (t * k_pairs + k) * 2 + s
+                    lm.wait(full, iter=it)
+                    lm.mma(acc, smem_a[it], smem_b[it], init=False)
+                    lm.mma_commit()
+                    if 2 * k + s + 1 < k_blocks:
+                        lm.mma_wait(pending=1)
+                    else:
+                        lm.mma_wait(pending=0)
+                    if it > 0:
+                        lm.arrive(empty, iter=it - 1)
+            lm.copy(out, acc)
+)";
+
+std::string finerGuard() {
+  const std::string ring = cake::testing::kRingEnd;
+  return ring.substr(0, ring.find("    k_tiles = lm.cdiv(K, 64)\n")) + kFinerGuardRoles;
+}
+
+std::string edited(const std::string& from, const std::string& to) {
+  return cake::testing::replace(finerGuard(), from, to);
+}
+
+// The explicit engine at `tiles` tiles of K = 64 * blocks.
+encoder::Outcome quotientAt(const ir::Schedule& x, int64_t tiles, int64_t blocks) {
+  auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * blocks}}));
+  return encoder::explore(sys).outcome;
+}
+
+}  // namespace trip_quotient_test
+
+namespace tqt = trip_quotient_test;
+
+TEST(TripQuotient, GuardOnAFinerQuotientIsProvedPerCase) {
+  auto mod = cake::testing::compile(tqt::finerGuard());
+  const ir::Schedule& s = mod.schedules.at(0);
+  for (int64_t tiles : {1, 2, 3})
+    for (int64_t blocks : {1, 2, 3, 4, 5})
+      EXPECT_EQ(tqt::quotientAt(s, tiles, blocks), encoder::Outcome::Pass) << tiles << "x" << blocks;
+  auto r = cake::testing::proveSchedule(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("per case of lm.cdiv(K, 64) against lm.cdiv(K, 128) (2 of 2 cases allowed)"),
+            std::string::npos)
+      << r.engine;
+  EXPECT_NE(r.engine.find("lm.cdiv(K, 64) == 2 * lm.cdiv(K, 128) - 1"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  std::cout << "[ " << r.engine << " ]\n";
+}
+
+TEST(TripQuotient, BrokenFormsAreNotProved) {
+  struct Broken {
+    const char *from, *to, *what;
+    int64_t tiles, blocks;  // where the explicit engine finds it
+    const char* found_in;   // the case whose proof meets or refuses it ("": not asked)
+  };
+  const char* even = "with lm.cdiv(K, 64) == 2 * lm.cdiv(K, 128): ";
+  const char* odd = "with lm.cdiv(K, 64) == 2 * lm.cdiv(K, 128) - 1: ";
+  const char* guard = "if 2 * k + s + 1 < k_blocks:";
+  const Broken broken[] = {
+      // the guard one stage late: the last stage keeps its group while the
+      // accumulator is copied (K a multiple of 128 only: r = 0)
+      {guard, "if 2 * k + s < k_blocks:", "the guard one stage late", 1, 2, even},
+      // broken only where lm.cdiv(K, 64) is odd (r = 1): the case the
+      // covering value K = 64 is in
+      {guard, "if 2 * k + s + 1 < k_blocks + 2 * (k_blocks % 2):", "the last stage keeps its group when k_blocks is odd",
+       1, 1, odd},
+      // the guard on the coarse count, one stage too many: the last stage
+      // keeps its group
+      {guard, "if 2 * k + s + 1 < 2 * k_pairs + 1:", "the guard on the coarse count", 1, 1, ""},
+      // the consumer reads the ring one stage ahead
+      {"lm.mma(acc, smem_a[it], smem_b[it]", "lm.mma(acc, smem_a[it + 1], smem_b[it]", "the ring index one ahead", 1,
+       2, even},
+      // the producer's last stage loads without waiting for its slot
+      {"                    lm.wait(empty, iter=it - 4)\n",
+       "                    if 2 * k + s + 1 < k_blocks:\n                        lm.wait(empty, iter=it - 4)\n",
+       "the producer's last stage skips its wait", 3, 1, even},
+  };
+  for (const Broken& b : broken) {
+    const std::string text = tqt::edited(b.from, b.to);
+    auto mod = cake::testing::compile(text);
+    const ir::Schedule& x = mod.schedules.at(0);
+    EXPECT_EQ(tqt::quotientAt(x, b.tiles, b.blocks), encoder::Outcome::Violation) << b.what;
+    auto r = cake::testing::proveSchedule(x);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+    EXPECT_NE(r.detail.find(b.found_in), std::string::npos) << b.what << ": " << r.detail;
+    std::cout << b.what << ": " << (r.outcome == encoder::Outcome::Violation ? "violation" : r.detail) << "\n";
+  }
+}
