@@ -824,6 +824,7 @@ class Stepper {
   int tmemNoteProc(int p, const Instr& in) const {
     const int pc = in.regs_hazard.stored_at;
     if (pc < 0) return -1;
+    if (in.regs_hazard.stored_proc >= 0) return in.regs_hazard.stored_proc;
     for (int k = 0; k < m_.P; ++k) {
       const int q = (p + k) % m_.P;
       if (pc >= m_.programSize(q)) continue;
@@ -891,13 +892,22 @@ class Stepper {
   // A write over an MMA product that nothing read; the note points at the
   // MMA that computed it.
   void discardedProduct(int p, int pc_, const Instr& in) {
-    if (tmemHazard(in))
+    if (tmemHazard(in)) {
+      const int q = tmemNoteProc(p, in);
+      if (q >= 0 && m_.instr(q, in.regs_hazard.stored_at).kind != InstrKind::Mma)
+        return registerHazard(p, pc_, in, "data.discarded-product",
+                              fmt::format("{} overwrites {}, which holds the value {} wrote there and no op has read "
+                                          "since: the value is lost (TMEM columns reused before the op that was to "
+                                          "read them did)",
+                                          actor(p, pc_), in.regs_hazard.what, procName(q)),
+                              "the value was written here");
       return registerHazard(p, pc_, in, "data.discarded-product",
                             fmt::format("{} overwrites {}, which holds an MMA product that no op has read since: "
                                         "the product is lost (an accumulator cleared or overwritten before the "
                                         "result was read out of TMEM)",
                                         actor(p, pc_), in.regs_hazard.what),
                             "the product was computed here");
+    }
     registerHazard(p, pc_, in, "data.discarded-product",
                    fmt::format("{} overwrites {}, which holds an MMA product that this instance has not read "
                                "since: the product is lost (an accumulator cleared, by init= true or a write, "

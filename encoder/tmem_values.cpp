@@ -18,10 +18,11 @@ namespace {
 // What an atom of TMEM holds at a point of the run.
 struct TmemAtomValue {
   bool written = false;         // some write reached it (or an empty loop's body would have)
-  bool unread_product = false;  // an MMA product that no op has read since
+  bool unread_product = false;  // a value (an MMA product, a tcgen05.st's) no op has read since
   int64_t read_step = -1;       // the step of the last read since the last overwrite, -1: none
   int read_pc = -1;             // the last read (the note of a stale accumulation)
-  int product_pc = -1;          // the MMA of the unread product (the note of a lost one)
+  int product_pc = -1;          // the write of the unread value (the note of a lost one)
+  int product_proc = -1;        // its process
   // The last write (process, step), and the one whose value the last read
   // saw: a write and a read of the atom conflict, so their order is the
   // barriers' and the same on every run (unlike a read and another
@@ -204,23 +205,29 @@ class TmemRun {
     }
     v.written = v.unread_product = true;
     v.product_pc = pc;
+    v.product_proc = p;
   }
 
   // An MMA with init= true, a tcgen05.st or a copy into the columns: a new
-  // value; an MMA product that no op read is lost (data.discarded-product).
+  // value, which some op is to read. A value that no op read is lost
+  // (data.discarded-product): an MMA product, and equally what a tcgen05.st
+  // or a copy put there for another op (a dS tile stored for the dK MMA,
+  // clobbered by an MMA that reuses its columns first: facebookexperimental/
+  // triton PR #1851). Writes and reads of one column conflict, so the
+  // barriers order them and the verdict is the same on every run.
   void overwrite(int p, int pc, const Access& a, int x) {
     TmemAtomValue& v = values_[x];
     if (v.unread_product && ever_read_[x]) {
       Instr::RegsHazard h = hazard(a, x);
       h.discarded = true;
       h.stored_at = v.product_pc;
+      h.stored_proc = v.product_proc;
       mark(p, pc, std::move(h));
     }
-    const bool product = m_.instr(p, pc).kind == InstrKind::Mma;
     v = {};
-    v.written = true;
-    v.unread_product = product;
-    if (product) v.product_pc = pc;
+    v.written = v.unread_product = true;
+    v.product_pc = pc;
+    v.product_proc = p;
   }
 };
 
