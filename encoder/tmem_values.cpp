@@ -70,7 +70,7 @@ class TmemRun {
   sim::Model m_;
   std::vector<TmemAtomValue> values_;
   std::vector<std::vector<int64_t>> exec_step_;
-  std::vector<char> ever_read_, skipped_;
+  std::vector<char> ever_read_, operand_read_, skipped_;
   std::map<std::pair<int, int>, Instr::RegsHazard> hazards_;
 
   bool isTmem(const Access& a) const { return sys_.spaces[a.space].kind == MemSpace::Kind::Tmem; }
@@ -78,9 +78,12 @@ class TmemRun {
 
   // Per atom, over the whole system: some op reads it (its value is used:
   // data.discarded-product stays silent on columns nothing reads, as on a
-  // fragment no op reads), an empty loop's body writes it.
+  // fragment no op reads), an MMA reads it as an operand (a TMEM A
+  // operand: P, dS, a state input staged there for the tensor core), an
+  // empty loop's body writes it.
   void summarize() {
     ever_read_.assign(static_cast<size_t>(m_.atoms), 0);
+    operand_read_.assign(static_cast<size_t>(m_.atoms), 0);
     skipped_.assign(static_cast<size_t>(m_.atoms), 0);
     for (int p = 0; p < m_.P; ++p)
       for (int pc = 0; pc < m_.programSize(p); ++pc) {
@@ -88,7 +91,10 @@ class TmemRun {
         for (size_t i = 0; i < in.accesses.size(); ++i) {
           if (!isTmem(in.accesses[i]) || in.accesses[i].write) continue;
           const sim::AtomRange& r = m_.atoms_of[p][pc][i];
-          for (int x = r.a0; x < r.a1; ++x) ever_read_[x] = 1;
+          for (int x = r.a0; x < r.a1; ++x) {
+            ever_read_[x] = 1;
+            if (in.kind == InstrKind::Mma) operand_read_[x] = 1;
+          }
         }
       }
     for (int x = 0; x < m_.atoms; ++x)
@@ -209,15 +215,22 @@ class TmemRun {
   }
 
   // An MMA with init= true, a tcgen05.st or a copy into the columns: a new
-  // value, which some op is to read. A value that no op read is lost
-  // (data.discarded-product): an MMA product, and equally what a tcgen05.st
-  // or a copy put there for another op (a dS tile stored for the dK MMA,
-  // clobbered by an MMA that reuses its columns first: facebookexperimental/
-  // triton PR #1851). Writes and reads of one column conflict, so the
-  // barriers order them and the verdict is the same on every run.
+  // value. One that no op read is lost (data.discarded-product): an MMA
+  // product, and a tile a tcgen05.st or a copy staged in columns an MMA reads
+  // as its A operand (a dS tile for the dK MMA, clobbered by an MMA that
+  // reuses its columns first: facebookexperimental/triton PR #1851). A value
+  // stored into columns only tcgen05.ld reads (a rescale written back that
+  // nothing reads again) is a wasted store, not a wrong result: not judged.
+  // Writes and reads of one column conflict, so the barriers order them and
+  // the verdict is the same on every run.
+  bool judged(const TmemAtomValue& v, int x) const {
+    if (!v.unread_product || !ever_read_[x]) return false;
+    return m_.instr(v.product_proc, v.product_pc).kind == InstrKind::Mma || operand_read_[x];
+  }
+
   void overwrite(int p, int pc, const Access& a, int x) {
     TmemAtomValue& v = values_[x];
-    if (v.unread_product && ever_read_[x]) {
+    if (judged(v, x)) {
       Instr::RegsHazard h = hazard(a, x);
       h.discarded = true;
       h.stored_at = v.product_pc;
