@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "encoder/simulator.h"
 #include "encoder/z3_po.h"
@@ -74,13 +76,18 @@ struct TmemExplored {
   encoder::ModelCheckResult result;
 };
 
-TmemExplored tmemExplore(const std::string& text, int64_t tiles, int64_t k) {
+TmemExplored tmemExploreBound(const std::string& text,
+                              std::initializer_list<std::pair<std::string, int64_t>> values) {
   TmemExplored r;
   r.mod = compile(text);
   if (r.mod.schedules.empty()) return r;
-  r.sys = build(r.mod.schedules[0], bind(r.mod.schedules[0], {{"T", tiles}, {"K", k}}));
+  r.sys = build(r.mod.schedules[0], bind(r.mod.schedules[0], values));
   r.result = encoder::explore(r.sys, {});
   return r;
+}
+
+TmemExplored tmemExplore(const std::string& text, int64_t tiles, int64_t k) {
+  return tmemExploreBound(text, {{"T", tiles}, {"K", k}});
 }
 
 int tmemLineOfNote(const TmemExplored& r, const encoder::Violation& v) {
@@ -546,14 +553,7 @@ const std::string kTmemStoredTileReuseFirst =
             "            lm.mma(buf[:, 0:64], smem_c[0], smem_b[0], init=True)\n"
             "            lm.mma(acc, buf, smem_b[0], init=True)\n");
 
-TmemExplored tmemStoredExplore(const std::string& text, int64_t tiles) {
-  TmemExplored r;
-  r.mod = compile(text);
-  if (r.mod.schedules.empty()) return r;
-  r.sys = build(r.mod.schedules[0], bind(r.mod.schedules[0], {{"T", tiles}}));
-  r.result = encoder::explore(r.sys, {});
-  return r;
-}
+TmemExplored tmemStoredExplore(const std::string& text, int64_t tiles) { return tmemExploreBound(text, {{"T", tiles}}); }
 
 }  // namespace
 
