@@ -787,8 +787,8 @@ class Stepper {
   // (decided when the system was built: the fragment is private and the
   // program runs in order).
   void uninitializedRead(int p, int pc_, const Instr& in) {
+    if (in.regs_hazard.discarded) return discardedProduct(p, pc_, in);  // first: `stored` marks a lost staged tile
     if (in.regs_hazard.stored) return staleAccumulator(p, pc_, in);
-    if (in.regs_hazard.discarded) return discardedProduct(p, pc_, in);
     if (tmemHazard(in)) return undefinedTmem(p, pc_, in);
     const std::string& what = in.regs_hazard.what;
     auto& v = report("data.uninitialized",
@@ -818,20 +818,21 @@ class Stepper {
 
   // The process whose program[stored_at] a TMEM hazard's note points at:
   // the one whose instruction there reads the hazard's column (stale: the
-  // epilogue's read) or is an MMA writing it (discarded: the lost product;
+  // epilogue's read) or writes it (discarded: an MMA, the lost product, or
+  // with `stored` a tcgen05.st / copy, the lost staged tile;
   // encoder/tmem_values.h),
   // the hazard's own process first; -1 when none does.
   int tmemNoteProc(int p, const Instr& in) const {
     const int pc = in.regs_hazard.stored_at;
     if (pc < 0) return -1;
-    if (in.regs_hazard.stored_proc >= 0) return in.regs_hazard.stored_proc;
     for (int k = 0; k < m_.P; ++k) {
       const int q = (p + k) % m_.P;
       if (pc >= m_.programSize(q)) continue;
       const Instr& at = m_.instr(q, pc);
       for (const Access& a : at.accesses)
         if (a.space == in.regs_hazard.regs_space && a.write == in.regs_hazard.discarded &&
-            (!a.write || at.kind == InstrKind::Mma) && touches(a, in.regs_hazard.element, in.regs_hazard.element + 1))
+            (!a.write || (at.kind == InstrKind::Mma) != in.regs_hazard.stored) &&
+            touches(a, in.regs_hazard.element, in.regs_hazard.element + 1))
           return q;
     }
     return -1;
@@ -894,7 +895,7 @@ class Stepper {
   void discardedProduct(int p, int pc_, const Instr& in) {
     if (tmemHazard(in)) {
       const int q = tmemNoteProc(p, in);
-      if (q >= 0 && m_.instr(q, in.regs_hazard.stored_at).kind != InstrKind::Mma)
+      if (in.regs_hazard.stored && q >= 0)
         return registerHazard(p, pc_, in, "data.discarded-product",
                               fmt::format("{} overwrites {}, which holds the value {} wrote there and no op has read "
                                           "since: the value is lost (TMEM columns reused before the op that was to "

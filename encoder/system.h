@@ -223,9 +223,6 @@ struct Instr {
     // data.stale-accumulator: the store's program index; data.discarded-product:
     // the program index of the MMA whose product is overwritten (not compared)
     int stored_at = -1;
-    // TMEM: the process of stored_at where the run knows it (a write another
-    // role made), -1: the engines search for it (sim_state.cpp tmemNoteProc)
-    int stored_proc = -1;
     const char* rule() const {
       return discarded ? "data.discarded-product" : stored ? "data.stale-accumulator" : "data.uninitialized";
     }

@@ -234,7 +234,7 @@ class TmemRun {
       Instr::RegsHazard h = hazard(a, x);
       h.discarded = true;
       h.stored_at = v.product_pc;
-      h.stored_proc = v.product_proc;
+      h.stored = m_.instr(v.product_proc, v.product_pc).kind != InstrKind::Mma;  // a staged tile, not a product
       mark(p, pc, std::move(h));
     }
     v = {};
