@@ -81,7 +81,7 @@ TmemExplored tmemExploreBound(const std::string& text,
   TmemExplored r;
   r.mod = compile(text);
   if (r.mod.schedules.empty()) return r;
-  r.sys = build(r.mod.schedules[0], bind(r.mod.schedules[0], values));
+  r.sys = build(r.mod.schedules[0], cake::testing::bind(r.mod.schedules[0], values));
   r.result = encoder::explore(r.sys, {});
   return r;
 }
