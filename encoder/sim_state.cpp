@@ -787,8 +787,8 @@ class Stepper {
   // (decided when the system was built: the fragment is private and the
   // program runs in order).
   void uninitializedRead(int p, int pc_, const Instr& in) {
+    if (in.regs_hazard.discarded) return discardedProduct(p, pc_, in);  // first: `stored` marks a lost staged tile
     if (in.regs_hazard.stored) return staleAccumulator(p, pc_, in);
-    if (in.regs_hazard.discarded) return discardedProduct(p, pc_, in);
     if (tmemHazard(in)) return undefinedTmem(p, pc_, in);
     const std::string& what = in.regs_hazard.what;
     auto& v = report("data.uninitialized",
@@ -818,7 +818,8 @@ class Stepper {
 
   // The process whose program[stored_at] a TMEM hazard's note points at:
   // the one whose instruction there reads the hazard's column (stale: the
-  // epilogue's read) or is an MMA writing it (discarded: the lost product;
+  // epilogue's read) or writes it (discarded: an MMA, the lost product, or
+  // with `stored` a tcgen05.st / copy, the lost staged tile;
   // encoder/tmem_values.h),
   // the hazard's own process first; -1 when none does.
   int tmemNoteProc(int p, const Instr& in) const {
@@ -830,7 +831,8 @@ class Stepper {
       const Instr& at = m_.instr(q, pc);
       for (const Access& a : at.accesses)
         if (a.space == in.regs_hazard.regs_space && a.write == in.regs_hazard.discarded &&
-            (!a.write || at.kind == InstrKind::Mma) && touches(a, in.regs_hazard.element, in.regs_hazard.element + 1))
+            (!a.write || (at.kind == InstrKind::Mma) != in.regs_hazard.stored) &&
+            touches(a, in.regs_hazard.element, in.regs_hazard.element + 1))
           return q;
     }
     return -1;
@@ -891,13 +893,22 @@ class Stepper {
   // A write over an MMA product that nothing read; the note points at the
   // MMA that computed it.
   void discardedProduct(int p, int pc_, const Instr& in) {
-    if (tmemHazard(in))
+    if (tmemHazard(in)) {
+      const int q = tmemNoteProc(p, in);
+      if (in.regs_hazard.stored && q >= 0)
+        return registerHazard(p, pc_, in, "data.discarded-product",
+                              fmt::format("{} overwrites {}, which holds the value {} wrote there and no op has read "
+                                          "since: the value is lost (TMEM columns reused before the op that was to "
+                                          "read them did)",
+                                          actor(p, pc_), in.regs_hazard.what, procName(q)),
+                              "the value was written here");
       return registerHazard(p, pc_, in, "data.discarded-product",
                             fmt::format("{} overwrites {}, which holds an MMA product that no op has read since: "
                                         "the product is lost (an accumulator cleared or overwritten before the "
                                         "result was read out of TMEM)",
                                         actor(p, pc_), in.regs_hazard.what),
                             "the product was computed here");
+    }
     registerHazard(p, pc_, in, "data.discarded-product",
                    fmt::format("{} overwrites {}, which holds an MMA product that this instance has not read "
                                "since: the product is lost (an accumulator cleared, by init= true or a write, "

@@ -18,10 +18,11 @@ namespace {
 // What an atom of TMEM holds at a point of the run.
 struct TmemAtomValue {
   bool written = false;         // some write reached it (or an empty loop's body would have)
-  bool unread_product = false;  // an MMA product that no op has read since
+  bool unread_product = false;  // a value (an MMA product, a tcgen05.st's) no op has read since
   int64_t read_step = -1;       // the step of the last read since the last overwrite, -1: none
   int read_pc = -1;             // the last read (the note of a stale accumulation)
-  int product_pc = -1;          // the MMA of the unread product (the note of a lost one)
+  int product_pc = -1;          // the write of the unread value (the note of a lost one)
+  int product_proc = -1;        // its process
   // The last write (process, step), and the one whose value the last read
   // saw: a write and a read of the atom conflict, so their order is the
   // barriers' and the same on every run (unlike a read and another
@@ -69,7 +70,7 @@ class TmemRun {
   sim::Model m_;
   std::vector<TmemAtomValue> values_;
   std::vector<std::vector<int64_t>> exec_step_;
-  std::vector<char> ever_read_, skipped_;
+  std::vector<char> ever_read_, operand_read_, skipped_;
   std::map<std::pair<int, int>, Instr::RegsHazard> hazards_;
 
   bool isTmem(const Access& a) const { return sys_.spaces[a.space].kind == MemSpace::Kind::Tmem; }
@@ -77,9 +78,12 @@ class TmemRun {
 
   // Per atom, over the whole system: some op reads it (its value is used:
   // data.discarded-product stays silent on columns nothing reads, as on a
-  // fragment no op reads), an empty loop's body writes it.
+  // fragment no op reads), an MMA reads it as an operand (a TMEM A
+  // operand: P, dS, a state input staged there for the tensor core), an
+  // empty loop's body writes it.
   void summarize() {
     ever_read_.assign(static_cast<size_t>(m_.atoms), 0);
+    operand_read_.assign(static_cast<size_t>(m_.atoms), 0);
     skipped_.assign(static_cast<size_t>(m_.atoms), 0);
     for (int p = 0; p < m_.P; ++p)
       for (int pc = 0; pc < m_.programSize(p); ++pc) {
@@ -87,7 +91,10 @@ class TmemRun {
         for (size_t i = 0; i < in.accesses.size(); ++i) {
           if (!isTmem(in.accesses[i]) || in.accesses[i].write) continue;
           const sim::AtomRange& r = m_.atoms_of[p][pc][i];
-          for (int x = r.a0; x < r.a1; ++x) ever_read_[x] = 1;
+          for (int x = r.a0; x < r.a1; ++x) {
+            ever_read_[x] = 1;
+            if (in.kind == InstrKind::Mma) operand_read_[x] = 1;
+          }
         }
       }
     for (int x = 0; x < m_.atoms; ++x)
@@ -204,23 +211,36 @@ class TmemRun {
     }
     v.written = v.unread_product = true;
     v.product_pc = pc;
+    v.product_proc = p;
   }
 
   // An MMA with init= true, a tcgen05.st or a copy into the columns: a new
-  // value; an MMA product that no op read is lost (data.discarded-product).
+  // value. One that no op read is lost (data.discarded-product): an MMA
+  // product, and a tile a tcgen05.st or a copy staged in columns an MMA reads
+  // as its A operand (a dS tile for the dK MMA, clobbered by an MMA that
+  // reuses its columns first: facebookexperimental/triton PR #1851). A value
+  // stored into columns only tcgen05.ld reads (a rescale written back that
+  // nothing reads again) is a wasted store, not a wrong result: not judged.
+  // Writes and reads of one column conflict, so the barriers order them and
+  // the verdict is the same on every run.
+  bool judged(const TmemAtomValue& v, int x) const {
+    if (!v.unread_product || !ever_read_[x]) return false;
+    return m_.instr(v.product_proc, v.product_pc).kind == InstrKind::Mma || operand_read_[x];
+  }
+
   void overwrite(int p, int pc, const Access& a, int x) {
     TmemAtomValue& v = values_[x];
-    if (v.unread_product && ever_read_[x]) {
+    if (judged(v, x)) {
       Instr::RegsHazard h = hazard(a, x);
       h.discarded = true;
       h.stored_at = v.product_pc;
+      h.stored = m_.instr(v.product_proc, v.product_pc).kind != InstrKind::Mma;  // a staged tile, not a product
       mark(p, pc, std::move(h));
     }
-    const bool product = m_.instr(p, pc).kind == InstrKind::Mma;
     v = {};
-    v.written = true;
-    v.unread_product = product;
-    if (product) v.product_pc = pc;
+    v.written = v.unread_product = true;
+    v.product_pc = pc;
+    v.product_proc = p;
   }
 };
 

@@ -42,7 +42,9 @@ struct TmemBuildFacts {
 // column) of the columns it names; stored_at is the pc of the note's
 // instruction in the program of the process that reads (stale) or wrote
 // (discarded) those columns, which the engines find (sim_state.cpp
-// tmemNoteProc).
+// tmemNoteProc). A discarded hazard with `stored` set lost a value a
+// tcgen05.st or a copy staged there (not an MMA product): its note is a
+// write of that kind.
 void markTmemHazards(System& sys, const TmemBuildFacts& facts);
 
 }  // namespace cake::encoder

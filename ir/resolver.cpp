@@ -1190,7 +1190,7 @@ class Resolver {
       }
       case OpKind::Mma:
         o.dst = bufferArg(*a.get("acc"), {BK::Regs, BK::Tmem}, "the accumulator of mma");
-        o.src = bufferArg(*a.get("a"), {BK::View, BK::Regs}, "operand a of mma");
+        o.src = bufferArg(*a.get("a"), {BK::View, BK::Regs, BK::Tmem}, "operand a of mma");
         o.src2 = bufferArg(*a.get("b"), {BK::View, BK::Regs}, "operand b of mma");
         if (const AE* i = a.get("init")) o.init = intOf(*i, "init=");
         return o;

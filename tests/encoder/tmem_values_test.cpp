@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "encoder/simulator.h"
 #include "encoder/z3_po.h"
@@ -74,13 +76,18 @@ struct TmemExplored {
   encoder::ModelCheckResult result;
 };
 
-TmemExplored tmemExplore(const std::string& text, int64_t tiles, int64_t k) {
+TmemExplored tmemExploreBound(const std::string& text,
+                              std::initializer_list<std::pair<std::string, int64_t>> values) {
   TmemExplored r;
   r.mod = compile(text);
   if (r.mod.schedules.empty()) return r;
-  r.sys = build(r.mod.schedules[0], bind(r.mod.schedules[0], {{"T", tiles}, {"K", k}}));
+  r.sys = build(r.mod.schedules[0], cake::testing::bind(r.mod.schedules[0], values));
   r.result = encoder::explore(r.sys, {});
   return r;
+}
+
+TmemExplored tmemExplore(const std::string& text, int64_t tiles, int64_t k) {
+  return tmemExploreBound(text, {{"T", tiles}, {"K", k}});
 }
 
 int tmemLineOfNote(const TmemExplored& r, const encoder::Violation& v) {
@@ -485,4 +492,110 @@ TEST(TmemZ3, ThePartialOrderEngineDecidesTcgen05LoadsAsTheExplicitOneDoes) {
   EXPECT_EQ(tmemEnginesAgree(kTmemRolesKSplit, 2, 1), Rules{});
   EXPECT_EQ(tmemEnginesAgree(tmemRolesNSplit(2), 2, 1), Rules{});
   EXPECT_TRUE(tmemEnginesAgree(tmemRolesNSplit(1), 1, 1).count("sync.race"));
+}
+
+namespace {
+
+// A tile a role stores into TMEM (tcgen05.st) for an MMA that reads it as
+// its A operand (the "ts" form), in a buffer whose first half another MMA
+// of the same warp reuses afterwards (facebookexperimental/triton PR
+// #1851's {dpT, dq, dsT} buffer, reduced): the MMA warp's MMAs run in issue
+// order, so the reader must come first.
+const std::string kTmemStoredTile = R"(@cake.schedule(target="sm_100a")
+def tmem_stored_tile(lm, B: LM.tma2d, D: LM.gmem, T: LM.i32):
+    pool   = lm.smem(49152)
+    smem_b = pool.view(offset=0,     shape=(64, 128), dtype=lm.f16)
+    smem_c = pool.view(offset=16384, shape=(128, 128), dtype=lm.f16)
+    buf    = lm.tmem(cols=0,   width=64, shape=(128, 128), dtype=lm.f16)
+    acc    = lm.tmem(cols=128, width=64, shape=(128, 64),  dtype=lm.f32)
+    s_r    = lm.regs(shape=(128, 128), dtype=lm.f16)
+    o_r    = lm.regs(shape=(128, 64),  dtype=lm.f32)
+
+    st   = lm.role(warps=[0, 1, 2, 3])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+
+    loaded = lm.barrier(count=1, prod=[load], cons=[mma], init_count=1)
+    ready  = lm.barrier(count=1, prod=[st], cons=[mma], init_count=1)
+    done   = lm.barrier(count=1, prod=[mma], cons=[st], init_count=1)
+
+    with load:
+        smem_b.tma_load(B, coords=(0, 0), stage=0, barrier=loaded)
+        smem_c.tma_load(B, coords=(64, 0), stage=0, barrier=loaded)
+
+    with mma:
+        lm.wait(loaded, stage=0)
+        for t in lm.range(0, T):
+            lm.wait(ready, iter=t)
+            lm.mma(acc, buf, smem_b[0], init=True)
+            lm.mma(buf[:, 0:64], smem_c[0], smem_b[0], init=True)
+            lm.mma_commit(barrier=done, iter=t)
+
+    with st:
+        for t in lm.range(0, T):
+            lm.fill(s_r, 1.0)
+            lm.tmem_store(buf, s_r)
+            lm.tmem_store_wait()
+            lm.arrive(ready, iter=t)
+            lm.wait(done, iter=t)
+            lm.tmem_load(o_r, acc)
+            lm.tmem_load_wait()
+            lm.copy(D, o_r, coords=(0, 128 * t))
+            lm.tmem_load(o_r, buf[:, 0:64])
+            lm.tmem_load_wait()
+            lm.copy(D, o_r, coords=(0, 128 * t + 64))
+)";
+
+const std::string kTmemStoredTileReuseFirst =
+    replace(kTmemStoredTile,
+            "            lm.mma(acc, buf, smem_b[0], init=True)\n"
+            "            lm.mma(buf[:, 0:64], smem_c[0], smem_b[0], init=True)\n",
+            "            lm.mma(buf[:, 0:64], smem_c[0], smem_b[0], init=True)\n"
+            "            lm.mma(acc, buf, smem_b[0], init=True)\n");
+
+TmemExplored tmemStoredExplore(const std::string& text, int64_t tiles) { return tmemExploreBound(text, {{"T", tiles}}); }
+
+}  // namespace
+
+TEST(TmemStoredValue, ATmemAOperandReadBeforeTheBufferIsReusedIsClean) {
+  for (int64_t t : {1, 2}) {
+    TmemExplored r = tmemStoredExplore(kTmemStoredTile, t);
+    EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "T=" << t << "\n" << rules(r.result);
+  }
+}
+
+TEST(TmemStoredValue, AStoredTileOverwrittenBeforeItsReaderIsDiscarded) {
+  ASSERT_NE(kTmemStoredTileReuseFirst, kTmemStoredTile);
+  TmemExplored r = tmemStoredExplore(kTmemStoredTileReuseFirst, 1);
+  const encoder::Violation* v = find(r.result, "data.discarded-product");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_FALSE(hasRule(r.result, "sync.race")) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(kTmemStoredTileReuseFirst, "lm.mma(buf[:, 0:64]"));
+  // the note is the tcgen05.st of the other role whose value is lost
+  EXPECT_EQ(tmemLineOfNote(r, *v), lineOf(kTmemStoredTileReuseFirst, "lm.tmem_store(buf"));
+  EXPECT_NE(v->message.find("st wrote"), std::string::npos) << v->message;
+  // the partial-order engine reports it too
+  encoder::PoResult z = encoder::poCheck(r.sys, {});
+  EXPECT_FALSE(z.internal_error) << z.error;
+  EXPECT_TRUE(hasRule(z.result, "data.discarded-product")) << z.result.detail << rules(z.result);
+}
+
+TEST(TmemStoredValue, ATmemAOperandStillReadWhenTheStoreRewritesItRaces) {
+  // the role does not wait for the MMAs before its next store: the
+  // previous tile's MMA may still read the A operand (mlc-ai/TIRx-kernels
+  // PR #19's state input)
+  const std::string unacquired = replace(kTmemStoredTile,
+                                         "            lm.wait(done, iter=t)\n            lm.tmem_load(o_r, acc)\n"
+                                         "            lm.tmem_load_wait()\n            lm.copy(D, o_r, coords=(0, 128 * t))\n"
+                                         "            lm.tmem_load(o_r, buf[:, 0:64])\n            lm.tmem_load_wait()\n"
+                                         "            lm.copy(D, o_r, coords=(0, 128 * t + 64))\n",
+                                         "");
+  ASSERT_NE(unacquired, kTmemStoredTile);
+  TmemExplored r = tmemStoredExplore(unacquired, 2);
+  const encoder::Violation* v = find(r.result, "sync.race");
+  ASSERT_NE(v, nullptr) << rules(r.result);
+  EXPECT_EQ(primaryLine(r.sys, *v), lineOf(unacquired, "lm.tmem_store(buf"));
+  encoder::PoResult z = encoder::poCheck(r.sys, {});
+  EXPECT_FALSE(z.internal_error) << z.error;
+  EXPECT_TRUE(hasRule(z.result, "sync.race")) << z.result.detail << rules(z.result);
 }
