@@ -9941,14 +9941,14 @@ std::string provePassTiles(const Fail& first, const PassTiles& passes, ir::Targe
 // loop's bound) are the copy's, and a violation met there is no finding
 // (the bounded check decides).
 // Where the lap argument refuses a schedule whose loops are bounded only by
-// parameters that the lm.assume facts allow few values of (a per-CTA
-// partition of at most 32 KV blocks whose passes over one shared logits
-// array the argument cannot shift: docs/z3.md "Loops bounded by few values,
-// explored whole"), each allowed value's system is explored whole
-// (proveUnlooped), as for a schedule whose loops read no such parameter in
-// the first place. nullopt: the fallback does not apply, or it was not
-// proved either (the argument's refusal stands; a violation met is no
-// finding here: the bounded check decides).
+// parameters that the lm.assume facts allow at most max_equivalent_values
+// values of (a per-CTA partition of at most 32 KV blocks whose passes over
+// one shared logits array the argument cannot shift: docs/z3.md "Loops
+// bounded by few values, explored whole"), each allowed value's system is
+// explored whole (proveUnlooped), as for a schedule whose loops read no
+// such parameter in the first place. nullopt: the fallback does not apply,
+// or it was not proved either (the argument's refusal stands; a violation
+// met is no finding here: the bounded check decides).
 std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::Schedule& s, ir::Target target,
                                                  const std::vector<Binding>& checked, const TripProofOptions& opts,
                                                  ProofBudget& budget, uint64_t& states,
@@ -9958,12 +9958,16 @@ std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::
   } catch (const Fail&) {
     return std::nullopt;  // proveScheduleAsWritten took the unlooped path already where it applies
   }
-  const FiniteLoopParams fl = finiteLoopParams(s, opts, budget, dead);
+  // bounded parameters are listed as far as "Parameters read only in
+  // sizes" lists them; systems equal up to sizes are explored once
+  TripProofOptions listed = opts;
+  listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
+  const FiniteLoopParams fl = finiteLoopParams(s, listed, budget, dead);
   if (fl.symbolic || fl.finite.empty()) return std::nullopt;
   try {
     return fmt::format("lap induction refused ({}); the loops' bounds read only parameters with few allowed "
                        "values: {}",
-                       refused.what(), proveUnlooped(s, target, checked, opts, budget, states, dead));
+                       refused.what(), proveUnlooped(s, target, checked, listed, budget, states, dead));
   } catch (const Met&) {
     throw;
   } catch (const Fail&) {
