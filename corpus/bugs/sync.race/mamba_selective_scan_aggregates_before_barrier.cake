@@ -12,17 +12,17 @@
 def selective_scan_fwd(lm, U: LM.gmem, DT: LM.gmem, BV: LM.gmem, CV: LM.gmem, OUT: LM.gmem, X: LM.gmem,
                        seqlen: LM.i32):
     lm.assume(seqlen >= 1)
-    pool   = lm.smem(8448)
+    pool   = lm.smem(16512)
     io     = pool.view(offset=0,    shape=(1, 512), dtype=lm.f32, stages=4)   # smem_load / smem_store: warp w's part
-    io_b   = pool.view(offset=0,    shape=(1, 256), dtype=lm.f32, stages=4)   # smem_load_weight (B)
-    io_c   = pool.view(offset=4096, shape=(1, 256), dtype=lm.f32, stages=4)   # smem_load_weight1 (C)
-    agg    = pool.view(offset=8192, shape=(1, 2),   dtype=lm.f32, stages=4)   # warp_aggregates[w] (float2)
-    bpre   = pool.view(offset=8224, shape=(1, 2),   dtype=lm.f32, stages=1)   # temp_storage.block_prefix
-    rp     = pool.view(offset=8256, shape=(1, 2),   dtype=lm.f32, stages=8)   # smem_running_prefix, 2 chunks x 4 states
+    io_b   = pool.view(offset=0,     shape=(1, 512), dtype=lm.f32, stages=4)  # smem_load_weight (B)
+    io_c   = pool.view(offset=8192,  shape=(1, 512), dtype=lm.f32, stages=4)  # smem_load_weight1 (C)
+    agg    = pool.view(offset=16384, shape=(1, 2),   dtype=lm.f32, stages=4)  # warp_aggregates[w] (float2)
+    bpre   = pool.view(offset=16416, shape=(1, 2),   dtype=lm.f32, stages=1)  # temp_storage.block_prefix
+    rp     = pool.view(offset=16448, shape=(1, 2),   dtype=lm.f32, stages=8)  # smem_running_prefix, 2 chunks x 4 states
     u      = lm.regs(shape=(1, 512), dtype=lm.f32)
     dt     = lm.regs(shape=(1, 512), dtype=lm.f32)
-    bw     = lm.regs(shape=(1, 256), dtype=lm.f32)
-    cw     = lm.regs(shape=(1, 256), dtype=lm.f32)
+    bw     = lm.regs(shape=(1, 512), dtype=lm.f32)
+    cw     = lm.regs(shape=(1, 512), dtype=lm.f32)
     outv   = lm.regs(shape=(1, 512), dtype=lm.f32)
     data   = lm.regs(shape=(1, 2),   dtype=lm.f32)
     oth    = lm.regs(shape=(1, 2),   dtype=lm.f32)
