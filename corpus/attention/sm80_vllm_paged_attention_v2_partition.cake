@@ -11,7 +11,7 @@
 #    (fp32, dynamic shared memory) plus its running max;
 #  * max: lane 0 writes red_smem[w], __syncthreads, every warp reads all 4;
 #  * exp / sum: thread i takes tokens i, i + 128, ... -- warp w the 32
-#    tokens of blocks h, h + 1 for h = 2w, 2w + 8, ... (thread i < n_tok
+#    tokens of blocks h, h + 1 for h = 2w, 2w + 8, ... (thread i < num_tokens
 #    only: block h + 1 only where it exists), written in the QK loop by
 #    warps h % 4 and (h + 1) % 4: the reads cross warps, ordered
 #    by the max reduction's barrier; block_sum uses the other half of
@@ -33,7 +33,9 @@
 # Bug twins: corpus/bugs/sync.race/vllm_paged_attention_out_smem_no_barrier.cake
 # (the barrier before out_smem dropped), corpus/bugs/sync.race/
 # vllm_paged_attention_pv_before_softmax_barrier.cake (the barrier after the
-# normalization dropped).
+# normalization dropped), corpus/bugs/sync.race/
+# vllm_paged_attention_block_sum_same_red_smem.cake (block_sum given
+# red_smem instead of &red_smem[NUM_WARPS]).
 # expect: pass
 @cake.schedule(target="sm_80")
 def paged_attention_v2_partition(lm, Q: LM.gmem, KC: LM.gmem, VC: LM.gmem, TMP_OUT: LM.gmem,

@@ -24,7 +24,9 @@
 # Bug twins: corpus/bugs/sync.race/pallas_mgpu_fa3_consumed_count_one.cake
 # (consumed barriers counting one warpgroup), corpus/bugs/proxy.missing-fence/
 # pallas_mgpu_fa3_output_over_q_no_commit_smem.cake (no commit_smem before
-# the output's TMA store).
+# the output's TMA store), corpus/bugs/sync.arrival-underflow/
+# pallas_mgpu_fa3_schedule_barrier_no_final_turn.cake (warpgroup 0's
+# schedule barrier after the loop dropped).
 # expect: pass
 @cake.schedule(target="sm_90a")
 def pallas_mgpu_fa3_fwd(lm, Q: LM.tma3d, K: LM.tma3d, V: LM.tma3d, O: LM.tma3d, kv_len: LM.i32):
