@@ -8733,10 +8733,6 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   }
 }
 
-// Lap induction once per assignment of the parameters read besides the
-// trip expression that the lm.assume facts allow (tile sizes: BK in {32,
-// 64}), when they are few: the argument in one line, or throws. `bindings`:
-// the checked ones with the assignment of the current proof.
 // The trip expression's value under the fixed parameter values `a`, when
 // it reads no other parameter (nullopt otherwise, or where undefined).
 std::optional<int64_t> tripUnder(const TripLoops& tl, const std::map<int, int64_t>& a) {
@@ -8750,6 +8746,10 @@ std::optional<int64_t> tripUnder(const TripLoops& tl, const std::map<int, int64_
   return ir::evaluate(*tl.trip, env);
 }
 
+// Lap induction once per assignment of the parameters read besides the
+// trip expression that the lm.assume facts allow (tile sizes: BK in {32,
+// 64}), when they are few: the argument in one line, or throws. `bindings`:
+// the checked ones with the assignment of the current proof.
 std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                 TripLoops& tl, const TripProofOptions& opts,
                                 ProofBudget& budget, uint64_t& states,
@@ -9932,14 +9932,6 @@ std::string provePassTiles(const Fail& first, const PassTiles& passes, ir::Targe
   }
 }
 
-// The schedule as written; where that is not proved, its copy with loops
-// bounded by a multiple of the trip expression run in blocks (loopsInBlocks):
-// the copy builds, for every binding, the systems of the schedule (the same
-// operations in the same order, every expression of the same value), so a
-// proof of the copy is one of the schedule. Whatever the copy's proof
-// throws is a plain Fail here: its nodes (a Met's trip expression, a K
-// loop's bound) are the copy's, and a violation met there is no finding
-// (the bounded check decides).
 // Where the lap argument refuses a schedule whose loops are bounded only by
 // parameters that the lm.assume facts allow at most max_equivalent_values
 // values of (a per-CTA partition of at most 32 KV blocks whose passes over
@@ -9968,13 +9960,19 @@ std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::
     return fmt::format("lap induction refused ({}); the loops' bounds read only parameters with few allowed "
                        "values: {}",
                        refused.what(), proveUnlooped(s, target, checked, listed, budget, states, dead));
-  } catch (const Met&) {
-    throw;
-  } catch (const Fail&) {
+  } catch (const Fail&) {  // a Met too: its trip count is the argument's, not this path's
     return std::nullopt;
   }
 }
 
+// The schedule as written; where that is not proved, its copy with loops
+// bounded by a multiple of the trip expression run in blocks (loopsInBlocks):
+// the copy builds, for every binding, the systems of the schedule (the same
+// operations in the same order, every expression of the same value), so a
+// proof of the copy is one of the schedule. Whatever the copy's proof
+// throws is a plain Fail here: its nodes (a Met's trip expression, a K
+// loop's bound) are the copy's, and a violation met there is no finding
+// (the bounded check decides).
 std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                           const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
                           std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
