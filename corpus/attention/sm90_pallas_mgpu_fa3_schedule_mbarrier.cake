@@ -21,6 +21,7 @@
 #    commit_smem (fence), TMA store, wait_smem_to_gmem(0).
 # kv_steps = kv_seq_len // block_kv >= max_concurrent_steps = 2 (assumed:
 # smaller sequences shrink the ring, a second kernel configuration).
+# Causal form: corpus/attention/sm90_pallas_mgpu_fa3_causal_flush.cake.
 # Bug twins: corpus/bugs/sync.race/pallas_mgpu_fa3_consumed_count_one.cake
 # (consumed barriers counting one warpgroup), corpus/bugs/proxy.missing-fence/
 # pallas_mgpu_fa3_output_over_q_no_commit_smem.cake (no commit_smem before
