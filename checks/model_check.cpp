@@ -2213,16 +2213,32 @@ bool confirmed(const encoder::ReplayResult& r, const std::string& rule) {
                                 [&](const encoder::Violation& v) { return v.rule == rule; });
 }
 
+// "K in {1,65}": the values the bounded check ran, and the block indices
+// and grid sizes where the values moved them off block 0 of a one-block
+// grid (a loop bound that reads lm.block_idx: without them the list was
+// empty, "checked: ").
 std::string valuesText(const ir::Schedule& s, const std::vector<Binding>& bs, const std::set<int>& relevant) {
   std::map<int, std::set<int64_t>> vals;
-  for (const Binding& b : bs)
+  std::map<std::string, std::set<int64_t>> grid;  // "block_idx(1)" -> its values
+  for (const Binding& b : bs) {
     for (auto [p, v] : b.params)
       if (relevant.count(p)) vals[p].insert(v);
+    for (int d = 0; d < 3; ++d) {
+      grid[fmt::format("block_idx({})", d)].insert(b.block_idx[d]);
+      grid[fmt::format("grid_dim({})", d)].insert(b.grid_dim[d]);
+    }
+  }
+  auto list = [](const std::set<int64_t>& set) {
+    std::string l;
+    for (int64_t v : set) l += (l.empty() ? "" : ",") + std::to_string(v);
+    return l;
+  };
   std::string out;
-  for (auto& [p, set] : vals) {
-    std::string list;
-    for (int64_t v : set) list += (list.empty() ? "" : ",") + std::to_string(v);
-    out += fmt::format("{}{} in {{{}}}", out.empty() ? "" : ", ", s.params[p].name, list);
+  for (auto& [p, set] : vals) out += fmt::format("{}{} in {{{}}}", out.empty() ? "" : ", ", s.params[p].name, list(set));
+  for (const auto& [name, set] : grid) {
+    const int64_t fixed = name.rfind("block_idx", 0) == 0 ? 0 : 1;
+    if (set.size() > 1 || *set.begin() != fixed)
+      out += fmt::format("{}{} in {{{}}}", out.empty() ? "" : ", ", name, list(set));
   }
   return out;
 }

@@ -9066,6 +9066,19 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   }
 }
 
+// The trip expression's value under the fixed parameter values `a`, when
+// it reads no other parameter (nullopt otherwise, or where undefined).
+std::optional<int64_t> tripUnder(const TripLoops& tl, const std::map<int, int64_t>& a) {
+  if (!tl.trip) return std::nullopt;
+  for (const int p : paramsOf(*tl.trip))
+    if (!a.count(p)) return std::nullopt;
+  if (ir::exprUses(*tl.trip, {ir::ExprKind::BlockIdx, ir::ExprKind::GridDim, ir::ExprKind::Instance, ir::ExprKind::LoopVar}))
+    return std::nullopt;
+  ir::EvalEnv env;
+  for (const auto& [p, v] : a) env.params[p] = v;
+  return ir::evaluate(*tl.trip, env);
+}
+
 // Lap induction once per assignment of the parameters read besides the
 // trip expression that the lm.assume facts allow (tile sizes: BK in {32,
 // 64}), when they are few: the argument in one line, or throws. `bindings`:
@@ -9120,6 +9133,13 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     try {
       engine = proveFixed(s, target, bindings, tl, opts, budget, states);
     } catch (const Met& m) {
+      // A parameter of the trip expression fixed here fixes the trip count
+      // too; a violation met at another trip count is one of a binding that
+      // no allowed parameter values give (docs/z3.md "A fixed value that
+      // fixes the trip count"): no finding, the bounded check decides.
+      if (const std::optional<int64_t> e = tripUnder(tl, a); e && (m.violation.trip_open || *e != tripValue(tl, m.trip)))
+        throw Fail(fmt::format("{}{} (at a trip count other than {}, the one {} gives: no finding)", at, m.what(), *e,
+                               at.substr(0, at.size() - 2)));
       throw Met(at + m.what(), m.violation, m.trip, m.violation.trip_open);
     } catch (const Fail& f) {
       throw Fail(at + f.what());
@@ -10078,6 +10098,50 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
                      split.text, X, engines[0], X, engines[1]);
 }
 
+// The parameters that loop bounds read and that the lm.assume facts allow
+// at most max_fixed_values values of (`finite`: proved value by value), and
+// whether some loop's bound, start or step reads another (`symbolic`; a
+// loop that runs no iteration, `dead`, aside).
+struct FiniteLoopParams {
+  std::set<int> finite;
+  bool symbolic = false;
+};
+
+FiniteLoopParams finiteLoopParams(const ir::Schedule& s, const TripProofOptions& opts, ProofBudget& budget,
+                                  const std::map<const ir::Expr*, int64_t>& dead) {
+  const Limits limits = solverLimits(opts, budget);
+  FiniteLoopParams out;
+  std::set<int> tried;
+  BvProver bounds(s, limits);
+  auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
+    auto x = symbolNode(ir::ExprKind::Param, p);
+    auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
+                                                   ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
+    return bounds.prove(within).kind == BvVerdict::Holds;
+  };
+  std::vector<const ir::Stmt*> loops;
+  for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+  for (const ir::Stmt* st : loops)
+    if (st->hi)
+      for (int p : paramsOf(*st->hi)) {
+        if (!tried.insert(p).second || !bounded(p)) continue;
+        try {
+          allowedAssignments(s, {p}, limits, opts.max_fixed_values);
+          out.finite.insert(p);
+        } catch (const Fail&) {
+        }
+      }
+  out.symbolic = std::any_of(loops.begin(), loops.end(), [&](const ir::Stmt* st) {
+    if (st->hi && dead.count(st->hi.get())) return false;
+    for (const ir::ExprPtr& e : {st->lo, st->hi, st->step})
+      if (e)
+        for (int p : paramsOf(*e))
+          if (!out.finite.count(p)) return true;
+    return false;
+  });
+  return out;
+}
+
 std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                    const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
                                    std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
@@ -10087,37 +10151,11 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
     // Loops bounded by different expressions: those whose parameters the
     // lm.assume facts allow few values of are proved value by value.
     const Limits limits = solverLimits(opts, budget);
-    std::set<int> finite, tried;
-    BvProver bounds(s, limits);
-    auto bounded = [&](int p) {  // one query rules out the unbounded (M > 0)
-      auto x = symbolNode(ir::ExprKind::Param, p);
-      auto within = ir::makeExpr(ir::ExprKind::And, {ir::makeExpr(ir::ExprKind::Le, {x, ir::makeConst(1 << 20)}),
-                                                     ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
-      return bounds.prove(within).kind == BvVerdict::Holds;
-    };
-    std::vector<const ir::Stmt*> loops;
-    for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
-    for (const ir::Stmt* st : loops)
-      if (st->hi)
-        for (int p : paramsOf(*st->hi)) {
-          if (!tried.insert(p).second || !bounded(p)) continue;
-          try {
-            allowedAssignments(s, {p}, limits, opts.max_fixed_values);
-            finite.insert(p);
-          } catch (const Fail&) {
-          }
-        }
+    const FiniteLoopParams fl = finiteLoopParams(s, opts, budget, dead);
+    const std::set<int>& finite = fl.finite;
     // No loop bound, start or step reads a parameter other than those
     // proved value by value: each system explored whole (proveUnlooped).
-    const bool symbolic = std::any_of(loops.begin(), loops.end(), [&](const ir::Stmt* st) {
-      if (st->hi && dead.count(st->hi.get())) return false;
-      for (const ir::ExprPtr& e : {st->lo, st->hi, st->step})
-        if (e)
-          for (int p : paramsOf(*e))
-            if (!finite.count(p)) return true;
-      return false;
-    });
-    if (!symbolic) return proveUnlooped(s, target, checked, opts, budget, states, dead);
+    if (!fl.symbolic) return proveUnlooped(s, target, checked, opts, budget, states, dead);
     if (finite.empty()) {
       // A persistent kernel: a tile loop around a K loop (docs/z3.md);
       // or two tile loops one after the other, as one (MergedLoops).
@@ -10265,6 +10303,37 @@ std::string proveFinerQuotientCases(const Fail& first, const ir::Schedule& s, co
     }
   }
   return fmt::format("{} ({} of {} cases allowed): {}", what, cases.size(), fq.c, engines);
+// Where the lap argument refuses a schedule whose loops are bounded only by
+// parameters that the lm.assume facts allow at most max_equivalent_values
+// values of (a per-CTA partition of at most 32 KV blocks whose passes over
+// one shared logits array the argument cannot shift: docs/z3.md "Loops
+// bounded by few values, explored whole"), each allowed value's system is
+// explored whole (proveUnlooped), as for a schedule whose loops read no
+// such parameter in the first place. nullopt: the fallback does not apply,
+// or it was not proved either (the argument's refusal stands; a violation
+// met is no finding here: the bounded check decides).
+std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::Schedule& s, ir::Target target,
+                                                 const std::vector<Binding>& checked, const TripProofOptions& opts,
+                                                 ProofBudget& budget, uint64_t& states,
+                                                 const std::map<const ir::Expr*, int64_t>& dead) {
+  try {
+    findTrip(s, {}, dead);
+  } catch (const Fail&) {
+    return std::nullopt;  // proveScheduleAsWritten took the unlooped path already where it applies
+  }
+  // bounded parameters are listed as far as "Parameters read only in
+  // sizes" lists them; systems equal up to sizes are explored once
+  TripProofOptions listed = opts;
+  listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
+  const FiniteLoopParams fl = finiteLoopParams(s, listed, budget, dead);
+  if (fl.symbolic || fl.finite.empty()) return std::nullopt;
+  try {
+    return fmt::format("lap induction refused ({}); the loops' bounds read only parameters with few allowed "
+                       "values: {}",
+                       refused.what(), proveUnlooped(s, target, checked, listed, budget, states, dead));
+  } catch (const Fail&) {  // a Met too: its trip count is the argument's, not this path's
+    return std::nullopt;
+  }
 }
 
 // The schedule as written; where that is not proved, its copy with loops
@@ -10283,6 +10352,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
   } catch (const Fail& f) {
     if (dynamic_cast<const Met*>(&f) || dynamic_cast<const InnerMayBeEmpty*>(&f) || !budget.exhausted().empty())
       throw;
+    if (std::optional<std::string> each = proveFiniteLoopsWhole(f, s, target, checked, opts, budget, states, dead))
+      return *each;
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
     if (!blocks) {
       if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);

@@ -1,0 +1,169 @@
+// Two proof gaps met on real, correct kernels (helper fphunt5, session 32;
+// docs/z3.md "Loops bounded by few values, explored whole" and "A fixed
+// value that fixes the trip count"):
+// * a role that runs several symbolic loops one after the other (vLLM's
+//   paged attention partition: QK, exp, normalize and PV loops over at most
+//   32 KV blocks; PyTorch's softmax over a row cached in shared memory) was
+//   refused by lap induction ("runs two symbolic loops") although its loop
+//   bounds read only a parameter with few allowed values: each value's
+//   system is now explored whole;
+// * a guard that reads the trip expression's parameter (vLLM's partition
+//   merge: `if 32 * w < n_part:`) made the proof fix that parameter value
+//   by value while the trip count stayed free, and a violation met at a
+//   trip count the value does not give was reported as "engines disagree"
+//   (an internal error, exit 2) on a correct kernel;
+// * a loop bounded by the block index (Pallas FA3's causal KV steps) was
+//   checked at several block indices, and the verdict said "sync: checked: "
+//   with an empty list: the block indices are now named.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_pair.h"
+
+using namespace cake;
+using namespace cake::testing::pairs;
+
+namespace finite_loops_test {
+
+bool finiteLoopsSyncProved(const checks::CheckResult& r) {
+  for (const auto& v : r.verdicts)
+    if (v.property == "sync") return v.kind == checks::VerdictKind::Proved;
+  return false;
+}
+
+bool finiteLoopsHasInternalError(const checks::CheckResult& r) {
+  for (const auto& v : r.verdicts)
+    if (v.kind == checks::VerdictKind::Error) return true;
+  return false;
+}
+
+// Chained block reductions over a row cached in shared memory (PyTorch's
+// cunn_SoftMaxForwardSmem): three loops over n_vec rounds in one role.
+const std::string kChainedReduce = R"(
+@cake.schedule(target="sm_80")
+def chained(lm, X: LM.gmem, Y: LM.gmem, n_vec: LM.i32):
+    lm.assume(n_vec >= 1)
+    lm.assume(n_vec <= 8)
+    pool  = lm.smem(16400)
+    cache = pool.view(offset=0,     shape=(1, 128), dtype=lm.f32, stages=32)
+    red   = pool.view(offset=16384, shape=(1, 1),   dtype=lm.f32, stages=4)
+    x    = lm.regs(shape=(1, 128), dtype=lm.f32)
+    part = lm.regs(shape=(1, 1), dtype=lm.f32)
+    oth  = lm.regs(shape=(1, 1), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1, 2, 3], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        lm.fill(part, 0.0)
+        for c in lm.range(0, n_vec):
+            lm.copy(x, X, coords=(0, 512 * c + 128 * w))
+            lm.copy(cache[4 * c + w], x)
+            lm.reduce(oth, x, op="max", axis=1)
+            lm.binary(part, part, oth, op="max")
+        lm.sync(block)
+        lm.copy(red[w], part)
+        lm.sync(block)
+        if w == 0:
+            lm.copy(part, red[1])
+            lm.copy(red[0], part)
+        lm.sync(block)
+        lm.copy(part, red[0])
+        for c in lm.range(0, n_vec):
+            lm.copy(x, cache[4 * c + w])
+            lm.reduce(oth, x, op="sum", axis=1)
+            lm.binary(part, part, oth, op="add")
+        LEADING_SYNC
+        lm.copy(red[w], part)
+        lm.sync(block)
+        lm.copy(part, red[0])
+        for c in lm.range(0, n_vec):
+            lm.copy(x, cache[4 * c + w])
+            lm.binary(x, x, part, op="mul")
+            lm.copy(Y, x, coords=(0, 512 * c + 128 * w))
+)";
+
+TEST(FiniteLoops, SequentialLoopsOverFewValuesAreProved) {
+  const checks::CheckResult r = checkText(edited(kChainedReduce, {{"LEADING_SYNC", "lm.sync(block)"}}));
+  EXPECT_FALSE(r.hasErrors()) << describe(r);
+  EXPECT_TRUE(finiteLoopsSyncProved(r)) << describe(r);
+}
+
+// Without the second reduction's leading barrier warp 0 overwrites red[0]
+// while the others may still read the first result from it.
+TEST(FiniteLoops, ChainedReduceWithoutLeadingSyncIsReportedNotProved) {
+  const checks::CheckResult r = checkText(edited(kChainedReduce, {{"LEADING_SYNC", "lm.fill(oth, 0.0)"}}));
+  EXPECT_TRUE(r.hasErrors()) << describe(r);
+  EXPECT_FALSE(finiteLoopsSyncProved(r)) << describe(r);
+  bool race = false;
+  for (const ir::Finding& f : r.findings) race = race || f.rule == "sync.race";
+  EXPECT_TRUE(race) << describe(r);
+}
+
+// A table written by the warps whose chunk exists (`32 * w < n`) and read
+// whole by every warp, over lm.cdiv(n, 32) chunks (vLLM's partition merge).
+const std::string kGuardedChunks = R"(
+@cake.schedule(target="sm_80")
+def guarded_chunks(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    lm.assume(n <= 64)
+    pool = lm.smem(256)
+    tab  = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=2)
+    x    = lm.regs(shape=(1, 32), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        if 32 * w < n:
+            lm.copy(x, X, coords=(0, 32 * w))
+            lm.copy(tab[w], x)
+        BARRIER
+        for c in lm.range(0, lm.cdiv(n, 32)):
+            lm.copy(x, tab[c])
+            lm.copy(Y, x, coords=(w, 32 * c))
+)";
+
+TEST(FiniteLoops, GuardOnTheTripParameterIsNoInternalError) {
+  const checks::CheckResult r = checkText(edited(kGuardedChunks, {{"BARRIER", "lm.sync(block)"}}));
+  EXPECT_FALSE(r.hasErrors()) << describe(r);
+  EXPECT_FALSE(finiteLoopsHasInternalError(r)) << describe(r);
+  EXPECT_FALSE(r.undecided()) << describe(r);
+}
+
+TEST(FiniteLoops, GuardedChunksWithoutBarrierAreReported) {
+  expectPair("no barrier between the chunk stores and the reads",
+             edited(kGuardedChunks, {{"BARRIER", "lm.fill(x, 0.0)"}}), "sync.race", "");
+}
+
+// Each CTA runs `lm.block_idx(0) + 1` rounds: the values the bounded check
+// ran are block indices, which the verdict names.
+const std::string kPerBlockRounds = R"(
+@cake.schedule(target="sm_80")
+def per_block(lm, X: LM.gmem, Y: LM.gmem):
+    pool  = lm.smem(256)
+    tab   = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=2)
+    x     = lm.regs(shape=(1, 32), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        for c in lm.range(0, lm.block_idx(0) + 1):
+            lm.copy(x, X, coords=(c, 32 * w))
+            lm.copy(tab[w], x)
+            lm.sync(block)
+            lm.copy(x, tab[1 - w])
+            lm.copy(Y, x, coords=(c, 32 * w))
+            lm.sync(block)
+)";
+
+TEST(CheckedValues, BlockIndicesAreNamed) {
+  const checks::CheckResult r = checkText(kPerBlockRounds);
+  EXPECT_FALSE(r.hasErrors()) << describe(r);
+  bool named = false;
+  for (const auto& v : r.verdicts)
+    if (v.property == "sync")
+      named = v.kind == checks::VerdictKind::Checked && v.detail.rfind("block_idx(0) in {0,", 0) == 0;
+  EXPECT_TRUE(named) << describe(r);
+}
+
+}  // namespace finite_loops_test
