@@ -160,6 +160,9 @@ struct ProcState {
     std::vector<std::pair<int64_t, int64_t>> own_ranges;
     int64_t key_iter = -1;    // the keying loop's iteration of the last read (-1: none)
     int64_t bar_marker = 0;   // bar_syncs at the last read
+    // the bytes of the last read if it read back bytes all its own (or
+    // re-read such a read; empty otherwise)
+    int64_t read_back_lo = 0, read_back_hi = 0;
   };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
   int64_t bar_syncs = 0;  // lm.sync / cluster syncs so far (re-reads, Builder::checkRereads)
@@ -921,13 +924,23 @@ class Builder {
     // the bytes between the two reads, and replays the index's reads
     // without it otherwise.
     const bool ret = !fresh && it->second.marker != marker;
-    const bool reread = ret && it->second.own_gen < 0 && key_iter_ >= 0 && it->second.key_iter == key_iter_;
+    // ... or a read after a read-back of the whole index (or after such a
+    // re-read): it finds the reader's own data again unless another write
+    // lies between, which checkRereads rules out (FlashInfer FilteredTopK's
+    // warp 0 reads its rewritten histogram twice a round)
+    const bool same_round = key_iter_ >= 0 && it->second.key_iter == key_iter_;
+    const bool after_read_back = it->second.read_back_lo <= a.lo && a.hi <= it->second.read_back_hi;
+    const bool reread = ret && it->second.own_gen < 0 && (same_round || after_read_back);
     const auto own = ps_->writes.find(std::make_tuple(a.space, a.view, a.index));
     const BytesMeant meant = countReturns(it->second, a, marker, reread,
                                           own != ps_->writes.end() ? &own->second : nullptr);
     ps_->read_events[it->first].push_back(
         {in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain, it->second.bar_marker, ps_->bar_syncs});
     it->second.marker = marker;
+    if (it->second.own_gen >= 0 && coveredByPairs(it->second.own_ranges, a.lo, a.hi))
+      std::tie(it->second.read_back_lo, it->second.read_back_hi) = std::make_pair(a.lo, a.hi);
+    else if (!(reread && after_read_back))
+      std::tie(it->second.read_back_lo, it->second.read_back_hi) = std::make_pair(int64_t{0}, int64_t{0});
     it->second.own_gen = -1;
     it->second.key_iter = key_iter_;
     it->second.bar_marker = ps_->bar_syncs;
