@@ -549,8 +549,9 @@ TEST(StaleRead, ReadBackOfItsOwnUpdateMeansItsWrite) {
 // made the other warps' entries one lap too old at the third. The
 // simulator now finds none; dropping the barrier between the
 // entry writes and the read-back is still sync.race.
-TEST(StaleRead, BufferReadWholeRewrittenInPart) {
-  const std::string text = R"(
+// kqmax_shared of llama.cpp's vector FlashAttention: warp 0 fills the row
+// once, every tile each warp writes its entry, a barrier, all read the row.
+const std::string kKqmaxRow = R"(
 @cake.schedule(target="sm_80")
 def kqmax_row(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
     lm.assume(n >= 1)
@@ -575,6 +576,9 @@ def kqmax_row(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
             lm.copy(Y, row, coords=(k, 32 * w))
             lm.sync(block)
 )";
+
+TEST(StaleRead, BufferReadWholeRewrittenInPart) {
+  const std::string text = kKqmaxRow;
   // the simulator (Z3 BMC runs out of its resource limit on this one)
   auto rules = [](const std::string& t, int64_t n) {
     return onSystem(t, {{"n", n}}, [](const System& sys) {
@@ -687,7 +691,7 @@ TEST(StaleRead, SlotReadTwicePerRoundAcrossABarrier) {
 // read one round late, and a per-round table read many times", session 31).
 namespace stale_read_per_byte {
 // The simulator's rules, every rule (no first-violation stop).
-std::set<std::string> everyRule(const std::string& text, Vals vals) {
+std::set<std::string> perByteRules(const std::string& text, Vals vals) {
   return onSystem(text, vals, [](const System& sys) {
     const ModelCheckResult r = cake::testing::exploreEveryRule(sys);
     EXPECT_NE(r.outcome, Outcome::Unknown) << r.detail;
@@ -750,33 +754,31 @@ def carried(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
 
 TEST(StaleRead, PerRoundTableReadOneEntryPerStep) {
   using namespace stale_read_per_byte;
-  // before: data.stale-read at n = 1 (each step's barrier counted as a return)
-  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(everyRule(kTable, {{"n", n}}), Rules{}) << n;
+  // before: data.stale-read at n = 2 (each step's barrier counted as a return)
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(kTable, {{"n", n}}), Rules{}) << n;
   EXPECT_EQ(agreedRules(kTable, {{"n", 2}}), Rules{});
   // the table refilled every other tile only: tile 1 reads tile 0's table
   const std::string skipped = cake::testing::replace(kTable, "            if w == 0:\n                lm.copy(v, X",
                                                      "            if w + t % 2 == 0:\n                lm.copy(v, X");
   ASSERT_NE(skipped, kTable);
-  EXPECT_TRUE(everyRule(skipped, {{"n", 3}}).count("data.stale-read"));
-  // one entry read twice in a step is still a return per barrier: the
-  // limit docs/rules/data.stale-read.md names
+  EXPECT_TRUE(perByteRules(skipped, {{"n", 3}}).count("data.stale-read"));
 }
 
 TEST(StaleRead, ValueSeededByItsReaderCarriedToTheNextRound) {
   using namespace stale_read_per_byte;
   // before: data.stale-read at n = 2 (the seed counted as the writer's lap 0)
-  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(everyRule(kCarried, {{"n", n}}), Rules{}) << n;
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(kCarried, {{"n", n}}), Rules{}) << n;
   EXPECT_EQ(agreedRules(kCarried, {{"n", 3}}), Rules{});
   // the writer skips round 0: round 2 means its lap 1 and finds lap 0
   const std::string first_skipped = cake::testing::replace(kCarried, "            if w == 1:\n                lm.copy(x, X",
                                                            "            if w * c >= 1:\n                lm.copy(x, X");
   ASSERT_NE(first_skipped, kCarried);
-  EXPECT_TRUE(everyRule(first_skipped, {{"n", 3}}).count("data.stale-read"));
+  EXPECT_TRUE(perByteRules(first_skipped, {{"n", 3}}).count("data.stale-read"));
   // the corpus pair: Mamba's causal-conv1d, the halo named by stage
   const std::string conv =
       cake::testing::corpusText("corpus/conv/sm80_causal_conv1d_fwd_halo_exchange_stage_indexed.cake");
-  for (const int64_t s : {1, 1025, 2049, 3073}) EXPECT_EQ(everyRule(conv, {{"seqlen", s}}), Rules{}) << s;
-  EXPECT_TRUE(everyRule(corpusFile("sm80_causal_conv1d_halo_stage_indexed_first_write_skipped.cake"), {{"seqlen", 2049}})
+  for (const int64_t s : {1, 1025, 2049, 3073}) EXPECT_EQ(perByteRules(conv, {{"seqlen", s}}), Rules{}) << s;
+  EXPECT_TRUE(perByteRules(corpusFile("sm80_causal_conv1d_halo_stage_indexed_first_write_skipped.cake"), {{"seqlen", 2049}})
                   .count("data.stale-read"));
 }
 
@@ -785,32 +787,13 @@ TEST(StaleRead, ValueSeededByItsReaderCarriedToTheNextRound) {
 // entry written after the tile's reads instead of before them).
 TEST(StaleRead, EntryWrittenOneBarrierLateIsStillStale) {
   using namespace stale_read_per_byte;
-  const std::string text = R"(@cake.schedule(target="sm_80")
-def kqmax_late(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
-    lm.assume(n >= 1)
-    pool  = lm.smem(1024)
-    kqmax = pool.view(offset=0, shape=(1, 32), dtype=lm.f16)
-    mx    = lm.regs(shape=(1, 32), dtype=lm.f16)
-    one   = lm.regs(shape=(1, 1), dtype=lm.f16)
-    row   = lm.regs(shape=(1, 32), dtype=lm.f16)
-    warps = lm.role(warps=[0, 1, 2, 3], group=1)
-    block = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        if w == 0:
-            lm.fill(mx, -65504.0)
-            lm.copy(kqmax[0], mx)
-        lm.sync(block)
-        for k in lm.range(0, n):
-            lm.copy(one, X, coords=(k, w))
-            lm.sync(block)
-            lm.copy(row, kqmax[0])
-            lm.copy(Y, row, coords=(k, 32 * w))
-            lm.sync(block)
-            lm.copy(kqmax[0][:, w:w + 1], one)
-)";
-  EXPECT_EQ(everyRule(text, {{"n", 1}}), Rules{});
-  EXPECT_EQ(everyRule(text, {{"n", 2}}), Rules{"data.stale-read"});
+  // each warp's entry written after the tile's reads instead of before them
+  const std::string text = cake::testing::replace(
+      kKqmaxRow, "            lm.copy(kqmax[0][:, w:w + 1], one)\n            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n",
+      "            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  ASSERT_NE(text, kKqmaxRow);
+  EXPECT_EQ(perByteRules(text, {{"n", 1}}), Rules{});
+  EXPECT_EQ(perByteRules(text, {{"n", 2}}), Rules{"data.stale-read"});
 }
 
 // A whole buffer rewritten and read back by one warp while the others
@@ -843,16 +826,22 @@ def rmw_whole_reads_quarters(lm, Counts: LM.gmem, Out: LM.gmem, n: LM.i32):
             lm.sync(cta)
         lm.copy(Out, h, coords=(lm.block_idx(0), 256 * w))
 )";
-  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(everyRule(text, {{"n", n}}), Rules{}) << n;
+  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(perByteRules(text, {{"n", n}}), Rules{}) << n;
   // warp 1 clears its half every other round and warp 0 only reads: round 1
   // means warp 1's lap 1 and finds lap 0
   std::string skipped = cake::testing::replace(text, "                lm.copy(hist[0], h)\n", "");
   skipped = cake::testing::replace(skipped, "            lm.copy(hist[0][:, 128 * w:128 * w + 128], zero)\n",
                                    "            if w * (r % 2) == 0:\n"
                                    "                lm.copy(hist[0][:, 128 * w:128 * w + 128], zero)\n");
-  EXPECT_TRUE(everyRule(skipped, {{"n", 3}}).count("data.stale-read"));
+  EXPECT_TRUE(perByteRules(skipped, {{"n", 3}}).count("data.stale-read"));
   // the last barrier of a round left out: the next clear races the reads
   const std::string racy = cake::testing::replace(text, "            lm.sync(cta)\n        lm.copy(Out", "        lm.copy(Out");
   ASSERT_NE(racy, text);
-  EXPECT_TRUE(everyRule(racy, {{"n", 2}}).count("sync.race"));
+  EXPECT_TRUE(perByteRules(racy, {{"n", 2}}).count("sync.race"));
+  // the kernel's stage-indexed form: warp 0 also reads the histogram again
+  // at the end of the round, a re-read of its read-back (before:
+  // data.stale-read at n_rounds = 3)
+  const std::string topk =
+      cake::testing::corpusText("corpus/bugs/sync.race/flashinfer_filtered_topk_histogram_stage_indexed_fixed.cake");
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(topk, {{"n_rounds", n}}), Rules{}) << n;
 }
