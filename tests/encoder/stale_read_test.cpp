@@ -756,7 +756,6 @@ TEST(StaleRead, PerRoundTableReadOneEntryPerStep) {
   using namespace stale_read_per_byte;
   // before: data.stale-read at n = 2 (each step's barrier counted as a return)
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(kTable, {{"n", n}}), Rules{}) << n;
-  EXPECT_EQ(agreedRules(kTable, {{"n", 2}}), Rules{});
   // the table refilled every other tile only: tile 1 reads tile 0's table
   const std::string skipped = cake::testing::replace(kTable, "            if w == 0:\n                lm.copy(v, X",
                                                      "            if w + t % 2 == 0:\n                lm.copy(v, X");
@@ -768,7 +767,7 @@ TEST(StaleRead, ValueSeededByItsReaderCarriedToTheNextRound) {
   using namespace stale_read_per_byte;
   // before: data.stale-read at n = 2 (the seed counted as the writer's lap 0)
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(kCarried, {{"n", n}}), Rules{}) << n;
-  EXPECT_EQ(agreedRules(kCarried, {{"n", 3}}), Rules{});
+  EXPECT_EQ(agreedRules(kCarried, {{"n", 2}}), Rules{});  // and Z3's engines
   // the writer skips round 0: round 2 means its lap 1 and finds lap 0
   const std::string first_skipped = cake::testing::replace(kCarried, "            if w == 1:\n                lm.copy(x, X",
                                                            "            if w * c >= 1:\n                lm.copy(x, X");
