@@ -138,15 +138,15 @@ struct ProcState {
   // process, each with how many times (a multicast load writes the same
   // bytes of several CTAs)
   std::map<std::tuple<int, int, int64_t>, std::vector<Access::Written>> writes;
-  // own_gen: the generation of this process's latest write of the index
-  // since its last read of it (-1: none)
-  // returns: the returns alone (no read-back); own_ranges: the ranges of
-  // those writes (a read's own bytes, Access::own_since)
-  // The generation a read means is counted per byte range
-  // (docs/rules/data.stale-read.md "Returns are counted per byte"): how
+  // Per view index read: own_gen, the generation of this process's latest
+  // write of the index since its last read of it (-1: none); own_ranges,
+  // the ranges of those writes (a read's own bytes, Access::own_since).
+  // The generation a read means is counted per byte range (BytesRead,
+  // docs/rules/data.stale-read.md "Returns are counted per byte"): how
   // many times this process came back to *these bytes* of the index, not
-  // to the index. `plain`: the same count without the re-read rule
-  // (Builder::checkRereads replays it where the rule does not hold).
+  // to the index; `returns` the returns alone (no read-back). `plain`: the
+  // same counts without the re-read rule (Builder::checkRereads replays
+  // them where the rule does not hold).
   struct BytesRead {
     int64_t lo, hi;
     int64_t marker;           // the read marker at the last read of the range
