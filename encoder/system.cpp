@@ -40,6 +40,21 @@ int64_t overlapCount(const std::vector<Access::Written>& ranges, int64_t lo, int
     if (rangesOverlap(r.lo, r.hi, lo, hi)) n += r.times;
   return n;
 }
+// Do the ranges cover every byte of [lo, hi)?
+bool coveredByPairs(std::vector<std::pair<int64_t, int64_t>> sorted, int64_t lo, int64_t hi) {
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto& [rlo, rhi] : sorted) {
+    if (rlo > lo) return false;
+    lo = std::max(lo, rhi);
+    if (lo >= hi) return true;
+  }
+  return lo >= hi;
+}
+bool coveredBy(const std::vector<Access::Written>& ranges, int64_t lo, int64_t hi) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (const Access::Written& r : ranges) pairs.emplace_back(r.lo, r.hi);
+  return coveredByPairs(std::move(pairs), lo, hi);
+}
 
 // Per-process bookkeeping while unrolling (all of it is static: it depends
 // only on the process's own program).
@@ -123,18 +138,31 @@ struct ProcState {
   // process, each with how many times (a multicast load writes the same
   // bytes of several CTAs)
   std::map<std::tuple<int, int, int64_t>, std::vector<Access::Written>> writes;
-  // own_gen: the generation of this process's latest write of the index
-  // since its last read of it (-1: none)
-  // returns: the returns alone (no read-back); own_ranges: the ranges of
-  // those writes (a read's own bytes, Access::own_since)
+  // Per view index read: own_gen, the generation of this process's latest
+  // write of the index since its last read of it (-1: none); own_ranges,
+  // the ranges of those writes (a read's own bytes, Access::own_since).
+  // The generation a read means is counted per byte range (BytesRead,
+  // docs/rules/data.stale-read.md "Returns are counted per byte"): how
+  // many times this process came back to *these bytes* of the index, not
+  // to the index; `returns` the returns alone (no read-back). `plain`: the
+  // same counts without the re-read rule (Builder::checkRereads replays
+  // them where the rule does not hold).
+  struct BytesRead {
+    int64_t lo, hi;
+    int64_t marker;           // the read marker at the last read of the range
+    int64_t epoch, returns;   // -1: the process's own initial value, read back
+    int64_t epoch_plain, returns_plain;
+  };
   struct ReadEpoch {
-    int64_t epoch = 0;
     int64_t marker = 0;
     int64_t own_gen = -1;
-    int64_t returns = 0;
+    std::vector<BytesRead> bytes;  // disjoint, sorted by lo
     std::vector<std::pair<int64_t, int64_t>> own_ranges;
     int64_t key_iter = -1;    // the keying loop's iteration of the last read (-1: none)
     int64_t bar_marker = 0;   // bar_syncs at the last read
+    // the bytes of the last read if it read back bytes all its own (or
+    // re-read such a read; empty otherwise)
+    int64_t read_back_lo = 0, read_back_hi = 0;
   };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
   int64_t bar_syncs = 0;  // lm.sync / cluster syncs so far (re-reads, Builder::checkRereads)
@@ -143,8 +171,8 @@ struct ProcState {
   // instruction and access, and what tag() saw.
   struct ReadEvent {
     size_t instr, acc;
-    bool fresh, ret, reread;
-    int64_t own_gen;
+    bool reread;
+    int64_t gen_plain, returns_plain;  // what the read means without the re-read rule
     int64_t m1, m2;  // a re-read: bar_syncs at the previous read and at this one
   };
   std::map<std::pair<int, int64_t>, std::vector<ReadEvent>> read_events;
@@ -896,22 +924,107 @@ class Builder {
     // the bytes between the two reads, and replays the index's reads
     // without it otherwise.
     const bool ret = !fresh && it->second.marker != marker;
-    const bool reread = ret && it->second.own_gen < 0 && key_iter_ >= 0 && it->second.key_iter == key_iter_;
-    ps_->read_events[it->first].push_back({in_instr_, in_acc_, fresh, ret, reread,
-                                           fresh ? -1 : it->second.own_gen, it->second.bar_marker, ps_->bar_syncs});
-    if (!fresh && it->second.own_gen >= 0) it->second.epoch = std::max(it->second.epoch, it->second.own_gen);
-    else if (ret && !reread) ++it->second.epoch;
-    if (ret && !reread) ++it->second.returns;
+    // ... or a read after a read-back of the whole index (or after such a
+    // re-read): it finds the reader's own data again unless another write
+    // lies between, which checkRereads rules out (FlashInfer FilteredTopK's
+    // warp 0 reads its rewritten histogram twice a round)
+    const bool same_round = key_iter_ >= 0 && it->second.key_iter == key_iter_;
+    const bool after_read_back = it->second.read_back_lo <= a.lo && a.hi <= it->second.read_back_hi;
+    const bool reread = ret && it->second.own_gen < 0 && (same_round || after_read_back);
+    const auto own = ps_->writes.find(std::make_tuple(a.space, a.view, a.index));
+    const BytesMeant meant = countReturns(it->second, a, marker, reread,
+                                          own != ps_->writes.end() ? &own->second : nullptr);
+    ps_->read_events[it->first].push_back(
+        {in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain, it->second.bar_marker, ps_->bar_syncs});
     it->second.marker = marker;
+    if (it->second.own_gen >= 0 && coveredByPairs(it->second.own_ranges, a.lo, a.hi))
+      std::tie(it->second.read_back_lo, it->second.read_back_hi) = std::make_pair(a.lo, a.hi);
+    else if (!(reread && after_read_back))
+      std::tie(it->second.read_back_lo, it->second.read_back_hi) = std::make_pair(int64_t{0}, int64_t{0});
     it->second.own_gen = -1;
     it->second.key_iter = key_iter_;
     it->second.bar_marker = ps_->bar_syncs;
-    a.gen = it->second.epoch;
-    a.gen_returns = it->second.returns;
+    a.gen = meant.gen;
+    a.gen_returns = meant.returns;
     a.own_since = std::move(it->second.own_ranges);
     it->second.own_ranges.clear();
-    if (auto w = ps_->writes.find(std::make_tuple(a.space, a.view, a.index)); w != ps_->writes.end())
-      a.own_writes = w->second;
+    if (own != ps_->writes.end()) a.own_writes = own->second;
+  }
+
+  // What a read of `a`'s bytes means, counted per byte range
+  // (docs/rules/data.stale-read.md "Returns are counted per byte"): over
+  // each range, a return is a read at another marker than this process's
+  // previous read of *that range* (DeepGEMM's per-tile scale row read one
+  // column per K step: each column is read once a tile, so its reads mean
+  // the tile, however many waits lie between the columns); a read-back
+  // (the process wrote the index since its last read of it) means at least
+  // its own latest write's generation, as before; a range read for the
+  // first time means generation 0, or, if the process wrote all of it
+  // itself and never read it, its own initial value: no lap of the other
+  // writers, so the next return means their lap 0 (causal-conv1d's halo
+  // carried to the next chunk, seeded by the reader). The read means the
+  // highest count over its ranges (at least 0). A strided read is counted
+  // over its bounding range (more returns: what the whole index counted).
+  struct BytesMeant {
+    int64_t gen = 0, returns = 0, gen_plain = 0, returns_plain = 0;
+  };
+  static BytesMeant countReturns(ProcState::ReadEpoch& re, const Access& a, int64_t marker, bool reread,
+                                 const std::vector<Access::Written>* own_writes) {
+    // cut the ranges read so far at a's ends and fill its gaps with ranges
+    // read for the first time (`first`)
+    std::vector<std::pair<ProcState::BytesRead, bool>> next;
+    int64_t at = a.lo;
+    auto first = [&](int64_t lo, int64_t hi) {
+      const int64_t init = own_writes && coveredBy(*own_writes, lo, hi) ? -1 : 0;
+      next.push_back({{lo, hi, marker, init, init, init, init}, true});
+    };
+    for (const ProcState::BytesRead& r : re.bytes) {
+      if (r.hi <= a.lo || r.lo >= a.hi) {
+        next.push_back({r, false});
+        continue;
+      }
+      auto part = [&](int64_t lo, int64_t hi) {
+        ProcState::BytesRead x = r;
+        x.lo = lo;
+        x.hi = hi;
+        next.push_back({x, false});
+      };
+      if (r.lo < a.lo) part(r.lo, a.lo);
+      if (at < r.lo) first(at, r.lo);
+      part(std::max(r.lo, a.lo), std::min(r.hi, a.hi));
+      if (r.hi > a.hi) part(a.hi, r.hi);
+      at = std::min(r.hi, a.hi);
+    }
+    if (at < a.hi) first(at, a.hi);
+    std::sort(next.begin(), next.end(), [](const auto& x, const auto& y) { return x.first.lo < y.first.lo; });
+    BytesMeant m;
+    re.bytes.clear();
+    for (auto& [r, is_first] : next) {
+      if (r.lo >= a.lo && r.hi <= a.hi) {
+        const bool ret = !is_first && r.marker != marker;
+        if (re.own_gen >= 0) {  // a read-back
+          r.epoch = std::max(r.epoch, re.own_gen);
+          r.epoch_plain = std::max(r.epoch_plain, re.own_gen);
+        } else if (ret) {
+          r.epoch += reread ? 0 : 1;
+          r.epoch_plain += 1;
+        }
+        // a return that reads back bytes it overwrote since its last read
+        // finds its own data: no lap of the others' (FlashInfer's
+        // FilteredTopK: warp 0 rewrites the whole histogram and reads it
+        // back, the other warps clear their quarters once a round)
+        const bool own_data = ret && coveredByPairs(re.own_ranges, r.lo, r.hi);
+        r.returns += ret && !reread && !own_data ? 1 : 0;
+        r.returns_plain += ret && !own_data ? 1 : 0;
+        r.marker = marker;
+        m.gen = std::max(m.gen, r.epoch);
+        m.returns = std::max(m.returns, r.returns);
+        m.gen_plain = std::max(m.gen_plain, r.epoch_plain);
+        m.returns_plain = std::max(m.returns_plain, r.returns_plain);
+      }
+      re.bytes.push_back(r);
+    }
+    return m;
   }
 
   void addAccess(Instr& in, std::vector<Access> as, const Stmt& st) {
@@ -1651,14 +1764,10 @@ class Builder {
           if (!ok) break;
         }
         if (!any || ok) continue;
-        int64_t epoch = 0, returns = 0;  // replay tag() without the rule
-        for (const auto& e : events) {
-          if (!e.fresh && e.own_gen >= 0) epoch = std::max(epoch, e.own_gen);
-          else if (e.ret) ++epoch;
-          if (e.ret) ++returns;
+        for (const auto& e : events) {  // what tag() counted without the rule
           Access& a = sys_.procs[p].program[e.instr].accesses[e.acc];
-          a.gen = epoch;
-          a.gen_returns = returns;
+          a.gen = e.gen_plain;
+          a.gen_returns = e.returns_plain;
         }
       }
     read_events_.clear();

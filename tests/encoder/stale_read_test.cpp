@@ -550,8 +550,9 @@ TEST(StaleRead, ReadBackOfItsOwnUpdateMeansItsWrite) {
 // made the other warps' entries one lap too old at the third. The
 // simulator now finds none; dropping the barrier between the
 // entry writes and the read-back is still sync.race.
-TEST(StaleRead, BufferReadWholeRewrittenInPart) {
-  const std::string text = R"(
+// kqmax_shared of llama.cpp's vector FlashAttention: warp 0 fills the row
+// once, every tile each warp writes its entry, a barrier, all read the row.
+const std::string kKqmaxRow = R"(
 @cake.schedule(target="sm_80")
 def kqmax_row(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
     lm.assume(n >= 1)
@@ -576,6 +577,9 @@ def kqmax_row(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
             lm.copy(Y, row, coords=(k, 32 * w))
             lm.sync(block)
 )";
+
+TEST(StaleRead, BufferReadWholeRewrittenInPart) {
+  const std::string text = kKqmaxRow;
   // the simulator (Z3 BMC runs out of its resource limit on this one)
   auto rules = [](const std::string& t, int64_t n) {
     return onSystem(t, {{"n", n}}, [](const System& sys) {
@@ -679,4 +683,165 @@ TEST(StaleRead, SlotReadTwicePerRoundAcrossABarrier) {
       "            lm.copy(idx, Indices, coords=(b + 1, 32 * w))\n"
       "            lm.copy(ibat[w], idx)\n");
   for (const int64_t n : {1, 2}) EXPECT_EQ(firstRule(late, n), "") << n;
+}
+
+// What a stage-like read means is counted per byte range, and a value the
+// reader seeds and reads back first is no lap of the other writers
+// (docs/rules/data.stale-read.md "Returns are counted per byte"; the
+// reproducers of docs/known-limits.md "data.stale-read: a carried value
+// read one round late, and a per-round table read many times", session 31).
+namespace stale_read_per_byte {
+// The simulator's rules, every rule (no first-violation stop).
+std::set<std::string> perByteRules(const std::string& text, Vals vals) {
+  return onSystem(text, vals, [](const System& sys) {
+    const ModelCheckResult r = cake::testing::exploreEveryRule(sys);
+    EXPECT_NE(r.outcome, Outcome::Unknown) << r.detail;
+    return cake::testing::ruleSet(r);
+  });
+}
+
+// A per-tile table written whole by warp 0 and read one entry per step,
+// a barrier after each step (DeepGEMM's smem_sfb[0], FlashInfer
+// merge-states' s_smem[e // 8]).
+const std::string kTable = R"(@cake.schedule(target="sm_80")
+def table(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    pool  = lm.smem(1024)
+    tab   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32, stages=1)
+    v     = lm.regs(shape=(1, 4), dtype=lm.f32)
+    e     = lm.regs(shape=(1, 1), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        for t in lm.range(0, n):
+            if w == 0:
+                lm.copy(v, X, coords=(t, 0))
+                lm.copy(tab[0], v)
+            lm.sync(block)
+            for k in lm.range(0, 4):
+                lm.copy(e, tab[0][:, k:k + 1])
+                lm.copy(Y, e, coords=(t, 4 * w + k))
+                lm.sync(block)
+)";
+
+// A value carried to the next round through a slot named by stage, seeded
+// by its reader (causal-conv1d's smem_exchange[127]): warp 1 writes it after
+// the round's reads, warp 0 reads it in the next round.
+const std::string kCarried = R"(@cake.schedule(target="sm_80")
+def carried(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    pool  = lm.smem(1024)
+    ex    = pool.view(offset=0, shape=(1, 4), dtype=lm.f32, stages=2)
+    x     = lm.regs(shape=(1, 4), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        if w == 0:
+            lm.fill(x, 0.0)
+            lm.copy(ex[1], x)
+        for c in lm.range(0, n):
+            lm.sync(block)
+            if w == 0:
+                lm.copy(x, ex[1])
+                lm.copy(Y, x, coords=(c, 0))
+            lm.sync(block)
+            if w == 1:
+                lm.copy(x, X, coords=(c, 0))
+                lm.copy(ex[1], x)
+)";
+}  // namespace stale_read_per_byte
+
+TEST(StaleRead, PerRoundTableReadOneEntryPerStep) {
+  using namespace stale_read_per_byte;
+  // before: data.stale-read at n = 2 (each step's barrier counted as a return)
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(kTable, {{"n", n}}), Rules{}) << n;
+  // the table refilled every other tile only: tile 1 reads tile 0's table
+  const std::string skipped = cake::testing::replace(kTable, "            if w == 0:\n                lm.copy(v, X",
+                                                     "            if w + t % 2 == 0:\n                lm.copy(v, X");
+  ASSERT_NE(skipped, kTable);
+  EXPECT_TRUE(perByteRules(skipped, {{"n", 3}}).count("data.stale-read"));
+}
+
+TEST(StaleRead, ValueSeededByItsReaderCarriedToTheNextRound) {
+  using namespace stale_read_per_byte;
+  // before: data.stale-read at n = 2 (the seed counted as the writer's lap 0)
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(kCarried, {{"n", n}}), Rules{}) << n;
+  EXPECT_EQ(agreedRules(kCarried, {{"n", 2}}), Rules{});  // and Z3's engines
+  // the writer skips round 0: round 2 means its lap 1 and finds lap 0
+  const std::string first_skipped = cake::testing::replace(kCarried, "            if w == 1:\n                lm.copy(x, X",
+                                                           "            if w * c >= 1:\n                lm.copy(x, X");
+  ASSERT_NE(first_skipped, kCarried);
+  EXPECT_TRUE(perByteRules(first_skipped, {{"n", 3}}).count("data.stale-read"));
+  // the corpus pair: Mamba's causal-conv1d, the halo named by stage
+  const std::string conv =
+      cake::testing::corpusText("corpus/conv/sm80_causal_conv1d_fwd_halo_exchange_stage_indexed.cake");
+  for (const int64_t s : {1, 1025, 2049, 3073}) EXPECT_EQ(perByteRules(conv, {{"seqlen", s}}), Rules{}) << s;
+  EXPECT_TRUE(perByteRules(corpusFile("sm80_causal_conv1d_halo_stage_indexed_first_write_skipped.cake"), {{"seqlen", 2049}})
+                  .count("data.stale-read"));
+}
+
+// The seed rule does not hide a writer one barrier late where a reader
+// other than the seeder reads (llama.cpp's kqmax_shared with each warp's
+// entry written after the tile's reads instead of before them).
+TEST(StaleRead, EntryWrittenOneBarrierLateIsStillStale) {
+  using namespace stale_read_per_byte;
+  // each warp's entry written after the tile's reads instead of before them
+  const std::string text = cake::testing::replace(
+      kKqmaxRow, "            lm.copy(kqmax[0][:, w:w + 1], one)\n            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n",
+      "            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  ASSERT_NE(text, kKqmaxRow);
+  EXPECT_EQ(perByteRules(text, {{"n", 1}}), Rules{});
+  EXPECT_EQ(perByteRules(text, {{"n", 2}}), Rules{"data.stale-read"});
+}
+
+// A whole buffer rewritten and read back by one warp while the others
+// clear their parts once a round (FlashInfer FilteredTopK's histogram,
+// docs/known-limits.md "data.stale-read: what a stage-like read means is
+// inferred"): the read-back finds warp 0's own data and is no lap of the
+// others'. Before: "meaning lap 2 ..., but it holds the data of lap 1" at n = 3.
+TEST(StaleRead, ReadBackOfAWholeRewriteIsNoLapOfTheOthers) {
+  using namespace stale_read_per_byte;
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def rmw_whole_reads_quarters(lm, Counts: LM.gmem, Out: LM.gmem, n: LM.i32):
+    lm.assume(n > 0)
+    pool = lm.smem(1024)
+    hist = pool.view(offset=0, shape=(1, 256), dtype=lm.i32, stages=1)
+    zero = lm.regs(shape=(1, 128), dtype=lm.i32)
+    h    = lm.regs(shape=(1, 256), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        lm.fill(zero, 0)
+        for r in lm.range(0, n):
+            lm.copy(hist[0][:, 128 * w:128 * w + 128], zero)
+            lm.sync(cta)
+            if w == 0:
+                lm.copy(h, hist[0])
+                lm.copy(hist[0], h)
+            lm.sync(cta)
+            lm.copy(h, hist[0])
+            lm.sync(cta)
+        lm.copy(Out, h, coords=(lm.block_idx(0), 256 * w))
+)";
+  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(perByteRules(text, {{"n", n}}), Rules{}) << n;
+  // warp 1 clears its half every other round and warp 0 only reads: round 1
+  // means warp 1's lap 1 and finds lap 0
+  std::string skipped = cake::testing::replace(text, "                lm.copy(hist[0], h)\n", "");
+  skipped = cake::testing::replace(skipped, "            lm.copy(hist[0][:, 128 * w:128 * w + 128], zero)\n",
+                                   "            if w * (r % 2) == 0:\n"
+                                   "                lm.copy(hist[0][:, 128 * w:128 * w + 128], zero)\n");
+  EXPECT_TRUE(perByteRules(skipped, {{"n", 3}}).count("data.stale-read"));
+  // the last barrier of a round left out: the next clear races the reads
+  const std::string racy = cake::testing::replace(text, "            lm.sync(cta)\n        lm.copy(Out", "        lm.copy(Out");
+  ASSERT_NE(racy, text);
+  EXPECT_TRUE(perByteRules(racy, {{"n", 2}}).count("sync.race"));
+  // the kernel's stage-indexed form: warp 0 also reads the histogram again
+  // at the end of the round, a re-read of its read-back (before:
+  // data.stale-read at n_rounds = 3)
+  const std::string topk =
+      cake::testing::corpusText("corpus/bugs/sync.race/flashinfer_filtered_topk_histogram_stage_indexed_fixed.cake");
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(topk, {{"n_rounds", n}}), Rules{}) << n;
 }
