@@ -9,10 +9,10 @@
 
 #include "encoder/sim_por.h"
 
+namespace por_bits_test {
+
 using cake::encoder::sim::Bits;
 using cake::encoder::sim::Foot;
-
-namespace por_bits_test {
 
 // A footprint with a few objects below 64 * words in each mode.
 Foot randomFoot(std::mt19937& rng, int words) {
