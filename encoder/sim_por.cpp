@@ -21,6 +21,7 @@ Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits)
   // a clustered system's exits: only with the exit paths laid out
   precise_exits_ = exits_ && m.sys.ctas > 1;
   active_ = obj_trip_ + 2 <= kMaxObjects && !(precise_exits_ && exits_->exit_starts.size() != static_cast<size_t>(m.P));
+  setWords(obj_trip_ + 2);
   if (active_) precomputeAccessFeet();
   if (active_) precompute();
   if (active_) precomputeSyncOnly();
@@ -77,6 +78,7 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   // as in the one-loop reduction (clusterFoot, readyMask; docs/z3.md "A
   // reduction for persistent cluster proofs")
   active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects;
+  setWords(obj_trip_ + branches.unknowns + 1);
   for (int u = 0; u < branches.unknowns && obj_trip_ + u < kMaxObjects; ++u) trip_mask_.set(obj_trip_ + u);
   cluster_phases_ = m.sys.ctas > 1;
   phase_windows_ = true;
@@ -492,8 +494,8 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
     ag.proc = ag.load = -1;
     ag.enabled = ag.exec_enabled = ag.leaves = false;
     ag.step = Step{};
-    ag.trans = Foot{};
-    ag.win = Foot{};
+    ag.trans.clearWords(words_);
+    ag.win.clearWords(words_);
     ag.gives.clear();
     return ag;
   };
@@ -505,9 +507,9 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       int pc = pcOf(m_, s, p);
       ag.step = {Step::Kind::Exec, p, pc};
       ag.enabled = ag.exec_enabled = isEnabled(m_, s, a, ag.step);
-      ag.trans = own_[p][pc];
-      if (const int c = current_id_[p][pc]; c >= 0) ag.trans |= access_feet_[c];
-      if (every_rule_ && !ends_.empty()) ag.trans |= ends_[p][pc];
+      ag.trans.assignWords(own_[p][pc], words_);
+      if (const int c = current_id_[p][pc]; c >= 0) ag.trans.orWords(access_feet_[c], words_);
+      if (every_rule_ && !ends_.empty()) ag.trans.orWords(ends_[p][pc], words_);
       // entering an iteration at a head where the process may leave raises
       // the trip count's lower bound (a max; below leave_from it is at most
       // the bound already: docs/z3.md "Heads below the trip count's lower bound")
@@ -530,7 +532,7 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       if (leaving && (*leaving)[p]) {  // leaving the loop: a transition of this agent too
         ag.leaves = true;
         ag.enabled = true;
-        ag.trans |= precise_exits_ ? leave_foot_[p] : exit_foot_[p];
+        ag.trans.orWords(precise_exits_ ? leave_foot_[p] : exit_foot_[p], words_);
       }
       readyMask(s, ag.trans);
     }
@@ -544,11 +546,11 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
     ag.load = static_cast<int>(i);
     ag.enabled = true;
     ag.step = {Step::Kind::Land, l.proc, l.pc};
-    if (const int c = access_id_[l.proc][l.pc]; c >= 0) ag.trans = access_feet_[c];
+    if (const int c = access_id_[l.proc][l.pc]; c >= 0) ag.trans.assignWords(access_feet_[c], words_);
     ag.trans.l.set(in.slot);
     if (m_.sys.remote(l.proc, l.pc)) ag.trans.r.set(obj_cta_ + m_.sys.slots[in.slot].cta);
     if (!exits_ && !branches_) ag.trans.r.set(obj_trip_);  // (endsFoot)
-    ag.win = ag.trans;
+    ag.win.assignWords(ag.trans, words_);
     ag.gives.push_back({in.slot, -1, 0, in.bytes, 0});
   }
   for (int p = 0; p < m_.P; ++p) {
@@ -572,10 +574,10 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       if (head) {
         ag.enabled = true;
         ag.step = {Step::Kind::Complete, p, g.commit_pc};
-        ag.trans = f;
+        ag.trans.assignWords(f, words_);
         head = false;
       }
-      ag.win |= f;
+      ag.win.orWords(f, words_);
       ag.gives.push_back({slot, -1, 1, 0, 0});
     }
     if (head) --used;
@@ -676,13 +678,23 @@ void Reducer::giveRange(int p, int a, int b, Give&& give) const {
     for (const Contribution& c : exit_gives_[p]) give(c);
 }
 
+// n empty windows in `win`, a buffer that holds only this system's objects
+// (Bits): only their words are cleared.
+void Reducer::clearWindows(std::vector<Window>& win, size_t n) const {
+  win.resize(n);
+  for (Window& w : win) {
+    w.foot.clearWords(words_);
+    for (int k = 0; k < words_; ++k) w.enables.w[k] = 0;
+  }
+}
+
 // Windows of every agent while `frozen` stands still (least fixpoint).
 // (In buffers kept from call to call, as the result: a fresh vector of
 // windows per seed was most of the reduction's heap traffic, blocks too
 // large for malloc's per-thread cache.)
 const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::vector<Agent>& ag, int frozen) const {
   std::vector<Window>& win = plain_win_;
-  win.assign(ag.size(), Window{});
+  clearWindows(win, ag.size());
   // (the work, counted as branchWindows' is: one operation per agent, then
   // one per contribution given, wait tested and stretch footprint added)
   work_.ops += ag.size();
@@ -753,8 +765,8 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
   };
   auto enterExits = [&](size_t i, int p) {
     seg[i] = 0;
-    win[i].foot |= leave_foot_[p];  // the leaving step itself
-    win[i].foot |= exit_segs_[p][0].foot;
+    win[i].foot.orWords(leave_foot_[p], words_);  // the leaving step itself
+    win[i].foot.orWords(exit_segs_[p][0].foot, words_);
     for (const Contribution& c : exit_segs_[p][0].gives) give(win[i], c);
   };
   // A step of a window that brings its process onto a wait reads the wait's
@@ -770,22 +782,22 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
     const Agent& a = ag[i];
     if (static_cast<int>(i) == frozen) continue;
     if (a.kind != Agent::Kind::Proc) {
-      win[i].foot = a.win;
+      win[i].foot.assignWords(a.win, words_);
       for (const Contribution& c : a.gives) give(win[i], c);
       continue;
     }
     int p = a.proc;
     if (finished(m_, s, p)) continue;
     int pc = pcOf(m_, s, p);
-    win[i].foot = head_win_[p][pc];
-    if (const int c = current_id_[p][pc]; c >= 0) win[i].foot |= access_feet_[c];
+    win[i].foot.assignWords(head_win_[p][pc], words_);
+    if (const int c = current_id_[p][pc]; c >= 0) win[i].foot.orWords(access_feet_[c], words_);
     block[i] = next_block_[p][pc];
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
     giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
     ontoWaits(win[i], p, pc, end);
     if (exits_ && mayLeaveIn(p, pc, end)) {
       if (precise_exits_) enterExits(i, p);
-      else win[i].foot |= exit_foot_[p];
+      else win[i].foot.orWords(exit_foot_[p], words_);
     }
   }
   auto passable = [&](int p, int bpc) {
@@ -800,18 +812,18 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
       while (block[i] < static_cast<int>(blocks_[p].size()) && !secondGeneration(i, p, blocks_[p][block[i]]) &&
              passable(p, blocks_[p][block[i]])) {
         if (precise_exits_ && !supply.continues(m_, s, p, blocks_[p][block[i]])) {
-          win[i].foot |= own_[p][blocks_[p][block[i]]];  // the wait's own step (a violation ends its run)
+          win[i].foot.orWords(own_[p][blocks_[p][block[i]]], words_);  // the wait's own step (a violation ends its run)
           break;
         }
         useGeneration(i, p, blocks_[p][block[i]]);
         int b = block[i]++;
         ++work_.ops;
-        win[i].foot |= seg_win_[p][b];
+        win[i].foot.orWords(seg_win_[p][b], words_);
         int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
         giveRange(p, blocks_[p][b], end, [&](const Contribution& c) { give(win[i], c); });
         ontoWaits(win[i], p, blocks_[p][b], end);
         if (exits_ && mayLeaveIn(p, blocks_[p][b], end)) {
-          if (!precise_exits_) win[i].foot |= exit_foot_[p];
+          if (!precise_exits_) win[i].foot.orWords(exit_foot_[p], words_);
           else if (seg[i] < 0) enterExits(i, p);
         }
         changed = true;
@@ -821,7 +833,7 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
       auto goesOn = [&](int w) {
         if (!passable(p, w)) return false;
         if (supply.continues(m_, s, p, w)) return true;
-        win[i].foot |= own_[p][w];
+        win[i].foot.orWords(own_[p][w], words_);
         return false;
       };
       while (seg[i] >= 0 && static_cast<size_t>(seg[i]) + 1 < exit_segs_[p].size()) {
@@ -830,7 +842,7 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
         if (!any) break;
         const ExitSeg& x = exit_segs_[p][++seg[i]];
         ++work_.ops;
-        win[i].foot |= x.foot;
+        win[i].foot.orWords(x.foot, words_);
         for (const Contribution& c : x.gives) give(win[i], c);
         changed = true;
       }
@@ -878,7 +890,7 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
     }
   }
   const bool masked = stuck.any();
-  Foot mz, my;  // (masked) copies
+  Foot mz, my, onto;  // (masked) copies; a member's step onto a wait
   for (size_t k = 0; k < list.size(); ++k) {
     const Agent& z = ag[list[k]];
     Bits needs;  // a blocked member needs whoever can enable it
@@ -894,7 +906,6 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
     // a lost phase (the state check there ends the run): fewer arrivals
     // than those phases need cannot (settle(): pending, then init_count a phase).
     const Foot* trans = &z.trans;
-    Foot onto;
     if (every_rule_ && z.enabled && z.kind == Agent::Kind::Proc && !onto_wait_.empty()) {
       const int w = onto_wait_[z.proc][pcOf(m_, s, z.proc)];
       if (w >= 0) {
@@ -903,7 +914,7 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
         const int64_t need = slotField(m_, s, wi.slot, kPending) +
                              (phases - 1) * std::max(1, m_.sys.slots[wi.slot].init_count);
         if (window_arrivals_[wi.slot] >= need) {
-          onto = z.trans;
+          onto.assignWords(z.trans, words_);
           onto.r.set(wi.slot);
           trans = &onto;
         }
@@ -912,10 +923,10 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
     for (size_t y = 0; y < ag.size(); ++y) {
       if (in[y]) continue;
       ++work_.ops;
-      bool add = z.enabled ? (masked ? (mz = *trans, mz.l &= ~stuck, my = win[y].foot, my.l &= ~stuck,
-                                        mz.conflicts(my))
-                                     : trans->conflicts(win[y].foot))
-                           : (win[y].enables & needs).any() ||
+      bool add = z.enabled ? (masked ? (mz.assignWords(*trans, words_), mz.l &= ~stuck, my.assignWords(win[y].foot, words_),
+                                        my.l &= ~stuck, mz.conflictsWords(my, words_))
+                                     : trans->conflictsWords(win[y].foot, words_))
+                           : win[y].enables.intersectsWords(needs, words_) ||
                                  (needs_comp && ag[y].kind == Agent::Kind::Comp && ag[y].proc == z.proc);
       if (add) {
         in[y] = 1;
@@ -1231,9 +1242,8 @@ std::vector<int> Reducer::successors(int p, int pc) const {
 // (the same text in every tile and copy), and a window adds each distinct
 // one once.
 int Reducer::internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned) {
-  std::hash<Bits> h;
   uint64_t key = 0;
-  for (const Bits* b : {&f.r, &f.w, &f.l, &f.a, &f.f, &f.ar}) key = key * 0x9E3779B97F4A7C15ull ^ h(*b);
+  for (const Bits* b : {&f.r, &f.w, &f.l, &f.a, &f.f, &f.ar}) key = key * 0x9E3779B97F4A7C15ull ^ b->hash();
   std::vector<int>& ids = interned[key];
   for (int id : ids) {
     const Foot& g = feet_[id];
@@ -1476,7 +1486,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
   // (scratch buffers are members: this runs once per seed of every state,
   // and its allocations were a fifth of its time)
   std::vector<Window>& win = scratch_win_;
-  win.assign(ag.size(), Window{});
+  clearWindows(win, ag.size());
   work_.ops += ag.size();
   Supply& supply = *scratch_supply_;
   supply.clear();
@@ -1510,7 +1520,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     const Agent& a = ag[i];
     if (static_cast<int>(i) == frozen) continue;
     if (a.kind != Agent::Kind::Proc) {
-      win[i].foot = a.win;
+      win[i].foot.assignWords(a.win, words_);
       for (const Contribution& c : a.gives) add(win[i], c);
       continue;
     }
@@ -1518,13 +1528,13 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     if (finished(m_, s, p)) continue;
     stamp[i] = ++stamp_;
     const int pc = pcOf(m_, s, p);
-    if (const int c = current_id_[p][pc]; c >= 0) win[i].foot = access_feet_[c];
-    else win[i].foot = Foot{};
+    if (const int c = current_id_[p][pc]; c >= 0) win[i].foot.assignWords(access_feet_[c], words_);
+    else win[i].foot.clearWords(words_);
     const InstrKind k = m_.instr(p, pc).kind;
     if (k == InstrKind::Wait || k == InstrKind::SyncWait) {
       front[i].push_back(pc);
     } else {
-      win[i].foot |= settledAt(p, pc) ? feet_[settled_after_id_[p][pc]] : head_win_[p][pc];
+      win[i].foot.orWords(settledAt(p, pc) ? feet_[settled_after_id_[p][pc]] : head_win_[p][pc], words_);
       give_stamp_[give_id_[p][pc]] = stamp[i];
       const auto [g0, g1] = gives_after_[p][pc];
       for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);
@@ -1593,7 +1603,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       } else if (foot_stamp_[oid] != stamp[i]) {
         foot_stamp_[oid] = stamp[i];
         ++work_.ops;
-        win[i].foot |= feet_[oid];
+        win[i].foot.orWords(feet_[oid], words_);
       }
       const WaitRec& r = wait_rec_[p][w];
       if (r.slot < 0 || slotField(m_, s, r.slot, kCompleted) <= r.phase + 1) park(i, p, w, true);
@@ -1605,7 +1615,7 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     if (foot_stamp_[fid] != stamp[i]) {
       foot_stamp_[fid] = stamp[i];
       ++work_.ops;
-      win[i].foot |= feet_[fid];
+      win[i].foot.orWords(feet_[fid], words_);
     }
     // (a range whose records this window has given already gives nothing
     // new: skipped, one operation)

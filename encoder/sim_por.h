@@ -20,7 +20,8 @@
 // the exit: visible()) is explored (docs/semantics.md "Runs that end").
 #pragma once
 
-#include <bitset>
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -32,7 +33,60 @@
 namespace cake::encoder::sim {
 
 constexpr int kMaxObjects = 512;
-using Bits = std::bitset<kMaxObjects>;
+
+// A set of objects (kMaxObjects bits). A reducer's objects are numbered
+// from 0, so bits past its count are never set: its hot loops (agents(),
+// windows(), closure()) combine only the words that hold its objects (the
+// *Words operations, `n` words; most systems have under 64 objects, and
+// full-width operations and copies of 512-bit sets were most of the
+// reduction's time: docs/benchmarks.md "Session 32 (helper perf32)").
+// The plain operators cover every word.
+struct Bits {
+  static constexpr int kWords = kMaxObjects / 64;
+  uint64_t w[kWords] = {};
+  Bits& set(size_t i) {
+    w[i >> 6] |= uint64_t{1} << (i & 63);
+    return *this;
+  }
+  Bits& reset(size_t i) {
+    w[i >> 6] &= ~(uint64_t{1} << (i & 63));
+    return *this;
+  }
+  bool test(size_t i) const { return (w[i >> 6] >> (i & 63) & 1) != 0; }
+  bool any() const { return anyWords(kWords); }
+  bool none() const { return !any(); }
+  bool anyWords(int n) const {
+    uint64_t x = 0;
+    for (int k = 0; k < n; ++k) x |= w[k];
+    return x != 0;
+  }
+  bool intersectsWords(const Bits& o, int n) const {
+    uint64_t x = 0;
+    for (int k = 0; k < n; ++k) x |= w[k] & o.w[k];
+    return x != 0;
+  }
+  Bits& operator|=(const Bits& o) {
+    for (int k = 0; k < kWords; ++k) w[k] |= o.w[k];
+    return *this;
+  }
+  Bits& operator&=(const Bits& o) {
+    for (int k = 0; k < kWords; ++k) w[k] &= o.w[k];
+    return *this;
+  }
+  Bits operator~() const {
+    Bits x;
+    for (int k = 0; k < kWords; ++k) x.w[k] = ~w[k];
+    return x;
+  }
+  friend Bits operator|(Bits a, const Bits& b) { return a |= b; }
+  friend Bits operator&(Bits a, const Bits& b) { return a &= b; }
+  bool operator==(const Bits& o) const = default;
+  uint64_t hash() const {
+    uint64_t h = 0;
+    for (int k = 0; k < kWords; ++k) h = (h ^ w[k]) * 0xff51afd7ed558ccdull;
+    return h;
+  }
+};
 
 // Access modes per object: r read, w write, l TMA landing on a slot, a a
 // plain arrival on a slot, f a fence clearing its process's unfenced marks
@@ -41,20 +95,46 @@ using Bits = std::bitset<kMaxObjects>;
 // arrivals (counters); a fence only matters to async-proxy accesses;
 // everything else commutes with reads only (a generic read sets its own
 // process's mark: reads of different processes still commute).
+// The *Words operations touch the first n words of each set only (Bits):
+// exact where every word past them is zero on both sides.
 struct Foot {
   Bits r, w, l, a, f, ar;
-  Foot& operator|=(const Foot& o) {
-    r |= o.r;
-    w |= o.w;
-    l |= o.l;
-    a |= o.a;
-    f |= o.f;
-    ar |= o.ar;
+  Foot& operator|=(const Foot& o) { return orWords(o, Bits::kWords); }
+  bool conflicts(const Foot& o) const { return conflictsWords(o, Bits::kWords); }
+  Foot& orWords(const Foot& o, int n) {
+    for (int k = 0; k < n; ++k) {
+      r.w[k] |= o.r.w[k];
+      w.w[k] |= o.w.w[k];
+      l.w[k] |= o.l.w[k];
+      a.w[k] |= o.a.w[k];
+      f.w[k] |= o.f.w[k];
+      ar.w[k] |= o.ar.w[k];
+    }
     return *this;
   }
-  bool conflicts(const Foot& o) const {
-    return (w & (o.r | o.w | o.l | o.a)).any() || (r & (o.w | o.l | o.a)).any() || (l & (o.r | o.w | o.a)).any() ||
-           (a & (o.r | o.w | o.l)).any() || (f & o.ar).any() || (ar & o.f).any();
+  // (a copy of o's first n words; the words past them are zero here already)
+  Foot& assignWords(const Foot& o, int n) {
+    for (int k = 0; k < n; ++k) {
+      r.w[k] = o.r.w[k];
+      w.w[k] = o.w.w[k];
+      l.w[k] = o.l.w[k];
+      a.w[k] = o.a.w[k];
+      f.w[k] = o.f.w[k];
+      ar.w[k] = o.ar.w[k];
+    }
+    return *this;
+  }
+  Foot& clearWords(int n) {
+    for (int k = 0; k < n; ++k) r.w[k] = w.w[k] = l.w[k] = a.w[k] = f.w[k] = ar.w[k] = 0;
+    return *this;
+  }
+  bool conflictsWords(const Foot& o, int n) const {
+    uint64_t x = 0;
+    for (int k = 0; k < n; ++k)
+      x |= (w.w[k] & (o.r.w[k] | o.w.w[k] | o.l.w[k] | o.a.w[k])) | (r.w[k] & (o.w.w[k] | o.l.w[k] | o.a.w[k])) |
+           (l.w[k] & (o.r.w[k] | o.w.w[k] | o.a.w[k])) | (a.w[k] & (o.r.w[k] | o.w.w[k] | o.l.w[k])) |
+           (f.w[k] & o.ar.w[k]) | (ar.w[k] & o.f.w[k]);
+    return x != 0;
   }
 };
 
@@ -196,9 +276,12 @@ class Reducer {
     Bits enables;           // slots / named barriers it may arrive on or land on
   };
   struct Supply;
+  void clearWindows(std::vector<Window>& win, size_t n) const;
 
   const Model& m_;
   bool active_ = true;
+  int words_ = Bits::kWords;  // the words of a Bits that hold this system's objects (setWords)
+  void setWords(int objects) { words_ = std::clamp((objects + 63) / 64, 1, Bits::kWords); }
   bool every_rule_ = true;
   int obj_named_ = 0, obj_atom_ = 0, obj_cta_ = 0, obj_trip_ = 0;
   // Clusters: whether the cluster barrier has completed a generation (read
