@@ -10303,6 +10303,8 @@ std::string proveFinerQuotientCases(const Fail& first, const ir::Schedule& s, co
     }
   }
   return fmt::format("{} ({} of {} cases allowed): {}", what, cases.size(), fq.c, engines);
+}
+
 // Where the lap argument refuses a schedule whose loops are bounded only by
 // parameters that the lm.assume facts allow at most max_equivalent_values
 // values of (a per-CTA partition of at most 32 KV blocks whose passes over
