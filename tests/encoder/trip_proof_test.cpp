@@ -1235,6 +1235,18 @@ bool caughtByTheGates(const ir::Module& mod, const std::vector<std::string>& rul
   });
 }
 
+// The proof as `cake check` builds it: at the bounded check's covering
+// bindings (each satisfies every lm.assume), not at every parameter = 64
+// (prove()), which lies outside the domain of a schedule whose assumptions
+// exclude 64: a broken file refused there says nothing about soundness.
+encoder::ModelCheckResult proveAtCoveringBindings(const ir::Schedule& s, unsigned timeout_ms) {
+  const std::vector<encoder::Binding> covering = checks::coveringBindings(s);
+  if (covering.empty()) return prove(s, timeout_ms);
+  encoder::TripProofOptions o;
+  o.timeout_ms = timeout_ms;
+  return encoder::proveEveryTripCount(s, s.target, covering, o);
+}
+
 void noKnownBadScheduleIsProved(bool all) {
   fs::path root = fs::path(CAKE_SOURCE_DIR) / "corpus";
   ASSERT_TRUE(fs::exists(root)) << root;
@@ -1262,7 +1274,7 @@ void noKnownBadScheduleIsProved(bool all) {
     bool any_unproved = false;
     std::string proofs;
     for (const ir::Schedule& s : mod->schedules) {
-      auto r = prove(s, 1500);
+      auto r = proveAtCoveringBindings(s, 1500);
       if (r.outcome != encoder::Outcome::Proved) {
         any_unproved = true;
         std::string why = r.detail.substr(0, r.detail.find(':'));
