@@ -812,64 +812,6 @@ TEST(TripProof, LastKIterationAttacksAreNotProved) {
       });
 }
 
-// Left-out operations with counters (docs/z3.md "Left-out operations with
-// counters", helper lcsf4, session 32): a K iteration near its tile's end
-// that leaves out an iter= wait was refused ("... beyond operations that
-// carry no counter"). A wait named by iter= counts no phase; what it marks
-// is a later read's return, which a wait every copy keeps decides when it
-// comes before each read in its piece. Proved: the producer's early wait
-// for the next iteration's slot (`it - 3`) in every iteration but the
-// tile's last, and the consumer's early wait for the next slot's data
-// (`it + 1`, at its iteration's end) in all but the last. Refused, correct:
-// that early wait between the consumer's own wait and its read (unknown,
-// the read's return could hinge on it). Broken forms, each met by the
-// explicit engine and not proved: the early wait taken by the last
-// iteration only, for the slot after the next one (a hang that only the
-// copy of the last iteration meets), the producer's own wait left out of
-// the last iteration, and the consumer's early wait that lets the last
-// iteration skip its own wait.
-TEST(TripProof, LeftOutWaitsNearTheTileEndAreProvedAndTheirBrokenFormsAreNot) {
-  const std::string last = lastIterationText();
-  const std::string load_b = "                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)\n";
-  const std::string early =
-      edit(last, load_b, load_b + "                if k + 1 < k_tiles:\n                    lm.wait(empty, iter=it - 3)\n");
-  expectPersistentProved(early.c_str(), {1, 2, 5}, {1, 2, 7}, "lap induction over tiles and K");
-  const std::string release = "                if it > 0:\n                    lm.arrive(empty, iter=it - 1)\n";
-  const std::string next =
-      edit(last, release, release + "                if k + 1 < k_tiles:\n                    lm.wait(full, iter=it + 1)\n");
-  expectPersistentProved(next.c_str(), {1, 2, 5}, {1, 2, 7}, "lap induction over tiles and K");
-  // (correct) the early wait between the consumer's own wait and its read: refused
-  const std::string own = "                lm.wait(full, iter=it)\n";
-  auto between = cake::testing::compile(
-      edit(last, own, own + "                if k + 1 < k_tiles:\n                    lm.wait(full, iter=it + 1)\n"));
-  const ir::Schedule& b = between.schedules.at(0);
-  for (int64_t k : {1, 2, 7}) EXPECT_EQ(persistentAt(b, 2, k), encoder::Outcome::Pass) << k;
-  auto rb = prove(b);
-  EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << rb.engine;
-  EXPECT_NE(rb.detail.find("has no wait every copy keeps before it"), std::string::npos) << rb.detail;
-  expectBugsNotProved(
-      early.c_str(),
-      {
-          {"if k + 1 < k_tiles:\n                    lm.wait(empty, iter=it - 3)",
-           "if k + 1 >= k_tiles:\n                    lm.wait(empty, iter=it + 1)",
-           "the last iteration waits for the slot after the next one (a hang)", 2, 2},
-          {"                lm.wait(empty, iter=it - 4)\n",
-           "                if k + 1 < k_tiles:\n                    lm.wait(empty, iter=it - 4)\n",
-           "the producer's own wait left out of the last iteration (with the early wait)", 5, 1},
-      });
-  // the consumer's early wait two iterations from the end and its own wait
-  // only in a tile's first iteration: the last iteration reads unwaited
-  const std::string next2 = edit(next, "if k + 1 < k_tiles:\n                    lm.wait(full, iter=it + 1)",
-                                 "if k + 2 < k_tiles:\n                    lm.wait(full, iter=it + 1)");
-  const std::string first_only = "                if k == 0:\n    " + own;
-  expectBugsNotProved(next2.c_str(),
-                      {{own.c_str(), first_only.c_str(), "the last iteration reads before its data lands", 2, 2}});
-  expectBugsNotProved(next.c_str(),
-                      {
-                          {own.c_str(), "", "the consumer's own wait dropped: a tile's first iteration reads early", 2, 2},
-                      });
-}
-
 // A tile of one K iteration runs its first iteration as its last (review
 // of session 22's last-iteration rule). kRingEnd's release of the previous
 // slot (`if k > 0:`, a first iteration of its own) also taken by a tile's
