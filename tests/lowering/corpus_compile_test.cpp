@@ -376,8 +376,9 @@ void loweredCorpusCompiles(bool all, const std::vector<NvccShard>& shards) {
     }
   }
   if (!all)
-    std::printf("[ nvcc ] known-bad schedules compiled: %d; left to the long form (their line forms are all a known-good "
-                "schedule's): %d\n", badCompiled, badLeftOut);
+    std::printf("[ nvcc ] known-bad schedules compiled: %d; left to the long form (their line forms are all "
+                "a known-good schedule's): %d\n",
+                badCompiled, badLeftOut);
   const fs::path dir = fs::path(CAKE_BINARY_DIR) / (all ? "lowered-corpus-mutants" : "lowered-corpus");
   fs::create_directories(dir);
   struct Job {
