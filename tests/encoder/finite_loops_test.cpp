@@ -135,8 +135,10 @@ TEST(FiniteLoops, GuardedChunksWithoutBarrierAreReported) {
              edited(kGuardedChunks, {{"BARRIER", "lm.fill(x, 0.0)"}}), "sync.race", "");
 }
 
-// Each CTA runs `lm.block_idx(0) + 1` rounds: the values the bounded check
-// ran are block indices, which the verdict names.
+// Each CTA runs `lm.block_idx(0) + 1` rounds, then `lm.grid_dim(0)` stores:
+// the values the bounded check ran are block indices and grid sizes, which
+// the verdict names (the proof, which reads them as parameters, has two
+// symbolic loop bounds: the verdict stays checked).
 const std::string kPerBlockRounds = R"(
 @cake.schedule(target="sm_80")
 def per_block(lm, X: LM.gmem, Y: LM.gmem):
@@ -154,6 +156,8 @@ def per_block(lm, X: LM.gmem, Y: LM.gmem):
             lm.copy(x, tab[1 - w])
             lm.copy(Y, x, coords=(c, 32 * w))
             lm.sync(block)
+        for g in lm.range(0, lm.grid_dim(0)):
+            lm.copy(Y, x, coords=(g, 32 * w))
 )";
 
 TEST(CheckedValues, BlockIndicesAreNamed) {

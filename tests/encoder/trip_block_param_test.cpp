@@ -98,6 +98,8 @@ TEST(TripBlockParam, BrokenFormsAreNotProved) {
       {tbp::rounds("if c < b or b == 0:\n                lm.sync(block)"), "last round of a later block skips it", 1, 2},
       // the flush writes the sibling's row while the sibling writes it
       {tbp::rounds("lm.sync(block)", "lm.copy(tab[1 - w], x)"), "flush writes its sibling's row", 0, 1},
+      // ... only in round 4: in blocks from 3 on (none the bounded check runs)
+      {tbp::rounds("if c != 4:\n                lm.sync(block)"), "round 4 skips a barrier", 4, 5},
       // warp 1 runs one round fewer than its sibling's barriers need
       {cake::testing::replace(tbp::rounds(), "lm.range(0, b + 1 + w)", "lm.range(0, b + 1 - w)"),
        "the warps' rounds differ", 0, 1},
@@ -108,6 +110,8 @@ TEST(TripBlockParam, BrokenFormsAreNotProved) {
     EXPECT_NE(tbp::blockParamAt(s, x.block, x.grid), encoder::Outcome::Pass) << x.what;
     auto r = cake::testing::proveSchedule(s);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << x.what << ": " << r.engine;
+    std::cout << "[ " << x.what << ": " << (r.outcome == encoder::Outcome::Violation ? "violation" : "unknown") << ": "
+              << r.detail << " ]\n";
   }
 }
 
