@@ -14,6 +14,7 @@
 #include <iostream>
 #include <string>
 
+#include "attack_pair.h"
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
@@ -23,7 +24,8 @@ using namespace cake;
 
 namespace trip_block_param_test {
 
-// Two warps exchange a value per round through shared memory: warp w runs
+// Two warps exchange a value per round through shared memory, a row pair per
+// warp used by round parity: warp w runs
 // lm.block_idx(0) + 1 + w rounds (a causal block's KV steps, one more for
 // the second warp), then the rounds that flush (`lm.range(b + 1 + w, b +
 // 2)`: one for warp 0, none for warp 1), which pass the barriers as a round
@@ -31,20 +33,20 @@ namespace trip_block_param_test {
 const std::string kRounds = R"(
 @cake.schedule(target="sm_80")
 def rounds(lm, X: LM.gmem, Y: LM.gmem):
-    pool  = lm.smem(256)
-    tab   = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=2)
-    x     = lm.regs(shape=(1, 32), dtype=lm.f32)
-    warps = lm.role(warps=[0, 1], group=1)
-    block = lm.named_barrier(roles=[warps])
-    with warps:
+    smem  = lm.smem(512)
+    rows  = smem.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=4)
+    v     = lm.regs(shape=(1, 32), dtype=lm.f32)
+    pair  = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[pair])
+    with pair:
         w = lm.instance()
         b = lm.block_idx(0)
         for c in lm.range(0, b + 1 + w):
-            lm.copy(x, X, coords=(c, 32 * w))
-            lm.copy(tab[w], x)
+            lm.copy(v, X, coords=(c, 32 * w))
+            lm.copy(rows[2 * w + c % 2], v)
             FIRST_SYNC
-            lm.copy(x, tab[1 - w])
-            lm.copy(Y, x, coords=(c, 32 * w))
+            lm.copy(v, rows[2 - 2 * w + c % 2])
+            lm.copy(Y, v, coords=(c, 32 * w))
             lm.sync(block)
         for c in lm.range(b + 1 + w, b + 2):
             FLUSH_WRITE
@@ -53,7 +55,7 @@ def rounds(lm, X: LM.gmem, Y: LM.gmem):
 )";
 
 std::string rounds(const std::string& first_sync = "lm.sync(block)",
-                   const std::string& flush_write = "lm.copy(tab[w], x)") {
+                   const std::string& flush_write = "lm.copy(rows[2 * w + c % 2], v)") {
   std::string t = cake::testing::replace(kRounds, "FIRST_SYNC", first_sync);
   return cake::testing::replace(t, "FLUSH_WRITE", flush_write);
 }
@@ -97,7 +99,7 @@ TEST(TripBlockParam, BrokenFormsAreNotProved) {
       // ... only in the last round of blocks from 1 on
       {tbp::rounds("if c < b or b == 0:\n                lm.sync(block)"), "last round of a later block skips it", 1, 2},
       // the flush writes the sibling's row while the sibling writes it
-      {tbp::rounds("lm.sync(block)", "lm.copy(tab[1 - w], x)"), "flush writes its sibling's row", 0, 1},
+      {tbp::rounds("lm.sync(block)", "lm.copy(rows[2 - 2 * w + c % 2], v)"), "flush writes its sibling's row", 0, 1},
       // ... only in round 4: in blocks from 3 on (none the bounded check runs)
       {tbp::rounds("if c != 4:\n                lm.sync(block)"), "round 4 skips a barrier", 4, 5},
       // warp 1 runs one round fewer than its sibling's barriers need
@@ -126,4 +128,22 @@ TEST(TripBlockParam, CausalFlashAttentionIsProvedAndItsTwinIsNot) {
   const ir::Schedule& s = bad.schedules.at(0);
   EXPECT_NE(tbp::blockParamAt(s, 1, 2), encoder::Outcome::Pass);
   EXPECT_NE(cake::testing::proveSchedule(s).outcome, encoder::Outcome::Proved);
+}
+
+// The rounds, then `lm.grid_dim(0)` stores: the values the bounded check ran
+// are block indices and grid sizes, which a checked verdict names (the
+// proof, which reads them as parameters, has two symbolic loop bounds and
+// refuses: the verdict stays checked; session 32's test, on a schedule this
+// proof now proves).
+TEST(CheckedValues, BlockIndicesAreNamed) {
+  const std::string text = tbp::rounds() +
+                           "        for g in lm.range(0, lm.grid_dim(0)):\n"
+                           "            lm.copy(Y, v, coords=(g, 32 * w))\n";
+  const checks::CheckResult r = cake::testing::pairs::checkText(text);
+  EXPECT_FALSE(r.hasErrors()) << cake::testing::pairs::describe(r);
+  bool named = false;
+  for (const auto& v : r.verdicts)
+    if (v.property == "sync")
+      named = v.kind == checks::VerdictKind::Checked && v.detail.rfind("block_idx(0) in {0,", 0) == 0;
+  EXPECT_TRUE(named) << cake::testing::pairs::describe(r);
 }
