@@ -10599,17 +10599,13 @@ struct BlockParams {
   std::string text;                // the argument in words
 };
 
-bool readsBlockOrGrid(const ir::ExprPtr& e) {
-  return e && ir::exprUses(*e, {ir::ExprKind::BlockIdx, ir::ExprKind::GridDim});
-}
-
-// Does a loop of b (at any depth) read lm.block_idx / lm.grid_dim in its
-// start, bound or step?
-bool loopReadsBlockIndex(const ir::Block& b) {
-  return std::any_of(b.begin(), b.end(), [](const ir::Stmt& st) {
-    return (st.kind == ir::Stmt::Kind::For && (readsBlockOrGrid(st.lo) || readsBlockOrGrid(st.hi) ||
-                                               readsBlockOrGrid(st.step))) ||
-           loopReadsBlockIndex(st.body) || loopReadsBlockIndex(st.orelse);
+// Does a loop of b (at any depth) read one of these kinds in its start,
+// bound or step?
+bool loopReads(const ir::Block& b, std::initializer_list<ir::ExprKind> kinds) {
+  auto reads = [&](const ir::ExprPtr& e) { return e && ir::exprUses(*e, kinds); };
+  return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
+    return (st.kind == ir::Stmt::Kind::For && (reads(st.lo) || reads(st.hi) || reads(st.step))) ||
+           loopReads(st.body, kinds) || loopReads(st.orelse, kinds);
   });
 }
 
@@ -10627,8 +10623,8 @@ ir::ExprPtr blockAsParam(const ir::ExprPtr& e, const BlockParams& bp) {
 }
 
 // The copy, for a schedule one CTA of which the builder models (no cluster:
-// there one system holds several block indices) and a loop of which reads
-// a block index or grid size; nullopt otherwise. Every binding of the
+// there one system holds several block indices), a loop of which reads a
+// block index or grid size and none a parameter; nullopt otherwise. Every binding of the
 // schedule (parameters, block index b, grid g) is a binding of the copy
 // (the same parameters, the new ones at b and g) that its facts allow, and
 // for it the copy's builder evaluates every rewritten expression to the
@@ -10638,7 +10634,14 @@ ir::ExprPtr blockAsParam(const ir::ExprPtr& e, const BlockParams& bp) {
 // before.
 std::optional<BlockParams> blockIndexAsParameter(const ir::Schedule& s) {
   if (s.clusterSize() > 1 || s.cluster_ops) return std::nullopt;
-  if (std::none_of(s.bodies.begin(), s.bodies.end(), [](const ir::RoleBody& b) { return loopReadsBlockIndex(b.body); }))
+  auto anyLoopReads = [&](std::initializer_list<ir::ExprKind> kinds) {
+    return std::any_of(s.bodies.begin(), s.bodies.end(), [&](const ir::RoleBody& b) { return loopReads(b.body, kinds); });
+  };
+  // A loop bound that reads a parameter makes the schedule's own trip
+  // expression (a persistent tile count `lm.cdiv(max(tiles - lm.block_idx(0),
+  // 0), lm.grid_dim(0))` reads the block index already): the copy would be
+  // refused alike, so it is not tried.
+  if (!anyLoopReads({ir::ExprKind::BlockIdx, ir::ExprKind::GridDim}) || anyLoopReads({ir::ExprKind::Param}))
     return std::nullopt;
   std::set<int> dims, grid_read;
   auto collect = [&](const ir::ExprPtr& e) {
