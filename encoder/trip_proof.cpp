@@ -747,13 +747,18 @@ void checkBodyExprs(const ir::Schedule& s, const TripLoops& tl, const std::vecto
   }
 }
 
+// e with lm.instance() the constant i.
+ir::ExprPtr atInstanceOf(const ir::ExprPtr& e, int64_t i) {
+  return substitute(e, *symbolNode(ir::ExprKind::Instance, 0), ir::makeConst(i));
+}
+
 // A read of the trip count with the loop variables and lm.instance() it was
 // evaluated with bound to their values.
 ir::ExprPtr boundUse(const System::ReplacedUse& u) {
   ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
   for (const auto& [var, value] : u.loop_vars)
     e = substitute(e, *symbolNode(ir::ExprKind::LoopVar, var), ir::makeConst(value));
-  return substitute(e, *symbolNode(ir::ExprKind::Instance, 0), ir::makeConst(u.instance));
+  return atInstanceOf(e, u.instance);
 }
 
 // Every read of the trip count T outside loop bounds must be one the shift
@@ -3139,6 +3144,10 @@ bool provedLe(FactProver& prover, const ir::ExprPtr& a, const ir::ExprPtr& b,
               std::map<int, std::optional<int64_t>>& lb) {
   using K = ir::ExprKind;
   if (ir::sameExpr(*a, *b)) return true;
+  // x + c <= x + d for constants c <= d (exact integers)
+  const auto [core_a, off_a] = splitOffset(a);
+  const auto [core_b, off_b] = splitOffset(b);
+  if (ir::sameExpr(*core_a, *core_b)) return off_a <= off_b;
   if (a->kind == K::Min && a->args.size() == 2)  // min(b, y) <= b
     for (int i = 0; i < 2; ++i)
       if (ir::sameExpr(*a->args[i], *b)) return true;
@@ -3201,9 +3210,18 @@ std::optional<MergedLoops> mergeTwoTileLoops(const ir::Schedule& s, const Limits
       }
       FactProver prover(s, limits, {});
       std::map<int, std::optional<int64_t>> lb;
-      if (!atLeast(prover, l1.hi, 0, lb)) refuse(fmt::format("{} >= 0 is not shown", ir::exprToString(*l1.hi, s)));
-      if (!provedLe(prover, l1.hi, l2.hi, lb))
-        refuse(fmt::format("{} <= {} is not shown", ir::exprToString(*l1.hi, s), ir::exprToString(*l2.hi, s)));
+      // Bounds that read lm.instance() (`2 * q + 1 + wg`) are shown for each
+      // instance of the role with the instance a constant (the prover has no
+      // range for it).
+      const bool by_instance = ir::exprUses(*l1.hi, {K::Instance}) || ir::exprUses(*l2.hi, {K::Instance});
+      for (int inst = 0; inst < (by_instance ? std::max(1, n) : 1); ++inst) {
+        const ir::ExprPtr b1 = by_instance ? atInstanceOf(l1.hi, inst) : l1.hi;
+        const ir::ExprPtr b2 = by_instance ? atInstanceOf(l2.hi, inst) : l2.hi;
+        const std::string at = by_instance ? fmt::format(" (instance {})", inst) : "";
+        if (!atLeast(prover, b1, 0, lb)) refuse(fmt::format("{} >= 0 is not shown{}", ir::exprToString(*l1.hi, s), at));
+        if (!provedLe(prover, b1, b2, lb))
+          refuse(fmt::format("{} <= {} is not shown{}", ir::exprToString(*l1.hi, s), ir::exprToString(*l2.hi, s), at));
+      }
       MergedLoops m;
       m.s = std::make_shared<ir::Schedule>(s);
       ir::Block& mb = m.s->bodies[bi].body;
@@ -9992,6 +10010,29 @@ FiniteLoopParams finiteLoopParams(const ir::Schedule& s, const TripProofOptions&
   return out;
 }
 
+// Two loops one after the other in a role (MergedLoops) with no tile loop
+// around a K loop: the merged copy, which builds the schedule's systems for
+// every binding (each iteration of the one loop runs the first body below
+// the first bound, else the second), proved as any schedule (one K loop:
+// lap induction; docs/z3.md "Loops bounded by the block index: the index
+// as a parameter"). Whatever the copy's proof throws is a plain Fail here,
+// as for loopsInBlocks: a violation met is no finding (the bounded check
+// decides).
+std::string proveMergedLoops(const MergedLoops& merged, ir::Target target, const std::vector<Binding>& checked,
+                             const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
+                             const std::map<const ir::Expr*, int64_t>& dead) {
+  TripLoops each;
+  std::vector<Binding> bindings = checked;
+  try {
+    return fmt::format("two loops ({}) as one, each iteration either body: {}", merged.text,
+                       proveSchedule(*merged.s, target, checked, opts, budget, states, each, bindings, dead));
+  } catch (const Fail& f) {
+    Fail plain(fmt::format("two loops ({}) as one: {}", merged.text, f.what()));
+    plain.witnesses = f.witnesses;
+    throw plain;
+  }
+}
+
 std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                    const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
                                    std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
@@ -10025,6 +10066,7 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
       if (!tiles) {
         merged = mergeTwoTileLoops(s, limits);
         if (merged) tiles = findTileLoops(*merged->s, merged->guard);
+        if (merged && !tiles) return proveMergedLoops(*merged, target, checked, opts, budget, states, dead);
         if (!tiles && !merged)
           if (auto split = splitAtMonotoneGuard(s, limits))
             return proveSplitCases(*split, target, checked, opts, budget, states);
@@ -10539,6 +10581,161 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
                             n, r.engine)};
 }
 
+// ======================================== the block index as a parameter
+// (docs/z3.md "Loops bounded by the block index: the index as a parameter",
+// helper bidx, session 33)
+
+// The largest grid dimension CUDA launches: 2^31 - 1 blocks in x, 65,535
+// in y and z.
+constexpr int64_t kMaxGridDim[3] = {(int64_t{1} << 31) - 1, 65535, 65535};
+
+// A copy of a schedule in which lm.block_idx(d) and lm.grid_dim(d) are
+// parameters (`params[block[d]]`, `params[grid[d]]`), with the range CUDA
+// gives them as lm.assume facts: 0 <= b < g <= kMaxGridDim[d] (b <=
+// kMaxGridDim[d] - 1 where the schedule reads no lm.grid_dim(d)).
+struct BlockParams {
+  std::shared_ptr<ir::Schedule> s;
+  std::map<int, int> block, grid;  // dimension -> the copy's parameter index
+  std::string text;                // the argument in words
+};
+
+// Does a loop of b (at any depth) read one of these kinds in its start,
+// bound or step?
+bool loopReads(const ir::Block& b, std::initializer_list<ir::ExprKind> kinds) {
+  auto reads = [&](const ir::ExprPtr& e) { return e && ir::exprUses(*e, kinds); };
+  return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
+    return (st.kind == ir::Stmt::Kind::For && (reads(st.lo) || reads(st.hi) || reads(st.step))) ||
+           loopReads(st.body, kinds) || loopReads(st.orelse, kinds);
+  });
+}
+
+// e with every lm.block_idx(d) / lm.grid_dim(d) of `bp` its parameter.
+ir::ExprPtr blockAsParam(const ir::ExprPtr& e, const BlockParams& bp) {
+  if (!e) return e;
+  const std::map<int, int>* of = e->kind == ir::ExprKind::BlockIdx ? &bp.block
+                                 : e->kind == ir::ExprKind::GridDim ? &bp.grid
+                                                                    : nullptr;
+  if (of && of->count(e->index)) return symbolNode(ir::ExprKind::Param, of->at(e->index));
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) a = blockAsParam(a, bp);
+  return copy;
+}
+
+// The copy, for a schedule one CTA of which the builder models (no cluster:
+// there one system holds several block indices), a loop of which reads a
+// block index or grid size and none a parameter; nullopt otherwise. Every binding of the
+// schedule (parameters, block index b, grid g) is a binding of the copy
+// (the same parameters, the new ones at b and g) that its facts allow, and
+// for it the copy's builder evaluates every rewritten expression to the
+// value the schedule's gives: a proof of the copy for every allowed binding
+// is one of the schedule. Reads left outside the role bodies and the facts
+// (none in the corpus) stay block indices, which the proof refuses as
+// before.
+std::optional<BlockParams> blockIndexAsParameter(const ir::Schedule& s) {
+  if (s.clusterSize() > 1 || s.cluster_ops) return std::nullopt;
+  auto anyLoopReads = [&](std::initializer_list<ir::ExprKind> kinds) {
+    return std::any_of(s.bodies.begin(), s.bodies.end(), [&](const ir::RoleBody& b) { return loopReads(b.body, kinds); });
+  };
+  // A loop bound that reads a parameter makes the schedule's own trip
+  // expression (a persistent tile count `lm.cdiv(max(tiles - lm.block_idx(0),
+  // 0), lm.grid_dim(0))` reads the block index already): the copy would be
+  // refused alike, so it is not tried.
+  if (!anyLoopReads({ir::ExprKind::BlockIdx, ir::ExprKind::GridDim}) || anyLoopReads({ir::ExprKind::Param}))
+    return std::nullopt;
+  std::set<int> dims, grid_read;
+  auto collect = [&](const ir::ExprPtr& e) {
+    if (e)
+      ir::anySubExpr(*e, [&](const ir::Expr& x) {
+        if (x.kind == ir::ExprKind::BlockIdx || x.kind == ir::ExprKind::GridDim) dims.insert(x.index);
+        if (x.kind == ir::ExprKind::GridDim) grid_read.insert(x.index);
+        return false;
+      });
+    return e;
+  };
+  BlockParams bp;
+  bp.s = std::make_shared<ir::Schedule>(s);
+  for (ir::RoleBody& body : bp.s->bodies) mapExprs(body.body, collect);
+  for (const ir::Assume& a : s.assumes) collect(a.cond);
+  auto fresh = [&](const std::string& name) {
+    bp.s->params.push_back({name, ir::ParamType::I32, s.range});
+    return static_cast<int>(bp.s->params.size()) - 1;
+  };
+  auto fact = [&](ir::ExprKind k, ir::ExprPtr a, ir::ExprPtr b) {
+    bp.s->assumes.push_back({ir::makeExpr(k, {std::move(a), std::move(b)}), s.range});
+  };
+  std::vector<std::string> words;
+  for (int d : dims) {
+    if (d < 0 || d > 2) return std::nullopt;
+    bp.block[d] = fresh(fmt::format("lm.block_idx({})", d));
+    const ir::ExprPtr b = symbolNode(ir::ExprKind::Param, bp.block[d]);
+    fact(ir::ExprKind::Ge, b, ir::makeConst(0));
+    if (grid_read.count(d)) {
+      bp.grid[d] = fresh(fmt::format("lm.grid_dim({})", d));
+      const ir::ExprPtr g = symbolNode(ir::ExprKind::Param, bp.grid[d]);
+      fact(ir::ExprKind::Lt, b, g);
+      fact(ir::ExprKind::Le, g, ir::makeConst(kMaxGridDim[d]));
+      words.push_back(fmt::format("0 <= lm.block_idx({0}) < lm.grid_dim({0}) <= {1}", d, kMaxGridDim[d]));
+    } else {
+      fact(ir::ExprKind::Lt, b, ir::makeConst(kMaxGridDim[d]));
+      words.push_back(fmt::format("0 <= lm.block_idx({}) < {}", d, kMaxGridDim[d]));
+    }
+  }
+  for (ir::RoleBody& body : bp.s->bodies)
+    mapExprs(body.body, [&](const ir::ExprPtr& e) { return blockAsParam(e, bp); });
+  for (size_t i = 0; i < s.assumes.size(); ++i) bp.s->assumes[i].cond = blockAsParam(s.assumes[i].cond, bp);
+  bp.text = fmt::format("the block index read as a parameter ({})", fmt::join(words, ", "));
+  return bp;
+}
+
+// A binding of the schedule as one of the copy, and back.
+Binding toBlockParams(const BlockParams& bp, Binding b) {
+  for (const auto& [d, p] : bp.block) b.params[p] = b.block_idx[d];
+  for (const auto& [d, p] : bp.grid) b.params[p] = b.grid_dim[d];
+  return b;
+}
+Binding fromBlockParams(const BlockParams& bp, Binding b) {
+  for (const auto& [d, p] : bp.block)
+    if (auto it = b.params.find(p); it != b.params.end()) {
+      b.block_idx[d] = it->second;
+      b.params.erase(it);
+    }
+  for (const auto& [d, p] : bp.grid)
+    if (auto it = b.params.find(p); it != b.params.end()) {
+      b.grid_dim[d] = it->second;
+      b.params.erase(it);
+    }
+  for (const auto& [d, p] : bp.block)  // a grid that holds the block
+    if (!bp.grid.count(d)) b.grid_dim[d] = std::max(b.grid_dim[d], b.block_idx[d] + 1);
+  b.replace = nullptr;  // a node of the copy
+  return b;
+}
+
+// Where the schedule as written is unknown and a loop reads the block
+// index: the proof of the copy above, on what is left of the budget. A
+// violation met there is no finding (unknown: the bounded check decides);
+// witnesses go back as the schedule's bindings.
+void proveWithBlockParams(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                          const TripProofOptions& opts, ProofBudget& budget, ModelCheckResult& res) {
+  if (res.outcome != Outcome::Unknown || opts.meets || !budget.exhausted().empty() || checked.empty()) return;
+  const std::optional<BlockParams> bp = blockIndexAsParameter(s);
+  if (!bp) return;
+  std::vector<Binding> copy_checked;
+  for (const Binding& b : checked) copy_checked.push_back(toBlockParams(*bp, b));
+  ModelCheckResult again = proveWithin(*bp->s, target, copy_checked, opts, budget);
+  if (again.outcome == Outcome::Proved && !budget.workOut()) {
+    res = again;
+    res.engine = fmt::format("{}: {}", bp->text, again.engine);
+    return;
+  }
+  res.detail += fmt::format("; {}: {}", bp->text,
+                            again.outcome == Outcome::Violation
+                                ? fmt::format("meets {} (no finding: the bounded check decides)",
+                                              again.violations.empty() ? "a violation" : again.violations.front().rule)
+                                : again.detail);
+  for (const Binding& w : again.witnesses) res.witnesses.push_back(fromBlockParams(*bp, w));
+}
+
 }  // namespace
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
@@ -10579,6 +10776,7 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target ta
       res.detail += fmt::format("; the restart argument: {}", restart.proved ? budget.exhausted() : restart.text);
     }
   }
+  proveWithBlockParams(schedule, target, checked, opts, budget, res);
   finish(res, budget);
   return res;
 }

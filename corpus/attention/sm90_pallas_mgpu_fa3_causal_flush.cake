@@ -13,8 +13,8 @@
 # step would.  (The kernel splits the causal steps into an unmasked and a
 # masked loop with one body; they are one loop here.)  The trip counts read
 # the block index (lax.axis_index("q_seq")): the bounded check runs several
-# block indices; the proof does not cover block-index loop bounds (checked,
-# docs/known-limits.md "Loops bounded by the block index").
+# block indices; the proof covers every block index (docs/z3.md "Loops
+# bounded by the block index: the index as a parameter").
 # Bug twin: corpus/bugs/sync.arrival-underflow/pallas_mgpu_fa3_causal_no_epilogue_kv_loop.cake.
 # expect: pass
 @cake.schedule(target="sm_90a")

@@ -14,7 +14,9 @@
 //   (an internal error, exit 2) on a correct kernel;
 // * a loop bounded by the block index (Pallas FA3's causal KV steps) was
 //   checked at several block indices, and the verdict said "sync: checked: "
-//   with an empty list: the block indices are now named.
+//   with an empty list: the block indices are now named (the test,
+//   CheckedValues.BlockIndicesAreNamed, is in trip_block_param_test.cpp
+//   since session 33, which proves such loops).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -133,37 +135,6 @@ TEST(FiniteLoops, GuardOnTheTripParameterIsNoInternalError) {
 TEST(FiniteLoops, GuardedChunksWithoutBarrierAreReported) {
   expectPair("no barrier between the chunk stores and the reads",
              edited(kGuardedChunks, {{"BARRIER", "lm.fill(x, 0.0)"}}), "sync.race", "");
-}
-
-// Each CTA runs `lm.block_idx(0) + 1` rounds: the values the bounded check
-// ran are block indices, which the verdict names.
-const std::string kPerBlockRounds = R"(
-@cake.schedule(target="sm_80")
-def per_block(lm, X: LM.gmem, Y: LM.gmem):
-    pool  = lm.smem(256)
-    tab   = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=2)
-    x     = lm.regs(shape=(1, 32), dtype=lm.f32)
-    warps = lm.role(warps=[0, 1], group=1)
-    block = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        for c in lm.range(0, lm.block_idx(0) + 1):
-            lm.copy(x, X, coords=(c, 32 * w))
-            lm.copy(tab[w], x)
-            lm.sync(block)
-            lm.copy(x, tab[1 - w])
-            lm.copy(Y, x, coords=(c, 32 * w))
-            lm.sync(block)
-)";
-
-TEST(CheckedValues, BlockIndicesAreNamed) {
-  const checks::CheckResult r = checkText(kPerBlockRounds);
-  EXPECT_FALSE(r.hasErrors()) << describe(r);
-  bool named = false;
-  for (const auto& v : r.verdicts)
-    if (v.property == "sync")
-      named = v.kind == checks::VerdictKind::Checked && v.detail.rfind("block_idx(0) in {0,", 0) == 0;
-  EXPECT_TRUE(named) << describe(r);
 }
 
 }  // namespace finite_loops_test
