@@ -362,6 +362,112 @@ std::optional<DecidedGuards> decideGuards(const ir::Schedule& s, const Holds& ho
 
 namespace {
 
+// The facts a loop gives its variable inside its body (decideLoopGuards);
+// none where its step is not a non-zero constant.
+std::vector<ir::ExprPtr> loopRange(const ir::Stmt& loop) {
+  using K = ir::ExprKind;
+  const std::optional<int64_t> step = loop.step ? ir::constValue(loop.step) : std::optional<int64_t>(1);
+  if (!step || *step == 0 || !loop.lo || !loop.hi) return {};
+  auto v = std::make_shared<ir::Expr>();
+  v->kind = K::LoopVar;
+  v->index = loop.loop_var;
+  if (*step > 0) return {ir::makeExpr(K::Le, {loop.lo, v}), ir::makeExpr(K::Lt, {v, loop.hi})};
+  return {ir::makeExpr(K::Lt, {loop.hi, v}), ir::makeExpr(K::Le, {v, loop.lo})};
+}
+
+// Every `if` condition that reads a loop variable, with its outcome under
+// the ranges of the loops around each `if` it guards: 1 taken, 0 not, -1
+// undecided (a node guarding several `if`s is decided only where every
+// one of them gives it the same outcome: the splice replaces them all).
+struct LoopGuardWalk {
+  const ir::Schedule& s;
+  const HoldsUnder& holds;
+  std::vector<ir::ExprPtr> ranges;  // the enclosing loops' facts
+  std::set<int> bound;              // the enclosing loops' variables
+  std::vector<std::pair<const ir::Expr*, int>> outcomes;
+
+  bool asked(const ir::Expr& cond) const {
+    using K = ir::ExprKind;
+    if (!ir::exprUses(cond, {K::LoopVar})) return false;
+    return !(s.cluster_ops && s.clusterSize() > 1 && ir::exprUses(cond, {K::BlockIdx, K::GridDim}));
+  }
+  int outcome(const ir::ExprPtr& cond) const {
+    if (!asked(*cond)) return -1;
+    if (holds(cond, ranges)) return 1;
+    return holds(ir::makeExpr(ir::ExprKind::Not, {cond}), ranges) ? 0 : -1;
+  }
+  void decide(const ir::ExprPtr& cond) {
+    constexpr size_t kMaxAsked = 64;
+    auto it = std::find_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.first == cond.get(); });
+    if (it == outcomes.end()) {
+      if (outcomes.size() < kMaxAsked) outcomes.emplace_back(cond.get(), outcome(cond));
+      else outcomes.emplace_back(cond.get(), -1);
+    } else if (it->second >= 0 && outcome(cond) != it->second) {
+      it->second = -1;
+    }
+  }
+  void walk(const ir::Block& b) {
+    for (const ir::Stmt& st : b) {
+      if (st.kind == ir::Stmt::Kind::For) {
+        if (bound.count(st.loop_var)) {  // shadowed: the outer range is not this variable's
+          undecideAll(st.body);
+          continue;
+        }
+        const std::vector<ir::ExprPtr> r = loopRange(st);
+        ranges.insert(ranges.end(), r.begin(), r.end());
+        bound.insert(st.loop_var);
+        walk(st.body);
+        bound.erase(st.loop_var);
+        ranges.resize(ranges.size() - r.size());
+        continue;
+      }
+      if (st.kind == ir::Stmt::Kind::If && st.cond) decide(st.cond);
+      walk(st.body);
+      walk(st.orelse);
+    }
+  }
+  // every `if` of b undecided (a node it shares with a decided one too)
+  void undecideAll(const ir::Block& b) {
+    for (const ir::Stmt& st : b) {
+      if (st.kind == ir::Stmt::Kind::If && st.cond) {
+        auto it = std::find_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.first == st.cond.get(); });
+        if (it == outcomes.end()) outcomes.emplace_back(st.cond.get(), -1);
+        else it->second = -1;
+      }
+      undecideAll(st.body);
+      undecideAll(st.orelse);
+    }
+  }
+};
+
+}  // namespace
+
+std::optional<DecidedGuards> decideLoopGuards(const ir::Schedule& s, const HoldsUnder& holds) {
+  constexpr size_t kMaxDecided = 32;  // one bit of the splice mask each
+  LoopGuardWalk w{s, holds, {}, {}, {}};
+  for (const ir::RoleBody& body : s.bodies) w.walk(body.body);
+  std::vector<const ir::Expr*> nodes;
+  std::vector<size_t> which;
+  uint32_t mask = 0;
+  std::vector<std::string> texts;
+  DecidedGuards out;
+  for (const auto& [node, taken] : w.outcomes) {
+    if (taken < 0 || nodes.size() >= kMaxDecided) continue;
+    if (taken) mask |= 1u << nodes.size();
+    which.push_back(nodes.size());
+    nodes.push_back(node);
+    std::string text = fmt::format("{} {}", ir::exprToString(*node, s), taken ? "taken" : "not taken");
+    if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(std::move(text));
+  }
+  if (nodes.empty()) return std::nullopt;
+  out.s = splicedCopy(s, nodes, which, mask);
+  out.count = static_cast<int>(nodes.size());
+  for (const std::string& t : texts) out.text += (out.text.empty() ? "" : ", ") + t;
+  return out;
+}
+
+namespace {
+
 using ir::sameOptExpr;
 
 // An operand as the builder reads it: a scalar operand's literal is a value.

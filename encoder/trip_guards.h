@@ -129,6 +129,30 @@ struct DecidedGuards {
 };
 std::optional<DecidedGuards> decideGuards(const ir::Schedule& s, const Holds& holds);
 
+// Guards the loops around them decide (docs/z3.md "Guards the loops'
+// ranges decide", helper dg3): an `if` whose condition reads a loop
+// variable, evaluated by the builder only inside its enclosing loops, at
+// values each loop gives its variable: `for v in lm.range(lo, hi, step)`
+// with a constant step > 0 runs v over lo <= v < hi (step < 0: hi < v <=
+// lo), lo and hi evaluated at the loop's entry, where every variable they
+// read already has the value it keeps through the loop's body. Where
+// `holds` proves `cond` (taken) or `not cond` (not taken) under the
+// lm.assume facts with those ranges as premises, every evaluation the
+// builder makes of the condition, for every allowed binding, gives that
+// outcome, so the copy with the `if` replaced by the branch it takes
+// (spliced, or kept with the constant outcome where splicing would change
+// the derived expect_tx plan, as guardCases) builds the schedule's system.
+// `if k * 2 + s < 2 * E:` inside `for k in lm.range(0, E)` and `for s in
+// lm.range(0, 2)` is always taken; a condition the ranges leave open
+// (`k * 2 + s < 2 * E - 1`) stays. No premise is taken from a loop whose
+// variable an enclosing loop binds too (the inner one shadows it: nothing
+// below it is decided), and, in a modelled cluster, a condition that reads
+// a block index or a grid size is not asked (the prover's single block
+// index would stand for several CTAs' ones). At most 32 `if`s are decided;
+// nullopt when none is.
+using HoldsUnder = std::function<bool(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>& premises)>;
+std::optional<DecidedGuards> decideLoopGuards(const ir::Schedule& s, const HoldsUnder& holds);
+
 // Guards whose branches build alike (docs/z3.md "Guards whose branches
 // build alike"): `if t < n_work: lm.fill(r, 1.0) else: lm.fill(r, 0.0)`.
 // The builder (encoder/system.cpp) evaluates an `if` condition only to

@@ -10157,6 +10157,45 @@ std::string provePassTiles(const Fail& first, const PassTiles& passes, ir::Targe
   }
 }
 
+// A case of a split that adds a fact (`c`, its fact among its lm.assume
+// facts) with every guard the facts decide replaced by the branch it
+// takes (trip::decideGuards: `if k_tiles == 0:` where k_tiles >= 1 is a
+// fact); `text` names them (" (k_tiles == 0 not taken)"), empty when none
+// is. With `loops` (the finer-quotient cases), then every guard that reads
+// a loop variable and that the facts and the ranges of the loops around it
+// decide (trip::decideLoopGuards: `if k * 2 + s < 2 * E:` inside `for k in
+// lm.range(0, E)`, `for s in lm.range(0, 2)`), each query capped at
+// kLoopGuardRlimit (a guard no range decides, `t % 2 == 0` with t below a
+// tile count divided by the grid, can take the solver long: the cap keeps
+// it from spending the proof's budget; a query cut off decides nothing).
+// Each copy builds, for every binding its facts allow, the system of the
+// schedule it was made from.
+constexpr uint64_t kLoopGuardRlimit = 200000;
+void decideCaseGuards(std::shared_ptr<ir::Schedule>& c, const TripProofOptions& opts, ProofBudget& budget,
+                      std::string& text, bool loops = false) {
+  std::vector<std::string> texts;
+  {
+    BvProver prover(*c, solverLimits(opts, budget));
+    if (const auto decided = trip::decideGuards(
+            *c, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; })) {
+      c = decided->s;
+      texts.push_back(decided->text);
+    }
+  }
+  if (loops) {
+    Limits capped = solverLimits(opts, budget);
+    capped.rlimit = capped.rlimit ? std::min(capped.rlimit, kLoopGuardRlimit) : kLoopGuardRlimit;
+    BvProver prover(*c, capped);
+    if (const auto decided = trip::decideLoopGuards(*c, [&](const ir::ExprPtr& g, const std::vector<ir::ExprPtr>& in) {
+          return prover.prove(g, in).kind == BvVerdict::Holds;
+        })) {
+      c = decided->s;
+      texts.push_back(fmt::format("within the loops' ranges: {}", decided->text));
+    }
+  }
+  if (!texts.empty()) text = fmt::format(" ({})", fmt::join(texts, "; "));
+}
+
 // The schedule once per case of a finer quotient of a loop bound's dividend
 // (finerQuotientCases): every binding the facts allow is in a case, and for
 // it the case's copy builds the schedule's systems (each rewritten node has
@@ -10187,9 +10226,12 @@ std::string proveFinerQuotientCases(const Fail& first, const ir::Schedule& s, co
     std::vector<Binding> of_case = bindingsOfCase(*c.s, *c.fact, checked);
     if (of_case.empty()) throw fail(fmt::format("no binding with {} is found to build the case's systems", c.text));
     std::vector<Binding> bindings = of_case;
+    std::shared_ptr<ir::Schedule> decided = c.s;
+    std::string guards;
+    decideCaseGuards(decided, opts, budget, guards, true);
     try {
-      const std::string engine = proveSchedule(*c.s, target, of_case, opts, budget, states, each, bindings);
-      engines += fmt::format("{}for {}: {}", engines.empty() ? "" : "; ", c.text, engine);
+      const std::string engine = proveSchedule(*decided, target, of_case, opts, budget, states, each, bindings);
+      engines += fmt::format("{}for {}{}: {}", engines.empty() ? "" : "; ", c.text, guards, engine);
     } catch (const Fail& g) {
       throw fail(fmt::format("with {}: {}", c.text, g.what()));
     }
@@ -10328,20 +10370,6 @@ bool freshInnerBounds(ir::Block& b, const ir::Expr& inner, std::map<const ir::Ex
     ok = freshInnerBounds(st.orelse, inner, out) && ok;
   }
   return ok;
-}
-
-// A case of the trip-count split (`c`, its fact among its lm.assume facts)
-// with every guard the facts decide replaced by the branch it takes
-// (trip::decideGuards: `if k_tiles == 0:` where k_tiles >= 1 is a fact);
-// `text` names them (" (k_tiles == 0 not taken)"), empty when none is.
-void decideCaseGuards(std::shared_ptr<ir::Schedule>& c, const TripProofOptions& opts, ProofBudget& budget,
-                      std::string& text) {
-  BvProver prover(*c, solverLimits(opts, budget));
-  const auto decided =
-      trip::decideGuards(*c, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
-  if (!decided) return;
-  c = decided->s;
-  text = fmt::format(" ({})", decided->text);
 }
 
 // A persistent kernel whose K loop's trip count E_B the lm.assume facts do

@@ -18,31 +18,18 @@
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
 #include "test_util.h"
+#include "two_stage_ring.h"
 
 using namespace cake;
 
 namespace trip_quotient_test {
 
-// kRingEnd's declarations (tests/encoder/test_util.h) with these roles.
-const char* kFinerGuardRoles = R"(    k_blocks = lm.cdiv(K, 64)
-    k_pairs  = lm.cdiv(K, 128)
-    tiles    = lm.cdiv(M, 64)
-    with producer:
-        for t in lm.range(0, tiles):
-            for k in lm.range(0, k_pairs):
-                for s in lm.range(0, 2):
-                    it = (t * k_pairs + k) * 2 + s
-                    lm.wait(empty, iter=it - 4)
-                    smem_a.tma_load(A, coords=(t * 64, (2 * k + s) * 64), iter=it, barrier=full)
+// two_stage_ring.h's twoStageRing with these stages.
+std::string finerGuard() {
+  return cake::testing::twoStageRing(R"(                    smem_a.tma_load(A, coords=(t * 64, (2 * k + s) * 64), iter=it, barrier=full)
                     smem_b.tma_load(B, coords=(0, (2 * k + s) * 64), iter=it, barrier=full)
-    with consumer:
-        for t in lm.range(0, tiles):
-            lm.fill(acc, 0.0)
-            for k in lm.range(0, k_pairs):
-                for s in lm.range(0, 2):
-                    it = (t * k_pairs + k) * 2 + s
-                    lm.wait(full, iter=it)
-                    lm.mma(acc, smem_a[it], smem_b[it], init=False)
+)",
+                                     "            lm.fill(acc, 0.0)\n", R"(                    lm.mma(acc, smem_a[it], smem_b[it], init=False)
                     lm.mma_commit()
                     if 2 * k + s + 1 < k_blocks:
                         lm.mma_wait(pending=1)
@@ -50,12 +37,8 @@ const char* kFinerGuardRoles = R"(    k_blocks = lm.cdiv(K, 64)
                         lm.mma_wait(pending=0)
                     if it > 0:
                         lm.arrive(empty, iter=it - 1)
-            lm.copy(out, acc)
-)";
-
-std::string finerGuard() {
-  const std::string ring = cake::testing::kRingEnd;
-  return ring.substr(0, ring.find("    k_tiles = lm.cdiv(K, 64)\n")) + kFinerGuardRoles;
+)",
+                                     "            lm.copy(out, acc)\n");
 }
 
 std::string edited(const std::string& from, const std::string& to) {
@@ -64,8 +47,7 @@ std::string edited(const std::string& from, const std::string& to) {
 
 // The explicit engine at `tiles` tiles of K = 64 * blocks.
 encoder::Outcome quotientAt(const ir::Schedule& x, int64_t tiles, int64_t blocks) {
-  auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * blocks}}));
-  return encoder::explore(sys).outcome;
+  return cake::testing::ringAt(x, tiles, 64 * blocks);
 }
 
 }  // namespace trip_quotient_test
@@ -75,9 +57,7 @@ namespace tqt = trip_quotient_test;
 TEST(TripQuotient, GuardOnAFinerQuotientIsProvedPerCase) {
   auto mod = cake::testing::compile(tqt::finerGuard());
   const ir::Schedule& s = mod.schedules.at(0);
-  for (int64_t tiles : {1, 2, 3})
-    for (int64_t blocks : {1, 2, 3, 4, 5})
-      EXPECT_EQ(tqt::quotientAt(s, tiles, blocks), encoder::Outcome::Pass) << tiles << "x" << blocks;
+  cake::testing::expectCleanAt(s, {1, 2, 3}, {64, 128, 192, 256, 320});
   auto r = cake::testing::proveSchedule(s);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("per case of lm.cdiv(K, 64) against lm.cdiv(K, 128) (2 of 2 cases allowed)"),

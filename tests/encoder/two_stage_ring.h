@@ -1,0 +1,52 @@
+// A ring streamed in pairs of stages (DeepGEMM's K blocks of all its
+// stages), shared by trip_quotient_test.cpp and trip_loop_guard_test.cpp
+// (a header of its own: test_util.h is included by every encoder test).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "encoder/simulator.h"
+#include "test_util.h"
+
+namespace cake::testing {
+
+// kRingEnd's declarations with a K loop over k_pairs = lm.cdiv(K, 128)
+// pairs of ring stages, it = (t * k_pairs + k) * 2 + s: the producer's
+// stage after its empty wait is `produce`; the consumer runs `per_tile`
+// at each tile's start and `consume` after its full wait, then the
+// statements of `after` (the tile's end).
+inline std::string twoStageRing(const std::string& produce, const std::string& per_tile, const std::string& consume,
+                                const std::string& after = "") {
+  const std::string ring = kRingEnd;
+  const std::string stage = R"(            for k in lm.range(0, k_pairs):
+                for s in lm.range(0, 2):
+                    it = (t * k_pairs + k) * 2 + s
+)";
+  return ring.substr(0, ring.find("    k_tiles = lm.cdiv(K, 64)\n")) + R"(    k_blocks = lm.cdiv(K, 64)
+    k_pairs  = lm.cdiv(K, 128)
+    tiles    = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+)" + stage + "                    lm.wait(empty, iter=it - 4)\n" + produce +
+         "    with consumer:\n        for t in lm.range(0, tiles):\n" + per_tile + stage +
+         "                    lm.wait(full, iter=it)\n" + consume + after;
+}
+
+// The explicit engine at M = 64 * tiles and K = k.
+inline encoder::Outcome ringAt(const ir::Schedule& x, int64_t tiles, int64_t k) {
+  auto sys = build(x, bind(x, {{"M", 64 * tiles}, {"K", k}}));
+  return encoder::explore(sys).outcome;
+}
+
+// Clean on the explicit engine at every tile count and K listed.
+inline void expectCleanAt(const ir::Schedule& x, std::initializer_list<int64_t> tiles,
+                          std::initializer_list<int64_t> ks) {
+  for (int64_t t : tiles)
+    for (int64_t k : ks) EXPECT_EQ(ringAt(x, t, k), encoder::Outcome::Pass) << t << " tiles, K = " << k;
+}
+
+}  // namespace cake::testing
