@@ -3741,8 +3741,13 @@ ir::ExprPtr writeSum(const AtomSum& s) {
   return ir::makeExpr(s.c < 0 ? ir::ExprKind::Sub : ir::ExprKind::Add, {out, ir::makeConst(s.c < 0 ? -s.c : s.c)});
 }
 
-bool readsLoopVar(const ir::Expr& e, int k) {
-  return anySubExpr(e, [&](const ir::Expr& x) { return x.kind == ir::ExprKind::LoopVar && x.index == k; });
+std::set<int> loopVarsOf(const ir::Expr& e) {
+  std::set<int> out;
+  anySubExpr(e, [&](const ir::Expr& x) {
+    if (x.kind == ir::ExprKind::LoopVar) out.insert(x.index);
+    return false;
+  });
+  return out;
 }
 
 // Expression e of the body of `for k in lm.range(lo, hi, c)`, read inside
@@ -3751,14 +3756,18 @@ bool readsLoopVar(const ir::Expr& e, int k) {
 // with equal atoms merged (`(lo + k) - lo` is `k`); in a comparison the
 // atoms both sides read that read no k are merged across it too (`lo + k
 // == lo` is `k == 0`: a < b iff a - x < b - x, exact integers). Every
-// value is e's at the same iteration, and e reads k iff the result does.
-// nullptr: a coefficient leaves +-2^20, or a sum's k cancels (`k - k`).
-ir::ExprPtr shiftedFromZero(const ir::ExprPtr& e, int k, const AtomSum& lo) {
+// value is e's at the same iteration. The builder reads one thing of an
+// expression besides its value, the innermost loop a view index names (its
+// keying loop, system.cpp): so every loop variable e reads that `lo_vars`
+// (lo's) does not must stay read (lo's are outside the loop, k and the
+// loops in its body inside). nullptr: a coefficient leaves +-2^20, or such
+// a variable cancels (`k - k`).
+ir::ExprPtr shiftedFromZero(const ir::ExprPtr& e, int k, const AtomSum& lo, const std::set<int>& lo_vars) {
   using K = ir::ExprKind;
-  if (!e || !readsLoopVar(*e, k)) return e;
+  if (!e || !ir::dependsOnLoopVar(*e, k)) return e;
   bool ok = true;
   auto inner = [&](const ir::ExprPtr& x) {
-    ir::ExprPtr y = shiftedFromZero(x, k, lo);
+    ir::ExprPtr y = shiftedFromZero(x, k, lo, lo_vars);
     if (!y) ok = false;
     return y ? y : x;
   };
@@ -3779,7 +3788,7 @@ ir::ExprPtr shiftedFromZero(const ir::ExprPtr& e, int k, const AtomSum& lo) {
     if (!sumOf(e->args[0], l) || !sumOf(e->args[1], r)) return nullptr;
     for (auto& [b, y] : r.terms)
       for (auto& [a, x] : l.terms)
-        if (!readsLoopVar(*x, k) && ir::sameExpr(*x, *y)) {
+        if (!ir::dependsOnLoopVar(*x, k) && ir::sameExpr(*x, *y)) {
           a -= b;
           b = 0;
         }
@@ -3791,7 +3800,10 @@ ir::ExprPtr shiftedFromZero(const ir::ExprPtr& e, int k, const AtomSum& lo) {
   } else {
     out = atom(e);
   }
-  if (!ok || !readsLoopVar(*out, k)) return nullptr;
+  if (!ok) return nullptr;
+  const std::set<int> kept = loopVarsOf(*out);
+  for (int v : loopVarsOf(*e))
+    if (!lo_vars.count(v) && !kept.count(v)) return nullptr;
   return out;
 }
 
@@ -3804,10 +3816,11 @@ ir::ExprPtr shiftedFromZero(const ir::ExprPtr& e, int k, const AtomSum& lo) {
 // evaluated to one value throughout (it reads no k and nothing the body
 // changes). Every expression of the body has, at iteration k', the value it
 // had at k = lo + k', so the builder emits the same operations in the same
-// order with the same fields; only the loop values an instruction carries
-// (Instr::loops, messages and the proof's own comparisons) are k' for k, a
-// bijection per loop. nullopt when no loop has such a start or one cannot
-// be rewritten.
+// order with the same fields (the loop's bounds read the same parameters,
+// which the builder reads for an empty loop); only the loop values an
+// instruction carries (Instr::loops, messages and the proof's own
+// comparisons) are k' for k, a bijection per loop. nullopt when no loop
+// has such a start or one cannot be rewritten.
 struct LoopsFromZero {
   std::shared_ptr<ir::Schedule> s;
   std::string text;  // what was rewritten, for the engine line
@@ -3818,24 +3831,23 @@ bool shiftLoops(ir::Block& b, const ir::Schedule& orig, std::vector<std::string>
     if (!shiftLoops(st.body, orig, texts) || !shiftLoops(st.orelse, orig, texts)) return false;
     if (st.kind != ir::Stmt::Kind::For || !st.lo || !mentionsParam(*st.lo)) continue;
     const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
-    if (!step || *step < 1 || !st.orelse.empty() || !st.hi || readsLoopVar(*st.lo, st.loop_var)) return false;
+    if (!step || *step < 1 || !st.orelse.empty() || !st.hi || ir::dependsOnLoopVar(*st.lo, st.loop_var)) return false;
     AtomSum lo;
     if (!shiftedSum(st.lo, 1, -1, {}, lo, [](const ir::ExprPtr& x) { return x; })) return false;
+    const std::set<int> lo_vars = loopVarsOf(*st.lo);
     const std::string was = fmt::format("lm.range({}, {})", ir::exprToString(*st.lo, orig),
                                         ir::exprToString(*st.hi, orig));
     bool ok = true;
     mapExprs(st.body, [&](const ir::ExprPtr& e) {
       if (!e) return e;
-      ir::ExprPtr y = shiftedFromZero(e, st.loop_var, lo);
+      ir::ExprPtr y = shiftedFromZero(e, st.loop_var, lo, lo_vars);
       if (!y) ok = false;
       return y ? y : e;
     });
     if (!ok) return false;
-    AtomSum span;
-    if (!shiftedSum(st.hi, 1, -1, {}, span, [](const ir::ExprPtr& x) { return x; }) ||
-        !shiftedSum(st.lo, -1, -1, {}, span, [](const ir::ExprPtr& x) { return x; }))
-      return false;
-    st.hi = writeSum(span);
+    // (not simplified: the builder reads which parameters a loop's bounds
+    // read, for an empty loop's K = 0 decision; `hi - lo` reads those of both)
+    st.hi = ir::makeExpr(ir::ExprKind::Sub, {st.hi, st.lo});
     st.lo = ir::makeConst(0);
     std::string text = fmt::format("{} as lm.range(0, {})", was, ir::exprToString(*st.hi, orig));
     if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(std::move(text));

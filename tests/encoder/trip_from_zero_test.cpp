@@ -114,3 +114,18 @@ TEST(TripFromZero, BrokenSplitKRangesAreNotProved) {
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
   }
 }
+
+// The stream-K CTA's first segment `lm.range(S, KT)` is counted from 0;
+// the proof then stops at the two segments' independent lengths (docs/z3.md
+// "Loops from a parameter's start, counted from 0": the route left).
+TEST(TripFromZero, StreamKFirstSegmentIsCountedFromZero) {
+  const ir::Schedule s =
+      cake::testing::compile(cake::testing::corpusText("corpus/splitk/sm100_stream_k_two_segments.cake")).schedules.at(0);
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  auto r = encoder::proveEveryTripCount(s, s.target, {cake::testing::bind(s, {{"KT", 7}, {"S", 3}})}, o);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("lm.range(S, KT) as lm.range(0, KT - S)"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("different bounds (KT - S and S)"), std::string::npos) << r.detail;
+}
