@@ -3701,6 +3701,189 @@ std::optional<PassTiles> passesAsTiles(const ir::Schedule& s) {
   return out;
 }
 
+// ---------------------------------------------------------------- loops from 0
+
+// A sum of atoms with integer coefficients and a constant (equal atoms,
+// sameExpr, merged; in the order they first appear).
+struct AtomSum {
+  std::vector<std::pair<int64_t, ir::ExprPtr>> terms;
+  int64_t c = 0;
+  void add(int64_t a, const ir::ExprPtr& x) {
+    for (auto& [b, y] : terms)
+      if (ir::sameExpr(*x, *y)) return void(b += a);
+    terms.emplace_back(a, x);
+  }
+};
+
+bool smallCoefficient(int64_t c) { return c <= (1 << 20) && c >= -(1 << 20); }
+
+// out += scale * e, with every read of loop variable k read as `lo + k`
+// (`lo` given as a sum) and every other node not a sum, difference,
+// negation or product by a constant an atom (its own k's rewritten by
+// `atom`). False when a coefficient leaves +-2^20.
+bool shiftedSum(const ir::ExprPtr& e, int64_t scale, int k, const AtomSum& lo, AtomSum& out,
+                const std::function<ir::ExprPtr(const ir::ExprPtr&)>& atom) {
+  using K = ir::ExprKind;
+  if (!smallCoefficient(scale)) return false;
+  switch (e->kind) {
+    case K::LoopVar:
+      if (e->index != k) break;
+      out.add(scale, e);
+      for (const auto& [a, x] : lo.terms) out.add(scale * a, x);
+      out.c += scale * lo.c;
+      return true;
+    case K::Const:
+      if (!smallCoefficient(e->value)) return false;
+      out.c += scale * e->value;
+      return true;
+    case K::Add: return shiftedSum(e->args[0], scale, k, lo, out, atom) && shiftedSum(e->args[1], scale, k, lo, out, atom);
+    case K::Sub:
+      return shiftedSum(e->args[0], scale, k, lo, out, atom) && shiftedSum(e->args[1], -scale, k, lo, out, atom);
+    case K::Neg: return shiftedSum(e->args[0], -scale, k, lo, out, atom);
+    case K::Mul:
+      if (auto m = constantMultiple(e); m && smallCoefficient(m->first))
+        return shiftedSum(m->second, scale * m->first, k, lo, out, atom);
+      break;
+    default: break;
+  }
+  out.add(scale, atom(e));
+  return true;
+}
+
+// The sum written out (zero terms left out; the constant last).
+ir::ExprPtr writeSum(const AtomSum& s) {
+  ir::ExprPtr out;
+  for (const auto& [a, x] : s.terms) out = plus(out, a, x);
+  if (!out) return ir::makeConst(s.c);
+  if (s.c == 0) return out;
+  return ir::makeExpr(s.c < 0 ? ir::ExprKind::Sub : ir::ExprKind::Add, {out, ir::makeConst(s.c < 0 ? -s.c : s.c)});
+}
+
+std::set<int> loopVarsOf(const ir::Expr& e) {
+  std::set<int> out;
+  anySubExpr(e, [&](const ir::Expr& x) {
+    if (x.kind == ir::ExprKind::LoopVar) out.insert(x.index);
+    return false;
+  });
+  return out;
+}
+
+// Expression e of the body of `for k in lm.range(lo, hi, c)`, read inside
+// `for k in lm.range(0, hi - lo, c)` (k now counts from 0): every read of
+// k is `lo + k`, and each largest sum that reads k is written out again
+// with equal atoms merged (`(lo + k) - lo` is `k`); in a comparison the
+// atoms both sides read that read no k are merged across it too (`lo + k
+// == lo` is `k == 0`: a < b iff a - x < b - x, exact integers). Every
+// value is e's at the same iteration. The builder reads one thing of an
+// expression besides its value, the innermost loop a view index names (its
+// keying loop, system.cpp): so every loop variable e reads that `lo_vars`
+// (lo's) does not must stay read (lo's are outside the loop, k and the
+// loops in its body inside). nullptr: a coefficient leaves +-2^20, or such
+// a variable cancels (`k - k`).
+ir::ExprPtr shiftedFromZero(const ir::ExprPtr& e, int k, const AtomSum& lo, const std::set<int>& lo_vars) {
+  using K = ir::ExprKind;
+  if (!e || !ir::dependsOnLoopVar(*e, k)) return e;
+  bool ok = true;
+  auto inner = [&](const ir::ExprPtr& x) {
+    ir::ExprPtr y = shiftedFromZero(x, k, lo, lo_vars);
+    if (!y) ok = false;
+    return y ? y : x;
+  };
+  auto atom = [&](const ir::ExprPtr& x) {
+    if (x->args.empty()) return x;
+    auto copy = std::make_shared<ir::Expr>(*x);
+    for (ir::ExprPtr& a : copy->args) a = inner(a);
+    return ir::ExprPtr(copy);
+  };
+  auto sumOf = [&](const ir::ExprPtr& x, AtomSum& s) { return shiftedSum(x, 1, k, lo, s, atom); };
+  const bool compare = e->kind == K::Lt || e->kind == K::Le || e->kind == K::Gt || e->kind == K::Ge ||
+                       e->kind == K::Eq || e->kind == K::Ne;
+  const bool sum = e->kind == K::Add || e->kind == K::Sub || e->kind == K::Neg || e->kind == K::LoopVar ||
+                   constantMultiple(e);
+  ir::ExprPtr out;
+  if (compare) {
+    AtomSum l, r;
+    if (!sumOf(e->args[0], l) || !sumOf(e->args[1], r)) return nullptr;
+    for (auto& [b, y] : r.terms)
+      for (auto& [a, x] : l.terms)
+        if (!ir::dependsOnLoopVar(*x, k) && ir::sameExpr(*x, *y)) {
+          a -= b;
+          b = 0;
+        }
+    out = ir::makeExpr(e->kind, {writeSum(l), writeSum(r)});
+  } else if (sum) {
+    AtomSum s;
+    if (!sumOf(e, s)) return nullptr;
+    out = writeSum(s);
+  } else {
+    out = atom(e);
+  }
+  if (!ok) return nullptr;
+  const std::set<int> kept = loopVarsOf(*out);
+  for (int v : loopVarsOf(*e))
+    if (!lo_vars.count(v) && !kept.count(v)) return nullptr;
+  return out;
+}
+
+// The schedule with every loop `for k in lm.range(lo, hi, c)` whose start
+// reads a parameter (c a positive constant, no else) run from 0: `for k in
+// lm.range(0, hi - lo, c)` with every expression of its body read by
+// shiftedFromZero. For every binding the new loop runs k' = 0, c, 2c, ...
+// while k' < hi - lo, that is lo + k' = lo, lo + c, ... while lo + k' <
+// hi: the old loop's values in its order (none when hi <= lo in both), lo
+// evaluated to one value throughout (it reads no k and nothing the body
+// changes). Every expression of the body has, at iteration k', the value it
+// had at k = lo + k', so the builder emits the same operations in the same
+// order with the same fields (the loop's bounds read the same parameters,
+// which the builder reads for an empty loop); only the loop values an
+// instruction carries (Instr::loops, messages and the proof's own
+// comparisons) are k' for k, a bijection per loop. nullopt when no loop
+// has such a start or one cannot be rewritten.
+struct LoopsFromZero {
+  std::shared_ptr<ir::Schedule> s;
+  std::string text;  // what was rewritten, for the engine line
+};
+
+bool shiftLoops(ir::Block& b, const ir::Schedule& orig, std::vector<std::string>& texts) {
+  for (ir::Stmt& st : b) {
+    if (!shiftLoops(st.body, orig, texts) || !shiftLoops(st.orelse, orig, texts)) return false;
+    if (st.kind != ir::Stmt::Kind::For || !st.lo || !mentionsParam(*st.lo)) continue;
+    const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    if (!step || *step < 1 || !st.orelse.empty() || !st.hi || ir::dependsOnLoopVar(*st.lo, st.loop_var)) return false;
+    AtomSum lo;
+    if (!shiftedSum(st.lo, 1, -1, {}, lo, [](const ir::ExprPtr& x) { return x; })) return false;
+    const std::set<int> lo_vars = loopVarsOf(*st.lo);
+    const std::string was = fmt::format("lm.range({}, {})", ir::exprToString(*st.lo, orig),
+                                        ir::exprToString(*st.hi, orig));
+    bool ok = true;
+    mapExprs(st.body, [&](const ir::ExprPtr& e) {
+      if (!e) return e;
+      ir::ExprPtr y = shiftedFromZero(e, st.loop_var, lo, lo_vars);
+      if (!y) ok = false;
+      return y ? y : e;
+    });
+    if (!ok) return false;
+    // (not simplified: the builder reads which parameters a loop's bounds
+    // read, for an empty loop's K = 0 decision; `hi - lo` reads those of both)
+    st.hi = ir::makeExpr(ir::ExprKind::Sub, {st.hi, st.lo});
+    st.lo = ir::makeConst(0);
+    std::string text = fmt::format("{} as lm.range(0, {})", was, ir::exprToString(*st.hi, orig));
+    if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(std::move(text));
+  }
+  return true;
+}
+
+std::optional<LoopsFromZero> loopsFromZero(const ir::Schedule& s) {
+  LoopsFromZero out;
+  out.s = std::make_shared<ir::Schedule>(s);
+  std::vector<std::string> texts;
+  for (ir::RoleBody& body : out.s->bodies)
+    if (!shiftLoops(body.body, s, texts)) return std::nullopt;
+  if (texts.empty() || !trip::sameDerivedTx(s, *out.s)) return std::nullopt;
+  out.text = fmt::format("{} (k counted from 0)", fmt::join(texts, ", "));
+  return out;
+}
+
 // A peeled last iteration (docs/z3.md "A peeled last K iteration"): a loop
 // `for j in lm.range(0, E - 1)` whose n body statements follow it once more
 // with j read as E - 1 (each expression equal to the body's with j := E - 1
@@ -10272,6 +10455,28 @@ std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::
   }
 }
 
+// A copy of the schedule that builds, for every binding, the schedule's
+// systems (the same operations in the same order, every expression of the
+// same value; the same parameters), proved in its place. `first`: why the
+// schedule as written was not proved; `text` says what the copy is.
+std::string proveCopy(const Fail& first, const std::shared_ptr<ir::Schedule>& copy, const std::string& text,
+                      ir::Target target, const std::vector<Binding>& checked, const TripProofOptions& opts,
+                      ProofBudget& budget, uint64_t& states, std::vector<Binding>& bindings,
+                      const std::map<const ir::Expr*, int64_t>& dead) {
+  try {
+    TripLoops each;
+    std::vector<Binding> of_copy = checked;
+    std::string engine = proveSchedule(*copy, target, checked, opts, budget, states, each, of_copy, dead);
+    bindings = std::move(of_copy);
+    return fmt::format("{}: {}", text, engine);
+  } catch (const Fail& g) {
+    Fail both(fmt::format("{}; {}: {}", first.what(), text, g.what()));
+    both.witnesses = first.witnesses;  // bindings: the copy reads the same parameters
+    both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
+    throw both;
+  }
+}
+
 // The schedule as written; where that is not proved, its copy with loops
 // bounded by a multiple of the trip expression run in blocks (loopsInBlocks):
 // the copy builds, for every binding, the systems of the schedule (the same
@@ -10290,6 +10495,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       throw;
     if (std::optional<std::string> each = proveFiniteLoopsWhole(f, s, target, checked, opts, budget, states, dead))
       return *each;
+    if (std::optional<LoopsFromZero> z = loopsFromZero(s))
+      return proveCopy(f, z->s, z->text, target, checked, opts, budget, states, bindings, dead);
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
     if (!blocks) {
       if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);
@@ -10297,18 +10504,7 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
         return proveFinerQuotientCases(f, s, *fq, target, checked, opts, budget, states);
       throw;
     }
-    try {
-      TripLoops each;
-      std::vector<Binding> in_blocks = checked;
-      std::string engine = proveSchedule(*blocks->s, target, checked, opts, budget, states, each, in_blocks, dead);
-      bindings = std::move(in_blocks);
-      return fmt::format("{}: {}", blocks->text, engine);
-    } catch (const Fail& g) {
-      Fail both(fmt::format("{}; {}: {}", f.what(), blocks->text, g.what()));
-      both.witnesses = f.witnesses;  // bindings: the copy reads the same parameters
-      both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
-      throw both;
-    }
+    return proveCopy(f, blocks->s, blocks->text, target, checked, opts, budget, states, bindings, dead);
   }
 }
 

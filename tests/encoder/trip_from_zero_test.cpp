@@ -1,0 +1,131 @@
+// Loops whose start reads a parameter, counted from 0 (docs/z3.md "Loops
+// from a parameter's start, counted from 0", helper tmem3, session 33): a
+// split-K CTA that runs `for k in lm.range(k0, k1)` with k0 =
+// lm.block_idx(1) * kpc and ring index `k - k0` was unknown ("a loop's
+// start or step depends on a parameter"); the proof now reads the loop as
+// `for k in lm.range(0, k1 - k0)` with every k of its body read as `k0 +
+// k` (so `k - k0` is `k`) and proves that copy. Broken forms that differ
+// only in how the body reads the start (the ring restarted at the wrong
+// place), each found by the bounded check, are not proved.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/common/text_edit.h"
+#include "encoder/trip_proof.h"
+#include "prove_util.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace trip_from_zero_test {
+
+// kSplitKRange of trip_prefetch_tail_test.cpp (a 4-slot ring between a TMA
+// producer and two consumer warpgroups, each CTA over k-blocks [k0, k1)).
+const char* kFromZeroSplitK = R"(@cake.schedule(target="sm_90a")
+def splitk_range(lm, A: LM.tma2d, B: LM.tma2d, W: LM.gmem, K: LM.i32, kpc: LM.i32):
+    lm.assume(K > 0)
+    lm.assume(kpc > 0)
+    pool   = lm.smem(131072)
+    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536, shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+    producer  = lm.role(warps=[0, 1, 2, 3])
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+    k_tiles = lm.cdiv(K, 64)
+    k0 = lm.block_idx(1) * kpc
+    k1 = min(k0 + kpc, k_tiles)
+    with producer:
+        for k in lm.range(k0, k1):
+            lm.wait(empty, iter=k - k0 - 4)
+            smem_a.tma_load(A, coords=(0, k * 64), iter=k - k0, barrier=full)
+            smem_b.tma_load(B, coords=(0, k * 64), iter=k - k0, barrier=full)
+    with consumers:
+        m0 = 64 * lm.instance()
+        lm.fill(acc, 0.0)
+        for k in lm.range(k0, k1):
+            lm.wait(full, iter=k - k0)
+            lm.mma(acc, smem_a[k - k0][m0:m0 + 64, :], smem_b[k - k0], init=False)
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k - k0)
+        lm.copy(W, acc, coords=(lm.block_idx(1) * 128 + m0, 0))
+)";
+
+std::string fromZeroEdit(const std::string& from, const std::string& to) {
+  return cake::testing::replace(kFromZeroSplitK, from, to);
+}
+
+// The bounded check meets a violation at some K, kpc and CTA of the split.
+bool fromZeroBroken(const std::string& text) {
+  const ir::Schedule s = cake::testing::compile(text).schedules.at(0);
+  for (int64_t kpc : {1, 3, 4, 5, 9})
+    for (int64_t blk : {0, 1, 2, 3})
+      for (int64_t k_tiles : {kpc * blk + 1, kpc * blk + kpc, kpc * blk + kpc + 5}) {
+        encoder::Binding b = cake::testing::bind(s, {{"K", 64 * k_tiles}, {"kpc", kpc}});
+        b.block_idx[1] = blk;
+        b.grid_dim[1] = 4;
+        if (cake::testing::violatedAt(s, b)) return true;
+      }
+  return false;
+}
+
+}  // namespace trip_from_zero_test
+
+namespace tfz = trip_from_zero_test;
+
+TEST(TripFromZero, SplitKRangeIsProved) {
+  EXPECT_FALSE(tfz::fromZeroBroken(tfz::kFromZeroSplitK));
+  auto r = cake::testing::proveText(tfz::kFromZeroSplitK, 5);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("(k counted from 0)"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("lap induction"), std::string::npos) << r.engine;
+}
+
+TEST(TripFromZero, BrokenSplitKRangesAreNotProved) {
+  struct Broken {
+    std::string what, text;
+  };
+  const Broken broken[] = {
+      // both roles index the ring by k, not k - k0: at k0 = 4 the first
+      // wait asks for a phase of parity 1 and passes before any load landed
+      {"the ring restarted at the split's k-block",
+       cake::test::replaceAll(cake::test::replaceAll(tfz::kFromZeroSplitK, "k - k0 - 4", "k - 4"), "k - k0", "k")},
+      // the consumers only: they wait and release at k, the producer at k - k0
+      {"the consumers' ring index not shifted",
+       cake::testing::replace(tfz::fromZeroEdit("lm.wait(full, iter=k - k0)", "lm.wait(full, iter=k)"),
+                              "lm.arrive(empty, iter=k - k0)", "lm.arrive(empty, iter=k)")},
+      // the consumers' offset one off: they wait for the next k-block's load
+      {"the consumers' offset one off",
+       tfz::fromZeroEdit("lm.wait(full, iter=k - k0)", "lm.wait(full, iter=k - k0 + 1)")},
+      // the producer refills a slot one lap early
+      {"a refill one slot early", tfz::fromZeroEdit("iter=k - k0 - 4)", "iter=k - k0 - 5)")},
+      // the consumers read the slot of the k-block before
+      {"the consumers read the slot before",
+       tfz::fromZeroEdit("smem_a[k - k0][m0:m0 + 64, :], smem_b[k - k0]", "smem_a[k - k0 - 1][m0:m0 + 64, :], smem_b[k - k0 - 1]")},
+  };
+  for (const Broken& b : broken) {
+    ASSERT_NE(b.text, tfz::kFromZeroSplitK) << b.what;
+    EXPECT_TRUE(tfz::fromZeroBroken(b.text)) << b.what << ": the bounded check should meet it";
+    auto r = cake::testing::proveText(b.text, 5);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+  }
+}
+
+// The stream-K CTA's first segment `lm.range(S, KT)` is counted from 0;
+// the proof then stops at the two segments' independent lengths (docs/z3.md
+// "Loops from a parameter's start, counted from 0": the route left).
+TEST(TripFromZero, StreamKFirstSegmentIsCountedFromZero) {
+  const ir::Schedule s =
+      cake::testing::compile(cake::testing::corpusText("corpus/splitk/sm100_stream_k_two_segments.cake")).schedules.at(0);
+  encoder::TripProofOptions o;
+  o.timeout_ms = cake::testing::kNoWallClockMs;
+  o.rlimit = cake::testing::kQueryRlimit;
+  auto r = encoder::proveEveryTripCount(s, s.target, {cake::testing::bind(s, {{"KT", 7}, {"S", 3}})}, o);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  EXPECT_NE(r.detail.find("lm.range(S, KT) as lm.range(0, KT - S)"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("different bounds (KT - S and S)"), std::string::npos) << r.detail;
+}
