@@ -113,6 +113,13 @@ struct FlipGoal {
   std::string where;  // "file:line:col"
 };
 
+// A loop whose start reads a parameter (`lm.range(lm.block_idx(1) * kpc,
+// k1)`, a split-K or stream-K segment): BindingSearch::placeStarts.
+struct StartGoal {
+  ExprPtr trip, lo;
+  std::string where;  // "file:line:col"
+};
+
 ExprPtr leafExpr(ExprKind k, int index) {
   auto e = std::make_shared<ir::Expr>();
   e->kind = k;
@@ -181,6 +188,8 @@ class GoalCollector {
   std::set<std::string> uncovered;
   // Guards whose flips are placed jointly with the trip count.
   std::vector<FlipGoal> flips;
+  // Loops whose start reads a parameter, placed jointly with the trip count.
+  std::vector<StartGoal> starts;
   // The guards' outcomes whose combinations the covering values take
   // (BindingSearch::guardCombinations): every guard atom
   // (encoder::trip::guardAtoms: an `if` condition with a truth value that
@@ -246,6 +255,7 @@ class GoalCollector {
           ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
           goals.push_back({trip, tripTargets(), true});
           symbolic_vars_[st.loop_var] = {goals.size() - 1, st.lo, step};
+          if (st.lo && ir::exprUses(*st.lo, {ExprKind::Param})) starts.push_back({trip, st.lo, st.range.str()});
         } else if (auto values = constantLoopValues(st)) {
           constant_vars_[st.loop_var] = std::move(*values);
         }
@@ -877,8 +887,10 @@ class BindingSearch {
   // `limits`: Z3's budget for drawing values from the lm.assume domain
   // when the small candidates miss it (all queries together).
   BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, std::vector<FlipGoal> flips,
-                std::vector<ExprPtr> outcomes, int64_t max_stages, encoder::Limits limits)
-      : s_(s), goals_(std::move(goals)), flips_(std::move(flips)), outcomes_(std::move(outcomes)),
+                std::vector<StartGoal> starts, std::vector<ExprPtr> outcomes, int64_t max_stages,
+                encoder::Limits limits)
+      : s_(s), goals_(std::move(goals)), flips_(std::move(flips)), starts_(std::move(starts)),
+        outcomes_(std::move(outcomes)),
         max_stages_(max_stages), limits_(limits) {
     for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
       if (s.params[p].type == ir::ParamType::I32) ints_.push_back(p);
@@ -949,6 +961,7 @@ class BindingSearch {
       if (assumed(*base)) sampledValues(*base, out);
     tiedValues(base1, out);
     placeFlips(base1, out);
+    placeStarts(base1, out);
     guardCombinations(base1, out);
     lappedCombinations(base1, out);
     dedupe(out);
@@ -1023,6 +1036,7 @@ class BindingSearch {
   const ir::Schedule& s_;
   std::vector<Goal> goals_;
   std::vector<FlipGoal> flips_;
+  std::vector<StartGoal> starts_;
   std::vector<ExprPtr> outcomes_;  // GoalCollector::guard_outcomes
   int64_t max_stages_;
   encoder::Limits limits_;
@@ -1490,6 +1504,50 @@ class BindingSearch {
           break;
         }
       }
+    }
+  }
+  // ---- loops whose start reads a parameter
+  //
+  // A split-K range `lm.range(k0, k1)` with k0 = lm.block_idx(1) * kpc runs
+  // its loop variable from k0. A ring indexed by the variable itself
+  // (`iter=k` where `iter=k - k0` was meant) then starts mid-lap or a lap
+  // late and hangs or passes a stale phase, which no binding with k0 = 0
+  // shows: the search above moves the trip count, not the start, and that
+  // form exited 0 (helper tmem3, session 33). So the bindings also want
+  // every pair (start L, trip count T) with L in {1, S-1, S, S+1} (inside
+  // the first lap, at and past its end) and T in {1, S+1} (one iteration,
+  // and a whole lap more), for the deepest ring S; a pair no binding gives
+  // is asked of Z3 with the parameters, block index and grid that the
+  // start and the trip count read free. A pair Z3 cannot settle is
+  // recorded in unplaced(), as a guard's flip is.
+  void placeStarts(const Binding& base, std::vector<Binding>& out) {
+    const int64_t S = max_stages_;
+    for (const StartGoal& g : starts_) {
+      std::set<int> free;
+      for (const ExprPtr& e : {g.trip, g.lo})
+        for (int p : ints_)
+          if (dependsOnParam(*e, p)) {
+            free.insert(p);
+            if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+          }
+      bool dims[3] = {false, false, false};
+      for (int d = 0; d < 3; ++d)
+        for (const ExprPtr& e : {g.trip, g.lo}) dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
+      for (int64_t L : std::set<int64_t>{1, S - 1, S, S + 1})
+        for (int64_t T : {int64_t{1}, S + 1}) {
+          if (L < 1) continue;
+          auto places = [&](const Binding& b) {
+            auto lo = value(b, *g.lo), trip = value(b, *g.trip);
+            return lo && trip && *lo == L && *trip == T;
+          };
+          if (std::any_of(out.begin(), out.end(), places)) continue;
+          std::string why;
+          ExprPtr cond = ir::makeExpr(ExprKind::And, {eqExpr(g.lo, L), eqExpr(g.trip, T)});
+          if (auto b = solveJointly(cond, base, free, dims, places, why)) out.push_back(*b);
+          else if (!why.empty())
+            unplaced_.insert(fmt::format("{}: the loop is not placed to start at {} and run {} times ({})", g.where,
+                                         L, T, why));
+        }
     }
   }
   // One pair (T, i): "" when placed or impossible, else why not. First the
@@ -2254,7 +2312,7 @@ std::string relevantText(const ir::Schedule& s, const Binding& b, const std::set
 
 std::vector<Binding> coveringBindings(const ir::Schedule& s) {
   GoalCollector goals(s);
-  return BindingSearch(s, goals.goals, goals.flips, goals.guard_outcomes, goals.maxStages(), encoder::Limits{}).run();
+  return BindingSearch(s, goals.goals, goals.flips, goals.starts, goals.guard_outcomes, goals.maxStages(), encoder::Limits{}).run();
 }
 
 uint64_t systemFingerprint(const encoder::System& sys) { return fingerprint(sys); }
@@ -2269,7 +2327,7 @@ class Driver {
          std::vector<PropertyVerdict>& verdicts)
       : s_(s), opts_(opts), sink_(sink), verdicts_(verdicts),
         budget_(encoder::ProofBudget::unitsFor(opts.bounded_timeout_ms / 1000.0), opts.timeout_ms), goals_(s),
-        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.guard_outcomes, goals_.maxStages(), limits()) {}
+        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.starts, goals_.guard_outcomes, goals_.maxStages(), limits()) {}
 
   // With CAKE_PROOF_STATS set, one line on stderr per obligation: the
   // bounded check's work and the thread's CPU seconds (the proof's own line
