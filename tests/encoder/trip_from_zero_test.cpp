@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tests/common/text_edit.h"
+#include "checks/model_check.h"
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
 #include "test_util.h"
@@ -128,4 +129,27 @@ TEST(TripFromZero, StreamKFirstSegmentIsCountedFromZero) {
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
   EXPECT_NE(r.detail.find("lm.range(S, KT) as lm.range(0, KT - S)"), std::string::npos) << r.detail;
   EXPECT_NE(r.detail.find("different bounds (KT - S and S)"), std::string::npos) << r.detail;
+}
+
+// The bounded check's own values (the covering bindings `cake check` runs)
+// meet the broken forms whose ring index ignores the split's start: before
+// session 33 they ran the loop from k0 = 0 only for every trip count above
+// 0, and both forms below exited 0 *checked* (the proof does not prove
+// them; docs/known-limits.md). checks/model_check.cpp placeStarts: starts 1,
+// S - 1, S, S + 1 with trip counts 1 and S + 1.
+TEST(TripFromZero, CoveringValuesStartTheSplitPastARingLap) {
+  const std::string ring_at_k =
+      cake::test::replaceAll(cake::test::replaceAll(tfz::kFromZeroSplitK, "k - k0 - 4", "k - 4"), "k - k0", "k");
+  const std::string consumers_at_k =
+      cake::testing::replace(tfz::fromZeroEdit("lm.wait(full, iter=k - k0)", "lm.wait(full, iter=k)"),
+                             "lm.arrive(empty, iter=k - k0)", "lm.arrive(empty, iter=k)");
+  auto metByCoveringValues = [](const std::string& text) {
+    const ir::Schedule s = cake::testing::compile(text).schedules.at(0);
+    for (const encoder::Binding& b : checks::coveringBindings(s))
+      if (cake::testing::violatedAt(s, b)) return true;
+    return false;
+  };
+  EXPECT_TRUE(metByCoveringValues(ring_at_k)) << "the ring restarted at the split's k-block";
+  EXPECT_TRUE(metByCoveringValues(consumers_at_k)) << "the consumers' ring index not shifted";
+  EXPECT_FALSE(metByCoveringValues(tfz::kFromZeroSplitK));
 }
