@@ -2,6 +2,10 @@
 // "Clusters").
 #include "encoder/trip_cluster.h"
 
+#include "encoder/empty_loop_sizes.h"
+
+#include <fmt/format.h>
+
 namespace cake::encoder::trip {
 
 namespace {
@@ -16,8 +20,64 @@ ScopedProofSemantics::ScopedProofSemantics(const BuildSemantics& sem) : prev_(pr
 ScopedProofSemantics::~ScopedProofSemantics() { proof_semantics = prev_; }
 const BuildSemantics& proofSemantics() { return proof_semantics; }
 
+namespace {
+std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
+                                     const EvalHook* extra);
+
+// This thread's builds in progress, with the sizes they stand for.
+class SizesScope {
+ public:
+  explicit SizesScope(EmptyLoopSizes sizes) : state_(replacedEmptyLoops()), prev_active_(state_.active), prev_(state_.sizes) {
+    state_.active = true;
+    state_.sizes = sizes;
+    state_.undecided_met = false;
+  }
+  ~SizesScope() {
+    state_.active = prev_active_;
+    state_.sizes = prev_;
+  }
+  bool undecidedMet() const { return state_.undecided_met; }
+
+ private:
+  ReplacedEmptyLoops& state_;
+  bool prev_active_;
+  EmptyLoopSizes prev_;
+};
+}  // namespace
+
+// A loop the replaced expression leaves empty writes its body only where
+// every binding with that value is at a degenerate size
+// (empty_loop_sizes.h): built first as writing nothing; where a loop was
+// left so, the sizes are asked (ReplacedEmptyLoops::ask) and the system
+// rebuilt for degenerate ones. Bindings of both kinds, or sizes not known:
+// no system (the proof is refused, docs/z3.md "Soundness review, session
+// 33").
 std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                     const EvalHook* extra) {
+  bool undecided = false;
+  {
+    SizesScope scope(EmptyLoopSizes::Undecided);
+    std::optional<System> sys = buildWithSizes(s, b, target, error, extra);
+    undecided = scope.undecidedMet();
+    if (!sys || !undecided || !b.replace) return sys;
+  }
+  const auto& ask = replacedEmptyLoops().ask;
+  const EmptyLoopSizes sizes = ask ? ask(s, *b.replace, b.replace_value) : EmptyLoopSizes::Undecided;
+  if (sizes == EmptyLoopSizes::Undecided) {
+    if (error)
+      *error = fmt::format("a loop is empty where {} is {}, and the allowed bindings with that value are not shown to "
+                           "be all at a zero or negative size or all at positive sizes (an empty loop writes its "
+                           "body only at the former: data.uninitialized)",
+                           ir::exprToString(*b.replace, s), b.replace_value);
+    return std::nullopt;
+  }
+  SizesScope scope(sizes);
+  return buildWithSizes(s, b, target, error, extra);
+}
+
+namespace {
+std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
+                                     const EvalHook* extra) {
   // The builder models every CTA of the cluster exactly when the schedule
   // reaches across it (system.cpp makeCluster); only then is a CTA's block
   // index cluster[d] * b + c_d.
@@ -47,6 +107,7 @@ std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir:
   };
   return buildSystemHooked(s, b, target, hook, error, sem);
 }
+}  // namespace
 
 bool ctasShareOnlyTheClusterBarrier(const System& sys) {
   if (sys.ctas <= 1 || sys.named_per_cta < 0) return false;
