@@ -494,7 +494,8 @@ class Builder {
     // or negative (K = 0) counts as writing the register fragments its body
     // writes (data.uninitialized, docs/semantics.md): a degenerate size, not
     // the schedule's order of writes (a trip-count proof's replaced bound is
-    // such a size). These write nothing: a loop empty at positive sizes
+    // such a size where every binding with that count is: emptyAtDegenerateSize,
+    // empty_loop_sizes.h). These write nothing: a loop empty at positive sizes
     // (lm.range(0, K // 2) at K = 1), a loop empty whatever the sizes
     // (constant bounds, or an outer loop's variable: a triangular loop's
     // first row), and one whose bounds read a parameter that an lm.assume
