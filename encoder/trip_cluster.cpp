@@ -43,36 +43,58 @@ class SizesScope {
   bool prev_active_;
   EmptyLoopSizes prev_;
 };
+
+// Whether two builds of one binding mark the same hazards (the builds
+// differ at most in the writes an empty loop counts).
+bool sameHazards(const System& a, const System& b) {
+  if (a.procs.size() != b.procs.size()) return false;
+  for (size_t p = 0; p < a.procs.size(); ++p) {
+    const std::vector<Instr>& x = a.procs[p].program;
+    const std::vector<Instr>& y = b.procs[p].program;
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].kind != y[i].kind || !(x[i].regs_hazard == y[i].regs_hazard)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // A loop the replaced expression leaves empty writes its body only where
 // every binding with that value is at a degenerate size
 // (empty_loop_sizes.h): built first as writing nothing; where a loop was
-// left so, the sizes are asked (ReplacedEmptyLoops::ask) and the system
-// rebuilt for degenerate ones. Bindings of both kinds, or sizes not known:
-// no system (the proof is refused, docs/z3.md "Soundness review, session
-// 33").
+// left so, it is built again as writing its body, and where both mark the
+// same hazards (the loop's writes are read nowhere) the one system stands
+// for every binding. Else the sizes are asked (ReplacedEmptyLoops::ask):
+// all degenerate or all positive sizes pick the build; both kinds, or not
+// known: no system (the proof is refused, docs/z3.md "Soundness review,
+// session 33").
 std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                     const EvalHook* extra) {
-  bool undecided = false;
+  std::optional<System> writing_nothing;
   {
     SizesScope scope(EmptyLoopSizes::Undecided);
-    std::optional<System> sys = buildWithSizes(s, b, target, error, extra);
-    undecided = scope.undecidedMet();
-    if (!sys || !undecided || !b.replace) return sys;
+    writing_nothing = buildWithSizes(s, b, target, error, extra);
+    if (!writing_nothing || !scope.undecidedMet() || !b.replace) return writing_nothing;
   }
+  std::optional<System> writing_body;
+  {
+    SizesScope scope(EmptyLoopSizes::Degenerate);
+    writing_body = buildWithSizes(s, b, target, error, extra);
+  }
+  if (!writing_body || sameHazards(*writing_nothing, *writing_body)) return writing_nothing;
   const auto& ask = replacedEmptyLoops().ask;
-  const EmptyLoopSizes sizes = ask ? ask(s, *b.replace, b.replace_value) : EmptyLoopSizes::Undecided;
-  if (sizes == EmptyLoopSizes::Undecided) {
-    if (error)
-      *error = fmt::format("a loop is empty where {} is {}, and the allowed bindings with that value are not shown to "
-                           "be all at a zero or negative size or all at positive sizes (an empty loop writes its "
-                           "body only at the former: data.uninitialized)",
-                           ir::exprToString(*b.replace, s), b.replace_value);
-    return std::nullopt;
+  switch (ask ? ask(s, *b.replace, b.replace_value) : EmptyLoopSizes::Undecided) {
+    case EmptyLoopSizes::Positive: return writing_nothing;
+    case EmptyLoopSizes::Degenerate: return writing_body;
+    case EmptyLoopSizes::Undecided: break;
   }
-  SizesScope scope(sizes);
-  return buildWithSizes(s, b, target, error, extra);
+  if (error)
+    *error = fmt::format("a loop is empty where {} is {}, whose writes a later read meets, and the allowed bindings "
+                         "with that value are not shown to be all at a zero or negative size or all at positive "
+                         "sizes (an empty loop writes its body only at the former: data.uninitialized)",
+                         ir::exprToString(*b.replace, s), b.replace_value);
+  return std::nullopt;
 }
 
 namespace {
