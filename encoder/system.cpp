@@ -5,6 +5,7 @@
 #include "encoder/tmem_values.h"
 #include "encoder/strided_split.h"
 #include "encoder/system_hook.h"
+#include "encoder/empty_loop_sizes.h"
 
 #include <algorithm>
 #include <limits>
@@ -19,6 +20,11 @@
 #include "ir/tmem.h"
 
 namespace cake::encoder {
+
+ReplacedEmptyLoops& replacedEmptyLoops() {
+  thread_local ReplacedEmptyLoops state;
+  return state;
+}
 
 using ir::BufferRef;
 using ir::OpKind;
@@ -488,13 +494,14 @@ class Builder {
     // or negative (K = 0) counts as writing the register fragments its body
     // writes (data.uninitialized, docs/semantics.md): a degenerate size, not
     // the schedule's order of writes (a trip-count proof's replaced bound is
-    // such a size). These write nothing: a loop empty at positive sizes
+    // such a size where every binding with that count is: emptyAtDegenerateSize,
+    // empty_loop_sizes.h). These write nothing: a loop empty at positive sizes
     // (lm.range(0, K // 2) at K = 1), a loop empty whatever the sizes
     // (constant bounds, or an outer loop's variable: a triangular loop's
     // first row), and one whose bounds read a parameter that an lm.assume
     // bounds from below: the schedule admits that size (a grouped GEMM's
     // group with K = 0 under lm.assume(K >= 0)).
-    if (!(step > 0 ? lo < hi : lo > hi) && (replaced || boundsReadNonPositiveParam(st)) && !emptyTripAdmitted(st)) {
+    if (!(step > 0 ? lo < hi : lo > hi) && !emptyTripAdmitted(st) && emptyAtDegenerateSize(st, replaced)) {
       markSkippedRegsWrites(st.body);
       markSkippedTmemWrites(st.body);
     }
@@ -1159,12 +1166,38 @@ class Builder {
   // this binding: only then is the empty loop a degenerate problem size
   // (K = 0). A loop empty at positive sizes (lm.range(0, K // 2) at K = 1:
   // the first MMA warp's half of a K split) is the schedule's own order of
-  // writes and writes nothing (docs/rules/data.uninitialized.md).
-  bool boundsReadNonPositiveParam(const Stmt& loop) const {
+  // writes and writes nothing (docs/rules/data.uninitialized.md). Reads
+  // inside `skip` (the replaced expression) are not counted.
+  bool boundsReadNonPositiveParam(const Stmt& loop, const ir::Expr* skip = nullptr) const {
     for (const auto& [param, value] : env_.params)
       if (value <= 0)
         for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
-          if (e && ir::readsSymbol(*e, ir::ExprKind::Param, param)) return true;
+          if (e && readsParamOutside(*e, param, skip)) return true;
+    return false;
+  }
+  static bool readsParamOutside(const ir::Expr& e, int param, const ir::Expr* skip) {
+    if (skip && ir::sameExpr(e, *skip)) return false;
+    if (e.kind == ir::ExprKind::Param && e.index == param) return true;
+    return std::any_of(e.args.begin(), e.args.end(),
+                       [&](const ir::ExprPtr& a) { return a && readsParamOutside(*a, param, skip); });
+  }
+
+  // An empty loop at a degenerate size. Where the replaced expression
+  // (a proof's trip count) is read by its bounds, the binding's values of
+  // that expression's parameters are not the ones of the bindings the
+  // system stands for: those say whether each of them is degenerate
+  // (empty_loop_sizes.h; a count of 0 from lm.cdiv(K, 64) - 1 is K =
+  // 1..64, a positive size, where the loop writes nothing).
+  bool emptyAtDegenerateSize(const Stmt& loop, bool replaced) {
+    if (!replaced) return boundsReadNonPositiveParam(loop);
+    if (boundsReadNonPositiveParam(loop, sys_.binding.replace)) return true;
+    ReplacedEmptyLoops& sizes = replacedEmptyLoops();
+    switch (sizes.active ? sizes.sizes : EmptyLoopSizes::Undecided) {
+      case EmptyLoopSizes::Degenerate: return true;
+      case EmptyLoopSizes::Positive: return false;
+      case EmptyLoopSizes::Undecided: break;
+    }
+    sizes.undecided_met = true;
     return false;
   }
 

@@ -2,6 +2,10 @@
 // "Clusters").
 #include "encoder/trip_cluster.h"
 
+#include "encoder/empty_loop_sizes.h"
+
+#include <fmt/format.h>
+
 namespace cake::encoder::trip {
 
 namespace {
@@ -16,8 +20,86 @@ ScopedProofSemantics::ScopedProofSemantics(const BuildSemantics& sem) : prev_(pr
 ScopedProofSemantics::~ScopedProofSemantics() { proof_semantics = prev_; }
 const BuildSemantics& proofSemantics() { return proof_semantics; }
 
+namespace {
+std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
+                                     const EvalHook* extra);
+
+// This thread's builds in progress, with the sizes they stand for.
+class SizesScope {
+ public:
+  explicit SizesScope(EmptyLoopSizes sizes) : state_(replacedEmptyLoops()), prev_active_(state_.active), prev_(state_.sizes) {
+    state_.active = true;
+    state_.sizes = sizes;
+    state_.undecided_met = false;
+  }
+  ~SizesScope() {
+    state_.active = prev_active_;
+    state_.sizes = prev_;
+  }
+  bool undecidedMet() const { return state_.undecided_met; }
+
+ private:
+  ReplacedEmptyLoops& state_;
+  bool prev_active_;
+  EmptyLoopSizes prev_;
+};
+
+// Whether two builds of one binding mark the same hazards (the builds
+// differ at most in the writes an empty loop counts).
+bool sameHazards(const System& a, const System& b) {
+  if (a.procs.size() != b.procs.size()) return false;
+  for (size_t p = 0; p < a.procs.size(); ++p) {
+    const std::vector<Instr>& x = a.procs[p].program;
+    const std::vector<Instr>& y = b.procs[p].program;
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].kind != y[i].kind || !(x[i].regs_hazard == y[i].regs_hazard)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// A loop the replaced expression leaves empty writes its body only where
+// every binding with that value is at a degenerate size
+// (empty_loop_sizes.h): built first as writing nothing; where a loop was
+// left so, it is built again as writing its body, and where both mark the
+// same hazards (the loop's writes are read nowhere) the one system stands
+// for every binding. Else the sizes are asked (ReplacedEmptyLoops::ask):
+// all degenerate or all positive sizes pick the build; both kinds, or not
+// known: no system (the proof is refused, docs/z3.md "Soundness review,
+// session 33").
 std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                     const EvalHook* extra) {
+  std::optional<System> writing_nothing;
+  {
+    SizesScope scope(EmptyLoopSizes::Undecided);
+    writing_nothing = buildWithSizes(s, b, target, error, extra);
+    if (!writing_nothing || !scope.undecidedMet() || !b.replace) return writing_nothing;
+  }
+  std::optional<System> writing_body;
+  {
+    SizesScope scope(EmptyLoopSizes::Degenerate);
+    writing_body = buildWithSizes(s, b, target, error, extra);
+  }
+  if (!writing_body || sameHazards(*writing_nothing, *writing_body)) return writing_nothing;
+  const auto& ask = replacedEmptyLoops().ask;
+  switch (ask ? ask(s, *b.replace, b.replace_value) : EmptyLoopSizes::Undecided) {
+    case EmptyLoopSizes::Positive: return writing_nothing;
+    case EmptyLoopSizes::Degenerate: return writing_body;
+    case EmptyLoopSizes::Undecided: break;
+  }
+  if (error)
+    *error = fmt::format("a loop is empty where {} is {}, whose writes a later read meets, and the allowed bindings "
+                         "with that value are not shown to be all at a zero or negative size or all at positive "
+                         "sizes (an empty loop writes its body only at the former: data.uninitialized)",
+                         ir::exprToString(*b.replace, s), b.replace_value);
+  return std::nullopt;
+}
+
+namespace {
+std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
+                                     const EvalHook* extra) {
   // The builder models every CTA of the cluster exactly when the schedule
   // reaches across it (system.cpp makeCluster); only then is a CTA's block
   // index cluster[d] * b + c_d.
@@ -47,6 +129,7 @@ std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir:
   };
   return buildSystemHooked(s, b, target, hook, error, sem);
 }
+}  // namespace
 
 bool ctasShareOnlyTheClusterBarrier(const System& sys) {
   if (sys.ctas <= 1 || sys.named_per_cta < 0) return false;

@@ -2,6 +2,8 @@
 // establishes and how; docs/z3.md gives the argument).
 #include "encoder/trip_proof.h"
 
+#include "encoder/empty_loop_sizes.h"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -10,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <utility>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -52,6 +55,9 @@ using sim::State;
 struct Fail : std::runtime_error {
   using std::runtime_error::runtime_error;
   std::vector<Binding> witnesses;
+  // a system explored whole met a violation (proveUnlooped): no other
+  // argument may then prove the schedule (proveFiniteLoopsWhole)
+  bool explored_violation = false;
 };
 Fail failWithWitness(const std::string& what, Binding witness) {
   Fail f(what);
@@ -2264,6 +2270,21 @@ Limits solverLimits(const TripProofOptions& opts, const ProofBudget& budget) {
   return l;
 }
 
+// The problem sizes of the bindings the facts allow where `at` holds, for a
+// loop it leaves empty (empty_loop_sizes.h, docs/semantics.md
+// "data.uninitialized"): Degenerate when each has a parameter of `e` at zero
+// or below, Positive when none has, else Undecided (both kinds, or not
+// known). docs/z3.md "Soundness review, session 33".
+EmptyLoopSizes sizesWhere(BvProver& prover, const ir::Expr& e, const ir::ExprPtr& at) {
+  ir::ExprPtr positive = ir::makeConst(1);
+  for (int p : paramsOf(e))
+    positive = ir::makeExpr(ir::ExprKind::And, {positive, ir::makeExpr(ir::ExprKind::Gt, {symbolNode(ir::ExprKind::Param, p), ir::makeConst(0)})});
+  if (prover.prove(ir::makeExpr(ir::ExprKind::Not, {positive}), {at}).kind == BvVerdict::Holds)
+    return EmptyLoopSizes::Degenerate;
+  if (prover.prove(positive, {at}).kind == BvVerdict::Holds) return EmptyLoopSizes::Positive;
+  return EmptyLoopSizes::Undecided;
+}
+
 // The proof's wall-clock seconds into res; with CAKE_PROOF_STATS set, one
 // line on stderr with the work units and the thread's CPU seconds (the
 // calibration of ProofBudget::kUnitsPerSecond, bench/proof_budget_calibrate.sh).
@@ -2946,8 +2967,10 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
           all[classes[i].first].empty() ? "" : assignmentText(s, {all[classes[i].first]}) + ", ",
           text(s, atoms, keys, classes[i].second), m.violation.rule,
           w.kind == BvVerdict::Fails ? fmt::format(", e.g. at {}", w.model.toString(s)) : "");
-      if (w.kind != BvVerdict::Fails) throw Fail(what);
-      throw failWithWitness(what, witnessBinding(checked.front(), all[classes[i].first], w.model));
+      Fail f = w.kind == BvVerdict::Fails ? failWithWitness(what, witnessBinding(checked.front(), all[classes[i].first], w.model))
+                                          : Fail(what);
+      f.explored_violation = true;
+      throw f;
     });
     return fmt::format("no symbolic loop; {} read only by guards: for each of the {} allowed outcome "
                        "vectors of {} guard outcome{} ({} of {} possible){}, the system explored whole ({} explored, "
@@ -3037,9 +3060,11 @@ std::string proveUnlooped(const ir::Schedule& s, ir::Target target, const std::v
     }
     // Systems equal up to sizes explore alike (trip_sizes.h): one of each.
     const size_t n = exploreEachUpToSizes(systems, opts, budget, states, [&](size_t i, const Met& m) {
-      throw failWithWitness(fmt::format("{}meets {} (no finding here: the bounded check decides)",
-                                        all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule),
-                            witnessBinding(checked.front(), all[i], {}));
+      Fail f = failWithWitness(fmt::format("{}meets {} (no finding here: the bounded check decides)",
+                                           all[i].empty() ? "" : assignmentText(s, {all[i]}) + ": ", m.violation.rule),
+                               witnessBinding(checked.front(), all[i], {}));
+      f.explored_violation = true;
+      throw f;
     });
     if (listed.empty()) return "no loop bound reads a parameter and the system reads none: explored whole";
     return fmt::format("no symbolic loop; for each {}: the system explored whole ({} of {} explored, the others "
@@ -10446,12 +10471,21 @@ std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::
   listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
   const FiniteLoopParams fl = finiteLoopParams(s, listed, budget, dead);
   if (fl.symbolic || fl.finite.empty()) return std::nullopt;
+  const std::string what = fmt::format("lap induction refused ({}); the loops' bounds read only parameters with few "
+                                       "allowed values",
+                                       refused.what());
   try {
-    return fmt::format("lap induction refused ({}); the loops' bounds read only parameters with few allowed "
-                       "values: {}",
-                       refused.what(), proveUnlooped(s, target, checked, listed, budget, states, dead));
-  } catch (const Fail&) {  // a Met too: its trip count is the argument's, not this path's
-    return std::nullopt;
+    return fmt::format("{}: {}", what, proveUnlooped(s, target, checked, listed, budget, states, dead));
+  } catch (const Fail& f) {  // a Met too: its trip count is the argument's, not this path's
+    if (!f.explored_violation) return std::nullopt;
+    // A system of an allowed value explored whole met a violation: the
+    // schedule's other arguments (loopsInBlocks, passesAsTiles, the finer
+    // quotient's cases) are not asked (docs/z3.md "Soundness review,
+    // session 33"); the bounded check decides.
+    Fail stop(fmt::format("{}: {}", what, f.what()));
+    stop.witnesses = f.witnesses;
+    stop.explored_violation = true;
+    throw stop;
   }
 }
 
@@ -10626,6 +10660,15 @@ std::string proveInnerCases(const ir::Schedule& s, ir::Target target, const std:
                              ir::exprToString(*bound.first, s)));
     dead[node] = bound.second;
   }
+  // Built with E's parameters at 0, the loops it leaves empty count as
+  // writing their bodies (a degenerate size): so they must for every
+  // binding of the case (an empty lm.cdiv(K - 64, 64) is K = 1..64 too,
+  // where they write nothing; docs/z3.md "Soundness review, session 33").
+  if (sizesWhere(prover, *inner, ir::makeExpr(ir::ExprKind::Le, {inner, ir::makeConst(0)})) !=
+      EmptyLoopSizes::Degenerate)
+    throw Fail(fmt::format("with {} <= 0, the allowed bindings are not shown to be all at a zero or negative size "
+                           "(an empty loop writes its body only there: data.uninitialized)",
+                           E));
   const std::vector<Binding> none_checked = bindingsWithNoInnerIteration(*inner, checked);
   if (none_checked.empty())
     throw Fail(fmt::format("no checked binding has {} <= 0 with its parameters at 0", E));
@@ -10648,6 +10691,16 @@ namespace {
 ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, const std::vector<Binding>& checked,
                              const TripProofOptions& opts, ProofBudget& budget) {
   const trip::ScopedProofSemantics semantics(opts.build);
+  // a loop the trip count leaves empty: the sizes of the bindings with that count
+  struct RestoreAsk {  // (a nested proof, the restart argument's one tile, asks with its own budget)
+    std::function<EmptyLoopSizes(const ir::Schedule&, const ir::Expr&, int64_t)> outer;
+    ~RestoreAsk() { replacedEmptyLoops().ask = std::move(outer); }
+  } restore_ask{std::exchange(replacedEmptyLoops().ask, {})};
+  replacedEmptyLoops().ask = [&opts, &budget](const ir::Schedule& x, const ir::Expr& e, int64_t value) {
+    BvProver prover(x, solverLimits(opts, budget));
+    const ir::ExprPtr node(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
+    return sizesWhere(prover, e, ir::makeExpr(ir::ExprKind::Eq, {node, ir::makeConst(value)}));
+  };
   ModelCheckResult res;
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <string>
 
+#include "attack_util.h"
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
@@ -123,4 +124,28 @@ TEST(TripQuotient, SkippedWaitInTheEvenCaseIsNotProved) {
   EXPECT_EQ(tqt::quotientAt(x, 1, 6), encoder::Outcome::Violation);
   auto r = cake::testing::proveSchedule(x);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
+// Soundness review, session 33 (docs/z3.md "Soundness review, session 33"):
+// guards broken at one value of the finer quotient, at one residue of it
+// that an lm.assume leaves allowed, or only from the third K pair on. Each
+// is a violation of the explicit engine at its witness and not proved (the
+// case split refuses each: the guard is not a function of the ring index in
+// a tile's last K iteration).
+TEST(TripQuotient, GuardsBrokenAtOneValueOrResidueAreNotProved) {
+  using cake::testing::attacks::attack;
+  const std::string guard = "if 2 * k + s + 1 < k_blocks:";
+  attack(tqt::finerGuard(), {{"M", 64}, {"K", 384}},
+         {
+             {{{guard, "if 2 * k + s + 1 < k_blocks or k >= 2:"}},
+              "the last stage keeps its group from the third K pair on",
+              {{"M", 64}, {"K", 384}}},
+             {{{guard, "if 2 * k + s + 1 < k_blocks + 2 * (k_blocks == 7):"}},
+              "the last stage keeps its group where lm.cdiv(K, 64) is 7 (K = 385..448)",
+              {{"M", 64}, {"K", 400}}},
+             {{{guard, "if 2 * k + s + 1 < k_blocks + 2 * (k_blocks % 3 == 0):"},
+               {"    lm.assume(K > 0)\n", "    lm.assume(K > 0)\n    lm.assume(lm.cdiv(K, 64) % 3 != 1)\n"}},
+              "the last stage keeps its group where lm.cdiv(K, 64) % 3 == 0, which the assumption allows",
+              {{"M", 64}, {"K", 150}}},
+         });
 }
