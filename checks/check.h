@@ -48,6 +48,11 @@ struct CheckOptions {
   // memory: what is modelled and what is left out").
   bool cross_cta_stores = false;
   bool model_check = true;
+  // The resource report (rule report.resources, CheckResult::resources): a
+  // remark whose symbolic quantities are each a Z3 optimization. It decides
+  // no verdict; the corpus gate, which reads only error findings and
+  // verdicts, turns it off (docs/benchmarks.md "Session 33 (h-perf33)").
+  bool resource_report = true;
 };
 
 // Alive2-style strict result kinds for one property.

@@ -439,7 +439,7 @@ void runLayoutGates(const ir::Schedule& s, const CheckOptions& opts, ir::Diagnos
   layout::runMmaGates(g);
   layout::runTmemGates(g);
   if (opts.cross_cta_stores) layout::runGlobalStoreGates(g);
-  resources = layout::buildResourceReport(g);
+  if (opts.resource_report) resources = layout::buildResourceReport(g);
   auto v = g.verdicts();
   verdicts.insert(verdicts.end(), v.begin(), v.end());
 }

@@ -338,6 +338,36 @@ void Reducer::precompute() {
       f |= head_win_[p][bpc + 1];
       seg_win_[p].push_back(f);
     }
+    precomputeOntoWaits(p);
+  }
+}
+
+// The slots of the waits that the steps of a window's stretch bring their
+// process onto (windows(): ontoWaits), per stretch start, as head_win_ and
+// seg_win_ hold their footprints: a walk over the stretch's pcs per window
+// before (docs/benchmarks.md "Session 33 (h-perf33)").
+void Reducer::precomputeOntoWaits(int p) {
+  const int n = m_.programSize(p);
+  auto ontoSlot = [&](int pc, Bits& into) {
+    if (const int wpc = onto_wait_[p][pc]; wpc >= 0) {
+      into.set(m_.instr(p, wpc).slot);
+      any_onto_ = true;
+    }
+  };
+  onto_head_.resize(m_.P);
+  onto_seg_.resize(m_.P);
+  onto_head_[p].assign(n + 1, Bits{});
+  for (int pc = n - 1; pc >= 0; --pc) {
+    const InstrKind k = m_.instr(p, pc).kind;
+    if (k == InstrKind::Wait || k == InstrKind::SyncWait) continue;  // a stretch from pc stops before it: empty
+    onto_head_[p][pc] = onto_head_[p][pc + 1];
+    ontoSlot(pc, onto_head_[p][pc]);
+  }
+  onto_seg_[p].clear();
+  for (int bpc : blocks_[p]) {
+    Bits b = onto_head_[p][bpc + 1];
+    ontoSlot(bpc, b);
+    onto_seg_[p].push_back(b);
   }
 }
 
@@ -562,14 +592,14 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       if (g.commit_pc < 0) continue;
       int slot = m_.instr(p, g.commit_pc).slot;
       if (slot < 0) break;  // never completes, nor do the groups behind it
-      Foot f;  // one plain arrival; the group's accesses end
+      Foot& f = scratch_group_.clearWords(words_);  // one plain arrival; the group's accesses end
       f.a.set(slot);
       f.r.set(slot);  // it records the phase it counts into (Unobserved)
       if (!exits_ && !branches_) f.r.set(obj_trip_);  // (endsFoot)
       for (int32_t ipc : g.pcs)
         if (const int c = access_id_[p][ipc]; c >= 0) {
-          f.r |= access_feet_[c].r;
-          f.w |= access_feet_[c].w;
+          f.r.orWords(access_feet_[c].r, words_);
+          f.w.orWords(access_feet_[c].w, words_);
         }
       if (head) {
         ag.enabled = true;
@@ -684,7 +714,7 @@ void Reducer::clearWindows(std::vector<Window>& win, size_t n) const {
   win.resize(n);
   for (Window& w : win) {
     w.foot.clearWords(words_);
-    for (int k = 0; k < words_; ++k) w.enables.w[k] = 0;
+    Foot::eachWord(words_, [&](int k) { w.enables.w[k] = 0; });
   }
 }
 
@@ -773,10 +803,9 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
   // slot: arrivals of the set taken first can make that wait a lost phase,
   // which ends the run there (docs/semantics.md section 5, "the other
   // direction"). Looking for every rule only, as the closure's own-step read.
-  auto ontoWaits = [&](Window& w, int p, int a, int b) {
-    if (!every_rule_ || onto_wait_.empty()) return;
-    for (int x = a; x < b; ++x)
-      if (const int wpc = onto_wait_[p][x]; wpc >= 0) w.foot.r.set(m_.instr(p, wpc).slot);
+  // (the slots of the stretch's waits: precomputeOntoWaits)
+  auto ontoWaits = [&](Window& w, const Bits& slots) {
+    if (every_rule_ && any_onto_) w.foot.r.orWords(slots, words_);
   };
   for (size_t i = 0; i < ag.size(); ++i) {
     const Agent& a = ag[i];
@@ -794,7 +823,7 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
     block[i] = next_block_[p][pc];
     int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
     giveRange(p, pc, end, [&](const Contribution& c) { give(win[i], c); });
-    ontoWaits(win[i], p, pc, end);
+    ontoWaits(win[i], onto_head_[p][pc]);
     if (exits_ && mayLeaveIn(p, pc, end)) {
       if (precise_exits_) enterExits(i, p);
       else win[i].foot.orWords(exit_foot_[p], words_);
@@ -821,7 +850,7 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
         win[i].foot.orWords(seg_win_[p][b], words_);
         int end = block[i] < static_cast<int>(blocks_[p].size()) ? blocks_[p][block[i]] : m_.programSize(p);
         giveRange(p, blocks_[p][b], end, [&](const Contribution& c) { give(win[i], c); });
-        ontoWaits(win[i], p, blocks_[p][b], end);
+        ontoWaits(win[i], onto_seg_[p][b]);
         if (exits_ && mayLeaveIn(p, blocks_[p][b], end)) {
           if (!precise_exits_) win[i].foot.orWords(exit_foot_[p], words_);
           else if (seg[i] < 0) enterExits(i, p);
@@ -890,7 +919,12 @@ const std::vector<int>& Reducer::closure(const State& s, const std::vector<Agent
     }
   }
   const bool masked = stuck.any();
-  Foot mz, my, onto;  // (masked) copies; a member's step onto a wait
+  // (masked) copies; a member's step onto a wait: buffers kept from call to
+  // call, only their first words_ words ever written (their zeroing, 1,152
+  // bytes a seed, was a tenth of the closure's time)
+  Foot& mz = scratch_mz_;
+  Foot& my = scratch_my_;
+  Foot& onto = scratch_onto_;
   for (size_t k = 0; k < list.size(); ++k) {
     const Agent& z = ag[list[k]];
     Bits needs;  // a blocked member needs whoever can enable it
@@ -1114,7 +1148,8 @@ std::vector<std::vector<Step>> Reducer::persistentSets(const State& s, const std
   std::vector<std::vector<Step>> sets;
   // (precise exits: landings and completions first, whose sets are most
   // often one step, which ends the search)
-  std::vector<size_t> order(ag.size());
+  std::vector<size_t>& order = scratch_order_;  // (a buffer kept from call to call)
+  order.resize(ag.size());
   for (size_t x = 0; x < ag.size(); ++x) order[x] = x;
   if (precise_exits_)
     std::stable_partition(order.begin(), order.end(), [&](size_t x) { return ag[x].kind != Agent::Kind::Proc; });

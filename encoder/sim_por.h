@@ -60,6 +60,10 @@ struct Bits {
     for (int k = 0; k < n; ++k) x |= w[k];
     return x != 0;
   }
+  Bits& orWords(const Bits& o, int n) {
+    for (int k = 0; k < n; ++k) w[k] |= o.w[k];
+    return *this;
+  }
   bool intersectsWords(const Bits& o, int n) const {
     uint64_t x = 0;
     for (int k = 0; k < n; ++k) x |= w[k] & o.w[k];
@@ -101,31 +105,42 @@ struct Foot {
   Bits r, w, l, a, f, ar;
   Foot& operator|=(const Foot& o) { return orWords(o, Bits::kWords); }
   bool conflicts(const Foot& o) const { return conflictsWords(o, Bits::kWords); }
+  // (one word, most systems: straight-line code; GCC turns the loops into
+  // a memset / memcpy call per set, most of agents()' and windows()' clearing
+  // and copying: docs/benchmarks.md "Session 33 (h-perf33)")
+  template <class Op>
+  static void eachWord(int n, Op&& op) {
+    if (n == 1) {
+      op(0);
+      return;
+    }
+    for (int k = 0; k < n; ++k) op(k);
+  }
   Foot& orWords(const Foot& o, int n) {
-    for (int k = 0; k < n; ++k) {
+    eachWord(n, [&](int k) {
       r.w[k] |= o.r.w[k];
       w.w[k] |= o.w.w[k];
       l.w[k] |= o.l.w[k];
       a.w[k] |= o.a.w[k];
       f.w[k] |= o.f.w[k];
       ar.w[k] |= o.ar.w[k];
-    }
+    });
     return *this;
   }
   // (a copy of o's first n words; the words past them are zero here already)
   Foot& assignWords(const Foot& o, int n) {
-    for (int k = 0; k < n; ++k) {
+    eachWord(n, [&](int k) {
       r.w[k] = o.r.w[k];
       w.w[k] = o.w.w[k];
       l.w[k] = o.l.w[k];
       a.w[k] = o.a.w[k];
       f.w[k] = o.f.w[k];
       ar.w[k] = o.ar.w[k];
-    }
+    });
     return *this;
   }
   Foot& clearWords(int n) {
-    for (int k = 0; k < n; ++k) r.w[k] = w.w[k] = l.w[k] = a.w[k] = f.w[k] = ar.w[k] = 0;
+    eachWord(n, [&](int k) { r.w[k] = w.w[k] = l.w[k] = a.w[k] = f.w[k] = ar.w[k] = 0; });
     return *this;
   }
   bool conflictsWords(const Foot& o, int n) const {
@@ -307,6 +322,11 @@ class Reducer {
   // part of the step's own footprint only, not of windows (endsFoot)
   std::vector<std::vector<Foot>> ends_;
   std::vector<std::vector<int>> onto_wait_;          // [p][pc]: the wait at the next pc, or -1
+  // [p][pc] / [p][block]: the slots of onto_wait_ over a window's stretch
+  // from pc (up to the next wait) / from the block's wait (to the next one)
+  std::vector<std::vector<Bits>> onto_head_, onto_seg_;
+  bool any_onto_ = false;  // some onto_wait_ entry (without an ExitLayout)
+  void precomputeOntoWaits(int p);
   mutable std::vector<int64_t> window_arrivals_;     // per slot: what the last windows() gives
   std::vector<std::vector<int>> next_block_;        // pc -> index into blocks_[p] (size: none)
   std::vector<std::vector<int>> blocks_;             // pcs of Wait / SyncWait
@@ -461,6 +481,9 @@ class Reducer {
   mutable std::vector<Window> plain_win_;
   mutable std::shared_ptr<Supply> plain_supply_;
   mutable std::vector<int> plain_block_, plain_seg_;
+  mutable Foot scratch_mz_, scratch_my_, scratch_onto_;  // closure()'s
+  mutable Foot scratch_group_;                           // agents()': a committed MMA group
+  mutable std::vector<size_t> scratch_order_;            // persistentSets()': the seeds' order
   // (the result lives in scratch_list_ until the next call)
   const std::vector<int>& closure(const State& s, const std::vector<Agent>& ag, const std::vector<Window>& win,
                                   int seed) const;

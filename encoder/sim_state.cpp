@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -86,6 +87,14 @@ struct LocalClasses {
   std::vector<std::vector<std::array<int, 3>>> sig;
   std::set<int> adjacent_only;
 };
+struct SignatureHash {
+  size_t operator()(const std::vector<std::array<int, 3>>& sig) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ sig.size();
+    for (const auto& k : sig)
+      for (int x : k) h = (h ^ static_cast<uint32_t>(x)) * 0xff51afd7ed558ccdull;
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
+};
 LocalClasses localClasses(const System& sys, const Elementary& E) {
   const int elementary = E.count;
   const std::vector<int>& elem_space = E.space_of;
@@ -115,7 +124,9 @@ LocalClasses localClasses(const System& sys, const Elementary& E) {
   for (int e = 0; e < elementary;) {
     int end = e;
     while (end < elementary && elem_space[end] == elem_space[e]) ++end;
-    std::map<std::vector<Key>, int> seen;
+    // (numbered in the order first met, as an ordered map did: hashed, the
+    // look-ups no longer compare signatures element by element down a tree)
+    std::unordered_map<std::vector<Key>, int, SignatureHash> seen;
     for (int x = e; x < end; ++x) local[x] = seen.emplace(sig[x], static_cast<int>(seen.size())).first->second;
     e = end;
   }

@@ -1,6 +1,7 @@
 // Layout and hardware-contract gates: rule by rule, with the symbolic
 // checks shown both ways (proved under lm.assume; a counterexample with
 // concrete parameter values when an assumption is missing).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ir/target.h"
@@ -704,6 +705,33 @@ TEST(LayoutGates, UndecidedIsNeverAPass) {
 }
 
 // ------------------------------------------------------ the report
+
+// The corpus gate turns the report off (CheckOptions::resource_report): it
+// goes, and every other finding and every verdict stay as they were.
+TEST(ResourceReport, OffLeavesOtherFindingsAndVerdicts) {
+  for (const char* rel : {"corpus/gemm/sm90_ws_4stage.cake", "corpus/layout/good_smem_limit_bm_128.cake",
+                          "corpus/layout/bad_smem_limit_bm_256.cake"}) {
+    const std::string text = readFile(sourceDir() / rel);
+    auto on = runGates(text, ir::Target::Unspecified, rel);
+    auto off = runGates(text, ir::Target::Unspecified, rel, false, /*resource_report=*/false);
+    EXPECT_EQ(on->rule("report.resources").size(), 1u) << rel;
+    EXPECT_TRUE(off->rule("report.resources").empty()) << rel;
+    EXPECT_TRUE(off->resources.empty()) << rel;
+    auto others = [](const GateRun& r) {
+      std::vector<std::string> out;
+      for (const ir::Finding& f : r.sink.findings())
+        if (f.rule != "report.resources") out.push_back(fmt::format("{}:{}: {}", f.rule, f.range.line, f.message));
+      return out;
+    };
+    EXPECT_EQ(others(*on), others(*off)) << rel;
+    ASSERT_EQ(on->verdicts.size(), off->verdicts.size()) << rel;
+    for (size_t i = 0; i < on->verdicts.size(); ++i) {
+      EXPECT_EQ(on->verdicts[i].property, off->verdicts[i].property) << rel;
+      EXPECT_EQ(on->verdicts[i].kind, off->verdicts[i].kind) << rel << " " << on->verdicts[i].property;
+      EXPECT_EQ(on->verdicts[i].detail, off->verdicts[i].detail) << rel << " " << on->verdicts[i].property;
+    }
+  }
+}
 
 TEST(ResourceReport, Sm90GemmNumbers) {
   auto r = runGates(readFile(sourceDir() / "corpus/gemm/sm90_ws_4stage.cake"));

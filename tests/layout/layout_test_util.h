@@ -88,7 +88,8 @@ def ring(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32)" + params + R"():
 
 // Compiles `text` and runs the gates on its first schedule.
 inline std::unique_ptr<GateRun> runGates(const std::string& text, ir::Target target = ir::Target::Unspecified,
-                                         const std::string& name = "test.cake", bool cross_cta_stores = false) {
+                                         const std::string& name = "test.cake", bool cross_cta_stores = false,
+                                         bool resource_report = true) {
   auto run = std::make_unique<GateRun>();
   ir::SourceFilePtr file = ir::makeSourceFile(name, text);
   ir::FrontendOptions fo;
@@ -101,6 +102,7 @@ inline std::unique_ptr<GateRun> runGates(const std::string& text, ir::Target tar
   checks::CheckOptions opts;
   opts.target = target;
   opts.cross_cta_stores = cross_cta_stores;
+  opts.resource_report = resource_report;
   checks::runLayoutGates(run->schedule(), opts, run->sink, run->resources, run->verdicts);
   return run;
 }
