@@ -10004,54 +10004,6 @@ FiniteLoopParams finiteLoopParams(const ir::Schedule& s, const TripProofOptions&
   return out;
 }
 
-// A persistent kernel: a tile loop around a K loop (docs/z3.md); or two
-// tile loops one after the other, as one (MergedLoops). `refused`: why the
-// one-loop argument does not apply (thrown when no such form is found).
-std::string provePersistentForms(const Fail& refused, const ir::Schedule& s, ir::Target target,
-                                 const std::vector<Binding>& checked, const TripProofOptions& opts,
-                                 ProofBudget& budget, uint64_t& states) {
-  const Limits limits = solverLimits(opts, budget);
-  auto tiles = findTileLoops(s);
-  // a K loop with its last iteration peeled (one role's) as the loop's
-  // own; one with its first iteration peeled (a prologue of some of its
-  // body's statements) as the loop's own, the rest under `if j > L - 1:`
-  std::string peeled, peeled_first;
-  std::shared_ptr<ir::Schedule> unpeeled;
-  if (!tiles) {
-    unpeeled = unpeelLastIterations(s, limits, &peeled);
-    if (auto f = unpeelFirstIterations(unpeeled ? *unpeeled : s, limits, &peeled_first)) unpeeled = std::move(f);
-    if (unpeeled) tiles = findTileLoops(*unpeeled);
-    if (!tiles) unpeeled.reset();
-  }
-  std::optional<MergedLoops> merged;
-  if (!tiles) {
-    merged = mergeTwoTileLoops(s, limits);
-    if (merged) tiles = findTileLoops(*merged->s, merged->guard);
-    if (!tiles && !merged)
-      if (auto split = splitAtMonotoneGuard(s, limits))
-        return proveSplitCases(*split, target, checked, opts, budget, states);
-    if (!tiles) throw refused;
-  }
-  std::string engine;
-  try {
-    engine = provePersistent(merged ? *merged->s : unpeeled ? *unpeeled : s, target, checked, *tiles, opts,
-                             budget, states);
-  } catch (const Met&) {
-    throw;
-  } catch (const InnerMayBeEmpty&) {
-    throw;
-  } catch (const Fail& f) {
-    if (merged || unpeeled || !budget.exhausted().empty() || kResidueCases(s, *tiles).empty()) throw;
-    engine = proveResidueCases(s, target, checked, *tiles, opts, budget, states, f.what());
-  }
-  if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
-  if (unpeeled && !peeled_first.empty())
-    engine = fmt::format("a K loop's first iteration peeled ({}) as the loop's own: {}", peeled_first, engine);
-  if (unpeeled && !peeled.empty())
-    engine = fmt::format("a K loop's last iteration peeled ({}) as the loop's own: {}", peeled, engine);
-  return engine;
-}
-
 // The parameters that loop bounds read and that the lm.assume facts allow
 // at most max_equivalent_values values of, listed as far as "Parameters
 // read only in sizes" lists them; `symbolic` as in finiteLoopParams.
@@ -10064,31 +10016,46 @@ FiniteLoopParams fewValuedLoopParams(const ir::Schedule& s, const TripProofOptio
 
 // A tile loop around loops whose bounds read only parameters with few
 // allowed values (FlashInfer's persistent merge: `lm.cdiv(n_sets, 4)` with
-// 0 <= n_sets <= 64 inside the tile loop over the CTA's work items), which
-// the persistent forms refused (`persistent`: why): with those parameters
-// fixed, every allowed value in turn, the inner loops have constant bounds
-// and the builder unrolls them, so the tile loop is the one symbolic loop
-// and each value's proof is the one-loop argument over it (docs/z3.md "A
-// tile loop around loops bounded by few values"). The values are listed
-// exactly, so the proofs together cover every binding. The argument in one
-// line, or throws (a Met as the one-loop argument's; any other failure
-// with the persistent forms' refusal in front).
-std::string proveTilesPerInnerValue(const std::string& persistent, const ir::Schedule& s, const std::set<int>& finite,
-                                    ir::Target target, const std::vector<Binding>& checked,
-                                    const TripProofOptions& opts, ProofBudget& budget, uint64_t& states,
-                                    TripLoops& tl, std::vector<Binding>& bindings,
-                                    const std::map<const ir::Expr*, int64_t>& dead) {
+// 0 <= n_sets <= 64 inside the tile loop over the CTA's work items), asked
+// last, when every other form refused the schedule (`refused`: why; thrown
+// when this one does not apply either): with those parameters fixed, every
+// allowed value in turn (up to max_equivalent_values), the inner loops have
+// constant bounds and the builder unrolls them, so the tile loop is the one
+// symbolic loop and each value's proof is the one-loop argument over it
+// (docs/z3.md "A tile loop around loops bounded by few values"). The values
+// are listed exactly, so the proofs together cover every binding. The
+// argument in one line, or throws (a Met as the one-loop argument's; any
+// other failure with `refused` in front).
+std::string proveTilesPerInnerValue(const Fail& refused, const ir::Schedule& s, ir::Target target,
+                                    const std::vector<Binding>& checked, const TripProofOptions& opts,
+                                    ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                                    std::vector<Binding>& bindings) {
+  bool one_trip = true;  // one trip expression: the one-loop argument listed its other parameters already
+  try {
+    findTrip(s);
+  } catch (const Fail&) {
+    one_trip = false;
+  }
+  if (one_trip) throw refused;
+  const FiniteLoopParams few = fewValuedLoopParams(s, opts, budget, {});
+  // (the parameters with at most max_fixed_values values were fixed before)
+  if (!few.symbolic || few.finite.empty() || few.finite == finiteLoopParams(s, opts, budget, {}).finite) throw refused;
+  try {
+    tl = findTrip(s, few.finite);
+  } catch (const Fail&) {
+    throw refused;
+  }
   std::string names;
-  for (int p : finite) names += fmt::format("{}{}", names.empty() ? "" : ", ", s.params[p].name);
+  for (int p : few.finite) names += fmt::format("{}{}", names.empty() ? "" : ", ", s.params[p].name);
   const std::string what = fmt::format("the loops bounded by {} unrolled value by value", names);
   try {
-    tl = findTrip(s, finite, dead);
     return fmt::format("{}: {}", what, proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings));
   } catch (const Met&) {
     throw;
   } catch (const Fail& f) {
-    Fail both(fmt::format("{}; {}: {}", persistent, what, f.what()));
-    both.witnesses = f.witnesses;
+    Fail both(fmt::format("{}; {}: {}", refused.what(), what, f.what()));
+    both.witnesses = refused.witnesses;
+    both.witnesses.insert(both.witnesses.end(), f.witnesses.begin(), f.witnesses.end());
     throw both;
   }
 }
@@ -10098,29 +10065,58 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
                                    std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
   try {
     tl = findTrip(s, {}, dead);
-  } catch (const Fail& refused) {
+  } catch (const Fail&) {
     // Loops bounded by different expressions: those whose parameters the
     // lm.assume facts allow few values of are proved value by value.
+    const Limits limits = solverLimits(opts, budget);
     const FiniteLoopParams fl = finiteLoopParams(s, opts, budget, dead);
+    const std::set<int>& finite = fl.finite;
     // No loop bound, start or step reads a parameter other than those
     // proved value by value: each system explored whole (proveUnlooped).
     if (!fl.symbolic) return proveUnlooped(s, target, checked, opts, budget, states, dead);
-    std::set<int> finite = fl.finite;
-    std::string persistent;  // why the persistent forms refused it, when the tile loop is proved per inner value
     if (finite.empty()) {
-      try {
-        return provePersistentForms(refused, s, target, checked, opts, budget, states);
-      } catch (const Fail& p) {
-        if (dynamic_cast<const Met*>(&p) || dynamic_cast<const InnerMayBeEmpty*>(&p) || !budget.exhausted().empty())
-          throw;
-        const FiniteLoopParams few = fewValuedLoopParams(s, opts, budget, dead);
-        if (!few.symbolic || few.finite.empty()) throw;
-        finite = few.finite;
-        persistent = p.what();
+      // A persistent kernel: a tile loop around a K loop (docs/z3.md);
+      // or two tile loops one after the other, as one (MergedLoops).
+      auto tiles = findTileLoops(s);
+      // a K loop with its last iteration peeled (one role's) as the loop's
+      // own; one with its first iteration peeled (a prologue of some of its
+      // body's statements) as the loop's own, the rest under `if j > L - 1:`
+      std::string peeled, peeled_first;
+      std::shared_ptr<ir::Schedule> unpeeled;
+      if (!tiles) {
+        unpeeled = unpeelLastIterations(s, limits, &peeled);
+        if (auto f = unpeelFirstIterations(unpeeled ? *unpeeled : s, limits, &peeled_first)) unpeeled = std::move(f);
+        if (unpeeled) tiles = findTileLoops(*unpeeled);
+        if (!tiles) unpeeled.reset();
       }
+      std::optional<MergedLoops> merged;
+      if (!tiles) {
+        merged = mergeTwoTileLoops(s, limits);
+        if (merged) tiles = findTileLoops(*merged->s, merged->guard);
+        if (!tiles && !merged)
+          if (auto split = splitAtMonotoneGuard(s, limits))
+            return proveSplitCases(*split, target, checked, opts, budget, states);
+        if (!tiles) throw;
+      }
+      std::string engine;
+      try {
+        engine = provePersistent(merged ? *merged->s : unpeeled ? *unpeeled : s, target, checked, *tiles, opts,
+                                 budget, states);
+      } catch (const Met&) {
+        throw;
+      } catch (const InnerMayBeEmpty&) {
+        throw;
+      } catch (const Fail& f) {
+        if (merged || unpeeled || !budget.exhausted().empty() || kResidueCases(s, *tiles).empty()) throw;
+        engine = proveResidueCases(s, target, checked, *tiles, opts, budget, states, f.what());
+      }
+      if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
+      if (unpeeled && !peeled_first.empty())
+        engine = fmt::format("a K loop's first iteration peeled ({}) as the loop's own: {}", peeled_first, engine);
+      if (unpeeled && !peeled.empty())
+        engine = fmt::format("a K loop's last iteration peeled ({}) as the loop's own: {}", peeled, engine);
+      return engine;
     }
-    if (!persistent.empty())
-      return proveTilesPerInnerValue(persistent, s, finite, target, checked, opts, budget, states, tl, bindings, dead);
     tl = findTrip(s, finite, dead);
   }
   std::vector<trip::GuardOutcome> guards;
@@ -10482,16 +10478,21 @@ ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, co
       // allowed outcome of its guards on parameters, if it has some.
       // Or, for a K loop that may run no iteration, once per case.
       const auto* empty = dynamic_cast<const InnerMayBeEmpty*>(&f);
-      if (!budget.exhausted().empty() || (!empty && trip::guardCount(s) == 0)) throw;
-      try {
-        res.engine = empty ? proveInnerCases(s, target, checked, opts, budget, states, empty->inner)
-                           : proveGuardCases(s, target, checked, opts, budget, states);
-      } catch (const Fail& g) {
-        if (!budget.exhausted().empty()) throw;
-        Fail both(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
-        both.witnesses = f.witnesses;
-        both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
-        throw both;
+      if (!budget.exhausted().empty()) throw;
+      if (!empty && trip::guardCount(s) == 0) {
+        res.engine = proveTilesPerInnerValue(f, s, target, checked, opts, budget, states, tl, bindings);
+      } else {
+        try {
+          res.engine = empty ? proveInnerCases(s, target, checked, opts, budget, states, empty->inner)
+                             : proveGuardCases(s, target, checked, opts, budget, states);
+        } catch (const Fail& g) {
+          if (!budget.exhausted().empty()) throw;
+          Fail both(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
+          both.witnesses = f.witnesses;
+          both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
+          if (dynamic_cast<const Met*>(&g)) throw both;
+          res.engine = proveTilesPerInnerValue(both, s, target, checked, opts, budget, states, tl, bindings);
+        }
       }
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
