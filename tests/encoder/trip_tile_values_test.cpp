@@ -61,11 +61,13 @@ std::string tileValuesKernel(const std::string& tile_sync, const std::string& in
   return edited(kTilesAroundFewValues, {{"TILE_SYNC", tile_sync}, {"INNER", inner}});
 }
 
-void expectTileValuesProved(const std::string& what, const std::string& text) {
+// Proved; `per_value`: by this argument (else by any).
+void expectTileValuesProved(const std::string& what, const std::string& text, bool per_value) {
   const encoder::ModelCheckResult r = cake::testing::proveText(text, 3);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << what << ": " << r.detail;
-  EXPECT_NE(r.engine.find("the loops bounded by n unrolled value by value"), std::string::npos) << what << ": "
-                                                                                              << r.engine;
+  if (per_value)
+    EXPECT_NE(r.engine.find("the loops bounded by n unrolled value by value"), std::string::npos) << what << ": "
+                                                                                                << r.engine;
 }
 
 // Found by the bounded check (sync.race, an error) and not proved.
@@ -83,13 +85,20 @@ void expectTileValuesBroken(const std::string& what, const std::string& text) {
 
 namespace ttv = trip_tile_values_test;
 
-// Every tile starts with a CTA-wide sync (the slot parity restarts per
-// tile); and, with no sync at the tile's start, every tile of an even
-// number of inner iterations (the parity continues across tiles).
+// With no sync at the tile's start, every tile of an even number of inner
+// iterations (the slot parity continues across tiles): the persistent
+// proof per outcome of `if n == 0:` refuses it (`k % 2` is no function of
+// the ring index; its residue case meets a race in the over-approximation,
+// whose tiles may have different lengths), and this argument proves it
+// (before: unknown).
+// With a CTA-wide sync at every tile's start (the parity restarts per
+// tile) the persistent proof per outcome of the guard proves it first, as
+// before this argument: it is asked last.
 TEST(TripTileValues, TileLoopAroundLoopsBoundedByFewValuesIsProved) {
-  ttv::expectTileValuesProved("a sync at every tile's start", ttv::tileValuesKernel(ttv::kTileSync, "lm.cdiv(n, 8)"));
-  ttv::expectTileValuesProved("tiles of an even length",
-                              ttv::tileValuesKernel(ttv::kNoTileSync, "2 * lm.cdiv(n, 8)"));
+  ttv::expectTileValuesProved("tiles of an even length", ttv::tileValuesKernel(ttv::kNoTileSync, "2 * lm.cdiv(n, 8)"),
+                              true);
+  ttv::expectTileValuesProved("a sync at every tile's start", ttv::tileValuesKernel(ttv::kTileSync, "lm.cdiv(n, 8)"),
+                              false);
 }
 
 // The sync skipped on a tile whose ring start t * lm.cdiv(n, 8) is odd: with
