@@ -10487,7 +10487,8 @@ ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, co
                              : proveGuardCases(s, target, checked, opts, budget, states);
         } catch (const Fail& g) {
           if (!budget.exhausted().empty()) throw;
-          Fail both(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
+          Fail both(fmt::format("{}; {}: {}", f.what(),
+                                empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
           both.witnesses = f.witnesses;
           both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
           if (dynamic_cast<const Met*>(&g)) throw both;

@@ -54,8 +54,8 @@ def tiles_few(lm, X: LM.gmem, Y: LM.gmem, total: LM.i32, n: LM.i32):
                     lm.copy(Y, x, coords=(item, 64 * k + 32 * w))
 )";
 
-const std::string kTileSync = "lm.sync(block)";
-const std::string kNoTileSync = "lm.fill(x, 0.0)";
+const std::string kTileValuesSync = "lm.sync(block)";
+const std::string kTileValuesNoSync = "lm.fill(x, 0.0)";
 
 std::string tileValuesKernel(const std::string& tile_sync, const std::string& inner) {
   return edited(kTilesAroundFewValues, {{"TILE_SYNC", tile_sync}, {"INNER", inner}});
@@ -95,10 +95,10 @@ namespace ttv = trip_tile_values_test;
 // tile) the persistent proof per outcome of the guard proves it first, as
 // before this argument: it is asked last.
 TEST(TripTileValues, TileLoopAroundLoopsBoundedByFewValuesIsProved) {
-  ttv::expectTileValuesProved("tiles of an even length", ttv::tileValuesKernel(ttv::kNoTileSync, "2 * lm.cdiv(n, 8)"),
-                              true);
-  ttv::expectTileValuesProved("a sync at every tile's start", ttv::tileValuesKernel(ttv::kTileSync, "lm.cdiv(n, 8)"),
-                              false);
+  ttv::expectTileValuesProved("tiles of an even length",
+                              ttv::tileValuesKernel(ttv::kTileValuesNoSync, "2 * lm.cdiv(n, 8)"), true);
+  ttv::expectTileValuesProved("a sync at every tile's start",
+                              ttv::tileValuesKernel(ttv::kTileValuesSync, "lm.cdiv(n, 8)"), false);
 }
 
 // The sync skipped on a tile whose ring start t * lm.cdiv(n, 8) is odd: with
@@ -114,12 +114,12 @@ TEST(TripTileValues, SyncSkippedAtAnOddRingStartIsFoundAndNotProved) {
 // the tile after an odd one starts on the slot still being read.
 TEST(TripTileValues, InnerBoundThatReadsTheTileIsFoundAndNotProved) {
   ttv::expectTileValuesBroken("inner bound reads the tile",
-                              ttv::tileValuesKernel(ttv::kNoTileSync, "2 * lm.cdiv(n, 8) + t % 2"));
+                              ttv::tileValuesKernel(ttv::kTileValuesNoSync, "2 * lm.cdiv(n, 8) + t % 2"));
 }
 
 // The slot parity restarts per tile (k % 2) and nothing orders the tiles:
 // with an odd inner length the parity is not carried across the tile end.
 TEST(TripTileValues, ParityNotCarriedAcrossTilesIsFoundAndNotProved) {
   ttv::expectTileValuesBroken("parity not carried across tiles",
-                              ttv::tileValuesKernel(ttv::kNoTileSync, "lm.cdiv(n, 8)"));
+                              ttv::tileValuesKernel(ttv::kTileValuesNoSync, "lm.cdiv(n, 8)"));
 }
