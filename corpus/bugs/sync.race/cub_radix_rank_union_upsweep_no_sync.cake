@@ -30,7 +30,7 @@ def block_radix_sort(lm, KEYS: LM.gmem, OUT: LM.gmem):
         lm.copy(keys, KEYS, coords=(lm.block_idx(0), 128 * w))
         for p in lm.range(0, 8):
             lm.fill(cnt, 0)                                      # ResetCounters
-            lm.copy(dc[0][:, c0:c0 + 32], cnt)
+            lm.copy(dc[0][:, c0:c0 + 32], cnt)  # expect-error: sync.race
             lm.copy(cnt, dc[0][:, c0:c0 + 32])                   # thread_prefixes
             lm.binary(cnt, cnt, 1, op="add")
             lm.copy(dc[0][:, c0:c0 + 32], cnt)                   # inclusive prefix  # expect-error: sync.race
