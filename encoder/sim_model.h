@@ -107,6 +107,13 @@ class Model {
 // compares the tags of a write and a read of overlapping bytes; byLaps:
 // whether it compares laps (dataLap) rather than index and generation.
 bool byLaps(const Access& w, const Access& r);
+// Do the two views alone decide staleData for a write and a read of common
+// bytes, whatever their tags? A read through a member of a union
+// (pool.view(..., union=)) of data written through another member of the
+// same union: that write's data, never stale. Else a read through a view
+// that some instance writes there of data written through another view:
+// stale.
+bool viewsDecide(const ir::Schedule& s, const Access& w, const Access& r);
 bool staleData(const ir::Schedule& s, const Access& w, const Access& r);
 bool staleWrite(const Model& m, int p, const Access& acc, int32_t d);
 

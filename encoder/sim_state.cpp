@@ -386,8 +386,12 @@ bool byLaps(const Access& w, const Access& r) { return w.view != r.view || w.sta
 // exactly, and its generation the same way as a stage-like read's lap:
 // the least one it means (a reduction's result written over a partial
 // named by iteration, docs/semantics.md "Stale data").
+bool viewsDecide(const ir::Schedule& s, const Access& w, const Access& r) {
+  return w.view != r.view && (ir::sameUnion(s, w.view, r.view) || r.view_written);
+}
+
 bool staleData(const ir::Schedule& s, const Access& w, const Access& r) {
-  if (w.view != r.view && r.view_written) return true;
+  if (viewsDecide(s, w, r)) return !ir::sameUnion(s, w.view, r.view);
   if (!byLaps(w, r)) return w.index != r.index || w.gen < r.gen;
   if (r.stage_like) return dataLap(s, w) < dataLap(s, r);
   return dataLap(s, w) != dataLap(s, r);

@@ -970,7 +970,9 @@ bool findPeriod(Window& w, int max_period) {
 // the two views' identities together only for a read whose own view is
 // written there (Access::view_written), which calls the other view's data
 // stale whatever the identities (docs/z3.md "Ring rotations in a cluster":
-// an epilogue staged over the A ring).
+// an epilogue staged over the A ring). Two members of one union never
+// compare each other's identities (sim::viewsDecide: fresh whatever they
+// are), so they leave each other free.
 std::set<int> freeViews(const System& sys) {
   struct Span { int64_t lo = INT64_MAX, hi = INT64_MIN; };
   std::map<std::pair<int, int>, Span> spans;  // (view, space) -> the bytes its accesses touch
@@ -1002,6 +1004,7 @@ std::set<int> freeViews(const System& sys) {
       for (const Access& a : in.accesses)
         for (const auto& [key, sp] : spans)
           if (a.view != key.first && a.space == key.second && a.lo < sp.hi && sp.lo < a.hi &&
+              !ir::sameUnion(*sys.schedule, a.view, key.first) &&
               (a.view < 0 || lapReads(key.first, key.second, a.lo, a.hi) || lapReads(a.view, a.space, sp.lo, sp.hi)))
             out.erase(key.first);
   return out;
@@ -1013,7 +1016,9 @@ std::set<int> freeViews(const System& sys) {
 // period back, each access's generation (or lap) by its key's delta
 // (genKey). Per pair of a write and a read that staleData can meet:
 //  * a read through another view than the write's that some instance
-//    writes there (view_written) calls the data stale whatever the tags;
+//    writes there (view_written) calls the data stale whatever the tags,
+//    and one through a member of the write's view's union calls it fresh
+//    (sim::viewsDecide);
 //  * two iteration-named accesses of one view compare index for equality
 //    (one delta per view: kept) and stale iff w.gen < r.gen;
 //  * otherwise laps: stale iff lap(w) < lap(r) for a stage-named read,
@@ -1097,7 +1102,7 @@ void checkLapDeltas(const std::vector<const System*>& systems, const Deltas& d, 
     for (size_t j = 0; j < reads.size(); ++j) {
       const Access &w = writes[i], &r = reads[j];
       if (wproc[i] == rproc[j] || w.space != r.space || w.hi <= r.lo || r.hi <= w.lo) continue;
-      if (w.view != r.view && r.view_written) continue;
+      if (sim::viewsDecide(s, w, r)) continue;
       int64_t dw = 0, dr = 0;
       bool order = true;
       if (!sim::byLaps(w, r)) {
@@ -1425,7 +1430,8 @@ std::optional<int32_t> observedCommitsBack(int32_t obs, int64_t commits) {
 // every comparison of the tag in the shifted state's runs is the one in
 // the state's runs. A read of the writer's own process never compares
 // (its own data, sim::staleWrite), nor one through another view that its
-// process writes there (stale whatever the tag). Anything else leaves
+// process writes there (stale whatever the tag) or that is a member of the
+// write's view's union (fresh whatever the tag: sim::viewsDecide). Anything else leaves
 // the pair out, and shiftState refuses the state as before.
 std::set<std::pair<int, int>> keptTags(const Model& m, const std::vector<std::vector<int>>& pc, const Deltas& d) {
   std::set<std::pair<int, int>> out;
@@ -1483,7 +1489,7 @@ std::set<std::pair<int, int>> keptTags(const Model& m, const std::vector<std::ve
           for (int id : it->second) {
             const Model::WriteRef& wr = m.writes[id];
             if (wr.proc == p) continue;  // its own data: never stale
-            if (m.access(wr.proc, wr.pc, wr.acc).view != r.view && r.view_written) continue;  // stale whatever
+            if (sim::viewsDecide(*m.sys.schedule, m.access(wr.proc, wr.pc, wr.acc), r)) continue;  // whatever the tag
             moved.insert({t, id});
           }
         }

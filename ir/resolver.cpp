@@ -758,6 +758,45 @@ class Resolver {
     fail("type.mismatch", e.range, fmt::format("expected {} for {}, found {}", kindName(mkv(want, {})), what, kindName(v)));
   }
 
+  // `union=` (docs/ir-extensions.md "Union members"): the view it names,
+  // declared before this one (so no chain of unions is a cycle), of the
+  // same pool and over some of the same bytes - a union of views that share
+  // no byte says nothing, and is a typo.
+  int unionPartner(const AE& e, const View& v) {
+    if (e.kind == AK::Name && e.text == v.name)
+      fail("type.mismatch", e.range,
+           fmt::format("union= names '{}' itself: a view joins the union of a view declared before it", v.name));
+    const int other = resourceArg(e, VK::View, "union=");
+    const View& o = sch_->views[other];
+    if (o.pool != v.pool)
+      fail("type.mismatch", e.range,
+           fmt::format("'{}' is a view of pool '{}', not of '{}': union members are views of one pool's bytes", o.name,
+                       sch_->pools[o.pool].name, sch_->pools[v.pool].name));
+    const auto [lo, hi] = unionBytes(v, e);
+    const auto [olo, ohi] = unionBytes(o, e);
+    if (hi <= olo || ohi <= lo)
+      fail("type.mismatch", e.range,
+           fmt::format("'{}' (bytes [{}, {})) and '{}' (bytes [{}, {})) share no byte: union members are views of the "
+                       "same bytes",
+                       v.name, lo, hi, o.name, olo, ohi));
+    return other;
+  }
+
+  // The bytes [lo, hi) of a union member's pool its slots cover; they must
+  // be constants for the union's overlap to be checked.
+  std::pair<int64_t, int64_t> unionBytes(const View& v, const AE& at) {
+    const auto offset = constOf(v.offset);
+    __int128 bytes = static_cast<__int128>(v.stages) * dtypeBytes(v.dtype);
+    for (const ExprPtr& d : v.shape) {
+      const auto c = constOf(d);
+      if (!offset || !c)
+        fail("type.non-constant", at.range,
+             fmt::format("union= needs the byte ranges of its views: '{}''s offset and shape must be constants", v.name));
+      bytes = std::min<__int128>(bytes * *c, INT64_MAX);
+    }
+    return {*offset, static_cast<int64_t>(std::min<__int128>(*offset + bytes, INT64_MAX))};
+  }
+
   std::vector<int> roleList(const AE& e, std::string_view what) {
     Value v = eval(e);
     std::vector<int> out;
@@ -907,7 +946,13 @@ class Resolver {
     if (n == "view") {
       int pool = resourceArg(*e.args[0]->args[0], VK::Pool, "the pool");
       Args a = bind(e, "pool.view",
-                    {{"offset", true}, {"shape", true}, {"dtype", true}, {"stages", false}, {"swizzle", false}}, 0,
+                    {{"offset", true},
+                     {"shape", true},
+                     {"dtype", true},
+                     {"stages", false},
+                     {"swizzle", false},
+                     {"union", false}},
+                    0,
                     {{"stage", "stages"}});
       View v;
       v.name = name;
@@ -928,6 +973,7 @@ class Resolver {
                   fmt::format("swizzle= must be None, \"32B\", \"64B\" or \"128B\", found {}",
                               x.k == VK::Str ? "\"" + x.s + "\"" : kindName(x)));
       }
+      if (const AE* un = a.get("union")) v.union_with = unionPartner(*un, v);
       v.range = assign.range;
       s.views.push_back(std::move(v));
       return mkv(VK::View, assign.range, static_cast<int>(s.views.size()) - 1);

@@ -48,6 +48,15 @@ int dtypeBytes(DType d) {
   return 0;
 }
 
+int unionRoot(const Schedule& s, int view) {
+  while (s.views[view].union_with >= 0) view = s.views[view].union_with;
+  return view;
+}
+
+bool sameUnion(const Schedule& s, int a, int b) {
+  return a != b && a >= 0 && b >= 0 && unionRoot(s, a) == unionRoot(s, b);
+}
+
 std::string_view swizzleName(Swizzle s) {
   switch (s) {
     case Swizzle::None: return "None";

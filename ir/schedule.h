@@ -146,8 +146,20 @@ struct View {                 // pool.view(...)
   DType dtype = DType::BF16;
   int stages = 1;             // constant
   Swizzle swizzle = Swizzle::None;
+  // `union=u`: a member of u's union (docs/ir-extensions.md "Union members"):
+  // a view declared before it in the same pool, over common bytes. A read
+  // through a member of bytes last written through another member of the
+  // same union means that write's data (encoder/sim_state.cpp staleData).
+  int union_with = -1;
   SourceRange range;
 };
+
+// The view that names view v's union: the first view of the chain of
+// `union=` (each names a view declared before it, so the chain ends); v
+// itself when it names none.
+int unionRoot(const Schedule& s, int view);
+// Are two distinct views members of one union?
+bool sameUnion(const Schedule& s, int a, int b);
 
 struct Tmem {                 // lm.tmem(cols=, width=, shape=, dtype=)
   std::string name;

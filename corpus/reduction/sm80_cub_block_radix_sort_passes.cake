@@ -24,9 +24,8 @@
 # thread t's counters are entries 128 * lane + t (a column band of warp w per
 # lane), its raking row entries 5t .. 5t + 4 (warp w: 160w .. 160w + 159).
 # Written as the two union members (two views over the same bytes, both
-# written) the Upsweep's read of counters stored through the other view is a
-# false data.stale-read (docs/known-limits.md "A union read through its other
-# member"; reproducer bench/limits/cub_radix_rank_two_union_views.cake).
+# written) they need `union=` (docs/ir-extensions.md "Union members"):
+# corpus/reduction/sm80_cub_block_radix_rank_union_views.cake.
 # The scatter's destinations depend on the keys; the ranks are a permutation,
 # so the stores never overlap: modelled as warp w storing the quarter that
 # warp (w + 1) % 4 reads back (every read comes from another warp).

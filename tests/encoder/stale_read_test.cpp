@@ -204,6 +204,66 @@ TEST(StaleRead, ViewWrittenByOthersMeansItsOwnData) {
   EXPECT_EQ(agreedRules(fixed, {}), Rules{});
 }
 
+// Members of one union (pool.view(..., union=), docs/ir-extensions.md
+// "Union members") hold the same data: the reader's smem_t, declared one
+// union with the writer's smem_o, means the data written through smem_o
+// (without union= it is stale: ViewWrittenByOthersMeansItsOwnData). A
+// member of a chain (smem_z names smem_o) is in the same union; a view
+// outside it (smem_x) or in another union over the same bytes (smem_y's)
+// still overwrites the reader's data. A union orders nothing: without the
+// barrier the read races with the write.
+TEST(StaleRead, UnionMemberReadsTheOtherMembersData) {
+  std::string decls = "    smem_o = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=1, union=smem_t)\n"
+                      "    smem_z = pool.view(offset=0, shape=(64, 64), dtype=lm.f16, stages=1, union=smem_o)\n"
+                      "    smem_x = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=1)\n"
+                      "    smem_y = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=1, union=smem_x)\n";
+  std::string unioned = kClobber;
+  const std::string plain_o = "    smem_o = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=1)\n";
+  unioned.replace(unioned.find(plain_o), plain_o.size(), decls);
+  EXPECT_EQ(agreedRules(unioned, {}), Rules{});
+  auto writtenThrough = [&](const std::string& slot) {
+    std::string t = unioned;
+    t.replace(t.find("lm.copy(smem_o[0], o)"), 21, "lm.copy(" + slot + ", o)");
+    return t;
+  };
+  EXPECT_EQ(agreedRules(writtenThrough("smem_z[0]"), {}), Rules{});
+  const std::string outside = writtenThrough("smem_x[0]");
+  EXPECT_EQ(agreedRules(outside, {}), Rules{"data.stale-read"});
+  onSystem(outside, {}, [&](const System& sys) {
+    const Violation* v = cake::testing::find(explore(sys), "data.stale-read");
+    EXPECT_NE(v, nullptr);
+    if (v) EXPECT_NE(v->message.find("holds the data of smem_x (another view's data)"), std::string::npos) << v->message;
+    return true;
+  });
+  EXPECT_EQ(agreedRules(writtenThrough("smem_y[0]"), {}), Rules{"data.stale-read"});
+  std::string unordered = unioned;
+  unordered.replace(unordered.find("        lm.sync(o_done)\n"), 24, "");
+  EXPECT_TRUE(agreedRules(unordered, {}).count("sync.race"));
+}
+
+// CUB's BlockRadixRank with digit_counters and raking_grid as the two
+// members of one union (corpus/reduction/sm80_cub_block_radix_rank_union_views.cake):
+// the Upsweep reads counters stored through digit_counters as its raking
+// row. It verifies; without union= it is the false data.stale-read of
+// session 32; its twins stay reported.
+TEST(StaleRead, CubRadixRankUnionOfCountersAndRakingGrid) {
+  const std::string dir = std::string(CAKE_SOURCE_DIR) + "/corpus/";
+  auto text = [&](const std::string& rel) {
+    std::string err;
+    auto file = ir::readSourceFile(dir + rel, err);
+    EXPECT_TRUE(file) << err;
+    return file ? std::string(file->text) : std::string();
+  };
+  const std::string fixed = text("reduction/sm80_cub_block_radix_rank_union_views.cake");
+  EXPECT_EQ(simTextRules(fixed, {}), Rules{});
+  std::string no_union = fixed;
+  no_union.replace(no_union.find(", union=dc)"), 11, ")");
+  EXPECT_EQ(simTextRules(no_union, {}), Rules{"data.stale-read"});
+  EXPECT_EQ(simTextRules(text("bugs/data.stale-read/cub_radix_rank_union_ranks_after_exchange.cake"), {}),
+            Rules{"data.stale-read"});
+  EXPECT_TRUE(simTextRules(text("bugs/sync.race/cub_radix_rank_union_upsweep_no_sync.cake"), {}).count("sync.race"));
+}
+
 // A one-stage view used bare is its one slot, view[0] (IR.md): a Q tile
 // refilled by TMA every tile (iter=t) and read bare after the tile's wait
 // means the lap it waited for (a bare read used to be a whole-ring access

@@ -302,6 +302,35 @@ TEST(Resolver, TargetMismatch) {
   EXPECT_TRUE(compile(text, s2, Target::SM90a)) << describe(s2);
 }
 
+// `union=` (docs/ir-extensions.md "Union members") names a view declared
+// before; the members of a chain are one union, a view outside it is not.
+// The formatter keeps the argument.
+TEST(Resolver, UnionMembersFormOneUnion) {
+  const std::string text =
+      "@cake.schedule(target=\"sm_80\")\n"
+      "def k(lm, X: LM.gmem):\n"
+      "    pool = lm.smem(4096)\n"
+      "    dc = pool.view(offset=0, shape=(8, 128), dtype=lm.i32)\n"
+      "    rk = pool.view(offset=0, shape=(32, 32), dtype=lm.i32, union=dc)\n"
+      "    up = pool.view(offset=1024, shape=(4, 4), dtype=lm.f32, stages=2, union=rk)\n"
+      "    ex = pool.view(offset=0, shape=(1, 128), dtype=lm.i32, stages=4)\n";
+  DiagnosticSink sink;
+  auto m = compile(text, sink);
+  ASSERT_TRUE(m) << describe(sink);
+  const Schedule& s = m->schedules[0];
+  ASSERT_EQ(s.views.size(), 4u);
+  EXPECT_EQ(s.views[0].union_with, -1);
+  EXPECT_EQ(s.views[1].union_with, 0);
+  EXPECT_EQ(s.views[2].union_with, 1);
+  EXPECT_EQ(unionRoot(s, 2), 0);
+  EXPECT_TRUE(sameUnion(s, 0, 2));
+  EXPECT_TRUE(sameUnion(s, 1, 2));
+  EXPECT_FALSE(sameUnion(s, 0, 0));  // one view is no pair
+  EXPECT_FALSE(sameUnion(s, 0, 3));
+  EXPECT_FALSE(sameUnion(s, 3, -1));
+  EXPECT_EQ(fmtText(text), text);
+}
+
 TEST(Resolver, LocalIntegersAreSubstituted) {
   DiagnosticSink sink;
   auto m = compile(std::string(kHead) +

@@ -1,19 +1,17 @@
-# Reproducer (docs/known-limits.md "A union read through its other member"):
-# cub::BlockRadixRank's digit_counters[lane][thread] and
-# raking_grid[thread][segment] written as the two members of their union,
-# two views over the same 2,560 bytes (NVIDIA CUB
-# cub/block/block_radix_rank.cuh).  A correct kernel (the corpus form is
-# corpus/reduction/sm80_cub_block_radix_sort_passes.cake, one flat view);
-# `cake check` reports a false data.stale-read: the Upsweep reads a raking
-# row whose counters were stored through digit_counters, and a view that
-# some instance writes means its own data (docs/rules/data.stale-read.md).
-# Kept out of corpus/: the expectation would be wrong.
-# expect: pass
+# BROKEN twin of corpus/reduction/sm80_cub_block_radix_rank_union_views.cake
+# (cub::BlockRadixRank's digit_counters and raking_grid declared one union,
+# `rk = pool.view(..., union=dc)`): the CTA_SYNC between the counting and
+# ScanCounters' Upsweep dropped.  A warp reads its raking row - other warps'
+# counter columns, written through the other member - while a slower warp is
+# still storing its counts there.  The union makes the row mean the counts
+# written through dc; it orders nothing: the read races with the write.
+# Fixed form: corpus/reduction/sm80_cub_block_radix_rank_union_views.cake.
+# expect: sync.race
 @cake.schedule(target="sm_80")
 def block_radix_sort(lm, KEYS: LM.gmem, OUT: LM.gmem):
     pool = lm.smem(2592)
     dc   = pool.view(offset=0,    shape=(5, 128), dtype=lm.i32, stages=1)   # digit_counters[lane][thread]
-    rk   = pool.view(offset=0,    shape=(32, 5),  dtype=lm.i32, stages=4)   # raking_grid rows of warp w
+    rk   = pool.view(offset=0,    shape=(32, 5),  dtype=lm.i32, stages=4, union=dc)   # raking_grid rows of warp w
     ex   = pool.view(offset=0,    shape=(1, 128), dtype=lm.i32, stages=4)   # exchange_keys, a quarter per warp
     agg  = pool.view(offset=2560, shape=(1, 1),   dtype=lm.i32, stages=4)   # block_scan warp aggregates
     bpre = pool.view(offset=2576, shape=(1, 1),   dtype=lm.i32, stages=1)   # block_scan block prefix
@@ -32,12 +30,11 @@ def block_radix_sort(lm, KEYS: LM.gmem, OUT: LM.gmem):
         lm.copy(keys, KEYS, coords=(lm.block_idx(0), 128 * w))
         for p in lm.range(0, 8):
             lm.fill(cnt, 0)                                      # ResetCounters
-            lm.copy(dc[0][:, c0:c0 + 32], cnt)
+            lm.copy(dc[0][:, c0:c0 + 32], cnt)  # expect-error: sync.race
             lm.copy(cnt, dc[0][:, c0:c0 + 32])                   # thread_prefixes
             lm.binary(cnt, cnt, 1, op="add")
-            lm.copy(dc[0][:, c0:c0 + 32], cnt)                   # inclusive prefix
-            lm.sync(block)
-            lm.copy(seg, rk[w])                                  # Upsweep: raking row
+            lm.copy(dc[0][:, c0:c0 + 32], cnt)                   # inclusive prefix  # expect-error: sync.race
+            lm.copy(seg, rk[w])                                  # Upsweep: BUG, no CTA_SYNC before  # expect-error: sync.race
             lm.reduce(part, seg, op="sum", axis=0)
             lm.copy(agg[w], part)                                # BlockScan: warp aggregate
             lm.sync(block)
