@@ -120,6 +120,13 @@ struct StartGoal {
   std::string where;  // "file:line:col"
 };
 
+// Whether a block holds a loop (at any depth, in either branch of an if).
+bool containsLoop(const ir::Block& b) {
+  return std::any_of(b.begin(), b.end(), [](const Stmt& st) {
+    return st.kind == Stmt::Kind::For || (st.kind == Stmt::Kind::If && (containsLoop(st.body) || containsLoop(st.orelse)));
+  });
+}
+
 ExprPtr leafExpr(ExprKind k, int index) {
   auto e = std::make_shared<ir::Expr>();
   e->kind = k;
@@ -255,7 +262,11 @@ class GoalCollector {
           ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
           goals.push_back({trip, tripTargets(), true});
           symbolic_vars_[st.loop_var] = {goals.size() - 1, st.lo, step};
-          if (st.lo && ir::exprUses(*st.lo, {ExprKind::Param})) starts.push_back({trip, st.lo, st.range.str()});
+          // (innermost loops only: a tile loop's start placed a lap in moves
+          // every tile's K loop with it, and ping-pong's tail tiles, `lm.range(my_big
+          // + ..., my_tiles, 2)`, then used up the bounded check's budget)
+          if (st.lo && ir::exprUses(*st.lo, {ExprKind::Param}) && !containsLoop(st.body))
+            starts.push_back({trip, st.lo, st.range.str()});
         } else if (auto values = constantLoopValues(st)) {
           constant_vars_[st.loop_var] = std::move(*values);
         }
@@ -1522,33 +1533,56 @@ class BindingSearch {
   // recorded in unplaced(), as a guard's flip is.
   void placeStarts(const Binding& base, std::vector<Binding>& out) {
     const int64_t S = max_stages_;
-    for (const StartGoal& g : starts_) {
-      std::set<int> free;
-      for (const ExprPtr& e : {g.trip, g.lo})
-        for (int p : ints_)
-          if (dependsOnParam(*e, p)) {
-            free.insert(p);
-            if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
-          }
-      bool dims[3] = {false, false, false};
-      for (int d = 0; d < 3; ++d)
-        for (const ExprPtr& e : {g.trip, g.lo}) dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
+    for (const StartGoal& g : starts_)
       for (int64_t L : std::set<int64_t>{1, S - 1, S, S + 1})
         for (int64_t T : {int64_t{1}, S + 1}) {
           if (L < 1) continue;
-          auto places = [&](const Binding& b) {
-            auto lo = value(b, *g.lo), trip = value(b, *g.trip);
-            return lo && trip && *lo == L && *trip == T;
-          };
-          if (std::any_of(out.begin(), out.end(), places)) continue;
-          std::string why;
-          ExprPtr cond = ir::makeExpr(ExprKind::And, {eqExpr(g.lo, L), eqExpr(g.trip, T)});
-          if (auto b = solveJointly(cond, base, free, dims, places, why)) out.push_back(*b);
-          else if (!why.empty())
-            unplaced_.insert(fmt::format("{}: the loop is not placed to start at {} and run {} times ({})", g.where,
-                                         L, T, why));
+          if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return startsAt(g, b, L, T); })) continue;
+          if (auto b = concreteStart(g, base, L, T)) out.push_back(*b);
         }
+  }
+  bool startsAt(const StartGoal& g, const Binding& b, int64_t L, int64_t T) const {
+    auto lo = value(b, *g.lo), trip = value(b, *g.trip);
+    return lo && trip && *lo == L && *trip == T;
+  }
+  // By evaluation only (Z3 over the start's product `lm.block_idx(1) * kpc`
+  // took seconds per pair, most of them impossible ones): the start moved
+  // to L by a block index (0 .. 2S+2, the least grid that holds it) or by
+  // one parameter it reads, then the trip count to T by one parameter the
+  // start does not read.
+  std::optional<Binding> concreteStart(const StartGoal& g, const Binding& base, int64_t L, int64_t T) {
+    std::vector<Binding> moved{base};
+    for (int d = 0; d < 3; ++d)
+      if (dependsOnBlockIdx(*g.lo, d))
+        for (const Binding& b0 : std::vector<Binding>(moved))
+          for (int64_t v = 0; v <= 2 * max_stages_ + 2; ++v) {
+            Binding b = b0;
+            b.block_idx[d] = v;
+            b.grid_dim[d] = std::max<int64_t>(b.block_idx[d] + 1, dependsOnGridDim(*g.lo, d) ? b.grid_dim[d] : 0);
+            moved.push_back(b);
+          }
+    std::vector<Binding> at_start;
+    for (const Binding& b0 : moved) {
+      if (auto lo = value(b0, *g.lo); lo && *lo == L) at_start.push_back(b0);
+      for (int p : ints_)
+        if (dependsOnParam(*g.lo, p))
+          if (auto v = find(b0, p, *g.lo, L)) {
+            Binding b = b0;
+            b.params[p] = *v;
+            at_start.push_back(b);
+          }
     }
+    for (const Binding& b0 : at_start) {
+      if (startsAt(g, b0, L, T) && assumed(b0)) return b0;
+      for (int p : ints_)
+        if (dependsOnParam(*g.trip, p) && !dependsOnParam(*g.lo, p))
+          if (auto v = find(b0, p, *g.trip, T)) {
+            Binding b = b0;
+            b.params[p] = *v;
+            if (startsAt(g, b, L, T) && assumed(b)) return b;
+          }
+    }
+    return std::nullopt;
   }
   // One pair (T, i): "" when placed or impossible, else why not. First the
   // concrete search (cheap, and enough when one knob moves the trip count
