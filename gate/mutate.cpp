@@ -528,7 +528,9 @@ class Mutator {
       const ast::Keyword* sw = kwarg(c.call, "swizzle");
       if (off && sw && sw->value->kind == ast::ExprKind::Str)
         replaceExpr("misalign-swizzle", off->value.get(), plus(off->value.get(), 16), "offset");
-      if (off) {
+      // (not a union member, `union=` or named by one: moving it off the
+      // other member's bytes is a front-end error, not a mutant)
+      if (off && !unionMember(s.target)) {
         const std::string me = s.target;
         for (const auto& other : d_.view_order) {
           if (other == me) continue;
@@ -541,6 +543,16 @@ class Mutator {
         }
       }
     }
+  }
+
+  // Whether the view `name` is declared with `union=` or named by another
+  // view's `union=` (docs/ir-extensions.md "Union members").
+  bool unionMember(const std::string& name) const {
+    if (auto it = d_.views.find(name); it != d_.views.end() && kwarg(it->second, "union")) return true;
+    return std::any_of(d_.views.begin(), d_.views.end(), [&](const auto& v) {
+      const ast::Keyword* u = kwarg(v.second, "union");
+      return u && src(u->value.get()) == name;
+    });
   }
 
   void control(const ast::Stmt& s) {
