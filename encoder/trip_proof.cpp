@@ -4537,6 +4537,9 @@ inline int PcPos::tailDistance() const { return first >= kTailCopy ? first - kTa
 // Everything the exploration of a persistent kernel needs.
 struct PGrid {
   int64_t Wt = 0, Wg = 0;
+  // pathFreeRegs: register ops on these alone carry no counter either
+  // (tailIterationsAt)
+  std::set<int> free_regs;
   int64_t Pg = 0, w0g = 0, Pt = 0, tw = 0;  // ring and tile periods, warm-ups
   System grid;                               // Wt tiles of Wg iterations
   std::vector<TileShape> shape;
@@ -7145,11 +7148,209 @@ bool sameRegsEffect(const ir::Block& a, const ir::Block& b, const std::set<int>&
   return true;
 }
 
+// Every MMA into a register fragment overwrites it (init= a nonzero
+// constant): no op then accumulates into registers, and
+// data.stale-accumulator, reported only at an accumulating MMA
+// (encoder/system.cpp `staleAccumulator`), cannot fire whatever the
+// stored marks and copy links hold (docs/z3.md "Register fragments no
+// branch can leave behind").
+bool noRegsAccumulation(const ir::Schedule& s) {
+  bool none = true;
+  for (const ir::RoleBody& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      const ir::Op& o = st.op;
+      if (o.kind != ir::OpKind::Mma || o.dst.kind != ir::BufferRef::Kind::Regs) return;
+      const std::optional<int64_t> v = o.init ? ir::constValue(o.init) : std::nullopt;
+      if (!v || *v == 0) none = false;
+    });
+  return none;
+}
+
+bool wholeRegs(const ir::BufferRef& r) {
+  return r.kind == ir::BufferRef::Kind::Regs && r.slices.empty() && !r.slot;
+}
+
+// An op the builder's register state knows (a copy, fill, unary, binary or
+// MMA): any other op that names a fragment leaves it out of freshRegs.
+bool plainRegsOp(const ir::Op& o) {
+  using O = ir::OpKind;
+  return o.kind == O::Copy || o.kind == O::Fill || o.kind == O::Unary || o.kind == O::Binary || o.kind == O::Mma;
+}
+
+// The fragments an op names (as a source or as its destination).
+std::set<int> regsNamed(const ir::Op& o) {
+  std::set<int> out;
+  for (const ir::BufferRef* r : {&o.dst, &o.src, &o.src2})
+    if (r->kind == ir::BufferRef::Kind::Regs) out.insert(r->index);
+  return out;
+}
+
+// Fragments fresh in every K iteration: every op that names one is a
+// plain register op inside a K loop; on every path through the K loop's
+// body each read follows, in the same iteration, a write of the whole
+// fragment (an MMA's too: under noRegsAccumulation it overwrites), and each
+// MMA product written there is read whole before the body (or a loop's
+// body inside it) ends. So no read of one is ever data.uninitialized and no
+// product is left unread into the next iteration (data.discarded-product
+// decides within the iteration, on its own path).
+std::set<int> iterationFreshRegs(const ir::Schedule& s, const TileLoops& tl) {
+  std::set<int> all, bad;
+  struct Path {
+    std::set<int> written, unread;  // written whole this iteration; MMA products not read yet
+  };
+  std::function<void(const ir::Block&, bool, Path&)> walk = [&](const ir::Block& b, bool in_k, Path& p) {
+    for (const ir::Stmt& st : b) {
+      if (st.kind == ir::Stmt::Kind::For) {
+        const bool k = tl.k_vars.count(st.loop_var) > 0;
+        Path inner = k ? Path{} : p;  // it may run no iteration: nothing of it counts after it
+        walk(st.body, in_k || k, inner);
+        for (int r : inner.unread)
+          if (!p.unread.count(r) || k) bad.insert(r);
+        continue;
+      }
+      if (st.kind == ir::Stmt::Kind::If) {
+        Path a = p, c = p;
+        walk(st.body, in_k, a);
+        walk(st.orelse, in_k, c);
+        p.written.clear();
+        std::set_intersection(a.written.begin(), a.written.end(), c.written.begin(), c.written.end(),
+                              std::inserter(p.written, p.written.end()));
+        p.unread = a.unread;
+        p.unread.insert(c.unread.begin(), c.unread.end());
+        continue;
+      }
+      const ir::Op& o = st.op;
+      const std::set<int> named = regsNamed(o);
+      all.insert(named.begin(), named.end());
+      if (!in_k || !plainRegsOp(o)) {
+        bad.insert(named.begin(), named.end());
+        continue;
+      }
+      for (const ir::BufferRef* r : {&o.src, &o.src2}) {
+        if (r->kind != ir::BufferRef::Kind::Regs) continue;
+        if (!p.written.count(r->index)) bad.insert(r->index);
+        if (wholeRegs(*r)) p.unread.erase(r->index);
+      }
+      if (o.dst.kind != ir::BufferRef::Kind::Regs) continue;
+      if (!wholeRegs(o.dst)) {
+        bad.insert(o.dst.index);
+        continue;
+      }
+      p.written.insert(o.dst.index);
+      if (o.kind == ir::OpKind::Mma) p.unread.insert(o.dst.index);
+      else p.unread.erase(o.dst.index);
+    }
+  };
+  for (const ir::RoleBody& body : s.bodies) {
+    Path p;
+    walk(body.body, false, p);
+    bad.insert(p.unread.begin(), p.unread.end());
+  }
+  std::set<int> out;
+  for (int r : all)
+    if (!bad.count(r)) out.insert(r);
+  return out;
+}
+
+// Fragments reset at every tile's start: no MMA names one, every op that
+// names one is a plain register op inside a tile loop, and each tile
+// loop's body that names it has, among its own statements and before any
+// other that names it, an op that writes it whole without reading it
+// (`lm.fill(final, 0.0)`). Every read of one then finds it written
+// (data.uninitialized never fires), no product is ever written into it
+// (data.discarded-product), and under noRegsAccumulation its stored marks
+// are never asked for.
+std::set<int> tileResetRegs(const ir::Schedule& s, const TileLoops& tl) {
+  std::set<int> all, bad;
+  auto namedIn = [](const ir::Block& b) {
+    std::set<int> out;
+    ir::forEachOp(b, [&](const ir::Stmt& st) {
+      const std::set<int> n = regsNamed(st.op);
+      out.insert(n.begin(), n.end());
+    });
+    return out;
+  };
+  auto resets = [](const ir::Stmt& st) -> int {
+    if (st.kind != ir::Stmt::Kind::Op || !wholeRegs(st.op.dst) || st.op.kind == ir::OpKind::Mma ||
+        !plainRegsOp(st.op))
+      return -1;
+    const int d = st.op.dst.index;
+    for (const ir::BufferRef* r : {&st.op.src, &st.op.src2})
+      if (r->kind == ir::BufferRef::Kind::Regs && r->index == d) return -1;
+    return d;
+  };
+  std::function<void(const ir::Block&, bool)> walk = [&](const ir::Block& b, bool in_tile) {
+    for (const ir::Stmt& st : b) {
+      if (st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var)) {
+        std::set<int> reset;
+        for (const ir::Stmt& x : st.body) {
+          const int r = resets(x);
+          for (int n : x.kind == ir::Stmt::Kind::Op ? regsNamed(x.op) : namedIn(ir::Block{x}))
+            if (n != r && !reset.count(n)) bad.insert(n);
+          if (r >= 0) reset.insert(r);
+        }
+        walk(st.body, true);
+        continue;
+      }
+      if (st.kind != ir::Stmt::Kind::Op) {
+        walk(st.body, in_tile);
+        walk(st.orelse, in_tile);
+        continue;
+      }
+      const std::set<int> named = regsNamed(st.op);
+      all.insert(named.begin(), named.end());
+      if (!in_tile || !plainRegsOp(st.op) || st.op.kind == ir::OpKind::Mma) bad.insert(named.begin(), named.end());
+    }
+  };
+  for (const ir::RoleBody& body : s.bodies) walk(body.body, false);
+  std::set<int> out;
+  for (int r : all)
+    if (!bad.count(r)) out.insert(r);
+  return out;
+}
+
+// Two branches whose register effects differ only on fragments no later
+// verdict can tell apart (iterationFreshRegs, tileResetRegs, `local`),
+// where no MMA accumulates into registers: the ops that name some other
+// fragment, in order, do the same (sameRegsEffect). An op that names none
+// leaves the builder's register state of every other fragment as it was
+// (its copy links and stored marks, which only an accumulating MMA reads,
+// aside). Straight-line ops only.
+bool sameRegsEffectOutside(const ir::Block& a, const ir::Block& b, const std::set<int>& fresh) {
+  auto others = [&](const ir::Block& x, ir::Block& out) {
+    for (const ir::Stmt& st : x) {
+      if (st.kind != ir::Stmt::Kind::Op) return false;
+      const std::set<int> n = regsNamed(st.op);
+      if (std::any_of(n.begin(), n.end(), [&](int r) { return !fresh.count(r); })) out.push_back(st);
+    }
+    return true;
+  };
+  ir::Block x, y;
+  return others(a, x) && others(b, y) && sameRegsEffect(x, y, fresh);
+}
+
+// The fragments whose register hazard verdicts no path can change: where
+// no MMA accumulates into registers (noRegsAccumulation), those local to a
+// K iteration (iterationLocalRegs), fresh in every K iteration
+// (iterationFreshRegs) or reset at every tile's start (tileResetRegs); none
+// otherwise. A verdict about one at an op depends only on the ops of that
+// op's own K iteration (or tile) before it, in every build: the grid's, a
+// tail copy's and a run's (docs/z3.md "Register fragments no branch can
+// leave behind").
+std::set<int> pathFreeRegs(const ir::Schedule& s, const TileLoops& tl) {
+  std::set<int> out;
+  if (!noRegsAccumulation(s)) return out;
+  for (const std::set<int>& more : {iterationLocalRegs(s, tl), iterationFreshRegs(s, tl), tileResetRegs(s, tl)})
+    out.insert(more.begin(), more.end());
+  return out;
+}
+
 void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const Limits& limits) {
   using K = ir::ExprKind;
   const ir::ExprPtr G = symbolNode(K::LoopVar, kFreshSymbol + 13);
   std::optional<FactProver> prover;
   std::optional<std::set<int>> local;  // iterationLocalRegs, when an if needs it
+  std::optional<std::set<int>> fresh;  // pathFreeRegs, when an if needs it
   auto readsStart = [&](const ir::ExprPtr& e) {
     return containsExpr(*replaceProducts(e, tl, G), *G) || containsExpr(*e, *tl.tiles) || readsInnerBare(*e, tl);
   };
@@ -7185,7 +7386,10 @@ void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const 
           // state of the others then is the same whichever branch runs
           if (in_tile && st.cond && readsStart(st.cond) && (writesOrReadsRegs(st.body) || writesOrReadsRegs(st.orelse))) {
             if (!local) local = iterationLocalRegs(s, tl);
-            if (!sameRegsEffect(st.body, st.orelse, *local)) refuse(st.cond, "the condition");
+            if (!sameRegsEffect(st.body, st.orelse, *local)) {
+              if (!fresh) fresh = pathFreeRegs(s, tl);
+              if (fresh->empty() || !sameRegsEffectOutside(st.body, st.orelse, *fresh)) refuse(st.cond, "the condition");
+            }
           }
           walk(st.body, in_tile, k_var);
           walk(st.orelse, in_tile, k_var);
@@ -8701,8 +8905,15 @@ TileShape tailShapeOf(const Process& proc, const TileLoops& tl, const TileShape&
 // grid with E_B read as k + d + 1 in every K iteration (tailIterations).
 void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const System& tail, size_t d) {
   const size_t P = g.grid.procs.size();
-  auto counterFree = [](const Instr& in) {
-    return in.accesses.empty() && in.slot < 0 && in.named < 0 && in.kind != InstrKind::MmaCommit;
+  // (an access of a fragment of pathFreeRegs neither: its hazard verdict
+  // is decided within its own K iteration or tile in every build, and a
+  // register access has no generation)
+  auto counterFree = [&](const Instr& in, const System& sys) {
+    const bool free_regs = std::all_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
+      const MemSpace& sp = sys.spaces[static_cast<size_t>(a.space)];
+      return sp.kind == MemSpace::Kind::Regs && g.free_regs.count(sp.index) > 0;
+    });
+    return free_regs && in.slot < 0 && in.named < 0 && in.kind != InstrKind::MmaCommit;
   };
   auto samePending = [](const Instr& a, const Instr& b) {  // a is b but for its pending
     Instr y = a;
@@ -8749,7 +8960,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
           const Instr& in = tp[static_cast<size_t>(i)];
           int jj = j;
           while (jj < mb && !samePending(in, mp[static_cast<size_t>(jj)])) {
-            if (!counterFree(mp[static_cast<size_t>(jj)])) break;
+            if (!counterFree(mp[static_cast<size_t>(jj)], raw)) break;
             ++jj;
           }
           if (jj < mb && samePending(in, mp[static_cast<size_t>(jj)])) {
@@ -8760,12 +8971,12 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
             j = jj + 1;
             continue;
           }
-          if (!counterFree(in)) refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
+          if (!counterFree(in, tail)) refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
           text.push_back(in);  // added: no counter, nothing to align
           differs = true;
         }
         for (; j < mb; ++j) {
-          if (!counterFree(mp[static_cast<size_t>(j)]))
+          if (!counterFree(mp[static_cast<size_t>(j)], raw))
             refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
           differs = true;
         }
@@ -9040,6 +9251,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       throw Fail("the K loop's first iteration differs from the others and a K iteration reads the K loop's trip "
                  "count besides t * E_B (a tile of one iteration runs its first iteration as its last; not covered "
                  "by the persistent-kernel proof yet)");
+    g.free_regs = pathFreeRegs(s, tl);
     tailIterations(g, tl, tails->first, tails->second);
     // (presByRingStart ran before the copies near the tile's end were
     // known: its refusal of a moving part before the K loop together with
