@@ -14,7 +14,7 @@ namespace cake::testing {
 // the second warp), then the rounds that flush (`lm.range(b + 1 + w, b +
 // 2)`: one for warp 0, none for warp 1), which pass the barriers as a round
 // does and write the warp's own row for its sibling's last round.
-inline const std::string kRounds = R"(
+inline const std::string kBlockRounds = R"(
 @cake.schedule(target="sm_80")
 def rounds(lm, X: LM.gmem, Y: LM.gmem):
     smem  = lm.smem(512)
@@ -38,9 +38,9 @@ def rounds(lm, X: LM.gmem, Y: LM.gmem):
             lm.sync(block)
 )";
 
-inline std::string rounds(const std::string& first_sync = "lm.sync(block)",
-                   const std::string& flush_write = "lm.copy(rows[2 * w + c % 2], v)") {
-  std::string t = replace(kRounds, "FIRST_SYNC", first_sync);
+inline std::string blockRounds(const std::string& first_sync = "lm.sync(block)",
+                               const std::string& flush_write = "lm.copy(rows[2 * w + c % 2], v)") {
+  std::string t = replace(kBlockRounds, "FIRST_SYNC", first_sync);
   return replace(t, "FLUSH_WRITE", flush_write);
 }
 

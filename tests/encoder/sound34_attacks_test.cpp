@@ -86,7 +86,8 @@ std::string splitKInner() {
 
 // Every `from` in `text` replaced by `to`.
 std::string s34ReplaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+    text.replace(at, from.size(), to);
   return text;
 }
 
@@ -157,9 +158,12 @@ TEST(Sound34, BoundedCheckPlacesEveryLoopStart) {
     std::vector<std::pair<std::string, int64_t>> witness;  // with block 1 of 2
   };
   const Form forms[] = {
-      {"a split of kpc k-blocks, the k loop around four MMA K steps", inner, s34::ringAtK(inner),
+      {"a split of kpc k-blocks, the k loop around four MMA K steps",
+       inner,
+       s34::ringAtK(inner),
        {{"K", 64 * 12}, {"kpc", 4}}},
-      {"the consumers only, the k loop around four MMA K steps", inner,
+      {"the consumers only, the k loop around four MMA K steps",
+       inner,
        replace(replace(inner, "lm.wait(full, iter=k - k0)", "lm.wait(full, iter=k)"), "lm.arrive(empty, iter=k - k0)",
                "lm.arrive(empty, iter=k)"),
        {{"K", 64 * 12}, {"kpc", 4}}},
@@ -182,64 +186,87 @@ TEST(Sound34, SlowFactsThatRestrictParametersKeepBugsTheyAllow) {
   using s34::fact;
   using s34::waitOnlyIf;
   const std::string arrive = "            lm.arrive(empty, iter=k)\n";
-  attack(s34::kWsBase, {{"M", 128}, {"N", 128}, {"K", 320}},
-         {
-             {{fact("K <= 384"), waitOnlyIf("k != 5")}, "wait skipped at k = 5, the facts' largest K 384", {{"M", 128}, {"N", 128}, {"K", 384}}},
-             {{fact("K % 128 == 0"), waitOnlyIf("k + 1 < k_tiles or k % 4 != 1")},
-              "last wait skipped at k_tiles % 4 == 2, facts k_tiles even", {{"M", 128}, {"N", 128}, {"K", 128}}},
-             {{fact("lm.cdiv(K, 64) % 4 != 3"), waitOnlyIf("k + 1 < k_tiles or k % 4 != 1")},
-              "last wait skipped at k_tiles % 4 == 2, facts exclude % 4 == 3", {{"M", 128}, {"N", 128}, {"K", 128}}},
-             {{fact("K >= 448"), waitOnlyIf("k_tiles != 7 or k != 6")}, "only at the least K the facts allow",
-              {{"M", 128}, {"N", 128}, {"K", 448}}},
-             {{fact("M <= 256"), waitOnlyIf("M != 256 or k != 1")}, "only at the facts' largest M", {{"M", 256}, {"N", 128}, {"K", 128}}},
-             {{fact("M % 64 == 0"), waitOnlyIf("M % 128 != 64 or k != 1")}, "only at M % 128 == 64, facts M % 64 == 0",
-              {{"M", 64}, {"N", 128}, {"K", 128}}},
-             {{waitOnlyIf("k_tiles != 41 or k != 3")}, "only at k_tiles == 41", {{"M", 128}, {"N", 128}, {"K", 64 * 41}}},
-             {{fact("K % 128 == 64"), waitOnlyIf("k_tiles != 41 or k != 3")}, "only at k_tiles == 41, facts k_tiles odd",
-              {{"M", 128}, {"N", 128}, {"K", 64 * 41}}},
-             {{fact("lm.cdiv(K, 64) % 7 != 4"), waitOnlyIf("k_tiles % 7 != 3 or k != 2")},
-              "only at k_tiles % 7 == 3, facts exclude % 7 == 4", {{"M", 128}, {"N", 128}, {"K", 192}}},
-             {{{arrive, "            if k_tiles % 6 != 5 or k != 0:\n                lm.arrive(empty, iter=k)\n"}},
-              "first release skipped at k_tiles % 6 == 5", {{"M", 128}, {"N", 128}, {"K", 320}}},
-             {{fact("K <= 64 * 40"), waitOnlyIf("k != 37")}, "wait skipped at k = 37, facts k_tiles <= 40", {{"M", 128}, {"N", 128}, {"K", 64 * 38}}},
-             {{fact("M % 128 == 0"), fact("M <= 512"), waitOnlyIf("M != 384 or k != 1")},
-              "only at M == 384, facts M in {128, 256, 384, 512} (proved value by value)",
-              {{"M", 384}, {"N", 128}, {"K", 128}}},
-             {{fact("M % 64 == 0"), waitOnlyIf("M != 64 * k_tiles or k != 2")}, "only at M == 64 * k_tiles",
-              {{"M", 192}, {"N", 128}, {"K", 192}}},
-         });
+  attack(
+      s34::kWsBase, {{"M", 128}, {"N", 128}, {"K", 320}},
+      {
+          {{fact("K <= 384"), waitOnlyIf("k != 5")},
+           "wait skipped at k = 5, the facts' largest K 384",
+           {{"M", 128}, {"N", 128}, {"K", 384}}},
+          {{fact("K % 128 == 0"), waitOnlyIf("k + 1 < k_tiles or k % 4 != 1")},
+           "last wait skipped at k_tiles % 4 == 2, facts k_tiles even",
+           {{"M", 128}, {"N", 128}, {"K", 128}}},
+          {{fact("lm.cdiv(K, 64) % 4 != 3"), waitOnlyIf("k + 1 < k_tiles or k % 4 != 1")},
+           "last wait skipped at k_tiles % 4 == 2, facts exclude % 4 == 3",
+           {{"M", 128}, {"N", 128}, {"K", 128}}},
+          {{fact("K >= 448"), waitOnlyIf("k_tiles != 7 or k != 6")},
+           "only at the least K the facts allow",
+           {{"M", 128}, {"N", 128}, {"K", 448}}},
+          {{fact("M <= 256"), waitOnlyIf("M != 256 or k != 1")},
+           "only at the facts' largest M",
+           {{"M", 256}, {"N", 128}, {"K", 128}}},
+          {{fact("M % 64 == 0"), waitOnlyIf("M % 128 != 64 or k != 1")},
+           "only at M % 128 == 64, facts M % 64 == 0",
+           {{"M", 64}, {"N", 128}, {"K", 128}}},
+          {{waitOnlyIf("k_tiles != 41 or k != 3")}, "only at k_tiles == 41", {{"M", 128}, {"N", 128}, {"K", 64 * 41}}},
+          {{fact("K % 128 == 64"), waitOnlyIf("k_tiles != 41 or k != 3")},
+           "only at k_tiles == 41, facts k_tiles odd",
+           {{"M", 128}, {"N", 128}, {"K", 64 * 41}}},
+          {{fact("lm.cdiv(K, 64) % 7 != 4"), waitOnlyIf("k_tiles % 7 != 3 or k != 2")},
+           "only at k_tiles % 7 == 3, facts exclude % 7 == 4",
+           {{"M", 128}, {"N", 128}, {"K", 192}}},
+          {{{arrive, "            if k_tiles % 6 != 5 or k != 0:\n                lm.arrive(empty, iter=k)\n"}},
+           "first release skipped at k_tiles % 6 == 5",
+           {{"M", 128}, {"N", 128}, {"K", 320}}},
+          {{fact("K <= 64 * 40"), waitOnlyIf("k != 37")},
+           "wait skipped at k = 37, facts k_tiles <= 40",
+           {{"M", 128}, {"N", 128}, {"K", 64 * 38}}},
+          {{fact("M % 128 == 0"), fact("M <= 512"), waitOnlyIf("M != 384 or k != 1")},
+           "only at M == 384, facts M in {128, 256, 384, 512} (proved value by value)",
+           {{"M", 384}, {"N", 128}, {"K", 128}}},
+          {{fact("M % 64 == 0"), waitOnlyIf("M != 64 * k_tiles or k != 2")},
+           "only at M == 64 * k_tiles",
+           {{"M", 192}, {"N", 128}, {"K", 192}}},
+      });
 }
 
 TEST(Sound34, SlowPassesReadAsTilesKeepTheirBugs) {
   const std::string base = corpusText("corpus/normalization/sm90_softmax_two_pass_ring.cake");
   const std::string fence2 =
       "            lm.copy(x, smem_x[n + k])\n            lm.fence_proxy()\n            lm.arrive(empty, iter=n + k)\n";
-  const std::string fence1 = "            lm.copy(x, smem_x[k])\n            lm.fence_proxy()\n            lm.arrive(empty, iter=k)\n";
+  const std::string fence1 =
+      "            lm.copy(x, smem_x[k])\n            lm.fence_proxy()\n            lm.arrive(empty, iter=k)\n";
   const std::string lapped = "3 * lm.cdiv(n, 3) + k";
-  attack(base, {{"V", 385}},
-         {
-             {{{fence2, "            lm.copy(x, smem_x[n + k])\n            lm.arrive(empty, iter=n + k)\n"}},
-              "pass 2 without its fence", {{"V", 385}}},
-             {{{fence1, "            lm.copy(x, smem_x[k])\n            lm.arrive(empty, iter=k)\n"},
-               {fence2, "            lm.copy(x, smem_x[n + k])\n            lm.arrive(empty, iter=n + k)\n"}},
-              "both passes without their fence", {{"V", 385}}},
-             {{{"            lm.fence_proxy()\n            lm.arrive(empty, iter=k)\n",
-                "            lm.fence_proxy()\n            if k + 1 < n:\n                lm.arrive(empty, iter=k)\n"}},
-              "pass 1's last release skipped", {{"V", 385}}},
-             {{{"            lm.wait(empty, iter=n + k - 3)\n", "            lm.wait(empty, iter=k - 3)\n"}},
-              "the producer's pass 2 waits for pass 1's releases", {{"V", 385}}},
-             {{{"            lm.wait(empty, iter=n + k - 3)\n", "            lm.wait(empty, iter=" + lapped + " - 3)\n"},
-               {"iter=n + k, barrier=full)", "iter=" + lapped + ", barrier=full)"},
-               {"            lm.wait(full, iter=n + k)\n", "            lm.wait(full, iter=" + lapped + ")\n"},
-               {"smem_x[n + k]", "smem_x[" + lapped + "]"},
-               {"lm.arrive(empty, iter=n + k)", "lm.arrive(empty, iter=" + lapped + ")"}},
-              "pass 2 from the next lap boundary (broken where n % 3 != 0)", {{"V", 512}}},
-             {{{"            lm.wait(full, iter=k)\n            lm.copy(x, smem_x[k])\n",
-                "            lm.copy(x, smem_x[k])\n            lm.wait(full, iter=k)\n"},
-               {"            lm.wait(full, iter=n + k)\n            lm.copy(x, smem_x[n + k])\n",
-                "            lm.copy(x, smem_x[n + k])\n            lm.wait(full, iter=n + k)\n"}},
-              "both passes read before their wait", {{"V", 385}}},
-         });
+  attack(
+      base, {{"V", 385}},
+      {
+          {{{fence2, "            lm.copy(x, smem_x[n + k])\n            lm.arrive(empty, iter=n + k)\n"}},
+           "pass 2 without its fence",
+           {{"V", 385}}},
+          {{{fence1, "            lm.copy(x, smem_x[k])\n            lm.arrive(empty, iter=k)\n"},
+            {fence2, "            lm.copy(x, smem_x[n + k])\n            lm.arrive(empty, iter=n + k)\n"}},
+           "both passes without their fence",
+           {{"V", 385}}},
+          {{{"            lm.fence_proxy()\n            lm.arrive(empty, iter=k)\n",
+             "            lm.fence_proxy()\n            if k + 1 < n:\n                lm.arrive(empty, iter=k)\n"}},
+           "pass 1's last release skipped",
+           {{"V", 385}}},
+          {{{"            lm.wait(empty, iter=n + k - 3)\n", "            lm.wait(empty, iter=k - 3)\n"}},
+           "the producer's pass 2 waits for pass 1's releases",
+           {{"V", 385}}},
+          {{{"            lm.wait(empty, iter=n + k - 3)\n", "            lm.wait(empty, iter=" + lapped + " - 3)\n"},
+            {"iter=n + k, barrier=full)", "iter=" + lapped + ", barrier=full)"},
+            {"            lm.wait(full, iter=n + k)\n", "            lm.wait(full, iter=" + lapped + ")\n"},
+            {"smem_x[n + k]", "smem_x[" + lapped + "]"},
+            {"lm.arrive(empty, iter=n + k)", "lm.arrive(empty, iter=" + lapped + ")"}},
+           "pass 2 from the next lap boundary (broken where n % 3 != 0)",
+           {{"V", 512}}},
+          {{{"            lm.wait(full, iter=k)\n            lm.copy(x, smem_x[k])\n",
+             "            lm.copy(x, smem_x[k])\n            lm.wait(full, iter=k)\n"},
+            {"            lm.wait(full, iter=n + k)\n            lm.copy(x, smem_x[n + k])\n",
+             "            lm.copy(x, smem_x[n + k])\n            lm.wait(full, iter=n + k)\n"}},
+           "both passes read before their wait",
+           {{"V", 385}}},
+      });
 }
 
 TEST(Sound34, SlowCopiesAfterARefusalKeepTheirBugs) {
@@ -253,11 +280,13 @@ TEST(Sound34, SlowCopiesAfterARefusalKeepTheirBugs) {
       replace(replace(split, "        lm.fill(acc, 0.0)\n", ""), "init=False)", "init=(k == k0))");
   s34::s34ExpectCaught({init_at_k0, "tmem3: init=(k == k0), no fill: an empty split copies an unwritten accumulator",
                         splitAt(init_at_k0, 64, 1, 8, 9)});
-  const std::string ring_k4 = replace(s34::ringAtK(split), "    lm.assume(kpc > 0)\n", "    lm.assume(kpc > 0)\n    lm.assume(kpc % 4 == 0)\n");
+  const std::string ring_k4 =
+      replace(s34::ringAtK(split), "    lm.assume(kpc > 0)\n", "    lm.assume(kpc > 0)\n    lm.assume(kpc % 4 == 0)\n");
   s34::s34ExpectCaught({ring_k4, "tmem3: the ring at the split's k, facts kpc % 4 == 0 (broken at odd laps)",
                         splitAt(ring_k4, 64 * 12, 4, 1, 2)});
-  const std::string first_wait = replace(split, "            lm.wait(full, iter=k - k0)\n",
-                                         "            if k > k0 or k0 == 0:\n                lm.wait(full, iter=k - k0)\n");
+  const std::string first_wait =
+      replace(split, "            lm.wait(full, iter=k - k0)\n",
+              "            if k > k0 or k0 == 0:\n                lm.wait(full, iter=k - k0)\n");
   s34::s34ExpectCaught({first_wait, "tmem3: the first wait skipped where the split starts past 0",
                         splitAt(first_wait, 64 * 4, 1, 1, 2)});
   // the block index as a parameter (bidx): the rounds kernel's first sync
@@ -266,15 +295,16 @@ TEST(Sound34, SlowCopiesAfterARefusalKeepTheirBugs) {
     auto mod = compile(text);
     return s34::s34Binding(mod.schedules.at(0), {}, 0, blk, grid);
   };
-  for (const auto& [guard, what, blk] : {std::tuple<const char*, const char*, int64_t>{
-                                             "if b % 3 != 2 or c > 0:", "bidx: round 0's sync skipped at blocks % 3 == 2", 2},
-                                         {"if (b + c) % 5 != 4:", "bidx: the sync skipped where b + c == 4 mod 5", 4},
-                                         {"if c != 6 or b < 9:", "bidx: round 6's sync skipped from block 9 on", 9}}) {
-    const std::string text = rounds(std::string(guard) + "\n                lm.sync(block)");
+  for (const auto& [guard, what, blk] :
+       {std::tuple<const char*, const char*, int64_t>{
+            "if b % 3 != 2 or c > 0:", "bidx: round 0's sync skipped at blocks % 3 == 2", 2},
+        {"if (b + c) % 5 != 4:", "bidx: the sync skipped where b + c == 4 mod 5", 4},
+        {"if c != 6 or b < 9:", "bidx: round 6's sync skipped from block 9 on", 9}}) {
+    const std::string text = blockRounds(std::string(guard) + "\n                lm.sync(block)");
     s34::s34ExpectCaught({text, what, roundsAt(text, blk, blk + 1)});
   }
-  const std::string release_late = replace(split, "            lm.wait(empty, iter=k - k0 - 4)\n",
-                                           "            lm.wait(empty, iter=k - 4)\n");
+  const std::string release_late =
+      replace(split, "            lm.wait(empty, iter=k - k0 - 4)\n", "            lm.wait(empty, iter=k - 4)\n");
   s34::s34ExpectCaught({release_late, "tmem3: the producer's wait at the split's k, its loads at k - k0",
                         splitAt(release_late, 64 * 12, 4, 1, 2)});
 }
@@ -282,33 +312,38 @@ TEST(Sound34, SlowCopiesAfterARefusalKeepTheirBugs) {
 // Guards the loops' ranges decide (dg3): DeepGEMM's tail stages.
 TEST(Sound34, SlowGuardsTheLoopsRangesDecideKeepTheirBugs) {
   const std::string consumer_guard = "if 2 * k + s < k_blocks:\n                        lm.mma";
-  attack(deepGemmTailStages(), {{"M", 128}, {"K", 256}},
-         {
-             {{{"lm.assume(K % 128 == 0)", "lm.assume(K % 64 == 0)"},
-               {consumer_guard, "if 2 * k + s < 2 * k_pairs:\n                        lm.mma"}},
-              "the consumer's guard over the pairs (taken by the ranges), K odd in blocks: a stage never loaded is read",
-              {{"M", 64}, {"K", 192}}},
-             {{{"                        lm.arrive(empty, iter=it)\n                        lm.binary",
-                "                        if (2 * k + s) % 4 != 3 or k_pairs < 2:\n"
-                "                            lm.arrive(empty, iter=it)\n                        lm.binary"}},
-              "the consumer's release skipped at stages % 4 == 3 once a tile has 2 pairs", {{"M", 64}, {"K", 512}}},
-         });
+  attack(
+      deepGemmTailStages(), {{"M", 128}, {"K", 256}},
+      {
+          {{{"lm.assume(K % 128 == 0)", "lm.assume(K % 64 == 0)"},
+            {consumer_guard, "if 2 * k + s < 2 * k_pairs:\n                        lm.mma"}},
+           "the consumer's guard over the pairs (taken by the ranges), K odd in blocks: a stage never loaded is read",
+           {{"M", 64}, {"K", 192}}},
+          {{{"                        lm.arrive(empty, iter=it)\n                        lm.binary",
+             "                        if (2 * k + s) % 4 != 3 or k_pairs < 2:\n"
+             "                            lm.arrive(empty, iter=it)\n                        lm.binary"}},
+           "the consumer's release skipped at stages % 4 == 3 once a tile has 2 pairs",
+           {{"M", 64}, {"K", 512}}},
+      });
 }
 
 TEST(Sound34, SlowNamedBarrierMovingWithTheRingKeepsItsBugs) {
-  attack(s34::kS34TileSync, {{"n_tiles", 2}, {"kb", 2}},
-         {
-             {{{"            lm.sync(cta)\n            lm.copy(ids[w], v)\n",
-                "            if t == 0 or kb % 2 == 0:\n                lm.sync(cta)\n            lm.copy(ids[w], v)\n"}},
-              "the table's sync skipped from tile 1 on where kb is odd", {{"n_tiles", 2}, {"kb", 1}}},
-             {{{"                lm.copy(xs[w], v)\n                lm.sync(cta)\n",
-                "                lm.copy(xs[w], v)\n                if k + 1 < kb or t + 1 == n_tiles:\n"
-                "                    lm.sync(cta)\n"}},
-              "the exchange's first sync skipped in the last K iteration but in the last tile",
-              {{"n_tiles", 2}, {"kb", 1}}},
-             {{{"                lm.sync(cta)\n                lm.copy(v, xs[1 - w])\n",
-                "                if (t * kb + k) % 3 != 2:\n                    lm.sync(cta)\n"
-                "                lm.copy(v, xs[1 - w])\n"}},
-              "the exchange's first sync skipped at ring index % 3 == 2", {{"n_tiles", 3}, {"kb", 1}}},
-         });
+  attack(
+      s34::kS34TileSync, {{"n_tiles", 2}, {"kb", 2}},
+      {
+          {{{"            lm.sync(cta)\n            lm.copy(ids[w], v)\n",
+             "            if t == 0 or kb % 2 == 0:\n                lm.sync(cta)\n            lm.copy(ids[w], v)\n"}},
+           "the table's sync skipped from tile 1 on where kb is odd",
+           {{"n_tiles", 2}, {"kb", 1}}},
+          {{{"                lm.copy(xs[w], v)\n                lm.sync(cta)\n",
+             "                lm.copy(xs[w], v)\n                if k + 1 < kb or t + 1 == n_tiles:\n"
+             "                    lm.sync(cta)\n"}},
+           "the exchange's first sync skipped in the last K iteration but in the last tile",
+           {{"n_tiles", 2}, {"kb", 1}}},
+          {{{"                lm.sync(cta)\n                lm.copy(v, xs[1 - w])\n",
+             "                if (t * kb + k) % 3 != 2:\n                    lm.sync(cta)\n"
+             "                lm.copy(v, xs[1 - w])\n"}},
+           "the exchange's first sync skipped at ring index % 3 == 2",
+           {{"n_tiles", 3}, {"kb", 1}}},
+      });
 }

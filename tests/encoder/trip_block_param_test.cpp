@@ -38,7 +38,7 @@ encoder::Outcome blockParamAt(const ir::Schedule& s, int64_t block, int64_t grid
 namespace tbp = trip_block_param_test;
 
 TEST(TripBlockParam, LoopBoundedByTheBlockIndexIsProved) {
-  auto mod = cake::testing::compile(cake::testing::rounds());
+  auto mod = cake::testing::compile(cake::testing::blockRounds());
   const ir::Schedule& s = mod.schedules.at(0);
   for (int64_t b = 0; b < 4; ++b) EXPECT_EQ(tbp::blockParamAt(s, b, 4), encoder::Outcome::Pass) << b;
   auto r = cake::testing::proveSchedule(s);
@@ -60,15 +60,18 @@ TEST(TripBlockParam, BrokenFormsAreNotProved) {
   };
   const Broken broken[] = {
       // the first barrier only where the block is not the grid's last
-      {cake::testing::rounds("if b + 1 < lm.grid_dim(0):\n                lm.sync(block)"), "last block skips a barrier", 1, 2},
+      {cake::testing::blockRounds("if b + 1 < lm.grid_dim(0):\n                lm.sync(block)"),
+       "last block skips a barrier", 1, 2},
       // ... only in the last round of blocks from 1 on
-      {cake::testing::rounds("if c < b or b == 0:\n                lm.sync(block)"), "last round of a later block skips it", 1, 2},
+      {cake::testing::blockRounds("if c < b or b == 0:\n                lm.sync(block)"),
+       "last round of a later block skips it", 1, 2},
       // the flush writes the sibling's row while the sibling writes it
-      {cake::testing::rounds("lm.sync(block)", "lm.copy(rows[2 - 2 * w + c % 2], v)"), "flush writes its sibling's row", 0, 1},
+      {cake::testing::blockRounds("lm.sync(block)", "lm.copy(rows[2 - 2 * w + c % 2], v)"),
+       "flush writes its sibling's row", 0, 1},
       // ... only in round 4: in blocks from 3 on (none the bounded check runs)
-      {cake::testing::rounds("if c != 4:\n                lm.sync(block)"), "round 4 skips a barrier", 4, 5},
+      {cake::testing::blockRounds("if c != 4:\n                lm.sync(block)"), "round 4 skips a barrier", 4, 5},
       // warp 1 runs one round fewer than its sibling's barriers need
-      {cake::testing::replace(cake::testing::rounds(), "lm.range(0, b + 1 + w)", "lm.range(0, b + 1 - w)"),
+      {cake::testing::replace(cake::testing::blockRounds(), "lm.range(0, b + 1 + w)", "lm.range(0, b + 1 - w)"),
        "the warps' rounds differ", 0, 1},
   };
   for (const auto& x : broken) {
@@ -101,7 +104,7 @@ TEST(TripBlockParam, CausalFlashAttentionIsProvedAndItsTwinIsNot) {
 // refuses: the verdict stays checked; session 32's test, on a schedule this
 // proof now proves).
 TEST(CheckedValues, BlockIndicesAreNamed) {
-  const std::string text = cake::testing::rounds() +
+  const std::string text = cake::testing::blockRounds() +
                            "        for g in lm.range(0, lm.grid_dim(0)):\n"
                            "            lm.copy(Y, v, coords=(g, 32 * w))\n";
   const checks::CheckResult r = cake::testing::pairs::checkText(text);
