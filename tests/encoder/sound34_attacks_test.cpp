@@ -266,6 +266,12 @@ TEST(Sound34, SlowPassesReadAsTilesKeepTheirBugs) {
              "            lm.copy(x, smem_x[n + k])\n            lm.wait(full, iter=n + k)\n"}},
            "both passes read before their wait",
            {{"V", 385}}},
+          // between the passes the consumer reads pass 1's last slot again,
+          // after its release: the producer's pass 2 refills it at k = 2
+          {{{"        lm.unary(l, l, op=\"recip\")\n",
+             "        lm.unary(l, l, op=\"recip\")\n        lm.copy(x, smem_x[n - 1])\n"}},
+           "the part between the passes reads pass 1's last slot after its release",
+           {{"V", 385}}},
       });
 }
 
