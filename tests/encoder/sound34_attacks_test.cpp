@@ -22,6 +22,7 @@
 #include "attack_util.h"
 #include "block_rounds.h"
 #include "split_k_range.h"
+#include "tile_sync.h"
 #include "two_stage_ring.h"
 
 using namespace cake;
@@ -108,32 +109,7 @@ std::pair<std::string, std::string> fact(const std::string& f) {
   return {kKFact, kKFact + "    lm.assume(" + f + ")\n"};
 }
 
-// kTileSync of trip_proof_test.cpp: two warps sync a named barrier at every
-// tile start and in every K iteration (its generation moves with the ring).
-const char* const kS34TileSync = R"(@cake.schedule(target="sm_80")
-def tile_sync(lm, X: LM.gmem, Out: LM.gmem, n_tiles: LM.i32, kb: LM.i32):
-    lm.assume(kb >= 1)
-    pool  = lm.smem(1024)
-    ids   = pool.view(offset=0, shape=(1, 32), dtype=lm.i32, stages=2)
-    xs    = pool.view(offset=256, shape=(1, 32), dtype=lm.i32, stages=2)
-    v     = lm.regs(shape=(1, 32), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        lm.fill(v, 1)
-        for t in lm.range(0, n_tiles):
-            lm.sync(cta)
-            lm.copy(ids[w], v)
-            lm.sync(cta)
-            for k in lm.range(0, kb):
-                lm.copy(xs[w], v)
-                lm.sync(cta)
-                lm.copy(v, xs[1 - w])
-                lm.sync(cta)
-            lm.copy(v, ids[1 - w])
-            lm.copy(Out, v, coords=(t, 32 * w))
-)";
+
 
 }  // namespace sound34_attacks_test
 
@@ -335,7 +311,7 @@ TEST(Sound34, SlowGuardsTheLoopsRangesDecideKeepTheirBugs) {
 
 TEST(Sound34, SlowNamedBarrierMovingWithTheRingKeepsItsBugs) {
   attack(
-      s34::kS34TileSync, {{"n_tiles", 2}, {"kb", 2}},
+      kTileSyncTwoWarps, {{"n_tiles", 2}, {"kb", 2}},
       {
           {{{"            lm.sync(cta)\n            lm.copy(ids[w], v)\n",
              "            if t == 0 or kb % 2 == 0:\n                lm.sync(cta)\n            lm.copy(ids[w], v)\n"}},
