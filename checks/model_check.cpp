@@ -120,13 +120,6 @@ struct StartGoal {
   std::string where;  // "file:line:col"
 };
 
-// Whether a block holds a loop (at any depth, in either branch of an if).
-bool containsLoop(const ir::Block& b) {
-  return std::any_of(b.begin(), b.end(), [](const Stmt& st) {
-    return st.kind == Stmt::Kind::For || (st.kind == Stmt::Kind::If && (containsLoop(st.body) || containsLoop(st.orelse)));
-  });
-}
-
 ExprPtr leafExpr(ExprKind k, int index) {
   auto e = std::make_shared<ir::Expr>();
   e->kind = k;
@@ -257,16 +250,21 @@ class GoalCollector {
         // variable's values, which ops read, as an operand does.
         if (st.lo && !affine(*st.lo)) operand(st.lo);
         const bool symbolic = (st.lo && dependsOnParams(*st.lo)) || (st.hi && dependsOnParams(*st.hi));
+        ExprPtr step = st.step ? st.step : ir::makeConst(1);
+        ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
+        // Every loop whose start a parameter, a block index or a grid size
+        // moves, at any depth and whatever its trip count reads (helper
+        // sound34: a split-K k loop around its MMA's K steps, and one of a
+        // constant split `lm.range(lm.block_idx(1) * 4, ...)`, ring indexed
+        // by k where k - k0 was meant, ran from k0 = 0 only and exited 0
+        // *checked*; the starts are placed by evaluation, so ping-pong's
+        // tail tiles, `lm.range(my_big + ..., my_tiles, 2)`, no longer cost
+        // the budget Z3 did).
+        if (st.lo && ir::exprUses(*st.lo, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim}))
+          starts.push_back({trip, st.lo, st.range.str()});
         if (symbolic) {
-          ExprPtr step = st.step ? st.step : ir::makeConst(1);
-          ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
           goals.push_back({trip, tripTargets(), true});
           symbolic_vars_[st.loop_var] = {goals.size() - 1, st.lo, step};
-          // (innermost loops only: a tile loop's start placed a lap in moves
-          // every tile's K loop with it, and ping-pong's tail tiles, `lm.range(my_big
-          // + ..., my_tiles, 2)`, then used up the bounded check's budget)
-          if (st.lo && ir::exprUses(*st.lo, {ExprKind::Param}) && !containsLoop(st.body))
-            starts.push_back({trip, st.lo, st.range.str()});
         } else if (auto values = constantLoopValues(st)) {
           constant_vars_[st.loop_var] = std::move(*values);
         }
@@ -1528,18 +1526,32 @@ class BindingSearch {
   // every pair (start L, trip count T) with L in {1, S-1, S, S+1} (inside
   // the first lap, at and past its end) and T in {1, S+1} (one iteration,
   // and a whole lap more), for the deepest ring S; a pair no binding gives
-  // is asked of Z3 with the parameters, block index and grid that the
-  // start and the trip count read free. A pair Z3 cannot settle is
-  // recorded in unplaced(), as a guard's flip is.
+  // is searched by evaluation (concreteStart). A pair it does not find is
+  // dropped, not recorded in unplaced(): most such pairs are impossible
+  // (start 1 with a split of 1 k-block cannot run S + 1 times), and Z3
+  // over the start's product took seconds per pair; a start reachable only
+  // by moving two parameters at once is a known gap (docs/z3.md "Soundness
+  // review, session 34").
+  // Where the start allows no S + 1 iterations (a split of fewer k-blocks,
+  // a constant trip count: `lm.range(3 * b, 3 * b + 3)` crosses a lap only
+  // at its second iteration), the most it allows below S + 1 stands for the
+  // lap (helper sound34).
   void placeStarts(const Binding& base, std::vector<Binding>& out) {
     const int64_t S = max_stages_;
     for (const StartGoal& g : starts_)
-      for (int64_t L : std::set<int64_t>{1, S - 1, S, S + 1})
-        for (int64_t T : {int64_t{1}, S + 1}) {
-          if (L < 1) continue;
-          if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return startsAt(g, b, L, T); })) continue;
-          if (auto b = concreteStart(g, base, L, T)) out.push_back(*b);
-        }
+      for (int64_t L : std::set<int64_t>{1, S - 1, S, S + 1}) {
+        if (L < 1) continue;
+        placeStart(g, base, L, 1, out);
+        for (int64_t T = S + 1; T >= 2; --T)
+          if (placeStart(g, base, L, T, out)) break;
+      }
+  }
+  // Whether a binding starts g at L and runs it T times (one found is added).
+  bool placeStart(const StartGoal& g, const Binding& base, int64_t L, int64_t T, std::vector<Binding>& out) {
+    if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return startsAt(g, b, L, T); })) return true;
+    auto b = concreteStart(g, base, L, T);
+    if (b) out.push_back(*b);
+    return b.has_value();
   }
   bool startsAt(const StartGoal& g, const Binding& b, int64_t L, int64_t T) const {
     auto lo = value(b, *g.lo), trip = value(b, *g.trip);
@@ -1547,9 +1559,9 @@ class BindingSearch {
   }
   // By evaluation only (Z3 over the start's product `lm.block_idx(1) * kpc`
   // took seconds per pair, most of them impossible ones): the start moved
-  // to L by a block index (0 .. 2S+2, the least grid that holds it) or by
-  // one parameter it reads, then the trip count to T by one parameter the
-  // start does not read.
+  // to L by a block index (0 .. 2S+2, the least grid that holds it), by a
+  // grid size it reads without the block index, or by one parameter it
+  // reads, then the trip count to T by one parameter the start does not read.
   std::optional<Binding> concreteStart(const StartGoal& g, const Binding& base, int64_t L, int64_t T) {
     std::vector<Binding> moved{base};
     for (int d = 0; d < 3; ++d)
@@ -1559,6 +1571,14 @@ class BindingSearch {
             Binding b = b0;
             b.block_idx[d] = v;
             b.grid_dim[d] = std::max<int64_t>(b.block_idx[d] + 1, dependsOnGridDim(*g.lo, d) ? b.grid_dim[d] : 0);
+            moved.push_back(b);
+          }
+      else if (dependsOnGridDim(*g.lo, d))  // (the grid alone: 1 .. 2S+3, the block kept inside it)
+        for (const Binding& b0 : std::vector<Binding>(moved))
+          for (int64_t v = 1; v <= 2 * max_stages_ + 3; ++v) {
+            Binding b = b0;
+            b.grid_dim[d] = v;
+            b.block_idx[d] = std::min(b.block_idx[d], v - 1);
             moved.push_back(b);
           }
     std::vector<Binding> at_start;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "attack_pair.h"
+#include "block_rounds.h"
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
@@ -23,42 +24,6 @@
 using namespace cake;
 
 namespace trip_block_param_test {
-
-// Two warps exchange a value per round through shared memory, a row pair per
-// warp used by round parity: warp w runs
-// lm.block_idx(0) + 1 + w rounds (a causal block's KV steps, one more for
-// the second warp), then the rounds that flush (`lm.range(b + 1 + w, b +
-// 2)`: one for warp 0, none for warp 1), which pass the barriers as a round
-// does and write the warp's own row for its sibling's last round.
-const std::string kRounds = R"(
-@cake.schedule(target="sm_80")
-def rounds(lm, X: LM.gmem, Y: LM.gmem):
-    smem  = lm.smem(512)
-    rows  = smem.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=4)
-    v     = lm.regs(shape=(1, 32), dtype=lm.f32)
-    pair  = lm.role(warps=[0, 1], group=1)
-    block = lm.named_barrier(roles=[pair])
-    with pair:
-        w = lm.instance()
-        b = lm.block_idx(0)
-        for c in lm.range(0, b + 1 + w):
-            lm.copy(v, X, coords=(c, 32 * w))
-            lm.copy(rows[2 * w + c % 2], v)
-            FIRST_SYNC
-            lm.copy(v, rows[2 - 2 * w + c % 2])
-            lm.copy(Y, v, coords=(c, 32 * w))
-            lm.sync(block)
-        for c in lm.range(b + 1 + w, b + 2):
-            FLUSH_WRITE
-            lm.sync(block)
-            lm.sync(block)
-)";
-
-std::string rounds(const std::string& first_sync = "lm.sync(block)",
-                   const std::string& flush_write = "lm.copy(rows[2 * w + c % 2], v)") {
-  std::string t = cake::testing::replace(kRounds, "FIRST_SYNC", first_sync);
-  return cake::testing::replace(t, "FLUSH_WRITE", flush_write);
-}
 
 // The bounded check's outcome for one block of a grid.
 encoder::Outcome blockParamAt(const ir::Schedule& s, int64_t block, int64_t grid) {
@@ -73,7 +38,7 @@ encoder::Outcome blockParamAt(const ir::Schedule& s, int64_t block, int64_t grid
 namespace tbp = trip_block_param_test;
 
 TEST(TripBlockParam, LoopBoundedByTheBlockIndexIsProved) {
-  auto mod = cake::testing::compile(tbp::rounds());
+  auto mod = cake::testing::compile(cake::testing::blockRounds());
   const ir::Schedule& s = mod.schedules.at(0);
   for (int64_t b = 0; b < 4; ++b) EXPECT_EQ(tbp::blockParamAt(s, b, 4), encoder::Outcome::Pass) << b;
   auto r = cake::testing::proveSchedule(s);
@@ -95,15 +60,18 @@ TEST(TripBlockParam, BrokenFormsAreNotProved) {
   };
   const Broken broken[] = {
       // the first barrier only where the block is not the grid's last
-      {tbp::rounds("if b + 1 < lm.grid_dim(0):\n                lm.sync(block)"), "last block skips a barrier", 1, 2},
+      {cake::testing::blockRounds("if b + 1 < lm.grid_dim(0):\n                lm.sync(block)"),
+       "last block skips a barrier", 1, 2},
       // ... only in the last round of blocks from 1 on
-      {tbp::rounds("if c < b or b == 0:\n                lm.sync(block)"), "last round of a later block skips it", 1, 2},
+      {cake::testing::blockRounds("if c < b or b == 0:\n                lm.sync(block)"),
+       "last round of a later block skips it", 1, 2},
       // the flush writes the sibling's row while the sibling writes it
-      {tbp::rounds("lm.sync(block)", "lm.copy(rows[2 - 2 * w + c % 2], v)"), "flush writes its sibling's row", 0, 1},
+      {cake::testing::blockRounds("lm.sync(block)", "lm.copy(rows[2 - 2 * w + c % 2], v)"),
+       "flush writes its sibling's row", 0, 1},
       // ... only in round 4: in blocks from 3 on (none the bounded check runs)
-      {tbp::rounds("if c != 4:\n                lm.sync(block)"), "round 4 skips a barrier", 4, 5},
+      {cake::testing::blockRounds("if c != 4:\n                lm.sync(block)"), "round 4 skips a barrier", 4, 5},
       // warp 1 runs one round fewer than its sibling's barriers need
-      {cake::testing::replace(tbp::rounds(), "lm.range(0, b + 1 + w)", "lm.range(0, b + 1 - w)"),
+      {cake::testing::replace(cake::testing::blockRounds(), "lm.range(0, b + 1 + w)", "lm.range(0, b + 1 - w)"),
        "the warps' rounds differ", 0, 1},
   };
   for (const auto& x : broken) {
@@ -136,7 +104,7 @@ TEST(TripBlockParam, CausalFlashAttentionIsProvedAndItsTwinIsNot) {
 // refuses: the verdict stays checked; session 32's test, on a schedule this
 // proof now proves).
 TEST(CheckedValues, BlockIndicesAreNamed) {
-  const std::string text = tbp::rounds() +
+  const std::string text = cake::testing::blockRounds() +
                            "        for g in lm.range(0, lm.grid_dim(0)):\n"
                            "            lm.copy(Y, v, coords=(g, 32 * w))\n";
   const checks::CheckResult r = cake::testing::pairs::checkText(text);

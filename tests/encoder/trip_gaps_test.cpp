@@ -19,6 +19,7 @@
 #include "encoder/trip_proof.h"
 #include "encoder/trip_sizes.h"
 #include "test_util.h"
+#include "tile_sync.h"
 
 using namespace cake;
 
@@ -1530,30 +1531,7 @@ TEST(TripProofGaps, NamedBarrierBeforeAndInTheKLoopIsProved) {
   for (const auto& [from, to] : bugs) expectBrokenNotProved(replace(good, from, to), brokenSomewhere, to);
   // docs/known-limits.md's reproducer (two one-warp instances), and it
   // without the sync before the table's write (the last tile's reads race it)
-  const std::string small = R"(@cake.schedule(target="sm_80")
-def tile_sync(lm, X: LM.gmem, Out: LM.gmem, n_tiles: LM.i32, kb: LM.i32):
-    lm.assume(kb >= 1)
-    pool  = lm.smem(1024)
-    ids   = pool.view(offset=0, shape=(1, 32), dtype=lm.i32, stages=2)
-    xs    = pool.view(offset=256, shape=(1, 32), dtype=lm.i32, stages=2)
-    v     = lm.regs(shape=(1, 32), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        lm.fill(v, 1)
-        for t in lm.range(0, n_tiles):
-            lm.sync(cta)
-            lm.copy(ids[w], v)
-            lm.sync(cta)
-            for k in lm.range(0, kb):
-                lm.copy(xs[w], v)
-                lm.sync(cta)
-                lm.copy(v, xs[1 - w])
-                lm.sync(cta)
-            lm.copy(v, ids[1 - w])
-            lm.copy(Out, v, coords=(t, 32 * w))
-)";
+  const std::string small = cake::testing::kTileSyncTwoWarps;
   auto sm = cake::testing::compile(small);
   ASSERT_FALSE(sm.schedules.empty());
   ASSERT_FALSE(brokenSomewhere(sm.schedules[0]));

@@ -25,29 +25,9 @@ using namespace cake;
 
 namespace trip_loop_guard_test {
 
-// two_stage_ring.h's twoStageRing, K a multiple of 128 (the case r = 0
-// alone), and DeepGEMM's tail stages: a stage past the k blocks loads
-// nothing (the producer arrives without bytes) and the consumer releases
-// it without an MMA.
-std::string tailStages() {
-  const std::string text = cake::testing::twoStageRing(R"(                    if 2 * k + s < k_blocks:
-                        smem_a.tma_load(A, coords=(t * 64, (2 * k + s) * 64), iter=it, barrier=full)
-                        smem_b.tma_load(B, coords=(0, (2 * k + s) * 64), iter=it, barrier=full)
-                    else:
-                        lm.arrive(full, iter=it)
-)",
-                                                       "            lm.fill(out, 0.0)\n", R"(                    if 2 * k + s < k_blocks:
-                        lm.mma(acc, smem_a[it], smem_b[it], init=True)
-                        lm.mma_commit()
-                        lm.mma_wait(pending=0)
-                        lm.arrive(empty, iter=it)
-                        lm.binary(out, out, acc, op="add")
-                    else:
-                        lm.arrive(empty, iter=it)
-)");
-  return cake::testing::replace(text, "    lm.assume(K > 0)\n", "    lm.assume(K > 0)\n    lm.assume(K % 128 == 0)\n");
-}
-
+// (two_stage_ring.h's deepGemmTailStages: K a multiple of 128, the case r
+// = 0 alone; a stage past the k blocks loads nothing, the producer arrives
+// without bytes, and the consumer releases it without an MMA.)
 // The explicit engine at `tiles` tiles of K = 128 * pairs.
 encoder::Outcome tailAt(const ir::Schedule& x, int64_t tiles, int64_t pairs) {
   return cake::testing::ringAt(x, tiles, 128 * pairs);
@@ -81,7 +61,7 @@ def loop_guards(lm, n: LM.i32):
 namespace tlg = trip_loop_guard_test;
 
 TEST(TripLoopGuard, TautologyUnderTheLoopsRangesIsTaken) {
-  auto mod = cake::testing::compile(tlg::tailStages());
+  auto mod = cake::testing::compile(cake::testing::deepGemmTailStages());
   const ir::Schedule& s = mod.schedules.at(0);
   cake::testing::expectCleanAt(s, {1, 2, 3}, {128, 256, 384});
   auto r = cake::testing::proveSchedule(s, 128);
@@ -121,8 +101,8 @@ TEST(TripLoopGuard, GuardsTheRangesLeaveOpenAreNotProved) {
        "the producer's stage loop one stage long", 1, 2},
   };
   for (const Broken& b : broken) {
-    const std::string text = cake::testing::replace(tlg::tailStages(), b.from, b.to);
-    ASSERT_NE(text, tlg::tailStages()) << b.what;
+    const std::string text = cake::testing::replace(cake::testing::deepGemmTailStages(), b.from, b.to);
+    ASSERT_NE(text, cake::testing::deepGemmTailStages()) << b.what;
     auto mod = cake::testing::compile(text);
     const ir::Schedule& x = mod.schedules.at(0);
     EXPECT_EQ(tlg::tailAt(x, b.tiles, b.pairs), encoder::Outcome::Violation) << b.what;

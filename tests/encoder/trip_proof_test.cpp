@@ -18,6 +18,7 @@
 #include "encoder/trip_proof.h"
 #include "ir/frontend.h"
 #include "test_util.h"
+#include "tile_sync.h"
 
 using namespace cake;
 using cake::testing::kRingEnd;
@@ -952,30 +953,7 @@ TEST(TripProof, ViewOverTheRingWrittenPerTileIsProved) {
 // tile loop before the K loop of warps[0] moves with the ring period".
 namespace {
 
-const char* kTileSync = R"(@cake.schedule(target="sm_80")
-def tile_sync(lm, X: LM.gmem, Out: LM.gmem, n_tiles: LM.i32, kb: LM.i32):
-    lm.assume(kb >= 1)
-    pool  = lm.smem(1024)
-    ids   = pool.view(offset=0, shape=(1, 32), dtype=lm.i32, stages=2)
-    xs    = pool.view(offset=256, shape=(1, 32), dtype=lm.i32, stages=2)
-    v     = lm.regs(shape=(1, 32), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        lm.fill(v, 1)
-        for t in lm.range(0, n_tiles):
-            lm.sync(cta)
-            lm.copy(ids[w], v)
-            lm.sync(cta)
-            for k in lm.range(0, kb):
-                lm.copy(xs[w], v)
-                lm.sync(cta)
-                lm.copy(v, xs[1 - w])
-                lm.sync(cta)
-            lm.copy(v, ids[1 - w])
-            lm.copy(Out, v, coords=(t, 32 * w))
-)";
+const char* kTileSync = cake::testing::kTileSyncTwoWarps;
 
 encoder::Outcome tileSyncAt(const ir::Schedule& x, int64_t tiles, int64_t kb) {
   auto sys = cake::testing::build(x, cake::testing::bind(x, {{"n_tiles", tiles}, {"kb", kb}}));

@@ -49,4 +49,27 @@ inline void expectCleanAt(const ir::Schedule& x, std::initializer_list<int64_t> 
     for (int64_t k : ks) EXPECT_EQ(ringAt(x, t, k), encoder::Outcome::Pass) << t << " tiles, K = " << k;
 }
 
+// DeepGEMM's tail stages on the two-stage ring with lm.assume(K % 128 ==
+// 0) (trip_loop_guard_test.cpp; docs/z3.md "Guards the loops' ranges
+// decide"): the producer loads only `if 2 * k + s < k_blocks` (else arrives
+// with no bytes), the consumer runs its MMA and release under the same guard.
+inline std::string deepGemmTailStages() {
+  const std::string text = twoStageRing(R"(                    if 2 * k + s < k_blocks:
+                        smem_a.tma_load(A, coords=(t * 64, (2 * k + s) * 64), iter=it, barrier=full)
+                        smem_b.tma_load(B, coords=(0, (2 * k + s) * 64), iter=it, barrier=full)
+                    else:
+                        lm.arrive(full, iter=it)
+)",
+                                        "            lm.fill(out, 0.0)\n", R"(                    if 2 * k + s < k_blocks:
+                        lm.mma(acc, smem_a[it], smem_b[it], init=True)
+                        lm.mma_commit()
+                        lm.mma_wait(pending=0)
+                        lm.arrive(empty, iter=it)
+                        lm.binary(out, out, acc, op="add")
+                    else:
+                        lm.arrive(empty, iter=it)
+)");
+  return replace(text, "    lm.assume(K > 0)\n", "    lm.assume(K > 0)\n    lm.assume(K % 128 == 0)\n");
+}
+
 }  // namespace cake::testing
