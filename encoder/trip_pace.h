@@ -47,8 +47,10 @@ class Pacer {
   // with the access q's last step left current (the simulator's race
   // checks see it until q's next step), conflict with no access any other
   // agent may still make: the other processes' instructions from their pcs
-  // on (every exit path and the whole loop once in it), their current
-  // accesses, and every async access in flight. Empty when nothing is held.
+  // on (every exit path and the whole loop once in it; with `alone`, only up
+  // to their first wait on a barrier they cannot pass without q: othersOf),
+  // their current accesses, and every async access in flight. Empty when
+  // nothing is held.
   std::vector<char> heldBack(const sim::State& s, const sim::Async& a, const std::vector<Step>& steps,
                              const std::vector<char>& unsure) const;
 
