@@ -21,6 +21,13 @@ void Pacer::orInto(Foot& into, const Foot& from) {
   }
 }
 
+void Pacer::andInto(Foot& into, const Foot& from) {
+  for (size_t i = 0; i < into.r.size(); ++i) {
+    into.r[i] &= from.r[i];
+    into.w[i] &= from.w[i];
+  }
+}
+
 // Two footprints conflict where one writes an atom the other reads or
 // writes (reads commute: a generic read only sets its own process's mark).
 bool Pacer::conflict(const Foot& a, const Foot& b) {
@@ -38,7 +45,8 @@ void Pacer::addAccesses(Foot& f, int p, int pc) const {
   }
 }
 
-Pacer::Pacer(const sim::Model& m, std::vector<Loop> loops) : m_(m), loops_(std::move(loops)) {
+Pacer::Pacer(const sim::Model& m, std::vector<Loop> loops, bool alone)
+    : m_(m), loops_(std::move(loops)), alone_(alone) {
   if (m.sys.ctas > 1 || m.P < 2 || m.P > 30 || static_cast<int>(loops_.size()) != m.P) return;
   if (std::none_of(loops_.begin(), loops_.end(), [](const Loop& l) { return l.begin < l.end; })) return;
   words_ = (static_cast<size_t>(m.atoms) + 63) / 64;
@@ -99,9 +107,97 @@ Pacer::Pacer(const sim::Model& m, std::vector<Loop> loops) : m_(m), loops_(std::
     }
     if (feet_.size() * words_ * 2 > kMaxWords) return;
   }
+  precomputeCuts(empty, intern);
+  if (feet_.size() * words_ * 2 > kMaxWords) return;
   active_ = true;
   others_ = empty;
   mine_ = empty;
+  cut_foot_ = empty;
+}
+
+// cut_ (trip_pace.h). Backwards as future_: a wait on b ends what follows
+// it; an lm.sync arrival on b before it makes that wait one the arriving
+// process cannot pass while b's generation stands (it waits for that
+// generation); a wait reached with no such arrival first, or a loop that
+// touches b, leaves the arrivals unbounded (nothing is cut at b then).
+void Pacer::precomputeCuts(const Foot& empty, const std::function<int(const Foot&)>& intern) {
+  cut_.assign(static_cast<size_t>(m_.N), std::vector<std::vector<Cut>>(static_cast<size_t>(m_.P)));
+  for (int b = 0; b < m_.N; ++b)
+    for (int p = 0; p < m_.P; ++p) {
+      const int n = m_.programSize(p);
+      const Loop& l = loops_[p];
+      auto on = [&](int pc, InstrKind k) { return m_.instr(p, pc).named == b && m_.instr(p, pc).kind == k; };
+      auto arrives = [&](int pc) {
+        return on(pc, InstrKind::SyncArrive) || on(pc, InstrKind::BarArrive) ? m_.sys.procs[p].warps : 0;
+      };
+      bool loop_touches = false;
+      for (int pc = l.begin; pc < l.end; ++pc) loop_touches |= m_.instr(p, pc).named == b;
+      std::vector<Foot> upto(static_cast<size_t>(n), empty);
+      std::vector<int32_t> raw(static_cast<size_t>(n), 0);
+      std::vector<char> unguarded(static_cast<size_t>(n), 0);
+      auto& cuts = cut_[b][p];
+      cuts.assign(static_cast<size_t>(n), Cut{});
+      for (int pc = n - 1; pc >= 0; --pc) {
+        if (l.begin < l.end && pc >= l.begin && pc < l.end) {
+          if (pc == l.end - 1) {  // the loop's pcs share one value (as future_)
+            Foot f = empty;
+            for (int lpc = l.begin; lpc < l.end; ++lpc) orInto(f, feet_[own_[p][lpc]]);
+            int32_t most = 0;
+            bool open = loop_touches;
+            for (int e : l.exit_starts) {
+              if (e >= n) continue;
+              if (e < l.end) {  // (not the layout trip_pace.h describes: nothing cut)
+                open = true;
+                continue;
+              }
+              orInto(f, upto[e]);
+              most = std::max(most, raw[e]);
+              open |= unguarded[e] != 0;
+            }
+            upto[pc] = f;
+            raw[pc] = open ? kUnbounded : most;
+            unguarded[pc] = open;
+          } else {
+            upto[pc] = upto[l.end - 1];
+            raw[pc] = raw[l.end - 1];
+            unguarded[pc] = unguarded[l.end - 1];
+          }
+        } else if (on(pc, InstrKind::SyncWait)) {
+          unguarded[pc] = 1;  // from an earlier pc with no arrival between
+        } else {
+          const int nx = m_.nextPc(p, pc);
+          Foot f = nx < n ? upto[nx] : empty;
+          orInto(f, feet_[own_[p][pc]]);
+          upto[pc] = f;
+          raw[pc] = std::min(kUnbounded, arrives(pc) + (nx < n ? raw[nx] : 0));
+          unguarded[pc] = !on(pc, InstrKind::SyncArrive) && nx < n && unguarded[nx];
+        }
+        cuts[pc] = {intern(upto[pc]), unguarded[pc] ? kUnbounded : raw[pc]};
+      }
+    }
+}
+
+// The warps p may still arrive with on b before its first wait on b that
+// b's current generation holds (kUnbounded: none such is certain).
+int32_t Pacer::arrivalsBefore(const sim::State& s, int b, int p, int pc) const {
+  if (pc >= m_.programSize(p)) return 0;
+  const Instr& in = m_.instr(p, pc);
+  if (in.kind == InstrKind::SyncWait && in.named == b)
+    return s.v[m_.off_named + 2 * b] > s.v[m_.off_sgen + p] ? kUnbounded : 0;
+  return cut_[b][p][pc].arrivals;
+}
+
+std::vector<char> Pacer::blockedWithout(const sim::State& s, int q) const {
+  std::vector<char> blocked(static_cast<size_t>(m_.N), 0);
+  for (int b = 0; b < m_.N; ++b) {
+    const int expected = m_.sys.named[b].expected_warps;
+    if (expected <= 0) continue;
+    int64_t total = s.v[m_.off_named + 2 * b + 1];
+    for (int r = 0; r < m_.P && total < expected; ++r)
+      if (r != q) total += arrivalsBefore(s, b, r, sim::pcOf(m_, s, r));
+    blocked[b] = total < expected;
+  }
+  return blocked;
 }
 
 std::optional<int64_t> Pacer::progress(int p, int pc) const {
@@ -121,13 +217,21 @@ bool Pacer::freeStep(const sim::State& s, int p, int pc) const {
 // What every agent but q may still access in s: the other processes'
 // instructions from their pcs on and their current accesses, and every async
 // access in flight (into others_).
-void Pacer::othersOf(const sim::State& s, const sim::Async& a, int q) const {
+void Pacer::othersOf(const sim::State& s, const sim::Async& a, int q, bool cut) const {
   std::fill(others_.r.begin(), others_.r.end(), 0);
   std::fill(others_.w.begin(), others_.w.end(), 0);
+  const std::vector<char> blocked = cut ? blockedWithout(s, q) : std::vector<char>(static_cast<size_t>(m_.N), 0);
   for (int r = 0; r < m_.P; ++r) {
     if (r == q) continue;
     const int rpc = sim::pcOf(m_, s, r);
-    if (rpc < m_.programSize(r)) orInto(others_, feet_[future_[r][rpc]]);
+    if (rpc < m_.programSize(r)) {
+      // a wait b holds ends what r can do before q's next step (each cut
+      // is a prefix of r's future: their intersection holds that prefix)
+      cut_foot_ = feet_[future_[r][rpc]];
+      for (int b = 0; b < m_.N; ++b)
+        if (blocked[b]) andInto(cut_foot_, feet_[cut_[b][r][rpc].foot]);
+      orInto(others_, cut_foot_);
+    }
     addCurrent(others_, r, rpc);
   }
   for (const sim::Load& l : a.loads) orInto(others_, feet_[own_[l.proc][l.pc]]);
@@ -135,6 +239,43 @@ void Pacer::othersOf(const sim::State& s, const sim::Async& a, int q) const {
     for (int k = 0; k < sim::kGroupKinds; ++k)
       for (const sim::Group& g : a.of(r, k))
         for (int32_t gpc : g.pcs) orInto(others_, feet_[own_[r][gpc]]);
+}
+
+bool Pacer::commutes(const sim::State& s, const sim::Async& a, int q, int pc) const {
+  mine_ = feet_[own_[q][pc]];
+  addCurrent(mine_, q, pc);
+  othersOf(s, a, q, alone_);
+  return !conflict(mine_, others_);
+}
+
+std::optional<size_t> Pacer::aloneStep(const sim::State& s, const sim::Async& a, const std::vector<Step>& steps,
+                                       const std::vector<char>& unsure) const {
+  if (!active_ || !alone_) return std::nullopt;
+  ++calls_;
+  // each process's iteration (one before the first before its loop);
+  // nullopt after its loop or with none (a finite rest: never held)
+  std::vector<std::optional<int64_t>> level(static_cast<size_t>(m_.P));
+  std::optional<int64_t> lowest;
+  for (int p = 0; p < m_.P; ++p) {
+    const auto at = progress(p, sim::pcOf(m_, s, p));
+    if (!at) continue;
+    level[p] = *at == kBefore ? loops_[p].iter.front() - 1 : *at;
+    lowest = lowest ? std::min(*lowest, *level[p]) : *level[p];
+  }
+  std::optional<size_t> best;
+  int64_t best_key = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& st = steps[i];
+    const int q = st.proc;
+    if (st.kind != Step::Kind::Exec || unsure[q]) continue;
+    if (level[q] && *level[q] > *lowest + kSlack) continue;  // keeps the drift bounded
+    const int64_t key = level[q] ? *level[q] : INT64_MAX;
+    if (best && key >= best_key) continue;
+    if (!freeStep(s, q, st.pc) || !commutes(s, a, q, st.pc)) continue;
+    best = i;
+    best_key = key;
+  }
+  return best;
 }
 
 // The synchronous access p's last step left current at pc (the
@@ -178,10 +319,7 @@ std::vector<char> Pacer::heldBack(const sim::State& s, const sim::Async& a, cons
   for (int q = 0; q < m_.P; ++q) {
     const int pc = sim::pcOf(m_, s, q);
     if (!at[q] || *at[q] >= ahead || (least && *at[q] >= *least) || unsure[q] || !freeStep(s, q, pc)) continue;
-    mine_ = feet_[own_[q][pc]];
-    addCurrent(mine_, q, pc);
-    othersOf(s, a, q);
-    if (!conflict(mine_, others_)) least = at[q];
+    if (commutes(s, a, q, pc)) least = at[q];
   }
   if (least && holdIf([&](int p) { return *at[p] > *least + kSlack; })) return held;
   // (2) Free tails ahead: a process whose every remaining step is a
@@ -197,7 +335,7 @@ std::vector<char> Pacer::heldBack(const sim::State& s, const sim::Async& a, cons
     if (!at[p] || *at[p] == kBefore || *at[p] <= behind + kSlack || !free_tail_[p][pc]) continue;
     mine_ = feet_[future_[p][pc]];
     addCurrent(mine_, p, pc);
-    othersOf(s, a, p);
+    othersOf(s, a, p, false);
     tail_ahead[p] = !conflict(mine_, others_);
   }
   if (holdIf([&](int p) { return tail_ahead[p] != 0; })) return held;

@@ -1782,8 +1782,9 @@ class LapExplorer {
         loops[p].begin = sh.headOf(sh.lo);
         loops[p].end = sh.loopEnd();
         loops[p].iter.assign(sh.iter_of.begin() + loops[p].begin, sh.iter_of.begin() + loops[p].end);
+        loops[p].exit_starts = layout_.exit_starts[p];
       }
-      pacer_.emplace(m_, std::move(loops));
+      pacer_.emplace(m_, std::move(loops), opts_.pace_alone);
     }
     // (the cycle proviso checked on the explored graph: clusters, one CTA
     // (checked_proviso), and the pacer's held-back states, where "fresh
@@ -2060,6 +2061,12 @@ class LapExplorer {
     if (pacer_ && pacer_->active() && !force_full) {
       std::vector<char> unsure(static_cast<size_t>(m_.P), 0);
       for (const auto& e : exits) unsure[e.first] = 1;
+      // a free step alone (a persistent set; the same proviso)
+      if (auto i = pacer_->aloneStep(s, a, steps, unsure)) {
+        fresh(follow(steps[*i]));
+        record.reduced();
+        return;
+      }
       const std::vector<char> held = pacer_->heldBack(s, a, steps, unsure);
       if (!held.empty()) {
         for (size_t i = 0; i < steps.size(); ++i)

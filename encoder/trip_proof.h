@@ -77,6 +77,11 @@ struct TripProofOptions {
   // barrier paces"): the loop steps of processes ahead of a free one behind
   // them are held back; false explores them (tests compare the two).
   bool pace_free_loops = true;
+  // With the pacer on: a free step (what the others may still access cut at
+  // the barriers they cannot pass without its process) explored alone, and
+  // rule 1 with those cut footprints (docs/z3.md "The pacer's free step
+  // alone"); off: the pacer of session 22 (tests compare the two).
+  bool pace_alone = true;
   // Persistent kernels: K trip counts below this are explored one by one
   // (every tile of that length), the rest in one exploration whose tiles
   // each run at least this many iterations (docs/z3.md "Short tiles one by

@@ -25,7 +25,7 @@ namespace {
 // below the trip count's bound (docs/z3.md, session 23), which find the
 // pacer's order by themselves in these schedules; off, the reduction as the
 // pacer met it.
-encoder::ModelCheckResult paceProve(const ir::Schedule& s, bool pace = true, bool lap23 = true) {
+encoder::ModelCheckResult paceProve(const ir::Schedule& s, bool pace = true, bool lap23 = true, bool alone = true) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
   encoder::TripProofOptions o;
@@ -33,6 +33,7 @@ encoder::ModelCheckResult paceProve(const ir::Schedule& s, bool pace = true, boo
   o.rlimit = cake::testing::kQueryRlimit;
   o.work = 3'000'000'000;
   o.pace_free_loops = pace;
+  o.pace_alone = alone;
   o.checked_proviso = o.exits_from_bound = lap23;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
@@ -89,6 +90,38 @@ const char* paceVerdict(const encoder::ModelCheckResult& r) {
   return r.outcome == encoder::Outcome::Proved ? "proved" : r.outcome == encoder::Outcome::Violation ? "violation" : "unknown";
 }
 
+struct PaceBug {
+  std::string what, text;
+  bool met = true;  // the proof's exploration meets the violation (else it refuses the schedule)
+};
+
+// Each bug is found by the bounded check at one of the bindings `at` gives
+// for `ns`, and is not proved: the proof's exploration meets its violation
+// where `met` (a reduction that left the violating runs out would end in a
+// proof or the work budget); with `session22`, not proved by the pacer of
+// session 22 either (TripProofOptions::pace_alone off).
+void expectPaceBugsNotProved(const std::vector<PaceBug>& bugs, const std::vector<int64_t>& ns,
+                             const std::function<encoder::Binding(const ir::Schedule&, int64_t)>& at, bool session22) {
+  for (const PaceBug& b : bugs) {
+    auto m = cake::testing::compile(b.text);
+    ASSERT_FALSE(m.schedules.empty()) << b.what;
+    const ir::Schedule& s = m.schedules[0];
+    bool broken = false;
+    for (int64_t n : ns) broken |= cake::testing::violatedAt(s, at(s, n));
+    EXPECT_TRUE(broken) << b.what;
+    auto r = paceProve(s);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+    if (b.met) EXPECT_EQ(r.outcome, encoder::Outcome::Violation) << b.what << ": " << r.detail;
+    std::string line = b.what + ": " + paceVerdict(r) + " (" + r.detail.substr(0, 120) + ")";
+    if (session22) {
+      auto before = paceProve(s, true, true, false);
+      EXPECT_NE(before.outcome, encoder::Outcome::Proved) << b.what << " (session 22's pacer): " << before.engine;
+      line += std::string("; session 22's pacer ") + paceVerdict(before);
+    }
+    std::cout << line << "\n";
+  }
+}
+
 }  // namespace
 
 TEST(TripPace, LoopsNoBarrierPacesAreProved) {
@@ -130,10 +163,7 @@ TEST(TripPace, BrokenFreeLoopsAreNotProved) {
                                   "    own   = pool.view(offset=256, shape=(1, 64), dtype=lm.i32, stages=4)\n"
                                   "    v     = lm.regs(");
   const std::string store = "            lm.copy(Out, v, coords=(k, 64 * w))\n";
-  struct Bug {
-    std::string what, text;
-  };
-  const std::vector<Bug> bugs = {
+  const std::vector<PaceBug> bugs = {
       // the corpus twin: no barrier between the prefix stores and the loop's reads
       {"sglang twin",
        cake::testing::corpusText("corpus/bugs/sync.race/sglang_moe_align_prefix_search_before_barrier.cake")},
@@ -150,18 +180,120 @@ TEST(TripPace, BrokenFreeLoopsAreNotProved) {
       // the ring's producer does not wait for its slot to be released
       {"ring without the empty wait", replace(kPaceRingAndReader, "            lm.wait(empty, iter=r - 2)\n", "")},
   };
-  for (const Bug& b : bugs) {
-    auto m = cake::testing::compile(b.text);
-    ASSERT_FALSE(m.schedules.empty()) << b.what;
+  expectPaceBugsNotProved(
+      bugs, {1, 2, 3, 5},
+      [](const ir::Schedule& s, int64_t n) { return cake::testing::bind(s, {{"n", n}, {"K", n}, {"n_blocks", 128 * n}}); },
+      false);
+}
+
+namespace {
+
+// docs/z3.md "The pacer's free step alone" (session 34): Apex's LayerNorm
+// backward partial gradients (the corpus file's first kernel), where each
+// warp adds into its own rows in a loop no barrier paces and the block's
+// lm.sync rounds after it read other warps' rows.
+const char* kLayerNormFile = "corpus/normalization/sm80_layernorm_bwd_gamma_two_stage.cake";
+
+std::string layerNormPartGrad() {
+  const std::string text = cake::testing::corpusText(kLayerNormFile);
+  return text.substr(0, text.find("\n\n@cake.schedule(target=\"sm_80\")\ndef layernorm_bwd_grad_gamma")) + "\n";
+}
+
+// `what` replaced by `with` once (the test fails where `what` is missing)
+std::string layerNormTwin(const std::string& what, const std::string& with) {
+  const std::string good = layerNormPartGrad();
+  const size_t at = good.find(what);
+  EXPECT_NE(at, std::string::npos) << what;
+  if (at == std::string::npos) return good;
+  return good.substr(0, at) + with + good.substr(at + what.size());
+}
+
+// docs/known-limits.md's reproducer followed by an lm.sync and a rewrite
+// of the table by instance 0: correct (the rewrite waits for every
+// reader's arrival), and what the session-22 pacer left (a reader's step
+// conflicts with the rewrite, which it took for a step instance 0 may
+// still take before the reader's next one).
+std::string paceTableRewrittenAfterBarrier() {
+  return paceFreeLoop(4) + "        lm.sync(cta)\n        if w == 0:\n            lm.copy(tab[0], v)\n";
+}
+
+}  // namespace
+
+// Proved with the free step alone and the footprints cut at the barriers
+// (the pacer of session 22 alone runs into the work budget: a warp whose
+// rows another reads after the block's barriers was never free, and where
+// the pacer held a warp back the others interleaved fully).
+TEST(TripPace, ConflictsPastABarrierTheFreeWarpMustReachAreProved) {
+  struct Case {
+    std::string what, text;
+  };
+  const std::vector<Case> cases = {{"layernorm partial gradients", layerNormPartGrad()},
+                                   {"table rewritten after a barrier", paceTableRewrittenAfterBarrier()}};
+  for (const Case& c : cases) {
+    auto m = cake::testing::compile(c.text);
+    ASSERT_FALSE(m.schedules.empty()) << c.what;
     const ir::Schedule& s = m.schedules[0];
-    bool broken = false;
-    for (int64_t n : {1, 2, 3, 5})
-      broken |= cake::testing::violatedAt(s, {{"n", n}, {"K", n}, {"n_blocks", 128 * n}});
-    EXPECT_TRUE(broken) << b.what;
+    for (int64_t n : {1, 2, 3})
+      EXPECT_FALSE(cake::testing::violatedAt(s, {{"rows_per_part", 16 * n}, {"K", n}})) << c.what << " " << n;
     auto r = paceProve(s);
-    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
-    std::cout << b.what << ": " << paceVerdict(r) << " (" << r.detail.substr(0, 120) << ")\n";
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << c.what << ": " << r.engine << r.detail;
+    auto before = paceProve(s, true, true, false);
+    EXPECT_NE(before.outcome, encoder::Outcome::Proved) << c.what << " (session 22's pacer): " << before.engine;
+    std::cout << c.what << ": " << paceVerdict(r) << " (" << r.engine.substr(0, 160) << "); session 22's pacer "
+              << paceVerdict(before) << " (" << before.detail.substr(0, 120) << ")\n";
   }
+}
+
+// Broken twins whose race or deadlock lies in the interleavings the free
+// step alone and the cut footprints leave out or reorder: each is found by
+// the bounded check and not proved, with the new pacer and with session
+// 22's (the same verdict: the exploration meets the violation both ways).
+TEST(TripPace, LayerNormBrokenTwinsAreNotProved) {
+  const std::string sync = "        lm.sync(block)\n";
+  const std::string fold = "        lm.copy(buf_g[y], acc)\n        lm.copy(buf_b[y], accb)\n" + sync;
+  const std::string tree = sync + "        if y < 2:";
+  const std::string loop_store = "                lm.copy(buf_g[y + 4 * k], acc)\n";
+  const std::string loop_end = "                lm.copy(buf_b[y + 4 * k], accb)\n        lm.fill(acc, 0.0)";
+  const std::vector<PaceBug> bugs = {
+      // no barrier between the first stage and the tree: warps 0, 1 read rows 2, 3
+      {"first lm.sync dropped", layerNormTwin(tree, "        if y < 2:")},
+      // no barrier before warp 0 reads row 1, which warp 1 writes in the tree
+      {"second lm.sync dropped", layerNormTwin(sync + "        if y == 0:", "        if y == 0:")},
+      // warp 3 stores its fold into row 3 after the barrier, while warp 1 reads it
+      {"row 3 stored after the barrier",
+       layerNormTwin(fold, "        if y != 3:\n            lm.copy(buf_g[y], acc)\n        lm.copy(buf_b[y], accb)\n" + sync +
+                               "        if y == 3:\n            lm.copy(buf_g[y], acc)\n")},
+      // the fold, before the barrier, reads the neighbour's rows it still adds into
+      {"fold reads the neighbour's rows",
+       layerNormTwin("            lm.copy(oth, buf_g[y + 4 * k])", "            lm.copy(oth, buf_g[(y + 1) % 4 + 4 * k])")},
+      // the loop adds into the neighbour's row (from the second segment on)
+      {"loop adds into the neighbour's rows",
+       layerNormTwin(loop_store, "                lm.copy(buf_g[(y + 1) % 4 + 4 * k], acc)\n")},
+      // warp 1 writes warp 2's row in segment 2 only
+      {"loop writes row 2 in segment 2",
+       layerNormTwin(loop_store, loop_store + "                if seg == 2 and y == 1:\n"
+                                              "                    lm.copy(buf_g[2], acc)\n")},
+      // the barrier counts a fifth warp that never syncs on it
+      {"barrier count too high",
+       layerNormTwin("    block = lm.named_barrier(roles=[warps])\n",
+                     "    aux   = lm.role(warps=[4])\n    block = lm.named_barrier(roles=[warps, aux])\n") +
+           "    with aux:\n        lm.fill(oth, 0.0)\n"},
+      // warps 2, 3 skip the second barrier: its generation never completes
+      {"second lm.sync skipped by warps 2, 3",
+       layerNormTwin(sync + "        if y == 0:", "        if y < 2:\n            lm.sync(block)\n        if y == 0:")},
+      // warps 0, 1 sync on the block inside the loop, warps 2, 3 never do
+      // the readers read the table again after the barrier, as instance 0 rewrites it
+      {"table read again after the barrier",
+       paceTableRewrittenAfterBarrier() + "        if w != 0:\n            lm.copy(v, tab[0])\n"},
+      {"lm.sync in the loop by warps 0, 1 only",
+       layerNormTwin(loop_end, "                lm.copy(buf_b[y + 4 * k], accb)\n            if y < 2:\n"
+                               "                lm.sync(block)\n        lm.fill(acc, 0.0)"),
+       false},  // (refused: block does not complete a whole number of generations per period)
+  };
+  expectPaceBugsNotProved(
+      bugs, {1, 2, 3, 16},
+      [](const ir::Schedule& s, int64_t n) { return cake::testing::bind(s, {{"rows_per_part", 16 * n}, {"K", n}}); },
+      true);
 }
 
 // docs/z3.md "Guards that read the instance under a symbolic loop": the
