@@ -4668,6 +4668,25 @@ struct Series {
   std::function<std::pair<int, int>(int64_t)> range;
 };
 
+// (CAKE_PERSIST_STATS) Why a series has no period P: the first
+// instruction of block top + P that is not block top's shifted (a guard the
+// window's corner takes otherwise, a counter that does not move with the
+// ring: docs/z3.md "FA4's correction warpgroup: what stops the proof").
+void printUnshifted(const System& sys, const Series& se, int64_t top, int64_t P, const Deltas& d) {
+  const auto& prog = sys.procs[se.proc].program;
+  auto [a0, a1] = se.range(top);
+  auto [b0, b1] = se.range(top + P);
+  fmt::print(stderr, "persist-stats: no period {} in {}'s blocks {} and {} ({} and {} instructions)\n", P,
+             sys.procs[se.proc].name, top, top + P, a1 - a0, b1 - b0);
+  for (int q = 0; q < std::min(a1 - a0, b1 - b0); ++q) {
+    Deltas trial = d;
+    if (shiftedInstr(prog[a0 + q], prog[b0 + q], trial, se.proc)) continue;
+    fmt::print(stderr, "persist-stats:   {}\npersist-stats:   {}\n", instrToString(sys, se.proc, a0 + q),
+               instrToString(sys, se.proc, b0 + q));
+    return;
+  }
+}
+
 // The smallest period P such that in every series block i + P is block i
 // shifted, for every i >= w0 (the warm-up), leaving room to shift: (P, w0)
 // and the deltas, or nullopt.
@@ -4686,6 +4705,7 @@ std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const
         auto [b0, b1] = se.range(i + P);
         if (!shiftedRange(prog, a0, a1, prog, b0, b1, d, se.proc)) break;
       }
+      if (i == top && P <= 4 && std::getenv("CAKE_PERSIST_STATS")) printUnshifted(sys, se, top, P, d);
       if (i == top) {
         ok = false;
         break;
