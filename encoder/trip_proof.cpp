@@ -3965,9 +3965,53 @@ ir::ExprPtr onTheRing(const ir::ExprPtr& e, int k, const AtomSum& start, const i
   for (const auto& [a, x] : start.terms) back.add(-a, x);
   back.c = -start.c;
   const ir::ExprPtr y = shiftedFromZero(e, k, back, {});
-  if (!y && std::getenv("SEGDBG")) fmt::print(stderr, "seg: kind {} args {}\n", static_cast<int>(e->kind), e->args.size());
   if (!y) return nullptr;
   return substLoopVar(y, k, ir::makeExpr(ir::ExprKind::Add, {ring, symbolNode(ir::ExprKind::LoopVar, k)}));
+}
+
+// What the segment's register and TMEM operations are, in order: each op
+// that names a register fragment or TMEM, with its kind, operands' kinds
+// and indices, and `init=` as written. The persistent proof decides those
+// hazards (data.uninitialized, data.stale-accumulator,
+// data.discarded-product) when it builds its grid, every tile from ring
+// index 0, and the explored runs carry those marks; its argument that they
+// are a run's own (checkRegsPathIndependent) takes every tile to do the
+// same to its fragments. Segments are tiles of different texts: a second
+// segment without its reset would be marked at the grid's iteration 0 of
+// tile 1 only, which no run enters (it starts at ring index B_0 >= 1). So
+// every segment must do to them what the first does (the same operations,
+// the same init=), and the parts between segments nothing.
+std::vector<std::string> registerOps(const ir::Block& b, const ir::Schedule& s) {
+  std::vector<std::string> out;
+  auto local = [](const ir::BufferRef& r) {
+    return r.kind == ir::BufferRef::Kind::Regs || r.kind == ir::BufferRef::Kind::Tmem;
+  };
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::Op && (local(st.op.dst) || local(st.op.src) || local(st.op.src2))) {
+      std::string sig = fmt::format("{}", static_cast<int>(st.op.kind));
+      for (const ir::BufferRef* r : {&st.op.dst, &st.op.src, &st.op.src2})
+        sig += fmt::format(";{}:{}", static_cast<int>(r->kind), local(*r) ? r->index : -1);
+      sig += ";init=" + (st.op.init ? ir::exprToString(*st.op.init, s) : std::string("-"));
+      out.push_back(std::move(sig));
+    }
+    for (const ir::Block* inner : {&st.body, &st.orelse}) {
+      std::vector<std::string> more = registerOps(*inner, s);
+      if (!more.empty()) out.push_back(st.kind == ir::Stmt::Kind::For ? "for{" : "if{");
+      out.insert(out.end(), more.begin(), more.end());
+      if (!more.empty()) out.push_back("}");
+    }
+  }
+  return out;
+}
+bool registerUniform(const ir::Block& body, const std::vector<size_t>& segs, const ir::Schedule& s) {
+  const std::vector<std::string> first = registerOps(body[segs[0]].body, s);
+  for (size_t j = 1; j < segs.size(); ++j) {
+    if (registerOps(body[segs[j]].body, s) != first) return false;
+    const ir::Block mid(body.begin() + static_cast<std::ptrdiff_t>(segs[j - 1]) + 1,
+                        body.begin() + static_cast<std::ptrdiff_t>(segs[j]));
+    if (!registerOps(mid, s).empty()) return false;
+  }
+  return true;
 }
 
 // The schedule read as a persistent kernel whose tiles are its segments,
@@ -4014,6 +4058,7 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
     if (out.lengths.size() != segs.size()) return std::nullopt;
     for (size_t j = 0; j < segs.size(); ++j)
       if (!ir::sameExpr(*out.lengths[j], *body[segs[j]].hi)) return std::nullopt;
+    if (!registerUniform(body, segs, s)) return std::nullopt;
     rewritten.push_back({bi, segs});
   }
   if (rewritten.empty()) return std::nullopt;
@@ -4048,7 +4093,7 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
         if (!y) ok = false;
         return y ? y : e;
       });
-      if (!ok) { if (std::getenv("SEGDBG")) fmt::print(stderr, "seg: onTheRing refused\n"); return std::nullopt; }
+      if (!ok) return std::nullopt;
       seg.hi = symbolNode(K::Param, out.length);
       part[j].push_back(std::move(seg));
       if (j + 1 < n)  // mid_j, between segment j and the next
@@ -4081,7 +4126,7 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
     body[segs[0]] = std::move(tiles);
   }
   // (as passesAsTiles: the TMA loads' expect_tx batches must be the schedule's)
-  if (!trip::sameDerivedTx(s, c)) { if (std::getenv("SEGDBG")) fmt::print(stderr, "seg: tx\n"); return std::nullopt; }
+  if (!trip::sameDerivedTx(s, c)) return std::nullopt;
   std::vector<std::string> roles, lengths;
   for (const auto& [bi, segs] : rewritten) {
     const int r = s.bodies[bi].role;
@@ -10787,7 +10832,6 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     if (std::optional<LoopsFromZero> z = loopsFromZero(s))
       return proveCopy(f, z->s, z->text, target, checked, opts, budget, states, bindings, dead);
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
-    if (std::getenv("SEGDBG")) fmt::print(stderr, "seg: blocks {}\n", blocks.has_value());
     if (!blocks) {
       if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);
       if (std::optional<SegmentTiles> segs = segmentsAsTiles(s))
