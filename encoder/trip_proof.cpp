@@ -4589,12 +4589,15 @@ bool readsInnerBare(const ir::Expr& e, const TileLoops& tl);
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
                  TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
                  int kind = 0, int64_t ring_start = 0, int64_t tail_d = 0,
-                 std::set<const ir::Expr*>* reads_end_in_k = nullptr) {
+                 std::set<const ir::Expr*>* reads_end_in_k = nullptr, bool consecutive = false) {
+  // (consecutive: tile t starts at ring index t * Wg, one run of tiles of
+  // Wg iterations each, checkSegmentHazards)
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
     int var = -1;
     if (isTileProduct(e, tl, &var))
-      return env.loop_vars.count(var) ? std::optional<int64_t>(ring_start) : std::nullopt;
+      return env.loop_vars.count(var) ? std::optional<int64_t>(consecutive ? env.loop_vars.at(var) * Wg : ring_start)
+                                      : std::nullopt;
     if (ir::sameExpr(e, *tl.inner))
       for (int v : tl.tile_vars)
         if (env.loop_vars.count(v)) return Wg;
@@ -4621,7 +4624,7 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
       if (reads_end_in_k) reads_end_in_k->insert(&e);
       const int64_t H = tail_d > 0 ? env.loop_vars.at(kvar) + tail_d : 2 * Wg;
       const EvalHook inK = [&](const ir::Expr& x, const ir::EvalEnv&) -> std::optional<int64_t> {
-        if (isTileProduct(x, tl)) return ring_start;
+        if (isTileProduct(x, tl)) return consecutive ? env.loop_vars.at(tvar) * Wg : ring_start;
         if (ir::sameExpr(x, *tl.inner)) return H;
         return std::nullopt;
       };
@@ -9072,6 +9075,34 @@ bool deeperTailGrids(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   return reads_end;
 }
 
+// The register and TMEM hazards (data.uninitialized, data.stale-accumulator,
+// data.discarded-product) are marks the builder puts on the grid's
+// instructions; an explored run carries the marks of the instructions it
+// runs. TMEM's are decided by one run of the built system (encoder/
+// tmem_values.cpp), which stops at its first sync violation, and the grid,
+// every tile from ring index 0, is no consistent program past tile 0: so a
+// hazard between tiles (a segment's reset overwriting the segment before's
+// product that nobody read out) is marked nowhere, and such a schedule was
+// proved (helper streamk, session 34). With the tile count fixed
+// (segmentsAsTiles) the copy's own system of n tiles of Wg iterations each,
+// tile t from ring index t * Wg, is one run of the explored ones; it must
+// carry no mark at all. Every segment does the same to its fragments and the
+// parts between them nothing (registerUniform), so what a tile boundary does
+// to them (the last write of one segment, the reads the barriers order
+// between, the first of the next) is the same whatever the lengths: a
+// hazard of a run of other lengths is one of this run. Else unknown.
+void checkSegmentHazards(const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                         int64_t Wg) {
+  const System run = buildGrid(s, binding, target, tl, tl.fixed_tiles, Wg, TileCountRead::NotLast, nullptr, 0, 0,
+                               0, nullptr, /*consecutive=*/true);
+  for (const Process& p : run.procs)
+    for (const Instr& in : p.program)
+      if (in.regs_hazard.regs_space >= 0)
+        throw Fail(fmt::format("{} meets {} in the run of {} tiles of {} iterations each (not covered by the "
+                               "persistent-kernel proof)",
+                               p.name, in.regs_hazard.rule(), tl.fixed_tiles, Wg));
+}
+
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
@@ -9123,6 +9154,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     markKinded(g);
     forgetPrivateGenerations(g);
   }
+  if (g.fixed_tiles >= 0) checkSegmentHazards(s, binding, target, tl, Wg);
   const bool skips = std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; });
   if (!uses.empty() && skips)
     throw Fail("a process skips tiles and the schedule reads the tile count inside the tile loop (not covered by the "

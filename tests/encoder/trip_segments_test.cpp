@@ -176,6 +176,14 @@ TEST(TripSegments, BrokenStreamKSegmentsAreNotProved) {
        "segment 2 overwrites the accumulator before the epilogue read segment 1's", {{"KT", 2}, {"S", 1}}},
       {{{"        lm.mma_commit(barrier=acc_full, iter=0)\n", ""}},
        "segment 1's partial is never signalled to the epilogue", {{"KT", 2}, {"S", 1}}},
+      // no hand-off between the segments and one read at the end: segment
+      // 2's reset overwrites segment 1's product nobody read out (marked
+      // only in a run whose tiles follow each other on the ring; the proof's
+      // grid, every tile from ring index 0, marked nothing and this was proved)
+      {{{"        lm.mma_commit(barrier=acc_full, iter=0)\n        lm.wait(acc_empty, iter=0)\n", ""},
+        {"        lm.mma_commit(barrier=acc_full, iter=1)", "        lm.mma_commit(barrier=acc_full, iter=0)"},
+        {"for seg in lm.range(0, 2):", "for seg in lm.range(0, 1):"}},
+       "segment 1's product overwritten by segment 2's reset before it is read", {{"KT", 2}, {"S", 1}}},
   };
   cake::testing::attacks::attack(tseg::kSegmentsStreamK, {{"KT", 7}, {"S", 3}}, attacks);
 }
