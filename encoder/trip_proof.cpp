@@ -3632,6 +3632,27 @@ ir::ExprPtr ringIndexed(const ir::ExprPtr& e, int k, const ir::ExprPtr& E, int p
   return lin.c == 0 ? out : ir::makeExpr(lin.c < 0 ? K::Sub : K::Add, {out, ir::makeConst(lin.c < 0 ? -lin.c : lin.c)});
 }
 
+// The direct statements of a role body that are loops bounded by a
+// parameter, each `for k in lm.range(0, E)` (start 0, step 1, no else);
+// nullopt when one is not, or when a loop bounded by a parameter lies
+// deeper (passesAsTiles, segmentsAsTiles).
+std::optional<std::vector<size_t>> topLevelParamLoops(const ir::Block& body) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const ir::Stmt& st = body[i];
+    std::vector<const ir::Stmt*> deeper;
+    collectLoops(st.body, deeper);
+    collectLoops(st.orelse, deeper);
+    if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+      return std::nullopt;
+    if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) continue;
+    const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    if (!st.lo || ir::constValue(st.lo) != 0 || step != 1 || !st.orelse.empty()) return std::nullopt;
+    out.push_back(i);
+  }
+  return out;
+}
+
 // The schedule read as a persistent kernel whose tiles are its passes, when
 // every role body with a loop bounded by a parameter holds exactly two such
 // loops, both direct statements `for k in lm.range(0, E)` (step 1, no else)
@@ -3659,18 +3680,11 @@ std::optional<PassTiles> passesAsTiles(const ir::Schedule& s) {
   for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
     const ir::Block& body = s.bodies[bi].body;
     std::vector<size_t> passes;
-    for (size_t i = 0; i < body.size(); ++i) {
-      const ir::Stmt& st = body[i];
-      std::vector<const ir::Stmt*> deeper;
-      collectLoops(st.body, deeper);
-      collectLoops(st.orelse, deeper);
-      if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
-        return std::nullopt;
-      if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) continue;
-      const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
-      if (!st.lo || ir::constValue(st.lo) != 0 || step != 1 || !st.orelse.empty()) return std::nullopt;
-      if (!trip) trip = st.hi;
-      if (!ir::sameExpr(*trip, *st.hi)) return std::nullopt;
+    const std::optional<std::vector<size_t>> loops = topLevelParamLoops(body);
+    if (!loops) return std::nullopt;
+    for (size_t i : *loops) {
+      if (!trip) trip = body[i].hi;
+      if (!ir::sameExpr(*trip, *body[i].hi)) return std::nullopt;
       passes.push_back(i);
     }
     if (passes.empty()) continue;
@@ -4038,19 +4052,9 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
   std::vector<std::pair<size_t, std::vector<size_t>>> rewritten;  // body -> its segments
   for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
     const ir::Block& body = s.bodies[bi].body;
-    std::vector<size_t> segs;
-    for (size_t i = 0; i < body.size(); ++i) {
-      const ir::Stmt& st = body[i];
-      std::vector<const ir::Stmt*> deeper;
-      collectLoops(st.body, deeper);
-      collectLoops(st.orelse, deeper);
-      if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
-        return std::nullopt;
-      if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) continue;
-      const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
-      if (!st.lo || ir::constValue(st.lo) != 0 || step != 1 || !st.orelse.empty()) return std::nullopt;
-      segs.push_back(i);
-    }
+    const std::optional<std::vector<size_t>> loops = topLevelParamLoops(body);
+    if (!loops) return std::nullopt;
+    const std::vector<size_t>& segs = *loops;
     if (segs.empty()) continue;
     if (segs.size() < 2) return std::nullopt;
     if (out.lengths.empty())

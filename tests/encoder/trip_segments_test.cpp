@@ -22,79 +22,31 @@ namespace trip_segments_test {
 
 const std::string kSegmentsStreamK = cake::testing::corpusText("corpus/splitk/sm100_stream_k_two_segments.cake");
 
-// Three segments: the tail of tile 3b, the whole of tile 3b+1, the head of 3b+2.
-const char* const kSegmentsThree = R"CAKE(
-@cake.schedule(target="sm_100a")
-def gemm_sm100_stream_k_three_segments(lm, A: LM.tma2d, B: LM.tma2d, W: LM.gmem,
-                                     KT: LM.i32, S: LM.i32):
-    lm.assume(S > 0)
-    lm.assume(KT > S)
-    pool   = lm.smem(65536)
-    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    smem_b = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    accum  = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
-    part   = lm.regs(shape=(128, 128), dtype=lm.f32)
-
-    epi  = lm.role(warps=[0, 1, 2, 3])
-    mma  = lm.role(warps=[4])
-    load = lm.role(warps=[5])
-
-    pipe      = lm.pipeline(stages=2)
-    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
-    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
-    acc_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
-    acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
-
-    tail_tile = 2 * lm.block_idx(0)
-    n_tail    = KT - S
-
-    with load:
-        for k in lm.range(S, KT):
-            it = k - S
-            lm.wait(empty, iter=it - 2)
-            smem_a.tma_load(A, coords=(128 * tail_tile, 64 * k), iter=it, barrier=full)
-            smem_b.tma_load(B, coords=(0, 64 * k), iter=it, barrier=full)
-        for k in lm.range(0, KT):
-            it = n_tail + k
-            lm.wait(empty, iter=it - 2)
-            smem_a.tma_load(A, coords=(128 * tail_tile + 128, 64 * k), iter=it, barrier=full)
-            smem_b.tma_load(B, coords=(0, 64 * k), iter=it, barrier=full)
-        for k in lm.range(0, S):
-            it = n_tail + KT + k
-            lm.wait(empty, iter=it - 2)
-            smem_a.tma_load(A, coords=(128 * tail_tile + 256, 64 * k), iter=it, barrier=full)
-            smem_b.tma_load(B, coords=(0, 64 * k), iter=it, barrier=full)
-
-    with mma:
-        for k in lm.range(S, KT):
-            it = k - S
-            lm.wait(full, iter=it)
-            lm.mma(accum, smem_a[it], smem_b[it], init=(k == S))
-            lm.mma_commit(barrier=empty, iter=it)
-        lm.mma_commit(barrier=acc_full, iter=0)
-        lm.wait(acc_empty, iter=0)
-        for k in lm.range(0, KT):
-            it = n_tail + k
-            lm.wait(full, iter=it)
-            lm.mma(accum, smem_a[it], smem_b[it], init=(k == 0))
-            lm.mma_commit(barrier=empty, iter=it)
-        lm.mma_commit(barrier=acc_full, iter=1)
-        lm.wait(acc_empty, iter=1)
-        for k in lm.range(0, S):
-            it = n_tail + KT + k
-            lm.wait(full, iter=it)
-            lm.mma(accum, smem_a[it], smem_b[it], init=(k == 0))
-            lm.mma_commit(barrier=empty, iter=it)
-        lm.mma_commit(barrier=acc_full, iter=2)
-
-    with epi:
-        for seg in lm.range(0, 3):
-            lm.wait(acc_full, iter=seg)
-            lm.tmem_load(part, accum)
-            lm.tmem_load_wait()
-            lm.arrive(acc_empty, iter=seg)
-            lm.copy(W, part, coords=(128 * (tail_tile + seg), 0))
-)CAKE";
+// Three segments: the tail of tile 3b, the whole of tile 3b+1, the head of
+// 3b+2 (the corpus file with a middle segment of KT k-blocks inserted, ring
+// indices from KT - S, then 2 KT - S, and a third partial).
+std::string threeSegments() {
+  using cake::testing::replace;
+  const std::string load2 =
+      "        for k in lm.range(0, S):\n            it = n_tail + k\n            lm.wait(empty, iter=it - 2)\n";
+  const std::string mma2 = "        for k in lm.range(0, S):\n            it = n_tail + k\n            lm.wait(full, iter=it)\n";
+  std::string t = replace(kSegmentsStreamK, "def gemm_sm100_stream_k_two_segments", "def gemm_sm100_stream_k_three");
+  t = replace(t, load2,
+              "        for k in lm.range(0, KT):\n            it = n_tail + k\n            lm.wait(empty, iter=it - 2)\n"
+              "            smem_a.tma_load(A, coords=(128 * tail_tile + 128, 64 * k), iter=it, barrier=full)\n"
+              "            smem_b.tma_load(B, coords=(0, 64 * k), iter=it, barrier=full)\n"
+              "        for k in lm.range(0, S):\n            it = n_tail + KT + k\n"
+              "            lm.wait(empty, iter=it - 2)\n");
+  t = replace(t, mma2,
+              "        for k in lm.range(0, KT):\n            it = n_tail + k\n            lm.wait(full, iter=it)\n"
+              "            lm.mma(accum, smem_a[it], smem_b[it], init=(k == 0))\n"
+              "            lm.mma_commit(barrier=empty, iter=it)\n"
+              "        lm.mma_commit(barrier=acc_full, iter=1)\n        lm.wait(acc_empty, iter=1)\n"
+              "        for k in lm.range(0, S):\n            it = n_tail + KT + k\n            lm.wait(full, iter=it)\n");
+  t = replace(t, "        lm.mma_commit(barrier=acc_full, iter=1)\n\n", "        lm.mma_commit(barrier=acc_full, iter=2)\n\n");
+  return replace(t, "for seg in lm.range(0, 2):", "for seg in lm.range(0, 3):");
+}
+const std::string kSegmentsThree = threeSegments();
 
 // The bounded check meets a violation at some (KT, S) with 1 <= S < KT.
 bool segmentsBroken(const std::string& text) {
