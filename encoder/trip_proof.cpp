@@ -3639,6 +3639,27 @@ ir::ExprPtr ringIndexed(const ir::ExprPtr& e, int k, const ir::ExprPtr& E, int p
   return lin.c == 0 ? out : ir::makeExpr(lin.c < 0 ? K::Sub : K::Add, {out, ir::makeConst(lin.c < 0 ? -lin.c : lin.c)});
 }
 
+// The direct statements of a role body that are loops bounded by a
+// parameter, each `for k in lm.range(0, E)` (start 0, step 1, no else);
+// nullopt when one is not, or when a loop bounded by a parameter lies
+// deeper (passesAsTiles, segmentsAsTiles).
+std::optional<std::vector<size_t>> topLevelParamLoops(const ir::Block& body) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const ir::Stmt& st = body[i];
+    std::vector<const ir::Stmt*> deeper;
+    collectLoops(st.body, deeper);
+    collectLoops(st.orelse, deeper);
+    if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+      return std::nullopt;
+    if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) continue;
+    const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    if (!st.lo || ir::constValue(st.lo) != 0 || step != 1 || !st.orelse.empty()) return std::nullopt;
+    out.push_back(i);
+  }
+  return out;
+}
+
 // The schedule read as a persistent kernel whose tiles are its passes, when
 // every role body with a loop bounded by a parameter holds exactly two such
 // loops, both direct statements `for k in lm.range(0, E)` (step 1, no else)
@@ -3666,18 +3687,11 @@ std::optional<PassTiles> passesAsTiles(const ir::Schedule& s) {
   for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
     const ir::Block& body = s.bodies[bi].body;
     std::vector<size_t> passes;
-    for (size_t i = 0; i < body.size(); ++i) {
-      const ir::Stmt& st = body[i];
-      std::vector<const ir::Stmt*> deeper;
-      collectLoops(st.body, deeper);
-      collectLoops(st.orelse, deeper);
-      if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
-        return std::nullopt;
-      if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) continue;
-      const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
-      if (!st.lo || ir::constValue(st.lo) != 0 || step != 1 || !st.orelse.empty()) return std::nullopt;
-      if (!trip) trip = st.hi;
-      if (!ir::sameExpr(*trip, *st.hi)) return std::nullopt;
+    const std::optional<std::vector<size_t>> loops = topLevelParamLoops(body);
+    if (!loops) return std::nullopt;
+    for (size_t i : *loops) {
+      if (!trip) trip = body[i].hi;
+      if (!ir::sameExpr(*trip, *body[i].hi)) return std::nullopt;
       passes.push_back(i);
     }
     if (passes.empty()) continue;
@@ -3919,6 +3933,220 @@ std::optional<LoopsFromZero> loopsFromZero(const ir::Schedule& s) {
     if (!shiftLoops(body.body, s, texts)) return std::nullopt;
   if (texts.empty() || !trip::sameDerivedTx(s, *out.s)) return std::nullopt;
   out.text = fmt::format("{} (k counted from 0)", fmt::join(texts, ", "));
+  return out;
+}
+
+// ---------------------------------------------------------------- segments of independent lengths
+ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by);
+// (docs/z3.md "Consecutive loops of independent lengths read as the tiles of
+// a persistent kernel", helper streamk, session 34)
+
+// The copy of a schedule whose roles run n >= 2 consecutive loops over one
+// ring with lengths of their own (a stream-K CTA: the tail of one output
+// tile, then the head of the next), read as a persistent kernel of exactly n
+// tiles, tile j the segment j (segmentsAsTiles).
+struct SegmentTiles {
+  std::shared_ptr<ir::Schedule> s;
+  std::vector<ir::ExprPtr> lengths;  // L_0 .. L_(n-1), the schedule's loop bounds
+  int count = -1, length = -1;       // the copy's parameters NT (its tile loop's bound) and B (its K loops')
+  std::set<const ir::Expr*> guards;  // the conditions `p == j` of the copy's `if` chains
+  std::string text;                  // what was read so, for the engine line
+};
+
+// mapExprs over every expression but the `if` conditions and `init=`:
+// those the persistent proof wants in the segment's own k (a first
+// iteration `k == 0`), which they are as written.
+void mapRingExprs(ir::Block& b, const std::function<ir::ExprPtr(const ir::ExprPtr&)>& f) {
+  for (ir::Stmt& st : b) {
+    const ir::ExprPtr cond = st.cond, init = st.op.init;
+    ir::Block body = std::move(st.body), orelse = std::move(st.orelse);
+    ir::Block one;
+    one.push_back(std::move(st));
+    mapExprs(one, f);  // (the statement alone: its nested blocks were moved out)
+    st = std::move(one.front());
+    st.cond = cond;
+    st.op.init = init;
+    st.body = std::move(body);
+    st.orelse = std::move(orelse);
+    mapRingExprs(st.body, f);
+    mapRingExprs(st.orelse, f);
+  }
+}
+
+// Expression e of segment j (loop variable k), whose ring start in a run is
+// G_j = L_0 + ... + L_(j-1) (`start`, a sum), read inside tile p of the
+// copy: every read of k is `k - G_j` (shiftedFromZero: each largest sum
+// written out again with equal atoms merged, `(KT - S) + k - (KT - S)` is
+// `k`), then every k is `p * B + k`. At p = j, where the persistent proof
+// reads `p * B` as the tile's ring start G_j, that is e's value
+// (exact integers). nullptr where shiftedFromZero refuses.
+ir::ExprPtr onTheRing(const ir::ExprPtr& e, int k, const AtomSum& start, const ir::ExprPtr& ring) {
+  if (!e || !ir::dependsOnLoopVar(*e, k)) return e;
+  AtomSum back;
+  for (const auto& [a, x] : start.terms) back.add(-a, x);
+  back.c = -start.c;
+  const ir::ExprPtr y = shiftedFromZero(e, k, back, {});
+  if (!y) return nullptr;
+  return substLoopVar(y, k, ir::makeExpr(ir::ExprKind::Add, {ring, symbolNode(ir::ExprKind::LoopVar, k)}));
+}
+
+// What the segment's register and TMEM operations are, in order: each op
+// that names a register fragment or TMEM, with its kind, operands' kinds
+// and indices, and `init=` as written. The persistent proof decides those
+// hazards (data.uninitialized, data.stale-accumulator,
+// data.discarded-product) when it builds its grid, every tile from ring
+// index 0, and the explored runs carry those marks; its argument that they
+// are a run's own (checkRegsPathIndependent) takes every tile to do the
+// same to its fragments. Segments are tiles of different texts: a second
+// segment without its reset would be marked at the grid's iteration 0 of
+// tile 1 only, which no run enters (it starts at ring index B_0 >= 1). So
+// every segment must do to them what the first does (the same operations,
+// the same init=), and the parts between segments nothing.
+std::vector<std::string> registerOps(const ir::Block& b, const ir::Schedule& s) {
+  std::vector<std::string> out;
+  auto local = [](const ir::BufferRef& r) {
+    return r.kind == ir::BufferRef::Kind::Regs || r.kind == ir::BufferRef::Kind::Tmem;
+  };
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::Op && (local(st.op.dst) || local(st.op.src) || local(st.op.src2))) {
+      std::string sig = fmt::format("{}", static_cast<int>(st.op.kind));
+      for (const ir::BufferRef* r : {&st.op.dst, &st.op.src, &st.op.src2})
+        sig += fmt::format(";{}:{}", static_cast<int>(r->kind), local(*r) ? r->index : -1);
+      sig += ";init=" + (st.op.init ? ir::exprToString(*st.op.init, s) : std::string("-"));
+      out.push_back(std::move(sig));
+    }
+    for (const ir::Block* inner : {&st.body, &st.orelse}) {
+      std::vector<std::string> more = registerOps(*inner, s);
+      if (!more.empty()) out.push_back(st.kind == ir::Stmt::Kind::For ? "for{" : "if{");
+      out.insert(out.end(), more.begin(), more.end());
+      if (!more.empty()) out.push_back("}");
+    }
+  }
+  return out;
+}
+bool registerUniform(const ir::Block& body, const std::vector<size_t>& segs, const ir::Schedule& s) {
+  const std::vector<std::string> first = registerOps(body[segs[0]].body, s);
+  for (size_t j = 1; j < segs.size(); ++j) {
+    if (registerOps(body[segs[j]].body, s) != first) return false;
+    const ir::Block mid(body.begin() + static_cast<std::ptrdiff_t>(segs[j - 1]) + 1,
+                        body.begin() + static_cast<std::ptrdiff_t>(segs[j]));
+    if (!registerOps(mid, s).empty()) return false;
+  }
+  return true;
+}
+
+// The schedule read as a persistent kernel whose tiles are its segments,
+// when every role body with a loop bounded by a parameter holds n >= 2 such
+// loops, all direct statements `for k in lm.range(0, L_j)` (start 0, step
+// 1, no else), the same L_0 .. L_(n-1) in every such body, and nothing
+// deeper: the body `pre ; S_0 ; mid_0 ; S_1 ; ... ; S_(n-1) ; post` becomes
+//   pre
+//   for p in lm.range(0, NT):
+//     if p == 0:   S_0' ; mid_0
+//     else: if p == 1: S_1' ; mid_1
+//     ...   else:  S_(n-1)'
+//   post
+// with two fresh parameters NT >= 0 and B >= 1, S_j' the loop `for k in
+// lm.range(0, B)` with its body's expressions read by onTheRing (but `if`
+// conditions and `init=`, as written). The copy is not the schedule at any
+// binding (one B for every tile): what stands for the schedule is the
+// persistent proof's over-approximation, each tile t of its own length B_t
+// with `p * B` read as its ring start B_0 + ... + B_(t-1), run with the tile
+// count fixed to n (proveSegmentTiles). nullopt when the shape is not there.
+std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
+  using K = ir::ExprKind;
+  SegmentTiles out;
+  std::vector<std::pair<size_t, std::vector<size_t>>> rewritten;  // body -> its segments
+  for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
+    const ir::Block& body = s.bodies[bi].body;
+    const std::optional<std::vector<size_t>> loops = topLevelParamLoops(body);
+    if (!loops) return std::nullopt;
+    const std::vector<size_t>& segs = *loops;
+    if (segs.empty()) continue;
+    if (segs.size() < 2) return std::nullopt;
+    if (out.lengths.empty())
+      for (size_t i : segs) out.lengths.push_back(body[i].hi);
+    if (out.lengths.size() != segs.size()) return std::nullopt;
+    for (size_t j = 0; j < segs.size(); ++j)
+      if (!ir::sameExpr(*out.lengths[j], *body[segs[j]].hi)) return std::nullopt;
+    if (!registerUniform(body, segs, s)) return std::nullopt;
+    rewritten.push_back({bi, segs});
+  }
+  if (rewritten.empty()) return std::nullopt;
+  const size_t n = out.lengths.size();
+  // the ring start of each segment, a sum of the lengths before it
+  std::vector<AtomSum> starts(n);
+  for (size_t j = 1; j < n; ++j) {
+    starts[j] = starts[j - 1];
+    if (!shiftedSum(out.lengths[j - 1], 1, -1, {}, starts[j], [](const ir::ExprPtr& x) { return x; }))
+      return std::nullopt;
+  }
+  out.s = std::make_shared<ir::Schedule>(s);
+  ir::Schedule& c = *out.s;
+  out.count = static_cast<int>(c.params.size());
+  out.length = out.count + 1;
+  c.params.push_back({"NT", ir::ParamType::I32, s.range});
+  c.params.push_back({"B", ir::ParamType::I32, s.range});
+  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.count), ir::makeConst(0)}), s.range});
+  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.length), ir::makeConst(1)}), s.range});
+  const int p = static_cast<int>(c.loop_vars.size());
+  c.loop_vars.push_back({"p", s.range});
+  const ir::ExprPtr ring = ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, p), symbolNode(K::Param, out.length)});
+  for (const auto& [bi, segs] : rewritten) {
+    ir::Block& body = c.bodies[bi].body;
+    std::vector<ir::Block> part(n);
+    for (size_t j = 0; j < n; ++j) {
+      ir::Stmt seg = body[segs[j]];
+      bool ok = true;
+      mapRingExprs(seg.body, [&](const ir::ExprPtr& e) {
+        if (!e) return e;
+        ir::ExprPtr y = onTheRing(e, seg.loop_var, starts[j], ring);
+        if (!y) ok = false;
+        return y ? y : e;
+      });
+      if (!ok) return std::nullopt;
+      seg.hi = symbolNode(K::Param, out.length);
+      part[j].push_back(std::move(seg));
+      if (j + 1 < n)  // mid_j, between segment j and the next
+        part[j].insert(part[j].end(), body.begin() + static_cast<std::ptrdiff_t>(segs[j]) + 1,
+                       body.begin() + static_cast<std::ptrdiff_t>(segs[j + 1]));
+    }
+    // if p == 0: part 0 else: if p == 1: part 1 ... else: part n - 1
+    ir::Block chain = std::move(part[n - 1]);
+    for (size_t j = n - 1; j-- > 0;) {
+      ir::Stmt which;
+      which.kind = ir::Stmt::Kind::If;
+      which.range = body[segs[j]].range;
+      which.cond = ir::makeExpr(K::Eq, {symbolNode(K::LoopVar, p), ir::makeConst(static_cast<int64_t>(j))});
+      out.guards.insert(which.cond.get());
+      which.body = std::move(part[j]);
+      which.orelse = std::move(chain);
+      chain.clear();
+      chain.push_back(std::move(which));
+    }
+    ir::Stmt tiles;
+    tiles.kind = ir::Stmt::Kind::For;
+    tiles.range = body[segs[0]].range;
+    tiles.loop_var = p;
+    tiles.lo = ir::makeConst(0);
+    tiles.hi = symbolNode(K::Param, out.count);
+    tiles.step = ir::makeConst(1);
+    tiles.body = std::move(chain);
+    body.erase(body.begin() + static_cast<std::ptrdiff_t>(segs[0]) + 1,
+               body.begin() + static_cast<std::ptrdiff_t>(segs[n - 1]) + 1);
+    body[segs[0]] = std::move(tiles);
+  }
+  // (as passesAsTiles: the TMA loads' expect_tx batches must be the schedule's)
+  if (!trip::sameDerivedTx(s, c)) return std::nullopt;
+  std::vector<std::string> roles, lengths;
+  for (const auto& [bi, segs] : rewritten) {
+    const int r = s.bodies[bi].role;
+    roles.push_back(r >= 0 && r < static_cast<int>(s.roles.size()) ? s.roles[static_cast<size_t>(r)].name : "?");
+  }
+  for (const ir::ExprPtr& l : out.lengths) lengths.push_back(ir::exprToString(*l, s));
+  out.text = fmt::format("{} consecutive loops over one ring ({}) of lengths {} read as the tiles of a persistent "
+                         "kernel of {} tiles, each its own length",
+                         n, fmt::join(roles, ", "), fmt::join(lengths, ", "), n);
   return out;
 }
 
@@ -4240,6 +4468,9 @@ struct TileLoops {
   // Two tile loops merged (MergedLoops): the `if` whose condition is this
   // chooses the tile's kind; the grids are built once per kind.
   const ir::Expr* kind_guard = nullptr;
+  // A tile count fixed to this (>= 0; segmentsAsTiles: the schedule runs
+  // exactly that many segments), not explored: no tile shift then.
+  int64_t fixed_tiles = -1;
 };
 
 // `t * E_B` (either order) with t a tile loop's variable; its index in *var.
@@ -4263,11 +4494,17 @@ bool isTileProduct(const ir::Expr& e, const TileLoops& tl, int* var = nullptr) {
 // that reads no parameter (`lm.range(lm.instance(), my_tiles, 2)`: each
 // process runs the tiles of one residue modulo S, checked per process in
 // tileShapeOf, docs/z3.md "Tile loops with a step").
-std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* kind_guard = nullptr) {
+// `segments`: the conditions of the `if` chain that picks a tile's segment
+// (segmentsAsTiles): each branch of theirs is a direct block of the tile
+// loop too, one K loop each.
+std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* kind_guard = nullptr,
+                                       const std::set<const ir::Expr*>& segments = {}) {
   // branch: 1 / 2 inside the then / else block of the kind guard's `if`
-  // (a direct statement of the tile loop as far as the loops go), else 0
+  // (a direct statement of the tile loop as far as the loops go), 3.. one
+  // per branch of a segment's `if`, else 0
   struct L { const ir::Stmt* st; const ir::Stmt* parent; bool direct; int branch; };
   std::vector<L> loops;
+  int branches = 2;
   std::function<void(const ir::Block&, const ir::Stmt*, bool, int)> walk = [&](const ir::Block& b,
                                                                                const ir::Stmt* sym, bool direct,
                                                                                int branch) {
@@ -4275,6 +4512,11 @@ std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* ki
       if (kind_guard && st.kind == ir::Stmt::Kind::If && st.cond.get() == kind_guard) {
         walk(st.body, sym, direct, 1);
         walk(st.orelse, sym, direct, 2);
+        continue;
+      }
+      if (st.kind == ir::Stmt::Kind::If && segments.count(st.cond.get())) {
+        walk(st.body, sym, direct, ++branches);
+        walk(st.orelse, sym, direct, ++branches);
         continue;
       }
       const bool symbolic = st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi);
@@ -4306,7 +4548,8 @@ std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* ki
     (l.parent ? tl.k_vars : tl.tile_vars).insert(l.st->loop_var);
     if (l.parent && ++children[{l.parent, l.branch}] > 1) return std::nullopt;
     // a K loop outside the kinds' blocks and one inside: two in one kind
-    if (l.parent && children.count({l.parent, 0}) && (children.count({l.parent, 1}) || children.count({l.parent, 2})))
+    if (l.parent && children.count({l.parent, 0}) &&
+        std::any_of(children.begin(), children.end(), [&](const auto& c) { return c.first.first == l.parent && c.first.second; }))
       return std::nullopt;
   }
   if (!tl.tiles || !tl.inner || ir::sameExpr(*tl.tiles, *tl.inner)) return std::nullopt;
@@ -4357,12 +4600,15 @@ bool readsInnerBare(const ir::Expr& e, const TileLoops& tl);
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
                  TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
                  int kind = 0, int64_t ring_start = 0, int64_t tail_d = 0,
-                 std::set<const ir::Expr*>* reads_end_in_k = nullptr) {
+                 std::set<const ir::Expr*>* reads_end_in_k = nullptr, bool consecutive = false) {
+  // (consecutive: tile t starts at ring index t * Wg, one run of tiles of
+  // Wg iterations each, checkSegmentHazards)
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
     int var = -1;
     if (isTileProduct(e, tl, &var))
-      return env.loop_vars.count(var) ? std::optional<int64_t>(ring_start) : std::nullopt;
+      return env.loop_vars.count(var) ? std::optional<int64_t>(consecutive ? env.loop_vars.at(var) * Wg : ring_start)
+                                      : std::nullopt;
     if (ir::sameExpr(e, *tl.inner))
       for (int v : tl.tile_vars)
         if (env.loop_vars.count(v)) return Wg;
@@ -4389,7 +4635,7 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
       if (reads_end_in_k) reads_end_in_k->insert(&e);
       const int64_t H = tail_d > 0 ? env.loop_vars.at(kvar) + tail_d : 2 * Wg;
       const EvalHook inK = [&](const ir::Expr& x, const ir::EvalEnv&) -> std::optional<int64_t> {
-        if (isTileProduct(x, tl)) return ring_start;
+        if (isTileProduct(x, tl)) return consecutive ? env.loop_vars.at(tvar) * Wg : ring_start;
         if (ir::sameExpr(x, *tl.inner)) return H;
         return std::nullopt;
       };
@@ -4555,6 +4801,8 @@ struct PGrid {
   // program differs between them (it gets a copy of each tile part per
   // kind, the tables below at lane(p, kind)); the others are equal.
   int kinds = 1;
+  // The tile count, fixed (TileLoops::fixed_tiles; -1: open, explored)
+  int64_t fixed_tiles = -1;
   // kinds_shared: the guard's bound B1 reads no lm.instance(), so every
   // kinded process of one CTA sees the same boundary (kindsInTileOrder)
   bool kinds_shared = false;
@@ -5527,6 +5775,7 @@ class PersistentExplorer {
       opts_.meets->refused = "a persistent grid's exploration records no writers its reads meet";
     Unknowns u0;
     u0.end.assign(static_cast<size_t>(g_.Wt), -1);
+    if (g_.fixed_tiles >= 0) u0.tiles = static_cast<int32_t>(g_.fixed_tiles);
     std::vector<std::pair<State, Unknowns>> init = {{sim::initialState(m_), u0}};
     for (int p = 0; p < m_.P; ++p) {
       if (g_.shape[p].kind == TileShape::Static || g_.shape[p].prefix_end > 0) continue;
@@ -6857,7 +7106,7 @@ class PersistentExplorer {
   // kept as it is).
   // The one that moves the ring furthest, of those whose domain holds the state.
   bool halfShift(State& s, Unknowns& u) const {
-    if (half_.empty() || !someoneMoves(s, false)) return false;
+    if (half_.empty() || g_.fixed_tiles >= 0 || !someoneMoves(s, false)) return false;
     for (auto it = half_.rbegin(); it != half_.rend(); ++it)
       if (halfShiftBy(**it, s, u)) return true;
     return false;
@@ -7013,8 +7262,10 @@ class PersistentExplorer {
     return true;
   }
 
+  // (none with the tile count fixed: tile t - Pt is not tile t's text
+  // there, tile 0 a segment of its own, and the count would move)
   bool tileShift(State& s, Unknowns& u) const {
-    if (!someoneMoves(s, false)) return false;
+    if (g_.fixed_tiles >= 0 || !someoneMoves(s, false)) return false;
     Unknowns n = u;
     if (u.tiles >= 0) {
       if (u.tiles - g_.Pt < 0) return false;
@@ -9066,6 +9317,34 @@ bool deeperTailGrids(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   return reads_end;
 }
 
+// The register and TMEM hazards (data.uninitialized, data.stale-accumulator,
+// data.discarded-product) are marks the builder puts on the grid's
+// instructions; an explored run carries the marks of the instructions it
+// runs. TMEM's are decided by one run of the built system (encoder/
+// tmem_values.cpp), which stops at its first sync violation, and the grid,
+// every tile from ring index 0, is no consistent program past tile 0: so a
+// hazard between tiles (a segment's reset overwriting the segment before's
+// product that nobody read out) is marked nowhere, and such a schedule was
+// proved (helper streamk, session 34). With the tile count fixed
+// (segmentsAsTiles) the copy's own system of n tiles of Wg iterations each,
+// tile t from ring index t * Wg, is one run of the explored ones; it must
+// carry no mark at all. Every segment does the same to its fragments and the
+// parts between them nothing (registerUniform), so what a tile boundary does
+// to them (the last write of one segment, the reads the barriers order
+// between, the first of the next) is the same whatever the lengths: a
+// hazard of a run of other lengths is one of this run. Else unknown.
+void checkSegmentHazards(const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                         int64_t Wg) {
+  const System run = buildGrid(s, binding, target, tl, tl.fixed_tiles, Wg, TileCountRead::NotLast, nullptr, 0, 0,
+                               0, nullptr, /*consecutive=*/true);
+  for (const Process& p : run.procs)
+    for (const Instr& in : p.program)
+      if (in.regs_hazard.regs_space >= 0)
+        throw Fail(fmt::format("{} meets {} in the run of {} tiles of {} iterations each (not covered by the "
+                               "persistent-kernel proof)",
+                               p.name, in.regs_hazard.rule(), tl.fixed_tiles, Wg));
+}
+
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
@@ -9074,6 +9353,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   PGrid g;
   g.Wt = Wt;
   g.Wg = Wg;
+  g.fixed_tiles = tl.fixed_tiles;
+  if (g.fixed_tiles >= Wt) throw GridTooSmall{true};
   while (g.min_len < Wg && inner_at_least(g.min_len + 1)) ++g.min_len;
   std::vector<TileCountUse> uses;
   // kind 0: the merged loop's guard true (MergedLoops); without one, `kind` is read by nothing
@@ -9115,6 +9396,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     markKinded(g);
     forgetPrivateGenerations(g);
   }
+  if (g.fixed_tiles >= 0) checkSegmentHazards(s, binding, target, tl, Wg);
   const bool skips = std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; });
   if (!uses.empty() && skips)
     throw Fail("a process skips tiles and the schedule reads the tile count inside the tile loop (not covered by the "
@@ -9299,7 +9581,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // tiles of each length below `split` one exploration each, then tiles of
   // every length >= split. A run of the schedule has every tile of length
   // E_B: it is a run of one of them.
-  const int64_t split = opts.persistent_split > 0 ? opts.persistent_split : g.w0g + g.Pg + 1;
+  // With the tile count fixed (segmentsAsTiles) the tiles' lengths are
+  // independent (a segment of 2 iterations, then one of 10): one
+  // exploration of tiles of every length, each its own.
+  const int64_t split = g.fixed_tiles >= 0       ? 1
+                        : opts.persistent_split > 0 ? opts.persistent_split
+                                                    : g.w0g + g.Pg + 1;
   // The lm.assume facts may bound E_B below the split (`K <= 128`: at most 2
   // K iterations): a length above its largest value is the length of no
   // run, so only the lengths up to it are explored (docs/z3.md "A reduction
@@ -9321,12 +9608,13 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   if (most < 0) states += PersistentExplorer(g, -std::max(split, least), opts, budget, shared).run();
   const std::string inner = ir::exprToString(*tl.inner, s);
-  return fmt::format("lap induction over tiles and K: every {} >= 0 tiles of every {} K iterations, each tile "
-                     "its own (ring period {}, tile period {}, window {} tiles x {} iterations{}{})",
-                     ir::exprToString(*tl.tiles, s),
+  return fmt::format("lap induction over tiles and K: {} tiles of every {} K iterations, each tile "
+                     "its own (ring period {}, {}window {} tiles x {} iterations{}{})",
+                     g.fixed_tiles >= 0 ? fmt::format("exactly {}", g.fixed_tiles)
+                                        : fmt::format("every {} >= 0", ir::exprToString(*tl.tiles, s)),
                      most < 0 ? fmt::format("{} >= {}", inner, least)
                               : fmt::format("{} <= {} <= {} (the assumptions)", least, inner, most),
-                     g.Pg, g.Pt, Wt, Wg,
+                     g.Pg, g.fixed_tiles >= 0 ? "no tile shift, " : fmt::format("tile period {}, ", g.Pt), Wt, Wg,
                      longest >= least ? fmt::format(", tiles of {}..{} iterations one by one", least, longest) : "",
                      g.last_tile ? ", the last tile's part after the K loop its own" : "");
 }
@@ -10610,6 +10898,48 @@ std::string provePassTiles(const Fail& first, const PassTiles& passes, ir::Targe
   }
 }
 
+// The schedule's segments read as tiles (segmentsAsTiles), proved as a
+// persistent kernel of exactly n tiles. The persistent proof explores every
+// run of the copy's grid in which tile t runs its own B_t >= 1 K iterations
+// from the ring start B_0 + ... + B_(t-1) (read for `p * B`), with the tile
+// count fixed to n (no tile shift; one exploration of every length). A run
+// of the schedule at a binding is the one with B_j = L_j: in tile j every
+// expression of the copy has the value it has in segment j (onTheRing; the
+// parts between segments and around them are the schedule's), provided
+// every L_j >= 1, which the facts must show (an empty segment is a tile of
+// no iteration, which the exploration does not run: unknown). `first`: why
+// the schedule as written was not proved. What the copy's proof throws is a
+// plain Fail (a violation met there may need lengths no binding gives; the
+// bounded check decides).
+std::string proveSegmentTiles(const Fail& first, const ir::Schedule& s, const SegmentTiles& segs, ir::Target target,
+                              const std::vector<Binding>& checked, const TripProofOptions& opts,
+                              ProofBudget& budget, uint64_t& states) {
+  try {
+    {
+      FactProver prover(s, solverLimits(opts, budget), {});
+      std::map<int, std::optional<int64_t>> lb;
+      for (size_t j = 0; j < segs.lengths.size(); ++j)
+        if (!atLeast(prover, segs.lengths[j], 1, lb))
+          throw Fail(fmt::format("the schedule's assumptions do not keep segment {}'s length {} from being below 1 "
+                                 "(an empty segment: not covered)",
+                                 j + 1, ir::exprToString(*segs.lengths[j], s)));
+    }
+    std::optional<TileLoops> tiles = findTileLoops(*segs.s, nullptr, segs.guards);
+    if (!tiles) throw Fail("not a tile loop around one K loop");
+    tiles->fixed_tiles = static_cast<int64_t>(segs.lengths.size());
+    std::vector<Binding> bindings = checked;
+    for (Binding& b : bindings) {
+      b.params[segs.count] = tiles->fixed_tiles;
+      b.params[segs.length] = 1;
+    }
+    return fmt::format("{}: {}", segs.text, provePersistent(*segs.s, target, bindings, *tiles, opts, budget, states));
+  } catch (const Fail& g) {
+    Fail both(fmt::format("{}; {}: {}", first.what(), segs.text, g.what()));
+    both.witnesses = first.witnesses;  // the copy's name NT and B
+    throw both;
+  }
+}
+
 // A case of a split that adds a fact (`c`, its fact among its lm.assume
 // facts) with every guard the facts decide replaced by the branch it
 // takes (trip::decideGuards: `if k_tiles == 0:` where k_tiles >= 1 is a
@@ -10779,6 +11109,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
     if (!blocks) {
       if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);
+      if (std::optional<SegmentTiles> segs = segmentsAsTiles(s))
+        return proveSegmentTiles(f, s, *segs, target, checked, opts, budget, states);
       if (std::optional<FinerQuotient> fq = finerQuotientOf(s))
         return proveFinerQuotientCases(f, s, *fq, target, checked, opts, budget, states);
       throw;
