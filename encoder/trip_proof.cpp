@@ -4602,7 +4602,7 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
                  int kind = 0, int64_t ring_start = 0, int64_t tail_d = 0,
                  std::set<const ir::Expr*>* reads_end_in_k = nullptr, bool consecutive = false) {
   // (consecutive: tile t starts at ring index t * Wg, one run of tiles of
-  // Wg iterations each, checkSegmentHazards)
+  // Wg iterations each, checkConsecutiveTileHazards)
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
     int var = -1;
@@ -7690,6 +7690,44 @@ void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const 
   for (const ir::RoleBody& body : s.bodies) walk(body.body, false, -1);
 }
 
+// Whether an op names tensor memory (an MMA into or out of it, a TMEM load
+// or store).
+bool namesTmem(const ir::Op& o) {
+  for (const ir::BufferRef* r : {&o.dst, &o.src, &o.src2})
+    if (r->kind == ir::BufferRef::Kind::Tmem) return true;
+  return false;
+}
+
+bool accessesTmem(const ir::Block& b) {
+  return std::any_of(b.begin(), b.end(), [](const ir::Stmt& st) {
+    return st.kind == ir::Stmt::Kind::Op ? namesTmem(st.op) : accessesTmem(st.body) || accessesTmem(st.orelse);
+  });
+}
+
+// Whether what a tile does to tensor memory depends on which tile it is: an
+// `if` around TMEM accesses, or a TMEM MMA's `init=`, that reads the tile
+// index or the tile count (the double-buffered accumulator's `if t % 2 == 0`;
+// checkConsecutiveTileHazards).
+bool tmemDependsOnTile(const ir::Schedule& s, const TileLoops& tl) {
+  auto readsTile = [&](const ir::ExprPtr& e) {
+    return e && (mentionsLoopVar(*e, tl.tile_vars) || (tl.tiles && containsExpr(*e, *tl.tiles)));
+  };
+  std::function<bool(const ir::Block&, bool)> walk = [&](const ir::Block& b, bool in_tile) {
+    return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
+      switch (st.kind) {
+        case ir::Stmt::Kind::For: return walk(st.body, in_tile || tl.tile_vars.count(st.loop_var) > 0);
+        case ir::Stmt::Kind::If:
+          if (in_tile && readsTile(st.cond) && (accessesTmem(st.body) || accessesTmem(st.orelse))) return true;
+          return walk(st.body, in_tile) || walk(st.orelse, in_tile);
+        case ir::Stmt::Kind::Op:
+          return in_tile && st.op.kind == ir::OpKind::Mma && namesTmem(st.op) && readsTile(st.op.init);
+      }
+      return false;
+    });
+  };
+  return std::any_of(s.bodies.begin(), s.bodies.end(), [&](const ir::RoleBody& r) { return walk(r.body, false); });
+}
+
 // Every sub-expression of the statements of a tile loop's body before its
 // K loop (its part before the K loop, as the schedule writes it).
 std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl) {
@@ -9333,16 +9371,27 @@ bool deeperTailGrids(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
 // to them (the last write of one segment, the reads the barriers order
 // between, the first of the next) is the same whatever the lengths: a
 // hazard of a run of other lengths is one of this run. Else unknown.
-void checkSegmentHazards(const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
-                         int64_t Wg) {
-  const System run = buildGrid(s, binding, target, tl, tl.fixed_tiles, Wg, TileCountRead::NotLast, nullptr, 0, 0,
-                               0, nullptr, /*consecutive=*/true);
+//
+// The same run, of the window's Wt tiles, for a persistent kernel whose
+// tiles do different things to TMEM by their index (tmemDependsOnTile: the
+// double-buffered accumulator's `if t % 2 == 0`): without it a tile that
+// adds onto the result of two tiles before (`elif t % 2 == 0: ...
+// init=False`) was proved (helper streamk, session 34). Such a dependence
+// repeats with the tile period the proof has checked, and the run covers
+// the window's tiles, so every kind of boundary between two tiles occurs in
+// it; it is built with tiles of the window's Wg iterations and of the least
+// K trip count (docs/known-limits.md "Persistent kernels: TMEM hazards
+// between tiles" says what this leaves).
+void checkConsecutiveTileHazards(const ir::Schedule& s, const Binding& binding, ir::Target target,
+                                 const TileLoops& tl, int64_t tiles, int64_t Wg) {
+  const System run = buildGrid(s, binding, target, tl, tiles, Wg, TileCountRead::NotLast, nullptr, 0, 0, 0, nullptr,
+                               /*consecutive=*/true);
   for (const Process& p : run.procs)
     for (const Instr& in : p.program)
       if (in.regs_hazard.regs_space >= 0)
         throw Fail(fmt::format("{} meets {} in the run of {} tiles of {} iterations each (not covered by the "
                                "persistent-kernel proof)",
-                               p.name, in.regs_hazard.rule(), tl.fixed_tiles, Wg));
+                               p.name, in.regs_hazard.rule(), tiles, Wg));
 }
 
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
@@ -9396,7 +9445,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     markKinded(g);
     forgetPrivateGenerations(g);
   }
-  if (g.fixed_tiles >= 0) checkSegmentHazards(s, binding, target, tl, Wg);
+  if (g.fixed_tiles >= 0) checkConsecutiveTileHazards(s, binding, target, tl, tl.fixed_tiles, Wg);
   const bool skips = std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; });
   if (!uses.empty() && skips)
     throw Fail("a process skips tiles and the schedule reads the tile count inside the tile loop (not covered by the "
@@ -9519,6 +9568,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   bool first = false;  // a first K iteration of its own (firstIterations)
   int last = 0;        // the depth of the last K iterations of their own (tailIterations)
   checkRegsPathIndependent(s, tl, limits);
+  if (g.fixed_tiles < 0 && tmemDependsOnTile(s, tl))
+    for (int64_t len : {g.min_len, Wg})
+      if (len >= 1) checkConsecutiveTileHazards(s, binding, target, tl, Wt, len);
   bool reads_end = checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);
   if (last > 1) reads_end |= deeperTailGrids(g, s, binding, target, tl, limits, tails->second, last, &first);
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
