@@ -2455,6 +2455,18 @@ uint64_t exploreTripCount(const System& sys, int64_t T, const TripProofOptions& 
   return r.states;
 }
 
+// Whether the windows remembered up to sizes (TripLoops::explored) have
+// room for a key of `words` more: at most 2^25 words (256 MiB) in all. A
+// window past that is not remembered, only explored again if it recurs
+// (work, never a verdict, depends on it): a tile loop proved once per
+// value of 65 (docs/z3.md "A tile loop around loops bounded by few
+// values") held 4 GiB of keys of windows of 24 tiles otherwise.
+bool roomForKey(const std::set<std::vector<int64_t>>& explored, size_t words) {
+  size_t held = words;
+  for (const std::vector<int64_t>& k : explored) held += k.size();
+  return held <= (size_t{1} << 25);
+}
+
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
                     int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
                     uint64_t& states) {
@@ -2567,7 +2579,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     together.cta_shift = false;
     states += LapExplorer(w, together, budget).run();
   }
-  if (!key.empty()) tl.explored->insert(std::move(key));
+  if (!key.empty() && roomForKey(*tl.explored, key.size())) tl.explored->insert(std::move(key));
   return text;
 }
 
@@ -10247,6 +10259,62 @@ std::string proveMergedLoops(const MergedLoops& merged, ir::Target target, const
   }
 }
 
+// The parameters that loop bounds read and that the lm.assume facts allow
+// at most max_equivalent_values values of, listed as far as "Parameters
+// read only in sizes" lists them; `symbolic` as in finiteLoopParams.
+FiniteLoopParams fewValuedLoopParams(const ir::Schedule& s, const TripProofOptions& opts, ProofBudget& budget,
+                                     const std::map<const ir::Expr*, int64_t>& dead) {
+  TripProofOptions listed = opts;
+  listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
+  return finiteLoopParams(s, listed, budget, dead);
+}
+
+// A tile loop around loops whose bounds read only parameters with few
+// allowed values (FlashInfer's persistent merge: `lm.cdiv(n_sets, 4)` with
+// 0 <= n_sets <= 64 inside the tile loop over the CTA's work items), asked
+// last, when every other form refused the schedule (`refused`: why; thrown
+// when this one does not apply either): with those parameters fixed, every
+// allowed value in turn (up to max_equivalent_values), the inner loops have
+// constant bounds and the builder unrolls them, so the tile loop is the one
+// symbolic loop and each value's proof is the one-loop argument over it
+// (docs/z3.md "A tile loop around loops bounded by few values"). The values
+// are listed exactly, so the proofs together cover every binding. The
+// argument in one line, or throws (a Met as the one-loop argument's; any
+// other failure with `refused` in front).
+std::string proveTilesPerInnerValue(const Fail& refused, const ir::Schedule& s, ir::Target target,
+                                    const std::vector<Binding>& checked, const TripProofOptions& opts,
+                                    ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                                    std::vector<Binding>& bindings) {
+  bool one_trip = true;  // one trip expression: the one-loop argument listed its other parameters already
+  try {
+    findTrip(s);
+  } catch (const Fail&) {
+    one_trip = false;
+  }
+  if (one_trip) throw refused;
+  const FiniteLoopParams few = fewValuedLoopParams(s, opts, budget, {});
+  // (the parameters with at most max_fixed_values values were fixed before)
+  if (!few.symbolic || few.finite.empty() || few.finite == finiteLoopParams(s, opts, budget, {}).finite) throw refused;
+  try {
+    tl = findTrip(s, few.finite);
+  } catch (const Fail&) {
+    throw refused;
+  }
+  std::string names;
+  for (int p : few.finite) names += fmt::format("{}{}", names.empty() ? "" : ", ", s.params[p].name);
+  const std::string what = fmt::format("the loops bounded by {} unrolled value by value", names);
+  try {
+    return fmt::format("{}: {}", what, proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings));
+  } catch (const Met&) {
+    throw;
+  } catch (const Fail& f) {
+    Fail both(fmt::format("{}; {}: {}", refused.what(), what, f.what()));
+    both.witnesses = refused.witnesses;
+    both.witnesses.insert(both.witnesses.end(), f.witnesses.begin(), f.witnesses.end());
+    throw both;
+  }
+}
+
 std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                    const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
                                    std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
@@ -10475,7 +10543,7 @@ std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::
   // sizes" lists them; systems equal up to sizes are explored once
   TripProofOptions listed = opts;
   listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
-  const FiniteLoopParams fl = finiteLoopParams(s, listed, budget, dead);
+  const FiniteLoopParams fl = fewValuedLoopParams(s, opts, budget, dead);
   if (fl.symbolic || fl.finite.empty()) return std::nullopt;
   const std::string what = fmt::format("lap induction refused ({}); the loops' bounds read only parameters with few "
                                        "allowed values",
@@ -10735,16 +10803,22 @@ ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, co
       // allowed outcome of its guards on parameters, if it has some.
       // Or, for a K loop that may run no iteration, once per case.
       const auto* empty = dynamic_cast<const InnerMayBeEmpty*>(&f);
-      if (!budget.exhausted().empty() || (!empty && trip::guardCount(s) == 0)) throw;
-      try {
-        res.engine = empty ? proveInnerCases(s, target, checked, opts, budget, states, empty->inner)
-                           : proveGuardCases(s, target, checked, opts, budget, states);
-      } catch (const Fail& g) {
-        if (!budget.exhausted().empty()) throw;
-        Fail both(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
-        both.witnesses = f.witnesses;
-        both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
-        throw both;
+      if (!budget.exhausted().empty()) throw;
+      if (!empty && trip::guardCount(s) == 0) {
+        res.engine = proveTilesPerInnerValue(f, s, target, checked, opts, budget, states, tl, bindings);
+      } else {
+        try {
+          res.engine = empty ? proveInnerCases(s, target, checked, opts, budget, states, empty->inner)
+                             : proveGuardCases(s, target, checked, opts, budget, states);
+        } catch (const Fail& g) {
+          if (!budget.exhausted().empty()) throw;
+          Fail both(fmt::format("{}; {}: {}", f.what(),
+                                empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
+          both.witnesses = f.witnesses;
+          both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
+          if (dynamic_cast<const Met*>(&g)) throw both;
+          res.engine = proveTilesPerInnerValue(both, s, target, checked, opts, budget, states, tl, bindings);
+        }
       }
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget
