@@ -2467,9 +2467,55 @@ bool roomForKey(const std::set<std::vector<int64_t>>& explored, size_t words) {
   return held <= (size_t{1} << 25);
 }
 
+// The least window the period search can use from a loop start (or trip
+// count) `from`: findSteadyOffsets asks for t1 <= W - 2 and findPeriod for
+// w0 + 2 * P + 2 <= W + off, 4 iterations past the start with P = 1.
+int64_t leastWindow(int64_t from) { return std::max<int64_t>(4, from + 4); }
+
+// Does every system of the window for T in t1..W name each (statement, view)
+// pair as every larger trip count's system does? The builder names an op's
+// view index by stages when no evaluation of it in the whole system reaches
+// the view's stage count (or is negative), else by iterations
+// (encoder/system.cpp markStageLike), so the naming could change with the
+// trip count. True when each pair is named one way in all of them and
+//  * by stages: the period check keeps such an index the same every period
+//    (shiftedInstr) in the steady iterations and the exit paths, and
+//    checkBodyExprs / checkTripUses carry that beyond the window, so a
+//    larger system evaluates it to the window's values;
+//  * by iterations: in each system an evaluation that reaches the stage
+//    count lies before its parting head (the prefix and the steady
+//    iterations, which every larger system runs as they are, or a process
+//    without the loop).
+// A window of at least twice the largest stage count plus 8 is not asked
+// (an index that moves per iteration reaches its stage count in it).
+bool stagesSettled(const Window& w) {
+  const ir::Schedule& s = *w.base.schedule;
+  std::map<std::pair<const ir::Stmt*, int>, bool> by_stages;
+  for (int64_t T = w.t1; T <= w.W; ++T) {
+    const System& sys = w.by_trip[static_cast<size_t>(T - w.t0)];
+    std::set<std::pair<const ir::Stmt*, int>> by_iterations, reached;
+    for (size_t p = 0; p < sys.procs.size(); ++p) {
+      const std::vector<Instr>& prog = sys.procs[p].program;
+      const ProcShape& sh = w.shape[p];
+      const size_t kept = sh.loops ? static_cast<size_t>(cutOf(sh, T)) : prog.size();
+      for (size_t pc = 0; pc < prog.size(); ++pc)
+        for (const Access& a : prog[pc].accesses) {
+          if (a.view < 0) continue;
+          const std::pair<const ir::Stmt*, int> key{prog[pc].stmt, a.view};
+          if (by_stages.emplace(key, a.stage_like).first->second != a.stage_like) return false;
+          if (a.stage_like) continue;
+          by_iterations.insert(key);
+          if (pc < kept && (a.index < 0 || a.index >= s.views[a.view].stages)) reached.insert(key);
+        }
+    }
+    if (by_iterations != reached) return false;
+  }
+  return true;
+}
+
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
                     int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
-                    uint64_t& states) {
+                    uint64_t& states, bool settle = false) {
   Window w;
   w.W = W;
   w.t0 = t0;
@@ -2545,6 +2591,8 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
       if (!lowerSteadyOffset(w, f.process)) throw;
     }
   }
+  // a window narrower than the stage counts (TripProofOptions::least_window)
+  if (settle && !stagesSettled(w)) throw WindowTooSmall{};
   periodCounts(w);
   layOut(w);
   std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
@@ -2588,7 +2636,13 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
 std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                          const TripLoops& tl, const TripProofOptions& opts,
                          ProofBudget& budget, uint64_t& states) {
-  const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
+  int64_t max_lo = 0;
+  for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
+  // (the least window: a read outside the loop bounds is one of every
+  // system where the loop runs an iteration, which lowestTrip asks about)
+  const bool only_bounds =
+      buildAt(s, checked.front(), target, tl, opts.least_window ? leastWindow(max_lo) : opts.first_window)
+          .replace_uses.empty();
   const Limits limits = solverLimits(opts, budget);
   bool below = false;  // values below t0 build t0's system (proved)
   bool from_facts = false;  // the lm.assume facts keep E >= t0
@@ -2631,23 +2685,31 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
       t0 = from;
     }
   }
-  int64_t max_lo = 0;
-  for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
   // The window must see every iteration-indexed view index reach its
   // stage count (the builder treats an index that never does as a stage).
   int64_t max_stages = 1;
   for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
   for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
   for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
-  for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
+  const int64_t wide = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});
+  // (TripProofOptions::least_window: narrower windows first, each checked
+  // by stagesSettled, then the usual ones)
+  for (int64_t W = opts.least_window ? std::min(wide, leastWindow(t0 + max_lo)) : wide;;
+       W = W < wide ? std::min(wide, 2 * W) : 2 * W) {
     if (W > opts.max_window)
       throw NoSteadyPeriod(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
     checkBudget(budget, fmt::format("window {}", W));
     try {
-      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states) + clamped +
+      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states, /*settle=*/W < wide) + clamped +
              (below ? fmt::format("; every value below {} reads as {} does", least, least) : "");
     } catch (const WindowTooSmall&) {
       continue;
+    } catch (const Met&) {
+      throw;
+    } catch (const Fail&) {
+      // a narrow window's period may be one a wider window refutes
+      // (`k // 4` looks constant over 4 iterations): the wider windows decide
+      if (W >= wide || !budget.exhausted().empty()) throw;
     }
   }
 }
@@ -10303,8 +10365,12 @@ std::string proveTilesPerInnerValue(const Fail& refused, const ir::Schedule& s, 
   std::string names;
   for (int p : few.finite) names += fmt::format("{}{}", names.empty() ? "" : ", ", s.params[p].name);
   const std::string what = fmt::format("the loops bounded by {} unrolled value by value", names);
+  // each tile runs the unrolled inner loops whole: the window need not hold
+  // twice the stage count in tiles (TripProofOptions::least_window)
+  TripProofOptions tiles = opts;
+  tiles.least_window = true;
   try {
-    return fmt::format("{}: {}", what, proveEachAssignment(s, target, checked, tl, opts, budget, states, bindings));
+    return fmt::format("{}: {}", what, proveEachAssignment(s, target, checked, tl, tiles, budget, states, bindings));
   } catch (const Met&) {
     throw;
   } catch (const Fail& f) {
