@@ -161,6 +161,12 @@ struct TripLoops {
   // explores alike and is not explored again (docs/z3.md "Parameters read
   // only in sizes"). Null: explore every window.
   std::set<std::vector<int64_t>>* explored = nullptr;
+  // With `explored`: the shapes (windowShape) of the windows seen so far,
+  // when the keys are taken only for a window whose shape an earlier one
+  // had (TripProofOptions::least_window: every inner value's window differs
+  // in its programs' lengths, and the key costs about what building the
+  // systems does). Null: a key for every window.
+  std::set<std::vector<int64_t>>* shapes = nullptr;
   // With scale > 1: for every expression the builder evaluated that reads
   // the trip expression inside a symbolic loop, the offsets o = v mod scale
   // of the loop variable's values it was evaluated at, over every system
@@ -2513,6 +2519,26 @@ bool stagesSettled(const Window& w) {
   return true;
 }
 
+// attempt's text for a window an earlier value explored up to sizes
+constexpr std::string_view kReusedWindow = ", explored as an earlier value's window up to sizes";
+
+// What of a window's key (attempt) is cheap to take: its parameters, the
+// steady offsets and every program's length in every system. Two windows
+// with equal keys have equal shapes.
+std::vector<int64_t> windowShape(const Window& w, const TripLoops& tl) {
+  std::vector<int64_t> shape = {w.t0, w.W, w.t1, w.P, w.w0, w.j0, tl.scale, tl.residue};
+  for (const ProcShape& sh : w.shape) shape.push_back(sh.loops ? sh.off : INT64_MIN);
+  for (const System* sys : {&w.base}) {
+    shape.push_back(-1);
+    for (const Process& p : sys->procs) shape.push_back(static_cast<int64_t>(p.program.size()));
+  }
+  for (const System& sys : w.by_trip) {
+    shape.push_back(-1);
+    for (const Process& p : sys.procs) shape.push_back(static_cast<int64_t>(p.program.size()));
+  }
+  return shape;
+}
+
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
                     int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
                     uint64_t& states, bool settle = false) {
@@ -2603,7 +2629,11 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   // of t0 and W, which choose them): one that a passed exploration had up
   // to sizes passes too (trip_sizes.h).
   std::vector<int64_t> key;
-  if (tl.explored && !opts.meets) {  // (a window equal up to sizes holds other bytes: the record needs its own)
+  // (a window whose shape no earlier window had equals none up to sizes:
+  // sizeFreeKey holds every program's length; it is then not looked up,
+  // and a later window of its shape is explored once more)
+  const bool keyed = !tl.shapes || !tl.shapes->insert(windowShape(w, tl)).second;
+  if (tl.explored && !opts.meets && keyed) {  // (a window equal up to sizes holds other bytes: the record needs its own)
     std::vector<const System*> group = {&w.base};
     for (const System& sys : w.by_trip) group.push_back(&sys);
     key = trip::sizeFreeKey(group);
@@ -2612,7 +2642,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // but lowerSteadyOffset may have lowered one
     if (!key.empty())
       for (const ProcShape& sh : w.shape) key.push_back(sh.loops ? sh.off : INT64_MIN);
-    if (!key.empty() && tl.explored->count(key)) return text + ", explored as an earlier value's window up to sizes";
+    if (!key.empty() && tl.explored->count(key)) return text + std::string(kReusedWindow);
   }
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) states += exploreTripCount(w.by_trip[T - t0], T, opts, budget);
@@ -9269,12 +9299,15 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
   }
   std::set<std::vector<int64_t>> explored;  // windows explored, up to sizes (trip_sizes.h)
+  std::set<std::vector<int64_t>> shapes;    // (TripLoops::shapes)
   struct Forget {                   // tl outlives `explored`
     TripLoops& tl;
-    ~Forget() { tl.explored = nullptr; }
+    ~Forget() { tl.explored = tl.shapes = nullptr; }
   } forget{tl};
   tl.explored = &explored;
+  if (opts.least_window) tl.shapes = &shapes;
   std::string first;
+  size_t reused = 0;  // values whose window an earlier one's equals up to sizes
   for (const auto& a : assignments) {
     tl.fixed = a;
     tl.facts.clear();
@@ -9300,12 +9333,13 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     } catch (const Fail& f) {
       throw Fail(at + f.what());
     }
+    if (engine.find(kReusedWindow) != std::string::npos) ++reused;
     if (first.empty()) first = std::move(engine);
   }
   const std::string classes =
       assignments.size() > 1 ? fmt::format(", {} of the {} values' windows explored, the others equal to one of them "
                                            "up to sizes",
-                                           explored.size(), assignments.size())
+                                           assignments.size() - reused, assignments.size())
                              : "";
   return extra.empty() ? first
                        : fmt::format("for each {}: {}{}{}", assignmentText(s, assignments), first,
