@@ -123,3 +123,42 @@ TEST(TripTileValues, ParityNotCarriedAcrossTilesIsFoundAndNotProved) {
   ttv::expectTileValuesBroken("parity not carried across tiles",
                               ttv::tileValuesKernel(ttv::kTileValuesNoSync, "lm.cdiv(n, 8)"));
 }
+
+namespace trip_tile_values_test {
+
+const char* const kMergeStates = "corpus/attention/sm90_flashinfer_persistent_merge_states.cake";
+
+// Found by the bounded check (an error) and not proved.
+void expectMergeStatesBroken(const std::string& what, const std::string& text) {
+  const checks::CheckResult c = checkText(text);
+  EXPECT_TRUE(c.hasErrors()) << what << ": the broken form exits 0\n" << describe(c);
+  const encoder::ModelCheckResult r = cake::testing::proveText(text, 3);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << what << ": " << r.engine;
+}
+
+}  // namespace trip_tile_values_test
+
+// FlashInfer's merge itself within the default budget (3e9 units): its
+// tiles unrolled per n_sets from the least window (4 tiles, where
+// 2 * stages + 8 = 24 with v_smem's 8 stages; docs/z3.md "session 34,
+// helper mstates").
+TEST(TripTileValues, MergeStatesIsProvedFromTheLeastWindow) {
+  const encoder::ModelCheckResult r = cake::testing::proveText(cake::testing::corpusText(ttv::kMergeStates), 3);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("the loops bounded by n_sets unrolled value by value"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("window 4)"), std::string::npos) << r.engine;
+}
+
+// Its broken forms where the least window reasons: the wait before the
+// ring read dropped (a slot read while its cp.async is in flight), and the
+// barrier before the refill dropped (a slot released to the next cp.async
+// while another warp still reads it).
+TEST(TripTileValues, MergeStatesBrokenFormsAreFoundAndNotProved) {
+  const std::string text = cake::testing::corpusText(ttv::kMergeStates);
+  ttv::expectMergeStatesBroken("wait before the read dropped",
+                               edited(text, {{"lm.cp_async_wait(pending=1)", "lm.fill(sv, 0.0)"}}));
+  ttv::expectMergeStatesBroken(
+      "barrier before the refill dropped",
+      edited(text, {{"                    lm.sync(block)\n                    if 4 * (it + 2)",
+                     "                    if 4 * (it + 2)"}}));
+}
