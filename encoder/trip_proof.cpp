@@ -161,6 +161,12 @@ struct TripLoops {
   // explores alike and is not explored again (docs/z3.md "Parameters read
   // only in sizes"). Null: explore every window.
   std::set<std::vector<int64_t>>* explored = nullptr;
+  // With `explored`: the shapes (windowShape) of the windows seen so far,
+  // when the keys are taken only for a window whose shape an earlier one
+  // had (TripProofOptions::least_window: every inner value's window differs
+  // in its programs' lengths, and the key costs about what building the
+  // systems does). Null: a key for every window.
+  std::set<std::vector<int64_t>>* shapes = nullptr;
   // With scale > 1: for every expression the builder evaluated that reads
   // the trip expression inside a symbolic loop, the offsets o = v mod scale
   // of the loop variable's values it was evaluated at, over every system
@@ -2462,9 +2468,87 @@ uint64_t exploreTripCount(const System& sys, int64_t T, const TripProofOptions& 
   return r.states;
 }
 
+// Whether the windows remembered up to sizes (TripLoops::explored) have
+// room for a key of `words` more: at most 2^25 words (256 MiB) in all. A
+// window past that is not remembered, only explored again if it recurs
+// (work, never a verdict, depends on it): a tile loop proved once per
+// value of 65 (docs/z3.md "A tile loop around loops bounded by few
+// values") held 4 GiB of keys of windows of 24 tiles otherwise.
+bool roomForKey(const std::set<std::vector<int64_t>>& explored, size_t words) {
+  size_t held = words;
+  for (const std::vector<int64_t>& k : explored) held += k.size();
+  return held <= (size_t{1} << 25);
+}
+
+// The least window the period search can use from a loop start (or trip
+// count) `from`: findSteadyOffsets asks for t1 <= W - 2 and findPeriod for
+// w0 + 2 * P + 2 <= W + off, 4 iterations past the start with P = 1.
+int64_t leastWindow(int64_t from) { return std::max<int64_t>(4, from + 4); }
+
+// Does every system of the window for T in t1..W name each (statement, view)
+// pair as every larger trip count's system does? The builder names an op's
+// view index by stages when no evaluation of it in the whole system reaches
+// the view's stage count (or is negative), else by iterations
+// (encoder/system.cpp markStageLike), so the naming could change with the
+// trip count. True when each pair is named one way in all of them and
+//  * by stages: the period check keeps such an index the same every period
+//    (shiftedInstr) in the steady iterations and the exit paths, and
+//    checkBodyExprs / checkTripUses carry that beyond the window, so a
+//    larger system evaluates it to the window's values;
+//  * by iterations: in each system an evaluation that reaches the stage
+//    count lies before its parting head (the prefix and the steady
+//    iterations, which every larger system runs as they are, or a process
+//    without the loop).
+// A window of at least twice the largest stage count plus 8 is not asked
+// (an index that moves per iteration reaches its stage count in it).
+bool stagesSettled(const Window& w) {
+  const ir::Schedule& s = *w.base.schedule;
+  std::map<std::pair<const ir::Stmt*, int>, bool> by_stages;
+  for (int64_t T = w.t1; T <= w.W; ++T) {
+    const System& sys = w.by_trip[static_cast<size_t>(T - w.t0)];
+    std::set<std::pair<const ir::Stmt*, int>> by_iterations, reached;
+    for (size_t p = 0; p < sys.procs.size(); ++p) {
+      const std::vector<Instr>& prog = sys.procs[p].program;
+      const ProcShape& sh = w.shape[p];
+      const size_t kept = sh.loops ? static_cast<size_t>(cutOf(sh, T)) : prog.size();
+      for (size_t pc = 0; pc < prog.size(); ++pc)
+        for (const Access& a : prog[pc].accesses) {
+          if (a.view < 0) continue;
+          const std::pair<const ir::Stmt*, int> key{prog[pc].stmt, a.view};
+          if (by_stages.emplace(key, a.stage_like).first->second != a.stage_like) return false;
+          if (a.stage_like) continue;
+          by_iterations.insert(key);
+          if (pc < kept && (a.index < 0 || a.index >= s.views[a.view].stages)) reached.insert(key);
+        }
+    }
+    if (by_iterations != reached) return false;
+  }
+  return true;
+}
+
+// attempt's text for a window an earlier value explored up to sizes
+constexpr std::string_view kReusedWindow = ", explored as an earlier value's window up to sizes";
+
+// What of a window's key (attempt) is cheap to take: its parameters, the
+// steady offsets and every program's length in every system. Two windows
+// with equal keys have equal shapes.
+std::vector<int64_t> windowShape(const Window& w, const TripLoops& tl) {
+  std::vector<int64_t> shape = {w.t0, w.W, w.t1, w.P, w.w0, w.j0, tl.scale, tl.residue};
+  for (const ProcShape& sh : w.shape) shape.push_back(sh.loops ? sh.off : INT64_MIN);
+  for (const System* sys : {&w.base}) {
+    shape.push_back(-1);
+    for (const Process& p : sys->procs) shape.push_back(static_cast<int64_t>(p.program.size()));
+  }
+  for (const System& sys : w.by_trip) {
+    shape.push_back(-1);
+    for (const Process& p : sys.procs) shape.push_back(static_cast<int64_t>(p.program.size()));
+  }
+  return shape;
+}
+
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
                     int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
-                    uint64_t& states) {
+                    uint64_t& states, bool settle = false) {
   Window w;
   w.W = W;
   w.t0 = t0;
@@ -2499,7 +2583,8 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // a body that grows with T (an inner loop bounded by the loop variable)
     // makes each system larger: the budget holds here too
     checkBudget(budget, fmt::format("building the system for trip count {} of window {}", T, W));
-    w.by_trip.push_back(buildAt(s, binding, target, tl, T));
+    // (W's system is the base, built above: the builder is deterministic)
+    w.by_trip.push_back(T == W ? w.base : buildAt(s, binding, target, tl, T));
     chargeBuild(budget, w.by_trip.back());
   }
   // Generations no rule reads (a view whose every access is to bytes that
@@ -2540,6 +2625,8 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
       if (!lowerSteadyOffset(w, f.process)) throw;
     }
   }
+  // a window narrower than the stage counts (TripProofOptions::least_window)
+  if (settle && !stagesSettled(w)) throw WindowTooSmall{};
   periodCounts(w);
   layOut(w);
   std::string small = w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one", t0, w.t1 - 1) : "";
@@ -2550,7 +2637,11 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   // of t0 and W, which choose them): one that a passed exploration had up
   // to sizes passes too (trip_sizes.h).
   std::vector<int64_t> key;
-  if (tl.explored && !opts.meets) {  // (a window equal up to sizes holds other bytes: the record needs its own)
+  // (a window whose shape no earlier window had equals none up to sizes:
+  // sizeFreeKey holds every program's length; it is then not looked up,
+  // and a later window of its shape is explored once more)
+  const bool keyed = !tl.shapes || !tl.shapes->insert(windowShape(w, tl)).second;
+  if (tl.explored && !opts.meets && keyed) {  // (a window equal up to sizes holds other bytes: the record needs its own)
     std::vector<const System*> group = {&w.base};
     for (const System& sys : w.by_trip) group.push_back(&sys);
     key = trip::sizeFreeKey(group);
@@ -2559,7 +2650,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // but lowerSteadyOffset may have lowered one
     if (!key.empty())
       for (const ProcShape& sh : w.shape) key.push_back(sh.loops ? sh.off : INT64_MIN);
-    if (!key.empty() && tl.explored->count(key)) return text + ", explored as an earlier value's window up to sizes";
+    if (!key.empty() && tl.explored->count(key)) return text + std::string(kReusedWindow);
   }
   // The trip counts before the steady body, one by one.
   for (int64_t T = t0; T < w.t1; ++T) states += exploreTripCount(w.by_trip[T - t0], T, opts, budget);
@@ -2574,7 +2665,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     together.cta_shift = false;
     states += LapExplorer(w, together, budget).run();
   }
-  if (!key.empty()) tl.explored->insert(std::move(key));
+  if (!key.empty() && roomForKey(*tl.explored, key.size())) tl.explored->insert(std::move(key));
   return text;
 }
 
@@ -2583,7 +2674,13 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
 std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                          const TripLoops& tl, const TripProofOptions& opts,
                          ProofBudget& budget, uint64_t& states) {
-  const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
+  int64_t max_lo = 0;
+  for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
+  // (the least window: a read outside the loop bounds is one of every
+  // system where the loop runs an iteration, which lowestTrip asks about)
+  const bool only_bounds =
+      buildAt(s, checked.front(), target, tl, opts.least_window ? leastWindow(max_lo) : opts.first_window)
+          .replace_uses.empty();
   const Limits limits = solverLimits(opts, budget);
   bool below = false;  // values below t0 build t0's system (proved)
   bool from_facts = false;  // the lm.assume facts keep E >= t0
@@ -2626,23 +2723,31 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
       t0 = from;
     }
   }
-  int64_t max_lo = 0;
-  for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
   // The window must see every iteration-indexed view index reach its
   // stage count (the builder treats an index that never does as a stage).
   int64_t max_stages = 1;
   for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
   for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
   for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
-  for (int64_t W = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});; W *= 2) {
+  const int64_t wide = std::max<int64_t>({opts.first_window, t0 + max_lo + 8, 2 * max_stages + 8});
+  // (TripProofOptions::least_window: narrower windows first, each checked
+  // by stagesSettled, then the usual ones)
+  for (int64_t W = opts.least_window ? std::min(wide, leastWindow(t0 + max_lo)) : wide;;
+       W = W < wide ? std::min(wide, 2 * W) : 2 * W) {
     if (W > opts.max_window)
       throw NoSteadyPeriod(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
     checkBudget(budget, fmt::format("window {}", W));
     try {
-      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states) + clamped +
+      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states, /*settle=*/W < wide) + clamped +
              (below ? fmt::format("; every value below {} reads as {} does", least, least) : "");
     } catch (const WindowTooSmall&) {
       continue;
+    } catch (const Met&) {
+      throw;
+    } catch (const Fail&) {
+      // a narrow window's period may be one a wider window refutes
+      // (`k // 4` looks constant over 4 iterations): the wider windows decide
+      if (W >= wide || !budget.exhausted().empty()) throw;
     }
   }
 }
@@ -9774,12 +9879,15 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
   }
   std::set<std::vector<int64_t>> explored;  // windows explored, up to sizes (trip_sizes.h)
+  std::set<std::vector<int64_t>> shapes;    // (TripLoops::shapes)
   struct Forget {                   // tl outlives `explored`
     TripLoops& tl;
-    ~Forget() { tl.explored = nullptr; }
+    ~Forget() { tl.explored = tl.shapes = nullptr; }
   } forget{tl};
   tl.explored = &explored;
+  if (opts.least_window) tl.shapes = &shapes;
   std::string first;
+  size_t reused = 0;  // values whose window an earlier one's equals up to sizes
   for (const auto& a : assignments) {
     tl.fixed = a;
     tl.facts.clear();
@@ -9805,12 +9913,13 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
     } catch (const Fail& f) {
       throw Fail(at + f.what());
     }
+    if (engine.find(kReusedWindow) != std::string::npos) ++reused;
     if (first.empty()) first = std::move(engine);
   }
   const std::string classes =
       assignments.size() > 1 ? fmt::format(", {} of the {} values' windows explored, the others equal to one of them "
                                            "up to sizes",
-                                           explored.size(), assignments.size())
+                                           assignments.size() - reused, assignments.size())
                              : "";
   return extra.empty() ? first
                        : fmt::format("for each {}: {}{}{}", assignmentText(s, assignments), first,
@@ -10826,6 +10935,66 @@ std::string proveMergedLoops(const MergedLoops& merged, ir::Target target, const
   }
 }
 
+// The parameters that loop bounds read and that the lm.assume facts allow
+// at most max_equivalent_values values of, listed as far as "Parameters
+// read only in sizes" lists them; `symbolic` as in finiteLoopParams.
+FiniteLoopParams fewValuedLoopParams(const ir::Schedule& s, const TripProofOptions& opts, ProofBudget& budget,
+                                     const std::map<const ir::Expr*, int64_t>& dead) {
+  TripProofOptions listed = opts;
+  listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
+  return finiteLoopParams(s, listed, budget, dead);
+}
+
+// A tile loop around loops whose bounds read only parameters with few
+// allowed values (FlashInfer's persistent merge: `lm.cdiv(n_sets, 4)` with
+// 0 <= n_sets <= 64 inside the tile loop over the CTA's work items), asked
+// last, when every other form refused the schedule (`refused`: why; thrown
+// when this one does not apply either): with those parameters fixed, every
+// allowed value in turn (up to max_equivalent_values), the inner loops have
+// constant bounds and the builder unrolls them, so the tile loop is the one
+// symbolic loop and each value's proof is the one-loop argument over it
+// (docs/z3.md "A tile loop around loops bounded by few values"). The values
+// are listed exactly, so the proofs together cover every binding. The
+// argument in one line, or throws (a Met as the one-loop argument's; any
+// other failure with `refused` in front).
+std::string proveTilesPerInnerValue(const Fail& refused, const ir::Schedule& s, ir::Target target,
+                                    const std::vector<Binding>& checked, const TripProofOptions& opts,
+                                    ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                                    std::vector<Binding>& bindings) {
+  bool one_trip = true;  // one trip expression: the one-loop argument listed its other parameters already
+  try {
+    findTrip(s);
+  } catch (const Fail&) {
+    one_trip = false;
+  }
+  if (one_trip) throw refused;
+  const FiniteLoopParams few = fewValuedLoopParams(s, opts, budget, {});
+  // (the parameters with at most max_fixed_values values were fixed before)
+  if (!few.symbolic || few.finite.empty() || few.finite == finiteLoopParams(s, opts, budget, {}).finite) throw refused;
+  try {
+    tl = findTrip(s, few.finite);
+  } catch (const Fail&) {
+    throw refused;
+  }
+  std::string names;
+  for (int p : few.finite) names += fmt::format("{}{}", names.empty() ? "" : ", ", s.params[p].name);
+  const std::string what = fmt::format("the loops bounded by {} unrolled value by value", names);
+  // each tile runs the unrolled inner loops whole: the window need not hold
+  // twice the stage count in tiles (TripProofOptions::least_window)
+  TripProofOptions tiles = opts;
+  tiles.least_window = true;
+  try {
+    return fmt::format("{}: {}", what, proveEachAssignment(s, target, checked, tl, tiles, budget, states, bindings));
+  } catch (const Met&) {
+    throw;
+  } catch (const Fail& f) {
+    Fail both(fmt::format("{}; {}: {}", refused.what(), what, f.what()));
+    both.witnesses = refused.witnesses;
+    both.witnesses.insert(both.witnesses.end(), f.witnesses.begin(), f.witnesses.end());
+    throw both;
+  }
+}
+
 std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                    const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
                                    std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
@@ -11096,7 +11265,7 @@ std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::
   // sizes" lists them; systems equal up to sizes are explored once
   TripProofOptions listed = opts;
   listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
-  const FiniteLoopParams fl = finiteLoopParams(s, listed, budget, dead);
+  const FiniteLoopParams fl = fewValuedLoopParams(s, opts, budget, dead);
   if (fl.symbolic || fl.finite.empty()) return std::nullopt;
   const std::string what = fmt::format("lap induction refused ({}); the loops' bounds read only parameters with few "
                                        "allowed values",
@@ -11358,16 +11527,22 @@ ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, co
       // allowed outcome of its guards on parameters, if it has some.
       // Or, for a K loop that may run no iteration, once per case.
       const auto* empty = dynamic_cast<const InnerMayBeEmpty*>(&f);
-      if (!budget.exhausted().empty() || (!empty && trip::guardCount(s) == 0)) throw;
-      try {
-        res.engine = empty ? proveInnerCases(s, target, checked, opts, budget, states, empty->inner)
-                           : proveGuardCases(s, target, checked, opts, budget, states);
-      } catch (const Fail& g) {
-        if (!budget.exhausted().empty()) throw;
-        Fail both(fmt::format("{}; {}: {}", f.what(), empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
-        both.witnesses = f.witnesses;
-        both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
-        throw both;
+      if (!budget.exhausted().empty()) throw;
+      if (!empty && trip::guardCount(s) == 0) {
+        res.engine = proveTilesPerInnerValue(f, s, target, checked, opts, budget, states, tl, bindings);
+      } else {
+        try {
+          res.engine = empty ? proveInnerCases(s, target, checked, opts, budget, states, empty->inner)
+                             : proveGuardCases(s, target, checked, opts, budget, states);
+        } catch (const Fail& g) {
+          if (!budget.exhausted().empty()) throw;
+          Fail both(fmt::format("{}; {}: {}", f.what(),
+                                empty ? "per case of the K loop's trip count" : "per outcome of the guards", g.what()));
+          both.witnesses = f.witnesses;
+          both.witnesses.insert(both.witnesses.end(), g.witnesses.begin(), g.witnesses.end());
+          if (dynamic_cast<const Met*>(&g)) throw both;
+          res.engine = proveTilesPerInnerValue(both, s, target, checked, opts, budget, states, tl, bindings);
+        }
       }
     }
     if (budget.workOut()) throw Fail(budget.exhausted());  // proved iff the work fits the budget

@@ -72,6 +72,15 @@ struct TripProofOptions {
   int max_period = 24;       // periods tried: 1..max_period iterations
   int first_window = 24;     // iterations unrolled at first; doubled while too few
   int max_window = 192;
+  // Start the window at the least width the period search can use (4
+  // iterations from the loop's start) and widen it while too small, up to
+  // the width above; a window narrower than twice the largest stage count
+  // is taken only where its systems show every view index's naming (stages
+  // or iterations) settled for every larger trip count (docs/z3.md
+  // "session 34, helper mstates"). Set for a tile loop whose inner loops are
+  // unrolled value by value, whose every iteration runs many ring
+  // iterations: 2 * stages + 8 of them would be tiles, not ring iterations.
+  bool least_window = false;
   bool reduce = true;        // persistent-set reduction (sim_por.h) with the cycle proviso
   // Loops no barrier paces (encoder/trip_pace.h, docs/z3.md "Loops no
   // barrier paces"): the loop steps of processes ahead of a free one behind
