@@ -9673,7 +9673,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   bool first = false;  // a first K iteration of its own (firstIterations)
   int last = 0;        // the depth of the last K iterations of their own (tailIterations)
   checkRegsPathIndependent(s, tl, limits);
-  if (g.fixed_tiles < 0 && tmemDependsOnTile(s, tl))
+  if (opts.consecutive_tile_run && g.fixed_tiles < 0 && tmemDependsOnTile(s, tl))
     for (int64_t len : {g.min_len, Wg})
       if (len >= 1) checkConsecutiveTileHazards(s, binding, target, tl, Wt, len);
   bool reads_end = checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);

@@ -91,6 +91,11 @@ struct TripProofOptions {
   // rule 1 with those cut footprints (docs/z3.md "The pacer's free step
   // alone"); off: the pacer of session 22 (tests compare the two).
   bool pace_alone = true;
+  // Persistent kernels whose tiles do different things to TMEM by their
+  // index: the window's tiles run one after another on the ring, refused on
+  // any hazard mark (checkConsecutiveTileHazards); false leaves the
+  // exploration alone to meet such a bug (tests of the exploration).
+  bool consecutive_tile_run = true;
   // Persistent kernels: K trip counts below this are explored one by one
   // (every tile of that length), the rest in one exploration whose tiles
   // each run at least this many iterations (docs/z3.md "Short tiles one by
