@@ -7426,17 +7426,26 @@ ir::ExprPtr tileVarOf(const ir::Expr& e, const TileLoops& tl) {
 // CTA's first tile only, and the grid resets every tile), and an `init=`
 // inside the K loop that reads k must be true exactly at k = 0 (the grid's
 // iteration 0 of every tile resets, as the run's first iteration does, and
-// nothing later does in either). Else unknown: the bounded check decides.
-bool writesOrReadsRegs(const ir::Block& b) {
-  for (const ir::Stmt& st : b) {
-    if (st.kind != ir::Stmt::Kind::Op) {
-      if (writesOrReadsRegs(st.body) || writesOrReadsRegs(st.orelse)) return true;
-      continue;
-    }
-    for (const ir::BufferRef* r : {&st.op.dst, &st.op.src, &st.op.src2})
-      if (r->kind == ir::BufferRef::Kind::Regs) return true;
-  }
-  return false;
+// nothing later does in either). Else unknown: the bounded check decides
+// (checkRegsPathIndependent, below).
+
+// Whether an op names a buffer of kind k (as its destination or a source).
+bool namesKind(const ir::Op& o, ir::BufferRef::Kind k) {
+  return o.dst.kind == k || o.src.kind == k || o.src2.kind == k;
+}
+
+// Whether some op of b, at any depth, names a buffer of kind k (registers:
+// checkRegsPathIndependent; tensor memory: tmemDependsOnTile).
+bool branchesName(const ir::Stmt& st, ir::BufferRef::Kind k);
+bool blockNamesKind(const ir::Block& b, ir::BufferRef::Kind k) {
+  return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
+    return st.kind == ir::Stmt::Kind::Op ? namesKind(st.op, k) : branchesName(st, k);
+  });
+}
+
+// Whether an if's (or a loop's) body or else branch names a buffer of kind k.
+bool branchesName(const ir::Stmt& st, ir::BufferRef::Kind k) {
+  return blockNamesKind(st.body, k) || blockNamesKind(st.orelse, k);
 }
 
 // Register fragments local to a K iteration (docs/z3.md "A per-tile
@@ -7767,7 +7776,7 @@ void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const 
           // unless its branches differ only in fragments local to a K
           // iteration (iterationLocalRegs, sameRegsEffect): the register
           // state of the others then is the same whichever branch runs
-          if (in_tile && st.cond && readsStart(st.cond) && (writesOrReadsRegs(st.body) || writesOrReadsRegs(st.orelse))) {
+          if (in_tile && st.cond && readsStart(st.cond) && branchesName(st, ir::BufferRef::Kind::Regs)) {
             if (!local) local = iterationLocalRegs(s, tl);
             if (!sameRegsEffect(st.body, st.orelse, *local)) {
               if (!fresh) fresh = pathFreeRegs(s, tl);
@@ -7795,20 +7804,6 @@ void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const 
   for (const ir::RoleBody& body : s.bodies) walk(body.body, false, -1);
 }
 
-// Whether an op names tensor memory (an MMA into or out of it, a TMEM load
-// or store).
-bool namesTmem(const ir::Op& o) {
-  for (const ir::BufferRef* r : {&o.dst, &o.src, &o.src2})
-    if (r->kind == ir::BufferRef::Kind::Tmem) return true;
-  return false;
-}
-
-bool accessesTmem(const ir::Block& b) {
-  return std::any_of(b.begin(), b.end(), [](const ir::Stmt& st) {
-    return st.kind == ir::Stmt::Kind::Op ? namesTmem(st.op) : accessesTmem(st.body) || accessesTmem(st.orelse);
-  });
-}
-
 // Whether what a tile does to tensor memory depends on which tile it is: an
 // `if` around TMEM accesses, or a TMEM MMA's `init=`, that reads the tile
 // index or the tile count (the double-buffered accumulator's `if t % 2 == 0`;
@@ -7822,10 +7817,10 @@ bool tmemDependsOnTile(const ir::Schedule& s, const TileLoops& tl) {
       switch (st.kind) {
         case ir::Stmt::Kind::For: return walk(st.body, in_tile || tl.tile_vars.count(st.loop_var) > 0);
         case ir::Stmt::Kind::If:
-          if (in_tile && readsTile(st.cond) && (accessesTmem(st.body) || accessesTmem(st.orelse))) return true;
+          if (in_tile && readsTile(st.cond) && branchesName(st, ir::BufferRef::Kind::Tmem)) return true;
           return walk(st.body, in_tile) || walk(st.orelse, in_tile);
         case ir::Stmt::Kind::Op:
-          return in_tile && st.op.kind == ir::OpKind::Mma && namesTmem(st.op) && readsTile(st.op.init);
+          return in_tile && st.op.kind == ir::OpKind::Mma && namesKind(st.op, ir::BufferRef::Kind::Tmem) && readsTile(st.op.init);
       }
       return false;
     });
