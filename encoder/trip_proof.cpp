@@ -8387,6 +8387,30 @@ void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shape
   }
 }
 
+// Whether every K iteration of the window (every tile, every ring position)
+// moves the read marker of a view no TMA load fills before the iteration's
+// first access of `view`: the marker is the process's count of waits and
+// bar.syncs, so there every byte range the process read before is read at
+// another marker (a return) whatever it waited for between its K iterations.
+// A wait outside the K iterations then changes no read generation in them
+// (docs/z3.md "A read generation past waits outside the K loop").
+bool movesMarkerBeforeEachAccess(const std::vector<Instr>& prog, const TileShape& sh, int64_t Wt, int64_t Wg,
+                                 int view) {
+  for (int64_t t = 0; t < Wt; ++t)
+    for (int64_t gi = 0; gi < Wg; ++gi) {
+      bool moved = false;
+      for (int pc = sh.head[t][gi]; pc < sh.head[t][gi + 1]; ++pc) {
+        const Instr& in = prog[static_cast<size_t>(pc)];
+        const bool touches = std::any_of(in.accesses.begin(), in.accesses.end(),
+                                         [view](const Access& a) { return a.view == view; });
+        if (touches && !moved) return false;
+        if (touches) break;
+        moved = moved || in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
+      }
+    }
+  return true;
+}
+
 // Counted phases and read generations through the ring position (docs/z3.md
 // "Counters through the ring position"). Besides a write's generation the
 // builder derives two more fields from what the process ran before: the
@@ -8543,9 +8567,10 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
       if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait)
         for (auto it = views.begin(); it != views.end();) {
           auto f = fill.find(*it);
-          const bool moves = f == fill.end() || f->second.empty() ||
-                             (in.kind == InstrKind::Wait && in.stmt && f->second.count(in.stmt->op.barrier));
-          it = moves ? views.erase(it) : std::next(it);
+          const bool unfilled = f == fill.end() || f->second.empty();
+          const bool moves = unfilled || (in.kind == InstrKind::Wait && in.stmt && f->second.count(in.stmt->op.barrier));
+          const bool harmless = unfilled && movesMarkerBeforeEachAccess(prog, sh, Wt, Wg, *it);
+          it = moves && !harmless ? views.erase(it) : std::next(it);
         }
     }
     for (int64_t t = 1; t < Wt && !views.empty(); ++t)
