@@ -8637,6 +8637,19 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
   return changed;
 }
 
+// The last-tile grid last[i] in the grid's convention: the stage writes
+// through the ring, and, where the grid's counted phases or read generations
+// follow the ring position (PGrid::counters), those too. A last tile's part
+// after the K loop runs after every K iteration of a run, so what it does
+// moves no field of a K iteration; each last grid is aligned by the same
+// rule on its own text, and checkLastTileGrid then requires its K
+// iterations to equal the grid's field by field (a rule that decided
+// otherwise there leaves the proof unknown).
+void alignLastTileGrid(PGrid& g, int i) {
+  if (g.counters) alignCountersToTheRing(g.last[i], g.last_shape[i], g.Wt, g.Wg);
+  else alignStageWritesToTheRing(g.last[i], g.last_shape[i], g.Wt, g.Wg);
+}
+
 // Two kinds of tile (MergedLoops, docs/z3.md "Two tile loops as one, a
 // kind per tile"). The explored program gives a process that runs both
 // kinds, at every tile, the text of that tile in the grid of its kind; in
@@ -9577,10 +9590,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                "persistent-kernel proof yet)");
   if (skips) alignSkippedGenerations(g);
   // counted phases and read generations through the ring position: in the
-  // grid of one kind of tile whose tile count no part reads (the other
-  // grids of the proof keep the builder's values; docs/z3.md "Counters
-  // through the ring position")
-  if (!kinds && uses.empty()) g.counters = alignCountersToTheRing(g.grid, g.shape, Wt, Wg);
+  // grid of one kind of tile (the kind grid keeps the builder's values;
+  // docs/z3.md "Counters through the ring position"), and in the last-tile
+  // grids below alike (docs/z3.md "A read generation past waits outside the
+  // K loop")
+  if (!kinds) g.counters = alignCountersToTheRing(g.grid, g.shape, Wt, Wg);
   else alignStageWritesToTheRing(g.grid, g.shape, Wt, Wg);
   if (kinds) {
     onKindGrid(g, [&] {
@@ -9595,7 +9609,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     for (int i = 0; i < 2; ++i) {
       g.last[i] = buildGrid(s, binding, target, tl, Wt, Wg, i ? TileCountRead::LastOdd : TileCountRead::LastEven);
       for (const Process& p : g.last[i].procs) g.last_shape[i].push_back(tileShapeOf(p, tl, Wt, Wg));
-      alignStageWritesToTheRing(g.last[i], g.last_shape[i], Wt, Wg);
+      alignLastTileGrid(g, i);
     }
   }
   std::vector<Series> ring, tiles;
