@@ -8436,8 +8436,9 @@ bool movesMarkerBeforeEachAccess(const std::vector<Instr>& prog, const TileShape
 //    process accesses v past the prefix in K iterations only, runs no wait
 //    past the prefix outside them that moves the reader's marker (a wait on
 //    a barrier whose TMA loads fill v; any wait or bar.sync for a view that
-//    no TMA load fills), and its K iteration at g of every tile has tile 0's
-//    statements, wait slots and accesses of v. resolveReads capped the
+//    no TMA load fills, unless every K iteration waits before its first
+//    access of v: movesMarkerBeforeEachAccess), and its K iteration at g of
+//    every tile has tile 0's statements, wait slots and accesses of v. resolveReads capped the
 //    generation at the highest lap another process writes over the bytes;
 //    the cap must bind neither in the grid (tile 0's generation is below
 //    the grid's cap: it is the count itself) nor in any run: another process
