@@ -1894,8 +1894,8 @@ class Builder {
   }
 
   // Whether a capped stage-like read finds its bytes left over from an
-  // earlier iteration of a loop it shares with their writer (the writer's
-  // op inside that loop, skipped at the read's iteration): the cap stands
+  // earlier iteration of a loop it shares with their writers (the writers'
+  // ops inside that loop, none at the read's iteration): the cap stands
   // for a table written fewer times than it is read (written once, before
   // the loop); a write the writer's program puts in the loop writes the
   // slot per iteration, and an iteration that skips it leaves the older
@@ -1911,36 +1911,35 @@ class Builder {
   bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return false;
     indexLoopWrites();
-    for (const auto& [key, writes] : loop_writes_) {
-      const int q = key.first;
-      if (q == p) continue;
-      std::vector<const LoopWrite*> over;  // its writes of the read's bytes
-      for (const LoopWrite& w : writes)
-        if (w.bytes.space == a.space && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes))
-          over.push_back(&w);
-      for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
-        if (skippedAt(q, in.loops, d, over)) return true;
-    }
+    std::vector<std::pair<int, const LoopWrite*>> over;  // the others' writes of the read's bytes
+    for (const auto& [key, writes] : loop_writes_)
+      if (key.first != p)
+        for (const LoopWrite& w : writes)
+          if (w.bytes.space == a.space && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes))
+            over.emplace_back(key.first, &w);
+    for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
+      if (skippedAt(in.loops, d, over)) return true;
     return false;
   }
-  // Whether the writes `over` of process q (one op) have one at an earlier
-  // iteration of the read's loop at depth d (the same iterations outside
-  // it), none at the read's iteration, and q runs the read's iteration.
-  bool skippedAt(int q, const std::vector<std::pair<int, int64_t>>& at, size_t d,
-                 const std::vector<const LoopWrite*>& over) const {
-    bool earlier = false;
-    for (const LoopWrite* w : over) {
+  // Whether, among the writes `over` in the read's loop at depth d (the
+  // same iterations outside it), none is at the read's iteration and one
+  // is at an earlier one by a process that runs the read's iteration.
+  bool skippedAt(const std::vector<std::pair<int, int64_t>>& at, size_t d,
+                 const std::vector<std::pair<int, const LoopWrite*>>& over) const {
+    std::set<int> earlier;  // processes that wrote the bytes at an earlier iteration
+    for (const auto& [q, w] : over) {
       if (w->loops.size() <= d || !std::equal(at.begin(), at.begin() + d, w->loops.begin()) ||
           w->loops[d].first != at[d].first)
         continue;
       if (w->loops[d].second == at[d].second) return false;  // written at the read's iteration
-      earlier = earlier || w->loops[d].second < at[d].second;
+      if (w->loops[d].second < at[d].second) earlier.insert(q);
     }
-    if (!earlier) return false;
     const std::vector<std::pair<int, int64_t>> prefix(at.begin(), at.begin() + d + 1);
-    const auto& ran = loops_run_[q];
-    auto it = ran.lower_bound(prefix);
-    return it != ran.end() && it->size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), it->begin());
+    return std::any_of(earlier.begin(), earlier.end(), [&](int q) {
+      const auto& ran = loops_run_[q];
+      auto it = ran.lower_bound(prefix);
+      return it != ran.end() && it->size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), it->begin());
+    });
   }
   void indexLoopWrites() {
     if (loop_writes_indexed_) return;
