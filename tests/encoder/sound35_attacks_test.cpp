@@ -14,6 +14,7 @@
 #include <string>
 
 #include "attack_util.h"
+#include "last_stage_scale.h"
 #include "split_k_range.h"
 
 using namespace cake;
@@ -284,5 +285,23 @@ TEST(Sound35, SlowLeastWindowKeepsItemBugs) {
                 "iter=4 * (it + 3) + ty)"}},
               "the ring prefetched a stage too far",
               {{"total", 1}, {"n_sets", 13}}},
+         });
+}
+
+// Register fragments no branch can leave behind (pathFreeRegs): the last
+// K iteration's branch leaves `acc`'s product unread (it copies `out`, not
+// `acc`, into `tmp`), or runs a second MMA into `acc` that nothing reads and
+// that no wait retires. Each is refused or met by the proof.
+TEST(Sound35, SlowPathFreeRegsKeepTheirBugs) {
+  const std::string last = "                    lm.copy(tmp, acc)\n";
+  const std::string scale = "                    lm.binary(out, out, 0.5, op=\"mul\")\n";
+  attack(cake::testing::lastStageScale(), {{"M", 192}, {"K", 192}},
+         {
+             {{{last, "                    lm.copy(tmp, out)\n"}},
+              "the last iteration leaves acc's product unread",
+              {{"M", 129}, {"K", 1}}},
+             {{{scale, scale + "                    lm.mma(acc, smem_a[it], smem_b[it], init=True)\n"}},
+              "the last iteration runs a second MMA into acc",
+              {{"M", 129}, {"K", 1}}},
          });
 }
