@@ -1905,18 +1905,18 @@ class Builder {
   // The read then means what it counts (its returns), uncapped. Asked only
   // where the cap binds (rare), so the writes are indexed on first use.
   struct LoopWrite {
+    int proc;                                    // the writing process
     std::vector<std::pair<int, int64_t>> loops;  // the writing instruction's
     Access bytes;                                // space, view and range only
   };
   bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return false;
     indexLoopWrites();
-    std::vector<std::pair<int, const LoopWrite*>> over;  // the others' writes of the read's bytes
-    for (const auto& [key, writes] : loop_writes_)
-      if (key.first != p)
-        for (const LoopWrite& w : writes)
-          if (w.bytes.space == a.space && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes))
-            over.emplace_back(key.first, &w);
+    std::vector<const LoopWrite*> over;  // the others' writes of the read's bytes
+    for (const LoopWrite& w : loop_writes_)
+      if (w.proc != p && w.bytes.space == a.space && (!a.view_written || w.bytes.view == a.view) &&
+          bytesMeet(a, w.bytes))
+        over.push_back(&w);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
       if (skippedAt(in.loops, d, over)) return true;
     return false;
@@ -1925,14 +1925,14 @@ class Builder {
   // same iterations outside it), none is at the read's iteration and one
   // is at an earlier one by a process that runs the read's iteration.
   bool skippedAt(const std::vector<std::pair<int, int64_t>>& at, size_t d,
-                 const std::vector<std::pair<int, const LoopWrite*>>& over) const {
+                 const std::vector<const LoopWrite*>& over) const {
     std::set<int> earlier;  // processes that wrote the bytes at an earlier iteration
-    for (const auto& [q, w] : over) {
+    for (const LoopWrite* w : over) {
       if (w->loops.size() <= d || !std::equal(at.begin(), at.begin() + d, w->loops.begin()) ||
           w->loops[d].first != at[d].first)
         continue;
       if (w->loops[d].second == at[d].second) return false;  // written at the read's iteration
-      if (w->loops[d].second < at[d].second) earlier.insert(q);
+      if (w->loops[d].second < at[d].second) earlier.insert(w->proc);
     }
     const std::vector<std::pair<int, int64_t>> prefix(at.begin(), at.begin() + d + 1);
     return std::any_of(earlier.begin(), earlier.end(), [&](int q) {
@@ -1951,19 +1951,19 @@ class Builder {
         if (w.loops.empty()) continue;
         for (const Access& x : w.accesses)
           if (x.write && x.view >= 0) {
-            LoopWrite lw{w.loops, Access{}};
+            LoopWrite lw{static_cast<int>(q), w.loops, Access{}};
             lw.bytes.space = x.space;
             lw.bytes.view = x.view;
             lw.bytes.lo = x.lo;
             lw.bytes.hi = x.hi;
             lw.bytes.runs = x.runs;
             lw.bytes.stride = x.stride;
-            loop_writes_[{static_cast<int>(q), w.stmt}].push_back(std::move(lw));
+            loop_writes_.push_back(std::move(lw));
           }
       }
   }
   bool loop_writes_indexed_ = false;
-  std::map<std::pair<int, const Stmt*>, std::vector<LoopWrite>> loop_writes_;  // (process, op) -> its writes
+  std::vector<LoopWrite> loop_writes_;                                      // the writes inside loops
   std::vector<std::set<std::vector<std::pair<int, int64_t>>>> loops_run_;      // per process: its loop vectors
 
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
