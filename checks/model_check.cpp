@@ -1529,9 +1529,9 @@ class BindingSearch {
   // is searched by evaluation (concreteStart). A pair it does not find is
   // dropped, not recorded in unplaced(): most such pairs are impossible
   // (start 1 with a split of 1 k-block cannot run S + 1 times), and Z3
-  // over the start's product took seconds per pair; a start reachable only
-  // by moving two parameters at once is a known gap (docs/z3.md "Soundness
-  // review, session 34").
+  // over the start's product took seconds per pair; a start that no one
+  // parameter reaches is searched with two moved (movedTwoParams, helper
+  // sound35).
   // Where the start allows no S + 1 iterations (a split of fewer k-blocks,
   // a constant trip count: `lm.range(3 * b, 3 * b + 3)` crosses a lap only
   // at its second iteration), the most it allows below S + 1 stands for the
@@ -1592,6 +1592,7 @@ class BindingSearch {
             at_start.push_back(b);
           }
     }
+    if (at_start.empty()) movedTwoParams(g, base, L, at_start);
     for (const Binding& b0 : at_start) {
       if (startsAt(g, b0, L, T) && assumed(b0)) return b0;
       for (int p : ints_)
@@ -1603,6 +1604,29 @@ class BindingSearch {
           }
     }
     return std::nullopt;
+  }
+  // A start that no one parameter moves to L (`lm.range(sidx * stride,
+  // ...)` with both at 0 in the base: every single move keeps the start at
+  // 0, and that broken form exited 0, docs/z3.md "Soundness review,
+  // session 35"): one parameter the start reads at a small value (0 ..
+  // 2S+3: a start of at most S+1 needs no larger factor or offset), and a
+  // second one it reads searched for L.
+  void movedTwoParams(const StartGoal& g, const Binding& base, int64_t L, std::vector<Binding>& at_start) {
+    for (int p1 : ints_) {
+      if (!dependsOnParam(*g.lo, p1)) continue;
+      for (int64_t v1 = 0; v1 <= 2 * max_stages_ + 3; ++v1) {
+        Binding b1 = base;
+        b1.params[p1] = v1;
+        if (!assumed(b1)) continue;  // (find's Z3 fallback would ask why)
+        for (int p2 : ints_)
+          if (p2 != p1 && dependsOnParam(*g.lo, p2))
+            if (auto v2 = find(b1, p2, *g.lo, L)) {
+              Binding b = b1;
+              b.params[p2] = *v2;
+              at_start.push_back(b);
+            }
+      }
+    }
   }
   // One pair (T, i): "" when placed or impossible, else why not. First the
   // concrete search (cheap, and enough when one knob moves the trip count

@@ -1880,6 +1880,7 @@ class Builder {
           }
           if (!(a.index >= 0 && a.stage_like && cap >= 0)) continue;
           const int64_t meant = a.gen;
+          if (meant > cap && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
           a.gen = std::min(meant, cap);
           if (in.kind == InstrKind::Generic) splitByWrittenLaps(static_cast<int>(p), a, meant, top, pieces);
         }
@@ -1891,6 +1892,79 @@ class Builder {
         }
       }
   }
+
+  // Whether a capped stage-like read finds its bytes left over from an
+  // earlier iteration of a loop it shares with their writers (the writers'
+  // ops inside that loop, none at the read's iteration): the cap stands
+  // for a table written fewer times than it is read (written once, before
+  // the loop); a write the writer's program puts in the loop writes the
+  // slot per iteration, and an iteration that skips it leaves the older
+  // iteration's data, which the read does not mean (docs/rules/
+  // data.stale-read.md "A write its loop skips", session 35: DeepGEMM's
+  // B-scale row written on a CTA's first tile only, named by its slot).
+  // The read then means what it counts (its returns), uncapped. Asked only
+  // where the cap binds (rare), so the writes are indexed on first use.
+  struct LoopWrite {
+    int proc;                                    // the writing process
+    std::vector<std::pair<int, int64_t>> loops;  // the writing instruction's
+    Access bytes;                                // space, view and range only
+  };
+  bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
+    if (in.loops.empty()) return false;
+    indexLoopWrites();
+    std::vector<const LoopWrite*> over;  // the others' writes of the read's bytes
+    for (const LoopWrite& w : loop_writes_)
+      if (w.proc != p && w.bytes.space == a.space && (!a.view_written || w.bytes.view == a.view) &&
+          bytesMeet(a, w.bytes))
+        over.push_back(&w);
+    for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
+      if (skippedAt(in.loops, d, over)) return true;
+    return false;
+  }
+  // Whether, among the writes `over` in the read's loop at depth d (the
+  // same iterations outside it), none is at the read's iteration and one
+  // is at an earlier one by a process that runs the read's iteration.
+  bool skippedAt(const std::vector<std::pair<int, int64_t>>& at, size_t d,
+                 const std::vector<const LoopWrite*>& over) const {
+    std::set<int> earlier;  // processes that wrote the bytes at an earlier iteration
+    for (const LoopWrite* w : over) {
+      if (w->loops.size() <= d || !std::equal(at.begin(), at.begin() + d, w->loops.begin()) ||
+          w->loops[d].first != at[d].first)
+        continue;
+      if (w->loops[d].second == at[d].second) return false;  // written at the read's iteration
+      if (w->loops[d].second < at[d].second) earlier.insert(w->proc);
+    }
+    const std::vector<std::pair<int, int64_t>> prefix(at.begin(), at.begin() + d + 1);
+    return std::any_of(earlier.begin(), earlier.end(), [&](int q) {
+      const auto& ran = loops_run_[q];
+      auto it = ran.lower_bound(prefix);
+      return it != ran.end() && it->size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), it->begin());
+    });
+  }
+  void indexLoopWrites() {
+    if (loop_writes_indexed_) return;
+    loop_writes_indexed_ = true;
+    loops_run_.assign(sys_.procs.size(), {});
+    for (size_t q = 0; q < sys_.procs.size(); ++q)
+      for (const Instr& w : sys_.procs[q].program) {
+        loops_run_[q].insert(w.loops);
+        if (w.loops.empty()) continue;
+        for (const Access& x : w.accesses)
+          if (x.write && x.view >= 0) {
+            LoopWrite lw{static_cast<int>(q), w.loops, Access{}};
+            lw.bytes.space = x.space;
+            lw.bytes.view = x.view;
+            lw.bytes.lo = x.lo;
+            lw.bytes.hi = x.hi;
+            lw.bytes.runs = x.runs;
+            lw.bytes.stride = x.stride;
+            loop_writes_.push_back(std::move(lw));
+          }
+      }
+  }
+  bool loop_writes_indexed_ = false;
+  std::vector<LoopWrite> loop_writes_;                                      // the writes inside loops
+  std::vector<std::set<std::vector<std::pair<int, int64_t>>>> loops_run_;      // per process: its loop vectors
 
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
   // buffer read whole, rewritten in part", session 23). A generic read

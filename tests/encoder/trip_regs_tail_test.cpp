@@ -17,40 +17,12 @@
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
+#include "last_stage_scale.h"
 #include "test_util.h"
 
 using namespace cake;
 
 namespace trip_regs_tail_test {
-
-// test_util.h's kRingEnd with a consumer that adds each K iteration's
-// product into `out`, reset at every tile's start, and scales `out` in the
-// tile's last K iteration only (an epilogue folded into the last stage),
-// storing it to C after the K loop; every MMA overwrites `acc` (init=True).
-std::string lastStageScale() {
-  const std::string ring = cake::testing::kRingEnd;
-  std::string text = ring.substr(0, ring.find("    with consumer:\n")) + R"(    with consumer:
-        for t in lm.range(0, tiles):
-            lm.fill(out, 0.0)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, iter=it)
-                lm.mma(acc, smem_a[it], smem_b[it], init=True)
-                lm.mma_commit()
-                lm.mma_wait(pending=0)
-                lm.arrive(empty, iter=it)
-                if k + 1 < k_tiles:
-                    lm.binary(out, out, acc, op="add")
-                else:
-                    lm.copy(tmp, acc)
-                    lm.binary(out, out, tmp, op="add")
-                    lm.binary(out, out, 0.5, op="mul")
-            lm.copy(C, out, coords=(t * 64, 0))
-)";
-  text = cake::testing::replace(text, "M: LM.i32, K: LM.i32):", "C: LM.gmem, M: LM.i32, K: LM.i32):");
-  return cake::testing::replace(text, "    producer = lm.role(",
-                                "    tmp    = lm.regs(shape=(64, 128), dtype=lm.f32)\n    producer = lm.role(");
-}
 
 encoder::Outcome scaleAt(const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
   return encoder::explore(cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}})))
@@ -62,7 +34,7 @@ encoder::Outcome scaleAt(const ir::Schedule& x, int64_t tiles, int64_t k_tiles) 
 namespace trt = trip_regs_tail_test;
 
 TEST(TripRegsTail, LastStageScaleIsProved) {
-  auto mod = cake::testing::compile(trt::lastStageScale());
+  auto mod = cake::testing::compile(cake::testing::lastStageScale());
   const ir::Schedule& s = mod.schedules.at(0);
   for (int64_t tiles : {1, 2, 3})
     for (int64_t k_tiles : {1, 2, 3})
@@ -104,7 +76,7 @@ TEST(TripRegsTail, BrokenFormsAreNotProved) {
       {"            lm.fill(out, 0.0)\n            for k", "            for k", "out reset after the K loop", 1, 1,
        "            lm.copy(C, out", "            lm.fill(out, 0.0)\n            lm.copy(C, out"},
   };
-  const std::string proved = trt::lastStageScale();
+  const std::string proved = cake::testing::lastStageScale();
   for (const Broken& b : broken) {
     std::string text = cake::testing::replace(proved, b.from, b.to);
     if (b.from2) text = cake::testing::replace(text, b.from2, b.to2);
