@@ -9325,6 +9325,24 @@ TileShape tailShapeOf(const Process& proc, const TileLoops& tl, const TileShape&
   return sh;
 }
 
+// `a` (a tail iteration's) is `b` (the grid's) but for its statement: the
+// same mbarrier wait or arrival with no access, written in the other branch
+// of a guard (DeepGEMM's math warpgroups wait on `full` and release `empty`
+// in both branches of the tail-stage guard). The builder derives every field
+// and counter of such an operation from its kind, barrier and iter= / stage=
+// selector, which the two share, so a run counts the same after either.
+bool otherBranchTwin(const Instr& a, const Instr& b) {
+  if (!a.stmt || !b.stmt || a.stmt == b.stmt || (a.kind != InstrKind::Wait && a.kind != InstrKind::Arrive) ||
+      !a.accesses.empty())
+    return false;
+  const ir::Op &x = a.stmt->op, &y = b.stmt->op;
+  if (x.kind != y.kind || x.barrier != y.barrier || x.sel.mode != y.sel.mode || x.sel.phase != y.sel.phase)
+    return false;
+  Instr z = a;
+  z.stmt = b.stmt;
+  return sameInstr(z, b);
+}
+
 // The aligned grid `aligned` names every iter= operation's slot and phase
 // as the builder does (`raw`): an arrival a tail iteration adds, as built,
 // then has the phase the aligned operations around it assume.
@@ -9373,7 +9391,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
   auto samePending = [](const Instr& a, const Instr& b) {  // a is b but for its pending
     Instr y = a;
     y.pending = b.pending;
-    return sameInstr(y, b);
+    return sameInstr(y, b) || otherBranchTwin(a, b);
   };
   for (size_t p = 0; p < P; ++p) {
     const std::string& name = g.grid.procs[p].name;
@@ -9423,6 +9441,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
             differs |= jj != j || in.pending != mp[static_cast<size_t>(jj)].pending;
             Instr x = ap[static_cast<size_t>(jj)];
             x.pending = in.pending;
+            x.stmt = in.stmt;  // (the tail's own statement where it is the other branch's twin)
             text.push_back(std::move(x));
             j = jj + 1;
             continue;
