@@ -39,6 +39,16 @@ constexpr const char* kConsumerElse = R"(                    else:
                         lm.arrive(empty, iter=it)
 )";
 
+// The consumer waits on `full` in each branch of the guard, as DeepGEMM's
+// math warpgroups do (a wait of the other branch's statement in the tail).
+std::string waitInBothBranches() {
+  std::string text = cake::testing::replace(bothCases(), "                    lm.wait(full, iter=it)\n                    if 2 * k + s < k_blocks:\n",
+                                            "                    if 2 * k + s < k_blocks:\n                        lm.wait(full, iter=it)\n");
+  return cake::testing::replace(text, kConsumerElse,
+                                "                    else:\n                        lm.wait(full, iter=it)\n"
+                                "                        lm.arrive(empty, iter=it)\n");
+}
+
 }  // namespace trip_tail_counters_test
 
 namespace ttc = trip_tail_counters_test;
@@ -54,6 +64,31 @@ TEST(TripTailCounters, StagesWithoutDataAreProvedInBothCases) {
             std::string::npos)
       << r.engine;
   std::cout << "[ " << r.engine << " ]\n";
+}
+
+TEST(TripTailCounters, AWaitInEachBranchIsProved) {
+  auto mod = cake::testing::compile(ttc::waitInBothBranches());
+  const ir::Schedule& s = mod.schedules.at(0);
+  cake::testing::expectCleanAt(s, {1, 2, 3}, {64, 128, 192, 256, 320});
+  auto r = cake::testing::proveSchedule(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("for lm.cdiv(K, 64) == 2 * lm.cdiv(K, 128) - 1: lap induction over tiles and K"),
+            std::string::npos)
+      << r.engine;
+  // broken: the other branch's wait one lap stale (wrong parity), or on the
+  // other barrier (the tail stage never waits for its data)
+  for (const char* to : {"                        lm.wait(full, iter=it - 4)\n                        lm.arrive(empty, iter=it)\n",
+                         "                        lm.wait(empty, iter=it - 4)\n                        lm.arrive(empty, iter=it)\n"}) {
+    const std::string text = cake::testing::replace(
+        ttc::waitInBothBranches(),
+        "                        lm.wait(full, iter=it)\n                        lm.arrive(empty, iter=it)\n", to);
+    auto bm = cake::testing::compile(text);
+    const ir::Schedule& x = bm.schedules.at(0);
+    EXPECT_EQ(cake::testing::ringAt(x, 3, 64), encoder::Outcome::Violation) << to;
+    auto rb = cake::testing::proveSchedule(x);
+    EXPECT_NE(rb.outcome, encoder::Outcome::Proved) << to << rb.engine;
+    std::cout << to << ": " << (rb.outcome == encoder::Outcome::Violation ? "violation" : rb.detail) << "\n";
+  }
 }
 
 TEST(TripTailCounters, BrokenTailStagesAreFoundAndNotProved) {
