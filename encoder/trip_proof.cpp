@@ -39,6 +39,7 @@
 #include "encoder/trip_guards.h"
 #include "ir/expr_build.h"
 #include "encoder/trip_sizes.h"
+#include "encoder/trip_tail_ops.h"
 #include "ir/int_eval.h"
 
 namespace cake::encoder {
@@ -4898,6 +4899,11 @@ struct PGrid {
   // pathFreeRegs: register ops on these alone carry no counter either
   // (tailIterationsAt)
   std::set<int> free_regs;
+  // trip::ringPositionViews and trip::mmaCommitNumbersUnread of the grid as
+  // built: a tail iteration may leave out operations on these with their
+  // counters (tailIterationsAt, trip_tail_ops.h)
+  std::set<int> ring_views;
+  bool commits_unread = false;
   int64_t Pg = 0, w0g = 0, Pt = 0, tw = 0;  // ring and tile periods, warm-ups
   System grid;                               // Wt tiles of Wg iterations
   std::vector<TileShape> shape;
@@ -5431,7 +5437,9 @@ void layOutPersistent(PGrid& g) {
         for (int64_t t = sh.first; t < Wt; t += sh.step)
           for (int64_t gi = 0; gi < Wg; ++gi) {
             const std::vector<Instr>& text = texts[t][gi];
-            if (tail && commitsIn(text, 0, static_cast<int>(text.size())) != body_c[gi + 1] - body_c[gi])
+            // (fewer where no commit's number is read: trip::mmaCommitNumbersUnread)
+            if (tail && !g.commits_unread &&
+                commitsIn(text, 0, static_cast<int>(text.size())) != body_c[gi + 1] - body_c[gi])
               throw Fail(fmt::format("a last K iteration of {} commits a different number of MMA groups",
                                      g.grid.procs[p].name));
             const int at = appendFrom(text, 0, static_cast<int>(text.size()), PcPos::Body, t, gi,
@@ -9356,6 +9364,51 @@ TileShape tailShapeOf(const Process& proc, const TileLoops& tl, const TileShape&
   return sh;
 }
 
+// `a` (a tail iteration's) is `b` (the grid's) but for its statement: the
+// same mbarrier wait or arrival with no access, written in the other branch
+// of a guard (DeepGEMM's math warpgroups wait on `full` and release `empty`
+// in both branches of the tail-stage guard). The builder derives every field
+// and counter of such an operation from its kind, barrier and iter= / stage=
+// selector, which the two share, so a run counts the same after either.
+bool otherBranchTwin(const Instr& a, const Instr& b) {
+  if (!a.stmt || !b.stmt || a.stmt == b.stmt || (a.kind != InstrKind::Wait && a.kind != InstrKind::Arrive) ||
+      !a.accesses.empty())
+    return false;
+  const ir::Op &x = a.stmt->op, &y = b.stmt->op;
+  if (x.kind != y.kind || x.barrier != y.barrier || x.sel.mode != y.sel.mode || x.sel.phase != y.sel.phase)
+    return false;
+  Instr z = a;
+  z.stmt = b.stmt;
+  return sameInstr(z, b);
+}
+
+// The aligned grid `aligned` names every iter= operation's slot and phase
+// as the builder does (`raw`): an arrival a tail iteration adds, as built,
+// then has the phase the aligned operations around it assume.
+bool iterSlotsAsBuilt(const std::vector<Instr>& aligned, const std::vector<Instr>& raw) {
+  for (size_t pc = 0; pc < raw.size(); ++pc)
+    if (raw[pc].slot >= 0 && slotByIter(raw[pc]) &&
+        (aligned[pc].slot != raw[pc].slot || aligned[pc].phase != raw[pc].phase))
+      return false;
+  return true;
+}
+
+// A tail iteration's `text` that leaves out a TMA load or expect_tx of the
+// grid's iteration mp[a, b) keeps none on the same slot: the builder adds a
+// batch's bytes to its first operation's expect_tx (Builder::derivedExpect),
+// so a batch left out in part would change the bytes of one kept.
+bool sameTxBatches(const std::vector<Instr>& text, const std::vector<Instr>& mp, int a, int b) {
+  auto tx = [](const Instr& in) { return in.kind == InstrKind::TmaLoad || in.kind == InstrKind::ExpectTx; };
+  std::map<int, int> grid, kept;  // slot -> TMA loads and expect_tx
+  for (int pc = a; pc < b; ++pc)
+    if (tx(mp[static_cast<size_t>(pc)])) ++grid[mp[static_cast<size_t>(pc)].slot];
+  for (const Instr& in : text)
+    if (tx(in)) ++kept[in.slot];
+  for (const auto& [slot, n] : kept)
+    if (grid[slot] != n) return false;
+  return true;
+}
+
 // The copies of the K iterations d + 1 from their tile's end: `tail` is the
 // grid with E_B read as k + d + 1 in every K iteration (tailIterations).
 void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const System& tail, size_t d) {
@@ -9370,10 +9423,14 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
     });
     return free_regs && in.slot < 0 && in.named < 0 && in.kind != InstrKind::MmaCommit;
   };
+  // (or one whose counters count its own K iteration alone: trip_tail_ops.h)
+  auto leavable = [&](const Instr& in, const System& sys) {
+    return counterFree(in, sys) || trip::leavableWithCounters(in, sys, g.free_regs, g.ring_views, g.commits_unread);
+  };
   auto samePending = [](const Instr& a, const Instr& b) {  // a is b but for its pending
     Instr y = a;
     y.pending = b.pending;
-    return sameInstr(y, b);
+    return sameInstr(y, b) || otherBranchTwin(a, b);
   };
   for (size_t p = 0; p < P; ++p) {
     const std::string& name = g.grid.procs[p].name;
@@ -9398,6 +9455,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
       continue;
     }
     const TileShape ts = tailShapeOf(tail.procs[p], tl, sh, g.Wt, g.Wg);
+    const bool iter_slots_as_built = iterSlotsAsBuilt(ap, mp);
     if (!equal(0, ts.prefix_end, 0, sh.prefix_end)) refuse("the part before the tile loop");
     if (!equal(ts.tile_start[g.Wt], ts.end, sh.tile_start[g.Wt], sh.end)) refuse("the part after the tile loop");
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
@@ -9415,31 +9473,51 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
           const Instr& in = tp[static_cast<size_t>(i)];
           int jj = j;
           while (jj < mb && !samePending(in, mp[static_cast<size_t>(jj)])) {
-            if (!counterFree(mp[static_cast<size_t>(jj)], raw)) break;
+            if (!leavable(mp[static_cast<size_t>(jj)], raw)) break;
             ++jj;
           }
           if (jj < mb && samePending(in, mp[static_cast<size_t>(jj)])) {
             differs |= jj != j || in.pending != mp[static_cast<size_t>(jj)].pending;
             Instr x = ap[static_cast<size_t>(jj)];
             x.pending = in.pending;
+            x.stmt = in.stmt;  // (the tail's own statement where it is the other branch's twin)
             text.push_back(std::move(x));
             j = jj + 1;
             continue;
           }
-          if (!counterFree(in, tail)) refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
-          text.push_back(in);  // added: no counter, nothing to align
+          if (!counterFree(in, tail) && !(trip::addableArrival(in) && iter_slots_as_built))
+            refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
+          text.push_back(in);  // added: no counter (or an iter= arrival's, as built), nothing to align
           differs = true;
         }
         for (; j < mb; ++j) {
-          if (!counterFree(mp[static_cast<size_t>(j)], raw))
+          if (!leavable(mp[static_cast<size_t>(j)], raw))
             refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
           differs = true;
         }
+        if (!sameTxBatches(text, mp, ma, mb))
+          refuse(fmt::format("the K iteration at ring position {} of tile {} (a TMA load or expect_tx left out beside "
+                             "one kept on its slot)",
+                             gi, t));
         if (differs) g.tail_x[p] = 1;
         g.tail_text[d][0][p][t][gi] = std::move(text);
       }
     }
   }
+}
+
+// The grid's K iterations (trip::ringPositionViews): those of its Full
+// processes; another process's accesses lie outside them.
+std::vector<trip::KIteration> kIterationsOf(const PGrid& g) {
+  std::vector<trip::KIteration> out;
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind != TileShape::Full) continue;
+    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+      for (int64_t gi = 0; gi < g.Wg; ++gi)
+        out.push_back({static_cast<int>(p), t, gi, sh.head[t][gi], sh.head[t][gi + 1]});
+  }
+  return out;
 }
 
 // The last K iterations per ring position (docs/z3.md "The last K
@@ -9753,6 +9831,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                  "count besides t * E_B (a tile of one iteration runs its first iteration as its last; not covered "
                  "by the persistent-kernel proof yet)");
     g.free_regs = pathFreeRegs(s, tl);
+    g.ring_views = trip::ringPositionViews(tails->first, kIterationsOf(g), g.Wg, g.Pg, g.w0g);
+    g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);
     tailIterations(g, tl, tails->first, tails->second);
     // (presByRingStart ran before the copies near the tile's end were
     // known: its refusal of a moving part before the K loop together with

@@ -1,0 +1,60 @@
+// Operations a tile's last K iterations may leave out although they carry
+// counters (docs/z3.md "Stages without data at a tile's end", helper dg4,
+// session 35): DeepGEMM's tail stages, where the last stage of a tile whose
+// K blocks do not fill its stages arrives on `full` without bytes instead of
+// loading, and the math warpgroups skip the MMA, its commit and the scale
+// reads. encoder/trip_proof.cpp's tailIterationsAt asks these of every
+// operation in which such an iteration differs from the grid's.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "encoder/system.h"
+
+namespace cake::encoder::trip {
+
+// One K iteration of the grid as built: process, tile, ring position and
+// its program range [a, b).
+struct KIteration {
+  int proc = -1;
+  int64_t tile = 0, pos = 0;
+  int a = 0, b = 0;
+};
+
+// The views whose every access in `raw` names an index that no other ring
+// position's K iteration, and nothing outside the K iterations, accesses,
+// in every run of the schedule (ringPositionViews in trip_tail_ops.cpp says
+// why the checks below give "every run"): each access of the view lies in a
+// K iteration of `iters` (a process none of whose accesses of the view lies
+// outside them), names an iteration (not stage-like), the index ranges of
+// consecutive ring positions are strictly increasing, every access moves by
+// one amount each ring period `Pg` from the warm-up `w0g` on (the window
+// holds a period past it), and no access through another view (or none)
+// meets the view's bytes. The builder then counts a generation, a read's
+// returns and a re-read of such an access over its own K iteration alone.
+std::set<int> ringPositionViews(const System& raw, const std::vector<KIteration>& iters, int64_t Wg, int64_t Pg,
+                                int64_t w0g);
+
+// Does no process commit an MMA group that arrives on an mbarrier? Then the
+// numbers of the MMA commits are read by nothing (the simulator reads them
+// for such a commit's completion only), and a K iteration may commit fewer.
+bool mmaCommitNumbersUnread(const System& sys);
+
+// May a tile's last K iteration leave out `in` (an operation of the grid's
+// iteration there, built in `sys`) although it carries counters? Its mbarrier
+// slot and phase, if any, are named by iter= (evaluated from the text, no
+// counter), it is no mbarrier or named-barrier wait (a wait moves the read
+// markers of every later read: Builder::wait), an MMA commit only where
+// `commits_unread`, and each access is one of a register fragment of
+// `free_regs` (pathFreeRegs) or of a view of `ring_views`.
+bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int>& free_regs,
+                          const std::set<int>& ring_views, bool commits_unread);
+
+// May a tile's last K iteration add `in` (an operation the grid's iteration
+// there does not run)? An mbarrier arrival with no access whose slot and
+// phase iter= names (DeepGEMM's arrival on `full` without bytes).
+bool addableArrival(const Instr& in);
+
+}  // namespace cake::encoder::trip
