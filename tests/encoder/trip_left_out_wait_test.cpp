@@ -127,6 +127,12 @@ TEST(TripLeftOutWait, BrokenLastIterationsAreNotProved) {
           // the class lcsf4's rule proved with the reduction: the last
           // iteration loads into the slot whose wgmma group is still in flight
           {own, "                if k + 1 < k_tiles:\n    " + own, "the last iteration skips its wait", 1, 7},
+          // ... met where the slot's group is of the tile before (two tiles of
+          // three: tile 1's last loads the slot of tile 0's second iteration)
+          {own, "                if k + 1 < k_tiles:\n    " + own, "the last iteration skips its wait, across tiles", 2,
+           3},
+          // the last two iterations skip it (copies at distances 1 and 2 leave it out)
+          {own, "                if k + 2 < k_tiles:\n    " + own, "the last two iterations skip their wait", 1, 7},
           // the last iteration's wait a slot off (the phase of it - 5): it
           // loads while the group of it - 4 is in flight
           {own,
