@@ -9343,7 +9343,8 @@ TileShape tailShapeOf(const Process& proc, const TileLoops& tl, const TileShape&
 }
 
 // An operation a K iteration near its tile's end may leave out although it
-// carries a counter (docs/z3.md "Left-out operations with counters"): it
+// carries a counter (docs/z3.md "Left-out waits, explored without the
+// reduction"): it
 // names its mbarrier slot and phase by iter= (evaluated from the text: no
 // counted phase of the process moves) and is a wait, an expect_tx or a TMA
 // load whose accesses are an iteration-named write of a view and reads of
@@ -9481,7 +9482,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
 }
 
 // The starts of the pieces of process p's grid program (docs/z3.md
-// "Left-out operations with counters"): the part before the tile loop, each
+// "Left-out waits, explored without the reduction"): the part before the tile loop, each
 // tile's part before its K loop, each K iteration, each part after the K
 // loop, the exit path.
 std::set<int> pieceStarts(const TileShape& sh, int64_t Wt, int64_t Wg) {
@@ -9494,7 +9495,7 @@ std::set<int> pieceStarts(const TileShape& sh, int64_t Wt, int64_t Wg) {
 }
 
 // A left-out wait changes no read's generation (docs/z3.md "Left-out
-// operations with counters", waits): a read of a view index counts a
+// waits, explored without the reduction"): a read of a view index counts a
 // return when the process waited since its last read of the index (any
 // mbarrier wait or bar.sync; for a view TMA loads fill, a wait on a slot
 // that fills the index: Builder::tag's marker). Asked of every read of the
@@ -9590,7 +9591,9 @@ bool leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::
 // iteration of tails[d - 1] is the grid's with operations left out or added
 // that carry no counter the builder derives from what the process ran
 // before (no access, no mbarrier slot, no named barrier, no MMA commit), or
-// with a group wait's `pending` changed. Then the builder's counters
+// with a group wait's `pending` changed, or with iter= waits and expect_tx
+// left out (leftOutCountersChangeNothing; the grid is then explored without
+// the reduction: unreducedWhereWaitsAreLeftOut). Then the builder's counters
 // (phases, generations, named-barrier generations, commit numbers) are the
 // same whichever iterations are near their tile's end, and the copy at
 // ring position g and distance d takes the grid's (aligned) instructions
