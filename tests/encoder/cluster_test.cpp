@@ -21,7 +21,7 @@ namespace {
 
 const std::string& kCluster = cake::testing::kClusterMulticast;
 
-encoder::ModelCheckResult explore(const std::string& text, int64_t k) {
+encoder::ModelCheckResult exploreCluster(const std::string& text, int64_t k) {
   auto mod = compile(text);
   EXPECT_FALSE(mod.schedules.empty());
   auto sys = build(mod.schedules[0], bind(mod.schedules[0], {{"K", k}}));
@@ -73,7 +73,7 @@ TEST(Cluster, MulticastLandsInEveryCtaOfTheMask) {
 
 TEST(Cluster, CorrectSchedulePasses) {
   for (int64_t k : {1, 2, 3}) {
-    auto r = explore(kCluster, k);
+    auto r = exploreCluster(kCluster, k);
     EXPECT_EQ(r.outcome, encoder::Outcome::Pass) << "K=" << k << ": " << rules(r);
   }
 }
@@ -81,14 +81,14 @@ TEST(Cluster, CorrectSchedulePasses) {
 TEST(Cluster, NoClusterSyncBeforeRemoteAccess) {
   std::string t = replace(kCluster, "    with load:\n        lm.cluster_sync()\n", "    with load:\n");
   t = replace(t, "    with math:\n        lm.cluster_sync()\n", "    with math:\n");
-  auto r = explore(t, 2);
+  auto r = exploreCluster(t, 2);
   EXPECT_TRUE(hasRule(r, "sync.cluster-init")) << rules(r);
 }
 
 TEST(Cluster, NoClusterSyncBeforeExit) {
   std::string t = replace(kCluster, "multicast=3)\n        lm.cluster_sync()\n", "multicast=3)\n");
   t = replace(t, "cta=1)\n        lm.cluster_sync()\n", "cta=1)\n");
-  auto r = explore(t, 2);
+  auto r = exploreCluster(t, 2);
   EXPECT_TRUE(hasRule(r, "sync.cluster-exit")) << rules(r);
 }
 
@@ -96,14 +96,14 @@ TEST(Cluster, ReleaseInOwnCtaOnlyRacesOnThePeer) {
   std::string t = replace(kCluster, "init_count=2)", "init_count=1)");
   t = replace(t, "            lm.arrive(empty, iter=k, cta=0)\n            lm.arrive(empty, iter=k, cta=1)\n",
               "            lm.arrive(empty, iter=k)\n");
-  auto r = explore(t, 3);
+  auto r = exploreCluster(t, 3);
   EXPECT_TRUE(hasRule(r, "sync.race")) << rules(r);
 }
 
 TEST(Cluster, RoleWithoutTheClusterBarrierDeadlocks) {
   // the model's cluster barrier expects every role of every CTA
   std::string t = replace(kCluster, "cta=1)\n        lm.cluster_sync()\n", "cta=1)\n");
-  auto r = explore(t, 1);
+  auto r = exploreCluster(t, 1);
   EXPECT_TRUE(hasRule(r, "sync.deadlock")) << rules(r);
 }
 

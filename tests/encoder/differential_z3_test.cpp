@@ -43,8 +43,11 @@ void bmcAgreesWithSimulator(uint64_t seed, int n, uint64_t rlimit, int min_agree
 // (18.6 million units in all, about 14 CPU s) and #15 gives up (it needs a
 // query of more than 10 million): the same 15 of 16 on every run, about 37
 // CPU s (docs/ci.md, session 32), where #8 alone spent its 20 s of wall for
-// nothing before. The long form keeps the wall clock.
-TEST(Differential, Z3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(7, 16, 10'000'000, 15); }
+// nothing before. The long form keeps the wall clock. #15, never compared
+// (undecided), spent about a fifth of the test's CPU on the query it gives
+// up on: the test takes the first 15 cases, every one decided and compared
+// (docs/ci.md, session 35).
+TEST(Differential, Z3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(7, 15, 10'000'000, 15); }
 TEST(Differential, SlowZ3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(8, 160, 0, 160 * 3 / 4); }
 
 // The same comparison on the simulator's own random .cake generator

@@ -155,11 +155,11 @@ namespace {
 
 // An explicit exploration of sm90_ws_4stage with K = 64 * k_tiles, charged
 // to a budget of `work` units (0: no cap) without a wall-clock limit.
-struct Explored {
+struct BudgetExplored {
   encoder::ModelCheckResult r;
   uint64_t used = 0;
 };
-Explored exploreWithWork(const ir::Schedule& s, int64_t k_tiles, uint64_t work) {
+BudgetExplored exploreWithWork(const ir::Schedule& s, int64_t k_tiles, uint64_t work) {
   encoder::Binding b;
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = s.params[p].name == "K" ? 64 * k_tiles : 64;
   std::string err;
@@ -169,7 +169,7 @@ Explored exploreWithWork(const ir::Schedule& s, int64_t k_tiles, uint64_t work) 
   encoder::ProofBudget budget(work, 0);
   encoder::ExploreOptions eo;
   eo.budget = &budget;
-  Explored out;
+  BudgetExplored out;
   out.r = encoder::explore(*sys, eo);
   out.used = budget.used();
   return out;
@@ -205,28 +205,28 @@ TEST(BoundedBudget, ExplorationIsCutByWorkNotLoad) {
   ASSERT_TRUE(mod);
   const ir::Schedule& s = mod->schedules.at(0);
   const int64_t kTiles = 200;  // thousands of states: the cut falls between the checks every 256 states
-  const Explored free = exploreWithWork(s, kTiles, 0);
+  const BudgetExplored free = exploreWithWork(s, kTiles, 0);
   ASSERT_EQ(free.r.outcome, encoder::Outcome::Pass) << free.r.detail;
   const uint64_t W = free.used;
   ASSERT_GT(free.r.states, 1000u);  // cut in the middle, not at the first check
   std::cout << "[ bounded work of sm90_ws_4stage, " << kTiles << " k-tiles: " << W << " units, " << free.r.states
             << " states, " << free.r.seconds << " s wall ]\n";
 
-  const Explored exact = exploreWithWork(s, kTiles, W);
+  const BudgetExplored exact = exploreWithWork(s, kTiles, W);
   EXPECT_EQ(exact.r.outcome, encoder::Outcome::Pass) << exact.r.detail;
   EXPECT_EQ(exact.used, W);
-  const Explored short_ = exploreWithWork(s, kTiles, W / 2);
+  const BudgetExplored short_ = exploreWithWork(s, kTiles, W / 2);
   EXPECT_EQ(short_.r.outcome, encoder::Outcome::Unknown);
   // no seconds in the detail: the same text at any load
   EXPECT_EQ(short_.r.detail, fmt::format("work budget of {} units used up (explicit search, after {} states)", W / 2,
                                          short_.r.states));
 
   BusyThreads busy(2);
-  const Explored loaded = exploreWithWork(s, kTiles, W);
+  const BudgetExplored loaded = exploreWithWork(s, kTiles, W);
   EXPECT_EQ(loaded.r.outcome, encoder::Outcome::Pass) << loaded.r.detail;
   EXPECT_EQ(loaded.used, W);
   EXPECT_EQ(loaded.r.states, free.r.states);
-  const Explored loaded_short = exploreWithWork(s, kTiles, W / 2);
+  const BudgetExplored loaded_short = exploreWithWork(s, kTiles, W / 2);
   EXPECT_EQ(loaded_short.r.outcome, encoder::Outcome::Unknown);
   EXPECT_EQ(loaded_short.r.detail, short_.r.detail);
   EXPECT_EQ(loaded_short.r.states, short_.r.states);

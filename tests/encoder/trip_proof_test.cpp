@@ -15,6 +15,7 @@
 #include "gate/corpus_gate.h"
 #include "checks/layout.h"
 #include "checks/model_check.h"
+#include "encoder/proof_budget.h"
 #include "encoder/trip_proof.h"
 #include "ir/frontend.h"
 #include "test_util.h"
@@ -1134,10 +1135,15 @@ TEST(TripProof, PerTileParityOfAnExpressionOfKIsProvedPerResidue) {
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
-// violation itself, not a budget. The short form takes every sixth mutant;
+// violation itself, not a budget. The short form takes every sixth mutant
+// and gives each proof half a second of work (deterministic: the budget
+// `cake check --proof-timeout 0.5` gives, the same verdicts at any load);
 // the long form (`SlowNoKnownBadScheduleIsProved`, label `slow`) takes them
-// all and also tallies the known-good files proved (completeness, which
-// bench/check_times measures too), naming those not proved.
+// all under 1.5 s of wall clock and also tallies the known-good files
+// proved (completeness, which bench/check_times measures too), naming those
+// not proved. A budget used up is "not proved": a smaller one can hide a
+// proof that should not be there only where the larger one would find it
+// past the smaller; the long form keeps the larger (docs/ci.md, session 35).
 namespace {
 
 // Whether the layout gates report every (data) rule a broken file expects (a TMEM
@@ -1146,6 +1152,10 @@ namespace {
 // the model checker, and whether its synchronization is proved is not a
 // question of proof soundness.
 bool caughtByTheGates(const ir::Module& mod, const std::vector<std::string>& rules) {
+  // Only data rules: a synchronization rule the gates also decide
+  // statically (sync.tx-imbalance) is still the proof's to get right.
+  auto data_rule = [](const std::string& r) { return r.rfind("data.", 0) == 0; };
+  if (rules.empty() || !std::all_of(rules.begin(), rules.end(), data_rule)) return false;
   std::set<std::string> reported;
   for (const ir::Schedule& s : mod.schedules) {
     ir::DiagnosticSink sink;
@@ -1155,22 +1165,35 @@ bool caughtByTheGates(const ir::Module& mod, const std::vector<std::string>& rul
     for (const auto& f : sink.findings())
       if (f.severity == ir::Severity::Error) reported.insert(f.rule);
   }
-  // Only data rules: a synchronization rule the gates also decide
-  // statically (sync.tx-imbalance) is still the proof's to get right.
-  return !rules.empty() && std::all_of(rules.begin(), rules.end(), [&](const std::string& r) {
-    return r.rfind("data.", 0) == 0 && reported.count(r) > 0;
-  });
+  return std::all_of(rules.begin(), rules.end(), [&](const std::string& r) { return reported.count(r) > 0; });
 }
 
 // The proof as `cake check` builds it: at the bounded check's covering
 // bindings (each satisfies every lm.assume), not at every parameter = 64
 // (prove()), which lies outside the domain of a schedule whose assumptions
 // exclude 64: a broken file refused there says nothing about soundness.
-encoder::ModelCheckResult proveAtCoveringBindings(const ir::Schedule& s, unsigned timeout_ms) {
-  const std::vector<encoder::Binding> covering = checks::coveringBindings(s);
-  if (covering.empty()) return prove(s, timeout_ms);
+// The budget: `work_seconds` of work units and Z3 resource units as `cake
+// check --proof-timeout` gives them (no wall clock), or, for 0, no cap on
+// work and `wall_ms` of wall clock.
+struct SoundnessBudget {
+  double work_seconds = 0;
+  unsigned wall_ms = 0;
+};
+
+encoder::ModelCheckResult proveAtCoveringBindings(const ir::Schedule& s, SoundnessBudget budget) {
+  std::vector<encoder::Binding> covering = checks::coveringBindings(s);
+  if (covering.empty()) {
+    encoder::Binding every64;
+    for (int p = 0; p < static_cast<int>(s.params.size()); ++p) every64.params[p] = 64;
+    covering = {every64};
+  }
   encoder::TripProofOptions o;
-  o.timeout_ms = timeout_ms;
+  o.timeout_ms = budget.wall_ms;
+  if (budget.work_seconds > 0) {
+    o.work = encoder::ProofBudget::unitsFor(budget.work_seconds);
+    o.rlimit = encoder::ProofBudget::rlimitFor(budget.work_seconds);
+    o.timeout_ms = cake::testing::kNoWallClockMs;
+  }
   return encoder::proveEveryTripCount(s, s.target, covering, o);
 }
 
@@ -1184,16 +1207,21 @@ void noKnownBadScheduleIsProved(bool all) {
     if (entry.path().extension() == ".cake") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& path : files) {
-    std::string text;
-    auto mod = compileFile(path, text);
-    if (!mod) continue;
-    checks::gate::Expectation ex = checks::gate::parseExpectations(text);
+    // The header decides first: the files left out (in the short form the
+    // known-good ones, most of the corpus) are not compiled.
+    std::string err;
+    auto file = ir::readSourceFile(path.string(), err);
+    if (!file) continue;
+    checks::gate::Expectation ex = checks::gate::parseExpectations(file->text);
     std::vector<std::string> rules = ex.requiredRules();
     rules.insert(rules.end(), ex.any_of.begin(), ex.any_of.end());
     bool sync_bad = std::any_of(rules.begin(), rules.end(), syncRule);
     if (!ex.pass && !sync_bad) continue;  // about another stage
-    if (!ex.pass && caughtByTheGates(*mod, rules)) continue;  // so is this
     if (ex.pass && !all) continue;  // completeness: the long form and bench/check_times measure it
+    ir::DiagnosticSink sink;
+    auto mod = ir::compileModule(file, {}, sink);
+    if (!mod) continue;
+    if (!ex.pass && caughtByTheGates(*mod, rules)) continue;  // so is this
     // mutants: every sixth one in the short form (the whole set takes minutes)
     bool mutant = path.string().find("/mutants/") != std::string::npos;
     if (mutant && !all && index++ % 6 != 0) continue;
@@ -1201,7 +1229,7 @@ void noKnownBadScheduleIsProved(bool all) {
     bool any_unproved = false;
     std::string proofs;
     for (const ir::Schedule& s : mod->schedules) {
-      auto r = proveAtCoveringBindings(s, 1500);
+      auto r = proveAtCoveringBindings(s, all ? SoundnessBudget{0, 1500} : SoundnessBudget{0.5, 0});
       if (r.outcome != encoder::Outcome::Proved) {
         any_unproved = true;
         std::string why = r.detail.substr(0, r.detail.find(':'));

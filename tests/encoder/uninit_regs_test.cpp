@@ -22,14 +22,14 @@ using cake::testing::rules;
 
 namespace {
 
-struct Explored {
+struct UninitExplored {
   ir::Module mod;
   encoder::System sys;
   encoder::ModelCheckResult result;
 };
 
-Explored explore(const std::string& text, int64_t k) {
-  Explored r;
+UninitExplored exploreUninit(const std::string& text, int64_t k) {
+  UninitExplored r;
   r.mod = compile(text);
   if (r.mod.schedules.empty()) return r;
   r.sys = build(r.mod.schedules[0], bind(r.mod.schedules[0], {{"K", k}}));
@@ -91,12 +91,12 @@ const std::string kUninitTmemKLoop =
 
 TEST(UninitializedRegs, SlicesCountElementByElement) {
   for (int64_t k : {1, 2}) {
-    Explored r = explore(kHalves, k);
+    UninitExplored r = exploreUninit(kHalves, k);
     EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "K=" << k << "\n" << rules(r.result);
   }
   // the right half is never written
   const std::string none_text = replace(kHalves, "lm.fill(acc[:, 32:64], 1.0)", "lm.fill(out, 1.0)");
-  Explored none = explore(none_text, 1);
+  UninitExplored none = exploreUninit(none_text, 1);
   const encoder::Violation* v = find(none.result, "data.uninitialized");
   ASSERT_NE(v, nullptr) << rules(none.result);
   EXPECT_EQ(primaryLine(none.sys, *v), lineOf(none_text, "lm.copy(out, acc)"));
@@ -104,10 +104,10 @@ TEST(UninitializedRegs, SlicesCountElementByElement) {
   EXPECT_EQ(none.result.violations.size(), 1u) << rules(none.result);
   // the left half alone, twice, still leaves the right half undefined
   const std::string left = replace(kHalves, "lm.fill(acc[:, 32:64], 1.0)", "lm.fill(acc[:, 0:32], 1.0)");
-  EXPECT_TRUE(hasRule(explore(left, 2).result, "data.uninitialized"));
+  EXPECT_TRUE(hasRule(exploreUninit(left, 2).result, "data.uninitialized"));
   // rows: the lower half of the rows written twice is not the upper half
   const std::string rows = replace(replace(kHalves, "acc[:, 0:32]", "acc[0:32, :]"), "acc[:, 32:64]", "acc[0:32, :]");
-  Explored lower = explore(rows, 2);
+  UninitExplored lower = exploreUninit(rows, 2);
   const encoder::Violation* r = find(lower.result, "data.uninitialized");
   ASSERT_NE(r, nullptr) << rules(lower.result);
   EXPECT_EQ(r->buffer, "acc element (32, 0)");
@@ -115,11 +115,11 @@ TEST(UninitializedRegs, SlicesCountElementByElement) {
 
 TEST(UninitializedRegs, AnMmaWithoutInitAccumulatesIntoUndefinedRegisters) {
   for (int64_t k : {1, 2, 3}) {
-    Explored r = explore(kMainloop, k);
+    UninitExplored r = exploreUninit(kMainloop, k);
     EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "K=" << k << "\n" << rules(r.result);
   }
   const std::string late = replace(kMainloop, "init=(k == 0)", "init=(k == 1)");
-  Explored r = explore(late, 2);
+  UninitExplored r = exploreUninit(late, 2);
   const encoder::Violation* v = find(r.result, "data.uninitialized");
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_EQ(primaryLine(r.sys, *v), lineOf(late, "lm.mma(acc"));
@@ -135,21 +135,21 @@ TEST(UninitializedRegs, AnMmaWithoutInitAccumulatesIntoUndefinedRegisters) {
 // writing what its body writes, a degenerate problem size; the same
 // schedule with K = 0 and the write missing from the body is reported.
 TEST(UninitializedRegs, AnEmptyLoopCountsAsWritingWhatItsBodyWrites) {
-  Explored r = explore(kMainloop, 0);
+  UninitExplored r = exploreUninit(kMainloop, 0);
   EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << rules(r.result);
-  EXPECT_EQ(explore(kHalves, 0).result.outcome, encoder::Outcome::Pass);
+  EXPECT_EQ(exploreUninit(kHalves, 0).result.outcome, encoder::Outcome::Pass);
   const std::string other = replace(kHalves, "lm.fill(acc[:, 32:64], 1.0)", "lm.fill(out, 1.0)");
-  EXPECT_TRUE(hasRule(explore(other, 0).result, "data.uninitialized"));
+  EXPECT_TRUE(hasRule(exploreUninit(other, 0).result, "data.uninitialized"));
   // a loop empty whatever the sizes writes nothing: constant bounds, or an
   // outer loop's variable (the triangular loop's first row, i = 0)
   const std::string constant = replace(kHalves, "lm.range(0, K)", "lm.range(0, 0)");
-  EXPECT_TRUE(hasRule(explore(constant, 4).result, "data.uninitialized"));
+  EXPECT_TRUE(hasRule(exploreUninit(constant, 4).result, "data.uninitialized"));
   const std::string triangular =
       replace(replace(kHalves, "        for k in lm.range(0, K):\n            lm.fill(acc[:, 32:64], 1.0)\n",
                       "        for i in lm.range(0, 2):\n            for k in lm.range(0, i):\n"
                       "                lm.fill(acc[:, 32:64], 1.0)\n            lm.copy(out, acc)\n"),
               "        lm.copy(out, acc)\n        lm.copy(C", "        lm.copy(C");
-  Explored t = explore(triangular, 4);
+  UninitExplored t = exploreUninit(triangular, 4);
   const encoder::Violation* tri = find(t.result, "data.uninitialized");
   ASSERT_NE(tri, nullptr) << triangular;
   EXPECT_EQ(tri->buffer, "acc element (0, 32)");
@@ -157,7 +157,7 @@ TEST(UninitializedRegs, AnEmptyLoopCountsAsWritingWhatItsBodyWrites) {
   const std::string late = replace(kHalves, "        lm.copy(out, acc)\n", "");
   const std::string after = replace(late, "        lm.fill(acc[:, 0:32], 0.0)\n",
                                     "        lm.copy(out, acc)\n        lm.fill(acc[:, 0:32], 0.0)\n");
-  Explored p = explore(after, 1);
+  UninitExplored p = exploreUninit(after, 1);
   const encoder::Violation* w = find(p.result, "data.uninitialized");
   ASSERT_NE(w, nullptr) << rules(p.result);
   EXPECT_EQ(w->buffer, "acc element (0, 0)");
@@ -180,7 +180,7 @@ def private(lm, C: LM.gmem):
         lm.copy(out, acc)
         lm.copy(C, out, coords=(64 * lm.instance(), 0))
 )";
-  Explored r = explore(text, 0);
+  UninitExplored r = exploreUninit(text, 0);
   const encoder::Violation* v = find(r.result, "data.uninitialized");
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_NE(v->message.find("wgs[1]"), std::string::npos) << v->message;
@@ -197,13 +197,13 @@ const std::string& kTiles = cake::testing::kTwoTilesKLoop;
 
 TEST(StaleAccumulator, AnMmaAddingToTheStoredTileIsReported) {
   for (int64_t k : {1, 2}) {
-    Explored r = explore(kTiles, k);
+    UninitExplored r = exploreUninit(kTiles, k);
     EXPECT_EQ(r.result.outcome, encoder::Outcome::Pass) << "K=" << k << "\n" << rules(r.result);
   }
   // init= on the first tile only: tile 1 adds to tile 0's result, stored
   // through out
   const std::string first_only = replace(kTiles, "init=(k == 0)", "init=(t * K + k == 0)");
-  Explored r = explore(first_only, 2);
+  UninitExplored r = exploreUninit(first_only, 2);
   const encoder::Violation* v = find(r.result, "data.stale-accumulator");
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_FALSE(hasRule(r.result, "data.uninitialized"));
@@ -225,13 +225,13 @@ TEST(StaleAccumulator, AStateStoredInsideItsOwnLoopIsAScan) {
                                    "lm.range(0, 2)", "lm.range(0, K)");
   ASSERT_NE(scan, kTiles);
   for (int64_t k : {1, 3}) {
-    Explored r = explore(scan, k);
+    UninitExplored r = exploreUninit(scan, k);
     EXPECT_FALSE(hasRule(r.result, "data.stale-accumulator")) << "K=" << k << "\n" << rules(r.result);
   }
   // the same scan with its state reduced over an inner loop and stored
   // after it: a finished tile accumulated into again
   const std::string inner = replace(kTiles, "init=(k == 0)", "init=(t + k == 0)");
-  EXPECT_TRUE(hasRule(explore(inner, 2).result, "data.stale-accumulator"));
+  EXPECT_TRUE(hasRule(exploreUninit(inner, 2).result, "data.stale-accumulator"));
 }
 
 TEST(StaleAccumulator, AnyOverwriteBetweenStoreAndMmaClearsIt) {
@@ -241,26 +241,26 @@ TEST(StaleAccumulator, AnyOverwriteBetweenStoreAndMmaClearsIt) {
     const std::string text =
         replace(first_only, "            for k in lm.range(0, K):\n",
                 std::string("            ") + reset + "\n            for k in lm.range(0, K):\n");
-    Explored r = explore(text, 2);
+    UninitExplored r = exploreUninit(text, 2);
     EXPECT_FALSE(hasRule(r.result, "data.stale-accumulator")) << reset << "\n" << rules(r.result);
   }
   // out overwritten after the copy: storing it no longer stores acc
   const std::string later = replace(first_only, "            lm.copy(C, out",
                                     "            lm.fill(out, 0.0)\n            lm.copy(C, out");
-  EXPECT_FALSE(hasRule(explore(later, 2).result, "data.stale-accumulator"));
+  EXPECT_FALSE(hasRule(exploreUninit(later, 2).result, "data.stale-accumulator"));
   // a slice: the stored half is the one accumulated into again
   const std::string half = replace(replace(first_only, "lm.copy(out, acc)", "lm.copy(out[:, 0:64], acc[:, 64:128])"),
                                    "lm.copy(C, out, coords=(128 * t, 0))", "lm.copy(C, out[:, 0:64], coords=(128 * t, 0))");
-  Explored h = explore(half, 2);
+  UninitExplored h = exploreUninit(half, 2);
   const encoder::Violation* v = find(h.result, "data.stale-accumulator");
   ASSERT_NE(v, nullptr) << rules(h.result);
   EXPECT_EQ(v->buffer, "acc element (0, 64)");
 }
 
 TEST(UninitializedTmem, AReadOfTmemNoOpWritesForTheseSizesIsReported) {
-  Explored ok = explore(kUninitTmemSkippedMma, 1);
+  UninitExplored ok = exploreUninit(kUninitTmemSkippedMma, 1);
   EXPECT_EQ(ok.result.outcome, encoder::Outcome::Pass) << rules(ok.result);
-  Explored r = explore(kUninitTmemSkippedMma, 0);
+  UninitExplored r = exploreUninit(kUninitTmemSkippedMma, 0);
   const encoder::Violation* v = find(r.result, "data.uninitialized");
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_EQ(primaryLine(r.sys, *v), lineOf(kUninitTmemSkippedMma, "lm.copy(acc_r, tmem_acc)"));
@@ -277,7 +277,7 @@ TEST(UninitializedTmem, AReadOfTmemNoOpWritesForTheseSizesIsReported) {
       replace(kUninitTmemSkippedMma, "        lm.wait(acc_full)\n",
               "        lm.fill(acc_r, 0.0)\n        lm.copy(tmem_acc, acc_r)\n"
               "        lm.wait(acc_full)\n");
-  EXPECT_FALSE(hasRule(explore(stored, 0).result, "data.uninitialized"));
+  EXPECT_FALSE(hasRule(exploreUninit(stored, 0).result, "data.uninitialized"));
 }
 
 // A loop empty because of a parameter counts as writing what its body
@@ -285,25 +285,25 @@ TEST(UninitializedTmem, AReadOfTmemNoOpWritesForTheseSizesIsReported) {
 // from below: then the schedule admits the size, and the loop writes
 // nothing - for TMEM as for registers.
 TEST(UninitializedTmem, AnAssumedLowerBoundAdmitsTheEmptyLoop) {
-  EXPECT_EQ(explore(kUninitTmemKLoop, 0).result.outcome, encoder::Outcome::Pass);
-  EXPECT_EQ(explore(kUninitTmemKLoop, 1).result.outcome, encoder::Outcome::Pass);
+  EXPECT_EQ(exploreUninit(kUninitTmemKLoop, 0).result.outcome, encoder::Outcome::Pass);
+  EXPECT_EQ(exploreUninit(kUninitTmemKLoop, 1).result.outcome, encoder::Outcome::Pass);
   const std::string admitted = replace(kUninitTmemKLoop, "    pool     = lm.smem", "    lm.assume(K >= 0)\n    pool     = lm.smem");
-  Explored r = explore(admitted, 0);
+  UninitExplored r = exploreUninit(admitted, 0);
   const encoder::Violation* v = find(r.result, "data.uninitialized");
   ASSERT_NE(v, nullptr) << rules(r.result);
   EXPECT_EQ(primaryLine(r.sys, *v), lineOf(admitted, "lm.copy(acc_r, tmem_acc)"));
-  EXPECT_EQ(explore(admitted, 1).result.outcome, encoder::Outcome::Pass) << rules(r.result);
+  EXPECT_EQ(exploreUninit(admitted, 1).result.outcome, encoder::Outcome::Pass) << rules(r.result);
   // registers: the K loop of kTiles is the only writer of acc
-  EXPECT_EQ(explore(kTiles, 0).result.outcome, encoder::Outcome::Pass);
+  EXPECT_EQ(exploreUninit(kTiles, 0).result.outcome, encoder::Outcome::Pass);
   for (const char* bound : {"K >= 0", "0 <= K", "K == 0"}) {
     const std::string regs =
         replace(kTiles, "    acc = lm.regs", std::string("    lm.assume(") + bound + ")\n    acc = lm.regs");
-    Explored g = explore(regs, 0);
+    UninitExplored g = exploreUninit(regs, 0);
     const encoder::Violation* w = find(g.result, "data.uninitialized");
     ASSERT_NE(w, nullptr) << bound << "\n" << rules(g.result);
     EXPECT_EQ(primaryLine(g.sys, *w), lineOf(regs, "lm.copy(out, acc)"));
   }
   // an assumption that does not bound K from below admits nothing new
   const std::string other = replace(kTiles, "    acc = lm.regs", "    lm.assume(K % 2 == 0)\n    acc = lm.regs");
-  EXPECT_EQ(explore(other, 0).result.outcome, encoder::Outcome::Pass);
+  EXPECT_EQ(exploreUninit(other, 0).result.outcome, encoder::Outcome::Pass);
 }

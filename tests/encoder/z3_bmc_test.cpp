@@ -84,7 +84,7 @@ TEST(Z3Bmc, RandomSmallSchedules) {
   ro.max_trips = 1;
   ro.max_stages = 2;
   for (int i = 0; i < 12; ++i) {
-    RandomSchedule rs = randomSchedule(rng, ro);
+    cake::encoder::RandomSchedule rs = randomSchedule(rng, ro);
     std::string err;
     auto sys = buildSystem(rs.schedule, rs.binding, rs.schedule.target, &err);
     ASSERT_TRUE(sys) << err << " " << rs.description;

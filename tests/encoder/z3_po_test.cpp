@@ -237,14 +237,14 @@ def f(lm):
 // n small random schedules from `seed` (two trips, two stages, bugs planted
 // with probability bug_rate), each built for its binding
 static void forSmallRandomSystems(uint64_t seed, int n, double bug_rate,
-                                  const std::function<void(const RandomSchedule&, const System&)>& f) {
+                                  const std::function<void(const cake::encoder::RandomSchedule&, const System&)>& f) {
   std::mt19937_64 rng(seed);
   RandomScheduleOptions ro;
   ro.max_trips = 2;
   ro.max_stages = 2;
   ro.bug_rate = bug_rate;
   for (int i = 0; i < n; ++i) {
-    RandomSchedule rs = randomSchedule(rng, ro);
+    cake::encoder::RandomSchedule rs = randomSchedule(rng, ro);
     std::string err;
     auto sys = buildSystem(rs.schedule, rs.binding, rs.schedule.target, &err);
     if (sys) f(rs, *sys);
@@ -253,7 +253,7 @@ static void forSmallRandomSystems(uint64_t seed, int n, double bug_rate,
 
 TEST(Z3Po, KnownRulesLeaveExactlyTheOthers) {
   int checked = 0, multi = 0;
-  forSmallRandomSystems(23, 120, 1, [&](const RandomSchedule& rs, const System& system) {
+  forSmallRandomSystems(23, 120, 1, [&](const cake::encoder::RandomSchedule& rs, const System& system) {
     const System* sys = &system;
     if (!staticViolations(*sys).empty()) return;  // candidates: `known` is not used
     ModelCheckResult x = explore(*sys, everyRule());
@@ -408,7 +408,7 @@ TEST(Z3Po, AnEncodingPastItsWorkIsUnknownNotBuilt) {
 // binding every rule's query is in the profile and unsat.
 TEST(Z3Po, FirstQueryByRuleAgreesWithTheWholeQuery) {
   int passing = 0, failing = 0;
-  forSmallRandomSystems(31, 60, 0.5, [&](const RandomSchedule& rs, const System& system) {
+  forSmallRandomSystems(31, 60, 0.5, [&](const cake::encoder::RandomSchedule& rs, const System& system) {
     const System* sys = &system;
     PoOptions po;
     po.limits.timeout_ms = 60000;
