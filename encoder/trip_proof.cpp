@@ -4577,6 +4577,11 @@ struct TileLoops {
   // A tile count fixed to this (>= 0; segmentsAsTiles: the schedule runs
   // exactly that many segments), not explored: no tile shift then.
   int64_t fixed_tiles = -1;
+  // Tile counts explored: the multiples of this only (kSplitAsTiles: the
+  // schedule's runs are the copy's with an even count), every tile shift by
+  // a multiple of it (a shift by another amount would move a count into
+  // one not explored: no isomorphism of the explored system then).
+  int64_t tile_multiple = 1;
 };
 
 // `t * E_B` (either order) with t a tile loop's variable; its index in *var.
@@ -4918,6 +4923,7 @@ struct PGrid {
   int kinds = 1;
   // The tile count, fixed (TileLoops::fixed_tiles; -1: open, explored)
   int64_t fixed_tiles = -1;
+  int64_t tile_multiple = 1;  // (TileLoops::tile_multiple)
   // kinds_shared: the guard's bound B1 reads no lm.instance(), so every
   // kinded process of one CTA sees the same boundary (kindsInTileOrder)
   bool kinds_shared = false;
@@ -6026,7 +6032,7 @@ class PersistentExplorer {
       for (int k = 0; k < g_.kindsOf(p); ++k) enterTile(p, next, x, more, out, k);
     for (int64_t a = t + 1; a <= next; ++a) {
       Unknowns last = u;
-      if (!allowEqual(last.tiles, a)) continue;
+      if (a % g_.tile_multiple != 0 || !allowEqual(last.tiles, a)) continue;
       if (a > g_.Wt) {
         out.push_back({-1, last, 1});
         continue;
@@ -6146,7 +6152,7 @@ class PersistentExplorer {
     if (!g_.last_tile) return post(g_.post_at, u);
     Unknowns more = u, last = u;
     if (allowAbove(more.tiles, t + 1)) post(g_.post_at, more);
-    if (allowEqual(last.tiles, t + 1)) post(g_.post_last_at, last);
+    if ((t + 1) % g_.tile_multiple == 0 && allowEqual(last.tiles, t + 1)) post(g_.post_last_at, last);
   }
   // Process p has just run the last instruction of its block at `pc`.
   std::vector<Branch> resolve(int p, int pc, const Unknowns& u) const {
@@ -6823,7 +6829,7 @@ class PersistentExplorer {
     for (int p = 0; p < m_.P; ++p) skips |= g_.shape[p].kind != TileShape::Static && g_.shape[p].step > 1;
     if (!skips) return m_.sys.ctas > 1 && opts_.cluster_ring ? addRingRotations() : 0;
     uint64_t walks = 0;
-    for (int64_t h = 1; h < g_.Pt; ++h)
+    for (int64_t h = g_.tile_multiple; h < g_.Pt; h += g_.tile_multiple)
       for (int64_t t0 = 0; t0 <= g_.tw + g_.Pt && t0 + h + g_.Pt < g_.Wt; ++t0) {
         ++walks;
         if (std::optional<HalfShift> hs = halfShiftOf(h, t0, 0, 0)) {
@@ -9831,6 +9837,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   g.Wt = Wt;
   g.Wg = Wg;
   g.fixed_tiles = tl.fixed_tiles;
+  g.tile_multiple = tl.tile_multiple;
   if (g.fixed_tiles >= Wt) throw GridTooSmall{true};
   while (g.min_len < Wg && inner_at_least(g.min_len + 1)) ++g.min_len;
   std::vector<TileCountUse> uses;
@@ -9944,6 +9951,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   std::tie(g.Pg, g.w0g) = *rp;
   std::tie(g.Pt, g.tw) = *tp;
+  if (g.Pt % g.tile_multiple != 0)
+    throw Fail(fmt::format("the tile period {} is no multiple of {} (the tile counts explored)", g.Pt, g.tile_multiple));
   // Shift tiles one period later than the text allows: async work of the
   // tile before (a TMA store still in flight) can then move with them.
   g.tw += g.Pt;
@@ -11489,6 +11498,324 @@ std::string proveSegmentTiles(const Fail& first, const ir::Schedule& s, const Se
   }
 }
 
+// ---------------------------------------------------------------- a tile's K range split between processes
+// (docs/z3.md "A tile's K range split between processes, read as two
+// tiles", helper ksplit2, session 35)
+
+// A persistent schedule whose processes split every tile's K iterations at
+// one point h (two MMA warps, one over k-blocks [0, h), one over [h, E_B),
+// into one accumulator): every loop bounded by a parameter is either a
+// tile loop `for t in lm.range(0, E_A)` (a direct statement of its role
+// body, step 1, one E_A) or a K loop among the direct statements of one
+// (at most one per tile loop, step 1) over [0, E_B), [0, h) or [h, E_B),
+// with at least one over each of the last two; nothing symbolic deeper.
+struct KSplit {
+  ir::ExprPtr tiles, trip, split;  // E_A, E_B, h
+};
+enum class KPart { None, Whole, Low, High };
+
+// The direct statement of `b` that is a loop bounded by a parameter (-1:
+// none); -2 where there are two, or where one lies inside another
+// statement of b (the loop's own body is not looked at).
+int onlyParamLoop(const ir::Block& b) {
+  int at = -1;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const ir::Stmt& st = b[i];
+    const bool symbolic = st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi);
+    std::vector<const ir::Stmt*> deeper;
+    if (!symbolic) collectLoops(st.body, deeper);
+    collectLoops(st.orelse, deeper);
+    if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+      return -2;
+    if (!symbolic) continue;
+    if (at >= 0) return -2;
+    at = static_cast<int>(i);
+  }
+  return at;
+}
+
+bool stepOne(const ir::Stmt& loop) {
+  return !loop.step || ir::constValue(loop.step) == std::optional<int64_t>(1);
+}
+
+// The K loop of a tile loop's body (-1: none; nullopt: not the shape).
+std::optional<int> kSplitLoopOf(const ir::Stmt& tile) {
+  const int k = onlyParamLoop(tile.body);
+  if (k == -2) return std::nullopt;
+  if (k >= 0) {
+    const ir::Stmt& loop = tile.body[static_cast<size_t>(k)];
+    std::vector<const ir::Stmt*> deeper;
+    collectLoops(loop.body, deeper);
+    if (!stepOne(loop) || !loop.lo ||
+        std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+      return std::nullopt;
+  }
+  return k;
+}
+
+std::optional<KSplit> kSplitShape(const ir::Schedule& s) {
+  KSplit ks;
+  std::vector<const ir::Stmt*> ks_loops;
+  for (const ir::RoleBody& body : s.bodies) {
+    const int at = onlyParamLoop(body.body);
+    if (at == -2) return std::nullopt;
+    if (at < 0) continue;
+    const ir::Stmt& tile = body.body[static_cast<size_t>(at)];
+    if (!stepOne(tile) || !tile.lo || ir::constValue(tile.lo) != 0) return std::nullopt;
+    if (!ks.tiles) ks.tiles = tile.hi;
+    if (!ir::sameExpr(*ks.tiles, *tile.hi)) return std::nullopt;
+    const std::optional<int> k = kSplitLoopOf(tile);
+    if (!k) return std::nullopt;
+    if (*k < 0) continue;
+    const ir::Stmt& loop = tile.body[static_cast<size_t>(*k)];
+    ks_loops.push_back(&loop);
+    if (!mentionsParam(*loop.lo)) continue;
+    if (!ks.split) ks.split = loop.lo, ks.trip = loop.hi;
+    if (!ir::sameExpr(*ks.split, *loop.lo) || !ir::sameExpr(*ks.trip, *loop.hi)) return std::nullopt;
+  }
+  if (!ks.split) return std::nullopt;
+  bool low = false;
+  for (const ir::Stmt* loop : ks_loops) {
+    if (mentionsParam(*loop->lo)) continue;
+    if (ir::constValue(loop->lo) != 0) return std::nullopt;
+    low = low || ir::sameExpr(*loop->hi, *ks.split);
+    if (!ir::sameExpr(*loop->hi, *ks.split) && !ir::sameExpr(*loop->hi, *ks.trip)) return std::nullopt;
+  }
+  auto local = [](const ir::ExprPtr& e) { return ir::exprUses(*e, {ir::ExprKind::LoopVar, ir::ExprKind::Instance}); };
+  if (!low || local(ks.tiles) || local(ks.trip) || local(ks.split) || ir::sameExpr(*ks.tiles, *ks.trip))
+    return std::nullopt;
+  return ks;
+}
+
+KPart kPartOf(const ir::Stmt* loop, const KSplit& ks) {
+  if (!loop) return KPart::None;
+  if (mentionsParam(*loop->lo)) return KPart::High;
+  return ir::sameExpr(*loop->hi, *ks.split) ? KPart::Low : KPart::Whole;
+}
+
+// f applied to the `if` conditions and `init=` of b only (the rest of
+// mapRingExprs's complement).
+void mapGuardExprs(ir::Block& b, const std::function<ir::ExprPtr(const ir::ExprPtr&)>& f) {
+  for (ir::Stmt& st : b) {
+    if (st.cond) st.cond = f(st.cond);
+    if (st.op.init) st.op.init = f(st.op.init);
+    mapGuardExprs(st.body, f);
+    mapGuardExprs(st.orelse, f);
+  }
+}
+
+// The copy of a k-split schedule in which every tile is two tiles, v = 2t
+// (the K iterations [0, h)) and v = 2t + 1 ([h, E_B)), each a K loop
+// `for k in lm.range(0, Q)` (Q >= 1 a fresh parameter); the tile loops
+// run `lm.range(0, 2 * E_A)` (a process over [0, h): `lm.range(0, 2 * E_A,
+// 2)`; over [h, E_B): `lm.range(1, 2 * E_A, 2)`), every t read as v // 2.
+// In a K loop body every expression but `if` conditions and `init=` is read
+// with k as `v * Q + k - t * E_B` (shiftedFromZero, equal atoms merged: the
+// ring index `t * E_B + k` is `v * Q + k`); conditions and `init=` with k as
+// `a + k`, a the part's first K iteration (0, h, or `(v % 2) * h` for a
+// process over [0, E_B)). A process over [0, E_B) runs the part before its
+// K loop in the even tile (`if v % 2 == 0:`) and the part after it in the
+// odd one; a process without a K loop runs the first statement of its tile
+// body in the even tile and the rest in the odd one (the persistent proof
+// takes a process that runs every tile to run something in each).
+// Each process runs its operations in its order: where the persistent
+// proof reads `v * Q` as tile v's ring start G_v with tile 2t of h and tile
+// 2t + 1 of E_B - h iterations (G_(2t) = t * E_B, G_(2t+1) = t * E_B + h),
+// every expression has the schedule's value (proveKSplitTiles).
+struct KSplitTiles {
+  std::shared_ptr<ir::Schedule> s;
+  int length = -1;  // Q, the copy's K loop bound
+};
+
+ir::Stmt kSplitIf(const ir::ExprPtr& v, int64_t parity, ir::Block body, const ir::SourceRange& r) {
+  using K = ir::ExprKind;
+  ir::Stmt which;
+  which.kind = ir::Stmt::Kind::If;
+  which.range = r;
+  which.cond = ir::makeExpr(K::Eq, {ir::makeExpr(K::Mod, {v, ir::makeConst(2)}), ir::makeConst(parity)});
+  which.body = std::move(body);
+  return which;
+}
+
+// The tile loop `tile` of the copy (its K loop at `k`, -1: none); false
+// where a ring index cannot be rewritten.
+bool kSplitTile(ir::Stmt& tile, int k, const KSplit& ks, int v_var, const ir::ExprPtr& q, const ir::ExprPtr& count) {
+  using K = ir::ExprKind;
+  const int t = tile.loop_var;
+  const ir::ExprPtr v = symbolNode(K::LoopVar, v_var);
+  const KPart part = kPartOf(k >= 0 ? &tile.body[static_cast<size_t>(k)] : nullptr, ks);
+  ir::Block pre(tile.body.begin(), k >= 0 ? tile.body.begin() + k : tile.body.end()), post;
+  ir::Block body;
+  if (k >= 0) {
+    post.assign(tile.body.begin() + k + 1, tile.body.end());
+    ir::Stmt loop = tile.body[static_cast<size_t>(k)];
+    AtomSum back;
+    back.add(-1, ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, t), ks.trip}));
+    const ir::ExprPtr ring = ir::makeExpr(K::Add, {ir::makeExpr(K::Mul, {v, q}), symbolNode(K::LoopVar, loop.loop_var)});
+    bool ok = true;
+    mapRingExprs(loop.body, [&](const ir::ExprPtr& e) {
+      if (!e || !ir::dependsOnLoopVar(*e, loop.loop_var)) return e;
+      const ir::ExprPtr y = shiftedFromZero(e, loop.loop_var, back, {t});
+      if (!y) ok = false;
+      return y ? substLoopVar(y, loop.loop_var, ring) : e;
+    });
+    if (!ok) return false;
+    const ir::ExprPtr first = part == KPart::High    ? ks.split
+                              : part == KPart::Whole ? ir::makeExpr(K::Mul, {ir::makeExpr(K::Mod, {v, ir::makeConst(2)}), ks.split})
+                                                     : nullptr;
+    if (first)
+      mapGuardExprs(loop.body, [&](const ir::ExprPtr& e) {
+        return substLoopVar(e, loop.loop_var,
+                            ir::makeExpr(K::Add, {first, symbolNode(K::LoopVar, loop.loop_var)}));
+      });
+    loop.lo = ir::makeConst(0);
+    loop.hi = q;
+    loop.step = ir::makeConst(1);
+    if (part == KPart::Whole) {
+      if (!pre.empty()) body.push_back(kSplitIf(v, 0, std::move(pre), tile.range));
+      body.push_back(std::move(loop));
+      if (!post.empty()) body.push_back(kSplitIf(v, 1, std::move(post), tile.range));
+    } else {
+      body = std::move(pre);
+      body.push_back(std::move(loop));
+      body.insert(body.end(), post.begin(), post.end());
+    }
+  } else if (pre.size() >= 2) {
+    body.push_back(kSplitIf(v, 0, ir::Block(pre.begin(), pre.begin() + 1), tile.range));
+    body.push_back(kSplitIf(v, 1, ir::Block(pre.begin() + 1, pre.end()), tile.range));
+  } else {
+    body.push_back(kSplitIf(v, 1, std::move(pre), tile.range));
+  }
+  const ir::ExprPtr half = ir::makeExpr(K::FloorDiv, {v, ir::makeConst(2)});
+  mapExprs(body, [&](const ir::ExprPtr& e) { return substLoopVar(e, t, half); });
+  tile.loop_var = v_var;
+  tile.lo = ir::makeConst(part == KPart::High ? 1 : 0);
+  tile.hi = count;
+  tile.step = ir::makeConst(part == KPart::Low || part == KPart::High ? 2 : 1);
+  tile.body = std::move(body);
+  return true;
+}
+
+std::optional<KSplitTiles> kSplitAsTiles(const ir::Schedule& s, const KSplit& ks,
+                                         const std::vector<ir::ExprPtr>& facts) {
+  using K = ir::ExprKind;
+  KSplitTiles out;
+  out.s = std::make_shared<ir::Schedule>(s);
+  ir::Schedule& c = *out.s;
+  out.length = static_cast<int>(c.params.size());
+  c.params.push_back({"Q", ir::ParamType::I32, s.range});
+  const ir::ExprPtr q = symbolNode(K::Param, out.length);
+  c.assumes.push_back({ir::makeExpr(K::Ge, {q, ir::makeConst(1)}), s.range});
+  for (const ir::ExprPtr& f : facts) c.assumes.push_back({f, s.range});
+  // one node for every tile loop's bound (the persistent proof replaces it by pointer)
+  const ir::ExprPtr count = ir::makeExpr(K::Mul, {ir::makeConst(2), ks.tiles});
+  for (ir::RoleBody& body : c.bodies) {
+    const int at = onlyParamLoop(body.body);
+    if (at < 0) continue;
+    ir::Stmt& tile = body.body[static_cast<size_t>(at)];
+    // a variable per tile loop (the persistent proof keys a tile loop's step by it)
+    const int v = static_cast<int>(c.loop_vars.size());
+    c.loop_vars.push_back({"v", s.range});
+    if (!kSplitTile(tile, *kSplitLoopOf(tile), ks, v, q, count)) return std::nullopt;
+  }
+  if (!trip::sameDerivedTx(s, c)) return std::nullopt;
+  return out;
+}
+
+// The schedule with every node equal to `e` replaced by the constant x and
+// the fact `e == x` added: for every binding with e == x it builds the
+// schedule's systems (every expression of the same value).
+std::shared_ptr<ir::Schedule> withValue(const ir::Schedule& s, const ir::ExprPtr& e, int64_t x) {
+  auto c = std::make_shared<ir::Schedule>(s);
+  const ir::ExprPtr value = ir::makeConst(x);
+  std::function<ir::ExprPtr(const ir::ExprPtr&)> put = [&](const ir::ExprPtr& y) -> ir::ExprPtr {
+    if (!y) return y;
+    if (ir::sameExpr(*y, *e)) return value;
+    if (y->args.empty()) return y;
+    auto copy = std::make_shared<ir::Expr>(*y);
+    for (ir::ExprPtr& a : copy->args) a = put(a);
+    return copy;
+  };
+  for (ir::RoleBody& body : c->bodies) mapExprs(body.body, put);
+  c->assumes.push_back({ir::makeExpr(ir::ExprKind::Eq, {e, value}), s.range});
+  return c;
+}
+
+// A k-split schedule (kSplitShape) proved in two cases of E_B. E_B >= 2
+// (with h >= 1 and E_B - h >= 1 shown under the facts): its copy whose
+// tiles are the parts (kSplitAsTiles), proved as a persistent kernel with
+// every tile of its own length in one exploration (persistent_split = 1:
+// a run whose tiles alternate h and E_B - h iterations is in no exploration
+// of tiles of one length). For a binding b of the schedule the copy's run
+// at b with 2 * E_A(b) tiles, tile 2t of h(b) and tile 2t + 1 of E_B(b) -
+// h(b) iterations is the schedule's (kSplitAsTiles); the copy's facts are
+// the schedule's, Q >= 1 and E_B >= 2, which (b, Q = 1) meets. The
+// exploration explores more (every tile count, every length): a violation
+// met there is no finding. E_B == 1 (where the facts allow it; E_B <= 0
+// must be excluded by them): the schedule with E_B written 1, whose K loops
+// have constant bounds.
+std::string proveKSplitTiles(const Fail& first, const ir::Schedule& s, const KSplit& ks, ir::Target target,
+                             const std::vector<Binding>& checked, const TripProofOptions& opts, ProofBudget& budget,
+                             uint64_t& states) {
+  using K = ir::ExprKind;
+  const std::string what = fmt::format("K iterations split at {} of {}, each tile read as two tiles",
+                                       ir::exprToString(*ks.split, s), ir::exprToString(*ks.trip, s));
+  auto fail = [&](const std::string& why) {
+    Fail both(fmt::format("{}; {}: {}", first.what(), what, why));
+    both.witnesses = first.witnesses;
+    return both;
+  };
+  const ir::ExprPtr rest = ir::makeExpr(K::Sub, {ks.trip, ks.split});
+  bool one = false;  // the facts allow E_B == 1
+  {
+    FactProver prover(s, solverLimits(opts, budget), {});
+    std::map<int, std::optional<int64_t>> lb;
+    if (!atLeast(prover, ks.trip, 1, lb))
+      throw fail(fmt::format("the schedule's assumptions do not keep {} from being below 1",
+                             ir::exprToString(*ks.trip, s)));
+    one = !atLeast(prover, ks.trip, 2, lb);
+  }
+  const ir::ExprPtr two = ir::makeExpr(K::Ge, {ks.trip, ir::makeConst(2)});
+  std::optional<KSplitTiles> copy = kSplitAsTiles(s, ks, one ? std::vector<ir::ExprPtr>{two} : std::vector<ir::ExprPtr>{});
+  if (!copy) throw fail("a ring index is not rewritten");
+  std::string engines;
+  try {
+    {
+      FactProver prover(*copy->s, solverLimits(opts, budget), {});
+      std::map<int, std::optional<int64_t>> lb;
+      for (const ir::ExprPtr& len : {ks.split, rest})
+        if (!atLeast(prover, len, 1, lb))
+          throw Fail(fmt::format("the assumptions do not keep {} from being below 1 where {} >= 2",
+                                 ir::exprToString(*len, s), ir::exprToString(*ks.trip, s)));
+    }
+    std::optional<TileLoops> tiles = findTileLoops(*copy->s);
+    if (!tiles) throw Fail("the copy is not a tile loop around one K loop");
+    std::vector<Binding> bindings = bindingsOfCase(*copy->s, *two, checked);
+    if (bindings.empty()) throw Fail("no binding is found to build the copy's systems");
+    for (Binding& b : bindings) b.params[copy->length] = 1;
+    tiles->tile_multiple = 2;  // the schedule's runs have 2 * E_A tiles
+    TripProofOptions every = opts;
+    every.persistent_split = 1;
+    engines = fmt::format("for {} >= 2: {}", ir::exprToString(*ks.trip, s),
+                          provePersistent(*copy->s, target, bindings, *tiles, every, budget, states));
+  } catch (const Fail& g) {
+    throw fail(fmt::format("for {} >= 2: {}", ir::exprToString(*ks.trip, s), g.what()));
+  }
+  if (!one) return fmt::format("{}: {}", what, engines);
+  const std::shared_ptr<ir::Schedule> single = withValue(s, ks.trip, 1);
+  const ir::ExprPtr fact = ir::makeExpr(K::Eq, {ks.trip, ir::makeConst(1)});
+  std::vector<Binding> of_case = bindingsOfCase(*single, *fact, checked);
+  if (of_case.empty()) throw fail(fmt::format("no binding with {} == 1 is found", ir::exprToString(*ks.trip, s)));
+  try {
+    TripLoops each;
+    std::vector<Binding> bindings = of_case;
+    const std::string engine = proveSchedule(*single, target, of_case, opts, budget, states, each, bindings);
+    return fmt::format("{}: {}; for {} == 1 (written 1): {}", what, engines, ir::exprToString(*ks.trip, s), engine);
+  } catch (const Fail& g) {
+    throw fail(fmt::format("{}; for {} == 1: {}", engines, ir::exprToString(*ks.trip, s), g.what()));
+  }
+}
+
 // A case of a split that adds a fact (`c`, its fact among its lm.assume
 // facts) with every guard the facts decide replaced by the branch it
 // takes (trip::decideGuards: `if k_tiles == 0:` where k_tiles >= 1 is a
@@ -11653,6 +11980,7 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       throw;
     if (std::optional<std::string> each = proveFiniteLoopsWhole(f, s, target, checked, opts, budget, states, dead))
       return *each;
+    if (std::optional<KSplit> ks = kSplitShape(s)) return proveKSplitTiles(f, s, *ks, target, checked, opts, budget, states);
     if (std::optional<LoopsFromZero> z = loopsFromZero(s))
       return proveCopy(f, z->s, z->text, target, checked, opts, budget, states, bindings, dead);
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
@@ -12146,6 +12474,13 @@ void proveWithBlockParams(const ir::Schedule& s, ir::Target target, const std::v
 }
 
 }  // namespace
+
+std::shared_ptr<const ir::Schedule> kSplitTilesCopy(const ir::Schedule& s) {
+  const std::optional<KSplit> ks = kSplitShape(s);
+  if (!ks) return nullptr;
+  std::optional<KSplitTiles> copy = kSplitAsTiles(s, *ks, {});
+  return copy ? copy->s : nullptr;
+}
 
 ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
                                      const std::vector<Binding>& checked, const TripProofOptions& opts) {

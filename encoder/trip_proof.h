@@ -47,6 +47,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "encoder/engine.h"
@@ -212,6 +213,14 @@ struct TripProofOptions {
 // (Binding::replace; for one met while the trip count was still open, the
 // least trip count it allows), without a trace. The caller confirms it on
 // concrete parameter values (checks/model_check.cpp).
+// The copy of a schedule whose processes split every persistent tile's K
+// iterations at one point h (over [0, h) and [h, E_B)) in which each tile
+// is two tiles of one K loop `lm.range(0, Q)` each (Q a parameter added
+// last): docs/z3.md "A tile's K range split between processes". At a
+// binding with E_B = 2 * Q (so h = Q) it runs the schedule's operations
+// (what tests check); nullptr where the schedule has not that shape.
+std::shared_ptr<const ir::Schedule> kSplitTilesCopy(const ir::Schedule& s);
+
 ModelCheckResult proveEveryTripCount(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                      const TripProofOptions& opts = {});
 

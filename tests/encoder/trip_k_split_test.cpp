@@ -38,6 +38,24 @@ bool kSplitBrokenOnGrid(const std::string& text) {
 // mma_hi's K loop header and ring index
 const std::string kHiLoop = "            for k in lm.range(kh, k_tiles):\n                it = t * k_tiles + k\n";
 
+// The split-tile copy (encoder::kSplitTilesCopy) at even K trip counts E_B
+// = 2 * Q, where both parts of a tile are Q = h iterations: the copy runs
+// the schedule's operations there, so it is broken exactly where the
+// schedule is (over 1..3 tiles of 2, 4 or 6 k-blocks).
+struct KSplitEven {
+  bool schedule = false, copy = false;
+};
+KSplitEven kSplitBrokenAtEvenSplits(const ir::Schedule& s, const ir::Schedule& copy) {
+  KSplitEven out;
+  for (int64_t m : {1, 129, 257})
+    for (int64_t q : {1, 2, 3}) {
+      const std::initializer_list<std::pair<std::string, int64_t>> at = {{"M", m}, {"N", 129}, {"K", 128 * q}, {"Q", q}};
+      out.schedule = out.schedule || cake::testing::violatedAt(s, at);
+      out.copy = out.copy || cake::testing::violatedAt(copy, at);
+    }
+  return out;
+}
+
 }  // namespace trip_k_split_test
 
 namespace tks = trip_k_split_test;
@@ -84,4 +102,54 @@ TEST(TripKSplit, BrokenSplitsAreFoundAndNotProved) {
     auto r = cake::testing::proveText(b.text, 129);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
   }
+}
+
+// The copy of the corpus file is clean where the file is (even splits);
+// each broken form of the shape is broken in its copy where it is broken
+// itself, and a form of another shape (overlap, gap) gets no copy.
+TEST(TripKSplit, TheSplitTileCopyRunsTheScheduleAtEvenSplits) {
+  struct Form {
+    std::string what, text;
+    bool shaped;
+  };
+  const Form forms[] = {
+      {"the corpus file", tks::kSplitText(), true},
+      {"the second warp starts at the tile's ring start",
+       tks::kSplitEdit(tks::kHiLoop, "            for k in lm.range(kh, k_tiles):\n"
+                                     "                it = t * k_tiles + k - kh\n"),
+       true},
+      {"the second warp waits the previous tile's first half",
+       tks::kSplitEdit("lm.wait(k_half, iter=t)", "lm.wait(k_half, iter=t - 1)"), true},
+      {"the hand-off waited with the wrong parity",
+       tks::kSplitEdit("lm.wait(k_half, iter=t)", "lm.wait(k_half, iter=t + 2)"), true},
+      {"the second half's ring wait with the wrong parity",
+       tks::kSplitEdit(tks::kHiLoop + "                lm.wait(full, iter=it)\n",
+                       tks::kHiLoop + "                lm.wait(full, iter=it + 3)\n"),
+       true},
+      {"the corpus twin", cake::testing::corpusText("corpus/bugs/sync.race/sm100_k_split_second_warp_unordered.cake"),
+       true},
+      {"overlapping sub-ranges", tks::kSplitEdit("lm.range(kh, k_tiles)", "lm.range(kh - 1, k_tiles)"), false},
+      {"a gap between the sub-ranges", tks::kSplitEdit("lm.range(kh, k_tiles)", "lm.range(kh + 1, k_tiles)"), false},
+  };
+  int broken_forms = 0;  // shaped broken forms broken at an even split
+  for (const Form& f : forms) {
+    const ir::Schedule s = cake::testing::compile(f.text).schedules.at(0);
+    const std::shared_ptr<const ir::Schedule> copy = encoder::kSplitTilesCopy(s);
+    ASSERT_EQ(copy != nullptr, f.shaped) << f.what;
+    if (!copy) continue;
+    EXPECT_EQ(copy->params.back().name, "Q") << f.what;
+    const tks::KSplitEven broken = tks::kSplitBrokenAtEvenSplits(s, *copy);
+    EXPECT_EQ(broken.copy, broken.schedule) << f.what;
+    if (&f == &forms[0]) EXPECT_FALSE(broken.schedule);
+    else broken_forms += broken.schedule;
+  }
+  // (so the comparison can fail: most broken forms are broken at even splits)
+  EXPECT_GE(broken_forms, 3);
+}
+
+// The proof reads the corpus file as the split-tile copy; what stops it is
+// named (docs/z3.md "A tile's K range split between processes").
+TEST(TripKSplit, TheProofReadsEachTileAsTwoTiles) {
+  auto r = cake::testing::proveText(tks::kSplitText(), 129);
+  EXPECT_NE(r.detail.find("each tile read as two tiles"), std::string::npos) << r.detail << r.engine;
 }
