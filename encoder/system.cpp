@@ -205,6 +205,7 @@ class Builder {
  public:
   Builder(const ir::Schedule& s, const Binding& b, ir::Target t, const BuildLimits& lim)
       : s_(s), lim_(lim) {
+    for (const ir::Assume& a : s_.assumes) lowerBoundedParams(a.cond, assumed_from_below_);
     sys_.schedule = &s;
     sys_.binding = b;
     sys_.target = t;
@@ -277,6 +278,7 @@ class Builder {
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
+  std::set<int> assumed_from_below_;  // parameters an lm.assume bounds from below (emptyTripAdmitted)
 
   // ------------------------------------------------------------ set-up
 
@@ -1205,11 +1207,11 @@ class Builder {
   // lm.assume conjunct bounds from below by a constant (K >= 0, 0 < n,
   // n == 0): the schedule states which sizes it handles, and the binding
   // satisfies the assumptions, so the empty loop is one of them.
+  // (The parameters are the schedule's: found once per build, in the
+  // constructor, not at every empty loop.)
   bool emptyTripAdmitted(const Stmt& loop) const {
-    std::set<int> bounded;
-    for (const ir::Assume& a : s_.assumes) lowerBoundedParams(a.cond, bounded);
     for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
-      for (int p : bounded)
+      for (int p : assumed_from_below_)
         if (e && ir::readsSymbol(*e, ir::ExprKind::Param, p)) return true;
     return false;
   }
