@@ -21,11 +21,6 @@
 
 namespace cake::encoder {
 
-ReplacedEmptyLoops& replacedEmptyLoops() {
-  thread_local ReplacedEmptyLoops state;
-  return state;
-}
-
 using ir::BufferRef;
 using ir::OpKind;
 using ir::SlotSel;
@@ -213,6 +208,7 @@ class Builder {
 
   void setHook(const EvalHook* hook) { hook_ = hook; }
   void setSemantics(const BuildSemantics& sem) { sem_ = sem; }
+  void setEmptyLoops(ReplacedEmptyLoops* e) { empty_loops_ = e; }
 
   System build() {
     resolveTarget();
@@ -275,6 +271,7 @@ class Builder {
   bool in_bounds_ = false;            // evaluating a loop's bounds
   const EvalHook* hook_ = nullptr;    // buildSystemHooked
   BuildSemantics sem_;                // buildSystemHooked
+  ReplacedEmptyLoops* empty_loops_ = nullptr;  // buildSystemHooked: a proof's build
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
@@ -1193,13 +1190,13 @@ class Builder {
   bool emptyAtDegenerateSize(const Stmt& loop, bool replaced) {
     if (!replaced) return boundsReadNonPositiveParam(loop);
     if (boundsReadNonPositiveParam(loop, sys_.binding.replace)) return true;
-    ReplacedEmptyLoops& sizes = replacedEmptyLoops();
-    switch (sizes.active ? sizes.sizes : EmptyLoopSizes::Undecided) {
+    if (!empty_loops_) return false;
+    switch (empty_loops_->sizes) {
       case EmptyLoopSizes::Degenerate: return true;
       case EmptyLoopSizes::Positive: return false;
       case EmptyLoopSizes::Undecided: break;
     }
-    sizes.undecided_met = true;
+    empty_loops_->undecided_met = true;
     return false;
   }
 
@@ -2078,11 +2075,13 @@ std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::T
 }
 
 std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b, ir::Target target,
-                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem) {
+                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem,
+                                        ReplacedEmptyLoops* empty_loops) {
   try {
     Builder builder(s, b, target, {});
-    builder.setHook(&hook);
+    builder.setHook(hook ? &hook : nullptr);
     builder.setSemantics(sem);
+    builder.setEmptyLoops(empty_loops);
     return builder.build();
   } catch (const BuildError& e) {
     if (error) *error = e.what();

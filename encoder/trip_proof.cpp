@@ -11506,17 +11506,15 @@ namespace {
 // proof shares the caller's).
 ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, const std::vector<Binding>& checked,
                              const TripProofOptions& opts, ProofBudget& budget) {
-  const trip::ScopedProofSemantics semantics(opts.build);
-  // a loop the trip count leaves empty: the sizes of the bindings with that count
-  struct RestoreAsk {  // (a nested proof, the restart argument's one tile, asks with its own budget)
-    std::function<EmptyLoopSizes(const ir::Schedule&, const ir::Expr&, int64_t)> outer;
-    ~RestoreAsk() { replacedEmptyLoops().ask = std::move(outer); }
-  } restore_ask{std::exchange(replacedEmptyLoops().ask, {})};
-  replacedEmptyLoops().ask = [&opts, &budget](const ir::Schedule& x, const ir::Expr& e, int64_t value) {
-    BvProver prover(x, solverLimits(opts, budget));
-    const ir::ExprPtr node(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
-    return sizesWhere(prover, e, ir::makeExpr(ir::ExprKind::Eq, {node, ir::makeConst(value)}));
-  };
+  // a loop the trip count leaves empty: the sizes of the bindings with that
+  // count (a nested proof, the restart argument's one tile, asks with its
+  // own budget; the scope gives the outer one's back)
+  const trip::ScopedProofSemantics semantics(
+      opts.build, [&opts, &budget](const ir::Schedule& x, const ir::Expr& e, int64_t value) {
+        BvProver prover(x, solverLimits(opts, budget));
+        const ir::ExprPtr node(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
+        return sizesWhere(prover, e, ir::makeExpr(ir::ExprKind::Eq, {node, ir::makeConst(value)}));
+      });
   ModelCheckResult res;
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;
