@@ -25,15 +25,18 @@ enum class EmptyLoopSizes {
   Positive,    // none has
 };
 
-// This thread's state (a proof runs on one thread).
+// What one build of a proof stands for at the loops the replaced
+// expression leaves empty, and what it met there: an argument of
+// buildSystemHooked (system_hook.h), given by buildForProof; a build
+// without one (every other) counts such a loop as writing nothing.
 struct ReplacedEmptyLoops {
-  bool active = false;  // a proof's build is in progress (buildForProof)
   EmptyLoopSizes sizes = EmptyLoopSizes::Undecided;
   bool undecided_met = false;  // the build left a loop empty with sizes Undecided
-  // Set by the proof (trip_proof.cpp proveWithin): the sizes of the
-  // bindings the facts allow with the expression at the value.
-  std::function<EmptyLoopSizes(const ir::Schedule&, const ir::Expr&, int64_t)> ask;
 };
-ReplacedEmptyLoops& replacedEmptyLoops();
+
+// The proof's question (trip_proof.cpp proveWithin): the sizes of the
+// bindings the facts allow with the expression at the value. Given to its
+// builds with their semantics (trip_cluster.h ScopedProofSemantics).
+using EmptyLoopSizesAsk = std::function<EmptyLoopSizes(const ir::Schedule&, const ir::Expr&, int64_t)>;
 
 }  // namespace cake::encoder

@@ -21,11 +21,6 @@
 
 namespace cake::encoder {
 
-ReplacedEmptyLoops& replacedEmptyLoops() {
-  thread_local ReplacedEmptyLoops state;
-  return state;
-}
-
 using ir::BufferRef;
 using ir::OpKind;
 using ir::SlotSel;
@@ -205,6 +200,7 @@ class Builder {
  public:
   Builder(const ir::Schedule& s, const Binding& b, ir::Target t, const BuildLimits& lim)
       : s_(s), lim_(lim) {
+    for (const ir::Assume& a : s_.assumes) lowerBoundedParams(a.cond, assumed_from_below_);
     sys_.schedule = &s;
     sys_.binding = b;
     sys_.target = t;
@@ -212,6 +208,7 @@ class Builder {
 
   void setHook(const EvalHook* hook) { hook_ = hook; }
   void setSemantics(const BuildSemantics& sem) { sem_ = sem; }
+  void setEmptyLoops(ReplacedEmptyLoops* e) { empty_loops_ = e; }
 
   System build() {
     resolveTarget();
@@ -274,9 +271,11 @@ class Builder {
   bool in_bounds_ = false;            // evaluating a loop's bounds
   const EvalHook* hook_ = nullptr;    // buildSystemHooked
   BuildSemantics sem_;                // buildSystemHooked
+  ReplacedEmptyLoops* empty_loops_ = nullptr;  // buildSystemHooked: a proof's build
   int replaced_loop_depth_ = 0;       // inside loops bounded by Binding::replace
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
+  std::set<int> assumed_from_below_;  // parameters an lm.assume bounds from below (emptyTripAdmitted)
 
   // ------------------------------------------------------------ set-up
 
@@ -1191,13 +1190,13 @@ class Builder {
   bool emptyAtDegenerateSize(const Stmt& loop, bool replaced) {
     if (!replaced) return boundsReadNonPositiveParam(loop);
     if (boundsReadNonPositiveParam(loop, sys_.binding.replace)) return true;
-    ReplacedEmptyLoops& sizes = replacedEmptyLoops();
-    switch (sizes.active ? sizes.sizes : EmptyLoopSizes::Undecided) {
+    if (!empty_loops_) return false;
+    switch (empty_loops_->sizes) {
       case EmptyLoopSizes::Degenerate: return true;
       case EmptyLoopSizes::Positive: return false;
       case EmptyLoopSizes::Undecided: break;
     }
-    sizes.undecided_met = true;
+    empty_loops_->undecided_met = true;
     return false;
   }
 
@@ -1205,11 +1204,11 @@ class Builder {
   // lm.assume conjunct bounds from below by a constant (K >= 0, 0 < n,
   // n == 0): the schedule states which sizes it handles, and the binding
   // satisfies the assumptions, so the empty loop is one of them.
+  // (The parameters are the schedule's: found once per build, in the
+  // constructor, not at every empty loop.)
   bool emptyTripAdmitted(const Stmt& loop) const {
-    std::set<int> bounded;
-    for (const ir::Assume& a : s_.assumes) lowerBoundedParams(a.cond, bounded);
     for (const ir::ExprPtr& e : {loop.lo, loop.hi, loop.step})
-      for (int p : bounded)
+      for (int p : assumed_from_below_)
         if (e && ir::readsSymbol(*e, ir::ExprKind::Param, p)) return true;
     return false;
   }
@@ -2150,11 +2149,13 @@ std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::T
 }
 
 std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b, ir::Target target,
-                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem) {
+                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem,
+                                        ReplacedEmptyLoops* empty_loops) {
   try {
     Builder builder(s, b, target, {});
-    builder.setHook(&hook);
+    builder.setHook(hook ? &hook : nullptr);
     builder.setSemantics(sem);
+    builder.setEmptyLoops(empty_loops);
     return builder.build();
   } catch (const BuildError& e) {
     if (error) *error = e.what();

@@ -38,7 +38,12 @@ struct BuildSemantics {
   bool cap_read_generations = true;
 };
 
+struct ReplacedEmptyLoops;  // empty_loop_sizes.h
+
+// An empty hook evaluates every expression as buildSystem does. `empty_loops`:
+// a proof's build (trip_cluster.cpp buildForProof).
 std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b, ir::Target target,
-                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem = {});
+                                        const EvalHook& hook, std::string* error, const BuildSemantics& sem = {},
+                                        ReplacedEmptyLoops* empty_loops = nullptr);
 
 }  // namespace cake::encoder

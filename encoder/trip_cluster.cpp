@@ -6,43 +6,31 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace cake::encoder::trip {
 
 namespace {
-// The semantics every buildForProof of this thread builds with (a proof
-// runs on one thread: its builds are nested in proveEveryTripCount's call).
+// The semantics every buildForProof of this thread builds with, and the
+// proof's question about empty loops (a proof runs on one thread: its
+// builds are nested in proveEveryTripCount's call).
 thread_local BuildSemantics proof_semantics;
+thread_local EmptyLoopSizesAsk proof_ask;
 }  // namespace
 
-ScopedProofSemantics::ScopedProofSemantics(const BuildSemantics& sem) : prev_(proof_semantics) {
+ScopedProofSemantics::ScopedProofSemantics(const BuildSemantics& sem, EmptyLoopSizesAsk ask)
+    : prev_(proof_semantics), prev_ask_(std::exchange(proof_ask, std::move(ask))) {
   proof_semantics = sem;
 }
-ScopedProofSemantics::~ScopedProofSemantics() { proof_semantics = prev_; }
+ScopedProofSemantics::~ScopedProofSemantics() {
+  proof_semantics = prev_;
+  proof_ask = std::move(prev_ask_);
+}
 const BuildSemantics& proofSemantics() { return proof_semantics; }
 
 namespace {
 std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
-                                     const EvalHook* extra);
-
-// This thread's builds in progress, with the sizes they stand for.
-class SizesScope {
- public:
-  explicit SizesScope(EmptyLoopSizes sizes) : state_(replacedEmptyLoops()), prev_active_(state_.active), prev_(state_.sizes) {
-    state_.active = true;
-    state_.sizes = sizes;
-    state_.undecided_met = false;
-  }
-  ~SizesScope() {
-    state_.active = prev_active_;
-    state_.sizes = prev_;
-  }
-  bool undecidedMet() const { return state_.undecided_met; }
-
- private:
-  ReplacedEmptyLoops& state_;
-  bool prev_active_;
-  EmptyLoopSizes prev_;
-};
+                                     const EvalHook* extra, ReplacedEmptyLoops& sizes);
 
 // Whether two builds of one binding mark the same hazards (the builds
 // differ at most in the writes an empty loop counts).
@@ -65,26 +53,20 @@ bool sameHazards(const System& a, const System& b) {
 // (empty_loop_sizes.h): built first as writing nothing; where a loop was
 // left so, it is built again as writing its body, and where both mark the
 // same hazards (the loop's writes are read nowhere) the one system stands
-// for every binding. Else the sizes are asked (ReplacedEmptyLoops::ask):
+// for every binding. Else the sizes are asked (the proof's
+// EmptyLoopSizesAsk, ScopedProofSemantics):
 // all degenerate or all positive sizes pick the build; both kinds, or not
 // known: no system (the proof is refused, docs/z3.md "Soundness review,
 // session 33").
 std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                     const EvalHook* extra) {
-  std::optional<System> writing_nothing;
-  {
-    SizesScope scope(EmptyLoopSizes::Undecided);
-    writing_nothing = buildWithSizes(s, b, target, error, extra);
-    if (!writing_nothing || !scope.undecidedMet() || !b.replace) return writing_nothing;
-  }
-  std::optional<System> writing_body;
-  {
-    SizesScope scope(EmptyLoopSizes::Degenerate);
-    writing_body = buildWithSizes(s, b, target, error, extra);
-  }
+  ReplacedEmptyLoops nothing{EmptyLoopSizes::Undecided};
+  std::optional<System> writing_nothing = buildWithSizes(s, b, target, error, extra, nothing);
+  if (!writing_nothing || !nothing.undecided_met || !b.replace) return writing_nothing;
+  ReplacedEmptyLoops body{EmptyLoopSizes::Degenerate};
+  std::optional<System> writing_body = buildWithSizes(s, b, target, error, extra, body);
   if (!writing_body || sameHazards(*writing_nothing, *writing_body)) return writing_nothing;
-  const auto& ask = replacedEmptyLoops().ask;
-  switch (ask ? ask(s, *b.replace, b.replace_value) : EmptyLoopSizes::Undecided) {
+  switch (proof_ask ? proof_ask(s, *b.replace, b.replace_value) : EmptyLoopSizes::Undecided) {
     case EmptyLoopSizes::Positive: return writing_nothing;
     case EmptyLoopSizes::Degenerate: return writing_body;
     case EmptyLoopSizes::Undecided: break;
@@ -99,7 +81,7 @@ std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir:
 
 namespace {
 std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
-                                     const EvalHook* extra) {
+                                     const EvalHook* extra, ReplacedEmptyLoops& sizes) {
   // The builder models every CTA of the cluster exactly when the schedule
   // reaches across it (system.cpp makeCluster); only then is a CTA's block
   // index cluster[d] * b + c_d.
@@ -107,12 +89,12 @@ std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir
   const BuildSemantics& sem = proof_semantics;
   const bool capped = sem.cap_read_generations;
   if (!modelled) {
-    if (extra) return buildSystemHooked(s, b, target, *extra, error, sem);
+    if (extra) return buildSystemHooked(s, b, target, *extra, error, sem, &sizes);
     if (!capped) {
       const EvalHook none = [](const ir::Expr&, const ir::EvalEnv&) -> std::optional<int64_t> { return std::nullopt; };
-      return buildSystemHooked(s, b, target, none, error, sem);
+      return buildSystemHooked(s, b, target, none, error, sem, &sizes);
     }
-    return buildSystem(s, b, target, error);
+    return buildSystemHooked(s, b, target, EvalHook{}, error, sem, &sizes);  // (no hook: buildSystem's evaluation)
   }
   const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (extra)
@@ -127,7 +109,7 @@ std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir
     if (m.value != dim || dim < 1 || !bidx || *bidx < 0) return std::nullopt;
     return *bidx % dim;  // c_d: the same for every binding's block index
   };
-  return buildSystemHooked(s, b, target, hook, error, sem);
+  return buildSystemHooked(s, b, target, hook, error, sem, &sizes);
 }
 }  // namespace
 

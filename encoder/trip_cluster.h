@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "encoder/empty_loop_sizes.h"
 #include "encoder/system.h"
 #include "encoder/system_hook.h"
 #include "ir/schedule.h"
@@ -29,16 +30,19 @@ std::optional<System> buildForProof(const ir::Schedule& s, const Binding& b, ir:
 // Sets the semantics of this thread's buildForProof calls for its lifetime
 // (TripProofOptions::build, set by proveEveryTripCount): the restart
 // argument's one-tile proof reads generations without the caps (docs/z3.md
-// "The restart form, checked on the text; reads without the caps").
+// "The restart form, checked on the text; reads without the caps"); and
+// the proof's question about the loops its trip count leaves empty
+// (empty_loop_sizes.h; none: such a loop is not decided).
 class ScopedProofSemantics {
  public:
-  explicit ScopedProofSemantics(const BuildSemantics& sem);
+  explicit ScopedProofSemantics(const BuildSemantics& sem, EmptyLoopSizesAsk ask = {});
   ~ScopedProofSemantics();
   ScopedProofSemantics(const ScopedProofSemantics&) = delete;
   ScopedProofSemantics& operator=(const ScopedProofSemantics&) = delete;
 
  private:
   BuildSemantics prev_;
+  EmptyLoopSizesAsk prev_ask_;
 };
 const BuildSemantics& proofSemantics();
 

@@ -49,6 +49,7 @@ Pacer::Pacer(const sim::Model& m, std::vector<Loop> loops, bool alone)
     : m_(m), loops_(std::move(loops)), alone_(alone) {
   if (m.sys.ctas > 1 || m.P < 2 || m.P > 30 || static_cast<int>(loops_.size()) != m.P) return;
   if (std::none_of(loops_.begin(), loops_.end(), [](const Loop& l) { return l.begin < l.end; })) return;
+  if (!exitsAfterLoops()) return;
   words_ = (static_cast<size_t>(m.atoms) + 63) / 64;
   const Foot empty{Set(words_, 0), Set(words_, 0)};
   feet_.push_back(empty);
@@ -115,6 +116,18 @@ Pacer::Pacer(const sim::Model& m, std::vector<Loop> loops, bool alone)
   cut_foot_ = empty;
 }
 
+// The layout Loop describes, which precomputeCuts reads: every exit path
+// of a looping process starts at or after its loop's end. LapExplorer's
+// layout always is (layOut appends each exit path after the loop's pcs, or
+// sends the exit to a done pc past the program); a pacer given another
+// stays off rather than cut futures by a layout it does not know.
+bool Pacer::exitsAfterLoops() const {
+  return std::all_of(loops_.begin(), loops_.end(), [](const Loop& l) {
+    return l.begin >= l.end ||
+           std::all_of(l.exit_starts.begin(), l.exit_starts.end(), [&](int e) { return e >= l.end; });
+  });
+}
+
 // cut_ (trip_pace.h). Backwards as future_: a wait on b ends what follows
 // it; an lm.sync arrival on b before it makes that wait one the arriving
 // process cannot pass while b's generation stands (it waits for that
@@ -145,11 +158,7 @@ void Pacer::precomputeCuts(const Foot& empty, const std::function<int(const Foot
             int32_t most = 0;
             bool open = loop_touches;
             for (int e : l.exit_starts) {
-              if (e >= n) continue;
-              if (e < l.end) {  // (not the layout trip_pace.h describes: nothing cut)
-                open = true;
-                continue;
-              }
+              if (e >= n) continue;  // (e >= l.end: exitsAfterLoops)
               orInto(f, upto[e]);
               most = std::max(most, raw[e]);
               open |= unguarded[e] != 0;

@@ -32,7 +32,9 @@ class Pacer {
   };
   // Off (active() false) for clustered systems, more than 30 processes (the
   // simulator's per-process fence marks share a bit from the 31st on),
-  // systems where no process loops, and footprint tables past a size cap.
+  // systems where no process loops, loops with an exit path that starts
+  // before their end (not the layout above), and footprint tables past a
+  // size cap.
   // alone: aloneStep and the cut footprints on (TripProofOptions::pace_alone).
   Pacer(const sim::Model& m, std::vector<Loop> loops, bool alone = true);
   bool active() const { return active_; }
@@ -110,6 +112,7 @@ class Pacer {
   };
   std::vector<std::vector<std::vector<Cut>>> cut_;
   void precomputeCuts(const Foot& empty, const std::function<int(const Foot&)>& intern);
+  bool exitsAfterLoops() const;
   // The barriers no generation of which completes while q stands still:
   // the current generation's arrivals and those the others can make before
   // their first waits on it fall short of its count.

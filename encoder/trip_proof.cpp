@@ -4096,47 +4096,44 @@ ir::ExprPtr onTheRing(const ir::ExprPtr& e, int k, const AtomSum& start, const i
   return substLoopVar(y, k, ir::makeExpr(ir::ExprKind::Add, {ring, symbolNode(ir::ExprKind::LoopVar, k)}));
 }
 
-// What the segment's register and TMEM operations are, in order: each op
-// that names a register fragment or TMEM, with its kind, operands' kinds
-// and indices, and `init=` as written. The persistent proof decides those
-// hazards (data.uninitialized, data.stale-accumulator,
+// What a comparison of two blocks' effects on registers (and TMEM) reads
+// (sameEffect): the buffers it compares in full (which one, its slot and
+// elements; a buffer of another kind by its kind only), the register
+// fragments any two of which it takes as one, and the ops it compares (null:
+// every op; the others are left out, with every loop and if that holds none
+// of them).
+struct EffectView {
+  std::vector<ir::BufferRef::Kind> full = {ir::BufferRef::Kind::Regs};
+  std::set<int> alike;
+  std::function<bool(const ir::Op&)> keep;
+};
+bool sameEffect(const ir::Block& a, const ir::Block& b, const EffectView& v,
+                std::vector<std::pair<int, int>> bound = {});
+bool namesKind(const ir::Op& o, ir::BufferRef::Kind k);
+
+// Every segment does to the register fragments and TMEM what the first
+// does, and the parts between segments nothing. The persistent proof
+// decides those hazards (data.uninitialized, data.stale-accumulator,
 // data.discarded-product) when it builds its grid, every tile from ring
 // index 0, and the explored runs carry those marks; its argument that they
 // are a run's own (checkRegsPathIndependent) takes every tile to do the
 // same to its fragments. Segments are tiles of different texts: a second
 // segment without its reset would be marked at the grid's iteration 0 of
 // tile 1 only, which no run enters (it starts at ring index B_0 >= 1). So
-// every segment must do to them what the first does (the same operations,
-// the same init=), and the parts between segments nothing.
-std::vector<std::string> registerOps(const ir::Block& b, const ir::Schedule& s) {
-  std::vector<std::string> out;
-  auto local = [](const ir::BufferRef& r) {
-    return r.kind == ir::BufferRef::Kind::Regs || r.kind == ir::BufferRef::Kind::Tmem;
-  };
-  for (const ir::Stmt& st : b) {
-    if (st.kind == ir::Stmt::Kind::Op && (local(st.op.dst) || local(st.op.src) || local(st.op.src2))) {
-      std::string sig = fmt::format("{}", static_cast<int>(st.op.kind));
-      for (const ir::BufferRef* r : {&st.op.dst, &st.op.src, &st.op.src2})
-        sig += fmt::format(";{}:{}", static_cast<int>(r->kind), local(*r) ? r->index : -1);
-      sig += ";init=" + (st.op.init ? ir::exprToString(*st.op.init, s) : std::string("-"));
-      out.push_back(std::move(sig));
-    }
-    for (const ir::Block* inner : {&st.body, &st.orelse}) {
-      std::vector<std::string> more = registerOps(*inner, s);
-      if (!more.empty()) out.push_back(st.kind == ir::Stmt::Kind::For ? "for{" : "if{");
-      out.insert(out.end(), more.begin(), more.end());
-      if (!more.empty()) out.push_back("}");
-    }
-  }
-  return out;
-}
-bool registerUniform(const ir::Block& body, const std::vector<size_t>& segs, const ir::Schedule& s) {
-  const std::vector<std::string> first = registerOps(body[segs[0]].body, s);
+// the ops that name a fragment or TMEM, with the loops and ifs around them,
+// must be the same in every segment (sameEffect: the same ops on the same
+// fragments and TMEM, elements and slots, the same init=, loop bounds and
+// conditions, each segment's loop variable read as the first's).
+bool registerUniform(const ir::Block& body, const std::vector<size_t>& segs) {
+  EffectView v;
+  v.full.push_back(ir::BufferRef::Kind::Tmem);
+  v.keep = [](const ir::Op& o) { return namesKind(o, ir::BufferRef::Kind::Regs) || namesKind(o, ir::BufferRef::Kind::Tmem); };
+  const ir::Stmt& first = body[segs[0]];
   for (size_t j = 1; j < segs.size(); ++j) {
-    if (registerOps(body[segs[j]].body, s) != first) return false;
+    if (!sameEffect(first.body, body[segs[j]].body, v, {{body[segs[j]].loop_var, first.loop_var}})) return false;
     const ir::Block mid(body.begin() + static_cast<std::ptrdiff_t>(segs[j - 1]) + 1,
                         body.begin() + static_cast<std::ptrdiff_t>(segs[j]));
-    if (!registerOps(mid, s).empty()) return false;
+    if (!sameEffect(mid, {}, v)) return false;
   }
   return true;
 }
@@ -4175,7 +4172,7 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
     if (out.lengths.size() != segs.size()) return std::nullopt;
     for (size_t j = 0; j < segs.size(); ++j)
       if (!ir::sameExpr(*out.lengths[j], *body[segs[j]].hi)) return std::nullopt;
-    if (!registerUniform(body, segs, s)) return std::nullopt;
+    if (!registerUniform(body, segs)) return std::nullopt;
     rewritten.push_back({bi, segs});
   }
   if (rewritten.empty()) return std::nullopt;
@@ -7529,27 +7526,56 @@ std::set<int> iterationLocalRegs(const ir::Schedule& s, const TileLoops& tl) {
   return local;
 }
 
-// Two branches do the same to the register fragments other than `local`
-// (as the builder's register state sees them: op by op, the kind, init=,
-// whether each operand is a fragment, and which fragment and elements
-// when it is not a local one). Straight-line ops only.
-bool sameRegsEffect(const ir::Block& a, const ir::Block& b, const std::set<int>& local) {
-  if (a.size() != b.size()) return false;
-  auto same = [](const ir::ExprPtr& x, const ir::ExprPtr& y) {
-    return (!x && !y) || (x && y && ir::sameExpr(*x, *y));
+// The statements of b that a comparison reads (EffectView): the ops it
+// keeps, and the loops and ifs that hold one.
+std::vector<const ir::Stmt*> comparedStmts(const ir::Block& b, const EffectView& v) {
+  std::vector<const ir::Stmt*> out;
+  for (const ir::Stmt& st : b)
+    if (st.kind == ir::Stmt::Kind::Op ? !v.keep || v.keep(st.op)
+                                      : !comparedStmts(st.body, v).empty() || !comparedStmts(st.orelse, v).empty())
+      out.push_back(&st);
+  return out;
+}
+
+// Two blocks do the same to registers (and the other buffers v compares in
+// full), as the builder's register state sees them: statement by
+// statement (those v keeps), the same loops (bounds) and ifs (conditions),
+// and op by op the kind, fn, axis, init=, each operand's kind and, for a
+// buffer compared in full (not two of v.alike), which one, its slot and
+// elements. `bound`: the loop variables of b read as a's (each pair b's,
+// a's: those of the loops around the blocks, then of the loops compared).
+bool sameEffect(const ir::Block& a, const ir::Block& b, const EffectView& v, std::vector<std::pair<int, int>> bound) {
+  auto same = [&](const ir::ExprPtr& x, ir::ExprPtr y) {
+    if (!x || !y) return !x && !y;
+    for (const auto& [from, to] : bound) y = renameLoopVar(y, from, to);
+    return ir::sameExpr(*x, *y);
   };
   auto sameRef = [&](const ir::BufferRef& x, const ir::BufferRef& y) {
     if (x.kind != y.kind) return false;
-    if (x.kind != ir::BufferRef::Kind::Regs) return true;
-    if (local.count(x.index) && local.count(y.index)) return true;
+    if (std::find(v.full.begin(), v.full.end(), x.kind) == v.full.end()) return true;
+    if (x.kind == ir::BufferRef::Kind::Regs && v.alike.count(x.index) && v.alike.count(y.index)) return true;
     if (x.index != y.index || !same(x.slot, y.slot) || x.slices.size() != y.slices.size()) return false;
     for (size_t i = 0; i < x.slices.size(); ++i)
       if (!same(x.slices[i].lo, y.slices[i].lo) || !same(x.slices[i].hi, y.slices[i].hi)) return false;
     return true;
   };
-  for (size_t i = 0; i < a.size(); ++i) {
-    const ir::Stmt &x = a[i], &y = b[i];
-    if (x.kind != ir::Stmt::Kind::Op || y.kind != ir::Stmt::Kind::Op) return false;
+  const std::vector<const ir::Stmt*> xs = comparedStmts(a, v), ys = comparedStmts(b, v);
+  if (xs.size() != ys.size()) return false;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const ir::Stmt &x = *xs[i], &y = *ys[i];
+    if (x.kind != y.kind) return false;
+    if (x.kind == ir::Stmt::Kind::For) {
+      if (!same(x.lo, y.lo) || !same(x.hi, y.hi) || !same(x.step, y.step)) return false;
+      std::vector<std::pair<int, int>> inner = bound;
+      inner.emplace_back(y.loop_var, x.loop_var);
+      if (!sameEffect(x.body, y.body, v, std::move(inner))) return false;
+      continue;
+    }
+    if (x.kind == ir::Stmt::Kind::If) {
+      if (!same(x.cond, y.cond) || !sameEffect(x.body, y.body, v, bound) || !sameEffect(x.orelse, y.orelse, v, bound))
+        return false;
+      continue;
+    }
     const ir::Op &p = x.op, &q = y.op;
     if (p.kind != q.kind || p.fn != q.fn || p.axis != q.axis || !same(p.init, q.init) || !sameRef(p.dst, q.dst) ||
         !sameRef(p.src, q.src) || !sameRef(p.src2, q.src2))
@@ -7722,21 +7748,18 @@ std::set<int> tileResetRegs(const ir::Schedule& s, const TileLoops& tl) {
 // Two branches whose register effects differ only on fragments no later
 // verdict can tell apart (iterationFreshRegs, tileResetRegs, `local`),
 // where no MMA accumulates into registers: the ops that name some other
-// fragment, in order, do the same (sameRegsEffect). An op that names none
+// fragment, in order, do the same (sameEffect). An op that names none
 // leaves the builder's register state of every other fragment as it was
 // (its copy links and stored marks, which only an accumulating MMA reads,
-// aside). Straight-line ops only.
+// aside).
 bool sameRegsEffectOutside(const ir::Block& a, const ir::Block& b, const std::set<int>& fresh) {
-  auto others = [&](const ir::Block& x, ir::Block& out) {
-    for (const ir::Stmt& st : x) {
-      if (st.kind != ir::Stmt::Kind::Op) return false;
-      const std::set<int> n = regsNamed(st.op);
-      if (std::any_of(n.begin(), n.end(), [&](int r) { return !fresh.count(r); })) out.push_back(st);
-    }
-    return true;
+  EffectView v;
+  v.alike = fresh;
+  v.keep = [&](const ir::Op& o) {
+    const std::set<int> n = regsNamed(o);
+    return std::any_of(n.begin(), n.end(), [&](int r) { return !fresh.count(r); });
   };
-  ir::Block x, y;
-  return others(a, x) && others(b, y) && sameRegsEffect(x, y, fresh);
+  return sameEffect(a, b, v);
 }
 
 // The fragments whose register hazard verdicts no path can change: where
@@ -7792,11 +7815,11 @@ void checkRegsPathIndependent(const ir::Schedule& s, const TileLoops& tl, const 
         }
         case ir::Stmt::Kind::If:
           // unless its branches differ only in fragments local to a K
-          // iteration (iterationLocalRegs, sameRegsEffect): the register
+          // iteration (iterationLocalRegs, sameEffect): the register
           // state of the others then is the same whichever branch runs
           if (in_tile && st.cond && readsStart(st.cond) && branchesName(st, ir::BufferRef::Kind::Regs)) {
             if (!local) local = iterationLocalRegs(s, tl);
-            if (!sameRegsEffect(st.body, st.orelse, *local)) {
+            if (!sameEffect(st.body, st.orelse, EffectView{{ir::BufferRef::Kind::Regs}, *local, nullptr})) {
               if (!fresh) fresh = pathFreeRegs(s, tl);
               if (fresh->empty() || !sameRegsEffectOutside(st.body, st.orelse, *fresh)) refuse(st.cond, "the condition");
             }
@@ -12144,17 +12167,15 @@ namespace {
 // proof shares the caller's).
 ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, const std::vector<Binding>& checked,
                              const TripProofOptions& opts, ProofBudget& budget) {
-  const trip::ScopedProofSemantics semantics(opts.build);
-  // a loop the trip count leaves empty: the sizes of the bindings with that count
-  struct RestoreAsk {  // (a nested proof, the restart argument's one tile, asks with its own budget)
-    std::function<EmptyLoopSizes(const ir::Schedule&, const ir::Expr&, int64_t)> outer;
-    ~RestoreAsk() { replacedEmptyLoops().ask = std::move(outer); }
-  } restore_ask{std::exchange(replacedEmptyLoops().ask, {})};
-  replacedEmptyLoops().ask = [&opts, &budget](const ir::Schedule& x, const ir::Expr& e, int64_t value) {
-    BvProver prover(x, solverLimits(opts, budget));
-    const ir::ExprPtr node(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
-    return sizesWhere(prover, e, ir::makeExpr(ir::ExprKind::Eq, {node, ir::makeConst(value)}));
-  };
+  // a loop the trip count leaves empty: the sizes of the bindings with that
+  // count (a nested proof, the restart argument's one tile, asks with its
+  // own budget; the scope gives the outer one's back)
+  const trip::ScopedProofSemantics semantics(
+      opts.build, [&opts, &budget](const ir::Schedule& x, const ir::Expr& e, int64_t value) {
+        BvProver prover(x, solverLimits(opts, budget));
+        const ir::ExprPtr node(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
+        return sizesWhere(prover, e, ir::makeExpr(ir::ExprKind::Eq, {node, ir::makeConst(value)}));
+      });
   ModelCheckResult res;
   res.engine = "lap induction";
   res.outcome = Outcome::Unknown;

@@ -10,8 +10,11 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "encoder/sim_model.h"
 #include "encoder/simulator.h"
+#include "encoder/trip_pace.h"
 #include "encoder/trip_proof.h"
 #include "test_util.h"
 
@@ -337,4 +340,31 @@ TEST(TripGuardInstance, GuardsThatReadTheInstanceAreProvedPerOutcome) {
   auto p = paceProve(s);
   EXPECT_NE(p.outcome, encoder::Outcome::Proved) << p.engine;
   std::cout << "twin: " << paceVerdict(p) << " (" << p.detail.substr(0, 200) << ")\n";
+}
+
+// The cut footprints (Pacer::precomputeCuts) read the layout
+// trip_pace.h describes, every exit path after its loop's end, which is
+// the only one LapExplorer lays out (the tests above are proved only with
+// the pacer on). A layout with an exit path inside the loop leaves the
+// pacer off (Pacer::exitsAfterLoops) instead of cutting by it.
+TEST(TripPace, AnExitPathInsideTheLoopLeavesThePacerOff) {
+  auto mod = cake::testing::compile(cake::testing::kTableReadEveryIteration);
+  ASSERT_FALSE(mod.schedules.empty());
+  const ir::Schedule& s = mod.schedules[0];
+  const encoder::System sys = cake::testing::build(s, cake::testing::bind(s, {{"K", 3}}));
+  ASSERT_EQ(sys.procs.size(), 2u);
+  const encoder::sim::Model m(sys);
+  auto paced = [&](int exit_from_end) {
+    std::vector<encoder::trip::Pacer::Loop> loops(2);
+    for (int p = 0; p < 2; ++p) {
+      const int n = m.programSize(p);
+      loops[p].begin = 0;
+      loops[p].end = n;
+      loops[p].iter.assign(static_cast<size_t>(n), 0);
+      loops[p].exit_starts = {n + exit_from_end};
+    }
+    return encoder::trip::Pacer(m, loops).active();
+  };
+  EXPECT_TRUE(paced(0));    // the exit path past the program: the layout
+  EXPECT_FALSE(paced(-1));  // at the loop's last pc
 }
