@@ -9,23 +9,79 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <utility>
 #include <new>
+#include <utility>
+#include <vector>
 
 namespace cake::encoder::sim {
 
 inline constexpr size_t kHugePage = size_t{2} << 20;
 
-// `bytes` of storage (freed with std::free), aligned to 2 MiB and advised
-// MADV_HUGEPAGE when it is at least that large; nullptr when out of memory.
+// Large blocks this thread freed, kept (up to kMaxBytes) for its next
+// visited set: a freed block of 2 MiB or more goes back to the kernel, and
+// the next search's first touch of each page of a fresh one made the kernel
+// zero it again (a tenth of a race search that explores two parameter
+// values of 144,087 states each, docs/benchmarks.md "Session 35 (helper
+// perf35)"). The chunks and tables of one search are the same sizes as the
+// last one's (doubling from fixed starts), so a block is taken again only
+// at its exact size. The blocks' contents are not zero: ArenaChunk writes
+// a state before it reads it, HugeTable clears its entries.
+class BlockCache {
+ public:
+  static constexpr size_t kMaxBytes = size_t{256} << 20;
+  BlockCache() = default;
+  BlockCache(const BlockCache&) = delete;
+  BlockCache& operator=(const BlockCache&) = delete;
+  ~BlockCache() {
+    for (const auto& [p, n] : blocks_) std::free(p);
+  }
+  void* take(size_t bytes) {
+    for (size_t i = 0; i < blocks_.size(); ++i)
+      if (blocks_[i].second == bytes) {
+        void* p = blocks_[i].first;
+        blocks_[i] = blocks_.back();
+        blocks_.pop_back();
+        held_ -= bytes;
+        return p;
+      }
+    return nullptr;
+  }
+  // Keeps p (false: the cache is full, the caller frees it).
+  bool keep(void* p, size_t bytes) {
+    if (held_ + bytes > kMaxBytes) return false;
+    blocks_.emplace_back(p, bytes);
+    held_ += bytes;
+    return true;
+  }
+  static BlockCache& ofThread() {
+    thread_local BlockCache cache;
+    return cache;
+  }
+
+ private:
+  std::vector<std::pair<void*, size_t>> blocks_;
+  size_t held_ = 0;
+};
+
+inline size_t hugeRounded(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+
+// `bytes` of storage (freed with hugeFree(p, bytes)), aligned to 2 MiB and
+// advised MADV_HUGEPAGE when it is at least that large; nullptr when out
+// of memory.
 inline void* hugeAlloc(size_t bytes) {
   if (bytes < kHugePage) return std::malloc(bytes);
-  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  const size_t rounded = hugeRounded(bytes);
+  if (void* kept = BlockCache::ofThread().take(rounded)) return kept;
   void* p = std::aligned_alloc(kHugePage, rounded);
 #ifdef MADV_HUGEPAGE
   if (p) madvise(p, rounded, MADV_HUGEPAGE);
 #endif
   return p;
+}
+
+inline void hugeFree(void* p, size_t bytes) {
+  if (p && bytes >= kHugePage && BlockCache::ofThread().keep(p, hugeRounded(bytes))) return;
+  std::free(p);
 }
 
 // int32 storage of a fixed size that never moves. Chunks of 2 MiB and
@@ -42,7 +98,7 @@ class ArenaChunk {
   ArenaChunk(const ArenaChunk&) = delete;
   ArenaChunk& operator=(const ArenaChunk&) = delete;
   ArenaChunk& operator=(ArenaChunk&&) = delete;
-  ~ArenaChunk() { std::free(data_); }
+  ~ArenaChunk() { hugeFree(data_, size_ * sizeof(int32_t)); }
 
   int32_t* data() const { return data_; }
   size_t size() const { return size_; }
@@ -70,7 +126,7 @@ class HugeTable {
   }
   HugeTable(const HugeTable&) = delete;
   HugeTable& operator=(const HugeTable&) = delete;
-  ~HugeTable() { std::free(data_); }
+  ~HugeTable() { hugeFree(data_, size_ * sizeof(uint64_t)); }
 
   uint64_t& operator[](size_t i) { return data_[i]; }
   uint64_t operator[](size_t i) const { return data_[i]; }

@@ -105,13 +105,19 @@ struct Foot {
   Bits r, w, l, a, f, ar;
   Foot& operator|=(const Foot& o) { return orWords(o, Bits::kWords); }
   bool conflicts(const Foot& o) const { return conflictsWords(o, Bits::kWords); }
-  // (one word, most systems: straight-line code; GCC turns the loops into
-  // a memset / memcpy call per set, most of agents()' and windows()' clearing
-  // and copying: docs/benchmarks.md "Session 33 (h-perf33)")
+  // (one word, most systems, or two: straight-line code; GCC turns the
+  // loops into a memset / memcpy call per set, most of agents()' and
+  // windows()' clearing and copying: docs/benchmarks.md "Session 33
+  // (h-perf33)", "Session 35 (helper perf35)")
   template <class Op>
   static void eachWord(int n, Op&& op) {
     if (n == 1) {
       op(0);
+      return;
+    }
+    if (n == 2) {
+      op(0);
+      op(1);
       return;
     }
     for (int k = 0; k < n; ++k) op(k);

@@ -570,14 +570,19 @@ class Stepper {
       case Step::Kind::Land: land(st.proc, st.pc); break;
       case Step::Kind::Complete: complete(st.proc, st.pc); break;
     }
-    if (async_dirty_) encodeAsync(m_, s_, a_);
+    if (async_dirty_) encodeAsync(m_, s_, copy_);
   }
 
  private:
   const Model& m_;
   State& s_;
-  Async a_;                    // a working copy, written back when dirty
+  // The async part: the step's own until it writes it (async() copies it
+  // then, and the copy is written back): most steps leave it alone, and a
+  // copy of its vectors per step was a tenth of a race search's time.
+  const Async& a_;
+  Async copy_;
   bool async_dirty_ = false;
+  const Async& cur() const { return async_dirty_ ? copy_ : a_; }
   std::vector<Violation>& found_;
   StepInfo* info_;
 
@@ -586,7 +591,10 @@ class Stepper {
   int32_t& unfenced(int t) { return s_.v[atomField(m_, t, kUnfencedWrites)]; }
   int32_t& unfencedReads(int t) { return s_.v[atomField(m_, t, kUnfencedReads)]; }
   int32_t& pc(int p) { return s_.v[m_.off_pc + p]; }
-  Async& async() { async_dirty_ = true; return a_; }
+  Async& async() {
+    if (!async_dirty_) copy_ = a_, async_dirty_ = true;
+    return copy_;
+  }
 
   // (a string_view: the exploration passes no StepInfo, and the steps of a
   // proof's millions must not build strings; formatted events check info_)
@@ -644,7 +652,7 @@ class Stepper {
   // earlier MMA groups of the same issuer).
   void observe(int k, int64_t completed) {
     bool any = false;
-    for (const Unobserved& u : a_.unobserved)
+    for (const Unobserved& u : cur().unobserved)
       if (u.slot == k && u.phase < completed) any = true;
     if (!any) return;
     Async& a = async();
@@ -997,7 +1005,7 @@ class Stepper {
 
   // *_wait(pending=n): all but the n newest committed groups are retired.
   void retire(int p, int kind, int64_t pending) {
-    const auto& gs0 = a_.of(p, kind);
+    const auto& gs0 = cur().of(p, kind);
     int64_t committed = std::count_if(gs0.begin(), gs0.end(), [](const Group& g) { return g.commit_pc >= 0; });
     if (committed <= pending) return;
     auto& gs = async().of(p, kind);
@@ -1018,13 +1026,13 @@ class Stepper {
   // After mma_wait every MMA group committed before the ones still
   // outstanding is known complete, and so are the arrivals of their commits.
   void knowCompleted(int p, int pc_) {
-    const auto& gs = a_.of(p, kMma);
+    const auto& gs = cur().of(p, kMma);
     int64_t outstanding = std::count_if(gs.begin(), gs.end(), [](const Group& g) { return g.commit_pc >= 0; });
     int32_t known = static_cast<int32_t>(m_.commits_before[p][pc_] - 1 - outstanding);
     int32_t& obs = s_.v[m_.off_obs + p];
     if (known <= obs) return;
     obs = known;
-    bool any = std::any_of(a_.unobserved.begin(), a_.unobserved.end(),
+    bool any = std::any_of(cur().unobserved.begin(), cur().unobserved.end(),
                            [&](const Unobserved& u) { return u.proc == p && u.seq <= obs; });
     if (any) std::erase_if(async().unobserved, [&](const Unobserved& u) { return u.proc == p && u.seq <= obs; });
   }
@@ -1229,11 +1237,11 @@ class Stepper {
     auto meets = [&](int q, int qpc, int j) {
       return accessesConflict(m_.sys, acc, m_.instr(q, qpc).accesses[j]) && m_.overlap(p, pc_, i, q, qpc, j);
     };
-    for (const Load& l : a_.loads)
+    for (const Load& l : cur().loads)
       if (meets(l.proc, l.pc, 0) && conflict(l.proc, l.pc, 0, "(not landed yet)")) return true;
     for (int q = 0; q < m_.P; ++q)
       for (int k = 0; k < kGroupKinds; ++k)
-        for (const Group& g : a_.of(q, k))
+        for (const Group& g : cur().of(q, k))
           for (int32_t qpc : g.pcs) {
             const Instr& qi = m_.instr(q, qpc);
             for (size_t j = 0; j < qi.accesses.size(); ++j)
@@ -1261,6 +1269,9 @@ class Stepper {
   void checkRead(int p, int pc_, int i) {
     const Access& acc = m_.access(p, pc_, i);
     const AtomRange& r = m_.atoms_of[p][pc_][i];
+    // a write whose data staleRead found fresh for this read: so are the
+    // next atoms that hold it (most of a range holds one write's data)
+    int32_t fresh = -2;
     for (int x = r.a0; x < r.a1; ++x) {
       int t = m_.tracked_of[x];
       if (t < 0) continue;
@@ -1276,7 +1287,9 @@ class Stepper {
         v.buffer = acc.what;
         return;
       }
-      if (acc.view >= 0 && staleRead(p, pc_, acc, data(t))) return;
+      if (acc.view < 0 || data(t) == fresh) continue;
+      if (staleRead(p, pc_, acc, data(t))) return;
+      fresh = data(t);
     }
   }
 

@@ -2809,15 +2809,20 @@ ir::ExprPtr factOf(int param, int64_t value) {
   return ir::makeExpr(ir::ExprKind::Eq, {symbolNode(ir::ExprKind::Param, param), ir::makeConst(value)});
 }
 
+std::string tooManyText(const ir::Schedule& s, int p, size_t cap) {
+  return fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more than {} values "
+                     "of it (such parameters are proved value by value)",
+                     s.params[p].name, cap);
+}
+
 // Every assignment of the parameters `params` that the lm.assume facts
 // allow, if there are at most `cap` (else Fail): each parameter's values,
 // given the values already chosen for the others, found one by one by an
 // incremental query that excludes each value found (BvProver::
 // allowedValues), in ascending order. Exact: the proof covers every
 // allowed value by proving each.
-std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, const std::set<int>& params,
-                                                       const Limits& limits, size_t cap,
-                                                       const std::function<void()>& tick = {}) {
+std::vector<std::map<int, int64_t>> listAssignments(const ir::Schedule& s, const std::set<int>& params,
+                                                    const Limits& limits, size_t cap, const std::function<void()>& tick) {
   BvProver prover(s, limits);
   std::vector<std::map<int, int64_t>> out = {{}};
   for (int p : params) {
@@ -2829,9 +2834,7 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
       const size_t found = next.size();  // this assignment's values are appended from here
       const BvProver::Values r = prover.allowedValues(p, facts, cap - found, tick);
       if (r.kind == BvVerdict::Fails)
-        throw TooManyValues(fmt::format("the schedule reads {} besides the trip count, and the lm.assume facts allow more "
-                                        "than {} values of it (such parameters are proved value by value)",
-                                        s.params[p].name, cap));
+        throw TooManyValues(tooManyText(s, p, cap));
       if (r.kind != BvVerdict::Holds)
         throw Fail(fmt::format("the values the lm.assume facts allow for {} cannot be listed ({})", s.params[p].name,
                                r.detail));
@@ -2850,6 +2853,44 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
     out = std::move(next);
   }
   return out;
+}
+
+// One parameter's listings (allowedAssignments) of one schedule, kept for
+// the next listing of the same parameter with the same facts: the
+// tile-per-inner-value argument lists `n_sets` four times (its few values
+// up to max_equivalent_values, then up to max_fixed_values twice, then up
+// to max_equivalent_values again), each a query per value (docs/z3.md "The
+// least window for a tile loop unrolled per inner value"). The values are
+// the lm.assume facts', the same at every listing; a cap only says where a
+// listing stops.
+struct ValueListings {
+  struct Known {
+    std::optional<std::vector<std::map<int, int64_t>>> all;  // every allowed value, once listed whole
+    std::optional<size_t> more_than;                         // the largest cap a listing ran past
+  };
+  std::map<int, Known> of;
+};
+
+// Every assignment of the parameters `params` that the lm.assume facts
+// allow, if there are at most `cap` (else Fail: TooManyValues past the
+// cap). With `known`, a single parameter's earlier listings answer when
+// they decide the cap (the same values and the same failure as listing
+// again); the others are listed and kept.
+std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, const std::set<int>& params,
+                                                       const Limits& limits, size_t cap,
+                                                       const std::function<void()>& tick = {},
+                                                       ValueListings* known = nullptr) {
+  if (!known || params.size() != 1) return listAssignments(s, params, limits, cap, tick);
+  ValueListings::Known& k = known->of[*params.begin()];
+  if (k.all && k.all->size() <= cap) return *k.all;
+  if (k.all || (k.more_than && *k.more_than >= cap)) throw TooManyValues(tooManyText(s, *params.begin(), cap));
+  try {
+    k.all = listAssignments(s, params, limits, cap, tick);
+    return *k.all;
+  } catch (const TooManyValues&) {
+    k.more_than = std::max(k.more_than.value_or(0), cap);
+    throw;
+  }
 }
 
 std::string assignmentText(const ir::Schedule& s, const std::vector<std::map<int, int64_t>>& all) {
@@ -10212,13 +10253,13 @@ std::optional<int64_t> tripUnder(const TripLoops& tl, const std::map<int, int64_
 std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                                 TripLoops& tl, const TripProofOptions& opts,
                                 ProofBudget& budget, uint64_t& states,
-                                std::vector<Binding>& bindings) {
+                                std::vector<Binding>& bindings, ValueListings* known = nullptr) {
   const std::set<int> extra = paramsBesides(s, checked.front(), target, tl, opts.first_window);
   std::vector<std::map<int, int64_t>> assignments = {{}};
   if (!extra.empty()) {
     const Limits limits = solverLimits(opts, budget);
     try {
-      assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values);
+      assignments = allowedAssignments(s, extra, limits, opts.max_fixed_values, {}, known);
     } catch (const TooManyValues&) {
       // More values: listed (up to max_equivalent_values) when every such
       // parameter is bounded, each value's steps 1-4 run as before, and a
@@ -10232,9 +10273,9 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
                                                        ir::makeExpr(ir::ExprKind::Ge, {x, ir::makeConst(-(1 << 20))})});
         if (bounds.prove(within).kind != BvVerdict::Holds) throw;
       }
-      assignments = allowedAssignments(s, extra, limits, opts.max_equivalent_values, [&] {
-        checkBudget(budget, "listing the allowed values");
-      });
+      assignments = allowedAssignments(
+          s, extra, limits, opts.max_equivalent_values, [&] { checkBudget(budget, "listing the allowed values"); },
+          known);
     }
     if (assignments.empty()) throw Fail("the lm.assume facts allow no value of the parameters read besides the trip count");
   }
@@ -11238,7 +11279,7 @@ struct FiniteLoopParams {
 };
 
 FiniteLoopParams finiteLoopParams(const ir::Schedule& s, const TripProofOptions& opts, ProofBudget& budget,
-                                  const std::map<const ir::Expr*, int64_t>& dead) {
+                                  const std::map<const ir::Expr*, int64_t>& dead, ValueListings* known = nullptr) {
   const Limits limits = solverLimits(opts, budget);
   FiniteLoopParams out;
   std::set<int> tried;
@@ -11256,7 +11297,7 @@ FiniteLoopParams finiteLoopParams(const ir::Schedule& s, const TripProofOptions&
       for (int p : paramsOf(*st->hi)) {
         if (!tried.insert(p).second || !bounded(p)) continue;
         try {
-          allowedAssignments(s, {p}, limits, opts.max_fixed_values);
+          allowedAssignments(s, {p}, limits, opts.max_fixed_values, {}, known);
           out.finite.insert(p);
         } catch (const Fail&) {
         }
@@ -11299,10 +11340,10 @@ std::string proveMergedLoops(const MergedLoops& merged, ir::Target target, const
 // at most max_equivalent_values values of, listed as far as "Parameters
 // read only in sizes" lists them; `symbolic` as in finiteLoopParams.
 FiniteLoopParams fewValuedLoopParams(const ir::Schedule& s, const TripProofOptions& opts, ProofBudget& budget,
-                                     const std::map<const ir::Expr*, int64_t>& dead) {
+                                     const std::map<const ir::Expr*, int64_t>& dead, ValueListings* known = nullptr) {
   TripProofOptions listed = opts;
   listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
-  return finiteLoopParams(s, listed, budget, dead);
+  return finiteLoopParams(s, listed, budget, dead, known);
 }
 
 // A tile loop around loops whose bounds read only parameters with few
@@ -11328,9 +11369,11 @@ std::string proveTilesPerInnerValue(const Fail& refused, const ir::Schedule& s, 
     one_trip = false;
   }
   if (one_trip) throw refused;
-  const FiniteLoopParams few = fewValuedLoopParams(s, opts, budget, {});
+  ValueListings known;  // (the parameters' values, listed once for the four listings below)
+  const FiniteLoopParams few = fewValuedLoopParams(s, opts, budget, {}, &known);
   // (the parameters with at most max_fixed_values values were fixed before)
-  if (!few.symbolic || few.finite.empty() || few.finite == finiteLoopParams(s, opts, budget, {}).finite) throw refused;
+  if (!few.symbolic || few.finite.empty() || few.finite == finiteLoopParams(s, opts, budget, {}, &known).finite)
+    throw refused;
   try {
     tl = findTrip(s, few.finite);
   } catch (const Fail&) {
@@ -11344,7 +11387,8 @@ std::string proveTilesPerInnerValue(const Fail& refused, const ir::Schedule& s, 
   TripProofOptions tiles = opts;
   tiles.least_window = true;
   try {
-    return fmt::format("{}: {}", what, proveEachAssignment(s, target, checked, tl, tiles, budget, states, bindings));
+    return fmt::format("{}: {}", what,
+                       proveEachAssignment(s, target, checked, tl, tiles, budget, states, bindings, &known));
   } catch (const Met&) {
     throw;
   } catch (const Fail& f) {
