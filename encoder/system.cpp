@@ -327,12 +327,7 @@ class Builder {
     }
   }
 
-  void findFillBarriers() {
-    for (const auto& body : s_.bodies)
-      ir::forEachOp(body.body, [&](const Stmt& st) {
-        if (st.op.kind == OpKind::TmaLoad) fill_barriers_[st.op.dst.index].insert(st.op.barrier);
-      });
-  }
+  void findFillBarriers() { fill_barriers_ = fillBarriers(s_); }
 
   // Named barriers are per CTA; lm.cluster_sync()'s barrier.cluster spans
   // every warp of every role of every CTA of the cluster (docs/semantics.md
@@ -2047,6 +2042,15 @@ class Builder {
 };
 
 }  // namespace
+
+std::map<int, std::set<int>> fillBarriers(const ir::Schedule& s) {
+  std::map<int, std::set<int>> fill;
+  for (const auto& body : s.bodies)
+    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
+      if (st.op.kind == ir::OpKind::TmaLoad) fill[st.op.dst.index].insert(st.op.barrier);
+    });
+  return fill;
+}
 
 // ---------------------------------------------------------------- public
 

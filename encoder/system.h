@@ -321,6 +321,11 @@ struct BuildLimits {
 std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::Target target,
                                   std::string* error, const BuildLimits& lim = {});
 
+// The barriers each view's TMA loads name (view -> barriers): a wait on
+// one of them moves the return marker of a read of the view (the builder's
+// fill barriers; the trip proof asks the same of a left-out wait).
+std::map<int, std::set<int>> fillBarriers(const ir::Schedule& s);
+
 // The op as written in the source (from its range), e.g.
 // "lm.wait(full, iter=k)"; a rendering from the IR when no text is known.
 std::string opText(const ir::Schedule& s, const ir::Stmt& st);

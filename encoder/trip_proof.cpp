@@ -8493,17 +8493,6 @@ bool movesMarkerBeforeEachAccess(const std::vector<Instr>& prog, const TileShape
   return true;
 }
 
-// The builder's fill barriers (Builder::fill_barriers_): view -> the
-// barriers its TMA loads name, whose waits move a read's return marker.
-std::map<int, std::set<int>> fillBarriers(const ir::Schedule& s) {
-  std::map<int, std::set<int>> fill;
-  for (const auto& body : s.bodies)
-    ir::forEachOp(body.body, [&](const ir::Stmt& st) {
-      if (st.op.kind == ir::OpKind::TmaLoad) fill[st.op.dst.index].insert(st.op.barrier);
-    });
-  return fill;
-}
-
 // Counted phases and read generations through the ring position (docs/z3.md
 // "Counters through the ring position"). Besides a write's generation the
 // builder derives two more fields from what the process ran before: the
