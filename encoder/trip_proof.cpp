@@ -9477,22 +9477,6 @@ bool iterSlotsAsBuilt(const std::vector<Instr>& aligned, const std::vector<Instr
   return true;
 }
 
-// A tail iteration's `text` that leaves out a TMA load or expect_tx of the
-// grid's iteration mp[a, b) keeps none on the same slot: the builder adds a
-// batch's bytes to its first operation's expect_tx (Builder::derivedExpect),
-// so a batch left out in part would change the bytes of one kept.
-bool sameTxBatches(const std::vector<Instr>& text, const std::vector<Instr>& mp, int a, int b) {
-  auto tx = [](const Instr& in) { return in.kind == InstrKind::TmaLoad || in.kind == InstrKind::ExpectTx; };
-  std::map<int, int> grid, kept;  // slot -> TMA loads and expect_tx
-  for (int pc = a; pc < b; ++pc)
-    if (tx(mp[static_cast<size_t>(pc)])) ++grid[mp[static_cast<size_t>(pc)].slot];
-  for (const Instr& in : text)
-    if (tx(in)) ++kept[in.slot];
-  for (const auto& [slot, n] : kept)
-    if (grid[slot] != n) return false;
-  return true;
-}
-
 // An operation a K iteration near its tile's end may leave out although it
 // carries a counter (docs/z3.md "Left-out waits, explored without the
 // reduction"): it
@@ -9514,31 +9498,12 @@ bool leavesOnlyTextCounters(const Instr& in) {
   }
 }
 
-// The left-out operations with counters of one K iteration [ma, mb) of the
-// grid (`kept`: matched by the copy), recorded in `left_out`. Each slot's
-// operations of the iteration are left out whole or not at all: a TMA
-// batch's later loads add their bytes to the expect_tx its first load
-// derives (ir/expect_tx.h), which the builder finds by the batch, so a
-// batch left out in part would hand its bytes to an earlier iteration's.
-template <class Refuse>
-void leftOutSlotsWhole(const std::vector<Instr>& mp, int ma, int mb, const std::vector<char>& kept,
-                       std::set<int>& left_out, Refuse refuse) {
-  std::set<int> slots;
-  for (int q = ma; q < mb; ++q)
-    if (!kept[static_cast<size_t>(q - ma)] && mp[static_cast<size_t>(q)].slot >= 0) {
-      slots.insert(mp[static_cast<size_t>(q)].slot);
-      left_out.insert(q);
-    }
-  for (int q = ma; q < mb; ++q)
-    if (kept[static_cast<size_t>(q - ma)] && slots.count(mp[static_cast<size_t>(q)].slot)) refuse();
-}
-
 // The copies of the K iterations d + 1 from their tile's end: `tail` is the
 // grid with E_B read as k + d + 1 in every K iteration (tailIterations).
-// `left_out[p]` collects the grid's positions (in `raw`) of the operations
-// with counters a copy leaves out (leavesOnlyTextCounters).
+// `left_counters[p]` collects the grid's positions (in `raw`) of the
+// operations with counters a copy leaves out.
 void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const System& tail, size_t d,
-                      std::vector<std::set<int>>& left_out, std::vector<std::set<int>>& left_counters,
+                      std::vector<std::set<int>>& left_counters,
                       std::string& partial_slot) {
   const size_t P = g.grid.procs.size();
   // (an access of a fragment of pathFreeRegs neither: its hazard verdict
@@ -9628,22 +9593,21 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
             refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
           differs = true;
         }
-        if (!sameTxBatches(text, mp, ma, mb))
+        if (trip::slotLeftOutInPart(mp, ma, mb, kept, /*tx_only=*/true) >= 0)
           refuse(fmt::format("the K iteration at ring position {} of tile {} (a TMA load or expect_tx left out beside "
                              "one kept on its slot)",
                              gi, t));
         // every left-out operation with a counter (the arguments that cover
         // them are chosen for the whole grid: tailIterations), and whether
         // one of an mbarrier slot's operations is left out beside one kept
+        // (which the left-out waits' argument refuses)
         for (int q = ma; q < mb; ++q)
           if (!kept[static_cast<size_t>(q - ma)] && !counterFree(mp[static_cast<size_t>(q)], raw)) left_counters[p].insert(q);
-        leftOutSlotsWhole(mp, ma, mb, kept, left_out[p], [&] {
-          if (partial_slot.empty())
-            partial_slot = fmt::format("the K iteration at ring position {} of tile {} of {} differs when a K iteration "
-                                       "is near its tile's end: an mbarrier slot's operations left out in part (not "
-                                       "covered by the persistent-kernel proof yet)",
-                                       gi, t, name);
-        });
+        if (partial_slot.empty() && trip::slotLeftOutInPart(mp, ma, mb, kept, /*tx_only=*/false) >= 0)
+          partial_slot = fmt::format("the K iteration at ring position {} of tile {} of {} differs when a K iteration "
+                                     "is near its tile's end: an mbarrier slot's operations left out in part (not "
+                                     "covered by the persistent-kernel proof yet)",
+                                     gi, t, name);
         if (differs) g.tail_x[p] = 1;
         g.tail_text[d][0][p][t][gi] = std::move(text);
       }
@@ -9735,7 +9699,7 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
 // near the tile's end leave out (tailIterationsAt, leavesOnlyTextCounters)
 // changes nothing the proof reads (docs/z3.md "Left-out operations with
 // counters"): no counted phase (their slots are named by iter=), no
-// expect_tx batch in part (leftOutSlotsWhole), and the waits' marks on
+// expect_tx batch in part (trip::slotLeftOutInPart), and the waits' marks on
 // later reads as checked by leftOutWaitsChangeNoRead. A left-out write
 // (a TMA load's) is refused, unknown: its generation counts in the
 // process's later writes of the view index, and the grids, whose tiles all
@@ -9790,10 +9754,10 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   g.tail_x.assign(P, 0);
   g.tail_m = static_cast<int>(tails.size());
   g.tail_text.assign(tails.size(), emptyTexts(g, g.Wg));
-  std::vector<std::set<int>> left_out(P), left_counters(P);
+  std::vector<std::set<int>> left_counters(P);
   std::string partial_slot;
   for (size_t d = 0; d < tails.size(); ++d)
-    tailIterationsAt(g, tl, raw, tails[d], d, left_out, left_counters, partial_slot);
+    tailIterationsAt(g, tl, raw, tails[d], d, left_counters, partial_slot);
   // Two arguments cover left-out operations with counters, each shown sound
   // alone: operations whose counters count their own K iteration alone,
   // never a wait (trip_tail_ops.h, docs/z3.md "Stages without data at a
@@ -9815,7 +9779,9 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
     throw Fail("copies near a tile's end leave out operations with counters that neither argument covers alone (not "
                "covered by the persistent-kernel proof yet)");
   if (!partial_slot.empty()) throw Fail(partial_slot);
-  g.left_out_waits = leftOutCountersChangeNothing(g, raw, left_out);
+  // (every operation left out on an mbarrier slot is in left_counters: one
+  // on a slot is never counterFree, and lcsf5's covers only such)
+  g.left_out_waits = leftOutCountersChangeNothing(g, raw, left_counters);
 }
 
 // The grids with every K iteration d = 2..m from its tile's end (E_B read

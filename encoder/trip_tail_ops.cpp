@@ -164,6 +164,20 @@ bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int
   });
 }
 
+int slotLeftOutInPart(const std::vector<Instr>& grid, int a, int b, const std::vector<char>& kept, bool tx_only) {
+  auto counts = [&](const Instr& in) {
+    return in.slot >= 0 && (!tx_only || in.kind == InstrKind::TmaLoad || in.kind == InstrKind::ExpectTx);
+  };
+  std::set<int> left, whole;  // slots with an operation left out; with one kept
+  for (int q = a; q < b; ++q) {
+    const Instr& in = grid[static_cast<size_t>(q)];
+    if (counts(in)) (kept[static_cast<size_t>(q - a)] ? whole : left).insert(in.slot);
+  }
+  for (int slot : left)
+    if (whole.count(slot)) return slot;
+  return -1;
+}
+
 bool addableArrival(const Instr& in) {
   return in.kind == InstrKind::Arrive && in.accesses.empty() && in.named < 0 && in.slot >= 0 && slotByIterText(in);
 }

@@ -52,6 +52,16 @@ bool mmaCommitNumbersUnread(const System& sys);
 bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int>& free_regs,
                           const std::set<int>& ring_views, bool commits_unread);
 
+// The first mbarrier slot of which a tile's last K iteration keeps some
+// operations and leaves out others: `grid` is the grid's program, [a, b)
+// its K iteration, kept[q - a] whether the copy keeps grid[q]. With
+// `tx_only` only TMA loads and expect_tx count (the builder adds a batch's
+// bytes to its first expect_tx, Builder::derivedExpect: a batch left out in
+// part changes the bytes of one kept); else every operation on a slot (the
+// left-out waits' argument, docs/z3.md "Left-out waits, explored without
+// the reduction"). -1: none.
+int slotLeftOutInPart(const std::vector<Instr>& grid, int a, int b, const std::vector<char>& kept, bool tx_only);
+
 // May a tile's last K iteration add `in` (an operation the grid's iteration
 // there does not run)? An mbarrier arrival with no access whose slot and
 // phase iter= names (DeepGEMM's arrival on `full` without bytes).
