@@ -9695,32 +9695,161 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
           for (const std::vector<Instr>& part : tile) check(part, {0}, {});
 }
 
+// A write of view `v` that process p's copies near the tile's end leave out
+// (a prefetch's refill: ThunderKittens' lcsf loads `g + 4` while `it + 4 <
+// K`) is counted by the builder in the generation of p's later writes of
+// the same view index, which the copies take from the grid: there every
+// K iteration refills and every tile starts at ring index 0, so the
+// generations count tiles, not a run's writes of the index (docs/z3.md
+// "Left-out TMA writes: each view index written once a run"). What a
+// write's generation decides is sim::staleData's `w.gen < r.gen` between
+// two iteration-named accesses of one view, and nothing else, where p
+// alone writes the view, reads none of it and every access of it is named
+// by iteration. Then where p writes each index at most once in every run,
+// every such generation is 0 in every run, and every read that meets
+// one of p's writes of its index is capped at 0 (resolveReads: at most the
+// highest generation written of the index), so in a run the generations
+// decide no staleness and any the copies hold only add some. Once a run:
+// with the index of each write an offset from its tile's ring start x
+// (before the K loop) or from its ring position g (in the K loop), the
+// part before the K loop writes offsets in [0, min_len), each once; every
+// K iteration one offset o, above all of those, below its distance to the
+// tile's end (the grid's iterations are at least tail_m + 1 from it); so a
+// tile of L >= min_len iterations writes indices in [x, x + L), each once,
+// and the next tile starts at x + L. Offsets are checked over the window
+// (every tile and ring start, every position and distance); the ring
+// shift's checks carry them beyond it. Else unknown.
+void leftOutWritesOncePerRun(const PGrid& g, size_t p, int v, const System& raw, bool reads_capped) {
+  const std::string& view = raw.schedule->views[static_cast<size_t>(v)].name;
+  auto refuse = [&](const std::string& why) {
+    throw Fail(fmt::format("{} leaves out a write of {} near its tile's end, whose generation counts in its later "
+                           "writes of the view index, and {} (not covered by the persistent-kernel proof yet)",
+                           raw.procs[p].name, view, why));
+  };
+  const TileShape& sh = g.shape[p];
+  if (!reads_capped) refuse("reads are not capped by the generations written (a proof without the caps)");
+  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.last_tile || g.kinds > 1)
+    refuse("the process skips tiles, or tiles have kinds or a last tile of their own");
+  // who accesses v, how, in every text of the layout
+  auto scan = [&](size_t q, const std::vector<Instr>& text, size_t a, size_t b) {
+    for (size_t pc = a; pc < b; ++pc)
+      for (const Access& x : text[pc].accesses) {
+        if (x.view != v) continue;
+        if (x.stage_like) refuse(fmt::format("an access of {} is named by its stage", view));
+        if (x.write && q != p) refuse(fmt::format("{} writes {} too", raw.procs[q].name, view));
+        if (!x.write && q == p) refuse(fmt::format("it reads {} too", view));
+      }
+  };
+  for (size_t q = 0; q < g.grid.procs.size(); ++q) {
+    const std::vector<Instr>& prog = g.grid.procs[q].program;
+    const bool pre = q < g.pre_x.size() && g.pre_x[q];
+    const TileShape& qs = g.shape[q];
+    if (!pre || qs.kind != TileShape::Full) {
+      scan(q, prog, 0, prog.size());
+      continue;
+    }
+    scan(q, prog, 0, static_cast<size_t>(qs.prefix_end));
+    for (int64_t t = 0; t < g.Wt; ++t)  // (the part before the K loop: pre_text's copies below)
+      scan(q, prog, static_cast<size_t>(qs.head[t][0]), static_cast<size_t>(qs.tile_start[t + 1]));
+    scan(q, prog, static_cast<size_t>(qs.tile_start[g.Wt]), prog.size());
+  }
+  for (const PartTexts* texts : {&g.pre_text, &g.post_text})
+    for (const auto& kind : *texts)
+      for (size_t q = 0; q < kind.size(); ++q)
+        for (const auto& tile : kind[q])
+          for (const std::vector<Instr>& part : tile) scan(q, part, 0, part.size());
+  for (const auto& dist : g.tail_text)
+    for (const auto& kind : dist)
+      for (size_t q = 0; q < kind.size(); ++q)
+        for (const auto& tile : kind[q])
+          for (const std::vector<Instr>& part : tile) scan(q, part, 0, part.size());
+  // p's writes of v, by their index's offset from `at`
+  using Writes = std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>>;  // offset -> byte ranges
+  auto writesOf = [&](const std::vector<Instr>& text, size_t a, size_t b, int64_t at) {
+    Writes out;
+    for (size_t pc = a; pc < b; ++pc)
+      for (const Access& x : text[pc].accesses)
+        if (x.view == v && x.write) {
+          auto& ranges = out[x.index - at];
+          for (const auto& [lo, hi] : ranges)
+            if (x.lo < hi && lo < x.hi) refuse(fmt::format("a copy writes {}[{}] twice", view, x.index));
+          ranges.push_back({x.lo, x.hi});
+        }
+    return out;
+  };
+  const std::vector<Instr>& prog = g.grid.procs[p].program;
+  if (!writesOf(prog, 0, static_cast<size_t>(sh.prefix_end), 0).empty() ||
+      !writesOf(prog, static_cast<size_t>(sh.tile_start[g.Wt]), prog.size(), 0).empty())
+    refuse(fmt::format("it writes {} outside its tile loop", view));
+  for (const auto& kind : g.post_text)
+    for (const auto& tile : kind.size() > p ? kind[p] : std::vector<std::vector<std::vector<Instr>>>{})
+      for (const std::vector<Instr>& part : tile)
+        if (!writesOf(part, 0, part.size(), 0).empty()) refuse(fmt::format("it writes {} after a K loop", view));
+  const bool pre = p < g.pre_x.size() && g.pre_x[p];
+  std::optional<std::set<int64_t>> pre_offsets;
+  std::optional<int64_t> k_offset;
+  for (int64_t t = 0; t < g.Wt; ++t) {
+    if (!writesOf(prog, static_cast<size_t>(sh.head[t][g.Wg]), static_cast<size_t>(sh.tile_start[t + 1]), 0).empty())
+      refuse(fmt::format("it writes {} after a K loop", view));
+    for (int64_t x = 0; x <= g.Wg; ++x) {
+      const std::vector<Instr>& text = pre ? g.pre_text[0][p][t][x] : prog;
+      const size_t a = pre ? 0 : static_cast<size_t>(sh.tile_start[t]);
+      const size_t b = pre ? text.size() : static_cast<size_t>(sh.head[t][0]);
+      std::set<int64_t> offsets;
+      for (const auto& [o, ranges] : writesOf(text, a, b, x)) offsets.insert(o);
+      if (!offsets.empty() && (*offsets.begin() < 0 || *offsets.rbegin() >= g.min_len))
+        refuse(fmt::format("its part before the K loop writes {} outside its tile's first {} ring indices", view,
+                           g.min_len));
+      if (pre_offsets && *pre_offsets != offsets)
+        refuse(fmt::format("its part before the K loop writes {} otherwise per tile or ring start", view));
+      pre_offsets = offsets;
+    }
+  }
+  const int64_t pre_top = pre_offsets && !pre_offsets->empty() ? *pre_offsets->rbegin() : -1;
+  auto kIteration = [&](const std::vector<Instr>& text, size_t a, size_t b, int64_t gi, int64_t distance) {
+    for (const auto& [o, ranges] : writesOf(text, a, b, gi)) {
+      if (k_offset && *k_offset != o) refuse(fmt::format("its K iterations write {} at more than one offset", view));
+      k_offset = o;
+      if (o <= pre_top || o >= distance)
+        refuse(fmt::format("its K iteration writes {} at ring offset {}, not between its part before the K loop's "
+                           "({}) and its distance to the tile's end ({})",
+                           view, o, pre_top, distance));
+    }
+  };
+  for (int64_t t = 0; t < g.Wt; ++t)
+    for (int64_t gi = 0; gi < g.Wg; ++gi) {
+      kIteration(prog, static_cast<size_t>(sh.head[t][gi]), static_cast<size_t>(sh.head[t][gi + 1]), gi, g.tail_m + 1);
+      for (size_t d = 0; d < g.tail_text.size(); ++d) {
+        const std::vector<Instr>& text = g.tail_text[d][0][p][t][gi];
+        kIteration(text, 0, text.size(), gi, static_cast<int64_t>(d) + 1);
+      }
+    }
+}
+
 // What the builder derives from the operations with counters that copies
 // near the tile's end leave out (tailIterationsAt, leavesOnlyTextCounters)
 // changes nothing the proof reads (docs/z3.md "Left-out operations with
 // counters"): no counted phase (their slots are named by iter=), no
 // expect_tx batch in part (trip::slotLeftOutInPart), and the waits' marks on
 // later reads as checked by leftOutWaitsChangeNoRead. A left-out write
-// (a TMA load's) is refused, unknown: its generation counts in the
-// process's later writes of the view index, and the grids, whose tiles all
-// start at ring index 0, name those generations per tile, not per index of
-// a run; no argument that the lower generations of a run hide no stale
-// read is built.
-bool leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::vector<std::set<int>>& left_out) {
+// (a TMA load's): its generation counts in the process's later writes of
+// the view index, which decide nothing where leftOutWritesOncePerRun
+// holds (else unknown).
+bool leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::vector<std::set<int>>& left_out,
+                                  bool reads_capped) {
   const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
   bool any_wait = false;
   for (size_t p = 0; p < left_out.size(); ++p) {
     const auto& mp = raw.procs[p].program;
     bool waits = false;
+    std::set<int> written;  // views whose writes are left out
     for (int q : left_out[p]) {
       const Instr& in = mp[static_cast<size_t>(q)];
       waits |= in.kind == InstrKind::Wait;
       for (const Access& a : in.accesses)
-        if (a.write && a.view >= 0)
-          throw Fail(fmt::format("{} leaves out a write of {} near its tile's end ({}), whose generation counts in "
-                                 "its later writes of the view index (not covered by the persistent-kernel proof yet)",
-                                 raw.procs[p].name, raw.schedule->views[static_cast<size_t>(a.view)].name, a.what));
+        if (a.write && a.view >= 0) written.insert(a.view);
     }
+    for (int v : written) leftOutWritesOncePerRun(g, p, v, raw, reads_capped);
     if (waits) leftOutWaitsChangeNoRead(g, raw, p, left_out[p], fill);
     any_wait |= waits;
   }
@@ -9749,7 +9878,8 @@ bool leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::
 // copy per distance and ring position; its other iterations are then never
 // among the last m of their tile (PersistentExplorer::enterBody,
 // bodyDecision).
-void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std::vector<System>& tails) {
+void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std::vector<System>& tails,
+                    bool reads_capped) {
   const size_t P = g.grid.procs.size();
   g.tail_x.assign(P, 0);
   g.tail_m = static_cast<int>(tails.size());
@@ -9781,7 +9911,7 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   if (!partial_slot.empty()) throw Fail(partial_slot);
   // (every operation left out on an mbarrier slot is in left_counters: one
   // on a slot is never counterFree, and lcsf5's covers only such)
-  g.left_out_waits = leftOutCountersChangeNothing(g, raw, left_counters);
+  g.left_out_waits = leftOutCountersChangeNothing(g, raw, left_counters, reads_capped);
 }
 
 // The grids with every K iteration d = 2..m from its tile's end (E_B read
@@ -10072,7 +10202,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     g.free_regs = pathFreeRegs(s, tl);
     g.ring_views = trip::ringPositionViews(tails->first, kIterationsOf(g), g.Wg, g.Pg, g.w0g);
     g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);
-    tailIterations(g, tl, tails->first, tails->second);
+    tailIterations(g, tl, tails->first, tails->second, opts.build.cap_read_generations);
     // (presByRingStart ran before the copies near the tile's end were
     // known: its refusal of a moving part before the K loop together with
     // them, repeated here)
