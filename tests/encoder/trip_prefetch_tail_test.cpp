@@ -321,6 +321,19 @@ TEST(TripPrefetchTail, LeftOutRefillWritesAreTakenOnlyWhereEachIndexIsWrittenOnc
   EXPECT_NE(r4.detail.find("its part before the K loop writes smem_a outside its tile's first 4 ring indices"),
             std::string::npos)
       << r4.detail;
+  // A second writer of the view (the consumer writes half of each stage it
+  // has read, before it releases it; clean): a read's generation is then
+  // capped by both writers', refused by the argument's first condition.
+  std::string two = cake::testing::replace(tpt::kPersistentPrologue, "    acc    = lm.regs(shape=(128, 128), dtype=lm.f32)\n",
+                                           "    acc    = lm.regs(shape=(128, 128), dtype=lm.f32)\n"
+                                           "    z      = lm.regs(shape=(64, 64), dtype=lm.bf16)\n");
+  two = cake::testing::replace(two, "                lm.mma_wait(pending=0)\n",
+                               "                lm.mma_wait(pending=0)\n                lm.fill(z, 0.0)\n"
+                               "                lm.copy(smem_a[t * K + it][0:64, :], z)\n                lm.fence_proxy()\n");
+  for (int64_t n : {1, 3}) EXPECT_FALSE(tpt::violatedAtKTasks(two, 4, n)) << n;
+  auto r2 = cake::testing::proveText(two, 4);
+  EXPECT_NE(r2.outcome, encoder::Outcome::Proved) << r2.detail;
+  EXPECT_NE(r2.detail.find("and cons writes smem_a too"), std::string::npos) << r2.detail;
 }
 
 // ThunderKittens' lcsf (corpus/gemm/sm90_tk_lcsf_finish_alias.cake): not
