@@ -12001,23 +12001,16 @@ std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::
 // systems (the same operations in the same order, every expression of the
 // same value; the same parameters), proved in its place. `first`: why the
 // schedule as written was not proved; `text` says what the copy is.
-std::string proveCopyAlone(const std::shared_ptr<ir::Schedule>& copy, const std::string& text, ir::Target target,
-                           const std::vector<Binding>& checked, const TripProofOptions& opts, ProofBudget& budget,
-                           uint64_t& states, std::vector<Binding>& bindings,
-                           const std::map<const ir::Expr*, int64_t>& dead) {
-  TripLoops each;
-  std::vector<Binding> of_copy = checked;
-  std::string engine = proveSchedule(*copy, target, checked, opts, budget, states, each, of_copy, dead);
-  bindings = std::move(of_copy);
-  return fmt::format("{}: {}", text, engine);
-}
-
 std::string proveCopy(const Fail& first, const std::shared_ptr<ir::Schedule>& copy, const std::string& text,
                       ir::Target target, const std::vector<Binding>& checked, const TripProofOptions& opts,
                       ProofBudget& budget, uint64_t& states, std::vector<Binding>& bindings,
                       const std::map<const ir::Expr*, int64_t>& dead) {
   try {
-    return proveCopyAlone(copy, text, target, checked, opts, budget, states, bindings, dead);
+    TripLoops each;
+    std::vector<Binding> of_copy = checked;
+    std::string engine = proveSchedule(*copy, target, checked, opts, budget, states, each, of_copy, dead);
+    bindings = std::move(of_copy);
+    return fmt::format("{}: {}", text, engine);
   } catch (const Fail& g) {
     Fail both(fmt::format("{}; {}: {}", first.what(), text, g.what()));
     both.witnesses = first.witnesses;  // bindings: the copy reads the same parameters
@@ -12034,9 +12027,9 @@ std::string proveCopy(const Fail& first, const std::shared_ptr<ir::Schedule>& co
 // throws is a plain Fail here: its nodes (a Met's trip expression, a K
 // loop's bound) are the copy's, and a violation met there is no finding
 // (the bounded check decides).
-std::string proveScheduleRoutes(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
-                                const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
-                                std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
+std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
+                          const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
+                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
   try {
     return proveScheduleAsWritten(s, target, checked, opts, budget, states, tl, bindings, dead);
   } catch (const Fail& f) {
@@ -12057,36 +12050,6 @@ std::string proveScheduleRoutes(const ir::Schedule& s, ir::Target target, const 
       throw;
     }
     return proveCopy(f, blocks->s, blocks->text, target, checked, opts, budget, states, bindings, dead);
-  }
-}
-
-// Where a table read one slice per K iteration can be widened to its slot
-// (trip::widenTableReads, docs/z3.md "A table read one slice per K
-// iteration, widened to its slot"), the copy so widened first, then the
-// schedule as above: every rule finds at least as much on the copy, so its
-// proof is one of the schedule.
-std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
-                          const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
-                          std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
-  std::optional<trip::WidenedReads> w = trip::widenTableReads(s, solverLimits(opts, budget));
-  if (!w) return proveScheduleRoutes(s, target, checked, opts, budget, states, tl, bindings, dead);
-  // the copy first: a slice that moves with the K loop stops lap induction
-  // on the schedule as written and on every case copy it splits into. A
-  // violation met on the copy is no finding (the copy reads more).
-  try {
-    return proveCopyAlone(w->s, w->text, target, checked, opts, budget, states, bindings, dead);
-  } catch (const Fail& f) {
-    if (!budget.exhausted().empty()) throw;
-    try {
-      return proveScheduleRoutes(s, target, checked, opts, budget, states, tl, bindings, dead);
-    } catch (const Fail& g) {
-      if (dynamic_cast<const Met*>(&g) || dynamic_cast<const InnerMayBeEmpty*>(&g) || !budget.exhausted().empty())
-        throw;
-      Fail both(fmt::format("{}; {}: {}", g.what(), w->text, f.what()));
-      both.witnesses = g.witnesses;
-      both.explored_violation = g.explored_violation;
-      throw both;
-    }
   }
 }
 
@@ -12236,8 +12199,9 @@ namespace {
 
 // proveEveryTripCount within a budget (the restart argument's one-tile
 // proof shares the caller's).
-ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, const std::vector<Binding>& checked,
-                             const TripProofOptions& opts, ProofBudget& budget) {
+ModelCheckResult proveWithinAsWritten(const ir::Schedule& schedule, ir::Target target,
+                                      const std::vector<Binding>& checked, const TripProofOptions& opts,
+                                      ProofBudget& budget) {
   // a loop the trip count leaves empty: the sizes of the bindings with that
   // count (a nested proof, the restart argument's one tile, asks with its
   // own budget; the scope gives the outer one's back)
@@ -12313,6 +12277,30 @@ ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, co
     res.detail = f.what();
     res.witnesses = f.witnesses;
   }
+  return res;
+}
+
+// Where a table read one slice per K iteration can be widened to its slot
+// (trip::widenTableReads, docs/z3.md "A table read one slice per K
+// iteration, widened to its slot"), the copy so widened first: every rule
+// finds at least as much on it, so its proof is one of the schedule. A
+// slice that moves with the K loop stops lap induction on the schedule and
+// on every case copy it splits into. Not proved so (a violation met on the
+// copy is no finding: it reads more), the schedule as written.
+ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, const std::vector<Binding>& checked,
+                             const TripProofOptions& opts, ProofBudget& budget) {
+  std::optional<trip::WidenedReads> w;
+  if (!checked.empty()) w = trip::widenTableReads(schedule, solverLimits(opts, budget));
+  if (!w) return proveWithinAsWritten(schedule, target, checked, opts, budget);
+  ModelCheckResult wide = proveWithinAsWritten(*w->s, target, checked, opts, budget);
+  if (wide.outcome == Outcome::Proved) {
+    wide.engine = fmt::format("{}: {}", w->text, wide.engine);
+    return wide;
+  }
+  ModelCheckResult res = proveWithinAsWritten(schedule, target, checked, opts, budget);
+  if (res.outcome == Outcome::Unknown)
+    res.detail = fmt::format("{}; {}: {}{}", res.detail, w->text,
+                             wide.outcome == Outcome::Violation ? "the exploration meets " : "", wide.detail);
   return res;
 }
 
