@@ -23,18 +23,18 @@ using namespace cake;
 
 namespace trip_widen_test {
 
-const char* const kTileFile = "corpus/gemm/sm90_deepgemm_persistent_sfb_tail_stages.cake";
-const char* const kStageFile = "corpus/gemm/sm90_deepgemm_persistent_sfb_stage_indexed.cake";
-const char* const kWrite = "            lm.copy(smem_sfb[t][:, 32 * wg:32 * wg + 32], sbv)\n";
-const char* const kRead = "                        lm.copy(sb, smem_sfb[t][:, kb:kb + 1])\n";
+const char* const kDg5TileFile = "corpus/gemm/sm90_deepgemm_persistent_sfb_tail_stages.cake";
+const char* const kDg5StageFile = "corpus/gemm/sm90_deepgemm_persistent_sfb_stage_indexed.cake";
+const char* const kDg5Write = "            lm.copy(smem_sfb[t][:, 32 * wg:32 * wg + 32], sbv)\n";
+const char* const kDg5Read = "                        lm.copy(sb, smem_sfb[t][:, kb:kb + 1])\n";
 
-std::string edited(const char* file, std::initializer_list<std::pair<const char*, const char*>> edits) {
+std::string dg5Edited(const char* file, std::initializer_list<std::pair<const char*, const char*>> edits) {
   std::string text = cake::testing::corpusText(file);
   for (auto [from, to] : edits) text = cake::testing::replace(text, from, to);
   return text;
 }
 
-std::optional<encoder::trip::WidenedReads> widened(const std::string& text) {
+std::optional<encoder::trip::WidenedReads> dg5Widened(const std::string& text) {
   auto mod = cake::testing::compile(text);
   EXPECT_FALSE(mod.schedules.empty());
   if (mod.schedules.empty()) return std::nullopt;
@@ -46,7 +46,7 @@ std::optional<encoder::trip::WidenedReads> widened(const std::string& text) {
 using namespace trip_widen_test;
 
 TEST(Dg5, TileIndexedScaleRowIsProvedInBothCases) {
-  auto r = cake::testing::proveText(cake::testing::corpusText(kTileFile), 128);
+  auto r = cake::testing::proveText(cake::testing::corpusText(kDg5TileFile), 128);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("for lm.cdiv(K, 128) == 2 * lm.cdiv(K, 256) - 1: lap induction"), std::string::npos) << r.engine;
   EXPECT_NE(r.engine.find("read as its whole slot of smem_sfb, before its guard"), std::string::npos) << r.engine;
@@ -59,11 +59,11 @@ TEST(Dg5, BrokenScaleRowTwinsAreFoundAndNotProved) {
     int64_t M, N, K;  // where the explicit engine finds it
   };
   const Twin twins[] = {
-      {{{kRead, "                        lm.copy(sb, smem_sfb[t - 1][:, kb:kb + 1])\n"}},
+      {{{kDg5Read, "                        lm.copy(sb, smem_sfb[t - 1][:, kb:kb + 1])\n"}},
        "the row of the tile before read", 1, 1, 128},
-      {{{kRead, "                        lm.copy(sb, smem_sfb[t + 1][:, kb:kb + 1])\n"}},
+      {{{kDg5Read, "                        lm.copy(sb, smem_sfb[t + 1][:, kb:kb + 1])\n"}},
        "the row of the tile after read", 1, 1, 128},
-      {{{kWrite, "            if t == 0:\n                lm.copy(smem_sfb[t][:, 32 * wg:32 * wg + 32], sbv)\n"}},
+      {{{kDg5Write, "            if t == 0:\n                lm.copy(smem_sfb[t][:, 32 * wg:32 * wg + 32], sbv)\n"}},
        "the row written on the first tile only", 129, 1, 128},
       {{{"            lm.copy(smem_sfb[t][:, 32 * wg:32 * wg + 32], sbv)\n            lm.sync(math_bar)\n",
          "            lm.copy(smem_sfb[t][:, 32 * wg:32 * wg + 32], sbv)\n"}},
@@ -81,11 +81,11 @@ TEST(Dg5, BrokenScaleRowTwinsAreFoundAndNotProved) {
       // > 7936: the covering values (K <= 1025) do not read it
       {{{"    sbv   = lm.regs(shape=(1, 32),   dtype=lm.f32)\n", "    sbv   = lm.regs(shape=(1, 31),   dtype=lm.f32)\n"},
         {"            lm.copy(sbv, SFB, coords=(n_blk // 128, 32 * wg))", "            lm.copy(sbv, SFB, coords=(n_blk // 128, 31 * wg))"},
-        {kWrite, "            lm.copy(smem_sfb[t][:, 31 * wg:31 * wg + 31], sbv)\n"}},
+        {kDg5Write, "            lm.copy(smem_sfb[t][:, 31 * wg:31 * wg + 31], sbv)\n"}},
        "the row's last columns never written", 1, 1, 8064},
   };
   for (const Twin& tw : twins) {
-    const std::string text = edited(kTileFile, tw.edits);
+    const std::string text = dg5Edited(kDg5TileFile, tw.edits);
     auto mod = cake::testing::compile(text);
     ASSERT_FALSE(mod.schedules.empty()) << tw.what;
     const ir::Schedule& x = mod.schedules.at(0);
@@ -100,22 +100,22 @@ TEST(Dg5, BrokenScaleRowTwinsAreFoundAndNotProved) {
 
 TEST(Dg5, ReadsTheArgumentDoesNotCoverAreNotWidened) {
   // the tile-indexed row: widened, and moved before the tail-stage guard
-  auto tile = widened(cake::testing::corpusText(kTileFile));
+  auto tile = dg5Widened(cake::testing::corpusText(kDg5TileFile));
   ASSERT_TRUE(tile.has_value());
   EXPECT_EQ(tile->text, "with the table read lm.copy(sb, smem_sfb[t][:, kb:kb + 1]) read as its whole slot of "
                         "smem_sfb, before its guard");
   // the stage-indexed row: one index on every tile (1: the reads of a
   // column return to it every tile, generation t)
-  EXPECT_FALSE(widened(cake::testing::corpusText(kStageFile)).has_value());
+  EXPECT_FALSE(dg5Widened(cake::testing::corpusText(kDg5StageFile)).has_value());
   // a column read at both stages of a K block (2: the ranges of one run meet)
-  EXPECT_FALSE(widened(edited(kTileFile, {{kRead, "                        lm.copy(sb, smem_sfb[t][:, k:k + 1])\n"}}))
+  EXPECT_FALSE(dg5Widened(dg5Edited(kDg5TileFile, {{kDg5Read, "                        lm.copy(sb, smem_sfb[t][:, k:k + 1])\n"}}))
                    .has_value());
   // the reading role writes the row inside the K loop (3)
-  EXPECT_FALSE(widened(edited(kTileFile, {{kRead, "                        lm.copy(sb, smem_sfb[t][:, kb:kb + 1])\n"
+  EXPECT_FALSE(dg5Widened(dg5Edited(kDg5TileFile, {{kDg5Read, "                        lm.copy(sb, smem_sfb[t][:, kb:kb + 1])\n"
                                                   "                        lm.copy(smem_sfb[t][:, 0:32], sbv)\n"}}))
                    .has_value());
   // another read of the row by the reading role (3)
-  EXPECT_FALSE(widened(edited(kTileFile, {{"            lm.fill(final, 0.0)\n",
+  EXPECT_FALSE(dg5Widened(dg5Edited(kDg5TileFile, {{"            lm.fill(final, 0.0)\n",
                                            "            lm.fill(final, 0.0)\n            lm.copy(sb, smem_sfb[t][:, 0:1])\n"}}))
                    .has_value());
 }
