@@ -4939,10 +4939,6 @@ inline int PcPos::tailDistance() const { return first >= kTailCopy ? first - kTa
 
 // Everything the exploration of a persistent kernel needs.
 struct PGrid {
-  // some copy near a tile's end leaves out an mbarrier wait
-  // (leftOutCountersChangeNothing): explored without the reduction
-  // (unreducedWhereWaitsAreLeftOut)
-  bool left_out_waits = false;
   int64_t Wt = 0, Wg = 0;
   // pathFreeRegs: register ops on these alone carry no counter either
   // (tailIterationsAt)
@@ -6096,7 +6092,8 @@ class PersistentExplorer {
   }
   // Every process enters tile t's K loop at its ring start x (the end of
   // tile t - 1): the tile's length is fixed here (len_ > 0) or bounded
-  // below (every tile runs at least max(1, -len_) iterations).
+  // below (every tile runs at least max(1, -len_) iterations); in the
+  // layout it has any length (everyLength()).
   void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out, int k) const {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
     if (hasTail(p)) {
@@ -6106,17 +6103,31 @@ class PersistentExplorer {
       const int64_t m = g_.tail_m;
       for (int64_t d = 1; d <= m; ++d) {
         Unknowns one = u;
-        if ((len_ > 0 ? len_ == d : -len_ <= d) && allowEqual(one.end[t], x + d))
+        if ((everyLength() || (len_ > 0 ? len_ == d : -len_ <= d)) && allowEqual(one.end[t], x + d))
           out.push_back({tailAt(d, p, k, t, x), one});
       }
-      if (len_ > 0 ? len_ > m && allowEqual(u.end[t], x + len_)
-                   : allowAbove(u.end[t], x + std::max<int64_t>(m + 1, -len_) - 1))
+      if (everyLength()  ? allowAbove(u.end[t], x + m)
+          : len_ > 0 ? len_ > m && allowEqual(u.end[t], x + len_)
+                     : allowAbove(u.end[t], x + std::max<int64_t>(m + 1, -len_) - 1))
         out.push_back({g_.body_at[g_.lane(p, k)][t][x].a, u});
       return;
     }
-    if (len_ > 0 ? allowEqual(u.end[t], x + len_) : allowAbove(u.end[t], x + std::max<int64_t>(1, -len_) - 1))
+    if (everyLength()  ? allowAbove(u.end[t], x)
+        : len_ > 0 ? allowEqual(u.end[t], x + len_)
+                   : allowAbove(u.end[t], x + std::max<int64_t>(1, -len_) - 1))
       out.push_back({(!g_.first_x.empty() && g_.first_x[p] ? g_.first_at : g_.body_at)[g_.lane(p, k)][t][x].a, u});
   }
+  // The layout (layout_: setPredecessors, setBranches, the shifts) is built
+  // by the first exploration of a grid and shared by the explorations of
+  // every tile length (run(), share_layout): there a tile may have any
+  // length. Built with the first length's entries into the K loop only, it
+  // left out the others' where a process has copies near a tile's end (the
+  // length 1 enters only the copy one from the end): the reducer's
+  // may-analysis of pending async groups never reached the grid's
+  // iterations, whose group waits then had empty footprints, and the
+  // reduction pruned races with a group in flight there (docs/z3.md "The
+  // layout of every tile length").
+  bool everyLength() const { return layout_; }
   int tailAt(int64_t d, int p, int k, int64_t t, int64_t g) const {
     return g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g].a;
   }
@@ -9376,21 +9387,6 @@ System preCopiesGrid(const PGrid& g) {
   return out;
 }
 
-// The options of the explorations of grid g: where a copy near a tile's
-// end leaves out an mbarrier wait (g.left_out_waits), the persistent-set
-// reduction is off (docs/z3.md "Left-out waits, explored without the
-// reduction"). With it on, helper lcsf4's left-out waits (session 32)
-// proved a broken schedule: a producer whose tile's last stage skips its
-// empty wait (TripQuotient.SkippedWaitInTheEvenCaseIsNotProved); the same
-// layout explored without the reduction meets its sync.race. The reducer's
-// windows (sim_por.h, BranchLayout) are not known to cover a branch that
-// leaves a wait out, so the exploration takes every enabled step there.
-TripProofOptions unreducedWhereWaitsAreLeftOut(const PGrid& g, const TripProofOptions& opts) {
-  TripProofOptions out = opts;
-  if (g.left_out_waits) out.reduce = false;
-  return out;
-}
-
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 // `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c;
@@ -9835,11 +9831,10 @@ void leftOutWritesOncePerRun(const PGrid& g, size_t p, int v, const System& raw,
 // later reads as checked by leftOutWaitsChangeNoRead. A left-out write
 // (a TMA load's): its generation counts in the process's later writes of
 // the view index, which decide nothing where leftOutWritesOncePerRun
-// holds (else unknown).
-bool leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::vector<std::set<int>>& left_out,
+// holds (else unknown). Throws Fail (unknown) where a check fails.
+void leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::vector<std::set<int>>& left_out,
                                   bool reads_capped) {
   const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
-  bool any_wait = false;
   for (size_t p = 0; p < left_out.size(); ++p) {
     const auto& mp = raw.procs[p].program;
     bool waits = false;
@@ -9852,9 +9847,7 @@ bool leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::
     }
     for (int v : written) leftOutWritesOncePerRun(g, p, v, raw, reads_capped);
     if (waits) leftOutWaitsChangeNoRead(g, raw, p, left_out[p], fill);
-    any_wait |= waits;
   }
-  return any_wait;
 }
 
 // The last K iterations per ring position (docs/z3.md "The last K
@@ -9870,8 +9863,7 @@ bool leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::
 // that carry no counter the builder derives from what the process ran
 // before (no access, no mbarrier slot, no named barrier, no MMA commit), or
 // with a group wait's `pending` changed, or with iter= waits and expect_tx
-// left out (leftOutCountersChangeNothing; the grid is then explored without
-// the reduction: unreducedWhereWaitsAreLeftOut). Then the builder's counters
+// left out (leftOutCountersChangeNothing). Then the builder's counters
 // (phases, generations, named-barrier generations, commit numbers) are the
 // same whichever iterations are near their tile's end, and the copy at
 // ring position g and distance d takes the grid's (aligned) instructions
@@ -9893,9 +9885,10 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   // alone: operations whose counters count their own K iteration alone,
   // never a wait (trip_tail_ops.h, docs/z3.md "Stages without data at a
   // tile's end"), and iter= waits, expect_tx and TMA loads, checked by
-  // leftOutCountersChangeNothing and explored without the reduction (docs/
-  // z3.md "Left-out waits, explored without the reduction"). A grid uses
-  // one for all its copies; one that needs both is refused (unknown).
+  // leftOutCountersChangeNothing (docs/z3.md "Left-out waits, explored
+  // without the reduction": explored with it again since the layout serves
+  // every tile length, "The layout of every tile length"). A grid uses one
+  // for all its copies; one that needs both is refused (unknown).
   auto all = [&](auto covered) {
     for (size_t p = 0; p < P; ++p)
       for (int q : left_counters[p])
@@ -9912,7 +9905,7 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   if (!partial_slot.empty()) throw Fail(partial_slot);
   // (every operation left out on an mbarrier slot is in left_counters: one
   // on a slot is never counterFree, and lcsf5's covers only such)
-  g.left_out_waits = leftOutCountersChangeNothing(g, raw, left_counters, reads_capped);
+  leftOutCountersChangeNothing(g, raw, left_counters, reads_capped);
 }
 
 // The grids with every K iteration d = 2..m from its tile's end (E_B read
@@ -10244,23 +10237,21 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   if (most >= 0 && most < least)
     throw Fail(fmt::format("the lm.assume facts keep the K trip count at least {} and at most {}", least, most));
   std::shared_ptr<PersistentShared> shared;
-  const TripProofOptions run_opts = unreducedWhereWaitsAreLeftOut(g, opts);
   for (int64_t len = least; len <= longest; ++len) {
-    states += PersistentExplorer(g, len, run_opts, budget, shared).run();
+    states += PersistentExplorer(g, len, opts, budget, shared).run();
     if (!opts.share_layout) shared.reset();
   }
-  if (most < 0) states += PersistentExplorer(g, -std::max(split, least), run_opts, budget, shared).run();
+  if (most < 0) states += PersistentExplorer(g, -std::max(split, least), opts, budget, shared).run();
   const std::string inner = ir::exprToString(*tl.inner, s);
   return fmt::format("lap induction over tiles and K: {} tiles of every {} K iterations, each tile "
-                     "its own (ring period {}, {}window {} tiles x {} iterations{}{}{})",
+                     "its own (ring period {}, {}window {} tiles x {} iterations{}{})",
                      g.fixed_tiles >= 0 ? fmt::format("exactly {}", g.fixed_tiles)
                                         : fmt::format("every {} >= 0", ir::exprToString(*tl.tiles, s)),
                      most < 0 ? fmt::format("{} >= {}", inner, least)
                               : fmt::format("{} <= {} <= {} (the assumptions)", least, inner, most),
                      g.Pg, g.fixed_tiles >= 0 ? "no tile shift, " : fmt::format("tile period {}, ", g.Pt), Wt, Wg,
                      longest >= least ? fmt::format(", tiles of {}..{} iterations one by one", least, longest) : "",
-                     g.last_tile ? ", the last tile's part after the K loop its own" : "",
-                     g.left_out_waits && opts.reduce ? ", unreduced: copies near a tile's end leave out waits" : "");
+                     g.last_tile ? ", the last tile's part after the K loop its own" : "");
 }
 
 std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
