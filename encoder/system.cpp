@@ -41,6 +41,56 @@ int64_t overlapCount(const std::vector<Access::Written>& ranges, int64_t lo, int
     if (rangesOverlap(r.lo, r.hi, lo, hi)) n += r.times;
   return n;
 }
+
+// Byte ranges per space, sorted by start, so that the ranges over a given
+// one are found without a scan of all: Builder::resolveReads scanned every
+// write per read and skippedLoopWrite every loop write, quadratic in the
+// system's size (most of building one at K = 256, docs/ci.md "Session 36").
+template <class T>
+class RangeIndex {
+ public:
+  struct Entry {
+    int64_t lo, hi;
+    T value;
+  };
+  void add(int space, int64_t lo, int64_t hi, T value) {
+    Space& sp = spaces_[space];
+    sp.entries.push_back({lo, hi, std::move(value)});
+    sp.longest = std::max(sp.longest, hi - lo);
+    sp.sorted = false;
+  }
+  // Calls f on every entry of `space` that overlaps [lo, hi), and on no other.
+  template <class F>
+  void overlapping(int space, int64_t lo, int64_t hi, F&& f) {
+    auto sp = spaces_.find(space);
+    if (sp == spaces_.end()) return;
+    std::vector<Entry>& es = sp->second.entries;
+    if (!sp->second.sorted) {
+      std::stable_sort(es.begin(), es.end(), [](const Entry& x, const Entry& y) { return x.lo < y.lo; });
+      sp->second.sorted = true;
+    }
+    // an entry that ends after lo starts after lo - longest
+    const int64_t from = lo - sp->second.longest;
+    auto it = std::lower_bound(es.begin(), es.end(), from, [](const Entry& e, int64_t v) { return e.lo < v; });
+    for (; it != es.end() && it->lo < hi; ++it)
+      if (rangesOverlap(it->lo, it->hi, lo, hi)) f(*it);
+  }
+
+ private:
+  struct Space {
+    std::vector<Entry> entries;
+    int64_t longest = 0;
+    bool sorted = true;
+  };
+  std::map<int, Space> spaces_;
+};
+// What Builder::resolveReads indexes of a write: the highest lap its process
+// writes through its view over its bytes.
+struct WriteLap {
+  int proc, view;
+  int64_t lap;
+};
+using WrittenLaps = RangeIndex<WriteLap>;
 // Do the ranges cover every byte of [lo, hi)?
 bool coveredByPairs(std::vector<std::pair<int64_t, int64_t>> sorted, int64_t lo, int64_t hi) {
   std::sort(sorted.begin(), sorted.end());
@@ -1842,33 +1892,41 @@ class Builder {
               if (!gfresh) g->second = std::max(g->second, a.gen);
             }
           }
+    // (indexed for the reads below: a scan of every write per read was
+    // quadratic in the system's size, most of a large system's build)
+    WrittenLaps laps;
+    for (const auto& [key, lap] : top) {
+      const auto& [space, proc, view, lo, hi] = key;
+      laps.add(space, lo, hi, {proc, view, lap});
+    }
+    std::map<std::tuple<int, int, int64_t>, std::vector<std::tuple<int, int64_t, int64_t, int64_t>>> gens;
+    for (const auto& [key, gen] : top_gen) {
+      const auto& [space, proc, view, index, lo, hi] = key;
+      gens[{space, view, index}].emplace_back(proc, lo, hi, gen);
+    }
     for (size_t p = 0; p < sys_.procs.size(); ++p)
       for (Instr& in : sys_.procs[p].program) {
         std::vector<Access> pieces;  // reads split by byte range (below)
         for (Access& a : in.accesses) {
           if (a.write || a.view < 0) continue;
           int64_t own = -1, any = -1;
-          for (const auto& [key, lap] : top) {
-            const auto& [space, proc, view, lo, hi] = key;
-            if (space != a.space || !touches(a, lo, hi)) continue;
-            if (view == a.view) a.view_written = true;
-            if (proc == static_cast<int>(p)) continue;  // its own data is never stale
-            any = std::max(any, lap);
-            if (view == a.view) own = std::max(own, lap);
-          }
+          laps.overlapping(a.space, a.lo, a.hi, [&](const WrittenLaps::Entry& e) {
+            const WriteLap& w = e.value;
+            if (!touches(a, e.lo, e.hi)) return;
+            if (w.view == a.view) a.view_written = true;
+            if (w.proc == static_cast<int>(p)) return;  // its own data is never stale
+            any = std::max(any, w.lap);
+            if (w.view == a.view) own = std::max(own, w.lap);
+          });
           const int64_t cap = a.view_written ? own : any;
           if (!sem_.cap_read_generations) continue;  // what the read counts, uncapped
           if (a.index >= 0 && !a.stage_like) {
             // iteration-named: at most the highest generation another
             // instance writes of that index over its bytes (rb11a)
             int64_t gcap = -1;
-            for (const auto& [key, gen] : top_gen) {
-              const auto& [space, proc, view, index, lo, hi] = key;
-              if (proc == static_cast<int>(p) || space != a.space || view != a.view || index != a.index ||
-                  !touches(a, lo, hi))
-                continue;
-              gcap = std::max(gcap, gen);
-            }
+            if (auto g = gens.find({a.space, a.view, a.index}); g != gens.end())
+              for (const auto& [proc, lo, hi, gen] : g->second)
+                if (proc != static_cast<int>(p) && touches(a, lo, hi)) gcap = std::max(gcap, gen);
             if (gcap >= 0) a.gen = std::min(a.gen, gcap);
             continue;
           }
@@ -1876,7 +1934,7 @@ class Builder {
           const int64_t meant = a.gen;
           if (meant > cap && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
           a.gen = std::min(meant, cap);
-          if (in.kind == InstrKind::Generic) splitByWrittenLaps(static_cast<int>(p), a, meant, top, pieces);
+          if (in.kind == InstrKind::Generic) splitByWrittenLaps(static_cast<int>(p), a, meant, laps, pieces);
         }
         for (Access& x : pieces) in.accesses.push_back(std::move(x));
         for (Access& a : in.accesses) {  // build-only
@@ -1906,11 +1964,14 @@ class Builder {
   bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return false;
     indexLoopWrites();
-    std::vector<const LoopWrite*> over;  // the others' writes of the read's bytes
-    for (const LoopWrite& w : loop_writes_)
-      if (w.proc != p && w.bytes.space == a.space && (!a.view_written || w.bytes.view == a.view) &&
-          bytesMeet(a, w.bytes))
-        over.push_back(&w);
+    std::vector<size_t> meet;  // the others' writes of the read's bytes, in program order
+    loop_write_ranges_.overlapping(a.space, a.lo, a.hi, [&](const RangeIndex<size_t>::Entry& e) {
+      const LoopWrite& w = loop_writes_[e.value];
+      if (w.proc != p && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes)) meet.push_back(e.value);
+    });
+    std::sort(meet.begin(), meet.end());
+    std::vector<const LoopWrite*> over;
+    for (size_t i : meet) over.push_back(&loop_writes_[i]);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
       if (skippedAt(in.loops, d, over)) return true;
     return false;
@@ -1952,11 +2013,13 @@ class Builder {
             lw.bytes.hi = x.hi;
             lw.bytes.runs = x.runs;
             lw.bytes.stride = x.stride;
+            loop_write_ranges_.add(x.space, x.lo, x.hi, loop_writes_.size());
             loop_writes_.push_back(std::move(lw));
           }
       }
   }
   bool loop_writes_indexed_ = false;
+  RangeIndex<size_t> loop_write_ranges_;                                    // loop_writes_ by byte range
   std::vector<LoopWrite> loop_writes_;                                      // the writes inside loops
   std::vector<std::set<std::vector<std::pair<int, int64_t>>>> loops_run_;      // per process: its loop vectors
 
@@ -1976,8 +2039,7 @@ class Builder {
   // `a` keeps its first range; the others are appended (`pieces`) as reads
   // of the same op. Split only where the ranges mean different laps: a
   // read whose ranges all mean one lap is the one access it was.
-  void splitByWrittenLaps(int p, Access& a, int64_t meant,
-                          const std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t>& top,
+  void splitByWrittenLaps(int p, Access& a, int64_t meant, WrittenLaps& laps,
                           std::vector<Access>& pieces) const {
     // (lo, hi, generation meant) per elementary range; ranges no other
     // instance writes keep the whole read's (they hold its own data or
@@ -1990,23 +2052,19 @@ class Builder {
       if (lo > rlo && lo < rhi) cuts.insert(lo);
       if (hi > rlo && hi < rhi) cuts.insert(hi);
     }
-    for (const auto& [key, lap] : top) {
-      const auto& [space, proc, view, lo, hi] = key;
-      if (space != a.space || proc == p || !rangesOverlap(lo, hi, rlo, rhi)) continue;
-      if (a.view_written && view != a.view) continue;
-      if (lo > rlo && lo < rhi) cuts.insert(lo);
-      if (hi > rlo && hi < rhi) cuts.insert(hi);
-    }
+    laps.overlapping(a.space, rlo, rhi, [&](const WrittenLaps::Entry& e) {
+      if (e.value.proc == p || (a.view_written && e.value.view != a.view)) return;
+      if (e.lo > rlo && e.lo < rhi) cuts.insert(e.lo);
+      if (e.hi > rlo && e.hi < rhi) cuts.insert(e.hi);
+    });
     cut = cut || cuts.size() > 2;
     for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
       const int64_t lo = *it, hi = *std::next(it);
       int64_t cap = -1;
-      for (const auto& [key, lap] : top) {
-        const auto& [space, proc, view, wlo, whi] = key;
-        if (space != a.space || proc == p || !rangesOverlap(wlo, whi, lo, hi)) continue;
-        if (a.view_written && view != a.view) continue;
-        cap = std::max(cap, lap);
-      }
+      laps.overlapping(a.space, lo, hi, [&](const WrittenLaps::Entry& e) {
+        if (e.value.proc == p || (a.view_written && e.value.view != a.view)) return;
+        cap = std::max(cap, e.value.lap);
+      });
       const bool own = a.gen_returns < 0 || std::any_of(a.own_since.begin(), a.own_since.end(), [&](const auto& r) {
                          return rangesOverlap(r.first, r.second, lo, hi);
                        });

@@ -429,6 +429,9 @@ class Lexer {
 
   bool op() {
     for (const char* o : kOps) {
+      // (the first character first: comparing each of the 47 in full was a
+      // tenth of parsing a file; docs/ci.md, session 36)
+      if (o[0] != s_[i_]) continue;
       size_t len = std::strlen(o);
       if (s_.compare(i_, len, o) != 0) continue;
       int c = col(i_);
