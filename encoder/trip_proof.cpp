@@ -8493,6 +8493,55 @@ bool movesMarkerBeforeEachAccess(const std::vector<Instr>& prog, const TileShape
   return true;
 }
 
+// An mbarrier wait (no access, no named barrier): the only instruction a
+// tile's K iteration may add to or leave out of tile 0's at the same ring
+// position and still have its fields aligned (alignCountersToTheRing).
+bool looseWait(const Instr& in) { return in.kind == InstrKind::Wait && in.accesses.empty() && in.named < 0; }
+
+// What moves the read marker of `view` between its accesses in each K
+// iteration (t, g), against tile 0's at g, where a tile adds or leaves out
+// mbarrier waits (docs/z3.md "Read generations per view past a wait left out
+// in tile 0"). A read's generation counts its returns: reads at another
+// marker than the range's previous read. For a view no TMA load fills the
+// marker is the process's count of waits and bar.syncs, so a return depends
+// only on whether any moved between two accesses: every K iteration must
+// move it before its first access (movesMarkerBeforeEachAccess: a return
+// over every range read before, whatever waits came earlier) and then
+// between its accesses exactly where tile 0's iteration does. For a view
+// that TMA loads fill, the marker counts the waits on those barriers (per
+// slot): the iteration's waits on them, with their slots, and its accesses
+// of the view must come in tile 0's order (the waits on other barriers,
+// which move nothing, may differ).
+bool markersAgree(const std::vector<Instr>& prog, const TileShape& sh, int64_t Wt, int64_t Wg, int view,
+                  const std::set<int>& fills) {
+  const bool unfilled = fills.empty();
+  if (unfilled && !movesMarkerBeforeEachAccess(prog, sh, Wt, Wg, view)) return false;
+  // the iteration as a sequence: -1 for a marker move (unfilled: one per run
+  // of moves), the slot + 1 of a wait on a filling barrier, else the access's pc
+  auto events = [&](int64_t t, int64_t gi) {
+    std::vector<std::pair<int64_t, const ir::Stmt*>> out;
+    for (int pc = sh.head[t][gi]; pc < sh.head[t][gi + 1]; ++pc) {
+      const Instr& in = prog[static_cast<size_t>(pc)];
+      const bool wait = in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
+      if (unfilled && wait) {
+        if (out.empty() || out.back().first != -1) out.push_back({-1, nullptr});
+        continue;
+      }
+      if (!unfilled && in.kind == InstrKind::Wait && in.stmt && fills.count(in.stmt->op.barrier))
+        out.push_back({int64_t{in.slot} + 1, in.stmt});
+      for (const Access& a : in.accesses)
+        if (a.view == view) out.push_back({-2, in.stmt});
+    }
+    return out;
+  };
+  for (int64_t gi = 0; gi < Wg; ++gi) {
+    const auto base = events(0, gi);
+    for (int64_t t = 1; t < Wt; ++t)
+      if (events(t, gi) != base) return false;
+  }
+  return true;
+}
+
 // Counted phases and read generations through the ring position (docs/z3.md
 // "Counters through the ring position"). Besides a write's generation the
 // builder derives two more fields from what the process ran before: the
@@ -8571,17 +8620,29 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
            x.write == y.write && x.proxy == y.proxy && x.async == y.async && x.stage_like == y.stage_like &&
            x.view_written == y.view_written;
   };
-  // K iteration (t, g) of p runs tile 0's statements at g (same count, same statement at each offset)
-  auto sameStmts = [&](size_t p, int64_t t, int64_t gi) {
+  // K iteration (t, g) of p paired with tile 0's at g, instruction by
+  // instruction, mbarrier waits apart where `besides_waits` (a wait whose
+  // iteration is negative in tile 0 only, `if j == 0: lm.wait(o_empty,
+  // iter=t - 1)`, is left out there: docs/z3.md "Read generations per view
+  // past a wait left out in tile 0"); nullopt where the rest differs
+  auto pairsOf = [&](size_t p, int64_t t, int64_t gi, bool besides_waits) -> std::optional<std::vector<std::pair<int, int>>> {
     const TileShape& sh = shapes[p];
     const auto& prog = grid.procs[p].program;
-    const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-    if (sh.head[t][gi + 1] - b0 != n) return false;
-    for (int o = 0; o < n; ++o)
-      if (prog[a0 + o].stmt != prog[b0 + o].stmt || prog[a0 + o].kind != prog[b0 + o].kind ||
-          prog[a0 + o].accesses.size() != prog[b0 + o].accesses.size())
-        return false;
-    return true;
+    auto kept = [&](int64_t tt) {
+      std::vector<int> pcs;
+      for (int pc = sh.head[tt][gi]; pc < sh.head[tt][gi + 1]; ++pc)
+        if (!besides_waits || !looseWait(prog[static_cast<size_t>(pc)])) pcs.push_back(pc);
+      return pcs;
+    };
+    const std::vector<int> a = kept(0), b = kept(t);
+    if (a.size() != b.size()) return std::nullopt;
+    std::vector<std::pair<int, int>> pairs;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const Instr &x = prog[static_cast<size_t>(a[i])], &y = prog[static_cast<size_t>(b[i])];
+      if (x.stmt != y.stmt || x.kind != y.kind || x.accesses.size() != y.accesses.size()) return std::nullopt;
+      pairs.emplace_back(a[i], b[i]);
+    }
+    return pairs;
   };
   bool changed = false;
   std::vector<std::vector<bool>> in_k_of(shapes.size());
@@ -8599,40 +8660,64 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
     std::vector<Instr>& prog = grid.procs[p].program;
     const auto& in_k = in_k_of[p];
     auto past = [&](size_t pc) { return static_cast<int>(pc) >= sh.prefix_end && !in_k[pc]; };
-    bool shapes_agree = true;
-    for (int64_t t = 1; t < Wt && shapes_agree; ++t)
-      for (int64_t gi = 0; gi < Wg && shapes_agree; ++gi) shapes_agree = sameStmts(p, t, gi);
-    if (!shapes_agree) continue;  // nothing is aligned for p
+    // pairs[t][gi]: K iteration (t, gi) against tile 0's; `exact` where no
+    // mbarrier wait is added or left out anywhere
+    std::vector<std::vector<std::vector<std::pair<int, int>>>> pairs(static_cast<size_t>(Wt));
+    bool exact = true, agree = true;
+    for (int64_t t = 1; t < Wt && agree; ++t)
+      for (int64_t gi = 0; gi < Wg && agree; ++gi) {
+        auto at = pairsOf(p, t, gi, false);
+        if (!at) {
+          exact = false;
+          at = pairsOf(p, t, gi, true);
+        }
+        agree = at.has_value();
+        if (agree) pairs[static_cast<size_t>(t)].push_back(std::move(*at));
+      }
+    if (!agree) continue;  // nothing is aligned for p
+    if (!exact)  // every pairing besides the waits, one convention for all
+      for (int64_t t = 1; t < Wt; ++t)
+        for (int64_t gi = 0; gi < Wg; ++gi) pairs[static_cast<size_t>(t)][static_cast<size_t>(gi)] = *pairsOf(p, t, gi, true);
+    // the counted operations on barrier b in K iteration (t, gi), in order
+    auto countedOn = [&](int64_t t, int64_t gi, int b) {
+      std::vector<int> pcs;
+      for (int pc = sh.head[t][gi]; pc < sh.head[t][gi + 1]; ++pc)
+        if (counted(prog[static_cast<size_t>(pc)]) && prog[static_cast<size_t>(pc)].stmt->op.barrier == b) pcs.push_back(pc);
+      return pcs;
+    };
     // ---- counted phases, per barrier
     std::set<int> bars;
     for (size_t pc = 0; pc < prog.size(); ++pc)
       if (in_k[pc] && counted(prog[pc])) bars.insert(prog[pc].stmt->op.barrier);
     for (size_t pc = 0; pc < prog.size(); ++pc)
       if (past(pc) && counted(prog[pc])) bars.erase(prog[pc].stmt->op.barrier);
-    for (int64_t t = 1; t < Wt && !bars.empty(); ++t)
-      for (int64_t gi = 0; gi < Wg; ++gi) {
-        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-        for (int o = 0; o < n; ++o) {
-          const Instr &x = prog[a0 + o], &y = prog[b0 + o];
-          if (!counted(x) && !counted(y)) continue;
-          if (counted(x) != counted(y) || x.slot != y.slot || x.count != y.count || x.bytes != y.bytes ||
-              x.derived != y.derived) {
-            if (counted(x)) bars.erase(x.stmt->op.barrier);
-            if (counted(y)) bars.erase(y.stmt->op.barrier);
+    // per barrier, the counted operations of K iteration (t, gi) are tile 0's
+    // at gi, one by one (the waits a tile adds or leaves out among them too)
+    for (auto it = bars.begin(); it != bars.end();) {
+      bool same = true;
+      for (int64_t t = 1; t < Wt && same; ++t)
+        for (int64_t gi = 0; gi < Wg && same; ++gi) {
+          const std::vector<int> xs = countedOn(0, gi, *it), ys = countedOn(t, gi, *it);
+          same = xs.size() == ys.size();
+          for (size_t i = 0; i < xs.size() && same; ++i) {
+            const Instr &x = prog[static_cast<size_t>(xs[i])], &y = prog[static_cast<size_t>(ys[i])];
+            same = x.stmt == y.stmt && x.kind == y.kind && x.slot == y.slot && x.count == y.count &&
+                   x.bytes == y.bytes && x.derived == y.derived;
           }
         }
-      }
-    for (int64_t t = 1; t < Wt && !bars.empty(); ++t)
-      for (int64_t gi = 0; gi < Wg; ++gi) {
-        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-        for (int o = 0; o < n; ++o) {
-          Instr& y = prog[b0 + o];
-          if (counted(y) && bars.count(y.stmt->op.barrier) && y.phase != prog[a0 + o].phase) {
-            y.phase = prog[a0 + o].phase;
+      it = same ? std::next(it) : bars.erase(it);
+    }
+    for (int b : bars)
+      for (int64_t t = 1; t < Wt; ++t)
+        for (int64_t gi = 0; gi < Wg; ++gi) {
+          const std::vector<int> xs = countedOn(0, gi, b), ys = countedOn(t, gi, b);
+          for (size_t i = 0; i < xs.size(); ++i) {
+            Instr& y = prog[static_cast<size_t>(ys[i])];
+            if (y.phase == prog[static_cast<size_t>(xs[i])].phase) continue;
+            y.phase = prog[static_cast<size_t>(xs[i])].phase;
             changed = true;
           }
         }
-      }
     // ---- read generations, per view
     std::set<int> views;
     for (size_t pc = 0; pc < prog.size(); ++pc)
@@ -8652,10 +8737,9 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
         }
     }
     for (int64_t t = 1; t < Wt && !views.empty(); ++t)
-      for (int64_t gi = 0; gi < Wg && !views.empty(); ++gi) {
-        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-        for (int o = 0; o < n; ++o) {
-          const Instr &x = prog[a0 + o], &y = prog[b0 + o];
+      for (int64_t gi = 0; gi < Wg && !views.empty(); ++gi)
+        for (const auto& [xpc, ypc] : pairs[static_cast<size_t>(t)][static_cast<size_t>(gi)]) {
+          const Instr &x = prog[static_cast<size_t>(xpc)], &y = prog[static_cast<size_t>(ypc)];
           if ((x.kind == InstrKind::Wait || x.kind == InstrKind::SyncWait) && (x.slot != y.slot || x.named != y.named))
             views.clear();  // the markers may move differently
           for (size_t k = 0; k < x.accesses.size(); ++k)
@@ -8665,6 +8749,12 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
               views.erase(y.accesses[k].view);
             }
         }
+    if (!exact)  // a wait added or left out: each view's markers between its accesses compared
+      for (auto it = views.begin(); it != views.end();) {
+        auto f = fill.find(*it);
+        const std::set<int> none;
+        const std::set<int>& fills = f == fill.end() ? none : f->second;
+        it = markersAgree(prog, sh, Wt, Wg, *it, fills) ? std::next(it) : views.erase(it);
       }
     // the cap: below the grid's, and a write of another process at the same ring position at least as new
     auto witnessed = [&](const Access& a, int64_t gi) {
@@ -8701,16 +8791,15 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
         }
     }
     for (int64_t t = 1; t < Wt && !views.empty(); ++t)
-      for (int64_t gi = 0; gi < Wg; ++gi) {
-        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-        for (int o = 0; o < n; ++o)
-          for (size_t k = 0; k < prog[b0 + o].accesses.size(); ++k) {
-            Access& y = prog[b0 + o].accesses[k];
-            if (y.write || !views.count(y.view) || y.gen == prog[a0 + o].accesses[k].gen) continue;
-            y.gen = prog[a0 + o].accesses[k].gen;
+      for (int64_t gi = 0; gi < Wg; ++gi)
+        for (const auto& [xpc, ypc] : pairs[static_cast<size_t>(t)][static_cast<size_t>(gi)])
+          for (size_t k = 0; k < prog[static_cast<size_t>(ypc)].accesses.size(); ++k) {
+            Access& y = prog[static_cast<size_t>(ypc)].accesses[k];
+            const int64_t gen = prog[static_cast<size_t>(xpc)].accesses[k].gen;
+            if (y.write || !views.count(y.view) || y.gen == gen) continue;
+            y.gen = gen;
             changed = true;
           }
-      }
   }
   return changed;
 }
