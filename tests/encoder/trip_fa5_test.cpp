@@ -60,10 +60,39 @@ std::vector<cake::testing::attacks::Attack> fa5Attacks() {
   };
 }
 
+// The release of O waited in the first K iteration of each tile only (FA4's
+// MMA: `if j == 0: lm.wait(o_empty, iter=t - 1)`): a first K iteration of
+// its own, copied per ring start, with the read generations of P aligned.
+const std::string kFa5FirstWait = "                if j == 0:\n                    lm.wait(o_empty, iter=t - 1)\n";
+const std::string kFa5WaitInTheFirstIteration = replace(kFa5WaitInTheKLoop, kFa5InnerWait, kFa5FirstWait);
+
+std::vector<cake::testing::attacks::Attack> fa5FirstAttacks() {
+  const std::string v_full = "                lm.wait(v_full, iter=g)\n";
+  return {
+      {{{kFa5PFullWait, "                if j > 0:\n                    lm.wait(p_full, iter=g)\n"}},
+       "the MMA's first K iteration of a tile reads P without waiting for it",
+       {{"seqlen_k", 1}, {"T", 1}}},
+      {{{v_full, "                if j > 0:\n                    lm.wait(v_full, iter=g)\n"}},
+       "the MMA's first K iteration of a tile reads V without waiting for its load",
+       {{"seqlen_k", 1}, {"T", 1}}},
+      {{{kFa5FirstWait, "                if j == 0:\n                    lm.wait(o_empty, iter=t)\n"}},
+       "the MMA's first K iteration waits for the release of its own tile's O (never comes)",
+       {{"seqlen_k", 1}, {"T", 1}}},
+      {{{"lm.wait(p_full, iter=g)", "lm.wait(p_full, iter=g - 1)"}},
+       "the MMA waits for the previous block's P",
+       {{"seqlen_k", 1}, {"T", 1}}},
+  };
+}
+
 }  // namespace trip_fa5_test
 
 namespace tf5 = trip_fa5_test;
 
 TEST(TripFa5, WaitLeftOutInTileZeroInsideTheKLoopIsProvedAndItsBrokenFormsAreNot) {
   cake::testing::attacks::attack(tf5::kFa5WaitInTheKLoop, {{"seqlen_k", 257}, {"T", 3}}, tf5::fa5Attacks());
+}
+
+TEST(TripFa5, WaitOfTheFirstKIterationOnlyIsProvedAndItsBrokenFormsAreNot) {
+  cake::testing::attacks::attack(tf5::kFa5WaitInTheFirstIteration, {{"seqlen_k", 257}, {"T", 3}},
+                                 tf5::fa5FirstAttacks());
 }
