@@ -8605,17 +8605,22 @@ bool markersAgree(const std::vector<Instr>& prog, const TileShape& sh, int64_t W
 //  * phases, per process and barrier b: every counted operation on b past
 //    the prefix lies in a K iteration (so the counters behind b's slots
 //    change only in the prefix and the K iterations), and the K iteration at
-//    ring position g of every tile of the window runs the same statements
-//    as tile 0's with the same kinds, slots, counts and bytes (so the
-//    counted operations before ring position it of a run are the prefix's
-//    and those of ring positions 0..it, whatever the tiles);
+//    ring position g of every tile of the window runs tile 0's statements
+//    besides mbarrier waits (a wait of a negative iteration, left out in
+//    tile 0 only), and its counted operations on b are tile 0's with the
+//    same kinds, slots, counts and bytes, one by one (so the counted
+//    operations before ring position it of a run are the prefix's and those
+//    of ring positions 0..it, whatever the tiles);
 //  * reads, per process and view v read by stages in its K iterations: the
 //    process accesses v past the prefix in K iterations only, runs no wait
 //    past the prefix outside them that moves the reader's marker (a wait on
 //    a barrier whose TMA loads fill v; any wait or bar.sync for a view that
 //    no TMA load fills, unless every K iteration waits before its first
 //    access of v: movesMarkerBeforeEachAccess), and its K iteration at g of
-//    every tile has tile 0's statements, wait slots and accesses of v. resolveReads capped the
+//    every tile has tile 0's statements, wait slots and accesses of v, or,
+//    where a tile adds or leaves out mbarrier waits, tile 0's statements
+//    besides them, its accesses of v and what moves v's marker among them
+//    (markersAgree). resolveReads capped the
 //    generation at the highest lap another process writes over the bytes;
 //    the cap must bind neither in the grid (tile 0's generation is below
 //    the grid's cap: it is the count itself) nor in any run: another process
@@ -8624,9 +8629,10 @@ bool markersAgree(const std::vector<Instr>& prog, const TileShape& sh, int64_t W
 //    schedule's, by the write rule above) at least the read's; that write
 //    is in every system whose reader reaches ring position g, and both move
 //    by the view's one generation delta per ring period.
-// A first K iteration of its own (firstIterations) is refused with these
-// fields aligned: in a run the K iterations at the tiles' ring starts would
-// be the first iteration's text, not the grid's (attemptPersistent).
+// A first K iteration of its own (firstIterations): in a run the K
+// iterations at the tiles' ring starts are the first iteration's copies,
+// not the grid's; they keep these fields where they change no count
+// (checkFirstCopiesKeepCounters), else the proof is unknown.
 // Returns whether any field changed.
 bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, int64_t Wt, int64_t Wg,
                             AlignedFields* out = nullptr) {
