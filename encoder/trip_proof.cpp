@@ -17,6 +17,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_set>
@@ -4937,6 +4938,19 @@ constexpr int8_t kFirstCopy = 1, kTailCopy = 2;
 constexpr int kMaxTailDepth = 8;
 inline int PcPos::tailDistance() const { return first >= kTailCopy ? first - kTailCopy + 1 : 0; }
 
+// What the alignments (alignStageWritesToTheRing, alignCountersToTheRing) set through the ring position, per process:
+// the views whose stage writes' generations (alignStageWritesToTheRing),
+// the views whose reads' generations and the barriers whose counted phases
+// (alignCountersToTheRing) are tile 0's at the same ring position.
+struct AlignedFields {
+  std::vector<std::set<int>> writes, reads, bars;
+  void resize(size_t n) {
+    writes.resize(n);
+    reads.resize(n);
+    bars.resize(n);
+  }
+};
+
 // Everything the exploration of a persistent kernel needs.
 struct PGrid {
   int64_t Wt = 0, Wg = 0;
@@ -5051,6 +5065,7 @@ struct PGrid {
   bool last_tile = false;
   // alignCountersToTheRing changed a counted phase or a read generation of `grid`
   bool counters = false;
+  AlignedFields aligned;  // what the grid's alignment set (firstIterations matches the copies by it)
   System last[2];
   std::vector<TileShape> last_shape[2];
   std::vector<std::vector<std::vector<Range>>> post_last_at;
@@ -8416,7 +8431,9 @@ void alignSkippedGenerations(PGrid& g) {
 // ring position g (tile 0 is the prefix, a part without the view and ring
 // positions 0..g). A view that fails a condition keeps the builder's
 // generations (the lap and period checks then decide, as before).
-void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shapes, int64_t Wt, int64_t Wg) {
+void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shapes, int64_t Wt, int64_t Wg,
+                               AlignedFields* out = nullptr) {
+  if (out) out->resize(shapes.size());
   for (size_t p = 0; p < shapes.size(); ++p) {
     const TileShape& sh = shapes[p];
     if (sh.kind != TileShape::Full || sh.step != 1 || sh.first != 0 || Wt < 2) continue;
@@ -8478,6 +8495,7 @@ void alignStageWritesToTheRing(System& grid, const std::vector<TileShape>& shape
               prog[b0 + o].accesses[k].gen = prog[a0 + o].accesses[k].gen;
         }
       }
+    if (out) out->writes[p] = views;
   }
 }
 
@@ -8505,6 +8523,83 @@ bool movesMarkerBeforeEachAccess(const std::vector<Instr>& prog, const TileShape
   return true;
 }
 
+// An mbarrier wait (no access, no named barrier): the only instruction a
+// tile's K iteration may add to or leave out of tile 0's at the same ring
+// position and still have its fields aligned (alignCountersToTheRing).
+bool looseWait(const Instr& in) { return in.kind == InstrKind::Wait && in.accesses.empty() && in.named < 0; }
+
+// What moves the read marker of `view` between its accesses in each K
+// iteration (t, g), against tile 0's at g, where a tile adds or leaves out
+// mbarrier waits (docs/z3.md "Read generations per view past a wait left out
+// in tile 0"). A read's generation counts its returns: reads at another
+// marker than the range's previous read. For a view no TMA load fills the
+// marker is the process's count of waits and bar.syncs, so a return depends
+// only on whether any moved between two accesses: every K iteration must
+// move it before its first access (movesMarkerBeforeEachAccess: a return
+// over every range read before, whatever waits came earlier) and then
+// between its accesses exactly where tile 0's iteration does. For a view
+// that TMA loads fill, the marker counts the waits on those barriers (per
+// slot): the iteration's waits on them, with their slots, and its accesses
+// of the view must come in tile 0's order (the waits on other barriers,
+// which move nothing, may differ).
+// The accesses of `view` in `iter` (a K iteration's instructions) and what
+// moves its read marker among them, in order (markersAgree): -1 for a run of
+// waits and bar.syncs (a view no TMA load fills: `fills` empty), the slot + 1
+// of a wait on a barrier in `fills` (its fill barriers), -2 for an access.
+// `trim`: the moves after the last access left off (where every K iteration
+// moves the marker before its first access, they change no return).
+std::vector<std::pair<int64_t, const ir::Stmt*>> markerEvents(std::span<const Instr> iter, int view,
+                                                              const std::set<int>& fills, bool trim) {
+  std::vector<std::pair<int64_t, const ir::Stmt*>> out;
+  size_t last_access = 0;
+  for (const Instr& in : iter) {
+    const bool wait = in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
+    if (fills.empty() && wait) {
+      if (out.empty() || out.back().first != -1) out.push_back({-1, nullptr});
+      continue;
+    }
+    if (!fills.empty() && in.kind == InstrKind::Wait && in.stmt && fills.count(in.stmt->op.barrier))
+      out.push_back({int64_t{in.slot} + 1, in.stmt});
+    for (const Access& a : in.accesses)
+      if (a.view == view) {
+        out.push_back({-2, in.stmt});
+        last_access = out.size();
+      }
+  }
+  if (trim) out.resize(last_access);
+  return out;
+}
+
+// K iteration (t, g) of `sh` in `prog`.
+std::span<const Instr> kIteration(const std::vector<Instr>& prog, const TileShape& sh, int64_t t, int64_t gi) {
+  return {prog.data() + sh.head[t][gi], static_cast<size_t>(sh.head[t][gi + 1] - sh.head[t][gi])};
+}
+
+// What moves the read marker of `view` between its accesses in each K
+// iteration (t, g), against tile 0's at g, where a tile adds or leaves out
+// mbarrier waits (docs/z3.md "Read generations per view past a wait left out
+// in tile 0"). A read's generation counts its returns: reads at another
+// marker than the range's previous read. For a view no TMA load fills the
+// marker is the process's count of waits and bar.syncs, so a return depends
+// only on whether any moved between two accesses: every K iteration must
+// move it before its first access (movesMarkerBeforeEachAccess: a return
+// over every range read before, whatever waits came earlier) and then
+// between its accesses exactly where tile 0's iteration does. For a view
+// that TMA loads fill, the marker counts the waits on those barriers (per
+// slot): the iteration's waits on them, with their slots, and its accesses
+// of the view must come in tile 0's order (the waits on other barriers,
+// which move nothing, may differ).
+bool markersAgree(const std::vector<Instr>& prog, const TileShape& sh, int64_t Wt, int64_t Wg, int view,
+                  const std::set<int>& fills) {
+  if (fills.empty() && !movesMarkerBeforeEachAccess(prog, sh, Wt, Wg, view)) return false;
+  for (int64_t gi = 0; gi < Wg; ++gi) {
+    const auto base = markerEvents(kIteration(prog, sh, 0, gi), view, fills, fills.empty());
+    for (int64_t t = 1; t < Wt; ++t)
+      if (markerEvents(kIteration(prog, sh, t, gi), view, fills, fills.empty()) != base) return false;
+  }
+  return true;
+}
+
 // Counted phases and read generations through the ring position (docs/z3.md
 // "Counters through the ring position"). Besides a write's generation the
 // builder derives two more fields from what the process ran before: the
@@ -8522,17 +8617,22 @@ bool movesMarkerBeforeEachAccess(const std::vector<Instr>& prog, const TileShape
 //  * phases, per process and barrier b: every counted operation on b past
 //    the prefix lies in a K iteration (so the counters behind b's slots
 //    change only in the prefix and the K iterations), and the K iteration at
-//    ring position g of every tile of the window runs the same statements
-//    as tile 0's with the same kinds, slots, counts and bytes (so the
-//    counted operations before ring position it of a run are the prefix's
-//    and those of ring positions 0..it, whatever the tiles);
+//    ring position g of every tile of the window runs tile 0's statements
+//    besides mbarrier waits (a wait of a negative iteration, left out in
+//    tile 0 only), and its counted operations on b are tile 0's with the
+//    same kinds, slots, counts and bytes, one by one (so the counted
+//    operations before ring position it of a run are the prefix's and those
+//    of ring positions 0..it, whatever the tiles);
 //  * reads, per process and view v read by stages in its K iterations: the
 //    process accesses v past the prefix in K iterations only, runs no wait
 //    past the prefix outside them that moves the reader's marker (a wait on
 //    a barrier whose TMA loads fill v; any wait or bar.sync for a view that
 //    no TMA load fills, unless every K iteration waits before its first
 //    access of v: movesMarkerBeforeEachAccess), and its K iteration at g of
-//    every tile has tile 0's statements, wait slots and accesses of v. resolveReads capped the
+//    every tile has tile 0's statements, wait slots and accesses of v, or,
+//    where a tile adds or leaves out mbarrier waits, tile 0's statements
+//    besides them, its accesses of v and what moves v's marker among them
+//    (markersAgree). resolveReads capped the
 //    generation at the highest lap another process writes over the bytes;
 //    the cap must bind neither in the grid (tile 0's generation is below
 //    the grid's cap: it is the count itself) nor in any run: another process
@@ -8541,13 +8641,15 @@ bool movesMarkerBeforeEachAccess(const std::vector<Instr>& prog, const TileShape
 //    schedule's, by the write rule above) at least the read's; that write
 //    is in every system whose reader reaches ring position g, and both move
 //    by the view's one generation delta per ring period.
-// A first K iteration of its own (firstIterations) is refused with these
-// fields aligned: in a run the K iterations at the tiles' ring starts would
-// be the first iteration's text, not the grid's (attemptPersistent).
+// A first K iteration of its own (firstIterations): in a run the K
+// iterations at the tiles' ring starts are the first iteration's copies,
+// not the grid's; they keep these fields where they change no count
+// (checkFirstCopiesKeepCounters), else the proof is unknown.
 // Returns whether any field changed.
-bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, int64_t Wt, int64_t Wg) {
+bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, int64_t Wt, int64_t Wg,
+                            AlignedFields* out = nullptr) {
   if (!grid.schedule || Wt < 2) {
-    alignStageWritesToTheRing(grid, shapes, Wt, Wg);
+    alignStageWritesToTheRing(grid, shapes, Wt, Wg, out);
     return false;
   }
   const ir::Schedule& s = *grid.schedule;
@@ -8569,7 +8671,7 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
     }
     return a.view_written ? own : any;
   };
-  alignStageWritesToTheRing(grid, shapes, Wt, Wg);
+  alignStageWritesToTheRing(grid, shapes, Wt, Wg, out);
 
   auto counted = [](const Instr& in) {
     return in.slot >= 0 && in.stmt && in.stmt->op.sel.mode != ir::SlotSel::Mode::Iter && !in.stmt->op.sel.phase;
@@ -8583,17 +8685,29 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
            x.write == y.write && x.proxy == y.proxy && x.async == y.async && x.stage_like == y.stage_like &&
            x.view_written == y.view_written;
   };
-  // K iteration (t, g) of p runs tile 0's statements at g (same count, same statement at each offset)
-  auto sameStmts = [&](size_t p, int64_t t, int64_t gi) {
+  // K iteration (t, g) of p paired with tile 0's at g, instruction by
+  // instruction, mbarrier waits apart where `besides_waits` (a wait whose
+  // iteration is negative in tile 0 only, `if j == 0: lm.wait(o_empty,
+  // iter=t - 1)`, is left out there: docs/z3.md "Read generations per view
+  // past a wait left out in tile 0"); nullopt where the rest differs
+  auto pairsOf = [&](size_t p, int64_t t, int64_t gi, bool besides_waits) -> std::optional<std::vector<std::pair<int, int>>> {
     const TileShape& sh = shapes[p];
     const auto& prog = grid.procs[p].program;
-    const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-    if (sh.head[t][gi + 1] - b0 != n) return false;
-    for (int o = 0; o < n; ++o)
-      if (prog[a0 + o].stmt != prog[b0 + o].stmt || prog[a0 + o].kind != prog[b0 + o].kind ||
-          prog[a0 + o].accesses.size() != prog[b0 + o].accesses.size())
-        return false;
-    return true;
+    auto kept = [&](int64_t tt) {
+      std::vector<int> pcs;
+      for (int pc = sh.head[tt][gi]; pc < sh.head[tt][gi + 1]; ++pc)
+        if (!besides_waits || !looseWait(prog[static_cast<size_t>(pc)])) pcs.push_back(pc);
+      return pcs;
+    };
+    const std::vector<int> a = kept(0), b = kept(t);
+    if (a.size() != b.size()) return std::nullopt;
+    std::vector<std::pair<int, int>> pairs;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const Instr &x = prog[static_cast<size_t>(a[i])], &y = prog[static_cast<size_t>(b[i])];
+      if (x.stmt != y.stmt || x.kind != y.kind || x.accesses.size() != y.accesses.size()) return std::nullopt;
+      pairs.emplace_back(a[i], b[i]);
+    }
+    return pairs;
   };
   bool changed = false;
   std::vector<std::vector<bool>> in_k_of(shapes.size());
@@ -8611,40 +8725,65 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
     std::vector<Instr>& prog = grid.procs[p].program;
     const auto& in_k = in_k_of[p];
     auto past = [&](size_t pc) { return static_cast<int>(pc) >= sh.prefix_end && !in_k[pc]; };
-    bool shapes_agree = true;
-    for (int64_t t = 1; t < Wt && shapes_agree; ++t)
-      for (int64_t gi = 0; gi < Wg && shapes_agree; ++gi) shapes_agree = sameStmts(p, t, gi);
-    if (!shapes_agree) continue;  // nothing is aligned for p
+    // pairs[t][gi]: K iteration (t, gi) against tile 0's; `exact` where no
+    // mbarrier wait is added or left out anywhere
+    std::vector<std::vector<std::vector<std::pair<int, int>>>> pairs(static_cast<size_t>(Wt));
+    bool exact = true, agree = true;
+    for (int64_t t = 1; t < Wt && agree; ++t)
+      for (int64_t gi = 0; gi < Wg && agree; ++gi) {
+        auto at = pairsOf(p, t, gi, false);
+        if (!at) {
+          exact = false;
+          at = pairsOf(p, t, gi, true);
+        }
+        agree = at.has_value();
+        if (agree) pairs[static_cast<size_t>(t)].push_back(std::move(*at));
+      }
+    if (!agree) continue;  // nothing is aligned for p
+    if (!exact)  // every pairing besides the waits, one convention for all
+      for (int64_t t = 1; t < Wt; ++t)
+        for (int64_t gi = 0; gi < Wg; ++gi) pairs[static_cast<size_t>(t)][static_cast<size_t>(gi)] = *pairsOf(p, t, gi, true);
+    // the counted operations on barrier b in K iteration (t, gi), in order
+    auto countedOn = [&](int64_t t, int64_t gi, int b) {
+      std::vector<int> pcs;
+      for (int pc = sh.head[t][gi]; pc < sh.head[t][gi + 1]; ++pc)
+        if (counted(prog[static_cast<size_t>(pc)]) && prog[static_cast<size_t>(pc)].stmt->op.barrier == b) pcs.push_back(pc);
+      return pcs;
+    };
     // ---- counted phases, per barrier
     std::set<int> bars;
     for (size_t pc = 0; pc < prog.size(); ++pc)
       if (in_k[pc] && counted(prog[pc])) bars.insert(prog[pc].stmt->op.barrier);
     for (size_t pc = 0; pc < prog.size(); ++pc)
       if (past(pc) && counted(prog[pc])) bars.erase(prog[pc].stmt->op.barrier);
-    for (int64_t t = 1; t < Wt && !bars.empty(); ++t)
-      for (int64_t gi = 0; gi < Wg; ++gi) {
-        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-        for (int o = 0; o < n; ++o) {
-          const Instr &x = prog[a0 + o], &y = prog[b0 + o];
-          if (!counted(x) && !counted(y)) continue;
-          if (counted(x) != counted(y) || x.slot != y.slot || x.count != y.count || x.bytes != y.bytes ||
-              x.derived != y.derived) {
-            if (counted(x)) bars.erase(x.stmt->op.barrier);
-            if (counted(y)) bars.erase(y.stmt->op.barrier);
+    // per barrier, the counted operations of K iteration (t, gi) are tile 0's
+    // at gi, one by one (the waits a tile adds or leaves out among them too)
+    for (auto it = bars.begin(); it != bars.end();) {
+      bool same = true;
+      for (int64_t t = 1; t < Wt && same; ++t)
+        for (int64_t gi = 0; gi < Wg && same; ++gi) {
+          const std::vector<int> xs = countedOn(0, gi, *it), ys = countedOn(t, gi, *it);
+          same = xs.size() == ys.size();
+          for (size_t i = 0; i < xs.size() && same; ++i) {
+            const Instr &x = prog[static_cast<size_t>(xs[i])], &y = prog[static_cast<size_t>(ys[i])];
+            same = x.stmt == y.stmt && x.kind == y.kind && x.slot == y.slot && x.count == y.count &&
+                   x.bytes == y.bytes && x.derived == y.derived;
           }
         }
-      }
-    for (int64_t t = 1; t < Wt && !bars.empty(); ++t)
-      for (int64_t gi = 0; gi < Wg; ++gi) {
-        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-        for (int o = 0; o < n; ++o) {
-          Instr& y = prog[b0 + o];
-          if (counted(y) && bars.count(y.stmt->op.barrier) && y.phase != prog[a0 + o].phase) {
-            y.phase = prog[a0 + o].phase;
+      it = same ? std::next(it) : bars.erase(it);
+    }
+    if (out) out->bars[p] = bars;
+    for (int b : bars)
+      for (int64_t t = 1; t < Wt; ++t)
+        for (int64_t gi = 0; gi < Wg; ++gi) {
+          const std::vector<int> xs = countedOn(0, gi, b), ys = countedOn(t, gi, b);
+          for (size_t i = 0; i < xs.size(); ++i) {
+            Instr& y = prog[static_cast<size_t>(ys[i])];
+            if (y.phase == prog[static_cast<size_t>(xs[i])].phase) continue;
+            y.phase = prog[static_cast<size_t>(xs[i])].phase;
             changed = true;
           }
         }
-      }
     // ---- read generations, per view
     std::set<int> views;
     for (size_t pc = 0; pc < prog.size(); ++pc)
@@ -8664,10 +8803,9 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
         }
     }
     for (int64_t t = 1; t < Wt && !views.empty(); ++t)
-      for (int64_t gi = 0; gi < Wg && !views.empty(); ++gi) {
-        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-        for (int o = 0; o < n; ++o) {
-          const Instr &x = prog[a0 + o], &y = prog[b0 + o];
+      for (int64_t gi = 0; gi < Wg && !views.empty(); ++gi)
+        for (const auto& [xpc, ypc] : pairs[static_cast<size_t>(t)][static_cast<size_t>(gi)]) {
+          const Instr &x = prog[static_cast<size_t>(xpc)], &y = prog[static_cast<size_t>(ypc)];
           if ((x.kind == InstrKind::Wait || x.kind == InstrKind::SyncWait) && (x.slot != y.slot || x.named != y.named))
             views.clear();  // the markers may move differently
           for (size_t k = 0; k < x.accesses.size(); ++k)
@@ -8677,6 +8815,12 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
               views.erase(y.accesses[k].view);
             }
         }
+    if (!exact)  // a wait added or left out: each view's markers between its accesses compared
+      for (auto it = views.begin(); it != views.end();) {
+        auto f = fill.find(*it);
+        const std::set<int> none;
+        const std::set<int>& fills = f == fill.end() ? none : f->second;
+        it = markersAgree(prog, sh, Wt, Wg, *it, fills) ? std::next(it) : views.erase(it);
       }
     // the cap: below the grid's, and a write of another process at the same ring position at least as new
     auto witnessed = [&](const Access& a, int64_t gi) {
@@ -8713,16 +8857,16 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
         }
     }
     for (int64_t t = 1; t < Wt && !views.empty(); ++t)
-      for (int64_t gi = 0; gi < Wg; ++gi) {
-        const int a0 = sh.head[0][gi], b0 = sh.head[t][gi], n = sh.head[0][gi + 1] - a0;
-        for (int o = 0; o < n; ++o)
-          for (size_t k = 0; k < prog[b0 + o].accesses.size(); ++k) {
-            Access& y = prog[b0 + o].accesses[k];
-            if (y.write || !views.count(y.view) || y.gen == prog[a0 + o].accesses[k].gen) continue;
-            y.gen = prog[a0 + o].accesses[k].gen;
+      for (int64_t gi = 0; gi < Wg; ++gi)
+        for (const auto& [xpc, ypc] : pairs[static_cast<size_t>(t)][static_cast<size_t>(gi)])
+          for (size_t k = 0; k < prog[static_cast<size_t>(ypc)].accesses.size(); ++k) {
+            Access& y = prog[static_cast<size_t>(ypc)].accesses[k];
+            const int64_t gen = prog[static_cast<size_t>(xpc)].accesses[k].gen;
+            if (y.write || !views.count(y.view) || y.gen == gen) continue;
+            y.gen = gen;
             changed = true;
           }
-      }
+    if (out) out->reads[p] = views;
   }
   return changed;
 }
@@ -9057,6 +9201,33 @@ bool sameBesidesLoops(const Instr& in, const Instr& m) {
   return sameInstr(y, m);
 }
 
+// `in` (a first K iteration's at a ring start x > 0, from the grid whose
+// tiles start at x) is the grid's `m` but for the loop variables' values and
+// the fields the grid's alignment set through the ring position
+// (PGrid::aligned): the generation of a stage write whose view is aligned,
+// and, where the grid's counters follow the ring position, the generation of
+// a read and the counted phase of an operation that are aligned. The grid
+// at x counts them from its own history (its tiles start at x, no ring
+// position before x ran), the copy takes m's, tile 0's at x: the run's
+// where the copies leave out no stage write (refuseDroppedStageWrites) and
+// change no count (checkFirstCopiesKeepCounters).
+bool sameBesidesAligned(const Instr& in, const Instr& m, const PGrid& g, size_t p) {
+  if (in.accesses.size() != m.accesses.size() || in.stmt != m.stmt) return false;
+  Instr y = in;
+  const AlignedFields& al = g.aligned;
+  auto has = [p](const std::vector<std::set<int>>& v, int x) { return p < v.size() && v[p].count(x); };
+  for (size_t k = 0; k < y.accesses.size(); ++k) {
+    Access& a = y.accesses[k];
+    if (a.view < 0 || a.view != m.accesses[k].view) continue;
+    if ((a.write && a.stage_like && has(al.writes, a.view)) || (!a.write && g.counters && has(al.reads, a.view)))
+      a.gen = m.accesses[k].gen;
+  }
+  if (g.counters && y.slot >= 0 && y.stmt && y.stmt->op.sel.mode != ir::SlotSel::Mode::Iter && !y.stmt->op.sel.phase &&
+      has(al.bars, y.stmt->op.barrier))
+    y.phase = m.phase;
+  return sameBesidesLoops(y, m);
+}
+
 // The pc in [a, b) (the grid's iteration 0 of a tile) of an operation equal
 // to `in` (a first K iteration's, at a ring start x > 0) that may be added
 // to the grid's iteration x: an mbarrier wait or arrival with no access, on
@@ -9119,7 +9290,9 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         if (g.kinds > 1) forgetPrivateIn(g, all, at.grid);
         if (std::any_of(at.shape.begin(), at.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
           alignSkippedGenerations(at);
-        alignStageWritesToTheRing(at.grid, at.shape, g.Wt, g.Wg);
+        // (aligned as the grid was: its texts are matched against the grid's)
+        if (g.counters) alignCountersToTheRing(at.grid, at.shape, g.Wt, g.Wg);
+        else alignStageWritesToTheRing(at.grid, at.shape, g.Wt, g.Wg);
       }
       for (size_t p = 0; p < P; ++p) {
         const TileShape &sh = shapes[p], &xs = at.shape[p];
@@ -9136,7 +9309,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
           bool added = false;  // an operation of the grid's first iteration taken (firstOnlyOp)
           for (int i = a; i < b; ++i) {
             int jj = j;
-            while (jj < mb && !sameBesidesLoops(xp[i], mp[jj])) ++jj;
+            while (jj < mb && !sameBesidesAligned(xp[i], mp[jj], g, p)) ++jj;
             if (jj < mb) {
               if (x > 0) refuseDroppedStageWrites(mp, j, jj, main.procs[p].name, x);
               text.push_back(mp[jj]);
@@ -9149,6 +9322,12 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
             // operation of the first K iteration only")
             const int z = x > 0 ? firstOnlyOp(xp[i], mp, sh.head[t][0], sh.head[t][1], firstOnlySlots(mp, sh, g.Wt, g.Wg))
                                 : -1;
+            if (z < 0 && std::getenv("CAKE_PERSIST_STATS")) {  // the copy's operation and the grid's iteration
+              fmt::print(stderr, "persist-stats: first iteration at ring start {}, tile {}: {}\n", x, t,
+                         instrToString(at.grid, static_cast<int>(p), i));
+              for (int q = ma; q < mb; ++q)
+                fmt::print(stderr, "persist-stats:   grid: {}\n", instrToString(main, static_cast<int>(p), q));
+            }
             if (z < 0)
               throw Fail(fmt::format("the first K iteration of {} at ring start {} is not its other iterations' text "
                                      "with operations left out or operations of the first iteration only added (not "
@@ -9181,6 +9360,84 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   }
   // (x = 0: the grid's own iteration 0; a process whose first iteration
   // equals its other iterations keeps body_at, as before)
+}
+
+// The first K iterations' copies (firstIterations) where the grid's counted
+// phases or read generations follow the ring position (PGrid::counters:
+// alignCountersToTheRing set them to tile 0's at the same ring position,
+// which counts the operations of ring positions 0..g, each the grid's text
+// there). A tile starting at ring position x > 0 runs the copy at x in
+// place of the grid's iteration (t, x); the aligned values stay the run's
+// where the copy changes none of the counts: per process with a copy of its
+// own, at every ring start x and tile t, the copy's counted mbarrier
+// operations are the grid's iteration's (the same instructions, phases
+// included), and for every view it reads by stages in its K iterations the
+// copy's accesses of the view (generations included) and what moves the
+// view's read marker among them are the grid's iteration's (markerEvents;
+// for a view no TMA load fills, the moves after the last access are left
+// off where every K iteration and the copy move the marker before their
+// first access). An operation of the first iteration only (a wait of
+// `if j == 0:`) and one left out (`if j > 0:`) may so differ; else
+// unknown (docs/z3.md "First K iterations of their own with aligned
+// counters").
+void checkFirstCopiesKeepCounters(const PGrid& g) {
+  const std::map<int, std::set<int>> fill = fillBarriers(*g.grid.schedule);
+  auto counted = [](const Instr& in) {
+    return in.slot >= 0 && in.stmt && in.stmt->op.sel.mode != ir::SlotSel::Mode::Iter && !in.stmt->op.sel.phase;
+  };
+  auto countedOps = [&](std::span<const Instr> iter) {
+    std::vector<const Instr*> out;
+    for (const Instr& in : iter)
+      if (counted(in)) out.push_back(&in);
+    return out;
+  };
+  for (size_t p = 0; p < g.grid.procs.size(); ++p) {
+    if (p >= g.first_x.size() || !g.first_x[p]) continue;
+    const TileShape& sh = g.shape[p];
+    const std::vector<Instr>& prog = g.grid.procs[p].program;
+    auto refuse = [&](int64_t x, const std::string& what) {
+      throw Fail(fmt::format("the K loop's first iteration of {} at ring start {} {} and the grid's counted phases or "
+                             "read generations follow the ring position (not covered by the persistent-kernel proof "
+                             "yet)",
+                             g.grid.procs[p].name, x, what));
+    };
+    std::set<int> views;
+    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+      for (int pc = sh.head[t][0]; pc < sh.head[t][g.Wg]; ++pc)
+        for (const Access& a : prog[static_cast<size_t>(pc)].accesses)
+          if (a.view >= 0 && !a.write && a.stage_like && a.index >= 0) views.insert(a.view);
+    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+      for (int64_t x = 1; x < g.Wg; ++x) {
+        const std::span<const Instr> copy(g.first_text[0][p][t][x]), grid = kIteration(prog, sh, t, x);
+        const auto cc = countedOps(copy), gc = countedOps(grid);
+        bool same = cc.size() == gc.size();
+        for (size_t i = 0; i < cc.size() && same; ++i) same = sameInstr(*cc[i], *gc[i]) && cc[i]->phase == gc[i]->phase;
+        if (!same) refuse(x, "adds or leaves out a counted mbarrier operation");
+        for (int v : views) {
+          auto f = fill.find(v);
+          const std::set<int> none;
+          const std::set<int>& fills = f == fill.end() ? none : f->second;
+          const bool trim = fills.empty() && movesMarkerBeforeEachAccess(prog, sh, g.Wt, g.Wg, v) &&
+                            !markerEvents(copy, v, fills, false).empty() &&
+                            markerEvents(copy, v, fills, false).front().first == -1;
+          std::vector<const Access*> ca, ga;
+          for (const Instr& in : copy)
+            for (const Access& a : in.accesses)
+              if (a.view == v) ca.push_back(&a);
+          for (const Instr& in : grid)
+            for (const Access& a : in.accesses)
+              if (a.view == v) ga.push_back(&a);
+          bool same_access = ca.size() == ga.size();
+          for (size_t i = 0; i < ca.size() && same_access; ++i)
+            same_access = ca[i]->space == ga[i]->space && ca[i]->index == ga[i]->index && ca[i]->lo == ga[i]->lo &&
+                          ca[i]->hi == ga[i]->hi && ca[i]->write == ga[i]->write && ca[i]->gen == ga[i]->gen &&
+                          ca[i]->stage_like == ga[i]->stage_like;
+          if (!same_access || markerEvents(copy, v, fills, trim) != markerEvents(grid, v, fills, trim))
+            refuse(x, fmt::format("accesses {} otherwise or moves its read marker elsewhere",
+                                  g.grid.schedule->views[static_cast<size_t>(v)].name));
+        }
+      }
+  }
 }
 
 // Does the statement name its mbarrier slot and phase by iter= (evaluated
@@ -10034,7 +10291,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // docs/z3.md "Counters through the ring position"), and in the last-tile
   // grids below alike (docs/z3.md "A read generation past waits outside the
   // K loop")
-  if (!kinds) g.counters = alignCountersToTheRing(g.grid, g.shape, Wt, Wg);
+  if (!kinds) g.counters = alignCountersToTheRing(g.grid, g.shape, Wt, Wg, &g.aligned);
   else alignStageWritesToTheRing(g.grid, g.shape, Wt, Wg);
   if (kinds) {
     onKindGrid(g, [&] {
@@ -10164,13 +10421,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     postsByRingEnd(g, s, binding, target, tl, budget);
   }
   if (first) {
-    if (g.counters)
-      throw Fail("the K loop's first iteration differs and the grid's counted phases or read generations follow the "
-                 "ring position (not covered by the persistent-kernel proof yet)");
     if (g.last_tile)
       throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
                  "(not covered by the persistent-kernel proof yet)");
     firstIterations(g, s, binding, target, tl, budget);
+    if (g.counters) checkFirstCopiesKeepCounters(g);
   }
   // a first K iteration that arrives on named barriers otherwise than the
   // others (gridCounts) must be run as its own copy at every ring start
