@@ -126,6 +126,19 @@ class ElementSet {
   std::map<int64_t, int64_t> iv_;  // lo -> hi
 };
 
+// The loop variables the data an op writes may depend on (Builder::
+// opDataLoops): `unknown` where it was not traced (docs/rules/
+// data.stale-read.md "A write its loop skips").
+struct DataLoops {
+  bool unknown = false;
+  std::set<int> vars;  // ir::Schedule::loop_vars indices
+  void add(const DataLoops& o) {
+    unknown |= o.unknown;
+    vars.insert(o.vars.begin(), o.vars.end());
+  }
+  bool reads(int var) const { return unknown || vars.count(var); }
+};
+
 struct ProcState {
   std::map<int, int64_t> waits_on_slot;     // stage= waits so far, per flat slot
   std::map<int, int64_t> arrivals_on_slot;  // stage= arrive-type ops so far, per flat slot
@@ -135,6 +148,9 @@ struct ProcState {
   // derived expect_tx: batch (ir::TxPlan) -> its latest arrival's
   // instr index and phase (the batch's later loads add their bytes to it)
   std::map<int, std::pair<size_t, int64_t>> batches;
+  // regs index -> the loop variables its data may depend on, so far (every
+  // write adds its own: a fragment written in part keeps what it held)
+  std::map<int, DataLoops> regs_data_loops;
   // data identity: (space, view, index) -> ranges written so far by this
   // process, each with how many times (a multicast load writes the same
   // bytes of several CTAs)
@@ -276,6 +292,14 @@ class Builder {
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
   std::set<int> assumed_from_below_;  // parameters an lm.assume bounds from below (emptyTripAdmitted)
+  // Each loop run: (process, the loops around it, its variable) -> its
+  // start, step and trip count (skippedLoopWrite pairs loops by them).
+  struct LoopRun {
+    int64_t lo, step, trips;
+  };
+  using Loops = std::vector<std::pair<int, int64_t>>;
+  std::map<std::tuple<int, Loops, int>, LoopRun> loop_runs_;
+  std::map<std::pair<int, size_t>, DataLoops> write_data_loops_;  // (process, view write in a loop) -> its data loops
 
   // ------------------------------------------------------------ set-up
 
@@ -461,8 +485,10 @@ class Builder {
       switch (st.kind) {
         case Stmt::Kind::Op: {
           const size_t first = proc().program.size();
+          const DataLoops data = opDataLoops(st.op);
           op(st);
           storedAccumulators(st, first);
+          noteDataLoops(st.op, data, first);
           break;
         }
         case Stmt::Kind::If:
@@ -500,6 +526,7 @@ class Builder {
       markSkippedTmemWrites(st.body);
     }
     loop_stmts_.push_back(&st);
+    loop_runs_[{proc_, loops_, st.loop_var}] = LoopRun{lo, step, tripsOf(lo, hi, step)};
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
@@ -512,6 +539,63 @@ class Builder {
     replaced_loop_depth_ -= replaced;
     left_replaced_loop_ |= replaced;
     env_.loop_vars.erase(st.loop_var);
+  }
+
+  static int64_t tripsOf(int64_t lo, int64_t hi, int64_t step) {
+    if (step > 0) return lo < hi ? (hi - lo + step - 1) / step : 0;
+    return lo > hi ? (lo - hi - step - 1) / -step : 0;
+  }
+
+  // ------------------------------------------------------------ data loops
+
+  // The loop variables the data an op writes may depend on: those its
+  // expressions read (coordinates, slots, slices, scalar operands) and what
+  // its register sources hold. Unknown where a source is shared or tensor
+  // memory (not traced), a global tensor the kernel also writes (its data
+  // changes under the same coordinates), or the op is not a copy, fill,
+  // TMA / cp.async load or element-wise op. Sound for the one use
+  // (skippedLoopWrite): data that reads none of a loop's variables is the
+  // same at each of its iterations, since an expression reads only
+  // parameters, loop variables and per-process constants.
+  DataLoops opDataLoops(const ir::Op& o) {
+    DataLoops d;
+    switch (o.kind) {
+      case OpKind::Copy: case OpKind::Fill: case OpKind::Unary: case OpKind::Binary:
+      case OpKind::TmaLoad: case OpKind::CpAsync: break;
+      default: d.unknown = true; return d;
+    }
+    for (const ir::ExprPtr& e : o.coords) addLoopVars(e, d.vars);
+    addLoopVars(o.fill_value, d.vars);
+    for (const BufferRef* r : {&o.dst, &o.src, &o.src2}) {
+      addLoopVars(r->slot, d.vars);
+      addLoopVars(r->scalar, d.vars);
+      for (const ir::Slice& sl : r->slices) {
+        addLoopVars(sl.lo, d.vars);
+        addLoopVars(sl.hi, d.vars);
+      }
+    }
+    for (const BufferRef* r : {&o.src, &o.src2}) {
+      if (r->kind == BufferRef::Kind::Regs) d.add(ps_->regs_data_loops[r->index]);
+      else if (r->kind == BufferRef::Kind::View || r->kind == BufferRef::Kind::Tmem) d.unknown = true;
+      else if (r->kind == BufferRef::Kind::Param && rw_tensors_.count(r->index)) d.unknown = true;
+    }
+    return d;
+  }
+  static void addLoopVars(const ir::ExprPtr& e, std::set<int>& vars) {
+    if (!e) return;
+    if (e->kind == ir::ExprKind::LoopVar) vars.insert(e->index);
+    for (const ir::ExprPtr& a : e->args) addLoopVars(a, vars);
+  }
+  // Keeps what the op wrote: a register fragment's data loops grow; a view
+  // write inside a loop keeps its own (per program index) for the writes
+  // a loop skips.
+  void noteDataLoops(const ir::Op& o, const DataLoops& d, size_t first) {
+    if (o.dst.kind == BufferRef::Kind::Regs) ps_->regs_data_loops[o.dst.index].add(d);
+    if (loops_.empty()) return;
+    for (size_t i = first; i < proc().program.size(); ++i)
+      if (std::any_of(proc().program[i].accesses.begin(), proc().program[i].accesses.end(),
+                      [](const Access& a) { return a.write && a.view >= 0; }))
+        write_data_loops_[{proc_, i}] = d;
   }
 
   Instr& emit(InstrKind k, const Stmt& st) {
@@ -1898,10 +1982,22 @@ class Builder {
   // B-scale row written on a CTA's first tile only, named by its slot).
   // The read then means what it counts (its returns), uncapped. Asked only
   // where the cap binds (rare), so the writes are indexed on first use.
+  // A writer's loop pairs with the read's (pairedAt) as one loop statement
+  // (instances of one role) or, across roles, as loops of the same trip
+  // counts (each role's tile loop over the CTA's tiles; session 36). The
+  // earlier write is a skip only where its data may change per iteration
+  // of that loop (opDataLoops reads its variable): a table loaded lazily
+  // under `if t == 0:` from coordinates no iteration changes would be
+  // written again with the same data, so skipping it leaves nothing stale.
+  struct LoopPos {
+    int64_t trips, ordinal;  // of a loop run, and the iteration's place in it
+  };
   struct LoopWrite {
-    int proc;                                    // the writing process
-    std::vector<std::pair<int, int64_t>> loops;  // the writing instruction's
-    Access bytes;                                // space, view and range only
+    int proc;                   // the writing process
+    Loops loops;                // the writing instruction's
+    std::vector<LoopPos> pos;   // per entry of loops
+    Access bytes;               // the write
+    DataLoops data;             // what its data may depend on
   };
   bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return false;
@@ -1911,54 +2007,86 @@ class Builder {
       if (w.proc != p && w.bytes.space == a.space && (!a.view_written || w.bytes.view == a.view) &&
           bytesMeet(a, w.bytes))
         over.push_back(&w);
+    const std::vector<LoopPos> pos = positions(p, in.loops);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
-      if (skippedAt(in.loops, d, over)) return true;
+      if (skippedAt(in.loops, pos, d, over)) return true;
     return false;
   }
-  // Whether, among the writes `over` in the read's loop at depth d (the
-  // same iterations outside it), none is at the read's iteration and one
-  // is at an earlier one by a process that runs the read's iteration.
-  bool skippedAt(const std::vector<std::pair<int, int64_t>>& at, size_t d,
+  // Whether, among the writes `over` in a loop paired with the read's loop
+  // at depth d, none is at the read's iteration and one whose data that
+  // loop may change is at an earlier one by a process that runs the read's
+  // iteration.
+  bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d,
                  const std::vector<const LoopWrite*>& over) const {
-    std::set<int> earlier;  // processes that wrote the bytes at an earlier iteration
+    bool earlier = false;
     for (const LoopWrite* w : over) {
-      if (w->loops.size() <= d || !std::equal(at.begin(), at.begin() + d, w->loops.begin()) ||
-          w->loops[d].first != at[d].first)
-        continue;
-      if (w->loops[d].second == at[d].second) return false;  // written at the read's iteration
-      if (w->loops[d].second < at[d].second) earlier.insert(w->proc);
+      const std::optional<int> order = pairedAt(at, pos, d, *w);
+      if (!order) continue;
+      if (*order == 0) return false;  // written at the read's iteration
+      earlier |= *order < 0 && w->data.reads(w->loops[d].first);
     }
-    const std::vector<std::pair<int, int64_t>> prefix(at.begin(), at.begin() + d + 1);
-    return std::any_of(earlier.begin(), earlier.end(), [&](int q) {
-      const auto& ran = loops_run_[q];
-      auto it = ran.lower_bound(prefix);
-      return it != ran.end() && it->size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), it->begin());
-    });
+    return earlier;
+  }
+  // Where write w's loop at depth d pairs with the read's (`at`, `pos`):
+  // how its iteration compares with the read's (-1 earlier, 0 the same,
+  // 1 later, also where its process does not run the read's iteration).
+  //  * one loop statement at the same iterations of the loops outside it,
+  //    compared by value;
+  //  * else loops of the same trip counts at each depth down to d (runs of
+  //    another statement: another role's loop over the same tiles), at the
+  //    same ordinals outside it, compared by ordinal.
+  std::optional<int> pairedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, const LoopWrite& w) const {
+    if (w.loops.size() <= d) return std::nullopt;
+    const auto sign = [](int64_t x, int64_t y) { return x < y ? -1 : x > y ? 1 : 0; };
+    if (std::equal(at.begin(), at.begin() + d + 1, w.loops.begin(),
+                   [](const auto& x, const auto& y) { return x.first == y.first; }) &&
+        std::equal(at.begin(), at.begin() + d, w.loops.begin())) {
+      const int order = sign(w.loops[d].second, at[d].second);
+      return order < 0 && !runsIteration(w.proc, at, d) ? 1 : order;
+    }
+    for (size_t j = 0; j <= d; ++j)
+      if (w.pos[j].trips != pos[j].trips || (j < d && w.pos[j].ordinal != pos[j].ordinal)) return std::nullopt;
+    return sign(w.pos[d].ordinal, pos[d].ordinal);
+  }
+  // Whether process q's run of the loop at depth d of `at` (at its
+  // iterations outside it) has the iteration at[d].
+  bool runsIteration(int q, const Loops& at, size_t d) const {
+    auto it = loop_runs_.find({q, Loops(at.begin(), at.begin() + d), at[d].first});
+    if (it == loop_runs_.end()) return false;
+    const LoopRun& r = it->second;
+    const int64_t off = at[d].second - r.lo;
+    return off % r.step == 0 && off / r.step >= 0 && off / r.step < r.trips;
+  }
+  // Each entry of `loops` (an instruction of process q): its loop run's
+  // trip count and the iteration's ordinal in it.
+  std::vector<LoopPos> positions(int q, const Loops& loops) const {
+    std::vector<LoopPos> out;
+    Loops outside;
+    for (const auto& [var, v] : loops) {
+      const LoopRun& r = loop_runs_.at({q, outside, var});
+      out.push_back({r.trips, (v - r.lo) / r.step});
+      outside.push_back({var, v});
+    }
+    return out;
   }
   void indexLoopWrites() {
     if (loop_writes_indexed_) return;
     loop_writes_indexed_ = true;
-    loops_run_.assign(sys_.procs.size(), {});
-    for (size_t q = 0; q < sys_.procs.size(); ++q)
-      for (const Instr& w : sys_.procs[q].program) {
-        loops_run_[q].insert(w.loops);
+    for (size_t q = 0; q < sys_.procs.size(); ++q) {
+      const auto& program = sys_.procs[q].program;
+      for (size_t i = 0; i < program.size(); ++i) {
+        const Instr& w = program[i];
         if (w.loops.empty()) continue;
+        auto data = write_data_loops_.find({static_cast<int>(q), i});
         for (const Access& x : w.accesses)
-          if (x.write && x.view >= 0) {
-            LoopWrite lw{static_cast<int>(q), w.loops, Access{}};
-            lw.bytes.space = x.space;
-            lw.bytes.view = x.view;
-            lw.bytes.lo = x.lo;
-            lw.bytes.hi = x.hi;
-            lw.bytes.runs = x.runs;
-            lw.bytes.stride = x.stride;
-            loop_writes_.push_back(std::move(lw));
-          }
+          if (x.write && x.view >= 0)
+            loop_writes_.push_back({static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops), x,
+                                    data != write_data_loops_.end() ? data->second : DataLoops{true, {}}});
       }
+    }
   }
   bool loop_writes_indexed_ = false;
-  std::vector<LoopWrite> loop_writes_;                                      // the writes inside loops
-  std::vector<std::set<std::vector<std::pair<int, int64_t>>>> loops_run_;      // per process: its loop vectors
+  std::vector<LoopWrite> loop_writes_;  // the view writes inside loops
 
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
   // buffer read whole, rewritten in part", session 23). A generic read
