@@ -1909,9 +1909,10 @@ class Builder {
   //    rewrites it (a tree reduction that relays one slot through several
   //    writers, each writing it once: apex's cuWelfordMuSigma2) reads the
   //    last data written there, which is what it waited for.
+  // (space, proc, view, lo, hi) -> highest lap written there
+  using Tops = std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t>;
   void resolveReads() {
-    // (space, proc, view, lo, hi) -> highest lap written there
-    std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t> top;
+    Tops top;
     // iteration-like writes: (space, proc, view, index, lo, hi) -> highest generation
     std::map<std::tuple<int, int, int, int64_t, int64_t, int64_t>, int64_t> top_gen;
     for (size_t p = 0; p < sys_.procs.size(); ++p)
@@ -1931,16 +1932,11 @@ class Builder {
         std::vector<Access> pieces;  // reads split by byte range (below)
         for (Access& a : in.accesses) {
           if (a.write || a.view < 0) continue;
-          int64_t own = -1, any = -1;
           for (const auto& [key, lap] : top) {
             const auto& [space, proc, view, lo, hi] = key;
-            if (space != a.space || !touches(a, lo, hi)) continue;
-            if (view == a.view) a.view_written = true;
-            if (proc == static_cast<int>(p)) continue;  // its own data is never stale
-            any = std::max(any, lap);
-            if (view == a.view) own = std::max(own, lap);
+            if (space == a.space && view == a.view && touches(a, lo, hi)) a.view_written = true;
           }
-          const int64_t cap = a.view_written ? own : any;
+          const int64_t cap = capOver(static_cast<int>(p), a, top);
           if (!sem_.cap_read_generations) continue;  // what the read counts, uncapped
           if (a.index >= 0 && !a.stage_like) {
             // iteration-named: at most the highest generation another
@@ -1958,9 +1954,13 @@ class Builder {
           }
           if (!(a.index >= 0 && a.stage_like && cap >= 0)) continue;
           const int64_t meant = a.gen;
-          if (meant > cap && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
-          a.gen = std::min(meant, cap);
-          if (in.kind == InstrKind::Generic) splitByWrittenLaps(static_cast<int>(p), a, meant, top, pieces);
+          // no lap written after the read's iteration of a loop it pairs with
+          const std::optional<Tops> before = lapsNotAfter(static_cast<int>(p), in, a);
+          const int64_t bound = before ? capOver(static_cast<int>(p), a, *before) : cap;
+          if (meant > bound && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
+          a.gen = std::min(meant, bound);
+          if (in.kind == InstrKind::Generic)
+            splitByWrittenLaps(static_cast<int>(p), a, meant, before ? *before : top, pieces);
         }
         for (Access& x : pieces) in.accesses.push_back(std::move(x));
         for (Access& a : in.accesses) {  // build-only
@@ -1971,6 +1971,18 @@ class Builder {
       }
   }
 
+  // The highest lap another instance writes over the read's bytes
+  // (through its own view where some instance writes it), -1: none.
+  static int64_t capOver(int p, const Access& a, const Tops& top) {
+    int64_t own = -1, any = -1;
+    for (const auto& [key, lap] : top) {
+      const auto& [space, proc, view, lo, hi] = key;
+      if (space != a.space || proc == p || !touches(a, lo, hi)) continue;  // its own data is never stale
+      any = std::max(any, lap);
+      if (view == a.view) own = std::max(own, lap);
+    }
+    return a.view_written ? own : any;
+  }
   // Whether a capped stage-like read finds its bytes left over from an
   // earlier iteration of a loop it shares with their writers (the writers'
   // ops inside that loop, none at the read's iteration): the cap stands
@@ -1992,20 +2004,20 @@ class Builder {
   struct LoopPos {
     int64_t trips, ordinal;  // of a loop run, and the iteration's place in it
   };
-  struct LoopWrite {
+  struct ViewWrite {
     int proc;                   // the writing process
     Loops loops;                // the writing instruction's
     std::vector<LoopPos> pos;   // per entry of loops
     Access bytes;               // the write
-    DataLoops data;             // what its data may depend on
+    int64_t lap;                // of its data (as in `top`)
+    DataLoops data;             // what its data may depend on (in a loop)
   };
   bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return false;
-    indexLoopWrites();
-    std::vector<const LoopWrite*> over;  // the others' writes of the read's bytes
-    for (const LoopWrite& w : loop_writes_)
-      if (w.proc != p && w.bytes.space == a.space && (!a.view_written || w.bytes.view == a.view) &&
-          bytesMeet(a, w.bytes))
+    indexViewWrites();
+    std::vector<const ViewWrite*> over;  // the others' writes of the read's bytes in loops
+    for (const ViewWrite& w : view_writes_[a.space])
+      if (w.proc != p && !w.loops.empty() && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes))
         over.push_back(&w);
     const std::vector<LoopPos> pos = positions(p, in.loops);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
@@ -2017,36 +2029,41 @@ class Builder {
   // loop may change is at an earlier one by a process that runs the read's
   // iteration.
   bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d,
-                 const std::vector<const LoopWrite*>& over) const {
+                 const std::vector<const ViewWrite*>& over) const {
     bool earlier = false;
-    for (const LoopWrite* w : over) {
-      const std::optional<int> order = pairedAt(at, pos, d, *w);
+    for (const ViewWrite* w : over) {
+      const std::optional<Paired> order = pairedAt(at, pos, d, *w);
       if (!order) continue;
-      if (*order == 0) return false;  // written at the read's iteration
-      earlier |= *order < 0 && w->data.reads(w->loops[d].first);
+      if (order->order == 0) return false;  // written at the read's iteration
+      earlier |= order->order < 0 && w->data.reads(w->loops[d].first) &&
+                 (!order->by_statement || runsIteration(w->proc, at, d));
     }
     return earlier;
   }
   // Where write w's loop at depth d pairs with the read's (`at`, `pos`):
   // how its iteration compares with the read's (-1 earlier, 0 the same,
-  // 1 later, also where its process does not run the read's iteration).
+  // 1 later).
   //  * one loop statement at the same iterations of the loops outside it,
-  //    compared by value;
+  //    compared by value (by_statement);
   //  * else loops of the same trip counts at each depth down to d (runs of
   //    another statement: another role's loop over the same tiles), at the
-  //    same ordinals outside it, compared by ordinal.
-  std::optional<int> pairedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, const LoopWrite& w) const {
+  //    same ordinals outside it, compared by ordinal (its process runs the
+  //    read's iteration).
+  struct Paired {
+    int order;
+    bool by_statement;
+  };
+  std::optional<Paired> pairedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d,
+                                 const ViewWrite& w) const {
     if (w.loops.size() <= d) return std::nullopt;
     const auto sign = [](int64_t x, int64_t y) { return x < y ? -1 : x > y ? 1 : 0; };
     if (std::equal(at.begin(), at.begin() + d + 1, w.loops.begin(),
                    [](const auto& x, const auto& y) { return x.first == y.first; }) &&
-        std::equal(at.begin(), at.begin() + d, w.loops.begin())) {
-      const int order = sign(w.loops[d].second, at[d].second);
-      return order < 0 && !runsIteration(w.proc, at, d) ? 1 : order;
-    }
+        std::equal(at.begin(), at.begin() + d, w.loops.begin()))
+      return Paired{sign(w.loops[d].second, at[d].second), true};
     for (size_t j = 0; j <= d; ++j)
       if (w.pos[j].trips != pos[j].trips || (j < d && w.pos[j].ordinal != pos[j].ordinal)) return std::nullopt;
-    return sign(w.pos[d].ordinal, pos[d].ordinal);
+    return Paired{sign(w.pos[d].ordinal, pos[d].ordinal), false};
   }
   // Whether process q's run of the loop at depth d of `at` (at its
   // iterations outside it) has the iteration at[d].
@@ -2069,24 +2086,86 @@ class Builder {
     }
     return out;
   }
-  void indexLoopWrites() {
-    if (loop_writes_indexed_) return;
-    loop_writes_indexed_ = true;
+  // Every view write, per space (asked only where a stage-like read is
+  // capped, so indexed on first use).
+  void indexViewWrites() {
+    if (view_writes_indexed_) return;
+    view_writes_indexed_ = true;
+    view_writes_.assign(sys_.spaces.size(), {});
     for (size_t q = 0; q < sys_.procs.size(); ++q) {
       const auto& program = sys_.procs[q].program;
       for (size_t i = 0; i < program.size(); ++i) {
         const Instr& w = program[i];
-        if (w.loops.empty()) continue;
         auto data = write_data_loops_.find({static_cast<int>(q), i});
         for (const Access& x : w.accesses)
           if (x.write && x.view >= 0)
-            loop_writes_.push_back({static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops), x,
-                                    data != write_data_loops_.end() ? data->second : DataLoops{true, {}}});
+            view_writes_[x.space].push_back(
+                {static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops), x,
+                 x.index >= 0 ? dataLap(s_, x) : 0,
+                 data != write_data_loops_.end() ? data->second : DataLoops{true, {}}});
       }
     }
   }
-  bool loop_writes_indexed_ = false;
-  std::vector<LoopWrite> loop_writes_;  // the view writes inside loops
+  bool view_writes_indexed_ = false;
+  std::vector<std::vector<ViewWrite>> view_writes_;  // per space
+
+  // The laps the others write over the read's bytes (as in `top`) less the
+  // writes for a later iteration of a loop they pair with (pairedAt): a
+  // read at tile 0 does not mean a lap first written at tile 1 (a table
+  // written per tile at its K loop's first iteration, re-read every K
+  // iteration, session 36). A write at a later iteration of the loop at
+  // depth d is left out only where another write is at the read's
+  // iteration of every loop down to d and not after it: the read's own
+  // iteration has its write, which it means. A table written at the tile's
+  // last K iteration, read at the first, keeps the tile's write (it means
+  // that lap, and finds the previous tile's). nullopt where none is left
+  // out, or no other write is left.
+  std::optional<Tops> lapsNotAfter(int p, const Instr& in, const Access& a) {
+    if (in.loops.empty()) return std::nullopt;
+    indexViewWrites();
+    const std::vector<LoopPos> pos = positions(p, in.loops);
+    std::vector<std::pair<const ViewWrite*, Standing>> over;
+    size_t same = 0;  // the most loops a write not after the read shares its iteration of
+    bool any = false;
+    for (const ViewWrite& w : view_writes_[a.space]) {
+      if (w.proc == p || !touches(a, w.bytes.lo, w.bytes.hi)) continue;
+      over.push_back({&w, standing(in.loops, pos, w)});
+      if (!over.back().second.after) {
+        same = std::max(same, over.back().second.same);
+        any = true;
+      }
+    }
+    bool left_out = false;
+    Tops out;
+    for (const auto& [w, st] : over) {
+      if (st.after && any && same > st.same) {
+        left_out = true;
+        continue;
+      }
+      auto [it, fresh] = out.try_emplace({a.space, w->proc, w->bytes.view, w->bytes.lo, w->bytes.hi}, w->lap);
+      if (!fresh) it->second = std::max(it->second, w->lap);
+    }
+    if (!left_out || capOver(p, a, out) < 0) return std::nullopt;
+    return out;
+  }
+  // How write w stands to the read (`at`, `pos`): at how many of its
+  // loops (outermost first) it is at the read's iteration, and whether it
+  // is at a later iteration of the next one.
+  struct Standing {
+    size_t same = 0;
+    bool after = false;
+  };
+  Standing standing(const Loops& at, const std::vector<LoopPos>& pos, const ViewWrite& w) const {
+    Standing st;
+    for (; st.same < at.size(); ++st.same) {
+      const std::optional<Paired> order = pairedAt(at, pos, st.same, w);
+      if (!order || order->order != 0) {
+        st.after = order && order->order > 0;
+        break;
+      }
+    }
+    return st;
+  }
 
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
   // buffer read whole, rewritten in part", session 23). A generic read
