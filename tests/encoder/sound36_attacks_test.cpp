@@ -90,7 +90,7 @@ std::string s36SfbByTmaWarps() {
   t = replace(t, "    math_bar = lm.named_barrier(roles=[math])\n",
               "    math_bar = lm.named_barrier(roles=[math])\n    sfb_bar  = lm.named_barrier(roles=[math, tma])\n");
   t = replace(t, "    sbv   = lm.regs(shape=(1, 32),   dtype=lm.f32)\n",
-              "    sbv   = lm.regs(shape=(1, 32),   dtype=lm.f32)\n    sbt   = lm.regs(shape=(1, 64),   dtype=lm.f32)\n");
+              "    sbt   = lm.regs(shape=(1, 64),   dtype=lm.f32)\n");
   t = replace(t,
               "            lm.copy(sbv, SFB, coords=(n_blk // 128, 32 * wg))    # threads >= 32 in the kernel\n"
               "            lm.copy(smem_sfb[0][:, 32 * wg:32 * wg + 32], sbv)\n"
