@@ -127,7 +127,7 @@ class ElementSet {
 };
 
 // The loop variables the data an op writes may depend on (Builder::
-// opDataLoops): `unknown` where it was not traced (docs/rules/
+// viewWriteDataLoops): `unknown` where it was not traced (docs/rules/
 // data.stale-read.md "A write its loop skips").
 struct DataLoops {
   bool unknown = false;
@@ -148,9 +148,6 @@ struct ProcState {
   // derived expect_tx: batch (ir::TxPlan) -> its latest arrival's
   // instr index and phase (the batch's later loads add their bytes to it)
   std::map<int, std::pair<size_t, int64_t>> batches;
-  // regs index -> the loop variables its data may depend on, so far (every
-  // write adds its own: a fragment written in part keeps what it held)
-  std::map<int, DataLoops> regs_data_loops;
   // data identity: (space, view, index) -> ranges written so far by this
   // process, each with how many times (a multicast load writes the same
   // bytes of several CTAs)
@@ -299,7 +296,6 @@ class Builder {
   };
   using Loops = std::vector<std::pair<int, int64_t>>;
   std::map<std::tuple<int, Loops, int>, LoopRun> loop_runs_;
-  std::map<std::pair<int, size_t>, DataLoops> write_data_loops_;  // (process, view write in a loop) -> its data loops
 
   // ------------------------------------------------------------ set-up
 
@@ -485,10 +481,8 @@ class Builder {
       switch (st.kind) {
         case Stmt::Kind::Op: {
           const size_t first = proc().program.size();
-          const DataLoops data = opDataLoops(st.op);
           op(st);
           storedAccumulators(st, first);
-          noteDataLoops(st.op, data, first);
           break;
         }
         case Stmt::Kind::If:
@@ -548,16 +542,42 @@ class Builder {
 
   // ------------------------------------------------------------ data loops
 
-  // The loop variables the data an op writes may depend on: those its
-  // expressions read (coordinates, slots, slices, scalar operands) and what
-  // its register sources hold. Unknown where a source is shared or tensor
+  // The loop variables the data each view-writing op of the schedule may
+  // depend on (skippedLoopWrite): those its expressions read (coordinates,
+  // slots, slices, scalar operands) and those of what its register sources
+  // may hold - every write into a fragment anywhere in its role's program,
+  // before or after (a fixpoint over the role's ops, whatever their order
+  // and guards: a rewrite the loop skips would read the fragment as a
+  // later iteration leaves it). Unknown where a source is shared or tensor
   // memory (not traced), a global tensor the kernel also writes (its data
   // changes under the same coordinates), or the op is not a copy, fill,
-  // TMA / cp.async load or element-wise op. Sound for the one use
-  // (skippedLoopWrite): data that reads none of a loop's variables is the
-  // same at each of its iterations, since an expression reads only
-  // parameters, loop variables and per-process constants.
-  DataLoops opDataLoops(const ir::Op& o) {
+  // TMA / cp.async load or element-wise op. Sound for its one use: data
+  // that reads none of a loop's variables is the same at each of its
+  // iterations, since an expression reads only parameters, loop variables
+  // and per-process constants.
+  std::map<const Stmt*, DataLoops> viewWriteDataLoops() const {
+    std::map<const Stmt*, DataLoops> out;
+    for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r) {
+      std::vector<const Stmt*> ops;
+      for (const ir::RoleBody& body : s_.bodies)
+        if (body.role == r) ir::forEachOp(body.body, [&](const Stmt& st) { ops.push_back(&st); });
+      std::map<int, DataLoops> regs;  // regs index -> what it may hold
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (const Stmt* st : ops) {
+          if (st->op.dst.kind != BufferRef::Kind::Regs) continue;
+          DataLoops& into = regs[st->op.dst.index];
+          const DataLoops before = into;
+          into.add(opDataLoops(st->op, regs));
+          grew |= into.unknown != before.unknown || into.vars.size() != before.vars.size();
+        }
+      }
+      for (const Stmt* st : ops)
+        if (st->op.dst.kind == BufferRef::Kind::View) out[st] = opDataLoops(st->op, regs);
+    }
+    return out;
+  }
+  DataLoops opDataLoops(const ir::Op& o, std::map<int, DataLoops>& regs) const {
     DataLoops d;
     switch (o.kind) {
       case OpKind::Copy: case OpKind::Fill: case OpKind::Unary: case OpKind::Binary:
@@ -575,7 +595,7 @@ class Builder {
       }
     }
     for (const BufferRef* r : {&o.src, &o.src2}) {
-      if (r->kind == BufferRef::Kind::Regs) d.add(ps_->regs_data_loops[r->index]);
+      if (r->kind == BufferRef::Kind::Regs) d.add(regs[r->index]);
       else if (r->kind == BufferRef::Kind::View || r->kind == BufferRef::Kind::Tmem) d.unknown = true;
       else if (r->kind == BufferRef::Kind::Param && rw_tensors_.count(r->index)) d.unknown = true;
     }
@@ -585,17 +605,6 @@ class Builder {
     if (!e) return;
     if (e->kind == ir::ExprKind::LoopVar) vars.insert(e->index);
     for (const ir::ExprPtr& a : e->args) addLoopVars(a, vars);
-  }
-  // Keeps what the op wrote: a register fragment's data loops grow; a view
-  // write inside a loop keeps its own (per program index) for the writes
-  // a loop skips.
-  void noteDataLoops(const ir::Op& o, const DataLoops& d, size_t first) {
-    if (o.dst.kind == BufferRef::Kind::Regs) ps_->regs_data_loops[o.dst.index].add(d);
-    if (loops_.empty()) return;
-    for (size_t i = first; i < proc().program.size(); ++i)
-      if (std::any_of(proc().program[i].accesses.begin(), proc().program[i].accesses.end(),
-                      [](const Access& a) { return a.write && a.view >= 0; }))
-        write_data_loops_[{proc_, i}] = d;
   }
 
   Instr& emit(InstrKind k, const Stmt& st) {
@@ -2092,19 +2101,16 @@ class Builder {
     if (view_writes_indexed_) return;
     view_writes_indexed_ = true;
     view_writes_.assign(sys_.spaces.size(), {});
-    for (size_t q = 0; q < sys_.procs.size(); ++q) {
-      const auto& program = sys_.procs[q].program;
-      for (size_t i = 0; i < program.size(); ++i) {
-        const Instr& w = program[i];
-        auto data = write_data_loops_.find({static_cast<int>(q), i});
+    const std::map<const Stmt*, DataLoops> data = viewWriteDataLoops();
+    for (size_t q = 0; q < sys_.procs.size(); ++q)
+      for (const Instr& w : sys_.procs[q].program) {
+        auto d = data.find(w.stmt);
         for (const Access& x : w.accesses)
           if (x.write && x.view >= 0)
-            view_writes_[x.space].push_back(
-                {static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops), x,
-                 x.index >= 0 ? dataLap(s_, x) : 0,
-                 data != write_data_loops_.end() ? data->second : DataLoops{true, {}}});
+            view_writes_[x.space].push_back({static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops),
+                                             x, x.index >= 0 ? dataLap(s_, x) : 0,
+                                             d != data.end() ? d->second : DataLoops{true, {}}});
       }
-    }
   }
   bool view_writes_indexed_ = false;
   std::vector<std::vector<ViewWrite>> view_writes_;  // per space
