@@ -2121,30 +2121,33 @@ class Builder {
   // written per tile at its K loop's first iteration, re-read every K
   // iteration, session 36). A write at a later iteration of the loop at
   // depth d is left out only where another write is at the read's
-  // iteration of every loop down to d and not after it: the read's own
-  // iteration has its write, which it means. A table written at the tile's
-  // last K iteration, read at the first, keeps the tile's write (it means
-  // that lap, and finds the previous tile's). nullopt where none is left
-  // out, or no other write is left.
+  // iteration of every loop down to d, not after it, and the same at each
+  // iteration of a deeper loop of the read's (Standing::invariant): the
+  // read's own iteration has its write, and its returns in the deeper loop
+  // re-read it. A table
+  // written at the tile's last K iteration, read at the first, keeps the
+  // tile's write (it means that lap, and finds the previous tile's); a
+  // reader that comes back to a slot twice in one iteration, after a
+  // barrier, with no write in between, still means the next lap (the
+  // lower bound of docs/known-limits.md: Kokkos' join whose write-back is
+  // lost, StaleRead.ReadBackOfItsOwnUpdateMeansItsWrite). nullopt where
+  // none is left out, or no other write is left.
   std::optional<Tops> lapsNotAfter(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return std::nullopt;
     indexViewWrites();
     const std::vector<LoopPos> pos = positions(p, in.loops);
     std::vector<std::pair<const ViewWrite*, Standing>> over;
-    size_t same = 0;  // the most loops a write not after the read shares its iteration of
-    bool any = false;
+    int reread = -1;  // the deepest loop in which the read re-reads a write not after it
     for (const ViewWrite& w : view_writes_[a.space]) {
       if (w.proc == p || !touches(a, w.bytes.lo, w.bytes.hi)) continue;
       over.push_back({&w, standing(in.loops, pos, w)});
-      if (!over.back().second.after) {
-        same = std::max(same, over.back().second.same);
-        any = true;
-      }
+      const Standing& st = over.back().second;
+      if (!st.after) reread = std::max(reread, st.invariant);
     }
     bool left_out = false;
     Tops out;
     for (const auto& [w, st] : over) {
-      if (st.after && any && same > st.same) {
+      if (st.after && reread > static_cast<int>(st.same)) {
         left_out = true;
         continue;
       }
@@ -2157,22 +2160,29 @@ class Builder {
   // How write w stands to the read (`at`, `pos`): at how many of its
   // loops (outermost first) it is at the read's iteration, and whether it
   // is at a later iteration of the next one.
+  // `invariant`: the deepest of those loops or the next one (below the
+  // read's) in which the write's data is the same at each iteration the
+  // read is at - the write is not in it, or its data does not read its
+  // variable - so the read's returns in it re-read the write; -1: none.
   struct Standing {
     size_t same = 0;
     bool after = false;
+    int invariant = -1;
   };
   Standing standing(const Loops& at, const std::vector<LoopPos>& pos, const ViewWrite& w) const {
     Standing st;
+    std::optional<Paired> order;
     for (; st.same < at.size(); ++st.same) {
-      const std::optional<Paired> order = pairedAt(at, pos, st.same, w);
-      if (!order || order->order != 0) {
-        st.after = order && order->order > 0;
-        break;
-      }
+      order = pairedAt(at, pos, st.same, w);
+      if (!order || order->order != 0) break;
+    }
+    st.after = st.same < at.size() && order && order->order > 0;
+    for (size_t e = std::min(st.same, at.size() - 1) + 1; e-- > 0 && st.invariant < 0;) {
+      const bool in_loop = e < st.same || (order && order->order < 0);
+      if (!in_loop || !w.data.reads(w.loops[e].first)) st.invariant = static_cast<int>(e);
     }
     return st;
   }
-
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
   // buffer read whole, rewritten in part", session 23). A generic read
   // whose bytes the other instances write up to different laps -
