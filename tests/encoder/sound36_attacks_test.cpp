@@ -210,9 +210,10 @@ TEST(Sound36, TableLoadedLazilyFromCoordinatesNoTileChangesIsClean) {
   EXPECT_EQ(s36RuleAt(firstTile("(n_blk // 128, 32 * wg)"), two), "data.stale-read");
 }
 
-// A per-tile row written at the K loop's first iteration and read every K
-// iteration: clean at one and two tiles (it was a false data.stale-read at
-// two tiles before: the read at tile 0 meant the lap tile 1 writes).
+// A per-tile row written at the K loop's first iteration, or before the K
+// loop, and read every K iteration: clean at one and two tiles (each was a
+// false data.stale-read at two tiles before: the read at tile 0 meant the
+// lap tile 1 writes).
 // Written on the first tile only, or at the K loop's last iteration (the
 // reads before it find the previous tile's row), it is found.
 TEST(Sound36, PerTileRowWrittenAtTheKLoopsFirstIterationIsClean) {
@@ -222,6 +223,16 @@ TEST(Sound36, PerTileRowWrittenAtTheKLoopsFirstIterationIsClean) {
   for (int64_t n : {1, 2})
     for (int64_t kt : {1, 2}) EXPECT_EQ(s36RuleAt(good, {{"n", n}, {"kt", kt}}), "") << n << " " << kt;
   s36::s36ExpectClean(good, "the row written at k == 0");
+  // written before the K loop (a false data.stale-read at two tiles before)
+  const std::string before_k = replace(good,
+                                       "            for k in lm.range(0, kt):\n                if k == 0:\n"
+                                       "                    lm.copy(v, T, coords=(t, 16 * w))\n"
+                                       "                    lm.copy(row[0][:, 16 * w:16 * w + 16], v)\n",
+                                       "            lm.copy(v, T, coords=(t, 16 * w))\n"
+                                       "            lm.copy(row[0][:, 16 * w:16 * w + 16], v)\n"
+                                       "            for k in lm.range(0, kt):\n");
+  EXPECT_EQ(s36RuleAt(before_k, {{"n", 2}, {"kt", 2}}), "");
+  s36::s36ExpectClean(before_k, "the row written before the K loop");
   s36::s36ExpectClean(s36KLoopTable("t == 0 and k == 0", "(0, 16 * w)"), "a table loaded at the first (t, k)");
   const std::string first_tile = s36KLoopTable("t == 0 and k == 0", "(t, 16 * w)");
   EXPECT_EQ(s36RuleAt(first_tile, {{"n", 1}, {"kt", 2}}), "");
