@@ -2001,13 +2001,12 @@ class Builder {
   // iteration's data, which the read does not mean (docs/rules/
   // data.stale-read.md "A write its loop skips", session 35: DeepGEMM's
   // B-scale row written on a CTA's first tile only, named by its slot).
-  // The read then means what it counts (its returns), uncapped. Asked only
-  // where the cap binds (rare), so the writes are indexed on first use.
+  // The read then means what it counts (its returns), uncapped.
   // A writer's loop pairs with the read's (pairedAt) as one loop statement
   // (instances of one role) or, across roles, as loops of the same trip
   // counts (each role's tile loop over the CTA's tiles; session 36). The
   // earlier write is a skip only where its data may change per iteration
-  // of that loop (opDataLoops reads its variable): a table loaded lazily
+  // of that loop (viewWriteDataLoops: it reads its variable): a table loaded lazily
   // under `if t == 0:` from coordinates no iteration changes would be
   // written again with the same data, so skipping it leaves nothing stale.
   struct LoopPos {
@@ -2019,7 +2018,7 @@ class Builder {
     std::vector<LoopPos> pos;   // per entry of loops
     Access bytes;               // the write
     int64_t lap;                // of its data (as in `top`)
-    DataLoops data;             // what its data may depend on (in a loop)
+    DataLoops data;             // what its data may depend on
   };
   bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return false;
@@ -2095,8 +2094,8 @@ class Builder {
     }
     return out;
   }
-  // Every view write, per space (asked only where a stage-like read is
-  // capped, so indexed on first use).
+  // Every view write, per space (indexed on the first stage-like read in a
+  // loop that a write of another instance caps).
   void indexViewWrites() {
     if (view_writes_indexed_) return;
     view_writes_indexed_ = true;
@@ -2124,14 +2123,13 @@ class Builder {
   // iteration of every loop down to d, not after it, and the same at each
   // iteration of a deeper loop of the read's (Standing::invariant): the
   // read's own iteration has its write, and its returns in the deeper loop
-  // re-read it. A table
-  // written at the tile's last K iteration, read at the first, keeps the
-  // tile's write (it means that lap, and finds the previous tile's); a
-  // reader that comes back to a slot twice in one iteration, after a
-  // barrier, with no write in between, still means the next lap (the
-  // lower bound of docs/known-limits.md: Kokkos' join whose write-back is
-  // lost, StaleRead.ReadBackOfItsOwnUpdateMeansItsWrite). nullopt where
-  // none is left out, or no other write is left.
+  // re-read it. A table written at the tile's last K iteration, read at
+  // the first, keeps the tile's write (it means that lap, and finds the
+  // previous tile's); a reader that comes back to a slot twice in one
+  // iteration, after a barrier, with no write in between, still means the
+  // next lap (the lower bound of docs/known-limits.md: Kokkos' join whose
+  // write-back is lost, StaleRead.ReadBackOfItsOwnUpdateMeansItsWrite).
+  // nullopt where none is left out, or no other write is left.
   std::optional<Tops> lapsNotAfter(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return std::nullopt;
     indexViewWrites();
