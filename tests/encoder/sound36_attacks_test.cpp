@@ -50,30 +50,8 @@ void s36ExpectClean(const std::string& text, const char* what) {
 // A producer warp loads a table row per tile and a consumer warp reads it
 // after a barrier (two barriers per tile: the next tile's write waits for
 // the consumer's read).
-const std::string kTwoRoles = R"(@cake.schedule(target="sm_90a")
-def table_two_roles(lm, T: LM.gmem, O: LM.gmem, n: LM.i32):
-    lm.assume(n > 0)
-    lm.assume(n <= 4)
-    pool = lm.smem(256)
-    row  = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=1)
-    v    = lm.regs(shape=(1, 32), dtype=lm.f32)
-    w    = lm.regs(shape=(1, 32), dtype=lm.f32)
-    prod = lm.role(warps=[0])
-    cons = lm.role(warps=[1])
-    bar  = lm.named_barrier(roles=[prod, cons])
-    with prod:
-        for t in lm.range(0, n):
-            lm.sync(bar)
-            lm.copy(v, T, coords=(t, 0))
-            lm.copy(row[0], v)
-            lm.sync(bar)
-    with cons:
-        for t in lm.range(0, n):
-            lm.sync(bar)
-            lm.sync(bar)
-            lm.copy(w, row[0])
-            lm.copy(O, w, coords=(t, 0))
-)";
+const std::string kTwoRoles =
+    corpusText("corpus/bugs/data.stale-read/sm90_table_row_other_role_first_tile_only_fixed.cake");
 const std::string kTwoRolesWrite = "            lm.copy(v, T, coords=(t, 0))\n            lm.copy(row[0], v)\n";
 // The producer's write on the first tile only, loading from `coords`.
 std::string s36FirstTileOnly(const std::string& coords) {
