@@ -296,6 +296,7 @@ class Builder {
   };
   using Loops = std::vector<std::pair<int, int64_t>>;
   std::map<std::tuple<int, Loops, int>, LoopRun> loop_runs_;
+  std::map<int, const Stmt*> loop_stmt_of_;  // loop variable -> its loop
 
   // ------------------------------------------------------------ set-up
 
@@ -521,6 +522,7 @@ class Builder {
     }
     loop_stmts_.push_back(&st);
     loop_runs_[{proc_, loops_, st.loop_var}] = LoopRun{lo, step, tripsOf(lo, hi, step)};
+    loop_stmt_of_[st.loop_var] = &st;
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
@@ -2029,18 +2031,18 @@ class Builder {
         over.push_back(&w);
     const std::vector<LoopPos> pos = positions(p, in.loops);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
-      if (skippedAt(in.loops, pos, d, over)) return true;
+      if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over)) return true;
     return false;
   }
   // Whether, among the writes `over` in a loop paired with the read's loop
   // at depth d, none is at the read's iteration and one whose data that
   // loop may change is at an earlier one by a process that runs the read's
   // iteration.
-  bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d,
+  bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int role,
                  const std::vector<const ViewWrite*>& over) const {
     bool earlier = false;
     for (const ViewWrite* w : over) {
-      const std::optional<Paired> order = pairedAt(at, pos, d, *w);
+      const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
       if (!order) continue;
       if (order->order == 0) return false;  // written at the read's iteration
       earlier |= order->order < 0 && w->data.reads(w->loops[d].first) &&
@@ -2053,15 +2055,19 @@ class Builder {
   // 1 later).
   //  * one loop statement at the same iterations of the loops outside it,
   //    compared by value (by_statement);
-  //  * else loops of the same trip counts at each depth down to d (runs of
-  //    another statement: another role's loop over the same tiles), at the
-  //    same ordinals outside it, compared by ordinal (its process runs the
-  //    read's iteration).
+  //  * else, for a writer of another role, loops with the same bounds
+  //    (sameExpr start, end and step) and trip counts at each depth down
+  //    to d (each role's `for t in lm.range(0, my_tiles)` over the CTA's
+  //    tiles), at the same ordinals outside it, compared by ordinal (its
+  //    process runs the read's iteration). Not loops of one role, nor
+  //    loops whose bounds differ: a prologue's `lm.range(0, 2)` and a
+  //    main loop's `lm.range(0, n_blocks)` run the same count by chance
+  //    (xformers' fixed prologue at Kv = 65, a false alarm the gate caught).
   struct Paired {
     int order;
     bool by_statement;
   };
-  std::optional<Paired> pairedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d,
+  std::optional<Paired> pairedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int reader_role,
                                  const ViewWrite& w) const {
     if (w.loops.size() <= d) return std::nullopt;
     const auto sign = [](int64_t x, int64_t y) { return x < y ? -1 : x > y ? 1 : 0; };
@@ -2069,9 +2075,18 @@ class Builder {
                    [](const auto& x, const auto& y) { return x.first == y.first; }) &&
         std::equal(at.begin(), at.begin() + d, w.loops.begin()))
       return Paired{sign(w.loops[d].second, at[d].second), true};
+    if (sys_.procs[w.proc].role == reader_role) return std::nullopt;
     for (size_t j = 0; j <= d; ++j)
-      if (w.pos[j].trips != pos[j].trips || (j < d && w.pos[j].ordinal != pos[j].ordinal)) return std::nullopt;
+      if (w.pos[j].trips != pos[j].trips || (j < d && w.pos[j].ordinal != pos[j].ordinal) ||
+          !sameBounds(at[j].first, w.loops[j].first))
+        return std::nullopt;
     return Paired{sign(w.pos[d].ordinal, pos[d].ordinal), false};
+  }
+  bool sameBounds(int var, int other) const {
+    const Stmt* a = loop_stmt_of_.at(var);
+    const Stmt* b = loop_stmt_of_.at(other);
+    const auto same = [](const ir::ExprPtr& x, const ir::ExprPtr& y) { return x && y && ir::sameExpr(*x, *y); };
+    return same(a->lo, b->lo) && same(a->hi, b->hi) && same(a->step, b->step);
   }
   // Whether process q's run of the loop at depth d of `at` (at its
   // iterations outside it) has the iteration at[d].
@@ -2138,7 +2153,7 @@ class Builder {
     int reread = -1;  // the deepest loop in which the read re-reads a write not after it
     for (const ViewWrite& w : view_writes_[a.space]) {
       if (w.proc == p || !touches(a, w.bytes.lo, w.bytes.hi)) continue;
-      over.push_back({&w, standing(in.loops, pos, w)});
+      over.push_back({&w, standing(in.loops, pos, sys_.procs[p].role, w)});
       const Standing& st = over.back().second;
       if (!st.after) reread = std::max(reread, st.invariant);
     }
@@ -2167,11 +2182,11 @@ class Builder {
     bool after = false;
     int invariant = -1;
   };
-  Standing standing(const Loops& at, const std::vector<LoopPos>& pos, const ViewWrite& w) const {
+  Standing standing(const Loops& at, const std::vector<LoopPos>& pos, int role, const ViewWrite& w) const {
     Standing st;
     std::optional<Paired> order;
     for (; st.same < at.size(); ++st.same) {
-      order = pairedAt(at, pos, st.same, w);
+      order = pairedAt(at, pos, st.same, role, w);
       if (!order || order->order != 0) break;
     }
     st.after = st.same < at.size() && order && order->order > 0;
