@@ -41,56 +41,6 @@ int64_t overlapCount(const std::vector<Access::Written>& ranges, int64_t lo, int
     if (rangesOverlap(r.lo, r.hi, lo, hi)) n += r.times;
   return n;
 }
-
-// Byte ranges per space, sorted by start, so that the ranges over a given
-// one are found without a scan of all: Builder::resolveReads scanned every
-// write per read and skippedLoopWrite every loop write, quadratic in the
-// system's size (most of building one at K = 256, docs/ci.md "Session 36").
-template <class T>
-class RangeIndex {
- public:
-  struct Entry {
-    int64_t lo, hi;
-    T value;
-  };
-  void add(int space, int64_t lo, int64_t hi, T value) {
-    Space& sp = spaces_[space];
-    sp.entries.push_back({lo, hi, std::move(value)});
-    sp.longest = std::max(sp.longest, hi - lo);
-    sp.sorted = false;
-  }
-  // Calls f on every entry of `space` that overlaps [lo, hi), and on no other.
-  template <class F>
-  void overlapping(int space, int64_t lo, int64_t hi, F&& f) {
-    auto sp = spaces_.find(space);
-    if (sp == spaces_.end()) return;
-    std::vector<Entry>& es = sp->second.entries;
-    if (!sp->second.sorted) {
-      std::stable_sort(es.begin(), es.end(), [](const Entry& x, const Entry& y) { return x.lo < y.lo; });
-      sp->second.sorted = true;
-    }
-    // an entry that ends after lo starts after lo - longest
-    const int64_t from = lo - sp->second.longest;
-    auto it = std::lower_bound(es.begin(), es.end(), from, [](const Entry& e, int64_t v) { return e.lo < v; });
-    for (; it != es.end() && it->lo < hi; ++it)
-      if (rangesOverlap(it->lo, it->hi, lo, hi)) f(*it);
-  }
-
- private:
-  struct Space {
-    std::vector<Entry> entries;
-    int64_t longest = 0;
-    bool sorted = true;
-  };
-  std::map<int, Space> spaces_;
-};
-// What Builder::resolveReads indexes of a write: the highest lap its process
-// writes through its view over its bytes.
-struct WriteLap {
-  int proc, view;
-  int64_t lap;
-};
-using WrittenLaps = RangeIndex<WriteLap>;
 // Do the ranges cover every byte of [lo, hi)?
 bool coveredByPairs(std::vector<std::pair<int64_t, int64_t>> sorted, int64_t lo, int64_t hi) {
   std::sort(sorted.begin(), sorted.end());
@@ -174,6 +124,19 @@ class ElementSet {
 
  private:
   std::map<int64_t, int64_t> iv_;  // lo -> hi
+};
+
+// The loop variables the data an op writes may depend on (Builder::
+// viewWriteDataLoops): `unknown` where it was not traced (docs/rules/
+// data.stale-read.md "A write its loop skips").
+struct DataLoops {
+  bool unknown = false;
+  std::set<int> vars;  // ir::Schedule::loop_vars indices
+  void add(const DataLoops& o) {
+    unknown |= o.unknown;
+    vars.insert(o.vars.begin(), o.vars.end());
+  }
+  bool reads(int var) const { return unknown || vars.count(var); }
 };
 
 struct ProcState {
@@ -326,6 +289,14 @@ class Builder {
   bool left_replaced_loop_ = false;   // this process has left such a loop
   std::set<int> replaced_vars_;       // the variables of such loops
   std::set<int> assumed_from_below_;  // parameters an lm.assume bounds from below (emptyTripAdmitted)
+  // Each loop run: (process, the loops around it, its variable) -> its
+  // start, step and trip count (skippedLoopWrite pairs loops by them).
+  struct LoopRun {
+    int64_t lo, step, trips;
+  };
+  using Loops = std::vector<std::pair<int, int64_t>>;
+  std::map<std::tuple<int, Loops, int>, LoopRun> loop_runs_;
+  std::map<int, const Stmt*> loop_stmt_of_;  // loop variable -> its loop
 
   // ------------------------------------------------------------ set-up
 
@@ -550,6 +521,8 @@ class Builder {
       markSkippedTmemWrites(st.body);
     }
     loop_stmts_.push_back(&st);
+    loop_runs_[{proc_, loops_, st.loop_var}] = LoopRun{lo, step, tripsOf(lo, hi, step)};
+    loop_stmt_of_[st.loop_var] = &st;
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       env_.loop_vars[st.loop_var] = v;
       loops_.push_back({st.loop_var, v});
@@ -562,6 +535,78 @@ class Builder {
     replaced_loop_depth_ -= replaced;
     left_replaced_loop_ |= replaced;
     env_.loop_vars.erase(st.loop_var);
+  }
+
+  static int64_t tripsOf(int64_t lo, int64_t hi, int64_t step) {
+    if (step > 0) return lo < hi ? (hi - lo + step - 1) / step : 0;
+    return lo > hi ? (lo - hi - step - 1) / -step : 0;
+  }
+
+  // ------------------------------------------------------------ data loops
+
+  // The loop variables the data each view-writing op of the schedule may
+  // depend on (skippedLoopWrite): those its expressions read (coordinates,
+  // slots, slices, scalar operands) and those of what its register sources
+  // may hold - every write into a fragment anywhere in its role's program,
+  // before or after (a fixpoint over the role's ops, whatever their order
+  // and guards: a rewrite the loop skips would read the fragment as a
+  // later iteration leaves it). Unknown where a source is shared or tensor
+  // memory (not traced), a global tensor the kernel also writes (its data
+  // changes under the same coordinates), or the op is not a copy, fill,
+  // TMA / cp.async load or element-wise op. Sound for its one use: data
+  // that reads none of a loop's variables is the same at each of its
+  // iterations, since an expression reads only parameters, loop variables
+  // and per-process constants.
+  std::map<const Stmt*, DataLoops> viewWriteDataLoops() const {
+    std::map<const Stmt*, DataLoops> out;
+    for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r) {
+      std::vector<const Stmt*> ops;
+      for (const ir::RoleBody& body : s_.bodies)
+        if (body.role == r) ir::forEachOp(body.body, [&](const Stmt& st) { ops.push_back(&st); });
+      std::map<int, DataLoops> regs;  // regs index -> what it may hold
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (const Stmt* st : ops) {
+          if (st->op.dst.kind != BufferRef::Kind::Regs) continue;
+          DataLoops& into = regs[st->op.dst.index];
+          const DataLoops before = into;
+          into.add(opDataLoops(st->op, regs));
+          grew |= into.unknown != before.unknown || into.vars.size() != before.vars.size();
+        }
+      }
+      for (const Stmt* st : ops)
+        if (st->op.dst.kind == BufferRef::Kind::View) out[st] = opDataLoops(st->op, regs);
+    }
+    return out;
+  }
+  DataLoops opDataLoops(const ir::Op& o, std::map<int, DataLoops>& regs) const {
+    DataLoops d;
+    switch (o.kind) {
+      case OpKind::Copy: case OpKind::Fill: case OpKind::Unary: case OpKind::Binary:
+      case OpKind::TmaLoad: case OpKind::CpAsync: break;
+      default: d.unknown = true; return d;
+    }
+    for (const ir::ExprPtr& e : o.coords) addLoopVars(e, d.vars);
+    addLoopVars(o.fill_value, d.vars);
+    for (const BufferRef* r : {&o.dst, &o.src, &o.src2}) {
+      addLoopVars(r->slot, d.vars);
+      addLoopVars(r->scalar, d.vars);
+      for (const ir::Slice& sl : r->slices) {
+        addLoopVars(sl.lo, d.vars);
+        addLoopVars(sl.hi, d.vars);
+      }
+    }
+    for (const BufferRef* r : {&o.src, &o.src2}) {
+      if (r->kind == BufferRef::Kind::Regs) d.add(regs[r->index]);
+      else if (r->kind == BufferRef::Kind::View || r->kind == BufferRef::Kind::Tmem) d.unknown = true;
+      else if (r->kind == BufferRef::Kind::Param && rw_tensors_.count(r->index)) d.unknown = true;
+    }
+    return d;
+  }
+  static void addLoopVars(const ir::ExprPtr& e, std::set<int>& vars) {
+    if (!e) return;
+    if (e->kind == ir::ExprKind::LoopVar) vars.insert(e->index);
+    for (const ir::ExprPtr& a : e->args) addLoopVars(a, vars);
   }
 
   Instr& emit(InstrKind k, const Stmt& st) {
@@ -1875,9 +1920,10 @@ class Builder {
   //    rewrites it (a tree reduction that relays one slot through several
   //    writers, each writing it once: apex's cuWelfordMuSigma2) reads the
   //    last data written there, which is what it waited for.
+  // (space, proc, view, lo, hi) -> highest lap written there
+  using Tops = std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t>;
   void resolveReads() {
-    // (space, proc, view, lo, hi) -> highest lap written there
-    std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t> top;
+    Tops top;
     // iteration-like writes: (space, proc, view, index, lo, hi) -> highest generation
     std::map<std::tuple<int, int, int, int64_t, int64_t, int64_t>, int64_t> top_gen;
     for (size_t p = 0; p < sys_.procs.size(); ++p)
@@ -1892,49 +1938,40 @@ class Builder {
               if (!gfresh) g->second = std::max(g->second, a.gen);
             }
           }
-    // (indexed for the reads below: a scan of every write per read was
-    // quadratic in the system's size, most of a large system's build)
-    WrittenLaps laps;
-    for (const auto& [key, lap] : top) {
-      const auto& [space, proc, view, lo, hi] = key;
-      laps.add(space, lo, hi, {proc, view, lap});
-    }
-    std::map<std::tuple<int, int, int64_t>, std::vector<std::tuple<int, int64_t, int64_t, int64_t>>> gens;
-    for (const auto& [key, gen] : top_gen) {
-      const auto& [space, proc, view, index, lo, hi] = key;
-      gens[{space, view, index}].emplace_back(proc, lo, hi, gen);
-    }
     for (size_t p = 0; p < sys_.procs.size(); ++p)
       for (Instr& in : sys_.procs[p].program) {
         std::vector<Access> pieces;  // reads split by byte range (below)
         for (Access& a : in.accesses) {
           if (a.write || a.view < 0) continue;
-          int64_t own = -1, any = -1;
-          laps.overlapping(a.space, a.lo, a.hi, [&](const WrittenLaps::Entry& e) {
-            const WriteLap& w = e.value;
-            if (!touches(a, e.lo, e.hi)) return;
-            if (w.view == a.view) a.view_written = true;
-            if (w.proc == static_cast<int>(p)) return;  // its own data is never stale
-            any = std::max(any, w.lap);
-            if (w.view == a.view) own = std::max(own, w.lap);
-          });
-          const int64_t cap = a.view_written ? own : any;
+          for (const auto& [key, lap] : top) {
+            const auto& [space, proc, view, lo, hi] = key;
+            if (space == a.space && view == a.view && touches(a, lo, hi)) a.view_written = true;
+          }
+          const int64_t cap = capOver(static_cast<int>(p), a, top);
           if (!sem_.cap_read_generations) continue;  // what the read counts, uncapped
           if (a.index >= 0 && !a.stage_like) {
             // iteration-named: at most the highest generation another
             // instance writes of that index over its bytes (rb11a)
             int64_t gcap = -1;
-            if (auto g = gens.find({a.space, a.view, a.index}); g != gens.end())
-              for (const auto& [proc, lo, hi, gen] : g->second)
-                if (proc != static_cast<int>(p) && touches(a, lo, hi)) gcap = std::max(gcap, gen);
+            for (const auto& [key, gen] : top_gen) {
+              const auto& [space, proc, view, index, lo, hi] = key;
+              if (proc == static_cast<int>(p) || space != a.space || view != a.view || index != a.index ||
+                  !touches(a, lo, hi))
+                continue;
+              gcap = std::max(gcap, gen);
+            }
             if (gcap >= 0) a.gen = std::min(a.gen, gcap);
             continue;
           }
           if (!(a.index >= 0 && a.stage_like && cap >= 0)) continue;
           const int64_t meant = a.gen;
-          if (meant > cap && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
-          a.gen = std::min(meant, cap);
-          if (in.kind == InstrKind::Generic) splitByWrittenLaps(static_cast<int>(p), a, meant, laps, pieces);
+          // no lap written after the read's iteration of a loop it pairs with
+          const std::optional<Tops> before = lapsNotAfter(static_cast<int>(p), in, a);
+          const int64_t bound = before ? capOver(static_cast<int>(p), a, *before) : cap;
+          if (meant > bound && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
+          a.gen = std::min(meant, bound);
+          if (in.kind == InstrKind::Generic)
+            splitByWrittenLaps(static_cast<int>(p), a, meant, before ? *before : top, pieces);
         }
         for (Access& x : pieces) in.accesses.push_back(std::move(x));
         for (Access& a : in.accesses) {  // build-only
@@ -1945,6 +1982,18 @@ class Builder {
       }
   }
 
+  // The highest lap another instance writes over the read's bytes
+  // (through its own view where some instance writes it), -1: none.
+  static int64_t capOver(int p, const Access& a, const Tops& top) {
+    int64_t own = -1, any = -1;
+    for (const auto& [key, lap] : top) {
+      const auto& [space, proc, view, lo, hi] = key;
+      if (space != a.space || proc == p || !touches(a, lo, hi)) continue;  // its own data is never stale
+      any = std::max(any, lap);
+      if (view == a.view) own = std::max(own, lap);
+    }
+    return a.view_written ? own : any;
+  }
   // Whether a capped stage-like read finds its bytes left over from an
   // earlier iteration of a loop it shares with their writers (the writers'
   // ops inside that loop, none at the read's iteration): the cap stands
@@ -1954,75 +2003,199 @@ class Builder {
   // iteration's data, which the read does not mean (docs/rules/
   // data.stale-read.md "A write its loop skips", session 35: DeepGEMM's
   // B-scale row written on a CTA's first tile only, named by its slot).
-  // The read then means what it counts (its returns), uncapped. Asked only
-  // where the cap binds (rare), so the writes are indexed on first use.
-  struct LoopWrite {
-    int proc;                                    // the writing process
-    std::vector<std::pair<int, int64_t>> loops;  // the writing instruction's
-    Access bytes;                                // space, view and range only
+  // The read then means what it counts (its returns), uncapped.
+  // A writer's loop pairs with the read's (pairedAt) as one loop statement
+  // (instances of one role) or, across roles, as loops of the same trip
+  // counts (each role's tile loop over the CTA's tiles; session 36). The
+  // earlier write is a skip only where its data may change per iteration
+  // of that loop (viewWriteDataLoops: it reads its variable): a table loaded lazily
+  // under `if t == 0:` from coordinates no iteration changes would be
+  // written again with the same data, so skipping it leaves nothing stale.
+  struct LoopPos {
+    int64_t trips, ordinal;  // of a loop run, and the iteration's place in it
+  };
+  struct ViewWrite {
+    int proc;                   // the writing process
+    Loops loops;                // the writing instruction's
+    std::vector<LoopPos> pos;   // per entry of loops
+    Access bytes;               // the write
+    int64_t lap;                // of its data (as in `top`)
+    DataLoops data;             // what its data may depend on
   };
   bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return false;
-    indexLoopWrites();
-    std::vector<size_t> meet;  // the others' writes of the read's bytes, in program order
-    loop_write_ranges_.overlapping(a.space, a.lo, a.hi, [&](const RangeIndex<size_t>::Entry& e) {
-      const LoopWrite& w = loop_writes_[e.value];
-      if (w.proc != p && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes)) meet.push_back(e.value);
-    });
-    std::sort(meet.begin(), meet.end());
-    std::vector<const LoopWrite*> over;
-    for (size_t i : meet) over.push_back(&loop_writes_[i]);
+    indexViewWrites();
+    std::vector<const ViewWrite*> over;  // the others' writes of the read's bytes in loops
+    for (const ViewWrite& w : view_writes_[a.space])
+      if (w.proc != p && !w.loops.empty() && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes))
+        over.push_back(&w);
+    const std::vector<LoopPos> pos = positions(p, in.loops);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
-      if (skippedAt(in.loops, d, over)) return true;
+      if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over)) return true;
     return false;
   }
-  // Whether, among the writes `over` in the read's loop at depth d (the
-  // same iterations outside it), none is at the read's iteration and one
-  // is at an earlier one by a process that runs the read's iteration.
-  bool skippedAt(const std::vector<std::pair<int, int64_t>>& at, size_t d,
-                 const std::vector<const LoopWrite*>& over) const {
-    std::set<int> earlier;  // processes that wrote the bytes at an earlier iteration
-    for (const LoopWrite* w : over) {
-      if (w->loops.size() <= d || !std::equal(at.begin(), at.begin() + d, w->loops.begin()) ||
-          w->loops[d].first != at[d].first)
-        continue;
-      if (w->loops[d].second == at[d].second) return false;  // written at the read's iteration
-      if (w->loops[d].second < at[d].second) earlier.insert(w->proc);
+  // Whether, among the writes `over` in a loop paired with the read's loop
+  // at depth d, none is at the read's iteration and one whose data that
+  // loop may change is at an earlier one by a process that runs the read's
+  // iteration.
+  bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int role,
+                 const std::vector<const ViewWrite*>& over) const {
+    bool earlier = false;
+    for (const ViewWrite* w : over) {
+      const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
+      if (!order) continue;
+      if (order->order == 0) return false;  // written at the read's iteration
+      earlier |= order->order < 0 && w->data.reads(w->loops[d].first) &&
+                 (!order->by_statement || runsIteration(w->proc, at, d));
     }
-    const std::vector<std::pair<int, int64_t>> prefix(at.begin(), at.begin() + d + 1);
-    return std::any_of(earlier.begin(), earlier.end(), [&](int q) {
-      const auto& ran = loops_run_[q];
-      auto it = ran.lower_bound(prefix);
-      return it != ran.end() && it->size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), it->begin());
-    });
+    return earlier;
   }
-  void indexLoopWrites() {
-    if (loop_writes_indexed_) return;
-    loop_writes_indexed_ = true;
-    loops_run_.assign(sys_.procs.size(), {});
+  // Where write w's loop at depth d pairs with the read's (`at`, `pos`):
+  // how its iteration compares with the read's (-1 earlier, 0 the same,
+  // 1 later).
+  //  * one loop statement at the same iterations of the loops outside it,
+  //    compared by value (by_statement);
+  //  * else, for a writer of another role, loops with the same bounds
+  //    (sameExpr start, end and step) and trip counts at each depth down
+  //    to d (each role's `for t in lm.range(0, my_tiles)` over the CTA's
+  //    tiles), at the same ordinals outside it, compared by ordinal (its
+  //    process runs the read's iteration). Not loops of one role, nor
+  //    loops whose bounds differ: a prologue's `lm.range(0, 2)` and a
+  //    main loop's `lm.range(0, n_blocks)` run the same count by chance
+  //    (xformers' fixed prologue at Kv = 65, a false alarm the gate caught).
+  struct Paired {
+    int order;
+    bool by_statement;
+  };
+  std::optional<Paired> pairedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int reader_role,
+                                 const ViewWrite& w) const {
+    if (w.loops.size() <= d) return std::nullopt;
+    const auto sign = [](int64_t x, int64_t y) { return x < y ? -1 : x > y ? 1 : 0; };
+    if (std::equal(at.begin(), at.begin() + d + 1, w.loops.begin(),
+                   [](const auto& x, const auto& y) { return x.first == y.first; }) &&
+        std::equal(at.begin(), at.begin() + d, w.loops.begin()))
+      return Paired{sign(w.loops[d].second, at[d].second), true};
+    if (sys_.procs[w.proc].role == reader_role) return std::nullopt;
+    for (size_t j = 0; j <= d; ++j)
+      if (w.pos[j].trips != pos[j].trips || (j < d && w.pos[j].ordinal != pos[j].ordinal) ||
+          !sameBounds(at[j].first, w.loops[j].first))
+        return std::nullopt;
+    return Paired{sign(w.pos[d].ordinal, pos[d].ordinal), false};
+  }
+  bool sameBounds(int var, int other) const {
+    const Stmt* a = loop_stmt_of_.at(var);
+    const Stmt* b = loop_stmt_of_.at(other);
+    const auto same = [](const ir::ExprPtr& x, const ir::ExprPtr& y) { return x && y && ir::sameExpr(*x, *y); };
+    return same(a->lo, b->lo) && same(a->hi, b->hi) && same(a->step, b->step);
+  }
+  // Whether process q's run of the loop at depth d of `at` (at its
+  // iterations outside it) has the iteration at[d].
+  bool runsIteration(int q, const Loops& at, size_t d) const {
+    auto it = loop_runs_.find({q, Loops(at.begin(), at.begin() + d), at[d].first});
+    if (it == loop_runs_.end()) return false;
+    const LoopRun& r = it->second;
+    const int64_t off = at[d].second - r.lo;
+    return off % r.step == 0 && off / r.step >= 0 && off / r.step < r.trips;
+  }
+  // Each entry of `loops` (an instruction of process q): its loop run's
+  // trip count and the iteration's ordinal in it.
+  std::vector<LoopPos> positions(int q, const Loops& loops) const {
+    std::vector<LoopPos> out;
+    Loops outside;
+    for (const auto& [var, v] : loops) {
+      const LoopRun& r = loop_runs_.at({q, outside, var});
+      out.push_back({r.trips, (v - r.lo) / r.step});
+      outside.push_back({var, v});
+    }
+    return out;
+  }
+  // Every view write, per space (indexed on the first stage-like read in a
+  // loop that a write of another instance caps).
+  void indexViewWrites() {
+    if (view_writes_indexed_) return;
+    view_writes_indexed_ = true;
+    view_writes_.assign(sys_.spaces.size(), {});
+    const std::map<const Stmt*, DataLoops> data = viewWriteDataLoops();
     for (size_t q = 0; q < sys_.procs.size(); ++q)
       for (const Instr& w : sys_.procs[q].program) {
-        loops_run_[q].insert(w.loops);
-        if (w.loops.empty()) continue;
+        auto d = data.find(w.stmt);
         for (const Access& x : w.accesses)
-          if (x.write && x.view >= 0) {
-            LoopWrite lw{static_cast<int>(q), w.loops, Access{}};
-            lw.bytes.space = x.space;
-            lw.bytes.view = x.view;
-            lw.bytes.lo = x.lo;
-            lw.bytes.hi = x.hi;
-            lw.bytes.runs = x.runs;
-            lw.bytes.stride = x.stride;
-            loop_write_ranges_.add(x.space, x.lo, x.hi, loop_writes_.size());
-            loop_writes_.push_back(std::move(lw));
-          }
+          if (x.write && x.view >= 0)
+            view_writes_[x.space].push_back({static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops),
+                                             x, x.index >= 0 ? dataLap(s_, x) : 0,
+                                             d != data.end() ? d->second : DataLoops{true, {}}});
       }
   }
-  bool loop_writes_indexed_ = false;
-  RangeIndex<size_t> loop_write_ranges_;                                    // loop_writes_ by byte range
-  std::vector<LoopWrite> loop_writes_;                                      // the writes inside loops
-  std::vector<std::set<std::vector<std::pair<int, int64_t>>>> loops_run_;      // per process: its loop vectors
+  bool view_writes_indexed_ = false;
+  std::vector<std::vector<ViewWrite>> view_writes_;  // per space
 
+  // The laps the others write over the read's bytes (as in `top`) less the
+  // writes for a later iteration of a loop they pair with (pairedAt): a
+  // read at tile 0 does not mean a lap first written at tile 1 (a table
+  // written per tile at its K loop's first iteration, re-read every K
+  // iteration, session 36). A write at a later iteration of the loop at
+  // depth d is left out only where another write is at the read's
+  // iteration of every loop down to d, not after it, and the same at each
+  // iteration of a deeper loop of the read's (Standing::invariant): the
+  // read's own iteration has its write, and its returns in the deeper loop
+  // re-read it. A table written at the tile's last K iteration, read at
+  // the first, keeps the tile's write (it means that lap, and finds the
+  // previous tile's); a reader that comes back to a slot twice in one
+  // iteration, after a barrier, with no write in between, still means the
+  // next lap (the lower bound of docs/known-limits.md: Kokkos' join whose
+  // write-back is lost, StaleRead.ReadBackOfItsOwnUpdateMeansItsWrite).
+  // nullopt where none is left out, or no other write is left.
+  std::optional<Tops> lapsNotAfter(int p, const Instr& in, const Access& a) {
+    if (in.loops.empty()) return std::nullopt;
+    indexViewWrites();
+    const std::vector<LoopPos> pos = positions(p, in.loops);
+    std::vector<std::pair<const ViewWrite*, Standing>> over;
+    int reread = -1;  // the deepest loop in which the read re-reads a write not after it
+    for (const ViewWrite& w : view_writes_[a.space]) {
+      if (w.proc == p || !touches(a, w.bytes.lo, w.bytes.hi)) continue;
+      over.push_back({&w, standing(in.loops, pos, sys_.procs[p].role, w)});
+      const Standing& st = over.back().second;
+      if (!st.after) reread = std::max(reread, st.invariant);
+    }
+    bool left_out = false;
+    Tops out;
+    for (const auto& [w, st] : over) {
+      if (st.after && reread > static_cast<int>(st.same)) {
+        left_out = true;
+        continue;
+      }
+      auto [it, fresh] = out.try_emplace({a.space, w->proc, w->bytes.view, w->bytes.lo, w->bytes.hi}, w->lap);
+      if (!fresh) it->second = std::max(it->second, w->lap);
+    }
+    if (!left_out || capOver(p, a, out) < 0) return std::nullopt;
+    return out;
+  }
+  // How write w stands to the read (`at`, `pos`): at how many of its
+  // loops (outermost first) it is at the read's iteration, and whether it
+  // is at a later iteration of the next one.
+  // `invariant`: the deepest of those loops or the next one (below the
+  // read's) in which the write's data is the same at each iteration the
+  // read is at - the write is not in it, or its data does not read its
+  // variable - so the read's returns in it re-read the write; -1: none.
+  struct Standing {
+    size_t same = 0;
+    bool after = false;
+    int invariant = -1;
+  };
+  Standing standing(const Loops& at, const std::vector<LoopPos>& pos, int role, const ViewWrite& w) const {
+    Standing st;
+    std::optional<Paired> order;
+    for (; st.same < at.size(); ++st.same) {
+      order = pairedAt(at, pos, st.same, role, w);
+      if (!order || order->order != 0) break;
+    }
+    st.after = st.same < at.size() && order && order->order > 0;
+    for (size_t e = std::min(st.same, at.size() - 1) + 1; e-- > 0 && st.invariant < 0;) {
+      const bool in_loop = e < st.same || (order && order->order < 0);
+      if (!in_loop || !w.data.reads(w.loops[e].first)) st.invariant = static_cast<int>(e);
+    }
+    return st;
+  }
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
   // buffer read whole, rewritten in part", session 23). A generic read
   // whose bytes the other instances write up to different laps -
@@ -2039,7 +2212,8 @@ class Builder {
   // `a` keeps its first range; the others are appended (`pieces`) as reads
   // of the same op. Split only where the ranges mean different laps: a
   // read whose ranges all mean one lap is the one access it was.
-  void splitByWrittenLaps(int p, Access& a, int64_t meant, WrittenLaps& laps,
+  void splitByWrittenLaps(int p, Access& a, int64_t meant,
+                          const std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t>& top,
                           std::vector<Access>& pieces) const {
     // (lo, hi, generation meant) per elementary range; ranges no other
     // instance writes keep the whole read's (they hold its own data or
@@ -2052,19 +2226,23 @@ class Builder {
       if (lo > rlo && lo < rhi) cuts.insert(lo);
       if (hi > rlo && hi < rhi) cuts.insert(hi);
     }
-    laps.overlapping(a.space, rlo, rhi, [&](const WrittenLaps::Entry& e) {
-      if (e.value.proc == p || (a.view_written && e.value.view != a.view)) return;
-      if (e.lo > rlo && e.lo < rhi) cuts.insert(e.lo);
-      if (e.hi > rlo && e.hi < rhi) cuts.insert(e.hi);
-    });
+    for (const auto& [key, lap] : top) {
+      const auto& [space, proc, view, lo, hi] = key;
+      if (space != a.space || proc == p || !rangesOverlap(lo, hi, rlo, rhi)) continue;
+      if (a.view_written && view != a.view) continue;
+      if (lo > rlo && lo < rhi) cuts.insert(lo);
+      if (hi > rlo && hi < rhi) cuts.insert(hi);
+    }
     cut = cut || cuts.size() > 2;
     for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
       const int64_t lo = *it, hi = *std::next(it);
       int64_t cap = -1;
-      laps.overlapping(a.space, lo, hi, [&](const WrittenLaps::Entry& e) {
-        if (e.value.proc == p || (a.view_written && e.value.view != a.view)) return;
-        cap = std::max(cap, e.value.lap);
-      });
+      for (const auto& [key, lap] : top) {
+        const auto& [space, proc, view, wlo, whi] = key;
+        if (space != a.space || proc == p || !rangesOverlap(wlo, whi, lo, hi)) continue;
+        if (a.view_written && view != a.view) continue;
+        cap = std::max(cap, lap);
+      }
       const bool own = a.gen_returns < 0 || std::any_of(a.own_since.begin(), a.own_since.end(), [&](const auto& r) {
                          return rangesOverlap(r.first, r.second, lo, hi);
                        });
