@@ -45,7 +45,7 @@ encoder::Trace shorteningReference(const encoder::System& sys, const encoder::Tr
   return t;
 }
 
-bool sameTrace(const encoder::Trace& a, const encoder::Trace& b) {
+bool shorteningSameTrace(const encoder::Trace& a, const encoder::Trace& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const encoder::Step& x, const encoder::Step& y) {
     return x.kind == y.kind && x.proc == y.proc && x.pc == y.pc;
   });
@@ -72,7 +72,7 @@ TEST(TraceShortening, SameTraceAsReplayingEachCandidateWhole) {
         encoder::ProofBudget budget(encoder::ProofBudget::unitsFor(60.0), 600000);
         const encoder::Trace got = encoder::minimizeTrace(*sys, v.trace, v.rule, budget);
         const encoder::Trace want = shorteningReference(*sys, v.trace, v.rule);
-        EXPECT_TRUE(sameTrace(got, want)) << "seed " << seed << " K=" << k << " " << v.rule << ": " << got.size()
+        EXPECT_TRUE(shorteningSameTrace(got, want)) << "seed " << seed << " K=" << k << " " << v.rule << ": " << got.size()
                                           << " steps, the reference " << want.size() << "\n"
                                           << rs.text;
         ++compared;
