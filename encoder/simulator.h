@@ -107,14 +107,15 @@ ReplayResult replay(const System& sys, const Trace& trace);
 // `rule` (greedy: drops one step at a time, from the end, while that
 // holds). Breadth-first traces are shortest in the reduced graph; this
 // also drops the steps that only the reduction forced in (landings of
-// unrelated loads, instances that play no part). Each try replays the
-// whole trace: past `budget_ms` the trace shortened so far is returned
+// unrelated loads, instances that play no part). Each try is a replay of
+// the candidate (from the kept state after the prefix it shares with the
+// current trace, on one model): past `budget_ms` the trace shortened so far is returned
 // (it still replays and ends in the violation), so a trace thousands of
 // steps long does not stall the check.
 Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, unsigned budget_ms = 2000);
-// The same within a work budget (the same trace at any load): each step
-// replayed is charged as an expanded state with the programs'
-// instructions; past the budget's work cap or wall-clock safety limit the
+// The same within a work budget (the same trace at any load): each try is
+// charged as a replay of the whole candidate, each of its steps an expanded
+// state with the programs' instructions; past the budget's work cap or wall-clock safety limit the
 // trace shortened so far is returned.
 Trace minimizeTrace(const System& sys, const Trace& trace, const std::string& rule, ProofBudget& budget);
 
