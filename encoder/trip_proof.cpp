@@ -6143,6 +6143,18 @@ class PersistentExplorer {
   // reduction pruned races with a group in flight there (docs/z3.md "The
   // layout of every tile length").
   bool everyLength() const { return layout_; }
+  // The reducer's footprints and the predecessor table stand on the layout
+  // (setBranches, setPredecessors): a branch an exploration takes that the
+  // layout left out is a step they never saw, which may prune a real
+  // interleaving (the drift of docs/z3.md "The layout of every tile
+  // length"). Such a branch makes the proof unknown, never a pass.
+  void inLayout(int p, int pc, const Branch& b) const {
+    if (!reducer_ || b.small >= 0 || static_cast<size_t>(p) >= branches_.succ.size()) return;
+    const std::vector<int>& laid = branches_.succ[static_cast<size_t>(p)][static_cast<size_t>(pc)];
+    if (!std::binary_search(laid.begin(), laid.end(), b.pc))
+      throw Fail(fmt::format("internal: {} branches from operation {} to {}, which the layout of the grid left out",
+                             g_.comb.procs[static_cast<size_t>(p)].name, pc, b.pc));
+  }
   int tailAt(int64_t d, int p, int k, int64_t t, int64_t g) const {
     return g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g].a;
   }
@@ -6529,6 +6541,7 @@ class PersistentExplorer {
         take(std::move(next), u);
       else
         for (const Branch& b : resolve(st.proc, st.pc, u)) {
+          inLayout(st.proc, st.pc, b);
           State n = withPc(next, st.proc, b);
           if (kindsInTileOrder(n, st.proc, st.pc)) take(std::move(n), b.u);
         }
