@@ -18,6 +18,7 @@
 #include <fmt/ranges.h>
 
 #include "encoder/system.h"
+#include "encoder/system_hook.h"
 #include "ir/expect_tx.h"
 #include "ir/frontend.h"
 #include "lowering/lower.h"
@@ -94,7 +95,10 @@ TEST(ExpectTx, LoweredDerivedBytesEqualTheModels) {
       auto b = someBinding(s);
       if (!b) continue;
       std::string err;
-      auto sys = encoder::buildSystem(s, *b, lr.target, &err);
+      // Read caps off (BuildSemantics): the test compares arrival bytes,
+      // which the reads' meaning never touches, and the caps' pairing of
+      // reads with writes was two thirds of its time (docs/ci.md, session 36).
+      auto sys = encoder::buildSystemHooked(s, *b, lr.target, {}, &err, encoder::BuildSemantics{false});
       if (!sys) continue;
       TxByLine low = loweredTx(lr.source), model = modelTx(*sys);
       // The model only has the arrivals the binding reaches; the .cu has
