@@ -34,21 +34,7 @@ std::string s37RuleAt(const std::string& text, int64_t n) {
 void s37ExpectFound(const std::string& text, const char* what) {
   EXPECT_EQ(s37RuleAt(text, 1), "") << what;
   EXPECT_EQ(s37RuleAt(text, 2), "data.stale-read") << what;
-  auto mod = compile(text);
-  ASSERT_FALSE(mod.schedules.empty()) << what;
-  const ir::Schedule& s = mod.schedules.at(0);
-  auto [proved, rules, detail] = modelCheck(s);
-  EXPECT_FALSE(proved) << what << ": cake check says proved: " << detail;
-  EXPECT_TRUE(rules.count("data.stale-read")) << what << ": cake check finds " << join(rules) << ": " << detail;
-  EXPECT_NE(proveDefault(s).outcome, encoder::Outcome::Proved) << what << ": UNSOUND, proved";
-}
-
-// Nothing reported by `cake check`.
-void s37ExpectClean(const std::string& text, const char* what) {
-  auto mod = compile(text);
-  ASSERT_FALSE(mod.schedules.empty()) << what;
-  auto [proved, rules, detail] = modelCheck(mod.schedules.at(0));
-  EXPECT_TRUE(rules.empty()) << what << ": a false alarm: " << join(rules) << ": " << detail;
+  expectFoundNotProved(text, "data.stale-read", what);
 }
 
 const std::string kDir = "corpus/bugs/data.stale-read/";
@@ -66,7 +52,7 @@ namespace s37 = sound37_attacks_test;
 TEST(Sound37, CarriedFragmentPublishedOnTheFirstTileOnlyIsFound) {
   const std::string broken = corpusText(s37::kDir + "sm90_running_offset_published_first_tile_only.cake");
   s37::s37ExpectFound(broken, "a running offset published on the first tile only");
-  s37::s37ExpectClean(corpusText(s37::kDir + "sm90_running_offset_published_first_tile_only_fixed.cake"),
+  expectNoSyncFinding(corpusText(s37::kDir + "sm90_running_offset_published_first_tile_only_fixed.cake"),
                       "the running offset published every tile");
   // carried through a second fragment: v = 2 * u, then u = v
   const std::string two = replace(replace(replace(broken, "    w    = lm.regs(", "    u    = lm.regs(shape=(1, 32), dtype=lm.f32)\n    w    = lm.regs("),
@@ -74,7 +60,7 @@ TEST(Sound37, CarriedFragmentPublishedOnTheFirstTileOnlyIsFound) {
                                           "            lm.binary(v, v, 1.0, op=\"add\")\n" + s37::kFirstTile,
                                           "            lm.binary(v, u, 2.0, op=\"mul\")\n" + s37::kFirstTile + "            lm.copy(u, v)\n");
   s37::s37ExpectFound(two, "a value carried through a second fragment");
-  s37::s37ExpectClean(replace(two, s37::kFirstTile, s37::kEveryTile), "the value carried through two, every tile");
+  expectNoSyncFinding(replace(two, s37::kFirstTile, s37::kEveryTile), "the value carried through two, every tile");
   // a reduce's running minimum (value=), published on the first tile only
   const std::string best = replace(
       replace(replace(broken, "    w    = lm.regs(shape=(1, 32), dtype=lm.f32)\n",
@@ -95,11 +81,11 @@ TEST(Sound37, CarriedFragmentPublishedOnTheFirstTileOnlyIsFound) {
 TEST(Sound37, RowPickedByAGuardStoredOnTheFirstTileOnlyIsFound) {
   s37::s37ExpectFound(corpusText(s37::kDir + "sm90_table_row_by_tile_parity_first_tile_only.cake"),
                       "the parity's row stored on the first tile only");
-  s37::s37ExpectClean(corpusText(s37::kDir + "sm90_table_row_by_tile_parity_first_tile_only_fixed.cake"),
+  expectNoSyncFinding(corpusText(s37::kDir + "sm90_table_row_by_tile_parity_first_tile_only_fixed.cake"),
                       "the parity's row stored every tile");
   // one load under a guard that does not change the data: a lazy table (clean)
   const std::string lazy = corpusText("corpus/bugs/data.stale-read/sm90_table_row_other_role_first_tile_only.cake");
-  s37::s37ExpectClean(replace(lazy, "lm.copy(v, T, coords=(t, 0))", "lm.copy(v, T, coords=(0, 0))"),
+  expectNoSyncFinding(replace(lazy, "lm.copy(v, T, coords=(t, 0))", "lm.copy(v, T, coords=(0, 0))"),
                       "a table loaded on the first tile only");
 }
 
@@ -109,6 +95,6 @@ TEST(Sound37, RowPickedByAGuardStoredOnTheFirstTileOnlyIsFound) {
 TEST(Sound37, HalfOfTheRowWrittenOnTheFirstTileOnlyIsFound) {
   s37::s37ExpectFound(corpusText(s37::kDir + "sm90_table_row_halves_second_warp_first_tile_only.cake"),
                       "the second warp's half written on the first tile only");
-  s37::s37ExpectClean(corpusText(s37::kDir + "sm90_table_row_halves_second_warp_first_tile_only_fixed.cake"),
+  expectNoSyncFinding(corpusText(s37::kDir + "sm90_table_row_halves_second_warp_first_tile_only_fixed.cake"),
                       "both halves written every tile");
 }
