@@ -561,9 +561,10 @@ class Builder {
     std::map<const Stmt*, DataLoops> out;
     for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r) {
       std::vector<const Stmt*> ops;
+      std::map<const Stmt*, std::set<int>> around;  // each op's enclosing loops
       for (const ir::RoleBody& body : s_.bodies)
-        if (body.role == r) ir::forEachOp(body.body, [&](const Stmt& st) { ops.push_back(&st); });
-      std::map<int, DataLoops> regs;  // regs index -> what it may hold
+        if (body.role == r) opsWithLoops(body.body, {}, ops, around);
+      std::map<int, DataLoops> regs = heldAcrossIterations(ops, around);  // regs index -> what it may hold
       for (bool grew = true; grew;) {
         grew = false;
         for (const Stmt* st : ops) {
@@ -578,6 +579,58 @@ class Builder {
         if (st->op.dst.kind == BufferRef::Kind::View) out[st] = opDataLoops(st->op, regs);
     }
     return out;
+  }
+  static void opsWithLoops(const ir::Block& b, const std::set<int>& loops, std::vector<const Stmt*>& ops,
+                           std::map<const Stmt*, std::set<int>>& around) {
+    for (const Stmt& st : b) {
+      if (st.kind == Stmt::Kind::Op) {
+        ops.push_back(&st);
+        around[&st] = loops;
+        continue;
+      }
+      std::set<int> inner = loops;
+      if (st.kind == Stmt::Kind::For) inner.insert(st.loop_var);
+      opsWithLoops(st.body, inner, ops, around);
+      opsWithLoops(st.orelse, inner, ops, around);
+    }
+  }
+  // A fragment holds one value at every iteration of a loop only where one
+  // statement defines it from data the loop does not change. Written by
+  // several statements, which one ran last may depend on the iteration
+  // (guards: `if t % 2 == 0: lm.copy(v, T, coords=(0, 0)) else: ...(1, 0)`),
+  // and a fragment its own definition reads (directly or through other
+  // fragments: `lm.binary(v, v, 1.0, op="add")`, a running offset) carries
+  // a value that changes per iteration though no expression reads the loop
+  // variable: such a fragment may change per iteration of every loop
+  // around any of its writes (session 37: both hid a skipped write). A
+  // reduce's running values (value=, src2) are written too, by an op the
+  // trace does not follow (unknown).
+  std::map<int, DataLoops> heldAcrossIterations(const std::vector<const Stmt*>& ops,
+                                                const std::map<const Stmt*, std::set<int>>& around) const {
+    std::map<int, int> defs;                 // regs -> statements writing it
+    std::map<int, std::set<int>> def_loops;  // regs -> loops around them
+    std::map<int, std::set<int>> sources;    // regs -> fragments its writes read
+    std::map<int, DataLoops> held;
+    for (const Stmt* st : ops) {
+      const ir::Op& o = st->op;
+      if (o.kind == OpKind::Reduce && o.src2.kind == BufferRef::Kind::Regs) held[o.src2.index].unknown = true;
+      if (o.dst.kind != BufferRef::Kind::Regs) continue;
+      ++defs[o.dst.index];
+      def_loops[o.dst.index].insert(around.at(st).begin(), around.at(st).end());
+      for (const BufferRef* r : {&o.src, &o.src2})
+        if (r->kind == BufferRef::Kind::Regs) sources[o.dst.index].insert(r->index);
+    }
+    for (const auto& [f, n] : defs) {
+      std::set<int> seen, todo = sources[f];  // what f's value may be computed from
+      while (!todo.empty()) {
+        const int x = *todo.begin();
+        todo.erase(todo.begin());
+        if (!seen.insert(x).second) continue;
+        for (int y : sources[x]) todo.insert(y);
+      }
+      if (n > 1 || seen.count(f)) held[f].vars.insert(def_loops[f].begin(), def_loops[f].end());
+    }
+    return held;
   }
   DataLoops opDataLoops(const ir::Op& o, std::map<int, DataLoops>& regs) const {
     DataLoops d;
@@ -1968,7 +2021,9 @@ class Builder {
           // no lap written after the read's iteration of a loop it pairs with
           const std::optional<Tops> before = lapsNotAfter(static_cast<int>(p), in, a);
           const int64_t bound = before ? capOver(static_cast<int>(p), a, *before) : cap;
-          if (meant > bound && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
+          // (per byte: a part of the read whose writers' laps are all below it is capped there)
+          const int64_t lowest = std::min(bound, lowestLapOver(static_cast<int>(p), a, before ? *before : top));
+          if (meant > lowest && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
           a.gen = std::min(meant, bound);
           if (in.kind == InstrKind::Generic)
             splitByWrittenLaps(static_cast<int>(p), a, meant, before ? *before : top, pieces);
@@ -1993,6 +2048,18 @@ class Builder {
       if (view == a.view) own = std::max(own, lap);
     }
     return a.view_written ? own : any;
+  }
+  // The lowest lap another instance writes over some of the read's bytes
+  // (as capOver counts them): a part of the read below it is capped at
+  // most there (splitByWrittenLaps).
+  static int64_t lowestLapOver(int p, const Access& a, const Tops& top) {
+    int64_t low = std::numeric_limits<int64_t>::max();
+    for (const auto& [key, lap] : top) {
+      const auto& [space, proc, view, lo, hi] = key;
+      if (space == a.space && proc != p && touches(a, lo, hi) && (!a.view_written || view == a.view))
+        low = std::min(low, lap);
+    }
+    return low;
   }
   // Whether a capped stage-like read finds its bytes left over from an
   // earlier iteration of a loop it shares with their writers (the writers'
@@ -2031,24 +2098,37 @@ class Builder {
         over.push_back(&w);
     const std::vector<LoopPos> pos = positions(p, in.loops);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
-      if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over)) return true;
+      if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over, a)) return true;
     return false;
   }
   // Whether, among the writes `over` in a loop paired with the read's loop
-  // at depth d, none is at the read's iteration and one whose data that
-  // loop may change is at an earlier one by a process that runs the read's
-  // iteration.
+  // at depth d, one whose data that loop may change is at an earlier
+  // iteration, by a process that runs the read's iteration, over bytes of
+  // the read that no write at the read's iteration covers. Per byte: a
+  // row whose halves two writers write, one of them on the first tile
+  // only, has the other half written at every iteration (session 37: a
+  // write at the read's iteration over other bytes hid the skip).
   bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int role,
-                 const std::vector<const ViewWrite*>& over) const {
-    bool earlier = false;
+                 const std::vector<const ViewWrite*>& over, const Access& a) const {
+    ElementSet here;  // the read's bytes written at its iteration
+    std::vector<const ViewWrite*> earlier;
     for (const ViewWrite* w : over) {
       const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
       if (!order) continue;
-      if (order->order == 0) return false;  // written at the read's iteration
-      earlier |= order->order < 0 && w->data.reads(w->loops[d].first) &&
-                 (!order->by_statement || runsIteration(w->proc, at, d));
+      if (order->order == 0) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
+      else if (order->order < 0 && w->data.reads(w->loops[d].first) &&
+               (!order->by_statement || runsIteration(w->proc, at, d)))
+        earlier.push_back(w);
     }
-    return earlier;
+    bool uncovered = false;
+    for (const ViewWrite* w : earlier)
+      forEachRun(w->bytes, [&](int64_t wlo, int64_t whi) {
+        forEachRun(a, [&](int64_t alo, int64_t ahi) {
+          const int64_t lo = std::max(wlo, alo), hi = std::min(whi, ahi);
+          uncovered = uncovered || (lo < hi && here.firstMissing(lo, hi));
+        });
+      });
+    return uncovered;
   }
   // Where write w's loop at depth d pairs with the read's (`at`, `pos`):
   // how its iteration compares with the read's (-1 earlier, 0 the same,

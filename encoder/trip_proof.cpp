@@ -5954,7 +5954,10 @@ class PersistentExplorer {
       if (g_.shape[p].kind == TileShape::Static || g_.shape[p].prefix_end > 0) continue;
       std::vector<std::pair<State, Unknowns>> next;
       for (auto& [s, u] : init)
-        for (const Branch& b : startTiles(p, u)) next.push_back({withPc(s, p, b), b.u});
+        for (const Branch& b : startTiles(p, u)) {
+          startInLayout(p, b);
+          next.push_back({withPc(s, p, b), b.u});
+        }
       init = std::move(next);
     }
     // (once every process is at its first tile: before, a process not
@@ -6154,6 +6157,15 @@ class PersistentExplorer {
     if (!std::binary_search(laid.begin(), laid.end(), b.pc))
       throw Fail(fmt::format("internal: {} branches from operation {} to {}, which the layout of the grid left out",
                              g_.comb.procs[static_cast<size_t>(p)].name, pc, b.pc));
+  }
+  // The same for a process's start (the first block's targets, which the
+  // layout takes with the unknowns open: branches_.start).
+  void startInLayout(int p, const Branch& b) const {
+    if (!reducer_ || b.small >= 0 || static_cast<size_t>(p) >= branches_.start.size()) return;
+    const std::vector<int>& laid = branches_.start[static_cast<size_t>(p)];
+    if (!std::binary_search(laid.begin(), laid.end(), b.pc))
+      throw Fail(fmt::format("internal: {} starts at operation {}, which the layout of the grid left out",
+                             g_.comb.procs[static_cast<size_t>(p)].name, b.pc));
   }
   int tailAt(int64_t d, int p, int k, int64_t t, int64_t g) const {
     return g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g].a;

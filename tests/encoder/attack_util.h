@@ -76,6 +76,26 @@ inline std::string join(const std::set<std::string>& s) {
   return out;
 }
 
+// `rule` found by `cake check` (among the rules it reports) and the
+// schedule not proved, neither by cake check nor by the proof itself.
+inline void expectFoundNotProved(const std::string& text, const std::string& rule, const char* what) {
+  auto mod = cake::testing::compile(text);
+  ASSERT_FALSE(mod.schedules.empty()) << what;
+  const ir::Schedule& s = mod.schedules.at(0);
+  auto [proved, rules, detail] = modelCheck(s);
+  EXPECT_FALSE(proved) << what << ": cake check says proved: " << detail;
+  EXPECT_TRUE(rules.count(rule)) << what << ": cake check finds " << join(rules) << ": " << detail;
+  EXPECT_NE(proveDefault(s).outcome, encoder::Outcome::Proved) << what << ": UNSOUND, proved";
+}
+
+// No sync./data./proxy. rule reported by `cake check`.
+inline void expectNoSyncFinding(const std::string& text, const char* what) {
+  auto mod = cake::testing::compile(text);
+  ASSERT_FALSE(mod.schedules.empty()) << what;
+  auto [proved, rules, detail] = modelCheck(mod.schedules.at(0));
+  EXPECT_TRUE(rules.empty()) << what << ": a false alarm: " << join(rules) << ": " << detail;
+}
+
 // The base is clean at `clean` and proved; every attack is broken at its
 // witness, not proved, and found by `cake check` where its values reach it.
 inline void attack(const std::string& base, const std::vector<std::pair<std::string, int64_t>>& clean,

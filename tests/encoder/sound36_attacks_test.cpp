@@ -29,23 +29,10 @@ std::string s36RuleAt(const std::string& text, const std::vector<std::pair<std::
 }
 
 // Found by `cake check` (data.stale-read among its rules) and not proved.
-void s36ExpectFound(const std::string& text, const char* what) {
-  auto mod = compile(text);
-  ASSERT_FALSE(mod.schedules.empty()) << what;
-  const ir::Schedule& s = mod.schedules.at(0);
-  auto [proved, rules, detail] = modelCheck(s);
-  EXPECT_FALSE(proved) << what << ": cake check says proved: " << detail;
-  EXPECT_TRUE(rules.count("data.stale-read")) << what << ": cake check finds " << join(rules) << ": " << detail;
-  EXPECT_NE(proveDefault(s).outcome, encoder::Outcome::Proved) << what << ": UNSOUND, proved";
-}
+void s36ExpectFound(const std::string& text, const char* what) { expectFoundNotProved(text, "data.stale-read", what); }
 
 // Nothing reported by `cake check`.
-void s36ExpectClean(const std::string& text, const char* what) {
-  auto mod = compile(text);
-  ASSERT_FALSE(mod.schedules.empty()) << what;
-  auto [proved, rules, detail] = modelCheck(mod.schedules.at(0));
-  EXPECT_TRUE(rules.empty()) << what << ": a false alarm: " << join(rules) << ": " << detail;
-}
+void s36ExpectClean(const std::string& text, const char* what) { expectNoSyncFinding(text, what); }
 
 // A producer warp loads a table row per tile and a consumer warp reads it
 // after a barrier (two barriers per tile: the next tile's write waits for

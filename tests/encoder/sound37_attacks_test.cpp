@@ -1,0 +1,100 @@
+// Soundness review, session 37 (docs/rules/data.stale-read.md "Across roles,
+// and only where the data changes"): three ways a skipped per-tile write
+// hid from session 36's rule, each *proved* on main (exit 0):
+//  * the written data changes per tile through a fragment several
+//    statements write (a guard picks the load) or whose value its own
+//    definition carries (a running offset, a reduce's running values),
+//    though no expression reads the tile loop's variable;
+//  * a write at the read's tile over other bytes (the first producer
+//    warp's half of the row) cancelled the skip of the second warp's half.
+// Each broken form clean at one tile and data.stale-read at two, found by
+// `cake check` and not proved; each fixed form clean.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_util.h"
+
+using namespace cake;
+using namespace cake::testing;
+using namespace cake::testing::attacks;
+
+namespace sound37_attacks_test {
+
+// The first violation's rule at n tiles ("" where none).
+std::string s37RuleAt(const std::string& text, int64_t n) {
+  auto mod = compile(text);
+  if (mod.schedules.empty()) return "no schedule";
+  const ir::Schedule& s = mod.schedules.at(0);
+  auto r = exploreToFirst(s, bindAll(s, {{"n", n}}));
+  return r.violations.empty() ? "" : r.violations.front().rule;
+}
+
+// Clean at one tile, stale at two, found by `cake check`, not proved.
+void s37ExpectFound(const std::string& text, const char* what) {
+  EXPECT_EQ(s37RuleAt(text, 1), "") << what;
+  EXPECT_EQ(s37RuleAt(text, 2), "data.stale-read") << what;
+  expectFoundNotProved(text, "data.stale-read", what);
+}
+
+const std::string kDir = "corpus/bugs/data.stale-read/";
+// The producer's store of the row on every tile, and on the first only.
+const std::string kEveryTile = "            lm.copy(row[0], v)\n";
+const std::string kFirstTile = "            if t == 0:\n                lm.copy(row[0], v)\n";
+
+}  // namespace sound37_attacks_test
+
+namespace s37 = sound37_attacks_test;
+
+// A running value carried in registers from tile to tile: by the
+// fragment's own update, through a second fragment, or as a reduce's
+// running values (value=).
+TEST(Sound37, CarriedFragmentPublishedOnTheFirstTileOnlyIsFound) {
+  const std::string broken = corpusText(s37::kDir + "sm90_running_offset_published_first_tile_only.cake");
+  s37::s37ExpectFound(broken, "a running offset published on the first tile only");
+  expectNoSyncFinding(corpusText(s37::kDir + "sm90_running_offset_published_first_tile_only_fixed.cake"),
+                      "the running offset published every tile");
+  // carried through a second fragment: v = 2 * u, then u = v
+  const std::string two = replace(replace(replace(broken, "    w    = lm.regs(", "    u    = lm.regs(shape=(1, 32), dtype=lm.f32)\n    w    = lm.regs("),
+                                                  "        lm.copy(v, T, coords=(0, 0))\n", "        lm.copy(u, T, coords=(0, 0))\n"),
+                                          "            lm.binary(v, v, 1.0, op=\"add\")\n" + s37::kFirstTile,
+                                          "            lm.binary(v, u, 2.0, op=\"mul\")\n" + s37::kFirstTile + "            lm.copy(u, v)\n");
+  s37::s37ExpectFound(two, "a value carried through a second fragment");
+  expectNoSyncFinding(replace(two, s37::kFirstTile, s37::kEveryTile), "the value carried through two, every tile");
+  // a reduce's running minimum (value=), published on the first tile only
+  const std::string best = replace(
+      replace(replace(broken, "    w    = lm.regs(shape=(1, 32), dtype=lm.f32)\n",
+                      "    w    = lm.regs(shape=(1, 32), dtype=lm.f32)\n    lab  = lm.regs(shape=(1, 1), dtype=lm.i32)\n"
+                      "    best = lm.regs(shape=(1, 1), dtype=lm.f32)\n    b1   = lm.regs(shape=(1, 1), dtype=lm.f32)\n"),
+              "        lm.copy(v, T, coords=(0, 0))\n",
+              "        lm.copy(v, T, coords=(0, 0))\n        lm.fill(best, 1000000.0)\n        lm.fill(lab, 0)\n"),
+      "            lm.binary(v, v, 1.0, op=\"add\")\n" + s37::kFirstTile,
+      "            lm.reduce(lab, v, op=\"argmin\", axis=1, value=best)\n            if t == 0:\n"
+      "                lm.copy(row[0][:, 0:1], best)\n");
+  s37::s37ExpectFound(replace(replace(best, "lm.copy(w, row[0])", "lm.copy(b1, row[0][:, 0:1])"),
+                              "lm.copy(O, w, coords=(t, 0))", "lm.copy(O, b1, coords=(t, 0))"),
+                      "a reduce's running values published on the first tile only");
+}
+
+// The data picked per tile by a guard between two loads of constant
+// coordinates.
+TEST(Sound37, RowPickedByAGuardStoredOnTheFirstTileOnlyIsFound) {
+  s37::s37ExpectFound(corpusText(s37::kDir + "sm90_table_row_by_tile_parity_first_tile_only.cake"),
+                      "the parity's row stored on the first tile only");
+  expectNoSyncFinding(corpusText(s37::kDir + "sm90_table_row_by_tile_parity_first_tile_only_fixed.cake"),
+                      "the parity's row stored every tile");
+  // one load under a guard that does not change the data: a lazy table (clean)
+  const std::string lazy = corpusText("corpus/bugs/data.stale-read/sm90_table_row_other_role_first_tile_only.cake");
+  expectNoSyncFinding(replace(lazy, "lm.copy(v, T, coords=(t, 0))", "lm.copy(v, T, coords=(0, 0))"),
+                      "a table loaded on the first tile only");
+}
+
+// Two producer warps write one half of the row each; the second on the
+// first tile only. The first warp's write at the read's tile covers its own
+// half only.
+TEST(Sound37, HalfOfTheRowWrittenOnTheFirstTileOnlyIsFound) {
+  s37::s37ExpectFound(corpusText(s37::kDir + "sm90_table_row_halves_second_warp_first_tile_only.cake"),
+                      "the second warp's half written on the first tile only");
+  expectNoSyncFinding(corpusText(s37::kDir + "sm90_table_row_halves_second_warp_first_tile_only_fixed.cake"),
+                      "both halves written every tile");
+}
