@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -130,14 +131,22 @@ class Widener {
   // the solver takes (the same)
   Widener(const ir::Schedule& s, const ir::Schedule& facts, const Limits& limits) : s_(s), prover_(facts, limits) {}
 
+  // Whether the read `ref` of the op at `path` reads each byte at most once
+  // per run of the loops from the j-th around it on (condition 2 with
+  // those loops: one moving dimension, its ranges disjoint in a run).
+  bool readsOncePerRun(const BufferRef& ref, const std::vector<Step>& path, size_t j) {
+    const Loops ls = loopsOf(path);
+    if (j >= ls.loops.size()) return true;  // no loop inside: at most once
+    const std::optional<int> dim = movingDim(ref, ls.vars(j, ls.loops.size()));
+    return dim && disjointInRun(ref, *dim, ls, j);
+  }
+
   // The operand of the op at `path` that qualifies, or nullptr.
   BufferRef* qualifying(const std::vector<Step>& path, int role) {
     ir::Op& o = path.back().stmt().op;
     if (o.kind != OpKind::Copy && o.kind != OpKind::Unary && o.kind != OpKind::Binary) return nullptr;
     if (o.dst.kind != BufferRef::Kind::Regs) return nullptr;
-    Loops ls;
-    for (const Step& st : path)
-      if (st.stmt().kind == ir::Stmt::Kind::For) ls.loops.push_back(&st.stmt());
+    const Loops ls = loopsOf(path);
     for (BufferRef* ref : {&o.src, &o.src2}) {
       if (ref->kind != BufferRef::Kind::View || ref->slices.empty()) continue;
       if (namesView(o.dst, ref->index) || (ref == &o.src && namesView(o.src2, ref->index)) ||
@@ -149,6 +158,13 @@ class Widener {
   }
 
  private:
+  static Loops loopsOf(const std::vector<Step>& path) {
+    Loops ls;
+    for (const Step& st : path)
+      if (st.stmt().kind == ir::Stmt::Kind::For) ls.loops.push_back(&st.stmt());
+    return ls;
+  }
+
   bool qualifies(const BufferRef& ref, const Loops& ls, const std::vector<Step>& path, int role) {
     // j: the outermost loop whose variable the slices read
     size_t j = ls.loops.size();
@@ -297,9 +313,133 @@ std::string widen(ir::Schedule& copy, const std::vector<Step>& path, BufferRef& 
   return fmt::format("{} read as its whole slot of {}{}", was, name, moved ? ", before its guard" : "");
 }
 
-}  // namespace
+// ---------------------------------------------------------------------------
+// One-stage tables named by their tile (trip_widen.h, nameTablesByTile).
 
-std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits& limits) {
+// An operand naming a view, and the op's path.
+struct ViewUse {
+  std::vector<Step> path;
+  int role = -1;
+  BufferRef* ref = nullptr;
+  bool write = false;
+};
+
+std::vector<ViewUse> usesOf(ir::Schedule& s, int view) {
+  std::vector<ViewUse> out;
+  for (ir::RoleBody& rb : s.bodies) {
+    std::vector<Step> path;
+    forEachOpPath(rb.body, path, [&](std::vector<Step>& p) {
+      ir::Op& o = p.back().stmt().op;
+      for (BufferRef* r : {&o.dst, &o.src, &o.src2})
+        if (namesView(*r, view)) out.push_back({p, rb.role, r, r == &o.dst});
+    });
+  }
+  return out;
+}
+
+// The view's bytes in its pool, [lo, hi) (nullopt: not constant).
+std::optional<std::pair<int64_t, int64_t>> viewBytes(const ir::View& v) {
+  const std::optional<int64_t> at = ir::constValue(v.offset);
+  if (!at) return std::nullopt;
+  int64_t n = ir::dtypeBytes(v.dtype) * v.stages;
+  for (const ir::ExprPtr& d : v.shape) {
+    const std::optional<int64_t> x = ir::constValue(d);
+    if (!x || *x < 0) return std::nullopt;
+    n *= *x;
+  }
+  return std::make_pair(*at, *at + n);
+}
+
+// No other view of the pool meets the view's bytes (so every write there,
+// and every read, is through the view itself; its layout is constant).
+bool bytesItsOwn(const ir::Schedule& s, int view) {
+  const auto own = viewBytes(s.views[view]);
+  if (!own) return false;
+  for (size_t u = 0; u < s.views.size(); ++u) {
+    if (static_cast<int>(u) == view || s.views[u].pool != s.views[view].pool) continue;
+    const auto other = viewBytes(s.views[u]);
+    if (!other || (other->first < own->second && own->first < other->second)) return false;
+  }
+  return true;
+}
+
+bool namesSlotZero(const BufferRef& r) { return !r.slot || ir::constValue(r.slot) == 0; }
+
+// The loop around a use, outermost first.
+std::vector<const ir::Stmt*> loopsAround(const std::vector<Step>& path) {
+  std::vector<const ir::Stmt*> out;
+  for (size_t i = 0; i + 1 < path.size(); ++i)
+    if (path[i].stmt().kind == ir::Stmt::Kind::For) out.push_back(&path[i].stmt());
+  return out;
+}
+
+// The write of a table once per iteration of its loop L: a copy, fill,
+// unary or binary op into the view (reading no other of its slots), a
+// statement of L's body itself (no `if`, no inner loop: every iteration
+// runs it once), L in no loop, from 0 by 1 (its variable counts the
+// iterations before), and the same bytes every time (its slices read no
+// loop variable). Returns L, or nullptr.
+const ir::Stmt* onceEveryIteration(const ViewUse& w, int view) {
+  const ir::Op& o = w.path.back().stmt().op;
+  const bool kind_ok = o.kind == OpKind::Copy || o.kind == OpKind::Fill || o.kind == OpKind::Unary ||
+                       o.kind == OpKind::Binary;
+  if (!w.write || !kind_ok || namesView(o.src, view) || namesView(o.src2, view)) return nullptr;
+  const std::vector<const ir::Stmt*> loops = loopsAround(w.path);
+  if (loops.size() != 1 || w.path.size() < 2 || &w.path[w.path.size() - 2].stmt() != loops.front()) return nullptr;
+  const ir::Stmt& l = *loops.front();
+  if (ir::constValue(l.lo) != 0 || (l.step && ir::constValue(l.step) != 1)) return nullptr;
+  for (const ir::Slice& sl : w.ref->slices)
+    if (readsAny(sl.lo, {l.loop_var}) || readsAny(sl.hi, {l.loop_var})) return nullptr;
+  return &l;
+}
+
+// The read of the table: a copy, unary or binary op into registers, with
+// the view one operand, in L.
+bool readInLoop(const ViewUse& r, int view, const ir::Stmt* l) {
+  const ir::Op& o = r.path.back().stmt().op;
+  if (r.write || (o.kind != OpKind::Copy && o.kind != OpKind::Unary && o.kind != OpKind::Binary)) return false;
+  if (o.dst.kind != BufferRef::Kind::Regs || (namesView(o.src, view) && namesView(o.src2, view))) return false;
+  const std::vector<const ir::Stmt*> loops = loopsAround(r.path);
+  return !loops.empty() && loops.front() == l;
+}
+
+// Renames the view's two uses to its loop's variable where the table
+// qualifies (trip_widen.h); what it did, or nullopt.
+std::optional<std::string> nameByTile(ir::Schedule& s, int view, const std::function<Widener&()>& widener) {
+  if (s.views[view].stages != 1) return std::nullopt;
+  std::vector<ViewUse> uses = usesOf(s, view);
+  if (uses.size() != 2 || uses[0].role != uses[1].role || &uses[0].path.back().stmt() == &uses[1].path.back().stmt())
+    return std::nullopt;
+  if (!namesSlotZero(*uses[0].ref) || !namesSlotZero(*uses[1].ref)) return std::nullopt;
+  if (!uses[0].write) std::swap(uses[0], uses[1]);
+  const ir::Stmt* l = onceEveryIteration(uses[0], view);
+  if (!l || !readInLoop(uses[1], view, l) || !bytesItsOwn(s, view)) return std::nullopt;
+  if (!widener().readsOncePerRun(*uses[1].ref, uses[1].path, 1)) return std::nullopt;
+  const ir::ExprPtr t = var(l->loop_var);
+  const std::string name = s.views[view].name, tile = ir::exprToString(*t, s);
+  for (ViewUse& u : uses) u.ref->slot = t;
+  return fmt::format("{}[0] read as {}[{}] (a one-stage table written once per {}, each byte read at most once per {})",
+                     name, name, tile, tile, tile);
+}
+
+std::optional<WidenedReads> nameTablesByTile(const ir::Schedule& s, const Limits& limits) {
+  auto copy = std::make_shared<ir::Schedule>(s);
+  std::unique_ptr<Widener> w;
+  const std::function<Widener&()> widener = [&]() -> Widener& {
+    if (!w) w = std::make_unique<Widener>(*copy, s, limits);
+    return *w;
+  };
+  std::vector<std::string> texts;
+  for (size_t v = 0; v < s.views.size(); ++v)
+    if (std::optional<std::string> text = nameByTile(*copy, static_cast<int>(v), widener)) texts.push_back(*text);
+  if (texts.empty()) return std::nullopt;
+  std::string text = "with";
+  for (size_t i = 0; i < texts.size(); ++i) text += (i ? "; " : " ") + texts[i];
+  return WidenedReads{copy, text};
+}
+
+// The widening on `s` as written (trip_widen.h, widenTableReads).
+std::optional<WidenedReads> widenAsWritten(const ir::Schedule& s, const Limits& limits) {
   // (a cheap look first: an op into registers reading a view slice)
   bool any = false;
   for (const ir::RoleBody& rb : s.bodies)
@@ -330,6 +470,17 @@ std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits&
   std::string text = "with the table read";
   for (size_t i = 0; i < texts.size(); ++i) text += (i ? "; " : " ") + texts[i];
   return WidenedReads{copy, text};
+}
+
+}  // namespace
+
+std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits& limits) {
+  if (std::optional<WidenedReads> w = widenAsWritten(s, limits)) return w;
+  const std::optional<WidenedReads> named = nameTablesByTile(s, limits);
+  if (!named) return std::nullopt;
+  std::optional<WidenedReads> w = widenAsWritten(*named->s, limits);
+  if (w) w->text = fmt::format("{}, and {}", named->text, w->text);
+  return w;
 }
 
 }  // namespace cake::encoder::trip
