@@ -422,6 +422,8 @@ std::optional<std::string> nameByTile(ir::Schedule& s, int view, const std::func
                      name, name, tile, tile, tile);
 }
 
+}  // namespace
+
 std::optional<WidenedReads> nameTablesByTile(const ir::Schedule& s, const Limits& limits) {
   auto copy = std::make_shared<ir::Schedule>(s);
   std::unique_ptr<Widener> w;
@@ -437,6 +439,8 @@ std::optional<WidenedReads> nameTablesByTile(const ir::Schedule& s, const Limits
   for (size_t i = 0; i < texts.size(); ++i) text += (i ? "; " : " ") + texts[i];
   return WidenedReads{copy, text};
 }
+
+namespace {
 
 // The widening on `s` as written (trip_widen.h, widenTableReads).
 std::optional<WidenedReads> widenAsWritten(const ir::Schedule& s, const Limits& limits) {

@@ -73,4 +73,9 @@ struct WidenedReads {
 };
 std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits& limits);
 
+// The copy with every one-stage table that qualifies (a, b above) named by
+// its tile; nullopt when none does. (widenTableReads asks it; apart for
+// the tests.)
+std::optional<WidenedReads> nameTablesByTile(const ir::Schedule& s, const Limits& limits);
+
 }  // namespace cake::encoder::trip
