@@ -34,6 +34,32 @@ std::string dg5Edited(const char* file, std::initializer_list<std::pair<const ch
   return text;
 }
 
+// A broken twin of a corpus file: its edits, and where the explicit
+// engine finds it.
+struct Twin {
+  std::initializer_list<std::pair<const char*, const char*>> edits;
+  const char* what;
+  int64_t M, N, K;
+};
+
+// Each twin is a violation of the explicit engine at its shape and is not
+// proved.
+template <size_t N>
+void expectFoundAndNotProved(const char* file, const Twin (&twins)[N]) {
+  for (const Twin& tw : twins) {
+    const std::string text = dg5Edited(file, tw.edits);
+    auto mod = cake::testing::compile(text);
+    ASSERT_FALSE(mod.schedules.empty()) << tw.what;
+    const ir::Schedule& x = mod.schedules.at(0);
+    const auto found = cake::testing::exploreToFirst(x, cake::testing::bind(x, {{"M", tw.M}, {"N", tw.N}, {"K", tw.K}}));
+    EXPECT_EQ(found.outcome, encoder::Outcome::Violation) << tw.what;
+    auto r = cake::testing::proveSchedule(x, 128);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << tw.what << ": " << r.engine;
+    std::cout << tw.what << ": " << cake::testing::rules(found) << "; proof: "
+              << (r.outcome == encoder::Outcome::Violation ? "violation" : r.detail) << "\n";
+  }
+}
+
 std::optional<encoder::trip::WidenedReads> dg5Widened(const std::string& text) {
   auto mod = cake::testing::compile(text);
   EXPECT_FALSE(mod.schedules.empty());
@@ -53,11 +79,6 @@ TEST(Dg5, TileIndexedScaleRowIsProvedInBothCases) {
 }
 
 TEST(Dg5, BrokenScaleRowTwinsAreFoundAndNotProved) {
-  struct Twin {
-    std::initializer_list<std::pair<const char*, const char*>> edits;
-    const char* what;
-    int64_t M, N, K;  // where the explicit engine finds it
-  };
   const Twin twins[] = {
       {{{kDg5Read, "                        lm.copy(sb, smem_sfb[t - 1][:, kb:kb + 1])\n"}},
        "the row of the tile before read", 1, 1, 128},
@@ -84,18 +105,7 @@ TEST(Dg5, BrokenScaleRowTwinsAreFoundAndNotProved) {
         {kDg5Write, "            lm.copy(smem_sfb[t][:, 31 * wg:31 * wg + 31], sbv)\n"}},
        "the row's last columns never written", 1, 1, 8064},
   };
-  for (const Twin& tw : twins) {
-    const std::string text = dg5Edited(kDg5TileFile, tw.edits);
-    auto mod = cake::testing::compile(text);
-    ASSERT_FALSE(mod.schedules.empty()) << tw.what;
-    const ir::Schedule& x = mod.schedules.at(0);
-    const auto found = cake::testing::exploreToFirst(x, cake::testing::bind(x, {{"M", tw.M}, {"N", tw.N}, {"K", tw.K}}));
-    EXPECT_EQ(found.outcome, encoder::Outcome::Violation) << tw.what;
-    auto r = cake::testing::proveSchedule(x, 128);
-    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << tw.what << ": " << r.engine;
-    std::cout << tw.what << ": " << cake::testing::rules(found) << "; proof: "
-              << (r.outcome == encoder::Outcome::Violation ? "violation" : r.detail) << "\n";
-  }
+  expectFoundAndNotProved(kDg5TileFile, twins);
 }
 
 TEST(Dg5, ReadsTheArgumentDoesNotCoverAreNotWidened) {
@@ -148,11 +158,6 @@ TEST(Dg6, StageIndexedScaleRowIsProved) {
 }
 
 TEST(Dg6, BrokenStageIndexedTwinsAreFoundAndNotProved) {
-  struct Twin {
-    std::initializer_list<std::pair<const char*, const char*>> edits;
-    const char* what;
-    int64_t M, N, K;  // where the explicit engine finds it
-  };
   const Twin twins[] = {
       {{{kDg6Read, "                        lm.copy(sb, smem_sfb[1][:, kb:kb + 1])\n"}},
        "the table read a stage off", 1, 1, 128},
@@ -167,18 +172,7 @@ TEST(Dg6, BrokenStageIndexedTwinsAreFoundAndNotProved) {
          "            lm.copy(smem_sfb[0][:, 32 * wg:32 * wg + 32], sbv)\n"}},
        "the row read before the named barrier after its write", 1, 1, 128},
   };
-  for (const Twin& tw : twins) {
-    const std::string text = dg5Edited(kDg5StageFile, tw.edits);
-    auto mod = cake::testing::compile(text);
-    ASSERT_FALSE(mod.schedules.empty()) << tw.what;
-    const ir::Schedule& x = mod.schedules.at(0);
-    const auto found = cake::testing::exploreToFirst(x, cake::testing::bind(x, {{"M", tw.M}, {"N", tw.N}, {"K", tw.K}}));
-    EXPECT_EQ(found.outcome, encoder::Outcome::Violation) << tw.what;
-    auto r = cake::testing::proveSchedule(x, 128);
-    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << tw.what << ": " << r.engine;
-    std::cout << tw.what << ": " << cake::testing::rules(found) << "; proof: "
-              << (r.outcome == encoder::Outcome::Violation ? "violation" : r.detail) << "\n";
-  }
+  expectFoundAndNotProved(kDg5StageFile, twins);
 }
 
 TEST(Dg6, TablesTheArgumentDoesNotCoverAreNotRenamed) {
