@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -130,14 +131,22 @@ class Widener {
   // the solver takes (the same)
   Widener(const ir::Schedule& s, const ir::Schedule& facts, const Limits& limits) : s_(s), prover_(facts, limits) {}
 
+  // Whether the read `ref` of the op at `path` reads each byte at most once
+  // per run of the loops from the j-th around it on (condition 2 with
+  // those loops: one moving dimension, its ranges disjoint in a run).
+  bool readsOncePerRun(const BufferRef& ref, const std::vector<Step>& path, size_t j) {
+    const Loops ls = loopsOf(path);
+    if (j >= ls.loops.size()) return true;  // no loop inside: at most once
+    const std::optional<int> dim = movingDim(ref, ls.vars(j, ls.loops.size()));
+    return dim && disjointInRun(ref, *dim, ls, j);
+  }
+
   // The operand of the op at `path` that qualifies, or nullptr.
   BufferRef* qualifying(const std::vector<Step>& path, int role) {
     ir::Op& o = path.back().stmt().op;
     if (o.kind != OpKind::Copy && o.kind != OpKind::Unary && o.kind != OpKind::Binary) return nullptr;
     if (o.dst.kind != BufferRef::Kind::Regs) return nullptr;
-    Loops ls;
-    for (const Step& st : path)
-      if (st.stmt().kind == ir::Stmt::Kind::For) ls.loops.push_back(&st.stmt());
+    const Loops ls = loopsOf(path);
     for (BufferRef* ref : {&o.src, &o.src2}) {
       if (ref->kind != BufferRef::Kind::View || ref->slices.empty()) continue;
       if (namesView(o.dst, ref->index) || (ref == &o.src && namesView(o.src2, ref->index)) ||
@@ -149,6 +158,13 @@ class Widener {
   }
 
  private:
+  static Loops loopsOf(const std::vector<Step>& path) {
+    Loops ls;
+    for (const Step& st : path)
+      if (st.stmt().kind == ir::Stmt::Kind::For) ls.loops.push_back(&st.stmt());
+    return ls;
+  }
+
   bool qualifies(const BufferRef& ref, const Loops& ls, const std::vector<Step>& path, int role) {
     // j: the outermost loop whose variable the slices read
     size_t j = ls.loops.size();
@@ -182,6 +198,17 @@ class Widener {
   bool holds(const ir::ExprPtr& goal, const std::vector<ir::ExprPtr>& premises) {
     return prover_.prove(goal, premises).kind == BvVerdict::Holds;
   }
+  // The goal under `first` alone, else under `first` and `rest`: a goal
+  // that holds under fewer premises holds under more. The loops around a
+  // run are bounded by the tile count (DeepGEMM's `lm.cdiv(max(num_tiles -
+  // lm.block_idx(0), 0), lm.grid_dim(0))`, a division by a parameter that
+  // costs the solver ~1 s), and most goals need no bound of theirs.
+  bool holdsCheapFirst(const ir::ExprPtr& goal, std::vector<ir::ExprPtr> first, const std::vector<ir::ExprPtr>& rest) {
+    if (holds(goal, first)) return true;
+    if (rest.empty()) return false;
+    first.insert(first.end(), rest.begin(), rest.end());
+    return holds(goal, first);
+  }
 
   // 2: at u before u' in one run of loops j.., the slice ends at or before
   // where it starts at u' (a slice end or start left open is the
@@ -191,13 +218,14 @@ class Widener {
     const ir::Slice& sl = ref.slices[dim];
     const ir::ExprPtr lo = sl.lo ? sl.lo : ir::makeConst(0);
     const ir::ExprPtr hi = sl.hi ? sl.hi : s_.views[ref.index].shape[dim];
-    auto here = ls.ranges(0, ls.loops.size(), {});
+    auto outside = ls.ranges(0, j, {});
+    auto here = ls.ranges(j, ls.loops.size(), {});
     auto there = ls.ranges(j, ls.loops.size(), inner);
-    if (!here || !there) return false;
-    std::vector<ir::ExprPtr> premises = *here;
-    premises.insert(premises.end(), there->begin(), there->end());
-    premises.push_back(ls.before(j, ls.loops.size()));
-    return holds(ir::makeExpr(K::Le, {hi, primed(lo, inner)}), premises);
+    if (!outside || !here || !there) return false;
+    std::vector<ir::ExprPtr> run = *here;  // the run's loops, first
+    run.insert(run.end(), there->begin(), there->end());
+    run.push_back(ls.before(j, ls.loops.size()));
+    return holdsCheapFirst(ir::makeExpr(K::Le, {hi, primed(lo, inner)}), run, *outside);
   }
 
   // 1: X differs between any two iterations of the loops around loop j
@@ -207,11 +235,11 @@ class Widener {
     auto here = ls.ranges(0, j, {});
     auto there = ls.ranges(0, j, outer);
     if (!here || !there) return false;
-    std::vector<ir::ExprPtr> premises = *here;
-    premises.insert(premises.end(), there->begin(), there->end());
-    premises.push_back(ls.before(0, j));
+    std::vector<ir::ExprPtr> ranges = *here;
+    ranges.insert(ranges.end(), there->begin(), there->end());
     const ir::ExprPtr x = ref.slot ? ref.slot : ir::makeConst(0);
-    return holds(ir::makeExpr(K::Ne, {x, primed(x, outer)}), premises);
+    // the order alone first (`t != t'` for t before t')
+    return holdsCheapFirst(ir::makeExpr(K::Ne, {x, primed(x, outer)}), {ls.before(0, j)}, ranges);
   }
 
   // 3: every other op of the role only writes the view, and none inside
@@ -297,9 +325,137 @@ std::string widen(ir::Schedule& copy, const std::vector<Step>& path, BufferRef& 
   return fmt::format("{} read as its whole slot of {}{}", was, name, moved ? ", before its guard" : "");
 }
 
+// ---------------------------------------------------------------------------
+// One-stage tables named by their tile (trip_widen.h, nameTablesByTile).
+
+// An operand naming a view, and the op's path.
+struct ViewUse {
+  std::vector<Step> path;
+  int role = -1;
+  BufferRef* ref = nullptr;
+  bool write = false;
+};
+
+std::vector<ViewUse> usesOf(ir::Schedule& s, int view) {
+  std::vector<ViewUse> out;
+  for (ir::RoleBody& rb : s.bodies) {
+    std::vector<Step> path;
+    forEachOpPath(rb.body, path, [&](std::vector<Step>& p) {
+      ir::Op& o = p.back().stmt().op;
+      for (BufferRef* r : {&o.dst, &o.src, &o.src2})
+        if (namesView(*r, view)) out.push_back({p, rb.role, r, r == &o.dst});
+    });
+  }
+  return out;
+}
+
+// The view's bytes in its pool, [lo, hi) (nullopt: not constant).
+std::optional<std::pair<int64_t, int64_t>> viewBytes(const ir::View& v) {
+  const std::optional<int64_t> at = ir::constValue(v.offset);
+  if (!at) return std::nullopt;
+  int64_t n = ir::dtypeBytes(v.dtype) * v.stages;
+  for (const ir::ExprPtr& d : v.shape) {
+    const std::optional<int64_t> x = ir::constValue(d);
+    if (!x || *x < 0) return std::nullopt;
+    n *= *x;
+  }
+  return std::make_pair(*at, *at + n);
+}
+
+// No other view of the pool meets the view's bytes (so every write there,
+// and every read, is through the view itself; its layout is constant).
+bool bytesItsOwn(const ir::Schedule& s, int view) {
+  const auto own = viewBytes(s.views[view]);
+  if (!own) return false;
+  for (size_t u = 0; u < s.views.size(); ++u) {
+    if (static_cast<int>(u) == view || s.views[u].pool != s.views[view].pool) continue;
+    const auto other = viewBytes(s.views[u]);
+    if (!other || (other->first < own->second && own->first < other->second)) return false;
+  }
+  return true;
+}
+
+bool namesSlotZero(const BufferRef& r) { return !r.slot || ir::constValue(r.slot) == 0; }
+
+// The loop around a use, outermost first.
+std::vector<const ir::Stmt*> loopsAround(const std::vector<Step>& path) {
+  std::vector<const ir::Stmt*> out;
+  for (size_t i = 0; i + 1 < path.size(); ++i)
+    if (path[i].stmt().kind == ir::Stmt::Kind::For) out.push_back(&path[i].stmt());
+  return out;
+}
+
+// The write of a table once per iteration of its loop L: a copy, fill,
+// unary or binary op into the view (reading no other of its slots), a
+// statement of L's body itself (no `if`, no inner loop: every iteration
+// runs it once), L in no loop, from 0 by 1 (its variable counts the
+// iterations before), and the same bytes every time (its slices read no
+// loop variable). Returns L, or nullptr.
+const ir::Stmt* onceEveryIteration(const ViewUse& w, int view) {
+  const ir::Op& o = w.path.back().stmt().op;
+  const bool kind_ok = o.kind == OpKind::Copy || o.kind == OpKind::Fill || o.kind == OpKind::Unary ||
+                       o.kind == OpKind::Binary;
+  if (!w.write || !kind_ok || namesView(o.src, view) || namesView(o.src2, view)) return nullptr;
+  const std::vector<const ir::Stmt*> loops = loopsAround(w.path);
+  if (loops.size() != 1 || w.path.size() < 2 || &w.path[w.path.size() - 2].stmt() != loops.front()) return nullptr;
+  const ir::Stmt& l = *loops.front();
+  if (ir::constValue(l.lo) != 0 || (l.step && ir::constValue(l.step) != 1)) return nullptr;
+  for (const ir::Slice& sl : w.ref->slices)
+    if (readsAny(sl.lo, {l.loop_var}) || readsAny(sl.hi, {l.loop_var})) return nullptr;
+  return &l;
+}
+
+// The read of the table: a copy, unary or binary op into registers, with
+// the view one operand, in L.
+bool readInLoop(const ViewUse& r, int view, const ir::Stmt* l) {
+  const ir::Op& o = r.path.back().stmt().op;
+  if (r.write || (o.kind != OpKind::Copy && o.kind != OpKind::Unary && o.kind != OpKind::Binary)) return false;
+  if (o.dst.kind != BufferRef::Kind::Regs || (namesView(o.src, view) && namesView(o.src2, view))) return false;
+  const std::vector<const ir::Stmt*> loops = loopsAround(r.path);
+  return !loops.empty() && loops.front() == l;
+}
+
+// Renames the view's two uses to its loop's variable where the table
+// qualifies (trip_widen.h); what it did, or nullopt.
+std::optional<std::string> nameByTile(ir::Schedule& s, int view, const std::function<Widener&()>& widener) {
+  if (s.views[view].stages != 1) return std::nullopt;
+  std::vector<ViewUse> uses = usesOf(s, view);
+  if (uses.size() != 2 || uses[0].role != uses[1].role || &uses[0].path.back().stmt() == &uses[1].path.back().stmt())
+    return std::nullopt;
+  if (!namesSlotZero(*uses[0].ref) || !namesSlotZero(*uses[1].ref)) return std::nullopt;
+  if (!uses[0].write) std::swap(uses[0], uses[1]);
+  const ir::Stmt* l = onceEveryIteration(uses[0], view);
+  if (!l || !readInLoop(uses[1], view, l) || !bytesItsOwn(s, view)) return std::nullopt;
+  if (!widener().readsOncePerRun(*uses[1].ref, uses[1].path, 1)) return std::nullopt;
+  const ir::ExprPtr t = var(l->loop_var);
+  const std::string name = s.views[view].name, tile = ir::exprToString(*t, s);
+  for (ViewUse& u : uses) u.ref->slot = t;
+  return fmt::format("{}[0] read as {}[{}] (a one-stage table written once per {}, each byte read at most once per {})",
+                     name, name, tile, tile, tile);
+}
+
 }  // namespace
 
-std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits& limits) {
+std::optional<WidenedReads> nameTablesByTile(const ir::Schedule& s, const Limits& limits) {
+  auto copy = std::make_shared<ir::Schedule>(s);
+  std::unique_ptr<Widener> w;
+  const std::function<Widener&()> widener = [&]() -> Widener& {
+    if (!w) w = std::make_unique<Widener>(*copy, s, limits);
+    return *w;
+  };
+  std::vector<std::string> texts;
+  for (size_t v = 0; v < s.views.size(); ++v)
+    if (std::optional<std::string> text = nameByTile(*copy, static_cast<int>(v), widener)) texts.push_back(*text);
+  if (texts.empty()) return std::nullopt;
+  std::string text = "with";
+  for (size_t i = 0; i < texts.size(); ++i) text += (i ? "; " : " ") + texts[i];
+  return WidenedReads{copy, text};
+}
+
+namespace {
+
+// The widening on `s` as written (trip_widen.h, widenTableReads).
+std::optional<WidenedReads> widenAsWritten(const ir::Schedule& s, const Limits& limits) {
   // (a cheap look first: an op into registers reading a view slice)
   bool any = false;
   for (const ir::RoleBody& rb : s.bodies)
@@ -330,6 +486,17 @@ std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits&
   std::string text = "with the table read";
   for (size_t i = 0; i < texts.size(); ++i) text += (i ? "; " : " ") + texts[i];
   return WidenedReads{copy, text};
+}
+
+}  // namespace
+
+std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits& limits) {
+  if (std::optional<WidenedReads> w = widenAsWritten(s, limits)) return w;
+  const std::optional<WidenedReads> named = nameTablesByTile(s, limits);
+  if (!named) return std::nullopt;
+  std::optional<WidenedReads> w = widenAsWritten(*named->s, limits);
+  if (w) w->text = fmt::format("{}, and {}", named->text, w->text);
+  return w;
 }
 
 }  // namespace cake::encoder::trip

@@ -44,10 +44,38 @@ namespace cake::encoder::trip {
 // generation, which is >= 0 on the copy and 0 on the schedule; W's extra
 // runs before an untaken `if` only add accesses), so a proof of the copy
 // is one of the schedule. nullopt when no read qualifies.
+//
+// Where none qualifies as written, the same asked of the copy in which each
+// one-stage table is named by its tile (docs/z3.md "A one-stage table named
+// by its tile"): a view V of one stage, whose bytes no other view meets,
+// named (bare or `V[0]`) by exactly two ops of one role:
+//  a. one write (copy, fill, unary or binary into V) that is a statement of
+//     the body of a loop L itself (no `if`, no loop between), L in no loop,
+//     from 0 by 1, its slices reading no loop variable: each process that
+//     runs L writes the same bytes once per iteration, so its write at
+//     iteration t has generation t (Builder::tag counts its earlier writes
+//     of index 0 over those bytes);
+//  b. one read (copy, unary or binary into registers) inside L that reads
+//     each byte at most once per iteration of L (condition 2 over the loops
+//     inside L, or none): a read at iteration t means a generation <= t
+//     (each byte's count grows by at most one per iteration: one return, or
+//     a read-back to its own write's generation <= t; caps, re-reads and
+//     splitByWrittenLaps only lower it).
+// The copy names both `V[t]` (t: L's variable). A read the schedule finds
+// stale (data generation < read generation <= t_read, the data written at
+// t_write, so t_write < t_read) is stale in the copy (another index, or
+// another lap where one side names stages); bytes, views and all other
+// fields are unchanged, so every other rule finds the same. The text
+// names both steps.
 struct WidenedReads {
   std::shared_ptr<ir::Schedule> s;
   std::string text;  // what was widened, for the engine line
 };
 std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits& limits);
+
+// The copy with every one-stage table that qualifies (a, b above) named by
+// its tile; nullopt when none does. (widenTableReads asks it; apart for
+// the tests.)
+std::optional<WidenedReads> nameTablesByTile(const ir::Schedule& s, const Limits& limits);
 
 }  // namespace cake::encoder::trip
