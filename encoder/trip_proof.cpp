@@ -6140,7 +6140,7 @@ class PersistentExplorer {
       for (int64_t d = 1; d <= m; ++d) {
         Unknowns one = u;
         if ((everyLength() || (len_ > 0 ? len_ == d : -len_ <= d)) && endAllowed(x + d) && allowEqual(one.end[t], x + d))
-          out.push_back({tailAt(d, p, k, t, x), one});
+          enterTail(d, p, k, t, x, one, out);
       }
       if (everyLength()  ? allowAbove(u.end[t], x + m)
           : len_ > 0 ? len_ > m && allowEqual(u.end[t], x + len_)
@@ -6184,8 +6184,14 @@ class PersistentExplorer {
       throw Fail(fmt::format("internal: {} branches from operation {} to {}, which the layout of the grid left out",
                              g_.comb.procs[static_cast<size_t>(p)].name, pc, b.pc));
   }
-  int tailAt(int64_t d, int p, int k, int64_t t, int64_t g) const {
-    return g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g].a;
+  // Enters the copy d from the tile's end at ring position g. A copy may be
+  // empty (a guard `k + c < E_B` around the whole K iteration: the reduced
+  // lcsf producer's refill): it runs no operation, so its block end
+  // resolves at once, with the unknowns as entering it left them.
+  void enterTail(int64_t d, int p, int k, int64_t t, int64_t g, const Unknowns& u, std::vector<Branch>& out) const {
+    const PGrid::Range& r = g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g];
+    if (r.a < r.b) return out.push_back({r.a, u});
+    bodyDecision(p, t, g, u, out, k, static_cast<int>(d));
   }
   bool hasTail(int p) const { return !g_.tail_x.empty() && g_.tail_x[p]; }
   // A process that skips tiles enters tile t's K loop at the end of tile t
@@ -6218,7 +6224,7 @@ class PersistentExplorer {
     if (tail > 1) {  // the next iteration is tail - 1 from the end (gi + tail)
       if (!allowEqual(last.end[t], gi + tail)) return;
       if (gi + 1 >= g_.Wg) out.push_back({-1, last, 0});
-      else out.push_back({tailAt(tail - 1, p, k, t, gi + 1), last});
+      else enterTail(tail - 1, p, k, t, gi + 1, last, out);
       return;
     }
     if (hasTail(p)) {
@@ -6230,7 +6236,8 @@ class PersistentExplorer {
         if (!(as_tail ? endAllowed(gi + 1 + m) && allowEqual(v.end[t], gi + 1 + m) : allowAbove(v.end[t], gi + 1 + m)))
           continue;
         if (gi + 1 >= g_.Wg) out.push_back({-1, v, 0});
-        else out.push_back({as_tail ? tailAt(m, p, k, t, gi + 1) : g_.body_at[g_.lane(p, k)][t][gi + 1].a, v});
+        else if (as_tail) enterTail(m, p, k, t, gi + 1, v, out);
+        else out.push_back({g_.body_at[g_.lane(p, k)][t][gi + 1].a, v});
       }
       return;
     }
