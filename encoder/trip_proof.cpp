@@ -5005,6 +5005,20 @@ struct PGrid {
   std::vector<char> pre_moves, pre_x;
   std::string pre_moving;  // the first such operation, as gridCounts refused it before (for a message)
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> pre_text;  // (PartTexts)
+  // pre_shapes[x]: the shapes of the grid whose tiles start at x (x = 0:
+  // `shape`), as presByRingStart built it (tailsByRingStart reads them)
+  std::vector<std::vector<TileShape>> pre_shapes;
+  // Every tile's length is a multiple of len_multiple (the lm.assume facts:
+  // `K % 4 == 0`; a divisor of the ring period Pg, so that every ring
+  // shift keeps a ring position's residue): every tile starts and ends at
+  // a multiple of it (docs/z3.md "Tile lengths the facts allow").
+  int64_t len_multiple = 1;
+  // Whether an explored run can start a tile t >= 1 at ring position x:
+  // the tile before ran at least min_len iterations from its start, or a
+  // ring shift moved the start to w0g or above (docs/z3.md "The
+  // assumptions' least K trip count" step 3), and every tile end is a
+  // multiple of len_multiple (PersistentExplorer::enterBody checks it).
+  bool startExplored(int64_t x) const { return x >= std::min(min_len, w0g) && x % len_multiple == 0; }
   // One tail for those copies (merge_tails, a process that skips tiles;
   // docs/z3.md "One tail for the parts after the K loop"): copy x holds the
   // part up to its last instruction that differs between the copies, then
@@ -5891,7 +5905,7 @@ class PersistentExplorer {
       uint64_t walks = 0;
       for (const HalfShift& hs : sh_->half) {
         ++walks;
-        if (branchesMove(hs)) half_.push_back(&hs);
+        if (branchesMove(hs) && keepsEnds(hs)) half_.push_back(&hs);
       }
       layout_ = false;
       ProofBudget::Tally t;
@@ -5922,7 +5936,8 @@ class PersistentExplorer {
     if (opts_.symmetry) setSymmetry();
     uint64_t half_walks = 0;  // programs walked looking for the shift below
     if (opts_.half_shift) half_walks = setHalfShift();
-    for (const HalfShift& hs : sh_->half) half_.push_back(&hs);
+    for (const HalfShift& hs : sh_->half)
+      if (keepsEnds(hs)) half_.push_back(&hs);
     layout_ = false;
     ProofBudget::Tally t;  // the layout above walks the combined programs: charged once per grid
     for (int p = 0; p < m_.P; ++p) t.laid_out += static_cast<uint64_t>(m_.programSize(p));
@@ -6114,6 +6129,12 @@ class PersistentExplorer {
   // layout it has any length (everyLength()).
   void enterBody(int p, int64_t t, int64_t x, Unknowns u, std::vector<Branch>& out, int k) const {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
+    // (the copies near the tile's end were checked at these ring starts
+    // only: tailsByRingStart)
+    if (!layout_ && t > 0 && !g_.startExplored(x))
+      throw Fail(fmt::format("internal: tile {} starts at ring position {}, below the assumptions' least K trip count "
+                             "{} and the ring's warm-up {} or no multiple of {}",
+                             t, x, g_.min_len, g_.w0g, g_.len_multiple));
     if (hasTail(p)) {
       // (tailIterations) the tile's end is x + d for d = 1..m (the first
       // iteration is the copy d from the end) or above x + m (at least m +
@@ -6121,8 +6142,8 @@ class PersistentExplorer {
       const int64_t m = g_.tail_m;
       for (int64_t d = 1; d <= m; ++d) {
         Unknowns one = u;
-        if ((everyLength() || (len_ > 0 ? len_ == d : -len_ <= d)) && allowEqual(one.end[t], x + d))
-          out.push_back({tailAt(d, p, k, t, x), one});
+        if ((everyLength() || (len_ > 0 ? len_ == d : -len_ <= d)) && endAllowed(x + d) && allowEqual(one.end[t], x + d))
+          enterTail(d, p, k, t, x, one, out);
       }
       if (everyLength()  ? allowAbove(u.end[t], x + m)
           : len_ > 0 ? len_ > m && allowEqual(u.end[t], x + len_)
@@ -6146,6 +6167,14 @@ class PersistentExplorer {
   // reduction pruned races with a group in flight there (docs/z3.md "The
   // layout of every tile length").
   bool everyLength() const { return layout_; }
+  // A shift of the ring positions by part of the ring period keeps every
+  // tile end a multiple of len_multiple only where dx is one (endAllowed)
+  bool keepsEnds(const HalfShift& hs) const { return hs.dx % g_.len_multiple == 0; }
+  // A tile's end at ring position e: every tile starts and ends at a
+  // multiple of len_multiple (the facts keep every tile length one, tile 0
+  // starts at 0, and the ring shifts move by a multiple of it: docs/z3.md
+  // "Tile lengths the facts allow"); the layout too takes these ends only.
+  bool endAllowed(int64_t e) const { return e % g_.len_multiple == 0; }
   // The reducer's footprints and the predecessor table stand on the layout
   // (setBranches, setPredecessors): a branch an exploration takes that the
   // layout left out is a step they never saw, which may prune a real
@@ -6167,8 +6196,14 @@ class PersistentExplorer {
       throw Fail(fmt::format("internal: {} starts at operation {}, which the layout of the grid left out",
                              g_.comb.procs[static_cast<size_t>(p)].name, b.pc));
   }
-  int tailAt(int64_t d, int p, int k, int64_t t, int64_t g) const {
-    return g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g].a;
+  // Enters the copy d from the tile's end at ring position g. A copy may be
+  // empty (a guard `k + c < E_B` around the whole K iteration: the reduced
+  // lcsf producer's refill): it runs no operation, so its block end
+  // resolves at once, with the unknowns as entering it left them.
+  void enterTail(int64_t d, int p, int k, int64_t t, int64_t g, const Unknowns& u, std::vector<Branch>& out) const {
+    const PGrid::Range& r = g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g];
+    if (r.a < r.b) return out.push_back({r.a, u});
+    bodyDecision(p, t, g, u, out, k, static_cast<int>(d));
   }
   bool hasTail(int p) const { return !g_.tail_x.empty() && g_.tail_x[p]; }
   // A process that skips tiles enters tile t's K loop at the end of tile t
@@ -6201,7 +6236,7 @@ class PersistentExplorer {
     if (tail > 1) {  // the next iteration is tail - 1 from the end (gi + tail)
       if (!allowEqual(last.end[t], gi + tail)) return;
       if (gi + 1 >= g_.Wg) out.push_back({-1, last, 0});
-      else out.push_back({tailAt(tail - 1, p, k, t, gi + 1), last});
+      else enterTail(tail - 1, p, k, t, gi + 1, last, out);
       return;
     }
     if (hasTail(p)) {
@@ -6210,9 +6245,11 @@ class PersistentExplorer {
       const int64_t m = g_.tail_m;
       for (int as_tail = 1; as_tail >= 0; --as_tail) {
         Unknowns v = u;
-        if (!(as_tail ? allowEqual(v.end[t], gi + 1 + m) : allowAbove(v.end[t], gi + 1 + m))) continue;
+        if (!(as_tail ? endAllowed(gi + 1 + m) && allowEqual(v.end[t], gi + 1 + m) : allowAbove(v.end[t], gi + 1 + m)))
+          continue;
         if (gi + 1 >= g_.Wg) out.push_back({-1, v, 0});
-        else out.push_back({as_tail ? tailAt(m, p, k, t, gi + 1) : g_.body_at[g_.lane(p, k)][t][gi + 1].a, v});
+        else if (as_tail) enterTail(m, p, k, t, gi + 1, v, out);
+        else out.push_back({g_.body_at[g_.lane(p, k)][t][gi + 1].a, v});
       }
       return;
     }
@@ -6220,7 +6257,7 @@ class PersistentExplorer {
       if (gi + 1 >= g_.Wg) out.push_back({-1, more, 0});
       else out.push_back({g_.body_at[g_.lane(p, k)][t][gi + 1].a, more});
     }
-    if (allowEqual(last.end[t], gi + 1)) afterBody(p, t, gi + 1, last, out, k);
+    if (endAllowed(gi + 1) && allowEqual(last.end[t], gi + 1)) afterBody(p, t, gi + 1, last, out, k);
   }
   // Tile t's K loop left at ring position x: the part after it, the last
   // tile's (the tile count is t + 1) or the others' (it is above), when the
@@ -9558,13 +9595,15 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   const size_t P = g.grid.procs.size();
   g.pre_x.assign(P, 0);
   g.pre_text = emptyTexts(g, g.Wg + 1);
+  g.pre_shapes.assign(static_cast<size_t>(g.Wg) + 1, {});
   auto has = [](const std::vector<char>& v, size_t p) { return p < v.size() && v[p]; };
   for (size_t p = 0; p < P; ++p)
-    if (g.pre_moves[p] && (g.shape[p].step > 1 || has(g.post_x, p) || has(g.first_x, p) || has(g.tail_x, p)))
+    if (g.pre_moves[p] && (g.shape[p].step > 1 || has(g.post_x, p) || has(g.first_x, p)))
       throw Fail(fmt::format("{}'s part before the K loop moves with the ring period and the process skips tiles or "
-                             "has copies of its part after the K loop or of its first or last K iteration (not "
-                             "covered by the persistent-kernel proof yet)",
+                             "has copies of its part after the K loop or of its first K iteration (not covered by "
+                             "the persistent-kernel proof yet)",
                              g.grid.procs[p].name));
+  // (copies near the tile's end are known later: tailsByRingStart)
   const System& main = g.grid;
   for (int64_t x = 0; x <= g.Wg; ++x) {
     checkBudget(budget, "building the parts before the K loop per ring start");
@@ -9579,6 +9618,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       if (g.counters) alignCountersToTheRing(at, shapes, g.Wt, g.Wg);
       else alignStageWritesToTheRing(at, shapes, g.Wt, g.Wg);
     }
+    g.pre_shapes[static_cast<size_t>(x)] = shapes;
     for (size_t p = 0; p < P; ++p) {
       if (!g.pre_moves[p]) continue;
       const TileShape &sh = g.shape[p], &xs = shapes[p];
@@ -9672,7 +9712,8 @@ System preCopiesGrid(const PGrid& g) {
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 // `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c;
-// `inner_at_least(c)`: they keep it >= c.
+// `inner_at_least(c)`: they keep it >= c; `inner_multiple_of(c)`: they
+// keep it a multiple of c.
 // The shape of process `proc` of a grid whose K iterations are near their
 // tile's end (tailIterations), where a guard `k + c < E_B` may leave
 // iterations empty, or all of them (tileShapeOf then cannot place a loop
@@ -10190,6 +10231,85 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   leftOutCountersChangeNothing(g, raw, left_counters, reads_capped);
 }
 
+// The copies near the tile's end (tailIterations) of a process whose part
+// before the K loop moves with the ring (presByRingStart; docs/z3.md
+// "Copies per ring start and near the tile's end together"). Both kinds of
+// copy were checked on grids that vary one thing: the copies near the end
+// on grids whose tiles start at ring position 0 (the tail grids, every K
+// iteration d from its end), the copies per ring start on grids whose tiles
+// start at x with every K iteration far from the end. A copy per ring start
+// x may leave out waits of a ring's first lap (ringStartWait) and names its
+// accesses from x; presByRingStart step 3 showed that this changes nothing
+// the builder derives for the K iterations far from the end. The same is
+// checked here for those near it, as step 3 checks the grid: for every d =
+// 1..m and every ring start x that an explored run can start a tile at
+// (PGrid::startExplored), the tail grid d whose tiles start at x, aligned
+// as presByRingStart aligns the grid at x, has the part before the K loop
+// of the copy at x, in every K iteration the instructions of the tail grid
+// d at ring start 0 (aligned alike) at the same ring index, the loop values
+// apart, and after the K loop the grid's part. Then the copies near the end
+// (the tail grid d at ring start 0's kept instructions, which are the
+// grid's: tailIterationsAt) are what the builder gives a tile that starts
+// at x too. Else unknown.
+void tailsByRingStart(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                      const TileLoops& tl, const std::vector<System>& tails, ProofBudget& budget) {
+  const size_t P = g.grid.procs.size();
+  std::vector<size_t> procs;
+  for (size_t p = 0; p < P; ++p)
+    if (p < g.tail_x.size() && g.tail_x[p] && p < g.pre_x.size() && g.pre_x[p]) procs.push_back(p);
+  if (procs.empty()) return;
+  // a tail grid aligned as presByRingStart aligns the grid at x (grid_shapes: that grid's shapes)
+  auto aligned = [&](System sys, const std::vector<TileShape>& grid_shapes) {
+    alignSpacesTo(sys, g.grid);
+    std::vector<TileShape> shapes;
+    for (size_t p = 0; p < P; ++p)
+      shapes.push_back(grid_shapes[p].kind == TileShape::Full
+                           ? tailShapeOf(sys.procs[p], tl, grid_shapes[p], g.Wt, g.Wg)
+                           : tileShapeOf(sys.procs[p], tl, g.Wt, g.Wg));
+    if (g.counters) alignCountersToTheRing(sys, shapes, g.Wt, g.Wg);
+    else alignStageWritesToTheRing(sys, shapes, g.Wt, g.Wg);
+    return std::make_pair(std::move(sys), std::move(shapes));
+  };
+  auto sameRange = [](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
+    if (a1 - a0 != b1 - b0) return false;
+    for (int q = 0; q < a1 - a0; ++q)
+      if (!sameBesidesLoops(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(b0 + q)])) return false;
+    return true;
+  };
+  for (size_t d = 0; d < tails.size(); ++d) {
+    const auto [at0, shapes0] = aligned(tails[d], g.shape);
+    for (int64_t x = 1; x <= g.Wg; ++x) {
+      if (!g.startExplored(x)) continue;
+      checkBudget(budget, "building the copies near the tile's end per ring start");
+      System built = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, 1, x,
+                               static_cast<int64_t>(d) + 1);
+      chargeBuild(budget, built);  // (a grid per ring start and distance: charged as built)
+      const auto [atx, shapesx] = aligned(std::move(built), g.pre_shapes[static_cast<size_t>(x)]);
+      for (size_t p : procs) {
+        const TileShape &sh = g.shape[p], &s0 = shapes0[p], &sx = shapesx[p];
+        const std::vector<Instr>& xp = atx.procs[p].program;
+        const std::vector<Instr>& tp = at0.procs[p].program;
+        const std::vector<Instr>& mp = g.grid.procs[p].program;
+        auto refuse = [&](const std::string& what) {
+          throw Fail(fmt::format("{} of {} differs when its tile starts at ring position {} and its K iterations are "
+                                 "{} from the tile's end (not covered by the persistent-kernel proof yet)",
+                                 what, g.grid.procs[p].name, x, d + 1));
+        };
+        for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+          const std::vector<Instr>& pre = g.pre_text[0][p][static_cast<size_t>(t)][static_cast<size_t>(x)];
+          if (!sameRange(xp, sx.tile_start[t], sx.head[t][0], pre, 0, static_cast<int>(pre.size())))
+            refuse(fmt::format("the part before the K loop of tile {}", t));
+          for (int64_t k = 0; k + x < g.Wg; ++k)
+            if (!sameRange(xp, sx.head[t][k], sx.head[t][k + 1], tp, s0.head[t][k + x], s0.head[t][k + x + 1]))
+              refuse(fmt::format("the K iteration at ring index {} of tile {}", k + x, t));
+          if (!sameRange(xp, sx.head[t][g.Wg], sx.tile_start[t + 1], mp, sh.head[t][g.Wg], sh.tile_start[t + 1]))
+            refuse(fmt::format("the part after the K loop of tile {}", t));
+        }
+      }
+    }
+  }
+}
+
 // The grids with every K iteration d = 2..m from its tile's end (E_B read
 // as k + d; `tails` holds d = 1), m the tail's depth checkTileExprs found.
 // The expressions they evaluate (an `else:` of a guard `k + c < E_B` that
@@ -10257,7 +10377,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
                               const std::function<bool(int64_t)>& inner_at_most,
-                              const std::function<bool(int64_t)>& inner_at_least) {
+                              const std::function<bool(int64_t)>& inner_at_least,
+                              const std::function<bool(int64_t)>& inner_multiple_of) {
   PGrid g;
   g.Wt = Wt;
   g.Wg = Wg;
@@ -10376,6 +10497,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   std::tie(g.Pg, g.w0g) = *rp;
   std::tie(g.Pt, g.tw) = *tp;
+  // Tile lengths the facts allow (docs/z3.md "Tile lengths the facts
+  // allow"): the largest divisor of the ring period that the facts keep
+  // every E_B a multiple of (with the tile count fixed, the segments'
+  // lengths are their own: not taken there)
+  for (int64_t c = g.Pg; c > 1 && g.fixed_tiles < 0 && g.len_multiple == 1; --c)
+    if (g.Pg % c == 0 && inner_multiple_of(c)) g.len_multiple = c;
   if (g.Pt % g.tile_multiple != 0)
     throw Fail(fmt::format("the tile period {} is no multiple of {} (the tile counts explored)", g.Pt, g.tile_multiple));
   // Shift tiles one period later than the text allows: async work of the
@@ -10477,15 +10604,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     g.ring_views = trip::ringPositionViews(tails->first, kIterationsOf(g), g.Wg, g.Pg, g.w0g);
     g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);
     tailIterations(g, tl, tails->first, tails->second, opts.build.cap_read_generations);
-    // (presByRingStart ran before the copies near the tile's end were
-    // known: its refusal of a moving part before the K loop together with
-    // them, repeated here)
-    for (size_t p = 0; p < g.tail_x.size(); ++p)
-      if (g.tail_x[p] && p < g.pre_moves.size() && g.pre_moves[p])
-        throw Fail(fmt::format("{}'s part before the K loop moves with the ring period and its K iterations near "
-                               "the tile's end have copies of their own (not covered by the persistent-kernel proof "
-                               "yet)",
-                               g.grid.procs[p].name));
+    // (a part before the K loop that moves with the ring together with
+    // copies near the tile's end)
+    tailsByRingStart(g, s, binding, target, tl, tails->second, budget);
   }
   g.merge_tails = opts.merge_post_tails;
   layOutPersistent(g);
@@ -10516,21 +10637,28 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   const int64_t least = g.min_len, longest = most < 0 ? split - 1 : most;
   if (most >= 0 && most < least)
     throw Fail(fmt::format("the lm.assume facts keep the K trip count at least {} and at most {}", least, most));
+  // (every length a multiple of len_multiple: docs/z3.md "Tile lengths the facts allow")
+  if (most >= 0 && (most / g.len_multiple) * g.len_multiple < least)
+    throw Fail(fmt::format("the lm.assume facts keep the K trip count at least {} and at most {} and a multiple of {}",
+                           least, most, g.len_multiple));
   std::shared_ptr<PersistentShared> shared;
   for (int64_t len = least; len <= longest; ++len) {
+    if (len % g.len_multiple != 0) continue;
     states += PersistentExplorer(g, len, opts, budget, shared).run();
     if (!opts.share_layout) shared.reset();
   }
   if (most < 0) states += PersistentExplorer(g, -std::max(split, least), opts, budget, shared).run();
   const std::string inner = ir::exprToString(*tl.inner, s);
   return fmt::format("lap induction over tiles and K: {} tiles of every {} K iterations, each tile "
-                     "its own (ring period {}, {}window {} tiles x {} iterations{}{})",
+                     "its own (ring period {}, {}window {} tiles x {} iterations{}{}{})",
                      g.fixed_tiles >= 0 ? fmt::format("exactly {}", g.fixed_tiles)
                                         : fmt::format("every {} >= 0", ir::exprToString(*tl.tiles, s)),
                      most < 0 ? fmt::format("{} >= {}", inner, least)
                               : fmt::format("{} <= {} <= {} (the assumptions)", least, inner, most),
                      g.Pg, g.fixed_tiles >= 0 ? "no tile shift, " : fmt::format("tile period {}, ", g.Pt), Wt, Wg,
                      longest >= least ? fmt::format(", tiles of {}..{} iterations one by one", least, longest) : "",
+                     g.len_multiple > 1 ? fmt::format(", tile lengths multiples of {} (the assumptions)", g.len_multiple)
+                                        : "",
                      g.last_tile ? ", the last tile's part after the K loop its own" : "");
 }
 
@@ -10562,10 +10690,14 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   // count"): not where a checked binding, which the facts allow, is below
   // c (no query; the covering values hold small trip counts); else asked
   std::optional<int64_t> checked_least;
+  std::vector<int64_t> checked_values;
   for (const Binding& b : checked) {
     ir::EvalEnv env;
     env.params = b.params;
-    if (auto v = ir::evaluate(*tl.inner, env)) checked_least = checked_least ? std::min(*checked_least, *v) : *v;
+    if (auto v = ir::evaluate(*tl.inner, env)) {
+      checked_least = checked_least ? std::min(*checked_least, *v) : *v;
+      checked_values.push_back(*v);
+    }
   }
   std::map<int64_t, bool> at_least;
   const std::function<bool(int64_t)> inner_at_least = [&](int64_t c) {
@@ -10574,13 +10706,26 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
     if (fresh) it->second = atLeast(prover, tl.inner, c, param_lb);
     return it->second;
   };
+  // E_B % c == 0, per c asked (docs/z3.md "Tile lengths the facts allow"):
+  // not where a checked binding is no multiple of c (no query); else asked
+  std::map<int64_t, bool> multiple_of;
+  const std::function<bool(int64_t)> inner_multiple_of = [&](int64_t c) {
+    if (std::any_of(checked_values.begin(), checked_values.end(), [c](int64_t v) { return v % c != 0; })) return false;
+    auto [it, fresh] = multiple_of.emplace(c, false);
+    if (fresh)
+      it->second = prover
+                       .prove(ir::makeExpr(ir::ExprKind::Eq, {ir::makeExpr(ir::ExprKind::Mod, {tl.inner, ir::makeConst(c)}),
+                                                              ir::makeConst(0)}))
+                       .kind == BvVerdict::Holds;
+    return it->second;
+  };
   for (;;) {
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
     checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
     try {
       return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most,
-                               inner_at_least);
+                               inner_at_least, inner_multiple_of);
     } catch (const GridTooSmall& small) {
       if (std::getenv("CAKE_PERSIST_STATS"))
         fmt::print(stderr, "persist-stats: window {}x{} too small in the {} dimension\n", Wt, Wg,

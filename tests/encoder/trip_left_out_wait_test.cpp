@@ -15,8 +15,8 @@
 // iteration, a hang only the last iteration meets, a consumer's own wait
 // dropped) are each met by the explicit engine and not proved. ThunderKittens'
 // lcsf producer (the reduced form, trip_prefetch_tail_test.cpp's
-// kPersistentPrologue) gets past the waits and stops at its refill's write
-// (TripPrefetchTail.PersistentPrologueIsCheckedAndItsBrokenFormsAreNotProved).
+// kPersistentPrologue) gets past the waits; since session 37 it is proved
+// (TripPrefetchTail.PersistentPrologueIsProvedAndItsBrokenFormsAreNotProved).
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -240,27 +240,26 @@ TEST(TripPrefetchTail, BrokenPersistentTileStartWaitsAreNotProved) {
       {1, 2, 5}, {1, 2, 3});
 }
 
-// The prologue itself now has its copies per ring start, and the K loop's
+// The prologue itself has its copies per ring start, and the K loop's
 // guard `it + 4 < K` its copies of the tile's last four K iterations
 // (docs/z3.md "The last K iterations, by their distance to the tile's
 // end"); those iterations leave out the refill's wait (session 35) and its
 // TMA load, whose write's generation decides nothing where each view index
 // is written once a run (session 36, docs/z3.md "Left-out TMA writes: each
-// view index written once a run"). What is left is laying out the
-// prologue's copies per ring start together with the copies near the
-// tile's end (refused). Clean in the bounded check, not proved; its broken
-// forms are met by the bounded check and not proved.
-TEST(TripPrefetchTail, PersistentPrologueIsCheckedAndItsBrokenFormsAreNotProved) {
+// view index written once a run"). Since session 37 both kinds of copy are
+// laid out together (docs/z3.md "Copies per ring start and near the tile's
+// end together"; the copies near the end are empty here: the whole K
+// iteration is the refill), and the proof explores tile lengths that are
+// multiples of 4 only (docs/z3.md "Tile lengths the facts allow"). Clean in
+// the bounded check and proved; its broken forms are met by the bounded
+// check and not proved.
+TEST(TripPrefetchTail, PersistentPrologueIsProvedAndItsBrokenFormsAreNotProved) {
   for (int64_t K : {4, 8})
     for (int64_t n : {1, 2, 3}) EXPECT_FALSE(tpt::violatedAtKTasks(tpt::kPersistentPrologue, K, n)) << K << " " << n;
   auto r = cake::testing::proveText(tpt::kPersistentPrologue, 4);
-  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.detail;
-  // (the refill's left-out wait is taken since session 35: docs/z3.md "Left-out
-  // waits, explored without the reduction"; its left-out write since session 36)
-  EXPECT_NE(r.detail.find("prod's part before the K loop moves with the ring period and its K iterations near the "
-                          "tile's end have copies of their own"),
-            std::string::npos)
-      << r.detail;
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("tile lengths multiples of 4 (the assumptions)"), std::string::npos) << r.engine;
   tpt::expectEditsMetAndNotProved(
       tpt::kPersistentPrologue,
       {
@@ -311,9 +310,23 @@ TEST(TripPrefetchTail, LeftOutRefillWritesAreTakenOnlyWhereEachIndexIsWrittenOnc
   for (int64_t K : {5, 6, 9})
     for (int64_t n : {1, 2, 3}) EXPECT_FALSE(tpt::violatedAtKTasks(deep, K, n)) << K << " " << n;
   auto rd = cake::testing::proveText(deep, 5);  // (a checked binding the facts allow: K = 5)
-  EXPECT_NE(rd.outcome, encoder::Outcome::Proved) << rd.detail;  // (the prologue's copies together with the tail's)
-  EXPECT_NE(rd.detail.find("moves with the ring period and its K iterations near the tile's end"), std::string::npos)
-      << rd.detail;
+  // (since session 37 the prologue's copies and the tail's together: docs/z3.md
+  // "Copies per ring start and near the tile's end together")
+  EXPECT_EQ(rd.outcome, encoder::Outcome::Proved) << rd.detail;
+  // its broken forms, each met by the bounded check and not proved
+  tpt::expectEditsMetAndNotProved(
+      deep,
+      {
+          // the refill waits for the slot before the one it loads into: the consumer still reads it
+          {"lm.wait(empty, iter=t * K + it + 1)", "lm.wait(empty, iter=t * K + it)"},
+          // the prologue's fifth load waits a slot early
+          {"lm.wait(empty, iter=t * K + li - 4)", "lm.wait(empty, iter=t * K + li - 5)"},
+          // the refill guard one too many: the tile's last slot is never loaded (a hang)
+          {"if it + 5 < K:", "if it + 6 < K:"},
+          // the refill guard one short: the next tile's first slot is loaded twice
+          {"if it + 5 < K:", "if it + 4 < K:"},
+      },
+      {5, 6, 9}, {1, 2, 3});
   const std::string deep4 = cake::testing::replace(deep, "lm.assume(K >= 5)", "lm.assume(K >= 4)");
   EXPECT_TRUE(tpt::violatedAtKTasks(deep4, 4, 3));
   auto r4 = cake::testing::proveText(deep4, 4);
@@ -336,24 +349,29 @@ TEST(TripPrefetchTail, LeftOutRefillWritesAreTakenOnlyWhereEachIndexIsWrittenOnc
   EXPECT_NE(r2.detail.find("and cons writes smem_a too"), std::string::npos) << r2.detail;
 }
 
-// ThunderKittens' lcsf (corpus/gemm/sm90_tk_lcsf_finish_alias.cake): not
-// proved (docs/known-limits.md says why); its broken forms (the corpus twin without the
-// finish_finished wait, the wait on the wrong task, stage 3 loaded before
-// it) are met by the bounded check and not proved.
-TEST(TripPrefetchTail, LcsfFinishAliasBrokenFormsAreNotProved) {
+// ThunderKittens' lcsf (corpus/gemm/sm90_tk_lcsf_finish_alias.cake): proved
+// since session 37 (docs/z3.md "Copies per ring start and near the tile's
+// end together", "Tile lengths the facts allow"); its broken forms (the
+// corpus twin without the finish_finished wait, the wait on the wrong task,
+// stage 3 loaded before it, and `K % 4 == 0` weakened or dropped: a tile
+// whose length is no multiple of 4 starts the next one at a ring position
+// whose stages 0-2 include stage 3, the finish block's) are met by the
+// bounded check and not proved.
+TEST(TripPrefetchTail, LcsfFinishAliasIsProvedAndItsBrokenFormsAreNotProved) {
   const std::string good = tpt::lcsfFile("gemm/sm90_tk_lcsf_finish_alias.cake");
   ASSERT_FALSE(good.empty());
   EXPECT_FALSE(tpt::violatedAtKTasks(good, 4, 2));
   auto r = cake::testing::proveText(good, 4);
-  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.detail;
-  // (its guard is no longer the reason, nor since session 36 its refill's
-  // left-out write: docs/known-limits.md)
-  EXPECT_EQ(r.detail.find("differs before a tile's last"), std::string::npos) << r.detail;
-  EXPECT_NE(r.detail.find("producer's part before the K loop moves with the ring period and its K iterations near "
-                          "the tile's end have copies of their own"),
-            std::string::npos)
-      << r.detail;
-  EXPECT_FALSE(r.detail.empty());
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("tile lengths multiples of 4 (the assumptions)"), std::string::npos) << r.engine;
+  // the tile lengths: K % 4 weakened to K % 2, or dropped (each met at K = 6:
+  // the tile after a six-iteration one loads stage 3 before its wait)
+  tpt::expectEditsMetAndNotProved(good,
+                                  {
+                                      {"lm.assume(K % 4 == 0)", "lm.assume(K % 2 == 0)"},
+                                      {"    lm.assume(K % 4 == 0)\n", ""},
+                                  },
+                                  {6}, {2});
   const std::string wait = "            lm.wait(finish_finished, iter=t - 1)\n";
   const std::string load_b3 =
       "            smem_b.tma_load(B, coords=(0, 192), iter=t * K + 3, barrier=inputs_arrived)\n";
