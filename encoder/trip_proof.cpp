@@ -9851,7 +9851,9 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
             j = jj + 1;
             continue;
           }
-          if (!counterFree(in, tail) && !(trip::addableArrival(in) && iter_slots_as_built))
+          // (an added arrival with a last tile of its own: refused, its
+          // argument was made for the grid's parts after the K loop only)
+          if (!counterFree(in, tail) && !(trip::addableArrival(in) && iter_slots_as_built && !g.last_tile))
             refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
           text.push_back(in);  // added: no counter (or an iter= arrival's, as built), nothing to align
           differs = true;
