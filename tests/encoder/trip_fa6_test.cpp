@@ -143,3 +143,15 @@ TEST(TripFa6, TileCountReadInALastKIterationIsNotProved) {
   cake::testing::attacks::attack(tf6::lastIterationKernel(), {{"M", 192}, {"K", 192}},
                                  tf6::tileCountNearTheEndAttacks());
 }
+
+// A read of the tile count in a first K iteration's own branch that the grid
+// (every tile from ring index 0) never takes.
+TEST(TripFa6, TileCountReadInAFirstKIterationIsNotProved) {
+  const std::string wait = "                lm.wait(full, iter=it)\n";
+  cake::testing::attacks::attack(
+      cake::testing::kRingEnd, {{"M", 192}, {"K", 192}},
+      {{{{wait, wait + "                if k == 0 and it > 0:\n                    if t + 1 == tiles:\n              "
+                       "          lm.wait(full, iter=it + 4)\n"}},
+        "the last tile's first K iteration waits for a load four ahead (never comes)",
+        {{"M", 128}, {"K", 64}}}});
+}
