@@ -153,5 +153,12 @@ TEST(TripFa6, TileCountReadInAFirstKIterationIsNotProved) {
       {{{{wait, wait + "                if k == 0 and it > 0:\n                    if t + 1 == tiles:\n              "
                        "          lm.wait(full, iter=it + 4)\n"}},
         "the last tile's first K iteration waits for a load four ahead (never comes)",
+        {{"M", 128}, {"K", 64}}},
+       {{{"            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n                lm.wait(full, "
+          "iter=it)\n",
+          "            if t * k_tiles > 0:\n                if t + 1 == tiles:\n                    lm.wait(full, "
+          "iter=t * k_tiles + 4)\n            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + "
+          "k\n                lm.wait(full, iter=it)\n"}},
+        "the last tile's part before its K loop waits for a load four ahead (never comes)",
         {{"M", 128}, {"K", 64}}}});
 }
