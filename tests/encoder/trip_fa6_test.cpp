@@ -16,6 +16,7 @@
 #include <string>
 
 #include "attack_util.h"
+#include "persistent_kernels.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -27,49 +28,12 @@ using cake::testing::replace;
 // The one-slot Q hand-off of docs/z3.md "The tile count inside the tile
 // loop" with a last K iteration of its own: the wgmma group of the tile's
 // last iteration, which reads Q, retires before the hand-off.
-const std::string kLastTileLastIteration = R"(@cake.schedule(target="sm_90a")
-def q_handoff_last_k(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    pool   = lm.smem(32768)
-    smem_q = pool.view(offset=0,    shape=(64, 64), dtype=lm.bf16, stages=1, swizzle="128B")
-    smem_a = pool.view(offset=8192, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    producer = lm.role(warps=[0, 1, 2, 3])
-    consumer = lm.role(warps=[4, 5, 6, 7])
-    pipe    = lm.pipeline(stages=2)
-    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)
-    full    = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
-    empty   = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
-    q_empty = lm.named_barrier(roles=[producer, consumer])
-    k_tiles = lm.cdiv(K, 64)
-    tiles   = lm.cdiv(M, 64)
-    with producer:
-        for t in lm.range(0, tiles):
-            if t > 0:
-                lm.sync(q_empty)
-            smem_q.tma_load(Q, coords=(t * 64, 0), iter=t, barrier=q_full)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(empty, iter=it - 2)
-                smem_a.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)
-    with consumer:
-        for t in lm.range(0, tiles):
-            lm.wait(q_full, iter=t)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, iter=it)
-                lm.mma(acc, smem_q[t], smem_a[it], init=(k == 0))
-                lm.mma_commit()
-                if k + 1 < k_tiles:
-                    lm.mma_wait(pending=1)
-                else:
-                    lm.mma_wait(pending=0)
-                if it > 0:
-                    lm.arrive(empty, iter=it - 1)
-            if t + 1 < tiles:
-                lm.bar_arrive(q_empty)
-)";
+const std::string kLastTileLastIteration =
+    replace(cake::testing::kQueryEmpty,
+            "                lm.mma_wait(pending=0)\n                lm.arrive(empty, iter=it)\n",
+            "                if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)\n                else:\n"
+            "                    lm.mma_wait(pending=0)\n                if it > 0:\n                    "
+            "lm.arrive(empty, iter=it - 1)\n");
 
 const std::string kLastWait = "                else:\n                    lm.mma_wait(pending=0)\n";
 const std::string kHandOff = "            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n";
@@ -102,18 +66,9 @@ std::vector<cake::testing::attacks::Attack> lastTileAttacks() {
   };
 }
 
-// The kernel of docs/z3.md "The last K iteration" (kRingEnd's consumer with
-// one group in flight except in a tile's last K iteration), which reads the
-// tile count nowhere else.
-std::string lastIterationKernel() {
-  return replace(
-      cake::testing::kRingEnd,
-      "                lm.mma_wait(pending=1)\n                if k > 0:\n                    lm.arrive(empty, iter=it "
-      "- 1)\n            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n",
-      "                if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)\n                else:\n           "
-      "         lm.mma_wait(pending=0)\n                if it > 0:\n                    lm.arrive(empty, iter=it - "
-      "1)\n");
-}
+// The kernel of docs/z3.md "The last K iteration", which reads the tile
+// count nowhere else.
+std::string lastIterationKernel() { return cake::testing::ringEndLastIteration(); }
 
 std::vector<cake::testing::attacks::Attack> tileCountNearTheEndAttacks() {
   return {
