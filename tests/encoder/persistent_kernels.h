@@ -1,6 +1,6 @@
 // Two persistent test kernels shared by the tests of the tile count and of
-// the last K iteration (trip_gaps_test.cpp, trip_left_out_wait_test.cpp,
-// trip_fa6_test.cpp).
+// the last K iteration (trip_gaps_test.cpp, trip_proof_test.cpp,
+// trip_left_out_wait_test.cpp, trip_fa6_test.cpp).
 #pragma once
 
 #include <string>
@@ -56,7 +56,8 @@ def q_empty_handoff(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
 
 // kRingEnd whose consumer keeps one wgmma group in flight in every K
 // iteration but its tile's last, and releases the slot before (docs/z3.md
-// "The last K iteration"; trip_left_out_wait_test.cpp, trip_fa6_test.cpp).
+// "The last K iteration"; trip_proof_test.cpp, trip_left_out_wait_test.cpp,
+// trip_fa6_test.cpp).
 inline std::string ringEndLastIteration() {
   return replace(
       kRingEnd,
