@@ -4720,6 +4720,7 @@ struct TileCountUse {
   const ir::Expr* expr = nullptr;
   std::map<int, int64_t> loop_vars;
   int64_t instance = 0;
+  bool in_k = false;  // evaluated in a K iteration (refuseTileCountReadsNearTheEnd)
   bool operator==(const TileCountUse&) const = default;
 };
 
@@ -4801,7 +4802,7 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     auto v = ir::evaluate(*applyHook(substitute(x, *tl.tiles, ir::makeConst(A)), env, base), env);
     if (!v) return std::nullopt;  // the builder reports it
     if (uses) {
-      TileCountUse u{&e, env.loop_vars, env.instance.value_or(0)};
+      TileCountUse u{&e, env.loop_vars, env.instance.value_or(0), kvar >= 0};
       for (int var : tl.tile_vars) u.loop_vars.erase(var);
       for (int var : tl.k_vars) u.loop_vars.erase(var);
       if (std::find(uses->begin(), uses->end(), u) == uses->end()) uses->push_back(std::move(u));
@@ -4827,6 +4828,22 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
                            "proof yet)",
                            ir::exprToString(*tl.tiles, s), ir::exprToString(*sys->replace_uses.front().expr, s)));
   return std::move(*sys);
+}
+
+// The grids of the copies per ring end (postsByRingEnd), per ring start
+// (presByRingStart) and of the first K iterations (firstIterations) read
+// the tile count E_A as t + 2 in every tile (TileCountRead::NotLast). Each
+// is built only where grid N reads E_A nowhere (attemptPersistent refuses
+// each together with a last tile of its own), so a read there lies in a
+// branch grid N never takes (`if k == 0 and it > 0: if t + 1 == T:`), and a
+// run's last tile may read it otherwise: refused (unknown). Before, a broken
+// kernel of that shape was proved (docs/z3.md "The last K iterations of the
+// last tile").
+void refuseTileCountReadsInCopies(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses) {
+  if (!uses.empty())
+    throw Fail(fmt::format("{} reads {} in a copy of the grid only (its ring start or end differs; not covered by the "
+                           "persistent-kernel proof yet)",
+                           ir::exprToString(*uses.front().expr, s), ir::exprToString(*tl.tiles, s)));
 }
 
 // One process of the grid: its prefix, tiles (pre part, K iterations, post
@@ -9141,7 +9158,9 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
         continue;
       }
       checkBudget(budget, "building the parts after the K loop per ring end");
-      System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, nullptr, kind ? 0 : 1);
+      std::vector<TileCountUse> copy_uses;
+      System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, &copy_uses, kind ? 0 : 1);
+      refuseTileCountReadsInCopies(s, tl, copy_uses);
       // (a grid per ring end: charged as built, docs/z3.md "Settled resolutions")
       if (L < g.Wg) chargeBuild(budget, sys);
       if (g.kinds > 1 && L < g.Wg) forgetPrivateIn(g, all, sys);  // as forgetPrivateGenerations did to the grids
@@ -9345,7 +9364,9 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         at.grid = main;
         at.shape = shapes;
       } else {
-        at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, kind ? 0 : 1, x);
+        std::vector<TileCountUse> copy_uses;
+        at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, &copy_uses, kind ? 0 : 1, x);
+        refuseTileCountReadsInCopies(s, tl, copy_uses);
         chargeBuild(budget, at.grid);  // (a grid per ring start: charged as built)
         alignSpacesTo(at.grid, main);
         for (const Process& proc : at.grid.procs) at.shape.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
@@ -9610,7 +9631,9 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
     System at = main;
     std::vector<TileShape> shapes = g.shape;
     if (x > 0) {
-      at = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, 1, x);
+      std::vector<TileCountUse> copy_uses;
+      at = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, &copy_uses, 1, x);
+      refuseTileCountReadsInCopies(s, tl, copy_uses);
       chargeBuild(budget, at);  // (a grid per ring start: charged as built)
       alignSpacesTo(at, main);
       shapes.clear();
@@ -9903,7 +9926,9 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
             j = jj + 1;
             continue;
           }
-          if (!counterFree(in, tail) && !(trip::addableArrival(in) && iter_slots_as_built))
+          // (an added arrival with a last tile of its own: refused, its
+          // argument was made for the grid's parts after the K loop only)
+          if (!counterFree(in, tail) && !(trip::addableArrival(in) && iter_slots_as_built && !g.last_tile))
             refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
           text.push_back(in);  // added: no counter (or an iter= arrival's, as built), nothing to align
           differs = true;
@@ -9945,6 +9970,24 @@ std::vector<trip::KIteration> kIterationsOf(const PGrid& g) {
     for (int64_t t = sh.first; t < g.Wt; t += sh.step)
       for (int64_t gi = 0; gi < g.Wg; ++gi)
         out.push_back({static_cast<int>(p), t, gi, sh.head[t][gi], sh.head[t][gi + 1]});
+  }
+  return out;
+}
+
+// The last tiles' parts after the K loop of process p (PGrid::last: tile
+// t of grid last[t % 2]; the copies post_last_at lays out), where the
+// schedule reads the tile count; none otherwise. Only they differ from the
+// grid (checkLastTileGrid), so what the grid's parts are asked for the
+// copies near a tile's end these are asked too (docs/z3.md "The last K
+// iterations of the last tile").
+std::vector<std::vector<Instr>> lastTilePosts(const PGrid& g, size_t p) {
+  std::vector<std::vector<Instr>> out;
+  if (!g.last_tile) return out;
+  for (int64_t t = 0; t < g.Wt; ++t) {
+    const TileShape& ls = g.last_shape[t % 2][p];
+    if (ls.kind != TileShape::Full || !ls.runs(t)) continue;
+    const auto& prog = g.last[t % 2].procs[p].program;
+    out.emplace_back(prog.begin() + ls.head[t][g.Wg], prog.begin() + ls.tile_start[t + 1]);
   }
   return out;
 }
@@ -10013,6 +10056,7 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
       if (p < kind.size())
         for (const auto& tile : kind[p])
           for (const std::vector<Instr>& part : tile) check(part, {0}, {});
+  for (const std::vector<Instr>& part : lastTilePosts(g, p)) check(part, {0}, {});
 }
 
 // A write of view `v` that process p's copies near the tile's end leave out
@@ -10316,10 +10360,11 @@ void tailsByRingStart(const PGrid& g, const ir::Schedule& s, const Binding& bind
 // only such iterations take) are checked like the others: checkTileExprs
 // again over them all, which must find the same depth (else unknown).
 bool deeperTailGrids(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
-                     const Limits& limits, std::vector<System>& tails, int m, bool* first) {
+                     const Limits& limits, std::vector<System>& tails, int m, bool* first,
+                     std::vector<TileCountUse>* tail_uses) {
   std::set<const ir::Expr*> reads_end_in_k = g.end_in_k;
   for (int d = static_cast<int>(tails.size()) + 1; d <= m; ++d) {
-    tails.push_back(buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, 1, 0, d,
+    tails.push_back(buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, tail_uses, 1, 0, d,
                               &reads_end_in_k));
     for (const ir::Expr* e : tails.back().replace_loop_exprs)
       if (std::find(g.tail_exprs.begin(), g.tail_exprs.end(), e) == g.tail_exprs.end()) g.tail_exprs.push_back(e);
@@ -10373,6 +10418,41 @@ void checkConsecutiveTileHazards(const ir::Schedule& s, const Binding& binding, 
                                p.name, in.regs_hazard.rule(), tiles, Wg));
 }
 
+// The copies near a tile's end are built with the tile count E_A read as
+// t + 2 in every tile (TileCountRead::NotLast), yet a run's last tile reads
+// t + 1 there: a read of E_A in a K iteration of those grids (a branch only
+// iterations near the end take: `else: if t + 1 < T:`) could differ in the
+// last tile, and neither checkTileCountUses (the grid's reads) nor
+// checkLastTileGrid (the grid's iterations, each far from its end) sees
+// it. Such a read is refused (unknown); one outside the K iterations is
+// the grid's (tailIterationsAt: the copies equal the grid outside them).
+void refuseTileCountReadsNearTheEnd(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses) {
+  for (const TileCountUse& u : uses)
+    if (u.in_k)
+      throw Fail(fmt::format("{} reads {} in a K iteration near the tile's end (not covered by the persistent-kernel "
+                             "proof yet)",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
+}
+
+// With a last tile of its own (PGrid::last_tile) the copies near a tile's
+// end are entered before its part after the K loop too: the first argument
+// of tailIterations (operations whose counters count their own K iteration
+// alone) stands on views no access outside the K iterations meets and on
+// MMA commit numbers nobody reads, so both are asked of the last tiles'
+// parts as well (ringPositionViews and mmaCommitNumbersUnread saw the grid's
+// only; docs/z3.md "The last K iterations of the last tile").
+void keepLastTilePartsOutOfTheTailArgument(PGrid& g) {
+  if (!g.last_tile) return;
+  for (size_t p = 0; p < g.grid.procs.size(); ++p)
+    for (const std::vector<Instr>& part : lastTilePosts(g, p))
+      for (const Instr& in : part) {
+        for (const Access& a : in.accesses)
+          if (a.view >= 0) g.ring_views.erase(a.view);
+        if (in.kind == InstrKind::MmaCommit && in.slot >= 0) g.commits_unread = false;
+      }
+  for (const System& l : g.last) g.commits_unread = g.commits_unread && trip::mmaCommitNumbersUnread(l);
+}
+
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
@@ -10392,14 +10472,21 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   std::set<const ir::Expr*> reads_end_in_k;
   g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses, 1, 0, 0, &reads_end_in_k);
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+  // (before the periods: a read of the tile count it refuses costs no
+  // window search; a grid too small in the ring dimension, as FA4's, would
+  // retry with larger windows up to the largest first)
+  checkTileCountUses(s, tl, uses, solverLimits(opts, budget));
   // every K iteration its tile's last (the grid before the alignments below)
   // (the grid as built, and the grids with every K iteration d = 1.. from its end)
   std::optional<std::pair<System, std::vector<System>>> tails;
+  std::vector<TileCountUse> tail_uses;  // the tile count read in the grids of `tails` (refuseTileCountReadsNearTheEnd)
   if (!reads_end_in_k.empty()) {
-    if (tl.kind_guard || !uses.empty() ||
-        std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
-      throw Fail("a K iteration reads the K loop's trip count besides t * E_B in a tile loop with two kinds of tile, "
-                 "a read of the tile count or a step (not covered by the persistent-kernel proof yet)");
+    // (with a read of the tile count: the last tiles' grids PGrid::last
+    // beside the copies near a tile's end, docs/z3.md "The last K
+    // iterations of the last tile")
+    if (tl.kind_guard || std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
+      throw Fail("a K iteration reads the K loop's trip count besides t * E_B in a tile loop with two kinds of tile "
+                 "or a step (not covered by the persistent-kernel proof yet)");
     tails.emplace(g.grid, std::vector<System>{});
   }
   // The grid with every K iteration its tile's last (nothing before the
@@ -10409,7 +10496,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   auto buildTails = [&] {
     if (!tails) return;
     tails->second.push_back(
-        buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, nullptr, 1, 0, 1, &reads_end_in_k));
+        buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &tail_uses, 1, 0, 1, &reads_end_in_k));
     g.tail_exprs = tails->second[0].replace_loop_exprs;
     g.end_in_k = reads_end_in_k;
   };
@@ -10562,9 +10649,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     for (int64_t len : {g.min_len, Wg})
       if (len >= 1) checkConsecutiveTileHazards(s, binding, target, tl, Wt, len);
   bool reads_end = checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);
-  if (last > 1) reads_end |= deeperTailGrids(g, s, binding, target, tl, limits, tails->second, last, &first);
+  if (last > 1)
+    reads_end |= deeperTailGrids(g, s, binding, target, tl, limits, tails->second, last, &first, &tail_uses);
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
-  checkTileCountUses(s, tl, uses, limits);
   const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
   if (reads_end || post_moves) {
     if (g.last_tile)
@@ -10600,9 +10687,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       throw Fail("the K loop's first iteration differs from the others and a K iteration reads the K loop's trip "
                  "count besides t * E_B (a tile of one iteration runs its first iteration as its last; not covered "
                  "by the persistent-kernel proof yet)");
+    refuseTileCountReadsNearTheEnd(s, tl, tail_uses);
     g.free_regs = pathFreeRegs(s, tl);
     g.ring_views = trip::ringPositionViews(tails->first, kIterationsOf(g), g.Wg, g.Pg, g.w0g);
     g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);
+    keepLastTilePartsOutOfTheTailArgument(g);
     tailIterations(g, tl, tails->first, tails->second, opts.build.cap_read_generations);
     // (a part before the K loop that moves with the ring together with
     // copies near the tile's end)

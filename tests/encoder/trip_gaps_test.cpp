@@ -18,6 +18,7 @@
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "encoder/trip_sizes.h"
+#include "persistent_kernels.h"
 #include "test_util.h"
 #include "tile_sync.h"
 
@@ -303,49 +304,7 @@ encoder::Outcome tileCountRunAt(const ir::Schedule& s, int64_t tiles, int64_t k_
   return cake::testing::exploreToFirst(s, cake::testing::bind(s, {{"M", 64 * tiles}, {"K", 64 * k_tiles}})).outcome;
 }
 
-// A persistent kernel whose Q tile is reloaded per tile into one slot: the
-// producer bar.sync's q_empty before every tile but the first, the consumer
-// bar.arrive's it after every tile's K loop but the last's (FA3's
-// QueryEmpty, corpus/attention/sm90_fa3_persistent.cake).
-const char* kQueryEmpty = R"(@cake.schedule(target="sm_90a")
-def q_empty_handoff(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    pool   = lm.smem(32768)
-    smem_q = pool.view(offset=0,    shape=(64, 64), dtype=lm.bf16, stages=1, swizzle="128B")
-    smem_a = pool.view(offset=8192, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    producer = lm.role(warps=[0, 1, 2, 3])
-    consumer = lm.role(warps=[4, 5, 6, 7])
-    pipe    = lm.pipeline(stages=2)
-    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)
-    full    = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
-    empty   = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
-    q_empty = lm.named_barrier(roles=[producer, consumer])
-    k_tiles = lm.cdiv(K, 64)
-    tiles   = lm.cdiv(M, 64)
-    with producer:
-        for t in lm.range(0, tiles):
-            if t > 0:
-                lm.sync(q_empty)
-            smem_q.tma_load(Q, coords=(t * 64, 0), iter=t, barrier=q_full)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(empty, iter=it - 2)
-                smem_a.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)
-    with consumer:
-        for t in lm.range(0, tiles):
-            lm.wait(q_full, iter=t)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, iter=it)
-                lm.mma(acc, smem_q[t], smem_a[it], init=(k == 0))
-                lm.mma_commit()
-                lm.mma_wait(pending=0)
-                lm.arrive(empty, iter=it)
-            if t + 1 < tiles:
-                lm.bar_arrive(q_empty)
-)";
+// (the kernel, cake::testing::kQueryEmpty: test_util.h)
 
 }  // namespace
 
@@ -359,7 +318,7 @@ TEST(TripProofGaps, TileCountReadAfterTheKLoopIsProved) {
   const std::string guard = "            if t + 1 < tiles:\n";
   for (const std::string& same : {guard, std::string("            if t + 2 <= tiles:\n"),
                                    std::string("            if tiles != t + 1:\n")}) {
-    auto mod = cake::testing::compile(replace(kQueryEmpty, guard, same));
+    auto mod = cake::testing::compile(replace(cake::testing::kQueryEmpty, guard, same));
     const ir::Schedule& s = mod.schedules.at(0);
     for (int64_t tiles : {1, 2, 3})
       for (int64_t k : {1, 3}) EXPECT_EQ(tileCountRunAt(s, tiles, k), encoder::Outcome::Pass) << same << tiles << "x" << k;
@@ -381,16 +340,16 @@ TEST(TripProofGaps, TileCountReadBugsAreNotProved) {
   const std::vector<Bug> bugs = {
       // the second-to-last tile does not hand Q back: the producer hangs
       // before the last tile (refused: not one value on every tile but the last)
-      {replace(kQueryEmpty, guard, "            if t + 2 < tiles:\n                lm.bar_arrive(q_empty)\n"),
+      {replace(cake::testing::kQueryEmpty, guard, "            if t + 2 < tiles:\n                lm.bar_arrive(q_empty)\n"),
        "the hand-off skipped one tile early", 2, 1, false},
       // never handed back (a condition with one value for every tile count):
       // the producer hangs before the second tile (refused: q_empty gets no
       // whole generation per tile period)
-      {replace(kQueryEmpty, guard, "            if t + 1 > tiles:\n                lm.bar_arrive(q_empty)\n"),
+      {replace(cake::testing::kQueryEmpty, guard, "            if t + 1 > tiles:\n                lm.bar_arrive(q_empty)\n"),
        "the hand-off never runs", 2, 1, false},
       // the last tile waits for a Q phase nobody loads: a hang in the last
       // tile's own part after the K loop
-      {replace(kQueryEmpty, guard, guard + "            else:\n                lm.wait(q_full, iter=t + 1)\n"),
+      {replace(cake::testing::kQueryEmpty, guard, guard + "            else:\n                lm.wait(q_full, iter=t + 1)\n"),
        "the last tile waits for a tile that never comes", 1, 1, true},
   };
   for (const Bug& b : bugs) {

@@ -27,6 +27,7 @@
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
+#include "persistent_kernels.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -35,15 +36,7 @@ namespace trip_left_out_wait_test {
 
 // kRingEnd (test_util.h) whose consumer keeps one wgmma group in flight in
 // every K iteration but its tile's last, and releases the slot before.
-std::string leftOutWaitLastIteration() {
-  return cake::testing::replace(
-      cake::testing::kRingEnd,
-      "                lm.mma_wait(pending=1)\n                if k > 0:\n                    lm.arrive(empty, iter=it "
-      "- 1)\n            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n",
-      "                if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)\n                else:\n           "
-      "         lm.mma_wait(pending=0)\n                if it > 0:\n                    lm.arrive(empty, iter=it - "
-      "1)\n");
-}
+std::string leftOutWaitLastIteration() { return cake::testing::ringEndLastIteration(); }
 
 const char* kLeftOutWaitLoadB = "                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)\n";
 const char* kLeftOutWaitRelease = "                if it > 0:\n                    lm.arrive(empty, iter=it - 1)\n";

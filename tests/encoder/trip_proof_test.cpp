@@ -18,6 +18,7 @@
 #include "encoder/proof_budget.h"
 #include "encoder/trip_proof.h"
 #include "ir/frontend.h"
+#include "persistent_kernels.h"
 #include "test_util.h"
 #include "tile_sync.h"
 
@@ -697,15 +698,7 @@ namespace {
 
 // kRingEnd's consumer with one group in flight except in the tile's last
 // K iteration, the previous slot released from ring index 1 on
-std::string lastIterationText() {
-  return edit(
-      kRingEnd,
-      "                lm.mma_wait(pending=1)\n                if k > 0:\n                    lm.arrive(empty, iter=it "
-      "- 1)\n            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n",
-      "                if k + 1 < k_tiles:\n                    lm.mma_wait(pending=1)\n                else:\n           "
-      "         lm.mma_wait(pending=0)\n                if it > 0:\n                    lm.arrive(empty, iter=it - "
-      "1)\n");
-}
+std::string lastIterationText() { return cake::testing::ringEndLastIteration(); }
 
 }  // namespace
 
