@@ -5010,6 +5010,11 @@ struct PGrid {
   // part up to its last instruction that differs between the copies, then
   // goes on at post_tail_at[lane][t], one copy of the rest (PcPos x = -1).
   bool merge_tails = false;
+  // Whether a process that skips tiles may commit MMA groups that arrive on
+  // a barrier (its commits then numbered in issue order: the budget allows
+  // it, TripProofOptions::ordinal_commits_from_work); else refused.
+  bool ordinal_commits = false;
+  uint64_t ordinal_commits_from = 0;  // (the budget that would allow it, for the refusal)
   // A first K iteration that differs from the others at its ring index
   // (`if k > 0:`, docs/z3.md "The first K iteration"): first_x[p], p gets
   // a copy of it per ring start x, text first_text[kind][p][t][x] (from
@@ -5450,11 +5455,17 @@ void layOutPersistent(PGrid& g) {
       // reader of the absolute count, lm.mma_wait (knowCompleted), must not
       // run for it (docs/z3.md "Commit ordinals in issue order").
       if (sh.step > 1)
-        for (int pc = 0; pc < sh.end; ++pc)
+        for (int pc = 0; pc < sh.end; ++pc) {
           if (src[pc].kind == InstrKind::MmaWait)
             throw Fail(fmt::format("{} skips tiles and waits for its MMA groups (lm.mma_wait) (not covered by "
                                    "the persistent-kernel proof yet)",
                                    g.grid.procs[p].name));
+          if (src[pc].kind == InstrKind::MmaCommit && src[pc].slot >= 0 && !g.ordinal_commits)
+            throw Fail(fmt::format("{} skips tiles and commits MMA groups that arrive on a barrier (explored, its "
+                                   "commits numbered in issue order, only with a proof budget of at least {} work "
+                                   "units: such explorations cost more than the default)",
+                                   g.grid.procs[p].name, g.ordinal_commits_from));
+        }
       std::vector<int64_t> body_c(static_cast<size_t>(Wg) + 1, 0);  // before ring index g
       for (int64_t gi = 0; gi < Wg; ++gi) {
         const int c = commitsIn(src, sh.head[sh.first][gi], sh.head[sh.first][gi + 1]);
@@ -10512,6 +10523,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                                g.grid.procs[p].name));
   }
   g.merge_tails = opts.merge_post_tails;
+  g.ordinal_commits = opts.ordinal_commits_from_work == 0 ||
+                      (budget.work() > 0 && budget.work() >= opts.ordinal_commits_from_work);
+  g.ordinal_commits_from = opts.ordinal_commits_from_work;
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
     fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}{}\n", Wt, Wg,
