@@ -177,8 +177,8 @@ TEST(TripKSplit, TheProofReadsEachTileAsTwoTiles) {
 // (docs/z3.md "Commit ordinals in issue order"). Broken forms of those
 // commits (found by the bounded check) must stay unproved with the copy
 // explored: the hand-off committed before the low half's MMAs (commits
-// reordered: sync.race), skipped on odd tiles (a lost phase), its barrier
-// expecting two arrivals (a lost phase), and hi_done turned into an MMA
+// reordered: sync.race), skipped on odd tiles and its barrier expecting
+// two arrivals (sync.arrival-underflow), and hi_done turned into an MMA
 // commit after acc_full's (its last completion is observed by no one, not
 // even through the FIFO order: sync.async-at-exit). The same commit
 // before acc_full's is correct (observed through acc_full's).
