@@ -60,15 +60,10 @@ KSplitEven kSplitBrokenAtEvenSplits(const ir::Schedule& s, const ir::Schedule& c
 // commits of its processes that skip tiles numbered in issue order:
 // TripProofOptions::ordinal_commits_from_work 0), capped at `work` units.
 encoder::ModelCheckResult proveWithOrdinals(const std::string& text, uint64_t work) {
-  const ir::Schedule s = cake::testing::compile(text).schedules.at(0);
-  encoder::Binding b;
-  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 129;
-  encoder::TripProofOptions o;
-  o.timeout_ms = cake::testing::kNoWallClockMs;
-  o.rlimit = cake::testing::kQueryRlimit;
+  encoder::TripProofOptions o = cake::testing::testProofOptions();
   o.work = work;
   o.ordinal_commits_from_work = 0;
-  return encoder::proveEveryTripCount(s, s.target, {b}, o);
+  return cake::testing::proveSchedule(cake::testing::compile(text).schedules.at(0), 129, o);
 }
 
 // mma_hi's hand-off and accumulator commit, as the corpus file has them
