@@ -5341,6 +5341,12 @@ int commitsIn(const std::vector<Instr>& prog, int a, int b) {
 // tiles and gets an exit path per tile count. The copies make the MMA
 // commits before every pc one number whatever the path (they depend on t
 // and x only), and the shifts plain pc maps.
+// Does src[a, b) hold an MMA commit that arrives on a barrier?
+bool commitsToBarrier(const std::vector<Instr>& src, int a, int b) {
+  return std::any_of(src.begin() + a, src.begin() + b,
+                     [](const Instr& in) { return in.kind == InstrKind::MmaCommit && in.slot >= 0; });
+}
+
 void layOutPersistent(PGrid& g) {
   const size_t P = g.grid.procs.size();
   g.comb = g.grid;
@@ -5454,18 +5460,20 @@ void layOutPersistent(PGrid& g) {
       // which only the order is read, renumbered in normalize. The one
       // reader of the absolute count, lm.mma_wait (knowCompleted), must not
       // run for it (docs/z3.md "Commit ordinals in issue order").
-      if (sh.step > 1)
-        for (int pc = 0; pc < sh.end; ++pc) {
-          if (src[pc].kind == InstrKind::MmaWait)
-            throw Fail(fmt::format("{} skips tiles and waits for its MMA groups (lm.mma_wait) (not covered by "
-                                   "the persistent-kernel proof yet)",
-                                   g.grid.procs[p].name));
-          if (src[pc].kind == InstrKind::MmaCommit && src[pc].slot >= 0 && !g.ordinal_commits)
-            throw Fail(fmt::format("{} skips tiles and commits MMA groups that arrive on a barrier (explored, its "
-                                   "commits numbered in issue order, only with a proof budget of at least {} work "
-                                   "units: such explorations cost more than the default)",
-                                   g.grid.procs[p].name, g.ordinal_commits_from));
-        }
+      // (Without a commit that arrives on a barrier no completion of its
+      // own is numbered: lm.mma_wait then sets only its observed number,
+      // which normalize forgets, as before.)
+      if (sh.step > 1 && commitsToBarrier(src, 0, sh.end)) {
+        if (std::any_of(src.begin(), src.begin() + sh.end, [](const Instr& in) { return in.kind == InstrKind::MmaWait; }))
+          throw Fail(fmt::format("{} skips tiles, commits MMA groups that arrive on a barrier and waits for its MMA "
+                                 "groups (lm.mma_wait) (not covered by the persistent-kernel proof yet)",
+                                 g.grid.procs[p].name));
+        if (!g.ordinal_commits)
+          throw Fail(fmt::format("{} skips tiles and commits MMA groups that arrive on a barrier (explored, its "
+                                 "commits numbered in issue order, only with a proof budget of at least {} work "
+                                 "units: such explorations cost more than the default)",
+                                 g.grid.procs[p].name, g.ordinal_commits_from));
+      }
       std::vector<int64_t> body_c(static_cast<size_t>(Wg) + 1, 0);  // before ring index g
       for (int64_t gi = 0; gi < Wg; ++gi) {
         const int c = commitsIn(src, sh.head[sh.first][gi], sh.head[sh.first][gi + 1]);
