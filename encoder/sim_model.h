@@ -64,6 +64,16 @@ class Model {
   std::vector<std::vector<int>> commit_seq;
   // commits_before[p][pc]: MmaCommits of p before pc
   std::vector<std::vector<int>> commits_before;
+  // ordinal_commits[p] (empty: none): p's completed MMA groups are numbered
+  // in issue order from the state, not by commit_seq: each completion gets
+  // one more than the largest number p's state holds (its observed number
+  // and its unobserved completions). Only the order of these numbers means
+  // anything (observe's max and <=), so an explorer may renumber them
+  // order-preservingly; knowCompleted (lm.mma_wait), which reads the
+  // absolute count, must not run for such a process (docs/z3.md "Commit
+  // ordinals in issue order").
+  std::vector<char> ordinal_commits;
+  bool ordinal(int p) const { return !ordinal_commits.empty() && ordinal_commits[p]; }
   bool async_mma = true;           // target with asynchronous MMA
 
   // Layout of the state vector.

@@ -1076,8 +1076,21 @@ class Stepper {
     int k = in.slot;
     int32_t phase_now = slot(k, kCompleted);
     arrive(k, 1, p, commit_pc);
-    a.unobserved.push_back({k, phase_now, p, m_.commit_seq[p][commit_pc]});
+    a.unobserved.push_back({k, phase_now, p, m_.ordinal(p) ? nextOrdinal(a, p) : m_.commit_seq[p][commit_pc]});
     eventDone(k);
+  }
+
+  // The number of p's next completed MMA group where its commits are
+  // numbered in issue order (Model::ordinal_commits): one past every number
+  // p's state holds. Groups complete in commit order (FIFO), and observe
+  // keeps max(observed, unobserved numbers) as it is (what it erases is at
+  // most the observed number it sets), so the numbers grow in issue order
+  // whatever else interleaves.
+  int32_t nextOrdinal(const Async& a, int p) const {
+    int32_t top = s_.v[m_.off_obs + p];
+    for (const Unobserved& u : a.unobserved)
+      if (u.proc == p) top = std::max(top, u.seq);
+    return top + 1;
   }
 
   // ------------------------------------------------------------ memory
@@ -1359,6 +1372,25 @@ static void lostPhase(const Model& m, const State& s, std::vector<Violation>& fo
   }
 }
 
+// Where an unobserved completion came from, for the report's location: a
+// TMA load into its slot, or its process's MMA commit by number (by barrier
+// where the numbers are ordinals, Model::ordinal_commits); the first pc of
+// its process (of process 0 for a load) where none matches (an explorer's
+// renumbered or shifted number may match no pc: the violation stands).
+static std::pair<int, int> completedInto(const Model& m, const Unobserved& u) {
+  for (int p = 0; p < m.P; ++p) {
+    if (u.proc >= 0 && p != u.proc) continue;
+    for (int pc = 0; pc < m.programSize(p); ++pc) {
+      const Instr& in = m.instr(p, pc);
+      const bool match = u.proc < 0      ? in.kind == InstrKind::TmaLoad && in.slot == u.slot
+                         : m.ordinal(p) ? in.kind == InstrKind::MmaCommit && in.slot == u.slot
+                                         : m.commit_seq[p][pc] == u.seq;
+      if (match) return {p, pc};
+    }
+  }
+  return {std::max(u.proc, 0), 0};
+}
+
 static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vector<Violation>& found) {
   auto report = [&](int p, int pc, std::string msg) {
     Violation v;
@@ -1404,19 +1436,13 @@ static void asyncAtExit(const Model& m, const State& s, const Async& a, std::vec
         }
       }
   for (const Unobserved& u : a.unobserved) {
-    // find an op that completed into it, for the location
-    for (int p = 0; p < m.P; ++p)
-      for (int pc = 0; pc < m.programSize(p); ++pc) {
-        const Instr& in = m.instr(p, pc);
-        bool match = u.proc < 0 ? (in.kind == InstrKind::TmaLoad && in.slot == u.slot)
-                                : (p == u.proc && m.commit_seq[p][pc] == u.seq);
-        if (!match) continue;
-        report(p, pc,
-               fmt::format("every role has exited, but no instance waited for phase {} of {}: the {} counted into "
-                           "it may still be in flight",
-                           u.phase, m.sys.slots[u.slot].name, u.proc < 0 ? "TMA load" : "MMA group"));
-        return;
-      }
+    const auto [at_p, at_pc] = completedInto(m, u);
+    report(at_p, at_pc,
+           fmt::format("every role has exited, but no instance waited for phase {} of {}: the {} counted into "
+                       "it may still be in flight",
+                       u.phase, m.sys.slots[u.slot].name, u.proc < 0 ? "TMA load" : "MMA group"));
+    found.back().slot = u.slot;
+    return;
   }
 }
 

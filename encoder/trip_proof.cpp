@@ -1525,7 +1525,7 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
     n.v[m.off_pc + p] = to;
     if (pc < m.programSize(p) && m.instr(p, pc).kind == InstrKind::SyncWait)
       n.v[m.off_sgen + p] -= static_cast<int32_t>(Deltas::of(sh.named, m.instr(p, pc).named));
-    const std::optional<int32_t> obs = observedCommitsBack(s.v[m.off_obs + p], sh.commits[p]);
+    const std::optional<int32_t> obs = observedCommitsBack(s.v[m.off_obs + p], m.ordinal(p) ? 0 : sh.commits[p]);
     if (!obs) return false;
     n.v[m.off_obs + p] = *obs;
   }
@@ -1564,7 +1564,7 @@ bool shiftState(const Model& m, State& s, const ShiftMap& sh) {
       }
   for (sim::Unobserved& u : a.unobserved) {
     u.phase -= static_cast<int32_t>(Deltas::of(sh.d.slot_phase, u.slot));
-    if (u.proc >= 0) {
+    if (u.proc >= 0 && !m.ordinal(u.proc)) {  // (ordinals: order only, unmoved)
       u.seq -= static_cast<int32_t>(sh.commits[u.proc]);
       if (u.seq < 0) return false;
     }
@@ -5041,6 +5041,11 @@ struct PGrid {
   // part up to its last instruction that differs between the copies, then
   // goes on at post_tail_at[lane][t], one copy of the rest (PcPos x = -1).
   bool merge_tails = false;
+  // Whether a process that skips tiles may commit MMA groups that arrive on
+  // a barrier (its commits then numbered in issue order: the budget allows
+  // it, TripProofOptions::ordinal_commits_from_work); else refused.
+  bool ordinal_commits = false;
+  uint64_t ordinal_commits_from = 0;  // (the budget that would allow it, for the refusal)
   // A first K iteration that differs from the others at its ring index
   // (`if k > 0:`, docs/z3.md "The first K iteration"): first_x[p], p gets
   // a copy of it per ring start x, text first_text[kind][p][t][x] (from
@@ -5367,6 +5372,12 @@ int commitsIn(const std::vector<Instr>& prog, int a, int b) {
 // tiles and gets an exit path per tile count. The copies make the MMA
 // commits before every pc one number whatever the path (they depend on t
 // and x only), and the shifts plain pc maps.
+// Does src[a, b) hold an MMA commit that arrives on a barrier?
+bool commitsToBarrier(const std::vector<Instr>& src, int a, int b) {
+  return std::any_of(src.begin() + a, src.begin() + b,
+                     [](const Instr& in) { return in.kind == InstrKind::MmaCommit && in.slot >= 0; });
+}
+
 void layOutPersistent(PGrid& g) {
   const size_t P = g.grid.procs.size();
   g.comb = g.grid;
@@ -5473,18 +5484,27 @@ void layOutPersistent(PGrid& g) {
       const size_t lp = g.lane(p, kind);
       tiles_c = tiles_c0;
       // commits per K iteration: the same in every tile (else the count before a pc depends on the path)
-      // A process that skips tiles: the numbers of its MMA commits are
-      // read by nothing when none of its commits arrives on a barrier (the
-      // simulator reads them for such a commit's unobserved completion
-      // only: Model::commit_seq, and the process's own observed number,
-      // which PersistentExplorer::normalize then forgets). Its copies of
-      // the parts outside the K loop need no ring position then.
-      if (sh.step > 1)
-        for (int pc = 0; pc < sh.end; ++pc)
-          if (src[pc].kind == InstrKind::MmaCommit && src[pc].slot >= 0)
-            throw Fail(fmt::format("{} skips tiles and commits MMA groups that arrive on a barrier (not covered by "
-                                   "the persistent-kernel proof yet)",
-                                   g.grid.procs[p].name));
+      // A process that skips tiles: the numbers of its MMA commits laid
+      // out here are not increasing along its runs, so the explorer reads
+      // none of them: its completed groups are numbered in issue order from
+      // the state (Model::ordinal_commits, set in PersistentExplorer), of
+      // which only the order is read, renumbered in normalize. The one
+      // reader of the absolute count, lm.mma_wait (knowCompleted), must not
+      // run for it (docs/z3.md "Commit ordinals in issue order").
+      // (Without a commit that arrives on a barrier no completion of its
+      // own is numbered: lm.mma_wait then sets only its observed number,
+      // which normalize forgets, as before.)
+      if (sh.step > 1 && commitsToBarrier(src, 0, sh.end)) {
+        if (std::any_of(src.begin(), src.begin() + sh.end, [](const Instr& in) { return in.kind == InstrKind::MmaWait; }))
+          throw Fail(fmt::format("{} skips tiles, commits MMA groups that arrive on a barrier and waits for its MMA "
+                                 "groups (lm.mma_wait) (not covered by the persistent-kernel proof yet)",
+                                 g.grid.procs[p].name));
+        if (!g.ordinal_commits)
+          throw Fail(fmt::format("{} skips tiles and commits MMA groups that arrive on a barrier (explored, its "
+                                 "commits numbered in issue order, only with a proof budget of at least {} work "
+                                 "units: such explorations cost more than the default)",
+                                 g.grid.procs[p].name, g.ordinal_commits_from));
+      }
       std::vector<int64_t> body_c(static_cast<size_t>(Wg) + 1, 0);  // before ring index g
       for (int64_t gi = 0; gi < Wg; ++gi) {
         const int c = commitsIn(src, sh.head[sh.first][gi], sh.head[sh.first][gi + 1]);
@@ -5940,6 +5960,10 @@ class PersistentExplorer {
       for (int pc = 0; pc < m_.programSize(p); ++pc)
         m_.commit_seq[p][pc] = m_.instr(p, pc).kind == InstrKind::MmaCommit ? m_.commits_before[p][pc] : -1;
     }
+    // A process that skips tiles: its completions numbered in issue order
+    // (layOutPersistent: it has no lm.mma_wait).
+    m_.ordinal_commits.assign(static_cast<size_t>(m_.P), 0);
+    for (int p = 0; p < m_.P; ++p) m_.ordinal_commits[p] = full(p) && g_.shape[p].step > 1;
     layout_ = true;  // resolve() gives every branch (the unknowns open)
     setPredecessors();
     setCanonicalWrites();
@@ -6735,12 +6759,7 @@ class PersistentExplorer {
   // those can close a cycle, see expand()).
   std::pair<State, bool> normalize(State s, Unknowns u) const {
     forget(s, u);
-    // The observed MMA commit number of a process that skips tiles is read
-    // by nothing (none of its commits arrives on a barrier, checked in
-    // layOutPersistent: no unobserved completion of its own exists for it
-    // to clear), so it is forgotten.
-    for (int p = 0; p < m_.P; ++p)
-      if (full(p) && g_.shape[p].step > 1) s.v[m_.off_obs + p] = -1;
+    rankOrdinals(s);
     canonicalTags(s);
     bool shifted = false;
     while (ringShift(s, u) || halfShift(s, u) || tileShift(s, u)) shifted = true;
@@ -6754,6 +6773,41 @@ class PersistentExplorer {
       if (t.v < s.v) s = std::move(t);
     }
     return {pack(std::move(s), u), shifted};
+  }
+
+  // The MMA completion numbers of the processes numbered in issue order
+  // (Model::ordinal_commits) as their ranks: each such process's
+  // unobserved completions numbered 0, 1, ... in their order, its observed
+  // number -1. Only their order is read (observe's max and <=, the next
+  // completion's one past the largest), and the observed number is below
+  // every unobserved one (observe erases those at or below it; a
+  // completion is numbered above it), so the renumbered state has the
+  // same futures (docs/z3.md "Commit ordinals in issue order").
+  void rankOrdinals(State& s) const {
+    bool any = false;
+    for (int p = 0; p < m_.P; ++p)
+      if (m_.ordinal(p)) {
+        s.v[m_.off_obs + p] = -1;
+        any = true;
+      }
+    if (!any) return;
+    Async a = sim::decodeAsync(m_, s);
+    bool moved = false;
+    for (int p = 0; p < m_.P; ++p) {
+      if (!m_.ordinal(p)) continue;
+      std::vector<int32_t> seqs;
+      for (const sim::Unobserved& x : a.unobserved)
+        if (x.proc == p) seqs.push_back(x.seq);
+      std::sort(seqs.begin(), seqs.end());
+      seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
+      for (sim::Unobserved& x : a.unobserved) {
+        if (x.proc != p) continue;
+        const auto rank = static_cast<int32_t>(std::lower_bound(seqs.begin(), seqs.end(), x.seq) - seqs.begin());
+        moved |= rank != x.seq;
+        x.seq = rank;
+      }
+    }
+    if (moved) sim::encodeAsync(m_, s, a);
   }
 
   // ---------------------------------------------------------------- interchangeable processes
@@ -7192,6 +7246,7 @@ class PersistentExplorer {
     hs.commits.assign(static_cast<size_t>(m_.P), 0);
     for (int p = 0; p < m_.P; ++p) {
       const int q = hs.perm[p];
+      if (m_.ordinal(p) != m_.ordinal(q)) return no(20);  // one numbering for a process and its image
       // The instruction before a moved pc (the simulator reads it for its
       // synchronous access still in progress, against other processes'
       // steps, and the reducer alike): the image's image, or one that
@@ -7226,10 +7281,9 @@ class PersistentExplorer {
           return std::nullopt;
         }
         // the MMA commit numbers move by one amount per process (but those
-        // of a process that skips tiles, read by nothing: none of its
-        // commits arrives on a barrier, checked in layOutPersistent, and
-        // normalize forgets its observed number)
-        if (full(p) && g_.shape[p].step > 1) continue;
+        // of a process numbered in issue order, read by nothing: the
+        // explorer numbers its completions from the state, rankOrdinals)
+        if (m_.ordinal(p)) continue;
         const int64_t d = m_.commits_before[p][pc] - m_.commits_before[q][pc2];
         if (have_commits && d != hs.commits[p]) return no(12);
         hs.commits[p] = d;
@@ -7401,7 +7455,8 @@ class PersistentExplorer {
       const int q = hs.perm[p];
       out.v[m_.off_pc + q] = hs.pc[p][sim::pcOf(m_, s, p)];
       out.v[m_.off_sgen + q] = s.v[m_.off_sgen + p];  // (no named barrier: read by nothing)
-      const std::optional<int32_t> obs = observedCommitsBack(s.v[m_.off_obs + p], hs.commits[p]);
+      const std::optional<int32_t> obs =
+          observedCommitsBack(s.v[m_.off_obs + p], m_.ordinal(p) ? 0 : hs.commits[p]);
       if (!obs) return false;
       out.v[m_.off_obs + q] = *obs;
     }
@@ -7453,7 +7508,7 @@ class PersistentExplorer {
         x.slot = hs.slot[x.slot];
       }
       if (x.proc >= 0) {
-        x.seq -= static_cast<int32_t>(hs.commits[x.proc]);
+        if (!m_.ordinal(x.proc)) x.seq -= static_cast<int32_t>(hs.commits[x.proc]);
         if (x.seq < 0) return false;
         x.proc = hs.perm[x.proc];
       }
@@ -10698,6 +10753,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     tailsByRingStart(g, s, binding, target, tl, tails->second, budget);
   }
   g.merge_tails = opts.merge_post_tails;
+  g.ordinal_commits = opts.ordinal_commits_from_work == 0 ||
+                      (budget.work() > 0 && budget.work() >= opts.ordinal_commits_from_work);
+  g.ordinal_commits_from = opts.ordinal_commits_from_work;
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
     fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}{}\n", Wt, Wg,

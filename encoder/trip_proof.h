@@ -60,6 +60,9 @@ namespace trip {
 struct ReadMeets;  // encoder/trip_restart.h
 }
 
+// TripProofOptions::ordinal_commits_from_work's default (6 s of work).
+inline constexpr uint64_t kOrdinalCommitsFromWork = 6'000'000'000;
+
 struct TripProofOptions {
   // The budget (encoder/proof_budget.h): `work` units (deterministic: what
   // decides; 0 = no cap), and `timeout_ms` of wall clock, the safety limit.
@@ -182,6 +185,16 @@ struct TripProofOptions {
   // count's lower bound, or the fixed trip count's last head; the same
   // docs/z3.md section); false: at every head, as before (tests compare the two).
   bool exits_from_bound = true;
+  // A process of a persistent kernel that skips tiles (the K split's copy,
+  // docs/z3.md "A tile's K range split between processes") and commits MMA
+  // groups that arrive on a barrier is explored (its completions numbered
+  // in issue order: docs/z3.md "Commit ordinals in issue order") only where
+  // the proof's work budget is capped at this many units or more (0:
+  // always; a budget without a cap: only with 0). Such explorations were
+  // measured at about 5.4e9 units (the K split corpus file), past the
+  // default 3e9: below this they are refused before the exploration, in
+  // the time the refusal took before they were built.
+  uint64_t ordinal_commits_from_work = kOrdinalCommitsFromWork;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this
   // many assignments of them.

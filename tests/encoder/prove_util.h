@@ -13,12 +13,16 @@ namespace cake::testing {
 
 // The proof for every trip count (encoder/trip_proof.h) of `s`, every
 // parameter checked at `value`, under test_util.h's deterministic budgets.
-inline encoder::ModelCheckResult proveSchedule(const ir::Schedule& s, int64_t value = 64) {
-  encoder::Binding b;
-  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = value;
+inline encoder::TripProofOptions testProofOptions() {
   encoder::TripProofOptions o;
   o.timeout_ms = kNoWallClockMs;
   o.rlimit = kQueryRlimit;
+  return o;
+}
+inline encoder::ModelCheckResult proveSchedule(const ir::Schedule& s, int64_t value = 64,
+                                               const encoder::TripProofOptions& o = testProofOptions()) {
+  encoder::Binding b;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = value;
   return encoder::proveEveryTripCount(s, s.target, {b}, o);
 }
 

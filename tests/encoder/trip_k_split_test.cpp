@@ -56,6 +56,19 @@ KSplitEven kSplitBrokenAtEvenSplits(const ir::Schedule& s, const ir::Schedule& c
   return out;
 }
 
+// The proof with the K split's copy explored whatever the budget (the
+// commits of its processes that skip tiles numbered in issue order:
+// TripProofOptions::ordinal_commits_from_work 0), capped at `work` units.
+encoder::ModelCheckResult proveWithOrdinals(const std::string& text, uint64_t work) {
+  encoder::TripProofOptions o = cake::testing::testProofOptions();
+  o.work = work;
+  o.ordinal_commits_from_work = 0;
+  return cake::testing::proveSchedule(cake::testing::compile(text).schedules.at(0), 129, o);
+}
+
+// mma_hi's hand-off and accumulator commit, as the corpus file has them
+const std::string kHiEnd = "            lm.arrive(hi_done, iter=t)\n            lm.mma_commit(barrier=acc_full, iter=t)";
+
 }  // namespace trip_k_split_test
 
 namespace tks = trip_k_split_test;
@@ -152,4 +165,65 @@ TEST(TripKSplit, TheSplitTileCopyRunsTheScheduleAtEvenSplits) {
 TEST(TripKSplit, TheProofReadsEachTileAsTwoTiles) {
   auto r = cake::testing::proveText(tks::kSplitText(), 129);
   EXPECT_NE(r.detail.find("each tile read as two tiles"), std::string::npos) << r.detail << r.engine;
+}
+
+// The copy's processes that skip tiles commit MMA groups that arrive on
+// barriers: the proof numbers their completions in issue order
+// (docs/z3.md "Commit ordinals in issue order"). Broken forms of those
+// commits (found by the bounded check) must stay unproved with the copy
+// explored: the hand-off committed before the low half's MMAs (commits
+// reordered: sync.race), skipped on odd tiles and its barrier expecting
+// two arrivals (sync.arrival-underflow), and hi_done turned into an MMA
+// commit after acc_full's (its last completion is observed by no one, not
+// even through the FIFO order: sync.async-at-exit). The same commit
+// before acc_full's is correct (observed through acc_full's).
+TEST(TripKSplit, BrokenCommitsOfTheCopyAreNotProved) {
+  const std::string lo_loop = "            lm.wait(acc_empty, iter=t - 2)\n            for k in lm.range(0, kh):";
+  const std::string lo_end = "                lm.mma_commit(barrier=empty, iter=it)\n            lm.mma_commit(barrier=k_half, iter=t)\n";
+  const std::string k_half_commit = "            lm.mma_commit(barrier=k_half, iter=t)\n";
+  struct Broken {
+    std::string what, text;
+  };
+  const Broken broken[] = {
+      {"the hand-off committed before the low half's MMAs",
+       cake::testing::replace(
+           tks::kSplitEdit(lo_loop, "            lm.wait(acc_empty, iter=t - 2)\n" + k_half_commit +
+                                        "            for k in lm.range(0, kh):"),
+           lo_end, "                lm.mma_commit(barrier=empty, iter=it)\n")},
+      {"the hand-off committed on even tiles only",
+       tks::kSplitEdit(k_half_commit, "            if t % 2 == 0:\n    " + k_half_commit)},
+      {"the hand-off's barrier expecting two arrivals",
+       tks::kSplitEdit("k_half    = lm.barrier(prod=[mma_lo], cons=[mma_hi], init_count=1",
+                       "k_half    = lm.barrier(prod=[mma_lo], cons=[mma_hi], init_count=2")},
+      {"hi_done committed after acc_full, its last completion unobserved",
+       tks::kSplitEdit(tks::kHiEnd, "            lm.mma_commit(barrier=acc_full, iter=t)\n"
+                                    "            lm.mma_commit(barrier=hi_done, iter=t)")},
+  };
+  for (const Broken& b : broken) {
+    EXPECT_NE(b.text, tks::kSplitText()) << b.what;
+    EXPECT_TRUE(tks::kSplitBrokenOnGrid(b.text)) << b.what;
+    auto r = tks::proveWithOrdinals(b.text, 3'000'000'000);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.engine;
+  }
+  // the correct order of the last pair: clean on the grid
+  EXPECT_FALSE(tks::kSplitBrokenOnGrid(tks::kSplitEdit(tks::kHiEnd, "            lm.mma_commit(barrier=hi_done, iter=t)\n"
+                                                                    "            lm.mma_commit(barrier=acc_full, iter=t)")));
+}
+
+// The broken forms of the split of the tests above stay unproved with the
+// copy explored (its commits numbered in issue order).
+TEST(TripKSplit, BrokenSplitsAreNotProvedWithTheCopyExplored) {
+  const std::string forms[] = {
+      tks::kSplitEdit(tks::kHiLoop, "            for k in lm.range(kh, k_tiles):\n"
+                                    "                it = t * k_tiles + k - kh\n"),
+      tks::kSplitEdit("lm.wait(k_half, iter=t)", "lm.wait(k_half, iter=t - 1)"),
+      tks::kSplitEdit("lm.wait(k_half, iter=t)", "lm.wait(k_half, iter=t + 2)"),
+      tks::kSplitEdit(tks::kHiLoop + "                lm.wait(full, iter=it)\n",
+                      tks::kHiLoop + "                lm.wait(full, iter=it + 3)\n"),
+      cake::testing::corpusText("corpus/bugs/sync.race/sm100_k_split_second_warp_unordered.cake"),
+  };
+  for (const std::string& f : forms) {
+    auto r = tks::proveWithOrdinals(f, 3'000'000'000);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << f << r.engine;
+  }
 }
