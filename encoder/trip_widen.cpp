@@ -128,7 +128,10 @@ class Widener {
  public:
   // `s`: the schedule being edited; `facts`: the one whose lm.assume facts
   // the solver takes (the same)
-  Widener(const ir::Schedule& s, const ir::Schedule& facts, const Limits& limits) : s_(s), prover_(facts, limits) {}
+  // (its queries' models are never read: linear facts first, bv_prover.h)
+  Widener(const ir::Schedule& s, const ir::Schedule& facts, const Limits& limits) : s_(s), prover_(facts, limits) {
+    prover_.linearSubsets(true);
+  }
 
   // The operand of the op at `path` that qualifies, or nullptr.
   BufferRef* qualifying(const std::vector<Step>& path, int role) {
