@@ -322,8 +322,18 @@ class Reducer {
   void precomputeExitSegs();
   bool mayLeaveIn(int p, int a, int b) const;        // a head in [a, b] where p may still leave
   void readyMask(const State& s, Foot& f) const;
-  // per process, per pc
+  // per process, per pc (without a BranchLayout: with one, below)
   std::vector<std::vector<Foot>> own_, spawn_, head_win_;
+  // With a BranchLayout the footprints are not kept per pc (a Foot is 384
+  // bytes, a combined program tens of thousands of pcs: zeroing and
+  // faulting in those arrays was most of the reducer's set-up): each pc's
+  // own footprint is an index into own_feet_ (the distinct ones), its spawn
+  // footprint is needed during the set-up only, and its head window is
+  // feet_[after_id_] (empty at a wait). ownFoot() reads either form.
+  std::vector<Foot> own_feet_;
+  std::vector<std::vector<int>> own_foot_id_;  // [p][pc]
+  const Foot& ownFoot(int p, int pc) const { return branches_ ? own_feet_[own_foot_id_[p][pc]] : own_[p][pc]; }
+  static int internInto(std::vector<Foot>& table, const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned);
   // (without an ExitLayout) what the state checks after a step read, a
   // part of the step's own footprint only, not of windows (endsFoot)
   std::vector<std::vector<Foot>> ends_;
