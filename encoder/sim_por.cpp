@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -1335,6 +1336,7 @@ void Reducer::precomputeBranches() {
   wait_rec_.resize(m_.P);
   give_recs_.clear();
   waits_after_.resize(m_.P);
+  wait_list_.clear();
   give_key_.resize(m_.P);
   contrib_.resize(m_.P);
   wait_stamp_.resize(m_.P);
@@ -1455,7 +1457,7 @@ void Reducer::precomputeBranches() {
       const Instr& ins = m_.instr(p, pc);
       if (ins.kind == InstrKind::Wait || ins.kind == InstrKind::SyncWait) wait_rec_[p][pc] = Supply::waitOf(ins);
     }
-    waits_after_[p].assign(n, {});
+    waits_after_[p].assign(n, {0, 0});
     std::vector<std::vector<int>> gives_head(static_cast<size_t>(n)), waits_head(static_cast<size_t>(n));
     auto isWait = [&](int pc) {
       const InstrKind k = m_.instr(p, pc).kind;
@@ -1518,7 +1520,9 @@ void Reducer::precomputeBranches() {
         }
         give_id_[p][pc] = give_ids.emplace(std::move(content), static_cast<int32_t>(give_ids.size())).first->second;
       }
-      waits_after_[p][pc] = std::move(waits);
+      const uint32_t w0 = static_cast<uint32_t>(wait_list_.size());
+      wait_list_.insert(wait_list_.end(), waits.begin(), waits.end());
+      waits_after_[p][pc] = {w0, static_cast<uint32_t>(wait_list_.size())};
     }
   }
   foot_stamp_.assign(feet_.size(), 0);
@@ -1590,7 +1594,8 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
       give_stamp_[give_id_[p][pc]] = stamp[i];
       const auto [g0, g1] = gives_after_[p][pc];
       for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);
-      front[i] = waits_after_[p][pc];
+      const auto [w0, w1] = waits_after_[p][pc];
+      front[i].assign(wait_list_.begin() + w0, wait_list_.begin() + w1);
     }
     for (int w : front[i]) wait_stamp_[p][w] = stamp[i];
   }
@@ -1684,7 +1689,8 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     // may alias neither, but the compiler cannot know it)
     uint32_t* const wstamp = wait_stamp_[p].data();
     const uint32_t st = stamp[i];
-    for (int v : waits_after_[p][w])
+    const auto [w0, w1] = waits_after_[p][w];
+    for (const int v : std::span(wait_list_.data() + w0, w1 - w0))
       if (wstamp[v] != st) {
         wstamp[v] = st;
         queue.emplace_back(i, v);

@@ -369,7 +369,11 @@ class Reducer {
   std::vector<Foot> feet_;                           // distinct footprints of stretches
   mutable std::vector<uint32_t> foot_stamp_;         // per feet_ entry: the window that added it last
   int internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned);
-  std::vector<std::vector<std::vector<int>>> waits_after_;
+  // [p][pc]: those waits, a range of wait_list_ (one array: the lists are
+  // read in the windows' innermost loop, and a heap block per pc missed
+  // the cache there)
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> waits_after_;
+  std::vector<int> wait_list_;
   // [p][pc]: what the stretch after pc gives, one record per key (its
   // largest contribution among the stretch's pcs), a range of give_recs_
   struct GiveRec {
