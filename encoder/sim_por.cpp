@@ -115,15 +115,22 @@ bool Reducer::localStep(const Agent& ag) const {
 void Reducer::precomputeAccessFeet() {
   access_id_.assign(m_.P, {});
   current_id_.assign(m_.P, {});
-  // (each distinct footprint once: the same accesses repeat in every tile
-  // and copy of a combined program, and a Foot is 384 bytes)
+  // (with a BranchLayout each distinct footprint once: the same accesses
+  // repeat in every tile and copy of a combined program, and a Foot is 384
+  // bytes; the smaller programs of the other explorations, whose reducers
+  // are made often, keep one per pc: hashing cost more there)
   std::unordered_map<uint64_t, std::vector<int>> interned;
   for (int p = 0; p < m_.P; ++p) {
     const int n = m_.programSize(p);
     access_id_[p].assign(n, -1);
     for (int pc = 0; pc < n; ++pc) {
       if (m_.instr(p, pc).accesses.empty()) continue;
-      access_id_[p][pc] = internInto(access_feet_, accessFoot(p, pc), interned);
+      if (branches_) {
+        access_id_[p][pc] = internInto(access_feet_, accessFoot(p, pc), interned);
+        continue;
+      }
+      access_id_[p][pc] = static_cast<int>(access_feet_.size());
+      access_feet_.push_back(accessFoot(p, pc));
     }
     // A synchronous access stays current until the process's next step, so
     // that step (whatever it is) ends it: it is part of the step's footprint.
