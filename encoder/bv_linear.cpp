@@ -26,8 +26,12 @@ std::atomic<bool> g_enabled{true};
 // take a few thousand; past this the bit-vector solver answers as before.
 constexpr uint64_t kRlimit = 2'000'000;
 
-// The construct is not linear, or BvProver's translation would refuse it.
+// BvProver's translation would refuse the construct (or Z3 does not fold a
+// constant factor).
 struct GiveUp {};
+// The construct is not linear: a product of symbols, a symbolic divisor.
+// BvProver translates it.
+struct NotLinear {};
 
 using Key = SymbolKey;
 
@@ -49,8 +53,16 @@ class Translator {
   Part part(const ir::Expr& x, Term* value = nullptr) {
     std::set<Key> syms;
     used_ = &syms;
-    Term t = tr(x);
+    Term t{ctx_.bool_val(true), ctx_.bool_val(true)};
+    nonlinear_ = false;
+    try {
+      t = tr(x);
+    } catch (...) {
+      used_ = nullptr;
+      throw;
+    }
     used_ = nullptr;
+    if (nonlinear_) throw NotLinear{};
     if (value) *value = t;
     return {t.def && truth(t.v), std::move(syms)};
   }
@@ -74,6 +86,7 @@ class Translator {
   std::map<Key, z3::expr> symbols_;
   std::vector<z3::expr> axioms_;  // q and r of divisions by constants (unconditional: they always exist)
   int fresh_ = 0;
+  bool nonlinear_ = false;  // part(): the fact has a product of symbols or a symbolic divisor
 
   z3::expr num(int64_t v) { return ctx_.int_val(v); }
   z3::expr inRange(const z3::expr& x) {
@@ -97,7 +110,6 @@ class Translator {
 
   // A factor or divisor without free symbols, as the constant it is.
   std::pair<int64_t, z3::expr> constant(const ir::Expr& e) {
-    if (hasFreeSymbols(e)) throw GiveUp{};  // a product or divisor of symbols: not linear
     Term t = tr(e);
     z3::expr v = t.v.simplify();
     int64_t c = 0;
@@ -115,6 +127,16 @@ class Translator {
       axioms_.push_back(a == q * cc + r && (c > 0 ? (r >= 0 && r < cc) : (r <= 0 && r > cc)));
     }
     return {q, r};
+  }
+
+  // A product of symbols or a division by one (e): not linear. Its
+  // operands are still translated, so that what BvProver refuses is refused
+  // (GiveUp) before part() reports NotLinear; the value is a fresh symbol.
+  Term nonlinear(const ir::Expr& e) {
+    tr(*e.args[0]);
+    tr(*e.args[1]);
+    nonlinear_ = true;
+    return {ctx_.int_const(("lin_n!" + std::to_string(fresh_++)).c_str()), ctx_.bool_val(true)};
   }
 
   Term tr(const ir::Expr& e) {
@@ -137,6 +159,7 @@ class Translator {
     switch (e.kind) {
       case K::Mul: {
         const bool first_const = !hasFreeSymbols(*e.args[0]);
+        if (!first_const && hasFreeSymbols(*e.args[1])) return nonlinear(e);
         auto [c, cdef] = constant(*e.args[first_const ? 0 : 1]);
         Term x = arg(first_const ? 1 : 0);
         z3::expr v = num(c) * x.v;
@@ -145,6 +168,7 @@ class Translator {
       case K::FloorDiv:
       case K::Mod:
       case K::CDiv: {
+        if (hasFreeSymbols(*e.args[1])) return nonlinear(e);
         auto [c, cdef] = constant(*e.args[1]);
         Term a = arg(0);
         if (e.kind == K::CDiv) {  // -((-a) // c)
@@ -182,17 +206,28 @@ class Translator {
 }  // namespace
 
 std::optional<bool> decideLinear(z3::context& ctx, const ir::Schedule& s, const ir::Expr& goal, Bad bad,
-                                 const std::vector<ir::ExprPtr>& premises, bool all_facts, const Limits& limits) {
+                                 const std::vector<ir::ExprPtr>& premises, bool all_facts, const Limits& limits,
+                                 bool linear_subset) {
   if (!g_enabled.load()) return std::nullopt;
+  linear_subset = linear_subset && bad != Bad::Nothing;
   try {
     Translator t(ctx, s);
     Term g{ctx.bool_val(true), ctx.bool_val(true)};
     Translator::Part gp = t.part(goal, &g);
     std::vector<Translator::Part> fs;
+    bool left_out = false;  // a fact that is not linear, left out (linear_subset)
+    auto add = [&](const ir::Expr& fact) {
+      try {
+        fs.push_back(t.part(fact));
+      } catch (const NotLinear&) {
+        if (!linear_subset) throw;
+        left_out = true;
+      }
+    };
     for (const ir::Assume& a : s.assumes)
-      if (a.cond) fs.push_back(t.part(*a.cond));
+      if (a.cond) add(*a.cond);
     for (const ir::ExprPtr& p : premises)
-      if (p) fs.push_back(t.part(*p));
+      if (p) add(*p);
     std::set<Key> syms;
     std::vector<size_t> in;
     if (all_facts) {
@@ -219,11 +254,13 @@ std::optional<bool> decideLinear(z3::context& ctx, const ir::Schedule& s, const 
     Limits lim = limits;
     lim.rlimit = lim.rlimit == 0 ? kRlimit : std::min<uint64_t>(lim.rlimit, kRlimit);
     z3w::QueryResult q = z3w::check(sol, lim);
-    if (q.answer == z3w::Answer::Correct || q.answer == z3w::Answer::Incorrect) {
+    // (with a fact left out, only unsat is the query's answer)
+    if (q.answer == z3w::Answer::Correct || (q.answer == z3w::Answer::Incorrect && !left_out)) {
       ++g_decided;
       return q.answer == z3w::Answer::Incorrect;
     }
   } catch (const GiveUp&) {
+  } catch (const NotLinear&) {
   } catch (const z3::exception&) {
   }
   ++g_handed_on;

@@ -83,8 +83,15 @@ enum class Bad {
 // is BvProver's. Asked in BvProver's own context `ctx`: a second context
 // alive beside it costs 4,000 page faults (Z3's tables, about 17 MB) the
 // first time, 60 ms of CPU without huge pages.
+//
+// linear_subset (prove and witness only): a fact that is not linear (a
+// product of symbols, a symbolic divisor: never a construct BvProver
+// refuses) is left out instead of handing the query on, and then only
+// unsat is an answer: facts left out only remove assignments, so a query
+// unsat without them is unsat with them (docs/z3.md "Linear facts only").
 std::optional<bool> decideLinear(z3::context& ctx, const ir::Schedule& s, const ir::Expr& goal, Bad bad,
-                                 const std::vector<ir::ExprPtr>& premises, bool all_facts, const Limits& limits);
+                                 const std::vector<ir::ExprPtr>& premises, bool all_facts, const Limits& limits,
+                                 bool linear_subset = false);
 
 // Queries decided here and handed on since the process started (for
 // benchmarks and tests).

@@ -254,6 +254,7 @@ struct BvProver::Impl {
   std::map<std::pair<char, int>, z3::expr> symbols;
   std::map<std::pair<char, int>, z3::expr> domains;
   int query_count = 0;
+  bool linear_subsets = false;  // (BvProver::linearSubsets)
 
   // setBudget(): all queries from `start` on share budget_ms (one
   // obligation); each gets at most what is left. 0: none.
@@ -521,7 +522,7 @@ struct BvProver::Impl {
     // bit-vector solver finds the model as before.
     if (std::optional<Limits> lim = queryLimits()) {
       const auto t0 = std::chrono::steady_clock::now();
-      std::optional<bool> sat = lia::decideLinear(ctx, s, goal, kind, premises, all_facts, *lim);
+      std::optional<bool> sat = lia::decideLinear(ctx, s, goal, kind, premises, all_facts, *lim, linear_subsets);
       if (sat && (!*sat || kind == lia::Bad::Nothing)) {
         r.kind = *sat ? BvVerdict::Fails : BvVerdict::Holds;
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -579,6 +580,8 @@ BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_uniqu
 BvProver::~BvProver() = default;
 
 int BvProver::queries() const { return impl_->query_count; }
+
+void BvProver::linearSubsets(bool on) { impl_->linear_subsets = on; }
 
 void BvProver::setBudget(unsigned total_ms) {
   impl_->start = std::chrono::steady_clock::now();

@@ -144,6 +144,14 @@ class BvProver {
   // Queries issued so far (for tests and timing reports).
   int queries() const;
 
+  // prove() and witness() may take unsat from the linear pre-check on the
+  // linear facts alone, leaving out those that are not (bv_linear.h,
+  // linear_subset): the same verdicts, fewer bit-blasted queries. Off by
+  // default: a query answered so is not asked of the bit-vector solver,
+  // whose later models (counterexample values) depend on the queries its
+  // context answered before (docs/z3.md "Linear facts only").
+  void linearSubsets(bool on);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -114,11 +115,20 @@ bool Reducer::localStep(const Agent& ag) const {
 void Reducer::precomputeAccessFeet() {
   access_id_.assign(m_.P, {});
   current_id_.assign(m_.P, {});
+  // (with a BranchLayout each distinct footprint once: the same accesses
+  // repeat in every tile and copy of a combined program, and a Foot is 384
+  // bytes; the smaller programs of the other explorations, whose reducers
+  // are made often, keep one per pc: hashing cost more there)
+  std::unordered_map<uint64_t, std::vector<int>> interned;
   for (int p = 0; p < m_.P; ++p) {
     const int n = m_.programSize(p);
     access_id_[p].assign(n, -1);
     for (int pc = 0; pc < n; ++pc) {
       if (m_.instr(p, pc).accesses.empty()) continue;
+      if (branches_) {
+        access_id_[p][pc] = internInto(access_feet_, accessFoot(p, pc), interned);
+        continue;
+      }
       access_id_[p][pc] = static_cast<int>(access_feet_.size());
       access_feet_.push_back(accessFoot(p, pc));
     }
@@ -537,7 +547,7 @@ const std::vector<Reducer::Agent>& Reducer::agents(const State& s, const Async& 
       int pc = pcOf(m_, s, p);
       ag.step = {Step::Kind::Exec, p, pc};
       ag.enabled = ag.exec_enabled = isEnabled(m_, s, a, ag.step);
-      ag.trans.assignWords(own_[p][pc], words_);
+      ag.trans.assignWords(ownFoot(p, pc), words_);
       if (const int c = current_id_[p][pc]; c >= 0) ag.trans.orWords(access_feet_[c], words_);
       if (every_rule_ && !ends_.empty()) ag.trans.orWords(ends_[p][pc], words_);
       // entering an iteration at a head where the process may leave raises
@@ -1277,15 +1287,19 @@ std::vector<int> Reducer::successors(int p, int pc) const {
 // (the same text in every tile and copy), and a window adds each distinct
 // one once.
 int Reducer::internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned) {
+  return internInto(feet_, f, interned);
+}
+
+int Reducer::internInto(std::vector<Foot>& table, const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned) {
   uint64_t key = 0;
   for (const Bits* b : {&f.r, &f.w, &f.l, &f.a, &f.f, &f.ar}) key = key * 0x9E3779B97F4A7C15ull ^ b->hash();
   std::vector<int>& ids = interned[key];
   for (int id : ids) {
-    const Foot& g = feet_[id];
+    const Foot& g = table[id];
     if (g.r == f.r && g.w == f.w && g.l == f.l && g.a == f.a && g.f == f.f && g.ar == f.ar) return id;
   }
-  feet_.push_back(f);
-  ids.push_back(static_cast<int>(feet_.size()) - 1);
+  table.push_back(f);
+  ids.push_back(static_cast<int>(table.size()) - 1);
   return ids.back();
 }
 
@@ -1314,18 +1328,22 @@ std::pair<uint32_t, uint32_t> Reducer::giveRecs(int p, const std::vector<int>& g
 // after a pc (footprint, contributions, the waits that end it) is the
 // union over its successors.
 void Reducer::precomputeBranches() {
-  own_.resize(m_.P);
-  spawn_.resize(m_.P);
-  head_win_.resize(m_.P);
+  own_foot_id_.resize(m_.P);
+  own_feet_.clear();
   after_id_.resize(m_.P);
   feet_.clear();
   std::unordered_map<uint64_t, std::vector<int>> interned;  // hash of a Foot -> its ids in feet_
+  std::unordered_map<uint64_t, std::vector<int>> own_interned;  // ... in own_feet_
+  std::unordered_map<uint64_t, std::vector<int>> spawn_interned;  // ... in spawn_feet
+  std::vector<Foot> spawn_feet;  // the distinct footprints of the async ops a pc spawns
+  std::vector<int> spawn_id;     // per pc of the process: its spawn footprint in spawn_feet
   gives_after_.resize(m_.P);
   give_id_.resize(m_.P);
   std::map<std::vector<int64_t>, int32_t> give_ids;  // a range's records -> its content id
   wait_rec_.resize(m_.P);
   give_recs_.clear();
   waits_after_.resize(m_.P);
+  wait_list_.clear();
   give_key_.resize(m_.P);
   contrib_.resize(m_.P);
   wait_stamp_.resize(m_.P);
@@ -1336,8 +1354,8 @@ void Reducer::precomputeBranches() {
   constexpr size_t kMaxList = 4096;               // longer stretches: no reduction (sound, slower)
   for (int p = 0; p < m_.P; ++p) {
     const int n = m_.programSize(p);
-    own_[p].assign(n, Foot{});
-    spawn_[p].assign(n, Foot{});
+    own_foot_id_[p].assign(n, -1);
+    spawn_id.assign(n, -1);
     wait_stamp_[p].assign(n, 0);
     own_id_[p].assign(n, -1);
     give_key_[p].assign(n, -1);
@@ -1393,8 +1411,7 @@ void Reducer::precomputeBranches() {
     }
     for (int pc = 0; pc < n; ++pc) {
       const Instr& ins = m_.instr(p, pc);
-      Foot& f = own_[p][pc];
-      f |= accessFoot(p, pc);
+      Foot f = accessFoot(p, pc), spawn;
       switch (ins.kind) {
         case InstrKind::Wait: f.r.set(ins.slot); break;
         case InstrKind::SyncWait: f.r.set(obj_named_ + ins.named); break;
@@ -1406,14 +1423,16 @@ void Reducer::precomputeBranches() {
           if (obj_ready_ >= 0 && ins.named == m_.sys.cluster_named) f.w.set(obj_ready_);
           break;
         case InstrKind::TmaLoad:
-          spawn_[p][pc].l.set(ins.slot);
+          spawn.l.set(ins.slot);
           f.r.set(ins.slot);
           break;
         default: break;
       }
-      if (m_.sys.ctas > 1) clusterFoot(p, pc, f, spawn_[p][pc]);
-      transfer(pc, in[pc], &f, &spawn_[p][pc]);
+      if (m_.sys.ctas > 1) clusterFoot(p, pc, f, spawn);
+      transfer(pc, in[pc], &f, &spawn);
       for (int u : branches_->trip[p][pc]) f.w.set(obj_trip_ + u);
+      own_foot_id_[p][pc] = internInto(own_feet_, f, own_interned);
+      spawn_id[pc] = internInto(spawn_feet, spawn, spawn_interned);
       const Contribution c = contribution(p, pc);
       contrib_[p][pc] = c;
       if (c.slot >= 0 || c.named >= 0) {
@@ -1436,7 +1455,6 @@ void Reducer::precomputeBranches() {
       active_ = false;
       return;
     }
-    head_win_[p].assign(static_cast<size_t>(n) + 1, Foot{});
     after_id_[p].assign(n, -1);
     settled_after_id_[p].assign(n, -1);
     gives_after_[p].assign(n, {0, 0});
@@ -1446,17 +1464,27 @@ void Reducer::precomputeBranches() {
       const Instr& ins = m_.instr(p, pc);
       if (ins.kind == InstrKind::Wait || ins.kind == InstrKind::SyncWait) wait_rec_[p][pc] = Supply::waitOf(ins);
     }
-    waits_after_[p].assign(n, {});
+    waits_after_[p].assign(n, {0, 0});
     std::vector<std::vector<int>> gives_head(static_cast<size_t>(n)), waits_head(static_cast<size_t>(n));
+    auto isWait = [&](int pc) {
+      const InstrKind k = m_.instr(p, pc).kind;
+      return k == InstrKind::Wait || k == InstrKind::SyncWait;
+    };
+    // the window's footprint from pc on to the waits it reaches (feet_ holds
+    // it interned, after_id_): empty at a wait
+    auto headWin = [&](int pc) -> const Foot& {
+      static const Foot none;
+      return isWait(pc) ? none : feet_[after_id_[p][pc]];
+    };
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       const int pc = *it;
-      Foot a = own_[p][pc];
-      a |= spawn_[p][pc];
+      Foot a = ownFoot(p, pc);
+      a |= spawn_feet[spawn_id[pc]];
       std::vector<int> gives, waits;
       if (give_key_[p][pc] >= 0) gives.push_back(pc);
       for (int s : successors(p, pc)) {
         if (s >= n) continue;
-        a |= head_win_[p][s];
+        a |= headWin(s);
         addSorted(gives, gives_head[s]);
         addSorted(waits, waits_head[s]);
       }
@@ -1464,29 +1492,27 @@ void Reducer::precomputeBranches() {
         active_ = false;
         return;
       }
-      const InstrKind k = m_.instr(p, pc).kind;
-      const bool wait = k == InstrKind::Wait || k == InstrKind::SyncWait;
+      const bool wait = isWait(pc);
       if (wait) {
         waits_head[pc] = {pc};
       } else {
-        head_win_[p][pc] = a;
         gives_head[pc] = gives;
         waits_head[pc] = waits;
       }
       after_id_[p][pc] = internFoot(a, interned);
       if (!wait && !branches_->trip[p][pc].empty()) {  // (settledResolutions) without its own unknowns
-        Foot b = own_[p][pc];
+        Foot b = ownFoot(p, pc);
         b.r &= ~trip_mask_;
         b.w &= ~trip_mask_;
-        b |= spawn_[p][pc];
+        b |= spawn_feet[spawn_id[pc]];
         for (int s : successors(p, pc))
-          if (s < n) b |= head_win_[p][s];
+          if (s < n) b |= headWin(s);
         settled_after_id_[p][pc] = internFoot(b, interned);
       }
       if (wait) {
         Foot slot_read;  // (a slot wait's own footprint is most often this alone: own_id_ -1)
         if (wait_rec_[p][pc].slot >= 0) slot_read.r.set(wait_rec_[p][pc].slot);
-        const Foot& o = own_[p][pc];
+        const Foot& o = ownFoot(p, pc);
         const bool bit = wait_rec_[p][pc].slot >= 0 && o.r == slot_read.r && o.w.none() && o.l.none() &&
                          o.a.none() && o.f.none() && o.ar.none();
         own_id_[p][pc] = bit ? -1 : internFoot(o, interned);
@@ -1501,7 +1527,9 @@ void Reducer::precomputeBranches() {
         }
         give_id_[p][pc] = give_ids.emplace(std::move(content), static_cast<int32_t>(give_ids.size())).first->second;
       }
-      waits_after_[p][pc] = std::move(waits);
+      const uint32_t w0 = static_cast<uint32_t>(wait_list_.size());
+      wait_list_.insert(wait_list_.end(), waits.begin(), waits.end());
+      waits_after_[p][pc] = {w0, static_cast<uint32_t>(wait_list_.size())};
     }
   }
   foot_stamp_.assign(feet_.size(), 0);
@@ -1569,11 +1597,12 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     if (k == InstrKind::Wait || k == InstrKind::SyncWait) {
       front[i].push_back(pc);
     } else {
-      win[i].foot.orWords(settledAt(p, pc) ? feet_[settled_after_id_[p][pc]] : head_win_[p][pc], words_);
+      win[i].foot.orWords(feet_[settledAt(p, pc) ? settled_after_id_[p][pc] : after_id_[p][pc]], words_);
       give_stamp_[give_id_[p][pc]] = stamp[i];
       const auto [g0, g1] = gives_after_[p][pc];
       for (uint32_t g = g0; g < g1; ++g) give(i, give_recs_[g]);
-      front[i] = waits_after_[p][pc];
+      const auto [w0, w1] = waits_after_[p][pc];
+      front[i].assign(wait_list_.begin() + w0, wait_list_.begin() + w1);
     }
     for (int w : front[i]) wait_stamp_[p][w] = stamp[i];
   }
@@ -1667,7 +1696,8 @@ const std::vector<Reducer::Window>& Reducer::branchWindows(const State& s, const
     // may alias neither, but the compiler cannot know it)
     uint32_t* const wstamp = wait_stamp_[p].data();
     const uint32_t st = stamp[i];
-    for (int v : waits_after_[p][w])
+    const auto [w0, w1] = waits_after_[p][w];
+    for (const int v : std::span(wait_list_.data() + w0, w1 - w0))
       if (wstamp[v] != st) {
         wstamp[v] = st;
         queue.emplace_back(i, v);

@@ -322,8 +322,18 @@ class Reducer {
   void precomputeExitSegs();
   bool mayLeaveIn(int p, int a, int b) const;        // a head in [a, b] where p may still leave
   void readyMask(const State& s, Foot& f) const;
-  // per process, per pc
+  // per process, per pc (without a BranchLayout: with one, below)
   std::vector<std::vector<Foot>> own_, spawn_, head_win_;
+  // With a BranchLayout the footprints are not kept per pc (a Foot is 384
+  // bytes, a combined program tens of thousands of pcs: zeroing and
+  // faulting in those arrays was most of the reducer's set-up): each pc's
+  // own footprint is an index into own_feet_ (the distinct ones), its spawn
+  // footprint is needed during the set-up only, and its head window is
+  // feet_[after_id_] (empty at a wait). ownFoot() reads either form.
+  std::vector<Foot> own_feet_;
+  std::vector<std::vector<int>> own_foot_id_;  // [p][pc]
+  const Foot& ownFoot(int p, int pc) const { return branches_ ? own_feet_[own_foot_id_[p][pc]] : own_[p][pc]; }
+  static int internInto(std::vector<Foot>& table, const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned);
   // (without an ExitLayout) what the state checks after a step read, a
   // part of the step's own footprint only, not of windows (endsFoot)
   std::vector<std::vector<Foot>> ends_;
@@ -359,7 +369,11 @@ class Reducer {
   std::vector<Foot> feet_;                           // distinct footprints of stretches
   mutable std::vector<uint32_t> foot_stamp_;         // per feet_ entry: the window that added it last
   int internFoot(const Foot& f, std::unordered_map<uint64_t, std::vector<int>>& interned);
-  std::vector<std::vector<std::vector<int>>> waits_after_;
+  // [p][pc]: those waits, a range of wait_list_ (one array: the lists are
+  // read in the windows' innermost loop, and a heap block per pc missed
+  // the cache there)
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> waits_after_;
+  std::vector<int> wait_list_;
   // [p][pc]: what the stretch after pc gives, one record per key (its
   // largest contribution among the stretch's pcs), a range of give_recs_
   struct GiveRec {

@@ -129,7 +129,10 @@ class Widener {
  public:
   // `s`: the schedule being edited; `facts`: the one whose lm.assume facts
   // the solver takes (the same)
-  Widener(const ir::Schedule& s, const ir::Schedule& facts, const Limits& limits) : s_(s), prover_(facts, limits) {}
+  // (its queries' models are never read: linear facts first, bv_prover.h)
+  Widener(const ir::Schedule& s, const ir::Schedule& facts, const Limits& limits) : s_(s), prover_(facts, limits) {
+    prover_.linearSubsets(true);
+  }
 
   // Whether the read `ref` of the op at `path` reads each byte at most once
   // per run of the loops from the j-th around it on (condition 2 with

@@ -560,5 +560,47 @@ TEST(BvProver, LinearPrecheckKeepsEveryRangeCondition) {
   EXPECT_EQ(encoder::lia::counts().decided - before.decided, static_cast<long>(cases.size()));
 }
 
+// linearSubsets (bv_prover.h): the pre-check leaves out the facts that are
+// not linear (here M * N == 6) and takes only unsat. A goal that follows
+// from the linear facts alone is decided there; its broken twins, a goal
+// that needs the product and a goal that is false, go on to the bit-vector
+// solver (which proves the first and finds the second's counterexample), as
+// do witnesses; a product with an f32 parameter (refused by BvProver) is not
+// left out: the query stays unknown.
+TEST(BvProver, LinearSubsetsLeaveOutOnlyNonlinearFacts) {
+  ir::Schedule s = twoParams();
+  s.assumes.push_back({B(ExprKind::Eq, B(ExprKind::Mul, P(0), P(1)), C(6)), {}});
+  const std::vector<ExprPtr> two = {B(ExprKind::Eq, P(0), C(2))};
+  struct Case {
+    const char* what;
+    ExprPtr goal;
+    bool witness;
+    BvVerdict want;
+    bool linear;  // decided by the pre-check
+  };
+  const std::vector<Case> cases = {
+      {"linear facts suffice", B(ExprKind::Ge, B(ExprKind::Add, P(0), C(1)), C(3)), false, BvVerdict::Holds, true},
+      {"needs the product", B(ExprKind::Eq, P(1), C(3)), false, BvVerdict::Holds, false},
+      {"false", B(ExprKind::Eq, P(1), C(4)), false, BvVerdict::Fails, false},
+      {"no witness needs the product", B(ExprKind::Eq, P(1), C(4)), true, BvVerdict::Holds, false},
+      {"a witness", B(ExprKind::Eq, P(1), C(3)), true, BvVerdict::Fails, false},
+      {"no witness from the linear facts", B(ExprKind::Eq, P(0), C(5)), true, BvVerdict::Holds, true},
+  };
+  for (const Case& c : cases) {
+    BvProver pv(s);
+    pv.linearSubsets(true);
+    const auto before = encoder::lia::counts();
+    const encoder::BvResult r = c.witness ? pv.witness(c.goal, two) : pv.prove(c.goal, two);
+    EXPECT_EQ(r.kind, c.want) << c.what;
+    EXPECT_EQ(encoder::lia::counts().decided - before.decided, c.linear ? 1 : 0) << c.what;
+    if (r.kind == BvVerdict::Fails && !c.witness) EXPECT_EQ(r.model.params.at(1), 3) << c.what;
+  }
+  // BvProver refuses an f32 parameter: the fact is not left out
+  s.assumes.push_back({B(ExprKind::Ge, B(ExprKind::Mul, P(0), P(2)), C(0)), {}});
+  BvProver pv(s);
+  pv.linearSubsets(true);
+  EXPECT_EQ(pv.prove(B(ExprKind::Ge, P(0), C(2)), two).kind, BvVerdict::Unknown);
+}
+
 }  // namespace
 }  // namespace cake
