@@ -6,6 +6,7 @@
 #include "encoder/strided_split.h"
 #include "encoder/system_hook.h"
 #include "encoder/empty_loop_sizes.h"
+#include "encoder/bv_prover.h"
 
 #include <algorithm>
 #include <limits>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "ir/expect_tx.h"
+#include "ir/expr_canon.h"
 #include "ir/global_box.h"
 #include "ir/int_eval.h"
 #include "ir/tmem.h"
@@ -2115,7 +2117,7 @@ class Builder {
     for (const ViewWrite* w : over) {
       const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
       if (!order) continue;
-      if (order->order == 0) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
+      if (order->order == 0 && !order->unsure) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
       else if (order->order < 0 && w->data.reads(w->loops[d].first) &&
                (!order->by_statement || runsIteration(w->proc, at, d)))
         earlier.push_back(w);
@@ -2143,10 +2145,17 @@ class Builder {
   //    loops whose bounds differ: a prologue's `lm.range(0, 2)` and a
   //    main loop's `lm.range(0, n_blocks)` run the same count by chance
   //    (xformers' fixed prologue at Kv = 65, a false alarm the gate caught).
+  //  * `unsure`: some depth's bounds neither shown equal nor different
+  //    (Z3 gave up). Such a pairing counts only where it is the strict
+  //    direction: a write at an earlier iteration may be a skip
+  //    (skippedAt), never a write that covers the read's iteration or a
+  //    later lap to leave out (standing).
   struct Paired {
     int order;
     bool by_statement;
+    bool unsure = false;
   };
+  enum class Equality { Equal, Different, Unknown };
   std::optional<Paired> pairedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int reader_role,
                                  const ViewWrite& w) const {
     if (w.loops.size() <= d) return std::nullopt;
@@ -2156,18 +2165,63 @@ class Builder {
         std::equal(at.begin(), at.begin() + d, w.loops.begin()))
       return Paired{sign(w.loops[d].second, at[d].second), true};
     if (sys_.procs[w.proc].role == reader_role) return std::nullopt;
-    for (size_t j = 0; j <= d; ++j)
-      if (w.pos[j].trips != pos[j].trips || (j < d && w.pos[j].ordinal != pos[j].ordinal) ||
-          !sameBounds(at[j].first, w.loops[j].first))
-        return std::nullopt;
-    return Paired{sign(w.pos[d].ordinal, pos[d].ordinal), false};
+    ir::LoopVarRename paired_vars;  // the writer's loop variables outside depth j -> the read's
+    bool unsure = false;
+    for (size_t j = 0; j <= d; ++j) {
+      if (w.pos[j].trips != pos[j].trips || (j < d && w.pos[j].ordinal != pos[j].ordinal)) return std::nullopt;
+      const Equality eq = sameBounds(at[j].first, w.loops[j].first, paired_vars);
+      if (eq == Equality::Different) return std::nullopt;
+      unsure = unsure || eq == Equality::Unknown;
+      paired_vars[w.loops[j].first] = at[j].first;
+    }
+    return Paired{sign(w.pos[d].ordinal, pos[d].ordinal), false, unsure};
   }
-  bool sameBounds(int var, int other) const {
+  // Whether loops `var` (the read's) and `other` (the writer's) have the
+  // same start, end and step for every value of the free symbols, compared
+  // by canonical form (ir::equalForAllValues), not by spelling: a writer's
+  // `lm.range(0, n + 0)` or `lm.range(0, 1 * n)` is the reader's
+  // `lm.range(0, n)` (session 37, sound37b: compared by sameExpr, the pair
+  // went unseen and a skipped write with it). The writer's variables of
+  // the loops paired outside it (`rename`) read as the read's: at equal
+  // ordinals of loops of equal start and step they hold the same values.
+  // Cached per pair (and renaming): the answer depends on nothing else.
+  // Where the forms differ (`lm.cdiv(N, 64)` and `(N + 63) // 64`), Z3
+  // decides (boundsEqualByZ3); Unknown where it cannot.
+  Equality sameBounds(int var, int other, const ir::LoopVarRename& rename) const {
+    auto key = std::make_tuple(var, other, rename);
+    if (auto it = same_bounds_.find(key); it != same_bounds_.end()) return it->second;
     const Stmt* a = loop_stmt_of_.at(var);
     const Stmt* b = loop_stmt_of_.at(other);
-    const auto same = [](const ir::ExprPtr& x, const ir::ExprPtr& y) { return x && y && ir::sameExpr(*x, *y); };
-    return same(a->lo, b->lo) && same(a->hi, b->hi) && same(a->step, b->step);
+    const auto same = [&](const ir::ExprPtr& x, const ir::ExprPtr& y) {
+      return x && y && (ir::sameExpr(*x, *y) || ir::equalForAllValues(*x, *y, rename));
+    };
+    Equality eq = Equality::Equal;
+    if (!(same(a->lo, b->lo) && same(a->hi, b->hi) && same(a->step, b->step)))
+      eq = boundsEqualByZ3(*a, *b, rename);
+    same_bounds_.emplace(std::move(key), eq);
+    return eq;
   }
+  // Does every allowed parameter value (the schedule's lm.assume facts;
+  // loop variables the renaming leaves free range over all values) give
+  // loops a and b (b's variables renamed) the same start, end and step?
+  // Holds: Equal; a counterexample: Different (loops of different bounds
+  // that run the same count here by chance, xformers' prologue); else
+  // Unknown. One prover per build, made on the first such question.
+  Equality boundsEqualByZ3(const Stmt& a, const Stmt& b, const ir::LoopVarRename& rename) const {
+    if (!a.lo || !a.hi || !a.step || !b.lo || !b.hi || !b.step) return Equality::Unknown;
+    const auto eq = [&](const ir::ExprPtr& x, const ir::ExprPtr& y) {
+      return ir::makeExpr(ir::ExprKind::Eq, {x, ir::renameLoopVars(y, rename)});
+    };
+    const ir::ExprPtr goal = ir::makeExpr(
+        ir::ExprKind::And, {eq(a.lo, b.lo), ir::makeExpr(ir::ExprKind::And, {eq(a.hi, b.hi), eq(a.step, b.step)})});
+    if (!bounds_prover_) bounds_prover_ = std::make_unique<BvProver>(s_, Limits{.timeout_ms = 1000, .rlimit = 2000000});
+    const BvResult r = bounds_prover_->prove(goal);
+    return r.kind == BvVerdict::Holds ? Equality::Equal
+           : r.kind == BvVerdict::Fails && !r.undefined ? Equality::Different
+                                                         : Equality::Unknown;
+  }
+  mutable std::map<std::tuple<int, int, ir::LoopVarRename>, Equality> same_bounds_;
+  mutable std::unique_ptr<BvProver> bounds_prover_;
   // Whether process q's run of the loop at depth d of `at` (at its
   // iterations outside it) has the iteration at[d].
   bool runsIteration(int q, const Loops& at, size_t d) const {
@@ -2267,6 +2321,7 @@ class Builder {
     std::optional<Paired> order;
     for (; st.same < at.size(); ++st.same) {
       order = pairedAt(at, pos, st.same, role, w);
+      if (order && order->unsure) order.reset();  // not shown paired: nothing left out for it
       if (!order || order->order != 0) break;
     }
     st.after = st.same < at.size() && order && order->order > 0;

@@ -1,0 +1,156 @@
+// Canonical polynomial forms of integer expressions (see expr_canon.h).
+#include "ir/expr_canon.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake::ir {
+namespace {
+
+// A monomial: its atoms' keys, sorted (repeats for powers); the empty
+// monomial is the constant term.
+using Monomial = std::vector<std::string>;
+using Poly = std::map<Monomial, int64_t>;  // no zero coefficients
+
+struct GiveUp {};  // a coefficient out of the 64-bit range
+
+int64_t checkedAdd(int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_add_overflow(x, y, &r)) throw GiveUp{};
+  return r;
+}
+int64_t checkedMul(int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_mul_overflow(x, y, &r)) throw GiveUp{};
+  return r;
+}
+
+void addTerm(Poly& p, const Monomial& m, int64_t c) {
+  const int64_t sum = checkedAdd(p[m], c);
+  if (sum == 0) p.erase(m);
+  else p[m] = sum;
+}
+Poly scaled(const Poly& p, int64_t k) {
+  Poly out;
+  for (const auto& [m, c] : p) addTerm(out, m, checkedMul(c, k));
+  return out;
+}
+Poly sum(const Poly& a, const Poly& b) {
+  Poly out = a;
+  for (const auto& [m, c] : b) addTerm(out, m, c);
+  return out;
+}
+Poly product(const Poly& a, const Poly& b) {
+  Poly out;
+  for (const auto& [ma, ca] : a)
+    for (const auto& [mb, cb] : b) {
+      Monomial m = ma;
+      m.insert(m.end(), mb.begin(), mb.end());
+      std::sort(m.begin(), m.end());
+      addTerm(out, m, checkedMul(ca, cb));
+    }
+  return out;
+}
+Poly atom(std::string key) { return Poly{{Monomial{std::move(key)}, 1}}; }
+// A leaf's key: its kind's letter and index (std::string::append, not
+// operator+: GCC 12's -Wrestrict false alarm on a literal + a temporary).
+Poly leaf(char kind, int index) {
+  std::string key(1, kind);
+  key.append(std::to_string(index));
+  return atom(std::move(key));
+}
+std::optional<int64_t> constantOf(const Poly& p) {
+  if (p.empty()) return 0;
+  if (p.size() == 1 && p.begin()->first.empty()) return p.begin()->second;
+  return std::nullopt;
+}
+// A printable key of a form (an atom's operand).
+std::string keyOf(const Poly& p) {
+  std::string s = "{";
+  for (const auto& [m, c] : p) {
+    s.append(std::to_string(c));
+    for (const std::string& a : m) s.append("*").append(a);
+    s.append(";");
+  }
+  return s + "}";
+}
+
+class Canon {
+ public:
+  explicit Canon(const LoopVarRename& rename) : rename_(rename) {}
+  Poly of(const Expr& e) const {
+    switch (e.kind) {
+      case ExprKind::Const: return e.value == 0 ? Poly{} : Poly{{Monomial{}, e.value}};
+      case ExprKind::Param: return leaf('p', e.index);
+      case ExprKind::LoopVar: {
+        auto it = rename_.find(e.index);
+        return leaf('v', it != rename_.end() ? it->second : e.index);
+      }
+      case ExprKind::BlockIdx: return leaf('b', e.index);
+      case ExprKind::GridDim: return leaf('g', e.index);
+      case ExprKind::Instance: return atom("i");
+      case ExprKind::Neg: return scaled(arg(e, 0), -1);
+      case ExprKind::Add: return sum(arg(e, 0), arg(e, 1));
+      case ExprKind::Sub: return sum(arg(e, 0), scaled(arg(e, 1), -1));
+      case ExprKind::Mul: return product(arg(e, 0), arg(e, 1));
+      case ExprKind::FloorDiv:
+      case ExprKind::CDiv: {
+        const Poly x = arg(e, 0), d = arg(e, 1);
+        if (constantOf(d) == 1) return x;  // x // 1 == cdiv(x, 1) == x
+        return opaque(e.kind, {keyOf(x), keyOf(d)});
+      }
+      default: return opaque(e.kind, operandKeys(e));
+    }
+  }
+
+ private:
+  Poly arg(const Expr& e, size_t i) const {
+    if (i >= e.args.size() || !e.args[i]) throw GiveUp{};
+    return of(*e.args[i]);
+  }
+  std::vector<std::string> operandKeys(const Expr& e) const {
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < e.args.size(); ++i) keys.push_back(keyOf(arg(e, i)));
+    if (e.kind == ExprKind::Min || e.kind == ExprKind::Max) std::sort(keys.begin(), keys.end());
+    return keys;
+  }
+  static Poly opaque(ExprKind k, const std::vector<std::string>& keys) {
+    std::string s = "op";
+    s.append(std::to_string(static_cast<int>(k))).append("(");
+    for (const std::string& x : keys) s.append(x).append(",");
+    return atom(s.append(")"));
+  }
+  const LoopVarRename& rename_;
+};
+
+}  // namespace
+
+bool equalForAllValues(const Expr& a, const Expr& b, const LoopVarRename& rename_b) {
+  try {
+    const LoopVarRename none;
+    return Canon(none).of(a) == Canon(rename_b).of(b);
+  } catch (const GiveUp&) {
+    return false;
+  }
+}
+
+}  // namespace cake::ir
+
+namespace cake::ir {
+ExprPtr renameLoopVars(const ExprPtr& e, const LoopVarRename& rename) {
+  if (!e) return e;
+  if (e->kind == ExprKind::LoopVar) {
+    auto it = rename.find(e->index);
+    if (it == rename.end()) return e;
+    auto out = std::make_shared<Expr>(*e);
+    out->index = it->second;
+    return out;
+  }
+  if (e->args.empty()) return e;
+  auto out = std::make_shared<Expr>(*e);
+  for (ExprPtr& a : out->args) a = renameLoopVars(a, rename);
+  return out;
+}
+}  // namespace cake::ir

@@ -1,0 +1,36 @@
+// Equal for every value of the free symbols: two integer expressions
+// compared by a canonical form (a polynomial with integer coefficients over
+// atoms), not by their spelling. `n + 0`, `1 * n`, `2 * n` and `n + n`,
+// `(n + 1) - 1` are one form; an operation the polynomial does not model
+// (`//`, `%`, lm.cdiv, min, max, comparisons and logic) is an atom of its
+// operator and its operands' canonical forms (min and max with their
+// operands sorted), so `lm.cdiv(n + 0, 64)` is `lm.cdiv(n, 64)`.
+//
+// Sound in one direction only: equal forms mean equal values for every
+// assignment (each rewrite is an identity of Python's integers); different
+// forms mean nothing (`n // 1 * 1` and `n` are the same value under other
+// forms, `n` and `m` under lm.assume(n == m)). A coefficient that leaves
+// the signed 64-bit range gives up (not equal).
+#pragma once
+
+#include <map>
+
+#include "ir/schedule.h"
+
+namespace cake::ir {
+
+// Loop variable renaming: a loop variable of `b` is read as the one it maps
+// to (the caller's claim that the two always hold the same value: loops
+// paired at the same iteration).
+using LoopVarRename = std::map<int, int>;
+
+// true: a and b (b's loop variables renamed) have the same value for every
+// assignment of the free symbols; false: not shown.
+bool equalForAllValues(const Expr& a, const Expr& b, const LoopVarRename& rename_b = {});
+
+}  // namespace cake::ir
+
+namespace cake::ir {
+// `e` with its loop variables renamed (those `rename` maps; the others kept).
+ExprPtr renameLoopVars(const ExprPtr& e, const LoopVarRename& rename);
+}  // namespace cake::ir
