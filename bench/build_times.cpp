@@ -25,14 +25,9 @@
 #include "ir/int_eval.h"
 
 using namespace cake;
+using cake::bench::threadCpu;
 
 namespace {
-
-double threadCpu() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
 
 std::optional<encoder::Binding> bindingAt(const ir::Schedule& s, const std::vector<int64_t>& values) {
   for (int64_t v : values) {
