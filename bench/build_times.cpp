@@ -22,28 +22,11 @@
 #include "bench/bench_util.h"
 #include "encoder/system.h"
 #include "ir/frontend.h"
-#include "ir/int_eval.h"
 
 using namespace cake;
 using cake::bench::threadCpu;
 
 namespace {
-
-std::optional<encoder::Binding> bindingAt(const ir::Schedule& s, const std::vector<int64_t>& values) {
-  for (int64_t v : values) {
-    encoder::Binding b;
-    ir::EvalEnv env;
-    for (size_t i = 0; i < s.params.size(); ++i)
-      if (s.params[i].type == ir::ParamType::I32) b.params[static_cast<int>(i)] = env.params[static_cast<int>(i)] = v;
-    bool ok = true;
-    for (const auto& a : s.assumes) {
-      auto r = ir::evaluate(*a.cond, env);
-      ok = ok && (!r || *r);
-    }
-    if (ok) return b;
-  }
-  return std::nullopt;
-}
 
 struct Digest {
   uint64_t h = 1469598103934665603ull;
@@ -142,7 +125,7 @@ static int run(int argc, char** argv) {
     auto mod = ir::compileModule(src, {}, sink);
     if (!mod) continue;
     for (const ir::Schedule& s : mod->schedules) {
-      const std::optional<encoder::Binding> b = bindingAt(s, values);
+      const std::optional<encoder::Binding> b = encoder::uniformBinding(s, values);
       if (!b) continue;
       double best = 1e30;
       std::string out;

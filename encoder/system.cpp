@@ -2348,6 +2348,21 @@ class Builder {
 
 }  // namespace
 
+std::optional<Binding> uniformBinding(const ir::Schedule& s, const std::vector<int64_t>& values) {
+  for (int64_t v : values) {
+    Binding b;
+    ir::EvalEnv env;
+    for (size_t i = 0; i < s.params.size(); ++i)
+      if (s.params[i].type == ir::ParamType::I32) b.params[static_cast<int>(i)] = env.params[static_cast<int>(i)] = v;
+    const bool allowed = std::all_of(s.assumes.begin(), s.assumes.end(), [&](const ir::Assume& a) {
+      const std::optional<int64_t> r = ir::evaluate(*a.cond, env);
+      return !r || *r;
+    });
+    if (allowed) return b;
+  }
+  return std::nullopt;
+}
+
 std::map<int, std::set<int>> fillBarriers(const ir::Schedule& s) {
   std::map<int, std::set<int>> fill;
   for (const auto& body : s.bodies)
