@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <stdexcept>
@@ -54,6 +55,14 @@ T parseNumber(const std::string& text, const std::string& what) {
 // The heap settings of the `cake` command (cli/heap.h), so that a
 // benchmark of what `cake check` costs pays for Z3's contexts as it does.
 inline void keepFreedMemoryAsTheCliDoes() { cli::keepFreedMemoryInTheHeap(); }
+
+// CPU seconds of the calling thread (Z3, the explorer and the builder run
+// in it; wall time says little on a loaded machine).
+inline double threadCpu() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
 
 // Runs body(); an exception becomes "PROG: error: WHAT" on stderr and exit 2.
 template <class Body>

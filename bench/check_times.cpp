@@ -38,16 +38,7 @@
 
 using namespace cake;
 
-namespace {
-
-// CPU seconds of the calling thread (Z3 and the explorer run in it).
-double threadCpu() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
-
-}  // namespace
+using cake::bench::threadCpu;
 
 static int run(int argc, char** argv) {
   cake::bench::keepFreedMemoryAsTheCliDoes();

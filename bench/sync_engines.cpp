@@ -52,6 +52,7 @@ using namespace cake;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using cake::bench::threadCpu;
 
 std::string join(const std::set<std::string>& s) {
   std::string o;
@@ -67,12 +68,6 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// CPU time of the calling thread (wall time says little on a loaded machine).
-double threadCpu() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 double maxOf(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 

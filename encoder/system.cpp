@@ -43,6 +43,58 @@ int64_t overlapCount(const std::vector<Access::Written>& ranges, int64_t lo, int
     if (rangesOverlap(r.lo, r.hi, lo, hi)) n += r.times;
   return n;
 }
+
+// Byte ranges per space, sorted by start, so that the ranges over a given
+// one are found without a scan of all: Builder::resolveReads scanned every
+// write per read, and lapsNotAfter and skippedLoopWrite every write of the
+// read's space, quadratic in the system's size (docs/ci.md "Session 36",
+// "Session 37").
+template <class T>
+class RangeIndex {
+ public:
+  struct Entry {
+    int64_t lo, hi;
+    T value;
+  };
+  void add(int space, int64_t lo, int64_t hi, T value) {
+    Space& sp = spaces_[space];
+    sp.entries.push_back({lo, hi, std::move(value)});
+    sp.longest = std::max(sp.longest, hi - lo);
+    sp.sorted = false;
+  }
+  // Calls f on every entry of `space` that overlaps [lo, hi), and on no
+  // other, in the order they were added among those of one start.
+  template <class F>
+  void overlapping(int space, int64_t lo, int64_t hi, F&& f) const {
+    auto sp = spaces_.find(space);
+    if (sp == spaces_.end()) return;
+    std::vector<Entry>& es = sp->second.entries;
+    if (!sp->second.sorted) {
+      std::stable_sort(es.begin(), es.end(), [](const Entry& x, const Entry& y) { return x.lo < y.lo; });
+      sp->second.sorted = true;
+    }
+    // an entry that ends after lo starts after lo - longest
+    const int64_t from = lo - sp->second.longest;
+    auto it = std::lower_bound(es.begin(), es.end(), from, [](const Entry& e, int64_t v) { return e.lo < v; });
+    for (; it != es.end() && it->lo < hi; ++it)
+      if (rangesOverlap(it->lo, it->hi, lo, hi)) f(*it);
+  }
+
+ private:
+  struct Space {
+    mutable std::vector<Entry> entries;  // sorted on the first look-up
+    int64_t longest = 0;
+    mutable bool sorted = true;
+  };
+  std::map<int, Space> spaces_;
+};
+// What Builder::resolveReads indexes of a write: the highest lap its process
+// writes through its view over its bytes.
+struct WriteLap {
+  int proc, view;
+  int64_t lap;
+};
+using WrittenLaps = RangeIndex<WriteLap>;
 // Do the ranges cover every byte of [lo, hi)?
 bool coveredByPairs(std::vector<std::pair<int64_t, int64_t>> sorted, int64_t lo, int64_t hi) {
   std::sort(sorted.begin(), sorted.end());
@@ -1977,6 +2029,9 @@ class Builder {
   //    last data written there, which is what it waited for.
   // (space, proc, view, lo, hi) -> highest lap written there
   using Tops = std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t>;
+  // (space, view, index) -> (proc, lo, hi, highest generation) of the
+  // iteration-like writes of that index
+  using TopGens = std::map<std::tuple<int, int, int64_t>, std::vector<std::tuple<int, int64_t, int64_t, int64_t>>>;
   void resolveReads() {
     Tops top;
     // iteration-like writes: (space, proc, view, index, lo, hi) -> highest generation
@@ -1993,42 +2048,43 @@ class Builder {
               if (!gfresh) g->second = std::max(g->second, a.gen);
             }
           }
+    // (indexed for the reads below: a scan of every write per read is
+    // quadratic in the system's size, most of a large system's build)
+    WrittenLaps laps;
+    for (const auto& [key, lap] : top) {
+      const auto& [space, proc, view, lo, hi] = key;
+      laps.add(space, lo, hi, {proc, view, lap});
+    }
+    TopGens gens;
+    for (const auto& [key, gen] : top_gen) {
+      const auto& [space, proc, view, index, lo, hi] = key;
+      gens[{space, view, index}].emplace_back(proc, lo, hi, gen);
+    }
     for (size_t p = 0; p < sys_.procs.size(); ++p)
       for (Instr& in : sys_.procs[p].program) {
         std::vector<Access> pieces;  // reads split by byte range (below)
         for (Access& a : in.accesses) {
           if (a.write || a.view < 0) continue;
-          for (const auto& [key, lap] : top) {
-            const auto& [space, proc, view, lo, hi] = key;
-            if (space == a.space && view == a.view && touches(a, lo, hi)) a.view_written = true;
-          }
-          const int64_t cap = capOver(static_cast<int>(p), a, top);
+          laps.overlapping(a.space, a.lo, a.hi, [&](const WrittenLaps::Entry& e) {
+            if (e.value.view == a.view && touches(a, e.lo, e.hi)) a.view_written = true;
+          });
+          const int64_t cap = capOver(static_cast<int>(p), a, laps);
           if (!sem_.cap_read_generations) continue;  // what the read counts, uncapped
           if (a.index >= 0 && !a.stage_like) {
-            // iteration-named: at most the highest generation another
-            // instance writes of that index over its bytes (rb11a)
-            int64_t gcap = -1;
-            for (const auto& [key, gen] : top_gen) {
-              const auto& [space, proc, view, index, lo, hi] = key;
-              if (proc == static_cast<int>(p) || space != a.space || view != a.view || index != a.index ||
-                  !touches(a, lo, hi))
-                continue;
-              gcap = std::max(gcap, gen);
-            }
-            if (gcap >= 0) a.gen = std::min(a.gen, gcap);
+            capIterationRead(static_cast<int>(p), a, gens);
             continue;
           }
           if (!(a.index >= 0 && a.stage_like && cap >= 0)) continue;
           const int64_t meant = a.gen;
           // no lap written after the read's iteration of a loop it pairs with
-          const std::optional<Tops> before = lapsNotAfter(static_cast<int>(p), in, a);
+          const std::optional<WrittenLaps> before = lapsNotAfter(static_cast<int>(p), in, a);
           const int64_t bound = before ? capOver(static_cast<int>(p), a, *before) : cap;
           // (per byte: a part of the read whose writers' laps are all below it is capped there)
           const int64_t lowest = std::min(bound, lowestLapOver(static_cast<int>(p), a, before ? *before : top));
           if (meant > lowest && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
           a.gen = std::min(meant, bound);
           if (in.kind == InstrKind::Generic)
-            splitByWrittenLaps(static_cast<int>(p), a, meant, before ? *before : top, pieces);
+            splitByWrittenLaps(static_cast<int>(p), a, meant, before ? *before : laps, pieces);
         }
         for (Access& x : pieces) in.accesses.push_back(std::move(x));
         for (Access& a : in.accesses) {  // build-only
@@ -2038,17 +2094,26 @@ class Builder {
         }
       }
   }
+  // An iteration-named read: at most the highest generation another
+  // instance writes of that index over its bytes (rb11a).
+  static void capIterationRead(int p, Access& a, const TopGens& gens) {
+    int64_t gcap = -1;
+    if (auto g = gens.find({a.space, a.view, a.index}); g != gens.end())
+      for (const auto& [proc, lo, hi, gen] : g->second)
+        if (proc != p && touches(a, lo, hi)) gcap = std::max(gcap, gen);
+    if (gcap >= 0) a.gen = std::min(a.gen, gcap);
+  }
 
   // The highest lap another instance writes over the read's bytes
   // (through its own view where some instance writes it), -1: none.
-  static int64_t capOver(int p, const Access& a, const Tops& top) {
+  static int64_t capOver(int p, const Access& a, const WrittenLaps& laps) {
     int64_t own = -1, any = -1;
-    for (const auto& [key, lap] : top) {
-      const auto& [space, proc, view, lo, hi] = key;
-      if (space != a.space || proc == p || !touches(a, lo, hi)) continue;  // its own data is never stale
-      any = std::max(any, lap);
-      if (view == a.view) own = std::max(own, lap);
-    }
+    laps.overlapping(a.space, a.lo, a.hi, [&](const WrittenLaps::Entry& e) {
+      const WriteLap& w = e.value;
+      if (w.proc == p || !touches(a, e.lo, e.hi)) return;  // its own data is never stale
+      any = std::max(any, w.lap);
+      if (w.view == a.view) own = std::max(own, w.lap);
+    });
     return a.view_written ? own : any;
   }
   // The lowest lap another instance writes over some of the read's bytes
@@ -2095,9 +2160,10 @@ class Builder {
     if (in.loops.empty()) return false;
     indexViewWrites();
     std::vector<const ViewWrite*> over;  // the others' writes of the read's bytes in loops
-    for (const ViewWrite& w : view_writes_[a.space])
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
       if (w.proc != p && !w.loops.empty() && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes))
         over.push_back(&w);
+    });
     const std::vector<LoopPos> pos = positions(p, in.loops);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
       if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over, a)) return true;
@@ -2248,20 +2314,29 @@ class Builder {
   void indexViewWrites() {
     if (view_writes_indexed_) return;
     view_writes_indexed_ = true;
-    view_writes_.assign(sys_.spaces.size(), {});
     const std::map<const Stmt*, DataLoops> data = viewWriteDataLoops();
     for (size_t q = 0; q < sys_.procs.size(); ++q)
       for (const Instr& w : sys_.procs[q].program) {
         auto d = data.find(w.stmt);
         for (const Access& x : w.accesses)
-          if (x.write && x.view >= 0)
-            view_writes_[x.space].push_back({static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops),
-                                             x, x.index >= 0 ? dataLap(s_, x) : 0,
-                                             d != data.end() ? d->second : DataLoops{true, {}}});
+          if (x.write && x.view >= 0) {
+            view_write_ranges_.add(x.space, x.lo, x.hi, view_writes_.size());
+            view_writes_.push_back({static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops), x,
+                                    x.index >= 0 ? dataLap(s_, x) : 0,
+                                    d != data.end() ? d->second : DataLoops{true, {}}});
+          }
       }
   }
+  // Calls f on each view write whose bounding range meets the read's (in
+  // no particular order: its callers' answers do not depend on one).
+  template <class F>
+  void forEachViewWriteOver(const Access& a, F&& f) const {
+    view_write_ranges_.overlapping(a.space, a.lo, a.hi,
+                                   [&](const RangeIndex<size_t>::Entry& e) { f(view_writes_[e.value]); });
+  }
   bool view_writes_indexed_ = false;
-  std::vector<std::vector<ViewWrite>> view_writes_;  // per space
+  std::vector<ViewWrite> view_writes_;    // every view write, in program order
+  RangeIndex<size_t> view_write_ranges_;  // view_writes_ by space and byte range
 
   // The laps the others write over the read's bytes (as in `top`) less the
   // writes for a later iteration of a loop they pair with (pairedAt): a
@@ -2279,27 +2354,26 @@ class Builder {
   // next lap (the lower bound of docs/known-limits.md: Kokkos' join whose
   // write-back is lost, StaleRead.ReadBackOfItsOwnUpdateMeansItsWrite).
   // nullopt where none is left out, or no other write is left.
-  std::optional<Tops> lapsNotAfter(int p, const Instr& in, const Access& a) {
+  std::optional<WrittenLaps> lapsNotAfter(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return std::nullopt;
     indexViewWrites();
     const std::vector<LoopPos> pos = positions(p, in.loops);
     std::vector<std::pair<const ViewWrite*, Standing>> over;
     int reread = -1;  // the deepest loop in which the read re-reads a write not after it
-    for (const ViewWrite& w : view_writes_[a.space]) {
-      if (w.proc == p || !touches(a, w.bytes.lo, w.bytes.hi)) continue;
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
+      if (w.proc == p || !touches(a, w.bytes.lo, w.bytes.hi)) return;
       over.push_back({&w, standing(in.loops, pos, sys_.procs[p].role, w)});
       const Standing& st = over.back().second;
       if (!st.after) reread = std::max(reread, st.invariant);
-    }
+    });
     bool left_out = false;
-    Tops out;
+    WrittenLaps out;  // (a write per entry: capOver and splitByWrittenLaps take the highest lap)
     for (const auto& [w, st] : over) {
       if (st.after && reread > static_cast<int>(st.same)) {
         left_out = true;
         continue;
       }
-      auto [it, fresh] = out.try_emplace({a.space, w->proc, w->bytes.view, w->bytes.lo, w->bytes.hi}, w->lap);
-      if (!fresh) it->second = std::max(it->second, w->lap);
+      out.add(a.space, w->bytes.lo, w->bytes.hi, {w->proc, w->bytes.view, w->lap});
     }
     if (!left_out || capOver(p, a, out) < 0) return std::nullopt;
     return out;
@@ -2347,8 +2421,7 @@ class Builder {
   // `a` keeps its first range; the others are appended (`pieces`) as reads
   // of the same op. Split only where the ranges mean different laps: a
   // read whose ranges all mean one lap is the one access it was.
-  void splitByWrittenLaps(int p, Access& a, int64_t meant,
-                          const std::map<std::tuple<int, int, int, int64_t, int64_t>, int64_t>& top,
+  void splitByWrittenLaps(int p, Access& a, int64_t meant, const WrittenLaps& laps,
                           std::vector<Access>& pieces) const {
     // (lo, hi, generation meant) per elementary range; ranges no other
     // instance writes keep the whole read's (they hold its own data or
@@ -2361,23 +2434,19 @@ class Builder {
       if (lo > rlo && lo < rhi) cuts.insert(lo);
       if (hi > rlo && hi < rhi) cuts.insert(hi);
     }
-    for (const auto& [key, lap] : top) {
-      const auto& [space, proc, view, lo, hi] = key;
-      if (space != a.space || proc == p || !rangesOverlap(lo, hi, rlo, rhi)) continue;
-      if (a.view_written && view != a.view) continue;
-      if (lo > rlo && lo < rhi) cuts.insert(lo);
-      if (hi > rlo && hi < rhi) cuts.insert(hi);
-    }
+    laps.overlapping(a.space, rlo, rhi, [&](const WrittenLaps::Entry& e) {
+      if (e.value.proc == p || (a.view_written && e.value.view != a.view)) return;
+      if (e.lo > rlo && e.lo < rhi) cuts.insert(e.lo);
+      if (e.hi > rlo && e.hi < rhi) cuts.insert(e.hi);
+    });
     cut = cut || cuts.size() > 2;
     for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
       const int64_t lo = *it, hi = *std::next(it);
       int64_t cap = -1;
-      for (const auto& [key, lap] : top) {
-        const auto& [space, proc, view, wlo, whi] = key;
-        if (space != a.space || proc == p || !rangesOverlap(wlo, whi, lo, hi)) continue;
-        if (a.view_written && view != a.view) continue;
-        cap = std::max(cap, lap);
-      }
+      laps.overlapping(a.space, lo, hi, [&](const WrittenLaps::Entry& e) {
+        if (e.value.proc == p || (a.view_written && e.value.view != a.view)) return;
+        cap = std::max(cap, e.value.lap);
+      });
       const bool own = a.gen_returns < 0 || std::any_of(a.own_since.begin(), a.own_since.end(), [&](const auto& r) {
                          return rangesOverlap(r.first, r.second, lo, hi);
                        });
@@ -2413,6 +2482,21 @@ class Builder {
 };
 
 }  // namespace
+
+std::optional<Binding> uniformBinding(const ir::Schedule& s, const std::vector<int64_t>& values) {
+  for (int64_t v : values) {
+    Binding b;
+    ir::EvalEnv env;
+    for (size_t i = 0; i < s.params.size(); ++i)
+      if (s.params[i].type == ir::ParamType::I32) b.params[static_cast<int>(i)] = env.params[static_cast<int>(i)] = v;
+    const bool allowed = std::all_of(s.assumes.begin(), s.assumes.end(), [&](const ir::Assume& a) {
+      const std::optional<int64_t> r = ir::evaluate(*a.cond, env);
+      return !r || *r;
+    });
+    if (allowed) return b;
+  }
+  return std::nullopt;
+}
 
 std::map<int, std::set<int>> fillBarriers(const ir::Schedule& s) {
   std::map<int, std::set<int>> fill;

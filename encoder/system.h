@@ -321,6 +321,12 @@ struct BuildLimits {
 std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::Target target,
                                   std::string* error, const BuildLimits& lim = {});
 
+// A binding with every i32 parameter at the first of `values` that the
+// schedule's lm.assume facts allow (a fact that does not evaluate counts
+// as allowing it), or nullopt: the large systems the ExpectTx test and
+// bench/build_times build.
+std::optional<Binding> uniformBinding(const ir::Schedule& s, const std::vector<int64_t>& values);
+
 // The barriers each view's TMA loads name (view -> barriers): a wait on
 // one of them moves the return marker of a read of the view (the builder's
 // fill barriers; the trip proof asks the same of a left-out wait).

@@ -55,19 +55,7 @@ TxByLine loweredTx(const std::string& cu) {
 // A binding that satisfies the schedule's assumptions (every i32 parameter
 // the same value), or nullopt.
 std::optional<encoder::Binding> someBinding(const ir::Schedule& s) {
-  for (int64_t v : {256, 512, 1024, 4096, 8192, 192, 128, 64}) {
-    encoder::Binding b;
-    ir::EvalEnv env;
-    for (size_t i = 0; i < s.params.size(); ++i)
-      if (s.params[i].type == ir::ParamType::I32) b.params[static_cast<int>(i)] = env.params[static_cast<int>(i)] = v;
-    bool ok = true;
-    for (const auto& a : s.assumes) {
-      auto r = ir::evaluate(*a.cond, env);
-      ok = ok && (!r || *r);
-    }
-    if (ok) return b;
-  }
-  return std::nullopt;
+  return encoder::uniformBinding(s, {256, 512, 1024, 4096, 8192, 192, 128, 64});
 }
 
 TxByLine modelTx(const encoder::System& sys) {
