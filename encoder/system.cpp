@@ -2080,7 +2080,7 @@ class Builder {
           const std::optional<WrittenLaps> before = lapsNotAfter(static_cast<int>(p), in, a);
           const int64_t bound = before ? capOver(static_cast<int>(p), a, *before) : cap;
           // (per byte: a part of the read whose writers' laps are all below it is capped there)
-          const int64_t lowest = std::min(bound, lowestLapOver(static_cast<int>(p), a, before ? *before : top));
+          const int64_t lowest = std::min(bound, lowestLapOver(static_cast<int>(p), a, before ? *before : laps));
           if (meant > lowest && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
           a.gen = std::min(meant, bound);
           if (in.kind == InstrKind::Generic)
@@ -2119,13 +2119,14 @@ class Builder {
   // The lowest lap another instance writes over some of the read's bytes
   // (as capOver counts them): a part of the read below it is capped at
   // most there (splitByWrittenLaps).
-  static int64_t lowestLapOver(int p, const Access& a, const Tops& top) {
+  // (Each entry of `laps` is a (process, view, byte range)'s highest lap:
+  // resolveReads and lapsNotAfter merge them so.)
+  static int64_t lowestLapOver(int p, const Access& a, const WrittenLaps& laps) {
     int64_t low = std::numeric_limits<int64_t>::max();
-    for (const auto& [key, lap] : top) {
-      const auto& [space, proc, view, lo, hi] = key;
-      if (space == a.space && proc != p && touches(a, lo, hi) && (!a.view_written || view == a.view))
-        low = std::min(low, lap);
-    }
+    laps.overlapping(a.space, a.lo, a.hi, [&](const WrittenLaps::Entry& e) {
+      const WriteLap& w = e.value;
+      if (w.proc != p && touches(a, e.lo, e.hi) && (!a.view_written || w.view == a.view)) low = std::min(low, w.lap);
+    });
     return low;
   }
   // Whether a capped stage-like read finds its bytes left over from an
@@ -2367,13 +2368,21 @@ class Builder {
       if (!st.after) reread = std::max(reread, st.invariant);
     });
     bool left_out = false;
-    WrittenLaps out;  // (a write per entry: capOver and splitByWrittenLaps take the highest lap)
+    // (process, view, lo, hi) -> the highest lap kept: lowestLapOver reads
+    // each such range's highest lap, as resolveReads' own index holds it
+    std::map<std::tuple<int, int, int64_t, int64_t>, int64_t> highest;
     for (const auto& [w, st] : over) {
       if (st.after && reread > static_cast<int>(st.same)) {
         left_out = true;
         continue;
       }
-      out.add(a.space, w->bytes.lo, w->bytes.hi, {w->proc, w->bytes.view, w->lap});
+      auto [it, fresh] = highest.try_emplace({w->proc, w->bytes.view, w->bytes.lo, w->bytes.hi}, w->lap);
+      if (!fresh) it->second = std::max(it->second, w->lap);
+    }
+    WrittenLaps out;
+    for (const auto& [key, lap] : highest) {
+      const auto& [proc, view, lo, hi] = key;
+      out.add(a.space, lo, hi, {proc, view, lap});
     }
     if (!left_out || capOver(p, a, out) < 0) return std::nullopt;
     return out;
