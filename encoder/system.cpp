@@ -616,8 +616,9 @@ class Builder {
     for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r) {
       std::vector<const Stmt*> ops;
       std::map<const Stmt*, std::set<int>> around;  // each op's enclosing loops
+      std::map<const Stmt*, LoopControl> control;   // and what picks their iterations
       for (const ir::RoleBody& body : s_.bodies)
-        if (body.role == r) opsWithLoops(body.body, {}, ops, around);
+        if (body.role == r) opsWithLoops(body.body, {}, {}, ops, around, control);
       std::map<int, DataLoops> regs = heldAcrossIterations(ops, around);  // regs index -> what it may hold
       for (bool grew = true; grew;) {
         grew = false;
@@ -625,28 +626,68 @@ class Builder {
           if (st->op.dst.kind != BufferRef::Kind::Regs) continue;
           DataLoops& into = regs[st->op.dst.index];
           const DataLoops before = into;
-          into.add(opDataLoops(st->op, regs));
+          into.add(withControl(opDataLoops(st->op, regs), control.at(st)));
           grew |= into.unknown != before.unknown || into.vars.size() != before.vars.size();
         }
       }
       for (const Stmt* st : ops)
-        if (st->op.dst.kind == BufferRef::Kind::View) out[st] = opDataLoops(st->op, regs);
+        if (st->op.dst.kind == BufferRef::Kind::View) out[st] = withControl(opDataLoops(st->op, regs), control.at(st));
     }
     return out;
   }
-  static void opsWithLoops(const ir::Block& b, const std::set<int>& loops, std::vector<const Stmt*>& ops,
-                           std::map<const Stmt*, std::set<int>>& around) {
+  // Per loop around an op: the loop variables its bounds read and those
+  // of the guards around the op that pick among its iterations (the
+  // guards inside it whose innermost loop read is it).
+  using LoopControl = std::map<int, std::set<int>>;
+  static void opsWithLoops(const ir::Block& b, const std::vector<int>& loops, const LoopControl& ctl,
+                           std::vector<const Stmt*>& ops, std::map<const Stmt*, std::set<int>>& around,
+                           std::map<const Stmt*, LoopControl>& control) {
     for (const Stmt& st : b) {
       if (st.kind == Stmt::Kind::Op) {
         ops.push_back(&st);
-        around[&st] = loops;
+        around[&st] = std::set<int>(loops.begin(), loops.end());
+        control[&st] = ctl;
         continue;
       }
-      std::set<int> inner = loops;
-      if (st.kind == Stmt::Kind::For) inner.insert(st.loop_var);
-      opsWithLoops(st.body, inner, ops, around);
-      opsWithLoops(st.orelse, inner, ops, around);
+      std::vector<int> inner = loops;
+      LoopControl inner_ctl = ctl;
+      if (st.kind == Stmt::Kind::For) {
+        inner.push_back(st.loop_var);
+        std::set<int>& c = inner_ctl[st.loop_var];
+        for (const ir::ExprPtr& e : {st.lo, st.hi, st.step}) addLoopVars(e, c);
+      } else {
+        // a guard picks iterations of the innermost loop whose variable it
+        // reads; of the loops inside that one it picks all or none
+        std::set<int> reads;
+        addLoopVars(st.cond, reads);
+        for (auto l = loops.rbegin(); l != loops.rend(); ++l)
+          if (reads.count(*l)) {
+            inner_ctl[*l].insert(reads.begin(), reads.end());
+            break;
+          }
+      }
+      opsWithLoops(st.body, inner, inner_ctl, ops, around, control);
+      opsWithLoops(st.orelse, inner, inner_ctl, ops, around, control);
     }
+  }
+  // Data that reads a loop's variable depends on which of its iterations
+  // run the op, and so on what its bounds and the guards inside it read
+  // (session 38: `for j in lm.range(t, t + 1): lm.copy(v, T, coords=(j,
+  // 0))`, or `if j == t:` around it, holds tile t's row at every t though
+  // no expression of the write reads t). Closed over: an added variable's
+  // own loop adds its bounds' and guards' variables in turn. A guard that
+  // reads no variable of the loop nor of a loop inside it (`if t == 0:`
+  // around or inside the j loop) is the same at each of its iterations:
+  // it runs them all or none, the same data, and adds nothing (a lazy
+  // table stays the same).
+  static DataLoops withControl(DataLoops d, const LoopControl& ctl) {
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [var, reads] : ctl)
+        if (d.vars.count(var))
+          for (int x : reads) grew |= d.vars.insert(x).second;
+    }
+    return d;
   }
   // A fragment holds one value at every iteration of a loop only where one
   // statement defines it from data the loop does not change. Written by
