@@ -635,10 +635,10 @@ class Builder {
     }
     return out;
   }
-  // Per loop around an op: the loop variables its bounds read and those
-  // of the guards around the op that pick among its iterations (the
-  // guards inside it whose innermost loop read is it).
-  using LoopControl = std::map<int, std::set<int>>;
+  // The loops around an op, outermost first, each with the loop variables
+  // its bounds read and those of the guards around the op whose innermost
+  // loop read is it.
+  using LoopControl = std::vector<std::pair<int, std::set<int>>>;
   static void opsWithLoops(const ir::Block& b, const std::vector<int>& loops, const LoopControl& ctl,
                            std::vector<const Stmt*>& ops, std::map<const Stmt*, std::set<int>>& around,
                            std::map<const Stmt*, LoopControl>& control) {
@@ -653,16 +653,16 @@ class Builder {
       LoopControl inner_ctl = ctl;
       if (st.kind == Stmt::Kind::For) {
         inner.push_back(st.loop_var);
-        std::set<int>& c = inner_ctl[st.loop_var];
-        for (const ir::ExprPtr& e : {st.lo, st.hi, st.step}) addLoopVars(e, c);
+        inner_ctl.push_back({st.loop_var, {}});
+        for (const ir::ExprPtr& e : {st.lo, st.hi, st.step}) addLoopVars(e, inner_ctl.back().second);
       } else {
         // a guard picks iterations of the innermost loop whose variable it
         // reads; of the loops inside that one it picks all or none
         std::set<int> reads;
         addLoopVars(st.cond, reads);
-        for (auto l = loops.rbegin(); l != loops.rend(); ++l)
-          if (reads.count(*l)) {
-            inner_ctl[*l].insert(reads.begin(), reads.end());
+        for (size_t i = inner_ctl.size(); i-- > 0;)
+          if (reads.count(inner_ctl[i].first)) {
+            inner_ctl[i].second.insert(reads.begin(), reads.end());
             break;
           }
       }
@@ -671,21 +671,31 @@ class Builder {
     }
   }
   // Data that reads a loop's variable depends on which of its iterations
-  // run the op, and so on what its bounds and the guards inside it read
-  // (session 38: `for j in lm.range(t, t + 1): lm.copy(v, T, coords=(j,
-  // 0))`, or `if j == t:` around it, holds tile t's row at every t though
-  // no expression of the write reads t). Closed over: an added variable's
-  // own loop adds its bounds' and guards' variables in turn. A guard that
-  // reads no variable of the loop nor of a loop inside it (`if t == 0:`
+  // run the op, and so on what the bounds of that loop and of the loops
+  // inside it (around the op), and the guards that pick among their
+  // iterations, read (session 38: `for j in lm.range(t, t + 1): lm.copy(v,
+  // T, coords=(j, 0))`, or `if j == t:` around it, holds tile t's row at
+  // every t though no expression of the write reads t; so does a loop
+  // `for k in lm.range(j, j + 1): if k == t:` inside the j loop). Only the
+  // variables of loops outside the one read are added: at one of its
+  // iterations the data is the same at every iteration of a loop inside
+  // it that the data does not read (a row written under `if k == 0:` in
+  // the K loop, from the tile's coordinates, reads t, not k). Closed
+  // over: an added variable's loop adds its own in turn. A guard that
+  // reads no variable of a loop nor of a loop inside it (`if t == 0:`
   // around or inside the j loop) is the same at each of its iterations:
   // it runs them all or none, the same data, and adds nothing (a lazy
   // table stays the same).
   static DataLoops withControl(DataLoops d, const LoopControl& ctl) {
     for (bool grew = true; grew;) {
       grew = false;
-      for (const auto& [var, reads] : ctl)
-        if (d.vars.count(var))
-          for (int x : reads) grew |= d.vars.insert(x).second;
+      std::set<int> outside;  // the variables of the loops outside the i-th
+      for (size_t i = 0; i < ctl.size(); outside.insert(ctl[i++].first)) {
+        if (!d.vars.count(ctl[i].first)) continue;
+        for (size_t j = i; j < ctl.size(); ++j)
+          for (int x : ctl[j].second)
+            if (outside.count(x)) grew |= d.vars.insert(x).second;
+      }
     }
     return d;
   }

@@ -39,7 +39,9 @@ void expectStaleAtTwo(const std::string& text, const char* what) {
 namespace s38 = sound38_attacks_test;
 
 // The row picked by a guard inside an inner loop (the corpus pair), by the
-// inner loop's bounds (`lm.range(t, t + 1)`, `lm.range(0, t + 1)`), and
+// inner loop's bounds (`lm.range(t, t + 1)`, `lm.range(0, t + 1)`), by a
+// guard in a loop inside the inner loop (`for k in lm.range(j, j + 1): if k
+// == t:`), and
 // written straight into shared memory by such a loop; a guard that reads
 // no tile (`if t == 0:` around or inside the inner loop, constant
 // coordinates) leaves a lazy table, clean.
@@ -53,6 +55,10 @@ TEST(Sound38, RowPickedByAnInnerLoopStoredOnTheFirstTileOnlyIsFound) {
                         "the row loaded in lm.range(t, t + 1)");
   s38::expectStaleAtTwo(replace(broken, loop, "            for j in lm.range(0, t + 1):\n        "),
                         "the row loaded last in lm.range(0, t + 1)");
+  s38::expectStaleAtTwo(replace(broken, loop,
+                                "            for j in lm.range(0, 4):\n                for k in lm.range(j, j + 1):\n"
+                                "                    if k == t:\n        "),
+                        "the row picked by a guard in a loop inside the j loop");
   s38::expectStaleAtTwo(replace(broken, s38::kPicked + s38::kFirstTile,
                                 "            for j in lm.range(t, t + 1):\n                if t == 0:\n"
                                 "                    lm.copy(row[0], T, coords=(j, 0))\n"),
