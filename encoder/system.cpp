@@ -7,6 +7,7 @@
 #include "encoder/system_hook.h"
 #include "encoder/empty_loop_sizes.h"
 #include "encoder/bv_prover.h"
+#include "encoder/value_equality.h"
 
 #include <algorithm>
 #include <limits>
@@ -2155,15 +2156,22 @@ class Builder {
     if (gcap >= 0) a.gen = std::min(a.gen, gcap);
   }
 
+  // Calls f(lap, same_view) on each lap another instance writes over the
+  // read's bytes (its own data is never stale): the writes capOver and
+  // lowestLapOver read.
+  template <class F>
+  static void forEachOtherLap(int p, const Access& a, const WrittenLaps& laps, F&& f) {
+    laps.overlapping(a.space, a.lo, a.hi, [&](const WrittenLaps::Entry& e) {
+      if (e.value.proc != p && touches(a, e.lo, e.hi)) f(e.value.lap, e.value.view == a.view);
+    });
+  }
   // The highest lap another instance writes over the read's bytes
   // (through its own view where some instance writes it), -1: none.
   static int64_t capOver(int p, const Access& a, const WrittenLaps& laps) {
     int64_t own = -1, any = -1;
-    laps.overlapping(a.space, a.lo, a.hi, [&](const WrittenLaps::Entry& e) {
-      const WriteLap& w = e.value;
-      if (w.proc == p || !touches(a, e.lo, e.hi)) return;  // its own data is never stale
-      any = std::max(any, w.lap);
-      if (w.view == a.view) own = std::max(own, w.lap);
+    forEachOtherLap(p, a, laps, [&](int64_t lap, bool same_view) {
+      any = std::max(any, lap);
+      if (same_view) own = std::max(own, lap);
     });
     return a.view_written ? own : any;
   }
@@ -2174,9 +2182,8 @@ class Builder {
   // resolveReads and lapsNotAfter merge them so.)
   static int64_t lowestLapOver(int p, const Access& a, const WrittenLaps& laps) {
     int64_t low = std::numeric_limits<int64_t>::max();
-    laps.overlapping(a.space, a.lo, a.hi, [&](const WrittenLaps::Entry& e) {
-      const WriteLap& w = e.value;
-      if (w.proc != p && touches(a, e.lo, e.hi) && (!a.view_written || w.view == a.view)) low = std::min(low, w.lap);
+    forEachOtherLap(p, a, laps, [&](int64_t lap, bool same_view) {
+      if (!a.view_written || same_view) low = std::min(low, lap);
     });
     return low;
   }
@@ -2273,7 +2280,7 @@ class Builder {
     bool by_statement;
     bool unsure = false;
   };
-  enum class Equality { Equal, Different, Unknown };
+  using Equality = ValueEquality;
   std::optional<Paired> pairedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int reader_role,
                                  const ViewWrite& w) const {
     if (w.loops.size() <= d) return std::nullopt;
@@ -2295,63 +2302,31 @@ class Builder {
     return Paired{sign(w.pos[d].ordinal, pos[d].ordinal), false, unsure};
   }
   // Whether loops `var` (the read's) and `other` (the writer's) have the
-  // same start, end and step for every value of the free symbols, compared
-  // by canonical form (ir::equalForAllValues), not by spelling: a writer's
+  // same start, end and step for every allowed value of the free symbols,
+  // compared by value (encoder/value_equality.h, shared with the trip
+  // proof's respelled bounds), not by spelling: a writer's
   // `lm.range(0, n + 0)` or `lm.range(0, 1 * n)` is the reader's
   // `lm.range(0, n)` (session 37, sound37b: compared by sameExpr, the pair
   // went unseen and a skipped write with it). The writer's variables of
   // the loops paired outside it (`rename`) read as the read's: at equal
   // ordinals of loops of equal start and step they hold the same values.
   // Cached per pair (and renaming): the answer depends on nothing else.
-  // Where the forms differ (`lm.cdiv(N, 64)` and `(N + 63) // 64`), Z3
-  // decides (boundsEqualByZ3); Unknown where it cannot.
+  // Where neither the canonical form nor a sample assignment decides
+  // (k-means' `lm.range(0, 2)` against `lm.range(0, my_tiles)` differs at
+  // N = 1; `lm.cdiv(N, 64)` and `(N + 63) // 64` are one form), Z3 does,
+  // under the facts (1 s and 2M resource units a query); Unknown where it
+  // cannot.
   Equality sameBounds(int var, int other, const ir::LoopVarRename& rename) const {
     auto key = std::make_tuple(var, other, rename);
     if (auto it = same_bounds_.find(key); it != same_bounds_.end()) return it->second;
-    const Stmt* a = loop_stmt_of_.at(var);
-    const Stmt* b = loop_stmt_of_.at(other);
-    const auto same = [&](const ir::ExprPtr& x, const ir::ExprPtr& y) {
-      return x && y && (ir::sameExpr(*x, *y) || ir::equalForAllValues(*x, *y, rename));
-    };
-    // Two constants that differ (a tile loop from 0 by 1 and a consumer's
-    // from lm.instance() by 2) differ for every value: no question for Z3,
-    // whose query over the facts costs up to its timeout per pair (pingpong:
-    // 4 s a check).
-    const auto constants_differ = [](const ir::ExprPtr& x, const ir::ExprPtr& y, std::optional<int64_t> absent) {
-      const std::optional<int64_t> cx = x ? ir::constValue(x) : absent;
-      const std::optional<int64_t> cy = y ? ir::constValue(y) : absent;
-      return cx && cy && *cx != *cy;
-    };
-    Equality eq = Equality::Equal;
-    if (constants_differ(a->lo, b->lo, std::nullopt) || constants_differ(a->hi, b->hi, std::nullopt) ||
-        constants_differ(a->step, b->step, 1))  // (no step: 1)
-      eq = Equality::Different;
-    else if (!(same(a->lo, b->lo) && same(a->hi, b->hi) && same(a->step, b->step)))
-      eq = boundsEqualByZ3(*a, *b, rename);
+    if (!bounds_comparer_)
+      bounds_comparer_ = std::make_unique<ValueComparer>(s_, kBoundQueryLimits);
+    const Equality eq = bounds_comparer_->compareLoops(*loop_stmt_of_.at(var), *loop_stmt_of_.at(other), rename);
     same_bounds_.emplace(std::move(key), eq);
     return eq;
   }
-  // Does every allowed parameter value (the schedule's lm.assume facts;
-  // loop variables the renaming leaves free range over all values) give
-  // loops a and b (b's variables renamed) the same start, end and step?
-  // Holds: Equal; a counterexample: Different (loops of different bounds
-  // that run the same count here by chance, xformers' prologue); else
-  // Unknown. One prover per build, made on the first such question.
-  Equality boundsEqualByZ3(const Stmt& a, const Stmt& b, const ir::LoopVarRename& rename) const {
-    if (!a.lo || !a.hi || !a.step || !b.lo || !b.hi || !b.step) return Equality::Unknown;
-    const auto eq = [&](const ir::ExprPtr& x, const ir::ExprPtr& y) {
-      return ir::makeExpr(ir::ExprKind::Eq, {x, ir::renameLoopVars(y, rename)});
-    };
-    const ir::ExprPtr goal = ir::makeExpr(
-        ir::ExprKind::And, {eq(a.lo, b.lo), ir::makeExpr(ir::ExprKind::And, {eq(a.hi, b.hi), eq(a.step, b.step)})});
-    if (!bounds_prover_) bounds_prover_ = std::make_unique<BvProver>(s_, Limits{.timeout_ms = 1000, .rlimit = 2000000});
-    const BvResult r = bounds_prover_->prove(goal);
-    return r.kind == BvVerdict::Holds ? Equality::Equal
-           : r.kind == BvVerdict::Fails && !r.undefined ? Equality::Different
-                                                         : Equality::Unknown;
-  }
   mutable std::map<std::tuple<int, int, ir::LoopVarRename>, Equality> same_bounds_;
-  mutable std::unique_ptr<BvProver> bounds_prover_;
+  mutable std::unique_ptr<ValueComparer> bounds_comparer_;
   // Whether process q's run of the loop at depth d of `at` (at its
   // iterations outside it) has the iteration at[d].
   bool runsIteration(int q, const Loops& at, size_t d) const {

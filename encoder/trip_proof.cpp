@@ -42,6 +42,7 @@
 #include "encoder/trip_sizes.h"
 #include "encoder/trip_tail_ops.h"
 #include "encoder/trip_widen.h"
+#include "encoder/value_equality.h"
 #include "ir/int_eval.h"
 
 namespace cake::encoder {
@@ -13212,6 +13213,68 @@ void proveWithBlockParams(const ir::Schedule& s, ir::Target target, const std::v
   for (const Binding& w : again.witnesses) res.witnesses.push_back(fromBlockParams(*bp, w));
 }
 
+// `hi` with the core splitOffset finds in it replaced by `core` (the
+// constant offsets around it kept as written).
+ir::ExprPtr withCore(const ir::ExprPtr& hi, const ir::ExprPtr& core) {
+  const bool sum = hi->args.size() == 2 && (hi->kind == ir::ExprKind::Add || hi->kind == ir::ExprKind::Sub);
+  const int inner = !sum ? -1 : ir::constValue(hi->args[1]) ? 0 : hi->kind == ir::ExprKind::Add && ir::constValue(hi->args[0]) ? 1 : -1;
+  if (inner < 0) return core;
+  auto out = std::make_shared<ir::Expr>(*hi);
+  out->args[inner] = withCore(hi->args[inner], core);
+  return out;
+}
+
+// A copy of the schedule whose loop bounds of one value are spelled alike
+// (docs/z3.md "Loop bounds respelled by value"): the symbolic core of each
+// loop's end (splitOffset's E of `E + c`) that equals an earlier loop's
+// core for every allowed value (ValueComparer, the builder's cross-role
+// pairing's comparison) and reads the same parameters is replaced by that
+// core, the first of its value in program order. Every later step of the
+// proof (the trip expression, the loops bounded by it, the restart form's
+// tile count, the replaced node of a trip count T) then reads the one
+// spelling. A core that reads a loop variable stays (the earlier core's
+// variables need not be in scope). nullopt: nothing respelled.
+struct RespelledBounds {
+  std::shared_ptr<ir::Schedule> s;
+  std::string text;
+};
+class BoundRespeller {
+ public:
+  explicit BoundRespeller(const ir::Schedule& s) : s_(s), comparer_(s, kBoundQueryLimits) {}
+  void respell(ir::Block& b) {
+    for (ir::Stmt& st : b) {
+      if (st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi)) respellLoop(st);
+      respell(st.body);
+      respell(st.orelse);
+    }
+  }
+  std::vector<std::string> done;  // "X as Y" per loop respelled
+
+ private:
+  void respellLoop(ir::Stmt& loop) {
+    const ir::ExprPtr core = splitOffset(loop.hi).first;
+    if (ir::exprUses(*core, {ir::ExprKind::LoopVar})) return;
+    for (const ir::ExprPtr& first : cores_) {
+      if (ir::sameExpr(*first, *core)) return;
+      if (paramsOf(*first) != paramsOf(*core) || comparer_.compare({{first, core}}) != ValueEquality::Equal) continue;
+      done.push_back(fmt::format("{} as {}", ir::exprToString(*core, s_), ir::exprToString(*first, s_)));
+      loop.hi = withCore(loop.hi, first);
+      return;
+    }
+    cores_.push_back(core);
+  }
+  const ir::Schedule& s_;
+  ValueComparer comparer_;
+  std::vector<ir::ExprPtr> cores_;  // the first core of each value met
+};
+std::optional<RespelledBounds> respelledBounds(const ir::Schedule& s) {
+  auto copy = std::make_shared<ir::Schedule>(s);
+  BoundRespeller r(s);
+  for (ir::RoleBody& body : copy->bodies) r.respell(body.body);
+  if (r.done.empty()) return std::nullopt;
+  return RespelledBounds{copy, fmt::format("loop bounds of one value read in one spelling ({})", fmt::join(r.done, ", "))};
+}
+
 }  // namespace
 
 std::shared_ptr<const ir::Schedule> kSplitTilesCopy(const ir::Schedule& s) {
@@ -13221,8 +13284,38 @@ std::shared_ptr<const ir::Schedule> kSplitTilesCopy(const ir::Schedule& s) {
   return copy ? copy->s : nullptr;
 }
 
+static ModelCheckResult proveEveryTripCountAsWritten(const ir::Schedule& schedule, ir::Target target,
+                                                     const std::vector<Binding>& checked,
+                                                     const TripProofOptions& opts);
+
+// The schedule with its loop bounds of one value spelled alike
+// (respelledBounds): it builds, for every allowed binding, the schedule's
+// systems (every bound of the same value, reading the same parameters), so
+// its proof is one of the schedule. A violation met on it is no finding
+// (its trip count's node is the copy's spelling: unknown, the bounded
+// check decides).
 ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
                                      const std::vector<Binding>& checked, const TripProofOptions& opts) {
+  const std::optional<RespelledBounds> respelled = respelledBounds(schedule);
+  if (!respelled) return proveEveryTripCountAsWritten(schedule, target, checked, opts);
+  ModelCheckResult res = proveEveryTripCountAsWritten(*respelled->s, target, checked, opts);
+  for (Binding& w : res.witnesses) w.replace = nullptr;
+  if (res.outcome == Outcome::Proved) {
+    res.engine = fmt::format("{}: {}", respelled->text, res.engine);
+  } else if (res.outcome == Outcome::Violation) {
+    res.outcome = Outcome::Unknown;
+    res.detail = fmt::format("{}: meets {} (no finding: the bounded check decides)", respelled->text,
+                             res.violations.empty() ? "a violation" : res.violations.front().rule);
+    res.violations.clear();
+  } else {
+    res.detail = fmt::format("{}: {}", respelled->text, res.detail);
+  }
+  return res;
+}
+
+static ModelCheckResult proveEveryTripCountAsWritten(const ir::Schedule& schedule, ir::Target target,
+                                                     const std::vector<Binding>& checked,
+                                                     const TripProofOptions& opts) {
   const bool restart_shaped = !opts.meets && !checked.empty() &&
                               (trip::restartForm(schedule).ok || trip::rotatedRestartForm(schedule).ok);
   unsigned wall_ms = opts.timeout_ms;

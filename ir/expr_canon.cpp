@@ -98,7 +98,14 @@ class Canon {
       case ExprKind::FloorDiv:
       case ExprKind::CDiv: {
         const Poly x = arg(e, 0), d = arg(e, 1);
-        if (constantOf(d) == 1) return x;  // x // 1 == cdiv(x, 1) == x
+        const std::optional<int64_t> c = constantOf(d);
+        if (c == 1) return x;  // x // 1 == cdiv(x, 1) == x
+        // cdiv(x, c) == (x + c - 1) // c for every integer x where c >= 1:
+        // with x = q * c + r, 0 <= r < c, both are q where r = 0 and q + 1
+        // where r >= 1 (c <= r + c - 1 < 2 * c). Not for c <= 0 (c = -1:
+        // -x against 2 - x), so only a positive constant divisor.
+        if (e.kind == ExprKind::CDiv && c && *c > 1)
+          return opaque(ExprKind::FloorDiv, {keyOf(sum(x, Poly{{Monomial{}, *c - 1}})), keyOf(d)});
         return opaque(e.kind, {keyOf(x), keyOf(d)});
       }
       default: return opaque(e.kind, operandKeys(e));

@@ -4,7 +4,10 @@
 // `(n + 1) - 1` are one form; an operation the polynomial does not model
 // (`//`, `%`, lm.cdiv, min, max, comparisons and logic) is an atom of its
 // operator and its operands' canonical forms (min and max with their
-// operands sorted), so `lm.cdiv(n + 0, 64)` is `lm.cdiv(n, 64)`.
+// operands sorted), so `lm.cdiv(n + 0, 64)` is `lm.cdiv(n, 64)`; a ceiling
+// division by a constant c > 1 is the floor division of x + c - 1 by c
+// (`lm.cdiv(K, 64)` is `(K + 63) // 64`: an identity for every integer K,
+// no sign fact needed; not for c <= 0).
 //
 // Sound in one direction only: equal forms mean equal values for every
 // assignment (each rewrite is an identity of Python's integers); different
