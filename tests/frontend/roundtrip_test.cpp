@@ -51,12 +51,13 @@ size_t countComments(const std::string& text, const std::string& needle) {
 // UBSan (-O0): FormatIsCanonical took 97 CPU s and EveryCorpusFileCompiles
 // 22 of the 139 CPU s of the whole sanitized front-end suite (their Release
 // forms 4 s and 1 s; `/usr/bin/time`, a loaded machine). Each runs as
-// kCorpusSlices tests (file i in slice i % kCorpusSlices), so that the two
-// GoogleTest shards of the sanitizer lanes (.ci/test; a shard takes every
-// other test) get even shares: in session 18's CI the shard that held
-// FormatIsCanonical ran 91 s, the other 26 s. A test case per file would
-// cost a process start each under ctest: minutes of CI for milliseconds of
-// work.
+// kCorpusSlices tests (file i in slice i % kCorpusSlices), so that
+// GoogleTest shards (GTEST_TOTAL_SHARDS; a shard takes every other test) get
+// even shares: in session 18's CI the shard that held FormatIsCanonical ran
+// 91 s, the other 26 s. Since session 38 one sanitizer lane runs the suite
+// whole (.ci/test; docs/ci.md), and the slices still spread the Release
+// ctest's walks over both cores. A test case per file would cost a process
+// start each under ctest: minutes of CI for milliseconds of work.
 //
 // The generated mutants (corpus/mutants/**, 1,200 of the 1,908 corpus files:
 // sync-level one-line edits of the hand-written files, the same constructs)
