@@ -4989,6 +4989,9 @@ struct PGrid {
   // Whether process p at q, its ring position moved to x, runs the grid's
   // K iterations from there on only where they repeat (slope).
   bool periodsHoldOn(size_t p, const PcPos& q, int64_t x) const;
+  // Whether process p may enter tile t's K loop at ring position x: x >= t
+  // (every tile runs a K iteration) or, shifted, where periodsHoldOn kept it.
+  bool enteredWhereRunsReach(size_t p, int64_t t, int64_t x) const;
   System grid;                               // Wt tiles of Wg iterations
   std::vector<TileShape> shape;
   // Two kinds of tile (MergedLoops): `grid` has every tile of kind 0 (the
@@ -5147,6 +5150,13 @@ bool PGrid::periodsHoldOn(size_t p, const PcPos& q, int64_t x) const {
     case PcPos::PostLast: return x - (q.t + 1) >= reach[p] - f;
     default: return true;
   }
+}
+
+bool PGrid::enteredWhereRunsReach(size_t p, int64_t t, int64_t x) const {
+  if (!slope) return true;
+  if (reach[p] == kEveryTile) return true;  // (shifted as without slope: its text repeats in every tile)
+  const int64_t f = p < first_x.size() && first_x[p] ? 1 : 0;
+  return x - t >= std::min<int64_t>(0, reach[p] - f);
 }
 
 // A series of blocks of one process: block i is the pc range range(i).
@@ -6297,10 +6307,12 @@ class PersistentExplorer {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
     // (the copies near the tile's end were checked at these ring starts
     // only: tailsByRingStart)
-    // (slope: every run enters tile t at x >= t, docs/z3.md "A ring index
-    // minus the tile index"; the shifts keep it)
-    if (!layout_ && g_.slope && x < t)
-      throw Fail(fmt::format("internal: tile {} starts at ring position {}, below its index", t, x));
+    // (slope: a run enters tile t at x >= t, and a shifted state's process
+    // at x - t >= reach - f, docs/z3.md "A ring index minus the tile index")
+    if (!layout_ && !g_.enteredWhereRunsReach(static_cast<size_t>(p), t, x))
+      throw Fail(fmt::format("internal: {} enters tile {} at ring position {}, below the positions its K iterations "
+                             "were compared at",
+                             g_.grid.procs[p].name, t, x));
     if (!layout_ && t > 0 && !g_.startExplored(x))
       throw Fail(fmt::format("internal: tile {} starts at ring position {}, below the assumptions' least K trip count "
                              "{} and the ring's warm-up {} or no multiple of {}",

@@ -126,18 +126,24 @@ const std::string kWait = "                    lm.wait(o_ready, iter=g - t - 1)\
 
 std::vector<cake::testing::attacks::Attack> ringMinusTileAttacks() {
   auto wait = [](const char* iter) { return "                    lm.wait(o_ready, iter=" + std::string(iter) + ")\n"; };
+  // tiles 0 and 1 wait as the base does, later ones at `iter`
+  auto fromTile2 = [](const char* iter) {
+    return "                    if t < 2:\n                        lm.wait(o_ready, iter=g - t - 1)\n"
+           "                    else:\n                        lm.wait(o_ready, iter=" +
+           std::string(iter) + ")\n";
+  };
   return {
       {{{kWait, wait("g - t")}}, "the MMA waits for the rescale of its own block (never comes)", {{"seqlen_k", 129}, {"T", 1}}},
       {{{kWait, wait("g - t - 2")}}, "the MMA waits for the rescale one block early", {{"seqlen_k", 129}, {"T", 1}}},
       {{{kWait, wait("g - 2 * t - 1")}},
        "the MMA's count of rescales lags by two per tile (one lap early from tile 1 on)",
        {{"seqlen_k", 129}, {"T", 2}}},
-      {{{kWait, wait("g - 1")}},
-       "the MMA counts the rescales per block (the correction's first blocks arrive on none)",
-       {{"seqlen_k", 129}, {"T", 2}}},
-      {{{kWait, "                    if j > 1:\n    " + kWait}},
-       "the MMA's second block of a tile skips the rescale's wait",
-       {{"seqlen_k", 129}, {"T", 1}}},
+      {{{kWait, fromTile2("g - t")}},
+       "from tile 2 on, the MMA waits for the rescale of its own block (never comes)",
+       {{"seqlen_k", 129}, {"T", 3}}},
+      {{{kWait, fromTile2("g - t - 2")}},
+       "from tile 2 on, the MMA waits for the rescale one block early",
+       {{"seqlen_k", 129}, {"T", 3}}},
       {{{"                    lm.tmem_store_wait()\n", ""}},
        "the correction arrives on o_ready before its tcgen05.st completes",
        {{"seqlen_k", 129}, {"T", 1}}},
