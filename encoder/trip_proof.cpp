@@ -4981,6 +4981,18 @@ struct PGrid {
   std::set<int> ring_views;
   bool commits_unread = false;
   int64_t Pg = 0, w0g = 0, Pt = 0, tw = 0;  // ring and tile periods, warm-ups
+  // The periods hold at the ring positions runs reach only (slopedPeriods,
+  // docs/z3.md "A ring index minus the tile index"): slope, and process p's
+  // K iterations of the grid repeat at x >= w0g with x - t >= reach[p] in
+  // tile t (kEveryTile: at x >= w0g in every tile, as without slope).
+  bool slope = false;
+  std::vector<int64_t> reach;
+  // Whether process p at q, its ring position moved to x, runs the grid's
+  // K iterations from there on only where they repeat (slope).
+  bool periodsHoldOn(size_t p, const PcPos& q, int64_t x) const;
+  // Whether process p may enter tile t's K loop at ring position x: x >= t
+  // (every tile runs a K iteration) or, shifted, where periodsHoldOn kept it.
+  bool enteredWhereRunsReach(size_t p, int64_t t, int64_t x) const;
   System grid;                               // Wt tiles of Wg iterations
   std::vector<TileShape> shape;
   // Two kinds of tile (MergedLoops): `grid` has every tile of kind 0 (the
@@ -5118,6 +5130,36 @@ struct PGrid {
   }
 };
 
+constexpr int64_t kEveryTile = INT64_MIN;
+
+// A run enters tile t at its ring start S >= t, and x - t does not fall
+// along a process's run (docs/z3.md "A ring index minus the tile index"):
+// the grid's iterations p runs later lie at x - t >= (its position's) for
+// a K iteration after the first, and at S - t + 1 past a first iteration of
+// its own (first_x), S - t for one of the grid's text. So p's position
+// must be at least reach[p] past its tile index in a K iteration of the
+// grid, reach[p] - f in a first one or before the K loop, and the ring end
+// reach[p] - f past the next tile's index after it (f = 1 with first
+// copies, else 0).
+bool PGrid::periodsHoldOn(size_t p, const PcPos& q, int64_t x) const {
+  if (!slope || reach[p] == kEveryTile || q.t < 0) return true;
+  const int64_t f = p < first_x.size() && first_x[p] ? 1 : 0;
+  switch (q.region) {
+    case PcPos::Body: return x - q.t >= reach[p] - (q.first == kFirstCopy ? f : 0);
+    case PcPos::Pre: return x - q.t >= reach[p] - f;
+    case PcPos::Post:
+    case PcPos::PostLast: return x - (q.t + 1) >= reach[p] - f;
+    default: return true;
+  }
+}
+
+bool PGrid::enteredWhereRunsReach(size_t p, int64_t t, int64_t x) const {
+  if (!slope) return true;
+  if (reach[p] == kEveryTile) return true;  // (shifted as without slope: its text repeats in every tile)
+  const int64_t f = p < first_x.size() && first_x[p] ? 1 : 0;
+  return x - t >= std::min<int64_t>(0, reach[p] - f);
+}
+
 // A series of blocks of one process: block i is the pc range range(i).
 struct Series {
   int proc;
@@ -5171,6 +5213,96 @@ std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const
     if (!ok || w0 + 2 * P + 2 > n) continue;
     out = std::move(d);
     return std::make_pair(P, w0);
+  }
+  return std::nullopt;
+}
+
+// The periods of a grid whose text repeats only at ring positions runs
+// reach (docs/z3.md "A ring index minus the tile index"): a run enters tile
+// t at a ring position S >= t (every tile runs a K iteration). An
+// iteration `lm.wait(o_ready, iter=g - t - 1)` is left out at the grid's
+// positions x <= t, which no run reaches past its tile's first iteration,
+// and the plain search, which compares them, finds no period. Here each
+// ring series (tile_of[i]: its tile) is compared from the top down to where
+// it differs: the warm-up w0 is where tile 0's series of every process
+// repeat, and reach[p] the least x - t from which each of p's series with a
+// later difference repeats (kEveryTile: none). nullopt where no period
+// leaves room.
+std::optional<std::pair<int64_t, int64_t>> slopedRingPeriod(const System& sys, const std::vector<Series>& series,
+                                                            const std::vector<int64_t>& tile_of, int64_t n,
+                                                            int max_period, Deltas& out, std::vector<int64_t>& reach) {
+  for (int64_t P = 1; P <= max_period && 2 * P + 2 <= n && !series.empty(); ++P) {
+    Deltas d;
+    std::vector<int64_t> from(series.size());  // the first block of each series from which it repeats
+    for (size_t i = 0; i < series.size(); ++i) {
+      const Series& se = series[i];
+      const auto& prog = sys.procs[se.proc].program;
+      int64_t b = n - 1 - P;
+      for (; b >= 0; --b) {
+        auto [a0, a1] = se.range(b);
+        auto [b0, b1] = se.range(b + P);
+        if (!shiftedRange(prog, a0, a1, prog, b0, b1, d, se.proc)) break;
+      }
+      from[i] = b + 1;
+    }
+    int64_t w0 = 0;
+    for (size_t i = 0; i < series.size(); ++i)
+      if (tile_of[i] == 0) w0 = std::max(w0, from[i]);
+    if (w0 + 2 * P + 2 > n) continue;
+    std::vector<int64_t> r(sys.procs.size(), kEveryTile);
+    for (size_t i = 0; i < series.size(); ++i)
+      if (from[i] > w0) r[series[i].proc] = std::max(r[series[i].proc], from[i] - tile_of[i]);
+    out = std::move(d);
+    reach = std::move(r);
+    return std::make_pair(P, w0);
+  }
+  return std::nullopt;
+}
+
+// The tile period of such a grid: tile i + P is tile i shifted in its parts
+// before and after the K loop and, for each process p, in its K iterations
+// at x - (i + P) >= reach[p] (the positions the tile shift maps,
+// PGrid::periodsHoldOn; all of them where reach[p] is kEveryTile), for
+// every i >= tw.
+std::optional<std::pair<int64_t, int64_t>> slopedTilePeriod(const System& sys, const std::vector<TileShape>& shape,
+                                                            int64_t Wt, int64_t Wg, const std::vector<int64_t>& reach,
+                                                            int max_period, Deltas& out) {
+  auto pieces = [&](const TileShape& sh, int64_t t, int64_t from) {
+    std::vector<std::pair<int, int>> r;
+    if (sh.kind != TileShape::Full) return std::vector<std::pair<int, int>>{{sh.tile_start[t], sh.tile_start[t + 1]}};
+    r.push_back({sh.tile_start[t], sh.head[t][0]});
+    for (int64_t x = std::max<int64_t>(from, 0); x < Wg; ++x) r.push_back({sh.head[t][x], sh.head[t][x + 1]});
+    r.push_back({sh.head[t][Wg], sh.tile_start[t + 1]});
+    return r;
+  };
+  for (int64_t P = 1; P <= max_period && 2 * P + 2 <= Wt; ++P) {
+    Deltas d;
+    int64_t tw = 0;
+    bool ok = false;
+    for (size_t p = 0; p < shape.size(); ++p) {
+      const TileShape& sh = shape[p];
+      if (sh.kind == TileShape::Static) continue;
+      const auto& prog = sys.procs[p].program;
+      const int64_t top = Wt - 1 - P;
+      int64_t i = top;
+      for (; i >= 0; --i) {
+        const int64_t from = reach[p] == kEveryTile ? 0 : reach[p] + i + P;
+        const auto a = pieces(sh, i, from), b = pieces(sh, i + P, from);
+        Deltas trial = d;
+        bool same = a.size() == b.size();
+        for (size_t k = 0; same && k < a.size(); ++k)
+          same = shiftedRange(prog, a[k].first, a[k].second, prog, b[k].first, b[k].second, trial,
+                              static_cast<int>(p));
+        if (!same) break;
+        d = std::move(trial);
+      }
+      ok = i < top;
+      if (!ok) break;
+      tw = std::max(tw, i + 1);
+    }
+    if (!ok || tw + 2 * P + 2 > Wt) continue;
+    out = std::move(d);
+    return std::make_pair(P, tw);
   }
   return std::nullopt;
 }
@@ -5266,7 +5398,10 @@ void gridCounts(PGrid& g) {
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
       std::map<int, int64_t> warps;
       int64_t commits = 0;
-      count(p, sh.head[t][g.w0g], sh.head[t][g.w0g + g.Pg], &warps, &commits);
+      // (slope: where tile t's ring period holds; a tile without one in the window is never ring-shifted)
+      const int64_t x0 = g.slope && g.reach[p] != kEveryTile ? std::max(g.w0g, t + g.reach[p]) : g.w0g;
+      if (t > sh.first && x0 + g.Pg > g.Wg) continue;
+      count(p, sh.head[t][x0], sh.head[t][x0 + g.Pg], &warps, &commits);
       if (t == sh.first) {
         // A process that skips tiles runs only some ring periods: its
         // arrivals on a named barrier would not be one number per period.
@@ -5729,7 +5864,7 @@ void layOutPersistent(PGrid& g) {
         // checked: nothing of it moves with the ring (a process that skips
         // tiles: the ring start it reads next, an end, moves)
         ring[i] = i;
-      } else if (q.x >= g.w0g + g.Pg) {
+      } else if (q.x >= g.w0g + g.Pg && g.periodsHoldOn(p, q, q.x - g.Pg)) {
         r.x = static_cast<int16_t>(q.x - g.Pg);
         ring[i] = startOf(r) + off;
       }
@@ -5739,8 +5874,8 @@ void layOutPersistent(PGrid& g) {
         r.x = static_cast<int16_t>(q.x < 0 ? q.x : std::max<int64_t>(0, q.x - g.Pg));
         ref[i] = startOf(r) + off;
       }
-      PcPos u = q;  // tile: t back by Pt
-      if (q.t >= g.tw + g.Pt) {
+      PcPos u = q;  // tile: t back by Pt (slope: from the ring positions compared, slopedTilePeriod)
+      if (q.t >= g.tw + g.Pt && g.periodsHoldOn(p, q, q.x)) {
         u.t = static_cast<int16_t>(q.t - g.Pt);
         tile[i] = startOf(u) + off;
       }
@@ -6173,6 +6308,12 @@ class PersistentExplorer {
     if (x >= g_.Wg) return out.push_back({-1, u, 0});
     // (the copies near the tile's end were checked at these ring starts
     // only: tailsByRingStart)
+    // (slope: a run enters tile t at x >= t, and a shifted state's process
+    // at x - t >= reach - f, docs/z3.md "A ring index minus the tile index")
+    if (!layout_ && !g_.enteredWhereRunsReach(static_cast<size_t>(p), t, x))
+      throw Fail(fmt::format("internal: {} enters tile {} at ring position {}, below the positions its K iterations "
+                             "were compared at",
+                             g_.grid.procs[p].name, t, x));
     if (!layout_ && t > 0 && !g_.startExplored(x))
       throw Fail(fmt::format("internal: tile {} starts at ring position {}, below the assumptions' least K trip count "
                              "{} and the ring's warm-up {} or no multiple of {}",
@@ -10509,6 +10650,38 @@ void keepLastTilePartsOutOfTheTailArgument(PGrid& g) {
   for (const System& l : g.last) g.commits_unread = g.commits_unread && trip::mmaCommitNumbersUnread(l);
 }
 
+// Where the periods may be searched at the ring positions runs reach only
+// (slopedRingPeriod): one kind of tile, every process runs every tile, the
+// tile count open, one CTA (the shifts by part of a period, searched for
+// clusters and processes that skip tiles, assume the plain periods).
+bool slopedPeriodsAllowed(const PGrid& g, bool kinds, bool skips, const TripProofOptions& opts) {
+  return opts.sloped_periods && !kinds && !skips && g.fixed_tiles < 0 && g.grid.ctas <= 1;
+}
+
+// Tiles of one K iteration start at ring position t in tile t: a first
+// iteration at x - t = 0 forever, so where a process needs its position at
+// least 1 past its tile index (PGrid::periodsHoldOn) neither shift ever
+// applies to them and the exploration of that length leaves every window.
+void refuseShortTilesThatNeverShift(const PGrid& g) {
+  if (!g.slope || g.min_len > 1) return;
+  for (size_t p = 0; p < g.reach.size(); ++p) {
+    const int64_t f = p < g.first_x.size() && g.first_x[p] ? 1 : 0;
+    if (g.reach[p] != kEveryTile && g.reach[p] - f > 0)
+      throw Fail(fmt::format("{}'s K iterations repeat only {} ring positions past the tile index, which tiles of one "
+                             "K iteration never reach (a ring index minus the tile index)",
+                             g.grid.procs[p].name, g.reach[p]));
+  }
+}
+
+// The copies per ring start or end and near a tile's end check their
+// periods from w0g in every tile: not with the sloped periods (yet).
+void refuseSloped(const PGrid& g, const char* what) {
+  if (g.slope)
+    throw Fail(fmt::format("{} and the grid repeats only at the ring positions runs reach (a ring index minus the "
+                           "tile index; not covered by the persistent-kernel proof yet)",
+                           what));
+}
+
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
@@ -10599,19 +10772,34 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     }
   }
   std::vector<Series> ring, tiles;
+  std::vector<int64_t> ring_tile;  // the tile of each ring series
   for (size_t p = 0; p < g.shape.size(); ++p) {
     const TileShape& sh = g.shape[p];
     if (sh.kind == TileShape::Full)
-      for (int64_t t = sh.first; t < Wt; t += sh.step)
+      for (int64_t t = sh.first; t < Wt; t += sh.step) {
         ring.push_back({static_cast<int>(p), [&sh, t](int64_t i) { return std::make_pair(sh.head[t][i], sh.head[t][i + 1]); }});
+        ring_tile.push_back(t);
+      }
     if (sh.kind != TileShape::Static)
       tiles.push_back({static_cast<int>(p), [&sh](int64_t t) { return std::make_pair(sh.tile_start[t], sh.tile_start[t + 1]); }});
   }
   if (ring.empty()) throw Fail("no role runs the K loop");
   auto rp = seriesPeriod(g.grid, ring, Wg, opts.max_period, g.ring);
-  if (!rp) throw GridTooSmall{false};
-  auto tp = seriesPeriod(g.grid, tiles, Wt, opts.max_period, g.tile);
-  if (!tp) throw GridTooSmall{true};
+  std::optional<std::pair<int64_t, int64_t>> tp;
+  if (rp) tp = seriesPeriod(g.grid, tiles, Wt, opts.max_period, g.tile);
+  if (!tp) {
+    // the periods at the ring positions runs reach only (docs/z3.md "A
+    // ring index minus the tile index"), where the grid has no others
+    if (!slopedPeriodsAllowed(g, kinds, skips, opts)) throw GridTooSmall{rp.has_value()};
+    g.ring = {};
+    g.tile = {};
+    auto srp = slopedRingPeriod(g.grid, ring, ring_tile, Wg, opts.max_period, g.ring, g.reach);
+    if (!srp) throw GridTooSmall{rp.has_value()};
+    tp = slopedTilePeriod(g.grid, g.shape, Wt, Wg, g.reach, opts.max_period, g.tile);
+    if (!tp) throw GridTooSmall{true};
+    rp = srp;
+    g.slope = true;
+  }
   if (kinds) {
     // the same periods in the other kind's grid (its kinded processes'
     // series), the warm-ups the later of the two, the deltas merged
@@ -10675,6 +10863,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       if (!uses.empty())
         throw Fail("the schedule reads the tile count and the tile's ring start inside the tile loop (not covered by "
                    "the persistent-kernel proof yet)");
+      refuseSloped(g, "the part before the K loop moves with the ring period");
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a
       // ring's first lap left out below it), and after the copy at ring
@@ -10713,6 +10902,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     if (g.last_tile)
       throw Fail("the schedule reads the tile count and the tile's ring end inside the tile loop (not covered by the "
                  "persistent-kernel proof yet)");
+    refuseSloped(g, "a part after the K loop reads the tile's ring end");
     postsByRingEnd(g, s, binding, target, tl, budget);
   }
   if (first) {
@@ -10744,6 +10934,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                  "count besides t * E_B (a tile of one iteration runs its first iteration as its last; not covered "
                  "by the persistent-kernel proof yet)");
     refuseTileCountReadsNearTheEnd(s, tl, tail_uses);
+    refuseSloped(g, "K iterations near the tile's end differ");
     g.free_regs = pathFreeRegs(s, tl);
     g.ring_views = trip::ringPositionViews(tails->first, kIterationsOf(g), g.Wg, g.Pg, g.w0g);
     g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);
@@ -10753,14 +10944,16 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     // copies near the tile's end)
     tailsByRingStart(g, s, binding, target, tl, tails->second, budget);
   }
+  refuseShortTilesThatNeverShift(g);
   g.merge_tails = opts.merge_post_tails;
   g.ordinal_commits = opts.ordinal_commits_from_work == 0 ||
                       (budget.work() > 0 && budget.work() >= opts.ordinal_commits_from_work);
   g.ordinal_commits_from = opts.ordinal_commits_from_work;
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
-    fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}, tile period {} warm-up {}{}\n", Wt, Wg,
-               g.Pg, g.w0g, g.Pt, g.tw, g.counters ? "; counters through the ring position" : "");
+    fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}{}, tile period {} warm-up {}{}\n", Wt,
+               Wg, g.Pg, g.w0g, g.slope ? " past the tile index" : "", g.Pt, g.tw,
+               g.counters ? "; counters through the ring position" : "");
   // Split by the K trip count E_B (docs/z3.md "Short tiles one by one"):
   // tiles of each length below `split` one exploration each, then tiles of
   // every length >= split. A run of the schedule has every tile of length
@@ -10790,15 +10983,26 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     throw Fail(fmt::format("the lm.assume facts keep the K trip count at least {} and at most {} and a multiple of {}",
                            least, most, g.len_multiple));
   std::shared_ptr<PersistentShared> shared;
-  for (int64_t len = least; len <= longest; ++len) {
-    if (len % g.len_multiple != 0) continue;
-    states += PersistentExplorer(g, len, opts, budget, shared).run();
-    if (!opts.share_layout) shared.reset();
+  try {
+    for (int64_t len = least; len <= longest; ++len) {
+      if (len % g.len_multiple != 0) continue;
+      states += PersistentExplorer(g, len, opts, budget, shared).run();
+      if (!opts.share_layout) shared.reset();
+    }
+    if (most < 0) states += PersistentExplorer(g, -std::max(split, least), opts, budget, shared).run();
+  } catch (const GridTooSmall& small) {
+    // (the periods at the positions runs reach: a larger window costs
+    // seconds and closes where this one does, the processes' distance to
+    // their tile index being what the shifts wait for; refused)
+    if (g.slope)
+      throw Fail(fmt::format("the exploration leaves the window of {} tiles x {} K iterations with the periods "
+                             "compared where runs reach them (a ring index minus the tile index)",
+                             Wt, Wg));
+    throw;
   }
-  if (most < 0) states += PersistentExplorer(g, -std::max(split, least), opts, budget, shared).run();
   const std::string inner = ir::exprToString(*tl.inner, s);
   return fmt::format("lap induction over tiles and K: {} tiles of every {} K iterations, each tile "
-                     "its own (ring period {}, {}window {} tiles x {} iterations{}{}{})",
+                     "its own (ring period {}, {}window {} tiles x {} iterations{}{}{}{})",
                      g.fixed_tiles >= 0 ? fmt::format("exactly {}", g.fixed_tiles)
                                         : fmt::format("every {} >= 0", ir::exprToString(*tl.tiles, s)),
                      most < 0 ? fmt::format("{} >= {}", inner, least)
@@ -10807,7 +11011,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                      longest >= least ? fmt::format(", tiles of {}..{} iterations one by one", least, longest) : "",
                      g.len_multiple > 1 ? fmt::format(", tile lengths multiples of {} (the assumptions)", g.len_multiple)
                                         : "",
-                     g.last_tile ? ", the last tile's part after the K loop its own" : "");
+                     g.last_tile ? ", the last tile's part after the K loop its own" : "",
+                     g.slope ? ", K iterations compared where runs reach them (ring position >= tile)" : "");
 }
 
 std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,

@@ -166,6 +166,12 @@ struct TripProofOptions {
   // moves (docs/z3.md "One tail for the parts after the K loop"); false: a
   // whole copy per ring end (tests compare the two).
   bool merge_post_tails = true;
+  // Persistent kernels whose grid repeats only at ring positions a run
+  // reaches (a ring index minus the tile index, `iter=g - t - 1`): the
+  // periods searched at x >= w0 + t of tile t and the shifts kept there
+  // (docs/z3.md "A ring index minus the tile index"); false: the plain
+  // search only (main's answer, for measurements).
+  bool sloped_periods = true;
   // Lap induction of a modelled cluster whose CTAs share nothing but the
   // cluster barrier (and that barrier moves by no generation per period):
   // each CTA keeps its own trip count and is shifted a period back on its
