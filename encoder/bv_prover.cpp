@@ -586,6 +586,8 @@ struct BvProver::Impl {
     const std::string key = g_holds_cache.load(std::memory_order_relaxed) ? holdsKey(goal, kind, premises, all_facts) : "";
     if (std::optional<z3w::QueryWork> w = HoldsCache::get().find(key)) {
       z3w::addThreadQueryWork(*w);
+      skipped.push_back({std::make_shared<ir::Expr>(goal), kind, build_bad, premises, probe_undefined, all_facts,
+                         linear_subsets, *w});
       r.kind = BvVerdict::Holds;
       return r;
     }
@@ -596,6 +598,34 @@ struct BvProver::Impl {
       HoldsCache::get().add(key, {w1.queries - w0.queries, w1.rlimit - w0.rlimit});
     }
     return r;
+  }
+
+  // Queries answered from the holds cache and not run here yet. Z3's
+  // models depend on the context's history (the terms and ids the earlier
+  // queries made), so before this context runs another query it runs these
+  // first, in order (replaySkipped): every query that does run, runs in the
+  // context it would have had without the cache, and gives the same model.
+  // Their work is charged as they run, instead of the record's.
+  struct Skipped {
+    std::shared_ptr<ir::Expr> goal;
+    lia::Bad kind;
+    std::function<z3::expr(const Term&)> build_bad;
+    std::vector<ir::ExprPtr> premises;
+    bool probe_undefined, all_facts, linear_subsets;
+    z3w::QueryWork charged;
+  };
+  std::vector<Skipped> skipped;
+  void replaySkipped() {
+    std::vector<Skipped> todo;
+    todo.swap(skipped);
+    const bool subsets = linear_subsets;
+    for (const Skipped& q : todo) {
+      BvResult ignored;
+      linear_subsets = q.linear_subsets;
+      solveUncached(ignored, *q.goal, q.kind, q.build_bad, q.premises, q.probe_undefined, q.all_facts);
+      z3w::takeThreadQueryWork(q.charged);
+    }
+    linear_subsets = subsets;
   }
 
   // The holds cache's key of a solve() query (HoldsCache).
@@ -624,6 +654,7 @@ struct BvProver::Impl {
   void solveUncached(BvResult& r, const ir::Expr& goal, lia::Bad kind,
                      const std::function<z3::expr(const Term&)>& build_bad, const std::vector<ir::ExprPtr>& premises,
                      bool probe_undefined, bool all_facts) {
+    replaySkipped();
     // The linear pre-check (bv_linear.h): its unsat is this query's; a sat
     // answer too where no model is read (assumptionsConsistent), else the
     // bit-vector solver finds the model as before.
@@ -744,6 +775,7 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
                                   const std::vector<ir::ExprPtr>& premises, int64_t* best) {
   BvResult r;
   ++query_count;
+  replaySkipped();
   auto t0 = std::chrono::steady_clock::now();
   guardQuery(r.kind, r.detail, [&] {
     resetQuery();
@@ -811,6 +843,7 @@ BvProver::Values BvProver::allowedValues(int param, const std::vector<ir::ExprPt
                                          const std::function<void()>& tick) {
   Values out;
   Impl& im = *impl_;
+  im.replaySkipped();
   bool all = false;  // every allowed value found (the last query unsat)
   guardQuery(out.kind, out.detail, [&] {
     im.resetQuery();

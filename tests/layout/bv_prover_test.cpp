@@ -650,7 +650,22 @@ TEST(BvProver, HoldingQueriesAnswerOnlyTheSameQueryThatHeld) {
   EXPECT_EQ(std::get<0>(ask(twoParams(), goal, {B(ExprKind::Ge, P(0), C(6))})).kind, BvVerdict::Fails);
   // a goal that differs in one constant
   EXPECT_EQ(std::get<0>(ask(s, B(ExprKind::Ge, B(ExprKind::Mul, P(0), C(3)), C(25)))).kind, BvVerdict::Fails);
-  encoder::keepHoldingQueries(false);
+  // a query the same prover runs after one answered from the record runs in
+  // the context it would have had without it (the skipped one runs first):
+  // the same model, the same work counted
+  auto sequence = [&](bool keep) {
+    encoder::keepHoldingQueries(keep);
+    BvProver pv(s);
+    const encoder::z3w::QueryWork w0 = encoder::z3w::threadQueryWork();
+    EXPECT_EQ(pv.prove(goal).kind, BvVerdict::Holds);
+    const encoder::BvResult f = pv.prove(B(ExprKind::Le, B(ExprKind::Add, P(0), P(1)), C(100)));
+    const encoder::z3w::QueryWork w1 = encoder::z3w::threadQueryWork();
+    EXPECT_EQ(f.kind, BvVerdict::Fails);
+    return std::make_tuple(f.model.params, w1.queries - w0.queries, w1.rlimit - w0.rlimit);
+  };
+  const auto with_record = sequence(true);
+  const auto without = sequence(false);  // (off: the record emptied)
+  EXPECT_EQ(with_record, without);
   auto [off, q3, r3, solved3] = ask(s, goal);
   EXPECT_EQ(off.kind, BvVerdict::Holds);
   EXPECT_GE(solved3, 1);  // off: the solver again
