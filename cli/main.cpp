@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/heap.h"
 #include "cli/memory_cap.h"
+#include "encoder/holds_cache.h"
 #include "ir/diagnostic.h"
 #include "ir/sarif.h"
 
@@ -94,6 +95,7 @@ int outOfMemory(unsigned memory_limit_mib) {
 
 int main(int argc, char** argv) {
   cake::cli::keepFreedMemory();
+  cake::encoder::keepHoldingQueries(true);
   CLI::App app{"cake: a verifier-first compiler harness for GPU kernel schedules (CAKE IR)", "cake"};
   app.set_version_flag("--version", std::string("cake ") + CAKE_VERSION);
   app.require_subcommand(1);

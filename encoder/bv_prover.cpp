@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <mutex>
+#include <atomic>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <z3++.h>
 
 #include "encoder/bv_linear.h"
+#include "encoder/holds_cache.h"
 #include "encoder/z3_solver.h"
 
 namespace cake::encoder {
@@ -236,6 +240,68 @@ void guardQuery(BvVerdict& kind, std::string& detail, Body&& body) {
   } catch (const z3::exception& ex) {
     kind = BvVerdict::Error;
     detail = std::string("z3: ") + ex.msg();
+  }
+}
+
+// Queries that hold, remembered for the whole process (every schedule,
+// every thread): the same question asked again (a layout gate's facts on
+// each parameter value, a mutant's gates, which are its original's) is
+// answered without the solver. Only Holds is kept: unsat is a fact about
+// the formula, which the key determines (what solve() translates: the
+// goal, the premises, the schedule's lm.assume facts and its parameters'
+// types, and the switches that choose the facts), whatever the limits,
+// the context or the load; a model (Fails) would depend on the context's
+// history, and Unknown on the limits. A hit adds the work the query
+// counted when it ran (threadQueryWork), so every budget that charges
+// queries charges the same (docs/benchmarks.md "Session 38 (helper
+// perf38)").
+std::atomic<bool> g_holds_cache{false};
+
+class HoldsCache {
+ public:
+  static HoldsCache& get() {
+    static HoldsCache* c = new HoldsCache();  // (never destroyed: threads may ask at exit)
+    return *c;
+  }
+  std::optional<z3w::QueryWork> find(const std::string& key) {
+    if (!g_holds_cache.load(std::memory_order_relaxed)) return std::nullopt;
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = held_.find(key);
+    if (it == held_.end()) return std::nullopt;
+    return it->second;
+  }
+  void add(std::string key, const z3w::QueryWork& w) {
+    if (!g_holds_cache.load(std::memory_order_relaxed)) return;
+    std::lock_guard<std::mutex> lock(m_);
+    if (bytes_ + key.size() > kMaxBytes) return;  // (full: later queries run as before)
+    bytes_ += key.size() + 64;
+    held_.emplace(std::move(key), w);
+  }
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(m_);
+    held_.clear();
+    bytes_ = 0;
+  }
+
+ private:
+  static constexpr size_t kMaxBytes = size_t{64} << 20;
+  std::mutex m_;
+  std::unordered_map<std::string, z3w::QueryWork> held_;
+  size_t bytes_ = 0;
+};
+
+// The key's words: an expression written out whole (kind, value, index,
+// its arguments), so two keys are equal only for the same formula.
+void appendExpr(std::string& key, const ir::Expr& e) {
+  auto word = [&](int64_t x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
+  word(static_cast<int64_t>(e.kind));
+  word(e.value);
+  word(e.index);
+  word(static_cast<int64_t>(e.args.size()));
+  for (const ir::ExprPtr& a : e.args) {
+    if (a) appendExpr(key, *a);
+    else word(-1);
   }
 }
 
@@ -517,6 +583,78 @@ struct BvProver::Impl {
                  const std::vector<ir::ExprPtr>& premises, bool probe_undefined, bool all_facts = false) {
     BvResult r;
     ++query_count;
+    const std::string key = g_holds_cache.load(std::memory_order_relaxed) ? holdsKey(goal, kind, premises, all_facts) : "";
+    if (std::optional<z3w::QueryWork> w = HoldsCache::get().find(key)) {
+      z3w::addThreadQueryWork(*w);
+      skipped.push_back({std::make_shared<ir::Expr>(goal), kind, build_bad, premises, probe_undefined, all_facts,
+                         linear_subsets, *w});
+      r.kind = BvVerdict::Holds;
+      return r;
+    }
+    const z3w::QueryWork w0 = z3w::threadQueryWork();
+    solveUncached(r, goal, kind, build_bad, premises, probe_undefined, all_facts);
+    if (r.kind == BvVerdict::Holds && !key.empty()) {
+      const z3w::QueryWork w1 = z3w::threadQueryWork();
+      HoldsCache::get().add(key, {w1.queries - w0.queries, w1.rlimit - w0.rlimit});
+    }
+    return r;
+  }
+
+  // Queries answered from the holds cache and not run here yet. Z3's
+  // models depend on the context's history (the terms and ids the earlier
+  // queries made), so before this context runs another query it runs these
+  // first, in order (replaySkipped): every query that does run, runs in the
+  // context it would have had without the cache, and gives the same model.
+  // Their work is charged as they run, instead of the record's.
+  struct Skipped {
+    std::shared_ptr<ir::Expr> goal;
+    lia::Bad kind;
+    std::function<z3::expr(const Term&)> build_bad;
+    std::vector<ir::ExprPtr> premises;
+    bool probe_undefined, all_facts, linear_subsets;
+    z3w::QueryWork charged;
+  };
+  std::vector<Skipped> skipped;
+  void replaySkipped() {
+    std::vector<Skipped> todo;
+    todo.swap(skipped);
+    const bool subsets = linear_subsets;
+    for (const Skipped& q : todo) {
+      BvResult ignored;
+      linear_subsets = q.linear_subsets;
+      solveUncached(ignored, *q.goal, q.kind, q.build_bad, q.premises, q.probe_undefined, q.all_facts);
+      z3w::takeThreadQueryWork(q.charged);
+    }
+    linear_subsets = subsets;
+  }
+
+  // The holds cache's key of a solve() query (HoldsCache).
+  std::string holdsKey(const ir::Expr& goal, lia::Bad kind, const std::vector<ir::ExprPtr>& premises,
+                       bool all_facts) const {
+    std::string key;
+    key.push_back(static_cast<char>(kind));
+    key.push_back(all_facts ? 'A' : 'a');
+    key.push_back(linear_subsets ? 'L' : 'l');
+    appendExpr(key, goal);
+    key.push_back('|');
+    for (const ir::ExprPtr& p : premises) {
+      if (p) appendExpr(key, *p);
+      key.push_back(';');
+    }
+    key.push_back('#');
+    for (const ir::Assume& a : s.assumes) {
+      if (a.cond) appendExpr(key, *a.cond);
+      key.push_back(';');
+    }
+    key.push_back('$');
+    for (const ir::Param& p : s.params) key.push_back(static_cast<char>(p.type));
+    return key;
+  }
+
+  void solveUncached(BvResult& r, const ir::Expr& goal, lia::Bad kind,
+                     const std::function<z3::expr(const Term&)>& build_bad, const std::vector<ir::ExprPtr>& premises,
+                     bool probe_undefined, bool all_facts) {
+    replaySkipped();
     // The linear pre-check (bv_linear.h): its unsat is this query's; a sat
     // answer too where no model is read (assumptionsConsistent), else the
     // bit-vector solver finds the model as before.
@@ -526,7 +664,7 @@ struct BvProver::Impl {
       if (sat && (!*sat || kind == lia::Bad::Nothing)) {
         r.kind = *sat ? BvVerdict::Fails : BvVerdict::Holds;
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return r;
+        return;
       }
     }
     guardQuery(r.kind, r.detail, [&] {
@@ -568,13 +706,17 @@ struct BvProver::Impl {
       }
     });
     touched = nullptr;
-    return r;
   }
 
   BvResult optimize(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
                     const std::vector<ir::ExprPtr>& premises, int64_t* best);
   std::optional<BvResult> beforeSolver(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises, bool witness);
 };
+
+void keepHoldingQueries(bool on) {
+  g_holds_cache.store(on);
+  if (!on) HoldsCache::get().clear();
+}
 
 BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_unique<Impl>(s, limits)) {}
 BvProver::~BvProver() = default;
@@ -633,6 +775,7 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
                                   const std::vector<ir::ExprPtr>& premises, int64_t* best) {
   BvResult r;
   ++query_count;
+  replaySkipped();
   auto t0 = std::chrono::steady_clock::now();
   guardQuery(r.kind, r.detail, [&] {
     resetQuery();
@@ -700,6 +843,7 @@ BvProver::Values BvProver::allowedValues(int param, const std::vector<ir::ExprPt
                                          const std::function<void()>& tick) {
   Values out;
   Impl& im = *impl_;
+  im.replaySkipped();
   bool all = false;  // every allowed value found (the last query unsat)
   guardQuery(out.kind, out.detail, [&] {
     im.resetQuery();

@@ -224,6 +224,16 @@ void failureOf(QueryResult& out, const z3::exception& e, const Limits& lim, std:
 
 QueryWork threadQueryWork() { return query_work; }
 
+void addThreadQueryWork(const QueryWork& w) {
+  query_work.queries += w.queries;
+  query_work.rlimit += w.rlimit;
+}
+
+void takeThreadQueryWork(const QueryWork& w) {
+  query_work.queries -= std::min(query_work.queries, w.queries);
+  query_work.rlimit -= std::min(query_work.rlimit, w.rlimit);
+}
+
 QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions, bool again) {
   QueryResult out;
   auto t0 = std::chrono::steady_clock::now();

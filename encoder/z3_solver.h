@@ -92,6 +92,13 @@ struct QueryWork {
   uint64_t rlimit = 0;
 };
 QueryWork threadQueryWork();
+// Adds `w` to this thread's count: the work of a query answered from a
+// record of the same query (encoder/bv_prover.cpp, the holds cache), so
+// that a budget charges it as if it ran again.
+void addThreadQueryWork(const QueryWork& w);
+// Takes `w` off this thread's count again (at most what it holds): such a
+// query run after all, whose own work check() counted.
+void takeThreadQueryWork(const QueryWork& w);
 
 // Spacer / fixedpoint query: Correct when `query` is unreachable.
 QueryResult query(z3::fixedpoint& fp, z3::expr query, const Limits& lim);

@@ -8,6 +8,8 @@
 
 #include "encoder/bv_linear.h"
 #include "encoder/bv_prover.h"
+#include "encoder/holds_cache.h"
+#include "encoder/z3_solver.h"
 
 namespace cake {
 namespace {
@@ -600,6 +602,73 @@ TEST(BvProver, LinearSubsetsLeaveOutOnlyNonlinearFacts) {
   BvProver pv(s);
   pv.linearSubsets(true);
   EXPECT_EQ(pv.prove(B(ExprKind::Ge, P(0), C(2)), two).kind, BvVerdict::Unknown);
+}
+
+// keepHoldingQueries (bv_prover.h): a query that holds is answered again
+// from the record, on another prover, with the work it counted when it ran
+// charged again; a query that fails is asked again (its model is the
+// context's); the same goal under other lm.assume facts, or with another
+// premise, is its own query, and its broken twin (a fact that no longer
+// implies the goal) is not answered from the record.
+TEST(BvProver, HoldingQueriesAnswerOnlyTheSameQueryThatHeld) {
+  encoder::keepHoldingQueries(true);
+  ir::Schedule s = twoParams();
+  s.assumes.push_back({B(ExprKind::Ge, P(0), C(8)), {}});
+  const ExprPtr goal = B(ExprKind::Ge, B(ExprKind::Mul, P(0), C(3)), C(24));  // M >= 8 -> 3M >= 24
+  const ExprPtr fails = B(ExprKind::Ge, P(1), C(1));
+  auto ask = [&](const ir::Schedule& sched, const ExprPtr& g, const std::vector<ExprPtr>& premises = {}) {
+    BvProver pv(sched);
+    const encoder::z3w::QueryWork w0 = encoder::z3w::threadQueryWork();
+    const auto before = encoder::lia::counts();
+    const encoder::BvResult r = pv.prove(g, premises);
+    const encoder::z3w::QueryWork w1 = encoder::z3w::threadQueryWork();
+    const auto after = encoder::lia::counts();
+    return std::make_tuple(r, w1.queries - w0.queries, w1.rlimit - w0.rlimit,
+                           after.decided + after.handed_on - before.decided - before.handed_on);
+  };
+  auto [first, q1, r1, solved1] = ask(s, goal);
+  auto [again, q2, r2, solved2] = ask(s, goal);
+  EXPECT_EQ(first.kind, BvVerdict::Holds);
+  EXPECT_EQ(again.kind, BvVerdict::Holds);
+  EXPECT_GE(solved1, 1);
+  EXPECT_EQ(solved2, 0);  // from the record
+  EXPECT_EQ(q2, q1);      // charged as when it ran
+  EXPECT_EQ(r2, r1);
+  // a failing query runs each time, with its model
+  for (int i = 0; i < 2; ++i) {
+    auto [f, q, r, solved] = ask(s, fails);
+    EXPECT_EQ(f.kind, BvVerdict::Fails);
+    EXPECT_GE(solved, 1);
+    EXPECT_LE(f.model.params.at(1), 0);
+  }
+  // broken twins: a weaker fact, no fact, another premise
+  ir::Schedule weaker = twoParams();
+  weaker.assumes.push_back({B(ExprKind::Ge, P(0), C(7)), {}});
+  EXPECT_EQ(std::get<0>(ask(weaker, goal)).kind, BvVerdict::Fails);
+  EXPECT_EQ(std::get<0>(ask(twoParams(), goal)).kind, BvVerdict::Fails);
+  EXPECT_EQ(std::get<0>(ask(twoParams(), goal, {B(ExprKind::Ge, P(0), C(8))})).kind, BvVerdict::Holds);
+  EXPECT_EQ(std::get<0>(ask(twoParams(), goal, {B(ExprKind::Ge, P(0), C(6))})).kind, BvVerdict::Fails);
+  // a goal that differs in one constant
+  EXPECT_EQ(std::get<0>(ask(s, B(ExprKind::Ge, B(ExprKind::Mul, P(0), C(3)), C(25)))).kind, BvVerdict::Fails);
+  // a query the same prover runs after one answered from the record runs in
+  // the context it would have had without it (the skipped one runs first):
+  // the same model, the same work counted
+  auto sequence = [&](bool keep) {
+    encoder::keepHoldingQueries(keep);
+    BvProver pv(s);
+    const encoder::z3w::QueryWork w0 = encoder::z3w::threadQueryWork();
+    EXPECT_EQ(pv.prove(goal).kind, BvVerdict::Holds);
+    const encoder::BvResult f = pv.prove(B(ExprKind::Le, B(ExprKind::Add, P(0), P(1)), C(100)));
+    const encoder::z3w::QueryWork w1 = encoder::z3w::threadQueryWork();
+    EXPECT_EQ(f.kind, BvVerdict::Fails);
+    return std::make_tuple(f.model.params, w1.queries - w0.queries, w1.rlimit - w0.rlimit);
+  };
+  const auto with_record = sequence(true);
+  const auto without = sequence(false);  // (off: the record emptied)
+  EXPECT_EQ(with_record, without);
+  auto [off, q3, r3, solved3] = ask(s, goal);
+  EXPECT_EQ(off.kind, BvVerdict::Holds);
+  EXPECT_GE(solved3, 1);  // off: the solver again
 }
 
 }  // namespace
