@@ -5902,6 +5902,7 @@ struct HalfShift {
   std::vector<int> slot;
   std::vector<int64_t> slot_delta;
   std::vector<int64_t> commits;
+  std::map<int, int64_t> named;  // generations per named barrier the shift removes
   std::vector<int32_t> tracked;
   std::vector<int32_t> write;
 };
@@ -7081,8 +7082,9 @@ class PersistentExplorer {
     // same named barrier, count and phase at the image) is all it needs; a
     // slot keeps its CTA there (docs/z3.md "Ring rotations in a cluster").
     // The unfenced marks keep a bit per process below 31.
-    if ((h > 0 && (sys.ctas > 1 || m_.N > 0 || sys.cluster_named >= 0)) || m_.P > 30) return no(1);
+    if ((h > 0 && (sys.ctas > 1 || sys.cluster_named >= 0)) || m_.P > 30) return no(1);
     HalfShift hs;
+    if (h > 0 && !namedPerShift(h, hs.named)) return no(23);
     hs.h = h;
     hs.t0 = t0;
     hs.dx = dx;
@@ -7200,20 +7202,20 @@ class PersistentExplorer {
     };
     auto same = [&](int p, int pc, int q, int pc2) {
       const Instr &a = m_.instr(p, pc), &b = m_.instr(q, pc2);
-      if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.count != b.count || a.bytes != b.bytes ||
+      if (a.kind != b.kind || (a.stmt != b.stmt && (!a.stmt || !b.stmt || a.stmt->op.kind != b.stmt->op.kind)) || a.derived != b.derived || a.count != b.count || a.bytes != b.bytes ||
           a.pending != b.pending || a.named != b.named || a.grid_dep_early != b.grid_dep_early ||
           a.regs_hazard.regs_space >= 0 || b.regs_hazard.regs_space >= 0 || a.accesses.size() != b.accesses.size() ||
           (a.slot < 0) != (b.slot < 0))
-        return false;
+        return (getenv("KS_DBG") && fprintf(stderr,"same fail 1 k%d/%d st%d d%d/%d c%d/%d b%d/%d pe%d/%d n%d/%d g%d/%d r%d/%d(%s) acc%zu/%zu slot%d/%d\n",(int)a.kind,(int)b.kind,a.stmt==b.stmt,(int)a.derived,(int)b.derived,(int)a.count,(int)b.count,(int)a.bytes,(int)b.bytes,(int)a.pending,(int)b.pending,a.named,b.named,(int)a.grid_dep_early,(int)b.grid_dep_early,a.regs_hazard.regs_space,b.regs_hazard.regs_space,a.regs_hazard.rule(),a.accesses.size(),b.accesses.size(),a.slot,b.slot)), false;
       if (a.slot < 0) {
-        if (a.phase != b.phase) return false;
+        if (a.phase != b.phase) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",2)), false;
       } else {
         const BarrierSlot &x = sys.slots[a.slot], &y = sys.slots[b.slot];
-        if (x.barrier != y.barrier || x.init_count != y.init_count || x.cta != y.cta) return false;
+        if (x.barrier != y.barrier || x.init_count != y.init_count || x.cta != y.cta) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",3)), false;
         const bool fresh = sigma[a.slot] < 0;
-        if (!learn(sigma, sigma_inv, a.slot, b.slot)) return false;
+        if (!learn(sigma, sigma_inv, a.slot, b.slot)) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",4)), false;
         if (fresh) delta[a.slot] = a.phase - b.phase;
-        else if (delta[a.slot] != a.phase - b.phase) return false;
+        else if (delta[a.slot] != a.phase - b.phase) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",5)), false;
       }
       for (size_t i = 0; i < a.accesses.size(); ++i) {
         const Access &x = a.accesses[i], &y = b.accesses[i];
@@ -7221,17 +7223,17 @@ class PersistentExplorer {
         if (x.write != y.write || x.proxy != y.proxy || x.async != y.async || x.view != y.view ||
             x.hi - x.lo != y.hi - y.lo || rx.a1 - rx.a0 != ry.a1 - ry.a0 ||
             (m_.write_id[p][pc][i] >= 0) != (m_.write_id[q][pc2][i] >= 0))
-          return false;
+          return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",6)), false;
         if (!(privateTo(p, rx) && privateTo(q, ry))) {
           // one delta per view, as the tile shift's (Deltas, checkLapDeltas below)
-          if (x.stage_like != y.stage_like || x.view_written != y.view_written) return false;
+          if (x.stage_like != y.stage_like || x.view_written != y.view_written) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",7)), false;
           if (x.view < 0) {
-            if (x.index != y.index || x.gen != y.gen) return false;
+            if (x.index != y.index || x.gen != y.gen) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",8)), false;
           } else if (x.stage_like) {
-            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, genKey(x, p), x.gen - y.gen)) return false;
+            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, genKey(x, p), x.gen - y.gen)) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",9)), false;
           } else if (!Deltas::learn(views.view_index, x.view, x.index - y.index) ||
                      !Deltas::learn(views.view_gen, genKey(x, p), x.gen - y.gen)) {
-            return false;
+            return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",10)), false;
           }
         }
         if (rx.a0 == ry.a0 && rx.a1 == ry.a1 && rx.a1 - rx.a0 > 1) {
@@ -7239,7 +7241,7 @@ class PersistentExplorer {
           continue;
         }
         for (int k = 0; k < rx.a1 - rx.a0; ++k)
-          if (!learn(beta, beta_inv, rx.a0 + k, ry.a0 + k)) return false;
+          if (!learn(beta, beta_inv, rx.a0 + k, ry.a0 + k)) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",11)), false;
       }
       return true;
     };
@@ -7341,6 +7343,16 @@ class PersistentExplorer {
       if (to >= 0) hs.write[id] = m_.write_id[hs.perm[w.proc]][to][w.acc];
     }
     return hs;
+  }
+
+  // The generations of each named barrier that h tiles complete: the tile
+  // period's (g_.tile_named) times h / Pt, where that is a whole number.
+  bool namedPerShift(int64_t h, std::map<int, int64_t>& out) const {
+    for (const auto& [n, k] : g_.tile_named) {
+      if (k * h % g_.Pt != 0) return false;
+      out[n] = k * h / g_.Pt;
+    }
+    return true;
   }
 
   // Whether a pc at `q` of p moves with the ring under the shifts (the ring
@@ -7454,12 +7466,16 @@ class PersistentExplorer {
     for (int p = 0; p < m_.P; ++p) {
       const int q = hs.perm[p];
       out.v[m_.off_pc + q] = hs.pc[p][sim::pcOf(m_, s, p)];
-      out.v[m_.off_sgen + q] = s.v[m_.off_sgen + p];  // (no named barrier: read by nothing)
+      const int pc = sim::pcOf(m_, s, p);
+      out.v[m_.off_sgen + q] = s.v[m_.off_sgen + p];
+      if (pc < m_.programSize(p) && m_.instr(p, pc).kind == InstrKind::SyncWait)
+        out.v[m_.off_sgen + q] -= static_cast<int32_t>(Deltas::of(hs.named, m_.instr(p, pc).named));
       const std::optional<int32_t> obs =
           observedCommitsBack(s.v[m_.off_obs + p], m_.ordinal(p) ? 0 : hs.commits[p]);
       if (!obs) return false;
       out.v[m_.off_obs + q] = *obs;
     }
+    for (int k = 0; k < m_.N; ++k) out.v[m_.off_named + 2 * k] -= static_cast<int32_t>(Deltas::of(hs.named, k));
     for (int k = 0; k < m_.S; ++k)
       for (int f = 0; f < sim::kSlotFields; ++f)
         out.v[m_.off_slot + sim::kSlotFields * hs.slot[k] + f] =

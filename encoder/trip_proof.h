@@ -61,7 +61,7 @@ struct ReadMeets;  // encoder/trip_restart.h
 }
 
 // TripProofOptions::ordinal_commits_from_work's default (6 s of work).
-inline constexpr uint64_t kOrdinalCommitsFromWork = 6'000'000'000;
+inline constexpr uint64_t kOrdinalCommitsFromWork = 3'000'000'000;
 
 struct TripProofOptions {
   // The budget (encoder/proof_budget.h): `work` units (deterministic: what
