@@ -1413,6 +1413,16 @@ bool clusterBarrierKept(const Model& m, const State& s, const std::map<int, int6
   return (gen > 0) == (gen - Deltas::of(named, nb) > 0);
 }
 
+// Whether two instructions come from ops of one kind. The simulator and the
+// reducer read an instruction's source statement only for the text of a
+// report (its op kind, sim_state.cpp `actor`, and its location), so a shift
+// may map an instruction onto one of another statement of the same kind:
+// the two branches of `if t % 2 == 0:` that name a stage each (docs/z3.md
+// "A named barrier in a shift by part of the tile period").
+bool sameSourceKind(const Instr& a, const Instr& b) {
+  return a.stmt == b.stmt || (a.stmt && b.stmt && a.stmt->op.kind == b.stmt->op.kind);
+}
+
 // A process's observed MMA-commit count (-1 and below: none observed, kept
 // as it is) moved back by the `commits` a shift removes; nullopt when it
 // would fall below -1 (the shifted state would stand for no run).
@@ -7076,12 +7086,15 @@ class PersistentExplorer {
       return std::nullopt;
     };
     const System& sys = m_.sys;
-    // h > 0: no cluster, no named barrier (their generations would need a
-    // delta per process). h = 0 keeps every process in its place and every
-    // named barrier's state (the cluster barrier's too), so check 3 (the
-    // same named barrier, count and phase at the image) is all it needs; a
-    // slot keeps its CTA there (docs/z3.md "Ring rotations in a cluster").
-    // The unfenced marks keep a bit per process below 31.
+    // h > 0: no cluster and no cluster barrier (whether its first
+    // generation completed is read: clusterBarrierKept); the other named
+    // barriers' generations move by what h tiles complete (namedPerShift,
+    // docs/z3.md "A named barrier in a shift by part of the tile period").
+    // h = 0 keeps every process in its place and every named barrier's
+    // state (the cluster barrier's too), so check 3 (the same named
+    // barrier, count and phase at the image) is all it needs; a slot keeps
+    // its CTA there (docs/z3.md "Ring rotations in a cluster"). The unfenced
+    // marks keep a bit per process below 31.
     if ((h > 0 && (sys.ctas > 1 || sys.cluster_named >= 0)) || m_.P > 30) return no(1);
     HalfShift hs;
     if (h > 0 && !namedPerShift(h, hs.named)) return no(23);
@@ -7202,20 +7215,20 @@ class PersistentExplorer {
     };
     auto same = [&](int p, int pc, int q, int pc2) {
       const Instr &a = m_.instr(p, pc), &b = m_.instr(q, pc2);
-      if (a.kind != b.kind || (a.stmt != b.stmt && (!a.stmt || !b.stmt || a.stmt->op.kind != b.stmt->op.kind)) || a.derived != b.derived || a.count != b.count || a.bytes != b.bytes ||
+      if (a.kind != b.kind || !sameSourceKind(a, b) || a.derived != b.derived || a.count != b.count || a.bytes != b.bytes ||
           a.pending != b.pending || a.named != b.named || a.grid_dep_early != b.grid_dep_early ||
           a.regs_hazard.regs_space >= 0 || b.regs_hazard.regs_space >= 0 || a.accesses.size() != b.accesses.size() ||
           (a.slot < 0) != (b.slot < 0))
-        return (getenv("KS_DBG") && fprintf(stderr,"same fail 1 k%d/%d st%d d%d/%d c%d/%d b%d/%d pe%d/%d n%d/%d g%d/%d r%d/%d(%s) acc%zu/%zu slot%d/%d\n",(int)a.kind,(int)b.kind,a.stmt==b.stmt,(int)a.derived,(int)b.derived,(int)a.count,(int)b.count,(int)a.bytes,(int)b.bytes,(int)a.pending,(int)b.pending,a.named,b.named,(int)a.grid_dep_early,(int)b.grid_dep_early,a.regs_hazard.regs_space,b.regs_hazard.regs_space,a.regs_hazard.rule(),a.accesses.size(),b.accesses.size(),a.slot,b.slot)), false;
+        return false;
       if (a.slot < 0) {
-        if (a.phase != b.phase) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",2)), false;
+        if (a.phase != b.phase) return false;
       } else {
         const BarrierSlot &x = sys.slots[a.slot], &y = sys.slots[b.slot];
-        if (x.barrier != y.barrier || x.init_count != y.init_count || x.cta != y.cta) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",3)), false;
+        if (x.barrier != y.barrier || x.init_count != y.init_count || x.cta != y.cta) return false;
         const bool fresh = sigma[a.slot] < 0;
-        if (!learn(sigma, sigma_inv, a.slot, b.slot)) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",4)), false;
+        if (!learn(sigma, sigma_inv, a.slot, b.slot)) return false;
         if (fresh) delta[a.slot] = a.phase - b.phase;
-        else if (delta[a.slot] != a.phase - b.phase) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",5)), false;
+        else if (delta[a.slot] != a.phase - b.phase) return false;
       }
       for (size_t i = 0; i < a.accesses.size(); ++i) {
         const Access &x = a.accesses[i], &y = b.accesses[i];
@@ -7223,17 +7236,17 @@ class PersistentExplorer {
         if (x.write != y.write || x.proxy != y.proxy || x.async != y.async || x.view != y.view ||
             x.hi - x.lo != y.hi - y.lo || rx.a1 - rx.a0 != ry.a1 - ry.a0 ||
             (m_.write_id[p][pc][i] >= 0) != (m_.write_id[q][pc2][i] >= 0))
-          return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",6)), false;
+          return false;
         if (!(privateTo(p, rx) && privateTo(q, ry))) {
           // one delta per view, as the tile shift's (Deltas, checkLapDeltas below)
-          if (x.stage_like != y.stage_like || x.view_written != y.view_written) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",7)), false;
+          if (x.stage_like != y.stage_like || x.view_written != y.view_written) return false;
           if (x.view < 0) {
-            if (x.index != y.index || x.gen != y.gen) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",8)), false;
+            if (x.index != y.index || x.gen != y.gen) return false;
           } else if (x.stage_like) {
-            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, genKey(x, p), x.gen - y.gen)) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",9)), false;
+            if (x.index != y.index || !Deltas::learn(views.view_gen_stage, genKey(x, p), x.gen - y.gen)) return false;
           } else if (!Deltas::learn(views.view_index, x.view, x.index - y.index) ||
                      !Deltas::learn(views.view_gen, genKey(x, p), x.gen - y.gen)) {
-            return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",10)), false;
+            return false;
           }
         }
         if (rx.a0 == ry.a0 && rx.a1 == ry.a1 && rx.a1 - rx.a0 > 1) {
@@ -7241,7 +7254,7 @@ class PersistentExplorer {
           continue;
         }
         for (int k = 0; k < rx.a1 - rx.a0; ++k)
-          if (!learn(beta, beta_inv, rx.a0 + k, ry.a0 + k)) return (getenv("KS_DBG") && fprintf(stderr,"same fail %d\n",11)), false;
+          if (!learn(beta, beta_inv, rx.a0 + k, ry.a0 + k)) return false;
       }
       return true;
     };
@@ -7345,8 +7358,11 @@ class PersistentExplorer {
     return hs;
   }
 
-  // The generations of each named barrier that h tiles complete: the tile
-  // period's (g_.tile_named) times h / Pt, where that is a whole number.
+  // The generations of each named barrier that h tiles complete outside the
+  // K loops: the tile period's (g_.tile_named) times h / Pt, where that is
+  // a whole number (else no shift by h). Any amount would be sound (a
+  // generation is compared only with the same barrier's other values, both
+  // moved by it); this one makes a state and its image h tiles on one.
   bool namedPerShift(int64_t h, std::map<int, int64_t>& out) const {
     for (const auto& [n, k] : g_.tile_named) {
       if (k * h % g_.Pt != 0) return false;
