@@ -2,9 +2,9 @@
 // (corpus/gemm/sm100_persistent_two_mma_warps_k_split.cake: mma_lo runs
 // k-blocks [0, kh), mma_hi [kh, k_tiles) of every tile, both over the one
 // smem ring, ordered on the shared TMEM accumulator by k_half / hi_done).
-// The proof does not cover a K loop over a sub-range of the tile's K
-// iterations yet (docs/z3.md "K loops over a sub-range of the tile's K
-// iterations", session 34, helper ksplit: the route and what stops it).
+// The proof reads each tile as two tiles (docs/z3.md "K loops over a
+// sub-range of the tile's K iterations" and the sections after it; proved
+// at the default budget since session 38).
 // Whatever argument comes to prove the file must not prove these broken
 // forms: each is a real bug of the split, found by the bounded check on a
 // small grid of sizes, and each test fails if it gets proved.
