@@ -1414,6 +1414,16 @@ bool clusterBarrierKept(const Model& m, const State& s, const std::map<int, int6
   return (gen > 0) == (gen - Deltas::of(named, nb) > 0);
 }
 
+// Whether two instructions come from ops of one kind. The simulator and the
+// reducer read an instruction's source statement only for the text of a
+// report (its op kind, sim_state.cpp `actor`, and its location), so a shift
+// may map an instruction onto one of another statement of the same kind:
+// the two branches of `if t % 2 == 0:` that name a stage each (docs/z3.md
+// "A named barrier in a shift by part of the tile period").
+bool sameSourceKind(const Instr& a, const Instr& b) {
+  return a.stmt == b.stmt || (a.stmt && b.stmt && a.stmt->op.kind == b.stmt->op.kind);
+}
+
 // A process's observed MMA-commit count (-1 and below: none observed, kept
 // as it is) moved back by the `commits` a shift removes; nullopt when it
 // would fall below -1 (the shifted state would stand for no run).
@@ -6038,6 +6048,7 @@ struct HalfShift {
   std::vector<int> slot;
   std::vector<int64_t> slot_delta;
   std::vector<int64_t> commits;
+  std::map<int, int64_t> named;  // generations per named barrier the shift removes
   std::vector<int32_t> tracked;
   std::vector<int32_t> write;
 };
@@ -7217,14 +7228,18 @@ class PersistentExplorer {
       return std::nullopt;
     };
     const System& sys = m_.sys;
-    // h > 0: no cluster, no named barrier (their generations would need a
-    // delta per process). h = 0 keeps every process in its place and every
-    // named barrier's state (the cluster barrier's too), so check 3 (the
-    // same named barrier, count and phase at the image) is all it needs; a
-    // slot keeps its CTA there (docs/z3.md "Ring rotations in a cluster").
-    // The unfenced marks keep a bit per process below 31.
-    if ((h > 0 && (sys.ctas > 1 || m_.N > 0 || sys.cluster_named >= 0)) || m_.P > 30) return no(1);
+    // h > 0: no cluster and no cluster barrier (whether its first
+    // generation completed is read: clusterBarrierKept); the other named
+    // barriers' generations move by what h tiles complete (namedPerShift,
+    // docs/z3.md "A named barrier in a shift by part of the tile period").
+    // h = 0 keeps every process in its place and every named barrier's
+    // state (the cluster barrier's too), so check 3 (the same named
+    // barrier, count and phase at the image) is all it needs; a slot keeps
+    // its CTA there (docs/z3.md "Ring rotations in a cluster"). The unfenced
+    // marks keep a bit per process below 31.
+    if ((h > 0 && (sys.ctas > 1 || sys.cluster_named >= 0)) || m_.P > 30) return no(1);
     HalfShift hs;
+    if (h > 0 && !namedPerShift(h, hs.named)) return no(23);
     hs.h = h;
     hs.t0 = t0;
     hs.dx = dx;
@@ -7342,7 +7357,7 @@ class PersistentExplorer {
     };
     auto same = [&](int p, int pc, int q, int pc2) {
       const Instr &a = m_.instr(p, pc), &b = m_.instr(q, pc2);
-      if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.count != b.count || a.bytes != b.bytes ||
+      if (a.kind != b.kind || !sameSourceKind(a, b) || a.derived != b.derived || a.count != b.count || a.bytes != b.bytes ||
           a.pending != b.pending || a.named != b.named || a.grid_dep_early != b.grid_dep_early ||
           a.regs_hazard.regs_space >= 0 || b.regs_hazard.regs_space >= 0 || a.accesses.size() != b.accesses.size() ||
           (a.slot < 0) != (b.slot < 0))
@@ -7485,6 +7500,19 @@ class PersistentExplorer {
     return hs;
   }
 
+  // The generations of each named barrier that h tiles complete outside the
+  // K loops: the tile period's (g_.tile_named) times h / Pt, where that is
+  // a whole number (else no shift by h). Any amount would be sound (a
+  // generation is compared only with the same barrier's other values, both
+  // moved by it); this one makes a state and its image h tiles on one.
+  bool namedPerShift(int64_t h, std::map<int, int64_t>& out) const {
+    for (const auto& [n, k] : g_.tile_named) {
+      if (k * h % g_.Pt != 0) return false;
+      out[n] = k * h / g_.Pt;
+    }
+    return true;
+  }
+
   // Whether a pc at `q` of p moves with the ring under the shifts (the ring
   // shift's rule, layOutPersistent): a K iteration, and every part of a
   // process with the K loop that runs every tile; a process that skips
@@ -7596,12 +7624,16 @@ class PersistentExplorer {
     for (int p = 0; p < m_.P; ++p) {
       const int q = hs.perm[p];
       out.v[m_.off_pc + q] = hs.pc[p][sim::pcOf(m_, s, p)];
-      out.v[m_.off_sgen + q] = s.v[m_.off_sgen + p];  // (no named barrier: read by nothing)
+      const int pc = sim::pcOf(m_, s, p);
+      out.v[m_.off_sgen + q] = s.v[m_.off_sgen + p];
+      if (pc < m_.programSize(p) && m_.instr(p, pc).kind == InstrKind::SyncWait)
+        out.v[m_.off_sgen + q] -= static_cast<int32_t>(Deltas::of(hs.named, m_.instr(p, pc).named));
       const std::optional<int32_t> obs =
           observedCommitsBack(s.v[m_.off_obs + p], m_.ordinal(p) ? 0 : hs.commits[p]);
       if (!obs) return false;
       out.v[m_.off_obs + q] = *obs;
     }
+    for (int k = 0; k < m_.N; ++k) out.v[m_.off_named + 2 * k] -= static_cast<int32_t>(Deltas::of(hs.named, k));
     for (int k = 0; k < m_.S; ++k)
       for (int f = 0; f < sim::kSlotFields; ++f)
         out.v[m_.off_slot + sim::kSlotFields * hs.slot[k] + f] =

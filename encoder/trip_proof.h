@@ -60,8 +60,11 @@ namespace trip {
 struct ReadMeets;  // encoder/trip_restart.h
 }
 
-// TripProofOptions::ordinal_commits_from_work's default (6 s of work).
-inline constexpr uint64_t kOrdinalCommitsFromWork = 6'000'000'000;
+// TripProofOptions::ordinal_commits_from_work's default (3 s of work, the
+// default budget: the K split's copy costs 2.2e9 units since the shift by
+// part of the tile period moves named barriers, docs/z3.md "A named barrier
+// in a shift by part of the tile period").
+inline constexpr uint64_t kOrdinalCommitsFromWork = 3'000'000'000;
 
 struct TripProofOptions {
   // The budget (encoder/proof_budget.h): `work` units (deterministic: what
@@ -196,10 +199,10 @@ struct TripProofOptions {
   // groups that arrive on a barrier is explored (its completions numbered
   // in issue order: docs/z3.md "Commit ordinals in issue order") only where
   // the proof's work budget is capped at this many units or more (0:
-  // always; a budget without a cap: only with 0). Such explorations were
-  // measured at about 5.4e9 units (the K split corpus file), past the
-  // default 3e9: below this they are refused before the exploration, in
-  // the time the refusal took before they were built.
+  // always; a budget without a cap: only with 0). Such explorations cost
+  // about 2.2e9 units (the K split corpus file; 5.4e9 before session 38),
+  // so they run at the default 3e9: below it they are refused before the
+  // exploration, in the time the refusal took before they were built.
   uint64_t ordinal_commits_from_work = kOrdinalCommitsFromWork;
   // Parameters read besides the trip expression (tile sizes as parameters)
   // are proved value by value when the lm.assume facts allow at most this

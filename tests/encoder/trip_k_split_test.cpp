@@ -2,9 +2,9 @@
 // (corpus/gemm/sm100_persistent_two_mma_warps_k_split.cake: mma_lo runs
 // k-blocks [0, kh), mma_hi [kh, k_tiles) of every tile, both over the one
 // smem ring, ordered on the shared TMEM accumulator by k_half / hi_done).
-// The proof does not cover a K loop over a sub-range of the tile's K
-// iterations yet (docs/z3.md "K loops over a sub-range of the tile's K
-// iterations", session 34, helper ksplit: the route and what stops it).
+// The proof reads each tile as two tiles (docs/z3.md "K loops over a
+// sub-range of the tile's K iterations" and the sections after it; proved
+// at the default budget since session 38).
 // Whatever argument comes to prove the file must not prove these broken
 // forms: each is a real bug of the split, found by the bounded check on a
 // small grid of sizes, and each test fails if it gets proved.
@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "encoder/proof_budget.h"
 #include "encoder/trip_proof.h"
 #include "prove_util.h"
 #include "test_util.h"
@@ -225,5 +226,80 @@ TEST(TripKSplit, BrokenSplitsAreNotProvedWithTheCopyExplored) {
   for (const std::string& f : forms) {
     auto r = tks::proveWithOrdinals(f, 3'000'000'000);
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << f << r.engine;
+  }
+}
+
+namespace trip_k_split_test {
+
+// The proof as `cake check` runs it: the default budget (--proof-timeout 3,
+// 3e9 work units), the K split's copy explored from it on
+// (kOrdinalCommitsFromWork).
+encoder::ModelCheckResult proveAtTheDefaultBudget(const std::string& text) {
+  encoder::TripProofOptions o = cake::testing::testProofOptions();
+  o.work = 3 * encoder::ProofBudget::kUnitsPerSecond;
+  return cake::testing::proveSchedule(cake::testing::compile(text).schedules.at(0), 129, o);
+}
+
+// The epilogue's subtile body, as the corpus file has it
+const std::string kEpiSubtile =
+    "                lm.tmem_load_wait()\n"
+    "                if h == 1:\n"
+    "                    lm.arrive(acc_empty, iter=t)\n";
+const std::string kEpiSecondSync =
+    "                lm.fence_proxy()\n"
+    "                lm.sync(epi_sync)\n";
+
+}  // namespace trip_k_split_test
+
+// The copy's exploration fits the default budget once a state and its
+// image one schedule tile on (two tiles of the copy, half its tile period:
+// the other TMEM stage, the epilogue's named barrier four generations on)
+// are one (docs/z3.md "A named barrier in a shift by part of the tile
+// period"): the corpus file is proved as `cake check` runs it. (About 2.2e9
+// work units, 2 s of CPU.)
+TEST(TripKSplit, TheCorpusFileIsProvedAtTheDefaultBudget) {
+  auto r = tks::proveAtTheDefaultBudget(tks::kSplitText());
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail << r.engine;
+}
+
+// Broken forms of what that shift moves (the named barrier's generations,
+// the accumulator stages the epilogue releases), each found by the bounded
+// check and not proved at the default budget: the staging sync before the
+// TMA store on even tiles only (its generations per tile differ from tile
+// to tile: tile t + 1's store races the copies into smem_d), one epilogue
+// warp skipping that sync (epi_sync short of a warp: the store races, the
+// generations drift), one epilogue warp releasing the accumulator stage
+// before it read its second subtile (the stage's next tile overwrites what
+// it still reads), and the N split's corpus twin (acc_full expecting one of
+// the two MMA warps' commits).
+TEST(TripKSplit, BrokenFormsOfTheShiftedEpilogueAreNotProved) {
+  struct Broken {
+    std::string what, text;
+    bool k_split;  // a form of the K split file (found on its grid)
+  };
+  const Broken broken[] = {
+      {"the staging sync on even tiles only",
+       tks::kSplitEdit(tks::kEpiSecondSync, "                lm.fence_proxy()\n"
+                                            "                if t % 2 == 0:\n"
+                                            "                    lm.sync(epi_sync)\n"),
+       true},
+      {"one epilogue warp skips the staging sync",
+       tks::kSplitEdit(tks::kEpiSecondSync, "                lm.fence_proxy()\n"
+                                            "                if lm.instance() != 3:\n"
+                                            "                    lm.sync(epi_sync)\n"),
+       true},
+      {"one epilogue warp releases the accumulator a subtile early",
+       tks::kSplitEdit(tks::kEpiSubtile, "                lm.tmem_load_wait()\n"
+                                         "                if h + lm.instance() // 3 == 1:\n"
+                                         "                    lm.arrive(acc_empty, iter=t)\n"),
+       true},
+      {"acc_full expecting one MMA warp's commit (N split, corpus)",
+       cake::testing::corpusText("corpus/bugs/sync.race/sm100_two_mma_warps_acc_full_counts_one.cake"), false},
+  };
+  for (const Broken& b : broken) {
+    EXPECT_NE(b.text, tks::kSplitText()) << b.what;
+    if (b.k_split) EXPECT_TRUE(tks::kSplitBrokenOnGrid(b.text)) << b.what;
+    auto r = tks::proveAtTheDefaultBudget(b.text);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << b.what << ": " << r.detail << r.engine;
   }
 }
