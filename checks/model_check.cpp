@@ -695,31 +695,36 @@ class GoalCollector {
   // first step past the ring's depths comes at an iteration no trip
   // target reaches (the 30th tile), so the trip count takes the targets
   // around it (helper sound38, session 38: exit 0 at n_tasks <= 9).
+  // (Only the least parts that are not affine, each on its own: a step
+  // that some part already takes within the trip targets, `k % 2` of a
+  // band index, repeats every lap the targets run and needs nothing.)
   void loopSteps(const ExprPtr& e) {
     if (!e || !dependsOnLoops(*e)) return;
-    if (!affine(*e))
-      for (const auto& [var, loop] : symbolic_vars_)
-        if (ir::dependsOnLoopVar(*e, var) && readsOnly(*e, var)) {
-          if (auto k = firstStep(*e, var)) aroundIteration(loop, iterationOf(loop, *k));
-          return;
-        }
-    for (const ExprPtr& a : e->args) loopSteps(a);
+    const bool least = !affine(*e) && std::all_of(e->args.begin(), e->args.end(),
+                                                  [](const ExprPtr& a) { return !a || affine(*a); });
+    if (!least) {
+      for (const ExprPtr& a : e->args) loopSteps(a);
+      return;
+    }
+    for (const auto& [var, loop] : symbolic_vars_)
+      if (ir::dependsOnLoopVar(*e, var) && readsOnly(*e, var))
+        if (auto k = firstStep(*e, var)) aroundIteration(loop, iterationOf(loop, *k));
   }
-  // The least loop-variable value k >= 2 past the depths where `e` stops
-  // moving by a constant step (its second difference is not 0), for any
-  // instance; nothing up to kGuardFlipCap or where `e` cannot be evaluated.
+  // The least loop-variable value k >= 2 where `e` stops moving by a
+  // constant step (its second difference is not 0), over the instances;
+  // nothing up to kGuardFlipCap or where `e` cannot be evaluated.
   std::optional<int64_t> firstStep(const ir::Expr& e, int var) const {
     std::optional<int64_t> first;
     for (int n = 0; n < instancesOf(e, instances_); ++n) {
       ir::EvalEnv env;
       env.instance = n;
       std::vector<int64_t> v;
-      for (int64_t k = 0; k <= kGuardFlipCap && (!first || k <= *first); ++k) {
+      for (int64_t k = 0; k <= kGuardFlipCap && (!first || k < *first); ++k) {
         env.loop_vars[var] = k;
         auto x = ir::evaluate(e, env);
         if (!x) return std::nullopt;
         v.push_back(*x);
-        if (k >= 2 && k > maxStages() + 1 && v[k] - v[k - 1] != v[k - 1] - v[k - 2]) {
+        if (k >= 2 && v[k] - v[k - 1] != v[k - 1] - v[k - 2]) {
           first = k;
           break;
         }
