@@ -59,6 +59,13 @@ struct Goal {
   // that is not affine in what it reads: its values between the targets
   // are sampled too (BindingSearch::sampledValues).
   bool sampled = false;
+  // Trip counts to reach at least (the least allowed value at or past each
+  // is run, from the first two bases): a flip or step far before the end
+  // or a slice's reach of its view's extent (GoalCollector::reachAtLeast),
+  // where `values` wants exact trip counts that facts like `K % 4 == 0`
+  // may not allow. Not in `values`, so the third base (every loop at its
+  // largest target) does not grow with them.
+  std::set<int64_t> reach;
 };
 
 constexpr int kGuardInstances = 16;  // lm.instance() values a guard is evaluated for
@@ -557,7 +564,7 @@ class GoalCollector {
     const int64_t as = *a * *step;
     ExprPtr end = ir::makeExpr(ExprKind::Add, {loop.lo, ir::makeExpr(ExprKind::Mul, {loop.step, goals[loop.goal].expr})});
     ExprPtr g = substituteLoopVar(d, var, end);
-    if (constantOverSamples(*g)) return;  // `k + 2 < k_tiles` at the end is 2 for every K: nothing to place
+    if (constantOverSamples(*g)) return flipBeforeEnd(*g, as, loop);
     // The goal above moves one parameter at a time; a flip that needs two
     // to move together (`k + 64 * lm.block_idx(0) < K`: the trip count
     // through K, the flip through K and the block index) is placed jointly.
@@ -572,6 +579,29 @@ class GoalCollector {
     for (int64_t v : {int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{2}, S + 1, S + 2, 2 * S + 2})
       for (int64_t r : rounding) values.insert(as * v + r);
     goals.push_back({g, std::move(values)});
+  }
+  // A comparison whose difference at the loop's end is the same constant
+  // c for every parameter value (`it + 20 != K` in `lm.range(0, K)`) flips
+  // c / (a * step) iterations before the end: only once the trip count
+  // reaches that many. `k + 2 < k_tiles` (a flip within the trip targets)
+  // needs nothing more; a far one (20 iterations before the end) took no
+  // value past it, and a refill skipped there exited 0 (helper sound38,
+  // session 38: ThunderKittens LCSF, K in {4, 8}). The trip count takes
+  // the targets around that distance, as a flip of the loop variable's
+  // own (flipGoals).
+  void flipBeforeEnd(const ir::Expr& end_difference, int64_t as, const SymbolicLoop& loop) {
+    auto c = ir::evaluate(end_difference, sampleEnvs().front());
+    if (!c || as == 0 || (*c > 0) != (as > 0)) return;
+    const int64_t n = (std::abs(*c) + std::abs(as) - 1) / std::abs(as);
+    aroundIteration(loop, n);
+  }
+  // Trip counts around iteration i and laps of the deepest ring past it,
+  // for an i past the trip targets (which cover i <= S + 1) and within
+  // kGuardFlipCap.
+  void aroundIteration(const SymbolicLoop& loop, int64_t i) {
+    const int64_t S = maxStages();
+    if (i <= S + 1 || i > kGuardFlipCap) return;
+    for (int64_t v : {i, i + 1, i + S + 1, i + 2 * S + 1}) goals[loop.goal].reach.insert(v);
   }
   void loopGuardPart(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
     if (readsOnly(c, var)) flipGoals(c, var, loop, where);
@@ -654,8 +684,101 @@ class GoalCollector {
       operand(e);
       innerAtoms(e);
       operandFlips(e, o.range);
+      loopSteps(e);
     }
+    for (const auto* r : {&o.dst, &o.src, &o.src2})
+      if (r->kind == ir::BufferRef::Kind::View) sliceReach(*r);
     globalCoords(o);
+  }
+  // A part of an operand that is not affine and reads one symbolic loop's
+  // variable and nothing else that varies (`iter=g - 2 - t // 30`): its
+  // first step past the ring's depths comes at an iteration no trip
+  // target reaches (the 30th tile), so the trip count takes the targets
+  // around it (helper sound38, session 38: exit 0 at n_tasks <= 9).
+  // (Only the least parts that are not affine, each on its own: a step
+  // that some part already takes within the trip targets, `k % 2` of a
+  // band index, repeats every lap the targets run and needs nothing.)
+  void loopSteps(const ExprPtr& e) {
+    if (!e || !dependsOnLoops(*e)) return;
+    const bool least = !affine(*e) && std::all_of(e->args.begin(), e->args.end(),
+                                                  [](const ExprPtr& a) { return !a || affine(*a); });
+    if (!least) {
+      for (const ExprPtr& a : e->args) loopSteps(a);
+      return;
+    }
+    for (const auto& [var, loop] : symbolic_vars_)
+      if (ir::dependsOnLoopVar(*e, var) && readsOnly(*e, var))
+        if (auto k = firstStep(*e, var)) aroundIteration(loop, iterationOf(loop, *k));
+  }
+  // The least loop-variable value k >= 2 where `e` stops moving by a
+  // constant step (its second difference is not 0), over the instances;
+  // nothing up to kGuardFlipCap or where `e` cannot be evaluated.
+  std::optional<int64_t> firstStep(const ir::Expr& e, int var) const {
+    std::optional<int64_t> first;
+    for (int n = 0; n < instancesOf(e, instances_); ++n) {
+      ir::EvalEnv env;
+      env.instance = n;
+      std::vector<int64_t> v;
+      for (int64_t k = 0; k <= kGuardFlipCap && (!first || k < *first); ++k) {
+        env.loop_vars[var] = k;
+        auto x = ir::evaluate(e, env);
+        if (!x) return std::nullopt;
+        v.push_back(*x);
+        if (k >= 2 && v[k] - v[k - 1] != v[k - 1] - v[k - 2]) {
+          first = k;
+          break;
+        }
+      }
+    }
+    return first;
+  }
+  // A slice of a view whose bound moves with a symbolic loop's variable
+  // (DeepGEMM's B-scale row read one column per K step, `smem_sfb[0][:,
+  // kb:kb + 1]` with kb = 2 * k + s): its last columns are read only once
+  // the trip count takes the slice to the view's extent, past every trip
+  // target (K > 3968 of a row 64 wide), so a band of the row left
+  // unwritten there exited 0 (helper sound38, session 38: K <= 1025 run).
+  // The trip count takes the least that reads the last element and one
+  // more, for each value of the enclosing constant loops and each
+  // instance.
+  void sliceReach(const ir::BufferRef& r) {
+    const ir::View& view = s_.views[r.index];
+    for (size_t d = 0; d < r.slices.size() && d < view.shape.size(); ++d) {
+      const ExprPtr& hi = r.slices[d].hi;
+      auto extent = ir::constValue(view.shape[d]);
+      if (!hi || !extent || !dependsOnLoops(*hi)) continue;
+      std::vector<ExprPtr> copies = constantLoopCopies(*hi);
+      if (copies.empty()) copies.push_back(hi);
+      for (const auto& [var, loop] : symbolic_vars_) {
+        std::optional<int64_t> least;
+        for (const ExprPtr& x : copies)
+          if (ir::dependsOnLoopVar(*x, var) && readsOnly(*x, var))
+            if (auto k = firstReaching(*x, var, *extent)) least = least ? std::min(*least, *k) : *k;
+        if (!least) continue;
+        const int64_t trip = iterationOf(loop, *least) + 1;
+        if (trip <= 2 * maxStages() + 1 || trip > kGuardFlipCap) continue;
+        for (int64_t v : {trip, trip + 1}) goals[loop.goal].reach.insert(v);
+      }
+    }
+  }
+  // The least loop-variable value in [0, kGuardFlipCap] at which `e`
+  // reaches `extent` for some instance.
+  std::optional<int64_t> firstReaching(const ir::Expr& e, int var, int64_t extent) const {
+    std::optional<int64_t> least;
+    for (int n = 0; n < instancesOf(e, instances_); ++n) {
+      ir::EvalEnv env;
+      env.instance = n;
+      for (int64_t k = 0; k <= kGuardFlipCap && (!least || k < *least); ++k) {
+        env.loop_vars[var] = k;
+        auto x = ir::evaluate(e, env);
+        if (!x) break;
+        if (*x >= extent) {
+          least = k;
+          break;
+        }
+      }
+    }
+    return least;
   }
   // The coordinates of an access of a global tensor the CTA reads and
   // writes place a box the model checks (encoder/system.cpp addGlobal);
@@ -952,6 +1075,10 @@ class BindingSearch {
     std::vector<Binding> out{base1};
     if (assumed(base2)) out.push_back(base2);
     const Binding* bases[] = {&base1, &base2, &base3};
+    // The far trip counts (Goal::reach) join last: the samples and laps
+    // below stay within the trip counts of the other bindings.
+    std::vector<Binding> reached;
+    const Binding reach_base = twoTrips(base1);
     for (int i = 0; i < 3; ++i)
       for (int p : ints_)
         for (const Goal& g : goals_) {
@@ -963,6 +1090,13 @@ class BindingSearch {
               b.params[p] = *v;
               out.push_back(b);
             }
+          if (i == 0)
+            for (int64_t target : g.reach)
+              if (auto v = findAtLeast(reach_base, p, *g.expr, target)) {
+                Binding b = reach_base;
+                b.params[p] = *v;
+                reached.push_back(b);
+              }
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
@@ -973,6 +1107,8 @@ class BindingSearch {
     placeStarts(base1, out);
     guardCombinations(base1, out);
     lappedCombinations(base1, out);
+    for (Binding& b : reached)
+      if (assumed(b)) out.push_back(std::move(b));
     dedupe(out);
     std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
     return out;
@@ -1177,6 +1313,55 @@ class BindingSearch {
     if (r.kind != encoder::BvVerdict::Fails || !r.model.params.count(p)) return std::nullopt;
     int64_t v = r.model.params.at(p);
     return hit(v) ? std::optional<int64_t>(v) : std::nullopt;
+  }
+
+  // The base of the far trip counts (Goal::reach): `base` with each loop
+  // that runs fewer than 2 trips moved to 2 by one parameter, in goal order
+  // (two tiles of a persistent kernel, not the second base's every
+  // parameter at 2 trips, whose tile count multiplies: each far binding
+  // costs a long exploration); `base` where the facts do not allow it.
+  Binding twoTrips(const Binding& base) {
+    Binding b = base;
+    for (const Goal& g : goals_) {
+      if (!g.trip) continue;
+      auto t = value(b, *g.expr);
+      if (!t || *t >= 2) continue;
+      for (int p : ints_)
+        if (dependsOnParam(*g.expr, p))
+          if (auto v = find(b, p, *g.expr, 2)) {
+            b.params[p] = *v;
+            break;
+          }
+    }
+    return assumed(b) ? b : base;
+  }
+  // The least value of parameter p (from base) inside the assumptions at
+  // which `e` is at least `target`, where `e` grows with p (a trip count):
+  // the galloping search of find(), then the next kReachScan values.
+  static constexpr int64_t kReachScan = 256;
+  std::optional<int64_t> findAtLeast(const Binding& base, int p, const ir::Expr& e, int64_t target) {
+    Binding b = base;
+    auto at = [&](int64_t v) {
+      b.params[p] = v;
+      return value(b, e);
+    };
+    int64_t hi = 1;
+    for (; hi < (int64_t{1} << 30); hi *= 2) {
+      auto x = at(hi);
+      if (x && *x >= target) break;
+    }
+    int64_t lo = hi / 2;
+    while (lo + 1 < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      auto x = at(mid);
+      if (x && *x >= target) hi = mid;
+      else lo = mid;
+    }
+    for (int64_t v = hi; v < hi + kReachScan; ++v) {
+      auto x = at(v);
+      if (x && *x >= target && assumed(b)) return v;
+    }
+    return std::nullopt;
   }
 
   // Every parameter at its smallest value that satisfies the assumptions
