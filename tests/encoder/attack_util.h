@@ -88,6 +88,29 @@ inline void expectFoundNotProved(const std::string& text, const std::string& rul
   EXPECT_NE(proveDefault(s).outcome, encoder::Outcome::Proved) << what << ": UNSOUND, proved";
 }
 
+// The stale-read attacks on a per-tile table row (sound37, sound38): the
+// corpus folder of their pairs and the producer's store of the row on the
+// first tile only.
+inline const std::string kStaleReadDir = "corpus/bugs/data.stale-read/";
+inline const std::string kRowStoredOnTheFirstTile = "            if t == 0:\n                lm.copy(row[0], v)\n";
+
+// The first violation's rule with the parameter n (tiles) at `n` ("" where
+// none).
+inline std::string ruleAtTiles(const std::string& text, int64_t n) {
+  auto mod = cake::testing::compile(text);
+  if (mod.schedules.empty()) return "no schedule";
+  const ir::Schedule& s = mod.schedules.at(0);
+  auto r = cake::testing::exploreToFirst(s, bindAll(s, {{"n", n}}));
+  return r.violations.empty() ? "" : r.violations.front().rule;
+}
+
+// Clean at one tile, stale at two, found by `cake check`, not proved.
+inline void expectStaleFromTheSecondTile(const std::string& text, const char* what) {
+  EXPECT_EQ(ruleAtTiles(text, 1), "") << what;
+  EXPECT_EQ(ruleAtTiles(text, 2), "data.stale-read") << what;
+  expectFoundNotProved(text, "data.stale-read", what);
+}
+
 // No sync./data./proxy. rule reported by `cake check`.
 inline void expectNoSyncFinding(const std::string& text, const char* what) {
   auto mod = cake::testing::compile(text);

@@ -22,26 +22,10 @@ using namespace cake::testing::attacks;
 
 namespace sound37_attacks_test {
 
-// The first violation's rule at n tiles ("" where none).
-std::string s37RuleAt(const std::string& text, int64_t n) {
-  auto mod = compile(text);
-  if (mod.schedules.empty()) return "no schedule";
-  const ir::Schedule& s = mod.schedules.at(0);
-  auto r = exploreToFirst(s, bindAll(s, {{"n", n}}));
-  return r.violations.empty() ? "" : r.violations.front().rule;
-}
-
-// Clean at one tile, stale at two, found by `cake check`, not proved.
-void s37ExpectFound(const std::string& text, const char* what) {
-  EXPECT_EQ(s37RuleAt(text, 1), "") << what;
-  EXPECT_EQ(s37RuleAt(text, 2), "data.stale-read") << what;
-  expectFoundNotProved(text, "data.stale-read", what);
-}
-
-const std::string kDir = "corpus/bugs/data.stale-read/";
+const std::string& kDir = kStaleReadDir;
 // The producer's store of the row on every tile, and on the first only.
 const std::string kEveryTile = "            lm.copy(row[0], v)\n";
-const std::string kFirstTile = "            if t == 0:\n                lm.copy(row[0], v)\n";
+const std::string& kFirstTile = kRowStoredOnTheFirstTile;
 
 }  // namespace sound37_attacks_test
 
@@ -52,7 +36,7 @@ namespace s37 = sound37_attacks_test;
 // running values (value=).
 TEST(Sound37, CarriedFragmentPublishedOnTheFirstTileOnlyIsFound) {
   const std::string broken = corpusText(s37::kDir + "sm90_running_offset_published_first_tile_only.cake");
-  s37::s37ExpectFound(broken, "a running offset published on the first tile only");
+  expectStaleFromTheSecondTile(broken, "a running offset published on the first tile only");
   expectNoSyncFinding(corpusText(s37::kDir + "sm90_running_offset_published_first_tile_only_fixed.cake"),
                       "the running offset published every tile");
   // carried through a second fragment: v = 2 * u, then u = v
@@ -60,7 +44,7 @@ TEST(Sound37, CarriedFragmentPublishedOnTheFirstTileOnlyIsFound) {
                                                   "        lm.copy(v, T, coords=(0, 0))\n", "        lm.copy(u, T, coords=(0, 0))\n"),
                                           "            lm.binary(v, v, 1.0, op=\"add\")\n" + s37::kFirstTile,
                                           "            lm.binary(v, u, 2.0, op=\"mul\")\n" + s37::kFirstTile + "            lm.copy(u, v)\n");
-  s37::s37ExpectFound(two, "a value carried through a second fragment");
+  expectStaleFromTheSecondTile(two, "a value carried through a second fragment");
   expectNoSyncFinding(replace(two, s37::kFirstTile, s37::kEveryTile), "the value carried through two, every tile");
   // a reduce's running minimum (value=), published on the first tile only
   const std::string best = replace(
@@ -72,7 +56,7 @@ TEST(Sound37, CarriedFragmentPublishedOnTheFirstTileOnlyIsFound) {
       "            lm.binary(v, v, 1.0, op=\"add\")\n" + s37::kFirstTile,
       "            lm.reduce(lab, v, op=\"argmin\", axis=1, value=best)\n            if t == 0:\n"
       "                lm.copy(row[0][:, 0:1], best)\n");
-  s37::s37ExpectFound(replace(replace(best, "lm.copy(w, row[0])", "lm.copy(b1, row[0][:, 0:1])"),
+  expectStaleFromTheSecondTile(replace(replace(best, "lm.copy(w, row[0])", "lm.copy(b1, row[0][:, 0:1])"),
                               "lm.copy(O, w, coords=(t, 0))", "lm.copy(O, b1, coords=(t, 0))"),
                       "a reduce's running values published on the first tile only");
 }
@@ -80,7 +64,7 @@ TEST(Sound37, CarriedFragmentPublishedOnTheFirstTileOnlyIsFound) {
 // The data picked per tile by a guard between two loads of constant
 // coordinates.
 TEST(Sound37, RowPickedByAGuardStoredOnTheFirstTileOnlyIsFound) {
-  s37::s37ExpectFound(corpusText(s37::kDir + "sm90_table_row_by_tile_parity_first_tile_only.cake"),
+  expectStaleFromTheSecondTile(corpusText(s37::kDir + "sm90_table_row_by_tile_parity_first_tile_only.cake"),
                       "the parity's row stored on the first tile only");
   expectNoSyncFinding(corpusText(s37::kDir + "sm90_table_row_by_tile_parity_first_tile_only_fixed.cake"),
                       "the parity's row stored every tile");
@@ -94,7 +78,7 @@ TEST(Sound37, RowPickedByAGuardStoredOnTheFirstTileOnlyIsFound) {
 // first tile only. The first warp's write at the read's tile covers its own
 // half only.
 TEST(Sound37, HalfOfTheRowWrittenOnTheFirstTileOnlyIsFound) {
-  s37::s37ExpectFound(corpusText(s37::kDir + "sm90_table_row_halves_second_warp_first_tile_only.cake"),
+  expectStaleFromTheSecondTile(corpusText(s37::kDir + "sm90_table_row_halves_second_warp_first_tile_only.cake"),
                       "the second warp's half written on the first tile only");
   expectNoSyncFinding(corpusText(s37::kDir + "sm90_table_row_halves_second_warp_first_tile_only_fixed.cake"),
                       "both halves written every tile");
@@ -109,7 +93,7 @@ TEST(Sound37, WriterLoopBoundSpelledApartIsPaired) {
   const std::string base = corpusText(s37::kDir + "sm90_table_row_other_role_first_tile_only.cake");
   for (const char* bound : {"n + 0", "1 * n", "2 * n - n"}) {
     const std::string producer = "    with prod:\n        for t in lm.range(0, ";
-    s37::s37ExpectFound(replace(base, producer + "n):", producer + bound + "):"), bound);
+    expectStaleFromTheSecondTile(replace(base, producer + "n):", producer + bound + "):"), bound);
   }
   expectFoundNotProved(corpusText(s37::kDir + "sm90_table_row_tile_count_spelled_apart_first_tile_only.cake"),
                        "data.stale-read", "lm.cdiv(K, 64) tiles against (K + 63) // 64");

@@ -16,23 +16,11 @@ using namespace cake::testing::attacks;
 
 namespace sound38_attacks_test {
 
-const std::string kDir = "corpus/bugs/data.stale-read/";
+const std::string& kDir = kStaleReadDir;
 // The corpus pair's inner loop, and its store on the first tile only.
 const std::string kPicked =
     "            for j in lm.range(0, 4):\n                if j == t:\n                    lm.copy(v, T, coords=(j, 0))\n";
-const std::string kFirstTile = "            if t == 0:\n                lm.copy(row[0], v)\n";
-
-// Clean at one tile, stale at two, found by `cake check`, not proved.
-void expectStaleAtTwo(const std::string& text, const char* what) {
-  auto mod = compile(text);
-  ASSERT_FALSE(mod.schedules.empty()) << what;
-  const ir::Schedule& s = mod.schedules.at(0);
-  for (int64_t n : {1, 2}) {
-    auto r = exploreToFirst(s, bindAll(s, {{"n", n}}));
-    EXPECT_EQ(r.violations.empty() ? "" : r.violations.front().rule, n == 1 ? "" : "data.stale-read") << what;
-  }
-  expectFoundNotProved(text, "data.stale-read", what);
-}
+const std::string& kFirstTile = kRowStoredOnTheFirstTile;
 
 }  // namespace sound38_attacks_test
 
@@ -47,19 +35,19 @@ namespace s38 = sound38_attacks_test;
 // coordinates) leaves a lazy table, clean.
 TEST(Sound38, RowPickedByAnInnerLoopStoredOnTheFirstTileOnlyIsFound) {
   const std::string broken = corpusText(s38::kDir + "sm90_table_row_picked_in_inner_loop_first_tile_only.cake");
-  s38::expectStaleAtTwo(broken, "the row picked by if j == t, stored on the first tile only");
+  expectStaleFromTheSecondTile(broken, "the row picked by if j == t, stored on the first tile only");
   expectNoSyncFinding(corpusText(s38::kDir + "sm90_table_row_picked_in_inner_loop_first_tile_only_fixed.cake"),
                       "the picked row stored every tile");
   const std::string loop = "            for j in lm.range(0, 4):\n                if j == t:\n    ";
-  s38::expectStaleAtTwo(replace(broken, loop, "            for j in lm.range(t, t + 1):\n        "),
+  expectStaleFromTheSecondTile(replace(broken, loop, "            for j in lm.range(t, t + 1):\n        "),
                         "the row loaded in lm.range(t, t + 1)");
-  s38::expectStaleAtTwo(replace(broken, loop, "            for j in lm.range(0, t + 1):\n        "),
+  expectStaleFromTheSecondTile(replace(broken, loop, "            for j in lm.range(0, t + 1):\n        "),
                         "the row loaded last in lm.range(0, t + 1)");
-  s38::expectStaleAtTwo(replace(broken, loop,
+  expectStaleFromTheSecondTile(replace(broken, loop,
                                 "            for j in lm.range(0, 4):\n                for k in lm.range(j, j + 1):\n"
                                 "                    if k == t:\n        "),
                         "the row picked by a guard in a loop inside the j loop");
-  s38::expectStaleAtTwo(replace(broken, s38::kPicked + s38::kFirstTile,
+  expectStaleFromTheSecondTile(replace(broken, s38::kPicked + s38::kFirstTile,
                                 "            for j in lm.range(t, t + 1):\n                if t == 0:\n"
                                 "                    lm.copy(row[0], T, coords=(j, 0))\n"),
                         "the row copied straight into shared memory in lm.range(t, t + 1)");
