@@ -5195,6 +5195,21 @@ void printUnshifted(const System& sys, const Series& se, int64_t top, int64_t P,
   }
 }
 
+// The first block of a ring series (of n blocks) from which every block is
+// the block P later shifted back, compared from the top down (the shifts
+// found added to d); n - P where not even the top block repeats. Shared
+// by the plain period search and the sloped one.
+int64_t seriesRepeatsFrom(const System& sys, const Series& se, int64_t n, int64_t P, Deltas& d) {
+  const auto& prog = sys.procs[se.proc].program;
+  int64_t b = n - 1 - P;
+  for (; b >= 0; --b) {
+    auto [a0, a1] = se.range(b);
+    auto [b0, b1] = se.range(b + P);
+    if (!shiftedRange(prog, a0, a1, prog, b0, b1, d, se.proc)) break;
+  }
+  return b + 1;
+}
+
 // The smallest period P such that in every series block i + P is block i
 // shifted, for every i >= w0 (the warm-up), leaving room to shift: (P, w0)
 // and the deltas, or nullopt.
@@ -5205,20 +5220,13 @@ std::optional<std::pair<int64_t, int64_t>> seriesPeriod(const System& sys, const
     int64_t w0 = 0;
     bool ok = !series.empty();
     for (const Series& se : series) {
-      const auto& prog = sys.procs[se.proc].program;
-      const int64_t top = n - 1 - P;
-      int64_t i = top;
-      for (; i >= 0; --i) {
-        auto [a0, a1] = se.range(i);
-        auto [b0, b1] = se.range(i + P);
-        if (!shiftedRange(prog, a0, a1, prog, b0, b1, d, se.proc)) break;
-      }
-      if (i == top && P <= 4 && std::getenv("CAKE_PERSIST_STATS")) printUnshifted(sys, se, top, P, d);
-      if (i == top) {
+      const int64_t from = seriesRepeatsFrom(sys, se, n, P, d);
+      if (from == n - P) {  // not even the top block repeats
+        if (P <= 4 && std::getenv("CAKE_PERSIST_STATS")) printUnshifted(sys, se, n - 1 - P, P, d);
         ok = false;
         break;
       }
-      w0 = std::max(w0, i + 1);
+      w0 = std::max(w0, from);
     }
     if (!ok || w0 + 2 * P + 2 > n) continue;
     out = std::move(d);
@@ -5244,17 +5252,7 @@ std::optional<std::pair<int64_t, int64_t>> slopedRingPeriod(const System& sys, c
   for (int64_t P = 1; P <= max_period && 2 * P + 2 <= n && !series.empty(); ++P) {
     Deltas d;
     std::vector<int64_t> from(series.size());  // the first block of each series from which it repeats
-    for (size_t i = 0; i < series.size(); ++i) {
-      const Series& se = series[i];
-      const auto& prog = sys.procs[se.proc].program;
-      int64_t b = n - 1 - P;
-      for (; b >= 0; --b) {
-        auto [a0, a1] = se.range(b);
-        auto [b0, b1] = se.range(b + P);
-        if (!shiftedRange(prog, a0, a1, prog, b0, b1, d, se.proc)) break;
-      }
-      from[i] = b + 1;
-    }
+    for (size_t i = 0; i < series.size(); ++i) from[i] = seriesRepeatsFrom(sys, series[i], n, P, d);
     int64_t w0 = 0;
     for (size_t i = 0; i < series.size(); ++i)
       if (tile_of[i] == 0) w0 = std::max(w0, from[i]);
