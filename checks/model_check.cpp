@@ -20,6 +20,7 @@
 #include "encoder/proof_budget.h"
 #include "encoder/trip_guards.h"
 #include "encoder/trip_proof.h"
+#include "encoder/value_equality.h"
 
 namespace cake::checks {
 
@@ -1114,6 +1115,43 @@ class BindingSearch {
     return out;
   }
 
+  // Bindings at which two loops of different roles run trip counts that
+  // differ by an amount the `checked` bindings never gave them (docs/z3.md
+  // "Soundness review, session 39"): each pair's difference outside the
+  // values it took there, at the least sample, else Z3's least witness
+  // (encoder::ValueComparer::valueOutside). Loops whose bounds read a loop
+  // variable or lm.instance() are left out, and so are pairs spelled alike.
+  // A consumer that runs `min(lm.cdiv(K, 64), 3)` iterations against its
+  // producer's `lm.cdiv(K, 64)` hangs only at K > 192, which no covering
+  // value reached (exit 0, *checked*). Run by the checker only when the
+  // proof leaves the schedule unproved; each binding only adds a check.
+  std::vector<Binding> pairedLoopCorners(const std::vector<Binding>& checked) {
+    std::vector<Binding> out;
+    if (checked.empty()) return out;
+    std::vector<std::pair<size_t, ExprPtr>> trips;  // (body, trip count)
+    for (size_t b = 0; b < s_.bodies.size(); ++b) collectTrips(s_.bodies[b].body, b, trips);
+    // (Z3's resource limit per question as the builder's; the wall clock only as the safety limit)
+    encoder::Limits limits = limits_;
+    limits.rlimit = encoder::kBoundQueryLimits.rlimit;
+    encoder::ValueComparer comparer(s_, limits);
+    std::vector<ExprPtr> asked;
+    for (size_t i = 0; i < trips.size(); ++i)
+      for (size_t j = i + 1; j < trips.size(); ++j) {
+        if (trips[i].first == trips[j].first || ir::sameExpr(*trips[i].second, *trips[j].second)) continue;
+        ExprPtr d = ir::makeExpr(ExprKind::Sub, {trips[i].second, trips[j].second});
+        if (asked.size() >= kCornerPairs ||
+            std::any_of(asked.begin(), asked.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *d); }))
+          continue;
+        asked.push_back(d);
+        std::set<int64_t> seen;
+        for (const Binding& b : checked)
+          if (auto v = value(b, *d)) seen.insert(*v);
+        if (std::optional<ir::EvalEnv> at = comparer.valueOutside(d, seen))
+          if (std::optional<Binding> b = bindingAt(checked.front(), *d, *at)) out.push_back(*b);
+      }
+    return out;
+  }
+
   // Why run() found no binding.
   const std::string& failure() const { return failure_; }
   // Flips of guards that run() could neither place nor show impossible
@@ -1203,6 +1241,41 @@ class BindingSearch {
   int64_t ctaIdx(const Binding& b, int d) const { return clusterDim(d) * b.block_idx[d]; }
   int64_t gridOf(const Binding& b, int d) const { return clusterDim(d) * b.grid_dim[d]; }
 
+  // (pairedLoopCorners) at most this many loop pairs asked
+  static constexpr size_t kCornerPairs = 16;
+  // The trip counts of the loops in `b` (of body `body`) whose bounds read a
+  // parameter, a block index or a grid size and no loop variable or lm.instance().
+  void collectTrips(const ir::Block& blk, size_t body, std::vector<std::pair<size_t, ExprPtr>>& out) const {
+    for (const Stmt& st : blk) {
+      if (st.kind == Stmt::Kind::For && st.lo && st.hi) {
+        ExprPtr step = st.step ? st.step : ir::makeConst(1);
+        ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
+        if (dependsOnParams(*trip) && !ir::exprUses(*trip, {ExprKind::LoopVar, ExprKind::Instance}))
+          out.emplace_back(body, std::move(trip));
+      }
+      collectTrips(st.body, body, out);
+      collectTrips(st.orelse, body, out);
+    }
+  }
+  // `base` with the symbols `e` reads set as in `at` (else every parameter
+  // of `at`), where the lm.assume facts hold: nullopt otherwise. The block
+  // index and grid size are taken only outside a cluster (a binding names
+  // clusters there).
+  std::optional<Binding> bindingAt(const Binding& base, const ir::Expr& e, const ir::EvalEnv& at) const {
+    for (const bool all : {false, true}) {
+      Binding b = base;
+      for (const auto& [p, v] : at.params)
+        if (all || dependsOnParam(e, p)) b.params[p] = v;
+      for (int d = 0; d < 3 && !s_.cluster_ops; ++d) {
+        if (at.block_idx[d] && (all || ir::readsSymbol(e, ExprKind::BlockIdx, d))) b.block_idx[d] = *at.block_idx[d];
+        if (at.grid_dim[d] && (all || dependsOnGridDim(e, d))) b.grid_dim[d] = *at.grid_dim[d];
+      }
+      if (b.block_idx[0] >= b.grid_dim[0] || b.block_idx[1] >= b.grid_dim[1] || b.block_idx[2] >= b.grid_dim[2])
+        continue;
+      if (assumed(b)) return b;
+    }
+    return std::nullopt;
+  }
   ir::EvalEnv env(const Binding& b) const {
     ir::EvalEnv e;
     e.params = b.params;
@@ -2998,7 +3071,7 @@ class Driver {
     }
     if (pr.outcome == encoder::Outcome::Violation) {
       if (reportProofViolations(pr, detail)) return;
-    } else if (checkWitnesses(pr)) {
+    } else if (checkWitnesses(pr.witnesses) || checkWitnesses(search_.pairedLoopCorners(checked))) {
       return;
     } else if (!pr.detail.empty()) {
       const std::string cut =
@@ -3092,8 +3165,8 @@ class Driver {
   // run (seen_: the bounded check's fingerprints, a checked binding's
   // included), and a violation it finds there is a counterexample like any
   // other. One it does not find leaves the proof's unknown as it was.
-  bool checkWitnesses(const encoder::ModelCheckResult& pr) {
-    for (const Binding& w : pr.witnesses) {
+  bool checkWitnesses(const std::vector<Binding>& witnesses) {
+    for (const Binding& w : witnesses) {
       if (!budget_.exhausted().empty()) return false;
       if (!search_.allowed(w)) continue;
       std::string err;

@@ -55,23 +55,66 @@ const std::vector<ir::EvalEnv>& ValueComparer::samples() {
   if (sampled_) return samples_;
   sampled_ = true;
   for (const int64_t v : {1, 2, 3, 4, 5, 8, 16, 32, 63, 64, 65, 100, 127, 128, 129, 256, 1000, 4096, 0, -1})
-    for (const bool last_block : {false, true}) {
-      ir::EvalEnv env;
-      for (size_t p = 0; p < s_.params.size(); ++p) env.params[static_cast<int>(p)] = v;
-      for (size_t l = 0; l < s_.loop_vars.size(); ++l) env.loop_vars[static_cast<int>(l)] = v;
-      env.instance = std::clamp<int64_t>(v, 0, 1023);
-      for (int d = 0; d < 3; ++d) {
-        env.grid_dim[d] = std::max<int64_t>(v, 1);
-        env.block_idx[d] = last_block ? *env.grid_dim[d] - 1 : 0;
-      }
-      if (last_block && *env.grid_dim[0] == 1) continue;  // the same as the first
-      const bool allowed = std::all_of(s_.assumes.begin(), s_.assumes.end(), [&](const ir::Assume& a) {
-        const std::optional<int64_t> holds = a.cond ? ir::evaluate(*a.cond, env) : std::nullopt;
-        return holds && *holds != 0;
-      });
-      if (allowed) samples_.push_back(std::move(env));
-    }
+    addSamplesAt(v, samples_);
   return samples_;
+}
+
+// Every symbol at `v` (the block index first and last), where allowed.
+void ValueComparer::addSamplesAt(int64_t v, std::vector<ir::EvalEnv>& out) const {
+  for (const bool last_block : {false, true}) {
+    ir::EvalEnv env;
+    for (size_t p = 0; p < s_.params.size(); ++p) env.params[static_cast<int>(p)] = v;
+    for (size_t l = 0; l < s_.loop_vars.size(); ++l) env.loop_vars[static_cast<int>(l)] = v;
+    env.instance = std::clamp<int64_t>(v, 0, 1023);
+    for (int d = 0; d < 3; ++d) {
+      env.grid_dim[d] = std::max<int64_t>(v, 1);
+      env.block_idx[d] = last_block ? *env.grid_dim[d] - 1 : 0;
+    }
+    if (last_block && *env.grid_dim[0] == 1) continue;  // the same as the first
+    const bool allowed = std::all_of(s_.assumes.begin(), s_.assumes.end(), [&](const ir::Assume& a) {
+      const std::optional<int64_t> holds = a.cond ? ir::evaluate(*a.cond, env) : std::nullopt;
+      return holds && *holds != 0;
+    });
+    if (allowed) out.push_back(std::move(env));
+  }
+}
+
+std::optional<ir::EvalEnv> ValueComparer::valueOutside(const ir::ExprPtr& e, const std::set<int64_t>& seen) {
+  if (!e) return std::nullopt;
+  // the samples, then every symbol at each constant of e and beside it (a
+  // difference made at `K == 250` alone: `K // 250 - K // 251`)
+  std::vector<ir::EvalEnv> near;
+  std::set<int64_t> constants;
+  ir::anySubExpr(*e, [&](const ir::Expr& x) {
+    if (x.kind == ir::ExprKind::Const && std::abs(x.value) >= 2 && std::abs(x.value) < (int64_t{1} << 30))
+      for (const int64_t d : {-1, 0, 1}) constants.insert(x.value + d);
+    return false;
+  });
+  for (const int64_t c : constants) addSamplesAt(c, near);
+  for (const std::vector<ir::EvalEnv>* envs : {&samples(), static_cast<const std::vector<ir::EvalEnv>*>(&near)})
+    for (const ir::EvalEnv& env : *envs) {
+      const std::optional<int64_t> v = ir::evaluate(*e, env);
+      if (v && !seen.count(*v)) return env;
+    }
+  ir::ExprPtr cond = ir::makeConst(1);
+  for (const int64_t v : seen)
+    cond = ir::makeExpr(ir::ExprKind::And, {cond, ir::makeExpr(ir::ExprKind::Ne, {e, ir::makeConst(v)})});
+  std::vector<ir::ExprPtr> least;  // |p| of each parameter e reads, smallest first
+  for (int p = 0; p < static_cast<int>(s_.params.size()); ++p) {
+    if (!ir::readsSymbol(*e, ir::ExprKind::Param, p)) continue;
+    auto x = std::make_shared<ir::Expr>();
+    x->kind = ir::ExprKind::Param;
+    x->index = p;
+    least.push_back(ir::makeExpr(ir::ExprKind::Max, {x, ir::makeExpr(ir::ExprKind::Sub, {ir::makeConst(0), x})}));
+  }
+  if (!prover_) prover_ = std::make_unique<BvProver>(s_, limits_);
+  ++prover_queries_;
+  const BvResult r = prover_->smallestWitness(cond, least);
+  if (r.kind != BvVerdict::Fails) return std::nullopt;
+  ir::EvalEnv env = r.model.env(s_);
+  const std::optional<int64_t> v = ir::evaluate(*e, env);  // (the model's value, checked by evaluation)
+  if (!v || seen.count(*v)) return std::nullopt;
+  return env;
 }
 
 ValueEquality ValueComparer::byProver(const ExprPairs& pairs) {

@@ -18,6 +18,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -53,12 +55,19 @@ class ValueComparer {
   ValueEquality compare(const ExprPairs& pairs, const ir::LoopVarRename& rename = {});
   // Both loops' start, end and step (b's loop variables renamed).
   ValueEquality compareLoops(const ir::Stmt& a, const ir::Stmt& b, const ir::LoopVarRename& rename = {});
+  // An allowed assignment at which `e` is defined and takes a value outside
+  // `seen`: the first sample that gives one (the sizes smallest first),
+  // else the prover's witness with the least parameters it reads; nullopt
+  // where neither finds one. A loop pair's corner for the bounded check
+  // (checks/model_check.cpp, pairedLoopCorners).
+  std::optional<ir::EvalEnv> valueOutside(const ir::ExprPtr& e, const std::set<int64_t>& seen);
   // Queries sent to the prover so far (tests: the cheap steps answered).
   int proverQueries() const { return prover_queries_; }
 
  private:
   bool differAtSomeSample(const ExprPairs& pairs);
   const std::vector<ir::EvalEnv>& samples();
+  void addSamplesAt(int64_t v, std::vector<ir::EvalEnv>& out) const;
   ValueEquality byProver(const ExprPairs& pairs);
 
   const ir::Schedule& s_;
