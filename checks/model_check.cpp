@@ -1130,9 +1130,10 @@ class BindingSearch {
     if (checked.empty()) return out;
     std::vector<std::pair<size_t, ExprPtr>> trips;  // (body, trip count)
     for (size_t b = 0; b < s_.bodies.size(); ++b) collectTrips(s_.bodies[b].body, b, trips);
-    // (Z3's resource limit per question as the builder's; the wall clock only as the safety limit)
+    // (Z3's resource limit per pair, a third of a second's worth; the wall
+    // clock only as the safety limit)
     encoder::Limits limits = limits_;
-    limits.rlimit = encoder::kBoundQueryLimits.rlimit;
+    limits.rlimit = encoder::ProofBudget::rlimitFor(kCornerSeconds);
     encoder::ValueComparer comparer(s_, limits);
     std::vector<ExprPtr> asked;
     for (size_t i = 0; i < trips.size(); ++i)
@@ -1242,7 +1243,8 @@ class BindingSearch {
   int64_t gridOf(const Binding& b, int d) const { return clusterDim(d) * b.grid_dim[d]; }
 
   // (pairedLoopCorners) at most this many loop pairs asked
-  static constexpr size_t kCornerPairs = 16;
+  static constexpr size_t kCornerPairs = 8;
+  static constexpr double kCornerSeconds = 1.0 / 3;
   // The trip counts of the loops in `b` (of body `body`) whose bounds read a
   // parameter, a block index or a grid size and no loop variable or lm.instance().
   void collectTrips(const ir::Block& blk, size_t body, std::vector<std::pair<size_t, ExprPtr>>& out) const {
