@@ -8,8 +8,11 @@
 # the proof refuses loops of different bounds.  The bounded check now also
 # runs, for loops of two roles whose trip counts differ, a binding where the
 # difference takes a value no covering one gave it (docs/z3.md "Soundness
-# review, session 39"): K = 256.
+# review, session 39"): K = 256.  It does so once the proof leaves the
+# schedule unproved, so `# check: proof` makes the corpus gate run the
+# proof, as `cake check` does by default.
 # Correct: sm90_table_row_consumer_tile_cap_fixed.cake.
+# check: proof
 # expect: sync.deadlock
 @cake.schedule(target="sm_90a")
 def table_row_consumer_tile_cap(lm, T: LM.gmem, O: LM.gmem, K: LM.i32):
