@@ -8,11 +8,25 @@ on, written to OUT/<base>/<name>.cake, one per line of the tables below.
 Each mutant is (name, expected, [(from, to), ...]): every `from` must occur
 exactly once in the base; `expected` is "bad" (a broken schedule: cake check
 must exit 1, the proof must not say proved) or "good" (a correct twin).
-Run them with bench/attacks/sound39_run.sh OUT.
+Run them with bench/attacks/sound39_run.sh OUT (cake check), or through the
+proof audit (cake_bench_proof_audit reads files marked `expect: pass` only):
+
+    bench/attacks/sound39_mutants.py OUT --all-pass   # every file marked pass
+    build/bench/cake_bench_proof_audit OUT --every=1000000000 --verbose > AUDIT
+    bench/attacks/sound39_mutants.py --summary OUT AUDIT
+
+Labels checked by hand where a first guess was wrong (kept "good" below): a
+commit's or a count-1 barrier's iter= names its slot only, so committing for
+`t + 2` or `it + 3` is the same arrival; `(2 * K + 127) // 128` equals
+`(K + 63) // 64` (2K + 127 is never a multiple of 128); under `K <= 256`
+`(K + 63) // 64 % 5` is the tile count; a one-instance role's
+`lm.instance()` is 0; `(K * K + 63 * K) // (64 * K)` is `(K + 63) // 64`.
 """
 import os
 import re
 import sys
+
+ALL_PASS = "--all-pass" in sys.argv  # (for the proof audit, which reads files marked pass only)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -90,7 +104,7 @@ KSPLIT_MUTANTS = [
     # slots and phases that differ between the branches
     ("acc_empty_odd_early", "bad", [("                if h == 1:\n", "                if h == 1 - t % 2:\n")]),
     ("acc_empty_even_early", "bad", [("                if h == 1:\n", "                if h == t % 2:\n")]),
-    ("k_half_odd_two_tiles_on", "bad",
+    ("k_half_odd_two_tiles_on", "good",
      [("            lm.mma_commit(barrier=k_half, iter=t)\n",
        by_parity(12, ["lm.mma_commit(barrier=k_half, iter=t)"], ["lm.mma_commit(barrier=k_half, iter=t + 2)"]))]),
     ("hi_done_odd_two_back", "bad",
@@ -111,7 +125,7 @@ KSPLIT_MUTANTS = [
      [("                lm.wait(full, iter=it)\n                if t % 2 == 0:\n                    lm.mma(tmem_acc0, smem_a[it], smem_b[it], init=(k == 0))\n",
        "                if t % 2 == 0:\n                    lm.wait(full, iter=it)\n                    lm.mma(tmem_acc0, smem_a[it], smem_b[it], init=(k == 0))\n"),
       (LO_ODD, "                    lm.wait(full, iter=it - 3)\n" + LO_ODD)]),
-    ("hi_commit_empty_odd_lap_late", "bad",
+    ("hi_commit_empty_odd_lap_late", "good",
      [(HI_ODD + "                lm.mma_commit(barrier=empty, iter=it)\n",
        HI_ODD + "                    lm.mma_commit(barrier=empty, iter=it + 3)\n"
        "                if t % 2 == 0:\n                    lm.mma_commit(barrier=empty, iter=it)\n")]),
@@ -136,6 +150,26 @@ KSPLIT_MUTANTS = [
     ("tmem_wait_odd_dropped", "bad",
      [("                lm.tmem_load_wait()\n", by_parity(16, ["lm.tmem_load_wait()"], ["pass"]))]),
 ]
+
+
+# round 2: the same kinds of difference from a later tile on (the window's
+# tiles, its edge, past it)
+def late(name, cond_first, first, later, line, indent):
+    return (name, "bad", [(line, " " * indent + "if " + cond_first + ":\n" + " " * (indent + 4) + first.strip() + "\n"
+                           + " " * indent + "else:\n" + " " * (indent + 4) + later.strip() + "\n")])
+
+
+for T in (3, 6, 9, 15, 17, 33):
+    KSPLIT_MUTANTS += [
+        late(f"lo_odd_accumulates_from_t{T}", f"t < {T}", LO_ODD, LO_ODD.replace(", init=(k == 0)", ""), LO_ODD, 20),
+        late(f"hi_odd_init_from_t{T}", f"t < {T}", HI_ODD, HI_ODD.replace(")\n", ", init=(k == kh))\n"), HI_ODD, 20),
+        late(f"epi_odd_reads_acc0_from_t{T}", f"t < {T}", EPI_ODD, EPI_ODD.replace("tmem_acc1", "tmem_acc0"), EPI_ODD, 20),
+        (f"sync2_odd_dropped_w0_from_t{T}", "bad",
+         [(SYNC2, sync2([S], [f"if t < {T} or lm.instance() != 0:", "    " + S]))]),
+        (f"acc_empty_odd_early_from_t{T}", "bad",
+         [("                if h == 1:\n",
+           f"                if (h == 1 and (t % 2 == 0 or t < {T})) or (h == 0 and t % 2 == 1 and t >= {T}):\n")]),
+    ]
 
 # ---------------------------------------------------------------- fa7's sloped periods
 FA7_WAIT = "                    lm.wait(o_ready, iter=g - t - 1)\n"
@@ -190,6 +224,20 @@ FA7_MUTANTS = [
        "                    else:\n                        lm.wait(o_empty, iter=t - 2)\n")]),
 ]
 
+
+for T in (5, 9, 13, 15, 16, 17, 31, 33, 64):
+    FA7_MUTANTS += [
+        (f"own_block_from_t{T}", "bad", [(FA7_WAIT, fa7_wait_if(f"t < {T}", "g - t - 1", "g - t"))]),
+        (f"early_from_t{T}", "bad", [(FA7_WAIT, fa7_wait_if(f"t < {T}", "g - t - 1", "g - t - 2"))]),
+        (f"o_empty_early_from_t{T}", "bad",
+         [("                    lm.wait(o_empty, iter=t - 1)\n",
+           f"                    if t < {T}:\n                        lm.wait(o_empty, iter=t - 1)\n"
+           "                    else:\n                        lm.wait(o_empty, iter=t - 2)\n")]),
+        (f"corr_arrives_early_from_t{T}", "bad",
+         [("                    lm.tmem_store_wait()\n",
+           f"                    if t < {T}:\n                        lm.tmem_store_wait()\n")]),
+    ]
+
 # ---------------------------------------------------------------- bounds38's respelled bounds
 SPELLED = "bugs/data.stale-read/sm90_table_row_tile_count_spelled_apart_first_tile_only_fixed.cake"
 CONS_LOOP = "        for t in lm.range(0, (K + 63) // 64):\n"
@@ -215,16 +263,16 @@ BOUNDS_MUTANTS = [
     ("cdiv_2k_plus_1_128", "bad", cons_bound("lm.cdiv(2 * K + 1, 128)")),
     ("k_plus_63_over_64_times_1", "good", cons_bound("(K + 63) // 64 * 1")),
     ("two_k_plus_126_over_128", "good", cons_bound("(2 * K + 126) // 128")),
-    ("two_k_plus_127_over_128", "bad", cons_bound("(2 * K + 127) // 128")),
+    ("two_k_plus_127_over_128", "good", cons_bound("(2 * K + 127) // 128")),
     ("k_over_64_plus_rest", "good", cons_bound("K // 64 + (K % 64 > 0)")),
     ("cdiv_cdiv_32_2", "good", cons_bound("lm.cdiv(lm.cdiv(K, 32), 2)")),
     ("cdiv_cdiv_48_2", "bad", cons_bound("lm.cdiv(lm.cdiv(K, 48), 2)")),
     ("cdiv_neg", "bad", cons_bound("-lm.cdiv(-K, 64)")),
     ("cdiv_k_neg64", "bad", cons_bound("-lm.cdiv(K, -64)")),
     ("floor_of_neg", "good", cons_bound("-((-K) // 64)")),
-    ("k_plus_63_over_64_mod_5", "bad", cons_bound("(K + 63) // 64 % 5 + (K > 256)")),
-    ("instance_term", "bad", cons_bound("(K + 63 + lm.instance()) // 64")),
-    ("k_times_k", "bad", cons_bound("(K * K + 63 * K) // (64 * K)")),
+    ("k_plus_63_over_64_mod_5", "good", cons_bound("(K + 63) // 64 % 5 + (K > 256)")),
+    ("instance_term", "good", cons_bound("(K + 63 + lm.instance()) // 64")),
+    ("k_times_k", "good", cons_bound("(K * K + 63 * K) // (64 * K)")),
     ("block_term", "bad", cons_bound("(K + 63) // 64 + lm.block_idx(0)")),
     ("grid_term", "bad", cons_bound("(K + 63) // 64 + lm.grid_dim(0) - 1")),
     ("offset_2_apart", "bad",
@@ -247,7 +295,7 @@ BOUNDS_FACTS = [
      [("    lm.assume(K <= 256)\n", "    lm.assume(K <= 256)\n    lm.assume(K % 64 == 0)\n")] + cons_bound("K // 64")),
     ("fact_k_mod_32_k_over_64", "bad",
      [("    lm.assume(K <= 256)\n", "    lm.assume(K <= 256)\n    lm.assume(K % 32 == 0)\n")] + cons_bound("K // 64")),
-    ("fact_k_ge_64_max", "good",
+    ("fact_k_ge_64_max", "bad",
      [("    lm.assume(K > 0)\n", "    lm.assume(K > 63)\n")] + cons_bound("max((K + 63) // 64, 2)")),
     ("fact_k_ge_63_max", "bad",
      [("    lm.assume(K > 0)\n", "    lm.assume(K > 62)\n")] + cons_bound("max((K + 63) // 64, 2)")),
@@ -267,12 +315,37 @@ def write(out, base_name, base_text, mutants, index):
             text = text.replace(a, b)
         path = os.path.join(d, name + ".cake")
         with open(path, "w") as f:
-            f.write(f"# sound39 mutant of {base_name}: {name}\n# expect: {'pass' if expected == 'good' else 'bug'}\n")
+            label = "pass" if expected == "good" or ALL_PASS else "bug"
+            f.write(f"# sound39 mutant of {base_name}: {name}\n# expect: {label}\n")
             f.write(text)
         index.append((os.path.relpath(path, out), expected))
 
 
+def summary(out, audit):
+    """Counts per (label, audit verdict), and each broken file proved or passed."""
+    labels = dict(l.split() for l in open(os.path.join(out, "index.tsv")))
+    counts, holes = {}, []
+    for line in open(audit):
+        m = re.match(r"(?:DISCREPANCY )?(\S+\.cake) \S+ (\S+)(.*)", line)
+        if not m:
+            continue
+        rel = os.path.relpath(m.group(1), os.path.basename(out.rstrip("/"))) if not m.group(1).startswith("/") else m.group(1)
+        key = next((k for k in labels if m.group(1).endswith(k)), None)
+        if key is None:
+            continue
+        verdict = m.group(2) + (" proof-proved" if "proof-on-broken=proved" in m.group(3) else "")
+        counts[(labels[key], verdict)] = counts.get((labels[key], verdict), 0) + 1
+        if labels[key] == "bad" and m.group(2) in ("proved", "checked") or "proof-on-broken=proved" in m.group(3):
+            holes.append(line.strip())
+    for k in sorted(counts):
+        print(counts[k], *k)
+    for h in holes:
+        print("HOLE?", h)
+
+
 def main():
+    if sys.argv[1] == "--summary":
+        return summary(sys.argv[2], sys.argv[3])
     out = sys.argv[1]
     index = []
     write(out, "ksplit", corpus(KSPLIT), KSPLIT_MUTANTS, index)
