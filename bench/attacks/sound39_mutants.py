@@ -301,6 +301,37 @@ BOUNDS_FACTS = [
      [("    lm.assume(K > 0)\n", "    lm.assume(K > 62)\n")] + cons_bound("max((K + 63) // 64, 2)")),
 ]
 
+# ---------------------------------------------------------------- cover38's reach targets
+RING = "basics/release_every_block_proved.cake"
+RING_WAIT = "            lm.wait(full, iter=k)\n"
+RING_ARRIVE = "            lm.arrive(empty, iter=k)\n"
+
+
+def ring_wait(it):
+    return [(RING_WAIT, "            lm.wait(full, iter=" + it + ")\n")]
+
+
+def ring_arrive_unless(cond):
+    return [(RING_ARRIVE, "            if " + cond + ":\n                lm.arrive(empty, iter=k)\n")]
+
+
+COVER_MUTANTS = [
+    ("w_2k_plus_50_eq_T", "bad", ring_wait("k - (2 * k + 50 == k_tiles)")),
+    ("w_k_eq_T_minus_600", "bad", ring_wait("k - (k == k_tiles - 600)")),
+    ("w_k_sq_900", "bad", ring_wait("k - (k * k == 900)")),
+    ("w_k_mod_37", "bad", ring_wait("k - 2 * (k % 37 == 36)")),
+    ("w_min_k_40", "bad", ring_wait("min(k, 40)")),
+    ("w_k_gt_half_plus_30", "bad", ring_wait("k - (k > k_tiles // 2 + 30)")),
+    ("w_k_plus_K_mod_97", "bad", ring_wait("k - ((k + K) % 97 == 0)")),
+    ("w_k_div_45_lap", "bad", ring_wait("k - 2 * (k // 45)")),
+    ("w_k_and_T", "bad", ring_wait("k - (k > 40 and k_tiles > 50)")),
+    ("a_skip_3k_150", "bad", ring_arrive_unless("k * 3 != 150")),
+    ("a_skip_k_sq_2500", "bad", ring_arrive_unless("k * k != 2500")),
+    ("a_skip_k_mod_41_last", "bad", ring_arrive_unless("k % 41 != 40")),
+    ("a_skip_k_T_minus_600", "bad", ring_arrive_unless("k + 600 != k_tiles")),
+    ("a_skip_k_T_minus_700", "bad", ring_arrive_unless("k + 700 != k_tiles")),
+]
+
 
 def write(out, base_name, base_text, mutants, index):
     d = os.path.join(out, base_name)
@@ -351,6 +382,7 @@ def main():
     write(out, "ksplit", corpus(KSPLIT), KSPLIT_MUTANTS, index)
     write(out, "fa7", test_kernel("tests/encoder/trip_fa7_test.cpp", "kRingMinusTile"), FA7_MUTANTS, index)
     write(out, "bounds", corpus(SPELLED), BOUNDS_MUTANTS + BOUNDS_FACTS, index)
+    write(out, "cover", corpus(RING), COVER_MUTANTS, index)
     with open(os.path.join(out, "index.tsv"), "w") as f:
         for p, e in index:
             f.write(f"{p}\t{e}\n")
