@@ -20,6 +20,7 @@
 #include "encoder/proof_budget.h"
 #include "encoder/trip_guards.h"
 #include "encoder/trip_proof.h"
+#include "ir/global_box.h"
 
 namespace cake::checks {
 
@@ -214,9 +215,16 @@ class GoalCollector {
  private:
   const ir::Schedule& s_;
   std::set<int> rw_tensors_;  // encoder::readAndWrittenTensors
-  // (tensor, rank, dimension) -> the coordinate expressions its accesses
-  // name there, each with the instance count of the role that names it
-  std::map<std::tuple<int, size_t, size_t>, std::vector<std::pair<ExprPtr, int>>> global_coords_;
+  // One access's coordinate in one dimension of a global tensor, with the
+  // instance count of the role that names it and the box's extent there
+  // (nullopt where the tile's shape or slices are not constants).
+  struct GlobalCoord {
+    ExprPtr expr;
+    int instances;
+    std::optional<int64_t> extent;
+  };
+  // (tensor, rank, dimension) -> the coordinates its accesses name there
+  std::map<std::tuple<int, size_t, size_t>, std::vector<GlobalCoord>> global_coords_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
   std::vector<ExprPtr> inner_atoms_;  // see innerAtoms
@@ -787,9 +795,69 @@ class GoalCollector {
   void globalCoords(const ir::Op& o) {
     for (const ir::BufferRef* r : {&o.dst, &o.src}) {
       if (r->kind != ir::BufferRef::Kind::Param || !rw_tensors_.count(r->index)) continue;
+      const ir::BufferRef& tile = r == &o.dst ? o.src : o.dst;
+      const auto box = constantBox(o, tile);
       for (size_t d = 0; d < o.coords.size(); ++d)
-        if (o.coords[d]) global_coords_[{r->index, o.coords.size(), d}].push_back({o.coords[d], instances_});
+        if (o.coords[d])
+          global_coords_[{r->index, o.coords.size(), d}].push_back(
+              {o.coords[d], instances_, box ? std::optional<int64_t>((*box)[d]) : std::nullopt});
     }
+  }
+  // The box an op's tile occupies in its tensor (ir/global_box.h, as the
+  // model checker places it: encoder/system.cpp globalBox), where the
+  // tile's shape and slices are constants.
+  std::optional<std::vector<int64_t>> constantBox(const ir::Op& o, const ir::BufferRef& tile) const {
+    const std::vector<ExprPtr>* shape = nullptr;
+    if (tile.kind == ir::BufferRef::Kind::View) shape = &s_.views[tile.index].shape;
+    else if (tile.kind == ir::BufferRef::Kind::Regs) shape = &s_.regs[tile.index].shape;
+    if (!shape) return std::nullopt;
+    std::vector<int64_t> dims;
+    for (size_t d = 0; d < shape->size(); ++d) {
+      auto n = ir::constValue((*shape)[d]);
+      if (!n) return std::nullopt;
+      int64_t lo = 0, hi = *n;
+      if (d < tile.slices.size()) {
+        const ir::Slice& sl = tile.slices[d];
+        auto l = sl.lo ? ir::constValue(sl.lo) : std::optional<int64_t>(0);
+        auto h = sl.hi ? ir::constValue(sl.hi) : std::optional<int64_t>(*n);
+        if (!l || !h) return std::nullopt;
+        lo = std::clamp<int64_t>(*l, 0, *n);
+        hi = std::clamp<int64_t>(*h, 0, *n);
+      }
+      dims.push_back(std::max<int64_t>(hi - lo, 0));
+    }
+    const int rank = static_cast<int>(o.coords.size());
+    const bool tma = o.kind == ir::OpKind::TmaLoad || o.kind == ir::OpKind::TmaStore;
+    std::vector<int64_t> box = tma ? ir::tmaBoxShape(dims, rank) : ir::copyBoxShape(dims, rank);
+    if (static_cast<int>(box.size()) != rank) return std::nullopt;
+    return box;
+  }
+  // Where a coordinate that reads a parameter places its box at the edges
+  // of another access's box in that dimension: the other coordinate's
+  // value c (once per instance of its role when it reads lm.instance(); a
+  // coordinate that reads a parameter, a block index, a grid size or a
+  // loop variable gives none) with the moving box's extent E and the other
+  // box's extent F give the first and last overlapping positions c - E + 1
+  // and c + F - 1, c itself, and the two just outside. Without them the
+  // coordinate took only the ring's small targets, and a box that meets
+  // another warp's box only at column 32 or beyond was never placed there:
+  // a race exited 0 as "checked" (helper hunt39, session 39). An unknown
+  // extent counts as 1.
+  std::set<int64_t> boxEdgeTargets(const GlobalCoord& moving, const std::vector<GlobalCoord>& seen) const {
+    std::set<int64_t> out;
+    if (!dependsOnParams(*moving.expr)) return out;
+    const int64_t E = moving.extent.value_or(1);
+    for (const GlobalCoord& other : seen) {
+      if (ir::sameExpr(*other.expr, *moving.expr)) continue;
+      const int64_t F = other.extent.value_or(1);
+      const int n = ir::exprUses(*other.expr, {ExprKind::Instance}) ? other.instances : 1;
+      for (int i = 0; i < n; ++i) {
+        const auto c = ir::constValue(substituteInstance(other.expr, i));
+        if (!c) continue;
+        for (int64_t v : {*c - E, *c - E + 1, *c, *c + F - 1, *c + F}) out.insert(v);
+      }
+    }
+    return out;
   }
   // A dimension whose coordinates are one expression in every access of
   // the tensor moves all its boxes together: which boxes overlap does not
@@ -800,16 +868,16 @@ class GoalCollector {
   // binding) and leaves the check without a proof.
   void globalCoordGoals() {
     for (const auto& [key, seen] : global_coords_) {
-      const bool moves = std::any_of(seen.begin(), seen.end(), [](const auto& x) { return dependsOnParams(*x.first); });
+      const bool moves = std::any_of(seen.begin(), seen.end(), [](const auto& x) { return dependsOnParams(*x.expr); });
       if (!moves) continue;
-      const auto& first = *seen[0].first;  // a named reference: clang 14 cannot capture a structured binding
+      const auto& first = *seen[0].expr;  // a named reference: clang 14 cannot capture a structured binding
       const bool one =
-          std::all_of(seen.begin(), seen.end(), [&first](const auto& x) { return ir::sameExpr(*x.first, first); });
+          std::all_of(seen.begin(), seen.end(), [&first](const auto& x) { return ir::sameExpr(*x.expr, first); });
       if (one) continue;
-      for (const auto& [e, instances] : seen) {
-        instances_ = instances;
-        operand(e);
-        innerAtoms(e);
+      for (const GlobalCoord& c : seen) {
+        instances_ = c.instances;
+        operand(c.expr, boxEdgeTargets(c, seen));
+        innerAtoms(c.expr);
       }
       if (global_unproved.empty())
         global_unproved = fmt::format("the coordinates of global tensor {} read the parameters and differ between "
@@ -946,7 +1014,9 @@ class GoalCollector {
   // 2S+1 and -1), once per instance when it reads lm.instance(). Without
   // it such a parameter kept its base value in every binding, and a bug at
   // another value exited 0 (helper attack3, session 26).
-  void operand(const ExprPtr& e) {
+  // `extra`: more target values (boxEdgeTargets) for an operand that
+  // reads no loop variable.
+  void operand(const ExprPtr& e, const std::set<int64_t>& extra = {}) {
     if (!e || !dependsOnParams(*e)) return;
     note(e);
     if (dependsOnLoops(*e)) {
@@ -968,6 +1038,7 @@ class GoalCollector {
     }
     std::set<int64_t> values = tripTargets();
     values.insert(-1);
+    values.insert(extra.begin(), extra.end());
     const bool sampled = !affine(*e);
     auto add = [&](ExprPtr x) {
       for (Goal& g : goals)

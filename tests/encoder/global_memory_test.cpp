@@ -12,6 +12,7 @@
 #include "checks/check.h"
 #include "checks/model_check.h"
 #include "encoder/system.h"
+#include "attack_util.h"
 #include "rules_of_both.h"
 #include "test_util.h"
 
@@ -156,4 +157,34 @@ def store_back(lm, G: LM.tma2d):
   // one element past the box: disjoint
   EXPECT_EQ(global_memory_test::gmemRules(cake::testing::replace(late, "coords=(63, 31)", "coords=(64, 0)")),
             std::set<std::string>{});
+}
+
+// A store whose column is a parameter, against another warp's 32-column
+// box: the race needs the column in 32..127, not one of the ring's small
+// targets (0, 1, 2, 3). The value search places the parameter at the
+// other boxes' edges (GoalCollector::boxEdgeTargets); before, the broken
+// form exited 0 as "checked: d in {0,1,2,3}" (helper hunt39, session 39:
+// vLLM's sample_recovered_tokens_kernel zeroes one column of the row the
+// other warps then load). With the barrier it stays clean. Cost: 0.1 s.
+TEST(GlobalMemory, AParameterColumnMeetsAnotherWarpsBox) {
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def zero_one_column(lm, T: LM.gmem, d: LM.i32):
+    lm.assume(d >= 0)
+    lm.assume(d < 128)
+    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
+    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
+    prog = lm.role(warps=[0, 1, 2, 3], group=1)
+    bar = lm.named_barrier(roles=[prog])
+    with prog:
+        w = lm.instance()
+        if w == 0:
+            lm.fill(zero, 0.0)
+            lm.copy(T, zero, coords=(0, d))
+        BARRIER
+        lm.copy(prob, T, coords=(0, 32 * w))
+)";
+  cake::testing::attacks::expectFoundNotProved(cake::testing::replace(text, "BARRIER", "pass"), "sync.race",
+                                      "the zeroed column in another warp's box");
+  cake::testing::attacks::expectNoSyncFinding(cake::testing::replace(text, "BARRIER", "lm.sync(bar)"),
+                                     "the zeroed column, then a barrier");
 }
