@@ -220,8 +220,9 @@ class GoalCollector {
   // (nullopt where the tile's shape or slices are not constants).
   struct GlobalCoord {
     ExprPtr expr;
-    int instances;
     std::optional<int64_t> extent;
+    std::vector<int64_t> values;  // constantCoordValues: where a coordinate that does not move lands
+    int instances;
   };
   // (tensor, rank, dimension) -> the coordinates its accesses name there
   std::map<std::tuple<int, size_t, size_t>, std::vector<GlobalCoord>> global_coords_;
@@ -800,8 +801,28 @@ class GoalCollector {
       for (size_t d = 0; d < o.coords.size(); ++d)
         if (o.coords[d])
           global_coords_[{r->index, o.coords.size(), d}].push_back(
-              {o.coords[d], instances_, box ? std::optional<int64_t>((*box)[d]) : std::nullopt});
+              {o.coords[d], box ? std::optional<int64_t>((*box)[d]) : std::nullopt,
+               constantCoordValues(o.coords[d]), instances_});
     }
+  }
+  // The values a coordinate that reads no parameter, block index or grid
+  // size takes: once per lm.instance() value of the role and per value of
+  // each enclosing constant loop it reads (constantLoopCopies); none where
+  // it reads another loop variable or the values would pass
+  // kMaxCoordValues.
+  static constexpr size_t kMaxCoordValues = 256;
+  std::vector<int64_t> constantCoordValues(const ExprPtr& e) const {
+    if (dependsOnParams(*e)) return {};
+    std::vector<ExprPtr> copies = constantLoopCopies(*e);
+    if (copies.empty()) copies.push_back(e);
+    std::set<int64_t> out;
+    for (const ExprPtr& x : copies) {
+      const int n = ir::exprUses(*x, {ExprKind::Instance}) ? instances_ : 1;
+      for (int i = 0; i < n; ++i)
+        if (auto c = ir::constValue(substituteInstance(x, i))) out.insert(*c);
+      if (out.size() > kMaxCoordValues) return {};
+    }
+    return {out.begin(), out.end()};
   }
   // The box an op's tile occupies in its tensor (ir/global_box.h, as the
   // model checker places it: encoder/system.cpp globalBox), where the
@@ -833,12 +854,13 @@ class GoalCollector {
     return box;
   }
   // Where a coordinate that reads a parameter places its box at the edges
-  // of another access's box in that dimension: the other coordinate's
-  // value c (once per instance of its role when it reads lm.instance(); a
-  // coordinate that reads a parameter, a block index, a grid size or a
-  // loop variable gives none) with the moving box's extent E and the other
-  // box's extent F give the first and last overlapping positions c - E + 1
-  // and c + F - 1, c itself, and the two just outside. Without them the
+  // of another access's box in that dimension: each value c the other
+  // coordinate takes (constantCoordValues: per instance and per value of
+  // the constant loops around it; a coordinate that reads a parameter, a
+  // block index, a grid size or another loop variable gives none) with the
+  // moving box's extent E and the other box's extent F give the first and
+  // last overlapping positions c - E + 1 and c + F - 1, c itself, and the
+  // two just outside. Without them the
   // coordinate took only the ring's small targets, and a box that meets
   // another warp's box only at column 32 or beyond was never placed there:
   // a race exited 0 as "checked" (helper hunt39, session 39). An unknown
@@ -850,12 +872,8 @@ class GoalCollector {
     for (const GlobalCoord& other : seen) {
       if (ir::sameExpr(*other.expr, *moving.expr)) continue;
       const int64_t F = other.extent.value_or(1);
-      const int n = ir::exprUses(*other.expr, {ExprKind::Instance}) ? other.instances : 1;
-      for (int i = 0; i < n; ++i) {
-        const auto c = ir::constValue(substituteInstance(other.expr, i));
-        if (!c) continue;
-        for (int64_t v : {*c - E, *c - E + 1, *c, *c + F - 1, *c + F}) out.insert(v);
-      }
+      for (int64_t c : other.values)
+        for (int64_t v : {c - E, c - E + 1, c, c + F - 1, c + F}) out.insert(v);
     }
     return out;
   }

@@ -188,3 +188,26 @@ def zero_one_column(lm, T: LM.gmem, d: LM.i32):
   cake::testing::attacks::expectNoSyncFinding(cake::testing::replace(text, "BARRIER", "lm.sync(bar)"),
                                      "the zeroed column, then a barrier");
 }
+
+// The same with the other box placed by a constant loop (columns 128 +
+// 32 k, k in 0..3) in another role: the edge targets take each of the
+// loop's values (constantCoordValues); before, found at no value checked.
+// Cost: 0.1 s.
+TEST(GlobalMemory, AParameterColumnMeetsABoxALoopPlaces) {
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def zero_one_column_loop(lm, T: LM.gmem, d: LM.i32):
+    lm.assume(d >= 0)
+    lm.assume(d < 256)
+    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
+    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
+    writer = lm.role(warps=[0])
+    reader = lm.role(warps=[1])
+    with writer:
+        lm.fill(zero, 0.0)
+        lm.copy(T, zero, coords=(0, d))
+    with reader:
+        for k in lm.range(0, 4):
+            lm.copy(prob, T, coords=(0, 128 + 32 * k))
+)";
+  cake::testing::attacks::expectFoundNotProved(text, "sync.race", "the zeroed column in a box a loop places");
+}
