@@ -1536,13 +1536,27 @@ class BindingSearch {
   }
   // Goals that depend on lm.block_idx(d) (persistent kernels: the tiles of
   // this CTA) also take their values through the block index, with a grid
-  // one larger - in particular 0: a CTA that gets no work.
+  // one larger - in particular 0: a CTA that gets no work. The small block
+  // indices are scanned, then the target itself and its quotients by the
+  // goal's constants, each +-2 (a target past the scan: the edge of another
+  // warp's box at column 32 for a coordinate `lm.block_idx(0)`, helper
+  // hunt39, session 39).
   void blockValues(const Binding& base, std::vector<Binding>& out) const {
     for (int d = 0; d < 3; ++d)
       for (const Goal& g : goals_) {
         if (!dependsOnBlockIdx(*g.expr, d)) continue;
-        for (int64_t target : g.values)
-          for (int64_t v = 0; v <= 4 * (2 * max_stages_ + 2); ++v) {
+        std::set<int64_t> ks;
+        constantsOf(*g.expr, ks);
+        for (int64_t target : g.values) {
+          std::vector<int64_t> candidates;
+          for (int64_t v = 0; v <= 4 * (2 * max_stages_ + 2); ++v) candidates.push_back(v);
+          std::set<int64_t> near{target};
+          for (int64_t k : ks)
+            if (k > 1) near.insert(target / k);
+          for (int64_t c : near)
+            for (int64_t delta = -2; delta <= 2; ++delta)
+              if (c + delta > 4 * (2 * max_stages_ + 2)) candidates.push_back(c + delta);
+          for (int64_t v : candidates) {
             Binding b = base;
             b.block_idx[d] = v;
             b.grid_dim[d] = std::max<int64_t>(base.grid_dim[d], v + 1);
@@ -1552,6 +1566,7 @@ class BindingSearch {
               break;
             }
           }
+        }
       }
   }
 

@@ -211,3 +211,23 @@ def zero_one_column_loop(lm, T: LM.gmem, d: LM.i32):
 )";
   cake::testing::attacks::expectFoundNotProved(text, "sync.race", "the zeroed column in a box a loop places");
 }
+
+// The column is the block index (one CTA's row of a per-CTA table): the
+// block index also takes the edge targets past the small ones it scans
+// (BindingSearch::blockValues). Before, "checked: block_idx(0) in
+// {0,1,2,3}". Cost: 0.1 s.
+TEST(GlobalMemory, ABlockIndexColumnMeetsAnotherWarpsBox) {
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def zero_block_column(lm, T: LM.gmem):
+    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
+    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
+    prog = lm.role(warps=[0, 1, 2, 3], group=1)
+    with prog:
+        w = lm.instance()
+        if w == 0:
+            lm.fill(zero, 0.0)
+            lm.copy(T, zero, coords=(0, lm.block_idx(0)))
+        lm.copy(prob, T, coords=(0, 32 * w))
+)";
+  cake::testing::attacks::expectFoundNotProved(text, "sync.race", "the block's column in another warp's box");
+}
