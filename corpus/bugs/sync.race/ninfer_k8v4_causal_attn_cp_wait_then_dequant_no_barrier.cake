@@ -19,27 +19,28 @@
 # prologue does it right (cp_wait, __syncthreads, dequant), and the lambda's
 # comment requires it; only the steady-state loop left the barrier out.  The
 # fix adds it (ninfer_k8v4_causal_attn_cp_wait_then_dequant_no_barrier_fixed.cake).
-# Written in CAKE IR: 8 one-warp instances; the raw K codes of a 64 x 256 tile
-# (16 KB of e4m3) as 8 rows of 2048 bytes: the cooperative issue (16 bytes a
+# Written in CAKE IR: 4 one-warp instances (the kernel's warps, scaled down
+# from its block) and a tile scaled down to 1 KB of raw e4m3 codes, as 4
+# rows of 256 bytes: the cooperative issue (16 bytes a thread, strided by
 # thread) gives warp w row w, the dequant's 8-byte chunks strided by thread
-# give warp w the 256-byte column band 256 w .. 256 w + 255 of every row.
-# The dequantized BF16 tile is written by the same bands and read by the QK
-# MMA of the four producer warps (a copy of the whole tile stands for their
-# ldmatrix); the V codes, the scales, P and the softmax are left out.
+# give warp w the column band 64 w .. 64 w + 63 of every row.  The
+# dequantized BF16 tile is written by the same bands and read by the QK MMA
+# (a copy of the whole tile stands for the ldmatrix); the V codes, the
+# scales, P and the softmax are left out.
 # expect: sync.race
 # may-also: data.stale-read
 @cake.schedule(target="sm_80")
 def k8v4_causal_prompt_attention(lm, KC: LM.gmem, key_blocks: LM.i32):
     lm.assume(key_blocks >= 1)
-    pool   = lm.smem(49152)
-    raw    = pool.view(offset=0,     shape=(8, 2048), dtype=lm.e4m3)            # k_fp8: the raw codes
-    rawrow = pool.view(offset=0,     shape=(1, 2048), dtype=lm.e4m3, stages=8)  # warp w's cp.async row
-    kb16   = pool.view(offset=16384, shape=(8, 1024), dtype=lm.bf16, stages=2)  # k_b16, two halves of rows
-    codes  = lm.regs(shape=(8, 256), dtype=lm.e4m3)
-    kv     = lm.regs(shape=(8, 256), dtype=lm.bf16)
-    kfrag  = lm.regs(shape=(8, 1024), dtype=lm.bf16)
+    pool   = lm.smem(32768)
+    raw    = pool.view(offset=0,     shape=(4, 256), dtype=lm.e4m3)             # k_fp8: the raw codes
+    rawrow = pool.view(offset=0,     shape=(1, 256), dtype=lm.e4m3, stages=4)   # warp w's cp.async row
+    kb16   = pool.view(offset=16384, shape=(4, 256), dtype=lm.bf16)             # k_b16
+    codes  = lm.regs(shape=(4, 64), dtype=lm.e4m3)
+    kv     = lm.regs(shape=(4, 64), dtype=lm.bf16)
+    kfrag  = lm.regs(shape=(4, 256), dtype=lm.bf16)
 
-    warps = lm.role(warps=[0, 1, 2, 3, 4, 5, 6, 7], group=1)
+    warps = lm.role(warps=[0, 1, 2, 3], group=1)
     block = lm.named_barrier(roles=[warps])
 
     with warps:
@@ -49,22 +50,20 @@ def k8v4_causal_prompt_attention(lm, KC: LM.gmem, key_blocks: LM.i32):
         lm.cp_async_commit()
         lm.cp_async_wait(pending=0)
         lm.sync(block)
-        lm.copy(codes, raw[0][:, 256 * w:256 * w + 256])
+        lm.copy(codes, raw[0][:, 64 * w:64 * w + 64])
         lm.copy(kv, codes)                                          # kv_cache_fp8_dequant_bf16x8
-        lm.copy(kb16[w // 4][:, 256 * (w % 4):256 * (w % 4) + 256], kv)
+        lm.copy(kb16[0][:, 64 * w:64 * w + 64], kv)
         lm.sync(block)
         for kb in lm.range(0, key_blocks):
-            if w < 4:
-                lm.copy(kfrag, kb16[0])                             # QK: ldmatrix of k_b16
-                lm.copy(kfrag, kb16[1])
+            lm.copy(kfrag, kb16[0])                                 # QK: ldmatrix of k_b16
             lm.sync(block)                                          # the __syncthreads after QK / V dequant
             if kb + 1 < key_blocks:
-                rawrow.cp_async(KC, coords=(8 * (kb + 1) + w, 0), stage=w)  # issue_kv_tile  # expect-error: sync.race
+                rawrow.cp_async(KC, coords=(4 * (kb + 1) + w, 0), stage=w)  # issue_kv_tile  # expect-error: sync.race
                 lm.cp_async_commit()
             if kb + 1 < key_blocks:
                 lm.cp_async_wait(pending=0)
                 # BUG: no __syncthreads() between cp_wait and the dequant
-                lm.copy(codes, raw[0][:, 256 * w:256 * w + 256])    # dequant_k_tile: other warps' bytes  # expect-error: sync.race
+                lm.copy(codes, raw[0][:, 64 * w:64 * w + 64])    # dequant_k_tile: other warps' bytes  # expect-error: sync.race
                 lm.copy(kv, codes)
-                lm.copy(kb16[w // 4][:, 256 * (w % 4):256 * (w % 4) + 256], kv)
+                lm.copy(kb16[0][:, 64 * w:64 * w + 64], kv)
             lm.sync(block)

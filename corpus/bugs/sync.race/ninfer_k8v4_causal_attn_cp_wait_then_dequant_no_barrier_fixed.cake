@@ -8,15 +8,15 @@
 @cake.schedule(target="sm_80")
 def k8v4_causal_prompt_attention_synced(lm, KC: LM.gmem, key_blocks: LM.i32):
     lm.assume(key_blocks >= 1)
-    pool   = lm.smem(49152)
-    raw    = pool.view(offset=0,     shape=(8, 2048), dtype=lm.e4m3)            # k_fp8: the raw codes
-    rawrow = pool.view(offset=0,     shape=(1, 2048), dtype=lm.e4m3, stages=8)  # warp w's cp.async row
-    kb16   = pool.view(offset=16384, shape=(8, 1024), dtype=lm.bf16, stages=2)  # k_b16, two halves of rows
-    codes  = lm.regs(shape=(8, 256), dtype=lm.e4m3)
-    kv     = lm.regs(shape=(8, 256), dtype=lm.bf16)
-    kfrag  = lm.regs(shape=(8, 1024), dtype=lm.bf16)
+    pool   = lm.smem(32768)
+    raw    = pool.view(offset=0,     shape=(4, 256), dtype=lm.e4m3)             # k_fp8: the raw codes
+    rawrow = pool.view(offset=0,     shape=(1, 256), dtype=lm.e4m3, stages=4)   # warp w's cp.async row
+    kb16   = pool.view(offset=16384, shape=(4, 256), dtype=lm.bf16)             # k_b16
+    codes  = lm.regs(shape=(4, 64), dtype=lm.e4m3)
+    kv     = lm.regs(shape=(4, 64), dtype=lm.bf16)
+    kfrag  = lm.regs(shape=(4, 256), dtype=lm.bf16)
 
-    warps = lm.role(warps=[0, 1, 2, 3, 4, 5, 6, 7], group=1)
+    warps = lm.role(warps=[0, 1, 2, 3], group=1)
     block = lm.named_barrier(roles=[warps])
 
     with warps:
@@ -26,22 +26,20 @@ def k8v4_causal_prompt_attention_synced(lm, KC: LM.gmem, key_blocks: LM.i32):
         lm.cp_async_commit()
         lm.cp_async_wait(pending=0)
         lm.sync(block)
-        lm.copy(codes, raw[0][:, 256 * w:256 * w + 256])
+        lm.copy(codes, raw[0][:, 64 * w:64 * w + 64])
         lm.copy(kv, codes)                                          # kv_cache_fp8_dequant_bf16x8
-        lm.copy(kb16[w // 4][:, 256 * (w % 4):256 * (w % 4) + 256], kv)
+        lm.copy(kb16[0][:, 64 * w:64 * w + 64], kv)
         lm.sync(block)
         for kb in lm.range(0, key_blocks):
-            if w < 4:
-                lm.copy(kfrag, kb16[0])                             # QK: ldmatrix of k_b16
-                lm.copy(kfrag, kb16[1])
+            lm.copy(kfrag, kb16[0])                                 # QK: ldmatrix of k_b16
             lm.sync(block)                                          # the __syncthreads after QK / V dequant
             if kb + 1 < key_blocks:
-                rawrow.cp_async(KC, coords=(8 * (kb + 1) + w, 0), stage=w)  # issue_kv_tile
+                rawrow.cp_async(KC, coords=(4 * (kb + 1) + w, 0), stage=w)  # issue_kv_tile
                 lm.cp_async_commit()
             if kb + 1 < key_blocks:
                 lm.cp_async_wait(pending=0)
                 lm.sync(block)                                      # the __syncthreads() the fix adds
-                lm.copy(codes, raw[0][:, 256 * w:256 * w + 256])    # dequant_k_tile: other warps' bytes
+                lm.copy(codes, raw[0][:, 64 * w:64 * w + 64])    # dequant_k_tile: other warps' bytes
                 lm.copy(kv, codes)
-                lm.copy(kb16[w // 4][:, 256 * (w % 4):256 * (w % 4) + 256], kv)
+                lm.copy(kb16[0][:, 64 * w:64 * w + 64], kv)
             lm.sync(block)
