@@ -47,6 +47,31 @@ std::string storeThenLoad(const std::string& read_col0, bool barrier) {
   return cake::testing::replace(t, "BARRIER", barrier ? "lm.sync(bar)" : "");
 }
 
+// Warp 0 stores one element of row 0 of T at column COLUMN, then every
+// warp loads its 32 columns 32 w .. 32 w + 31 (after BARRIER).
+const std::string kZeroOneColumn = R"(@cake.schedule(target="sm_90a")
+def zero_one_column(lm, T: LM.gmemPARAMS):
+ASSUMES    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
+    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
+    prog = lm.role(warps=[0, 1, 2, 3], group=1)
+    bar = lm.named_barrier(roles=[prog])
+    with prog:
+        w = lm.instance()
+        if w == 0:
+            lm.fill(zero, 0.0)
+            lm.copy(T, zero, coords=(0, COLUMN))
+        BARRIER
+        lm.copy(prob, T, coords=(0, 32 * w))
+)";
+
+std::string zeroOneColumn(const std::string& params, const std::string& assumes, const std::string& column,
+                          bool barrier) {
+  std::string t = cake::testing::replace(kZeroOneColumn, "PARAMS", params);
+  t = cake::testing::replace(t, "ASSUMES", assumes);
+  t = cake::testing::replace(t, "COLUMN", column);
+  return cake::testing::replace(t, "BARRIER", barrier ? "lm.sync(bar)" : "pass");
+}
+
 }  // namespace global_memory_test
 
 // Disjoint boxes: each instance loads back the columns it stored (and
@@ -167,26 +192,12 @@ def store_back(lm, G: LM.tma2d):
 // vLLM's sample_recovered_tokens_kernel zeroes one column of the row the
 // other warps then load). With the barrier it stays clean. Cost: 0.1 s.
 TEST(GlobalMemory, AParameterColumnMeetsAnotherWarpsBox) {
-  const std::string text = R"(@cake.schedule(target="sm_90a")
-def zero_one_column(lm, T: LM.gmem, d: LM.i32):
-    lm.assume(d >= 0)
-    lm.assume(d < 128)
-    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
-    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
-    prog = lm.role(warps=[0, 1, 2, 3], group=1)
-    bar = lm.named_barrier(roles=[prog])
-    with prog:
-        w = lm.instance()
-        if w == 0:
-            lm.fill(zero, 0.0)
-            lm.copy(T, zero, coords=(0, d))
-        BARRIER
-        lm.copy(prob, T, coords=(0, 32 * w))
-)";
-  cake::testing::attacks::expectFoundNotProved(cake::testing::replace(text, "BARRIER", "pass"), "sync.race",
-                                      "the zeroed column in another warp's box");
-  cake::testing::attacks::expectNoSyncFinding(cake::testing::replace(text, "BARRIER", "lm.sync(bar)"),
-                                     "the zeroed column, then a barrier");
+  using global_memory_test::zeroOneColumn;
+  const std::string assumes = "    lm.assume(d >= 0)\n    lm.assume(d < 128)\n";
+  cake::testing::attacks::expectFoundNotProved(zeroOneColumn(", d: LM.i32", assumes, "d", false), "sync.race",
+                                              "the zeroed column in another warp's box");
+  cake::testing::attacks::expectNoSyncFinding(zeroOneColumn(", d: LM.i32", assumes, "d", true),
+                                             "the zeroed column, then a barrier");
 }
 
 // The same with the other box placed by a constant loop (columns 128 +
@@ -217,19 +228,8 @@ def zero_one_column_loop(lm, T: LM.gmem, d: LM.i32):
 // (BindingSearch::blockValues). Before, "checked: block_idx(0) in
 // {0,1,2,3}". Cost: 0.1 s.
 TEST(GlobalMemory, ABlockIndexColumnMeetsAnotherWarpsBox) {
-  const std::string text = R"(@cake.schedule(target="sm_90a")
-def zero_block_column(lm, T: LM.gmem):
-    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
-    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
-    prog = lm.role(warps=[0, 1, 2, 3], group=1)
-    with prog:
-        w = lm.instance()
-        if w == 0:
-            lm.fill(zero, 0.0)
-            lm.copy(T, zero, coords=(0, lm.block_idx(0)))
-        lm.copy(prob, T, coords=(0, 32 * w))
-)";
-  cake::testing::attacks::expectFoundNotProved(text, "sync.race", "the block's column in another warp's box");
+  cake::testing::attacks::expectFoundNotProved(global_memory_test::zeroOneColumn("", "", "lm.block_idx(0)", false),
+                                              "sync.race", "the block's column in another warp's box");
 }
 
 // A trace step names a run of a strided global access by its row, not by
