@@ -22,6 +22,8 @@
 #include "encoder/trip_proof.h"
 #include "encoder/value_equality.h"
 
+#include "ir/global_box.h"
+
 namespace cake::checks {
 
 using encoder::Binding;
@@ -215,9 +217,17 @@ class GoalCollector {
  private:
   const ir::Schedule& s_;
   std::set<int> rw_tensors_;  // encoder::readAndWrittenTensors
-  // (tensor, rank, dimension) -> the coordinate expressions its accesses
-  // name there, each with the instance count of the role that names it
-  std::map<std::tuple<int, size_t, size_t>, std::vector<std::pair<ExprPtr, int>>> global_coords_;
+  // One access's coordinate in one dimension of a global tensor, with the
+  // instance count of the role that names it and the box's extent there
+  // (nullopt where the tile's shape or slices are not constants).
+  struct GlobalCoord {
+    ExprPtr expr;
+    std::optional<int64_t> extent;
+    std::vector<int64_t> values;  // constantCoordValues: where a coordinate that does not move lands
+    int instances;
+  };
+  // (tensor, rank, dimension) -> the coordinates its accesses name there
+  std::map<std::tuple<int, size_t, size_t>, std::vector<GlobalCoord>> global_coords_;
   std::set<int64_t> stages_;
   std::set<int> reach_;
   std::vector<ExprPtr> inner_atoms_;  // see innerAtoms
@@ -788,9 +798,86 @@ class GoalCollector {
   void globalCoords(const ir::Op& o) {
     for (const ir::BufferRef* r : {&o.dst, &o.src}) {
       if (r->kind != ir::BufferRef::Kind::Param || !rw_tensors_.count(r->index)) continue;
+      const ir::BufferRef& tile = r == &o.dst ? o.src : o.dst;
+      const auto box = constantBox(o, tile);
       for (size_t d = 0; d < o.coords.size(); ++d)
-        if (o.coords[d]) global_coords_[{r->index, o.coords.size(), d}].push_back({o.coords[d], instances_});
+        if (o.coords[d])
+          global_coords_[{r->index, o.coords.size(), d}].push_back(
+              {o.coords[d], box ? std::optional<int64_t>((*box)[d]) : std::nullopt,
+               constantCoordValues(o.coords[d]), instances_});
     }
+  }
+  // The values a coordinate that reads no parameter, block index or grid
+  // size takes: once per lm.instance() value of the role and per value of
+  // each enclosing constant loop it reads (constantLoopCopies); none where
+  // it reads another loop variable or the values would pass
+  // kMaxCoordValues.
+  static constexpr size_t kMaxCoordValues = 256;
+  std::vector<int64_t> constantCoordValues(const ExprPtr& e) const {
+    if (dependsOnParams(*e)) return {};
+    std::vector<ExprPtr> copies = constantLoopCopies(*e);
+    if (copies.empty()) copies.push_back(e);
+    std::set<int64_t> out;
+    for (const ExprPtr& x : copies) {
+      const int n = ir::exprUses(*x, {ExprKind::Instance}) ? instances_ : 1;
+      for (int i = 0; i < n; ++i)
+        if (auto c = ir::constValue(substituteInstance(x, i))) out.insert(*c);
+      if (out.size() > kMaxCoordValues) return {};
+    }
+    return {out.begin(), out.end()};
+  }
+  // The box an op's tile occupies in its tensor (ir/global_box.h, as the
+  // model checker places it: encoder/system.cpp globalBox), where the
+  // tile's shape and slices are constants.
+  std::optional<std::vector<int64_t>> constantBox(const ir::Op& o, const ir::BufferRef& tile) const {
+    const std::vector<ExprPtr>* shape = nullptr;
+    if (tile.kind == ir::BufferRef::Kind::View) shape = &s_.views[tile.index].shape;
+    else if (tile.kind == ir::BufferRef::Kind::Regs) shape = &s_.regs[tile.index].shape;
+    if (!shape) return std::nullopt;
+    std::vector<int64_t> dims;
+    for (size_t d = 0; d < shape->size(); ++d) {
+      auto n = ir::constValue((*shape)[d]);
+      if (!n) return std::nullopt;
+      int64_t lo = 0, hi = *n;
+      if (d < tile.slices.size()) {
+        const ir::Slice& sl = tile.slices[d];
+        auto l = sl.lo ? ir::constValue(sl.lo) : std::optional<int64_t>(0);
+        auto h = sl.hi ? ir::constValue(sl.hi) : std::optional<int64_t>(*n);
+        if (!l || !h) return std::nullopt;
+        lo = std::clamp<int64_t>(*l, 0, *n);
+        hi = std::clamp<int64_t>(*h, 0, *n);
+      }
+      dims.push_back(std::max<int64_t>(hi - lo, 0));
+    }
+    const int rank = static_cast<int>(o.coords.size());
+    const bool tma = o.kind == ir::OpKind::TmaLoad || o.kind == ir::OpKind::TmaStore;
+    std::vector<int64_t> box = tma ? ir::tmaBoxShape(dims, rank) : ir::copyBoxShape(dims, rank);
+    if (static_cast<int>(box.size()) != rank) return std::nullopt;
+    return box;
+  }
+  // Where a coordinate that reads a parameter places its box at the edges
+  // of another access's box in that dimension: each value c the other
+  // coordinate takes (constantCoordValues: per instance and per value of
+  // the constant loops around it; a coordinate that reads a parameter, a
+  // block index, a grid size or another loop variable gives none) with the
+  // moving box's extent E and the other box's extent F give the first and
+  // last overlapping positions c - E + 1 and c + F - 1, c itself, and the
+  // two just outside. Without them the
+  // coordinate took only the ring's small targets, and a box that meets
+  // another warp's box only at column 32 or beyond was never placed there:
+  // a race exited 0 as "checked" (helper hunt39, session 39). An unknown
+  // extent counts as 1.
+  std::set<int64_t> boxEdgeTargets(const GlobalCoord& moving, const std::vector<GlobalCoord>& seen) const {
+    std::set<int64_t> out;
+    if (!dependsOnParams(*moving.expr)) return out;
+    const int64_t E = moving.extent.value_or(1);
+    for (const GlobalCoord& other : seen) {
+      if (ir::sameExpr(*other.expr, *moving.expr)) continue;
+      const int64_t F = other.extent.value_or(1);
+      for (int64_t c : other.values)
+        for (int64_t v : {c - E, c - E + 1, c, c + F - 1, c + F}) out.insert(v);
+    }
+    return out;
   }
   // A dimension whose coordinates are one expression in every access of
   // the tensor moves all its boxes together: which boxes overlap does not
@@ -801,16 +888,16 @@ class GoalCollector {
   // binding) and leaves the check without a proof.
   void globalCoordGoals() {
     for (const auto& [key, seen] : global_coords_) {
-      const bool moves = std::any_of(seen.begin(), seen.end(), [](const auto& x) { return dependsOnParams(*x.first); });
+      const bool moves = std::any_of(seen.begin(), seen.end(), [](const auto& x) { return dependsOnParams(*x.expr); });
       if (!moves) continue;
-      const auto& first = *seen[0].first;  // a named reference: clang 14 cannot capture a structured binding
+      const auto& first = *seen[0].expr;  // a named reference: clang 14 cannot capture a structured binding
       const bool one =
-          std::all_of(seen.begin(), seen.end(), [&first](const auto& x) { return ir::sameExpr(*x.first, first); });
+          std::all_of(seen.begin(), seen.end(), [&first](const auto& x) { return ir::sameExpr(*x.expr, first); });
       if (one) continue;
-      for (const auto& [e, instances] : seen) {
-        instances_ = instances;
-        operand(e);
-        innerAtoms(e);
+      for (const GlobalCoord& c : seen) {
+        instances_ = c.instances;
+        operand(c.expr, boxEdgeTargets(c, seen));
+        innerAtoms(c.expr);
       }
       if (global_unproved.empty())
         global_unproved = fmt::format("the coordinates of global tensor {} read the parameters and differ between "
@@ -947,7 +1034,9 @@ class GoalCollector {
   // 2S+1 and -1), once per instance when it reads lm.instance(). Without
   // it such a parameter kept its base value in every binding, and a bug at
   // another value exited 0 (helper attack3, session 26).
-  void operand(const ExprPtr& e) {
+  // `extra`: more target values (boxEdgeTargets) for an operand that
+  // reads no loop variable.
+  void operand(const ExprPtr& e, const std::set<int64_t>& extra = {}) {
     if (!e || !dependsOnParams(*e)) return;
     note(e);
     if (dependsOnLoops(*e)) {
@@ -969,6 +1058,7 @@ class GoalCollector {
     }
     std::set<int64_t> values = tripTargets();
     values.insert(-1);
+    values.insert(extra.begin(), extra.end());
     const bool sampled = !affine(*e);
     auto add = [&](ExprPtr x) {
       for (Goal& g : goals)
@@ -1522,13 +1612,27 @@ class BindingSearch {
   }
   // Goals that depend on lm.block_idx(d) (persistent kernels: the tiles of
   // this CTA) also take their values through the block index, with a grid
-  // one larger - in particular 0: a CTA that gets no work.
+  // one larger - in particular 0: a CTA that gets no work. The small block
+  // indices are scanned, then the target itself and its quotients by the
+  // goal's constants, each +-2 (a target past the scan: the edge of another
+  // warp's box at column 32 for a coordinate `lm.block_idx(0)`, helper
+  // hunt39, session 39).
   void blockValues(const Binding& base, std::vector<Binding>& out) const {
     for (int d = 0; d < 3; ++d)
       for (const Goal& g : goals_) {
         if (!dependsOnBlockIdx(*g.expr, d)) continue;
-        for (int64_t target : g.values)
-          for (int64_t v = 0; v <= 4 * (2 * max_stages_ + 2); ++v) {
+        std::set<int64_t> ks;
+        constantsOf(*g.expr, ks);
+        for (int64_t target : g.values) {
+          std::vector<int64_t> candidates;
+          for (int64_t v = 0; v <= 4 * (2 * max_stages_ + 2); ++v) candidates.push_back(v);
+          std::set<int64_t> near{target};
+          for (int64_t k : ks)
+            if (k > 1) near.insert(target / k);
+          for (int64_t c : near)
+            for (int64_t delta = -2; delta <= 2; ++delta)
+              if (c + delta > 4 * (2 * max_stages_ + 2)) candidates.push_back(c + delta);
+          for (int64_t v : candidates) {
             Binding b = base;
             b.block_idx[d] = v;
             b.grid_dim[d] = std::max<int64_t>(base.grid_dim[d], v + 1);
@@ -1538,6 +1642,7 @@ class BindingSearch {
               break;
             }
           }
+        }
       }
   }
 

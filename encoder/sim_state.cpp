@@ -22,6 +22,17 @@ namespace cake::encoder::sim {
 
 namespace {
 
+// Where one run of a split strided access lies, for the trace: its bytes in
+// shared memory, TMEM or registers; its row in a global tensor, whose model
+// addresses are element indices of a layout with one power-of-two extent
+// per dimension (MemSpace::extents) and mean nothing to the reader as
+// numbers (a 2-D tensor's second row starts at 2^31).
+std::string runPlace(const MemSpace& space, int64_t lo, int64_t hi) {
+  const std::vector<int64_t>& ext = space.extents;
+  if (space.kind != MemSpace::Kind::Global || ext.size() < 2) return fmt::format("bytes [{}, {})", lo, hi);
+  return fmt::format("row {}", (lo / ext.back()) % ext[ext.size() - 2]);
+}
+
 // Which elementary atoms of a System are one atom of the Model.
 //
 // An elementary atom is a byte range between two consecutive access
@@ -245,11 +256,12 @@ void splitStridedAccesses(System& sys) {
         proto.runs = 1;
         proto.stride = 0;
         out.reserve(out.size() + static_cast<size_t>(runs));
+        const MemSpace& space = sys.spaces[proto.space];
         for (int64_t k = 0; k < runs; ++k) {
           Access& run = out.emplace_back(proto);
           run.lo = first + k * stride;
           run.hi = run.lo + bytes;
-          run.what = fmt::format("{} bytes [{}, {}) (run {} of {})", name, run.lo, run.hi, k + 1, runs);
+          run.what = fmt::format("{} {} (run {} of {})", name, runPlace(space, run.lo, run.hi), k + 1, runs);
         }
       }
       in.accesses = std::move(out);

@@ -12,6 +12,7 @@
 #include "checks/check.h"
 #include "checks/model_check.h"
 #include "encoder/system.h"
+#include "attack_util.h"
 #include "rules_of_both.h"
 #include "test_util.h"
 
@@ -44,6 +45,31 @@ def store_then_load(lm, G: LM.gmem, Out: LM.gmem):
 std::string storeThenLoad(const std::string& read_col0, bool barrier) {
   std::string t = cake::testing::replace(kStoreThenLoad, "READ_COL0", read_col0);
   return cake::testing::replace(t, "BARRIER", barrier ? "lm.sync(bar)" : "");
+}
+
+// Warp 0 stores one element of row 0 of T at column COLUMN, then every
+// warp loads its 32 columns 32 w .. 32 w + 31 (after BARRIER).
+const std::string kZeroOneColumn = R"(@cake.schedule(target="sm_90a")
+def zero_one_column(lm, T: LM.gmemPARAMS):
+ASSUMES    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
+    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
+    prog = lm.role(warps=[0, 1, 2, 3], group=1)
+    bar = lm.named_barrier(roles=[prog])
+    with prog:
+        w = lm.instance()
+        if w == 0:
+            lm.fill(zero, 0.0)
+            lm.copy(T, zero, coords=(0, COLUMN))
+        BARRIER
+        lm.copy(prob, T, coords=(0, 32 * w))
+)";
+
+std::string zeroOneColumn(const std::string& params, const std::string& assumes, const std::string& column,
+                          bool barrier) {
+  std::string t = cake::testing::replace(kZeroOneColumn, "PARAMS", params);
+  t = cake::testing::replace(t, "ASSUMES", assumes);
+  t = cake::testing::replace(t, "COLUMN", column);
+  return cake::testing::replace(t, "BARRIER", barrier ? "lm.sync(bar)" : "pass");
 }
 
 }  // namespace global_memory_test
@@ -156,4 +182,79 @@ def store_back(lm, G: LM.tma2d):
   // one element past the box: disjoint
   EXPECT_EQ(global_memory_test::gmemRules(cake::testing::replace(late, "coords=(63, 31)", "coords=(64, 0)")),
             std::set<std::string>{});
+}
+
+// A store whose column is a parameter, against another warp's 32-column
+// box: the race needs the column in 32..127, not one of the ring's small
+// targets (0, 1, 2, 3). The value search places the parameter at the
+// other boxes' edges (GoalCollector::boxEdgeTargets); before, the broken
+// form exited 0 as "checked: d in {0,1,2,3}" (helper hunt39, session 39:
+// vLLM's sample_recovered_tokens_kernel zeroes one column of the row the
+// other warps then load). With the barrier it stays clean. Cost: 0.1 s.
+TEST(GlobalMemory, AParameterColumnMeetsAnotherWarpsBox) {
+  using global_memory_test::zeroOneColumn;
+  const std::string assumes = "    lm.assume(d >= 0)\n    lm.assume(d < 128)\n";
+  cake::testing::attacks::expectFoundNotProved(zeroOneColumn(", d: LM.i32", assumes, "d", false), "sync.race",
+                                              "the zeroed column in another warp's box");
+  cake::testing::attacks::expectNoSyncFinding(zeroOneColumn(", d: LM.i32", assumes, "d", true),
+                                             "the zeroed column, then a barrier");
+}
+
+// The same with the other box placed by a constant loop (columns 128 +
+// 32 k, k in 0..3) in another role: the edge targets take each of the
+// loop's values (constantCoordValues); before, found at no value checked.
+// Cost: 0.1 s.
+TEST(GlobalMemory, AParameterColumnMeetsABoxALoopPlaces) {
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def zero_one_column_loop(lm, T: LM.gmem, d: LM.i32):
+    lm.assume(d >= 0)
+    lm.assume(d < 256)
+    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
+    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
+    writer = lm.role(warps=[0])
+    reader = lm.role(warps=[1])
+    with writer:
+        lm.fill(zero, 0.0)
+        lm.copy(T, zero, coords=(0, d))
+    with reader:
+        for k in lm.range(0, 4):
+            lm.copy(prob, T, coords=(0, 128 + 32 * k))
+)";
+  cake::testing::attacks::expectFoundNotProved(text, "sync.race", "the zeroed column in a box a loop places");
+}
+
+// The column is the block index (one CTA's row of a per-CTA table): the
+// block index also takes the edge targets past the small ones it scans
+// (BindingSearch::blockValues). Before, "checked: block_idx(0) in
+// {0,1,2,3}". Cost: 0.1 s.
+TEST(GlobalMemory, ABlockIndexColumnMeetsAnotherWarpsBox) {
+  cake::testing::attacks::expectFoundNotProved(global_memory_test::zeroOneColumn("", "", "lm.block_idx(0)", false),
+                                              "sync.race", "the block's column in another warp's box");
+}
+
+// A trace step names a run of a strided global access by its row, not by
+// the model's element addresses (a 2-D tensor's second row starts at 2^31
+// there: "bytes [2147483680, ...)" meant nothing to a reader). Cost: 0.1 s.
+TEST(GlobalMemory, TraceNamesAGlobalRunByItsRow) {
+  const std::string text = R"(@cake.schedule(target="sm_90a")
+def taps_then_shift(lm, Conv: LM.gmem):
+    taps = lm.regs(shape=(3, 32), dtype=lm.f32)
+    row = lm.regs(shape=(1, 128), dtype=lm.f32)
+    prog = lm.role(warps=[0, 1, 2, 3], group=1)
+    with prog:
+        w = lm.instance()
+        lm.copy(taps, Conv, coords=(0, 32 * w))
+        lm.copy(Conv, row, coords=(w, 0))
+)";
+  auto mod = cake::testing::compile(text);
+  checks::CheckOptions opts;
+  opts.target = mod.schedules[0].target;
+  ir::DiagnosticSink sink;
+  std::vector<checks::PropertyVerdict> verdicts;
+  checks::runModelChecker(mod.schedules[0], opts, sink, verdicts);
+  std::string buffers;
+  for (const ir::Finding& f : sink.findings())
+    for (const auto& step : f.trace) buffers += step.buffer + "\n";
+  EXPECT_NE(buffers.find("Conv[0:3, 32:64] row 1 (run 2 of 3)"), std::string::npos) << buffers;
+  EXPECT_EQ(buffers.find("2147483"), std::string::npos) << buffers;
 }
