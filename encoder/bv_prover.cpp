@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -291,6 +292,78 @@ class HoldsCache {
   size_t bytes_ = 0;
 };
 
+// Answers that depend on the context's history, kept for the process: a
+// failing query's model (and an optimum) is what Z3 finds in a context that
+// answered a given sequence of queries before it, so it is kept under that
+// sequence and the query. A context's history is a node of a trie of query
+// keys (node 0: a fresh context; each edge a query's key, its child the
+// history after it), numbered as first seen. The same question asked in the
+// same history (a mutant's layout gates are its original's, asked in the
+// same order) gets the answer Z3 gave, model included, without the solver:
+// Z3 is deterministic given the calls made on a context, which the keys
+// determine (HoldsCache: what the query translates; perf38's replay showed
+// every later model equal). Only complete answers are kept (Holds and Fails,
+// never Unknown or Error: a timeout leaves a context whose history is no
+// longer known, and its prover stops using the record), and one answers a
+// query only where its resource units fit that query's resource limit (the
+// run would have ended the same way). A hit adds the work the query counted,
+// as HoldsCache's (docs/benchmarks.md "Session 39 (perf39)").
+class HistoryAnswers {
+ public:
+  struct Answer {
+    BvResult result;
+    int64_t best = 0;        // optimize(): the first objective's optimum
+    z3w::QueryWork work;     // the queries and resource units it counted
+    uint64_t units = 0;      // Z3's own resource units (unweighted)
+  };
+  static constexpr int64_t kUntracked = -1;
+
+  static HistoryAnswers& get() {
+    static HistoryAnswers* c = new HistoryAnswers();  // (never destroyed: threads may ask at exit)
+    return *c;
+  }
+  // The history after `from` asks `key` (kUntracked where the record is
+  // full), and the answer recorded there, if any.
+  std::pair<int64_t, std::optional<Answer>> step(int64_t from, const std::string& key) {
+    if (from == kUntracked || !g_holds_cache.load(std::memory_order_relaxed)) return {kUntracked, std::nullopt};
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = edges_.find(edgeKey(from, key));
+    if (it != edges_.end()) return {it->second.child, it->second.answer};
+    if (bytes_ + key.size() > kMaxBytes) return {kUntracked, std::nullopt};
+    bytes_ += key.size() + 128;
+    const int64_t child = ++nodes_;
+    edges_.emplace(edgeKey(from, key), Edge{child, std::nullopt});
+    return {child, std::nullopt};
+  }
+  void add(int64_t from, const std::string& key, Answer a) {
+    if (from == kUntracked) return;
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = edges_.find(edgeKey(from, key));
+    if (it != edges_.end() && !it->second.answer) it->second.answer = std::move(a);
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(m_);
+    edges_.clear();
+    bytes_ = 0;
+    nodes_ = 0;
+  }
+
+ private:
+  struct Edge {
+    int64_t child;
+    std::optional<Answer> answer;
+  };
+  static std::string edgeKey(int64_t from, const std::string& key) {
+    std::string k(reinterpret_cast<const char*>(&from), sizeof from);
+    return k + key;
+  }
+  static constexpr size_t kMaxBytes = size_t{64} << 20;
+  std::mutex m_;
+  std::unordered_map<std::string, Edge> edges_;
+  size_t bytes_ = 0;
+  int64_t nodes_ = 0;
+};
+
 // The key's words: an expression written out whole (kind, value, index,
 // its arguments), so two keys are equal only for the same formula.
 void appendExpr(std::string& key, const ir::Expr& e) {
@@ -315,7 +388,14 @@ struct Term {
 struct BvProver::Impl {
   const ir::Schedule& s;
   Limits limits;
-  z3::context ctx;
+  // The Z3 context, made on first use: a prover whose every query is
+  // answered from the records (a mutant's layout gates) never makes one
+  // (about 0.75 ms of CPU each).
+  std::optional<z3::context> context;
+  z3::context& ctx() {
+    if (!context) context.emplace();
+    return *context;
+  }
   // Free symbols created so far: key (kind, index) -> term, plus domain facts.
   std::map<std::pair<char, int>, z3::expr> symbols;
   std::map<std::pair<char, int>, z3::expr> domains;
@@ -341,8 +421,8 @@ struct BvProver::Impl {
   }
   std::string usedUp() const { return fmt::format("timeout (the budget of {} ms is used up)", budget_ms); }
 
-  z3::expr num(int64_t v) { return ctx.bv_val(static_cast<int64_t>(v), kBits); }
-  z3::expr tru() { return ctx.bool_val(true); }
+  z3::expr num(int64_t v) { return ctx().bv_val(static_cast<int64_t>(v), kBits); }
+  z3::expr tru() { return ctx().bool_val(true); }
 
   z3::expr symbol(char kind, int index, std::set<std::pair<char, int>>* used) {
     auto key = std::make_pair(kind, index);
@@ -351,7 +431,7 @@ struct BvProver::Impl {
     auto it = symbols.find(key);
     if (it != symbols.end()) return it->second;
     std::string name = std::string(1, kind) + std::to_string(index);
-    z3::expr x = ctx.bv_const(name.c_str(), kBits);
+    z3::expr x = ctx().bv_const(name.c_str(), kBits);
     const int64_t i32min = INT32_MIN, i32max = INT32_MAX;
     std::vector<z3::expr> dom;
     switch (kind) {
@@ -380,7 +460,7 @@ struct BvProver::Impl {
       }
     }
     symbols.emplace(key, x);
-    domains.emplace(key, dom.empty() ? ctx.bool_val(true) : dom.front());
+    domains.emplace(key, dom.empty() ? ctx().bool_val(true) : dom.front());
     return x;
   }
 
@@ -413,8 +493,8 @@ struct BvProver::Impl {
         unsigned k = 0;
         while ((uint64_t(1) << k) != u) ++k;
         if (k == 0) return {a, num(0)};
-        z3::expr q = z3::ashr(a, ctx.bv_val(k, kBits));
-        z3::expr r = a & ctx.bv_val(u - 1, kBits);
+        z3::expr q = z3::ashr(a, ctx().bv_val(k, kBits));
+        z3::expr r = a & ctx().bv_val(u - 1, kBits);
         return {q, r};
       }
     }
@@ -424,8 +504,8 @@ struct BvProver::Impl {
       return {std::get<0>(it->second), std::get<1>(it->second)};
     }
     std::string n = std::to_string(fresh++);
-    z3::expr q = ctx.bv_const(("q!" + n).c_str(), kBits);
-    z3::expr r = ctx.bv_const(("r!" + n).c_str(), kBits);
+    z3::expr q = ctx().bv_const(("q!" + n).c_str(), kBits);
+    z3::expr r = ctx().bv_const(("r!" + n).c_str(), kBits);
     auto wide = [](const z3::expr& x) { return z3::sext(x, 2); };
     z3::expr zero = num(0);
     z3::expr qb = wide(q) * wide(b);
@@ -519,7 +599,7 @@ struct BvProver::Impl {
 
   // A fact: defined and true.
   Part part(const ir::Expr& x) {
-    Part p{ctx.bool_val(true), {}, {}};
+    Part p{ctx().bool_val(true), {}, {}};
     touched = &p.axs;
     Term t = tr(x, &p.syms);
     touched = nullptr;
@@ -584,34 +664,78 @@ struct BvProver::Impl {
     BvResult r;
     ++query_count;
     const std::string key = g_holds_cache.load(std::memory_order_relaxed) ? holdsKey(goal, kind, premises, all_facts) : "";
+    const int64_t at = history;
+    std::optional<HistoryAnswers::Answer> recorded;
+    std::tie(history, recorded) = HistoryAnswers::get().step(at, key);
+    auto skip = [&](BvVerdict expected, const z3w::QueryWork& w) {
+      z3w::addThreadQueryWork(w);
+      auto g = std::make_shared<ir::Expr>(goal);
+      skipped.push_back({[this, g, kind, build_bad, premises, probe_undefined, all_facts, subsets = linear_subsets] {
+                           BvResult got;
+                           linear_subsets = subsets;
+                           solveUncached(got, *g, kind, build_bad, premises, probe_undefined, all_facts);
+                           return got.kind;
+                         },
+                         expected, w});
+    };
     if (std::optional<z3w::QueryWork> w = HoldsCache::get().find(key)) {
-      z3w::addThreadQueryWork(*w);
-      skipped.push_back({std::make_shared<ir::Expr>(goal), kind, build_bad, premises, probe_undefined, all_facts,
-                         linear_subsets, *w});
+      skip(BvVerdict::Holds, *w);
       r.kind = BvVerdict::Holds;
       return r;
     }
+    if (recorded && fits(*recorded, true)) {
+      skip(recorded->result.kind, recorded->work);
+      return recorded->result;
+    }
     const z3w::QueryWork w0 = z3w::threadQueryWork();
     solveUncached(r, goal, kind, build_bad, premises, probe_undefined, all_facts);
-    if (r.kind == BvVerdict::Holds && !key.empty()) {
-      const z3w::QueryWork w1 = z3w::threadQueryWork();
-      HoldsCache::get().add(key, {w1.queries - w0.queries, w1.rlimit - w0.rlimit});
-    }
+    const z3w::QueryWork w1 = z3w::threadQueryWork();
+    const z3w::QueryWork w{w1.queries - w0.queries, w1.rlimit - w0.rlimit};
+    if (r.kind == BvVerdict::Holds && !key.empty()) HoldsCache::get().add(key, w);
+    record(at, key, r, 0, w, true);
     return r;
   }
 
-  // Queries answered from the holds cache and not run here yet. Z3's
-  // models depend on the context's history (the terms and ids the earlier
-  // queries made), so before this context runs another query it runs these
-  // first, in order (replaySkipped): every query that does run, runs in the
-  // context it would have had without the cache, and gives the same model.
-  // Their work is charged as they run, instead of the record's.
+  // The context's history (HistoryAnswers): its node, or kUntracked once a
+  // query ended without an answer (a timeout, an unsupported construct) or
+  // ran outside the record (allowedValues).
+  int64_t history = 0;
+
+  // The query `key` asked at history `at` answered `r` (after `w` of work):
+  // kept where the history is still known and the answer complete; else
+  // the history is no longer followed.
+  void record(int64_t at, const std::string& key, const BvResult& r, int64_t best, const z3w::QueryWork& w,
+              bool counted) {
+    if (r.kind != BvVerdict::Holds && r.kind != BvVerdict::Fails) {
+      history = HistoryAnswers::kUntracked;
+      return;
+    }
+    if (history == HistoryAnswers::kUntracked) return;
+    HistoryAnswers::get().add(at, key, {r, best, w, counted ? w.rlimit / rlimitWeight() : 0});
+  }
+  uint64_t rlimitWeight() const { return limits.rlimit > 0 ? std::max<uint64_t>(1, limits.rlimit_weight) : 1; }
+
+  // May a recorded answer stand for this query? Only where the query would
+  // run (the budget not used up) and its resource units fit this prover's
+  // limit: a query that stayed below the limit runs as it did without one.
+  // (An optimizer's units are not counted: with a limit it always runs.)
+  bool fits(const HistoryAnswers::Answer& a, bool counted) const {
+    if (!queryLimits()) return false;
+    if (limits.rlimit == 0) return true;
+    return counted && a.units < limits.rlimit / rlimitWeight();
+  }
+
+  // Queries answered from the holds cache or the history record and not
+  // run here yet. Z3's models depend on the context's history (the terms
+  // and ids the earlier queries made), so before this context runs another
+  // query it runs these first, in order (replaySkipped): every query that
+  // does run, runs in the context it would have had without the records,
+  // and gives the same model. Their work is charged as they run, instead of
+  // the record's. One that answers otherwise now (a timeout) leaves the
+  // history unknown.
   struct Skipped {
-    std::shared_ptr<ir::Expr> goal;
-    lia::Bad kind;
-    std::function<z3::expr(const Term&)> build_bad;
-    std::vector<ir::ExprPtr> premises;
-    bool probe_undefined, all_facts, linear_subsets;
+    std::function<BvVerdict()> rerun;
+    BvVerdict expected;
     z3w::QueryWork charged;
   };
   std::vector<Skipped> skipped;
@@ -620,9 +744,7 @@ struct BvProver::Impl {
     todo.swap(skipped);
     const bool subsets = linear_subsets;
     for (const Skipped& q : todo) {
-      BvResult ignored;
-      linear_subsets = q.linear_subsets;
-      solveUncached(ignored, *q.goal, q.kind, q.build_bad, q.premises, q.probe_undefined, q.all_facts);
+      if (q.rerun() != q.expected) history = HistoryAnswers::kUntracked;
       z3w::takeThreadQueryWork(q.charged);
     }
     linear_subsets = subsets;
@@ -641,6 +763,12 @@ struct BvProver::Impl {
       if (p) appendExpr(key, *p);
       key.push_back(';');
     }
+    appendContext(key);
+    return key;
+  }
+  // What every query of this prover translates besides its own
+  // expressions: the lm.assume facts and the parameters' types.
+  void appendContext(std::string& key) const {
     key.push_back('#');
     for (const ir::Assume& a : s.assumes) {
       if (a.cond) appendExpr(key, *a.cond);
@@ -648,6 +776,21 @@ struct BvProver::Impl {
     }
     key.push_back('$');
     for (const ir::Param& p : s.params) key.push_back(static_cast<char>(p.type));
+  }
+  // The history record's key of an optimize() query.
+  std::string optimizeKey(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
+                          const std::vector<ir::ExprPtr>& premises, bool best) const {
+    std::string key = maximize ? "O+" : "O-";
+    key.push_back(best ? 'B' : 'b');
+    appendExpr(key, cond);
+    for (const std::vector<ir::ExprPtr>* list : {&objectives, &premises}) {
+      key.push_back('|');
+      for (const ir::ExprPtr& p : *list) {
+        if (p) appendExpr(key, *p);
+        key.push_back(';');
+      }
+    }
+    appendContext(key);
     return key;
   }
 
@@ -660,7 +803,7 @@ struct BvProver::Impl {
     // bit-vector solver finds the model as before.
     if (std::optional<Limits> lim = queryLimits()) {
       const auto t0 = std::chrono::steady_clock::now();
-      std::optional<bool> sat = lia::decideLinear(ctx, s, goal, kind, premises, all_facts, *lim, linear_subsets);
+      std::optional<bool> sat = lia::decideLinear(ctx(), s, goal, kind, premises, all_facts, *lim, linear_subsets);
       if (sat && (!*sat || kind == lia::Bad::Nothing)) {
         r.kind = *sat ? BvVerdict::Fails : BvVerdict::Holds;
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -669,7 +812,7 @@ struct BvProver::Impl {
     }
     guardQuery(r.kind, r.detail, [&] {
       resetQuery();
-      Part g{ctx.bool_val(true), {}, {}};
+      Part g{ctx().bool_val(true), {}, {}};
       touched = &g.axs;
       Term t = tr(goal, &g.syms);
       touched = nullptr;
@@ -688,7 +831,7 @@ struct BvProver::Impl {
       }
       // The QF_BV tactic (simplify, solve-eqs, bit-blast, SAT) decides
       // these small formulas far faster than the general incremental core.
-      z3::solver sol(ctx, "QF_BV");
+      z3::solver sol(ctx(), "QF_BV");
       addQuery(sol, g, syms, in);
       sol.add(bad);
       std::optional<Limits> lim = queryLimits();
@@ -710,12 +853,16 @@ struct BvProver::Impl {
 
   BvResult optimize(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
                     const std::vector<ir::ExprPtr>& premises, int64_t* best);
+  BvResult optimizeUncached(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
+                            const std::vector<ir::ExprPtr>& premises, int64_t* best);
   std::optional<BvResult> beforeSolver(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises, bool witness);
 };
 
 void keepHoldingQueries(bool on) {
   g_holds_cache.store(on);
-  if (!on) HoldsCache::get().clear();
+  if (on) return;
+  HoldsCache::get().clear();
+  HistoryAnswers::get().clear();
 }
 
 BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_unique<Impl>(s, limits)) {}
@@ -771,15 +918,41 @@ BvResult BvProver::witness(const ir::ExprPtr& cond, const std::vector<ir::ExprPt
 // Shared by maximum() and smallestWitness(): `cond` (defined and true)
 // with the facts of its cone and the objectives' cones, optimized by Z3's
 // optimizer (objectives minimized or maximized in order, signed).
+// (answered from the history record where it can: HistoryAnswers)
 BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
                                   const std::vector<ir::ExprPtr>& premises, int64_t* best) {
-  BvResult r;
   ++query_count;
+  const std::string key =
+      g_holds_cache.load(std::memory_order_relaxed) ? optimizeKey(cond, objectives, maximize, premises, best) : "";
+  const int64_t at = history;
+  std::optional<HistoryAnswers::Answer> recorded;
+  std::tie(history, recorded) = HistoryAnswers::get().step(at, key);
+  if (recorded && fits(*recorded, false)) {
+    auto c = std::make_shared<ir::Expr>(cond);
+    skipped.push_back({[this, c, objectives, maximize, premises, with_best = best != nullptr] {
+                         int64_t ignored = 0;
+                         return optimizeUncached(*c, objectives, maximize, premises, with_best ? &ignored : nullptr)
+                             .kind;
+                       },
+                       recorded->result.kind, {}});
+    if (best && recorded->result.kind == BvVerdict::Fails) *best = recorded->best;
+    return recorded->result;
+  }
+  int64_t found = 0;
+  BvResult r = optimizeUncached(cond, objectives, maximize, premises, best ? &found : nullptr);
+  if (best && r.kind == BvVerdict::Fails) *best = found;
+  record(at, key, r, found, {}, false);
+  return r;
+}
+
+BvResult BvProver::Impl::optimizeUncached(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives,
+                                          bool maximize, const std::vector<ir::ExprPtr>& premises, int64_t* best) {
+  BvResult r;
   replaySkipped();
   auto t0 = std::chrono::steady_clock::now();
   guardQuery(r.kind, r.detail, [&] {
     resetQuery();
-    Part g{ctx.bool_val(true), {}, {}};
+    Part g{ctx().bool_val(true), {}, {}};
     touched = &g.axs;
     Term c = tr(cond, &g.syms);
     std::vector<Term> obj;
@@ -794,10 +967,10 @@ BvResult BvProver::Impl::optimize(const ir::Expr& cond, const std::vector<ir::Ex
       r.detail = usedUp();
       return;
     }
-    z3::optimize opt(ctx);
+    z3::optimize opt(ctx());
     addQuery(opt, g, syms, in);
     opt.add(c.def && truth(c.v));
-    const z3::expr sign = ctx.bv_val(static_cast<uint64_t>(1) << 63, kBits);
+    const z3::expr sign = ctx().bv_val(static_cast<uint64_t>(1) << 63, kBits);
     for (const Term& o : obj) {
       opt.add(o.def);
       // Signed order as an unsigned one: flip the sign bit.
@@ -844,18 +1017,19 @@ BvProver::Values BvProver::allowedValues(int param, const std::vector<ir::ExprPt
   Values out;
   Impl& im = *impl_;
   im.replaySkipped();
+  im.history = HistoryAnswers::kUntracked;  // (not in the record: its later queries run)
   bool all = false;  // every allowed value found (the last query unsat)
   guardQuery(out.kind, out.detail, [&] {
     im.resetQuery();
     ir::Expr x;
     x.kind = ir::ExprKind::Param;
     x.index = param;
-    Impl::Part g{im.ctx.bool_val(true), {}, {}};
+    Impl::Part g{im.ctx().bool_val(true), {}, {}};
     const z3::expr v = im.tr(x, &g.syms).v;
     std::vector<Impl::Part> fs = im.facts(premises);
     std::set<std::pair<char, int>> syms;
     std::vector<const Impl::Part*> in = Impl::cone(g, fs, syms);
-    z3::solver sol(im.ctx, "QF_BV");
+    z3::solver sol(im.ctx(), "QF_BV");
     im.addQuery(sol, g, syms, in);
     for (;;) {
       if (tick) tick();
@@ -901,7 +1075,7 @@ BvVerdict BvProver::assumptionsConsistent() {
   one.kind = ir::ExprKind::Const;
   one.value = 1;
   BvResult r =
-      impl_->solve(one, lia::Bad::Nothing, [&](const Term&) { return impl_->ctx.bool_val(true); }, {}, false, true);
+      impl_->solve(one, lia::Bad::Nothing, [&](const Term&) { return impl_->ctx().bool_val(true); }, {}, false, true);
   switch (r.kind) {
     case BvVerdict::Fails: return BvVerdict::Holds;   // a model exists
     case BvVerdict::Holds: return BvVerdict::Fails;   // no model: contradictory

@@ -6,8 +6,10 @@ namespace cake::encoder {
 // The BvProver queries that hold (prove, witness and assumptionsConsistent
 // answered Holds), kept for the whole process and answered again without
 // the solver, their counted work charged again (encoder/bv_prover.cpp,
-// HoldsCache). Off by default (tests count the solver's answers); `cake`
-// turns it on. Off empties it.
+// HoldsCache), and with them the failing queries and optima kept per
+// context history (HistoryAnswers: the same answer, model included, after
+// the same queries on a fresh prover). Off by default (tests count the
+// solver's answers); `cake` turns it on. Off empties both.
 void keepHoldingQueries(bool on);
 
 }  // namespace cake::encoder

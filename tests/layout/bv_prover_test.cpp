@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <tuple>
 #include <random>
 
 #include "encoder/bv_linear.h"
@@ -606,8 +608,8 @@ TEST(BvProver, LinearSubsetsLeaveOutOnlyNonlinearFacts) {
 
 // keepHoldingQueries (bv_prover.h): a query that holds is answered again
 // from the record, on another prover, with the work it counted when it ran
-// charged again; a query that fails is asked again (its model is the
-// context's); the same goal under other lm.assume facts, or with another
+// charged again; a query that fails is answered from the record only in
+// the same history (FailingQueriesAnswerOnlyInTheSameHistory); the same goal under other lm.assume facts, or with another
 // premise, is its own query, and its broken twin (a fact that no longer
 // implies the goal) is not answered from the record.
 TEST(BvProver, HoldingQueriesAnswerOnlyTheSameQueryThatHeld) {
@@ -634,13 +636,17 @@ TEST(BvProver, HoldingQueriesAnswerOnlyTheSameQueryThatHeld) {
   EXPECT_EQ(solved2, 0);  // from the record
   EXPECT_EQ(q2, q1);      // charged as when it ran
   EXPECT_EQ(r2, r1);
-  // a failing query runs each time, with its model
-  for (int i = 0; i < 2; ++i) {
-    auto [f, q, r, solved] = ask(s, fails);
-    EXPECT_EQ(f.kind, BvVerdict::Fails);
-    EXPECT_GE(solved, 1);
-    EXPECT_LE(f.model.params.at(1), 0);
-  }
+  // a failing query on a fresh prover: from the history record the second
+  // time, the same model, the same work charged
+  auto [f1, qf1, rf1, sf1] = ask(s, fails);
+  auto [f2, qf2, rf2, sf2] = ask(s, fails);
+  EXPECT_EQ(f1.kind, BvVerdict::Fails);
+  EXPECT_GE(sf1, 1);
+  EXPECT_LE(f1.model.params.at(1), 0);
+  EXPECT_EQ(f2.kind, BvVerdict::Fails);
+  EXPECT_EQ(sf2, 0);
+  EXPECT_EQ(f2.model.params, f1.model.params);
+  EXPECT_EQ(std::make_pair(qf2, rf2), std::make_pair(qf1, rf1));
   // broken twins: a weaker fact, no fact, another premise
   ir::Schedule weaker = twoParams();
   weaker.assumes.push_back({B(ExprKind::Ge, P(0), C(7)), {}});
@@ -669,6 +675,77 @@ TEST(BvProver, HoldingQueriesAnswerOnlyTheSameQueryThatHeld) {
   auto [off, q3, r3, solved3] = ask(s, goal);
   EXPECT_EQ(off.kind, BvVerdict::Holds);
   EXPECT_GE(solved3, 1);  // off: the solver again
+}
+
+// The history record (keepHoldingQueries, bv_prover.cpp HistoryAnswers): a
+// failing query's model and an optimum are answered from it only after the
+// same queries on a fresh prover; a prover whose history differs, a weaker
+// fact (broken twin: another answer), a resource limit the recorded run
+// would not fit, each run the solver; every answer, model and work equal
+// to those without the record, also for a query that runs after recorded
+// ones (they are replayed first).
+TEST(BvProver, FailingQueriesAnswerOnlyInTheSameHistory) {
+  ir::Schedule s = twoParams();
+  s.assumes.push_back({B(ExprKind::Ge, P(0), C(8)), {}});
+  const ExprPtr first = B(ExprKind::Le, B(ExprKind::Add, P(0), P(1)), C(100));
+  const ExprPtr second = B(ExprKind::Ge, B(ExprKind::Mul, P(1), C(3)), P(0));
+  const ExprPtr objective = B(ExprKind::Sub, P(1), P(0));
+  using Run = std::tuple<BvVerdict, std::map<int, int64_t>, uint64_t, uint64_t, int64_t>;
+  // the queries `order` names on a fresh prover, each's answer, model, work
+  // and solver runs
+  auto run = [&](const ir::Schedule& sched, const std::string& order, encoder::Limits limits = {}) {
+    BvProver pv(sched, limits);
+    std::vector<Run> out;
+    for (char q : order) {
+      const encoder::z3w::QueryWork w0 = encoder::z3w::threadQueryWork();
+      const auto before = encoder::lia::counts();
+      encoder::BvResult r;
+      if (q == 'a') r = pv.prove(first);
+      if (q == 'b') r = pv.prove(second);
+      if (q == 'o') r = pv.smallestWitness(second, {objective});
+      const encoder::z3w::QueryWork w1 = encoder::z3w::threadQueryWork();
+      const auto after = encoder::lia::counts();
+      out.emplace_back(r.kind, r.model.params, w1.queries - w0.queries, w1.rlimit - w0.rlimit,
+                       after.decided + after.handed_on - before.decided - before.handed_on);
+    }
+    return out;
+  };
+  auto answers = [](std::vector<Run> v) {  // (without the solver runs)
+    for (Run& r : v) std::get<4>(r) = 0;
+    return v;
+  };
+  auto solved = [](const std::vector<Run>& v, size_t i) { return std::get<4>(v.at(i)); };
+  encoder::keepHoldingQueries(false);
+  const auto plain = run(s, "abo"), plain_ba = run(s, "ba");
+  const auto limited = run(s, "a", encoder::Limits{.rlimit = 1});
+  encoder::keepHoldingQueries(true);
+  const auto once = run(s, "abo"), twice = run(s, "abo");
+  EXPECT_EQ(std::get<0>(plain.at(0)), BvVerdict::Fails);
+  EXPECT_EQ(std::get<0>(plain.at(2)), BvVerdict::Fails);
+  EXPECT_EQ(std::get<0>(limited.at(0)), BvVerdict::Unknown);  // (the limit cuts the recorded run short)
+  EXPECT_EQ(answers(once), answers(plain));
+  EXPECT_EQ(answers(twice), answers(plain));
+  EXPECT_GE(solved(once, 0), 1);
+  EXPECT_EQ(solved(twice, 0), 0);  // the same history: from the record
+  EXPECT_EQ(solved(twice, 1), 0);
+  // another history: `a` after `b` runs; `b` first is a new history too
+  const auto ba = run(s, "ba");
+  EXPECT_EQ(answers(ba), answers(plain_ba));
+  EXPECT_GE(solved(ba, 1), 1);
+  // a recorded prefix, then a query not recorded there: replayed first
+  const auto ab_then_a = run(s, "aba");
+  EXPECT_GE(solved(ab_then_a, 2), 1);
+  encoder::keepHoldingQueries(false);
+  EXPECT_EQ(answers(ab_then_a), answers(run(s, "aba")));
+  encoder::keepHoldingQueries(true);
+  // broken twin: a weaker fact is another query (M = 7 allowed)
+  ir::Schedule weaker = twoParams();
+  weaker.assumes.push_back({B(ExprKind::Ge, P(0), C(7)), {}});
+  const auto w = run(weaker, "a");
+  EXPECT_GE(solved(w, 0), 1);
+  // a resource limit the recorded run does not fit: runs, as without the record
+  EXPECT_EQ(answers(run(s, "a", encoder::Limits{.rlimit = 1})), answers(limited));
+  encoder::keepHoldingQueries(false);
 }
 
 }  // namespace
