@@ -1,0 +1,109 @@
+// The last tiles to a depth (docs/z3.md "The last tiles to a depth",
+// helper fa8, session 39; obstacle 1 (b) of FA4's correction warpgroup).
+// FA4's MMA hands the two-slot Q ring back after every tile but the last
+// two (`if t + 2 < T:`): the tile count read to depth 2, which the
+// last-tile argument (depth 1) refused. The last m tiles (m up to 3) now
+// each get a copy of their part after the K loop, entered with the tile
+// count fixed to t + d. Broken forms, each found by the bounded check, are
+// not proved.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_util.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace trip_fa8_test {
+
+// A two-slot Q ring handed back after every tile's K loop but the last
+// two's (the loader of tile t waits for tile t - 2's release).
+const std::string kQRing = R"CAKE(
+@cake.schedule(target="sm_90a")
+def q_ring_release(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
+    pool   = lm.smem(32768)
+    smem_q = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_a = pool.view(offset=16384, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    producer = lm.role(warps=[0, 1, 2, 3])
+    consumer = lm.role(warps=[4, 5, 6, 7])
+    pipe    = lm.pipeline(stages=2)
+    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
+    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
+    full    = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
+    empty   = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
+    k_tiles = lm.cdiv(K, 64)
+    tiles   = lm.cdiv(M, 64)
+    with producer:
+        for t in lm.range(0, tiles):
+            lm.wait(q_empty, iter=t - 2)
+            smem_q.tma_load(Q, coords=(t * 64, 0), iter=t, barrier=q_full)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                smem_a.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)
+    with consumer:
+        for t in lm.range(0, tiles):
+            lm.wait(q_full, iter=t)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_q[t], smem_a[it], init=(k == 0))
+                lm.mma_commit()
+                lm.mma_wait(pending=0)
+                lm.arrive(empty, iter=it)
+            if t + 2 < tiles:
+                lm.arrive(q_empty, iter=t)
+)CAKE";
+
+const std::string kRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
+
+}  // namespace trip_fa8_test
+
+namespace tfa8 = trip_fa8_test;
+
+// Proved on main only with the read at depth 1; each form below reads the
+// tile count to depth 1, 2 or 3 and is clean (the bounded check agrees).
+TEST(TripFa8, TileCountReadToDepthTwoOrThreeIsProved) {
+  using cake::testing::replace;
+  const std::string depth3 = "            if t + 3 < tiles:\n                lm.arrive(q_empty, iter=t)\n"
+                             "            elif t + 3 == tiles:\n                lm.arrive(q_empty, iter=t)\n";
+  for (const std::string& text :
+       {tfa8::kQRing, replace(tfa8::kQRing, "t + 2 < tiles", "t + 2 != tiles"),
+        replace(tfa8::kQRing, "t + 2 < tiles", "t + 1 < tiles"), replace(tfa8::kQRing, tfa8::kRelease, depth3)}) {
+    auto mod = cake::testing::compile(text);
+    ASSERT_FALSE(mod.schedules.empty());
+    const ir::Schedule& s = mod.schedules.at(0);
+    auto r = cake::testing::attacks::proveDefault(s);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << text << r.detail;
+    auto [proved, rules, detail] = cake::testing::attacks::modelCheck(s);
+    EXPECT_TRUE(rules.empty()) << text << detail;
+  }
+}
+
+TEST(TripFa8, BrokenQRingReleasesToDepthTwoAreFoundAndNotProved) {
+  namespace at = cake::testing::attacks;
+  const std::string& rel = tfa8::kRelease;
+  at::attack(tfa8::kQRing, {{"M", 3 * 64}, {"K", 128}},
+             {
+                 {{{"t + 2 < tiles", "t + 3 < tiles"}},
+                  "the Q slot released by one tile fewer (the loader of the last tile hangs)",
+                  {{"M", 3 * 64}, {"K", 64}}},
+                 {{{"t + 2 < tiles", "t + 2 > tiles"}}, "the Q slot never released", {{"M", 3 * 64}, {"K", 64}}},
+                 {{{rel, rel + "            elif t + 2 == tiles:\n                lm.wait(q_full, iter=t + 2)\n"}},
+                  "the second-to-last tile waits for a Q tile that never comes",
+                  {{"M", 2 * 64}, {"K", 64}}},
+                 {{{rel, rel + "            elif t + 1 == tiles:\n                lm.wait(q_full, iter=t + 1)\n"}},
+                  "the last tile waits for a Q tile that never comes",
+                  {{"M", 64}, {"K", 64}}},
+                 {{{rel, rel + "            elif t + 2 == tiles:\n                lm.arrive(q_empty, iter=t + 1)\n"}},
+                  "the second-to-last tile releases the other Q slot",
+                  {{"M", 3 * 64}, {"K", 64}}},
+                 {{{"t + 2 < tiles", "t + 4 < tiles"}},
+                  "the Q slot released by two tiles fewer (refused: deeper than 3)",
+                  {{"M", 3 * 64}, {"K", 64}}},
+             });
+}
