@@ -4857,11 +4857,34 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
 // run's last tile may read it otherwise: refused (unknown). Before, a broken
 // kernel of that shape was proved (docs/z3.md "The last K iterations of the
 // last tile").
-void refuseTileCountReadsInCopies(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses) {
-  if (!uses.empty())
-    throw Fail(fmt::format("{} reads {} in a copy of the grid only (its ring start or end differs; not covered by the "
-                           "persistent-kernel proof yet)",
-                           ir::exprToString(*uses.front().expr, s), ir::exprToString(*tl.tiles, s)));
+// (`known`: reads of the grid itself, PGrid::uses, which tileCountDepth
+// proved one value on every tile but the last m; a copy per ring start
+// built past the last tiles reads them as the grid does, presByRingStart)
+void refuseTileCountReadsInCopies(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses,
+                                  const std::vector<TileCountUse>& known = {}) {
+  for (const TileCountUse& u : uses)
+    if (std::find(known.begin(), known.end(), u) == known.end())
+      throw Fail(fmt::format("{} reads {} in a copy of the grid only (its ring start or end differs; not covered by "
+                             "the persistent-kernel proof yet)",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
+}
+
+std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl);
+
+// A part before the K loop that moves with the ring (presByRingStart) has
+// one copy per ring start, built past the last tiles (E_A read as t + far):
+// a read of the tile count in such a part (a statement before the K loop)
+// would need the last tiles' copies per ring start too (a branch that waits
+// for `t * K - 4` only where the tile is not the last is left out at ring
+// start 0 either way). Refused; reads after the K loop are taken
+// (presByRingStart checks the last tiles' parts per ring start).
+void refuseTileCountReadsBeforeK(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses) {
+  const std::set<const ir::Expr*> pre = preLoopExprs(s, tl);
+  for (const TileCountUse& u : uses)
+    if (pre.count(u.expr))
+      throw Fail(fmt::format("{} reads {} before the K loop, whose part moves with the ring period (not covered by "
+                             "the persistent-kernel proof yet)",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
 }
 
 // One process of the grid: its prefix, tiles (pre part, K iterations, post
@@ -5132,6 +5155,7 @@ struct PGrid {
   // post_last_at[d - 1][p][t][x] of last[lastGrid(d, t % 2)]'s.
   bool last_tile = false;
   int64_t last_m = 0;
+  std::vector<TileCountUse> uses;  // grid's reads of E_A (tileCountDepth proved each past the last m tiles)
   TileCountRead not_last;
   static size_t lastGrid(int64_t d, int64_t parity) { return static_cast<size_t>(2 * (d - 1) + parity); }
   // alignCountersToTheRing changed a counted phase or a read generation of `grid`
@@ -9860,6 +9884,83 @@ void namePreWritesAsTheRing(PGrid& g) {
   }
 }
 
+// The grid whose tiles all start at ring position x (`t * E_B` read as x),
+// E_A read as `read` says, aligned as the grid was; its shapes in `shapes`.
+// Past the last tiles (read.depth 0) it reads E_A only as the grid does
+// (refuseTileCountReadsInCopies); its last tiles read their own count.
+System ringStartGrid(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                     const TileLoops& tl, const TileCountRead& read, int64_t x, ProofBudget& budget,
+                     std::vector<TileShape>& shapes) {
+  std::vector<TileCountUse> copy_uses;
+  System at = buildGrid(s, binding, target, tl, g.Wt, g.Wg, read, &copy_uses, 1, x);
+  if (read.depth == 0) refuseTileCountReadsInCopies(s, tl, copy_uses, g.uses);
+  chargeBuild(budget, at);  // (a grid per ring start: charged as built)
+  alignSpacesTo(at, g.grid);
+  shapes.clear();
+  for (const Process& proc : at.procs) shapes.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
+  if (g.counters) alignCountersToTheRing(at, shapes, g.Wt, g.Wg);
+  else alignStageWritesToTheRing(at, shapes, g.Wt, g.Wg);
+  return at;
+}
+
+// With a last tile of its own (PGrid::last_tile), a process whose part
+// before the K loop moves with the ring runs, in a run's last tiles, the
+// copy of that part per ring start x (built past the last tiles), the
+// grid's K iterations and the last tiles' part after the K loop, each taken
+// from a grid whose tiles start at ring position 0 or x. What the builder
+// derives from the process's history (counted phases, generations, read
+// markers) could differ in a last tile that starts at x: for each depth d
+// and parity, the grid at ring start x with those tiles the d-th from the
+// end must give each of them the copy's part before the K loop exactly,
+// the grid's K iterations at the same ring index, and the part after the K
+// loop of the last tiles' grid at ring start 0 (the loop values apart).
+// (The reads of E_A lie after the K loop or in the K iterations, whose
+// values no ring start changes: refuseTileCountReadsBeforeK.)
+void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                          const TileLoops& tl, int64_t x, ProofBudget& budget) {
+  if (!g.last_tile) return;
+  for (int64_t d = 1; d <= g.last_m; ++d)
+    for (int64_t i = 0; i < 2; ++i) {
+      checkBudget(budget, "building the last tiles' parts per ring start");
+      TileCountRead read = g.not_last;
+      read.depth = d;
+      read.parity = i;
+      std::vector<TileShape> xs;
+      const System at = ringStartGrid(g, s, binding, target, tl, read, x, budget, xs);
+      const System& last = g.last[PGrid::lastGrid(d, i)];
+      const std::vector<TileShape>& ls = g.last_shape[PGrid::lastGrid(d, i)];
+      for (size_t p = 0; p < g.shape.size(); ++p) {
+        if (!g.pre_moves[p]) continue;
+        const std::vector<Instr>& xp = at.procs[p].program;
+        const std::vector<Instr>& mp = g.grid.procs[p].program;
+        const std::vector<Instr>& lp = last.procs[p].program;
+        const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
+        auto refuse = [&](const char* what) {
+          throw Fail(fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} "
+                                 "(not covered by the persistent-kernel proof yet)",
+                                 g.grid.procs[p].name, what, d, x));
+        };
+        for (int64_t t = i; t < g.Wt; t += 2) {
+          if (!sh.runs(t)) continue;
+          const std::vector<Instr>& pre = g.pre_text[0][p][t][x];
+          if (xsh.head[t][0] - xsh.tile_start[t] != static_cast<int>(pre.size()) ||
+              !std::equal(pre.begin(), pre.end(), xp.begin() + xsh.tile_start[t], sameInstr))
+            refuse("part before the K loop");
+          for (int64_t k = 0; k + x < g.Wg; ++k) {
+            const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
+            bool same = a1 - a0 == m1 - m0;
+            for (int q = 0; same && q < a1 - a0; ++q) same = sameBesidesLoops(xp[a0 + q], mp[m0 + q]);
+            if (!same) refuse("K iteration");
+          }
+          const int a = xsh.head[t][g.Wg], b = xsh.tile_start[t + 1], la = lsh.head[t][g.Wg];
+          bool same = b - a == lsh.tile_start[t + 1] - la;
+          for (int q = 0; same && a + q < b; ++q) same = sameBesidesLoops(xp[a + q], lp[la + q]);
+          if (!same) refuse("part after the K loop");
+        }
+      }
+    }
+}
+
 // The parts before the K loop per ring start (docs/z3.md "A per-tile
 // prologue that moves with the ring"): a part that moves with the ring
 // (pre_moves, gridCounts: a prologue loading `t * K + li`) reads the tile's
@@ -9899,14 +10000,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
     std::vector<TileShape> shapes = g.shape;
     if (x > 0) {
       std::vector<TileCountUse> copy_uses;
-      at = buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, &copy_uses, 1, x);
-      refuseTileCountReadsInCopies(s, tl, copy_uses);
-      chargeBuild(budget, at);  // (a grid per ring start: charged as built)
-      alignSpacesTo(at, main);
-      shapes.clear();
-      for (const Process& proc : at.procs) shapes.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
-      if (g.counters) alignCountersToTheRing(at, shapes, g.Wt, g.Wg);
-      else alignStageWritesToTheRing(at, shapes, g.Wt, g.Wg);
+      at = ringStartGrid(g, s, binding, target, tl, g.not_last, x, budget, shapes);
     }
     g.pre_shapes[static_cast<size_t>(x)] = shapes;
     for (size_t p = 0; p < P; ++p) {
@@ -9954,6 +10048,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       }
       g.pre_x[p] = 1;
     }
+    if (x > 0) lastTilesAtRingStart(g, s, binding, target, tl, x, budget);
   }
   namePreWritesAsTheRing(g);
 }
@@ -10785,6 +10880,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     g.grid = buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &uses, 1, 0, 0, &reads_end_in_k);
     g.last_m = std::max(g.last_m, tileCountDepth(s, tl, uses, solverLimits(opts, budget)));
   }
+  g.uses = uses;
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
   // every K iteration its tile's last (the grid before the alignments below)
   // (the grid as built, and the grids with every K iteration d = 1.. from its end)
@@ -10946,9 +11042,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // (a part that moves for another reason than reading the ring start,
       // a stage-named write's generation: refused as before)
       if (!readsRingStartBeforeK(s, tl)) throw Fail(g.pre_moving);
-      if (!uses.empty())
-        throw Fail("the schedule reads the tile count and the tile's ring start inside the tile loop (not covered by "
-                   "the persistent-kernel proof yet)");
+      refuseTileCountReadsBeforeK(s, tl, uses);
       refuseSloped(g, "the part before the K loop moves with the ring period");
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a

@@ -107,3 +107,49 @@ TEST(TripFa8, BrokenQRingReleasesToDepthTwoAreFoundAndNotProved) {
                   {{"M", 3 * 64}, {"K", 64}}},
              });
 }
+
+namespace trip_fa8_test {
+
+// kQRing whose consumer also waits for its tile's first slot before the K
+// loop (`t * k_tiles`: the part before the K loop moves with the ring and
+// has a copy per ring start, docs/z3.md "A per-tile prologue that moves
+// with the ring"), as FA4's MMA issues the tile's first S before its K loop.
+const std::string kRingStartWait = "            lm.wait(full, iter=t * k_tiles)\n";
+const std::string kQRingStart =
+    cake::testing::replace(kQRing, "            lm.wait(q_full, iter=t)\n",
+                           "            lm.wait(q_full, iter=t)\n" + kRingStartWait);
+
+}  // namespace trip_fa8_test
+
+// The ring start read before the K loop together with the tile count
+// (depth 1 or 2): refused on main ("reads the tile count and the tile's
+// ring start inside the tile loop"), now proved; the last tiles' parts per
+// ring start are checked against their copies (lastTilesAtRingStart).
+TEST(TripFa8, RingStartReadWithTheTileCountIsProvedAndItsBrokenFormsAreNot) {
+  namespace at = cake::testing::attacks;
+  using cake::testing::replace;
+  {
+    auto mod = cake::testing::compile(replace(tfa8::kQRingStart, "t + 2 < tiles", "t + 1 < tiles"));
+    const auto r = at::proveDefault(mod.schedules.at(0));
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  }
+  const std::string& rel = tfa8::kRelease;
+  at::attack(tfa8::kQRingStart, {{"M", 3 * 64}, {"K", 128}},
+             {
+                 {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles + 1)\n"}},
+                  "the tile's start waits for its second slot (the last tile of one block hangs)",
+                  {{"M", 64}, {"K", 64}}},
+                 {{{"t + 2 < tiles", "t + 3 < tiles"}},
+                  "the Q slot released by one tile fewer",
+                  {{"M", 3 * 64}, {"K", 64}}},
+                 {{{rel, rel + "            elif t + 2 == tiles:\n                lm.wait(full, iter=t * k_tiles + 2 * k_tiles)\n"}},
+                  "the second-to-last tile waits for the first slot of a tile past the last",
+                  {{"M", 2 * 64}, {"K", 64}}},
+                 {{{rel, rel + "            elif t + 1 == tiles:\n                lm.wait(full, iter=t * k_tiles + k_tiles)\n"}},
+                  "the last tile waits for the first slot of the next tile",
+                  {{"M", 64}, {"K", 64}}},
+                 {{{rel, rel + "            elif t + 2 == tiles:\n                lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n"}},
+                  "the second-to-last tile releases its last slot twice",
+                  {{"M", 2 * 64}, {"K", 128}}},
+             });
+}
