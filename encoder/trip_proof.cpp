@@ -4869,7 +4869,7 @@ void refuseTileCountReadsInCopies(const ir::Schedule& s, const TileLoops& tl, co
                              ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
 }
 
-std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl);
+std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl, int role = -1);
 
 // A part before the K loop that moves with the ring (presByRingStart) has
 // one copy per ring start, built past the last tiles (E_A read as t + far):
@@ -8290,7 +8290,7 @@ bool tmemDependsOnTile(const ir::Schedule& s, const TileLoops& tl) {
 
 // Every sub-expression of the statements of a tile loop's body before its
 // K loop (its part before the K loop, as the schedule writes it).
-std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl) {
+std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl, int role) {
   std::set<const ir::Expr*> out;
   std::function<void(const ir::Expr&)> all = [&](const ir::Expr& e) {
     out.insert(&e);
@@ -8313,15 +8313,37 @@ std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& t
       walk(st.orelse);
     }
   };
-  for (const ir::RoleBody& body : s.bodies) walk(body.body);
+  for (const ir::RoleBody& body : s.bodies)
+    if (role < 0 || body.role == role) walk(body.body);
   return out;
 }
 
-// Does some statement of a tile loop's body before its K loop read the
-// tile's ring start `t * E_B`?
-bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl) {
-  const std::set<const ir::Expr*> pre = preLoopExprs(s, tl);
+// Does some statement of a tile loop's body before its K loop (of the
+// role's body; -1: of any) read the tile's ring start `t * E_B`?
+bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl, int role = -1) {
+  const std::set<const ir::Expr*> pre = preLoopExprs(s, tl, role);
   return std::any_of(pre.begin(), pre.end(), [&](const ir::Expr* e) { return isTileProduct(*e, tl); });
+}
+
+// A process whose part before the K loop reads the ring start gets a copy
+// of that part per ring start (presByRingStart) also where the grid's text
+// does not move with the ring: at ring start 0 the builder may have left a
+// wait out (`lm.wait(full, iter=t * K - 1)`, a phase below 0 in every tile
+// of the grid), and the grid's text then stood for every ring start, the
+// wait left out in every explored run. A broken kernel waiting there for a
+// phase its slot had passed (sync.lost-phase) was proved (helper fa8,
+// session 39; docs/z3.md "The last tiles to a depth"). A process that skips
+// tiles reads its ring start when it leaves its part (PreOpen) and is left
+// as it was.
+void markRingStartReadersBeforeK(PGrid& g, const ir::Schedule& s, const TileLoops& tl) {
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind != TileShape::Full || sh.step != 1 || g.pre_moves[p]) continue;
+    if (!readsRingStartBeforeK(s, tl, g.grid.procs[p].role)) continue;
+    g.pre_moves[p] = 1;
+    if (g.pre_moving.empty())
+      g.pre_moving = fmt::format("the part before the K loop of {} reads the tile's ring start", g.grid.procs[p].name);
+  }
 }
 
 // lo <= v <= hi - 1 for every loop variable v of f that only loops with
@@ -11031,6 +11053,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     const auto named = std::make_pair(g.ring_named, g.tile_named);
     const auto commits = std::make_pair(g.ring_commits, g.tile_commits);
     gridCounts(g);
+    markRingStartReadersBeforeK(g, s, tl);
     if (named != std::make_pair(g.ring_named, g.tile_named) || commits != std::make_pair(g.ring_commits, g.tile_commits))
       throw Fail("the two kinds of tile complete named barriers or commit MMA groups differently per period");
     if (std::any_of(g.pre_moves.begin(), g.pre_moves.end(), [](char m) { return m; }))
@@ -11038,6 +11061,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                  "covered by the persistent-kernel proof yet)");
   } else {
     gridCounts(g);
+    markRingStartReadersBeforeK(g, s, tl);
     if (std::any_of(g.pre_moves.begin(), g.pre_moves.end(), [](char m) { return m; })) {
       // (a part that moves for another reason than reading the ring start,
       // a stage-named write's generation: refused as before)

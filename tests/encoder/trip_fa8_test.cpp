@@ -151,5 +151,16 @@ TEST(TripFa8, RingStartReadWithTheTileCountIsProvedAndItsBrokenFormsAreNot) {
                  {{{rel, rel + "            elif t + 2 == tiles:\n                lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n"}},
                   "the second-to-last tile releases its last slot twice",
                   {{"M", 2 * 64}, {"K", 128}}},
+                 // (the wait is left out at ring start 0, so the grid's part
+                 // did not move with the ring: it stood for every ring start
+                 // and the wait was left out of every explored run; proved
+                 // before, markRingStartReadersBeforeK)
+                 {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles - 1)\n"}},
+                  "the tile's start waits for the tile before's last slot, which the loader may have refilled",
+                  {{"M", 3 * 64}, {"K", 64}}},
+                 {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles - 1)\n"},
+                   {rel, "            lm.arrive(q_empty, iter=t)\n"}},
+                  "the same without a read of the tile count",
+                  {{"M", 3 * 64}, {"K", 64}}},
              });
 }
