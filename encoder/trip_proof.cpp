@@ -8334,7 +8334,9 @@ bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl, int role 
 // phase its slot had passed (sync.lost-phase) was proved (helper fa8,
 // session 39; docs/z3.md "The last tiles to a depth"). A process that skips
 // tiles reads its ring start when it leaves its part (PreOpen) and is left
-// as it was.
+// as it was; so is a tile loop with two kinds of tile (its K loops lie in
+// the branches of the kind's guard, which preLoopExprs does not enter: the
+// whole tile body would count as before the K loop; docs/known-limits.md).
 void markRingStartReadersBeforeK(PGrid& g, const ir::Schedule& s, const TileLoops& tl) {
   for (size_t p = 0; p < g.shape.size(); ++p) {
     const TileShape& sh = g.shape[p];
@@ -11053,7 +11055,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     const auto named = std::make_pair(g.ring_named, g.tile_named);
     const auto commits = std::make_pair(g.ring_commits, g.tile_commits);
     gridCounts(g);
-    markRingStartReadersBeforeK(g, s, tl);
     if (named != std::make_pair(g.ring_named, g.tile_named) || commits != std::make_pair(g.ring_commits, g.tile_commits))
       throw Fail("the two kinds of tile complete named barriers or commit MMA groups differently per period");
     if (std::any_of(g.pre_moves.begin(), g.pre_moves.end(), [](char m) { return m; }))
