@@ -9,8 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attack_util.h"
+#include "persistent_kernels.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -18,46 +21,27 @@ using namespace cake;
 namespace trip_fa8_test {
 
 // A two-slot Q ring handed back after every tile's K loop but the last
-// two's (the loader of tile t waits for tile t - 2's release).
-const std::string kQRing = R"CAKE(
-@cake.schedule(target="sm_90a")
-def q_ring_release(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    pool   = lm.smem(32768)
-    smem_q = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    smem_a = pool.view(offset=16384, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    producer = lm.role(warps=[0, 1, 2, 3])
-    consumer = lm.role(warps=[4, 5, 6, 7])
-    pipe    = lm.pipeline(stages=2)
-    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
-    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
-    full    = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
-    empty   = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
-    k_tiles = lm.cdiv(K, 64)
-    tiles   = lm.cdiv(M, 64)
-    with producer:
-        for t in lm.range(0, tiles):
-            lm.wait(q_empty, iter=t - 2)
-            smem_q.tma_load(Q, coords=(t * 64, 0), iter=t, barrier=q_full)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(empty, iter=it - 2)
-                smem_a.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)
-    with consumer:
-        for t in lm.range(0, tiles):
-            lm.wait(q_full, iter=t)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, iter=it)
-                lm.mma(acc, smem_q[t], smem_a[it], init=(k == 0))
-                lm.mma_commit()
-                lm.mma_wait(pending=0)
-                lm.arrive(empty, iter=it)
-            if t + 2 < tiles:
-                lm.arrive(q_empty, iter=t)
-)CAKE";
+// two's (the loader of tile t waits for tile t - 2's release): the one-slot
+// hand-off of cake::testing::kQueryEmpty (persistent_kernels.h) with Q in
+// two stages behind mbarriers.
+std::string qRing() {
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"def q_empty_handoff(", "def q_ring_release("},
+      {"stages=1, swizzle", "stages=2, swizzle"},  // (smem_q's)
+      {"offset=8192,", "offset=16384,"},
+      {"    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n",
+       "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)\n"},
+      {"    q_empty = lm.named_barrier(roles=[producer, consumer])\n",
+       "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n"},
+      {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
+      {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n",
+       "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n"},
+  };
+  std::string text = cake::testing::kQueryEmpty;
+  for (const auto& [from, to] : edits) text = cake::testing::replace(text, from, to);
+  return text;
+}
+const std::string kQRing = qRing();
 
 const std::string kRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
 
@@ -69,8 +53,9 @@ namespace tfa8 = trip_fa8_test;
 // tile count to depth 1, 2 or 3 and is clean (the bounded check agrees).
 TEST(TripFa8, TileCountReadToDepthTwoOrThreeIsProved) {
   using cake::testing::replace;
-  const std::string depth3 = "            if t + 3 < tiles:\n                lm.arrive(q_empty, iter=t)\n"
-                             "            elif t + 3 == tiles:\n                lm.arrive(q_empty, iter=t)\n";
+  const std::string depth3 =
+      "            if t + 3 < tiles:\n                lm.arrive(q_empty, iter=t)\n"
+      "            elif t + 3 == tiles:\n                lm.arrive(q_empty, iter=t)\n";
   for (const std::string& text :
        {tfa8::kQRing, replace(tfa8::kQRing, "t + 2 < tiles", "t + 2 != tiles"),
         replace(tfa8::kQRing, "t + 2 < tiles", "t + 1 < tiles"), replace(tfa8::kQRing, tfa8::kRelease, depth3)}) {
@@ -115,9 +100,8 @@ namespace trip_fa8_test {
 // has a copy per ring start, docs/z3.md "A per-tile prologue that moves
 // with the ring"), as FA4's MMA issues the tile's first S before its K loop.
 const std::string kRingStartWait = "            lm.wait(full, iter=t * k_tiles)\n";
-const std::string kQRingStart =
-    cake::testing::replace(kQRing, "            lm.wait(q_full, iter=t)\n",
-                           "            lm.wait(q_full, iter=t)\n" + kRingStartWait);
+const std::string kQRingStart = cake::testing::replace(kQRing, "            lm.wait(q_full, iter=t)\n",
+                                                       "            lm.wait(q_full, iter=t)\n" + kRingStartWait);
 
 }  // namespace trip_fa8_test
 
@@ -134,33 +118,35 @@ TEST(TripFa8, RingStartReadWithTheTileCountIsProvedAndItsBrokenFormsAreNot) {
     EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   }
   const std::string& rel = tfa8::kRelease;
-  at::attack(tfa8::kQRingStart, {{"M", 3 * 64}, {"K", 128}},
-             {
-                 {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles + 1)\n"}},
-                  "the tile's start waits for its second slot (the last tile of one block hangs)",
-                  {{"M", 64}, {"K", 64}}},
-                 {{{"t + 2 < tiles", "t + 3 < tiles"}},
-                  "the Q slot released by one tile fewer",
-                  {{"M", 3 * 64}, {"K", 64}}},
-                 {{{rel, rel + "            elif t + 2 == tiles:\n                lm.wait(full, iter=t * k_tiles + 2 * k_tiles)\n"}},
-                  "the second-to-last tile waits for the first slot of a tile past the last",
-                  {{"M", 2 * 64}, {"K", 64}}},
-                 {{{rel, rel + "            elif t + 1 == tiles:\n                lm.wait(full, iter=t * k_tiles + k_tiles)\n"}},
-                  "the last tile waits for the first slot of the next tile",
-                  {{"M", 64}, {"K", 64}}},
-                 {{{rel, rel + "            elif t + 2 == tiles:\n                lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n"}},
-                  "the second-to-last tile releases its last slot twice",
-                  {{"M", 2 * 64}, {"K", 128}}},
-                 // (the wait is left out at ring start 0, so the grid's part
-                 // did not move with the ring: it stood for every ring start
-                 // and the wait was left out of every explored run; proved
-                 // before, markRingStartReadersBeforeK)
-                 {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles - 1)\n"}},
-                  "the tile's start waits for the tile before's last slot, which the loader may have refilled",
-                  {{"M", 3 * 64}, {"K", 64}}},
-                 {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles - 1)\n"},
-                   {rel, "            lm.arrive(q_empty, iter=t)\n"}},
-                  "the same without a read of the tile count",
-                  {{"M", 3 * 64}, {"K", 64}}},
-             });
+  at::attack(
+      tfa8::kQRingStart, {{"M", 3 * 64}, {"K", 128}},
+      {
+          {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles + 1)\n"}},
+           "the tile's start waits for its second slot (the last tile of one block hangs)",
+           {{"M", 64}, {"K", 64}}},
+          {{{rel,
+             rel +
+                 "            elif t + 2 == tiles:\n                lm.wait(full, iter=t * k_tiles + 2 * k_tiles)\n"}},
+           "the second-to-last tile waits for the first slot of a tile past the last",
+           {{"M", 2 * 64}, {"K", 64}}},
+          {{{rel,
+             rel + "            elif t + 1 == tiles:\n                lm.wait(full, iter=t * k_tiles + k_tiles)\n"}},
+           "the last tile waits for the first slot of the next tile",
+           {{"M", 64}, {"K", 64}}},
+          {{{rel, rel + "            elif t + 2 == tiles:\n                lm.arrive(empty, iter=t * k_tiles + k_tiles "
+                        "- 1)\n"}},
+           "the second-to-last tile releases its last slot twice",
+           {{"M", 2 * 64}, {"K", 128}}},
+          // (the wait is left out at ring start 0, so the grid's part
+          // did not move with the ring: it stood for every ring start
+          // and the wait was left out of every explored run; proved
+          // before, markRingStartReadersBeforeK)
+          {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles - 1)\n"}},
+           "the tile's start waits for the tile before's last slot, which the loader may have refilled",
+           {{"M", 3 * 64}, {"K", 64}}},
+          {{{tfa8::kRingStartWait, "            lm.wait(full, iter=t * k_tiles - 1)\n"},
+            {rel, "            lm.arrive(q_empty, iter=t)\n"}},
+           "the same without a read of the tile count",
+           {{"M", 3 * 64}, {"K", 64}}},
+      });
 }
