@@ -4736,12 +4736,20 @@ struct TileCountUse {
 };
 
 // Which tile count a read of E_A inside tile t sees when the grid is built:
-// t + 2 (tile t is not the last; every A >= t + 2 reads alike, proved in
-// checkTileCountUses), or t + 1 (tile t is the last) for the tiles of one
-// parity and t + 2 for the others: the tiles that are not the last keep
-// what the builder derives from the whole system (which views' indices
-// reach their stage count) as it is in the grid of no last tile.
-enum class TileCountRead { NotLast, LastEven, LastOdd };
+// t + far (tile t is none of the last far - 1 tiles; every A >= t + far
+// reads alike, proved in tileCountDepth), or t + depth (tile t is the
+// depth-th from the end, depth < far) for the tiles of one parity and t +
+// far for the others: the tiles that are not among the last keep what the
+// builder derives from the whole system (which views' indices reach their
+// stage count) as it is in the grid of no last tile.
+struct TileCountRead {
+  int64_t depth = 0;  // 0: no tile is among the last
+  int64_t parity = 0;
+  int64_t far = 2;
+  int64_t countAt(int64_t t) const { return depth > 0 && t % 2 == parity ? t + depth : t + far; }
+  static const TileCountRead NotLast;
+};
+inline const TileCountRead TileCountRead::NotLast{};
 
 // e with every sub-expression the hook evaluates replaced by its value.
 ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHook& hook) {
@@ -4758,8 +4766,8 @@ bool readsInnerBare(const ir::Expr& e, const TileLoops& tl);
 // The system with Wt tiles of Wg K iterations each, every tile starting at
 // ring index 0 (`t * E_B` reads 0): iteration k of tile t is the text of
 // ring index g = k in tile t, which is all the layout below needs. A read
-// of the tile count E_A inside tile t reads t + 2 or t + 1 (`read`); each
-// is noted in *uses.
+// of the tile count E_A inside tile t reads t + far or t + depth (`read`);
+// each is noted in *uses.
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
                  TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
                  int kind = 0, int64_t ring_start = 0, int64_t tail_d = 0,
@@ -4807,8 +4815,7 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     }
     if (tvar < 0 || !containsExpr(e, *tl.tiles)) return base(e, env);
     const int64_t t = env.loop_vars.at(tvar);
-    const bool last = read != TileCountRead::NotLast && (t % 2 == 1) == (read == TileCountRead::LastOdd);
-    const int64_t A = t + (last ? 1 : 2);
+    const int64_t A = read.countAt(t);
     ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
     auto v = ir::evaluate(*applyHook(substitute(x, *tl.tiles, ir::makeConst(A)), env, base), env);
     if (!v) return std::nullopt;  // the builder reports it
@@ -4843,18 +4850,41 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
 
 // The grids of the copies per ring end (postsByRingEnd), per ring start
 // (presByRingStart) and of the first K iterations (firstIterations) read
-// the tile count E_A as t + 2 in every tile (TileCountRead::NotLast). Each
+// the tile count E_A as t + far in every tile (PGrid::not_last). Each
 // is built only where grid N reads E_A nowhere (attemptPersistent refuses
 // each together with a last tile of its own), so a read there lies in a
 // branch grid N never takes (`if k == 0 and it > 0: if t + 1 == T:`), and a
 // run's last tile may read it otherwise: refused (unknown). Before, a broken
 // kernel of that shape was proved (docs/z3.md "The last K iterations of the
 // last tile").
-void refuseTileCountReadsInCopies(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses) {
-  if (!uses.empty())
-    throw Fail(fmt::format("{} reads {} in a copy of the grid only (its ring start or end differs; not covered by the "
-                           "persistent-kernel proof yet)",
-                           ir::exprToString(*uses.front().expr, s), ir::exprToString(*tl.tiles, s)));
+// (`known`: reads of the grid itself, PGrid::uses, which tileCountDepth
+// proved one value on every tile but the last m; a copy per ring start
+// built past the last tiles reads them as the grid does, presByRingStart)
+void refuseTileCountReadsInCopies(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses,
+                                  const std::vector<TileCountUse>& known = {}) {
+  for (const TileCountUse& u : uses)
+    if (std::find(known.begin(), known.end(), u) == known.end())
+      throw Fail(fmt::format("{} reads {} in a copy of the grid only (its ring start or end differs; not covered by "
+                             "the persistent-kernel proof yet)",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
+}
+
+std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl, int role = -1);
+
+// A part before the K loop that moves with the ring (presByRingStart) has
+// one copy per ring start, built past the last tiles (E_A read as t + far):
+// a read of the tile count in such a part (a statement before the K loop)
+// would need the last tiles' copies per ring start too (a branch that waits
+// for `t * K - 4` only where the tile is not the last is left out at ring
+// start 0 either way). Refused; reads after the K loop are taken
+// (presByRingStart checks the last tiles' parts per ring start).
+void refuseTileCountReadsBeforeK(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses) {
+  const std::set<const ir::Expr*> pre = preLoopExprs(s, tl);
+  for (const TileCountUse& u : uses)
+    if (pre.count(u.expr))
+      throw Fail(fmt::format("{} reads {} before the K loop, whose part moves with the ring period (not covered by "
+                             "the persistent-kernel proof yet)",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
 }
 
 // One process of the grid: its prefix, tiles (pre part, K iterations, post
@@ -4955,7 +4985,8 @@ struct PcPos {
   int8_t kind = 0;    // the tile's kind (MergedLoops: a copy of each part per kind)
   // Body: the copy of a tile's first K iteration (kFirstCopy, firstIterations)
   // or of one d from its end (kTailCopy + d - 1, tailIterations); 0: the
-  // grid's iteration
+  // grid's iteration. PostLast: d - 1 for the copy of the d-th tile from
+  // the end (the tile count is t + d; PGrid::last_m)
   int8_t first = 0;
   // the distance to its tile's end of a tail copy's iteration (0: none)
   int tailDistance() const;
@@ -5115,19 +5146,24 @@ struct PGrid {
   std::vector<std::vector<std::vector<std::vector<Range>>>> tail_at;  // [d - 1][lane][t][g] (tail_x; tailIterations)
   std::vector<std::vector<Range>> post_tail_at;           // [lane][t] (merge_tails; empty range: none)
   std::vector<std::vector<Range>> pre_open;  // [p][t]: a process that skips tiles (TileShape::step > 1)
-  // The tile count read inside the tile loop (checkTileCountUses):
-  // last[i] is the grid whose tiles of parity i are the last one (E_A read
-  // as t + 1), the same as `grid` but in those tiles' parts after the K
-  // loop (checked); a process leaving tile t's K loop enters the part of
-  // `grid` (more tiles) or, with the tile count t + 1, its copy
-  // post_last_at[p][t][x] of last[t % 2]'s.
+  // The tile count read inside the tile loop (tileCountDepth), to depth
+  // last_m: last[lastGrid(d, i)] is the grid whose tiles of parity i are
+  // the d-th from the end (E_A read as t + d, d <= last_m), the same as
+  // `grid` (E_A read as t + last_m + 1: not_last) but in those tiles' parts
+  // after the K loop (checked); a process leaving tile t's K loop enters
+  // the part of `grid` (more tiles) or, with the tile count t + d, its copy
+  // post_last_at[d - 1][p][t][x] of last[lastGrid(d, t % 2)]'s.
   bool last_tile = false;
+  int64_t last_m = 0;
+  std::vector<TileCountUse> uses;  // grid's reads of E_A (tileCountDepth proved each past the last m tiles)
+  TileCountRead not_last;
+  static size_t lastGrid(int64_t d, int64_t parity) { return static_cast<size_t>(2 * (d - 1) + parity); }
   // alignCountersToTheRing changed a counted phase or a read generation of `grid`
   bool counters = false;
   AlignedFields aligned;  // what the grid's alignment set (firstIterations matches the copies by it)
-  System last[2];
-  std::vector<TileShape> last_shape[2];
-  std::vector<std::vector<std::vector<Range>>> post_last_at;
+  std::vector<System> last;                     // [lastGrid(d, parity)]
+  std::vector<std::vector<TileShape>> last_shape;  // [lastGrid(d, parity)][p]
+  std::vector<std::vector<std::vector<std::vector<Range>>>> post_last_at;  // [d - 1][lane][t][x]
   std::vector<std::vector<int>> ring_pc, tile_pc;  // [p][pc]: one period back, -1: cannot
   std::vector<std::vector<int>> ring_ref;          // ring_pc, or for a copy of a pre / post part or exit path the
                                                    // copy of the same text at x - Pg (>= 0): for async work only
@@ -5531,7 +5567,7 @@ void layOutPersistent(PGrid& g) {
   g.pre_open.assign(lanes, {});
   g.body_at.assign(lanes, {});
   g.post_at.assign(lanes, {});
-  g.post_last_at.assign(lanes, {});
+  g.post_last_at.assign(static_cast<size_t>(g.last_m), std::vector<std::vector<std::vector<PGrid::Range>>>(lanes));
   g.exit_at.assign(lanes, {});
   g.first_at.assign(lanes, {});
   g.tail_at.assign(static_cast<size_t>(g.tail_m), std::vector<std::vector<std::vector<PGrid::Range>>>(lanes));
@@ -5772,23 +5808,27 @@ void layOutPersistent(PGrid& g) {
           g.post_tail_at[lp][t] = range(at, at + (d - c - cut));
         }
       }
-      if (g.last_tile) {
-        // the last tile's part after the K loop: it must commit as many MMA
-        // groups as the other tiles' (the counts before the exit path are
-        // path-independent)
-        g.post_last_at[lp].assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
+      for (int64_t depth = 1; depth <= g.last_m; ++depth) {
+        // the last tiles' parts after the K loop, one copy per depth: each
+        // must commit as many MMA groups as the other tiles' (the counts
+        // before the exit path are path-independent)
+        auto& at_ = g.post_last_at[static_cast<size_t>(depth - 1)][lp];
+        at_.assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
+        first_flag = static_cast<int8_t>(depth - 1);
         for (int64_t t = 0; t < Wt; ++t) {
-          const TileShape& ls = g.last_shape[t % 2][p];
-          const auto& lsrc = g.last[t % 2].procs[p].program;
+          const size_t li = PGrid::lastGrid(depth, t % 2);
+          const TileShape& ls = g.last_shape[li][p];
+          const auto& lsrc = g.last[li].procs[p].program;
           const int c = ls.head[t][Wg], d = ls.tile_start[t + 1];
           if (commitsIn(lsrc, c, d) != post_c[t])
             throw Fail(fmt::format("{} commits a different number of MMA groups after the K loop of the last tile",
                                    g.grid.procs[p].name));
           for (int64_t x = 0; x <= Wg; ++x) {
             const int at = appendFrom(lsrc, c, d, PcPos::PostLast, t, x, tiles_c[t] + pre_c[t] + body_c[x]);
-            g.post_last_at[lp][t][x] = range(at, at + (d - c));
+            at_[t][x] = range(at, at + (d - c));
           }
         }
+        first_flag = 0;
       }
       if (kind > 0) {
         // the MMA commits before every part: path-independent only if the kinds commit alike
@@ -5844,7 +5884,7 @@ void layOutPersistent(PGrid& g) {
           if (q.x < 0 && !g.post_tail_at[lp].empty() && g.post_tail_at[lp][q.t].a < g.post_tail_at[lp][q.t].b)
             return g.post_tail_at[lp][q.t].a;
           return g.post_at[lp][q.t][std::max<int>(q.x, 0)].a;
-        case PcPos::PostLast: return g.post_last_at[lp][q.t][q.x].a;
+        case PcPos::PostLast: return g.post_last_at[static_cast<size_t>(q.first)][lp][q.t][q.x].a;
         case PcPos::Body:
           if (q.tailDistance() > 0) return g.tail_at[static_cast<size_t>(q.tailDistance() - 1)][lp][q.t][q.x].a;
           return (q.first == kFirstCopy ? g.first_at : g.body_at)[lp][q.t][q.x].a;
@@ -6452,8 +6492,8 @@ class PersistentExplorer {
     if (endAllowed(gi + 1) && allowEqual(last.end[t], gi + 1)) afterBody(p, t, gi + 1, last, out, k);
   }
   // Tile t's K loop left at ring position x: the part after it, the last
-  // tile's (the tile count is t + 1) or the others' (it is above), when the
-  // schedule reads the tile count there (PGrid::last_tile).
+  // tiles' (the tile count is t + d, d <= last_m) or the others' (it is
+  // above), when the schedule reads the tile count there (PGrid::last_tile).
   void afterBody(int p, int64_t t, int64_t x, const Unknowns& u, std::vector<Branch>& out, int k) const {
     // (postsByRingEnd: a copy below post_unentered stands in for a ring end
     // no run reaches; the layout takes it as a branch, a run never)
@@ -6468,9 +6508,13 @@ class PersistentExplorer {
       else tileDecision(p, t, x, v, out);
     };
     if (!g_.last_tile) return post(g_.post_at, u);
-    Unknowns more = u, last = u;
-    if (allowAbove(more.tiles, t + 1)) post(g_.post_at, more);
-    if ((t + 1) % g_.tile_multiple == 0 && allowEqual(last.tiles, t + 1)) post(g_.post_last_at, last);
+    Unknowns more = u;
+    if (allowAbove(more.tiles, t + g_.last_m)) post(g_.post_at, more);
+    for (int64_t d = 1; d <= g_.last_m; ++d) {  // the d-th tile from the end
+      Unknowns last = u;
+      if ((t + d) % g_.tile_multiple == 0 && allowEqual(last.tiles, t + d))
+        post(g_.post_last_at[static_cast<size_t>(d - 1)], last);
+    }
   }
   // Process p has just run the last instruction of its block at `pc`.
   std::vector<Branch> resolve(int p, int pc, const Unknowns& u) const {
@@ -6664,7 +6708,7 @@ class PersistentExplorer {
           case PcPos::Post:  // (the tail of copies per ring end, merge_tails: positions of its own)
             pos[pc] = id(kr + (q.x < 0 && !g_.post_x.empty() && g_.post_x[p] ? 11 : 3), q.t, off);
             break;
-          case PcPos::PostLast: pos[pc] = id(kr + 6, q.t, off); break;
+          case PcPos::PostLast: pos[pc] = id(q.first > 0 ? 512 + kr + q.first : kr + 6, q.t, off); break;
           case PcPos::Exit: pos[pc] = id(4, 0, off); break;
           case PcPos::Tile: pos[pc] = id(5, q.t, off); break;
           default: pos[pc] = id(0, pc, 0); break;
@@ -7122,8 +7166,8 @@ class PersistentExplorer {
     };
     const size_t up = static_cast<size_t>(p), uq = static_cast<size_t>(q);
     if (!sameShape(g_.shape[up], g_.shape[uq]) || !samePos(g_.pos[up], g_.pos[uq])) return std::nullopt;
-    for (int i = 0; i < 2; ++i)
-      if (g_.last_shape[i].size() > uq && !sameShape(g_.last_shape[i][up], g_.last_shape[i][uq])) return std::nullopt;
+    for (const std::vector<TileShape>& ls : g_.last_shape)
+      if (ls.size() > uq && !sameShape(ls[up], ls[uq])) return std::nullopt;
     if (g_.kinds > 1 && !sameShape(g_.kshape[up], g_.kshape[uq])) return std::nullopt;
     if (!sameAt(g_.kinded, up, uq) || !sameAt(g_.post_moves, up, uq) || !sameAt(g_.post_x, up, uq) ||
         !sameAt(g_.pre_moves, up, uq) || !sameAt(g_.pre_x, up, uq) ||
@@ -7134,8 +7178,9 @@ class PersistentExplorer {
     for (int k = 0; k < g_.kinds; ++k) {
       const size_t lp = g_.lane(up, k), lq = g_.lane(uq, k);
       std::vector<const std::vector<std::vector<std::vector<PGrid::Range>>>*> ats{
-          &g_.pre_at, &g_.body_at, &g_.post_at, &g_.exit_at, &g_.first_at, &g_.post_last_at};
+          &g_.pre_at, &g_.body_at, &g_.post_at, &g_.exit_at, &g_.first_at};
       for (const auto& d : g_.tail_at) ats.push_back(&d);
+      for (const auto& d : g_.post_last_at) ats.push_back(&d);
       for (const auto* v : ats) {
         const auto *x = at(*v, lp), *y = at(*v, lq);
         if (!x != !y || (x && !sameRanges(*x, *y))) return std::nullopt;
@@ -8245,7 +8290,7 @@ bool tmemDependsOnTile(const ir::Schedule& s, const TileLoops& tl) {
 
 // Every sub-expression of the statements of a tile loop's body before its
 // K loop (its part before the K loop, as the schedule writes it).
-std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl) {
+std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl, int role) {
   std::set<const ir::Expr*> out;
   std::function<void(const ir::Expr&)> all = [&](const ir::Expr& e) {
     out.insert(&e);
@@ -8268,15 +8313,39 @@ std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& t
       walk(st.orelse);
     }
   };
-  for (const ir::RoleBody& body : s.bodies) walk(body.body);
+  for (const ir::RoleBody& body : s.bodies)
+    if (role < 0 || body.role == role) walk(body.body);
   return out;
 }
 
-// Does some statement of a tile loop's body before its K loop read the
-// tile's ring start `t * E_B`?
-bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl) {
-  const std::set<const ir::Expr*> pre = preLoopExprs(s, tl);
+// Does some statement of a tile loop's body before its K loop (of the
+// role's body; -1: of any) read the tile's ring start `t * E_B`?
+bool readsRingStartBeforeK(const ir::Schedule& s, const TileLoops& tl, int role = -1) {
+  const std::set<const ir::Expr*> pre = preLoopExprs(s, tl, role);
   return std::any_of(pre.begin(), pre.end(), [&](const ir::Expr* e) { return isTileProduct(*e, tl); });
+}
+
+// A process whose part before the K loop reads the ring start gets a copy
+// of that part per ring start (presByRingStart) also where the grid's text
+// does not move with the ring: at ring start 0 the builder may have left a
+// wait out (`lm.wait(full, iter=t * K - 1)`, a phase below 0 in every tile
+// of the grid), and the grid's text then stood for every ring start, the
+// wait left out in every explored run. A broken kernel waiting there for a
+// phase its slot had passed (sync.lost-phase) was proved (helper fa8,
+// session 39; docs/z3.md "The last tiles to a depth"). A process that skips
+// tiles reads its ring start when it leaves its part (PreOpen) and is left
+// as it was; so is a tile loop with two kinds of tile (its K loops lie in
+// the branches of the kind's guard, which preLoopExprs does not enter: the
+// whole tile body would count as before the K loop; docs/known-limits.md).
+void markRingStartReadersBeforeK(PGrid& g, const ir::Schedule& s, const TileLoops& tl) {
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind != TileShape::Full || sh.step != 1 || g.pre_moves[p]) continue;
+    if (!readsRingStartBeforeK(s, tl, g.grid.procs[p].role)) continue;
+    g.pre_moves[p] = 1;
+    if (g.pre_moving.empty())
+      g.pre_moving = fmt::format("the part before the K loop of {} reads the tile's ring start", g.grid.procs[p].name);
+  }
 }
 
 // lo <= v <= hi - 1 for every loop variable v of f that only loops with
@@ -8527,26 +8596,34 @@ bool checkTileExprs(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, 
       check(use, e);
       continue;
     }
-    // A read of the tile count (checkTileCountUses): the text of a tile
-    // that is not the last (E_A read as t + 2) and of the last (t + 1),
-    // each as a function of t.
+    // A read of the tile count (tileCountDepth): the text of a tile that
+    // is none of the last m (E_A read as t + m + 1) and of the d-th from
+    // the end (t + d), each as a function of t.
     const ir::ExprPtr t = tileVarOf(*e, tl);
-    for (int64_t d : {2, 1}) check(use, substitute(e, *tl.tiles, plus(t, d)));
+    for (int64_t d = g.not_last.far; d >= 1; --d) check(use, substitute(e, *tl.tiles, plus(t, d)));
   }
   return reads_end;
 }
 
-// Every read of the tile count E_A inside tile t has one value for every
-// A >= t + 2 (the tile is not the last one): e(t, A) == e(t, t + 2), for
-// every t >= 0 and every value of the K loop's variable, proved. The grid
-// built with E_A read as t + 2 is then, tile by tile, the text of every
-// tile that is not the last, and the one built with t + 1 that of the
-// last (docs/z3.md "The tile count inside the tile loop").
-void checkTileCountUses(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses,
-                        const Limits& limits) {
+// The deepest tile from the end whose text reads the tile count otherwise
+// than the tiles before it (`if t + 2 < T:` releases a two-slot Q ring on
+// every tile but the last two: depth 2); deeper reads are refused.
+constexpr int64_t kMaxTileCountDepth = 3;
+
+// The least depth m (1 <= m <= kMaxTileCountDepth) such that every read of
+// the tile count E_A inside tile t has one value for every A >= t + m + 1
+// (the tile is none of the last m): e(t, A) == e(t, t + m + 1), for every
+// t >= 0 and every value of the K loop's variable, proved; 0 without a
+// read. The grid built with E_A read as t + m + 1 is then, tile by tile,
+// the text of every tile that is none of the last m, and the one built
+// with t + d (d <= m) that of the d-th tile from the end (docs/z3.md "The
+// tile count inside the tile loop", "The last tiles to a depth").
+int64_t tileCountDepth(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses,
+                       const Limits& limits) {
   using K = ir::ExprKind;
   FactProver prover(s, limits, {});
   const ir::ExprPtr A = symbolNode(K::LoopVar, kFreshSymbol + 10);
+  int64_t depth = 0;
   for (const TileCountUse& u : uses) {
     ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
     for (const auto& [var, value] : u.loop_vars)
@@ -8557,16 +8634,24 @@ void checkTileCountUses(const ir::Schedule& s, const TileLoops& tl, const std::v
       throw Fail(fmt::format("{} reads {} inside the tile loop together with other parameters (not covered by the "
                              "persistent-kernel proof yet)",
                              ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s)));
-    const ir::ExprPtr next = ir::makeExpr(K::Add, {t, ir::makeConst(2)});
-    const BvVerdict r = prover
-                            .prove(ir::makeExpr(K::Eq, {e, substitute(e, *A, next)}),
-                                   {ir::makeExpr(K::Ge, {t, ir::makeConst(0)}), ir::makeExpr(K::Ge, {A, next})})
-                            .kind;
+    BvVerdict r = BvVerdict::Unknown;
+    // (a use that holds at depth m holds at every deeper one: checked from the depth found so far)
+    for (int64_t m = std::max<int64_t>(depth, 1); m <= kMaxTileCountDepth && r != BvVerdict::Holds; ++m) {
+      const ir::ExprPtr far = ir::makeExpr(K::Add, {t, ir::makeConst(m + 1)});
+      r = prover
+              .prove(ir::makeExpr(K::Eq, {e, substitute(e, *A, far)}),
+                     {ir::makeExpr(K::Ge, {t, ir::makeConst(0)}), ir::makeExpr(K::Ge, {A, far})})
+              .kind;
+      if (r == BvVerdict::Holds) depth = std::max(depth, m);
+      else if (r != BvVerdict::Fails) break;  // (unsure: no deeper attempt decides it)
+    }
     if (r != BvVerdict::Holds)
       throw Fail(fmt::format("{} reads {} inside the tile loop in a way that is not the same on every tile but the "
-                             "last ({})",
-                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s), bvVerdictName(r)));
+                             "last {} ({})",
+                             ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s), kMaxTileCountDepth,
+                             bvVerdictName(r)));
   }
+  return depth;
 }
 
 // The grids with last tiles (PGrid::last) against the grid: each last
@@ -8615,11 +8700,12 @@ void checkLastTileGrid(const PGrid& g) {
     }
     return known->size() == 1 && *known->begin() == Flags{acc.stage_like, acc.view_written};
   };
-  for (int i = 0; i < 2; ++i) {
-    const System& last = g.last[i];
+  for (size_t li = 0; li < g.last.size(); ++li) {
+    const System& last = g.last[li];
+    const int64_t i = static_cast<int64_t>(li % 2);  // (the parity of its last tiles)
     if (last.procs.size() != sys.procs.size()) throw Fail("internal: the grids of the last tile differ in processes");
     for (size_t p = 0; p < sys.procs.size(); ++p) {
-      const TileShape &sh = g.shape[p], &ls = g.last_shape[i][p];
+      const TileShape &sh = g.shape[p], &ls = g.last_shape[li][p];
       const auto &a = sys.procs[p].program, &b = last.procs[p].program;
       auto refuse = [&](const char* where) {
         throw Fail(fmt::format("{} reads the tile count inside the tile loop {} (only the part after the K loop is "
@@ -8657,17 +8743,19 @@ void checkLastTileGrid(const PGrid& g) {
   }
   for (size_t p = 0; p < sys.procs.size(); ++p) {
     if (g.shape[p].kind != TileShape::Full) continue;
-    for (int64_t t = g.tw; t + g.Pt < g.Wt; ++t) {
-      const TileShape &l0 = g.last_shape[t % 2][p], &l1 = g.last_shape[(t + g.Pt) % 2][p];
-      Deltas d = g.tile;
-      if (!shiftedRange(g.last[t % 2].procs[p].program, l0.head[t][g.Wg], l0.tile_start[t + 1],
-                        g.last[(t + g.Pt) % 2].procs[p].program, l1.head[t + g.Pt][g.Wg], l1.tile_start[t + g.Pt + 1],
-                        d, static_cast<int>(p)) ||
-          d.slot_phase != g.tile.slot_phase || d.view_index != g.tile.view_index || d.view_gen != g.tile.view_gen ||
-          d.view_gen_stage != g.tile.view_gen_stage)
-        throw Fail(fmt::format("{}'s part after the K loop of the last tile does not repeat with the tile period {}",
-                               sys.procs[p].name, g.Pt));
-    }
+    for (int64_t depth = 1; depth <= g.last_m; ++depth)
+      for (int64_t t = g.tw; t + g.Pt < g.Wt; ++t) {
+        const size_t i0 = PGrid::lastGrid(depth, t % 2), i1 = PGrid::lastGrid(depth, (t + g.Pt) % 2);
+        const TileShape &l0 = g.last_shape[i0][p], &l1 = g.last_shape[i1][p];
+        Deltas d = g.tile;
+        if (!shiftedRange(g.last[i0].procs[p].program, l0.head[t][g.Wg], l0.tile_start[t + 1],
+                          g.last[i1].procs[p].program, l1.head[t + g.Pt][g.Wg], l1.tile_start[t + g.Pt + 1], d,
+                          static_cast<int>(p)) ||
+            d.slot_phase != g.tile.slot_phase || d.view_index != g.tile.view_index || d.view_gen != g.tile.view_gen ||
+            d.view_gen_stage != g.tile.view_gen_stage)
+          throw Fail(fmt::format("{}'s part after the K loop of the last tile does not repeat with the tile period {}",
+                                 sys.procs[p].name, g.Pt));
+      }
   }
 }
 
@@ -9185,7 +9273,7 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
 // rule on its own text, and checkLastTileGrid then requires its K
 // iterations to equal the grid's field by field (a rule that decided
 // otherwise there leaves the proof unknown).
-void alignLastTileGrid(PGrid& g, int i) {
+void alignLastTileGrid(PGrid& g, size_t i) {
   if (g.counters) alignCountersToTheRing(g.last[i], g.last_shape[i], g.Wt, g.Wg);
   else alignStageWritesToTheRing(g.last[i], g.last_shape[i], g.Wt, g.Wg);
 }
@@ -9386,7 +9474,7 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
       }
       checkBudget(budget, "building the parts after the K loop per ring end");
       std::vector<TileCountUse> copy_uses;
-      System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, TileCountRead::NotLast, &copy_uses, kind ? 0 : 1);
+      System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, g.not_last, &copy_uses, kind ? 0 : 1);
       refuseTileCountReadsInCopies(s, tl, copy_uses);
       // (a grid per ring end: charged as built, docs/z3.md "Settled resolutions")
       if (L < g.Wg) chargeBuild(budget, sys);
@@ -9592,7 +9680,7 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         at.shape = shapes;
       } else {
         std::vector<TileCountUse> copy_uses;
-        at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, &copy_uses, kind ? 0 : 1, x);
+        at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, &copy_uses, kind ? 0 : 1, x);
         refuseTileCountReadsInCopies(s, tl, copy_uses);
         chargeBuild(budget, at.grid);  // (a grid per ring start: charged as built)
         alignSpacesTo(at.grid, main);
@@ -9820,6 +9908,83 @@ void namePreWritesAsTheRing(PGrid& g) {
   }
 }
 
+// The grid whose tiles all start at ring position x (`t * E_B` read as x),
+// E_A read as `read` says, aligned as the grid was; its shapes in `shapes`.
+// Past the last tiles (read.depth 0) it reads E_A only as the grid does
+// (refuseTileCountReadsInCopies); its last tiles read their own count.
+System ringStartGrid(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                     const TileLoops& tl, const TileCountRead& read, int64_t x, ProofBudget& budget,
+                     std::vector<TileShape>& shapes) {
+  std::vector<TileCountUse> copy_uses;
+  System at = buildGrid(s, binding, target, tl, g.Wt, g.Wg, read, &copy_uses, 1, x);
+  if (read.depth == 0) refuseTileCountReadsInCopies(s, tl, copy_uses, g.uses);
+  chargeBuild(budget, at);  // (a grid per ring start: charged as built)
+  alignSpacesTo(at, g.grid);
+  shapes.clear();
+  for (const Process& proc : at.procs) shapes.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
+  if (g.counters) alignCountersToTheRing(at, shapes, g.Wt, g.Wg);
+  else alignStageWritesToTheRing(at, shapes, g.Wt, g.Wg);
+  return at;
+}
+
+// With a last tile of its own (PGrid::last_tile), a process whose part
+// before the K loop moves with the ring runs, in a run's last tiles, the
+// copy of that part per ring start x (built past the last tiles), the
+// grid's K iterations and the last tiles' part after the K loop, each taken
+// from a grid whose tiles start at ring position 0 or x. What the builder
+// derives from the process's history (counted phases, generations, read
+// markers) could differ in a last tile that starts at x: for each depth d
+// and parity, the grid at ring start x with those tiles the d-th from the
+// end must give each of them the copy's part before the K loop exactly,
+// the grid's K iterations at the same ring index, and the part after the K
+// loop of the last tiles' grid at ring start 0 (the loop values apart).
+// (The reads of E_A lie after the K loop or in the K iterations, whose
+// values no ring start changes: refuseTileCountReadsBeforeK.)
+void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                          const TileLoops& tl, int64_t x, ProofBudget& budget) {
+  if (!g.last_tile) return;
+  for (int64_t d = 1; d <= g.last_m; ++d)
+    for (int64_t i = 0; i < 2; ++i) {
+      checkBudget(budget, "building the last tiles' parts per ring start");
+      TileCountRead read = g.not_last;
+      read.depth = d;
+      read.parity = i;
+      std::vector<TileShape> xs;
+      const System at = ringStartGrid(g, s, binding, target, tl, read, x, budget, xs);
+      const System& last = g.last[PGrid::lastGrid(d, i)];
+      const std::vector<TileShape>& ls = g.last_shape[PGrid::lastGrid(d, i)];
+      for (size_t p = 0; p < g.shape.size(); ++p) {
+        if (!g.pre_moves[p]) continue;
+        const std::vector<Instr>& xp = at.procs[p].program;
+        const std::vector<Instr>& mp = g.grid.procs[p].program;
+        const std::vector<Instr>& lp = last.procs[p].program;
+        const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
+        auto refuse = [&](const char* what) {
+          throw Fail(fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} "
+                                 "(not covered by the persistent-kernel proof yet)",
+                                 g.grid.procs[p].name, what, d, x));
+        };
+        for (int64_t t = i; t < g.Wt; t += 2) {
+          if (!sh.runs(t)) continue;
+          const std::vector<Instr>& pre = g.pre_text[0][p][t][x];
+          if (xsh.head[t][0] - xsh.tile_start[t] != static_cast<int>(pre.size()) ||
+              !std::equal(pre.begin(), pre.end(), xp.begin() + xsh.tile_start[t], sameInstr))
+            refuse("part before the K loop");
+          for (int64_t k = 0; k + x < g.Wg; ++k) {
+            const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
+            bool same = a1 - a0 == m1 - m0;
+            for (int q = 0; same && q < a1 - a0; ++q) same = sameBesidesLoops(xp[a0 + q], mp[m0 + q]);
+            if (!same) refuse("K iteration");
+          }
+          const int a = xsh.head[t][g.Wg], b = xsh.tile_start[t + 1], la = lsh.head[t][g.Wg];
+          bool same = b - a == lsh.tile_start[t + 1] - la;
+          for (int q = 0; same && a + q < b; ++q) same = sameBesidesLoops(xp[a + q], lp[la + q]);
+          if (!same) refuse("part after the K loop");
+        }
+      }
+    }
+}
+
 // The parts before the K loop per ring start (docs/z3.md "A per-tile
 // prologue that moves with the ring"): a part that moves with the ring
 // (pre_moves, gridCounts: a prologue loading `t * K + li`) reads the tile's
@@ -9859,14 +10024,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
     std::vector<TileShape> shapes = g.shape;
     if (x > 0) {
       std::vector<TileCountUse> copy_uses;
-      at = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, &copy_uses, 1, x);
-      refuseTileCountReadsInCopies(s, tl, copy_uses);
-      chargeBuild(budget, at);  // (a grid per ring start: charged as built)
-      alignSpacesTo(at, main);
-      shapes.clear();
-      for (const Process& proc : at.procs) shapes.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
-      if (g.counters) alignCountersToTheRing(at, shapes, g.Wt, g.Wg);
-      else alignStageWritesToTheRing(at, shapes, g.Wt, g.Wg);
+      at = ringStartGrid(g, s, binding, target, tl, g.not_last, x, budget, shapes);
     }
     g.pre_shapes[static_cast<size_t>(x)] = shapes;
     for (size_t p = 0; p < P; ++p) {
@@ -9914,6 +10072,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       }
       g.pre_x[p] = 1;
     }
+    if (x > 0) lastTilesAtRingStart(g, s, binding, target, tl, x, budget);
   }
   namePreWritesAsTheRing(g);
 }
@@ -10202,20 +10361,21 @@ std::vector<trip::KIteration> kIterationsOf(const PGrid& g) {
 }
 
 // The last tiles' parts after the K loop of process p (PGrid::last: tile
-// t of grid last[t % 2]; the copies post_last_at lays out), where the
+// t of grid last[lastGrid(d, t % 2)] for each depth d; the copies
+// post_last_at lays out), where the
 // schedule reads the tile count; none otherwise. Only they differ from the
 // grid (checkLastTileGrid), so what the grid's parts are asked for the
 // copies near a tile's end these are asked too (docs/z3.md "The last K
 // iterations of the last tile").
 std::vector<std::vector<Instr>> lastTilePosts(const PGrid& g, size_t p) {
   std::vector<std::vector<Instr>> out;
-  if (!g.last_tile) return out;
-  for (int64_t t = 0; t < g.Wt; ++t) {
-    const TileShape& ls = g.last_shape[t % 2][p];
-    if (ls.kind != TileShape::Full || !ls.runs(t)) continue;
-    const auto& prog = g.last[t % 2].procs[p].program;
-    out.emplace_back(prog.begin() + ls.head[t][g.Wg], prog.begin() + ls.tile_start[t + 1]);
-  }
+  for (int64_t d = 1; d <= g.last_m; ++d)
+    for (int64_t t = 0; t < g.Wt; ++t) {
+      const TileShape& ls = g.last_shape[PGrid::lastGrid(d, t % 2)][p];
+      if (ls.kind != TileShape::Full || !ls.runs(t)) continue;
+      const auto& prog = g.last[PGrid::lastGrid(d, t % 2)].procs[p].program;
+      out.emplace_back(prog.begin() + ls.head[t][g.Wg], prog.begin() + ls.tile_start[t + 1]);
+    }
   return out;
 }
 
@@ -10552,7 +10712,7 @@ void tailsByRingStart(const PGrid& g, const ir::Schedule& s, const Binding& bind
     for (int64_t x = 1; x <= g.Wg; ++x) {
       if (!g.startExplored(x)) continue;
       checkBudget(budget, "building the copies near the tile's end per ring start");
-      System built = buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, nullptr, 1, x,
+      System built = buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, nullptr, 1, x,
                                static_cast<int64_t>(d) + 1);
       chargeBuild(budget, built);  // (a grid per ring start and distance: charged as built)
       const auto [atx, shapesx] = aligned(std::move(built), g.pre_shapes[static_cast<size_t>(x)]);
@@ -10591,7 +10751,7 @@ bool deeperTailGrids(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
                      std::vector<TileCountUse>* tail_uses) {
   std::set<const ir::Expr*> reads_end_in_k = g.end_in_k;
   for (int d = static_cast<int>(tails.size()) + 1; d <= m; ++d) {
-    tails.push_back(buildGrid(s, binding, target, tl, g.Wt, g.Wg, TileCountRead::NotLast, tail_uses, 1, 0, d,
+    tails.push_back(buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, tail_uses, 1, 0, d,
                               &reads_end_in_k));
     for (const ir::Expr* e : tails.back().replace_loop_exprs)
       if (std::find(g.tail_exprs.begin(), g.tail_exprs.end(), e) == g.tail_exprs.end()) g.tail_exprs.push_back(e);
@@ -10646,10 +10806,10 @@ void checkConsecutiveTileHazards(const ir::Schedule& s, const Binding& binding, 
 }
 
 // The copies near a tile's end are built with the tile count E_A read as
-// t + 2 in every tile (TileCountRead::NotLast), yet a run's last tile reads
-// t + 1 there: a read of E_A in a K iteration of those grids (a branch only
-// iterations near the end take: `else: if t + 1 < T:`) could differ in the
-// last tile, and neither checkTileCountUses (the grid's reads) nor
+// t + far in every tile (PGrid::not_last), yet a run's last tiles read
+// t + 1 .. t + far - 1 there: a read of E_A in a K iteration of those grids
+// (a branch only iterations near the end take: `else: if t + 1 < T:`)
+// could differ in the last tiles, and neither tileCountDepth (the grid's reads) nor
 // checkLastTileGrid (the grid's iterations, each far from its end) sees
 // it. Such a read is refused (unknown); one outside the K iterations is
 // the grid's (tailIterationsAt: the copies equal the grid outside them).
@@ -10729,12 +10889,23 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // kind 0: the merged loop's guard true (MergedLoops); without one, `kind` is read by nothing
   // the expressions of K iterations that read E_B besides t * E_B (tailIterations)
   std::set<const ir::Expr*> reads_end_in_k;
-  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &uses, 1, 0, 0, &reads_end_in_k);
-  for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &uses, 1, 0, 0, &reads_end_in_k);
   // (before the periods: a read of the tile count it refuses costs no
   // window search; a grid too small in the ring dimension, as FA4's, would
   // retry with larger windows up to the largest first)
-  checkTileCountUses(s, tl, uses, solverLimits(opts, budget));
+  g.last_m = tileCountDepth(s, tl, uses, solverLimits(opts, budget));
+  while (g.last_m + 1 > g.not_last.far) {
+    // the grid again with E_A read past the last m tiles: its reads may be
+    // others (a branch the tiles near the end do not take), so their depth
+    // is asked again until it settles (it only grows, and is bounded)
+    g.not_last.far = g.last_m + 1;
+    uses.clear();
+    reads_end_in_k.clear();
+    g.grid = buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &uses, 1, 0, 0, &reads_end_in_k);
+    g.last_m = std::max(g.last_m, tileCountDepth(s, tl, uses, solverLimits(opts, budget)));
+  }
+  g.uses = uses;
+  for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
   // every K iteration its tile's last (the grid before the alignments below)
   // (the grid as built, and the grids with every K iteration d = 1.. from its end)
   std::optional<std::pair<System, std::vector<System>>> tails;
@@ -10755,7 +10926,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   auto buildTails = [&] {
     if (!tails) return;
     tails->second.push_back(
-        buildGrid(s, binding, target, tl, Wt, Wg, TileCountRead::NotLast, &tail_uses, 1, 0, 1, &reads_end_in_k));
+        buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &tail_uses, 1, 0, 1, &reads_end_in_k));
     g.tail_exprs = tails->second[0].replace_loop_exprs;
     g.end_in_k = reads_end_in_k;
   };
@@ -10795,11 +10966,16 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   if (!uses.empty()) {
     g.last_tile = true;
-    for (int i = 0; i < 2; ++i) {
-      g.last[i] = buildGrid(s, binding, target, tl, Wt, Wg, i ? TileCountRead::LastOdd : TileCountRead::LastEven);
-      for (const Process& p : g.last[i].procs) g.last_shape[i].push_back(tileShapeOf(p, tl, Wt, Wg));
-      alignLastTileGrid(g, i);
-    }
+    for (int64_t d = 1; d <= g.last_m; ++d)
+      for (int64_t i = 0; i < 2; ++i) {
+        TileCountRead read = g.not_last;
+        read.depth = d;
+        read.parity = i;
+        g.last.push_back(buildGrid(s, binding, target, tl, Wt, Wg, read));
+        g.last_shape.emplace_back();
+        for (const Process& p : g.last.back().procs) g.last_shape.back().push_back(tileShapeOf(p, tl, Wt, Wg));
+        alignLastTileGrid(g, g.last.size() - 1);
+      }
   }
   std::vector<Series> ring, tiles;
   std::vector<int64_t> ring_tile;  // the tile of each ring series
@@ -10886,13 +11062,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                  "covered by the persistent-kernel proof yet)");
   } else {
     gridCounts(g);
+    markRingStartReadersBeforeK(g, s, tl);
     if (std::any_of(g.pre_moves.begin(), g.pre_moves.end(), [](char m) { return m; })) {
       // (a part that moves for another reason than reading the ring start,
       // a stage-named write's generation: refused as before)
       if (!readsRingStartBeforeK(s, tl)) throw Fail(g.pre_moving);
-      if (!uses.empty())
-        throw Fail("the schedule reads the tile count and the tile's ring start inside the tile loop (not covered by "
-                   "the persistent-kernel proof yet)");
+      refuseTileCountReadsBeforeK(s, tl, uses);
       refuseSloped(g, "the part before the K loop moves with the ring period");
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a
