@@ -4,6 +4,7 @@
 # the first overlapping store, so every warp has read its split halves
 # before any warp writes the interleaved pairs over them.
 # expect: pass
+# lower: unsupported (a column slice out[:, 8:16] of a register fragment as a copy source: the lowering spreads a fragment's columns over the instance's 32 threads)
 @cake.schedule(target="sm_90a")
 def mla_rope_bwd_q_inplace_barrier(lm, G: LM.gmem):
     x1  = lm.regs(shape=(1, 8), dtype=lm.f32)       # dq[..., i], split layout, first half

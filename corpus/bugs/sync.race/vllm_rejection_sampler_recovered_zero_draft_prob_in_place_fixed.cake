@@ -8,6 +8,7 @@
 # needs restoring.  (Written with the masked entry set to 0 in registers:
 # the IR has no masked load; the mask reads no memory.)
 # expect: pass
+# lower: unsupported (column slices of 1x32 register fragments as fill / reduce operands, the masked entry and the best pair: the lowering spreads a fragment's columns over the instance's 32 threads)
 @cake.schedule(target="sm_90a")
 def sample_recovered_tokens_ngram_masked(lm, T: LM.gmem, Q: LM.gmem, Out: LM.gmem, draft: LM.i32):
     lm.assume(draft >= 0)
