@@ -644,8 +644,10 @@ class GoalCollector {
     if (i > kGuardFlipCap) return pastCap(what, i + 1);
     for (int64_t v : {i, i + 1, i + S + 1, i + 2 * S + 1}) goals[loop.goal].reach.insert(v);
   }
-  void pastCap(const std::string& what, int64_t trips) {
-    far_left.insert(fmt::format("{} (it needs {} trips, past the {} the values run)", what, trips, kGuardFlipCap));
+  // (trips: what it needs, when known)
+  void pastCap(const std::string& what, std::optional<int64_t> trips) {
+    far_left.insert(trips ? fmt::format("{} (it needs {} trips, past the {} the values run)", what, *trips, kGuardFlipCap)
+                          : fmt::format("{} (past the {} iterations the values run)", what, kGuardFlipCap));
   }
   std::string guardText(const ir::Expr& c, const ir::SourceRange& where) const {
     return fmt::format("the flip of `{}` at {}", ir::exprToString(c, s_), where.str());
@@ -775,7 +777,7 @@ class GoalCollector {
       } else if (auto k = firstStep(*e, var)) {
         aroundIteration(loop, iterationOf(loop, *k), partText("step", *e, where));
       } else if (stepsPastCap(*e, var)) {
-        pastCap(partText("step", *e, where), kGuardFlipCap + 2);
+        pastCap(partText("step", *e, where), std::nullopt);
       }
     }
   }
@@ -866,7 +868,7 @@ class GoalCollector {
           else if (auto k = firstReaching(*x, var, *extent))
             least = least ? std::min(*least, *k) : *k;
           else if (reachesPastCap(*x, var, *extent))
-            pastCap(partText("reach of the view's extent", *x, where), kGuardFlipCap + 2);
+            pastCap(partText("reach of the view's extent", *x, where), std::nullopt);
         }
         if (!least) continue;
         const int64_t trip = iterationOf(loop, *least) + 1;

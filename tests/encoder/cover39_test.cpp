@@ -40,32 +40,19 @@ const std::string& knobRing() {
   return text;
 }
 
-// A table of 64 columns written once (the first 63 of them in the broken
-// form), one column read per iteration at k + T.
+// test_util.h's table of 64 columns written once (its first 63 columns
+// only in the broken form), one column read per iteration at k + T.
 std::string tableBand(int written) {
-  return R"(@cake.schedule(target="sm_80")
-def table_band(lm, Out: LM.gmem, K: LM.i32, T: LM.i32):
-    lm.assume(K >= 1)
-    lm.assume(T >= 0)
-    lm.assume(T < 2)
-    lm.assume(K <= 63)
-    pool  = lm.smem(1024)
-    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
-    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
-    x     = lm.regs(shape=(1, 1), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        if w == 0:
-            lm.fill(v, 1)
-            lm.copy(tab[0][:, 0:)" +
-         std::to_string(written) + "], v[:, 0:" + std::to_string(written) + R"(])
-        lm.sync(cta)
-        for k in lm.range(0, K):
-            lm.copy(x, tab[0][:, k + T:k + T + 1])
-            lm.copy(Out, x, coords=(k, w))
-)";
+  const std::string w = std::to_string(written);
+  return edited(cake::testing::kTableReadEveryIteration,
+                {{"K: LM.i32):\n    lm.assume(K >= 1)\n",
+                  "K: LM.i32, T: LM.i32):\n    lm.assume(K >= 1)\n    lm.assume(T >= 0)\n    lm.assume(T < 2)\n"
+                  "    lm.assume(K <= 63)\n"},
+                 {"    v     = lm.regs(shape=(1, 64), dtype=lm.i32)\n",
+                  "    v     = lm.regs(shape=(1, 64), dtype=lm.i32)\n    x     = lm.regs(shape=(1, 1), dtype=lm.i32)\n"},
+                 {"lm.copy(tab[0], v)", "lm.copy(tab[0][:, 0:" + w + "], v[:, 0:" + w + "])"},
+                 {"lm.copy(v, tab[0])", "lm.copy(x, tab[0][:, k + T:k + T + 1])"},
+                 {"lm.copy(Out, v, coords=(k, 64 * w))", "lm.copy(Out, x, coords=(k, w))"}});
 }
 
 }  // namespace
