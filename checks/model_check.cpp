@@ -132,7 +132,7 @@ struct FlipGoal {
 // // 64`), a comparison on the variable whose difference at the loop's end
 // is not one constant (`it + P < K`), or a slice bound that reads a knob
 // too (`kb + T`) or meets a view extent that is not a constant. Where it
-// lies is known only for a binding's values (BindingSearch::farEvents: the
+// lies is known only for a binding's values (BindingSearch::farValues: the
 // trip count is taken to reach it, as Goal::reach does for the forms the
 // values of the loop variable alone place).
 struct FarEvent {
@@ -223,10 +223,10 @@ class GoalCollector {
   std::vector<FlipGoal> flips;
   // Loops whose start reads a parameter, placed jointly with the trip count.
   std::vector<StartGoal> starts;
-  // Thresholds a binding's values place (BindingSearch::farEvents).
+  // Thresholds a binding's values place (BindingSearch::farValues).
   std::vector<FarEvent> far_events;
   // Far thresholds the values do not reach ("the step of `k // 1000` at
-  // file:line:col needs 1001 trips, past the 512 the values run"): the
+  // file:line:col (past the 512 iterations the values run)"): the
   // *checked* verdict names them (helper cover39).
   std::set<std::string> far_left;
   // The guards' outcomes whose combinations the covering values take
