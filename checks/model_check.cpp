@@ -69,6 +69,12 @@ struct Goal {
   // may not allow. Not in `values`, so the third base (every loop at its
   // largest target) does not grow with them.
   std::set<int64_t> reach;
+  // Trips that run the loop past every flip of a guard on its variable
+  // within the first lap (`if wg == 0 or t < 2`: 3), at least 2 in the base
+  // the far trip counts run from (BindingSearch::twoTrips; helper cover39:
+  // a band left stale from the third tile on, read only at a far K, exited
+  // 0 with the far K run on two tiles).
+  int64_t past_flips = 0;
 };
 
 constexpr int kGuardInstances = 16;  // lm.instance() values a guard is evaluated for
@@ -121,6 +127,26 @@ struct FlipGoal {
   int var = -1;  // the loop variable
   ExprPtr lo, step;
   std::string where;  // "file:line:col"
+};
+
+// A far threshold whose iteration the knobs choose (helper cover39,
+// session 39): an operand part that steps with a symbolic loop's variable
+// and also reads a parameter, the grid or another loop's variable (`(t + K)
+// // 64`), a comparison on the variable whose difference at the loop's end
+// is not one constant (`it + P < K`), or a slice bound that reads a knob
+// too (`kb + T`) or meets a view extent that is not a constant. Where it
+// lies is known only for a binding's values (BindingSearch::farValues: the
+// trip count is taken to reach it, as Goal::reach does for the forms the
+// values of the loop variable alone place).
+struct FarEvent {
+  enum class Kind { Step, Flip, Reach } kind = Kind::Step;
+  ExprPtr e;       // Step: the part; Flip: the comparison's difference at the loop's end; Reach: the slice bound
+  int var = -1;    // the loop variable
+  ExprPtr trip, lo, step;  // the loop
+  int64_t slope = 0;       // Flip: the difference's change per iteration
+  ExprPtr extent;          // Reach: the view's extent in the slice's dimension
+  int instances = 1;       // lm.instance() values to evaluate
+  std::string what;        // for the verdict ("the step of `(t + K) // 64` at file:line:col")
 };
 
 // A loop whose start reads a parameter (`lm.range(lm.block_idx(1) * kpc,
@@ -200,6 +226,12 @@ class GoalCollector {
   std::vector<FlipGoal> flips;
   // Loops whose start reads a parameter, placed jointly with the trip count.
   std::vector<StartGoal> starts;
+  // Thresholds a binding's values place (BindingSearch::farValues).
+  std::vector<FarEvent> far_events;
+  // Far thresholds the values do not reach ("the step of `k // 1000` at
+  // file:line:col (past the 512 iterations the values run)"): the
+  // *checked* verdict names them (helper cover39).
+  std::set<std::string> far_left;
   // The guards' outcomes whose combinations the covering values take
   // (BindingSearch::guardCombinations): every guard atom
   // (encoder::trip::guardAtoms: an `if` condition with a truth value that
@@ -506,6 +538,10 @@ class GoalCollector {
     for (int64_t k = S + 1; k <= kGuardFlipCap; ++k)
       if (out[k] != out[k - 1]) flips.push_back(k);
     const int64_t period = periodOf(c, var);
+    if (period == 0)
+      for (int64_t k = 1; k <= S + 1; ++k)
+        if (out[k] != out[k - 1])
+          goals[loop.goal].past_flips = std::max(goals[loop.goal].past_flips, iterationOf(loop, k) + 1);
     // A periodic guard repeats its first flips above the depths (the
     // periodic targets below cover laps of the period); any other guard
     // needs every flip.
@@ -575,7 +611,11 @@ class GoalCollector {
     const int64_t as = *a * *step;
     ExprPtr end = ir::makeExpr(ExprKind::Add, {loop.lo, ir::makeExpr(ExprKind::Mul, {loop.step, goals[loop.goal].expr})});
     ExprPtr g = substituteLoopVar(d, var, end);
-    if (constantOverSamples(*g)) return flipBeforeEnd(*g, as, loop);
+    if (constantOverSamples(*g)) return flipBeforeEnd(*g, as, loop, guardText(c, where));
+    // A difference at the end that the knobs move (`it + P < K`: P
+    // iterations before the end) is placed far by a binding's values too.
+    farEvent({FarEvent::Kind::Flip, g, var, nullptr, loop.lo, loop.step, as, nullptr, instancesOf(*g, instances_),
+              guardText(c, where)}, loop);
     // The goal above moves one parameter at a time; a flip that needs two
     // to move together (`k + 64 * lm.block_idx(0) < K`: the trip count
     // through K, the flip through K and the block index) is placed jointly.
@@ -600,19 +640,38 @@ class GoalCollector {
   // session 38: ThunderKittens LCSF, K in {4, 8}). The trip count takes
   // the targets around that distance, as a flip of the loop variable's
   // own (flipGoals).
-  void flipBeforeEnd(const ir::Expr& end_difference, int64_t as, const SymbolicLoop& loop) {
+  void flipBeforeEnd(const ir::Expr& end_difference, int64_t as, const SymbolicLoop& loop, const std::string& what) {
     auto c = ir::evaluate(end_difference, sampleEnvs().front());
     if (!c || as == 0 || (*c > 0) != (as > 0)) return;
     const int64_t n = (std::abs(*c) + std::abs(as) - 1) / std::abs(as);
-    aroundIteration(loop, n);
+    aroundIteration(loop, n, what);
   }
   // Trip counts around iteration i and laps of the deepest ring past it,
   // for an i past the trip targets (which cover i <= S + 1) and within
-  // kGuardFlipCap.
-  void aroundIteration(const SymbolicLoop& loop, int64_t i) {
+  // kGuardFlipCap; past the cap, far_left names it (the verdict says so).
+  void aroundIteration(const SymbolicLoop& loop, int64_t i, const std::string& what) {
     const int64_t S = maxStages();
-    if (i <= S + 1 || i > kGuardFlipCap) return;
+    if (i <= S + 1) return;
+    if (i > kGuardFlipCap) return pastCap(what, i + 1);
     for (int64_t v : {i, i + 1, i + S + 1, i + 2 * S + 1}) goals[loop.goal].reach.insert(v);
+  }
+  // (trips: what it needs, when known)
+  void pastCap(const std::string& what, std::optional<int64_t> trips) {
+    far_left.insert(trips ? fmt::format("{} (it needs {} trips, past the {} the values run)", what, *trips, kGuardFlipCap)
+                          : fmt::format("{} (past the {} iterations the values run)", what, kGuardFlipCap));
+  }
+  std::string guardText(const ir::Expr& c, const ir::SourceRange& where) const {
+    return fmt::format("the flip of `{}` at {}", ir::exprToString(c, s_), where.str());
+  }
+  std::string partText(const char* kind, const ir::Expr& e, const ir::SourceRange& where) const {
+    return fmt::format("the {} of `{}` at {}", kind, ir::exprToString(e, s_), where.str());
+  }
+  // A threshold placed by a binding's values, once per expression and loop.
+  void farEvent(FarEvent ev, const SymbolicLoop& loop) {
+    ev.trip = goals[loop.goal].expr;
+    for (const FarEvent& x : far_events)
+      if (x.kind == ev.kind && x.var == ev.var && ir::sameExpr(*x.e, *ev.e)) return;
+    far_events.push_back(std::move(ev));
   }
   void loopGuardPart(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
     if (readsOnly(c, var)) flipGoals(c, var, loop, where);
@@ -695,10 +754,10 @@ class GoalCollector {
       operand(e);
       innerAtoms(e);
       operandFlips(e, o.range);
-      loopSteps(e);
+      loopSteps(e, o.range);
     }
     for (const auto* r : {&o.dst, &o.src, &o.src2})
-      if (r->kind == ir::BufferRef::Kind::View) sliceReach(*r);
+      if (r->kind == ir::BufferRef::Kind::View) sliceReach(*r, o.range);
     globalCoords(o);
   }
   // A part of an operand that is not affine and reads one symbolic loop's
@@ -709,17 +768,63 @@ class GoalCollector {
   // (Only the least parts that are not affine, each on its own: a step
   // that some part already takes within the trip targets, `k % 2` of a
   // band index, repeats every lap the targets run and needs nothing.)
-  void loopSteps(const ExprPtr& e) {
-    if (!e || !dependsOnLoops(*e)) return;
-    const bool least = !affine(*e) && std::all_of(e->args.begin(), e->args.end(),
-                                                  [](const ExprPtr& a) { return !a || affine(*a); });
+  // A part that also reads a knob or another loop's variable (`(t + K) //
+  // 64`, `(t * K + it) // 300`) steps where a binding's values put it: a
+  // FarEvent (helper cover39: such a finish wait exited 0 at n_tasks <= 9).
+  // A part of the loop variable alone that does not step up to the cap but
+  // leaves its slope later (`k // 1000`) is named in far_left.
+  void loopSteps(const ExprPtr& e, const ir::SourceRange& where) {
+    if (!e || !dependsOnLoops(*e) || loopAffine(*e)) return;
+    const bool least = std::all_of(e->args.begin(), e->args.end(), [](const ExprPtr& a) { return !a || loopAffine(*a); });
     if (!least) {
-      for (const ExprPtr& a : e->args) loopSteps(a);
+      for (const ExprPtr& a : e->args) loopSteps(a, where);
       return;
     }
-    for (const auto& [var, loop] : symbolic_vars_)
-      if (ir::dependsOnLoopVar(*e, var) && readsOnly(*e, var))
-        if (auto k = firstStep(*e, var)) aroundIteration(loop, iterationOf(loop, *k));
+    for (const auto& [var, loop] : symbolic_vars_) {
+      if (!ir::dependsOnLoopVar(*e, var)) continue;
+      if (!readsOnly(*e, var)) {
+        farEvent({FarEvent::Kind::Step, e, var, nullptr, loop.lo, loop.step, 0, nullptr, instancesOf(*e, instances_),
+                  partText("step", *e, where)}, loop);
+      } else if (auto k = firstStep(*e, var)) {
+        aroundIteration(loop, iterationOf(loop, *k), partText("step", *e, where));
+      } else if (stepsPastCap(*e, var)) {
+        pastCap(partText("step", *e, where), std::nullopt);
+      }
+    }
+  }
+  // Sums and products with a factor that reads no loop variable (the knobs
+  // held at a binding's values): an operand part that is not of this form
+  // may change its slope along a loop.
+  static bool loopAffine(const ir::Expr& e) {
+    if (!dependsOnLoops(e)) return true;
+    switch (e.kind) {
+      case ExprKind::LoopVar:
+        return true;
+      case ExprKind::Neg: case ExprKind::Add: case ExprKind::Sub:
+        return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && loopAffine(*a); });
+      case ExprKind::Mul:
+        return e.args.size() == 2 && e.args[0] && e.args[1] && loopAffine(*e.args[0]) && loopAffine(*e.args[1]) &&
+               (!dependsOnLoops(*e.args[0]) || !dependsOnLoops(*e.args[1]));
+      default:
+        return false;
+    }
+  }
+  // `e` (of loop variable `var` alone, no step up to the cap) leaves the
+  // slope of its first iterations at some far value (instance 0).
+  bool stepsPastCap(const ir::Expr& e, int var) const {
+    ir::EvalEnv env;
+    env.instance = 0;
+    auto at = [&](int64_t k) {
+      env.loop_vars[var] = k;
+      return ir::evaluate(e, env);
+    };
+    auto x0 = at(0), x1 = at(1);
+    if (!x0 || !x1) return false;
+    for (int64_t k : {int64_t{1024}, int64_t{4096}, int64_t{65536}, int64_t{1} << 20}) {
+      auto x = at(k);
+      if (!x || *x != *x0 + (*x1 - *x0) * k) return true;
+    }
+    return false;
   }
   // The least loop-variable value k >= 2 where `e` stops moving by a
   // constant step (its second difference is not 0), over the instances;
@@ -752,25 +857,48 @@ class GoalCollector {
   // The trip count takes the least that reads the last element and one
   // more, for each value of the enclosing constant loops and each
   // instance.
-  void sliceReach(const ir::BufferRef& r) {
+  // A bound that reads a knob too (`kb + T`) or an extent that is not a
+  // constant is placed by a binding's values (a FarEvent, helper cover39);
+  // a reach past the cap is named in far_left.
+  void sliceReach(const ir::BufferRef& r, const ir::SourceRange& where) {
     const ir::View& view = s_.views[r.index];
     for (size_t d = 0; d < r.slices.size() && d < view.shape.size(); ++d) {
       const ExprPtr& hi = r.slices[d].hi;
+      if (!hi || !view.shape[d] || !dependsOnLoops(*hi)) continue;
       auto extent = ir::constValue(view.shape[d]);
-      if (!hi || !extent || !dependsOnLoops(*hi)) continue;
       std::vector<ExprPtr> copies = constantLoopCopies(*hi);
       if (copies.empty()) copies.push_back(hi);
       for (const auto& [var, loop] : symbolic_vars_) {
         std::optional<int64_t> least;
-        for (const ExprPtr& x : copies)
-          if (ir::dependsOnLoopVar(*x, var) && readsOnly(*x, var))
-            if (auto k = firstReaching(*x, var, *extent)) least = least ? std::min(*least, *k) : *k;
+        for (const ExprPtr& x : copies) {
+          if (!ir::dependsOnLoopVar(*x, var)) continue;
+          if (!extent || !readsOnly(*x, var))
+            farEvent({FarEvent::Kind::Reach, x, var, nullptr, loop.lo, loop.step, 0, view.shape[d],
+                      std::max(instancesOf(*x, instances_), instancesOf(*view.shape[d], instances_)),
+                      partText("reach of the view's extent", *x, where)}, loop);
+          else if (auto k = firstReaching(*x, var, *extent))
+            least = least ? std::min(*least, *k) : *k;
+          else if (reachesPastCap(*x, var, *extent))
+            pastCap(partText("reach of the view's extent", *x, where), std::nullopt);
+        }
         if (!least) continue;
         const int64_t trip = iterationOf(loop, *least) + 1;
-        if (trip <= 2 * maxStages() + 1 || trip > kGuardFlipCap) continue;
+        if (trip <= 2 * maxStages() + 1) continue;
+        if (trip > kGuardFlipCap) {
+          pastCap(partText("reach of the view's extent", *hi, where), trip);
+          continue;
+        }
         for (int64_t v : {trip, trip + 1}) goals[loop.goal].reach.insert(v);
       }
     }
+  }
+  // `e` reaches `extent` at some far value of the loop variable (instance 0).
+  static bool reachesPastCap(const ir::Expr& e, int var, int64_t extent) {
+    ir::EvalEnv env;
+    env.instance = 0;
+    env.loop_vars[var] = int64_t{1} << 20;
+    auto x = ir::evaluate(e, env);
+    return x && *x >= extent;
   }
   // The least loop-variable value in [0, kGuardFlipCap] at which `e`
   // reaches `extent` for some instance.
@@ -1111,9 +1239,9 @@ class BindingSearch {
   // when the small candidates miss it (all queries together).
   BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, std::vector<FlipGoal> flips,
                 std::vector<StartGoal> starts, std::vector<ExprPtr> outcomes, int64_t max_stages,
-                encoder::Limits limits)
+                encoder::Limits limits, std::vector<FarEvent> far_events = {})
       : s_(s), goals_(std::move(goals)), flips_(std::move(flips)), starts_(std::move(starts)),
-        outcomes_(std::move(outcomes)),
+        outcomes_(std::move(outcomes)), far_events_(std::move(far_events)),
         max_stages_(max_stages), limits_(limits) {
     for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
       if (s.params[p].type == ir::ParamType::I32) ints_.push_back(p);
@@ -1166,10 +1294,11 @@ class BindingSearch {
     std::vector<Binding> out{base1};
     if (assumed(base2)) out.push_back(base2);
     const Binding* bases[] = {&base1, &base2, &base3};
-    // The far trip counts (Goal::reach) join last: the samples and laps
-    // below stay within the trip counts of the other bindings.
+    // The far trip counts (Goal::reach, FarEvent) join last: the samples
+    // and laps below stay within the trip counts of the other bindings.
     std::vector<Binding> reached;
     const Binding reach_base = twoTrips(base1);
+    farValues(reach_base, reached);
     for (int i = 0; i < 3; ++i)
       for (int p : ints_)
         for (const Goal& g : goals_) {
@@ -1181,13 +1310,6 @@ class BindingSearch {
               b.params[p] = *v;
               out.push_back(b);
             }
-          if (i == 0)
-            for (int64_t target : g.reach)
-              if (auto v = findAtLeast(reach_base, p, *g.expr, target)) {
-                Binding b = reach_base;
-                b.params[p] = *v;
-                reached.push_back(b);
-              }
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
@@ -1198,6 +1320,7 @@ class BindingSearch {
     placeStarts(base1, out);
     guardCombinations(base1, out);
     lappedCombinations(base1, out);
+    for (const Binding& b : vectorBases(reach_base, out)) farValues(b, reached);
     for (Binding& b : reached)
       if (assumed(b)) out.push_back(std::move(b));
     dedupe(out);
@@ -1245,6 +1368,8 @@ class BindingSearch {
 
   // Why run() found no binding.
   const std::string& failure() const { return failure_; }
+  // Far thresholds the values did not reach (FarEvent; the verdict names them).
+  const std::set<std::string>& farLeft() const { return far_left_; }
   // Flips of guards that run() could neither place nor show impossible
   // ("file:line:col: the guard `...` ..."; see placeFlips).
   const std::set<std::string>& unplaced() const { return unplaced_; }
@@ -1312,6 +1437,8 @@ class BindingSearch {
   std::vector<FlipGoal> flips_;
   std::vector<StartGoal> starts_;
   std::vector<ExprPtr> outcomes_;  // GoalCollector::guard_outcomes
+  std::vector<FarEvent> far_events_;
+  std::set<std::string> far_left_;  // see farLeft
   int64_t max_stages_;
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
@@ -1489,11 +1616,12 @@ class BindingSearch {
     Binding b = base;
     for (const Goal& g : goals_) {
       if (!g.trip) continue;
+      const int64_t want = std::max<int64_t>(2, g.past_flips);
       auto t = value(b, *g.expr);
-      if (!t || *t >= 2) continue;
+      if (!t || *t >= want) continue;
       for (int p : ints_)
         if (dependsOnParam(*g.expr, p))
-          if (auto v = find(b, p, *g.expr, 2)) {
+          if (auto v = find(b, p, *g.expr, want)) {
             b.params[p] = *v;
             break;
           }
@@ -1527,6 +1655,157 @@ class BindingSearch {
       if (x && *x >= target && assumed(b)) return v;
     }
     return std::nullopt;
+  }
+
+  // ---- far thresholds (Goal::reach, FarEvent; helpers cover38, cover39)
+  //
+  // From `base`: each goal's reach targets (the least allowed value at or
+  // past each), and the trip counts each FarEvent needs at base's values
+  // (the event, and laps of the deepest ring past it).
+  void farValues(const Binding& base, std::vector<Binding>& reached) {
+    for (int p : ints_)
+      for (const Goal& g : goals_) {
+        if (!dependsOnParam(*g.expr, p)) continue;
+        for (int64_t target : g.reach)
+          if (auto v = findAtLeast(base, p, *g.expr, target)) {
+            Binding b = base;
+            b.params[p] = *v;
+            reached.push_back(b);
+          }
+      }
+    for (const FarEvent& ev : far_events_) farEvent(ev, base, reached);
+  }
+  static constexpr int64_t kFarCap = 512;  // as GoalCollector::kGuardFlipCap
+  // The trips of the event's loop that run it (nullopt: none up to
+  // kFarCap at b's values, or it cannot be evaluated), the least over the
+  // instances. Step: the first iteration where the part leaves the slope
+  // of its first ones, plus one. Flip: the comparison's difference at the
+  // loop's end over its slope (it flips that many iterations before the
+  // end; none when it flips past the end). Reach: the first iteration whose
+  // bound reaches the extent, plus one.
+  std::optional<int64_t> tripsNeeded(const FarEvent& ev, const Binding& b) const {
+    ir::EvalEnv e = env(b);
+    std::optional<int64_t> least;
+    auto keep = [&](int64_t n) { least = least ? std::min(*least, n) : n; };
+    for (int n = 0; n < ev.instances; ++n) {
+      e.instance = n;
+      if (ev.kind == FarEvent::Kind::Flip) {
+        auto c = ir::evaluate(*ev.e, e);
+        if (c && ev.slope != 0 && *c != 0 && (*c > 0) == (ev.slope > 0))
+          keep((std::abs(*c) + std::abs(ev.slope) - 1) / std::abs(ev.slope));
+        continue;
+      }
+      auto lo = ir::evaluate(*ev.lo, e), step = ir::evaluate(*ev.step, e);
+      auto extent = ev.extent ? ir::evaluate(*ev.extent, e) : std::optional<int64_t>(0);
+      if (!lo || !step || *step <= 0 || !extent) continue;
+      int64_t x1 = 0, x2 = 0;  // the part at the two iterations before
+      for (int64_t i = 0; i <= kFarCap && (!least || i + 1 < *least); ++i) {
+        e.loop_vars[ev.var] = *lo + *step * i;
+        auto x = ir::evaluate(*ev.e, e);
+        if (!x) break;
+        if (ev.kind == FarEvent::Kind::Reach ? *x >= *extent : (i >= 2 && *x - x1 != x1 - x2)) {
+          keep(i + 1);
+          break;
+        }
+        x2 = x1;
+        x1 = *x;
+      }
+      e.loop_vars[ev.var] = 0;
+    }
+    return least;
+  }
+  // The trip counts past the event's: at the event and laps past it (a
+  // slice's reach: at it and one more). Ones the trip targets reach
+  // (within 2S + 1 trips) are left to them.
+  std::vector<int64_t> farOffsets(const FarEvent& ev) const {
+    const int64_t S = max_stages_;
+    if (ev.kind == FarEvent::Kind::Reach) return {0, 1};
+    return {0, 1, S + 1, 2 * S + 1};
+  }
+  void farEvent(const FarEvent& ev, const Binding& base, std::vector<Binding>& reached) {
+    auto need = tripsNeeded(ev, base);
+    if (!need || *need <= (ev.kind == FarEvent::Kind::Reach ? 2 * max_stages_ + 1 : max_stages_ + 1)) return;
+    if (*need > kFarCap) {
+      far_left_.insert(fmt::format("{} (it needs {} trips at {}, past the {} the values run)", ev.what, *need,
+                                   encoder::bindingToString(s_, base), kFarCap));
+      return;
+    }
+    // The event itself unreached is named; laps past it that the facts
+    // (or the search) do not give are left.
+    for (int64_t off : farOffsets(ev))
+      if (!reachFar(ev, base, *need + off, off, reached)) {
+        if (off == 0)
+          far_left_.insert(fmt::format("{} (no value inside the lm.assume facts found for {} trips of `{}` from {})",
+                                       ev.what, *need, ir::exprToString(*ev.trip, s_),
+                                       encoder::bindingToString(s_, base)));
+        return;
+      }
+  }
+  // A binding from `base` with the trip count at least `target` that runs
+  // the loop `off` trips past the event: the trip count's parameter moved
+  // (findAtLeast); where that moves the event too (a part or a difference
+  // that reads it: `(it + K) // 96` steps at it = 96 - K), the target
+  // follows the event, up to 4 times.
+  bool reachFar(const FarEvent& ev, const Binding& base, int64_t target, int64_t off, std::vector<Binding>& reached) {
+    for (int round = 0; round < 4 && target <= kFarCap + 2 * max_stages_ + 1; ++round) {
+      std::optional<Binding> got;
+      for (int p : ints_)
+        if (dependsOnParam(*ev.trip, p))
+          if (auto v = findAtLeast(base, p, *ev.trip, target)) {
+            got = base;
+            got->params[p] = *v;
+            break;
+          }
+      if (!got) return false;
+      auto trips = value(*got, *ev.trip);
+      auto need = tripsNeeded(ev, *got);
+      if (!trips || !need) return false;
+      if (*trips >= *need + off) {
+        reached.push_back(*got);
+        return true;
+      }
+      target = *need + off;
+    }
+    return false;
+  }
+  // Bases for the far values with the guards' other outcome vectors (helper
+  // cover39: warpgroup 1's band written on block 0 only, read stale at a far
+  // K on block 1, exited 0 with every far value on block 0): for each vector
+  // of GoalCollector::guard_outcomes that a binding with every loop running
+  // gives and `reach_base` does not, the first such binding, at two trips
+  // (twoTrips) where that keeps the vector. At most kFarBases; past them the
+  // verdict names the vectors left.
+  static constexpr size_t kFarBases = 3;
+  std::vector<Binding> vectorBases(const Binding& reach_base, const std::vector<Binding>& out) {
+    std::vector<Binding> bases;
+    const bool far = !far_events_.empty() ||
+                     std::any_of(goals_.begin(), goals_.end(), [](const Goal& g) { return !g.reach.empty(); });
+    if (!far || outcomes_.empty()) return bases;
+    std::set<std::vector<bool>> seen;
+    if (auto v = vectorOf(reach_base)) seen.insert(*v);
+    size_t left = 0;
+    for (const Binding& b : out) {
+      auto v = vectorOf(b);
+      if (!v || seen.count(*v) || !allRunning(b)) continue;
+      seen.insert(*v);
+      if (bases.size() == kFarBases) {
+        ++left;
+        continue;
+      }
+      Binding t = twoTrips(b);
+      bases.push_back(assumed(t) && vectorOf(t) == v ? t : b);
+    }
+    if (left > 0)
+      far_left_.insert(fmt::format("the far trip counts with {} more vectors of the guards' outcomes (at most {} run)",
+                                   left, kFarBases));
+    return bases;
+  }
+  bool allRunning(const Binding& b) const {
+    return std::all_of(goals_.begin(), goals_.end(), [&](const Goal& g) {
+      if (!g.trip) return true;
+      auto t = value(b, *g.expr);
+      return t && *t >= 1;
+    });
   }
 
   // Every parameter at its smallest value that satisfies the assumptions
@@ -2755,7 +3034,8 @@ std::string relevantText(const ir::Schedule& s, const Binding& b, const std::set
 
 std::vector<Binding> coveringBindings(const ir::Schedule& s) {
   GoalCollector goals(s);
-  return BindingSearch(s, goals.goals, goals.flips, goals.starts, goals.guard_outcomes, goals.maxStages(), encoder::Limits{}).run();
+  return BindingSearch(s, goals.goals, goals.flips, goals.starts, goals.guard_outcomes, goals.maxStages(), encoder::Limits{},
+                       goals.far_events).run();
 }
 
 uint64_t systemFingerprint(const encoder::System& sys) { return fingerprint(sys); }
@@ -2770,7 +3050,8 @@ class Driver {
          std::vector<PropertyVerdict>& verdicts)
       : s_(s), opts_(opts), sink_(sink), verdicts_(verdicts),
         budget_(encoder::ProofBudget::unitsFor(opts.bounded_timeout_ms / 1000.0), opts.timeout_ms), goals_(s),
-        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.starts, goals_.guard_outcomes, goals_.maxStages(), limits()) {}
+        relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.starts, goals_.guard_outcomes, goals_.maxStages(), limits(),
+                goals_.far_events) {}
 
   // With CAKE_PROOF_STATS set, one line on stderr per obligation: the
   // bounded check's work and the thread's CPU seconds (the proof's own line
@@ -3250,6 +3531,18 @@ class Driver {
   void notProved(std::string detail) {
     if (!search_.combinationsLeft().empty())
       detail += "; the values leave out " + search_.combinationsLeft();
+    // Far thresholds the values do not reach (helper cover39): named, so
+    // that a *checked* verdict never claims them.
+    std::set<std::string> far = goals_.far_left;
+    far.insert(search_.farLeft().begin(), search_.farLeft().end());
+    if (!far.empty()) {
+      detail += "; the values do not reach ";
+      bool first = true;
+      for (const std::string& f : far) {
+        detail += (first ? "" : "; ") + f;
+        first = false;
+      }
+    }
     std::set<std::string> uncovered = goals_.uncovered;
     uncovered.insert(search_.unplaced().begin(), search_.unplaced().end());
     if (uncovered.empty()) {
