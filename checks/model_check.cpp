@@ -966,21 +966,18 @@ class GoalCollector {
     for (size_t d = 0; d < shape->size(); ++d) {
       auto n = ir::constValue((*shape)[d]);
       if (!n) return std::nullopt;
-      int64_t lo = 0, hi = *n;
+      std::optional<int64_t> lo, hi;
       if (d < tile.slices.size()) {
         const ir::Slice& sl = tile.slices[d];
-        auto l = sl.lo ? ir::constValue(sl.lo) : std::optional<int64_t>(0);
-        auto h = sl.hi ? ir::constValue(sl.hi) : std::optional<int64_t>(*n);
-        if (!l || !h) return std::nullopt;
-        lo = std::clamp<int64_t>(*l, 0, *n);
-        hi = std::clamp<int64_t>(*h, 0, *n);
+        lo = sl.lo ? ir::constValue(sl.lo) : std::optional<int64_t>(0);
+        hi = sl.hi ? ir::constValue(sl.hi) : std::optional<int64_t>(*n);
+        if (!lo || !hi) return std::nullopt;
       }
-      dims.push_back(std::max<int64_t>(hi - lo, 0));
+      dims.push_back(ir::slicedExtent(*n, lo, hi));
     }
-    const int rank = static_cast<int>(o.coords.size());
     const bool tma = o.kind == ir::OpKind::TmaLoad || o.kind == ir::OpKind::TmaStore;
-    std::vector<int64_t> box = tma ? ir::tmaBoxShape(dims, rank) : ir::copyBoxShape(dims, rank);
-    if (static_cast<int>(box.size()) != rank) return std::nullopt;
+    std::vector<int64_t> box = ir::opBoxShape(dims, static_cast<int>(o.coords.size()), tma);
+    if (box.empty()) return std::nullopt;
     return box;
   }
   // Where a coordinate that reads a parameter places its box at the edges

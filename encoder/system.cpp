@@ -860,9 +860,9 @@ class Builder {
     else return std::nullopt;
     for (size_t d = 0; d < ref.slices.size() && d < dims.size(); ++d) {
       const ir::Slice& sl = ref.slices[d];
-      const int64_t lo = sl.lo ? std::clamp<int64_t>(eval(sl.lo, "a slice start"), 0, dims[d]) : 0;
-      const int64_t hi = sl.hi ? std::clamp<int64_t>(eval(sl.hi, "a slice end"), 0, dims[d]) : dims[d];
-      dims[d] = std::max<int64_t>(hi - lo, 0);
+      const auto lo = sl.lo ? std::optional(eval(sl.lo, "a slice start")) : std::nullopt;
+      const auto hi = sl.hi ? std::optional(eval(sl.hi, "a slice end")) : std::nullopt;
+      dims[d] = ir::slicedExtent(dims[d], lo, hi);
     }
     return dims;
   }
@@ -877,8 +877,8 @@ class Builder {
     const int rank = static_cast<int>(o.coords.size());
     const auto shape = tileShape(tile);
     if (!shape || rank < 1) return std::nullopt;
-    const std::vector<int64_t> box = tma ? ir::tmaBoxShape(*shape, rank) : ir::copyBoxShape(*shape, rank);
-    if (static_cast<int>(box.size()) != rank) return std::nullopt;
+    const std::vector<int64_t> box = ir::opBoxShape(*shape, rank, tma);
+    if (box.empty()) return std::nullopt;
     const int64_t limit = int64_t{1} << (kGlobalAddressBits / rank);
     std::vector<int64_t> lo(rank), hi(rank);
     for (int d = 0; d < rank; ++d) {

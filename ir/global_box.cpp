@@ -1,5 +1,6 @@
 #include "ir/global_box.h"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace cake::ir {
@@ -22,6 +23,18 @@ std::vector<int64_t> copyBoxShape(const std::vector<int64_t>& shape, int rank) {
   std::vector<int64_t> box(static_cast<std::size_t>(rank), 1);
   box[rank - 2] = rows;
   box[rank - 1] = cols;
+  return box;
+}
+
+int64_t slicedExtent(int64_t extent, std::optional<int64_t> lo, std::optional<int64_t> hi) {
+  const int64_t from = lo ? std::clamp<int64_t>(*lo, 0, extent) : 0;
+  const int64_t to = hi ? std::clamp<int64_t>(*hi, 0, extent) : extent;
+  return std::max<int64_t>(to - from, 0);
+}
+
+std::vector<int64_t> opBoxShape(const std::vector<int64_t>& tile, int rank, bool tma) {
+  std::vector<int64_t> box = tma ? tmaBoxShape(tile, rank) : copyBoxShape(tile, rank);
+  if (static_cast<int>(box.size()) != rank) return {};
   return box;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace cake::ir {
@@ -22,5 +23,14 @@ std::vector<int64_t> tmaBoxShape(std::vector<int64_t> shape, int rank);
 // Empty where lowering refuses the shape: a rank-1 tensor with R != 1, or
 // no coordinates.
 std::vector<int64_t> copyBoxShape(const std::vector<int64_t>& shape, int rank);
+
+// The extent of a dimension of `extent` elements cut to the slice [lo, hi)
+// (nullopt: from 0, to the end), both clamped to [0, extent].
+int64_t slicedExtent(int64_t extent, std::optional<int64_t> lo, std::optional<int64_t> hi);
+
+// The box of an op that moves a tile of extents `tile` to or from a tensor
+// of `rank` coordinates: tmaBoxShape for a TMA load or store, else
+// copyBoxShape. Empty where the box does not have `rank` dimensions.
+std::vector<int64_t> opBoxShape(const std::vector<int64_t>& tile, int rank, bool tma);
 
 }  // namespace cake::ir
