@@ -1,0 +1,179 @@
+#include "ir/fact_fold.h"
+
+#include <functional>
+
+#include "ir/expr_canon.h"
+
+namespace cake::ir {
+namespace {
+
+// A fact `p % modulus == residue`.
+struct ModuloFact {
+  ExprPtr p;
+  int64_t modulus = 0;
+  int64_t residue = 0;
+};
+
+// `a % m == c` (or `c == a % m`) with m > 0 and c constants; the conjuncts of
+// an `and` each.
+void collectModuloFacts(const ExprPtr& cond, std::vector<ModuloFact>& out) {
+  if (!cond) return;
+  if (cond->kind == ExprKind::And) {
+    for (const ExprPtr& a : cond->args) collectModuloFacts(a, out);
+    return;
+  }
+  if (cond->kind != ExprKind::Eq || cond->args.size() != 2) return;
+  for (int side = 0; side < 2; ++side) {
+    const ExprPtr& mod = cond->args[side];
+    const std::optional<int64_t> residue = constValue(cond->args[1 - side]);
+    if (!residue || mod->kind != ExprKind::Mod || mod->args.size() != 2) continue;
+    const std::optional<int64_t> modulus = constValue(mod->args[1]);
+    if (modulus && *modulus > 0) out.push_back({mod->args[0], *modulus, *residue});
+  }
+}
+
+bool divides(int64_t d, int64_t m) { return d > 0 && m % d == 0; }
+
+class ModuloFolder {
+ public:
+  explicit ModuloFolder(std::vector<ModuloFact> facts) : facts_(std::move(facts)) {}
+
+  // How many expressions fold() returned rewritten.
+  int rewrites() const { return rewrites_; }
+
+  // A schedule field: rewritten in place, counted when it changes.
+  void fold(ExprPtr& field) {
+    ExprPtr folded = foldExpr(field);
+    if (folded != field) ++rewrites_;
+    field = std::move(folded);
+  }
+
+ private:
+  // e with every `x % d` whose x the facts reduce rewritten (bottom up).
+  ExprPtr foldExpr(const ExprPtr& e) {
+    if (!e || e->args.empty()) return e;
+    std::vector<ExprPtr> args;
+    bool changed = false;
+    for (const ExprPtr& a : e->args) {
+      args.push_back(foldExpr(a));
+      changed |= args.back() != a;
+    }
+    if (e->kind == ExprKind::Mod && args.size() == 2) {
+      const std::optional<int64_t> d = constValue(args[1]);
+      if (d && *d > 0) {
+        ExprPtr reduced = reduce(args[0], *d);
+        changed |= reduced != args[0];
+        args[0] = std::move(reduced);
+      }
+    }
+    return changed ? rebuilt(*e, std::move(args)) : e;
+  }
+
+  // An expression of x's residue modulo d (valid only under an enclosing % d).
+  ExprPtr reduce(const ExprPtr& x, int64_t d) {
+    for (const ModuloFact& f : facts_)
+      if (divides(d, f.modulus) && equalForAllValues(*x, *f.p))
+        return makeConst(((f.residue % d) + d) % d, x->range);  // the least residue: folds `t * 6 % 3`
+    switch (x->kind) {
+      case ExprKind::Add: case ExprKind::Sub: case ExprKind::Mul: case ExprKind::Neg: {
+        std::vector<ExprPtr> args;
+        bool changed = false;
+        for (const ExprPtr& a : x->args) {
+          args.push_back(reduce(a, d));
+          changed |= args.back() != a;
+        }
+        return changed ? rebuilt(*x, std::move(args)) : x;
+      }
+      case ExprKind::Mod: {  // Y % e is Y modulo d when d divides e: dropped where Y reduces
+        const std::optional<int64_t> e = constValue(x->args[1]);
+        if (!e || !divides(d, *e)) return x;
+        ExprPtr y = reduce(x->args[0], d);
+        return y == x->args[0] ? x : y;
+      }
+      default: return x;
+    }
+  }
+
+  // A node of e's kind over new operands: a constant where it has no
+  // symbols left, 0 for a product with a zero factor, the other operand of
+  // `x + 0`, `0 + x`, `x - 0`, `x * 1` and `1 * x`.
+  static ExprPtr rebuilt(const Expr& e, std::vector<ExprPtr> args) {
+    if (args.size() == 2) {
+      const std::optional<int64_t> a = constValue(args[0]), b = constValue(args[1]);
+      if (e.kind == ExprKind::Mul && (a == 0 || b == 0)) return makeConst(0, e.range);
+      const int64_t unit = e.kind == ExprKind::Mul ? 1 : 0;
+      if (e.kind == ExprKind::Add || e.kind == ExprKind::Sub || e.kind == ExprKind::Mul) {
+        if (b == unit) return args[0];
+        if (a == unit && e.kind != ExprKind::Sub) return args[1];
+      }
+    }
+    ExprPtr out = makeExpr(e.kind, std::move(args), e.range);
+    if (const std::optional<int64_t> v = constValue(out)) return makeConst(*v, e.range);
+    return out;
+  }
+
+  std::vector<ModuloFact> facts_;
+  int rewrites_ = 0;
+};
+
+void foldAll(ModuloFolder& f, ExprPtr& e) { f.fold(e); }
+void foldAll(ModuloFolder& f, std::vector<ExprPtr>& es) {
+  for (ExprPtr& e : es) foldAll(f, e);
+}
+void foldRef(ModuloFolder& f, BufferRef& r) {
+  foldAll(f, r.slot);
+  foldAll(f, r.scalar);
+  for (Slice& s : r.slices) {
+    foldAll(f, s.lo);
+    foldAll(f, s.hi);
+  }
+}
+void foldOp(ModuloFolder& f, Op& op) {
+  foldRef(f, op.dst);
+  foldRef(f, op.src);
+  foldRef(f, op.src2);
+  foldAll(f, op.coords);
+  foldAll(f, op.sel.index);
+  foldAll(f, op.sel.phase);
+  for (ExprPtr* e : {&op.bytes, &op.count, &op.pending, &op.init, &op.fill_value, &op.base, &op.multicast, &op.cta})
+    foldAll(f, *e);
+}
+void foldBlock(ModuloFolder& f, Block& b) {
+  for (Stmt& st : b) {
+    foldOp(f, st.op);
+    for (ExprPtr* e : {&st.lo, &st.hi, &st.step, &st.cond}) foldAll(f, *e);
+    foldBlock(f, st.body);
+    foldBlock(f, st.orelse);
+  }
+}
+
+// Every expression of the schedule but the facts themselves.
+void foldSchedule(ModuloFolder& f, Schedule& s) {
+  for (Pool& p : s.pools) foldAll(f, p.bytes);
+  for (View& v : s.views) {
+    foldAll(f, v.offset);
+    foldAll(f, v.shape);
+  }
+  for (Tmem& t : s.tmems) {
+    foldAll(f, t.cols);
+    foldAll(f, t.width);
+    foldAll(f, t.shape);
+  }
+  for (Regs& r : s.regs) foldAll(f, r.shape);
+  for (RoleBody& b : s.bodies) foldBlock(f, b.body);
+}
+
+}  // namespace
+
+std::optional<Schedule> foldModuloFacts(const Schedule& s) {
+  std::vector<ModuloFact> facts;
+  for (const Assume& a : s.assumes) collectModuloFacts(a.cond, facts);
+  if (facts.empty()) return std::nullopt;
+  ModuloFolder folder(std::move(facts));
+  Schedule out = s;
+  foldSchedule(folder, out);
+  if (folder.rewrites() == 0) return std::nullopt;
+  return out;
+}
+
+}  // namespace cake::ir
