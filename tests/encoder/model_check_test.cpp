@@ -622,8 +622,8 @@ TEST(ModelCheck, LoopGuardFlipsThatNeedTwoValuesArePlaced) {
 // (BindingSearch::ruledOut) drop them per iteration and per trip count, and
 // the race is found within the default budget. With `kpc == 1` fixed every
 // trip count past 1 is impossible: found within 3e9 units (before: 4.0e9
-// units used on the 24 impossible pairs, *unknown* at 3e9). About 3.5 s of
-// CPU for both.
+// units used on the 24 impossible pairs, *unknown* at 3e9). 5.4 s of CPU
+// for both at load 7.
 TEST(ModelCheck, SplitKFlipTargetsAreRuledOutCheaply) {
   const std::string guarded =
       cake::testing::replace(cake::testing::kSplitKRange, "            lm.wait(full, iter=k - k0)\n",
