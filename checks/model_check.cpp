@@ -21,6 +21,7 @@
 #include "encoder/trip_guards.h"
 #include "encoder/trip_proof.h"
 #include "encoder/value_equality.h"
+#include "encoder/z3_solver.h"
 
 #include "ir/global_box.h"
 
@@ -2090,9 +2091,12 @@ class BindingSearch {
   // count and the guard read free (and those an lm.assume ties to them),
   // and the block index and grid they read: `trip == T` and the outcome at
   // iteration i differing from the one at i - 1. A witness is a binding
-  // (checked by evaluation); a pair Z3 shows impossible is dropped; one it
-  // cannot settle is recorded in unplaced(), so the verdict is unknown
-  // rather than "checked" when the proof does not settle the schedule.
+  // (checked by evaluation); a pair Z3 shows impossible is dropped, and so
+  // is one the integer pre-tests rule out with all the pairs of its trip
+  // count or its iteration (ruledOut); one Z3 cannot settle, or one left
+  // when the goal's solver work reaches kFlipGoalRlimit, is recorded in
+  // unplaced(), so the verdict is unknown rather than "checked" when the
+  // proof does not settle the schedule.
   std::vector<std::pair<int64_t, int64_t>> flipTargets(const FlipGoal& f, const Binding& base) const {
     const int64_t S = max_stages_;
     std::set<int64_t> firsts, afters;
@@ -2144,10 +2148,14 @@ class BindingSearch {
       for (int d = 0; d < 3; ++d)
         for (const ExprPtr& e : {f.trip, f.cond, f.lo, f.step})
           dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
-      for (const auto& target : flipTargets(f, base)) {
+      const std::vector<std::pair<int64_t, int64_t>> targets = flipTargets(f, base);
+      FlipReach reach;
+      reach.rlimit0 = encoder::z3w::threadQueryWork().rlimit;
+      for (const auto& target : targets) reach.most = std::max(reach.most, target.first);
+      for (const auto& target : targets) {
         const int64_t T = target.first, i = target.second;
         if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return places(b, f, T, i); })) continue;
-        std::string why = placeFlip(f, base, free, dims, T, i, out);
+        std::string why = placeFlip(f, base, free, dims, T, i, reach, out);
         if (!why.empty()) {
           unplaced_.insert(fmt::format("{}: the guard `{}` is not placed to flip at iteration {} of {} ({})", f.where,
                                        ir::exprToString(*f.cond, s_), i, T, why));
@@ -2269,17 +2277,82 @@ class BindingSearch {
       }
     }
   }
+  // What the integer pre-tests (ruledOut) showed of one flip goal's targets.
+  struct FlipReach {
+    int64_t most = 0;                         // the goal's largest target trip count
+    int64_t trips_upto = 0;                   // trip counts up to this one are not ruled out
+    int64_t trips_from = INT64_MAX;           // no binding runs the loop this many times or more
+    std::map<int64_t, bool> none_at;          // iteration -> no binding flips the guard there
+    uint64_t rlimit0 = 0;                     // the thread's Z3 resource units before the goal's first query
+  };
+  // The guard's outcome differs between iterations i - 1 and i.
+  static ExprPtr flipsAt(const FlipGoal& f, int64_t i) {
+    return ir::makeExpr(ExprKind::Ne, {condAt(f, i - 1), condAt(f, i)});
+  }
+  // Whether no binding (the free knobs as in solveJointly) reaches the pair
+  // (T, i), shown for all pairs of a trip count or of an iteration at once:
+  // the loop cannot run T times or more (asked for the goal's largest
+  // target first: one query where every target's trip count is reachable),
+  // or the guard flips at iteration i of no run that gets there. A split-K
+  // guard `k > k0 or k0 == 0` flips at iteration 1 only, and each pair
+  // with a later flip cost the bit-vector solver two queries of about a
+  // million resource units over the product `lm.block_idx(1) * kpc` (one
+  // 35 million), more than the bounded check's whole budget in all
+  // (docs/known-limits.md). Asked over unbounded integers
+  // (encoder::intWitness), where the product is one term to the linear
+  // solver: sound for dropping, since a bit-vector witness (every
+  // intermediate inside 64 bits, the same domains) is an integer witness
+  // with the same values, so none over the integers means none in 64 bits.
+  // Unknown rules nothing out: the pair goes to the bit-vector query as
+  // before.
+  bool ruledOut(const FlipGoal& f, const Binding& base, const std::set<int>& free, const bool dims[3], int64_t T,
+                int64_t i, FlipReach& reach) {
+    auto none = [&](const ExprPtr& cond) {
+      encoder::Limits l = limits_;
+      l.rlimit = kRuleOutRlimit;
+      return encoder::intWitness(s_, cond, jointQueryPremises(cond, base, free, dims), l).kind ==
+             encoder::BvVerdict::Holds;
+    };
+    auto runsAtLeast = [&](int64_t t) { return ir::makeExpr(ExprKind::Ge, {f.trip, ir::makeConst(t)}); };
+    for (int64_t t : {reach.most, T}) {
+      if (T <= reach.trips_upto || T >= reach.trips_from) break;
+      if (none(runsAtLeast(t))) reach.trips_from = t;
+      else reach.trips_upto = t;
+    }
+    if (T >= reach.trips_from) return true;
+    auto [at, fresh] = reach.none_at.try_emplace(i, false);
+    if (fresh)
+      at->second = none(ir::makeExpr(ExprKind::And, {ir::makeExpr(ExprKind::Gt, {f.trip, ir::makeConst(i)}), flipsAt(f, i)}));
+    return at->second;
+  }
+  // Z3's resource units for one integer pre-test (ruledOut): a few times
+  // what the split-K guard's take, far below one bit-vector placement.
+  static constexpr uint64_t kRuleOutRlimit = 2'000'000;
+  // Z3's resource units one guard's flip placements may spend in all
+  // before its next bit-vector query (the query then running may pass it by
+  // up to its own limit): about a quarter of the bounded check's default
+  // budget (10e9 units at ProofBudget::kPerRlimit each). Past it the pair
+  // is recorded in unplaced() (named in the verdict, which is then unknown)
+  // and the goal's other pairs are left, as for a pair Z3 cannot settle:
+  // the exploration keeps the rest of the budget. The corpus's flip
+  // placements spend at most about ten thousand units per pair; the
+  // split-K guard of ruledOut's comment spent 76 million before the
+  // pre-tests.
+  static constexpr uint64_t kFlipGoalRlimit = 20'000'000;
   // One pair (T, i): "" when placed or impossible, else why not. First the
   // concrete search (cheap, and enough when one knob moves the trip count
   // and another the flip); then Z3.
   std::string placeFlip(const FlipGoal& f, const Binding& base, const std::set<int>& free, const bool dims[3],
-                        int64_t T, int64_t i, std::vector<Binding>& out) {
+                        int64_t T, int64_t i, FlipReach& reach, std::vector<Binding>& out) {
     if (auto b = concreteFlip(f, base, T, i)) {
       out.push_back(*b);
       return "";
     }
-    ExprPtr cond = ir::makeExpr(
-        ExprKind::And, {eqExpr(f.trip, T), ir::makeExpr(ExprKind::Ne, {condAt(f, i - 1), condAt(f, i)})});
+    if (ruledOut(f, base, free, dims, T, i, reach)) return "";
+    if (const uint64_t spent = encoder::z3w::threadQueryWork().rlimit - reach.rlimit0; spent >= kFlipGoalRlimit)
+      return fmt::format("the solver's work on this guard's flips, {} resource units, reached its cap of {}", spent,
+                         kFlipGoalRlimit);
+    ExprPtr cond = ir::makeExpr(ExprKind::And, {eqExpr(f.trip, T), flipsAt(f, i)});
     std::string why;
     auto b = solveJointly(cond, base, free, dims, [&](const Binding& x) { return places(x, f, T, i); }, why);
     if (b) out.push_back(*b);
@@ -2303,6 +2376,15 @@ class BindingSearch {
           premises.push_back(eqExpr(ir::makeExpr(ExprKind::Mod, {x, ir::makeConst(clusterDim(d))}), 0));
       }
     }
+    return premises;
+  }
+  // jointPremises, and lm.instance() within the guard's instances where
+  // `cond` reads it.
+  std::vector<ExprPtr> jointQueryPremises(const ExprPtr& cond, const Binding& base, const std::set<int>& free,
+                                          const bool dims[3]) const {
+    std::vector<ExprPtr> premises = jointPremises(base, free, dims);
+    if (ir::exprUses(*cond, {ExprKind::Instance}))
+      premises.push_back(ir::makeExpr(ExprKind::Lt, {leafExpr(ExprKind::Instance, 0), ir::makeConst(kGuardInstances)}));
     return premises;
   }
   // `base` with the model's values of the parameters `free` and of the
@@ -2329,9 +2411,7 @@ class BindingSearch {
                                       const bool dims[3], const std::function<bool(const Binding&)>& ok,
                                       std::string& why) {
     why.clear();
-    std::vector<ExprPtr> premises = jointPremises(base, free, dims);
-    if (ir::exprUses(*cond, {ExprKind::Instance}))
-      premises.push_back(ir::makeExpr(ExprKind::Lt, {leafExpr(ExprKind::Instance, 0), ir::makeConst(kGuardInstances)}));
+    const std::vector<ExprPtr> premises = jointQueryPremises(cond, base, free, dims);
     // Values near the base first: a witness with every free parameter and
     // the grid within 2^12 of the base's (one query). None there: is there
     // one at all (none: no such values), and then the smallest values Z3's

@@ -11,6 +11,7 @@
 #include "checks/check.h"
 #include "checks/model_check.h"
 #include "ir/rule_ids.h"
+#include "split_k_range.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -607,6 +608,37 @@ TEST(ModelCheck, LoopGuardFlipsThatNeedTwoValuesArePlaced) {
     for (int64_t i : {1, 2, 3, 4, 5, 9})
       for (int64_t v : {1, 2, 5, 9}) EXPECT_TRUE(pairs.count({i + v, i})) << "T=" << i + v << " i=" << i;
   }
+}
+
+// A split-K CTA (split_k_range.h) whose consumers skip their first full
+// wait where the split starts past 0 (`if k > k0 or k0 == 0:`, k0 =
+// lm.block_idx(1) * kpc; broken at block 1 with kpc = 1): the guard flips
+// at iteration 1 only, so most pairs (trip count, flip iteration) that
+// placeFlips wants are impossible, and the bit-vector solver took two
+// queries of about a million resource units over the product
+// `lm.block_idx(1) * kpc` to show each (one took 35 million): the bounded
+// check's whole budget went before any exploration (*unknown*, exit 2;
+// Sound34.SlowCopiesAfterARefusalKeepTheirBugs). The integer pre-tests
+// (BindingSearch::ruledOut) drop them per iteration and per trip count, and
+// the race is found within the default budget. With `kpc == 1` fixed every
+// trip count past 1 is impossible: found within 3e9 units (before: 4.0e9
+// units used on the 24 impossible pairs, *unknown* at 3e9). 5.4 s of CPU
+// for both at load 7.
+TEST(ModelCheck, SplitKFlipTargetsAreRuledOutCheaply) {
+  const std::string guarded =
+      cake::testing::replace(cake::testing::kSplitKRange, "            lm.wait(full, iter=k - k0)\n",
+                             "            if k > k0 or k0 == 0:\n                lm.wait(full, iter=k - k0)\n");
+  Result bad = runBounded(compile(guarded).schedules[0]);
+  EXPECT_NE(findingOf(bad, "sync.race"), nullptr) << describe(bad);
+  const std::string one_kblock =
+      cake::testing::replace(guarded, "    lm.assume(kpc > 0)\n", "    lm.assume(kpc == 1)\n");
+  Result within;
+  checks::CheckOptions o;
+  o.proof_timeout_ms = 0;
+  o.timeout_ms = 600000;  // the work budget decides, not the wall clock
+  o.bounded_timeout_ms = 3000;
+  checks::runModelChecker(compile(one_kblock).schedules[0], o, within.sink, within.verdicts);
+  EXPECT_NE(findingOf(within, "sync.race"), nullptr) << describe(within);
 }
 
 // A persistent loop whose first n_empty tiles have no work (block-sparse
