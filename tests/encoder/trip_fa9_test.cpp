@@ -1,5 +1,4 @@
-// The tile count's reading carried across windows (docs/z3.md "Cheaper
-// refusals of the last tiles' grids", helper fa9, session 40). A read of
+// The tile count's reading carried across windows (docs/z3.md "Cheaper\n// refusals of the last tiles' grids", helper fa9, session 40). A read of
 // the tile count to depth 2 (`if t + 2 < tiles:`) builds the grid of tiles
 // that are none of the last twice per window (E_A read as t + 2, then as
 // t + 3 once the depth is known); a window that settled it now hands t + 3
@@ -10,54 +9,42 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attack_util.h"
+#include "persistent_kernels.h"
 #include "test_util.h"
 
 using namespace cake;
 
 namespace trip_fa9_test {
 
-const std::string kEightSlotQRing = R"CAKE(
-@cake.schedule(target="sm_90a")
-def q_ring_release(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
-    pool   = lm.smem(81920)
-    smem_q = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=8, swizzle="128B")
-    smem_a = pool.view(offset=65536, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    producer = lm.role(warps=[0, 1, 2, 3])
-    consumer = lm.role(warps=[4, 5, 6, 7])
-    pipe    = lm.pipeline(stages=2)
-    qpipe   = lm.pipeline(stages=8)
-    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=qpipe)
-    full    = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)
-    empty   = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)
-    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=qpipe)
-    k_tiles = lm.cdiv(K, 64)
-    tiles   = lm.cdiv(M, 64)
-    with producer:
-        for t in lm.range(0, tiles):
-            lm.wait(q_empty, iter=t - 8)
-            smem_q.tma_load(Q, coords=(t * 64, 0), iter=t, barrier=q_full)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(empty, iter=it - 2)
-                smem_a.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)
-    with consumer:
-        for t in lm.range(0, tiles):
-            lm.wait(q_full, iter=t)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, iter=it)
-                lm.mma(acc, smem_q[t], smem_a[it], init=(k == 0))
-                lm.mma_commit()
-                lm.mma_wait(pending=0)
-                lm.arrive(empty, iter=it)
-            if t + 2 < tiles:
-                lm.arrive(q_empty, iter=t)
-)CAKE";
+// The one-slot Q hand-off of cake::testing::kQueryEmpty
+// (persistent_kernels.h) with Q in eight stages behind mbarriers, handed
+// back after every tile's K loop but the last two's (the loader of tile t
+// waits for tile t - 8's release).
+std::string eightSlotQRing() {
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"def q_empty_handoff(", "def q_ring_release("},
+      {"lm.smem(32768)", "lm.smem(81920)"},
+      {"stages=1, swizzle", "stages=8, swizzle"},  // (smem_q's)
+      {"offset=8192,", "offset=65536,"},
+      {"    pipe    = lm.pipeline(stages=2)\n",
+       "    pipe    = lm.pipeline(stages=2)\n    qpipe   = lm.pipeline(stages=8)\n"},
+      {"    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n",
+       "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=qpipe)\n"},
+      {"    q_empty = lm.named_barrier(roles=[producer, consumer])\n",
+       "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=qpipe)\n"},
+      {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 8)\n"},
+      {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n",
+       "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n"},
+  };
+  std::string text = cake::testing::kQueryEmpty;
+  for (const auto& [from, to] : edits) text = cake::testing::replace(text, from, to);
+  return text;
+}
+const std::string kEightSlotQRing = eightSlotQRing();
 
 const std::string kRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
 
