@@ -10072,8 +10072,10 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       }
       g.pre_x[p] = 1;
     }
-    if (x > 0) lastTilesAtRingStart(g, s, binding, target, tl, x, budget);
   }
+  // (once every ring start's copy passed: a copy refused above does not
+  // pay for the 2 * last_m grids per ring start before it)
+  for (int64_t x = 1; x <= g.Wg; ++x) lastTilesAtRingStart(g, s, binding, target, tl, x, budget);
   namePreWritesAsTheRing(g);
 }
 
@@ -10877,12 +10879,13 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                               ProofBudget& budget, uint64_t& states,
                               const std::function<bool(int64_t)>& inner_at_most,
                               const std::function<bool(int64_t)>& inner_at_least,
-                              const std::function<bool(int64_t)>& inner_multiple_of) {
+                              const std::function<bool(int64_t)>& inner_multiple_of, int64_t& tile_count_far) {
   PGrid g;
   g.Wt = Wt;
   g.Wg = Wg;
   g.fixed_tiles = tl.fixed_tiles;
   g.tile_multiple = tl.tile_multiple;
+  g.not_last.far = tile_count_far;  // (where a smaller window settled it, provePersistent)
   if (g.fixed_tiles >= Wt) throw GridTooSmall{true};
   while (g.min_len < Wg && inner_at_least(g.min_len + 1)) ++g.min_len;
   std::vector<TileCountUse> uses;
@@ -10904,6 +10907,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     g.grid = buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &uses, 1, 0, 0, &reads_end_in_k);
     g.last_m = std::max(g.last_m, tileCountDepth(s, tl, uses, solverLimits(opts, budget)));
   }
+  tile_count_far = g.not_last.far;
   g.uses = uses;
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
   // every K iteration its tile's last (the grid before the alignments below)
@@ -10964,7 +10968,13 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     alignStageWritesToTheRing(g.kgrid, g.kshape, Wt, Wg);
     checkKinds(g);
   }
-  if (!uses.empty()) {
+  // The last tiles' grids (a read of the tile count): built once the
+  // periods are found and the refusals that need no last grid have passed
+  // (nothing before them reads these grids), so that a window too small,
+  // or a shape refused there, does not pay for 2 * last_m grids (FA4's
+  // correction warpgroup: 4 of the 6 grids of each window it tried).
+  auto buildLastGrids = [&] {
+    if (uses.empty() || g.last_tile) return;
     g.last_tile = true;
     for (int64_t d = 1; d <= g.last_m; ++d)
       for (int64_t i = 0; i < 2; ++i) {
@@ -10976,7 +10986,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
         for (const Process& p : g.last.back().procs) g.last_shape.back().push_back(tileShapeOf(p, tl, Wt, Wg));
         alignLastTileGrid(g, g.last.size() - 1);
       }
-  }
+  };
   std::vector<Series> ring, tiles;
   std::vector<int64_t> ring_tile;  // the tile of each ring series
   for (size_t p = 0; p < g.shape.size(); ++p) {
@@ -11069,6 +11079,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       if (!readsRingStartBeforeK(s, tl)) throw Fail(g.pre_moving);
       refuseTileCountReadsBeforeK(s, tl, uses);
       refuseSloped(g, "the part before the K loop moves with the ring period");
+      buildLastGrids();  // (lastTilesAtRingStart reads them)
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a
       // ring's first lap left out below it), and after the copy at ring
@@ -11083,6 +11094,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     checkLapDeltas(checked_grid, g.ring, /*exact=*/true, &g.unmet);
     checkLapDeltas(checked_grid, g.tile, /*exact=*/true, &g.unmet);
   }
+  buildLastGrids();
   if (g.last_tile) {
     for (const System& l : g.last) {
       checkLapDeltas(l, g.ring, /*exact=*/true, &g.unmet);
@@ -11277,13 +11289,23 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
                        .kind == BvVerdict::Holds;
     return it->second;
   };
+  // Where a window settled how the grid reads the tile count (E_A read as
+  // t + far, past the depth m of every read the grid evaluates), the next
+  // window starts there instead of at 2 (docs/z3.md "Cheaper refusals of
+  // the last tiles' grids"): the grid of any far >= m + 1 is the same text
+  // (every guard on its path has depth <= m, so every A >= t + m + 1
+  // takes the same path and reads the same values), and the loop in
+  // attemptPersistent still grows far where the larger grid evaluates a
+  // deeper read. A depth-2 read otherwise built the grid twice per window;
+  // a depth-1 read settles at 2, the start, as before.
+  int64_t tile_count_far = TileCountRead::NotLast.far;
   for (;;) {
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
     checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
     try {
       return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most,
-                               inner_at_least, inner_multiple_of);
+                               inner_at_least, inner_multiple_of, tile_count_far);
     } catch (const GridTooSmall& small) {
       if (std::getenv("CAKE_PERSIST_STATS"))
         fmt::print(stderr, "persist-stats: window {}x{} too small in the {} dimension\n", Wt, Wg,
