@@ -325,8 +325,8 @@ class GoalCollector {
           starts.push_back({trip, st.lo, st.range.str()});
         if (symbolic) {
           goals.push_back({trip, tripTargets(), true});
-          instanceTripGoals(trip);
           symbolic_vars_[st.loop_var] = {goals.size() - 1, st.lo, step};
+          instanceTripGoals(trip);  // after: symbolic_vars_ names the trip goal by its index
         } else if (auto values = constantLoopValues(st)) {
           constant_vars_[st.loop_var] = std::move(*values);
         }
