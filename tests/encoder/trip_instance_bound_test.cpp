@@ -64,6 +64,11 @@ TEST(TripInstanceBound, APerWarpTripCountIsFoundAndNotProved) {
                        "warps 4..7 run one iteration more for n > 64");
   expectFoundNotProved(tib::warpLoop("lm.cdiv(n + 16 * lm.instance(), 128)"), "sync.deadlock",
                        "warp 7 runs one iteration more for n % 128 in 17..128 - 112");
+  // Two warps whose counts differ far from the ring's targets (n % 4096 in 3097..4095 or 0): main
+  // proved it, no covering value was there.
+  expectFoundNotProved(replace(tib::warpLoop("lm.cdiv(n + 1000 * lm.instance(), 4096)"),
+                               "warps=[0, 1, 2, 3, 4, 5, 6, 7]", "warps=[0, 1]"),
+                       "sync.deadlock", "warp 1 runs one iteration more for n = 3999");
   expectFoundNotProved(tib::persistentWarpLoop("lm.cdiv(K + 32 * lm.instance(), 128)"), "sync.deadlock",
                        "the persistent K loop of warp 3 runs one iteration more for K % 128 in 33..128 - 96");
 }
