@@ -284,6 +284,17 @@ class GoalCollector {
         if (v >= 0) t.insert(v);
     return t;
   }
+  // A trip count that reads lm.instance() (an FMHA K loop's per-warp
+  // causal bound): the values at which an instance's count differs from
+  // instance 0's, where the instances that run fewer iterations leave a
+  // barrier the others still wait on. The trip goal above values the
+  // count at instance 0 only.
+  void instanceTripGoals(const ExprPtr& trip) {
+    if (instances_ < 2 || !ir::exprUses(*trip, {ExprKind::Instance})) return;
+    const ExprPtr first = substituteInstance(trip, 0);
+    for (int i = 1; i < instances_; ++i)
+      goals.push_back({ir::makeExpr(ExprKind::Sub, {substituteInstance(trip, i), first}), {-1, 1}});
+  }
   void note(const ExprPtr& e) {
     if (!e || !dependsOnParams(*e)) return;
     dependent = true;
@@ -316,6 +327,7 @@ class GoalCollector {
         if (symbolic) {
           goals.push_back({trip, tripTargets(), true});
           symbolic_vars_[st.loop_var] = {goals.size() - 1, st.lo, step};
+          instanceTripGoals(trip);  // after: symbolic_vars_ names the trip goal by its index
         } else if (auto values = constantLoopValues(st)) {
           constant_vars_[st.loop_var] = std::move(*values);
         }

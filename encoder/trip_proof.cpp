@@ -275,6 +275,15 @@ TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool 
     bool sym_other = (st->lo && mentionsParam(*st->lo)) || (st->step && mentionsParam(*st->step));
     if (sym_other) throw Fail("a loop's start or step depends on a parameter");
     if (!sym_hi || dead.count(st->hi.get())) continue;
+    // The proof reads one trip count T for every process; a bound that
+    // reads lm.instance() gives each instance of the role its own (the
+    // per-subgroup causal bound of an FMHA K loop: instances that run fewer
+    // iterations leave a barrier the others still wait on). Refused
+    // (docs/z3.md "A symbolic bound that reads the instance").
+    if (instances.at(st) > 1 && ir::exprUses(*st->hi, {ir::ExprKind::Instance}))
+      throw Fail(fmt::format("the symbolic loop bound {} reads lm.instance(): each instance of the role runs its own "
+                             "trip count",
+                             ir::exprToString(*st->hi, s)));
     if (auto c = clamps ? clampOf(st->hi) : std::nullopt) {  // a constant bound from some E on (TripLoops::clamps)
       TripLoops::Clamp cl{std::get<0>(*c), std::get<2>(*c), std::get<3>(*c), splitOffset(st->hi).second, std::nullopt};
       const auto step = st->step ? ir::constValue(st->step) : std::optional<int64_t>(1);
@@ -4667,6 +4676,8 @@ std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* ki
   struct L { const ir::Stmt* st; const ir::Stmt* parent; bool direct; int branch; };
   std::vector<L> loops;
   int branches = 2;
+  int role_instances = 1;       // instances of the role whose body is walked
+  bool instance_bound = false;  // a symbolic bound reads lm.instance() there
   std::function<void(const ir::Block&, const ir::Stmt*, bool, int)> walk = [&](const ir::Block& b,
                                                                                const ir::Stmt* sym, bool direct,
                                                                                int branch) {
@@ -4683,11 +4694,20 @@ std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* ki
       }
       const bool symbolic = st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi);
       if (symbolic) loops.push_back({&st, sym, direct, branch});
+      if (symbolic && role_instances > 1 && ir::exprUses(*st.hi, {ir::ExprKind::Instance})) instance_bound = true;
       walk(st.body, symbolic ? &st : sym, symbolic, 0);
       walk(st.orelse, sym, false, 0);
     }
   };
-  for (const ir::RoleBody& body : s.bodies) walk(body.body, nullptr, false, 0);
+  for (const ir::RoleBody& body : s.bodies) {
+    role_instances = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) ? s.roles[body.role].instanceCount() : 1;
+    walk(body.body, nullptr, false, 0);
+  }
+  // The proof reads one tile count and one K trip count for every process:
+  // a bound that reads lm.instance() gives each instance its own (refused,
+  // as findTripWith does; docs/z3.md "A symbolic bound that reads the
+  // instance").
+  if (instance_bound) return std::nullopt;
   TileLoops tl;
   tl.kind_guard = kind_guard;
   std::map<std::pair<const ir::Stmt*, int>, int> children;  // (tile loop, branch) -> its K loops
