@@ -11505,7 +11505,8 @@ std::string proveResidueCases(const ir::Schedule& s, ir::Target target, const st
 // ================================================================ a tile loop split at a monotone guard
 //
 // docs/z3.md "A tile loop split at a monotone guard" (helper fa4split,
-// session 19). `for t in lm.range(0, T): ... if t >= X: A else: B ...` with
+// session 19; X outside [0, T]: "A split point outside the loop's range",
+// SplitLoops::clamped). `for t in lm.range(0, T): ... if t >= X: A else: B ...` with
 // X loop-invariant (it reads no loop variable and no lm.instance(); the IR
 // has no assignment, so such an expression has one value for the whole
 // loop) and 0 <= X <= T for every allowed binding runs t = 0..X-1 with the
@@ -11665,7 +11666,7 @@ std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limi
   out.text = what;
   out.none = std::make_shared<ir::Schedule>(s);
   out.some = std::make_shared<ir::Schedule>(s);
-  // 0 <= X <= T not shown: the guard clamps X to [0, T] (clampedSplitCases)
+  // 0 <= X <= T not shown: the cases clamp X to [0, T]
   out.clamped = !from_zero || !to_end;
   // (with 0 <= X shown, X <= 0 is X = 0: the split's `none` below, X read as 0)
   out.none_decided = !from_zero;
@@ -12340,33 +12341,26 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
                   return proveSchedule(c == 0 ? *split.none : *split.some, target, checked, opts, budget, states, tl,
                                        bindings);
                 }, &checked);
+  // one more case's copy, proved for every allowed binding
+  auto proveCase = [&](const ir::Schedule& copy, const std::string& when) {
+    checkBudget(budget, when);
+    TripLoops tl;
+    std::vector<Binding> bindings = checked;
+    try {
+      return proveSchedule(copy, target, checked, opts, budget, states, tl, bindings);
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("{}: {}: {}", split.text, when, f.what()));
+    }
+  };
   // X >= T (not shown impossible): the whole loop below the split point
   std::string all_first;
   if (split.all_first) {
     const std::string T = ir::exprToString(*split.loop_bound, *split.some);
-    const std::string when = fmt::format("with {} >= {}", X, T);
-    checkBudget(budget, when);
-    TripLoops tl;
-    std::vector<Binding> bindings = checked;
-    try {
-      all_first = fmt::format("; for {} >= {}, every guard false: {}", X, T,
-                              proveSchedule(*split.all_first, target, checked, opts, budget, states, tl, bindings));
-    } catch (const Fail& f) {
-      throw Fail(fmt::format("{}: {}: {}", split.text, when, f.what()));
-    }
+    all_first = fmt::format("; for {} >= {}, every guard false: {}", X, T,
+                            proveCase(*split.all_first, fmt::format("with {} >= {}", X, T)));
   }
   // the warm-up's schedules: the first loops' bodies 2..h times
-  for (size_t i = 0; i < more.size(); ++i) {
-    const std::string when = fmt::format("with {} = {}", X, i + 2);
-    checkBudget(budget, when);
-    TripLoops tl;
-    std::vector<Binding> bindings = checked;
-    try {
-      proveSchedule(*more[i], target, checked, opts, budget, states, tl, bindings);
-    } catch (const Fail& f) {
-      throw Fail(fmt::format("{}: {}: {}", split.text, when, f.what()));
-    }
-  }
+  for (size_t i = 0; i < more.size(); ++i) proveCase(*more[i], fmt::format("with {} = {}", X, i + 2));
   const std::string clamp = split.clamped ? " clamped to the loop's range" : "";
   if (shared)
     return fmt::format("{}{} (the guard decided in each loop): for {}: {}; for {} >= 1, the empty tiles' loop "
