@@ -12332,7 +12332,7 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
         if (h == 1) why = g.what();
       }
     }
-    if (!shared) throw Fail(fmt::format("{}; {}", f.what(), why));
+    if (!shared) throw Fail(fmt::format("{}: {}; {}", split.text, f.what(), why));
   }
   std::string engines[2];
   const std::string none_when = X + (split.none_decided ? " <= 0" : " = 0");
