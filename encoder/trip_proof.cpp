@@ -3346,9 +3346,9 @@ bool provedNonNeg(FactProver& prover, const ir::ExprPtr& e, std::map<int, std::o
 // first operand, max / min, a floor or ceiling division's dividend by the
 // same divisor >= 1, b = a + z with z >= 0), each part shown so (the
 // solver times out on the non-linear trip counts whole), the solver for
-// the parts left.
+// the parts left (`solver` false: none, the syntax alone).
 bool provedLe(FactProver& prover, const ir::ExprPtr& a, const ir::ExprPtr& b,
-              std::map<int, std::optional<int64_t>>& lb) {
+              std::map<int, std::optional<int64_t>>& lb, bool solver = true) {
   using K = ir::ExprKind;
   if (ir::sameExpr(*a, *b)) return true;
   // x + c <= x + d for constants c <= d (exact integers)
@@ -3360,21 +3360,21 @@ bool provedLe(FactProver& prover, const ir::ExprPtr& a, const ir::ExprPtr& b,
       if (ir::sameExpr(*a->args[i], *b)) return true;
   if (b->kind == K::Add && b->args.size() == 2)
     for (int i = 0; i < 2; ++i)
-      if (ir::sameExpr(*a, *b->args[i]) && provedNonNeg(prover, b->args[1 - i], lb)) return true;
+      if (solver && ir::sameExpr(*a, *b->args[i]) && provedNonNeg(prover, b->args[1 - i], lb)) return true;
   if (a->kind == b->kind && a->args.size() == 2 && b->args.size() == 2) {
     switch (a->kind) {
       case K::Add: case K::Max: case K::Min:
-        return provedLe(prover, a->args[0], b->args[0], lb) && provedLe(prover, a->args[1], b->args[1], lb);
+        return provedLe(prover, a->args[0], b->args[0], lb, solver) && provedLe(prover, a->args[1], b->args[1], lb, solver);
       case K::Sub:
-        return provedLe(prover, a->args[0], b->args[0], lb) && provedLe(prover, b->args[1], a->args[1], lb);
+        return provedLe(prover, a->args[0], b->args[0], lb, solver) && provedLe(prover, b->args[1], a->args[1], lb, solver);
       case K::FloorDiv: case K::CDiv:
         if (ir::sameExpr(*a->args[1], *b->args[1]))
-          return atLeast(prover, a->args[1], 1, lb) && provedLe(prover, a->args[0], b->args[0], lb);
+          return solver && atLeast(prover, a->args[1], 1, lb) && provedLe(prover, a->args[0], b->args[0], lb, solver);
         break;
       default: break;
     }
   }
-  return prover.prove(ir::makeExpr(K::Le, {a, b})).kind == BvVerdict::Holds;
+  return solver && prover.prove(ir::makeExpr(K::Le, {a, b})).kind == BvVerdict::Holds;
 }
 
 // The first pair of loops of the shape above in a role body (top level),
@@ -11547,7 +11547,8 @@ std::string proveResidueCases(const ir::Schedule& s, ir::Target target, const st
 // ================================================================ a tile loop split at a monotone guard
 //
 // docs/z3.md "A tile loop split at a monotone guard" (helper fa4split,
-// session 19). `for t in lm.range(0, T): ... if t >= X: A else: B ...` with
+// session 19; X outside [0, T]: "A split point outside the loop's range",
+// SplitLoops::clamped). `for t in lm.range(0, T): ... if t >= X: A else: B ...` with
 // X loop-invariant (it reads no loop variable and no lm.instance(); the IR
 // has no assignment, so such an expression has one value for the whole
 // loop) and 0 <= X <= T for every allowed binding runs t = 0..X-1 with the
@@ -11565,7 +11566,17 @@ std::string proveResidueCases(const ir::Schedule& s, ir::Target target, const st
 //    privatePrefixRunsAsOne and is replaced by its body once (t read as 0).
 
 struct SplitLoops {
-  std::shared_ptr<ir::Schedule> none, some;  // X = 0 and X >= 1
+  std::shared_ptr<ir::Schedule> none, some;  // X = 0 (X <= 0 when clamped) and X >= 1
+  // Clamped (0 <= X or X <= T not shown, docs/z3.md "A split point outside
+  // the loop's range"). Where 0 <= X is not shown, `none` is the whole loop
+  // with every guard decided true, nothing else rewritten (the runs of X <=
+  // 0: none_decided); where X <= T is not shown, `all_first` is the whole
+  // loop with every guard decided false (the runs of X >= T). `some` is then
+  // the case 1 <= X <= T - 1 (or up to T).
+  bool clamped = false;
+  bool none_decided = false;
+  std::shared_ptr<ir::Schedule> all_first;
+  ir::ExprPtr loop_bound;                    // T
   ir::ExprPtr at;                            // X
   std::string text;
   ir::ExprPtr rest;                          // T - X, the second loops' bound in `some`
@@ -11638,6 +11649,21 @@ bool hasOp(const ir::Block& b) {
   return any;
 }
 
+// A copy of s whose loops bounded by T (the tile loops of the split, each a
+// statement of its role body) have every guard `t >= X` / `t < X` decided as
+// `above` says, nothing else rewritten: for a binding with X <= 0 (above) or
+// X >= T (not above) every iteration t in [0, T) takes that branch, so the
+// copy builds the schedule's systems for every such binding (docs/z3.md "A
+// split point outside the loop's range").
+std::shared_ptr<ir::Schedule> wholeLoopDecided(const ir::Schedule& s, const ir::ExprPtr& T, const ir::ExprPtr& X,
+                                               bool above) {
+  auto out = std::make_shared<ir::Schedule>(s);
+  for (ir::RoleBody& body : out->bodies)
+    for (ir::Stmt& st : body.body)
+      if (st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*st.hi, *T)) decideGuards(st.body, st.loop_var, *X, above);
+  return out;
+}
+
 std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limits& limits) {
   using K = ir::ExprKind;
   // the tile loops: top-level loops of the role bodies with a monotone
@@ -11671,15 +11697,23 @@ std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limi
   }
   FactProver prover(s, limits, {});
   std::map<int, std::optional<int64_t>> lb;
-  if (!provedNonNeg(prover, X, lb)) refuse(fmt::format("{} >= 0 is not shown", ir::exprToString(*X, s)));
-  if (!provedLe(prover, X, T, lb))
-    refuse(fmt::format("{} <= {} is not shown", ir::exprToString(*X, s), ir::exprToString(*T, s)));
+  // (X <= T by the syntax alone where 0 <= X is not shown: no solver query
+  // that the split did not ask before; not shown, the case X >= T is added)
+  const bool from_zero = provedNonNeg(prover, X, lb);
+  const bool to_end = provedLe(prover, X, T, lb, from_zero);
 
   SplitLoops out;
   out.at = X;
+  out.loop_bound = T;
   out.text = what;
   out.none = std::make_shared<ir::Schedule>(s);
   out.some = std::make_shared<ir::Schedule>(s);
+  // 0 <= X <= T not shown: the cases clamp X to [0, T]
+  out.clamped = !from_zero || !to_end;
+  // (with 0 <= X shown, X <= 0 is X = 0: the split's `none` below, X read as 0)
+  out.none_decided = !from_zero;
+  if (out.none_decided) out.none = wholeLoopDecided(s, T, X, true);
+  if (!to_end) out.all_first = wholeLoopDecided(s, T, X, false);
   const ir::ExprPtr rest = ir::makeExpr(K::Sub, {T, X});
   out.rest = rest;
   for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
@@ -11715,7 +11749,7 @@ std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limi
       none.push_back(std::move(all));
       some.push_back(std::move(second));
     }
-    out.none->bodies[bi].body = std::move(none);
+    if (!out.none_decided) out.none->bodies[bi].body = std::move(none);
     out.some->bodies[bi].body = std::move(some);
   }
   return out;
@@ -12340,35 +12374,45 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
         if (h == 1) why = g.what();
       }
     }
-    if (!shared) throw Fail(fmt::format("{}; {}", f.what(), why));
+    if (!shared) throw Fail(fmt::format("{}: {}; {}", split.text, f.what(), why));
   }
   std::string engines[2];
-  proveTwoCases(budget, {fmt::format("with {} = 0", X), fmt::format("with {} >= 1", X)}, split.text + ": ", engines,
+  const std::string none_when = X + (split.none_decided ? " <= 0" : " = 0");
+  proveTwoCases(budget, {"with " + none_when, fmt::format("with {} >= 1", X)}, split.text + ": ", engines,
                 [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
                   return proveSchedule(c == 0 ? *split.none : *split.some, target, checked, opts, budget, states, tl,
                                        bindings);
                 }, &checked);
-  // the warm-up's schedules: the first loops' bodies 2..h times
-  for (size_t i = 0; i < more.size(); ++i) {
-    const std::string when = fmt::format("with {} = {}", X, i + 2);
+  // one more case's copy, proved for every allowed binding
+  auto proveCase = [&](const ir::Schedule& copy, const std::string& when) {
     checkBudget(budget, when);
     TripLoops tl;
     std::vector<Binding> bindings = checked;
     try {
-      proveSchedule(*more[i], target, checked, opts, budget, states, tl, bindings);
+      return proveSchedule(copy, target, checked, opts, budget, states, tl, bindings);
     } catch (const Fail& f) {
       throw Fail(fmt::format("{}: {}: {}", split.text, when, f.what()));
     }
+  };
+  // X >= T (not shown impossible): the whole loop below the split point
+  std::string all_first;
+  if (split.all_first) {
+    const std::string T = ir::exprToString(*split.loop_bound, *split.some);
+    all_first = fmt::format("; for {} >= {}, every guard false: {}", X, T,
+                            proveCase(*split.all_first, fmt::format("with {} >= {}", X, T)));
   }
+  // the warm-up's schedules: the first loops' bodies 2..h times
+  for (size_t i = 0; i < more.size(); ++i) proveCase(*more[i], fmt::format("with {} = {}", X, i + 2));
+  const std::string clamp = split.clamped ? " clamped to the loop's range" : "";
   if (shared)
-    return fmt::format("{} (the guard decided in each loop): for {} = 0: {}; for {} >= 1, the empty tiles' loop "
+    return fmt::format("{}{} (the guard decided in each loop): for {}: {}; for {} >= 1, the empty tiles' loop "
                        "run {} time{} (every process runs it and ends it on a barrier: each run passes a cut after "
-                       "each iteration, and {} iterations reach the states of {}; {} = 1..{} proved each): {}",
-                       split.text, X, engines[0], X, shared, shared == 1 ? "" : "s", shared + 1, shared, X, shared,
-                       engines[1]);
-  return fmt::format("{} (the guard decided in each loop): for {} = 0: {}; for {} >= 1, the empty tiles' loop "
-                     "run once: {}",
-                     split.text, X, engines[0], X, engines[1]);
+                       "each iteration, and {} iterations reach the states of {}; {} = 1..{} proved each): {}{}",
+                       split.text, clamp, none_when, engines[0], X, shared, shared == 1 ? "" : "s", shared + 1, shared,
+                       X, shared, engines[1], all_first);
+  return fmt::format("{}{} (the guard decided in each loop): for {}: {}; for {} >= 1, the empty tiles' loop "
+                     "run once: {}{}",
+                     split.text, clamp, none_when, engines[0], X, engines[1], all_first);
 }
 
 // The parameters that loop bounds read and that the lm.assume facts allow

@@ -1672,3 +1672,52 @@ TEST(TripProofGaps, MaskedTileSkipBrokenFormsAreNotProved) {
         to);
   }
 }
+
+// docs/z3.md "A split point outside the loop's range": a split point X that
+// may be negative or pass the tile count T is clamped (X <= 0: every guard
+// true, X >= T: every guard false, else the split). FA4-flex's empty tiles
+// with n_empty not capped at the CTA's tile count is proved so (main: "X <=
+// T is not shown"). Not proved, each met by the bounded check: its corpus
+// twin's extra arrival with the cap removed; n_empty that may go negative
+// while the ring index counts from it (`t - n_empty` past the ring's start:
+// X clamped the wrong way); and FA3's sliding window (its first loop
+// synchronizes, so the proof stays unknown there) with the corpus twin's P V
+// on every block, the producer's window one block later than the
+// consumers', and the consumers' one block earlier.
+TEST(TripProofGaps, SplitPointOutsideTheLoopRangeIsClamped) {
+  using cake::testing::replace;
+  const std::string capped = "n_empty   = min(my_tiles, lm.cdiv(max(first_work - lm.block_idx(0), 0), lm.grid_dim(0)))";
+  const std::string uncapped = "n_empty   = lm.cdiv(max(first_work - lm.block_idx(0), 0), lm.grid_dim(0))";
+  const std::string base = "corpus/bugs/sync.race/fa4_flex_empty_tile_extra_arrive";
+  const std::string good = replace(corpusText(base + "_fixed.cake"), capped, uncapped);
+  ASSERT_NE(good, corpusText(base + "_fixed.cake"));
+  auto r = expectProved(good, "n_empty not capped at my_tiles");
+  EXPECT_NE(r.engine.find("clamped to the loop's range"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("every guard false"), std::string::npos) << r.engine;
+  auto at = [](std::initializer_list<std::tuple<int64_t, int64_t, int64_t>> shapes) {  // (M, K, first_work)
+    return [shapes](const ir::Schedule& s) {
+      for (const auto& [m, k, f] : shapes)
+        if (violatedAt(s, {{"M", m}, {"K", k}, {"first_work", f}})) return true;
+      return false;
+    };
+  };
+  EXPECT_FALSE(at({{257, 1, 1}, {129, 1, 5}, {1, 1, 3}})(cake::testing::compile(good).schedules.at(0)));
+  expectBrokenNotProved(replace(corpusText(base + ".cake"), capped, uncapped), at({{257, 1, 1}, {129, 1, 1}}),
+                        "the extra arrival, n_empty not capped");
+  const std::string below = replace(corpusText(base + "_fixed.cake"), capped, "n_empty   = first_work");
+  expectBrokenNotProved(below, at({{129, 1, -1}, {257, 1, -2}}), "n_empty below 0 read by the ring index");
+
+  const std::string fa3 = "corpus/bugs/data.stale-read/fa3_sliding_window_v_skipped_outside_window";
+  auto window = [](const ir::Schedule& s) { return violatedAt(s, {{"seqlen_k", 1025}, {"window", 16}}); };
+  const std::string fixed = corpusText(fa3 + "_fixed.cake");
+  EXPECT_FALSE(window(cake::testing::compile(fixed).schedules.at(0)));
+  expectBrokenNotProved(corpusText(fa3 + ".cake"), window, "FA3: P V on every block");
+  const std::string load = "            if j >= first_in_window:\n                smem_vt.tma_load";
+  const std::string late = replace(fixed, load, "            if j >= first_in_window + 1:\n                smem_vt.tma_load");
+  ASSERT_NE(late, fixed);
+  expectBrokenNotProved(late, window, "FA3: the producer's window one block later");
+  const std::string pv = "            if j >= first_in_window:\n                lm.mma(";
+  const std::string early = replace(fixed, pv, "            if j >= first_in_window - 1:\n                lm.mma(");
+  ASSERT_NE(early, fixed);
+  expectBrokenNotProved(early, window, "FA3: the consumers' window one block earlier");
+}
