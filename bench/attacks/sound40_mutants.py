@@ -218,6 +218,80 @@ FA8_START_MUTANTS = [
     ("start_good_minus_k", "good", [(START, "            lm.wait(full, iter=t * k_tiles + 0 * k_tiles)\n")]),
 ]
 
+# a three-slot Q ring handed back after every tile but the last three (depth
+# 3, tile period 3): broken forms in the last tiles of one residue mod 3
+Q3RING = edited(QRING, [
+    ("pool   = lm.smem(32768)", "pool   = lm.smem(49152)"),
+    ("stages=2, swizzle=\"128B\")\n    smem_a = pool.view(offset=16384,",
+     "stages=3, swizzle=\"128B\")\n    smem_a = pool.view(offset=24576,"),
+    ("    pipe    = lm.pipeline(stages=2)\n", "    pipe    = lm.pipeline(stages=2)\n    qpipe   = lm.pipeline(stages=3)\n"),
+    ("    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)\n",
+     "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=qpipe)\n"),
+    ("    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n",
+     "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=qpipe)\n"),
+    (PWAIT, "            lm.wait(q_empty, iter=t - 3)\n"),
+    (REL, "            if t + 3 < tiles:\n                lm.arrive(q_empty, iter=t)\n"),
+])
+REL3 = "            if t + 3 < tiles:\n                lm.arrive(q_empty, iter=t)\n"
+PWAIT3 = "            lm.wait(q_empty, iter=t - 3)\n"
+
+
+def rel3_elif(cond, body):
+    return [(REL3, REL3 + f"            elif {cond}:\n                {body}\n")]
+
+
+def mma_if(cond, stage):
+    return [(MMA, f"                if {cond}:\n                    lm.mma(acc, smem_q[{stage}], smem_a[it], init=(k == 0))\n"
+                  "                else:\n" + "    " + MMA)]
+
+
+Q3_MUTANTS = [
+    ("base", "good", []),
+    ("rel_t4", "bad", [(REL3, REL3.replace("t + 3", "t + 4"))]),
+    ("rel_t2", "good", [(REL3, REL3.replace("t + 3", "t + 2"))]),
+    ("rel_mod3_skip_d3", "bad", [(REL3, REL3.replace("t + 3 < tiles", "t + 3 < tiles and (t % 3 != 1 or t + 4 < tiles)"))]),
+    ("rel_extra_d3_mod", "good", [(REL3, REL3.replace("t + 3 < tiles", "t + 3 < tiles or (t + 3 == tiles and t % 3 == 2)"))]),
+    ("d2_mod3_hang", "bad", rel3_elif("t + 2 == tiles and t % 3 == 1", "lm.wait(q_full, iter=t + 3)")),
+    ("d1_mod3_hang", "bad", rel3_elif("t + 1 == tiles and t % 3 == 2", "lm.wait(q_full, iter=t + 1)")),
+    ("d3_mod3_hang", "bad", rel3_elif("t + 3 == tiles and t % 3 == 0", "lm.wait(q_full, iter=t + 3)")),
+    ("d2_mod3_release_next", "bad", rel3_elif("t + 2 == tiles and t % 3 == 0", "lm.arrive(q_empty, iter=t - 2)")),
+    ("d2_mod3_mma_next_stage", "bad", mma_if("t + 2 == tiles and t % 3 == 1", "t + 1")),
+    ("d3_mod3_mma_next_stage", "bad", mma_if("t + 3 == tiles and t % 3 == 2", "t + 1")),
+    ("d1_mod3_mma_prev_stage", "bad", mma_if("t + 1 == tiles and t % 3 == 0", "t + 2")),
+    ("prod_skip_wait_d2_mod3", "good",
+     [(PWAIT3, "            if t + 2 != tiles or t % 3 != 0:\n                lm.wait(q_empty, iter=t - 3)\n")]),
+    ("prod_skip_wait_d1_mod3", "good",
+     [(PWAIT3, "            if t + 1 != tiles or t % 3 != 1:\n                lm.wait(q_empty, iter=t - 3)\n")]),
+    ("prod_wait_d3_early_mod3", "good",
+     [(PWAIT3, "            if t + 3 == tiles and t % 3 == 2:\n                lm.wait(q_empty, iter=t - 6)\n"
+               "            else:\n                lm.wait(q_empty, iter=t - 3)\n")]),
+    ("prod_wait_d2_late_good", "good",
+     [(PWAIT3, "            if t + 2 == tiles and t % 3 == 2:\n                lm.wait(q_empty, iter=t - 2)\n"
+               "            else:\n                lm.wait(q_empty, iter=t - 3)\n")]),
+]
+
+# ---------------------------------------------------------------- two passes over one ring
+SOFTMAX = "normalization/sm90_softmax_two_pass_ring.cake"
+PASS2 = "        for k in lm.range(0, n):\n            lm.wait(full, iter=n + k)\n"
+
+
+def before_pass2(line):
+    return [(PASS2, "        " + line + "\n" + PASS2)]
+
+
+SOFTMAX_MUTANTS = [
+    ("wait_n_minus_1", "bad", before_pass2("lm.wait(full, iter=n - 1)")),
+    ("wait_n_minus_2", "bad", before_pass2("lm.wait(full, iter=n - 2)")),
+    ("wait_n_minus_3", "bad", before_pass2("lm.wait(full, iter=n - 3)")),
+    ("wait_n", "good", before_pass2("lm.wait(full, iter=n)")),
+    ("wait_n_plus_1", "bad", before_pass2("lm.wait(full, iter=n + 1)")),
+    ("wait_2n", "bad", before_pass2("lm.wait(full, iter=2 * n)")),
+    ("arrive_n_minus_1_again", "bad", before_pass2("lm.arrive(empty, iter=n - 1)")),
+    ("pass2_wait_lap_early", "bad", [("            lm.wait(full, iter=n + k)\n", "            lm.wait(full, iter=n + k - 3)\n")]),
+    ("pass2_load_wait_early", "bad", [("            lm.wait(empty, iter=n + k - 3)\n", "            lm.wait(empty, iter=n + k - 4)\n")]),
+    ("pass2_reads_pass1_slot", "bad", [("            lm.copy(x, smem_x[n + k])\n", "            lm.copy(x, smem_x[n + k - 1])\n")]),
+]
+
 # ---------------------------------------------------------------- the persistent corpus GEMM
 PWS = "gemm/sm90_persistent_ws.cake"
 PWS_K = "            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n                lm.wait(full, iter=it)\n"
@@ -256,6 +330,27 @@ PWS_MUTANTS = [
        "            s = 2 * lm.instance() + (t + (t + 3 == my_tiles)) % 2\n")]),
     ("k_release_last_skipped", "bad",
      [(PWS_ARR, "                if t + 1 != my_tiles or k > 0:\n                    lm.arrive(empty, iter=it)\n")]),
+]
+
+# the ping-pong GEMM: consumers that skip tiles (their part before the K loop
+# is read open, not marked as a ring-start reader: docs/z3.md "The last
+# tiles to a depth", item 3)
+PINGPONG = "gemm/sm90_pingpong.cake"
+PP_K = "            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n                lm.wait(full, iter=it)\n"
+
+
+def pp_before_k(lines):
+    return [(PP_K, "".join("            " + l + "\n" for l in lines) + PP_K)]
+
+
+PINGPONG_MUTANTS = [
+    ("start_minus1", "bad", pp_before_k(["lm.wait(full, iter=t * k_tiles - 1)"])),
+    ("start_minus1_t_gt0", "bad", pp_before_k(["if t > 0:", "    lm.wait(full, iter=t * k_tiles - 1)"])),
+    ("start_minus4", "bad", pp_before_k(["lm.wait(full, iter=t * k_tiles - 4)"])),
+    ("start_plus1", "bad", pp_before_k(["lm.wait(full, iter=t * k_tiles + 1)"])),
+    ("start_good", "good", pp_before_k(["lm.wait(full, iter=t * k_tiles)"])),
+    ("start_release_prev", "bad", pp_before_k(["if t > 0:", "    lm.arrive(empty, iter=t * k_tiles - 1)"])),
+    ("start_minus1_inst1", "bad", pp_before_k(["if lm.instance() == 1:", "    lm.wait(full, iter=t * k_tiles - 1)"])),
 ]
 
 # ---------------------------------------------------------------- sound39's paired-loop corners
@@ -436,7 +531,10 @@ def main():
     index = []
     write(out, "fa8", QRING, FA8_MUTANTS, index)
     write(out, "fa8_start", QRING_START, FA8_START_MUTANTS, index)
+    write(out, "q3", Q3RING, Q3_MUTANTS, index)
+    write(out, "softmax", corpus(SOFTMAX), SOFTMAX_MUTANTS, index)
     write(out, "pws", corpus(PWS), PWS_MUTANTS, index)
+    write(out, "pingpong", corpus(PINGPONG), PINGPONG_MUTANTS, index)
     write(out, "corner", corpus(SPELLED), CORNER_MUTANTS, index)
     write(out, "cover", corpus(RING), COVER_MUTANTS, index)
     for name, expected, text in HUNT_TEXTS:
