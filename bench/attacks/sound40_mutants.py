@@ -176,6 +176,33 @@ FA8_MUTANTS = [
        "                    lm.arrive(empty, iter=it)\n")]),
 ]
 
+# the tile count read through other spellings: an inner constant loop, an
+# operand, min / max / a quotient
+FA8_MUTANTS += [
+    ("inner_loop_j1", "bad",
+     [(REL, "            for j in lm.range(0, 2):\n                if j == 1 and t + 2 + j < tiles:\n"
+            "                    lm.arrive(q_empty, iter=t)\n")]),
+    ("inner_loop_j0", "good",
+     [(REL, "            for j in lm.range(0, 2):\n                if j == 0 and t + 2 + j < tiles:\n"
+            "                    lm.arrive(q_empty, iter=t)\n")]),
+    ("iter_min_t_count_minus_3", "good", rel("t + 2 < tiles", "min(t, tiles - 3)")),
+    ("iter_min_t_count_minus_4", "bad", rel("t + 2 < tiles", "min(t, tiles - 4)")),
+    ("iter_max_count", "bad", rel("t + 2 < tiles", "max(t, tiles - 3)")),
+    ("rel_max_form", "bad", rel("max(tiles - t, 3) > 3")),
+    ("rel_quot_3", "good", rel("(tiles - t) // 3 > 0")),
+    ("rel_quot_2", "bad", rel("(tiles - t) // 2 > 1")),
+    ("rel_quot_minus1", "good", rel("(tiles - t - 1) // 2 > 0")),
+    ("prod_wait_last_one_back", "bad", [(PWAIT, "            lm.wait(q_empty, iter=t - 2 - (t + 1 == tiles))\n")]),
+    ("prod_wait_second_last_one_back", "bad", [(PWAIT, "            lm.wait(q_empty, iter=t - 2 - (t + 2 == tiles))\n")]),
+    ("slot_last_next", "bad", [(MMA, MMA.replace("smem_q[t]", "smem_q[t + (t + 1 == tiles)]"))]),
+    ("slot_second_last_next", "bad", [(MMA, MMA.replace("smem_q[t]", "smem_q[t + (t + 2 == tiles)]"))]),
+    # (acc is never read: a discarded accumulation nobody reads is no bug)
+    ("init_last_every_k", "good", [(MMA, MMA.replace("init=(k == 0)", "init=(k == 0 or t + 1 == tiles)"))]),
+    ("init_third_last_never", "bad", [(MMA, MMA.replace("init=(k == 0)", "init=(k == 0 and t + 3 != tiles)"))]),
+    ("q_wait_last_next", "bad", [(QWAIT, "            lm.wait(q_full, iter=t + (t + 1 == tiles))\n")]),
+    ("q_wait_third_last_prev", "bad", [(QWAIT, "            lm.wait(q_full, iter=t - (t + 3 == tiles))\n")]),
+]
+
 # the ring start read before the K loop (kQRingStart), with the tile count
 FA8_START_MUTANTS = [
     ("start_plus1", "bad", [(START, "            lm.wait(full, iter=t * k_tiles + 1)\n")]),
@@ -258,6 +285,9 @@ Q3_MUTANTS = [
     ("d2_mod3_mma_next_stage", "bad", mma_if("t + 2 == tiles and t % 3 == 1", "t + 1")),
     ("d3_mod3_mma_next_stage", "bad", mma_if("t + 3 == tiles and t % 3 == 2", "t + 1")),
     ("d1_mod3_mma_prev_stage", "bad", mma_if("t + 1 == tiles and t % 3 == 0", "t + 2")),
+    # (the producer's wait for Q is redundant with three Q slots: its A ring's
+    # empty wait at tile t's start, t * k_tiles - 3, already orders it after
+    # the MMAs of tile t - 3; the bounded check agrees)
     ("prod_skip_wait_d2_mod3", "good",
      [(PWAIT3, "            if t + 2 != tiles or t % 3 != 0:\n                lm.wait(q_empty, iter=t - 3)\n")]),
     ("prod_skip_wait_d1_mod3", "good",
