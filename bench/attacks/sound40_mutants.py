@@ -22,7 +22,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sound39_mutants import corpus, strip_header  # noqa: E402
+from sound39_mutants import corpus, strip_header, write_index  # noqa: E402
 
 
 def raw_string(path, name):
@@ -32,10 +32,11 @@ def raw_string(path, name):
     return m.group(1)
 
 
-def edited(text, edits):
+def edited(text, edits, what=""):
+    """`text` with each (from, to) of `edits`, every `from` exactly once."""
     for a, b in edits:
         if text.count(a) != 1:
-            sys.exit(f"{text.count(a)} matches of {a!r}")
+            sys.exit(f"{what}: {text.count(a)} matches of {a!r}")
         text = text.replace(a, b)
     return text
 
@@ -547,13 +548,7 @@ def write_text(out, base_name, name, expected, text, index):
 def write(out, base_name, base_text, mutants, index):
     base = strip_header(base_text)
     for name, expected, edits in mutants:
-        text = base
-        for a, b in edits:
-            n = text.count(a)
-            if n != 1:
-                sys.exit(f"{base_name}/{name}: {n} matches of {a!r}")
-            text = text.replace(a, b)
-        write_text(out, base_name, name, expected, text, index)
+        write_text(out, base_name, name, expected, edited(base, edits, f"{base_name}/{name}"), index)
 
 
 def main():
@@ -569,10 +564,7 @@ def main():
     write(out, "cover", corpus(RING), COVER_MUTANTS, index)
     for name, expected, text in HUNT_TEXTS:
         write_text(out, "hunt", name, expected, text, index)
-    with open(os.path.join(out, "index.tsv"), "w") as f:
-        for p, e in index:
-            f.write(f"{p}\t{e}\n")
-    print(f"{len(index)} mutants ({sum(e == 'bad' for _, e in index)} broken) in {out}")
+    write_index(out, index)
 
 
 if __name__ == "__main__":
