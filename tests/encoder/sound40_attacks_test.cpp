@@ -45,3 +45,19 @@ TEST(Sound40, ATripCountReadThatTheWindowShortCircuitsIsChecked) {
   EXPECT_TRUE(a.proved) << a.detail;
   EXPECT_TRUE(a.rules.empty()) << join(a.rules);
 }
+
+// The ping-pong GEMM's consumers (each runs every other tile: a process
+// that skips tiles, its part before the K loop read open) waiting for the
+// tile before's last slot before their K loop: the wait is left out at
+// ring start 0, the part did not move, no copies per ring start were made,
+// and the proof said proved although the slot may have been refilled
+// (sync.lost-phase; the hole fa8 closed for processes that run every tile,
+// docs/z3.md "The last tiles to a depth", item 3). Now refused there.
+TEST(Sound40, APingPongRingStartReadBeforeTheKLoopIsNotProved) {
+  const std::string k_loop =
+      "            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n                lm.wait(full, "
+      "iter=it)\n";
+  expectFoundNotProved(replace(corpusText("corpus/gemm/sm90_pingpong.cake"), k_loop,
+                               "            lm.wait(full, iter=t * k_tiles - 1)\n" + k_loop),
+                       "sync.lost-phase", "the tile's start waits for the tile before's last slot");
+}
