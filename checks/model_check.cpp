@@ -49,6 +49,54 @@ void constantsOf(const ir::Expr& e, std::set<int64_t>& out) {
     if (a) constantsOf(*a, out);
 }
 
+// Values of a loop variable past `cap` where a threshold of `e` would hide:
+// powers of two (a threshold flips an outcome for good), e's constants and
+// their quotients, and `more` (a binding's parameter values), each and
+// beside it (`k < 100000`, `2 * k < 1001`, a window `k >= 1000 and k <
+// 1010`, a step of `k // 2000000`).
+std::set<int64_t> farSamplesPast(const ir::Expr& e, int64_t cap, const std::set<int64_t>& more = {}) {
+  std::set<int64_t> s;
+  for (int j = 10; j <= 40; ++j)
+    for (int64_t d : {-1, 0, 1}) s.insert((int64_t{1} << j) + d);
+  std::set<int64_t> ks = more;
+  constantsOf(e, ks);
+  for (int64_t k : ks) {
+    for (int64_t d : {-1, 0, 1}) s.insert(k + d);
+    for (int64_t q : ks)
+      if (q != 0)
+        for (int64_t d : {-1, 0, 1}) s.insert(k / q + d);
+  }
+  std::erase_if(s, [cap](int64_t x) { return x <= cap; });
+  return s;
+}
+
+// `e` at loop-variable values `lo + step * i` leaves the slope of its first
+// two iterations at one of the iterations `far` (or does not evaluate
+// there); env holds the other symbols.
+bool leavesSlopePast(const ir::Expr& e, int var, ir::EvalEnv env, int64_t lo, int64_t step,
+                     const std::set<int64_t>& far) {
+  auto at = [&](int64_t i) {
+    env.loop_vars[var] = lo + step * i;
+    return ir::evaluate(e, env);
+  };
+  auto x0 = at(0), x1 = at(1);
+  if (!x0 || !x1) return false;
+  for (int64_t i : far) {
+    auto x = at(i);
+    if (!x || *x != *x0 + (*x1 - *x0) * i) return true;
+  }
+  return false;
+}
+// `e` reaches `extent` at one of the loop-variable values `far`.
+bool reachesAt(const ir::Expr& e, int var, ir::EvalEnv env, int64_t extent, const std::set<int64_t>& far) {
+  for (int64_t k : far) {
+    env.loop_vars[var] = k;
+    auto x = ir::evaluate(e, env);
+    if (x && *x >= extent) return true;
+  }
+  return false;
+}
+
 bool isComparison(ExprKind k) {
   return k == ExprKind::Lt || k == ExprKind::Le || k == ExprKind::Gt || k == ExprKind::Ge || k == ExprKind::Eq ||
          k == ExprKind::Ne;
@@ -521,23 +569,7 @@ class GoalCollector {
     }
     return p;
   }
-  // Iterations past the cap where a flip would hide: powers of two (a
-  // threshold flips the outcome for good), the guard's constants and their
-  // quotients (`k < 100000`, `2 * k < 1001`, a window `k >= 1000 and k < 1010`).
-  static std::set<int64_t> farSamples(const ir::Expr& c) {
-    std::set<int64_t> s;
-    for (int j = 10; j <= 40; ++j)
-      for (int64_t d : {-1, 0, 1}) s.insert((int64_t{1} << j) + d);
-    std::set<int64_t> ks;
-    constantsOf(c, ks);
-    for (int64_t k : ks) {
-      for (int64_t d : {-1, 0, 1}) s.insert(k + d);
-      for (int64_t q : ks)
-        for (int64_t d : {-1, 0, 1}) s.insert(k / q + d);
-    }
-    std::erase_if(s, [](int64_t x) { return x <= kGuardFlipCap; });
-    return s;
-  }
+  static std::set<int64_t> farSamples(const ir::Expr& c) { return farSamplesPast(c, kGuardFlipCap); }
 
   void flipGoals(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
     const int64_t S = maxStages();
@@ -823,21 +855,13 @@ class GoalCollector {
     }
   }
   // `e` (of loop variable `var` alone, no step up to the cap) leaves the
-  // slope of its first iterations at some far value (instance 0).
+  // slope of its first iterations at some far value (instance 0): one of
+  // farSamplesPast's (its constants too: `k // 2000000` stepped past the
+  // powers of two once checked here and went unnamed, helper sound40).
   bool stepsPastCap(const ir::Expr& e, int var) const {
     ir::EvalEnv env;
     env.instance = 0;
-    auto at = [&](int64_t k) {
-      env.loop_vars[var] = k;
-      return ir::evaluate(e, env);
-    };
-    auto x0 = at(0), x1 = at(1);
-    if (!x0 || !x1) return false;
-    for (int64_t k : {int64_t{1024}, int64_t{4096}, int64_t{65536}, int64_t{1} << 20}) {
-      auto x = at(k);
-      if (!x || *x != *x0 + (*x1 - *x0) * k) return true;
-    }
-    return false;
+    return leavesSlopePast(e, var, env, 0, 1, farSamplesPast(e, kGuardFlipCap));
   }
   // The least loop-variable value k >= 2 where `e` stops moving by a
   // constant step (its second difference is not 0), over the instances;
@@ -909,9 +933,7 @@ class GoalCollector {
   static bool reachesPastCap(const ir::Expr& e, int var, int64_t extent) {
     ir::EvalEnv env;
     env.instance = 0;
-    env.loop_vars[var] = int64_t{1} << 20;
-    auto x = ir::evaluate(e, env);
-    return x && *x >= extent;
+    return reachesAt(e, var, env, extent, farSamplesPast(e, kGuardFlipCap));
   }
   // The least loop-variable value in [0, kGuardFlipCap] at which `e`
   // reaches `extent` for some instance.
@@ -1343,7 +1365,11 @@ class BindingSearch {
   // "Soundness review, session 39"): each pair's difference outside the
   // values it took there, at the least sample, else Z3's least witness
   // (encoder::ValueComparer::valueOutside). Loops whose bounds read a loop
-  // variable or lm.instance() are left out, and so are pairs spelled alike.
+  // variable are left out, and so are pairs spelled alike; a bound that
+  // reads lm.instance() gives one trip count per instance of its role (the
+  // instance a constant: `+ K // 250 - K // 251 + lm.instance()` in a
+  // one-instance role hung at K = 250 and exited 0 *checked* while it was
+  // left out, helper sound40), paired with every other process's.
   // A consumer that runs `min(lm.cdiv(K, 64), 3)` iterations against its
   // producer's `lm.cdiv(K, 64)` hangs only at K > 192, which no covering
   // value reached (exit 0, *checked*). Run by the checker only when the
@@ -1351,8 +1377,9 @@ class BindingSearch {
   std::vector<Binding> pairedLoopCorners(const std::vector<Binding>& checked) {
     std::vector<Binding> out;
     if (checked.empty()) return out;
-    std::vector<std::pair<size_t, ExprPtr>> trips;  // (body, trip count)
-    for (size_t b = 0; b < s_.bodies.size(); ++b) collectTrips(s_.bodies[b].body, b, trips);
+    std::vector<LoopTrips> trips;
+    for (size_t b = 0; b < s_.bodies.size(); ++b)
+      collectTrips(s_.bodies[b].body, b, guardInstances(s_, s_.bodies[b].role), trips);
     // (Z3's resource limit per pair, a third of a second's worth; the wall
     // clock only as the safety limit)
     encoder::Limits limits = limits_;
@@ -1361,8 +1388,8 @@ class BindingSearch {
     std::vector<ExprPtr> asked;
     for (size_t i = 0; i < trips.size(); ++i)
       for (size_t j = i + 1; j < trips.size(); ++j) {
-        if (trips[i].first == trips[j].first || ir::sameExpr(*trips[i].second, *trips[j].second)) continue;
-        ExprPtr d = ir::makeExpr(ExprKind::Sub, {trips[i].second, trips[j].second});
+        if (trips[i].sameProcess(trips[j]) || ir::sameExpr(*trips[i].trip, *trips[j].trip)) continue;
+        ExprPtr d = ir::makeExpr(ExprKind::Sub, {trips[i].trip, trips[j].trip});
         if (asked.size() >= kCornerPairs ||
             std::any_of(asked.begin(), asked.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *d); }))
           continue;
@@ -1474,16 +1501,32 @@ class BindingSearch {
   static constexpr double kCornerSeconds = 1.0 / 3;
   // The trip counts of the loops in `b` (of body `body`) whose bounds read a
   // parameter, a block index or a grid size and no loop variable or lm.instance().
-  void collectTrips(const ir::Block& blk, size_t body, std::vector<std::pair<size_t, ExprPtr>>& out) const {
+  // A loop's trip count in one body (pairedLoopCorners): `instance` >= 0
+  // where the bound read lm.instance() (that instance's count), -1 where it
+  // is every instance's.
+  struct LoopTrips {
+    size_t body;
+    int instance;
+    ExprPtr trip;
+    // Two loops one process runs (the same body, and the same instance
+    // where both are per instance) are not paired.
+    bool sameProcess(const LoopTrips& o) const {
+      return body == o.body && (instance < 0 || o.instance < 0 || instance == o.instance);
+    }
+  };
+  void collectTrips(const ir::Block& blk, size_t body, int instances, std::vector<LoopTrips>& out) const {
     for (const Stmt& st : blk) {
       if (st.kind == Stmt::Kind::For && st.lo && st.hi) {
         ExprPtr step = st.step ? st.step : ir::makeConst(1);
         ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
-        if (dependsOnParams(*trip) && !ir::exprUses(*trip, {ExprKind::LoopVar, ExprKind::Instance}))
-          out.emplace_back(body, std::move(trip));
+        if (dependsOnParams(*trip) && !ir::exprUses(*trip, {ExprKind::LoopVar})) {
+          if (!ir::exprUses(*trip, {ExprKind::Instance})) out.push_back({body, -1, std::move(trip)});
+          else
+            for (int i = 0; i < instances; ++i) out.push_back({body, i, substituteInstance(trip, i)});
+        }
       }
-      collectTrips(st.body, body, out);
-      collectTrips(st.orelse, body, out);
+      collectTrips(st.body, body, instances, out);
+      collectTrips(st.orelse, body, instances, out);
     }
   }
   // `base` with the symbols `e` reads set as in `at` (else every parameter
@@ -1724,6 +1767,28 @@ class BindingSearch {
     }
     return least;
   }
+  // A step or reach that tripsNeeded does not find up to kFarCap comes at
+  // a far iteration at b's values (farSamplesPast, the binding's values
+  // among the constants): `(k + T) // 600` steps at k = 600 - T, which
+  // went unnamed and the schedule exited 0 *checked* (helper sound40). A
+  // flip's iteration is computed, never capped there.
+  bool pastFarCap(const FarEvent& ev, const Binding& b) const {
+    if (ev.kind == FarEvent::Kind::Flip) return false;
+    ir::EvalEnv e = env(b);
+    std::set<int64_t> values;
+    for (const auto& [p, v] : b.params) values.insert(std::abs(v));
+    const std::set<int64_t> far = farSamplesPast(*ev.e, kFarCap, values);
+    for (int n = 0; n < ev.instances; ++n) {
+      e.instance = n;
+      auto lo = ir::evaluate(*ev.lo, e), step = ir::evaluate(*ev.step, e);
+      auto extent = ev.extent ? ir::evaluate(*ev.extent, e) : std::optional<int64_t>(0);
+      if (!lo || !step || *step <= 0 || !extent) continue;
+      if (ev.kind == FarEvent::Kind::Step ? leavesSlopePast(*ev.e, ev.var, e, *lo, *step, far)
+                                          : reachesAt(*ev.e, ev.var, e, *extent, far))
+        return true;
+    }
+    return false;
+  }
   // The trip counts past the event's: at the event and laps past it (a
   // slice's reach: at it and one more). Ones the trip targets reach
   // (within 2S + 1 trips) are left to them.
@@ -1734,6 +1799,9 @@ class BindingSearch {
   }
   void farEvent(const FarEvent& ev, const Binding& base, std::vector<Binding>& reached) {
     auto need = tripsNeeded(ev, base);
+    if (!need && pastFarCap(ev, base))
+      far_left_.insert(fmt::format("{} (past the {} iterations the values run, at {})", ev.what, kFarCap,
+                                   encoder::bindingToString(s_, base)));
     if (!need || *need <= (ev.kind == FarEvent::Kind::Reach ? 2 * max_stages_ + 1 : max_stages_ + 1)) return;
     if (*need > kFarCap) {
       far_left_.insert(fmt::format("{} (it needs {} trips at {}, past the {} the values run)", ev.what, *need,
@@ -1755,9 +1823,14 @@ class BindingSearch {
   // the loop `off` trips past the event: the trip count's parameter moved
   // (findAtLeast); where that moves the event too (a part or a difference
   // that reads it: `(it + K) // 96` steps at it = 96 - K), the target
-  // follows the event, up to 4 times.
+  // follows the event, up to kFarRounds times (each round raises it: the
+  // trips found fall short of the event's; evaluation only). A flip that
+  // moves half as fast as the trip count (`2 * k + T == k_tiles` at the
+  // end: (n + T) / 2 iterations before it) needs about log2(T) rounds;
+  // with 4 it went unreached and named (helper sound40).
+  static constexpr int kFarRounds = 32;
   bool reachFar(const FarEvent& ev, const Binding& base, int64_t target, int64_t off, std::vector<Binding>& reached) {
-    for (int round = 0; round < 4 && target <= kFarCap + 2 * max_stages_ + 1; ++round) {
+    for (int round = 0; round < kFarRounds && target <= kFarCap + 2 * max_stages_ + 1; ++round) {
       std::optional<Binding> got;
       for (int p : ints_)
         if (dependsOnParam(*ev.trip, p))
@@ -1905,11 +1978,16 @@ class BindingSearch {
   // indices are scanned, then the target itself and its quotients by the
   // goal's constants, each +-2 (a target past the scan: the edge of another
   // warp's box at column 32 for a coordinate `lm.block_idx(0)`, helper
-  // hunt39, session 39).
+  // hunt39, session 39). A goal that reads the grid size and not the block
+  // index there takes them through the grid size (1 and up, the block kept
+  // inside it): a coordinate `lm.grid_dim(0)` was left at a grid of one,
+  // "checked: " with nothing listed, and its race with another warp's box
+  // at column 32 exited 0 (helper sound40).
   void blockValues(const Binding& base, std::vector<Binding>& out) const {
     for (int d = 0; d < 3; ++d)
       for (const Goal& g : goals_) {
-        if (!dependsOnBlockIdx(*g.expr, d)) continue;
+        const bool by_block = dependsOnBlockIdx(*g.expr, d);
+        if (!by_block && !dependsOnGridDim(*g.expr, d)) continue;
         std::set<int64_t> ks;
         constantsOf(*g.expr, ks);
         for (int64_t target : g.values) {
@@ -1923,8 +2001,14 @@ class BindingSearch {
               if (c + delta > 4 * (2 * max_stages_ + 2)) candidates.push_back(c + delta);
           for (int64_t v : candidates) {
             Binding b = base;
-            b.block_idx[d] = v;
-            b.grid_dim[d] = std::max<int64_t>(base.grid_dim[d], v + 1);
+            if (by_block) {
+              b.block_idx[d] = v;
+              b.grid_dim[d] = std::max<int64_t>(base.grid_dim[d], v + 1);
+            } else {
+              if (v < 1) continue;
+              b.grid_dim[d] = v;
+              b.block_idx[d] = std::min<int64_t>(base.block_idx[d], v - 1);
+            }
             auto x = value(b, *g.expr);
             if (x && *x == target && assumed(b)) {
               out.push_back(b);

@@ -1,4 +1,5 @@
 // The `cake` command: a thin dispatcher over the subcommands in cli/*_cmd.cpp.
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -95,7 +96,10 @@ int outOfMemory(unsigned memory_limit_mib) {
 
 int main(int argc, char** argv) {
   cake::cli::keepFreedMemory();
-  cake::encoder::keepHoldingQueries(true);
+  // CAKE_NO_QUERY_RECORD (set): every Z3 query runs, none is answered from
+  // the holds cache or the history record (a differential check of the
+  // records: docs/z3.md "Failing queries and optima kept per history").
+  cake::encoder::keepHoldingQueries(std::getenv("CAKE_NO_QUERY_RECORD") == nullptr);
   CLI::App app{"cake: a verifier-first compiler harness for GPU kernel schedules (CAKE IR)", "cake"};
   app.set_version_flag("--version", std::string("cake ") + CAKE_VERSION);
   app.require_subcommand(1);

@@ -472,10 +472,11 @@ class Builder {
   int64_t eval(const ir::ExprPtr& e, std::string_view what) {
     if (!e) throw BuildError(fmt::format("{} is missing", what));
     const int64_t hits_before = sys_.replace_hits;
-    auto v = hook_ ? ir::evaluate(*hooked(*e), env_) : ir::evaluate(*e, env_);
+    const ir::ExprPtr h = hook_ ? hooked(*e) : e;
+    auto v = ir::evaluate(*h, env_);
     if (!v) throw BuildError(fmt::format("{} ({}) does not evaluate for {}", what, ir::exprToString(*e, s_),
                                          bindingToString(s_, sys_.binding)));
-    if (sys_.replace_hits != hits_before && !in_bounds_) noteReplacedUse(e.get());
+    if ((sys_.replace_hits != hits_before || readsReplaced(*h)) && !in_bounds_) noteReplacedUse(e.get());
     // inside a loop the replaced expression bounds: every expression, the
     // bounds of loops nested in it too (lap induction checks each moves
     // with the period beyond its window; docs/z3.md)
@@ -510,6 +511,19 @@ class Builder {
     for (ir::ExprPtr& a : copy->args)
       if (a) a = hooked(*a);
     return copy;
+  }
+
+  // Whether `e` (hooked: what the hook decides is a constant) holds the
+  // replaced expression anywhere, read or not: `not (k > 30 and k_tiles >
+  // 90)` never reads k_tiles in a window of 24 iterations (the `and` stops
+  // at `k > 30`), and a use noted only where read was no use at all: the
+  // lap induction then checked the guard neither as a read of the trip
+  // count nor as a body expression, and proved the release it skips from
+  // k = 31 on (helper sound40). A use is noted wherever the expression
+  // holds it.
+  bool readsReplaced(const ir::Expr& e) const {
+    const ir::Expr* r = sys_.binding.replace;
+    return r && ir::anySubExpr(e, [r](const ir::Expr& x) { return ir::sameExpr(x, *r); });
   }
 
   // Where the replaced expression (Binding::replace) is read outside loop

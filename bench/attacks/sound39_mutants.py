@@ -383,6 +383,11 @@ def main():
     write(out, "fa7", test_kernel("tests/encoder/trip_fa7_test.cpp", "kRingMinusTile"), FA7_MUTANTS, index)
     write(out, "bounds", corpus(SPELLED), BOUNDS_MUTANTS + BOUNDS_FACTS, index)
     write(out, "cover", corpus(RING), COVER_MUTANTS, index)
+    write_index(out, index)
+
+
+def write_index(out, index):
+    """OUT/index.tsv: each mutant's path and label (shared with sound40_mutants.py)."""
     with open(os.path.join(out, "index.tsv"), "w") as f:
         for p, e in index:
             f.write(f"{p}\t{e}\n")

@@ -232,6 +232,19 @@ TEST(GlobalMemory, ABlockIndexColumnMeetsAnotherWarpsBox) {
                                               "sync.race", "the block's column in another warp's box");
 }
 
+// The column is the grid size (one past the last CTA's): a goal that reads
+// the grid size and not the block index was left at a grid of one
+// ("checked: " with nothing listed, exit 0; helper sound40); it now takes
+// the grid sizes the block index takes (BindingSearch::blockValues), and
+// meets warp 1's box at 32. The barrier twin is clean. Cost: 0.1 s.
+TEST(GlobalMemory, AGridSizeColumnMeetsAnotherWarpsBox) {
+  using global_memory_test::zeroOneColumn;
+  cake::testing::attacks::expectFoundNotProved(zeroOneColumn("", "", "lm.grid_dim(0) - 1", false), "sync.race",
+                                              "the last block's column in another warp's box");
+  cake::testing::attacks::expectNoSyncFinding(zeroOneColumn("", "", "lm.grid_dim(0) - 1", true),
+                                             "the last block's column, then a barrier");
+}
+
 // A trace step names a run of a strided global access by its row, not by
 // the model's element addresses (a 2-D tensor's second row starts at 2^31
 // there: "bytes [2147483680, ...)" meant nothing to a reader). Cost: 0.1 s.

@@ -50,3 +50,16 @@ TEST(Sound39, LoopsOfTwoRolesWhoseTripCountsDifferInACornerAreFound) {
   expectFoundNotProved(s39::consumerBound(broken, "(K + 63) // 64 + lm.grid_dim(0) - 1"), "sync.deadlock",
                        "grid_dim(0) - 1 more tiles");
 }
+
+// The corner in a bound that also reads lm.instance() (a one-instance
+// role: the instance is 0): such loops were left out of the pairs, and the
+// hang at K = 250 exited 0 *checked* (helper sound40); each instance's trip
+// count is now paired. Its twin with `* 0` on the corner is the fixed
+// form's count (proved in the test above). Cost: 0.4 s.
+TEST(Sound39, ACornerInABoundThatReadsTheInstanceIsFound) {
+  const std::string broken = corpusText(s39::kDir + "sm90_table_row_consumer_tile_cap.cake");
+  expectFoundNotProved(s39::consumerBound(broken, "(K + 63) // 64 + K // 250 - K // 251 + lm.instance()"),
+                       "sync.deadlock", "one more tile at K = 250, with the instance in the bound");
+  expectNoSyncFinding(s39::consumerBound(broken, "(K + 63) // 64 + (K // 250 - K // 251) * 0 + lm.instance()"),
+                      "the instance term alone");
+}
