@@ -1934,27 +1934,35 @@ class BindingSearch {
       const bool read = std::any_of(std::begin(parts), std::end(parts),
                                     [&](const ExprPtr& x) { return x && readsKnob(*x, knob); });
       if (!read || readsKnob(*ev.trip, knob)) continue;
-      std::set<int64_t> ks, samples;
+      std::set<int64_t> ks;
       for (const ExprPtr& x : {ev.e, ev.extent})
         if (x) constantsOf(*x, ks);
-      for (const auto& a : s_.assumes)
-        if (a.cond && readsKnob(*a.cond, knob)) constantsOf(*a.cond, ks);
-      for (int64_t k : ks)
-        for (int64_t d : {-1, 0, 1}) {
-          samples.insert(k + d);
-          for (int64_t q : ks) samples.insert(k / q + d);
-        }
-      for (int j = 0; j <= 20; ++j)
-        for (int64_t d : {-1, 0, 1}) samples.insert((int64_t{1} << j) + d);
-      if (knob >= 6)
-        for (int64_t v : std::set<int64_t>(samples)) samples.insert(-v);
-      std::vector<int64_t> order(samples.begin(), samples.end());
-      std::stable_sort(order.begin(), order.end(), [](int64_t x, int64_t y) {
-        return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
-      });
-      out.emplace_back(knob, std::move(order));
+      out.emplace_back(knob, knobSamples(knob, std::move(ks)));
     }
     return out;
+  }
+  // Samples of a knob read by expressions with the constants `ks` (the
+  // bounds of the lm.assume facts that read it are added): each constant
+  // and quotient of two +-1, powers of two +-1 up to 2^20, negated too for
+  // a parameter (`T < -5`); smallest |v| first, then the positive one.
+  std::vector<int64_t> knobSamples(int knob, std::set<int64_t> ks) const {
+    for (const auto& a : s_.assumes)
+      if (a.cond && readsKnob(*a.cond, knob)) constantsOf(*a.cond, ks);
+    std::set<int64_t> samples;
+    for (int64_t k : ks)
+      for (int64_t d : {-1, 0, 1}) {
+        samples.insert(k + d);
+        for (int64_t q : ks) samples.insert(k / q + d);
+      }
+    for (int j = 1; j <= 20; ++j)
+      for (int64_t d : {-1, 0, 1}) samples.insert((int64_t{1} << j) + d);
+    if (knob >= 6)
+      for (int64_t v : std::set<int64_t>(samples)) samples.insert(-v);
+    std::vector<int64_t> order(samples.begin(), samples.end());
+    std::stable_sort(order.begin(), order.end(), [](int64_t x, int64_t y) {
+      return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
+    });
+    return order;
   }
   // A binding from `base` with the trip count at least `target` that runs
   // the loop `off` trips past the event: the trip count's parameter moved
@@ -2200,39 +2208,19 @@ class BindingSearch {
       }
       return true;
     };
-    // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter
-    auto reads = [&](const ir::Expr& e, int knob) {
-      if (knob < 3) return dependsOnBlockIdx(e, knob);
-      if (knob < 6) return dependsOnGridDim(e, knob - 3);
-      return dependsOnParam(e, knob - 6);
-    };
+    // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter (readsKnob)
     std::vector<int> knobs{0, 1, 2, 3, 4, 5};
     for (int p : ints_) knobs.push_back(6 + p);
     for (int knob : knobs) {
       std::set<int64_t> ks;
       bool read = false;
       for (const Goal* g : sampled)
-        if (reads(*g->expr, knob)) {
+        if (readsKnob(*g->expr, knob)) {
           read = true;
           constantsOf(*g->expr, ks);
         }
       if (!read) continue;
-      for (const auto& a : s_.assumes)
-        if (a.cond && reads(*a.cond, knob)) constantsOf(*a.cond, ks);
-      std::set<int64_t> samples;
-      for (int64_t k : ks)
-        for (int64_t d : {-1, 0, 1}) {
-          samples.insert(k + d);
-          for (int64_t q : ks) samples.insert(k / q + d);
-        }
-      for (int j = 1; j <= 20; ++j)
-        for (int64_t d : {-1, 0, 1}) samples.insert((int64_t{1} << j) + d);
-      if (knob >= 6)  // a parameter may be negative (`T < -5`)
-        for (int64_t v : std::set<int64_t>(samples)) samples.insert(-v);
-      std::vector<int64_t> order(samples.begin(), samples.end());  // smallest |v| first, then the positive one
-      std::stable_sort(order.begin(), order.end(), [](int64_t x, int64_t y) {
-        return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
-      });
+      const std::vector<int64_t> order = knobSamples(knob, std::move(ks));
       int added = 0;
       for (int64_t v : order) {
         if (added == kSamplesPerKnob) break;
