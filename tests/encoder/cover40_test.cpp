@@ -38,6 +38,20 @@ const std::string& knobRing() {
   return text;
 }
 
+// A 64-column table in shared memory, two warps, a barrier (DECLS), and
+// the write of the table (SHORT_WRITE): its first 63 columns only in the
+// broken form.
+std::string withTable(const std::string& text, bool broken) {
+  const std::string decls = R"(    pool  = lm.smem(1024)
+    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
+    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
+    x     = lm.regs(shape=(1, 1), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps]))";
+  return cake::testing::replace(cake::testing::replace(text, "DECLS", decls), "SHORT_WRITE",
+                                broken ? "lm.copy(tab[0][:, 0:63], v[:, 0:63])" : "lm.copy(tab[0], v)");
+}
+
 // Two warps read one column of a 64-column table per K step, on each of N
 // tiles; warp 0 writes the table on every tile, its last column not on
 // tile 5 in the broken form (read stale there at K = 64 only).
@@ -47,12 +61,7 @@ def band_tiles(lm, Out: LM.gmem, K: LM.i32, N: LM.i32):
     lm.assume(K >= 1)
     lm.assume(K <= 64)
     lm.assume(N >= 1)
-    pool  = lm.smem(1024)
-    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
-    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
-    x     = lm.regs(shape=(1, 1), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
+DECLS
     with warps:
         w = lm.instance()
         for t in lm.range(0, N):
@@ -68,7 +77,7 @@ def band_tiles(lm, Out: LM.gmem, K: LM.i32, N: LM.i32):
                 lm.copy(Out, x, coords=(64 * t + k, w))
             lm.sync(cta)
 )";
-  return cake::testing::replace(text, "SHORT_WRITE", broken ? "lm.copy(tab[0][:, 0:63], v[:, 0:63])" : "lm.copy(tab[0], v)");
+  return withTable(text, broken);
 }
 
 // The same table on one tile, written short on block 3 only, behind three
@@ -80,12 +89,7 @@ def band_vectors(lm, Out: LM.gmem, K: LM.i32, P: LM.i32, Q: LM.i32):
     lm.assume(K <= 64)
     lm.assume(P >= 0)
     lm.assume(Q >= 0)
-    pool  = lm.smem(1024)
-    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
-    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
-    x     = lm.regs(shape=(1, 1), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
+DECLS
     with warps:
         w = lm.instance()
         if P > 1:
@@ -105,7 +109,7 @@ def band_vectors(lm, Out: LM.gmem, K: LM.i32, P: LM.i32, Q: LM.i32):
             lm.copy(x, tab[0][:, k:k + 1])
             lm.copy(Out, x, coords=(k, w))
 )";
-  return cake::testing::replace(text, "SHORT_WRITE", broken ? "lm.copy(tab[0][:, 0:63], v[:, 0:63])" : "lm.copy(tab[0], v)");
+  return withTable(text, broken);
 }
 
 // A writer zeroes one element of T at column `col` (row `row`: 0 in the
