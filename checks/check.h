@@ -69,6 +69,13 @@ struct PropertyVerdict {
   std::string property;   // rule id, or a group such as "sync" for the model checker
   VerdictKind kind = VerdictKind::Unknown;
   std::string detail;     // "K in {0,1,3,4,5,8,9}", "timeout after 10 s", ...
+  // What the bounded check's covering values did not reach, for a verdict
+  // that is not proved (each also in `detail`): far thresholds, guard-outcome
+  // vectors and overlaps left out ("the step of `k // 1000` at f:3:5 (past
+  // the 512 iterations the values run)"). `cake check --json` lists them as
+  // the verdict's "unreached", so that a *checked* verdict never passes
+  // what it did not run unseen.
+  std::vector<std::string> unreached = {};
 };
 
 struct CheckResult {

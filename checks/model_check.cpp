@@ -124,6 +124,12 @@ struct Goal {
   // a band left stale from the third tile on, read only at a far K, exited
   // 0 with the far K run on two tiles).
   int64_t past_flips = 0;
+  // Trips that run the loop past the last flip of a guard on its variable
+  // alone after the first lap (`if t != 5`: 7; 0 for none): the far trip
+  // counts of the other loops also run from a base with this loop there
+  // (BindingSearch::flipBases; helper cover40: a band left short on tile 5,
+  // read at a far K only, exited 0 with the far K run on two tiles).
+  int64_t far_flips = 0;
 };
 
 constexpr int kGuardInstances = 16;  // lm.instance() values a guard is evaluated for
@@ -306,6 +312,11 @@ class GoalCollector {
     std::optional<int64_t> extent;
     std::vector<int64_t> values;  // constantCoordValues: where a coordinate that does not move lands
     int instances;
+    // firstPlaces: the coordinate at the first iteration of the symbolic
+    // loops it reads, per value of its constant loops and per instance
+    // (empty: more than kMaxCoordValues); the first such loop's variable.
+    std::vector<ExprPtr> firsts;
+    int loop_var = -1;
   };
   // (tensor, rank, dimension) -> the coordinates its accesses name there
   std::map<std::tuple<int, size_t, size_t>, std::vector<GlobalCoord>> global_coords_;
@@ -595,6 +606,8 @@ class GoalCollector {
       uncover(where, c, fmt::format("changes its outcome {} times between iterations {} and {}; the values run the "
                                     "first {}", flips.size(), S + 1, kGuardFlipCap, take));
     if (flips.size() > take) flips.resize(take);
+    if (!flips.empty())
+      goals[loop.goal].far_flips = std::max(goals[loop.goal].far_flips, iterationOf(loop, flips.back()) + 1);
     for (int64_t s : farSamples(c)) {
       // Past the cap the outcome must repeat what the values saw: the
       // outcome at the cap, or one period earlier for a periodic guard.
@@ -967,8 +980,29 @@ class GoalCollector {
         if (o.coords[d])
           global_coords_[{r->index, o.coords.size(), d}].push_back(
               {o.coords[d], box ? std::optional<int64_t>((*box)[d]) : std::nullopt,
-               constantCoordValues(o.coords[d]), instances_});
+               constantCoordValues(o.coords[d]), instances_, firstPlaces(o.coords[d]), symbolicVarOf(*o.coords[d])});
     }
+  }
+  // The coordinate with each symbolic loop's variable it reads at the
+  // loop's start, once per value of its constant loops and per instance;
+  // empty past kMaxCoordValues.
+  std::vector<ExprPtr> firstPlaces(const ExprPtr& e) const {
+    std::vector<ExprPtr> copies = constantLoopCopies(*e);
+    if (copies.empty()) copies.push_back(e);
+    std::vector<ExprPtr> out;
+    for (ExprPtr x : copies) {
+      for (const auto& [var, loop] : symbolic_vars_)
+        if (ir::dependsOnLoopVar(*x, var)) x = substituteLoopVar(x, var, loop.lo);
+      const int n = ir::exprUses(*x, {ExprKind::Instance}) ? instances_ : 1;
+      for (int i = 0; i < n; ++i) out.push_back(substituteInstance(x, i));
+      if (out.size() > kMaxCoordValues) return {};
+    }
+    return out;
+  }
+  int symbolicVarOf(const ir::Expr& e) const {
+    for (const auto& [var, loop] : symbolic_vars_)
+      if (ir::dependsOnLoopVar(e, var)) return var;
+    return -1;
   }
   // The values a coordinate that reads no parameter, block index or grid
   // size takes: once per lm.instance() value of the role and per value of
@@ -1039,6 +1073,43 @@ class GoalCollector {
     }
     return out;
   }
+  // Where a coordinate that reads a knob places its box at the edges of a
+  // box that moves too (the other coordinate reads a knob or a symbolic
+  // loop's variable, so boxEdgeTargets has no values for it: `d + 64`
+  // against `2 * d`, `d` against `128 + 32 * k`): the difference of the two
+  // at -E, -E + 1, 0, F - 1 and F (E, F: the boxes' extents; the boxes
+  // meet where it lies in (-E, F)), each coordinate at the first iteration
+  // of its symbolic loops, per constant-loop value and per instance
+  // (firstPlaces). Helper cover40: both forms exited 0 *checked* at d in
+  // {0,1,2,3}. A box that moves with a symbolic loop meets the other at
+  // later iterations too, which these goals do not place: named
+  // (far_left), as pairs past kMaxBoxPairs are.
+  static constexpr size_t kMaxBoxPairs = 64;
+  size_t box_pairs_ = 0;
+  void movingPairGoals(const GlobalCoord& moving, const std::vector<GlobalCoord>& seen) {
+    if (!dependsOnParams(*moving.expr)) return;
+    const int64_t E = moving.extent.value_or(1);
+    for (const GlobalCoord& other : seen) {
+      if (ir::sameExpr(*other.expr, *moving.expr) || !other.values.empty()) continue;
+      const std::string pair = fmt::format("the overlap of the global boxes at `{}` and `{}`",
+                                           ir::exprToString(*moving.expr, s_), ir::exprToString(*other.expr, s_));
+      if (moving.firsts.empty() || other.firsts.empty() ||
+          box_pairs_ + moving.firsts.size() * other.firsts.size() > kMaxBoxPairs) {
+        far_left.insert(pair + fmt::format(" (past the {} pairs of places the values take)", kMaxBoxPairs));
+        continue;
+      }
+      const int64_t F = other.extent.value_or(1);
+      for (const ExprPtr& x : moving.firsts)
+        for (const ExprPtr& y : other.firsts) {
+          ++box_pairs_;
+          goals.push_back({ir::makeExpr(ExprKind::Sub, {x, y}), {-E, -E + 1, 0, F - 1, F}});
+        }
+      for (int var : {moving.loop_var, other.loop_var})
+        if (var >= 0)
+          far_left.insert(pair + fmt::format(" past the first iteration of `{}` (the values place them at its first)",
+                                             s_.loop_vars[var].name));
+    }
+  }
   // A dimension whose coordinates are one expression in every access of
   // the tensor moves all its boxes together: which boxes overlap does not
   // depend on its value (docs/known-limits.md "Global memory: what is
@@ -1058,6 +1129,7 @@ class GoalCollector {
         instances_ = c.instances;
         operand(c.expr, boxEdgeTargets(c, seen));
         innerAtoms(c.expr);
+        movingPairGoals(c, seen);
       }
       if (global_unproved.empty())
         global_unproved = fmt::format("the coordinates of global tensor {} read the parameters and differ between "
@@ -1331,6 +1403,7 @@ class BindingSearch {
     std::vector<Binding> reached;
     const Binding reach_base = twoTrips(base1);
     farValues(reach_base, reached);
+    for (const auto& [b, loop] : flipBases(reach_base)) farValues(b, reached, loop);
     for (int i = 0; i < 3; ++i)
       for (int p : ints_)
         for (const Goal& g : goals_) {
@@ -1715,10 +1788,13 @@ class BindingSearch {
   // From `base`: each goal's reach targets (the least allowed value at or
   // past each), and the trip counts each FarEvent needs at base's values
   // (the event, and laps of the deepest ring past it).
-  void farValues(const Binding& base, std::vector<Binding>& reached) {
+  // `held`: a trip count whose own far targets are left out (flipBases
+  // holds its loop past a flip).
+  void farValues(const Binding& base, std::vector<Binding>& reached, const ir::Expr* held = nullptr) {
+    auto isHeld = [&](const ir::Expr& trip) { return held && ir::sameExpr(trip, *held); };
     for (int p : ints_)
       for (const Goal& g : goals_) {
-        if (!dependsOnParam(*g.expr, p)) continue;
+        if (!dependsOnParam(*g.expr, p) || isHeld(*g.expr)) continue;
         for (int64_t target : g.reach)
           if (auto v = findAtLeast(base, p, *g.expr, target)) {
             Binding b = base;
@@ -1726,7 +1802,48 @@ class BindingSearch {
             reached.push_back(b);
           }
       }
-    for (const FarEvent& ev : far_events_) farEvent(ev, base, reached);
+    for (const FarEvent& ev : far_events_)
+      if (!isHeld(*ev.trip)) farEvent(ev, base, reached);
+  }
+  // Bases for the far values with a loop held past its guards' flips after
+  // the first lap (Goal::far_flips; helper cover40: a table's last column
+  // left unwritten on tile 5 only, `if t != 5`, read at K = 64 only, exited
+  // 0 with K = 64 run on two tiles and tile 5 run at K = 1): for each such
+  // loop whose flips some far target of another loop needs, `reach_base`
+  // with that loop at the trips past its last flip (findAtLeast). A loop
+  // held past kFlipBaseCap trips, or one the facts do not allow there, is
+  // named (far_left_): its far bindings would multiply the far trip counts'
+  // exploration.
+  static constexpr int64_t kFlipBaseCap = 64;
+  std::vector<std::pair<Binding, const ir::Expr*>> flipBases(const Binding& reach_base) {
+    std::vector<std::pair<Binding, const ir::Expr*>> out;
+    for (const Goal& g : goals_) {
+      if (!g.trip || g.far_flips == 0 || !farTargetsBesides(*g.expr)) continue;
+      auto now = value(reach_base, *g.expr);
+      if (now && *now >= g.far_flips) continue;
+      std::optional<Binding> b;
+      if (g.far_flips <= kFlipBaseCap)
+        for (int p : ints_)
+          if (!b && dependsOnParam(*g.expr, p))
+            if (auto v = findAtLeast(reach_base, p, *g.expr, g.far_flips)) {
+              b = reach_base;
+              b->params[p] = *v;
+            }
+      if (b) out.emplace_back(*b, g.expr.get());
+      else
+        far_left_.insert(fmt::format("the far trip counts with `{}` at {} trips, past its guards' flips ({})",
+                                     ir::exprToString(*g.expr, s_), g.far_flips,
+                                     g.far_flips > kFlipBaseCap ? fmt::format("past the {} run", kFlipBaseCap)
+                                                                : "no value inside the lm.assume facts found"));
+    }
+    return out;
+  }
+  // Some far target (Goal::reach, FarEvent) lies on a loop other than `trip`'s.
+  bool farTargetsBesides(const ir::Expr& trip) const {
+    return std::any_of(goals_.begin(), goals_.end(),
+                       [&](const Goal& g) { return !g.reach.empty() && !ir::sameExpr(*g.expr, trip); }) ||
+           std::any_of(far_events_.begin(), far_events_.end(),
+                       [&](const FarEvent& ev) { return !ir::sameExpr(*ev.trip, trip); });
   }
   static constexpr int64_t kFarCap = 512;  // as GoalCollector::kGuardFlipCap
   // The trips of the event's loop that run it (nullopt: none up to
@@ -1797,12 +1914,31 @@ class BindingSearch {
     if (ev.kind == FarEvent::Kind::Reach) return {0, 1};
     return {0, 1, S + 1, 2 * S + 1};
   }
-  void farEvent(const FarEvent& ev, const Binding& base, std::vector<Binding>& reached) {
+  // Trips the trip targets already run past an event (at the base's knobs).
+  int64_t nearTrips(const FarEvent& ev) const {
+    return ev.kind == FarEvent::Kind::Reach ? 2 * max_stages_ + 1 : max_stages_ + 1;
+  }
+  void farEvent(const FarEvent& ev, const Binding& from, std::vector<Binding>& reached) {
+    Binding base = from;
     auto need = tripsNeeded(ev, base);
+    // Absent at the base's values, or past the cap there: another knob the
+    // event reads may bring it within the cap (two knobs moved together).
+    std::optional<int64_t> past = need;  // (the least past the cap: for the name)
+    if (!need || *need > kFarCap)
+      if (auto moved = knobPlacing(ev, from, past)) {
+        base = *moved;
+        need = tripsNeeded(ev, base);
+      }
+    if (!need && past) {
+      far_left_.insert(fmt::format("{} (it needs {} trips at the knob values tried, past the {} the values run)",
+                                   ev.what, *past, kFarCap));
+      return;
+    }
+    // (an event no knob move places, that the far samples show past the cap)
     if (!need && pastFarCap(ev, base))
       far_left_.insert(fmt::format("{} (past the {} iterations the values run, at {})", ev.what, kFarCap,
                                    encoder::bindingToString(s_, base)));
-    if (!need || *need <= (ev.kind == FarEvent::Kind::Reach ? 2 * max_stages_ + 1 : max_stages_ + 1)) return;
+    if (!need || *need <= nearTrips(ev)) return;
     if (*need > kFarCap) {
       far_left_.insert(fmt::format("{} (it needs {} trips at {}, past the {} the values run)", ev.what, *need,
                                    encoder::bindingToString(s_, base), kFarCap));
@@ -1818,6 +1954,97 @@ class BindingSearch {
                                        encoder::bindingToString(s_, base)));
         return;
       }
+  }
+  // An event the base's values do not place within kFarCap trips (`(k *
+  // T) // 640` at T = 0 never steps; at T = 1 it steps past the cap): a
+  // knob it reads that its trip count does not (a parameter, a block
+  // index, a grid size) moved to a sample (the event's constants and their
+  // quotients +-1, powers of two +-1, the bounds of the lm.assume facts
+  // that read it) where the event lies past the trip targets and within
+  // the cap, the least trips plus the binding's weight first (a knob that
+  // is another loop's trip count makes every far trip dearer); helper
+  // cover40: `iter=k - (k * T) // 640` exited 0 with T run at K <= 5 only.
+  // `past`: where the base leaves none within the cap, the least trips
+  // past it that a sample gives (for the verdict's name).
+  std::optional<Binding> knobPlacing(const FarEvent& ev, const Binding& base, std::optional<int64_t>& past) {
+    std::optional<Binding> best;
+    int64_t best_cost = 0;
+    for (const auto& [knob, samples] : eventKnobs(ev))
+      for (int64_t v : samples) {
+        Binding b = base;
+        if (!setKnob(b, knob, v) || !assumed(b)) continue;
+        auto need = tripsNeeded(ev, b);
+        if (!need || *need <= nearTrips(ev)) continue;
+        if (*need > kFarCap) {
+          past = past ? std::min(*past, *need) : *need;
+          continue;
+        }
+        const int64_t cost = *need + weight(b);
+        if (!best || cost < best_cost) best = b, best_cost = cost;
+      }
+    return best;
+  }
+  // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter
+  // (as sampledValues); false where the value does not fit the knob.
+  static bool setKnob(Binding& b, int knob, int64_t v) {
+    if (knob < 3) {
+      if (v < 0) return false;
+      b.block_idx[knob] = v;
+      b.grid_dim[knob] = std::max<int64_t>(b.grid_dim[knob], v + 1);
+    } else if (knob < 6) {
+      if (v < 1) return false;
+      b.grid_dim[knob - 3] = v;
+      b.block_idx[knob - 3] = std::min<int64_t>(b.block_idx[knob - 3], v - 1);
+    } else {
+      b.params[knob - 6] = v;
+    }
+    return true;
+  }
+  static bool readsKnob(const ir::Expr& e, int knob) {
+    if (knob < 3) return dependsOnBlockIdx(e, knob);
+    if (knob < 6) return dependsOnGridDim(e, knob - 3);
+    return dependsOnParam(e, knob - 6);
+  }
+  // The knobs the event reads and its trip count does not, each with its
+  // samples, smallest |v| first.
+  std::vector<std::pair<int, std::vector<int64_t>>> eventKnobs(const FarEvent& ev) const {
+    std::vector<int> knobs{0, 1, 2, 3, 4, 5};
+    for (int p : ints_) knobs.push_back(6 + p);
+    std::vector<std::pair<int, std::vector<int64_t>>> out;
+    for (int knob : knobs) {
+      const ExprPtr parts[] = {ev.e, ev.extent, ev.lo, ev.step};
+      const bool read = std::any_of(std::begin(parts), std::end(parts),
+                                    [&](const ExprPtr& x) { return x && readsKnob(*x, knob); });
+      if (!read || readsKnob(*ev.trip, knob)) continue;
+      std::set<int64_t> ks;
+      for (const ExprPtr& x : {ev.e, ev.extent})
+        if (x) constantsOf(*x, ks);
+      out.emplace_back(knob, knobSamples(knob, std::move(ks)));
+    }
+    return out;
+  }
+  // Samples of a knob read by expressions with the constants `ks` (the
+  // bounds of the lm.assume facts that read it are added): each constant
+  // and quotient of two +-1, powers of two +-1 up to 2^20, negated too for
+  // a parameter (`T < -5`); smallest |v| first, then the positive one.
+  std::vector<int64_t> knobSamples(int knob, std::set<int64_t> ks) const {
+    for (const auto& a : s_.assumes)
+      if (a.cond && readsKnob(*a.cond, knob)) constantsOf(*a.cond, ks);
+    std::set<int64_t> samples;
+    for (int64_t k : ks)
+      for (int64_t d : {-1, 0, 1}) {
+        samples.insert(k + d);
+        for (int64_t q : ks) samples.insert(k / q + d);
+      }
+    for (int j = 1; j <= 20; ++j)
+      for (int64_t d : {-1, 0, 1}) samples.insert((int64_t{1} << j) + d);
+    if (knob >= 6)
+      for (int64_t v : std::set<int64_t>(samples)) samples.insert(-v);
+    std::vector<int64_t> order(samples.begin(), samples.end());
+    std::stable_sort(order.begin(), order.end(), [](int64_t x, int64_t y) {
+      return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
+    });
+    return order;
   }
   // A binding from `base` with the trip count at least `target` that runs
   // the loop `off` trips past the event: the trip count's parameter moved
@@ -1858,28 +2085,45 @@ class BindingSearch {
   // gives and `reach_base` does not, the first such binding, at two trips
   // (twoTrips) where that keeps the vector. At most kFarBases; past them the
   // verdict names the vectors left.
+  // Past them, a vector still runs where it gives a guard an outcome no
+  // base so far gives it (helper cover40: a table's last column left
+  // unwritten on block 3 only, behind three guards on parameters, exited 0
+  // with block 3's vector the ninth), at most kOutcomeBases more: every
+  // outcome of each guard then meets the far trip counts, and only the
+  // vectors that combine outcomes the bases already run are left (named).
   static constexpr size_t kFarBases = 3;
+  static constexpr size_t kOutcomeBases = 8;
   std::vector<Binding> vectorBases(const Binding& reach_base, const std::vector<Binding>& out) {
     std::vector<Binding> bases;
     const bool far = !far_events_.empty() ||
                      std::any_of(goals_.begin(), goals_.end(), [](const Goal& g) { return !g.reach.empty(); });
     if (!far || outcomes_.empty()) return bases;
     std::set<std::vector<bool>> seen;
-    if (auto v = vectorOf(reach_base)) seen.insert(*v);
-    size_t left = 0;
+    std::set<std::pair<size_t, bool>> outcomes_run;  // (guard, outcome) some base runs
+    auto run = [&](const std::vector<bool>& v) {
+      for (size_t i = 0; i < v.size(); ++i) outcomes_run.insert({i, v[i]});
+    };
+    if (auto v = vectorOf(reach_base)) seen.insert(*v), run(*v);
+    size_t left = 0, more = 0;
     for (const Binding& b : out) {
       auto v = vectorOf(b);
       if (!v || seen.count(*v) || !allRunning(b)) continue;
       seen.insert(*v);
-      if (bases.size() == kFarBases) {
+      const bool adds = std::any_of(v->begin(), v->end(), [&, i = size_t{0}](bool x) mutable {
+        return !outcomes_run.count({i++, x});
+      });
+      if (bases.size() >= kFarBases && (!adds || more == kOutcomeBases)) {
         ++left;
         continue;
       }
+      more += bases.size() >= kFarBases;
+      run(*v);
       Binding t = twoTrips(b);
       bases.push_back(assumed(t) && vectorOf(t) == v ? t : b);
     }
     if (left > 0)
-      far_left_.insert(fmt::format("the far trip counts with {} more vectors of the guards' outcomes (at most {} run)",
+      far_left_.insert(fmt::format("the far trip counts with {} more vectors of the guards' outcomes (at most {} run, "
+                                   "and those that give a guard an outcome none of them gives)",
                                    left, kFarBases));
     return bases;
   }
@@ -2062,39 +2306,19 @@ class BindingSearch {
       }
       return true;
     };
-    // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter
-    auto reads = [&](const ir::Expr& e, int knob) {
-      if (knob < 3) return dependsOnBlockIdx(e, knob);
-      if (knob < 6) return dependsOnGridDim(e, knob - 3);
-      return dependsOnParam(e, knob - 6);
-    };
+    // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter (readsKnob)
     std::vector<int> knobs{0, 1, 2, 3, 4, 5};
     for (int p : ints_) knobs.push_back(6 + p);
     for (int knob : knobs) {
       std::set<int64_t> ks;
       bool read = false;
       for (const Goal* g : sampled)
-        if (reads(*g->expr, knob)) {
+        if (readsKnob(*g->expr, knob)) {
           read = true;
           constantsOf(*g->expr, ks);
         }
       if (!read) continue;
-      for (const auto& a : s_.assumes)
-        if (a.cond && reads(*a.cond, knob)) constantsOf(*a.cond, ks);
-      std::set<int64_t> samples;
-      for (int64_t k : ks)
-        for (int64_t d : {-1, 0, 1}) {
-          samples.insert(k + d);
-          for (int64_t q : ks) samples.insert(k / q + d);
-        }
-      for (int j = 1; j <= 20; ++j)
-        for (int64_t d : {-1, 0, 1}) samples.insert((int64_t{1} << j) + d);
-      if (knob >= 6)  // a parameter may be negative (`T < -5`)
-        for (int64_t v : std::set<int64_t>(samples)) samples.insert(-v);
-      std::vector<int64_t> order(samples.begin(), samples.end());  // smallest |v| first, then the positive one
-      std::stable_sort(order.begin(), order.end(), [](int64_t x, int64_t y) {
-        return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
-      });
+      const std::vector<int64_t> order = knobSamples(knob, std::move(ks));
       int added = 0;
       for (int64_t v : order) {
         if (added == kSamplesPerKnob) break;
@@ -3536,10 +3760,12 @@ class Driver {
   void boundedEnds() {
     const encoder::ProofBudget::Tally t = budget_.tally();
     bounded_stats_ = fmt::format("work={} cpu_s={:.3f} wall_s={:.3f} expanded={} expanded_instrs={} built={} "
-                                 "queries={} rlimit={}",
+                                 "queries={} rlimit={}{}",
                                  budget_.used(), budget_.cpuSeconds(), budget_.wallSeconds(), t.expanded,
-                                 t.expanded_instrs, t.built, t.queries, t.rlimit);
+                                 t.expanded_instrs, t.built, t.queries, t.rlimit,
+                                 rules_at_.empty() ? "" : " rules_at=" + rules_at_);
   }
+  std::string rules_at_;  // (CAKE_PROOF_STATS) "rule@work,...": the work when each rule was reported
 
   // The covering values' Z3 queries: a resource limit each (work, from the
   // bounded check's seconds; their work is charged to budget_ as it is
@@ -3593,6 +3819,7 @@ class Driver {
     for (const encoder::Violation& v : r.violations) {
       if (!reported_.insert(v.rule).second) continue;  // found for smaller values already
       any = true;
+      rules_at_ += fmt::format("{}{}@{}", rules_at_.empty() ? "" : ",", v.rule, budget_.used());
       if (v.trace.empty()) { sink_.add(toFinding(sys, v, bt, nullptr)); continue; }
       encoder::ReplayResult rr = encoder::replay(sys, shortened(sys, v));
       if (!confirmed(rr, v.rule)) {
@@ -3702,8 +3929,11 @@ class Driver {
   // schedule where those values do not reach (GoalCollector::uncovered),
   // "checked" would claim more than was run: the verdict is unknown.
   void notProved(std::string detail) {
-    if (!search_.combinationsLeft().empty())
+    std::vector<std::string> unreached;  // (PropertyVerdict::unreached)
+    if (!search_.combinationsLeft().empty()) {
       detail += "; the values leave out " + search_.combinationsLeft();
+      unreached.push_back(search_.combinationsLeft());
+    }
     // Far thresholds the values do not reach (helper cover39): named, so
     // that a *checked* verdict never claims them.
     std::set<std::string> far = goals_.far_left;
@@ -3716,18 +3946,20 @@ class Driver {
         first = false;
       }
     }
+    unreached.insert(unreached.end(), far.begin(), far.end());
     std::set<std::string> uncovered = goals_.uncovered;
     uncovered.insert(search_.unplaced().begin(), search_.unplaced().end());
     if (uncovered.empty()) {
-      verdicts_.push_back({"sync", VerdictKind::Checked, detail});
+      verdicts_.push_back({"sync", VerdictKind::Checked, detail, std::move(unreached)});
       return;
     }
+    unreached.insert(unreached.end(), uncovered.begin(), uncovered.end());
     std::string why;
     for (const std::string& u : uncovered) {
       if (!why.empty()) why += "; ";
       why += u;
     }
-    verdicts_.push_back({"sync", VerdictKind::Unknown, detail + "; not covered by these values: " + why});
+    verdicts_.push_back({"sync", VerdictKind::Unknown, detail + "; not covered by these values: " + why, std::move(unreached)});
   }
 
   // An unfinished proof that met a violation on a system built for concrete

@@ -146,8 +146,12 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
 
 nlohmann::json verdictsJson(const checks::CheckResult& r) {
   nlohmann::json v = nlohmann::json::array();
-  for (const checks::PropertyVerdict& p : r.verdicts)
-    v.push_back({{"property", p.property}, {"verdict", checks::verdictName(p.kind)}, {"detail", p.detail}});
+  for (const checks::PropertyVerdict& p : r.verdicts) {
+    nlohmann::json j = {{"property", p.property}, {"verdict", checks::verdictName(p.kind)}, {"detail", p.detail}};
+    // what the covering values did not reach (a *checked* verdict claims none of it)
+    if (!p.unreached.empty()) j["unreached"] = p.unreached;
+    v.push_back(std::move(j));
+  }
   return v;
 }
 

@@ -1,0 +1,220 @@
+// The bounded check's reach past session 39 (helper cover40, session 40;
+// docs/known-limits.md "Covering values: events two knobs place, a second
+// loop's flips, each guard outcome, moving boxes"): broken schedules that
+// exited 0 *checked* on main because no covering value reached their bug,
+// each with a fixed twin that must stay clean (and decided where the proof
+// decides it):
+//  * a far event that the base's knobs do not place (`(k * T) // 640`
+//    never steps at T = 0 and steps past the cap at T = 1): another knob is
+//    moved to place it (BindingSearch::knobPlacing);
+//  * a guard on a tile loop that flips after its first lap (`if t != 5`)
+//    and a table column read only at a far K: the far K runs with the tile
+//    loop past the flip (BindingSearch::flipBases);
+//  * a guard outcome (block 3) that only the ninth vector of the guards'
+//    outcomes gives: every guard's outcome meets the far trip counts
+//    (BindingSearch::vectorBases);
+//  * two global boxes that both move (`d + 64` against `2 * d`, `d`
+//    against `128 + 32 * k`): placed at each other's edges
+//    (GoalCollector::movingPairGoals).
+// And what the values leave out is listed in the verdict's `unreached`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "attack_pair.h"
+#include "attack_util.h"
+#include "test_util.h"
+
+using namespace cake;
+using namespace cake::testing::pairs;
+
+namespace {
+
+const std::string& knobRing() {
+  static const std::string text = edited(
+      cake::testing::wsRingSchedule(2, {.name = "mainloop", .assume_k_positive = true, .epilogue = true}),
+      {{"K: LM.i32):\n", "K: LM.i32, T: LM.i32):\n    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n"}});
+  return text;
+}
+
+// A 64-column table in shared memory, two warps, a barrier (DECLS), and
+// the write of the table (SHORT_WRITE): its first 63 columns only in the
+// broken form.
+std::string withTable(const std::string& text, bool broken) {
+  const std::string decls = R"(    pool  = lm.smem(1024)
+    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
+    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
+    x     = lm.regs(shape=(1, 1), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps]))";
+  return cake::testing::replace(cake::testing::replace(text, "DECLS", decls), "SHORT_WRITE",
+                                broken ? "lm.copy(tab[0][:, 0:63], v[:, 0:63])" : "lm.copy(tab[0], v)");
+}
+
+// Two warps read one column of a 64-column table per K step, on each of N
+// tiles; warp 0 writes the table on every tile, its last column not on
+// tile 5 in the broken form (read stale there at K = 64 only).
+std::string bandTiles(bool broken) {
+  std::string text = R"(@cake.schedule(target="sm_80")
+def band_tiles(lm, Out: LM.gmem, K: LM.i32, N: LM.i32):
+    lm.assume(K >= 1)
+    lm.assume(K <= 64)
+    lm.assume(N >= 1)
+DECLS
+    with warps:
+        w = lm.instance()
+        for t in lm.range(0, N):
+            if w == 0:
+                lm.fill(v, 1)
+                if t != 5:
+                    lm.copy(tab[0], v)
+                else:
+                    SHORT_WRITE
+            lm.sync(cta)
+            for k in lm.range(0, K):
+                lm.copy(x, tab[0][:, k:k + 1])
+                lm.copy(Out, x, coords=(64 * t + k, w))
+            lm.sync(cta)
+)";
+  return withTable(text, broken);
+}
+
+// The same table on one tile, written short on block 3 only, behind three
+// guards on parameters that change nothing the table needs.
+std::string bandVectors(bool broken) {
+  std::string text = R"(@cake.schedule(target="sm_80")
+def band_vectors(lm, Out: LM.gmem, K: LM.i32, P: LM.i32, Q: LM.i32):
+    lm.assume(K >= 1)
+    lm.assume(K <= 64)
+    lm.assume(P >= 0)
+    lm.assume(Q >= 0)
+DECLS
+    with warps:
+        w = lm.instance()
+        if P > 1:
+            lm.sync(cta)
+        if Q > 1:
+            lm.sync(cta)
+        if P > Q:
+            lm.sync(cta)
+        if w == 0:
+            lm.fill(v, 1)
+            if lm.block_idx(0) != 3:
+                lm.copy(tab[0], v)
+            else:
+                SHORT_WRITE
+        lm.sync(cta)
+        for k in lm.range(0, K):
+            lm.copy(x, tab[0][:, k:k + 1])
+            lm.copy(Out, x, coords=(k, w))
+)";
+  return withTable(text, broken);
+}
+
+// A writer zeroes one element of T at column `col` (row `row`: 0 in the
+// broken form, 1 in the fixed one) while a reader loads a 32-column box of
+// row 0 at `read`, with no barrier between them.
+std::string movingBoxes(const std::string& params, const std::string& col, const std::string& read, int row,
+                        bool loop) {
+  return R"(@cake.schedule(target="sm_90a")
+def moving_boxes(lm, T: LM.gmem, d: LM.i32)" + params + R"():
+    lm.assume(d >= 0)
+    lm.assume(d < 256)
+    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
+    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
+    writer = lm.role(warps=[0])
+    reader = lm.role(warps=[1])
+    with writer:
+        lm.fill(zero, 0.0)
+        lm.copy(T, zero, coords=()" + std::to_string(row) + ", " + col + R"())
+    with reader:
+)" + (loop ? "        for k in lm.range(0, K):\n    " : "") +
+         "        lm.copy(prob, T, coords=(0, " + read + "))\n";
+}
+
+// The bounded check alone (the proof off).
+checks::CheckResult bounded(const std::string& text) {
+  auto mod = cake::testing::compile(text);
+  EXPECT_FALSE(mod.schedules.empty());
+  if (mod.schedules.empty()) return {};
+  checks::CheckOptions opts;
+  opts.target = mod.schedules.at(0).target;
+  opts.timeout_ms = cake::testing::kNoWallClockMs;
+  opts.proof_timeout_ms = 0;
+  return checks::checkSchedule(mod.schedules.at(0), opts);
+}
+// ... of a clean schedule: its sync verdict.
+checks::PropertyVerdict boundedVerdict(const std::string& text) {
+  const checks::CheckResult r = bounded(text);
+  EXPECT_FALSE(r.hasErrors()) << describe(r);
+  for (const auto& v : r.verdicts)
+    if (v.property == "sync") return v;
+  return {};
+}
+bool reports(const checks::CheckResult& r, const std::string& rule) {
+  return std::any_of(r.findings.begin(), r.findings.end(),
+                     [&](const ir::Finding& f) { return f.rule == rule && f.severity == ir::Severity::Error; });
+}
+
+bool lists(const checks::PropertyVerdict& v, const std::string& what) {
+  return std::any_of(v.unreached.begin(), v.unreached.end(),
+                     [&](const std::string& u) { return u.find(what) != std::string::npos; });
+}
+
+}  // namespace
+
+// `(k * T) // 640` steps at k = 64 for T = 10, never at T = 0 (the base),
+// past the cap at T = 1. The fixed twin reads the same part where it
+// changes nothing (`init=`), and is proved. Cost: 0.2 s.
+TEST(Cover40, EventTheBaseDoesNotPlaceIsPlacedByAnotherKnob) {
+  expectPair("wait at k - (k * T) // 640",
+             edited(knobRing(), {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - (k * T) // 640)"}}),
+             "data.stale-read", edited(knobRing(), {{"init=(k == 0)", "init=(k + (k * T) // 640 == 0)"}}));
+}
+
+// Tile 5's table is short a column, read at K = 64 only: K = 64 runs with
+// the tile loop past its flip (N = 7). The bounded check alone (the proof
+// of either form is unknown after 1.4 s: `k` is not a function of the ring
+// index). Cost: 0.1 s.
+TEST(Cover40, FarTripsRunPastASecondLoopsLaterFlip) {
+  const checks::CheckResult broken = bounded(bandTiles(true));
+  EXPECT_TRUE(reports(broken, "data.stale-read")) << describe(broken);
+  EXPECT_EQ(boundedVerdict(bandTiles(false)).kind, checks::VerdictKind::Checked);
+}
+
+// Block 3's vector is the ninth; it gives `lm.block_idx(0) != 3` the
+// outcome no earlier base gives, so it meets K = 64. Cost: 0.3 s.
+TEST(Cover40, EachGuardOutcomeMeetsTheFarTrips) {
+  expectPair("block 3's band one column short", bandVectors(true), "data.stale-read", bandVectors(false));
+}
+
+// Both boxes move with d (`d + 64` against `2 * d`: they meet at 32 < d <
+// 96), or the reader's with a loop (`128 + 32 * k`: d = 128 meets it at k
+// = 0); the fixed twins write row 1. The loop's later iterations are
+// listed as unreached. Cost: 0.1 s.
+TEST(Cover40, MovingBoxesMeetAtTheirEdges) {
+  using cake::testing::attacks::expectFoundNotProved;
+  using cake::testing::attacks::expectNoSyncFinding;
+  expectFoundNotProved(movingBoxes("", "d + 64", "2 * d", 0, false), "sync.race", "d + 64 against 2 * d");
+  expectNoSyncFinding(movingBoxes("", "d + 64", "2 * d", 1, false), "d + 64 on row 1");
+  const std::string k = ", K: LM.i32";
+  expectFoundNotProved(movingBoxes(k, "d", "128 + 32 * k", 0, true), "sync.race", "d against 128 + 32 * k");
+  expectNoSyncFinding(movingBoxes(k, "d", "128 + 32 * k", 1, true), "d on row 1");
+  EXPECT_TRUE(lists(boundedVerdict(movingBoxes(k, "d", "128 + 32 * k", 1, true)),
+                    "past the first iteration of `k`"));
+}
+
+// What the values leave out is in the verdict's `unreached` (and so in
+// `cake check --format json`), not only in its text: a step past the cap,
+// and vectors that combine guard outcomes the far bases already run.
+// Cost: 0.1 s.
+TEST(Cover40, UnreachedIsListed) {
+  const checks::PropertyVerdict cap =
+      boundedVerdict(edited(knobRing(), {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - k // 1000)"}}));
+  EXPECT_EQ(cap.kind, checks::VerdictKind::Checked) << cap.detail;
+  EXPECT_TRUE(lists(cap, "the step of `k // 1000`")) << cap.detail;
+  const checks::PropertyVerdict vectors = boundedVerdict(bandVectors(false));
+  EXPECT_TRUE(lists(vectors, "more vectors of the guards' outcomes")) << vectors.detail;
+  EXPECT_TRUE(boundedVerdict(knobRing()).unreached.empty());
+}
