@@ -29,7 +29,7 @@
 using namespace cake;
 using namespace cake::testing::pairs;
 
-namespace {
+namespace cover40_test {
 
 const std::string& knobRing() {
   static const std::string text = edited(
@@ -162,15 +162,17 @@ bool lists(const checks::PropertyVerdict& v, const std::string& what) {
                      [&](const std::string& u) { return u.find(what) != std::string::npos; });
 }
 
-}  // namespace
+}  // namespace cover40_test
+
+namespace c40 = cover40_test;
 
 // `(k * T) // 640` steps at k = 64 for T = 10, never at T = 0 (the base),
 // past the cap at T = 1. The fixed twin reads the same part where it
 // changes nothing (`init=`), and is proved. Cost: 0.2 s.
 TEST(Cover40, EventTheBaseDoesNotPlaceIsPlacedByAnotherKnob) {
   expectPair("wait at k - (k * T) // 640",
-             edited(knobRing(), {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - (k * T) // 640)"}}),
-             "data.stale-read", edited(knobRing(), {{"init=(k == 0)", "init=(k + (k * T) // 640 == 0)"}}));
+             edited(c40::knobRing(), {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - (k * T) // 640)"}}),
+             "data.stale-read", edited(c40::knobRing(), {{"init=(k == 0)", "init=(k + (k * T) // 640 == 0)"}}));
 }
 
 // Tile 5's table is short a column, read at K = 64 only: K = 64 runs with
@@ -178,15 +180,15 @@ TEST(Cover40, EventTheBaseDoesNotPlaceIsPlacedByAnotherKnob) {
 // of either form is unknown after 1.4 s: `k` is not a function of the ring
 // index). Cost: 0.1 s.
 TEST(Cover40, FarTripsRunPastASecondLoopsLaterFlip) {
-  const checks::CheckResult broken = bounded(bandTiles(true));
-  EXPECT_TRUE(reports(broken, "data.stale-read")) << describe(broken);
-  EXPECT_EQ(boundedVerdict(bandTiles(false)).kind, checks::VerdictKind::Checked);
+  const checks::CheckResult broken = c40::bounded(c40::bandTiles(true));
+  EXPECT_TRUE(c40::reports(broken, "data.stale-read")) << describe(broken);
+  EXPECT_EQ(c40::boundedVerdict(c40::bandTiles(false)).kind, checks::VerdictKind::Checked);
 }
 
 // Block 3's vector is the ninth; it gives `lm.block_idx(0) != 3` the
 // outcome no earlier base gives, so it meets K = 64. Cost: 0.3 s.
 TEST(Cover40, EachGuardOutcomeMeetsTheFarTrips) {
-  expectPair("block 3's band one column short", bandVectors(true), "data.stale-read", bandVectors(false));
+  expectPair("block 3's band one column short", c40::bandVectors(true), "data.stale-read", c40::bandVectors(false));
 }
 
 // Both boxes move with d (`d + 64` against `2 * d`: they meet at 32 < d <
@@ -196,12 +198,12 @@ TEST(Cover40, EachGuardOutcomeMeetsTheFarTrips) {
 TEST(Cover40, MovingBoxesMeetAtTheirEdges) {
   using cake::testing::attacks::expectFoundNotProved;
   using cake::testing::attacks::expectNoSyncFinding;
-  expectFoundNotProved(movingBoxes("", "d + 64", "2 * d", 0, false), "sync.race", "d + 64 against 2 * d");
-  expectNoSyncFinding(movingBoxes("", "d + 64", "2 * d", 1, false), "d + 64 on row 1");
+  expectFoundNotProved(c40::movingBoxes("", "d + 64", "2 * d", 0, false), "sync.race", "d + 64 against 2 * d");
+  expectNoSyncFinding(c40::movingBoxes("", "d + 64", "2 * d", 1, false), "d + 64 on row 1");
   const std::string k = ", K: LM.i32";
-  expectFoundNotProved(movingBoxes(k, "d", "128 + 32 * k", 0, true), "sync.race", "d against 128 + 32 * k");
-  expectNoSyncFinding(movingBoxes(k, "d", "128 + 32 * k", 1, true), "d on row 1");
-  EXPECT_TRUE(lists(boundedVerdict(movingBoxes(k, "d", "128 + 32 * k", 1, true)),
+  expectFoundNotProved(c40::movingBoxes(k, "d", "128 + 32 * k", 0, true), "sync.race", "d against 128 + 32 * k");
+  expectNoSyncFinding(c40::movingBoxes(k, "d", "128 + 32 * k", 1, true), "d on row 1");
+  EXPECT_TRUE(c40::lists(c40::boundedVerdict(c40::movingBoxes(k, "d", "128 + 32 * k", 1, true)),
                     "past the first iteration of `k`"));
 }
 
@@ -211,10 +213,10 @@ TEST(Cover40, MovingBoxesMeetAtTheirEdges) {
 // Cost: 0.1 s.
 TEST(Cover40, UnreachedIsListed) {
   const checks::PropertyVerdict cap =
-      boundedVerdict(edited(knobRing(), {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - k // 1000)"}}));
+      c40::boundedVerdict(edited(c40::knobRing(), {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - k // 1000)"}}));
   EXPECT_EQ(cap.kind, checks::VerdictKind::Checked) << cap.detail;
-  EXPECT_TRUE(lists(cap, "the step of `k // 1000`")) << cap.detail;
-  const checks::PropertyVerdict vectors = boundedVerdict(bandVectors(false));
-  EXPECT_TRUE(lists(vectors, "more vectors of the guards' outcomes")) << vectors.detail;
-  EXPECT_TRUE(boundedVerdict(knobRing()).unreached.empty());
+  EXPECT_TRUE(c40::lists(cap, "the step of `k // 1000`")) << cap.detail;
+  const checks::PropertyVerdict vectors = c40::boundedVerdict(c40::bandVectors(false));
+  EXPECT_TRUE(c40::lists(vectors, "more vectors of the guards' outcomes")) << vectors.detail;
+  EXPECT_TRUE(c40::boundedVerdict(c40::knobRing()).unreached.empty());
 }
