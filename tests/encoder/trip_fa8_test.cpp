@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "attack_pair.h"
 #include "attack_util.h"
 #include "persistent_kernels.h"
 #include "test_util.h"
@@ -25,7 +26,7 @@ namespace trip_fa8_test {
 // hand-off of cake::testing::kQueryEmpty (persistent_kernels.h) with Q in
 // two stages behind mbarriers.
 std::string qRing() {
-  const std::vector<std::pair<std::string, std::string>> edits = {
+  return cake::testing::pairs::edited(cake::testing::kQueryEmpty, {
       {"def q_empty_handoff(", "def q_ring_release("},
       {"stages=1, swizzle", "stages=2, swizzle"},  // (smem_q's)
       {"offset=8192,", "offset=16384,"},
@@ -36,10 +37,7 @@ std::string qRing() {
       {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
       {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n",
        "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n"},
-  };
-  std::string text = cake::testing::kQueryEmpty;
-  for (const auto& [from, to] : edits) text = cake::testing::replace(text, from, to);
-  return text;
+  });
 }
 const std::string kQRing = qRing();
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "attack_pair.h"
 #include "attack_util.h"
 #include "persistent_kernels.h"
 #include "test_util.h"
@@ -25,7 +26,7 @@ namespace trip_fa9_test {
 // back after every tile's K loop but the last two's (the loader of tile t
 // waits for tile t - 8's release).
 std::string eightSlotQRing() {
-  const std::vector<std::pair<std::string, std::string>> edits = {
+  return cake::testing::pairs::edited(cake::testing::kQueryEmpty, {
       {"def q_empty_handoff(", "def q_ring_release("},
       {"lm.smem(32768)", "lm.smem(81920)"},
       {"stages=1, swizzle", "stages=8, swizzle"},  // (smem_q's)
@@ -39,10 +40,7 @@ std::string eightSlotQRing() {
       {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 8)\n"},
       {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n",
        "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n"},
-  };
-  std::string text = cake::testing::kQueryEmpty;
-  for (const auto& [from, to] : edits) text = cake::testing::replace(text, from, to);
-  return text;
+  });
 }
 const std::string kEightSlotQRing = eightSlotQRing();
 

@@ -8,7 +8,7 @@
 using namespace cake::ir;
 using namespace cake::ir::test;
 
-namespace {
+namespace fact_fold_test {
 
 // A one-role schedule with `fact` as an lm.assume and `guard` around an
 // arrive inside a K loop of a tile loop; the guard as the checks read it
@@ -36,6 +36,10 @@ def k(lm, n: LM.i32, kt: LM.i32):
   return exprToString(*inner.cond, *folded);
 }
 
+}  // namespace fact_fold_test
+
+using fact_fold_test::foldedGuard;
+
 TEST(FactFold, AResidueFactMakesTheRingStartGuardConstant) {
   // mKernel PR #18's wait: the slot-0 point of task t is k == 0 when every
   // task's length is a multiple of the ring depth.
@@ -59,5 +63,3 @@ TEST(FactFold, WhatTheFactDoesNotFixIsLeftAsWritten) {
   EXPECT_EQ(foldedGuard("", "k == t * kt % 3"), "unchanged");
   EXPECT_EQ(foldedGuard("kt >= 3", "k == t * kt % 3"), "unchanged");
 }
-
-}  // namespace
