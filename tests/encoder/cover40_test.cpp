@@ -204,7 +204,7 @@ TEST(Cover40, MovingBoxesMeetAtTheirEdges) {
   expectFoundNotProved(c40::movingBoxes(k, "d", "128 + 32 * k", 0, true), "sync.race", "d against 128 + 32 * k");
   expectNoSyncFinding(c40::movingBoxes(k, "d", "128 + 32 * k", 1, true), "d on row 1");
   EXPECT_TRUE(c40::lists(c40::boundedVerdict(c40::movingBoxes(k, "d", "128 + 32 * k", 1, true)),
-                    "past the first iteration of `k`"));
+                    "between the first and the last iteration of `k`"));
 }
 
 // What the values leave out is in the verdict's `unreached` (and so in
