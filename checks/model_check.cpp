@@ -995,9 +995,10 @@ class GoalCollector {
   ExprPtr runningOf(const ir::Expr& e) const {
     ExprPtr out = ir::makeConst(0);
     for (const auto& [var, loop] : symbolic_vars_)
-      if (ir::dependsOnLoopVar(e, var))
-        out = ir::makeExpr(ExprKind::Add, {out, ir::makeExpr(ExprKind::Sub, {ir::makeExpr(ExprKind::Min, {goals[loop.goal].expr, ir::makeConst(1)}),
-                                                                             ir::makeConst(1)})});
+      if (ir::dependsOnLoopVar(e, var)) {
+        const ExprPtr runs = ir::makeExpr(ExprKind::Min, {goals[loop.goal].expr, ir::makeConst(1)});
+        out = ir::makeExpr(ExprKind::Add, {out, ir::makeExpr(ExprKind::Sub, {runs, ir::makeConst(1)})});
+      }
     return out;
   }
   // The coordinate with each symbolic loop's variable it reads at the
@@ -1152,10 +1153,11 @@ class GoalCollector {
           // that iteration, which every larger trip count runs too).
           // (runningOf: only where the loops run)
           const ExprPtr neg = ir::makeExpr(ExprKind::Neg, {diff});
-          for (const auto& [d, edge] : {std::pair{diff, 1 - E}, std::pair{neg, 1 - F}})
-            goals.push_back({ir::makeExpr(ExprKind::Add, {ir::makeExpr(ExprKind::Min, {d, ir::makeConst(edge)}),
-                                                          ir::makeExpr(ExprKind::Add, {moving.running, other.running})}),
-                             {edge}});
+          const ExprPtr running = ir::makeExpr(ExprKind::Add, {moving.running, other.running});
+          for (const auto& [d, edge] : {std::pair{diff, 1 - E}, std::pair{neg, 1 - F}}) {
+            const ExprPtr clamped = ir::makeExpr(ExprKind::Min, {d, ir::makeConst(edge)});
+            goals.push_back({ir::makeExpr(ExprKind::Add, {clamped, running}), {edge}});
+          }
         }
       for (int var : {moving.loop_var, other.loop_var})
         if (var >= 0)

@@ -17,6 +17,7 @@
 
 #include "attack_pair.h"
 #include "attack_util.h"
+#include "cover_kernels.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -28,70 +29,24 @@ namespace cover41_test {
 const std::string& twoKnobRing() {
   static const std::string text =
       edited(cake::testing::wsRingSchedule(2, {.name = "mainloop", .assume_k_positive = true, .epilogue = true}),
-             {{"K: LM.i32):\n", "K: LM.i32, T: LM.i32, U: LM.i32):\n    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n"
-                                "    lm.assume(U >= 0)\n    lm.assume(U <= 10)\n"}});
+             {{"K: LM.i32):\n",
+               "K: LM.i32, T: LM.i32, U: LM.i32):\n    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n"
+               "    lm.assume(U >= 0)\n    lm.assume(U <= 10)\n"}});
   return text;
 }
 
-// Two warps read one column of a 64-column table per K step; warp 0 writes
-// the table, its last column not on block 3 where `inner` holds in the
-// broken form. Guards on P and Q before it change nothing the table needs.
+// cover40's table on block 3 (cake::testing::cover::bandVectors), written
+// short there only where `inner` holds in the broken form.
 std::string nestedVectors(const std::string& inner, bool broken) {
-  return R"(@cake.schedule(target="sm_80")
-def nested_vectors(lm, Out: LM.gmem, K: LM.i32, P: LM.i32, Q: LM.i32):
-    lm.assume(K >= 1)
-    lm.assume(K <= 64)
-    lm.assume(P >= 0)
-    lm.assume(Q >= 0)
-    pool  = lm.smem(1024)
-    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
-    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
-    x     = lm.regs(shape=(1, 1), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        if P > 1:
-            lm.sync(cta)
-        if Q > 1:
-            lm.sync(cta)
-        if P > Q:
-            lm.sync(cta)
-        if w == 0:
-            lm.fill(v, 1)
-            if lm.block_idx(0) != 3:
-                lm.copy(tab[0], v)
-            else:
-                if )" + inner + R"(:
-                    )" + (broken ? "lm.copy(tab[0][:, 0:63], v[:, 0:63])" : "lm.copy(tab[0], v)") + R"(
-                else:
-                    lm.copy(tab[0], v)
-        lm.sync(cta)
-        for k in lm.range(0, K):
-            lm.copy(x, tab[0][:, k:k + 1])
-            lm.copy(Out, x, coords=(k, w))
-)";
+  return cake::testing::cover::bandVectors(broken, "                if " + inner +
+                                                       ":\n                    SHORT_WRITE\n                else:\n"
+                                                       "                    lm.copy(tab[0], v)\n");
 }
 
-// A writer stores one element of T at column `col` (row `row`: 0 in the
-// broken form, 1 in the fixed one) while a reader loads a 32-column box of
-// row 0 at `read` on each of K iterations, with no barrier between them.
+// A store at column `col` (row 0 broken, row 1 fixed) against a reader's
+// 32-column boxes at `read` on each of K iterations, d at least `least_d`.
 std::string laterBoxes(const std::string& least_d, const std::string& col, const std::string& read, int row) {
-  return R"(@cake.schedule(target="sm_90a")
-def later_boxes(lm, T: LM.gmem, d: LM.i32, K: LM.i32):
-    lm.assume(d >= )" + least_d + R"()
-    lm.assume(d < 256)
-    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
-    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
-    writer = lm.role(warps=[0])
-    reader = lm.role(warps=[1])
-    with writer:
-        lm.fill(zero, 0.0)
-        lm.copy(T, zero, coords=()" + std::to_string(row) + ", " + col + R"())
-    with reader:
-        for k in lm.range(0, K):
-            lm.copy(prob, T, coords=(0, )" + read + R"())
-)";
+  return cake::testing::cover::movingBoxes(", K: LM.i32", col, read, row, true, least_d);
 }
 
 }  // namespace cover41_test
@@ -105,8 +60,7 @@ namespace c41 = cover41_test;
 TEST(Cover41, EventTwoKnobsPlaceTogether) {
   expectPair("wait at k - (k * T * U) // 6400",
              edited(c41::twoKnobRing(), {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - (k * T * U) // 6400)"}}),
-             "data.stale-read",
-             edited(c41::twoKnobRing(), {{"init=(k == 0)", "init=(k + (k * T * U) // 6400 == 0)"}}));
+             "data.stale-read", edited(c41::twoKnobRing(), {{"init=(k == 0)", "init=(k + (k * T * U) // 6400 == 0)"}}));
 }
 
 // Block 3 writes the table short only where also `P <= 1` (or `Q > 1`, or
