@@ -2192,8 +2192,9 @@ class BindingSearch {
   // cover41 (session 41) a vector runs where it gives two guards a pair of
   // outcomes no base gives them together (the table short on block 3 only
   // where also `P <= 1`, a nested guard, exited 0 *checked* with that pair
-  // left): every pair of outcomes of two guards meets the far trip counts
-  // within the cap, and only vectors that combine pairs the bases already
+  // left), after those that give a single outcome and within the same cap:
+  // where the cap allows, every pair of outcomes of two guards meets the
+  // far trip counts, and only vectors that combine pairs the bases already
   // run are left (named).
   static constexpr size_t kFarBases = 3;
   static constexpr size_t kOutcomeBases = 8;
@@ -2215,23 +2216,36 @@ class BindingSearch {
       for (const auto& pair : pairsOf(v)) outcomes_run.insert(pair);
     };
     if (auto v = vectorOf(reach_base)) seen.insert(*v), run(*v);
-    size_t left = 0, more = 0;
+    // The other vectors with every loop running, in the bindings' order.
+    std::vector<std::pair<std::vector<bool>, const Binding*>> vectors;
     for (const Binding& b : out) {
       auto v = vectorOf(b);
       if (!v || seen.count(*v) || !allRunning(b)) continue;
       seen.insert(*v);
-      const auto pairs = pairsOf(*v);
-      const bool adds =
-          std::any_of(pairs.begin(), pairs.end(), [&](const auto& pair) { return !outcomes_run.count(pair); });
-      if (bases.size() >= kFarBases && (!adds || more == kOutcomeBases)) {
-        ++left;
-        continue;
-      }
-      more += bases.size() >= kFarBases;
-      run(*v);
-      Binding t = twoTrips(b);
-      bases.push_back(assumed(t) && vectorOf(t) == v ? t : b);
+      vectors.emplace_back(std::move(*v), &b);
     }
+    // (whether v gives a guard an outcome, or two guards a pair, no base runs)
+    auto adds = [&](const std::vector<bool>& v, bool pairs) {
+      const auto all = pairsOf(v);
+      return std::any_of(all.begin(), all.end(), [&](const auto& pair) {
+        return (pairs || std::get<0>(pair) == std::get<2>(pair)) && !outcomes_run.count(pair);
+      });
+    };
+    // First the first kFarBases and those that add a single outcome (session
+    // 40's), then those that add a pair, within kOutcomeBases together.
+    std::vector<bool> taken(vectors.size());
+    size_t more = 0;
+    for (bool pairs : {false, true})
+      for (size_t c = 0; c < vectors.size(); ++c) {
+        const auto& [v, b] = vectors[c];
+        if (taken[c] || (bases.size() >= kFarBases && (more == kOutcomeBases || !adds(v, pairs)))) continue;
+        more += bases.size() >= kFarBases;
+        taken[c] = true;
+        run(v);
+        Binding t = twoTrips(*b);
+        bases.push_back(assumed(t) && vectorOf(t) == v ? t : *b);
+      }
+    const size_t left = std::count(taken.begin(), taken.end(), false);
     if (left > 0)
       far_left_.insert(fmt::format("the far trip counts with {} more vectors of the guards' outcomes (at most {} run, "
                                    "and at most {} more that give two guards a pair of outcomes none of them gives)",
