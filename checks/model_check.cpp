@@ -1999,6 +1999,14 @@ class BindingSearch {
                                    ev.what, *past, kFarCap));
       return;
     }
+    // Absent at every value tried, where the values move at most two of its
+    // knobs apart (helper cover41: a step of three knobs' product exited 0
+    // *checked* with nothing named).
+    if (!need && !pastFarCap(ev, base) && eventKnobs(ev).size() >= 3) {
+      far_left_.insert(fmt::format("{} (absent at every value tried of its {} knobs: at most two move apart)", ev.what,
+                                   eventKnobs(ev).size()));
+      return;
+    }
     // (an event no knob move places, that the far samples show past the cap)
     if (!need && pastFarCap(ev, base))
       far_left_.insert(fmt::format("{} (past the {} iterations the values run, at {})", ev.what, kFarCap,
@@ -2060,7 +2068,8 @@ class BindingSearch {
   // knobs, each at its first kPairSamples samples that the facts allow
   // with the other knobs at the base. Evaluation only (tripsNeeded); at
   // most kKnobPairs pairs, so kPairSamples^2 * kKnobPairs evaluations of
-  // the event over at most kFarCap iterations each.
+  // the event over at most kFarCap iterations each (and 2 * kPairSamples
+  // for three knobs or more, below).
   static constexpr size_t kPairSamples = 24;
   static constexpr size_t kKnobPairs = 6;
   template <class Consider>
@@ -2082,6 +2091,21 @@ class BindingSearch {
             Binding b = base;
             if (setKnob(b, knobs[i].first, u) && setKnob(b, knobs[j].first, v) && assumed(b)) consider(b);
           }
+    if (knobs.size() < 3) return;
+    // Three knobs or more: every knob at its n-th allowed sample, and at its
+    // n-th from the last, together (`(k * (T - 1) * (U - 1) * (V - 1)) //
+    // 64000` steps only where all three pass 1).
+    for (size_t n = 0; n < kPairSamples; ++n)
+      for (bool from_last : {false, true}) {
+        Binding b = base;
+        bool fits = true;
+        for (size_t i = 0; i < knobs.size() && fits; ++i) {
+          if (allowed[i].empty()) continue;
+          const size_t at = std::min(n, allowed[i].size() - 1);
+          fits = setKnob(b, knobs[i].first, allowed[i][from_last ? allowed[i].size() - 1 - at : at]);
+        }
+        if (fits && assumed(b)) consider(b);
+      }
   }
   // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter
   // (as sampledValues); false where the value does not fit the knob.

@@ -13,6 +13,7 @@
 //    k + d`): placed at the loop's last iteration (GoalCollector::lastPlaces).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "attack_pair.h"
@@ -47,6 +48,32 @@ std::string nestedVectors(const std::string& inner, bool broken) {
 // 32-column boxes at `read` on each of K iterations, d at least `least_d`.
 std::string laterBoxes(const std::string& least_d, const std::string& col, const std::string& read, int row) {
   return cake::testing::cover::movingBoxes(", K: LM.i32", col, read, row, true, least_d);
+}
+
+// The ring whose consumers wait a lap early where `(k * (T - 1) * (U - 1) *
+// (V - 1)) // 64000` steps, T, U, V in [1, 10].
+std::string threeKnobRing() {
+  const std::string facts =
+      "    lm.assume(T >= 1)\n    lm.assume(T <= 10)\n    lm.assume(U >= 1)\n"
+      "    lm.assume(U <= 10)\n    lm.assume(V >= 1)\n    lm.assume(V <= 10)\n";
+  return edited(cake::testing::wsRingSchedule(2, {.name = "mainloop", .assume_k_positive = true, .epilogue = true}),
+                {{"K: LM.i32):\n", "K: LM.i32, T: LM.i32, U: LM.i32, V: LM.i32):\n" + facts},
+                 {"lm.wait(full, iter=k)", "lm.wait(full, iter=k - (k * (T - 1) * (U - 1) * (V - 1)) // 64000)"}});
+}
+
+// The bounded check alone (the proof off): its sync verdict.
+checks::PropertyVerdict boundedSync(const std::string& text, checks::CheckResult& r) {
+  auto mod = cake::testing::compile(text);
+  EXPECT_FALSE(mod.schedules.empty());
+  if (mod.schedules.empty()) return {};
+  checks::CheckOptions opts;
+  opts.target = mod.schedules.at(0).target;
+  opts.timeout_ms = cake::testing::kNoWallClockMs;
+  opts.proof_timeout_ms = 0;
+  r = checks::checkSchedule(mod.schedules.at(0), opts);
+  for (const auto& v : r.verdicts)
+    if (v.property == "sync") return v;
+  return {};
 }
 
 }  // namespace cover41_test
@@ -85,4 +112,22 @@ TEST(Cover41, MovingBoxesMeetAtALoopsLastIteration) {
   expectNoSyncFinding(c41::laterBoxes("128", "d", "32 * k", 1), "d >= 128 on row 1");
   expectFoundNotProved(c41::laterBoxes("0", "d + 260", "64 * k + d", 0), "sync.race", "d + 260 against 64 * k + d");
   expectNoSyncFinding(c41::laterBoxes("0", "d + 260", "64 * k + d", 1), "d + 260 on row 1");
+}
+
+// `(k * (T - 1) * (U - 1) * (V - 1)) // 64000` is absent wherever one knob
+// is 1 (the base, and every binding that moves one or two knobs): every
+// knob moved together finds it (T = U = V = 7). Where T is held at 1 it
+// is absent everywhere, and the verdict names it rather than pass it over
+// in silence. The bounded check alone. Cost: 0.2 s.
+TEST(Cover41, ThreeKnobsMoveTogetherOrAreNamed) {
+  checks::CheckResult r;
+  c41::boundedSync(c41::threeKnobRing(), r);
+  EXPECT_TRUE(r.hasErrors()) << "three knobs: the broken form exits 0\n" << describe(r);
+  const std::string t1 = edited(c41::threeKnobRing(), {{"lm.assume(T <= 10)", "lm.assume(T <= 1)"}});
+  const checks::PropertyVerdict named = c41::boundedSync(t1, r);
+  EXPECT_FALSE(r.hasErrors()) << describe(r);
+  EXPECT_EQ(named.kind, checks::VerdictKind::Checked) << named.detail;
+  EXPECT_TRUE(std::any_of(named.unreached.begin(), named.unreached.end(), [](const std::string& u) {
+    return u.find("absent at every value tried of its 3 knobs") != std::string::npos;
+  })) << named.detail;
 }
