@@ -33,13 +33,13 @@ using namespace cake::testing::pairs;
 namespace cover40_test {
 
 using cake::testing::cover::bandVectors;
+using cake::testing::cover::bounded;
 using cake::testing::cover::movingBoxes;
 using cake::testing::cover::withTable;
 
 const std::string& knobRing() {
   static const std::string text =
-      edited(cake::testing::wsRingSchedule(2, {.name = "mainloop", .assume_k_positive = true, .epilogue = true}),
-             {{"K: LM.i32):\n", "K: LM.i32, T: LM.i32):\n    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n"}});
+      cake::testing::cover::ringWithKnobs(", T: LM.i32", "    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n");
   return text;
 }
 
@@ -71,17 +71,6 @@ DECLS
   return withTable(text, broken);
 }
 
-// The bounded check alone (the proof off).
-checks::CheckResult bounded(const std::string& text) {
-  auto mod = cake::testing::compile(text);
-  EXPECT_FALSE(mod.schedules.empty());
-  if (mod.schedules.empty()) return {};
-  checks::CheckOptions opts;
-  opts.target = mod.schedules.at(0).target;
-  opts.timeout_ms = cake::testing::kNoWallClockMs;
-  opts.proof_timeout_ms = 0;
-  return checks::checkSchedule(mod.schedules.at(0), opts);
-}
 // ... of a clean schedule: its sync verdict.
 checks::PropertyVerdict boundedVerdict(const std::string& text) {
   const checks::CheckResult r = bounded(text);

@@ -28,11 +28,9 @@ namespace cover41_test {
 
 // The 2-slot ring with two knobs T, U in [0, 10] that change nothing else.
 const std::string& twoKnobRing() {
-  static const std::string text =
-      edited(cake::testing::wsRingSchedule(2, {.name = "mainloop", .assume_k_positive = true, .epilogue = true}),
-             {{"K: LM.i32):\n",
-               "K: LM.i32, T: LM.i32, U: LM.i32):\n    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n"
-               "    lm.assume(U >= 0)\n    lm.assume(U <= 10)\n"}});
+  static const std::string text = cake::testing::cover::ringWithKnobs(
+      ", T: LM.i32, U: LM.i32",
+      "    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n    lm.assume(U >= 0)\n    lm.assume(U <= 10)\n");
   return text;
 }
 
@@ -53,24 +51,15 @@ std::string laterBoxes(const std::string& least_d, const std::string& col, const
 // The ring whose consumers wait a lap early where `(k * (T - 1) * (U - 1) *
 // (V - 1)) // 64000` steps, T, U, V in [1, 10].
 std::string threeKnobRing() {
-  const std::string facts =
-      "    lm.assume(T >= 1)\n    lm.assume(T <= 10)\n    lm.assume(U >= 1)\n"
-      "    lm.assume(U <= 10)\n    lm.assume(V >= 1)\n    lm.assume(V <= 10)\n";
-  return edited(cake::testing::wsRingSchedule(2, {.name = "mainloop", .assume_k_positive = true, .epilogue = true}),
-                {{"K: LM.i32):\n", "K: LM.i32, T: LM.i32, U: LM.i32, V: LM.i32):\n" + facts},
-                 {"lm.wait(full, iter=k)", "lm.wait(full, iter=k - (k * (T - 1) * (U - 1) * (V - 1)) // 64000)"}});
+  return edited(cake::testing::cover::ringWithKnobs(", T: LM.i32, U: LM.i32, V: LM.i32",
+                                                    "    lm.assume(T >= 1)\n    lm.assume(T <= 10)\n"
+                                                    "    lm.assume(U >= 1)\n    lm.assume(U <= 10)\n"
+                                                    "    lm.assume(V >= 1)\n    lm.assume(V <= 10)\n"),
+                {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - (k * (T - 1) * (U - 1) * (V - 1)) // 64000)"}});
 }
 
-// The bounded check alone (the proof off): its sync verdict.
-checks::PropertyVerdict boundedSync(const std::string& text, checks::CheckResult& r) {
-  auto mod = cake::testing::compile(text);
-  EXPECT_FALSE(mod.schedules.empty());
-  if (mod.schedules.empty()) return {};
-  checks::CheckOptions opts;
-  opts.target = mod.schedules.at(0).target;
-  opts.timeout_ms = cake::testing::kNoWallClockMs;
-  opts.proof_timeout_ms = 0;
-  r = checks::checkSchedule(mod.schedules.at(0), opts);
+// The sync verdict of the bounded check alone.
+checks::PropertyVerdict syncVerdict(const checks::CheckResult& r) {
   for (const auto& v : r.verdicts)
     if (v.property == "sync") return v;
   return {};
@@ -120,12 +109,12 @@ TEST(Cover41, MovingBoxesMeetAtALoopsLastIteration) {
 // is absent everywhere, and the verdict names it rather than pass it over
 // in silence. The bounded check alone. Cost: 0.2 s.
 TEST(Cover41, ThreeKnobsMoveTogetherOrAreNamed) {
-  checks::CheckResult r;
-  c41::boundedSync(c41::threeKnobRing(), r);
-  EXPECT_TRUE(r.hasErrors()) << "three knobs: the broken form exits 0\n" << describe(r);
-  const std::string t1 = edited(c41::threeKnobRing(), {{"lm.assume(T <= 10)", "lm.assume(T <= 1)"}});
-  const checks::PropertyVerdict named = c41::boundedSync(t1, r);
-  EXPECT_FALSE(r.hasErrors()) << describe(r);
+  using cake::testing::cover::bounded;
+  const checks::CheckResult broken = bounded(c41::threeKnobRing());
+  EXPECT_TRUE(broken.hasErrors()) << "three knobs: the broken form exits 0\n" << describe(broken);
+  const checks::CheckResult held = bounded(edited(c41::threeKnobRing(), {{"lm.assume(T <= 10)", "lm.assume(T <= 1)"}}));
+  EXPECT_FALSE(held.hasErrors()) << describe(held);
+  const checks::PropertyVerdict named = c41::syncVerdict(held);
   EXPECT_EQ(named.kind, checks::VerdictKind::Checked) << named.detail;
   EXPECT_TRUE(std::any_of(named.unreached.begin(), named.unreached.end(), [](const std::string& u) {
     return u.find("absent at every value tried of its 3 knobs") != std::string::npos;

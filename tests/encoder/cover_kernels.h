@@ -1,13 +1,36 @@
 // Kernels of the covering-value tests (cover40_test.cpp, cover41_test.cpp):
-// a 64-column table read one column per K step behind guards on
-// parameters, and two warps' global boxes that move with a parameter.
+// the ring with knobs, a 64-column table read one column per K step behind
+// guards on parameters, and two warps' global boxes that move with a
+// parameter; and the bounded check alone.
 #pragma once
 
 #include <string>
 
+#include "attack_pair.h"
+#include "checks/check.h"
 #include "test_util.h"
 
 namespace cake::testing::cover {
+
+// The 2-slot ring of the standard mainloop with more i32 parameters
+// (`knobs`: ", T: LM.i32, ...") and their lm.assume facts (`facts`, one a
+// line) that change nothing else.
+inline std::string ringWithKnobs(const std::string& knobs, const std::string& facts) {
+  return pairs::edited(wsRingSchedule(2, {.name = "mainloop", .assume_k_positive = true, .epilogue = true}),
+                       {{"K: LM.i32):\n", "K: LM.i32" + knobs + "):\n" + facts}});
+}
+
+// The bounded check alone (the proof off).
+inline checks::CheckResult bounded(const std::string& text) {
+  auto mod = compile(text);
+  EXPECT_FALSE(mod.schedules.empty());
+  if (mod.schedules.empty()) return {};
+  checks::CheckOptions opts;
+  opts.target = mod.schedules.at(0).target;
+  opts.timeout_ms = kNoWallClockMs;
+  opts.proof_timeout_ms = 0;
+  return checks::checkSchedule(mod.schedules.at(0), opts);
+}
 
 // A 64-column table in shared memory, two warps, a barrier (DECLS), and
 // the write of the table (SHORT_WRITE): its first 63 columns only in the
