@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -317,6 +318,9 @@ class GoalCollector {
     // (empty: more than kMaxCoordValues); the first such loop's variable.
     std::vector<ExprPtr> firsts;
     int loop_var = -1;
+    // ... and at their last iteration (lastPlaces; empty where it reads none)
+    std::vector<ExprPtr> lasts;
+    ExprPtr running;  // runningOf: 0 where those loops run, negative where one does not
   };
   // (tensor, rank, dimension) -> the coordinates its accesses name there
   std::map<std::tuple<int, size_t, size_t>, std::vector<GlobalCoord>> global_coords_;
@@ -980,19 +984,49 @@ class GoalCollector {
         if (o.coords[d])
           global_coords_[{r->index, o.coords.size(), d}].push_back(
               {o.coords[d], box ? std::optional<int64_t>((*box)[d]) : std::nullopt,
-               constantCoordValues(o.coords[d]), instances_, firstPlaces(o.coords[d]), symbolicVarOf(*o.coords[d])});
+               constantCoordValues(o.coords[d]), instances_, firstPlaces(o.coords[d]), symbolicVarOf(*o.coords[d]),
+               symbolicVarOf(*o.coords[d]) >= 0 ? lastPlaces(o.coords[d]) : std::vector<ExprPtr>{},
+               runningOf(*o.coords[d])});
     }
+  }
+  // The sum of min(trip, 1) - 1 over the symbolic loops `e` reads: 0 where
+  // each runs, negative where one does not (a box goal adds it, so that a
+  // trip count of 0 or less does not hit it).
+  ExprPtr runningOf(const ir::Expr& e) const {
+    ExprPtr out = ir::makeConst(0);
+    for (const auto& [var, loop] : symbolic_vars_)
+      if (ir::dependsOnLoopVar(e, var)) {
+        const ExprPtr runs = ir::makeExpr(ExprKind::Min, {goals[loop.goal].expr, ir::makeConst(1)});
+        out = ir::makeExpr(ExprKind::Add, {out, ir::makeExpr(ExprKind::Sub, {runs, ir::makeConst(1)})});
+      }
+    return out;
   }
   // The coordinate with each symbolic loop's variable it reads at the
   // loop's start, once per value of its constant loops and per instance;
   // empty past kMaxCoordValues.
   std::vector<ExprPtr> firstPlaces(const ExprPtr& e) const {
+    return placesAt(e, [](const SymbolicLoop& loop) { return loop.lo; });
+  }
+  // ... at the loop's last iteration, `lo + step * (trip - 1)`: a trip
+  // count its parameter moves places the box there, and a binding that
+  // puts the last iteration's box at another box's edge runs every
+  // iteration before it too (helper cover41: a store at column `d`, d >=
+  // 128, against a load at `32 * k` met only at k = 4 and exited 0
+  // *checked*, the loop's later iterations named).
+  std::vector<ExprPtr> lastPlaces(const ExprPtr& e) const {
+    return placesAt(e, [this](const SymbolicLoop& loop) {
+      const ExprPtr last = ir::makeExpr(ExprKind::Sub, {goals[loop.goal].expr, ir::makeConst(1)});
+      return ir::makeExpr(ExprKind::Add, {loop.lo, ir::makeExpr(ExprKind::Mul, {loop.step, last})});
+    });
+  }
+  template <class Iteration>
+  std::vector<ExprPtr> placesAt(const ExprPtr& e, const Iteration& iteration) const {
     std::vector<ExprPtr> copies = constantLoopCopies(*e);
     if (copies.empty()) copies.push_back(e);
     std::vector<ExprPtr> out;
     for (ExprPtr x : copies) {
       for (const auto& [var, loop] : symbolic_vars_)
-        if (ir::dependsOnLoopVar(*x, var)) x = substituteLoopVar(x, var, loop.lo);
+        if (ir::dependsOnLoopVar(*x, var)) x = substituteLoopVar(x, var, iteration(loop));
       const int n = ir::exprUses(*x, {ExprKind::Instance}) ? instances_ : 1;
       for (int i = 0; i < n; ++i) out.push_back(substituteInstance(x, i));
       if (out.size() > kMaxCoordValues) return {};
@@ -1081,34 +1115,65 @@ class GoalCollector {
   // meet where it lies in (-E, F)), each coordinate at the first iteration
   // of its symbolic loops, per constant-loop value and per instance
   // (firstPlaces). Helper cover40: both forms exited 0 *checked* at d in
-  // {0,1,2,3}. A box that moves with a symbolic loop meets the other at
-  // later iterations too, which these goals do not place: named
-  // (far_left), as pairs past kMaxBoxPairs are.
+  // {0,1,2,3}. A box that moves with a symbolic loop is also placed at its
+  // last iteration (lastPlaces: the trip count's parameter moves it; every
+  // pair of a first or last place of one with a first or last place of the
+  // other). Between the two, a meeting that needs the knobs moved too is
+  // not placed: named (far_left), as pairs past kMaxBoxPairs are.
   static constexpr size_t kMaxBoxPairs = 64;
   size_t box_pairs_ = 0;
   void movingPairGoals(const GlobalCoord& moving, const std::vector<GlobalCoord>& seen) {
     if (!dependsOnParams(*moving.expr)) return;
     const int64_t E = moving.extent.value_or(1);
+    const std::vector<ExprPtr> xs = placesOf(moving);
     for (const GlobalCoord& other : seen) {
       if (ir::sameExpr(*other.expr, *moving.expr) || !other.values.empty()) continue;
       const std::string pair = fmt::format("the overlap of the global boxes at `{}` and `{}`",
                                            ir::exprToString(*moving.expr, s_), ir::exprToString(*other.expr, s_));
+      const std::vector<ExprPtr> ys = placesOf(other);
+      // (the first places alone where the last ones would pass the cap)
+      const bool both = box_pairs_ + xs.size() * ys.size() <= kMaxBoxPairs;
       if (moving.firsts.empty() || other.firsts.empty() ||
-          box_pairs_ + moving.firsts.size() * other.firsts.size() > kMaxBoxPairs) {
+          (!both && box_pairs_ + moving.firsts.size() * other.firsts.size() > kMaxBoxPairs)) {
         far_left.insert(pair + fmt::format(" (past the {} pairs of places the values take)", kMaxBoxPairs));
         continue;
       }
       const int64_t F = other.extent.value_or(1);
-      for (const ExprPtr& x : moving.firsts)
-        for (const ExprPtr& y : other.firsts) {
+      for (size_t i = 0; i < (both ? xs : moving.firsts).size(); ++i)
+        for (size_t j = 0; j < (both ? ys : other.firsts).size(); ++j) {
           ++box_pairs_;
-          goals.push_back({ir::makeExpr(ExprKind::Sub, {x, y}), {-E, -E + 1, 0, F - 1, F}});
+          const ExprPtr diff = ir::makeExpr(ExprKind::Sub, {xs[i], ys[j]});
+          if (i < moving.firsts.size() && j < other.firsts.size()) {
+            goals.push_back({diff, {-E, -E + 1, 0, F - 1, F}});
+            continue;
+          }
+          // A last place moves by the loop's step times its slope per trip,
+          // past the exact edges: the least values where the difference
+          // has come up to -E + 1, or down to F - 1 (the boxes meet at
+          // that iteration, which every larger trip count runs too).
+          // (runningOf: only where the loops run)
+          const ExprPtr neg = ir::makeExpr(ExprKind::Neg, {diff});
+          const ExprPtr running = ir::makeExpr(ExprKind::Add, {moving.running, other.running});
+          for (const auto& [d, edge] : {std::pair{diff, 1 - E}, std::pair{neg, 1 - F}}) {
+            const ExprPtr clamped = ir::makeExpr(ExprKind::Min, {d, ir::makeConst(edge)});
+            goals.push_back({ir::makeExpr(ExprKind::Add, {clamped, running}), {edge}});
+          }
         }
       for (int var : {moving.loop_var, other.loop_var})
         if (var >= 0)
-          far_left.insert(pair + fmt::format(" past the first iteration of `{}` (the values place them at its first)",
-                                             s_.loop_vars[var].name));
+          far_left.insert(pair + (both ? fmt::format(" between the first and the last iteration of `{}` (the values "
+                                                     "place them at both)",
+                                                     s_.loop_vars[var].name)
+                                       : fmt::format(" past the first iteration of `{}` (the values place them at "
+                                                     "its first)",
+                                                     s_.loop_vars[var].name)));
     }
+  }
+  // A coordinate's first places, and its last ones where it moves with a loop.
+  static std::vector<ExprPtr> placesOf(const GlobalCoord& c) {
+    std::vector<ExprPtr> out = c.firsts;
+    if (!c.firsts.empty()) out.insert(out.end(), c.lasts.begin(), c.lasts.end());
+    return out;
   }
   // A dimension whose coordinates are one expression in every access of
   // the tensor moves all its boxes together: which boxes overlap does not
@@ -1934,6 +1999,14 @@ class BindingSearch {
                                    ev.what, *past, kFarCap));
       return;
     }
+    // Absent at every value tried, where the values move at most two of its
+    // knobs apart (helper cover41: a step of three knobs' product exited 0
+    // *checked* with nothing named).
+    if (!need && !pastFarCap(ev, base) && eventKnobs(ev).size() >= 3) {
+      far_left_.insert(fmt::format("{} (absent at every value tried of its {} knobs: at most two move apart)", ev.what,
+                                   eventKnobs(ev).size()));
+      return;
+    }
     // (an event no knob move places, that the far samples show past the cap)
     if (!need && pastFarCap(ev, base))
       far_left_.insert(fmt::format("{} (past the {} iterations the values run, at {})", ev.what, kFarCap,
@@ -1969,20 +2042,70 @@ class BindingSearch {
   std::optional<Binding> knobPlacing(const FarEvent& ev, const Binding& base, std::optional<int64_t>& past) {
     std::optional<Binding> best;
     int64_t best_cost = 0;
-    for (const auto& [knob, samples] : eventKnobs(ev))
+    // (whether b places the event within the cap; the cheapest is kept)
+    auto consider = [&](const Binding& b) {
+      auto need = tripsNeeded(ev, b);
+      if (!need || *need <= nearTrips(ev)) return;
+      if (*need > kFarCap) {
+        past = past ? std::min(*past, *need) : *need;
+        return;
+      }
+      const int64_t cost = *need + weight(b);
+      if (!best || cost < best_cost) best = b, best_cost = cost;
+    };
+    const auto knobs = eventKnobs(ev);
+    for (const auto& [knob, samples] : knobs)
       for (int64_t v : samples) {
         Binding b = base;
-        if (!setKnob(b, knob, v) || !assumed(b)) continue;
-        auto need = tripsNeeded(ev, b);
-        if (!need || *need <= nearTrips(ev)) continue;
-        if (*need > kFarCap) {
-          past = past ? std::min(*past, *need) : *need;
-          continue;
-        }
-        const int64_t cost = *need + weight(b);
-        if (!best || cost < best_cost) best = b, best_cost = cost;
+        if (setKnob(b, knob, v) && assumed(b)) consider(b);
       }
+    if (!best) knobPairs(knobs, base, consider);
     return best;
+  }
+  // Two knobs moved together where no one knob places the event (`(k * T *
+  // U) // 6400` with T, U <= 10 steps only at T * U > 12: helper cover41,
+  // it exited 0 *checked* with the step named): each pair of the event's
+  // knobs, each at its first kPairSamples samples that the facts allow
+  // with the other knobs at the base. Evaluation only (tripsNeeded); at
+  // most kKnobPairs pairs, so kPairSamples^2 * kKnobPairs evaluations of
+  // the event over at most kFarCap iterations each (and 2 * kPairSamples
+  // for three knobs or more, below).
+  static constexpr size_t kPairSamples = 24;
+  static constexpr size_t kKnobPairs = 6;
+  template <class Consider>
+  void knobPairs(const std::vector<std::pair<int, std::vector<int64_t>>>& knobs, const Binding& base,
+                 const Consider& consider) const {
+    std::vector<std::vector<int64_t>> allowed;
+    for (const auto& [knob, samples] : knobs) {
+      allowed.emplace_back();
+      for (int64_t v : samples) {
+        Binding b = base;
+        if (allowed.back().size() < kPairSamples && setKnob(b, knob, v) && assumed(b)) allowed.back().push_back(v);
+      }
+    }
+    size_t pairs = 0;
+    for (size_t i = 0; i < knobs.size(); ++i)
+      for (size_t j = i + 1; j < knobs.size() && pairs < kKnobPairs; ++j, ++pairs)
+        for (int64_t u : allowed[i])
+          for (int64_t v : allowed[j]) {
+            Binding b = base;
+            if (setKnob(b, knobs[i].first, u) && setKnob(b, knobs[j].first, v) && assumed(b)) consider(b);
+          }
+    if (knobs.size() < 3) return;
+    // Three knobs or more: every knob at its n-th allowed sample, and at its
+    // n-th from the last, together (`(k * (T - 1) * (U - 1) * (V - 1)) //
+    // 64000` steps only where all three pass 1).
+    for (size_t n = 0; n < kPairSamples; ++n)
+      for (bool from_last : {false, true}) {
+        Binding b = base;
+        bool fits = true;
+        for (size_t i = 0; i < knobs.size() && fits; ++i) {
+          if (allowed[i].empty()) continue;
+          const size_t at = std::min(n, allowed[i].size() - 1);
+          fits = setKnob(b, knobs[i].first, allowed[i][from_last ? allowed[i].size() - 1 - at : at]);
+        }
+        if (fits && assumed(b)) consider(b);
+      }
   }
   // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter
   // (as sampledValues); false where the value does not fit the knob.
@@ -2089,8 +2212,14 @@ class BindingSearch {
   // base so far gives it (helper cover40: a table's last column left
   // unwritten on block 3 only, behind three guards on parameters, exited 0
   // with block 3's vector the ninth), at most kOutcomeBases more: every
-  // outcome of each guard then meets the far trip counts, and only the
-  // vectors that combine outcomes the bases already run are left (named).
+  // outcome of each guard then meets the far trip counts. Since helper
+  // cover41 (session 41) a vector runs where it gives two guards a pair of
+  // outcomes no base gives them together (the table short on block 3 only
+  // where also `P <= 1`, a nested guard, exited 0 *checked* with that pair
+  // left), after those that give a single outcome and within the same cap:
+  // where the cap allows, every pair of outcomes of two guards meets the
+  // far trip counts, and only vectors that combine pairs the bases already
+  // run are left (named).
   static constexpr size_t kFarBases = 3;
   static constexpr size_t kOutcomeBases = 8;
   std::vector<Binding> vectorBases(const Binding& reach_base, const std::vector<Binding>& out) {
@@ -2099,32 +2228,52 @@ class BindingSearch {
                      std::any_of(goals_.begin(), goals_.end(), [](const Goal& g) { return !g.reach.empty(); });
     if (!far || outcomes_.empty()) return bases;
     std::set<std::vector<bool>> seen;
-    std::set<std::pair<size_t, bool>> outcomes_run;  // (guard, outcome) some base runs
+    // (guard i, outcome, guard j, outcome), i <= j: the pairs of outcomes some base runs together
+    std::set<std::tuple<size_t, bool, size_t, bool>> outcomes_run;
+    auto pairsOf = [](const std::vector<bool>& v) {
+      std::vector<std::tuple<size_t, bool, size_t, bool>> out;
+      for (size_t i = 0; i < v.size(); ++i)
+        for (size_t j = i; j < v.size(); ++j) out.emplace_back(i, v[i], j, v[j]);
+      return out;
+    };
     auto run = [&](const std::vector<bool>& v) {
-      for (size_t i = 0; i < v.size(); ++i) outcomes_run.insert({i, v[i]});
+      for (const auto& pair : pairsOf(v)) outcomes_run.insert(pair);
     };
     if (auto v = vectorOf(reach_base)) seen.insert(*v), run(*v);
-    size_t left = 0, more = 0;
+    // The other vectors with every loop running, in the bindings' order.
+    std::vector<std::pair<std::vector<bool>, const Binding*>> vectors;
     for (const Binding& b : out) {
       auto v = vectorOf(b);
       if (!v || seen.count(*v) || !allRunning(b)) continue;
       seen.insert(*v);
-      const bool adds = std::any_of(v->begin(), v->end(), [&, i = size_t{0}](bool x) mutable {
-        return !outcomes_run.count({i++, x});
-      });
-      if (bases.size() >= kFarBases && (!adds || more == kOutcomeBases)) {
-        ++left;
-        continue;
-      }
-      more += bases.size() >= kFarBases;
-      run(*v);
-      Binding t = twoTrips(b);
-      bases.push_back(assumed(t) && vectorOf(t) == v ? t : b);
+      vectors.emplace_back(std::move(*v), &b);
     }
+    // (whether v gives a guard an outcome, or two guards a pair, no base runs)
+    auto adds = [&](const std::vector<bool>& v, bool pairs) {
+      const auto all = pairsOf(v);
+      return std::any_of(all.begin(), all.end(), [&](const auto& pair) {
+        return (pairs || std::get<0>(pair) == std::get<2>(pair)) && !outcomes_run.count(pair);
+      });
+    };
+    // First the first kFarBases and those that add a single outcome (session
+    // 40's), then those that add a pair, within kOutcomeBases together.
+    std::vector<bool> taken(vectors.size());
+    size_t more = 0;
+    for (bool pairs : {false, true})
+      for (size_t c = 0; c < vectors.size(); ++c) {
+        const auto& [v, b] = vectors[c];
+        if (taken[c] || (bases.size() >= kFarBases && (more == kOutcomeBases || !adds(v, pairs)))) continue;
+        more += bases.size() >= kFarBases;
+        taken[c] = true;
+        run(v);
+        Binding t = twoTrips(*b);
+        bases.push_back(assumed(t) && vectorOf(t) == v ? t : *b);
+      }
+    const size_t left = std::count(taken.begin(), taken.end(), false);
     if (left > 0)
       far_left_.insert(fmt::format("the far trip counts with {} more vectors of the guards' outcomes (at most {} run, "
-                                   "and those that give a guard an outcome none of them gives)",
-                                   left, kFarBases));
+                                   "and at most {} more that give two guards a pair of outcomes none of them gives)",
+                                   left, kFarBases, kOutcomeBases));
     return bases;
   }
   bool allRunning(const Binding& b) const {

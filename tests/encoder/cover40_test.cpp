@@ -24,6 +24,7 @@
 
 #include "attack_pair.h"
 #include "attack_util.h"
+#include "cover_kernels.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -31,25 +32,15 @@ using namespace cake::testing::pairs;
 
 namespace cover40_test {
 
-const std::string& knobRing() {
-  static const std::string text = edited(
-      cake::testing::wsRingSchedule(2, {.name = "mainloop", .assume_k_positive = true, .epilogue = true}),
-      {{"K: LM.i32):\n", "K: LM.i32, T: LM.i32):\n    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n"}});
-  return text;
-}
+using cake::testing::cover::bandVectors;
+using cake::testing::cover::bounded;
+using cake::testing::cover::movingBoxes;
+using cake::testing::cover::withTable;
 
-// A 64-column table in shared memory, two warps, a barrier (DECLS), and
-// the write of the table (SHORT_WRITE): its first 63 columns only in the
-// broken form.
-std::string withTable(const std::string& text, bool broken) {
-  const std::string decls = R"(    pool  = lm.smem(1024)
-    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
-    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
-    x     = lm.regs(shape=(1, 1), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    cta   = lm.named_barrier(roles=[warps]))";
-  return cake::testing::replace(cake::testing::replace(text, "DECLS", decls), "SHORT_WRITE",
-                                broken ? "lm.copy(tab[0][:, 0:63], v[:, 0:63])" : "lm.copy(tab[0], v)");
+const std::string& knobRing() {
+  static const std::string text =
+      cake::testing::cover::ringWithKnobs(", T: LM.i32", "    lm.assume(T >= 0)\n    lm.assume(T <= 10)\n");
+  return text;
 }
 
 // Two warps read one column of a 64-column table per K step, on each of N
@@ -80,70 +71,6 @@ DECLS
   return withTable(text, broken);
 }
 
-// The same table on one tile, written short on block 3 only, behind three
-// guards on parameters that change nothing the table needs.
-std::string bandVectors(bool broken) {
-  std::string text = R"(@cake.schedule(target="sm_80")
-def band_vectors(lm, Out: LM.gmem, K: LM.i32, P: LM.i32, Q: LM.i32):
-    lm.assume(K >= 1)
-    lm.assume(K <= 64)
-    lm.assume(P >= 0)
-    lm.assume(Q >= 0)
-DECLS
-    with warps:
-        w = lm.instance()
-        if P > 1:
-            lm.sync(cta)
-        if Q > 1:
-            lm.sync(cta)
-        if P > Q:
-            lm.sync(cta)
-        if w == 0:
-            lm.fill(v, 1)
-            if lm.block_idx(0) != 3:
-                lm.copy(tab[0], v)
-            else:
-                SHORT_WRITE
-        lm.sync(cta)
-        for k in lm.range(0, K):
-            lm.copy(x, tab[0][:, k:k + 1])
-            lm.copy(Out, x, coords=(k, w))
-)";
-  return withTable(text, broken);
-}
-
-// A writer zeroes one element of T at column `col` (row `row`: 0 in the
-// broken form, 1 in the fixed one) while a reader loads a 32-column box of
-// row 0 at `read`, with no barrier between them.
-std::string movingBoxes(const std::string& params, const std::string& col, const std::string& read, int row,
-                        bool loop) {
-  return R"(@cake.schedule(target="sm_90a")
-def moving_boxes(lm, T: LM.gmem, d: LM.i32)" + params + R"():
-    lm.assume(d >= 0)
-    lm.assume(d < 256)
-    zero = lm.regs(shape=(1, 1), dtype=lm.f32)
-    prob = lm.regs(shape=(1, 32), dtype=lm.f32)
-    writer = lm.role(warps=[0])
-    reader = lm.role(warps=[1])
-    with writer:
-        lm.fill(zero, 0.0)
-        lm.copy(T, zero, coords=()" + std::to_string(row) + ", " + col + R"())
-    with reader:
-)" + (loop ? "        for k in lm.range(0, K):\n    " : "") +
-         "        lm.copy(prob, T, coords=(0, " + read + "))\n";
-}
-
-// The bounded check alone (the proof off).
-checks::CheckResult bounded(const std::string& text) {
-  auto mod = cake::testing::compile(text);
-  EXPECT_FALSE(mod.schedules.empty());
-  if (mod.schedules.empty()) return {};
-  checks::CheckOptions opts;
-  opts.target = mod.schedules.at(0).target;
-  opts.timeout_ms = cake::testing::kNoWallClockMs;
-  opts.proof_timeout_ms = 0;
-  return checks::checkSchedule(mod.schedules.at(0), opts);
-}
 // ... of a clean schedule: its sync verdict.
 checks::PropertyVerdict boundedVerdict(const std::string& text) {
   const checks::CheckResult r = bounded(text);
@@ -204,7 +131,7 @@ TEST(Cover40, MovingBoxesMeetAtTheirEdges) {
   expectFoundNotProved(c40::movingBoxes(k, "d", "128 + 32 * k", 0, true), "sync.race", "d against 128 + 32 * k");
   expectNoSyncFinding(c40::movingBoxes(k, "d", "128 + 32 * k", 1, true), "d on row 1");
   EXPECT_TRUE(c40::lists(c40::boundedVerdict(c40::movingBoxes(k, "d", "128 + 32 * k", 1, true)),
-                    "past the first iteration of `k`"));
+                         "between the first and the last iteration of `k`"));
 }
 
 // What the values leave out is in the verdict's `unreached` (and so in
