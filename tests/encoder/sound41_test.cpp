@@ -1,0 +1,93 @@
+// Holes in the bounded check's covering values that helper sound41's attack
+// on session 40's steps found (bench/attacks/sound41_mutants.py; docs/z3.md
+// "Soundness review, session 41"), each a broken schedule that exited 0
+// *checked* with nothing named, now found, beside a correct twin that stays
+// clean:
+//  * a split-K wait skipped at iteration 40 of each block (`if k - k0 !=
+//    40`): its flip is at no iteration the flip targets took, so every
+//    target was ruled out and the flip went unplaced (flipTargets now adds
+//    the guard's flips at the base's values, BindingSearch::baseFlips);
+//  * a table band left short from the second-to-last tile on, past tile 9
+//    (`t + 2 != N or t < 9`): the far K ran with the tile loop held at the
+//    flip's own tile, where the stale column is not read yet
+//    (Goal::far_flips: a lap past the flip);
+//  * the band short on tile 3 of block 2 only: the guard's outcome vector
+//    of block 2 ran the far K on two tiles (each vector base is now also
+//    held past a loop's later flips).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_pair.h"
+#include "attack_util.h"
+#include "split_k_range.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace sound41_test {
+
+const std::string kSplitKWait = "            lm.wait(full, iter=k - k0)\n";
+
+// kSplitKRange with the consumers' wait behind `cond`.
+std::string splitKWaitIf(const std::string& cond) {
+  return cake::testing::replace(cake::testing::kSplitKRange, kSplitKWait,
+                                "            if " + cond + ":\n                lm.wait(full, iter=k - k0)\n");
+}
+
+// Two warps read one column of a 64-column table per K step on each of N
+// tiles; warp 0 writes the table on every tile, its first 63 columns only
+// where `short_when` holds (cover40_test.cpp's band, the short tiles chosen).
+std::string bandShortWhen(const std::string& short_when) {
+  return R"(@cake.schedule(target="sm_80")
+def band_tiles(lm, Out: LM.gmem, K: LM.i32, N: LM.i32):
+    lm.assume(K >= 1)
+    lm.assume(K <= 64)
+    lm.assume(N >= 1)
+    pool  = lm.smem(1024)
+    tab   = pool.view(offset=0, shape=(1, 64), dtype=lm.i32, stages=1)
+    v     = lm.regs(shape=(1, 64), dtype=lm.i32)
+    x     = lm.regs(shape=(1, 1), dtype=lm.i32)
+    warps = lm.role(warps=[0, 1], group=1)
+    cta   = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        for t in lm.range(0, N):
+            if w == 0:
+                lm.fill(v, 1)
+                if )" + short_when + R"(:
+                    lm.copy(tab[0][:, 0:63], v[:, 0:63])
+                else:
+                    lm.copy(tab[0], v)
+            lm.sync(cta)
+            for k in lm.range(0, K):
+                lm.copy(x, tab[0][:, k:k + 1])
+                lm.copy(Out, x, coords=(64 * t + k, w))
+            lm.sync(cta)
+)";
+}
+
+}  // namespace sound41_test
+
+namespace s41 = sound41_test;
+
+// The wait skipped at iteration 40 of every block races with the load of
+// slot 40 % 4; the twin's guard `k * 2 != k0 * 2 + 7` never holds false (the
+// wait always runs). Cost: 1.5 s.
+TEST(Sound41, ASplitKFlipAtAFixedFarIterationIsPlaced) {
+  cake::testing::attacks::expectFoundNotProved(s41::splitKWaitIf("k - k0 != 40"), "sync.race",
+                                               "the wait skipped at iteration 40 of each block");
+  cake::testing::attacks::expectNoSyncFinding(s41::splitKWaitIf("k * 2 != k0 * 2 + 7"), "a guard that never flips");
+}
+
+// Found at N = 11 and at block 2 with N >= 5, K = 64; the band written
+// whole on every tile is clean. Cost: 0.2 s.
+TEST(Sound41, FarTripsRunALapPastALoopsFlipAndWithEachOutcomeVector) {
+  using cake::testing::attacks::expectFoundNotProved;
+  expectFoundNotProved(s41::bandShortWhen("t + 2 == N and t >= 9"), "data.stale-read",
+                       "the band short on the second-to-last tile past tile 9");
+  expectFoundNotProved(s41::bandShortWhen("t == 3 and lm.block_idx(0) == 2"), "data.stale-read",
+                       "the band short on tile 3 of block 2");
+  cake::testing::attacks::expectNoSyncFinding(s41::bandShortWhen("t + 2 == N and t >= 9 and K < 64"),
+                                              "the short band never read at column 63");
+}
