@@ -132,6 +132,55 @@ void collectLoops(const ir::Block& b, std::vector<const ir::Stmt*>& out) {
   }
 }
 
+// Does e read lm.instance(), or a loop variable of `varying`?
+bool readsInstance(const ir::Expr& e, const std::set<int>& varying) {
+  return anySubExpr(e, [&](const ir::Expr& x) {
+    return x.kind == ir::ExprKind::Instance || (x.kind == ir::ExprKind::LoopVar && varying.count(x.index) > 0);
+  });
+}
+
+// The loop variables of b whose values differ between the instances of its
+// role: those of loops whose start, bound or step reads lm.instance() or
+// such a variable (`for j in lm.range(w, w + 1)` with w = lm.instance()),
+// outer loops first.
+void instanceVaryingVars(const ir::Block& b, std::set<int>& varying) {
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::For)
+      for (const ir::ExprPtr& e : {st.lo, st.hi, st.step})
+        if (e && readsInstance(*e, varying)) varying.insert(st.loop_var);
+    instanceVaryingVars(st.body, varying);
+    instanceVaryingVars(st.orelse, varying);
+  }
+}
+
+// Every proof reads one trip count per symbolic loop bound for every
+// process (findTripWith, findTileLoops, and the copies' engines: segments
+// and passes as tiles read one length per tile): a bound of a role with
+// more than one instance that reads lm.instance(), directly or through a
+// loop variable whose value differs between the instances, gives each
+// instance its own. Refused before any engine runs (docs/z3.md "A symbolic
+// bound that reads the instance"; helper sound41: `for j in lm.range(w, w
+// + 1): for kb in lm.range(0, lm.cdiv(n + 32 * j, 128))`, and a second
+// loop `lm.range(0, 1 + (lm.instance() == 3) * (n % 5 == 4))` read as a
+// segment of its own length, were proved with warp 3's extra barrier a
+// deadlock).
+void refuseInstanceBounds(const ir::Schedule& s) {
+  for (const ir::RoleBody& body : s.bodies) {
+    const bool one = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) &&
+                     s.roles[body.role].instanceCount() <= 1;
+    if (one) continue;
+    std::set<int> varying;
+    instanceVaryingVars(body.body, varying);
+    std::vector<const ir::Stmt*> loops;
+    collectLoops(body.body, loops);
+    for (const ir::Stmt* st : loops)
+      if (st->hi && mentionsParam(*st->hi) && readsInstance(*st->hi, varying))
+        throw Fail(fmt::format("the symbolic loop bound {} reads lm.instance() (or a loop variable that does): each "
+                               "instance of the role runs its own trip count",
+                               ir::exprToString(*st->hi, s)));
+  }
+}
+
 // Is `inner` a statement inside block b (at any depth)?
 bool inBlock(const ir::Block& b, const ir::Stmt* inner) {
   return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
@@ -13392,6 +13441,7 @@ ModelCheckResult proveWithinAsWritten(const ir::Schedule& schedule, ir::Target t
   const ir::Schedule& s = alike ? *alike->s : schedule;
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
+    refuseInstanceBounds(s);  // (before every engine and case split)
     uint64_t states = 0;
     try {
       res.engine = proveSchedule(s, target, checked, opts, budget, states, tl, bindings);

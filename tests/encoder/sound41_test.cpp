@@ -67,6 +67,19 @@ def band_tiles(lm, Out: LM.gmem, K: LM.i32, N: LM.i32):
 )";
 }
 
+// Eight warps of one role, a block barrier per iteration of the loops in
+// BODY (w = lm.instance()).
+std::string warpLoops(const std::string& body) {
+  return R"(@cake.schedule(target="sm_80")
+def warp_loop(lm, n: LM.i32):
+    lm.assume(n >= 1)
+    sg = lm.role(warps=[0, 1, 2, 3, 4, 5, 6, 7], group=1)
+    wg = lm.named_barrier(roles=[sg])
+    with sg:
+        w = lm.instance()
+)" + body;
+}
+
 }  // namespace sound41_test
 
 namespace s41 = sound41_test;
@@ -90,4 +103,24 @@ TEST(Sound41, FarTripsRunALapPastALoopsFlipAndWithEachOutcomeVector) {
                        "the band short on tile 3 of block 2");
   cake::testing::attacks::expectNoSyncFinding(s41::bandShortWhen("t + 2 == N and t >= 9 and K < 64"),
                                               "the short band never read at column 63");
+}
+
+// A bound that reads lm.instance() through an outer loop's variable (j =
+// w), and a second loop whose bound reads it (read as a segment of its own
+// length by segmentsAsTiles): the proofs read one trip count for every
+// warp and proved both; warp 3's extra barrier (n % 128 in 97..127, or n %
+// 5 == 4) deadlocks. Refused before any engine now; the one-bound twin is
+// proved. Cost: 0.5 s.
+TEST(Sound41, ABoundThatReadsTheInstanceIndirectlyIsNotProved) {
+  using cake::testing::attacks::expectFoundNotProved;
+  const std::string sync = "lm.sync(wg)\n";
+  expectFoundNotProved(s41::warpLoops("        for j in lm.range(w, w + 1):\n"
+                                      "            for kb in lm.range(0, lm.cdiv(n + 32 * j, 128)):\n"
+                                      "                " + sync),
+                       "sync.deadlock", "a bound read through an outer loop's variable");
+  expectFoundNotProved(s41::warpLoops("        for kb in lm.range(0, lm.cdiv(n, 64)):\n            " + sync +
+                                      "        for j in lm.range(0, 1 + (w == 3) * (n % 5 == 4)):\n            " + sync),
+                       "sync.deadlock", "a second loop one iteration longer on warp 3");
+  auto m = cake::testing::compile(s41::warpLoops("        for kb in lm.range(0, lm.cdiv(n, 64)):\n            " + sync));
+  EXPECT_EQ(cake::testing::attacks::proveDefault(m.schedules.at(0)).outcome, encoder::Outcome::Proved);
 }
