@@ -125,11 +125,14 @@ struct Goal {
   // a band left stale from the third tile on, read only at a far K, exited
   // 0 with the far K run on two tiles).
   int64_t past_flips = 0;
-  // Trips that run the loop past the last flip of a guard on its variable
-  // alone after the first lap (`if t != 5`: 7; 0 for none): the far trip
-  // counts of the other loops also run from a base with this loop there
-  // (BindingSearch::flipBases; helper cover40: a band left short on tile 5,
-  // read at a far K only, exited 0 with the far K run on two tiles).
+  // Trips that run the loop a lap of the deepest ring S past the last flip
+  // of a guard on its variable alone after the first lap (`if t != 5`, S =
+  // 1: 8; 0 for none): the far trip counts of the other loops also run from
+  // a base with this loop there (BindingSearch::flipBases; helper cover40: a
+  // band left short on tile 5, read at a far K only, exited 0 with the far K
+  // run on two tiles). The lap past it: a band left short from tile 40 on
+  // (`if t < 40`, one flip) is read stale on the tile after the flip only,
+  // and exited 0 with the loop held at the flip's own tile (helper sound41).
   int64_t far_flips = 0;
 };
 
@@ -611,7 +614,7 @@ class GoalCollector {
                                     "first {}", flips.size(), S + 1, kGuardFlipCap, take));
     if (flips.size() > take) flips.resize(take);
     if (!flips.empty())
-      goals[loop.goal].far_flips = std::max(goals[loop.goal].far_flips, iterationOf(loop, flips.back()) + 1);
+      goals[loop.goal].far_flips = std::max(goals[loop.goal].far_flips, iterationOf(loop, flips.back()) + S + 1);
     for (int64_t s : farSamples(c)) {
       // Past the cap the outcome must repeat what the values saw: the
       // outcome at the cap, or one period earlier for a periodic guard.
@@ -1490,7 +1493,13 @@ class BindingSearch {
     placeStarts(base1, out);
     guardCombinations(base1, out);
     lappedCombinations(base1, out);
-    for (const Binding& b : vectorBases(reach_base, out)) farValues(b, reached);
+    // (each outcome vector also with a loop held past its later flips: a
+    // band left short on tile 3 of block 2 only, read at a far K, exited 0
+    // with block 2 run on two tiles; helper sound41)
+    for (const Binding& b : vectorBases(reach_base, out)) {
+      farValues(b, reached);
+      for (const auto& [held, loop] : flipBases(b)) farValues(held, reached, loop);
+    }
     for (Binding& b : reached)
       if (assumed(b)) out.push_back(std::move(b));
     dedupe(out);
@@ -2587,7 +2596,31 @@ class BindingSearch {
           out.insert({t0 + i + v, t0 + i});
         }
       }
+    for (int64_t i : baseFlips(f, base, firsts))
+      for (int64_t v : afters) out.insert({i + v, i});
     return {out.begin(), out.end()};
+  }
+  // The first kBaseFlips iterations besides `firsts` (up to kFarCap) where
+  // the guard's outcome changes at the base's values, whatever its trip
+  // count there: a flip at an iteration the parameters do not move (`if k
+  // - k0 != 40` in a split-K range `lm.range(k0, k1)`) is at none of the
+  // first iterations, so every target was impossible and the flip was left
+  // unplaced and unnamed, the skipped wait at iteration 40 exiting 0
+  // *checked* (helper sound41). Its targets run the loop past it as the
+  // first iterations' do.
+  static constexpr size_t kBaseFlips = 2;
+  std::vector<int64_t> baseFlips(const FlipGoal& f, const Binding& base, const std::set<int64_t>& firsts) const {
+    std::vector<int64_t> out;
+    ir::EvalEnv e = env(base);
+    const int instances = instancesOf(*f.cond, kGuardInstances);
+    std::optional<OutcomeBits> before;
+    for (int64_t i = 0; i <= kFarCap && out.size() < kBaseFlips; ++i) {
+      const OutcomeBits now = outcomeBits(*condAt(f, i), e, instances);
+      if (before && ((before->truth ^ now.truth) & before->defined & now.defined) != 0 && !firsts.count(i))
+        out.push_back(i);
+      before = now;
+    }
+    return out;
   }
   // The guard at iteration i (the loop variable at lo + step * i).
   static ExprPtr condAt(const FlipGoal& f, int64_t i) {

@@ -132,6 +132,53 @@ void collectLoops(const ir::Block& b, std::vector<const ir::Stmt*>& out) {
   }
 }
 
+// Does e read lm.instance(), or a loop variable of `varying`?
+bool readsInstance(const ir::Expr& e, const std::set<int>& varying) {
+  return anySubExpr(e, [&](const ir::Expr& x) {
+    return x.kind == ir::ExprKind::Instance || (x.kind == ir::ExprKind::LoopVar && varying.count(x.index) > 0);
+  });
+}
+
+// The loop variables of b whose values differ between the instances of its
+// role: those of loops whose start, bound or step reads lm.instance() or
+// such a variable (`for j in lm.range(w, w + 1)` with w = lm.instance()),
+// outer loops first.
+void instanceVaryingVars(const ir::Block& b, std::set<int>& varying) {
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::For)
+      for (const ir::ExprPtr& e : {st.lo, st.hi, st.step})
+        if (e && readsInstance(*e, varying)) varying.insert(st.loop_var);
+    instanceVaryingVars(st.body, varying);
+    instanceVaryingVars(st.orelse, varying);
+  }
+}
+
+// The loops of roles with more than one instance whose bound reads
+// lm.instance(), directly or through a loop variable whose value differs
+// between the instances: each instance runs its own trip count, where
+// every proof reads one per bound for every process (findTripWith and
+// findTileLoops refuse such a symbolic bound; segmentsAsTiles and
+// passesAsTiles, which read one length per tile, do not take it). Helper
+// sound41: `for j in lm.range(w, w + 1): for kb in lm.range(0, lm.cdiv(n +
+// 32 * j, 128))`, and a second loop `lm.range(0, 1 + (lm.instance() == 3)
+// * (n % 5 == 4))` read as a segment of its own length, were proved with
+// warp 3's extra barrier a deadlock (docs/z3.md "A symbolic bound that
+// reads the instance").
+std::set<const ir::Stmt*> instanceBoundLoops(const ir::Schedule& s) {
+  std::set<const ir::Stmt*> out;
+  for (const ir::RoleBody& body : s.bodies) {
+    if (body.role >= 0 && body.role < static_cast<int>(s.roles.size()) && s.roles[body.role].instanceCount() <= 1)
+      continue;
+    std::set<int> varying;
+    instanceVaryingVars(body.body, varying);
+    std::vector<const ir::Stmt*> loops;
+    collectLoops(body.body, loops);
+    for (const ir::Stmt* st : loops)
+      if (st->hi && readsInstance(*st->hi, varying)) out.insert(st);
+  }
+  return out;
+}
+
 // Is `inner` a statement inside block b (at any depth)?
 bool inBlock(const ir::Block& b, const ir::Stmt* inner) {
   return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
@@ -263,6 +310,7 @@ TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool 
     const int n = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) ? s.roles[body.role].instanceCount() : 1;
     for (size_t i = from; i < loops.size(); ++i) instances[loops[i]] = std::max(1, n);
   }
+  const std::set<const ir::Stmt*> instance_bounds = instanceBoundLoops(s);
   TripLoops tl;
   const ir::Stmt* first = nullptr;  // the first symbolic loop
   auto onlyFinite = [&](const ir::ExprPtr& e) {
@@ -280,7 +328,7 @@ TripLoops findTripWith(const ir::Schedule& s, const std::set<int>& finite, bool 
     // per-subgroup causal bound of an FMHA K loop: instances that run fewer
     // iterations leave a barrier the others still wait on). Refused
     // (docs/z3.md "A symbolic bound that reads the instance").
-    if (instances.at(st) > 1 && ir::exprUses(*st->hi, {ir::ExprKind::Instance}))
+    if (instance_bounds.count(st))
       throw Fail(fmt::format("the symbolic loop bound {} reads lm.instance(): each instance of the role runs its own "
                              "trip count",
                              ir::exprToString(*st->hi, s)));
@@ -3851,6 +3899,7 @@ std::optional<std::vector<size_t>> topLevelParamLoops(const ir::Block& body) {
 // not there.
 std::optional<PassTiles> passesAsTiles(const ir::Schedule& s) {
   using K = ir::ExprKind;
+  const std::set<const ir::Stmt*> instance_bounds = instanceBoundLoops(s);
   ir::ExprPtr trip;
   std::vector<std::pair<size_t, std::array<size_t, 2>>> rewritten;  // body -> its two passes
   for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
@@ -3859,6 +3908,7 @@ std::optional<PassTiles> passesAsTiles(const ir::Schedule& s) {
     const std::optional<std::vector<size_t>> loops = topLevelParamLoops(body);
     if (!loops) return std::nullopt;
     for (size_t i : *loops) {
+      if (instance_bounds.count(&body[i])) return std::nullopt;  // (one pass length for every instance)
       if (!trip) trip = body[i].hi;
       if (!ir::sameExpr(*trip, *body[i].hi)) return std::nullopt;
       passes.push_back(i);
@@ -4221,6 +4271,7 @@ bool registerUniform(const ir::Block& body, const std::vector<size_t>& segs) {
 // count fixed to n (proveSegmentTiles). nullopt when the shape is not there.
 std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
   using K = ir::ExprKind;
+  const std::set<const ir::Stmt*> instance_bounds = instanceBoundLoops(s);
   SegmentTiles out;
   std::vector<std::pair<size_t, std::vector<size_t>>> rewritten;  // body -> its segments
   for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
@@ -4228,6 +4279,8 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
     const std::optional<std::vector<size_t>> loops = topLevelParamLoops(body);
     if (!loops) return std::nullopt;
     const std::vector<size_t>& segs = *loops;
+    for (size_t i : segs)
+      if (instance_bounds.count(&body[i])) return std::nullopt;  // (one segment length for every instance)
     if (segs.empty()) continue;
     if (segs.size() < 2) return std::nullopt;
     if (out.lengths.empty())
@@ -4676,7 +4729,7 @@ std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* ki
   struct L { const ir::Stmt* st; const ir::Stmt* parent; bool direct; int branch; };
   std::vector<L> loops;
   int branches = 2;
-  int role_instances = 1;       // instances of the role whose body is walked
+  const std::set<const ir::Stmt*> instance_bounds = instanceBoundLoops(s);
   bool instance_bound = false;  // a symbolic bound reads lm.instance() there
   std::function<void(const ir::Block&, const ir::Stmt*, bool, int)> walk = [&](const ir::Block& b,
                                                                                const ir::Stmt* sym, bool direct,
@@ -4694,13 +4747,12 @@ std::optional<TileLoops> findTileLoops(const ir::Schedule& s, const ir::Expr* ki
       }
       const bool symbolic = st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi);
       if (symbolic) loops.push_back({&st, sym, direct, branch});
-      if (symbolic && role_instances > 1 && ir::exprUses(*st.hi, {ir::ExprKind::Instance})) instance_bound = true;
+      if (symbolic && instance_bounds.count(&st)) instance_bound = true;
       walk(st.body, symbolic ? &st : sym, symbolic, 0);
       walk(st.orelse, sym, false, 0);
     }
   };
   for (const ir::RoleBody& body : s.bodies) {
-    role_instances = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) ? s.roles[body.role].instanceCount() : 1;
     walk(body.body, nullptr, false, 0);
   }
   // The proof reads one tile count and one K trip count for every process:
