@@ -73,8 +73,8 @@ struct PropertyVerdict {
   // that is not proved (each also in `detail`): far thresholds, guard-outcome
   // vectors and overlaps left out ("the step of `k // 1000` at f:3:5 (past
   // the 512 iterations the values run)"). `cake check --json` lists them as
-  // the verdict's "unreached", so that a *checked* verdict never passes
-  // what it did not run unseen.
+  // the verdict's "unreached". A verdict with anything unreached is
+  // *unknown*, never *checked*: a bug can hide in what was not run.
   std::vector<std::string> unreached = {};
 };
 

@@ -141,7 +141,7 @@ TEST(Cover40, MovingBoxesMeetAtTheirEdges) {
 TEST(Cover40, UnreachedIsListed) {
   const checks::PropertyVerdict cap =
       c40::boundedVerdict(edited(c40::knobRing(), {{"lm.wait(full, iter=k)", "lm.wait(full, iter=k - k // 1000)"}}));
-  EXPECT_EQ(cap.kind, checks::VerdictKind::Checked) << cap.detail;
+  EXPECT_EQ(cap.kind, checks::VerdictKind::Unknown) << cap.detail;  // a bug can hide past the step
   EXPECT_TRUE(c40::lists(cap, "the step of `k // 1000`")) << cap.detail;
   const checks::PropertyVerdict vectors = c40::boundedVerdict(c40::bandVectors(false));
   EXPECT_TRUE(c40::lists(vectors, "more vectors of the guards' outcomes")) << vectors.detail;
