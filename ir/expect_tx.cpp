@@ -15,14 +15,19 @@ class Planner {
   explicit Planner(const Schedule& s) : s_(s) {}
 
   TxPlan run() {
-    std::set<std::pair<int, int>> loads, explicit_;
+    // A barrier that some role arms with lm.expect_tx is armed by hand for
+    // every role: FlashMLA's decode kernel has the warpgroup that waits on a
+    // tile's barrier arm it while the other warpgroup issues some of the TMA
+    // loads that complete on it (docs/semantics.md "Derived expect_tx").
+    std::set<std::pair<int, int>> loads;
+    std::set<int> armed;
     for (const RoleBody& body : s_.bodies)
       forEachOp(body.body, [&](const Stmt& st) {
         if (st.op.kind == OpKind::TmaLoad && st.op.barrier >= 0) loads.insert({body.role, st.op.barrier});
-        if (st.op.kind == OpKind::ExpectTx) explicit_.insert({body.role, st.op.barrier});
+        if (st.op.kind == OpKind::ExpectTx) armed.insert(st.op.barrier);
       });
     for (const auto& rb : loads)
-      if (!explicit_.count(rb)) plan_.derived.insert(rb);
+      if (!armed.count(rb.second)) plan_.derived.insert(rb);
     for (const RoleBody& body : s_.bodies) block(body.role, body.body);
     return std::move(plan_);
   }

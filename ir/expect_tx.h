@@ -1,5 +1,5 @@
-// Derived expect_tx, decided once for every consumer. A TMA load whose role
-// names no lm.expect_tx on the load's barrier gets its bytes announced by
+// Derived expect_tx, decided once for every consumer. A TMA load on a
+// barrier that no role names in an lm.expect_tx gets its bytes announced by
 // an arrive.expect_tx that nobody wrote (IR.md): which loads share one such
 // arrival (a batch), where it is issued and how many bytes it announces is
 // decided here, and both the model checker (encoder/system.cpp) and

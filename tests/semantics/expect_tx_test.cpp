@@ -119,7 +119,7 @@ TEST(ExpectTx, LoweredDerivedBytesEqualTheModels) {
 
 // The plan itself: consecutive loads with the same barrier and selector
 // share one arrival; a compound statement or a wait on the barrier ends a
-// batch; a role with its own lm.expect_tx on the barrier gets none.
+// batch; a role with its own lm.expect_tx on its barrier gets none.
 TEST(ExpectTx, PlanBatchesStraightLineLoads) {
   const char* text = R"(@cake.schedule(target="sm_90a")
 def k(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
@@ -129,7 +129,8 @@ def k(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
     load = lm.role(warps=[0])
     load2 = lm.role(warps=[1])
     use = lm.role(warps=[4, 5, 6, 7])
-    full = lm.barrier(count=2, prod=[load, load2], cons=[use], init_count=2)
+    full = lm.barrier(count=2, prod=[load], cons=[use], init_count=1)
+    full2 = lm.barrier(count=2, prod=[load2], cons=[use], init_count=1)
     with load:
         for k in lm.range(0, K):
             a.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)
@@ -138,11 +139,12 @@ def k(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
                 a.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)
     with load2:
         for k in lm.range(0, K):
-            lm.expect_tx(full, 8192, iter=k)
-            a.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)
+            lm.expect_tx(full2, 8192, iter=k)
+            a.tma_load(A, coords=(0, k * 64), iter=k, barrier=full2)
     with use:
         for k in lm.range(0, K):
             lm.wait(full, iter=k)
+            lm.wait(full2, iter=k)
 )";
   ir::DiagnosticSink sink;
   auto m = ir::compileModule(ir::makeSourceFile("plan.cake", text), {}, sink);
@@ -150,10 +152,46 @@ def k(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
   const ir::Schedule& s = m->schedules[0];
   ir::TxPlan plan = ir::planDerivedTx(s);
   ASSERT_EQ(plan.batches.size(), 2u);
-  EXPECT_EQ(plan.batches[0].loads.size(), 2u);   // lines 12 and 13
-  EXPECT_EQ(plan.batches[0].loads[0]->range.line, 12);
-  EXPECT_EQ(plan.batches[1].loads.size(), 1u);   // the guarded load, line 15
-  EXPECT_EQ(plan.batches[1].loads[0]->range.line, 15);
+  EXPECT_EQ(plan.batches[0].loads.size(), 2u);   // lines 13 and 14
+  EXPECT_EQ(plan.batches[0].loads[0]->range.line, 13);
+  EXPECT_EQ(plan.batches[1].loads.size(), 1u);   // the guarded load, line 16
+  EXPECT_EQ(plan.batches[1].loads[0]->range.line, 16);
   EXPECT_TRUE(plan.derived.count({0, 0}));
-  EXPECT_FALSE(plan.derived.count({1, 0}));      // load2 announces its bytes itself
+  EXPECT_FALSE(plan.derived.count({1, 1}));      // load2 announces its bytes itself
+}
+
+// A barrier that any role arms with lm.expect_tx derives no arrival for any
+// role: FlashMLA's decode kernel has the warpgroup that waits on a tile's
+// barrier arm it, while the TMA loads come from another role
+// (corpus/basics/consumer_armed_barrier.cake). Under the old per-role rule the
+// loader got a derived arrival too: two arrivals on an init_count=1 barrier
+// and twice the bytes announced (a false sync.arrival-overflow and
+// sync.tx-imbalance).
+TEST(ExpectTx, ABarrierArmedByAnotherRoleDerivesNone) {
+  const char* text = R"(@cake.schedule(target="sm_90a")
+def k(lm, A: LM.tma2d, K: LM.i32):
+    pool = lm.smem(32768)
+    a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2)
+    load = lm.role(warps=[0])
+    use = lm.role(warps=[4, 5, 6, 7])
+    full = lm.barrier(count=2, prod=[load, use], cons=[use], init_count=1)
+    other = lm.barrier(count=2, prod=[load], cons=[use], init_count=1)
+    with load:
+        for k in lm.range(0, K):
+            a.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)
+            a.tma_load(A, coords=(0, k * 64), iter=k, barrier=other)
+    with use:
+        for k in lm.range(0, K):
+            lm.expect_tx(full, 8192, iter=k)
+            lm.wait(full, iter=k)
+            lm.wait(other, iter=k)
+)";
+  ir::DiagnosticSink sink;
+  auto m = ir::compileModule(ir::makeSourceFile("armed.cake", text), {}, sink);
+  ASSERT_TRUE(m.has_value());
+  const ir::TxPlan plan = ir::planDerivedTx(m->schedules[0]);
+  EXPECT_FALSE(plan.derived.count({0, 0}));   // `use` arms `full`
+  EXPECT_TRUE(plan.derived.count({0, 1}));    // nobody arms `other`
+  ASSERT_EQ(plan.batches.size(), 1u);
+  EXPECT_EQ(plan.batches[0].barrier, 1);
 }

@@ -1,0 +1,34 @@
+# Broken twin of corpus/basics/consumer_armed_barrier.cake: the consumer
+# arms the full barrier AFTER its wait (the two lines of FlashMLA's
+# qkt_gemm_one_tile_sQ swapped). Nobody else arrives on `full` (the barrier is
+# armed by hand, so the loader's copies announce nothing), so the phase's one
+# arrival comes only after the wait it would complete: every wait blocks.
+# expect: sync.deadlock
+@cake.schedule(target="sm_90a")
+def consumer_armed_barrier(lm, A: LM.tma2d, B: LM.tma2d, O: LM.gmem, n_tiles: LM.i32):
+    lm.assume(n_tiles > 0)
+    pool   = lm.smem(65536)
+    smem_a = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b = pool.view(offset=16384, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
+
+    load = lm.role(warps=[0])
+    math = lm.role(warps=[4, 5, 6, 7])
+    full  = lm.barrier(count=2, prod=[load, math], cons=[math], init_count=1)
+    empty = lm.barrier(count=2, prod=[math], cons=[load], init_count=1)
+
+    with load:
+        for k in lm.range(0, n_tiles):
+            lm.wait(empty, iter=k - 2)
+            smem_a.tma_load(A, coords=(0, 64 * k), iter=k, barrier=full)
+            smem_b.tma_load(B, coords=(0, 64 * k), iter=k, barrier=full)
+
+    with math:
+        for k in lm.range(0, n_tiles):
+            lm.wait(full, iter=k)  # expect-error: sync.deadlock
+            lm.expect_tx(full, 2 * 64 * 64 * 2, iter=k)
+            lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))
+            lm.mma_commit()
+            lm.mma_wait(pending=0)
+            lm.arrive(empty, iter=k)
+        lm.copy(O, acc, coords=(lm.block_idx(0) * 64, 0))
