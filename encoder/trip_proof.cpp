@@ -5094,6 +5094,12 @@ struct PGrid {
   // text is pre_text[0][p][t][x] (from the grid whose tiles start at x),
   // the ring-evaluated fields its only difference (presByRingStart).
   std::vector<char> pre_moves, pre_x;
+  // pre_first[p]: p's K iteration 0 at some ring start x >= 1 (the grid
+  // whose tiles start at x) is not the grid's iteration x: it must be a
+  // first K iteration of its own, matched by firstIterations on that same
+  // grid (requirePreFirstCopies); pre_first_x, the least such x (a message).
+  std::vector<char> pre_first;
+  std::vector<int64_t> pre_first_x;
   std::string pre_moving;  // the first such operation, as gridCounts refused it before (for a message)
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> pre_text;  // (PartTexts)
   // pre_shapes[x]: the shapes of the grid whose tiles start at x (x = 0:
@@ -6002,19 +6008,27 @@ void layOutPersistent(PGrid& g) {
           }
     // the copies per ring start (presByRingStart): copy x is copy x - Pg
     // one ring period on, the copy of tile t the one of tile t - Pt one
-    // tile period on (the shifts map them so), with the grid's deltas
+    // tile period on (the shifts map them so), with the grid's deltas;
+    // with the periods at the ring positions runs reach (PGrid::slope),
+    // where the shifts apply only: a copy whose image the ring shift's
+    // condition (periodsHoldOn) rejects, or the tile shift's, is explored
+    // as it is, never mapped
     if (!g.pre_x.empty() && g.pre_x[p])
       for (int64_t t = sh.first; t < Wt; t += sh.step)
         for (int64_t x = 1; x <= Wg; ++x) {
           const PGrid::Range& to = g.pre_at[p][t][x];
-          if (x >= g.w0g + g.Pg) {
+          PcPos at;
+          at.region = PcPos::Pre;
+          at.t = static_cast<int16_t>(t);
+          at.x = static_cast<int16_t>(x);
+          if (x >= g.w0g + g.Pg && g.periodsHoldOn(p, at, x - g.Pg)) {
             const PGrid::Range& from = g.pre_at[p][t][x - g.Pg];
             Deltas d = g.ring;
             if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
               throw Fail(fmt::format("{}'s part before the K loop does not repeat with the ring period {}",
                                      g.grid.procs[p].name, g.Pg));
           }
-          if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
+          if (t >= g.tw + g.Pt && sh.runs(t - g.Pt) && g.periodsHoldOn(p, at, x)) {
             const PGrid::Range& from = g.pre_at[p][t - g.Pt][x];
             Deltas d = g.tile;
             if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.tile))
@@ -9954,6 +9968,64 @@ System ringStartGrid(const PGrid& g, const ir::Schedule& s, const Binding& bindi
   return at;
 }
 
+// Whether the K iteration k of p's tile t in the grid whose tiles start at
+// x (xp, shape xsh) is the grid's iteration at ring index k + x, the loop
+// values apart and the fields the grid's alignment set through the ring
+// position (sameBesidesAligned): the exploration takes those from the
+// grid, tile 0's at the same ring position, whose argument (docs/z3.md
+// "Counters through the ring position", "A read generation past waits
+// outside the K loop") reads the K iterations alone, whatever the part
+// before them does; the grid at x counts them from its own tiles' start at
+// x. Every other field the builder derives from the process's history must
+// be the grid's.
+bool sameIterationAtRingStart(const PGrid& g, size_t p, const std::vector<Instr>& xp, const TileShape& xsh,
+                              const std::vector<Instr>& mp, const TileShape& sh, int64_t t, int64_t k, int64_t x) {
+  const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
+  bool same = a1 - a0 == m1 - m0;
+  for (int q = 0; same && q < a1 - a0; ++q) same = sameBesidesAligned(xp[a0 + q], mp[m0 + q], g, p);
+  return same;
+}
+
+// The K iterations of p's tile t in the grid whose tiles start at x against
+// the grid's at the same ring index (presByRingStart,
+// lastTilesAtRingStart): false where one of k >= 1 differs. Iteration 0 may
+// differ (an operation of the first iteration only, `if j == 0:`, or one
+// left out, `init=(j == 0)`): p is then noted in pre_first and must get a
+// first K iteration of its own, which firstIterations matches against the
+// grid's iteration x on this same grid (requirePreFirstCopies).
+bool iterationsAtRingStart(PGrid& g, size_t p, const std::vector<Instr>& xp, const TileShape& xsh,
+                           const std::vector<Instr>& mp, const TileShape& sh, int64_t t, int64_t x) {
+  for (int64_t k = 1; k + x < g.Wg; ++k)
+    if (!sameIterationAtRingStart(g, p, xp, xsh, mp, sh, t, k, x)) {
+      if (std::getenv("CAKE_PERSIST_STATS")) {
+        const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
+        fmt::print(stderr, "persist-stats: tile {} ring start {}, iteration {} ({} and {} instructions)\n", t, x, k,
+                   a1 - a0, m1 - m0);
+        for (int q = 0; q < std::min(a1 - a0, m1 - m0); ++q)
+          if (!sameBesidesAligned(xp[a0 + q], mp[m0 + q], g, p)) {
+            fmt::print(stderr, "persist-stats:   grid: {}\n", instrToString(g.grid, static_cast<int>(p), m0 + q));
+            for (size_t i = 0; i < xp[a0 + q].accesses.size() && i < mp[m0 + q].accesses.size(); ++i) {
+              const Access &u = xp[a0 + q].accesses[i], &v = mp[m0 + q].accesses[i];
+              fmt::print(stderr, "persist-stats:   access {}: view {} gen {} / {} index {} / {} stage_like {} / {} "
+                         "async {} / {}\n", i, u.view, u.gen, v.gen, u.index, v.index, u.stage_like, v.stage_like,
+                         u.async, v.async);
+            }
+            fmt::print(stderr, "persist-stats:   phase {} / {} slot {} / {}\n", xp[a0 + q].phase, mp[m0 + q].phase,
+                       xp[a0 + q].slot, mp[m0 + q].slot);
+            break;
+          }
+      }
+      return false;
+    }
+  if (x < g.Wg && !sameIterationAtRingStart(g, p, xp, xsh, mp, sh, t, 0, x)) {
+    g.pre_first.resize(g.grid.procs.size(), 0);
+    g.pre_first_x.resize(g.grid.procs.size(), 0);
+    if (!g.pre_first[p]) g.pre_first_x[p] = x;
+    g.pre_first[p] = 1;
+  }
+  return true;
+}
+
 // With a last tile of its own (PGrid::last_tile), a process whose part
 // before the K loop moves with the ring runs, in a run's last tiles, the
 // copy of that part per ring start x (built past the last tiles), the
@@ -9997,12 +10069,7 @@ void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& bindin
           if (xsh.head[t][0] - xsh.tile_start[t] != static_cast<int>(pre.size()) ||
               !std::equal(pre.begin(), pre.end(), xp.begin() + xsh.tile_start[t], sameInstr))
             refuse("part before the K loop");
-          for (int64_t k = 0; k + x < g.Wg; ++k) {
-            const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
-            bool same = a1 - a0 == m1 - m0;
-            for (int q = 0; same && q < a1 - a0; ++q) same = sameBesidesLoops(xp[a0 + q], mp[m0 + q]);
-            if (!same) refuse("K iteration");
-          }
+          if (!iterationsAtRingStart(g, p, xp, xsh, mp, sh, t, x)) refuse("K iteration");
           const int a = xsh.head[t][g.Wg], b = xsh.tile_start[t + 1], la = lsh.head[t][g.Wg];
           bool same = b - a == lsh.tile_start[t + 1] - la;
           for (int q = 0; same && a + q < b; ++q) same = sameBesidesLoops(xp[a + q], lp[la + q]);
@@ -10072,6 +10139,17 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
           } else if (j < mb && ringStartWait(mp[j])) {
             ++j;
           } else {
+            if (std::getenv("CAKE_PERSIST_STATS") && i < b && j < mb) {
+              fmt::print(stderr, "persist-stats: pre part of tile {} at ring start {}: grid {}\n", t, x,
+                         instrToString(main, static_cast<int>(p), j));
+              for (size_t k = 0; k < xp[i].accesses.size() && k < mp[j].accesses.size(); ++k) {
+                const Access &u = xp[i].accesses[k], &v = mp[j].accesses[k];
+                fmt::print(stderr, "persist-stats:   access {}: view {} gen {} / {} index {} / {} stage_like {} / {}\n",
+                           k, u.view, u.gen, v.gen, u.index, v.index, u.stage_like, v.stage_like);
+              }
+              fmt::print(stderr, "persist-stats:   phase {} / {} slot {} / {} kind {} / {}\n", xp[i].phase, mp[j].phase,
+                         xp[i].slot, mp[j].slot, static_cast<int>(xp[i].kind), static_cast<int>(mp[j].kind));
+            }
             throw Fail(fmt::format("the part before the K loop of {} at ring start {} differs from the grid's in more "
                                    "than what the ring start evaluates (not covered by the persistent-kernel proof "
                                    "yet)",
@@ -10080,15 +10158,10 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         }
         g.pre_text[0][p][t][x].assign(xp.begin() + xs.tile_start[t], xp.begin() + b);
         if (x == 0) continue;
-        for (int64_t k = 0; k + x < g.Wg; ++k) {
-          const int a0 = xs.head[t][k], a1 = xs.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
-          bool same = a1 - a0 == m1 - m0;
-          for (int q = 0; same && q < a1 - a0; ++q) same = sameBesidesLoops(xp[a0 + q], mp[m0 + q]);
-          if (!same)
-            throw Fail(fmt::format("{}'s K iteration at ring index {} differs when its tile starts at ring position "
-                                   "{} (not covered by the persistent-kernel proof yet)",
-                                   name, k + x, x));
-        }
+        if (!iterationsAtRingStart(g, p, xp, xs, mp, sh, t, x))
+          throw Fail(fmt::format("{}'s K iterations after the first differ when its tile starts at ring position {} "
+                                 "(not covered by the persistent-kernel proof yet)",
+                                 name, x));
         bool same = xs.tile_start[t + 1] - xs.head[t][g.Wg] == sh.tile_start[t + 1] - sh.head[t][g.Wg];
         for (int q = 0; same && xs.head[t][g.Wg] + q < xs.tile_start[t + 1]; ++q)
           same = sameBesidesLoops(xp[xs.head[t][g.Wg] + q], mp[sh.head[t][g.Wg] + q]);
@@ -10104,6 +10177,25 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   // pay for the 2 * last_m grids per ring start before it)
   for (int64_t x = 1; x <= g.Wg; ++x) lastTilesAtRingStart(g, s, binding, target, tl, x, budget);
   namePreWritesAsTheRing(g);
+}
+
+// A process whose K iteration 0 at a ring start x >= 1 is not the grid's
+// iteration x (PGrid::pre_first, noted by presByRingStart) runs, after its
+// part before the K loop's copy at x, its first K iteration's copy at x
+// (firstIterations), which was matched against the grid's iteration x on
+// the same grid whose tiles start at x (pre parts at x included): its
+// operations the grid's, besides the fields the alignment sets and the
+// operations of the first iteration only or left out there. The iterations
+// k >= 1 of that grid are the grid's exactly (presByRingStart), so neither
+// copy changes what the builder derives later. A process without such a
+// copy (no read of the K loop's variable that makes one) keeps the refusal.
+void requirePreFirstCopies(const PGrid& g, bool first) {
+  for (size_t p = 0; p < g.pre_first.size(); ++p)
+    if (g.pre_first[p] && (!first || p >= g.first_x.size() || !g.first_x[p]))
+      throw Fail(fmt::format("{}'s K iteration at ring index {} differs when its tile starts at ring position {} "
+                             "and is not a first K iteration of its own (not covered by the persistent-kernel proof "
+                             "yet)",
+                             g.grid.procs[p].name, g.pre_first_x[p], g.pre_first_x[p]));
 }
 
 // The least ring start x >= 1 from which every copy of a part before the K
@@ -11105,7 +11197,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // a stage-named write's generation: refused as before)
       if (!readsRingStartBeforeK(s, tl)) throw Fail(g.pre_moving);
       refuseTileCountReadsBeforeK(s, tl, uses);
-      refuseSloped(g, "the part before the K loop moves with the ring period");
       buildLastGrids();  // (lastTilesAtRingStart reads them)
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a
@@ -11156,6 +11247,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     firstIterations(g, s, binding, target, tl, budget);
     if (g.counters) checkFirstCopiesKeepCounters(g);
   }
+  requirePreFirstCopies(g, first);
   // a first K iteration that arrives on named barriers otherwise than the
   // others (gridCounts) must be run as its own copy at every ring start
   for (size_t p = 0; p < g.first_named.size(); ++p)
