@@ -5100,6 +5100,9 @@ struct PGrid {
   // grid (requirePreFirstCopies); pre_first_x, the least such x (a message).
   std::vector<char> pre_first;
   std::vector<int64_t> pre_first_x;
+  // pre_marker_moves[p][t][x]: the copy at x waits where the grid's part
+  // does not, on a barrier moving an aligned read's marker (requireAlignedAtRingStart)
+  std::vector<std::vector<std::vector<char>>> pre_marker_moves;
   std::string pre_moving;  // the first such operation, as gridCounts refused it before (for a message)
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> pre_text;  // (PartTexts)
   // pre_shapes[x]: the shapes of the grid whose tiles start at x (x = 0:
@@ -9968,56 +9971,104 @@ System ringStartGrid(const PGrid& g, const ir::Schedule& s, const Binding& bindi
   return at;
 }
 
+// Whether a wait that a part before the K loop at some ring start x runs
+// and the grid's part (at ring start 0) leaves out (ringStartWait: a phase
+// below 0 there) moves the read marker of a view whose read generations the
+// grid aligned through the ring position for p (alignCountersToTheRing: the
+// grid's waits outside the K iterations moved none of them, or harmlessly,
+// as its rule decides: a view no TMA load fills, whose every K iteration
+// moves the marker before its first access).
+bool movesAlignedMarker(const PGrid& g, size_t p, const Instr& wait) {
+  if (!g.counters || p >= g.aligned.reads.size()) return false;
+  const std::map<int, std::set<int>> fill = fillBarriers(*g.grid.schedule);
+  for (int v : g.aligned.reads[p]) {
+    auto f = fill.find(v);
+    const bool unfilled = f == fill.end() || f->second.empty();
+    if (unfilled && movesMarkerBeforeEachAccess(g.grid.procs[p].program, g.shape[p], g.Wt, g.Wg, v)) continue;
+    if (unfilled || (wait.stmt && f->second.count(wait.stmt->op.barrier))) return true;
+  }
+  return false;
+}
+
+// The K iterations of a grid whose tiles start at x may differ from the
+// grid's in the fields the grid's alignment set through the ring position
+// (sameBesidesAligned), which the exploration takes from the grid in a tile
+// that starts at x. The alignment's argument (docs/z3.md "Counters through
+// the ring position") holds where nothing outside the K iterations moves
+// them: no counted operation on an aligned barrier, no access of an aligned
+// view, no wait that moves an aligned read's marker. The grid checked its
+// parts at ring start 0; a copy at x is the grid's part but for what the
+// ring start evaluates (no counted operation or access differs:
+// sameButRingStart) and for the waits of the ring start alone, of which
+// one the grid's part left out may move a marker (`moves`): refused then,
+// where some K iteration is not the grid's exactly (else the grid at x
+// derives the grid's fields itself).
+void requireAlignedAtRingStart(const PGrid& g, size_t p, int64_t x, bool exact, bool moves) {
+  if (exact || !moves) return;
+  throw Fail(fmt::format("{}'s part before the K loop at ring start {} waits where the grid's does not, on a barrier "
+                         "that moves the read marker of a view the grid aligns through the ring position (not covered "
+                         "by the persistent-kernel proof yet)",
+                         g.grid.procs[p].name, x));
+}
+
 // Whether the K iteration k of p's tile t in the grid whose tiles start at
-// x (xp, shape xsh) is the grid's iteration at ring index k + x, the loop
-// values apart and the fields the grid's alignment set through the ring
-// position (sameBesidesAligned): the exploration takes those from the
-// grid, tile 0's at the same ring position, whose argument (docs/z3.md
-// "Counters through the ring position", "A read generation past waits
-// outside the K loop") reads the K iterations alone, whatever the part
-// before them does; the grid at x counts them from its own tiles' start at
-// x. Every other field the builder derives from the process's history must
-// be the grid's.
-bool sameIterationAtRingStart(const PGrid& g, size_t p, const std::vector<Instr>& xp, const TileShape& xsh,
-                              const std::vector<Instr>& mp, const TileShape& sh, int64_t t, int64_t k, int64_t x) {
+// x (xp, shape xsh) is the grid's iteration at ring index k + x, each
+// instruction compared by `same` (sameBesidesLoops, or sameBesidesAligned:
+// the loop values apart and the fields the grid's alignment set through the
+// ring position, which the exploration takes from the grid, tile 0's at the
+// same ring position, where requireAlignedAtRingStart holds; the grid at x
+// counts them from its own tiles' start at x). Every other field the
+// builder derives from the process's history must be the grid's.
+template <typename Same>
+bool sameIterationAtRingStart(const std::vector<Instr>& xp, const TileShape& xsh, const std::vector<Instr>& mp,
+                              const TileShape& sh, int64_t t, int64_t k, int64_t x, Same same) {
   const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
-  bool same = a1 - a0 == m1 - m0;
-  for (int q = 0; same && q < a1 - a0; ++q) same = sameBesidesAligned(xp[a0 + q], mp[m0 + q], g, p);
-  return same;
+  bool ok = a1 - a0 == m1 - m0;
+  for (int q = 0; ok && q < a1 - a0; ++q) ok = same(xp[a0 + q], mp[m0 + q]);
+  return ok;
+}
+
+// (CAKE_PERSIST_STATS) The first instruction of the K iteration k at ring
+// start x that differs from the grid's besides the aligned fields.
+void printIterationAtRingStart(const PGrid& g, size_t p, const std::vector<Instr>& xp, const TileShape& xsh,
+                               const std::vector<Instr>& mp, const TileShape& sh, int64_t t, int64_t k, int64_t x) {
+  const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
+  fmt::print(stderr, "persist-stats: tile {} ring start {}, iteration {} ({} and {} instructions)\n", t, x, k, a1 - a0,
+             m1 - m0);
+  for (int q = 0; q < std::min(a1 - a0, m1 - m0); ++q) {
+    const Instr &u = xp[a0 + q], &v = mp[m0 + q];
+    if (sameBesidesAligned(u, v, g, p)) continue;
+    fmt::print(stderr, "persist-stats:   grid: {}\n", instrToString(g.grid, static_cast<int>(p), m0 + q));
+    for (size_t i = 0; i < u.accesses.size() && i < v.accesses.size(); ++i)
+      fmt::print(stderr, "persist-stats:   access {}: view {} gen {} / {} index {} / {} stage_like {} / {}\n", i,
+                 u.accesses[i].view, u.accesses[i].gen, v.accesses[i].gen, u.accesses[i].index, v.accesses[i].index,
+                 u.accesses[i].stage_like, v.accesses[i].stage_like);
+    fmt::print(stderr, "persist-stats:   phase {} / {} slot {} / {}\n", u.phase, v.phase, u.slot, v.slot);
+    return;
+  }
 }
 
 // The K iterations of p's tile t in the grid whose tiles start at x against
 // the grid's at the same ring index (presByRingStart,
-// lastTilesAtRingStart): false where one of k >= 1 differs. Iteration 0 may
-// differ (an operation of the first iteration only, `if j == 0:`, or one
-// left out, `init=(j == 0)`): p is then noted in pre_first and must get a
-// first K iteration of its own, which firstIterations matches against the
-// grid's iteration x on this same grid (requirePreFirstCopies).
+// lastTilesAtRingStart): false where one of k >= 1 differs besides the
+// aligned fields. Iteration 0 may differ (an operation of the first
+// iteration only, `if j == 0:`, or one left out, `init=(j == 0)`): p is
+// then noted in pre_first and must get a first K iteration of its own,
+// which firstIterations matches against the grid's iteration x on this
+// same grid (requirePreFirstCopies). `exact` is cleared where some
+// iteration is not the grid's besides the loop values alone (then
+// requireAlignedAtRingStart must hold).
 bool iterationsAtRingStart(PGrid& g, size_t p, const std::vector<Instr>& xp, const TileShape& xsh,
-                           const std::vector<Instr>& mp, const TileShape& sh, int64_t t, int64_t x) {
+                           const std::vector<Instr>& mp, const TileShape& sh, int64_t t, int64_t x, bool& exact) {
+  auto aligned = [&](const Instr& a, const Instr& b) { return sameBesidesAligned(a, b, g, p); };
+  for (int64_t k = 0; k + x < g.Wg && exact; ++k)
+    exact = sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, sameBesidesLoops);
   for (int64_t k = 1; k + x < g.Wg; ++k)
-    if (!sameIterationAtRingStart(g, p, xp, xsh, mp, sh, t, k, x)) {
-      if (std::getenv("CAKE_PERSIST_STATS")) {
-        const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
-        fmt::print(stderr, "persist-stats: tile {} ring start {}, iteration {} ({} and {} instructions)\n", t, x, k,
-                   a1 - a0, m1 - m0);
-        for (int q = 0; q < std::min(a1 - a0, m1 - m0); ++q)
-          if (!sameBesidesAligned(xp[a0 + q], mp[m0 + q], g, p)) {
-            fmt::print(stderr, "persist-stats:   grid: {}\n", instrToString(g.grid, static_cast<int>(p), m0 + q));
-            for (size_t i = 0; i < xp[a0 + q].accesses.size() && i < mp[m0 + q].accesses.size(); ++i) {
-              const Access &u = xp[a0 + q].accesses[i], &v = mp[m0 + q].accesses[i];
-              fmt::print(stderr, "persist-stats:   access {}: view {} gen {} / {} index {} / {} stage_like {} / {} "
-                         "async {} / {}\n", i, u.view, u.gen, v.gen, u.index, v.index, u.stage_like, v.stage_like,
-                         u.async, v.async);
-            }
-            fmt::print(stderr, "persist-stats:   phase {} / {} slot {} / {}\n", xp[a0 + q].phase, mp[m0 + q].phase,
-                       xp[a0 + q].slot, mp[m0 + q].slot);
-            break;
-          }
-      }
+    if (!sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, aligned)) {
+      if (std::getenv("CAKE_PERSIST_STATS")) printIterationAtRingStart(g, p, xp, xsh, mp, sh, t, k, x);
       return false;
     }
-  if (x < g.Wg && !sameIterationAtRingStart(g, p, xp, xsh, mp, sh, t, 0, x)) {
+  if (x < g.Wg && !sameIterationAtRingStart(xp, xsh, mp, sh, t, 0, x, aligned)) {
     g.pre_first.resize(g.grid.procs.size(), 0);
     g.pre_first_x.resize(g.grid.procs.size(), 0);
     if (!g.pre_first[p]) g.pre_first_x[p] = x;
@@ -10069,7 +10120,9 @@ void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& bindin
           if (xsh.head[t][0] - xsh.tile_start[t] != static_cast<int>(pre.size()) ||
               !std::equal(pre.begin(), pre.end(), xp.begin() + xsh.tile_start[t], sameInstr))
             refuse("part before the K loop");
-          if (!iterationsAtRingStart(g, p, xp, xsh, mp, sh, t, x)) refuse("K iteration");
+          bool exact = true;
+          if (!iterationsAtRingStart(g, p, xp, xsh, mp, sh, t, x, exact)) refuse("K iteration");
+          requireAlignedAtRingStart(g, p, x, exact, g.pre_marker_moves[p][t][x]);
           const int a = xsh.head[t][g.Wg], b = xsh.tile_start[t + 1], la = lsh.head[t][g.Wg];
           bool same = b - a == lsh.tile_start[t + 1] - la;
           for (int q = 0; same && a + q < b; ++q) same = sameBesidesLoops(xp[a + q], lp[la + q]);
@@ -10102,6 +10155,8 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   const size_t P = g.grid.procs.size();
   g.pre_x.assign(P, 0);
   g.pre_text = emptyTexts(g, g.Wg + 1);
+  g.pre_marker_moves.assign(P, std::vector<std::vector<char>>(static_cast<size_t>(g.Wt),
+                                                              std::vector<char>(static_cast<size_t>(g.Wg) + 1, 0)));
   g.pre_shapes.assign(static_cast<size_t>(g.Wg) + 1, {});
   auto has = [](const std::vector<char>& v, size_t p) { return p < v.size() && v[p]; };
   for (size_t p = 0; p < P; ++p)
@@ -10116,10 +10171,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
     checkBudget(budget, "building the parts before the K loop per ring start");
     System at = main;
     std::vector<TileShape> shapes = g.shape;
-    if (x > 0) {
-      std::vector<TileCountUse> copy_uses;
-      at = ringStartGrid(g, s, binding, target, tl, g.not_last, x, budget, shapes);
-    }
+    if (x > 0) at = ringStartGrid(g, s, binding, target, tl, g.not_last, x, budget, shapes);
     g.pre_shapes[static_cast<size_t>(x)] = shapes;
     for (size_t p = 0; p < P; ++p) {
       if (!g.pre_moves[p]) continue;
@@ -10131,10 +10183,12 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         // the part, matched in order; a wait of the ring start alone may be in one only
         int i = xs.tile_start[t], j = sh.tile_start[t];
         const int b = xs.head[t][0], mb = sh.head[t][0];
+        bool moves = false;  // a wait the grid's part leaves out moves an aligned read's marker
         while (i < b || j < mb) {
           if (i < b && j < mb && sameButRingStart(xp[i], mp[j])) {
             ++i, ++j;
           } else if (i < b && ringStartWait(xp[i])) {
+            moves = moves || movesAlignedMarker(g, p, xp[i]);
             ++i;
           } else if (j < mb && ringStartWait(mp[j])) {
             ++j;
@@ -10158,10 +10212,13 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
         }
         g.pre_text[0][p][t][x].assign(xp.begin() + xs.tile_start[t], xp.begin() + b);
         if (x == 0) continue;
-        if (!iterationsAtRingStart(g, p, xp, xs, mp, sh, t, x))
+        bool exact = true;
+        if (!iterationsAtRingStart(g, p, xp, xs, mp, sh, t, x, exact))
           throw Fail(fmt::format("{}'s K iterations after the first differ when its tile starts at ring position {} "
                                  "(not covered by the persistent-kernel proof yet)",
                                  name, x));
+        g.pre_marker_moves[p][t][x] = moves;
+        requireAlignedAtRingStart(g, p, x, exact, moves);
         bool same = xs.tile_start[t + 1] - xs.head[t][g.Wg] == sh.tile_start[t + 1] - sh.head[t][g.Wg];
         for (int q = 0; same && xs.head[t][g.Wg] + q < xs.tile_start[t + 1]; ++q)
           same = sameBesidesLoops(xp[xs.head[t][g.Wg] + q], mp[sh.head[t][g.Wg] + q]);
