@@ -11079,8 +11079,9 @@ void refuseStageNamedRingStartReads(const PGrid& g, const TileLoops& tl) {
   }
 }
 
-// The copies per ring start or end and near a tile's end check their
-// periods from w0g in every tile: not with the sloped periods (yet).
+// The copies per ring end and near a tile's end check their periods from
+// w0g in every tile: not with the sloped periods (yet). (The copies per
+// ring start check theirs where the shifts apply: layOutPersistent.)
 void refuseSloped(const PGrid& g, const char* what) {
   if (g.slope)
     throw Fail(fmt::format("{} and the grid repeats only at the ring positions runs reach (a ring index minus the "
