@@ -49,24 +49,6 @@ const std::string kLoadAdd =
     "            lm.copy(r, X, coords=(16 * lm.instance(), kb * 64))\n"
     "            lm.binary(a, a, r[:, 0:16], op=\"add\")\n";
 
-// The same loop as the K loop of a persistent tile loop (the broken twin of
-// tests/encoder/trip_instance_bound_test.cpp with the barrier after it).
-std::string persistentPrivateLoop(const std::string& body_end) {
-  return R"(@cake.schedule(target="sm_80")
-def persistent_private_loop(lm, X: LM.gmem, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    r  = lm.regs(shape=(16, 64), dtype=lm.f32)
-    sg = lm.role(warps=[0, 1, 2, 3], group=1)
-    wg = lm.named_barrier(roles=[sg])
-    my_tiles = lm.cdiv(max(lm.cdiv(M, 64) - lm.block_idx(0), 0), lm.grid_dim(0))
-    with sg:
-        for t in lm.range(0, my_tiles):
-            for k in lm.range(0, lm.cdiv(K + 32 * lm.instance(), 128)):
-                lm.copy(r, X, coords=(16 * lm.instance(), k * 64))
-)" + body_end;
-}
-
 const ir::Schedule& first(const ir::Module& m) { return m.schedules.at(0); }
 
 void expectProved(const std::string& text, const char* what) {
@@ -97,7 +79,8 @@ TEST(TripPrivateLoop, APrivateLoopWithItsOwnTripCountIsProved) {
                                      "                lm.copy(r, X, coords=(16 * lm.instance(), kb * 64))\n"
                                      "            lm.binary(a, a, r[:, 0:16], op=\"add\")\n"),
                     "an instance guard in the loop");
-  tpl::expectProved(tpl::persistentPrivateLoop("            lm.sync(wg)\n"), "the K loop of a persistent tile loop");
+  tpl::expectProved(persistentWarpLoop("lm.cdiv(K + 32 * lm.instance(), 128)", false),
+                    "the K loop of a persistent tile loop");
 }
 
 // The broken twins: found by cake check, not proved, and the copy does not
@@ -123,8 +106,8 @@ TEST(TripPrivateLoop, ALoopThatIsNotPrivateIsFoundAndNotProved) {
                                       "        lm.sync(wg)\n");
   EXPECT_FALSE(tpl::collapsed(rw_race));
   expectFoundNotProved(rw_race, "sync.race", "warp 0 writes the block warps 2 and 3 read at their second iteration");
-  // the persistent K loop with the barrier inside (trip_instance_bound_test's form)
-  const std::string persistent = tpl::persistentPrivateLoop("                lm.sync(wg)\n");
+  // the persistent K loop with the barrier inside (TripInstanceBound's form)
+  const std::string persistent = persistentWarpLoop("lm.cdiv(K + 32 * lm.instance(), 128)");
   EXPECT_FALSE(tpl::collapsed(persistent));
   expectFoundNotProved(persistent, "sync.deadlock", "the persistent K loop of warp 3 runs one iteration more");
 }
