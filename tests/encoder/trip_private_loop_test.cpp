@@ -106,6 +106,12 @@ TEST(TripPrivateLoop, ALoopThatIsNotPrivateIsFoundAndNotProved) {
                                       "        lm.sync(wg)\n");
   EXPECT_FALSE(tpl::collapsed(rw_race));
   expectFoundNotProved(rw_race, "sync.race", "warp 0 writes the block warps 2 and 3 read at their second iteration");
+  // PR #312's FMHA under square causal attention (session 40's probe: proved
+  // before the refusal), warps 0..3 one K block and 4..7 two for seq_q >= 80
+  const std::string pr312 = "corpus/bugs/sync.deadlock/vllm_xpu_fmha_causal_per_subgroup_k_blocks.cake";
+  const std::string square = replace(corpusText(pr312), "lm.assume(seq_k >= seq_q)", "lm.assume(seq_k == seq_q)");
+  EXPECT_FALSE(tpl::collapsed(square));
+  expectFoundNotProved(square, "sync.deadlock", "square causal FMHA, the barrier in each warp's K loop");
   // the persistent K loop with the barrier inside (TripInstanceBound's form)
   const std::string persistent = persistentWarpLoop("lm.cdiv(K + 32 * lm.instance(), 128)");
   EXPECT_FALSE(tpl::collapsed(persistent));
