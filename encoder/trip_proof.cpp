@@ -34,6 +34,7 @@
 #include "encoder/system_hook.h"
 #include "encoder/trip_cluster.h"
 #include "encoder/trip_pace.h"
+#include "encoder/trip_private.h"
 #include "encoder/trip_restart.h"
 #include "encoder/trip_restart_rotate.h"
 #include "encoder/trip_step.h"
@@ -14038,8 +14039,9 @@ static ModelCheckResult proveEveryTripCountAsWritten(const ir::Schedule& schedul
 // its proof is one of the schedule. A violation met on it is no finding
 // (its trip count's node is the copy's spelling: unknown, the bounded
 // check decides).
-ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
-                                     const std::vector<Binding>& checked, const TripProofOptions& opts) {
+static ModelCheckResult proveEveryTripCountRespelled(const ir::Schedule& schedule, ir::Target target,
+                                                    const std::vector<Binding>& checked,
+                                                    const TripProofOptions& opts) {
   const std::optional<RespelledBounds> respelled = respelledBounds(schedule);
   if (!respelled) return proveEveryTripCountAsWritten(schedule, target, checked, opts);
   ModelCheckResult res = proveEveryTripCountAsWritten(*respelled->s, target, checked, opts);
@@ -14053,6 +14055,35 @@ ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target ta
     res.violations.clear();
   } else {
     res.detail = fmt::format("{}: {}", respelled->text, res.detail);
+  }
+  return res;
+}
+
+// The schedule with its private per-instance loops collapsed to their first
+// iteration (trip::collapsePrivateInstanceLoops, docs/z3.md "Per-instance
+// trip counts of private loops"): every run of the schedule maps onto a run
+// of the copy that meets the same violations, so the copy's proof is one of
+// the schedule. Not proved so (a violation met on the copy is no finding:
+// the bounded check decides), the schedule as written.
+ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
+                                     const std::vector<Binding>& checked, const TripProofOptions& opts) {
+  const std::optional<trip::CollapsedLoops> collapsed = trip::collapsePrivateInstanceLoops(schedule);
+  if (!collapsed) return proveEveryTripCountRespelled(schedule, target, checked, opts);
+  ModelCheckResult copy = proveEveryTripCountRespelled(*collapsed->s, target, checked, opts);
+  if (copy.outcome == Outcome::Proved) {
+    copy.engine = fmt::format("{}: {}", collapsed->text, copy.engine);
+    return copy;
+  }
+  ModelCheckResult res = proveEveryTripCountRespelled(schedule, target, checked, opts);
+  if (res.outcome == Outcome::Unknown)
+    res.detail = fmt::format("{}; {}: {}", res.detail, collapsed->text,
+                             copy.outcome == Outcome::Violation
+                                 ? fmt::format("meets {} (no finding: the bounded check decides)",
+                                               copy.violations.empty() ? "a violation" : copy.violations.front().rule)
+                                 : copy.detail);
+  for (Binding w : copy.witnesses) {
+    w.replace = nullptr;  // a node of the copy
+    res.witnesses.push_back(std::move(w));
   }
   return res;
 }

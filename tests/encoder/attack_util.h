@@ -169,4 +169,25 @@ inline const std::string kProdWait = "            lm.wait(empty, iter=k - 4)\n";
 inline const std::string kConsWait = "            lm.wait(full, iter=k)\n";
 inline const std::string kConsArrive = "            lm.arrive(empty, iter=k)\n";
 
+// Four warps of one role, each its own instance, a persistent tile loop
+// whose K loop, bounded by `k_bound`, loads each warp's rows; the block
+// barrier in the K loop or, with `sync_in_k_loop` false, after it
+// (tests/encoder/trip_instance_bound_test.cpp, trip_private_loop_test.cpp).
+inline std::string persistentWarpLoop(const std::string& k_bound, bool sync_in_k_loop = true) {
+  return R"(@cake.schedule(target="sm_80")
+def persistent_warp_loop(lm, X: LM.gmem, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    r  = lm.regs(shape=(16, 64), dtype=lm.f32)
+    sg = lm.role(warps=[0, 1, 2, 3], group=1)
+    wg = lm.named_barrier(roles=[sg])
+    my_tiles = lm.cdiv(max(lm.cdiv(M, 64) - lm.block_idx(0), 0), lm.grid_dim(0))
+    with sg:
+        for t in lm.range(0, my_tiles):
+            for k in lm.range(0, )" +
+         k_bound + R"():
+                lm.copy(r, X, coords=(16 * lm.instance(), k * 64))
+)" + (sync_in_k_loop ? "                lm.sync(wg)\n" : "            lm.sync(wg)\n");
+}
+
 }  // namespace cake::testing::attacks

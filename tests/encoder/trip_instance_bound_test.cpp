@@ -34,24 +34,6 @@ def warp_loop(lm, n: LM.i32):
 )";
 }
 
-// The same loop as the K loop of a persistent tile loop.
-std::string persistentWarpLoop(const std::string& bound) {
-  return R"(@cake.schedule(target="sm_80")
-def persistent_warp_loop(lm, X: LM.gmem, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    r  = lm.regs(shape=(16, 64), dtype=lm.f32)
-    sg = lm.role(warps=[0, 1, 2, 3], group=1)
-    wg = lm.named_barrier(roles=[sg])
-    my_tiles = lm.cdiv(max(lm.cdiv(M, 64) - lm.block_idx(0), 0), lm.grid_dim(0))
-    with sg:
-        for t in lm.range(0, my_tiles):
-            for k in lm.range(0, )" + bound + R"():
-                lm.copy(r, X, coords=(16 * lm.instance(), k * 64))
-                lm.sync(wg)
-)";
-}
-
 const ir::Schedule& first(const ir::Module& m) { return m.schedules.at(0); }
 
 }  // namespace trip_instance_bound_test
@@ -69,14 +51,14 @@ TEST(TripInstanceBound, APerWarpTripCountIsFoundAndNotProved) {
   expectFoundNotProved(replace(tib::warpLoop("lm.cdiv(n + 1000 * lm.instance(), 4096)"),
                                "warps=[0, 1, 2, 3, 4, 5, 6, 7]", "warps=[0, 1]"),
                        "sync.deadlock", "warp 1 runs one iteration more for n = 3999");
-  expectFoundNotProved(tib::persistentWarpLoop("lm.cdiv(K + 32 * lm.instance(), 128)"), "sync.deadlock",
+  expectFoundNotProved(persistentWarpLoop("lm.cdiv(K + 32 * lm.instance(), 128)"), "sync.deadlock",
                        "the persistent K loop of warp 3 runs one iteration more for K % 128 in 33..128 - 96");
 }
 
 // The proofs alone (no bounded check before them): refused with the reason.
 TEST(TripInstanceBound, TheProofsRefuseABoundThatReadsTheInstance) {
   for (const std::string& text : {tib::warpLoop("lm.cdiv(min(n, 16 * lm.instance() + 16), 64)"),
-                                  tib::persistentWarpLoop("lm.cdiv(K + 32 * lm.instance(), 128)")}) {
+                                  persistentWarpLoop("lm.cdiv(K + 32 * lm.instance(), 128)")}) {
     auto m = compile(text);
     auto r = proveDefault(tib::first(m));
     EXPECT_NE(r.outcome, encoder::Outcome::Proved) << "UNSOUND, proved: " << r.engine;
@@ -87,7 +69,7 @@ TEST(TripInstanceBound, TheProofsRefuseABoundThatReadsTheInstance) {
 // The twins with one bound for every warp are proved (the refusal is the
 // bound's, not the role's).
 TEST(TripInstanceBound, OneBoundForEveryWarpIsProved) {
-  for (const std::string& text : {tib::warpLoop("lm.cdiv(n, 64)"), tib::persistentWarpLoop("lm.cdiv(K, 128)")}) {
+  for (const std::string& text : {tib::warpLoop("lm.cdiv(n, 64)"), persistentWarpLoop("lm.cdiv(K, 128)")}) {
     auto m = compile(text);
     auto [proved, rules, detail] = modelCheck(tib::first(m));
     EXPECT_TRUE(proved) << join(rules) << ": " << detail;
