@@ -1810,6 +1810,23 @@ std::pair<uint64_t, uint64_t> expandWithCheckedProviso(sim::Graph& g, const sim:
 // CTAs shifted together, which reports it as before (or proves nothing).
 struct MetApart {};
 
+// [x]: atom x is accessed by two processes of the model (an async op
+// counts as an access of the process that issues it).
+std::vector<char> atomsOfSeveral(const Model& m) {
+  std::vector<int> by(static_cast<size_t>(m.atoms), -1);
+  std::vector<char> met(static_cast<size_t>(m.atoms), 0);
+  for (int p = 0; p < m.P; ++p)
+    for (int pc = 0; pc < m.programSize(p); ++pc)
+      for (size_t i = 0; i < m.instr(p, pc).accesses.size(); ++i) {
+        const sim::AtomRange& r = m.atoms_of[p][pc][i];
+        for (int x = r.a0; x < r.a1; ++x) {
+          if (by[x] >= 0 && by[x] != p) met[x] = 1;
+          by[x] = p;
+        }
+      }
+  return met;
+}
+
 class LapExplorer {
  public:
   LapExplorer(const Window& w, const TripProofOptions& opts, ProofBudget& budget)
@@ -1925,19 +1942,9 @@ class LapExplorer {
   // Atoms one process alone accesses (its registers, also those its own
   // MMAs write): with none of its async work in flight, a plain operation
   // on them commutes with every other step.
-  std::vector<char> local_atom_;
+  std::vector<char> several_;  // atomsOfSeveral: the others are local
   void kindTables() {
-    std::vector<int> by(static_cast<size_t>(m_.atoms), -1);
-    local_atom_.assign(static_cast<size_t>(m_.atoms), 1);
-    for (int p = 0; p < m_.P; ++p)
-      for (int pc = 0; pc < m_.programSize(p); ++pc)
-        for (size_t i = 0; i < m_.instr(p, pc).accesses.size(); ++i) {
-          const sim::AtomRange& r = m_.atoms_of[p][pc][i];
-          for (int x = r.a0; x < r.a1; ++x) {
-            if (by[x] >= 0 && by[x] != p) local_atom_[x] = 0;
-            by[x] = p;
-          }
-        }
+    several_ = atomsOfSeveral(m_);
     b_iter_.assign(static_cast<size_t>(m_.P), {});
     for (int p = 0; p < m_.P; ++p) {
       if (!kinded(p)) continue;
@@ -1974,7 +1981,7 @@ class LapExplorer {
     for (size_t i = 0; i < in.accesses.size(); ++i) {
       const sim::AtomRange& r = m_.atoms_of[st.proc][st.pc][i];
       for (int x = r.a0; x < r.a1; ++x)
-        if (!local_atom_[x]) return false;
+        if (several_[x]) return false;
     }
     return true;
   }
@@ -2807,6 +2814,24 @@ std::vector<int64_t> windowShape(const Window& w, const TripLoops& tl) {
   return shape;
 }
 
+// The steady offsets and the period of a window whose systems are built
+// (findSteadyOffsets, checkPeriod).
+void steadyPeriod(const ir::Schedule& s, const TripLoops& tl, Window& w, const TripProofOptions& opts,
+                  ProofBudget& budget) {
+  findSteadyOffsets(w);
+  for (;;) {
+    try {
+      checkPeriod(s, tl, w, opts, budget);
+      return;
+    } catch (const SteadyUseMoves& f) {
+      // docs/z3.md "A guard on the trip count that builds nothing for some
+      // processes": end that process's steady iterations where the first
+      // process's end, and find the period again
+      if (!lowerSteadyOffset(w, f.process)) throw;
+    }
+  }
+}
+
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
                     int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
                     uint64_t& states, bool settle = false) {
@@ -2874,18 +2899,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // One pass over the systems does both.
     zeroPrivateGenerations(group, /*unread_reads=*/true);
   }
-  findSteadyOffsets(w);
-  for (;;) {
-    try {
-      checkPeriod(s, tl, w, opts, budget);
-      break;
-    } catch (const SteadyUseMoves& f) {
-      // docs/z3.md "A guard on the trip count that builds nothing for some
-      // processes": end that process's steady iterations where the first
-      // process's end, and find the period again
-      if (!lowerSteadyOffset(w, f.process)) throw;
-    }
-  }
+  steadyPeriod(s, tl, w, opts, budget);
   // a window narrower than the stage counts (TripProofOptions::least_window)
   if (settle && !stagesSettled(w)) throw WindowTooSmall{};
   periodCounts(w);
@@ -3070,15 +3084,7 @@ std::string attemptKinds(const ir::Schedule& s, ir::Target target, const Binding
       for (System& sys : row) group.push_back(&sys);
     zeroPrivateGenerations(group, /*unread_reads=*/true);
   }
-  findSteadyOffsets(w);
-  for (;;) {
-    try {
-      checkPeriod(s, tl, w, opts, budget);
-      break;
-    } catch (const SteadyUseMoves& f) {
-      if (!lowerSteadyOffset(w, f.process)) throw;
-    }
-  }
+  steadyPeriod(s, tl, w, opts, budget);
   kindCopies(w, mixed[W - t0][W - 1], tl);
   for (int64_t T = w.t1; T <= W; ++T)
     for (int64_t x = 1; x <= T; ++x)
@@ -7029,17 +7035,7 @@ class PersistentExplorer {
     m_.flow.prev.assign(static_cast<size_t>(m_.P), {});
     // met[x]: atom x is accessed by two processes (an async op counts as
     // an access of the process that issues it)
-    std::vector<int> by(static_cast<size_t>(m_.atoms), -1);
-    std::vector<char> met(static_cast<size_t>(m_.atoms), 0);
-    for (int p = 0; p < m_.P; ++p)
-      for (int pc = 0; pc < m_.programSize(p); ++pc)
-        for (size_t i = 0; i < m_.instr(p, pc).accesses.size(); ++i) {
-          const sim::AtomRange& r = m_.atoms_of[p][pc][i];
-          for (int x = r.a0; x < r.a1; ++x) {
-            if (by[x] >= 0 && by[x] != p) met[x] = 1;
-            by[x] = p;
-          }
-        }
+    const std::vector<char> met = atomsOfSeveral(m_);
     for (int p = 0; p < m_.P; ++p) {
       const int n = static_cast<int>(g_.pos[p].size()) - 1;  // the last done pc
       if (g_.shape[p].kind == TileShape::Static) {
