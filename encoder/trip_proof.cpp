@@ -685,6 +685,19 @@ struct Window {
   sim::ControlFlow flow;
   std::vector<std::map<int64_t, int>> exit_to;  // [p][T]: pc after leaving the loop with trip count T
   std::vector<std::vector<int>> shift_pc;       // [p][pc]: pc one period earlier, -1 if none
+  // A kind boundary (docs/z3.md "A kind boundary in the lap state"): per
+  // process, the iterations of kind B (those below the boundary x, the
+  // guard `j >= X` false), laid out after the kind A iterations (the
+  // window's own, x = 0). Empty: no kind boundary.
+  struct KindCopy {
+    bool kinded = false;         // some B iteration differs from the A one
+    std::vector<Instr> text;     // the B iterations lo..end-1 (the system for (W, x = W))
+    std::vector<int> rel;        // rel[v - lo]: first instruction of B iteration v in text; rel[end - lo]: its size
+    int begin = -1;              // where text starts in the combined program
+    int64_t commits = 0;         // MMA commits per period in B iterations
+    int headOf(int64_t v, int64_t lo) const { return begin + rel[static_cast<size_t>(v - lo)]; }
+  };
+  std::vector<KindCopy> kind;
 };
 
 // A loop that runs no iteration: its bound node read as its start
@@ -1401,6 +1414,13 @@ void layOut(Window& w) {
     }
     const int loop_end = sh.loopEnd();
     prog.resize(static_cast<size_t>(loop_end));
+    // the B iterations after the A ones (a kind boundary)
+    Window::KindCopy* kc = w.kind.empty() || !w.kind[p].kinded ? nullptr : &w.kind[p];
+    if (kc) {
+      kc->begin = loop_end;
+      prog.insert(prog.end(), kc->text.begin(), kc->text.end());
+    }
+    const int b_end = static_cast<int>(prog.size());
     std::map<int64_t, std::pair<int, int>> suffix;
     for (int64_t T = w.t1; T <= w.W; ++T) {
       auto [a, b] = suffixOf(w, p, T);
@@ -1417,6 +1437,10 @@ void layOut(Window& w) {
       next[i] = i + 1;
       prev[i] = i - 1;
     }
+    for (int i = loop_end; i < b_end; ++i) {  // B iteration lo follows the prefix
+      next[i] = i + 1;
+      prev[i] = i == loop_end ? sh.headOf(sh.lo) - 1 : i - 1;
+    }
     for (const auto& [T, range] : suffix) {
       auto [a, b] = range;
       const int done = n + static_cast<int>(T - w.t1);
@@ -1432,6 +1456,10 @@ void layOut(Window& w) {
       int64_t v = sh.iter_of[i];
       shift[i] = sh.headOf(v - w.P) + (i - sh.headOf(v));
     }
+    if (kc)
+      for (int64_t v = w.w0 + w.P; v < sh.end; ++v)
+        for (int i = kc->headOf(v, sh.lo); i < kc->headOf(v + 1, sh.lo); ++i)
+          shift[i] = kc->headOf(v - w.P, sh.lo) + (i - kc->headOf(v, sh.lo));
     for (int64_t T = std::max(w.j0, w.t1 + w.P); T <= w.W; ++T) {
       auto [a, b] = suffix[T];
       auto [a2, b2] = suffix[T - w.P];
@@ -1831,6 +1859,23 @@ std::pair<uint64_t, uint64_t> expandWithCheckedProviso(sim::Graph& g, const sim:
 // CTAs shifted together, which reports it as before (or proves nothing).
 struct MetApart {};
 
+// [x]: atom x is accessed by two processes of the model (an async op
+// counts as an access of the process that issues it).
+std::vector<char> atomsOfSeveral(const Model& m) {
+  std::vector<int> by(static_cast<size_t>(m.atoms), -1);
+  std::vector<char> met(static_cast<size_t>(m.atoms), 0);
+  for (int p = 0; p < m.P; ++p)
+    for (int pc = 0; pc < m.programSize(p); ++pc)
+      for (size_t i = 0; i < m.instr(p, pc).accesses.size(); ++i) {
+        const sim::AtomRange& r = m.atoms_of[p][pc][i];
+        for (int x = r.a0; x < r.a1; ++x) {
+          if (by[x] >= 0 && by[x] != p) met[x] = 1;
+          by[x] = p;
+        }
+      }
+  return met;
+}
+
 class LapExplorer {
  public:
   LapExplorer(const Window& w, const TripProofOptions& opts, ProofBudget& budget)
@@ -1846,6 +1891,7 @@ class LapExplorer {
       if (sh.loops)
         for (const auto& [T, to] : w_.exit_to[p]) layout_.exit_starts.back().push_back(to);
     }
+    if (kinds_) kindTables();
     if (opts_.reduce) reducer_.emplace(m_, &layout_);
     if (reducer_) reducer_->exitsFromBound(opts_.exits_from_bound || m_.sys.ctas > 1);
     checked_proviso_ = reducer_ && reducer_->active() && (m_.sys.ctas > 1 || opts_.checked_proviso);
@@ -1868,7 +1914,7 @@ class LapExplorer {
     // (checked_proviso), and the pacer's held-back states, where "fresh
     // successors only" would expand most of them fully; also for CTAs
     // shifted apart, where no pacer is made)
-    record_edges_ = checked_proviso_ || (pacer_ && pacer_->active());
+    record_edges_ = checked_proviso_ || (pacer_ && pacer_->active()) || kinds_;
   }
 
   // Proved or throws Fail / WindowTooSmall (MetApart: see above).
@@ -1877,6 +1923,8 @@ class LapExplorer {
     State init = sim::initialState(m_);
     std::vector<int32_t> lt;
     for (int g = 0; g < groups_; ++g) lt.insert(lt.end(), {static_cast<int32_t>(w_.t1), -1});
+    if (kinds_) lt.insert(lt.end(), {0, kOpen});  // the kind boundary x >= 0, open
+    settleKinds(init, lt);
     g_.insert(pack(init, lt), -1, {});
     uint64_t per_state = init.v.size() * 4 + 64 + 48;
     // (the reducer's windows and closures charged besides the programs'
@@ -1923,7 +1971,130 @@ class LapExplorer {
     std::vector<int64_t> commits;
   };
   std::vector<GroupShift> group_shift_;
-  std::vector<int32_t> lt_;  // expand's (L, T) per group
+  std::vector<int32_t> lt_;  // expand's (L, T) per group, then (Lx, X) with a kind boundary
+
+  // A kind boundary (docs/z3.md "A kind boundary in the lap state"): the
+  // state ends with (Lx, X): X >= 0 fixed, kOpen (at least Lx), or kPassed
+  // (every kinded process past it: no future step reads it).
+  static constexpr int32_t kOpen = -1, kPassed = -2;
+  const bool kinds_ = !w_.kind.empty();
+  std::vector<std::vector<int64_t>> b_iter_;  // [p][pc - begin]: the B iteration of a B pc
+  size_t tail() const { return 2 * static_cast<size_t>(groups_) + (kinds_ ? 2 : 0); }
+  bool kinded(int p) const { return kinds_ && w_.kind[p].kinded; }
+  bool inB(int p, int pc) const {
+    return kinded(p) && pc >= w_.kind[p].begin && pc < w_.kind[p].begin + static_cast<int>(w_.kind[p].text.size());
+  }
+  // The iteration of a B pc.
+  int64_t bIter(int p, int pc) const { return b_iter_[p][static_cast<size_t>(pc - w_.kind[p].begin)]; }
+  int aHead(int p, int64_t v) const { return w_.shape[p].headOf(v); }
+
+  // Atoms one process alone accesses (its registers, also those its own
+  // MMAs write): with none of its async work in flight, a plain operation
+  // on them commutes with every other step.
+  std::vector<char> several_;  // atomsOfSeveral: the others are local
+  void kindTables() {
+    several_ = atomsOfSeveral(m_);
+    b_iter_.assign(static_cast<size_t>(m_.P), {});
+    for (int p = 0; p < m_.P; ++p) {
+      if (!kinded(p)) continue;
+      const ProcShape& sh = w_.shape[p];
+      const Window::KindCopy& kc = w_.kind[p];
+      for (int64_t v = sh.lo; v < sh.end; ++v)
+        for (int i = kc.rel[v - sh.lo]; i < kc.rel[v - sh.lo + 1]; ++i) b_iter_[p].push_back(v);
+      // The simulator reads the instruction a process ran last (prev) for
+      // races with other processes' steps, and the model counts MMA
+      // commits along prev: a head of A reached from B (a switch, or an
+      // exit path left from B) has A's last instruction as prev. The two
+      // must be alike where another process can meet them.
+      for (int64_t v = sh.lo + 1; v <= sh.end; ++v) {
+        const int a = sh.headOf(v) - 1, b = kc.headOf(v, sh.lo) - 1;
+        if (syncKey(p, a) != syncKey(p, b))
+          throw Fail(fmt::format("{} ends iteration {} with synchronous accesses that differ by kind", m_.sys.procs[p].name,
+                                 v - 1));
+      }
+    }
+  }
+  // A step taken alone in its state (docs/z3.md "A kind boundary in the
+  // lap state", the reduction): a plain synchronous operation (no barrier,
+  // no async work, no register hazard rule) on local atoms only, not at a
+  // loop head (where the trip count and the boundary are chosen).
+  bool localKindStep(const Step& st, const Async& a) const {
+    if (st.kind != Step::Kind::Exec || st.pc < 0 || headAt(st.proc, st.pc)) return false;
+    for (int k = 0; k < sim::kGroupKinds; ++k)
+      if (!a.of(st.proc, k).empty()) return false;
+    if (std::any_of(a.loads.begin(), a.loads.end(), [&](const sim::Load& l) { return l.proc == st.proc; })) return false;
+    const Instr& in = m_.instr(st.proc, st.pc);
+    if (in.kind != InstrKind::Generic || in.regs_hazard.regs_space >= 0 || in.regs_hazard.stored ||
+        in.regs_hazard.discarded)
+      return false;
+    for (size_t i = 0; i < in.accesses.size(); ++i) {
+      const sim::AtomRange& r = m_.atoms_of[st.proc][st.pc][i];
+      for (int x = r.a0; x < r.a1; ++x)
+        if (several_[x]) return false;
+    }
+    return true;
+  }
+  std::string syncKey(int p, int pc) const {
+    if (pc < 0 || !m_.isSyncAccess(p, pc)) return "";
+    std::string k = "s";
+    for (const Access& a : m_.instr(p, pc).accesses)
+      k += fmt::format(" {}:{}-{}:{}{}{}", a.space, a.lo, a.hi, a.write, static_cast<int>(a.proxy), a.async);
+    return k;
+  }
+  // MMA commits of p on the path the model counts to pc (done pcs too).
+  int commitsAt(int p, int pc) const {
+    if (pc < m_.programSize(p)) return m_.commits_before[p][pc];
+    const int before = m_.prevPc(p, pc);
+    return before < 0 ? 0 : m_.commits_before[p][before] + (m_.instr(p, before).kind == InstrKind::MmaCommit);
+  }
+  // Moves p to `to`. Out of the B iterations the model counts p's MMA
+  // commits along A's (prev): p's commit numbers are all moved by the
+  // difference, which keeps their order and lm.mma_wait's count
+  // (knowCompleted); with no MMA group of p in flight (whose completion
+  // would take its number from the B text), else unknown.
+  void moveTo(State& n, int p, int to) const {
+    const int from = sim::pcOf(m_, n, p);
+    n.v[m_.off_pc + p] = to;
+    if (!inB(p, from) || inB(p, to) || m_.ordinal(p)) return;
+    const int32_t D = commitsAt(p, to) - commitsAt(p, from);
+    if (D == 0) return;
+    Async a = sim::decodeAsync(m_, n);
+    if (!a.of(p, sim::kMma).empty())
+      throw Fail(fmt::format("{} leaves its kind B iterations with an MMA group in flight", m_.sys.procs[p].name));
+    if (n.v[m_.off_obs + p] >= 0) n.v[m_.off_obs + p] += D;
+    for (sim::Unobserved& u : a.unobserved)
+      if (u.proc == p) u.seq += D;
+    sim::encodeAsync(m_, n, a);
+  }
+  // With X fixed, a kinded process at the B head of X takes kind A there;
+  // a boundary every kinded process is past (X fixed: each in its A
+  // iterations or after the loop; X open: each after the loop) is no
+  // longer read: kPassed.
+  void settleKinds(State& s, std::vector<int32_t>& lt) const {
+    if (!kinds_) return;
+    int32_t& X = lt[lt.size() - 1];
+    if (X == kPassed) return;
+    bool past = true;
+    for (int p = 0; p < m_.P; ++p) {
+      if (!kinded(p)) continue;
+      // the prefix leads to the A head of lo (the window's layout): a
+      // process enters its loop in kind B unless X = lo
+      const int64_t lo = w_.shape[p].lo;
+      if (sim::pcOf(m_, s, p) == aHead(p, lo) && !(X >= 0 && X <= lo)) s.v[m_.off_pc + p] = w_.kind[p].headOf(lo, lo);
+      const int pc = sim::pcOf(m_, s, p);
+      if (X >= 0 && inB(p, pc) && bIter(p, pc) >= X) {
+        if (bIter(p, pc) != X || w_.kind[p].headOf(X, w_.shape[p].lo) != pc)
+          throw Fail("internal: a process ran a kind B iteration past the boundary");
+        moveTo(s, p, aHead(p, X));
+      }
+      const int now = sim::pcOf(m_, s, p);
+      past &= !inB(p, now) && now >= (X >= 0 ? w_.shape[p].headOf(w_.shape[p].lo) : w_.shape[p].loopEnd());
+    }
+    if (past) {
+      X = kPassed;
+      lt[lt.size() - 2] = -1;
+    }
+  }
 
   // docs/z3.md "Independent CTAs": when the CTAs share nothing but the
   // cluster barrier and that barrier moves by no generation per period, a
@@ -1971,6 +2142,11 @@ class LapExplorer {
   // The iteration whose head process p is at, or nullopt.
   std::optional<int64_t> headAt(int p, int pc) const {
     const ProcShape& sh = w_.shape[p];
+    if (inB(p, pc)) {  // (a head of a B iteration)
+      const int64_t v = bIter(p, pc);
+      if (w_.kind[p].headOf(v, sh.lo) != pc) return std::nullopt;
+      return v;
+    }
     if (!sh.loops || pc >= sh.loopEnd() || sh.iter_of[pc] < 0) return std::nullopt;
     int64_t v = sh.iter_of[pc];
     if (sh.headOf(v) != pc) return std::nullopt;
@@ -1982,6 +2158,9 @@ class LapExplorer {
   // caller to confirm); the proof's own stand-ins are not.
   [[noreturn]] void failWith(const Violation& v, int32_t T, int32_t L, bool met = true) const {
     if (apart()) throw MetApart{};
+    // (a kind boundary's runs are those of every 0 <= x <= T, which the
+    // lm.assume facts need not allow: no finding, the bounded check decides)
+    if (kinds_) met = false;
     std::string where = v.primary.proc >= 0 && v.primary.pc >= 0 && v.primary.pc < m_.programSize(v.primary.proc)
                             ? " at " + opText(*w_.comb.schedule, *m_.instr(v.primary.proc, v.primary.pc).stmt)
                             : "";
@@ -2027,8 +2206,8 @@ class LapExplorer {
     // fifth of a cluster proof's time)
     State& s = cur_;
     g_.stateInto(node, s);
-    lt_.assign(s.v.end() - 2 * groups_, s.v.end());
-    s.v.resize(s.v.size() - 2 * groups_);
+    lt_.assign(s.v.end() - static_cast<std::ptrdiff_t>(tail()), s.v.end());
+    s.v.resize(s.v.size() - tail());
     // (one group: the state's L and T as before)
     const int32_t T = lt_[1];
     const int32_t L = lt_[0];
@@ -2037,7 +2216,10 @@ class LapExplorer {
       const ProcShape& sh = w_.shape[p];
       int pc = sim::pcOf(m_, s, p);
       if (sh.loops && pc < sh.loopEnd() && sh.iter_of[pc] >= sh.end - 1) throw WindowTooSmall{};
+      if (inB(p, pc) && bIter(p, pc) >= sh.end - 1) throw WindowTooSmall{};
     }
+    // the kind boundary: X fixed (>= 0), open (at least Lx) or passed
+    const int32_t X = kinds_ ? lt_[lt_.size() - 1] : kPassed, Lx = kinds_ ? lt_[lt_.size() - 2] : 0;
     std::vector<Step> steps;
     std::vector<std::pair<int, int64_t>> exits;  // (process, trip count it fixes)
     for (const Step& st : sim::enabledSteps(m_, s, a)) {
@@ -2045,9 +2227,20 @@ class LapExplorer {
         auto v = headAt(st.proc, st.pc);
         const int32_t Tp = Tof(st.proc);
         if (v && Tp >= 0 && Tp + w_.shape[st.proc].off <= *v) continue;  // the loop is over for this T
+        // kind B at v with X open: X > v, and X <= T
+        if (v && X == kOpen && inB(st.proc, st.pc) && Tp >= 0 && *v + 1 > Tp) continue;
       }
       steps.push_back(st);
     }
+    // X open: a kinded process at the B head of v >= Lx may take kind A
+    // there, which fixes X = v (X <= T)
+    std::vector<std::pair<int, int64_t>> switches;
+    if (X == kOpen)
+      for (int p = 0; p < m_.P; ++p) {
+        const int pc = sim::pcOf(m_, s, p);
+        auto v = inB(p, pc) ? headAt(p, pc) : std::nullopt;
+        if (v && *v >= Lx && (Tof(p) < 0 || *v <= Tof(p))) switches.push_back({p, *v});
+      }
     for (int p = 0; p < m_.P; ++p) {
       auto v = headAt(p, sim::pcOf(m_, s, p));
       if (!v) continue;
@@ -2064,13 +2257,24 @@ class LapExplorer {
         for (int64_t t = Lp; t <= lo - off; ++t) exits.push_back({p, t});
       }
     }
+    if (X == kOpen)  // X <= T
+      std::erase_if(exits, [&](const std::pair<int, int64_t>& e) { return e.second < Lx; });
     std::vector<Violation> here;
     std::vector<Step> live = steps;
-    if (!exits.empty()) live.push_back({});
+    if (!exits.empty() || !switches.empty()) live.push_back({});
     sim::stateViolations(m_, s, a, live, {}, here);
     if (!here.empty()) failWith(here.front(), T, L);
     bool open_exit = false;
     for (const auto& e : exits) open_exit |= Tof(e.first) < 0;
+    if (!switches.empty()) {
+      // For every X beyond each head (X open), each kinded process at a B
+      // head enters kind B: the steps, and the exits only where T is fixed.
+      std::vector<Step> beyond = steps;
+      if (!exits.empty() && !open_exit) beyond.push_back({});
+      sim::stateViolations(m_, s, a, beyond, {}, here);
+      if (!here.empty()) failWith(here.front(), T, L, false);
+      open_exit = false;  // (T beyond with X at a head: the switch is a step)
+    }
     if (open_exit) {
       // The exits are steps only for the trip counts they fix. For every
       // larger one, each process at a loop head must enter its iteration:
@@ -2109,18 +2313,37 @@ class LapExplorer {
       if (st.kind == Step::Kind::Exec && lt[2 * g + 1] < 0)
         if (auto v = headAt(st.proc, st.pc))  // iteration v runs: T + off > v
           lt[2 * g] = std::max<int32_t>(lt[2 * g], static_cast<int32_t>(*v - w_.shape[st.proc].off + 1));
+      if (st.kind == Step::Kind::Exec && X == kOpen && inB(st.proc, st.pc))
+        if (auto v = headAt(st.proc, st.pc)) {  // kind B at v: X > v, and T >= X
+          int32_t& lx = lt[lt.size() - 2];
+          lx = std::max<int32_t>(lx, static_cast<int32_t>(*v + 1));
+          if (lt[2 * g + 1] < 0) lt[2 * g] = std::max(lt[2 * g], lx);
+        }
       return add(next, lt, node, st);
     };
     auto leave = [&](int p, int64_t t) {
       State& next = next_;
       next.v.reserve(s.v.size() + 64);
       next.v.assign(s.v.begin(), s.v.end());
-      next.v[m_.off_pc + p] = w_.exit_to[p].at(t);
+      moveTo(next, p, w_.exit_to[p].at(t));
       std::vector<int32_t> lt = lt_;
       lt[2 * group_[p]] = -1;
       lt[2 * group_[p] + 1] = static_cast<int32_t>(t);
       return add(next, lt, node, Step{Step::Kind::Exec, p, -1});
     };
+    // kind A from v on: X = v (and T >= X)
+    auto take = [&](int p, int64_t v) {
+      State& next = next_;
+      next.v.reserve(s.v.size() + 64);
+      next.v.assign(s.v.begin(), s.v.end());
+      moveTo(next, p, aHead(p, v));
+      std::vector<int32_t> lt = lt_;
+      lt[lt.size() - 1] = static_cast<int32_t>(v);
+      lt[lt.size() - 2] = -1;
+      if (lt[1] < 0) lt[0] = std::max<int32_t>(lt[0], static_cast<int32_t>(v));
+      return add(next, lt, node, Step{Step::Kind::Exec, p, -1});
+    };
+    for (const auto& [p, v] : switches) take(p, v);
 
     // A persistent subset first (sim_por.h). Every cycle of the explored
     // graph needs a fully expanded state: a subset that leads to a state
@@ -2160,6 +2383,13 @@ class LapExplorer {
         return;
       }
     }
+    if (kinds_ && !force_full)
+      for (const Step& st : steps)
+        if (localKindStep(st, a)) {
+          fresh(follow(st));
+          record.reduced();
+          return;
+        }
     if (reducer_ && !force_full) {
       std::vector<char> leaving(static_cast<size_t>(m_.P), 0);
       for (const auto& e : exits) leaving[e.first] = 1;
@@ -2201,8 +2431,9 @@ class LapExplorer {
   // appended); returns its node.
   int add(State& s, std::vector<int32_t>& lt, int parent, const Step& st) {
     leaveEagerly(s, lt);
+    settleKinds(s, lt);
     if (groups_ == 1) {
-      while (shift(s, lt[0], lt[1])) {
+      while (shift(s, lt)) {
       }
     } else {
       for (bool moved = true; moved;) {
@@ -2229,16 +2460,30 @@ class LapExplorer {
       if (!v || T + w_.shape[p].off > *v) continue;
       auto to = w_.exit_to[p].find(T);
       if (to == w_.exit_to[p].end()) throw Fail("internal: a trip count without an exit path");
-      s.v[m_.off_pc + p] = to->second;
+      moveTo(s, p, to->second);
     }
   }
 
   // Moves s one period back if every part of it can move; see trip_proof.h.
-  bool shift(State& s, int32_t& L, int32_t& T) const {
+  bool shift(State& s, std::vector<int32_t>& lt) const {
+    int32_t &L = lt[0], &T = lt[1];
     const int64_t P = w_.P;
     const int64_t open = T >= 0 ? T : L;
     if (open < w_.j0 || open - P < w_.t1) return false;
-    if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, w_.commit_delta, nullptr, &kept_})) return false;
+    if (!kinds_) {
+      if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, w_.commit_delta, nullptr, &kept_})) return false;
+    } else {
+      // the boundary moves with the iterations (X - P >= 0: a case of the
+      // proof); a process in its B iterations counts B's commits a period
+      int32_t &Lx = lt[lt.size() - 2], &X = lt[lt.size() - 1];
+      if ((X >= 0 && X - P < 0) || (X == kOpen && Lx - P < 0)) return false;
+      std::vector<int64_t> commits = w_.commit_delta;
+      for (int p = 0; p < m_.P; ++p)
+        if (inB(p, sim::pcOf(m_, s, p))) commits[p] = w_.kind[p].commits;
+      if (!shiftState(m_, s, {w_.shift_pc, w_.d, w_.named_delta, commits, nullptr, &kept_})) return false;
+      if (X >= 0) X = static_cast<int32_t>(X - P);
+      else if (X == kOpen) Lx = static_cast<int32_t>(std::max<int64_t>(0, Lx - P));
+    }
     if (T >= 0) T = static_cast<int32_t>(T - P);
     else L = static_cast<int32_t>(L - P);
     return true;
@@ -2618,6 +2863,24 @@ std::vector<int64_t> windowShape(const Window& w, const TripLoops& tl) {
   return shape;
 }
 
+// The steady offsets and the period of a window whose systems are built
+// (findSteadyOffsets, checkPeriod).
+void steadyPeriod(const ir::Schedule& s, const TripLoops& tl, Window& w, const TripProofOptions& opts,
+                  ProofBudget& budget) {
+  findSteadyOffsets(w);
+  for (;;) {
+    try {
+      checkPeriod(s, tl, w, opts, budget);
+      return;
+    } catch (const SteadyUseMoves& f) {
+      // docs/z3.md "A guard on the trip count that builds nothing for some
+      // processes": end that process's steady iterations where the first
+      // process's end, and find the period again
+      if (!lowerSteadyOffset(w, f.process)) throw;
+    }
+  }
+}
+
 std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
                     int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
                     uint64_t& states, bool settle = false) {
@@ -2685,18 +2948,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // One pass over the systems does both.
     zeroPrivateGenerations(group, /*unread_reads=*/true);
   }
-  findSteadyOffsets(w);
-  for (;;) {
-    try {
-      checkPeriod(s, tl, w, opts, budget);
-      break;
-    } catch (const SteadyUseMoves& f) {
-      // docs/z3.md "A guard on the trip count that builds nothing for some
-      // processes": end that process's steady iterations where the first
-      // process's end, and find the period again
-      if (!lowerSteadyOffset(w, f.process)) throw;
-    }
-  }
+  steadyPeriod(s, tl, w, opts, budget);
   // a window narrower than the stage counts (TripProofOptions::least_window)
   if (settle && !stagesSettled(w)) throw WindowTooSmall{};
   periodCounts(w);
@@ -2739,6 +2991,204 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
   }
   if (!key.empty() && roomForKey(*tl.explored, key.size())) tl.explored->insert(std::move(key));
   return text;
+}
+
+// ================================================================ a kind boundary
+
+std::optional<std::pair<ir::ExprPtr, bool>> monotoneGuard(const ir::Expr& c, int var);
+
+// The guards `j >= X` / `j < X` of the loops bounded by the trip count
+// (docs/z3.md "A kind boundary in the lap state"): the builder evaluates
+// each such condition as `v >= x` with v the iteration it builds and x the
+// boundary of the system; every other read of X is a parameter read that
+// buildAt refuses. With x = X (a binding with 0 <= X <= T) that is the
+// schedule's own evaluation.
+struct KindBoundary {
+  ir::ExprPtr X;
+  std::set<int> vars;  // the loop variables of the loops bounded by the trip count
+  int64_t x = 0;       // the boundary of the systems built now
+  EvalHook hook;
+  KindBoundary(ir::ExprPtr at, std::set<int> loop_vars) : X(std::move(at)), vars(std::move(loop_vars)) {
+    hook = [this](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
+      auto g = e.args.empty() ? std::nullopt : monotoneGuard(e, e.args[0] ? e.args[0]->index : -1);
+      if (!g || !vars.count(e.args[0]->index) || !ir::sameExpr(*g->first, *X)) return std::nullopt;
+      auto v = env.loop_vars.find(e.args[0]->index);
+      if (v == env.loop_vars.end()) return std::nullopt;
+      return (v->second >= x) == g->second ? 1 : 0;
+    };
+  }
+};
+
+// Process p's program in the system for (T, x), as the kinds lay it out:
+// the window's prefix, iteration v of kind B (the B system's) below x and
+// of kind A (the window's) from x on, up to its parting head, then the
+// exit path of the system for (T, 0).
+bool kindsLaidOut(const Window& w, size_t p, int64_t T, int64_t x, const std::vector<Instr>& prog) {
+  const ProcShape& sh = w.shape[p];
+  const auto& base = w.base.procs[p].program;
+  const auto& own = w.by_trip[static_cast<size_t>(T - w.t0)].procs[p].program;
+  if (!sh.loops) return prog.size() == base.size() && std::equal(prog.begin(), prog.end(), base.begin(), sameInstr);
+  std::vector<const Instr*> want;
+  for (int i = 0; i < sh.headOf(sh.lo); ++i) want.push_back(&base[i]);
+  const Window::KindCopy& kc = w.kind[p];
+  for (int64_t v = sh.lo; v < sh.lastHead(T); ++v) {
+    if (v < x && kc.kinded)
+      for (int i = kc.rel[v - sh.lo]; i < kc.rel[v - sh.lo + 1]; ++i) want.push_back(&kc.text[i]);
+    else
+      for (int i = sh.headOf(v); i < sh.headOf(v + 1); ++i) want.push_back(&base[i]);
+  }
+  for (size_t i = static_cast<size_t>(cutOf(sh, T)); i < own.size(); ++i) want.push_back(&own[i]);
+  if (want.size() != prog.size()) return false;
+  for (size_t i = 0; i < prog.size(); ++i)
+    if (!sameInstr(*want[i], prog[i])) return false;
+  return true;
+}
+
+// The B iterations of each looping process (the system for (W, W)), their
+// period with the window's deltas (learned into w.d: B's own keys added,
+// none changed) and warm-up, and their counts per period.
+void kindCopies(Window& w, const System& b_sys, const TripLoops& tl) {
+  w.kind.assign(w.shape.size(), {});
+  for (size_t p = 0; p < w.shape.size(); ++p) {
+    const ProcShape& sh = w.shape[p];
+    if (!sh.loops) continue;
+    const auto& base = w.base.procs[p].program;
+    const auto& prog = b_sys.procs[p].program;
+    const ProcShape bs = shapeOf(b_sys.procs[p], tl, w.W);
+    if (!bs.loops || bs.lo != sh.lo || bs.end < sh.end || bs.headOf(sh.lo) != sh.headOf(sh.lo) ||
+        !std::equal(base.begin(), base.begin() + sh.headOf(sh.lo), prog.begin(), sameInstr))
+      throw Fail(fmt::format("{}'s kind B iterations do not follow the same prefix", b_sys.procs[p].name));
+    Window::KindCopy& kc = w.kind[p];
+    kc.text.assign(prog.begin() + bs.headOf(sh.lo), prog.begin() + bs.headOf(sh.end));
+    for (int64_t v = sh.lo; v <= sh.end; ++v) kc.rel.push_back(bs.headOf(v) - bs.headOf(sh.lo));
+    kc.kinded = kc.text.size() != static_cast<size_t>(sh.headOf(sh.end) - sh.headOf(sh.lo)) ||
+                !std::equal(kc.text.begin(), kc.text.end(), base.begin() + sh.headOf(sh.lo), sameInstr);
+    if (!kc.kinded) continue;
+    auto iter = [&](int64_t v) { return std::make_pair(kc.rel[v - sh.lo], kc.rel[v - sh.lo + 1]); };
+    const int64_t top = sh.end - 1 - w.P;
+    int64_t v = top;
+    for (; v >= sh.lo; --v) {
+      auto [a0, a1] = iter(v);
+      auto [b0, b1] = iter(v + w.P);
+      if (!shiftedRange(kc.text, a0, a1, kc.text, b0, b1, w.d, static_cast<int>(p))) break;
+    }
+    if (v == top) throw Fail(fmt::format("{}'s kind B iterations do not repeat with the period {}", b_sys.procs[p].name, w.P));
+    w.w0 = std::max(w.w0, v + 1);
+  }
+  int64_t end = INT64_MAX;
+  for (const ProcShape& sh : w.shape)
+    if (sh.loops) end = std::min(end, sh.end);
+  if (w.w0 + 2 * w.P + 2 > end) throw WindowTooSmall{};
+  // counts per period: named-barrier generations as A's, MMA commits B's own
+  for (size_t p = 0; p < w.shape.size(); ++p) {
+    Window::KindCopy& kc = w.kind[p];
+    if (!kc.kinded) continue;
+    std::map<int, int64_t> warps_a, warps_b;
+    const ProcShape& sh = w.shape[p];
+    auto count = [&](const std::vector<Instr>& prog, int a, int b, std::map<int, int64_t>& warps, int64_t* commits) {
+      for (int pc = a; pc < b; ++pc) {
+        if (prog[pc].kind == InstrKind::SyncArrive || prog[pc].kind == InstrKind::BarArrive) ++warps[prog[pc].named];
+        if (commits && prog[pc].kind == InstrKind::MmaCommit) ++*commits;
+      }
+    };
+    count(w.base.procs[p].program, sh.headOf(w.w0), sh.headOf(w.w0 + w.P), warps_a, nullptr);
+    count(kc.text, kc.rel[w.w0 - sh.lo], kc.rel[w.w0 + w.P - sh.lo], warps_b, &kc.commits);
+    if (warps_a != warps_b)
+      throw Fail(fmt::format("{}'s kinds arrive on named barriers differently per period", w.base.procs[p].name));
+  }
+}
+
+// The lap induction of attempt() with a kind boundary x in [0, T] in the
+// state (docs/z3.md "A kind boundary in the lap state"): the systems for
+// every (T, x) of the window are built, each must be its kinds' iterations
+// (kindsLaidOut), and one exploration covers every T >= t0 and 0 <= x <= T.
+std::string attemptKinds(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
+                         KindBoundary& kb, int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
+                         uint64_t& states) {
+  auto at = [&](int64_t T, int64_t x) {
+    checkBudget(budget, fmt::format("building the system for trip count {} with the kind boundary at {}", T, x));
+    kb.x = x;
+    System sys = buildAt(s, binding, target, tl, T);
+    chargeBuild(budget, sys);
+    return sys;
+  };
+  Window w;
+  w.W = W;
+  w.t0 = t0;
+  w.base = at(W, 0);
+  for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
+  if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; }))
+    throw Fail("no role runs the symbolic loop");
+  if (!periodPossible(w, opts.max_period)) throw WindowTooSmall{};
+  std::vector<std::vector<System>> mixed;  // [T - t0][x - 1]: the system for (T, x), x in 1..T
+  for (int64_t T = t0; T <= W; ++T) {
+    w.by_trip.push_back(T == W ? w.base : at(T, 0));
+    mixed.emplace_back();
+    for (int64_t x = 1; x <= T; ++x) mixed.back().push_back(at(T, x));
+  }
+  {
+    std::vector<System*> group = {&w.base};
+    for (System& sys : w.by_trip) group.push_back(&sys);
+    for (auto& row : mixed)
+      for (System& sys : row) group.push_back(&sys);
+    zeroPrivateGenerations(group, /*unread_reads=*/true);
+  }
+  steadyPeriod(s, tl, w, opts, budget);
+  kindCopies(w, mixed[W - t0][W - 1], tl);
+  for (int64_t T = w.t1; T <= W; ++T)
+    for (int64_t x = 1; x <= T; ++x)
+      for (size_t p = 0; p < w.shape.size(); ++p)
+        if (!kindsLaidOut(w, p, T, x, mixed[T - t0][x - 1].procs[p].program))
+          throw Fail(fmt::format("the system for trip count {} with the kind boundary at {} is not its kinds' "
+                                 "iterations ({})",
+                                 T, x, w.base.procs[p].name));
+  // what the kinds' systems evaluate besides the window's: the laps of
+  // views over common bytes, the body's expressions, the trip count's reads
+  {
+    std::vector<const System*> group = {&w.base};
+    for (int64_t T = w.t1; T <= W; ++T) {
+      group.push_back(&w.by_trip[T - t0]);
+      for (const System& sys : mixed[T - t0]) group.push_back(&sys);
+    }
+    w.unmet.clear();
+    checkLapDeltas(group, w.d, /*exact=*/false, &w.unmet);
+    std::vector<const ir::Expr*> body_exprs;
+    std::vector<System::ReplacedUse> uses;
+    for (const System* sys : group) {
+      for (const System::ReplacedUse& u : sys->replace_uses)
+        if (std::find(uses.begin(), uses.end(), u) == uses.end()) uses.push_back(u);
+      for (const ir::Expr* e : sys->replace_loop_exprs)
+        if (std::find(body_exprs.begin(), body_exprs.end(), e) == body_exprs.end()) body_exprs.push_back(e);
+    }
+    const Limits limits = solverLimits(opts, budget);
+    checkBodyExprs(s, tl, body_exprs, w.P, w.w0, w.last - w.P + 1, limits);
+    try {
+      checkTripUses(s, tl, w, uses, limits);
+    } catch (const SteadyUseMoves& f) {
+      throw Fail(f.what());
+    }
+  }
+  periodCounts(w);
+  layOut(w);
+  // the trip counts before the steady body, one by one, each boundary
+  // (a violation there is at a boundary the facts need not allow: unknown)
+  for (int64_t T = t0; T < w.t1; ++T)
+    for (int64_t x = 0; x <= T; ++x) try {
+        states += exploreTripCount(x == 0 ? w.by_trip[T - t0] : mixed[T - t0][x - 1], T, opts, budget);
+      } catch (const Met& m) {
+        throw Fail(fmt::format("trip count {} with the kind boundary at {}: {} (no finding: the bounded check decides)",
+                               T, x, m.what()));
+      }
+  TripProofOptions one = opts;  // (no reduction, pacing or CTA groups over the kinds: not shown for them)
+  one.reduce = false;
+  one.pace_free_loops = false;
+  one.cta_shift = false;
+  one.meets = nullptr;
+  states += LapExplorer(w, one, budget).run();
+  return fmt::format("lap induction with the kind boundary in the state: every {} >= {} and boundary in 0..{} "
+                     "(period {}, warm-up {}, window {}{})",
+                     ir::exprToString(*tl.trip, s), t0, ir::exprToString(*tl.trip, s), w.P, w.w0, W,
+                     w.t1 > t0 ? fmt::format(", trip counts {}..{} one by one with each boundary", t0, w.t1 - 1) : "");
 }
 
 // Lap induction with tl.fixed set (a value per parameter read besides the
@@ -6655,17 +7105,7 @@ class PersistentExplorer {
     m_.flow.prev.assign(static_cast<size_t>(m_.P), {});
     // met[x]: atom x is accessed by two processes (an async op counts as
     // an access of the process that issues it)
-    std::vector<int> by(static_cast<size_t>(m_.atoms), -1);
-    std::vector<char> met(static_cast<size_t>(m_.atoms), 0);
-    for (int p = 0; p < m_.P; ++p)
-      for (int pc = 0; pc < m_.programSize(p); ++pc)
-        for (size_t i = 0; i < m_.instr(p, pc).accesses.size(); ++i) {
-          const sim::AtomRange& r = m_.atoms_of[p][pc][i];
-          for (int x = r.a0; x < r.a1; ++x) {
-            if (by[x] >= 0 && by[x] != p) met[x] = 1;
-            by[x] = p;
-          }
-        }
+    const std::vector<char> met = atomsOfSeveral(m_);
     for (int p = 0; p < m_.P; ++p) {
       const int n = static_cast<int>(g_.pos[p].size()) - 1;  // the last done pc
       if (g_.shape[p].kind == TileShape::Static) {
@@ -11824,6 +12264,8 @@ struct SplitLoops {
   // the case 1 <= X <= T - 1 (or up to T).
   bool clamped = false;
   bool none_decided = false;
+  bool from_zero = false, to_end = false;    // 0 <= X, X <= T shown
+  std::shared_ptr<const ir::Schedule> whole;  // the schedule as written
   std::shared_ptr<ir::Schedule> all_first;
   ir::ExprPtr loop_bound;                    // T
   ir::ExprPtr at;                            // X
@@ -11959,6 +12401,9 @@ std::optional<SplitLoops> splitAtMonotoneGuard(const ir::Schedule& s, const Limi
   out.some = std::make_shared<ir::Schedule>(s);
   // 0 <= X <= T not shown: the cases clamp X to [0, T]
   out.clamped = !from_zero || !to_end;
+  out.from_zero = from_zero;
+  out.to_end = to_end;
+  out.whole = std::make_shared<ir::Schedule>(s);
   // (with 0 <= X shown, X <= 0 is X = 0: the split's `none` below, X read as 0)
   out.none_decided = !from_zero;
   if (out.none_decided) out.none = wholeLoopDecided(s, T, X, true);
@@ -12602,6 +13047,66 @@ void proveTwoCases(ProofBudget& budget, const std::array<std::string, 2>& when, 
   }
 }
 
+// The bindings with 0 <= X <= T of a split (splitAtMonotoneGuard) as one
+// loop whose iterations are of kind B below X and of kind A from X on, X in
+// the lap state (docs/z3.md "A kind boundary in the lap state").
+std::string proveKindBoundary(const SplitLoops& split, ir::Target target, const std::vector<Binding>& checked,
+                              const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
+  const ir::Schedule& s = *split.whole;
+  TripLoops tl = findTrip(s);
+  if (!ir::sameExpr(*tl.trip, *split.loop_bound) || tl.scale != 1 || !tl.lo_expr.empty() || !tl.clamps.empty())
+    throw Fail("the symbolic loops are not the tile loops of the split, from 0 by 1");
+  std::set<int> vars;
+  for (const auto& [var, lo] : tl.lo) vars.insert(var);
+  KindBoundary kb(split.at, vars);
+  tl.guards = &kb.hook;
+  bool below = false;
+  const Limits limits = solverLimits(opts, budget);
+  kb.x = 0;
+  const bool only_bounds = buildAt(s, checked.front(), target, tl, opts.first_window).replace_uses.empty();
+  const int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
+                                [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below);
+  if (t0 < 0 || below) throw Fail(fmt::format("{} may be negative", ir::exprToString(*tl.trip, s)));
+  int64_t max_stages = 1;
+  for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
+  for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
+  for (int64_t W = std::max<int64_t>({opts.first_window, t0 + 8, 2 * max_stages + 8});; W *= 2) {
+    if (W > std::min<int64_t>(opts.max_window, 48))
+      throw Fail(fmt::format("no steady period within {} unrolled iterations", W / 2));
+    try {
+      return attemptKinds(s, target, checked.front(), tl, kb, t0, W, opts, budget, states);
+    } catch (const WindowTooSmall&) {
+      continue;
+    }
+  }
+}
+
+// The kind boundary's proof (for 0 <= X <= T) and the clamped cases
+// outside it: X <= 0 (every guard true) and X >= T (every guard false),
+// each a copy proved for every binding where not shown impossible.
+std::string proveKindCases(const SplitLoops& split, const std::string& kinds, ir::Target target,
+                           const std::vector<Binding>& checked, const TripProofOptions& opts, ProofBudget& budget,
+                           uint64_t& states) {
+  const std::string X = ir::exprToString(*split.at, *split.whole);
+  const std::string T = ir::exprToString(*split.loop_bound, *split.whole);
+  auto proveCase = [&](const ir::Schedule& copy, const std::string& when) {
+    checkBudget(budget, when);
+    TripLoops tl;
+    std::vector<Binding> bindings = checked;
+    try {
+      return fmt::format("; for {}: {}", when, proveSchedule(copy, target, checked, opts, budget, states, tl, bindings));
+    } catch (const Fail& f) {
+      throw Fail(fmt::format("{}: {}: {}", split.text, when, f.what()));
+    }
+  };
+  std::string out = fmt::format("{}, a kind boundary (the guard's iterations of either kind in one loop): for 0 <= {} "
+                                "<= {}: {}",
+                                split.text, X, T, kinds);
+  if (!split.from_zero) out += proveCase(*split.none, X + " <= 0");
+  if (!split.to_end) out += proveCase(*split.all_first, fmt::format("{} >= {}", X, T));
+  return out;
+}
+
 // The two cases of a split (splitAtMonotoneGuard). Every allowed binding
 // has X = 0 or X >= 1; a violation met in a case is unknown (the bounded
 // check decides), as in the guard cases.
@@ -12623,7 +13128,18 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
         if (h == 1) why = g.what();
       }
     }
-    if (!shared) throw Fail(fmt::format("{}: {}; {}", split.text, f.what(), why));
+    if (!shared) {
+      // not a split: one loop with the kind boundary in the lap state
+      std::string kinds;
+      try {
+        kinds = proveKindBoundary(split, target, checked, opts, budget, states);
+      } catch (const Met&) {
+        throw;
+      } catch (const Fail& k) {
+        throw Fail(fmt::format("{}: {}; {}; as a kind boundary: {}", split.text, f.what(), why, k.what()));
+      }
+      return proveKindCases(split, kinds, target, checked, opts, budget, states);
+    }
   }
   std::string engines[2];
   const std::string none_when = X + (split.none_decided ? " <= 0" : " = 0");

@@ -1721,3 +1721,36 @@ TEST(TripProofGaps, SplitPointOutsideTheLoopRangeIsClamped) {
   ASSERT_NE(early, fixed);
   expectBrokenNotProved(early, window, "FA3: the consumers' window one block earlier");
 }
+
+// docs/z3.md "A kind boundary in the lap state" (helper fa3kb, session 41,
+// issue 11): FA3's sliding window, whose key loop splits at a point the
+// window moves and whose iterations on both sides sync with the other
+// roles, is proved as one loop with the boundary in the lap state. Broken
+// twins around the boundary: none proved, each met by the bounded check.
+TEST(TripProofGaps, KindBoundaryInTheLapStateIsProved) {
+  using cake::testing::replace;
+  const std::string fa3 = "corpus/bugs/data.stale-read/fa3_sliding_window_v_skipped_outside_window";
+  const std::string fixed = corpusText(fa3 + "_fixed.cake");
+  auto r = expectProved(fixed, "FA3 sliding window");
+  EXPECT_NE(r.engine.find("kind boundary in the state"), std::string::npos) << r.engine;
+  auto window = [](const ir::Schedule& s) { return violatedAt(s, {{"seqlen_k", 1025}, {"window", 16}}); };
+  EXPECT_FALSE(window(cake::testing::compile(fixed).schedules.at(0)));
+  expectBrokenNotProved(corpusText(fa3 + ".cake"), window, "P V on every block");
+  expectBrokenNotProved(corpusText("corpus/bugs/data.stale-read/fa3_sliding_window_v_loaded_one_block_late.cake"),
+                        window, "the producer's window one block later");
+  const std::string skip = "            else:\n                lm.arrive(v_full, iter=j)\n";
+  const std::vector<std::pair<std::string, std::string>> twins = {
+      {skip, ""},                                                                  // no arrival without data
+      {skip, "            else:\n                lm.arrive(v_full, iter=j + 1)\n"},  // on the next block's slot
+      {"            lm.arrive(v_empty, iter=j)\n",
+       "                lm.arrive(v_empty, iter=j)\n"},  // V released only inside the window
+      {"                lm.mma_wait(pending=0)\n            lm.arrive(v_empty",
+       "                lm.mma_wait(pending=0)\n            else:\n                lm.mma(o_acc, p, smem_vt[j + 1], "
+       "init=False)\n                lm.mma_commit()\n                lm.mma_wait(pending=0)\n            lm.arrive(v_empty"},
+  };
+  for (const auto& [from, to] : twins) {
+    const std::string text = replace(fixed, from, to);
+    ASSERT_NE(text, fixed) << to;
+    expectBrokenNotProved(text, window, to.empty() ? "no arrival without data" : to);
+  }
+}

@@ -2,10 +2,11 @@
 # producer skips the V^T load of the key blocks before the sliding window
 # and the consumers skip P V there too (the softmax of those blocks is
 # masked to 0 in local attention), so no one reads a V^T slot the producer
-# did not load.  Checked (not proved: the proof does not take the split of
-# the key loop at a point the window moves); the covering values run the
-# trip counts around the first block inside the window (17 blocks before
-# the end, helper cover39).
+# did not load.  Proved since session 41 (helper fa3kb: one key loop with
+# the window's first block as a kind boundary in the lap state, docs/z3.md
+# "A kind boundary in the lap state"); the covering values run the trip
+# counts around the first block inside the window (17 blocks before the
+# end, helper cover39).
 # Edited from corpus/attention/sm90_fa3_fwd.cake:
 # FlashAttention-3 style forward pass on Hopper (non-persistent).
 # One CTA per (128-row query block, head).  head_dim = 64, key block = 64.
