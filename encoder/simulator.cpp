@@ -353,11 +353,10 @@ class Frames {
   // Canonicalizes a successor of node `from` (before its insertion).
   void canonical(State& next) { applied_ = sim::canonicalUnderPairs(m_, pairs_, next); }
   // After the insertion of that successor as node `id`.
-  void inserted(int from, int id, bool fresh) {
+  void inserted(int from, bool fresh) {
     if (fresh) frame_.push_back(frame_[from] ^ applied_);
-    (void)id;
   }
-  uint32_t of(int n) const { return frame_[n]; }
+  uint32_t of(int n) const { return on() ? frame_[n] : 0; }
   Step moved(const Step& st, uint32_t frame) const {
     Step out = st;
     out.proc = sim::imageOf(pairs_, frame, st.proc);
@@ -483,7 +482,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
       ++res.transitions;
       if (!here.empty()) {
         noteFirst(n);
-        const uint32_t frame = frames.on() ? frames.of(static_cast<int>(n)) : 0;
+        const uint32_t frame = frames.of(static_cast<int>(n));
         Trace t = frames.trace(static_cast<int>(n));
         t.push_back(frames.moved(st, frame));
         bool ends = anyEndsRun(here);
@@ -495,8 +494,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
         continue;
       }
       frames.canonical(next);
-      auto [id, fresh] = g.insert(next, static_cast<int>(n), st);
-      frames.inserted(static_cast<int>(n), id, fresh);
+      frames.inserted(static_cast<int>(n), g.insert(next, static_cast<int>(n), st).second);
     }
   }
   charge(n);
