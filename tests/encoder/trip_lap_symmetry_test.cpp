@@ -12,6 +12,7 @@
 // replay.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -70,6 +71,9 @@ std::vector<Broken> brokenForms(const std::string& base) {
       // (the two warpgroups differ: no pair; each explored as before)
       {"warpgroup 1 without its proxy fence",
        replace(base, fence, "            if lm.instance() == 0:\n                lm.fence_proxy()\n")},
+      {"both warpgroups release before their MMA retired",
+       replace(replace(base, "            lm.mma_wait(pending=0)\n", ""), "            lm.arrive(empty, iter=k, cta=1)\n",
+               "            lm.arrive(empty, iter=k, cta=1)\n            lm.mma_wait(pending=0)\n")},
       {"warpgroup 1 releases before its MMA retired",
        replace(base, "            lm.mma_wait(pending=0)\n",
                "            if lm.instance() == 0:\n                lm.mma_wait(pending=0)\n")},
@@ -103,10 +107,19 @@ TEST(TripLapSymmetry, BrokenFormsAreNotProved) {
 
 // The bounded check with and without the pairs at two K iterations: the
 // same outcome and rules, and each violation's trace (moved into the
-// run's own frame) replays to its rule.
+// run's own frame) replays to its rule. (Only forms whose warpgroups stay
+// a pair and without static counting candidates: the others are explored
+// without the pairs, as before.)
 TEST(TripLapSymmetry, BoundedCheckFindsTheSameRulesWithThePairs) {
   const std::string base = twoSlotText();
   std::vector<Broken> all = brokenForms(base);
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [](const Broken& b) {
+                             const std::string w = b.what;
+                             return w != "no release of the peer CTA's slot" &&
+                                    w != "both warpgroups release before their MMA retired";
+                           }),
+            all.end());
   all.push_back({"the correct form", base});
   for (const Broken& b : all) {
     SCOPED_TRACE(b.what);
@@ -121,7 +134,7 @@ TEST(TripLapSymmetry, BoundedCheckFindsTheSameRulesWithThePairs) {
     encoder::ModelCheckResult without = encoder::explore(sys, o);
     EXPECT_EQ(with.outcome, without.outcome);
     EXPECT_EQ(cake::testing::ruleSet(with), cake::testing::ruleSet(without));
-    EXPECT_LE(with.states, without.states);
+    EXPECT_LT(with.states, without.states);
     for (const encoder::Violation& v : with.violations) {
       if (v.trace.empty()) continue;
       encoder::ReplayResult rr = encoder::replay(sys, v.trace);
