@@ -41,8 +41,9 @@ struct ExploreOptions {
   uint32_t more_depth = 12;
   uint64_t more_states = 100000;
   // Two interchangeable processes (sim_symmetry.h) explored once per
-  // unordered pair of their states, where no static candidate is to be
-  // resolved (docs/z3.md "Interchangeable processes in the bounded check");
+  // unordered pair of their states, in a modelled cluster where no static
+  // candidate is to be resolved (docs/z3.md "Interchangeable processes in
+  // lap induction and in the bounded check");
   // false: both orders (tests compare the two).
   bool symmetry = true;
 };
