@@ -71,6 +71,7 @@ class Graph {
   uint64_t insertedWords() const { return words_; }
   uint64_t offered() const { return offered_; }  // insert() calls so far
   uint32_t depth(int n) const { return nodes_[n].depth; }
+  int parent(int n) const { return nodes_[n].parent; }
   Trace trace(int n) const {
     Trace t;
     for (; n > 0; n = nodes_[n].parent) t.push_back(nodes_[n].step);

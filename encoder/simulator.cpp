@@ -13,6 +13,7 @@
 #include "encoder/sim_graph.h"
 #include "encoder/sim_model.h"
 #include "encoder/sim_por.h"
+#include "encoder/sim_symmetry.h"
 
 namespace cake::encoder {
 
@@ -297,6 +298,23 @@ class LandingLog {
       x.several = true;
     }
   }
+  // Each pair's two processes seen alike: a run that lands p's arrival at
+  // pc in some phase has an image (the pair swapped) that lands q's there.
+  void symmetrize(const sim::Model& m, const std::vector<sim::SymPair>& pairs) {
+    for (const sim::SymPair& sp : pairs)
+      for (size_t pc = 0; pc < seen_[sp.p].size(); ++pc) {
+        Seen &a = seen_[sp.p][pc], &b = seen_[sp.q][pc];
+        Seen both;
+        both.meant = a.meant || b.meant;
+        both.several = a.several || b.several || (a.other && b.other && *a.other != *b.other);
+        both.other = a.other ? a.other : b.other;
+        const int at = static_cast<int>(pc);
+        for (auto [proc, x] : {std::pair{sp.p, &a}, std::pair{sp.q, &b}})
+          if (!x->other && both.other) order_.push_back({proc, at, m.instr(proc, at).phase, *both.other});
+        a = b = both;
+      }
+  }
+
   // The first arrival seen in another phase that every run put in that one phase.
   std::optional<Landing> fixable() const {
     for (const Landing& l : order_) {
@@ -316,6 +334,64 @@ class LandingLog {
   std::vector<Landing> order_;  // arrivals in the order first seen elsewhere
 };
 
+ReplayResult replayOn(const Model& m, const std::vector<Violation>& statics, const Trace& trace);
+
+// The bounded check's interchangeable processes (docs/z3.md
+// "Interchangeable processes in the bounded check"): each visited state is
+// the smaller of a state and its images, and frame[n] the swaps that take
+// node n's state to the run's own (those of the path to it, composed: the
+// pairs are disjoint, so a mask). A trace is the path's steps each moved
+// by its source's frame; a violation found at a moved state is the one
+// the moved trace meets when replayed (its messages name the run's own
+// processes).
+class Frames {
+ public:
+  Frames(const Model& m, const sim::Graph& g, std::vector<sim::SymPair> pairs)
+      : m_(m), g_(g), pairs_(std::move(pairs)), frame_{0} {}
+  bool on() const { return !pairs_.empty(); }
+  const std::vector<sim::SymPair>& pairs() const { return pairs_; }
+  // Canonicalizes a successor of node `from` (before its insertion).
+  void canonical(State& next) { applied_ = sim::canonicalUnderPairs(m_, pairs_, next); }
+  // After the insertion of that successor as node `id`.
+  void inserted(int from, bool fresh) {
+    if (fresh) frame_.push_back(frame_[from] ^ applied_);
+  }
+  uint32_t of(int n) const { return on() ? frame_[n] : 0; }
+  Step moved(const Step& st, uint32_t frame) const {
+    Step out = st;
+    out.proc = sim::imageOf(pairs_, frame, st.proc);
+    return out;
+  }
+  Trace trace(int n) const {
+    if (!on()) return g_.trace(n);
+    std::vector<int> path;
+    for (int k = n; k > 0; k = g_.parent(k)) path.push_back(k);
+    Trace t = g_.trace(n);
+    for (size_t i = 0; i < t.size(); ++i) t[i] = moved(t[i], frame_[g_.parent(path[path.size() - 1 - i])]);
+    return t;
+  }
+  // v found at a state of frame `frame`, with its trace moved: its text
+  // and sites as the replay of that trace meets them.
+  void restate(Violation& v, uint32_t frame, const std::vector<Violation>& statics) const {
+    if (!frame) return;
+    ReplayResult rr = replayOn(m_, statics, v.trace);
+    const Violation* best = nullptr;
+    for (const Violation& r : rr.violations)
+      if (r.rule == v.rule && (!best || r.trace.size() == v.trace.size())) best = &r;
+    if (!best) return;  // (report() then says the counterexample did not replay)
+    Trace t = std::move(v.trace);
+    v = *best;
+    v.trace = std::move(t);
+  }
+
+ private:
+  const Model& m_;
+  const sim::Graph& g_;
+  std::vector<sim::SymPair> pairs_;
+  std::vector<uint32_t> frame_;
+  uint32_t applied_ = 0;
+};
+
 }  // namespace
 
 ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
@@ -333,6 +409,15 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   sim::Graph g;
   State init = sim::initialState(m);
   g.insert(init, -1, {});
+  // (modelled clusters only, for now: elsewhere the pairs change which of
+  // two mirror-image runs a finding is reported from, docs/z3.md)
+  const bool pairs = opts.symmetry && statics.empty() && sys.ctas > 1;
+  Frames frames(m, g, pairs ? sim::interchangeablePairs(m, nullptr) : std::vector<sim::SymPair>{});
+  std::map<std::string, uint32_t> frame_of_rule;  // the frame each kept violation was found in
+  auto keep = [&](Violation v, Trace t, uint32_t frame) {
+    std::string rule = v.rule;
+    if (found.add(std::move(v), t)) frame_of_rule[rule] = frame;
+  };
   // ~bytes per visited state: the state, its node, hash and table entries
   uint64_t per_state = init.v.size() * 4 + 64 + 48;
   uint64_t max_states = std::min<uint64_t>(opts.max_states, uint64_t{opts.memory_mb} * 1024 * 1024 / per_state);
@@ -387,7 +472,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
     sim::stateViolations(m, s, a, enabled, statics, here);
     if (!here.empty() || sim::allFinished(m, s)) {
       if (!here.empty()) noteFirst(n);
-      for (Violation& v : here) found.add(std::move(v), g.trace(static_cast<int>(n)));
+      for (Violation& v : here) keep(std::move(v), frames.trace(static_cast<int>(n)), frames.of(static_cast<int>(n)));
       continue;  // a violating state ends its path (its rules all end runs); so does the exit
     }
     std::vector<Step> steps = opts.reduce ? reducer.reduce(s, a, enabled) : enabled;
@@ -399,17 +484,25 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
       ++res.transitions;
       if (!here.empty()) {
         noteFirst(n);
-        Trace t = g.trace(static_cast<int>(n));
-        t.push_back(st);
+        const uint32_t frame = frames.of(static_cast<int>(n));
+        Trace t = frames.trace(static_cast<int>(n));
+        t.push_back(frames.moved(st, frame));
         bool ends = anyEndsRun(here);
-        for (Violation& v : here) found.add(std::move(v), t);
+        for (Violation& v : here) keep(std::move(v), t, frame);
         if (ends) continue;  // a synchronization error ends its path; a data hazard does not (endsRun)
       }
-      g.insert(next, static_cast<int>(n), st);
+      if (!frames.on()) {
+        g.insert(next, static_cast<int>(n), st);
+        continue;
+      }
+      frames.canonical(next);
+      frames.inserted(static_cast<int>(n), g.insert(next, static_cast<int>(n), st).second);
     }
   }
   charge(n);
   res.states = g.size();
+  for (Violation& v : found.list()) frames.restate(v, frame_of_rule[v.rule], statics);
+  if (frames.on()) landings.symmetrize(m, frames.pairs());
   res.violations = std::move(found.list());
   std::stable_sort(res.violations.begin(), res.violations.end(),
                    [](const Violation& x, const Violation& y) { return x.trace.size() < y.trace.size(); });

@@ -40,6 +40,12 @@ struct ExploreOptions {
   // the first one, and a broken schedule's state space is large.
   uint32_t more_depth = 12;
   uint64_t more_states = 100000;
+  // Two interchangeable processes (sim_symmetry.h) explored once per
+  // unordered pair of their states, in a modelled cluster where no static
+  // candidate is to be resolved (docs/z3.md "Interchangeable processes in
+  // lap induction and in the bounded check");
+  // false: both orders (tests compare the two).
+  bool symmetry = true;
 };
 
 // `o` looking for every rule, not only those near the first violation (to

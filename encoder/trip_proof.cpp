@@ -30,6 +30,7 @@
 #include "encoder/sim_graph.h"
 #include "encoder/sim_model.h"
 #include "encoder/sim_por.h"
+#include "encoder/sim_symmetry.h"
 #include "encoder/simulator.h"
 #include "encoder/system_hook.h"
 #include "encoder/trip_cluster.h"
@@ -53,6 +54,9 @@ namespace {
 using sim::Async;
 using sim::Model;
 using sim::State;
+using sim::SymPair;
+using sim::pairInModel;
+using sim::swapPair;
 
 // A reason the proof does not apply or does not go through (-> Unknown).
 // `witnesses`: concrete bindings at which a violation was met on the way
@@ -1915,6 +1919,8 @@ class LapExplorer {
     // successors only" would expand most of them fully; also for CTAs
     // shifted apart, where no pacer is made)
     record_edges_ = checked_proviso_ || (pacer_ && pacer_->active()) || kinds_;
+    // (no pairs with a kind boundary: its argument swaps no processes)
+    if (opts_.lap_symmetry && !opts_.meets && !kinds_) setSymmetry();
   }
 
   // Proved or throws Fail / WindowTooSmall (MetApart: see above).
@@ -1941,6 +1947,8 @@ class LapExplorer {
   }
   // Whether each CTA kept its own trip count and shift.
   bool apart() const { return groups_ > 1; }
+  // The pairs of interchangeable processes the exploration merges.
+  const std::vector<SymPair>& pairs() const { return sym_; }
 
  private:
   const Window& w_;
@@ -2094,6 +2102,35 @@ class LapExplorer {
       X = kPassed;
       lt[lt.size() - 2] = -1;
     }
+  }
+
+  std::vector<SymPair> sym_;  // disjoint pairs of interchangeable processes (setSymmetry)
+
+  // docs/z3.md "Interchangeable processes in lap induction": pairs whose
+  // swap (swapPair) is an automorphism of the explored system, taken
+  // greedily and disjoint. Besides the model's conditions (pairInModel)
+  // every table the exploration reads per process must be equal for p and
+  // q: the loop's shape (heads, iterations, trip-count offset), the exits
+  // per trip count, the shift's pc map and commit delta, the control flow
+  // and commit counts, the trip-count group; and the tags a shift leaves
+  // in place (kept_) must be a set the swap maps onto itself.
+  void setSymmetry() {
+    sym_ = sim::interchangeablePairs(m_, [&](const SymPair& sp) { return lapTablesAgree(sp); });
+  }
+
+  bool lapTablesAgree(const SymPair& sp) const {
+    const int p = sp.p, q = sp.q;
+    const ProcShape &a = w_.shape[p], &b = w_.shape[q];
+    if (a.loops != b.loops || a.var != b.var || a.lo != b.lo || a.off != b.off || a.end != b.end ||
+        a.full_end != b.full_end || a.head != b.head || a.iter_of != b.iter_of)
+      return false;
+    auto same = [&](const auto& v) { return v.empty() || v[p] == v[q]; };
+    if (!same(w_.exit_to) || !same(w_.shift_pc) || !same(w_.commit_delta) || !same(group_) ||
+        !same(layout_.exit_starts) || !same(layout_.is_head))
+      return false;
+    for (const auto& [t, id] : kept_)
+      if (!kept_.count({sp.tracked[t], sp.write[id]})) return false;
+    return true;
   }
 
   // docs/z3.md "Independent CTAs": when the CTAs share nothing but the
@@ -2442,6 +2479,10 @@ class LapExplorer {
           while (shiftGroup(s, g, lt[2 * g], lt[2 * g + 1])) moved = true;
       }
     }
+    // Interchangeable processes: the smaller of the state and its image
+    // under each pair's swap stands for both (docs/z3.md "Interchangeable
+    // processes in lap induction").
+    sim::canonicalUnderPairs(m_, sym_, s);
     s.v.insert(s.v.end(), lt.begin(), lt.end());
     return g_.insert(s, parent, st).first;
   }
@@ -6595,16 +6636,6 @@ struct Branch {
 // predecessors, the canonical writes and the reducer's tables. None of
 // them depends on the tile length an exploration fixes: they are laid out
 // with the unknowns open (every branch), which every length allows.
-// Two interchangeable processes (docs/z3.md "Interchangeable processes"):
-// swapping p and q, with the atoms each accesses alone permuted, maps the
-// explored system onto itself. How the state moves: the tracked atoms'
-// fields (tracked index -> tracked index) and the data tags (write id ->
-// write id).
-struct SymPair {
-  int p = -1, q = -1;
-  std::vector<int32_t> tracked;
-  std::vector<int32_t> write;
-};
 
 // A shift by part of the tile period with the processes permuted (docs/z3.md
 // "A shift by one tile that permutes the processes"): ping-pong's consumer
@@ -7537,31 +7568,8 @@ class PersistentExplorer {
 
   // ---------------------------------------------------------------- interchangeable processes
 
-  // s with processes sp.p and sp.q swapped: their pcs, sync generations,
-  // observed commits, unfenced marks, async work and written data tags;
-  // each tracked atom's fields move to its image.
-  State swapped(const State& s, const SymPair& sp) const {
-    const int p = sp.p, q = sp.q;
-    State n = s;
-    for (int off : {m_.off_pc, m_.off_sgen, m_.off_obs}) std::swap(n.v[off + p], n.v[off + q]);
-    const int32_t bp = int32_t{1} << p, bq = int32_t{1} << q;
-    auto bits = [&](int32_t x) { return (x & ~(bp | bq)) | ((x & bp) ? bq : 0) | ((x & bq) ? bp : 0); };
-    for (int t = 0; t < m_.tracked; ++t) {
-      const int to = sp.tracked[t];
-      const int32_t d = s.v[sim::atomField(m_, t, sim::kData)];
-      n.v[sim::atomField(m_, to, sim::kData)] = d < 0 ? d : canon_[sp.write[d]];
-      n.v[sim::atomField(m_, to, sim::kUnfencedWrites)] = bits(s.v[sim::atomField(m_, t, sim::kUnfencedWrites)]);
-      n.v[sim::atomField(m_, to, sim::kUnfencedReads)] = bits(s.v[sim::atomField(m_, t, sim::kUnfencedReads)]);
-    }
-    Async a = sim::decodeAsync(m_, s);
-    auto other = [&](int32_t x) { return x == p ? q : x == q ? p : x; };
-    for (sim::Load& l : a.loads) l.proc = other(l.proc);
-    for (int k = 0; k < sim::kGroupKinds; ++k) std::swap(a.of(p, k), a.of(q, k));
-    for (sim::Unobserved& x : a.unobserved)
-      if (x.proc >= 0) x.proc = other(x.proc);
-    sim::encodeAsync(m_, n, a);
-    return n;
-  }
+  // s with processes sp.p and sp.q swapped (swapPair), its data tags canonical.
+  State swapped(const State& s, const SymPair& sp) const { return swapPair(m_, s, sp, &canon_); }
 
   // Finds disjoint pairs of interchangeable processes: p < q of one role
   // and CTA, with as many warps, whose combined programs are equal
@@ -7576,98 +7584,11 @@ class PersistentExplorer {
   // only through those tables and its index in the unfenced marks, which
   // the swap exchanges), violations onto violations of the same rule.
   void setSymmetry() {
-    std::vector<char> paired(static_cast<size_t>(m_.P), 0);
-    for (int p = 0; p < m_.P; ++p)
-      for (int q = p + 1; q < m_.P && !paired[p]; ++q) {
-        if (paired[q]) continue;
-        if (std::optional<SymPair> sp = interchangeable(p, q)) {
-          sym_.push_back(std::move(*sp));
-          paired[p] = paired[q] = 1;
-        }
-      }
+    sym_ = sim::interchangeablePairs(m_, [&](const SymPair& sp) { return gridTablesAgree(sp.p, sp.q); });
   }
 
-  std::optional<SymPair> interchangeable(int p, int q) const {
-    const Process &P = m_.sys.procs[p], &Q = m_.sys.procs[q];
-    // (the unfenced marks hold a bit per process below 31)
-    if (q >= 30 || P.role != Q.role || P.cta != Q.cta || P.warps != Q.warps || m_.programSize(p) != m_.programSize(q))
-      return std::nullopt;
-    const int n = m_.programSize(p);
-    // The instructions, but for their atoms. A view access's data identity
-    // (index, generation, laps) is read only by staleRead, for the data a
-    // read finds: in atoms that no other process accesses (async ops count
-    // as their issuer's accesses) that is the reader's own write or none,
-    // and neither reads the identity (staleWrite: its own data is never
-    // stale; no write is stale whatever it means). There the identities of
-    // p's and q's accesses may differ (`smem_c[2 * lm.instance() + t % 2]`).
-    std::vector<uint64_t> by(static_cast<size_t>(m_.atoms), 0);  // processes accessing each atom (bit per process)
-    for (int r = 0; r < m_.P; ++r)
-      for (int pc = 0; pc < m_.programSize(r); ++pc)
-        for (const sim::AtomRange& a : m_.atoms_of[r][pc])
-          for (int x = a.a0; x < a.a1; ++x) by[x] |= uint64_t{1} << std::min(r, 63);
-    auto privateTo = [&](int r, const sim::AtomRange& a) {
-      for (int x = a.a0; x < a.a1; ++x)
-        if (by[x] != uint64_t{1} << r) return false;
-      return true;
-    };
-    auto sameAccess = [&](const Access& x, const Access& y, int pc, size_t i) {
-      if (x.write != y.write || x.proxy != y.proxy || x.async != y.async || x.view != y.view || x.hi - x.lo != y.hi - y.lo)
-        return false;
-      if (x.index == y.index && x.gen == y.gen && x.stage_like == y.stage_like && x.view_written == y.view_written)
-        return true;
-      return q < 63 && privateTo(p, m_.atoms_of[p][pc][i]) && privateTo(q, m_.atoms_of[q][pc][i]);
-    };
-    for (int pc = 0; pc < n; ++pc) {
-      const Instr &a = m_.instr(p, pc), &b = m_.instr(q, pc);
-      if (a.kind != b.kind || a.stmt != b.stmt || a.derived != b.derived || a.slot != b.slot || a.phase != b.phase ||
-          a.count != b.count || a.bytes != b.bytes || a.pending != b.pending || a.named != b.named ||
-          a.grid_dep_early != b.grid_dep_early || a.regs_hazard.regs_space >= 0 || b.regs_hazard.regs_space >= 0 ||
-          a.iteration != b.iteration || a.loops != b.loops || a.accesses.size() != b.accesses.size())
-        return std::nullopt;
-      for (size_t i = 0; i < a.accesses.size(); ++i) {
-        if (!sameAccess(a.accesses[i], b.accesses[i], pc, i)) return std::nullopt;
-        if ((m_.write_id[p][pc][i] >= 0) != (m_.write_id[q][pc][i] >= 0)) return std::nullopt;
-      }
-    }
-    // The involution of the atoms: p's range at a pc onto q's (disjoint,
-    // as long), identity elsewhere.
-    std::vector<int32_t> beta(static_cast<size_t>(m_.atoms));
-    for (int x = 0; x < m_.atoms; ++x) beta[x] = x;
-    auto pairAtoms = [&](int x, int y) {
-      if (beta[x] == y && beta[y] == x) return true;
-      if (beta[x] != x || beta[y] != y) return false;
-      beta[x] = y;
-      beta[y] = x;
-      return true;
-    };
-    for (int pc = 0; pc < n; ++pc)
-      for (size_t i = 0; i < m_.atoms_of[p][pc].size(); ++i) {
-        const sim::AtomRange &r = m_.atoms_of[p][pc][i], &t = m_.atoms_of[q][pc][i];
-        if (r.a0 == t.a0 && r.a1 == t.a1) continue;
-        if (r.a1 - r.a0 != t.a1 - t.a0 || r.overlaps(t)) return std::nullopt;
-        for (int k = 0; k < r.a1 - r.a0; ++k)
-          if (!pairAtoms(r.a0 + k, t.a0 + k)) return std::nullopt;
-      }
-    // beta maps every access of p onto q's (and q's onto p's: an
-    // involution) and every access of another process onto itself, as sets
-    // of atoms (beta is a bijection: into a range as long is onto it), and
-    // keeps which atoms are tracked.
-    auto onto = [&](const sim::AtomRange& from, const sim::AtomRange& to) {
-      if (from.a1 - from.a0 != to.a1 - to.a0) return false;
-      for (int x = from.a0; x < from.a1; ++x)
-        if (beta[x] < to.a0 || beta[x] >= to.a1) return false;
-      return true;
-    };
-    for (int r = 0; r < m_.P; ++r)
-      for (int pc = 0; pc < m_.programSize(r); ++pc)
-        for (size_t i = 0; i < m_.atoms_of[r][pc].size(); ++i) {
-          const sim::AtomRange& from = m_.atoms_of[r][pc][i];
-          const int image = r == p ? q : r == q ? p : r;
-          if (!onto(from, m_.atoms_of[image][pc][i])) return std::nullopt;
-        }
-    for (int x = 0; x < m_.atoms; ++x)
-      if ((m_.tracked_of[x] >= 0) != (m_.tracked_of[beta[x]] >= 0)) return std::nullopt;
-    // The tables of the model, the grid and the layout.
+  bool gridTablesAgree(int p, int q) const {
+    // The tables of the grid and the layout.
     auto sameRanges = [](const auto& x, const auto& y) {
       if (x.size() != y.size()) return false;
       for (size_t t = 0; t < x.size(); ++t) {
@@ -7695,16 +7616,16 @@ class PersistentExplorer {
       return (!x && !y) || (x && y && *x == *y);
     };
     const size_t up = static_cast<size_t>(p), uq = static_cast<size_t>(q);
-    if (!sameShape(g_.shape[up], g_.shape[uq]) || !samePos(g_.pos[up], g_.pos[uq])) return std::nullopt;
+    if (!sameShape(g_.shape[up], g_.shape[uq]) || !samePos(g_.pos[up], g_.pos[uq])) return false;
     for (const std::vector<TileShape>& ls : g_.last_shape)
-      if (ls.size() > uq && !sameShape(ls[up], ls[uq])) return std::nullopt;
-    if (g_.kinds > 1 && !sameShape(g_.kshape[up], g_.kshape[uq])) return std::nullopt;
+      if (ls.size() > uq && !sameShape(ls[up], ls[uq])) return false;
+    if (g_.kinds > 1 && !sameShape(g_.kshape[up], g_.kshape[uq])) return false;
     if (!sameAt(g_.kinded, up, uq) || !sameAt(g_.post_moves, up, uq) || !sameAt(g_.post_x, up, uq) ||
         !sameAt(g_.pre_moves, up, uq) || !sameAt(g_.pre_x, up, uq) ||
         !sameAt(g_.first_x, up, uq) || !sameAt(g_.tail_x, up, uq) || !sameAt(g_.ring_pc, up, uq) || !sameAt(g_.tile_pc, up, uq) ||
         !sameAt(g_.ring_ref, up, uq) || !sameAt(g_.commits_before, up, uq) || !sameAt(g_.size, up, uq) ||
         !sameAt(g_.ring_commits, up, uq) || !sameAt(g_.tile_commits, up, uq))
-      return std::nullopt;
+      return false;
     for (int k = 0; k < g_.kinds; ++k) {
       const size_t lp = g_.lane(up, k), lq = g_.lane(uq, k);
       std::vector<const std::vector<std::vector<std::vector<PGrid::Range>>>*> ats{
@@ -7713,32 +7634,17 @@ class PersistentExplorer {
       for (const auto& d : g_.post_last_at) ats.push_back(&d);
       for (const auto* v : ats) {
         const auto *x = at(*v, lp), *y = at(*v, lq);
-        if (!x != !y || (x && !sameRanges(*x, *y))) return std::nullopt;
+        if (!x != !y || (x && !sameRanges(*x, *y))) return false;
       }
       const auto *x = at(g_.pre_open, lp), *y = at(g_.pre_open, lq);
       if (!x != !y || (x && !sameRanges(std::vector<std::vector<PGrid::Range>>{*x},
                                        std::vector<std::vector<PGrid::Range>>{*y})))
-        return std::nullopt;
+        return false;
     }
-    if (!sameAt(m_.flow.next, up, uq) || !sameAt(m_.flow.prev, up, uq) || !sameAt(m_.commit_seq, up, uq) ||
-        !sameAt(m_.commits_before, up, uq))
-      return std::nullopt;
     if (reducer_ && (!sameAt(branches_.succ, up, uq) || !sameAt(branches_.position, up, uq) ||
                      !sameAt(branches_.trip, up, uq) || !sameAt(branches_.start, up, uq)))
-      return std::nullopt;
-    // How the state moves.
-    SymPair sp;
-    sp.p = p;
-    sp.q = q;
-    sp.tracked.assign(static_cast<size_t>(m_.tracked), -1);
-    for (int x = 0; x < m_.atoms; ++x)
-      if (m_.tracked_of[x] >= 0) sp.tracked[m_.tracked_of[x]] = m_.tracked_of[beta[x]];
-    sp.write.resize(m_.writes.size());
-    for (size_t id = 0; id < m_.writes.size(); ++id) {
-      const Model::WriteRef& w = m_.writes[id];
-      sp.write[id] = w.proc == p || w.proc == q ? m_.write_id[w.proc == p ? q : p][w.pc][w.acc] : static_cast<int>(id);
-    }
-    return sp;
+      return false;
+    return true;
   }
 
   // ---------------------------------------------------------------- a shift by part of the tile period

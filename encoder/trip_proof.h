@@ -122,6 +122,11 @@ struct TripProofOptions {
   // once per unordered pair of their states; false explores both orders
   // (tests compare the two).
   bool symmetry = true;
+  // Lap induction (one symbolic loop): the same for the lap exploration
+  // (docs/z3.md "Interchangeable processes in lap induction"): DeepGEMM's
+  // two math warpgroups of one CTA; false explores both orders (tests
+  // compare the two).
+  bool lap_symmetry = true;
   // Persistent kernels: a tile shift by part of the tile period that
   // permutes processes (ping-pong's consumers, each running every other
   // tile: docs/z3.md "A shift by one tile that permutes the processes");
