@@ -13,5 +13,7 @@ namespace cake::ir {
 // lm.assume facts: pools, views, TMEM, registers, then each role body's
 // statements and ops in order. A field may be null (an absent operand).
 void forEachExprField(Schedule& s, const std::function<void(ExprPtr&)>& fn);
+// The same fields, read only.
+void forEachExprField(const Schedule& s, const std::function<void(const ExprPtr&)>& fn);
 
 }  // namespace cake::ir
