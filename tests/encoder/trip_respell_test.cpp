@@ -71,7 +71,7 @@ TEST(RespelledStride, AStrideOfTheTripCountsValueIsProved) {
 // spelled apart is proved (the multiple's part read as the consumer's bound,
 // then the producer's loop in blocks of two), and so is the floor under
 // K % 128 == 0. The floor without that fact (the corpus twin, K = 129) and
-// under K % 64 == 0 (K = 192) are found and not proved.
+// under K % 64 == 0 (K = 64) are found and not proved.
 TEST(RespelledStride, AMultipleOfABoundSpelledApartIsProved) {
   const std::string fixed = corpusText(rsp::kTwoSlots + "_fixed.cake");
   rsp::expectProvedRespelled(fixed, "2 * lm.cdiv(K, 128) as 2 * ((K + 127) // 128)", "the multiple spelled apart");
@@ -81,7 +81,8 @@ TEST(RespelledStride, AMultipleOfABoundSpelledApartIsProved) {
   rsp::expectProvedRespelled(floor_fact, "K // 128 as (K + 127) // 128", "the floor under K % 128 == 0");
 
   expectFoundNotProved(corpusText(rsp::kTwoSlots + ".cake"), "sync.deadlock", "the floor with no fact");
-  expectFoundNotProved(replace(floor_fact, "K % 128 == 0", "K % 64 == 0"), "sync.deadlock", "the floor under K % 64 == 0");
+  expectFoundNotProved(replace(floor_fact, "K % 128 == 0", "K % 64 == 0"), "sync.arrival-underflow",
+                       "the floor under K % 64 == 0 (K = 64: no block loaded, one pair waited for)");
 }
 
 // The respelling's prover questions are capped: past the cap an expression
