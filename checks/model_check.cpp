@@ -1464,14 +1464,7 @@ class BindingSearch {
       for (size_t j = i + 1; j < trips.size(); ++j) {
         if (trips[i].sameProcess(trips[j]) || ir::sameExpr(*trips[i].trip, *trips[j].trip)) continue;
         ExprPtr d = ir::makeExpr(ExprKind::Sub, {trips[i].trip, trips[j].trip});
-        if (asked.size() >= kCornerPairs ||
-            std::any_of(asked.begin(), asked.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *d); }))
-          continue;
-        asked.push_back(d);
-        std::set<int64_t> seen;
-        for (const Binding& b : checked)
-          if (auto v = value(b, *d)) seen.insert(*v);
-        if (std::optional<ir::EvalEnv> at = comparer.valueOutside(d, seen))
+        if (std::optional<ir::EvalEnv> at = cornerOf(d, checked, comparer, asked))
           if (std::optional<Binding> b = bindingAt(checked.front(), *d, *at)) out.push_back(*b);
       }
     strideCorners(checked, trips, comparer, out);
@@ -1622,23 +1615,31 @@ class BindingSearch {
       for (const LoopTrips& t : trips) {
         if (t.instance >= 0 || symbolsRead(*t.trip) != symbolsRead(*x)) continue;
         ExprPtr d = ir::makeExpr(ExprKind::Sub, {t.trip, x});
-        if (asked.size() >= kCornerPairs ||
-            std::any_of(asked.begin(), asked.end(), [&](const ExprPtr& y) { return ir::sameExpr(*y, *d); }))
-          continue;
-        asked.push_back(d);
-        std::set<int64_t> seen;
-        for (const Binding& b : checked)
-          if (auto v = value(b, *d)) seen.insert(*v);
+        const std::optional<ir::EvalEnv> at = cornerOf(d, checked, comparer, asked);
+        if (!at) continue;
         const auto it = loop_trips.find(var);
         const auto runs_twice = [&](const Binding& b) {
           const std::optional<int64_t> n = it == loop_trips.end() ? std::nullopt : value(b, *it->second);
           return n && *n >= 2;
         };
         const auto base = std::find_if(checked.begin(), checked.end(), runs_twice);
-        if (std::optional<ir::EvalEnv> at = comparer.valueOutside(d, seen))
-          if (std::optional<Binding> b = bindingAt(base == checked.end() ? checked.front() : *base, *d, *at))
-            out.push_back(*b);
+        if (std::optional<Binding> b = bindingAt(base == checked.end() ? checked.front() : *base, *d, *at))
+          out.push_back(*b);
       }
+  }
+  // An allowed assignment at which the difference d takes a value the
+  // checked bindings did not give it (ValueComparer::valueOutside); each
+  // difference asked once, at most kCornerPairs per list `asked`.
+  std::optional<ir::EvalEnv> cornerOf(const ExprPtr& d, const std::vector<Binding>& checked,
+                                      encoder::ValueComparer& comparer, std::vector<ExprPtr>& asked) const {
+    if (asked.size() >= kCornerPairs ||
+        std::any_of(asked.begin(), asked.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *d); }))
+      return std::nullopt;
+    asked.push_back(d);
+    std::set<int64_t> seen;
+    for (const Binding& b : checked)
+      if (auto v = value(b, *d)) seen.insert(*v);
+    return comparer.valueOutside(d, seen);
   }
   // The parameters, block indices and grid sizes e reads.
   std::set<std::pair<ExprKind, int>> symbolsRead(const ir::Expr& e) const {
