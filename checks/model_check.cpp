@@ -24,6 +24,7 @@
 #include "encoder/value_equality.h"
 #include "encoder/z3_solver.h"
 
+#include "ir/expr_fields.h"
 #include "ir/global_box.h"
 
 namespace cake::checks {
@@ -1537,16 +1538,10 @@ class BindingSearch {
       for (size_t j = i + 1; j < trips.size(); ++j) {
         if (trips[i].sameProcess(trips[j]) || ir::sameExpr(*trips[i].trip, *trips[j].trip)) continue;
         ExprPtr d = ir::makeExpr(ExprKind::Sub, {trips[i].trip, trips[j].trip});
-        if (asked.size() >= kCornerPairs ||
-            std::any_of(asked.begin(), asked.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *d); }))
-          continue;
-        asked.push_back(d);
-        std::set<int64_t> seen;
-        for (const Binding& b : checked)
-          if (auto v = value(b, *d)) seen.insert(*v);
-        if (std::optional<ir::EvalEnv> at = comparer.valueOutside(d, seen))
+        if (std::optional<ir::EvalEnv> at = cornerOf(d, checked, comparer, asked))
           if (std::optional<Binding> b = bindingAt(checked.front(), *d, *at)) out.push_back(*b);
       }
+    strideCorners(checked, trips, comparer, out);
     return out;
   }
 
@@ -1676,6 +1671,97 @@ class BindingSearch {
       collectTrips(st.orelse, body, instances, out);
     }
   }
+  // Bindings at which a ring stride meant as a loop's trip count differs
+  // from it by an amount the `checked` bindings never gave: a factor X of a
+  // product `v * X` (v a loop variable, X reading the symbols of a loop's
+  // bound and no loop variable) against each such trip count, as the loop
+  // pairs above. The PR #2146 fix `t * max(K // 64, 1)` beside a K loop of
+  // `lm.cdiv(K, 64)` under `lm.assume(K % 32 == 0 or K < 64)` differs at
+  // K = 96 only, which no covering value reached (exit 0, *checked*; helper
+  // gaps41, session 41). Run from the first checked binding whose loop of v
+  // runs two trips (a stride shows from the second).
+  void strideCorners(const std::vector<Binding>& checked, const std::vector<LoopTrips>& trips,
+                     encoder::ValueComparer& comparer, std::vector<Binding>& out) {
+    std::map<int, ExprPtr> loop_trips;  // loop variable -> its loop's trip count
+    for (const ir::RoleBody& body : s_.bodies) collectLoopTrips(body.body, loop_trips);
+    std::vector<ExprPtr> asked;
+    for (const auto& [var, x] : strideFactors())
+      for (const LoopTrips& t : trips) {
+        if (t.instance >= 0 || symbolsRead(*t.trip) != symbolsRead(*x)) continue;
+        ExprPtr d = ir::makeExpr(ExprKind::Sub, {t.trip, x});
+        const std::optional<ir::EvalEnv> at = cornerOf(d, checked, comparer, asked);
+        if (!at) continue;
+        const auto it = loop_trips.find(var);
+        const auto runs_twice = [&](const Binding& b) {
+          const std::optional<int64_t> n = it == loop_trips.end() ? std::nullopt : value(b, *it->second);
+          return n && *n >= 2;
+        };
+        const auto base = std::find_if(checked.begin(), checked.end(), runs_twice);
+        if (std::optional<Binding> b = bindingAt(base == checked.end() ? checked.front() : *base, *d, *at))
+          out.push_back(*b);
+      }
+  }
+  // An allowed assignment at which the difference d takes a value the
+  // checked bindings did not give it (ValueComparer::valueOutside); each
+  // difference asked once, at most kCornerPairs per list `asked`.
+  std::optional<ir::EvalEnv> cornerOf(const ExprPtr& d, const std::vector<Binding>& checked,
+                                      encoder::ValueComparer& comparer, std::vector<ExprPtr>& asked) const {
+    if (asked.size() >= kCornerPairs ||
+        std::any_of(asked.begin(), asked.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *d); }))
+      return std::nullopt;
+    asked.push_back(d);
+    std::set<int64_t> seen;
+    for (const Binding& b : checked)
+      if (auto v = value(b, *d)) seen.insert(*v);
+    return comparer.valueOutside(d, seen);
+  }
+  // The parameters, block indices and grid sizes e reads.
+  std::set<std::pair<ExprKind, int>> symbolsRead(const ir::Expr& e) const {
+    std::set<std::pair<ExprKind, int>> out;
+    ir::anySubExpr(e, [&](const ir::Expr& x) {
+      if (x.kind == ExprKind::Param || x.kind == ExprKind::BlockIdx || x.kind == ExprKind::GridDim)
+        out.insert({x.kind, x.index});
+      return false;
+    });
+    return out;
+  }
+  // Every loop's trip count that reads no loop variable or instance.
+  void collectLoopTrips(const ir::Block& blk, std::map<int, ExprPtr>& out) const {
+    for (const Stmt& st : blk) {
+      if (st.kind == Stmt::Kind::For && st.lo && st.hi) {
+        ExprPtr step = st.step ? st.step : ir::makeConst(1);
+        ExprPtr trip = ir::makeExpr(ExprKind::CDiv, {ir::makeExpr(ExprKind::Sub, {st.hi, st.lo}), step});
+        if (!dependsOnLoops(*trip) && !ir::exprUses(*trip, {ExprKind::Instance})) out[st.loop_var] = trip;
+      }
+      collectLoopTrips(st.body, out);
+      collectLoopTrips(st.orelse, out);
+    }
+  }
+  // Every product `v * X` (either order) of the schedule's expressions with
+  // X reading a parameter, a block index or a grid size and no loop
+  // variable or instance: (v, X), once each.
+  std::vector<std::pair<int, ExprPtr>> strideFactors() const {
+    std::vector<std::pair<int, ExprPtr>> out;
+    ir::forEachExprField(s_, [&](const ExprPtr& e) {
+      if (!e) return;
+      ir::anySubExpr(*e, [&](const ir::Expr& m) {
+        if (m.kind != ExprKind::Mul || m.args.size() != 2 || !m.args[0] || !m.args[1]) return false;
+        for (int i = 0; i < 2; ++i) {
+          const ExprPtr &v = m.args[i], &x = m.args[1 - i];
+          if (v->kind != ExprKind::LoopVar || dependsOnLoops(*x) || !dependsOnParams(*x) ||
+              ir::exprUses(*x, {ExprKind::Instance}))
+            continue;
+          if (std::none_of(out.begin(), out.end(),
+                           [&](const auto& f) { return f.first == v->index && ir::sameExpr(*f.second, *x); }))
+            out.emplace_back(v->index, x);
+        }
+        return false;
+      });
+    });
+    return out;
+  }
+
+
   // `base` with the symbols `e` reads set as in `at` (else every parameter
   // of `at`), where the lm.assume facts hold: nullopt otherwise. The block
   // index and grid size are taken only outside a cluster (a binding names

@@ -41,6 +41,7 @@
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
 #include "ir/expr_build.h"
+#include "ir/expr_fields.h"
 #include "encoder/trip_sizes.h"
 #include "encoder/trip_tail_ops.h"
 #include "encoder/trip_widen.h"
@@ -14391,53 +14392,169 @@ ir::ExprPtr withCore(const ir::ExprPtr& hi, const ir::ExprPtr& core) {
   return out;
 }
 
-// A copy of the schedule whose loop bounds of one value are spelled alike
-// (docs/z3.md "Loop bounds respelled by value"): the symbolic core of each
-// loop's end (splitOffset's E of `E + c`) that equals an earlier loop's
-// core for every allowed value (ValueComparer, the builder's cross-role
-// pairing's comparison) and reads the same parameters is replaced by that
-// core, the first of its value in program order. Every later step of the
-// proof (the trip expression, the loops bounded by it, the restart form's
-// tile count, the replaced node of a trip count T) then reads the one
-// spelling. A core that reads a loop variable stays (the earlier core's
-// variables need not be in scope). nullopt: nothing respelled.
+// A copy of the schedule whose expressions of one value as a loop bound are
+// spelled alike (docs/z3.md "Loop bounds respelled by value" and
+// "Expressions respelled as the loop bound of their value"):
+//  1. the cores of the loop ends (splitOffset's E of `E + c`) that read a
+//     parameter and no loop variable, one per value in program order (the
+//     first spelling met; ValueComparer, the builder's cross-role pairing's
+//     comparison, under the facts);
+//  2. a core whose proper sub-expression has the value of another core (one
+//     that is itself not rewritten by this step: no chains, no cycles) reads
+//     that core there (`2 * lm.cdiv(K, 128)` beside `(K + 127) // 128`: the
+//     multiple `loopsInBlocks` then reads as one of the other loop's bound);
+//  3. every expression of the schedule, top down: a part that reads the
+//     schedule's symbols but no loop variable and whose core has the value
+//     of a core of step 2 and reads the same symbols is that core (its
+//     constant offsets as written: `withCore`); else its operands are asked.
+//     So a loop end, a ring stride `t * (K // 64)` under K % 64 == 0, or a
+//     guard's `max(K // 64, 1)` reads the trip expression in its one
+//     spelling, which every later step of the proof (the trip expression, the
+//     products t * E_B, the replaced node of a trip count T) matches.
+// Each replacement is a fresh copy of the core (the proof keys some reads by
+// node). nullopt: nothing respelled.
 struct RespelledBounds {
   std::shared_ptr<ir::Schedule> s;
   std::string text;
 };
+
+// The symbols an expression reads besides loop variables: (kind, index) of
+// each parameter, lm.block_idx(d), lm.grid_dim(d) and lm.instance().
+std::set<std::pair<ir::ExprKind, int>> symbolsOf(const ir::Expr& e) {
+  std::set<std::pair<ir::ExprKind, int>> out;
+  anySubExpr(e, [&](const ir::Expr& x) {
+    switch (x.kind) {
+      case ir::ExprKind::Param: case ir::ExprKind::BlockIdx: case ir::ExprKind::GridDim:
+        out.insert({x.kind, x.index});
+        break;
+      case ir::ExprKind::Instance: out.insert({x.kind, 0}); break;
+      default: break;
+    }
+    return false;
+  });
+  return out;
+}
+
+// A copy of e of its own nodes (the proof keys some reads by node).
+ir::ExprPtr freshCopy(const ir::ExprPtr& e) {
+  auto out = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : out->args)
+    if (a) a = freshCopy(a);
+  return out;
+}
+
+// e with each operand replaced by f(operand); e itself where none changes.
+ir::ExprPtr withArgs(const ir::ExprPtr& e, const std::function<ir::ExprPtr(const ir::ExprPtr&)>& f) {
+  std::shared_ptr<ir::Expr> out;
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (!e->args[i]) continue;
+    ir::ExprPtr a = f(e->args[i]);
+    if (a == e->args[i]) continue;
+    if (!out) out = std::make_shared<ir::Expr>(*e);
+    out->args[i] = std::move(a);
+  }
+  return out ? ir::ExprPtr(out) : e;
+}
+
+// Prover queries one respelling may send (kBoundQueryLimits each: 1 s, 2M
+// resource units); past them a part the cheap steps leave open keeps its
+// spelling (Unknown is never Equal).
+inline constexpr int kRespellQueries = 8;
+
 class BoundRespeller {
  public:
-  explicit BoundRespeller(const ir::Schedule& s) : s_(s), comparer_(s, kBoundQueryLimits) {}
-  void respell(ir::Block& b) {
-    for (ir::Stmt& st : b) {
-      if (st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi)) respellLoop(st);
-      respell(st.body);
-      respell(st.orelse);
+  explicit BoundRespeller(const ir::Schedule& s) : s_(s), comparer_(s, kBoundQueryLimits) {
+    comparer_.capProverQueries(kRespellQueries);
+  }
+  // Step 1.
+  void collectCores(const ir::Block& b) {
+    for (const ir::Stmt& st : b) {
+      if (st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi)) addCore(splitOffset(st.hi).first);
+      collectCores(st.body);
+      collectCores(st.orelse);
     }
   }
-  std::vector<std::string> done;  // "X as Y" per loop respelled
+  // Step 2.
+  void refineCores() {
+    std::vector<bool> plain(cores_.size());
+    for (size_t i = 0; i < cores_.size(); ++i)
+      plain[i] = !std::any_of(cores_[i]->args.begin(), cores_[i]->args.end(), [&](const ir::ExprPtr& a) {
+        return a && anySubExpr(*a, [&](const ir::Expr& x) {
+                 return valued(x) && coreOfValue(x, [&](size_t c) { return c != i; });
+               });
+      });
+    for (size_t i = 0; i < cores_.size(); ++i) {
+      if (plain[i]) continue;
+      const auto among = [&](size_t c) { return c != i && plain[c]; };
+      std::function<ir::ExprPtr(const ir::ExprPtr&)> part = [&](const ir::ExprPtr& e) {
+        return asCore(e, among, part);
+      };
+      cores_[i] = withArgs(cores_[i], part);
+    }
+  }
+  // Step 3 on one expression.
+  ir::ExprPtr respell(const ir::ExprPtr& e) {
+    const auto any = [](size_t) { return true; };
+    std::function<ir::ExprPtr(const ir::ExprPtr&)> self = [&](const ir::ExprPtr& x) { return asCore(x, any, self); };
+    return e ? self(e) : e;
+  }
+  std::vector<std::string> done;  // "X as Y" per part respelled
 
  private:
-  void respellLoop(ir::Stmt& loop) {
-    const ir::ExprPtr core = splitOffset(loop.hi).first;
-    if (ir::exprUses(*core, {ir::ExprKind::LoopVar})) return;
-    for (const ir::ExprPtr& first : cores_) {
-      if (ir::sameExpr(*first, *core)) return;
-      if (paramsOf(*first) != paramsOf(*core) || comparer_.compare({{first, core}}) != ValueEquality::Equal) continue;
-      done.push_back(fmt::format("{} as {}", ir::exprToString(*core, s_), ir::exprToString(*first, s_)));
-      loop.hi = withCore(loop.hi, first);
-      return;
+  using Among = std::function<bool(size_t)>;
+  // A part that may have a core's value: it reads a symbol and no loop
+  // variable (a core's variables need not be in scope).
+  static bool valued(const ir::Expr& e) {
+    return e.kind != ir::ExprKind::Const && !ir::exprUses(e, {ir::ExprKind::LoopVar}) && !symbolsOf(e).empty();
+  }
+  void addCore(const ir::ExprPtr& core) {
+    if (valued(*core) && !coreOfValue(*core, [](size_t) { return true; })) cores_.push_back(core);
+  }
+  // e's core read as the core of its value (one of `among`), its constant
+  // offsets kept; else e with its operands asked (`next`).
+  ir::ExprPtr asCore(const ir::ExprPtr& e, const Among& among, const std::function<ir::ExprPtr(const ir::ExprPtr&)>& next) {
+    if (valued(*e)) {
+      const ir::ExprPtr core = splitOffset(e).first;
+      if (const std::optional<size_t> c = coreOfValue(*core, among)) {
+        if (ir::sameExpr(*core, *cores_[*c])) return e;
+        note(*core, *c);
+        return withCore(e, freshCopy(cores_[*c]));
+      }
     }
-    cores_.push_back(core);
+    return withArgs(e, next);
+  }
+  // The first core (of `among`) spelled as e, else one of e's value that
+  // reads e's symbols.
+  std::optional<size_t> coreOfValue(const ir::Expr& e, const Among& among) {
+    for (size_t i = 0; i < cores_.size(); ++i)
+      if (among(i) && ir::sameExpr(*cores_[i], e)) return i;
+    const std::string key = ir::exprToString(e, s_);
+    for (size_t i = 0; i < cores_.size(); ++i) {
+      if (!among(i)) continue;
+      auto [it, fresh] = equal_.try_emplace({key, i}, false);
+      if (fresh) {
+        ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: compared here only
+        it->second = symbolsOf(*cores_[i]) == symbolsOf(e) && comparer_.compare({{cores_[i], x}}) == ValueEquality::Equal;
+      }
+      if (it->second) return i;
+    }
+    return std::nullopt;
+  }
+  void note(const ir::Expr& e, size_t core) {
+    std::string text = fmt::format("{} as {}", ir::exprToString(e, s_), ir::exprToString(*cores_[core], s_));
+    if (std::find(done.begin(), done.end(), text) == done.end()) done.push_back(std::move(text));
   }
   const ir::Schedule& s_;
   ValueComparer comparer_;
-  std::vector<ir::ExprPtr> cores_;  // the first core of each value met
+  std::vector<ir::ExprPtr> cores_;                         // the first core of each value met
+  std::map<std::pair<std::string, size_t>, bool> equal_;  // (spelling, core) -> shown equal
 };
 std::optional<RespelledBounds> respelledBounds(const ir::Schedule& s) {
-  auto copy = std::make_shared<ir::Schedule>(s);
   BoundRespeller r(s);
-  for (ir::RoleBody& body : copy->bodies) r.respell(body.body);
+  for (const ir::RoleBody& body : s.bodies) r.collectCores(body.body);
+  r.refineCores();
+  auto copy = std::make_shared<ir::Schedule>(s);
+  ir::forEachExprField(*copy, [&](ir::ExprPtr& e) { e = r.respell(e); });
   if (r.done.empty()) return std::nullopt;
   return RespelledBounds{copy, fmt::format("loop bounds of one value read in one spelling ({})", fmt::join(r.done, ", "))};
 }

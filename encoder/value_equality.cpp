@@ -118,6 +118,7 @@ std::optional<ir::EvalEnv> ValueComparer::valueOutside(const ir::ExprPtr& e, con
 }
 
 ValueEquality ValueComparer::byProver(const ExprPairs& pairs) {
+  if (prover_cap_ >= 0 && prover_queries_ >= prover_cap_) return ValueEquality::Unknown;
   ir::ExprPtr goal;
   for (const auto& [x, y] : pairs) {
     ir::ExprPtr eq = ir::makeExpr(ir::ExprKind::Eq, {x, y});

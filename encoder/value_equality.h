@@ -63,6 +63,10 @@ class ValueComparer {
   std::optional<ir::EvalEnv> valueOutside(const ir::ExprPtr& e, const std::set<int64_t>& seen);
   // Queries sent to the prover so far (tests: the cheap steps answered).
   int proverQueries() const { return prover_queries_; }
+  // At most this many prover queries (step 3) from now on: past them step 3
+  // answers Unknown (a caller that asks about many expressions, the proof's
+  // respelling, stays cheap; never Equal without a proof).
+  void capProverQueries(int n) { prover_cap_ = prover_queries_ + n; }
 
  private:
   bool differAtSomeSample(const ExprPairs& pairs);
@@ -76,6 +80,7 @@ class ValueComparer {
   std::vector<ir::EvalEnv> samples_;
   bool sampled_ = false;
   int prover_queries_ = 0;
+  int prover_cap_ = -1;  // -1: no cap
 };
 
 }  // namespace cake::encoder

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "ir/expr_canon.h"
+#include "ir/expr_fields.h"
 
 namespace cake::ir {
 namespace {
@@ -116,53 +117,6 @@ class ModuloFolder {
   int rewrites_ = 0;
 };
 
-void foldAll(ModuloFolder& f, ExprPtr& e) { f.fold(e); }
-void foldAll(ModuloFolder& f, std::vector<ExprPtr>& es) {
-  for (ExprPtr& e : es) foldAll(f, e);
-}
-void foldRef(ModuloFolder& f, BufferRef& r) {
-  foldAll(f, r.slot);
-  foldAll(f, r.scalar);
-  for (Slice& s : r.slices) {
-    foldAll(f, s.lo);
-    foldAll(f, s.hi);
-  }
-}
-void foldOp(ModuloFolder& f, Op& op) {
-  foldRef(f, op.dst);
-  foldRef(f, op.src);
-  foldRef(f, op.src2);
-  foldAll(f, op.coords);
-  foldAll(f, op.sel.index);
-  foldAll(f, op.sel.phase);
-  for (ExprPtr* e : {&op.bytes, &op.count, &op.pending, &op.init, &op.fill_value, &op.base, &op.multicast, &op.cta})
-    foldAll(f, *e);
-}
-void foldBlock(ModuloFolder& f, Block& b) {
-  for (Stmt& st : b) {
-    foldOp(f, st.op);
-    for (ExprPtr* e : {&st.lo, &st.hi, &st.step, &st.cond}) foldAll(f, *e);
-    foldBlock(f, st.body);
-    foldBlock(f, st.orelse);
-  }
-}
-
-// Every expression of the schedule but the facts themselves.
-void foldSchedule(ModuloFolder& f, Schedule& s) {
-  for (Pool& p : s.pools) foldAll(f, p.bytes);
-  for (View& v : s.views) {
-    foldAll(f, v.offset);
-    foldAll(f, v.shape);
-  }
-  for (Tmem& t : s.tmems) {
-    foldAll(f, t.cols);
-    foldAll(f, t.width);
-    foldAll(f, t.shape);
-  }
-  for (Regs& r : s.regs) foldAll(f, r.shape);
-  for (RoleBody& b : s.bodies) foldBlock(f, b.body);
-}
-
 }  // namespace
 
 std::optional<Schedule> foldModuloFacts(const Schedule& s) {
@@ -171,7 +125,7 @@ std::optional<Schedule> foldModuloFacts(const Schedule& s) {
   if (facts.empty()) return std::nullopt;
   ModuloFolder folder(std::move(facts));
   Schedule out = s;
-  foldSchedule(folder, out);
+  forEachExprField(out, [&](ExprPtr& e) { folder.fold(e); });
   if (folder.rewrites() == 0) return std::nullopt;
   return out;
 }
