@@ -594,7 +594,14 @@ TEST(ModelCheck, LoopGuardFlipsThatNeedTwoValuesArePlaced) {
     }
     EXPECT_TRUE(rg.sink.findings().empty()) << describe(rg);
     ASSERT_EQ(rg.verdicts.size(), 1u) << describe(rg);
-    EXPECT_EQ(rg.verdicts[0].kind, checks::VerdictKind::Checked) << describe(rg);
+    // No false alarm; where the values leave a far flip out (block 0's
+    // guard never flips, block 64's only past 64 trips) the verdict names
+    // it and is unknown (session 41), otherwise checked.
+    const checks::PropertyVerdict& vg = rg.verdicts[0];
+    if (vg.unreached.empty())
+      EXPECT_EQ(vg.kind, checks::VerdictKind::Checked) << describe(rg);
+    else
+      EXPECT_EQ(vg.kind, checks::VerdictKind::Unknown) << describe(rg);
     if (!c.broken) continue;
     // The pairs (trip count T, first tile i with the guard false) the
     // covering values run: every i among the first tiles and the ring's
