@@ -89,6 +89,16 @@ static void collectSites(const ir::Schedule& s, const ir::Block& block, int role
   }
 }
 
+// What a cp.async into a slot of `v` needs: its chunk (ir::cpAsyncChunkBytes
+// of a slot row, as the lowering copies it, emit_copy.cpp cpAsyncChunk), so
+// a 4-byte row (one i32 index per slot) needs 4, not 16; a row no chunk
+// divides is stored element by element (0: nothing beyond the element); a
+// row width that is not a constant keeps the widest chunk.
+static int64_t cpAsyncAlignment(const ir::View& v) {
+  const auto cols = v.shape.empty() ? std::optional<int64_t>(1) : ir::constValue(v.shape.back());
+  return cols ? ir::cpAsyncChunkBytes(*cols * ir::dtypeBytes(v.dtype)) : 16;
+}
+
 encoder::Limits limitsOf(const CheckOptions& o) {
   encoder::Limits l;
   l.timeout_ms = o.timeout_ms;
@@ -154,7 +164,12 @@ Gates::Gates(const ir::Schedule& sched, const CheckOptions& o, ir::DiagnosticSin
           need(*r, 16, "16 bytes, as an MMA operand needs (a shared-memory descriptor or ldmatrix)");
         }
         break;
-      case ir::OpKind::CpAsync: need(op.dst, 16, "16 bytes, as cp.async needs (chunks of up to 16 bytes)"); break;
+      case ir::OpKind::CpAsync:
+        if (isView(op.dst)) {
+          const int64_t ch = cpAsyncAlignment(s.views[op.dst.index]);
+          if (ch) need(op.dst, ch, fmt::format("{} bytes, as cp.async needs (its {}-byte chunks)", ch, ch));
+        }
+        break;
       case ir::OpKind::Copy:
         // a copy into an MMA operand fragment reads its slot with ldmatrix
         if (op.dst.kind == ir::BufferRef::Kind::Regs && op.dst.index >= 0 &&

@@ -67,6 +67,12 @@ std::string_view swizzleName(Swizzle s) {
   return "None";
 }
 
+int cpAsyncChunkBytes(int64_t rowBytes) {
+  for (int ch : {16, 8, 4})
+    if (rowBytes % ch == 0) return ch;
+  return 0;
+}
+
 int swizzleBytes(Swizzle s) {
   switch (s) {
     case Swizzle::None: return 0;

@@ -36,6 +36,10 @@ int dtypeBytes(DType d);
 enum class Swizzle { None, B32, B64, B128 };
 std::string_view swizzleName(Swizzle s);          // "None", "32B", ...
 int swizzleBytes(Swizzle s);                      // 0, 32, 64, 128
+// The chunk one cp.async copies of a shared row of `rowBytes`: the largest of
+// 16, 8 and 4 that divides it, or 0 where none does (the row is then stored
+// element by element). cp.async needs its shared address aligned to the chunk.
+int cpAsyncChunkBytes(int64_t rowBytes);
 
 enum class ParamType { Tma1d, Tma2d, Tma3d, Tma4d, Tma5d, Gmem, I32, F32 };
 std::string_view paramTypeName(ParamType t);      // "LM.tma2d", ...

@@ -59,7 +59,7 @@ void Emitter::emitTmaStore(const ir::Op& op) {
 // or 0 where the chunks keep their own row, column and swizzle.
 int Emitter::cpAsyncChunk(const ir::Op& op) const {
   const int64_t rowBytes = plan_.viewTile(op.dst.index).C * ir::dtypeBytes(s_.views[op.dst.index].dtype);
-  return rowBytes % 16 == 0 ? 16 : rowBytes % 8 == 0 ? 8 : rowBytes % 4 == 0 ? 4 : 0;
+  return ir::cpAsyncChunkBytes(rowBytes);
 }
 
 int64_t Emitter::cpAsyncPassBytes(const ir::Op& op) const {
