@@ -1696,10 +1696,30 @@ class BindingSearch {
           const std::optional<int64_t> n = it == loop_trips.end() ? std::nullopt : value(b, *it->second);
           return n && *n >= 2;
         };
-        const auto base = std::find_if(checked.begin(), checked.end(), runs_twice);
-        if (std::optional<Binding> b = bindingAt(base == checked.end() ? checked.front() : *base, *d, *at))
-          out.push_back(*b);
+        if (std::optional<Binding> b = strideBinding(checked, *d, *at, runs_twice)) out.push_back(*b);
       }
+  }
+  // The binding of a stride corner: the witness `at` of `d` on a checked
+  // binding, where the facts hold and the loop of the stride runs twice (a
+  // stride shows from the second trip). Each checked binding is tried as
+  // the base, with d's symbols of `at`, then every parameter of `at`, then
+  // all of it (block index and grid size too). A witness whose other
+  // symbols are what lets the facts hold (`lm.assume(K % 64 == 0 or K < 64
+  // or M > 300)`: K = 1000 only with M > 300) kept the first base's M and
+  // failed the facts, then took the sample's grid size of 1000, where the
+  // tile loop ran once: exit 0 *checked* (helper sound42, session 42).
+  template <class RunsTwice>
+  std::optional<Binding> strideBinding(const std::vector<Binding>& checked, const ir::Expr& d, const ir::EvalEnv& at,
+                                       const RunsTwice& runs_twice) const {
+    std::optional<Binding> first;
+    for (const Binding& base : checked)
+      for (const Take take : {Take::Read, Take::Params, Take::All}) {
+        std::optional<Binding> b = bindingTaking(base, d, at, take);
+        if (!b) continue;
+        if (runs_twice(*b)) return b;
+        if (!first) first = std::move(b);
+      }
+    return first;
   }
   // An allowed assignment at which the difference d takes a value the
   // checked bindings did not give it (ValueComparer::valueOutside); each
@@ -1767,19 +1787,26 @@ class BindingSearch {
   // index and grid size are taken only outside a cluster (a binding names
   // clusters there).
   std::optional<Binding> bindingAt(const Binding& base, const ir::Expr& e, const ir::EvalEnv& at) const {
-    for (const bool all : {false, true}) {
-      Binding b = base;
-      for (const auto& [p, v] : at.params)
-        if (all || dependsOnParam(e, p)) b.params[p] = v;
-      for (int d = 0; d < 3 && !s_.cluster_ops; ++d) {
-        if (at.block_idx[d] && (all || ir::readsSymbol(e, ExprKind::BlockIdx, d))) b.block_idx[d] = *at.block_idx[d];
-        if (at.grid_dim[d] && (all || dependsOnGridDim(e, d))) b.grid_dim[d] = *at.grid_dim[d];
-      }
-      if (b.block_idx[0] >= b.grid_dim[0] || b.block_idx[1] >= b.grid_dim[1] || b.block_idx[2] >= b.grid_dim[2])
-        continue;
-      if (assumed(b)) return b;
-    }
+    for (const Take take : {Take::Read, Take::All})
+      if (std::optional<Binding> b = bindingTaking(base, e, at, take)) return b;
     return std::nullopt;
+  }
+  // Which symbols of a witness a binding takes: those `e` reads, every
+  // parameter (the base's block index and grid size), or all of them.
+  enum class Take { Read, Params, All };
+  std::optional<Binding> bindingTaking(const Binding& base, const ir::Expr& e, const ir::EvalEnv& at, Take take) const {
+    Binding b = base;
+    for (const auto& [p, v] : at.params)
+      if (take != Take::Read || dependsOnParam(e, p)) b.params[p] = v;
+    for (int d = 0; d < 3 && !s_.cluster_ops; ++d) {
+      if (at.block_idx[d] && (take == Take::All || ir::readsSymbol(e, ExprKind::BlockIdx, d)))
+        b.block_idx[d] = *at.block_idx[d];
+      if (at.grid_dim[d] && (take == Take::All || dependsOnGridDim(e, d))) b.grid_dim[d] = *at.grid_dim[d];
+    }
+    if (b.block_idx[0] >= b.grid_dim[0] || b.block_idx[1] >= b.grid_dim[1] || b.block_idx[2] >= b.grid_dim[2])
+      return std::nullopt;
+    if (!assumed(b)) return std::nullopt;
+    return b;
   }
   ir::EvalEnv env(const Binding& b) const {
     ir::EvalEnv e;
