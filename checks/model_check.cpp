@@ -1687,17 +1687,30 @@ class BindingSearch {
     std::vector<ExprPtr> asked;
     for (const auto& [var, x] : strideFactors())
       for (const LoopTrips& t : trips) {
-        if (t.instance >= 0 || symbolsRead(*t.trip) != symbolsRead(*x)) continue;
-        ExprPtr d = ir::makeExpr(ExprKind::Sub, {t.trip, x});
-        const std::optional<ir::EvalEnv> at = cornerOf(d, checked, comparer, asked);
-        if (!at) continue;
+        if (t.instance >= 0 || !readsAll(*x, symbolsRead(*t.trip))) continue;
         const auto it = loop_trips.find(var);
         const auto runs_twice = [&](const Binding& b) {
           const std::optional<int64_t> n = it == loop_trips.end() ? std::nullopt : value(b, *it->second);
           return n && *n >= 2;
         };
+        // (a difference the checked bindings gave only where the loop of
+        // the stride ran once was never run as a stride)
+        std::vector<Binding> strided;
+        std::copy_if(checked.begin(), checked.end(), std::back_inserter(strided), runs_twice);
+        ExprPtr d = ir::makeExpr(ExprKind::Sub, {t.trip, x});
+        const std::optional<ir::EvalEnv> at = cornerOf(d, strided, comparer, asked);
+        if (!at) continue;
         if (std::optional<Binding> b = strideBinding(checked, *d, *at, runs_twice)) out.push_back(*b);
       }
+  }
+  // Whether e reads every symbol of `symbols` (and perhaps more: a stride
+  // `t * (max(K // 64, 1) + (lm.grid_dim(0) == 5) * (K == 192))` that
+  // differs from the K loop's trip count only at one grid size exited 0
+  // *checked* while only factors reading exactly the trip count's symbols
+  // were paired; helper sound42, session 42).
+  bool readsAll(const ir::Expr& e, const std::set<std::pair<ExprKind, int>>& symbols) const {
+    const std::set<std::pair<ExprKind, int>> read = symbolsRead(e);
+    return std::includes(read.begin(), read.end(), symbols.begin(), symbols.end());
   }
   // The binding of a stride corner: the witness `at` of `d` on a checked
   // binding, where the facts hold and the loop of the stride runs twice (a
