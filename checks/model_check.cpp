@@ -4016,6 +4016,7 @@ class Driver {
   BindingSearch search_;
   std::set<std::string> reported_;  // rules already reported
   std::set<uint64_t> seen_;         // fingerprints of the systems explored (or being explored)
+  std::set<std::string> corners_left_;  // corners checkWitnesses could not settle (notProved names them)
   uint64_t found_at_ = 0;           // budget_.used() when the first finding was reported
   // The Z3 engine's search for other rules on larger values once a rule is
   // reported: this many seconds' worth of work (encoder/proof_budget.h).
@@ -4167,7 +4168,7 @@ class Driver {
     }
     if (pr.outcome == encoder::Outcome::Violation) {
       if (reportProofViolations(pr, detail)) return;
-    } else if (checkWitnesses(pr.witnesses) || checkWitnesses(search_.pairedLoopCorners(checked))) {
+    } else if (checkWitnesses(pr.witnesses) || checkWitnesses(search_.pairedLoopCorners(checked), &corners_left_)) {
       return;
     } else if (!pr.detail.empty()) {
       const std::string cut =
@@ -4257,6 +4258,7 @@ class Driver {
     unreached.insert(unreached.end(), far.begin(), far.end());
     std::set<std::string> uncovered = goals_.uncovered;
     uncovered.insert(search_.unplaced().begin(), search_.unplaced().end());
+    uncovered.insert(corners_left_.begin(), corners_left_.end());
     if (uncovered.empty() && unreached.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Checked, detail, std::move(unreached)});
       return;
@@ -4283,17 +4285,34 @@ class Driver {
   // run (seen_: the bounded check's fingerprints, a checked binding's
   // included), and a violation it finds there is a counterexample like any
   // other. One it does not find leaves the proof's unknown as it was.
-  bool checkWitnesses(const std::vector<Binding>& witnesses) {
+  // With `left`, each allowed witness the bounded check could not settle
+  // (its system not built, its exploration cut short, the budget used up
+  // before it) is named there: a loop pair's or stride's corner is where
+  // the covering values are known not to reach, so *checked* may not
+  // claim it (the stride `t * min(max(K // 64, 1), 33554430)` differs only
+  // at K >= 2^31 - 64, whose system is too large to build: exit 0
+  // *checked*; helper sound42, session 42).
+  bool checkWitnesses(const std::vector<Binding>& witnesses, std::set<std::string>* left = nullptr) {
+    auto unsettled = [&](const Binding& w, const std::string& why) {
+      if (left) left->insert(fmt::format("the corner {} ({})", relevantText(s_, w, relevant_), why));
+    };
     for (const Binding& w : witnesses) {
-      if (!budget_.exhausted().empty()) return false;
       if (!search_.allowed(w)) continue;
+      if (const std::string out = budget_.exhausted(); !out.empty()) {
+        unsettled(w, out);
+        continue;
+      }
       std::string err;
       auto sys = encoder::buildSystem(s_, w, opts_.target, &err);
-      if (!sys) continue;
+      if (!sys) {
+        unsettled(w, err);
+        continue;
+      }
       if (!seen_.insert(fingerprint(*sys)).second) continue;
       encoder::chargeBuild(budget_, *sys);
       encoder::ModelCheckResult r = explore(*sys);
       if (r.outcome == encoder::Outcome::Violation && report(*sys, w, r)) return true;
+      if (r.outcome != encoder::Outcome::Pass) unsettled(w, r.detail.empty() ? "not explored whole" : r.detail);
     }
     return false;
   }

@@ -174,8 +174,8 @@ def body(text):
 
 PRIVATE_MUTANTS = [
     ("base", "good", []),
-    ("div_zero_later", "bad", body("            lm.copy(kt, Kc, coords=(q0, 64 // (1 - kb)))\n            lm.binary(acc, acc, kt, op=\"add\")\n")),
-    ("guard_instance", "good", body("            if w == 1:\n                lm.copy(kt, Kc, coords=(q0, kb * 64))\n            lm.binary(acc, acc, kt, op=\"add\")\n")),
+    ("div_zero_later", "unmodelled", body("            lm.copy(kt, Kc, coords=(q0, 64 // (1 - kb)))\n            lm.binary(acc, acc, kt, op=\"add\")\n")),
+    ("guard_instance", "bad", body("            if w == 1:\n                lm.copy(kt, Kc, coords=(q0, kb * 64))\n            lm.binary(acc, acc, kt, op=\"add\")\n")),
     ("guard_instance_uninit", "bad", [("        lm.fill(acc, 0.0)\n", "        lm.fill(acc, 0.0)\n        lm.fill(kt, 0.0)\n")] * 0 +
      body("            if w != 1:\n                lm.copy(kt, Kc, coords=(q0, kb * 64))\n            lm.binary(acc, acc, kt, op=\"add\")\n")),
     ("write_o_s_next", "bad", body(BODY + "            lm.copy(o_s[(w + 1) % 4], acc)\n")),
@@ -201,7 +201,7 @@ TX_MUTANTS = [
     ("armed_once", "bad", [(ARM, "            if k == 0:\n                lm.expect_tx(full, 2 * 64 * 64 * 2, iter=k)\n")]),
     ("loader_arms_too", "bad", [("            smem_a.tma_load(A, coords=(0, 64 * k), iter=k, barrier=full)\n",
                                  "            lm.expect_tx(full, 8192, iter=k)\n            smem_a.tma_load(A, coords=(0, 64 * k), iter=k, barrier=full)\n")]),
-    ("loader_arms_split", "good", [(ARM, "            lm.expect_tx(full, 64 * 64 * 2, iter=k)\n"),
+    ("loader_arms_split", "bad", [(ARM, "            lm.expect_tx(full, 64 * 64 * 2, iter=k)\n"),
                                    ("            smem_a.tma_load(A, coords=(0, 64 * k), iter=k, barrier=full)\n",
                                     "            lm.expect_tx(full, 8192, iter=k)\n            smem_a.tma_load(A, coords=(0, 64 * k), iter=k, barrier=full)\n")]),
     ("arm_next_phase", "bad", [(ARM, "            lm.expect_tx(full, 2 * 64 * 64 * 2, iter=k + 1)\n")]),
@@ -238,11 +238,60 @@ SYM_MUTANTS = [
     ("wg1_wait_late_k", "bad", [("            lm.wait(full, iter=k)\n", f"            lm.wait(full, iter=k + {I} * (k == 1))\n")]),
     ("wg1_sfa_write", "bad", [("            lm.copy(sa, smem_sfa[k][:, r0:r0 + 64])\n",
                                "            lm.copy(sa, smem_sfa[k][:, r0:r0 + 64])\n            lm.copy(smem_sfa[k][:, 64 - r0:128 - r0], sa)\n")]),
-    ("both_sfa_write_own", "bad", [("            lm.copy(sa, smem_sfa[k][:, r0:r0 + 64])\n",
+    ("both_sfa_write_own", "good", [("            lm.copy(sa, smem_sfa[k][:, r0:r0 + 64])\n",
                                     "            lm.copy(sa, smem_sfa[k][:, r0:r0 + 64])\n            lm.copy(smem_sfa[k][:, r0:r0 + 64], sa)\n")]),
     ("wg_rows_32_overlap_sfa_write", "bad", [("            lm.copy(sa, smem_sfa[k][:, r0:r0 + 64])\n",
                                               "            lm.copy(sa, smem_sfa[k][:, r0:r0 + 64])\n            lm.copy(smem_sfa[k][:, r0 // 2:r0 // 2 + 64], sa)\n")]),
     ("wg1_fence_missing_k1", "bad", [("            lm.fence_proxy()\n", f"            if {I} == 0 or k != 1:\n                lm.fence_proxy()\n")]),
+]
+
+# respellings the comparer may call equal (round two): each value against
+# lm.cdiv(K, 64) under the PR's lemma, labelled by evaluation
+RESPELL2_MUTANTS = [
+    ("floor_of_floor_mul", "good", steps("max((K // 64 * 64) // 64, 1)")),
+    ("double_floor", "good", steps("max(K * 2 // 128, 1)")),
+    ("nested_floor", "good", steps("max((K // 2) // 32, 1)")),
+    ("floor3_mul3", "bad", steps("max((K // 3) * 3 // 64, 1)")),
+    ("mod_plus_floor", "bad", steps("max(K % 64 + K // 64, 1)")),
+    ("times_k_over_k", "good", steps("max(K // 64, 1) * (K // K)")),
+    ("min_cap_exact", "good", steps("min(max(K // 64, 1), 33554431)")),
+    ("min_cap_short", "bad", steps("min(max(K // 64, 1), 33554430)")),
+    ("mod_cap", "bad", steps("max(K // 64, 1) % 33554431")),
+    ("mul_div_64", "good", steps("(max(K // 64, 1) * 64) // 64")),
+    ("mul3_plus1", "good", steps("(max(K // 64, 1) * 3 + 1) // 3")),
+    ("mul3_plus3", "bad", steps("(max(K // 64, 1) * 3 + 3) // 3")),
+    ("minus_k0", "good", steps("max(K // 64, 1) - (K == 0)")),
+    ("minus_k448", "bad", steps("max(K // 64, 1) - (K == 64 * 7)")),
+    ("cdiv_of_floor", "bad", steps("lm.cdiv(K // 64, 1) + (K < 64) * (K > 1)")),
+    ("abs_like", "good", steps("max(K // 64, 0 - K // 64, 1)")),
+    ("div_neg_neg", "good", steps("max((0 - K) // (0 - 64), 1)")),
+    ("mod_neg_divisor", "bad", steps("max(K // 64, 1) + (K % (0 - 64) < 0) * (K > 64)")),
+]
+
+# ---------------------------------------------------------------- fa4x: copies per ring start (TripFa10's kernel)
+def ring_minus_tile():
+    text = open(os.path.join(s40.ROOT, "tests/encoder/persistent_kernels.h")).read()
+    body = text.split('kRingMinusTile = R"CAKE(', 1)[1].split(')CAKE";', 1)[0]
+    return body.replace("    with mma:\n        for t in lm.range(0, T):\n",
+                        "    with mma:\n        for t in lm.range(0, T):\n            lm.wait(v_full, iter=t * n_blocks)\n")
+
+
+PRE = "            lm.wait(v_full, iter=t * n_blocks)\n"
+
+
+def pre(text):
+    return [(PRE, text)]
+
+
+FA4X_MUTANTS = [
+    ("base", "good", []),
+    ("pre_future_v_t3", "bad", pre(PRE + "            if t >= 3:\n                lm.wait(v_full, iter=t * n_blocks + 2)\n")),
+    ("pre_p_same", "good", pre(PRE + "            lm.wait(p_full, iter=t * n_blocks)\n")),
+    ("pre_p_next", "bad", pre(PRE + "            lm.wait(p_full, iter=t * n_blocks + 1)\n")),
+    ("pre_v_old_t4", "bad", pre(PRE + "            if t >= 4:\n                lm.wait(v_full, iter=t * n_blocks - 2)\n")),
+    ("pre_o_ready_t5", "bad", pre(PRE + "            if t == 5:\n                lm.wait(o_ready, iter=t * n_blocks)\n")),
+    ("pre_only_t0", "good", pre("            if t == 0:\n                lm.wait(v_full, iter=0)\n")),
+    ("pre_v_next_tile_last", "bad", pre(PRE + "            if t + 1 == T and t >= 2:\n                lm.wait(v_full, iter=t * n_blocks + n_blocks)\n")),
 ]
 
 
@@ -255,6 +304,8 @@ def main():
     s40.write(out, "private", corpus(XPU), PRIVATE_MUTANTS, index)
     s40.write(out, "tx", corpus(ARMED), TX_MUTANTS, index)
     s40.write(out, "sym", two_slot(), SYM_MUTANTS, index)
+    s40.write(out, "respell2", corpus(TRITON), RESPELL2_MUTANTS, index)
+    s40.write(out, "fa4x", ring_minus_tile(), FA4X_MUTANTS, index)
     write_index(out, index)
 
 
