@@ -265,7 +265,7 @@ RESPELL2_MUTANTS = [
     ("cdiv_of_floor", "bad", steps("lm.cdiv(K // 64, 1) + (K < 64) * (K > 1)")),
     ("abs_like", "good", steps("max(K // 64, 0 - K // 64, 1)")),
     ("div_neg_neg", "good", steps("max((0 - K) // (0 - 64), 1)")),
-    ("mod_neg_divisor", "bad", steps("max(K // 64, 1) + (K % (0 - 64) < 0) * (K > 64)")),
+    ("mod_neg_divisor", "good", steps("max(K // 64, 1) + (K % (0 - 64) < 0) * (K > 64)")),
 ]
 
 # ---------------------------------------------------------------- fa4x: copies per ring start (TripFa10's kernel)
