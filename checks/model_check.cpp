@@ -1687,19 +1687,52 @@ class BindingSearch {
     std::vector<ExprPtr> asked;
     for (const auto& [var, x] : strideFactors())
       for (const LoopTrips& t : trips) {
-        if (t.instance >= 0 || symbolsRead(*t.trip) != symbolsRead(*x)) continue;
-        ExprPtr d = ir::makeExpr(ExprKind::Sub, {t.trip, x});
-        const std::optional<ir::EvalEnv> at = cornerOf(d, checked, comparer, asked);
-        if (!at) continue;
+        if (t.instance >= 0 || !readsAll(*x, symbolsRead(*t.trip))) continue;
         const auto it = loop_trips.find(var);
         const auto runs_twice = [&](const Binding& b) {
           const std::optional<int64_t> n = it == loop_trips.end() ? std::nullopt : value(b, *it->second);
           return n && *n >= 2;
         };
-        const auto base = std::find_if(checked.begin(), checked.end(), runs_twice);
-        if (std::optional<Binding> b = bindingAt(base == checked.end() ? checked.front() : *base, *d, *at))
-          out.push_back(*b);
+        // (a difference the checked bindings gave only where the loop of
+        // the stride ran once was never run as a stride)
+        std::vector<Binding> strided;
+        std::copy_if(checked.begin(), checked.end(), std::back_inserter(strided), runs_twice);
+        ExprPtr d = ir::makeExpr(ExprKind::Sub, {t.trip, x});
+        const std::optional<ir::EvalEnv> at = cornerOf(d, strided, comparer, asked);
+        if (!at) continue;
+        if (std::optional<Binding> b = strideBinding(checked, *d, *at, runs_twice)) out.push_back(*b);
       }
+  }
+  // Whether e reads every symbol of `symbols` (and perhaps more: a stride
+  // `t * (max(K // 64, 1) + (lm.grid_dim(0) == 5) * (K == 192))` that
+  // differs from the K loop's trip count only at one grid size exited 0
+  // *checked* while only factors reading exactly the trip count's symbols
+  // were paired; helper sound42, session 42).
+  bool readsAll(const ir::Expr& e, const std::set<std::pair<ExprKind, int>>& symbols) const {
+    const std::set<std::pair<ExprKind, int>> read = symbolsRead(e);
+    return std::includes(read.begin(), read.end(), symbols.begin(), symbols.end());
+  }
+  // The binding of a stride corner: the witness `at` of `d` on a checked
+  // binding, where the facts hold and the loop of the stride runs twice (a
+  // stride shows from the second trip). Each checked binding is tried as
+  // the base, with d's symbols of `at`, then every parameter of `at`, then
+  // all of it (block index and grid size too). A witness whose other
+  // symbols are what lets the facts hold (`lm.assume(K % 64 == 0 or K < 64
+  // or M > 300)`: K = 1000 only with M > 300) kept the first base's M and
+  // failed the facts, then took the sample's grid size of 1000, where the
+  // tile loop ran once: exit 0 *checked* (helper sound42, session 42).
+  template <class RunsTwice>
+  std::optional<Binding> strideBinding(const std::vector<Binding>& checked, const ir::Expr& d, const ir::EvalEnv& at,
+                                       const RunsTwice& runs_twice) const {
+    std::optional<Binding> first;
+    for (const Binding& base : checked)
+      for (const Take take : {Take::Read, Take::Params, Take::All}) {
+        std::optional<Binding> b = bindingTaking(base, d, at, take);
+        if (!b) continue;
+        if (runs_twice(*b)) return b;
+        if (!first) first = std::move(b);
+      }
+    return first;
   }
   // An allowed assignment at which the difference d takes a value the
   // checked bindings did not give it (ValueComparer::valueOutside); each
@@ -1767,19 +1800,26 @@ class BindingSearch {
   // index and grid size are taken only outside a cluster (a binding names
   // clusters there).
   std::optional<Binding> bindingAt(const Binding& base, const ir::Expr& e, const ir::EvalEnv& at) const {
-    for (const bool all : {false, true}) {
-      Binding b = base;
-      for (const auto& [p, v] : at.params)
-        if (all || dependsOnParam(e, p)) b.params[p] = v;
-      for (int d = 0; d < 3 && !s_.cluster_ops; ++d) {
-        if (at.block_idx[d] && (all || ir::readsSymbol(e, ExprKind::BlockIdx, d))) b.block_idx[d] = *at.block_idx[d];
-        if (at.grid_dim[d] && (all || dependsOnGridDim(e, d))) b.grid_dim[d] = *at.grid_dim[d];
-      }
-      if (b.block_idx[0] >= b.grid_dim[0] || b.block_idx[1] >= b.grid_dim[1] || b.block_idx[2] >= b.grid_dim[2])
-        continue;
-      if (assumed(b)) return b;
-    }
+    for (const Take take : {Take::Read, Take::All})
+      if (std::optional<Binding> b = bindingTaking(base, e, at, take)) return b;
     return std::nullopt;
+  }
+  // Which symbols of a witness a binding takes: those `e` reads, every
+  // parameter (the base's block index and grid size), or all of them.
+  enum class Take { Read, Params, All };
+  std::optional<Binding> bindingTaking(const Binding& base, const ir::Expr& e, const ir::EvalEnv& at, Take take) const {
+    Binding b = base;
+    for (const auto& [p, v] : at.params)
+      if (take != Take::Read || dependsOnParam(e, p)) b.params[p] = v;
+    for (int d = 0; d < 3 && !s_.cluster_ops; ++d) {
+      if (at.block_idx[d] && (take == Take::All || ir::readsSymbol(e, ExprKind::BlockIdx, d)))
+        b.block_idx[d] = *at.block_idx[d];
+      if (at.grid_dim[d] && (take == Take::All || dependsOnGridDim(e, d))) b.grid_dim[d] = *at.grid_dim[d];
+    }
+    if (b.block_idx[0] >= b.grid_dim[0] || b.block_idx[1] >= b.grid_dim[1] || b.block_idx[2] >= b.grid_dim[2])
+      return std::nullopt;
+    if (!assumed(b)) return std::nullopt;
+    return b;
   }
   ir::EvalEnv env(const Binding& b) const {
     ir::EvalEnv e;
@@ -3976,6 +4016,7 @@ class Driver {
   BindingSearch search_;
   std::set<std::string> reported_;  // rules already reported
   std::set<uint64_t> seen_;         // fingerprints of the systems explored (or being explored)
+  std::set<std::string> corners_left_;  // corners checkWitnesses could not settle (notProved names them)
   uint64_t found_at_ = 0;           // budget_.used() when the first finding was reported
   // The Z3 engine's search for other rules on larger values once a rule is
   // reported: this many seconds' worth of work (encoder/proof_budget.h).
@@ -4127,7 +4168,7 @@ class Driver {
     }
     if (pr.outcome == encoder::Outcome::Violation) {
       if (reportProofViolations(pr, detail)) return;
-    } else if (checkWitnesses(pr.witnesses) || checkWitnesses(search_.pairedLoopCorners(checked))) {
+    } else if (checkWitnesses(pr.witnesses) || checkWitnesses(search_.pairedLoopCorners(checked), &corners_left_)) {
       return;
     } else if (!pr.detail.empty()) {
       const std::string cut =
@@ -4217,6 +4258,7 @@ class Driver {
     unreached.insert(unreached.end(), far.begin(), far.end());
     std::set<std::string> uncovered = goals_.uncovered;
     uncovered.insert(search_.unplaced().begin(), search_.unplaced().end());
+    uncovered.insert(corners_left_.begin(), corners_left_.end());
     if (uncovered.empty() && unreached.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Checked, detail, std::move(unreached)});
       return;
@@ -4243,17 +4285,34 @@ class Driver {
   // run (seen_: the bounded check's fingerprints, a checked binding's
   // included), and a violation it finds there is a counterexample like any
   // other. One it does not find leaves the proof's unknown as it was.
-  bool checkWitnesses(const std::vector<Binding>& witnesses) {
+  // With `left`, each allowed witness the bounded check could not settle
+  // (its system not built, its exploration cut short, the budget used up
+  // before it) is named there: a loop pair's or stride's corner is where
+  // the covering values are known not to reach, so *checked* may not
+  // claim it (the stride `t * min(max(K // 64, 1), 33554430)` differs only
+  // at K >= 2^31 - 64, whose system is too large to build: exit 0
+  // *checked*; helper sound42, session 42).
+  bool checkWitnesses(const std::vector<Binding>& witnesses, std::set<std::string>* left = nullptr) {
+    auto unsettled = [&](const Binding& w, const std::string& why) {
+      if (left) left->insert(fmt::format("the corner {} ({})", relevantText(s_, w, relevant_), why));
+    };
     for (const Binding& w : witnesses) {
-      if (!budget_.exhausted().empty()) return false;
       if (!search_.allowed(w)) continue;
+      if (const std::string out = budget_.exhausted(); !out.empty()) {
+        unsettled(w, out);
+        continue;
+      }
       std::string err;
       auto sys = encoder::buildSystem(s_, w, opts_.target, &err);
-      if (!sys) continue;
+      if (!sys) {
+        unsettled(w, err);
+        continue;
+      }
       if (!seen_.insert(fingerprint(*sys)).second) continue;
       encoder::chargeBuild(budget_, *sys);
       encoder::ModelCheckResult r = explore(*sys);
       if (r.outcome == encoder::Outcome::Violation && report(*sys, w, r)) return true;
+      if (r.outcome != encoder::Outcome::Pass) unsettled(w, r.detail.empty() ? "not explored whole" : r.detail);
     }
     return false;
   }

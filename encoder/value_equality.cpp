@@ -99,14 +99,21 @@ std::optional<ir::EvalEnv> ValueComparer::valueOutside(const ir::ExprPtr& e, con
   ir::ExprPtr cond = ir::makeConst(1);
   for (const int64_t v : seen)
     cond = ir::makeExpr(ir::ExprKind::And, {cond, ir::makeExpr(ir::ExprKind::Ne, {e, ir::makeConst(v)})});
-  std::vector<ir::ExprPtr> least;  // |p| of each parameter e reads, smallest first
-  for (int p = 0; p < static_cast<int>(s_.params.size()); ++p) {
-    if (!ir::readsSymbol(*e, ir::ExprKind::Param, p)) continue;
-    auto x = std::make_shared<ir::Expr>();
-    x->kind = ir::ExprKind::Param;
-    x->index = p;
-    least.push_back(ir::makeExpr(ir::ExprKind::Max, {x, ir::makeExpr(ir::ExprKind::Sub, {ir::makeConst(0), x})}));
-  }
+  // |p| of each parameter e reads, smallest first, then of every other
+  // i32 parameter: a fact that lets e differ only where another parameter is
+  // large (`K % 64 == 0 or K < 64 or M > 100000`) gets that parameter's
+  // least allowed value, not an arbitrary one of Z3's model, whose system
+  // (M = 2^31 - 1: millions of tiles) no bounded check explores (helper
+  // sound42, session 42).
+  std::vector<ir::ExprPtr> least;
+  for (const bool read : {true, false})
+    for (int p = 0; p < static_cast<int>(s_.params.size()); ++p) {
+      if (ir::readsSymbol(*e, ir::ExprKind::Param, p) != read || s_.params[p].type != ir::ParamType::I32) continue;
+      auto x = std::make_shared<ir::Expr>();
+      x->kind = ir::ExprKind::Param;
+      x->index = p;
+      least.push_back(ir::makeExpr(ir::ExprKind::Max, {x, ir::makeExpr(ir::ExprKind::Sub, {ir::makeConst(0), x})}));
+    }
   if (!prover_) prover_ = std::make_unique<BvProver>(s_, limits_);
   ++prover_queries_;
   const BvResult r = prover_->smallestWitness(cond, least);
