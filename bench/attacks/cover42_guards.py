@@ -116,27 +116,34 @@ def split_k_runs(names):
             for kpc in range(1, 49):
                 k0 = b1 * kpc
                 for tiles in range(k0 + 1, k0 + kpc + 2):
-                    for K in (64 * tiles, 64 * tiles - 63) if "K" in names else (64 * tiles,):
+                    for K in sizes(tiles, "K", names):
                         k1 = min(k0 + kpc, cdiv(K, 64))
                         env = {"b0": b0, "b1": b1, "kpc": kpc, "K": K, "k0": k0, "k1": k1}
                         yield env, ({"k": k} for k in range(k0, k1))
+
+
+def sizes(n, name, names):
+    """The values of a size parameter with lm.cdiv(x, 64) == n: both ends where the guard or fact reads it."""
+    return (64 * n, 64 * n - 63) if name in names else (64 * n,)
 
 
 def persistent_runs(names):
     for b0 in range(4) if "b0" in names else [0]:
         for tiles in range(1, 13):
             for k_tiles in range(1, 45):
-                env = {"b0": b0, "M": 64 * tiles, "K": 64 * k_tiles, "tiles": tiles, "k_tiles": k_tiles}
-                yield env, ({"t": t, "k": k} for t in range(tiles) for k in range(k_tiles))
+                for M, K in itertools.product(sizes(tiles, "M", names), sizes(k_tiles, "K", names)):
+                    env = {"b0": b0, "M": M, "K": K, "tiles": tiles, "k_tiles": k_tiles}
+                    yield env, ({"t": t, "k": k} for t in range(tiles) for k in range(k_tiles))
 
 
 def fa3_runs(names):
     for b0 in range(4) if "b0" in names else [0]:
         for b1 in range(4) if "b1" in names else [0]:
-            for window in range(16, 20) if "window" in names else [16]:
+            for window in [*range(16, 20), *range(38, 46)] if "window" in names else [16]:
                 for n_blocks in range(1, 49):
-                    env = {"b0": b0, "b1": b1, "window": window, "seqlen_k": 64 * n_blocks, "seqlen_q": 1}
-                    yield env, ({"j": j} for j in range(n_blocks))
+                    for seqlen_k in sizes(n_blocks, "seqlen_k", names):
+                        env = {"b0": b0, "b1": b1, "window": window, "seqlen_k": seqlen_k, "seqlen_q": 1}
+                        yield env, ({"j": j} for j in range(n_blocks))
 
 
 def bases():
