@@ -184,6 +184,15 @@ OutcomeBits outcomeBits(const ir::Expr& guard, ir::EvalEnv& env, int instances, 
 struct FlipGoal {
   ExprPtr trip;  // the loop's trip count
   ExprPtr cond;  // the comparison (into the schedule, or owning a guard copy)
+  // The condition the guarded code runs under: the whole guard the
+  // comparison is a part of (`k - k0 < 6 or lm.block_idx(1) != 2`), and
+  // the enclosing guards that read no other loop variable. Its flip is
+  // what changes the schedule, and what the bindings place: the part alone
+  // flipped on block 0, where the other part kept the wait, and the wait
+  // skipped from iteration 6 on block 2 exited 0 *checked* (helper
+  // sound41). `cond`'s flips at the base's values give the iterations to
+  // place it at (the whole guard flips only where a part does).
+  ExprPtr guard;
   int var = -1;  // the loop variable
   ExprPtr lo, step;
   std::string where;  // "file:line:col"
@@ -343,6 +352,11 @@ class GoalCollector {
   // The guard copy (constantLoopCopies) whose parts loopGuardPart is
   // placing: a flip goal keeps it alive (FlipGoal::cond points into it).
   ExprPtr owner_;
+  // The conditions of the enclosing `if`s (`not c` in an else branch).
+  std::vector<ExprPtr> path_;
+  // The whole condition (FlipGoal::guard) of the guard loopGuardPart is
+  // placing; null for an operand's comparison (operandFlips).
+  ExprPtr whole_;
 
   std::set<int64_t> tripTargets() const {
     std::set<int64_t> t;
@@ -406,8 +420,11 @@ class GoalCollector {
         guard(st.cond);
         if (st.cond) loopGuard(*st.cond, st.range);
         if (st.cond && dependsOnLoops(*st.cond)) innerAtoms(st.cond);
+        if (st.cond) path_.push_back(st.cond);
         block(st.body);
+        if (st.cond) path_.back() = ir::makeExpr(ExprKind::Not, {st.cond});
         block(st.orelse);
+        if (st.cond) path_.pop_back();
       } else {
         op(st.op);
       }
@@ -487,7 +504,11 @@ class GoalCollector {
     const std::vector<ExprPtr> copies = constantLoopCopies(c);
     if (copies.empty()) {
       for (const auto& [var, loop] : symbolic_vars_)
-        if (ir::dependsOnLoopVar(c, var)) loopGuardPart(c, var, loop, where);
+        if (ir::dependsOnLoopVar(c, var)) {
+          whole_ = wholeGuard(ExprPtr(ExprPtr{}, &c), var);
+          loopGuardPart(c, var, loop, where);
+        }
+      whole_.reset();
       return;
     }
     // One guard per value of the constant loops it reads: DeepGEMM's
@@ -497,9 +518,30 @@ class GoalCollector {
     for (const ExprPtr& x : copies) {
       owner_ = x;
       for (const auto& [var, loop] : symbolic_vars_)
-        if (ir::dependsOnLoopVar(*x, var)) loopGuardPart(*x, var, loop, where);
+        if (ir::dependsOnLoopVar(*x, var)) {
+          whole_ = wholeGuard(x, var);
+          loopGuardPart(*x, var, loop, where);
+        }
     }
     owner_.reset();
+    whole_.reset();
+  }
+  // The condition the code under guard `c` runs under, for placing flips
+  // on loop variable `var`: `c` and every enclosing guard that reads no
+  // loop variable but `var` (one that reads another is left out: the
+  // values hold other loop variables at 0, and the solver would choose
+  // them freely). `c` itself where it reads another loop variable, as the
+  // parts were placed before (docs/known-limits.md "Guards combined with
+  // and/or/not").
+  ExprPtr wholeGuard(const ExprPtr& c, int var) const {
+    if (readsOtherLoopVar(*c, var)) return nullptr;
+    ExprPtr whole = c;
+    for (auto it = path_.rbegin(); it != path_.rend(); ++it)
+      if (!readsOtherLoopVar(**it, var)) whole = ir::makeExpr(ExprKind::And, {*it, whole});
+    return whole;
+  }
+  static bool readsOtherLoopVar(const ir::Expr& e, int var) {
+    return ir::anySubExpr(e, [&](const ir::Expr& x) { return x.kind == ExprKind::LoopVar && x.index != var; });
   }
   // The values of a loop with constant bounds and step, when there are at
   // most kConstantLoopCap of them.
@@ -686,7 +728,7 @@ class GoalCollector {
     // to move together (`k + 64 * lm.block_idx(0) < K`: the trip count
     // through K, the flip through K and the block index) is placed jointly.
     // The comparison lives in the schedule, or in a guard copy owner_ keeps alive.
-    flips.push_back({goals[loop.goal].expr, ExprPtr(owner_, &c), var, loop.lo, loop.step, where.str()});
+    pushFlip(c, var, loop, where);
     const int64_t S = maxStages();
     std::set<int64_t> values;
     const int64_t n = std::abs(as), sign = as > 0 ? 1 : -1;
@@ -696,6 +738,13 @@ class GoalCollector {
     for (int64_t v : {int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{2}, S + 1, S + 2, 2 * S + 2})
       for (int64_t r : rounding) values.insert(as * v + r);
     goals.push_back({g, std::move(values)});
+  }
+  // A flip goal for the part `c` of the guard being placed (whole_), the
+  // part alone for an operand's comparison. `c` lives in the schedule, or
+  // in a guard copy owner_ keeps alive.
+  void pushFlip(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
+    ExprPtr part(owner_, &c);
+    flips.push_back({goals[loop.goal].expr, part, whole_ ? whole_ : part, var, loop.lo, loop.step, where.str()});
   }
   // A comparison whose difference at the loop's end is the same constant
   // c for every parameter value (`it + 20 != K` in `lm.range(0, K)`) flips
@@ -2741,17 +2790,18 @@ class BindingSearch {
     const int instances = instancesOf(*f.cond, kGuardInstances);
     std::optional<OutcomeBits> before;
     for (int64_t i = 0; i <= kFarCap && out.size() < kBaseFlips; ++i) {
-      const OutcomeBits now = outcomeBits(*condAt(f, i), e, instances);
+      const OutcomeBits now = outcomeBits(*atIteration(f, f.cond, i), e, instances);
       if (before && ((before->truth ^ now.truth) & before->defined & now.defined) != 0 && !firsts.count(i))
         out.push_back(i);
       before = now;
     }
     return out;
   }
-  // The guard at iteration i (the loop variable at lo + step * i).
-  static ExprPtr condAt(const FlipGoal& f, int64_t i) {
+  // The whole guard at iteration i (the loop variable at lo + step * i).
+  static ExprPtr condAt(const FlipGoal& f, int64_t i) { return atIteration(f, f.guard, i); }
+  static ExprPtr atIteration(const FlipGoal& f, const ExprPtr& e, int64_t i) {
     ExprPtr k = ir::makeExpr(ExprKind::Add, {f.lo, ir::makeExpr(ExprKind::Mul, {f.step, ir::makeConst(i)})});
-    return substituteLoopVar(f.cond, f.var, k);
+    return substituteLoopVar(e, f.var, k);
   }
   // Does binding b run the loop T times with the guard's outcome (for some
   // instance) changing between iterations i - 1 and i?
@@ -2759,14 +2809,18 @@ class BindingSearch {
     auto t = value(b, *f.trip);
     if (!t || *t != T) return false;
     ir::EvalEnv e = env(b);
-    const int instances = instancesOf(*f.cond, kGuardInstances);
+    const int instances = instancesOf(*f.guard, kGuardInstances);
     const OutcomeBits x = outcomeBits(*condAt(f, i - 1), e, instances), y = outcomeBits(*condAt(f, i), e, instances);
     return ((x.truth ^ y.truth) & x.defined & y.defined) != 0;
+  }
+  // (for the verdict: the whole guard where the part is not all of it)
+  std::string wholeText(const FlipGoal& f) const {
+    return f.guard == f.cond ? "" : fmt::format(" (in `{}`)", ir::exprToString(*f.guard, s_));
   }
   void placeFlips(const Binding& base, std::vector<Binding>& out) {
     for (const FlipGoal& f : flips_) {
       std::set<int> free;
-      for (const ExprPtr& e : {f.trip, f.cond, f.lo, f.step})
+      for (const ExprPtr& e : {f.trip, f.guard, f.lo, f.step})
         for (int p : ints_)
           if (dependsOnParam(*e, p)) {
             free.insert(p);
@@ -2774,7 +2828,7 @@ class BindingSearch {
           }
       bool dims[3] = {false, false, false};
       for (int d = 0; d < 3; ++d)
-        for (const ExprPtr& e : {f.trip, f.cond, f.lo, f.step})
+        for (const ExprPtr& e : {f.trip, f.guard, f.lo, f.step})
           dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
       const std::vector<std::pair<int64_t, int64_t>> targets = flipTargets(f, base);
       FlipReach reach;
@@ -2785,8 +2839,8 @@ class BindingSearch {
         if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return places(b, f, T, i); })) continue;
         std::string why = placeFlip(f, base, free, dims, T, i, reach, out);
         if (!why.empty()) {
-          unplaced_.insert(fmt::format("{}: the guard `{}` is not placed to flip at iteration {} of {} ({})", f.where,
-                                       ir::exprToString(*f.cond, s_), i, T, why));
+          unplaced_.insert(fmt::format("{}: the guard `{}`{} is not placed to flip at iteration {} of {} ({})", f.where,
+                                       ir::exprToString(*f.cond, s_), wholeText(f), i, T, why));
           break;
         }
       }

@@ -1,6 +1,8 @@
 #include "ir/fact_fold.h"
 
+#include <algorithm>
 #include <functional>
+#include <set>
 
 #include "ir/expr_canon.h"
 #include "ir/expr_fields.h"
@@ -8,29 +10,29 @@
 namespace cake::ir {
 namespace {
 
-// A fact `p % modulus == residue`.
-struct ModuloFact {
-  ExprPtr p;
-  int64_t modulus = 0;
-  int64_t residue = 0;
-};
+using ModuloFact = ResidueFact;
 
 // `a % m == c` (or `c == a % m`) with m > 0 and c constants; the conjuncts of
-// an `and` each.
-void collectModuloFacts(const ExprPtr& cond, std::vector<ModuloFact>& out) {
+// an `and` each. `others`: the conjuncts not of that form with P a parameter.
+void collectModuloFacts(const ExprPtr& cond, std::vector<ModuloFact>& out, std::vector<ExprPtr>* others = nullptr) {
   if (!cond) return;
   if (cond->kind == ExprKind::And) {
-    for (const ExprPtr& a : cond->args) collectModuloFacts(a, out);
+    for (const ExprPtr& a : cond->args) collectModuloFacts(a, out, others);
     return;
   }
-  if (cond->kind != ExprKind::Eq || cond->args.size() != 2) return;
-  for (int side = 0; side < 2; ++side) {
-    const ExprPtr& mod = cond->args[side];
-    const std::optional<int64_t> residue = constValue(cond->args[1 - side]);
-    if (!residue || mod->kind != ExprKind::Mod || mod->args.size() != 2) continue;
-    const std::optional<int64_t> modulus = constValue(mod->args[1]);
-    if (modulus && *modulus > 0) out.push_back({mod->args[0], *modulus, *residue});
-  }
+  const size_t before = out.size();
+  if (cond->kind == ExprKind::Eq && cond->args.size() == 2)
+    for (int side = 0; side < 2; ++side) {
+      const ExprPtr& mod = cond->args[side];
+      const std::optional<int64_t> residue = constValue(cond->args[1 - side]);
+      if (!residue || mod->kind != ExprKind::Mod || mod->args.size() != 2) continue;
+      const std::optional<int64_t> modulus = constValue(mod->args[1]);
+      if (modulus && *modulus > 0) out.push_back({mod->args[0], *modulus, *residue});
+    }
+  // (a residue of an expression, `(k_tiles + 3) % 3 == 0`, is one of its
+  // parameters' too, which only the solver reads off)
+  const bool of_param = out.size() > before && out.back().p && out.back().p->kind == ExprKind::Param;
+  if (!of_param && others) others->push_back(cond);
 }
 
 bool divides(int64_t d, int64_t m) { return d > 0 && m % d == 0; }
@@ -119,8 +121,8 @@ class ModuloFolder {
 
 }  // namespace
 
-std::optional<Schedule> foldModuloFacts(const Schedule& s) {
-  std::vector<ModuloFact> facts;
+std::optional<Schedule> foldModuloFacts(const Schedule& s, const std::vector<ResidueFact>& implied) {
+  std::vector<ModuloFact> facts = implied;
   for (const Assume& a : s.assumes) collectModuloFacts(a.cond, facts);
   if (facts.empty()) return std::nullopt;
   ModuloFolder folder(std::move(facts));
@@ -128,6 +130,38 @@ std::optional<Schedule> foldModuloFacts(const Schedule& s) {
   forEachExprField(out, [&](ExprPtr& e) { folder.fold(e); });
   if (folder.rewrites() == 0) return std::nullopt;
   return out;
+}
+
+std::vector<std::pair<int, int64_t>> residueQuestions(const Schedule& s) {
+  std::vector<ModuloFact> written;
+  std::vector<ExprPtr> others;
+  for (const Assume& a : s.assumes) collectModuloFacts(a.cond, written, &others);
+  std::set<int> params;
+  // (a residue fact divides: a bound alone, `K > 0`, fixes no residue, and
+  // asking the solver about it for each `% d` would cost every schedule)
+  auto divides_something = [](const Expr& x) {
+    return x.kind == ExprKind::Mod || x.kind == ExprKind::FloorDiv || x.kind == ExprKind::CDiv;
+  };
+  for (const ExprPtr& c : others)
+    for (int p = 0; p < static_cast<int>(s.params.size()) && anySubExpr(*c, divides_something); ++p)
+      if (readsSymbol(*c, ExprKind::Param, p)) params.insert(p);
+  std::set<std::pair<int, int64_t>> out;
+  forEachExprField(s, [&](const ExprPtr& e) {
+    if (!e) return;
+    anySubExpr(*e, [&](const Expr& x) {
+      const std::optional<int64_t> d =
+          x.kind == ExprKind::Mod && x.args.size() == 2 ? constValue(x.args[1]) : std::nullopt;
+      if (!d || *d < 2) return false;
+      for (int p : params)
+        if (readsSymbol(*x.args[0], ExprKind::Param, p) &&
+            std::none_of(written.begin(), written.end(), [&](const ModuloFact& f) {
+              return f.p->kind == ExprKind::Param && f.p->index == p && divides(*d, f.modulus);
+            }))
+          out.insert({p, *d});
+      return false;
+    });
+  });
+  return {out.begin(), out.end()};
 }
 
 }  // namespace cake::ir

@@ -28,14 +28,6 @@ using namespace cake;
 
 namespace sound41_test {
 
-const std::string kSplitKWait = "            lm.wait(full, iter=k - k0)\n";
-
-// kSplitKRange with the consumers' wait behind `cond`.
-std::string splitKWaitIf(const std::string& cond) {
-  return cake::testing::replace(cake::testing::kSplitKRange, kSplitKWait,
-                                "            if " + cond + ":\n                lm.wait(full, iter=k - k0)\n");
-}
-
 // Two warps read one column of a 64-column table per K step on each of N
 // tiles; warp 0 writes the table on every tile, its first 63 columns only
 // where `short_when` holds (cover40_test.cpp's band, the short tiles chosen).
@@ -105,9 +97,9 @@ namespace s41 = sound41_test;
 // wait always runs). The bounded check alone (the proof of the split-K
 // range is unknown with a guard on k - k0). Cost: 2 s.
 TEST(Sound41, ASplitKFlipAtAFixedFarIterationIsPlaced) {
-  EXPECT_TRUE(s41::boundedRules(s41::splitKWaitIf("k - k0 != 40")).count("sync.race"))
+  EXPECT_TRUE(s41::boundedRules(cake::testing::splitKWaitIf("k - k0 != 40")).count("sync.race"))
       << "the wait skipped at iteration 40 of each block";
-  EXPECT_TRUE(s41::boundedRules(s41::splitKWaitIf("k * 2 != k0 * 2 + 7")).empty()) << "a guard that never flips";
+  EXPECT_TRUE(s41::boundedRules(cake::testing::splitKWaitIf("k * 2 != k0 * 2 + 7")).empty()) << "a guard that never flips";
 }
 
 // Found at N = 11 and at block 2 with N >= 5, K = 64; the band short where

@@ -5,6 +5,10 @@
 // trip_from_zero_test.cpp (the loop counted from 0; its start placed).
 #pragma once
 
+#include <string>
+
+#include "test_util.h"
+
 namespace cake::testing {
 
 inline constexpr const char* kSplitKRange = R"(@cake.schedule(target="sm_90a")
@@ -39,5 +43,12 @@ def splitk_range(lm, A: LM.tma2d, B: LM.tma2d, W: LM.gmem, K: LM.i32, kpc: LM.i3
             lm.arrive(empty, iter=k - k0)
         lm.copy(W, acc, coords=(lm.block_idx(1) * 128 + m0, 0))
 )";
+
+// kSplitKRange with the consumers' wait behind `cond` (a wait skipped where
+// it is false: sound41_test.cpp, cover42_test.cpp).
+inline std::string splitKWaitIf(const std::string& cond) {
+  return replace(kSplitKRange, "            lm.wait(full, iter=k - k0)\n",
+                 "            if " + cond + ":\n                lm.wait(full, iter=k - k0)\n");
+}
 
 }  // namespace cake::testing
