@@ -3,6 +3,7 @@
 #include "encoder/trip_proof.h"
 
 #include "encoder/empty_loop_sizes.h"
+#include "ir/expr_canon.h"
 
 #include <algorithm>
 #include <array>
@@ -4608,9 +4609,27 @@ struct LoopsFromZero {
   std::string text;  // what was rewritten, for the engine line
 };
 
-bool shiftLoops(ir::Block& b, const ir::Schedule& orig, std::vector<std::string>& texts) {
+// A bound of another loop of the schedule (`bounds`: those that read no
+// loop variable) equal to `trip` for every value of the free symbols
+// (ir::equalForAllValues: a polynomial identity, loop variables included)
+// and reading the same parameters, as a node of its own; else `trip`.
+// A flat K loop `lm.range(w * kb, (w + 1) * kb)` counted from 0 runs
+// `(w + 1) * kb - w * kb` iterations: spelled `kb`, like the other roles'
+// K loops, it is the same symbolic loop (findTripWith compares bounds by
+// their text). The value is the same for every binding and the parameters
+// the bound reads are the same, which is all the builder reads of a bound
+// (its value, and its parameters for an empty loop's K = 0 decision).
+ir::ExprPtr spelledAsAnotherBound(const ir::ExprPtr& trip, const std::vector<ir::ExprPtr>& bounds) {
+  const std::set<int> params = paramsOf(*trip);
+  for (const ir::ExprPtr& b : bounds)
+    if (paramsOf(*b) == params && ir::equalForAllValues(*trip, *b)) return std::make_shared<ir::Expr>(*b);
+  return trip;
+}
+
+bool shiftLoops(ir::Block& b, const ir::Schedule& orig, const std::vector<ir::ExprPtr>& bounds,
+                std::vector<std::string>& texts) {
   for (ir::Stmt& st : b) {
-    if (!shiftLoops(st.body, orig, texts) || !shiftLoops(st.orelse, orig, texts)) return false;
+    if (!shiftLoops(st.body, orig, bounds, texts) || !shiftLoops(st.orelse, orig, bounds, texts)) return false;
     if (st.kind != ir::Stmt::Kind::For || !st.lo || !mentionsParam(*st.lo)) continue;
     const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
     if (!step || *step < 1 || !st.orelse.empty() || !st.hi || ir::dependsOnLoopVar(*st.lo, st.loop_var)) return false;
@@ -4628,8 +4647,9 @@ bool shiftLoops(ir::Block& b, const ir::Schedule& orig, std::vector<std::string>
     });
     if (!ok) return false;
     // (not simplified: the builder reads which parameters a loop's bounds
-    // read, for an empty loop's K = 0 decision; `hi - lo` reads those of both)
-    st.hi = ir::makeExpr(ir::ExprKind::Sub, {st.hi, st.lo});
+    // read, for an empty loop's K = 0 decision; `hi - lo` reads those of
+    // both - unless another loop's bound of the same value reads the same)
+    st.hi = spelledAsAnotherBound(ir::makeExpr(ir::ExprKind::Sub, {st.hi, st.lo}), bounds);
     st.lo = ir::makeConst(0);
     std::string text = fmt::format("{} as lm.range(0, {})", was, ir::exprToString(*st.hi, orig));
     if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(std::move(text));
@@ -4641,8 +4661,13 @@ std::optional<LoopsFromZero> loopsFromZero(const ir::Schedule& s) {
   LoopsFromZero out;
   out.s = std::make_shared<ir::Schedule>(s);
   std::vector<std::string> texts;
+  std::vector<const ir::Stmt*> loops;
+  for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
+  std::vector<ir::ExprPtr> bounds;  // the loops' bounds that read no loop variable
+  for (const ir::Stmt* st : loops)
+    if (st->hi && loopVarsOf(*st->hi).empty()) bounds.push_back(st->hi);
   for (ir::RoleBody& body : out.s->bodies)
-    if (!shiftLoops(body.body, s, texts)) return std::nullopt;
+    if (!shiftLoops(body.body, s, bounds, texts)) return std::nullopt;
   if (texts.empty() || !trip::sameDerivedTx(s, *out.s)) return std::nullopt;
   out.text = fmt::format("{} (k counted from 0)", fmt::join(texts, ", "));
   return out;

@@ -125,3 +125,68 @@ TEST(TripFromZero, CoveringValuesStartTheSplitPastARingLap) {
   // (the correct form's covering values are all clean: SplitKRangeIsProved's
   // grid and the gate's corpus files; running them all here costs 30 s)
 }
+
+// A persistent kernel's K loop over the flat iteration range (helper
+// respell42, session 42; docs/known-limits.md "Verdicts that depend on how a
+// bug is spelled"): the tile-ai/tilelang pair's producer written `for it in
+// lm.range(w * k_blocks, (w + 1) * k_blocks): k = it - w * k_blocks`. Counted
+// from 0, its trip count `(w + 1) * k_blocks - w * k_blocks` is spelled as the
+// other roles' K loop bound `k_blocks` (equal for every value, the same
+// parameters), so the loops are one symbolic dimension again.
+namespace trip_from_zero_test {
+
+const char* const kPersistentFixed = "corpus/bugs/data.stale-read/tilelang_ws_persistent_slot_k_vs_phase_fixed.cake";
+const char* const kPersistentBroken = "corpus/bugs/data.stale-read/tilelang_ws_persistent_slot_k_vs_phase.cake";
+
+// The producer's K loop over [w * k_blocks, (w + 1) * k_blocks + extra).
+std::string flatKLoop(const std::string& text, const std::string& extra = "") {
+  return cake::testing::replace(
+      text, "            for k in lm.range(0, k_blocks):\n                it = w * k_blocks + k\n"
+            "                lm.wait(consumed, iter=it - 4)",
+      "            for it in lm.range(w * k_blocks, (w + 1) * k_blocks" + extra +
+          "):\n                k = it - w * k_blocks\n                lm.wait(consumed, iter=it - 4)");
+}
+
+// The bounded check meets a violation at a few tile and K counts.
+bool flatKLoopBroken(const std::string& text) {
+  const ir::Schedule s = cake::testing::compile(text).schedules.at(0);
+  for (int64_t k_blocks : {1, 2, 5})
+    for (int64_t tiles : {1, 2, 3})
+      for (int64_t grid : {1, 2}) {
+        encoder::Binding b = cake::testing::bind(s, {{"M", 128 * tiles}, {"N", 128}, {"K", 64 * k_blocks}});
+        b.block_idx[0] = 0;
+        b.grid_dim[0] = grid;
+        if (cake::testing::violatedAt(s, b)) return true;
+      }
+  return false;
+}
+
+}  // namespace trip_from_zero_test
+
+TEST(TripFromZero, FlatKLoopOfAPersistentKernelIsProved) {
+  const std::string fixed = cake::testing::corpusText(tfz::kPersistentFixed);
+  const std::string flat = tfz::flatKLoop(fixed);
+  ASSERT_NE(flat, fixed);
+  EXPECT_FALSE(tfz::flatKLoopBroken(flat));
+  auto r = cake::testing::proveText(flat, 5);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("(k counted from 0)"), std::string::npos) << r.engine;
+}
+
+TEST(TripFromZero, BrokenFlatKLoopsAreNotProved) {
+  const std::string fixed = cake::testing::corpusText(tfz::kPersistentFixed);
+  const std::string broken_text = cake::testing::corpusText(tfz::kPersistentBroken);
+  const std::pair<std::string, std::string> broken[] = {
+      // the corpus bug (slot and release by the tile-local k), flat producer loop
+      {"the slot read by the tile-local k", tfz::flatKLoop(broken_text)},
+      // one more producer iteration per tile: the trip count k_blocks + 1
+      // is not k_blocks, whatever its spelling
+      {"the flat range one longer", tfz::flatKLoop(fixed, " + 1")},
+  };
+  for (const auto& [what, text] : broken) {
+    ASSERT_NE(text, fixed) << what;
+    EXPECT_TRUE(tfz::flatKLoopBroken(text)) << what << ": the bounded check should meet it";
+    auto r = cake::testing::proveText(text, 5);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << what << ": " << r.engine;
+  }
+}
