@@ -952,7 +952,7 @@ class Resolver {
                      {"stages", false},
                      {"swizzle", false},
                      {"union", false}},
-                    0,
+                    5,
                     {{"stage", "stages"}});
       View v;
       v.name = name;
@@ -979,7 +979,7 @@ class Resolver {
       return mkv(VK::View, assign.range, static_cast<int>(s.views.size()) - 1);
     }
     if (n == "tmem") {
-      Args a = bind(e, fname, {{"cols", true}, {"width", true}, {"shape", true}, {"dtype", true}}, 0);
+      Args a = bind(e, fname, {{"cols", true}, {"width", true}, {"shape", true}, {"dtype", true}}, 4);
       Tmem t;
       t.name = name;
       t.cols = intOf(*a.get("cols"), "cols=");
@@ -991,7 +991,7 @@ class Resolver {
       return mkv(VK::Tmem, assign.range, static_cast<int>(s.tmems.size()) - 1);
     }
     if (n == "regs") {
-      Args a = bind(e, fname, {{"shape", true}, {"dtype", true}}, 0);
+      Args a = bind(e, fname, {{"shape", true}, {"dtype", true}}, 2);
       Regs r;
       r.name = name;
       r.shape = shapeArg(*a.get("shape"));
@@ -1001,7 +1001,7 @@ class Resolver {
       return mkv(VK::Regs, assign.range, static_cast<int>(s.regs.size()) - 1);
     }
     if (n == "role") {
-      Args a = bind(e, fname, {{"warps", true}, {"group", false}, {"regs", false}}, 1);
+      Args a = bind(e, fname, {{"warps", true}, {"group", false}, {"regs", false}}, 3);
       Role r;
       r.name = name;
       const AE& w = *a.get("warps");
@@ -1048,7 +1048,7 @@ class Resolver {
     }
     if (n == "barrier") {
       Args a = bind(e, fname,
-                    {{"count", false}, {"prod", true}, {"cons", true}, {"init_count", false}, {"pipeline", false}}, 0);
+                    {{"count", false}, {"prod", true}, {"cons", true}, {"init_count", false}, {"pipeline", false}}, 5);
       Barrier b;
       b.name = name;
       if (const AE* p = a.get("pipeline")) {
@@ -1433,11 +1433,14 @@ class Resolver {
                  fmt::format("use {}.range(lo, hi[, step]) instead of Python's range", builder_));
           fail("type.mismatch", it.range, fmt::format("a loop iterates over {}.range(lo, hi[, step])", builder_));
         }
-        Args a = bind(it, builder_ + ".range", {{"lo", true}, {"hi", true}, {"step", false}}, 3);
+        // lm.range(hi) counts from 0, as Python's range(stop) does.
+        bool stopOnly = it.args.size() == 2 && it.kwargs.empty();
+        Args a = stopOnly ? bind(it, builder_ + ".range", {{"hi", true}}, 1)
+                          : bind(it, builder_ + ".range", {{"lo", true}, {"hi", true}, {"step", false}}, 3);
         Stmt st;
         st.kind = Stmt::Kind::For;
         st.range = s.range;
-        st.lo = intOf(*a.get("lo"), "the loop start");
+        st.lo = stopOnly ? cnst(0, it.range) : intOf(*a.get("lo"), "the loop start");
         st.hi = intOf(*a.get("hi"), "the loop end");
         if (const AE* stp = a.get("step")) {
           int64_t v = constInt(*stp, "the loop step");
