@@ -835,6 +835,12 @@ class Resolver {
       case VK::Tmem: b.kind = BufferRef::Kind::Tmem; b.index = v.idx; break;
       case VK::Regs: b.kind = BufferRef::Kind::Regs; b.index = v.idx; break;
       case VK::Param:
+        if (allowScalar && sch_->params[v.idx].type == ParamType::F32) {
+          // an LM.f32 parameter (IR.md: a scalar) as the operand: a softmax scale, say
+          b.kind = BufferRef::Kind::Scalar;
+          b.index = v.idx;
+          return b;
+        }
         b.kind = BufferRef::Kind::Param;
         b.index = v.idx;
         if (!isTensorParam(sch_->params[v.idx].type))

@@ -158,3 +158,29 @@ TEST(Conformance, PositionsPastIrMdsOrderStayLocatedErrors) {
   ASSERT_FALSE(compile(text, dsink));
   EXPECT_EQ(dsink.findings().front().rule, "type.duplicate") << describe(dsink);
 }
+
+TEST(Conformance, AnF32ParameterIsAScalarOperand) {
+  // IR.md: LM.f32 is a scalar parameter; the scalar operand of lm.binary
+  // (docs/ir-extensions.md) takes one, as an attention kernel scales S.
+  const std::string head =
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm, X: LM.gmem, K: LM.i32, scale: LM.f32):\n"
+      "    s = lm.regs(shape=(64, 64), dtype=lm.f32)\n"
+      "    w = lm.role(warps=[0, 1, 2, 3])\n"
+      "    with w:\n"
+      "        lm.fill(s, 1)\n";
+  DiagnosticSink sink;
+  auto m = compile(head + "        lm.binary(s, s, scale, op=\"mul\")\n", sink);
+  ASSERT_TRUE(m) << describe(sink);
+  const Op* mul = opAt(m->schedules[0].bodies[0].body, 1);
+  ASSERT_TRUE(mul);
+  EXPECT_EQ(mul->src2.kind, BufferRef::Kind::Scalar);
+  EXPECT_EQ(mul->src2.index, 2);
+  EXPECT_FALSE(mul->src2.scalar);
+  // Still no buffer: a copy from it is a located type.mismatch.
+  DiagnosticSink csink;
+  ASSERT_FALSE(compile(head + "        lm.copy(s, scale)\n", csink));
+  EXPECT_EQ(csink.findings().front().rule, "type.mismatch") << describe(csink);
+  EXPECT_EQ(csink.findings().front().range.line, 7);
+  EXPECT_EQ(csink.findings().front().range.col, 20);
+}
