@@ -316,7 +316,16 @@ class Resolver {
 
   // Sizes beyond what any GPU allows are rejected here, with their location,
   // before a later stage allocates for them (ir/target.h).
+  // IR.md: a pipeline is "a depth that views and barriers can share", so where
+  // a depth is asked for (stages=, count=) the pipeline itself gives its own.
+  std::optional<int> pipelineDepth(const AE& e) {
+    if (e.kind != AK::Name) return std::nullopt;
+    Value v = eval(e);
+    if (v.k != VK::Pipeline) return std::nullopt;
+    return sch_->pipelines[v.idx].stages;
+  }
   int barrierSlots(const AE& e) {
+    if (auto d = pipelineDepth(e)) return *d;
     const int64_t max = ir::hw::maxSmemPerBlock() / ir::hw::kMbarrierBytes;
     return constIntRange(e, "count=", 1, max,
                          fmt::format(" (each slot is an {}-byte mbarrier in shared memory, at most {} bytes on any "
@@ -327,6 +336,7 @@ class Resolver {
     return constIntRange(e, what, 1, ir::hw::kMaxArrivalCount, " (an mbarrier counts arrivals in 20 bits)");
   }
   int stageCount(const AE& e) {
+    if (auto d = pipelineDepth(e)) return *d;
     return constIntRange(e, "stages=", 1, ir::hw::maxSmemPerBlock(),
                          fmt::format(" (every stage takes shared memory, at most {} bytes on any target)",
                                      ir::hw::maxSmemPerBlock()));
@@ -440,6 +450,10 @@ class Resolver {
       default:
         break;
     }
+    // The depths a declaration was given, as constants (`k - pipe.stages`).
+    if (base.k == VK::Pipeline && n == "stages") return intv(cnst(sch_->pipelines[base.idx].stages, e.range), e.range);
+    if (base.k == VK::View && n == "stages") return intv(cnst(sch_->views[base.idx].stages, e.range), e.range);
+    if (base.k == VK::Barrier && n == "count") return intv(cnst(sch_->barriers[base.idx].count, e.range), e.range);
     if ((base.k == VK::View && isViewOp(n)) || (base.k == VK::Pool && n == "view"))
       fail("type.mismatch", e.range, fmt::format("'{}' must be called", n));
     fail("type.unknown-op", e.range, fmt::format("{} has no attribute '{}'", kindName(base), n));
@@ -957,7 +971,8 @@ class Resolver {
                      {"dtype", true},
                      {"stages", false},
                      {"swizzle", false},
-                     {"union", false}},
+                     {"union", false},
+                     {"pipeline", false}},
                     5,
                     {{"stage", "stages"}});
       View v;
@@ -968,6 +983,10 @@ class Resolver {
         fail("type.mismatch", a.get("offset")->range, fmt::format("offset= must not be negative, found {}", *c));
       v.shape = shapeArg(*a.get("shape"));
       v.dtype = dtypeArg(*a.get("dtype"));
+      if (const AE* p = a.get("pipeline")) {  // as a barrier's: the default depth
+        Value pv = eval(*p);
+        if (pv.k != VK::None) v.stages = sch_->pipelines[resourceArg(*p, VK::Pipeline, "pipeline=")].stages;
+      }
       if (const AE* st = a.get("stages")) v.stages = stageCount(*st);
       if (const AE* sw = a.get("swizzle")) {
         Value x = eval(*sw);

@@ -184,3 +184,40 @@ TEST(Conformance, AnF32ParameterIsAScalarOperand) {
   EXPECT_EQ(csink.findings().front().range.line, 7);
   EXPECT_EQ(csink.findings().front().range.col, 20);
 }
+
+TEST(Conformance, APipelineIsADepthViewsAndBarriersShare) {
+  // IR.md: lm.pipeline(stages=) is "a pipeline depth that views and
+  // barriers can share": a view takes it as pipeline= or stages=, and its
+  // depth is pipe.stages in any integer expression.
+  const std::string head =
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm, A: LM.tma2d, K: LM.i32):\n"
+      "    pool = lm.smem(65536)\n"
+      "    pipe = lm.pipeline(stages=3)\n"
+      "    load = lm.role(warps=[0])\n";
+  const std::string decls =
+      "    a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, pipeline=pipe)\n"
+      "    b = pool.view(offset=32768, shape=(64, 64), dtype=lm.bf16, stages=pipe)\n"
+      "    c = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2, pipeline=pipe)\n"
+      "    full = lm.barrier(count=pipe.stages, prod=[load], cons=[load])\n"
+      "    with load:\n"
+      "        for k in lm.range(0, K):\n"
+      "            lm.wait(full, iter=k - pipe.stages + full.count - a.stages)\n";
+  DiagnosticSink sink;
+  auto m = compile(head + decls, sink);
+  ASSERT_TRUE(m) << describe(sink);
+  const Schedule& s = m->schedules[0];
+  EXPECT_EQ(s.views[0].stages, 3);
+  EXPECT_EQ(s.views[1].stages, 3);
+  EXPECT_EQ(s.views[2].stages, 2);  // stages= given: it wins, as count= does for a barrier
+  EXPECT_EQ(s.barriers[0].count, 3);
+  // A declaration has no other attribute; a role is no depth.
+  DiagnosticSink asink;
+  ASSERT_FALSE(compile(head + "    n = pipe.depth\n", asink));
+  EXPECT_EQ(asink.findings().front().rule, "type.unknown-op") << describe(asink);
+  DiagnosticSink rsink;
+  ASSERT_FALSE(compile(head + "    a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=load)\n", rsink));
+  EXPECT_EQ(rsink.findings().front().rule, "type.mismatch") << describe(rsink);
+  EXPECT_EQ(rsink.findings().front().range.line, 6);
+  EXPECT_EQ(rsink.findings().front().range.col, 67);
+}
