@@ -238,10 +238,10 @@ struct Slice {
 struct BufferRef {
   enum class Kind { None, View, Tmem, Regs, Param, Scalar };
   Kind kind = Kind::None;
-  int index = -1;             // into views / tmems / regs / params; Kind::Scalar: an LM.f32 parameter, or -1
+  int index = -1;             // into views / tmems / regs / params
   ExprPtr slot;               // view[e]: e (slot = e % stages); nullptr if unindexed
   std::vector<Slice> slices;  // view[e][r0:r1, :]
-  ExprPtr scalar;             // Kind::Scalar: a literal operand (lm.binary b), nullptr for a float or a parameter
+  ExprPtr scalar;             // Kind::Scalar: a literal operand (lm.binary b)
   double scalar_f = 0;        // Kind::Scalar with a float literal
   SourceRange range;
 };

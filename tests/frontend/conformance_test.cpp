@@ -85,10 +85,8 @@ const Op* opAt(const Block& b, int n) {
 
 }  // namespace conformance_test
 
-using namespace conformance_test;
-
 TEST(Conformance, TabIndentationIsPythons) {
-  std::string tabs = tabIndented(kPaperFragment);
+  std::string tabs = conformance_test::tabIndented(kPaperFragment);
   ASSERT_NE(tabs.find("\n\t\tfor stage"), std::string::npos);
   DiagnosticSink sink;
   auto spaced = ast::parse(src(kPaperFragment), sink);
@@ -100,7 +98,7 @@ TEST(Conformance, TabIndentationIsPythons) {
   std::string mixed = tabs;
   mixed.replace(mixed.find("\t\t\tlm.fence_proxy"), 3, "\t\t        ");
   DiagnosticSink msink;
-  const Finding* f = firstError(mixed, msink);
+  const Finding* f = conformance_test::firstError(mixed, msink);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->rule, "syntax.error");
   EXPECT_EQ(f->range.line, 17);
@@ -110,8 +108,8 @@ TEST(Conformance, TabIndentationIsPythons) {
 
 TEST(Conformance, ArgumentsByPositionInIrMdOrder) {
   DiagnosticSink sink;
-  auto kw = compile(schedule(false), sink);
-  auto pos = compile(schedule(true), sink);
+  auto kw = compile(conformance_test::schedule(false), sink);
+  auto pos = compile(conformance_test::schedule(true), sink);
   ASSERT_TRUE(kw && pos) << describe(sink);
   const Schedule& a = kw->schedules[0];
   const Schedule& b = pos->schedules[0];
@@ -128,12 +126,12 @@ TEST(Conformance, ArgumentsByPositionInIrMdOrder) {
     EXPECT_EQ(b.barriers[i].init_count, a.barriers[i].init_count);
     EXPECT_EQ(b.barriers[i].pipeline, a.barriers[i].pipeline);
   }
-  const Op* la = opAt(a.bodies[0].body, 1);
-  const Op* lb = opAt(b.bodies[0].body, 1);
+  const Op* la = conformance_test::opAt(a.bodies[0].body, 1);
+  const Op* lb = conformance_test::opAt(b.bodies[0].body, 1);
   ASSERT_TRUE(la && lb);
   EXPECT_EQ(lb->kind, OpKind::TmaLoad);
   EXPECT_EQ(lb->coords.size(), la->coords.size());
-  const Op* mb = opAt(b.bodies[1].body, 1);
+  const Op* mb = conformance_test::opAt(b.bodies[1].body, 1);
   ASSERT_TRUE(mb);
   EXPECT_EQ(mb->kind, OpKind::Mma);
   EXPECT_TRUE(mb->init);
@@ -145,14 +143,14 @@ TEST(Conformance, ArgumentsByPositionInIrMdOrder) {
 
 TEST(Conformance, PositionsPastIrMdsOrderStayLocatedErrors) {
   // After stage=/iter= IR.md gives no position: the selector is a keyword.
-  std::string text = schedule(false);
+  std::string text = conformance_test::schedule(false);
   text.replace(text.find("lm.wait(full, iter=k)"), 21, "lm.wait(full, k)");
   DiagnosticSink sink;
   auto m = compile(text, sink);
   ASSERT_FALSE(m);
   EXPECT_EQ(sink.findings().front().rule, "type.unknown-argument") << describe(sink);
   // A position and a keyword for one argument: Python's "multiple values".
-  text = schedule(true);
+  text = conformance_test::schedule(true);
   text.replace(text.find("pipe = lm.pipeline(2)"), 21, "pipe = lm.pipeline(2, stages=2)");
   DiagnosticSink dsink;
   ASSERT_FALSE(compile(text, dsink));
@@ -172,7 +170,7 @@ TEST(Conformance, AnF32ParameterIsAScalarOperand) {
   DiagnosticSink sink;
   auto m = compile(head + "        lm.binary(s, s, scale, op=\"mul\")\n", sink);
   ASSERT_TRUE(m) << describe(sink);
-  const Op* mul = opAt(m->schedules[0].bodies[0].body, 1);
+  const Op* mul = conformance_test::opAt(m->schedules[0].bodies[0].body, 1);
   ASSERT_TRUE(mul);
   EXPECT_EQ(mul->src2.kind, BufferRef::Kind::Scalar);
   EXPECT_EQ(mul->src2.index, 2);
