@@ -63,7 +63,11 @@ class Lexer {
   LexResult run() {
     validate();
     if (n_ >= 3 && std::memcmp(s_.data(), "\xEF\xBB\xBF", 3) == 0) i_ = 3;  // BOM
-    std::vector<int> indents{0};
+    // Python's two measures of an indentation: tabs to the next multiple of 8, and tabs as
+    // one column. A tab-indented file is valid Python 3 (IR.md: a .cake file is valid Python);
+    // where the two measures order two lines differently the indentation depends on the tab
+    // width, which Python rejects (TabError) and so do we.
+    std::vector<int> indents{0}, altIndents{0};
     bool atLineStart = true;
     bool lineHasTokens = false;   // current logical line has tokens
     bool physHasTokens = false;   // current physical line has tokens
@@ -71,10 +75,10 @@ class Lexer {
       if (atLineStart && brackets_.empty()) {
         atLineStart = false;
         size_t j = i_;
-        int width = 0;
+        int width = 0, altWidth = 0;
         while (j < n_ && (s_[j] == ' ' || s_[j] == '\t' || s_[j] == '\f')) {
-          if (s_[j] == '\t') fail("syntax.error", line_, col(j), "tab in indentation; indent with spaces");
-          width = s_[j] == '\f' ? 0 : width + 1;
+          width = s_[j] == '\f' ? 0 : s_[j] == '\t' ? (width / 8 + 1) * 8 : width + 1;
+          altWidth = s_[j] == '\f' ? 0 : altWidth + 1;
           ++j;
         }
         if (j >= n_) { i_ = j; break; }
@@ -93,15 +97,19 @@ class Lexer {
           continue;
         }
         if (width > indents.back()) {
+          if (altWidth <= altIndents.back()) inconsistentTabs(line_);
           indents.push_back(width);
+          altIndents.push_back(altWidth);
           push(Tok::Indent, "", line_, col(j), line_, col(j));
         } else {
           while (width < indents.back()) {
             indents.pop_back();
+            altIndents.pop_back();
             push(Tok::Dedent, "", line_, col(j), line_, col(j));
           }
           if (width != indents.back())
             fail("syntax.error", line_, col(j), "unindent does not match any outer indentation level");
+          if (altWidth != altIndents.back()) inconsistentTabs(line_);
         }
         i_ = j;
       }
@@ -156,6 +164,11 @@ class Lexer {
   }
 
  private:
+  [[noreturn]] void inconsistentTabs(int line) {
+    fail("syntax.error", line, 1,
+         "inconsistent use of tabs and spaces in indentation (its depth would depend on the tab width)");
+  }
+
   [[noreturn]] void fail(const char* rule, int line, int c, std::string msg, size_t len = 1) {
     SyntaxError e;
     e.rule = rule;

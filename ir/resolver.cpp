@@ -316,7 +316,16 @@ class Resolver {
 
   // Sizes beyond what any GPU allows are rejected here, with their location,
   // before a later stage allocates for them (ir/target.h).
+  // IR.md: a pipeline is "a depth that views and barriers can share", so where
+  // a depth is asked for (stages=, count=) the pipeline itself gives its own.
+  std::optional<int> pipelineDepth(const AE& e) {
+    if (e.kind != AK::Name) return std::nullopt;
+    Value v = eval(e);
+    if (v.k != VK::Pipeline) return std::nullopt;
+    return sch_->pipelines[v.idx].stages;
+  }
   int barrierSlots(const AE& e) {
+    if (auto d = pipelineDepth(e)) return *d;
     const int64_t max = ir::hw::maxSmemPerBlock() / ir::hw::kMbarrierBytes;
     return constIntRange(e, "count=", 1, max,
                          fmt::format(" (each slot is an {}-byte mbarrier in shared memory, at most {} bytes on any "
@@ -327,6 +336,7 @@ class Resolver {
     return constIntRange(e, what, 1, ir::hw::kMaxArrivalCount, " (an mbarrier counts arrivals in 20 bits)");
   }
   int stageCount(const AE& e) {
+    if (auto d = pipelineDepth(e)) return *d;
     return constIntRange(e, "stages=", 1, ir::hw::maxSmemPerBlock(),
                          fmt::format(" (every stage takes shared memory, at most {} bytes on any target)",
                                      ir::hw::maxSmemPerBlock()));
@@ -440,6 +450,10 @@ class Resolver {
       default:
         break;
     }
+    // The depths a declaration was given, as constants (`k - pipe.stages`).
+    if (base.k == VK::Pipeline && n == "stages") return intv(cnst(sch_->pipelines[base.idx].stages, e.range), e.range);
+    if (base.k == VK::View && n == "stages") return intv(cnst(sch_->views[base.idx].stages, e.range), e.range);
+    if (base.k == VK::Barrier && n == "count") return intv(cnst(sch_->barriers[base.idx].count, e.range), e.range);
     if ((base.k == VK::View && isViewOp(n)) || (base.k == VK::Pool && n == "view"))
       fail("type.mismatch", e.range, fmt::format("'{}' must be called", n));
     fail("type.unknown-op", e.range, fmt::format("{} has no attribute '{}'", kindName(base), n));
@@ -835,6 +849,12 @@ class Resolver {
       case VK::Tmem: b.kind = BufferRef::Kind::Tmem; b.index = v.idx; break;
       case VK::Regs: b.kind = BufferRef::Kind::Regs; b.index = v.idx; break;
       case VK::Param:
+        if (allowScalar && sch_->params[v.idx].type == ParamType::F32) {
+          // an LM.f32 parameter (IR.md: a scalar) as the operand: a softmax scale, say
+          b.kind = BufferRef::Kind::Scalar;
+          b.index = v.idx;
+          return b;
+        }
         b.kind = BufferRef::Kind::Param;
         b.index = v.idx;
         if (!isTensorParam(sch_->params[v.idx].type))
@@ -951,8 +971,9 @@ class Resolver {
                      {"dtype", true},
                      {"stages", false},
                      {"swizzle", false},
-                     {"union", false}},
-                    0,
+                     {"union", false},
+                     {"pipeline", false}},
+                    5,
                     {{"stage", "stages"}});
       View v;
       v.name = name;
@@ -962,6 +983,10 @@ class Resolver {
         fail("type.mismatch", a.get("offset")->range, fmt::format("offset= must not be negative, found {}", *c));
       v.shape = shapeArg(*a.get("shape"));
       v.dtype = dtypeArg(*a.get("dtype"));
+      if (const AE* p = a.get("pipeline")) {  // as a barrier's: the default depth
+        Value pv = eval(*p);
+        if (pv.k != VK::None) v.stages = sch_->pipelines[resourceArg(*p, VK::Pipeline, "pipeline=")].stages;
+      }
       if (const AE* st = a.get("stages")) v.stages = stageCount(*st);
       if (const AE* sw = a.get("swizzle")) {
         Value x = eval(*sw);
@@ -979,7 +1004,7 @@ class Resolver {
       return mkv(VK::View, assign.range, static_cast<int>(s.views.size()) - 1);
     }
     if (n == "tmem") {
-      Args a = bind(e, fname, {{"cols", true}, {"width", true}, {"shape", true}, {"dtype", true}}, 0);
+      Args a = bind(e, fname, {{"cols", true}, {"width", true}, {"shape", true}, {"dtype", true}}, 4);
       Tmem t;
       t.name = name;
       t.cols = intOf(*a.get("cols"), "cols=");
@@ -991,7 +1016,7 @@ class Resolver {
       return mkv(VK::Tmem, assign.range, static_cast<int>(s.tmems.size()) - 1);
     }
     if (n == "regs") {
-      Args a = bind(e, fname, {{"shape", true}, {"dtype", true}}, 0);
+      Args a = bind(e, fname, {{"shape", true}, {"dtype", true}}, 2);
       Regs r;
       r.name = name;
       r.shape = shapeArg(*a.get("shape"));
@@ -1001,7 +1026,7 @@ class Resolver {
       return mkv(VK::Regs, assign.range, static_cast<int>(s.regs.size()) - 1);
     }
     if (n == "role") {
-      Args a = bind(e, fname, {{"warps", true}, {"group", false}, {"regs", false}}, 1);
+      Args a = bind(e, fname, {{"warps", true}, {"group", false}, {"regs", false}}, 3);
       Role r;
       r.name = name;
       const AE& w = *a.get("warps");
@@ -1048,7 +1073,7 @@ class Resolver {
     }
     if (n == "barrier") {
       Args a = bind(e, fname,
-                    {{"count", false}, {"prod", true}, {"cons", true}, {"init_count", false}, {"pipeline", false}}, 0);
+                    {{"count", false}, {"prod", true}, {"cons", true}, {"init_count", false}, {"pipeline", false}}, 5);
       Barrier b;
       b.name = name;
       if (const AE* p = a.get("pipeline")) {
@@ -1433,11 +1458,14 @@ class Resolver {
                  fmt::format("use {}.range(lo, hi[, step]) instead of Python's range", builder_));
           fail("type.mismatch", it.range, fmt::format("a loop iterates over {}.range(lo, hi[, step])", builder_));
         }
-        Args a = bind(it, builder_ + ".range", {{"lo", true}, {"hi", true}, {"step", false}}, 3);
+        // lm.range(hi) counts from 0, as Python's range(stop) does.
+        bool stopOnly = it.args.size() == 2 && it.kwargs.empty();
+        Args a = stopOnly ? bind(it, builder_ + ".range", {{"hi", true}}, 1)
+                          : bind(it, builder_ + ".range", {{"lo", true}, {"hi", true}, {"step", false}}, 3);
         Stmt st;
         st.kind = Stmt::Kind::For;
         st.range = s.range;
-        st.lo = intOf(*a.get("lo"), "the loop start");
+        st.lo = stopOnly ? cnst(0, it.range) : intOf(*a.get("lo"), "the loop start");
         st.hi = intOf(*a.get("hi"), "the loop end");
         if (const AE* stp = a.get("step")) {
           int64_t v = constInt(*stp, "the loop step");

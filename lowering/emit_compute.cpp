@@ -207,7 +207,9 @@ void Emitter::emitElementwise(const ir::Op& op) {
         case K::Regs: return s_.regs[r.index].name;
         case K::View: return s_.views[r.index].name + "[" + plan_.pyText(r.slot) + "]";
         case K::Param: return s_.params[r.index].name;
-        case K::Scalar: return r.scalar ? plan_.pyText(r.scalar) : fmt::format("{}", r.scalar_f);
+        case K::Scalar:
+          if (r.index >= 0) return s_.params[r.index].name;
+          return r.scalar ? plan_.pyText(r.scalar) : fmt::format("{}", r.scalar_f);
         default: return "?";
       }
     };
@@ -312,6 +314,7 @@ void Emitter::emitElementwise(const ir::Op& op) {
         return fmt::format("{}(cake_ldg_or0({} + ({}), {}))", rd, o.name, idx, in);
       }
       case K::Scalar:
+        if (o.ref->index >= 0) return plan_.paramName(o.ref->index);  // an LM.f32 parameter: a kernel argument
         if (o.ref->scalar) return intc ? fmt::format("({})", plan_.expr(o.ref->scalar)) : fmt::format("static_cast<float>({})", plan_.expr(o.ref->scalar));
         return floatLiteral(o.ref->scalar_f);
       default:

@@ -135,9 +135,10 @@ TEST(OpTable, SignaturesMatchTheIrReference) {
   EXPECT_TRUE(load.args[0].required);
   EXPECT_EQ(load.args[2].name, "stage");
   EXPECT_FALSE(load.args[2].required);
-  EXPECT_EQ(load.positional, 1);
+  EXPECT_EQ(load.positional, 2);  // the tensor and coords=, in IR.md's order
   EXPECT_EQ(load.positionOf("tensor"), 0);
-  EXPECT_EQ(load.positionOf("coords"), -1);  // keyword only
+  EXPECT_EQ(load.positionOf("coords"), 1);
+  EXPECT_EQ(load.positionOf("stage"), -1);  // keyword only
   EXPECT_EQ(opInfo(OpKind::ExpectTx).positionOf("bytes"), 1);
   EXPECT_TRUE(opInfo(OpKind::FenceProxy).args.empty());
   for (const OpInfo& o : allOps()) EXPECT_LE(o.positional, static_cast<int>(o.args.size())) << o.name;

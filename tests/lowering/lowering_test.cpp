@@ -1345,3 +1345,21 @@ TEST(Lowering, TmemCopyOfFewerRowsThanLanesOpensItsBlock) {
   }
   EXPECT_EQ(open, close);
 }
+
+// An LM.f32 parameter as lm.binary's scalar (docs/ir-conformance.md): the
+// kernel takes it as a float argument and the element-wise loop reads it.
+TEST(Lowering, AnF32ParameterIsAKernelArgumentOfBinary) {
+  std::string text = test::readText(sourceDir() + "/" + kSm90Gemm);
+  const std::string params = "K: LM.i32";
+  ASSERT_NE(text.find(params), std::string::npos);
+  text.replace(text.find(params), params.size(), "K: LM.i32, scale: LM.f32");
+  const std::string epilogue = "        lm.copy(smem_c[lm.instance()], acc)\n";
+  ASSERT_NE(text.find(epilogue), std::string::npos);
+  text.insert(text.find(epilogue), "        lm.binary(acc, acc, scale, op=\"mul\")\n");
+  ir::Module m = compileText("scaled.cake", text);
+  ASSERT_FALSE(m.schedules.empty());
+  auto r = lowering::lowerToCuda(m.schedules[0], {});
+  ASSERT_TRUE(r.ok) << findingsText(r);
+  EXPECT_TRUE(contains(r.source, "const float scale)")) << "the kernel argument";
+  EXPECT_TRUE(contains(r.source, " * scale))")) << "the product reads it";
+}

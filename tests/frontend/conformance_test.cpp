@@ -1,0 +1,221 @@
+// Spellings that ../shared/IR.md permits and a reader of it would write
+// (docs/ir-conformance.md): a .cake file is Python 3, so tab indentation,
+// arguments by position in IR.md's order and Python's range(stop) all mean
+// what they mean in Python. Each positive case is paired with what stays
+// invalid, as a located error.
+#include <gtest/gtest.h>
+
+#include "ir/lexer.h"
+#include "test_util.h"
+
+using namespace cake::ir;
+using namespace cake::ir::test;
+
+namespace conformance_test {
+
+// `text` with every 4 spaces of leading indentation turned into one tab.
+std::string tabIndented(const std::string& text) {
+  std::string out;
+  bool lineStart = true;
+  for (size_t i = 0; i < text.size();) {
+    if (lineStart && text.compare(i, 4, "    ") == 0) {
+      out += '\t';
+      i += 4;
+      continue;
+    }
+    lineStart = text[i] == '\n';
+    out += text[i++];
+  }
+  return out;
+}
+
+const Finding* firstError(const std::string& text, DiagnosticSink& sink) {
+  auto m = compile(text, sink, Target::SM100a);
+  if (m || sink.findings().empty()) return nullptr;
+  return &sink.findings().front();
+}
+
+// The declarations of a small sm_90a schedule, written `kw` (by keyword) or
+// by position; the body is the same.
+std::string schedule(bool positional) {
+  std::string decls =
+      positional ? "    sa = pool.view(0, (64, 64), lm.bf16, 2, \"128B\")\n"
+                   "    acc = lm.regs((64, 64), lm.f32)\n"
+                   "    load = lm.role([0], None, 40)\n"
+                   "    math = lm.role([4, 5, 6, 7, 8, 9, 10, 11], 4, 232)\n"
+                   "    pipe = lm.pipeline(2)\n"
+                   "    full = lm.barrier(2, [load], [math], 1, pipe)\n"
+                   "    empty = lm.barrier(2, [math], [load], 2)\n"
+                 : "    sa = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2, swizzle=\"128B\")\n"
+                   "    acc = lm.regs(shape=(64, 64), dtype=lm.f32)\n"
+                   "    load = lm.role(warps=[0], regs=40)\n"
+                   "    math = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)\n"
+                   "    pipe = lm.pipeline(stages=2)\n"
+                   "    full = lm.barrier(count=2, prod=[load], cons=[math], init_count=1, pipeline=pipe)\n"
+                   "    empty = lm.barrier(count=2, prod=[math], cons=[load], init_count=2)\n";
+  std::string load = positional ? "            sa.tma_load(A, (0, k * 64), iter=k, barrier=full)\n"
+                                : "            sa.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)\n";
+  std::string mma = positional ? "            lm.mma(acc, sa[k], sa[k], k == 0)\n"
+                               : "            lm.mma(acc, sa[k], sa[k], init=(k == 0))\n";
+  return "@cake.schedule(target=\"sm_90a\")\n"
+         "def k(lm, A: LM.tma2d, K: LM.i32):\n"
+         "    pool = lm.smem(65536)\n" +
+         decls +
+         "    with load:\n"
+         "        for k in lm.range(K):\n"
+         "            lm.wait(empty, iter=k - 2)\n" +
+         load +
+         "    with math:\n"
+         "        for k in lm.range(0, K):\n"
+         "            lm.wait(full, iter=k)\n" +
+         mma +
+         "            lm.mma_commit()\n"
+         "            lm.mma_wait(0)\n"
+         "            lm.arrive(empty, iter=k)\n";
+}
+
+// The n-th op (from 0) of a block, depth first.
+const Op* opAt(const Block& b, int n) {
+  const Op* found = nullptr;
+  forEachOp(b, [&](const Stmt& s) {
+    if (n-- == 0) found = &s.op;
+  });
+  return found;
+}
+
+}  // namespace conformance_test
+
+TEST(Conformance, TabIndentationIsPythons) {
+  std::string tabs = conformance_test::tabIndented(kPaperFragment);
+  ASSERT_NE(tabs.find("\n\t\tfor stage"), std::string::npos);
+  DiagnosticSink sink;
+  auto spaced = ast::parse(src(kPaperFragment), sink);
+  auto tabbed = ast::parse(src(tabs), sink);
+  ASSERT_TRUE(spaced && tabbed) << describe(sink);
+  EXPECT_TRUE(ast::equal(*spaced, *tabbed));
+  // A block indented by a tab and continued by eight spaces is one block in
+  // Python only if a tab is 8 columns: Python's TabError, a located error.
+  std::string mixed = tabs;
+  mixed.replace(mixed.find("\t\t\tlm.fence_proxy"), 3, "\t\t        ");
+  DiagnosticSink msink;
+  const Finding* f = conformance_test::firstError(mixed, msink);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->rule, "syntax.error");
+  EXPECT_EQ(f->range.line, 17);
+  EXPECT_EQ(f->range.col, 1);
+  EXPECT_NE(f->message.find("tabs and spaces"), std::string::npos);
+}
+
+TEST(Conformance, ArgumentsByPositionInIrMdOrder) {
+  DiagnosticSink sink;
+  auto kw = compile(conformance_test::schedule(false), sink);
+  auto pos = compile(conformance_test::schedule(true), sink);
+  ASSERT_TRUE(kw && pos) << describe(sink);
+  const Schedule& a = kw->schedules[0];
+  const Schedule& b = pos->schedules[0];
+  EXPECT_EQ(b.views[0].stages, 2);
+  EXPECT_EQ(b.views[0].swizzle, a.views[0].swizzle);
+  EXPECT_EQ(b.views[0].dtype, DType::BF16);
+  EXPECT_EQ(b.regs[0].dtype, DType::F32);
+  EXPECT_EQ(b.roles[1].group, 4);
+  EXPECT_EQ(b.roles[0].regs, std::optional<int>(40));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(b.barriers[i].count, a.barriers[i].count);
+    EXPECT_EQ(b.barriers[i].prod, a.barriers[i].prod);
+    EXPECT_EQ(b.barriers[i].cons, a.barriers[i].cons);
+    EXPECT_EQ(b.barriers[i].init_count, a.barriers[i].init_count);
+    EXPECT_EQ(b.barriers[i].pipeline, a.barriers[i].pipeline);
+  }
+  const Op* la = conformance_test::opAt(a.bodies[0].body, 1);
+  const Op* lb = conformance_test::opAt(b.bodies[0].body, 1);
+  ASSERT_TRUE(la && lb);
+  EXPECT_EQ(lb->kind, OpKind::TmaLoad);
+  EXPECT_EQ(lb->coords.size(), la->coords.size());
+  const Op* mb = conformance_test::opAt(b.bodies[1].body, 1);
+  ASSERT_TRUE(mb);
+  EXPECT_EQ(mb->kind, OpKind::Mma);
+  EXPECT_TRUE(mb->init);
+  // lm.range(K) is Python's range(stop): from 0.
+  ASSERT_EQ(b.bodies[0].body[0].kind, Stmt::Kind::For);
+  EXPECT_EQ(b.bodies[0].body[0].lo->kind, ExprKind::Const);
+  EXPECT_EQ(b.bodies[0].body[0].lo->value, 0);
+}
+
+TEST(Conformance, PositionsPastIrMdsOrderStayLocatedErrors) {
+  // After stage=/iter= IR.md gives no position: the selector is a keyword.
+  std::string text = conformance_test::schedule(false);
+  text.replace(text.find("lm.wait(full, iter=k)"), 21, "lm.wait(full, k)");
+  DiagnosticSink sink;
+  auto m = compile(text, sink);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(sink.findings().front().rule, "type.unknown-argument") << describe(sink);
+  // A position and a keyword for one argument: Python's "multiple values".
+  text = conformance_test::schedule(true);
+  text.replace(text.find("pipe = lm.pipeline(2)"), 21, "pipe = lm.pipeline(2, stages=2)");
+  DiagnosticSink dsink;
+  ASSERT_FALSE(compile(text, dsink));
+  EXPECT_EQ(dsink.findings().front().rule, "type.duplicate") << describe(dsink);
+}
+
+TEST(Conformance, AnF32ParameterIsAScalarOperand) {
+  // IR.md: LM.f32 is a scalar parameter; the scalar operand of lm.binary
+  // (docs/ir-extensions.md) takes one, as an attention kernel scales S.
+  const std::string head =
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm, X: LM.gmem, K: LM.i32, scale: LM.f32):\n"
+      "    s = lm.regs(shape=(64, 64), dtype=lm.f32)\n"
+      "    w = lm.role(warps=[0, 1, 2, 3])\n"
+      "    with w:\n"
+      "        lm.fill(s, 1)\n";
+  DiagnosticSink sink;
+  auto m = compile(head + "        lm.binary(s, s, scale, op=\"mul\")\n", sink);
+  ASSERT_TRUE(m) << describe(sink);
+  const Op* mul = conformance_test::opAt(m->schedules[0].bodies[0].body, 1);
+  ASSERT_TRUE(mul);
+  EXPECT_EQ(mul->src2.kind, BufferRef::Kind::Scalar);
+  EXPECT_EQ(mul->src2.index, 2);
+  EXPECT_FALSE(mul->src2.scalar);
+  // Still no buffer: a copy from it is a located type.mismatch.
+  DiagnosticSink csink;
+  ASSERT_FALSE(compile(head + "        lm.copy(s, scale)\n", csink));
+  EXPECT_EQ(csink.findings().front().rule, "type.mismatch") << describe(csink);
+  EXPECT_EQ(csink.findings().front().range.line, 7);
+  EXPECT_EQ(csink.findings().front().range.col, 20);
+}
+
+TEST(Conformance, APipelineIsADepthViewsAndBarriersShare) {
+  // IR.md: lm.pipeline(stages=) is "a pipeline depth that views and
+  // barriers can share": a view takes it as pipeline= or stages=, and its
+  // depth is pipe.stages in any integer expression.
+  const std::string head =
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm, A: LM.tma2d, K: LM.i32):\n"
+      "    pool = lm.smem(65536)\n"
+      "    pipe = lm.pipeline(stages=3)\n"
+      "    load = lm.role(warps=[0])\n";
+  const std::string decls =
+      "    a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, pipeline=pipe)\n"
+      "    b = pool.view(offset=32768, shape=(64, 64), dtype=lm.bf16, stages=pipe)\n"
+      "    c = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=2, pipeline=pipe)\n"
+      "    full = lm.barrier(count=pipe.stages, prod=[load], cons=[load])\n"
+      "    with load:\n"
+      "        for k in lm.range(0, K):\n"
+      "            lm.wait(full, iter=k - pipe.stages + full.count - a.stages)\n";
+  DiagnosticSink sink;
+  auto m = compile(head + decls, sink);
+  ASSERT_TRUE(m) << describe(sink);
+  const Schedule& s = m->schedules[0];
+  EXPECT_EQ(s.views[0].stages, 3);
+  EXPECT_EQ(s.views[1].stages, 3);
+  EXPECT_EQ(s.views[2].stages, 2);  // stages= given: it wins, as count= does for a barrier
+  EXPECT_EQ(s.barriers[0].count, 3);
+  // A declaration has no other attribute; a role is no depth.
+  DiagnosticSink asink;
+  ASSERT_FALSE(compile(head + "    n = pipe.depth\n", asink));
+  EXPECT_EQ(asink.findings().front().rule, "type.unknown-op") << describe(asink);
+  DiagnosticSink rsink;
+  ASSERT_FALSE(compile(head + "    a = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=load)\n", rsink));
+  EXPECT_EQ(rsink.findings().front().rule, "type.mismatch") << describe(rsink);
+  EXPECT_EQ(rsink.findings().front().range.line, 6);
+  EXPECT_EQ(rsink.findings().front().range.col, 67);
+}
