@@ -5674,6 +5674,11 @@ struct PGrid {
   // does not, on a barrier moving an aligned read's marker (requireAlignedAtRingStart)
   std::vector<std::vector<std::vector<char>>> pre_marker_moves;
   std::string pre_moving;  // the first such operation, as gridCounts refused it before (for a message)
+  // ring_start_reads[p]: (statement, view) of p's reads in its part before
+  // the K loop whose view index reads the tile's ring start and that the
+  // grid names by stage (FA4's MMA: `smem_k[g0]`); their copies are named
+  // as the ring (namePreReadsAsTheRing, ringStartReadsOncePerRun)
+  std::vector<std::set<std::pair<const ir::Stmt*, int>>> ring_start_reads;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> pre_text;  // (PartTexts)
   // pre_shapes[x]: the shapes of the grid whose tiles start at x (x = 0:
   // `shape`), as presByRingStart built it (tailsByRingStart reads them)
@@ -9134,6 +9139,27 @@ int64_t tileCountDepth(const ir::Schedule& s, const TileLoops& tl, const std::ve
 // these grids are no tile of any run and are not compared.) With the reads
 // of E_A proved to move with the tile period (checkTileExprs, the form for
 // the last tile), the text repeats beyond the window too.
+// The last tiles' parts after the K loop stay put under the ring shift
+// (checkLastTileGrid asks it too, after the copies per ring start): asked
+// right after the last tiles' grids are built, so that such a part (a wait
+// of the tile's ring end, FA4's correction: `lm.wait(o_done, iter=t *
+// n_blocks + n_blocks - 1)`, obstacle 4 of docs/z3.md "FA4's correction
+// warpgroup") is refused before the grids per ring start are built.
+void refuseLastTilePartsThatMove(const PGrid& g) {
+  const System& sys = g.grid;
+  for (size_t li = 0; li < g.last.size(); ++li)
+    for (size_t p = 0; p < sys.procs.size(); ++p) {
+      const TileShape &sh = g.shape[p], &ls = g.last_shape[li][p];
+      if (sh.kind != TileShape::Full || ls.kind != TileShape::Full) continue;  // (checkLastTileGrid decides)
+      const auto& b = g.last[li].procs[p].program;
+      for (int64_t t = static_cast<int64_t>(li % 2); t < g.Wt; t += 2)
+        for (int pc = ls.head[t][g.Wg]; pc < ls.tile_start[t + 1]; ++pc)
+          if (!unmoved(g.ring, g.ring_named, b[pc]))
+            throw Fail(fmt::format("{} at the last tile's part after the K loop of {} moves with the ring period",
+                                   opText(*sys.schedule, *b[pc].stmt), sys.procs[p].name));
+    }
+}
+
 void checkLastTileGrid(const PGrid& g) {
   int differs = -1;  // the grid's pc of the first difference found
   auto same = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
@@ -10319,7 +10345,7 @@ bool slotByIter(const Instr& in) { return in.stmt && in.stmt->op.sel.mode == ir:
 // naming that follow from it. Every field the builder derives from what the
 // process ran before (a counted phase, an access's generation, MMA commits,
 // named barriers, register hazards) must be m's.
-bool sameButRingStart(const Instr& y, const Instr& m) {
+bool sameButRingStart(const Instr& y, const Instr& m, const std::set<std::pair<const ir::Stmt*, int>>& renamed) {
   Instr z = y;
   z.iteration = m.iteration;
   z.loops = m.loops;
@@ -10331,6 +10357,9 @@ bool sameButRingStart(const Instr& y, const Instr& m) {
   for (size_t i = 0; i < z.accesses.size(); ++i) {
     Access& a = z.accesses[i];
     const Access& b = m.accesses[i];
+    // (a read named as the ring: its generation is not the builder's,
+    // namePreReadsAsTheRing; docs/z3.md "Reads named by the ring start")
+    if (!a.write && !b.write && a.view >= 0 && renamed.count({y.stmt, a.view})) a.gen = b.gen;
     if (a.view < 0 || a.view != b.view || a.space != b.space || a.gen != b.gen) continue;  // compared below
     a.index = b.index;
     a.lo = b.lo;
@@ -10375,6 +10404,86 @@ void namePreWritesAsTheRing(PGrid& g) {
             if (a.write && a.view >= 0 && by_iteration.count({in.stmt, a.view})) a.stage_like = false;
     }
   }
+}
+
+// The tile period's generation delta of a read named by the ring start
+// whose key (view, read, process, bytes) the grid has nowhere (its reads
+// there are named by stage, and its K iterations do not read those
+// bytes): learned from the copies at ring start Wg, tile t against t - Pt.
+// The layout checks every copy against it (and against the ring's, 0: the
+// copies of one tile take one generation), and checkLapDeltas every pair
+// it meets. (Which delta is learned decides no verdict of a run: docs/z3.md
+// "Reads named by the ring start"; a delta the copies disagree on: unknown.)
+void learnRenamedReadDeltas(PGrid& g) {
+  for (size_t p = 0; p < g.pre_x.size() && p < g.ring_start_reads.size(); ++p) {
+    const auto& renamed = g.ring_start_reads[p];
+    if (!g.pre_x[p] || renamed.empty()) continue;
+    const TileShape& sh = g.shape[p];
+    Deltas learned;
+    auto learn = [&](const std::vector<Instr>& a, const std::vector<Instr>& b) {
+      if (a.size() != b.size()) return;  // (the layout refuses it)
+      for (size_t i = 0; i < a.size(); ++i)
+        for (size_t k = 0; k < a[i].accesses.size() && k < b[i].accesses.size(); ++k) {
+          const Access &u = a[i].accesses[k], &v = b[i].accesses[k];
+          if (u.write || u.view < 0 || !renamed.count({a[i].stmt, u.view})) continue;
+          const GenKey key = genKey(u, static_cast<int>(p));
+          if (g.tile.view_gen.count(key)) continue;  // (the grid's, checked by the layout)
+          if (!Deltas::learn(learned.view_gen, key, v.gen - u.gen))
+            throw Fail(fmt::format("{}'s reads at an index of the tile's ring start move by more than one "
+                                   "generation per tile period (not covered by the persistent-kernel proof yet)",
+                                   g.grid.procs[p].name));
+        }
+    };
+    // (every ring start: the copies' byte ranges, one key per slot)
+    for (int64_t t = std::max(g.tw + g.Pt, sh.first); t < g.Wt; t += sh.step)
+      if (sh.runs(t - g.Pt))
+        for (int64_t x = 1; x <= g.Wg; ++x) learn(g.pre_text[0][p][t - g.Pt][x], g.pre_text[0][p][t][x]);
+    for (const auto& [key, d] : learned.view_gen) g.tile.view_gen.emplace(key, d);
+  }
+}
+
+// The reads of PGrid::ring_start_reads in the copies of the part before the
+// K loop (docs/z3.md "Reads named by the ring start"): named by iteration
+// in every copy, with the generation of the same read in the copy at ring
+// start Wg of the same tile (past every first lap: named by iteration
+// there, else unknown). In a run each such read is its process's first
+// access of its view index (ringStartReadsOncePerRun), so its generation
+// is 0 and only its index decides whether it is stale; the copies'
+// generations can only add stale verdicts, and the one taken keeps them
+// moving with the ring and tile periods as the copy at Wg does (the
+// layout's period checks decide).
+void namePreReadsAsTheRing(PGrid& g) {
+  for (size_t p = 0; p < g.pre_x.size() && p < g.ring_start_reads.size(); ++p) {
+    const auto& renamed = g.ring_start_reads[p];
+    if (!g.pre_x[p] || renamed.empty()) continue;
+    for (int64_t t = g.shape[p].first; t < g.Wt; t += g.shape[p].step) {
+      auto& at = g.pre_text[0][p][t];
+      const std::vector<Instr>& ref = at[g.Wg];
+      for (int64_t x = 0; x < g.Wg; ++x) {
+        std::map<const ir::Stmt*, int> seen;  // (the n-th instruction of a statement: the n-th at Wg)
+        for (Instr& in : at[x]) {
+          const int n = seen[in.stmt]++;
+          const Instr* r = nullptr;
+          int m = 0;
+          for (const Instr& c : ref)
+            if (c.stmt == in.stmt && m++ == n) r = &c;
+          for (size_t k = 0; k < in.accesses.size(); ++k) {
+            Access& a = in.accesses[k];
+            if (a.write || a.view < 0 || !renamed.count({in.stmt, a.view})) continue;
+            if (!r || r->accesses.size() != in.accesses.size() || r->accesses[k].view != a.view ||
+                r->accesses[k].write || r->accesses[k].stage_like)
+              throw Fail(fmt::format("{}'s part before the K loop reads {} at an index of the tile's ring start that "
+                                     "is not named by iteration past the ring's first lap (not covered by the "
+                                     "persistent-kernel proof yet)",
+                                     g.grid.procs[p].name, g.grid.schedule->views[static_cast<size_t>(a.view)].name));
+            a.stage_like = false;
+            a.gen = r->accesses[k].gen;
+          }
+        }
+      }
+    }
+  }
+  learnRenamedReadDeltas(g);
 }
 
 // The grid whose tiles all start at ring position x (`t * E_B` read as x),
@@ -10604,13 +10713,15 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       const std::vector<Instr>& mp = main.procs[p].program;
       const std::vector<Instr>& xp = at.procs[p].program;
       const std::string& name = main.procs[p].name;
+      const std::set<std::pair<const ir::Stmt*, int>> renamed =
+          p < g.ring_start_reads.size() ? g.ring_start_reads[p] : std::set<std::pair<const ir::Stmt*, int>>{};
       for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
         // the part, matched in order; a wait of the ring start alone may be in one only
         int i = xs.tile_start[t], j = sh.tile_start[t];
         const int b = xs.head[t][0], mb = sh.head[t][0];
         bool moves = false;  // a wait the grid's part leaves out moves an aligned read's marker
         while (i < b || j < mb) {
-          if (i < b && j < mb && sameButRingStart(xp[i], mp[j])) {
+          if (i < b && j < mb && sameButRingStart(xp[i], mp[j], renamed)) {
             ++i, ++j;
           } else if (i < b && ringStartWait(xp[i])) {
             moves = moves || movesAlignedMarker(g, p, xp[i]);
@@ -10659,6 +10770,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   // pay for the 2 * last_m grids per ring start before it)
   for (int64_t x = 1; x <= g.Wg; ++x) lastTilesAtRingStart(g, s, binding, target, tl, x, budget);
   namePreWritesAsTheRing(g);
+  namePreReadsAsTheRing(g);
 }
 
 // A process whose K iteration 0 at a ring start x >= 1 is not the grid's
@@ -11265,6 +11377,28 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   leftOutCountersChangeNothing(g, raw, left_counters, reads_capped);
 }
 
+// `pre` (a copy of p's part before the K loop, its reads named by the ring
+// start renamed: namePreReadsAsTheRing) is xp's [a, b) but for the loop
+// values and those reads' naming and generation, which the copy takes from
+// the argument of "Reads named by the ring start", not from the builder.
+bool samePreBesidesRenamedReads(const PGrid& g, size_t p, const std::vector<Instr>& xp, int a, int b,
+                                const std::vector<Instr>& pre) {
+  if (b - a != static_cast<int>(pre.size())) return false;
+  for (int q = 0; q < b - a; ++q) {
+    Instr y = xp[static_cast<size_t>(a + q)];
+    const Instr& m = pre[static_cast<size_t>(q)];
+    for (size_t k = 0; k < y.accesses.size() && k < m.accesses.size() && p < g.ring_start_reads.size(); ++k) {
+      Access& u = y.accesses[k];
+      if (!u.write && u.view >= 0 && u.view == m.accesses[k].view && g.ring_start_reads[p].count({y.stmt, u.view})) {
+        u.stage_like = m.accesses[k].stage_like;
+        u.gen = m.accesses[k].gen;
+      }
+    }
+    if (!sameBesidesLoops(y, m)) return false;
+  }
+  return true;
+}
+
 // The copies near the tile's end (tailIterations) of a process whose part
 // before the K loop moves with the ring (presByRingStart; docs/z3.md
 // "Copies per ring start and near the tile's end together"). Both kinds of
@@ -11331,7 +11465,7 @@ void tailsByRingStart(const PGrid& g, const ir::Schedule& s, const Binding& bind
         };
         for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
           const std::vector<Instr>& pre = g.pre_text[0][p][static_cast<size_t>(t)][static_cast<size_t>(x)];
-          if (!sameRange(xp, sx.tile_start[t], sx.head[t][0], pre, 0, static_cast<int>(pre.size())))
+          if (!samePreBesidesRenamedReads(g, p, xp, sx.tile_start[t], sx.head[t][0], pre))
             refuse(fmt::format("the part before the K loop of tile {}", t));
           for (int64_t k = 0; k + x < g.Wg; ++k)
             if (!sameRange(xp, sx.head[t][k], sx.head[t][k + 1], tp, s0.head[t][k + x], s0.head[t][k + x + 1]))
@@ -11472,18 +11606,20 @@ bool readsTileProduct(const ir::Expr& e, const TileLoops& tl) {
   return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && readsTileProduct(*a, tl); });
 }
 
-// A read in a part before the K loop that moves with the ring whose view
+// The reads in a part before the K loop that moves with the ring whose view
 // index reads the tile's ring start (FA4's MMA: `smem_k[g0]`, g0 = t *
 // n_blocks) and that the grid names by stage (its index, evaluated at ring
 // start 0 in every tile, stays below the view's stages): the copies past
-// the ring's first lap name it by iteration, with a generation of another
-// kind (the meant write's, not the reader's returns), which
-// sameButRingStart cannot compare with the grid's; the writes are named as
-// the ring (namePreWritesAsTheRing), such reads not yet. Refused here,
-// before the last tiles' grids and the grids per ring start are built
-// (presByRingStart would refuse them at the first ring start past the
-// stages, after building them).
-void refuseStageNamedRingStartReads(const PGrid& g, const TileLoops& tl) {
+// the ring's first lap name them by iteration, with a generation of another
+// kind, which sameButRingStart cannot compare with the grid's. They are
+// named as the ring in every copy (namePreReadsAsTheRing, docs/z3.md "Reads
+// named by the ring start") where each is its process's first access of its
+// view index in every run (ringStartReadsOncePerRun). What the grid alone
+// decides of that is asked here, before the last tiles' grids and the grids
+// per ring start are built (refuseRingStartReadsOutsideTheirParts), so that
+// a refusal stays cheap.
+void collectRingStartReads(PGrid& g, const TileLoops& tl) {
+  g.ring_start_reads.assign(g.grid.procs.size(), {});
   for (size_t p = 0; p < g.pre_moves.size(); ++p) {
     if (!g.pre_moves[p]) continue;
     const TileShape& sh = g.shape[p];
@@ -11495,13 +11631,164 @@ void refuseStageNamedRingStartReads(const PGrid& g, const TileLoops& tl) {
         if (a.write || a.view < 0 || !a.stage_like) continue;
         for (const ir::BufferRef* r : {&in.stmt->op.src, &in.stmt->op.src2, &in.stmt->op.dst})
           if (r->kind == ir::BufferRef::Kind::View && r->index == a.view && r->slot && readsTileProduct(*r->slot, tl))
-            throw Fail(fmt::format("the part before the K loop of {} reads {} at an index of the tile's ring start, "
-                                   "named by stage in the grid and by iteration past the ring's first lap (such "
-                                   "reads are not named as the ring; not covered by the persistent-kernel proof yet)",
-                                   g.grid.procs[p].name, g.grid.schedule->views[static_cast<size_t>(a.view)].name));
+            g.ring_start_reads[p].insert({in.stmt, a.view});
       }
     }
   }
+}
+
+// The views of p's reads named by the ring start.
+std::set<int> ringStartReadViews(const PGrid& g, size_t p) {
+  std::set<int> views;
+  if (p < g.ring_start_reads.size())
+    for (const auto& [stmt, v] : g.ring_start_reads[p]) views.insert(v);
+  return views;
+}
+
+// Refuses where process p (with reads named by the ring start) writes a
+// view it reads so, or accesses it in `text` [a, b) where `where` (not
+// before its K loop or in a K iteration).
+void refuseRingStartViewAccess(const PGrid& g, size_t p, const std::vector<Instr>& text, size_t a, size_t b,
+                               const char* where) {
+  const std::set<int> views = ringStartReadViews(g, p);
+  for (size_t pc = a; pc < b; ++pc)
+    for (const Access& x : text[pc].accesses) {
+      if (!views.count(x.view) || (!x.write && !where)) continue;
+      throw Fail(fmt::format("{} reads {} at an index of the tile's ring start before its K loop and {} it {} (not "
+                             "covered by the persistent-kernel proof yet)",
+                             g.grid.procs[p].name, g.grid.schedule->views[static_cast<size_t>(x.view)].name,
+                             x.write ? "writes" : "accesses", where ? where : "too"));
+    }
+}
+
+// The grid's part of ringStartReadsOncePerRun, asked before the grids per
+// ring start: p runs every tile, writes none of those views and accesses
+// them only before its K loop and in its K iterations.
+void refuseRingStartReadsOutsideTheirParts(const PGrid& g) {
+  for (size_t p = 0; p < g.ring_start_reads.size(); ++p) {
+    if (g.ring_start_reads[p].empty()) continue;
+    const TileShape& sh = g.shape[p];
+    if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1)
+      throw Fail(fmt::format("{} reads a view at an index of the tile's ring start before its K loop and skips tiles "
+                             "or runs tiles of two kinds (not covered by the persistent-kernel proof yet)",
+                             g.grid.procs[p].name));
+    const std::vector<Instr>& prog = g.grid.procs[p].program;
+    refuseRingStartViewAccess(g, p, prog, 0, prog.size(), nullptr);
+    refuseRingStartViewAccess(g, p, prog, 0, static_cast<size_t>(sh.prefix_end), "before its tile loop");
+    refuseRingStartViewAccess(g, p, prog, static_cast<size_t>(sh.tile_start[g.Wt]), prog.size(), "after its tile loop");
+    for (int64_t t = 0; t < g.Wt; ++t)
+      refuseRingStartViewAccess(g, p, prog, static_cast<size_t>(sh.head[t][g.Wg]),
+                                static_cast<size_t>(sh.tile_start[t + 1]), "after its K loop");
+  }
+}
+
+// Each read named by the ring start is its process's first access of its
+// view index in every run (docs/z3.md "Reads named by the ring start"),
+// asked of every text the layout holds, else unknown. With the offset of
+// each access of such a view v by p taken from its tile's ring start x
+// (before the K loop: every copy x = 0..Wg of every tile of the window) or
+// from its ring position g (a K iteration): p writes v nowhere and
+// accesses it nowhere else (not outside its tile loop, not after a K loop,
+// in no copy per ring end or of a last tile); every copy of the part before
+// the K loop accesses v at offsets in [0, min_len) and no index twice over
+// common bytes; every K iteration at offsets below its distance to the
+// tile's end (the grid's and the first K iteration's copies: at least
+// tail_m + 1; a copy d from the end: d). A tile of L >= min_len iterations
+// at ring start x then accesses v at indices in [x, x + L) only, and its
+// part before the K loop each index once before any other access of the
+// tile: no access before it reaches an index >= x.
+void ringStartReadsOncePerRun(const PGrid& g) {
+  refuseRingStartReadsOutsideTheirParts(g);
+  for (size_t p = 0; p < g.ring_start_reads.size(); ++p) {
+    const std::set<int> views = ringStartReadViews(g, p);
+    if (views.empty()) continue;
+    const std::string& name = g.grid.procs[p].name;
+    auto refuse = [&](const std::string& why) {
+      throw Fail(fmt::format("{} reads a view at an index of the tile's ring start before its K loop, and {} (not "
+                             "covered by the persistent-kernel proof yet)",
+                             name, why));
+    };
+    auto texts = [&](const PartTexts& pt, size_t kind) -> const std::vector<std::vector<std::vector<Instr>>>* {
+      return kind < pt.size() && p < pt[kind].size() ? &pt[kind][p] : nullptr;
+    };
+    // (a copy's text at tile t and position gi, where there is one)
+    auto copyAt = [&](const PartTexts& pt, int64_t t, int64_t gi) -> const std::vector<Instr>* {
+      const auto* tiles = texts(pt, 0);
+      if (!tiles || static_cast<size_t>(t) >= tiles->size() || static_cast<size_t>(gi) >= (*tiles)[t].size())
+        return nullptr;
+      return &(*tiles)[t][gi];
+    };
+    for (const PartTexts* pt : {&g.post_text})
+      for (size_t kind = 0; kind < pt->size(); ++kind)
+        if (const auto* tiles = texts(*pt, kind))
+          for (const auto& tile : *tiles)
+            for (const std::vector<Instr>& part : tile) refuseRingStartViewAccess(g, p, part, 0, part.size(), "after its K loop");
+    for (const std::vector<Instr>& part : lastTilePosts(g, p))
+      refuseRingStartViewAccess(g, p, part, 0, part.size(), "after the K loop of a last tile");
+    // offsets of p's accesses of the views in `text` from `at` (an index twice over common bytes: refused)
+    // (two operands of one instruction that read the same index: one read,
+    // no wait between them moves the reader's marker)
+    auto offsets = [&](const std::vector<Instr>& text, size_t a, size_t b, int64_t at, bool once) {
+      std::vector<std::pair<int64_t, const Access*>> out, before;
+      for (size_t pc = a; pc < b; ++pc) {
+        for (const Access& x : text[pc].accesses) {
+          if (!views.count(x.view)) continue;
+          if (x.write) refuse("writes the view too");
+          for (const auto& [o, y] : before)
+            if (once && y->view == x.view && o == x.index - at && x.lo < y->hi && y->lo < x.hi)
+              refuse(fmt::format("its part before the K loop reads index {} twice", x.index));
+          out.push_back({x.index - at, &x});
+        }
+        before = out;
+      }
+      return out;
+    };
+    const TileShape& sh = g.shape[p];
+    const std::vector<Instr>& prog = g.grid.procs[p].program;
+    for (int64_t t = 0; t < g.Wt; ++t) {
+      if (g.pre_x.size() > p && g.pre_x[p])
+        for (int64_t x = 0; x <= g.Wg; ++x) {
+          const std::vector<Instr>& pre = g.pre_text[0][p][t][x];
+          for (const auto& [o, a] : offsets(pre, 0, pre.size(), x, true))
+            if (o < 0 || o >= g.min_len)
+              refuse(fmt::format("its part before the K loop accesses the view outside its tile's first {} ring "
+                                 "indices",
+                                 g.min_len));
+        }
+      auto kIteration = [&](const std::vector<Instr>& text, size_t a, size_t b, int64_t gi, int64_t distance) {
+        for (const auto& [o, acc] : offsets(text, a, b, gi, false))
+          if (o >= distance)
+            refuse(fmt::format("a K iteration accesses the view {} ring positions ahead, {} or less from its tile's "
+                               "end",
+                               o, distance));
+      };
+      for (int64_t gi = 0; gi < g.Wg; ++gi) {
+        kIteration(prog, static_cast<size_t>(sh.head[t][gi]), static_cast<size_t>(sh.head[t][gi + 1]), gi,
+                   g.tail_m + 1);
+        for (size_t d = 0; d < g.tail_text.size(); ++d)
+          if (const std::vector<Instr>* text = copyAt(g.tail_text[d], t, gi))
+            kIteration(*text, 0, text->size(), gi, static_cast<int64_t>(d) + 1);
+        if (const std::vector<Instr>* text = copyAt(g.first_text, t, gi))
+          kIteration(*text, 0, text->size(), gi, g.tail_m + 1);
+      }
+    }
+  }
+}
+
+// Obstacle 4 of docs/z3.md "FA4's correction warpgroup": the copies per
+// ring end (postsByRingEnd) are not built past the last tiles' grids.
+[[noreturn]] void refuseRingEnd() {
+  throw Fail("the schedule reads the tile count and the tile's ring end inside the tile loop (not covered by the "
+             "persistent-kernel proof yet)");
+}
+
+// The same refusal where the grid alone shows it (a part after the K loop
+// that moves with the ring, gridCounts), asked before the last tiles' grids
+// and the grids per ring start are built (a read of the ring end that only
+// checkTileExprs finds is refused after them).
+void refuseRingEndWithTheTileCount(const PGrid& g, bool reads_tile_count) {
+  if (reads_tile_count && std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; }))
+    refuseRingEnd();
 }
 
 // The copies per ring end and near a tile's end check their periods from
@@ -11718,8 +12005,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // a stage-named write's generation: refused as before)
       if (!readsRingStartBeforeK(s, tl)) throw Fail(g.pre_moving);
       refuseTileCountReadsBeforeK(s, tl, uses);
-      refuseStageNamedRingStartReads(g, tl);
+      collectRingStartReads(g, tl);
+      refuseRingStartReadsOutsideTheirParts(g);
+      refuseRingEndWithTheTileCount(g, !uses.empty());
       buildLastGrids();  // (lastTilesAtRingStart reads them)
+      if (g.last_tile) refuseLastTilePartsThatMove(g);
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a
       // ring's first lap left out below it), and after the copy at ring
@@ -11756,9 +12046,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
   const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
   if (reads_end || post_moves) {
-    if (g.last_tile)
-      throw Fail("the schedule reads the tile count and the tile's ring end inside the tile loop (not covered by the "
-                 "persistent-kernel proof yet)");
+    if (g.last_tile) refuseRingEnd();
     refuseSloped(g, "a part after the K loop reads the tile's ring end");
     postsByRingEnd(g, s, binding, target, tl, budget);
   }
@@ -11802,6 +12090,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     // copies near the tile's end)
     tailsByRingStart(g, s, binding, target, tl, tails->second, budget);
   }
+  ringStartReadsOncePerRun(g);
   refuseShortTilesThatNeverShift(g);
   g.merge_tails = opts.merge_post_tails;
   g.ordinal_commits = opts.ordinal_commits_from_work == 0 ||
