@@ -19,6 +19,7 @@
 
 #include "checks/check.h"
 #include "checks/fact_residues.h"
+#include "cover_kernels.h"
 #include "split_k_range.h"
 #include "test_util.h"
 
@@ -33,20 +34,8 @@ struct Bounded {
   bool unknown = false;
 };
 Bounded bounded(const std::string& text) {
-  auto mod = cake::testing::compile(text);
-  EXPECT_FALSE(mod.schedules.empty());
-  if (mod.schedules.empty()) return {};
-  checks::CheckOptions opts;
-  opts.target = mod.schedules.at(0).target;
-  opts.timeout_ms = cake::testing::kNoWallClockMs;
-  opts.proof_timeout_ms = 0;
-  Bounded out;
-  const checks::CheckResult r = checks::checkSchedule(mod.schedules.at(0), opts);
-  for (const ir::Finding& f : r.findings)
-    if (f.severity == ir::Severity::Error) out.rules.insert(f.rule);
-  for (const checks::PropertyVerdict& v : r.verdicts)
-    out.unknown |= v.property == "sync" && v.kind == checks::VerdictKind::Unknown;
-  return out;
+  const checks::CheckResult r = cake::testing::cover::bounded(text);
+  return {cake::testing::cover::errorRules(r), cake::testing::cover::syncUnknown(r)};
 }
 
 }  // namespace cover42_test

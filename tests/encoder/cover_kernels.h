@@ -4,6 +4,7 @@
 // parameter; and the bounded check alone.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "attack_pair.h"
@@ -30,6 +31,21 @@ inline checks::CheckResult bounded(const std::string& text) {
   opts.timeout_ms = kNoWallClockMs;
   opts.proof_timeout_ms = 0;
   return checks::checkSchedule(mod.schedules.at(0), opts);
+}
+
+// The rules a check reports with an error.
+inline std::set<std::string> errorRules(const checks::CheckResult& r) {
+  std::set<std::string> rules;
+  for (const ir::Finding& f : r.findings)
+    if (f.severity == ir::Severity::Error) rules.insert(f.rule);
+  return rules;
+}
+
+// Whether the check's synchronization verdict is unknown.
+inline bool syncUnknown(const checks::CheckResult& r) {
+  for (const checks::PropertyVerdict& v : r.verdicts)
+    if (v.property == "sync" && v.kind == checks::VerdictKind::Unknown) return true;
+  return false;
 }
 
 // A 64-column table in shared memory, two warps, a barrier (DECLS), and

@@ -21,6 +21,7 @@
 
 #include "attack_pair.h"
 #include "attack_util.h"
+#include "cover_kernels.h"
 #include "split_k_range.h"
 #include "test_util.h"
 
@@ -75,17 +76,7 @@ def warp_loop(lm, n: LM.i32):
 
 // The rules the bounded check alone (the proof off) reports with an error.
 std::set<std::string> boundedRules(const std::string& text) {
-  auto mod = cake::testing::compile(text);
-  EXPECT_FALSE(mod.schedules.empty());
-  if (mod.schedules.empty()) return {};
-  checks::CheckOptions opts;
-  opts.target = mod.schedules.at(0).target;
-  opts.timeout_ms = cake::testing::kNoWallClockMs;
-  opts.proof_timeout_ms = 0;
-  std::set<std::string> rules;
-  for (const ir::Finding& f : checks::checkSchedule(mod.schedules.at(0), opts).findings)
-    if (f.severity == ir::Severity::Error) rules.insert(f.rule);
-  return rules;
+  return cake::testing::cover::errorRules(cake::testing::cover::bounded(text));
 }
 
 }  // namespace sound41_test
