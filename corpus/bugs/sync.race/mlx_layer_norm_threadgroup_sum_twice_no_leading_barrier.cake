@@ -8,7 +8,8 @@
 #     threadgroup_sum(&mean, local_buffer, lane, simd_group_id);
 #     ... normalizer += (x - mean)^2 ...
 #     threadgroup_sum(&normalizer, local_buffer, lane, simd_group_id);
-# where threadgroup_sum was
+# where threadgroup_sum was (as the PR describes it; the stored text of
+# the kernel is the fixed one, whose helper has one more barrier)
 #     x = simd_sum(x);
 #     if (simd_lane_id == 0) xs[simd_group_id] = x;
 #     threadgroup_barrier(mem_flags::mem_threadgroup);
