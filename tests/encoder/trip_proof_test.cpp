@@ -436,8 +436,7 @@ std::string edit(std::string t, const std::string& from, const std::string& to) 
 
 // The explicit engine on `tiles` tiles of `k_tiles` K iterations.
 encoder::Outcome runAt(const ir::Schedule& s, int64_t tiles, int64_t k_tiles) {
-  auto sys = cake::testing::build(s, cake::testing::bind(s, {{"M", 128 * tiles}, {"K", 64 * k_tiles}}));
-  return encoder::explore(sys).outcome;
+  return cake::testing::exploreToFirst(s, cake::testing::bind(s, {{"M", 128 * tiles}, {"K", 64 * k_tiles}})).outcome;
 }
 
 }  // namespace
@@ -584,8 +583,8 @@ TEST(TripProof, TwoTileLoopsOfTwoKindsAreProvedAsOne) {
                                          "accX[:, 0:64]", "acc1[:, 0:64]"));
   const ir::Schedule& b = bad.schedules.at(0);
   auto at = [&](int64_t tiles, int64_t nb) {
-    auto sys = cake::testing::build(b, cake::testing::bind(b, {{"M", 128 * tiles}, {"K", 64}, {"NB", nb}}));
-    return encoder::explore(sys).outcome;
+    return cake::testing::exploreToFirst(b, cake::testing::bind(b, {{"M", 128 * tiles}, {"K", 64}, {"NB", nb}}))
+        .outcome;
   };
   EXPECT_EQ(at(2, 1), encoder::Outcome::Violation);  // tile 1 of the second kind
   EXPECT_EQ(at(4, 4), encoder::Outcome::Pass);       // every tile of the first kind
@@ -639,8 +638,7 @@ TEST(TripProof, TwoTileLoopsOfTwoKindsAreProvedAsOne) {
 // A persistent kernel over M (64-row tiles) and K (64-wide iterations):
 // the explicit engine's outcome at `tiles` tiles of `k_tiles` iterations.
 encoder::Outcome persistentAt(const ir::Schedule& x, int64_t tiles, int64_t k_tiles) {
-  auto sys = cake::testing::build(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}}));
-  return encoder::explore(sys).outcome;
+  return cake::testing::exploreToFirst(x, cake::testing::bind(x, {{"M", 64 * tiles}, {"K", 64 * k_tiles}})).outcome;
 }
 
 // Broken variants of a persistent kernel's text (`from` edited to `to`):
@@ -958,8 +956,7 @@ namespace {
 const char* kTileSync = cake::testing::kTileSyncTwoWarps;
 
 encoder::Outcome tileSyncAt(const ir::Schedule& x, int64_t tiles, int64_t kb) {
-  auto sys = cake::testing::build(x, cake::testing::bind(x, {{"n_tiles", tiles}, {"kb", kb}}));
-  return encoder::explore(sys).outcome;
+  return cake::testing::exploreToFirst(x, cake::testing::bind(x, {{"n_tiles", tiles}, {"kb", kb}})).outcome;
 }
 
 }  // namespace
