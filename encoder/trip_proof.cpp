@@ -10176,7 +10176,9 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       } else {
         std::vector<TileCountUse> copy_uses;
         at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, &copy_uses, kind ? 0 : 1, x);
-        refuseTileCountReadsInCopies(s, tl, copy_uses);
+        // (the grid's reads of E_A, one value past the last m tiles, read as
+        // it does; the last tiles' first iterations: lastTilesFirstIterations)
+        refuseTileCountReadsInCopies(s, tl, copy_uses, g.uses);
         chargeBuild(budget, at.grid);  // (a grid per ring start: charged as built)
         alignSpacesTo(at.grid, main);
         for (const Process& proc : at.grid.procs) at.shape.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
@@ -10664,6 +10666,71 @@ void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& bindin
         }
       }
     }
+}
+
+// The first K iterations' copies (firstIterations) with a last tile of its
+// own (PGrid::last_tile; obstacle 1 (c) of docs/z3.md "FA4's correction
+// warpgroup", lifted in "First K iterations of the last tiles"). The copy
+// at ring start x was matched on a grid whose tiles are none of the last
+// (E_A read as t + far), and the explorer enters it in a run's last tiles
+// too, whose part after the K loop is the last tiles' grid's (afterBody).
+// What the builder gives a last tile that starts at x could differ: a read
+// of E_A in the first iteration, or a counter the tile's history moves
+// otherwise. For every x = 1..Wg - 1, depth d and parity, the grid whose
+// tiles start at x with those tiles the d-th from the end must give each of
+// them, per process with a K loop: the grid's part before the K loop (the
+// loop values apart; no part moves with the ring here: refused before, see
+// refuseFirstCopiesWithLastTilesAndRingStarts), the copy's first iteration
+// besides the aligned fields (which the copy takes from the grid), the
+// grid's K iterations k >= 1 at the same ring index besides the aligned
+// fields, and the part after the K loop of the last tiles' grid at ring
+// start 0 (the loop values apart), as lastTilesAtRingStart requires of the
+// copies per ring start. Else unknown.
+void lastTilesFirstIterations(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                              const TileLoops& tl, ProofBudget& budget) {
+  if (!g.last_tile) return;
+  for (int64_t x = 1; x < g.Wg; ++x)
+    for (int64_t d = 1; d <= g.last_m; ++d)
+      for (int64_t i = 0; i < 2; ++i) {
+        checkBudget(budget, "building the last tiles' first K iterations per ring start");
+        TileCountRead read = g.not_last;
+        read.depth = d;
+        read.parity = i;
+        std::vector<TileShape> xs;
+        const System at = ringStartGrid(g, s, binding, target, tl, read, x, budget, xs);
+        const System& last = g.last[PGrid::lastGrid(d, i)];
+        const std::vector<TileShape>& ls = g.last_shape[PGrid::lastGrid(d, i)];
+        for (size_t p = 0; p < g.shape.size(); ++p) {
+          const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
+          if (sh.kind != TileShape::Full) continue;
+          const std::vector<Instr>& xp = at.procs[p].program;
+          const std::vector<Instr>& mp = g.grid.procs[p].program;
+          const std::vector<Instr>& lp = last.procs[p].program;
+          auto aligned = [&](const Instr& a, const Instr& b) { return sameBesidesAligned(a, b, g, p); };
+          auto sameRange = [](auto same, const std::vector<Instr>& a, int a0, int a1, std::span<const Instr> b) {
+            bool ok = a1 - a0 == static_cast<int>(b.size());
+            for (int q = 0; ok && a0 + q < a1; ++q) ok = same(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(q)]);
+            return ok;
+          };
+          auto refuse = [&](const char* what) {
+            throw Fail(fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} and "
+                                   "its first K iteration is a copy of its own (not covered by the persistent-kernel "
+                                   "proof yet)",
+                                   g.grid.procs[p].name, what, d, x));
+          };
+          for (int64_t t = i; t < g.Wt; t += 2) {
+            const std::span<const Instr> pre(mp.data() + sh.tile_start[t], mp.data() + sh.head[t][0]);
+            if (!sameRange(sameBesidesLoops, xp, xsh.tile_start[t], xsh.head[t][0], pre)) refuse("part before the K loop");
+            if (!sameRange(aligned, xp, xsh.head[t][0], xsh.head[t][1], g.first_text[0][p][t][x]))
+              refuse("first K iteration");
+            for (int64_t k = 1; k + x < g.Wg; ++k)
+              if (!sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, aligned)) refuse("K iteration");
+            const std::span<const Instr> post(lp.data() + lsh.head[t][g.Wg], lp.data() + lsh.tile_start[t + 1]);
+            if (!sameRange(sameBesidesLoops, xp, xsh.head[t][g.Wg], xsh.tile_start[t + 1], post))
+              refuse("part after the K loop");
+          }
+        }
+      }
 }
 
 // The parts before the K loop per ring start (docs/z3.md "A per-tile
@@ -11801,6 +11868,35 @@ void refuseSloped(const PGrid& g, const char* what) {
                            what));
 }
 
+constexpr const char* kFirstCopiesWithLastTilesAndRingStarts =
+    "the schedule reads the tile count inside the tile loop, a part before its K loop moves with the ring and its K "
+    "loop's first iteration differs (not covered by the persistent-kernel proof yet)";
+
+// Obstacle 1 (c) where a part before the K loop moves with the ring: the
+// first K iterations' copies of the last tiles (lastTilesFirstIterations)
+// are checked on grids whose tiles start at x with every part before the K
+// loop the grid's, which the copies per ring start (presByRingStart) are
+// not. Refused, and before presByRingStart's grids (Wg + 1 grids and 2 *
+// last_m per ring start: seconds on FA4): the first iteration of its own is
+// known from grid N alone (checkTileExprs), asked here as a probe. A probe
+// that fails decides nothing (checkTileExprs runs again after the copies,
+// with the tail grids' expressions and the ring's final warm-up, and
+// refuses or sets `first` itself); one that sets `first` means the later
+// check sets it too or refuses on its own (it reads a superset of these
+// expressions, and its warm-up is no smaller), so the refusal only comes
+// earlier.
+void refuseFirstCopiesWithLastTilesAndRingStarts(const ir::Schedule& s, const TileLoops& tl, const PGrid& g,
+                                                 const Limits& limits, bool tails) {
+  bool first = false;
+  int last = 0;
+  try {
+    checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);
+  } catch (const Fail&) {
+    return;
+  }
+  if (first) throw Fail(kFirstCopiesWithLastTilesAndRingStarts);
+}
+
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
@@ -12010,6 +12106,10 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       refuseRingEndWithTheTileCount(g, !uses.empty());
       buildLastGrids();  // (lastTilesAtRingStart reads them)
       if (g.last_tile) refuseLastTilePartsThatMove(g);
+      if (g.last_tile) {
+        g.end_in_k = reads_end_in_k;  // (checkTileExprs reads it; buildTails sets it again)
+        refuseFirstCopiesWithLastTilesAndRingStarts(s, tl, g, solverLimits(opts, budget), tails.has_value());
+      }
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a
       // ring's first lap left out below it), and after the copy at ring
@@ -12051,11 +12151,13 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     postsByRingEnd(g, s, binding, target, tl, budget);
   }
   if (first) {
-    if (g.last_tile)
-      throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
-                 "(not covered by the persistent-kernel proof yet)");
+    // (with copies per ring start: refused before them, where the probe
+    // decided; here where it could not)
+    if (g.last_tile && std::any_of(g.pre_x.begin(), g.pre_x.end(), [](char m) { return m; }))
+      throw Fail(kFirstCopiesWithLastTilesAndRingStarts);
     firstIterations(g, s, binding, target, tl, budget);
     if (g.counters) checkFirstCopiesKeepCounters(g);
+    lastTilesFirstIterations(g, s, binding, target, tl, budget);
   }
   requirePreFirstCopies(g, first);
   // a first K iteration that arrives on named barriers otherwise than the
