@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "checks/sync_engine.h"
+#include "encoder/block_coords.h"
 #include "encoder/bv_prover.h"
 #include "encoder/engine.h"
 #include "encoder/simulator.h"
@@ -1242,7 +1243,10 @@ class GoalCollector {
       const auto& first = *seen[0].expr;  // a named reference: clang 14 cannot capture a structured binding
       const bool one =
           std::all_of(seen.begin(), seen.end(), [&first](const auto& x) { return ir::sameExpr(*x.expr, first); });
-      if (one) continue;
+      if (one) {
+        if (!neverClipped(seen)) clippedCoordGoals(seen);
+        continue;
+      }
       for (const GlobalCoord& c : seen) {
         instances_ = c.instances;
         operand(c.expr, boxEdgeTargets(c, seen));
@@ -1254,6 +1258,37 @@ class GoalCollector {
                                       "its accesses (docs/known-limits.md \"Global memory: what is modelled and "
                                       "what is left out\")",
                                       s_.params[std::get<0>(key)].name);
+    }
+  }
+  // A dimension whose accesses all name one coordinate moves their boxes
+  // together only where none is clipped at 0 (a box below 0 names no
+  // element, encoder/system.cpp globalBox): `t - 1` with t =
+  // lm.block_idx(0) leaves every box empty at block 0, and a race of every
+  // later block exited 0 there, "proved: the synchronization does not
+  // depend on the parameters" (helper blk43, session 43). Never clipped:
+  // a block term >= 0 (encoder/block_coords.h) plus a rest whose values
+  // (constantCoordValues: per instance and constant-loop value) are all
+  // >= 0. Those boxes are the same boxes moved, at every binding.
+  bool neverClipped(const std::vector<GlobalCoord>& seen) const {
+    for (const GlobalCoord& c : seen) {
+      const ir::Expr* term = encoder::blockTermOf(c.expr);
+      if (!term) return false;
+      const ExprPtr rest = encoder::withoutBlockTerm(c.expr, *term);
+      if (dependsOnParams(*rest)) return false;
+      const std::vector<int64_t> values = constantCoordValues(rest);
+      if (values.empty() || values.front() < 0) return false;
+    }
+    return true;
+  }
+  // Otherwise the coordinate reaches the sync structure like any operand:
+  // the covering values place it at 0 among their targets (every box there
+  // whole: a box clipped at a lower value is part of the same box at 0, so
+  // no race is lost by taking 0) and the check is not cut to one binding.
+  void clippedCoordGoals(const std::vector<GlobalCoord>& seen) {
+    for (const GlobalCoord& c : seen) {
+      instances_ = c.instances;
+      note(c.expr);
+      operand(c.expr, {0});
     }
   }
   // The comparisons inside an operand, a loop bound or a guard that reads

@@ -2,6 +2,7 @@
 // See system.h for the shape of the result and docs/semantics.md for the
 // meaning of every instruction.
 #include "encoder/system.h"
+#include "encoder/block_coords.h"
 #include "encoder/tmem_values.h"
 #include "encoder/strided_split.h"
 #include "encoder/system_hook.h"
@@ -312,6 +313,7 @@ class Builder {
   TmemBuildFacts tmem_facts_;                          // for markTmemHazards (encoder/tmem_values.h)
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
+  std::map<const ir::Expr*, const ir::Expr*> block_coords_;  // coordinate -> its block term (globalCoord)
   std::map<std::tuple<int, int, int>, int> global_space_;  // (param, rank, cta) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
@@ -844,7 +846,40 @@ class Builder {
   // can race there: two stores are not reported, see accessesConflict), at
   // the element box its coordinates and tile shape place.
 
-  void findReadAndWrittenTensors() { rw_tensors_ = readAndWrittenTensors(s_); }
+  void findReadAndWrittenTensors() {
+    rw_tensors_ = readAndWrittenTensors(s_);
+    if (sem_.translate_block_coords) block_coords_ = blockOwnedCoords(s_);
+  }
+
+  // A coordinate of a global access. In a proof's build, one whose
+  // dimension every access of the tensor names through one block term t
+  // (blockOwnedCoords: t + g1, t + g2, ..., t >= 0 in every launch) is
+  // evaluated with t at 0, reading no block index, where that leaves it >= 0:
+  // the boxes of every block are this system's moved by t in that
+  // dimension, none clipped at 0 (g >= 0 and t >= 0), so they overlap alike
+  // (docs/z3.md "A block's own slice of a read-and-written global tensor").
+  // Where g < 0 (a box a block could clip) it is evaluated as written, and
+  // the read of the block index is recorded (a proof refuses it).
+  int64_t globalCoord(const ir::ExprPtr& e) {
+    const auto it = e ? block_coords_.find(e.get()) : block_coords_.end();
+    if (it == block_coords_.end()) return eval(e, "coords=");
+    const ir::Expr* term = it->second;
+    const EvalHook* outer = hook_;
+    const EvalHook drop = [term, outer](const ir::Expr& x, const ir::EvalEnv& env) -> std::optional<int64_t> {
+      if (&x == term) return 0;
+      return outer && *outer ? (*outer)(x, env) : std::nullopt;
+    };
+    hook_ = &drop;
+    int64_t rest = 0;
+    try {
+      rest = eval(e, "coords=");
+    } catch (...) {
+      hook_ = outer;
+      throw;
+    }
+    hook_ = outer;
+    return rest >= 0 ? rest : eval(e, "coords=");
+  }
 
   // Each dimension of a rank-N tensor gets kGlobalAddressBits / N bits of
   // the model address: a fixed layout (every system of the schedule places
@@ -898,7 +933,7 @@ class Builder {
     for (int d = 0; d < rank; ++d) {
       int64_t c = 0;
       try {
-        c = eval(o.coords[d], "coords=");
+        c = globalCoord(o.coords[d]);
       } catch (const BuildError&) {
         return std::nullopt;
       }

@@ -36,6 +36,13 @@ using EvalHook = std::function<std::optional<int64_t>(const ir::Expr&, const ir:
 // means, since a later tile's cap is higher).
 struct BuildSemantics {
   bool cap_read_generations = true;
+  // A proof's build (trip_cluster.cpp buildWithSizes): a global coordinate
+  // whose block term every access of its tensor's dimension names
+  // (block_coords.h) is placed with that term at 0 and without reading the
+  // block index, where the rest is >= 0 (docs/z3.md "A block's own slice of
+  // a read-and-written global tensor"). The bounded check's builds place it
+  // where the binding's block puts it (its messages name real elements).
+  bool translate_block_coords = false;
 };
 
 struct ReplacedEmptyLoops;  // empty_loop_sizes.h

@@ -86,7 +86,8 @@ std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir
   // reaches across it (system.cpp makeCluster); only then is a CTA's block
   // index cluster[d] * b + c_d.
   const bool modelled = s.cluster_ops && s.clusterSize() > 1;
-  const BuildSemantics& sem = proof_semantics;
+  BuildSemantics sem = proof_semantics;
+  sem.translate_block_coords = true;  // a proof's build (system_hook.h)
   const bool capped = sem.cap_read_generations;
   if (!modelled) {
     if (extra) return buildSystemHooked(s, b, target, *extra, error, sem, &sizes);

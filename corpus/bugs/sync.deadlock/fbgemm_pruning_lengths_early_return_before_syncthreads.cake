@@ -28,11 +28,11 @@
 # the host) as one 32-wide fragment per warp and array, the segment scan as
 # one read of address_lookup per segment step (the compare as lm.binary),
 # thread 0's sum and min as lm.reduce / lm.binary.  rows is a parameter.
-# The block's table t_i = blockIdx.x is written as table 0: with
-# lm.block_idx(0) in the coordinates the fixed form is only *checked*
-# (the proof refuses a block index read outside the guards when a guard
-# reads a parameter; docs/known-limits.md "A block index in coordinates
-# beside a parameter guard"), and the tables' blocks share nothing.
+# The block's table t_i = blockIdx.x is lm.block_idx(0), as in the
+# kernel (session 43: helper hunt43 first wrote it as table 0, since the
+# fixed form was only *checked*; helper blk43's block-term coordinates,
+# docs/z3.md "A block's own slice of a read-and-written global tensor",
+# prove it).
 # Fix: fbgemm_pruning_lengths_early_return_before_syncthreads_fixed.cake.
 # expect: sync.deadlock
 @cake.schedule(target="sm_80")
@@ -55,7 +55,7 @@ def fbgemm_get_pruning_lengths(lm, AddressLookups: LM.gmem, PrunedRowLengths: LM
 
     with warps:
         w   = lm.instance()
-        t_i = 0                                             # table 0 (blockIdx.x: see the header)
+        t_i = lm.block_idx(0)                               # blockIdx.x: the table
         seg = lm.cdiv(rows, 128)                            # segment_length
         if 32 * w * seg < rows:                             # BUG: else return
             lm.copy(pr, PrunedRowLengths, coords=(t_i, 32 * w))

@@ -24,7 +24,7 @@ def fbgemm_get_pruning_lengths_fixed(lm, AddressLookups: LM.gmem, PrunedRowLengt
 
     with warps:
         w   = lm.instance()
-        t_i = 0                                             # table 0 (blockIdx.x: see the header)
+        t_i = lm.block_idx(0)                               # blockIdx.x: the table
         seg = lm.cdiv(rows, 128)                            # segment_length
         if 32 * w * seg < rows:                             # a non-empty segment: count it
             lm.copy(pr, PrunedRowLengths, coords=(t_i, 32 * w))
