@@ -25,6 +25,8 @@ namespace {
 using AE = ast::Expr;
 using AK = ast::ExprKind;
 
+void nameSlotsByIteration(Schedule& s);
+
 constexpr int kMaxIrDepth = 200;
 constexpr int64_t kMaxIrSize = 100000;
 
@@ -1640,6 +1642,7 @@ class Resolver {
     sch_ = nullptr;
     if (sink_.errorCount() != before) return std::nullopt;
     s.cluster_ops = cluster_rank_used_ || reachesCluster(s);
+    nameSlotsByIteration(s);
     return s;
   }
 
@@ -1663,6 +1666,57 @@ class Resolver {
   std::unordered_map<const Expr*, std::pair<int, int64_t>> info_;
   std::vector<ExprPtr> keep_;
 };
+
+// The view an op fills or drains by its slot selector (`view.tma_load(...,
+// iter=e)`, `view.cp_async`, `view.tma_store`), or -1.
+int viewOfSelector(const Op& o) {
+  const BufferRef* r = o.kind == OpKind::TmaLoad || o.kind == OpKind::CpAsync ? &o.dst
+                       : o.kind == OpKind::TmaStore                            ? &o.src
+                                                                               : nullptr;
+  return r && r->kind == BufferRef::Kind::View && !r->slot ? r->index : -1;
+}
+
+// `e % m` with m a positive multiple of `stages`: e; else the expression.
+ExprPtr withoutSlotModulus(ExprPtr e, int stages) {
+  while (stages > 1 && e->kind == ExprKind::Mod && e->args[1]->kind == ExprKind::Const) {
+    const int64_t m = e->args[1]->value;
+    if (m <= 0 || m % stages != 0) break;
+    e = e->args[0];
+  }
+  return e;
+}
+
+void dropSlotModulus(Block& b, const std::set<int>& views, const Schedule& s) {
+  for (Stmt& st : b) {
+    if (st.kind != Stmt::Kind::Op) {
+      dropSlotModulus(st.body, views, s);
+      dropSlotModulus(st.orelse, views, s);
+      continue;
+    }
+    for (BufferRef* r : {&st.op.dst, &st.op.src, &st.op.src2})
+      if (r->kind == BufferRef::Kind::View && r->slot && views.count(r->index))
+        r->slot = withoutSlotModulus(r->slot, s.views[r->index].stages);
+  }
+}
+
+// IR.md: `view[e]` is slot `e % stages`, so `view[e % m]` (m a multiple of
+// the stages) selects the slot of `view[e]`. On a view whose slots an op
+// names by iteration (`iter=`), the data is named by iteration and so is
+// an index that reaches `stages` (docs/semantics.md "Stale data"): there
+// `view[e % m]` is kept as `view[e]`, one operand for every reader of the
+// IR (the model checker names the read's data by its index; lowering takes
+// the same slot of either). On a view only stages name, `e % m` stays a
+// stage: its lap is what the reader's synchronization says, and a counter
+// that restarts per tile (`smem_d[h % 2]`) is no iteration of the ring.
+void nameSlotsByIteration(Schedule& s) {
+  std::set<int> by_iter;
+  for (const RoleBody& b : s.bodies)
+    forEachOp(b.body, [&](const Stmt& st) {
+      if (st.op.sel.mode == SlotSel::Mode::Iter && viewOfSelector(st.op) >= 0) by_iter.insert(viewOfSelector(st.op));
+    });
+  if (by_iter.empty()) return;
+  for (RoleBody& b : s.bodies) dropSlotModulus(b.body, by_iter, s);
+}
 
 }  // namespace
 

@@ -1,0 +1,98 @@
+// One meaning, any spelling (helper respell43, session 43; docs/z3.md "View
+// slots and implicit arrival phases spelled another way"):
+//  * `view[e % m]` (m a multiple of the view's stages) on a view whose slots
+//    an op names by iteration is kept as `view[e]` by the front end, so the
+//    model checker and lowering read one index: the fixed TileLang ring read
+//    as `smem_a[it % 4]` is proved as `smem_a[it]` is, and the bug read as
+//    `smem_a[k % 4]` / `smem_a[k % 8]` is `data.stale-read` as `smem_a[k]`
+//    is. On a view only stages name, `e % m` stays a stage (a per-tile
+//    counter `h % 2` is no iteration of the ring).
+//  * arrivals with `stage=` and no `phase=` that an instance makes without
+//    waiting or syncing in between fill one phase: 32 per-lane arrivals on
+//    an init_count=1 slot over-count it (`sync.arrival-overflow`, as
+//    `count=32` and `iter=` say), and on an init_count=32 slot they are the
+//    phase (no finding).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_util.h"
+
+using namespace cake;
+using namespace cake::testing;
+using namespace cake::testing::attacks;
+
+namespace respell43_test {
+
+const std::string kTileLang = "corpus/bugs/data.stale-read/tilelang_ws_persistent_slot_k_vs_phase";
+const std::string kNSplit = "corpus/gemm/sm100_persistent_two_mma_warps_n_split.cake";
+const std::string kLanes = "bench/respell/sync.arrival-overflow/tvm_tirx_local_mbarrier_arrive_pred_dropped";
+
+// The slot expressions of the view operands named `view` in the schedule.
+std::vector<ir::ExprPtr> slotsOf(const ir::Schedule& s, const std::string& view) {
+  std::vector<ir::ExprPtr> out;
+  for (const ir::RoleBody& b : s.bodies)
+    ir::forEachOp(b.body, [&](const ir::Stmt& st) {
+      for (const ir::BufferRef* r : {&st.op.dst, &st.op.src, &st.op.src2})
+        if (r->kind == ir::BufferRef::Kind::View && r->slot && s.views[r->index].name == view) out.push_back(r->slot);
+    });
+  return out;
+}
+
+ir::ExprKind onlySlotKind(const std::string& text, const std::string& view) {
+  auto mod = compile(text);
+  if (mod.schedules.empty()) return ir::ExprKind::Const;
+  const std::vector<ir::ExprPtr> slots = slotsOf(mod.schedules.at(0), view);
+  EXPECT_FALSE(slots.empty()) << view;
+  for (const ir::ExprPtr& e : slots) EXPECT_EQ(e->kind, slots.front()->kind) << view;
+  return slots.empty() ? ir::ExprKind::Const : slots.front()->kind;
+}
+
+std::string mmaReads(const std::string& text, const std::string& from, const std::string& to) {
+  return replace(text, "smem_a[" + from + "], smem_b[" + from + "]", "smem_a[" + to + "], smem_b[" + to + "]");
+}
+
+}  // namespace respell43_test
+
+namespace r43 = respell43_test;
+
+// The front end keeps `smem_a[it % 4]` and `smem_a[it % 8]` as `smem_a[it]`
+// (`w * k_blocks + k`, an Add) where a TMA load names the view's slots by `iter=`, and
+// leaves `smem_a[it % 3]` (not a multiple of the stages: another slot) and
+// a stage-only view's `smem_d[h % 2]` alone. Compile only.
+TEST(RespelledSlot, AModulusOfTheStagesIsDroppedOnlyOnViewsNamedByIteration) {
+  const std::string fixed = corpusText(r43::kTileLang + "_fixed.cake");
+  EXPECT_EQ(r43::onlySlotKind(r43::mmaReads(fixed, "it", "it % 4"), "smem_a"), ir::ExprKind::Add);
+  EXPECT_EQ(r43::onlySlotKind(r43::mmaReads(fixed, "it", "it % 8"), "smem_a"), ir::ExprKind::Add);
+  EXPECT_EQ(r43::onlySlotKind(r43::mmaReads(fixed, "it", "it % 3"), "smem_a"), ir::ExprKind::Mod);
+  EXPECT_EQ(r43::onlySlotKind(corpusText(r43::kNSplit), "smem_d"), ir::ExprKind::Mod);
+}
+
+// The fixed ring read through `it % 4` is proved like the corpus file; the
+// bug read through `k % 4` and `k % 8` is found as data.stale-read, like the
+// corpus bug, and not proved.
+TEST(RespelledSlot, ARingReadSpelledModuloTheStagesKeepsItsVerdict) {
+  auto fixed = compile(r43::mmaReads(corpusText(r43::kTileLang + "_fixed.cake"), "it", "it % 4"));
+  ASSERT_FALSE(fixed.schedules.empty());
+  const CheckAnswer a = modelCheck(fixed.schedules.at(0));
+  EXPECT_TRUE(a.proved) << a.detail;
+  EXPECT_TRUE(a.rules.empty()) << join(a.rules);
+  const std::string bug = corpusText(r43::kTileLang + ".cake");
+  expectFoundNotProved(r43::mmaReads(bug, "k", "k % 4"), "data.stale-read", "the bug read through k % 4");
+  expectFoundNotProved(r43::mmaReads(bug, "k", "k % 8"), "data.stale-read", "the bug read through k % 8");
+}
+
+// Per-lane arrivals with implicit phases: one phase per run of arrivals
+// between two waits. Over-counted on an init_count=1 slot (found, not
+// proved); the phase itself on an init_count=32 slot (no finding); and two
+// straight-line arrivals on an init_count=2 slot are one phase as well.
+TEST(ImplicitArrivalPhases, ArrivalsWithoutAWaitBetweenFillOnePhase) {
+  const std::string lanes = corpusText(r43::kLanes + "_r1.cake");
+  expectFoundNotProved(lanes, "sync.arrival-overflow", "32 per-lane arrivals, init_count=1");
+  expectNoSyncFinding(corpusText(r43::kLanes + "_fixed_r2.cake"), "32 per-lane arrivals, init_count=32");
+  const std::string two = replace(replace(lanes, "init_count=1)\n    freed", "init_count=2)\n    freed"),
+                                  "            for lane in lm.range(0, 32):\n                lm.arrive(filled, stage=it % 2)",
+                                  "            lm.arrive(filled, stage=it % 2)\n            lm.arrive(filled, stage=it % 2)");
+  expectNoSyncFinding(two, "two straight-line arrivals, init_count=2");
+}
+
