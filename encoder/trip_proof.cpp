@@ -6590,16 +6590,30 @@ void layOutPersistent(PGrid& g) {
           }
     }
     // the copies per ring end: copy x is copy x - Pg one ring period on
-    // (the ring shift maps one to the other), with the grid's deltas
+    // (the ring shift maps one to the other), with the grid's deltas, and
+    // the copy of tile t the one of tile t - Pt one tile period on where
+    // the tile shift maps one to the other (its condition, periodsHoldOn)
     if (!g.post_x.empty() && g.post_x[p])
       for (int k = 0; k < g.kindsOf(p); ++k)
         for (int64_t t = sh.first; t < Wt; t += sh.step)
-          for (int64_t x = g.w0g + g.Pg; x <= Wg; ++x) {
-            const PGrid::Range &from = g.post_at[g.lane(p, k)][t][x - g.Pg], &to = g.post_at[g.lane(p, k)][t][x];
-            Deltas d = g.ring;
-            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
+          for (int64_t x = std::max<int64_t>(1, g.post_unentered); x <= Wg; ++x) {
+            const auto& at = g.post_at[g.lane(p, k)];
+            const PGrid::Range& to = at[t][x];
+            auto repeats = [&](const PGrid::Range& from, const Deltas& period) {
+              Deltas d = period;
+              return shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) &&
+                     sameDeltas(d, period);
+            };
+            if (x >= g.w0g + g.Pg && !repeats(at[t][x - g.Pg], g.ring))
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
                                      g.grid.procs[p].name, g.Pg));
+            PcPos q;
+            q.region = PcPos::Post;
+            q.t = static_cast<int16_t>(t);
+            q.x = static_cast<int16_t>(x);
+            if (sh.step == 1 && t >= g.tw + g.Pt && g.periodsHoldOn(p, q, x) && !repeats(at[t - g.Pt][x], g.tile))
+              throw Fail(fmt::format("{}'s part after the K loop does not repeat with the tile period {}",
+                                     g.grid.procs[p].name, g.Pt));
           }
     // the last tiles' copies per ring end (lastPostsByRingEnd): copy x is
     // copy x - Pg one ring period on, the copy of tile t the one of tile t -
@@ -6619,7 +6633,11 @@ void layOutPersistent(PGrid& g) {
               throw Fail(fmt::format("{}'s part after the K loop of the {}-th tile from the end does not repeat with "
                                      "the ring period {}",
                                      g.grid.procs[p].name, depth, g.Pg));
-            if (t >= g.tw + g.Pt && !repeats(fa[t - g.Pt][x], g.tile))
+            PcPos q;
+            q.region = PcPos::PostLast;
+            q.t = static_cast<int16_t>(t);
+            q.x = static_cast<int16_t>(x);
+            if (t >= g.tw + g.Pt && g.periodsHoldOn(p, q, x) && !repeats(fa[t - g.Pt][x], g.tile))
               throw Fail(fmt::format("{}'s part after the K loop of the {}-th tile from the end does not repeat with "
                                      "the tile period {}",
                                      g.grid.procs[p].name, depth, g.Pt));
@@ -11903,8 +11921,18 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
-// The copies per ring end and near a tile's end check their periods from
-// w0g in every tile: not with the sloped periods (yet). (The copies per
+// Obstacle 1 (c): the first K iteration's copies (firstIterations) are not
+// built past the last tiles' grids.
+[[noreturn]] void refuseFirstCopiesWithTheLastTiles() {
+  throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
+             "(not covered by the persistent-kernel proof yet)");
+}
+
+// The copies near a tile's end check their periods from w0g in every tile:
+// not with the sloped periods (yet). (The copies per ring start check
+// theirs where the shifts apply, layOutPersistent; the copies per ring end
+// in every tile from w0g on, where the sloped grid repeats too or the
+// proof stops.) (The copies per
 // ring start check theirs where the shifts apply: layOutPersistent.)
 void refuseSloped(const PGrid& g, const char* what) {
   if (g.slope)
@@ -11917,15 +11945,26 @@ bool anyPostMoves(const PGrid& g) {
   return std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
 }
 
-// Obstacle 4 of docs/z3.md "FA4's correction warpgroup": a part after the
-// K loop that moves with the ring (gridCounts) together with a read of the
-// tile count gets copies per ring end of the last tiles' parts too
-// (lastPostsByRingEnd, after checkTileExprs); with the sloped periods the
-// copies per ring end are refused there (refuseSloped). That refusal is
-// asked here as well, before the last tiles' grids and the grids per ring
-// start are built, so that it stays cheap (FA4: 23 s user past them).
-void refuseRingEndWithTheTileCount(const PGrid& g, bool reads_tile_count) {
-  if (reads_tile_count && anyPostMoves(g)) refuseSloped(g, "a part after the K loop reads the tile's ring end");
+// Obstacle 1 (c) of docs/z3.md "FA4's correction warpgroup" (a K loop
+// whose first iteration differs, `if j == 0:`, with a read of the tile
+// count) is refused after checkTileExprs, which the grids per ring start
+// and the last tiles' grids per ring start come before (FA4: 23 s user).
+// Where those grids are to be built, checkTileExprs is asked here first,
+// its verdict not kept (its periods' warm-up may still grow, so a refusal
+// here could be lifted later: it is asked again there); a first K iteration
+// of its own that it finds is refused here, as it would be there. A
+// refusal moved earlier is unknown, never a pass.
+void refuseFirstCopiesWithTheTileCount(const ir::Schedule& s, const TileLoops& tl, const PGrid& g,
+                                       const Limits& limits, bool reads_tile_count, bool tails) {
+  if (!reads_tile_count) return;
+  bool first = false;
+  int last = 0;
+  try {
+    checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);
+  } catch (const Fail&) {
+    return;  // (decided there)
+  }
+  if (first) refuseFirstCopiesWithTheLastTiles();
 }
 
 // A last tile's part after the K loop that moves with the ring
@@ -11990,7 +12029,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // them, so an attempt they refuse (a part before the K loop that moves
   // with the ring period: Marlin's slice loop) does not pay for it.
   auto buildTails = [&] {
-    if (!tails) return;
+    if (!tails || !tails->second.empty()) return;  // (built once)
     tails->second.push_back(
         buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &tail_uses, 1, 0, 1, &reads_end_in_k));
     g.tail_exprs = tails->second[0].replace_loop_exprs;
@@ -12142,7 +12181,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       refuseTileCountReadsBeforeK(s, tl, uses);
       collectRingStartReads(g, tl);
       refuseRingStartReadsOutsideTheirParts(g);
-      refuseRingEndWithTheTileCount(g, !uses.empty());
+      buildTails();  // (checkTileExprs reads its expressions)
+      refuseFirstCopiesWithTheTileCount(s, tl, g, solverLimits(opts, budget), !uses.empty(), tails.has_value());
       buildLastGrids();  // (lastTilesAtRingStart reads them)
       if (g.last_tile && !anyPostMoves(g)) refuseLastTilePartsThatMove(g);
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
@@ -12181,15 +12221,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
   const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
   if (reads_end || post_moves) {
-    refuseSloped(g, "a part after the K loop reads the tile's ring end");
     postsByRingEnd(g, s, binding, target, tl, budget);
     if (g.last_tile) lastPostsByRingEnd(g, s, binding, target, tl, budget);
   }
   refuseLastPartsThatMove(g);
   if (first) {
-    if (g.last_tile)
-      throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
-                 "(not covered by the persistent-kernel proof yet)");
+    if (g.last_tile) refuseFirstCopiesWithTheLastTiles();
     firstIterations(g, s, binding, target, tl, budget);
     if (g.counters) checkFirstCopiesKeepCounters(g);
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attack_util.h"
+#include "persistent_kernels.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -132,4 +133,37 @@ TEST(TripFa12, TileEndWaitWithADepthOneReleaseIsProved) {
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   auto [proved, rules, detail] = cake::testing::attacks::modelCheck(s);
   EXPECT_TRUE(rules.empty()) << detail;
+}
+
+namespace trip_fa12_test {
+
+// FA4's correction shape (persistent_kernels.h kRingMinusTile, the MMA's
+// `iter=g - t - 1` waits: periods only where runs reach, docs/z3.md "A ring
+// index minus the tile index") with the correction waiting for the tile's
+// last PV MMA at the tile's ring end, as FA4 does, in place of a per-tile
+// barrier: copies per ring end with the sloped periods.
+std::string slopedTileEnd() {
+  using cake::testing::replace;
+  std::string k = replace(cake::testing::kRingMinusTile, "            lm.mma_commit(barrier=o_full, iter=t)\n", "");
+  k = replace(k, "    o_full  = lm.barrier(count=1, prod=[mma], cons=[corr], init_count=1)\n", "");
+  return replace(k, "            lm.wait(o_full, iter=t)\n", kTileEndWait);
+}
+
+}  // namespace trip_fa12_test
+
+// Refused on main (`a part after the K loop reads the tile's ring end and
+// the grid repeats only at the ring positions runs reach ...`).
+TEST(TripFa12, SlopedTileEndWaitIsProvedAndItsBrokenFormsAreNot) {
+  const std::string& w = tf12::kTileEndWait;
+  cake::testing::attacks::attack(
+      tf12::slopedTileEnd(), {{"seqlen_k", 257}, {"T", 3}},
+      {
+          {{{w, "            lm.wait(o_done, iter=t * n_blocks + n_blocks - 2)\n"}},
+           "the correction waits one block short of its ring end (O read while the last PV MMA writes it)",
+           {{"seqlen_k", 1}, {"T", 1}}},
+          {{{w, "            if t > 1:\n                lm.wait(o_done, iter=t * n_blocks + n_blocks - 2)\n"
+                "            else:\n    " + w}},
+           "from tile 2 on, the correction waits one block short of its ring end",
+           {{"seqlen_k", 1}, {"T", 3}}},
+      });
 }
