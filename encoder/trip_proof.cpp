@@ -10160,11 +10160,13 @@ void lastPostsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding,
             }
             require(trip::PartDiff::Same, ls.tile_start[t], ls.head[t][0], sh.tile_start[t], sh.head[t][0],
                     fmt::format("the part before the K loop of tile {}", t));
-            if (t % 2 != i) continue;  // (not the d-th from the end in this grid)
+            // (every tile's part: the ones of the other parity are in the
+            // history of the next last tile)
             const int a = ls.head[t][L], b = ls.tile_start[t + 1];
-            if (require(trip::PartDiff::SlotsAndPhases, a, b, sh.head[t][g.Wg], sh.tile_start[t + 1],
-                        fmt::format("the last tile's part after the K loop of tile {}", t)) != trip::PartDiff::Same)
-              g.post_last_x[p] = 1;
+            const trip::PartDiff r = require(trip::PartDiff::SlotsAndPhases, a, b, sh.head[t][g.Wg],
+                                             sh.tile_start[t + 1], fmt::format("the part after the K loop of tile {}", t));
+            if (t % 2 != i) continue;  // (not the d-th from the end in this grid)
+            if (r != trip::PartDiff::Same) g.post_last_x[p] = 1;
             auto& texts = g.post_last_text[static_cast<size_t>(d - 1)][p][static_cast<size_t>(t)];
             texts[static_cast<size_t>(L)].assign(prog.begin() + a, prog.begin() + b);
             if (L == g.Wg)  // (ring ends no explored run reaches, and 0: the grid's text stands in)
