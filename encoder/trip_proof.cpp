@@ -6538,7 +6538,10 @@ void layOutPersistent(PGrid& g) {
         ring[i] = startOf(r) + off;
       }
       const bool pre_by_x = q.region == PcPos::Pre && !g.pre_x.empty() && g.pre_x[p];
-      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done && !pre_by_x) {
+      // (the last tiles' copies per ring end differ by x: async work of one
+      // moves as the ring shift maps its copy, where it does)
+      const bool last_by_x = q.region == PcPos::PostLast && !g.post_last_x.empty() && g.post_last_x[p];
+      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done && !pre_by_x && !last_by_x) {
         // the text does not depend on x (x = -1: one copy, no ring position)
         r.x = static_cast<int16_t>(q.x < 0 ? q.x : std::max<int64_t>(0, q.x - g.Pg));
         ref[i] = startOf(r) + off;
