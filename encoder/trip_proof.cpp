@@ -11937,8 +11937,7 @@ void ringStartReadsOncePerRun(const PGrid& g) {
 // not with the sloped periods (yet). (The copies per ring start check
 // theirs where the shifts apply, layOutPersistent; the copies per ring end
 // in every tile from w0g on, where the sloped grid repeats too or the
-// proof stops.) (The copies per
-// ring start check theirs where the shifts apply: layOutPersistent.)
+// proof stops.)
 void refuseSloped(const PGrid& g, const char* what) {
   if (g.slope)
     throw Fail(fmt::format("{} and the grid repeats only at the ring positions runs reach (a ring index minus the "
@@ -12224,14 +12223,13 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   if (last > 1)
     reads_end |= deeperTailGrids(g, s, binding, target, tl, limits, tails->second, last, &first, &tail_uses);
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
-  const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
-  if (reads_end || post_moves) {
+  if (first && g.last_tile) refuseFirstCopiesWithTheLastTiles();  // (before the grids per ring end)
+  if (reads_end || anyPostMoves(g)) {
     postsByRingEnd(g, s, binding, target, tl, budget);
     if (g.last_tile) lastPostsByRingEnd(g, s, binding, target, tl, budget);
   }
   refuseLastPartsThatMove(g);
   if (first) {
-    if (g.last_tile) refuseFirstCopiesWithTheLastTiles();
     firstIterations(g, s, binding, target, tl, budget);
     if (g.counters) checkFirstCopiesKeepCounters(g);
   }
