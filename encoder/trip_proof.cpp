@@ -38,6 +38,7 @@
 #include "encoder/trip_pace.h"
 #include "encoder/trip_private.h"
 #include "encoder/trip_restart.h"
+#include "encoder/trip_ring_end.h"
 #include "encoder/trip_restart_rotate.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
@@ -5768,6 +5769,15 @@ struct PGrid {
   std::vector<System> last;                     // [lastGrid(d, parity)]
   std::vector<std::vector<TileShape>> last_shape;  // [lastGrid(d, parity)][p]
   std::vector<std::vector<std::vector<std::vector<Range>>>> post_last_at;  // [d - 1][lane][t][x]
+  // The last tiles' parts after the K loop per ring end (lastPostsByRingEnd,
+  // docs/z3.md "The last tiles' parts per ring end"): post_last_x[p], p's
+  // copy at x has the text post_last_text[d - 1][p][t][x] (the grid of the
+  // d-th tile from the end with tiles of x iterations); last_moving[p], the
+  // message for a last tile's part of p that moves with the ring (refused
+  // unless p gets those copies: checkLastTileGrid, refuseLastPartsThatMove).
+  std::vector<char> post_last_x;
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_last_text;  // [d - 1][p][t][x]
+  std::vector<std::string> last_moving;
   std::vector<std::vector<int>> ring_pc, tile_pc;  // [p][pc]: one period back, -1: cannot
   std::vector<std::vector<int>> ring_ref;          // ring_pc, or for a copy of a pre / post part or exit path the
                                                    // copy of the same text at x - Pg (>= 0): for async work only
@@ -6424,12 +6434,19 @@ void layOutPersistent(PGrid& g) {
           const TileShape& ls = g.last_shape[li][p];
           const auto& lsrc = g.last[li].procs[p].program;
           const int c = ls.head[t][Wg], d = ls.tile_start[t + 1];
-          if (commitsIn(lsrc, c, d) != post_c[t])
-            throw Fail(fmt::format("{} commits a different number of MMA groups after the K loop of the last tile",
-                                   g.grid.procs[p].name));
+          // (a copy per ring end where the text reads it: lastPostsByRingEnd)
+          const bool by_x = !g.post_last_x.empty() && g.post_last_x[p];
           for (int64_t x = 0; x <= Wg; ++x) {
-            const int at = appendFrom(lsrc, c, d, PcPos::PostLast, t, x, tiles_c[t] + pre_c[t] + body_c[x]);
-            at_[t][x] = range(at, at + (d - c));
+            const std::vector<Instr>* text =
+                by_x ? &g.post_last_text[static_cast<size_t>(depth - 1)][p][t][x > 0 ? x : Wg] : nullptr;
+            const int n = text ? static_cast<int>(text->size()) : d - c;
+            if ((text ? commitsIn(*text, 0, n) : commitsIn(lsrc, c, d)) != post_c[t])
+              throw Fail(fmt::format("{} commits a different number of MMA groups after the K loop of the last tile",
+                                     g.grid.procs[p].name));
+            const int64_t base = tiles_c[t] + pre_c[t] + body_c[x];
+            const int at = text ? appendFrom(*text, 0, n, PcPos::PostLast, t, x, base)
+                                : appendFrom(lsrc, c, d, PcPos::PostLast, t, x, base);
+            at_[t][x] = range(at, at + n);
           }
         }
         first_flag = 0;
@@ -6521,7 +6538,10 @@ void layOutPersistent(PGrid& g) {
         ring[i] = startOf(r) + off;
       }
       const bool pre_by_x = q.region == PcPos::Pre && !g.pre_x.empty() && g.pre_x[p];
-      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done && !pre_by_x) {
+      // (the last tiles' copies per ring end differ by x: async work of one
+      // moves as the ring shift maps its copy, where it does)
+      const bool last_by_x = q.region == PcPos::PostLast && !g.post_last_x.empty() && g.post_last_x[p];
+      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done && !pre_by_x && !last_by_x) {
         // the text does not depend on x (x = -1: one copy, no ring position)
         r.x = static_cast<int16_t>(q.x < 0 ? q.x : std::max<int64_t>(0, q.x - g.Pg));
         ref[i] = startOf(r) + off;
@@ -6573,17 +6593,59 @@ void layOutPersistent(PGrid& g) {
           }
     }
     // the copies per ring end: copy x is copy x - Pg one ring period on
-    // (the ring shift maps one to the other), with the grid's deltas
+    // (the ring shift maps one to the other), with the grid's deltas, and
+    // the copy of tile t the one of tile t - Pt one tile period on where
+    // the tile shift maps one to the other (its condition, periodsHoldOn)
     if (!g.post_x.empty() && g.post_x[p])
       for (int k = 0; k < g.kindsOf(p); ++k)
         for (int64_t t = sh.first; t < Wt; t += sh.step)
-          for (int64_t x = g.w0g + g.Pg; x <= Wg; ++x) {
-            const PGrid::Range &from = g.post_at[g.lane(p, k)][t][x - g.Pg], &to = g.post_at[g.lane(p, k)][t][x];
-            Deltas d = g.ring;
-            if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
+          for (int64_t x = std::max<int64_t>(1, g.post_unentered); x <= Wg; ++x) {
+            const auto& at = g.post_at[g.lane(p, k)];
+            const PGrid::Range& to = at[t][x];
+            auto repeats = [&](const PGrid::Range& from, const Deltas& period) {
+              Deltas d = period;
+              return shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) &&
+                     sameDeltas(d, period);
+            };
+            if (x >= g.w0g + g.Pg && !repeats(at[t][x - g.Pg], g.ring))
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the ring period {}",
                                      g.grid.procs[p].name, g.Pg));
+            PcPos q;
+            q.region = PcPos::Post;
+            q.t = static_cast<int16_t>(t);
+            q.x = static_cast<int16_t>(x);
+            if (sh.step == 1 && t >= g.tw + g.Pt && g.periodsHoldOn(p, q, x) && !repeats(at[t - g.Pt][x], g.tile))
+              throw Fail(fmt::format("{}'s part after the K loop does not repeat with the tile period {}",
+                                     g.grid.procs[p].name, g.Pt));
           }
+    // the last tiles' copies per ring end (lastPostsByRingEnd): copy x is
+    // copy x - Pg one ring period on, the copy of tile t the one of tile t -
+    // Pt one tile period on (the shifts map them so), with the grid's deltas
+    if (!g.post_last_x.empty() && g.post_last_x[p])
+      for (int64_t depth = 1; depth <= g.last_m; ++depth) {
+        const auto& fa = g.post_last_at[static_cast<size_t>(depth - 1)][p];
+        for (int64_t t = 0; t < Wt; ++t)
+          for (int64_t x = 0; x <= Wg; ++x) {
+            auto repeats = [&](const PGrid::Range& from, const Deltas& period) {
+              Deltas d = period;
+              const PGrid::Range& to = fa[t][x];
+              return shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) &&
+                     sameDeltas(d, period);
+            };
+            if (x >= g.w0g + g.Pg && !repeats(fa[t][x - g.Pg], g.ring))
+              throw Fail(fmt::format("{}'s part after the K loop of the {}-th tile from the end does not repeat with "
+                                     "the ring period {}",
+                                     g.grid.procs[p].name, depth, g.Pg));
+            PcPos q;
+            q.region = PcPos::PostLast;
+            q.t = static_cast<int16_t>(t);
+            q.x = static_cast<int16_t>(x);
+            if (t >= g.tw + g.Pt && g.periodsHoldOn(p, q, x) && !repeats(fa[t - g.Pt][x], g.tile))
+              throw Fail(fmt::format("{}'s part after the K loop of the {}-th tile from the end does not repeat with "
+                                     "the tile period {}",
+                                     g.grid.procs[p].name, depth, g.Pt));
+          }
+      }
     // the copies per ring start (presByRingStart): copy x is copy x - Pg
     // one ring period on, the copy of tile t the one of tile t - Pt one
     // tile period on (the shifts map them so), with the grid's deltas;
@@ -9160,7 +9222,8 @@ void refuseLastTilePartsThatMove(const PGrid& g) {
     }
 }
 
-void checkLastTileGrid(const PGrid& g) {
+void checkLastTileGrid(PGrid& g) {
+  g.last_moving.assign(g.grid.procs.size(), std::string());
   int differs = -1;  // the grid's pc of the first difference found
   auto same = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
     for (int i = 0; i < std::min(a1 - a0, b1 - b0); ++i)
@@ -9222,9 +9285,11 @@ void checkLastTileGrid(const PGrid& g) {
         if (!same(a, sh.tile_start[t], sh.head[t][g.Wg], b, ls.tile_start[t], ls.head[t][g.Wg]))
           refuse("before the end of the K loop");
         for (int pc = ls.head[t][g.Wg]; pc < ls.tile_start[t + 1]; ++pc) {
-          if (!unmoved(g.ring, g.ring_named, b[pc]))
-            throw Fail(fmt::format("{} at the last tile's part after the K loop of {} moves with the ring period",
-                                   opText(*sys.schedule, *b[pc].stmt), sys.procs[p].name));
+          // (a part that moves: refused unless it gets copies per ring
+          // end, whose periods the layout checks: refuseLastPartsThatMove)
+          if (!unmoved(g.ring, g.ring_named, b[pc]) && g.last_moving[p].empty())
+            g.last_moving[p] = fmt::format("{} at the last tile's part after the K loop of {} moves with the ring period",
+                                           opText(*sys.schedule, *b[pc].stmt), sys.procs[p].name);
           for (size_t k = 0; k < b[pc].accesses.size(); ++k) {
             if (b[pc].accesses[k].view < 0) continue;
             if (!flagsAsInTheGrid(b[pc], k))
@@ -9970,7 +10035,8 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
       checkBudget(budget, "building the parts after the K loop per ring end");
       std::vector<TileCountUse> copy_uses;
       System sys = L == g.Wg ? main : buildGrid(s, binding, target, tl, g.Wt, L, g.not_last, &copy_uses, kind ? 0 : 1);
-      refuseTileCountReadsInCopies(s, tl, copy_uses);
+      // (past the last tiles, where grid N reads E_A: lastPostsByRingEnd)
+      refuseTileCountReadsInCopies(s, tl, copy_uses, g.uses);
       // (a grid per ring end: charged as built, docs/z3.md "Settled resolutions")
       if (L < g.Wg) chargeBuild(budget, sys);
       if (g.kinds > 1 && L < g.Wg) forgetPrivateIn(g, all, sys);  // as forgetPrivateGenerations did to the grids
@@ -10027,6 +10093,91 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
   for (size_t p = 0; p < P; ++p)
     if (g.post_moves[p] && !g.post_x[p])
       throw Fail(fmt::format("the tile loop after the K loop of {} moves with the ring period", g.grid.procs[p].name));
+}
+
+// The last tiles' parts after the K loop per ring end (docs/z3.md "The last
+// tiles' parts per ring end"; obstacle 4 of FA4's correction warpgroup): a
+// run's d-th tile from the end that ends at ring position x runs the part
+// the schedule evaluates with the tile count t + d and the ring end x. The
+// last tiles' grids (PGrid::last) give it at x = Wg; for every x in
+// [post_unentered, Wg) the grid of tiles of x iterations with the tiles of
+// one parity the d-th from the end gives it at x (below post_unentered no
+// explored run ends a tile: the grid's text stands in, postsByRingEnd).
+// Checked against the last tiles' grid, as postsByRingEnd checks its
+// copies against the grid: the part before the tile loop, the part after
+// it, every part before a K loop and every block of a process without the
+// K loop the same, and the last tiles' parts after the K loop differing in
+// their operations' slots and phases at most. A process whose parts differ
+// between ring ends gets a copy per ring end (post_last_x; the layout checks
+// that copy x is copy x - Pg shifted by the ring's deltas and the copy of
+// tile t the one of tile t - Pt shifted by the tile's).
+void lastPostsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                        const TileLoops& tl, ProofBudget& budget) {
+  if (g.kinds > 1) throw Fail("internal: the last tiles' grids in a tile loop with two kinds of tile");
+  const size_t P = g.grid.procs.size();
+  g.post_last_x.assign(P, 0);
+  g.post_last_text.assign(static_cast<size_t>(g.last_m), emptyTexts(g, g.Wg + 1)[0]);
+  for (int64_t d = 1; d <= g.last_m; ++d)
+    for (int64_t i = 0; i < 2; ++i) {
+      const size_t li = PGrid::lastGrid(d, i);
+      const System& main = g.last[li];
+      const std::vector<TileShape>& shapes = g.last_shape[li];
+      TileCountRead read = g.not_last;
+      read.depth = d;
+      read.parity = i;
+      for (int64_t L = g.Wg; L >= 1; --L) {
+        const bool built = L >= g.post_unentered && L < g.Wg;
+        System at;
+        if (built) {
+          checkBudget(budget, "building the last tiles' parts after the K loop per ring end");
+          at = buildGrid(s, binding, target, tl, g.Wt, L, read);
+          chargeBuild(budget, at);  // (a grid per ring end: charged as built)
+        }
+        const System& sys = built ? at : main;
+        for (size_t p = 0; p < P; ++p) {
+          const TileShape& sh = shapes[p];
+          if (sh.kind == TileShape::Static) continue;
+          const TileShape ls = built ? tileShapeOf(sys.procs[p], tl, g.Wt, L) : sh;
+          const std::vector<Instr>&prog = sys.procs[p].program, &mp = main.procs[p].program;
+          auto require = [&](trip::PartDiff most, int a0, int a1, int b0, int b1, const std::string& where) {
+            int differs = -1;
+            const trip::PartDiff r = trip::comparePartAtRingEnd(prog, a0, a1, mp, b0, b1, sameInstr, &differs);
+            if (r == trip::PartDiff::More || (r == trip::PartDiff::SlotsAndPhases && most == trip::PartDiff::Same))
+              throw Fail(fmt::format("{} of {} in the {}-th tile from the end depends on the K trip count (at {} "
+                                     "with tiles of {} iterations; not covered by the persistent-kernel proof yet)",
+                                     where, main.procs[p].name, d,
+                                     differs >= 0 && b0 + differs < b1
+                                         ? instrToString(main, static_cast<int>(p), b0 + differs)
+                                         : std::string("its end"),
+                                     L));
+            return r;
+          };
+          require(trip::PartDiff::Same, 0, ls.prefix_end, 0, sh.prefix_end, "the part before the tile loop");
+          require(trip::PartDiff::Same, ls.tile_start[g.Wt], static_cast<int>(prog.size()), sh.tile_start[g.Wt],
+                  sh.end, "the part after the tile loop");
+          for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
+            if (sh.kind == TileShape::TileOnly) {
+              require(trip::PartDiff::Same, ls.tile_start[t], ls.tile_start[t + 1], sh.tile_start[t],
+                      sh.tile_start[t + 1], fmt::format("tile {}", t));
+              continue;
+            }
+            require(trip::PartDiff::Same, ls.tile_start[t], ls.head[t][0], sh.tile_start[t], sh.head[t][0],
+                    fmt::format("the part before the K loop of tile {}", t));
+            // (every tile's part: the ones of the other parity are in the
+            // history of the next last tile)
+            const int a = ls.head[t][L], b = ls.tile_start[t + 1];
+            const trip::PartDiff r = require(trip::PartDiff::SlotsAndPhases, a, b, sh.head[t][g.Wg],
+                                             sh.tile_start[t + 1], fmt::format("the part after the K loop of tile {}", t));
+            if (t % 2 != i) continue;  // (not the d-th from the end in this grid)
+            if (r != trip::PartDiff::Same) g.post_last_x[p] = 1;
+            auto& texts = g.post_last_text[static_cast<size_t>(d - 1)][p][static_cast<size_t>(t)];
+            texts[static_cast<size_t>(L)].assign(prog.begin() + a, prog.begin() + b);
+            if (L == g.Wg)  // (ring ends no explored run reaches, and 0: the grid's text stands in)
+              for (int64_t x = 0; x < g.post_unentered; ++x) texts[static_cast<size_t>(x)] = texts[g.Wg];
+          }
+        }
+      }
+    }
 }
 
 // The first K iteration per ring start (docs/z3.md "The first K
@@ -10680,7 +10831,7 @@ void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& bindin
 // tiles start at x with those tiles the d-th from the end must give each of
 // them, per process with a K loop: the grid's part before the K loop (the
 // loop values apart; no part moves with the ring here: refused before, see
-// refuseFirstCopiesWithLastTilesAndRingStarts), the copy's first iteration
+// refuseFirstCopiesWithTheTileCount), the copy's first iteration
 // besides the aligned fields (which the copy takes from the grid), the
 // grid's K iterations k >= 1 at the same ring index besides the aligned
 // fields, and the part after the K loop of the last tiles' grid at ring
@@ -11842,25 +11993,18 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
-// Obstacle 4 of docs/z3.md "FA4's correction warpgroup": the copies per
-// ring end (postsByRingEnd) are not built past the last tiles' grids.
-[[noreturn]] void refuseRingEnd() {
-  throw Fail("the schedule reads the tile count and the tile's ring end inside the tile loop (not covered by the "
-             "persistent-kernel proof yet)");
+// Obstacle 1 (c): the first K iteration's copies (firstIterations) are not
+// built past the last tiles' grids.
+[[noreturn]] void refuseFirstCopiesWithTheLastTiles() {
+  throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
+             "(not covered by the persistent-kernel proof yet)");
 }
 
-// The same refusal where the grid alone shows it (a part after the K loop
-// that moves with the ring, gridCounts), asked before the last tiles' grids
-// and the grids per ring start are built (a read of the ring end that only
-// checkTileExprs finds is refused after them).
-void refuseRingEndWithTheTileCount(const PGrid& g, bool reads_tile_count) {
-  if (reads_tile_count && std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; }))
-    refuseRingEnd();
-}
-
-// The copies per ring end and near a tile's end check their periods from
-// w0g in every tile: not with the sloped periods (yet). (The copies per
-// ring start check theirs where the shifts apply: layOutPersistent.)
+// The copies near a tile's end check their periods from w0g in every tile:
+// not with the sloped periods (yet). (The copies per ring start check
+// theirs where the shifts apply, layOutPersistent; the copies per ring end
+// in every tile from w0g on, where the sloped grid repeats too or the
+// proof stops.)
 void refuseSloped(const PGrid& g, const char* what) {
   if (g.slope)
     throw Fail(fmt::format("{} and the grid repeats only at the ring positions runs reach (a ring index minus the "
@@ -11872,29 +12016,48 @@ constexpr const char* kFirstCopiesWithLastTilesAndRingStarts =
     "the schedule reads the tile count inside the tile loop, a part before its K loop moves with the ring and its K "
     "loop's first iteration differs (not covered by the persistent-kernel proof yet)";
 
-// Obstacle 1 (c) where a part before the K loop moves with the ring: the
-// first K iterations' copies of the last tiles (lastTilesFirstIterations)
-// are checked on grids whose tiles start at x with every part before the K
-// loop the grid's, which the copies per ring start (presByRingStart) are
-// not. Refused, and before presByRingStart's grids (Wg + 1 grids and 2 *
-// last_m per ring start: seconds on FA4): the first iteration of its own is
-// known from grid N alone (checkTileExprs), asked here as a probe. A probe
-// that fails decides nothing (checkTileExprs runs again after the copies,
-// with the tail grids' expressions and the ring's final warm-up, and
-// refuses or sets `first` itself); one that sets `first` means the later
-// check sets it too or refuses on its own (it reads a superset of these
-// expressions, and its warm-up is no smaller), so the refusal only comes
-// earlier.
-void refuseFirstCopiesWithLastTilesAndRingStarts(const ir::Schedule& s, const TileLoops& tl, const PGrid& g,
-                                                 const Limits& limits, bool tails) {
+bool anyPostMoves(const PGrid& g) {
+  return std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
+}
+
+bool anyLastPostCopies(const PGrid& g) {
+  return std::any_of(g.post_last_x.begin(), g.post_last_x.end(), [](char m) { return m; });
+}
+
+// Obstacle 1 (c) where a part before the K loop moves with the ring (a K
+// loop whose first iteration differs, `if j == 0:`, with a read of the tile
+// count): the first K iterations' copies of the last tiles
+// (lastTilesFirstIterations) are checked on grids whose tiles start at x
+// with every part before the K loop the grid's, which the copies per ring
+// start (presByRingStart) are not. Refused, and before presByRingStart's
+// grids and the last tiles' grids per ring start (FA4: 23 s user): the
+// first iteration of its own is known from grid N alone (checkTileExprs),
+// asked here as a probe. A probe that fails decides nothing (checkTileExprs
+// runs again after the copies, with the tail grids' expressions and the
+// ring's final warm-up, and refuses or sets `first` itself); one that sets
+// `first` means the later check sets it too or refuses on its own (it reads
+// a superset of these expressions, and its warm-up is no smaller), so the
+// refusal only comes earlier. A refusal moved earlier is unknown, never a
+// pass.
+void refuseFirstCopiesWithTheTileCount(const ir::Schedule& s, const TileLoops& tl, const PGrid& g,
+                                       const Limits& limits, bool reads_tile_count, bool tails) {
+  if (!reads_tile_count) return;
   bool first = false;
   int last = 0;
   try {
     checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);
   } catch (const Fail&) {
-    return;
+    return;  // (decided there)
   }
   if (first) throw Fail(kFirstCopiesWithLastTilesAndRingStarts);
+}
+
+// A last tile's part after the K loop that moves with the ring
+// (checkLastTileGrid) is covered only by its copies per ring end, whose
+// periods the layout checks (lastPostsByRingEnd); else refused as before.
+void refuseLastPartsThatMove(const PGrid& g) {
+  for (size_t p = 0; p < g.last_moving.size(); ++p)
+    if (!g.last_moving[p].empty() && (p >= g.post_last_x.size() || !g.post_last_x[p])) throw Fail(g.last_moving[p]);
 }
 
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
@@ -11951,7 +12114,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // them, so an attempt they refuse (a part before the K loop that moves
   // with the ring period: Marlin's slice loop) does not pay for it.
   auto buildTails = [&] {
-    if (!tails) return;
+    if (!tails || !tails->second.empty()) return;  // (built once)
     tails->second.push_back(
         buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &tail_uses, 1, 0, 1, &reads_end_in_k));
     g.tail_exprs = tails->second[0].replace_loop_exprs;
@@ -12103,13 +12266,10 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       refuseTileCountReadsBeforeK(s, tl, uses);
       collectRingStartReads(g, tl);
       refuseRingStartReadsOutsideTheirParts(g);
-      refuseRingEndWithTheTileCount(g, !uses.empty());
+      buildTails();  // (checkTileExprs reads its expressions)
+      refuseFirstCopiesWithTheTileCount(s, tl, g, solverLimits(opts, budget), !uses.empty(), tails.has_value());
       buildLastGrids();  // (lastTilesAtRingStart reads them)
-      if (g.last_tile) refuseLastTilePartsThatMove(g);
-      if (g.last_tile) {
-        g.end_in_k = reads_end_in_k;  // (checkTileExprs reads it; buildTails sets it again)
-        refuseFirstCopiesWithLastTilesAndRingStarts(s, tl, g, solverLimits(opts, budget), tails.has_value());
-      }
+      if (g.last_tile && !anyPostMoves(g)) refuseLastTilePartsThatMove(g);
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a
       // ring's first lap left out below it), and after the copy at ring
@@ -12144,17 +12304,24 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   if (last > 1)
     reads_end |= deeperTailGrids(g, s, binding, target, tl, limits, tails->second, last, &first, &tail_uses);
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
-  const bool post_moves = std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
-  if (reads_end || post_moves) {
-    if (g.last_tile) refuseRingEnd();
-    refuseSloped(g, "a part after the K loop reads the tile's ring end");
+  // (before the grids per ring end) a first K iteration of its own with the
+  // last tiles: lifted by lastTilesFirstIterations below (fa4w, session 43)
+  // where the parts before the K loop do not move; where they move it was
+  // refused before presByRingStart's grids when the probe could decide, and
+  // is refused here where it could not.
+  if (first && g.last_tile && std::any_of(g.pre_x.begin(), g.pre_x.end(), [](char m) { return m; }))
+    throw Fail(kFirstCopiesWithLastTilesAndRingStarts);
+  if (reads_end || anyPostMoves(g)) {
     postsByRingEnd(g, s, binding, target, tl, budget);
+    if (g.last_tile) lastPostsByRingEnd(g, s, binding, target, tl, budget);
   }
+  refuseLastPartsThatMove(g);
+  // lastTilesFirstIterations compares the last tiles' parts after the K loop
+  // with the depth-d grid's at ring start 0; with copies of those parts per
+  // ring end (lastPostsByRingEnd) that comparison is not the one that holds:
+  // the two lifts were built apart (session 43), the pair is refused.
+  if (first && g.last_tile && anyLastPostCopies(g)) refuseFirstCopiesWithTheLastTiles();
   if (first) {
-    // (with copies per ring start: refused before them, where the probe
-    // decided; here where it could not)
-    if (g.last_tile && std::any_of(g.pre_x.begin(), g.pre_x.end(), [](char m) { return m; }))
-      throw Fail(kFirstCopiesWithLastTilesAndRingStarts);
     firstIterations(g, s, binding, target, tl, budget);
     if (g.counters) checkFirstCopiesKeepCounters(g);
     lastTilesFirstIterations(g, s, binding, target, tl, budget);
