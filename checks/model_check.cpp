@@ -2845,35 +2845,39 @@ class BindingSearch {
   // Does binding b run the loop T times with the guard's outcome (for some
   // instance) changing between iterations i - 1 and i?
   // With other loops (FlipGoal::others), at some value of theirs the
-  // binding runs (the first kOtherLoopValues of each: a flip past them is
-  // not seen here, and its target goes to the solver, whose witness this
-  // checks again, else unplaced).
+  // binding runs (the first kOtherLoopValues combinations: a flip past them
+  // is not seen here, and its target goes to the solver, whose witness
+  // this checks again, else it is unplaced and the verdict unknown).
   bool places(const Binding& b, const FlipGoal& f, int64_t T, int64_t i) const {
     auto t = value(b, *f.trip);
     if (!t || *t != T) return false;
     ir::EvalEnv e = env(b);
     const int instances = instancesOf(*f.guard, kGuardInstances);
     const ExprPtr before = condAt(f, i - 1), after = condAt(f, i);
-    return atOtherLoopValues(f, 0, e, [&](ir::EvalEnv& x) {
+    int64_t left = kOtherLoopValues;
+    return atOtherLoopValues(f, 0, e, left, [&](ir::EvalEnv& x) {
       const OutcomeBits p = outcomeBits(*before, x, instances), q = outcomeBits(*after, x, instances);
       return ((p.truth ^ q.truth) & p.defined & q.defined) != 0;
     });
   }
-  static constexpr int64_t kOtherLoopValues = 256;
+  // The most combinations of other loops' values places() evaluates.
+  static constexpr int64_t kOtherLoopValues = 1024;
   // Whether `test` holds with the loop variables of f.others from the
-  // n-th on set to some values the binding of `e` runs.
+  // n-th on set to some values the binding of `e` runs (at most `left`
+  // combinations in all, the first values of each loop first).
   template <class Test>
-  static bool atOtherLoopValues(const FlipGoal& f, size_t n, ir::EvalEnv& e, const Test& test) {
-    if (n == f.others.size()) return test(e);
+  static bool atOtherLoopValues(const FlipGoal& f, size_t n, ir::EvalEnv& e, int64_t& left, const Test& test) {
+    if (n == f.others.size()) return left-- > 0 && test(e);
     const FlipGoal::OtherLoop& u = f.others[n];
     const std::optional<int64_t> lo = ir::evaluate(*u.lo, e), step = ir::evaluate(*u.step, e), trip = ir::evaluate(*u.trip, e);
     if (!lo || !step || !trip) return false;
-    for (int64_t j = 0; j < std::min(*trip, kOtherLoopValues); ++j) {
+    bool found = false;
+    for (int64_t j = 0; j < *trip && left > 0 && !found; ++j) {
       e.loop_vars[u.var] = *lo + *step * j;
-      if (atOtherLoopValues(f, n + 1, e, test)) return true;
+      found = atOtherLoopValues(f, n + 1, e, left, test);
     }
     e.loop_vars[u.var] = 0;
-    return false;
+    return found;
   }
   // (for the verdict: the whole guard where the part is not all of it)
   std::string wholeText(const FlipGoal& f) const {

@@ -87,7 +87,8 @@ RING_MUTANTS = [
     # the hand-off broken
     ("mma_waits_prev_peek", "bad", [(MDONE, "            lm.wait(peek_done, iter=t - 1)\n")]),
     ("peek_no_free_wait", "bad", [(PFREE_WAIT, "")]),
-    ("peek_free_early", "good", [(MFREE, ""), (MDONE, MDONE + "            lm.arrive(peek_free, iter=t)\n")]),
+    # (the peek runs a tile ahead and waits k_full two phases early: sync.stale-phase)
+    ("peek_free_early", "bad", [(MFREE, ""), (MDONE, MDONE + "            lm.arrive(peek_free, iter=t)\n")]),
     ("peek_free_wait_t2", "bad", [(PFREE_WAIT, "            lm.wait(peek_free, iter=t - 2)\n")]),
     ("no_fence", "bad", [(PFENCE, "")]),
     ("fence_from_t1", "bad", [(PFENCE, "            if t >= 1:\n                lm.fence_proxy()\n")]),
@@ -125,7 +126,9 @@ FLAT_MUTANTS = [
        "                smem_a.tma_load(A, coords=(m_blk, k * 64), iter=it - 1, barrier=loaded)\n"
        "                smem_b.tma_load(B, coords=(n_blk, k * 64), iter=it - 1, barrier=loaded)\n")]),
     ("hi_other_params", "good", flat("w * k_blocks", "(w + 1) * k_blocks + num_tiles - num_tiles")),
-    ("wait_off_at_5", "bad", [(FWAIT, "                lm.wait(consumed, iter=it - 4 + (it == 5))\n")]),
+    # (a later slot's release: the commit of iteration 2 completes after iteration 1's MMA, correct)
+    ("wait_later_at_5", "good", [(FWAIT, "                lm.wait(consumed, iter=it - 4 + (it == 5))\n")]),
+    ("wait_earlier_at_5", "bad", [(FWAIT, "                lm.wait(consumed, iter=it - 4 - (it == 5))\n")]),
 ]
 
 # ---------------------------------------------------------------- cover42: residues of facts in any spelling
@@ -212,7 +215,7 @@ def steps(expr):
 STRIDE_MUTANTS = [
     ("at_block1_grid3", "bad", steps("max(K // 64, 1) + (lm.grid_dim(0) == 3) * (lm.block_idx(0) == 1)")),
     ("at_m640_k64", "bad", steps("max(K // 64, 1) + (M == 640) * (K == 64)")),
-    ("at_three_tiles", "bad", steps("max(K // 64, 1) + (my_tiles == 3)")),
+    ("at_three_tiles", "bad", steps("max(K // 64, 1) + (lm.cdiv(max(lm.cdiv(M, 64) - lm.block_idx(0), 0), lm.grid_dim(0)) == 3)")),
     ("at_k128_many_m", "bad", steps("max(K // 64, 1) * (1 + (K == 128) * (M > 192))")),
     ("at_k_mod128_grid", "bad", steps("max(K // 64, 1) + (K % 128 == 64) * (lm.grid_dim(0) > 1)")),
     ("cdiv_minus_grid2", "bad", steps("lm.cdiv(K, 64) - (K == 320) * (lm.grid_dim(0) == 2)")),
@@ -276,6 +279,15 @@ POS_FULL = "    full  = lm.barrier(4, [producer], [consumers], 1, pipe)\n"
 POS_EMPTY = "    empty = lm.barrier(4, [consumers], [producer], 2, pipe)\n"
 
 
+SK_PIPE = "    pipe  = lm.pipeline(stages=4)\n"
+
+
+def depth_views(stages):
+    """The views' depth given by the pipeline (declared before them), of `stages` stages."""
+    return [(SK_PIPE, ""), (SK_A, f"    pipe  = lm.pipeline(stages={stages})\n" + SK_A.replace("stages=4", "pipeline=pipe")),
+            (SK_B, SK_B.replace("stages=4", "stages=pipe"))]
+
+
 def positional(stages_a="4", stages_b="4", full=POS_FULL, empty=POS_EMPTY):
     return [(SK_A, POS_A.format(s=stages_a)), (SK_B, POS_B.format(s=stages_b)), (SK_FULL, full), (SK_EMPTY, empty)]
 
@@ -298,11 +310,8 @@ IR_MUTANTS = [
     ("pipe_stages_wait", "good", [(SK_PWAIT, "            lm.wait(empty, iter=k - k0 - pipe.stages)\n")]),
     ("barrier_count_wait", "good", [(SK_PWAIT, "            lm.wait(empty, iter=k - k0 - full.count)\n")]),
     ("view_stages_wait_off", "bad", [(SK_PWAIT, "            lm.wait(empty, iter=k - k0 - smem_a.stages - 1)\n")]),
-    ("view_pipeline_depth", "good", [(SK_A, SK_A.replace("stages=4", "pipeline=pipe")),
-                                     (SK_B, SK_B.replace("stages=4", "stages=pipe"))]),
-    ("view_pipeline_depth3", "bad", [(SK_A, SK_A.replace("stages=4", "pipeline=pipe")),
-                                      (SK_B, SK_B.replace("stages=4", "stages=pipe")),
-                                      ("    pipe  = lm.pipeline(stages=4)\n", "    pipe  = lm.pipeline(stages=3)\n")]),
+    ("view_pipeline_depth", "good", depth_views(4)),
+    ("view_pipeline_depth3", "bad", depth_views(3)),
     ("range_hi_from_zero", "good", [(SK_PLOOP, "        for kk in lm.range(k1 - k0):\n            k = kk + k0\n            lm.wait(empty")]),
     ("range_hi_one_short", "bad", [(SK_PLOOP, "        for kk in lm.range(k1 - k0 - 1):\n            k = kk + k0\n            lm.wait(empty")]),
 ]
