@@ -197,6 +197,17 @@ struct FlipGoal {
   int var = -1;  // the loop variable
   ExprPtr lo, step;
   std::string where;  // "file:line:col"
+  // The enclosing symbolic loops whose variables `guard` reads besides
+  // `var` (`k < 6 or t != 2`: the tile loop's t around the K loop's k). A
+  // flip at iteration i is one at some value of theirs the binding runs
+  // (helper sound43: with them held at 0, the wait skipped at k >= 6 of
+  // tile 2 exited 0 *checked*, as no binding ran three tiles of seven K
+  // steps together).
+  struct OtherLoop {
+    int var = -1;
+    ExprPtr lo, step, trip;  // read no loop variable; step a positive constant
+  };
+  std::vector<OtherLoop> others;
 };
 
 // A far threshold whose iteration the knobs choose (helper cover39,
@@ -358,6 +369,9 @@ class GoalCollector {
   // The whole condition (FlipGoal::guard) of the guard loopGuardPart is
   // placing; null for an operand's comparison (operandFlips).
   ExprPtr whole_;
+  // The enclosing symbolic loops whose variables whole_ reads besides the
+  // one being placed (FlipGoal::others).
+  std::vector<FlipGoal::OtherLoop> whole_others_;
 
   std::set<int64_t> tripTargets() const {
     std::set<int64_t> t;
@@ -510,6 +524,7 @@ class GoalCollector {
           loopGuardPart(c, var, loop, where);
         }
       whole_.reset();
+      whole_others_.clear();
       return;
     }
     // One guard per value of the constant loops it reads: DeepGEMM's
@@ -526,23 +541,41 @@ class GoalCollector {
     }
     owner_.reset();
     whole_.reset();
+    whole_others_.clear();
   }
   // The condition the code under guard `c` runs under, for placing flips
   // on loop variable `var`: `c` and every enclosing guard that reads no
-  // loop variable but `var` (one that reads another is left out: the
-  // values hold other loop variables at 0, and the solver would choose
-  // them freely). `c` itself where it reads another loop variable, as the
-  // parts were placed before (docs/known-limits.md "Guards combined with
-  // and/or/not").
-  ExprPtr wholeGuard(const ExprPtr& c, int var) const {
-    if (readsOtherLoopVar(*c, var)) return nullptr;
+  // loop variable but `var` and those of enclosing symbolic loops that
+  // range over values the binding gives (placeableOther: whole_others_
+  // names them, and a flip is one at some value of theirs in their range;
+  // helper sound43). An enclosing guard that reads another loop variable
+  // is left out; `c` itself, with no whole guard, where it does
+  // (docs/known-limits.md "Guards combined with and/or/not").
+  ExprPtr wholeGuard(const ExprPtr& c, int var) {
+    whole_others_.clear();
+    if (!readsPlaceableLoopVars(*c, var)) return nullptr;
     ExprPtr whole = c;
     for (auto it = path_.rbegin(); it != path_.rend(); ++it)
-      if (!readsOtherLoopVar(**it, var)) whole = ir::makeExpr(ExprKind::And, {*it, whole});
+      if (readsPlaceableLoopVars(**it, var)) whole = ir::makeExpr(ExprKind::And, {*it, whole});
+    for (const auto& [u, loop] : symbolic_vars_)
+      if (u != var && ir::dependsOnLoopVar(*whole, u)) whole_others_.push_back({u, loop.lo, loop.step, goals[loop.goal].expr});
     return whole;
   }
-  static bool readsOtherLoopVar(const ir::Expr& e, int var) {
-    return ir::anySubExpr(e, [&](const ir::Expr& x) { return x.kind == ExprKind::LoopVar && x.index != var; });
+  // Every loop variable `e` reads but `var` is one of an enclosing loop
+  // with a symbolic bound whose start, step and trip count read no loop
+  // variable, its step a positive constant: its values in a binding are
+  // known, lo + step * j for j below the trip count.
+  bool readsPlaceableLoopVars(const ir::Expr& e, int var) const {
+    return !ir::anySubExpr(e, [&](const ir::Expr& x) {
+      return x.kind == ExprKind::LoopVar && x.index != var && !placeableOther(x.index);
+    });
+  }
+  bool placeableOther(int u) const {
+    auto it = symbolic_vars_.find(u);
+    if (it == symbolic_vars_.end()) return false;
+    const SymbolicLoop& l = it->second;
+    const std::optional<int64_t> step = ir::constValue(l.step);
+    return step && *step >= 1 && !dependsOnLoops(*l.lo) && !dependsOnLoops(*goals[l.goal].expr);
   }
   // The values of a loop with constant bounds and step, when there are at
   // most kConstantLoopCap of them.
@@ -745,7 +778,8 @@ class GoalCollector {
   // in a guard copy owner_ keeps alive.
   void pushFlip(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
     ExprPtr part(owner_, &c);
-    flips.push_back({goals[loop.goal].expr, part, whole_ ? whole_ : part, var, loop.lo, loop.step, where.str()});
+    flips.push_back({goals[loop.goal].expr, part, whole_ ? whole_ : part, var, loop.lo, loop.step, where.str(),
+                     whole_ ? whole_others_ : std::vector<FlipGoal::OtherLoop>{}});
   }
   // A comparison whose difference at the loop's end is the same constant
   // c for every parameter value (`it + 20 != K` in `lm.range(0, K)`) flips
@@ -790,8 +824,13 @@ class GoalCollector {
     far_events.push_back(std::move(ev));
   }
   void loopGuardPart(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
-    if (readsOnly(c, var)) flipGoals(c, var, loop, where);
-    else comparisonGoals(c, var, loop, where);
+    if (!readsOnly(c, var)) return comparisonGoals(c, var, loop, where);
+    flipGoals(c, var, loop, where);
+    // A part on the loop variable alone in a whole guard that reads another
+    // loop's variable (`k < 6 or t != 2`): its trip-count targets run the
+    // flip with the other variables' loops at the base's trip counts, so
+    // the flip is also placed with them (FlipGoal::others; helper sound43).
+    if (whole_ && !whole_others_.empty()) pushFlip(c, var, loop, where);
   }
 
   // Environments for sampling an expression over the parameters: three
@@ -2840,13 +2879,40 @@ class BindingSearch {
   }
   // Does binding b run the loop T times with the guard's outcome (for some
   // instance) changing between iterations i - 1 and i?
+  // With other loops (FlipGoal::others), at some value of theirs the
+  // binding runs (the first kOtherLoopValues combinations: a flip past them
+  // is not seen here, and its target goes to the solver, whose witness
+  // this checks again, else it is unplaced and the verdict unknown).
   bool places(const Binding& b, const FlipGoal& f, int64_t T, int64_t i) const {
     auto t = value(b, *f.trip);
     if (!t || *t != T) return false;
     ir::EvalEnv e = env(b);
     const int instances = instancesOf(*f.guard, kGuardInstances);
-    const OutcomeBits x = outcomeBits(*condAt(f, i - 1), e, instances), y = outcomeBits(*condAt(f, i), e, instances);
-    return ((x.truth ^ y.truth) & x.defined & y.defined) != 0;
+    const ExprPtr before = condAt(f, i - 1), after = condAt(f, i);
+    int64_t left = kOtherLoopValues;
+    return atOtherLoopValues(f, 0, e, left, [&](ir::EvalEnv& x) {
+      const OutcomeBits p = outcomeBits(*before, x, instances), q = outcomeBits(*after, x, instances);
+      return ((p.truth ^ q.truth) & p.defined & q.defined) != 0;
+    });
+  }
+  // The most combinations of other loops' values places() evaluates.
+  static constexpr int64_t kOtherLoopValues = 1024;
+  // Whether `test` holds with the loop variables of f.others from the
+  // n-th on set to some values the binding of `e` runs (at most `left`
+  // combinations in all, the first values of each loop first).
+  template <class Test>
+  static bool atOtherLoopValues(const FlipGoal& f, size_t n, ir::EvalEnv& e, int64_t& left, const Test& test) {
+    if (n == f.others.size()) return left-- > 0 && test(e);
+    const FlipGoal::OtherLoop& u = f.others[n];
+    const std::optional<int64_t> lo = ir::evaluate(*u.lo, e), step = ir::evaluate(*u.step, e), trip = ir::evaluate(*u.trip, e);
+    if (!lo || !step || !trip) return false;
+    bool found = false;
+    for (int64_t j = 0; j < *trip && left > 0 && !found; ++j) {
+      e.loop_vars[u.var] = *lo + *step * j;
+      found = atOtherLoopValues(f, n + 1, e, left, test);
+    }
+    e.loop_vars[u.var] = 0;
+    return found;
   }
   // (for the verdict: the whole guard where the part is not all of it)
   std::string wholeText(const FlipGoal& f) const {
@@ -2854,8 +2920,10 @@ class BindingSearch {
   }
   void placeFlips(const Binding& base, std::vector<Binding>& out) {
     for (const FlipGoal& f : flips_) {
+      std::vector<ExprPtr> read = {f.trip, f.guard, f.lo, f.step};
+      for (const FlipGoal::OtherLoop& u : f.others) read.insert(read.end(), {u.lo, u.step, u.trip});
       std::set<int> free;
-      for (const ExprPtr& e : {f.trip, f.guard, f.lo, f.step})
+      for (const ExprPtr& e : read)
         for (int p : ints_)
           if (dependsOnParam(*e, p)) {
             free.insert(p);
@@ -2863,7 +2931,7 @@ class BindingSearch {
           }
       bool dims[3] = {false, false, false};
       for (int d = 0; d < 3; ++d)
-        for (const ExprPtr& e : {f.trip, f.guard, f.lo, f.step})
+        for (const ExprPtr& e : read)
           dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
       const std::vector<std::pair<int64_t, int64_t>> targets = flipTargets(f, base);
       FlipReach reach;
@@ -3003,8 +3071,18 @@ class BindingSearch {
     uint64_t rlimit0 = 0;                     // the thread's Z3 resource units before the goal's first query
   };
   // The guard's outcome differs between iterations i - 1 and i.
+  // With other loops, at values of theirs inside their ranges (the loop
+  // variables are free symbols to the solvers).
   static ExprPtr flipsAt(const FlipGoal& f, int64_t i) {
-    return ir::makeExpr(ExprKind::Ne, {condAt(f, i - 1), condAt(f, i)});
+    ExprPtr flip = ir::makeExpr(ExprKind::Ne, {condAt(f, i - 1), condAt(f, i)});
+    for (const FlipGoal::OtherLoop& u : f.others) {
+      const ExprPtr x = leafExpr(ExprKind::LoopVar, u.var), from = ir::makeExpr(ExprKind::Sub, {x, u.lo});
+      const ExprPtr end = ir::makeExpr(ExprKind::Mul, {u.step, u.trip});
+      flip = ir::makeExpr(ExprKind::And, {flip, ir::makeExpr(ExprKind::Ge, {from, ir::makeConst(0)})});
+      flip = ir::makeExpr(ExprKind::And, {flip, ir::makeExpr(ExprKind::Lt, {from, end})});
+      flip = ir::makeExpr(ExprKind::And, {flip, eqExpr(ir::makeExpr(ExprKind::Mod, {from, u.step}), 0)});
+    }
+    return flip;
   }
   // Whether no binding (the free knobs as in solveJointly) reaches the pair
   // (T, i), shown for all pairs of a trip count or of an iteration at once:
