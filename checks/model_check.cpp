@@ -1656,16 +1656,52 @@ class BindingSearch {
     encoder::Limits limits = limits_;
     limits.rlimit = encoder::ProofBudget::rlimitFor(kCornerSeconds);
     encoder::ValueComparer comparer(s_, limits);
-    std::vector<ExprPtr> asked;
+    std::vector<ExprPtr> asked, lines;
     for (size_t i = 0; i < trips.size(); ++i)
       for (size_t j = i + 1; j < trips.size(); ++j) {
         if (trips[i].sameProcess(trips[j]) || ir::sameExpr(*trips[i].trip, *trips[j].trip)) continue;
         ExprPtr d = ir::makeExpr(ExprKind::Sub, {trips[i].trip, trips[j].trip});
         if (std::optional<ir::EvalEnv> at = cornerOf(d, checked, comparer, asked))
           if (std::optional<Binding> b = bindingAt(checked.front(), *d, *at)) out.push_back(*b);
+        if (ExprPtr off = offTheirLine(trips[i].trip, trips[j].trip, checked))
+          if (std::optional<ir::EvalEnv> at = cornerOf(off, checked, comparer, lines))
+            if (std::optional<Binding> b = bindingAt(checked.front(), *off, *at)) out.push_back(*b);
       }
     strideCorners(checked, trips, comparer, out);
     return out;
+  }
+  // Where the `checked` bindings give two trip counts a and b on one line
+  // other than a - b = c (a producer's `2 * lm.cdiv(K, 128)` against its
+  // consumer's `lm.cdiv(K, 128)`: a = 2b), the expression that is 0 exactly
+  // on it, (a - a1) * (b2 - b1) - (a2 - a1) * (b - b1) through two of their
+  // points (a1, b1) and (a2, b2); null where they give fewer than two values
+  // of b, points off one line, or a slope of 1 (the difference's values
+  // are then cornerOf's question already). The difference of such a pair
+  // takes a new value at almost every K, so its corner (K = 1000) passed,
+  // and a consumer capped at `min(lm.cdiv(K, 128), 40)` (hangs from K =
+  // 5121 on) exited 0 *checked* (helper gap43, session 43); a value off the
+  // line is where the two loops part.
+  ExprPtr offTheirLine(const ExprPtr& a, const ExprPtr& b, const std::vector<Binding>& checked) const {
+    std::vector<std::pair<int64_t, int64_t>> points;
+    for (const Binding& x : checked) {
+      const std::optional<int64_t> va = value(x, *a), vb = value(x, *b);
+      if (va && vb) points.emplace_back(*va, *vb);
+    }
+    if (points.empty()) return nullptr;
+    const auto [a1, b1] = points.front();
+    const auto second = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.second != b1; });
+    if (second == points.end()) return nullptr;
+    const int64_t da = second->first - a1, db = second->second - b1;
+    if (da == db) return nullptr;
+    const bool on_line = std::all_of(points.begin(), points.end(), [&](const auto& p) {
+      return (p.first - a1) * db == da * (p.second - b1);
+    });
+    if (!on_line) return nullptr;
+    const auto shifted = [](const ExprPtr& e, int64_t by, int64_t times) {
+      ExprPtr x = ir::makeExpr(ExprKind::Sub, {e, ir::makeConst(by)});
+      return ir::makeExpr(ExprKind::Mul, {x, ir::makeConst(times)});
+    };
+    return ir::makeExpr(ExprKind::Sub, {shifted(a, a1, db), shifted(b, b1, da)});
   }
 
   // Why run() found no binding.
@@ -1991,9 +2027,20 @@ class BindingSearch {
     if (!prover_) {
       prover_ = std::make_unique<encoder::BvProver>(s_, limits_);
       prover_->setBudget(limits_.timeout_ms);  // within the obligation's budget
+      prover_->optimizerRlimit(encoder::ProofBudget::rlimitFor(kOptimizerSeconds));
     }
     return *prover_;
   }
+  // Z3's resource units for one optimization query of the search
+  // (smallestWitness: least trip counts, parameters, flips), in
+  // Limits::rlimit's scale. The search's other queries share the bounded
+  // check's budget; the optimizer's are not charged to it, and with the
+  // whole budget's units as their limit one ran until the wall clock under
+  // load (five respelled strides *unknown* at load 20, sound42), so the
+  // verdict depended on the load. A third of a second's worth, as a
+  // corner's (kCornerSeconds): the corpus's largest optimization query
+  // spends 3.8 million (docs/z3.md "The optimizer's resource limit").
+  static constexpr double kOptimizerSeconds = 1.0 / 3;
   // the values of a trip count's parameter lappedCombinations tries
   static constexpr int64_t kLapScan = 256;
   // Smallest |p| first, then the positive one.

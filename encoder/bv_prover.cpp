@@ -406,6 +406,7 @@ struct BvProver::Impl {
   // obligation); each gets at most what is left. 0: none.
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   unsigned budget_ms = 0;
+  uint64_t optimizer_rlimit = 0;  // (BvProver::optimizerRlimit)
 
   Impl(const ir::Schedule& sched, Limits l) : s(sched), limits(l) {}
 
@@ -872,6 +873,8 @@ int BvProver::queries() const { return impl_->query_count; }
 
 void BvProver::linearSubsets(bool on) { impl_->linear_subsets = on; }
 
+void BvProver::optimizerRlimit(uint64_t rlimit) { impl_->optimizer_rlimit = rlimit; }
+
 void BvProver::setBudget(unsigned total_ms) {
   impl_->start = std::chrono::steady_clock::now();
   impl_->budget_ms = total_ms;
@@ -967,6 +970,7 @@ BvResult BvProver::Impl::optimizeUncached(const ir::Expr& cond, const std::vecto
       r.detail = usedUp();
       return;
     }
+    if (optimizer_rlimit > 0) lim->rlimit = lim->rlimit > 0 ? std::min(lim->rlimit, optimizer_rlimit) : optimizer_rlimit;
     z3::optimize opt(ctx());
     addQuery(opt, g, syms, in);
     opt.add(c.def && truth(c.v));

@@ -141,6 +141,15 @@ class BvProver {
   // up is Unknown ("timeout (the budget ... is used up)"). 0: no budget.
   void setBudget(unsigned total_ms);
 
+  // From now on each optimization query (maximum, smallestWitness) gets at
+  // most `rlimit` of Z3's resource units (in Limits::rlimit's scale; 0: the
+  // limits' own). Z3's optimizer honours its rlimit, and a query that runs
+  // out answers Unknown at any load; without it a query whose limits hold
+  // a whole budget's units met the wall clock first under load, and the
+  // verdict changed with the machine's load (docs/z3.md "The optimizer's
+  // resource limit").
+  void optimizerRlimit(uint64_t rlimit);
+
   // Queries issued so far (for tests and timing reports).
   int queries() const;
 
