@@ -197,14 +197,7 @@ struct DataLoops {
 
 struct ProcState {
   std::map<int, int64_t> waits_on_slot;     // stage= waits so far, per flat slot
-  // stage= arrive-type ops without phase=, per flat slot: the phases they
-  // counted so far and the instance's waits / bar.syncs (blocking_syncs) at
-  // the latest (countedArrival)
-  struct CountedArrivals {
-    int64_t phases = 0;
-    int64_t at_syncs = -1;
-  };
-  std::map<int, CountedArrivals> arrivals_on_slot;
+  std::map<int, int64_t> arrivals_on_slot;  // stage= arrive-type ops so far, per flat slot
   std::map<int, int64_t> waits_on_slot_total;  // waits per flat slot, any mode (read epochs)
   int64_t blocking_syncs = 0;               // any wait / bar.sync so far
   bool grid_dep_waited = false;             // lm.grid_dep_wait() ran
@@ -833,23 +826,6 @@ class Builder {
 
   int64_t countedPhase(std::map<int, int64_t>& counter, const SlotPhase& sp) {
     return sp.counted ? counter[sp.slot]++ : sp.phase;
-  }
-
-  // The phase an arrive-type op with stage= and no phase= means: the next
-  // one of its slot for this instance, unless the instance has not waited
-  // or synced since its latest such arrival on the slot: then that
-  // arrival's phase. An instance that arrives again without waiting for
-  // anything adds to the phase it is filling (`for lane in lm.range(0,
-  // 32): lm.arrive(b, stage=s)` is one phase of 32 arrivals, as
-  // `lm.arrive(b, stage=s, count=32)` and `iter=` say), never to the
-  // next: nothing it observed tells it the phase completed
-  // (docs/semantics.md "Implicit phases of arrivals").
-  int64_t countedArrival(const SlotPhase& sp) {
-    if (!sp.counted) return sp.phase;
-    ProcState::CountedArrivals& c = ps_->arrivals_on_slot[sp.slot];
-    if (c.phases > 0 && c.at_syncs == ps_->blocking_syncs) return c.phases - 1;
-    c.at_syncs = ps_->blocking_syncs;
-    return c.phases++;
   }
 
   // ------------------------------------------------------------ buffers
@@ -1815,7 +1791,7 @@ class Builder {
         if (o.cta) sp.slot += (clusterRank(o.cta, "cta=") - cta_) * sys_.slots_per_cta;
         Instr& in = emit(InstrKind::Arrive, st);
         in.slot = sp.slot;
-        in.phase = countedArrival(sp);
+        in.phase = countedPhase(ps_->arrivals_on_slot, sp);
         in.count = o.count ? eval(o.count, "count=") : 1;
         return;
       }
@@ -1823,7 +1799,7 @@ class Builder {
         SlotPhase sp = slotPhase(o.sel, o.barrier);
         Instr& in = emit(InstrKind::ExpectTx, st);
         in.slot = sp.slot;
-        in.phase = countedArrival(sp);
+        in.phase = countedPhase(ps_->arrivals_on_slot, sp);
         in.count = 1;
         in.bytes = eval(o.bytes, "bytes");
         return;
@@ -1876,7 +1852,7 @@ class Builder {
         if (o.barrier >= 0 && asyncMma()) {
           SlotPhase sp = slotPhase(o.sel, o.barrier);
           in.slot = sp.slot;
-          in.phase = countedArrival(sp);
+          in.phase = countedPhase(ps_->arrivals_on_slot, sp);
           in.count = 1;
         }
         return;
@@ -1969,7 +1945,7 @@ class Builder {
     if (tx_plan_.batchOf(&st)) {
       phase = derivedExpect(st, sp, bytes * static_cast<int64_t>(o.multicast ? targets.size() : 1));
     } else if (sp.counted) {
-      phase = std::max<int64_t>(ps_->arrivals_on_slot[sp.slot].phases - 1, 0);
+      phase = std::max<int64_t>(ps_->arrivals_on_slot[sp.slot] - 1, 0);
     }
     for (int t : targets) {
       space_cta_ = t;
@@ -2000,7 +1976,7 @@ class Builder {
         return it->second.second;
       }
     }
-    const int64_t phase = countedArrival(sp);
+    const int64_t phase = sp.counted ? ps_->arrivals_on_slot[sp.slot]++ : sp.phase;
     Instr& in = emit(InstrKind::ExpectTx, st);
     in.derived = true;
     in.slot = sp.slot;
