@@ -10764,6 +10764,27 @@ bool iterationsAtRingStart(PGrid& g, size_t p, const std::vector<Instr>& xp, con
   return true;
 }
 
+// For each depth d (1..last_m) and parity i, the grid whose tiles start at
+// ring position x with those tiles the d-th from the end, beside the last
+// tiles' grid of that depth and parity (ring start 0): what the copies per
+// ring start of a last tile are compared with (lastTilesAtRingStart,
+// lastTilesFirstIterations). `check(d, i, at, at_shapes, last, last_shapes)`.
+template <class Check>
+void forEachLastTilesGridAtRingStart(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                                     const TileLoops& tl, int64_t x, ProofBudget& budget, const char* building,
+                                     const Check& check) {
+  for (int64_t d = 1; d <= g.last_m; ++d)
+    for (int64_t i = 0; i < 2; ++i) {
+      checkBudget(budget, building);
+      TileCountRead read = g.not_last;
+      read.depth = d;
+      read.parity = i;
+      std::vector<TileShape> xs;
+      const System at = ringStartGrid(g, s, binding, target, tl, read, x, budget, xs);
+      check(d, i, at, xs, g.last[PGrid::lastGrid(d, i)], g.last_shape[PGrid::lastGrid(d, i)]);
+    }
+}
+
 // With a last tile of its own (PGrid::last_tile), a process whose part
 // before the K loop moves with the ring runs, in a run's last tiles, the
 // copy of that part per ring start x (built past the last tiles), the
@@ -10780,43 +10801,38 @@ bool iterationsAtRingStart(PGrid& g, size_t p, const std::vector<Instr>& xp, con
 void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
                           const TileLoops& tl, int64_t x, ProofBudget& budget) {
   if (!g.last_tile) return;
-  for (int64_t d = 1; d <= g.last_m; ++d)
-    for (int64_t i = 0; i < 2; ++i) {
-      checkBudget(budget, "building the last tiles' parts per ring start");
-      TileCountRead read = g.not_last;
-      read.depth = d;
-      read.parity = i;
-      std::vector<TileShape> xs;
-      const System at = ringStartGrid(g, s, binding, target, tl, read, x, budget, xs);
-      const System& last = g.last[PGrid::lastGrid(d, i)];
-      const std::vector<TileShape>& ls = g.last_shape[PGrid::lastGrid(d, i)];
-      for (size_t p = 0; p < g.shape.size(); ++p) {
-        if (!g.pre_moves[p]) continue;
-        const std::vector<Instr>& xp = at.procs[p].program;
-        const std::vector<Instr>& mp = g.grid.procs[p].program;
-        const std::vector<Instr>& lp = last.procs[p].program;
-        const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
-        auto refuse = [&](const char* what) {
-          throw Fail(fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} "
-                                 "(not covered by the persistent-kernel proof yet)",
-                                 g.grid.procs[p].name, what, d, x));
-        };
-        for (int64_t t = i; t < g.Wt; t += 2) {
-          if (!sh.runs(t)) continue;
-          const std::vector<Instr>& pre = g.pre_text[0][p][t][x];
-          if (xsh.head[t][0] - xsh.tile_start[t] != static_cast<int>(pre.size()) ||
-              !std::equal(pre.begin(), pre.end(), xp.begin() + xsh.tile_start[t], sameInstr))
-            refuse("part before the K loop");
-          bool exact = true;
-          if (!iterationsAtRingStart(g, p, xp, xsh, mp, sh, t, x, exact)) refuse("K iteration");
-          requireAlignedAtRingStart(g, p, x, exact, g.pre_marker_moves[p][t][x]);
-          const int a = xsh.head[t][g.Wg], b = xsh.tile_start[t + 1], la = lsh.head[t][g.Wg];
-          bool same = b - a == lsh.tile_start[t + 1] - la;
-          for (int q = 0; same && a + q < b; ++q) same = sameBesidesLoops(xp[a + q], lp[la + q]);
-          if (!same) refuse("part after the K loop");
+  forEachLastTilesGridAtRingStart(
+      g, s, binding, target, tl, x, budget, "building the last tiles' parts per ring start",
+      [&](int64_t d, int64_t i, const System& at, const std::vector<TileShape>& xs, const System& last,
+          const std::vector<TileShape>& ls) {
+        for (size_t p = 0; p < g.shape.size(); ++p) {
+          if (!g.pre_moves[p]) continue;
+          const std::vector<Instr>& xp = at.procs[p].program;
+          const std::vector<Instr>& mp = g.grid.procs[p].program;
+          const std::vector<Instr>& lp = last.procs[p].program;
+          const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
+          auto refuse = [&](const char* what) {
+            throw Fail(
+                fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} "
+                            "(not covered by the persistent-kernel proof yet)",
+                            g.grid.procs[p].name, what, d, x));
+          };
+          for (int64_t t = i; t < g.Wt; t += 2) {
+            if (!sh.runs(t)) continue;
+            const std::vector<Instr>& pre = g.pre_text[0][p][t][x];
+            if (xsh.head[t][0] - xsh.tile_start[t] != static_cast<int>(pre.size()) ||
+                !std::equal(pre.begin(), pre.end(), xp.begin() + xsh.tile_start[t], sameInstr))
+              refuse("part before the K loop");
+            bool exact = true;
+            if (!iterationsAtRingStart(g, p, xp, xsh, mp, sh, t, x, exact)) refuse("K iteration");
+            requireAlignedAtRingStart(g, p, x, exact, g.pre_marker_moves[p][t][x]);
+            const int a = xsh.head[t][g.Wg], b = xsh.tile_start[t + 1], la = lsh.head[t][g.Wg];
+            bool same = b - a == lsh.tile_start[t + 1] - la;
+            for (int q = 0; same && a + q < b; ++q) same = sameBesidesLoops(xp[a + q], lp[la + q]);
+            if (!same) refuse("part after the K loop");
+          }
         }
-      }
-    }
+      });
 }
 
 // The first K iterations' copies (firstIterations) with a last tile of its
@@ -10841,47 +10857,44 @@ void lastTilesFirstIterations(const PGrid& g, const ir::Schedule& s, const Bindi
                               const TileLoops& tl, ProofBudget& budget) {
   if (!g.last_tile) return;
   for (int64_t x = 1; x < g.Wg; ++x)
-    for (int64_t d = 1; d <= g.last_m; ++d)
-      for (int64_t i = 0; i < 2; ++i) {
-        checkBudget(budget, "building the last tiles' first K iterations per ring start");
-        TileCountRead read = g.not_last;
-        read.depth = d;
-        read.parity = i;
-        std::vector<TileShape> xs;
-        const System at = ringStartGrid(g, s, binding, target, tl, read, x, budget, xs);
-        const System& last = g.last[PGrid::lastGrid(d, i)];
-        const std::vector<TileShape>& ls = g.last_shape[PGrid::lastGrid(d, i)];
-        for (size_t p = 0; p < g.shape.size(); ++p) {
-          const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
-          if (sh.kind != TileShape::Full) continue;
-          const std::vector<Instr>& xp = at.procs[p].program;
-          const std::vector<Instr>& mp = g.grid.procs[p].program;
-          const std::vector<Instr>& lp = last.procs[p].program;
-          auto aligned = [&](const Instr& a, const Instr& b) { return sameBesidesAligned(a, b, g, p); };
-          auto sameRange = [](auto same, const std::vector<Instr>& a, int a0, int a1, std::span<const Instr> b) {
-            bool ok = a1 - a0 == static_cast<int>(b.size());
-            for (int q = 0; ok && a0 + q < a1; ++q) ok = same(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(q)]);
-            return ok;
-          };
-          auto refuse = [&](const char* what) {
-            throw Fail(fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} and "
-                                   "its first K iteration is a copy of its own (not covered by the persistent-kernel "
-                                   "proof yet)",
-                                   g.grid.procs[p].name, what, d, x));
-          };
-          for (int64_t t = i; t < g.Wt; t += 2) {
-            const std::span<const Instr> pre(mp.data() + sh.tile_start[t], mp.data() + sh.head[t][0]);
-            if (!sameRange(sameBesidesLoops, xp, xsh.tile_start[t], xsh.head[t][0], pre)) refuse("part before the K loop");
-            if (!sameRange(aligned, xp, xsh.head[t][0], xsh.head[t][1], g.first_text[0][p][t][x]))
-              refuse("first K iteration");
-            for (int64_t k = 1; k + x < g.Wg; ++k)
-              if (!sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, aligned)) refuse("K iteration");
-            const std::span<const Instr> post(lp.data() + lsh.head[t][g.Wg], lp.data() + lsh.tile_start[t + 1]);
-            if (!sameRange(sameBesidesLoops, xp, xsh.head[t][g.Wg], xsh.tile_start[t + 1], post))
-              refuse("part after the K loop");
+    forEachLastTilesGridAtRingStart(
+        g, s, binding, target, tl, x, budget, "building the last tiles' first K iterations per ring start",
+        [&](int64_t d, int64_t i, const System& at, const std::vector<TileShape>& xs, const System& last,
+            const std::vector<TileShape>& ls) {
+          for (size_t p = 0; p < g.shape.size(); ++p) {
+            const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
+            if (sh.kind != TileShape::Full) continue;
+            const std::vector<Instr>& xp = at.procs[p].program;
+            const std::vector<Instr>& mp = g.grid.procs[p].program;
+            const std::vector<Instr>& lp = last.procs[p].program;
+            auto aligned = [&](const Instr& a, const Instr& b) { return sameBesidesAligned(a, b, g, p); };
+            auto sameRange = [](auto same, const std::vector<Instr>& a, int a0, int a1, std::span<const Instr> b) {
+              bool ok = a1 - a0 == static_cast<int>(b.size());
+              for (int q = 0; ok && a0 + q < a1; ++q)
+                ok = same(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(q)]);
+              return ok;
+            };
+            auto refuse = [&](const char* what) {
+              throw Fail(
+                  fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} and "
+                              "its first K iteration is a copy of its own (not covered by the persistent-kernel "
+                              "proof yet)",
+                              g.grid.procs[p].name, what, d, x));
+            };
+            for (int64_t t = i; t < g.Wt; t += 2) {
+              const std::span<const Instr> pre(mp.data() + sh.tile_start[t], mp.data() + sh.head[t][0]);
+              if (!sameRange(sameBesidesLoops, xp, xsh.tile_start[t], xsh.head[t][0], pre))
+                refuse("part before the K loop");
+              if (!sameRange(aligned, xp, xsh.head[t][0], xsh.head[t][1], g.first_text[0][p][t][x]))
+                refuse("first K iteration");
+              for (int64_t k = 1; k + x < g.Wg; ++k)
+                if (!sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, aligned)) refuse("K iteration");
+              const std::span<const Instr> post(lp.data() + lsh.head[t][g.Wg], lp.data() + lsh.tile_start[t + 1]);
+              if (!sameRange(sameBesidesLoops, xp, xsh.head[t][g.Wg], xsh.tile_start[t + 1], post))
+                refuse("part after the K loop");
+            }
           }
-        }
-      }
+        });
 }
 
 // The parts before the K loop per ring start (docs/z3.md "A per-tile

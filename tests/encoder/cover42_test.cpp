@@ -25,23 +25,6 @@
 
 using namespace cake;
 
-namespace cover42_test {
-
-// The rules the bounded check alone (the proof off) reports with an error,
-// and whether its verdict is unknown.
-struct Bounded {
-  std::set<std::string> rules;
-  bool unknown = false;
-};
-Bounded bounded(const std::string& text) {
-  const checks::CheckResult r = cake::testing::cover::bounded(text);
-  return {cake::testing::cover::errorRules(r), cake::testing::cover::syncUnknown(r)};
-}
-
-}  // namespace cover42_test
-
-namespace c42 = cover42_test;
-
 // The wait skipped from iteration 6 on block 2 races with the load of slot
 // 6 % 4 there (found at kpc = 7, block 2; exit 0 *checked* on main); the
 // twin whose other part is true on every block (`lm.block_idx(1) >= 0`)
@@ -50,9 +33,9 @@ namespace c42 = cover42_test;
 // (`not (k - k0 >= 40 and lm.block_idx(1) == 2)`, also 0 on main) are in
 // bench/attacks/cover42_guards.py, not here: 3.7 s each.
 TEST(Cover42, TheWholeGuardsFlipIsPlaced) {
-  EXPECT_TRUE(c42::bounded(cake::testing::splitKWaitIf("k - k0 < 6 or lm.block_idx(1) != 2")).rules.count("sync.race"))
+  EXPECT_TRUE(cake::testing::cover::boundedVerdict(cake::testing::splitKWaitIf("k - k0 < 6 or lm.block_idx(1) != 2")).rules.count("sync.race"))
       << "the wait skipped from iteration 6 on block 2";
-  const c42::Bounded twin = c42::bounded(cake::testing::splitKWaitIf("k - k0 < 6 or lm.block_idx(1) >= 0"));
+  const cake::testing::cover::BoundedVerdict twin = cake::testing::cover::boundedVerdict(cake::testing::splitKWaitIf("k - k0 < 6 or lm.block_idx(1) >= 0"));
   EXPECT_TRUE(twin.rules.empty()) << "a guard true on every block";
   EXPECT_FALSE(twin.unknown);
 }
@@ -69,6 +52,8 @@ std::string residueFact(const std::string& fact) {
 
 }  // namespace cover42_test
 
+namespace c42 = cover42_test;
+
 // Facts that fix k_tiles % 3 == 0 in other spellings: the solver shows the
 // residue (and none for a fact that leaves it open), the kernel is no longer
 // unknown and clean; residue 1 in another spelling is the broken kernel
@@ -80,11 +65,11 @@ TEST(Cover42, FactsInAnySpellingFixTheirResidues) {
     ASSERT_EQ(implied.size(), 1u) << fact;
     EXPECT_EQ(implied[0].modulus, 3);
     EXPECT_EQ(implied[0].residue, 0) << fact;
-    const c42::Bounded b = c42::bounded(c42::residueFact(fact));
+    const cake::testing::cover::BoundedVerdict b = cake::testing::cover::boundedVerdict(c42::residueFact(fact));
     EXPECT_TRUE(b.rules.empty()) << fact;
     EXPECT_FALSE(b.unknown) << fact;
   }
   auto open = cake::testing::compile(c42::residueFact("(k_tiles + 3) % 3 != 1"));
   EXPECT_TRUE(checks::impliedResidues(open.schedules.at(0)).empty()) << "residue 0 or 2";
-  EXPECT_TRUE(c42::bounded(c42::residueFact("(k_tiles + 2) % 3 == 0")).rules.count("sync.race")) << "residue 1";
+  EXPECT_TRUE(cake::testing::cover::boundedVerdict(c42::residueFact("(k_tiles + 2) % 3 == 0")).rules.count("sync.race")) << "residue 1";
 }

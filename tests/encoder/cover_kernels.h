@@ -48,6 +48,17 @@ inline bool syncUnknown(const checks::CheckResult& r) {
   return false;
 }
 
+// The bounded check's error rules and whether its synchronization verdict
+// is unknown, together (the form the guard-placement tests assert on).
+struct BoundedVerdict {
+  std::set<std::string> rules;
+  bool unknown = false;
+};
+inline BoundedVerdict boundedVerdict(const std::string& text) {
+  const checks::CheckResult r = bounded(text);
+  return {errorRules(r), syncUnknown(r)};
+}
+
 // A 64-column table in shared memory, two warps, a barrier (DECLS), and
 // the write of the table (SHORT_WRITE): its first 63 columns only in the
 // broken form.

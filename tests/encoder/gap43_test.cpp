@@ -40,17 +40,6 @@ std::string consumerCount(const std::string& count, const std::string& fact = ""
   return t;
 }
 
-// The persistent Q/K ring (tiles t, K steps k) whose consumer waits for a
-// slot's load only where `guard` holds.
-std::string ringWaitIf(const std::string& guard) {
-  return cake::testing::replace(cake::testing::kQueryEmpty, "                lm.wait(full, iter=it)\n",
-                                "                if " + guard + ":\n                    lm.wait(full, iter=it)\n");
-}
-
-std::set<std::string> boundedRules(const std::string& text) {
-  return cake::testing::cover::errorRules(cake::testing::cover::bounded(text));
-}
-
 }  // namespace gap43_test
 
 namespace g43 = gap43_test;
@@ -80,9 +69,9 @@ TEST(Gap43, ALoopPairOffItsLineIsRun) {
 // twin whose guard holds everywhere stays clean. The bounded check alone
 // (the ring's proof is unknown with either guard). Cost: about 1 s.
 TEST(Gap43, AGuardOnTwoLoopVariablesIsPlacedWhole) {
-  EXPECT_TRUE(g43::boundedRules(g43::ringWaitIf("not (k >= 6 and t >= 2)")).count("sync.race"));
-  EXPECT_TRUE(g43::boundedRules(g43::ringWaitIf("k != 6 or t % 3 != 2")).count("sync.race"));
-  EXPECT_TRUE(g43::boundedRules(g43::ringWaitIf("k == t % 2 or k != t % 2")).empty());
+  EXPECT_TRUE(cake::testing::cover::boundedVerdict(cake::testing::queryEmptyWaitIf("not (k >= 6 and t >= 2)")).rules.count("sync.race"));
+  EXPECT_TRUE(cake::testing::cover::boundedVerdict(cake::testing::queryEmptyWaitIf("k != 6 or t % 3 != 2")).rules.count("sync.race"));
+  EXPECT_TRUE(cake::testing::cover::boundedVerdict(cake::testing::queryEmptyWaitIf("k == t % 2 or k != t % 2")).rules.empty());
 }
 
 // An optimization query out of its resource units answers Unknown, whatever

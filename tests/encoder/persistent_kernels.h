@@ -59,6 +59,14 @@ def q_empty_handoff(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
 // iteration but its tile's last, and releases the slot before (docs/z3.md
 // "The last K iteration"; trip_proof_test.cpp, trip_left_out_wait_test.cpp,
 // trip_fa6_test.cpp).
+// kQueryEmpty with its consumer's K-step wait only where `cond` holds (a
+// wait skipped where it is false; guards on the tile and K loop variables:
+// sound43_test.cpp, gap43_test.cpp).
+inline std::string queryEmptyWaitIf(const std::string& cond) {
+  return replace(kQueryEmpty, "                lm.wait(full, iter=it)\n",
+                 "                if " + cond + ":\n                    lm.wait(full, iter=it)\n");
+}
+
 inline std::string ringEndLastIteration() {
   return replace(
       kRingEnd,

@@ -23,30 +23,6 @@
 
 using namespace cake;
 
-namespace sound43_test {
-
-// The persistent Q/K ring (kQueryEmpty) with its consumer's K-step wait
-// behind `cond` (a wait skipped where it is false).
-std::string persistentWaitIf(const std::string& cond) {
-  return cake::testing::replace(cake::testing::kQueryEmpty, "                lm.wait(full, iter=it)\n",
-                                "                if " + cond + ":\n                    lm.wait(full, iter=it)\n");
-}
-
-// The rules the bounded check alone (the proof off) reports with an error,
-// and whether its verdict is unknown.
-struct Bounded {
-  std::set<std::string> rules;
-  bool unknown = false;
-};
-Bounded bounded(const std::string& text) {
-  const checks::CheckResult r = cake::testing::cover::bounded(text);
-  return {cake::testing::cover::errorRules(r), cake::testing::cover::syncUnknown(r)};
-}
-
-}  // namespace sound43_test
-
-namespace s43 = sound43_test;
-
 // Each broken form skips the wait where the K step and the tile together
 // say so (exit 0 *checked* before: the covering values ran M in {1, ...,
 // 449} and K in {1, ..., 641} but no binding of three tiles and seven K
@@ -56,12 +32,12 @@ namespace s43 = sound43_test;
 // proof). Cost: about 1.5 s user in all.
 TEST(Sound43, AWholeGuardOnTwoLoopVariablesIsPlacedTogether) {
   for (const std::string cond : {"k < 6 or t != 2", "k != 7 or t != 2", "k < 6 or t < 3"}) {
-    const s43::Bounded b = s43::bounded(s43::persistentWaitIf(cond));
+    const cake::testing::cover::BoundedVerdict b = cake::testing::cover::boundedVerdict(cake::testing::queryEmptyWaitIf(cond));
     EXPECT_TRUE(b.rules.count("sync.race")) << cond;
   }
-  cake::testing::attacks::expectFoundNotProved(s43::persistentWaitIf("k < 6 or t != 2"), "sync.race",
+  cake::testing::attacks::expectFoundNotProved(cake::testing::queryEmptyWaitIf("k < 6 or t != 2"), "sync.race",
                                                "the wait skipped from K step 6 of tile 2");
-  const s43::Bounded twin = s43::bounded(s43::persistentWaitIf("k >= 0 or t != 1"));
+  const cake::testing::cover::BoundedVerdict twin = cake::testing::cover::boundedVerdict(cake::testing::queryEmptyWaitIf("k >= 0 or t != 1"));
   EXPECT_TRUE(twin.rules.empty()) << "a loop part true at every K step";
   EXPECT_FALSE(twin.unknown);
 }
