@@ -300,6 +300,38 @@ class Resolver {
   }
   ExprPtr intOf(const AE& e, std::string_view what) { return needInt(eval(e), what); }
 
+  // A step that is positive for every value of its symbols: a positive
+  // constant, lm.grid_dim(d) (at least 1), and sums, products and maxima
+  // of such terms (a persistent kernel's `lm.range(lm.block_idx(0), tiles,
+  // lm.grid_dim(0))`).
+  static bool positiveForAllValues(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Const: return e.value > 0;
+      case ExprKind::GridDim: return true;
+      case ExprKind::Add:
+      case ExprKind::Mul:
+        return positiveForAllValues(*e.args[0]) && positiveForAllValues(*e.args[1]);
+      case ExprKind::Max: return positiveForAllValues(*e.args[0]) || positiveForAllValues(*e.args[1]);
+      default: return false;
+    }
+  }
+
+  // `for v in lm.range(lo, hi, step)` with a positive step that is no
+  // constant (IR.md allows any step; the loop forms the checks take have a
+  // constant one): the loop counts its trips n from 0 to
+  // lm.cdiv(max(hi - lo, 0), step) and v is lo + n * step, the values
+  // Python's range gives (docs/semantics.md "Loops with a symbolic step").
+  // Returns v's expression; `st` becomes the counting loop.
+  ExprPtr countLoopFromZero(Stmt& st, const ExprPtr& step, const ExprPtr& trip) {
+    const SourceRange& r = st.range;
+    ExprPtr span = op(ExprKind::Max, {op(ExprKind::Sub, {st.hi, st.lo}, r), cnst(0, r)}, r);
+    ExprPtr lo = st.lo;
+    st.hi = op(ExprKind::CDiv, {span, step}, r);
+    st.lo = cnst(0, r);
+    st.step = cnst(1, r);
+    return op(ExprKind::Add, {lo, op(ExprKind::Mul, {trip, step}, r)}, r);
+  }
+
   int64_t constInt(const AE& e, std::string_view what) {
     ExprPtr x = intOf(e, what);
     if (auto c = constOf(x)) return *c;
@@ -1469,21 +1501,28 @@ class Resolver {
         st.range = s.range;
         st.lo = stopOnly ? cnst(0, it.range) : intOf(*a.get("lo"), "the loop start");
         st.hi = intOf(*a.get("hi"), "the loop end");
+        ExprPtr symbolic_step;  // a positive step that is no constant (normalised below)
         if (const AE* stp = a.get("step")) {
-          int64_t v = constInt(*stp, "the loop step");
-          if (v == 0) fail("type.mismatch", stp->range, "the loop step must not be zero");
-          st.step = cnst(v, stp->range);
+          ExprPtr x = intOf(*stp, "the loop step");
+          if (!constOf(x) && positiveForAllValues(*x)) {
+            symbolic_step = x;
+          } else {
+            int64_t v = constInt(*stp, "the loop step");
+            if (v == 0) fail("type.mismatch", stp->range, "the loop step must not be zero");
+            st.step = cnst(v, stp->range);
+          }
         } else {
           st.step = cnst(1, s.range);
         }
         LoopVar lv;
-        lv.name = s.target;
+        lv.name = symbolic_step ? s.target + "#trip" : s.target;
         lv.range = s.target_range;
         sch_->loop_vars.push_back(lv);
         st.loop_var = static_cast<int>(sch_->loop_vars.size()) - 1;
         ScopeGuard g(*this);
-        define(s.target, s.target_range,
-               intv(leaf(ExprKind::LoopVar, 0, st.loop_var, s.target_range), s.target_range));
+        ExprPtr var = leaf(ExprKind::LoopVar, 0, st.loop_var, s.target_range);
+        if (symbolic_step) var = countLoopFromZero(st, symbolic_step, var);
+        define(s.target, s.target_range, intv(var, s.target_range));
         st.body = block(s.body);
         out.push_back(std::move(st));
         return;

@@ -219,3 +219,59 @@ TEST(Conformance, APipelineIsADepthViewsAndBarriersShare) {
   EXPECT_EQ(rsink.findings().front().range.line, 6);
   EXPECT_EQ(rsink.findings().front().range.col, 67);
 }
+
+namespace conformance_test {
+
+TEST(Conformance, APositiveSymbolicLoopStepCountsTripsFromZero) {
+  // IR.md: `for v in lm.range(lo, hi[, step])`, no word that the step is a
+  // constant; a persistent kernel strides its tiles by the grid. The loop
+  // becomes one over its trips n in [0, lm.cdiv(max(hi - lo, 0), step)) with
+  // v = lo + n * step: Python's range(lo, hi, step) for every value.
+  const std::string text =
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm, A: LM.tma2d, T: LM.i32, S: LM.i32):\n"
+      "    pool = lm.smem(16384)\n"
+      "    v = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16)\n"
+      "    load = lm.role(warps=[0])\n"
+      "    full = lm.barrier(count=1, prod=[load], cons=[load])\n"
+      "    with load:\n"
+      "        for tile in lm.range(lm.block_idx(0), T, 2 * lm.grid_dim(0)):\n"
+      "            v.tma_load(A, coords=(tile, 0), stage=0, barrier=full)\n"
+      "            lm.wait(full, stage=0)\n";
+  DiagnosticSink sink;
+  auto m = compile(text, sink);
+  ASSERT_TRUE(m) << describe(sink);
+  const Schedule& s = m->schedules[0];
+  const Stmt& loop = s.bodies[0].body[0];
+  ASSERT_EQ(loop.kind, Stmt::Kind::For);
+  EXPECT_EQ(constValue(loop.lo), 0);
+  EXPECT_EQ(constValue(loop.step), 1);
+  EXPECT_EQ(s.loop_vars[loop.loop_var].name, "tile#trip");
+  const ExprPtr& coord = loop.body[0].op.coords[0];
+  for (int64_t b : {0, 1, 3})
+    for (int64_t g : {1, 2, 4})
+      for (int64_t t : {0, 1, 5, 9}) {
+        std::vector<int64_t> want;  // Python's range(b, t, 2 * g)
+        for (int64_t x = b; x < t; x += 2 * g) want.push_back(x);
+        EvalEnv env;
+        env.params[1] = t;  // T (A is parameter 0)
+        env.block_idx[0] = b;
+        env.grid_dim[0] = g;
+        auto trips = evaluate(*loop.hi, env);
+        ASSERT_TRUE(trips);
+        ASSERT_EQ(*trips, static_cast<int64_t>(want.size())) << b << " " << g << " " << t;
+        for (int64_t n = 0; n < *trips; ++n) {
+          env.loop_vars[loop.loop_var] = n;
+          EXPECT_EQ(evaluate(*coord, env), want[n]);
+        }
+      }
+  // A step whose sign the front end cannot tell stays a located error.
+  std::string param_step = text;
+  param_step.replace(param_step.find("2 * lm.grid_dim(0)"), 18, "S");
+  DiagnosticSink psink;
+  ASSERT_FALSE(compile(param_step, psink));
+  EXPECT_EQ(psink.findings().front().rule, "type.non-constant") << describe(psink);
+  EXPECT_EQ(psink.findings().front().range.line, 8);
+}
+
+}  // namespace conformance_test
