@@ -14,6 +14,7 @@
 
 #include "ir/target.h"
 #include "ir/ast.h"
+#include "ir/expr_canon.h"
 #include "ir/frontend.h"
 #include "ir/int_eval.h"
 #include "ir/ops.h"
@@ -26,6 +27,7 @@ using AE = ast::Expr;
 using AK = ast::ExprKind;
 
 void nameSlotsByIteration(Schedule& s);
+void waitsByIteration(Schedule& s);
 
 constexpr int kMaxIrDepth = 200;
 constexpr int64_t kMaxIrSize = 100000;
@@ -1681,6 +1683,7 @@ class Resolver {
     sch_ = nullptr;
     if (sink_.errorCount() != before) return std::nullopt;
     s.cluster_ops = cluster_rank_used_ || reachesCluster(s);
+    waitsByIteration(s);
     nameSlotsByIteration(s);
     return s;
   }
@@ -1755,6 +1758,95 @@ void nameSlotsByIteration(Schedule& s) {
     });
   if (by_iter.empty()) return;
   for (RoleBody& b : s.bodies) dropSlotModulus(b.body, by_iter, s);
+}
+
+// `stage=E % S, phase=E // S + c` on a barrier of S slots (c a constant) is
+// the slot and phase IR.md gives `iter=E + c * S`: that expression, or null.
+ExprPtr iterationOfStageAndPhase(const SlotSel& sel, int slots) {
+  if (sel.mode != SlotSel::Mode::Stage || !sel.phase || slots < 1) return nullptr;
+  const Expr& stage = *sel.index;
+  if (stage.kind != ExprKind::Mod || stage.args[1]->kind != ExprKind::Const || stage.args[1]->value != slots)
+    return nullptr;
+  const ExprPtr& e = stage.args[0];
+  const ExprPtr lap = makeExpr(ExprKind::FloorDiv, {e, makeConst(slots)});
+  const ExprPtr shift = makeExpr(ExprKind::Sub, {sel.phase, lap});
+  constexpr int kLaps = 8;  // the laps a written phase sits ahead of or behind E's
+  for (int c = -kLaps; c <= kLaps; ++c)
+    if (equalForAllValues(*shift, *makeConst(c)))
+      return c == 0 ? e : makeExpr(ExprKind::Add, {e, makeConst(int64_t{c} * slots)});
+  return nullptr;
+}
+
+// D with `cond` true exactly when D >= 0 (a comparison, possibly negated), or null.
+ExprPtr nonNegativeForm(const Expr& cond) {
+  const Expr* c = &cond;
+  bool negated = false;
+  while (c->kind == ExprKind::Not) {
+    negated = !negated;
+    c = c->args[0].get();
+  }
+  ExprKind k = c->kind;
+  if (negated) {
+    static const std::map<ExprKind, ExprKind> complement = {
+        {ExprKind::Lt, ExprKind::Ge}, {ExprKind::Ge, ExprKind::Lt}, {ExprKind::Le, ExprKind::Gt}, {ExprKind::Gt, ExprKind::Le}};
+    auto it = complement.find(k);
+    if (it == complement.end()) return nullptr;
+    k = it->second;
+  }
+  const ExprPtr& a = c->args.size() == 2 ? c->args[0] : nullptr;
+  const ExprPtr& b = c->args.size() == 2 ? c->args[1] : nullptr;
+  switch (k) {
+    case ExprKind::Ge: return makeExpr(ExprKind::Sub, {a, b});
+    case ExprKind::Gt: return makeExpr(ExprKind::Sub, {makeExpr(ExprKind::Sub, {a, b}), makeConst(1)});
+    case ExprKind::Le: return makeExpr(ExprKind::Sub, {b, a});
+    case ExprKind::Lt: return makeExpr(ExprKind::Sub, {makeExpr(ExprKind::Sub, {b, a}), makeConst(1)});
+    default: return nullptr;
+  }
+}
+
+// A guard around nothing but `lm.wait(b, iter=X)` that holds exactly when X >= 0:
+// IR.md's wait on a negative iteration passes at once, so the guard changes nothing.
+bool guardOnlySkipsNegativeIterations(const Stmt& st) {
+  if (st.kind != Stmt::Kind::If || !st.orelse.empty() || st.body.size() != 1) return false;
+  const Stmt& w = st.body[0];
+  if (w.kind != Stmt::Kind::Op || w.op.kind != OpKind::Wait || w.op.sel.mode != SlotSel::Mode::Iter) return false;
+  ExprPtr d = nonNegativeForm(*st.cond);
+  return d && equalForAllValues(*d, *w.op.sel.index);
+}
+
+// An op whose selector names a barrier slot and nothing else (a TMA load's
+// also names its view slot, whose data is named by how it is written).
+bool namesBarrierSlotOnly(OpKind k) {
+  return k == OpKind::Wait || k == OpKind::Arrive || k == OpKind::ExpectTx || k == OpKind::MmaCommit;
+}
+
+void spellWaitsByIteration(Block& b, const Schedule& s) {
+  for (Stmt& st : b) {
+    spellWaitsByIteration(st.body, s);
+    spellWaitsByIteration(st.orelse, s);
+    if (st.kind == Stmt::Kind::Op && namesBarrierSlotOnly(st.op.kind) && st.op.barrier >= 0)
+      if (ExprPtr it = iterationOfStageAndPhase(st.op.sel, s.barriers[st.op.barrier].count)) {
+        st.op.sel.mode = SlotSel::Mode::Iter;
+        st.op.sel.index = it;
+        st.op.sel.phase = nullptr;
+      }
+    if (guardOnlySkipsNegativeIterations(st)) {
+      Stmt wait = std::move(st.body[0]);
+      st = std::move(wait);
+    }
+  }
+}
+
+// One spelling for a ring op (docs/semantics.md "Ring ops spelled by stage and
+// phase"): `lm.wait(b, stage=E % S, phase=E // S + c)` is `lm.wait(b, iter=E + c * S)`
+// (and so for an arrive, expect_tx or mma_commit),
+// and a guard that only skips the waits on negative iterations is dropped, so
+// `if k >= 4: lm.wait(empty, stage=k % 4, phase=k // 4 - 1)` and
+// `lm.wait(empty, iter=k - 4)` reach the checks alike (the bounded check could
+// not place the guard of a flat iteration `t * k_tiles + k >= 4` under a strided
+// tile loop; the proof's ring and lap arguments take iterations).
+void waitsByIteration(Schedule& s) {
+  for (RoleBody& b : s.bodies) spellWaitsByIteration(b.body, s);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // invalid, as a located error.
 #include <gtest/gtest.h>
 
+#include "ir/expr_canon.h"
 #include "ir/lexer.h"
 #include "test_util.h"
 
@@ -272,6 +273,76 @@ TEST(Conformance, APositiveSymbolicLoopStepCountsTripsFromZero) {
   ASSERT_FALSE(compile(param_step, psink));
   EXPECT_EQ(psink.findings().front().rule, "type.non-constant") << describe(psink);
   EXPECT_EQ(psink.findings().front().range.line, 8);
+}
+
+}  // namespace conformance_test
+
+namespace conformance_test {
+
+TEST(Conformance, RingOpsSpelledByStageAndPhaseAreIterations) {
+  // IR.md: iter=e is slot e % stages, phase e // stages, and a wait on a
+  // negative iteration passes at once. So `stage=E % S, phase=E // S + c` on
+  // a barrier of S slots is iter=E + c * S, and a guard that only skips the
+  // negative iterations of a wait is no guard: one spelling reaches the checks.
+  auto body = [](const std::string& producer, const std::string& consumer) {
+    return "@cake.schedule(target=\"sm_90a\")\n"
+           "def k(lm, A: LM.tma2d, K: LM.i32):\n"
+           "    pool = lm.smem(65536)\n"
+           "    v = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=4)\n"
+           "    r = lm.regs(shape=(64, 64), dtype=lm.f32)\n"
+           "    load = lm.role(warps=[0])\n"
+           "    use = lm.role(warps=[1])\n"
+           "    full = lm.barrier(count=4, prod=[load], cons=[use])\n"
+           "    empty = lm.barrier(count=4, prod=[use], cons=[load])\n"
+           "    two = lm.barrier(count=2, prod=[use], cons=[load])\n"
+           "    with load:\n"
+           "        for k in lm.range(0, K):\n" +
+           producer +
+           "            v.tma_load(A, coords=(0, k * 64), iter=k, barrier=full)\n"
+           "    with use:\n"
+           "        for k in lm.range(0, K):\n"
+           "            lm.wait(full, iter=k)\n"
+           "            lm.copy(r, v[k])\n" +
+           consumer;
+  };
+  auto compiled = [&](const std::string& producer, const std::string& consumer) {
+    DiagnosticSink sink;
+    auto m = compile(body(producer, consumer), sink);
+    EXPECT_TRUE(m) << describe(sink);
+    return m ? std::optional<Schedule>(m->schedules[0]) : std::nullopt;
+  };
+  // the guarded first-lap wait and the release, by stage and phase
+  for (const char* guard : {"if k >= 4:", "if not k < 4:", "if k > 3:", "if 4 <= k:", "if not (3 >= k):"}) {
+    auto s = compiled(std::string("            ") + guard + "\n                lm.wait(empty, stage=k % 4, phase=k // 4 - 1)\n",
+                      "            lm.arrive(empty, stage=k % 4, phase=k // 4)\n");
+    ASSERT_TRUE(s);
+    const Block& prod = s->bodies[0].body[0].body;
+    ASSERT_EQ(prod[0].kind, Stmt::Kind::Op) << guard;  // the guard is gone
+    EXPECT_EQ(prod[0].op.sel.mode, SlotSel::Mode::Iter);
+    auto k = std::make_shared<Expr>();
+    k->kind = ExprKind::LoopVar;
+    k->index = s->bodies[0].body[0].loop_var;
+    EXPECT_TRUE(equalForAllValues(*prod[0].op.sel.index, *makeExpr(ExprKind::Sub, {k, makeConst(4)}))) << guard;
+    const Stmt& release = s->bodies[1].body[0].body[2];
+    EXPECT_EQ(release.op.sel.mode, SlotSel::Mode::Iter);
+    EXPECT_EQ(release.op.sel.phase, nullptr);
+  }
+  // what is no iteration stays as written: another modulus than the slots, a
+  // phase that is not E's lap, a guard that also skips iteration 0 (k > 4)
+  auto kept = [&](const std::string& producer, bool guard_kept) {
+    auto s = compiled(producer, "");
+    ASSERT_TRUE(s);
+    const Stmt& first = s->bodies[0].body[0].body[0];
+    EXPECT_EQ(first.kind == Stmt::Kind::If, guard_kept) << producer;
+    const Stmt& wait = first.kind == Stmt::Kind::If ? first.body[0] : first;
+    EXPECT_EQ(wait.op.sel.mode, SlotSel::Mode::Stage) << producer;
+  };
+  kept("            lm.wait(two, stage=k % 4 % 2, phase=k // 4)\n", false);
+  kept("            if k >= 4:\n                lm.wait(empty, stage=k % 4, phase=k // 2)\n", true);
+  kept("            if k >= 4:\n                lm.wait(empty, stage=k % 2, phase=k // 2 - 1)\n", true);
+  auto s = compiled("            if k > 4:\n                lm.wait(empty, stage=k % 4, phase=k // 4 - 1)\n", "");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->bodies[0].body[0].body[0].kind, Stmt::Kind::If);  // iteration k - 4 = 0 is skipped: kept
 }
 
 }  // namespace conformance_test
