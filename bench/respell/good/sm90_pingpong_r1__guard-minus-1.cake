@@ -48,7 +48,7 @@ def gemm_sm90_pingpong(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
             m_blk = (tile % tiles_m) * 64
             n_blk = (tile // tiles_m) * 128
             if t != -1:
-                lm.wait(order, stage=wg, phase=(t - 1) // 2)
+                lm.wait(order, stage=wg, phase=(t - 1) // 2 + 1 - wg)
             for k in lm.range(0, k_tiles):
                 it = t * k_tiles + k
                 lm.wait(full, stage=it % 4, phase=it // 4)
