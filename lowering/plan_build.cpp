@@ -30,11 +30,17 @@ void PlanBuilder::assignNames() {
   for (const auto& t : s_.tmems) tmemNames_.push_back(uniqueName(t.name));
   for (const auto& r : s_.regs) regsNames_.push_back(uniqueName(r.name));
   for (const auto& b : s_.barriers) barNames_.push_back(uniqueName(b.name));
-  // loop variables live in their own scopes: unique against the names above only
+  // loop variables live in their own scopes: unique against the names above only;
+  // a trip counter the front end made (`tile#trip`, a loop with a symbolic step)
+  // also against every written loop variable, which may be nested in its loop
   const std::set<std::string> globals = usedNames_;
+  std::set<std::string> written = globals;
+  for (const auto& l : s_.loop_vars)
+    if (l.name.find('#') == std::string::npos) written.insert(sanitizeIdent(l.name));
   for (const auto& l : s_.loop_vars) {
+    const std::set<std::string>& taken = l.name.find('#') == std::string::npos ? globals : written;
     std::string base = sanitizeIdent(l.name), n = base;
-    for (int i = 2; globals.count(n); ++i) n = fmt::format("{}_{}", base, i);
+    for (int i = 2; taken.count(n); ++i) n = fmt::format("{}_{}", base, i);
     loopNames_.push_back(n);
   }
 }

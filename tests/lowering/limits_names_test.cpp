@@ -100,3 +100,26 @@ TEST(LoweringNames, HeaderMacroNamesAreRenamed) {
     EXPECT_NE(r.source.find(std::string(macro) + "_"), std::string::npos) << macro;
   }
 }
+
+TEST(LoweringNames, ASymbolicStepsTripCounterClashesWithNoLoopVariable) {
+  // The front end counts `for tile in lm.range(b, T, lm.grid_dim(0))` by a trip
+  // counter `tile#trip` (docs/semantics.md "Loops with a symbolic step"); its C++
+  // name must not be a written loop variable's, which may be nested in its loop.
+  const std::string text =
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm, A: LM.tma2d, T: LM.i32):\n"
+      "    pool = lm.smem(16384)\n"
+      "    v = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16)\n"
+      "    load = lm.role(warps=[0])\n"
+      "    full = lm.barrier(count=1, prod=[load], cons=[load])\n"
+      "    with load:\n"
+      "        for tile in lm.range(lm.block_idx(0), T, lm.grid_dim(0)):\n"
+      "            for tile_trip in lm.range(0, 2):\n"
+      "                v.tma_load(A, coords=(tile, 64 * tile_trip), stage=0, barrier=full)\n"
+      "                lm.wait(full, stage=0)\n";
+  auto r = lowering::lowerToCuda(compile(text));
+  ASSERT_TRUE(r.ok) << findings(r);
+  EXPECT_NE(r.source.find("for (int tile_trip_2 = 0;"), std::string::npos);
+  EXPECT_NE(r.source.find("for (int tile_trip = 0; tile_trip < 2;"), std::string::npos);
+  EXPECT_NE(r.source.find("(tile_trip_2 * static_cast<int>(gridDim.x))"), std::string::npos) << r.source;
+}
