@@ -4,7 +4,9 @@
 // the tile index (trip_fa7_test.cpp, trip_fa10_test.cpp).
 #pragma once
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "test_util.h"
 
@@ -65,6 +67,31 @@ def q_empty_handoff(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
 inline std::string queryEmptyWaitIf(const std::string& cond) {
   return replace(kQueryEmpty, "                lm.wait(full, iter=it)\n",
                  "                if " + cond + ":\n                    lm.wait(full, iter=it)\n");
+}
+
+// kQueryEmpty as a two-slot Q ring (released after every tile but the last
+// two: the tile count read to depth 2) whose consumer waits for its tile's Q
+// in the tile's first K iteration (`if k == 0:`, a first K iteration of its
+// own) instead of before its K loop (trip_fa13_test.cpp, trip_fa14_test.cpp).
+inline const std::string kQRingFirstWaitLine = "                if k == 0:\n                    lm.wait(q_full, iter=t)\n";
+inline const std::string kQRingRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
+inline std::string qRingFirstWait() {
+  std::string text = kQueryEmpty;
+  for (const auto& [from, to] : std::initializer_list<std::pair<std::string, std::string>>{
+           {"def q_empty_handoff(", "def q_ring_first_wait("},
+           {"stages=1, swizzle", "stages=2, swizzle"},  // (smem_q's)
+           {"offset=8192,", "offset=16384,"},
+           {"    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n",
+            "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)\n"},
+           {"    q_empty = lm.named_barrier(roles=[producer, consumer])\n",
+            "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n"},
+           {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
+           {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n", kQRingRelease},
+           {"            lm.wait(q_full, iter=t)\n", ""},
+           {"                lm.wait(full, iter=it)\n", kQRingFirstWaitLine + "                lm.wait(full, iter=it)\n"},
+       })
+    text = replace(text, from, to);
+  return text;
 }
 
 inline std::string ringEndLastIteration() {

@@ -11,7 +11,6 @@
 
 #include <string>
 
-#include "attack_pair.h"
 #include "attack_util.h"
 #include "persistent_kernels.h"
 #include "test_util.h"
@@ -20,29 +19,11 @@ using namespace cake;
 
 namespace trip_fa13_test {
 
-// The two-slot Q ring of trip_fa8_test.cpp (released after every tile but
-// the last two: the tile count read to depth 2) whose consumer waits for
-// its tile's Q in the tile's first K iteration (`if k == 0:`, a first K
-// iteration of its own) instead of before its K loop.
-const std::string kFirstWait = "                if k == 0:\n                    lm.wait(q_full, iter=t)\n";
-const std::string kRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
-
-std::string qRingFirstWait() {
-  return cake::testing::pairs::edited(cake::testing::kQueryEmpty, {
-      {"def q_empty_handoff(", "def q_ring_first_wait("},
-      {"stages=1, swizzle", "stages=2, swizzle"},  // (smem_q's)
-      {"offset=8192,", "offset=16384,"},
-      {"    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n",
-       "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)\n"},
-      {"    q_empty = lm.named_barrier(roles=[producer, consumer])\n",
-       "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n"},
-      {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
-      {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n", kRelease},
-      {"            lm.wait(q_full, iter=t)\n", ""},
-      {"                lm.wait(full, iter=it)\n", kFirstWait + "                lm.wait(full, iter=it)\n"},
-  });
-}
-const std::string kQRingFirstWait = qRingFirstWait();
+// The two-slot Q ring of trip_fa8_test.cpp whose consumer waits for its
+// tile's Q in the tile's first K iteration (persistent_kernels.h).
+const std::string& kFirstWait = cake::testing::kQRingFirstWaitLine;
+const std::string& kRelease = cake::testing::kQRingRelease;
+const std::string kQRingFirstWait = cake::testing::qRingFirstWait();
 
 }  // namespace trip_fa13_test
 

@@ -13,7 +13,6 @@
 
 #include <string>
 
-#include "attack_pair.h"
 #include "attack_util.h"
 #include "persistent_kernels.h"
 #include "test_util.h"
@@ -22,31 +21,23 @@ using namespace cake;
 
 namespace trip_fa14_test {
 
-const std::string kFirstWait = "                if k == 0:\n                    lm.wait(q_full, iter=t)\n";
-const std::string kRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
+const std::string& kFirstWait = cake::testing::kQRingFirstWaitLine;
+const std::string& kRelease = cake::testing::kQRingRelease;
 const std::string kTileStartWait = "            lm.wait(full, iter=t * k_tiles)\n";
 const std::string kStepWait = "                if k > 0:\n                    lm.wait(full, iter=it)\n";
 
 // The two-slot Q ring of trip_fa13_test.cpp (released after every tile
-// but the last two: the tile count read to depth 2) whose consumer waits
-// for its Q in the tile's first K iteration (`if k == 0:`) and for its
-// tile's first K slot before its K loop (`t * k_tiles`: a part that moves
-// with the ring), as FA4's MMA waits `k_full` for its first S before its
-// K loop and `o_empty` in its first K iteration.
+// but the last two: the tile count read to depth 2; its consumer waits for
+// its Q in the tile's first K iteration, `if k == 0:`) whose consumer also
+// waits for its tile's first K slot before its K loop (`t * k_tiles`: a
+// part that moves with the ring) and in its other K iterations only, as
+// FA4's MMA waits `k_full` for its first S before its K loop and `o_empty`
+// in its first K iteration.
 std::string qRingFirstWaitAtRingStart() {
-  return cake::testing::pairs::edited(cake::testing::kQueryEmpty, {
-      {"def q_empty_handoff(", "def q_ring_first_wait_at_ring_start("},
-      {"stages=1, swizzle", "stages=2, swizzle"},  // (smem_q's)
-      {"offset=8192,", "offset=16384,"},
-      {"    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n",
-       "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)\n"},
-      {"    q_empty = lm.named_barrier(roles=[producer, consumer])\n",
-       "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n"},
-      {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
-      {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n", kRelease},
-      {"            lm.wait(q_full, iter=t)\n", kTileStartWait},
-      {"                lm.wait(full, iter=it)\n", kFirstWait + kStepWait},
-  });
+  using cake::testing::replace;
+  const std::string loop = "            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n" + kFirstWait;
+  return replace(replace(cake::testing::qRingFirstWait(), loop, kTileStartWait + loop),
+                 "                lm.wait(full, iter=it)\n", kStepWait);
 }
 const std::string kQRingFirstWaitAtRingStart = qRingFirstWaitAtRingStart();
 
