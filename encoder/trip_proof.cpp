@@ -5681,6 +5681,14 @@ struct PGrid {
   // as the ring (namePreReadsAsTheRing, ringStartReadsOncePerRun)
   std::vector<std::set<std::pair<const ir::Stmt*, int>>> ring_start_reads;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> pre_text;  // (PartTexts)
+  // pre_text as the builder gave it, before the copies' writes and reads
+  // were named as the ring (what a last tile's part is compared with,
+  // lastTilesAtRingStart, which may run after the naming)
+  std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> pre_text_built;
+  // pre_grids[x]: the grid whose tiles start at x, as presByRingStart built
+  // and aligned it (x >= 1; firstIterations takes it rather than building
+  // it again)
+  std::vector<System> pre_grids;
   // pre_shapes[x]: the shapes of the grid whose tiles start at x (x = 0:
   // `shape`), as presByRingStart built it (tailsByRingStart reads them)
   std::vector<std::vector<TileShape>> pre_shapes;
@@ -9999,6 +10007,29 @@ void standInForRingEnd(PGrid& g, int kind, int64_t L) {
   }
 }
 
+// Whether `in` of p's part before the K loop in a grid of another tile
+// length is m, the grid's, besides the generations of the reads named by
+// the ring start (PGrid::ring_start_reads). Those are counted by the reader
+// from its history (a stage-named read), so they move with the tiles'
+// length; no run takes them from a grid: p runs its copies per ring start
+// (pre_x), and namePreReadsAsTheRing gives each such read in every copy the
+// generation of the copy at ring start Wg (docs/z3.md "Reads named by the
+// ring start"), whatever tiles came before.
+bool sameBesidesRingStartReads(const Instr& in, const Instr& m, const PGrid& g, size_t p) {
+  if (p >= g.pre_x.size() || !g.pre_x[p] || p >= g.ring_start_reads.size() || g.ring_start_reads[p].empty() ||
+      in.accesses.size() != m.accesses.size())
+    return sameInstr(in, m);
+  Instr y = in;
+  for (size_t k = 0; k < y.accesses.size(); ++k) {
+    Access& a = y.accesses[k];
+    if (!a.write && a.view >= 0 && a.view == m.accesses[k].view && g.ring_start_reads[p].count({in.stmt, a.view})) {
+      a.gen = m.accesses[k].gen;
+      a.stage_like = m.accesses[k].stage_like;
+    }
+  }
+  return sameInstr(y, m);
+}
+
 // The parts after the K loop per ring end (docs/z3.md "The ring end after
 // the K loop"): the grid's tiles all end at ring position Wg, so its part
 // after tile t's K loop is the text for ring end Wg. For every L < Wg the
@@ -10054,7 +10085,7 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
                                  differs >= 0 ? instrToString(main, static_cast<int>(p), differs) : std::string("its end"),
                                  L));
         };
-        auto same = [&](int a0, int a1, int b0, int b1, bool slots) {
+        auto same = [&](int a0, int a1, int b0, int b1, bool slots, bool pre = false) {
           differs = -1;
           for (int i = 0; i < std::min(a1 - a0, b1 - b0); ++i) {
             Instr x = prog[a0 + i];
@@ -10063,7 +10094,7 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
               x.phase = mp[b0 + i].phase;
               x.iteration = mp[b0 + i].iteration;
             }
-            if (!sameInstr(x, mp[b0 + i])) {
+            if (!(pre ? sameBesidesRingStartReads(x, mp[b0 + i], g, p) : sameInstr(x, mp[b0 + i]))) {
               differs = b0 + i;
               return false;
             }
@@ -10079,7 +10110,7 @@ void postsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir:
               refuse(fmt::format("tile {}", t));
             continue;
           }
-          if (!same(ls.tile_start[t], ls.head[t][0], sh.tile_start[t], sh.head[t][0], false))
+          if (!same(ls.tile_start[t], ls.head[t][0], sh.tile_start[t], sh.head[t][0], false, true))
             refuse(fmt::format("the part before the K loop of tile {}", t));
           const int a = ls.head[t][L], b = ls.tile_start[t + 1];
           if (!same(a, b, sh.head[t][g.Wg], sh.tile_start[t + 1], true))
@@ -10139,9 +10170,13 @@ void lastPostsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding,
           if (sh.kind == TileShape::Static) continue;
           const TileShape ls = built ? tileShapeOf(sys.procs[p], tl, g.Wt, L) : sh;
           const std::vector<Instr>&prog = sys.procs[p].program, &mp = main.procs[p].program;
-          auto require = [&](trip::PartDiff most, int a0, int a1, int b0, int b1, const std::string& where) {
+          auto require = [&](trip::PartDiff most, int a0, int a1, int b0, int b1, const std::string& where,
+                             bool pre = false) {
             int differs = -1;
-            const trip::PartDiff r = trip::comparePartAtRingEnd(prog, a0, a1, mp, b0, b1, sameInstr, &differs);
+            auto same = [&](const Instr& a, const Instr& b) {
+              return pre ? sameBesidesRingStartReads(a, b, g, p) : sameInstr(a, b);
+            };
+            const trip::PartDiff r = trip::comparePartAtRingEnd(prog, a0, a1, mp, b0, b1, same, &differs);
             if (r == trip::PartDiff::More || (r == trip::PartDiff::SlotsAndPhases && most == trip::PartDiff::Same))
               throw Fail(fmt::format("{} of {} in the {}-th tile from the end depends on the K trip count (at {} "
                                      "with tiles of {} iterations; not covered by the persistent-kernel proof yet)",
@@ -10162,7 +10197,7 @@ void lastPostsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding,
               continue;
             }
             require(trip::PartDiff::Same, ls.tile_start[t], ls.head[t][0], sh.tile_start[t], sh.head[t][0],
-                    fmt::format("the part before the K loop of tile {}", t));
+                    fmt::format("the part before the K loop of tile {}", t), true);
             // (every tile's part: the ones of the other parity are in the
             // history of the next last tile)
             const int a = ls.head[t][L], b = ls.tile_start[t + 1];
@@ -10306,6 +10341,17 @@ void refuseDroppedStageWrites(const std::vector<Instr>& mp, int from, int to, co
                                proc, x));
 }
 
+// Whether firstIterations may take presByRingStart's grid at ring start x
+// (PGrid::pre_grids): the grid of one kind of tile, built with the tile
+// count past the last tiles (ringStartGrid: E_A read as the grid does),
+// aligned as firstIterations aligns its own, where no process skips tiles
+// (firstIterations' skipped generations, which ringStartGrid leaves).
+bool reusesPreGrid(const PGrid& g, int kind, int64_t x) {
+  if (kind != 0 || g.kinds > 1 || static_cast<size_t>(x) >= g.pre_grids.size()) return false;
+  if (g.pre_grids[static_cast<size_t>(x)].procs.empty()) return false;
+  return std::none_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; });
+}
+
 void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
                      ProofBudget& budget) {
   const size_t P = g.grid.procs.size();
@@ -10324,11 +10370,16 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       if (x == 0) {
         at.grid = main;
         at.shape = shapes;
+      } else if (reusesPreGrid(g, kind, x)) {
+        // (presByRingStart's grid at x: built and aligned as below)
+        at.grid = std::move(g.pre_grids[static_cast<size_t>(x)]);
+        g.pre_grids[static_cast<size_t>(x)] = {};
+        at.shape = g.pre_shapes[static_cast<size_t>(x)];
       } else {
         std::vector<TileCountUse> copy_uses;
         at.grid = buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, &copy_uses, kind ? 0 : 1, x);
         // (the grid's reads of E_A, one value past the last m tiles, read as
-        // it does; the last tiles' first iterations: lastTilesFirstIterations)
+        // it does; the last tiles' first iterations: lastTilesAtRingStart)
         refuseTileCountReadsInCopies(s, tl, copy_uses, g.uses);
         chargeBuild(budget, at.grid);  // (a grid per ring start: charged as built)
         alignSpacesTo(at.grid, main);
@@ -10767,8 +10818,8 @@ bool iterationsAtRingStart(PGrid& g, size_t p, const std::vector<Instr>& xp, con
 // For each depth d (1..last_m) and parity i, the grid whose tiles start at
 // ring position x with those tiles the d-th from the end, beside the last
 // tiles' grid of that depth and parity (ring start 0): what the copies per
-// ring start of a last tile are compared with (lastTilesAtRingStart,
-// lastTilesFirstIterations). `check(d, i, at, at_shapes, last, last_shapes)`.
+// ring start of a last tile are compared with (lastTilesAtRingStart).
+// `check(d, i, at, at_shapes, last, last_shapes)`.
 template <class Check>
 void forEachLastTilesGridAtRingStart(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
                                      const TileLoops& tl, int64_t x, ProofBudget& budget, const char* building,
@@ -10785,116 +10836,100 @@ void forEachLastTilesGridAtRingStart(const PGrid& g, const ir::Schedule& s, cons
     }
 }
 
-// With a last tile of its own (PGrid::last_tile), a process whose part
-// before the K loop moves with the ring runs, in a run's last tiles, the
-// copy of that part per ring start x (built past the last tiles), the
-// grid's K iterations and the last tiles' part after the K loop, each taken
-// from a grid whose tiles start at ring position 0 or x. What the builder
-// derives from the process's history (counted phases, generations, read
-// markers) could differ in a last tile that starts at x: for each depth d
-// and parity, the grid at ring start x with those tiles the d-th from the
-// end must give each of them the copy's part before the K loop exactly,
-// the grid's K iterations at the same ring index, and the part after the K
-// loop of the last tiles' grid at ring start 0 (the loop values apart).
-// (The reads of E_A lie after the K loop or in the K iterations, whose
-// values no ring start changes: refuseTileCountReadsBeforeK.)
+// With a last tile of its own (PGrid::last_tile), a process runs, in a
+// run's last tiles that start at ring position x, the copy of its part
+// before the K loop per ring start where that part moves with the ring
+// (pre_moves; built past the last tiles), its first K iteration's copy at
+// x where it has first copies (firstIterations; `with_first`), the grid's
+// K iterations and the last tiles' part after the K loop, each taken from
+// a grid whose tiles start at ring position 0 or x, and none of them built
+// with its tile among the last. What the builder derives from the
+// process's history (counted phases, generations, read markers) or a read
+// of E_A in a first K iteration could differ in such a tile: for each
+// depth d and parity, the grid at ring start x with those tiles the d-th
+// from the end must give each of them
+//  * the part before the K loop: the copy at x exactly where it moves, else
+//    the grid's (the loop values apart);
+//  * with first copies (x < Wg), the copy's first K iteration besides the
+//    aligned fields (the copy takes them from the grid); else iteration 0
+//    the grid's iteration x besides them, or noted in pre_first
+//    (iterationsAtRingStart);
+//  * the grid's K iterations k >= 1 at the same ring index besides the
+//    aligned fields;
+//  * the part after the K loop of the last tiles' grid at ring start 0
+//    (the loop values apart).
+// Processes whose part before the K loop does not move are checked only
+// with first copies (else their last tiles' texts are checkLastTileGrid's,
+// every tile starting at 0 in the grid's text). (The reads of E_A lie
+// after the K loop or in the K iterations: refuseTileCountReadsBeforeK.)
+// One set of grids per x serves both copies (docs/z3.md "First K
+// iterations of the last tiles", "Copies per ring start where runs reach").
 void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
-                          const TileLoops& tl, int64_t x, ProofBudget& budget) {
+                          const TileLoops& tl, int64_t x, ProofBudget& budget, bool with_first) {
   if (!g.last_tile) return;
+  const bool first_copy = with_first && x < g.Wg;
+  auto moves = [&](size_t p) { return p < g.pre_moves.size() && g.pre_moves[p]; };
+  auto checked = [&](size_t p) {
+    return moves(p) || (first_copy && g.shape[p].kind == TileShape::Full);
+  };
+  bool any = false;
+  for (size_t p = 0; p < g.shape.size(); ++p) any = any || checked(p);
+  if (!any) return;
   forEachLastTilesGridAtRingStart(
-      g, s, binding, target, tl, x, budget, "building the last tiles' parts per ring start",
+      g, s, binding, target, tl, x, budget,
+      first_copy ? "building the last tiles' first K iterations per ring start"
+                 : "building the last tiles' parts per ring start",
       [&](int64_t d, int64_t i, const System& at, const std::vector<TileShape>& xs, const System& last,
           const std::vector<TileShape>& ls) {
         for (size_t p = 0; p < g.shape.size(); ++p) {
-          if (!g.pre_moves[p]) continue;
+          if (!checked(p)) continue;
           const std::vector<Instr>& xp = at.procs[p].program;
           const std::vector<Instr>& mp = g.grid.procs[p].program;
           const std::vector<Instr>& lp = last.procs[p].program;
           const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
+          auto aligned = [&](const Instr& a, const Instr& b) { return sameBesidesAligned(a, b, g, p); };
+          auto sameRange = [](auto same, const std::vector<Instr>& a, int a0, int a1, std::span<const Instr> b) {
+            bool ok = a1 - a0 == static_cast<int>(b.size());
+            for (int q = 0; ok && a0 + q < a1; ++q) ok = same(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(q)]);
+            return ok;
+          };
           auto refuse = [&](const char* what) {
-            throw Fail(
-                fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} "
-                            "(not covered by the persistent-kernel proof yet)",
-                            g.grid.procs[p].name, what, d, x));
+            throw Fail(fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {}{} "
+                                   "(not covered by the persistent-kernel proof yet)",
+                                   g.grid.procs[p].name, what, d, x,
+                                   first_copy ? " and its first K iteration is a copy of its own" : ""));
           };
           for (int64_t t = i; t < g.Wt; t += 2) {
             if (!sh.runs(t)) continue;
-            const std::vector<Instr>& pre = g.pre_text[0][p][t][x];
-            if (xsh.head[t][0] - xsh.tile_start[t] != static_cast<int>(pre.size()) ||
-                !std::equal(pre.begin(), pre.end(), xp.begin() + xsh.tile_start[t], sameInstr))
+            const std::span<const Instr> pre =
+                moves(p) ? std::span<const Instr>(g.pre_text_built[0][p][t][x])
+                         : std::span<const Instr>(mp.data() + sh.tile_start[t], mp.data() + sh.head[t][0]);
+            if (!sameRange(moves(p) ? sameInstr : sameBesidesLoops, xp, xsh.tile_start[t], xsh.head[t][0], pre))
               refuse("part before the K loop");
             bool exact = true;
-            if (!iterationsAtRingStart(g, p, xp, xsh, mp, sh, t, x, exact)) refuse("K iteration");
-            requireAlignedAtRingStart(g, p, x, exact, g.pre_marker_moves[p][t][x]);
-            const int a = xsh.head[t][g.Wg], b = xsh.tile_start[t + 1], la = lsh.head[t][g.Wg];
-            bool same = b - a == lsh.tile_start[t + 1] - la;
-            for (int q = 0; same && a + q < b; ++q) same = sameBesidesLoops(xp[a + q], lp[la + q]);
-            if (!same) refuse("part after the K loop");
+            if (!first_copy) {
+              if (!iterationsAtRingStart(g, p, xp, xsh, mp, sh, t, x, exact)) refuse("K iteration");
+            } else {
+              for (int64_t k = 0; k + x < g.Wg && exact; ++k)
+                exact = sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, sameBesidesLoops);
+              if (!sameRange(aligned, xp, xsh.head[t][0], xsh.head[t][1], g.first_text[0][p][t][x]))
+                refuse("first K iteration");
+              for (int64_t k = 1; k + x < g.Wg; ++k)
+                if (!sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, aligned)) refuse("K iteration");
+            }
+            if (moves(p)) requireAlignedAtRingStart(g, p, x, exact, g.pre_marker_moves[p][t][x]);
+            const std::span<const Instr> post(lp.data() + lsh.head[t][g.Wg], lp.data() + lsh.tile_start[t + 1]);
+            if (!sameRange(sameBesidesLoops, xp, xsh.head[t][g.Wg], xsh.tile_start[t + 1], post))
+              refuse("part after the K loop");
           }
         }
       });
 }
 
-// The first K iterations' copies (firstIterations) with a last tile of its
-// own (PGrid::last_tile; obstacle 1 (c) of docs/z3.md "FA4's correction
-// warpgroup", lifted in "First K iterations of the last tiles"). The copy
-// at ring start x was matched on a grid whose tiles are none of the last
-// (E_A read as t + far), and the explorer enters it in a run's last tiles
-// too, whose part after the K loop is the last tiles' grid's (afterBody).
-// What the builder gives a last tile that starts at x could differ: a read
-// of E_A in the first iteration, or a counter the tile's history moves
-// otherwise. For every x = 1..Wg - 1, depth d and parity, the grid whose
-// tiles start at x with those tiles the d-th from the end must give each of
-// them, per process with a K loop: the grid's part before the K loop (the
-// loop values apart; no part moves with the ring here: refused before, see
-// refuseFirstCopiesWithTheTileCount), the copy's first iteration
-// besides the aligned fields (which the copy takes from the grid), the
-// grid's K iterations k >= 1 at the same ring index besides the aligned
-// fields, and the part after the K loop of the last tiles' grid at ring
-// start 0 (the loop values apart), as lastTilesAtRingStart requires of the
-// copies per ring start. Else unknown.
-void lastTilesFirstIterations(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
-                              const TileLoops& tl, ProofBudget& budget) {
-  if (!g.last_tile) return;
-  for (int64_t x = 1; x < g.Wg; ++x)
-    forEachLastTilesGridAtRingStart(
-        g, s, binding, target, tl, x, budget, "building the last tiles' first K iterations per ring start",
-        [&](int64_t d, int64_t i, const System& at, const std::vector<TileShape>& xs, const System& last,
-            const std::vector<TileShape>& ls) {
-          for (size_t p = 0; p < g.shape.size(); ++p) {
-            const TileShape &sh = g.shape[p], &xsh = xs[p], &lsh = ls[p];
-            if (sh.kind != TileShape::Full) continue;
-            const std::vector<Instr>& xp = at.procs[p].program;
-            const std::vector<Instr>& mp = g.grid.procs[p].program;
-            const std::vector<Instr>& lp = last.procs[p].program;
-            auto aligned = [&](const Instr& a, const Instr& b) { return sameBesidesAligned(a, b, g, p); };
-            auto sameRange = [](auto same, const std::vector<Instr>& a, int a0, int a1, std::span<const Instr> b) {
-              bool ok = a1 - a0 == static_cast<int>(b.size());
-              for (int q = 0; ok && a0 + q < a1; ++q)
-                ok = same(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(q)]);
-              return ok;
-            };
-            auto refuse = [&](const char* what) {
-              throw Fail(
-                  fmt::format("{}'s {} of the tile {} from the end differs when it starts at ring position {} and "
-                              "its first K iteration is a copy of its own (not covered by the persistent-kernel "
-                              "proof yet)",
-                              g.grid.procs[p].name, what, d, x));
-            };
-            for (int64_t t = i; t < g.Wt; t += 2) {
-              const std::span<const Instr> pre(mp.data() + sh.tile_start[t], mp.data() + sh.head[t][0]);
-              if (!sameRange(sameBesidesLoops, xp, xsh.tile_start[t], xsh.head[t][0], pre))
-                refuse("part before the K loop");
-              if (!sameRange(aligned, xp, xsh.head[t][0], xsh.head[t][1], g.first_text[0][p][t][x]))
-                refuse("first K iteration");
-              for (int64_t k = 1; k + x < g.Wg; ++k)
-                if (!sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, aligned)) refuse("K iteration");
-              const std::span<const Instr> post(lp.data() + lsh.head[t][g.Wg], lp.data() + lsh.tile_start[t + 1]);
-              if (!sameRange(sameBesidesLoops, xp, xsh.head[t][g.Wg], xsh.tile_start[t + 1], post))
-                refuse("part after the K loop");
-            }
-          }
-        });
+// lastTilesAtRingStart at every ring start 1..Wg.
+void lastTilesByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+                          const TileLoops& tl, ProofBudget& budget, bool with_first) {
+  for (int64_t x = 1; x <= g.Wg; ++x) lastTilesAtRingStart(g, s, binding, target, tl, x, budget, with_first);
 }
 
 // The parts before the K loop per ring start (docs/z3.md "A per-tile
@@ -10916,13 +10951,14 @@ void lastTilesFirstIterations(const PGrid& g, const ir::Schedule& s, const Bindi
 //    builder derives later (a read's generation counts returns after
 //    waits).
 void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
-                     ProofBudget& budget) {
+                     ProofBudget& budget, bool last_tiles_later) {
   const size_t P = g.grid.procs.size();
   g.pre_x.assign(P, 0);
   g.pre_text = emptyTexts(g, g.Wg + 1);
   g.pre_marker_moves.assign(P, std::vector<std::vector<char>>(static_cast<size_t>(g.Wt),
                                                               std::vector<char>(static_cast<size_t>(g.Wg) + 1, 0)));
   g.pre_shapes.assign(static_cast<size_t>(g.Wg) + 1, {});
+  g.pre_grids.assign(static_cast<size_t>(g.Wg) + 1, {});
   auto has = [](const std::vector<char>& v, size_t p) { return p < v.size() && v[p]; };
   for (size_t p = 0; p < P; ++p)
     if (g.pre_moves[p] && (g.shape[p].step > 1 || has(g.post_x, p) || has(g.first_x, p)))
@@ -10934,9 +10970,8 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   const System& main = g.grid;
   for (int64_t x = 0; x <= g.Wg; ++x) {
     checkBudget(budget, "building the parts before the K loop per ring start");
-    System at = main;
     std::vector<TileShape> shapes = g.shape;
-    if (x > 0) at = ringStartGrid(g, s, binding, target, tl, g.not_last, x, budget, shapes);
+    System at = x > 0 ? ringStartGrid(g, s, binding, target, tl, g.not_last, x, budget, shapes) : main;
     g.pre_shapes[static_cast<size_t>(x)] = shapes;
     for (size_t p = 0; p < P; ++p) {
       if (!g.pre_moves[p]) continue;
@@ -10996,10 +11031,14 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
       }
       g.pre_x[p] = 1;
     }
+    if (x > 0) g.pre_grids[static_cast<size_t>(x)] = std::move(at);
   }
   // (once every ring start's copy passed: a copy refused above does not
-  // pay for the 2 * last_m grids per ring start before it)
-  for (int64_t x = 1; x <= g.Wg; ++x) lastTilesAtRingStart(g, s, binding, target, tl, x, budget);
+  // pay for the 2 * last_m grids per ring start before it; with first K
+  // iterations of their own, after their copies, on the same grids:
+  // lastTilesByRingStart)
+  g.pre_text_built = g.pre_text;
+  if (!last_tiles_later) lastTilesByRingStart(g, s, binding, target, tl, budget, false);
   namePreWritesAsTheRing(g);
   namePreReadsAsTheRing(g);
 }
@@ -12006,11 +12045,14 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
-// Obstacle 1 (c): the first K iteration's copies (firstIterations) are not
-// built past the last tiles' grids.
+// Obstacle 1 (c) with the last tiles' parts per ring end: the first K
+// iterations' last tiles (lastTilesAtRingStart) are checked with their part
+// after the K loop at ring end Wg, the last tiles' parts per ring end
+// (lastPostsByRingEnd) with tiles that start at ring position 0; a last
+// tile that starts at x > 0 and ends at L < Wg is neither's.
 [[noreturn]] void refuseFirstCopiesWithTheLastTiles() {
-  throw Fail("the schedule reads the tile count inside the tile loop and its K loop's first iteration differs "
-             "(not covered by the persistent-kernel proof yet)");
+  throw Fail("the schedule reads the tile count inside the tile loop, its K loop's first iteration differs and a "
+             "part after its K loop reads the tile's ring end (not covered by the persistent-kernel proof yet)");
 }
 
 // The copies near a tile's end check their periods from w0g in every tile:
@@ -12025,10 +12067,6 @@ void refuseSloped(const PGrid& g, const char* what) {
                            what));
 }
 
-constexpr const char* kFirstCopiesWithLastTilesAndRingStarts =
-    "the schedule reads the tile count inside the tile loop, a part before its K loop moves with the ring and its K "
-    "loop's first iteration differs (not covered by the persistent-kernel proof yet)";
-
 bool anyPostMoves(const PGrid& g) {
   return std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
 }
@@ -12039,30 +12077,42 @@ bool anyLastPostCopies(const PGrid& g) {
 
 // Obstacle 1 (c) where a part before the K loop moves with the ring (a K
 // loop whose first iteration differs, `if j == 0:`, with a read of the tile
-// count): the first K iterations' copies of the last tiles
-// (lastTilesFirstIterations) are checked on grids whose tiles start at x
-// with every part before the K loop the grid's, which the copies per ring
-// start (presByRingStart) are not. Refused, and before presByRingStart's
-// grids and the last tiles' grids per ring start (FA4: 23 s user): the
-// first iteration of its own is known from grid N alone (checkTileExprs),
-// asked here as a probe. A probe that fails decides nothing (checkTileExprs
-// runs again after the copies, with the tail grids' expressions and the
-// ring's final warm-up, and refuses or sets `first` itself); one that sets
-// `first` means the later check sets it too or refuses on its own (it reads
-// a superset of these expressions, and its warm-up is no smaller), so the
-// refusal only comes earlier. A refusal moved earlier is unknown, never a
-// pass.
-void refuseFirstCopiesWithTheTileCount(const ir::Schedule& s, const TileLoops& tl, const PGrid& g,
-                                       const Limits& limits, bool reads_tile_count, bool tails) {
-  if (!reads_tile_count) return;
-  bool first = false;
+// count): the last tiles that start at x > 0 run the copies of both
+// (presByRingStart, firstIterations), so their grids per ring start, depth
+// and parity (FA4: 4 x 24 grids) are checked once, after the first
+// iterations' copies (lastTilesAtRingStart with them), not first without
+// them in presByRingStart. Whether the K loop has a first iteration of its
+// own is known from grid N alone (checkTileExprs), asked here as a probe
+// before presByRingStart. A probe that fails or finds none decides nothing
+// (the grids are then checked in presByRingStart as before, and again with
+// the first copies if checkTileExprs, run again after the copies with the
+// tail grids' expressions and the ring's final warm-up, finds one); one
+// that finds one defers the grids to after firstIterations, where
+// checkTileExprs sets `first` too or refuses on its own (it reads a
+// superset of these expressions, and its warm-up is no smaller).
+// The probe also answers whether a part after the K loop reads the ring
+// end (checkTileExprs' answer): with a first K iteration of its own and the
+// last tiles, such a part's copies per ring end (lastPostsByRingEnd) are
+// refused after their grids (refuseFirstCopiesWithTheLastTiles); the
+// refusal is asked here instead, before any grid per ring start or end
+// (FA4: 24 + 4 x 24 + 23 + 4 x 23 grids, 8.5 s user and more). Where the
+// probe decides, main refused every such schedule here (obstacle 1 (c)
+// with a part that moves), so no proof is lost.
+struct FirstProbe {
+  bool first = false;     // a first K iteration of its own
+  bool reads_end = false;  // a part after the K loop reads the ring end
+};
+FirstProbe firstCopiesProbe(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits,
+                            bool reads_tile_count, bool tails) {
+  if (!reads_tile_count) return {};
+  FirstProbe out;
   int last = 0;
   try {
-    checkTileExprs(s, tl, g, limits, &first, tails ? &last : nullptr);
+    out.reads_end = checkTileExprs(s, tl, g, limits, &out.first, tails ? &last : nullptr);
   } catch (const Fail&) {
-    return;  // (decided there)
+    return {};  // (decided there)
   }
-  if (first) throw Fail(kFirstCopiesWithLastTilesAndRingStarts);
+  return out;
 }
 
 // A last tile's part after the K loop that moves with the ring
@@ -12188,6 +12238,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   };
   std::vector<Series> ring, tiles;
   std::vector<int64_t> ring_tile;  // the tile of each ring series
+  // the last tiles' grids per ring start checked after the first K
+  // iterations' copies (firstCopiesProbe), not in presByRingStart
+  bool last_tiles_later = false;
   for (size_t p = 0; p < g.shape.size(); ++p) {
     const TileShape& sh = g.shape[p];
     if (sh.kind == TileShape::Full)
@@ -12280,7 +12333,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       collectRingStartReads(g, tl);
       refuseRingStartReadsOutsideTheirParts(g);
       buildTails();  // (checkTileExprs reads its expressions)
-      refuseFirstCopiesWithTheTileCount(s, tl, g, solverLimits(opts, budget), !uses.empty(), tails.has_value());
+      const FirstProbe probe =
+          firstCopiesProbe(s, tl, g, solverLimits(opts, budget), !uses.empty(), tails.has_value());
+      // (uses: the last tiles' grids, buildLastGrids; refused before them)
+      last_tiles_later = probe.first && !uses.empty();
+      if (last_tiles_later && (probe.reads_end || anyPostMoves(g))) refuseFirstCopiesWithTheLastTiles();
       buildLastGrids();  // (lastTilesAtRingStart reads them)
       if (g.last_tile && !anyPostMoves(g)) refuseLastTilePartsThatMove(g);
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
@@ -12288,7 +12345,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // ring's first lap left out below it), and after the copy at ring
       // start 0, the grid's, which only tile 0 runs (docs/z3.md "A per-tile
       // prologue that moves with the ring")
-      presByRingStart(g, s, binding, target, tl, budget);
+      presByRingStart(g, s, binding, target, tl, budget, last_tiles_later);
       g.w0g = std::max(g.w0g, preCopiesSteadyFrom(g));
       if (g.w0g + 2 * g.Pg + 2 > Wg) throw GridTooSmall{false};
     }
@@ -12317,19 +12374,12 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   if (last > 1)
     reads_end |= deeperTailGrids(g, s, binding, target, tl, limits, tails->second, last, &first, &tail_uses);
   if (kinds) onKindGrid(g, [&] { reads_end |= checkTileExprs(s, tl, g, limits, &first); });
-  // (before the grids per ring end) a first K iteration of its own with the
-  // last tiles: lifted by lastTilesFirstIterations below (fa4w, session 43)
-  // where the parts before the K loop do not move; where they move it was
-  // refused before presByRingStart's grids when the probe could decide, and
-  // is refused here where it could not.
-  if (first && g.last_tile && std::any_of(g.pre_x.begin(), g.pre_x.end(), [](char m) { return m; }))
-    throw Fail(kFirstCopiesWithLastTilesAndRingStarts);
   if (reads_end || anyPostMoves(g)) {
     postsByRingEnd(g, s, binding, target, tl, budget);
     if (g.last_tile) lastPostsByRingEnd(g, s, binding, target, tl, budget);
   }
   refuseLastPartsThatMove(g);
-  // lastTilesFirstIterations compares the last tiles' parts after the K loop
+  // lastTilesAtRingStart compares the last tiles' parts after the K loop
   // with the depth-d grid's at ring start 0; with copies of those parts per
   // ring end (lastPostsByRingEnd) that comparison is not the one that holds:
   // the two lifts were built apart (session 43), the pair is refused.
@@ -12337,8 +12387,14 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   if (first) {
     firstIterations(g, s, binding, target, tl, budget);
     if (g.counters) checkFirstCopiesKeepCounters(g);
-    lastTilesFirstIterations(g, s, binding, target, tl, budget);
+    // the last tiles' first iterations, and their parts before the K loop
+    // per ring start where those move (again where presByRingStart checked
+    // them without the first copies: the probe did not decide)
+    lastTilesByRingStart(g, s, binding, target, tl, budget, true);
+  } else if (last_tiles_later) {
+    lastTilesByRingStart(g, s, binding, target, tl, budget, false);
   }
+  g.pre_grids.clear();  // (firstIterations' only)
   requirePreFirstCopies(g, first);
   // a first K iteration that arrives on named barriers otherwise than the
   // others (gridCounts) must be run as its own copy at every ring start

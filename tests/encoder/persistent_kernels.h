@@ -68,7 +68,7 @@ inline std::string queryEmptyWaitIf(const std::string& cond) {
 // handed back after every tile's K loop but the last two's (the loader of
 // tile t waits for tile t - 2's release; the tile count read to depth 2:
 // trip_fa8_test.cpp, trip_fa13_test.cpp edits it further).
-inline constexpr const char* kQueryRingRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
+inline const std::string kQueryRingRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
 inline std::string queryRing() {
   return pairs::edited(kQueryEmpty, {
       {"def q_empty_handoff(", "def q_ring_release("},
@@ -80,6 +80,18 @@ inline std::string queryRing() {
        "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n"},
       {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
       {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n", kQueryRingRelease},
+  });
+}
+
+// queryRing() whose consumer waits for its tile's Q in the tile's first K
+// iteration (`if k == 0:`, a first K iteration of its own) instead of
+// before its K loop (trip_fa13_test.cpp, trip_fa14_test.cpp).
+inline const std::string kQRingFirstWaitLine = "                if k == 0:\n                    lm.wait(q_full, iter=t)\n";
+inline std::string qRingFirstWait() {
+  return pairs::edited(queryRing(), {
+      {"def q_ring_release(", "def q_ring_first_wait("},
+      {"            lm.wait(q_full, iter=t)\n", ""},
+      {"                lm.wait(full, iter=it)\n", kQRingFirstWaitLine + "                lm.wait(full, iter=it)\n"},
   });
 }
 
