@@ -450,6 +450,7 @@ void runLayoutGates(const ir::Schedule& s, const CheckOptions& opts, ir::Diagnos
   }
   layout::runRoleGates(g);
   layout::runSmemGates(g);
+  layout::runCpAsyncGlobalGates(g);
   layout::runTmaGates(g);
   layout::runMmaGates(g);
   layout::runTmemGates(g);

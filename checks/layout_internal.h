@@ -168,6 +168,7 @@ class Gates {
 // The gate families (layout_*.cpp).
 void runTargetFeatureGates(Gates& g);
 void runSmemGates(Gates& g);
+void runCpAsyncGlobalGates(Gates& g);  // layout_smem.cpp
 void runTmaGates(Gates& g);
 void runMmaGates(Gates& g);
 void runTmemGates(Gates& g);

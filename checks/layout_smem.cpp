@@ -1,5 +1,7 @@
 // Shared memory: views inside pools, alignment, overlap notes, the
 // per-block limit.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "checks/layout_internal.h"
@@ -239,6 +241,68 @@ void runSmemGates(Gates& g) {
   f.data["align_slack"] = slack;
   f.data["limit"] = limit;
   g.emit(std::move(f), &r);
+}
+
+// The global side of a cp.async (docs/rules/layout.misaligned.md): the
+// lowering copies a slot row in chunks of ir::cpAsyncChunkBytes (16, 8 or 4
+// bytes, lowering/emit_copy.cpp cpAsyncChunk) from the tensor's element
+// `base + (r0 + r) * row_stride + c0 + c`, c a multiple of the chunk's
+// elements, and cp.async needs its global source aligned to the chunk as
+// much as its shared destination. The IR names the column c0 (the last
+// coordinate); the tensor's strides are the launch's (docs/known-limits.md).
+// So c0 must be a multiple of the chunk's elements wherever the copy runs.
+// `e` is a multiple of n whatever its symbols are: a constant multiple of
+// n, a product with such a factor, a sum or difference of such terms. The
+// solver is asked only where this does not show it (`(k_lo + k + 2) * 32`
+// of the split-K GEMM, under guards with lm.cdiv and min, took a query 120 s
+// and left the verdict unknown).
+static bool visiblyMultipleOf(const ir::Expr& e, int64_t n) {
+  switch (e.kind) {
+    case ir::ExprKind::Const: return e.value % n == 0;
+    case ir::ExprKind::Mul:
+      return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && visiblyMultipleOf(*a, n); });
+    case ir::ExprKind::Add:
+    case ir::ExprKind::Sub:
+    case ir::ExprKind::Neg:
+      return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return a && visiblyMultipleOf(*a, n); });
+    default: return false;
+  }
+}
+
+void runCpAsyncGlobalGates(Gates& g) {
+  const ir::Schedule& s = g.s;
+  for (const OpSite& site : g.sites) {
+    const ir::Op& op = site.op();
+    if (op.kind != ir::OpKind::CpAsync || op.coords.empty() || !op.coords.back()) continue;
+    if (op.dst.kind != ir::BufferRef::Kind::View || op.dst.index < 0 ||
+        op.dst.index >= static_cast<int>(s.views.size()))
+      continue;
+    const ir::View& view = s.views[op.dst.index];
+    const int64_t eb = ir::dtypeBytes(view.dtype);
+    const auto cols = view.shape.empty() ? std::optional<int64_t>(1) : ir::constValue(view.shape.back());
+    const int64_t chunk = cols ? ir::cpAsyncChunkBytes(*cols * eb) : 0;
+    if (chunk <= eb) continue;  // element copies, or one element per chunk: the element's own alignment
+    const int64_t elems = chunk / eb;
+    const ExprPtr& c0 = op.coords.back();
+    if (visiblyMultipleOf(*c0, elems)) {
+      g.fact("layout.misaligned", true);
+      continue;
+    }
+    auto r = g.check("layout.misaligned", eq(mod(c0, lit(elems)), lit(0)), site.premises);
+    if (r.kind != encoder::BvVerdict::Fails) continue;
+    const std::string tensor = op.src.kind == ir::BufferRef::Kind::Param ? g.refName(op.src) : "the tensor";
+    ir::Finding f = g.finding(
+        "layout.misaligned", op.range,
+        fmt::format("the cp.async into '{}' copies {}-byte chunks from column {} of '{}', which is not a multiple "
+                    "of {} elements ({} bytes of {}): the chunk's global address is not {}-byte aligned{}",
+                    view.name, chunk, g.show(c0, &r), tensor, elems, chunk, ir::dtypeName(view.dtype), chunk,
+                    g.when(r)));
+    Gates::note(f, view.range,
+                fmt::format("view '{}' has rows of {} bytes, copied in {}-byte chunks", view.name, *cols * eb, chunk));
+    f.subject["view"] = view.name;
+    f.data["alignment"] = chunk;
+    g.emit(std::move(f), &r);
+  }
 }
 
 }  // namespace cake::checks::layout

@@ -305,6 +305,9 @@ class GoalCollector {
   std::set<std::string> uncovered;
   // Guards whose flips are placed jointly with the trip count.
   std::vector<FlipGoal> flips;
+  // Where every box of a dimension that may be clipped at 0 is whole (a
+  // condition, one per such dimension: clippedCoordGoals).
+  std::vector<ExprPtr> whole_boxes;
   // Loops whose start reads a parameter, placed jointly with the trip count.
   std::vector<StartGoal> starts;
   // Thresholds a binding's values place (BindingSearch::farValues).
@@ -346,6 +349,11 @@ class GoalCollector {
     // ... and at their last iteration (lastPlaces; empty where it reads none)
     std::vector<ExprPtr> lasts;
     ExprPtr running;  // runningOf: 0 where those loops run, negative where one does not
+    // The values of the coordinate without its block term (neverClipped),
+    // per instance of its role and value of its constant loops, taken where
+    // it is collected (those are the walk's); nullopt where it has no block
+    // term, empty where they are not all known.
+    std::optional<std::vector<int64_t>> rest_values;
   };
   // (tensor, rank, dimension) -> the coordinates its accesses name there
   std::map<std::tuple<int, size_t, size_t>, std::vector<GlobalCoord>> global_coords_;
@@ -1079,8 +1087,14 @@ class GoalCollector {
               {o.coords[d], box ? std::optional<int64_t>((*box)[d]) : std::nullopt,
                constantCoordValues(o.coords[d]), instances_, firstPlaces(o.coords[d]), symbolicVarOf(*o.coords[d]),
                symbolicVarOf(*o.coords[d]) >= 0 ? lastPlaces(o.coords[d]) : std::vector<ExprPtr>{},
-               runningOf(*o.coords[d])});
+               runningOf(*o.coords[d]), restValues(o.coords[d])});
     }
+  }
+  // A coordinate's values without its block term (GlobalCoord::rest_values).
+  std::optional<std::vector<int64_t>> restValues(const ExprPtr& e) const {
+    const ir::Expr* term = encoder::blockTermOf(e);
+    if (!term) return std::nullopt;
+    return constantCoordValues(encoder::withoutBlockTerm(e, *term));
   }
   // The sum of min(trip, 1) - 1 over the symbolic loops `e` reads: 0 where
   // each runs, negative where one does not (a box goal adds it, so that a
@@ -1308,27 +1322,64 @@ class GoalCollector {
   // a block term >= 0 (encoder/block_coords.h) plus a rest whose values
   // (constantCoordValues: per instance and constant-loop value) are all
   // >= 0. Those boxes are the same boxes moved, at every binding.
+  // The rest's values are those of each access's own role and constant
+  // loops (GlobalCoord::rest_values): taken after the walk, with the last
+  // role's instance count, a rest `7 * (w == 0) - 2 * w` was read at w = 0
+  // alone, and three warps' boxes that meet only from block 2 on exited 0
+  // *checked* at block 0 (helper sound44).
   bool neverClipped(const std::vector<GlobalCoord>& seen) const {
     for (const GlobalCoord& c : seen) {
-      const ir::Expr* term = encoder::blockTermOf(c.expr);
-      if (!term) return false;
-      const ExprPtr rest = encoder::withoutBlockTerm(c.expr, *term);
-      if (dependsOnParams(*rest)) return false;
-      const std::vector<int64_t> values = constantCoordValues(rest);
+      if (!c.rest_values) return false;
+      const std::vector<int64_t>& values = *c.rest_values;
       if (values.empty() || values.front() < 0) return false;
     }
     return true;
   }
-  // Otherwise the coordinate reaches the sync structure like any operand:
-  // the covering values place it at 0 among their targets (every box there
-  // whole: a box clipped at a lower value is part of the same box at 0, so
-  // no race is lost by taking 0) and the check is not cut to one binding.
+  // Otherwise the coordinate reaches the sync structure like any operand
+  // (the covering values place it at 0 among their targets) and the check
+  // is not cut to one binding. A box clipped at 0 is part of the box where
+  // the coordinate is larger, so no race is lost where every box is whole,
+  // but 0 is no value of `32 * t - 1` or of `t * lm.block_idx(1) - 1`, and
+  // such a row's race from block 1 on exited 0 *checked* at block 0 (helper
+  // sound44): so beside every binding the values give, one with the block
+  // indices and grid moved so that every place of the dimension's
+  // coordinates is >= 0 (wholeBoxes, BindingSearch::wholeBoxes). A place
+  // the values cannot name (more than kMaxCoordValues, or a loop variable
+  // read otherwise than affinely: its least value is not at an end), or a
+  // coordinate that is not separable (its accesses' distance moves with the
+  // block), is named, so the verdict is unknown.
   void clippedCoordGoals(const std::vector<GlobalCoord>& seen) {
+    std::vector<ExprPtr> whole;
+    bool named = true;
     for (const GlobalCoord& c : seen) {
       instances_ = c.instances;
       note(c.expr);
       operand(c.expr, {0});
+      const std::vector<ExprPtr> places = placesOf(c);
+      if (places.empty() || (c.loop_var >= 0 && !affine(*c.expr)) || !separable(*c.expr)) named = false;
+      for (const ExprPtr& p : places) whole.push_back(ir::makeExpr(ExprKind::Ge, {p, ir::makeConst(0)}));
     }
+    if (!named || whole.empty()) {
+      uncovered.insert(fmt::format("the boxes at `{}` (the coordinate of every access of a global tensor's "
+                                   "dimension, which may be below 0) are not placed whole",
+                                   ir::exprToString(*seen.front().expr, s_)));
+      return;
+    }
+    ExprPtr all = whole.front();
+    for (size_t i = 1; i < whole.size(); ++i) all = ir::makeExpr(ExprKind::And, {all, whole[i]});
+    whole_boxes.push_back(std::move(all));
+  }
+  // A sum (`+`, `-`, unary `-`) no term of which reads both a parameter,
+  // block index or grid size and the instance or a loop variable: two
+  // accesses at such a coordinate are apart by what the instance and the
+  // loops give, the same at every block (not so `t * w`, whose distance
+  // between two instances is the block index, or `(b + t * g) * 64`).
+  static bool separable(const ir::Expr& e) {
+    if ((e.kind == ExprKind::Add || e.kind == ExprKind::Sub || e.kind == ExprKind::Neg) &&
+        std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a != nullptr; }))
+      return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return separable(*a); });
+    return !(ir::exprUses(e, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim}) &&
+             ir::exprUses(e, {ExprKind::Instance, ExprKind::LoopVar}));
   }
   // The comparisons inside an operand, a loop bound or a guard that reads
   // a loop variable, which read a parameter, a block index or a grid size
@@ -1626,6 +1677,7 @@ class BindingSearch {
     }
     for (Binding& b : reached)
       if (assumed(b)) out.push_back(std::move(b));
+    wholeBoxes(out);
     dedupe(out);
     std::stable_sort(out.begin(), out.end(), [&](const Binding& x, const Binding& y) { return weight(x) < weight(y); });
     return out;
@@ -1703,6 +1755,10 @@ class BindingSearch {
     };
     return ir::makeExpr(ExprKind::Sub, {shifted(a, a1, db), shifted(b, b1, da)});
   }
+
+  // The conditions under which every box of a global dimension that may be
+  // clipped at 0 is whole (GoalCollector::whole_boxes; see wholeBoxes).
+  void setWholeBoxes(std::vector<ExprPtr> conds) { whole_boxes_ = std::move(conds); }
 
   // Why run() found no binding.
   const std::string& failure() const { return failure_; }
@@ -1784,6 +1840,7 @@ class BindingSearch {
   std::map<int, std::set<int>> ties_;  // parameter -> the parameters lm.assume facts tie it to (itself included)
   std::string failure_;
   std::set<std::string> unplaced_;
+  std::vector<ExprPtr> whole_boxes_;  // setWholeBoxes
   std::string combinations_left_;
   size_t combinations_added_ = 0;
   std::map<std::vector<int64_t>, int64_t> last_flips_;  // see lastFlip
@@ -2681,6 +2738,65 @@ class BindingSearch {
   // inside it): a coordinate `lm.grid_dim(0)` was left at a grid of one,
   // "checked: " with nothing listed, and its race with another warp's box
   // at column 32 exited 0 (helper sound40).
+  // ---- boxes of a global dimension clipped at 0, placed whole
+  //
+  // Beside each binding whose boxes a whole_boxes_ condition leaves clipped,
+  // the same parameters with the block indices and grid sizes it reads
+  // moved so that every box is whole: the small values first (each block
+  // index up to kWholeBlocks, the grid one larger where it must be), then
+  // Z3 with those knobs free. At every other block the boxes are these
+  // moved, or parts of them clipped at 0, so their races are among these
+  // (GoalCollector::clippedCoordGoals). A binding where neither finds such
+  // values is named (unplaced: the verdict is unknown). Conditions that read
+  // no block index or grid size place the boxes alike at every block.
+  static constexpr int64_t kWholeBlocks = 16;
+  void wholeBoxes(std::vector<Binding>& out) {
+    if (whole_boxes_.empty()) return;
+    ExprPtr all = whole_boxes_.front();
+    for (size_t i = 1; i < whole_boxes_.size(); ++i) all = ir::makeExpr(ExprKind::And, {all, whole_boxes_[i]});
+    bool dims[3] = {false, false, false};
+    for (int d = 0; d < 3; ++d) dims[d] = dependsOnBlockIdx(*all, d) || dependsOnGridDim(*all, d);
+    if (!dims[0] && !dims[1] && !dims[2]) return;
+    const auto whole = [&](const Binding& b) {
+      const std::optional<int64_t> v = value(b, *all);
+      return v && *v != 0 && assumed(b);
+    };
+    const size_t n = out.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (whole(out[i])) continue;
+      std::string why;
+      std::optional<Binding> moved = smallBlocks(out[i], dims, whole);
+      if (!moved) moved = solveJointly(all, out[i], {}, dims, whole, why);
+      if (moved) {
+        out.push_back(*moved);
+        continue;
+      }
+      unplaced_.insert(fmt::format("the boxes where `{}` are not placed whole at {} ({})", ir::exprToString(*all, s_),
+                                   encoder::bindingToString(s_, out[i]),
+                                   why.empty() ? "no block index and grid size give it" : why));
+    }
+  }
+  // The first block indices (0 .. kWholeBlocks in each dimension `dims`
+  // names, the grid at least one larger) from `base` where `ok` holds.
+  std::optional<Binding> smallBlocks(const Binding& base, const bool dims[3],
+                                     const std::function<bool(const Binding&)>& ok) const {
+    std::vector<int> ds;
+    for (int d = 0; d < 3; ++d)
+      if (dims[d]) ds.push_back(d);
+    std::vector<int64_t> at(ds.size(), 0);
+    for (;;) {
+      Binding b = base;
+      for (size_t j = 0; j < ds.size(); ++j) {
+        b.block_idx[ds[j]] = at[j];
+        b.grid_dim[ds[j]] = std::max<int64_t>(base.grid_dim[ds[j]], at[j] + 1);
+      }
+      if (ok(b)) return b;
+      size_t j = 0;
+      while (j < at.size() && ++at[j] > kWholeBlocks) at[j++] = 0;
+      if (j == at.size()) return std::nullopt;
+    }
+  }
+
   void blockValues(const Binding& base, std::vector<Binding>& out) const {
     for (int d = 0; d < 3; ++d)
       for (const Goal& g : goals_) {
@@ -3953,8 +4069,10 @@ std::string relevantText(const ir::Schedule& s, const Binding& b, const std::set
 
 std::vector<Binding> coveringBindings(const ir::Schedule& s) {
   GoalCollector goals(s);
-  return BindingSearch(s, goals.goals, goals.flips, goals.starts, goals.guard_outcomes, goals.maxStages(), encoder::Limits{},
-                       goals.far_events).run();
+  BindingSearch search(s, goals.goals, goals.flips, goals.starts, goals.guard_outcomes, goals.maxStages(),
+                       encoder::Limits{}, goals.far_events);
+  search.setWholeBoxes(goals.whole_boxes);
+  return search.run();
 }
 
 uint64_t systemFingerprint(const encoder::System& sys) { return fingerprint(sys); }
@@ -3970,7 +4088,9 @@ class Driver {
       : s_(s), opts_(opts), sink_(sink), verdicts_(verdicts),
         budget_(encoder::ProofBudget::unitsFor(opts.bounded_timeout_ms / 1000.0), opts.timeout_ms), goals_(s),
         relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.starts, goals_.guard_outcomes, goals_.maxStages(), limits(),
-                goals_.far_events) {}
+                goals_.far_events) {
+    search_.setWholeBoxes(goals_.whole_boxes);
+  }
 
   // With CAKE_PROOF_STATS set, one line on stderr per obligation: the
   // bounded check's work and the thread's CPU seconds (the proof's own line

@@ -67,7 +67,7 @@ ir::ExprPtr withoutBlockTerm(const ir::ExprPtr& coord, const ir::Expr& term) {
   return copy;
 }
 
-std::map<const ir::Expr*, const ir::Expr*> blockOwnedCoords(const ir::Schedule& s) {
+std::map<CoordSite, const ir::Expr*> blockOwnedCoords(const ir::Schedule& s) {
   const std::set<int> rw = readAndWrittenTensors(s);
   // (tensor, rank, dimension) -> its coordinates; owned while every one has
   // the same block term
@@ -79,7 +79,7 @@ std::map<const ir::Expr*, const ir::Expr*> blockOwnedCoords(const ir::Schedule& 
         if (r->kind == ir::BufferRef::Kind::Param && rw.count(r->index))
           for (size_t d = 0; d < o.coords.size(); ++d) dims[{r->index, o.coords.size(), d}].push_back(&o.coords[d]);
     });
-  std::map<const ir::Expr*, const ir::Expr*> out;
+  std::map<CoordSite, const ir::Expr*> out;
   for (const auto& [key, coords] : dims) {
     std::vector<const ir::Expr*> terms;
     for (const ir::ExprPtr* c : coords) terms.push_back(blockTermOf(*c));
@@ -87,7 +87,8 @@ std::map<const ir::Expr*, const ir::Expr*> blockOwnedCoords(const ir::Schedule& 
       return t && ir::sameExpr(*t, *terms.front());
     });
     if (!owned) continue;
-    for (size_t i = 0; i < coords.size(); ++i) out[coords[i]->get()] = terms[i];
+    const auto& [tensor, rank, dim] = key;
+    for (size_t i = 0; i < coords.size(); ++i) out[{tensor, rank, dim, coords[i]->get()}] = terms[i];
   }
   return out;
 }

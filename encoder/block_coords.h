@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "ir/schedule.h"
 
@@ -25,12 +26,18 @@ const ir::Expr* blockTermOf(const ir::ExprPtr& coord);
 // `coord` with its block term (blockTermOf) replaced by 0.
 ir::ExprPtr withoutBlockTerm(const ir::ExprPtr& coord, const ir::Expr& term);
 
+// A coordinate where it is named: (tensor parameter, rank, dimension, the
+// node of an op's coords[d]). One node can be the coordinate of several
+// dimensions or tensors (`t = lm.block_idx(0)`, the name substituted:
+// `coords=(t, t)`), owned in one and not in another.
+using CoordSite = std::tuple<int, size_t, size_t, const ir::Expr*>;
+
 // For the global tensors the CTA reads and writes (readAndWrittenTensors):
-// every coordinate (the node of an op's coords[d]) of a dimension in which
-// every access of the tensor (of that rank) has a block term, all of them
-// one expression (ir::sameExpr), mapped to its block term's node. Two
-// accesses of such a dimension are at t + g1 and t + g2 with g1, g2 read
-// without the block index: their distance does not depend on it.
-std::map<const ir::Expr*, const ir::Expr*> blockOwnedCoords(const ir::Schedule& s);
+// every coordinate of a dimension in which every access of the tensor (of
+// that rank) has a block term, all of them one expression (ir::sameExpr),
+// mapped to its block term's node. Two accesses of such a dimension are at
+// t + g1 and t + g2 with g1, g2 read without the block index: their
+// distance does not depend on it.
+std::map<CoordSite, const ir::Expr*> blockOwnedCoords(const ir::Schedule& s);
 
 }  // namespace cake::encoder

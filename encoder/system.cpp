@@ -313,7 +313,7 @@ class Builder {
   TmemBuildFacts tmem_facts_;                          // for markTmemHazards (encoder/tmem_values.h)
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
-  std::map<const ir::Expr*, const ir::Expr*> block_coords_;  // coordinate -> its block term (globalCoord)
+  std::map<CoordSite, const ir::Expr*> block_coords_;  // coordinate -> its block term (globalCoord)
   std::map<std::tuple<int, int, int>, int> global_space_;  // (param, rank, cta) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
@@ -860,8 +860,12 @@ class Builder {
   // (docs/z3.md "A block's own slice of a read-and-written global tensor").
   // Where g < 0 (a box a block could clip) it is evaluated as written, and
   // the read of the block index is recorded (a proof refuses it).
-  int64_t globalCoord(const ir::ExprPtr& e) {
-    const auto it = e ? block_coords_.find(e.get()) : block_coords_.end();
+  // The coordinate is looked up where it is named (tensor, rank,
+  // dimension): by its node alone, `t` owned in B's rows was placed at 0 in
+  // C's rows too, where another access names row 1, and block 1's race
+  // there was missed by a system that read no block index (helper sound44).
+  int64_t globalCoord(int tensor, size_t rank, size_t dim, const ir::ExprPtr& e) {
+    const auto it = e ? block_coords_.find({tensor, rank, dim, e.get()}) : block_coords_.end();
     if (it == block_coords_.end()) return eval(e, "coords=");
     const ir::Expr* term = it->second;
     const EvalHook* outer = hook_;
@@ -921,7 +925,7 @@ class Builder {
   // that does not evaluate, a tile lowering does not place, coordinates past
   // the layout's bits) or empty (no element in bounds: coordinates below 0
   // name none).
-  std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> globalBox(const ir::Op& o,
+  std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> globalBox(const ir::Op& o, int tensor,
                                                                                  const BufferRef& tile, bool tma) {
     const int rank = static_cast<int>(o.coords.size());
     const auto shape = tileShape(tile);
@@ -933,7 +937,7 @@ class Builder {
     for (int d = 0; d < rank; ++d) {
       int64_t c = 0;
       try {
-        c = globalCoord(o.coords[d]);
+        c = globalCoord(tensor, o.coords.size(), static_cast<size_t>(d), o.coords[d]);
       } catch (const BuildError&) {
         return std::nullopt;
       }
@@ -953,7 +957,7 @@ class Builder {
                  bool async) {
     const ir::Op& o = in.stmt->op;
     if (tensor.kind != BufferRef::Kind::Param || !rw_tensors_.count(tensor.index)) return;
-    const auto box = globalBox(o, tile, tma);
+    const auto box = globalBox(o, tensor.index, tile, tma);
     if (!box || box->first.empty()) return;
     const auto& [lo, hi] = *box;
     const int rank = static_cast<int>(lo.size());
