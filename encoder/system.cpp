@@ -3,6 +3,7 @@
 // meaning of every instruction.
 #include "encoder/system.h"
 #include "encoder/block_coords.h"
+#include "encoder/loop_coords.h"
 #include "encoder/tmem_values.h"
 #include "encoder/strided_split.h"
 #include "encoder/system_hook.h"
@@ -314,6 +315,7 @@ class Builder {
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
   std::map<const ir::Expr*, const ir::Expr*> block_coords_;  // coordinate -> its block term (globalCoord)
+  std::map<const ir::Expr*, const ir::Expr*> loop_coords_;   // coordinate -> its loop term (globalCoord)
   std::map<std::tuple<int, int, int>, int> global_space_;  // (param, rank, cta) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
@@ -849,6 +851,7 @@ class Builder {
   void findReadAndWrittenTensors() {
     rw_tensors_ = readAndWrittenTensors(s_);
     if (sem_.translate_block_coords) block_coords_ = blockOwnedCoords(s_);
+    if (sem_.translate_loop_coords) loop_coords_ = loopOwnedCoords(s_, kGlobalAddressBits);
   }
 
   // A coordinate of a global access. In a proof's build, one whose
@@ -860,10 +863,24 @@ class Builder {
   // (docs/z3.md "A block's own slice of a read-and-written global tensor").
   // Where g < 0 (a box a block could clip) it is evaluated as written, and
   // the read of the block index is recorded (a proof refuses it).
+  // One whose tensor's accesses move together with a loop value
+  // (loopOwnedCoords: c * v + g, g >= 0 for every instance, loop values
+  // never sharing an element) is evaluated with c * v at 0 (docs/z3.md "A
+  // global tensor's rows per loop iteration").
   int64_t globalCoord(const ir::ExprPtr& e) {
-    const auto it = e ? block_coords_.find(e.get()) : block_coords_.end();
+    if (!e) return eval(e, "coords=");
+    if (const auto loop = loop_coords_.find(e.get()); loop != loop_coords_.end())
+      return evalWithTermAtZero(e, *loop->second);  // >= 0: loopOwnedCoords bounds it per instance
+    const auto it = block_coords_.find(e.get());
     if (it == block_coords_.end()) return eval(e, "coords=");
-    const ir::Expr* term = it->second;
+    const int64_t rest = evalWithTermAtZero(e, *it->second);
+    return rest >= 0 ? rest : eval(e, "coords=");
+  }
+
+  // `e` evaluated with its node `term` at 0 (and the other nodes as the
+  // build's hook says).
+  int64_t evalWithTermAtZero(const ir::ExprPtr& e, const ir::Expr& term_node) {
+    const ir::Expr* term = &term_node;
     const EvalHook* outer = hook_;
     const EvalHook drop = [term, outer](const ir::Expr& x, const ir::EvalEnv& env) -> std::optional<int64_t> {
       if (&x == term) return 0;
@@ -878,7 +895,7 @@ class Builder {
       throw;
     }
     hook_ = outer;
-    return rest >= 0 ? rest : eval(e, "coords=");
+    return rest;
   }
 
   // Each dimension of a rank-N tensor gets kGlobalAddressBits / N bits of

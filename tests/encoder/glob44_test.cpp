@@ -1,0 +1,169 @@
+// A global tensor read and written at coordinates that move with a loop
+// (docs/z3.md "A global tensor's rows per loop iteration", helper glob44,
+// session 44; hunt44's minimal form in docs/known-limits.md): where the
+// accesses of different loop values never share an element, a proof's build
+// places them with the loop term at 0, and the in-place update is proved.
+// Broken twins whose loop values meet (a row the next iteration reads, a box
+// wider than the loop's step, a row clipped at 0, a row every iteration
+// touches, a coordinate of two loop variables) or whose one iteration races
+// are found by `cake check` and not proved.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_util.h"
+#include "encoder/loop_coords.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace glob44_test {
+
+// Two warps each load their tile of X at READ, a barrier (SYNC), store a
+// tile at WRITE; ROWS: the tile's rows.
+const std::string kInPlace = R"(@cake.schedule(target="sm_80")
+def k(lm, X: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    r = lm.regs(shape=(ROWS, 32), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        t = lm.block_idx(0)
+        for p in lm.range(0, n):
+            lm.copy(r, X, coords=READ)
+            SYNC
+            lm.copy(X, r, coords=WRITE)
+)";
+
+std::string inPlace(const std::string& read, const std::string& write, bool sync, int rows = 1) {
+  using cake::testing::replace;
+  std::string t = replace(kInPlace, "READ", read);
+  t = replace(t, "WRITE", write);
+  t = replace(t, "ROWS", std::to_string(rows));
+  return replace(t, "SYNC", sync ? "lm.sync(block)" : "pass");
+}
+
+void expectProved(const std::string& text, const char* what) {
+  auto mod = cake::testing::compile(text);
+  ASSERT_FALSE(mod.schedules.empty()) << what;
+  const ir::Schedule& s = mod.schedules.at(0);
+  const auto answer = cake::testing::attacks::modelCheck(s);
+  EXPECT_TRUE(answer.proved) << what << ": " << answer.detail;
+  EXPECT_TRUE(answer.rules.empty()) << what << ": " << cake::testing::attacks::join(answer.rules);
+  const auto r = cake::testing::attacks::proveDefault(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << what << ": " << r.detail;
+}
+
+// How many coordinates a proof's build places without their loop term.
+size_t foldedCoords(const std::string& text) {
+  auto mod = cake::testing::compile(text);
+  return mod.schedules.empty() ? 0 : encoder::loopOwnedCoords(mod.schedules.at(0), 62).size();
+}
+
+}  // namespace glob44_test
+
+// The loop term: one variable times constants, beside constants and the
+// instance; none for two loop variables, a parameter or a block index in
+// the coordinate, or a non-linear use of the variable.
+TEST(Glob44, TheLoopTermIsOneVariableTimesConstants) {
+  using ir::ExprKind;
+  const ir::ExprPtr p = ir::makeExpr(ExprKind::LoopVar, {});
+  ir::Expr q_node;
+  q_node.kind = ExprKind::LoopVar;
+  q_node.index = 1;
+  const ir::ExprPtr q = std::make_shared<const ir::Expr>(q_node);
+  const ir::ExprPtr w = ir::makeExpr(ExprKind::Instance, {});
+  const ir::ExprPtr n = ir::makeExpr(ExprKind::Param, {});
+  const ir::ExprPtr p64 = ir::makeExpr(ExprKind::Mul, {ir::makeConst(64), p});
+  const ir::ExprPtr rest = ir::makeExpr(ExprKind::Mul, {ir::makeConst(32), w});
+  auto term = [](const ir::ExprPtr& e) { return encoder::loopTermOf(e); };
+  EXPECT_EQ(term(ir::makeExpr(ExprKind::Add, {p64, rest})), p64.get());
+  EXPECT_EQ(term(ir::makeExpr(ExprKind::Sub, {p, ir::makeConst(1)})), p.get());  // clipped: loopOwnedCoords' check
+  EXPECT_EQ(term(rest), nullptr);                                                // no loop variable
+  EXPECT_EQ(term(ir::makeExpr(ExprKind::Add, {p, q})), nullptr);
+  EXPECT_EQ(term(ir::makeExpr(ExprKind::Add, {p, n})), nullptr);
+  EXPECT_EQ(term(ir::makeExpr(ExprKind::Mul, {p, n})), nullptr);
+  EXPECT_EQ(term(ir::makeExpr(ExprKind::Mod, {p, ir::makeConst(2)})), nullptr);
+  EXPECT_EQ(term(ir::makeExpr(ExprKind::Add, {p, ir::makeExpr(ExprKind::BlockIdx, {})})), nullptr);
+  EXPECT_EQ(term(ir::makeExpr(ExprKind::Mul, {p, ir::makeConst(0)})), nullptr);
+}
+
+// hunt44's minimal form (docs/known-limits.md): "no steady period within
+// 192 unrolled iterations" before, proved now; and realistic variants: a
+// warp's half of a 64-column chunk per iteration, the block's own row
+// chunked by the loop (a block term and a loop term in one tensor),
+// two-row tiles at rows 2p + 1.
+TEST(Glob44, RowsThatMoveWithTheLoopAreProved) {
+  using glob44_test::inPlace;
+  const std::string minimal = inPlace("(p, 32 * w)", "(p, 32 * w)", true);
+  EXPECT_EQ(glob44_test::foldedCoords(minimal), 2u);
+  glob44_test::expectProved(minimal, "hunt44's minimal form");
+  glob44_test::expectProved(inPlace("(0, 64 * p + 32 * w)", "(0, 64 * p + 32 * w)", true),
+                            "a warp's half of a 64-column chunk");
+  glob44_test::expectProved(inPlace("(t, 64 * p + 32 * w)", "(t, 64 * p + 32 * w)", true),
+                            "the block's row, chunked by the loop");
+  glob44_test::expectProved(inPlace("(2 * p + 1, 32 * w)", "(2 * p + 1, 32 * w)", true, 2),
+                            "two-row tiles two rows apart");
+}
+
+// Broken twins: each races at some n >= 1; the bounded check finds it and
+// nothing proves it.
+TEST(Glob44, TwinsWhoseLoopValuesMeetAreFoundNotProved) {
+  using cake::testing::attacks::expectFoundNotProved;
+  using glob44_test::foldedCoords;
+  using glob44_test::inPlace;
+  // iteration p stores row p + 1, which the other warp loads in iteration
+  // p + 1 before that iteration's barrier
+  const std::string next_row = inPlace("(p, 32 * w)", "(p + 1, 32 - 32 * w)", true);
+  EXPECT_EQ(foldedCoords(next_row), 0u);
+  expectFoundNotProved(next_row, "sync.race", "row p + 1 stored for the next iteration");
+  // every box at row p - 1: the first iteration's clipped; the warps race
+  // in every later one (no barrier)
+  const std::string behind = inPlace("(p - 1, 32 * w)", "(p - 1, 32 - 32 * w)", false);
+  EXPECT_EQ(foldedCoords(behind), 0u);
+  expectFoundNotProved(behind, "sync.race", "row p - 1, no barrier");
+  // a row that depends on the instance: warp 1's row p + 1 is warp 0's
+  // next row (hunt44's counterexample to the fold without disjointness)
+  const std::string by_warp = inPlace("(p + w, 0)", "(p + w, 0)", true);
+  EXPECT_EQ(foldedCoords(by_warp), 0u);
+  expectFoundNotProved(by_warp, "sync.race", "row p + w");
+  // two-row tiles with the step 1: rows p + 2 and p + 3, stored by the
+  // other warp in iteration p, meet rows p + 1 and p + 2 that iteration
+  // p + 1 loads (the tiles of one iteration do not meet)
+  const std::string wide = inPlace("(p, 32 * w)", "(p + 2, 32 - 32 * w)", true, 2);
+  EXPECT_EQ(foldedCoords(wide), 0u);
+  expectFoundNotProved(wide, "sync.race", "a two-row box with step 1");
+  // row 0 loaded every iteration, row p stored: iteration 0's store meets
+  // iteration 1's load
+  const std::string fixed_row = inPlace("(0, 32 * w)", "(p, 32 - 32 * w)", true);
+  EXPECT_EQ(foldedCoords(fixed_row), 0u);
+  expectFoundNotProved(fixed_row, "sync.race", "row 0 loaded, row p stored");
+  // one iteration races (no barrier): kept by the fold
+  const std::string no_sync = inPlace("(p, 32 * w)", "(p, 32 - 32 * w)", false);
+  EXPECT_EQ(foldedCoords(no_sync), 2u);
+  expectFoundNotProved(no_sync, "sync.race", "the minimal form without its barrier, halves swapped");
+}
+
+// Two loop variables: a coordinate that adds them is never folded; a load
+// at the outer variable's row and a store at the inner one's are folded
+// (loop values, not loops, are what moves a box) and their race kept.
+TEST(Glob44, TwinsWithTwoLoopVariablesAreFoundNotProved) {
+  using cake::testing::attacks::expectFoundNotProved;
+  using cake::testing::replace;
+  std::string nested = replace(glob44_test::kInPlace, "        for p in lm.range(0, n):\n",
+                               "        for p in lm.range(0, n):\n          for q in lm.range(0, 2):\n");
+  nested = replace(nested, "            lm.copy(r, X", "              lm.copy(r, X");
+  nested = replace(nested, "            SYNC", "              SYNC");
+  nested = replace(nested, "            lm.copy(X, r", "              lm.copy(X, r");
+  using glob44_test::foldedCoords;
+  const std::string sum_nested = replace(replace(replace(nested, "READ", "(p + q, 32 * w)"), "WRITE",
+                                                 "(p + q, 32 - 32 * w)"), "SYNC", "lm.sync(block)");
+  const std::string sum_nested_rows = replace(sum_nested, "ROWS", "1");
+  EXPECT_EQ(foldedCoords(sum_nested_rows), 0u);
+  expectFoundNotProved(sum_nested_rows, "sync.race", "row p + q");
+  const std::string apart = replace(replace(replace(replace(nested, "READ", "(p, 32 * w)"), "WRITE",
+                                                    "(q, 32 - 32 * w)"), "SYNC", "lm.sync(block)"), "ROWS", "1");
+  EXPECT_EQ(foldedCoords(apart), 2u);
+  expectFoundNotProved(apart, "sync.race", "row p loaded, row q stored");
+}
