@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <utility>
@@ -18,6 +19,18 @@ using ir::ExprKind;
 
 bool readsLoopVar(const ir::Expr& e) { return ir::exprUses(e, {ExprKind::LoopVar}); }
 
+// Each loop variable's |step| (0 where the step is not a constant).
+void loopSteps(const ir::Block& block, std::map<int, int64_t>& out) {
+  for (const ir::Stmt& st : block) {
+    if (st.kind == ir::Stmt::Kind::For) {
+      const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+      out[st.loop_var] = step ? std::llabs(*step) : 0;
+    }
+    loopSteps(st.body, out);
+    loopSteps(st.orelse, out);
+  }
+}
+
 // A product of one loop variable and constants: its variable and constant
 // factor (nullopt for any other shape, or a factor of 0).
 std::optional<std::pair<int, int64_t>> loopMonomial(const ir::Expr& e) {
@@ -28,15 +41,17 @@ std::optional<std::pair<int, int64_t>> loopMonomial(const ir::Expr& e) {
   for (const ir::ExprPtr& a : e.args) {
     if (!a) return std::nullopt;
     if (a->kind == ExprKind::Const) {
-      factor *= a->value;
+      if (__builtin_mul_overflow(factor, a->value, &factor)) return std::nullopt;
       continue;
     }
     const auto inner = loopMonomial(*a);
     if (!inner || var) return std::nullopt;
     var = inner->first;
-    factor *= inner->second;
+    if (__builtin_mul_overflow(factor, inner->second, &factor)) return std::nullopt;
   }
-  if (!var || factor == 0) return std::nullopt;
+  // a factor past 2^31 is never folded (the folded box stays far inside
+  // the layout: addLoopOwned)
+  if (!var || factor == 0 || std::llabs(factor) > (int64_t{1} << 31)) return std::nullopt;
   return std::pair<int, int64_t>{*var, factor};
 }
 
@@ -114,6 +129,10 @@ std::optional<std::vector<int64_t>> restValues(const ir::ExprPtr& rest, int inst
   return out;
 }
 
+// The largest loop step (and lcm of steps) a fold takes: its modulus keeps
+// the folded boxes far below the layout's end.
+constexpr int64_t kMaxStep = 1024;
+
 // The lowest rest and the highest rest + extent in one dimension, over
 // the accesses.
 struct Span {
@@ -123,10 +142,11 @@ struct Span {
 // Whether the accesses of one tensor and rank qualify (loopOwnedCoords);
 // the coordinates to place without their term go to `out`.
 bool addLoopOwned(const std::vector<TensorAccess>& accesses, int rank, int address_bits,
-                  std::map<const ir::Expr*, const ir::Expr*>& out) {
+                  const std::map<int, int64_t>& steps, std::map<const ir::Expr*, LoopFold>& out) {
   std::map<size_t, int64_t> factors;  // dimension -> c, from the first access
   std::map<size_t, Span> spans;
-  std::map<const ir::Expr*, const ir::Expr*> found;
+  std::map<const ir::Expr*, LoopFold> found;
+  int64_t modulus = 1;  // the lcm of the loops' steps, then doubled
   const int64_t limit = int64_t{1} << (address_bits / rank);
   for (size_t a = 0; a < accesses.size(); ++a) {
     const TensorAccess& x = accesses[a];
@@ -139,7 +159,11 @@ bool addLoopOwned(const std::vector<TensorAccess>& accesses, int rank, int addre
       if (!term) return false;
       mine[d] = term->factor;
       vars.insert(term->var);
-      found[c.get()] = term->node;
+      const auto step = steps.find(term->var);
+      if (step == steps.end() || step->second <= 0 || step->second > kMaxStep) return false;
+      modulus = std::lcm(modulus, step->second);
+      if (modulus > kMaxStep) return false;
+      found[c.get()] = {term->node, term->factor, 0};
     }
     if (vars.size() != 1 || (a > 0 && mine != factors)) return false;
     if (a == 0) factors = mine;
@@ -148,10 +172,10 @@ bool addLoopOwned(const std::vector<TensorAccess>& accesses, int rank, int addre
     if (extent.empty()) continue;  // the builder leaves it out
     for (const auto& [d, factor] : mine) {
       const ir::ExprPtr& c = (*x.coords)[d];
-      const auto values = restValues(withoutBlockTerm(c, *found[c.get()]), x.instances);
+      const auto values = restValues(withoutBlockTerm(c, *found[c.get()].term), x.instances);
       if (!values) return false;
       for (int64_t v : *values) {
-        if (v < 0 || v + extent[d] > limit) return false;
+        if (v < 0 || v + extent[d] > limit / 4 - std::llabs(factor) * 2 * kMaxStep) return false;
         spans[d].lo = std::min(spans[d].lo, v);
         spans[d].hi = std::max(spans[d].hi, v + extent[d]);
       }
@@ -162,6 +186,7 @@ bool addLoopOwned(const std::vector<TensorAccess>& accesses, int rank, int addre
     return sp.lo > sp.hi || sp.hi - sp.lo <= std::llabs(f.second);
   });
   if (factors.empty() || !apart) return false;
+  for (auto& [coord, fold] : found) fold.modulus = 2 * modulus;
   out.insert(found.begin(), found.end());
   return true;
 }
@@ -173,8 +198,10 @@ const ir::Expr* loopTermOf(const ir::ExprPtr& coord) {
   return t ? t->node : nullptr;
 }
 
-std::map<const ir::Expr*, const ir::Expr*> loopOwnedCoords(const ir::Schedule& s, int address_bits) {
+std::map<const ir::Expr*, LoopFold> loopOwnedCoords(const ir::Schedule& s, int address_bits) {
   const std::set<int> rw = readAndWrittenTensors(s);
+  std::map<int, int64_t> steps;
+  for (const auto& body : s.bodies) loopSteps(body.body, steps);
   std::map<std::pair<int, size_t>, std::vector<TensorAccess>> tensors;  // (tensor, rank) -> its accesses
   for (const auto& body : s.bodies) {
     const int instances = s.roles[body.role].instanceCount();
@@ -187,9 +214,9 @@ std::map<const ir::Expr*, const ir::Expr*> loopOwnedCoords(const ir::Schedule& s
       }
     });
   }
-  std::map<const ir::Expr*, const ir::Expr*> out;
+  std::map<const ir::Expr*, LoopFold> out;
   for (const auto& [key, accesses] : tensors)
-    if (key.second > 0) addLoopOwned(accesses, static_cast<int>(key.second), address_bits, out);
+    if (key.second > 0) addLoopOwned(accesses, static_cast<int>(key.second), address_bits, steps, out);
   return out;
 }
 

@@ -6,10 +6,10 @@
 // induction never saw the same bytes in two periods. Where the accesses of
 // different loop values can never share an element, and every access
 // names the loop variable through one term `c * v` per dimension (the same
-// c in every access), a proof's build places each access at its coordinates
-// with that term at 0: the boxes of one loop value move together (their
-// overlaps are kept), and boxes of different values, which never met, may
-// now meet (only races are added).
+// c in every access), a proof's build places each access with `c * v`
+// replaced by `|c| * (v mod M)`: the boxes of one loop value move together
+// (their overlaps are kept), and boxes of different values, which never
+// met, may now meet (only races are added).
 
 #include <map>
 
@@ -23,6 +23,20 @@ namespace cake::encoder {
 // constants and lm.instance(). nullptr for a coordinate that reads no loop
 // variable, and for any other shape (`p + q`, `p % 2`, `p * n`, `p + n`).
 const ir::Expr* loopTermOf(const ir::ExprPtr& coord);
+
+// How a proof's build places a coordinate `c * v + g`: at `g + |c| * (v mod
+// modulus)`. Any placement that is a function of the loop value v keeps
+// the overlaps of one value's boxes (all moved alike) and only adds
+// overlaps between values, which never shared an element; the modulus (twice
+// the lcm of the loops' steps) keeps adjacent iterations' boxes apart, so
+// that an access of iteration v + 1 meets one of iteration v only where
+// the schedule's boxes do, while iteration v + modulus lands on v's boxes
+// and lap induction sees a period.
+struct LoopFold {
+  const ir::Expr* term = nullptr;  // c * v, a node of the coordinate
+  int64_t factor = 0;              // c
+  int64_t modulus = 0;
+};
 
 // For the global tensors the CTA reads and writes: every coordinate of a
 // tensor (of one rank) whose accesses move together with a loop value,
@@ -38,8 +52,9 @@ const ir::Expr* loopTermOf(const ir::ExprPtr& coord);
 //    |c| elements: max(rest + extent) - min(rest) <= |c|, so two loop values
 //    (|c| apart or more) never share an element.
 // Accesses of different loop values are then disjoint, and those of one
-// value are all moved by the same c * value: a proof's build may place them
-// with the term at 0 (encoder/system.cpp globalCoord).
-std::map<const ir::Expr*, const ir::Expr*> loopOwnedCoords(const ir::Schedule& s, int address_bits);
+// value are all moved alike: a proof's build may place them as LoopFold
+// says (encoder/system.cpp globalCoord). Loops with a step that is not a
+// constant, or larger than 1024, are not folded.
+std::map<const ir::Expr*, LoopFold> loopOwnedCoords(const ir::Schedule& s, int address_bits);
 
 }  // namespace cake::encoder

@@ -315,7 +315,7 @@ class Builder {
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
   std::map<const ir::Expr*, const ir::Expr*> block_coords_;  // coordinate -> its block term (globalCoord)
-  std::map<const ir::Expr*, const ir::Expr*> loop_coords_;   // coordinate -> its loop term (globalCoord)
+  std::map<const ir::Expr*, LoopFold> loop_coords_;         // coordinate -> its loop term (globalCoord)
   std::map<std::tuple<int, int, int>, int> global_space_;  // (param, rank, cta) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
@@ -865,16 +865,23 @@ class Builder {
   // the read of the block index is recorded (a proof refuses it).
   // One whose tensor's accesses move together with a loop value
   // (loopOwnedCoords: c * v + g, g >= 0 for every instance, loop values
-  // never sharing an element) is evaluated with c * v at 0 (docs/z3.md "A
-  // global tensor's rows per loop iteration").
+  // never sharing an element) is evaluated as g + |c| * (v mod M)
+  // (docs/z3.md "A global tensor's rows per loop iteration").
   int64_t globalCoord(const ir::ExprPtr& e) {
     if (!e) return eval(e, "coords=");
-    if (const auto loop = loop_coords_.find(e.get()); loop != loop_coords_.end())
-      return evalWithTermAtZero(e, *loop->second);  // >= 0: loopOwnedCoords bounds it per instance
+    if (const auto loop = loop_coords_.find(e.get()); loop != loop_coords_.end()) return foldedCoord(e, loop->second);
     const auto it = block_coords_.find(e.get());
     if (it == block_coords_.end()) return eval(e, "coords=");
     const int64_t rest = evalWithTermAtZero(e, *it->second);
     return rest >= 0 ? rest : eval(e, "coords=");
+  }
+
+  // g + |c| * (v mod M), >= 0 (loopOwnedCoords bounds g per instance): a
+  // function of the loop value v alone, whatever the term evaluates to.
+  int64_t foldedCoord(const ir::ExprPtr& e, const LoopFold& f) {
+    const int64_t moved = eval(ir::ExprPtr(ir::ExprPtr{}, f.term), "coords=");  // c * v
+    const int64_t lap = ir::floorMod(ir::floorDiv(moved, f.factor).value(), f.modulus).value();
+    return evalWithTermAtZero(e, *f.term) + std::llabs(f.factor) * lap;
   }
 
   // `e` evaluated with its node `term` at 0 (and the other nodes as the
