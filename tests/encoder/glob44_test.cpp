@@ -90,21 +90,51 @@ TEST(Glob44, TheLoopTermIsOneVariableTimesConstants) {
 }
 
 // hunt44's minimal form (docs/known-limits.md): "no steady period within
-// 192 unrolled iterations" before, proved now; and realistic variants: a
-// warp's half of a 64-column chunk per iteration, the block's own row
-// chunked by the loop (a block term and a loop term in one tensor),
-// two-row tiles at rows 2p + 1.
+// 192 unrolled iterations" before, proved now; and realistic variants: the
+// halves of a 64-column chunk per iteration swapped between the warps (a
+// store the other warp's next load would meet were the iterations not kept
+// apart), the block's own row chunked by the loop (a block term and a loop
+// term in one tensor), two-row tiles at rows 2p + 1.
 TEST(Glob44, RowsThatMoveWithTheLoopAreProved) {
   using glob44_test::inPlace;
   const std::string minimal = inPlace("(p, 32 * w)", "(p, 32 * w)", true);
   EXPECT_EQ(glob44_test::foldedCoords(minimal), 2u);
   glob44_test::expectProved(minimal, "hunt44's minimal form");
-  glob44_test::expectProved(inPlace("(0, 64 * p + 32 * w)", "(0, 64 * p + 32 * w)", true),
-                            "a warp's half of a 64-column chunk");
+  glob44_test::expectProved(inPlace("(0, 64 * p + 32 * w)", "(0, 64 * p + 32 * (1 - w))", true),
+                            "the halves of a 64-column chunk swapped");
   glob44_test::expectProved(inPlace("(t, 64 * p + 32 * w)", "(t, 64 * p + 32 * w)", true),
                             "the block's row, chunked by the loop");
   glob44_test::expectProved(inPlace("(2 * p + 1, 32 * w)", "(2 * p + 1, 32 * w)", true, 2),
                             "two-row tiles two rows apart");
+}
+
+// A per-row reduction: each warp stores its partial beside the row, a
+// barrier, warp 0 loads both partials and stores the row; no barrier at
+// the end of the iteration (the next iteration's stores go to the next
+// row). Without the barrier: found, not proved.
+const std::string kRowReduction = R"(@cake.schedule(target="sm_80")
+def k(lm, X: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    r = lm.regs(shape=(1, 32), dtype=lm.f32)
+    y = lm.regs(shape=(1, 64), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        for p in lm.range(0, n):
+            lm.copy(r, X, coords=(p, 32 * w))
+            lm.copy(X, r, coords=(p, 64 + 32 * w))
+            SYNC
+            if w == 0:
+                lm.copy(y, X, coords=(p, 64))
+                lm.copy(X, y, coords=(p, 0))
+)";
+
+TEST(Glob44, APerRowReductionIsProvedItsTwinFound) {
+  using cake::testing::replace;
+  glob44_test::expectProved(replace(kRowReduction, "SYNC", "lm.sync(block)"), "a per-row reduction");
+  cake::testing::attacks::expectFoundNotProved(replace(kRowReduction, "SYNC", "pass"), "sync.race",
+                                              "a per-row reduction without its barrier");
 }
 
 // Broken twins: each races at some n >= 1; the bounded check finds it and
