@@ -142,10 +142,10 @@ struct Span {
 // Whether the accesses of one tensor and rank qualify (loopOwnedCoords);
 // the coordinates to place without their term go to `out`.
 bool addLoopOwned(const std::vector<TensorAccess>& accesses, int rank, int address_bits,
-                  const std::map<int, int64_t>& steps, std::map<const ir::Expr*, LoopFold>& out) {
+                  const std::map<int, int64_t>& steps, std::map<const ir::ExprPtr*, LoopFold>& out) {
   std::map<size_t, int64_t> factors;  // dimension -> c, from the first access
   std::map<size_t, Span> spans;
-  std::map<const ir::Expr*, LoopFold> found;
+  std::map<const ir::ExprPtr*, LoopFold> found;
   int64_t modulus = 1;  // the lcm of the loops' steps, then doubled
   const int64_t limit = int64_t{1} << (address_bits / rank);
   for (size_t a = 0; a < accesses.size(); ++a) {
@@ -163,7 +163,7 @@ bool addLoopOwned(const std::vector<TensorAccess>& accesses, int rank, int addre
       if (step == steps.end() || step->second <= 0 || step->second > kMaxStep) return false;
       modulus = std::lcm(modulus, step->second);
       if (modulus > kMaxStep) return false;
-      found[c.get()] = {term->node, term->factor, 0};
+      found[&c] = {term->node, term->factor, 0};
     }
     if (vars.size() != 1 || (a > 0 && mine != factors)) return false;
     if (a == 0) factors = mine;
@@ -172,7 +172,7 @@ bool addLoopOwned(const std::vector<TensorAccess>& accesses, int rank, int addre
     if (extent.empty()) continue;  // the builder leaves it out
     for (const auto& [d, factor] : mine) {
       const ir::ExprPtr& c = (*x.coords)[d];
-      const auto values = restValues(withoutBlockTerm(c, *found[c.get()].term), x.instances);
+      const auto values = restValues(withoutBlockTerm(c, *found[&c].term), x.instances);
       if (!values) return false;
       for (int64_t v : *values) {
         if (v < 0 || v + extent[d] > limit / 4 - std::llabs(factor) * 2 * kMaxStep) return false;
@@ -198,7 +198,7 @@ const ir::Expr* loopTermOf(const ir::ExprPtr& coord) {
   return t ? t->node : nullptr;
 }
 
-std::map<const ir::Expr*, LoopFold> loopOwnedCoords(const ir::Schedule& s, int address_bits) {
+std::map<const ir::ExprPtr*, LoopFold> loopOwnedCoords(const ir::Schedule& s, int address_bits) {
   const std::set<int> rw = readAndWrittenTensors(s);
   std::map<int, int64_t> steps;
   for (const auto& body : s.bodies) loopSteps(body.body, steps);
@@ -214,7 +214,7 @@ std::map<const ir::Expr*, LoopFold> loopOwnedCoords(const ir::Schedule& s, int a
       }
     });
   }
-  std::map<const ir::Expr*, LoopFold> out;
+  std::map<const ir::ExprPtr*, LoopFold> out;
   for (const auto& [key, accesses] : tensors)
     if (key.second > 0) addLoopOwned(accesses, static_cast<int>(key.second), address_bits, steps, out);
   return out;

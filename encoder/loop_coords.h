@@ -39,8 +39,10 @@ struct LoopFold {
 };
 
 // For the global tensors the CTA reads and writes: every coordinate of a
-// tensor (of one rank) whose accesses move together with a loop value,
-// mapped to its loop term (loopTermOf). A tensor qualifies where
+// tensor (of one rank) whose accesses move together with a loop value, by
+// its slot in its op's coords (not its node: one node, such as the loop
+// variable, can be the coordinate of several tensors' accesses, and another
+// tensor's may not qualify), mapped to its fold. A tensor qualifies where
 //  * every coordinate of every access that reads a loop variable has a loop
 //    term, and each access names one loop variable;
 //  * the dimensions with a loop term, and each one's constant factor, are
@@ -55,6 +57,6 @@ struct LoopFold {
 // value are all moved alike: a proof's build may place them as LoopFold
 // says (encoder/system.cpp globalCoord). Loops with a step that is not a
 // constant, or larger than 1024, are not folded.
-std::map<const ir::Expr*, LoopFold> loopOwnedCoords(const ir::Schedule& s, int address_bits);
+std::map<const ir::ExprPtr*, LoopFold> loopOwnedCoords(const ir::Schedule& s, int address_bits);
 
 }  // namespace cake::encoder

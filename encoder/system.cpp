@@ -315,7 +315,7 @@ class Builder {
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
   std::map<const ir::Expr*, const ir::Expr*> block_coords_;  // coordinate -> its block term (globalCoord)
-  std::map<const ir::Expr*, LoopFold> loop_coords_;         // coordinate -> its loop term (globalCoord)
+  std::map<const ir::ExprPtr*, LoopFold> loop_coords_;      // coordinate slot -> its fold (globalCoord)
   std::map<std::tuple<int, int, int>, int> global_space_;  // (param, rank, cta) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
@@ -869,7 +869,7 @@ class Builder {
   // (docs/z3.md "A global tensor's rows per loop iteration").
   int64_t globalCoord(const ir::ExprPtr& e) {
     if (!e) return eval(e, "coords=");
-    if (const auto loop = loop_coords_.find(e.get()); loop != loop_coords_.end()) return foldedCoord(e, loop->second);
+    if (const auto loop = loop_coords_.find(&e); loop != loop_coords_.end()) return foldedCoord(e, loop->second);
     const auto it = block_coords_.find(e.get());
     if (it == block_coords_.end()) return eval(e, "coords=");
     const int64_t rest = evalWithTermAtZero(e, *it->second);

@@ -175,6 +175,30 @@ TEST(Glob44, TwinsWhoseLoopValuesMeetAreFoundNotProved) {
   expectFoundNotProved(no_sync, "sync.race", "the minimal form without its barrier, halves swapped");
 }
 
+// One loop variable, two tensors: X's accesses qualify, Y's (row p + 1
+// stored for the next iteration) do not. The coordinate `p` is one node in
+// both; the fold is keyed by the op's coordinate slot, so Y's row p is
+// not folded while its row p + 1 is not: the race stays found.
+TEST(Glob44, AnotherTensorAtTheSameLoopVariableIsNotFolded) {
+  const std::string text = R"(@cake.schedule(target="sm_80")
+def k(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    r = lm.regs(shape=(1, 32), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        for p in lm.range(0, n):
+            lm.copy(r, X, coords=(p, 32 * w))
+            lm.copy(r, Y, coords=(p, 32 * w))
+            lm.sync(block)
+            lm.copy(X, r, coords=(p, 32 * w))
+            lm.copy(Y, r, coords=(p + 1, 32 - 32 * w))
+)";
+  EXPECT_EQ(glob44_test::foldedCoords(text), 2u);  // X's row p only
+  cake::testing::attacks::expectFoundNotProved(text, "sync.race", "Y's row p + 1 beside X's row p");
+}
+
 // Two loop variables: a coordinate that adds them is never folded; a load
 // at the outer variable's row and a store at the inner one's are folded
 // (loop values, not loops, are what moves a box) and their race kept.
