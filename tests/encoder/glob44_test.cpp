@@ -44,17 +44,6 @@ std::string inPlace(const std::string& read, const std::string& write, bool sync
   return replace(t, "SYNC", sync ? "lm.sync(block)" : "pass");
 }
 
-void expectProved(const std::string& text, const char* what) {
-  auto mod = cake::testing::compile(text);
-  ASSERT_FALSE(mod.schedules.empty()) << what;
-  const ir::Schedule& s = mod.schedules.at(0);
-  const auto answer = cake::testing::attacks::modelCheck(s);
-  EXPECT_TRUE(answer.proved) << what << ": " << answer.detail;
-  EXPECT_TRUE(answer.rules.empty()) << what << ": " << cake::testing::attacks::join(answer.rules);
-  const auto r = cake::testing::attacks::proveDefault(s);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << what << ": " << r.detail;
-}
-
 // How many coordinates a proof's build places without their loop term.
 size_t foldedCoords(const std::string& text) {
   auto mod = cake::testing::compile(text);
@@ -99,12 +88,12 @@ TEST(Glob44, RowsThatMoveWithTheLoopAreProved) {
   using glob44_test::inPlace;
   const std::string minimal = inPlace("(p, 32 * w)", "(p, 32 * w)", true);
   EXPECT_EQ(glob44_test::foldedCoords(minimal), 2u);
-  glob44_test::expectProved(minimal, "hunt44's minimal form");
-  glob44_test::expectProved(inPlace("(0, 64 * p + 32 * w)", "(0, 64 * p + 32 * (1 - w))", true),
+  cake::testing::attacks::expectProved(minimal, "hunt44's minimal form");
+  cake::testing::attacks::expectProved(inPlace("(0, 64 * p + 32 * w)", "(0, 64 * p + 32 * (1 - w))", true),
                             "the halves of a 64-column chunk swapped");
-  glob44_test::expectProved(inPlace("(t, 64 * p + 32 * w)", "(t, 64 * p + 32 * w)", true),
+  cake::testing::attacks::expectProved(inPlace("(t, 64 * p + 32 * w)", "(t, 64 * p + 32 * w)", true),
                             "the block's row, chunked by the loop");
-  glob44_test::expectProved(inPlace("(2 * p + 1, 32 * w)", "(2 * p + 1, 32 * w)", true, 2),
+  cake::testing::attacks::expectProved(inPlace("(2 * p + 1, 32 * w)", "(2 * p + 1, 32 * w)", true, 2),
                             "two-row tiles two rows apart");
 }
 
@@ -132,7 +121,7 @@ def k(lm, X: LM.gmem, n: LM.i32):
 
 TEST(Glob44, APerRowReductionIsProvedItsTwinFound) {
   using cake::testing::replace;
-  glob44_test::expectProved(replace(kRowReduction, "SYNC", "lm.sync(block)"), "a per-row reduction");
+  cake::testing::attacks::expectProved(replace(kRowReduction, "SYNC", "lm.sync(block)"), "a per-row reduction");
   cake::testing::attacks::expectFoundNotProved(replace(kRowReduction, "SYNC", "pass"), "sync.race",
                                               "a per-row reduction without its barrier");
 }
@@ -140,39 +129,38 @@ TEST(Glob44, APerRowReductionIsProvedItsTwinFound) {
 // Broken twins: each races at some n >= 1; the bounded check finds it and
 // nothing proves it.
 TEST(Glob44, TwinsWhoseLoopValuesMeetAreFoundNotProved) {
-  using cake::testing::attacks::expectFoundNotProved;
-  using glob44_test::foldedCoords;
-  using glob44_test::inPlace;
-  // iteration p stores row p + 1, which the other warp loads in iteration
-  // p + 1 before that iteration's barrier
-  const std::string next_row = inPlace("(p, 32 * w)", "(p + 1, 32 - 32 * w)", true);
-  EXPECT_EQ(foldedCoords(next_row), 0u);
-  expectFoundNotProved(next_row, "sync.race", "row p + 1 stored for the next iteration");
-  // every box at row p - 1: the first iteration's clipped; the warps race
-  // in every later one (no barrier)
-  const std::string behind = inPlace("(p - 1, 32 * w)", "(p - 1, 32 - 32 * w)", false);
-  EXPECT_EQ(foldedCoords(behind), 0u);
-  expectFoundNotProved(behind, "sync.race", "row p - 1, no barrier");
-  // a row that depends on the instance: warp 1's row p + 1 is warp 0's
-  // next row (hunt44's counterexample to the fold without disjointness)
-  const std::string by_warp = inPlace("(p + w, 0)", "(p + w, 0)", true);
-  EXPECT_EQ(foldedCoords(by_warp), 0u);
-  expectFoundNotProved(by_warp, "sync.race", "row p + w");
-  // two-row tiles with the step 1: rows p + 2 and p + 3, stored by the
-  // other warp in iteration p, meet rows p + 1 and p + 2 that iteration
-  // p + 1 loads (the tiles of one iteration do not meet)
-  const std::string wide = inPlace("(p, 32 * w)", "(p + 2, 32 - 32 * w)", true, 2);
-  EXPECT_EQ(foldedCoords(wide), 0u);
-  expectFoundNotProved(wide, "sync.race", "a two-row box with step 1");
-  // row 0 loaded every iteration, row p stored: iteration 0's store meets
-  // iteration 1's load
-  const std::string fixed_row = inPlace("(0, 32 * w)", "(p, 32 - 32 * w)", true);
-  EXPECT_EQ(foldedCoords(fixed_row), 0u);
-  expectFoundNotProved(fixed_row, "sync.race", "row 0 loaded, row p stored");
-  // one iteration races (no barrier): kept by the fold
-  const std::string no_sync = inPlace("(p, 32 * w)", "(p, 32 - 32 * w)", false);
-  EXPECT_EQ(foldedCoords(no_sync), 2u);
-  expectFoundNotProved(no_sync, "sync.race", "the minimal form without its barrier, halves swapped");
+  struct Twin {
+    const char *read, *write;
+    bool sync;
+    int rows;
+    size_t folded;  // coordinates a proof's build folds
+    const char* what;
+  };
+  const Twin twins[] = {
+      // iteration p stores row p + 1, which the other warp loads in
+      // iteration p + 1 before that iteration's barrier
+      {"(p, 32 * w)", "(p + 1, 32 - 32 * w)", true, 1, 0, "row p + 1 stored for the next iteration"},
+      // every box at row p - 1: the first iteration's clipped; the warps
+      // race in every later one (no barrier)
+      {"(p - 1, 32 * w)", "(p - 1, 32 - 32 * w)", false, 1, 0, "row p - 1, no barrier"},
+      // a row that depends on the instance: warp 1's row p + 1 is warp 0's
+      // next row (hunt44's counterexample to the fold without disjointness)
+      {"(p + w, 0)", "(p + w, 0)", true, 1, 0, "row p + w"},
+      // two-row tiles with the step 1: rows p + 2 and p + 3, stored by the
+      // other warp in iteration p, meet rows p + 1 and p + 2 that iteration
+      // p + 1 loads (the tiles of one iteration do not meet)
+      {"(p, 32 * w)", "(p + 2, 32 - 32 * w)", true, 2, 0, "a two-row box with step 1"},
+      // row 0 loaded every iteration, row p stored: iteration 0's store
+      // meets iteration 1's load
+      {"(0, 32 * w)", "(p, 32 - 32 * w)", true, 1, 0, "row 0 loaded, row p stored"},
+      // one iteration races (no barrier): kept by the fold
+      {"(p, 32 * w)", "(p, 32 - 32 * w)", false, 1, 2, "the minimal form without its barrier, halves swapped"},
+  };
+  for (const Twin& t : twins) {
+    const std::string text = glob44_test::inPlace(t.read, t.write, t.sync, t.rows);
+    EXPECT_EQ(glob44_test::foldedCoords(text), t.folded) << t.what;
+    cake::testing::attacks::expectFoundNotProved(text, "sync.race", t.what);
+  }
 }
 
 // One loop variable, two tensors: X's accesses qualify, Y's (row p + 1
