@@ -29,6 +29,8 @@ bool nonNegativeBlockMonomial(const ir::Expr& e) {
   }
 }
 
+}  // namespace
+
 // The additive terms of e with their signs (+1 added, -1 subtracted).
 void additiveTerms(const ir::Expr& e, int sign, std::vector<std::pair<const ir::Expr*, int>>& out) {
   if (e.kind == ExprKind::Add && e.args.size() == 2 && e.args[0] && e.args[1]) {
@@ -43,8 +45,6 @@ void additiveTerms(const ir::Expr& e, int sign, std::vector<std::pair<const ir::
     out.push_back({&e, sign});
   }
 }
-
-}  // namespace
 
 const ir::Expr* blockTermOf(const ir::ExprPtr& coord) {
   if (!coord) return nullptr;

@@ -11,10 +11,16 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "ir/schedule.h"
 
 namespace cake::encoder {
+
+// The additive terms of e (`+`, `-`, unary `-` flattened) with their signs
+// (+1 added, -1 subtracted), appended to out.
+void additiveTerms(const ir::Expr& e, int sign, std::vector<std::pair<const ir::Expr*, int>>& out);
 
 // The term of `coord` that reads the block index: `coord` is a sum
 // (`+`, `-`, unary `-`) of terms exactly one of which reads lm.block_idx or

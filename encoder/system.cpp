@@ -3,6 +3,7 @@
 // meaning of every instruction.
 #include "encoder/system.h"
 #include "encoder/block_coords.h"
+#include "encoder/loop_coords.h"
 #include "encoder/tmem_values.h"
 #include "encoder/strided_split.h"
 #include "encoder/system_hook.h"
@@ -314,6 +315,7 @@ class Builder {
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
   std::map<CoordSite, const ir::Expr*> block_coords_;  // coordinate -> its block term (globalCoord)
+  std::map<const ir::ExprPtr*, LoopFold> loop_coords_;  // coordinate slot -> its fold (globalCoord)
   std::map<std::tuple<int, int, int>, int> global_space_;  // (param, rank, cta) -> space
   ir::TxPlan tx_plan_;                                 // derived expect_tx (ir/expect_tx.h)
   std::map<int, std::set<int>> fill_barriers_;         // view -> barriers its TMA loads name
@@ -849,6 +851,7 @@ class Builder {
   void findReadAndWrittenTensors() {
     rw_tensors_ = readAndWrittenTensors(s_);
     if (sem_.translate_block_coords) block_coords_ = blockOwnedCoords(s_);
+    if (sem_.translate_loop_coords) loop_coords_ = loopOwnedCoords(s_, kGlobalAddressBits);
   }
 
   // A coordinate of a global access. In a proof's build, one whose
@@ -864,10 +867,32 @@ class Builder {
   // dimension): by its node alone, `t` owned in B's rows was placed at 0 in
   // C's rows too, where another access names row 1, and block 1's race
   // there was missed by a system that read no block index (helper sound44).
+  // One whose tensor's accesses move together with a loop value
+  // (loopOwnedCoords: c * v + g, g >= 0 for every instance, loop values
+  // never sharing an element) is evaluated as g + |c| * (v mod M)
+  // (docs/z3.md "A global tensor's rows per loop iteration"); it is keyed by
+  // the op's coordinate slot for the same reason.
   int64_t globalCoord(int tensor, size_t rank, size_t dim, const ir::ExprPtr& e) {
-    const auto it = e ? block_coords_.find({tensor, rank, dim, e.get()}) : block_coords_.end();
+    if (!e) return eval(e, "coords=");
+    if (const auto loop = loop_coords_.find(&e); loop != loop_coords_.end()) return foldedCoord(e, loop->second);
+    const auto it = block_coords_.find({tensor, rank, dim, e.get()});
     if (it == block_coords_.end()) return eval(e, "coords=");
-    const ir::Expr* term = it->second;
+    const int64_t rest = evalWithTermAtZero(e, *it->second);
+    return rest >= 0 ? rest : eval(e, "coords=");
+  }
+
+  // g + |c| * (v mod M), >= 0 (loopOwnedCoords bounds g per instance): a
+  // function of the loop value v alone, whatever the term evaluates to.
+  int64_t foldedCoord(const ir::ExprPtr& e, const LoopFold& f) {
+    const int64_t moved = eval(ir::ExprPtr(ir::ExprPtr{}, f.term), "coords=");  // c * v
+    const int64_t lap = ir::floorMod(ir::floorDiv(moved, f.factor).value(), f.modulus).value();
+    return evalWithTermAtZero(e, *f.term) + std::llabs(f.factor) * lap;
+  }
+
+  // `e` evaluated with its node `term` at 0 (and the other nodes as the
+  // build's hook says).
+  int64_t evalWithTermAtZero(const ir::ExprPtr& e, const ir::Expr& term_node) {
+    const ir::Expr* term = &term_node;
     const EvalHook* outer = hook_;
     const EvalHook drop = [term, outer](const ir::Expr& x, const ir::EvalEnv& env) -> std::optional<int64_t> {
       if (&x == term) return 0;
@@ -882,7 +907,7 @@ class Builder {
       throw;
     }
     hook_ = outer;
-    return rest >= 0 ? rest : eval(e, "coords=");
+    return rest;
   }
 
   // Each dimension of a rank-N tensor gets kGlobalAddressBits / N bits of

@@ -43,6 +43,11 @@ struct BuildSemantics {
   // a read-and-written global tensor"). The bounded check's builds place it
   // where the binding's block puts it (its messages name real elements).
   bool translate_block_coords = false;
+  // A proof's build too: the coordinates of a tensor whose accesses move
+  // together with a loop value, and never share an element across loop
+  // values (loop_coords.h), are placed with their loop term at 0 (docs/z3.md
+  // "A global tensor's rows per loop iteration").
+  bool translate_loop_coords = false;
 };
 
 struct ReplacedEmptyLoops;  // empty_loop_sizes.h

@@ -88,6 +88,7 @@ std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir
   const bool modelled = s.cluster_ops && s.clusterSize() > 1;
   BuildSemantics sem = proof_semantics;
   sem.translate_block_coords = true;  // a proof's build (system_hook.h)
+  sem.translate_loop_coords = true;
   const bool capped = sem.cap_read_generations;
   if (!modelled) {
     if (extra) return buildSystemHooked(s, b, target, *extra, error, sem, &sizes);

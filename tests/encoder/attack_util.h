@@ -88,6 +88,18 @@ inline void expectFoundNotProved(const std::string& text, const std::string& rul
   EXPECT_NE(proveDefault(s).outcome, encoder::Outcome::Proved) << what << ": UNSOUND, proved";
 }
 
+// A correct schedule proved: `cake check` says proved and finds no
+// rule, and the proof for every trip count proves it.
+inline void expectProved(const std::string& text, const char* what) {
+  auto mod = cake::testing::compile(text);
+  ASSERT_FALSE(mod.schedules.empty()) << what;
+  const ir::Schedule& s = mod.schedules.at(0);
+  const auto answer = modelCheck(s);
+  EXPECT_TRUE(answer.proved) << what << ": " << answer.detail;
+  EXPECT_TRUE(answer.rules.empty()) << what << ": " << join(answer.rules);
+  EXPECT_EQ(proveDefault(s).outcome, encoder::Outcome::Proved) << what;
+}
+
 // The stale-read attacks on a per-tile table row (sound37, sound38): the
 // corpus folder of their pairs and the producer's store of the row on the
 // first tile only.

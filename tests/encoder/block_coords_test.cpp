@@ -47,17 +47,6 @@ std::string blockRow(const std::string& write, const std::string& read, bool syn
   return replace(t, "SYNC", sync ? "lm.sync(block)" : "pass");
 }
 
-void expectProved(const std::string& text, const char* what) {
-  auto mod = cake::testing::compile(text);
-  ASSERT_FALSE(mod.schedules.empty()) << what;
-  const ir::Schedule& s = mod.schedules.at(0);
-  const auto answer = cake::testing::attacks::modelCheck(s);
-  EXPECT_TRUE(answer.proved) << what << ": " << answer.detail;
-  EXPECT_TRUE(answer.rules.empty()) << what << ": " << cake::testing::attacks::join(answer.rules);
-  const auto r = cake::testing::attacks::proveDefault(s);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << what << ": " << r.detail;
-}
-
 }  // namespace block_coords_test
 
 // The block term: one added product of block indices, grid sizes and
@@ -91,9 +80,9 @@ TEST(BlockCoords, TheBlockTermIsOneAddedNonNegativeProduct) {
 // guard on the instance alone too.
 TEST(BlockCoords, ABlocksOwnRowBesideAParameterGuardIsProved) {
   using block_coords_test::blockRow;
-  block_coords_test::expectProved(blockRow("t", "t", true), "the block's row, a parameter guard");
-  block_coords_test::expectProved(blockRow("4 * t + 1", "4 * t + 1", true), "row 4t + 1");
-  block_coords_test::expectProved(blockRow("t", "t", true, "w < 2"), "the block's row, no parameter");
+  cake::testing::attacks::expectProved(blockRow("t", "t", true), "the block's row, a parameter guard");
+  cake::testing::attacks::expectProved(blockRow("4 * t + 1", "4 * t + 1", true), "row 4t + 1");
+  cake::testing::attacks::expectProved(blockRow("t", "t", true, "w < 2"), "the block's row, no parameter");
 }
 
 // Broken twins (no barrier between the store and the load) whose boxes
@@ -116,7 +105,7 @@ TEST(BlockCoords, TwinsWhoseBoxesDependOnTheBlockAreFoundNotProved) {
 // the fixed form proved, the early return found (sync.deadlock), not proved.
 TEST(BlockCoords, FbgemmPruningLengthsWithItsBlockIndexIsProved) {
   const std::string dir = "corpus/bugs/sync.deadlock/fbgemm_pruning_lengths_early_return_before_syncthreads";
-  block_coords_test::expectProved(cake::testing::corpusText(dir + "_fixed.cake"), "FBGEMM fixed");
+  cake::testing::attacks::expectProved(cake::testing::corpusText(dir + "_fixed.cake"), "FBGEMM fixed");
   cake::testing::attacks::expectFoundNotProved(cake::testing::corpusText(dir + ".cake"), "sync.deadlock",
                                               "FBGEMM early return");
 }
