@@ -2,6 +2,7 @@
 // See system.h for the shape of the result and docs/semantics.md for the
 // meaning of every instruction.
 #include "encoder/system.h"
+#include "encoder/barrier_order.h"
 #include "encoder/block_coords.h"
 #include "encoder/tmem_values.h"
 #include "encoder/strided_split.h"
@@ -291,9 +292,9 @@ class Builder {
       for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
         for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i, c);
     markStageLike();
+    makeNamedBarriers();  // (resolveReads' barrier order reads them)
     checkRereads();
     resolveReads();
-    makeNamedBarriers();
     orderGridDependencies();
     sim::splitStridedAccesses(sys_);
     markTmemHazards(sys_, tmem_facts_);
@@ -2162,7 +2163,8 @@ class Builder {
       gens[{space, view, index}].emplace_back(proc, lo, hi, gen);
     }
     for (size_t p = 0; p < sys_.procs.size(); ++p)
-      for (Instr& in : sys_.procs[p].program) {
+      for (size_t pc = 0; pc < sys_.procs[p].program.size(); ++pc) {
+        Instr& in = sys_.procs[p].program[pc];
         std::vector<Access> pieces;  // reads split by byte range (below)
         for (Access& a : in.accesses) {
           if (a.write || a.view < 0) continue;
@@ -2176,16 +2178,10 @@ class Builder {
             continue;
           }
           if (!(a.index >= 0 && a.stage_like && cap >= 0)) continue;
-          const int64_t meant = a.gen;
-          // no lap written after the read's iteration of a loop it pairs with
-          const std::optional<WrittenLaps> before = lapsNotAfter(static_cast<int>(p), in, a);
-          const int64_t bound = before ? capOver(static_cast<int>(p), a, *before) : cap;
-          // (per byte: a part of the read whose writers' laps are all below it is capped there)
-          const int64_t lowest = std::min(bound, lowestLapOver(static_cast<int>(p), a, before ? *before : laps));
-          if (meant > lowest && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
-          a.gen = std::min(meant, bound);
-          if (in.kind == InstrKind::Generic)
-            splitByWrittenLaps(static_cast<int>(p), a, meant, before ? *before : laps, pieces);
+          const Access whole = a;  // (the split below keeps a's first range in a)
+          const size_t first_piece = pieces.size();
+          capStageRead(static_cast<int>(p), in, a, cap, laps, pieces);
+          handOver(static_cast<int>(p), static_cast<int>(pc), in, whole, a, pieces, first_piece);
         }
         for (Access& x : pieces) in.accesses.push_back(std::move(x));
         for (Access& a : in.accesses) {  // build-only
@@ -2195,6 +2191,119 @@ class Builder {
         }
       }
   }
+  // A stage-like read's generation from its returns, capped by the laps
+  // the others write (resolveReads above); split by byte range where its
+  // ranges mean different laps.
+  void capStageRead(int p, const Instr& in, Access& a, int64_t cap, const WrittenLaps& laps,
+                    std::vector<Access>& pieces) {
+    const int64_t meant = a.gen;
+    // no lap written after the read's iteration of a loop it pairs with
+    const std::optional<WrittenLaps> before = lapsNotAfter(p, in, a);
+    const int64_t bound = before ? capOver(p, a, *before) : cap;
+    // (per byte: a part of the read whose writers' laps are all below it is capped there)
+    const int64_t lowest = std::min(bound, lowestLapOver(p, a, before ? *before : laps));
+    if (meant > lowest && skippedLoopWrite(p, in, a)) return;  // means its returns
+    a.gen = std::min(meant, bound);
+    if (in.kind == InstrKind::Generic) splitByWrittenLaps(p, a, meant, before ? *before : laps, pieces);
+  }
+
+  // A write handed over in barrier order (docs/rules/data.stale-read.md,
+  // session 44): where the barriers alone order every write over the
+  // read's bytes with the read, the read finds one write in every run that
+  // has no race - the latest ordered before it. If that write is of the
+  // read's round (the same iteration of every loop of the read, paired as
+  // the skip rule pairs them), its process wrote nothing there that the
+  // reader already read, and its process writes the bytes no more in that
+  // round, the write is what the synchronization hands the reader: the
+  // read means at most its lap. Two warps that take turns on one word
+  // (`ss[0]`, each writes it once a round and each reads it after the
+  // other's write) read the other's lap r at round r, where counting the
+  // returns made the second read of a round mean lap r + 1 (MLX's
+  // contiguous_scan with a stage index; docs/known-limits.md). A read
+  // that finds the write its previous read found (no new write between:
+  // Kokkos' join whose write-back is lost, a table written on the first
+  // tile only), or a write whose process writes again later in the round
+  // (the reader came before its turn: kqmax_shared's entry written one
+  // barrier late), keeps what it counts.
+  void handOver(int p, int pc, const Instr& in, const Access& whole, Access& a, std::vector<Access>& pieces,
+                size_t first_piece) {
+    int64_t highest = a.gen;
+    for (size_t i = first_piece; i < pieces.size(); ++i) highest = std::max(highest, pieces[i].gen);
+    if (highest <= 0 || !olderLapWritten(p, whole, highest)) return;  // nothing it could find is stale
+    const std::optional<int64_t> lap = handedLap(p, pc, in, whole, highest);
+    if (!lap) return;
+    a.gen = std::min(a.gen, *lap);
+    for (size_t i = first_piece; i < pieces.size(); ++i) pieces[i].gen = std::min(pieces[i].gen, *lap);
+  }
+  // Whether another process writes the read's view over its bytes at a
+  // lap below `gen` (else no write it can find is stale to it).
+  bool olderLapWritten(int p, const Access& a, int64_t gen) {
+    indexViewWrites();
+    bool older = false;
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
+      older = older || (w.proc != p && w.bytes.view == a.view && w.lap < gen && bytesMeet(a, w.bytes));
+    });
+    return older;
+  }
+  // The lap of the write handed to read `a` (instruction pc of process p),
+  // nullopt where none is (handOver above) or where it is not below `gen`
+  // (the read means no more than it finds: nothing to lower).
+  std::optional<int64_t> handedLap(int p, int pc, const Instr& in, const Access& a, int64_t gen) {
+    if (a.async || !a.view_written) return std::nullopt;
+    const BarrierOrder* order = barrierOrder();
+    if (!order) return std::nullopt;
+    const ViewWrite* last = nullptr;  // the latest write of another process ordered before the read
+    std::vector<const ViewWrite*> own, after;
+    bool unordered = false;
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
+      if (unordered || !bytesMeet(a, w.bytes)) return;
+      if (w.proc == p) own.push_back(&w);
+      else if (w.bytes.async || w.bytes.view != a.view) unordered = true;
+      else if (order->before(w.proc, w.pc, p, pc)) {
+        if (!last || order->before(last->proc, last->pc, w.proc, w.pc)) last = &w;
+        else unordered = unordered || !order->before(w.proc, w.pc, last->proc, last->pc);
+      } else if (order->before(p, pc, w.proc, w.pc)) after.push_back(&w);
+      else unordered = true;
+    });
+    if (unordered || !last || last->lap >= gen || last->bytes.runs != 1 || last->bytes.lo > a.lo ||
+        last->bytes.hi < a.hi)
+      return std::nullopt;
+    // no write of its own over the bytes since that write (it would read its own data)
+    for (const ViewWrite* w : own)
+      if (w->pc < pc && !order->before(p, w->pc, last->proc, last->pc)) return std::nullopt;
+    // new to the reader: its previous read of the bytes is ordered before the write
+    if (const int prev = previousRead(p, pc, a); prev >= 0 && !order->before(p, prev, last->proc, last->pc))
+      return std::nullopt;
+    // of the read's round, and its process writes the bytes no more in that round
+    const std::vector<LoopPos> pos = positions(p, in.loops);
+    const int role = sys_.procs[p].role;
+    if (!in.loops.empty() && standing(in.loops, pos, role, *last).same < in.loops.size()) return std::nullopt;
+    for (const ViewWrite* w : after)
+      if (w->proc == last->proc && (in.loops.empty() || !standing(in.loops, pos, role, *w).after))
+        return std::nullopt;
+    return last->lap;
+  }
+  // The program index of process p's latest read before pc of a byte of
+  // `a`, -1: none.
+  int previousRead(int p, int pc, const Access& a) const {
+    const auto& prog = sys_.procs[p].program;
+    for (int q = pc - 1; q >= 0; --q)
+      for (const Access& x : prog[q].accesses)
+        if (!x.write && x.space == a.space && bytesMeet(a, x)) return q;
+    return -1;
+  }
+  // The order the barriers fix (encoder/barrier_order.h), computed once;
+  // null where it is not.
+  const BarrierOrder* barrierOrder() {
+    if (!barrier_order_computed_) {
+      barrier_order_computed_ = true;
+      barrier_order_ = BarrierOrder::of(sys_);
+    }
+    return barrier_order_ ? &*barrier_order_ : nullptr;
+  }
+  bool barrier_order_computed_ = false;
+  std::optional<BarrierOrder> barrier_order_;
+
   // An iteration-named read: at most the highest generation another
   // instance writes of that index over its bytes (rb11a).
   static void capIterationRead(int p, Access& a, const TopGens& gens) {
@@ -2258,6 +2367,7 @@ class Builder {
   };
   struct ViewWrite {
     int proc;                   // the writing process
+    int pc;                     // its program index
     Loops loops;                // the writing instruction's
     std::vector<LoopPos> pos;   // per entry of loops
     Access bytes;               // the write
@@ -2404,12 +2514,13 @@ class Builder {
     view_writes_indexed_ = true;
     const std::map<const Stmt*, DataLoops> data = viewWriteDataLoops();
     for (size_t q = 0; q < sys_.procs.size(); ++q)
-      for (const Instr& w : sys_.procs[q].program) {
+      for (size_t pc = 0; pc < sys_.procs[q].program.size(); ++pc) {
+        const Instr& w = sys_.procs[q].program[pc];
         auto d = data.find(w.stmt);
         for (const Access& x : w.accesses)
           if (x.write && x.view >= 0) {
             view_write_ranges_.add(x.space, x.lo, x.hi, view_writes_.size());
-            view_writes_.push_back({static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops), x,
+            view_writes_.push_back({static_cast<int>(q), static_cast<int>(pc), w.loops, positions(static_cast<int>(q), w.loops), x,
                                     x.index >= 0 ? dataLap(s_, x) : 0,
                                     d != data.end() ? d->second : DataLoops{true, {}}});
           }
