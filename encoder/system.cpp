@@ -2191,119 +2191,6 @@ class Builder {
         }
       }
   }
-  // A stage-like read's generation from its returns, capped by the laps
-  // the others write (resolveReads above); split by byte range where its
-  // ranges mean different laps.
-  void capStageRead(int p, const Instr& in, Access& a, int64_t cap, const WrittenLaps& laps,
-                    std::vector<Access>& pieces) {
-    const int64_t meant = a.gen;
-    // no lap written after the read's iteration of a loop it pairs with
-    const std::optional<WrittenLaps> before = lapsNotAfter(p, in, a);
-    const int64_t bound = before ? capOver(p, a, *before) : cap;
-    // (per byte: a part of the read whose writers' laps are all below it is capped there)
-    const int64_t lowest = std::min(bound, lowestLapOver(p, a, before ? *before : laps));
-    if (meant > lowest && skippedLoopWrite(p, in, a)) return;  // means its returns
-    a.gen = std::min(meant, bound);
-    if (in.kind == InstrKind::Generic) splitByWrittenLaps(p, a, meant, before ? *before : laps, pieces);
-  }
-
-  // A write handed over in barrier order (docs/rules/data.stale-read.md,
-  // session 44): where the barriers alone order every write over the
-  // read's bytes with the read, the read finds one write in every run that
-  // has no race - the latest ordered before it. If that write is of the
-  // read's round (the same iteration of every loop of the read, paired as
-  // the skip rule pairs them), its process wrote nothing there that the
-  // reader already read, and its process writes the bytes no more in that
-  // round, the write is what the synchronization hands the reader: the
-  // read means at most its lap. Two warps that take turns on one word
-  // (`ss[0]`, each writes it once a round and each reads it after the
-  // other's write) read the other's lap r at round r, where counting the
-  // returns made the second read of a round mean lap r + 1 (MLX's
-  // contiguous_scan with a stage index; docs/known-limits.md). A read
-  // that finds the write its previous read found (no new write between:
-  // Kokkos' join whose write-back is lost, a table written on the first
-  // tile only), or a write whose process writes again later in the round
-  // (the reader came before its turn: kqmax_shared's entry written one
-  // barrier late), keeps what it counts.
-  void handOver(int p, int pc, const Instr& in, const Access& whole, Access& a, std::vector<Access>& pieces,
-                size_t first_piece) {
-    int64_t highest = a.gen;
-    for (size_t i = first_piece; i < pieces.size(); ++i) highest = std::max(highest, pieces[i].gen);
-    if (highest <= 0 || !olderLapWritten(p, whole, highest)) return;  // nothing it could find is stale
-    const std::optional<int64_t> lap = handedLap(p, pc, in, whole, highest);
-    if (!lap) return;
-    a.gen = std::min(a.gen, *lap);
-    for (size_t i = first_piece; i < pieces.size(); ++i) pieces[i].gen = std::min(pieces[i].gen, *lap);
-  }
-  // Whether another process writes the read's view over its bytes at a
-  // lap below `gen` (else no write it can find is stale to it).
-  bool olderLapWritten(int p, const Access& a, int64_t gen) {
-    indexViewWrites();
-    bool older = false;
-    forEachViewWriteOver(a, [&](const ViewWrite& w) {
-      older = older || (w.proc != p && w.bytes.view == a.view && w.lap < gen && bytesMeet(a, w.bytes));
-    });
-    return older;
-  }
-  // The lap of the write handed to read `a` (instruction pc of process p),
-  // nullopt where none is (handOver above) or where it is not below `gen`
-  // (the read means no more than it finds: nothing to lower).
-  std::optional<int64_t> handedLap(int p, int pc, const Instr& in, const Access& a, int64_t gen) {
-    if (a.async || !a.view_written) return std::nullopt;
-    const BarrierOrder* order = barrierOrder();
-    if (!order) return std::nullopt;
-    const ViewWrite* last = nullptr;  // the latest write of another process ordered before the read
-    std::vector<const ViewWrite*> own, after;
-    bool unordered = false;
-    forEachViewWriteOver(a, [&](const ViewWrite& w) {
-      if (unordered || !bytesMeet(a, w.bytes)) return;
-      if (w.proc == p) own.push_back(&w);
-      else if (w.bytes.async || w.bytes.view != a.view) unordered = true;
-      else if (order->before(w.proc, w.pc, p, pc)) {
-        if (!last || order->before(last->proc, last->pc, w.proc, w.pc)) last = &w;
-        else unordered = unordered || !order->before(w.proc, w.pc, last->proc, last->pc);
-      } else if (order->before(p, pc, w.proc, w.pc)) after.push_back(&w);
-      else unordered = true;
-    });
-    if (unordered || !last || last->lap >= gen || last->bytes.runs != 1 || last->bytes.lo > a.lo ||
-        last->bytes.hi < a.hi)
-      return std::nullopt;
-    // no write of its own over the bytes since that write (it would read its own data)
-    for (const ViewWrite* w : own)
-      if (w->pc < pc && !order->before(p, w->pc, last->proc, last->pc)) return std::nullopt;
-    // new to the reader: its previous read of the bytes is ordered before the write
-    if (const int prev = previousRead(p, pc, a); prev >= 0 && !order->before(p, prev, last->proc, last->pc))
-      return std::nullopt;
-    // of the read's round, and its process writes the bytes no more in that round
-    const std::vector<LoopPos> pos = positions(p, in.loops);
-    const int role = sys_.procs[p].role;
-    if (!in.loops.empty() && standing(in.loops, pos, role, *last).same < in.loops.size()) return std::nullopt;
-    for (const ViewWrite* w : after)
-      if (w->proc == last->proc && (in.loops.empty() || !standing(in.loops, pos, role, *w).after))
-        return std::nullopt;
-    return last->lap;
-  }
-  // The program index of process p's latest read before pc of a byte of
-  // `a`, -1: none.
-  int previousRead(int p, int pc, const Access& a) const {
-    const auto& prog = sys_.procs[p].program;
-    for (int q = pc - 1; q >= 0; --q)
-      for (const Access& x : prog[q].accesses)
-        if (!x.write && x.space == a.space && bytesMeet(a, x)) return q;
-    return -1;
-  }
-  // The order the barriers fix (encoder/barrier_order.h), computed once;
-  // null where it is not.
-  const BarrierOrder* barrierOrder() {
-    if (!barrier_order_computed_) {
-      barrier_order_computed_ = true;
-      barrier_order_ = BarrierOrder::of(sys_);
-    }
-    return barrier_order_ ? &*barrier_order_ : nullptr;
-  }
-  bool barrier_order_computed_ = false;
-  std::optional<BarrierOrder> barrier_order_;
-
   // An iteration-named read: at most the highest generation another
   // instance writes of that index over its bytes (rb11a).
   static void capIterationRead(int p, Access& a, const TopGens& gens) {
@@ -2612,6 +2499,132 @@ class Builder {
     }
     return st;
   }
+  // A stage-like read's generation from its returns, capped by the laps
+  // the others write (resolveReads above); split by byte range where its
+  // ranges mean different laps.
+  void capStageRead(int p, const Instr& in, Access& a, int64_t cap, const WrittenLaps& laps,
+                    std::vector<Access>& pieces) {
+    const int64_t meant = a.gen;
+    // no lap written after the read's iteration of a loop it pairs with
+    const std::optional<WrittenLaps> before = lapsNotAfter(p, in, a);
+    const int64_t bound = before ? capOver(p, a, *before) : cap;
+    // (per byte: a part of the read whose writers' laps are all below it is capped there)
+    const int64_t lowest = std::min(bound, lowestLapOver(p, a, before ? *before : laps));
+    if (meant > lowest && skippedLoopWrite(p, in, a)) return;  // means its returns
+    a.gen = std::min(meant, bound);
+    if (in.kind == InstrKind::Generic) splitByWrittenLaps(p, a, meant, before ? *before : laps, pieces);
+  }
+
+  // A write handed over in barrier order (docs/rules/data.stale-read.md,
+  // session 44): where the barriers alone order every write over the
+  // read's bytes with the read, the read finds one write in every run that
+  // has no race - the latest ordered before it. If that write is new to
+  // the reader (its previous read of the bytes is ordered before it), of
+  // the read's round (the same iteration of every loop of the read, paired
+  // as the skip rule pairs them) or of the round of a write of the
+  // reader's own since that previous read (it answers the reader: FlashMLA's
+  // row max sM), and its process writes the bytes no more in that round,
+  // the write is what the synchronization hands the reader: the read means
+  // at most its lap. Two warps that take turns on one word
+  // (`ss[0]`, each writes it once a round and each reads it after the
+  // other's write) read the other's lap r at round r, where counting the
+  // returns made the second read of a round mean lap r + 1 (MLX's
+  // contiguous_scan with a stage index; docs/known-limits.md). A read
+  // that finds the write its previous read found (no new write between:
+  // Kokkos' join whose write-back is lost, a table written on the first
+  // tile only), or a write whose process writes again later in the round
+  // (the reader came before its turn: kqmax_shared's entry written one
+  // barrier late), keeps what it counts.
+  void handOver(int p, int pc, const Instr& in, const Access& whole, Access& a, std::vector<Access>& pieces,
+                size_t first_piece) {
+    int64_t highest = a.gen;
+    for (size_t i = first_piece; i < pieces.size(); ++i) highest = std::max(highest, pieces[i].gen);
+    if (highest <= 0 || !olderLapWritten(p, whole, highest)) return;  // nothing it could find is stale
+    const std::optional<int64_t> lap = handedLap(p, pc, in, whole, highest);
+    if (!lap) return;
+    a.gen = std::min(a.gen, *lap);
+    for (size_t i = first_piece; i < pieces.size(); ++i) pieces[i].gen = std::min(pieces[i].gen, *lap);
+  }
+  // Whether another process writes the read's view over its bytes at a
+  // lap below `gen` (else no write it can find is stale to it).
+  bool olderLapWritten(int p, const Access& a, int64_t gen) {
+    indexViewWrites();
+    bool older = false;
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
+      older = older || (w.proc != p && w.bytes.view == a.view && w.lap < gen && bytesMeet(a, w.bytes));
+    });
+    return older;
+  }
+  // The lap of the write handed to read `a` (instruction pc of process p),
+  // nullopt where none is (handOver above) or where it is not below `gen`
+  // (the read means no more than it finds: nothing to lower).
+  std::optional<int64_t> handedLap(int p, int pc, const Instr& in, const Access& a, int64_t gen) {
+    if (a.async || !a.view_written) return std::nullopt;
+    const BarrierOrder* order = barrierOrder();
+    if (!order) return std::nullopt;
+    const ViewWrite* last = nullptr;  // the latest write of another process ordered before the read
+    std::vector<const ViewWrite*> own, after;
+    bool unordered = false;
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
+      if (unordered || !bytesMeet(a, w.bytes)) return;
+      if (w.proc == p) own.push_back(&w);
+      else if (w.bytes.async || w.bytes.view != a.view) unordered = true;
+      else if (order->before(w.proc, w.pc, p, pc)) {
+        if (!last || order->before(last->proc, last->pc, w.proc, w.pc)) last = &w;
+        else unordered = unordered || !order->before(w.proc, w.pc, last->proc, last->pc);
+      } else if (order->before(p, pc, w.proc, w.pc)) after.push_back(&w);
+      else unordered = true;
+    });
+    if (unordered || !last || last->lap >= gen || last->bytes.runs != 1 || last->bytes.lo > a.lo ||
+        last->bytes.hi < a.hi)
+      return std::nullopt;
+    // no write of its own over the bytes since that write (it would read its own data)
+    for (const ViewWrite* w : own)
+      if (w->pc < pc && !order->before(p, w->pc, last->proc, last->pc)) return std::nullopt;
+    // new to the reader: its previous read of the bytes is ordered before the write
+    const int prev = previousRead(p, pc, a);
+    if (prev >= 0 && !order->before(p, prev, last->proc, last->pc)) return std::nullopt;
+    // the round it answers: the read's, or that of a write of the reader's
+    // own since its previous read (which the write follows: the two take
+    // turns, FlashMLA's row max sM)
+    const int role = sys_.procs[p].role;
+    if (endsRound(in.loops, positions(p, in.loops), role, *last, after)) return last->lap;
+    for (const ViewWrite* w : own)
+      if (w->pc > prev && w->pc < pc && endsRound(w->loops, w->pos, role, *last, after)) return last->lap;
+    return std::nullopt;
+  }
+  // Whether write `last` is of the round of an access at `at` (the same
+  // iteration of each of its loops, paired as the skip rule pairs them)
+  // and its process writes the bytes no more in that round among the
+  // writes `after` the read.
+  bool endsRound(const Loops& at, const std::vector<LoopPos>& pos, int role, const ViewWrite& last,
+                 const std::vector<const ViewWrite*>& after) const {
+    if (!at.empty() && standing(at, pos, role, last).same < at.size()) return false;
+    for (const ViewWrite* w : after)
+      if (w->proc == last.proc && (at.empty() || !standing(at, pos, role, *w).after)) return false;
+    return true;
+  }
+  // The program index of process p's latest read before pc of a byte of
+  // `a`, -1: none.
+  int previousRead(int p, int pc, const Access& a) const {
+    const auto& prog = sys_.procs[p].program;
+    for (int q = pc - 1; q >= 0; --q)
+      for (const Access& x : prog[q].accesses)
+        if (!x.write && x.space == a.space && bytesMeet(a, x)) return q;
+    return -1;
+  }
+  // The order the barriers fix (encoder/barrier_order.h), computed once;
+  // null where it is not.
+  const BarrierOrder* barrierOrder() {
+    if (!barrier_order_computed_) {
+      barrier_order_computed_ = true;
+      barrier_order_ = BarrierOrder::of(sys_);
+    }
+    return barrier_order_ ? &*barrier_order_ : nullptr;
+  }
+  bool barrier_order_computed_ = false;
+  std::optional<BarrierOrder> barrier_order_;
+
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
   // buffer read whole, rewritten in part", session 23). A generic read
   // whose bytes the other instances write up to different laps -
