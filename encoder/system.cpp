@@ -234,6 +234,7 @@ struct ProcState {
     // the bytes of the last read if it read back bytes all its own (or
     // re-read such a read; empty otherwise)
     int64_t read_back_lo = 0, read_back_hi = 0;
+    int last_instr = -1;      // the program index of the last read
   };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
   int64_t bar_syncs = 0;  // lm.sync / cluster syncs so far (re-reads, Builder::checkRereads)
@@ -245,6 +246,7 @@ struct ProcState {
     bool reread;
     int64_t gen_plain, returns_plain;  // what the read means without the re-read rule
     int64_t m1, m2;  // a re-read: bar_syncs at the previous read and at this one
+    int prev_instr;  // the previous read's program index (-1: none)
   };
   std::map<std::pair<int, int64_t>, std::vector<ReadEvent>> read_events;
   // data.uninitialized: regs index -> the elements this process wrote so far
@@ -334,6 +336,8 @@ class Builder {
   struct MarkedWrite {
     int space, proc;
     int64_t lo, hi, marker;
+    int pc;      // its program index
+    bool async;  // lands after its instruction (a TMA load, cp.async)
   };
   std::vector<MarkedWrite> marked_writes_;
   // per process: its reads of each view index in program order (tag())
@@ -1188,7 +1192,7 @@ class Builder {
     if (a.index >= v.stages || a.index < 0) reaches_stages_[{&st, a.view}] = true;
     else reaches_stages_.emplace(std::make_pair(&st, a.view), false);
     if (a.write) {
-      marked_writes_.push_back({a.space, proc_, a.lo, a.hi, ps_->bar_syncs});
+      marked_writes_.push_back({a.space, proc_, a.lo, a.hi, ps_->bar_syncs, static_cast<int>(in_instr_), a.async});
       auto key = std::make_tuple(a.space, a.view, a.index);
       auto& ranges = ps_->writes[key];
       a.gen = overlapCount(ranges, a.lo, a.hi);
@@ -1239,8 +1243,9 @@ class Builder {
     const auto own = ps_->writes.find(std::make_tuple(a.space, a.view, a.index));
     const BytesMeant meant = countReturns(it->second, a, marker, reread,
                                           own != ps_->writes.end() ? &own->second : nullptr);
-    ps_->read_events[it->first].push_back(
-        {in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain, it->second.bar_marker, ps_->bar_syncs});
+    ps_->read_events[it->first].push_back({in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain,
+                                           it->second.bar_marker, ps_->bar_syncs, it->second.last_instr});
+    it->second.last_instr = static_cast<int>(in_instr_);
     it->second.marker = marker;
     if (it->second.own_gen >= 0 && coveredByPairs(it->second.own_ranges, a.lo, a.hi))
       std::tie(it->second.read_back_lo, it->second.read_back_hi) = std::make_pair(a.lo, a.hi);
@@ -2051,7 +2056,10 @@ class Builder {
   // lm.bar_arrive on it), so the k-th lm.sync of each completes the same
   // barrier generation, and no such write is made at a barrier count from
   // the previous read's to this one's (inclusive: a write at either end is
-  // unordered with that read and races). Otherwise the reads of that
+  // unordered with that read and races), or (session 44) where the order
+  // the barriers fix puts every such write before the previous read or
+  // after this one (orderedApart: mbarriers, several named barriers).
+  // Otherwise the reads of that
   // index by that process are replayed as before, every return a new lap:
   // a slot overwritten between the two reads of a round is not covered by
   // the rule. The reads' meaning per round is unchanged: the first read of
@@ -2086,12 +2094,8 @@ class Builder {
           }
           any = true;
           const Access& a = sys_.procs[p].program[e.instr].accesses[e.acc];
-          ok = aligned[p] >= 0;
-          for (const MarkedWrite* w : by_space[a.space]) {
-            if (!ok) break;
-            if (w->proc == static_cast<int>(p) || !touches(a, w->lo, w->hi)) continue;
-            ok = aligned[w->proc] == aligned[p] && (w->marker < e.m1 || w->marker > e.m2);
-          }
+          ok = countedApart(static_cast<int>(p), a, e, aligned, by_space[a.space]) ||
+               orderedApart(static_cast<int>(p), a, e, by_space[a.space]);
           if (!ok) break;
         }
         if (!any || ok) continue;
@@ -2103,6 +2107,36 @@ class Builder {
       }
     read_events_.clear();
     marked_writes_.clear();
+  }
+  // No other process's write of the re-read's bytes lies between it and
+  // the previous read: all synchronize through one named barrier only and
+  // no such write is made at a barrier count from the previous read's to
+  // this one's (session 27)...
+  static bool countedApart(int p, const Access& a, const ProcState::ReadEvent& e, const std::vector<int>& aligned,
+                           const std::vector<const MarkedWrite*>& writes) {
+    if (aligned[p] < 0) return false;
+    for (const MarkedWrite* w : writes)
+      if (w->proc != p && touches(a, w->lo, w->hi) &&
+          (aligned[w->proc] != aligned[p] || (w->marker >= e.m1 && w->marker <= e.m2)))
+        return false;
+    return true;
+  }
+  // ... or each such write is ordered before the previous read or after
+  // this one by the order the barriers fix (encoder/barrier_order.h,
+  // session 44: a slot read twice per round across an mbarrier wait, or
+  // with several named barriers). A write that lands after its
+  // instruction is not placed by it.
+  bool orderedApart(int p, const Access& a, const ProcState::ReadEvent& e,
+                    const std::vector<const MarkedWrite*>& writes) {
+    if (e.prev_instr < 0) return false;
+    const BarrierOrder* order = barrierOrder();
+    if (!order) return false;
+    for (const MarkedWrite* w : writes)
+      if (w->proc != p && touches(a, w->lo, w->hi) &&
+          (w->async || !(order->before(w->proc, w->pc, p, e.prev_instr) ||
+                         order->before(p, static_cast<int>(e.instr), w->proc, w->pc))))
+        return false;
+    return true;
   }
 
   // What a read means, from what the other instances write over its bytes
