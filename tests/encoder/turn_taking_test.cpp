@@ -50,17 +50,24 @@ Rules rulesOf(const std::string& text, Vals vals, bool z3 = false) {
   return cake::testing::ruleSet(sim);
 }
 
+// A kernel over one f32 word of shared memory (`ss[0]`, a one-stage view)
+// and two one-element fragments, parameter n >= 1 rounds: the header every
+// form below shares, then `body` (roles, barriers, programs).
+std::string scratchKernel(const std::string& target, const std::string& body) {
+  return "@cake.schedule(target=\"" + target + "\")\n"
+         "def k(lm, Out: LM.gmem, n: LM.i32):\n"
+         "    lm.assume(n >= 1)\n"
+         "    pool = lm.smem(16)\n"
+         "    ss   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32)\n"
+         "    x    = lm.regs(shape=(1, 1), dtype=lm.f32)\n"
+         "    y    = lm.regs(shape=(1, 1), dtype=lm.f32)\n" +
+         body;
+}
+
 // docs/known-limits.md's reproducer: two warps of one role write ss[0] in
 // turn, once each a round, and each reads it after each write; one named
 // barrier (lm.sync) between every two accesses.
-const std::string kSyncTurns = R"(@cake.schedule(target="sm_80")
-def k(lm, Out: LM.gmem, n: LM.i32):
-    lm.assume(n >= 1)
-    pool = lm.smem(16)
-    ss   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32)
-    x    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    y    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    simd = lm.role(warps=[0, 1], group=1)
+const std::string kSyncTurns = scratchKernel("sm_80", R"(    simd = lm.role(warps=[0, 1], group=1)
     tg   = lm.named_barrier(roles=[simd])
     with simd:
         g = lm.instance()
@@ -77,17 +84,10 @@ def k(lm, Out: LM.gmem, n: LM.i32):
             lm.copy(x, ss[0][0:1, 0:1])
             lm.sync(tg)
         lm.copy(Out, x, coords=(lm.block_idx(0), g))
-)";
+)");
 
 // Two writer warps take turns; a third warp only reads, after each write.
-const std::string kReaderOfTwoWriters = R"(@cake.schedule(target="sm_80")
-def k(lm, Out: LM.gmem, n: LM.i32):
-    lm.assume(n >= 1)
-    pool = lm.smem(16)
-    ss   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32)
-    x    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    y    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    w    = lm.role(warps=[0, 1], group=1)
+const std::string kReaderOfTwoWriters = scratchKernel("sm_80", R"(    w    = lm.role(warps=[0, 1], group=1)
     rd   = lm.role(warps=[2])
     tg   = lm.named_barrier(roles=[w, rd])
     with w:
@@ -112,18 +112,11 @@ def k(lm, Out: LM.gmem, n: LM.i32):
             lm.sync(tg)
             lm.copy(Out, y, coords=(lm.block_idx(0), 2 * r))
             lm.copy(Out, x, coords=(lm.block_idx(0), 2 * r + 1))
-)";
+)");
 
 // Two roles hand the word back and forth through mbarriers: each writes
 // it, reads its own write back, and reads the other's.
-const std::string kMbarrierTurns = R"(@cake.schedule(target="sm_90a")
-def k(lm, Out: LM.gmem, n: LM.i32):
-    lm.assume(n >= 1)
-    pool = lm.smem(16)
-    ss   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32)
-    x    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    y    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    ping = lm.role(warps=[0])
+const std::string kMbarrierTurns = scratchKernel("sm_90a", R"(    ping = lm.role(warps=[0])
     pong = lm.role(warps=[1])
     p2q  = lm.barrier(count=1, prod=[ping], cons=[pong], init_count=1)
     q2p  = lm.barrier(count=1, prod=[pong], cons=[ping], init_count=1)
@@ -144,7 +137,7 @@ def k(lm, Out: LM.gmem, n: LM.i32):
             lm.copy(x, ss[0][0:1, 0:1])
             lm.arrive(q2p, iter=r)
         lm.copy(Out, x, coords=(lm.block_idx(0), 1))
-)";
+)");
 
 // The same hand-over through two named barriers, one per direction: the
 // writer lm.bar_arrives, the other lm.syncs.
@@ -166,36 +159,29 @@ const std::string kNamedBarrierTurns = namedBarrierTurns();
 // and hands it to warpgroup 1 (lm.bar_arrive), which updates it and hands
 // it back; warpgroup 0's read of the next round finds warpgroup 1's write
 // of the round before, which answered warpgroup 0's own write.
-const std::string kRunningMax = R"(@cake.schedule(target="sm_80")
-def k(lm, Out: LM.gmem, n: LM.i32):
-    lm.assume(n >= 1)
-    pool = lm.smem(16)
-    sm   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32)
-    x    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    y    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    wg0  = lm.role(warps=[0])
+const std::string kRunningMax = scratchKernel("sm_80", R"(    wg0  = lm.role(warps=[0])
     wg1  = lm.role(warps=[1])
     to1  = lm.named_barrier(roles=[wg0, wg1])
     to0  = lm.named_barrier(roles=[wg0, wg1])
     with wg0:
         lm.fill(x, -1.0)
-        lm.copy(sm[0][0:1, 0:1], x)
+        lm.copy(ss[0][0:1, 0:1], x)
         for j in lm.range(0, n):
-            lm.copy(x, sm[0][0:1, 0:1])
+            lm.copy(x, ss[0][0:1, 0:1])
             lm.binary(x, x, 1.0, op="add")
-            lm.copy(sm[0][0:1, 0:1], x)
+            lm.copy(ss[0][0:1, 0:1], x)
             lm.bar_arrive(to1)
             lm.sync(to0)
-        lm.copy(x, sm[0][0:1, 0:1])
+        lm.copy(x, ss[0][0:1, 0:1])
         lm.copy(Out, x, coords=(lm.block_idx(0), 0))
     with wg1:
         for j in lm.range(0, n):
             lm.sync(to1)
-            lm.copy(y, sm[0][0:1, 0:1])
+            lm.copy(y, ss[0][0:1, 0:1])
             lm.binary(y, y, 1.0, op="add")
-            lm.copy(sm[0][0:1, 0:1], y)
+            lm.copy(ss[0][0:1, 0:1], y)
             lm.bar_arrive(to0)
-)";
+)");
 
 // A per-batch table read twice per entry, across an mbarrier wait between
 // the two reads (docs/known-limits.md "A slot read twice per round across
