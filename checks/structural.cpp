@@ -1,5 +1,6 @@
 #include "checks/structural.h"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <set>
@@ -212,6 +213,44 @@ class StructuralChecker {
   // reaches the op: the loops' ranges (with their steps) and the enclosing
   // guards (negated in else branches) are the premises. Fails is a
   // reachable out-of-range index; Unknown leaves the verdict unknown.
+  // The range [lo, hi] of an index from its syntax alone, for every value of
+  // the symbols in it: constants, the instance ([0, instances)), `x % c`
+  // with a constant c > 0 ([0, c - 1] whatever x is), and sums, differences
+  // and constant multiples of those. nullopt where a symbol's range is
+  // unknown here (a parameter, a loop variable) or a bound overflows.
+  static std::optional<std::pair<int64_t, int64_t>> syntacticRange(const ir::Expr& e, int instances) {
+    using Range = std::pair<int64_t, int64_t>;
+    auto arg = [&](size_t i) { return syntacticRange(*e.args[i], instances); };
+    switch (e.kind) {
+      case ir::ExprKind::Const: return Range{e.value, e.value};
+      case ir::ExprKind::Instance: return Range{0, std::max(instances, 1) - 1};
+      case ir::ExprKind::Mod: {
+        auto c = ir::constValue(e.args[1]);
+        if (c && *c > 0) return Range{0, *c - 1};
+        return std::nullopt;
+      }
+      case ir::ExprKind::Add:
+      case ir::ExprKind::Sub:
+      case ir::ExprKind::Mul: {
+        auto a = arg(0), b = arg(1);
+        if (!a || !b) return std::nullopt;
+        int64_t v[4];
+        auto op = [&](int64_t x, int64_t y, int64_t* out) {
+          if (e.kind == ir::ExprKind::Add) return __builtin_add_overflow(x, y, out);
+          if (e.kind == ir::ExprKind::Sub) return __builtin_sub_overflow(x, y, out);
+          return __builtin_mul_overflow(x, y, out);
+        };
+        // The extremes of a sum, difference or product of two intervals lie
+        // at corners: the four combinations of their bounds.
+        if (op(a->first, b->first, &v[0]) || op(a->first, b->second, &v[1]) || op(a->second, b->first, &v[2]) ||
+            op(a->second, b->second, &v[3]))
+          return std::nullopt;
+        return Range{std::min({v[0], v[1], v[2], v[3]}), std::max({v[0], v[1], v[2], v[3]})};
+      }
+      default: return std::nullopt;
+    }
+  }
+
   void proveSlotRange(const Op& op, const std::vector<Context>& ctx, int count, std::string_view what,
                       const std::string& name, const SourceRange& decl) {
     using namespace layout;
@@ -225,16 +264,14 @@ class StructuralChecker {
       return premises;
     };
     const ExprPtr& e = op.sel.index;
-    // `x % c` with a constant 0 < c <= count is in range whatever x is (floor
-    // modulo): no query (those over products of trip counts can time out).
-    if (e->kind == ir::ExprKind::Mod && e->args.size() == 2) {
-      auto c = ir::constValue(e->args[1]);
-      if (c && *c > 0 && *c <= count) {
-        encoder::BvResult holds;
-        holds.kind = encoder::BvVerdict::Holds;
-        slots_.record(s_, holds, true);
-        return;
-      }
+    // An index whose range follows from its syntax alone (`x % c` is in
+    // [0, c) whatever x is, floor modulo; `2 * lm.instance() + (n0 + t) % 2`)
+    // needs no query: those over products of trip counts can time out.
+    if (auto r = syntacticRange(*e, s_.roles[role_].instanceCount()); r && r->first >= 0 && r->second < count) {
+      encoder::BvResult holds;
+      holds.kind = encoder::BvVerdict::Holds;
+      slots_.record(s_, holds, true);
+      return;
     }
     ExprPtr goal = land(ge(e, lit(0)), lt(e, lit(count)));
     // First without the loops' upper bounds (trip counts such as

@@ -36,7 +36,7 @@ std::string consumerCount(const std::string& count, const std::string& fact = ""
   t = cake::testing::replace(t, "        for j in lm.range(0, (K + 127) // 128):\n",
                              "        for j in lm.range(0, " + count + "):\n");
   if (!fact.empty())
-    t = cake::testing::replace(t, "    lm.assume(K > 0)\n", "    lm.assume(K > 0)\n    lm.assume(" + fact + ")\n");
+    t = cake::testing::withFactOnK(t, fact);
   return t;
 }
 

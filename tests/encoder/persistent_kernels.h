@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "attack_pair.h"
 #include "test_util.h"
 
 namespace cake::testing {
@@ -55,10 +56,6 @@ def q_empty_handoff(lm, Q: LM.tma2d, A: LM.tma2d, M: LM.i32, K: LM.i32):
                 lm.bar_arrive(q_empty)
 )";
 
-// kRingEnd whose consumer keeps one wgmma group in flight in every K
-// iteration but its tile's last, and releases the slot before (docs/z3.md
-// "The last K iteration"; trip_proof_test.cpp, trip_left_out_wait_test.cpp,
-// trip_fa6_test.cpp).
 // kQueryEmpty with its consumer's K-step wait only where `cond` holds (a
 // wait skipped where it is false; guards on the tile and K loop variables:
 // sound43_test.cpp, gap43_test.cpp).
@@ -67,6 +64,29 @@ inline std::string queryEmptyWaitIf(const std::string& cond) {
                  "                if " + cond + ":\n                    lm.wait(full, iter=it)\n");
 }
 
+// kQueryEmpty's one-slot Q hand-off as a two-slot Q ring behind mbarriers,
+// handed back after every tile's K loop but the last two's (the loader of
+// tile t waits for tile t - 2's release; the tile count read to depth 2:
+// trip_fa8_test.cpp, trip_fa13_test.cpp edits it further).
+inline constexpr const char* kQueryRingRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
+inline std::string queryRing() {
+  return pairs::edited(kQueryEmpty, {
+      {"def q_empty_handoff(", "def q_ring_release("},
+      {"stages=1, swizzle", "stages=2, swizzle"},  // (smem_q's)
+      {"offset=8192,", "offset=16384,"},
+      {"    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n",
+       "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)\n"},
+      {"    q_empty = lm.named_barrier(roles=[producer, consumer])\n",
+       "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n"},
+      {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
+      {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n", kQueryRingRelease},
+  });
+}
+
+// kRingEnd whose consumer keeps one wgmma group in flight in every K
+// iteration but its tile's last, and releases the slot before (docs/z3.md
+// "The last K iteration"; trip_proof_test.cpp, trip_left_out_wait_test.cpp,
+// trip_fa6_test.cpp).
 inline std::string ringEndLastIteration() {
   return replace(
       kRingEnd,

@@ -51,6 +51,12 @@ inline std::string replace(std::string text, const std::string& from, const std:
   return text;
 }
 
+// `text` with `lm.assume(fact)` added after its `lm.assume(K > 0)` (a
+// schedule of the K loop under a further fact on K).
+inline std::string withFactOnK(const std::string& text, const std::string& fact) {
+  return replace(text, "    lm.assume(K > 0)\n", "    lm.assume(K > 0)\n    lm.assume(" + fact + ")\n");
+}
+
 // Compiles one schedule; fails the test on front-end errors.
 inline ir::Module compile(const std::string& text) {
   ir::DiagnosticSink sink;

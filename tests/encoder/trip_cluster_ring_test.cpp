@@ -128,7 +128,7 @@ TEST(TripClusterRing, BrokenFormsAreNotProved) {
 TEST(TripClusterRing, SlowRotationDecidesAsWithout) {
   std::string base = cake::testing::corpusText(kHumming);
   ASSERT_FALSE(base.empty());
-  base = replace(base, "    lm.assume(K > 0)\n", "    lm.assume(K > 0)\n    lm.assume(K <= 128)\n");
+  base = cake::testing::withFactOnK(base, "K <= 128");
   const std::vector<std::pair<std::string, std::string>> edits = {
       {"iter=it - 2)", "iter=it - 1)"},
       {"iter=it - 2)", "iter=it - 3)"},

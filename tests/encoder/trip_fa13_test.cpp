@@ -26,19 +26,11 @@ namespace trip_fa13_test {
 // its tile's Q in the tile's first K iteration (`if k == 0:`, a first K
 // iteration of its own) instead of before its K loop.
 const std::string kFirstWait = "                if k == 0:\n                    lm.wait(q_full, iter=t)\n";
-const std::string kRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
+const std::string kRelease = cake::testing::kQueryRingRelease;
 
 std::string qRingFirstWait() {
-  return cake::testing::pairs::edited(cake::testing::kQueryEmpty, {
-      {"def q_empty_handoff(", "def q_ring_first_wait("},
-      {"stages=1, swizzle", "stages=2, swizzle"},  // (smem_q's)
-      {"offset=8192,", "offset=16384,"},
-      {"    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n",
-       "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)\n"},
-      {"    q_empty = lm.named_barrier(roles=[producer, consumer])\n",
-       "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n"},
-      {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
-      {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n", kRelease},
+  return cake::testing::pairs::edited(cake::testing::queryRing(), {
+      {"def q_ring_release(", "def q_ring_first_wait("},
       {"            lm.wait(q_full, iter=t)\n", ""},
       {"                lm.wait(full, iter=it)\n", kFirstWait + "                lm.wait(full, iter=it)\n"},
   });

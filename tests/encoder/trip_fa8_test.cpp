@@ -21,27 +21,11 @@ using namespace cake;
 
 namespace trip_fa8_test {
 
-// A two-slot Q ring handed back after every tile's K loop but the last
-// two's (the loader of tile t waits for tile t - 2's release): the one-slot
-// hand-off of cake::testing::kQueryEmpty (persistent_kernels.h) with Q in
-// two stages behind mbarriers.
-std::string qRing() {
-  return cake::testing::pairs::edited(cake::testing::kQueryEmpty, {
-      {"def q_empty_handoff(", "def q_ring_release("},
-      {"stages=1, swizzle", "stages=2, swizzle"},  // (smem_q's)
-      {"offset=8192,", "offset=16384,"},
-      {"    q_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n",
-       "    q_full  = lm.barrier(prod=[producer], cons=[consumer], init_count=1, pipeline=pipe)\n"},
-      {"    q_empty = lm.named_barrier(roles=[producer, consumer])\n",
-       "    q_empty = lm.barrier(prod=[consumer], cons=[producer], init_count=1, pipeline=pipe)\n"},
-      {"            if t > 0:\n                lm.sync(q_empty)\n", "            lm.wait(q_empty, iter=t - 2)\n"},
-      {"            if t + 1 < tiles:\n                lm.bar_arrive(q_empty)\n",
-       "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n"},
-  });
-}
-const std::string kQRing = qRing();
+// The two-slot Q ring handed back after every tile's K loop but the last
+// two's (persistent_kernels.h).
+const std::string kQRing = cake::testing::queryRing();
 
-const std::string kRelease = "            if t + 2 < tiles:\n                lm.arrive(q_empty, iter=t)\n";
+const std::string kRelease = cake::testing::kQueryRingRelease;
 
 }  // namespace trip_fa8_test
 

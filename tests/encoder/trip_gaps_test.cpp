@@ -197,7 +197,7 @@ TEST(TripProofGaps, SlowPersistentClusterReductionDecidesAsTheFullExploration) {
 TEST(TripProofGaps, SlowPersistentReductionDecidesAsTheFullExploration) {
   using cake::testing::replace;
   std::string base = corpusText("corpus/gemm/sm90_pingpong.cake");
-  base = replace(base, "lm.assume(K > 0)", "lm.assume(K > 0)\n    lm.assume(K <= 128)");
+  base = cake::testing::withFactOnK(base, "K <= 128");
   base = replace(base, "shape=(64, 64),  dtype=lm.bf16, stages=4", "shape=(64, 64),  dtype=lm.bf16, stages=2");
   base = replace(base, "shape=(128, 64), dtype=lm.bf16, stages=4", "shape=(128, 64), dtype=lm.bf16, stages=2");
   base = replace(base, "lm.pipeline(stages=4)", "lm.pipeline(stages=2)");

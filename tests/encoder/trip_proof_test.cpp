@@ -226,7 +226,7 @@ namespace {
 std::string withLagParameter(const std::string& allowed) {
   std::string t = mainloop(4, 4, 0);
   t.replace(t.find("K: LM.i32):"), 11, "K: LM.i32, L: LM.i32):");
-  t.replace(t.find("    lm.assume(K > 0)\n"), 21, "    lm.assume(K > 0)\n    lm.assume(" + allowed + ")\n");
+  t = cake::testing::withFactOnK(t, allowed);
   t.replace(t.find("iter=k - 4"), 10, "iter=k - L");
   return t;
 }

@@ -118,7 +118,7 @@ TEST(TripQuotient, SkippedWaitInTheEvenCaseIsNotProved) {
   std::string text = tqt::edited("                    lm.wait(empty, iter=it - 4)\n",
                                  "                    if 2 * k + s + 1 < k_blocks:\n"
                                  "                        lm.wait(empty, iter=it - 4)\n");
-  text = cake::testing::replace(text, "    lm.assume(K > 0)\n", "    lm.assume(K > 0)\n    lm.assume(K % 128 == 0)\n");
+  text = cake::testing::withFactOnK(text, "K % 128 == 0");
   auto mod = cake::testing::compile(text);
   const ir::Schedule& x = mod.schedules.at(0);
   EXPECT_EQ(tqt::quotientAt(x, 1, 6), encoder::Outcome::Violation);

@@ -77,7 +77,7 @@ TEST(RespelledStride, AMultipleOfABoundSpelledApartIsProved) {
   rsp::expectProvedRespelled(fixed, "2 * lm.cdiv(K, 128) as 2 * ((K + 127) // 128)", "the multiple spelled apart");
   const std::string floored = "for k in lm.range(0, 2 * (K // 128)):";
   const std::string floor_fact =
-      replace(replace(fixed, rsp::kProducerBound, floored), "lm.assume(K > 0)", "lm.assume(K > 0)\n    lm.assume(K % 128 == 0)");
+      withFactOnK(replace(fixed, rsp::kProducerBound, floored), "K % 128 == 0");
   rsp::expectProvedRespelled(floor_fact, "K // 128 as (K + 127) // 128", "the floor under K % 128 == 0");
 
   expectFoundNotProved(corpusText(rsp::kTwoSlots + ".cake"), "sync.deadlock", "the floor with no fact");

@@ -68,7 +68,7 @@ inline std::string deepGemmTailStages() {
                     else:
                         lm.arrive(empty, iter=it)
 )");
-  return replace(text, "    lm.assume(K > 0)\n", "    lm.assume(K > 0)\n    lm.assume(K % 128 == 0)\n");
+  return withFactOnK(text, "K % 128 == 0");
 }
 
 }  // namespace cake::testing

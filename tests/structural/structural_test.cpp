@@ -192,6 +192,40 @@ def ring(lm, A: LM.tma2d, K: LM.i32):
   EXPECT_NE(m.find("of view 'smem_a'"), std::string::npos) << m;
 }
 
+// Two consumer instances, each with two slots of a 4-slot ring, the slot
+// picked by a parity of a running tile counter (a persistent kernel's store
+// ring: `2 * lm.instance() + (n0 + t) % 2`, n0 a quotient of parameters).
+std::string instanceSlots(const std::string& index, const std::string& trips = "lm.cdiv(M, G)") {
+  return R"(@cake.schedule(target="sm_90a")
+def ring(lm, M: LM.i32, G: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(G > 0)
+    producer = lm.role(warps=[0])
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4)
+    full = lm.barrier(count=4, prod=[producer], cons=[consumers], init_count=1)
+    n0 = lm.cdiv(max(M - lm.block_idx(0), 0), G)
+    with producer:
+        for s in lm.range(0, 4):
+            lm.arrive(full, stage=s)
+    with consumers:
+        for t in lm.range(0, )" + trips + "):\n            lm.wait(full, stage=" + index + ")\n";
+}
+
+TEST(SlotRange, IndexRangeFromItsSyntaxIsProved) {
+  SlotRun r = check(instanceSlots("2 * lm.instance() + (n0 + t) % 2"));
+  EXPECT_TRUE(r.slotFindings().empty()) << r.describe();
+  EXPECT_EQ(r.verdict(), "proved") << r.describe();
+}
+
+TEST(SlotRange, IndexRangeFromItsSyntaxStillFindsAnOverflow) {
+  // Instance 1 at an odd t: 3 * 1 + 1 = 4, outside [0, 4). The prover
+  // decides it (a trip count M keeps its query fast; over n0 and
+  // lm.cdiv(M, G) it times out, which is why the syntax is read first).
+  SlotRun r = check(instanceSlots("3 * lm.instance() + t % 2", "M"));
+  EXPECT_EQ(r.slotFindings().size(), 1u) << r.describe();
+  EXPECT_EQ(r.verdict(), "counterexample") << r.describe();
+}
+
 TEST(SlotRange, UndecidedIndexMakesTheVerdictUnknown) {
   // An index the prover cannot translate (the front end would reject it:
   // a tensor parameter in an integer expression) is neither a finding nor
