@@ -17,7 +17,6 @@
 
 #include "encoder/barrier_order.h"
 #include "encoder/simulator.h"
-#include "encoder/z3_po.h"
 #include "engine_agreement.h"
 #include "test_util.h"
 #include "tests/common/text_edit.h"
@@ -31,22 +30,14 @@ using Rules = std::set<std::string>;
 using Vals = std::initializer_list<std::pair<std::string, int64_t>>;
 
 // The rules the simulator finds (every rule, not the first) for one
-// binding; with `z3`, Z3 BMC and Z3's partial order must agree.
-Rules rulesOf(const std::string& text, Vals vals, bool z3 = false) {
+// binding.
+Rules rulesOf(const std::string& text, Vals vals) {
   ir::Module mod = cake::testing::compile(text);
   EXPECT_FALSE(mod.schedules.empty());
   if (mod.schedules.empty()) return {"(no schedule)"};
   const System sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], vals));
   const ModelCheckResult sim = cake::testing::exploreEveryRule(sys);
   EXPECT_NE(sim.outcome, Outcome::Unknown) << sim.detail;
-  if (z3) {
-    cake::testing::bmcAgrees(sys, sim);
-    PoOptions po;
-    po.limits.timeout_ms = 60000;
-    const PoResult z = poCheck(sys, po);
-    EXPECT_FALSE(z.internal_error) << z.error;
-    if (z.result.outcome != Outcome::Unknown) EXPECT_EQ(cake::testing::ruleSet(sim), cake::testing::ruleSet(z.result));
-  }
   return cake::testing::ruleSet(sim);
 }
 
@@ -255,14 +246,6 @@ TEST(TurnTaking, RereadAcrossAnMbarrierWait) {
   const std::string rewritten = tt::edit(tt::kRereadAcrossWait, "                lm.arrive(step, iter=4 * b + c)\n",
                                          "                lm.copy(tb[c][0:1, 0:1], x)\n                lm.arrive(step, iter=4 * b + c)\n");
   EXPECT_TRUE(tt::rulesOf(rewritten, {{"n", 1}}).count("sync.race"));
-}
-
-// The engines agree where the count used to report (Z3 BMC and partial
-// order beside the simulator). Slow: minutes of Z3 at a load of 18 on two
-// cores (the fast tests above run the simulator only).
-TEST(TurnTaking, SlowEnginesAgree) {
-  EXPECT_EQ(tt::rulesOf(tt::kSyncTurns, {{"n", 3}}, true), tt::Rules{});
-  EXPECT_EQ(tt::rulesOf(tt::kRunningMax, {{"n", 2}}, true), tt::Rules{});
 }
 
 // A barrier dropped: the write and the read it was to order race.
