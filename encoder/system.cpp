@@ -2,6 +2,7 @@
 // See system.h for the shape of the result and docs/semantics.md for the
 // meaning of every instruction.
 #include "encoder/system.h"
+#include "encoder/barrier_order.h"
 #include "encoder/block_coords.h"
 #include "encoder/loop_coords.h"
 #include "encoder/tmem_values.h"
@@ -234,6 +235,7 @@ struct ProcState {
     // the bytes of the last read if it read back bytes all its own (or
     // re-read such a read; empty otherwise)
     int64_t read_back_lo = 0, read_back_hi = 0;
+    int last_instr = -1;      // the program index of the last read
   };
   std::map<std::pair<int, int64_t>, ReadEpoch> reads;
   int64_t bar_syncs = 0;  // lm.sync / cluster syncs so far (re-reads, Builder::checkRereads)
@@ -245,6 +247,7 @@ struct ProcState {
     bool reread;
     int64_t gen_plain, returns_plain;  // what the read means without the re-read rule
     int64_t m1, m2;  // a re-read: bar_syncs at the previous read and at this one
+    int prev_instr;  // the previous read's program index (-1: none)
   };
   std::map<std::pair<int, int64_t>, std::vector<ReadEvent>> read_events;
   // data.uninitialized: regs index -> the elements this process wrote so far
@@ -292,9 +295,9 @@ class Builder {
       for (int r = 0; r < static_cast<int>(s_.roles.size()); ++r)
         for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i, c);
     markStageLike();
+    makeNamedBarriers();  // (resolveReads' barrier order reads them)
     checkRereads();
     resolveReads();
-    makeNamedBarriers();
     orderGridDependencies();
     sim::splitStridedAccesses(sys_);
     markTmemHazards(sys_, tmem_facts_);
@@ -335,6 +338,8 @@ class Builder {
   struct MarkedWrite {
     int space, proc;
     int64_t lo, hi, marker;
+    int pc;      // its program index
+    bool async;  // lands after its instruction (a TMA load, cp.async)
   };
   std::vector<MarkedWrite> marked_writes_;
   // per process: its reads of each view index in program order (tag())
@@ -1216,7 +1221,7 @@ class Builder {
     if (a.index >= v.stages || a.index < 0) reaches_stages_[{&st, a.view}] = true;
     else reaches_stages_.emplace(std::make_pair(&st, a.view), false);
     if (a.write) {
-      marked_writes_.push_back({a.space, proc_, a.lo, a.hi, ps_->bar_syncs});
+      marked_writes_.push_back({a.space, proc_, a.lo, a.hi, ps_->bar_syncs, static_cast<int>(in_instr_), a.async});
       auto key = std::make_tuple(a.space, a.view, a.index);
       auto& ranges = ps_->writes[key];
       a.gen = overlapCount(ranges, a.lo, a.hi);
@@ -1267,8 +1272,9 @@ class Builder {
     const auto own = ps_->writes.find(std::make_tuple(a.space, a.view, a.index));
     const BytesMeant meant = countReturns(it->second, a, marker, reread,
                                           own != ps_->writes.end() ? &own->second : nullptr);
-    ps_->read_events[it->first].push_back(
-        {in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain, it->second.bar_marker, ps_->bar_syncs});
+    ps_->read_events[it->first].push_back({in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain,
+                                           it->second.bar_marker, ps_->bar_syncs, it->second.last_instr});
+    it->second.last_instr = static_cast<int>(in_instr_);
     it->second.marker = marker;
     if (it->second.own_gen >= 0 && coveredByPairs(it->second.own_ranges, a.lo, a.hi))
       std::tie(it->second.read_back_lo, it->second.read_back_hi) = std::make_pair(a.lo, a.hi);
@@ -2079,7 +2085,10 @@ class Builder {
   // lm.bar_arrive on it), so the k-th lm.sync of each completes the same
   // barrier generation, and no such write is made at a barrier count from
   // the previous read's to this one's (inclusive: a write at either end is
-  // unordered with that read and races). Otherwise the reads of that
+  // unordered with that read and races), or (session 44) where the order
+  // the barriers fix puts every such write before the previous read or
+  // after this one (orderedApart: mbarriers, several named barriers).
+  // Otherwise the reads of that
   // index by that process are replayed as before, every return a new lap:
   // a slot overwritten between the two reads of a round is not covered by
   // the rule. The reads' meaning per round is unchanged: the first read of
@@ -2114,12 +2123,8 @@ class Builder {
           }
           any = true;
           const Access& a = sys_.procs[p].program[e.instr].accesses[e.acc];
-          ok = aligned[p] >= 0;
-          for (const MarkedWrite* w : by_space[a.space]) {
-            if (!ok) break;
-            if (w->proc == static_cast<int>(p) || !touches(a, w->lo, w->hi)) continue;
-            ok = aligned[w->proc] == aligned[p] && (w->marker < e.m1 || w->marker > e.m2);
-          }
+          ok = countedApart(static_cast<int>(p), a, e, aligned, by_space[a.space]) ||
+               orderedApart(static_cast<int>(p), a, e, by_space[a.space]);
           if (!ok) break;
         }
         if (!any || ok) continue;
@@ -2131,6 +2136,36 @@ class Builder {
       }
     read_events_.clear();
     marked_writes_.clear();
+  }
+  // No other process's write of the re-read's bytes lies between it and
+  // the previous read: all synchronize through one named barrier only and
+  // no such write is made at a barrier count from the previous read's to
+  // this one's (session 27)...
+  static bool countedApart(int p, const Access& a, const ProcState::ReadEvent& e, const std::vector<int>& aligned,
+                           const std::vector<const MarkedWrite*>& writes) {
+    if (aligned[p] < 0) return false;
+    for (const MarkedWrite* w : writes)
+      if (w->proc != p && touches(a, w->lo, w->hi) &&
+          (aligned[w->proc] != aligned[p] || (w->marker >= e.m1 && w->marker <= e.m2)))
+        return false;
+    return true;
+  }
+  // ... or each such write is ordered before the previous read or after
+  // this one by the order the barriers fix (encoder/barrier_order.h,
+  // session 44: a slot read twice per round across an mbarrier wait, or
+  // with several named barriers). A write that lands after its
+  // instruction is not placed by it.
+  bool orderedApart(int p, const Access& a, const ProcState::ReadEvent& e,
+                    const std::vector<const MarkedWrite*>& writes) {
+    if (e.prev_instr < 0) return false;
+    const BarrierOrder* order = barrierOrder();
+    if (!order) return false;
+    for (const MarkedWrite* w : writes)
+      if (w->proc != p && touches(a, w->lo, w->hi) &&
+          (w->async || !(order->before(w->proc, w->pc, p, e.prev_instr) ||
+                         order->before(p, static_cast<int>(e.instr), w->proc, w->pc))))
+        return false;
+    return true;
   }
 
   // What a read means, from what the other instances write over its bytes
@@ -2191,7 +2226,8 @@ class Builder {
       gens[{space, view, index}].emplace_back(proc, lo, hi, gen);
     }
     for (size_t p = 0; p < sys_.procs.size(); ++p)
-      for (Instr& in : sys_.procs[p].program) {
+      for (size_t pc = 0; pc < sys_.procs[p].program.size(); ++pc) {
+        Instr& in = sys_.procs[p].program[pc];
         std::vector<Access> pieces;  // reads split by byte range (below)
         for (Access& a : in.accesses) {
           if (a.write || a.view < 0) continue;
@@ -2205,16 +2241,10 @@ class Builder {
             continue;
           }
           if (!(a.index >= 0 && a.stage_like && cap >= 0)) continue;
-          const int64_t meant = a.gen;
-          // no lap written after the read's iteration of a loop it pairs with
-          const std::optional<WrittenLaps> before = lapsNotAfter(static_cast<int>(p), in, a);
-          const int64_t bound = before ? capOver(static_cast<int>(p), a, *before) : cap;
-          // (per byte: a part of the read whose writers' laps are all below it is capped there)
-          const int64_t lowest = std::min(bound, lowestLapOver(static_cast<int>(p), a, before ? *before : laps));
-          if (meant > lowest && skippedLoopWrite(static_cast<int>(p), in, a)) continue;  // means its returns
-          a.gen = std::min(meant, bound);
-          if (in.kind == InstrKind::Generic)
-            splitByWrittenLaps(static_cast<int>(p), a, meant, before ? *before : laps, pieces);
+          const Access whole = a;  // (the split below keeps a's first range in a)
+          const size_t first_piece = pieces.size();
+          capStageRead(static_cast<int>(p), in, a, cap, laps, pieces);
+          handOver(static_cast<int>(p), static_cast<int>(pc), in, whole, a, pieces, first_piece);
         }
         for (Access& x : pieces) in.accesses.push_back(std::move(x));
         for (Access& a : in.accesses) {  // build-only
@@ -2287,6 +2317,7 @@ class Builder {
   };
   struct ViewWrite {
     int proc;                   // the writing process
+    int pc;                     // its program index
     Loops loops;                // the writing instruction's
     std::vector<LoopPos> pos;   // per entry of loops
     Access bytes;               // the write
@@ -2433,12 +2464,13 @@ class Builder {
     view_writes_indexed_ = true;
     const std::map<const Stmt*, DataLoops> data = viewWriteDataLoops();
     for (size_t q = 0; q < sys_.procs.size(); ++q)
-      for (const Instr& w : sys_.procs[q].program) {
+      for (size_t pc = 0; pc < sys_.procs[q].program.size(); ++pc) {
+        const Instr& w = sys_.procs[q].program[pc];
         auto d = data.find(w.stmt);
         for (const Access& x : w.accesses)
           if (x.write && x.view >= 0) {
             view_write_ranges_.add(x.space, x.lo, x.hi, view_writes_.size());
-            view_writes_.push_back({static_cast<int>(q), w.loops, positions(static_cast<int>(q), w.loops), x,
+            view_writes_.push_back({static_cast<int>(q), static_cast<int>(pc), w.loops, positions(static_cast<int>(q), w.loops), x,
                                     x.index >= 0 ? dataLap(s_, x) : 0,
                                     d != data.end() ? d->second : DataLoops{true, {}}});
           }
@@ -2530,6 +2562,132 @@ class Builder {
     }
     return st;
   }
+  // A stage-like read's generation from its returns, capped by the laps
+  // the others write (resolveReads above); split by byte range where its
+  // ranges mean different laps.
+  void capStageRead(int p, const Instr& in, Access& a, int64_t cap, const WrittenLaps& laps,
+                    std::vector<Access>& pieces) {
+    const int64_t meant = a.gen;
+    // no lap written after the read's iteration of a loop it pairs with
+    const std::optional<WrittenLaps> before = lapsNotAfter(p, in, a);
+    const int64_t bound = before ? capOver(p, a, *before) : cap;
+    // (per byte: a part of the read whose writers' laps are all below it is capped there)
+    const int64_t lowest = std::min(bound, lowestLapOver(p, a, before ? *before : laps));
+    if (meant > lowest && skippedLoopWrite(p, in, a)) return;  // means its returns
+    a.gen = std::min(meant, bound);
+    if (in.kind == InstrKind::Generic) splitByWrittenLaps(p, a, meant, before ? *before : laps, pieces);
+  }
+
+  // A write handed over in barrier order (docs/rules/data.stale-read.md,
+  // session 44): where the barriers alone order every write over the
+  // read's bytes with the read, the read finds one write in every run that
+  // has no race - the latest ordered before it. If that write is new to
+  // the reader (its previous read of the bytes is ordered before it), of
+  // the read's round (the same iteration of every loop of the read, paired
+  // as the skip rule pairs them) or of the round of a write of the
+  // reader's own since that previous read (it answers the reader: FlashMLA's
+  // row max sM), and its process writes the bytes no more in that round,
+  // the write is what the synchronization hands the reader: the read means
+  // at most its lap. Two warps that take turns on one word
+  // (`ss[0]`, each writes it once a round and each reads it after the
+  // other's write) read the other's lap r at round r, where counting the
+  // returns made the second read of a round mean lap r + 1 (MLX's
+  // contiguous_scan with a stage index; docs/known-limits.md). A read
+  // that finds the write its previous read found (no new write between:
+  // Kokkos' join whose write-back is lost, a table written on the first
+  // tile only), or a write whose process writes again later in the round
+  // (the reader came before its turn: kqmax_shared's entry written one
+  // barrier late), keeps what it counts.
+  void handOver(int p, int pc, const Instr& in, const Access& whole, Access& a, std::vector<Access>& pieces,
+                size_t first_piece) {
+    int64_t highest = a.gen;
+    for (size_t i = first_piece; i < pieces.size(); ++i) highest = std::max(highest, pieces[i].gen);
+    if (highest <= 0 || !olderLapWritten(p, whole, highest)) return;  // nothing it could find is stale
+    const std::optional<int64_t> lap = handedLap(p, pc, in, whole, highest);
+    if (!lap) return;
+    a.gen = std::min(a.gen, *lap);
+    for (size_t i = first_piece; i < pieces.size(); ++i) pieces[i].gen = std::min(pieces[i].gen, *lap);
+  }
+  // Whether another process writes the read's view over its bytes at a
+  // lap below `gen` (else no write it can find is stale to it).
+  bool olderLapWritten(int p, const Access& a, int64_t gen) {
+    indexViewWrites();
+    bool older = false;
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
+      older = older || (w.proc != p && w.bytes.view == a.view && w.lap < gen && bytesMeet(a, w.bytes));
+    });
+    return older;
+  }
+  // The lap of the write handed to read `a` (instruction pc of process p),
+  // nullopt where none is (handOver above) or where it is not below `gen`
+  // (the read means no more than it finds: nothing to lower).
+  std::optional<int64_t> handedLap(int p, int pc, const Instr& in, const Access& a, int64_t gen) {
+    if (a.async || !a.view_written) return std::nullopt;
+    const BarrierOrder* order = barrierOrder();
+    if (!order) return std::nullopt;
+    const ViewWrite* last = nullptr;  // the latest write of another process ordered before the read
+    std::vector<const ViewWrite*> own, after;
+    bool unordered = false;
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
+      if (unordered || !bytesMeet(a, w.bytes)) return;
+      if (w.proc == p) own.push_back(&w);
+      else if (w.bytes.async || w.bytes.view != a.view) unordered = true;
+      else if (order->before(w.proc, w.pc, p, pc)) {
+        if (!last || order->before(last->proc, last->pc, w.proc, w.pc)) last = &w;
+        else unordered = unordered || !order->before(w.proc, w.pc, last->proc, last->pc);
+      } else if (order->before(p, pc, w.proc, w.pc)) after.push_back(&w);
+      else unordered = true;
+    });
+    if (unordered || !last || last->lap >= gen || last->bytes.runs != 1 || last->bytes.lo > a.lo ||
+        last->bytes.hi < a.hi)
+      return std::nullopt;
+    // no write of its own over the bytes since that write (it would read its own data)
+    for (const ViewWrite* w : own)
+      if (w->pc < pc && !order->before(p, w->pc, last->proc, last->pc)) return std::nullopt;
+    // new to the reader: its previous read of the bytes is ordered before the write
+    const int prev = previousRead(p, pc, a);
+    if (prev >= 0 && !order->before(p, prev, last->proc, last->pc)) return std::nullopt;
+    // the round it answers: the read's, or that of a write of the reader's
+    // own since its previous read (which the write follows: the two take
+    // turns, FlashMLA's row max sM)
+    const int role = sys_.procs[p].role;
+    if (endsRound(in.loops, positions(p, in.loops), role, *last, after)) return last->lap;
+    for (const ViewWrite* w : own)
+      if (w->pc > prev && w->pc < pc && endsRound(w->loops, w->pos, role, *last, after)) return last->lap;
+    return std::nullopt;
+  }
+  // Whether write `last` is of the round of an access at `at` (the same
+  // iteration of each of its loops, paired as the skip rule pairs them)
+  // and its process writes the bytes no more in that round among the
+  // writes `after` the read.
+  bool endsRound(const Loops& at, const std::vector<LoopPos>& pos, int role, const ViewWrite& last,
+                 const std::vector<const ViewWrite*>& after) const {
+    if (!at.empty() && standing(at, pos, role, last).same < at.size()) return false;
+    for (const ViewWrite* w : after)
+      if (w->proc == last.proc && (at.empty() || !standing(at, pos, role, *w).after)) return false;
+    return true;
+  }
+  // The program index of process p's latest read before pc of a byte of
+  // `a`, -1: none.
+  int previousRead(int p, int pc, const Access& a) const {
+    const auto& prog = sys_.procs[p].program;
+    for (int q = pc - 1; q >= 0; --q)
+      for (const Access& x : prog[q].accesses)
+        if (!x.write && x.space == a.space && bytesMeet(a, x)) return q;
+    return -1;
+  }
+  // The order the barriers fix (encoder/barrier_order.h), computed once;
+  // null where it is not.
+  const BarrierOrder* barrierOrder() {
+    if (!barrier_order_computed_) {
+      barrier_order_computed_ = true;
+      barrier_order_ = BarrierOrder::of(sys_);
+    }
+    return barrier_order_ ? &*barrier_order_ : nullptr;
+  }
+  bool barrier_order_computed_ = false;
+  std::optional<BarrierOrder> barrier_order_;
+
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
   // buffer read whole, rewritten in part", session 23). A generic read
   // whose bytes the other instances write up to different laps -

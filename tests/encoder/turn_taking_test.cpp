@@ -1,0 +1,319 @@
+// A one-slot scratch that several processes take turns writing
+// (docs/rules/data.stale-read.md "A write handed over in barrier order",
+// session 44): every access ordered by barriers, each process reading the
+// slot after each write. Counting a reader's returns made its second read
+// of a round mean the next lap of a slot each writer rewrites once a
+// round (a false data.stale-read: MLX's contiguous_scan written with the
+// stage index `ss[0]`, docs/known-limits.md). The read now means the lap
+// of the write the barriers hand it. Broken twins stay found: a barrier
+// dropped (sync.race), a reader that reads before its turn (the write it
+// finds is the one its previous read found: data.stale-read). FlashMLA's
+// row max (kRunningMax): a write that answers the reader's own write of
+// the round before is what its next read means.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "encoder/barrier_order.h"
+#include "encoder/simulator.h"
+#include "engine_agreement.h"
+#include "test_util.h"
+#include "tests/common/text_edit.h"
+
+using namespace cake;
+using namespace cake::encoder;
+
+namespace turn_taking_test {
+
+using Rules = std::set<std::string>;
+using Vals = std::initializer_list<std::pair<std::string, int64_t>>;
+
+// The rules the simulator finds (every rule, not the first) for one
+// binding.
+Rules rulesOf(const std::string& text, Vals vals) {
+  ir::Module mod = cake::testing::compile(text);
+  EXPECT_FALSE(mod.schedules.empty());
+  if (mod.schedules.empty()) return {"(no schedule)"};
+  const System sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], vals));
+  const ModelCheckResult sim = cake::testing::exploreEveryRule(sys);
+  EXPECT_NE(sim.outcome, Outcome::Unknown) << sim.detail;
+  return cake::testing::ruleSet(sim);
+}
+
+// A kernel over one f32 word of shared memory (`ss[0]`, a one-stage view)
+// and two one-element fragments, parameter n >= 1 rounds: the header every
+// form below shares, then `body` (roles, barriers, programs).
+std::string scratchKernel(const std::string& target, const std::string& body) {
+  return "@cake.schedule(target=\"" + target + "\")\n"
+         "def k(lm, Out: LM.gmem, n: LM.i32):\n"
+         "    lm.assume(n >= 1)\n"
+         "    pool = lm.smem(16)\n"
+         "    ss   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32)\n"
+         "    x    = lm.regs(shape=(1, 1), dtype=lm.f32)\n"
+         "    y    = lm.regs(shape=(1, 1), dtype=lm.f32)\n" +
+         body;
+}
+
+// docs/known-limits.md's reproducer: two warps of one role write ss[0] in
+// turn, once each a round, and each reads it after each write; one named
+// barrier (lm.sync) between every two accesses.
+const std::string kSyncTurns = scratchKernel("sm_80", R"(    simd = lm.role(warps=[0, 1], group=1)
+    tg   = lm.named_barrier(roles=[simd])
+    with simd:
+        g = lm.instance()
+        lm.fill(x, 1.0)
+        for r in lm.range(0, n):
+            if g == 0:
+                lm.copy(ss[0][0:1, 0:1], x)
+            lm.sync(tg)
+            lm.copy(y, ss[0][0:1, 0:1])
+            lm.sync(tg)
+            if g == 1:
+                lm.copy(ss[0][0:1, 0:1], y)
+            lm.sync(tg)
+            lm.copy(x, ss[0][0:1, 0:1])
+            lm.sync(tg)
+        lm.copy(Out, x, coords=(lm.block_idx(0), g))
+)");
+
+// Two writer warps take turns; a third warp only reads, after each write.
+const std::string kReaderOfTwoWriters = scratchKernel("sm_80", R"(    w    = lm.role(warps=[0, 1], group=1)
+    rd   = lm.role(warps=[2])
+    tg   = lm.named_barrier(roles=[w, rd])
+    with w:
+        g = lm.instance()
+        lm.fill(x, 1.0)
+        for r in lm.range(0, n):
+            if g == 0:
+                lm.copy(ss[0][0:1, 0:1], x)
+            lm.sync(tg)
+            lm.sync(tg)
+            if g == 1:
+                lm.copy(ss[0][0:1, 0:1], x)
+            lm.sync(tg)
+            lm.sync(tg)
+    with rd:
+        for r in lm.range(0, n):
+            lm.sync(tg)
+            lm.copy(y, ss[0][0:1, 0:1])
+            lm.sync(tg)
+            lm.sync(tg)
+            lm.copy(x, ss[0][0:1, 0:1])
+            lm.sync(tg)
+            lm.copy(Out, y, coords=(lm.block_idx(0), 2 * r))
+            lm.copy(Out, x, coords=(lm.block_idx(0), 2 * r + 1))
+)");
+
+// Two roles hand the word back and forth through mbarriers: each writes
+// it, reads its own write back, and reads the other's.
+const std::string kMbarrierTurns = scratchKernel("sm_90a", R"(    ping = lm.role(warps=[0])
+    pong = lm.role(warps=[1])
+    p2q  = lm.barrier(count=1, prod=[ping], cons=[pong], init_count=1)
+    q2p  = lm.barrier(count=1, prod=[pong], cons=[ping], init_count=1)
+    with ping:
+        lm.fill(x, 1.0)
+        for r in lm.range(0, n):
+            lm.copy(ss[0][0:1, 0:1], x)
+            lm.copy(y, ss[0][0:1, 0:1])
+            lm.arrive(p2q, iter=r)
+            lm.wait(q2p, iter=r)
+            lm.copy(x, ss[0][0:1, 0:1])
+        lm.copy(Out, x, coords=(lm.block_idx(0), 0))
+    with pong:
+        for r in lm.range(0, n):
+            lm.wait(p2q, iter=r)
+            lm.copy(y, ss[0][0:1, 0:1])
+            lm.copy(ss[0][0:1, 0:1], y)
+            lm.copy(x, ss[0][0:1, 0:1])
+            lm.arrive(q2p, iter=r)
+        lm.copy(Out, x, coords=(lm.block_idx(0), 1))
+)");
+
+// The same hand-over through two named barriers, one per direction: the
+// writer lm.bar_arrives, the other lm.syncs.
+std::string namedBarrierTurns() {
+  std::string t = cake::test::replaceAll(kMbarrierTurns, "sm_90a", "sm_80");
+  t = cake::test::replaceAll(t, "lm.barrier(count=1, prod=[ping], cons=[pong], init_count=1)",
+                                "lm.named_barrier(roles=[ping, pong])");
+  t = cake::test::replaceAll(t, "lm.barrier(count=1, prod=[pong], cons=[ping], init_count=1)",
+                                "lm.named_barrier(roles=[ping, pong])");
+  for (const char* b : {"p2q", "q2p"}) {
+    t = cake::test::replaceAll(t, std::string("lm.arrive(") + b + ", iter=r)", std::string("lm.bar_arrive(") + b + ")");
+    t = cake::test::replaceAll(t, std::string("lm.wait(") + b + ", iter=r)", std::string("lm.sync(") + b + ")");
+  }
+  return t;
+}
+const std::string kNamedBarrierTurns = namedBarrierTurns();
+
+// FlashMLA's row max sM, minimal: warpgroup 0 reads the word, updates it
+// and hands it to warpgroup 1 (lm.bar_arrive), which updates it and hands
+// it back; warpgroup 0's read of the next round finds warpgroup 1's write
+// of the round before, which answered warpgroup 0's own write.
+const std::string kRunningMax = scratchKernel("sm_80", R"(    wg0  = lm.role(warps=[0])
+    wg1  = lm.role(warps=[1])
+    to1  = lm.named_barrier(roles=[wg0, wg1])
+    to0  = lm.named_barrier(roles=[wg0, wg1])
+    with wg0:
+        lm.fill(x, -1.0)
+        lm.copy(ss[0][0:1, 0:1], x)
+        for j in lm.range(0, n):
+            lm.copy(x, ss[0][0:1, 0:1])
+            lm.binary(x, x, 1.0, op="add")
+            lm.copy(ss[0][0:1, 0:1], x)
+            lm.bar_arrive(to1)
+            lm.sync(to0)
+        lm.copy(x, ss[0][0:1, 0:1])
+        lm.copy(Out, x, coords=(lm.block_idx(0), 0))
+    with wg1:
+        for j in lm.range(0, n):
+            lm.sync(to1)
+            lm.copy(y, ss[0][0:1, 0:1])
+            lm.binary(y, y, 1.0, op="add")
+            lm.copy(ss[0][0:1, 0:1], y)
+            lm.bar_arrive(to0)
+)");
+
+// A per-batch table read twice per entry, across an mbarrier wait between
+// the two reads (docs/known-limits.md "A slot read twice per round across
+// a barrier"): the second read of tb[c] in one iteration of c re-reads the
+// first's data, which the barriers order no write between.
+const std::string kRereadAcrossWait = R"(@cake.schedule(target="sm_90a")
+def k(lm, Out: LM.gmem, n: LM.i32):
+    lm.assume(n >= 1)
+    pool = lm.smem(64)
+    tb   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32, stages=4)
+    x    = lm.regs(shape=(1, 1), dtype=lm.f32)
+    y    = lm.regs(shape=(1, 1), dtype=lm.f32)
+    prod = lm.role(warps=[0])
+    cons = lm.role(warps=[1])
+    full  = lm.barrier(count=1, prod=[prod], cons=[cons], init_count=1)
+    step  = lm.barrier(count=4, prod=[prod], cons=[cons], init_count=1)
+    empty = lm.barrier(count=1, prod=[cons], cons=[prod], init_count=1)
+    with prod:
+        lm.fill(x, 1.0)
+        for b in lm.range(0, n):
+            lm.wait(empty, iter=b - 1)
+            for c in lm.range(0, 4):
+                lm.copy(tb[c][0:1, 0:1], x)
+            lm.arrive(full, iter=b)
+            for c in lm.range(0, 4):
+                lm.arrive(step, iter=4 * b + c)
+    with cons:
+        for b in lm.range(0, n):
+            lm.wait(full, iter=b)
+            for c in lm.range(0, 4):
+                lm.copy(y, tb[c][0:1, 0:1])
+                lm.wait(step, iter=4 * b + c)
+                lm.copy(y, tb[c][0:1, 0:1])
+                lm.copy(Out, y, coords=(lm.block_idx(0), 4 * b + c))
+            lm.arrive(empty, iter=b)
+)";
+
+std::string edit(const std::string& text, const std::string& from, const std::string& to) {
+  return cake::testing::replace(text, from, to);
+}
+
+}  // namespace turn_taking_test
+
+namespace tt = turn_taking_test;
+
+// The reproducer and its variants verify at 1 to 3 rounds on every engine
+// (the reproducer was data.stale-read at n = 3: "meaning lap 2 ..., but it
+// holds the data of lap 1").
+TEST(TurnTaking, CorrectTurnsAreNotStale) {
+  for (int64_t n : {1, 2, 3}) {
+    EXPECT_EQ(tt::rulesOf(tt::kSyncTurns, {{"n", n}}), tt::Rules{}) << "lm.sync, n=" << n;
+    EXPECT_EQ(tt::rulesOf(tt::kReaderOfTwoWriters, {{"n", n}}), tt::Rules{}) << "reader of two, n=" << n;
+    EXPECT_EQ(tt::rulesOf(tt::kMbarrierTurns, {{"n", n}}), tt::Rules{}) << "mbarriers, n=" << n;
+    EXPECT_EQ(tt::rulesOf(tt::kNamedBarrierTurns, {{"n", n}}), tt::Rules{}) << "bar.arrive, n=" << n;
+    EXPECT_EQ(tt::rulesOf(tt::kRunningMax, {{"n", n}}), tt::Rules{}) << "running max, n=" << n;
+  }
+}
+
+// A re-read across an mbarrier wait means the first read's generation
+// (it was "meaning lap 1 ..., but it holds the data of lap 0", n=2); a
+// producer that skips a batch's table is still found at the batch's first
+// read (from the third batch: with two, lap 0 is the only lap written),
+// and a write between the two reads unordered with them races.
+TEST(TurnTaking, RereadAcrossAnMbarrierWait) {
+  for (int64_t n : {1, 2, 3})
+    EXPECT_EQ(tt::rulesOf(tt::kRereadAcrossWait, {{"n", n}}), tt::Rules{}) << "n=" << n;
+  const std::string skipped = tt::edit(tt::kRereadAcrossWait, "                lm.copy(tb[c][0:1, 0:1], x)\n",
+                                       "                if b != 1:\n                    lm.copy(tb[c][0:1, 0:1], x)\n");
+  EXPECT_EQ(tt::rulesOf(skipped, {{"n", 2}}), tt::Rules{}) << "lap 0 is the only lap written: the cap";
+  EXPECT_EQ(tt::rulesOf(skipped, {{"n", 3}}), tt::Rules{"data.stale-read"});
+  const std::string rewritten = tt::edit(tt::kRereadAcrossWait, "                lm.arrive(step, iter=4 * b + c)\n",
+                                         "                lm.copy(tb[c][0:1, 0:1], x)\n                lm.arrive(step, iter=4 * b + c)\n");
+  EXPECT_TRUE(tt::rulesOf(rewritten, {{"n", 1}}).count("sync.race"));
+}
+
+// A barrier dropped: the write and the read it was to order race.
+TEST(TurnTaking, ABarrierDroppedRaces) {
+  // lm.sync: warp 1's write no longer ordered before warp 0's second read
+  const std::string sync_dropped = tt::edit(tt::kSyncTurns,
+                                            "                lm.copy(ss[0][0:1, 0:1], y)\n            lm.sync(tg)\n",
+                                            "                lm.copy(ss[0][0:1, 0:1], y)\n");
+  EXPECT_TRUE(tt::rulesOf(sync_dropped, {{"n", 2}}).count("sync.race"));
+  // mbarriers: ping reads pong's word before waiting for it
+  const std::string read_early = tt::edit(tt::kMbarrierTurns,
+                                          "            lm.wait(q2p, iter=r)\n            lm.copy(x, ss[0][0:1, 0:1])\n",
+                                          "            lm.copy(x, ss[0][0:1, 0:1])\n            lm.wait(q2p, iter=r)\n");
+  EXPECT_TRUE(tt::rulesOf(read_early, {{"n", 2}}).count("sync.race"));
+  // bar.arrive: pong arrives before its write
+  const std::string arrive_early = tt::edit(tt::kNamedBarrierTurns,
+                                            "            lm.copy(x, ss[0][0:1, 0:1])\n            lm.bar_arrive(q2p)\n",
+                                            "            lm.bar_arrive(q2p)\n            lm.copy(x, ss[0][0:1, 0:1])\n");
+  EXPECT_TRUE(tt::rulesOf(arrive_early, {{"n", 2}}).count("sync.race"));
+  // running max: warpgroup 0 reads the next round's word without waiting
+  const std::string no_wait = tt::edit(tt::kRunningMax, "            lm.bar_arrive(to1)\n            lm.sync(to0)\n",
+                                       "            lm.bar_arrive(to1)\n");
+  EXPECT_TRUE(tt::rulesOf(no_wait, {{"n", 2}}).count("sync.race"));
+}
+
+// The reader reads before its turn: its second read of the round comes
+// one barrier before warp 1's write (no race: the write now follows it),
+// so it finds warp 0's write again, which its first read found.
+TEST(TurnTaking, AReaderBeforeItsTurnIsStale) {
+  std::string early = tt::edit(tt::kReaderOfTwoWriters,
+                               "            lm.sync(tg)\n            lm.sync(tg)\n            if g == 1:\n",
+                               "            lm.sync(tg)\n            lm.sync(tg)\n            lm.sync(tg)\n            if g == 1:\n");
+  early = tt::edit(early, "            lm.sync(tg)\n            lm.sync(tg)\n    with rd:\n",
+                   "            lm.sync(tg)\n    with rd:\n");
+  early = tt::edit(early,
+                   "            lm.sync(tg)\n            lm.sync(tg)\n            lm.copy(x, ss[0][0:1, 0:1])\n            lm.sync(tg)\n",
+                   "            lm.sync(tg)\n            lm.copy(x, ss[0][0:1, 0:1])\n            lm.sync(tg)\n            lm.sync(tg)\n");
+  EXPECT_EQ(tt::rulesOf(early, {{"n", 1}}), tt::Rules{}) << "one round: lap 0 is all that is written";
+  EXPECT_EQ(tt::rulesOf(early, {{"n", 2}}), tt::Rules{"data.stale-read"});
+  // warp 1 skips its write on round 1: the reader's second read finds
+  // warp 0's write of the round again
+  const std::string skipped = tt::edit(tt::kReaderOfTwoWriters, "            if g == 1:\n",
+                                       "            if g == 1 and r != 1:\n");
+  EXPECT_EQ(tt::rulesOf(skipped, {{"n", 3}}), tt::Rules{"data.stale-read"});
+}
+
+// The order the barriers fix: lm.sync generations, an mbarrier slot one
+// process arrives on, and a two-process lm.bar_arrive hand-over (into the
+// passes of the process that only syncs). Process 0's first write is
+// ordered before process 1's last instruction, never the other way; a
+// slot that two processes arrive on orders nothing (an arrival may land
+// in another phase than the one it means).
+TEST(TurnTaking, BarrierOrderFollowsTheBarriers) {
+  auto orderOf = [](const std::string& text) {
+    ir::Module mod = cake::testing::compile(text);
+    EXPECT_FALSE(mod.schedules.empty());
+    const System sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {{"n", 2}}));
+    const std::optional<BarrierOrder> order = BarrierOrder::of(sys);
+    EXPECT_TRUE(order.has_value());
+    const int last1 = static_cast<int>(sys.procs.at(1).program.size()) - 1;
+    return order ? std::make_pair(order->before(0, 1, 1, last1), order->before(1, last1, 0, 1))
+                 : std::make_pair(false, true);
+  };
+  for (const std::string* text : {&tt::kSyncTurns, &tt::kMbarrierTurns, &tt::kNamedBarrierTurns})
+    EXPECT_EQ(orderOf(*text), std::make_pair(true, false)) << *text;
+  // pong arrives on p2q too (twice a round in all, two processes)
+  const std::string two = tt::edit(tt::edit(tt::kMbarrierTurns, "prod=[ping], cons=[pong], init_count=1",
+                                            "prod=[ping, pong], cons=[pong], init_count=2"),
+                                   "            lm.wait(p2q, iter=r)\n", "            lm.arrive(p2q, iter=r)\n            lm.wait(p2q, iter=r)\n");
+  EXPECT_EQ(orderOf(two), std::make_pair(false, false));
+}
