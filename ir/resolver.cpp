@@ -331,7 +331,28 @@ class Resolver {
     st.hi = op(ExprKind::CDiv, {span, step}, r);
     st.lo = cnst(0, r);
     st.step = cnst(1, r);
-    return op(ExprKind::Add, {lo, op(ExprKind::Mul, {trip, step}, r)}, r);
+    ExprPtr var = op(ExprKind::Add, {lo, op(ExprKind::Mul, {trip, step}, r)}, r);
+    stepped_vars_[var.get()] = SteppedVar{lo, trip, step};
+    return var;
+  }
+
+  // A loop variable of a symbolic step, v = lo + n * step (countLoopFromZero).
+  struct SteppedVar {
+    ExprPtr lo, trip, step;
+  };
+  std::map<const Expr*, SteppedVar> stepped_vars_;
+
+  // `(v - lo) // step` of such a variable, as CUDA's grid-strided loops
+  // recover their trip number (`t = (tile - blockIdx.x) / gridDim.x`), is
+  // the trip count n itself: (lo + n * step - lo) // step = n for every
+  // value, the step being positive (positiveForAllValues). Read as n, the
+  // proofs see the loop's own trip variable, not the block index around it.
+  ExprPtr tripOfSteppedVar(ExprKind k, const ExprPtr& a, const ExprPtr& b) const {
+    if (k != ExprKind::FloorDiv || !a || a->kind != ExprKind::Sub || a->args.size() != 2) return nullptr;
+    const auto it = stepped_vars_.find(a->args[0].get());
+    if (it == stepped_vars_.end()) return nullptr;
+    const SteppedVar& v = it->second;
+    return sameExpr(*a->args[1], *v.lo) && sameExpr(*b, *v.step) ? v.trip : nullptr;
   }
 
   int64_t constInt(const AE& e, std::string_view what) {
@@ -436,6 +457,7 @@ class Resolver {
         ExprPtr b = intOf(*e.args[1], fmt::format("'{}'", e.text));
         ExprKind k = e.text == "+" ? ExprKind::Add : e.text == "-" ? ExprKind::Sub : e.text == "*" ? ExprKind::Mul
                    : e.text == "//" ? ExprKind::FloorDiv : ExprKind::Mod;
+        if (ExprPtr trip = tripOfSteppedVar(k, a, b)) return intv(trip, e.range);
         return intv(op(k, {a, b}, e.range), e.range);
       }
       case AK::Compare: {

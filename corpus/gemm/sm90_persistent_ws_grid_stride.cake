@@ -4,8 +4,8 @@
 # division, the flat ring iteration as (t + 1) * k_tiles - k_tiles + k, the producer's first
 # lap skipped by a guard written with `or`, the store slot as t % 2 + 2 * lm.instance().
 # Helper respell44 (session 44, bench/respell/good/sm90_persistent_ws_r2.cake); checked, not
-# proved: the tile number read back from the tile index reads lm.block_idx(0) outside the loop
-# bounds (docs/known-limits.md "Verdicts that depend on how a kernel is spelled (respell44)").
+# proved: the producer's first-lap guard `t > 0 or k >= 4` is not a function of the ring index
+# (docs/known-limits.md "Verdicts that depend on how a kernel is spelled (respell44)").
 # expect: pass
 @cake.schedule(target="sm_90a")
 def gemm_sm90_persistent_ws(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,

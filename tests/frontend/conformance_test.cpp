@@ -275,6 +275,52 @@ TEST(Conformance, APositiveSymbolicLoopStepCountsTripsFromZero) {
   EXPECT_EQ(psink.findings().front().range.line, 8);
 }
 
+TEST(Conformance, AGridStridedLoopsTripNumberReadBackIsItsTripVariable) {
+  // CUDA's persistent kernels recover their trip number from the strided
+  // tile index: t = (tile - blockIdx.x) / gridDim.x. With tile = lo + n *
+  // step that is n for every value (the step is positive), so the front end
+  // reads it as the loop's own trip variable; any other spelling (another
+  // start, another divisor) stays as written.
+  const std::string text =
+      "@cake.schedule(target=\"sm_90a\")\n"
+      "def k(lm, A: LM.tma2d, T: LM.i32):\n"
+      "    pool = lm.smem(16384)\n"
+      "    v = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16)\n"
+      "    load = lm.role(warps=[0])\n"
+      "    full = lm.barrier(count=1, prod=[load], cons=[load])\n"
+      "    with load:\n"
+      "        for tile in lm.range(lm.block_idx(0) + 1, T, 2 * lm.grid_dim(0)):\n"
+      "            t = (tile - (lm.block_idx(0) + 1)) // (2 * lm.grid_dim(0))\n"
+      "            u = (tile - lm.block_idx(0)) // (2 * lm.grid_dim(0))\n"
+      "            w = (tile - (lm.block_idx(0) + 1)) // lm.grid_dim(0)\n"
+      "            v.tma_load(A, coords=(t, u + w), stage=0, barrier=full)\n"
+      "            lm.wait(full, stage=0)\n";
+  DiagnosticSink sink;
+  auto m = compile(text, sink);
+  ASSERT_TRUE(m) << describe(sink);
+  const Schedule& s = m->schedules[0];
+  const Stmt& loop = s.bodies[0].body[0];
+  ASSERT_EQ(loop.kind, Stmt::Kind::For);
+  const Op& load = loop.body[0].op;
+  ASSERT_EQ(load.coords[0]->kind, ExprKind::LoopVar);
+  EXPECT_EQ(load.coords[0]->index, loop.loop_var);
+  EXPECT_NE(load.coords[1]->kind, ExprKind::LoopVar);
+  for (int64_t b : {0, 2})
+    for (int64_t g : {1, 3}) {
+      EvalEnv env;
+      env.params[1] = 40;
+      env.block_idx[0] = b;
+      env.grid_dim[0] = g;
+      for (int64_t n = 0; n < 3; ++n) {
+        env.loop_vars[loop.loop_var] = n;
+        const int64_t tile = b + 1 + n * 2 * g;
+        const int64_t u = (tile - b) / (2 * g), w = (tile - b - 1) / g;  // all non-negative here
+        EXPECT_EQ(evaluate(*load.coords[0], env), n);
+        EXPECT_EQ(evaluate(*load.coords[1], env), u + w);
+      }
+    }
+}
+
 }  // namespace conformance_test
 
 namespace conformance_test {
