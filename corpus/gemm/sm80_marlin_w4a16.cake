@@ -22,6 +22,7 @@
 # Marlin's cross-warp reduction in shared memory (thread_k_blocks split)
 # and the global lock of its slice-wise serial reduction are not modeled.
 # smem: A 4 x 2 KiB + B 4 x 8 KiB + scales 8 KiB = 48 KiB.
+# lower: unsupported (the dequantized B fragment filled by a register copy into mma.sync operand registers: the lowering fills them from shared memory only)
 # expect: pass
 @cake.schedule(target="sm_80")
 def marlin_w4a16(lm, A: LM.gmem, Bq: LM.gmem, S: LM.gmem, C: LM.gmem,
