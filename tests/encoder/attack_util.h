@@ -90,7 +90,7 @@ inline void expectFoundNotProved(const std::string& text, const std::string& rul
 
 // A correct schedule proved: `cake check` says proved and finds no
 // rule, and the proof for every trip count proves it.
-inline void expectProved(const std::string& text, const char* what) {
+inline void expectCheckedAndProved(const std::string& text, const char* what) {
   auto mod = cake::testing::compile(text);
   ASSERT_FALSE(mod.schedules.empty()) << what;
   const ir::Schedule& s = mod.schedules.at(0);

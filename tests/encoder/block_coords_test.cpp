@@ -80,9 +80,9 @@ TEST(BlockCoords, TheBlockTermIsOneAddedNonNegativeProduct) {
 // guard on the instance alone too.
 TEST(BlockCoords, ABlocksOwnRowBesideAParameterGuardIsProved) {
   using block_coords_test::blockRow;
-  cake::testing::attacks::expectProved(blockRow("t", "t", true), "the block's row, a parameter guard");
-  cake::testing::attacks::expectProved(blockRow("4 * t + 1", "4 * t + 1", true), "row 4t + 1");
-  cake::testing::attacks::expectProved(blockRow("t", "t", true, "w < 2"), "the block's row, no parameter");
+  cake::testing::attacks::expectCheckedAndProved(blockRow("t", "t", true), "the block's row, a parameter guard");
+  cake::testing::attacks::expectCheckedAndProved(blockRow("4 * t + 1", "4 * t + 1", true), "row 4t + 1");
+  cake::testing::attacks::expectCheckedAndProved(blockRow("t", "t", true, "w < 2"), "the block's row, no parameter");
 }
 
 // Broken twins (no barrier between the store and the load) whose boxes
@@ -105,7 +105,7 @@ TEST(BlockCoords, TwinsWhoseBoxesDependOnTheBlockAreFoundNotProved) {
 // the fixed form proved, the early return found (sync.deadlock), not proved.
 TEST(BlockCoords, FbgemmPruningLengthsWithItsBlockIndexIsProved) {
   const std::string dir = "corpus/bugs/sync.deadlock/fbgemm_pruning_lengths_early_return_before_syncthreads";
-  cake::testing::attacks::expectProved(cake::testing::corpusText(dir + "_fixed.cake"), "FBGEMM fixed");
+  cake::testing::attacks::expectCheckedAndProved(cake::testing::corpusText(dir + "_fixed.cake"), "FBGEMM fixed");
   cake::testing::attacks::expectFoundNotProved(cake::testing::corpusText(dir + ".cake"), "sync.deadlock",
                                               "FBGEMM early return");
 }

@@ -88,12 +88,12 @@ TEST(Glob44, RowsThatMoveWithTheLoopAreProved) {
   using glob44_test::inPlace;
   const std::string minimal = inPlace("(p, 32 * w)", "(p, 32 * w)", true);
   EXPECT_EQ(glob44_test::foldedCoords(minimal), 2u);
-  cake::testing::attacks::expectProved(minimal, "hunt44's minimal form");
-  cake::testing::attacks::expectProved(inPlace("(0, 64 * p + 32 * w)", "(0, 64 * p + 32 * (1 - w))", true),
+  cake::testing::attacks::expectCheckedAndProved(minimal, "hunt44's minimal form");
+  cake::testing::attacks::expectCheckedAndProved(inPlace("(0, 64 * p + 32 * w)", "(0, 64 * p + 32 * (1 - w))", true),
                             "the halves of a 64-column chunk swapped");
-  cake::testing::attacks::expectProved(inPlace("(t, 64 * p + 32 * w)", "(t, 64 * p + 32 * w)", true),
+  cake::testing::attacks::expectCheckedAndProved(inPlace("(t, 64 * p + 32 * w)", "(t, 64 * p + 32 * w)", true),
                             "the block's row, chunked by the loop");
-  cake::testing::attacks::expectProved(inPlace("(2 * p + 1, 32 * w)", "(2 * p + 1, 32 * w)", true, 2),
+  cake::testing::attacks::expectCheckedAndProved(inPlace("(2 * p + 1, 32 * w)", "(2 * p + 1, 32 * w)", true, 2),
                             "two-row tiles two rows apart");
 }
 
@@ -121,7 +121,7 @@ def k(lm, X: LM.gmem, n: LM.i32):
 
 TEST(Glob44, APerRowReductionIsProvedItsTwinFound) {
   using cake::testing::replace;
-  cake::testing::attacks::expectProved(replace(kRowReduction, "SYNC", "lm.sync(block)"), "a per-row reduction");
+  cake::testing::attacks::expectCheckedAndProved(replace(kRowReduction, "SYNC", "lm.sync(block)"), "a per-row reduction");
   cake::testing::attacks::expectFoundNotProved(replace(kRowReduction, "SYNC", "pass"), "sync.race",
                                               "a per-row reduction without its barrier");
 }
