@@ -10,6 +10,7 @@
 #include <string>
 
 #include "attack_util.h"
+#include "block_row.h"
 #include "encoder/block_coords.h"
 #include "test_util.h"
 
@@ -17,35 +18,7 @@ using namespace cake;
 
 namespace block_coords_test {
 
-// Two warps copy a row of A into B at the block's row `t`, a barrier, then
-// warp 0 reads the block's row of B. WRITE, READ: B's coordinates; SYNC:
-// the barrier between them.
-const std::string kBlockRow = R"(@cake.schedule(target="sm_80")
-def k(lm, A: LM.gmem, B: LM.gmem, rows: LM.i32):
-    x = lm.regs(shape=(1, 32), dtype=lm.i32)
-    y = lm.regs(shape=(1, 64), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    block = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        t = lm.block_idx(0)
-        if GUARD:
-            lm.copy(x, A, coords=(t, 32 * w))
-            lm.copy(B, x, coords=(WRITE, 32 * w))
-        SYNC
-        if w == 0:
-            lm.copy(y, B, coords=(READ, 0))
-        lm.sync(block)
-)";
-
-std::string blockRow(const std::string& write, const std::string& read, bool sync,
-                     const std::string& guard = "32 * w < rows") {
-  using cake::testing::replace;
-  std::string t = replace(kBlockRow, "GUARD", guard);
-  t = replace(t, "WRITE", write);
-  t = replace(t, "READ", read);
-  return replace(t, "SYNC", sync ? "lm.sync(block)" : "pass");
-}
+using cake::testing::blockRow;
 
 }  // namespace block_coords_test
 
@@ -53,7 +26,7 @@ std::string blockRow(const std::string& write, const std::string& read, bool syn
 // constants >= 0; none where two terms read the block index, where it is
 // subtracted, or where it is not such a product.
 TEST(BlockCoords, TheBlockTermIsOneAddedNonNegativeProduct) {
-  auto mod = cake::testing::compile(block_coords_test::blockRow("t", "t", true));
+  auto mod = cake::testing::compile(cake::testing::blockRow("t", "t", true));
   ASSERT_FALSE(mod.schedules.empty());
   auto term = [](const ir::ExprPtr& e) { return encoder::blockTermOf(e); };
   const ir::ExprPtr b = ir::makeExpr(ir::ExprKind::BlockIdx, {});

@@ -21,38 +21,17 @@
 #include <string>
 
 #include "attack_util.h"
+#include "block_row.h"
 #include "test_util.h"
 
 using namespace cake;
 
 namespace sound44_test {
 
-// Two warps store a row of B at ROW (warp w its columns 32w..32w+31) and
-// warp 0 loads the whole row, with no barrier between: a race wherever the
-// row is not below 0 and rows > 32 (warp 1 stores).
-const std::string kRow = R"(@cake.schedule(target="sm_80")
-def k(lm, A: LM.gmem, B: LM.gmem, rows: LM.i32):
-    x = lm.regs(shape=(1, 32), dtype=lm.i32)
-    y = lm.regs(shape=(1, 64), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    block = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        t = lm.block_idx(0)
-        if 32 * w < rows:
-            lm.copy(x, A, coords=(t, 32 * w))
-            lm.copy(B, x, coords=(ROW, 32 * w))
-        SYNC
-        if w == 0:
-            lm.copy(y, B, coords=(ROW, 0))
-        lm.sync(block)
-)";
-
-std::string row(const std::string& at, bool sync) {
-  using cake::testing::replace;
-  const std::string stored = replace(kRow, "ROW", at);  // (the store's, then the load's)
-  return replace(replace(stored, "ROW", at), "SYNC", sync ? "lm.sync(block)" : "pass");
-}
+// Two warps store a row of B at `at` (warp w its columns 32w..32w+31) and
+// warp 0 loads the whole row, with a barrier between or none: a race
+// wherever the row is not below 0 and rows > 32 (warp 1 stores).
+std::string row(const std::string& at, bool sync) { return cake::testing::blockRow(at, at, sync); }
 
 // Three warps, each storing 3 rows of B at ROW and loading them back, a
 // fourth role walked last (one instance).
