@@ -4162,10 +4162,58 @@ void subExprs(const ir::ExprPtr& e, std::vector<ir::ExprPtr>& out) {
   for (const ir::ExprPtr& a : e->args) subExprs(a, out);
 }
 
+// Does e read x other than inside a node equal to `skip`?
+bool readsOutside(const ir::ExprPtr& e, const ir::Expr& x, const ir::Expr& skip) {
+  if (!e || ir::sameExpr(*e, skip)) return false;
+  if (ir::sameExpr(*e, x)) return true;
+  return std::any_of(e->args.begin(), e->args.end(), [&](const ir::ExprPtr& a) { return readsOutside(a, x, skip); });
+}
+
+// e with every node equal to `target` replaced by `by`, except inside nodes
+// equal to `skip` (a loop bound keeps its own spelling, and so stays the
+// trip expression the proofs replace by T).
+ir::ExprPtr substituteOutside(const ir::ExprPtr& e, const ir::Expr& target, const ir::ExprPtr& by, const ir::Expr& skip) {
+  if (!e || ir::sameExpr(*e, skip)) return e;
+  if (ir::sameExpr(*e, target)) return by;
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) a = substituteOutside(a, target, by, skip);
+  return copy;
+}
+
+// The finest quotient, d = 1: a loop bounded by E = lm.cdiv(X, c) (or
+// X // c, plus a constant), c in 2..kMaxQuotientCases, whose dividend X the
+// roles' bodies read outside E (a loop over pairs of iterations whose second
+// runs under `if 2 * p + 1 < K`, bound lm.cdiv(K, 2)); the cases are then
+// X == c * E - r (X == c * E + r), docs/z3.md "The dividend itself as the
+// finer quotient". nullopt where there is none, or more than one.
+std::optional<FinerQuotient> dividendReadBesides(const ir::Schedule& s, const std::vector<const ir::Stmt*>& loops) {
+  std::optional<FinerQuotient> out;
+  for (const ir::Stmt* st : loops) {
+    if (!st->hi || !mentionsParam(*st->hi)) continue;
+    const ir::ExprPtr bound = splitOffset(st->hi).first;
+    const auto coarse = constantQuotient(*bound);
+    if (!coarse || !mentionsParam(*coarse->first) || coarse->second < 2 || coarse->second > kMaxQuotientCases) continue;
+    if (out && ir::sameExpr(*out->bound, *bound)) continue;
+    bool read = false;
+    ir::Schedule probe = s;
+    for (ir::RoleBody& body : probe.bodies)
+      mapExprs(body.body, [&](const ir::ExprPtr& e) {
+        read = read || readsOutside(e, *coarse->first, *bound);
+        return e;
+      });
+    if (!read) continue;
+    if (out) return std::nullopt;
+    out = FinerQuotient{bound, coarse->first, coarse->second};
+  }
+  return out;
+}
+
 // The bound E (plus a constant) of a loop whose bound reads a parameter and
 // a node q read in the roles' bodies, d a constant with D = c * d, c in
 // 2..kMaxQuotientCases; nullopt where there is none, or more than one such
-// pair, or a c above that.
+// pair, or a c above that; where there is none, the dividend itself read
+// besides its quotient (dividendReadBesides).
 std::optional<FinerQuotient> finerQuotientOf(const ir::Schedule& s) {
   std::vector<const ir::Stmt*> loops;
   for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
@@ -4193,7 +4241,7 @@ std::optional<FinerQuotient> finerQuotientOf(const ir::Schedule& s) {
       out = FinerQuotient{bound, n, c};
     }
   }
-  return out;
+  return out ? out : dividendReadBesides(s, loops);
 }
 
 // The cases of lm.cdiv(X, d) == c * lm.cdiv(X, c * d) - r, r = 0..c - 1
@@ -4219,7 +4267,7 @@ std::vector<QuotientCase> finerQuotientCases(const ir::Schedule& s, const FinerQ
   for (const ir::ExprPtr& v : values) {
     QuotientCase c{std::make_shared<ir::Schedule>(s), ir::makeExpr(K::Eq, {fq.finer, v}), ""};
     if (prover.prove(ir::makeExpr(K::Not, {c.fact})).kind == BvVerdict::Holds) continue;  // no binding has it
-    for (ir::RoleBody& body : c.s->bodies) mapExprs(body.body, [&](const ir::ExprPtr& e) { return substitute(e, *fq.finer, v); });
+    for (ir::RoleBody& body : c.s->bodies) mapExprs(body.body, [&](const ir::ExprPtr& e) { return substituteOutside(e, *fq.finer, v, *fq.bound); });
     c.s->assumes.push_back({c.fact, s.range});
     c.text = fmt::format("{} == {}", ir::exprToString(*fq.finer, s), ir::exprToString(*v, s));
     out.push_back(std::move(c));

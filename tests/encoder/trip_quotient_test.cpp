@@ -149,3 +149,80 @@ TEST(TripQuotient, GuardsBrokenAtOneValueOrResidueAreNotProved) {
               {{"M", 64}, {"K", 150}}},
          });
 }
+
+// The dividend itself as the finer quotient (lead, session 45; docs/z3.md
+// "The dividend itself as the finer quotient"): a two-slot ring whose loops
+// run over pairs of iterations, `p < lm.cdiv(K, 2)`, the second of each pair
+// under `if 2 * p + 1 < K` (a loop unrolled by two). The proof read K
+// besides the trip count and refused ("the schedule reads K besides the
+// trip count ..."); now each case K == 2 * lm.cdiv(K, 2) - r is proved with
+// the guard read through the trip count.
+namespace trip_quotient_test {
+const std::string kPairs = R"(@cake.schedule(target="sm_80")
+def k(lm, A: LM.gmem, K: LM.i32):
+    lm.assume(K > 0)
+    pool = lm.smem(16384)
+    v = pool.view(offset=0, shape=(64, 32), dtype=lm.bf16, stages=2)
+    r = lm.regs(shape=(64, 32), dtype=lm.bf16)
+    load = lm.role(warps=[0])
+    use = lm.role(warps=[1])
+    full = lm.barrier(count=2, prod=[load], cons=[use])
+    empty = lm.barrier(count=2, prod=[use], cons=[load])
+    pairs = lm.cdiv(K, 2)
+    with load:
+        for p in lm.range(0, pairs):
+            lm.wait(empty, iter=2 * p - 2)
+            v.cp_async(A, coords=(0, 64 * p), iter=2 * p)
+            lm.cp_async_commit()
+            lm.cp_async_wait(pending=0)
+            lm.arrive(full, iter=2 * p)
+            if 2 * p + 1 < K:
+                lm.wait(empty, iter=2 * p - 1)
+                v.cp_async(A, coords=(0, 64 * p + 32), iter=2 * p + 1)
+                lm.cp_async_commit()
+                lm.cp_async_wait(pending=0)
+                lm.arrive(full, iter=2 * p + 1)
+    with use:
+        for p in lm.range(0, pairs):
+            lm.wait(full, iter=2 * p)
+            lm.copy(r, v[2 * p])
+            lm.arrive(empty, iter=2 * p)
+            if 2 * p + 1 < K:
+                lm.wait(full, iter=2 * p + 1)
+                lm.copy(r, v[2 * p + 1])
+                lm.arrive(empty, iter=2 * p + 1)
+)";
+}  // namespace trip_quotient_test
+
+TEST(TripQuotient, LoopOverPairsGuardedByTheDividendIsProvedPerCase) {
+  auto mod = cake::testing::compile(tqt::kPairs);
+  const ir::Schedule& s = mod.schedules.at(0);
+  for (int64_t K = 1; K <= 6; ++K) {
+    encoder::ExploreOptions eo;
+    eo.timeout_ms = cake::testing::kNoWallClockMs;
+    const auto b = cake::testing::attacks::bindAll(s, {{"K", K}});
+    EXPECT_EQ(encoder::explore(cake::testing::build(s, b), eo).outcome, encoder::Outcome::Pass) << "K=" << K;
+  }
+  auto r = cake::testing::attacks::proveDefault(s);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("per case of K against lm.cdiv(K, 2) (2 of 2 cases allowed)"), std::string::npos) << r.engine;
+  EXPECT_NE(r.engine.find("K == 2 * lm.cdiv(K, 2) - 1"), std::string::npos) << r.engine;
+}
+
+// Broken forms of the loop over pairs: each a violation of the explicit
+// engine at its witness, found by cake check, and not proved.
+TEST(TripQuotient, BrokenLoopsOverPairsAreNotProved) {
+  using cake::testing::attacks::attack;
+  attack(tqt::kPairs, {{"K", 5}},
+         {
+             {{{"                lm.wait(full, iter=2 * p + 1)\n", "                lm.wait(full, iter=2 * p)\n"}},
+              "the second read waits for the pair's first phase",
+              {{"K", 2}}},
+             {{{"                lm.wait(empty, iter=2 * p - 1)\n", "                lm.wait(empty, iter=2 * p - 3)\n"}},
+              "the second load waits a lap early",
+              {{"K", 5}}},
+             {{{"            if 2 * p + 1 < K:\n                lm.wait(full", "            if 2 * p + 1 <= K:\n                lm.wait(full"}},
+              "the consumer takes one slot past K",
+              {{"K", 1}}},
+         });
+}

@@ -1,7 +1,9 @@
-# A two-slot ring whose loops are unrolled by two (a loop over pairs of iterations, the second
-# under `if 2 * p + 1 < K`): correct, checked, not proved (docs/known-limits.md "Verdicts that
-# depend on how a kernel is spelled (helper respell44, session 44)"). Not a re-spelling of a
-# corpus file: the minimal form of sm80_ws_named_barriers_r2.
+# A two-slot ring whose loops are unrolled by two: a loop over pairs of iterations
+# (`p < lm.cdiv(K, 2)`), the second of each pair under `if 2 * p + 1 < K` (the form of an
+# sm_80 mainloop unrolled by hand, bench/respell/good/sm80_ws_named_barriers_r2.cake).
+# Correct; proved since session 45 (lead) per case K == 2 * lm.cdiv(K, 2) - r (docs/z3.md
+# "The dividend itself as the finer quotient"); before, the proof refused it ("the schedule
+# reads K besides the trip count").
 # expect: pass
 @cake.schedule(target="sm_80")
 def k(lm, A: LM.gmem, K: LM.i32):
