@@ -111,7 +111,8 @@ struct NoSteadyPeriod : Fail {
 // than the proof lists (-> unknown, or one proof per outcome of the guards
 // that read them).
 struct TooManyValues : Fail {
-  using Fail::Fail;
+  TooManyValues(const std::string& what, int p) : Fail(what), param(p) {}
+  int param;  // the parameter with too many values
 };
 // The persistent proof's K loop trip count E_B may be below 1.
 struct InnerMayBeEmpty : Fail {
@@ -3399,7 +3400,7 @@ std::vector<std::map<int, int64_t>> listAssignments(const ir::Schedule& s, const
       const size_t found = next.size();  // this assignment's values are appended from here
       const BvProver::Values r = prover.allowedValues(p, facts, cap - found, tick);
       if (r.kind == BvVerdict::Fails)
-        throw TooManyValues(tooManyText(s, p, cap));
+        throw TooManyValues(tooManyText(s, p, cap), p);
       if (r.kind != BvVerdict::Holds)
         throw Fail(fmt::format("the values the lm.assume facts allow for {} cannot be listed ({})", s.params[p].name,
                                r.detail));
@@ -3448,7 +3449,7 @@ std::vector<std::map<int, int64_t>> allowedAssignments(const ir::Schedule& s, co
   if (!known || params.size() != 1) return listAssignments(s, params, limits, cap, tick);
   ValueListings::Known& k = known->of[*params.begin()];
   if (k.all && k.all->size() <= cap) return *k.all;
-  if (k.all || (k.more_than && *k.more_than >= cap)) throw TooManyValues(tooManyText(s, *params.begin(), cap));
+  if (k.all || (k.more_than && *k.more_than >= cap)) throw TooManyValues(tooManyText(s, *params.begin(), cap), *params.begin());
   try {
     k.all = listAssignments(s, params, limits, cap, tick);
     return *k.all;
@@ -4182,18 +4183,23 @@ ir::ExprPtr substituteOutside(const ir::ExprPtr& e, const ir::Expr& target, cons
 }
 
 // The finest quotient, d = 1: a loop bounded by E = lm.cdiv(X, c) (or
-// X // c, plus a constant), c in 2..kMaxQuotientCases, whose dividend X the
-// roles' bodies read outside E (a loop over pairs of iterations whose second
-// runs under `if 2 * p + 1 < K`, bound lm.cdiv(K, 2)); the cases are then
-// X == c * E - r (X == c * E + r), docs/z3.md "The dividend itself as the
-// finer quotient". nullopt where there is none, or more than one.
-std::optional<FinerQuotient> dividendReadBesides(const ir::Schedule& s, const std::vector<const ir::Stmt*>& loops) {
+// X // c, plus a constant), c in 2..kMaxQuotientCases, X reading the
+// parameter `param` (K, lm.cdiv(K, 32)), which the roles' bodies read outside E (a loop over pairs of
+// iterations whose second runs under `if 2 * p + 1 < K`, bound
+// lm.cdiv(K, 2)); the cases are then X == c * E - r (X == c * E + r),
+// docs/z3.md "The dividend itself as the finer quotient". nullopt where
+// there is none, or more than one.
+std::optional<FinerQuotient> dividendReadBesides(const ir::Schedule& s, int param) {
+  std::vector<const ir::Stmt*> loops;
+  for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
   std::optional<FinerQuotient> out;
   for (const ir::Stmt* st : loops) {
     if (!st->hi || !mentionsParam(*st->hi)) continue;
     const ir::ExprPtr bound = splitOffset(st->hi).first;
     const auto coarse = constantQuotient(*bound);
-    if (!coarse || !mentionsParam(*coarse->first) || coarse->second < 2 || coarse->second > kMaxQuotientCases) continue;
+    if (!coarse || !ir::readsSymbol(*coarse->first, ir::ExprKind::Param, param) ||
+        coarse->second < 2 || coarse->second > kMaxQuotientCases)
+      continue;
     if (out && ir::sameExpr(*out->bound, *bound)) continue;
     bool read = false;
     ir::Schedule probe = s;
@@ -4212,8 +4218,7 @@ std::optional<FinerQuotient> dividendReadBesides(const ir::Schedule& s, const st
 // The bound E (plus a constant) of a loop whose bound reads a parameter and
 // a node q read in the roles' bodies, d a constant with D = c * d, c in
 // 2..kMaxQuotientCases; nullopt where there is none, or more than one such
-// pair, or a c above that; where there is none, the dividend itself read
-// besides its quotient (dividendReadBesides).
+// pair, or a c above that.
 std::optional<FinerQuotient> finerQuotientOf(const ir::Schedule& s) {
   std::vector<const ir::Stmt*> loops;
   for (const ir::RoleBody& body : s.bodies) collectLoops(body.body, loops);
@@ -4241,7 +4246,7 @@ std::optional<FinerQuotient> finerQuotientOf(const ir::Schedule& s) {
       out = FinerQuotient{bound, n, c};
     }
   }
-  return out ? out : dividendReadBesides(s, loops);
+  return out;
 }
 
 // The cases of lm.cdiv(X, d) == c * lm.cdiv(X, c * d) - r, r = 0..c - 1
@@ -14575,6 +14580,10 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
         return proveSegmentTiles(f, s, *segs, target, checked, opts, budget, states);
       if (std::optional<FinerQuotient> fq = finerQuotientOf(s))
         return proveFinerQuotientCases(f, s, *fq, target, checked, opts, budget, states);
+      // refused for a loop bound's own dividend, read besides it: split by its residues
+      if (const auto* many = dynamic_cast<const TooManyValues*>(&f))
+        if (std::optional<FinerQuotient> dq = dividendReadBesides(s, many->param))
+          return proveFinerQuotientCases(f, s, *dq, target, checked, opts, budget, states);
       throw;
     }
     return proveCopy(f, blocks->s, blocks->text, target, checked, opts, budget, states, bindings, dead);
