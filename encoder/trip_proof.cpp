@@ -4727,6 +4727,100 @@ std::optional<LoopsFromZero> loopsFromZero(const ir::Schedule& s) {
   return out;
 }
 
+// ---------------------------------------------------------------- a loop over rounds, read as a strided loop
+// (docs/z3.md "A loop over rounds read as a strided loop", lead, session 45)
+
+struct RoundsAsStrided {
+  std::shared_ptr<ir::Schedule> s;
+  std::string text;  // what was rewritten, for the engine line
+};
+
+// hi = lm.cdiv(max(X - a, 0), c) or lm.cdiv(X - a, c), c >= 2 a constant:
+// {X, a, c}.
+struct RoundsBound {
+  ir::ExprPtr end, start;
+  int64_t stride = 0;
+};
+std::optional<RoundsBound> roundsBound(const ir::ExprPtr& hi) {
+  using K = ir::ExprKind;
+  if (!hi || hi->kind != K::CDiv || hi->args.size() != 2) return std::nullopt;
+  const auto c = ir::constValue(hi->args[1]);
+  if (!c || *c < 2) return std::nullopt;
+  ir::ExprPtr diff = hi->args[0];
+  if (diff->kind == K::Max && diff->args.size() == 2) {
+    const auto zero = ir::constValue(diff->args[1]);
+    if (!zero || *zero != 0) return std::nullopt;
+    diff = diff->args[0];
+  }
+  if (diff->kind != K::Sub || diff->args.size() != 2) return std::nullopt;
+  return RoundsBound{diff->args[0], diff->args[1], *c};
+}
+
+// e with every sub-expression equal, for every value, to `c * r + a` read
+// as the strided loop's variable r, and r elsewhere as (r - a) // c.
+ir::ExprPtr stridedFromRound(const ir::ExprPtr& e, int r, const ir::ExprPtr& value, const ir::ExprPtr& round) {
+  if (!e || !ir::dependsOnLoopVar(*e, r)) return e;
+  if (ir::equalForAllValues(*e, *value)) return symbolNode(ir::ExprKind::LoopVar, r);
+  if (e->kind == ir::ExprKind::LoopVar) return round;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& x : copy->args) x = stridedFromRound(x, r, value, round);
+  return copy;
+}
+
+bool readRoundsAsStrided(ir::Block& b, const ir::Schedule& s, std::vector<std::string>& texts) {
+  using K = ir::ExprKind;
+  for (ir::Stmt& st : b) {
+    if (!readRoundsAsStrided(st.body, s, texts) || !readRoundsAsStrided(st.orelse, s, texts)) return false;
+    if (st.kind != ir::Stmt::Kind::For) continue;
+    const auto lo = ir::constValue(st.lo);
+    const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    const std::optional<RoundsBound> rb = roundsBound(st.hi);
+    if (!rb || lo != 0 || step != 1 || !st.orelse.empty()) continue;
+    // the start reads no parameter the end does not: the new bound reads
+    // the old one's parameters (the builder reads them for an empty loop)
+    std::set<int> end_params = paramsOf(*rb->end);
+    bool same_params = true;
+    for (int p : paramsOf(*rb->start)) same_params = same_params && end_params.count(p);
+    if (!same_params) continue;
+    const int r = st.loop_var;
+    const ir::ExprPtr c = ir::makeConst(rb->stride);
+    const ir::ExprPtr var = symbolNode(K::LoopVar, r);
+    const ir::ExprPtr value = ir::makeExpr(K::Add, {ir::makeExpr(K::Mul, {c, var}), rb->start});
+    const ir::ExprPtr round = ir::makeExpr(K::FloorDiv, {ir::makeExpr(K::Sub, {var, rb->start}), c});
+    texts.push_back(fmt::format("lm.range(0, {}) as lm.range({}, {}, {})", ir::exprToString(*st.hi, s),
+                                ir::exprToString(*rb->start, s), ir::exprToString(*rb->end, s), rb->stride));
+    mapExprs(st.body, [&](const ir::ExprPtr& e) { return stridedFromRound(e, r, value, round); });
+    st.lo = rb->start;
+    st.hi = rb->end;
+    st.step = c;
+  }
+  return true;
+}
+
+// The schedule with every loop over rounds, `for r in lm.range(0,
+// lm.cdiv(max(X - a, 0), c))` (or lm.cdiv(X - a, c); c >= 2 a constant, a
+// and X free of r), run as the strided loop `for r in lm.range(a, X, c)`
+// whose value r' = a + c * r: the body's sub-expressions equal to c * r + a
+// for every value read as r', r elsewhere as (r' - a) // c. For every
+// binding the strided loop runs r' = a, a + c, ... while r' < X: max(0,
+// lm.cdiv(X - a, c)) values, the old loop's count, in its order, and each
+// rewritten expression has at r' the value it had at r (r' - a = c * r, so
+// (r' - a) // c = r). The builder then emits the same operations in the
+// same order; only the loop values instructions carry are r' for r, a
+// bijection (as for loopsFromZero). A ping-pong consumer written over its
+// rounds (t = 2 * r + wg) becomes the strided tile loop `lm.range(
+// lm.instance(), my_tiles, 2)` the persistent proof takes. nullopt where
+// no loop is such.
+std::optional<RoundsAsStrided> roundsAsStrided(const ir::Schedule& s) {
+  RoundsAsStrided out{std::make_shared<ir::Schedule>(s), ""};
+  std::vector<std::string> texts;
+  for (ir::RoleBody& body : out.s->bodies)
+    if (!readRoundsAsStrided(body.body, s, texts)) return std::nullopt;
+  if (texts.empty() || !trip::sameDerivedTx(s, *out.s)) return std::nullopt;
+  out.text = fmt::format("{} (a loop over rounds as a strided loop)", fmt::join(texts, ", "));
+  return out;
+}
+
 // ---------------------------------------------------------------- segments of independent lengths
 ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by);
 // (docs/z3.md "Consecutive loops of independent lengths read as the tiles of
@@ -14573,6 +14667,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     if (std::optional<KSplit> ks = kSplitShape(s)) return proveKSplitTiles(f, s, *ks, target, checked, opts, budget, states);
     if (std::optional<LoopsFromZero> z = loopsFromZero(s))
       return proveCopy(f, z->s, z->text, target, checked, opts, budget, states, bindings, dead);
+    if (std::optional<RoundsAsStrided> rounds = roundsAsStrided(s))
+      return proveCopy(f, rounds->s, rounds->text, target, checked, opts, budget, states, bindings, dead);
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
     if (!blocks) {
       if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);
