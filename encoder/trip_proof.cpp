@@ -11019,6 +11019,9 @@ void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& bindin
   auto checked = [&](size_t p) {
     return moves(p) || (first_copy && g.shape[p].kind == TileShape::Full);
   };
+  // a last tile's part after the K loop with copies per ring end
+  // (lastPostsByRingEnd: known where the first copies are checked, after it)
+  auto byRingEnd = [&](size_t p) { return p < g.post_last_x.size() && g.post_last_x[p]; };
   bool any = false;
   for (size_t p = 0; p < g.shape.size(); ++p) any = any || checked(p);
   if (!any) return;
@@ -11065,6 +11068,15 @@ void lastTilesAtRingStart(PGrid& g, const ir::Schedule& s, const Binding& bindin
                 if (!sameIterationAtRingStart(xp, xsh, mp, sh, t, k, x, aligned)) refuse("K iteration");
             }
             if (moves(p)) requireAlignedAtRingStart(g, p, x, exact, g.pre_marker_moves[p][t][x]);
+            if (byRingEnd(p)) {
+              // (its ring end x + Wg: what the ring end evaluates apart,
+              // the copies per ring end give those; docs/z3.md "Last tiles
+              // that start and end inside the window")
+              if (trip::compareEvaluatedAtRingEnd(xp, xsh.head[t][g.Wg], xsh.tile_start[t + 1], lp, lsh.head[t][g.Wg],
+                                                  lsh.tile_start[t + 1], sameBesidesLoops) == trip::PartDiff::More)
+                refuse("part after the K loop");
+              continue;
+            }
             const std::span<const Instr> post(lp.data() + lsh.head[t][g.Wg], lp.data() + lsh.tile_start[t + 1]);
             if (!sameRange(sameBesidesLoops, xp, xsh.head[t][g.Wg], xsh.tile_start[t + 1], post))
               refuse("part after the K loop");
@@ -12192,14 +12204,19 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
-// Obstacle 1 (c) with the last tiles' parts per ring end: the first K
-// iterations' last tiles (lastTilesAtRingStart) are checked with their part
-// after the K loop at ring end Wg, the last tiles' parts per ring end
-// (lastPostsByRingEnd) with tiles that start at ring position 0; a last
-// tile that starts at x > 0 and ends at L < Wg is neither's.
-[[noreturn]] void refuseFirstCopiesWithTheLastTiles() {
-  throw Fail("the schedule reads the tile count inside the tile loop, its K loop's first iteration differs and a "
-             "part after its K loop reads the tile's ring end (not covered by the persistent-kernel proof yet)");
+// Obstacle 1 (d): a tile of one K iteration runs its first iteration as
+// its last. The first iteration's copies (firstIterations) read E_B as not
+// the last, the last iteration's (tailIterations) are never entered as a
+// first: with a first copy of its own, a process's one-iteration tile would
+// run neither's text. `if k > 0 or (k + 1 == k_tiles and it > 0):
+// lm.arrive(empty, iter=it - 1)` is the grid's text in every last iteration
+// and the first copy's in every first one, yet a tile of one iteration at
+// ring start x > 0 arrives where neither does (a double release, proved
+// before; TripProof.FirstIterationThatIsAlsoTheLastIsNotProved).
+[[noreturn]] void refuseFirstIterationThatIsAlsoTheLast() {
+  throw Fail("the K loop's first iteration differs from the others and a K iteration reads the K loop's trip "
+             "count besides t * E_B (a tile of one iteration runs its first iteration as its last; not covered "
+             "by the persistent-kernel proof yet)");
 }
 
 // The copies near a tile's end check their periods from w0g in every tile:
@@ -12218,10 +12235,6 @@ bool anyPostMoves(const PGrid& g) {
   return std::any_of(g.post_moves.begin(), g.post_moves.end(), [](char m) { return m; });
 }
 
-bool anyLastPostCopies(const PGrid& g) {
-  return std::any_of(g.post_last_x.begin(), g.post_last_x.end(), [](char m) { return m; });
-}
-
 // Obstacle 1 (c) where a part before the K loop moves with the ring (a K
 // loop whose first iteration differs, `if j == 0:`, with a read of the tile
 // count): the last tiles that start at x > 0 run the copies of both
@@ -12238,24 +12251,27 @@ bool anyLastPostCopies(const PGrid& g) {
 // checkTileExprs sets `first` too or refuses on its own (it reads a
 // superset of these expressions, and its warm-up is no smaller).
 // The probe also answers whether a part after the K loop reads the ring
-// end (checkTileExprs' answer): with a first K iteration of its own and the
-// last tiles, such a part's copies per ring end (lastPostsByRingEnd) are
-// refused after their grids (refuseFirstCopiesWithTheLastTiles); the
-// refusal is asked here instead, before any grid per ring start or end
-// (FA4: 24 + 4 x 24 + 23 + 4 x 23 grids, 8.5 s user and more). Where the
-// probe decides, main refused every such schedule here (obstacle 1 (c)
-// with a part that moves), so no proof is lost.
+// end (checkTileExprs' answer) and whether a K iteration reads E_B besides
+// t * E_B (`last`, the tail copies): with a first K iteration of its own,
+// the last tiles and copies per ring end, obstacle 1 (d) (a tile of one K
+// iteration, refuseFirstIterationThatIsAlsoTheLast) is asked here, before
+// any grid per ring start or end (FA4: 24 + 4 x 24 + 23 + 4 x 23 grids,
+// 34 s user before the same refusal after firstIterations), where the
+// later question would ask it only if some first copy differs (first_x).
+// Main (session 44) refused every schedule with the probe's first
+// iteration, the last tiles and a part after the K loop that reads the ring
+// end or moves here, so this loses no proof main had.
 struct FirstProbe {
-  bool first = false;     // a first K iteration of its own
+  bool first = false;      // a first K iteration of its own
   bool reads_end = false;  // a part after the K loop reads the ring end
+  int last = 0;            // the depth of the last K iterations of their own (tailIterations)
 };
 FirstProbe firstCopiesProbe(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits,
                             bool reads_tile_count, bool tails) {
   if (!reads_tile_count) return {};
   FirstProbe out;
-  int last = 0;
   try {
-    out.reads_end = checkTileExprs(s, tl, g, limits, &out.first, tails ? &last : nullptr);
+    out.reads_end = checkTileExprs(s, tl, g, limits, &out.first, tails ? &out.last : nullptr);
   } catch (const Fail&) {
     return {};  // (decided there)
   }
@@ -12484,7 +12500,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
           firstCopiesProbe(s, tl, g, solverLimits(opts, budget), !uses.empty(), tails.has_value());
       // (uses: the last tiles' grids, buildLastGrids; refused before them)
       last_tiles_later = probe.first && !uses.empty();
-      if (last_tiles_later && (probe.reads_end || anyPostMoves(g))) refuseFirstCopiesWithTheLastTiles();
+      if (last_tiles_later && (probe.reads_end || anyPostMoves(g)) && probe.last > 0)
+        refuseFirstIterationThatIsAlsoTheLast();
       buildLastGrids();  // (lastTilesAtRingStart reads them)
       if (g.last_tile && !anyPostMoves(g)) refuseLastTilePartsThatMove(g);
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
@@ -12526,11 +12543,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     if (g.last_tile) lastPostsByRingEnd(g, s, binding, target, tl, budget);
   }
   refuseLastPartsThatMove(g);
-  // lastTilesAtRingStart compares the last tiles' parts after the K loop
-  // with the depth-d grid's at ring start 0; with copies of those parts per
-  // ring end (lastPostsByRingEnd) that comparison is not the one that holds:
-  // the two lifts were built apart (session 43), the pair is refused.
-  if (first && g.last_tile && anyLastPostCopies(g)) refuseFirstCopiesWithTheLastTiles();
   if (first) {
     firstIterations(g, s, binding, target, tl, budget);
     if (g.counters) checkFirstCopiesKeepCounters(g);
@@ -12551,19 +12563,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                              "run as a copy of its own (not covered by the persistent-kernel proof yet)",
                              g.grid.procs[p].name));
   if (last > 0) {
-    // A tile of one K iteration runs its first iteration as its last. The
-    // first iteration's copies (firstIterations) read E_B as not the last,
-    // the last iteration's (tailIterations) are never entered as a first:
-    // with a first copy of its own, a process's one-iteration tile would
-    // run neither's text. `if k > 0 or (k + 1 == k_tiles and it > 0):
-    // lm.arrive(empty, iter=it - 1)` is the grid's text in every last
-    // iteration and the first copy's in every first one, yet a tile of one
-    // iteration at ring start x > 0 arrives where neither does (a double
-    // release, proved before; TripProof.FirstIterationThatIsAlsoTheLastIsNotProved).
+    // (obstacle 1 (d), a tile of one K iteration)
     if (std::any_of(g.first_x.begin(), g.first_x.end(), [](char f) { return f; }))
-      throw Fail("the K loop's first iteration differs from the others and a K iteration reads the K loop's trip "
-                 "count besides t * E_B (a tile of one iteration runs its first iteration as its last; not covered "
-                 "by the persistent-kernel proof yet)");
+      refuseFirstIterationThatIsAlsoTheLast();
     refuseTileCountReadsNearTheEnd(s, tl, tail_uses);
     refuseSloped(g, "K iterations near the tile's end differ");
     g.free_regs = pathFreeRegs(s, tl);

@@ -30,4 +30,19 @@ PartDiff comparePartAtRingEnd(const std::vector<Instr>& at, int a0, int a1, cons
                               int b1, const std::function<bool(const Instr&, const Instr&)>& same,
                               int* differs = nullptr);
 
+// Whether the text evaluates `in`'s mbarrier slot and phase (iter=, or
+// stage= with phase=): then they are functions of the expressions the
+// operation reads, which a ring end evaluates; a counted phase (the
+// process's earlier operations on the slot) is history.
+bool evaluatesSlotAndPhase(const Instr& in);
+
+// at[a0, a1) against ref[b0, b1) as comparePartAtRingEnd, but where only
+// operations whose slot and phase the text evaluates may differ in them (a
+// counted phase that differs is More): a part after the K loop of a tile
+// that starts at ring position x > 0 (its ring end x + Wg) against the same
+// part at ring start 0 (lastTilesAtRingStart).
+PartDiff compareEvaluatedAtRingEnd(const std::vector<Instr>& at, int a0, int a1, const std::vector<Instr>& ref, int b0,
+                                   int b1, const std::function<bool(const Instr&, const Instr&)>& same,
+                                   int* differs = nullptr);
+
 }  // namespace cake::encoder::trip
