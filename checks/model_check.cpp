@@ -237,6 +237,16 @@ struct StartGoal {
   std::string where;  // "file:line:col"
 };
 
+// A loop whose trip count reads the variables of enclosing symbolic loops
+// (a split-K tile's K loop `lm.range(0, min(tile // n * kp + kp, K) - tile
+// // n * kp)`): BindingSearch::placeInnerTrips.
+struct InnerTripGoal {
+  ExprPtr trip;
+  std::vector<FlipGoal::OtherLoop> outer;  // the loops whose variables it reads
+  std::set<int64_t> values;                // its trip goal's target values
+  std::string where;                       // "file:line:col"
+};
+
 ExprPtr leafExpr(ExprKind k, int index) {
   auto e = std::make_shared<ir::Expr>();
   e->kind = k;
@@ -310,6 +320,8 @@ class GoalCollector {
   std::vector<ExprPtr> whole_boxes;
   // Loops whose start reads a parameter, placed jointly with the trip count.
   std::vector<StartGoal> starts;
+  // Loops whose trip count reads an enclosing symbolic loop's variable.
+  std::vector<InnerTripGoal> inner_trips;
   // Thresholds a binding's values place (BindingSearch::farValues).
   std::vector<FarEvent> far_events;
   // Far thresholds the values do not reach ("the step of `k // 1000` at
@@ -429,6 +441,7 @@ class GoalCollector {
         if (st.lo && ir::exprUses(*st.lo, {ExprKind::Param, ExprKind::BlockIdx, ExprKind::GridDim}))
           starts.push_back({trip, st.lo, st.range.str()});
         if (symbolic) {
+          innerTripGoal(trip, st.range);
           goals.push_back({trip, tripTargets(), true});
           symbolic_vars_[st.loop_var] = {goals.size() - 1, st.lo, step};
           instanceTripGoals(trip);  // after: symbolic_vars_ names the trip goal by its index
@@ -452,6 +465,25 @@ class GoalCollector {
         op(st.op);
       }
     }
+  }
+  // The trip goal of a loop whose count reads an enclosing symbolic loop's
+  // variable (a split-K tile's K loop) reads that variable, which no
+  // binding gives a value: the search cannot evaluate it and left it
+  // unreached. A tile whose K loop is empty (the split past the last
+  // K-tile) then ran on no binding, and a peeled first K wait that hangs
+  // there exited 0 *checked* (helper hunt45a: facebookexperimental/triton
+  // PR #1141). Recorded here, placed by BindingSearch::placeInnerTrips at
+  // the enclosing loops' first iterations; loops whose start, step or trip
+  // count read other loops are left out, as for flips (placeableOther).
+  void innerTripGoal(const ExprPtr& trip, const ir::SourceRange& where) {
+    std::vector<FlipGoal::OtherLoop> outer;
+    for (const auto& [u, loop] : symbolic_vars_)
+      if (ir::dependsOnLoopVar(*trip, u)) {
+        if (!placeableOther(u)) return;
+        outer.push_back({u, loop.lo, loop.step, goals[loop.goal].expr});
+      }
+    if (outer.empty() || !readsPlaceableLoopVars(*trip, -1)) return;
+    inner_trips.push_back({trip, std::move(outer), tripTargets(), where.str()});
   }
   // A guard goal; one per instance of the role when the expression reads
   // lm.instance() (the search values expressions at instance 0: a warp's
@@ -1663,6 +1695,7 @@ class BindingSearch {
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
     for (const Binding* base : {&base1, static_cast<const Binding*>(&base3)})
       if (assumed(*base)) sampledValues(*base, out);
+    placeInnerTrips(base1, out);  // (before tiedValues, which counts what it placed)
     tiedValues(base1, out);
     placeFlips(base1, out);
     placeStarts(base1, out);
@@ -1759,6 +1792,7 @@ class BindingSearch {
   // The conditions under which every box of a global dimension that may be
   // clipped at 0 is whole (GoalCollector::whole_boxes; see wholeBoxes).
   void setWholeBoxes(std::vector<ExprPtr> conds) { whole_boxes_ = std::move(conds); }
+  void setInnerTrips(std::vector<InnerTripGoal> goals) { inner_trips_ = std::move(goals); }
 
   // Why run() found no binding.
   const std::string& failure() const { return failure_; }
@@ -1830,6 +1864,7 @@ class BindingSearch {
   std::vector<Goal> goals_;
   std::vector<FlipGoal> flips_;
   std::vector<StartGoal> starts_;
+  std::vector<InnerTripGoal> inner_trips_;  // setInnerTrips
   std::vector<ExprPtr> outcomes_;  // GoalCollector::guard_outcomes
   std::vector<FarEvent> far_events_;
   std::set<std::string> far_left_;  // see farLeft
@@ -2960,6 +2995,7 @@ class BindingSearch {
               return x && *x == target;
             }))
           continue;
+        if (g.trip && dependsOnLoops(*g.expr) && innerTripReached(*g.expr, target, out)) continue;
         std::string why;
         if (auto b = tiedBinding(base, g.expr, target, why, g.trip)) out.push_back(*b);
         else if (!why.empty())
@@ -3224,6 +3260,124 @@ class BindingSearch {
             }
       }
     }
+  }
+  // ---- loops whose trip count reads an enclosing loop's variable
+  //
+  // For each such loop (GoalCollector::innerTripGoal) the bindings want it
+  // to run each target trip count of its goal (0: skipped, where a peeled
+  // first iteration or a wait outside it still runs), at the first and at
+  // the second iteration of the loops around it. Searched by evaluation,
+  // as the starts are: the block indices it reads moved over 0 .. 2S+2,
+  // then one parameter moved to the inner count and one to let the outer
+  // loops reach the iteration (or the other way round). A pair no binding
+  // gives is left to tiedValues, which records it unplaced where Z3 finds
+  // values it can reach (most such pairs are impossible: a K loop that is
+  // never empty).
+  void placeInnerTrips(const Binding& base, std::vector<Binding>& out) {
+    for (const InnerTripGoal& g : inner_trips_)
+      for (int64_t j : {0, 1})
+        for (int64_t T : g.values) {
+          const ExprPtr at = innerTripAt(g, j);
+          if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return runsInnerAt(g, *at, b, j, T); }))
+            continue;
+          if (auto b = concreteInnerTrip(g, *at, base, j, T)) out.push_back(*b);
+        }
+  }
+  // The inner trip count at iteration j of every loop around it.
+  static ExprPtr innerTripAt(const InnerTripGoal& g, int64_t j) {
+    ExprPtr at = g.trip;
+    for (const FlipGoal::OtherLoop& u : g.outer)
+      at = substituteLoopVar(at, u.var, ir::makeExpr(ExprKind::Add, {u.lo, ir::makeExpr(ExprKind::Mul, {u.step, ir::makeConst(j)})}));
+    return at;
+  }
+  // Some binding of `out` runs the loop whose trip count is `trip` (one
+  // that reads enclosing loops' variables) `target` times at the first or
+  // second iteration of the loops around it.
+  bool innerTripReached(const ir::Expr& trip, int64_t target, const std::vector<Binding>& out) const {
+    for (const InnerTripGoal& g : inner_trips_) {
+      if (!ir::sameExpr(*g.trip, trip)) continue;
+      for (int64_t j : {0, 1}) {
+        const ExprPtr at = innerTripAt(g, j);
+        if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return runsInnerAt(g, *at, b, j, target); }))
+          return true;
+      }
+    }
+    return false;
+  }
+  // `b` runs every enclosing loop past iteration j, and the inner loop
+  // there T times (no times for T = 0: a count at or below 0).
+  bool runsInnerAt(const InnerTripGoal& g, const ir::Expr& at, const Binding& b, int64_t j, int64_t T) const {
+    for (const FlipGoal::OtherLoop& u : g.outer) {
+      auto t = value(b, *u.trip);
+      if (!t || *t <= j) return false;
+    }
+    auto n = value(b, at);
+    return n && (T == 0 ? *n <= 0 : *n == T) && assumed(b);
+  }
+  // `b` with the enclosing loops that stop at or before iteration j moved
+  // past it, one parameter other than `keep` (-1: any) each: one binding
+  // per choice of parameter for the first such loop (a tile loop's count
+  // `num_mn * split_k` reached through either factor: the inner count may
+  // want the other one kept).
+  std::vector<Binding> outerPast(const InnerTripGoal& g, const Binding& b, int64_t j, int keep) {
+    std::vector<Binding> out{b};
+    for (const FlipGoal::OtherLoop& u : g.outer) {
+      std::vector<Binding> next;
+      for (const Binding& x : out) {
+        auto t = value(x, *u.trip);
+        if (t && *t > j) {
+          next.push_back(x);
+          continue;
+        }
+        for (int q : ints_)
+          if (q != keep && dependsOnParam(*u.trip, q))
+            if (auto v = findAtLeast(x, q, *u.trip, j + 1)) {
+              Binding y = x;
+              y.params[q] = *v;
+              next.push_back(y);
+            }
+      }
+      out = std::move(next);
+    }
+    return out;
+  }
+  std::optional<Binding> concreteInnerTrip(const InnerTripGoal& g, const ir::Expr& at, const Binding& base,
+                                           int64_t j, int64_t T) {
+    std::vector<const ir::Expr*> read{&at};
+    for (const FlipGoal::OtherLoop& u : g.outer) read.insert(read.end(), {u.lo.get(), u.trip.get()});
+    std::vector<Binding> moved{base};
+    for (int d = 0; d < 3; ++d) {
+      const bool block = std::any_of(read.begin(), read.end(), [&](const ir::Expr* e) { return dependsOnBlockIdx(*e, d); });
+      if (!block) continue;
+      for (const Binding& b0 : std::vector<Binding>(moved))
+        for (int64_t v = 0; v <= 2 * max_stages_ + 2; ++v) {
+          Binding b = b0;
+          b.block_idx[d] = v;
+          b.grid_dim[d] = std::max<int64_t>(b.grid_dim[d], v + 1);
+          if (assumed(b)) moved.push_back(b);  // (find's Z3 fallback would ask why not)
+        }
+    }
+    for (const Binding& b0 : moved) {
+      if (runsInnerAt(g, at, b0, j, T)) return b0;
+      for (int p : ints_) {
+        if (!dependsOnParam(at, p)) continue;
+        // the inner count first, then the outer loops past j
+        if (auto v = find(b0, p, at, T)) {
+          Binding b = b0;
+          b.params[p] = *v;
+          if (runsInnerAt(g, at, b, j, T)) return b;
+          for (const Binding& x : outerPast(g, b, j, p))
+            if (runsInnerAt(g, at, x, j, T)) return x;
+        }
+        // the outer loops past j first, then the inner count
+        for (Binding b : outerPast(g, b0, j, p))
+          if (auto v = find(b, p, at, T)) {
+            b.params[p] = *v;
+            if (runsInnerAt(g, at, b, j, T)) return b;
+          }
+      }
+    }
+    return std::nullopt;
   }
   // What the integer pre-tests (ruledOut) showed of one flip goal's targets.
   struct FlipReach {
@@ -4072,6 +4226,7 @@ std::vector<Binding> coveringBindings(const ir::Schedule& s) {
   BindingSearch search(s, goals.goals, goals.flips, goals.starts, goals.guard_outcomes, goals.maxStages(),
                        encoder::Limits{}, goals.far_events);
   search.setWholeBoxes(goals.whole_boxes);
+  search.setInnerTrips(goals.inner_trips);
   return search.run();
 }
 
@@ -4090,6 +4245,7 @@ class Driver {
         relevant_(goals_.relevant()), search_(s, goals_.goals, goals_.flips, goals_.starts, goals_.guard_outcomes, goals_.maxStages(), limits(),
                 goals_.far_events) {
     search_.setWholeBoxes(goals_.whole_boxes);
+    search_.setInnerTrips(goals_.inner_trips);
   }
 
   // With CAKE_PROOF_STATS set, one line on stderr per obligation: the
