@@ -58,7 +58,7 @@ def rep(old, new):
 
 
 # ---------------------------------------------------------------- blockrow: block coordinates
-BLOCKROW = s40.raw_string("tests/encoder/block_coords_test.cpp", "kBlockRow")
+BLOCKROW = s40.raw_string("tests/encoder/block_row.h", "kBlockRow")
 
 
 def block_row(write, read, sync=True, guard="32 * w < rows"):
