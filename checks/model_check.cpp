@@ -25,6 +25,7 @@
 #include "encoder/value_equality.h"
 #include "encoder/z3_solver.h"
 
+#include "ir/expr_canon.h"
 #include "ir/expr_fields.h"
 #include "ir/global_box.h"
 
@@ -264,14 +265,7 @@ ExprPtr substituteInstance(const ExprPtr& e, int64_t i) {
   return out;
 }
 
-// `e` with loop variable `var` replaced by `with`.
-ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
-  if (!e || !ir::dependsOnLoopVar(*e, var)) return e;
-  if (e->kind == ExprKind::LoopVar) return with;
-  auto out = std::make_shared<ir::Expr>(*e);
-  for (ExprPtr& a : out->args) a = substituteLoopVar(a, var, with);
-  return out;
-}
+using ir::substituteLoopVar;
 
 // Trip counts of loops whose bounds depend on the parameters, the sides of
 // guards comparing a parameter expression with a constant, and the

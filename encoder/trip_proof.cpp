@@ -8521,6 +8521,57 @@ bool readsInnerBare(const ir::Expr& e, const TileLoops& tl) {
   return std::any_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return a && readsInnerBare(*a, tl); });
 }
 
+// A ring index read by its canonical form (docs/z3.md "Ring indices read by
+// their canonical form"): the persistent-kernel proof reads `t * E_B`
+// (isTileProduct) as the tile's ring start and E_B elsewhere as the tile's
+// end, by the expression's terms; `(t + 1) * E_B - E_B + k` has no such
+// product, and its E_B read bare made the proof refuse a correct kernel. A
+// sum, difference or product whose canonical form has a monomial that t
+// and E_B divide even with its `t * E_B` products taken out (so one its
+// terms hide) is spelled as that form (ir::polynomialSpelling: `t * E_B +
+// k`, `t * E_B + E_B - 1`), equal for every value: the outermost such
+// expression (its form is its parts' together), and an index under `%`,
+// `//` or a comparison as well. Null: nothing to spell.
+bool isSumOrProduct(ir::ExprKind k) {
+  return k == ir::ExprKind::Add || k == ir::ExprKind::Sub || k == ir::ExprKind::Mul || k == ir::ExprKind::Neg;
+}
+bool hidesTileProduct(const ir::ExprPtr& e, const TileLoops& tl) {
+  if (!isSumOrProduct(e->kind) || !readsInnerBare(*e, tl)) return false;
+  const ir::ExprPtr read = replaceProducts(e, tl, symbolNode(ir::ExprKind::LoopVar, kFreshSymbol + 8));
+  return std::any_of(tl.tile_vars.begin(), tl.tile_vars.end(), [&](int t) {
+    return ir::hasMonomialWith(*read, {symbolNode(ir::ExprKind::LoopVar, t), tl.inner});
+  });
+}
+ir::ExprPtr ringIndexByForm(const ir::ExprPtr& e, const TileLoops& tl, bool& changed, bool in_sum = false) {
+  if (!e || e->args.empty()) return e;
+  const bool sum = isSumOrProduct(e->kind);
+  std::vector<ir::ExprPtr> args;
+  for (const ir::ExprPtr& a : e->args) args.push_back(ringIndexByForm(a, tl, changed, sum));
+  ir::ExprPtr out = e;
+  if (args != e->args) {  // (an expression left alone keeps its identity)
+    auto copy = std::make_shared<ir::Expr>(*e);
+    copy->args = std::move(args);
+    out = copy;
+  }
+  // (a sum inside a sum is spelled with the outer one: its form is the whole's part)
+  if (in_sum || !hidesTileProduct(out, tl)) return out;
+  std::vector<ir::ExprPtr> spellings;
+  for (int t : tl.tile_vars)
+    if (ir::dependsOnLoopVar(*out, t)) spellings.push_back(symbolNode(ir::ExprKind::LoopVar, t));
+  spellings.push_back(tl.inner);
+  const ir::ExprPtr spelled = ir::polynomialSpelling(out, spellings);
+  if (!spelled) return out;
+  changed = true;
+  return spelled;
+}
+std::shared_ptr<ir::Schedule> ringIndicesByForm(const ir::Schedule& s, const TileLoops& tl) {
+  auto out = std::make_shared<ir::Schedule>(s);
+  bool changed = false;
+  for (ir::RoleBody& b : out->bodies)
+    mapExprs(b.body, [&](const ir::ExprPtr& e) { return ringIndexByForm(e, tl, changed); });
+  return changed ? out : nullptr;
+}
+
 // The tile loop's variable e reads (a fresh symbol when it reads none;
 // several: unknown).
 ir::ExprPtr tileVarOf(const ir::Expr& e, const TileLoops& tl) {
@@ -14047,6 +14098,13 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
         if (unpeeled) tiles = findTileLoops(*unpeeled);
         if (!tiles) unpeeled.reset();
       }
+      // ring indices read by their canonical form (the same loops: only
+      // expressions that hide a `t * E_B` are spelled anew)
+      std::shared_ptr<ir::Schedule> by_form = tiles ? ringIndicesByForm(unpeeled ? *unpeeled : s, *tiles) : nullptr;
+      if (by_form) {
+        if (auto again = findTileLoops(*by_form)) tiles = again;
+        else by_form.reset();
+      }
       std::optional<MergedLoops> merged;
       if (!tiles) {
         merged = mergeTwoTileLoops(s, limits);
@@ -14059,15 +14117,15 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
       }
       std::string engine;
       try {
-        engine = provePersistent(merged ? *merged->s : unpeeled ? *unpeeled : s, target, checked, *tiles, opts,
-                                 budget, states);
+        engine = provePersistent(merged ? *merged->s : by_form ? *by_form : unpeeled ? *unpeeled : s, target, checked,
+                                 *tiles, opts, budget, states);
       } catch (const Met&) {
         throw;
       } catch (const InnerMayBeEmpty&) {
         throw;
       } catch (const Fail& f) {
-        if (merged || unpeeled || !budget.exhausted().empty() || kResidueCases(s, *tiles).empty()) throw;
-        engine = proveResidueCases(s, target, checked, *tiles, opts, budget, states, f.what());
+        if (merged || unpeeled || !budget.exhausted().empty() || kResidueCases(by_form ? *by_form : s, *tiles).empty()) throw;
+        engine = proveResidueCases(by_form ? *by_form : s, target, checked, *tiles, opts, budget, states, f.what());
       }
       if (merged) engine = fmt::format("two tile loops ({}) as one, each tile either body: {}", merged->text, engine);
       if (unpeeled && !peeled_first.empty())

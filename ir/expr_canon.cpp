@@ -79,8 +79,19 @@ std::string keyOf(const Poly& p) {
 
 class Canon {
  public:
-  explicit Canon(const LoopVarRename& rename) : rename_(rename) {}
+  // atoms: where given, each atom's key -> the first expression met of its form
+  explicit Canon(const LoopVarRename& rename, std::map<std::string, const Expr*>* atoms = nullptr)
+      : rename_(rename), atoms_(atoms) {}
   Poly of(const Expr& e) const {
+    Poly p = form(e);
+    // (operands first: the innermost expression of an atom's form is kept)
+    if (atoms_ && p.size() == 1 && p.begin()->second == 1 && p.begin()->first.size() == 1)
+      atoms_->emplace(p.begin()->first[0], &e);
+    return p;
+  }
+
+ private:
+  Poly form(const Expr& e) const {
     switch (e.kind) {
       case ExprKind::Const: return e.value == 0 ? Poly{} : Poly{{Monomial{}, e.value}};
       case ExprKind::Param: return leaf('p', e.index);
@@ -111,8 +122,6 @@ class Canon {
       default: return opaque(e.kind, operandKeys(e));
     }
   }
-
- private:
   Poly arg(const Expr& e, size_t i) const {
     if (i >= e.args.size() || !e.args[i]) throw GiveUp{};
     return of(*e.args[i]);
@@ -130,6 +139,7 @@ class Canon {
     return atom(s.append(")"));
   }
   const LoopVarRename& rename_;
+  std::map<std::string, const Expr*>* atoms_;
 };
 
 }  // namespace
@@ -140,6 +150,95 @@ bool equalForAllValues(const Expr& a, const Expr& b, const LoopVarRename& rename
     return Canon(none).of(a) == Canon(rename_b).of(b);
   } catch (const GiveUp&) {
     return false;
+  }
+}
+
+namespace {
+
+// The key of a form that is one atom (coefficient 1), else empty.
+std::string atomKey(const Poly& p) {
+  return p.size() == 1 && p.begin()->second == 1 && p.begin()->first.size() == 1 ? p.begin()->first[0] : "";
+}
+
+// One monomial's atoms spelled and multiplied: those of `first` (atom keys,
+// in their order) first, then the others in key order.
+ExprPtr productOf(const Monomial& m, const std::vector<std::string>& first,
+                  const std::map<std::string, const Expr*>& atoms, const std::map<std::string, ExprPtr>& spelled) {
+  Monomial rest = m;
+  std::vector<std::string> order;
+  for (const std::string& k : first)
+    if (auto it = std::find(rest.begin(), rest.end(), k); it != rest.end()) {
+      order.push_back(k);
+      rest.erase(it);
+    }
+  order.insert(order.end(), rest.begin(), rest.end());
+  ExprPtr out;
+  for (const std::string& k : order) {
+    auto sp = spelled.find(k);
+    const ExprPtr a = sp != spelled.end() ? sp->second : std::make_shared<Expr>(*atoms.at(k));
+    out = out ? makeExpr(ExprKind::Mul, {out, a}) : a;
+  }
+  return out;
+}
+
+}  // namespace
+
+ExprPtr polynomialSpelling(const ExprPtr& e, const std::vector<ExprPtr>& spellings) {
+  try {
+    const LoopVarRename none;
+    std::map<std::string, const Expr*> atoms;
+    const Poly p = Canon(none, &atoms).of(*e);
+    std::map<std::string, ExprPtr> spelled;
+    std::vector<std::string> first;
+    for (const ExprPtr& sp : spellings)
+      if (const std::string k = atomKey(Canon(none).of(*sp)); !k.empty() && spelled.emplace(k, sp).second)
+        first.push_back(k);
+    // the terms that read more spelled atoms first, the constant last
+    std::vector<std::pair<const Monomial*, int64_t>> terms;
+    for (const auto& [m, c] : p) terms.emplace_back(&m, c);
+    auto rank = [&](const Monomial& m) {
+      const auto n = std::count_if(m.begin(), m.end(), [&](const std::string& k) { return spelled.count(k) > 0; });
+      return std::make_pair(m.empty(), -n);
+    };
+    std::stable_sort(terms.begin(), terms.end(), [&](const auto& a, const auto& b) { return rank(*a.first) < rank(*b.first); });
+    ExprPtr out;
+    for (const auto& [m, c] : terms) {
+      const int64_t size = c < 0 ? checkedMul(c, -1) : c;
+      ExprPtr term = m->empty() ? makeConst(size) : productOf(*m, first, atoms, spelled);
+      if (!m->empty() && size != 1) term = makeExpr(ExprKind::Mul, {makeConst(size), term});
+      if (!out) out = c < 0 ? makeExpr(ExprKind::Neg, {term}) : term;
+      else out = makeExpr(c < 0 ? ExprKind::Sub : ExprKind::Add, {out, term});
+    }
+    return out ? out : makeConst(0);
+  } catch (const GiveUp&) {
+    return nullptr;
+  }
+}
+
+bool hasMonomialWith(const Expr& e, const std::vector<ExprPtr>& factors) {
+  try {
+    const LoopVarRename none;
+    std::vector<std::string> keys;
+    for (const ExprPtr& f : factors) {
+      keys.push_back(atomKey(Canon(none).of(*f)));
+      if (keys.back().empty()) return false;
+    }
+    for (const auto& [m, c] : Canon(none).of(e))
+      if (std::all_of(keys.begin(), keys.end(),
+                      [&](const std::string& k) { return std::find(m.begin(), m.end(), k) != m.end(); }))
+        return true;
+    return false;
+  } catch (const GiveUp&) {
+    return false;
+  }
+}
+
+std::optional<int64_t> constantDifference(const Expr& a, const Expr& b) {
+  try {
+    const LoopVarRename none;
+    return constantOf(sum(Canon(none).of(a), scaled(Canon(none).of(b), -1)));
+  } catch (const GiveUp&) {
+    return std::nullopt;
   }
 }
 
@@ -158,6 +257,14 @@ ExprPtr renameLoopVars(const ExprPtr& e, const LoopVarRename& rename) {
   if (e->args.empty()) return e;
   auto out = std::make_shared<Expr>(*e);
   for (ExprPtr& a : out->args) a = renameLoopVars(a, rename);
+  return out;
+}
+
+ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
+  if (!e || !dependsOnLoopVar(*e, var)) return e;
+  if (e->kind == ExprKind::LoopVar) return with;
+  auto out = std::make_shared<Expr>(*e);
+  for (ExprPtr& a : out->args) a = substituteLoopVar(a, var, with);
   return out;
 }
 }  // namespace cake::ir

@@ -16,7 +16,10 @@
 // the signed 64-bit range gives up (not equal).
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "ir/schedule.h"
 
@@ -31,9 +34,27 @@ using LoopVarRename = std::map<int, int>;
 // assignment of the free symbols; false: not shown.
 bool equalForAllValues(const Expr& a, const Expr& b, const LoopVarRename& rename_b = {});
 
+// e spelled as its canonical form: the sum of its monomials, each its
+// coefficient times the product of its atoms, the constant last; equal to
+// e for every value (each atom spelled by an expression of its form). An
+// atom of the form of one of `spellings` is spelled by it, first in its
+// monomial's product (`(t + 1) * n - n + k` with spellings {t, n} is `t * n
+// + k`). nullptr: a coefficient out of the 64-bit range.
+ExprPtr polynomialSpelling(const ExprPtr& e, const std::vector<ExprPtr>& spellings = {});
+
+// Whether e's canonical form has a monomial that each of `factors` (each
+// of the form of one atom) divides.
+bool hasMonomialWith(const Expr& e, const std::vector<ExprPtr>& factors);
+
+// a - b where the forms differ by a constant (the same value for every
+// assignment of the free symbols); nullopt: not shown.
+std::optional<int64_t> constantDifference(const Expr& a, const Expr& b);
+
 }  // namespace cake::ir
 
 namespace cake::ir {
 // `e` with its loop variables renamed (those `rename` maps; the others kept).
 ExprPtr renameLoopVars(const ExprPtr& e, const LoopVarRename& rename);
+// `e` with loop variable `var` replaced by `with`.
+ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with);
 }  // namespace cake::ir

@@ -1826,14 +1826,98 @@ ExprPtr nonNegativeForm(const Expr& cond) {
   }
 }
 
-// A guard around nothing but `lm.wait(b, iter=X)` that holds exactly when X >= 0:
-// IR.md's wait on a negative iteration passes at once, so the guard changes nothing.
-bool guardOnlySkipsNegativeIterations(const Stmt& st) {
+// The least value of each enclosing loop's variable: `lo` of a loop from a
+// constant start by a positive constant step (the loops counted from 0,
+// a grid-strided loop's trip variable among them, give 0). Inside the
+// loop's body its variable is lo, lo + step, ...: never below lo.
+using LoopFloors = std::map<int, int64_t>;
+
+LoopFloors withLoopFloor(LoopFloors floors, const Stmt& loop) {
+  const std::optional<int64_t> lo = constValue(loop.lo);
+  const std::optional<int64_t> step = loop.step ? constValue(loop.step) : std::optional<int64_t>(1);
+  if (lo && step && *step > 0) floors[loop.loop_var] = *lo;
+  return floors;
+}
+
+// The parts of `cond` that are all false where it is false: its `or`
+// operands (and `not (a and b)` as `not a or not b`), nested.
+void collectDisjuncts(const ExprPtr& cond, std::vector<ExprPtr>& out) {
+  if (cond->kind == ExprKind::Or) {
+    for (const ExprPtr& a : cond->args) collectDisjuncts(a, out);
+    return;
+  }
+  if (cond->kind == ExprKind::Not && cond->args[0]->kind == ExprKind::And) {
+    for (const ExprPtr& a : cond->args[0]->args) collectDisjuncts(makeExpr(ExprKind::Not, {a}), out);
+    return;
+  }
+  out.push_back(cond);
+}
+
+// The loop variable a false `d` pins, and its value there: d says v >= lo + 1
+// (`t > 0`, `t >= 1`, `not t < 1`, ...) for a variable whose floor is lo,
+// false only at v = lo; or d is `v != c` or `not v == c` (either order),
+// false only at v = c.
+std::optional<std::pair<int, int64_t>> pinnedWhereFalse(const Expr& d, const LoopFloors& floors) {
+  const Expr* ne = d.kind == ExprKind::Ne                                           ? &d
+                   : d.kind == ExprKind::Not && d.args[0]->kind == ExprKind::Eq ? d.args[0].get()
+                                                                                    : nullptr;
+  if (ne)
+    for (int i = 0; i < 2; ++i)
+      if (ne->args[i]->kind == ExprKind::LoopVar)
+        if (auto c = constValue(ne->args[1 - i])) return std::make_pair(ne->args[i]->index, *c);
+  const ExprPtr D = nonNegativeForm(d);
+  if (!D) return std::nullopt;
+  for (const auto& [var, lo] : floors) {
+    auto v = std::make_shared<Expr>();
+    v->kind = ExprKind::LoopVar;
+    v->index = var;
+    if (constantDifference(*D, *v) == -(lo + 1)) return std::make_pair(var, lo);
+  }
+  return std::nullopt;
+}
+
+// Whether X < 0 wherever every disjunct is false, at every value the
+// enclosing loops give their variables (floors). Either one disjunct's
+// falsity alone says so (it reads D >= 0 and X - D is a constant c <= 0:
+// D < 0 gives X = D + c < 0), or a false disjunct pins a loop variable
+// (pinnedWhereFalse) and, that value put into X and the other disjuncts,
+// their falsity says so.
+bool falsityImpliesNegative(const std::vector<ExprPtr>& disjuncts, const ExprPtr& x, const LoopFloors& floors) {
+  for (const ExprPtr& d : disjuncts)
+    if (ExprPtr D = nonNegativeForm(*d))
+      if (std::optional<int64_t> c = constantDifference(*x, *D); c && *c <= 0) return true;
+  for (size_t i = 0; i < disjuncts.size(); ++i) {
+    const auto pin = pinnedWhereFalse(*disjuncts[i], floors);
+    if (!pin) continue;
+    const ExprPtr value = makeConst(pin->second);
+    std::vector<ExprPtr> rest;
+    for (size_t j = 0; j < disjuncts.size(); ++j)
+      if (j != i) rest.push_back(substituteLoopVar(disjuncts[j], pin->first, value));
+    LoopFloors others = floors;
+    others.erase(pin->first);  // (each pin removes a disjunct: the recursion ends)
+    if (falsityImpliesNegative(rest, substituteLoopVar(x, pin->first, value), others)) return true;
+  }
+  return false;
+}
+
+// A guard around nothing but `lm.wait(b, iter=X)` whose falsity implies X < 0
+// wherever it is evaluated (falsityImpliesNegative, the enclosing loops'
+// floors known): IR.md's wait on a negative iteration passes at once, so
+// where the guard is false the wait it skips would have done nothing, and
+// where it is true the wait runs either way: the guard changes nothing.
+// `k >= 4` for X = k - 4 (true exactly where X >= 0), and the first-lap
+// guard of a flat ring iteration `t > 0 or k >= 4` for X = t * n + k - 4
+// inside `for t in lm.range(0, ...)` (false only at t = 0, k < 4, where X =
+// k - 4 < 0). Kept: `t > 1 or k >= 4` (false at t = 1, k = 0, where X = n -
+// 4 may be >= 0) and `k >= 5` (false at k = 4, where X = 0): those skip
+// real waits.
+bool guardOnlySkipsNegativeIterations(const Stmt& st, const LoopFloors& floors) {
   if (st.kind != Stmt::Kind::If || !st.orelse.empty() || st.body.size() != 1) return false;
   const Stmt& w = st.body[0];
   if (w.kind != Stmt::Kind::Op || w.op.kind != OpKind::Wait || w.op.sel.mode != SlotSel::Mode::Iter) return false;
-  ExprPtr d = nonNegativeForm(*st.cond);
-  return d && equalForAllValues(*d, *w.op.sel.index);
+  std::vector<ExprPtr> disjuncts;
+  collectDisjuncts(st.cond, disjuncts);
+  return falsityImpliesNegative(disjuncts, w.op.sel.index, floors);
 }
 
 // An op whose selector names a barrier slot and nothing else (a TMA load's
@@ -1842,17 +1926,17 @@ bool namesBarrierSlotOnly(OpKind k) {
   return k == OpKind::Wait || k == OpKind::Arrive || k == OpKind::ExpectTx || k == OpKind::MmaCommit;
 }
 
-void spellWaitsByIteration(Block& b, const Schedule& s) {
+void spellWaitsByIteration(Block& b, const Schedule& s, const LoopFloors& floors) {
   for (Stmt& st : b) {
-    spellWaitsByIteration(st.body, s);
-    spellWaitsByIteration(st.orelse, s);
+    spellWaitsByIteration(st.body, s, st.kind == Stmt::Kind::For ? withLoopFloor(floors, st) : floors);
+    spellWaitsByIteration(st.orelse, s, floors);
     if (st.kind == Stmt::Kind::Op && namesBarrierSlotOnly(st.op.kind) && st.op.barrier >= 0)
       if (ExprPtr it = iterationOfStageAndPhase(st.op.sel, s.barriers[st.op.barrier].count)) {
         st.op.sel.mode = SlotSel::Mode::Iter;
         st.op.sel.index = it;
         st.op.sel.phase = nullptr;
       }
-    if (guardOnlySkipsNegativeIterations(st)) {
+    if (guardOnlySkipsNegativeIterations(st, floors)) {
       Stmt wait = std::move(st.body[0]);
       st = std::move(wait);
     }
@@ -1868,7 +1952,7 @@ void spellWaitsByIteration(Block& b, const Schedule& s) {
 // not place the guard of a flat iteration `t * k_tiles + k >= 4` under a strided
 // tile loop; the proof's ring and lap arguments take iterations).
 void waitsByIteration(Schedule& s) {
-  for (RoleBody& b : s.bodies) spellWaitsByIteration(b.body, s);
+  for (RoleBody& b : s.bodies) spellWaitsByIteration(b.body, s, {});
 }
 
 }  // namespace

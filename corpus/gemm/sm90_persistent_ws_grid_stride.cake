@@ -3,9 +3,10 @@
 # step: docs/semantics.md "Loops with a symbolic step"), the CTA's tile count recovered by
 # division, the flat ring iteration as (t + 1) * k_tiles - k_tiles + k, the producer's first
 # lap skipped by a guard written with `or`, the store slot as t % 2 + 2 * lm.instance().
-# Helper respell44 (session 44, bench/respell/good/sm90_persistent_ws_r2.cake); checked, not
-# proved: the producer's first-lap guard `t > 0 or k >= 4` is not a function of the ring index
-# (docs/known-limits.md "Verdicts that depend on how a kernel is spelled (respell44)").
+# Helper respell44 (session 44, bench/respell/good/sm90_persistent_ws_r2.cake). Proved since
+# session 45 (helper gs45): the first-lap guard is false only where it - 4 < 0, so the front end
+# drops it, and the proof reads the ring index by its canonical form t * k_tiles + k (docs/z3.md
+# "The grid-strided persistent loop proved").
 # expect: pass
 @cake.schedule(target="sm_90a")
 def gemm_sm90_persistent_ws(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,

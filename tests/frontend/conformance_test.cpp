@@ -392,3 +392,67 @@ TEST(Conformance, RingOpsSpelledByStageAndPhaseAreIterations) {
 }
 
 }  // namespace conformance_test
+
+namespace conformance_test {
+
+// A first-lap guard on the tile loop (helper gs45, session 45): `if t > 0
+// or k >= 4:` around `lm.wait(empty, iter=it - 4)` with the flat ring
+// iteration `it = (t + 1) * n - n + k` is false only at t = 0 (t counts from
+// 0) and k < 4, where it - 4 = k - 4 < 0: the wait it skips passes at once
+// (IR.md), so the guard changes nothing and is dropped. A guard false where
+// the iteration may be >= 0 skips a real wait and is kept: `t > 1 or k >= 4`
+// (false at t = 1, k = 0: n - 4), `t > 0 or k >= 5` (false at k = 4: 0),
+// `k >= 4` alone (false at t = 1, k = 0), `t != 1 or k >= 4`, a conjunction
+// (`t > 0 and k >= 4`: false at t = 1, k = 0); and so is one
+// whose loop starts past the pinned value (`t > 1` over lm.range(2, ...)
+// pins nothing: t is never 1 there, yet false at t = 2).
+TEST(Conformance, AFirstLapGuardIsDroppedWhereItsFalsityMeansANegativeIteration) {
+  auto schedule = [](const std::string& tiles, const std::string& it, const std::string& guard) {
+    return "@cake.schedule(target=\"sm_90a\")\n"
+           "def k(lm, A: LM.tma2d, K: LM.i32, T: LM.i32):\n"
+           "    pool = lm.smem(65536)\n"
+           "    v = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=4)\n"
+           "    load = lm.role(warps=[0])\n"
+           "    use = lm.role(warps=[1])\n"
+           "    full = lm.barrier(count=4, prod=[load], cons=[use])\n"
+           "    empty = lm.barrier(count=4, prod=[use], cons=[load])\n"
+           "    n = lm.cdiv(K, 64)\n"
+           "    with load:\n"
+           "        for t in " + tiles + ":\n"
+           "            for k in lm.range(0, n):\n"
+           "                it = " + it + "\n"
+           "                if " + guard + ":\n"
+           "                    lm.wait(empty, iter=it - 4)\n"
+           "                v.tma_load(A, coords=(0, k * 64), iter=it, barrier=full)\n";
+  };
+  // whether the guard reached the checks (else the bare wait did)
+  auto guardKept = [&](const std::string& tiles, const std::string& it, const std::string& guard) {
+    DiagnosticSink sink;
+    auto m = compile(schedule(tiles, it, guard), sink);
+    EXPECT_TRUE(m) << describe(sink);
+    if (!m) return true;
+    const Stmt& first = m->schedules[0].bodies[0].body[0].body[0].body[0];
+    const Stmt& wait = first.kind == Stmt::Kind::If ? first.body[0] : first;
+    EXPECT_EQ(wait.op.kind, OpKind::Wait) << guard;
+    return first.kind == Stmt::Kind::If;
+  };
+  const std::string flat = "(t + 1) * n - n + k", from0 = "lm.range(0, T)";
+  const std::string strided = "lm.range(lm.block_idx(0), T, lm.grid_dim(0))";
+  const std::string trip = "(t - lm.block_idx(0)) // lm.grid_dim(0)";
+  for (const char* g : {"t > 0 or k >= 4", "t >= 1 or k >= 4", "not t < 1 or k >= 4", "k > 3 or 0 < t",
+                        "t != 0 or k >= 4", "t > 0 or k >= 3", "not (t < 1 and k < 4)", "t > 0 or k >= 4 or k == 2",
+                        "not (t == 0 and k < 4)"})
+    EXPECT_FALSE(guardKept(from0, flat, g)) << g;
+  for (const char* g : {"t > 1 or k >= 4", "t > 0 or k >= 5", "k >= 4", "t != 1 or k >= 4", "t > 0 and k >= 4",
+                        "(t > 0 or k >= 4) and k != 2", "t * t > 0 or k >= 4"})
+    EXPECT_TRUE(guardKept(from0, flat, g)) << g;
+  // the grid-strided tile loop's trip number counts from 0 as well
+  EXPECT_FALSE(guardKept(strided, "(" + trip + " + 1) * n - n + k", trip + " > 0 or k >= 4"));
+  EXPECT_TRUE(guardKept(strided, "(" + trip + " + 1) * n - n + k", trip + " > 1 or k >= 4"));
+  // a loop from 1 pins t > 1 at t = 1 (where the ring index (t - 1) * n + k
+  // is k); one from 2 does not
+  EXPECT_FALSE(guardKept("lm.range(1, T)", "(t - 1) * n + k", "t > 1 or k >= 4"));
+  EXPECT_TRUE(guardKept("lm.range(2, T)", "(t - 2) * n + k", "t > 1 or k >= 4"));
+}
+
+}  // namespace conformance_test
