@@ -1045,10 +1045,13 @@ class GoalCollector {
     if (auto v = ir::constValue(e)) return op == ExprKind::Ge ? *v >= bound : *v <= bound;
     const ExprPtr negated =
         ir::makeExpr(op == ExprKind::Ge ? ExprKind::Lt : ExprKind::Gt, {e, ir::makeConst(bound)});
+    const std::string key = ir::exprToString(*negated, s_);  // (each role's copy of a guard asks again)
+    if (auto it = signs_.find(key); it != signs_.end()) return it->second;
     encoder::Limits l;
     l.rlimit = kSignRlimit;
-    return encoder::intWitness(s_, negated, {}, l).kind == encoder::BvVerdict::Holds;
+    return signs_[key] = encoder::intWitness(s_, negated, {}, l).kind == encoder::BvVerdict::Holds;
   }
+  mutable std::map<std::string, bool> signs_;  // provedSign's answers
   // Z3's resource units for one sign proof (a product of cdivs of
   // parameters: a few thousand).
   static constexpr uint64_t kSignRlimit = 2'000'000;
