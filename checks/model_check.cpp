@@ -782,6 +782,8 @@ class GoalCollector {
     ExprPtr d = ir::makeExpr(ExprKind::Sub, {c.args[0], c.args[1]});
     auto a = affineSlope(*d, var);
     auto step = ir::constValue(loop.step);
+    if ((!a || *a == 0) && step && *step != 0 && monotoneIn(c, var) != Monotone::None)
+      return pushFlip(c, var, loop, where);  // (at most one flip: placed by evaluation, BindingSearch::placeFlips)
     if (!a || *a == 0 || !step)
       return uncover(where, c, "is not an affine comparison of the loop variable the values can place");
     const int64_t as = *a * *step;
@@ -920,6 +922,134 @@ class GoalCollector {
     }
     return slope;
   }
+  // ---- guards monotone in the loop variable
+  //
+  // A split-K tile guard `min(k0 + kp, kt) > k0` with `k0 = tile // nmn *
+  // kp` (facebookexperimental/triton PR #1141: skip an empty split) reads
+  // the tile variable through a floor division and a `min`: no affine
+  // comparison, and it was left uncovered (the verdict unknown). Its truth
+  // only ever goes one way as the tile grows, so along a loop it flips at
+  // most once, as an affine comparison does: its flip is placed by the
+  // same flip goal (pushFlip; BindingSearch::placeFlips evaluates the
+  // guard, and a pair the search does not give is unplaced, the verdict
+  // unknown). The direction is read off the expression; the sign of a
+  // factor or divisor that does not read the variable is proved over the
+  // lm.assume facts (provedSign), never sampled.
+  enum class Monotone { Const, Up, Down, None };  // Up: never decreases as the variable grows
+  static Monotone flipped(Monotone m) {
+    return m == Monotone::Up ? Monotone::Down : m == Monotone::Down ? Monotone::Up : m;
+  }
+  static Monotone combined(Monotone a, Monotone b) {
+    if (a == Monotone::Const) return b;
+    if (b == Monotone::Const || a == b) return a;
+    return Monotone::None;
+  }
+  Monotone monotoneIn(const ir::Expr& e, int var) const {
+    if (!ir::dependsOnLoopVar(e, var)) return Monotone::Const;
+    auto arg = [&](size_t i) { return e.args.size() > i && e.args[i] ? monotoneIn(*e.args[i], var) : Monotone::None; };
+    switch (e.kind) {
+      case ExprKind::LoopVar: return Monotone::Up;
+      case ExprKind::Neg:
+      case ExprKind::Not: return flipped(arg(0));
+      case ExprKind::Add:
+      case ExprKind::Min:
+      case ExprKind::Max:
+      case ExprKind::And:
+      case ExprKind::Or: {
+        Monotone m = Monotone::Const;
+        for (size_t i = 0; i < e.args.size(); ++i) m = combined(m, arg(i));
+        return m;
+      }
+      case ExprKind::Sub:
+      case ExprKind::Gt:
+      case ExprKind::Ge: return binary(e) ? differenceIn(*e.args[0], *e.args[1], var) : Monotone::None;
+      case ExprKind::Lt:
+      case ExprKind::Le: return binary(e) ? differenceIn(*e.args[1], *e.args[0], var) : Monotone::None;
+      case ExprKind::Mul: return e.args.size() == 2 ? scaled(e, var) : Monotone::None;
+      case ExprKind::FloorDiv:
+      case ExprKind::CDiv: {  // by a divisor that does not read the variable, proved >= 1 or <= -1
+        if (e.args.size() != 2 || !e.args[1] || arg(1) != Monotone::Const) return Monotone::None;
+        if (provedSign(e.args[1], ExprKind::Ge, 1)) return arg(0);
+        if (provedSign(e.args[1], ExprKind::Le, -1)) return flipped(arg(0));
+        return Monotone::None;
+      }
+      default: return Monotone::None;  // (Mod, Eq, Ne: not monotone)
+    }
+  }
+  static bool binary(const ir::Expr& e) { return e.args.size() == 2 && e.args[0] && e.args[1]; }
+  // The direction of a - b (and of the truth of `a > b`, `a >= b`): a
+  // `min` or `max` on either side taken apart (`min(x, y) - c` is
+  // `min(x - c, y - c)`), then the terms of both sums with a term common
+  // to both cancelled (`k0 + kp - k0` is kp: a tile guard `min(k0 + kp,
+  // kt) > k0` reads as `kp > 0 and kt > k0`).
+  Monotone differenceIn(const ir::Expr& a, const ir::Expr& b, int var) const {
+    for (const auto& [side, first] : {std::pair{&a, true}, std::pair{&b, false}})
+      if ((side->kind == ExprKind::Min || side->kind == ExprKind::Max) && !side->args.empty()) {
+        Monotone m = Monotone::Const;
+        for (const ExprPtr& x : side->args) {
+          if (!x) return Monotone::None;
+          m = combined(m, first ? differenceIn(*x, b, var) : differenceIn(a, *x, var));
+        }
+        return m;
+      }
+    std::vector<std::pair<const ir::Expr*, bool>> terms;  // (term, negated)
+    sumTerms(a, false, terms);
+    sumTerms(b, true, terms);
+    for (size_t i = 0; i < terms.size(); ++i)
+      for (size_t j = i + 1; j < terms.size() && terms[i].first; ++j)
+        if (terms[j].first && terms[i].second != terms[j].second && ir::sameExpr(*terms[i].first, *terms[j].first))
+          terms[i].first = terms[j].first = nullptr;
+    Monotone m = Monotone::Const;
+    for (const auto& [t, negated] : terms)
+      if (t) m = combined(m, negated ? flipped(monotoneIn(*t, var)) : monotoneIn(*t, var));
+    return m;
+  }
+  // The terms of a sum (through Add, Sub and Neg), each with its sign.
+  static void sumTerms(const ir::Expr& e, bool negated, std::vector<std::pair<const ir::Expr*, bool>>& out) {
+    if (e.kind == ExprKind::Add && std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& x) { return x != nullptr; })) {
+      for (const ExprPtr& x : e.args) sumTerms(*x, negated, out);
+    } else if (e.kind == ExprKind::Sub && binary(e)) {
+      sumTerms(*e.args[0], negated, out);
+      sumTerms(*e.args[1], !negated, out);
+    } else if (e.kind == ExprKind::Neg && e.args.size() == 1 && e.args[0]) {
+      sumTerms(*e.args[0], !negated, out);
+    } else {
+      out.push_back({&e, negated});
+    }
+  }
+  // A product of a part that reads the variable and one that does not,
+  // whose sign is proved.
+  Monotone scaled(const ir::Expr& e, int var) const {
+    for (int i : {0, 1}) {
+      const ExprPtr& x = e.args[i];
+      const ExprPtr& f = e.args[1 - i];
+      if (!x || !f || ir::dependsOnLoopVar(*f, var)) continue;
+      const Monotone m = monotoneIn(*x, var);
+      if (provedSign(f, ExprKind::Ge, 0)) return m;
+      if (provedSign(f, ExprKind::Le, 0)) return flipped(m);
+      return Monotone::None;
+    }
+    return Monotone::None;
+  }
+  // `e op bound` holds wherever the lm.assume facts do: no integer witness
+  // of its negation (encoder::intWitness, over unbounded integers: a value
+  // in 64 bits is one there, so none there means none in 64 bits). A
+  // constant is read directly; Z3 gives up (unknown) -> not proved.
+  bool provedSign(const ExprPtr& e, ExprKind op, int64_t bound) const {
+    if (auto v = ir::constValue(e)) return op == ExprKind::Ge ? *v >= bound : *v <= bound;
+    const ExprPtr negated =
+        ir::makeExpr(op == ExprKind::Ge ? ExprKind::Lt : ExprKind::Gt, {e, ir::makeConst(bound)});
+    const std::string key = ir::exprToString(*negated, s_);  // (each role's copy of a guard asks again)
+    if (auto it = signs_.find(key); it != signs_.end()) return it->second;
+    encoder::Limits l;
+    l.rlimit = kSignRlimit;
+    return signs_[key] = encoder::intWitness(s_, negated, {}, l).kind == encoder::BvVerdict::Holds;
+  }
+  mutable std::map<std::string, bool> signs_;  // provedSign's answers
+  // Z3's resource units for one sign proof (a product of cdivs of
+  // parameters: a few thousand).
+  static constexpr uint64_t kSignRlimit = 2'000'000;
+
   bool constantOverSamples(const ir::Expr& e) const {
     std::optional<int64_t> first;
     for (const ir::EvalEnv& env : sampleEnvs()) {
@@ -3454,7 +3584,12 @@ class BindingSearch {
       out.push_back(*b);
       return "";
     }
-    if (ruledOut(f, base, free, dims, T, i, reach)) return "";
+    bool impossible = false;
+    if (auto b = integerFlip(f, base, free, dims, T, i, impossible)) {
+      out.push_back(*b);
+      return "";
+    }
+    if (impossible || ruledOut(f, base, free, dims, T, i, reach)) return "";
     if (const uint64_t spent = encoder::z3w::threadQueryWork().rlimit - reach.rlimit0; spent >= kFlipGoalRlimit)
       return fmt::format("the solver's work on this guard's flips, {} resource units, reached its cap of {}", spent,
                          kFlipGoalRlimit);
@@ -3463,6 +3598,25 @@ class BindingSearch {
     auto b = solveJointly(cond, base, free, dims, [&](const Binding& x) { return places(x, f, T, i); }, why);
     if (b) out.push_back(*b);
     return why;
+  }
+  // The pair asked of the integer solver (as ruledOut's pre-tests are):
+  // over unbounded integers a product of parameters is one nonlinear term,
+  // where the bit-vector query over the split-K tile guard `min(k0 + kp,
+  // kt) > k0` (k0 = tile // nmn * kp) took seconds per pair. Its values are
+  // a binding only where they evaluate to the pair (places, checked in 64
+  // bits, and inside the facts). None over the integers: none in 64 bits
+  // (`impossible`, as for ruledOut).
+  std::optional<Binding> integerFlip(const FlipGoal& f, const Binding& base, const std::set<int>& free,
+                                     const bool dims[3], int64_t T, int64_t i, bool& impossible) {
+    ExprPtr cond = ir::makeExpr(ExprKind::And, {eqExpr(f.trip, T), flipsAt(f, i)});
+    encoder::Limits l = limits_;
+    l.rlimit = kRuleOutRlimit;
+    const encoder::BvResult r = encoder::intWitness(s_, cond, jointQueryPremises(cond, base, free, dims), l);
+    impossible = r.kind == encoder::BvVerdict::Holds;
+    if (r.kind != encoder::BvVerdict::Fails) return std::nullopt;
+    Binding b = fromModel(r.model, base, free, dims);
+    if (!assumed(b) || !places(b, f, T, i)) return std::nullopt;
+    return b;
   }
   // Premises that pin every parameter outside `free`, and the block index
   // and grid of the dimensions outside `dims`, to `base`.

@@ -17,8 +17,12 @@
 #include "ir/expr_canon.h"
 
 using namespace cake;
-using namespace cake::testing;
-using namespace cake::testing::attacks;
+// (declarations, not directives: a unity build puts later test files in this
+// one's scope, and cake::testing's names clash with cake::encoder's there)
+using cake::testing::corpusText;
+using cake::testing::replace;
+using cake::testing::attacks::expectCheckedAndProved;
+using cake::testing::attacks::expectFoundNotProved;
 
 namespace grid_stride45_test {
 

@@ -72,4 +72,25 @@ TEST(InnerTripGoal, EmptySplitUnderAPeeledWaitIsReported) {
              "sync.arrival-underflow", edited(kSplitK, {{"CONSUMER", kInLoop}}));
 }
 
+// The fix of PR #1141: the tile skipped where its split is empty, the
+// peeled wait under `k_tile_end > k_tile_start` (CMP: the comparison).
+// The guard reads the tile variable through a floor division and a `min`,
+// no affine comparison: the covering values left its flip unplaced and
+// the fixed form was *unknown* (helper tlx45, session 45). Its truth only
+// falls as the tile grows (one flip per CTA), and its flip is now placed
+// as an affine one's (checks/model_check.cpp, GoalCollector::monotoneIn).
+std::string underTileGuard(const std::string& body) {
+  std::string out = "            if min(tile // nmn * kp + kp, K) CMP tile // nmn * kp:\n    ";
+  for (char c : body) out += c == '\n' ? std::string("\n    ") : std::string(1, c);
+  return out;
+}
+
+// `>=` lets in the empty split that starts at K itself (K = 1, S = 2:
+// split 1 has k0 = 1): the same monotone guard, placed, and its hang found.
+TEST(InnerTripGoal, EmptySplitGuardOnTheTileIsPlaced) {
+  const std::string guarded = edited(kSplitK, {{"CONSUMER", underTileGuard(kPeeled)}});
+  expectPair("the empty split let in by `>=`", edited(guarded, {{"CMP", ">="}}), "sync.arrival-underflow",
+             edited(guarded, {{"CMP", ">"}}));
+}
+
 }  // namespace inner_trip_goal_test

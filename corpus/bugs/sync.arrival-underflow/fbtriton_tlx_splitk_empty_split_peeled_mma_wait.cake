@@ -26,10 +26,11 @@
 # rows of the fp32 workspace.  Left out: the bias path, EPILOGUE_SUBTILE,
 # 2-CTA mode, the reduction kernel over the workspace.
 # The fixed form (the PR's `if k_tile_end > k_tile_start:` around each
-# role's tile body) is not in the corpus: its guard is not an affine
-# comparison of the tile variable, so the covering values cannot place it
-# and the verdict is *unknown* (docs/known-limits.md "A split-K tile guard
-# `k_tile_end > k_tile_start`").  Found on the way (helper hunt45a): this
+# role's tile body) is fbtriton_tlx_splitk_empty_split_peeled_mma_wait_fixed:
+# its guard is no affine comparison of the tile variable but falls only
+# once as the tile grows, and the covering values place its flip
+# (docs/semantics.md "a split-K tile guard", helper tlx45; *unknown*
+# before).  Found on the way (helper hunt45a): this
 # broken form exited 0 *checked* until the covering values placed the K
 # loop's trip count at the tile loop's first iterations
 # (checks/model_check.cpp placeInnerTrips).
