@@ -178,14 +178,21 @@ const std::string kRunningMax = scratchKernel("sm_80", R"(    wg0  = lm.role(war
 // the two reads (docs/known-limits.md "A slot read twice per round across
 // a barrier"): the second read of tb[c] in one iteration of c re-reads the
 // first's data, which the barriers order no write between.
-const std::string kRereadAcrossWait = R"(@cake.schedule(target="sm_90a")
-def k(lm, Out: LM.gmem, n: LM.i32):
-    lm.assume(n >= 1)
-    pool = lm.smem(64)
-    tb   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32, stages=4)
-    x    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    y    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    prod = lm.role(warps=[0])
+// A kernel over a table of one-word f32 slots (`tb`, `stages` of them) and
+// two one-element fragments, n >= 1 rounds: the header the table forms
+// below share, then `body`.
+std::string tableKernel(int stages, const std::string& body) {
+  return "@cake.schedule(target=\"sm_90a\")\n"
+         "def k(lm, Out: LM.gmem, n: LM.i32):\n"
+         "    lm.assume(n >= 1)\n"
+         "    pool = lm.smem(" + std::to_string(16 * stages) + ")\n"
+         "    tb   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32, stages=" + std::to_string(stages) + ")\n"
+         "    x    = lm.regs(shape=(1, 1), dtype=lm.f32)\n"
+         "    y    = lm.regs(shape=(1, 1), dtype=lm.f32)\n" +
+         body;
+}
+
+const std::string kRereadAcrossWait = tableKernel(4, R"(    prod = lm.role(warps=[0])
     cons = lm.role(warps=[1])
     full  = lm.barrier(count=1, prod=[prod], cons=[cons], init_count=1)
     step  = lm.barrier(count=4, prod=[prod], cons=[cons], init_count=1)
@@ -208,7 +215,7 @@ def k(lm, Out: LM.gmem, n: LM.i32):
                 lm.copy(y, tb[c][0:1, 0:1])
                 lm.copy(Out, y, coords=(lm.block_idx(0), 4 * b + c))
             lm.arrive(empty, iter=b)
-)";
+)");
 
 // FlashMLA's rescale sScale1, minimal (session 45): warpgroup 1 writes the
 // word once a round; warpgroup 0 reads it twice a round, across a second
@@ -216,14 +223,7 @@ def k(lm, Out: LM.gmem, n: LM.i32):
 // both reads. The index names no loop variable: the re-read is keyed on
 // the loop around it (it was "meaning lap 1 ..., but it holds the data of
 // lap 0" at n=2).
-const std::string kRereadOfALoopFreeIndex = R"(@cake.schedule(target="sm_80")
-def k(lm, Out: LM.gmem, n: LM.i32):
-    lm.assume(n >= 1)
-    pool = lm.smem(16)
-    ss   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32)
-    x    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    y    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    wg0  = lm.role(warps=[0])
+const std::string kRereadOfALoopFreeIndex = scratchKernel("sm_80", R"(    wg0  = lm.role(warps=[0])
     wg1  = lm.role(warps=[1])
     go    = lm.named_barrier(roles=[wg0, wg1])
     ready = lm.named_barrier(roles=[wg0, wg1])
@@ -243,7 +243,7 @@ def k(lm, Out: LM.gmem, n: LM.i32):
             lm.copy(ss[0][0:1, 0:1], x)
             lm.bar_arrive(ready)
             lm.bar_arrive(mid)
-)";
+)");
 
 // FlashMLA's sparse FP8 decode, minimal (session 45): a producer fills a
 // two-slot ring, consumer c0 reads each slot twice (across a named barrier
@@ -253,14 +253,7 @@ def k(lm, Out: LM.gmem, n: LM.i32):
 // the other's of the phase before: the release orders the refill after
 // c0's second read (it was "meaning lap 1 ..., but it holds the data of
 // lap 0" at n=4).
-const std::string kRereadReleasedByTwo = R"(@cake.schedule(target="sm_90a")
-def k(lm, Out: LM.gmem, n: LM.i32):
-    lm.assume(n >= 1)
-    pool = lm.smem(32)
-    tb   = pool.view(offset=0, shape=(1, 4), dtype=lm.f32, stages=2)
-    x    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    y    = lm.regs(shape=(1, 1), dtype=lm.f32)
-    prod = lm.role(warps=[0])
+const std::string kRereadReleasedByTwo = tableKernel(2, R"(    prod = lm.role(warps=[0])
     c0   = lm.role(warps=[1])
     c1   = lm.role(warps=[2])
     ready   = lm.barrier(count=2, prod=[prod], cons=[c0], init_count=1)
@@ -290,7 +283,7 @@ def k(lm, Out: LM.gmem, n: LM.i32):
             lm.arrive(avail, stage=i % 2)
             if i + 1 < n:
                 lm.bar_arrive(s_free)
-)";
+)");
 
 // FlashMLA's sK1 V-right tile, minimal (session 45): ld0 loads the tile at
 // each batch's start, rd reloads it per pair; rd arms each phase and reads
@@ -330,6 +323,14 @@ def k(lm, T: LM.tma2d, Out: LM.gmem, nb: LM.i32, np: LM.i32):
                     lm.copy(Out, x, coords=(64 * b, 64 * j + 64))
             lm.arrive(free, iter=b)
 )";
+
+// The system of `text` at n rounds.
+System systemAt(const std::string& text, int64_t n) {
+  ir::Module mod = cake::testing::compile(text);
+  EXPECT_FALSE(mod.schedules.empty());
+  if (mod.schedules.empty()) return {};
+  return cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {{"n", n}}));
+}
 
 std::string edit(const std::string& text, const std::string& from, const std::string& to) {
   return cake::testing::replace(text, from, to);
@@ -421,9 +422,7 @@ TEST(TurnTaking, AReaderBeforeItsTurnIsStale) {
 // in another phase than the one it means).
 TEST(TurnTaking, BarrierOrderFollowsTheBarriers) {
   auto orderOf = [](const std::string& text) {
-    ir::Module mod = cake::testing::compile(text);
-    EXPECT_FALSE(mod.schedules.empty());
-    const System sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {{"n", 2}}));
+    const System sys = tt::systemAt(text, 2);
     const std::optional<BarrierOrder> order = BarrierOrder::of(sys);
     EXPECT_TRUE(order.has_value());
     const int last1 = static_cast<int>(sys.procs.at(1).program.size()) - 1;
@@ -498,9 +497,7 @@ TEST(TurnTaking, ReloadsSharedByTwo) {
 // nothing.
 TEST(TurnTaking, ASlotTwoReleaseInTurnOrders) {
   auto refillAfterRelease = [](const std::string& text) {
-    ir::Module mod = cake::testing::compile(text);
-    EXPECT_FALSE(mod.schedules.empty());
-    const System sys = cake::testing::build(mod.schedules[0], cake::testing::bind(mod.schedules[0], {{"n", 3}}));
+    const System sys = tt::systemAt(text, 3);
     const std::optional<BarrierOrder> order = BarrierOrder::of(sys);
     EXPECT_TRUE(order.has_value());
     auto pcOf = [&](int p, InstrKind kind, int nth) {
