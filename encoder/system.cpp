@@ -2190,7 +2190,11 @@ class Builder {
   // pairs them (FlashMLA's sScale1: the writer's next write is the next
   // pair's). A write later in the same round means the reader came before
   // its turn and read the last round's data twice
-  // (TurnTaking.AReaderBeforeItsTurnIsStale): counted as before.
+  // (TurnTaking.AReaderBeforeItsTurnIsStale): counted as before. And every
+  // writer of the bytes is of another role than the reader: a slot its own
+  // role writes may be meant to change between the two reads by an update
+  // of its own that is missing (Kokkos' join whose write-back is lost,
+  // StaleRead.ReadBackOfItsOwnUpdateMeansItsWrite): counted as before.
   bool laterRoundsAfter(int p, int pc, const Access& a) {
     const BarrierOrder* order = barrierOrder();
     if (!order) return false;
@@ -2198,9 +2202,11 @@ class Builder {
     indexViewWrites();
     const std::vector<LoopPos> pos = positions(p, in.loops);
     bool later = true;
+    const int role = sys_.procs[p].role;
     forEachViewWriteOver(a, [&](const ViewWrite& w) {
-      if (later && w.proc != p && bytesMeet(a, w.bytes) && order->before(p, pc, w.proc, w.pc))
-        later = !in.loops.empty() && standing(in.loops, pos, sys_.procs[p].role, w).after;
+      if (!later || !bytesMeet(a, w.bytes)) return;
+      if (sys_.procs[w.proc].role == role) later = false;
+      else if (order->before(p, pc, w.proc, w.pc)) later = !in.loops.empty() && standing(in.loops, pos, role, w).after;
     });
     return later;
   }
