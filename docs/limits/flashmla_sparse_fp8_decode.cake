@@ -39,7 +39,7 @@
 # the barrier order learnt bar_k_avail[buf], which both math warpgroups
 # arrive on in turn (docs/known-limits.md "FlashMLA's decode kernel", form
 # 1). `cake check` now exits 0 (checked for n_batches up to 8, n_blocks up
-# to 9, not proved), but its bounded check takes 19 s user, over the corpus
+# to 9, not proved), but its bounded check takes 19 to 21 s user, over the corpus
 # gate's 3 s budget (and past the default --timeout on a loaded machine).
 # Without the sScale_and_sS_free handshake the kernel is broken, and cake
 # finds it (sync.race on sScale, n_blocks=2).

@@ -41,7 +41,7 @@
 # NOT IN THE CORPUS: its three false data.stale-read forms are fixed since
 # session 45 (docs/known-limits.md "FlashMLA's decode kernel: slots that two
 # warpgroups write in turn"), and `cake check` exits 0 (checked for
-# n_batches, n_pairs up to 7, not proved), but its bounded check takes 5.7 s
+# n_batches, n_pairs up to 7, not proved), but its bounded check takes 4.9 to 6 s
 # user, over the corpus gate's 3 s budget (and past the default --timeout on
 # a loaded machine); its synchronization shape minus those slots is
 # corpus/basics/consumer_armed_barrier.cake.
