@@ -248,7 +248,7 @@ struct ProcState {
     int64_t gen_plain, returns_plain;  // what the read means without the re-read rule
     int64_t m1, m2;  // a re-read: bar_syncs at the previous read and at this one
     int prev_instr;  // the previous read's program index (-1: none)
-    bool loop_free;  // keyed on the loop around it: its index names no loop variable
+    bool loop_free;  // a re-read only by its key on the loop around it (its index names no loop variable)
   };
   std::map<std::pair<int, int64_t>, std::vector<ReadEvent>> read_events;
   // data.uninitialized: regs index -> the elements this process wrote so far
@@ -1279,7 +1279,7 @@ class Builder {
                                           own != ps_->writes.end() ? &own->second : nullptr);
     ps_->read_events[it->first].push_back({in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain,
                                            it->second.bar_marker, ps_->bar_syncs, it->second.last_instr,
-                                           key_loop_free_});
+                                           reread && key_loop_free_ && !after_read_back});
     it->second.last_instr = static_cast<int>(in_instr_);
     it->second.marker = marker;
     if (it->second.own_gen >= 0 && coveredByPairs(it->second.own_ranges, a.lo, a.hi))
