@@ -11,38 +11,76 @@ namespace {
 
 using At = std::pair<int, int>;  // (process, program index)
 
-// The mbarrier slots whose arrivals all come from one process, each in the
-// phase its place in that process's count puts it: arrival n (counting
-// `count` per Arrive, one per ExpectTx) lands in phase n / init_count.
-// An MMA commit that arrives on a slot arrives when the MMAs complete:
-// such a slot is left out.
-std::set<int> exactSlots(const System& sys) {
-  std::map<int, std::vector<std::pair<At, const Instr*>>> arrivals;
+// An mbarrier slot whose arrivals are shared out among processes by
+// phase: each arriving process brings `share` arrivals to every phase
+// (its arrival n, counting `count` per Arrive and one per ExpectTx, is
+// meant for phase n / share), and the shares sum to init_count. Per
+// process, the program indices of its first and last arrival of each
+// phase. An MMA commit that arrives on a slot arrives when the MMAs
+// complete: such a slot is left out.
+struct SharedSlot {
+  struct Arrivals {
+    std::vector<int> first, last;  // per phase
+  };
+  std::map<int, Arrivals> by_proc;
+};
+
+std::map<int, SharedSlot> sharedSlots(const System& sys) {
+  std::map<int, std::map<int, std::vector<std::pair<int, const Instr*>>>> arrivals;  // slot -> proc -> (pc, instr)
   std::set<int> async_arrived;
   for (size_t p = 0; p < sys.procs.size(); ++p)
     for (size_t pc = 0; pc < sys.procs[p].program.size(); ++pc) {
       const Instr& in = sys.procs[p].program[pc];
       if (in.slot < 0) continue;
       if (in.kind == InstrKind::Arrive || in.kind == InstrKind::ExpectTx)
-        arrivals[in.slot].push_back({{static_cast<int>(p), static_cast<int>(pc)}, &in});
+        arrivals[in.slot][static_cast<int>(p)].push_back({static_cast<int>(pc), &in});
       else if (in.kind == InstrKind::MmaCommit)
         async_arrived.insert(in.slot);
     }
-  std::set<int> out;
-  for (const auto& [slot, list] : arrivals) {
+  std::map<int, SharedSlot> out;
+  for (const auto& [slot, procs] : arrivals) {
     if (async_arrived.count(slot)) continue;
-    const int64_t per_phase = sys.slots[slot].init_count;
-    bool ok = per_phase > 0;
-    int64_t n = 0;
-    for (const auto& [at, in] : list) {
-      const int64_t count = in->kind == InstrKind::Arrive ? in->count : 1;
-      ok = ok && at.first == list.front().first.first && count > 0 && n / per_phase == in->phase &&
-           (n + count - 1) / per_phase == in->phase;
-      n += count;
+    SharedSlot shared;
+    int64_t shares = 0;
+    bool ok = true;
+    for (const auto& [proc, list] : procs) {
+      auto countOf = [](const Instr* in) -> int64_t { return in->kind == InstrKind::Arrive ? in->count : 1; };
+      int64_t share = 0;
+      for (const auto& [pc, in] : list)
+        if (in->phase == 0) share += countOf(in);
+      SharedSlot::Arrivals& mine = shared.by_proc[proc];
+      int64_t n = 0;
+      for (const auto& [pc, in] : list) {
+        const int64_t count = countOf(in);
+        ok = ok && share > 0 && count > 0 && n / share == in->phase && (n + count - 1) / share == in->phase;
+        if (!ok) break;
+        if (static_cast<int64_t>(mine.first.size()) <= in->phase) mine.first.push_back(pc);
+        mine.last.resize(mine.first.size(), pc);
+        mine.last.back() = pc;
+        n += count;
+      }
+      shares += share;
     }
-    if (ok) out.insert(slot);
+    if (ok && shares == sys.slots[slot].init_count) out[slot] = std::move(shared);
   }
   return out;
+}
+
+// Whether no process can bring an arrival to a phase of a shared slot
+// before every other process has brought its arrivals to the phase
+// before: each process's first arrival of phase k + 1 is ordered after
+// each other process's last arrival of phase k. Then the phase's
+// completion (the init_count-th arrival since the last) comes after all
+// the arrivals meant for it: were one missing, every other process would
+// have brought at most its share, and the count would fall short.
+template <class Before>
+bool takesTurns(const SharedSlot& slot, Before before) {
+  for (const auto& [i, mine] : slot.by_proc)
+    for (const auto& [j, theirs] : slot.by_proc)
+      if (i != j)
+        for (size_t k = 0; k + 1 < mine.first.size() && k < theirs.last.size(); ++k)
+          if (!before(j, theirs.last[k], i, mine.first[k + 1])) return false;
+  return true;
 }
 
 // The named barriers whose generation k holds the k-th arrival of each
@@ -80,9 +118,8 @@ std::map<int, std::set<int>> orderedNamed(const System& sys) {
 
 // Per instruction, the instructions of other processes whose completion
 // it waits for (the edges of the order other than program order).
-std::vector<std::vector<std::vector<At>>> edgesInto(const System& sys) {
-  const std::set<int> slots = exactSlots(sys);
-  const std::map<int, std::set<int>> named = orderedNamed(sys);
+std::vector<std::vector<std::vector<At>>> edgesInto(const System& sys, const std::set<int>& slots,
+                                                    const std::map<int, std::set<int>>& named) {
   std::map<std::pair<int, int64_t>, std::vector<At>> arrivals;  // (slot, phase)
   std::map<std::pair<int, int64_t>, std::vector<At>> syncs;     // (named, generation)
   std::vector<std::vector<std::vector<At>>> into(sys.procs.size());
@@ -123,13 +160,39 @@ std::vector<std::vector<std::vector<At>>> edgesInto(const System& sys) {
 std::optional<BarrierOrder> BarrierOrder::of(const System& sys, size_t max_cells) {
   const size_t P = sys.procs.size();
   if (P == 0 || sys.instrCount() > max_cells / P) return std::nullopt;
-  const auto into = edgesInto(sys);
+  const std::map<int, std::set<int>> named = orderedNamed(sys);
+  const std::map<int, SharedSlot> shared = sharedSlots(sys);
+  // A slot one process arrives on orders its waits outright; one shared by
+  // several, once the order built so far shows that they take turns
+  // (takesTurns), and the larger order may show it for more slots.
+  std::set<int> slots;
+  for (const auto& [slot, sh] : shared)
+    if (sh.by_proc.size() == 1) slots.insert(slot);
+  std::optional<BarrierOrder> order = clocked(sys, edgesInto(sys, slots, named));
+  for (bool grew = true; order && grew;) {
+    grew = false;
+    for (const auto& [slot, sh] : shared)
+      if (!slots.count(slot) && takesTurns(sh, [&](int p, int pc, int q, int qc) { return order->before(p, pc, q, qc); })) {
+        slots.insert(slot);
+        grew = true;
+      }
+    if (!grew) break;
+    std::optional<BarrierOrder> larger = clocked(sys, edgesInto(sys, slots, named));
+    if (!larger) break;  // (a wait that never passes: the smaller order stands)
+    order = std::move(larger);
+  }
+  return order;
+}
+
+// The clocks of an order's edges: each process advances while the
+// instructions its next one waits for are done, each clock joining its
+// predecessor's and its sources'.
+std::optional<BarrierOrder> BarrierOrder::clocked(const System& sys, const std::vector<std::vector<std::vector<std::pair<int, int>>>>& into) {
+  const size_t P = sys.procs.size();
   BarrierOrder o;
   o.procs_ = P;
   o.clock_.resize(P);
   for (size_t p = 0; p < P; ++p) o.clock_[p].assign(sys.procs[p].program.size() * P, -1);
-  // Advance each process while the instructions its next one waits for
-  // are done: each clock joins its predecessor's and its sources'.
   std::vector<size_t> cursor(P, 0);
   for (bool progress = true; progress;) {
     progress = false;

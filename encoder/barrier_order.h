@@ -13,10 +13,17 @@
 //    meant phases are their place in that process's count (arrival n lands
 //    in phase n / init_count): an arrival of phase k is ordered before a
 //    wait for phase k. A wait that passes at another completed count is
-//    sync.stale-phase.
+//    sync.stale-phase;
+//  * an mbarrier slot that several processes arrive on, each a fixed share
+//    of every phase (its arrival n meant for phase n / share, the shares
+//    summing to init_count), where the order already built puts each
+//    process's first arrival of phase k + 1 after every other's last of
+//    phase k (they take turns: none can fill a phase for another):
+//    likewise (FlashMLA's sparse decode, whose K buffers both math
+//    warpgroups release, session 45).
 // Nothing else orders here (TMA landings, MMA commits, cp.async groups,
-// slots with several arriving processes): the order is a subset of what a
-// run enforces, and every pair it orders is ordered in every run.
+// shared slots whose arrivals may run ahead): the order is a subset of
+// what a run enforces, and every pair it orders is ordered in every run.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +49,10 @@ class BarrierOrder {
   static constexpr size_t kMaxCells = size_t{1} << 24;
 
  private:
+  // per process, per instruction: the (process, instruction) pairs it waits for
+  using Edges = std::vector<std::vector<std::vector<std::pair<int, int>>>>;
+  static std::optional<BarrierOrder> clocked(const System& sys, const Edges& into);
+
   size_t procs_ = 0;
   // per process: per instruction, the latest instruction of each process
   // ordered before it or it (-1: none)

@@ -248,6 +248,7 @@ struct ProcState {
     int64_t gen_plain, returns_plain;  // what the read means without the re-read rule
     int64_t m1, m2;  // a re-read: bar_syncs at the previous read and at this one
     int prev_instr;  // the previous read's program index (-1: none)
+    bool loop_free;  // a re-read only by its key on the loop around it (its index names no loop variable)
   };
   std::map<std::pair<int, int64_t>, std::vector<ReadEvent>> read_events;
   // data.uninitialized: regs index -> the elements this process wrote so far
@@ -297,6 +298,7 @@ class Builder {
     markStageLike();
     makeNamedBarriers();  // (resolveReads' barrier order reads them)
     checkRereads();
+    labelSharedLoadsByPhase();
     resolveReads();
     orderGridDependencies();
     sim::splitStridedAccesses(sys_);
@@ -332,6 +334,8 @@ class Builder {
   std::vector<std::pair<int, int64_t>> loops_;
   std::vector<int64_t> iter_serials_;  // per entry of loops_: a number unique to that iteration
   int64_t next_iter_serial_ = 0;
+  int64_t body_serial_ = -1;           // a number unique to the process's body (outside every loop)
+  bool key_loop_free_ = false;         // key_iter_ is the loop around the operand (its index names none)
   int64_t key_iter_ = -1;              // the keying loop iteration of the operand being added (addRef)
   size_t in_instr_ = 0, in_acc_ = 0;  // the instruction (program index) and access being tagged
   // view writes, for the re-read check: (space, proc, lo, hi, bar_syncs at the write)
@@ -470,6 +474,7 @@ class Builder {
     replaced_loop_depth_ = 0;
     left_replaced_loop_ = false;
     iter_serials_.clear();
+    body_serial_ = next_iter_serial_++;
     for (const ir::RoleBody& body : s_.bodies)
       if (body.role == role) block(body.body);
     read_events_.push_back(std::move(st.read_events));
@@ -1273,7 +1278,8 @@ class Builder {
     const BytesMeant meant = countReturns(it->second, a, marker, reread,
                                           own != ps_->writes.end() ? &own->second : nullptr);
     ps_->read_events[it->first].push_back({in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain,
-                                           it->second.bar_marker, ps_->bar_syncs, it->second.last_instr});
+                                           it->second.bar_marker, ps_->bar_syncs, it->second.last_instr,
+                                           reread && key_loop_free_ && !after_read_back});
     it->second.last_instr = static_cast<int>(in_instr_);
     it->second.marker = marker;
     if (it->second.own_gen >= 0 && coveredByPairs(it->second.own_ranges, a.lo, a.hi))
@@ -1387,16 +1393,25 @@ class Builder {
     }
     if (ref.kind != BufferRef::Kind::Tmem) {
       // the keying loop of a view operand: the innermost loop whose
-      // variable its index names (a re-read, tag())
+      // variable its index names (a re-read, tag()); an index that names
+      // none (FlashMLA's `smem_s1[0]`, read twice a pair) is keyed on the
+      // innermost loop around the operand (the process's body outside
+      // every loop): two reads in one iteration of every loop around them
       key_iter_ = -1;
-      if (ref.kind == BufferRef::Kind::View && ref.slot)
+      key_loop_free_ = false;
+      if (ref.kind == BufferRef::Kind::View && ref.slot) {
+        key_iter_ = iter_serials_.empty() ? body_serial_ : iter_serials_.back();
+        key_loop_free_ = true;
         for (size_t l = loops_.size(); l-- > 0;)
           if (ir::dependsOnLoopVar(*ref.slot, loops_[l].first)) {
             key_iter_ = iter_serials_[l];
+            key_loop_free_ = false;
             break;
           }
+      }
       addAccess(in, access(ref, std::nullopt, write, proxy, async), st);
       key_iter_ = -1;
+      key_loop_free_ = false;
       return;
     }
     const ir::Tmem& tm = s_.tmems[ref.index];
@@ -2123,8 +2138,9 @@ class Builder {
           }
           any = true;
           const Access& a = sys_.procs[p].program[e.instr].accesses[e.acc];
-          ok = countedApart(static_cast<int>(p), a, e, aligned, by_space[a.space]) ||
-               orderedApart(static_cast<int>(p), a, e, by_space[a.space]);
+          ok = (countedApart(static_cast<int>(p), a, e, aligned, by_space[a.space]) ||
+                orderedApart(static_cast<int>(p), a, e, by_space[a.space])) &&
+               (!e.loop_free || laterRoundsAfter(static_cast<int>(p), static_cast<int>(e.instr), a));
           if (!ok) break;
         }
         if (!any || ok) continue;
@@ -2166,6 +2182,109 @@ class Builder {
                          order->before(p, static_cast<int>(e.instr), w->proc, w->pc))))
         return false;
     return true;
+  }
+  // An index that names no loop variable (keyed on the loop around the
+  // read, session 45) names no round either: there, each other process's
+  // write over the re-read's bytes that the barriers order after it must be
+  // at a later iteration of a loop of the read's, paired as the skip rule
+  // pairs them (FlashMLA's sScale1: the writer's next write is the next
+  // pair's). A write later in the same round means the reader came before
+  // its turn and read the last round's data twice
+  // (TurnTaking.AReaderBeforeItsTurnIsStale): counted as before. And every
+  // writer of the bytes is of another role than the reader: a slot its own
+  // role writes may be meant to change between the two reads by an update
+  // of its own that is missing (Kokkos' join whose write-back is lost,
+  // StaleRead.ReadBackOfItsOwnUpdateMeansItsWrite): counted as before.
+  bool laterRoundsAfter(int p, int pc, const Access& a) {
+    const BarrierOrder* order = barrierOrder();
+    if (!order) return false;
+    const Instr& in = sys_.procs[p].program[pc];
+    indexViewWrites();
+    const std::vector<LoopPos> pos = positions(p, in.loops);
+    bool later = true;
+    const int role = sys_.procs[p].role;
+    forEachViewWriteOver(a, [&](const ViewWrite& w) {
+      if (!later || !bytesMeet(a, w.bytes)) return;
+      if (sys_.procs[w.proc].role == role) later = false;
+      else if (order->before(p, pc, w.proc, w.pc)) later = !in.loops.empty() && standing(in.loops, pos, role, w).after;
+    });
+    return later;
+  }
+
+  // A TMA-filled view whose loads several processes share (session 45):
+  // each loader's count of its writes of an index is no common currency
+  // (FlashMLA's sK1 V-right tile: warpgroup 0 loads it at each batch's
+  // start, warpgroup 1 reloads it per pair, and warpgroup 1's read after
+  // the batch's first wait meant its count of returns, lap 2, where
+  // warpgroup 0's load is its lap 1: a false data.stale-read). Where every
+  // write through the view is a stage-named TMA load completing on the
+  // slot that fills its index (one barrier, a slot per stage) and no other
+  // view reads its bytes as a second view, the data of each load is the
+  // phase it completes on, and a stage-named read by a process that waits
+  // on that slot means the phase of its latest wait there. In every run
+  // without a finding the read finds that phase's load, or data ordered
+  // after it: the load lands before the phase completes (else
+  // sync.tx-imbalance), the wait passes after that (else
+  // sync.stale-phase), and a write of the bytes between the landing and
+  // the read either races with one of them (sync.race) or is ordered
+  // between them - a load of a later phase, or a write through another
+  // view, stale by its view. An older phase's data is stale to it.
+  void labelSharedLoadsByPhase() {
+    for (const auto& [view, barriers] : fill_barriers_) {
+      if (barriers.size() != 1) continue;
+      const int b = *barriers.begin();
+      if (s_.barriers[b].count != s_.views[view].stages) continue;
+      auto fillSlot = [&](const Access& x) {
+        return sys_.slotOf(b, ir::floorMod(x.index, s_.barriers[b].count).value(), sys_.spaces[x.space].cta);
+      };
+      std::set<int> loaders;
+      bool ok = true;
+      std::vector<std::pair<int, int>> places;  // (process, program index) of the view's accesses
+      for (size_t p = 0; p < sys_.procs.size() && ok; ++p)
+        for (size_t pc = 0; pc < sys_.procs[p].program.size() && ok; ++pc) {
+          const Instr& in = sys_.procs[p].program[pc];
+          for (const Access& x : in.accesses) {
+            if (x.view != view) continue;
+            ok = ok && x.stage_like && x.index >= 0 &&
+                 (!x.write || (in.kind == InstrKind::TmaLoad && in.slot == fillSlot(x)));
+            if (x.write) loaders.insert(static_cast<int>(p));
+            places.push_back({static_cast<int>(p), static_cast<int>(pc)});
+          }
+        }
+      if (!ok || loaders.size() < 2 || readAsASecondView(view)) continue;
+      for (const auto& [p, pc] : places) {
+        Instr& in = sys_.procs[p].program[pc];
+        for (Access& x : in.accesses) {
+          if (x.view != view) continue;
+          if (x.write) {
+            x.gen = in.phase;
+          } else if (const std::optional<int64_t> phase = latestWaitPhase(p, pc, fillSlot(x))) {
+            x.gen = *phase;
+            x.gen_returns = *phase;
+          }
+        }
+      }
+    }
+  }
+  // Whether a view that no instance writes reads bytes that `view` writes
+  // (it would compare their data by laps).
+  bool readAsASecondView(int view) const {
+    std::set<int> written;
+    std::vector<const Access*> view_writes;
+    for (const Process& pr : sys_.procs)
+      for (const Instr& in : pr.program)
+        for (const Access& x : in.accesses)
+          if (x.write && x.view >= 0) {
+            written.insert(x.view);
+            if (x.view == view) view_writes.push_back(&x);
+          }
+    for (const Process& pr : sys_.procs)
+      for (const Instr& in : pr.program)
+        for (const Access& r : in.accesses)
+          if (!r.write && r.view >= 0 && r.view != view && !written.count(r.view) &&
+              std::any_of(view_writes.begin(), view_writes.end(), [&](const Access* w) { return bytesMeet(r, *w); }))
+            return true;
+    return false;
   }
 
   // What a read means, from what the other instances write over its bytes
@@ -2656,6 +2775,25 @@ class Builder {
       if (w->pc > prev && w->pc < pc && endsRound(w->loops, w->pos, role, *last, after)) return last->lap;
     return std::nullopt;
   }
+  // The phase of process p's latest wait on `slot` before instruction pc.
+  std::optional<int64_t> latestWaitPhase(int p, int pc, int slot) {
+    if (waits_by_slot_.empty()) {
+      waits_by_slot_.resize(sys_.procs.size());
+      for (size_t q = 0; q < sys_.procs.size(); ++q)
+        for (size_t i = 0; i < sys_.procs[q].program.size(); ++i) {
+          const Instr& w = sys_.procs[q].program[i];
+          if (w.kind == InstrKind::Wait) waits_by_slot_[q][w.slot].push_back({static_cast<int>(i), w.phase});
+        }
+    }
+    auto it = waits_by_slot_[p].find(slot);
+    if (it == waits_by_slot_[p].end()) return std::nullopt;
+    auto after = std::lower_bound(it->second.begin(), it->second.end(), std::make_pair(pc, std::numeric_limits<int64_t>::min()));
+    if (after == it->second.begin()) return std::nullopt;
+    return std::prev(after)->second;
+  }
+  // per process: slot -> (program index, phase) of its waits, in program order
+  std::vector<std::map<int, std::vector<std::pair<int, int64_t>>>> waits_by_slot_;
+
   // Whether write `last` is of the round of an access at `at` (the same
   // iteration of each of its loops, paired as the skip rule pairs them)
   // and its process writes the bytes no more in that round among the
