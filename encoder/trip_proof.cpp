@@ -4684,6 +4684,35 @@ ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by);
 // (docs/z3.md "Consecutive loops of independent lengths read as the tiles of
 // a persistent kernel", helper streamk, session 34)
 
+// The name of the role whose body is s.bodies[bi] ("?" where none).
+std::string bodyRoleName(const ir::Schedule& s, size_t bi) {
+  const int r = s.bodies[bi].role;
+  return r >= 0 && r < static_cast<int>(s.roles.size()) ? s.roles[static_cast<size_t>(r)].name : "?";
+}
+
+// The parameters of a copy read as a persistent kernel (segmentsAsTiles,
+// nestsAsTiles): its tile count NT >= 0 and K length B >= 1, the tile loop's
+// variable p and the ring start `p * B` the persistent proof reads as the
+// tile's (its sum of the lengths before).
+struct TileCopyParams {
+  int count = -1, length = -1, p = -1;
+  ir::ExprPtr ring;
+};
+TileCopyParams addTileCopyParams(ir::Schedule& c) {
+  using K = ir::ExprKind;
+  TileCopyParams out;
+  out.count = static_cast<int>(c.params.size());
+  out.length = out.count + 1;
+  c.params.push_back({"NT", ir::ParamType::I32, c.range});
+  c.params.push_back({"B", ir::ParamType::I32, c.range});
+  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.count), ir::makeConst(0)}), c.range});
+  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.length), ir::makeConst(1)}), c.range});
+  out.p = static_cast<int>(c.loop_vars.size());
+  c.loop_vars.push_back({"p", c.range});
+  out.ring = ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, out.p), symbolNode(K::Param, out.length)});
+  return out;
+}
+
 // The copy of a schedule whose roles run n >= 2 consecutive loops over one
 // ring with lengths of their own (a stream-K CTA: the tail of one output
 // tile, then the head of the next), read as a persistent kernel of exactly n
@@ -4691,7 +4720,7 @@ ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by);
 struct SegmentTiles {
   std::shared_ptr<ir::Schedule> s;
   std::vector<ir::ExprPtr> lengths;  // L_0 .. L_(n-1), the schedule's loop bounds
-  int count = -1, length = -1;       // the copy's parameters NT (its tile loop's bound) and B (its K loops')
+  TileCopyParams tp;                 // the copy's NT (its tile loop's bound), B (its K loops'), p
   std::set<const ir::Expr*> guards;  // the conditions `p == j` of the copy's `if` chains
   std::string text;                  // what was read so, for the engine line
 };
@@ -4826,15 +4855,8 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
   }
   out.s = std::make_shared<ir::Schedule>(s);
   ir::Schedule& c = *out.s;
-  out.count = static_cast<int>(c.params.size());
-  out.length = out.count + 1;
-  c.params.push_back({"NT", ir::ParamType::I32, s.range});
-  c.params.push_back({"B", ir::ParamType::I32, s.range});
-  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.count), ir::makeConst(0)}), s.range});
-  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.length), ir::makeConst(1)}), s.range});
-  const int p = static_cast<int>(c.loop_vars.size());
-  c.loop_vars.push_back({"p", s.range});
-  const ir::ExprPtr ring = ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, p), symbolNode(K::Param, out.length)});
+  out.tp = addTileCopyParams(c);
+  const int p = out.tp.p;
   for (const auto& [bi, segs] : rewritten) {
     ir::Block& body = c.bodies[bi].body;
     std::vector<ir::Block> part(n);
@@ -4843,12 +4865,12 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
       bool ok = true;
       mapRingExprs(seg.body, [&](const ir::ExprPtr& e) {
         if (!e) return e;
-        ir::ExprPtr y = onTheRing(e, seg.loop_var, starts[j], ring);
+        ir::ExprPtr y = onTheRing(e, seg.loop_var, starts[j], out.tp.ring);
         if (!y) ok = false;
         return y ? y : e;
       });
       if (!ok) return std::nullopt;
-      seg.hi = symbolNode(K::Param, out.length);
+      seg.hi = symbolNode(K::Param, out.tp.length);
       part[j].push_back(std::move(seg));
       if (j + 1 < n)  // mid_j, between segment j and the next
         part[j].insert(part[j].end(), body.begin() + static_cast<std::ptrdiff_t>(segs[j]) + 1,
@@ -4872,7 +4894,7 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
     tiles.range = body[segs[0]].range;
     tiles.loop_var = p;
     tiles.lo = ir::makeConst(0);
-    tiles.hi = symbolNode(K::Param, out.count);
+    tiles.hi = symbolNode(K::Param, out.tp.count);
     tiles.step = ir::makeConst(1);
     tiles.body = std::move(chain);
     body.erase(body.begin() + static_cast<std::ptrdiff_t>(segs[0]) + 1,
@@ -4882,10 +4904,7 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
   // (as passesAsTiles: the TMA loads' expect_tx batches must be the schedule's)
   if (!trip::sameDerivedTx(s, c)) return std::nullopt;
   std::vector<std::string> roles, lengths;
-  for (const auto& [bi, segs] : rewritten) {
-    const int r = s.bodies[bi].role;
-    roles.push_back(r >= 0 && r < static_cast<int>(s.roles.size()) ? s.roles[static_cast<size_t>(r)].name : "?");
-  }
+  for (const auto& [bi, segs] : rewritten) roles.push_back(bodyRoleName(s, bi));
   for (const ir::ExprPtr& l : out.lengths) lengths.push_back(ir::exprToString(*l, s));
   out.text = fmt::format("{} consecutive loops over one ring ({}) of lengths {} read as the tiles of a persistent "
                          "kernel of {} tiles, each its own length",
@@ -4906,7 +4925,7 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
 struct NestTiles {
   std::shared_ptr<ir::Schedule> s;
   std::array<ir::ExprPtr, 2> tiles, lengths;  // T_0, T_1 (the tile loops' bounds), L_0, L_1 (the K loops')
-  int count = -1, length = -1;                // the copy's parameters NT (its tile loop's bound) and B (its K loops')
+  TileCopyParams tp;                          // the copy's NT (its tile loop's bound), B (its K loops'), p
   const ir::Expr* guard = nullptr;            // the copy's `p < T_0` (kind 0, the first nest, when it holds)
   std::string text;                           // what was read so, for the engine line
 };
@@ -5052,15 +5071,8 @@ std::optional<NestTiles> nestsAsTiles(const ir::Schedule& s) {
   if (rewritten.empty() || !has_k[0] || !has_k[1] || ir::sameExpr(*out.tiles[0], *out.tiles[1])) return std::nullopt;
   out.s = std::make_shared<ir::Schedule>(s);
   ir::Schedule& c = *out.s;
-  out.count = static_cast<int>(c.params.size());
-  out.length = out.count + 1;
-  c.params.push_back({"NT", ir::ParamType::I32, s.range});
-  c.params.push_back({"B", ir::ParamType::I32, s.range});
-  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.count), ir::makeConst(0)}), s.range});
-  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.length), ir::makeConst(1)}), s.range});
-  const int p = static_cast<int>(c.loop_vars.size());
-  c.loop_vars.push_back({"p", s.range});
-  const ir::ExprPtr ring = ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, p), symbolNode(K::Param, out.length)});
+  out.tp = addTileCopyParams(c);
+  const int p = out.tp.p;
   // one guard node for every body: the persistent proof knows the kind's `if` by it
   const ir::ExprPtr guard = ir::makeExpr(K::Lt, {symbolNode(K::LoopVar, p), out.tiles[0]});
   out.guard = guard.get();
@@ -5079,7 +5091,7 @@ std::optional<NestTiles> nestsAsTiles(const ir::Schedule& s) {
       const ir::ExprPtr tile_len = ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, t), out.lengths[j]});
       std::vector<std::pair<ir::ExprPtr, ir::ExprPtr>> pairs = {{symbolNode(K::LoopVar, t), out.lengths[j]}};
       AtomSum ring_back, tile_back;
-      ring_back.add(1, ring);
+      ring_back.add(1, out.tp.ring);
       if (j == 1) {
         ring_back.add(-1, ir::makeExpr(K::Mul, {out.tiles[0], out.lengths[0]}));
         pairs.emplace_back(out.tiles[0], out.lengths[0]);
@@ -5095,7 +5107,7 @@ std::optional<NestTiles> nestsAsTiles(const ir::Schedule& s) {
         return y ? y : e;
       });
       if (!ok) return std::nullopt;
-      if (kl >= 0) kinds[static_cast<size_t>(j)][static_cast<size_t>(kl)].hi = symbolNode(K::Param, out.length);
+      if (kl >= 0) kinds[static_cast<size_t>(j)][static_cast<size_t>(kl)].hi = symbolNode(K::Param, out.tp.length);
     }
     if (!sameEffect(kinds[0], kinds[1], regs)) return std::nullopt;
     ir::Stmt kind;
@@ -5109,7 +5121,7 @@ std::optional<NestTiles> nestsAsTiles(const ir::Schedule& s) {
     tiles.range = body[at].range;
     tiles.loop_var = p;
     tiles.lo = ir::makeConst(0);
-    tiles.hi = symbolNode(K::Param, out.count);
+    tiles.hi = symbolNode(K::Param, out.tp.count);
     tiles.step = ir::makeConst(1);
     tiles.body.push_back(std::move(kind));
     body.erase(body.begin() + static_cast<std::ptrdiff_t>(at) + 1);
@@ -5118,10 +5130,7 @@ std::optional<NestTiles> nestsAsTiles(const ir::Schedule& s) {
   // (as passesAsTiles: the TMA loads' expect_tx batches must be the schedule's)
   if (!trip::sameDerivedTx(s, c)) return std::nullopt;
   std::vector<std::string> roles;
-  for (const auto& [bi, at] : rewritten) {
-    const int r = s.bodies[bi].role;
-    roles.push_back(r >= 0 && r < static_cast<int>(s.roles.size()) ? s.roles[static_cast<size_t>(r)].name : "?");
-  }
+  for (const auto& [bi, at] : rewritten) roles.push_back(bodyRoleName(s, bi));
   out.text = fmt::format("2 sibling tile loops over one ring ({}) of {} tiles of {} K iterations, then {} of {}, read "
                          "as one persistent kernel (tile p of the first kind while p < {}), each tile its own length",
                          fmt::join(roles, ", "), ir::exprToString(*out.tiles[0], s),
@@ -14276,8 +14285,8 @@ std::string proveSegmentTiles(const Fail& first, const ir::Schedule& s, const Se
     tiles->fixed_tiles = static_cast<int64_t>(segs.lengths.size());
     std::vector<Binding> bindings = checked;
     for (Binding& b : bindings) {
-      b.params[segs.count] = tiles->fixed_tiles;
-      b.params[segs.length] = 1;
+      b.params[segs.tp.count] = tiles->fixed_tiles;
+      b.params[segs.tp.length] = 1;
     }
     return fmt::format("{}: {}", segs.text, provePersistent(*segs.s, target, bindings, *tiles, opts, budget, states));
   } catch (const Fail& g) {
@@ -14323,7 +14332,7 @@ std::string proveNestTiles(const Fail& first, const ir::Schedule& s, const NestT
     if (!tiles) throw Fail("not a tile loop around one K loop per kind");
     tiles->own_lengths = true;
     std::vector<Binding> bindings = checked;
-    for (Binding& b : bindings) b.params[nests.count] = b.params[nests.length] = 1;
+    for (Binding& b : bindings) b.params[nests.tp.count] = b.params[nests.tp.length] = 1;
     return fmt::format("{}: {}", nests.text, provePersistent(*nests.s, target, bindings, *tiles, opts, budget, states));
   } catch (const Fail& g) {
     Fail both(fmt::format("{}; {}: {}", first.what(), nests.text, g.what()));
