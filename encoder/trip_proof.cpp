@@ -14315,6 +14315,14 @@ std::string proveNestTiles(const Fail& first, const ir::Schedule& s, const NestT
                            const std::vector<Binding>& checked, const TripProofOptions& opts, ProofBudget& budget,
                            uint64_t& states) {
   try {
+    // The exploration has one tile count and one end per tile index for all
+    // its processes; the CTAs of a modelled cluster may run different counts
+    // and, at one tile index, tiles of different kinds and lengths (T_0 may
+    // read lm.block_idx, and the guard is never evaluated, so no read of it
+    // would refuse the proof).
+    if (s.cluster_ops && s.clusterSize() > 1)
+      throw Fail("a modelled cluster: its CTAs may run tiles of different kinds and lengths at one tile index (not "
+                 "covered)");
     {
       FactProver prover(s, solverLimits(opts, budget), {});
       std::map<int, std::optional<int64_t>> lb;
