@@ -3873,9 +3873,14 @@ bool provedNonNeg(FactProver& prover, const ir::ExprPtr& e, std::map<int, std::o
       case K::FloorDiv: case K::CDiv:
         if (provedNonNeg(prover, x, lb) && atLeast(prover, y, 1, lb)) return true;
         break;
-      case K::Max:
-        if (provedNonNeg(prover, x, lb) || provedNonNeg(prover, y, lb)) return true;
+      case K::Max: {
+        // (a constant side first: it needs no query, where the other may
+        // spend the solver's whole limit on a product, `max(tm * tn - b, 0)`)
+        const bool y_first = ir::constValue(y).has_value() && !ir::constValue(x).has_value();
+        const ir::ExprPtr &a = y_first ? y : x, &b = y_first ? x : y;
+        if (provedNonNeg(prover, a, lb) || provedNonNeg(prover, b, lb)) return true;
         break;
+      }
       case K::Min:
         if (provedNonNeg(prover, x, lb) && provedNonNeg(prover, y, lb)) return true;
         break;
@@ -4826,6 +4831,35 @@ ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by);
 // (docs/z3.md "Consecutive loops of independent lengths read as the tiles of
 // a persistent kernel", helper streamk, session 34)
 
+// The name of the role whose body is s.bodies[bi] ("?" where none).
+std::string bodyRoleName(const ir::Schedule& s, size_t bi) {
+  const int r = s.bodies[bi].role;
+  return r >= 0 && r < static_cast<int>(s.roles.size()) ? s.roles[static_cast<size_t>(r)].name : "?";
+}
+
+// The parameters of a copy read as a persistent kernel (segmentsAsTiles,
+// nestsAsTiles): its tile count NT >= 0 and K length B >= 1, the tile loop's
+// variable p and the ring start `p * B` the persistent proof reads as the
+// tile's (its sum of the lengths before).
+struct TileCopyParams {
+  int count = -1, length = -1, p = -1;
+  ir::ExprPtr ring;
+};
+TileCopyParams addTileCopyParams(ir::Schedule& c) {
+  using K = ir::ExprKind;
+  TileCopyParams out;
+  out.count = static_cast<int>(c.params.size());
+  out.length = out.count + 1;
+  c.params.push_back({"NT", ir::ParamType::I32, c.range});
+  c.params.push_back({"B", ir::ParamType::I32, c.range});
+  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.count), ir::makeConst(0)}), c.range});
+  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.length), ir::makeConst(1)}), c.range});
+  out.p = static_cast<int>(c.loop_vars.size());
+  c.loop_vars.push_back({"p", c.range});
+  out.ring = ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, out.p), symbolNode(K::Param, out.length)});
+  return out;
+}
+
 // The copy of a schedule whose roles run n >= 2 consecutive loops over one
 // ring with lengths of their own (a stream-K CTA: the tail of one output
 // tile, then the head of the next), read as a persistent kernel of exactly n
@@ -4833,7 +4867,7 @@ ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by);
 struct SegmentTiles {
   std::shared_ptr<ir::Schedule> s;
   std::vector<ir::ExprPtr> lengths;  // L_0 .. L_(n-1), the schedule's loop bounds
-  int count = -1, length = -1;       // the copy's parameters NT (its tile loop's bound) and B (its K loops')
+  TileCopyParams tp;                 // the copy's NT (its tile loop's bound), B (its K loops'), p
   std::set<const ir::Expr*> guards;  // the conditions `p == j` of the copy's `if` chains
   std::string text;                  // what was read so, for the engine line
 };
@@ -4968,15 +5002,8 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
   }
   out.s = std::make_shared<ir::Schedule>(s);
   ir::Schedule& c = *out.s;
-  out.count = static_cast<int>(c.params.size());
-  out.length = out.count + 1;
-  c.params.push_back({"NT", ir::ParamType::I32, s.range});
-  c.params.push_back({"B", ir::ParamType::I32, s.range});
-  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.count), ir::makeConst(0)}), s.range});
-  c.assumes.push_back({ir::makeExpr(K::Ge, {symbolNode(K::Param, out.length), ir::makeConst(1)}), s.range});
-  const int p = static_cast<int>(c.loop_vars.size());
-  c.loop_vars.push_back({"p", s.range});
-  const ir::ExprPtr ring = ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, p), symbolNode(K::Param, out.length)});
+  out.tp = addTileCopyParams(c);
+  const int p = out.tp.p;
   for (const auto& [bi, segs] : rewritten) {
     ir::Block& body = c.bodies[bi].body;
     std::vector<ir::Block> part(n);
@@ -4985,12 +5012,12 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
       bool ok = true;
       mapRingExprs(seg.body, [&](const ir::ExprPtr& e) {
         if (!e) return e;
-        ir::ExprPtr y = onTheRing(e, seg.loop_var, starts[j], ring);
+        ir::ExprPtr y = onTheRing(e, seg.loop_var, starts[j], out.tp.ring);
         if (!y) ok = false;
         return y ? y : e;
       });
       if (!ok) return std::nullopt;
-      seg.hi = symbolNode(K::Param, out.length);
+      seg.hi = symbolNode(K::Param, out.tp.length);
       part[j].push_back(std::move(seg));
       if (j + 1 < n)  // mid_j, between segment j and the next
         part[j].insert(part[j].end(), body.begin() + static_cast<std::ptrdiff_t>(segs[j]) + 1,
@@ -5014,7 +5041,7 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
     tiles.range = body[segs[0]].range;
     tiles.loop_var = p;
     tiles.lo = ir::makeConst(0);
-    tiles.hi = symbolNode(K::Param, out.count);
+    tiles.hi = symbolNode(K::Param, out.tp.count);
     tiles.step = ir::makeConst(1);
     tiles.body = std::move(chain);
     body.erase(body.begin() + static_cast<std::ptrdiff_t>(segs[0]) + 1,
@@ -5024,14 +5051,238 @@ std::optional<SegmentTiles> segmentsAsTiles(const ir::Schedule& s) {
   // (as passesAsTiles: the TMA loads' expect_tx batches must be the schedule's)
   if (!trip::sameDerivedTx(s, c)) return std::nullopt;
   std::vector<std::string> roles, lengths;
-  for (const auto& [bi, segs] : rewritten) {
-    const int r = s.bodies[bi].role;
-    roles.push_back(r >= 0 && r < static_cast<int>(s.roles.size()) ? s.roles[static_cast<size_t>(r)].name : "?");
-  }
+  for (const auto& [bi, segs] : rewritten) roles.push_back(bodyRoleName(s, bi));
   for (const ir::ExprPtr& l : out.lengths) lengths.push_back(ir::exprToString(*l, s));
   out.text = fmt::format("{} consecutive loops over one ring ({}) of lengths {} read as the tiles of a persistent "
                          "kernel of {} tiles, each its own length",
                          n, fmt::join(roles, ", "), fmt::join(lengths, ", "), n);
+  return out;
+}
+
+// ---------------------------------------------------------------- sibling tile loops over one ring
+// (docs/z3.md "Sibling tile loops over one ring read as one persistent
+// kernel", helper group45, session 45)
+
+// The copy of a schedule whose roles run two tile loops one after the
+// other, each around its own K loop, over one ring whose index runs on
+// across them (a grouped GEMM: the tiles of group 0, `t * kt0 + k`, then
+// those of group 1, `T0 * kt0 + t * kt1 + k`), read as one persistent
+// kernel whose tile p is of the first nest's kind below T0 and whose tiles
+// run lengths of their own (nestsAsTiles).
+struct NestTiles {
+  std::shared_ptr<ir::Schedule> s;
+  std::array<ir::ExprPtr, 2> tiles, lengths;  // T_0, T_1 (the tile loops' bounds), L_0, L_1 (the K loops')
+  TileCopyParams tp;                          // the copy's NT (its tile loop's bound), B (its K loops'), p
+  const ir::Expr* guard = nullptr;            // the copy's `p < T_0` (kind 0, the first nest, when it holds)
+  std::string text;                           // what was read so, for the engine line
+};
+
+// A tile loop of the shape nestsAsTiles reads: `for t in lm.range(0, T)`
+// (step 1, no else, T reading a parameter) whose body holds at most one
+// loop bounded by a parameter, a direct statement `for k in lm.range(0, L)`
+// (step 1, no else) with none deeper; the K loop's index in its body (-1:
+// none), nullopt when the shape is not there.
+std::optional<int> nestKLoop(const ir::Stmt& nest) {
+  auto fromZero = [](const ir::Stmt& st) {
+    const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    return st.lo && ir::constValue(st.lo) == 0 && step == 1 && st.orelse.empty();
+  };
+  if (nest.kind != ir::Stmt::Kind::For || !nest.hi || !mentionsParam(*nest.hi) || !fromZero(nest)) return std::nullopt;
+  int at = -1;
+  for (size_t i = 0; i < nest.body.size(); ++i) {
+    const ir::Stmt& st = nest.body[i];
+    const bool symbolic = st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi);
+    std::vector<const ir::Stmt*> deeper;
+    collectLoops(st.body, deeper);
+    collectLoops(st.orelse, deeper);
+    if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+      return std::nullopt;
+    if (!symbolic) continue;
+    if (at >= 0 || !fromZero(st)) return std::nullopt;
+    at = static_cast<int>(i);
+  }
+  return at;
+}
+
+// Every product of the two expressions of a pair, in either order, written
+// in the pair's order (`kt1 * t` as `t * kt1`): the ring's terms are then
+// one atom wherever they are spelled (AtomSum merges equal atoms only).
+ir::ExprPtr productsInOrder(const ir::ExprPtr& e, const std::vector<std::pair<ir::ExprPtr, ir::ExprPtr>>& pairs) {
+  if (!e || e->args.empty()) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) a = productsInOrder(a, pairs);
+  if (copy->kind == ir::ExprKind::Mul && copy->args.size() == 2 && copy->args[0] && copy->args[1])
+    for (const auto& [x, y] : pairs)
+      if (ir::sameExpr(*copy->args[0], *y) && ir::sameExpr(*copy->args[1], *x)) std::swap(copy->args[0], copy->args[1]);
+  return copy;
+}
+
+// Each largest sum or comparison of e that reads both t and k with k read
+// as `k + ring_back` (shiftedFromZero); the rest as it is (`k == 0` keeps
+// the copy's own k, which is the schedule's). nullptr where shiftedFromZero
+// refuses.
+ir::ExprPtr ringSums(const ir::ExprPtr& e, int t, int k, int p, const AtomSum& ring_back) {
+  using K = ir::ExprKind;
+  if (!e || !ir::dependsOnLoopVar(*e, k) || !ir::dependsOnLoopVar(*e, t)) return e;
+  const bool sum = e->kind == K::Add || e->kind == K::Sub || e->kind == K::Neg || constantMultiple(e) ||
+                   e->kind == K::Lt || e->kind == K::Le || e->kind == K::Gt || e->kind == K::Ge || e->kind == K::Eq ||
+                   e->kind == K::Ne;
+  if (sum) return shiftedFromZero(e, k, ring_back, {t, p});
+  auto copy = std::make_shared<ir::Expr>(*e);
+  for (ir::ExprPtr& a : copy->args) {
+    a = ringSums(a, t, k, p, ring_back);
+    if (!a && e->args[static_cast<size_t>(&a - copy->args.data())]) return nullptr;
+  }
+  return copy;
+}
+
+// Expression e of nest j's tile body (tile loop variable t, K loop
+// variable k, -1 outside a K loop) read inside tile p of the copy, whose
+// ring start the persistent proof reads `p * B` as. In a run of the
+// schedule tile t of nest j is the copy's tile p = P_j + t (P_0 = 0, P_1 =
+// T_0) and starts at ring index R_j + t * L_j (R_0 = 0, R_1 = T_0 * L_0):
+// every read of k in an expression that reads t too is `k + p * B - R_j -
+// t * L_j` (`ring_back`; shiftedFromZero, each largest sum written out
+// again with equal atoms merged: `T0 * kt0 + t * kt1 + k` is `k + p * B`),
+// then every read of t is `p - P_j` (`tile_back`: `(T0 + t) % 2` is `p %
+// 2`). At p * B = R_j + t * L_j each has e's value (exact integers); an
+// expression that reads k alone keeps it (the copy's k is the schedule's).
+// The loop variables e reads stay read (the builder keys a view index by
+// its innermost loop), t as p. nullptr where shiftedFromZero refuses.
+ir::ExprPtr nestOnTheRing(const ir::ExprPtr& e, int t, int k, int p, const AtomSum& ring_back,
+                          const AtomSum& tile_back, const std::vector<std::pair<ir::ExprPtr, ir::ExprPtr>>& pairs) {
+  if (!e || !ir::dependsOnLoopVar(*e, t)) return e;
+  ir::ExprPtr y = productsInOrder(e, pairs);
+  if (k >= 0) y = ringSums(y, t, k, p, ring_back);
+  if (y && ir::dependsOnLoopVar(*y, t)) y = shiftedFromZero(y, t, tile_back, {});
+  return y ? renameLoopVar(y, t, p) : nullptr;
+}
+
+// The schedule read as one persistent kernel whose tiles are those of its
+// two sibling tile loops, when every role body with a loop bounded by a
+// parameter holds exactly two such loops, consecutive direct statements,
+// each of nestKLoop's shape, with the same T_0, T_1 in every such body and
+// the same L_j in every K loop of nest j (one per nest at least), nothing
+// bounded by a parameter elsewhere: the body `pre ; N_0 ; N_1 ; post`
+// becomes
+//   pre
+//   for p in lm.range(0, NT):
+//     if p < T_0: N_0's body'
+//     else:       N_1's body'
+//   post
+// with two fresh parameters NT >= 0 and B >= 1, each K loop `for k in
+// lm.range(0, B)` and every expression read by nestOnTheRing. Each kind
+// must do to register fragments and TMEM what the other does (sameEffect,
+// as registerUniform asks of segments: the persistent proof marks those
+// hazards on the grid of one kind, every tile from ring index 0). The copy
+// is not the schedule at any binding (one B for every tile); the persistent
+// proof's over-approximation stands for it (proveNestTiles). nullopt when
+// the shape is not there.
+std::optional<NestTiles> nestsAsTiles(const ir::Schedule& s) {
+  using K = ir::ExprKind;
+  const std::set<const ir::Stmt*> instance_bounds = instanceBoundLoops(s);
+  NestTiles out;
+  std::vector<std::pair<size_t, size_t>> rewritten;  // body -> its first nest
+  std::array<bool, 2> has_k = {false, false};
+  for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
+    const ir::Block& body = s.bodies[bi].body;
+    std::vector<size_t> nests;
+    for (size_t i = 0; i < body.size(); ++i) {
+      const ir::Stmt& st = body[i];
+      if (st.kind == ir::Stmt::Kind::For && st.hi && mentionsParam(*st.hi)) {
+        nests.push_back(i);
+        continue;
+      }
+      std::vector<const ir::Stmt*> deeper;
+      collectLoops(st.body, deeper);
+      collectLoops(st.orelse, deeper);
+      if (std::any_of(deeper.begin(), deeper.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+        return std::nullopt;
+    }
+    if (nests.empty()) continue;
+    if (nests.size() != 2 || nests[1] != nests[0] + 1) return std::nullopt;
+    for (int j = 0; j < 2; ++j) {
+      const ir::Stmt& nest = body[nests[static_cast<size_t>(j)]];
+      const std::optional<int> kl = nestKLoop(nest);
+      if (!kl) return std::nullopt;
+      if (!out.tiles[j]) out.tiles[j] = nest.hi;
+      if (!ir::sameExpr(*out.tiles[j], *nest.hi) || instance_bounds.count(&nest)) return std::nullopt;
+      if (*kl < 0) continue;
+      const ir::Stmt& kloop = nest.body[static_cast<size_t>(*kl)];
+      if (!out.lengths[j]) out.lengths[j] = kloop.hi;
+      if (!ir::sameExpr(*out.lengths[j], *kloop.hi) || instance_bounds.count(&kloop)) return std::nullopt;
+      has_k[j] = true;
+    }
+    rewritten.push_back({bi, nests[0]});
+  }
+  if (rewritten.empty() || !has_k[0] || !has_k[1] || ir::sameExpr(*out.tiles[0], *out.tiles[1])) return std::nullopt;
+  out.s = std::make_shared<ir::Schedule>(s);
+  ir::Schedule& c = *out.s;
+  out.tp = addTileCopyParams(c);
+  const int p = out.tp.p;
+  // one guard node for every body: the persistent proof knows the kind's `if` by it
+  const ir::ExprPtr guard = ir::makeExpr(K::Lt, {symbolNode(K::LoopVar, p), out.tiles[0]});
+  out.guard = guard.get();
+  EffectView regs;
+  regs.full.push_back(ir::BufferRef::Kind::Tmem);
+  regs.keep = [](const ir::Op& o) { return namesKind(o, ir::BufferRef::Kind::Regs) || namesKind(o, ir::BufferRef::Kind::Tmem); };
+  for (const auto& [bi, at] : rewritten) {
+    ir::Block& body = c.bodies[bi].body;
+    std::array<ir::Block, 2> kinds;
+    for (int j = 0; j < 2; ++j) {
+      const ir::Stmt& nest = body[at + static_cast<size_t>(j)];
+      const int t = nest.loop_var;
+      const int kl = *nestKLoop(nest);
+      const int k = kl >= 0 ? nest.body[static_cast<size_t>(kl)].loop_var : -1;
+      // R_j + t * L_j back, T_0 back (nest 1)
+      const ir::ExprPtr tile_len = ir::makeExpr(K::Mul, {symbolNode(K::LoopVar, t), out.lengths[j]});
+      std::vector<std::pair<ir::ExprPtr, ir::ExprPtr>> pairs = {{symbolNode(K::LoopVar, t), out.lengths[j]}};
+      AtomSum ring_back, tile_back;
+      ring_back.add(1, out.tp.ring);
+      if (j == 1) {
+        ring_back.add(-1, ir::makeExpr(K::Mul, {out.tiles[0], out.lengths[0]}));
+        pairs.emplace_back(out.tiles[0], out.lengths[0]);
+        tile_back.add(-1, out.tiles[0]);
+      }
+      ring_back.add(-1, tile_len);
+      kinds[static_cast<size_t>(j)] = nest.body;
+      bool ok = true;
+      mapExprs(kinds[static_cast<size_t>(j)], [&](const ir::ExprPtr& e) {
+        if (!e) return e;
+        ir::ExprPtr y = nestOnTheRing(e, t, k, p, ring_back, tile_back, pairs);
+        if (!y) ok = false;
+        return y ? y : e;
+      });
+      if (!ok) return std::nullopt;
+      if (kl >= 0) kinds[static_cast<size_t>(j)][static_cast<size_t>(kl)].hi = symbolNode(K::Param, out.tp.length);
+    }
+    if (!sameEffect(kinds[0], kinds[1], regs)) return std::nullopt;
+    ir::Stmt kind;
+    kind.kind = ir::Stmt::Kind::If;
+    kind.range = body[at].range;
+    kind.cond = guard;
+    kind.body = std::move(kinds[0]);
+    kind.orelse = std::move(kinds[1]);
+    ir::Stmt tiles;
+    tiles.kind = ir::Stmt::Kind::For;
+    tiles.range = body[at].range;
+    tiles.loop_var = p;
+    tiles.lo = ir::makeConst(0);
+    tiles.hi = symbolNode(K::Param, out.tp.count);
+    tiles.step = ir::makeConst(1);
+    tiles.body.push_back(std::move(kind));
+    body.erase(body.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+    body[at] = std::move(tiles);
+  }
+  // (as passesAsTiles: the TMA loads' expect_tx batches must be the schedule's)
+  if (!trip::sameDerivedTx(s, c)) return std::nullopt;
+  std::vector<std::string> roles;
+  for (const auto& [bi, at] : rewritten) roles.push_back(bodyRoleName(s, bi));
+  out.text = fmt::format("2 sibling tile loops over one ring ({}) of {} tiles of {} K iterations, then {} of {}, read "
+                         "as one persistent kernel (tile p of the first kind while p < {}), each tile its own length",
+                         fmt::join(roles, ", "), ir::exprToString(*out.tiles[0], s),
+                         ir::exprToString(*out.lengths[0], s), ir::exprToString(*out.tiles[1], s),
+                         ir::exprToString(*out.lengths[1], s), ir::exprToString(*out.tiles[0], s));
   return out;
 }
 
@@ -5356,6 +5607,10 @@ struct TileLoops {
   // A tile count fixed to this (>= 0; segmentsAsTiles: the schedule runs
   // exactly that many segments), not explored: no tile shift then.
   int64_t fixed_tiles = -1;
+  // The tiles of one run may run different lengths (nestsAsTiles: a
+  // group's tiles, then another group's): every length explored in one
+  // exploration, each tile its own, not tiles of one length together.
+  bool own_lengths = false;
   // Tile counts explored: the multiples of this only (kSplitAsTiles: the
   // schedule's runs are the copy's with an even count), every tile shift by
   // a multiple of it (a shift by another amount would move a count into
@@ -5781,9 +6036,13 @@ struct PGrid {
   int kinds = 1;
   // The tile count, fixed (TileLoops::fixed_tiles; -1: open, explored)
   int64_t fixed_tiles = -1;
+  // Tiles of one run of lengths of their own (TileLoops::own_lengths)
+  bool own_lengths = false;
   int64_t tile_multiple = 1;  // (TileLoops::tile_multiple)
-  // kinds_shared: the guard's bound B1 reads no lm.instance(), so every
-  // kinded process of one CTA sees the same boundary (kindsInTileOrder)
+  // kinds_shared: the guard's bound B1 reads no lm.instance() and no loop
+  // variable, so every kinded process of one CTA, of any role (the guard is
+  // one node: passesAsTiles, nestsAsTiles), sees the same boundary
+  // (kindsInTileOrder)
   bool kinds_shared = false;
   System kgrid;
   std::vector<TileShape> kshape;
@@ -7118,10 +7377,10 @@ class PersistentExplorer {
     };
     if (from >= 0 && inTileParts(posOf(p, from)) && !agree(posOf(p, from).t, posOf(p, from).kind)) return false;
     if (!g_.kinds_shared) return true;
+    // (every kinded process of the CTA, whatever its role: each evaluates
+    // the one guard node, whose B1 reads nothing that differs between them)
     for (int q = 0; q < m_.P; ++q) {
-      if (q == p || !g_.kinded[q] || g_.comb.procs[q].cta != g_.comb.procs[p].cta ||
-          g_.comb.procs[q].role != g_.comb.procs[p].role)
-        continue;
+      if (q == p || !g_.kinded[q] || g_.comb.procs[q].cta != g_.comb.procs[p].cta) continue;
       const int pc = n.v[m_.off_pc + q];
       if (pc < 0 || pc >= static_cast<int>(g_.pos[q].size())) continue;
       const PcPos& at = posOf(q, pc);
@@ -12347,6 +12606,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   g.Wt = Wt;
   g.Wg = Wg;
   g.fixed_tiles = tl.fixed_tiles;
+  g.own_lengths = tl.own_lengths;
   g.tile_multiple = tl.tile_multiple;
   g.not_last.far = tile_count_far;  // (where a smaller window settled it, provePersistent)
   if (g.fixed_tiles >= Wt) throw GridTooSmall{true};
@@ -12406,7 +12666,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       throw Fail("the schedule reads the tile count inside a tile loop with two kinds of tile (not covered by the "
                  "persistent-kernel proof yet)");
     g.kinds = 2;
-    g.kinds_shared = !ir::exprUses(*tl.kind_guard->args.at(1), {ir::ExprKind::Instance});
+    g.kinds_shared = !ir::exprUses(*tl.kind_guard->args.at(1), {ir::ExprKind::Instance, ir::ExprKind::LoopVar});
     markKinded(g);
     forgetPrivateGenerations(g);
   }
@@ -12514,7 +12774,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // allow"): the largest divisor of the ring period that the facts keep
   // every E_B a multiple of (with the tile count fixed, the segments'
   // lengths are their own: not taken there)
-  for (int64_t c = g.Pg; c > 1 && g.fixed_tiles < 0 && g.len_multiple == 1; --c)
+  for (int64_t c = g.Pg; c > 1 && g.fixed_tiles < 0 && !g.own_lengths && g.len_multiple == 1; --c)
     if (g.Pg % c == 0 && inner_multiple_of(c)) g.len_multiple = c;
   if (g.Pt % g.tile_multiple != 0)
     throw Fail(fmt::format("the tile period {} is no multiple of {} (the tile counts explored)", g.Pt, g.tile_multiple));
@@ -12646,7 +12906,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // With the tile count fixed (segmentsAsTiles) the tiles' lengths are
   // independent (a segment of 2 iterations, then one of 10): one
   // exploration of tiles of every length, each its own.
-  const int64_t split = g.fixed_tiles >= 0       ? 1
+  // So are a grouped GEMM's (nestsAsTiles: kt0 iterations, then kt1).
+  const int64_t split = g.fixed_tiles >= 0 || g.own_lengths ? 1
                         : opts.persistent_split > 0 ? opts.persistent_split
                                                     : g.w0g + g.Pg + 1;
   // The lm.assume facts may bound E_B below the split (`K <= 128`: at most 2
@@ -14231,12 +14492,65 @@ std::string proveSegmentTiles(const Fail& first, const ir::Schedule& s, const Se
     tiles->fixed_tiles = static_cast<int64_t>(segs.lengths.size());
     std::vector<Binding> bindings = checked;
     for (Binding& b : bindings) {
-      b.params[segs.count] = tiles->fixed_tiles;
-      b.params[segs.length] = 1;
+      b.params[segs.tp.count] = tiles->fixed_tiles;
+      b.params[segs.tp.length] = 1;
     }
     return fmt::format("{}: {}", segs.text, provePersistent(*segs.s, target, bindings, *tiles, opts, budget, states));
   } catch (const Fail& g) {
     Fail both(fmt::format("{}; {}: {}", first.what(), segs.text, g.what()));
+    both.witnesses = first.witnesses;  // the copy's name NT and B
+    throw both;
+  }
+}
+
+// The schedule's sibling tile loops read as one persistent kernel
+// (nestsAsTiles), proved with a kind per tile. The persistent proof
+// explores every run of the copy in which tile p runs its own B_p >= 1 K
+// iterations from the ring start B_0 + ... + B_(p-1) (read for `p * B`;
+// every length in one exploration, TileLoops::own_lengths), for every tile
+// count, each tile of either kind in tile order (the kinds filter: kind 0
+// exactly below one boundary J per run). A run of the schedule at a binding
+// is the one with NT = T_0 + max(T_1, 0) tiles, J = T_0, B_p = L_0 below T_0
+// and L_1 from there: tile p of kind j is the schedule's tile p - P_j of
+// nest j, every expression of the same value (nestOnTheRing), provided T_0
+// >= 0 (else nest 1's tile t is not the copy's tile T_0 + t) and every L_j
+// >= 1 (a tile of no iteration is not explored), which the facts must show.
+// `first`: why the schedule as written was not proved. What the copy's
+// proof throws is a plain Fail (a violation met there may need lengths or
+// kinds no binding gives; the bounded check decides).
+std::string proveNestTiles(const Fail& first, const ir::Schedule& s, const NestTiles& nests, ir::Target target,
+                           const std::vector<Binding>& checked, const TripProofOptions& opts, ProofBudget& budget,
+                           uint64_t& states) {
+  try {
+    // The exploration has one tile count and one end per tile index for all
+    // its processes; the CTAs of a modelled cluster may run different counts
+    // and, at one tile index, tiles of different kinds and lengths (T_0 may
+    // read lm.block_idx, and the guard is never evaluated, so no read of it
+    // would refuse the proof).
+    if (s.cluster_ops && s.clusterSize() > 1)
+      throw Fail("a modelled cluster: its CTAs may run tiles of different kinds and lengths at one tile index (not "
+                 "covered)");
+    {
+      FactProver prover(s, solverLimits(opts, budget), {});
+      std::map<int, std::optional<int64_t>> lb;
+      if (!provedNonNeg(prover, nests.tiles[0], lb))
+        throw Fail(fmt::format("the schedule's assumptions do not keep the first tile loop's count {} from being below "
+                               "0",
+                               ir::exprToString(*nests.tiles[0], s)));
+      for (size_t j = 0; j < nests.lengths.size(); ++j)
+        if (!atLeast(prover, nests.lengths[j], 1, lb))
+          throw Fail(fmt::format("the schedule's assumptions do not keep tile loop {}'s K trip count {} from being "
+                                 "below 1 (a tile of no iteration: not covered)",
+                                 j + 1, ir::exprToString(*nests.lengths[j], s)));
+    }
+    std::optional<TileLoops> tiles = findTileLoops(*nests.s, nests.guard);
+    if (!tiles) throw Fail("not a tile loop around one K loop per kind");
+    tiles->own_lengths = true;
+    std::vector<Binding> bindings = checked;
+    for (Binding& b : bindings) b.params[nests.tp.count] = b.params[nests.tp.length] = 1;
+    return fmt::format("{}: {}", nests.text, provePersistent(*nests.s, target, bindings, *tiles, opts, budget, states));
+  } catch (const Fail& g) {
+    Fail both(fmt::format("{}; {}: {}", first.what(), nests.text, g.what()));
     both.witnesses = first.witnesses;  // the copy's name NT and B
     throw both;
   }
@@ -14734,6 +15048,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);
       if (std::optional<SegmentTiles> segs = segmentsAsTiles(s))
         return proveSegmentTiles(f, s, *segs, target, checked, opts, budget, states);
+      if (std::optional<NestTiles> nests = nestsAsTiles(s))
+        return proveNestTiles(f, s, *nests, target, checked, opts, budget, states);
       if (std::optional<FinerQuotient> fq = finerQuotientOf(s))
         return proveFinerQuotientCases(f, s, *fq, target, checked, opts, budget, states);
       // refused for a loop bound's own dividend, read besides it: split by its residues

@@ -1,24 +1,16 @@
-# Hopper grouped GEMM with per-group problem sizes (CUTLASS
-# examples/57_hopper_grouped_gemm with KernelPtrArrayTmaWarpSpecializedCooperative
-# and the GroupScheduler of include/cutlass/gemm/kernel/
-# sm90_tile_scheduler_group.hpp, CUTLASS v3.5+): a persistent grid walks the
-# concatenated tile list of all groups, tile b, b+G, b+2G, ... (G = grid
-# size); group g has its own M_g, N_g, K_g, so the number of tiles and the
-# k-blocks per tile differ per group.
-#  * The mainloop ring index is global across tiles AND groups: a CTA's
-#    tiles of group 0 use iterations t*kt0 + k, those of group 1 continue at
-#    n0*kt0 + t*kt1 + k (n0: this CTA's tile count in group 0) - CUTLASS
-#    carries one PipelineState through the whole tile loop.
-#  * This CTA's first tile of group 1 is the first global index >= tiles0
-#    congruent to b modulo G: b + n0*G.
-#  * Epilogue: each consumer warpgroup owns two C staging slots and keeps at
-#    most one TMA store group in flight (the tile counter runs on across
-#    groups too).
-# Reductions: two groups with separate tensor parameters instead of the
-# device-side pointer array (CUTLASS swaps the TMA descriptor per group;
-# the checks do not depend on addresses); 128x128x64 tiles, 4 stages.
-# smem: A 64K + B 64K + C 4 x 16K = 192 KiB.
-# expect: pass
+# BUG (sync.race): CUTLASS's sm90 grouped GEMM (examples/57_hopper_grouped_gemm,
+# the group tile scheduler) with group 1's ring iteration restarted without
+# the group-0 offset: `it = t * kt1 + k` instead of `n0 * kt0 + t * kt1 + k`.
+# The ring's slots and phases run on across the groups (CUTLASS carries one
+# PipelineState through the whole tile loop); restarted, group 1's first
+# tile waits for empty slots at negative iterations (passes at once) and
+# refills slots the consumers are still multiplying group 0's last k-blocks
+# out of, with phases a lap behind.
+# Models: gemm/sm90_grouped_gemm_two_groups.cake with group 1's ring offset
+# dropped (both roles).
+# Fix: gemm/sm90_grouped_gemm_two_groups.cake (it = base1 + t * kt1 + k).
+# expect: sync.race
+# may-also: sync.lost-phase sync.stale-phase data.stale-read sync.arrival-overflow
 @cake.schedule(target="sm_90a")
 def grouped_gemm_sm90_two_groups(lm, A0: LM.tma2d, B0: LM.tma2d, C0: LM.tma2d,
                                  A1: LM.tma2d, B1: LM.tma2d, C1: LM.tma2d,
@@ -66,7 +58,7 @@ def grouped_gemm_sm90_two_groups(lm, A0: LM.tma2d, B0: LM.tma2d, C0: LM.tma2d,
         for t in lm.range(0, n1):
             tile = b + (n0 + t) * G - tiles0
             for k in lm.range(0, kt1):
-                it = base1 + t * kt1 + k
+                it = t * kt1 + k
                 lm.wait(empty, iter=it - 4)
                 smem_a.tma_load(A1, coords=((tile % tm1) * 128, k * 64), iter=it, barrier=full)
                 smem_b.tma_load(B1, coords=((tile // tm1) * 128, k * 64), iter=it, barrier=full)
@@ -91,7 +83,7 @@ def grouped_gemm_sm90_two_groups(lm, A0: LM.tma2d, B0: LM.tma2d, C0: LM.tma2d,
         for t in lm.range(0, n1):
             tile = b + (n0 + t) * G - tiles0
             for k in lm.range(0, kt1):
-                it = base1 + t * kt1 + k
+                it = t * kt1 + k
                 lm.wait(full, iter=it)
                 lm.mma(acc, smem_a[it][m0:m0 + 64, :], smem_b[it], init=(k == 0))
                 lm.mma_commit()

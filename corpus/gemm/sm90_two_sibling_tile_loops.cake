@@ -1,6 +1,12 @@
-# Minimal reproducer (docs/known-limits.md "A grouped GEMM's sibling tile loops, a 2x2
-# cluster"): two sibling persistent tile loops, each with its own K loop, over one ring
-# whose iteration runs on across them. Correct; sync is checked, not proved.
+# Two sibling persistent tile loops over one ring (the shape of
+# gemm/sm90_grouped_gemm_two_groups.cake, reduced): T0 tiles of kt0 K
+# iterations (ring index t * kt0 + k), then T1 tiles of kt1 (ring index
+# T0 * kt0 + t * kt1 + k: the iteration runs on across the two loops, as
+# CUTLASS's one PipelineState through a grouped GEMM's tile loop).
+# Proved as one persistent kernel whose tiles are of two kinds, each tile its
+# own K length (docs/z3.md "Sibling tile loops over one ring read as one
+# persistent kernel"); was the minimal reproducer of docs/known-limits.md
+# "A grouped GEMM's sibling tile loops, a 2x2 cluster" (helper good44).
 # expect: pass
 @cake.schedule(target="sm_90a")
 def two_sibling_tile_loops(lm, A: LM.tma2d, T0: LM.i32, T1: LM.i32, K0: LM.i32, K1: LM.i32):
