@@ -370,22 +370,24 @@ TEST(ModelCheck, NoAllowedValuesIsUnknown) {
   EXPECT_NE(r.verdicts[0].detail.find("contradictory"), std::string::npos) << r.verdicts[0].detail;
 }
 
-// Point 2: a violation the proof for every trip count meets (trip count 10
-// here; the covering values stop at 9) is a finding with parameter values.
+// Point 2: a violation the proof for every trip count meets (past the
+// trip counts the covering values reach) is a finding with parameter values.
 TEST(ModelCheck, ProofViolationIsAFinding) {
-  // `k // 3 < T` is not affine in k: the covering values cannot place its
-  // flip (iteration 6). (Thresholds up to 512 iterations and affine
-  // comparisons with parameters are among the covering values:
-  // LoopGuardThresholdsBeyondTheDepthsAreCovered.)
+  // `k // 3 != 2 * T` is neither affine in k nor monotone: the covering
+  // values cannot place its flips (iterations 12 and 15). (Thresholds up to
+  // 512 iterations, affine comparisons with parameters and, since session 45,
+  // comparisons monotone in k such as `k // 3 < T` are among the covering
+  // values: LoopGuardThresholdsBeyondTheDepthsAreCovered,
+  // InnerTripGoal.EmptySplitGuardOnTheTileIsPlaced.)
   std::string bad = variant(
       {{"K: LM.i32):\n    lm.assume(K > 0)", "K: LM.i32, T: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(T == 2)"},
-       {"            lm.arrive(empty, iter=k)", "            if k // 3 < T:\n                lm.arrive(empty, iter=k)"}});
+       {"            lm.arrive(empty, iter=k)", "            if k // 3 != 2 * T:\n                lm.arrive(empty, iter=k)"}});
   Result bounded = run(compile(bad).schedules[0], 0);
   EXPECT_TRUE(bounded.sink.findings().empty()) << "the covering values do not reach it: " << describe(bounded);
   // ... and say so: unknown, not "checked" (exit 0).
   ASSERT_EQ(bounded.verdicts.size(), 1u) << describe(bounded);
   EXPECT_EQ(bounded.verdicts[0].kind, checks::VerdictKind::Unknown) << describe(bounded);
-  EXPECT_NE(bounded.verdicts[0].detail.find("k // 3 < T"), std::string::npos) << bounded.verdicts[0].detail;
+  EXPECT_NE(bounded.verdicts[0].detail.find("k // 3 != 2 * T"), std::string::npos) << bounded.verdicts[0].detail;
 
   Result r = run(compile(bad).schedules[0], 20000);
   EXPECT_FALSE(passes(r)) << describe(r);
