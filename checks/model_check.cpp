@@ -1897,7 +1897,7 @@ class BindingSearch {
       if (va && vb) points.emplace_back(*va, *vb);
     }
     if (points.empty()) return nullptr;
-    const auto [a1, b1] = points.front();
+    const int64_t a1 = points.front().first, b1 = points.front().second;  // (not a structured binding: clang 14 cannot capture one)
     const auto second = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.second != b1; });
     if (second == points.end()) return nullptr;
     const int64_t da = second->first - a1, db = second->second - b1;

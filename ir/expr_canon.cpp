@@ -223,10 +223,12 @@ bool hasMonomialWith(const Expr& e, const std::vector<ExprPtr>& factors) {
       keys.push_back(atomKey(Canon(none).of(*f)));
       if (keys.back().empty()) return false;
     }
-    for (const auto& [m, c] : Canon(none).of(e))
+    for (const auto& term : Canon(none).of(e)) {
+      const auto& m = term.first;  // (a named copy: clang before 16 cannot capture a structured binding)
       if (std::all_of(keys.begin(), keys.end(),
                       [&](const std::string& k) { return std::find(m.begin(), m.end(), k) != m.end(); }))
         return true;
+    }
     return false;
   } catch (const GiveUp&) {
     return false;
