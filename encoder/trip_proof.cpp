@@ -761,12 +761,16 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
 }
 
 // e with every sub-expression equal to `target` replaced by `by`.
-ir::ExprPtr substitute(const ir::ExprPtr& e, const ir::Expr& target, const ir::ExprPtr& by) {
-  if (!e) return e;
+// e with every node equal to `target` replaced by `by`, except inside nodes
+// equal to `skip` where given (a loop bound that must keep its own spelling,
+// and so stay the trip expression the proofs replace by T).
+ir::ExprPtr substitute(const ir::ExprPtr& e, const ir::Expr& target, const ir::ExprPtr& by,
+                       const ir::Expr* skip = nullptr) {
+  if (!e || (skip && ir::sameExpr(*e, *skip))) return e;
   if (ir::sameExpr(*e, target)) return by;
   if (e->args.empty()) return e;
   auto copy = std::make_shared<ir::Expr>(*e);
-  for (ir::ExprPtr& a : copy->args) a = substitute(a, target, by);
+  for (ir::ExprPtr& a : copy->args) a = substitute(a, target, by, skip);
   return copy;
 }
 
@@ -4175,18 +4179,6 @@ bool readsOutside(const ir::ExprPtr& e, const ir::Expr& x, const ir::Expr& skip)
   return std::any_of(e->args.begin(), e->args.end(), [&](const ir::ExprPtr& a) { return readsOutside(a, x, skip); });
 }
 
-// e with every node equal to `target` replaced by `by`, except inside nodes
-// equal to `skip` (a loop bound keeps its own spelling, and so stays the
-// trip expression the proofs replace by T).
-ir::ExprPtr substituteOutside(const ir::ExprPtr& e, const ir::Expr& target, const ir::ExprPtr& by, const ir::Expr& skip) {
-  if (!e || ir::sameExpr(*e, skip)) return e;
-  if (ir::sameExpr(*e, target)) return by;
-  if (e->args.empty()) return e;
-  auto copy = std::make_shared<ir::Expr>(*e);
-  for (ir::ExprPtr& a : copy->args) a = substituteOutside(a, target, by, skip);
-  return copy;
-}
-
 // The finest quotient, d = 1: a loop bounded by E = lm.cdiv(X, c) (or
 // X // c, plus a constant), c in 2..kMaxQuotientCases, X reading the
 // parameter `param` (K, lm.cdiv(K, 32)), which the roles' bodies read outside E (a loop over pairs of
@@ -4277,7 +4269,7 @@ std::vector<QuotientCase> finerQuotientCases(const ir::Schedule& s, const FinerQ
   for (const ir::ExprPtr& v : values) {
     QuotientCase c{std::make_shared<ir::Schedule>(s), ir::makeExpr(K::Eq, {fq.finer, v}), ""};
     if (prover.prove(ir::makeExpr(K::Not, {c.fact})).kind == BvVerdict::Holds) continue;  // no binding has it
-    for (ir::RoleBody& body : c.s->bodies) mapExprs(body.body, [&](const ir::ExprPtr& e) { return substituteOutside(e, *fq.finer, v, *fq.bound); });
+    for (ir::RoleBody& body : c.s->bodies) mapExprs(body.body, [&](const ir::ExprPtr& e) { return substitute(e, *fq.finer, v, fq.bound.get()); });
     c.s->assumes.push_back({c.fact, s.range});
     c.text = fmt::format("{} == {}", ir::exprToString(*fq.finer, s), ir::exprToString(*v, s));
     out.push_back(std::move(c));

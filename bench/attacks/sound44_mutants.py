@@ -125,25 +125,7 @@ def k(lm, A: LM.gmem, B: LM.gmem, rows: LM.i32):
 
 # Two tensors through one node: B's rows all `t` (owned), C's rows `t`
 # (load) and `1` (store): block 1 loads the row warp 1 stores.
-TWOTENSOR = '''@cake.schedule(target="sm_80")
-def k(lm, A: LM.gmem, B: LM.gmem, C: LM.gmem, rows: LM.i32):
-    x = lm.regs(shape=(1, 32), dtype=lm.i32)
-    y = lm.regs(shape=(1, 32), dtype=lm.i32)
-    warps = lm.role(warps=[0, 1], group=1)
-    block = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-        t = lm.block_idx(0)
-        lm.copy(x, A, coords=(t, 0))
-        lm.copy(B, x, coords=(t, 32 * w))
-        if w == 1:
-            lm.copy(C, x, coords=(1, 0))
-        SYNC
-        if w == 0:
-            lm.copy(y, B, coords=(t, 0))
-            lm.copy(y, C, coords=(t, 0))
-        lm.sync(block)
-'''
+TWOTENSOR = s40.raw_string("tests/encoder/sound44_test.cpp", "kTwoTensors")
 
 BLOCK_MUTANTS = [
     # (name, label, text)
