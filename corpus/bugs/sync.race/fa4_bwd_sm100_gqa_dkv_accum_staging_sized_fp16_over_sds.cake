@@ -14,8 +14,10 @@
 # type, so the fp32 staging ran past its reservation into `sdS`.  The MMA
 # warp lets the epilogue start under the tail: it commits `dv_done` after
 # the last dV MMA and then issues the tail dQ MMA, which still reads dS
-# from `sdS` (as in FA4's 1-iteration software skew, where dK / dQ of the
-# last step trail its dV) - the compute warps' fp32 st.shared of dV into the
+# from `sdS` (stored flash_bwd_sm100.py: `# signal to the epilogue that dV
+# is ready` - `pipeline_dKV.sync_object_full.arrive(0, ...)` - then
+# `###### Remaining 2`: dK += dS.T @ Q and dQ of the last Q block, both
+# reading dS) - the compute warps' fp32 st.shared of dV into the
 # staging overwrites dS under it, so dQ of the tile's last Q block is wrong
 # and dK / dV are right.
 # Modelled: one KV tile of `steps` Q blocks; the staging reservation of
