@@ -13,9 +13,9 @@
 # 1`.  A tile with one step after the CTA's first tile (a 128-row Q, or the
 # last KV tile of a causal row) skips the loop, and its tail dQ MMA
 # overwrites the TMEM dQ the reduce warps are still reading for the
-# previous tile.  The fix (stored generator, pytorch/helion
-# helion/_compiler/cute/flash_attention... `tail_cond = "(fbwd_steps > 1) |
-# (fbwd_tile_it > 0)" if persistent`) waits there too.
+# previous tile.  The fix (the stored CuTe DSL code generator's
+# `tail_cond = "(fbwd_steps > 1) | (fbwd_tile_it > 0)" if persistent`)
+# waits there too.
 # Pre-fix and fixed generator text both stored (the `dq_empty_wait_tail`
 # string: `if fbwd_steps > 1:` before, `if (fbwd_steps > 1) | (fbwd_tile_it
 # > 0):` after).
