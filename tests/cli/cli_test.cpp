@@ -238,6 +238,33 @@ TEST(Cli, CorpusOnAnEmptyDirectoryFails) {
 // gets no record, so --resume checks it again (Z3 used to turn the signal
 // into a canceled query, recorded as unknown and reused by --resume). The
 // process also runs under its own memory cap (default 4096 MiB).
+namespace {
+
+// Waits until process `pid` has used `seconds` of CPU (user + sys, from
+// /proc/PID/stat); false if it ends first or a minute of wall time passes.
+bool waitForChildCpu(pid_t pid, double seconds) {
+  const long ticks_per_second = sysconf(_SC_CLK_TCK);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (std::chrono::steady_clock::now() < give_up) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t after_name = stat.rfind(')');  // the command name may hold spaces
+    if (after_name == std::string::npos) return false;
+    std::istringstream fields(stat.substr(after_name + 2));
+    std::string state, skip;
+    fields >> state;  // field 3; utime and stime are fields 14 and 15
+    if (state == "Z" || state == "X") return false;
+    for (int f = 4; f <= 13; ++f) fields >> skip;
+    long long utime = 0, stime = 0;
+    fields >> utime >> stime;
+    if (static_cast<double>(utime + stime) >= seconds * static_cast<double>(ticks_per_second)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+}  // namespace
+
 TEST(Cli, CtrlCDuringACaseRecordsNothingForResume) {
   fs::path d = fs::temp_directory_path() / ("cake_cli_test_sigint_" + std::to_string(getpid()));
   fs::create_directories(d);
@@ -269,7 +296,11 @@ def hard(lm, A: LM.tma2d, M: LM.i32, N: LM.i32, K: LM.i32):
           d.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::seconds(4));   // well inside the solver by then
+  // Well inside the solver: the child has run half a second of CPU (its
+  // parse and set-up take milliseconds). Measured as CPU, not wall time, so
+  // that a loaded machine cannot send the signal before the case starts;
+  // it was a 4-s sleep, 4 CPU s of the child's work (docs/ci.md, session 46).
+  EXPECT_TRUE(waitForChildCpu(pid, 0.5)) << "cake corpus ended or did not start";
   std::ifstream lim("/proc/" + std::to_string(pid) + "/limits");
   std::string limits((std::istreambuf_iterator<char>(lim)), std::istreambuf_iterator<char>());
   EXPECT_TRUE(std::regex_search(limits, std::regex("Max address space\\s+4294967296\\s"))) << limits;

@@ -45,9 +45,17 @@ TxByLine loweredTx(const std::string& cu) {
   std::istringstream in(cu);
   std::string l;
   std::smatch m;
+  // Each regex only on the lines that hold its literal start: over every
+  // line of the lowered corpus they were 1.7 of the test's 10.9 CPU s
+  // (docs/ci.md, session 46).
+  auto commentLine = [](const std::string& s) {
+    const size_t first = s.find_first_not_of(" \t\r\f\v");
+    return first != std::string::npos && s.compare(first, 3, "// ") == 0;
+  };
   while (std::getline(in, l)) {
-    if (std::regex_search(l, m, where)) line = std::stoi(m[1]);
-    else if (std::regex_search(l, m, tx)) out[line].insert(std::stoll(m[1]));
+    if (commentLine(l) && std::regex_search(l, m, where)) line = std::stoi(m[1]);
+    else if (l.find("cake_mbar_arrive_expect_tx(") != std::string::npos && std::regex_search(l, m, tx))
+      out[line].insert(std::stoll(m[1]));
   }
   return out;
 }
