@@ -249,6 +249,7 @@ struct ProcState {
     int64_t m1, m2;  // a re-read: bar_syncs at the previous read and at this one
     int prev_instr;  // the previous read's program index (-1: none)
     bool loop_free;  // a re-read only by its key on the loop around it (its index names no loop variable)
+    bool back;       // a read-back: the process wrote the index since its previous read of it
   };
   std::map<std::pair<int, int64_t>, std::vector<ReadEvent>> read_events;
   // data.uninitialized: regs index -> the elements this process wrote so far
@@ -1279,7 +1280,7 @@ class Builder {
                                           own != ps_->writes.end() ? &own->second : nullptr);
     ps_->read_events[it->first].push_back({in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain,
                                            it->second.bar_marker, ps_->bar_syncs, it->second.last_instr,
-                                           reread && key_loop_free_ && !after_read_back});
+                                           reread && key_loop_free_ && !after_read_back, it->second.own_gen >= 0});
     it->second.last_instr = static_cast<int>(in_instr_);
     it->second.marker = marker;
     if (it->second.own_gen >= 0 && coveredByPairs(it->second.own_ranges, a.lo, a.hi))
@@ -1396,14 +1397,18 @@ class Builder {
       // variable its index names (a re-read, tag()); an index that names
       // none (FlashMLA's `smem_s1[0]`, read twice a pair) is keyed on the
       // innermost loop around the operand (the process's body outside
-      // every loop): two reads in one iteration of every loop around them
+      // every loop): two reads in one iteration of every loop around them.
+      // A one-stage view used bare is its slot 0 (access()), an index that
+      // names no loop, and is keyed so too (cuDF's batch metadata `meta`:
+      // unkeyed, its second read of a batch was a return where `meta[0]`'s
+      // was a re-read).
       key_iter_ = -1;
       key_loop_free_ = false;
-      if (ref.kind == BufferRef::Kind::View && ref.slot) {
+      if (ref.kind == BufferRef::Kind::View && (ref.slot || s_.views[ref.index].stages == 1)) {
         key_iter_ = iter_serials_.empty() ? body_serial_ : iter_serials_.back();
         key_loop_free_ = true;
         for (size_t l = loops_.size(); l-- > 0;)
-          if (ir::dependsOnLoopVar(*ref.slot, loops_[l].first)) {
+          if (ref.slot && ir::dependsOnLoopVar(*ref.slot, loops_[l].first)) {
             key_iter_ = iter_serials_[l];
             key_loop_free_ = false;
             break;
@@ -2098,9 +2103,10 @@ class Builder {
   // writes over the read's bytes synchronize through one named barrier
   // only (lm.sync on it, on no other, no mbarrier wait, nobody runs
   // lm.bar_arrive on it), so the k-th lm.sync of each completes the same
-  // barrier generation, and no such write is made at a barrier count from
-  // the previous read's to this one's (inclusive: a write at either end is
-  // unordered with that read and races), or (session 44) where the order
+  // barrier generation, and no such write is made at a barrier count
+  // between the previous read's and this one's (a synchronous write at
+  // either end is unordered with that read and races: countedApart), or
+  // (session 44) where the order
   // the barriers fix puts every such write before the previous read or
   // after this one (orderedApart: mbarriers, several named barriers).
   // Otherwise the reads of that
@@ -2140,7 +2146,7 @@ class Builder {
           const Access& a = sys_.procs[p].program[e.instr].accesses[e.acc];
           ok = (countedApart(static_cast<int>(p), a, e, aligned, by_space[a.space]) ||
                 orderedApart(static_cast<int>(p), a, e, by_space[a.space])) &&
-               (!e.loop_free || laterRoundsAfter(static_cast<int>(p), static_cast<int>(e.instr), a));
+               (!e.loop_free || laterRoundsAfter(static_cast<int>(p), e, key, a));
           if (!ok) break;
         }
         if (!any || ok) continue;
@@ -2155,15 +2161,25 @@ class Builder {
   }
   // No other process's write of the re-read's bytes lies between it and
   // the previous read: all synchronize through one named barrier only and
-  // no such write is made at a barrier count from the previous read's to
-  // this one's (session 27)...
+  // no such write is made at a barrier count between the previous read's
+  // and this one's (session 27)... A synchronous write at the count of
+  // either read is in that read's interval: with one named barrier, which
+  // every one of them passes at each count together, there is a run in
+  // which they are unordered, and sync.race reports them; in a run without
+  // a finding the write is no part of what the re-read finds. (Counting
+  // such an index's returns instead made cuDF's batch metadata, rewritten
+  // with no leading block.sync() while the last batch's second re-read may
+  // still run, a data.stale-read at batch 0, found before the race and
+  // hiding it from the explicit engine's short search past a finding.)
+  // An asynchronous write (a cp.async, landing later) is placed by no count.
   static bool countedApart(int p, const Access& a, const ProcState::ReadEvent& e, const std::vector<int>& aligned,
                            const std::vector<const MarkedWrite*>& writes) {
     if (aligned[p] < 0) return false;
-    for (const MarkedWrite* w : writes)
-      if (w->proc != p && touches(a, w->lo, w->hi) &&
-          (aligned[w->proc] != aligned[p] || (w->marker >= e.m1 && w->marker <= e.m2)))
-        return false;
+    for (const MarkedWrite* w : writes) {
+      if (w->proc == p || !touches(a, w->lo, w->hi)) continue;
+      const bool racing = !w->async && (w->marker == e.m1 || w->marker == e.m2);
+      if (aligned[w->proc] != aligned[p] || (w->marker >= e.m1 && w->marker <= e.m2 && !racing)) return false;
+    }
     return true;
   }
   // ... or each such write is ordered before the previous read or after
@@ -2190,25 +2206,73 @@ class Builder {
   // pairs them (FlashMLA's sScale1: the writer's next write is the next
   // pair's). A write later in the same round means the reader came before
   // its turn and read the last round's data twice
-  // (TurnTaking.AReaderBeforeItsTurnIsStale): counted as before. And every
-  // writer of the bytes is of another role than the reader: a slot its own
-  // role writes may be meant to change between the two reads by an update
-  // of its own that is missing (Kokkos' join whose write-back is lost,
+  // (TurnTaking.AReaderBeforeItsTurnIsStale): counted as before. A writer
+  // of the reader's own role is admitted only where the reader's peers
+  // read the index alike (peersReadAlike): a slot its own role writes may
+  // be meant to change between the two reads by an update of one of them
+  // that is missing (Kokkos' join whose write-back is lost,
   // StaleRead.ReadBackOfItsOwnUpdateMeansItsWrite): counted as before.
-  bool laterRoundsAfter(int p, int pc, const Access& a) {
+  bool laterRoundsAfter(int p, const ProcState::ReadEvent& e, const std::pair<int, int64_t>& key, const Access& a) {
     const BarrierOrder* order = barrierOrder();
     if (!order) return false;
+    const int pc = static_cast<int>(e.instr);
     const Instr& in = sys_.procs[p].program[pc];
     indexViewWrites();
     const std::vector<LoopPos> pos = positions(p, in.loops);
     bool later = true;
     const int role = sys_.procs[p].role;
+    std::optional<bool> alike;  // peersReadAlike, asked once a writer of the role is met
     forEachViewWriteOver(a, [&](const ViewWrite& w) {
       if (!later || !bytesMeet(a, w.bytes)) return;
-      if (sys_.procs[w.proc].role == role) later = false;
+      if (sys_.procs[w.proc].role == role && !alike) alike = peersReadAlike(p, e, key);
+      if (sys_.procs[w.proc].role == role && !*alike) later = false;
       else if (order->before(p, pc, w.proc, w.pc)) later = !in.loops.empty() && standing(in.loops, pos, role, w).after;
     });
     return later;
+  }
+  // Whether the re-read is how the reader's role reads the index, not a
+  // step of the reader's own: at least one other instance of the role (in
+  // the reader's CTA) runs the re-read's statement at the same loop
+  // iterations, and each that does read the index last at the previous
+  // read's statement and iterations and reads it again there without a
+  // return (a re-read, or a read-back of its own write); each that runs the
+  // previous read's statement runs the re-read's too. cuDF's batch metadata
+  // (PR #17985, written bare): thread 0 writes it once a batch, every warp
+  // reads it after each of the batch's barriers, warp 0's second read a
+  // re-read after its read-back - the same statement means the same round
+  // for every instance. Kokkos' join whose write-back is lost is not
+  // alike: warp 4 reads result[0] for the join, alone, and the other warps'
+  // reads for the sum are their first of the call; counting its return
+  // there reports the lost update (the slot accesses of the two programs
+  // are otherwise the same: docs/known-limits.md).
+  bool peersReadAlike(int p, const ProcState::ReadEvent& e, const std::pair<int, int64_t>& key) const {
+    if (e.prev_instr < 0) return false;
+    const Process& reader = sys_.procs[p];
+    const Instr& now = reader.program[e.instr];
+    const Instr& prev = reader.program[static_cast<size_t>(e.prev_instr)];
+    auto sameRun = [](const Instr& x, const Instr& y) { return x.stmt == y.stmt && x.loops == y.loops; };
+    int alike = 0;
+    for (size_t q = 0; q < sys_.procs.size(); ++q) {
+      const Process& peer = sys_.procs[q];
+      if (static_cast<int>(q) == p || peer.role != reader.role || peer.cta != reader.cta) continue;
+      auto events = read_events_[q].find(key);
+      if (events == read_events_[q].end()) continue;
+      bool at_prev = false;
+      const ProcState::ReadEvent* at_now = nullptr;
+      for (const ProcState::ReadEvent& x : events->second) {
+        at_prev = at_prev || sameRun(peer.program[x.instr], prev);
+        if (sameRun(peer.program[x.instr], now)) at_now = &x;
+      }
+      if (!at_now) {
+        if (at_prev) return false;
+        continue;
+      }
+      if (at_now->prev_instr < 0 || !sameRun(peer.program[static_cast<size_t>(at_now->prev_instr)], prev) ||
+          !(at_now->reread || at_now->back))
+        return false;
+      ++alike;
+    }
+    return alike > 0;
   }
 
   // A TMA-filled view whose loads several processes share (session 45):

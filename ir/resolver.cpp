@@ -1740,14 +1740,32 @@ int viewOfSelector(const Op& o) {
   return r && r->kind == BufferRef::Kind::View && !r->slot ? r->index : -1;
 }
 
-// `e % m` with m a positive multiple of `stages`: e; else the expression.
+// `x + c` (or `c + x`, `x - c`) with c a constant multiple of `stages`:
+// x; else the expression.
+ExprPtr withoutStageMultiple(const ExprPtr& e, int stages) {
+  if ((e->kind != ExprKind::Add && e->kind != ExprKind::Sub) || e->args.size() != 2) return e;
+  auto multiple = [&](const ExprPtr& c) { return c->kind == ExprKind::Const && c->value % stages == 0; };
+  if (multiple(e->args[1])) return e->args[0];
+  if (e->kind == ExprKind::Add && multiple(e->args[0])) return e->args[1];
+  return e;
+}
+
+// `e % m` with m a positive multiple of `stages`: e, less a constant
+// multiple of `stages` added to it; else the expression. A modulus names
+// the slot of its operand and no more: `smem_a[(it + 4) % 8]` on a 4-slot
+// ring is the slot of `smem_a[it]`, and read as `smem_a[it + 4]` it named
+// iteration it + 4, whose data the ring does not hold while iteration it's
+// does (a false data.stale-read). Written without a modulus, `smem_a[it + 4]`
+// stays iteration it + 4.
 ExprPtr withoutSlotModulus(ExprPtr e, int stages) {
+  bool reduced = false;
   while (stages > 1 && e->kind == ExprKind::Mod && e->args[1]->kind == ExprKind::Const) {
     const int64_t m = e->args[1]->value;
     if (m <= 0 || m % stages != 0) break;
     e = e->args[0];
+    reduced = true;
   }
-  return e;
+  return reduced ? withoutStageMultiple(e, stages) : e;
 }
 
 void dropSlotModulus(Block& b, const std::set<int>& views, const Schedule& s) {

@@ -77,3 +77,24 @@ TEST(RespelledSlot, ARingReadSpelledModuloTheStagesKeepsItsVerdict) {
   expectFoundNotProved(r43::mmaReads(bug, "k", "k % 4"), "data.stale-read", "the bug read through k % 4");
   expectFoundNotProved(r43::mmaReads(bug, "k", "k % 8"), "data.stale-read", "the bug read through k % 8");
 }
+
+// Inside a modulus of the stages, a constant multiple of the stages added
+// to the index names no other slot (session 46): the fixed ring read as
+// `smem_a[(it + 4) % 8]` (or `(4 + it) % 8`, `(it - 4) % 8`) on the 4-slot
+// ring is `smem_a[it]` and is proved (it was kept as `smem_a[it + 4]`,
+// iteration it + 4: "meaning lap 1 of the slot (index 4), but it holds the
+// data of lap 0", a false data.stale-read). Another shift still names
+// another slot: `(it + 5) % 8` is found.
+TEST(RespelledSlot, AShiftByTheStagesInsideAModulusIsTheSameSlot) {
+  const std::string fixed = corpusText(r43::kTileLang + "_fixed.cake");
+  for (const char* spelled : {"(it + 4) % 8", "(4 + it) % 8", "(it - 4) % 8"}) {
+    auto mod = compile(r43::mmaReads(fixed, "it", spelled));
+    ASSERT_FALSE(mod.schedules.empty()) << spelled;
+    const CheckAnswer a = modelCheck(mod.schedules.at(0));
+    EXPECT_TRUE(a.proved) << spelled << ": " << a.detail;
+    EXPECT_TRUE(a.rules.empty()) << spelled << ": " << join(a.rules);
+  }
+  auto shifted = compile(r43::mmaReads(fixed, "it", "(it + 5) % 8"));
+  ASSERT_FALSE(shifted.schedules.empty());
+  EXPECT_TRUE(modelCheck(shifted.schedules.at(0)).rules.count("data.stale-read"));
+}

@@ -28,9 +28,9 @@
 # shared col_start/col_end/offsets block (written by warp 0, thread 0);
 # `meta[c]` names the batch whose metadata a read means (a one-stage view,
 # slot c % 1 = 0: the same bytes every batch; docs/rules/data.stale-read.md
-# "A slot read twice per round"); written bare, `meta`, the fixed form is a
-# false data.stale-read (docs/known-limits.md "A slot read several times a
-# round through an index that names no loop");
+# "A slot read twice per round"); written bare, `meta`, the pair is
+# cudf_shmem_groupby_column_batch_loop_no_leading_sync_bare_meta{,_fixed}.cake
+# (a false data.stale-read on the fixed form until session 46);
 # `agg` is the shared aggregation buffer, one slot per warp's share of
 # agg locations (the per-thread agg_location_offset copies); the number of
 # column batches is a parameter.  Left out: the shared atomics of the
