@@ -12656,7 +12656,9 @@ bool anyPostMoves(const PGrid& g) {
 // the last tiles and copies per ring end, obstacle 1 (d) (a tile of one K
 // iteration, refuseFirstIterationThatIsAlsoTheLast) is asked here, before
 // any grid per ring start or end (FA4: 24 + 4 x 24 + 23 + 4 x 23 grids,
-// 34 s user before the same refusal after firstIterations), where the
+// 34 s user before the same refusal after firstIterations; 24 + 2 x 24 +
+// 23 + 2 x 23 builds and 25 s since its depths 1 and 2 build alike,
+// KeptLastGrids), where the
 // later question would ask it only if some first copy differs (first_x).
 // Main (session 44) refused every schedule with the probe's first
 // iteration, the last tiles and a part after the K loop that reads the ring
