@@ -5732,9 +5732,62 @@ struct TileCountRead {
   int64_t parity = 0;
   int64_t far = 2;
   int64_t countAt(int64_t t) const { return depth > 0 && t % 2 == parity ? t + depth : t + far; }
+  bool operator==(const TileCountRead&) const = default;
   static const TileCountRead NotLast;
 };
 inline const TileCountRead TileCountRead::NotLast{};
+
+// Other readings of the tile count that one build is asked about: alike[k]
+// stays 1 while every read of E_A the build makes evaluates under reads[k]
+// as under the build's own reading (the same value, the same parameters
+// read). The builder is a function of its arguments and of the hook's
+// answers alone, and the reading enters only through those answers (the
+// reads of E_A, buildGrid's hook); so a build under reads[k] would ask the
+// same questions, get the same answers and build the same system, call by
+// call. Such a grid is then copied, not built again (KeptLastGrids).
+struct TileCountReadsAlike {
+  std::vector<TileCountRead> reads;
+  std::vector<char> alike;
+};
+
+// The last tiles' grids of one parity (and ring start or end) built so
+// far, each with the deeper readings it builds alike (docs/z3.md "Last
+// tiles' grids that build alike"): FA4's Q release `if t + 2 < T:` is
+// false in the last tile and in the one before, so the grids of depths 1
+// and 2 are one build.
+class KeptLastGrids {
+ public:
+  // The grid for `read`: a copy of a kept grid whose build found `read`
+  // alike, else build(asked) with asked the deeper depths up to last_m
+  // (kept where one of them builds alike). *reused says which.
+  template <class Build>
+  System get(const TileCountRead& read, int64_t last_m, bool* reused, const Build& build) {
+    for (const Kept& k : kept_)
+      for (size_t q = 0; q < k.asked.reads.size(); ++q)
+        if (k.asked.alike[q] && k.asked.reads[q] == read) {
+          *reused = true;
+          return k.sys;
+        }
+    *reused = false;
+    TileCountReadsAlike asked;
+    for (int64_t d = read.depth + 1; read.depth > 0 && d <= last_m; ++d) {
+      asked.reads.push_back(read);
+      asked.reads.back().depth = d;
+    }
+    asked.alike.assign(asked.reads.size(), 1);
+    System sys = build(asked.reads.empty() ? nullptr : &asked);
+    if (std::any_of(asked.alike.begin(), asked.alike.end(), [](char a) { return a; }))
+      kept_.push_back({std::move(asked), sys});
+    return sys;
+  }
+
+ private:
+  struct Kept {
+    TileCountReadsAlike asked;
+    System sys;
+  };
+  std::vector<Kept> kept_;
+};
 
 // e with every sub-expression the hook evaluates replaced by its value.
 ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHook& hook) {
@@ -5748,15 +5801,45 @@ ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHo
 
 bool readsInnerBare(const ir::Expr& e, const TileLoops& tl);
 
+// One read of E_A in tile t, evaluated by at(count, env) with the tile
+// count `count` (A under the build's reading): each other reading of
+// `alike` whose count differs there stays alike only if the read gives the
+// same value and reads the same parameters (evaluated aside, so that the
+// build's own record of what it read is left as it was).
+template <class At>
+void noteAlike(TileCountReadsAlike& alike, int64_t t, int64_t A, const ir::EvalEnv& env, const At& at) {
+  struct Answer {
+    std::optional<int64_t> value;
+    std::set<int> params;
+    int64_t hits = 0;
+    bool operator==(const Answer&) const = default;
+  };
+  auto aside = [&](int64_t count) {
+    Answer a;
+    ir::EvalEnv e = env;
+    e.params_read = &a.params;
+    e.replace_hits = &a.hits;
+    a.value = at(count, e);
+    return a;
+  };
+  std::optional<Answer> own;
+  for (size_t k = 0; k < alike.reads.size(); ++k) {
+    const int64_t B = alike.reads[k].countAt(t);
+    if (!alike.alike[k] || B == A) continue;
+    if (!own) own = aside(A);
+    if (!(aside(B) == *own)) alike.alike[k] = 0;
+  }
+}
+
 // The system with Wt tiles of Wg K iterations each, every tile starting at
 // ring index 0 (`t * E_B` reads 0): iteration k of tile t is the text of
 // ring index g = k in tile t, which is all the layout below needs. A read
 // of the tile count E_A inside tile t reads t + far or t + depth (`read`);
 // each is noted in *uses.
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
-                 TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
-                 int kind = 0, int64_t ring_start = 0, int64_t tail_d = 0,
-                 std::set<const ir::Expr*>* reads_end_in_k = nullptr, bool consecutive = false) {
+                 TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr, int kind = 0,
+                 int64_t ring_start = 0, int64_t tail_d = 0, std::set<const ir::Expr*>* reads_end_in_k = nullptr,
+                 bool consecutive = false, TileCountReadsAlike* alike = nullptr) {
   // (consecutive: tile t starts at ring index t * Wg, one run of tiles of
   // Wg iterations each, checkConsecutiveTileHazards)
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
@@ -5802,7 +5885,11 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     const int64_t t = env.loop_vars.at(tvar);
     const int64_t A = read.countAt(t);
     ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
-    auto v = ir::evaluate(*applyHook(substitute(x, *tl.tiles, ir::makeConst(A)), env, base), env);
+    auto at = [&](int64_t count, const ir::EvalEnv& with) {
+      return ir::evaluate(*applyHook(substitute(x, *tl.tiles, ir::makeConst(count)), with, base), with);
+    };
+    auto v = at(A, env);
+    if (alike) noteAlike(*alike, t, A, env, at);
     if (!v) return std::nullopt;  // the builder reports it
     if (uses) {
       TileCountUse u{&e, env.loop_vars, env.instance.value_or(0), kvar >= 0};
@@ -10597,21 +10684,27 @@ void lastPostsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding,
   const size_t P = g.grid.procs.size();
   g.post_last_x.assign(P, 0);
   g.post_last_text.assign(static_cast<size_t>(g.last_m), emptyTexts(g, g.Wg + 1)[0]);
-  for (int64_t d = 1; d <= g.last_m; ++d)
-    for (int64_t i = 0; i < 2; ++i) {
-      const size_t li = PGrid::lastGrid(d, i);
-      const System& main = g.last[li];
-      const std::vector<TileShape>& shapes = g.last_shape[li];
-      TileCountRead read = g.not_last;
-      read.depth = d;
-      read.parity = i;
-      for (int64_t L = g.Wg; L >= 1; --L) {
+  // (the depths innermost: the grids of one parity and ring end that build
+  // alike are one build, KeptLastGrids, and only those are kept)
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t L = g.Wg; L >= 1; --L) {
+      KeptLastGrids kept;
+      for (int64_t d = 1; d <= g.last_m; ++d) {
+        const size_t li = PGrid::lastGrid(d, i);
+        const System& main = g.last[li];
+        const std::vector<TileShape>& shapes = g.last_shape[li];
+        TileCountRead read = g.not_last;
+        read.depth = d;
+        read.parity = i;
         const bool built = L >= g.post_unentered && L < g.Wg;
         System at;
         if (built) {
           checkBudget(budget, "building the last tiles' parts after the K loop per ring end");
-          at = buildGrid(s, binding, target, tl, g.Wt, L, read);
-          chargeBuild(budget, at);  // (a grid per ring end: charged as built)
+          bool reused = false;
+          at = kept.get(read, g.last_m, &reused, [&](TileCountReadsAlike* alike) {
+            return buildGrid(s, binding, target, tl, g.Wt, L, read, nullptr, 0, 0, 0, nullptr, false, alike);
+          });
+          if (!reused) chargeBuild(budget, at);  // (a grid per ring end: charged as built)
         }
         const System& sys = built ? at : main;
         for (size_t p = 0; p < P; ++p) {
@@ -11145,11 +11238,15 @@ void namePreReadsAsTheRing(PGrid& g) {
 // (refuseTileCountReadsInCopies); its last tiles read their own count.
 System ringStartGrid(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
                      const TileLoops& tl, const TileCountRead& read, int64_t x, ProofBudget& budget,
-                     std::vector<TileShape>& shapes) {
+                     std::vector<TileShape>& shapes, KeptLastGrids* kept = nullptr) {
   std::vector<TileCountUse> copy_uses;
-  System at = buildGrid(s, binding, target, tl, g.Wt, g.Wg, read, &copy_uses, 1, x);
+  auto build = [&](TileCountReadsAlike* alike) {
+    return buildGrid(s, binding, target, tl, g.Wt, g.Wg, read, &copy_uses, 1, x, 0, nullptr, false, alike);
+  };
+  bool reused = false;  // (a last tiles' grid that an earlier depth's build gave: KeptLastGrids)
+  System at = kept ? kept->get(read, g.last_m, &reused, build) : build(nullptr);
   if (read.depth == 0) refuseTileCountReadsInCopies(s, tl, copy_uses, g.uses);
-  chargeBuild(budget, at);  // (a grid per ring start: charged as built)
+  if (!reused) chargeBuild(budget, at);  // (a grid per ring start: charged as built)
   alignSpacesTo(at, g.grid);
   shapes.clear();
   for (const Process& proc : at.procs) shapes.push_back(tileShapeOf(proc, tl, g.Wt, g.Wg));
@@ -11273,6 +11370,7 @@ template <class Check>
 void forEachLastTilesGridAtRingStart(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
                                      const TileLoops& tl, int64_t x, ProofBudget& budget, const char* building,
                                      const Check& check) {
+  KeptLastGrids kept[2];  // (per parity: the depths that build alike, one build)
   for (int64_t d = 1; d <= g.last_m; ++d)
     for (int64_t i = 0; i < 2; ++i) {
       checkBudget(budget, building);
@@ -11280,7 +11378,7 @@ void forEachLastTilesGridAtRingStart(const PGrid& g, const ir::Schedule& s, cons
       read.depth = d;
       read.parity = i;
       std::vector<TileShape> xs;
-      const System at = ringStartGrid(g, s, binding, target, tl, read, x, budget, xs);
+      const System at = ringStartGrid(g, s, binding, target, tl, read, x, budget, xs, &kept[i]);
       check(d, i, at, xs, g.last[PGrid::lastGrid(d, i)], g.last_shape[PGrid::lastGrid(d, i)]);
     }
 }
@@ -12558,7 +12656,9 @@ bool anyPostMoves(const PGrid& g) {
 // the last tiles and copies per ring end, obstacle 1 (d) (a tile of one K
 // iteration, refuseFirstIterationThatIsAlsoTheLast) is asked here, before
 // any grid per ring start or end (FA4: 24 + 4 x 24 + 23 + 4 x 23 grids,
-// 34 s user before the same refusal after firstIterations), where the
+// 34 s user before the same refusal after firstIterations; 24 + 2 x 24 +
+// 23 + 2 x 23 builds and 25 s since its depths 1 and 2 build alike,
+// KeptLastGrids), where the
 // later question would ask it only if some first copy differs (first_x).
 // Main (session 44) refused every schedule with the probe's first
 // iteration, the last tiles and a part after the K loop that reads the ring
@@ -12691,12 +12791,16 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   auto buildLastGrids = [&] {
     if (uses.empty() || g.last_tile) return;
     g.last_tile = true;
+    KeptLastGrids kept[2];  // (per parity: the depths that build alike, one build)
     for (int64_t d = 1; d <= g.last_m; ++d)
       for (int64_t i = 0; i < 2; ++i) {
         TileCountRead read = g.not_last;
         read.depth = d;
         read.parity = i;
-        g.last.push_back(buildGrid(s, binding, target, tl, Wt, Wg, read));
+        bool reused = false;
+        g.last.push_back(kept[i].get(read, g.last_m, &reused, [&](TileCountReadsAlike* alike) {
+          return buildGrid(s, binding, target, tl, Wt, Wg, read, nullptr, 0, 0, 0, nullptr, false, alike);
+        }));
         g.last_shape.emplace_back();
         for (const Process& p : g.last.back().procs) g.last_shape.back().push_back(tileShapeOf(p, tl, Wt, Wg));
         alignLastTileGrid(g, g.last.size() - 1);
