@@ -271,9 +271,11 @@ SPLITK_TEXTS = [
     ("guard_kp_gt", "bad", under(f"min({K0} + kp, K) > {K0} - 1")),
     ("guard_ne_last", "bad", under("tile // nmn != S - 1")),
     ("guard_mod", "bad", under(f"K > {K0} or tile % 4 == 1")),
-    # a limit: the empty split needs K > 1 with S = 4, the guard constant
-    # there (docs/known-limits.md "Attacks on session 45's paths")
-    ("guard_or_k", "limit", under(f"K > {K0} or K > 1")),
+    # the empty split needs K > 1 with S = 4, the whole guard held true
+    # there: the part's masked flip (exit 0 *checked* on main)
+    ("guard_or_k", "bad", under(f"K > {K0} or K > 1")),
+    ("guard_and_k", "bad", under(f"not (K <= {K0} and K < 2)")),
+    ("guard_or_k_fixed", "good", under(f"K > {K0} or K > 1000000")),
     ("guard_mul", "good", under(f"K > (tile // nmn) * kp")),
     ("guard_neg", "good", under(f"-K < -({K0})")),
     ("guard_cdiv", "good", under(f"lm.cdiv(K - {K0}, 64) > 0")),
