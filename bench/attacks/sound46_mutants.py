@@ -179,26 +179,24 @@ N_CONS1 = "        for t in lm.range(0, T1):\n            for k in lm.range(0, k
     "                lm.wait(full, iter=it)\n"
 
 
-def n_prod(it=None, loop=None, wait=None):
-    t = N_PROD1
+def n_group1(block, wait_line, it=None, loop=None, wait=None):
+    """Group 1's nest `block` of one role with its ring index, K loop or wait replaced."""
+    t = block
     if it:
         t = t.replace(N_IT1, f"                it = {it}\n")
     if loop:
         t = t.replace("lm.range(0, kt1)", loop)
     if wait:
-        t = t.replace("lm.wait(empty, iter=it - 4)", wait)
-    return [(N_PROD1, t)]
+        t = t.replace(wait_line, wait)
+    return [(block, t)]
 
 
-def n_cons(it=None, loop=None, wait=None):
-    t = N_CONS1
-    if it:
-        t = t.replace(N_IT1, f"                it = {it}\n")
-    if loop:
-        t = t.replace("lm.range(0, kt1)", loop)
-    if wait:
-        t = t.replace("lm.wait(full, iter=it)", wait)
-    return [(N_CONS1, t)]
+def n_prod(**kw):
+    return n_group1(N_PROD1, "lm.wait(empty, iter=it - 4)", **kw)
+
+
+def n_cons(**kw):
+    return n_group1(N_CONS1, "lm.wait(full, iter=it)", **kw)
 
 
 def n_both(it):
