@@ -32,7 +32,10 @@ each):
   whose falsity means a negative iteration (`k > 0 or t > 0`, ...).
 * splitk (checks/model_check.cpp monotoneIn, integerFlip, innerTripGoal,
   placeInnerTrips): inner_trip_goal_test.cpp's split-K kernel, the peeled
-  first wait under tile guards, monotone and not.
+  first wait under tile guards, monotone and not (`K > k0 or K > 1`: the
+  part's flip masked by the other part); sound46_test.cpp's window guards
+  (`(not ((t - P) // W)) < 1`, a window one tile longer in one role) and a
+  K loop empty only at tile 99 (`K * ((t + 1) % 100)`) under a peeled wait.
 * turns (encoder/barrier_order.h, checks' re-read rules, fp45): the three
   minimal forms of turn_taking_test.cpp (a loop-free index re-read, a slot
   two consumers release in turn, a TMA tile two processes load): an update
