@@ -209,6 +209,9 @@ struct FlipGoal {
     ExprPtr lo, step, trip;  // read no loop variable; step a positive constant
   };
   std::vector<OtherLoop> others;
+  // A flip of `cond` that the rest of the guard masks (pushFlip): placed
+  // where the cheap searches find it, never named unplaced.
+  bool masked = false;
 };
 
 // A far threshold whose iteration the knobs choose (helper cover39,
@@ -243,7 +246,8 @@ struct StartGoal {
 // // n * kp)`): BindingSearch::placeInnerTrips.
 struct InnerTripGoal {
   ExprPtr trip;
-  std::vector<FlipGoal::OtherLoop> outer;  // the loops whose variables it reads
+  ExprPtr path;                            // the enclosing guards it runs under (1: none)
+  std::vector<FlipGoal::OtherLoop> outer;  // the loops whose variables it or its path reads
   std::set<int64_t> values;                // its trip goal's target values
   std::string where;                       // "file:line:col"
 };
@@ -469,15 +473,24 @@ class GoalCollector {
   // PR #1141). Recorded here, placed by BindingSearch::placeInnerTrips at
   // the enclosing loops' first iterations; loops whose start, step or trip
   // count read other loops are left out, as for flips (placeableOther).
+  // The loop runs only where the enclosing guards hold, so a target is
+  // placed only where they do (a tile guard `K > k0 or K > 1` around the
+  // K loop and its peeled wait: the empty split placed at K = 1, where the
+  // guard skips it, left the hang at K = 2 unexplored and the schedule
+  // exited 0 *checked*; helper sound46). A guard that reads a loop
+  // variable the bindings give no values is left out of the path.
   void innerTripGoal(const ExprPtr& trip, const ir::SourceRange& where) {
+    if (!dependsOnLoops(*trip) || !readsPlaceableLoopVars(*trip, -1)) return;
+    ExprPtr path = ir::makeConst(1);
+    for (const ExprPtr& c : path_)
+      if (readsPlaceableLoopVars(*c, -1)) path = ir::makeExpr(ExprKind::And, {path, c});
     std::vector<FlipGoal::OtherLoop> outer;
     for (const auto& [u, loop] : symbolic_vars_)
-      if (ir::dependsOnLoopVar(*trip, u)) {
+      if (ir::dependsOnLoopVar(*trip, u) || ir::dependsOnLoopVar(*path, u)) {
         if (!placeableOther(u)) return;
         outer.push_back({u, loop.lo, loop.step, goals[loop.goal].expr});
       }
-    if (outer.empty() || !readsPlaceableLoopVars(*trip, -1)) return;
-    inner_trips.push_back({trip, std::move(outer), tripTargets(), where.str()});
+    inner_trips.push_back({trip, std::move(path), std::move(outer), tripTargets(), where.str()});
   }
   // A guard goal; one per instance of the role when the expression reads
   // lm.instance() (the search values expressions at instance 0: a warp's
@@ -812,10 +825,34 @@ class GoalCollector {
   // A flip goal for the part `c` of the guard being placed (whole_), the
   // part alone for an operand's comparison. `c` lives in the schedule, or
   // in a guard copy owner_ keeps alive.
+  //
+  // A part's flip where the rest of the guard holds its outcome (`K > k0 or
+  // K > 1` with K > 1) changes nothing here, but what the part compares may
+  // change elsewhere at the same point: the split-K tile guard's part flips
+  // at the empty split, where the producer's K loop runs no iteration, and
+  // with the whole guard's flips alone no binding ran an empty split with
+  // the guard held true (the peeled wait hung there; exit 0 *checked*,
+  // helper sound46). So the part also gets a masked flip goal: `c and
+  // (W[c := 1] == W[c := 0])`, which flips where c does while the whole
+  // guard W does not read it. Masked flips are often impossible (a part
+  // that no other part masks), so they are placed only by the cheap
+  // searches and never named unplaced (docs/known-limits.md "Attacks on
+  // session 45's paths").
   void pushFlip(const ir::Expr& c, int var, const SymbolicLoop& loop, const ir::SourceRange& where) {
     ExprPtr part(owner_, &c);
-    flips.push_back({goals[loop.goal].expr, part, whole_ ? whole_ : part, var, loop.lo, loop.step, where.str(),
-                     whole_ ? whole_others_ : std::vector<FlipGoal::OtherLoop>{}});
+    const std::vector<FlipGoal::OtherLoop> others = whole_ ? whole_others_ : std::vector<FlipGoal::OtherLoop>{};
+    flips.push_back({goals[loop.goal].expr, part, whole_ ? whole_ : part, var, loop.lo, loop.step, where.str(), others});
+    if (!whole_ || whole_.get() == &c) return;
+    const ExprPtr insensitive = ir::makeExpr(ExprKind::Eq, {withNode(whole_, &c, ir::makeConst(1)), withNode(whole_, &c, ir::makeConst(0))});
+    flips.push_back({goals[loop.goal].expr, part, ir::makeExpr(ExprKind::And, {part, insensitive}), var, loop.lo,
+                     loop.step, where.str(), others, true});
+  }
+  // `e` with the node `part` (by identity) read as `by`.
+  static ExprPtr withNode(const ExprPtr& e, const ir::Expr* part, const ExprPtr& by) {
+    if (!e || e.get() == part) return e ? by : e;
+    auto copy = std::make_shared<ir::Expr>(*e);
+    for (ExprPtr& a : copy->args) a = withNode(a, part, by);
+    return copy;
   }
   // A comparison whose difference at the loop's end is the same constant
   // c for every parameter value (`it + 20 != K` in `lm.range(0, K)`) flips
@@ -949,13 +986,17 @@ class GoalCollector {
     auto arg = [&](size_t i) { return e.args.size() > i && e.args[i] ? monotoneIn(*e.args[i], var) : Monotone::None; };
     switch (e.kind) {
       case ExprKind::LoopVar: return Monotone::Up;
-      case ExprKind::Neg:
-      case ExprKind::Not: return flipped(arg(0));
+      case ExprKind::Not:
+        if (!truthOperands(e, var)) return Monotone::None;
+        [[fallthrough]];
+      case ExprKind::Neg: return flipped(arg(0));
+      case ExprKind::And:
+      case ExprKind::Or:
+        if (!truthOperands(e, var)) return Monotone::None;
+        [[fallthrough]];
       case ExprKind::Add:
       case ExprKind::Min:
-      case ExprKind::Max:
-      case ExprKind::And:
-      case ExprKind::Or: {
+      case ExprKind::Max: {
         Monotone m = Monotone::Const;
         for (size_t i = 0; i < e.args.size(); ++i) m = combined(m, arg(i));
         return m;
@@ -977,6 +1018,17 @@ class GoalCollector {
     }
   }
   static bool binary(const ir::Expr& e) { return e.args.size() == 2 && e.args[0] && e.args[1]; }
+  // `not`, `and` and `or` read an operand by its truth, x != 0, which no
+  // direction of x gives a direction (`not ((t - P) // W)` is true only in
+  // the window P <= t < P + W: two flips, the second never placed; helper
+  // sound46). Only an operand that is itself a truth value (a comparison,
+  // `not`, `and`, `or`) passes its direction on.
+  static bool truthOperands(const ir::Expr& e, int var) {
+    return std::all_of(e.args.begin(), e.args.end(), [&](const ExprPtr& x) {
+      return x && (!ir::dependsOnLoopVar(*x, var) || isComparison(x->kind) || x->kind == ExprKind::Not ||
+                   x->kind == ExprKind::And || x->kind == ExprKind::Or);
+    });
+  }
   // The direction of a - b (and of the truth of `a > b`, `a >= b`): a
   // `min` or `max` on either side taken apart (`min(x, y) - c` is
   // `min(x - c, y - c)`), then the terms of both sums with a term common
@@ -2866,10 +2918,13 @@ class BindingSearch {
 
   // A trip count the assumptions keep above 1 (`lm.assume(K >= 4096)`)
   // cannot take the values 0, 1, S-1, ...: those it cannot reach are taken
-  // relative to the smallest allowed trip count instead.
+  // relative to the smallest allowed trip count instead. Not a count that
+  // reads a loop variable: the base values it at the variable's 0, which is
+  // no least value (`K * ((t + 1) % 100)` is 0 at t = 99: its target 0 was
+  // shifted away and the empty K loop never placed; helper sound46).
   void shiftTripTargets(const Binding& base) {
     for (Goal& g : goals_) {
-      if (!g.trip) continue;
+      if (!g.trip || dependsOnLoops(*g.expr)) continue;
       auto t = value(base, *g.expr);
       if (!t || *t <= 1) continue;
       std::set<int64_t> vals;
@@ -3119,7 +3174,16 @@ class BindingSearch {
               return x && *x == target;
             }))
           continue;
-        if (g.trip && dependsOnLoops(*g.expr) && innerTripReached(*g.expr, target, out)) continue;
+        if (g.trip && dependsOnLoops(*g.expr)) {
+          if (innerTripReached(*g.expr, target, out)) continue;
+          if (const InnerTripGoal* inner = innerTripGoalOf(*g.expr)) {
+            if (innerTripPossible(*inner, target))
+              unplaced_.insert(fmt::format("the value {} of `{}` at {} is not placed (no binding runs it at the "
+                                           "iterations of the loops around it that it runs)",
+                                           target, ir::exprToString(*g.expr, s_), inner->where));
+            continue;
+          }
+        }
         std::string why;
         if (auto b = tiedBinding(base, g.expr, target, why, g.trip)) out.push_back(*b);
         else if (!why.empty())
@@ -3213,7 +3277,7 @@ class BindingSearch {
     const int instances = instancesOf(*f.guard, kGuardInstances);
     const ExprPtr before = condAt(f, i - 1), after = condAt(f, i);
     int64_t left = kOtherLoopValues;
-    return atOtherLoopValues(f, 0, e, left, [&](ir::EvalEnv& x) {
+    return atOtherLoopValues(f.others, 0, e, left, [&](ir::EvalEnv& x) {
       const OutcomeBits p = outcomeBits(*before, x, instances), q = outcomeBits(*after, x, instances);
       return ((p.truth ^ q.truth) & p.defined & q.defined) != 0;
     });
@@ -3224,15 +3288,16 @@ class BindingSearch {
   // n-th on set to some values the binding of `e` runs (at most `left`
   // combinations in all, the first values of each loop first).
   template <class Test>
-  static bool atOtherLoopValues(const FlipGoal& f, size_t n, ir::EvalEnv& e, int64_t& left, const Test& test) {
-    if (n == f.others.size()) return left-- > 0 && test(e);
-    const FlipGoal::OtherLoop& u = f.others[n];
+  static bool atOtherLoopValues(const std::vector<FlipGoal::OtherLoop>& others, size_t n, ir::EvalEnv& e, int64_t& left,
+                                const Test& test) {
+    if (n == others.size()) return left-- > 0 && test(e);
+    const FlipGoal::OtherLoop& u = others[n];
     const std::optional<int64_t> lo = ir::evaluate(*u.lo, e), step = ir::evaluate(*u.step, e), trip = ir::evaluate(*u.trip, e);
     if (!lo || !step || !trip) return false;
     bool found = false;
     for (int64_t j = 0; j < *trip && left > 0 && !found; ++j) {
       e.loop_vars[u.var] = *lo + *step * j;
-      found = atOtherLoopValues(f, n + 1, e, left, test);
+      found = atOtherLoopValues(others, n + 1, e, left, test);
     }
     e.loop_vars[u.var] = 0;
     return found;
@@ -3263,6 +3328,10 @@ class BindingSearch {
       for (const auto& target : targets) {
         const int64_t T = target.first, i = target.second;
         if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return places(b, f, T, i); })) continue;
+        if (f.masked) {
+          placeMaskedFlip(f, base, free, dims, T, i, out);
+          continue;
+        }
         std::string why = placeFlip(f, base, free, dims, T, i, reach, out);
         if (!why.empty()) {
           unplaced_.insert(fmt::format("{}: the guard `{}`{} is not placed to flip at iteration {} of {} ({})", f.where,
@@ -3408,25 +3477,64 @@ class BindingSearch {
         }
   }
   // The inner trip count at iteration j of every loop around it.
-  static ExprPtr innerTripAt(const InnerTripGoal& g, int64_t j) {
-    ExprPtr at = g.trip;
+  static ExprPtr innerTripAt(const InnerTripGoal& g, int64_t j) { return innerTripAt(g, g.trip, j); }
+  static ExprPtr innerTripAt(const InnerTripGoal& g, const ExprPtr& e, int64_t j) {
+    ExprPtr at = e;
     for (const FlipGoal::OtherLoop& u : g.outer)
       at = substituteLoopVar(at, u.var, ir::makeExpr(ExprKind::Add, {u.lo, ir::makeExpr(ExprKind::Mul, {u.step, ir::makeConst(j)})}));
     return at;
   }
   // Some binding of `out` runs the loop whose trip count is `trip` (one
-  // that reads enclosing loops' variables) `target` times at the first or
-  // second iteration of the loops around it.
+  // that reads enclosing loops' variables) `target` times at some iteration
+  // of the loops around it that it runs (the first kOtherLoopValues
+  // combinations of their values).
   bool innerTripReached(const ir::Expr& trip, int64_t target, const std::vector<Binding>& out) const {
     for (const InnerTripGoal& g : inner_trips_) {
       if (!ir::sameExpr(*g.trip, trip)) continue;
-      for (int64_t j : {0, 1}) {
-        const ExprPtr at = innerTripAt(g, j);
-        if (std::any_of(out.begin(), out.end(), [&](const Binding& b) { return runsInnerAt(g, *at, b, j, target); }))
+      for (const Binding& b : out) {
+        if (!assumed(b)) continue;
+        ir::EvalEnv e = env(b);
+        int64_t left = kOtherLoopValues;
+        if (atOtherLoopValues(g.outer, 0, e, left, [&](ir::EvalEnv& x) {
+              auto n = ir::evaluate(*g.trip, x);
+              auto reached = ir::evaluate(*g.path, x);
+              return n && (target == 0 ? *n <= 0 : *n == target) && reached && *reached != 0;
+            }))
           return true;
       }
     }
     return false;
+  }
+  // Whether some binding the lm.assume facts allow runs the loop of `g`
+  // `target` times (no times for 0) at some iteration of the loops around
+  // it: an integer witness over the loops' iteration numbers, or Z3 unsure.
+  // A target no binding of the search reaches (a K loop empty only at a
+  // tile past the first two, `K * ((t + 1) % 100)` at t = 99) that this
+  // says is possible is unplaced, and the verdict unknown; before, such a
+  // target of a count that reads one parameter was dropped silently and a
+  // peeled wait hanging on that empty loop exited 0 *checked* (helper
+  // sound46). One proved impossible (`t + 1` never 0) is no goal.
+  bool innerTripPossible(const InnerTripGoal& g, int64_t target) const {
+    ExprPtr at = g.trip, path = g.path, within = ir::makeConst(1);
+    for (const FlipGoal::OtherLoop& u : g.outer) {  // u's variable read as its iteration number j
+      const ExprPtr j = leafExpr(ExprKind::LoopVar, u.var);
+      const ExprPtr value = ir::makeExpr(ExprKind::Add, {u.lo, ir::makeExpr(ExprKind::Mul, {u.step, j})});
+      at = substituteLoopVar(at, u.var, value);
+      path = substituteLoopVar(path, u.var, value);
+      within = ir::makeExpr(ExprKind::And, {within, ir::makeExpr(ExprKind::And, {ir::makeExpr(ExprKind::Ge, {j, ir::makeConst(0)}),
+                                                                                    ir::makeExpr(ExprKind::Lt, {j, u.trip})})});
+    }
+    const ExprPtr hits = ir::makeExpr(target == 0 ? ExprKind::Le : ExprKind::Eq, {at, ir::makeConst(target)});
+    encoder::Limits l;
+    l.rlimit = kInnerTripRlimit;
+    const ExprPtr all = ir::makeExpr(ExprKind::And, {within, ir::makeExpr(ExprKind::And, {path, hits})});
+    return encoder::intWitness(s_, all, {}, l).kind != encoder::BvVerdict::Holds;
+  }
+  static constexpr uint64_t kInnerTripRlimit = 2'000'000;  // Z3's resource units a target (as provedSign's)
+  const InnerTripGoal* innerTripGoalOf(const ir::Expr& trip) const {
+    for (const InnerTripGoal& g : inner_trips_)
+      if (ir::sameExpr(*g.trip, trip)) return &g;
+    return nullptr;
   }
   // `b` runs every enclosing loop past iteration j, and the inner loop
   // there T times (no times for T = 0: a count at or below 0).
@@ -3436,7 +3544,8 @@ class BindingSearch {
       if (!t || *t <= j) return false;
     }
     auto n = value(b, at);
-    return n && (T == 0 ? *n <= 0 : *n == T) && assumed(b);
+    auto reached = value(b, *innerTripAt(g, g.path, j));
+    return n && (T == 0 ? *n <= 0 : *n == T) && reached && *reached != 0 && assumed(b);
   }
   // `b` with the enclosing loops that stop at or before iteration j moved
   // past it, one parameter other than `keep` (-1: any) each: one binding
@@ -3467,7 +3576,7 @@ class BindingSearch {
   }
   std::optional<Binding> concreteInnerTrip(const InnerTripGoal& g, const ir::Expr& at, const Binding& base,
                                            int64_t j, int64_t T) {
-    std::vector<const ir::Expr*> read{&at};
+    std::vector<const ir::Expr*> read{&at, g.path.get()};
     for (const FlipGoal::OtherLoop& u : g.outer) read.insert(read.end(), {u.lo.get(), u.trip.get()});
     std::vector<Binding> moved{base};
     for (int d = 0; d < 3; ++d) {
@@ -3598,6 +3707,14 @@ class BindingSearch {
     auto b = solveJointly(cond, base, free, dims, [&](const Binding& x) { return places(x, f, T, i); }, why);
     if (b) out.push_back(*b);
     return why;
+  }
+  // A masked flip (FlipGoal::masked) by evaluation, else by the integer
+  // solver; a pair neither gives is left (no verdict names it).
+  void placeMaskedFlip(const FlipGoal& f, const Binding& base, const std::set<int>& free, const bool dims[3], int64_t T,
+                       int64_t i, std::vector<Binding>& out) {
+    bool impossible = false;
+    if (auto b = concreteFlip(f, base, T, i)) out.push_back(*b);
+    else if (auto x = integerFlip(f, base, free, dims, T, i, impossible)) out.push_back(*x);
   }
   // The pair asked of the integer solver (as ruledOut's pre-tests are):
   // over unbounded integers a product of parameters is one nonlinear term,
@@ -4014,7 +4131,7 @@ class BindingSearch {
           if (x > target && x <= least + kMaxLap) target = x;
         Lap l{&g, target, least, {}};
         for (const FlipGoal& f : flips_)
-          if (ir::sameExpr(*f.trip, *g.expr) && std::none_of(ints_.begin(), ints_.end(), [&](int p) {
+          if (!f.masked && ir::sameExpr(*f.trip, *g.expr) && std::none_of(ints_.begin(), ints_.end(), [&](int p) {
                 return dependsOnParam(*g.expr, p) &&
                        (dependsOnParam(*f.cond, p) || dependsOnParam(*f.lo, p) || dependsOnParam(*f.step, p));
               }))
