@@ -5826,10 +5826,13 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
                            ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s),
                            ir::exprToString(*tl.inner, s)));
   }
-  if (!sys->replace_uses.empty())
-    throw Fail(fmt::format("the schedule reads {} outside its loop bound ({}; not covered by the persistent-kernel "
-                           "proof yet)",
-                           ir::exprToString(*tl.tiles, s), ir::exprToString(*sys->replace_uses.front().expr, s)));
+  // (a read after the tile loop, the exit path's, is taken: each explored
+  // tile count gets its own copy, exitsByTileCount)
+  for (const System::ReplacedUse& u : sys->replace_uses)
+    if (u.region != System::ReplacedUse::Exit)
+      throw Fail(fmt::format("the schedule reads {} outside its loop bound ({}; not covered by the persistent-kernel "
+                             "proof yet)",
+                             ir::exprToString(*tl.tiles, s), ir::exprToString(*u.expr, s)));
   return std::move(*sys);
 }
 
@@ -6184,6 +6187,15 @@ struct PGrid {
   std::vector<char> post_last_x;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_last_text;  // [d - 1][p][t][x]
   std::vector<std::string> last_moving;
+  // The exit path per tile count (exitsByTileCount, docs/z3.md "A part
+  // after the tile loop that reads the tile count"): exit_by_a[p], p's exit
+  // path reads E_A (`lm.wait(k_empty, iter=n_tiles - 1)`, a producer's
+  // tail); its copy after a tiles has the text exit_text[p][a] (the grid of
+  // a tiles'); exit_raw[p], the grid's own exit path as built (before the
+  // alignments, which must leave it alone).
+  std::vector<char> exit_by_a;
+  std::vector<std::vector<std::vector<Instr>>> exit_text;  // [p][a], a <= Wt
+  std::vector<std::vector<Instr>> exit_raw;                // [p]
   std::vector<std::vector<int>> ring_pc, tile_pc;  // [p][pc]: one period back, -1: cannot
   std::vector<std::vector<int>> ring_ref;          // ring_pc, or for a copy of a pre / post part or exit path the
                                                    // copy of the same text at x - Pg (>= 0): for async work only
@@ -6528,7 +6540,9 @@ void gridCounts(PGrid& g) {
           throw Fail(fmt::format("{} at {} of {} moves with the {} period", opText(*sys.schedule, *prog[pc].stmt),
                                  what, sys.procs[p].name, &d == &g.ring ? "ring" : "tile"));
     };
-    still(sh.tile_start[g.Wt], sh.end, g.tile, tile_text, "the exit path");
+    // (an exit path that reads the tile count moves with the tiles: its
+    // copies per tile count repeat with the tile period, layOutPersistent)
+    if (p >= g.exit_by_a.size() || !g.exit_by_a[p]) still(sh.tile_start[g.Wt], sh.end, g.tile, tile_text, "the exit path");
     if (sh.kind == TileShape::TileOnly) {
       still(0, sh.end, g.ring, ring_text, "the tile loop");
       continue;
@@ -6576,6 +6590,26 @@ int commitsIn(const std::vector<Instr>& prog, int a, int b) {
 bool commitsToBarrier(const std::vector<Instr>& src, int a, int b) {
   return std::any_of(src.begin() + a, src.begin() + b,
                      [](const Instr& in) { return in.kind == InstrKind::MmaCommit && in.slot >= 0; });
+}
+
+// layOutPersistent's check of the exit paths per tile count
+// (exitsByTileCount) of process p, laid out in prog.
+template <typename SameDeltas>
+void checkExitCopiesRepeat(const PGrid& g, size_t p, const std::vector<Instr>& prog, const SameDeltas& sameDeltas) {
+  const auto& at = g.exit_at[p];
+  for (int64_t a = 0; a <= g.Wt; ++a) {
+    const PGrid::Range& to = at[a][0];
+    for (int pc = to.a; pc < to.b; ++pc)
+      if (!unmoved(g.ring, g.ring_named, prog[pc]))
+        throw Fail(fmt::format("{} at the exit path of {} after {} tiles moves with the ring period",
+                               opText(*g.grid.schedule, *prog[pc].stmt), g.grid.procs[p].name, a));
+    if (a < g.tw + g.Pt) continue;
+    const PGrid::Range& from = at[a - g.Pt][0];
+    Deltas d = g.tile;
+    if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.tile))
+      throw Fail(fmt::format("{}'s exit path does not repeat with the tile period {} (after {} tiles)",
+                             g.grid.procs[p].name, g.Pt, a));
+  }
 }
 
 void layOutPersistent(PGrid& g) {
@@ -6655,6 +6689,15 @@ void layOutPersistent(PGrid& g) {
     const int exit_a = sh.tile_start[Wt], exit_b = sh.end;
     std::vector<int64_t> tiles_c(static_cast<size_t>(Wt) + 1, prefix_c);  // commits before tile t's pre part
     auto range = [](int a, int b) { return PGrid::Range{a, b}; };
+    // the exit path after a tiles: the grid's, or its copy per tile count (exitsByTileCount)
+    auto appendExit = [&](int64_t a, int64_t x, int64_t base) {
+      const bool by_a = p < g.exit_by_a.size() && g.exit_by_a[p];
+      if (by_a && g.exit_text.size() != P) throw Fail("internal: an exit path per tile count not built");
+      const std::vector<Instr>& from = by_a ? g.exit_text[p][static_cast<size_t>(a)] : src;
+      const int a0 = by_a ? 0 : exit_a, b0 = by_a ? static_cast<int>(from.size()) : exit_b;
+      const int at = appendFrom(from, a0, b0, PcPos::Exit, a, x, base);
+      return range(at, at + (b0 - a0));
+    };
     if (g.kindsOf(p) > 1 && sh.kind != TileShape::Full)
       throw Fail(fmt::format("{} runs two kinds of tile without a K loop (not covered by the persistent-kernel proof "
                              "yet)",
@@ -6668,10 +6711,7 @@ void layOutPersistent(PGrid& g) {
         g.body_at[p][t] = {range(at, at + (b - a))};
       }
       g.exit_at[p].assign(static_cast<size_t>(Wt) + 1, {});
-      for (int64_t a = 0; a <= Wt; ++a) {
-        const int at = append(exit_a, exit_b, PcPos::Exit, a, -1, tiles_c[a]);
-        g.exit_at[p][a] = {range(at, at + (exit_b - exit_a))};
-      }
+      for (int64_t a = 0; a <= Wt; ++a) g.exit_at[p][a] = {appendExit(a, -1, tiles_c[a])};
     } else {
       const std::vector<int64_t> tiles_c0 = tiles_c;
       std::vector<int64_t> tiles_c_kind0;
@@ -6868,10 +6908,7 @@ void layOutPersistent(PGrid& g) {
       tiles_c_kind0 = tiles_c;
       g.exit_at[lp].assign(static_cast<size_t>(Wt) + 1, std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
       for (int64_t a = 0; a <= Wt; ++a)
-        for (int64_t x = 0; x <= last_x; ++x) {
-          const int at = append(exit_a, exit_b, PcPos::Exit, a, skips ? -1 : x, tiles_c[a] + body_c[x]);
-          g.exit_at[lp][a][x] = range(at, at + (exit_b - exit_a));
-        }
+        for (int64_t x = 0; x <= last_x; ++x) g.exit_at[lp][a][x] = appendExit(a, skips ? -1 : x, tiles_c[a] + body_c[x]);
       }
       kind = 0;
     }
@@ -7024,6 +7061,11 @@ void layOutPersistent(PGrid& g) {
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the tile period {}",
                                      g.grid.procs[p].name, g.Pt));
           }
+    // the exit path per tile count (exitsByTileCount): copy a is copy a -
+    // Pt one tile period on (the tile shift maps one to the other), with
+    // the grid's deltas; every copy stays put under the ring shift (its
+    // copies per ring end are one text)
+    if (p < g.exit_by_a.size() && g.exit_by_a[p]) checkExitCopiesRepeat(g, p, prog, sameDeltas);
     // the last tiles' copies per ring end (lastPostsByRingEnd): copy x is
     // copy x - Pg one ring period on, the copy of tile t the one of tile t -
     // Pt one tile period on (the shifts map them so), with the grid's deltas
@@ -12588,6 +12630,110 @@ void refuseLastPartsThatMove(const PGrid& g) {
     if (!g.last_moving[p].empty() && (p >= g.post_last_x.size() || !g.post_last_x[p])) throw Fail(g.last_moving[p]);
 }
 
+// The processes whose exit path reads the tile count E_A (the grid's
+// replace_uses: buildGrid takes those after the tile loop only), and their
+// exit paths as built, before the alignments (exitsByTileCount).
+void markExitReads(PGrid& g) {
+  const size_t P = g.grid.procs.size();
+  g.exit_by_a.assign(P, 0);
+  g.exit_raw.assign(P, {});
+  for (const System::ReplacedUse& u : g.grid.replace_uses) g.exit_by_a.at(static_cast<size_t>(u.process)) = 1;
+  for (size_t p = 0; p < P; ++p) {
+    if (!g.exit_by_a[p]) continue;
+    const TileShape& sh = g.shape[p];
+    if (sh.kind == TileShape::Static) throw Fail("internal: an exit path of a process without the tile loop");
+    const auto& prog = g.grid.procs[p].program;
+    g.exit_raw[p].assign(prog.begin() + sh.tile_start[g.Wt], prog.begin() + sh.end);
+  }
+}
+
+// The exit path of `proc` in a grid of another tile count: the longest
+// suffix of its program whose operations are statements of the grid's exit
+// path (`exit_stmts`) outside the tile loop (a statement after the tile
+// loop is no statement of the prefix or of a tile).
+std::vector<Instr> exitPathOf(const Process& proc, const TileLoops& tl, const std::set<const ir::Stmt*>& exit_stmts) {
+  const auto& prog = proc.program;
+  size_t a = prog.size();
+  auto inTile = [&](const Instr& in) {
+    return std::any_of(in.loops.begin(), in.loops.end(), [&](const auto& lv) { return tl.tile_vars.count(lv.first) > 0; });
+  };
+  while (a > 0 && exit_stmts.count(prog[a - 1].stmt) && !inTile(prog[a - 1])) --a;
+  return {prog.begin() + static_cast<long>(a), prog.end()};
+}
+
+// Every read of E_A after the tile loop moves by the same amount every tile
+// period Pt from the tile shift's start tw on (proved, or by its syntax):
+// the exit path after A + Pt tiles is then the one after A shifted by the
+// tile period's deltas wherever the window shows it once (layOutPersistent
+// checks copy a against copy a - Pt), for every A >= tw.
+void proveExitReadsMoveWithTiles(const PGrid& g, const ir::Schedule& s, const TileLoops& tl, const Limits& limits) {
+  FactProver prover(s, limits, {});
+  for (const System::ReplacedUse& u : g.grid.replace_uses) {
+    const BvVerdict r = movesWithPeriod(prover, boundUse(u), *tl.tiles, g.Pt, g.tw);
+    if (r != BvVerdict::Holds)
+      throw Fail(fmt::format("{} after the tile loop does not move by the same amount every {} tiles ({})",
+                             ir::exprToString(*u.expr, s), g.Pt, bvVerdictName(r)));
+  }
+}
+
+// The exit path per tile count (docs/z3.md "A part after the tile loop that
+// reads the tile count"): a run of a tiles runs the exit path the schedule
+// evaluates with E_A = a, which the grid of a tiles gives (the grid's own
+// for a = Wt). Each copy after a >= tw tiles (a tile shift's image or
+// source) must be the grid's besides the mbarrier slots and phases its
+// operations evaluate (iter=): those move with the tiles (the layout checks
+// copy a against copy a - Pt with the tile period's deltas; the reads move
+// alike beyond the window, proveExitReadsMoveWithTiles). A copy after fewer
+// tiles is entered only before any tile shift, with the tile count a run's
+// own: its text is the grid of a tiles' as built (a wait on `iter=-1`
+// builds nothing). Every copy commits as many MMA groups (the counts before
+// the done pcs are path-independent).
+void exitsByTileCount(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                      ProofBudget& budget, const Limits& limits) {
+  const size_t P = g.grid.procs.size();
+  if (std::none_of(g.exit_by_a.begin(), g.exit_by_a.end(), [](char c) { return c; })) return;
+  if (g.kinds > 1 || std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
+    throw Fail(fmt::format("the exit path reads {} in a tile loop with two kinds of tile or a step (not covered by "
+                           "the persistent-kernel proof yet)",
+                           ir::exprToString(*tl.tiles, s)));
+  proveExitReadsMoveWithTiles(g, s, tl, limits);
+  std::vector<std::set<const ir::Stmt*>> stmts(P);
+  for (size_t p = 0; p < P; ++p) {
+    if (!g.exit_by_a[p]) continue;
+    const TileShape& sh = g.shape[p];
+    const auto& prog = g.grid.procs[p].program;
+    // (the alignments through the ring position are the grid's alone)
+    if (!std::equal(g.exit_raw[p].begin(), g.exit_raw[p].end(), prog.begin() + sh.tile_start[g.Wt],
+                    prog.begin() + sh.end, sameInstr) ||
+        static_cast<int>(g.exit_raw[p].size()) != sh.end - sh.tile_start[g.Wt])
+      throw Fail(fmt::format("the exit path of {} reads {} and is changed by the alignments to the ring (not covered "
+                             "by the persistent-kernel proof yet)",
+                             g.grid.procs[p].name, ir::exprToString(*tl.tiles, s)));
+    for (const Instr& in : g.exit_raw[p]) stmts[p].insert(in.stmt);
+  }
+  g.exit_text.assign(P, std::vector<std::vector<Instr>>(static_cast<size_t>(g.Wt) + 1));
+  for (int64_t a = 0; a <= g.Wt; ++a) {
+    checkBudget(budget, "building the exit paths per tile count");
+    std::optional<System> sys;
+    if (a < g.Wt) {
+      sys = buildGrid(s, binding, target, tl, a, g.Wg, g.not_last, nullptr, 1);
+      chargeBuild(budget, *sys);
+    }
+    for (size_t p = 0; p < P; ++p) {
+      if (!g.exit_by_a[p]) continue;
+      const std::vector<Instr>& ref = g.exit_raw[p];
+      std::vector<Instr> text = sys ? exitPathOf(sys->procs[p], tl, stmts[p]) : ref;
+      const int n = static_cast<int>(text.size()), m = static_cast<int>(ref.size());
+      if (commitsIn(text, 0, n) != commitsIn(ref, 0, m) ||
+          (a >= g.tw && trip::compareEvaluatedAtRingEnd(text, 0, n, ref, 0, m, sameInstr) == trip::PartDiff::More))
+        throw Fail(fmt::format("the exit path of {} after {} tiles differs from the one after {} besides its "
+                               "operations' slots and phases (not covered by the persistent-kernel proof yet)",
+                               g.grid.procs[p].name, a, g.Wt));
+      g.exit_text[p][static_cast<size_t>(a)] = std::move(text);
+    }
+  }
+}
+
 std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
@@ -12625,6 +12771,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   tile_count_far = g.not_last.far;
   g.uses = uses;
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+  markExitReads(g);
   // every K iteration its tile's last (the grid before the alignments below)
   // (the grid as built, and the grids with every K iteration d = 1.. from its end)
   std::optional<std::pair<System, std::vector<System>>> tails;
@@ -12886,6 +13033,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   g.ordinal_commits = opts.ordinal_commits_from_work == 0 ||
                       (budget.work() > 0 && budget.work() >= opts.ordinal_commits_from_work);
   g.ordinal_commits_from = opts.ordinal_commits_from_work;
+  exitsByTileCount(g, s, binding, target, tl, budget, solverLimits(opts, budget));
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
     fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}{}, tile period {} warm-up {}{}\n", Wt,

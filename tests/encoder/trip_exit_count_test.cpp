@@ -1,0 +1,109 @@
+// A part after the tile loop that reads the tile count: a producer's tail
+// (`lm.wait(k_empty, iter=n_tiles - 1)` after its tile loop, CUTLASS's /
+// CuTe DSL's producer_tail(), which waits for the consumer's last release
+// before the CTA exits). docs/z3.md "A part after the tile loop that reads
+// the tile count" (helper tail46, session 46). Refused before (`the
+// schedule reads n_tiles outside its loop bound`); each explored tile count
+// now gets its own copy of the exit path. Broken tails, each found by the
+// bounded check, are not proved.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_util.h"
+#include "test_util.h"
+
+using namespace cake;
+
+namespace trip_exit_count_test {
+
+// A persistent kernel: the load warp fills a per-tile K tile (k_full /
+// k_empty by tile), the compute warps a ring of A tiles (by ring index
+// t * steps + j), and the MMA warp releases the K tile after each tile's
+// K loop; the load warp's tail waits for the last release.
+const std::string kTail = "        lm.wait(k_empty, iter=n_tiles - 1)\n";
+const std::string kProducerTail = R"(@cake.schedule(target="sm_100a")
+def producer_tail(lm, K: LM.tma2d, n_tiles: LM.i32, steps: LM.i32):
+    lm.assume(steps >= 1)
+    pool   = lm.smem(32768)
+    smem_k = pool.view(offset=0,     shape=(64, 64), dtype=lm.bf16, swizzle="128B")
+    smem_a = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, swizzle="128B")
+    acc    = lm.tmem(cols=64, width=64, shape=(128, 64), dtype=lm.f32)
+    a_r    = lm.regs(shape=(128, 64), dtype=lm.bf16)
+    compute = lm.role(warps=[0, 1, 2, 3])
+    mma     = lm.role(warps=[4])
+    load    = lm.role(warps=[5])
+    k_full  = lm.barrier(count=1, prod=[load], cons=[mma], init_count=1)
+    k_empty = lm.barrier(count=1, prod=[mma], cons=[load], init_count=1)
+    a_full  = lm.barrier(count=1, prod=[compute], cons=[mma], init_count=1)
+    a_empty = lm.barrier(count=1, prod=[mma], cons=[compute], init_count=1)
+    with load:
+        for t in lm.range(0, n_tiles):
+            lm.wait(k_empty, iter=t - 1)
+            smem_k.tma_load(K, coords=(0, 64 * t), iter=t, barrier=k_full)
+)" + kTail + R"(    with mma:
+        for t in lm.range(0, n_tiles):
+            lm.wait(k_full, iter=t)
+            for j in lm.range(0, steps):
+                e = t * steps + j
+                lm.wait(a_full, iter=e)
+                lm.mma(acc, smem_a[e], smem_k[t], init=True)
+                lm.mma_commit(barrier=a_empty, iter=e)
+            lm.mma_commit(barrier=k_empty, iter=t)
+    with compute:
+        for t in lm.range(0, n_tiles):
+            for j in lm.range(0, steps):
+                e = t * steps + j
+                lm.fill(a_r, 0.5)
+                lm.wait(a_empty, iter=e - 1)
+                lm.copy(smem_a[e], a_r)
+                lm.fence_proxy()
+                lm.arrive(a_full, iter=e)
+)";
+
+}  // namespace trip_exit_count_test
+
+namespace tec = trip_exit_count_test;
+
+// Refused before (the tile count read after the tile loop), proved now:
+// the tail as written, and spelled with the tile count on the other side.
+TEST(TripExitCount, ProducerTailAfterThePersistentLoopIsProved) {
+  for (const std::string& text :
+       {tec::kProducerTail,
+        cake::testing::replace(tec::kProducerTail, tec::kTail, "        lm.wait(k_empty, iter=-1 + n_tiles)\n")}) {
+    auto mod = cake::testing::compile(text);
+    ASSERT_FALSE(mod.schedules.empty());
+    const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  }
+}
+
+// Broken tails: a wait on the wrong phase, one skipped for some tile
+// counts, one past the last release; each broken at its witness, found by
+// `cake check` and not proved.
+TEST(TripExitCount, BrokenProducerTailsAreNotProved) {
+  namespace at = cake::testing::attacks;
+  const std::string& w = tec::kTail;
+  at::attack(tec::kProducerTail, {{"n_tiles", 3}, {"steps", 2}},
+             {
+                 {{{w, "        lm.wait(k_empty, iter=n_tiles - 2)\n"}},
+                  "the tail waits for the second-to-last release (the last commit still in flight at exit)",
+                  {{"n_tiles", 1}, {"steps", 1}}},
+                 {{{w, "        if n_tiles > 1:\n    " + w}},
+                  "the tail is skipped for one tile",
+                  {{"n_tiles", 1}, {"steps", 1}}},
+                 {{{w, "        if n_tiles % 2 == 0:\n    " + w}},
+                  "the tail is skipped for odd tile counts",
+                  {{"n_tiles", 1}, {"steps", 1}}},
+                 {{{w, "        lm.wait(k_empty, iter=n_tiles)\n"}},
+                  "the tail waits for a release that never comes",
+                  {{"n_tiles", 1}, {"steps", 1}}},
+                 {{{w, "        lm.wait(k_empty, iter=2 * n_tiles - 1)\n"}},
+                  "the tail's phase runs ahead by one per tile",
+                  {{"n_tiles", 2}, {"steps", 1}}},
+                 {{{w, ""}}, "no tail: the last release still in flight at exit", {{"n_tiles", 1}, {"steps", 1}}},
+                 {{{w, "        if n_tiles != 20:\n    " + w}},
+                  "the tail is skipped for 20 tiles only (past the window)",
+                  {{"n_tiles", 20}, {"steps", 1}}},
+             });
+}
