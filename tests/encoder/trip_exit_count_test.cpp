@@ -61,6 +61,37 @@ def producer_tail(lm, K: LM.tma2d, n_tiles: LM.i32, steps: LM.i32):
                 lm.arrive(a_full, iter=e)
 )";
 
+// A producer's tail on the ring: the load warp waits for the MMA's last two
+// releases of its 2-slot ring after its tile loop (`iter=n_tiles * k_tiles
+// - 2` and `- 1`, the ring end E_A * E_B).
+const std::string kRingTail1 = "        lm.wait(empty, iter=n_tiles * k_tiles - 1)\n";
+const std::string kRingTail2 = "        lm.wait(empty, iter=n_tiles * k_tiles - 2)\n";
+const std::string kRingProducerTail = R"(@cake.schedule(target="sm_100a")
+def ring_producer_tail(lm, A: LM.tma2d, n_tiles: LM.i32, k_tiles: LM.i32):
+    lm.assume(k_tiles >= 1)
+    pool   = lm.smem(65536)
+    smem_a = pool.view(offset=0, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    acc    = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+    pipe  = lm.pipeline(stages=2)
+    full  = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    with load:
+        for t in lm.range(0, n_tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                smem_a.tma_load(A, coords=(0, 64 * k), iter=it, barrier=full)
+)" + kRingTail2 + kRingTail1 + R"(    with mma:
+        for t in lm.range(0, n_tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_a[it], smem_a[it], init=True)
+                lm.mma_commit(barrier=empty, iter=it)
+)";
+
 }  // namespace trip_exit_count_test
 
 namespace tec = trip_exit_count_test;
@@ -106,4 +137,49 @@ TEST(TripExitCount, BrokenProducerTailsAreNotProved) {
                   "the tail is skipped for 20 tiles only (past the window)",
                   {{"n_tiles", 20}, {"steps", 1}}},
              });
+}
+
+// Refused before (`the schedule reads k_tiles outside the loop bounds`),
+// proved now: the ring end read after the tile loop, in both orders.
+TEST(TripExitCount, RingProducerTailAfterThePersistentLoopIsProved) {
+  for (const std::string& text :
+       {tec::kRingProducerTail,
+        cake::testing::replace(tec::kRingProducerTail, tec::kRingTail1,
+                               "        lm.wait(empty, iter=k_tiles * n_tiles - 1)\n")}) {
+    auto mod = cake::testing::compile(text);
+    ASSERT_FALSE(mod.schedules.empty());
+    const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  }
+}
+
+// Broken ring tails: a wait on an older phase, one past the last release,
+// a phase that runs ahead with the ring end, one short from a far ring end
+// on (only the proof that the reads move alike beyond the window stops it),
+// none at all; and a tail that reads the tile count besides the ring end
+// (refused: not proved, whatever it does).
+TEST(TripExitCount, BrokenRingProducerTailsAreNotProved) {
+  namespace at = cake::testing::attacks;
+  const std::string &w1 = tec::kRingTail1, &w2 = tec::kRingTail2;
+  at::attack(tec::kRingProducerTail, {{"n_tiles", 3}, {"k_tiles", 2}},
+             {
+                 {{{w2, "        lm.wait(empty, iter=n_tiles * k_tiles - 3)\n"}},
+                  "the tail waits for an older phase of the second-to-last slot",
+                  {{"n_tiles", 3}, {"k_tiles", 1}}},
+                 {{{w1, "        lm.wait(empty, iter=n_tiles * k_tiles)\n"}},
+                  "the tail waits for a release that never comes",
+                  {{"n_tiles", 0}, {"k_tiles", 1}}},
+                 {{{w1, "        lm.wait(empty, iter=n_tiles * k_tiles + n_tiles * k_tiles - 1)\n"}},
+                  "the tail's phase runs ahead by one per ring index",
+                  {{"n_tiles", 1}, {"k_tiles", 1}}},
+                 {{{w1, "        lm.wait(empty, iter=n_tiles * k_tiles - 1 - (n_tiles * k_tiles) // 40)\n"}},
+                  "the tail's last wait one phase short from ring end 40 on (past the window and the bounded check)",
+                  {{"n_tiles", 40}, {"k_tiles", 1}},
+                  false},
+                 {{{w1, ""}, {w2, ""}}, "no tail", {{"n_tiles", 1}, {"k_tiles", 1}}},
+             });
+  auto mod = cake::testing::compile(
+      cake::testing::replace(tec::kRingProducerTail, w1, "        lm.wait(empty, iter=n_tiles * k_tiles - 1 + n_tiles - n_tiles)\n"));
+  ASSERT_FALSE(mod.schedules.empty());
+  EXPECT_NE(cake::testing::attacks::proveDefault(mod.schedules.at(0)).outcome, encoder::Outcome::Proved);
 }
