@@ -9376,26 +9376,31 @@ bool tmemDependsOnTile(const ir::Schedule& s, const TileLoops& tl) {
   return std::any_of(s.bodies.begin(), s.bodies.end(), [&](const ir::RoleBody& r) { return walk(r.body, false); });
 }
 
-// Every sub-expression of the statements of a tile loop's body before its
-// K loop (its part before the K loop, as the schedule writes it).
-std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl, int role) {
-  std::set<const ir::Expr*> out;
+// Every sub-expression of the statements of `block` (copies share the
+// schedule's expressions) into out.
+void collectSubExprs(ir::Block block, std::set<const ir::Expr*>& out) {
   std::function<void(const ir::Expr&)> all = [&](const ir::Expr& e) {
     out.insert(&e);
     for (const ir::ExprPtr& a : e.args)
       if (a) all(*a);
   };
+  mapExprs(block, [&](const ir::ExprPtr& e) {
+    if (e) all(*e);
+    return e;
+  });
+}
+
+// Every sub-expression of the statements of a tile loop's body before its
+// K loop (its part before the K loop, as the schedule writes it).
+std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl, int role) {
+  std::set<const ir::Expr*> out;
   std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
     for (const ir::Stmt& st : b) {
       if (st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var)) {
         auto k = std::find_if(st.body.begin(), st.body.end(), [&](const ir::Stmt& x) {
           return x.kind == ir::Stmt::Kind::For && tl.k_vars.count(x.loop_var);
         });
-        ir::Block pre(st.body.begin(), k);  // (copies share the schedule's expressions)
-        mapExprs(pre, [&](const ir::ExprPtr& e) {
-          if (e) all(*e);
-          return e;
-        });
+        collectSubExprs(ir::Block(st.body.begin(), k), out);
       }
       walk(st.body);
       walk(st.orelse);
@@ -12694,11 +12699,6 @@ void refuseLastPartsThatMove(const PGrid& g) {
 // after a statement that holds one): the exit paths'.
 std::set<const ir::Expr*> postTileLoopExprs(const ir::Schedule& s, const TileLoops& tl) {
   std::set<const ir::Expr*> out;
-  std::function<void(const ir::Expr&)> all = [&](const ir::Expr& e) {
-    out.insert(&e);
-    for (const ir::ExprPtr& a : e.args)
-      if (a) all(*a);
-  };
   std::function<bool(const ir::Stmt&)> holdsTileLoop = [&](const ir::Stmt& st) {
     if (st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var)) return true;
     return std::any_of(st.body.begin(), st.body.end(), holdsTileLoop) ||
@@ -12708,11 +12708,7 @@ std::set<const ir::Expr*> postTileLoopExprs(const ir::Schedule& s, const TileLoo
     bool after = false;
     for (const ir::Stmt& st : b) {
       if (after) {
-        ir::Block one{st};
-        mapExprs(one, [&](const ir::ExprPtr& e) {  // (copies share the schedule's expressions)
-          if (e) all(*e);
-          return e;
-        });
+        collectSubExprs(ir::Block{st}, out);
       } else if (holdsTileLoop(st)) {
         if (!(st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var))) {
           walk(st.body);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "attack_util.h"
 #include "test_util.h"
@@ -92,6 +93,16 @@ def ring_producer_tail(lm, A: LM.tma2d, n_tiles: LM.i32, k_tiles: LM.i32):
                 lm.mma_commit(barrier=empty, iter=it)
 )";
 
+// Each text compiles and is proved for every trip count.
+void expectEachProved(const std::vector<std::string>& texts) {
+  for (const std::string& text : texts) {
+    auto mod = cake::testing::compile(text);
+    ASSERT_FALSE(mod.schedules.empty());
+    const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  }
+}
+
 }  // namespace trip_exit_count_test
 
 namespace tec = trip_exit_count_test;
@@ -99,14 +110,8 @@ namespace tec = trip_exit_count_test;
 // Refused before (the tile count read after the tile loop), proved now:
 // the tail as written, and spelled with the tile count on the other side.
 TEST(TripExitCount, ProducerTailAfterThePersistentLoopIsProved) {
-  for (const std::string& text :
-       {tec::kProducerTail,
-        cake::testing::replace(tec::kProducerTail, tec::kTail, "        lm.wait(k_empty, iter=-1 + n_tiles)\n")}) {
-    auto mod = cake::testing::compile(text);
-    ASSERT_FALSE(mod.schedules.empty());
-    const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
-    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
-  }
+  tec::expectEachProved({tec::kProducerTail, cake::testing::replace(tec::kProducerTail, tec::kTail,
+                                                                    "        lm.wait(k_empty, iter=-1 + n_tiles)\n")});
 }
 
 // Broken tails: a wait on the wrong phase, one skipped for some tile
@@ -142,15 +147,9 @@ TEST(TripExitCount, BrokenProducerTailsAreNotProved) {
 // Refused before (`the schedule reads k_tiles outside the loop bounds`),
 // proved now: the ring end read after the tile loop, in both orders.
 TEST(TripExitCount, RingProducerTailAfterThePersistentLoopIsProved) {
-  for (const std::string& text :
-       {tec::kRingProducerTail,
-        cake::testing::replace(tec::kRingProducerTail, tec::kRingTail1,
-                               "        lm.wait(empty, iter=k_tiles * n_tiles - 1)\n")}) {
-    auto mod = cake::testing::compile(text);
-    ASSERT_FALSE(mod.schedules.empty());
-    const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
-    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
-  }
+  tec::expectEachProved({tec::kRingProducerTail,
+                         cake::testing::replace(tec::kRingProducerTail, tec::kRingTail1,
+                                                "        lm.wait(empty, iter=k_tiles * n_tiles - 1)\n")});
 }
 
 // Broken ring tails: a wait on an older phase, one past the last release,
