@@ -12695,31 +12695,37 @@ void refuseLastPartsThatMove(const PGrid& g) {
     if (!g.last_moving[p].empty() && (p >= g.post_last_x.size() || !g.post_last_x[p])) throw Fail(g.last_moving[p]);
 }
 
-// The expressions of the statements after a tile loop (in its block, or
-// after a statement that holds one): the exit paths'.
+// The expressions only statements after a tile loop read (in its block, or
+// after a statement that holds one): the exit paths'. An expression also
+// read elsewhere (one Python variable read before and after the tile loop
+// is one node) is left out: the builder evaluates it there too.
 std::set<const ir::Expr*> postTileLoopExprs(const ir::Schedule& s, const TileLoops& tl) {
-  std::set<const ir::Expr*> out;
+  std::set<const ir::Expr*> after, elsewhere;
   std::function<bool(const ir::Stmt&)> holdsTileLoop = [&](const ir::Stmt& st) {
     if (st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var)) return true;
     return std::any_of(st.body.begin(), st.body.end(), holdsTileLoop) ||
            std::any_of(st.orelse.begin(), st.orelse.end(), holdsTileLoop);
   };
   std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
-    bool after = false;
+    bool past = false;
     for (const ir::Stmt& st : b) {
-      if (after) {
-        collectSubExprs(ir::Block{st}, out);
-      } else if (holdsTileLoop(st)) {
-        if (!(st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var))) {
-          walk(st.body);
-          walk(st.orelse);
-        }
-        after = true;
+      const bool tile_loop = st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var);
+      if (past || tile_loop || !holdsTileLoop(st)) {
+        collectSubExprs(ir::Block{st}, past ? after : elsewhere);
+      } else {
+        ir::Stmt own = st;  // (its condition or bounds, not its blocks)
+        own.body.clear();
+        own.orelse.clear();
+        collectSubExprs(ir::Block{own}, elsewhere);
+        walk(st.body);
+        walk(st.orelse);
       }
+      past |= tile_loop || holdsTileLoop(st);
     }
   };
   for (const ir::RoleBody& body : s.bodies) walk(body.body);
-  return out;
+  for (const ir::Expr* e : elsewhere) after.erase(e);
+  return after;
 }
 
 // The processes whose exit path reads the tile count E_A (the grid's

@@ -155,8 +155,9 @@ TEST(TripExitCount, RingProducerTailAfterThePersistentLoopIsProved) {
 // Broken ring tails: a wait on an older phase, one past the last release,
 // a phase that runs ahead with the ring end, one short from a far ring end
 // on (only the proof that the reads move alike beyond the window stops it),
-// none at all; and a tail that reads the tile count besides the ring end
-// (refused: not proved, whatever it does).
+// none at all; and a tail that reads the tile count besides the ring end,
+// or the ring end's expression read before the tile loop too (refused: not
+// proved, whatever it does).
 TEST(TripExitCount, BrokenRingProducerTailsAreNotProved) {
   namespace at = cake::testing::attacks;
   const std::string &w1 = tec::kRingTail1, &w2 = tec::kRingTail2;
@@ -177,8 +178,17 @@ TEST(TripExitCount, BrokenRingProducerTailsAreNotProved) {
                   false},
                  {{{w1, ""}, {w2, ""}}, "no tail", {{"n_tiles", 1}, {"k_tiles", 1}}},
              });
-  auto mod = cake::testing::compile(
-      cake::testing::replace(tec::kRingProducerTail, w1, "        lm.wait(empty, iter=n_tiles * k_tiles - 1 + n_tiles - n_tiles)\n"));
-  ASSERT_FALSE(mod.schedules.empty());
-  EXPECT_NE(cake::testing::attacks::proveDefault(mod.schedules.at(0)).outcome, encoder::Outcome::Proved);
+  // (and the ring end read before the tile loop too, one expression: the
+  // builder would read it as the ring end there; refused)
+  const std::string both = "        lm.wait(empty, iter=n_tiles * k_tiles - 1 + n_tiles - n_tiles)\n";
+  const std::string before = cake::testing::replace(
+      cake::testing::replace(tec::kRingProducerTail, "    with load:\n",
+                             "    last = n_tiles * k_tiles - 1\n    with load:\n        lm.wait(empty, iter=last - last - 1)\n"),
+      w1, "        lm.wait(empty, iter=last)\n");
+  for (const std::string& text : {cake::testing::replace(tec::kRingProducerTail, w1, both), before}) {
+    auto mod = cake::testing::compile(text);
+    ASSERT_FALSE(mod.schedules.empty());
+    const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.detail;
+  }
 }
