@@ -5608,7 +5608,22 @@ struct TileLoops {
   // a multiple of it (a shift by another amount would move a count into
   // one not explored: no isomorphism of the explored system then).
   int64_t tile_multiple = 1;
+  // The ring end after the tile loop (`n_tiles * k_tiles`, E_A * E_B in
+  // either order, read in an exit path: a producer's tail on the ring) is
+  // read as this ring position (the grid's tiles end at Wg; buildGrid's
+  // exit_end overrides it); -1: not read so, E_B there reads its
+  // parameters (refused). docs/z3.md "A part after the tile loop that
+  // reads the tile count".
+  int64_t exit_ring_end = -1;
 };
+
+// `E_A * E_B` (either order): the ring end after the tile loop.
+bool isRingEndProduct(const ir::Expr& e, const TileLoops& tl) {
+  if (e.kind != ir::ExprKind::Mul || e.args.size() != 2 || !e.args[0] || !e.args[1]) return false;
+  for (int i = 0; i < 2; ++i)
+    if (ir::sameExpr(*e.args[i], *tl.tiles) && ir::sameExpr(*e.args[1 - i], *tl.inner)) return true;
+  return false;
+}
 
 // `t * E_B` (either order) with t a tile loop's variable; its index in *var.
 bool isTileProduct(const ir::Expr& e, const TileLoops& tl, int* var = nullptr) {
@@ -5837,9 +5852,11 @@ void noteAlike(TileCountReadsAlike& alike, int64_t t, int64_t A, const ir::EvalE
 // of the tile count E_A inside tile t reads t + far or t + depth (`read`);
 // each is noted in *uses.
 System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const TileLoops& tl, int64_t Wt, int64_t Wg,
-                 TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr, int kind = 0,
-                 int64_t ring_start = 0, int64_t tail_d = 0, std::set<const ir::Expr*>* reads_end_in_k = nullptr,
-                 bool consecutive = false, TileCountReadsAlike* alike = nullptr) {
+                 TileCountRead read = TileCountRead::NotLast, std::vector<TileCountUse>* uses = nullptr,
+                 int kind = 0, int64_t ring_start = 0, int64_t tail_d = 0,
+                 std::set<const ir::Expr*>* reads_end_in_k = nullptr, bool consecutive = false,
+                 int64_t exit_end = -1, std::vector<TileCountUse>* exit_end_uses = nullptr,
+                 TileCountReadsAlike* alike = nullptr) {
   // (consecutive: tile t starts at ring index t * Wg, one run of tiles of
   // Wg iterations each, checkConsecutiveTileHazards)
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
@@ -5860,6 +5877,26 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     int tvar = -1;
     for (int v : tl.tile_vars)
       if (env.loop_vars.count(v)) tvar = v;
+    // The ring end read after the tile loop (TileLoops::exit_ring_end): the
+    // whole expression evaluated here with E_A * E_B read as the ring end
+    // (exitsByRingEnd gives each explored ring end its own copy)
+    if (tvar < 0 && tl.exit_ring_end >= 0 &&
+        anySubExpr(e, [&](const ir::Expr& x) { return isRingEndProduct(x, tl); })) {
+      // (a consecutive run of Wt tiles of Wg iterations ends at Wt * Wg;
+      // another grid's exit path reads the grid's ring end, whatever its
+      // tiles: only the copies exitsByRingEnd builds are explored)
+      const int64_t end = exit_end >= 0 ? exit_end : consecutive ? Wt * Wg : tl.exit_ring_end;
+      const EvalHook atEnd = [&](const ir::Expr& x, const ir::EvalEnv&) -> std::optional<int64_t> {
+        return isRingEndProduct(x, tl) ? std::optional<int64_t>(end) : std::nullopt;
+      };
+      ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
+      if (exit_end_uses) {
+        TileCountUse u{&e, env.loop_vars, env.instance.value_or(0), false};
+        if (std::find(exit_end_uses->begin(), exit_end_uses->end(), u) == exit_end_uses->end())
+          exit_end_uses->push_back(std::move(u));
+      }
+      return ir::evaluate(*applyHook(x, env, atEnd), env);
+    }
     // An expression of a K iteration that reads E_B besides t * E_B (a
     // guard `k + c < E_B`, docs/z3.md "The last K iteration"): E_B
     // read as k + tail_d (the iteration is tail_d from its tile's end) or,
@@ -5913,10 +5950,13 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
                            ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.inner, s),
                            ir::exprToString(*tl.inner, s)));
   }
-  if (!sys->replace_uses.empty())
-    throw Fail(fmt::format("the schedule reads {} outside its loop bound ({}; not covered by the persistent-kernel "
-                           "proof yet)",
-                           ir::exprToString(*tl.tiles, s), ir::exprToString(*sys->replace_uses.front().expr, s)));
+  // (a read after the tile loop, the exit path's, is taken: each explored
+  // tile count gets its own copy, exitsByTileCount)
+  for (const System::ReplacedUse& u : sys->replace_uses)
+    if (u.region != System::ReplacedUse::Exit)
+      throw Fail(fmt::format("the schedule reads {} outside its loop bound ({}; not covered by the persistent-kernel "
+                             "proof yet)",
+                             ir::exprToString(*tl.tiles, s), ir::exprToString(*u.expr, s)));
   return std::move(*sys);
 }
 
@@ -6271,6 +6311,21 @@ struct PGrid {
   std::vector<char> post_last_x;
   std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>> post_last_text;  // [d - 1][p][t][x]
   std::vector<std::string> last_moving;
+  // The exit path per tile count (exitsByTileCount, docs/z3.md "A part
+  // after the tile loop that reads the tile count"): exit_by_a[p], p's exit
+  // path reads E_A (`lm.wait(k_empty, iter=n_tiles - 1)`, a producer's
+  // tail); its copy after a tiles has the text exit_text[p][a] (the grid of
+  // a tiles'); exit_raw[p], the grid's own exit path as built (before the
+  // alignments, which must leave it alone).
+  // exit_by_x: the exit paths read the ring end instead (`iter=n_tiles *
+  // k_tiles - 1`, TileLoops::exit_ring_end): every such p's copy at ring
+  // end x has the text exit_x_text[p][x] (the grid whose exit reads x).
+  std::vector<char> exit_by_a;
+  bool exit_by_x = false;
+  std::vector<TileCountUse> exit_end_uses;                 // (the grid's reads of the ring end after the tile loop)
+  std::vector<std::vector<std::vector<Instr>>> exit_text;  // [p][a], a <= Wt
+  std::vector<std::vector<std::vector<Instr>>> exit_x_text;  // [p][x], x <= Wg
+  std::vector<std::vector<Instr>> exit_raw;                // [p]
   std::vector<std::vector<int>> ring_pc, tile_pc;  // [p][pc]: one period back, -1: cannot
   std::vector<std::vector<int>> ring_ref;          // ring_pc, or for a copy of a pre / post part or exit path the
                                                    // copy of the same text at x - Pg (>= 0): for async work only
@@ -6615,12 +6670,16 @@ void gridCounts(PGrid& g) {
           throw Fail(fmt::format("{} at {} of {} moves with the {} period", opText(*sys.schedule, *prog[pc].stmt),
                                  what, sys.procs[p].name, &d == &g.ring ? "ring" : "tile"));
     };
-    still(sh.tile_start[g.Wt], sh.end, g.tile, tile_text, "the exit path");
+    // (an exit path that reads the tile count moves with the tiles: its
+    // copies per tile count repeat with the tile period, layOutPersistent)
+    if (p >= g.exit_by_a.size() || !g.exit_by_a[p]) still(sh.tile_start[g.Wt], sh.end, g.tile, tile_text, "the exit path");
     if (sh.kind == TileShape::TileOnly) {
       still(0, sh.end, g.ring, ring_text, "the tile loop");
       continue;
     }
-    still(sh.tile_start[g.Wt], sh.end, g.ring, ring_text, "the exit path");
+    // (an exit path that reads the ring end: its copies per ring end repeat, layOutPersistent)
+    if (!g.exit_by_x || p >= g.exit_by_a.size() || !g.exit_by_a[p])
+      still(sh.tile_start[g.Wt], sh.end, g.ring, ring_text, "the exit path");
     for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
       // a part before the K loop that moves with the ring reads the ring
       // start (presByRingStart decides; without it, refused as before)
@@ -6663,6 +6722,36 @@ int commitsIn(const std::vector<Instr>& prog, int a, int b) {
 bool commitsToBarrier(const std::vector<Instr>& src, int a, int b) {
   return std::any_of(src.begin() + a, src.begin() + b,
                      [](const Instr& in) { return in.kind == InstrKind::MmaCommit && in.slot >= 0; });
+}
+
+// layOutPersistent's check of the exit paths per tile count or ring end
+// (exitsByTileCount, exitsByRingEnd) of process p, laid out in prog: copy
+// a is copy a - Pt one tile period on, copy x copy x - Pg one ring period
+// on (the shifts map them so), with the grid's deltas; copies per tile
+// count stay put under the ring shift (their copies per ring end are one
+// text).
+template <typename SameDeltas>
+void checkExitCopiesRepeat(const PGrid& g, size_t p, const std::vector<Instr>& prog, const SameDeltas& sameDeltas) {
+  const auto& at = g.exit_at[p];
+  auto repeats = [&](const PGrid::Range& from, const PGrid::Range& to, const Deltas& period) {
+    Deltas d = period;
+    return shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) && sameDeltas(d, period);
+  };
+  for (int64_t a = 0; a <= g.Wt; ++a)
+    for (int64_t x = 0; x < static_cast<int64_t>(at[a].size()); ++x) {
+      const PGrid::Range& to = at[a][x];
+      if (!g.exit_by_x)
+        for (int pc = to.a; pc < to.b; ++pc)
+          if (!unmoved(g.ring, g.ring_named, prog[pc]))
+            throw Fail(fmt::format("{} at the exit path of {} after {} tiles moves with the ring period",
+                                   opText(*g.grid.schedule, *prog[pc].stmt), g.grid.procs[p].name, a));
+      if (g.exit_by_x && x >= g.w0g + g.Pg && !repeats(at[a][x - g.Pg], to, g.ring))
+        throw Fail(fmt::format("{}'s exit path does not repeat with the ring period {} (at ring end {})",
+                               g.grid.procs[p].name, g.Pg, x));
+      if (a >= g.tw + g.Pt && !repeats(at[a - g.Pt][x], to, g.tile))
+        throw Fail(fmt::format("{}'s exit path does not repeat with the tile period {} (after {} tiles)",
+                               g.grid.procs[p].name, g.Pt, a));
+    }
 }
 
 void layOutPersistent(PGrid& g) {
@@ -6742,6 +6831,18 @@ void layOutPersistent(PGrid& g) {
     const int exit_a = sh.tile_start[Wt], exit_b = sh.end;
     std::vector<int64_t> tiles_c(static_cast<size_t>(Wt) + 1, prefix_c);  // commits before tile t's pre part
     auto range = [](int a, int b) { return PGrid::Range{a, b}; };
+    // the exit path after a tiles: the grid's, or its copy per tile count (exitsByTileCount)
+    auto appendExit = [&](int64_t a, int64_t x, int64_t base) {
+      const bool by_a = p < g.exit_by_a.size() && g.exit_by_a[p];
+      if (by_a && (g.exit_by_x ? g.exit_x_text : g.exit_text).size() != P)
+        throw Fail("internal: an exit path per tile count or ring end not built");
+      const std::vector<Instr>& from = !by_a        ? src
+                                       : g.exit_by_x ? g.exit_x_text[p][static_cast<size_t>(x < 0 ? Wg : x)]
+                                                     : g.exit_text[p][static_cast<size_t>(a)];
+      const int a0 = by_a ? 0 : exit_a, b0 = by_a ? static_cast<int>(from.size()) : exit_b;
+      const int at = appendFrom(from, a0, b0, PcPos::Exit, a, x, base);
+      return range(at, at + (b0 - a0));
+    };
     if (g.kindsOf(p) > 1 && sh.kind != TileShape::Full)
       throw Fail(fmt::format("{} runs two kinds of tile without a K loop (not covered by the persistent-kernel proof "
                              "yet)",
@@ -6755,10 +6856,7 @@ void layOutPersistent(PGrid& g) {
         g.body_at[p][t] = {range(at, at + (b - a))};
       }
       g.exit_at[p].assign(static_cast<size_t>(Wt) + 1, {});
-      for (int64_t a = 0; a <= Wt; ++a) {
-        const int at = append(exit_a, exit_b, PcPos::Exit, a, -1, tiles_c[a]);
-        g.exit_at[p][a] = {range(at, at + (exit_b - exit_a))};
-      }
+      for (int64_t a = 0; a <= Wt; ++a) g.exit_at[p][a] = {appendExit(a, -1, tiles_c[a])};
     } else {
       const std::vector<int64_t> tiles_c0 = tiles_c;
       std::vector<int64_t> tiles_c_kind0;
@@ -6955,10 +7053,7 @@ void layOutPersistent(PGrid& g) {
       tiles_c_kind0 = tiles_c;
       g.exit_at[lp].assign(static_cast<size_t>(Wt) + 1, std::vector<PGrid::Range>(static_cast<size_t>(Wg) + 1));
       for (int64_t a = 0; a <= Wt; ++a)
-        for (int64_t x = 0; x <= last_x; ++x) {
-          const int at = append(exit_a, exit_b, PcPos::Exit, a, skips ? -1 : x, tiles_c[a] + body_c[x]);
-          g.exit_at[lp][a][x] = range(at, at + (exit_b - exit_a));
-        }
+        for (int64_t x = 0; x <= last_x; ++x) g.exit_at[lp][a][x] = appendExit(a, skips ? -1 : x, tiles_c[a] + body_c[x]);
       }
       kind = 0;
     }
@@ -7034,7 +7129,10 @@ void layOutPersistent(PGrid& g) {
       // (the last tiles' copies per ring end differ by x: async work of one
       // moves as the ring shift maps its copy, where it does)
       const bool last_by_x = q.region == PcPos::PostLast && !g.post_last_x.empty() && g.post_last_x[p];
-      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done && !pre_by_x && !last_by_x) {
+      // (and the exit paths per ring end, exitsByRingEnd)
+      const bool exit_by_x = q.region == PcPos::Exit && g.exit_by_x && g.exit_by_a[p];
+      if (sh.kind == TileShape::Full && q.region != PcPos::Body && q.region != PcPos::Done && !pre_by_x && !last_by_x &&
+          !exit_by_x) {
         // the text does not depend on x (x = -1: one copy, no ring position)
         r.x = static_cast<int16_t>(q.x < 0 ? q.x : std::max<int64_t>(0, q.x - g.Pg));
         ref[i] = startOf(r) + off;
@@ -7111,6 +7209,11 @@ void layOutPersistent(PGrid& g) {
               throw Fail(fmt::format("{}'s part after the K loop does not repeat with the tile period {}",
                                      g.grid.procs[p].name, g.Pt));
           }
+    // the exit path per tile count (exitsByTileCount): copy a is copy a -
+    // Pt one tile period on (the tile shift maps one to the other), with
+    // the grid's deltas; every copy stays put under the ring shift (its
+    // copies per ring end are one text)
+    if (p < g.exit_by_a.size() && g.exit_by_a[p]) checkExitCopiesRepeat(g, p, prog, sameDeltas);
     // the last tiles' copies per ring end (lastPostsByRingEnd): copy x is
     // copy x - Pg one ring period on, the copy of tile t the one of tile t -
     // Pt one tile period on (the shifts map them so), with the grid's deltas
@@ -9361,26 +9464,31 @@ bool tmemDependsOnTile(const ir::Schedule& s, const TileLoops& tl) {
   return std::any_of(s.bodies.begin(), s.bodies.end(), [&](const ir::RoleBody& r) { return walk(r.body, false); });
 }
 
-// Every sub-expression of the statements of a tile loop's body before its
-// K loop (its part before the K loop, as the schedule writes it).
-std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl, int role) {
-  std::set<const ir::Expr*> out;
+// Every sub-expression of the statements of `block` (copies share the
+// schedule's expressions) into out.
+void collectSubExprs(ir::Block block, std::set<const ir::Expr*>& out) {
   std::function<void(const ir::Expr&)> all = [&](const ir::Expr& e) {
     out.insert(&e);
     for (const ir::ExprPtr& a : e.args)
       if (a) all(*a);
   };
+  mapExprs(block, [&](const ir::ExprPtr& e) {
+    if (e) all(*e);
+    return e;
+  });
+}
+
+// Every sub-expression of the statements of a tile loop's body before its
+// K loop (its part before the K loop, as the schedule writes it).
+std::set<const ir::Expr*> preLoopExprs(const ir::Schedule& s, const TileLoops& tl, int role) {
+  std::set<const ir::Expr*> out;
   std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
     for (const ir::Stmt& st : b) {
       if (st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var)) {
         auto k = std::find_if(st.body.begin(), st.body.end(), [&](const ir::Stmt& x) {
           return x.kind == ir::Stmt::Kind::For && tl.k_vars.count(x.loop_var);
         });
-        ir::Block pre(st.body.begin(), k);  // (copies share the schedule's expressions)
-        mapExprs(pre, [&](const ir::ExprPtr& e) {
-          if (e) all(*e);
-          return e;
-        });
+        collectSubExprs(ir::Block(st.body.begin(), k), out);
       }
       walk(st.body);
       walk(st.orelse);
@@ -10702,7 +10810,7 @@ void lastPostsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding,
           checkBudget(budget, "building the last tiles' parts after the K loop per ring end");
           bool reused = false;
           at = kept.get(read, g.last_m, &reused, [&](TileCountReadsAlike* alike) {
-            return buildGrid(s, binding, target, tl, g.Wt, L, read, nullptr, 0, 0, 0, nullptr, false, alike);
+            return buildGrid(s, binding, target, tl, g.Wt, L, read, nullptr, 0, 0, 0, nullptr, false, -1, nullptr, alike);
           });
           if (!reused) chargeBuild(budget, at);  // (a grid per ring end: charged as built)
         }
@@ -11241,7 +11349,7 @@ System ringStartGrid(const PGrid& g, const ir::Schedule& s, const Binding& bindi
                      std::vector<TileShape>& shapes, KeptLastGrids* kept = nullptr) {
   std::vector<TileCountUse> copy_uses;
   auto build = [&](TileCountReadsAlike* alike) {
-    return buildGrid(s, binding, target, tl, g.Wt, g.Wg, read, &copy_uses, 1, x, 0, nullptr, false, alike);
+    return buildGrid(s, binding, target, tl, g.Wt, g.Wg, read, &copy_uses, 1, x, 0, nullptr, false, -1, nullptr, alike);
   };
   bool reused = false;  // (a last tiles' grid that an earlier depth's build gave: KeptLastGrids)
   System at = kept ? kept->get(read, g.last_m, &reused, build) : build(nullptr);
@@ -12688,12 +12796,251 @@ void refuseLastPartsThatMove(const PGrid& g) {
     if (!g.last_moving[p].empty() && (p >= g.post_last_x.size() || !g.post_last_x[p])) throw Fail(g.last_moving[p]);
 }
 
-std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& tl,
+// The expressions only statements after a tile loop read (in its block, or
+// after a statement that holds one): the exit paths'. An expression also
+// read elsewhere (one Python variable read before and after the tile loop
+// is one node) is left out: the builder evaluates it there too.
+std::set<const ir::Expr*> postTileLoopExprs(const ir::Schedule& s, const TileLoops& tl) {
+  std::set<const ir::Expr*> after, elsewhere;
+  std::function<bool(const ir::Stmt&)> holdsTileLoop = [&](const ir::Stmt& st) {
+    if (st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var)) return true;
+    return std::any_of(st.body.begin(), st.body.end(), holdsTileLoop) ||
+           std::any_of(st.orelse.begin(), st.orelse.end(), holdsTileLoop);
+  };
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+    bool past = false;
+    for (const ir::Stmt& st : b) {
+      const bool tile_loop = st.kind == ir::Stmt::Kind::For && tl.tile_vars.count(st.loop_var);
+      if (past || tile_loop || !holdsTileLoop(st)) {
+        collectSubExprs(ir::Block{st}, past ? after : elsewhere);
+      } else {
+        ir::Stmt own = st;  // (its condition or bounds, not its blocks)
+        own.body.clear();
+        own.orelse.clear();
+        collectSubExprs(ir::Block{own}, elsewhere);
+        walk(st.body);
+        walk(st.orelse);
+      }
+      past |= tile_loop || holdsTileLoop(st);
+    }
+  };
+  for (const ir::RoleBody& body : s.bodies) walk(body.body);
+  for (const ir::Expr* e : elsewhere) after.erase(e);
+  return after;
+}
+
+// The processes whose exit path reads the tile count E_A (the grid's
+// replace_uses: buildGrid takes those after the tile loop only) or, with
+// exit_by_x, the ring end (every process with an exit path then gets a
+// copy per ring end), and their exit paths as built, before the alignments
+// (exitsByTileCount).
+void markExitReads(PGrid& g, const ir::Schedule& s, const TileLoops& tl) {
+  const size_t P = g.grid.procs.size();
+  g.exit_by_a.assign(P, 0);
+  g.exit_raw.assign(P, {});
+  for (const System::ReplacedUse& u : g.grid.replace_uses) g.exit_by_a.at(static_cast<size_t>(u.process)) = 1;
+  if (!g.exit_end_uses.empty()) {
+    const std::set<const ir::Expr*> after = postTileLoopExprs(s, tl);
+    for (const TileCountUse& u : g.exit_end_uses)
+      if (!after.count(u.expr))
+        throw Fail(fmt::format("{} reads {} * {} outside the part after the tile loop (not covered by the "
+                               "persistent-kernel proof yet)",
+                               ir::exprToString(*u.expr, s), ir::exprToString(*tl.tiles, s),
+                               ir::exprToString(*tl.inner, s)));
+    if (!g.grid.replace_uses.empty())
+      throw Fail(fmt::format("the exit path reads both {} and the ring end {} * {} (not covered by the "
+                             "persistent-kernel proof yet)",
+                             ir::exprToString(*tl.tiles, s), ir::exprToString(*tl.tiles, s),
+                             ir::exprToString(*tl.inner, s)));
+    g.exit_by_x = true;
+    for (size_t p = 0; p < P; ++p)
+      g.exit_by_a[p] = g.shape[p].kind != TileShape::Static && g.shape[p].end > g.shape[p].tile_start[g.Wt];
+  }
+  for (size_t p = 0; p < P; ++p) {
+    if (!g.exit_by_a[p]) continue;
+    const TileShape& sh = g.shape[p];
+    if (sh.kind == TileShape::Static) throw Fail("internal: an exit path of a process without the tile loop");
+    const auto& prog = g.grid.procs[p].program;
+    g.exit_raw[p].assign(prog.begin() + sh.tile_start[g.Wt], prog.begin() + sh.end);
+  }
+}
+
+// The exit path of `proc` in a grid of another tile count: the longest
+// suffix of its program whose operations are statements of the grid's exit
+// path (`exit_stmts`) outside the tile loop (a statement after the tile
+// loop is no statement of the prefix or of a tile).
+std::vector<Instr> exitPathOf(const Process& proc, const TileLoops& tl, const std::set<const ir::Stmt*>& exit_stmts) {
+  const auto& prog = proc.program;
+  size_t a = prog.size();
+  auto inTile = [&](const Instr& in) {
+    return std::any_of(in.loops.begin(), in.loops.end(), [&](const auto& lv) { return tl.tile_vars.count(lv.first) > 0; });
+  };
+  while (a > 0 && exit_stmts.count(prog[a - 1].stmt) && !inTile(prog[a - 1])) --a;
+  return {prog.begin() + static_cast<long>(a), prog.end()};
+}
+
+// Every read of E_A after the tile loop moves by the same amount every tile
+// period Pt from the tile shift's start tw on (proved, or by its syntax):
+// the exit path after A + Pt tiles is then the one after A shifted by the
+// tile period's deltas wherever the window shows it once (layOutPersistent
+// checks copy a against copy a - Pt), for every A >= tw.
+// Likewise every read of the ring end E_A * E_B, read as X, moves by the
+// same amount every ring period Pg from the ring shift's start w0g on.
+void proveExitReadsMoveWithTiles(const PGrid& g, const ir::Schedule& s, const TileLoops& tl, const Limits& limits) {
+  FactProver prover(s, limits, {});
+  for (const System::ReplacedUse& u : g.grid.replace_uses) {
+    const BvVerdict r = movesWithPeriod(prover, boundUse(u), *tl.tiles, g.Pt, g.tw);
+    if (r != BvVerdict::Holds)
+      throw Fail(fmt::format("{} after the tile loop does not move by the same amount every {} tiles ({})",
+                             ir::exprToString(*u.expr, s), g.Pt, bvVerdictName(r)));
+  }
+  using K = ir::ExprKind;
+  const ir::ExprPtr X = symbolNode(K::LoopVar, kFreshSymbol + 20);
+  for (const TileCountUse& u : g.exit_end_uses) {
+    ir::ExprPtr e(std::shared_ptr<const ir::Expr>{}, u.expr);  // non-owning: the schedule owns it
+    for (const auto& [var, value] : u.loop_vars) e = substitute(e, *symbolNode(K::LoopVar, var), ir::makeConst(value));
+    e = atInstanceOf(e, u.instance);
+    for (const auto& prod : {ir::makeExpr(K::Mul, {tl.tiles, tl.inner}), ir::makeExpr(K::Mul, {tl.inner, tl.tiles})})
+      e = substitute(e, *prod, X);
+    const BvVerdict r = containsExpr(*e, *tl.tiles) || containsExpr(*e, *tl.inner)
+                            ? BvVerdict::Unknown
+                            : movesWithPeriod(prover, e, *X, g.Pg, g.w0g);
+    if (r != BvVerdict::Holds)
+      throw Fail(fmt::format("{} after the tile loop does not move by the same amount every {} ring indices ({})",
+                             ir::exprToString(*u.expr, s), g.Pg, bvVerdictName(r)));
+  }
+}
+
+// A copy of an exit path that no shift maps (entered with a run's own tile
+// count or ring end): `ref` (the grid's) with operations whose slot and
+// phase the text evaluates left out (a wait for `iter=-1` builds none) and
+// others' slots and phases evaluated otherwise; nothing else, so that what
+// is asked of the grid's exit path covers it.
+bool fitsExitPath(const std::vector<Instr>& text, const std::vector<Instr>& ref) {
+  size_t i = 0;
+  for (size_t j = 0; j < ref.size(); ++j) {
+    const int a = static_cast<int>(i), b = static_cast<int>(j);
+    if (i < text.size() &&
+        trip::compareEvaluatedAtRingEnd(text, a, a + 1, ref, b, b + 1, sameInstr) != trip::PartDiff::More) {
+      ++i;
+      continue;
+    }
+    if (!trip::evaluatesSlotAndPhase(ref[j])) return false;
+  }
+  return i == text.size();
+}
+
+// A copy of an exit path against the grid's: one a shift maps (`mapped`)
+// differs in the slots and phases its operations evaluate at most; else
+// fitsExitPath. The MMA groups it commits are the grid's in number.
+bool exitCopyFits(const std::vector<Instr>& text, const std::vector<Instr>& ref, bool mapped) {
+  const int n = static_cast<int>(text.size()), m = static_cast<int>(ref.size());
+  if (commitsIn(text, 0, n) != commitsIn(ref, 0, m)) return false;
+  return mapped ? trip::compareEvaluatedAtRingEnd(text, 0, n, ref, 0, m, sameInstr) != trip::PartDiff::More
+                : fitsExitPath(text, ref);
+}
+
+// The exit path per ring end (TileLoops::exit_ring_end): a run whose last
+// tile ends at ring position x runs the exit path the schedule evaluates
+// with E_A * E_B = x, which the grid whose exit reads x gives (the grid's
+// own for x = Wg). Each copy at x >= w0g (a ring shift's image or source)
+// must be the grid's besides the slots and phases its operations evaluate
+// (the layout checks copy x against copy x - Pg with the ring period's
+// deltas); one at a smaller ring end, fitsExitPath. A process without the K
+// loop knows no ring end: its copies must all be one text.
+void exitsByRingEnd(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                    ProofBudget& budget, const std::vector<std::set<const ir::Stmt*>>& stmts) {
+  const size_t P = g.grid.procs.size();
+  g.exit_x_text.assign(P, std::vector<std::vector<Instr>>(static_cast<size_t>(g.Wg) + 1));
+  for (int64_t x = 0; x <= g.Wg; ++x) {
+    checkBudget(budget, "building the exit paths per ring end");
+    std::optional<System> sys;
+    if (x < g.Wg) {
+      sys = buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, nullptr, 1, 0, 0, nullptr, false, x);
+      chargeBuild(budget, *sys);
+    }
+    for (size_t p = 0; p < P; ++p) {
+      if (!g.exit_by_a[p]) continue;
+      const std::vector<Instr>& ref = g.exit_raw[p];
+      std::vector<Instr> text = sys ? exitPathOf(sys->procs[p], tl, stmts[p]) : ref;
+      const bool full = g.shape[p].kind == TileShape::Full;
+      if (!exitCopyFits(text, ref, x >= g.w0g) ||
+          (!full && !std::equal(text.begin(), text.end(), ref.begin(), ref.end(), sameInstr)))
+        throw Fail(fmt::format("the exit path of {} at ring end {} differs from the one at {} besides its "
+                               "operations' slots and phases (not covered by the persistent-kernel proof yet)",
+                               g.grid.procs[p].name, x, g.Wg));
+      g.exit_x_text[p][static_cast<size_t>(x)] = std::move(text);
+    }
+  }
+}
+
+// The exit path per tile count (docs/z3.md "A part after the tile loop that
+// reads the tile count"): a run of a tiles runs the exit path the schedule
+// evaluates with E_A = a, which the grid of a tiles gives (the grid's own
+// for a = Wt). Each copy after a >= tw tiles (a tile shift's image or
+// source) must be the grid's besides the mbarrier slots and phases its
+// operations evaluate (iter=): those move with the tiles (the layout checks
+// copy a against copy a - Pt with the tile period's deltas; the reads move
+// alike beyond the window, proveExitReadsMoveWithTiles). A copy after fewer
+// tiles is entered only before any tile shift, with the tile count a run's
+// own: its text is the grid of a tiles' as built (a wait on `iter=-1`
+// builds nothing). Every copy commits as many MMA groups (the counts before
+// the done pcs are path-independent).
+void exitsByTileCount(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                      ProofBudget& budget, const Limits& limits) {
+  const size_t P = g.grid.procs.size();
+  if (std::none_of(g.exit_by_a.begin(), g.exit_by_a.end(), [](char c) { return c; })) return;
+  if (g.kinds > 1 || std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }) ||
+      (g.exit_by_x && (g.fixed_tiles >= 0 || g.own_lengths || g.tile_multiple != 1)))
+    throw Fail(fmt::format("the exit path reads {} in a tile loop with two kinds of tile, a step or tiles of "
+                           "their own (not covered by the persistent-kernel proof yet)",
+                           ir::exprToString(*tl.tiles, s)));
+  proveExitReadsMoveWithTiles(g, s, tl, limits);
+  std::vector<std::set<const ir::Stmt*>> stmts(P);
+  for (size_t p = 0; p < P; ++p) {
+    if (!g.exit_by_a[p]) continue;
+    const TileShape& sh = g.shape[p];
+    const auto& prog = g.grid.procs[p].program;
+    // (the alignments through the ring position are the grid's alone)
+    if (!std::equal(g.exit_raw[p].begin(), g.exit_raw[p].end(), prog.begin() + sh.tile_start[g.Wt],
+                    prog.begin() + sh.end, sameInstr) ||
+        static_cast<int>(g.exit_raw[p].size()) != sh.end - sh.tile_start[g.Wt])
+      throw Fail(fmt::format("the exit path of {} reads {} and is changed by the alignments to the ring (not covered "
+                             "by the persistent-kernel proof yet)",
+                             g.grid.procs[p].name, ir::exprToString(*tl.tiles, s)));
+    for (const Instr& in : g.exit_raw[p]) stmts[p].insert(in.stmt);
+  }
+  if (g.exit_by_x) return exitsByRingEnd(g, s, binding, target, tl, budget, stmts);
+  g.exit_text.assign(P, std::vector<std::vector<Instr>>(static_cast<size_t>(g.Wt) + 1));
+  for (int64_t a = 0; a <= g.Wt; ++a) {
+    checkBudget(budget, "building the exit paths per tile count");
+    std::optional<System> sys;
+    if (a < g.Wt) {
+      sys = buildGrid(s, binding, target, tl, a, g.Wg, g.not_last, nullptr, 1);
+      chargeBuild(budget, *sys);
+    }
+    for (size_t p = 0; p < P; ++p) {
+      if (!g.exit_by_a[p]) continue;
+      const std::vector<Instr>& ref = g.exit_raw[p];
+      std::vector<Instr> text = sys ? exitPathOf(sys->procs[p], tl, stmts[p]) : ref;
+      if (!exitCopyFits(text, ref, a >= g.tw))
+        throw Fail(fmt::format("the exit path of {} after {} tiles differs from the one after {} besides its "
+                               "operations' slots and phases (not covered by the persistent-kernel proof yet)",
+                               g.grid.procs[p].name, a, g.Wt));
+      g.exit_text[p][static_cast<size_t>(a)] = std::move(text);
+    }
+  }
+}
+
+std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Binding& binding, const TileLoops& loops,
                               int64_t Wt, int64_t Wg, const TripProofOptions& opts,
                               ProofBudget& budget, uint64_t& states,
                               const std::function<bool(int64_t)>& inner_at_most,
                               const std::function<bool(int64_t)>& inner_at_least,
                               const std::function<bool(int64_t)>& inner_multiple_of, int64_t& tile_count_far) {
+  // (the ring end after the tile loop: the grid's tiles end at Wg, exitsByRingEnd)
+  TileLoops tl = loops;
+  tl.exit_ring_end = Wg;
   PGrid g;
   g.Wt = Wt;
   g.Wg = Wg;
@@ -12707,7 +13054,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   // kind 0: the merged loop's guard true (MergedLoops); without one, `kind` is read by nothing
   // the expressions of K iterations that read E_B besides t * E_B (tailIterations)
   std::set<const ir::Expr*> reads_end_in_k;
-  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &uses, 1, 0, 0, &reads_end_in_k);
+  g.grid = buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &uses, 1, 0, 0, &reads_end_in_k, false, -1,
+                     &g.exit_end_uses);
   // (before the periods: a read of the tile count it refuses costs no
   // window search; a grid too small in the ring dimension, as FA4's, would
   // retry with larger windows up to the largest first)
@@ -12719,12 +13067,15 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     g.not_last.far = g.last_m + 1;
     uses.clear();
     reads_end_in_k.clear();
-    g.grid = buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &uses, 1, 0, 0, &reads_end_in_k);
+    g.exit_end_uses.clear();
+    g.grid = buildGrid(s, binding, target, tl, Wt, Wg, g.not_last, &uses, 1, 0, 0, &reads_end_in_k, false, -1,
+                     &g.exit_end_uses);
     g.last_m = std::max(g.last_m, tileCountDepth(s, tl, uses, solverLimits(opts, budget)));
   }
   tile_count_far = g.not_last.far;
   g.uses = uses;
   for (const Process& p : g.grid.procs) g.shape.push_back(tileShapeOf(p, tl, Wt, Wg));
+  markExitReads(g, s, tl);
   // every K iteration its tile's last (the grid before the alignments below)
   // (the grid as built, and the grids with every K iteration d = 1.. from its end)
   std::optional<std::pair<System, std::vector<System>>> tails;
@@ -12799,7 +13150,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
         read.parity = i;
         bool reused = false;
         g.last.push_back(kept[i].get(read, g.last_m, &reused, [&](TileCountReadsAlike* alike) {
-          return buildGrid(s, binding, target, tl, Wt, Wg, read, nullptr, 0, 0, 0, nullptr, false, alike);
+          return buildGrid(s, binding, target, tl, Wt, Wg, read, nullptr, 0, 0, 0, nullptr, false, -1, nullptr, alike);
         }));
         g.last_shape.emplace_back();
         for (const Process& p : g.last.back().procs) g.last_shape.back().push_back(tileShapeOf(p, tl, Wt, Wg));
@@ -12990,6 +13341,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   g.ordinal_commits = opts.ordinal_commits_from_work == 0 ||
                       (budget.work() > 0 && budget.work() >= opts.ordinal_commits_from_work);
   g.ordinal_commits_from = opts.ordinal_commits_from_work;
+  exitsByTileCount(g, s, binding, target, tl, budget, solverLimits(opts, budget));
   layOutPersistent(g);
   if (std::getenv("CAKE_PERSIST_STATS"))
     fmt::print(stderr, "persist-stats: window {}x{}: ring period {} warm-up {}{}, tile period {} warm-up {}{}\n", Wt,
