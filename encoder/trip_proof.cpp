@@ -4724,6 +4724,69 @@ std::optional<LoopsFromZero> loopsFromZero(const ir::Schedule& s) {
   return out;
 }
 
+// ---------------------------------------------------------------- a loop from the block index, counted in trips
+// (docs/z3.md "A tile loop from the block index by a constant step, counted
+// in trips", helper tlx46, session 46)
+
+ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by);
+
+// A start that is the same value at every entry of its loop and reads the
+// block's place in the grid: lm.block_idx / lm.grid_dim and constants only.
+bool blockStart(const ir::Expr& lo) {
+  using K = ir::ExprKind;
+  return ir::exprUses(lo, {K::BlockIdx, K::GridDim}) && !ir::exprUses(lo, {K::Param, K::LoopVar, K::Instance});
+}
+
+bool countBlockLoops(ir::Block& b, const ir::Schedule& orig, std::vector<std::string>& texts) {
+  using K = ir::ExprKind;
+  for (ir::Stmt& st : b) {
+    if (!countBlockLoops(st.body, orig, texts) || !countBlockLoops(st.orelse, orig, texts)) return false;
+    if (st.kind != ir::Stmt::Kind::For || !st.lo || !st.hi || !blockStart(*st.lo)) continue;
+    const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    if (!step || *step < 1 || !st.orelse.empty()) return false;
+    const std::string was = fmt::format("lm.range({}, {}, {})", ir::exprToString(*st.lo, orig),
+                                        ir::exprToString(*st.hi, orig), *step);
+    const ir::ExprPtr trip = symbolNode(K::LoopVar, st.loop_var);
+    const ir::ExprPtr value =
+        ir::makeExpr(K::Add, {st.lo, *step == 1 ? trip : ir::makeExpr(K::Mul, {ir::makeConst(*step), trip})});
+    mapExprs(st.body, [&](const ir::ExprPtr& e) { return substLoopVar(e, st.loop_var, value); });
+    const ir::ExprPtr span = ir::makeExpr(K::Max, {ir::makeExpr(K::Sub, {st.hi, st.lo}), ir::makeConst(0)});
+    st.hi = ir::makeExpr(K::CDiv, {span, ir::makeConst(*step)});
+    st.lo = ir::makeConst(0);
+    st.step = ir::makeConst(1);
+    texts.push_back(fmt::format("{} as lm.range(0, {})", was, ir::exprToString(*st.hi, orig)));
+  }
+  return true;
+}
+
+// The schedule with every loop `for v in lm.range(lo, hi, c)` whose start
+// reads the block index or grid size and nothing that changes in the CTA
+// (blockStart; c a positive constant, no else) counted in trips: `for n in
+// lm.range(0, lm.cdiv(max(hi - lo, 0), c))` with every read of v in its
+// body read as `lo + c * n` (a persistent kernel's `tile_id = pid; tile_id
+// += NUM_SMS` with NUM_SMS a constant). Python's range(lo, hi, c) runs v =
+// lo + c * n for n = 0, 1, ... while lo + c * n < hi, that is for n below
+// cdiv(max(hi - lo, 0), c), in that order; lo has one value in the CTA.
+// So every expression of the body has at trip n the value it had at v = lo
+// + c * n, and the builder emits the same operations in the same order with
+// the same fields; only the loop values instructions carry are n for v, a
+// bijection (as for loopsFromZero). The new bound reads lo's symbols
+// besides hi's: the block index and grid size, no parameter, so the
+// parameters a bound reads (the builder's empty-loop decision) are hi's.
+// nullopt where no loop is such or one cannot be rewritten.
+std::optional<LoopsFromZero> blockLoopsInTrips(const ir::Schedule& s) {
+  LoopsFromZero out;
+  out.s = std::make_shared<ir::Schedule>(s);
+  std::vector<std::string> texts;
+  for (ir::RoleBody& body : out.s->bodies)
+    if (!countBlockLoops(body.body, s, texts)) return std::nullopt;
+  if (texts.empty() || !trip::sameDerivedTx(s, *out.s)) return std::nullopt;
+  std::sort(texts.begin(), texts.end());
+  texts.erase(std::unique(texts.begin(), texts.end()), texts.end());
+  out.text = fmt::format("{} (a loop from the block index counted in trips)", fmt::join(texts, ", "));
+  return out;
+}
+
 // ---------------------------------------------------------------- a loop over rounds, read as a strided loop
 // (docs/z3.md "A loop over rounds read as a strided loop", lead, session 45)
 
@@ -4773,6 +4836,9 @@ bool readRoundsAsStrided(ir::Block& b, const ir::Schedule& s, std::vector<std::s
     const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
     const std::optional<RoundsBound> rb = roundsBound(st.hi);
     if (!rb || lo != 0 || step != 1 || !st.orelse.empty()) continue;
+    // (a start of the block's place alone: blockLoopsInTrips's own form,
+    // which this would write back)
+    if (blockStart(*rb->start)) continue;
     // the start reads no parameter the end does not: the new bound reads
     // the old one's parameters (the builder reads them for an empty loop)
     std::set<int> end_params = paramsOf(*rb->end);
@@ -15033,6 +15099,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     if (std::optional<KSplit> ks = kSplitShape(s)) return proveKSplitTiles(f, s, *ks, target, checked, opts, budget, states);
     if (std::optional<LoopsFromZero> z = loopsFromZero(s))
       return proveCopy(f, z->s, z->text, target, checked, opts, budget, states, bindings, dead);
+    if (std::optional<LoopsFromZero> n = blockLoopsInTrips(s))
+      return proveCopy(f, n->s, n->text, target, checked, opts, budget, states, bindings, dead);
     if (std::optional<RoundsAsStrided> rounds = roundsAsStrided(s))
       return proveCopy(f, rounds->s, rounds->text, target, checked, opts, budget, states, bindings, dead);
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
