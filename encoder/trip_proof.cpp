@@ -14614,6 +14614,158 @@ std::string proveNestTiles(const Fail& first, const ir::Schedule& s, const NestT
   }
 }
 
+// ---------------------------------------------------------------- tiles a guard skips in every role
+// (docs/z3.md "Tiles a guard skips in every role, each tile its own K
+// count", helper tlx46, session 46)
+
+// A persistent split-K kernel walks tiles whose K range may be empty and
+// skips those in every role (TLX's `if k_tile_end > k_tile_start:`, PR
+// #1141): every symbolic loop is a tile loop `for n in lm.range(0, E_A)`
+// (a statement of its role body, one E_A) whose body is one `if G:` (no
+// else, one G in every role), and the K loops under it that read n are
+// bounded by one F with G implying F >= 1. The copy: each tile loop's body
+// is the guard's, every such K bound a fresh parameter B >= 1.
+struct SkippedTiles {
+  std::shared_ptr<ir::Schedule> s;
+  int length = -1;  // B's parameter index
+  std::string text;
+};
+
+// The builder evaluates an op's coordinates only for a global tensor the
+// CTA both reads and writes (System's addGlobal): elsewhere they are data.
+bool coordsEvaluated(const ir::Op& o, const std::set<int>& rw) {
+  for (const ir::BufferRef* r : {&o.dst, &o.src, &o.src2})
+    if (r->kind == ir::BufferRef::Kind::Param && rw.count(r->index)) return true;
+  return false;
+}
+
+// Does an expression of b that the builder evaluates read loop variable v?
+bool evaluatesLoopVar(const ir::Block& b, int v, const std::set<int>& rw) {
+  return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
+    ir::Block one{st};
+    one.front().body.clear();
+    one.front().orelse.clear();
+    if (st.kind == ir::Stmt::Kind::Op && !coordsEvaluated(st.op, rw)) one.front().op.coords.clear();
+    return readsLoopVar(one, v) || evaluatesLoopVar(st.body, v, rw) || evaluatesLoopVar(st.orelse, v, rw);
+  });
+}
+
+// G => F >= 1 for every value: G is `a > b` (`b < a`) or `a >= b` (`b <=
+// a`) and F - (a - b) a constant d with d >= 0, or d >= 1 for `>=`.
+bool guardKeepsTripPositive(const ir::Expr& g, const ir::Expr& f) {
+  using K = ir::ExprKind;
+  if (g.args.size() != 2 || !g.args[0] || !g.args[1]) return false;
+  const bool strict = g.kind == K::Gt || g.kind == K::Lt;
+  if (!strict && g.kind != K::Ge && g.kind != K::Le) return false;
+  const bool left_big = g.kind == K::Gt || g.kind == K::Ge;
+  const ir::ExprPtr diff = ir::makeExpr(K::Sub, {g.args[left_big ? 0 : 1], g.args[left_big ? 1 : 0]});
+  const std::optional<int64_t> d = ir::constantDifference(f, *diff);
+  return d && *d >= (strict ? 0 : 1);
+}
+
+bool sameValue(const ir::Expr& a, const ir::Expr& b) { return ir::sameExpr(a, b) || ir::equalForAllValues(a, b); }
+
+// Every loop under a tile's guard whose bound reads the tile variable n
+// gets B for its bound (its F, with n read as n0, is the first met, every
+// other the same).
+bool ownTripBounds(ir::Block& b, int n, int n0, ir::ExprPtr& F, const ir::ExprPtr& B) {
+  for (ir::Stmt& st : b) {
+    if (!ownTripBounds(st.body, n, n0, F, B) || !ownTripBounds(st.orelse, n, n0, F, B)) return false;
+    if (st.kind != ir::Stmt::Kind::For || !st.hi || !ir::dependsOnLoopVar(*st.hi, n)) continue;
+    const ir::ExprPtr f = renameLoopVar(st.hi, n, n0);
+    if (!F) F = f;
+    if (!sameValue(*F, *f)) return false;
+    st.hi = B;
+  }
+  return true;
+}
+
+std::optional<SkippedTiles> skippedTiles(const ir::Schedule& s) {
+  using K = ir::ExprKind;
+  auto out = std::make_shared<ir::Schedule>(s);
+  const int length = static_cast<int>(out->params.size());
+  const ir::ExprPtr B = symbolNode(K::Param, length);
+  const std::set<int> rw = readAndWrittenTensors(s);
+  ir::ExprPtr tiles, guard, F;  // (G and F read the first tile loop's variable n0)
+  int n0 = -1;
+  for (ir::RoleBody& body : out->bodies) {
+    for (ir::Stmt& st : body.body) {
+      if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) {
+        // no symbolic loop outside the tile loops
+        std::vector<const ir::Stmt*> loops;
+        collectLoops(ir::Block{st}, loops);
+        if (std::any_of(loops.begin(), loops.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+          return std::nullopt;
+        continue;
+      }
+      if (ir::constValue(st.lo) != 0 || (st.step && ir::constValue(st.step) != 1) || !st.orelse.empty() ||
+          st.body.size() != 1 || st.body[0].kind != ir::Stmt::Kind::If || !st.body[0].orelse.empty())
+        return std::nullopt;
+      if (n0 < 0) n0 = st.loop_var;
+      const ir::ExprPtr g = st.body[0].cond ? renameLoopVar(st.body[0].cond, st.loop_var, n0) : nullptr;
+      if (!g || ir::exprUses(*g, {K::Instance}) || (tiles && !ir::sameExpr(*tiles, *st.hi)) ||
+          (guard && !sameValue(*guard, *g)))
+        return std::nullopt;
+      tiles = st.hi;
+      guard = g;
+      ir::Block inner = std::move(st.body[0].body);
+      if (!ownTripBounds(inner, st.loop_var, n0, F, B) || evaluatesLoopVar(inner, st.loop_var, rw)) return std::nullopt;
+      st.body = std::move(inner);
+    }
+  }
+  if (!tiles || !F || !guardKeepsTripPositive(*guard, *F)) return std::nullopt;
+  out->params.push_back({"B", ir::ParamType::I32, s.range});
+  out->assumes.push_back({ir::makeExpr(K::Ge, {B, ir::makeConst(1)}), s.range});
+  if (!trip::sameDerivedTx(s, *out)) return std::nullopt;
+  return SkippedTiles{out, length,
+                      fmt::format("the tiles where {} is false skipped in every role, each other tile its own K trip "
+                                  "count B >= 1 for {}",
+                                  ir::exprToString(*guard, s), ir::exprToString(*F, s))};
+}
+
+// The copy (skippedTiles) proved by the persistent argument with every
+// tile its own length (TileLoops::own_lengths), for every tile count: a run
+// of the schedule at a binding is the copy's run with A = the number of
+// tiles whose guard holds and B_j = F at the j-th of them. In every role
+// and instance the same tiles are skipped (one E_A, one G that reads no
+// lm.instance()), a skipped tile runs nothing (its body is the guard, with
+// no else), and a kept one runs the guard's block with F >= 1 K
+// iterations, whose evaluated expressions read the tile variable nowhere
+// but in F (coordinates of a tensor the CTA does not both read and write
+// are not evaluated), so its operations are the copy's tile j with B = F,
+// the loop values instructions carry apart (an injective map, n to j).
+// `first`: why the schedule as written was not proved. What the copy's
+// proof throws is a plain Fail (a violation met there may need lengths no
+// binding gives; the bounded check decides).
+std::string proveSkippedTiles(const Fail& first, const ir::Schedule& s, const SkippedTiles& sk, ir::Target target,
+                              const std::vector<Binding>& checked, const TripProofOptions& opts, ProofBudget& budget,
+                              uint64_t& states) {
+  try {
+    // (the CTAs of a modelled cluster may skip different tiles at one tile index)
+    if (s.cluster_ops && s.clusterSize() > 1)
+      throw Fail("a modelled cluster: its CTAs may skip different tiles (not covered)");
+    std::shared_ptr<ir::Schedule> copy = sk.s;
+    std::string peeled;
+    std::optional<TileLoops> tiles = findTileLoops(*copy);
+    if (!tiles)
+      if (std::shared_ptr<ir::Schedule> un = unpeelFirstIterations(*copy, solverLimits(opts, budget), &peeled)) {
+        copy = un;
+        tiles = findTileLoops(*copy);
+      }
+    if (!tiles) throw Fail("not a tile loop around one K loop");
+    tiles->own_lengths = true;
+    std::vector<Binding> bindings = checked;
+    for (Binding& b : bindings) b.params[sk.length] = 1;
+    std::string engine = provePersistent(*copy, target, bindings, *tiles, opts, budget, states);
+    if (!peeled.empty()) engine = fmt::format("a K loop's first iteration peeled ({}) as the loop's own: {}", peeled, engine);
+    return fmt::format("{}: {}", sk.text, engine);
+  } catch (const Fail& g) {
+    Fail both(fmt::format("{}; {}: {}", first.what(), sk.text, g.what()));
+    both.witnesses = first.witnesses;
+    throw both;
+  }
+}
+
 // ---------------------------------------------------------------- a tile's K range split between processes
 // (docs/z3.md "A tile's K range split between processes, read as two
 // tiles", helper ksplit2, session 35)
@@ -15116,6 +15268,7 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       if (const auto* many = dynamic_cast<const TooManyValues*>(&f))
         if (std::optional<FinerQuotient> dq = dividendReadBesides(s, many->param))
           return proveFinerQuotientCases(f, s, *dq, target, checked, opts, budget, states);
+      if (std::optional<SkippedTiles> sk = skippedTiles(s)) return proveSkippedTiles(f, s, *sk, target, checked, opts, budget, states);
       throw;
     }
     return proveCopy(f, blocks->s, blocks->text, target, checked, opts, budget, states, bindings, dead);
