@@ -42,6 +42,16 @@ const std::string kHead = R"(
     k_tiles = lm.cdiv(K, 64)
 )";
 
+// The MMA role's tile: one TMEM buffer taken, `count` K iterations over
+// the 1-slot ring, the buffer handed to the epilogue; each line indented by
+// `indent` spaces.
+std::string mmaTile(int indent, const std::string& count) {
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  return pad + "lm.wait(tmem_empty, stage=0)\n" + pad + "for kk in lm.range(0, " + count + "):\n" + pad +
+         "    lm.wait(full, stage=0)\n" + pad + "    lm.mma(acc, smem_a[0], smem_b[0], init=(kk == 0))\n" + pad +
+         "    lm.mma_commit(barrier=empty, stage=0)\n" + pad + "lm.mma_commit(barrier=tmem_full, stage=0)\n";
+}
+
 // A persistent GEMM whose CTA walks tiles from its block index by the
 // constant 4.
 const std::string kBlockStep =
@@ -61,13 +71,7 @@ def tiles_from_block_by_constant_step(lm, A: LM.tma2d, B: LM.tma2d, W: LM.gmem, 
     with mma:
         lm.arrive(empty, stage=0)
         for tile in lm.range(lm.block_idx(0), num_tiles, 4):
-            lm.wait(tmem_empty, stage=0)
-            for kk in lm.range(0, k_tiles):
-                lm.wait(full, stage=0)
-                lm.mma(acc, smem_a[0], smem_b[0], init=(kk == 0))
-                lm.mma_commit(barrier=empty, stage=0)
-            lm.mma_commit(barrier=tmem_full, stage=0)
-    with epi:
+)" + mmaTile(12, "k_tiles") + R"(    with epi:
         lm.arrive(tmem_empty, stage=0)
         for tile in lm.range(lm.block_idx(0), num_tiles, 4):
             lm.wait(tmem_full, stage=0)
@@ -100,13 +104,7 @@ def split_k_tiles_skipped_in_every_role(lm, A: LM.tma2d, B: LM.tma2d, W: LM.gmem
             k0 = split * kp
             k1 = min(k0 + kp, k_tiles)
             if k1 > k0:
-                lm.wait(tmem_empty, stage=0)
-                for kk in lm.range(0, k1 - k0):
-                    lm.wait(full, stage=0)
-                    lm.mma(acc, smem_a[0], smem_b[0], init=(kk == 0))
-                    lm.mma_commit(barrier=empty, stage=0)
-                lm.mma_commit(barrier=tmem_full, stage=0)
-    with epi:
+)" + mmaTile(16, "k1 - k0") + R"(    with epi:
         lm.arrive(tmem_empty, stage=0)
         for split in lm.range(0, S):
             k0 = split * kp
