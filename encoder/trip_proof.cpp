@@ -14639,14 +14639,22 @@ bool coordsEvaluated(const ir::Op& o, const std::set<int>& rw) {
   return false;
 }
 
-// Does an expression of b that the builder evaluates read loop variable v?
-bool evaluatesLoopVar(const ir::Block& b, int v, const std::set<int>& rw) {
+// Does an expression of b that the builder evaluates read loop variable v
+// or hold `tiles` (a read of the tile count, which the persistent proof
+// takes as the count of the tiles it explores)?
+bool evaluatesTileIndexOrCount(const ir::Block& b, int v, const ir::Expr& tiles, const std::set<int>& rw) {
   return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
     ir::Block one{st};
     one.front().body.clear();
     one.front().orelse.clear();
     if (st.kind == ir::Stmt::Kind::Op && !coordsEvaluated(st.op, rw)) one.front().op.coords.clear();
-    return readsLoopVar(one, v) || evaluatesLoopVar(st.body, v, rw) || evaluatesLoopVar(st.orelse, v, rw);
+    bool reads = false;
+    mapExprs(one, [&](const ir::ExprPtr& e) {
+      if (e && (ir::dependsOnLoopVar(*e, v) || containsExpr(*e, tiles))) reads = true;
+      return e;
+    });
+    return reads || evaluatesTileIndexOrCount(st.body, v, tiles, rw) ||
+           evaluatesTileIndexOrCount(st.orelse, v, tiles, rw);
   });
 }
 
@@ -14709,7 +14717,8 @@ std::optional<SkippedTiles> skippedTiles(const ir::Schedule& s) {
       tiles = st.hi;
       guard = g;
       ir::Block inner = std::move(st.body[0].body);
-      if (!ownTripBounds(inner, st.loop_var, n0, F, B) || evaluatesLoopVar(inner, st.loop_var, rw)) return std::nullopt;
+      if (!ownTripBounds(inner, st.loop_var, n0, F, B) || evaluatesTileIndexOrCount(inner, st.loop_var, *tiles, rw))
+        return std::nullopt;
       st.body = std::move(inner);
     }
   }
