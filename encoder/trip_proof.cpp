@@ -4724,6 +4724,69 @@ std::optional<LoopsFromZero> loopsFromZero(const ir::Schedule& s) {
   return out;
 }
 
+// ---------------------------------------------------------------- a loop from the block index, counted in trips
+// (docs/z3.md "A tile loop from the block index by a constant step, counted
+// in trips", helper tlx46, session 46)
+
+ir::ExprPtr substLoopVar(const ir::ExprPtr& e, int var, const ir::ExprPtr& by);
+
+// A start that is the same value at every entry of its loop and reads the
+// block's place in the grid: lm.block_idx / lm.grid_dim and constants only.
+bool blockStart(const ir::Expr& lo) {
+  using K = ir::ExprKind;
+  return ir::exprUses(lo, {K::BlockIdx, K::GridDim}) && !ir::exprUses(lo, {K::Param, K::LoopVar, K::Instance});
+}
+
+bool countBlockLoops(ir::Block& b, const ir::Schedule& orig, std::vector<std::string>& texts) {
+  using K = ir::ExprKind;
+  for (ir::Stmt& st : b) {
+    if (!countBlockLoops(st.body, orig, texts) || !countBlockLoops(st.orelse, orig, texts)) return false;
+    if (st.kind != ir::Stmt::Kind::For || !st.lo || !st.hi || !blockStart(*st.lo)) continue;
+    const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    if (!step || *step < 1 || !st.orelse.empty()) return false;
+    const std::string was = fmt::format("lm.range({}, {}, {})", ir::exprToString(*st.lo, orig),
+                                        ir::exprToString(*st.hi, orig), *step);
+    const ir::ExprPtr trip = symbolNode(K::LoopVar, st.loop_var);
+    const ir::ExprPtr value =
+        ir::makeExpr(K::Add, {st.lo, *step == 1 ? trip : ir::makeExpr(K::Mul, {ir::makeConst(*step), trip})});
+    mapExprs(st.body, [&](const ir::ExprPtr& e) { return substLoopVar(e, st.loop_var, value); });
+    const ir::ExprPtr span = ir::makeExpr(K::Max, {ir::makeExpr(K::Sub, {st.hi, st.lo}), ir::makeConst(0)});
+    st.hi = ir::makeExpr(K::CDiv, {span, ir::makeConst(*step)});
+    st.lo = ir::makeConst(0);
+    st.step = ir::makeConst(1);
+    texts.push_back(fmt::format("{} as lm.range(0, {})", was, ir::exprToString(*st.hi, orig)));
+  }
+  return true;
+}
+
+// The schedule with every loop `for v in lm.range(lo, hi, c)` whose start
+// reads the block index or grid size and nothing that changes in the CTA
+// (blockStart; c a positive constant, no else) counted in trips: `for n in
+// lm.range(0, lm.cdiv(max(hi - lo, 0), c))` with every read of v in its
+// body read as `lo + c * n` (a persistent kernel's `tile_id = pid; tile_id
+// += NUM_SMS` with NUM_SMS a constant). Python's range(lo, hi, c) runs v =
+// lo + c * n for n = 0, 1, ... while lo + c * n < hi, that is for n below
+// cdiv(max(hi - lo, 0), c), in that order; lo has one value in the CTA.
+// So every expression of the body has at trip n the value it had at v = lo
+// + c * n, and the builder emits the same operations in the same order with
+// the same fields; only the loop values instructions carry are n for v, a
+// bijection (as for loopsFromZero). The new bound reads lo's symbols
+// besides hi's: the block index and grid size, no parameter, so the
+// parameters a bound reads (the builder's empty-loop decision) are hi's.
+// nullopt where no loop is such or one cannot be rewritten.
+std::optional<LoopsFromZero> blockLoopsInTrips(const ir::Schedule& s) {
+  LoopsFromZero out;
+  out.s = std::make_shared<ir::Schedule>(s);
+  std::vector<std::string> texts;
+  for (ir::RoleBody& body : out.s->bodies)
+    if (!countBlockLoops(body.body, s, texts)) return std::nullopt;
+  if (texts.empty() || !trip::sameDerivedTx(s, *out.s)) return std::nullopt;
+  std::sort(texts.begin(), texts.end());
+  texts.erase(std::unique(texts.begin(), texts.end()), texts.end());
+  out.text = fmt::format("{} (a loop from the block index counted in trips)", fmt::join(texts, ", "));
+  return out;
+}
+
 // ---------------------------------------------------------------- a loop over rounds, read as a strided loop
 // (docs/z3.md "A loop over rounds read as a strided loop", lead, session 45)
 
@@ -4773,6 +4836,9 @@ bool readRoundsAsStrided(ir::Block& b, const ir::Schedule& s, std::vector<std::s
     const auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
     const std::optional<RoundsBound> rb = roundsBound(st.hi);
     if (!rb || lo != 0 || step != 1 || !st.orelse.empty()) continue;
+    // (a start of the block's place alone: blockLoopsInTrips's own form,
+    // which this would write back)
+    if (blockStart(*rb->start)) continue;
     // the start reads no parameter the end does not: the new bound reads
     // the old one's parameters (the builder reads them for an empty loop)
     std::set<int> end_params = paramsOf(*rb->end);
@@ -15004,6 +15070,163 @@ std::string proveNestTiles(const Fail& first, const ir::Schedule& s, const NestT
   }
 }
 
+// ---------------------------------------------------------------- tiles a guard skips in every role
+// (docs/z3.md "Tiles a guard skips in every role, each tile its own K
+// count", helper tlx46, session 46)
+
+// A persistent split-K kernel walks tiles whose K range may be empty and
+// skips those in every role (TLX's `if k_tile_end > k_tile_start:`, PR
+// #1141): every symbolic loop is a tile loop `for n in lm.range(0, E_A)`
+// (a statement of its role body, one E_A) whose body is one `if G:` (no
+// else, one G in every role), and the K loops under it that read n are
+// bounded by one F with G implying F >= 1. The copy: each tile loop's body
+// is the guard's, every such K bound a fresh parameter B >= 1.
+struct SkippedTiles {
+  std::shared_ptr<ir::Schedule> s;
+  int length = -1;  // B's parameter index
+  std::string text;
+};
+
+// The builder evaluates an op's coordinates only for a global tensor the
+// CTA both reads and writes (System's addGlobal): elsewhere they are data.
+bool coordsEvaluated(const ir::Op& o, const std::set<int>& rw) {
+  for (const ir::BufferRef* r : {&o.dst, &o.src, &o.src2})
+    if (r->kind == ir::BufferRef::Kind::Param && rw.count(r->index)) return true;
+  return false;
+}
+
+// Does an expression of b that the builder evaluates read loop variable v
+// or hold `tiles` (a read of the tile count, which the persistent proof
+// takes as the count of the tiles it explores)?
+bool evaluatesTileIndexOrCount(const ir::Block& b, int v, const ir::Expr& tiles, const std::set<int>& rw) {
+  return std::any_of(b.begin(), b.end(), [&](const ir::Stmt& st) {
+    ir::Block one{st};
+    one.front().body.clear();
+    one.front().orelse.clear();
+    if (st.kind == ir::Stmt::Kind::Op && !coordsEvaluated(st.op, rw)) one.front().op.coords.clear();
+    bool reads = false;
+    mapExprs(one, [&](const ir::ExprPtr& e) {
+      if (e && (ir::dependsOnLoopVar(*e, v) || containsExpr(*e, tiles))) reads = true;
+      return e;
+    });
+    return reads || evaluatesTileIndexOrCount(st.body, v, tiles, rw) ||
+           evaluatesTileIndexOrCount(st.orelse, v, tiles, rw);
+  });
+}
+
+// G => F >= 1 for every value: G is `a > b` (`b < a`) or `a >= b` (`b <=
+// a`) and F - (a - b) a constant d with d >= 0, or d >= 1 for `>=`.
+bool guardKeepsTripPositive(const ir::Expr& g, const ir::Expr& f) {
+  using K = ir::ExprKind;
+  if (g.args.size() != 2 || !g.args[0] || !g.args[1]) return false;
+  const bool strict = g.kind == K::Gt || g.kind == K::Lt;
+  if (!strict && g.kind != K::Ge && g.kind != K::Le) return false;
+  const bool left_big = g.kind == K::Gt || g.kind == K::Ge;
+  const ir::ExprPtr diff = ir::makeExpr(K::Sub, {g.args[left_big ? 0 : 1], g.args[left_big ? 1 : 0]});
+  const std::optional<int64_t> d = ir::constantDifference(f, *diff);
+  return d && *d >= (strict ? 0 : 1);
+}
+
+bool sameValue(const ir::Expr& a, const ir::Expr& b) { return ir::sameExpr(a, b) || ir::equalForAllValues(a, b); }
+
+// Every loop under a tile's guard whose bound reads the tile variable n
+// gets B for its bound (its F, with n read as n0, is the first met, every
+// other the same).
+bool ownTripBounds(ir::Block& b, int n, int n0, ir::ExprPtr& F, const ir::ExprPtr& B) {
+  for (ir::Stmt& st : b) {
+    if (!ownTripBounds(st.body, n, n0, F, B) || !ownTripBounds(st.orelse, n, n0, F, B)) return false;
+    if (st.kind != ir::Stmt::Kind::For || !st.hi || !ir::dependsOnLoopVar(*st.hi, n)) continue;
+    const ir::ExprPtr f = renameLoopVar(st.hi, n, n0);
+    if (!F) F = f;
+    if (!sameValue(*F, *f)) return false;
+    st.hi = B;
+  }
+  return true;
+}
+
+std::optional<SkippedTiles> skippedTiles(const ir::Schedule& s) {
+  using K = ir::ExprKind;
+  auto out = std::make_shared<ir::Schedule>(s);
+  const int length = static_cast<int>(out->params.size());
+  const ir::ExprPtr B = symbolNode(K::Param, length);
+  const std::set<int> rw = readAndWrittenTensors(s);
+  ir::ExprPtr tiles, guard, F;  // (G and F read the first tile loop's variable n0)
+  int n0 = -1;
+  for (ir::RoleBody& body : out->bodies) {
+    for (ir::Stmt& st : body.body) {
+      if (st.kind != ir::Stmt::Kind::For || !st.hi || !mentionsParam(*st.hi)) {
+        // no symbolic loop outside the tile loops
+        std::vector<const ir::Stmt*> loops;
+        collectLoops(ir::Block{st}, loops);
+        if (std::any_of(loops.begin(), loops.end(), [](const ir::Stmt* l) { return l->hi && mentionsParam(*l->hi); }))
+          return std::nullopt;
+        continue;
+      }
+      if (ir::constValue(st.lo) != 0 || (st.step && ir::constValue(st.step) != 1) || !st.orelse.empty() ||
+          st.body.size() != 1 || st.body[0].kind != ir::Stmt::Kind::If || !st.body[0].orelse.empty())
+        return std::nullopt;
+      if (n0 < 0) n0 = st.loop_var;
+      const ir::ExprPtr g = st.body[0].cond ? renameLoopVar(st.body[0].cond, st.loop_var, n0) : nullptr;
+      if (!g || ir::exprUses(*g, {K::Instance}) || (tiles && !ir::sameExpr(*tiles, *st.hi)) ||
+          (guard && !sameValue(*guard, *g)))
+        return std::nullopt;
+      tiles = st.hi;
+      guard = g;
+      ir::Block inner = std::move(st.body[0].body);
+      if (!ownTripBounds(inner, st.loop_var, n0, F, B) || evaluatesTileIndexOrCount(inner, st.loop_var, *tiles, rw))
+        return std::nullopt;
+      st.body = std::move(inner);
+    }
+  }
+  if (!tiles || !F || !guardKeepsTripPositive(*guard, *F)) return std::nullopt;
+  out->params.push_back({"B", ir::ParamType::I32, s.range});
+  out->assumes.push_back({ir::makeExpr(K::Ge, {B, ir::makeConst(1)}), s.range});
+  if (!trip::sameDerivedTx(s, *out)) return std::nullopt;
+  return SkippedTiles{out, length,
+                      fmt::format("the tiles where {} is false skipped in every role, each other tile its own K trip "
+                                  "count B >= 1 for {}",
+                                  ir::exprToString(*guard, s), ir::exprToString(*F, s))};
+}
+
+// The copy (skippedTiles) proved by the persistent argument with every
+// tile its own length (TileLoops::own_lengths), for every tile count: a run
+// of the schedule at a binding is the copy's run with A = the number of
+// tiles whose guard holds and B_j = F at the j-th of them. In every role
+// and instance the same tiles are skipped (one E_A, one G that reads no
+// lm.instance()), a skipped tile runs nothing (its body is the guard, with
+// no else), and a kept one runs the guard's block with F >= 1 K
+// iterations, whose evaluated expressions read the tile variable nowhere
+// but in F (coordinates of a tensor the CTA does not both read and write
+// are not evaluated), so its operations are the copy's tile j with B = F,
+// the loop values instructions carry apart (an injective map, n to j).
+// `first`: why the schedule as written was not proved. What the copy's
+// proof throws is a plain Fail (a violation met there may need lengths no
+// binding gives; the bounded check decides).
+std::string proveSkippedTiles(const Fail& first, const ir::Schedule& s, const SkippedTiles& sk, ir::Target target,
+                              const std::vector<Binding>& checked, const TripProofOptions& opts, ProofBudget& budget,
+                              uint64_t& states) {
+  try {
+    // (the CTAs of a modelled cluster may skip different tiles at one tile index)
+    if (s.cluster_ops && s.clusterSize() > 1)
+      throw Fail("a modelled cluster: its CTAs may skip different tiles (not covered)");
+    // (a K loop from 1 after its first iteration peeled is not unpeeled
+    // here: the peel leaves the prologue's ring wait before the loop, and
+    // the search for a period with every tile its own length then spends
+    // the whole budget; docs/known-limits.md)
+    std::optional<TileLoops> tiles = findTileLoops(*sk.s);
+    if (!tiles) throw Fail("not a tile loop around one K loop from 0 in every role (a peeled first K iteration: not "
+                           "covered)");
+    tiles->own_lengths = true;
+    std::vector<Binding> bindings = checked;
+    for (Binding& b : bindings) b.params[sk.length] = 1;
+    return fmt::format("{}: {}", sk.text, provePersistent(*sk.s, target, bindings, *tiles, opts, budget, states));
+  } catch (const Fail& g) {
+    Fail both(fmt::format("{}; {}: {}", first.what(), sk.text, g.what()));
+    both.witnesses = first.witnesses;
+    throw both;
+  }
+}
+
 // ---------------------------------------------------------------- a tile's K range split between processes
 // (docs/z3.md "A tile's K range split between processes, read as two
 // tiles", helper ksplit2, session 35)
@@ -15489,6 +15712,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
     if (std::optional<KSplit> ks = kSplitShape(s)) return proveKSplitTiles(f, s, *ks, target, checked, opts, budget, states);
     if (std::optional<LoopsFromZero> z = loopsFromZero(s))
       return proveCopy(f, z->s, z->text, target, checked, opts, budget, states, bindings, dead);
+    if (std::optional<LoopsFromZero> n = blockLoopsInTrips(s))
+      return proveCopy(f, n->s, n->text, target, checked, opts, budget, states, bindings, dead);
     if (std::optional<RoundsAsStrided> rounds = roundsAsStrided(s))
       return proveCopy(f, rounds->s, rounds->text, target, checked, opts, budget, states, bindings, dead);
     const std::optional<BlockLoops> blocks = loopsInBlocks(s);
@@ -15504,6 +15729,7 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
       if (const auto* many = dynamic_cast<const TooManyValues*>(&f))
         if (std::optional<FinerQuotient> dq = dividendReadBesides(s, many->param))
           return proveFinerQuotientCases(f, s, *dq, target, checked, opts, budget, states);
+      if (std::optional<SkippedTiles> sk = skippedTiles(s)) return proveSkippedTiles(f, s, *sk, target, checked, opts, budget, states);
       throw;
     }
     return proveCopy(f, blocks->s, blocks->text, target, checked, opts, budget, states, bindings, dead);
