@@ -2667,13 +2667,16 @@ Limits solverLimits(const TripProofOptions& opts, const ProofBudget& budget) {
 // and an outcome of `lm.block_idx(0) % n == 0` cost it the proof's whole
 // budget (a 64-bit remainder by a free divisor, bit-blasted); the integer
 // solver answers in a few thousand units.
-// Z3's resource units for one integer query of the guards' outcomes: as
-// the bounded check's kRuleOutRlimit.
-static constexpr uint64_t kIntegerRlimit = 2'000'000;
+// The limits of one integer query of the guards' outcomes: at most Z3's
+// resource units of the bounded check's kRuleOutRlimit.
+static Limits integerLimits(Limits limits) {
+  constexpr uint64_t kIntegerRlimit = 2'000'000;
+  limits.rlimit = limits.rlimit > 0 ? std::min(limits.rlimit, kIntegerRlimit) : kIntegerRlimit;
+  return limits;
+}
 static bool outcomesPossible(const ir::Schedule& s, BvProver& prover, const ir::ExprPtr& conj,
                              const std::vector<ir::ExprPtr>& facts, Limits limits) {
-  limits.rlimit = limits.rlimit > 0 ? std::min(limits.rlimit, kIntegerRlimit) : kIntegerRlimit;
-  switch (intWitness(s, conj, facts, limits).kind) {
+  switch (intWitness(s, conj, facts, integerLimits(limits)).kind) {
     case BvVerdict::Holds: return false;
     case BvVerdict::Fails: return true;
     default: return prover.prove(ir::makeExpr(ir::ExprKind::Not, {conj}), facts).kind != BvVerdict::Holds;
@@ -2685,8 +2688,7 @@ static bool outcomesPossible(const ir::Schedule& s, BvProver& prover, const ir::
 // none in 64 bits; an integer one is taken as "not shown" without the
 // bit-vector query (the cautious side: the guard is then not decided).
 static bool holdsForEveryBinding(const ir::Schedule& s, BvProver& prover, const ir::ExprPtr& g, Limits limits) {
-  limits.rlimit = limits.rlimit > 0 ? std::min(limits.rlimit, kIntegerRlimit) : kIntegerRlimit;
-  switch (intWitness(s, ir::makeExpr(ir::ExprKind::Not, {g}), {}, limits).kind) {
+  switch (intWitness(s, ir::makeExpr(ir::ExprKind::Not, {g}), {}, integerLimits(limits)).kind) {
     case BvVerdict::Holds: return true;
     case BvVerdict::Fails: return false;
     default: return prover.prove(g).kind == BvVerdict::Holds;
@@ -2700,8 +2702,7 @@ static bool holdsForEveryBinding(const ir::Schedule& s, BvProver& prover, const 
 // solver where it has none.
 static BvResult classWitness(const ir::Schedule& s, BvProver& prover, const ir::ExprPtr& conj,
                              const std::vector<ir::ExprPtr>& facts, Limits limits) {
-  limits.rlimit = limits.rlimit > 0 ? std::min(limits.rlimit, kIntegerRlimit) : kIntegerRlimit;
-  BvResult w = intWitness(s, conj, facts, limits);
+  BvResult w = intWitness(s, conj, facts, integerLimits(limits));
   return w.kind == BvVerdict::Fails ? w : prover.witness(conj, facts);
 }
 

@@ -66,7 +66,7 @@ def cudf_inflate_kernel(lm, In: LM.gmem, Res: LM.gmem, n_blocks: LM.i32):
                 lm.copy(tab, lut[b])                            # warp 1 process_symbols
                 lm.copy(Res, tab, coords=(z, 128 * w))
             lm.sync(block)                                      # (BUG) before the blast test
-            lm.copy(flag, hdr[b][0:1, 1:2])  # expect-error: sync.race        # if (state->blast) break;
+            lm.copy(flag, hdr[b][0:1, 1:2])  # if (state->blast) break;  # expect-error: sync.race
         if w == 0:                                              # thread 0: status, bytes written
             lm.copy(h, hdr[0])
             lm.copy(Res, h, coords=(z, 256))

@@ -33,7 +33,7 @@ def cudf_inflate_kernel_err_head(lm, In: LM.gmem, Res: LM.gmem, n_blocks: LM.i32
             lm.copy(hdr[0], h)
         lm.sync(block)
         for b in lm.range(0, n_blocks):                         # while (!state->err)
-            lm.copy(flag, hdr[b][0:1, 0:1])  # expect-error: sync.race   # while (!state->err): every thread
+            lm.copy(flag, hdr[b][0:1, 0:1])  # while (!state->err): every thread  # expect-error: sync.race
             if w == 0:                                          # thread 0: blast, btype, err
                 lm.copy(h, In, coords=(z, 4 * b + 4))
                 lm.copy(hdr[b], h)  # expect-error: sync.race

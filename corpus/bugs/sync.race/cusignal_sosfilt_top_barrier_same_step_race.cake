@@ -49,13 +49,13 @@ def cusignal_sosfilt(lm, X: LM.gmem, Out: LM.gmem, Sos: LM.gmem, Zi: LM.gmem, n_
                 lm.copy(xn[0:1, 0:1], X, coords=(sig, n))             # tx == 0: x_in[n]
                 lm.copy(xn[0:1, 1:32], s_out[0][0:1, 0:31])  # expect-error: sync.race
             else:
-                lm.copy(xn, s_out[0][0:1, 31:63])  # expect-error: sync.race                  # x_n = s_out[tx - 1]
+                lm.copy(xn, s_out[0][0:1, 31:63])  # x_n = s_out[tx - 1]  # expect-error: sync.race
             lm.binary(tmp, xn, sos[0][0:1, 32 * w:32 * w + 32], op="mul")
             lm.binary(tmp, tmp, zi0, op="add")                    # temp = b0 * x_n + zi0
             lm.binary(zi0, xn, tmp, op="sub")                     # zi0, zi1 (registers, cuSignal)
             lm.binary(zi0, zi0, zi1, op="add")
             lm.binary(zi1, xn, tmp, op="mul")
-            lm.copy(s_out[0][0:1, 32 * w:32 * w + 32], tmp)  # expect-error: sync.race   # s_out[tx] = temp
+            lm.copy(s_out[0][0:1, 32 * w:32 * w + 32], tmp)  # s_out[tx] = temp  # expect-error: sync.race
         # processing phase
         for n in lm.range(63, n_samples):
             lm.sync(block)                                    # cuSignal: __syncthreads() first
@@ -63,7 +63,7 @@ def cusignal_sosfilt(lm, X: LM.gmem, Out: LM.gmem, Sos: LM.gmem, Zi: LM.gmem, n_
                 lm.copy(xn[0:1, 0:1], X, coords=(sig, n))             # tx == 0: x_in[n]
                 lm.copy(xn[0:1, 1:32], s_out[0][0:1, 0:31])  # expect-error: sync.race
             else:
-                lm.copy(xn, s_out[0][0:1, 31:63])  # expect-error: sync.race                  # x_n = s_out[tx - 1]
+                lm.copy(xn, s_out[0][0:1, 31:63])  # x_n = s_out[tx - 1]  # expect-error: sync.race
             lm.binary(tmp, xn, sos[0][0:1, 32 * w:32 * w + 32], op="mul")
             lm.binary(tmp, tmp, zi0, op="add")                    # temp = b0 * x_n + zi0
             lm.binary(zi0, xn, tmp, op="sub")                     # zi0, zi1 (registers, cuSignal)
@@ -72,5 +72,5 @@ def cusignal_sosfilt(lm, X: LM.gmem, Out: LM.gmem, Sos: LM.gmem, Zi: LM.gmem, n_
             if w == 0:
                 lm.copy(s_out[0][0:1, 0:32], tmp)  # expect-error: sync.race
             else:
-                lm.copy(s_out[0][0:1, 32:63], tmp[0:1, 0:31])  # expect-error: sync.race  # tx < load_size
+                lm.copy(s_out[0][0:1, 32:63], tmp[0:1, 0:31])  # tx < load_size  # expect-error: sync.race
                 lm.copy(Out, tmp[0:1, 31:32], coords=(sig, n - 63)) # x_in[n - load_size] = temp
