@@ -3779,6 +3779,18 @@ class BindingSearch {
     }
     return b;
   }
+  // No values at all make `cond` true, shown over unbounded integers with a
+  // small resource cap (as ruledOut's pre-tests): sound for dropping, since
+  // a bit-vector witness is an integer witness with the same values. A goal
+  // `lm.block_idx(0) % subm1 == 3` at block 0 has none, and the bit-vector
+  // solver spent the bounded check's whole budget showing it (a 64-bit
+  // remainder by a free divisor, bit-blasted); the integer solver answers
+  // at once. Unknown rules nothing out.
+  bool noIntegerWitness(const ExprPtr& cond, const std::vector<ExprPtr>& premises) const {
+    encoder::Limits l = limits_;
+    l.rlimit = kRuleOutRlimit;
+    return encoder::intWitness(s_, cond, premises, l).kind == encoder::BvVerdict::Holds;
+  }
   // Values for `cond` with the parameters `free` and the block index and
   // grid of the dimensions `dims` free, the rest at `base`, checked by
   // evaluation (`ok`, and the assumptions). nullopt with `why` empty: no
@@ -3789,6 +3801,7 @@ class BindingSearch {
                                       std::string& why) {
     why.clear();
     const std::vector<ExprPtr> premises = jointQueryPremises(cond, base, free, dims);
+    if (noIntegerWitness(cond, premises)) return std::nullopt;
     // Values near the base first: a witness with every free parameter and
     // the grid within 2^12 of the base's (one query). None there: is there
     // one at all (none: no such values), and then the smallest values Z3's

@@ -2655,6 +2655,57 @@ Limits solverLimits(const TripProofOptions& opts, const ProofBudget& budget) {
   return l;
 }
 
+// Whether some allowed binding makes the outcomes `conj` of the guards
+// true, asked first over unbounded integers with a small resource cap. None
+// there: none in 64 bits either (a bit-vector witness is an integer
+// witness with the same values; the argument of the bounded check's
+// ruledOut pre-tests, checks/model_check.cpp). One there: the outcomes are
+// taken as possible without the bit-vector query, the cautious side (an
+// outcome vector no binding gives adds a system to prove, and a proof that
+// fails on it is unknown, never a pass). Unknown: the bit-vector query
+// decides, as before. Both answers came from the bit-vector solver alone,
+// and an outcome of `lm.block_idx(0) % n == 0` cost it the proof's whole
+// budget (a 64-bit remainder by a free divisor, bit-blasted); the integer
+// solver answers in a few thousand units.
+// The limits of one integer query of the guards' outcomes: at most Z3's
+// resource units of the bounded check's kRuleOutRlimit.
+static Limits integerLimits(Limits limits) {
+  constexpr uint64_t kIntegerRlimit = 2'000'000;
+  limits.rlimit = limits.rlimit > 0 ? std::min(limits.rlimit, kIntegerRlimit) : kIntegerRlimit;
+  return limits;
+}
+static bool outcomesPossible(const ir::Schedule& s, BvProver& prover, const ir::ExprPtr& conj,
+                             const std::vector<ir::ExprPtr>& facts, Limits limits) {
+  switch (intWitness(s, conj, facts, integerLimits(limits)).kind) {
+    case BvVerdict::Holds: return false;
+    case BvVerdict::Fails: return true;
+    default: return prover.prove(ir::makeExpr(ir::ExprKind::Not, {conj}), facts).kind != BvVerdict::Holds;
+  }
+}
+
+// Whether the guard `g` holds for every allowed binding, asked first over
+// unbounded integers as outcomesPossible does: no integer counterexample,
+// none in 64 bits; an integer one is taken as "not shown" without the
+// bit-vector query (the cautious side: the guard is then not decided).
+static bool holdsForEveryBinding(const ir::Schedule& s, BvProver& prover, const ir::ExprPtr& g, Limits limits) {
+  switch (intWitness(s, ir::makeExpr(ir::ExprKind::Not, {g}), {}, integerLimits(limits)).kind) {
+    case BvVerdict::Holds: return true;
+    case BvVerdict::Fails: return false;
+    default: return prover.prove(g).kind == BvVerdict::Holds;
+  }
+}
+
+// A binding where the guards' outcomes `conj` hold, for the reader of a
+// violation met on their system (and for the bounded check to try):
+// asked of the integer solver first, as outcomesPossible does, whose
+// values the caller checks on the concrete schedule; the bit-vector
+// solver where it has none.
+static BvResult classWitness(const ir::Schedule& s, BvProver& prover, const ir::ExprPtr& conj,
+                             const std::vector<ir::ExprPtr>& facts, Limits limits) {
+  BvResult w = intWitness(s, conj, facts, integerLimits(limits));
+  return w.kind == BvVerdict::Fails ? w : prover.witness(conj, facts);
+}
+
 // The problem sizes of the bindings the facts allow where `at` holds, for a
 // loop it leaves empty (empty_loop_sizes.h, docs/semantics.md
 // "data.uninitialized"): Degenerate when each has a parameter of `e` at zero
@@ -3641,8 +3692,7 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
         for (const bool value : {true, false}) {
           v.push_back(value);
           checkBudget(budget, "enumerating the guards' outcomes");
-          if (prover.prove(ir::makeExpr(ir::ExprKind::Not, {conjunction(v)}), facts).kind != BvVerdict::Holds)
-            search();
+          if (outcomesPossible(s, prover, conjunction(v), facts, limits)) search();
           v.pop_back();
         }
       };
@@ -3691,7 +3741,7 @@ std::string proveUnloopedPerBlockClass(const ir::Schedule& s, ir::Target target,
       // have tried its block index): the prover's witness, if it finds one.
       std::vector<ir::ExprPtr> facts;
       for (const auto& [p, x] : all[classes[i].first]) facts.push_back(factOf(p, x));
-      const BvResult w = prover.witness(conjunction(classes[i].second), facts);
+      const BvResult w = classWitness(s, prover, conjunction(classes[i].second), facts, solverLimits(opts, budget));
       const std::string what = fmt::format(
           "{}{}: meets {}{} (no finding here: the bounded check decides)",
           all[classes[i].first].empty() ? "" : assignmentText(s, {all[classes[i].first]}) + ", ",
@@ -14924,10 +14974,11 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
       checkBudget(budget, "enumerating the guards' outcomes");
       ir::ExprPtr conj = ir::makeConst(1);
       for (const ir::ExprPtr& l : lits) conj = ir::makeExpr(ir::ExprKind::And, {conj, l});
-      return prover.prove(ir::makeExpr(ir::ExprKind::Not, {conj})).kind != BvVerdict::Holds;
+      return outcomesPossible(s, prover, conj, {}, solverLimits(opts, budget));
     };
     guards = trip::guardOutcomes(
-        s, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; }, 5, &possible);
+        s, [&](const ir::ExprPtr& g) { return holdsForEveryBinding(s, prover, g, solverLimits(opts, budget)); }, 5,
+        &possible);
     if (guards.empty()) {
       // a guard `k < X` on the loop variable, X unbounded: the loop split there
       if (auto split = splitAtMonotoneGuard(s, solverLimits(opts, budget)))
@@ -15752,8 +15803,8 @@ std::string proveGuardCases(const ir::Schedule& s, ir::Target target, const std:
     ir::ExprPtr all = facts.front();
     for (size_t i = 1; i < facts.size(); ++i) all = ir::makeExpr(ir::ExprKind::And, {all, facts[i]});
     // ruled out only when the solver proves no allowed binding gives it
-    return prover.prove(ir::makeExpr(ir::ExprKind::Not, {all})).kind != BvVerdict::Holds;
-  }, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+    return outcomesPossible(s, prover, all, {}, limits);
+  }, [&](const ir::ExprPtr& g) { return holdsForEveryBinding(s, prover, g, limits); });
   if (cases.empty())
     throw Fail("no outcome of the guards is allowed, or a guard is not shown to take one outcome in every CTA of "
                "the cluster");
