@@ -15056,7 +15056,16 @@ struct CopyReading {
   ReadingProof (*prove)(const ReadingArgs& a);
 };
 
-ReadingProof copyProof(const ReadingArgs& a, const std::shared_ptr<ir::Schedule>& copy, const std::string& text) {
+// The proof of what `shape` found (a reading's copy or cases); nullopt, the
+// reading does not apply, where it found nothing.
+template <class Shape, class Prove>
+ReadingProof ifFound(const std::optional<Shape>& shape, Prove&& prove) {
+  if (!shape) return std::nullopt;
+  return prove(*shape);
+}
+
+// The proof of a copy that builds the schedule's systems (proveCopy).
+std::string copyProof(const ReadingArgs& a, const std::shared_ptr<ir::Schedule>& copy, const std::string& text) {
   return proveCopy(a.refused, copy, text, a.target, a.checked, a.opts, a.budget, a.states, a.bindings, a.dead);
 }
 
@@ -15065,64 +15074,58 @@ const CopyReading kCopyReadings[] = {
     {"few-valued loops explored whole",
      "every loop bound reads only parameters with at most max_equivalent_values allowed values "
      "(passes on when not proved, unless an exploration met a violation)",
-     [](const ReadingArgs& a) -> ReadingProof {
+     [](const ReadingArgs& a) {
        return proveFiniteLoopsWhole(a.refused, a.s, a.target, a.checked, a.opts, a.budget, a.states, a.dead);
      }},
     {"a tile's K range split between processes, each tile read as two tiles",
      "kSplitShape: the processes' K loops over [0, h) and [h, E_B) of every tile",
-     [](const ReadingArgs& a) -> ReadingProof {
-       const std::optional<KSplit> ks = kSplitShape(a.s);
-       if (!ks) return std::nullopt;
-       return proveKSplitTiles(a.refused, a.s, *ks, a.target, a.checked, a.opts, a.budget, a.states);
+     [](const ReadingArgs& a) {
+       return ifFound(kSplitShape(a.s), [&](const KSplit& ks) {
+         return proveKSplitTiles(a.refused, a.s, ks, a.target, a.checked, a.opts, a.budget, a.states);
+       });
      }},
     {"loops from a parameter's start, counted from 0",
      "loopsFromZero: a loop whose start reads a parameter",
-     [](const ReadingArgs& a) -> ReadingProof {
-       const std::optional<LoopsFromZero> z = loopsFromZero(a.s);
-       if (!z) return std::nullopt;
-       return copyProof(a, z->s, z->text);
+     [](const ReadingArgs& a) {
+       return ifFound(loopsFromZero(a.s), [&](const LoopsFromZero& z) { return copyProof(a, z.s, z.text); });
      }},
     {"a loop over rounds read as a strided loop",
      "roundsAsStrided: a loop bounded by lm.cdiv(X - a, c) whose body reads c * r + a",
-     [](const ReadingArgs& a) -> ReadingProof {
-       const std::optional<RoundsAsStrided> rounds = roundsAsStrided(a.s);
-       if (!rounds) return std::nullopt;
-       return copyProof(a, rounds->s, rounds->text);
+     [](const ReadingArgs& a) {
+       return ifFound(roundsAsStrided(a.s), [&](const RoundsAsStrided& r) { return copyProof(a, r.s, r.text); });
      }},
     {"loops bounded by a multiple of the trip expression, run in blocks",
      "loopsInBlocks: a loop to c * X beside loops to X (constant factors cancelled)",
-     [](const ReadingArgs& a) -> ReadingProof {
-       const std::optional<BlockLoops> blocks = loopsInBlocks(a.s);
-       if (!blocks) return std::nullopt;
-       return copyProof(a, blocks->s, blocks->text);
+     [](const ReadingArgs& a) {
+       return ifFound(loopsInBlocks(a.s), [&](const BlockLoops& b) { return copyProof(a, b.s, b.text); });
      }},
     {"two passes over one ring read as tiles of two kinds",
      "passesAsTiles: roles that stream one ring in two passes",
-     [](const ReadingArgs& a) -> ReadingProof {
-       const std::optional<PassTiles> passes = passesAsTiles(a.s);
-       if (!passes) return std::nullopt;
-       return provePassTiles(a.refused, *passes, a.target, a.checked, a.opts, a.budget, a.states);
+     [](const ReadingArgs& a) {
+       return ifFound(passesAsTiles(a.s), [&](const PassTiles& passes) {
+         return provePassTiles(a.refused, passes, a.target, a.checked, a.opts, a.budget, a.states);
+       });
      }},
     {"consecutive loops of independent lengths read as the tiles of a persistent kernel",
      "segmentsAsTiles: roles that run n >= 2 consecutive loops over one ring",
-     [](const ReadingArgs& a) -> ReadingProof {
-       const std::optional<SegmentTiles> segs = segmentsAsTiles(a.s);
-       if (!segs) return std::nullopt;
-       return proveSegmentTiles(a.refused, a.s, *segs, a.target, a.checked, a.opts, a.budget, a.states);
+     [](const ReadingArgs& a) {
+       return ifFound(segmentsAsTiles(a.s), [&](const SegmentTiles& segs) {
+         return proveSegmentTiles(a.refused, a.s, segs, a.target, a.checked, a.opts, a.budget, a.states);
+       });
      }},
     {"sibling tile loops over one ring read as one persistent kernel",
      "nestsAsTiles: roles that run two tile loops one after the other, each around its own K loop",
-     [](const ReadingArgs& a) -> ReadingProof {
-       const std::optional<NestTiles> nests = nestsAsTiles(a.s);
-       if (!nests) return std::nullopt;
-       return proveNestTiles(a.refused, a.s, *nests, a.target, a.checked, a.opts, a.budget, a.states);
+     [](const ReadingArgs& a) {
+       return ifFound(nestsAsTiles(a.s), [&](const NestTiles& nests) {
+         return proveNestTiles(a.refused, a.s, nests, a.target, a.checked, a.opts, a.budget, a.states);
+       });
      }},
     {"per case of a finer quotient of a loop bound's dividend",
      "finerQuotientOf: a loop bounded by lm.cdiv(X, D) and a node lm.cdiv(X, d) read in the bodies, D = c * d",
-     [](const ReadingArgs& a) -> ReadingProof {
-       const std::optional<FinerQuotient> fq = finerQuotientOf(a.s);
-       if (!fq) return std::nullopt;
-       return proveFinerQuotientCases(a.refused, a.s, *fq, a.target, a.checked, a.opts, a.budget, a.states);
+     [](const ReadingArgs& a) {
+       return ifFound(finerQuotientOf(a.s), [&](const FinerQuotient& fq) {
+         return proveFinerQuotientCases(a.refused, a.s, fq, a.target, a.checked, a.opts, a.budget, a.states);
+       });
      }},
     {"per residue of a loop bound's own dividend",
      "a TooManyValues refusal naming a parameter that a loop bound's dividend X (lm.cdiv(X, c)) reads and the "
@@ -15130,9 +15133,9 @@ const CopyReading kCopyReadings[] = {
      [](const ReadingArgs& a) -> ReadingProof {
        const auto* many = dynamic_cast<const TooManyValues*>(&a.refused);
        if (!many) return std::nullopt;
-       const std::optional<FinerQuotient> dq = dividendReadBesides(a.s, many->param);
-       if (!dq) return std::nullopt;
-       return proveFinerQuotientCases(a.refused, a.s, *dq, a.target, a.checked, a.opts, a.budget, a.states);
+       return ifFound(dividendReadBesides(a.s, many->param), [&](const FinerQuotient& dq) {
+         return proveFinerQuotientCases(a.refused, a.s, dq, a.target, a.checked, a.opts, a.budget, a.states);
+       });
      }},
 };
 
