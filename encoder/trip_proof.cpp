@@ -15072,8 +15072,8 @@ std::string copyProof(const ReadingArgs& a, const std::shared_ptr<ir::Schedule>&
 // In the order they are asked.
 const CopyReading kCopyReadings[] = {
     {"few-valued loops explored whole",
-     "every loop bound reads only parameters with at most max_equivalent_values allowed values "
-     "(passes on when not proved, unless an exploration met a violation)",
+     "one trip expression, and every loop's start, bound and step read only parameters with at most "
+     "max_equivalent_values allowed values (passes on when not proved, unless an exploration met a violation)",
      [](const ReadingArgs& a) {
        return proveFiniteLoopsWhole(a.refused, a.s, a.target, a.checked, a.opts, a.budget, a.states, a.dead);
      }},
