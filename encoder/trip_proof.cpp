@@ -1,6 +1,7 @@
 // Lap induction: the proof for every trip count (trip_proof.h says what it
 // establishes and how; docs/z3.md gives the argument).
 #include "encoder/trip_proof.h"
+#include "encoder/trip_copy_readings.h"
 
 #include "encoder/empty_loop_sizes.h"
 #include "ir/expr_canon.h"
@@ -15742,14 +15743,148 @@ std::string proveCopy(const Fail& first, const std::shared_ptr<ir::Schedule>& co
   }
 }
 
-// The schedule as written; where that is not proved, its copy with loops
-// bounded by a multiple of the trip expression run in blocks (loopsInBlocks):
-// the copy builds, for every binding, the systems of the schedule (the same
-// operations in the same order, every expression of the same value), so a
-// proof of the copy is one of the schedule. Whatever the copy's proof
-// throws is a plain Fail here: its nodes (a Met's trip expression, a K
-// loop's bound) are the copy's, and a violation met there is no finding
-// (the bounded check decides).
+// ---------------------------------------------------------------- the copy readings
+// (docs/z3.md "The proof's entry: the copy readings in order")
+//
+// Where the schedule as written is refused, proveSchedule asks each copy
+// reading of kCopyReadings in turn. A reading rewrites a copy of the
+// schedule (or splits it into cases) that builds, for every binding, the
+// schedule's systems (the same operations in the same order, every
+// expression of the same value), so the copy's proof is the schedule's.
+// Whatever the copy's proof throws is a plain Fail: its nodes (a Met's trip
+// expression, a K loop's bound) are the copy's, and a violation met there
+// is no finding (the bounded check decides).
+//
+// The order matters: a reading that applies (its shape is found, or its
+// refusal is met) answers for the schedule, proved or refused, and no later
+// reading is asked (only `few-valued loops explored whole` passes on when
+// its proof does not go through). So a new reading whose shape also matches
+// schedules a later reading proves takes them from it: put it after those
+// readings, or narrow its shape, and compare the corpus gate's proofs.
+
+// What a reading is given: the schedule as written, why its proof refused
+// it, and proveSchedule's arguments.
+struct ReadingArgs {
+  const ir::Schedule& s;
+  const Fail& refused;
+  ir::Target target;
+  const std::vector<Binding>& checked;
+  const TripProofOptions& opts;
+  ProofBudget& budget;
+  uint64_t& states;
+  std::vector<Binding>& bindings;  // a copy's proof's bindings (proveCopy)
+  const std::map<const ir::Expr*, int64_t>& dead;
+};
+
+// nullopt: the reading does not apply, the next one is asked; else the
+// proof's text (a Fail thrown is the schedule's refusal).
+using ReadingProof = std::optional<std::string>;
+
+struct CopyReading {
+  const char* name;  // as docs/z3.md lists it
+  const char* when;  // the shape or the refusal that makes it apply
+  ReadingProof (*prove)(const ReadingArgs& a);
+};
+
+// The proof of what `shape` found (a reading's copy or cases); nullopt, the
+// reading does not apply, where it found nothing.
+template <class Shape, class Prove>
+ReadingProof ifFound(const std::optional<Shape>& shape, Prove&& prove) {
+  if (!shape) return std::nullopt;
+  return prove(*shape);
+}
+
+// The proof of a copy that builds the schedule's systems (proveCopy).
+std::string copyProof(const ReadingArgs& a, const std::shared_ptr<ir::Schedule>& copy, const std::string& text) {
+  return proveCopy(a.refused, copy, text, a.target, a.checked, a.opts, a.budget, a.states, a.bindings, a.dead);
+}
+
+// In the order they are asked.
+const CopyReading kCopyReadings[] = {
+    {"few-valued loops explored whole",
+     "one trip expression, and every loop's start, bound and step read only parameters with at most "
+     "max_equivalent_values allowed values (passes on when not proved, unless an exploration met a violation)",
+     [](const ReadingArgs& a) {
+       return proveFiniteLoopsWhole(a.refused, a.s, a.target, a.checked, a.opts, a.budget, a.states, a.dead);
+     }},
+    {"a tile's K range split between processes, each tile read as two tiles",
+     "kSplitShape: the processes' K loops over [0, h) and [h, E_B) of every tile",
+     [](const ReadingArgs& a) {
+       return ifFound(kSplitShape(a.s), [&](const KSplit& ks) {
+         return proveKSplitTiles(a.refused, a.s, ks, a.target, a.checked, a.opts, a.budget, a.states);
+       });
+     }},
+    {"loops from a parameter's start, counted from 0",
+     "loopsFromZero: a loop whose start reads a parameter",
+     [](const ReadingArgs& a) {
+       return ifFound(loopsFromZero(a.s), [&](const LoopsFromZero& z) { return copyProof(a, z.s, z.text); });
+     }},
+    {"a loop from the block index by a constant step, counted in trips",
+     "blockLoopsInTrips: a loop with a constant step whose start reads only lm.block_idx / lm.grid_dim",
+     [](const ReadingArgs& a) {
+       return ifFound(blockLoopsInTrips(a.s), [&](const LoopsFromZero& n) { return copyProof(a, n.s, n.text); });
+     }},
+    {"a loop over rounds read as a strided loop",
+     "roundsAsStrided: a loop bounded by lm.cdiv(X - a, c) whose body reads c * r + a",
+     [](const ReadingArgs& a) {
+       return ifFound(roundsAsStrided(a.s), [&](const RoundsAsStrided& r) { return copyProof(a, r.s, r.text); });
+     }},
+    {"loops bounded by a multiple of the trip expression, run in blocks",
+     "loopsInBlocks: a loop to c * X beside loops to X (constant factors cancelled)",
+     [](const ReadingArgs& a) {
+       return ifFound(loopsInBlocks(a.s), [&](const BlockLoops& b) { return copyProof(a, b.s, b.text); });
+     }},
+    {"two passes over one ring read as tiles of two kinds",
+     "passesAsTiles: roles that stream one ring in two passes",
+     [](const ReadingArgs& a) {
+       return ifFound(passesAsTiles(a.s), [&](const PassTiles& passes) {
+         return provePassTiles(a.refused, passes, a.target, a.checked, a.opts, a.budget, a.states);
+       });
+     }},
+    {"consecutive loops of independent lengths read as the tiles of a persistent kernel",
+     "segmentsAsTiles: roles that run n >= 2 consecutive loops over one ring",
+     [](const ReadingArgs& a) {
+       return ifFound(segmentsAsTiles(a.s), [&](const SegmentTiles& segs) {
+         return proveSegmentTiles(a.refused, a.s, segs, a.target, a.checked, a.opts, a.budget, a.states);
+       });
+     }},
+    {"sibling tile loops over one ring read as one persistent kernel",
+     "nestsAsTiles: roles that run two tile loops one after the other, each around its own K loop",
+     [](const ReadingArgs& a) {
+       return ifFound(nestsAsTiles(a.s), [&](const NestTiles& nests) {
+         return proveNestTiles(a.refused, a.s, nests, a.target, a.checked, a.opts, a.budget, a.states);
+       });
+     }},
+    {"per case of a finer quotient of a loop bound's dividend",
+     "finerQuotientOf: a loop bounded by lm.cdiv(X, D) and a node lm.cdiv(X, d) read in the bodies, D = c * d",
+     [](const ReadingArgs& a) {
+       return ifFound(finerQuotientOf(a.s), [&](const FinerQuotient& fq) {
+         return proveFinerQuotientCases(a.refused, a.s, fq, a.target, a.checked, a.opts, a.budget, a.states);
+       });
+     }},
+    {"per residue of a loop bound's own dividend",
+     "a TooManyValues refusal naming a parameter that a loop bound's dividend X (lm.cdiv(X, c)) reads and the "
+     "bodies read outside it (dividendReadBesides)",
+     [](const ReadingArgs& a) -> ReadingProof {
+       const auto* many = dynamic_cast<const TooManyValues*>(&a.refused);
+       if (!many) return std::nullopt;
+       return ifFound(dividendReadBesides(a.s, many->param), [&](const FinerQuotient& dq) {
+         return proveFinerQuotientCases(a.refused, a.s, dq, a.target, a.checked, a.opts, a.budget, a.states);
+       });
+     }},
+    {"tiles a guard skips in every role",
+     "skippedTiles: tile loops whose body is one `if G:` (no else), the same G in every role, G implying the K "
+     "loops' common bound F >= 1",
+     [](const ReadingArgs& a) {
+       return ifFound(skippedTiles(a.s), [&](const SkippedTiles& sk) {
+         return proveSkippedTiles(a.refused, a.s, sk, a.target, a.checked, a.opts, a.budget, a.states);
+       });
+     }},
+};
+
+// The schedule as written; where that is refused (not for a violation met,
+// a K loop that may run no iteration, or a budget used up: the callers
+// decide those), the first copy reading of kCopyReadings that applies.
 std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                           const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, TripLoops& tl,
                           std::vector<Binding>& bindings, const std::map<const ir::Expr*, int64_t>& dead) {
@@ -15758,32 +15893,10 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
   } catch (const Fail& f) {
     if (dynamic_cast<const Met*>(&f) || dynamic_cast<const InnerMayBeEmpty*>(&f) || !budget.exhausted().empty())
       throw;
-    if (std::optional<std::string> each = proveFiniteLoopsWhole(f, s, target, checked, opts, budget, states, dead))
-      return *each;
-    if (std::optional<KSplit> ks = kSplitShape(s)) return proveKSplitTiles(f, s, *ks, target, checked, opts, budget, states);
-    if (std::optional<LoopsFromZero> z = loopsFromZero(s))
-      return proveCopy(f, z->s, z->text, target, checked, opts, budget, states, bindings, dead);
-    if (std::optional<LoopsFromZero> n = blockLoopsInTrips(s))
-      return proveCopy(f, n->s, n->text, target, checked, opts, budget, states, bindings, dead);
-    if (std::optional<RoundsAsStrided> rounds = roundsAsStrided(s))
-      return proveCopy(f, rounds->s, rounds->text, target, checked, opts, budget, states, bindings, dead);
-    const std::optional<BlockLoops> blocks = loopsInBlocks(s);
-    if (!blocks) {
-      if (std::optional<PassTiles> passes = passesAsTiles(s)) return provePassTiles(f, *passes, target, checked, opts, budget, states);
-      if (std::optional<SegmentTiles> segs = segmentsAsTiles(s))
-        return proveSegmentTiles(f, s, *segs, target, checked, opts, budget, states);
-      if (std::optional<NestTiles> nests = nestsAsTiles(s))
-        return proveNestTiles(f, s, *nests, target, checked, opts, budget, states);
-      if (std::optional<FinerQuotient> fq = finerQuotientOf(s))
-        return proveFinerQuotientCases(f, s, *fq, target, checked, opts, budget, states);
-      // refused for a loop bound's own dividend, read besides it: split by its residues
-      if (const auto* many = dynamic_cast<const TooManyValues*>(&f))
-        if (std::optional<FinerQuotient> dq = dividendReadBesides(s, many->param))
-          return proveFinerQuotientCases(f, s, *dq, target, checked, opts, budget, states);
-      if (std::optional<SkippedTiles> sk = skippedTiles(s)) return proveSkippedTiles(f, s, *sk, target, checked, opts, budget, states);
-      throw;
-    }
-    return proveCopy(f, blocks->s, blocks->text, target, checked, opts, budget, states, bindings, dead);
+    const ReadingArgs args{s, f, target, checked, opts, budget, states, bindings, dead};
+    for (const CopyReading& reading : kCopyReadings)
+      if (ReadingProof proof = reading.prove(args)) return std::move(*proof);
+    throw;
   }
 }
 
@@ -16472,6 +16585,12 @@ std::shared_ptr<const ir::Schedule> kSplitTilesCopy(const ir::Schedule& s) {
   if (!ks) return nullptr;
   std::optional<KSplitTiles> copy = kSplitAsTiles(s, *ks, {});
   return copy ? copy->s : nullptr;
+}
+
+std::vector<std::string> copyReadingNames() {
+  std::vector<std::string> names;
+  for (const CopyReading& reading : kCopyReadings) names.push_back(reading.name);
+  return names;
 }
 
 static ModelCheckResult proveEveryTripCountAsWritten(const ir::Schedule& schedule, ir::Target target,
