@@ -5,59 +5,42 @@
 # (a 3-slot ring with counted arrivals and derived expect_tx) plus a per-tile scale
 # buffer smem_s whose barriers s_full/s_empty have counted phases and are touched
 # in one K iteration per tile (G) by both roles.
-TPL = '''@cake.schedule(target="sm_90a")
-def align46_{name}(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, S: LM.tma2d, M: LM.i32, K: LM.i32):
-    lm.assume(M > 0)
-    lm.assume(K > 0)
-    pool   = lm.smem(131072)
-    smem_a = pool.view(offset=0,     shape=(64, 64),  dtype=lm.f16, stages=3, swizzle="128B")
-    smem_b = pool.view(offset=24576, shape=(128, 64), dtype=lm.f16, stages=3, swizzle="128B")
-    smem_c = pool.view(offset=73728, shape=(64, 128), dtype=lm.f16)
-    smem_s = pool.view(offset=90112, shape=(64, 128), dtype=lm.f32)
-    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
-    sc     = lm.regs(shape=(64, 128), dtype=lm.f32)
-    producer = lm.role(warps=[4])
-    consumer = lm.role(warps=[0, 1, 2, 3])
-    full   = lm.barrier(count=3, prod=[producer], cons=[consumer], init_count=1)
-    empty  = lm.barrier(count=3, prod=[consumer], cons=[producer], init_count=1)
-    s_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)
-    s_empty = lm.barrier(count=1, prod=[consumer], cons=[producer], init_count={scount})
-    k_tiles  = lm.cdiv(K, 64)
-    my_tiles = lm.cdiv(max(lm.cdiv(M, 64) - lm.block_idx(0), 0), lm.grid_dim(0))
-    with producer:
-        for t in lm.range(0, my_tiles):
-            tile = lm.block_idx(0) + t * lm.grid_dim(0)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(empty, stage=it % 3, phase=it // 3 - 1)
-                smem_a.tma_load(A, coords=(tile * 64, k * 64), stage=it % 3, barrier=full)
-                smem_b.tma_load(B, coords=(0, k * 64), stage=it % 3, barrier=full)
-                if {pg}:
-{pwait}
-                    smem_s.tma_load(S, coords=(tile * 64, 0), stage=0, barrier=s_full)
-    with consumer:
-{pre}
-        for t in lm.range(0, my_tiles):
-            tile = lm.block_idx(0) + t * lm.grid_dim(0)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, stage=it % 3, phase=it // 3)
-                lm.mma(acc, smem_a[it % 3], smem_b[it % 3], init=(k == 0))
-                lm.mma_commit()
-                lm.mma_wait(pending=0)
-                lm.arrive(empty, stage=it % 3)
-                if {cg}:
-{cwait}
-                    lm.copy(sc, smem_s[0])
-                    lm.fence_proxy()
-{carrive}
-            lm.binary(acc, acc, sc, op="mul")
-            lm.copy(smem_c[0], acc)
-            lm.fence_proxy()
-            smem_c.tma_store(C, coords=(tile * 64, 0), stage=0)
-            lm.tma_store_commit()
-            lm.tma_store_wait(pending=0)
-'''
+import os
+_CORPUS = os.path.join(os.path.dirname(__file__), '../../../corpus/bugs/sync.race/'
+                       'tilelang_ws_persistent_serial_phase_restart_fixed.cake')
+
+
+def _template():
+    """The corpus schedule with the scale buffer added ({...} fields filled by make)."""
+    src = open(_CORPUS).read().replace('{', '{{').replace('}', '}}')
+    src = src[src.index('@cake.schedule'):]
+    edits = [
+        ('def tilelang_ws_persistent_serial_phase_restart_fixed(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,',
+         'def align46_{name}(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d, S: LM.tma2d,'),
+        ('    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)\n',
+         '    smem_s = pool.view(offset=90112, shape=(64, 128), dtype=lm.f32)\n'
+         '    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)\n    sc     = lm.regs(shape=(64, 128), dtype=lm.f32)\n'),
+        ('    empty = lm.barrier(count=3, prod=[consumer], cons=[producer], init_count=1)\n',
+         '    empty = lm.barrier(count=3, prod=[consumer], cons=[producer], init_count=1)\n'
+         '    s_full  = lm.barrier(count=1, prod=[producer], cons=[consumer], init_count=1)\n'
+         '    s_empty = lm.barrier(count=1, prod=[consumer], cons=[producer], init_count={scount})\n'),
+        ('                smem_b.tma_load(B, coords=(0, k * 64), stage=it % 3, barrier=full)\n',
+         '                smem_b.tma_load(B, coords=(0, k * 64), stage=it % 3, barrier=full)\n'
+         '                if {pg}:\n{pwait}\n'
+         '                    smem_s.tma_load(S, coords=(tile * 64, 0), stage=0, barrier=s_full)\n'),
+        ('                lm.arrive(empty, stage=it % 3)\n',
+         '                lm.arrive(empty, stage=it % 3)\n                if {cg}:\n{cwait}\n'
+         '                    lm.copy(sc, smem_s[0])\n                    lm.fence_proxy()\n{carrive}\n'),
+        ('            lm.copy(smem_c[0], acc)\n', '            lm.binary(acc, acc, sc, op="mul")\n            lm.copy(smem_c[0], acc)\n'),
+        ('    with consumer:\n', '    with consumer:\n{pre}\n'),
+    ]
+    for a, b in edits:
+        assert a in src, a
+        src = src.replace(a, b, 1)
+    return src
+
+
+TPL = _template()
 I = ' ' * 20
 def make(name, g='k == 0', pg=None, cg=None, pwait=None, cwait=None, carrive=None, scount=1, pre=''):
     pg = pg or g; cg = cg or g
