@@ -20,9 +20,14 @@
 #include "tests/common/text_edit.h"
 
 using namespace cake;
-using namespace cake::encoder;
 
 namespace batch_metadata_test {
+
+// (a using-directive at file scope would make the unity build's other
+// RandomSchedule ambiguous)
+using encoder::ModelCheckResult;
+using encoder::Outcome;
+using encoder::System;
 
 using Rules = std::set<std::string>;
 

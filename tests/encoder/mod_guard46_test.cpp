@@ -14,9 +14,10 @@
 
 #include "attack_util.h"
 
-using namespace cake;
-using namespace cake::testing;
-using namespace cake::testing::attacks;
+// (using-directives at file scope would make the unity build's two
+// RandomSchedule structs ambiguous)
+using cake::testing::attacks::expectCheckedAndProved;
+using cake::testing::attacks::expectFoundNotProved;
 
 namespace mod_guard46_test {
 
