@@ -249,8 +249,8 @@ FIRSTLAP_MUTANTS += [
 ]
 
 # ---------------------------------------------------------------- splitk
-SPLITK = s40.raw_string("tests/encoder/inner_trip_goal_test.cpp", "kSplitK")
-PEELED = s40.raw_string("tests/encoder/inner_trip_goal_test.cpp", "kPeeled")
+SPLITK = s40.raw_string("tests/encoder/split_k_kernel.h", "kSplitK")
+PEELED = s40.raw_string("tests/encoder/split_k_kernel.h", "kPeeled")
 IN_LOOP = s40.raw_string("tests/encoder/inner_trip_goal_test.cpp", "kInLoop")
 K0 = "tile // nmn * kp"
 

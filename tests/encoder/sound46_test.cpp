@@ -16,6 +16,7 @@
 #include <string>
 
 #include "attack_util.h"
+#include "split_k_kernel.h"
 #include "checks/check.h"
 #include "checks/model_check.h"
 #include "test_util.h"
@@ -122,46 +123,11 @@ def inner(lm, A: LM.tma2d, T: LM.i32, K: LM.i32):
                 lm.arrive(empty, stage=0)
 )";
 
-// inner_trip_goal_test.cpp's split-K kernel: tile `tile` is split `tile //
-// nmn` of K, the last split empty when cdiv(K, S) * (S - 1) >= K; the
-// consumer's first K step peeled out of its loop, under the tile guard
-// GUARD.
-const std::string kSplitKGuarded = R"(@cake.schedule(target="sm_90a")
-def split_k(lm, A: LM.tma2d, M: LM.i32, K: LM.i32, S: LM.i32):
-    lm.assume(M >= 1)
-    lm.assume(K >= 1)
-    lm.assume(S >= 1)
-    lm.assume(S <= 4)
-    pool  = lm.smem(16384)
-    a     = pool.view(offset=0, shape=(64, 64), dtype=lm.bf16, stages=1)
-    acc   = lm.regs(shape=(64, 64), dtype=lm.f32)
-    prod  = lm.role(warps=[0])
-    cons  = lm.role(warps=[4, 5, 6, 7])
-    full  = lm.barrier(count=1, prod=[prod], cons=[cons], init_count=1)
-    empty = lm.barrier(count=1, prod=[cons], cons=[prod], init_count=1)
-    kp  = lm.cdiv(K, S)
-    nmn = lm.cdiv(M, 128)
-    with prod:
-        for tile in lm.range(lm.block_idx(0), nmn * S, 4):
-            for k in lm.range(0, min(tile // nmn * kp + kp, K) - tile // nmn * kp):
-                lm.wait(empty, stage=0)
-                a.tma_load(A, coords=(0, (tile // nmn * kp + k) * 64), stage=0, barrier=full)
-    with cons:
-        lm.arrive(empty, stage=0)
-        for tile in lm.range(lm.block_idx(0), nmn * S, 4):
-            if GUARD:
-                lm.wait(full, stage=0)
-                lm.mma(acc, a[0], a[0], init=True)
-                lm.mma_commit()
-                lm.mma_wait(pending=0)
-                lm.arrive(empty, stage=0)
-                for k in lm.range(1, min(tile // nmn * kp + kp, K) - tile // nmn * kp):
-                    lm.wait(full, stage=0)
-                    lm.mma(acc, a[0], a[0], init=False)
-                    lm.mma_commit()
-                    lm.mma_wait(pending=0)
-                    lm.arrive(empty, stage=0)
-)";
+// The split-K kernel (split_k_kernel.h) with the consumer's first K step
+// peeled out of its loop, under the tile guard GUARD.
+const std::string kSplitKGuarded = cake::testing::replace(
+    cake::testing::split_k::kSplitK, "CONSUMER",
+    cake::testing::split_k::underGuard(cake::testing::split_k::kPeeled, "GUARD"));
 
 }  // namespace sound46_test
 
