@@ -10,7 +10,9 @@
 # tile's softmax, so warps 2 and 3 read the scale of heads 0..31 / 32..63
 # (and the flags) while warps 0 and 1 may not have written them yet.
 # Modelled (sm_100a): a TMA warp (Q once, a 2-stage K/V ring), the MMA warp
-# (QK into one TMEM S stage that the four softmax warps release, PV into
+# (QK into one TMEM S stage that the four softmax warps release, issued
+# before the previous tile's PV - "Warp 8 can now issue QK(k+1) while WG0
+# performs the warp exchange, softmax, and P stores for tile k" - PV into
 # TMEM O after so_ready, one P stage in shared memory guarded by pv_done),
 # the four softmax warps as one-warp instances; one named-barrier sync per
 # tile stands for the paired-warp score exchange's barriers (before the
@@ -67,10 +69,16 @@ def cudnn_fe_dsa_fwd_head64_rescale_meta_no_wg_barrier(lm, Q: LM.tma2d, K: LM.tm
             lm.wait(p_free, iter=t - 1)
             lm.mma(s_acc, sq[0], sk[t], init=True)
             lm.mma_commit(barrier=mma_done, iter=t)
-            lm.wait(so_ready, iter=t)
-            lm.mma(o_acc, sp[0], sv[t], init=(t == 0))
-            lm.mma_commit(barrier=kv_empty, iter=t)
-            lm.mma_commit(barrier=pv_done, iter=t)
+            # QK(t) is issued before PV(t - 1): the softmax of tile t overlaps it
+            if t > 0:
+                lm.wait(so_ready, iter=t - 1)
+                lm.mma(o_acc, sp[0], sv[t - 1], init=(t == 1))
+                lm.mma_commit(barrier=kv_empty, iter=t - 1)
+                lm.mma_commit(barrier=pv_done, iter=t - 1)
+        lm.wait(so_ready, iter=n_tiles - 1)
+        lm.mma(o_acc, sp[0], sv[n_tiles - 1], init=(n_tiles == 1))
+        lm.mma_commit(barrier=kv_empty, iter=n_tiles - 1)
+        lm.mma_commit(barrier=pv_done, iter=n_tiles - 1)
 
     with softmax:
         w = lm.instance()

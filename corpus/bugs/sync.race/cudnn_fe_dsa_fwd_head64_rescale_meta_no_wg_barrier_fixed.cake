@@ -53,10 +53,16 @@ def cudnn_fe_dsa_fwd_head64_rescale_meta_wg_barrier(lm, Q: LM.tma2d, K: LM.tma2d
             lm.wait(p_free, iter=t - 1)
             lm.mma(s_acc, sq[0], sk[t], init=True)
             lm.mma_commit(barrier=mma_done, iter=t)
-            lm.wait(so_ready, iter=t)
-            lm.mma(o_acc, sp[0], sv[t], init=(t == 0))
-            lm.mma_commit(barrier=kv_empty, iter=t)
-            lm.mma_commit(barrier=pv_done, iter=t)
+            # QK(t) is issued before PV(t - 1): the softmax of tile t overlaps it
+            if t > 0:
+                lm.wait(so_ready, iter=t - 1)
+                lm.mma(o_acc, sp[0], sv[t - 1], init=(t == 1))
+                lm.mma_commit(barrier=kv_empty, iter=t - 1)
+                lm.mma_commit(barrier=pv_done, iter=t - 1)
+        lm.wait(so_ready, iter=n_tiles - 1)
+        lm.mma(o_acc, sp[0], sv[n_tiles - 1], init=(n_tiles == 1))
+        lm.mma_commit(barrier=kv_empty, iter=n_tiles - 1)
+        lm.mma_commit(barrier=pv_done, iter=n_tiles - 1)
 
     with softmax:
         w = lm.instance()
