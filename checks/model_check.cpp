@@ -2594,7 +2594,7 @@ class BindingSearch {
     // (or the search) do not give are left.
     for (int64_t off : farOffsets(ev))
       if (!reachFar(ev, base, *need + off, off, reached)) {
-        if (off == 0)
+        if (off == 0 && !unreachableEverywhere(ev, base))
           far_left_.insert(fmt::format("{} (no value inside the lm.assume facts found for {} trips of `{}` from {})",
                                        ev.what, *need, ir::exprToString(*ev.trip, s_),
                                        encoder::bindingToString(s_, base)));
@@ -2741,6 +2741,83 @@ class BindingSearch {
       return std::abs(x) != std::abs(y) ? std::abs(x) < std::abs(y) : x > y;
     });
     return order;
+  }
+  // Whether no binding the lm.assume facts allow runs the event's loop to
+  // the event (the far target reachFar found no value for): the trip count
+  // and the event read no block index, grid size or other loop's variable,
+  // only parameters, each with at most kUnreachValues allowed values
+  // (BvProver::allowedValues, the other parameters free: a superset of the
+  // values any binding gives it), kUnreachValues bindings together at most;
+  // none of them (the parameters neither reads at `base`) runs the loop to
+  // the event within the kFarCap iterations tripsNeeded scans. Every allowed
+  // binding agrees with one of them on all that the two read, so no allowed
+  // binding reaches the event, and no value is missing (helper hunt47b,
+  // session 47: llama.cpp's combine kernel fills `lm.cdiv(2 * P, 64)` passes
+  // with 2 <= P <= 64, at most two; the step of its lane count, which needs
+  // a third, was named as left and the correct kernel exited 2 *unknown*).
+  static constexpr size_t kUnreachValues = 1024;
+  bool unreachableEverywhere(const FarEvent& ev, const Binding& base) {
+    std::vector<std::vector<int64_t>> values;  // per parameter read, its allowed values
+    std::vector<int> read;
+    if (!onlyParamsAndOwnVar(ev, read)) return false;
+    size_t combos = 1;
+    for (int p : read) {
+      encoder::BvProver::Values v = prover().allowedValues(p, {}, kUnreachValues);
+      if (v.kind != encoder::BvVerdict::Holds || v.values.empty()) return false;
+      combos *= v.values.size();
+      if (combos > kUnreachValues) return false;
+      values.push_back(std::move(v.values));
+    }
+    for (size_t n = 0; n < combos; ++n) {
+      Binding b = base;
+      size_t rest = n;
+      for (size_t i = 0; i < read.size(); ++i) {
+        b.params[read[i]] = values[i][rest % values[i].size()];
+        rest /= values[i].size();
+      }
+      auto trips = value(b, *ev.trip);
+      if (!trips) return false;
+      auto need = tripsNeeded(ev, b);
+      if (need ? *trips >= *need : *trips > kFarCap || !evaluatesThrough(ev, b, *trips)) return false;
+    }
+    return true;
+  }
+  // Whether every part tripsNeeded evaluates does evaluate at b, for every
+  // instance and each of the loop's first `trips` iterations (an absent
+  // event is then absent, not unevaluated).
+  bool evaluatesThrough(const FarEvent& ev, const Binding& b, int64_t trips) const {
+    ir::EvalEnv e = env(b);
+    for (int n = 0; n < ev.instances; ++n) {
+      e.instance = n;
+      if (ev.kind == FarEvent::Kind::Flip) {
+        if (!ir::evaluate(*ev.e, e)) return false;
+        continue;
+      }
+      auto lo = ir::evaluate(*ev.lo, e), step = ir::evaluate(*ev.step, e);
+      if (!lo || !step || *step <= 0 || (ev.extent && !ir::evaluate(*ev.extent, e))) return false;
+      for (int64_t i = 0; i < trips; ++i) {
+        e.loop_vars[ev.var] = *lo + *step * i;
+        if (!ir::evaluate(*ev.e, e)) return false;
+      }
+      e.loop_vars.erase(ev.var);
+    }
+    return true;
+  }
+  // The parameters the event's loop and the event read (`read`); false where
+  // they read a block index, a grid size or another loop's variable.
+  bool onlyParamsAndOwnVar(const FarEvent& ev, std::vector<int>& read) const {
+    const ExprPtr parts[] = {ev.e, ev.extent, ev.lo, ev.step, ev.trip};
+    for (const ExprPtr& x : parts) {
+      if (!x) continue;
+      for (int knob = 0; knob < 6; ++knob)
+        if (readsKnob(*x, knob)) return false;
+      for (int v = 0; v < static_cast<int>(s_.loop_vars.size()); ++v)
+        if (v != ev.var && ir::dependsOnLoopVar(*x, v)) return false;
+    }
+    for (int p : ints_)
+      if (std::any_of(std::begin(parts), std::end(parts), [&](const ExprPtr& x) { return x && dependsOnParam(*x, p); }))
+        read.push_back(p);
+    return true;
   }
   // A binding from `base` with the trip count at least `target` that runs
   // the loop `off` trips past the event: the trip count's parameter moved

@@ -15679,6 +15679,13 @@ std::string proveFinerQuotientCases(const Fail& first, const ir::Schedule& s, co
   return fmt::format("{} ({} of {} cases allowed): {}", what, cases.size(), fq.c, engines);
 }
 
+std::optional<std::string> exploreFewValuedLoopsWhole(const Fail& refused, const std::string& why,
+                                                      const ir::Schedule& s, ir::Target target,
+                                                      const std::vector<Binding>& checked,
+                                                      const TripProofOptions& opts, ProofBudget& budget,
+                                                      uint64_t& states,
+                                                      const std::map<const ir::Expr*, int64_t>& dead);
+
 // Where the lap argument refuses a schedule whose loops are bounded only by
 // parameters that the lm.assume facts allow at most max_equivalent_values
 // values of (a per-CTA partition of at most 32 KV blocks whose passes over
@@ -15697,15 +15704,54 @@ std::optional<std::string> proveFiniteLoopsWhole(const Fail& refused, const ir::
   } catch (const Fail&) {
     return std::nullopt;  // proveScheduleAsWritten took the unlooped path already where it applies
   }
+  return exploreFewValuedLoopsWhole(refused, "the loops' bounds read only parameters with few allowed values", s,
+                                    target, checked, opts, budget, states, dead);
+}
+
+// Loops of different bounds (findTrip refuses them) whose starts, bounds
+// and steps read only parameters with at most max_equivalent_values allowed
+// values, more than the max_fixed_values with which proveScheduleAsWritten
+// explores such loops whole itself: each allowed value's system explored
+// whole, as proveFiniteLoopsWhole does for one trip expression (helper
+// hunt47b, session 47: llama.cpp's flash_attn_combine_results, a
+// block-stride fill over lm.cdiv(2 * P, 64) passes beside a merge loop over
+// P, 2 <= P <= 64, was refused with "the symbolic loops have different
+// bounds"). Asked last, so that its explorations do not spend the budget of
+// the readings before it. nullopt as for proveFiniteLoopsWhole.
+std::optional<std::string> proveFewValuedLoopsOfDifferentBounds(const Fail& refused, const ir::Schedule& s,
+                                                                ir::Target target, const std::vector<Binding>& checked,
+                                                                const TripProofOptions& opts, ProofBudget& budget,
+                                                                uint64_t& states,
+                                                                const std::map<const ir::Expr*, int64_t>& dead) {
+  try {
+    findTrip(s, {}, dead);
+    return std::nullopt;  // one trip expression: proveFiniteLoopsWhole's
+  } catch (const Fail&) {
+  }
+  if (!finiteLoopParams(s, opts, budget, dead).symbolic) return std::nullopt;  // explored whole as written
+  return exploreFewValuedLoopsWhole(refused, "the loops' bounds (of different expressions) read only parameters "
+                                    "with few allowed values", s, target, checked, opts, budget, states, dead);
+}
+
+// Both paths above: every parameter that a loop's start, bound or step reads
+// has at most max_equivalent_values allowed values (fewValuedLoopParams);
+// each allowed value's system is built (loops unrolled) and explored whole.
+// Every allowed binding gives one of the listed values, so the explorations
+// cover every binding. nullopt where that does not apply or does not prove
+// the schedule; a violation met is thrown (the bounded check decides).
+std::optional<std::string> exploreFewValuedLoopsWhole(const Fail& refused, const std::string& why,
+                                                      const ir::Schedule& s, ir::Target target,
+                                                      const std::vector<Binding>& checked,
+                                                      const TripProofOptions& opts, ProofBudget& budget,
+                                                      uint64_t& states,
+                                                      const std::map<const ir::Expr*, int64_t>& dead) {
   // bounded parameters are listed as far as "Parameters read only in
   // sizes" lists them; systems equal up to sizes are explored once
   TripProofOptions listed = opts;
   listed.max_fixed_values = std::max(opts.max_fixed_values, opts.max_equivalent_values);
   const FiniteLoopParams fl = fewValuedLoopParams(s, opts, budget, dead);
   if (fl.symbolic || fl.finite.empty()) return std::nullopt;
-  const std::string what = fmt::format("lap induction refused ({}); the loops' bounds read only parameters with few "
-                                       "allowed values",
-                                       refused.what());
+  const std::string what = fmt::format("lap induction refused ({}); {}", refused.what(), why);
   try {
     return fmt::format("{}: {}", what, proveUnlooped(s, target, checked, listed, budget, states, dead));
   } catch (const Fail& f) {  // a Met too: its trip count is the argument's, not this path's
@@ -15879,6 +15925,14 @@ const CopyReading kCopyReadings[] = {
        return ifFound(skippedTiles(a.s), [&](const SkippedTiles& sk) {
          return proveSkippedTiles(a.refused, a.s, sk, a.target, a.checked, a.opts, a.budget, a.states);
        });
+     }},
+    {"few-valued loops of different bounds explored whole",
+     "loops of different trip expressions (findTrip refuses) whose starts, bounds and steps read only parameters "
+     "with at most max_equivalent_values allowed values, more than max_fixed_values (asked last: its "
+     "explorations would spend the budget of the readings before it)",
+     [](const ReadingArgs& a) {
+       return proveFewValuedLoopsOfDifferentBounds(a.refused, a.s, a.target, a.checked, a.opts, a.budget, a.states,
+                                                  a.dead);
      }},
 };
 

@@ -17,6 +17,14 @@
 //   with an empty list: the block indices are now named (the test,
 //   CheckedValues.BlockIndicesAreNamed, is in trip_block_param_test.cpp
 //   since session 33, which proves such loops).
+// * (helper hunt47b, session 47) llama.cpp's flash_attn_combine_results
+//   fills its shared (max, rowsum) table with a block-stride loop over
+//   lm.cdiv(2 * P, 64) passes beside a merge loop over P, 2 <= P <= 64: a
+//   correct kernel exited 2 *unknown* twice over: the bounded check asked
+//   for a third pass no allowed P gives (the step of the lane count), and
+//   the proof, refused for loops of different bounds, listed at most 32 of
+//   the 63 values (docs/known-limits.md "A loop whose trip count the facts
+//   bound, next to a second symbolic loop").
 #include <gtest/gtest.h>
 
 #include <string>
@@ -135,6 +143,71 @@ TEST(FiniteLoops, GuardOnTheTripParameterIsNoInternalError) {
 TEST(FiniteLoops, GuardedChunksWithoutBarrierAreReported) {
   expectPair("no barrier between the chunk stores and the reads",
              edited(kGuardedChunks, {{"BARRIER", "lm.fill(x, 0.0)"}}), "sync.race", "");
+}
+
+// flash_attn_combine_results<64> (llama.cpp PR #13852's fix): two warps
+// store the 2 * P floats of the table in lm.cdiv(2 * P, 64) passes, then
+// every warp reads all of them and merges P parts.
+const std::string kBlockStrideFill = R"(
+@cake.schedule(target="sm_80")
+def combine(lm, Parts: LM.gmem, Meta: LM.gmem, Dst: LM.gmem, P: LM.i32):
+    lm.assume(P >= 2)
+    lm.assume(P <= 64)
+    pool = lm.smem(512)
+    meta = pool.view(offset=0, shape=(1, 128), dtype=lm.f32)
+    part = lm.regs(shape=(1, 32), dtype=lm.f32)
+    mall = lm.regs(shape=(1, 128), dtype=lm.f32)
+    mx   = lm.regs(shape=(1, 1), dtype=lm.f32)
+    v    = lm.regs(shape=(1, 32), dtype=lm.f32)
+    acc  = lm.regs(shape=(1, 32), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+        for p in lm.range(0, PASSES):
+            i0 = 64 * p + 32 * w
+            n_w = min(32, max(0, 2 * P - i0))
+            if n_w > 0:
+                lm.copy(part[0:1, 0:n_w], Meta, coords=(0, i0))
+                lm.copy(meta[0][0:1, i0:i0 + n_w], part[0:1, 0:n_w])
+        lm.sync(block)
+        lm.copy(mall[0:1, 0:2 * P], meta[0][0:1, 0:2 * P])
+        lm.reduce(mx, mall[0:1, 0:2 * P], op="max", axis=1)
+        lm.fill(acc, 0.0)
+        for l in lm.range(0, P):
+            lm.copy(v, Parts, coords=(0, 64 * l + 32 * w))
+            lm.binary(v, v, mx[0:1, 0:1], op="mul")
+            lm.binary(acc, acc, v, op="add")
+        lm.copy(Dst, acc, coords=(0, 32 * w))
+)";
+
+TEST(FiniteLoops, BlockStrideFillBesideAMergeLoopIsProved) {
+  const checks::CheckResult r = checkText(edited(kBlockStrideFill, {{"PASSES", "lm.cdiv(2 * P, 64)"}}));
+  EXPECT_FALSE(r.hasErrors()) << describe(r);
+  EXPECT_FALSE(r.undecided()) << describe(r);
+  EXPECT_TRUE(finiteLoopsSyncProved(r)) << describe(r);
+}
+
+// The bounded check alone (no proof): the third pass no allowed P gives is
+// no missing value, so the verdict is *checked*, not unknown.
+TEST(FiniteLoops, BlockStrideFillIsCheckedWithoutTheProof) {
+  auto mod = cake::testing::compile(edited(kBlockStrideFill, {{"PASSES", "lm.cdiv(2 * P, 64)"}}));
+  ASSERT_FALSE(mod.schedules.empty());
+  checks::CheckOptions opts;
+  opts.target = mod.schedules.at(0).target;
+  opts.timeout_ms = cake::testing::kNoWallClockMs;
+  opts.rlimit = cake::testing::kQueryRlimit;
+  opts.proof_timeout_ms = 0;
+  const checks::CheckResult r = checks::checkSchedule(mod.schedules.at(0), opts);
+  EXPECT_FALSE(r.hasErrors()) << describe(r);
+  EXPECT_FALSE(r.undecided()) << describe(r);
+}
+
+// The kernel before the fix: one pass (`if (tid < 2*parallel_blocks)`), so
+// the floats past the block's 64 threads are never stored (P >= 33).
+TEST(FiniteLoops, BlockStrideFillOnePassShortIsReported) {
+  expectPair("one pass of the fill", edited(kBlockStrideFill, {{"PASSES", "1"}}), "data.stale-read",
+             edited(kBlockStrideFill, {{"PASSES", "2"}}));
 }
 
 }  // namespace finite_loops_test
