@@ -17,14 +17,13 @@
 #    over the slot it just read generically) and releases the slot:
 #    clc_empty expects one arrival per role instance, 4.
 #  * MMA warp: 2-stage TMEM accumulator ring (acc_full by tcgen05.commit,
-#    acc_empty by the four epilogue warps), operand ring released by
+#    acc_empty by the epilogue), operand ring released by
 #    tcgen05.commit.
 #  * epilogue: one instance of four warps (together they reach all 128
 #    TMEM lanes); two 64-column subtiles per tile through a 2-slot staging
 #    ring (tma_store_wait<1> before a slot is rewritten).  The same kernel
 #    with four single-warp epilogue instances (7 arrivals on clc_empty) is
-#    not decided within the bounded check's budget: docs/known-limits.md
-#    "Seven processes around one tile-ID ring".
+#    not decided within the budgets: docs/limits/cutlass_clc_seven_consumers.cake.
 # The tile count of this CTA is a parameter (CLC's answers come from the
 # hardware); the last response is the "no more work" one every role reads
 # before leaving its loop.
