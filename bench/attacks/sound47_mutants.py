@@ -112,6 +112,27 @@ def tail_edits(line, wait, hang):
     return at, guarded, extra
 
 
+def far_and_small(x, at, guarded, extra, line, wait, hang):
+    """The forms both tails take, on the count `x` the tail reads (the tile
+    count or the ring end): phases off by one past a far count, guards that
+    skip the tail past the window, an extra statement only small counts run
+    (a guarded wait for a phase never completed, a wait below iteration 0
+    from one count on)."""
+    return [
+        ("tail_div_1000", "bad", at(f"{x} - 1 - {x} // 1000")),
+        ("tail_min_1000", "bad", at(f"min({x}, 1000) - 1")),
+        ("tail_mod_1000", "bad", at(f"{x} - 1 - {x} % 1000 // 999")),
+        ("guard_lt_1000", "bad", guarded(f"{x} < 1000")),
+        ("guard_mod_100", "bad", guarded(f"{x} % 100 != 99")),
+        ("extra_before_eq1", "bad", extra(f"{x} == 1")),
+        ("extra_before_eq2", "bad", extra(f"{x} == 2")),
+        ("extra_before_lt3", "bad", extra(f"{x} < 3")),
+        ("extra_after_eq1", "bad", extra(f"{x} == 1", after=True)),
+        ("extra_before_far", "bad", extra(f"{x} == 900")),
+        ("neg_wait_before", "bad", rep(line, wait.format(f"{hang} - 8 * {x}") + line)),
+    ]
+
+
 # ---------------------------------------------------------------- exit: the producer's tail by tile count
 EXIT_T = cpp_strings("tests/encoder/exit_tail_kernels.h")
 EXIT = EXIT_T["kProducerTail"].lstrip("\n")
@@ -129,32 +150,17 @@ EXIT_MUTANTS = [
     ("tail_twice", "bad", rep(TAIL, W.format("n_tiles - 2") + TAIL)),
     ("tail_in_const_loop", "bad", rep(TAIL, "        for i in lm.range(0, 2):\n            lm.wait(k_empty, iter=n_tiles - 2 + i)\n")),
     ("tail_scope_var", "good", rep("    with load:\n", "    last = n_tiles - 1\n    with load:\n") + tail("last")),
-    # phases off by one past a far tile count
-    ("tail_div_1000", "bad", tail("n_tiles - 1 - n_tiles // 1000")),
-    ("tail_min_1000", "bad", tail("min(n_tiles, 1000) - 1")),
-    ("tail_mod_1000", "bad", tail("n_tiles - 1 - n_tiles % 1000 // 999")),
     ("tail_div_64_steps", "bad", tail("n_tiles - 1 - n_tiles // (64 * steps)")),
     ("tail_max_far", "bad", tail("max(n_tiles - 1, n_tiles - 2 + n_tiles // 1000)")),
-    # guards that skip the tail past the window
-    ("guard_lt_1000", "bad", guarded_tail("n_tiles < 1000")),
-    ("guard_mod_100", "bad", guarded_tail("n_tiles % 100 != 99")),
     ("guard_div_64", "bad", guarded_tail("n_tiles // 64 == 0")),
     ("guard_ne_steps", "bad", guarded_tail("n_tiles != steps + 30")),
     ("guard_not_eq_far", "bad", guarded_tail("not n_tiles == 777")),
-    # an extra wait for a phase never completed at small tile counts only
-    ("extra_before_eq1", "bad", extra("n_tiles == 1")),
-    ("extra_before_eq2", "bad", extra("n_tiles == 2")),
-    ("extra_before_lt3", "bad", extra("n_tiles < 3")),
     ("extra_before_eq0", "bad", extra("n_tiles == 0")),
-    ("extra_after_eq1", "bad", extra("n_tiles == 1", after=True)),
     ("extra_after_lt3", "bad", extra("n_tiles < 3", after=True)),
     ("extra_before_eq1_steps", "bad", extra("n_tiles == 1 and steps == 3")),
     ("extra_load_eq1", "bad", extra("n_tiles == 1", "smem_k.tma_load(K, coords=(0, 0), iter=n_tiles, barrier=k_full)")),
-    ("extra_before_far", "bad", extra("n_tiles == 900")),
-    # no guard: a wait below iteration 0 (none built) from one tile on
-    ("neg_wait_before", "bad", rep(TAIL, W.format("7 - 8 * n_tiles") + TAIL)),
     ("neg_wait_after", "bad", rep(TAIL, TAIL + W.format("7 - 8 * n_tiles"))),
-]
+] + far_and_small("n_tiles", tail, guarded_tail, extra, TAIL, W, 7)
 
 # ---------------------------------------------------------------- ring: the producer's tail by ring end
 RING = EXIT_T["kRingProducerTail"].lstrip("\n")
@@ -170,20 +176,9 @@ RING_MUTANTS = [
     ("base", "good", []),
     ("tail_paren", "good", rtail("(k_tiles * n_tiles) - 1")),
     ("tail_twice_product", "good", rtail("2 * (n_tiles * k_tiles) - n_tiles * k_tiles - 1")),
-    ("tail_div_1000", "bad", rtail("n_tiles * k_tiles - 1 - (n_tiles * k_tiles) // 1000")),
-    ("tail_min_1000", "bad", rtail("min(n_tiles * k_tiles, 1000) - 1")),
-    ("tail_mod_1000", "bad", rtail("n_tiles * k_tiles - 1 - (n_tiles * k_tiles) % 1000 // 999")),
     ("tail_even_down", "bad", rtail("(n_tiles * k_tiles) // 2 * 2 - 1") + rep(RT2, "")),
-    ("guard_lt_1000", "bad", rguard("n_tiles * k_tiles < 1000")),
-    ("guard_mod_100", "bad", rguard("(n_tiles * k_tiles) % 100 != 99")),
-    ("extra_before_eq1", "bad", rextra("n_tiles * k_tiles == 1")),
-    ("extra_after_eq1", "bad", rextra("n_tiles * k_tiles == 1", after=True)),
-    ("extra_before_lt3", "bad", rextra("n_tiles * k_tiles < 3")),
-    ("extra_before_eq2", "bad", rextra("n_tiles * k_tiles == 2")),
-    ("extra_before_far", "bad", rextra("n_tiles * k_tiles == 901")),
-    ("neg_wait_before", "bad", rep(RT1, RW.format("9 - 8 * (n_tiles * k_tiles)") + RT1)),
     ("neg_wait_first", "bad", rep(RT2, RW.format("9 - 8 * (n_tiles * k_tiles)") + RT2)),
-]
+] + far_and_small("(n_tiles * k_tiles)", rtail, rguard, rextra, RT1, RW, 9)
 
 # ---------------------------------------------------------------- skipped: tiles a guard skips in every role
 def mma_tile(indent, count):
