@@ -275,6 +275,22 @@ using ir::substituteLoopVar;
 // guards comparing a parameter expression with a constant, and the
 // difference of the sides of guards comparing two parameter expressions
 // (`if m_blk + 128 >= M`, `if M > N`: both outcomes and the boundary).
+// Sums and differences of leaves and their products with constants.
+bool affine(const ir::Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Const: case ExprKind::Param: case ExprKind::LoopVar: case ExprKind::BlockIdx:
+    case ExprKind::GridDim: case ExprKind::Instance:
+      return true;
+    case ExprKind::Neg: case ExprKind::Add: case ExprKind::Sub:
+      return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && affine(*a); });
+    case ExprKind::Mul:
+      return e.args.size() == 2 && e.args[0] && e.args[1] && affine(*e.args[0]) && affine(*e.args[1]) &&
+             (ir::constValue(e.args[0]) || ir::constValue(e.args[1]));
+    default:
+      return false;
+  }
+}
+
 class GoalCollector {
  public:
   GoalCollector(const ir::Schedule& s) : s_(s), rw_tensors_(encoder::readAndWrittenTensors(s)) {
@@ -1767,21 +1783,7 @@ class GoalCollector {
     };
     perInstance(e, add);
   }
-  // Sums and differences of leaves and their products with constants.
-  static bool affine(const ir::Expr& e) {
-    switch (e.kind) {
-      case ExprKind::Const: case ExprKind::Param: case ExprKind::LoopVar: case ExprKind::BlockIdx:
-      case ExprKind::GridDim: case ExprKind::Instance:
-        return true;
-      case ExprKind::Neg: case ExprKind::Add: case ExprKind::Sub:
-        return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return a && affine(*a); });
-      case ExprKind::Mul:
-        return e.args.size() == 2 && e.args[0] && e.args[1] && affine(*e.args[0]) && affine(*e.args[1]) &&
-               (ir::constValue(e.args[0]) || ir::constValue(e.args[1]));
-      default:
-        return false;
-    }
-  }
+
 };
 
 // ================================================================ bindings
@@ -2051,6 +2053,7 @@ class BindingSearch {
   std::map<int, std::set<int>> ties_;  // parameter -> the parameters lm.assume facts tie it to (itself included)
   std::string failure_;
   std::set<std::string> unplaced_;
+  std::set<std::string> stepped_parts_;  // the parts nameStepPastTrips named
   std::vector<ExprPtr> whole_boxes_;  // setWholeBoxes
   std::string combinations_left_;
   size_t combinations_added_ = 0;
@@ -2696,6 +2699,17 @@ class BindingSearch {
     }
     return true;
   }
+  static int64_t knobValue(const Binding& b, int knob) {
+    if (knob < 3) return b.block_idx[knob];
+    if (knob < 6) return b.grid_dim[knob - 3];
+    const auto it = b.params.find(knob - 6);
+    return it == b.params.end() ? 0 : it->second;
+  }
+  std::string knobText(int knob) const {
+    if (knob < 3) return fmt::format("lm.block_idx({})", knob);
+    if (knob < 6) return fmt::format("lm.grid_dim({})", knob - 3);
+    return s_.params[knob - 6].name;
+  }
   static bool readsKnob(const ir::Expr& e, int knob) {
     if (knob < 3) return dependsOnBlockIdx(e, knob);
     if (knob < 6) return dependsOnGridDim(e, knob - 3);
@@ -3179,10 +3193,13 @@ class BindingSearch {
           constantsOf(*g->expr, ks);
         }
       if (!read) continue;
+      const std::set<int64_t> own = ownSamples(ks);
       const std::vector<int64_t> order = knobSamples(knob, std::move(ks));
       int added = 0;
       for (int64_t v : order) {
-        if (added == kSamplesPerKnob) break;
+        // Past kSamplesPerKnob the samples are only looked at for steps
+        // that no binding runs (nameStepPastTrips).
+        if (added == kSamplesPerKnob && !own.count(v)) continue;
         std::vector<Binding> tries;
         Binding b = base;
         if (knob < 3) {
@@ -3202,11 +3219,73 @@ class BindingSearch {
           b.params[knob - 6] = v;
           tries.push_back(b);
         }
-        for (const Binding& t : tries)
+        for (const Binding& t : tries) {
           if (added < kSamplesPerKnob && fits(t) && seen.insert(signature(t)).second) {
             out.push_back(t);
             ++added;
+          } else if (own.count(v) && assumed(t) && !fits(t)) {
+            nameStepPastTrips(sampled, knob, v, t, out);
           }
+        }
+      }
+    }
+  }
+  // The samples of a knob taken from the sampled operands' own constants
+  // (each constant and quotient of two, +-1), where a step of `T // 1000`
+  // or a kink of `min(T, 1000)` lies.
+  static std::set<int64_t> ownSamples(const std::set<int64_t>& ks) {
+    std::set<int64_t> out;
+    for (int64_t k : ks)
+      for (int64_t d : {-1, 0, 1}) {
+        out.insert(k + d);
+        for (int64_t q : ks)
+          if (q != 0) out.insert(k / q + d);
+      }
+    return out;
+  }
+  // The largest parts of `e` that are not affine (`T // 1000`, `min(T,
+  // 1000)`, `T % 1000`), each reading no loop variable.
+  static void nonAffineParts(const ExprPtr& e, std::vector<ExprPtr>& out) {
+    if (!e || affine(*e)) return;
+    const bool linear_shell = e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Neg ||
+                              (e->kind == ExprKind::Mul && e->args.size() == 2 &&
+                               (ir::constValue(e->args[0]) || ir::constValue(e->args[1])));
+    if (!linear_shell) {
+      if (!dependsOnLoops(*e)) out.push_back(e);
+      return;
+    }
+    for (const ExprPtr& a : e->args) nonAffineParts(a, out);
+  }
+  // A sample at a sampled operand's own constant that no binding may run
+  // (a trip count passes the largest the bindings run) while a part of the
+  // operand that is not affine takes there a value no binding gives it: the
+  // operand steps where no binding looks (`lm.wait(k_empty, iter=n_tiles -
+  // 1 - n_tiles // 1000)` after the tile loop, off by one from 1,000 tiles
+  // on). Before helper sound47 (session 47) found it, such a sample was
+  // dropped silently and the broken schedule exited 0 *checked*; now the
+  // step is named unplaced, so the verdict is unknown unless the proof
+  // settles the schedule.
+  void nameStepPastTrips(const std::vector<const Goal*>& sampled, int knob, int64_t v, const Binding& t,
+                         const std::vector<Binding>& out) {
+    for (const Goal* g : sampled) {
+      if (!readsKnob(*g->expr, knob) || dependsOnLoops(*g->expr)) continue;
+      std::vector<ExprPtr> parts;
+      nonAffineParts(g->expr, parts);
+      for (const ExprPtr& part : parts) {
+        if (!readsKnob(*part, knob)) continue;
+        const std::string text = ir::exprToString(*part, s_);
+        const auto x = value(t, *part);
+        // Bindings with the knob on the other side of 0 do not count: `T %
+        // 1000 // 999` is 1 at T = -1 too, where the tile loop runs no tile.
+        auto same_side = [&](const Binding& b) { return (knobValue(b, knob) < 0) == (v < 0); };
+        if (!x || stepped_parts_.count(text) || std::any_of(out.begin(), out.end(), [&](const Binding& b) {
+              return same_side(b) && value(b, *part) == x;
+            }))
+          continue;
+        stepped_parts_.insert(text);  // one note per part: its first such value
+        unplaced_.insert(fmt::format("`{}` is {} at {} = {}, a value no binding gives it, and no binding runs there "
+                                     "(a trip count passes the largest the values run)",
+                                     text, *x, knobText(knob), v));
       }
     }
   }

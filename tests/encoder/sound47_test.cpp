@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "attack_util.h"
+#include "cover_kernels.h"
 #include "exit_tail_kernels.h"
 #include "skipped_tiles_kernels.h"
 
@@ -110,4 +111,24 @@ TEST(Sound47, APartAfterTheSplitLoopThatReadsTheSplitCountIsNotProved) {
   cake::testing::attacks::expectFoundNotProved(s47::afterMmaTiles("        lm.wait(tmem_empty, iter=S)\n"),
                                                "sync.arrival-underflow",
                                                "the MMA waits for a release per split after its split loop");
+}
+
+// The producer's tail off by one phase only from a far tile count on (`n_tiles
+// // 1000`, `min(n_tiles, 1000)`, `n_tiles % 1000 // 999`): the proof
+// refuses it, and the bounded check runs n_tiles <= 7 only. Its samples at
+// the operand's constants (999, 1000, 1001) were dropped silently because
+// they run the tile loop past the largest trip count the values run, and
+// the schedule exited 0 *checked* (helper sound47's far-step forms). The
+// step is now named unplaced (BindingSearch::nameStepPastTrips): *unknown*,
+// never a pass. The correct tail keeps its verdict.
+TEST(Sound47, AFarStepInTheTailIsNotChecked) {
+  namespace cover = cake::testing::cover;
+  for (const std::string& off : {"n_tiles // 1000", "min(n_tiles, 1000) // 1000", "n_tiles % 1000 // 999"}) {
+    const std::string text = replace(exit_tail_kernels::kProducerTail, exit_tail_kernels::kTail,
+                                     "        lm.wait(k_empty, iter=n_tiles - 1 - " + off + ")\n");
+    const cover::BoundedVerdict v = cover::boundedVerdict(text);
+    EXPECT_TRUE(v.unknown || !v.rules.empty()) << off << ": the far step exits 0 checked";
+  }
+  const cover::BoundedVerdict good = cover::boundedVerdict(exit_tail_kernels::kProducerTail);
+  EXPECT_TRUE(good.rules.empty() && !good.unknown) << "the correct tail is no longer checked";
 }
