@@ -1311,6 +1311,7 @@ class GoalCollector {
   struct SliceBound {
     ExprPtr bound;
     size_t place;  // the access, instance and constant-loop value it belongs to
+    bool spelled;  // written in a slice (not 0 or the extent of a dimension taken whole)
   };
   std::map<std::pair<int, size_t>, std::vector<SliceBound>> slice_bounds_;  // (view, dimension) -> bounds
   size_t places_ = 0;  // places numbered so far
@@ -1318,9 +1319,9 @@ class GoalCollector {
   void sliceBounds(const ir::BufferRef& r) {
     const ir::View& view = s_.views[r.index];
     for (size_t d = 0; d < view.shape.size(); ++d) {
-      const bool sliced = d < r.slices.size();
-      const ExprPtr lo = sliced && r.slices[d].lo ? r.slices[d].lo : ir::makeConst(0);
-      const ExprPtr hi = sliced && r.slices[d].hi ? r.slices[d].hi : view.shape[d];
+      const bool lo_spelled = d < r.slices.size() && r.slices[d].lo, hi_spelled = d < r.slices.size() && r.slices[d].hi;
+      const ExprPtr lo = lo_spelled ? r.slices[d].lo : ir::makeConst(0);
+      const ExprPtr hi = hi_spelled ? r.slices[d].hi : view.shape[d];
       if (!hi) continue;
       for (const ExprPtr& b : {lo, hi}) sliceKinks(b);
       std::vector<ExprPtr> los = constantLoopCopies(*lo), his = constantLoopCopies(*hi);
@@ -1332,9 +1333,10 @@ class GoalCollector {
       for (size_t c = 0; c < copies; ++c)
         for (int i = 0; i < instances_; ++i) {
           const size_t place = ++places_;
-          for (const ExprPtr& x : {los[std::min(c, los.size() - 1)], his[std::min(c, his.size() - 1)]}) {
+          for (const auto& [x, spelled] : {std::pair{los[std::min(c, los.size() - 1)], lo_spelled},
+                                           std::pair{his[std::min(c, his.size() - 1)], hi_spelled}}) {
             if (dependsOnLoops(*x)) continue;
-            slice_bounds_[{r.index, d}].push_back({substituteInstance(x, i), place});
+            slice_bounds_[{r.index, d}].push_back({substituteInstance(x, i), place, spelled});
           }
         }
     }
@@ -1369,8 +1371,11 @@ class GoalCollector {
       for (size_t i = 0; i < bounds.size(); ++i)
         for (size_t j = i + 1; j < bounds.size(); ++j) {
           const ExprPtr &x = bounds[i].bound, &y = bounds[j].bound;
-          if (bounds[i].place == bounds[j].place || (!dependsOnParams(*x) && !dependsOnParams(*y)) ||
-              ir::sameExpr(*x, *y))
+          // (two dimensions taken whole never cross: their bounds are the
+          // same 0 and extent, and a goal on the extent alone, `BM - 0`,
+          // only moved a tile size the trip targets already move)
+          if (bounds[i].place == bounds[j].place || (!bounds[i].spelled && !bounds[j].spelled) ||
+              (!dependsOnParams(*x) && !dependsOnParams(*y)) || ir::sameExpr(*x, *y))
             continue;
           ExprPtr diff = ir::makeExpr(ExprKind::Sub, {x, y});
           if (std::any_of(diffs.begin(), diffs.end(), [&](const ExprPtr& d) { return ir::sameExpr(*d, *diff); }))
