@@ -1,0 +1,79 @@
+# BUG (sync.race), a mutant of gemm/sm100_mixed_input_transform_warps.cake
+# (CUTLASS's sm100 mixed-input transform warps): the transform warpgroup
+# calls load2transform_pipeline.consumer_release BEFORE it copies the int8
+# stage to registers - "signal the mainloop load as early as possible"
+# taken one line too far.  The load-A warp's refill of the slot three
+# iterations later then races with the copy.
+# Fix: gemm/sm100_mixed_input_transform_warps.cake.
+# expect: sync.race
+# may-also: data.stale-read proxy.missing-fence
+@cake.schedule(target="sm_100a")
+def mixed_input_transform_release_before_copy(lm, A: LM.tma2d, B: LM.tma2d, D: LM.tma2d, K: LM.i32):
+    lm.assume(K > 0)
+    pool     = lm.smem(147456)
+    smem_a8  = pool.view(offset=0,      shape=(128, 64),  dtype=lm.i8,   stages=3)
+    smem_ax  = pool.view(offset=24576,  shape=(128, 64),  dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b   = pool.view(offset=57344,  shape=(128, 64),  dtype=lm.bf16, stages=3, swizzle="128B")
+    smem_d   = pool.view(offset=106496, shape=(128, 128), dtype=lm.bf16, stages=1)
+    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    a_r      = lm.regs(shape=(128, 64), dtype=lm.bf16)
+    acc_r    = lm.regs(shape=(128, 128), dtype=lm.f32)
+
+    mma    = lm.role(warps=[0])
+    load_a = lm.role(warps=[1])
+    load_b = lm.role(warps=[2])
+    xform  = lm.role(warps=[4, 5, 6, 7])
+    epi    = lm.role(warps=[8, 9, 10, 11])
+
+    ld      = lm.pipeline(stages=3)
+    a_full  = lm.barrier(prod=[load_a], cons=[xform], init_count=1, pipeline=ld)
+    a_empty = lm.barrier(prod=[xform], cons=[load_a], init_count=1, pipeline=ld)
+    b_full  = lm.barrier(prod=[load_b], cons=[mma], init_count=1, pipeline=ld)
+    b_empty = lm.barrier(prod=[mma], cons=[load_b], init_count=1, pipeline=ld)
+    xp      = lm.pipeline(stages=2)
+    x_full  = lm.barrier(prod=[xform], cons=[mma], init_count=1, pipeline=xp)
+    x_empty = lm.barrier(prod=[mma], cons=[xform], init_count=1, pipeline=xp)
+    acc_full = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+
+    k_tiles = lm.cdiv(K, 64)
+    m0 = lm.block_idx(0) * 128
+    n0 = lm.block_idx(1) * 128
+
+    with load_a:
+        for k in lm.range(0, k_tiles):
+            lm.wait(a_empty, iter=k - 3)
+            smem_a8.tma_load(A, coords=(m0, k * 64), iter=k, barrier=a_full)  # expect-error: sync.race
+
+    with load_b:
+        for k in lm.range(0, k_tiles):
+            lm.wait(b_empty, iter=k - 3)
+            smem_b.tma_load(B, coords=(n0, k * 64), iter=k, barrier=b_full)
+
+    with xform:
+        for k in lm.range(0, k_tiles):
+            lm.wait(a_full, iter=k)
+            lm.wait(x_empty, iter=k - 2)
+            lm.arrive(a_empty, iter=k)
+            lm.copy(a_r, smem_a8[k])  # expect-error: sync.race
+            lm.fence_proxy()
+            lm.copy(smem_ax[k], a_r)
+            lm.fence_proxy()
+            lm.arrive(x_full, iter=k)
+
+    with mma:
+        for k in lm.range(0, k_tiles):
+            lm.wait(x_full, iter=k)
+            lm.wait(b_full, iter=k)
+            lm.mma(tmem_acc, smem_ax[k], smem_b[k], init=(k == 0))
+            lm.mma_commit(barrier=x_empty, iter=k)
+            lm.mma_commit(barrier=b_empty, iter=k)
+        lm.mma_commit(barrier=acc_full, stage=0)
+
+    with epi:
+        lm.wait(acc_full, stage=0)
+        lm.copy(acc_r, tmem_acc)
+        lm.copy(smem_d[0], acc_r)
+        lm.fence_proxy()
+        smem_d.tma_store(D, coords=(m0, n0), stage=0)
+        lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
