@@ -122,6 +122,11 @@ struct Goal {
   // may not allow. Not in `values`, so the third base (every loop at its
   // largest target) does not grow with them.
   std::set<int64_t> reach;
+  // A target no one parameter reaches from the first base is solved for
+  // with every parameter the goal reads free (BindingSearch::jointTargets):
+  // a read slice `0:P + Q` passes the 64 stored columns only where P and Q
+  // both pass 32 (GoalCollector::sliceCrossGoals).
+  bool joint = false;
   // Trips that run the loop past every flip of a guard on its variable
   // within the first lap (`if wg == 0 or t < 2`: 3), at least 2 in the base
   // the far trip counts run from (BindingSearch::twoTrips; helper cover39:
@@ -304,6 +309,7 @@ class GoalCollector {
       block(body.body);
     }
     globalCoordGoals();
+    sliceCrossGoals();
     guardOutcomes();
   }
   std::vector<Goal> goals;
@@ -1144,7 +1150,10 @@ class GoalCollector {
       loopSteps(e, o.range);
     }
     for (const auto* r : {&o.dst, &o.src, &o.src2})
-      if (r->kind == ir::BufferRef::Kind::View) sliceReach(*r, o.range);
+      if (r->kind == ir::BufferRef::Kind::View) {
+        sliceReach(*r, o.range);
+        sliceBounds(*r);
+      }
     globalCoords(o);
   }
   // A part of an operand that is not affine and reads one symbolic loop's
@@ -1295,6 +1304,117 @@ class GoalCollector {
       }
     }
     return least;
+  }
+  // ---- slice bounds of one view that move past each other
+  //
+  // Two accesses of one view cover, race on or leave stale each other's
+  // elements where their slices meet, and a bound that reads a parameter
+  // meets another access's bound at a value the trip targets need not take:
+  // llama.cpp's combine read `meta[0:2 * P]` past the 64 floats two warps
+  // store at `32 * w:32 * w + min(32, max(0, 2 * P - 32 * w))` only from
+  // P = 33, and the covering values (P <= 20) exited 0 *checked* (helper
+  // hunt47b; docs/known-limits.md "Closed: a slice bound that moves past
+  // another access's slice with a parameter"). So the bounds of every
+  // dimension of every view access that read no loop variable (after the
+  // constant loops' values, per instance) are collected, and each pair of
+  // them from two places (two accesses, instances or constant-loop values)
+  // of which one reads a knob gives its difference as a goal, as
+  // movingPairGoals does for global boxes: -1, 0 and 1 exactly, and the
+  // least values where it has come up to 1 or down to -1 (the first value
+  // past the crossing; a difference of even steps, `2 * P - 64`, has no
+  // exact 1). A `min` or `max` inside such a bound bends where its two
+  // sides cross, which is placed too (sliceKinks).
+  struct SliceBound {
+    ExprPtr bound;
+    size_t place;  // the access, instance and constant-loop value it belongs to
+    bool spelled;  // written in a slice (not 0 or the extent of a dimension taken whole)
+  };
+  std::map<std::pair<int, size_t>, std::vector<SliceBound>> slice_bounds_;  // (view, dimension) -> bounds
+  size_t places_ = 0;  // places numbered so far
+  static constexpr size_t kMaxSlicePairs = 64;
+  void sliceBounds(const ir::BufferRef& r) {
+    const ir::View& view = s_.views[r.index];
+    for (size_t d = 0; d < view.shape.size(); ++d) {
+      const bool lo_spelled = d < r.slices.size() && r.slices[d].lo, hi_spelled = d < r.slices.size() && r.slices[d].hi;
+      const ExprPtr lo = lo_spelled ? r.slices[d].lo : ir::makeConst(0);
+      const ExprPtr hi = hi_spelled ? r.slices[d].hi : view.shape[d];
+      if (!hi) continue;
+      for (const ExprPtr& b : {lo, hi}) sliceKinks(b);
+      std::vector<ExprPtr> los = constantLoopCopies(*lo), his = constantLoopCopies(*hi);
+      if (los.empty()) los.push_back(lo);
+      if (his.empty()) his.push_back(hi);
+      // (a place per constant-loop value where a bound reads one; the two
+      // bounds' copies are paired by value only where their counts agree)
+      const size_t copies = std::max(los.size(), his.size());
+      for (size_t c = 0; c < copies; ++c)
+        for (int i = 0; i < instances_; ++i) {
+          const size_t place = ++places_;
+          for (const auto& [x, spelled] : {std::pair{los[std::min(c, los.size() - 1)], lo_spelled},
+                                           std::pair{his[std::min(c, his.size() - 1)], hi_spelled}}) {
+            if (dependsOnLoops(*x)) continue;
+            slice_bounds_[{r.index, d}].push_back({substituteInstance(x, i), place, spelled});
+          }
+        }
+    }
+  }
+  // The sides of a `min` or `max` in a slice bound that reads a knob and
+  // no loop variable cross: their difference at -1, 0 and 1, per instance.
+  void sliceKinks(const ExprPtr& e) {
+    if (!e || !dependsOnParams(*e) || dependsOnLoops(*e)) return;
+    if ((e->kind == ExprKind::Min || e->kind == ExprKind::Max) && e->args.size() == 2 && e->args[0] && e->args[1])
+      perInstance(ir::makeExpr(ExprKind::Sub, {e->args[0], e->args[1]}),
+                  [&](ExprPtr x) { addDistinctGoal(std::move(x), {-1, 0, 1}); });
+    for (const ExprPtr& a : e->args) sliceKinks(a);
+  }
+  // A goal, or its targets added to an equal goal's (not a trip count's).
+  void addDistinctGoal(ExprPtr e, const std::set<int64_t>& values, bool joint = false) {
+    for (Goal& g : goals)
+      if (!g.trip && ir::sameExpr(*g.expr, *e)) {
+        g.values.insert(values.begin(), values.end());
+        g.joint = g.joint || joint;
+        return;
+      }
+    Goal g{std::move(e), values};
+    g.joint = joint;
+    goals.push_back(std::move(g));
+  }
+  void sliceCrossGoals() {
+    std::vector<ExprPtr> diffs;
+    for (const auto& [key, bounds] : slice_bounds_) {
+      std::set<size_t> places;
+      for (const SliceBound& b : bounds) places.insert(b.place);
+      if (places.size() < 2) continue;
+      for (size_t i = 0; i < bounds.size(); ++i)
+        for (size_t j = i + 1; j < bounds.size(); ++j) {
+          const ExprPtr &x = bounds[i].bound, &y = bounds[j].bound;
+          // (two dimensions taken whole never cross: their bounds are the
+          // same 0 and extent, and a goal on the extent alone, `BM - 0`,
+          // only moved a tile size the trip targets already move)
+          if (bounds[i].place == bounds[j].place || (!bounds[i].spelled && !bounds[j].spelled) ||
+              (!dependsOnParams(*x) && !dependsOnParams(*y)) || ir::sameExpr(*x, *y))
+            continue;
+          ExprPtr diff = ir::makeExpr(ExprKind::Sub, {x, y});
+          if (std::any_of(diffs.begin(), diffs.end(), [&](const ExprPtr& d) { return ir::sameExpr(*d, *diff); }))
+            continue;
+          if (diffs.size() >= kMaxSlicePairs) {
+            far_left.insert(fmt::format("the crossing of the slice bounds `{}` and `{}` of view {} (past the {} "
+                                        "pairs of bounds the values place)",
+                                        ir::exprToString(*x, s_), ir::exprToString(*y, s_),
+                                        s_.views[key.first].name, kMaxSlicePairs));
+            continue;
+          }
+          diffs.push_back(diff);
+        }
+    }
+    for (const ExprPtr& diff : diffs) {
+      int params = 0;
+      for (int p = 0; p < static_cast<int>(s_.params.size()); ++p) params += dependsOnParam(*diff, p);
+      const bool joint = params >= 2;
+      addDistinctGoal(diff, {-1, 0, 1});
+      const ExprPtr neg = ir::makeExpr(ExprKind::Neg, {diff});
+      for (const ExprPtr& d : {diff, neg})
+        addDistinctGoal(ir::makeExpr(ExprKind::Min, {d, ir::makeConst(1)}), {1}, joint);
+    }
   }
   // The coordinates of an access of a global tensor the CTA reads and
   // writes place a box the model checks (encoder/system.cpp addGlobal);
@@ -1871,6 +1991,7 @@ class BindingSearch {
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
+    jointTargets(base1, out);
     for (const Binding* base : {&base1, static_cast<const Binding*>(&base3)})
       if (assumed(*base)) sampledValues(*base, out);
     placeInnerTrips(base1, out);  // (before tiedValues, which counts what it placed)
@@ -2372,6 +2493,32 @@ class BindingSearch {
     if (r.kind != encoder::BvVerdict::Fails || !r.model.params.count(p)) return std::nullopt;
     int64_t v = r.model.params.at(p);
     return hit(v) ? std::optional<int64_t>(v) : std::nullopt;
+  }
+
+  // The targets of a joint goal (Goal::joint) that no binding so far
+  // gives: solved for with every parameter the goal reads free, from
+  // `base` (Z3; none where the facts allow none, named where Z3 cannot
+  // settle it).
+  void jointTargets(const Binding& base, std::vector<Binding>& out) {
+    const bool none[3] = {false, false, false};
+    for (const Goal& g : goals_) {
+      if (!g.joint) continue;
+      std::set<int> free;
+      for (int p : ints_)
+        if (dependsOnParam(*g.expr, p)) free.insert(p);
+      for (int64_t target : g.values) {
+        const auto hits = [&](const Binding& b) {
+          const std::optional<int64_t> x = value(b, *g.expr);
+          return x && *x == target;
+        };
+        if (std::any_of(out.begin(), out.end(), hits)) continue;
+        std::string why;
+        if (std::optional<Binding> b = solveJointly(eqExpr(g.expr, target), base, free, none, hits, why))
+          out.push_back(std::move(*b));
+        else if (!why.empty())  // (unsettled: the values may miss a crossing, so the verdict names it)
+          far_left_.insert(fmt::format("`{}` at {} ({})", ir::exprToString(*g.expr, s_), target, why));
+      }
+    }
   }
 
   // The base of the far trip counts (Goal::reach): `base` with each loop

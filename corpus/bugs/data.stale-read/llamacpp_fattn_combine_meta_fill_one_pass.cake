@@ -28,14 +28,13 @@
 # whole meta[0 .. 2*parallel_blocks) and its column of each part.  Left out:
 # the exponent arithmetic of the merge (one max, one scaled sum) and the
 # stream-k path (flash_attn_stream_k_fixup).
-# The bounded check alone does not meet the bug: its covering values of
-# parallel_blocks (2..9, 15..20) never take the read slice 0:2*parallel_blocks
-# past the 64 floats the two warps store (parallel_blocks >= 33); the proof,
-# which explores each of the 63 allowed values whole, meets it at 33 and
-# reports it with that value (docs/known-limits.md "Open: a slice bound that
-# moves past another access's slice with a parameter").  `# check: proof`
-# makes the corpus gate run the proof, as `cake check` does by default.
-# check: proof
+# The bounded check alone meets the bug at parallel_blocks = 33: the
+# covering values place the read's bound 2*parallel_blocks one past the
+# stores' saturated bound 32 + min(32, ...) = 64 (GoalCollector::
+# sliceCrossGoals, helper cover47; before, its values 2..20 never took the
+# read past the 64 stored floats, and the file said `# check: proof`:
+# docs/known-limits.md "Closed: a slice bound that moves past another
+# access's slice with a parameter").
 # lower: unsupported (slices whose extents move with a parameter)
 # expect: data.stale-read
 @cake.schedule(target="sm_80")
