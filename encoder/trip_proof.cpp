@@ -10507,10 +10507,6 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
       }
       return same;
     };
-    // per barrier, the counted operations of K iteration (t, gi) are tile 0's
-    // at gi, one by one (the waits a tile adds or leaves out among them too);
-    // at ring position 0 they may instead be tile 1's in every later tile
-    // (start_apart, docs/z3.md "A phase counter carried across tiles")
     // b's counter runs with the ring: some K iteration past ring position 0
     // uses b (not a counter of tile starts, `if t > 0 and k == 0:
     // lm.wait(epi_done, stage=0)`, whose builder values are the run's)
@@ -10527,6 +10523,10 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
           if (!sameCounted(apart && gi == 0 ? 1 : 0, t, gi, b)) return false;
       return true;
     };
+    // per barrier, the counted operations of K iteration (t, gi) are tile 0's
+    // at gi, one by one (the waits a tile adds or leaves out among them too);
+    // at ring position 0 they may instead be tile 1's in every later tile
+    // (start_apart, docs/z3.md "A phase counter carried across tiles")
     std::set<int> start_apart;
     for (auto it = bars.begin(); it != bars.end();) {
       if (agreeWith(*it, false)) {
@@ -11322,9 +11322,10 @@ void checkFirstCopiesKeepCounters(const PGrid& g) {
       for (int pc = sh.head[t][0]; pc < sh.head[t][g.Wg]; ++pc)
         for (const Access& a : prog[static_cast<size_t>(pc)].accesses)
           if (a.view >= 0 && !a.write && a.stage_like && a.index >= 0) views.insert(a.view);
-    // (tile 0 starts at ring position 0 in every run, and the tile shift
-    // maps into tiles tw >= Pt >= 1 only: its copies at x > 0 are entered
-    // by no run, PersistentExplorer::enterBody, and need not keep counts)
+    // (tile 0 starts at ring position 0 in every run, PersistentExplorer::
+    // enterBody, the tile shift maps into tiles tw >= Pt >= 1 only, and a
+    // shift by part of the tile period only onto a text it found equal:
+    // tile 0's copies at x > 0 are entered by no run and need keep no count)
     for (int64_t t = sh.first > 0 ? sh.first : sh.step; t < g.Wt; t += sh.step)
       for (int64_t x = 1; x < g.Wg; ++x) {
         const std::span<const Instr> copy(g.first_text[0][p][t][x]), grid = kIteration(prog, sh, t, x);
