@@ -6232,6 +6232,11 @@ inline int PcPos::tailDistance() const { return first >= kTailCopy ? first - kTa
 // (alignCountersToTheRing) are tile 0's at the same ring position.
 struct AlignedFields {
   std::vector<std::set<int>> writes, reads, bars;
+  // Some barrier's counted operations at ring position 0 differ between
+  // tile 0 and the later tiles (alignCountersToTheRing, "ring position 0 is
+  // tile 0's alone"): sound only where no later tile runs that position,
+  // which the exploration ensures from a ring warm-up of 1 on (checked).
+  bool start_apart = false;
   void resize(size_t n) {
     writes.resize(n);
     reads.resize(n);
@@ -7740,6 +7745,8 @@ class PersistentExplorer {
       throw Fail(fmt::format("internal: {} enters tile {} at ring position {}, below the positions its K iterations "
                              "were compared at",
                              g_.grid.procs[p].name, t, x));
+    if (!layout_ && t == 0 && x != 0)  // (checkFirstCopiesKeepCounters reads tile 0's first copy at 0 only)
+      throw Fail(fmt::format("internal: {} enters tile 0 at ring position {}", g_.grid.procs[p].name, x));
     if (!layout_ && t > 0 && !g_.startExplored(x))
       throw Fail(fmt::format("internal: tile {} starts at ring position {}, below the assumptions' least K trip count "
                              "{} and the ring's warm-up {} or no multiple of {}",
@@ -10345,7 +10352,16 @@ bool markersAgree(const std::vector<Instr>& prog, const TileShape& sh, int64_t W
 //    tile 0 only), and its counted operations on b are tile 0's with the
 //    same kinds, slots, counts and bytes, one by one (so the counted
 //    operations before ring position it of a run are the prefix's and those
-//    of ring positions 0..it, whatever the tiles);
+//    of ring positions 0..it, whatever the tiles). At ring position 0 the
+//    later tiles may differ from tile 0 where they agree with tile 1 (a
+//    phase counter carried across tiles whose first wait only the CTA's
+//    first tile leaves out, `if j > 0 or t > 0: lm.wait(dq_empty,
+//    stage=0)`): a run's ring position 0 is tile 0's alone (every tile runs
+//    at least one K iteration, so tile t starts at ring position t or
+//    later), and the exploration never enters a later tile there nor
+//    shifts a process there while the ring's warm-up is at least 1
+//    (checked where the periods are found: AlignedFields::start_apart);
+//    those positions take tile 1's phases, the same in every later tile;
 //  * reads, per process and view v read by stages in its K iterations: the
 //    process accesses v past the prefix in K iterations only, runs no wait
 //    past the prefix outside them that moves the reader's marker (a wait on
@@ -10479,27 +10495,63 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
       if (in_k[pc] && counted(prog[pc])) bars.insert(prog[pc].stmt->op.barrier);
     for (size_t pc = 0; pc < prog.size(); ++pc)
       if (past(pc) && counted(prog[pc])) bars.erase(prog[pc].stmt->op.barrier);
+    // the counted operations on b of K iterations (ta, gi) and (tb, gi) are
+    // the same one by one (kinds, slots, counts, bytes)
+    auto sameCounted = [&](int64_t ta, int64_t tb, int64_t gi, int b) {
+      const std::vector<int> xs = countedOn(ta, gi, b), ys = countedOn(tb, gi, b);
+      bool same = xs.size() == ys.size();
+      for (size_t i = 0; i < xs.size() && same; ++i) {
+        const Instr &x = prog[static_cast<size_t>(xs[i])], &y = prog[static_cast<size_t>(ys[i])];
+        same = x.stmt == y.stmt && x.kind == y.kind && x.slot == y.slot && x.count == y.count &&
+               x.bytes == y.bytes && x.derived == y.derived;
+      }
+      return same;
+    };
+    // b's counter runs with the ring: some K iteration past ring position 0
+    // uses b (not a counter of tile starts, `if t > 0 and k == 0:
+    // lm.wait(epi_done, stage=0)`, whose builder values are the run's)
+    auto withTheRing = [&](int b) {
+      for (int64_t gi = 1; gi < Wg; ++gi)
+        if (!countedOn(0, gi, b).empty()) return true;
+      return false;
+    };
+    // (every later tile's K iteration at gi against tile 0's, or, `apart`,
+    // against tile 1's at ring position 0)
+    auto agreeWith = [&](int b, bool apart) {
+      for (int64_t t = 1; t < Wt; ++t)
+        for (int64_t gi = 0; gi < Wg; ++gi)
+          if (!sameCounted(apart && gi == 0 ? 1 : 0, t, gi, b)) return false;
+      return true;
+    };
     // per barrier, the counted operations of K iteration (t, gi) are tile 0's
-    // at gi, one by one (the waits a tile adds or leaves out among them too)
+    // at gi, one by one (the waits a tile adds or leaves out among them too);
+    // at ring position 0 they may instead be tile 1's in every later tile
+    // (start_apart, docs/z3.md "A phase counter carried across tiles")
+    std::set<int> start_apart;
     for (auto it = bars.begin(); it != bars.end();) {
-      bool same = true;
-      for (int64_t t = 1; t < Wt && same; ++t)
-        for (int64_t gi = 0; gi < Wg && same; ++gi) {
-          const std::vector<int> xs = countedOn(0, gi, *it), ys = countedOn(t, gi, *it);
-          same = xs.size() == ys.size();
-          for (size_t i = 0; i < xs.size() && same; ++i) {
-            const Instr &x = prog[static_cast<size_t>(xs[i])], &y = prog[static_cast<size_t>(ys[i])];
-            same = x.stmt == y.stmt && x.kind == y.kind && x.slot == y.slot && x.count == y.count &&
-                   x.bytes == y.bytes && x.derived == y.derived;
-          }
-        }
-      it = same ? std::next(it) : bars.erase(it);
+      if (agreeWith(*it, false)) {
+        ++it;
+      } else if (withTheRing(*it) && agreeWith(*it, true)) {
+        start_apart.insert(*it);
+        ++it;
+      } else {
+        it = bars.erase(it);
+      }
     }
     if (out) out->bars[p] = bars;
+    if (out && !start_apart.empty()) out->start_apart = true;
+    // (where tile 0's ring position 0 is set apart the grid's counters
+    // follow the ring: the first K iterations' copies must keep them,
+    // checkFirstCopiesKeepCounters, which takes a first-only operation on b
+    // from iteration 0 of the tile, the position left unaligned here)
+    changed = changed || !start_apart.empty();
+    // (ring position 0 of a tile t >= 1 takes tile 1's phases there: a
+    // position no run reaches, the same text in every later tile)
+    auto reference = [&](int64_t gi, int b) { return gi == 0 && start_apart.count(b) ? 1 : 0; };
     for (int b : bars)
       for (int64_t t = 1; t < Wt; ++t)
         for (int64_t gi = 0; gi < Wg; ++gi) {
-          const std::vector<int> xs = countedOn(0, gi, b), ys = countedOn(t, gi, b);
+          const std::vector<int> xs = countedOn(reference(gi, b), gi, b), ys = countedOn(t, gi, b);
           for (size_t i = 0; i < xs.size(); ++i) {
             Instr& y = prog[static_cast<size_t>(ys[i])];
             if (y.phase == prog[static_cast<size_t>(xs[i])].phase) continue;
@@ -11270,7 +11322,11 @@ void checkFirstCopiesKeepCounters(const PGrid& g) {
       for (int pc = sh.head[t][0]; pc < sh.head[t][g.Wg]; ++pc)
         for (const Access& a : prog[static_cast<size_t>(pc)].accesses)
           if (a.view >= 0 && !a.write && a.stage_like && a.index >= 0) views.insert(a.view);
-    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+    // (tile 0 starts at ring position 0 in every run, PersistentExplorer::
+    // enterBody, the tile shift maps into tiles tw >= Pt >= 1 only, and a
+    // shift by part of the tile period only onto a text it found equal:
+    // tile 0's copies at x > 0 are entered by no run and need keep no count)
+    for (int64_t t = sh.first > 0 ? sh.first : sh.step; t < g.Wt; t += sh.step)
       for (int64_t x = 1; x < g.Wg; ++x) {
         const std::span<const Instr> copy(g.first_text[0][p][t][x]), grid = kIteration(prog, sh, t, x);
         const auto cc = countedOps(copy), gc = countedOps(grid);
@@ -13369,6 +13425,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   std::tie(g.Pg, g.w0g) = *rp;
   std::tie(g.Pt, g.tw) = *tp;
+  // (ring position 0 read as tile 0's alone by the alignment: no ring shift
+  // may reach it, and no later tile may start there, PGrid::startExplored)
+  if (g.aligned.start_apart && g.w0g < 1)
+    throw Fail("the counted phases at ring position 0 differ between tile 0 and the later tiles, and the ring "
+               "repeats from ring position 0 (not covered by the persistent-kernel proof yet)");
   // Tile lengths the facts allow (docs/z3.md "Tile lengths the facts
   // allow"): the largest divisor of the ring period that the facts keep
   // every E_B a multiple of (with the tile count fixed, the segments'
