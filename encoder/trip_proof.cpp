@@ -6214,7 +6214,7 @@ struct PcPos {
   int8_t kind = 0;    // the tile's kind (MergedLoops: a copy of each part per kind)
   // Body: the copy of a tile's first K iteration (kFirstCopy, firstIterations)
   // or of one d from its end (kTailCopy + d - 1, tailIterations) or of a
-  // first one d from its end (kFirstTailCopy + d - 1, firstTailIterations);
+  // first one d from its end (kFirstTailCopy + d - 1, firstTailIterationsAt);
   // 0: the grid's iteration. PostLast: d - 1 for the copy of the d-th tile
   // from the end (the tile count is t + d; PGrid::last_m)
   int8_t first = 0;
@@ -6385,7 +6385,7 @@ struct PGrid {
   int tail_m = 0;
   std::vector<std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>>> tail_text;
   // A tile of d <= tail_m K iterations runs its first iteration as the one
-  // d from its end (obstacle 1 (d), firstTailIterations): where the K loop
+  // d from its end (obstacle 1 (d), firstTailIterationsAt): where the K loop
   // has a first iteration of its own, first_tail_x[p], p gets a copy of it
   // per distance and ring start x, text first_tail_text[d - 1][kind][p][t][x]
   // (iteration 0 of the grid whose tiles start at x with every K iteration
@@ -7053,7 +7053,7 @@ void layOutPersistent(PGrid& g) {
       // the tiles' first K iterations, a copy per ring start (firstIterations),
       // and their last, a copy per ring position (tailIterations); each
       // commits as many MMA groups as the grid's iteration there
-      // (and a tile's first K iteration d from its end, firstTailIterations)
+      // (and a tile's first K iteration d from its end, firstTailIterationsAt)
       std::vector<int8_t> copies{kFirstCopy};
       for (int d = 1; d <= g.tail_m; ++d) copies.push_back(static_cast<int8_t>(kTailCopy + d - 1));
       for (int d = 1; d <= g.tail_m; ++d) copies.push_back(static_cast<int8_t>(kFirstTailCopy + d - 1));
@@ -7780,7 +7780,7 @@ class PersistentExplorer {
       // iteration is the copy d from the end) or above x + m (at least m +
       // 1 iterations: the grid's)
       // (a first K iteration of its own: the tile of d <= m iterations runs
-      // its first d from its end, firstTailIterations; a longer one the first
+      // its first d from its end, firstTailIterationsAt; a longer one the first
       // copy at x)
       const int64_t m = g_.tail_m;
       for (int64_t d = 1; d <= m; ++d) {
@@ -7846,7 +7846,7 @@ class PersistentExplorer {
   // lcsf producer's refill): it runs no operation, so its block end
   // resolves at once, with the unknowns as entering it left them.
   // (first: the copy of a tile's first K iteration d from its end,
-  // firstTailIterations, at ring start g)
+  // firstTailIterationsAt, at ring start g)
   void enterTail(int64_t d, int p, int k, int64_t t, int64_t g, const Unknowns& u, std::vector<Branch>& out,
                  bool first = false) const {
     const PGrid::Range& r = (first ? g_.first_tail_at : g_.tail_at)[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g];
@@ -11267,24 +11267,6 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   // equals its other iterations keeps body_at, as before)
 }
 
-// The first K iterations' copies (firstIterations) where the grid's counted
-// phases or read generations follow the ring position (PGrid::counters:
-// alignCountersToTheRing set them to tile 0's at the same ring position,
-// which counts the operations of ring positions 0..g, each the grid's text
-// there). A tile starting at ring position x > 0 runs the copy at x in
-// place of the grid's iteration (t, x); the aligned values stay the run's
-// where the copy changes none of the counts: per process with a copy of its
-// own, at every ring start x and tile t, the copy's counted mbarrier
-// operations are the grid's iteration's (the same instructions, phases
-// included), and for every view it reads by stages in its K iterations the
-// copy's accesses of the view (generations included) and what moves the
-// view's read marker among them are the grid's iteration's (markerEvents;
-// for a view no TMA load fills, the moves after the last access are left
-// off where every K iteration and the copy move the marker before their
-// first access). An operation of the first iteration only (a wait of
-// `if j == 0:`) and one left out (`if j > 0:`) may so differ; else
-// unknown (docs/z3.md "First K iterations of their own with aligned
-// counters").
 // What checkFirstCopiesKeepCounters asks of one copy (`copy`, a first K
 // iteration's) against the iteration it stands for (`iter`): "" where the
 // copy's counted mbarrier operations (phases included) and, per view of
@@ -11345,6 +11327,24 @@ std::set<int> stageReadViews(const PGrid& g, size_t p) {
   return views;
 }
 
+// The first K iterations' copies (firstIterations) where the grid's counted
+// phases or read generations follow the ring position (PGrid::counters:
+// alignCountersToTheRing set them to tile 0's at the same ring position,
+// which counts the operations of ring positions 0..g, each the grid's text
+// there). A tile starting at ring position x > 0 runs the copy at x in
+// place of the grid's iteration (t, x); the aligned values stay the run's
+// where the copy changes none of the counts: per process with a copy of its
+// own, at every ring start x and tile t, the copy's counted mbarrier
+// operations are the grid's iteration's (the same instructions, phases
+// included), and for every view it reads by stages in its K iterations the
+// copy's accesses of the view (generations included) and what moves the
+// view's read marker among them are the grid's iteration's (markerEvents;
+// for a view no TMA load fills, the moves after the last access are left
+// off where every K iteration and the copy move the marker before their
+// first access). An operation of the first iteration only (a wait of
+// `if j == 0:`) and one left out (`if j > 0:`) may so differ; else
+// unknown (docs/z3.md "First K iterations of their own with aligned
+// counters").
 void checkFirstCopiesKeepCounters(const PGrid& g) {
   const std::map<int, std::set<int>> fill = fillBarriers(*g.grid.schedule);
   for (size_t p = 0; p < g.grid.procs.size(); ++p) {
