@@ -6213,18 +6213,24 @@ struct PcPos {
   bool last = false;  // the last instruction of its block
   int8_t kind = 0;    // the tile's kind (MergedLoops: a copy of each part per kind)
   // Body: the copy of a tile's first K iteration (kFirstCopy, firstIterations)
-  // or of one d from its end (kTailCopy + d - 1, tailIterations); 0: the
-  // grid's iteration. PostLast: d - 1 for the copy of the d-th tile from
-  // the end (the tile count is t + d; PGrid::last_m)
+  // or of one d from its end (kTailCopy + d - 1, tailIterations) or of a
+  // first one d from its end (kFirstTailCopy + d - 1, firstTailIterationsAt);
+  // 0: the grid's iteration. PostLast: d - 1 for the copy of the d-th tile
+  // from the end (the tile count is t + d; PGrid::last_m)
   int8_t first = 0;
   // the distance to its tile's end of a tail copy's iteration (0: none)
   int tailDistance() const;
+  // a copy of a tile's first K iteration (kFirstCopy or kFirstTailCopy + d - 1)
+  bool firstIteration() const;
 };
-constexpr int8_t kFirstCopy = 1, kTailCopy = 2;
 // the deepest tail of K iterations that differ near a tile's end (a guard
 // `k + c < E_B` with c < kMaxTailDepth; checkTailReads)
 constexpr int kMaxTailDepth = 8;
-inline int PcPos::tailDistance() const { return first >= kTailCopy ? first - kTailCopy + 1 : 0; }
+constexpr int8_t kFirstCopy = 1, kTailCopy = 2, kFirstTailCopy = kTailCopy + kMaxTailDepth;
+inline int PcPos::tailDistance() const {
+  return first >= kFirstTailCopy ? first - kFirstTailCopy + 1 : first >= kTailCopy ? first - kTailCopy + 1 : 0;
+}
+inline bool PcPos::firstIteration() const { return first == kFirstCopy || first >= kFirstTailCopy; }
 
 // What the alignments (alignStageWritesToTheRing, alignCountersToTheRing) set through the ring position, per process:
 // the views whose stage writes' generations (alignStageWritesToTheRing),
@@ -6383,6 +6389,14 @@ struct PGrid {
   std::vector<char> tail_x;
   int tail_m = 0;
   std::vector<std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>>> tail_text;
+  // A tile of d <= tail_m K iterations runs its first iteration as the one
+  // d from its end (obstacle 1 (d), firstTailIterationsAt): where the K loop
+  // has a first iteration of its own, first_tail_x[p], p gets a copy of it
+  // per distance and ring start x, text first_tail_text[d - 1][kind][p][t][x]
+  // (iteration 0 of the grid whose tiles start at x with every K iteration
+  // d from its end), entered instead of the tail copy d at x.
+  std::vector<char> first_tail_x;
+  std::vector<std::vector<std::vector<std::vector<std::vector<std::vector<Instr>>>>>> first_tail_text;
   // the expressions the grid with every K iteration the last evaluates, and
   // those of K iterations that read E_B besides t * E_B (checkTileExprs)
   std::vector<const ir::Expr*> tail_exprs;
@@ -6404,6 +6418,7 @@ struct PGrid {
   std::vector<std::vector<std::vector<Range>>> pre_at, body_at, post_at, exit_at;
   std::vector<std::vector<std::vector<Range>>> first_at;  // [lane][t][x] (first_x; firstIterations)
   std::vector<std::vector<std::vector<std::vector<Range>>>> tail_at;  // [d - 1][lane][t][g] (tail_x; tailIterations)
+  std::vector<std::vector<std::vector<std::vector<Range>>>> first_tail_at;  // [d - 1][lane][t][x] (first_tail_x)
   std::vector<std::vector<Range>> post_tail_at;           // [lane][t] (merge_tails; empty range: none)
   std::vector<std::vector<Range>> pre_open;  // [p][t]: a process that skips tiles (TileShape::step > 1)
   // The tile count read inside the tile loop (tileCountDepth), to depth
@@ -6475,7 +6490,7 @@ bool PGrid::periodsHoldOn(size_t p, const PcPos& q, int64_t x) const {
   if (!slope || reach[p] == kEveryTile || q.t < 0) return true;
   const int64_t f = p < first_x.size() && first_x[p] ? 1 : 0;
   switch (q.region) {
-    case PcPos::Body: return x - q.t >= reach[p] - (q.first == kFirstCopy ? f : 0);
+    case PcPos::Body: return x - q.t >= reach[p] - (q.firstIteration() ? f : 0);
     case PcPos::Pre: return x - q.t >= reach[p] - f;
     case PcPos::Post:
     case PcPos::PostLast: return x - (q.t + 1) >= reach[p] - f;
@@ -6889,6 +6904,7 @@ void layOutPersistent(PGrid& g) {
   g.exit_at.assign(lanes, {});
   g.first_at.assign(lanes, {});
   g.tail_at.assign(static_cast<size_t>(g.tail_m), std::vector<std::vector<std::vector<PGrid::Range>>>(lanes));
+  g.first_tail_at.assign(static_cast<size_t>(g.tail_m), std::vector<std::vector<std::vector<PGrid::Range>>>(lanes));
   g.post_tail_at.assign(lanes, {});
   g.ring_pc.assign(P, {});
   g.ring_ref.assign(P, {});
@@ -7042,14 +7058,21 @@ void layOutPersistent(PGrid& g) {
       // the tiles' first K iterations, a copy per ring start (firstIterations),
       // and their last, a copy per ring position (tailIterations); each
       // commits as many MMA groups as the grid's iteration there
+      // (and a tile's first K iteration d from its end, firstTailIterationsAt)
       std::vector<int8_t> copies{kFirstCopy};
       for (int d = 1; d <= g.tail_m; ++d) copies.push_back(static_cast<int8_t>(kTailCopy + d - 1));
+      for (int d = 1; d <= g.tail_m; ++d) copies.push_back(static_cast<int8_t>(kFirstTailCopy + d - 1));
       for (const int8_t copy : copies) {
         const bool tail = copy >= kTailCopy;
-        const std::vector<char>& has = tail ? g.tail_x : g.first_x;
+        const bool first_tail = copy >= kFirstTailCopy;
+        const std::vector<char>& has = first_tail ? g.first_tail_x : tail ? g.tail_x : g.first_x;
         if (has.empty() || !has[p]) continue;
-        auto& at_ = tail ? g.tail_at[static_cast<size_t>(copy - kTailCopy)][lp] : g.first_at[lp];
-        const auto& texts = (tail ? g.tail_text[static_cast<size_t>(copy - kTailCopy)] : g.first_text)[kind][p];
+        auto& at_ = first_tail ? g.first_tail_at[static_cast<size_t>(copy - kFirstTailCopy)][lp]
+                    : tail     ? g.tail_at[static_cast<size_t>(copy - kTailCopy)][lp]
+                               : g.first_at[lp];
+        const auto& texts = (first_tail ? g.first_tail_text[static_cast<size_t>(copy - kFirstTailCopy)]
+                             : tail     ? g.tail_text[static_cast<size_t>(copy - kTailCopy)]
+                                        : g.first_text)[kind][p];
         at_.assign(static_cast<size_t>(Wt), std::vector<PGrid::Range>(static_cast<size_t>(Wg)));
         first_flag = copy;
         for (int64_t t = sh.first; t < Wt; t += sh.step)
@@ -7217,6 +7240,8 @@ void layOutPersistent(PGrid& g) {
           return g.post_at[lp][q.t][std::max<int>(q.x, 0)].a;
         case PcPos::PostLast: return g.post_last_at[static_cast<size_t>(q.first)][lp][q.t][q.x].a;
         case PcPos::Body:
+          if (q.first >= kFirstTailCopy)
+            return g.first_tail_at[static_cast<size_t>(q.tailDistance() - 1)][lp][q.t][q.x].a;
           if (q.tailDistance() > 0) return g.tail_at[static_cast<size_t>(q.tailDistance() - 1)][lp][q.t][q.x].a;
           return (q.first == kFirstCopy ? g.first_at : g.body_at)[lp][q.t][q.x].a;
         case PcPos::Tile: return g.body_at[lp][q.t][0].a;
@@ -7279,15 +7304,21 @@ void layOutPersistent(PGrid& g) {
       return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
              same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
     };
-    // (which 0: the first iterations; d >= 1: the iterations d from the end)
-    for (int which = 0; which <= g.tail_m; ++which) {
-      const std::vector<char>& has = which ? g.tail_x : g.first_x;
+    // (which 0: the first iterations; d = 1..tail_m: the iterations d from
+    // the end; tail_m + d: the first iterations d from the end)
+    for (int which = 0; which <= 2 * g.tail_m; ++which) {
+      const bool first_tail = which > g.tail_m;
+      const std::vector<char>& has = first_tail ? g.first_tail_x : which ? g.tail_x : g.first_x;
       if (has.empty() || !has[p]) continue;
-      const std::string what = which == 0 ? "first" : which == 1 ? "last" : fmt::format("{}th-last", which);
+      const int d = first_tail ? which - g.tail_m : which;
+      const std::string what = fmt::format("{}{}", first_tail ? "first and " : "",
+                                           d == 0 ? "first" : d == 1 ? "last" : fmt::format("{}th-last", d));
       for (int k = 0; k < g.kindsOf(p); ++k)
         for (int64_t t = sh.first; t < Wt; t += sh.step)
           for (int64_t x = 0; x < Wg; ++x) {
-            const auto& fa = (which ? g.tail_at[static_cast<size_t>(which - 1)] : g.first_at)[g.lane(p, k)];
+            const auto& fa = (first_tail ? g.first_tail_at[static_cast<size_t>(d - 1)]
+                              : d        ? g.tail_at[static_cast<size_t>(d - 1)]
+                                         : g.first_at)[g.lane(p, k)];
             const PGrid::Range& to = fa[t][x];
             if (x >= g.w0g + g.Pg) {
               const PGrid::Range& from = fa[t][x - g.Pg];
@@ -7755,23 +7786,28 @@ class PersistentExplorer {
       // (tailIterations) the tile's end is x + d for d = 1..m (the first
       // iteration is the copy d from the end) or above x + m (at least m +
       // 1 iterations: the grid's)
+      // (a first K iteration of its own: the tile of d <= m iterations runs
+      // its first d from its end, firstTailIterationsAt; a longer one the first
+      // copy at x)
       const int64_t m = g_.tail_m;
       for (int64_t d = 1; d <= m; ++d) {
         Unknowns one = u;
         if ((everyLength() || (len_ > 0 ? len_ == d : -len_ <= d)) && endAllowed(x + d) && allowEqual(one.end[t], x + d))
-          enterTail(d, p, k, t, x, one, out);
+          enterTail(d, p, k, t, x, one, out, hasFirstTail(p));
       }
       if (everyLength()  ? allowAbove(u.end[t], x + m)
           : len_ > 0 ? len_ > m && allowEqual(u.end[t], x + len_)
                      : allowAbove(u.end[t], x + std::max<int64_t>(m + 1, -len_) - 1))
-        out.push_back({g_.body_at[g_.lane(p, k)][t][x].a, u});
+        out.push_back({(hasFirst(p) ? g_.first_at : g_.body_at)[g_.lane(p, k)][t][x].a, u});
       return;
     }
     if (everyLength()  ? allowAbove(u.end[t], x)
         : len_ > 0 ? allowEqual(u.end[t], x + len_)
                    : allowAbove(u.end[t], x + std::max<int64_t>(1, -len_) - 1))
-      out.push_back({(!g_.first_x.empty() && g_.first_x[p] ? g_.first_at : g_.body_at)[g_.lane(p, k)][t][x].a, u});
+      out.push_back({(hasFirst(p) ? g_.first_at : g_.body_at)[g_.lane(p, k)][t][x].a, u});
   }
+  bool hasFirst(int p) const { return !g_.first_x.empty() && g_.first_x[p]; }
+  bool hasFirstTail(int p) const { return !g_.first_tail_x.empty() && g_.first_tail_x[p]; }
   // The layout (layout_: setPredecessors, setBranches, the shifts) is built
   // by the first exploration of a grid and shared by the explorations of
   // every tile length (run(), share_layout): there a tile may have any
@@ -7816,8 +7852,11 @@ class PersistentExplorer {
   // empty (a guard `k + c < E_B` around the whole K iteration: the reduced
   // lcsf producer's refill): it runs no operation, so its block end
   // resolves at once, with the unknowns as entering it left them.
-  void enterTail(int64_t d, int p, int k, int64_t t, int64_t g, const Unknowns& u, std::vector<Branch>& out) const {
-    const PGrid::Range& r = g_.tail_at[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g];
+  // (first: the copy of a tile's first K iteration d from its end,
+  // firstTailIterationsAt, at ring start g)
+  void enterTail(int64_t d, int p, int k, int64_t t, int64_t g, const Unknowns& u, std::vector<Branch>& out,
+                 bool first = false) const {
+    const PGrid::Range& r = (first ? g_.first_tail_at : g_.tail_at)[static_cast<size_t>(d - 1)][g_.lane(p, k)][t][g];
     if (r.a < r.b) return out.push_back({r.a, u});
     bodyDecision(p, t, g, u, out, k, static_cast<int>(d));
   }
@@ -8071,7 +8110,8 @@ class PersistentExplorer {
         const int kr = 16 * q.kind;  // a kind's copies: positions of their own
         switch (q.region) {
           case PcPos::Body:  // (a tail copy d from the end: positions of its own per d)
-            pos[pc] = id(q.tailDistance() > 1     ? 256 + kr + q.tailDistance()
+            pos[pc] = id(q.first >= kFirstTailCopy ? 384 + kr + q.tailDistance()
+                         : q.tailDistance() > 1   ? 256 + kr + q.tailDistance()
                          : q.first == kFirstCopy ? kr + 9
                          : q.first == kTailCopy  ? kr + 10
                                                  : kr + 1,
@@ -8435,7 +8475,7 @@ class PersistentExplorer {
     if (g_.kinds > 1 && !sameShape(g_.kshape[up], g_.kshape[uq])) return false;
     if (!sameAt(g_.kinded, up, uq) || !sameAt(g_.post_moves, up, uq) || !sameAt(g_.post_x, up, uq) ||
         !sameAt(g_.pre_moves, up, uq) || !sameAt(g_.pre_x, up, uq) ||
-        !sameAt(g_.first_x, up, uq) || !sameAt(g_.tail_x, up, uq) || !sameAt(g_.ring_pc, up, uq) || !sameAt(g_.tile_pc, up, uq) ||
+        !sameAt(g_.first_x, up, uq) || !sameAt(g_.tail_x, up, uq) || !sameAt(g_.first_tail_x, up, uq) || !sameAt(g_.ring_pc, up, uq) || !sameAt(g_.tile_pc, up, uq) ||
         !sameAt(g_.ring_ref, up, uq) || !sameAt(g_.commits_before, up, uq) || !sameAt(g_.size, up, uq) ||
         !sameAt(g_.ring_commits, up, uq) || !sameAt(g_.tile_commits, up, uq))
       return false;
@@ -8444,6 +8484,7 @@ class PersistentExplorer {
       std::vector<const std::vector<std::vector<std::vector<PGrid::Range>>>*> ats{
           &g_.pre_at, &g_.body_at, &g_.post_at, &g_.exit_at, &g_.first_at};
       for (const auto& d : g_.tail_at) ats.push_back(&d);
+      for (const auto& d : g_.first_tail_at) ats.push_back(&d);
       for (const auto& d : g_.post_last_at) ats.push_back(&d);
       for (const auto* v : ats) {
         const auto *x = at(*v, lp), *y = at(*v, lq);
@@ -11278,6 +11319,66 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
   // equals its other iterations keeps body_at, as before)
 }
 
+// What checkFirstCopiesKeepCounters asks of one copy (`copy`, a first K
+// iteration's) against the iteration it stands for (`iter`): "" where the
+// copy's counted mbarrier operations (phases included) and, per view of
+// `views`, its accesses and its read marker's moves are the iteration's;
+// else what differs.
+std::string countersDiffer(const PGrid& g, size_t p, std::span<const Instr> copy, std::span<const Instr> iter,
+                           const std::set<int>& views, const std::map<int, std::set<int>>& fill) {
+  auto counted = [](const Instr& in) {
+    return in.slot >= 0 && in.stmt && in.stmt->op.sel.mode != ir::SlotSel::Mode::Iter && !in.stmt->op.sel.phase;
+  };
+  auto countedOps = [&](std::span<const Instr> it) {
+    std::vector<const Instr*> out;
+    for (const Instr& in : it)
+      if (counted(in)) out.push_back(&in);
+    return out;
+  };
+  const TileShape& sh = g.shape[p];
+  const std::vector<Instr>& prog = g.grid.procs[p].program;
+  const auto cc = countedOps(copy), gc = countedOps(iter);
+  bool same = cc.size() == gc.size();
+  for (size_t i = 0; i < cc.size() && same; ++i) same = sameInstr(*cc[i], *gc[i]) && cc[i]->phase == gc[i]->phase;
+  if (!same) return "adds or leaves out a counted mbarrier operation";
+  for (int v : views) {
+    auto f = fill.find(v);
+    const std::set<int> none;
+    const std::set<int>& fills = f == fill.end() ? none : f->second;
+    const bool trim = fills.empty() && movesMarkerBeforeEachAccess(prog, sh, g.Wt, g.Wg, v) &&
+                      !markerEvents(copy, v, fills, false).empty() &&
+                      markerEvents(copy, v, fills, false).front().first == -1;
+    std::vector<const Access*> ca, ga;
+    for (const Instr& in : copy)
+      for (const Access& a : in.accesses)
+        if (a.view == v) ca.push_back(&a);
+    for (const Instr& in : iter)
+      for (const Access& a : in.accesses)
+        if (a.view == v) ga.push_back(&a);
+    bool same_access = ca.size() == ga.size();
+    for (size_t i = 0; i < ca.size() && same_access; ++i)
+      same_access = ca[i]->space == ga[i]->space && ca[i]->index == ga[i]->index && ca[i]->lo == ga[i]->lo &&
+                    ca[i]->hi == ga[i]->hi && ca[i]->write == ga[i]->write && ca[i]->gen == ga[i]->gen &&
+                    ca[i]->stage_like == ga[i]->stage_like;
+    if (!same_access || markerEvents(copy, v, fills, trim) != markerEvents(iter, v, fills, trim))
+      return fmt::format("accesses {} otherwise or moves its read marker elsewhere",
+                         g.grid.schedule->views[static_cast<size_t>(v)].name);
+  }
+  return "";
+}
+
+// The views process p reads by stages in its K iterations (countersDiffer).
+std::set<int> stageReadViews(const PGrid& g, size_t p) {
+  const TileShape& sh = g.shape[p];
+  const std::vector<Instr>& prog = g.grid.procs[p].program;
+  std::set<int> views;
+  for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+    for (int pc = sh.head[t][0]; pc < sh.head[t][g.Wg]; ++pc)
+      for (const Access& a : prog[static_cast<size_t>(pc)].accesses)
+        if (a.view >= 0 && !a.write && a.stage_like && a.index >= 0) views.insert(a.view);
+  return views;
+}
+
 // The first K iterations' copies (firstIterations) where the grid's counted
 // phases or read generations follow the ring position (PGrid::counters:
 // alignCountersToTheRing set them to tile 0's at the same ring position,
@@ -11298,64 +11399,24 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
 // counters").
 void checkFirstCopiesKeepCounters(const PGrid& g) {
   const std::map<int, std::set<int>> fill = fillBarriers(*g.grid.schedule);
-  auto counted = [](const Instr& in) {
-    return in.slot >= 0 && in.stmt && in.stmt->op.sel.mode != ir::SlotSel::Mode::Iter && !in.stmt->op.sel.phase;
-  };
-  auto countedOps = [&](std::span<const Instr> iter) {
-    std::vector<const Instr*> out;
-    for (const Instr& in : iter)
-      if (counted(in)) out.push_back(&in);
-    return out;
-  };
   for (size_t p = 0; p < g.grid.procs.size(); ++p) {
     if (p >= g.first_x.size() || !g.first_x[p]) continue;
     const TileShape& sh = g.shape[p];
     const std::vector<Instr>& prog = g.grid.procs[p].program;
-    auto refuse = [&](int64_t x, const std::string& what) {
-      throw Fail(fmt::format("the K loop's first iteration of {} at ring start {} {} and the grid's counted phases or "
-                             "read generations follow the ring position (not covered by the persistent-kernel proof "
-                             "yet)",
-                             g.grid.procs[p].name, x, what));
-    };
-    std::set<int> views;
-    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
-      for (int pc = sh.head[t][0]; pc < sh.head[t][g.Wg]; ++pc)
-        for (const Access& a : prog[static_cast<size_t>(pc)].accesses)
-          if (a.view >= 0 && !a.write && a.stage_like && a.index >= 0) views.insert(a.view);
+    const std::set<int> views = stageReadViews(g, p);
     // (tile 0 starts at ring position 0 in every run, PersistentExplorer::
     // enterBody, the tile shift maps into tiles tw >= Pt >= 1 only, and a
     // shift by part of the tile period only onto a text it found equal:
     // tile 0's copies at x > 0 are entered by no run and need keep no count)
     for (int64_t t = sh.first > 0 ? sh.first : sh.step; t < g.Wt; t += sh.step)
       for (int64_t x = 1; x < g.Wg; ++x) {
-        const std::span<const Instr> copy(g.first_text[0][p][t][x]), grid = kIteration(prog, sh, t, x);
-        const auto cc = countedOps(copy), gc = countedOps(grid);
-        bool same = cc.size() == gc.size();
-        for (size_t i = 0; i < cc.size() && same; ++i) same = sameInstr(*cc[i], *gc[i]) && cc[i]->phase == gc[i]->phase;
-        if (!same) refuse(x, "adds or leaves out a counted mbarrier operation");
-        for (int v : views) {
-          auto f = fill.find(v);
-          const std::set<int> none;
-          const std::set<int>& fills = f == fill.end() ? none : f->second;
-          const bool trim = fills.empty() && movesMarkerBeforeEachAccess(prog, sh, g.Wt, g.Wg, v) &&
-                            !markerEvents(copy, v, fills, false).empty() &&
-                            markerEvents(copy, v, fills, false).front().first == -1;
-          std::vector<const Access*> ca, ga;
-          for (const Instr& in : copy)
-            for (const Access& a : in.accesses)
-              if (a.view == v) ca.push_back(&a);
-          for (const Instr& in : grid)
-            for (const Access& a : in.accesses)
-              if (a.view == v) ga.push_back(&a);
-          bool same_access = ca.size() == ga.size();
-          for (size_t i = 0; i < ca.size() && same_access; ++i)
-            same_access = ca[i]->space == ga[i]->space && ca[i]->index == ga[i]->index && ca[i]->lo == ga[i]->lo &&
-                          ca[i]->hi == ga[i]->hi && ca[i]->write == ga[i]->write && ca[i]->gen == ga[i]->gen &&
-                          ca[i]->stage_like == ga[i]->stage_like;
-          if (!same_access || markerEvents(copy, v, fills, trim) != markerEvents(grid, v, fills, trim))
-            refuse(x, fmt::format("accesses {} otherwise or moves its read marker elsewhere",
-                                  g.grid.schedule->views[static_cast<size_t>(v)].name));
-        }
+        const std::string what =
+            countersDiffer(g, p, g.first_text[0][p][t][x], kIteration(prog, sh, t, x), views, fill);
+        if (!what.empty())
+          throw Fail(fmt::format("the K loop's first iteration of {} at ring start {} {} and the grid's counted phases "
+                                 "or read generations follow the ring position (not covered by the persistent-kernel "
+                                 "proof yet)",
+                                 g.grid.procs[p].name, x, what));
       }
   }
 }
@@ -12509,6 +12570,136 @@ bool samePreBesidesRenamedReads(const PGrid& g, size_t p, const std::vector<Inst
   return true;
 }
 
+// The slots of process p that only a tile's first K iteration uses, in
+// the grid (firstOnlySlots) and in every copy near the tile's end past ring
+// index 0 (an operation of the first iteration only, firstOnlyOp, that the
+// copy of a first iteration near the end may add).
+std::set<int> firstOnlySlotsNearTheEnd(const PGrid& g, size_t p) {
+  const TileShape& sh = g.shape[p];
+  std::set<int> only = firstOnlySlots(g.grid.procs[p].program, sh, g.Wt, g.Wg);
+  for (const auto& texts : g.tail_text)
+    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+      for (int64_t gi = 1; gi < g.Wg; ++gi)
+        for (const Instr& in : texts[0][p][static_cast<size_t>(t)][static_cast<size_t>(gi)]) only.erase(in.slot);
+  return only;
+}
+
+// Obstacle 1 (d) (docs/z3.md "First K iterations that are also a tile's
+// last"): the text of tile t's first K iteration when it is d + 1 from the
+// tile's end and the tile starts at ring position x >= 1, from `xp[a, b)`
+// (iteration 0 of the grid whose tiles start at x with every K iteration d +
+// 1 from its end, aligned as the grid). It is matched against the copy it
+// replaces, as firstIterations matches a first iteration against the
+// grid's: for a process with copies near the end the tail copy d + 1 at x
+// (`ref`), with operations left out (no stage-named write) and operations
+// of the first iteration only added (from the tail copy at ring index 0,
+// the first iteration d + 1 from the end at ring start 0; on a slot that
+// no later iteration uses), the same MMA commits, no named barrier of the
+// first iteration's own and none left out, and the same counted mbarrier operations, accesses
+// and read-marker moves per view read by stages (countersDiffer): what the
+// copy changes is what the first copies change, so the counts every later
+// operation reads are the tail copy's, which the tail arguments covered.
+// Each matched operation is the tail copy's, the aligned fields
+// included. A process without copies near the end runs its first copy (or
+// the grid's iteration) there: its text must be that one's. Else unknown.
+std::vector<Instr> firstTailText(const PGrid& g, size_t p, int64_t t, size_t d, int64_t x,
+                                 const std::vector<Instr>& xp, int a, int b) {
+  const std::string& name = g.grid.procs[p].name;
+  auto refuse = [&](const std::string& what) {
+    throw Fail(fmt::format("the first K iteration of {} at ring start {} when it is {} from its tile's end {} (a tile "
+                           "of {} iterations; not covered by the persistent-kernel proof yet)",
+                           name, x, d + 1, what, d + 1));
+  };
+  const TileShape& sh = g.shape[p];
+  const bool tail = p < g.tail_x.size() && g.tail_x[p];
+  const bool first = p < g.first_x.size() && g.first_x[p];
+  const std::vector<Instr>& prog = g.grid.procs[p].program;
+  const std::span<const Instr> grid_iter = kIteration(prog, sh, t, x);
+  const std::vector<Instr> ref = tail    ? g.tail_text[d][0][p][static_cast<size_t>(t)][static_cast<size_t>(x)]
+                                 : first ? g.first_text[0][p][static_cast<size_t>(t)][static_cast<size_t>(x)]
+                                         : std::vector<Instr>(grid_iter.begin(), grid_iter.end());
+  if (!tail) {
+    bool same = b - a == static_cast<int>(ref.size());
+    for (int i = 0; same && i < b - a; ++i) same = sameBesidesAligned(xp[static_cast<size_t>(a + i)], ref[i], g, p);
+    if (!same) refuse("differs from its first iteration's text and it has no copies near the end");
+    return ref;
+  }
+  if (p < g.first_named.size() && g.first_named[p]) refuse("arrives on named barriers of the first iteration's own");
+  const std::vector<Instr>& at0 = g.tail_text[d][0][p][static_cast<size_t>(t)][0];
+  const std::set<int> only = firstOnlySlotsNearTheEnd(g, p);
+  // ref[from, to) left out: no stage-named write (its generation) and no
+  // named-barrier operation (the arrivals per period the shifts count,
+  // gridCounts; the first copies' own are refused above)
+  auto leaveOut = [&](int from, int to) {
+    refuseDroppedStageWrites(ref, from, to, name, x);
+    for (int q = from; q < to; ++q)
+      if (ref[static_cast<size_t>(q)].named >= 0) refuse("leaves out a named-barrier operation");
+  };
+  std::vector<Instr> text;
+  int j = 0;
+  const int n = static_cast<int>(ref.size());
+  for (int i = a; i < b; ++i) {
+    int jj = j;
+    while (jj < n && !sameBesidesAligned(xp[static_cast<size_t>(i)], ref[static_cast<size_t>(jj)], g, p)) ++jj;
+    if (jj < n) {
+      leaveOut(j, jj);
+      text.push_back(ref[static_cast<size_t>(jj)]);
+      j = jj + 1;
+      continue;
+    }
+    const int z = firstOnlyOp(xp[static_cast<size_t>(i)], at0, 0, static_cast<int>(at0.size()), only);
+    if (z < 0) refuse("is not its copy's text with operations left out or operations of the first iteration added");
+    text.push_back(at0[static_cast<size_t>(z)]);
+  }
+  leaveOut(j, n);
+  if (commitsIn(xp, a, b) != commitsIn(ref, 0, n)) refuse("commits a different number of MMA groups");
+  const std::string what =
+      countersDiffer(g, p, text, ref, stageReadViews(g, p), fillBarriers(*g.grid.schedule));
+  if (!what.empty()) refuse(what);
+  return text;
+}
+
+void refuseTileCountReadsNearTheEnd(const ir::Schedule& s, const TileLoops& tl, const std::vector<TileCountUse>& uses);
+
+// The copies of a tile's first K iteration d from its end (firstTailText)
+// per distance and ring start, from the grid `atx` (tiles at x, every K
+// iteration d + 1 from its end, aligned; its shapes `xs`), for every process
+// that runs the K loop. A read of the tile count in that grid must be the
+// grid's and not in a K iteration (as the copies near the end's).
+void firstTailIterationsAt(PGrid& g, const ir::Schedule& s, const TileLoops& tl, size_t d, int64_t x,
+                           const System& atx, const std::vector<TileShape>& xs,
+                           const std::vector<TileCountUse>& copy_uses) {
+  refuseTileCountReadsInCopies(s, tl, copy_uses, g.uses);
+  refuseTileCountReadsNearTheEnd(s, tl, copy_uses);
+  for (size_t p = 0; p < g.grid.procs.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind != TileShape::Full) continue;
+    for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+      g.first_tail_text[d][0][p][static_cast<size_t>(t)][static_cast<size_t>(x)] =
+          firstTailText(g, p, t, d, x, atx.procs[p].program, xs[p].head[t][0], xs[p].head[t][1]);
+  }
+}
+
+// A tile of one K iteration runs its first iteration as its last (obstacle
+// 1 (d)): where the K loop's first iteration has copies of its own
+// (`first`, checkTileExprs) and some K iteration near the end too, every
+// process with copies near the end gets a copy of its first iteration per
+// distance d = 1..tail_m and ring start (first_tail_x; the ring starts no
+// explored run enters, and ring start 0, the tail copy's text, which is
+// iteration 0 of the tail grid: its first). Set up here, filled by
+// tailsByRingStart from the grids it builds.
+void setUpFirstTails(PGrid& g, bool first) {
+  const size_t P = g.grid.procs.size();
+  g.first_tail_x.assign(P, 0);
+  g.first_tail_text.clear();
+  if (!first || g.tail_m == 0) return;
+  if (g.kinds > 1 || std::any_of(g.shape.begin(), g.shape.end(), [](const TileShape& sh) { return sh.step > 1; }))
+    throw Fail("a tile of one K iteration runs its first K iteration as its last in a tile loop with two kinds of "
+               "tile or a process that skips tiles (not covered by the persistent-kernel proof yet)");
+  g.first_tail_text = g.tail_text;
+  for (size_t p = 0; p < P; ++p) g.first_tail_x[p] = p < g.tail_x.size() && g.tail_x[p];
+}
+
 // The copies near the tile's end (tailIterations) of a process whose part
 // before the K loop moves with the ring (presByRingStart; docs/z3.md
 // "Copies per ring start and near the tile's end together"). Both kinds of
@@ -12528,14 +12719,17 @@ bool samePreBesidesRenamedReads(const PGrid& g, size_t p, const std::vector<Inst
 // apart, and after the K loop the grid's part. Then the copies near the end
 // (the tail grid d at ring start 0's kept instructions, which are the
 // grid's: tailIterationsAt) are what the builder gives a tile that starts
-// at x too. Else unknown.
-void tailsByRingStart(const PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
+// at x too. Else unknown. Its iteration 0 there is a first K iteration d
+// from its end: where those have copies of their own (first_tail_x, from
+// the same grids: firstTailIterationsAt) it is matched there instead.
+void tailsByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir::Target target,
                       const TileLoops& tl, const std::vector<System>& tails, ProofBudget& budget) {
   const size_t P = g.grid.procs.size();
   std::vector<size_t> procs;
   for (size_t p = 0; p < P; ++p)
     if (p < g.tail_x.size() && g.tail_x[p] && p < g.pre_x.size() && g.pre_x[p]) procs.push_back(p);
-  if (procs.empty()) return;
+  const bool first_tails = !g.first_tail_text.empty();
+  if (procs.empty() && !first_tails) return;
   // a tail grid aligned as presByRingStart aligns the grid at x (grid_shapes: that grid's shapes)
   auto aligned = [&](System sys, const std::vector<TileShape>& grid_shapes) {
     alignSpacesTo(sys, g.grid);
@@ -12557,12 +12751,15 @@ void tailsByRingStart(const PGrid& g, const ir::Schedule& s, const Binding& bind
   for (size_t d = 0; d < tails.size(); ++d) {
     const auto [at0, shapes0] = aligned(tails[d], g.shape);
     for (int64_t x = 1; x <= g.Wg; ++x) {
-      if (!g.startExplored(x)) continue;
+      if (!g.startExplored(x) || (procs.empty() && x == g.Wg)) continue;
       checkBudget(budget, "building the copies near the tile's end per ring start");
-      System built = buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, nullptr, 1, x,
+      std::vector<TileCountUse> copy_uses;
+      System built = buildGrid(s, binding, target, tl, g.Wt, g.Wg, g.not_last, &copy_uses, 1, x,
                                static_cast<int64_t>(d) + 1);
       chargeBuild(budget, built);  // (a grid per ring start and distance: charged as built)
-      const auto [atx, shapesx] = aligned(std::move(built), g.pre_shapes[static_cast<size_t>(x)]);
+      const bool pre_shapes = static_cast<size_t>(x) < g.pre_shapes.size() && !g.pre_shapes[x].empty();
+      const auto [atx, shapesx] = aligned(std::move(built), pre_shapes ? g.pre_shapes[static_cast<size_t>(x)] : g.shape);
+      if (first_tails && x < g.Wg) firstTailIterationsAt(g, s, tl, d, x, atx, shapesx, copy_uses);
       for (size_t p : procs) {
         const TileShape &sh = g.shape[p], &s0 = shapes0[p], &sx = shapesx[p];
         const std::vector<Instr>& xp = atx.procs[p].program;
@@ -12573,11 +12770,14 @@ void tailsByRingStart(const PGrid& g, const ir::Schedule& s, const Binding& bind
                                  "{} from the tile's end (not covered by the persistent-kernel proof yet)",
                                  what, g.grid.procs[p].name, x, d + 1));
         };
+        // (iteration 0 there: the first one d + 1 from the end, matched above
+        // where it has copies of its own)
+        const int64_t k0 = g.first_tail_x.size() > p && g.first_tail_x[p] ? 1 : 0;
         for (int64_t t = sh.first; t < g.Wt; t += sh.step) {
           const std::vector<Instr>& pre = g.pre_text[0][p][static_cast<size_t>(t)][static_cast<size_t>(x)];
           if (!samePreBesidesRenamedReads(g, p, xp, sx.tile_start[t], sx.head[t][0], pre))
             refuse(fmt::format("the part before the K loop of tile {}", t));
-          for (int64_t k = 0; k + x < g.Wg; ++k)
+          for (int64_t k = k0; k + x < g.Wg; ++k)
             if (!sameRange(xp, sx.head[t][k], sx.head[t][k + 1], tp, s0.head[t][k + x], s0.head[t][k + x + 1]))
               refuse(fmt::format("the K iteration at ring index {} of tile {}", k + x, t));
           if (!sameRange(xp, sx.head[t][g.Wg], sx.tile_start[t + 1], mp, sh.head[t][g.Wg], sh.tile_start[t + 1]))
@@ -12885,21 +13085,6 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
-// Obstacle 1 (d): a tile of one K iteration runs its first iteration as
-// its last. The first iteration's copies (firstIterations) read E_B as not
-// the last, the last iteration's (tailIterations) are never entered as a
-// first: with a first copy of its own, a process's one-iteration tile would
-// run neither's text. `if k > 0 or (k + 1 == k_tiles and it > 0):
-// lm.arrive(empty, iter=it - 1)` is the grid's text in every last iteration
-// and the first copy's in every first one, yet a tile of one iteration at
-// ring start x > 0 arrives where neither does (a double release, proved
-// before; TripProof.FirstIterationThatIsAlsoTheLastIsNotProved).
-[[noreturn]] void refuseFirstIterationThatIsAlsoTheLast() {
-  throw Fail("the K loop's first iteration differs from the others and a K iteration reads the K loop's trip "
-             "count besides t * E_B (a tile of one iteration runs its first iteration as its last; not covered "
-             "by the persistent-kernel proof yet)");
-}
-
 // The copies near a tile's end check their periods from w0g in every tile:
 // not with the sloped periods (yet). (The copies per ring start check
 // theirs where the shifts apply, layOutPersistent; the copies per ring end
@@ -12910,6 +13095,45 @@ void refuseSloped(const PGrid& g, const char* what) {
     throw Fail(fmt::format("{} and the grid repeats only at the ring positions runs reach (a ring index minus the "
                            "tile index; not covered by the persistent-kernel proof yet)",
                            what));
+}
+
+// The fifth obstacle of FA4 (docs/z3.md "First K iterations that are also
+// a tile's last"), asked before the grids per ring start and end: an MMA
+// commit on an mbarrier (slot >= 0) is neither left out (counterFree,
+// trip::leavableWithCounters and leavesOnlyTextCounters all refuse it) nor
+// added (neither counterFree nor trip::addableArrival) by a copy near the
+// tile's end, so where tile 0's K iteration at ring index 0 has another
+// number of them in the tail grid (`tail`, every K iteration its tile's
+// last) than in the grid as built (`raw`), tailIterationsAt refuses it
+// whatever else it matches, on the same two grids. Which instructions an
+// iteration holds is decided by the conditions the builder evaluates, which
+// at tile 0's ring index 0 read no window size (E_B far from the end reads
+// alike past the tail's depth, checkTailReads): a larger window would
+// refuse it too. So this loses no proof; FA4's MMA (the next block's S
+// issue and its commits on k_empty and s_full left out in a tile's last
+// iteration) meets it at the probe, not after 141 grids.
+void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
+  auto commitsWithSlots = [](const std::vector<Instr>& prog, int a, int b) {
+    int n = 0;
+    for (int pc = a; pc < b; ++pc) n += prog[static_cast<size_t>(pc)].kind == InstrKind::MmaCommit && prog[pc].slot >= 0;
+    return n;
+  };
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind != TileShape::Full || sh.first != 0) continue;
+    TileShape ts;
+    try {
+      ts = tailShapeOf(tail.procs[p], tl, sh, g.Wt, g.Wg);
+    } catch (const Fail&) {
+      continue;  // (decides nothing here: tailIterationsAt asks it)
+    }
+    if (commitsWithSlots(raw.procs[p].program, sh.head[0][0], sh.head[0][1]) !=
+        commitsWithSlots(tail.procs[p].program, ts.head[0][0], ts.head[0][1]))
+      throw Fail(fmt::format("the K iteration at ring position 0 of tile 0 of {} differs when a K iteration is its "
+                             "tile's last, beyond operations that carry no counter (an MMA commit on an mbarrier; not "
+                             "covered by the persistent-kernel proof yet)",
+                             g.grid.procs[p].name));
+  }
 }
 
 bool anyPostMoves(const PGrid& g) {
@@ -12933,17 +13157,15 @@ bool anyPostMoves(const PGrid& g) {
 // superset of these expressions, and its warm-up is no smaller).
 // The probe also answers whether a part after the K loop reads the ring
 // end (checkTileExprs' answer) and whether a K iteration reads E_B besides
-// t * E_B (`last`, the tail copies): with a first K iteration of its own,
-// the last tiles and copies per ring end, obstacle 1 (d) (a tile of one K
-// iteration, refuseFirstIterationThatIsAlsoTheLast) is asked here, before
-// any grid per ring start or end (FA4: 24 + 4 x 24 + 23 + 4 x 23 grids,
-// 34 s user before the same refusal after firstIterations; 24 + 2 x 24 +
-// 23 + 2 x 23 builds and 25 s since its depths 1 and 2 build alike,
-// KeptLastGrids), where the
-// later question would ask it only if some first copy differs (first_x).
-// Main (session 44) refused every schedule with the probe's first
-// iteration, the last tiles and a part after the K loop that reads the ring
-// end or moves here, so this loses no proof main had.
+// t * E_B (`last`, the tail copies). Session 45 refused obstacle 1 (d) here
+// (a first K iteration of its own, the last tiles, a part after the K loop
+// that reads the ring end or moves, and copies near the end); since session
+// 47 (d) has copies of its own (firstTailIterationsAt), and of that set only
+// the schedules whose grid repeats with the sloped periods are refused here,
+// with the refusal they meet after the grids (refuseSloped, asked for the
+// copies near the end before tailIterations): FA4, whose grids per ring
+// start and end (24 + 2 x 24 + 23 + 2 x 23 builds, 25 s user) come before
+// that refusal. A subset of what session 45 refused here: no proof lost.
 struct FirstProbe {
   bool first = false;      // a first K iteration of its own
   bool reads_end = false;  // a part after the K loop reads the ring end
@@ -13472,7 +13694,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // (uses: the last tiles' grids, buildLastGrids; refused before them)
       last_tiles_later = probe.first && !uses.empty();
       if (last_tiles_later && (probe.reads_end || anyPostMoves(g)) && probe.last > 0)
-        refuseFirstIterationThatIsAlsoTheLast();
+        refuseSloped(g, "K iterations near the tile's end differ");
+      if (probe.last > 0) refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front());
       buildLastGrids();  // (lastTilesAtRingStart reads them)
       if (g.last_tile && !anyPostMoves(g)) refuseLastTilePartsThatMove(g);
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
@@ -13534,9 +13757,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                              "run as a copy of its own (not covered by the persistent-kernel proof yet)",
                              g.grid.procs[p].name));
   if (last > 0) {
-    // (obstacle 1 (d), a tile of one K iteration)
-    if (std::any_of(g.first_x.begin(), g.first_x.end(), [](char f) { return f; }))
-      refuseFirstIterationThatIsAlsoTheLast();
     refuseTileCountReadsNearTheEnd(s, tl, tail_uses);
     refuseSloped(g, "K iterations near the tile's end differ");
     g.free_regs = pathFreeRegs(s, tl);
@@ -13544,6 +13764,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);
     keepLastTilePartsOutOfTheTailArgument(g);
     tailIterations(g, tl, tails->first, tails->second, opts.build.cap_read_generations);
+    // (obstacle 1 (d): a tile of d <= tail_m K iterations runs its first as
+    // the one d from its end, firstTailIterationsAt)
+    setUpFirstTails(g, first);
     // (a part before the K loop that moves with the ring together with
     // copies near the tile's end)
     tailsByRingStart(g, s, binding, target, tl, tails->second, budget);
