@@ -14317,41 +14317,51 @@ bool readsSplitPointUnshifted(const SplitLoops& split) {
 
 // The empty tiles' loops of every process, when they synchronize with one
 // another, run as h iterations for every X >= h (docs/z3.md "An empty
-// tiles' loop that every process runs and ends on a barrier"). S_n is the
-// split's `some` schedule with the first loops' bodies n times (copy i with
-// t read as i): Pre; A_1 .. A_n; R, R the second loops (T - X tiles) and
-// what follows; the runs for X = n are those of S_n. With h the warm-up
-// (the first copies may mean other generations: a first read of a view),
-// checked, else Fail:
-//  0. no expression of the loop but coordinates reads t (so the copies'
-//     texts differ only through the builder's counters);
-//  1. every process runs the copies; each copy's last two instructions are
-//     a named barrier's arrive and wait, which read and write no bytes;
-//     the copies run no mbarrier, MMA or TMEM op;
+// tiles' loop that every process runs and ends on a barrier"; "An empty
+// tiles' loop whose roles hand off through mbarriers"). S_n is the split's
+// `some` schedule with the first loops' bodies n times (copy i with t read
+// as i) and X read as n (the second loops' bound T - X kept): Pre; A_1 ..
+// A_n; R, R the second loops (T - X tiles) and what follows; the runs for
+// X = n are those of S_n. With h the warm-up (the first copies may mean
+// other generations: a first read of a view; a wait on an iteration below
+// 0), checked, else Fail:
+//  0. the loop reads t only in coordinates and in iter= / phase= of a fixed
+//     slope in t, and `some` reads X only in coordinates, the second loops'
+//     bound, and from the second loops on in iter= / phase= of a fixed
+//     slope in X (so the copies' texts differ only through the builder's
+//     counters, and S_(n+1)'s past the copies S_n's by one amount per n);
+//  1. every process runs the copies, or none (its copies empty where its
+//     second loop starts); the copies run no MMA, TMEM op, load or
+//     transaction bytes (plain mbarrier arrivals and waits, named
+//     barriers, copies, fills, fences, stores);
 //  2. the texts, built for T - X = 0..4 (the second loops' bound fixed; no
 //     parameter read): S_(h+1)'s instructions up to A_h's end are S_h's,
 //     S_(h+2)'s up to A_(h+1)'s end S_(h+1)'s, and S_(h+1)'s up to there
 //     the same for every T - X; S_(h+1) from A_(h+1)'s end on is S_h from
-//     A_h's end on shifted (Deltas d: one per view range and process,
-//     shiftedInstr), S_(h+2) from A_(h+1)'s end on S_(h+1) from A_h's end
-//     on, and A_(h+1) A_h in S_(h+1), all with one d; no phase moves;
-//     checkLapDeltas keeps the data comparisons under d;
+//     A_h's end on shifted (Deltas d: one per view range and process, one
+//     per slot's phases, shiftedInstr), S_(h+2) from A_(h+1)'s end on
+//     S_(h+1) from A_h's end on, and A_(h+1) A_h in S_(h+1), all with one
+//     d; checkLapDeltas keeps the data comparisons under d;
 //  3. S_(h+1) explored exhaustively with no process let past A_(h+1)'s end:
 //     no step and no state meets a violation (sim::stateViolations: a lost
 //     phase, a deadlock; async work at exit where a process ends there),
-//     nothing blocks, and whenever a process is
-//     at A_(h+1)'s end with none past it, every other process is there too
-//     or at A_(h+1)'s barrier wait, released. A released wait changes only
-//     its process's pc (and its dead barrier generation, zeroed by the
+//     nothing blocks, and whenever a process is at A_(h+1)'s end with none
+//     past it, either every other process is there too or at A_(h+1)'s
+//     closing barrier wait, released, or every process at its end has its
+//     next step disabled (checked on each text past the end: S_(h+1)'s
+//     with T - X = 0 and 1, S_(h+2)'s copy h + 2). A released wait changes
+//     only its process's pc (and its dead barrier generation, zeroed by the
 //     wait) and touches no byte, so it commutes with every other step and
 //     leaves every check of the others' steps alike: every run reaching
 //     past A_(h+1) is, reordered, one through a *cut*: a state with every
 //     process at A_(h+1)'s end (C_(h+1));
 //  4. every state of C_(h+1), moved one copy back (pcs; the data tags and
 //     async groups of A_(h+1) to A_h's; the named barriers' generations by
-//     one copy's completions; a tag or group of an earlier copy, or a tag
-//     of Pre in a view that moves, refuses), is a state with every process
-//     at A_h's end (C_h) that the exploration reached.
+//     one copy's completions; each slot's completed phases, and the phases
+//     of loads and unobserved completions, by d; a tag or group of an
+//     earlier copy, or a tag of Pre in a view that moves, refuses), is a
+//     state with every process at A_h's end (C_h) that the exploration
+//     reached.
 // By induction on n >= h: a run of S_(n+1) stays before A_(h+1)'s end (3:
 // explored, no violation) or passes a state c of C_(h+1), from which it
 // runs S_(n+1)'s text from A_(h+1)'s end on: S_n's from A_h's end on,
@@ -14359,7 +14369,7 @@ bool readsSplitPointUnshifted(const SplitLoops& split) {
 // copy moves alike); c moved back is a state S_n reaches (4, its text up
 // to A_h's end is S_(h+1)'s), so the runs from it are S_n's, clean for
 // n = h by the proof of S_h and beyond by induction. The caller proves
-// S_1 .. S_h (`more`: S_2 .. S_h, the bound kept symbolic).
+// S_1 .. S_h (`more`, the bound kept symbolic); `how` says which cut.
 int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Binding& binding,
                           std::vector<std::shared_ptr<ir::Schedule>>& more, int h, std::string& how) {
   auto refuse = [&](const std::string& why) {

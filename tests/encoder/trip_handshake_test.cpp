@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include "encoder/trip_proof.h"
+#include "prove_util.h"
 #include "test_util.h"
 
 using namespace cake;
@@ -50,14 +50,8 @@ def empty_tile_handshake(lm, Q: LM.tma2d, n_tiles: LM.i32, n_empty: LM.i32):
             lm.arrive(gate, iter=t)
 )";
 
-encoder::ModelCheckResult prove(const ir::Schedule& s) {
-  encoder::Binding b;
-  for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = 64;
-  encoder::TripProofOptions o;
-  o.timeout_ms = cake::testing::kNoWallClockMs;
-  o.rlimit = cake::testing::kQueryRlimit;
-  return encoder::proveEveryTripCount(s, s.target, {b}, o);
-}
+using cake::testing::expectBrokenNotProved;
+using cake::testing::proveSchedule;
 
 // Does the bounded check meet a violation at some (n_tiles, n_empty) with
 // up to 3 tiles?
@@ -78,18 +72,9 @@ void expectProved(const std::string& text, const std::string& what) {
   auto m = cake::testing::compile(text);
   ASSERT_FALSE(m.schedules.empty()) << what;
   EXPECT_FALSE(brokenSomewhere(m.schedules[0])) << what;
-  auto r = prove(m.schedules[0]);
+  auto r = proveSchedule(m.schedules[0]);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << what << ": " << r.detail;
   EXPECT_NE(r.engine.find("hand off to one another"), std::string::npos) << what << ": " << r.engine;
-}
-
-void expectBrokenNotProved(const std::string& text, const std::function<bool(const ir::Schedule&)>& broken,
-                           const std::string& what) {
-  auto m = cake::testing::compile(text);
-  ASSERT_FALSE(m.schedules.empty()) << what;
-  EXPECT_TRUE(broken(m.schedules[0])) << what;
-  auto r = prove(m.schedules[0]);
-  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << what << ": " << r.engine;
 }
 
 }  // namespace
