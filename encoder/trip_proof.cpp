@@ -14267,18 +14267,37 @@ bool fixedSlopeIn(const ir::ExprPtr& e, const ir::Expr& x) {
   });
 }
 
+// e's value with the symbols of `at` read as constants (nullopt: it reads
+// another symbol).
+std::optional<int64_t> valueWith(ir::ExprPtr e, const std::vector<std::pair<ir::ExprPtr, int64_t>>& at) {
+  for (const auto& [x, v] : at) e = substitute(e, *x, ir::makeConst(v));
+  try {
+    return ir::constValue(e);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 // Does b read x anywhere but TMA / copy coordinates (which the builder does
-// not evaluate) and, where `phases`, an iter= / phase= that reads it with a
-// fixed slope (fixedSlopeIn)? A loop bounded by `skip_hi` does not count its
-// bound (the second loops' T - X).
-bool readsOutsidePhases(const ir::Block& body, const ir::Expr& x, bool phases, const ir::Expr* skip_hi = nullptr) {
+// not evaluate) and, where `phases`, a phase= or an iter= that reads it with
+// a fixed slope (fixedSlopeIn)? An iter= must also pass `iter_ok`: an
+// iteration below 0 builds no instruction (a wait passes at once), so its
+// sign must not change where the texts compared do not show it. A loop
+// bounded by `skip_hi` does not count its bound (the second loops' T - X).
+using IterOk = std::function<bool(const ir::ExprPtr&, const ir::Stmt* loop)>;
+bool readsOutsidePhases(const ir::Block& body, const ir::Expr& x, bool phases, const ir::Expr* skip_hi = nullptr,
+                        const IterOk& iter_ok = {}, const ir::Stmt* loop = nullptr) {
   ir::Block b = body;
   std::function<void(ir::Block&)> clear = [&](ir::Block& blk) {
     for (ir::Stmt& st : blk) {
       st.op.coords.clear();
-      if (phases)
-        for (ir::ExprPtr* e : {&st.op.sel.index, &st.op.sel.phase})
-          if (*e && fixedSlopeIn(*e, x)) *e = nullptr;
+      if (phases) {
+        ir::ExprPtr& index = st.op.sel.index;
+        const bool iter = st.op.sel.mode == ir::SlotSel::Mode::Iter;
+        if (index && fixedSlopeIn(index, x) && (!iter || !readsExpr(*index, x) || (iter_ok && iter_ok(index, loop))))
+          index = nullptr;
+        if (st.op.sel.phase && fixedSlopeIn(st.op.sel.phase, x)) st.op.sel.phase = nullptr;
+      }
       if (skip_hi && st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*st.hi, *skip_hi)) st.hi = nullptr;
       clear(st.body);
       clear(st.orelse);
@@ -14304,12 +14323,31 @@ bool isSecondLoop(const ir::Stmt& st, const SplitLoops& split) {
 // fixed slope in X. Before them (the prefix, the empty tiles' copies) X is
 // read nowhere else: the texts compared for n = h, h + 1, h + 2 then stand
 // for every n.
-bool readsSplitPointUnshifted(const SplitLoops& split) {
+// An iter= that reads X from the second loops on must not fall below 0 for
+// any n >= h where it does not at n = h: its value at X = h and the second
+// loop's variable 0 is >= 0, and it does not decrease in either (it reads no
+// other symbol).
+bool readsSplitPointUnshifted(const SplitLoops& split, int h) {
+  const IterOk iter_ok = [&](const ir::ExprPtr& e, const ir::Stmt* loop) {
+    std::vector<std::pair<ir::ExprPtr, int64_t>> at = {{split.at, h}};
+    if (loop) at.push_back({symbolNode(ir::ExprKind::LoopVar, loop->loop_var), 0});
+    const auto base = valueWith(e, at);
+    if (!base || *base < 0) return false;
+    for (auto& step : at) {
+      ++step.second;
+      const auto next = valueWith(e, at);
+      --step.second;
+      if (!next || *next < *base) return false;
+    }
+    return true;
+  };
   for (const ir::RoleBody& body : split.some->bodies) {
     bool after = false;
     for (const ir::Stmt& st : body.body) {
-      after |= isSecondLoop(st, split);
-      if (readsOutsidePhases(ir::Block{st}, *split.at, after, split.rest.get())) return true;
+      const bool second = isSecondLoop(st, split);
+      after |= second;
+      if (readsOutsidePhases(ir::Block{st}, *split.at, after, split.rest.get(), iter_ok, second ? &st : nullptr))
+        return true;
     }
   }
   return false;
@@ -14381,12 +14419,21 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
   // every copy builds its instructions alike from the builder's state
   // (iteration t = 9 cannot differ from those the texts below compare)
   // (a phase of a fixed slope in t moves by one amount per copy)
-  for (const SplitLoops::Prefix& pre : split.prefixes)
-    if (readsOutsidePhases(pre.loop_body, *symbolNode(ir::ExprKind::LoopVar, pre.var), true))
+  // (an iter= of the tile index: >= 0 in copy h, not decreasing, so no
+  // later copy's wait passes at once where copy h's does not)
+  for (const SplitLoops::Prefix& pre : split.prefixes) {
+    const ir::ExprPtr t = symbolNode(ir::ExprKind::LoopVar, pre.var);
+    const IterOk iter_ok = [&](const ir::ExprPtr& e, const ir::Stmt*) {
+      const auto at_h = valueWith(e, {{t, h - 1}, {split.at, h}});
+      const auto next = valueWith(e, {{t, h}, {split.at, h}});
+      return at_h && next && *at_h >= 0 && *next >= *at_h;
+    };
+    if (readsOutsidePhases(pre.loop_body, *t, true, nullptr, iter_ok))
       refuse("it reads the tile index outside coordinates and phases of a fixed slope");
+  }
   // S_n reads X as n: where X is read besides the second loops' bound, by
   // phases that move by one amount per n only
-  if (readsSplitPointUnshifted(split))
+  if (readsSplitPointUnshifted(split, h))
     refuse(fmt::format("it reads {} outside coordinates, the second loops' bound and their phases of a fixed slope",
                        ir::exprToString(*split.at, some)));
   // S_n with the second loops' bound r (-1: kept), and the statements of each copy

@@ -90,14 +90,17 @@ TEST(TripHandshake, EmptyTileHandshakeIsProved) {
 // Broken forms of the handshake, each met by the bounded check: the
 // consumer skips it on empty tiles (cudnn-frontend's bug: the gate runs two
 // phases ahead of the load role's wait), the producer skips it, the
-// consumer's wait one phase early or late, the gate's wait two tiles behind,
-// and the load role's gate wait on empty tiles only. None is proved.
+// consumer's wait one phase early or late or on an iteration below 0 (no
+// wait at all), the gate's wait two tiles behind, and the load role's gate
+// wait on empty tiles only. None is proved.
 TEST(TripHandshake, EmptyTileHandshakeBrokenFormsAreNotProved) {
   const std::vector<std::pair<std::string, std::string>> bugs = {
       {"                lm.wait(pair, stage=0)\n", ""},
       {"                lm.arrive(pair, stage=0)\n", "                lm.fence_proxy()\n"},
       {"lm.wait(pair, stage=0)", "lm.wait(pair, iter=t - 1)"},
       {"lm.wait(pair, stage=0)", "lm.wait(pair, iter=t + 1)"},
+      // (an iteration below 0 passes at once: no pair wait in the first 10 tiles)
+      {"lm.wait(pair, stage=0)", "lm.wait(pair, iter=t - 10)"},
       {"lm.wait(gate, iter=t - 1)", "lm.wait(gate, iter=t - 2)"},
       {"            lm.wait(gate, iter=t - 1)\n            if t >= n_empty:\n",
        "            if t >= n_empty:\n"},
