@@ -14563,43 +14563,162 @@ void privatePrefixRunsAsOne(const ir::Schedule& some, const SplitLoops::Prefix& 
   if (after1 != after2) refuse("its process's states after one iteration and after two differ");
 }
 
+// Does e read the sub-expression x?
+bool readsExpr(const ir::Expr& e, const ir::Expr& x) {
+  return anySubExpr(e, [&](const ir::Expr& y) { return ir::sameExpr(y, x); });
+}
+
+// e reads x only as an affine term whose slope reads no loop variable, so
+// that e(x + 1) - e(x) is one constant over a whole run (`iter=t - 1`,
+// `phase=(t + n_empty) - 1`, `iter=2 * t`; not `t * k`, `t % 2`, `min(t, 3)`).
+bool fixedSlopeIn(const ir::ExprPtr& e, const ir::Expr& x) {
+  const ir::ExprPtr v = substitute(e, x, symbolNode(ir::ExprKind::LoopVar, kFreshSymbol));
+  if (!affineIn(*v, kFreshSymbol)) return false;
+  return !anySubExpr(*v, [](const ir::Expr& y) {
+    if (y.kind != ir::ExprKind::Mul) return false;
+    bool by_v = false, varying = false;
+    for (const ir::ExprPtr& a : y.args) {
+      if (!a) continue;
+      if (ir::readsSymbol(*a, ir::ExprKind::LoopVar, kFreshSymbol)) by_v = true;
+      else if (ir::exprUses(*a, {ir::ExprKind::LoopVar})) varying = true;
+    }
+    return by_v && varying;
+  });
+}
+
+// e's value with the symbols of `at` read as constants (nullopt: it reads
+// another symbol).
+std::optional<int64_t> valueWith(ir::ExprPtr e, const std::vector<std::pair<ir::ExprPtr, int64_t>>& at) {
+  for (const auto& [x, v] : at) e = substitute(e, *x, ir::makeConst(v));
+  try {
+    return ir::constValue(e);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// Does b read x anywhere but TMA / copy coordinates (which the builder does
+// not evaluate) and, where `phases`, a phase= or an iter= that reads it with
+// a fixed slope (fixedSlopeIn)? An iter= must also pass `iter_ok`: an
+// iteration below 0 builds no instruction (a wait passes at once), so its
+// sign must not change where the texts compared do not show it. A loop
+// bounded by `skip_hi` does not count its bound (the second loops' T - X).
+using IterOk = std::function<bool(const ir::ExprPtr&, const ir::Stmt* loop)>;
+bool readsOutsidePhases(const ir::Block& body, const ir::Expr& x, bool phases, const ir::Expr* skip_hi = nullptr,
+                        const IterOk& iter_ok = {}, const ir::Stmt* loop = nullptr) {
+  ir::Block b = body;
+  std::function<void(ir::Block&)> clear = [&](ir::Block& blk) {
+    for (ir::Stmt& st : blk) {
+      st.op.coords.clear();
+      if (phases) {
+        ir::ExprPtr& index = st.op.sel.index;
+        const bool iter = st.op.sel.mode == ir::SlotSel::Mode::Iter;
+        if (index && fixedSlopeIn(index, x) && (!iter || !readsExpr(*index, x) || (iter_ok && iter_ok(index, loop))))
+          index = nullptr;
+        if (st.op.sel.phase && fixedSlopeIn(st.op.sel.phase, x)) st.op.sel.phase = nullptr;
+      }
+      if (skip_hi && st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*st.hi, *skip_hi)) st.hi = nullptr;
+      clear(st.body);
+      clear(st.orelse);
+    }
+  };
+  clear(b);
+  bool reads = false;
+  mapExprs(b, [&](const ir::ExprPtr& e) {
+    if (e && readsExpr(*e, x)) reads = true;
+    return e;
+  });
+  return reads;
+}
+
+// Is a top-level statement one of the split's second loops (bound T - X)?
+bool isSecondLoop(const ir::Stmt& st, const SplitLoops& split) {
+  return st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*st.hi, *split.rest);
+}
+
+// Does the split's `some` read X where S_n (X read as n) would not shift by
+// one amount per n? Allowed: coordinates, the second loops' bound, and from
+// the second loops on (their bodies and what follows) iter= / phase= with a
+// fixed slope in X. Before them (the prefix, the empty tiles' copies) X is
+// read nowhere else: the texts compared for n = h, h + 1, h + 2 then stand
+// for every n.
+// An iter= that reads X from the second loops on must not fall below 0 for
+// any n >= h where it does not at n = h: its value at X = h and the second
+// loop's variable 0 is >= 0, and it does not decrease in either (it reads no
+// other symbol).
+bool readsSplitPointUnshifted(const SplitLoops& split, int h) {
+  const IterOk iter_ok = [&](const ir::ExprPtr& e, const ir::Stmt* loop) {
+    std::vector<std::pair<ir::ExprPtr, int64_t>> at = {{split.at, h}};
+    if (loop) at.push_back({symbolNode(ir::ExprKind::LoopVar, loop->loop_var), 0});
+    const auto base = valueWith(e, at);
+    if (!base || *base < 0) return false;
+    for (auto& step : at) {
+      ++step.second;
+      const auto next = valueWith(e, at);
+      --step.second;
+      if (!next || *next < *base) return false;
+    }
+    return true;
+  };
+  for (const ir::RoleBody& body : split.some->bodies) {
+    bool after = false;
+    for (const ir::Stmt& st : body.body) {
+      const bool second = isSecondLoop(st, split);
+      after |= second;
+      if (readsOutsidePhases(ir::Block{st}, *split.at, after, split.rest.get(), iter_ok, second ? &st : nullptr))
+        return true;
+    }
+  }
+  return false;
+}
+
 // The empty tiles' loops of every process, when they synchronize with one
 // another, run as h iterations for every X >= h (docs/z3.md "An empty
-// tiles' loop that every process runs and ends on a barrier"). S_n is the
-// split's `some` schedule with the first loops' bodies n times (copy i with
-// t read as i): Pre; A_1 .. A_n; R, R the second loops (T - X tiles) and
-// what follows; the runs for X = n are those of S_n. With h the warm-up
-// (the first copies may mean other generations: a first read of a view),
-// checked, else Fail:
-//  0. no expression of the loop but coordinates reads t (so the copies'
-//     texts differ only through the builder's counters);
-//  1. every process runs the copies; each copy's last two instructions are
-//     a named barrier's arrive and wait, which read and write no bytes;
-//     the copies run no mbarrier, MMA or TMEM op;
+// tiles' loop that every process runs and ends on a barrier"; "An empty
+// tiles' loop whose roles hand off through mbarriers"). S_n is the split's
+// `some` schedule with the first loops' bodies n times (copy i with t read
+// as i) and X read as n (the second loops' bound T - X kept): Pre; A_1 ..
+// A_n; R, R the second loops (T - X tiles) and what follows; the runs for
+// X = n are those of S_n. With h the warm-up (the first copies may mean
+// other generations: a first read of a view; a wait on an iteration below
+// 0), checked, else Fail:
+//  0. the loop reads t only in coordinates and in iter= / phase= of a fixed
+//     slope in t, and `some` reads X only in coordinates, the second loops'
+//     bound, and from the second loops on in iter= / phase= of a fixed
+//     slope in X (so the copies' texts differ only through the builder's
+//     counters, and S_(n+1)'s past the copies S_n's by one amount per n);
+//  1. every process runs the copies, or none (its copies empty where its
+//     second loop starts); the copies run no MMA, TMEM op, load or
+//     transaction bytes (plain mbarrier arrivals and waits, named
+//     barriers, copies, fills, fences, stores);
 //  2. the texts, built for T - X = 0..4 (the second loops' bound fixed; no
 //     parameter read): S_(h+1)'s instructions up to A_h's end are S_h's,
 //     S_(h+2)'s up to A_(h+1)'s end S_(h+1)'s, and S_(h+1)'s up to there
 //     the same for every T - X; S_(h+1) from A_(h+1)'s end on is S_h from
-//     A_h's end on shifted (Deltas d: one per view range and process,
-//     shiftedInstr), S_(h+2) from A_(h+1)'s end on S_(h+1) from A_h's end
-//     on, and A_(h+1) A_h in S_(h+1), all with one d; no phase moves;
-//     checkLapDeltas keeps the data comparisons under d;
+//     A_h's end on shifted (Deltas d: one per view range and process, one
+//     per slot's phases, shiftedInstr), S_(h+2) from A_(h+1)'s end on
+//     S_(h+1) from A_h's end on, and A_(h+1) A_h in S_(h+1), all with one
+//     d; checkLapDeltas keeps the data comparisons under d;
 //  3. S_(h+1) explored exhaustively with no process let past A_(h+1)'s end:
 //     no step and no state meets a violation (sim::stateViolations: a lost
 //     phase, a deadlock; async work at exit where a process ends there),
-//     nothing blocks, and whenever a process is
-//     at A_(h+1)'s end with none past it, every other process is there too
-//     or at A_(h+1)'s barrier wait, released. A released wait changes only
-//     its process's pc (and its dead barrier generation, zeroed by the
+//     nothing blocks, and whenever a process is at A_(h+1)'s end with none
+//     past it, either every other process is there too or at A_(h+1)'s
+//     closing barrier wait, released, or every process at its end has its
+//     next step disabled (checked on each text past the end: S_(h+1)'s
+//     with T - X = 0 and 1, S_(h+2)'s copy h + 2). A released wait changes
+//     only its process's pc (and its dead barrier generation, zeroed by the
 //     wait) and touches no byte, so it commutes with every other step and
 //     leaves every check of the others' steps alike: every run reaching
 //     past A_(h+1) is, reordered, one through a *cut*: a state with every
 //     process at A_(h+1)'s end (C_(h+1));
 //  4. every state of C_(h+1), moved one copy back (pcs; the data tags and
 //     async groups of A_(h+1) to A_h's; the named barriers' generations by
-//     one copy's completions; a tag or group of an earlier copy, or a tag
-//     of Pre in a view that moves, refuses), is a state with every process
-//     at A_h's end (C_h) that the exploration reached.
+//     one copy's completions; each slot's completed phases, and the phases
+//     of loads and unobserved completions, by d; a tag or group of an
+//     earlier copy, or a tag of Pre in a view that moves, refuses), is a
+//     state with every process at A_h's end (C_h) that the exploration
+//     reached.
 // By induction on n >= h: a run of S_(n+1) stays before A_(h+1)'s end (3:
 // explored, no violation) or passes a state c of C_(h+1), from which it
 // runs S_(n+1)'s text from A_(h+1)'s end on: S_n's from A_h's end on,
@@ -14607,9 +14726,9 @@ void privatePrefixRunsAsOne(const ir::Schedule& some, const SplitLoops::Prefix& 
 // copy moves alike); c moved back is a state S_n reaches (4, its text up
 // to A_h's end is S_(h+1)'s), so the runs from it are S_n's, clean for
 // n = h by the proof of S_h and beyond by induction. The caller proves
-// S_1 .. S_h (`more`: S_2 .. S_h, the bound kept symbolic).
+// S_1 .. S_h (`more`, the bound kept symbolic); `how` says which cut.
 int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Binding& binding,
-                          std::vector<std::shared_ptr<ir::Schedule>>& more, int h) {
+                          std::vector<std::shared_ptr<ir::Schedule>>& more, int h, std::string& how) {
   auto refuse = [&](const std::string& why) {
     throw Fail(fmt::format("as a loop every process runs and ends on a barrier ({} iteration{} of warm-up): {}", h,
                            h == 1 ? "" : "s", why));
@@ -14618,34 +14737,82 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
   if (some.cluster_ops || some.clusterSize() > 1) refuse("a cluster");
   // every copy builds its instructions alike from the builder's state
   // (iteration t = 9 cannot differ from those the texts below compare)
-  for (const SplitLoops::Prefix& pre : split.prefixes)
-    if (readsVarOutsideCoords(pre.loop_body, pre.var)) refuse("it reads the tile index outside coordinates");
+  // (a phase of a fixed slope in t moves by one amount per copy)
+  // (an iter= of the tile index: >= 0 in copy h, not decreasing, so no
+  // later copy's wait passes at once where copy h's does not)
+  for (const SplitLoops::Prefix& pre : split.prefixes) {
+    const ir::ExprPtr t = symbolNode(ir::ExprKind::LoopVar, pre.var);
+    const IterOk iter_ok = [&](const ir::ExprPtr& e, const ir::Stmt*) {
+      const auto at_h = valueWith(e, {{t, h - 1}, {split.at, h}});
+      const auto next = valueWith(e, {{t, h}, {split.at, h}});
+      return at_h && next && *at_h >= 0 && *next >= *at_h;
+    };
+    if (readsOutsidePhases(pre.loop_body, *t, true, nullptr, iter_ok))
+      refuse("it reads the tile index outside coordinates and phases of a fixed slope");
+  }
+  // S_n reads X as n: where X is read besides the second loops' bound, by
+  // phases that move by one amount per n only
+  if (readsSplitPointUnshifted(split, h))
+    refuse(fmt::format("it reads {} outside coordinates, the second loops' bound and their phases of a fixed slope",
+                       ir::exprToString(*split.at, some)));
   // S_n with the second loops' bound r (-1: kept), and the statements of each copy
   struct Built {
     std::shared_ptr<ir::Schedule> s;
     std::vector<std::set<const ir::Stmt*>> copies;  // per copy i
+    std::map<int, std::set<const ir::Stmt*>> before;  // per role: the statements before its second loop
     System sys;
   };
   auto schedule = [&](int n, int64_t r, Built& out) {
     out.s = std::make_shared<ir::Schedule>(some);
     out.copies.assign(n, {});
-    if (r >= 0)
-      for (size_t bi = 0; bi < out.s->bodies.size(); ++bi)
-        for (ir::Stmt& st : out.s->bodies[bi].body)
-          if (st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*st.hi, *split.rest)) st.hi = ir::makeConst(r);
+    // X read as n (the runs for X = n), the second loops' bound kept
+    const ir::ExprPtr x_is_n = ir::makeConst(n);
+    std::vector<ptrdiff_t> second(out.s->bodies.size(), -1);  // each body's second loop
+    for (size_t bi = 0; bi < out.s->bodies.size(); ++bi) {
+      ir::Block& body = out.s->bodies[bi].body;
+      for (size_t i = 0; i < body.size(); ++i) {
+        const bool loop = isSecondLoop(body[i], split);
+        if (loop && second[bi] < 0) second[bi] = static_cast<ptrdiff_t>(i);
+        const ir::ExprPtr hi = body[i].hi;
+        ir::Block one{std::move(body[i])};
+        mapExprs(one, [&](const ir::ExprPtr& e) { return e ? substitute(e, *split.at, x_is_n) : e; });
+        body[i] = std::move(one.front());
+        if (loop) body[i].hi = r >= 0 ? ir::makeConst(r) : hi;
+      }
+    }
     for (const SplitLoops::Prefix& pre : split.prefixes) {
       ir::Block& b = out.s->bodies[pre.body].body;
       ir::Block copies;
       for (int i = 0; i < n; ++i) {
         ir::Block once = pre.loop_body;
         mapExprs(once, [&](const ir::ExprPtr& e) {
-          return e ? substitute(e, *symbolNode(ir::ExprKind::LoopVar, pre.var), ir::makeConst(i)) : e;
+          return e ? substitute(substitute(e, *symbolNode(ir::ExprKind::LoopVar, pre.var), ir::makeConst(i)),
+                                *split.at, x_is_n)
+                   : e;
         });
         copies.insert(copies.end(), once.begin(), once.end());
       }
       const auto at = b.begin() + static_cast<std::ptrdiff_t>(pre.at);
       b.erase(at, at + static_cast<std::ptrdiff_t>(pre.count));
       b.insert(b.begin() + static_cast<std::ptrdiff_t>(pre.at), copies.begin(), copies.end());
+      if (second[pre.body] >= 0) second[pre.body] += static_cast<ptrdiff_t>((n - 1) * pre.count);
+    }
+    // per role, the statements its process runs before the second loop (its
+    // bodies in order up to the one with that loop)
+    std::function<void(const ir::Stmt&, std::set<const ir::Stmt*>&)> all = [&](const ir::Stmt& st,
+                                                                             std::set<const ir::Stmt*>& into) {
+      into.insert(&st);
+      for (const ir::Stmt& x : st.body) all(x, into);
+      for (const ir::Stmt& x : st.orelse) all(x, into);
+    };
+    std::set<int> reached;
+    for (size_t bi = 0; bi < out.s->bodies.size(); ++bi) {
+      const int role = out.s->bodies[bi].role;
+      if (reached.count(role)) continue;
+      const ir::Block& body = out.s->bodies[bi].body;
+      const size_t end = second[bi] >= 0 ? static_cast<size_t>(second[bi]) : body.size();
+      for (size_t i = 0; i < end; ++i) all(body[i], out.before[role]);
+      if (second[bi] >= 0) reached.insert(role);
     }
     for (const SplitLoops::Prefix& pre : split.prefixes) {
       const ir::Block& b = out.s->bodies[pre.body].body;
@@ -14673,6 +14840,21 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
     const auto& prog = x.sys.procs[p].program;
     const std::string& name = x.sys.procs[p].name;
     std::vector<std::pair<int, int>> out;
+    const bool none = std::none_of(prog.begin(), prog.end(), [&](const Instr& in) {
+      return std::any_of(x.copies.begin(), x.copies.end(), [&](const auto& c) { return c.count(in.stmt) > 0; });
+    });
+    if (none) {
+      // a process that runs no copy (its role's loop has no op): its copies
+      // are empty, where its second loop starts
+      auto it = x.before.find(x.sys.procs[p].role);
+      int e = 0;
+      while (it != x.before.end() && e < static_cast<int>(prog.size()) && it->second.count(prog[e].stmt)) ++e;
+      for (size_t pc = e; pc < prog.size(); ++pc)
+        if (it != x.before.end() && it->second.count(prog[pc].stmt))
+          refuse(fmt::format("{}'s instructions before its second loop are not a prefix of its program", name));
+      out.assign(x.copies.size(), {e, e});
+      return out;
+    }
     for (size_t i = 0; i < x.copies.size(); ++i) {
       int lo = -1, hi = -1;
       for (size_t pc = 0; pc < prog.size(); ++pc)
@@ -14683,7 +14865,8 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
         }
       if (lo < 0) refuse(fmt::format("{} runs no instruction of the loop", name));
       if (!out.empty() && out.back().second != lo) refuse(fmt::format("{}'s copies are not adjacent", name));
-      if (!out.empty() && hi - lo != out.front().second - out.front().first)
+      // (the warm-up's copies may build fewer: a wait on an iteration below 0)
+      if (static_cast<int>(i) >= h && hi - lo != out[h - 1].second - out[h - 1].first)
         refuse(fmt::format("{}'s copies build different numbers of instructions", name));
       out.push_back({lo, hi});
     }
@@ -14741,14 +14924,15 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
     return true;
   };
   std::vector<std::vector<std::pair<int, int>>> at(P);  // S_(h+1)'s copies at T - X = 0, per process
+  std::vector<char> ends_on_sync(P, 1);                 // every copy of the process ends on a named barrier's sync
   for (size_t ri = 0; ri < sys.size(); ++ri)
     for (size_t p = 0; p < P; ++p) {
       const Built &s0 = sys[ri][0], &s1 = sys[ri][1], &s2 = sys[ri][2];
       const auto r0 = ranges(s0, p), r1 = ranges(s1, p), r2 = ranges(s2, p);
       const auto &p0 = s0.sys.procs[p].program, &p1 = s1.sys.procs[p].program, &p2 = s2.sys.procs[p].program;
       const std::string name = s1.sys.procs[p].name;
-      const int a = r0[0].second - r0[0].first;
-      if (r1[0].second - r1[0].first != a || r2[0].second - r2[0].first != a)
+      const int a = r0[h - 1].second - r0[h - 1].first;  // A_h's
+      if (r1[h - 1].second - r1[h - 1].first != a || r2[h - 1].second - r2[h - 1].first != a)
         refuse(fmt::format("{}'s copies build different numbers of instructions", name));
       if (ri == 0) at[p] = r1;
       if (s1.sys.procs[p].grid_dep_wait_at >= 0) refuse("it waits for the preceding grid");
@@ -14761,16 +14945,23 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
                              in.kind == InstrKind::StoreCommit || in.kind == InstrKind::StoreWait ||
                              in.kind == InstrKind::CpAsync || in.kind == InstrKind::CpAsyncCommit ||
                              in.kind == InstrKind::CpAsyncWait;
-        if (!allowed || in.slot >= 0 || in.grid_dep_early >= 0)
+        // an mbarrier's plain arrivals and waits (a handshake per copy; no
+        // transaction bytes, no load, no MMA commit)
+        const bool handshake = in.kind == InstrKind::Wait || in.kind == InstrKind::Arrive;
+        if ((!allowed && !handshake) || (in.slot >= 0 && !handshake) || in.grid_dep_early >= 0)
           refuse(fmt::format("it runs a {}", instrKindName(in.kind)));
       }
+      // a copy that ends on a named barrier's sync (released there, its
+      // process may stand in for one at the copy's end: 3)
       for (const auto& [lo, hi] : r1) {
-        if (hi - lo < 2) refuse(fmt::format("{}'s copy does not end on a named barrier's sync", name));
-        const Instr &w = p1[hi - 1], &arr = p1[hi - 2];
-        if (w.kind != InstrKind::SyncWait || arr.kind != InstrKind::SyncArrive || w.named != arr.named ||
-            !w.accesses.empty() || !arr.accesses.empty() || w.regs_hazard.regs_space >= 0 ||
-            arr.regs_hazard.regs_space >= 0)
-          refuse(fmt::format("{}'s copy does not end on a named barrier's sync", name));
+        bool sync = hi - lo >= 2;
+        if (sync) {
+          const Instr &w = p1[hi - 1], &arr = p1[hi - 2];
+          sync = w.kind == InstrKind::SyncWait && arr.kind == InstrKind::SyncArrive && w.named == arr.named &&
+                 w.accesses.empty() && arr.accesses.empty() && w.regs_hazard.regs_space < 0 &&
+                 arr.regs_hazard.regs_space < 0;
+        }
+        if (!sync) ends_on_sync[p] = false;
       }
       // 2. the texts up to a copy's end equal, after it shifted
       if (!equalUpTo(p1, p0, r0.back().second) || !equalUpTo(p2, p1, r1.back().second) ||
@@ -14782,8 +14973,6 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
       if (!shiftedFrom(p1, r1[h - 1].first, p1, r1[h].first, a, static_cast<int>(p)))
         refuse(fmt::format("{}'s copy {} is not copy {}, shifted", name, h + 1, h));
     }
-  for (const auto& [slot, dp] : d.slot_phase)
-    if (dp != 0) refuse("a copy moves an mbarrier's phases");
   {
     std::vector<const System*> all;
     for (const auto& row : sys)
@@ -14796,7 +14985,6 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
   }
   // 3, 4: S_(h+1) explored up to its last copy's end
   const System& two = sys[0][1].sys;
-  const Model m(two);
   std::vector<int> b(P), eh(P), w(P), e(P), a(P);  // first copy's begin, A_h's end, A_(h+1)'s wait and end
   for (size_t p = 0; p < P; ++p) {
     b[p] = at[p][0].first;
@@ -14811,7 +14999,7 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
     std::map<int, int64_t> warps;
     for (size_t p = 0; p < P; ++p)
       for (int pc = eh[p]; pc < e[p]; ++pc) {
-        const Instr& in = m.instr(static_cast<int>(p), pc);
+        const Instr& in = two.procs[p].program[pc];
         if (in.kind == InstrKind::SyncArrive || in.kind == InstrKind::BarArrive) warps[in.named] += two.procs[p].warps;
       }
     for (const auto& [nb, n] : warps) {
@@ -14821,6 +15009,15 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
       dnamed[nb] = n / ex;
     }
   }
+  std::set<std::vector<int32_t>> cut_h;
+  std::vector<std::vector<int32_t>> cut;
+  // S_(h+1) (main: the second loops empty, so what follows them) or
+  // another text from A_(h+1)'s end on (the second loops' first iteration;
+  // S_(h+2)'s copy h + 2), explored with no process let past A_(h+1)'s end;
+  // true when a process stood there while another was short of its end
+  // and of a released wait (its next step was then disabled, 3)
+  auto explore = [&](const System& xs, bool main) {
+  const Model m(xs);
   auto pcAt = [&](const State& s, size_t q) { return sim::pcOf(m, s, static_cast<int>(q)); };
   auto allAt = [&](const State& s, const std::vector<int>& x) {
     for (size_t q = 0; q < P; ++q)
@@ -14832,7 +15029,8 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
     for (size_t q = 0; q < P; ++q) {
       const int pc = pcAt(s, q);
       if (pc == e[q]) continue;
-      if (pc != w[q] || s.v[m.off_named + 2 * m.instr(static_cast<int>(q), pc).named] <= s.v[m.off_sgen + q])
+      if (!ends_on_sync[q] || pc != w[q] ||
+          s.v[m.off_named + 2 * m.instr(static_cast<int>(q), pc).named] <= s.v[m.off_sgen + q])
         return false;
     }
     return true;
@@ -14842,6 +15040,9 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
     State n = s;
     for (size_t p = 0; p < P; ++p) n.v[m.off_pc + p] = eh[p];
     for (const auto& [nb, dn] : dnamed) n.v[m.off_named + 2 * nb] -= static_cast<int32_t>(dn);
+    // each mbarrier's completions by one copy's (the texts' phase deltas)
+    for (int k = 0; k < m.S; ++k)
+      n.v[m.off_slot + sim::kSlotFields * k + sim::kCompleted] -= static_cast<int32_t>(Deltas::of(d.slot_phase, k));
     // 2: the last copy, 1: an earlier one, 0: before them
     auto region = [&](int p, int pc) { return pc >= eh[p] && pc < e[p] ? 2 : pc >= b[p] && pc < eh[p] ? 1 : 0; };
     for (int t = 0; t < m.tracked; ++t) {
@@ -14864,8 +15065,11 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
       if (reg == 2) pc -= a[p];
       return reg != 1;
     };
-    for (sim::Load& l : as.loads)
+    for (sim::Load& l : as.loads) {
+      l.phase -= static_cast<int32_t>(Deltas::of(d.slot_phase, m.instr(l.proc, l.pc).slot));
       if (!move(l.proc, l.pc)) return std::nullopt;
+    }
+    for (sim::Unobserved& u : as.unobserved) u.phase -= static_cast<int32_t>(Deltas::of(d.slot_phase, u.slot));
     for (size_t p = 0; p < P; ++p)
       for (int k = 0; k < sim::kGroupKinds; ++k)
         for (sim::Group& g : as.of(static_cast<int>(p), k)) {
@@ -14876,16 +15080,16 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
     sim::encodeAsync(m, n, as);
     return n.v;
   };
-  std::set<std::vector<int32_t>> seen, cut_h;
-  std::vector<std::vector<int32_t>> cut;
+  bool short_of_end = false;
+  std::set<std::vector<int32_t>> seen;
   std::vector<State> todo{sim::initialState(m)};
   seen.insert(todo.front().v);
   while (!todo.empty()) {
     if (seen.size() > 100000) refuse("more than 100000 states up to the last copy's end");
     State s = std::move(todo.back());
     todo.pop_back();
-    if (allAt(s, eh)) cut_h.insert(s.v);
-    if (allAt(s, e)) {
+    if (main && allAt(s, eh)) cut_h.insert(s.v);
+    if (main && allAt(s, e)) {
       auto moved = back(s);
       if (!moved) refuse("a state after the copies holds an earlier copy's data or work, or data of a view that moves");
       cut.push_back(std::move(*moved));
@@ -14895,10 +15099,15 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
       parked |= pcAt(s, p) == e[p];
       beyond |= pcAt(s, p) > e[p];
     }
-    if (parked && !beyond && !atCut(s))
-      refuse("a process leaves the last copy while another has not reached its last barrier");
     const Async as = sim::decodeAsync(m, s);
     const std::vector<Step> enabled = sim::enabledSteps(m, s, as);
+    if (parked && !beyond && !atCut(s)) {
+      // a process at its end must wait for the others: its next step disabled
+      for (const Step& st : enabled)
+        if (st.kind == Step::Kind::Exec && st.pc >= e[st.proc])
+          refuse("a process leaves the last copy while another has not reached its end");
+      short_of_end = true;
+    }
     {
       // the state's own rules (a lost phase); the processes at the end run on
       std::vector<Violation> found;
@@ -14917,11 +15126,21 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
       if (seen.insert(next.v).second) todo.push_back(std::move(next));
     }
   }
+  return short_of_end;
+  };
+  // the other texts past the end matter only where a process waited there
+  const bool waited = explore(two, true);
+  if (waited) {
+    explore(sys[1][1].sys, false);
+    explore(sys[0][2].sys, false);
+  }
+  how = waited ? "its processes hand off to one another in it, and a process past its end waits for every other's"
+               : "every process runs it and ends it on a barrier";
   if (cut.empty()) refuse("no run reaches the last copy's end");
   for (const auto& c : cut)
     if (!cut_h.count(c)) refuse("a state after the copies, moved one copy back, is none after one copy fewer");
   more.clear();
-  for (int n = 2; n <= h; ++n) {
+  for (int n = 1; n <= h; ++n) {
     Built x;
     schedule(n, -1, x);
     more.push_back(x.s);
@@ -15018,6 +15237,7 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
                             const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
   const std::string X = ir::exprToString(*split.at, *split.some);
   int shared = 0;  // the warm-up of a loop every process runs (0: private)
+  std::string how;  // how its processes meet at the cut
   std::vector<std::shared_ptr<ir::Schedule>> more;
   try {
     for (const SplitLoops::Prefix& pre : split.prefixes) privatePrefixRunsAsOne(*split.some, pre, target, checked.front());
@@ -15027,7 +15247,7 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
     for (int h = 1; h <= 3 && !shared; ++h) {
       checkBudget(budget, "the empty tiles' loop");
       try {
-        shared = sharedPrefixRunsAsOne(split, target, checked.front(), more, h);
+        shared = sharedPrefixRunsAsOne(split, target, checked.front(), more, h, how);
       } catch (const Fail& g) {
         if (h == 1) why = g.what();
       }
@@ -15049,8 +15269,9 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
   const std::string none_when = X + (split.none_decided ? " <= 0" : " = 0");
   proveTwoCases(budget, {"with " + none_when, fmt::format("with {} >= 1", X)}, split.text + ": ", engines,
                 [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
-                  return proveSchedule(c == 0 ? *split.none : *split.some, target, checked, opts, budget, states, tl,
-                                       bindings);
+                  // (a shared loop: S_1, X read as 1)
+                  const ir::Schedule& one = shared ? *more.front() : *split.some;
+                  return proveSchedule(c == 0 ? *split.none : one, target, checked, opts, budget, states, tl, bindings);
                 }, &checked);
   // one more case's copy, proved for every allowed binding
   auto proveCase = [&](const ir::Schedule& copy, const std::string& when) {
@@ -15071,14 +15292,14 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
                             proveCase(*split.all_first, fmt::format("with {} >= {}", X, T)));
   }
   // the warm-up's schedules: the first loops' bodies 2..h times
-  for (size_t i = 0; i < more.size(); ++i) proveCase(*more[i], fmt::format("with {} = {}", X, i + 2));
+  for (size_t i = 1; i < more.size(); ++i) proveCase(*more[i], fmt::format("with {} = {}", X, i + 1));
   const std::string clamp = split.clamped ? " clamped to the loop's range" : "";
   if (shared)
     return fmt::format("{}{} (the guard decided in each loop): for {}: {}; for {} >= 1, the empty tiles' loop "
-                       "run {} time{} (every process runs it and ends it on a barrier: each run passes a cut after "
-                       "each iteration, and {} iterations reach the states of {}; {} = 1..{} proved each): {}{}",
-                       split.text, clamp, none_when, engines[0], X, shared, shared == 1 ? "" : "s", shared + 1, shared,
-                       X, shared, engines[1], all_first);
+                       "run {} time{} ({}: each run passes a cut after each iteration, and {} iterations reach the "
+                       "states of {}; {} = 1..{} proved each): {}{}",
+                       split.text, clamp, none_when, engines[0], X, shared, shared == 1 ? "" : "s", how, shared + 1,
+                       shared, X, shared, engines[1], all_first);
   return fmt::format("{}{} (the guard decided in each loop): for {}: {}; for {} >= 1, the empty tiles' loop "
                      "run once: {}{}",
                      split.text, clamp, none_when, engines[0], X, engines[1], all_first);

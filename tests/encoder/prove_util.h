@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "encoder/trip_proof.h"
@@ -32,6 +33,17 @@ inline encoder::ModelCheckResult proveText(const std::string& text, int64_t valu
   EXPECT_FALSE(m.schedules.empty());
   if (m.schedules.empty()) return {};
   return proveSchedule(m.schedules[0], value);
+}
+
+// A broken variant: the bounded check meets a violation (`broken`), and
+// the proof does not say proved.
+inline void expectBrokenNotProved(const std::string& text, const std::function<bool(const ir::Schedule&)>& broken,
+                                  const std::string& what) {
+  auto m = compile(text);
+  ASSERT_FALSE(m.schedules.empty()) << what;
+  EXPECT_TRUE(broken(m.schedules[0])) << what;
+  auto p = proveSchedule(m.schedules[0]);
+  EXPECT_NE(p.outcome, encoder::Outcome::Proved) << what << ": " << p.engine;
 }
 
 }  // namespace cake::testing

@@ -19,6 +19,7 @@
 #include "encoder/trip_proof.h"
 #include "encoder/trip_sizes.h"
 #include "persistent_kernels.h"
+#include "prove_util.h"
 #include "test_util.h"
 #include "tile_sync.h"
 
@@ -47,16 +48,7 @@ bool brokenAtSomeK(const ir::Schedule& s, const std::vector<int64_t>& ks) {
   return cake::testing::brokenOnGrid(s, {{"K", ks}});
 }
 
-// A broken variant: the bounded check meets a violation (`broken`), and
-// the proof does not say proved.
-void expectBrokenNotProved(const std::string& text, const std::function<bool(const ir::Schedule&)>& broken,
-                           const std::string& what) {
-  auto m = cake::testing::compile(text);
-  ASSERT_FALSE(m.schedules.empty()) << what;
-  EXPECT_TRUE(broken(m.schedules[0])) << what;
-  auto p = proveGap(m.schedules[0]);
-  EXPECT_NE(p.outcome, encoder::Outcome::Proved) << what << ": " << p.engine;
-}
+using cake::testing::expectBrokenNotProved;  // (prove_util.h: the same options as proveGap's)
 
 using cake::testing::corpusText;
 
