@@ -5761,18 +5761,70 @@ std::vector<std::vector<trip::LoadAt>> peeledBatchReadings(const std::vector<tri
   return out;
 }
 
+// Of the prologues right before the loop b[i] (b[i - k, i)), the one that
+// pairs the most of the body's statements, then the most equal pairs, then
+// the shortest; its length in n.
+std::optional<PeelAlignment> bestPeel(const ir::Block& b, size_t i, const PeelMatch& m, size_t& n) {
+  std::optional<PeelAlignment> al;
+  for (size_t k = 1; k <= i; ++k) {
+    auto at = alignPeel(b, i - k, i, b[i].body, m);
+    if (at && (!al || at->pairs.size() > al->pairs.size() ||
+               (at->pairs.size() == al->pairs.size() && at->exact > al->exact))) {
+      al = std::move(at);
+      n = k;
+    }
+  }
+  return al;
+}
+
+// The body of the loop b[i] unpeeled over its prologue b[i - n, i) as `al`
+// lines them up (moved out of both): the pairs in order, merged where they
+// differ, each run of the body's unpaired statements under `if j > by:` and
+// of the prologue's under `if j == by:`; the loads moved noted in pl.
+ir::Block unpeeledBody(ir::Block& b, size_t i, size_t n, const PeelAlignment& al, const ir::ExprPtr& by,
+                       PeeledLoads& pl) {
+  ir::Stmt& l = b[i];
+  const ir::ExprPtr j = symbolNode(ir::ExprKind::LoopVar, l.loop_var);
+  ir::Block body;
+  // (a run of one side's statements [x, y) of `from`, its loads noted in `loads`)
+  auto guarded = [&](ir::ExprKind kind, ir::Block& from, size_t x, size_t y, std::set<trip::LoadAt>& loads) {
+    if (x == y) return;
+    ir::Stmt g;
+    g.kind = ir::Stmt::Kind::If;
+    g.range = l.range;
+    g.cond = ir::makeExpr(kind, {j, by});
+    g.body.assign(std::make_move_iterator(from.begin() + static_cast<std::ptrdiff_t>(x)),
+                  std::make_move_iterator(from.begin() + static_cast<std::ptrdiff_t>(y)));
+    for (const trip::LoadAt& at : loadsOf(g.body)) loads.insert(at);
+    body.push_back(std::move(g));
+  };
+  size_t p = 0, q = 0;
+  for (size_t e = 0; e <= al.pairs.size(); ++e) {
+    const auto [pp, qq] = e < al.pairs.size() ? al.pairs[e] : std::pair<size_t, size_t>{n, l.body.size()};
+    guarded(ir::ExprKind::Gt, l.body, q, qq, pl.later_only);
+    guarded(ir::ExprKind::Eq, b, i - n + p, i - n + pp, pl.first_only);
+    if (e == al.pairs.size()) break;
+    const std::vector<trip::LoadAt> ours = loadsOf(ir::Block{b[i - n + pp]}), theirs = loadsOf(ir::Block{l.body[qq]});
+    for (size_t x = 0; x < ours.size() && x < theirs.size(); ++x) pl.first_of[theirs[x]] = ours[x];
+    body.push_back(std::move(l.body[qq]));
+    if (al.merged[e]) body.back().op = *al.merged[e];
+    p = pp + 1;
+    q = qq + 1;
+  }
+  return body;
+}
+
 // A peeled first iteration (docs/z3.md "A peeled first K iteration", "A
 // peeled first iteration with operations of its own"): the statements P
-// right before a loop `for j in lm.range(L, E)` (step 1, no `else`) that
-// line up with the body read at j = L - 1 (alignPeel), where E >= L is
+// right before a loop `for j in lm.range(L, E)` (step 1, no `else`, L >= 1)
+// that line up with the body read at j = L - 1 (bestPeel), where E >= L is
 // shown for every allowed binding, run the operations of `for j in
-// lm.range(L - 1, E)` whose body has the body's unpaired statements under
-// `if j > L - 1:`, P's unpaired ones under `if j == L - 1:` and each merged
-// op's differing expressions chosen by j, in the same order with the same
-// values: at j = L - 1 the statements that run are P's, in P's order with
-// P's values; at j >= L they are the body's. Of the P that pair the most
-// statements the shortest is taken; every such loop of the schedule is
-// rewritten; nullptr when there is none.
+// lm.range(L - 1, E)` with the body unpeeledBody builds, in the same order
+// with the same values: at j = L - 1 the statements that run are P's, in
+// P's order with P's values; at j >= L they are the body's. The derived
+// expect_tx batches must read both ways as the schedule's
+// (peeledBatchReadings). Every such loop of the schedule is rewritten;
+// nullptr when there is none.
 std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
   BvProver prover(s, limits);
   PeeledLoads pl;
@@ -5788,20 +5840,10 @@ std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const
       const auto lo_c = ir::constValue(l.lo);
       if (lo_c && *lo_c < 1) return false;
       const ir::ExprPtr by = lo_c ? ir::makeConst(*lo_c - 1) : ir::makeExpr(ir::ExprKind::Sub, {l.lo, ir::makeConst(1)});
-      const PeelMatch m{l.loop_var, by};
       size_t n = 0;
-      std::optional<PeelAlignment> al;
-      for (size_t k = 1; k <= i; ++k) {
-        auto at = alignPeel(b, i - k, i, l.body, m);
-        if (at && (!al || at->pairs.size() > al->pairs.size() ||
-                   (at->pairs.size() == al->pairs.size() && at->exact > al->exact))) {
-          al = std::move(at);
-          n = k;
-        }
-      }
-      if (!al) return false;
-      const ir::Block after(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.end());
-      if (readsLoopVar(after, l.loop_var)) return false;
+      const std::optional<PeelAlignment> al = bestPeel(b, i, PeelMatch{l.loop_var, by}, n);
+      if (!al || readsLoopVar(ir::Block(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.end()), l.loop_var))
+        return false;
       // (asked over the integers first: a bound that reads the tile through
       // floor divisions by a parameter, TLX's split-K `min(k0 + kp,
       // k_tiles) - k0`, took the bit-vector solver the proof's whole budget)
@@ -5816,37 +5858,7 @@ std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const
                             merged ? fmt::format(" ({} with other values)", merged) : "", "the loop variable",
                             ir::exprToString(*by, s),
                             own ? fmt::format(" and {} of the first iteration only", own) : "");
-      const ir::ExprPtr j = symbolNode(ir::ExprKind::LoopVar, l.loop_var);
-      ir::Block body;
-      // (a run of the statements of one side, its loads noted in `loads`)
-      auto guarded = [&](ir::ExprKind kind, ir::Block run, std::set<trip::LoadAt>& loads) {
-        if (run.empty()) return;
-        for (const trip::LoadAt& at : loadsOf(run)) loads.insert(at);
-        ir::Stmt g;
-        g.kind = ir::Stmt::Kind::If;
-        g.range = l.range;
-        g.cond = ir::makeExpr(kind, {j, by});
-        g.body = std::move(run);
-        body.push_back(std::move(g));
-      };
-      auto slice = [](ir::Block& from, size_t x, size_t y) {
-        return ir::Block(std::make_move_iterator(from.begin() + static_cast<std::ptrdiff_t>(x)),
-                         std::make_move_iterator(from.begin() + static_cast<std::ptrdiff_t>(y)));
-      };
-      size_t p = 0, q = 0;
-      for (size_t e = 0; e <= al->pairs.size(); ++e) {
-        const auto [pp, qq] = e < al->pairs.size() ? al->pairs[e] : std::pair<size_t, size_t>{n, l.body.size()};
-        guarded(ir::ExprKind::Gt, slice(l.body, q, qq), pl.later_only);
-        guarded(ir::ExprKind::Eq, slice(b, i - n + p, i - n + pp), pl.first_only);
-        if (e == al->pairs.size()) break;
-        const std::vector<trip::LoadAt> ours = loadsOf(ir::Block{b[i - n + pp]}), theirs = loadsOf(ir::Block{l.body[qq]});
-        for (size_t x = 0; x < ours.size() && x < theirs.size(); ++x) pl.first_of[theirs[x]] = ours[x];
-        body.push_back(std::move(l.body[qq]));
-        if (al->merged[e]) body.back().op = *al->merged[e];
-        p = pp + 1;
-        q = qq + 1;
-      }
-      l.body = std::move(body);
+      l.body = unpeeledBody(b, i, n, *al, by, pl);
       l.lo = by;
       b.erase(b.begin() + static_cast<std::ptrdiff_t>(i - n), b.begin() + static_cast<std::ptrdiff_t>(i));
       i -= n;
