@@ -16,6 +16,7 @@
 #include <string>
 
 #include "attack_util.h"
+#include "tlx_gemm.h"
 
 using namespace cake;
 // (declarations, not directives: a unity build puts later test files in this
@@ -26,116 +27,52 @@ using cake::testing::attacks::expectFoundNotProved;
 
 namespace peeled_first47_test {
 
-// A 1-slot A/B ring and one TMEM buffer, counted phases (TLX's running
-// counters), the MMA's first K step peeled with its own wait for the buffer.
-const std::string kPeeled =
-    R"(@cake.schedule(target="sm_100a")
+// A tile's body for each role, each line indented by `pad`: `count` K
+// steps, tile `t` (its K tiles from `k0`); the MMA's first K step peeled
+// with its own wait for the TMEM buffer and init=True.
+std::string producerTile(const std::string& pad, const std::string& count, const std::string& k0) {
+  return pad + "for kk in lm.range(0, " + count + "):\n" + pad + "    lm.wait(empty, stage=0)\n" + pad +
+         "    smem_a.tma_load(A, coords=(t * 128, (" + k0 + " + kk) * 64), stage=0, barrier=full)\n" + pad +
+         "    smem_b.tma_load(B, coords=(0, (" + k0 + " + kk) * 64), stage=0, barrier=full)\n";
+}
+std::string mmaTile(const std::string& pad, const std::string& count) {
+  return pad + "lm.wait(full, stage=0)\n" + pad + "lm.wait(tmem_empty, stage=0)\n" + pad +
+         "lm.mma(acc, smem_a[0], smem_b[0], init=True)\n" + pad + "lm.mma_commit(barrier=empty, stage=0)\n" + pad +
+         "for kk in lm.range(1, " + count + "):\n" + pad + "    lm.wait(full, stage=0)\n" + pad +
+         "    lm.mma(acc, smem_a[0], smem_b[0], init=False)\n" + pad + "    lm.mma_commit(barrier=empty, stage=0)\n" +
+         pad + "lm.mma_commit(barrier=tmem_full, stage=0)\n";
+}
+std::string epiTile(const std::string& pad) {
+  return pad + "lm.wait(tmem_full, stage=0)\n" + pad + "lm.tmem_load(res, acc)\n" + pad + "lm.tmem_load_wait()\n" +
+         pad + "lm.arrive(tmem_empty, stage=0)\n" + pad + "lm.copy(W, res, coords=(t * 128, 0))\n";
+}
+
+// The three roles over `tiles` tiles (`for t in lm.range(0, tiles):`),
+// each tile under `guard` where one is given, of `count` K steps from k0.
+std::string roles(const std::string& tiles, const std::string& guard, const std::string& count, const std::string& k0) {
+  const std::string loop = "        for t in lm.range(0, " + tiles + "):\n" +
+                           (guard.empty() ? "" : "            if " + guard + ":\n");
+  const std::string pad(guard.empty() ? 12 : 16, ' ');
+  return "    with producer:\n" + loop + producerTile(pad, count, k0) + "    with mma:\n        lm.arrive(empty, stage=0)\n" +
+         loop + mmaTile(pad, count) + "    with epi:\n        lm.arrive(tmem_empty, stage=0)\n" + loop + epiTile(pad);
+}
+
+// T tiles of lm.cdiv(K, 64) K steps each.
+const std::string kPeeled = R"(@cake.schedule(target="sm_100a")
 def peeled_first_k_step(lm, A: LM.tma2d, B: LM.tma2d, W: LM.gmem, T: LM.i32, K: LM.i32):
     lm.assume(T >= 0)
-    lm.assume(K > 0)
-    pool   = lm.smem(32768)
-    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=1, swizzle="128B")
-    smem_b = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=1, swizzle="128B")
-    acc    = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
-    res    = lm.regs(shape=(128, 128), dtype=lm.f32)
-    producer = lm.role(warps=[0])
-    mma      = lm.role(warps=[1])
-    epi      = lm.role(warps=[4, 5, 6, 7])
-    full       = lm.barrier(count=1, prod=[producer], cons=[mma], init_count=1)
-    empty      = lm.barrier(count=1, prod=[mma], cons=[producer], init_count=1)
-    tmem_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
-    tmem_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
-    k_tiles = lm.cdiv(K, 64)
-    with producer:
-        for t in lm.range(0, T):
-            for kk in lm.range(0, k_tiles):
-                lm.wait(empty, stage=0)
-                smem_a.tma_load(A, coords=(t * 128, kk * 64), stage=0, barrier=full)
-                smem_b.tma_load(B, coords=(0, kk * 64), stage=0, barrier=full)
-    with mma:
-        lm.arrive(empty, stage=0)
-        for t in lm.range(0, T):
-            lm.wait(full, stage=0)
-            lm.wait(tmem_empty, stage=0)
-            lm.mma(acc, smem_a[0], smem_b[0], init=True)
-            lm.mma_commit(barrier=empty, stage=0)
-            for kk in lm.range(1, k_tiles):
-                lm.wait(full, stage=0)
-                lm.mma(acc, smem_a[0], smem_b[0], init=False)
-                lm.mma_commit(barrier=empty, stage=0)
-            lm.mma_commit(barrier=tmem_full, stage=0)
-    with epi:
-        lm.arrive(tmem_empty, stage=0)
-        for t in lm.range(0, T):
-            lm.wait(tmem_full, stage=0)
-            lm.tmem_load(res, acc)
-            lm.tmem_load_wait()
-            lm.arrive(tmem_empty, stage=0)
-            lm.copy(W, res, coords=(t * 128, 0))
-)";
+    lm.assume(K > 0))" + cake::testing::tlx::kHead + roles("T", "", "k_tiles", "0");
 
-// The same walk over split-K tiles that every role skips where a split is
-// empty (TLX's PR #1141 fix, corpus
+// S split-K tiles of kp K steps, those past the K tiles empty and skipped in
+// every role (TLX's PR #1141 fix, corpus
 // fbtriton_tlx_splitk_empty_split_peeled_mma_wait_fixed.cake): the peel
 // under the guard, read as the loop's own in the copy whose kept tiles have
 // their own K counts (proveSkippedTiles).
-const std::string kSplitK =
-    replace(replace(replace(replace(replace(replace(kPeeled, "def peeled_first_k_step", "def peeled_split_k"),
-                                                            "T: LM.i32, K: LM.i32):\n    lm.assume(T >= 0)\n    lm.assume(K > 0)\n",
-                                                            "K: LM.i32, S: LM.i32):\n    lm.assume(K > 0)\n    lm.assume(S >= 1)\n"),
-                                                    "    k_tiles = lm.cdiv(K, 64)\n",
-                                                    "    k_tiles = lm.cdiv(K, 64)\n    kp = lm.cdiv(k_tiles, S)\n"),
-                                            R"(        for t in lm.range(0, T):
-            for kk in lm.range(0, k_tiles):
-                lm.wait(empty, stage=0)
-                smem_a.tma_load(A, coords=(t * 128, kk * 64), stage=0, barrier=full)
-                smem_b.tma_load(B, coords=(0, kk * 64), stage=0, barrier=full)
-)",
-                                            R"(        for t in lm.range(0, S):
-            if min(t * kp + kp, k_tiles) > t * kp:
-                for kk in lm.range(0, min(t * kp + kp, k_tiles) - t * kp):
-                    lm.wait(empty, stage=0)
-                    smem_a.tma_load(A, coords=(0, (t * kp + kk) * 64), stage=0, barrier=full)
-                    smem_b.tma_load(B, coords=(0, (t * kp + kk) * 64), stage=0, barrier=full)
-)"),
-                            R"(        for t in lm.range(0, T):
-            lm.wait(full, stage=0)
-            lm.wait(tmem_empty, stage=0)
-            lm.mma(acc, smem_a[0], smem_b[0], init=True)
-            lm.mma_commit(barrier=empty, stage=0)
-            for kk in lm.range(1, k_tiles):
-                lm.wait(full, stage=0)
-                lm.mma(acc, smem_a[0], smem_b[0], init=False)
-                lm.mma_commit(barrier=empty, stage=0)
-            lm.mma_commit(barrier=tmem_full, stage=0)
-)",
-                            R"(        for t in lm.range(0, S):
-            if min(t * kp + kp, k_tiles) > t * kp:
-                lm.wait(full, stage=0)
-                lm.wait(tmem_empty, stage=0)
-                lm.mma(acc, smem_a[0], smem_b[0], init=True)
-                lm.mma_commit(barrier=empty, stage=0)
-                for kk in lm.range(1, min(t * kp + kp, k_tiles) - t * kp):
-                    lm.wait(full, stage=0)
-                    lm.mma(acc, smem_a[0], smem_b[0], init=False)
-                    lm.mma_commit(barrier=empty, stage=0)
-                lm.mma_commit(barrier=tmem_full, stage=0)
-)"),
-            R"(        for t in lm.range(0, T):
-            lm.wait(tmem_full, stage=0)
-            lm.tmem_load(res, acc)
-            lm.tmem_load_wait()
-            lm.arrive(tmem_empty, stage=0)
-            lm.copy(W, res, coords=(t * 128, 0))
-)",
-            R"(        for t in lm.range(0, S):
-            if min(t * kp + kp, k_tiles) > t * kp:
-                lm.wait(tmem_full, stage=0)
-                lm.tmem_load(res, acc)
-                lm.tmem_load_wait()
-                lm.arrive(tmem_empty, stage=0)
-                lm.copy(W, res, coords=(t * 128, 0))
-)");
+const std::string kSplitK = R"(@cake.schedule(target="sm_100a")
+def peeled_split_k(lm, A: LM.tma2d, B: LM.tma2d, W: LM.gmem, K: LM.i32, S: LM.i32):
+    lm.assume(K > 0)
+    lm.assume(S >= 1))" + cake::testing::tlx::kHead + "    kp = lm.cdiv(k_tiles, S)\n" +
+                            roles("S", "min(t * kp + kp, k_tiles) > t * kp", "min(t * kp + kp, k_tiles) - t * kp", "t * kp");
 
 const std::string kFullWait = "            lm.wait(full, stage=0)\n            lm.wait(tmem_empty";
 const std::string kBufferWait = "            lm.wait(tmem_empty, stage=0)\n";

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "attack_util.h"
+#include "tlx_gemm.h"
 
 using namespace cake;
 // (declarations, not directives: a unity build puts later test files in this
@@ -24,23 +25,8 @@ using cake::testing::attacks::expectFoundNotProved;
 
 namespace skipped_tiles46_test {
 
-// The roles and barriers both forms share: a 1-slot A/B ring and one TMEM
-// buffer with implicit per-slot phases (TLX's running counters).
-const std::string kHead = R"(
-    pool   = lm.smem(32768)
-    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=1, swizzle="128B")
-    smem_b = pool.view(offset=16384, shape=(128, 64), dtype=lm.bf16, stages=1, swizzle="128B")
-    acc    = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
-    res    = lm.regs(shape=(128, 128), dtype=lm.f32)
-    producer = lm.role(warps=[0])
-    mma      = lm.role(warps=[1])
-    epi      = lm.role(warps=[4, 5, 6, 7])
-    full       = lm.barrier(count=1, prod=[producer], cons=[mma], init_count=1)
-    empty      = lm.barrier(count=1, prod=[mma], cons=[producer], init_count=1)
-    tmem_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
-    tmem_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
-    k_tiles = lm.cdiv(K, 64)
-)";
+// The roles and barriers both forms share (tlx_gemm.h).
+const std::string& kHead = cake::testing::tlx::kHead;
 
 // The MMA role's tile: one TMEM buffer taken, `count` K iterations over
 // the 1-slot ring, the buffer handed to the epilogue; each line indented by
