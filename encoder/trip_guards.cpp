@@ -196,7 +196,6 @@ void splice(ir::Block& b, const std::vector<const ir::Expr*>& nodes, const std::
 // The derived expect_tx plan (ir/expect_tx.h) by the source locations of
 // its loads: the batches, and the (role, barrier) pairs it derives for;
 // nullopt when two TMA loads share a location.
-using LoadAt = std::pair<int, int>;
 struct PlanAt {
   std::set<std::vector<LoadAt>> batches;
   std::set<std::pair<int, int>> derived;
@@ -232,6 +231,16 @@ bool sameDerivedTx(const ir::Schedule& s, const ir::Schedule& copy) {
   const auto a = planAt(s), b = planAt(copy);
   if (!a || !b || a->derived != b->derived) return false;
   return std::all_of(b->batches.begin(), b->batches.end(), [&](const auto& x) { return a->batches.count(x) > 0; });
+}
+
+bool derivedTxReadAs(const ir::Schedule& s, const ir::Schedule& copy,
+                     const std::function<std::vector<std::vector<LoadAt>>(const std::vector<LoadAt>&)>& read_as) {
+  const auto a = planAt(s), b = planAt(copy);
+  if (!a || !b || a->derived != b->derived) return false;
+  std::set<std::vector<LoadAt>> read;
+  for (const std::vector<LoadAt>& x : b->batches)
+    for (std::vector<LoadAt>& y : read_as(x)) read.insert(std::move(y));
+  return read == a->batches;
 }
 
 namespace {

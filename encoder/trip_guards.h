@@ -101,6 +101,16 @@ int guardCount(const ir::Schedule& s, int max_guards = 5);
 // the same? False too when two TMA loads share a location.
 bool sameDerivedTx(const ir::Schedule& s, const ir::Schedule& copy);
 
+// A TMA load's source location (line, column).
+using LoadAt = std::pair<int, int>;
+// Does `copy` keep s's derived expect_tx plan where each batch of the copy
+// runs as the batches `read_as` gives for it (a loop unpeeled: its first
+// iteration's batch is the prologue's, its later ones the body's): the
+// batches so read are exactly s's, and the (role, barrier) pairs derived
+// for are the same? False too when two TMA loads share a location.
+bool derivedTxReadAs(const ir::Schedule& s, const ir::Schedule& copy,
+                     const std::function<std::vector<std::vector<LoadAt>>(const std::vector<LoadAt>&)>& read_as);
+
 struct GuardCase {
   std::shared_ptr<ir::Schedule> s;
   std::string text;  // "kv_tiles > 0 taken, kv_tiles == 0 not taken"

@@ -5505,6 +5505,39 @@ std::optional<PeelPoly> peelPoly(const ir::Expr& e) {
   return PeelPoly{{{*atom}, 1}};
 }
 
+// Do two ops agree but for their expressions (kind, barrier, views, slot
+// modes, literal fields, the number of coordinates and slices)?
+bool sameOpShape(const ir::Op& a, const ir::Op& b) {
+  auto ref = [](const ir::BufferRef& x, const ir::BufferRef& y) {
+    return x.kind == y.kind && x.index == y.index && x.scalar_f == y.scalar_f && x.slices.size() == y.slices.size();
+  };
+  return a.kind == b.kind && a.sel.mode == b.sel.mode && a.barrier == b.barrier && a.named_barrier == b.named_barrier &&
+         a.fn == b.fn && a.fill_value_f == b.fill_value_f && a.axis == b.axis && a.coords.size() == b.coords.size() &&
+         ref(a.dst, b.dst) && ref(a.src, b.src) && ref(a.src2, b.src2);
+}
+
+// f(a's field, b's field, its default) on every expression field of two
+// ops of one shape (sameOpShape), while f holds; the default is the value
+// a left-out field means (init=, pending=, base= 0, count= 1), else null.
+// B is ir::Op or const ir::Op (f may set b's fields).
+template <typename B, typename F>
+bool eachOpExpr(const ir::Op& a, B& b, F&& f) {
+  const ir::ExprPtr none, zero = ir::makeConst(0), one = ir::makeConst(1);
+  auto ref = [&](const ir::BufferRef& x, auto& y) {
+    if (!f(x.slot, y.slot, none) || !f(x.scalar, y.scalar, none)) return false;
+    for (size_t i = 0; i < x.slices.size(); ++i)
+      if (!f(x.slices[i].lo, y.slices[i].lo, none) || !f(x.slices[i].hi, y.slices[i].hi, none)) return false;
+    return true;
+  };
+  if (!ref(a.dst, b.dst) || !ref(a.src, b.src) || !ref(a.src2, b.src2)) return false;
+  for (size_t i = 0; i < a.coords.size(); ++i)
+    if (!f(a.coords[i], b.coords[i], none)) return false;
+  return f(a.sel.index, b.sel.index, none) && f(a.sel.phase, b.sel.phase, none) && f(a.bytes, b.bytes, none) &&
+         f(a.count, b.count, one) && f(a.pending, b.pending, zero) && f(a.init, b.init, zero) &&
+         f(a.fill_value, b.fill_value, none) && f(a.base, b.base, zero) && f(a.multicast, b.multicast, none) &&
+         f(a.cta, b.cta, none);
+}
+
 struct PeelMatch {
   int var;
   ir::ExprPtr by;
@@ -5515,25 +5548,9 @@ struct PeelMatch {
     auto kt = peelKey(*tail), kb = peelKey(*b);
     return kt && kb && *kt == *kb;
   }
-  bool ref(const ir::BufferRef& a, const ir::BufferRef& b) const {
-    if (a.kind != b.kind || a.index != b.index || a.scalar_f != b.scalar_f || a.slices.size() != b.slices.size() ||
-        !expr(a.slot, b.slot) || !expr(a.scalar, b.scalar))
-      return false;
-    for (size_t i = 0; i < a.slices.size(); ++i)
-      if (!expr(a.slices[i].lo, b.slices[i].lo) || !expr(a.slices[i].hi, b.slices[i].hi)) return false;
-    return true;
-  }
   bool op(const ir::Op& a, const ir::Op& b) const {
-    if (a.kind != b.kind || a.sel.mode != b.sel.mode || a.barrier != b.barrier || a.named_barrier != b.named_barrier ||
-        a.fn != b.fn || a.fill_value_f != b.fill_value_f || a.axis != b.axis || a.coords.size() != b.coords.size())
-      return false;
-    if (!ref(a.dst, b.dst) || !ref(a.src, b.src) || !ref(a.src2, b.src2)) return false;
-    for (size_t i = 0; i < a.coords.size(); ++i)
-      if (!expr(a.coords[i], b.coords[i])) return false;
-    return expr(a.sel.index, b.sel.index) && expr(a.sel.phase, b.sel.phase) && expr(a.bytes, b.bytes) &&
-           expr(a.count, b.count) && expr(a.pending, b.pending) && expr(a.init, b.init) &&
-           expr(a.fill_value, b.fill_value) && expr(a.base, b.base) && expr(a.multicast, b.multicast) &&
-           expr(a.cta, b.cta);
+    return sameOpShape(a, b) &&
+           eachOpExpr(a, b, [&](const ir::ExprPtr& x, const ir::ExprPtr& y, const ir::ExprPtr&) { return expr(x, y); });
   }
   bool block(const ir::Block& a, const ir::Block& b) const {
     if (a.size() != b.size()) return false;
@@ -5549,6 +5566,30 @@ struct PeelMatch {
       case ir::Stmt::Kind::For: return false;  // a loop of its own in the copy: not matched
     }
     return false;
+  }
+  // The body's op `b` made to run `a` at j = by and itself at every later
+  // j (j >= by in the loop): each expression field where the two differ
+  // becomes `(j == by) * a + (j > by) * b` (`j == by` for a = 1, b = 0;
+  // `j > by` for a = 0, b = 1). nullopt where the ops differ otherwise.
+  std::optional<ir::Op> merged(const ir::Op& a, const ir::Op& b) const {
+    if (!sameOpShape(a, b)) return std::nullopt;
+    ir::Op out = b;
+    const ir::ExprPtr j = symbolNode(ir::ExprKind::LoopVar, var);
+    const ir::ExprPtr first = ir::makeExpr(ir::ExprKind::Eq, {j, by}), later = ir::makeExpr(ir::ExprKind::Gt, {j, by});
+    const bool ok = eachOpExpr(a, out, [&](const ir::ExprPtr& x, ir::ExprPtr& y, const ir::ExprPtr& dflt) {
+      if (expr(x, y)) return true;
+      const ir::ExprPtr xa = x ? x : dflt, yb = y ? y : dflt;
+      if (!xa || !yb) return false;  // (a field one of them leaves out with no default value)
+      const auto xc = ir::constValue(xa), yc = ir::constValue(yb);
+      if (xc == std::optional<int64_t>(1) && yc == std::optional<int64_t>(0)) y = first;
+      else if (xc == std::optional<int64_t>(0) && yc == std::optional<int64_t>(1)) y = later;
+      else
+        y = ir::makeExpr(ir::ExprKind::Add, {ir::makeExpr(ir::ExprKind::Mul, {first, xa}),
+                                             ir::makeExpr(ir::ExprKind::Mul, {later, yb})});
+      return true;
+    });
+    if (!ok) return std::nullopt;
+    return out;
   }
 };
 
@@ -5611,80 +5652,223 @@ std::shared_ptr<ir::Schedule> unpeelLastIterations(const ir::Schedule& s, const 
   });
 }
 
-// A peeled first iteration (docs/z3.md "A peeled first K iteration"): the
-// n statements P right before a loop `for j in lm.range(L, E)` (step 1, no
-// `else`) that are, in order, some of the body's statements with j read as
-// L - 1 (each matched one equal to the body's with j := L - 1 for every
-// binding, PeelMatch), where E >= L is shown for every allowed binding,
-// run the operations of `for j in lm.range(L - 1, E)` whose body has the
-// unmatched statements under `if j > L - 1:`, in the same order with the
-// same values: at j = L - 1 the guarded statements are skipped and the
-// others are P's; at j >= L the guards hold and the body is the schedule's.
-// The longest such P is taken; every such loop of the schedule is
-// rewritten; nullptr when there is none.
+// How a prologue P (the statements right before a loop) lines up with the
+// loop's body read at j = by: pairs (p, q) in increasing order, P[p]
+// equal to body[q] there (PeelMatch::stmt) or, for ops of one shape whose
+// expressions differ, merged (PeelMatch::merged); P[0] paired. P's other
+// statements (no loop in them) run in the first iteration only, the body's
+// other statements in the later ones.
+struct PeelAlignment {
+  std::vector<std::pair<size_t, size_t>> pairs;
+  std::vector<std::optional<ir::Op>> merged;  // per pair: the merged op, nullopt where equal
+  size_t exact = 0;
+};
+
+// The alignment of P = b[from, to) with `body` that pairs the most of the
+// body's statements (then the most of them equal); nullopt where P[0]
+// pairs with none or a statement of P left over holds a loop.
+std::optional<PeelAlignment> alignPeel(const ir::Block& b, size_t from, size_t to, const ir::Block& body,
+                                       const PeelMatch& m) {
+  const size_t k = to - from, n = body.size();
+  // pair[p][q]: 2 equal, 1 merged, 0 neither
+  std::vector<std::vector<int>> pair(k, std::vector<int>(n, 0));
+  for (size_t p = 0; p < k; ++p)
+    for (size_t q = 0; q < n; ++q) {
+      const ir::Stmt &x = b[from + p], &y = body[q];
+      pair[p][q] = m.stmt(x, y) ? 2
+                   : x.kind == ir::Stmt::Kind::Op && y.kind == ir::Stmt::Kind::Op && m.merged(x.op, y.op) ? 1
+                                                                                                             : 0;
+    }
+  auto holdsLoop = [](const ir::Stmt& st) {
+    std::vector<const ir::Stmt*> loops;
+    collectLoops(ir::Block{st}, loops);
+    return !loops.empty();
+  };
+  // best[p][q]: (pairs, equal pairs) of the best alignment of P[p..) with
+  // body[q..), -1 pairs where P[p..) cannot be left over
+  using Score = std::pair<int, int>;
+  const Score none{-1, -1};
+  std::vector<std::vector<Score>> best(k + 1, std::vector<Score>(n + 1, none));
+  for (size_t q = 0; q <= n; ++q) best[k][q] = {0, 0};
+  for (size_t p = k; p-- > 0;)
+    for (size_t q = n + 1; q-- > 0;) {
+      Score s = holdsLoop(b[from + p]) ? none : best[p + 1][q];  // P[p] of the first iteration only
+      if (q < n) s = std::max(s, best[p][q + 1]);                // body[q] of the later ones only
+      if (q < n && pair[p][q] && best[p + 1][q + 1] != none)
+        s = std::max(s, Score{best[p + 1][q + 1].first + 1, best[p + 1][q + 1].second + (pair[p][q] == 2)});
+      best[p][q] = s;
+    }
+  if (best[0][0].first <= 0) return std::nullopt;
+  PeelAlignment out;
+  size_t p = 0, q = 0;
+  while (p < k && q < n) {
+    const Score here = best[p][q];
+    if (pair[p][q] && best[p + 1][q + 1] != none &&
+        here == Score{best[p + 1][q + 1].first + 1, best[p + 1][q + 1].second + (pair[p][q] == 2)}) {
+      out.pairs.emplace_back(p, q);
+      out.merged.push_back(pair[p][q] == 2 ? std::nullopt : m.merged(b[from + p].op, body[q].op));
+      out.exact += pair[p][q] == 2;
+      ++p, ++q;
+    } else if (best[p][q + 1] == here) {
+      ++q;
+    } else {
+      ++p;
+    }
+  }
+  if (out.pairs.empty() || out.pairs.front().first != 0) return std::nullopt;
+  return out;
+}
+
+// The TMA loads an unpeel moved (unpeelFirstIterations), by source
+// location: a load of the body paired with the prologue's (first_of), a
+// prologue's load of the first iteration only, a body's of the later ones.
+struct PeeledLoads {
+  std::map<trip::LoadAt, trip::LoadAt> first_of;
+  std::set<trip::LoadAt> first_only, later_only;
+};
+
+std::vector<trip::LoadAt> loadsOf(const ir::Block& b) {
+  std::vector<trip::LoadAt> out;
+  ir::forEachOp(b, [&](const ir::Stmt& st) {
+    if (st.op.kind == ir::OpKind::TmaLoad) out.push_back({st.range.line, st.range.col});
+  });
+  return out;
+}
+
+// A derived expect_tx batch's loads (ir/expect_tx.h: loads of one
+// statement list up to the next `if` or `for`) run as one arrival. The
+// unpeeled loop's batch of paired loads runs, in its first iteration, as
+// the prologue's loads they stand for, later as itself; a batch under `if
+// j == L - 1:` only in the first iteration, one under `if j > L - 1:` only
+// later. Both readings must be batches of the schedule (trip::derivedTxReadAs):
+// a guard the unpeel adds ends a batch, and the prologue's batches may be
+// cut otherwise than the body's (a wait on the barrier between two loads).
+std::vector<std::vector<trip::LoadAt>> peeledBatchReadings(const std::vector<trip::LoadAt>& batch,
+                                                           const PeeledLoads& pl) {
+  const auto in = [&](const std::set<trip::LoadAt>& set) {
+    const size_t n = static_cast<size_t>(std::count_if(batch.begin(), batch.end(), [&](const trip::LoadAt& l) { return set.count(l) > 0; }));
+    return n == 0 ? 0 : n == batch.size() ? 1 : -1;  // none, all, some
+  };
+  const int later = in(pl.later_only), first = in(pl.first_only);
+  if (later < 0 || first < 0) return {{{-1, -1}}};  // (a batch across a guard: no batch of the schedule)
+  std::vector<std::vector<trip::LoadAt>> out;
+  if (!later) {
+    std::vector<trip::LoadAt> f;
+    for (const trip::LoadAt& l : batch) f.push_back(pl.first_of.count(l) ? pl.first_of.at(l) : l);
+    out.push_back(std::move(f));
+  }
+  if (!first && (out.empty() || out.front() != batch)) out.push_back(batch);
+  return out;
+}
+
+// Of the prologues right before the loop b[i] (b[i - k, i)), the one that
+// pairs the most of the body's statements, then the most equal pairs, then
+// the shortest; its length in n.
+std::optional<PeelAlignment> bestPeel(const ir::Block& b, size_t i, const PeelMatch& m, size_t& n) {
+  std::optional<PeelAlignment> al;
+  for (size_t k = 1; k <= i; ++k) {
+    auto at = alignPeel(b, i - k, i, b[i].body, m);
+    if (at && (!al || at->pairs.size() > al->pairs.size() ||
+               (at->pairs.size() == al->pairs.size() && at->exact > al->exact))) {
+      al = std::move(at);
+      n = k;
+    }
+  }
+  return al;
+}
+
+// The body of the loop b[i] unpeeled over its prologue b[i - n, i) as `al`
+// lines them up (moved out of both): the pairs in order, merged where they
+// differ, each run of the body's unpaired statements under `if j > by:` and
+// of the prologue's under `if j == by:`; the loads moved noted in pl.
+ir::Block unpeeledBody(ir::Block& b, size_t i, size_t n, const PeelAlignment& al, const ir::ExprPtr& by,
+                       PeeledLoads& pl) {
+  ir::Stmt& l = b[i];
+  const ir::ExprPtr j = symbolNode(ir::ExprKind::LoopVar, l.loop_var);
+  ir::Block body;
+  // (a run of one side's statements [x, y) of `from`, its loads noted in `loads`)
+  auto guarded = [&](ir::ExprKind kind, ir::Block& from, size_t x, size_t y, std::set<trip::LoadAt>& loads) {
+    if (x == y) return;
+    ir::Stmt g;
+    g.kind = ir::Stmt::Kind::If;
+    g.range = l.range;
+    g.cond = ir::makeExpr(kind, {j, by});
+    g.body.assign(std::make_move_iterator(from.begin() + static_cast<std::ptrdiff_t>(x)),
+                  std::make_move_iterator(from.begin() + static_cast<std::ptrdiff_t>(y)));
+    for (const trip::LoadAt& at : loadsOf(g.body)) loads.insert(at);
+    body.push_back(std::move(g));
+  };
+  size_t p = 0, q = 0;
+  for (size_t e = 0; e <= al.pairs.size(); ++e) {
+    const auto [pp, qq] = e < al.pairs.size() ? al.pairs[e] : std::pair<size_t, size_t>{n, l.body.size()};
+    guarded(ir::ExprKind::Gt, l.body, q, qq, pl.later_only);
+    guarded(ir::ExprKind::Eq, b, i - n + p, i - n + pp, pl.first_only);
+    if (e == al.pairs.size()) break;
+    const std::vector<trip::LoadAt> ours = loadsOf(ir::Block{b[i - n + pp]}), theirs = loadsOf(ir::Block{l.body[qq]});
+    for (size_t x = 0; x < ours.size() && x < theirs.size(); ++x) pl.first_of[theirs[x]] = ours[x];
+    body.push_back(std::move(l.body[qq]));
+    if (al.merged[e]) body.back().op = *al.merged[e];
+    p = pp + 1;
+    q = qq + 1;
+  }
+  return body;
+}
+
+// A peeled first iteration (docs/z3.md "A peeled first K iteration", "A
+// peeled first iteration with operations of its own"): the statements P
+// right before a loop `for j in lm.range(L, E)` (step 1, no `else`, L >= 1)
+// that line up with the body read at j = L - 1 (bestPeel), where E >= L is
+// shown for every allowed binding, run the operations of `for j in
+// lm.range(L - 1, E)` with the body unpeeledBody builds, in the same order
+// with the same values: at j = L - 1 the statements that run are P's, in
+// P's order with P's values; at j >= L they are the body's. The derived
+// expect_tx batches must read both ways as the schedule's
+// (peeledBatchReadings). Every such loop of the schedule is rewritten;
+// nullptr when there is none.
 std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const Limits& limits, std::string* what) {
   BvProver prover(s, limits);
-  return rewriteLoops(s, [&](ir::Block& b, size_t& i) {
+  PeeledLoads pl;
+  auto copy = rewriteLoops(s, [&](ir::Block& b, size_t& i) {
       ir::Stmt& l = b[i];
       const auto step = l.step ? ir::constValue(l.step) : std::optional<int64_t>(1);
       if (l.body.empty() || !l.lo || !l.hi || !step || *step != 1 || !l.orelse.empty() || i == 0 ||
           !mentionsParam(*l.hi) || readsLoopVar(ir::Block(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(i)),
                                                   l.loop_var))
         return false;
+      // (a loop from 0 is no peel: the statements before it, an initial
+      // release `lm.arrive(empty)` before the tile loop, are no iteration -1)
       const auto lo_c = ir::constValue(l.lo);
+      if (lo_c && *lo_c < 1) return false;
       const ir::ExprPtr by = lo_c ? ir::makeConst(*lo_c - 1) : ir::makeExpr(ir::ExprKind::Sub, {l.lo, ir::makeConst(1)});
-      const PeelMatch m{l.loop_var, by};
-      // the longest run of statements before the loop that is an in-order
-      // subsequence of the body (leftmost matches: any embedding runs the
-      // same operations at j = L - 1, the matched statements being P's)
       size_t n = 0;
-      std::vector<bool> kept;
-      for (size_t k = std::min(i, l.body.size()); k >= 1 && !n; --k) {
-        std::vector<bool> used(l.body.size(), false);
-        size_t at = 0, matched = 0;
-        for (size_t p = i - k; p < i; ++p) {
-          while (at < l.body.size() && !m.stmt(b[p], l.body[at])) ++at;
-          if (at == l.body.size()) break;
-          used[at++] = true;
-          ++matched;
-        }
-        if (matched == k) {
-          n = k;
-          kept = std::move(used);
-        }
-      }
-      if (!n) return false;
-      const ir::Block after(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.end());
-      if (readsLoopVar(after, l.loop_var)) return false;
-      if (prover.prove(ir::makeExpr(ir::ExprKind::Ge, {l.hi, l.lo})).kind != BvVerdict::Holds) return false;
+      const std::optional<PeelAlignment> al = bestPeel(b, i, PeelMatch{l.loop_var, by}, n);
+      if (!al || readsLoopVar(ir::Block(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.end()), l.loop_var))
+        return false;
+      // (asked over the integers first: a bound that reads the tile through
+      // floor divisions by a parameter, TLX's split-K `min(k0 + kp,
+      // k_tiles) - k0`, took the bit-vector solver the proof's whole budget)
+      if (!holdsForEveryBinding(s, prover, ir::makeExpr(ir::ExprKind::Ge, {l.hi, l.lo}), limits) ||
+          (!lo_c && !holdsForEveryBinding(s, prover, ir::makeExpr(ir::ExprKind::Ge, {l.lo, ir::makeConst(1)}), limits)))
+        return false;
+      const size_t own = n - al->pairs.size(), merged = al->pairs.size() - al->exact;
       if (what && what->empty())
-        *what = fmt::format("lm.range({}, {}) after {} of its body's statement{} with {} read as {}",
-                            ir::exprToString(*l.lo, s), ir::exprToString(*l.hi, s), n, n == 1 ? "" : "s",
-                            "the loop variable", ir::exprToString(*by, s));
-      ir::Block body;
-      bool open = false;  // body.back() is a guard built here (a run of unmatched statements)
-      for (size_t k = 0; k < l.body.size(); ++k) {
-        if (kept[k]) {
-          body.push_back(std::move(l.body[k]));
-          open = false;
-          continue;
-        }
-        if (!open) {
-          ir::Stmt g;
-          g.kind = ir::Stmt::Kind::If;
-          g.range = l.range;
-          g.cond = ir::makeExpr(ir::ExprKind::Gt, {symbolNode(ir::ExprKind::LoopVar, l.loop_var), by});
-          body.push_back(std::move(g));
-          open = true;
-        }
-        body.back().body.push_back(std::move(l.body[k]));
-      }
-      l.body = std::move(body);
+        *what = fmt::format("lm.range({}, {}) after {} of its body's statement{}{} with {} read as {}{}",
+                            ir::exprToString(*l.lo, s), ir::exprToString(*l.hi, s), al->pairs.size(),
+                            al->pairs.size() == 1 ? "" : "s",
+                            merged ? fmt::format(" ({} with other values)", merged) : "", "the loop variable",
+                            ir::exprToString(*by, s),
+                            own ? fmt::format(" and {} of the first iteration only", own) : "");
+      l.body = unpeeledBody(b, i, n, *al, by, pl);
       l.lo = by;
       b.erase(b.begin() + static_cast<std::ptrdiff_t>(i - n), b.begin() + static_cast<std::ptrdiff_t>(i));
       i -= n;
       return true;
   });
+  if (copy && !trip::derivedTxReadAs(s, *copy, [&](const std::vector<trip::LoadAt>& batch) {
+        return peeledBatchReadings(batch, pl);
+      }))
+    return nullptr;
+  return copy;
 }
 
 // ================================================================ persistent kernels
@@ -6236,8 +6420,10 @@ inline bool PcPos::firstIteration() const { return first == kFirstCopy || first 
 // the views whose stage writes' generations (alignStageWritesToTheRing),
 // the views whose reads' generations and the barriers whose counted phases
 // (alignCountersToTheRing) are tile 0's at the same ring position.
+// first_only: the barriers a process counts in its K loop's first
+// iteration only, left with the builder's values (one count per tile).
 struct AlignedFields {
-  std::vector<std::set<int>> writes, reads, bars;
+  std::vector<std::set<int>> writes, reads, bars, first_only;
   // Some barrier's counted operations at ring position 0 differ between
   // tile 0 and the later tiles (alignCountersToTheRing, "ring position 0 is
   // tile 0's alone"): sound only where no later tile runs that position,
@@ -6247,6 +6433,7 @@ struct AlignedFields {
     writes.resize(n);
     reads.resize(n);
     bars.resize(n);
+    first_only.resize(n);
   }
 };
 
@@ -10579,8 +10766,24 @@ bool alignCountersToTheRing(System& grid, const std::vector<TileShape>& shapes, 
         it = bars.erase(it);
       }
     }
-    if (out) out->bars[p] = bars;
-    if (out && !start_apart.empty()) out->start_apart = true;
+    // a barrier counted in the first K iteration only (`if k == 0:
+    // lm.wait(acc_empty)`, a peeled first iteration's own wait): in a run
+    // its count is the number of tiles begun, not a function of the ring
+    // position; the builder's values (one more per tile, as in a run)
+    // stay (checkFirstCopiesKeepCounters: the copies count it alike)
+    std::set<int> first_only;
+    for (auto it = bars.begin(); it != bars.end();) {
+      bool later = false;
+      for (int64_t t = 0; t < Wt && !later; ++t)
+        for (int64_t gi = 1; gi < Wg && !later; ++gi) later = !countedOn(t, gi, *it).empty();
+      if (!later) first_only.insert(*it);
+      it = later ? std::next(it) : bars.erase(it);
+    }
+    if (out) {
+      out->bars[p] = bars;
+      out->first_only[p] = std::move(first_only);
+      if (!start_apart.empty()) out->start_apart = true;
+    }
     // (where tile 0's ring position 0 is set apart the grid's counters
     // follow the ring: the first K iterations' copies must keep them,
     // checkFirstCopiesKeepCounters, which takes a first-only operation on b
@@ -11323,24 +11526,36 @@ void firstIterations(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
 // iteration's) against the iteration it stands for (`iter`): "" where the
 // copy's counted mbarrier operations (phases included) and, per view of
 // `views`, its accesses and its read marker's moves are the iteration's;
-// else what differs.
+// else what differs. The operations on `first_only` (barriers counted in
+// the K loop's first iteration only, AlignedFields::first_only) are
+// compared with the tile's first iteration `first_iter` instead.
 std::string countersDiffer(const PGrid& g, size_t p, std::span<const Instr> copy, std::span<const Instr> iter,
-                           const std::set<int>& views, const std::map<int, std::set<int>>& fill) {
+                           const std::set<int>& views, const std::map<int, std::set<int>>& fill,
+                           const std::set<int>& first_only, std::span<const Instr> first_iter) {
   auto counted = [](const Instr& in) {
     return in.slot >= 0 && in.stmt && in.stmt->op.sel.mode != ir::SlotSel::Mode::Iter && !in.stmt->op.sel.phase;
   };
-  auto countedOps = [&](std::span<const Instr> it) {
+  // (first: the counted operations on the barriers p counts in the first
+  // iteration only, else those on the others)
+  auto countedOps = [&](std::span<const Instr> it, bool first) {
     std::vector<const Instr*> out;
     for (const Instr& in : it)
-      if (counted(in)) out.push_back(&in);
+      if (counted(in) && first_only.count(in.stmt->op.barrier) == (first ? 1u : 0u)) out.push_back(&in);
     return out;
+  };
+  auto sameCounted = [](const std::vector<const Instr*>& a, const std::vector<const Instr*>& b) {
+    bool same = a.size() == b.size();
+    for (size_t i = 0; i < a.size() && same; ++i) same = sameInstr(*a[i], *b[i]) && a[i]->phase == b[i]->phase;
+    return same;
   };
   const TileShape& sh = g.shape[p];
   const std::vector<Instr>& prog = g.grid.procs[p].program;
-  const auto cc = countedOps(copy), gc = countedOps(iter);
-  bool same = cc.size() == gc.size();
-  for (size_t i = 0; i < cc.size() && same; ++i) same = sameInstr(*cc[i], *gc[i]) && cc[i]->phase == gc[i]->phase;
-  if (!same) return "adds or leaves out a counted mbarrier operation";
+  if (!sameCounted(countedOps(copy, false), countedOps(iter, false)))
+    return "adds or leaves out a counted mbarrier operation";
+  // a barrier counted in the first iteration only: the copy counts it as the
+  // tile's first iteration at ring start 0 does (one count per tile)
+  if (!sameCounted(countedOps(copy, true), countedOps(first_iter, true)))
+    return "counts a barrier of the first iteration only otherwise than its first iteration at ring start 0";
   for (int v : views) {
     auto f = fill.find(v);
     const std::set<int> none;
@@ -11403,6 +11618,8 @@ void checkFirstCopiesKeepCounters(const PGrid& g) {
     if (p >= g.first_x.size() || !g.first_x[p]) continue;
     const TileShape& sh = g.shape[p];
     const std::vector<Instr>& prog = g.grid.procs[p].program;
+    const std::set<int> none;
+    const std::set<int>& first_only = p < g.aligned.first_only.size() ? g.aligned.first_only[p] : none;
     const std::set<int> views = stageReadViews(g, p);
     // (tile 0 starts at ring position 0 in every run, PersistentExplorer::
     // enterBody, the tile shift maps into tiles tw >= Pt >= 1 only, and a
@@ -11410,8 +11627,8 @@ void checkFirstCopiesKeepCounters(const PGrid& g) {
     // tile 0's copies at x > 0 are entered by no run and need keep no count)
     for (int64_t t = sh.first > 0 ? sh.first : sh.step; t < g.Wt; t += sh.step)
       for (int64_t x = 1; x < g.Wg; ++x) {
-        const std::string what =
-            countersDiffer(g, p, g.first_text[0][p][t][x], kIteration(prog, sh, t, x), views, fill);
+        const std::string what = countersDiffer(g, p, g.first_text[0][p][t][x], kIteration(prog, sh, t, x), views,
+                                                fill, first_only, kIteration(prog, sh, t, 0));
         if (!what.empty())
           throw Fail(fmt::format("the K loop's first iteration of {} at ring start {} {} and the grid's counted phases "
                                  "or read generations follow the ring position (not covered by the persistent-kernel "
@@ -12654,7 +12871,7 @@ std::vector<Instr> firstTailText(const PGrid& g, size_t p, int64_t t, size_t d, 
   leaveOut(j, n);
   if (commitsIn(xp, a, b) != commitsIn(ref, 0, n)) refuse("commits a different number of MMA groups");
   const std::string what =
-      countersDiffer(g, p, text, ref, stageReadViews(g, p), fillBarriers(*g.grid.schedule));
+      countersDiffer(g, p, text, ref, stageReadViews(g, p), fillBarriers(*g.grid.schedule), {}, {});
   if (!what.empty()) refuse(what);
   return text;
 }
@@ -15818,17 +16035,23 @@ std::string proveSkippedTiles(const Fail& first, const ir::Schedule& s, const Sk
     // (the CTAs of a modelled cluster may skip different tiles at one tile index)
     if (s.cluster_ops && s.clusterSize() > 1)
       throw Fail("a modelled cluster: its CTAs may skip different tiles (not covered)");
-    // (a K loop from 1 after its first iteration peeled is not unpeeled
-    // here: the peel leaves the prologue's ring wait before the loop, and
-    // the search for a period with every tile its own length then spends
-    // the whole budget; docs/known-limits.md)
-    std::optional<TileLoops> tiles = findTileLoops(*sk.s);
-    if (!tiles) throw Fail("not a tile loop around one K loop from 0 in every role (a peeled first K iteration: not "
-                           "covered)");
+    // (a K loop with its first iteration peeled, from 1 after a prologue:
+    // the loop it spells, as on the path of the schedule as written)
+    std::shared_ptr<ir::Schedule> copy = sk.s;
+    std::optional<TileLoops> tiles = findTileLoops(*copy);
+    std::string peeled;
+    if (!tiles)
+      if (auto f = unpeelFirstIterations(*copy, solverLimits(opts, budget), &peeled)) {
+        copy = std::move(f);
+        tiles = findTileLoops(*copy);
+      }
+    if (!tiles) throw Fail("not a tile loop around one K loop from 0 in every role");
     tiles->own_lengths = true;
     std::vector<Binding> bindings = checked;
     for (Binding& b : bindings) b.params[sk.length] = 1;
-    return fmt::format("{}: {}", sk.text, provePersistent(*sk.s, target, bindings, *tiles, opts, budget, states));
+    const std::string engine = provePersistent(*copy, target, bindings, *tiles, opts, budget, states);
+    if (peeled.empty()) return fmt::format("{}: {}", sk.text, engine);
+    return fmt::format("{}: a K loop's first iteration peeled ({}) as the loop's own: {}", sk.text, peeled, engine);
   } catch (const Fail& g) {
     Fail both(fmt::format("{}; {}: {}", first.what(), sk.text, g.what()));
     both.witnesses = first.witnesses;

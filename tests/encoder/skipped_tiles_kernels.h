@@ -2,7 +2,8 @@
 // (helper tlx46, session 46): a persistent GEMM whose tiles walk from the
 // block index by a constant step (kBlockStep) and a split-K walk whose empty
 // splits every role skips (kSplitK). Shared by skipped_tiles46_test.cpp,
-// sound47_test.cpp and bench/attacks/sound47_mutants.py.
+// sound47_test.cpp, peeled_first47_test.cpp (kHead) and
+// bench/attacks/sound47_mutants.py.
 #pragma once
 
 #include <string>
