@@ -378,6 +378,18 @@ void appendExpr(std::string& key, const ir::Expr& e) {
   }
 }
 
+// What every query of a schedule translates besides its own expressions:
+// the lm.assume facts and the parameters' types.
+void appendScheduleContext(std::string& key, const ir::Schedule& s) {
+  key.push_back('#');
+  for (const ir::Assume& a : s.assumes) {
+    if (a.cond) appendExpr(key, *a.cond);
+    key.push_back(';');
+  }
+  key.push_back('$');
+  for (const ir::Param& p : s.params) key.push_back(static_cast<char>(p.type));
+}
+
 struct Term {
   z3::expr v;    // 64-bit value
   z3::expr def;  // definedness: no overflow, no division by zero
@@ -769,15 +781,7 @@ struct BvProver::Impl {
   }
   // What every query of this prover translates besides its own
   // expressions: the lm.assume facts and the parameters' types.
-  void appendContext(std::string& key) const {
-    key.push_back('#');
-    for (const ir::Assume& a : s.assumes) {
-      if (a.cond) appendExpr(key, *a.cond);
-      key.push_back(';');
-    }
-    key.push_back('$');
-    for (const ir::Param& p : s.params) key.push_back(static_cast<char>(p.type));
-  }
+  void appendContext(std::string& key) const { appendScheduleContext(key, s); }
   // The history record's key of an optimize() query.
   std::string optimizeKey(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
                           const std::vector<ir::ExprPtr>& premises, bool best) const {
@@ -1227,13 +1231,7 @@ class IntAnswers {
       if (p) appendExpr(key, *p);
       key.push_back(';');
     }
-    key.push_back('#');
-    for (const ir::Assume& a : s.assumes) {
-      if (a.cond) appendExpr(key, *a.cond);
-      key.push_back(';');
-    }
-    key.push_back('$');
-    for (const ir::Param& p : s.params) key.push_back(static_cast<char>(p.type));
+    appendScheduleContext(key, s);
     return key;
   }
   std::optional<Answer> find(const std::string& key, const Limits& limits) {
