@@ -863,11 +863,16 @@ struct BvProver::Impl {
   std::optional<BvResult> beforeSolver(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises, bool witness);
 };
 
+namespace {
+void clearIntAnswers();  // (intWitness's record, below)
+}  // namespace
+
 void keepHoldingQueries(bool on) {
   g_holds_cache.store(on);
   if (on) return;
   HoldsCache::get().clear();
   HistoryAnswers::get().clear();
+  clearIntAnswers();
 }
 
 BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_unique<Impl>(s, limits)) {}
@@ -1242,6 +1247,11 @@ class IntAnswers {
     if (limits.rlimit > 0 && it->second.units >= limits.rlimit / weightOf(limits)) return std::nullopt;
     return it->second;
   }
+  void clear() {
+    std::lock_guard<std::mutex> lock(m_);
+    kept_.clear();
+    bytes_ = 0;
+  }
   void add(std::string key, const BvResult& r, const z3w::QueryWork& w, const Limits& limits) {
     if (key.empty() || (r.kind != BvVerdict::Holds && r.kind != BvVerdict::Fails)) return;
     std::lock_guard<std::mutex> lock(m_);
@@ -1258,6 +1268,8 @@ class IntAnswers {
   std::unordered_map<std::string, Answer> kept_;
   size_t bytes_ = 0;
 };
+
+void clearIntAnswers() { IntAnswers::get().clear(); }
 
 }  // namespace
 
