@@ -378,6 +378,18 @@ void appendExpr(std::string& key, const ir::Expr& e) {
   }
 }
 
+// What every query of a schedule translates besides its own expressions:
+// the lm.assume facts and the parameters' types.
+void appendScheduleContext(std::string& key, const ir::Schedule& s) {
+  key.push_back('#');
+  for (const ir::Assume& a : s.assumes) {
+    if (a.cond) appendExpr(key, *a.cond);
+    key.push_back(';');
+  }
+  key.push_back('$');
+  for (const ir::Param& p : s.params) key.push_back(static_cast<char>(p.type));
+}
+
 struct Term {
   z3::expr v;    // 64-bit value
   z3::expr def;  // definedness: no overflow, no division by zero
@@ -769,15 +781,7 @@ struct BvProver::Impl {
   }
   // What every query of this prover translates besides its own
   // expressions: the lm.assume facts and the parameters' types.
-  void appendContext(std::string& key) const {
-    key.push_back('#');
-    for (const ir::Assume& a : s.assumes) {
-      if (a.cond) appendExpr(key, *a.cond);
-      key.push_back(';');
-    }
-    key.push_back('$');
-    for (const ir::Param& p : s.params) key.push_back(static_cast<char>(p.type));
-  }
+  void appendContext(std::string& key) const { appendScheduleContext(key, s); }
   // The history record's key of an optimize() query.
   std::string optimizeKey(const ir::Expr& cond, const std::vector<ir::ExprPtr>& objectives, bool maximize,
                           const std::vector<ir::ExprPtr>& premises, bool best) const {
@@ -859,11 +863,16 @@ struct BvProver::Impl {
   std::optional<BvResult> beforeSolver(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises, bool witness);
 };
 
+namespace {
+void clearIntAnswers();  // (intWitness's record, below)
+}  // namespace
+
 void keepHoldingQueries(bool on) {
   g_holds_cache.store(on);
   if (on) return;
   HoldsCache::get().clear();
   HistoryAnswers::get().clear();
+  clearIntAnswers();
 }
 
 BvProver::BvProver(const ir::Schedule& s, Limits limits) : impl_(std::make_unique<Impl>(s, limits)) {}
@@ -1193,6 +1202,75 @@ class IntEncoding {
   }
 };
 
+// intWitness's complete answers, kept for the process (every schedule,
+// every thread; on where HoldsCache is). Each query makes a context of its
+// own, so what it answers, a model included, and the resource units it
+// spends are functions of what it translates (the key: the condition, the
+// premises, the schedule's lm.assume facts and its parameters' types) and
+// of its limits alone. A kept answer (Holds or Fails, never Unknown or
+// Error) answers the same key where its units fit the asking query's
+// resource limit (that run would end the same way), and adds the work the
+// query counted, as HoldsCache's hits do. A bug's fixed twin and its
+// respellings ask a case's flip goals again (flashinfer's merge-states
+// files: the same 81 queries each).
+class IntAnswers {
+ public:
+  struct Answer {
+    BvResult result;
+    z3w::QueryWork work;  // the queries and (weighted) resource units it counted
+    uint64_t units = 0;   // Z3's own resource units
+  };
+  static IntAnswers& get() {
+    static IntAnswers* c = new IntAnswers();  // (never destroyed: threads may ask at exit)
+    return *c;
+  }
+  std::string key(const ir::Schedule& s, const ir::Expr& cond, const std::vector<ir::ExprPtr>& premises,
+                  const Limits& limits) const {
+    if (!g_holds_cache.load(std::memory_order_relaxed)) return "";
+    std::string key = "I";
+    const uint64_t weight = weightOf(limits);
+    key.append(reinterpret_cast<const char*>(&weight), sizeof weight);
+    appendExpr(key, cond);
+    key.push_back('|');
+    for (const ir::ExprPtr& p : premises) {
+      if (p) appendExpr(key, *p);
+      key.push_back(';');
+    }
+    appendScheduleContext(key, s);
+    return key;
+  }
+  std::optional<Answer> find(const std::string& key, const Limits& limits) {
+    if (key.empty()) return std::nullopt;
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = kept_.find(key);
+    if (it == kept_.end()) return std::nullopt;
+    if (limits.rlimit > 0 && it->second.units >= limits.rlimit / weightOf(limits)) return std::nullopt;
+    return it->second;
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(m_);
+    kept_.clear();
+    bytes_ = 0;
+  }
+  void add(std::string key, const BvResult& r, const z3w::QueryWork& w, const Limits& limits) {
+    if (key.empty() || (r.kind != BvVerdict::Holds && r.kind != BvVerdict::Fails)) return;
+    std::lock_guard<std::mutex> lock(m_);
+    if (bytes_ + key.size() > kMaxBytes) return;  // (full: later queries run as before)
+    bytes_ += key.size() + 256;
+    kept_.emplace(std::move(key), Answer{r, w, w.rlimit / weightOf(limits)});
+  }
+
+ private:
+  static constexpr size_t kMaxBytes = size_t{32} << 20;
+  // (z3w::check: each unit of a query with a resource limit counts this often)
+  static uint64_t weightOf(const Limits& l) { return l.rlimit > 0 ? std::max<uint64_t>(1, l.rlimit_weight) : 1; }
+  std::mutex m_;
+  std::unordered_map<std::string, Answer> kept_;
+  size_t bytes_ = 0;
+};
+
+void clearIntAnswers() { IntAnswers::get().clear(); }
+
 }  // namespace
 
 BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises,
@@ -1203,6 +1281,12 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
     r.detail = "no condition";
     return r;
   }
+  std::string key = IntAnswers::get().key(s, *cond, premises, limits);
+  if (std::optional<IntAnswers::Answer> kept = IntAnswers::get().find(key, limits)) {
+    z3w::addThreadQueryWork(kept->work);
+    return kept->result;
+  }
+  const z3w::QueryWork w0 = z3w::threadQueryWork();
   guardQuery(r.kind, r.detail, [&] {
     IntEncoding enc(s);
     z3::solver solver(enc.ctx);
@@ -1216,6 +1300,8 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
     if (r.kind == BvVerdict::Fails) r.model = r.goal_model = enc.model(solver.get_model());
     if (r.kind == BvVerdict::Unknown) r.detail = "the integer solver gave up: " + r.detail;
   });
+  const z3w::QueryWork w1 = z3w::threadQueryWork();
+  IntAnswers::get().add(std::move(key), r, {w1.queries - w0.queries, w1.rlimit - w0.rlimit}, limits);
   return r;
 }
 

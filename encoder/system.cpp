@@ -487,7 +487,7 @@ class Builder {
   int64_t eval(const ir::ExprPtr& e, std::string_view what) {
     if (!e) throw BuildError(fmt::format("{} is missing", what));
     const int64_t hits_before = sys_.replace_hits;
-    const ir::ExprPtr h = hook_ ? hooked(*e) : e;
+    const ir::ExprPtr h = hook_ ? hooked(e) : e;
     auto v = ir::evaluate(*h, env_);
     if (!v) throw BuildError(fmt::format("{} ({}) does not evaluate for {}", what, ir::exprToString(*e, s_),
                                          bindingToString(s_, sys_.binding)));
@@ -512,7 +512,7 @@ class Builder {
   int64_t evalInit(const ir::ExprPtr& e) {
     int64_t* hits = env_.replace_hits;
     env_.replace_hits = nullptr;
-    auto v = hook_ ? ir::evaluate(*hooked(*e), env_) : ir::evaluate(*e, env_);
+    auto v = hook_ ? ir::evaluate(*hooked(e), env_) : ir::evaluate(*e, env_);
     env_.replace_hits = hits;
     if (!v) throw BuildError(fmt::format("init= ({}) does not evaluate for {}", ir::exprToString(*e, s_),
                                          bindingToString(s_, sys_.binding)));
@@ -520,12 +520,22 @@ class Builder {
   }
 
   // e with every sub-expression the hook evaluates replaced by its value.
-  ir::ExprPtr hooked(const ir::Expr& e) const {
-    if (auto v = (*hook_)(e, env_)) return ir::makeConst(*v);
-    auto copy = std::make_shared<ir::Expr>(e);
-    for (ir::ExprPtr& a : copy->args)
-      if (a) a = hooked(*a);
-    return copy;
+  // The hook is asked of every node, parents before their parts, as it
+  // always was; only a node above a replaced part is copied (the rest stay
+  // e's own: most nodes of a build's expressions, whose copies were a fifth
+  // of a persistent proof's grid builds).
+  ir::ExprPtr hooked(const ir::ExprPtr& e) const {
+    if (auto v = (*hook_)(*e, env_)) return ir::makeConst(*v);
+    std::shared_ptr<ir::Expr> copy;  // made at the first part that changes
+    for (size_t i = 0; i < e->args.size(); ++i) {
+      if (!e->args[i]) continue;
+      ir::ExprPtr h = hooked(e->args[i]);
+      if (h == e->args[i]) continue;
+      if (!copy) copy = std::make_shared<ir::Expr>(*e);
+      copy->args[i] = std::move(h);
+    }
+    if (copy) return copy;
+    return e;
   }
 
   // Whether `e` (hooked: what the hook decides is a constant) holds the

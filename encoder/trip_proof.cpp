@@ -6105,17 +6105,85 @@ class KeptLastGrids {
   std::vector<Kept> kept_;
 };
 
-// e with every sub-expression the hook evaluates replaced by its value.
+// e with every sub-expression the hook evaluates replaced by its value
+// (the hook asked of every node, parents first; only the nodes above a
+// replaced one are copied).
 ir::ExprPtr applyHook(const ir::ExprPtr& e, const ir::EvalEnv& env, const EvalHook& hook) {
   if (auto v = hook(*e, env)) return ir::makeConst(*v);
-  if (e->args.empty()) return e;
-  auto copy = std::make_shared<ir::Expr>(*e);
-  for (ir::ExprPtr& a : copy->args)
-    if (a) a = applyHook(a, env, hook);
-  return copy;
+  std::shared_ptr<ir::Expr> copy;  // made at the first part that changes
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (!e->args[i]) continue;
+    ir::ExprPtr h = applyHook(e->args[i], env, hook);
+    if (h == e->args[i]) continue;
+    if (!copy) copy = std::make_shared<ir::Expr>(*e);
+    copy->args[i] = std::move(h);
+  }
+  if (copy) return copy;
+  return e;
 }
 
 bool readsInnerBare(const ir::Expr& e, const TileLoops& tl);
+
+// What buildGrid's hooks ask of an expression node: functions of the node
+// and the tile loops alone. A build asks them of every node of every
+// expression it evaluates, in each tile and K iteration, and each walks the
+// node's whole sub-tree (quadratic in an expression's depth): for the
+// schedule's own nodes they are worked out once per build. A node not of
+// the schedule (a substituted copy) is worked out afresh each time: the
+// address of a freed copy may come back.
+class GridNodeFacts {
+ public:
+  struct Facts {
+    bool tile_product = false;  // isTileProduct
+    int tile_var = -1;          // its tile loop variable
+    bool inner = false;         // sameExpr(e, E_B)
+    bool tiles = false;         // containsExpr(e, E_A)
+    bool inner_bare = false;    // readsInnerBare
+    bool ring_end = false;      // a sub-expression isRingEndProduct
+  };
+  GridNodeFacts(const ir::Schedule& s, const TileLoops& tl)
+      : tl_(tl),
+        tile_vars_(tl.tile_vars.begin(), tl.tile_vars.end()),
+        k_vars_(tl.k_vars.begin(), tl.k_vars.end()) {
+    ir::forEachExprField(s, [&](const ir::ExprPtr& e) {
+      if (e) own(*e);
+    });
+  }
+  Facts of(const ir::Expr& e) {
+    auto it = facts_.find(&e);
+    if (it == facts_.end()) return work(e);
+    if (!it->second) it->second = work(e);
+    return *it->second;
+  }
+  // The innermost (last in ascending order) tile / K loop variable bound in env, or -1.
+  int tileVar(const ir::EvalEnv& env) const { return boundVar(tile_vars_, env); }
+  int kVar(const ir::EvalEnv& env) const { return boundVar(k_vars_, env); }
+
+ private:
+  void own(const ir::Expr& e) {
+    if (!facts_.try_emplace(&e).second) return;  // (a shared node: its parts are in)
+    for (const ir::ExprPtr& a : e.args)
+      if (a) own(*a);
+  }
+  static int boundVar(const std::vector<int>& vars, const ir::EvalEnv& env) {
+    int out = -1;
+    for (int v : vars)
+      if (env.loop_vars.count(v)) out = v;
+    return out;
+  }
+  Facts work(const ir::Expr& e) const {
+    Facts f;
+    f.tile_product = isTileProduct(e, tl_, &f.tile_var);
+    f.inner = ir::sameExpr(e, *tl_.inner);
+    f.tiles = containsExpr(e, *tl_.tiles);
+    f.inner_bare = readsInnerBare(e, tl_);
+    f.ring_end = tl_.exit_ring_end >= 0 && ir::anySubExpr(e, [&](const ir::Expr& x) { return isRingEndProduct(x, tl_); });
+    return f;
+  }
+  const TileLoops& tl_;
+  std::vector<int> tile_vars_, k_vars_;  // ascending, as the sets
+  std::unordered_map<const ir::Expr*, std::optional<Facts>> facts_;
+};
 
 // One read of E_A in tile t, evaluated by at(count, env) with the tile
 // count `count` (A under the build's reading): each other reading of
@@ -6160,29 +6228,27 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
                  TileCountReadsAlike* alike = nullptr) {
   // (consecutive: tile t starts at ring index t * Wg, one run of tiles of
   // Wg iterations each, checkConsecutiveTileHazards)
+  GridNodeFacts facts(s, tl);
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
-    int var = -1;
-    if (isTileProduct(e, tl, &var))
-      return env.loop_vars.count(var) ? std::optional<int64_t>(consecutive ? env.loop_vars.at(var) * Wg : ring_start)
-                                      : std::nullopt;
-    if (ir::sameExpr(e, *tl.inner))
-      for (int v : tl.tile_vars)
-        if (env.loop_vars.count(v)) return Wg;
+    const GridNodeFacts::Facts f = facts.of(e);
+    if (f.tile_product)
+      return env.loop_vars.count(f.tile_var)
+                 ? std::optional<int64_t>(consecutive ? env.loop_vars.at(f.tile_var) * Wg : ring_start)
+                 : std::nullopt;
+    if (f.inner && facts.tileVar(env) >= 0) return Wg;
     return std::nullopt;  // outside a tile loop E_B reads its parameters: refused below
   };
   // Asked first for the whole expression the builder evaluates (then for its
   // parts): one that reads E_A inside a tile loop is evaluated here, whole.
   const EvalHook hook = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;
-    int tvar = -1;
-    for (int v : tl.tile_vars)
-      if (env.loop_vars.count(v)) tvar = v;
+    const int tvar = facts.tileVar(env);
+    const GridNodeFacts::Facts f = facts.of(e);
     // The ring end read after the tile loop (TileLoops::exit_ring_end): the
     // whole expression evaluated here with E_A * E_B read as the ring end
     // (exitsByRingEnd gives each explored ring end its own copy)
-    if (tvar < 0 && tl.exit_ring_end >= 0 &&
-        anySubExpr(e, [&](const ir::Expr& x) { return isRingEndProduct(x, tl); })) {
+    if (tvar < 0 && tl.exit_ring_end >= 0 && f.ring_end) {
       // (a consecutive run of Wt tiles of Wg iterations ends at Wt * Wg;
       // another grid's exit path reads the grid's ring end, whatever its
       // tiles: only the copies exitsByRingEnd builds are explored)
@@ -6205,10 +6271,8 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     // proves every E_B >= k + m + 1 reads alike, m the tail's depth; far
     // past the window, so that a guard it does not take reaches that
     // check), so the grid's iterations are all of one kind.
-    int kvar = -1;
-    for (int v : tl.k_vars)
-      if (env.loop_vars.count(v)) kvar = v;
-    if (tvar >= 0 && kvar >= 0 && !containsExpr(e, *tl.tiles) && readsInnerBare(e, tl)) {
+    const int kvar = facts.kVar(env);
+    if (tvar >= 0 && kvar >= 0 && !f.tiles && f.inner_bare) {
       if (reads_end_in_k) reads_end_in_k->insert(&e);
       const int64_t H = tail_d > 0 ? env.loop_vars.at(kvar) + tail_d : 2 * Wg;
       const EvalHook inK = [&](const ir::Expr& x, const ir::EvalEnv&) -> std::optional<int64_t> {
@@ -6219,7 +6283,7 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
       ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it
       return ir::evaluate(*applyHook(x, env, inK), env);
     }
-    if (tvar < 0 || !containsExpr(e, *tl.tiles)) return base(e, env);
+    if (tvar < 0 || !f.tiles) return base(e, env);
     const int64_t t = env.loop_vars.at(tvar);
     const int64_t A = read.countAt(t);
     ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: the schedule owns it

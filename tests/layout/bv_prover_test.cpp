@@ -677,6 +677,48 @@ TEST(BvProver, HoldingQueriesAnswerOnlyTheSameQueryThatHeld) {
   EXPECT_GE(solved3, 1);  // off: the solver again
 }
 
+// intWitness's record (keepHoldingQueries, bv_prover.cpp IntAnswers): the
+// same query is answered from it (its recorded time, the same answer, model
+// and work); a twin with another fact or premise, and a resource limit the
+// recorded run does not fit, run the solver.
+TEST(IntWitness, CompleteAnswersAreKeptPerQuery) {
+  encoder::keepHoldingQueries(false);  // (an empty record)
+  encoder::keepHoldingQueries(true);
+  ir::Schedule s = twoParams();
+  s.assumes.push_back({B(ExprKind::Ge, P(0), C(8)), {}});
+  const ExprPtr fails = B(ExprKind::Ge, B(ExprKind::Mul, P(1), C(3)), B(ExprKind::Add, P(0), C(7)));
+  const ExprPtr holds = B(ExprKind::Lt, P(0), C(3));  // the fact rules it out
+  auto ask = [&](const ir::Schedule& sched, const ExprPtr& cond, const std::vector<ExprPtr>& premises = {},
+                 encoder::Limits limits = {}) {
+    const encoder::z3w::QueryWork w0 = encoder::z3w::threadQueryWork();
+    const encoder::BvResult r = encoder::intWitness(sched, cond, premises, limits);
+    const encoder::z3w::QueryWork w1 = encoder::z3w::threadQueryWork();
+    return std::make_tuple(r, w1.queries - w0.queries, w1.rlimit - w0.rlimit);
+  };
+  for (const ExprPtr& cond : {fails, holds}) {
+    const auto [first, q1, r1] = ask(s, cond);
+    const auto [again, q2, r2] = ask(s, cond);
+    EXPECT_EQ(again.kind, first.kind);
+    EXPECT_EQ(again.model.params, first.model.params);
+    EXPECT_EQ(again.seconds, first.seconds);  // from the record
+    EXPECT_EQ(std::make_pair(q2, r2), std::make_pair(q1, r1));  // charged as when it ran
+  }
+  EXPECT_EQ(std::get<0>(ask(s, fails)).kind, BvVerdict::Fails);
+  EXPECT_EQ(std::get<0>(ask(s, holds)).kind, BvVerdict::Holds);
+  // twins: a weaker fact, a premise
+  ir::Schedule weaker = twoParams();
+  weaker.assumes.push_back({B(ExprKind::Ge, P(0), C(2)), {}});
+  EXPECT_EQ(std::get<0>(ask(weaker, holds)).kind, BvVerdict::Fails);
+  EXPECT_EQ(std::get<0>(ask(s, fails, {B(ExprKind::Lt, P(1), C(5))})).kind, BvVerdict::Holds);
+  // a resource limit below the recorded run's units: the solver, which runs out
+  const auto [kept, qk, rk] = ask(s, fails);
+  ASSERT_GE(rk, 2u);
+  encoder::Limits tight;
+  tight.rlimit = 1;
+  EXPECT_EQ(std::get<0>(ask(s, fails, {}, tight)).kind, BvVerdict::Unknown);
+  encoder::keepHoldingQueries(false);
+}
+
 // The history record (keepHoldingQueries, bv_prover.cpp HistoryAnswers): a
 // failing query's model and an optimum are answered from it only after the
 // same queries on a fresh prover; a prover whose history differs, a weaker
