@@ -3390,28 +3390,45 @@ class BindingSearch {
       }
     return out;
   }
-  // The largest parts of `e` that are not affine (`T // 1000`, `min(T,
-  // 1000)`, `T % 1000`), each reading no loop variable.
+  // The parts of `e` that are not affine (`T // 1000`, `min(T, 1000)`, `T
+  // % 1000`), each reading no loop variable, and those inside them (a step
+  // of `T // 1000` inside `max(T - 1, T - 2 + T // 1000)` bends the max
+  // only at 2000, which no sample meets).
   static void nonAffineParts(const ExprPtr& e, std::vector<ExprPtr>& out) {
     if (!e || affine(*e)) return;
     const bool linear_shell = e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Neg ||
                               (e->kind == ExprKind::Mul && e->args.size() == 2 &&
                                (ir::constValue(e->args[0]) || ir::constValue(e->args[1])));
-    if (!linear_shell) {
-      if (!dependsOnLoops(*e)) out.push_back(e);
-      return;
-    }
+    if (!linear_shell && !dependsOnLoops(*e)) out.push_back(e);
     for (const ExprPtr& a : e->args) nonAffineParts(a, out);
   }
   // A sample at a sampled operand's own constant that no binding may run
-  // (a trip count passes the largest the bindings run) while a part of the
-  // operand that is not affine takes there a value no binding gives it: the
+  // (a trip count passes the largest the bindings run) where a part of the
+  // operand that is not affine steps or bends and takes a value no binding
+  // (with the knob on the same side of 0) gives it: the
   // operand steps where no binding looks (`lm.wait(k_empty, iter=n_tiles -
   // 1 - n_tiles // 1000)` after the tile loop, off by one from 1,000 tiles
   // on). Before helper sound47 (session 47) found it, such a sample was
   // dropped silently and the broken schedule exited 0 *checked*; now the
   // step is named unplaced, so the verdict is unknown unless the proof
   // settles the schedule.
+  // Whether `part` steps or bends at knob value v: its second difference
+  // over three allowed neighbouring values of the knob (centred on v, or,
+  // at the edge of the lm.assume facts, on the value inside next to it) is
+  // not 0. At P = 64 under `P <= 64`, `min(32, 2 * P - 96)` ends its slope
+  // there, no bend.
+  bool bendsAt(const ir::Expr& part, const Binding& at, int knob, int64_t v) const {
+    for (int64_t c : {v, v - 1, v + 1}) {
+      std::optional<int64_t> xs[3];
+      bool all = true;
+      for (int i = 0; i < 3 && all; ++i) {
+        Binding b = at;
+        all = setKnob(b, knob, c - 1 + i) && assumed(b) && (xs[i] = value(b, part)).has_value();
+      }
+      if (all) return *xs[2] - *xs[1] != *xs[1] - *xs[0];
+    }
+    return false;
+  }
   void nameStepPastTrips(const std::vector<const Goal*>& sampled, int knob, int64_t v, const Binding& t,
                          const std::vector<Binding>& out) {
     for (const Goal* g : sampled) {
@@ -3422,6 +3439,10 @@ class BindingSearch {
         if (!readsKnob(*part, knob)) continue;
         const std::string text = ir::exprToString(*part, s_);
         const auto x = value(t, *part);
+        // only a step or kink at v (the part's second difference there is not
+        // 0): `max(0, 2 * P)` past the values run only grows on, as it does
+        // among them, and names nothing
+        if (!x || !bendsAt(*part, t, knob, v)) continue;
         // Bindings with the knob on the other side of 0 do not count: `T %
         // 1000 // 999` is 1 at T = -1 too, where the tile loop runs no tile.
         auto same_side = [&](const Binding& b) { return (knobValue(b, knob) < 0) == (v < 0); };
