@@ -13654,6 +13654,9 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   std::optional<int64_t> checked_least;
   std::vector<int64_t> checked_values;
   for (const Binding& b : checked) {
+    // (only those the facts allow: a case's copy, proveGuardCases, is given
+    // every checked binding, and its own fact may exclude some)
+    if (!holdsAt(s, *ir::makeConst(1), b, true)) continue;
     ir::EvalEnv env;
     env.params = b.params;
     if (auto v = ir::evaluate(*tl.inner, env)) {
