@@ -48,6 +48,15 @@ def self_prefetch(lm, A: LM.tma2d, n_tiles: LM.i32, K: LM.i32):
             lm.mma_wait(pending=0)
 )";
 
+// Triton's form: one-step tiles allowed, the prologue's step 1 under the
+// pipeliner's predicate on the trip count (decided per case: K >= 2 is the
+// form above, K == 1 a ring of one-step tiles).
+const std::string kPrologueGuard =
+    cake::testing::replace(cake::testing::replace(kSelfPrefetch, "lm.assume(K >= 2)", "lm.assume(K >= 1)"),
+                           "            xs.tma_load(A, coords=(t * 64, 64), iter=base + 1, barrier=full)\n",
+                           "            if K > 1:\n"
+                           "                xs.tma_load(A, coords=(t * 64, 64), iter=base + 1, barrier=full)\n");
+
 bool violatedAtTilesK(const std::string& text, int64_t n_tiles, int64_t K) {
   return cake::testing::violatedAt(cake::testing::compile(text).schedules.at(0), {{"n_tiles", n_tiles}, {"K", K}});
 }
@@ -63,6 +72,17 @@ TEST(TripSelfPrefetch, PersistentSelfPrefetchTwoAheadIsProved) {
   auto r = cake::testing::proveText(kSelfPrefetch, 4);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
   EXPECT_NE(r.engine.find("lap induction over tiles and K"), std::string::npos) << r.engine;
+}
+
+// Fails on int 53876215 (proof unknown: "K > 1 reads K outside t * K and
+// not as the tile's ring end ...").
+TEST(TripSelfPrefetch, PrologueGuardOnTheTripCountIsProvedPerCase) {
+  ASSERT_NE(kPrologueGuard.find("if K > 1:"), std::string::npos);
+  for (int64_t n : {1, 2, 3})
+    for (int64_t K : {1, 2, 3, 5}) EXPECT_FALSE(violatedAtTilesK(kPrologueGuard, n, K)) << n << " " << K;
+  auto r = cake::testing::proveText(kPrologueGuard, 4);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  EXPECT_NE(r.engine.find("for each allowed outcome of the guards"), std::string::npos) << r.engine;
 }
 
 TEST(TripSelfPrefetch, BrokenSelfPrefetchesAreFoundNotProved) {
@@ -82,6 +102,8 @@ TEST(TripSelfPrefetch, BrokenSelfPrefetchesAreFoundNotProved) {
       {"k + 2 <= K", replace(kSelfPrefetch, "if k + 2 < K:", "if k + 2 <= K:")},
       // the prologue's step 1 unguarded with one-step tiles allowed
       {"K >= 1", replace(kSelfPrefetch, "lm.assume(K >= 2)", "lm.assume(K >= 1)")},
+      // the prologue's guard a step short: one-step tiles load step 1 too
+      {"if K > 0", replace(kPrologueGuard, "if K > 1:", "if K > 0:")},
       // the wait a lap early: its phase passes before the load lands
       {"wait it - 3", replace(kSelfPrefetch, "lm.wait(full, iter=it)", "lm.wait(full, iter=it - 3)")},
   };
