@@ -11946,35 +11946,6 @@ TileShape tailShapeOf(const Process& proc, const TileLoops& tl, const TileShape&
   return sh;
 }
 
-// The bytes [lo, hi) of its pool that view v spans over all its stages, where
-// its offset and shape are constants.
-std::optional<std::pair<int64_t, int64_t>> constantViewExtent(const ir::Schedule& s, int v) {
-  const ir::View& view = s.views[static_cast<size_t>(v)];
-  const std::optional<int64_t> offset = ir::constValue(view.offset);
-  if (!offset) return std::nullopt;
-  int64_t bytes = ir::dtypeBytes(view.dtype) * view.stages;
-  for (const ir::ExprPtr& d : view.shape) {
-    const std::optional<int64_t> n = ir::constValue(d);
-    if (!n || *n < 0) return std::nullopt;
-    bytes *= *n;
-  }
-  return std::make_pair(*offset, *offset + bytes);
-}
-
-// Does no other view of v's pool share a byte with v (every extent a
-// constant)? Then every access of v's bytes is through v: each smem
-// access names its view, and each pool of each CTA is a space of its own.
-bool viewAloneOverItsBytes(const ir::Schedule& s, int v) {
-  const auto own = constantViewExtent(s, v);
-  if (!own) return false;
-  for (size_t w = 0; w < s.views.size(); ++w) {
-    if (static_cast<int>(w) == v || s.views[w].pool != s.views[static_cast<size_t>(v)].pool) continue;
-    const auto other = constantViewExtent(s, static_cast<int>(w));
-    if (!other || (other->first < own->second && own->first < other->second)) return false;
-  }
-  return true;
-}
-
 // `a` (a tail iteration's) is `b` (the grid's) but for the view_written
 // flag of reads through a view no other view shares a byte with (docs/z3.md
 // "A self-prefetching persistent ring (helper tri47)"). The flag says
@@ -11982,7 +11953,7 @@ bool viewAloneOverItsBytes(const ir::Schedule& s, int v) {
 // anywhere in the system; a tail grid, whose every K iteration is near its
 // tile's end, leaves out a self-prefetching process's refills, so a ring
 // slot only those fill is written nowhere there. Where every access of the
-// view's bytes is through the view itself (viewAloneOverItsBytes) the flag
+// view's bytes is through the view itself (trip::bytesItsOwn) the flag
 // decides nothing: sim's viewsDecide and byLaps compare views only where
 // they differ, and the builder's caps and read-backs count the writes
 // "through its own view" or "through any view", the same writes. So the
@@ -11994,7 +11965,7 @@ bool sameButViewWrittenOfALoneView(const Instr& a, const Instr& b, const ir::Sch
   for (size_t i = 0; i < y.accesses.size(); ++i) {
     Access& x = y.accesses[i];
     if (x.view_written == b.accesses[i].view_written) continue;
-    if (x.write || x.view < 0 || x.view != b.accesses[i].view || !viewAloneOverItsBytes(s, x.view)) return false;
+    if (x.write || x.view < 0 || x.view != b.accesses[i].view || !trip::bytesItsOwn(s, x.view)) return false;
     x.view_written = b.accesses[i].view_written;
     differs = true;
   }
