@@ -138,7 +138,16 @@ bool collectGuards(const ir::Schedule& s, const ir::Block& b, std::vector<const 
   for (const ir::Stmt& st : b) {
     if (st.kind == ir::Stmt::Kind::If && st.cond &&
         ir::exprUses(*st.cond, {K::Param, K::BlockIdx, K::GridDim})) {
-      if (ir::exprUses(*st.cond, {K::LoopVar})) return false;
+      // (a condition that reads a loop variable too is no guard to decide:
+      // a trip-count guard beside it, Triton's persistent prologue's
+      // `if k_tiles > 1:` beside the refill's `if k + 2 < k_tiles:`, still
+      // is; docs/z3.md "A self-prefetching persistent ring (helper tri47)")
+      if (ir::exprUses(*st.cond, {K::LoopVar})) {
+        if (!collectGuards(s, st.body, out, holds, instances, counts) ||
+            !collectGuards(s, st.orelse, out, holds, instances, counts))
+          return false;
+        continue;
+      }
       const bool per_instance = ir::exprUses(*st.cond, {K::Instance});
       if (per_instance && (instances <= 0 || (s.cluster_ops && s.clusterSize() > 1))) return false;
       if (holds) {

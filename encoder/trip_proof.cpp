@@ -12344,6 +12344,42 @@ TileShape tailShapeOf(const Process& proc, const TileLoops& tl, const TileShape&
   return sh;
 }
 
+// `a` (a tail iteration's) is `b` (the grid's) but for the view_written
+// flag of reads through a view no other view shares a byte with (docs/z3.md
+// "A self-prefetching persistent ring (helper tri47)"). The flag says
+// whether some instance writes through the read's view over its bytes
+// anywhere in the system; a tail grid, whose every K iteration is near its
+// tile's end, leaves out a self-prefetching process's refills, so a ring
+// slot only those fill is written nowhere there. Where every access of the
+// view's bytes is through the view itself (trip::bytesItsOwn) the flag
+// decides nothing: sim's viewsDecide and byLaps compare views only where
+// they differ, and the builder's caps and read-backs count the writes
+// "through its own view" or "through any view", the same writes. So the
+// grid's text holds for the run whichever value its system gives the flag.
+bool sameButViewWrittenOfALoneView(const Instr& a, const Instr& b, const ir::Schedule& s) {
+  if (a.accesses.size() != b.accesses.size()) return false;
+  Instr y = a;
+  bool differs = false;
+  for (size_t i = 0; i < y.accesses.size(); ++i) {
+    Access& x = y.accesses[i];
+    if (x.view_written == b.accesses[i].view_written) continue;
+    if (x.write || x.view < 0 || x.view != b.accesses[i].view || !trip::bytesItsOwn(s, x.view)) return false;
+    x.view_written = b.accesses[i].view_written;
+    differs = true;
+  }
+  return differs && sameInstr(y, b);
+}
+
+// sameButViewWrittenOfALoneView, the loop values apart (tailsByRingStart:
+// a tail grid whose tiles start at x against the one whose tiles start at
+// 0, which write a ring slot at different K iterations).
+bool sameButViewWrittenBesidesLoops(const Instr& in, const Instr& m, const ir::Schedule& s) {
+  Instr y = in;
+  y.loops = m.loops;
+  y.iteration = m.iteration;
+  return sameButViewWrittenOfALoneView(y, m, s);
+}
+
 // `a` (a tail iteration's) is `b` (the grid's) but for its statement: the
 // same mbarrier wait or arrival with no access, written in the other branch
 // of a guard (DeepGEMM's math warpgroups wait on `full` and release `empty`
@@ -12419,10 +12455,10 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
     return counterFree(in, sys) || trip::leavableWithCounters(in, sys, g.free_regs, g.ring_views, g.commits_unread) ||
            leavesOnlyTextCounters(in);
   };
-  auto samePending = [](const Instr& a, const Instr& b) {  // a is b but for its pending
+  auto samePending = [&](const Instr& a, const Instr& b) {  // a is b but for its pending
     Instr y = a;
     y.pending = b.pending;
-    return sameInstr(y, b) || otherBranchTwin(a, b);
+    return sameInstr(y, b) || otherBranchTwin(a, b) || sameButViewWrittenOfALoneView(y, b, *raw.schedule);
   };
   for (size_t p = 0; p < P; ++p) {
     const std::string& name = g.grid.procs[p].name;
@@ -12637,6 +12673,20 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
 // and the next tile starts at x + L. Offsets are checked over the window
 // (every tile and ring start, every position and distance); the ring
 // shift's checks carry them beyond it. Else unknown.
+// p may read the view it alone writes (a self-prefetching ring:
+// Triton's persistent pipelined loop loads step k + 2 and reads step k in
+// one role; docs/z3.md "A self-prefetching persistent ring (helper tri47)")
+// reads its own data wherever a write through the view meets its read, and
+// sim::staleWrite calls its own data fresh whatever the generations
+// ("ordered by program order"); a write through another view over the
+// bytes is compared by views or laps (sim::staleData: viewsDecide, byLaps),
+// and an iteration-named read's lap is its index, not its generation. So
+// where the process alone writes the view and no access of it is named by
+// stage (both checked by leftOutWritesOncePerRun's scan before this is
+// relied on), the generations of its own reads of the view decide nothing,
+// whatever its left-out writes made them count; its writes' generations
+// still meet the other processes' reads, which the once-a-run argument
+// covers.
 void leftOutWritesOncePerRun(const PGrid& g, size_t p, int v, const System& raw, bool reads_capped) {
   const std::string& view = raw.schedule->views[static_cast<size_t>(v)].name;
   auto refuse = [&](const std::string& why) {
@@ -12655,7 +12705,7 @@ void leftOutWritesOncePerRun(const PGrid& g, size_t p, int v, const System& raw,
         if (x.view != v) continue;
         if (x.stage_like) refuse(fmt::format("an access of {} is named by its stage", view));
         if (x.write && q != p) refuse(fmt::format("{} writes {} too", raw.procs[q].name, view));
-        if (!x.write && q == p) refuse(fmt::format("it reads {} too", view));
+        // (p's own reads are taken: the comment above this function)
       }
   };
   for (size_t q = 0; q < g.grid.procs.size(); ++q) {
@@ -12829,6 +12879,22 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   leftOutCountersChangeNothing(g, raw, left_counters, reads_capped);
 }
 
+// `in` (a built grid's instruction of a part before the K loop) named as the
+// copy `m` of that part names its writes: the copies' writes are named by
+// iteration where the copy at ring start Wg names them so
+// (namePreWritesAsTheRing: a write's generation is counted alike either
+// way, only sim::staleData's naming changes), which a grid whose tiles
+// start at a small ring position, and whose K iterations near the tile's
+// end refill nothing (a self-prefetching ring's tail grids, docs/z3.md "A
+// self-prefetching persistent ring (helper tri47)"), need not reach.
+void nameWritesAsThePreCopy(Instr& in, const Instr& m) {
+  for (size_t k = 0; k < in.accesses.size() && k < m.accesses.size(); ++k) {
+    Access& u = in.accesses[k];
+    const Access& w = m.accesses[k];
+    if (u.write && w.write && u.view >= 0 && u.view == w.view && u.stage_like && !w.stage_like) u.stage_like = false;
+  }
+}
+
 // `pre` (a copy of p's part before the K loop, its reads named by the ring
 // start renamed: namePreReadsAsTheRing) is xp's [a, b) but for the loop
 // values and those reads' naming and generation, which the copy takes from
@@ -12846,6 +12912,7 @@ bool samePreBesidesRenamedReads(const PGrid& g, size_t p, const std::vector<Inst
         u.gen = m.accesses[k].gen;
       }
     }
+    nameWritesAsThePreCopy(y, m);
     if (!sameBesidesLoops(y, m)) return false;
   }
   return true;
@@ -13023,10 +13090,12 @@ void tailsByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, i
     else alignStageWritesToTheRing(sys, shapes, g.Wt, g.Wg);
     return std::make_pair(std::move(sys), std::move(shapes));
   };
-  auto sameRange = [](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
+  auto sameRange = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
     if (a1 - a0 != b1 - b0) return false;
     for (int q = 0; q < a1 - a0; ++q)
-      if (!sameBesidesLoops(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(b0 + q)])) return false;
+      if (!sameBesidesLoops(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(b0 + q)]) &&
+          !sameButViewWrittenBesidesLoops(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(b0 + q)], s))
+        return false;
     return true;
   };
   for (size_t d = 0; d < tails.size(); ++d) {
@@ -14156,6 +14225,9 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   std::optional<int64_t> checked_least;
   std::vector<int64_t> checked_values;
   for (const Binding& b : checked) {
+    // (only those the facts allow: a case's copy, proveGuardCases, is given
+    // every checked binding, and its own fact may exclude some)
+    if (!holdsAt(s, *ir::makeConst(1), b, true)) continue;
     ir::EvalEnv env;
     env.params = b.params;
     if (auto v = ir::evaluate(*tl.inner, env)) {

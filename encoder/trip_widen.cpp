@@ -352,32 +352,6 @@ std::vector<ViewUse> usesOf(ir::Schedule& s, int view) {
   return out;
 }
 
-// The view's bytes in its pool, [lo, hi) (nullopt: not constant).
-std::optional<std::pair<int64_t, int64_t>> viewBytes(const ir::View& v) {
-  const std::optional<int64_t> at = ir::constValue(v.offset);
-  if (!at) return std::nullopt;
-  int64_t n = ir::dtypeBytes(v.dtype) * v.stages;
-  for (const ir::ExprPtr& d : v.shape) {
-    const std::optional<int64_t> x = ir::constValue(d);
-    if (!x || *x < 0) return std::nullopt;
-    n *= *x;
-  }
-  return std::make_pair(*at, *at + n);
-}
-
-// No other view of the pool meets the view's bytes (so every write there,
-// and every read, is through the view itself; its layout is constant).
-bool bytesItsOwn(const ir::Schedule& s, int view) {
-  const auto own = viewBytes(s.views[view]);
-  if (!own) return false;
-  for (size_t u = 0; u < s.views.size(); ++u) {
-    if (static_cast<int>(u) == view || s.views[u].pool != s.views[view].pool) continue;
-    const auto other = viewBytes(s.views[u]);
-    if (!other || (other->first < own->second && own->first < other->second)) return false;
-  }
-  return true;
-}
-
 bool namesSlotZero(const BufferRef& r) { return !r.slot || ir::constValue(r.slot) == 0; }
 
 // The loop around a use, outermost first.
@@ -500,6 +474,34 @@ std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits&
   std::optional<WidenedReads> w = widenAsWritten(*named->s, limits);
   if (w) w->text = fmt::format("{}, and {}", named->text, w->text);
   return w;
+}
+
+namespace {
+// The view's bytes in its pool, [lo, hi) (nullopt: not constant).
+std::optional<std::pair<int64_t, int64_t>> viewBytes(const ir::View& v) {
+  const std::optional<int64_t> at = ir::constValue(v.offset);
+  if (!at) return std::nullopt;
+  int64_t n = ir::dtypeBytes(v.dtype) * v.stages;
+  for (const ir::ExprPtr& d : v.shape) {
+    const std::optional<int64_t> x = ir::constValue(d);
+    if (!x || *x < 0) return std::nullopt;
+    n *= *x;
+  }
+  return std::make_pair(*at, *at + n);
+}
+}  // namespace
+
+// No other view of the pool meets the view's bytes (so every write there,
+// and every read, is through the view itself; its layout is constant).
+bool bytesItsOwn(const ir::Schedule& s, int view) {
+  const auto own = viewBytes(s.views[view]);
+  if (!own) return false;
+  for (size_t u = 0; u < s.views.size(); ++u) {
+    if (static_cast<int>(u) == view || s.views[u].pool != s.views[view].pool) continue;
+    const auto other = viewBytes(s.views[u]);
+    if (!other || (other->first < own->second && own->first < other->second)) return false;
+  }
+  return true;
 }
 
 }  // namespace cake::encoder::trip

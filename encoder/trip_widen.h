@@ -78,4 +78,10 @@ std::optional<WidenedReads> widenTableReads(const ir::Schedule& s, const Limits&
 // the tests.)
 std::optional<WidenedReads> nameTablesByTile(const ir::Schedule& s, const Limits& limits);
 
+// No other view of the pool meets view `view`'s bytes (every view's offset
+// and shape constants): every access of those bytes, read or write, is
+// through the view itself (each smem access names its view, each pool of
+// each CTA is a space of its own).
+bool bytesItsOwn(const ir::Schedule& s, int view);
+
 }  // namespace cake::encoder::trip

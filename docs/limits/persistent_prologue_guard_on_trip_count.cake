@@ -10,6 +10,9 @@
 # prologue may read the ring start t * E_B but not E_B itself.
 # Without the guard (K > 64 assumed): persistent_self_prefetch_two_ahead.cake.
 # docs/known-limits.md "Correct kernels the persistent proof refuses (helper fp47)".
+# Proved since helper tri47 (session 47): per outcome of the guard (the
+# case K >= 2 is persistent_self_prefetch_two_ahead.cake); docs/z3.md "A
+# self-prefetching persistent ring (helper tri47)". Kept as the record.
 # expect: pass
 @cake.schedule(target="sm_90a")
 def prologue_guard(lm, X: LM.tma2d, Y: LM.gmem, n_tiles: LM.i32, K: LM.i32):

@@ -1,12 +1,12 @@
 # Reproducer (helper fp47, session 47): persistent_prologue_guard_on_trip_count.cake
-# with K > 64 assumed and the prologue's guard dropped.  Still refused:
+# with K > 64 assumed and the prologue's guard dropped.  Was refused:
 # "the K iteration at ring position 2 of tile 0 of wg differs when a K
 # iteration is its tile's last, beyond operations that carry no counter" -
 # the refill guard `k + 2 < k_tiles` makes the tile's last two K iterations
 # differ from the grid's, and the one process both issues and consumes.
-# The same loop with one tile per CTA (no tile loop) is proved
-# (corpus/gemm/sm90_triton_tma_wgmma_pipelined.cake, lap induction).
-# docs/known-limits.md "Correct kernels the persistent proof refuses (helper fp47)".
+# Proved since helper tri47 (session 47): docs/z3.md "A self-prefetching
+# persistent ring (helper tri47)"; no longer a limit (kept beside its
+# guarded twin, which still is).
 # expect: pass
 @cake.schedule(target="sm_90a")
 def prologue_guard(lm, X: LM.tma2d, Y: LM.gmem, n_tiles: LM.i32, K: LM.i32):
