@@ -13462,7 +13462,9 @@ void refuseSloped(const PGrid& g, const char* what) {
 // refuse it too. So this loses no proof; FA4's MMA (the next block's S
 // issue and its commits on k_empty and s_full left out in a tile's last
 // iteration) meets it at the probe, not after 141 grids.
-void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
+// The first process whose K iteration at tile 0's ring index 0 has another
+// number of MMA commits on mbarriers in `tail` than in `raw`; -1 if none.
+int otherCommitsNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
   auto commitsWithSlots = [](const std::vector<Instr>& prog, int a, int b) {
     int n = 0;
     for (int pc = a; pc < b; ++pc) n += prog[static_cast<size_t>(pc)].kind == InstrKind::MmaCommit && prog[pc].slot >= 0;
@@ -13479,11 +13481,21 @@ void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, cons
     }
     if (commitsWithSlots(raw.procs[p].program, sh.head[0][0], sh.head[0][1]) !=
         commitsWithSlots(tail.procs[p].program, ts.head[0][0], ts.head[0][1]))
-      throw Fail(fmt::format("the K iteration at ring position 0 of tile 0 of {} differs when a K iteration is its "
-                             "tile's last, beyond operations that carry no counter (an MMA commit on an mbarrier; not "
-                             "covered by the persistent-kernel proof yet)",
-                             g.grid.procs[p].name));
+      return static_cast<int>(p);
   }
+  return -1;
+}
+
+// `has_copies_near_the_end`: whether tailIterations will run (the probe's
+// `last > 0`), asked only where a process's commits differ.
+void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
+                                       const std::function<bool()>& has_copies_near_the_end) {
+  const int p = otherCommitsNearTheEnd(g, tl, raw, tail);
+  if (p >= 0 && has_copies_near_the_end())
+    throw Fail(fmt::format("the K iteration at ring position 0 of tile 0 of {} differs when a K iteration is its "
+                           "tile's last, beyond operations that carry no counter (an MMA commit on an mbarrier; not "
+                           "covered by the persistent-kernel proof yet)",
+                           g.grid.procs[static_cast<size_t>(p)].name));
 }
 
 bool anyPostMoves(const PGrid& g) {
@@ -13531,6 +13543,20 @@ FirstProbe firstCopiesProbe(const ir::Schedule& s, const TileLoops& tl, const PG
     return {};  // (decided there)
   }
   return out;
+}
+
+// The depth of the copies near the end (checkTileExprs' `last`) where the
+// probe was not asked (no read of the tile count); 0 where checkTileExprs
+// refuses (decided there, as the probe's).
+int tailDepthProbe(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, const Limits& limits) {
+  bool first = false;  // (asked as the probe asks it: a first K iteration of its own is no refusal)
+  int last = 0;
+  try {
+    checkTileExprs(s, tl, g, limits, &first, &last);
+  } catch (const Fail&) {
+    return 0;
+  }
+  return last;
 }
 
 // A last tile's part after the K loop that moves with the ring
@@ -14045,7 +14071,13 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       last_tiles_later = probe.first && !uses.empty();
       if (last_tiles_later && (probe.reads_end || anyPostMoves(g)) && probe.last > 0)
         refuseSloped(g, "K iterations near the tile's end differ");
-      if (probe.last > 0) refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front());
+      // (where the tile count is not read the probe is not asked: its
+      // depth of the copies near the end is asked here, only where the
+      // commits differ, at the cost of one checkTileExprs)
+      if (tails)
+        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), [&] {
+          return probe.last > 0 || (uses.empty() && tailDepthProbe(s, tl, g, solverLimits(opts, budget)) > 0);
+        });
       buildLastGrids();  // (lastTilesAtRingStart reads them)
       if (g.last_tile && !anyPostMoves(g)) refuseLastTilePartsThatMove(g);
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
