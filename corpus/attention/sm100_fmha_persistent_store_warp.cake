@@ -20,9 +20,11 @@
 #  * epilogue warp: o_full -> TMA store -> commit -> wait_group.read 0 ->
 #    o_empty.  The softmax warpgroup never waits on the bulk group: it
 #    learns that the slot is free from the epilogue warp's mbarrier.
-# Verdict: checked, NOT proved (the persistent proof refuses a K loop whose
-# first iteration differs while another reads the trip count; two other
-# spellings of the MMA warp's one-ahead S are refused for other reasons):
+# Verdict: checked, NOT proved (the persistent proof refuses the MMA warp's
+# last K iteration, which leaves out the next block's S issue and its MMA
+# commits on k_empty and s_full: an MMA commit on an mbarrier left out near
+# the tile's end; two other spellings of the MMA warp's one-ahead S are
+# refused for other reasons):
 # docs/known-limits.md "A persistent FMHA with a one-ahead S MMA".
 # Mutant: bugs/sync.race/sm100_fmha_store_warp_release_before_store_wait.cake.
 # expect: pass
