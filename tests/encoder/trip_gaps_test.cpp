@@ -1653,8 +1653,10 @@ TEST(TripProofGaps, MaskedTileSkipBrokenFormsAreNotProved) {
                     "                    lm.sync(block)\n",
        7, 0},
   };
-  for (const auto& [from, to, tiles, masked] : late) {
+  for (const auto& [from, to, tiles_at, masked_at] : late) {
     ASSERT_NE(good.find(from), std::string::npos) << to;
+    // (copies: a lambda may not capture a structured binding before clang 16)
+    const int64_t tiles = tiles_at, masked = masked_at;
     expectBrokenNotProved(
         replace(good, from, to),
         [tiles, masked](const ir::Schedule& s) {
