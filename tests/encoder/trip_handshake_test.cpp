@@ -68,7 +68,7 @@ std::string edited(const std::string& from, const std::string& to) {
   return cake::testing::replace(text, from, to);
 }
 
-void expectProved(const std::string& text, const std::string& what) {
+void expectHandshakeProved(const std::string& text, const std::string& what) {
   auto m = cake::testing::compile(text);
   ASSERT_FALSE(m.schedules.empty()) << what;
   EXPECT_FALSE(brokenSomewhere(m.schedules[0])) << what;
@@ -83,8 +83,8 @@ void expectProved(const std::string& text, const std::string& what) {
 // fixed slope in t) and by the kernel's parity bootstrap (`stage=0,
 // phase=t - 1`, the corpus's respelled form).
 TEST(TripHandshake, EmptyTileHandshakeIsProved) {
-  expectProved(kHandshake, "the handshake");
-  expectProved(edited("lm.wait(gate, iter=t - 1)", "lm.wait(gate, stage=0, phase=t - 1)"), "the parity bootstrap");
+  expectHandshakeProved(kHandshake, "the handshake");
+  expectHandshakeProved(edited("lm.wait(gate, iter=t - 1)", "lm.wait(gate, stage=0, phase=t - 1)"), "the parity bootstrap");
 }
 
 // Broken forms of the handshake, each met by the bounded check: the
