@@ -2887,12 +2887,7 @@ class BindingSearch {
   std::vector<int64_t> knobSamples(int knob, std::set<int64_t> ks) const {
     for (const auto& a : s_.assumes)
       if (a.cond && readsKnob(*a.cond, knob)) constantsOf(*a.cond, ks);
-    std::set<int64_t> samples;
-    for (int64_t k : ks)
-      for (int64_t d : {-1, 0, 1}) {
-        samples.insert(k + d);
-        for (int64_t q : ks) samples.insert(k / q + d);
-      }
+    std::set<int64_t> samples = ownSamples(ks);
     for (int j = 1; j <= 20; ++j)
       for (int64_t d : {-1, 0, 1}) samples.insert((int64_t{1} << j) + d);
     if (knob >= 6)
@@ -3377,9 +3372,9 @@ class BindingSearch {
       }
     }
   }
-  // The samples of a knob taken from the sampled operands' own constants
-  // (each constant and quotient of two, +-1), where a step of `T // 1000`
-  // or a kink of `min(T, 1000)` lies.
+  // The samples of a knob taken from constants `ks` (each constant and
+  // quotient of two, +-1): where a step of `T // 1000` or a kink of `min(T,
+  // 1000)` lies (knobSamples adds powers of two and negations).
   static std::set<int64_t> ownSamples(const std::set<int64_t>& ks) {
     std::set<int64_t> out;
     for (int64_t k : ks)
