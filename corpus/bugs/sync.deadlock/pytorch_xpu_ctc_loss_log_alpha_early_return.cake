@@ -24,8 +24,9 @@
 # that go on (b < batch_size and input_length > 0) are the first rows_live
 # of the group; item.barrier() a named barrier over the group; alpha a
 # global tensor each row stores its own b of; its reads of alpha[b][t - 1]
-# (its own row: one instance here) kept in registers; one column block (2 * max_target_length + 1 <= 32).  Left out: the
-# logsumexp arithmetic, the t = 0 cases, nll of the empty rows.
+# (its own row: one instance here) kept in registers; one column block
+# (2 * max_target_length + 1 <= 32).  Left out: the logsumexp arithmetic,
+# the t = 0 cases, nll of the empty rows.
 # Fix: pytorch_xpu_ctc_loss_log_alpha_early_return_fixed.cake.
 # expect: sync.deadlock
 @cake.schedule(target="sm_80")
