@@ -629,7 +629,7 @@ class GoalCollector {
   // outcome the covering values take both ways, as a guard's
   // (BindingSearch::guardCombinations, BindingSearch::viewOverlaps). The
   // offset's parameters count as read by the synchronization only where
-  // the bytes may meet (BindingSearch::overlapParams): views the facts keep
+  // the bytes may meet (BindingSearch::overlapsMeet): views the facts keep
   // apart at every value conflict with nothing whatever their offsets.
   void viewOverlapOutcomes() {
     for (ExprPtr& meet : viewOverlapConds(s_))
@@ -2175,6 +2175,7 @@ class BindingSearch {
   // The parameters an offset of two views reads whose bytes meet at some
   // allowed values (viewOverlaps; after run()): the synchronization reads them.
   const std::set<int>& overlapParams() const { return overlap_params_; }
+  bool overlapsMeet() const { return overlaps_meet_; }
   // How many bindings guardCombinations added (for tests and measurements).
   size_t combinationsAdded() const { return combinations_added_; }
 
@@ -2242,6 +2243,7 @@ class BindingSearch {
   bool coarse_overlaps_ = false;   // (declared before overlaps_, which sets it)
   std::vector<ExprPtr> overlaps_;  // viewOverlapConds, per slot
   std::set<int> overlap_params_;   // viewOverlaps: the parameters of views whose bytes may meet
+  bool overlaps_meet_ = false;     // viewOverlaps: some two views placed by a parameter may meet
   int64_t max_stages_;
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
@@ -4486,6 +4488,12 @@ class BindingSearch {
   // depend on the parameters"). A query Z3 cannot settle is named in
   // combinationsLeft(), so the verdict is unknown, never *checked*.
   void viewOverlaps(const Binding& base, std::vector<Binding>& out) {
+    // (a condition that holds at some allowed values: the synchronization
+    // reads its parameters, block indices and grid sizes)
+    const auto meets = [&](const std::set<int>& free) {
+      overlaps_meet_ = true;
+      overlap_params_.insert(free.begin(), free.end());
+    };
     for (const ExprPtr& meet : overlaps_)
       for (const bool want : {true, false}) {
         const ExprPtr cond = want ? meet : ir::makeExpr(ExprKind::Not, {meet});
@@ -4501,12 +4509,12 @@ class BindingSearch {
               auto x = ir::evaluate(*cond, env(b));
               return x && *x != 0;
             })) {
-          if (want) overlap_params_.insert(free.begin(), free.end());
+          if (want) meets(free);
           continue;
         }
         encoder::BvResult r = prover().witness(cond, jointPremises(base, free, dims));
         if (r.kind == encoder::BvVerdict::Holds) continue;  // the facts allow no such values
-        if (want) overlap_params_.insert(free.begin(), free.end());
+        if (want) meets(free);
         Binding b = fromModel(r.model, base, free, dims);
         auto x = ir::evaluate(*cond, env(b));
         if (r.kind != encoder::BvVerdict::Fails || !assumed(b) || !x || *x == 0) {
@@ -5003,8 +5011,8 @@ class Driver {
 
   // The synchronization reads the parameters: a bound, a guard, a slot, a
   // count (GoalCollector::dependent), or the offset of a view whose bytes
-  // meet another's at some values (BindingSearch::overlapParams).
-  bool dependent() const { return goals_.dependent || !search_.overlapParams().empty(); }
+  // meet another's at some values (BindingSearch::overlapsMeet).
+  bool dependent() const { return goals_.dependent || search_.overlapsMeet(); }
 
   void check() {
     std::vector<Binding> bindings = search_.run();

@@ -103,3 +103,16 @@ TEST(ViewOffset48, SlicesTheFactsKeepApartAreProved) {
   ASSERT_EQ(r.verdicts.size(), 1u);
   EXPECT_EQ(r.verdicts[0].kind, cake::checks::VerdictKind::Proved) << r.verdicts[0].detail;
 }
+
+// The same slice placed by the block index (`1024 * lm.block_idx(0)`): the
+// race is found at the block whose slice meets the other (main: *proved*,
+// the synchronization reading no parameter), and the finding names it.
+TEST(ViewOffset48, SlicesPlacedByTheBlockIndexRaceWhereTheyMeet) {
+  std::string text = vo48::slices("204800", "2");
+  const std::string placed = "offset=off,";
+  text.replace(text.find(placed), placed.size(), "offset=1024 * lm.block_idx(0),");
+  vo48::Result r = vo48::check(text, 0);
+  const cake::ir::Finding* f = vo48::race(r);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("block_idx(0)=100"), std::string::npos) << f->message;
+}
