@@ -53,6 +53,54 @@ void constantsOf(const ir::Expr& e, std::set<int64_t>& out) {
     if (a) constantsOf(*a, out);
 }
 
+// The bytes of slot `slot` of a view (all its slots with slot < 0):
+// {first byte, first byte past it}.
+std::optional<std::pair<ExprPtr, ExprPtr>> viewBytes(const ir::View& v, int slot) {
+  ExprPtr bytes = ir::makeConst(ir::dtypeBytes(v.dtype));
+  for (const ExprPtr& d : v.shape) {
+    if (!d) return std::nullopt;
+    bytes = ir::makeExpr(ExprKind::Mul, {bytes, d});
+  }
+  const auto times = [&](int64_t k) { return ir::makeExpr(ExprKind::Mul, {ir::makeConst(k), bytes}); };
+  if (slot < 0) return std::pair{v.offset, ir::makeExpr(ExprKind::Add, {v.offset, times(v.stages)})};
+  const ExprPtr lo = ir::makeExpr(ExprKind::Add, {v.offset, times(slot)});
+  return std::pair{lo, ir::makeExpr(ExprKind::Add, {lo, bytes})};
+}
+// For each two views of one pool at least one of whose offsets reads a
+// parameter (a block index, a grid size): the condition that their bytes
+// intersect, or with `per_slot` that a slot of one meets a slot of the
+// other, each pair of slots (GoalCollector::viewOverlapOutcomes,
+// BindingSearch::viewOverlaps). With `per_slot`, two views of more than
+// kMaxSlotPairs pairs of slots give their whole-ring condition and
+// `*coarse` is set.
+constexpr int kMaxSlotPairs = 16;
+std::vector<ExprPtr> viewOverlapConds(const ir::Schedule& s, bool per_slot = false, bool* coarse = nullptr) {
+  std::vector<ExprPtr> out;
+  const auto add = [&](const ir::View& a, int sa, const ir::View& b, int sb) {
+    const auto x = viewBytes(a, sa), y = viewBytes(b, sb);
+    if (!x || !y) return;
+    ExprPtr meet = ir::makeExpr(ExprKind::And, {ir::makeExpr(ExprKind::Lt, {x->first, y->second}),
+                                                ir::makeExpr(ExprKind::Lt, {y->first, x->second})});
+    if (std::none_of(out.begin(), out.end(), [&](const ExprPtr& e) { return ir::sameExpr(*e, *meet); }))
+      out.push_back(std::move(meet));
+  };
+  for (size_t i = 0; i < s.views.size(); ++i)
+    for (size_t j = i + 1; j < s.views.size(); ++j) {
+      const ir::View& a = s.views[i];
+      const ir::View& b = s.views[j];
+      if (a.pool != b.pool || !a.offset || !b.offset) continue;
+      if (!dependsOnParams(*a.offset) && !dependsOnParams(*b.offset)) continue;
+      if (!per_slot || a.stages * b.stages > kMaxSlotPairs) {
+        if (per_slot && coarse) *coarse = true;
+        add(a, -1, b, -1);
+        continue;
+      }
+      for (int sa = 0; sa < a.stages; ++sa)
+        for (int sb = 0; sb < b.stages; ++sb) add(a, sa, b, sb);
+    }
+  return out;
+}
+
 // Values of a loop variable past `cap` where a threshold of `e` would hide:
 // powers of two (a threshold flips an outcome for good), e's constants and
 // their quotients, and `more` (a binding's parameter values), each and
@@ -311,6 +359,7 @@ class GoalCollector {
     globalCoordGoals();
     sliceCrossGoals();
     guardOutcomes();
+    viewOverlapOutcomes();
   }
   std::vector<Goal> goals;
   // The parameters that reach control flow, a slot, a count or a byte range.
@@ -568,6 +617,25 @@ class GoalCollector {
     for (ExprPtr& e : inner_atoms_)
       if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *e); }))
         guard_outcomes.push_back(std::move(e));
+  }
+
+  // ---- views placed at an offset that reads a parameter
+  //
+  // A view whose offset reads a parameter (a per-warp slice of a buffer the
+  // host sized, and a kernel that writes a whole token into it:
+  // sgl-project/DeepGEMM PR #82) shares bytes with another view of its pool
+  // for some values and not for others, and a race between the two shows
+  // only where they do. Whether the two views' bytes intersect is an
+  // outcome the covering values take both ways, as a guard's
+  // (BindingSearch::guardCombinations, BindingSearch::viewOverlaps). The
+  // offset's parameters count as read by the synchronization only where
+  // the bytes may meet (BindingSearch::overlapsMeet): views the facts keep
+  // apart at every value conflict with nothing whatever their offsets.
+  void viewOverlapOutcomes() {
+    for (ExprPtr& meet : viewOverlapConds(s_))
+      if (std::none_of(guard_outcomes.begin(), guard_outcomes.end(),
+                       [&](const ExprPtr& x) { return ir::sameExpr(*x, *meet); }))
+        guard_outcomes.push_back(std::move(meet));
   }
 
   // ---- guards on the variable of a loop with a symbolic bound
@@ -1918,7 +1986,7 @@ class BindingSearch {
                 std::vector<StartGoal> starts, std::vector<ExprPtr> outcomes, int64_t max_stages,
                 encoder::Limits limits, std::vector<FarEvent> far_events = {})
       : s_(s), goals_(std::move(goals)), flips_(std::move(flips)), starts_(std::move(starts)),
-        outcomes_(std::move(outcomes)), far_events_(std::move(far_events)),
+        outcomes_(std::move(outcomes)), far_events_(std::move(far_events)), overlaps_(viewOverlapConds(s, true, &coarse_overlaps_)),
         max_stages_(max_stages), limits_(limits) {
     for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
       if (s.params[p].type == ir::ParamType::I32) ints_.push_back(p);
@@ -1999,6 +2067,7 @@ class BindingSearch {
     placeFlips(base1, out);
     placeStarts(base1, out);
     guardCombinations(base1, out);
+    viewOverlaps(base1, out);
     lappedCombinations(base1, out);
     // (each outcome vector also with a loop held past its later flips: a
     // band left short on tile 3 of block 2 only, read at a far K, exited 0
@@ -2103,6 +2172,10 @@ class BindingSearch {
   // What the values left out of the guards' outcome combinations (see
   // guardCombinations; empty when they take every allowed one).
   const std::string& combinationsLeft() const { return combinations_left_; }
+  // The parameters an offset of two views reads whose bytes meet at some
+  // allowed values (viewOverlaps; after run()): the synchronization reads them.
+  const std::set<int>& overlapParams() const { return overlap_params_; }
+  bool overlapsMeet() const { return overlaps_meet_; }
   // How many bindings guardCombinations added (for tests and measurements).
   size_t combinationsAdded() const { return combinations_added_; }
 
@@ -2167,6 +2240,10 @@ class BindingSearch {
   std::vector<ExprPtr> outcomes_;  // GoalCollector::guard_outcomes
   std::vector<FarEvent> far_events_;
   std::set<std::string> far_left_;  // see farLeft
+  bool coarse_overlaps_ = false;   // (declared before overlaps_, which sets it)
+  std::vector<ExprPtr> overlaps_;  // viewOverlapConds, per slot
+  std::set<int> overlap_params_;   // viewOverlaps: the parameters of views whose bytes may meet
+  bool overlaps_meet_ = false;     // viewOverlaps: some two views placed by a parameter may meet
   int64_t max_stages_;
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
@@ -4398,6 +4475,64 @@ class BindingSearch {
     }
   }
 
+  // Each two slots of two views whose bytes intersect for some values of
+  // the parameters their offsets read and not for others (viewOverlapConds)
+  // run both ways: where no binding so far gives one outcome, a binding inside the
+  // lm.assume facts that gives it (Z3's values of those parameters, the
+  // rest the base's). guardCombinations combines the outcomes with the
+  // guards' only in a schedule with a symbolic loop; without one, the
+  // proof explores a parameter value by value, up to 32 values, and past
+  // them the bounded check ran the base's offset alone (helper hunt48a,
+  // session 48: a race between two warps' slices placed `pull` bytes apart
+  // exited 0, main even said *proved*: "the synchronization does not
+  // depend on the parameters"). A query Z3 cannot settle is named in
+  // combinationsLeft(), so the verdict is unknown, never *checked*.
+  void viewOverlaps(const Binding& base, std::vector<Binding>& out) {
+    // (a condition that holds at some allowed values: the synchronization
+    // reads its parameters, block indices and grid sizes)
+    const auto meets = [&](const std::set<int>& free) {
+      overlaps_meet_ = true;
+      overlap_params_.insert(free.begin(), free.end());
+    };
+    for (const ExprPtr& meet : overlaps_)
+      for (const bool want : {true, false}) {
+        const ExprPtr cond = want ? meet : ir::makeExpr(ExprKind::Not, {meet});
+        std::set<int> free;
+        for (int p : ints_)
+          if (dependsOnParam(*meet, p)) {
+            free.insert(p);
+            if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+          }
+        bool dims[3] = {false, false, false};
+        for (int d = 0; d < 3; ++d) dims[d] = dependsOnBlockIdx(*meet, d) || dependsOnGridDim(*meet, d);
+        if (std::any_of(out.begin(), out.end(), [&](const Binding& b) {
+              auto x = ir::evaluate(*cond, env(b));
+              return x && *x != 0;
+            })) {
+          if (want) meets(free);
+          continue;
+        }
+        encoder::BvResult r = prover().witness(cond, jointPremises(base, free, dims));
+        if (r.kind == encoder::BvVerdict::Holds) continue;  // the facts allow no such values
+        if (want) meets(free);
+        Binding b = fromModel(r.model, base, free, dims);
+        auto x = ir::evaluate(*cond, env(b));
+        if (r.kind != encoder::BvVerdict::Fails || !assumed(b) || !x || *x == 0) {
+          if (combinations_left_.empty())
+            combinations_left_ = fmt::format("the values at which the views' bytes `{}` {} ({})",
+                                             ir::exprToString(*meet, s_), want ? "meet" : "do not meet",
+                                             r.kind == encoder::BvVerdict::Fails ? "the solver's values do not give it"
+                                                                                 : r.detail);
+          continue;
+        }
+        out.push_back(std::move(b));
+      }
+    if (coarse_overlaps_ && !overlap_params_.empty() && combinations_left_.empty())
+      combinations_left_ = fmt::format("the slots of two views placed by a parameter, past {} pairs of slots "
+                                       "(their whole rings run meeting and apart)",
+                                       kMaxSlotPairs);
+  }
+
   // Each vector of the guards' outcomes that the bindings give only with
   // short loops also runs with every loop (whose bound reads no loop
   // variable) at 2S+1 trips past its least (a lap of the deepest ring past
@@ -4874,8 +5009,14 @@ class Driver {
     std::string err;
   };
 
+  // The synchronization reads the parameters: a bound, a guard, a slot, a
+  // count (GoalCollector::dependent), or the offset of a view whose bytes
+  // meet another's at some values (BindingSearch::overlapsMeet).
+  bool dependent() const { return goals_.dependent || search_.overlapsMeet(); }
+
   void check() {
     std::vector<Binding> bindings = search_.run();
+    relevant_.insert(search_.overlapParams().begin(), search_.overlapParams().end());
     if (bindings.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Unknown, search_.failure()});
       return;
@@ -5023,7 +5164,7 @@ class Driver {
     // arrival lands in) leave the verdict alone.
     for (const encoder::Violation& w : r.warnings)
       if (reported_.insert(w.rule).second)
-        sink_.add(toFinding(sys, w, goals_.dependent ? relevantText(s_, b, relevant_) : "", nullptr));
+        sink_.add(toFinding(sys, w, dependent() ? relevantText(s_, b, relevant_) : "", nullptr));
     if (r.outcome == encoder::Outcome::Violation && report(sys, b, r) && !st.found) {
       st.found = true;
       found_at_ = budget_.used();
@@ -5048,7 +5189,7 @@ class Driver {
       if (n.sys) all.push_back(bindings[j]);
       whole = whole && n.sys;
     }
-    if (whole && st.unknown.empty() && goals_.dependent && goals_.global_unproved.empty() &&
+    if (whole && st.unknown.empty() && dependent() && goals_.global_unproved.empty() &&
         opts_.proof_timeout_ms > 0 && wallOut().empty()) {
       if (std::getenv("CAKE_PROOF_STATS")) boundedEnds();
       // (the proof's Z3 queries run on this thread: not the bounded check's work)
@@ -5081,7 +5222,7 @@ class Driver {
       verdicts_.push_back({"sync", VerdictKind::Unknown, st.unknown});
       return;
     }
-    if (!goals_.dependent) {
+    if (!dependent()) {
       verdicts_.push_back({"sync", VerdictKind::Proved, "the synchronization does not depend on the parameters"});
       return;
     }
@@ -5210,7 +5351,7 @@ class Driver {
   // Findings (one per rule) with replayed traces for the violations of r,
   // found on the system for b. Returns whether any was reported.
   bool report(const encoder::System& sys, const Binding& b, const encoder::ModelCheckResult& r) {
-    std::string bt = goals_.dependent ? relevantText(s_, b, relevant_) : "";
+    std::string bt = dependent() ? relevantText(s_, b, relevant_) : "";
     bool any = false;
     for (const encoder::Violation& v : r.violations) {
       if (!reported_.insert(v.rule).second) continue;  // found for smaller values already
@@ -5488,7 +5629,7 @@ class Driver {
       if (r.outcome == encoder::Outcome::Pass && !r.warnings.empty()) {
         for (const encoder::Violation& w : r.warnings)
           if (reported_.insert(w.rule).second)
-            sink_.add(toFinding(*sys, w, goals_.dependent ? relevantText(s_, *b, relevant_) : "", nullptr));
+            sink_.add(toFinding(*sys, w, dependent() ? relevantText(s_, *b, relevant_) : "", nullptr));
         benign = fmt::format("{} meets {} at trip count {} ({}), but the bounded check of {} passes with the "
                              "warning {}",
                              pr.engine, v.rule, T, v.message, relevantText(s_, *b, relevant_),
