@@ -128,3 +128,23 @@ TEST(TripCommitTail, StoreWarpFmhaMeetsTheTmemMmaRefusalAtTheProbe) {
             std::string::npos)
       << r.detail;
 }
+
+// The rule's scope: a process that waits for its MMA groups reads its
+// commit numbers as a count (lm.mma_wait, sim knowCompleted), so its copies
+// near the end may not leave a commit out (the numbers would skip the
+// left-out group's and the count would be wrong). The reproducer with an
+// lm.mma_wait in the MMA role after its K loop (a feature of sm_90a only,
+// target.feature; the proof reads the role's text as it is) is refused.
+TEST(TripCommitTail, ProcessThatWaitsForItsGroupsKeepsItsCommits) {
+  namespace tct = trip_commit_tail_test;
+  const std::string release = tct::kTileEndRelease;
+  auto mod = cake::testing::compile(
+      cake::testing::replace(tct::kCommitTail, release, release + "            lm.mma_wait(pending=1)\n"));
+  ASSERT_FALSE(mod.schedules.empty());
+  const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+  EXPECT_NE(r.outcome, cake::encoder::Outcome::Proved);
+  EXPECT_NE(r.detail.find("of mma differs when a K iteration is its tile's last, beyond operations that carry no "
+                          "counter"),
+            std::string::npos)
+      << r.detail;
+}
