@@ -6512,6 +6512,14 @@ struct PGrid {
   // counters (tailIterationsAt, trip_tail_ops.h)
   std::set<int> ring_views;
   bool commits_unread = false;
+  // [p]: trip::mmaCommitNumbersReadInOrder of p's role: a copy near the
+  // tile's end may leave out its MMA commits (on a barrier too) and commit
+  // fewer groups than the grid's iteration (layOutPersistent)
+  std::vector<char> commits_in_order;
+  // may a copy near the tile's end of process p leave out its MMA commits?
+  bool commitNumbersFree(size_t p) const {
+    return commits_unread || (p < commits_in_order.size() && commits_in_order[p]);
+  }
   int64_t Pg = 0, w0g = 0, Pt = 0, tw = 0;  // ring and tile periods, warm-ups
   // The periods hold at the ring positions runs reach only (slopedPeriods,
   // docs/z3.md "A ring index minus the tile index"): slope, and process p's
@@ -7329,11 +7337,16 @@ void layOutPersistent(PGrid& g) {
         for (int64_t t = sh.first; t < Wt; t += sh.step)
           for (int64_t gi = 0; gi < Wg; ++gi) {
             const std::vector<Instr>& text = texts[t][gi];
-            // (fewer where no commit's number is read: trip::mmaCommitNumbersUnread)
-            if (tail && !g.commits_unread &&
-                commitsIn(text, 0, static_cast<int>(text.size())) != body_c[gi + 1] - body_c[gi])
-              throw Fail(fmt::format("a last K iteration of {} commits a different number of MMA groups",
-                                     g.grid.procs[p].name));
+            // (any number where no commit's number is read,
+            // trip::mmaCommitNumbersUnread; fewer where they are read in
+            // order alone, trip::mmaCommitNumbersReadInOrder: the copy's
+            // numbers lie below the next block's, so they grow along every
+            // run, skipping those of the groups it leaves out)
+            const int64_t here = commitsIn(text, 0, static_cast<int>(text.size())), grid = body_c[gi + 1] - body_c[gi];
+            const bool in_order = p < g.commits_in_order.size() && g.commits_in_order[p];
+            if (tail && !g.commits_unread && (in_order ? here > grid : here != grid))
+              throw Fail(fmt::format("a last K iteration of {} commits {} MMA groups", g.grid.procs[p].name,
+                                     in_order ? "more" : "a different number of"));
             const int at = appendFrom(text, 0, static_cast<int>(text.size()), PcPos::Body, t, gi,
                                       tiles_c[t] + pre_c[t] + body_c[gi]);
             at_[t][gi] = range(at, at + static_cast<int>(text.size()));
@@ -12451,8 +12464,9 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
   // (or one whose counters count its own K iteration alone: trip_tail_ops.h)
   // (or one lcsf5's argument covers: iter= waits, expect_tx and TMA loads,
   // leavesOnlyTextCounters; which argument a grid uses: tailIterations)
-  auto leavable = [&](const Instr& in, const System& sys) {
-    return counterFree(in, sys) || trip::leavableWithCounters(in, sys, g.free_regs, g.ring_views, g.commits_unread) ||
+  auto leavable = [&](const Instr& in, const System& sys, size_t p) {
+    return counterFree(in, sys) ||
+           trip::leavableWithCounters(in, sys, g.free_regs, g.ring_views, g.commitNumbersFree(p)) ||
            leavesOnlyTextCounters(in);
   };
   auto samePending = [&](const Instr& a, const Instr& b) {  // a is b but for its pending
@@ -12502,7 +12516,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
           const Instr& in = tp[static_cast<size_t>(i)];
           int jj = j;
           while (jj < mb && !samePending(in, mp[static_cast<size_t>(jj)])) {
-            if (!leavable(mp[static_cast<size_t>(jj)], raw)) break;
+            if (!leavable(mp[static_cast<size_t>(jj)], raw, p)) break;
             ++jj;
           }
           if (jj < mb && samePending(in, mp[static_cast<size_t>(jj)])) {
@@ -12523,7 +12537,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
           differs = true;
         }
         for (; j < mb; ++j) {
-          if (!leavable(mp[static_cast<size_t>(j)], raw))
+          if (!leavable(mp[static_cast<size_t>(j)], raw, p))
             refuse(fmt::format("the K iteration at ring position {} of tile {}", gi, t));
           differs = true;
         }
@@ -12863,14 +12877,14 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   auto all = [&](auto covered) {
     for (size_t p = 0; p < P; ++p)
       for (int q : left_counters[p])
-        if (!covered(raw.procs[p].program[static_cast<size_t>(q)])) return false;
+        if (!covered(raw.procs[p].program[static_cast<size_t>(q)], p)) return false;
     return true;
   };
-  if (all([&](const Instr& in) {
-        return trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commits_unread);
+  if (all([&](const Instr& in, size_t p) {
+        return trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p));
       }))
     return;
-  if (!all([](const Instr& in) { return leavesOnlyTextCounters(in); }))
+  if (!all([](const Instr& in, size_t) { return leavesOnlyTextCounters(in); }))
     throw Fail("copies near a tile's end leave out operations with counters that neither argument covers alone (not "
                "covered by the persistent-kernel proof yet)");
   if (!partial_slot.empty()) throw Fail(partial_slot);
@@ -13448,28 +13462,36 @@ void refuseSloped(const PGrid& g, const char* what) {
 }
 
 // The fifth obstacle of FA4 (docs/z3.md "First K iterations that are also
-// a tile's last"), asked before the grids per ring start and end: an MMA
-// commit on an mbarrier (slot >= 0) is neither left out (counterFree,
-// trip::leavableWithCounters and leavesOnlyTextCounters all refuse it) nor
-// added (neither counterFree nor trip::addableArrival) by a copy near the
-// tile's end, so where tile 0's K iteration at ring index 0 has another
-// number of them in the tail grid (`tail`, every K iteration its tile's
-// last) than in the grid as built (`raw`), tailIterationsAt refuses it
+// a tile's last"), asked before the grids per ring start and end where it
+// is certain: tailIterationsAt matches an operation of a copy near the
+// tile's end only to one of the same kind (and, for an MMA commit, the
+// same slot), so at tile 0's K iteration at ring index 0 of the tail grid
+// (`tail`, every K iteration its tile's last) against the grid as built
+// (`raw`) it refuses
+// * more MMA commits on a slot than the grid's: one is added, and no tail
+//   argument adds a commit (neither counterFree nor trip::addableArrival);
+// * fewer MMA commits on a slot where none of the grid's there can be left
+//   out: each commit on an mbarrier is left out only where its slot and
+//   phase are named by iter= and its process's numbers are read in order
+//   alone (trip::leavableWithCounters, mmaCommitNumbersReadInOrder, a
+//   fact of the role's text; docs/z3.md "MMA commits left out near a
+//   tile's end"); counterFree and leavesOnlyTextCounters never;
+// * fewer MMAs than the grid's MMAs with an access in TMEM (trip::mmaOnTmem:
+//   no argument leaves one out).
 // whatever else it matches, on the same two grids. Which instructions an
 // iteration holds is decided by the conditions the builder evaluates, which
 // at tile 0's ring index 0 read no window size (E_B far from the end reads
 // alike past the tail's depth, checkTailReads): a larger window would
-// refuse it too. So this loses no proof; FA4's MMA (the next block's S
-// issue and its commits on k_empty and s_full left out in a tile's last
-// iteration) meets it at the probe, not after 141 grids.
-// The first process whose K iteration at tile 0's ring index 0 has another
-// number of MMA commits on mbarriers in `tail` than in `raw`; -1 if none.
-int otherCommitsNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
-  auto commitsWithSlots = [](const std::vector<Instr>& prog, int a, int b) {
-    int n = 0;
-    for (int pc = a; pc < b; ++pc) n += prog[static_cast<size_t>(pc)].kind == InstrKind::MmaCommit && prog[pc].slot >= 0;
-    return n;
-  };
+// refuse it too. So this loses no proof; FA4's MMA and the store-warp
+// FMHA's (the next block's S issue, its MMA into TMEM and its commits on
+// k_empty and s_full left out in a tile's last iteration) meet it at the
+// probe, not after the grids.
+// The first process so refused and the reason's words; p = -1 if none.
+struct CertainTailRefusal {
+  int p = -1;
+  std::string what;
+};
+CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
   for (size_t p = 0; p < g.shape.size(); ++p) {
     const TileShape& sh = g.shape[p];
     if (sh.kind != TileShape::Full || sh.first != 0) continue;
@@ -13479,23 +13501,44 @@ int otherCommitsNearTheEnd(const PGrid& g, const TileLoops& tl, const System& ra
     } catch (const Fail&) {
       continue;  // (decides nothing here: tailIterationsAt asks it)
     }
-    if (commitsWithSlots(raw.procs[p].program, sh.head[0][0], sh.head[0][1]) !=
-        commitsWithSlots(tail.procs[p].program, ts.head[0][0], ts.head[0][1]))
-      return static_cast<int>(p);
+    const auto& mp = raw.procs[p].program;
+    const auto& tp = tail.procs[p].program;
+    const bool in_order = trip::mmaCommitNumbersReadInOrder(*raw.schedule, raw.procs[p].role);
+    std::map<int, int> raw_commits, tail_commits, fixed_commits;  // slot -> commits (fixed: none leavable)
+    int raw_tmem_mmas = 0, tail_mmas = 0;
+    for (int pc = sh.head[0][0]; pc < sh.head[0][1]; ++pc) {
+      const Instr& in = mp[static_cast<size_t>(pc)];
+      raw_tmem_mmas += trip::mmaOnTmem(in, raw);
+      if (in.kind != InstrKind::MmaCommit || in.slot < 0) continue;
+      ++raw_commits[in.slot];
+      fixed_commits[in.slot] += !(in_order && slotByIter(in));
+    }
+    for (int pc = ts.head[0][0]; pc < ts.head[0][1]; ++pc) {
+      const Instr& in = tp[static_cast<size_t>(pc)];
+      tail_mmas += in.kind == InstrKind::Mma;
+      if (in.kind == InstrKind::MmaCommit && in.slot >= 0) ++tail_commits[in.slot];
+    }
+    for (const auto& [slot, n] : tail_commits)
+      if (n > raw_commits[slot]) return {static_cast<int>(p), "an MMA commit on an mbarrier added"};
+    for (const auto& [slot, n] : raw_commits)
+      if (n > tail_commits[slot] && fixed_commits[slot] == n)
+        return {static_cast<int>(p), "an MMA commit on an mbarrier left out whose slot is not named by iter= or "
+                                     "whose process waits for its MMA groups"};
+    if (raw_tmem_mmas > tail_mmas) return {static_cast<int>(p), "an MMA with an access in TMEM left out"};
   }
-  return -1;
+  return {};
 }
 
 // `has_copies_near_the_end`: whether tailIterations will run (the probe's
-// `last > 0`), asked only where a process's commits differ.
+// `last > 0`), asked only where certainTailRefusal finds a process.
 void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
                                        const std::function<bool()>& has_copies_near_the_end) {
-  const int p = otherCommitsNearTheEnd(g, tl, raw, tail);
-  if (p >= 0 && has_copies_near_the_end())
+  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail);
+  if (r.p >= 0 && has_copies_near_the_end())
     throw Fail(fmt::format("the K iteration at ring position 0 of tile 0 of {} differs when a K iteration is its "
-                           "tile's last, beyond operations that carry no counter (an MMA commit on an mbarrier; not "
-                           "covered by the persistent-kernel proof yet)",
-                           g.grid.procs[static_cast<size_t>(p)].name));
+                           "tile's last, beyond operations that carry no counter ({}; not covered by the "
+                           "persistent-kernel proof yet)",
+                           g.grid.procs[static_cast<size_t>(r.p)].name, r.what));
 }
 
 bool anyPostMoves(const PGrid& g) {
@@ -14144,6 +14187,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     g.free_regs = pathFreeRegs(s, tl);
     g.ring_views = trip::ringPositionViews(tails->first, kIterationsOf(g), g.Wg, g.Pg, g.w0g);
     g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);
+    g.commits_in_order.assign(tails->first.procs.size(), 0);
+    for (size_t p = 0; p < tails->first.procs.size(); ++p)
+      g.commits_in_order[p] = trip::mmaCommitNumbersReadInOrder(s, tails->first.procs[p].role);
     keepLastTilePartsOutOfTheTailArgument(g);
     tailIterations(g, tl, tails->first, tails->second, opts.build.cap_read_generations);
     // (obstacle 1 (d): a tile of d <= tail_m K iterations runs its first as

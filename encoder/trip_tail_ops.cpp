@@ -135,6 +135,20 @@ bool mmaCommitNumbersUnread(const System& sys) {
   return true;
 }
 
+bool mmaCommitNumbersReadInOrder(const ir::Schedule& s, int role) {
+  bool waits = false;
+  for (const ir::RoleBody& body : s.bodies)
+    if (body.role == role)
+      ir::forEachOp(body.body, [&](const ir::Stmt& st) { waits |= st.op.kind == ir::OpKind::MmaWait; });
+  return !waits;
+}
+
+bool mmaOnTmem(const Instr& in, const System& sys) {
+  return in.kind == InstrKind::Mma && std::any_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
+           return sys.spaces[static_cast<size_t>(a.space)].kind == MemSpace::Kind::Tmem;
+         });
+}
+
 namespace {
 
 bool slotByIterText(const Instr& in) { return in.stmt && in.stmt->op.sel.mode == ir::SlotSel::Mode::Iter; }
@@ -142,7 +156,7 @@ bool slotByIterText(const Instr& in) { return in.stmt && in.stmt->op.sel.mode ==
 }  // namespace
 
 bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int>& free_regs,
-                          const std::set<int>& ring_views, bool commits_unread) {
+                          const std::set<int>& ring_views, bool commit_numbers_free) {
   switch (in.kind) {
     case InstrKind::Arrive:
     case InstrKind::ExpectTx:
@@ -152,7 +166,7 @@ bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int
     case InstrKind::Fence:
     case InstrKind::Generic: break;
     case InstrKind::MmaCommit:
-      if (!commits_unread || in.slot >= 0) return false;
+      if (!commit_numbers_free) return false;
       break;
     default: return false;  // waits (their counts move later reads' markers), stores, named barriers, TMEM
   }

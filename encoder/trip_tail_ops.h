@@ -42,15 +42,33 @@ std::set<int> ringPositionViews(const System& raw, const std::vector<KIteration>
 // for such a commit's completion only), and a K iteration may commit fewer.
 bool mmaCommitNumbersUnread(const System& sys);
 
+// Are the numbers of role `role`'s MMA commits read for their order alone?
+// Where the role never waits for its MMA groups (no lm.mma_wait in its
+// body, whatever a build evaluates) the simulator reads them in observe
+// (max and <=) and at exit (what is left), never as a count: the one
+// reader of the count is lm.mma_wait (sim knowCompleted, commits_before).
+// Then numbers that grow along every run may skip values (docs/z3.md "MMA
+// commits left out near a tile's end").
+bool mmaCommitNumbersReadInOrder(const ir::Schedule& s, int role);
+
 // May a tile's last K iteration leave out `in` (an operation of the grid's
 // iteration there, built in `sys`) although it carries counters? Its mbarrier
 // slot and phase, if any, are named by iter= (evaluated from the text, no
 // counter), it is no mbarrier or named-barrier wait (a wait moves the read
 // markers of every later read: Builder::wait), an MMA commit only where
-// `commits_unread`, and each access is one of a register fragment of
+// `commit_numbers_free` (its process's commit numbers are read by nothing,
+// mmaCommitNumbersUnread, or in order alone, mmaCommitNumbersReadInOrder;
+// the layout then checks that a copy commits no more groups than the
+// grid's iteration), and each access is one of a register fragment of
 // `free_regs` (pathFreeRegs) or of a view of `ring_views`.
 bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int>& free_regs,
-                          const std::set<int>& ring_views, bool commits_unread);
+                          const std::set<int>& ring_views, bool commit_numbers_free);
+
+// Is `in` an MMA with an access in TMEM? No tail argument leaves one out
+// (counterFree and leavableWithCounters take register and view accesses
+// only, leavesOnlyTextCounters no MMA), so a copy near a tile's end that
+// has fewer MMAs than the grid's iteration beside such an MMA is refused.
+bool mmaOnTmem(const Instr& in, const System& sys);
 
 // The first mbarrier slot of which a tile's last K iteration keeps some
 // operations and leaves out others: `grid` is the grid's program, [a, b)

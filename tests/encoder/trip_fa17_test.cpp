@@ -147,22 +147,3 @@ TEST(TripFa17, OneIterationTileThatDiffersFromTheLastCopyOnlyIsNotProved) {
   ASSERT_FALSE(mod.schedules.empty());
   std::cout << "proof: " << cake::testing::attacks::proveDefault(mod.schedules.at(0)).detail << "\n";
 }
-
-// The MMA-commit refusal near the tile's end asked before the grids where
-// the schedule reads the tile count only after its tile loop (helper
-// fmha47, docs/z3.md "The MMA-commit refusal near the end where the tile
-// count is not read"): CUTLASS example 77's FMHA with an epilogue store
-// warp, whose MMA's last K iteration leaves out the next S issue and its
-// commits, is refused at the probe (its wording) instead of after every
-// grid per ring start and end; the verdict is unchanged (not proved).
-TEST(TripFa17, StoreWarpFmhaMeetsTheCommitRefusalAtTheProbe) {
-  auto mod = cake::testing::compile(
-      cake::testing::corpusText("corpus/attention/sm100_fmha_persistent_store_warp.cake"));
-  ASSERT_FALSE(mod.schedules.empty());
-  const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
-  EXPECT_NE(r.outcome, encoder::Outcome::Proved);
-  EXPECT_NE(r.detail.find("of mma differs when a K iteration is its tile's last, beyond operations that carry no "
-                          "counter (an MMA commit on an mbarrier"),
-            std::string::npos)
-      << r.detail;
-}

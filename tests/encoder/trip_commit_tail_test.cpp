@@ -1,0 +1,150 @@
+// MMA commits left out near a tile's end (helper fifth48, session 48,
+// issue 11; docs/z3.md "MMA commits left out near a tile's end"): a copy of
+// a tile's last K iteration may leave out an MMA commit that arrives on an
+// mbarrier where its slot and phase are named by iter= (no counted phase)
+// and its process never waits for its MMA groups (no lm.mma_wait: its
+// commit numbers are read for their order alone, so the layout's numbers
+// may skip the left-out groups'). The reduced reproducer: an sm_100 GEMM
+// whose MMA warp releases each ring slot by a commit on `empty` except in
+// a tile's last K iteration, whose slot it releases after the K loop by a
+// commit just before the accumulator's (`acc_full`). Proved (main:
+// unknown); broken twins are found by `cake check` and not proved.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_util.h"
+#include "test_util.h"
+
+namespace trip_commit_tail_test {
+
+const char* kCommitTail = R"(@cake.schedule(target="sm_100a")
+def commit_tail(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32, n_tiles: LM.i32):
+    lm.assume(K > 0)
+    lm.assume(n_tiles > 0)
+    pool     = lm.smem(65536)
+    smem_a   = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b   = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    acc_q    = lm.regs(shape=(32, 128), dtype=lm.f32)
+
+    epi  = lm.role(warps=[0])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+
+    pipe      = lm.pipeline(stages=2)
+    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    acc_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
+
+    k_tiles = lm.cdiv(K, 64)
+
+    with load:
+        for t in lm.range(0, n_tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                smem_a.tma_load(A, coords=(t * 128, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+
+    with mma:
+        for t in lm.range(0, n_tiles):
+            lm.wait(acc_empty, iter=t - 1)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(tmem_acc, smem_a[it], smem_b[it], init=(k == 0))
+                if k + 1 < k_tiles:
+                    lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=empty, iter=t * k_tiles + k_tiles - 1)
+            lm.mma_commit(barrier=acc_full, iter=t)
+
+    with epi:
+        for t in lm.range(0, n_tiles):
+            lm.wait(acc_full, iter=t)
+            lm.tmem_load(acc_q, tmem_acc[0:32, :])
+            lm.tmem_load_wait()
+            lm.arrive(acc_empty, iter=t)
+)";
+
+const char* kTileEndRelease =
+    "            lm.mma_commit(barrier=empty, iter=t * k_tiles + k_tiles - 1)\n"
+    "            lm.mma_commit(barrier=acc_full, iter=t)\n";
+
+}  // namespace trip_commit_tail_test
+
+TEST(TripCommitTail, LeftOutCommitIsProvedAndItsBrokenFormsAreNot) {
+  namespace at = cake::testing::attacks;
+  namespace tct = trip_commit_tail_test;
+  const std::string release = tct::kTileEndRelease;
+  at::attack(tct::kCommitTail, {{"K", 3 * 64}, {"n_tiles", 3}},
+             {
+                 // the last K iteration's slot never released: its commit
+                 // left out and none after the loop
+                 {{{release, "            lm.mma_commit(barrier=acc_full, iter=t)\n"}},
+                  "the last K iteration's slot is never released",
+                  {{"K", 64}, {"n_tiles", 3}}},
+                 // released by a plain arrival before the group that reads
+                 // the slot completes: the producer's next load overwrites it
+                 {{{release, "            lm.arrive(empty, iter=t * k_tiles + k_tiles - 1)\n"
+                             "            lm.mma_commit(barrier=acc_full, iter=t)\n"}},
+                  "the last slot released before its MMA group retires",
+                  {{"K", 64}, {"n_tiles", 3}}},
+                 // released one slot off after the loop
+                 {{{"k_tiles + k_tiles - 1)\n", "k_tiles + k_tiles - 2)\n"}},
+                  "the last slot's release one slot off",
+                  {{"K", 64}, {"n_tiles", 4}}},
+                 // the last K iteration releases the slot before its own
+                 {{{"                    lm.mma_commit(barrier=empty, iter=it)\n",
+                    "                    lm.mma_commit(barrier=empty, iter=it)\n"
+                    "                else:\n"
+                    "                    lm.mma_commit(barrier=empty, iter=it - 1)\n"}},
+                  "the last K iteration commits on the slot before its own",
+                  {{"K", 64}, {"n_tiles", 3}}},
+                 // the release committed after the accumulator's: no wait
+                 // observes its completion (FIFO) before the block exits
+                 {{{release, "            lm.mma_commit(barrier=acc_full, iter=t)\n"
+                             "            lm.mma_commit(barrier=empty, iter=t * k_tiles + k_tiles - 1)\n"}},
+                  "the last slot's commit after the accumulator's",
+                  {{"K", 64}, {"n_tiles", 1}}},
+             });
+}
+
+// The corpus kernel that meets this first (CUTLASS example 77's FMHA with
+// an epilogue store warp): its MMA's last K iteration leaves out the next
+// block's S issue, whose commits on k_empty and s_full the rule now takes,
+// and its S MMA into TMEM, which no argument leaves out: refused at the
+// probe, before the grids per ring start and end (its cost stays the
+// probe's).
+TEST(TripCommitTail, StoreWarpFmhaMeetsTheTmemMmaRefusalAtTheProbe) {
+  auto mod = cake::testing::compile(
+      cake::testing::corpusText("corpus/attention/sm100_fmha_persistent_store_warp.cake"));
+  ASSERT_FALSE(mod.schedules.empty());
+  const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+  EXPECT_NE(r.outcome, cake::encoder::Outcome::Proved);
+  EXPECT_NE(r.detail.find("of mma differs when a K iteration is its tile's last, beyond operations that carry no "
+                          "counter (an MMA with an access in TMEM left out"),
+            std::string::npos)
+      << r.detail;
+}
+
+// The rule's scope: a process that waits for its MMA groups reads its
+// commit numbers as a count (lm.mma_wait, sim knowCompleted), so its copies
+// near the end may not leave a commit out (the numbers would skip the
+// left-out group's and the count would be wrong). The reproducer with an
+// lm.mma_wait in the MMA role after its K loop (a feature of sm_90a only,
+// target.feature; the proof reads the role's text as it is) is refused.
+TEST(TripCommitTail, ProcessThatWaitsForItsGroupsKeepsItsCommits) {
+  namespace tct = trip_commit_tail_test;
+  const std::string release = tct::kTileEndRelease;
+  auto mod = cake::testing::compile(
+      cake::testing::replace(tct::kCommitTail, release, release + "            lm.mma_wait(pending=1)\n"));
+  ASSERT_FALSE(mod.schedules.empty());
+  const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+  EXPECT_NE(r.outcome, cake::encoder::Outcome::Proved);
+  EXPECT_NE(r.detail.find("of mma differs when a K iteration is its tile's last, beyond operations that carry no "
+                          "counter"),
+            std::string::npos)
+      << r.detail;
+}
